@@ -1,0 +1,34 @@
+/* cli.h - shared pieces of the kscope subcommands. */
+#ifndef KS_CLI_H
+#define KS_CLI_H
+
+#include <stdint.h>
+
+#include "../kernels/core/ks_event.h"
+
+/* Exit codes: 0 success, 1 `check` found violations, 2 bad input or failure. */
+enum { KS_EXIT_OK = 0, KS_EXIT_VIOLATIONS = 1, KS_EXIT_ERROR = 2 };
+
+/* Prints "kscope: CTX: message" to stderr and returns KS_EXIT_ERROR. */
+int ks_cli_error(const char *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict integer parsing: the whole string, in range, else KS_EINVAL. */
+int ks_parse_i64(const char *s, int64_t *out);
+/* "3" -> {3, 3} (axes 2) or {3}; "3,2" -> {3, 2} (axes 2 only). */
+int ks_parse_values(const char *s, int axes, int64_t out[2]);
+/* "index=LO:HI,block=LO:HI,every=N" (any subset; HI exclusive, may be empty) */
+int ks_parse_filter(const char *s, ks_filter *f);
+
+/* Flag matching: for "--name VALUE" or "--name=VALUE" at argv[*i], sets *value and
+ * advances *i; returns 1 on a match, 0 when argv[*i] is another flag, -1 when the value
+ * is missing. */
+int ks_flag(int argc, char **argv, int *i, const char *name, const char **value);
+
+int ks_cmd_list(int argc, char **argv);
+int ks_cmd_run(int argc, char **argv);
+int ks_cmd_info(int argc, char **argv);
+int ks_cmd_step(int argc, char **argv);
+int ks_cmd_check(int argc, char **argv);
+int ks_cmd_export(int argc, char **argv);
+
+#endif

@@ -1,0 +1,297 @@
+/* kscope list / kscope run */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../kernels/core/ks_error.h"
+#include "../kernels/registry.h"
+#include "../trace/kst.h"
+#include "../trace/npy.h"
+#include "cli.h"
+
+static void print_op(FILE *out, const ks_op *op)
+{
+    fprintf(out, "%s: %s\n\nparameters (default):\n", op->name, op->summary);
+    for (int i = 0; i < op->nparams; ++i) {
+        const ks_param_spec *p = &op->params[i];
+        char def[48];
+        if (p->axes == 2)
+            snprintf(def, sizeof def, "%lld,%lld", (long long)p->def[0], (long long)p->def[1]);
+        else
+            snprintf(def, sizeof def, "%lld", (long long)p->def[0]);
+        fprintf(out, "  --%-14s %-8s %s (>= %lld)\n", p->name, def, p->help, (long long)p->min);
+    }
+    fprintf(out, "\ntensors:\n");
+    for (int i = 0; i < op->ntensors; ++i)
+        fprintf(out, "  %-10s %-7s %s\n", op->tensors[i].name,
+                op->tensors[i].output ? "output" : "input", op->tensors[i].shape);
+    fprintf(out, "\nlaunch default: %d threads per block, ", op->default_threads);
+    if (op->default_block_cap > 0)
+        fprintf(out, "at most %lld blocks\n", (long long)op->default_block_cap);
+    else
+        fprintf(out, "no block cap\n");
+}
+
+int ks_cmd_list(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: kscope list [OP]\n\nWithout OP: the operators. With OP: its parameters "
+               "with defaults, its tensors with shapes, and its launch defaults.\n");
+        return KS_EXIT_OK;
+    }
+    if (argc > 2) return ks_cli_error("list", "takes at most one operator name");
+    if (argc == 2) {
+        const ks_op *op = ks_op_find(argv[1]);
+        if (!op) return ks_cli_error("list", "unknown operator '%s' (kscope list shows them)", argv[1]);
+        print_op(stdout, op);
+        return KS_EXIT_OK;
+    }
+    printf("operators (kscope list OP for parameters and tensors):\n");
+    for (int i = 0; i < ks_op_count(); ++i)
+        printf("  %-10s %s\n", ks_op_at(i)->name, ks_op_at(i)->summary);
+    return KS_EXIT_OK;
+}
+
+static void run_usage(FILE *out, const ks_op *op)
+{
+    fprintf(out,
+            "usage: kscope run OP [PARAMS] [--in NAME=FILE.npy]... [--save DIR] [--device sim|cuda]\n"
+            "                     [--trace FILE.kst] [--filter SPEC] [--threads N] [--block-cap N]\n"
+            "                     [--pattern arange|ones|random] [--seed N] [--quiet]\n\n"
+            "Runs operator OP once. Inputs not given with --in are a built-in pattern\n"
+            "(arange: 1, 2, 3, ... in memory order, so every value names its position).\n"
+            "  --in NAME=FILE    an input tensor from a float32 .npy (C order)\n"
+            "  --save DIR        write every output as DIR/<tensor>.npy\n"
+            "  --device D        sim (CPU simulator, default) or cuda\n"
+            "  --trace FILE      record the traced variant into FILE (.kst)\n"
+            "  --filter SPEC     which work items to record: index=LO:HI,block=LO:HI,every=N\n"
+            "  --threads N       threads per block (default: the reference's)\n"
+            "  --block-cap N     most blocks, so threads loop (-1: none; default: the reference's)\n"
+            "Per-axis parameters take H,W or one number for both.\n");
+    if (op) {
+        fputc('\n', out);
+        print_op(out, op);
+    }
+}
+
+/* Removes what this run wrote so far (on a later failure). */
+static void unlink_all(char paths[][4200], int n)
+{
+    for (int i = 0; i < n; ++i) unlink(paths[i]);
+}
+
+static int save_outputs(const ks_op *op, const ks_run *r, const char *dir, const char *trace,
+                        const char *ctx)
+{
+    char written[KS_OP_TENSORS + 1][4200];
+    int n = 0;
+    if (trace) snprintf(written[n++], sizeof written[0], "%s", trace);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        unlink_all(written, n);
+        return ks_cli_error(ctx, "%s: cannot create directory: %s", dir, strerror(errno));
+    }
+    for (int i = 0; i < op->ntensors; ++i) {
+        if (!op->tensors[i].output) continue;
+        snprintf(written[n], sizeof written[0], "%s/%s.npy", dir, r->tensor[i].name);
+        if (ks_npy_write(written[n], &r->tensor[i])) {
+            unlink_all(written, n);
+            return ks_cli_error(ctx, "%s", ks_error_message());
+        }
+        n++;
+    }
+    return KS_EXIT_OK;
+}
+
+static int write_trace(const ks_op *op, const ks_run *r, const char *path)
+{
+    static ks_trace tr; /* large: keep it off the stack */
+    memset(&tr, 0, sizeof tr);
+    snprintf(tr.op, sizeof tr.op, "%s", op->name);
+    snprintf(tr.variant, sizeof tr.variant, "traced");
+    snprintf(tr.device, sizeof tr.device, "%s", r->device_name);
+    snprintf(tr.params, sizeof tr.params, "%s", r->params_json);
+    tr.threads = r->threads;
+    tr.blocks = r->blocks;
+    tr.block_cap = r->block_cap;
+    tr.work_items = r->work_items;
+    tr.filter = r->sink->filter;
+    tr.nsites = r->nsites;
+    memcpy(tr.sites, r->sites, sizeof r->sites);
+    tr.ntensors = op->ntensors;
+    for (int i = 0; i < op->ntensors; ++i) {
+        tr.tensors[i] = r->tensor[i];
+        tr.roles[i] = op->tensors[i].output ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
+    }
+    tr.events = r->sink->events;
+    tr.nevents = ks_sink_count(r->sink);
+    tr.dropped = ks_sink_dropped(r->sink);
+    return ks_trace_write(path, &tr);
+}
+
+static int load_input(const ks_op *op, ks_run *r, const char *spec, const char *ctx)
+{
+    char name[KS_NAME_LEN];
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof name || !eq[1])
+        return ks_cli_error(ctx, "--in takes NAME=FILE.npy (got '%s')", spec);
+    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+    int t = ks_op_tensor(op, name);
+    if (t < 0 || op->tensors[t].output)
+        return ks_cli_error(ctx, "--in %s: %s has no input tensor '%s' (kscope list %s)", name,
+                            op->name, name, op->name);
+    if (r->tensor[t].data) return ks_cli_error(ctx, "--in %s given twice", name);
+    if (ks_npy_read(eq + 1, &r->tensor[t])) return ks_cli_error(ctx, "%s", ks_error_message());
+    snprintf(r->tensor[t].name, KS_NAME_LEN, "%s", name);
+    if (r->tensor[t].dtype != KS_F32) {
+        ks_tensor_free(&r->tensor[t]);
+        return ks_cli_error(ctx, "%s: %s must be float32 (<f4)", eq + 1, name);
+    }
+    return KS_EXIT_OK;
+}
+
+static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
+                           const char **save, const char **trace, ks_filter *filter,
+                           int *filter_given, int *quiet, const char *ctx)
+{
+    for (int i = 2; i < argc; ++i) {
+        const char *v = NULL;
+        int m;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            run_usage(stdout, op);
+            return -1;
+        }
+        if (!strcmp(argv[i], "--quiet")) {
+            *quiet = 1;
+            continue;
+        }
+        int matched = 0;
+        for (int p = 0; p < op->nparams && !matched; ++p) {
+            if ((m = ks_flag(argc, argv, &i, op->params[p].name, &v)) == 0) continue;
+            if (m < 0) return ks_cli_error(ctx, "--%s needs a value", op->params[p].name);
+            int64_t val[2];
+            if (ks_parse_values(v, op->params[p].axes, val))
+                return ks_cli_error(ctx, "--%s: '%s' is not %s", op->params[p].name, v,
+                                    op->params[p].axes == 2 ? "N or H,W" : "an integer");
+            for (int a = 0; a < op->params[p].axes; ++a)
+                if (val[a] < op->params[p].min)
+                    return ks_cli_error(ctx, "--%s must be >= %lld (got %lld)", op->params[p].name,
+                                        (long long)op->params[p].min, (long long)val[a]);
+            r->value[p][0] = val[0];
+            r->value[p][1] = val[1];
+            r->set[p] = 1;
+            matched = 1;
+        }
+        if (matched) continue;
+        static const char *const valued[] = {"in", "save", "device", "trace", "filter",
+                                             "threads", "block-cap", "pattern", "seed"};
+        int which = -1;
+        for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; ++k) {
+            m = ks_flag(argc, argv, &i, valued[k], &v);
+            if (m < 0) return ks_cli_error(ctx, "--%s needs a value", valued[k]);
+            if (m > 0) which = k;
+        }
+        int64_t n;
+        switch (which) {
+        case 0:
+            if (load_input(op, r, v, ctx)) return KS_EXIT_ERROR;
+            break;
+        case 1: *save = v; break;
+        case 2:
+            if (!strcmp(v, "sim")) r->device = KS_DEV_SIM;
+            else if (!strcmp(v, "cuda")) r->device = KS_DEV_CUDA;
+            else return ks_cli_error(ctx, "--device must be sim or cuda (got '%s')", v);
+            break;
+        case 3: *trace = v; break;
+        case 4:
+            if (ks_parse_filter(v, filter))
+                return ks_cli_error(ctx, "--filter '%s': expected index=LO:HI,block=LO:HI,every=N", v);
+            *filter_given = 1;
+            break;
+        case 5:
+            if (ks_parse_i64(v, &n) || n < 1 || n > 1024)
+                return ks_cli_error(ctx, "--threads must be in 1..1024 (got '%s')", v);
+            r->launch.threads = (int)n;
+            break;
+        case 6:
+            if (ks_parse_i64(v, &n) || n == 0 || n < -1)
+                return ks_cli_error(ctx, "--block-cap must be >= 1, or -1 for none (got '%s')", v);
+            r->launch.block_cap = n;
+            break;
+        case 7:
+            if (!strcmp(v, "arange")) r->pattern = KS_PAT_ARANGE;
+            else if (!strcmp(v, "ones")) r->pattern = KS_PAT_ONES;
+            else if (!strcmp(v, "random")) r->pattern = KS_PAT_RANDOM;
+            else return ks_cli_error(ctx, "--pattern must be arange, ones or random (got '%s')", v);
+            break;
+        case 8:
+            if (ks_parse_i64(v, &n) || n < 0) return ks_cli_error(ctx, "--seed must be an integer >= 0");
+            r->seed = (uint64_t)n;
+            break;
+        default:
+            return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
+        }
+    }
+    return KS_EXIT_OK;
+}
+
+static int run_op(const ks_op *op, int argc, char **argv)
+{
+    static ks_run r; /* large: keep it off the stack */
+    const char *save = NULL, *trace = NULL, *ctx = op->name;
+    ks_filter filter = ks_filter_all();
+    int quiet = 0, filter_given = 0, rc;
+    ks_run_init(&r, op);
+    rc = parse_run_flags(op, &r, argc, argv, &save, &trace, &filter, &filter_given, &quiet, ctx);
+    if (rc) {
+        ks_run_free(&r);
+        return rc < 0 ? KS_EXIT_OK : rc;
+    }
+    if (filter_given && !trace) {
+        ks_run_free(&r);
+        return ks_cli_error(ctx, "--filter needs --trace FILE.kst");
+    }
+    if (trace && !(r.sink = ks_host_sink_create(0, filter))) {
+        ks_run_free(&r);
+        return ks_cli_error(ctx, "%s", ks_error_message());
+    }
+    rc = op->run(&r);
+    if (rc) {
+        rc = ks_cli_error(ctx, "%s", ks_error_message());
+        goto out;
+    }
+    if (trace && write_trace(op, &r, trace)) {
+        rc = ks_cli_error(ctx, "%s", ks_error_message());
+        goto out;
+    }
+    if (save && (rc = save_outputs(op, &r, save, trace, ctx))) goto out;
+    if (!quiet) {
+        char shape[96];
+        printf("%s on %s: %lld work items, %lld block%s x %d threads\n", op->name, r.device_name,
+               (long long)r.work_items, (long long)r.blocks, r.blocks == 1 ? "" : "s", r.threads);
+        for (int i = 0; i < op->ntensors; ++i)
+            printf("  %-7s %-10s %s\n", op->tensors[i].output ? "output" : "input", r.tensor[i].name,
+                   ks_shape_str(r.tensor[i].ndim, r.tensor[i].shape, shape, sizeof shape));
+        if (trace)
+            printf("trace: %s (%llu events, %llu dropped)\n", trace, ks_sink_count(r.sink),
+                   ks_sink_dropped(r.sink));
+        if (save) printf("outputs saved in %s/\n", save);
+    }
+out:
+    ks_host_sink_free(r.sink);
+    ks_run_free(&r);
+    return rc;
+}
+
+int ks_cmd_run(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        run_usage(argc < 2 ? stderr : stdout, NULL);
+        return argc < 2 ? KS_EXIT_ERROR : KS_EXIT_OK;
+    }
+    const ks_op *op = ks_op_find(argv[1]);
+    if (!op) return ks_cli_error("run", "unknown operator '%s' (kscope list shows them)", argv[1]);
+    return run_op(op, argc, argv);
+}

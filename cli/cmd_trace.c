@@ -1,0 +1,201 @@
+/* kscope info / step / check / export: the commands that read a .kst. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "../trace/check.h"
+#include "../trace/export.h"
+#include "../trace/kst.h"
+#include "../trace/step.h"
+#include "cli.h"
+
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+/* Opens argv[1] as a trace, or reports why not. */
+static int open_trace(const char *cmd, int argc, char **argv, ks_trace *tr)
+{
+    if (argc < 2 || argv[1][0] == '-')
+        return ks_cli_error(cmd, "needs a trace file (kscope %s --help)", cmd);
+    if (ks_trace_open(argv[1], tr)) return ks_cli_error(cmd, "%s", ks_error_message());
+    return KS_EXIT_OK;
+}
+
+static void print_filter(const ks_filter *f)
+{
+    const ks_filter all = ks_filter_all();
+    if (!memcmp(f, &all, sizeof all)) {
+        printf("filter:   none (every work item recorded)\n");
+        return;
+    }
+    printf("filter:   index %lld:", (long long)f->index_lo);
+    if (f->index_hi != INT64_MAX) printf("%lld", (long long)f->index_hi);
+    printf(", block %lld:", (long long)f->block_lo);
+    if (f->block_hi != INT64_MAX) printf("%lld", (long long)f->block_hi);
+    printf(", every %lld\n", (long long)f->every);
+}
+
+int ks_cmd_info(int argc, char **argv)
+{
+    static ks_trace tr;
+    if (wants_help(argc, argv)) {
+        printf("usage: kscope info FILE.kst\n\nPrints the operator, parameters, launch, filter, "
+               "tensors, sites and event counts of a trace, and verifies its checksums "
+               "(exit 2 if the file is damaged).\n");
+        return KS_EXIT_OK;
+    }
+    if (argc > 2) return ks_cli_error("info", "unexpected argument '%s'", argv[2]);
+    int rc = open_trace("info", argc, argv, &tr);
+    if (rc) return rc;
+    uint64_t kinds[5] = {0};
+    for (uint64_t i = 0; i < tr.nevents; ++i)
+        if (tr.events[i].kind >= 1 && tr.events[i].kind <= 4) kinds[tr.events[i].kind]++;
+    printf("trace:    %s\n", argv[1]);
+    printf("operator: %s (%s, device %s)\n", tr.op, tr.variant, tr.device);
+    printf("params:   %s\n", tr.params);
+    printf("launch:   %lld blocks x %d threads, block cap %lld, %lld work items",
+           (long long)tr.blocks, tr.threads, (long long)tr.block_cap, (long long)tr.work_items);
+    const int64_t grid = tr.blocks * tr.threads;
+    if (grid > 0)
+        printf(" (each thread loops up to %lld times)\n", (long long)((tr.work_items + grid - 1) / grid));
+    else
+        printf("\n");
+    print_filter(&tr.filter);
+    printf("events:   %llu (work %llu, read %llu, sample %llu, write %llu), dropped %llu\n",
+           (unsigned long long)tr.nevents, (unsigned long long)kinds[1],
+           (unsigned long long)kinds[2], (unsigned long long)kinds[3],
+           (unsigned long long)kinds[4], (unsigned long long)tr.dropped);
+    printf("tensors:\n");
+    for (int i = 0; i < tr.ntensors; ++i) {
+        char shape[96];
+        printf("  %-10s %-6s %s %s\n", tr.tensors[i].name,
+               tr.roles[i] == KS_ROLE_OUTPUT ? "output" : "input", ks_dtype_name(tr.tensors[i].dtype),
+               ks_shape_str(tr.tensors[i].ndim, tr.tensors[i].shape, shape, sizeof shape));
+    }
+    printf("sites:\n");
+    for (int s = 0; s < tr.nsites; ++s) {
+        const ks_site *site = &tr.sites[s];
+        printf("  %d %-22s %-6s", s, site->name, ks_event_kind_name(site->kind));
+        if (site->tensor >= 0) printf(" %s", tr.tensors[site->tensor].name);
+        for (int f = 0; f < site->nfields; ++f) printf("%s%s", f ? ", " : " fields ", site->fields[f].name);
+        printf("\n");
+    }
+    rc = ks_trace_verify(&tr);
+    if (rc)
+        rc = ks_cli_error("info", "%s", ks_error_message());
+    else
+        printf("checksums: ok\n");
+    ks_trace_close(&tr);
+    return rc ? KS_EXIT_ERROR : KS_EXIT_OK;
+}
+
+int ks_cmd_step(int argc, char **argv)
+{
+    static ks_trace tr;
+    int64_t thread = -1, index = -1;
+    if (wants_help(argc, argv)) {
+        printf("usage: kscope step FILE.kst --thread N | --index N\n\n"
+               "  --thread N   every work item of global thread N (blockIdx.x * blockDim.x + threadIdx.x),\n"
+               "               one per grid-stride iteration\n"
+               "  --index N    the work item with linear index N\n"
+               "For each work item: the index, each field of its decomposition with every division and\n"
+               "modulo evaluated, then every read and write with coordinates and values, in order.\n");
+        return KS_EXIT_OK;
+    }
+    for (int i = 2; i < argc; ++i) {
+        const char *v;
+        int m;
+        int64_t *target = NULL;
+        if ((m = ks_flag(argc, argv, &i, "thread", &v)) != 0) target = &thread;
+        else if ((m = ks_flag(argc, argv, &i, "index", &v)) != 0) target = &index;
+        else return ks_cli_error("step", "unknown argument '%s' (kscope step --help)", argv[i]);
+        if (m < 0 || ks_parse_i64(v, target) || *target < 0)
+            return ks_cli_error("step", "%s needs an integer >= 0", argv[i - (m > 0)]);
+    }
+    if ((thread < 0) == (index < 0)) return ks_cli_error("step", "give exactly one of --thread N or --index N");
+    int rc = open_trace("step", argc, argv, &tr);
+    if (rc) return rc;
+    printf("%s on %s: %lld blocks x %d threads, %lld work items\n", tr.op, tr.device,
+           (long long)tr.blocks, tr.threads, (long long)tr.work_items);
+    if (thread >= 0)
+        printf("thread %lld = block %lld * %d + thread %lld; it handles index %lld, then every %lld more\n",
+               (long long)thread, (long long)(thread / tr.threads), tr.threads,
+               (long long)(thread % tr.threads), (long long)thread,
+               (long long)tr.blocks * tr.threads);
+    int64_t n = ks_step_print(stdout, &tr, thread, index);
+    ks_trace_close(&tr);
+    if (n <= 0) return ks_cli_error("step", "%s", ks_error_message());
+    return KS_EXIT_OK;
+}
+
+int ks_cmd_check(int argc, char **argv)
+{
+    static ks_trace tr;
+    static ks_check_report rep;
+    if (wants_help(argc, argv)) {
+        printf("usage: kscope check FILE.kst\n\n"
+               "Verifies the checksums, then the invariants: sites and kinds agree with the schema;\n"
+               "each event's thread follows the grid-stride loop; work fields recompose to the index;\n"
+               "reads and writes are in bounds (or padding reads, marked) with coordinates that\n"
+               "recompose to the offset; read values equal the stored inputs and stores the stored\n"
+               "outputs; no NaN/Inf; in-range bilinear weights sum to 1; each work item once; in a\n"
+               "complete trace, every work item present and each output element written the expected\n"
+               "number of times. Reports atomic collisions.\n"
+               "Exit 0: all hold; 1: violations (the first ones listed); 2: unreadable file.\n");
+        return KS_EXIT_OK;
+    }
+    if (argc > 2) return ks_cli_error("check", "unexpected argument '%s'", argv[2]);
+    int rc = open_trace("check", argc, argv, &tr);
+    if (rc) return rc;
+    if (ks_trace_verify(&tr) || ks_trace_check(&tr, &rep)) {
+        rc = ks_cli_error("check", "%s", ks_error_message());
+        ks_trace_close(&tr);
+        return rc;
+    }
+    printf("%s: %llu events (work %llu, read %llu, sample %llu, write %llu), %s trace\n", argv[1],
+           (unsigned long long)tr.nevents, (unsigned long long)rep.by_kind[1],
+           (unsigned long long)rep.by_kind[2], (unsigned long long)rep.by_kind[3],
+           (unsigned long long)rep.by_kind[4], rep.complete ? "complete" : "partial (filtered or dropped)");
+    printf("padding reads %llu, atomic collisions %llu\n", (unsigned long long)rep.padding_reads,
+           (unsigned long long)rep.atomic_collisions);
+    ks_trace_close(&tr);
+    if (rep.violations) {
+        printf("FAIL: %llu violations; the first:\n", (unsigned long long)rep.violations);
+        for (uint64_t i = 0; i < rep.violations && i < KS_CHECK_KEEP; ++i) printf("  %s\n", rep.first[i]);
+        return KS_EXIT_VIOLATIONS;
+    }
+    printf("ok: all invariants hold\n");
+    return KS_EXIT_OK;
+}
+
+int ks_cmd_export(int argc, char **argv)
+{
+    static ks_trace tr;
+    const char *dir = NULL;
+    if (wants_help(argc, argv)) {
+        printf("usage: kscope export FILE.kst --npy DIR\n\n"
+               "Writes DIR/header.json (the trace header), DIR/<tensor>.npy for every tensor and\n"
+               "DIR/events.npy, a structured array (fields in docs/trace-format.md):\n"
+               "  import numpy as np; ev = np.load('DIR/events.npy'); ev[ev['kind'] == 2]['value']\n");
+        return KS_EXIT_OK;
+    }
+    for (int i = 2; i < argc; ++i) {
+        int m = ks_flag(argc, argv, &i, "npy", &dir);
+        if (m < 0) return ks_cli_error("export", "--npy needs a directory");
+        if (m == 0) return ks_cli_error("export", "unknown argument '%s' (kscope export --help)", argv[i]);
+    }
+    if (!dir) return ks_cli_error("export", "needs --npy DIR");
+    int rc = open_trace("export", argc, argv, &tr);
+    if (rc) return rc;
+    if (ks_trace_verify(&tr) || ks_trace_export_npy(&tr, dir))
+        rc = ks_cli_error("export", "%s", ks_error_message());
+    else
+        printf("exported %s to %s/: header.json, %d tensors, events.npy (%llu events)\n", argv[1],
+               dir, tr.ntensors, (unsigned long long)tr.nevents);
+    ks_trace_close(&tr);
+    return rc;
+}

@@ -1,0 +1,44 @@
+/* kscope - the front door: list, run, info, step, check, export. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"list", ks_cmd_list, "operators, their parameters, defaults and tensors"},
+    {"run", ks_cmd_run, "run an operator on the simulator or the GPU, save outputs and a trace"},
+    {"info", ks_cmd_info, "summarize a trace file and verify its checksums"},
+    {"step", ks_cmd_step, "step through one thread's (or one work item's) index math and memory"},
+    {"check", ks_cmd_check, "check a trace's invariants; exit 1 listing the first violations"},
+    {"export", ks_cmd_export, "write a trace as header.json and .npy files numpy reads"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: kscope COMMAND [ARGS]   (kscope COMMAND --help for details)\n\n"
+                 "KernelScope: see and check the index math inside GPU kernels.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nexit codes: 0 success, 1 check found violations, 2 bad input or failure\n"
+                 "example: kscope run im2col --trace t.kst && kscope step t.kst --thread 0\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return KS_EXIT_ERROR;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return KS_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "kscope: unknown command '%s' (kscope --help lists them)\n", argv[1]);
+    return KS_EXIT_ERROR;
+}

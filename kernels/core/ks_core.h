@@ -1,0 +1,49 @@
+/* ks_core.h - the execution model shared by nvcc and the C11 simulator.
+ *
+ * A kernel body is an ordinary function of (ks_thread *, const args *). Under nvcc a thin
+ * __global__ wrapper fills the ks_thread from blockIdx/blockDim/threadIdx/gridDim; in the
+ * simulator ks_sim_launch() fills it while it walks the grid block by block, thread by
+ * thread. This header stays in the C/C++ common subset (no VLAs, no compound literals).
+ */
+#ifndef KS_CORE_H
+#define KS_CORE_H
+
+#include <stdint.h>
+#include "ks_event.h"
+
+#if defined(__CUDACC__)
+#define KS_HD __host__ __device__
+#define KS_FN __host__ __device__ static inline
+#else
+#define KS_HD
+#define KS_FN static inline
+#endif
+
+typedef struct ks_dim3 {
+    uint32_t x, y, z;
+} ks_dim3;
+
+/* Everything a kernel body may know about "who am I". `sink` is NULL in the plain variant.
+ * work/iter/seq/keep are the probe state of the current grid-stride iteration: the traced
+ * variant's work probe sets them, the read/sample/write probes of that item use them. */
+typedef struct ks_thread {
+    ks_dim3 block_idx, block_dim, thread_idx, grid_dim;
+    ks_sink *sink;
+    int64_t work;
+    uint32_t iter;
+    uint32_t seq;
+    int keep;
+} ks_thread;
+
+/* The one atomics helper: a hardware atomic on the GPU, a plain add in the simulator
+ * (the simulator runs one thread at a time, so a plain add is exact and deterministic). */
+KS_FN void ks_atomic_add_f32(float *p, float v)
+{
+#if defined(__CUDA_ARCH__)
+    atomicAdd(p, v);
+#else
+    *p += v;
+#endif
+}
+
+#endif /* KS_CORE_H */

@@ -1,0 +1,46 @@
+/* ks_cuda.h - CUDA-only helpers for the .cu launchers: filling ks_thread from the
+ * builtins and checking launches. Not a public header. */
+#ifndef KS_CUDA_H
+#define KS_CUDA_H
+
+#include <cuda_runtime.h>
+
+#include "ks_core.h"
+#include "ks_error.h"
+
+__device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sink)
+{
+    t->block_idx.x = blockIdx.x;
+    t->block_idx.y = blockIdx.y;
+    t->block_idx.z = blockIdx.z;
+    t->block_dim.x = blockDim.x;
+    t->block_dim.y = blockDim.y;
+    t->block_dim.z = blockDim.z;
+    t->thread_idx.x = threadIdx.x;
+    t->thread_idx.y = threadIdx.y;
+    t->thread_idx.z = threadIdx.z;
+    t->grid_dim.x = gridDim.x;
+    t->grid_dim.y = gridDim.y;
+    t->grid_dim.z = gridDim.z;
+    t->sink = sink;
+    t->work = 0;
+    t->iter = 0;
+    t->seq = 0;
+    t->keep = 0;
+}
+
+/* Checks a CUDA call; on failure records "what: cuda error text" and returns KS_ECUDA. */
+static inline int ks_cuda_ok(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return KS_OK;
+    return ks_fail(KS_ECUDA, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+/* After a <<<>>> launch: a bad configuration is reported here; errors raised while the
+ * kernel runs surface at the next synchronizing call, which the caller checks. */
+static inline int ks_cuda_check_launch(const char *kernel)
+{
+    return ks_cuda_ok(cudaGetLastError(), kernel);
+}
+
+#endif

@@ -1,0 +1,40 @@
+/* ks_cuda_api.h - the plain-C face of the CUDA runtime used by the tools: device query,
+ * device memory and device trace sinks. Every function checks its CUDA calls and returns
+ * KS_ECUDA with ks_error_message() naming the call; a build without nvcc returns
+ * KS_ECUDA ("this build has no CUDA"), and ks_cuda_device_count() returns 0. */
+#ifndef KS_CUDA_API_H
+#define KS_CUDA_API_H
+
+#include <stddef.h>
+
+#include "ks_event.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of usable CUDA devices; 0 when there is no GPU, no driver or no CUDA build. */
+int ks_cuda_device_count(void);
+int ks_cuda_device_name(char *buf, size_t n);
+
+int ks_cuda_malloc(void **p, size_t bytes);
+void ks_cuda_free(void *p);
+int ks_cuda_upload(void *dst_dev, const void *src_host, size_t bytes);
+int ks_cuda_download(void *dst_host, const void *src_dev, size_t bytes);
+int ks_cuda_memset(void *dst_dev, int byte, size_t bytes);
+int ks_cuda_sync(void);
+
+/* A device sink of `capacity` events: `out` receives device pointers (pass it to the
+ * *_cuda launchers). Free with ks_cuda_sink_free. */
+int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter);
+/* Empties it (cursor and dropped back to 0). */
+int ks_cuda_sink_reset(ks_sink *dev);
+/* Copies the recorded events and the dropped count into a host sink (appending). */
+int ks_cuda_sink_download(const ks_sink *dev, ks_sink *host);
+void ks_cuda_sink_free(ks_sink *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,18 @@
+/* ks_cuda_nocuda.c - ks_cuda_api.h for a build without nvcc: no devices, clear errors. */
+#include "ks_cuda_api.h"
+#include "ks_error.h"
+
+#define NO_CUDA ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)")
+
+int ks_cuda_device_count(void) { return 0; }
+int ks_cuda_device_name(char *buf, size_t n) { (void)buf, (void)n; return NO_CUDA; }
+int ks_cuda_malloc(void **p, size_t bytes) { *p = 0; (void)bytes; return NO_CUDA; }
+void ks_cuda_free(void *p) { (void)p; }
+int ks_cuda_upload(void *d, const void *s, size_t b) { (void)d, (void)s, (void)b; return NO_CUDA; }
+int ks_cuda_download(void *d, const void *s, size_t b) { (void)d, (void)s, (void)b; return NO_CUDA; }
+int ks_cuda_memset(void *d, int v, size_t b) { (void)d, (void)v, (void)b; return NO_CUDA; }
+int ks_cuda_sync(void) { return NO_CUDA; }
+int ks_cuda_sink_create(ks_sink *o, unsigned long long c, ks_filter f) { (void)o, (void)c, (void)f; return NO_CUDA; }
+int ks_cuda_sink_reset(ks_sink *d) { (void)d; return NO_CUDA; }
+int ks_cuda_sink_download(const ks_sink *d, ks_sink *h) { (void)d, (void)h; return NO_CUDA; }
+void ks_cuda_sink_free(ks_sink *d) { (void)d; }

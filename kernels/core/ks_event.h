@@ -1,0 +1,112 @@
+/* ks_event.h - trace event records and the trace sink (public, plain C).
+ *
+ * One record is 64 bytes, little-endian, the same in memory, on the GPU and in .kst files
+ * (docs/trace-format.md gives every byte). Every event belongs to the work item `index`
+ * that the thread (block, thread) processed in grid-stride iteration `iter`; `seq` numbers
+ * the events of one work item (0 is its work event), so (index, seq) orders a trace the
+ * same way on every device.
+ */
+#ifndef KS_EVENT_H
+#define KS_EVENT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ks_event_kind {
+    KS_EV_WORK = 1,   /* a grid-stride iteration: index and its decomposition */
+    KS_EV_READ = 2,   /* an integer-position read (or padding) */
+    KS_EV_SAMPLE = 3, /* a bilinear sample */
+    KS_EV_WRITE = 4   /* a plain store or an atomic add */
+};
+
+enum ks_event_flags {
+    KS_FLAG_PADDING = 1u << 0, /* read: position outside the tensor, value is the pad 0 */
+    KS_FLAG_ATOMIC = 1u << 1,  /* write: atomic add rather than a store */
+    /* sample: validity of the corners (y0,x0) (y0,x1) (y1,x0) (y1,x1) */
+    KS_FLAG_C00 = 1u << 2,
+    KS_FLAG_C01 = 1u << 3,
+    KS_FLAG_C10 = 1u << 4,
+    KS_FLAG_C11 = 1u << 5,
+    KS_FLAG_CLAMP_Y = 1u << 6, /* sample: corners clamped to the last row (RoIAlign rule) */
+    KS_FLAG_CLAMP_X = 1u << 7
+};
+
+#define KS_WORK_FIELDS 8
+
+/* Read/write payload. `offset` is the element offset into the tensor (-1 for padding);
+ * (plane, y, x) are the coordinates of that element when the tensor is seen as planes of
+ * its last two dimensions: offset == (plane * dim[-2] + y) * dim[-1] + x when in bounds. */
+typedef struct ks_ev_access {
+    int64_t offset;
+    int32_t plane, y, x;
+    float value;
+    int32_t reserved[2];
+} ks_ev_access;
+
+typedef struct ks_ev_sample {
+    int32_t plane;
+    float y, x;
+    float w[4]; /* weights of the corners in KS_FLAG_C00..C11 order */
+    float value;
+} ks_ev_sample;
+
+typedef struct ks_event {
+    uint8_t kind;    /* ks_event_kind */
+    uint8_t flags;   /* ks_event_flags */
+    uint16_t site;   /* index into the trace's site schema */
+    uint8_t tensor;  /* index into the trace's tensor list (255: none) */
+    uint8_t reserved;
+    uint16_t tap;    /* site-defined sub-step: kernel tap i*kw+j, gathered entry number */
+    uint32_t block;  /* linear block index */
+    uint32_t thread; /* thread index within the block */
+    uint32_t iter;   /* grid-stride iteration of this thread */
+    uint32_t seq;    /* event number within the work item */
+    int64_t index;   /* linear work index */
+    union {
+        int32_t field[KS_WORK_FIELDS]; /* work: decomposition, named by the site schema */
+        ks_ev_access access;           /* read, write */
+        ks_ev_sample sample;           /* sample */
+    } u;
+} ks_event;
+
+/* Which work items are recorded: index in [index_lo, index_hi), block in
+ * [block_lo, block_hi), and (index - index_lo) % every == 0. A work item is kept or
+ * dropped together with all its reads, samples and writes. */
+typedef struct ks_filter {
+    int64_t index_lo, index_hi;
+    int64_t block_lo, block_hi;
+    int64_t every;
+} ks_filter;
+
+/* Where events go. On the GPU `events` and `counters` are device memory and `capacity`
+ * is fixed: slots are claimed with an atomic cursor and an overflow is only counted.
+ * In the simulator they are host memory and the array grows up to `capacity`.
+ * counters[0] = cursor (events claimed), counters[1] = dropped events. */
+typedef struct ks_sink {
+    ks_event *events;
+    unsigned long long *counters;
+    unsigned long long capacity;  /* slots allocated now */
+    unsigned long long limit;     /* simulator: most slots it may grow to */
+    ks_filter filter;
+} ks_sink;
+
+/* The filter that keeps everything. */
+ks_filter ks_filter_all(void);
+
+/* Simulator sink: starts small and grows up to `limit` events (0: 1<<26), then counts
+ * drops. Returns NULL with ks_error_message() set on allocation failure. */
+ks_sink *ks_host_sink_create(unsigned long long limit, ks_filter filter);
+void ks_host_sink_free(ks_sink *s);
+unsigned long long ks_sink_count(const ks_sink *s);   /* events stored */
+unsigned long long ks_sink_dropped(const ks_sink *s); /* events lost to the capacity */
+/* Used by the probes when the simulator's array is full; returns 0 if it grew. */
+int ks_host_sink_grow(ks_sink *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KS_EVENT_H */

@@ -1,0 +1,141 @@
+/* ks_probe.h - probes: the lines a traced kernel body adds to its plain twin.
+ *
+ * A body is included twice, once with KS_TRACED 0 and KS_VARIANT(name) -> name##_plain,
+ * once with KS_TRACED 1 and KS_VARIANT(name) -> name##_traced. Probe lines are written
+ * as KS_PROBE(ks_probe_xxx(...)); with KS_TRACED 0 they become `if (0) {...}` and the
+ * compiler removes them, so the plain variant is the hand-written kernel.
+ */
+#ifndef KS_PROBE_H
+#define KS_PROBE_H
+
+#include "ks_core.h"
+
+#define KS_PROBE(call)       \
+    do {                     \
+        if (KS_TRACED) {     \
+            call;            \
+        }                    \
+    } while (0)
+
+#define KS_NO_TENSOR 255
+
+KS_FN int ks_filter_pass(const ks_filter *f, int64_t index, int64_t block)
+{
+    if (index < f->index_lo || index >= f->index_hi) return 0;
+    if (block < f->block_lo || block >= f->block_hi) return 0;
+    return f->every <= 1 || (index - f->index_lo) % f->every == 0;
+}
+
+/* Claim one slot and copy the event there; an event that finds no room is counted. */
+KS_FN void ks_sink_put(ks_sink *s, const ks_event *e)
+{
+#if defined(__CUDA_ARCH__)
+    unsigned long long slot = atomicAdd(&s->counters[0], 1ULL);
+    if (slot < s->capacity)
+        s->events[slot] = *e;
+    else
+        atomicAdd(&s->counters[1], 1ULL);
+#else
+    if (s->counters[0] >= s->capacity && ks_host_sink_grow(s) != 0) {
+        s->counters[1]++;
+        return;
+    }
+    s->events[s->counters[0]++] = *e;
+#endif
+}
+
+KS_FN void ks_probe_head(ks_thread *t, ks_event *e, int kind, int site, int tensor, int tap)
+{
+    e->kind = (uint8_t)kind;
+    e->flags = 0;
+    e->site = (uint16_t)site;
+    e->tensor = (uint8_t)tensor;
+    e->reserved = 0;
+    e->tap = (uint16_t)tap;
+    e->block = t->block_idx.x;
+    e->thread = t->thread_idx.x;
+    e->iter = t->iter;
+    e->seq = t->seq++;
+    e->index = t->work;
+}
+
+/* Start a work item: decides (by the sink's filter) whether this item is recorded and
+ * records its decomposition f0..f7 (named by the site schema; unused fields 0). */
+KS_FN void ks_probe_work(ks_thread *t, int site, int64_t index, uint32_t iter, int64_t f0,
+                         int64_t f1, int64_t f2, int64_t f3, int64_t f4, int64_t f5,
+                         int64_t f6, int64_t f7)
+{
+    ks_event e;
+    t->work = index;
+    t->iter = iter;
+    t->seq = 0;
+    t->keep = t->sink != 0 && ks_filter_pass(&t->sink->filter, index, t->block_idx.x);
+    if (!t->keep) return;
+    ks_probe_head(t, &e, KS_EV_WORK, site, KS_NO_TENSOR, 0);
+    e.u.field[0] = (int32_t)f0;
+    e.u.field[1] = (int32_t)f1;
+    e.u.field[2] = (int32_t)f2;
+    e.u.field[3] = (int32_t)f3;
+    e.u.field[4] = (int32_t)f4;
+    e.u.field[5] = (int32_t)f5;
+    e.u.field[6] = (int32_t)f6;
+    e.u.field[7] = (int32_t)f7;
+    ks_sink_put(t->sink, &e);
+}
+
+/* A read or write at element `offset` of tensor `tensor` (offset -1: padding), at
+ * (plane, y, x) in the tensor's own last-two-dimension view. */
+KS_FN void ks_probe_access(ks_thread *t, int kind, int site, int tensor, int tap,
+                           int64_t offset, int64_t plane, int64_t y, int64_t x,
+                           float value, int flags)
+{
+    ks_event e;
+    if (!t->keep) return;
+    ks_probe_head(t, &e, kind, site, tensor, tap);
+    e.flags = (uint8_t)flags;
+    e.u.access.offset = offset;
+    e.u.access.plane = (int32_t)plane;
+    e.u.access.y = (int32_t)y;
+    e.u.access.x = (int32_t)x;
+    e.u.access.value = value;
+    e.u.access.reserved[0] = 0;
+    e.u.access.reserved[1] = 0;
+    ks_sink_put(t->sink, &e);
+}
+
+KS_FN void ks_probe_read(ks_thread *t, int site, int tensor, int tap, int64_t offset,
+                         int64_t plane, int64_t y, int64_t x, float value)
+{
+    ks_probe_access(t, KS_EV_READ, site, tensor, tap, offset, plane, y, x, value,
+                    offset < 0 ? KS_FLAG_PADDING : 0);
+}
+
+KS_FN void ks_probe_write(ks_thread *t, int site, int tensor, int tap, int64_t offset,
+                          int64_t plane, int64_t y, int64_t x, float value, int atomic)
+{
+    ks_probe_access(t, KS_EV_WRITE, site, tensor, tap, offset, plane, y, x, value,
+                    atomic ? KS_FLAG_ATOMIC : 0);
+}
+
+/* A bilinear sample at float (y, x) of plane `plane`; flags carry corner validity and
+ * clamping, w the four corner weights, value the blended result. */
+KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t plane,
+                           float y, float x, float w00, float w01, float w10, float w11,
+                           float value, int flags)
+{
+    ks_event e;
+    if (!t->keep) return;
+    ks_probe_head(t, &e, KS_EV_SAMPLE, site, tensor, tap);
+    e.flags = (uint8_t)flags;
+    e.u.sample.plane = (int32_t)plane;
+    e.u.sample.y = y;
+    e.u.sample.x = x;
+    e.u.sample.w[0] = w00;
+    e.u.sample.w[1] = w01;
+    e.u.sample.w[2] = w10;
+    e.u.sample.w[3] = w11;
+    e.u.sample.value = value;
+    ks_sink_put(t->sink, &e);
+}
+
+#endif /* KS_PROBE_H */

@@ -1,0 +1,64 @@
+#include "ks_schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_error.h"
+
+size_t ks_dtype_size(ks_dtype d)
+{
+    return d == KS_I64 ? 8 : 4;
+}
+
+const char *ks_dtype_name(ks_dtype d)
+{
+    return d == KS_F32 ? "f32" : d == KS_I32 ? "i32" : "i64";
+}
+
+int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d)
+{
+    const int64_t limit = INT64_MAX / (int64_t)ks_dtype_size(d);
+    int64_t n = 1;
+    if (ndim < 0 || ndim > KS_MAX_DIMS) return -1;
+    for (int i = 0; i < ndim; ++i) {
+        if (shape[i] < 0) return -1;
+        if (shape[i] != 0 && n > limit / shape[i]) return -1;
+        n *= shape[i];
+    }
+    return n;
+}
+
+int64_t ks_tensor_numel(const ks_tensor *t)
+{
+    return ks_shape_numel(t->ndim, t->shape, t->dtype);
+}
+
+int ks_tensor_alloc(ks_tensor *t)
+{
+    int64_t n = ks_tensor_numel(t);
+    if (n < 0) return ks_fail(KS_EINVAL, "tensor %s: size overflows", t->name);
+    t->data = calloc(n ? (size_t)n : 1, ks_dtype_size(t->dtype));
+    if (!t->data)
+        return ks_fail(KS_ENOMEM, "tensor %s: out of memory for %lld elements", t->name,
+                       (long long)n);
+    return KS_OK;
+}
+
+void ks_tensor_free(ks_tensor *t)
+{
+    if (!t) return;
+    free(t->data);
+    t->data = NULL;
+}
+
+const char *ks_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
+{
+    size_t used = 0;
+    used += (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < ndim && used < n; ++i)
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
+                                 (long long)shape[i]);
+    if (used < n) snprintf(buf + used, n - used, ")");
+    return buf;
+}

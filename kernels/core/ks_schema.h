@@ -1,0 +1,68 @@
+/* ks_schema.h - host-side descriptions of a launch: tensors and probe sites.
+ * The trace header is written from these, so the viewer and `check` need no
+ * operator-specific code. */
+#ifndef KS_SCHEMA_H
+#define KS_SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KS_MAX_DIMS 6
+#define KS_NAME_LEN 32
+#define KS_EXPR_LEN 96
+#define KS_MAX_SITES 16
+
+typedef enum ks_dtype { KS_F32 = 0, KS_I32 = 1, KS_I64 = 2 } ks_dtype;
+
+/* A host tensor, C-contiguous. Owns `data` when created by ks_tensor_alloc. */
+typedef struct ks_tensor {
+    char name[KS_NAME_LEN];
+    ks_dtype dtype;
+    int ndim;
+    int64_t shape[KS_MAX_DIMS];
+    void *data;
+} ks_tensor;
+
+size_t ks_dtype_size(ks_dtype d);
+const char *ks_dtype_name(ks_dtype d); /* "f32", "i32", "i64" */
+/* Elements of `shape`, or -1 if the product (times the element size) overflows or a
+ * dimension is negative. */
+int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d);
+int64_t ks_tensor_numel(const ks_tensor *t);
+/* Allocates zeroed data for t (name/dtype/ndim/shape already set). */
+int ks_tensor_alloc(ks_tensor *t);
+void ks_tensor_free(ks_tensor *t);
+/* "(1, 2, 5, 5)" into buf. */
+const char *ks_shape_str(int ndim, const int64_t *shape, char *buf, size_t n);
+
+/* One field of a work event's decomposition. A digit field is
+ * field = (index / stride) % extent + bias (extent 0 on the slowest digit: no modulo);
+ * a derived field (digit == 0) is computed from other fields; `expr` shows how, with the
+ * launch's constants substituted, in the same names the kernel body uses. */
+typedef struct ks_field {
+    char name[KS_NAME_LEN];
+    int digit;
+    int64_t stride, extent, bias;
+    char expr[KS_EXPR_LEN];
+} ks_field;
+
+typedef struct ks_site {
+    char name[KS_NAME_LEN];
+    int kind;   /* ks_event_kind */
+    int tensor; /* read/write/sample: the tensor it touches; -1 for work */
+    int nfields;
+    ks_field fields[8];
+    /* write sites: how many times each element of `tensor` is written in a full launch
+     * (0: not checked) */
+    int writes_per_element;
+} ks_site;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,107 @@
+#include "ks_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_error.h"
+#include "ks_launch.h"
+
+void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args,
+                   ks_sink *sink)
+{
+    ks_thread t;
+    memset(&t, 0, sizeof t);
+    t.grid_dim.x = (uint32_t)blocks;
+    t.grid_dim.y = t.grid_dim.z = 1;
+    t.block_dim.x = (uint32_t)threads;
+    t.block_dim.y = t.block_dim.z = 1;
+    t.sink = sink;
+    for (int64_t b = 0; b < blocks; ++b) {
+        t.block_idx.x = (uint32_t)b;
+        for (int th = 0; th < threads; ++th) {
+            t.thread_idx.x = (uint32_t)th;
+            t.keep = 0;
+            t.seq = 0;
+            t.iter = 0;
+            body(&t, args);
+        }
+    }
+}
+
+int ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap,
+                      int64_t work, int *threads_out, int64_t *blocks_out)
+{
+    int threads = l && l->threads ? l->threads : default_threads;
+    int64_t cap = l && l->block_cap ? l->block_cap : default_cap;
+    if (threads < 1 || threads > 1024)
+        return ks_fail(KS_EINVAL, "threads per block must be in 1..1024 (got %d)", threads);
+    if (cap == 0 || cap < -1)
+        return ks_fail(KS_EINVAL, "block cap must be >= 1 or -1 for none (got %lld)",
+                       (long long)cap);
+    int64_t blocks = work / threads + (work % threads != 0);
+    if (cap > 0 && blocks > cap) blocks = cap;
+    if (blocks > KS_MAX_GRID_X) blocks = KS_MAX_GRID_X;
+    *threads_out = threads;
+    *blocks_out = blocks;
+    return KS_OK;
+}
+
+ks_filter ks_filter_all(void)
+{
+    ks_filter f;
+    f.index_lo = 0;
+    f.index_hi = INT64_MAX;
+    f.block_lo = 0;
+    f.block_hi = INT64_MAX;
+    f.every = 1;
+    return f;
+}
+
+ks_sink *ks_host_sink_create(unsigned long long limit, ks_filter filter)
+{
+    ks_sink *s = calloc(1, sizeof *s);
+    if (!s) goto fail;
+    s->counters = calloc(2, sizeof *s->counters);
+    if (!s->counters) goto fail;
+    s->capacity = 0;
+    s->limit = limit ? limit : (1ULL << 26);
+    s->filter = filter;
+    return s;
+fail:
+    free(s);
+    ks_fail(KS_ENOMEM, "out of memory for the trace sink");
+    return NULL;
+}
+
+int ks_host_sink_grow(ks_sink *s)
+{
+    if (s->capacity >= s->limit) return -1;
+    unsigned long long cap = s->capacity ? s->capacity * 2 : 4096;
+    if (cap > s->limit) cap = s->limit;
+    ks_event *ev = realloc(s->events, cap * sizeof *ev);
+    if (!ev) {
+        s->limit = s->capacity; /* out of memory: stop growing, count drops */
+        return -1;
+    }
+    s->events = ev;
+    s->capacity = cap;
+    return 0;
+}
+
+void ks_host_sink_free(ks_sink *s)
+{
+    if (!s) return;
+    free(s->events);
+    free(s->counters);
+    free(s);
+}
+
+unsigned long long ks_sink_count(const ks_sink *s)
+{
+    return s->counters[0] < s->capacity ? s->counters[0] : s->capacity;
+}
+
+unsigned long long ks_sink_dropped(const ks_sink *s)
+{
+    return s->counters[1];
+}

@@ -1,0 +1,83 @@
+/* im2col_cuda.cu - im2col/col2im on the GPU: the body of im2col_body.h compiled twice,
+ * plain and traced, behind thin __global__ wrappers. */
+#include "../core/ks_cuda.h"
+
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "im2col_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "im2col_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+__global__ void ks_im2col_kernel_plain(ks_im2col_args a)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, NULL);
+    ks_im2col_body_plain(&t, &a);
+}
+
+__global__ void ks_im2col_kernel_traced(ks_im2col_args a, ks_sink sink)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, &sink);
+    ks_im2col_body_traced(&t, &a);
+}
+
+__global__ void ks_col2im_kernel_plain(ks_im2col_args a)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, NULL);
+    ks_col2im_body_plain(&t, &a);
+}
+
+__global__ void ks_col2im_kernel_traced(ks_im2col_args a, ks_sink sink)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, &sink);
+    ks_col2im_body_traced(&t, &a);
+}
+
+extern "C" int ks_im2col_cuda(const ks_im2col_params *p, const float *input, float *columns,
+                              const ks_launch *launch, const ks_sink *dev_sink, void *stream)
+{
+    ks_im2col_args a;
+    ks_im2col_geom g;
+    int threads;
+    int64_t blocks;
+    int rc = ks_im2col_args_make(p, input, columns, &a, &g);
+    if (!rc)
+        rc = ks_launch_resolve(launch, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, g.im2col_work,
+                               &threads, &blocks);
+    if (rc) return rc;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (dev_sink)
+        ks_im2col_kernel_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
+    else
+        ks_im2col_kernel_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
+    return ks_cuda_check_launch("im2col");
+}
+
+extern "C" int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, float *output,
+                              const ks_launch *launch, const ks_sink *dev_sink, void *stream)
+{
+    ks_im2col_args a;
+    ks_im2col_geom g;
+    int threads;
+    int64_t blocks;
+    int rc = ks_im2col_args_make(p, columns, output, &a, &g);
+    if (!rc)
+        rc = ks_launch_resolve(launch, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, g.image_numel,
+                               &threads, &blocks);
+    if (rc) return rc;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (dev_sink)
+        ks_col2im_kernel_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
+    else
+        ks_col2im_kernel_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
+    return ks_cuda_check_launch("col2im");
+}

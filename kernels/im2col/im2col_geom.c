@@ -1,0 +1,189 @@
+/* Host side of im2col/col2im shared by every build: parameter checks, output size,
+ * kernel arguments and the trace schema. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/ks_error.h"
+#include "im2col_args.h"
+
+/* a*b, or -1 if it passes `limit` (operands >= 0). */
+static int64_t mul_capped(int64_t a, int64_t b, int64_t limit)
+{
+    if (a < 0 || b < 0 || (b != 0 && a > limit / b)) return -1;
+    return a * b;
+}
+
+static int64_t mul4(int64_t a, int64_t b, int64_t c, int64_t d, int64_t limit)
+{
+    int64_t ab = mul_capped(a, b, limit);
+    int64_t abc = ab < 0 ? -1 : mul_capped(ab, c, limit);
+    return abc < 0 ? -1 : mul_capped(abc, d, limit);
+}
+
+int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g)
+{
+    /* sizes are limited so that every coordinate fits the trace's 32-bit fields and
+     * every element count times sizeof(float) fits in 64 bits */
+    const int64_t dim_max = INT32_MAX, numel_max = INT64_MAX / 8;
+    const struct { const char *name; int64_t v, lo; } checks[] = {
+        {"batch", p->batch, 1},         {"channels", p->channels, 1},
+        {"height", p->height, 1},       {"width", p->width, 1},
+        {"kernel_h", p->kernel_h, 1},   {"kernel_w", p->kernel_w, 1},
+        {"pad_h", p->pad_h, 0},         {"pad_w", p->pad_w, 0},
+        {"stride_h", p->stride_h, 1},   {"stride_w", p->stride_w, 1},
+        {"dilation_h", p->dilation_h, 1}, {"dilation_w", p->dilation_w, 1},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i) {
+        if (checks[i].v < checks[i].lo)
+            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", checks[i].name,
+                           (long long)checks[i].lo, (long long)checks[i].v);
+        if (checks[i].v > dim_max)
+            return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", checks[i].name,
+                           (long long)dim_max, (long long)checks[i].v);
+    }
+    /* each term is < 2^31, so these sums and products cannot overflow int64 */
+    const int64_t ext_h = p->dilation_h * (p->kernel_h - 1) + 1;
+    const int64_t ext_w = p->dilation_w * (p->kernel_w - 1) + 1;
+    /* C division truncates toward 0 (Caffe/MXNet), unlike torch unfold's floor */
+    g->height_col = (p->height + 2 * p->pad_h - ext_h) / p->stride_h + 1;
+    g->width_col = (p->width + 2 * p->pad_w - ext_w) / p->stride_w + 1;
+    if (g->height_col < 1 || g->width_col < 1)
+        return ks_fail(KS_EINVAL,
+                       "output size %lldx%lld < 1: input %lldx%lld, kernel %lldx%lld, "
+                       "padding %lldx%lld, stride %lldx%lld, dilation %lldx%lld",
+                       (long long)g->height_col, (long long)g->width_col,
+                       (long long)p->height, (long long)p->width, (long long)p->kernel_h,
+                       (long long)p->kernel_w, (long long)p->pad_h, (long long)p->pad_w,
+                       (long long)p->stride_h, (long long)p->stride_w,
+                       (long long)p->dilation_h, (long long)p->dilation_w);
+    g->rows = mul4(p->channels, p->kernel_h, p->kernel_w, 1, dim_max);
+    const int64_t plane = mul_capped(g->height_col, g->width_col, dim_max);
+    g->image_numel = mul4(p->batch, p->channels, p->height, p->width, numel_max);
+    g->im2col_work = mul4(p->batch, p->channels, g->height_col, g->width_col, numel_max);
+    g->columns_numel = g->rows < 0 || plane < 0 ? -1 : mul4(p->batch, g->rows, plane, 1, numel_max);
+    if (g->rows < 0 || plane < 0 || g->image_numel < 0 || g->im2col_work < 0 ||
+        g->columns_numel < 0)
+        return ks_fail(KS_EINVAL, "sizes too large: N=%lld C=%lld H=%lld W=%lld kernel "
+                                  "%lldx%lld overflow the element counts",
+                       (long long)p->batch, (long long)p->channels, (long long)p->height,
+                       (long long)p->width, (long long)p->kernel_h, (long long)p->kernel_w);
+    return KS_OK;
+}
+
+int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
+                        ks_im2col_args *a, ks_im2col_geom *g)
+{
+    int rc = ks_im2col_geometry(p, g);
+    if (rc) return rc;
+    a->batch = p->batch;
+    a->channels = p->channels;
+    a->height = p->height;
+    a->width = p->width;
+    a->kernel_h = p->kernel_h;
+    a->kernel_w = p->kernel_w;
+    a->pad_h = p->pad_h;
+    a->pad_w = p->pad_w;
+    a->stride_h = p->stride_h;
+    a->stride_w = p->stride_w;
+    a->dilation_h = p->dilation_h;
+    a->dilation_w = p->dilation_w;
+    a->height_col = g->height_col;
+    a->width_col = g->width_col;
+    a->src = src;
+    a->dst = dst;
+    return KS_OK;
+}
+
+/* A digit field: name = (index / stride) % extent + bias. */
+static void digit(ks_field *f, const char *name, int64_t stride, int64_t extent, int64_t bias)
+{
+    char part[40];
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->digit = 1;
+    f->stride = stride;
+    f->extent = extent;
+    f->bias = bias;
+    if (stride == 1)
+        snprintf(part, sizeof part, "index");
+    else
+        snprintf(part, sizeof part, "index / %lld", (long long)stride);
+    if (extent > 0)
+        snprintf(f->expr, sizeof f->expr, "%s %% %lld", part, (long long)extent);
+    else
+        snprintf(f->expr, sizeof f->expr, "%s", part);
+    if (bias) {
+        size_t n = strlen(f->expr);
+        snprintf(f->expr + n, sizeof f->expr - n, " + %lld", (long long)bias);
+    }
+}
+
+static void derived(ks_field *f, const char *name, const char *expr)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    snprintf(f->expr, sizeof f->expr, "%s", expr);
+}
+
+static void access_site(ks_site *s, const char *name, int kind, int tensor, int writes)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->kind = kind;
+    s->tensor = tensor;
+    s->writes_per_element = writes;
+}
+
+int ks_im2col_sites(const ks_im2col_params *p, ks_site *s)
+{
+    ks_im2col_geom g;
+    int rc = ks_im2col_geometry(p, &g);
+    if (rc) return rc;
+    const int64_t Ho = g.height_col, Wo = g.width_col;
+    memset(&s[0], 0, sizeof s[0]);
+    snprintf(s[0].name, sizeof s[0].name, "im2col.work");
+    s[0].kind = KS_EV_WORK;
+    s[0].tensor = -1;
+    s[0].nfields = 4;
+    digit(&s[0].fields[0], "n", p->channels * Ho * Wo, 0, 0);
+    digit(&s[0].fields[1], "c_im", Ho * Wo, p->channels, 0);
+    digit(&s[0].fields[2], "h_col", Wo, Ho, 0);
+    digit(&s[0].fields[3], "w_col", 1, Wo, 0);
+    access_site(&s[1], "im2col.read_input", KS_EV_READ, KS_IM2COL_T_INPUT, 0);
+    access_site(&s[2], "im2col.write_columns", KS_EV_WRITE, KS_IM2COL_T_COLUMNS, 1);
+    return 3;
+}
+
+int ks_col2im_sites(const ks_im2col_params *p, ks_site *s)
+{
+    ks_im2col_geom g;
+    char e[KS_EXPR_LEN];
+    int rc = ks_im2col_geometry(p, &g);
+    if (rc) return rc;
+    const long long ext_h = p->dilation_h * (p->kernel_h - 1) + 1;
+    const long long ext_w = p->dilation_w * (p->kernel_w - 1) + 1;
+    memset(&s[0], 0, sizeof s[0]);
+    snprintf(s[0].name, sizeof s[0].name, "col2im.work");
+    s[0].kind = KS_EV_WORK;
+    s[0].tensor = -1;
+    s[0].nfields = 8;
+    digit(&s[0].fields[0], "n", p->channels * p->height * p->width, 0, 0);
+    digit(&s[0].fields[1], "c_im", p->height * p->width, p->channels, 0);
+    digit(&s[0].fields[2], "h_im", p->width, p->height, p->pad_h);
+    digit(&s[0].fields[3], "w_im", 1, p->width, p->pad_w);
+    snprintf(e, sizeof e, "h_im < %lld ? 0 : (h_im - %lld) / %lld + 1", ext_h, ext_h,
+             (long long)p->stride_h);
+    derived(&s[0].fields[4], "h_col_start", e);
+    snprintf(e, sizeof e, "min(h_im / %lld + 1, %lld)", (long long)p->stride_h,
+             (long long)g.height_col);
+    derived(&s[0].fields[5], "h_col_end", e);
+    snprintf(e, sizeof e, "w_im < %lld ? 0 : (w_im - %lld) / %lld + 1", ext_w, ext_w,
+             (long long)p->stride_w);
+    derived(&s[0].fields[6], "w_col_start", e);
+    snprintf(e, sizeof e, "min(w_im / %lld + 1, %lld)", (long long)p->stride_w,
+             (long long)g.width_col);
+    derived(&s[0].fields[7], "w_col_end", e);
+    access_site(&s[1], "col2im.read_columns", KS_EV_READ, KS_COL2IM_T_COLUMNS, 0);
+    access_site(&s[2], "col2im.write_output", KS_EV_WRITE, KS_COL2IM_T_OUTPUT, 1);
+    return 3;
+}

@@ -1,0 +1,53 @@
+/* im2col_sim.c - im2col/col2im on the CPU grid simulator: the body of im2col_body.h
+ * compiled twice, plain and traced. */
+#include "../core/ks_error.h"
+#include "../core/ks_sim.h"
+
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "im2col_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "im2col_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+static void im2col_plain(ks_thread *t, const void *a) { ks_im2col_body_plain(t, a); }
+static void im2col_traced(ks_thread *t, const void *a) { ks_im2col_body_traced(t, a); }
+static void col2im_plain(ks_thread *t, const void *a) { ks_col2im_body_plain(t, a); }
+static void col2im_traced(ks_thread *t, const void *a) { ks_col2im_body_traced(t, a); }
+
+int ks_im2col_sim(const ks_im2col_params *p, const float *input, float *columns,
+                  const ks_launch *launch, ks_sink *sink)
+{
+    ks_im2col_args a;
+    ks_im2col_geom g;
+    int threads;
+    int64_t blocks;
+    int rc = ks_im2col_args_make(p, input, columns, &a, &g);
+    if (!rc)
+        rc = ks_launch_resolve(launch, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, g.im2col_work,
+                               &threads, &blocks);
+    if (rc) return rc;
+    ks_sim_launch(blocks, threads, sink ? im2col_traced : im2col_plain, &a, sink);
+    return KS_OK;
+}
+
+int ks_col2im_sim(const ks_im2col_params *p, const float *columns, float *output,
+                  const ks_launch *launch, ks_sink *sink)
+{
+    ks_im2col_args a;
+    ks_im2col_geom g;
+    int threads;
+    int64_t blocks;
+    int rc = ks_im2col_args_make(p, columns, output, &a, &g);
+    if (!rc)
+        rc = ks_launch_resolve(launch, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, g.image_numel,
+                               &threads, &blocks);
+    if (rc) return rc;
+    ks_sim_launch(blocks, threads, sink ? col2im_traced : col2im_plain, &a, sink);
+    return KS_OK;
+}

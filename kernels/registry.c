@@ -1,0 +1,85 @@
+#include "registry.h"
+
+#include <string.h>
+
+#include "core/ks_error.h"
+#include "im2col/im2col_op.h"
+
+static const ks_op *const table[] = {
+    &ks_op_im2col,
+    &ks_op_col2im,
+};
+
+int ks_op_count(void)
+{
+    return (int)(sizeof table / sizeof table[0]);
+}
+
+const ks_op *ks_op_at(int i)
+{
+    return i >= 0 && i < ks_op_count() ? table[i] : NULL;
+}
+
+const ks_op *ks_op_find(const char *name)
+{
+    for (int i = 0; i < ks_op_count(); ++i)
+        if (!strcmp(table[i]->name, name)) return table[i];
+    return NULL;
+}
+
+int ks_op_param(const ks_op *op, const char *name)
+{
+    for (int i = 0; i < op->nparams; ++i)
+        if (!strcmp(op->params[i].name, name)) return i;
+    return -1;
+}
+
+int ks_op_tensor(const ks_op *op, const char *name)
+{
+    for (int i = 0; i < op->ntensors; ++i)
+        if (!strcmp(op->tensors[i].name, name)) return i;
+    return -1;
+}
+
+void ks_run_init(ks_run *r, const ks_op *op)
+{
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < op->nparams; ++i) {
+        r->value[i][0] = op->params[i].def[0];
+        r->value[i][1] = op->params[i].def[1];
+    }
+    for (int i = 0; i < op->ntensors; ++i)
+        strncpy(r->tensor[i].name, op->tensors[i].name, KS_NAME_LEN - 1);
+}
+
+void ks_run_free(ks_run *r)
+{
+    for (int i = 0; i < KS_OP_TENSORS; ++i) ks_tensor_free(&r->tensor[i]);
+}
+
+/* splitmix64: a tiny, well-mixed generator, so patterns are the same everywhere */
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed)
+{
+    int rc = ks_tensor_alloc(t);
+    if (rc) return rc;
+    const int64_t n = ks_tensor_numel(t);
+    float *d = t->data;
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; ++i) {
+        if (pattern == KS_PAT_ONES)
+            d[i] = 1.0f;
+        else if (pattern == KS_PAT_RANDOM)
+            d[i] = (float)((next(&s) >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0);
+        else
+            d[i] = (float)(i + 1); /* 1, 2, 3, ...: every value names its position */
+    }
+    return KS_OK;
+}

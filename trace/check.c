@@ -1,0 +1,208 @@
+#include "check.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+
+static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
+    KS_PRINTF(4, 5);
+static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
+{
+    if (rep->violations < KS_CHECK_KEEP) {
+        char *line = rep->first[rep->violations];
+        int n = e ? snprintf(line, 256, "event %llu (block %u thread %u index %lld): ",
+                             (unsigned long long)i, e->block, e->thread, (long long)e->index)
+                  : 0;
+        va_list ap;
+        va_start(ap, fmt);
+        if (n > 0 && n < 256) vsnprintf(line + n, 256 - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    rep->violations++;
+}
+
+static void check_work(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,
+                       ks_check_report *rep)
+{
+    int64_t recomposed = 0;
+    int digits = 0;
+    for (int f = 0; f < s->nfields; ++f) {
+        const ks_field *d = &s->fields[f];
+        if (!d->digit) continue;
+        int64_t want = e->index / d->stride;
+        if (d->extent > 0) want %= d->extent;
+        want += d->bias;
+        if (e->u.field[f] != want)
+            violation(rep, i, e, "%s = %d but index %lld gives %s = %lld", d->name,
+                      e->u.field[f], (long long)e->index, d->expr, (long long)want);
+        recomposed += ((int64_t)e->u.field[f] - d->bias) * d->stride;
+        digits++;
+    }
+    if (digits && recomposed != e->index)
+        violation(rep, i, e, "fields recompose to %lld, not to the index", (long long)recomposed);
+    (void)tr;
+}
+
+static double tensor_value(const ks_tensor *t, int64_t off)
+{
+    switch (t->dtype) {
+    case KS_F32: return ((const float *)t->data)[off];
+    case KS_I32: return ((const int32_t *)t->data)[off];
+    default: return (double)((const int64_t *)t->data)[off];
+    }
+}
+
+/* In-bounds accesses: offset inside the tensor and (plane, y, x) recomposing to it. */
+static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,
+                        ks_check_report *rep)
+{
+    const ks_tensor *t = &tr->tensors[s->tensor];
+    const ks_ev_access *a = &e->u.access;
+    const int64_t numel = ks_tensor_numel(t);
+    const int64_t X = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
+    const int64_t Y = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+    if (!isfinite(a->value)) violation(rep, i, e, "value is %g", a->value);
+    if (e->flags & KS_FLAG_PADDING) {
+        rep->padding_reads++;
+        if (e->kind != KS_EV_READ) violation(rep, i, e, "a write marked as padding");
+        if (a->offset != -1) violation(rep, i, e, "padding read with offset %lld", (long long)a->offset);
+        if (a->y >= 0 && a->y < Y && a->x >= 0 && a->x < X)
+            violation(rep, i, e, "marked padding but (y %d, x %d) is inside %s", a->y, a->x, t->name);
+        if (a->value != 0.0f) violation(rep, i, e, "padding read of %g, not 0", a->value);
+        return 0;
+    }
+    if (a->offset < 0 || a->offset >= numel) {
+        violation(rep, i, e, "offset %lld outside %s (%lld elements)", (long long)a->offset,
+                  t->name, (long long)numel);
+        return 0;
+    }
+    if (a->y < 0 || a->y >= Y || a->x < 0 || a->x >= X ||
+        ((int64_t)a->plane * Y + a->y) * X + a->x != a->offset)
+        violation(rep, i, e, "(plane %d, y %d, x %d) does not recompose to offset %lld of %s",
+                  a->plane, a->y, a->x, (long long)a->offset, t->name);
+    const double stored = tensor_value(t, a->offset);
+    if (e->kind == KS_EV_READ && tr->roles[s->tensor] == KS_ROLE_INPUT && stored != a->value)
+        violation(rep, i, e, "read %g but %s[%lld] holds %g", a->value, t->name,
+                  (long long)a->offset, stored);
+    return 1;
+}
+
+static void check_sample(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,
+                         ks_check_report *rep)
+{
+    const ks_ev_sample *m = &e->u.sample;
+    float sum = 0.0f;
+    int all = (e->flags & (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11)) ==
+              (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11);
+    if (!isfinite(m->value)) violation(rep, i, e, "sampled value is %g", m->value);
+    for (int k = 0; k < 4; ++k) {
+        if (!isfinite(m->w[k])) violation(rep, i, e, "weight %d is %g", k, m->w[k]);
+        sum += m->w[k];
+    }
+    if (all && fabsf(sum - 1.0f) > 1e-5f)
+        violation(rep, i, e, "in-range sample weights sum to %.7g, not 1", sum);
+    (void)tr, (void)s;
+}
+
+int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    const ks_filter all = ks_filter_all();
+    rep->complete = tr->dropped == 0 && !memcmp(&tr->filter, &all, sizeof all);
+    const int64_t grid = tr->blocks * tr->threads;
+    /* one bit per work item: seen */
+    unsigned char *seen = calloc((size_t)(tr->work_items / 8 + 1), 1);
+    uint32_t *writes[KS_MAX_TENSORS] = {0};
+    uint32_t *atomics[KS_MAX_TENSORS] = {0};
+    int rc = seen ? KS_OK : KS_ENOMEM;
+    for (int s = 0; s < tr->nsites && !rc; ++s) {
+        int t = tr->sites[s].tensor;
+        if (tr->sites[s].kind != KS_EV_WRITE || t < 0 || writes[t]) continue;
+        size_t n = (size_t)ks_tensor_numel(&tr->tensors[t]) + 1;
+        writes[t] = calloc(n, sizeof(uint32_t));
+        atomics[t] = calloc(n, sizeof(uint32_t));
+        if (!writes[t] || !atomics[t]) rc = KS_ENOMEM;
+    }
+    if (rc) goto out;
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        const ks_event *e = &tr->events[i];
+        if (e->kind >= 1 && e->kind <= 4) rep->by_kind[e->kind]++;
+        if (e->site >= tr->nsites) {
+            violation(rep, i, e, "site %u is not in the schema (%d sites)", e->site, tr->nsites);
+            continue;
+        }
+        const ks_site *s = &tr->sites[e->site];
+        if (e->kind != s->kind) {
+            violation(rep, i, e, "kind %s at site %s, which records %s",
+                      ks_event_kind_name(e->kind), s->name, ks_event_kind_name(s->kind));
+            continue;
+        }
+        if (e->block >= tr->blocks || e->thread >= (uint32_t)tr->threads)
+            violation(rep, i, e, "thread outside the launch (%lld blocks x %d threads)",
+                      (long long)tr->blocks, tr->threads);
+        if (e->index < 0 || e->index >= tr->work_items) {
+            violation(rep, i, e, "index outside 0..%lld", (long long)tr->work_items - 1);
+            continue;
+        }
+        if ((int64_t)e->block * tr->threads + e->thread + (int64_t)e->iter * grid != e->index)
+            violation(rep, i, e, "grid-stride loop: block %u * %d + thread %u + iter %u * %lld != index",
+                      e->block, tr->threads, e->thread, e->iter, (long long)grid);
+        if (s->kind == KS_EV_WORK) {
+            unsigned char bit = (unsigned char)(1u << (e->index % 8));
+            if (seen[e->index / 8] & bit) violation(rep, i, e, "work item recorded twice");
+            seen[e->index / 8] |= bit;
+            check_work(tr, s, i, e, rep);
+            continue;
+        }
+        if (e->tensor != s->tensor) {
+            violation(rep, i, e, "tensor %u but site %s touches tensor %d", e->tensor, s->name,
+                      s->tensor);
+            continue;
+        }
+        if (s->kind == KS_EV_SAMPLE) {
+            check_sample(tr, s, i, e, rep);
+            continue;
+        }
+        if (!check_access(tr, s, i, e, rep) || s->kind != KS_EV_WRITE) continue;
+        const int64_t off = e->u.access.offset;
+        writes[s->tensor][off]++;
+        if (e->flags & KS_FLAG_ATOMIC) {
+            if (++atomics[s->tensor][off] == 2) rep->atomic_collisions++;
+        } else if (s->writes_per_element == 1 && tr->roles[s->tensor] == KS_ROLE_OUTPUT &&
+                   tensor_value(&tr->tensors[s->tensor], off) != e->u.access.value) {
+            violation(rep, i, e, "stored %g but %s[%lld] holds %g", e->u.access.value,
+                      tr->tensors[s->tensor].name, (long long)off,
+                      tensor_value(&tr->tensors[s->tensor], off));
+        }
+    }
+    if (rep->complete) {
+        for (int64_t w = 0; w < tr->work_items; ++w)
+            if (!(seen[w / 8] & (1u << (w % 8)))) {
+                violation(rep, 0, NULL, "work item %lld never recorded", (long long)w);
+                break;
+            }
+        for (int s = 0; s < tr->nsites; ++s) {
+            const ks_site *site = &tr->sites[s];
+            if (site->kind != KS_EV_WRITE || site->writes_per_element <= 0) continue;
+            const int64_t n = ks_tensor_numel(&tr->tensors[site->tensor]);
+            for (int64_t k = 0; k < n; ++k)
+                if (writes[site->tensor][k] != (uint32_t)site->writes_per_element) {
+                    violation(rep, 0, NULL, "%s[%lld] written %u times, expected %d",
+                              tr->tensors[site->tensor].name, (long long)k,
+                              writes[site->tensor][k], site->writes_per_element);
+                    break;
+                }
+        }
+    }
+out:
+    free(seen);
+    for (int t = 0; t < KS_MAX_TENSORS; ++t) {
+        free(writes[t]);
+        free(atomics[t]);
+    }
+    return rc ? ks_fail(rc, "check: out of memory") : KS_OK;
+}

@@ -1,0 +1,28 @@
+/* check.h - the invariants of DESIGN section 7, checked from the trace alone. */
+#ifndef KS_CHECK_H
+#define KS_CHECK_H
+
+#include "kst.h"
+
+#define KS_CHECK_KEEP 10
+
+typedef struct ks_check_report {
+    uint64_t violations;
+    char first[KS_CHECK_KEEP][256]; /* the first violations, one line each */
+    uint64_t by_kind[5];            /* events per ks_event_kind */
+    uint64_t padding_reads;
+    uint64_t atomic_collisions;     /* elements receiving more than one atomic add */
+    int complete;                   /* no filter and no dropped events: counts are checked */
+} ks_check_report;
+
+/* Checks every event: site and kind agree with the schema; the thread follows the
+ * grid-stride loop (index == block*threads + thread + iter*blocks*threads); work fields
+ * recompose to the index; reads/writes are in bounds, or padding reads marked as such,
+ * with coordinates that recompose to the offset; read values equal the stored input;
+ * plain stores equal the stored output; no NaN/Inf; bilinear weights of in-range samples
+ * sum to 1; each work item appears once; in a complete trace every work item appears and
+ * every element of a written tensor is written the site's expected number of times.
+ * Returns KS_OK (violations may be > 0) or KS_ENOMEM. */
+int ks_trace_check(const ks_trace *tr, ks_check_report *rep);
+
+#endif

@@ -1,0 +1,76 @@
+/* kst.h - the KernelScope trace file (.kst): one launch's parameters, launch
+ * configuration, site schema, tensors and events. Byte layout: docs/trace-format.md.
+ *
+ * Writing: fill a ks_trace (pointers to your tensors and events) and call
+ * ks_trace_write; the file appears whole or not at all (temporary file + rename).
+ * Reading: ks_trace_open maps the file and checks every length, offset, count and shape
+ * against it (not the checksums: ks_trace_verify does that, it reads every byte), so a
+ * huge trace opens at once. Errors read "FILE: offset N: problem".
+ */
+#ifndef KS_KST_H
+#define KS_KST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/core/ks_event.h"
+#include "../kernels/core/ks_schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KS_KST_MAGIC "KSTRACE\0"
+#define KS_KST_VERSION 1
+#define KS_KST_PREAMBLE 24
+#define KS_KST_ALIGN 64
+#define KS_MAX_TENSORS 16
+
+enum ks_tensor_role { KS_ROLE_INPUT = 0, KS_ROLE_OUTPUT = 1 };
+
+typedef struct ks_section {
+    uint64_t offset; /* from the start of the data area */
+    uint64_t length;
+    uint32_t crc32;
+} ks_section;
+
+typedef struct ks_trace {
+    char op[KS_NAME_LEN];
+    char variant[16];  /* "traced" */
+    char device[128];  /* "sim" or the GPU's name */
+    char params[1024]; /* the operator's parameters as a JSON object */
+    int threads;       /* per block */
+    int64_t blocks, block_cap, work_items;
+    ks_filter filter;
+    int nsites;
+    ks_site sites[KS_MAX_SITES];
+    int ntensors;
+    ks_tensor tensors[KS_MAX_TENSORS]; /* data: caller's (writer) or mapped (reader) */
+    int roles[KS_MAX_TENSORS];
+    const ks_event *events;
+    uint64_t nevents, dropped;
+    /* filled by ks_trace_open */
+    char path[4096];
+    void *map;
+    size_t map_size;
+    uint64_t data_start;
+    ks_section tensor_sec[KS_MAX_TENSORS], event_sec;
+} ks_trace;
+
+int ks_trace_write(const char *path, const ks_trace *tr);
+/* Opens and validates the structure of a trace. On error nothing stays mapped. */
+int ks_trace_open(const char *path, ks_trace *tr);
+/* Checks the header's and every section's CRC-32. */
+int ks_trace_verify(const ks_trace *tr);
+void ks_trace_close(ks_trace *tr);
+
+/* Index of the tensor called name, or -1. */
+int ks_trace_tensor(const ks_trace *tr, const char *name);
+const char *ks_event_kind_name(int kind); /* "work", "read", ... or "?" */
+int ks_event_kind_parse(const char *s);   /* 0 when unknown */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,348 @@
+/* kst_read.c - maps a .kst and validates it; trusts nothing in the file. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../kernels/core/ks_error.h"
+#include "crc32.h"
+#include "kst.h"
+
+#define MAX_EXACT 9007199254740992.0 /* 2^53: the largest integer a JSON double holds */
+
+typedef struct reader {
+    const char *path;
+    const unsigned char *base;
+    uint64_t size;
+} reader;
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Header errors are reported at the header's offset with the JSON path of the value. */
+static int hbad(const reader *r, const char *where, const char *what)
+{
+    return ks_fail_at(r->path, KS_KST_PREAMBLE, "header: %s %s", where, what);
+}
+
+static int get_int(const reader *r, const cJSON *o, const char *key, double lo, double hi,
+                   int64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) return hbad(r, key, "is missing");
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+        return hbad(r, key, "is not an integer");
+    if (v->valuedouble < lo || v->valuedouble > hi || fabs(v->valuedouble) > MAX_EXACT)
+        return hbad(r, key, "is out of range");
+    *out = (int64_t)v->valuedouble;
+    return KS_OK;
+}
+
+static int get_str(const reader *r, const cJSON *o, const char *key, char *buf, size_t n)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) return hbad(r, key, "is missing");
+    if (!cJSON_IsString(v)) return hbad(r, key, "is not a string");
+    if (strlen(v->valuestring) >= n) return hbad(r, key, "is too long");
+    snprintf(buf, n, "%s", v->valuestring);
+    return KS_OK;
+}
+
+static const cJSON *get_obj(const cJSON *o, const char *key, int array)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return v && (array ? cJSON_IsArray(v) : cJSON_IsObject(v)) ? v : NULL;
+}
+
+static int get_range(const reader *r, const cJSON *filter, const char *key, int64_t *lo,
+                     int64_t *hi)
+{
+    const cJSON *a = get_obj(filter, key, 1);
+    if (!a || cJSON_GetArraySize(a) != 2) return hbad(r, key, "is not a [lo, hi] pair");
+    const cJSON *l = cJSON_GetArrayItem(a, 0), *h = cJSON_GetArrayItem(a, 1);
+    if (!cJSON_IsNumber(l) || !cJSON_IsNumber(h) || l->valuedouble < 0 ||
+        l->valuedouble > MAX_EXACT || h->valuedouble < -1 || h->valuedouble > MAX_EXACT)
+        return hbad(r, key, "range is out of range");
+    *lo = (int64_t)l->valuedouble;
+    *hi = h->valuedouble < 0 ? INT64_MAX : (int64_t)h->valuedouble;
+    return KS_OK;
+}
+
+static int parse_site(const reader *r, const cJSON *o, ks_site *s)
+{
+    int64_t v;
+    char kind[16];
+    int rc = get_str(r, o, "name", s->name, sizeof s->name);
+    if (!rc) rc = get_str(r, o, "kind", kind, sizeof kind);
+    if (rc) return rc;
+    s->kind = ks_event_kind_parse(kind);
+    if (!s->kind) return hbad(r, "site kind", "is unknown");
+    if ((rc = get_int(r, o, "tensor", -1, KS_MAX_TENSORS - 1, &v))) return rc;
+    s->tensor = (int)v;
+    if ((rc = get_int(r, o, "writes_per_element", 0, 1 << 30, &v))) return rc;
+    s->writes_per_element = (int)v;
+    const cJSON *fields = get_obj(o, "fields", 1);
+    if (!fields) return hbad(r, "site fields", "is not an array");
+    if (cJSON_GetArraySize(fields) > KS_WORK_FIELDS) return hbad(r, "site fields", "has more than 8 entries");
+    s->nfields = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, fields) {
+        ks_field *d = &s->fields[s->nfields++];
+        const cJSON *digit = cJSON_GetObjectItemCaseSensitive(f, "digit");
+        if (!cJSON_IsObject(f)) return hbad(r, "site field", "is not an object");
+        if ((rc = get_str(r, f, "name", d->name, sizeof d->name))) return rc;
+        if ((rc = get_str(r, f, "expr", d->expr, sizeof d->expr))) return rc;
+        if (!cJSON_IsBool(digit)) return hbad(r, "field digit", "is not a boolean");
+        d->digit = cJSON_IsTrue(digit);
+        if ((rc = get_int(r, f, "stride", 0, MAX_EXACT, &d->stride))) return rc;
+        if ((rc = get_int(r, f, "extent", 0, MAX_EXACT, &d->extent))) return rc;
+        if ((rc = get_int(r, f, "bias", -MAX_EXACT, MAX_EXACT, &d->bias))) return rc;
+        if (d->digit && d->stride < 1) return hbad(r, "field stride", "must be >= 1 for a digit");
+    }
+    return KS_OK;
+}
+
+/* Checks that a section lies inside the file, aligned; records where. */
+static int check_section(const reader *r, uint64_t data_start, const ks_section *s,
+                         const char *name)
+{
+    if (s->offset % KS_KST_ALIGN)
+        return ks_fail_at(r->path, (long long)(data_start + s->offset),
+                          "section %s is not %d-byte aligned", name, KS_KST_ALIGN);
+    if (data_start + s->offset > r->size || s->length > r->size - data_start - s->offset)
+        return ks_fail_at(r->path, (long long)(data_start + s->offset),
+                          "section %s (%llu bytes) runs past the end of the file (%llu bytes)",
+                          name, (unsigned long long)s->length, (unsigned long long)r->size);
+    return KS_OK;
+}
+
+static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
+{
+    ks_tensor *t = &tr->tensors[i];
+    ks_section *s = &tr->tensor_sec[i];
+    char role[16], dtype[8];
+    int64_t v;
+    int rc = get_str(r, o, "name", t->name, sizeof t->name);
+    if (!rc) rc = get_str(r, o, "role", role, sizeof role);
+    if (!rc) rc = get_str(r, o, "dtype", dtype, sizeof dtype);
+    if (rc) return rc;
+    if (!strcmp(role, "input")) tr->roles[i] = KS_ROLE_INPUT;
+    else if (!strcmp(role, "output")) tr->roles[i] = KS_ROLE_OUTPUT;
+    else return hbad(r, "tensor role", "is not input or output");
+    if (!strcmp(dtype, "f32")) t->dtype = KS_F32;
+    else if (!strcmp(dtype, "i32")) t->dtype = KS_I32;
+    else if (!strcmp(dtype, "i64")) t->dtype = KS_I64;
+    else return hbad(r, "tensor dtype", "is not f32, i32 or i64");
+    const cJSON *shape = get_obj(o, "shape", 1);
+    if (!shape) return hbad(r, "tensor shape", "is not an array");
+    if (cJSON_GetArraySize(shape) > KS_MAX_DIMS) return hbad(r, "tensor shape", "has more than 6 dimensions");
+    t->ndim = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, shape) {
+        if (!cJSON_IsNumber(d) || d->valuedouble != floor(d->valuedouble) ||
+            d->valuedouble < 0 || d->valuedouble > MAX_EXACT)
+            return hbad(r, "tensor shape", "has a dimension that is not a size");
+        t->shape[t->ndim++] = (int64_t)d->valuedouble;
+    }
+    int64_t numel = ks_tensor_numel(t);
+    if (numel < 0) return hbad(r, "tensor shape", "overflows");
+    if ((rc = get_int(r, o, "offset", 0, MAX_EXACT, &v))) return rc;
+    s->offset = (uint64_t)v;
+    if ((rc = get_int(r, o, "length", 0, MAX_EXACT, &v))) return rc;
+    s->length = (uint64_t)v;
+    if ((rc = get_int(r, o, "crc32", 0, 4294967295.0, &v))) return rc;
+    s->crc32 = (uint32_t)v;
+    if (s->length != (uint64_t)numel * ks_dtype_size(t->dtype))
+        return ks_fail_at(r->path, KS_KST_PREAMBLE,
+                          "header: tensor %s length %llu does not match its shape (%lld elements)",
+                          t->name, (unsigned long long)s->length, (long long)numel);
+    if ((rc = check_section(r, tr->data_start, s, t->name))) return rc;
+    t->data = (void *)(r->base + tr->data_start + s->offset);
+    return KS_OK;
+}
+
+static int overlaps(const ks_section *a, const ks_section *b)
+{
+    return a->length && b->length && a->offset < b->offset + b->length &&
+           b->offset < a->offset + a->length;
+}
+
+static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
+{
+    char fmt[32];
+    int64_t v;
+    int rc;
+    if (!cJSON_IsObject(h)) return hbad(r, "root", "is not an object");
+    if ((rc = get_str(r, h, "format", fmt, sizeof fmt))) return rc;
+    if (strcmp(fmt, "kscope-trace")) return hbad(r, "format", "is not kscope-trace");
+    if ((rc = get_int(r, h, "version", 0, 1e9, &v))) return rc;
+    if (v != KS_KST_VERSION) return hbad(r, "version", "is not supported");
+    if ((rc = get_str(r, h, "op", tr->op, sizeof tr->op))) return rc;
+    if ((rc = get_str(r, h, "variant", tr->variant, sizeof tr->variant))) return rc;
+    if ((rc = get_str(r, h, "device", tr->device, sizeof tr->device))) return rc;
+    const cJSON *params = get_obj(h, "params", 0);
+    if (!params) return hbad(r, "params", "is not an object");
+    if (!cJSON_PrintPreallocated((cJSON *)params, tr->params, sizeof tr->params, 0))
+        return hbad(r, "params", "is too long");
+    const cJSON *launch = get_obj(h, "launch", 0);
+    if (!launch) return hbad(r, "launch", "is not an object");
+    if ((rc = get_int(r, launch, "threads_per_block", 1, 1024, &v))) return rc;
+    tr->threads = (int)v;
+    if ((rc = get_int(r, launch, "blocks", 0, MAX_EXACT, &tr->blocks))) return rc;
+    if ((rc = get_int(r, launch, "block_cap", -1, MAX_EXACT, &tr->block_cap))) return rc;
+    if ((rc = get_int(r, launch, "work_items", 0, MAX_EXACT, &tr->work_items))) return rc;
+    const cJSON *filter = get_obj(h, "filter", 0);
+    if (!filter) return hbad(r, "filter", "is not an object");
+    if ((rc = get_range(r, filter, "index", &tr->filter.index_lo, &tr->filter.index_hi))) return rc;
+    if ((rc = get_range(r, filter, "block", &tr->filter.block_lo, &tr->filter.block_hi))) return rc;
+    if ((rc = get_int(r, filter, "every", 1, MAX_EXACT, &tr->filter.every))) return rc;
+
+    const cJSON *tensors = get_obj(h, "tensors", 1);
+    if (!tensors) return hbad(r, "tensors", "is not an array");
+    if (cJSON_GetArraySize(tensors) > KS_MAX_TENSORS) return hbad(r, "tensors", "has too many entries");
+    const cJSON *o;
+    cJSON_ArrayForEach(o, tensors) {
+        if (!cJSON_IsObject(o)) return hbad(r, "tensor", "is not an object");
+        if ((rc = parse_tensor(r, o, tr, tr->ntensors))) return rc;
+        tr->ntensors++;
+    }
+    const cJSON *sites = get_obj(h, "sites", 1);
+    if (!sites) return hbad(r, "sites", "is not an array");
+    if (cJSON_GetArraySize(sites) > KS_MAX_SITES) return hbad(r, "sites", "has too many entries");
+    cJSON_ArrayForEach(o, sites) {
+        ks_site *s = &tr->sites[tr->nsites];
+        if (!cJSON_IsObject(o)) return hbad(r, "site", "is not an object");
+        if ((rc = parse_site(r, o, s))) return rc;
+        if (s->tensor >= tr->ntensors) return hbad(r, "site tensor", "names no tensor");
+        tr->nsites++;
+    }
+    const cJSON *ev = get_obj(h, "events", 0);
+    if (!ev) return hbad(r, "events", "is not an object");
+    if ((rc = get_int(r, ev, "record_size", 0, 1e9, &v))) return rc;
+    if (v != (int64_t)sizeof(ks_event)) return hbad(r, "events record_size", "is not 64");
+    if ((rc = get_int(r, ev, "count", 0, MAX_EXACT, &v))) return rc;
+    tr->nevents = (uint64_t)v;
+    if ((rc = get_int(r, ev, "dropped", 0, MAX_EXACT, &v))) return rc;
+    tr->dropped = (uint64_t)v;
+    if ((rc = get_int(r, ev, "offset", 0, MAX_EXACT, &v))) return rc;
+    tr->event_sec.offset = (uint64_t)v;
+    if ((rc = get_int(r, ev, "length", 0, MAX_EXACT, &v))) return rc;
+    tr->event_sec.length = (uint64_t)v;
+    if ((rc = get_int(r, ev, "crc32", 0, 4294967295.0, &v))) return rc;
+    tr->event_sec.crc32 = (uint32_t)v;
+    if (tr->event_sec.length / sizeof(ks_event) != tr->nevents ||
+        tr->event_sec.length % sizeof(ks_event))
+        return hbad(r, "events length", "does not match count * 64");
+    if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
+    tr->events = (const ks_event *)(r->base + tr->data_start + tr->event_sec.offset);
+    for (int i = 0; i < tr->ntensors; ++i) {
+        if (overlaps(&tr->tensor_sec[i], &tr->event_sec))
+            return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset),
+                              "section events overlaps tensor %s", tr->tensors[i].name);
+        for (int j = 0; j < i; ++j)
+            if (overlaps(&tr->tensor_sec[i], &tr->tensor_sec[j]))
+                return ks_fail_at(r->path, (long long)(tr->data_start + tr->tensor_sec[i].offset),
+                                  "section %s overlaps tensor %s", tr->tensors[i].name,
+                                  tr->tensors[j].name);
+    }
+    return KS_OK;
+}
+
+int ks_trace_open(const char *path, ks_trace *tr)
+{
+    struct stat st;
+    reader r;
+    int rc;
+    memset(tr, 0, sizeof *tr);
+    snprintf(tr->path, sizeof tr->path, "%s", path);
+    r.path = path;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return ks_fail(KS_EIO, "%s: not a regular file", path);
+    }
+    r.size = (uint64_t)st.st_size;
+    if (r.size < KS_KST_PREAMBLE) {
+        close(fd);
+        return ks_fail_at(path, 0, "file is %llu bytes, too short for the %d-byte preamble",
+                          (unsigned long long)r.size, KS_KST_PREAMBLE);
+    }
+    void *map = mmap(NULL, (size_t)r.size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return ks_fail(KS_EIO, "%s: cannot map: %s", path, strerror(errno));
+    tr->map = map;
+    tr->map_size = (size_t)r.size;
+    r.base = map;
+    if (memcmp(r.base, KS_KST_MAGIC, 8)) {
+        rc = ks_fail_at(path, 0, "not a KernelScope trace (bad magic)");
+        goto fail;
+    }
+    uint32_t version = get_u32(r.base + 8), hlen = get_u32(r.base + 12);
+    if (version != KS_KST_VERSION) {
+        rc = ks_fail_at(path, 8, "unsupported version %u (this reader knows %d)", version,
+                        KS_KST_VERSION);
+        goto fail;
+    }
+    if (hlen == 0 || hlen > r.size - KS_KST_PREAMBLE) {
+        rc = ks_fail_at(path, 12, "header length %u runs past the end of the file (%llu bytes)",
+                        hlen, (unsigned long long)r.size);
+        goto fail;
+    }
+    const char *json = (const char *)r.base + KS_KST_PREAMBLE;
+    if (ks_crc32(0, json, hlen) != get_u32(r.base + 16)) {
+        rc = ks_fail_at(path, 16, "header checksum mismatch");
+        goto fail;
+    }
+    const char *end = NULL;
+    cJSON *h = cJSON_ParseWithLengthOpts(json, hlen, &end, 0);
+    if (!h) {
+        long long at = KS_KST_PREAMBLE + (end ? (long long)(end - json) : 0);
+        rc = ks_fail_at(path, at, "header is not valid JSON");
+        goto fail;
+    }
+    tr->data_start = (KS_KST_PREAMBLE + (uint64_t)hlen + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN;
+    rc = parse_header(&r, h, tr);
+    cJSON_Delete(h);
+    if (rc) goto fail;
+    return KS_OK;
+fail:
+    munmap(map, (size_t)r.size);
+    tr->map = NULL;
+    return rc;
+}
+
+int ks_trace_verify(const ks_trace *tr)
+{
+    for (int i = 0; i < tr->ntensors; ++i) {
+        const ks_section *s = &tr->tensor_sec[i];
+        if (ks_crc32(0, tr->tensors[i].data, s->length) != s->crc32)
+            return ks_fail_at(tr->path, (long long)(tr->data_start + s->offset),
+                              "tensor %s checksum mismatch", tr->tensors[i].name);
+    }
+    if (ks_crc32(0, tr->events, tr->event_sec.length) != tr->event_sec.crc32)
+        return ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset),
+                          "events checksum mismatch");
+    return KS_OK;
+}
+
+void ks_trace_close(ks_trace *tr)
+{
+    if (tr->map) munmap(tr->map, tr->map_size);
+    tr->map = NULL;
+}
+
+int ks_trace_tensor(const ks_trace *tr, const char *name)
+{
+    for (int i = 0; i < tr->ntensors; ++i)
+        if (!strcmp(tr->tensors[i].name, name)) return i;
+    return -1;
+}

@@ -1,0 +1,175 @@
+/* kst_write.c - writes a .kst: preamble, JSON header, 64-byte aligned sections. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "crc32.h"
+#include "ks_file.h"
+#include "kst.h"
+
+static uint64_t align_up(uint64_t v)
+{
+    return (v + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN;
+}
+
+/* [lo, hi] of a filter range; JSON cannot hold INT64_MAX exactly, so "no upper bound"
+ * is written as -1. */
+static cJSON *range(int64_t lo, int64_t hi)
+{
+    cJSON *arr = cJSON_CreateArray();
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lo));
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(hi == INT64_MAX ? -1.0 : (double)hi));
+    return arr;
+}
+
+static cJSON *site_json(const ks_site *s, int id)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", id);
+    cJSON_AddStringToObject(o, "name", s->name);
+    cJSON_AddStringToObject(o, "kind", ks_event_kind_name(s->kind));
+    cJSON_AddNumberToObject(o, "tensor", s->tensor);
+    cJSON_AddNumberToObject(o, "writes_per_element", s->writes_per_element);
+    cJSON *fields = cJSON_AddArrayToObject(o, "fields");
+    for (int i = 0; i < s->nfields; ++i) {
+        const ks_field *f = &s->fields[i];
+        cJSON *fo = cJSON_CreateObject();
+        cJSON_AddStringToObject(fo, "name", f->name);
+        cJSON_AddBoolToObject(fo, "digit", f->digit);
+        cJSON_AddNumberToObject(fo, "stride", (double)f->stride);
+        cJSON_AddNumberToObject(fo, "extent", (double)f->extent);
+        cJSON_AddNumberToObject(fo, "bias", (double)f->bias);
+        cJSON_AddStringToObject(fo, "expr", f->expr);
+        cJSON_AddItemToArray(fields, fo);
+    }
+    return o;
+}
+
+static char *header_json(const ks_trace *tr, ks_section *tsec, ks_section *esec)
+{
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddStringToObject(h, "format", "kscope-trace");
+    cJSON_AddNumberToObject(h, "version", KS_KST_VERSION);
+    cJSON_AddStringToObject(h, "op", tr->op);
+    cJSON_AddStringToObject(h, "variant", tr->variant);
+    cJSON_AddStringToObject(h, "device", tr->device);
+    cJSON *params = cJSON_Parse(tr->params[0] ? tr->params : "{}");
+    cJSON_AddItemToObject(h, "params", params ? params : cJSON_CreateObject());
+    cJSON *launch = cJSON_AddObjectToObject(h, "launch");
+    cJSON_AddNumberToObject(launch, "threads_per_block", tr->threads);
+    cJSON_AddNumberToObject(launch, "blocks", (double)tr->blocks);
+    cJSON_AddNumberToObject(launch, "block_cap", (double)tr->block_cap);
+    cJSON_AddNumberToObject(launch, "work_items", (double)tr->work_items);
+    cJSON *filter = cJSON_AddObjectToObject(h, "filter");
+    cJSON_AddItemToObject(filter, "index", range(tr->filter.index_lo, tr->filter.index_hi));
+    cJSON_AddItemToObject(filter, "block", range(tr->filter.block_lo, tr->filter.block_hi));
+    cJSON_AddNumberToObject(filter, "every", (double)tr->filter.every);
+    cJSON *sites = cJSON_AddArrayToObject(h, "sites");
+    for (int i = 0; i < tr->nsites; ++i) cJSON_AddItemToArray(sites, site_json(&tr->sites[i], i));
+    cJSON *tensors = cJSON_AddArrayToObject(h, "tensors");
+    for (int i = 0; i < tr->ntensors; ++i) {
+        const ks_tensor *t = &tr->tensors[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", t->name);
+        cJSON_AddStringToObject(o, "role", tr->roles[i] == KS_ROLE_OUTPUT ? "output" : "input");
+        cJSON_AddStringToObject(o, "dtype", ks_dtype_name(t->dtype));
+        cJSON *shape = cJSON_AddArrayToObject(o, "shape");
+        for (int d = 0; d < t->ndim; ++d)
+            cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t->shape[d]));
+        cJSON_AddNumberToObject(o, "offset", (double)tsec[i].offset);
+        cJSON_AddNumberToObject(o, "length", (double)tsec[i].length);
+        cJSON_AddNumberToObject(o, "crc32", tsec[i].crc32);
+        cJSON_AddItemToArray(tensors, o);
+    }
+    cJSON *ev = cJSON_AddObjectToObject(h, "events");
+    cJSON_AddNumberToObject(ev, "record_size", sizeof(ks_event));
+    cJSON_AddNumberToObject(ev, "count", (double)tr->nevents);
+    cJSON_AddNumberToObject(ev, "dropped", (double)tr->dropped);
+    cJSON_AddNumberToObject(ev, "offset", (double)esec->offset);
+    cJSON_AddNumberToObject(ev, "length", (double)esec->length);
+    cJSON_AddNumberToObject(ev, "crc32", esec->crc32);
+    char *text = cJSON_Print(h);
+    cJSON_Delete(h);
+    return text;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+int ks_trace_write(const char *path, const ks_trace *tr)
+{
+    static const unsigned char zeros[KS_KST_ALIGN];
+    ks_section tsec[KS_MAX_TENSORS], esec;
+    uint64_t at = 0;
+    if (tr->ntensors < 0 || tr->ntensors > KS_MAX_TENSORS || tr->nsites < 0 ||
+        tr->nsites > KS_MAX_SITES)
+        return ks_fail(KS_EINVAL, "%s: too many tensors or sites", path);
+    for (int i = 0; i < tr->ntensors; ++i) {
+        const ks_tensor *t = &tr->tensors[i];
+        int64_t n = ks_tensor_numel(t);
+        if (n < 0) return ks_fail(KS_EINVAL, "%s: tensor %s size overflows", path, t->name);
+        tsec[i].offset = at;
+        tsec[i].length = (uint64_t)n * ks_dtype_size(t->dtype);
+        tsec[i].crc32 = ks_crc32(0, t->data, tsec[i].length);
+        at = align_up(at + tsec[i].length);
+    }
+    esec.offset = at;
+    esec.length = tr->nevents * sizeof(ks_event);
+    esec.crc32 = ks_crc32(0, tr->events, esec.length);
+
+    char *json = header_json(tr, tsec, &esec);
+    if (!json) return ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
+    const size_t hlen = strlen(json);
+    unsigned char pre[KS_KST_PREAMBLE];
+    memcpy(pre, KS_KST_MAGIC, 8);
+    put_u32(pre + 8, KS_KST_VERSION);
+    put_u32(pre + 12, (uint32_t)hlen);
+    put_u32(pre + 16, ks_crc32(0, json, hlen));
+    put_u32(pre + 20, 0);
+
+    ks_out_file o;
+    int rc = ks_out_open(&o, path);
+    if (rc) {
+        free(json);
+        return rc;
+    }
+    uint64_t pos = KS_KST_PREAMBLE + hlen;
+    rc = ks_out_write(&o, pre, sizeof pre);
+    if (!rc) rc = ks_out_write(&o, json, hlen);
+    if (!rc) rc = ks_out_write(&o, zeros, align_up(pos) - pos);
+    pos = align_up(pos);
+    for (int i = 0; i < tr->ntensors && !rc; ++i) {
+        rc = ks_out_write(&o, tr->tensors[i].data, tsec[i].length);
+        uint64_t end = pos + tsec[i].length;
+        if (!rc) rc = ks_out_write(&o, zeros, align_up(end) - end);
+        pos = align_up(end);
+    }
+    if (!rc) rc = ks_out_write(&o, tr->events, esec.length);
+    free(json);
+    if (rc) {
+        ks_out_abort(&o);
+        return rc;
+    }
+    return ks_out_commit(&o);
+}
+
+const char *ks_event_kind_name(int kind)
+{
+    switch (kind) {
+    case KS_EV_WORK: return "work";
+    case KS_EV_READ: return "read";
+    case KS_EV_SAMPLE: return "sample";
+    case KS_EV_WRITE: return "write";
+    default: return "?";
+    }
+}
+
+int ks_event_kind_parse(const char *s)
+{
+    for (int k = KS_EV_WORK; k <= KS_EV_WRITE; ++k)
+        if (!strcmp(s, ks_event_kind_name(k))) return k;
+    return 0;
+}

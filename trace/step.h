@@ -1,0 +1,26 @@
+/* step.h - the terminal step-through: for each work item of a thread (or one work
+ * item), the index, its decomposition with every division and modulo evaluated, then
+ * every read, sample and write with coordinates and values. */
+#ifndef KS_STEP_H
+#define KS_STEP_H
+
+#include <stdio.h>
+
+#include "kst.h"
+
+/* Prints the work items of global thread `thread` (block*threads + threadIdx), or the
+ * one work item `index` when thread < 0. Returns the number printed (0: none in the
+ * trace, with ks_error_message() saying why) or a negative ks_status. */
+int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t index);
+
+/* "input[0, 1, 2, 3]": the tensor's name and the element's full coordinates, the plane
+ * split over the leading dimensions. */
+void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x,
+                       char *buf, size_t n);
+
+/* Writes expr with every field name (and "index") replaced by its value in the work
+ * event e of site s: "h_im < 3 ? 0 : (h_im - 3) / 1 + 1" -> "4 < 3 ? 0 : (4 - 3) / 1 + 1". */
+void ks_expr_substitute(const ks_site *s, const ks_event *e, const char *expr, char *buf,
+                        size_t n);
+
+#endif
