@@ -10,6 +10,7 @@
 #include "../kernels/registry.h"
 #include "../trace/kst.h"
 #include "../trace/npy.h"
+#include "../trace/run_trace.h"
 #include "cli.h"
 
 static void print_op(FILE *out, const ks_op *op)
@@ -108,26 +109,7 @@ static int save_outputs(const ks_op *op, const ks_run *r, const char *dir, const
 static int write_trace(const ks_op *op, const ks_run *r, const char *path)
 {
     static ks_trace tr; /* large: keep it off the stack */
-    memset(&tr, 0, sizeof tr);
-    snprintf(tr.op, sizeof tr.op, "%s", op->name);
-    snprintf(tr.variant, sizeof tr.variant, "traced");
-    snprintf(tr.device, sizeof tr.device, "%s", r->device_name);
-    snprintf(tr.params, sizeof tr.params, "%s", r->params_json);
-    tr.threads = r->threads;
-    tr.blocks = r->blocks;
-    tr.block_cap = r->block_cap;
-    tr.work_items = r->work_items;
-    tr.filter = r->sink->filter;
-    tr.nsites = r->nsites;
-    memcpy(tr.sites, r->sites, sizeof r->sites);
-    tr.ntensors = op->ntensors;
-    for (int i = 0; i < op->ntensors; ++i) {
-        tr.tensors[i] = r->tensor[i];
-        tr.roles[i] = op->tensors[i].output ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
-    }
-    tr.events = r->sink->events;
-    tr.nevents = ks_sink_count(r->sink);
-    tr.dropped = ks_sink_dropped(r->sink);
+    ks_trace_from_run(op, r, &tr);
     return ks_trace_write(path, &tr);
 }
 

@@ -1,0 +1,307 @@
+/* Probes, trace buffers, filters, the .kst round trip, export and `check`. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../trace/check.h"
+#include "../trace/export.h"
+#include "../trace/npy.h"
+#include "test_util.h"
+
+static void set2(ks_run *r, const ks_op *op, const char *name, int64_t a, int64_t b)
+{
+    int i = ks_op_param(op, name);
+    ck_assert_int_ge(i, 0);
+    r->value[i][0] = a;
+    r->value[i][1] = b;
+}
+
+/* Runs op on the simulator with a random input into a traced run. */
+static const ks_op *run_traced(ks_run *r, const char *name, const ks_im2col_params *p,
+                               ks_filter f, unsigned long long limit, int threads, int64_t cap)
+{
+    const ks_op *op = ks_op_find(name);
+    ck_assert_ptr_nonnull(op);
+    ks_run_init(r, op);
+    set2(r, op, "kernel-size", p->kernel_h, p->kernel_w);
+    set2(r, op, "padding", p->pad_h, p->pad_w);
+    set2(r, op, "stride", p->stride_h, p->stride_w);
+    set2(r, op, "dilation", p->dilation_h, p->dilation_w);
+    set2(r, op, "batch", p->batch, 0);
+    set2(r, op, "channels", p->channels, 0);
+    set2(r, op, !strcmp(name, "im2col") ? "input-size" : "output-size", p->height, p->width);
+    r->pattern = KS_PAT_RANDOM;
+    r->seed = 99;
+    r->launch = tu_launch(threads, cap);
+    r->sink = ks_host_sink_create(limit, f);
+    ck_assert_int_eq(op->run(r), KS_OK);
+    return op;
+}
+
+static void done(ks_run *r)
+{
+    ks_host_sink_free(r->sink);
+    ks_run_free(r);
+}
+
+static uint64_t violations(const ks_trace *tr)
+{
+    static ks_check_report rep;
+    ck_assert_int_eq(ks_trace_check(tr, &rep), KS_OK);
+    return rep.violations;
+}
+
+START_TEST(traces_of_random_geometries_pass_every_invariant)
+{
+    uint64_t s = 31;
+    static ks_run r;
+    static ks_trace tr;
+    static ks_check_report rep;
+    for (int k = 0; k < 60; ++k) {
+        ks_im2col_params p = tu_geometry(&s);
+        const char *name = k % 2 ? "col2im" : "im2col";
+        const ks_op *op = run_traced(&r, name, &p, ks_filter_all(), 0, (int)tu_int(&s, 1, 40),
+                                     tu_int(&s, 0, 1) ? 2 : -1);
+        ks_trace_from_run(op, &r, &tr);
+        ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
+        ck_assert_msg(rep.violations == 0, "%s: %s", name, rep.first[0]);
+        ck_assert(rep.complete);
+        ck_assert_uint_eq(rep.by_kind[KS_EV_WORK], (uint64_t)r.work_items);
+        if (k % 2 == 0) /* im2col: every column element written once: kh*kw writes per item */
+            ck_assert_uint_eq(rep.by_kind[KS_EV_WRITE], (uint64_t)r.work_items * p.kernel_h * p.kernel_w);
+        done(&r);
+    }
+}
+END_TEST
+
+/* `check` can fail: corrupt one field at a time and expect a violation */
+START_TEST(check_catches_each_kind_of_corruption)
+{
+    static ks_run r;
+    static ks_trace tr;
+    ks_im2col_params p = {1, 2, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1};
+    const ks_op *op = run_traced(&r, "im2col", &p, ks_filter_all(), 0, 16, 2);
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_uint_eq(violations(&tr), 0);
+    ks_event *ev = r.sink->events;
+    const uint64_t n = ks_sink_count(r.sink);
+    ks_event keep;
+    /* find a work event, an in-bounds read, a padding read and a write */
+    int64_t work = -1, read = -1, pad = -1, write = -1;
+    for (uint64_t i = 0; i < n; ++i) {
+        if (ev[i].kind == KS_EV_WORK && work < 0) work = (int64_t)i;
+        if (ev[i].kind == KS_EV_READ && !(ev[i].flags & KS_FLAG_PADDING) && read < 0) read = (int64_t)i;
+        if (ev[i].kind == KS_EV_READ && (ev[i].flags & KS_FLAG_PADDING) && pad < 0) pad = (int64_t)i;
+        if (ev[i].kind == KS_EV_WRITE && write < 0) write = (int64_t)i;
+    }
+    ck_assert(work >= 0 && read >= 0 && pad >= 0 && write >= 0);
+#define MUTATE(idx, stmt)                                  \
+    do {                                                   \
+        keep = ev[idx];                                    \
+        stmt;                                              \
+        ck_assert_msg(violations(&tr) > 0, "missed: " #stmt); \
+        ev[idx] = keep;                                    \
+    } while (0)
+    MUTATE(work, ev[work].u.field[3] += 1);            /* w_col does not match the index */
+    MUTATE(work, ev[work].index += 1);                 /* grid-stride relation broken */
+    MUTATE(work, ev[work].site = 7);                   /* site not in the schema */
+    MUTATE(work, ev[work].kind = KS_EV_READ);          /* kind disagrees with the site */
+    MUTATE(read, ev[read].u.access.value += 1.0f);     /* read value differs from the input */
+    MUTATE(read, ev[read].u.access.x += 1);            /* coordinates do not recompose */
+    MUTATE(read, ev[read].u.access.offset = 1 << 20);  /* out of bounds */
+    MUTATE(pad, ev[pad].u.access.offset = 0);          /* padding with an offset */
+    MUTATE(pad, ev[pad].flags = 0);                    /* out-of-bounds read not marked */
+    MUTATE(write, ev[write].u.access.value = NAN);     /* NaN */
+    MUTATE(write, ev[write].u.access.offset += 1);     /* element written twice, one never */
+    MUTATE(write, ev[write].block = 1000);             /* thread outside the launch */
+    ck_assert_uint_eq(violations(&tr), 0);
+    tr.nevents = n - 1; /* the last write lost: an element written 0 times */
+    ck_assert_uint_gt(violations(&tr), 0);
+    done(&r);
+}
+END_TEST
+
+START_TEST(filter_keeps_exactly_the_selected_work_items)
+{
+    static ks_run r;
+    static ks_trace tr;
+    ks_im2col_params p = {1, 3, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1}; /* 189 work items */
+    ks_filter f = ks_filter_all();
+    f.index_lo = 10, f.index_hi = 100, f.every = 7;
+    const ks_op *op = run_traced(&r, "im2col", &p, f, 0, 32, 2);
+    const uint64_t n = ks_sink_count(r.sink);
+    int64_t works = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        const ks_event *e = &r.sink->events[i];
+        ck_assert(e->index >= 10 && e->index < 100 && (e->index - 10) % 7 == 0);
+        works += e->kind == KS_EV_WORK;
+    }
+    ck_assert_int_eq(works, 13); /* 10, 17, ..., 94 */
+    ck_assert_uint_eq(n, 13 * (1 + 2 * 9));
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_uint_eq(violations(&tr), 0); /* partial traces are checked too */
+    done(&r);
+    /* a block filter: only block 1 of 32-thread blocks */
+    f = ks_filter_all();
+    f.block_lo = 1, f.block_hi = 2;
+    run_traced(&r, "col2im", &p, f, 0, 32, -1);
+    for (uint64_t i = 0; i < ks_sink_count(r.sink); ++i)
+        ck_assert_uint_eq(r.sink->events[i].block, 1);
+    ck_assert_uint_gt(ks_sink_count(r.sink), 0);
+    done(&r);
+    /* an empty range records nothing */
+    f = ks_filter_all();
+    f.index_lo = 0, f.index_hi = 0;
+    run_traced(&r, "im2col", &p, f, 0, 0, 0);
+    ck_assert_uint_eq(ks_sink_count(r.sink), 0);
+    done(&r);
+}
+END_TEST
+
+START_TEST(full_buffer_counts_dropped_events_without_overflow)
+{
+    static ks_run r;
+    ks_im2col_params p = {2, 3, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1};
+    run_traced(&r, "im2col", &p, ks_filter_all(), 1000, 0, 0);
+    const uint64_t total = (uint64_t)r.work_items * (1 + 2 * 9);
+    ck_assert_uint_eq(ks_sink_count(r.sink), 1000);
+    ck_assert_uint_eq(ks_sink_dropped(r.sink), total - 1000);
+    ck_assert_uint_le(r.sink->capacity, 1000);
+    done(&r);
+}
+END_TEST
+
+START_TEST(kst_round_trip_preserves_everything)
+{
+    static ks_run r;
+    static ks_trace tr, back;
+    char path[] = "/tmp/ks_rt_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ks_im2col_params p = {2, 3, 5, 7, 2, 3, 1, 0, 2, 1, 1, 2};
+    ks_filter f = ks_filter_all();
+    f.every = 2;
+    const ks_op *op = run_traced(&r, "col2im", &p, f, 0, 8, 3);
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_int_eq(ks_trace_write(path, &tr), KS_OK);
+    ck_assert_int_eq(ks_trace_open(path, &back), KS_OK);
+    ck_assert_int_eq(ks_trace_verify(&back), KS_OK);
+    ck_assert_str_eq(back.op, "col2im");
+    ck_assert_str_eq(back.device, "sim");
+    ck_assert_int_eq(back.threads, 8);
+    ck_assert_int_eq(back.blocks, 3);
+    ck_assert_int_eq(back.work_items, r.work_items);
+    ck_assert_int_eq(back.filter.every, 2);
+    ck_assert_int_eq(back.filter.index_hi, INT64_MAX);
+    ck_assert_int_eq(back.nsites, 3);
+    ck_assert_mem_eq(back.sites, tr.sites, sizeof(ks_site) * 3);
+    ck_assert_int_eq(back.ntensors, 2);
+    for (int i = 0; i < 2; ++i) {
+        ck_assert_str_eq(back.tensors[i].name, tr.tensors[i].name);
+        ck_assert_int_eq(back.tensors[i].ndim, tr.tensors[i].ndim);
+        ck_assert_mem_eq(back.tensors[i].shape, tr.tensors[i].shape, sizeof(int64_t) * (size_t)tr.tensors[i].ndim);
+        ck_assert_mem_eq(back.tensors[i].data, tr.tensors[i].data,
+                         (size_t)ks_tensor_numel(&tr.tensors[i]) * 4);
+        ck_assert_int_eq(back.roles[i], tr.roles[i]);
+    }
+    ck_assert_uint_eq(back.nevents, tr.nevents);
+    ck_assert_mem_eq(back.events, tr.events, tr.nevents * sizeof(ks_event));
+    ck_assert_uint_eq(violations(&back), 0);
+    ks_trace_close(&back);
+    unlink(path);
+    done(&r);
+}
+END_TEST
+
+START_TEST(export_writes_npy_files_that_read_back)
+{
+    static ks_run r;
+    static ks_trace tr, back;
+    char dir[] = "/tmp/ks_ex_XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    ks_im2col_params p = {1, 2, 4, 5, 3, 3, 1, 1, 1, 1, 1, 1};
+    const ks_op *op = run_traced(&r, "im2col", &p, ks_filter_all(), 0, 0, 0);
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_int_eq(ks_trace_write(path, &tr), KS_OK);
+    ck_assert_int_eq(ks_trace_open(path, &back), KS_OK);
+    snprintf(path, sizeof path, "%s/out", dir);
+    ck_assert_int_eq(ks_trace_export_npy(&back, path), KS_OK);
+    ks_tensor t;
+    snprintf(path, sizeof path, "%s/out/input.npy", dir);
+    ck_assert_int_eq(ks_npy_read(path, &t), KS_OK);
+    ck_assert_int_eq(t.ndim, 4);
+    ck_assert_mem_eq(t.data, r.tensor[0].data, 40 * 4);
+    ks_tensor_free(&t);
+    /* events.npy: header + 115-byte rows; row 1 is the first read: check its offset field */
+    snprintf(path, sizeof path, "%s/out/events.npy", dir);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    unsigned char head[10];
+    ck_assert_int_eq(fread(head, 1, 10, f), 10);
+    long hlen = head[8] | head[9] << 8;
+    fseek(f, 0, SEEK_END);
+    ck_assert_int_eq(ftell(f), 10 + hlen + (long)back.nevents * KS_EVENTS_ROW);
+    unsigned char row[KS_EVENTS_ROW];
+    fseek(f, 10 + hlen + KS_EVENTS_ROW, SEEK_SET);
+    ck_assert_int_eq(fread(row, 1, KS_EVENTS_ROW, f), KS_EVENTS_ROW);
+    fclose(f);
+    int64_t offset;
+    memcpy(&offset, row + 31, 8);
+    ck_assert_int_eq(row[0], back.events[1].kind);
+    ck_assert_int_eq(offset, back.events[1].u.access.offset);
+    snprintf(path, sizeof path, "%s/out/header.json", dir);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_gt(st.st_size, 100);
+    ks_trace_close(&back);
+    done(&r);
+}
+END_TEST
+
+START_TEST(npy_round_trip_all_dtypes)
+{
+    char path[] = "/tmp/ks_npy_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    const ks_dtype types[] = {KS_F32, KS_I32, KS_I64};
+    for (int k = 0; k < 3; ++k) {
+        ks_tensor t = {.dtype = types[k], .ndim = 3, .shape = {3, 1, 5}}, back;
+        ck_assert_int_eq(ks_tensor_alloc(&t), KS_OK);
+        for (int i = 0; i < 15; ++i) {
+            if (t.dtype == KS_F32) ((float *)t.data)[i] = (float)i * 0.5f - 3.0f;
+            else if (t.dtype == KS_I32) ((int32_t *)t.data)[i] = i * 1000 - 7;
+            else ((int64_t *)t.data)[i] = (int64_t)i << 40;
+        }
+        ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+        ck_assert_int_eq(ks_npy_read(path, &back), KS_OK);
+        ck_assert_int_eq(back.dtype, t.dtype);
+        ck_assert_int_eq(back.ndim, 3);
+        ck_assert_int_eq(back.shape[2], 5);
+        ck_assert_mem_eq(back.data, t.data, 15 * ks_dtype_size(t.dtype));
+        ks_tensor_free(&t);
+        ks_tensor_free(&back);
+    }
+    unlink(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("trace");
+    TCase *tc = tcase_create("trace");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, traces_of_random_geometries_pass_every_invariant);
+    tcase_add_test(tc, check_catches_each_kind_of_corruption);
+    tcase_add_test(tc, filter_keeps_exactly_the_selected_work_items);
+    tcase_add_test(tc, full_buffer_counts_dropped_events_without_overflow);
+    tcase_add_test(tc, kst_round_trip_preserves_everything);
+    tcase_add_test(tc, export_writes_npy_files_that_read_back);
+    tcase_add_test(tc, npy_round_trip_all_dtypes);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

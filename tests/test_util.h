@@ -1,0 +1,80 @@
+/* test_util.h - helpers shared by the Check suites: a seeded RNG, random geometries,
+ * float comparison against the double reference, running an op into a trace. */
+#ifndef KS_TEST_UTIL_H
+#define KS_TEST_UTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "../kernels/im2col/im2col.h"
+#include "../kernels/registry.h"
+#include "../trace/run_trace.h"
+
+static inline uint64_t tu_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform integer in [lo, hi] */
+static inline int64_t tu_int(uint64_t *s, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(tu_next(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* random floats in [-1, 1), never all zero */
+static inline float *tu_random(uint64_t *s, int64_t n)
+{
+    float *p = malloc((size_t)(n ? n : 1) * sizeof *p);
+    for (int64_t i = 0; i < n; ++i) p[i] = (float)((tu_next(s) >> 40) * (1.0 / 8388608.0) - 1.0);
+    return p;
+}
+
+/* A random valid geometry: odd sizes, stride sometimes larger than the kernel,
+ * dilation, padding sometimes >= the kernel. */
+static inline ks_im2col_params tu_geometry(uint64_t *s)
+{
+    ks_im2col_params p;
+    ks_im2col_geom g;
+    do {
+        p.batch = tu_int(s, 1, 3);
+        p.channels = tu_int(s, 1, 4);
+        p.height = tu_int(s, 1, 13);
+        p.width = tu_int(s, 1, 13);
+        p.kernel_h = tu_int(s, 1, 5);
+        p.kernel_w = tu_int(s, 1, 5);
+        p.pad_h = tu_int(s, 0, 6);
+        p.pad_w = tu_int(s, 0, 6);
+        p.stride_h = tu_int(s, 1, 6);
+        p.stride_w = tu_int(s, 1, 6);
+        p.dilation_h = tu_int(s, 1, 3);
+        p.dilation_w = tu_int(s, 1, 3);
+    } while (ks_im2col_geometry(&p, &g) != KS_OK);
+    return p;
+}
+
+/* Every element equal to the double reference rounded to float (im2col copies exactly),
+ * or within a tolerance relative to the magnitude of the terms (col2im sums). */
+static inline void tu_expect_close(const float *got, const double *want, int64_t n, double tol,
+                                   const char *what)
+{
+    for (int64_t i = 0; i < n; ++i)
+        ck_assert_msg(fabs(got[i] - want[i]) <= tol * (1.0 + fabs(want[i])),
+                      "%s[%lld] = %.9g, reference %.9g", what, (long long)i, got[i], want[i]);
+}
+
+static inline ks_launch tu_launch(int threads, int64_t cap)
+{
+    ks_launch l;
+    l.threads = threads;
+    l.block_cap = cap;
+    return l;
+}
+
+#endif
