@@ -1,0 +1,236 @@
+/* The kscope command end to end: the tour works on defaults and on .npy inputs, and a
+ * table of bad inputs each gets one error line, exit code 2 and no output file. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../trace/npy.h"
+#include "test_util.h"
+
+static char dir[64];
+
+/* Runs "kscope ARGS" in dir; returns the exit code; stdout/stderr in dir/out, dir/err. */
+static int kscope(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s >out 2>err", dir, KS_CLI, args);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *name)
+{
+    static char buf[65536];
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static int exists(const char *name)
+{
+    char path[128];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/ks_cli_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    /* inputs for the table: a good 4-D input, a 3-D one, an int32 one, a corrupt one */
+    ks_tensor t = {.dtype = KS_F32, .ndim = 4, .shape = {1, 2, 6, 7}};
+    char path[128];
+    uint64_t s = 1;
+    ks_tensor_alloc(&t);
+    float *r = tu_random(&s, 84);
+    memcpy(t.data, r, 84 * 4);
+    free(r);
+    snprintf(path, sizeof path, "%s/in.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+    t.ndim = 3;
+    snprintf(path, sizeof path, "%s/in3d.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+    t.ndim = 4;
+    t.dtype = KS_I32;
+    snprintf(path, sizeof path, "%s/int.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+    ks_tensor_free(&t);
+    snprintf(path, sizeof path, "%s/corrupt.npy", dir);
+    FILE *f = fopen(path, "wb");
+    fputs("\x93NUMPY\x01\x00\x30\x00{'descr': '<f4', 'shape': (1, 2, 6, 7), }", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/garbage.kst", dir);
+    f = fopen(path, "wb");
+    fputs("KSTRACE\0 this is not a trace at all, just some bytes", f);
+    fclose(f);
+}
+
+START_TEST(tour_works_on_defaults)
+{
+    setup();
+    ck_assert_int_eq(kscope("run im2col --trace t.kst --save out_dir"), 0);
+    ck_assert(exists("t.kst") && exists("out_dir/columns.npy"));
+    ck_assert_int_eq(kscope("info t.kst"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "checksums: ok"));
+    ck_assert_int_eq(kscope("step t.kst --thread 0"), 0);
+    /* thread 0 handles index 0: window at (-1, -1), first tap in the padding */
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "w_col = index % 5 = 0 % 5 = 0"));
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "read  input[0, 0, -1, -1]"));
+    ck_assert_int_eq(kscope("step t.kst --index 12"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "h_col = index / 5 % 5 = 12 / 5 % 5 = 2"));
+    ck_assert_int_eq(kscope("check t.kst"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "ok: all invariants hold"));
+    ck_assert_int_eq(kscope("export t.kst --npy ex"), 0);
+    ck_assert(exists("ex/header.json") && exists("ex/events.npy") && exists("ex/input.npy") &&
+              exists("ex/columns.npy"));
+    ck_assert_int_eq(kscope("list"), 0);
+    ck_assert_int_eq(kscope("list im2col"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "--kernel-size"));
+    const char *helps[] = {"--help", "run --help", "run col2im --help", "info --help",
+                           "step --help", "check --help", "export --help", "list --help"};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i)
+        ck_assert_msg(kscope(helps[i]) == 0 && strstr(slurp("out"), "usage"), "%s", helps[i]);
+}
+END_TEST
+
+START_TEST(run_on_npy_input_matches_reference_and_round_trips_through_col2im)
+{
+    setup();
+    ck_assert_int_eq(kscope("run im2col --in input=in.npy --kernel-size 3,2 --stride 2,1 "
+                            "--padding 1,0 --dilation 1,2 --save o --trace t.kst --filter every=3"), 0);
+    ck_assert_int_eq(kscope("check t.kst"), 0);
+    ks_tensor in, cols, img;
+    char p[128];
+    snprintf(p, sizeof p, "%s/in.npy", dir);
+    ck_assert_int_eq(ks_npy_read(p, &in), KS_OK);
+    snprintf(p, sizeof p, "%s/o/columns.npy", dir);
+    ck_assert_int_eq(ks_npy_read(p, &cols), KS_OK);
+    ks_im2col_params prm = {1, 2, 6, 7, 3, 2, 1, 0, 2, 1, 1, 2};
+    ks_im2col_geom g;
+    ck_assert_int_eq(ks_im2col_geometry(&prm, &g), KS_OK);
+    ck_assert_int_eq(cols.shape[1], 12);
+    ck_assert_int_eq(cols.shape[2], g.height_col * g.width_col);
+    double *ref = malloc((size_t)g.columns_numel * sizeof *ref);
+    ks_im2col_ref(&prm, in.data, ref);
+    tu_expect_close(cols.data, ref, g.columns_numel, 0.0, "columns");
+    free(ref);
+    /* feed the columns to col2im and compare with its reference */
+    ck_assert_int_eq(kscope("run col2im --in columns=o/columns.npy --kernel-size 3,2 --stride 2,1 "
+                            "--padding 1,0 --dilation 1,2 --output-size 6,7 --save o2"), 0);
+    snprintf(p, sizeof p, "%s/o2/output.npy", dir);
+    ck_assert_int_eq(ks_npy_read(p, &img), KS_OK);
+    double *back = malloc(84 * sizeof *back);
+    ks_col2im_ref(&prm, cols.data, back);
+    tu_expect_close(img.data, back, 84, 1e-5, "output");
+    free(back);
+    ks_tensor_free(&in), ks_tensor_free(&cols), ks_tensor_free(&img);
+}
+END_TEST
+
+START_TEST(check_exits_1_on_a_violating_trace)
+{
+    static ks_run r;
+    static ks_trace tr;
+    setup();
+    const ks_op *op = ks_op_find("col2im");
+    ks_run_init(&r, op);
+    r.sink = ks_host_sink_create(0, ks_filter_all());
+    ck_assert_int_eq(op->run(&r), KS_OK);
+    r.sink->events[0].u.field[2] += 1; /* h_im of the first work item */
+    ks_trace_from_run(op, &r, &tr);
+    char p[128];
+    snprintf(p, sizeof p, "%s/bad.kst", dir);
+    ck_assert_int_eq(ks_trace_write(p, &tr), KS_OK);
+    ck_assert_int_eq(kscope("check bad.kst"), 1);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "h_im = 2 but index 0 gives"));
+    ks_host_sink_free(r.sink);
+    ks_run_free(&r);
+}
+END_TEST
+
+static const struct {
+    const char *args;
+    const char *fragment;
+} bad[] = {
+    {"run im2col --stride 0", "--stride must be >= 1 (got 0)"},
+    {"run im2col --kernel-size -1", "--kernel-size must be >= 1"},
+    {"run im2col --dilation 0,1", "--dilation must be >= 1"},
+    {"run im2col --padding -2", "--padding must be >= 0"},
+    {"run im2col --input-size 1,1 --padding 0", "output size"},
+    {"run im2col --batch 0", "--batch must be >= 1"},
+    {"run im2col --in input=in3d.npy", "shape (N, C, H, W)"},
+    {"run im2col --in input=int.npy", "float32"},
+    {"run im2col --in input=corrupt.npy", "corrupt.npy: offset"},
+    {"run im2col --in input=missing.npy", "cannot open"},
+    {"run im2col --in nosuch=in.npy", "no input tensor 'nosuch'"},
+    {"run im2col --in input=in.npy --channels 3", "disagrees"},
+    {"run im2col --frobnicate", "unknown flag '--frobnicate'"},
+    {"run im2col --stride abc", "is not N or H,W"},
+    {"run im2col --stride 1,2,3", "is not N or H,W"},
+    {"run im2col --input-size 3000000000,3000000000", "must be <= 2147483647"},
+    {"run im2col --batch 2000000000 --channels 2000000000 --input-size 2000,2000", "too large"},
+    {"run im2col --device gpu", "--device must be sim or cuda"},
+    {"run im2col --filter bogus=1", "--filter"},
+    {"run im2col --filter every=2 --save o2", "--filter needs --trace"},
+    {"run im2col --threads 0", "--threads must be in 1..1024"},
+    {"run im2col --block-cap 0", "--block-cap"},
+    {"run im2col --stride --padding 1", "'--padding' is not N or H,W"},
+    {"export garbage.kst --npy", "--npy needs a directory"},
+    {"run col2im --in columns=in3d.npy --kernel-size 2,1", "must be Ho*Wo"},
+    {"run col2im --in columns=in.npy", "shape (N, C*kh*kw, Ho*Wo)"},
+    {"run nosuchop", "unknown operator 'nosuchop'"},
+    {"nosuchcmd", "unknown command"},
+    {"step garbage.kst --thread 0", "garbage.kst: offset"},
+    {"step missing.kst --thread 0", "cannot open"},
+    {"step garbage.kst", "exactly one of --thread"},
+    {"info garbage.kst", "garbage.kst: offset"},
+    {"check missing.kst", "cannot open"},
+    {"export garbage.kst --npy x", "garbage.kst: offset"},
+    {"export garbage.kst", "needs --npy"},
+    {"list nosuchop", "unknown operator"},
+};
+
+START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
+{
+    char args[512];
+    setup();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        /* every run also asks for a trace and saved outputs: neither may appear */
+        if (!strncmp(bad[i].args, "run ", 4) && !strstr(bad[i].args, "--filter every"))
+            snprintf(args, sizeof args, "%s --trace t_bad.kst --save o_bad", bad[i].args);
+        else
+            snprintf(args, sizeof args, "%s", bad[i].args);
+        int rc = kscope(args);
+        const char *err = slurp("err");
+        ck_assert_msg(rc == 2, "'%s' exited %d (stderr: %s)", args, rc, err);
+        ck_assert_msg(strstr(err, bad[i].fragment), "'%s': expected '%s' in stderr: %s", args,
+                      bad[i].fragment, err);
+        ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "'%s': not one line: %s", args, err);
+        ck_assert_msg(!exists("t_bad.kst") && !exists("o_bad") && !exists("o2") && !exists("x"),
+                      "'%s' left an output behind", args);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("kscope");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, tour_works_on_defaults);
+    tcase_add_test(tc, run_on_npy_input_matches_reference_and_round_trips_through_col2im);
+    tcase_add_test(tc, check_exits_1_on_a_violating_trace);
+    tcase_add_test(tc, bad_input_gets_one_line_exit_2_and_no_output);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
