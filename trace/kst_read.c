@@ -1,6 +1,6 @@
 /* kst_read.c - maps a .kst and validates it; trusts nothing in the file. */
 #define _POSIX_C_SOURCE 200809L
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* kst_write.c - writes a .kst: preamble, JSON header, 64-byte aligned sections. */
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 

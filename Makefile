@@ -1,0 +1,48 @@
+# The README's two commands. Each installs missing Debian packages (as root; otherwise it
+# prints the apt-get line and stops), configures, builds and runs.
+#   make demo   run im2col on a small default: info, the first thread's step-through, check
+#   make test   build and run every Check suite through ctest
+BUILD ?= build
+PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev
+JOBS := $(shell nproc 2>/dev/null || echo 2)
+KSCOPE := $(BUILD)/kscope
+DEMO := $(BUILD)/demo
+
+.PHONY: all deps configure build test demo bench clean
+all: build
+
+deps:
+	@command -v dpkg >/dev/null 2>&1 || exit 0; \
+	missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "make: installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	else \
+	  echo "make: missing packages; install them with:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	fi
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+demo: build
+	@mkdir -p $(DEMO)
+	$(KSCOPE) run im2col --channels 2 --input-size 5,5 --kernel-size 3 --padding 1 --stride 1 \
+	    --trace $(DEMO)/im2col.kst --save $(DEMO)
+	$(KSCOPE) info $(DEMO)/im2col.kst
+	$(KSCOPE) step $(DEMO)/im2col.kst --thread 0
+	$(KSCOPE) check $(DEMO)/im2col.kst
+	@echo "demo trace: $(DEMO)/im2col.kst  (try: $(KSCOPE) step $(DEMO)/im2col.kst --index 12)"
+
+bench: build
+	$(BUILD)/bench/bench_sim
+	@if [ -x $(BUILD)/bench/bench_gpu ]; then $(BUILD)/bench/bench_gpu; fi
+
+clean:
+	rm -rf $(BUILD)

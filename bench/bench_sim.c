@@ -1,0 +1,62 @@
+/* Simulator throughput: work items per second for im2col and col2im, plain and traced
+ * (full trace, and a filter that records nothing). Prints a table. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../kernels/im2col/im2col.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* median of 5 runs, in seconds */
+static double time_run(int col2im, const ks_im2col_params *p, const float *src, float *dst,
+                       ks_filter *filter)
+{
+    double t[5];
+    ks_launch l = {0, 0};
+    for (int r = 0; r < 5; ++r) {
+        ks_sink *sink = filter ? ks_host_sink_create(1ULL << 27, *filter) : NULL;
+        double t0 = now();
+        if (col2im) ks_col2im_sim(p, src, dst, &l, sink);
+        else ks_im2col_sim(p, src, dst, &l, sink);
+        t[r] = now() - t0;
+        ks_host_sink_free(sink);
+    }
+    for (int i = 0; i < 5; ++i)
+        for (int j = i + 1; j < 5; ++j)
+            if (t[j] < t[i]) { double x = t[i]; t[i] = t[j]; t[j] = x; }
+    return t[2];
+}
+
+int main(void)
+{
+    ks_im2col_params p = {1, 32, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_geom g;
+    if (ks_im2col_geometry(&p, &g)) return 1;
+    float *img = malloc((size_t)g.image_numel * 4), *cols = malloc((size_t)g.columns_numel * 4);
+    for (int64_t i = 0; i < g.image_numel; ++i) img[i] = (float)(i % 97) * 0.01f;
+    for (int64_t i = 0; i < g.columns_numel; ++i) cols[i] = (float)(i % 89) * 0.01f;
+    ks_filter all = ks_filter_all(), none = ks_filter_all();
+    none.index_hi = 0;
+    printf("simulator, one CPU thread: N=1 C=32 64x64, k3 p1 s1 d1 (median of 5)\n");
+    printf("%-8s %-22s %14s %12s\n", "op", "variant", "work items/s", "vs plain");
+    for (int op = 0; op < 2; ++op) {
+        const char *name = op ? "col2im" : "im2col";
+        const int64_t work = op ? g.image_numel : g.im2col_work;
+        float *src = op ? cols : img, *dst = op ? img : cols;
+        double plain = time_run(op, &p, src, dst, NULL);
+        double t_none = time_run(op, &p, src, dst, &none);
+        double t_all = time_run(op, &p, src, dst, &all);
+        printf("%-8s %-22s %14.3g %12s\n", name, "plain", work / plain, "1.00");
+        printf("%-8s %-22s %14.3g %11.2fx\n", name, "traced, filter none", work / t_none, t_none / plain);
+        printf("%-8s %-22s %14.3g %11.2fx\n", name, "traced, every event", work / t_all, t_all / plain);
+    }
+    free(img), free(cols);
+    return 0;
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (see DEVELOPERS notes in README): unpack the carried Debian
+# packages, build with CUDA (no viewer), make the torch golden data, run every ctest suite
+# (the GPU suite included), then the GPU benchmark. Logs go to $OUT (or /tmp/ks-out).
+set -uo pipefail
+OUT=${OUT:-/tmp/ks-out}
+mkdir -p "$OUT" /tmp/deps
+for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
+export PKG_CONFIG_SYSROOT_DIR=/tmp/deps PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig
+export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu CPATH=/tmp/deps/usr/include:/tmp/deps/usr/include/cjson
+export LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DKS_WITH_VIEWER=OFF &&
+       cmake --build build-gpu -j16; } >"$OUT/build.log" 2>&1; then
+    tail -40 "$OUT/build.log"; exit 1
+fi
+grep -iE "warning" "$OUT/build.log" | head -5
+python3 tests/golden/make_golden.py tests/golden 2>&1 | tee "$OUT/golden.log"
+tar -cf "$OUT/golden.tar" tests/golden
+(cd build-gpu && ctest --output-on-failure -j4) >"$OUT/ctest.log" 2>&1
+tail -12 "$OUT/ctest.log"
+./build-gpu/tests/test_gpu 2>&1 | tee "$OUT/test_gpu.log"
+./build-gpu/bench/bench_gpu 2>&1 | tee "$OUT/bench_gpu.log"

@@ -1,0 +1,84 @@
+/* im2col/col2im on the simulator against torch F.unfold / F.fold golden data
+ * (tests/golden, made by make_golden.py on a machine with torch). */
+#include <cJSON.h>
+#include <stdio.h>
+
+#include "../trace/npy.h"
+#include "test_util.h"
+
+static ks_tensor load(int id, const char *what)
+{
+    char path[512];
+    ks_tensor t;
+    snprintf(path, sizeof path, "%s/tests/golden/g%d_%s.npy", KS_SOURCE_DIR, id, what);
+    ck_assert_msg(ks_npy_read(path, &t) == KS_OK, "%s", ks_error_message());
+    return t;
+}
+
+static int64_t item(const cJSON *o, const char *key, int i)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    ck_assert_ptr_nonnull(v);
+    return (int64_t)(cJSON_IsArray(v) ? cJSON_GetArrayItem(v, i)->valuedouble : v->valuedouble);
+}
+
+START_TEST(simulator_matches_torch_unfold_and_fold)
+{
+    char path[512];
+    static char text[65536];
+    snprintf(path, sizeof path, "%s/tests/golden/geometries.json", KS_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "missing %s: run make_golden.py where torch exists", path);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *g;
+    int count = 0;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+        int id = (int)item(g, "id", 0);
+        ks_im2col_params p = {item(g, "batch", 0), item(g, "channels", 0),
+                              item(g, "input_size", 0), item(g, "input_size", 1),
+                              item(g, "kernel_size", 0), item(g, "kernel_size", 1),
+                              item(g, "padding", 0), item(g, "padding", 1),
+                              item(g, "stride", 0), item(g, "stride", 1),
+                              item(g, "dilation", 0), item(g, "dilation", 1)};
+        ks_im2col_geom geo;
+        ck_assert_int_eq(ks_im2col_geometry(&p, &geo), KS_OK);
+        ks_tensor in = load(id, "input"), unfold = load(id, "unfold");
+        ks_tensor cols = load(id, "cols"), fold = load(id, "fold");
+        ck_assert_int_eq(ks_tensor_numel(&unfold), geo.columns_numel);
+        ck_assert_int_eq(ks_tensor_numel(&fold), geo.image_numel);
+        float *out = malloc((size_t)geo.columns_numel * 4);
+        ks_launch l = tu_launch(0, 0);
+        ck_assert_int_eq(ks_im2col_sim(&p, in.data, out, &l, NULL), KS_OK);
+        ck_assert_msg(!memcmp(out, unfold.data, (size_t)geo.columns_numel * 4),
+                      "geometry %d: im2col differs from torch unfold", id);
+        float *img = malloc((size_t)geo.image_numel * 4);
+        ck_assert_int_eq(ks_col2im_sim(&p, cols.data, img, &l, NULL), KS_OK);
+        const float *want = fold.data;
+        for (int64_t i = 0; i < geo.image_numel; ++i) /* torch sums in another order */
+            ck_assert_msg(fabsf(img[i] - want[i]) <= 1e-5f * (float)(p.kernel_h * p.kernel_w),
+                          "geometry %d: fold[%lld] = %g, torch %g", id, (long long)i, img[i], want[i]);
+        free(out), free(img);
+        ks_tensor_free(&in), ks_tensor_free(&unfold), ks_tensor_free(&cols), ks_tensor_free(&fold);
+        count++;
+    }
+    ck_assert_int_ge(count, 5);
+    cJSON_Delete(root);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("golden");
+    TCase *tc = tcase_create("torch");
+    tcase_add_test(tc, simulator_matches_torch_unfold_and_fold);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
