@@ -4,6 +4,7 @@
 #   make test   build and run every Check suite through ctest
 BUILD ?= build
 PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev
+MAKEFLAGS += --no-print-directory
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 KSCOPE := $(BUILD)/kscope
 DEMO := $(BUILD)/demo

@@ -21,3 +21,4 @@ tar -cf "$OUT/golden.tar" tests/golden
 tail -12 "$OUT/ctest.log"
 ./build-gpu/tests/test_gpu 2>&1 | tee "$OUT/test_gpu.log"
 ./build-gpu/bench/bench_gpu 2>&1 | tee "$OUT/bench_gpu.log"
+python3 bench/bench_torch.py build-gpu/libkscope.so 2>&1 | tee "$OUT/bench_torch.log"

@@ -57,7 +57,7 @@ int ks_cmd_info(int argc, char **argv)
     printf("trace:    %s\n", argv[1]);
     printf("operator: %s (%s, device %s)\n", tr.op, tr.variant, tr.device);
     printf("params:   %s\n", tr.params);
-    printf("launch:   %lld blocks x %d threads, block cap %lld, %lld work items",
+    printf("launch:   %lld block(s) x %d threads, block cap %lld, %lld work items",
            (long long)tr.blocks, tr.threads, (long long)tr.block_cap, (long long)tr.work_items);
     const int64_t grid = tr.blocks * tr.threads;
     if (grid > 0)

@@ -1,7 +1,16 @@
-/* im2col_cuda.cu - im2col/col2im on the GPU: the body of im2col_body.h compiled twice,
- * plain and traced, behind thin __global__ wrappers. */
+/* im2col_cuda.cu - im2col/col2im on the GPU: the body of im2col_body.h compiled as
+ * plain (64-bit and 32-bit indices) and traced (64-bit), behind thin __global__ wrappers. */
 #include "../core/ks_cuda.h"
 
+#define KS_IDX int32_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain32
+#include "im2col_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+#undef KS_IDX
+
+#define KS_IDX int64_t
 #define KS_TRACED 0
 #define KS_VARIANT(name) name##_plain
 #include "im2col_body.h"
@@ -21,6 +30,13 @@ __global__ void ks_im2col_kernel_plain(ks_im2col_args a)
     ks_im2col_body_plain(&t, &a);
 }
 
+__global__ void ks_im2col_kernel_plain32(ks_im2col_args a)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, NULL);
+    ks_im2col_body_plain32(&t, &a);
+}
+
 __global__ void ks_im2col_kernel_traced(ks_im2col_args a, ks_sink sink)
 {
     ks_thread t;
@@ -35,11 +51,27 @@ __global__ void ks_col2im_kernel_plain(ks_im2col_args a)
     ks_col2im_body_plain(&t, &a);
 }
 
+__global__ void ks_col2im_kernel_plain32(ks_im2col_args a)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, NULL);
+    ks_col2im_body_plain32(&t, &a);
+}
+
 __global__ void ks_col2im_kernel_traced(ks_im2col_args a, ks_sink sink)
 {
     ks_thread t;
     ks_thread_from_builtins(&t, &sink);
     ks_col2im_body_traced(&t, &a);
+}
+
+/* 32-bit indices are exact when every element count, and every index the grid-stride
+ * loop can reach (below work + blocks*threads), stays under 2^30. */
+static int fits_int32(const ks_im2col_geom *g, int64_t blocks, int threads)
+{
+    const int64_t lim = (int64_t)1 << 30;
+    return g->columns_numel < lim && g->image_numel < lim && g->im2col_work < lim &&
+           blocks * threads < lim;
 }
 
 extern "C" int ks_im2col_cuda(const ks_im2col_params *p, const float *input, float *columns,
@@ -57,6 +89,8 @@ extern "C" int ks_im2col_cuda(const ks_im2col_params *p, const float *input, flo
     cudaStream_t s = (cudaStream_t)stream;
     if (dev_sink)
         ks_im2col_kernel_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
+    else if (fits_int32(&g, blocks, threads))
+        ks_im2col_kernel_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
     else
         ks_im2col_kernel_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
     return ks_cuda_check_launch("im2col");
@@ -77,6 +111,8 @@ extern "C" int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, f
     cudaStream_t s = (cudaStream_t)stream;
     if (dev_sink)
         ks_col2im_kernel_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
+    else if (fits_int32(&g, blocks, threads))
+        ks_col2im_kernel_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
     else
         ks_col2im_kernel_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
     return ks_cuda_check_launch("col2im");

@@ -1,8 +1,9 @@
 /* im2col_sim.c - im2col/col2im on the CPU grid simulator: the body of im2col_body.h
- * compiled twice, plain and traced. */
+ * compiled twice, plain and traced, with 64-bit indices. */
 #include "../core/ks_error.h"
 #include "../core/ks_sim.h"
 
+#define KS_IDX int64_t
 #define KS_TRACED 0
 #define KS_VARIANT(name) name##_plain
 #include "im2col_body.h"
