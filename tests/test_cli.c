@@ -228,9 +228,5 @@ int main(void)
     tcase_add_test(tc, check_exits_1_on_a_violating_trace);
     tcase_add_test(tc, bad_input_gets_one_line_exit_2_and_no_output);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s, CK_FORK);
 }

@@ -76,9 +76,5 @@ int main(void)
     TCase *tc = tcase_create("torch");
     tcase_add_test(tc, simulator_matches_torch_unfold_and_fold);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s, CK_FORK);
 }

@@ -191,10 +191,5 @@ int main(void)
     tcase_add_test(tc, device_sink_overflow_counts_drops);
     tcase_add_test(tc, sizes_past_2_31_match_the_chunked_result);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s, CK_NOFORK);
 }

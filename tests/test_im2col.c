@@ -244,9 +244,5 @@ int main(void)
     tcase_add_test(tc, plain_and_traced_outputs_are_bitwise_equal);
     tcase_add_test(tc, tiny_grid_and_block_caps_loop_threads);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s, CK_FORK);
 }

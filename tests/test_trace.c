@@ -299,9 +299,5 @@ int main(void)
     tcase_add_test(tc, export_writes_npy_files_that_read_back);
     tcase_add_test(tc, npy_round_trip_all_dtypes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return tu_run_suite(s, CK_FORK);
 }

@@ -77,4 +77,15 @@ static inline ks_launch tu_launch(int threads, int64_t cap)
     return l;
 }
 
+/* Runs a suite and returns the process exit code (0: all passed). */
+static inline int tu_run_suite(Suite *s, enum fork_status fork)
+{
+    SRunner *sr = srunner_create(s);
+    if (fork == CK_NOFORK) srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
 #endif
