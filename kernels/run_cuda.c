@@ -1,5 +1,7 @@
 #include "run_cuda.h"
 
+#include <stdio.h>
+
 #include "core/ks_cuda_api.h"
 #include "core/ks_error.h"
 
@@ -13,8 +15,12 @@ int ks_run_cuda(ks_tensor *const *tensors, const int *is_output, int n, ks_sink 
     ks_sink dsink;
     int have_sink = 0;
     int rc = n > MAX_T ? ks_fail(KS_EINVAL, "too many tensors") : KS_OK;
-    if (!rc && ks_cuda_device_count() < 1)
-        rc = ks_fail(KS_ECUDA, "no CUDA device available (use --device sim)");
+    if (!rc && ks_cuda_device_count() < 1) {
+        char why[256] = "";
+        if (ks_cuda_device_name(device_name, name_len) != KS_OK)
+            snprintf(why, sizeof why, ": %s", ks_error_message());
+        rc = ks_fail(KS_ECUDA, "no CUDA device available%s (use --device sim)", why);
+    }
     if (!rc) rc = ks_cuda_device_name(device_name, name_len);
     for (int i = 0; i < n && !rc; ++i) {
         size_t bytes = (size_t)ks_tensor_numel(tensors[i]) * ks_dtype_size(tensors[i]->dtype);

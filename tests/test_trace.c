@@ -259,6 +259,28 @@ START_TEST(export_writes_npy_files_that_read_back)
 }
 END_TEST
 
+/* numpy's itemsize of the events dtype, computed from the descr text itself (sum of the
+ * field sizes, times their sub-array counts), must equal the bytes export writes per row */
+START_TEST(events_descr_itemsize_matches_the_row_export_writes)
+{
+    /* each field is ('name', 'T<digit>') or ('name', 'T<digit>', (count,)) */
+    int64_t total = 0;
+    int fields = 0;
+    for (const char *p = strstr(KS_EVENTS_DESCR, "('"); p; p = strstr(p, "('")) {
+        const char *name_end = strchr(p + 2, '\'');
+        const char *type = strchr(name_end + 1, '\'') + 1;
+        const char *type_end = strchr(type, '\'');
+        int64_t size = type_end[-1] - '0';
+        if (!strncmp(type_end, "', (", 4)) size *= atoi(type_end + 4);
+        total += size;
+        fields++;
+        p = type_end;
+    }
+    ck_assert_int_eq(fields, 19);
+    ck_assert_int_eq(total, KS_EVENTS_ROW);
+}
+END_TEST
+
 START_TEST(npy_round_trip_all_dtypes)
 {
     char path[] = "/tmp/ks_npy_XXXXXX";
@@ -297,6 +319,7 @@ int main(void)
     tcase_add_test(tc, full_buffer_counts_dropped_events_without_overflow);
     tcase_add_test(tc, kst_round_trip_preserves_everything);
     tcase_add_test(tc, export_writes_npy_files_that_read_back);
+    tcase_add_test(tc, events_descr_itemsize_matches_the_row_export_writes);
     tcase_add_test(tc, npy_round_trip_all_dtypes);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

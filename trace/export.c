@@ -50,7 +50,7 @@ static void fill_event(void *ctx, int64_t i, unsigned char *row)
         PUT(59, e->u.sample.x);
         memcpy(row + 63, e->u.sample.w, 16); /* 63..78 */
     } else if (e->kind == KS_EV_WORK) {
-        memcpy(row + 83, e->u.field, 32); /* 83..114 */
+        memcpy(row + 79, e->u.field, 32); /* 79..110 */
     }
     PUT(31, offset); /* 31..38 */
 }

@@ -7,7 +7,7 @@
 
 /* The numpy dtype of one row of events.npy. */
 extern const char KS_EVENTS_DESCR[];
-#define KS_EVENTS_ROW 115
+#define KS_EVENTS_ROW 111
 
 /* Creates DIR if needed; each file appears whole or not at all. */
 int ks_trace_export_npy(const ks_trace *tr, const char *dir);
