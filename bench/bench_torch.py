@@ -56,21 +56,19 @@ def main(lib_path):
         launch = Launch(0, 0)
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         ref = F.unfold(x, k, dilation=dil, padding=pad, stride=st)
-        cols = torch.empty_like(ref)
+        cols, img = torch.empty_like(ref), torch.empty_like(x)
 
-        def ours_unfold():
-            if lib.ks_im2col_cuda(ctypes.byref(p), x.data_ptr(), cols.data_ptr(),
-                                  ctypes.byref(launch), None, stream):
-                raise RuntimeError(lib.ks_error_message().decode())
+        def ours(fn, src, dst):
+            def call():
+                if fn(ctypes.byref(p), src.data_ptr(), dst.data_ptr(), ctypes.byref(launch),
+                      None, stream):
+                    raise RuntimeError(lib.ks_error_message().decode())
+            return call
+        ours_unfold = ours(lib.ks_im2col_cuda, x, cols)
+        ours_fold = ours(lib.ks_col2im_cuda, ref, img)
         ours_unfold()
         torch.cuda.synchronize()
         assert torch.equal(cols, ref), "im2col differs from F.unfold"
-        img = torch.empty_like(x)
-
-        def ours_fold():
-            if lib.ks_col2im_cuda(ctypes.byref(p), ref.data_ptr(), img.data_ptr(),
-                                  ctypes.byref(launch), None, stream):
-                raise RuntimeError(lib.ks_error_message().decode())
         ours_fold()
         torch.cuda.synchronize()
         fold_ref = F.fold(ref, (h, w), k, dilation=dil, padding=pad, stride=st)

@@ -25,8 +25,7 @@ static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const
     rep->violations++;
 }
 
-static void check_work(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,
-                       ks_check_report *rep)
+static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check_report *rep)
 {
     int64_t recomposed = 0;
     int digits = 0;
@@ -44,7 +43,6 @@ static void check_work(const ks_trace *tr, const ks_site *s, uint64_t i, const k
     }
     if (digits && recomposed != e->index)
         violation(rep, i, e, "fields recompose to %lld, not to the index", (long long)recomposed);
-    (void)tr;
 }
 
 static double tensor_value(const ks_tensor *t, int64_t off)
@@ -91,8 +89,7 @@ static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const 
     return 1;
 }
 
-static void check_sample(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,
-                         ks_check_report *rep)
+static void check_sample(uint64_t i, const ks_event *e, ks_check_report *rep)
 {
     const ks_ev_sample *m = &e->u.sample;
     float sum = 0.0f;
@@ -105,7 +102,6 @@ static void check_sample(const ks_trace *tr, const ks_site *s, uint64_t i, const
     }
     if (all && fabsf(sum - 1.0f) > 1e-5f)
         violation(rep, i, e, "in-range sample weights sum to %.7g, not 1", sum);
-    (void)tr, (void)s;
 }
 
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
@@ -155,7 +151,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
             unsigned char bit = (unsigned char)(1u << (e->index % 8));
             if (seen[e->index / 8] & bit) violation(rep, i, e, "work item recorded twice");
             seen[e->index / 8] |= bit;
-            check_work(tr, s, i, e, rep);
+            check_work(s, i, e, rep);
             continue;
         }
         if (e->tensor != s->tensor) {
@@ -164,7 +160,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
             continue;
         }
         if (s->kind == KS_EV_SAMPLE) {
-            check_sample(tr, s, i, e, rep);
+            check_sample(i, e, rep);
             continue;
         }
         if (!check_access(tr, s, i, e, rep) || s->kind != KS_EV_WRITE) continue;
