@@ -1,4 +1,4 @@
-/* kscope - the front door: list, run, info, step, check, export. */
+/* kscope - the front door: list, run, info, step, view, check, export. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +13,7 @@ static const struct {
     {"run", ks_cmd_run, "run an operator on the simulator or the GPU, save outputs and a trace"},
     {"info", ks_cmd_info, "summarize a trace file and verify its checksums"},
     {"step", ks_cmd_step, "step through one thread's (or one work item's) index math and memory"},
+    {"view", ks_cmd_view, "replay a trace in the viewer window, or render it to PNG (--headless)"},
     {"check", ks_cmd_check, "check a trace's invariants; exit 1 listing the first violations"},
     {"export", ks_cmd_export, "write a trace as header.json and .npy files numpy reads"},
 };

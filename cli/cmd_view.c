@@ -1,0 +1,103 @@
+/* kscope view: replay a trace in the SDL2 viewer, or render it to PNG without a display. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "cli.h"
+#ifdef KS_HAVE_VIEWER
+#include "../viewer/vw_app.h"
+#endif
+
+static const char *usage =
+    "usage: kscope view FILE.kst [--goto SPEC] [--order recorded|thread|iter]\n"
+    "                   [--unit event|item|thread|warp|block] [--mode values|reads|weights|writes]\n"
+    "                   [--keys SCRIPT] [--size WxH] [--shot-dir DIR]\n"
+    "       kscope view FILE.kst --headless --png OUT.png [same options]\n"
+    "       kscope view FILE.kst --headless --frames DIR [--every N] [--max-frames N]\n\n"
+    "Replays a trace: the input and output tensors as heatmaps, the focused work item's\n"
+    "reads, writes and sample points over them, its index decomposition, the grid of\n"
+    "blocks and threads, a timeline. Press H in the window for the keys.\n"
+    "  --goto SPEC      start at index=N (work item), thread=T, or event=P (position)\n"
+    "  --order O        recorded (as the trace stores events), thread (thread-major) or\n"
+    "                   iter (iteration-major: the grid sweeping the data)\n"
+    "  --unit U         what Right/Left and playback step by\n"
+    "  --mode M         heatmaps of values, read counts, weight sums or write counts\n"
+    "  --keys SCRIPT    keys to press once the trace is indexed, comma-separated:\n"
+    "                   Right,Right,O,S,Q  type:TEXT  click:X:Y  wait:N\n"
+    "  --headless       no window: render with the software renderer (implied by --png\n"
+    "                   and --frames)\n"
+    "  --png OUT.png    write the frame (after --goto and --keys) to OUT.png\n"
+    "  --frames DIR     write DIR/frame-000000.png ... one every N positions (--every,\n"
+    "                   default 1) from the start, at most --max-frames (default 1000)\n"
+    "  --size WxH       window or frame size (default 1280x800, at least 640x480)\n"
+    "  --shot-dir DIR   where S / F12 screenshots go (default: the current folder)\n";
+
+#ifdef KS_HAVE_VIEWER
+/* A count flag's value (>= 1); prints the error itself. */
+static int count_arg(const char *flag, const char *v, uint64_t *out)
+{
+    int64_t n;
+    if (!v) return ks_cli_error("view", "%s needs a value", flag);
+    if (ks_parse_i64(v, &n) || n < 1)
+        return ks_cli_error("view", "%s must be an integer >= 1 (got '%s')", flag, v);
+    *out = (uint64_t)n;
+    return 0;
+}
+#endif
+
+int ks_cmd_view(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return KS_EXIT_OK;
+        }
+#ifndef KS_HAVE_VIEWER
+    return ks_cli_error("view", "this build has no viewer (install libsdl2-dev libsdl2-ttf-dev "
+                                "libsdl2-image-dev and rebuild); try kscope step instead");
+#else
+    vw_options o;
+    vw_options_init(&o);
+    if (argc < 2 || argv[1][0] == '-') return ks_cli_error("view", "needs a trace file (kscope view --help)");
+    o.path = argv[1];
+    for (int i = 2; i < argc; ++i) {
+        const char *v = NULL;
+        int m;
+        if (!strcmp(argv[i], "--headless")) {
+            o.headless = 1;
+            continue;
+        }
+#define FLAG(name) ((m = ks_flag(argc, argv, &i, name, &v)) != 0)
+        if (FLAG("png")) o.png = v;
+        else if (FLAG("frames")) o.frames_dir = v;
+        else if (FLAG("every")) {
+            if (count_arg("--every", v, &o.every)) return KS_EXIT_ERROR;
+        } else if (FLAG("max-frames")) {
+            if (count_arg("--max-frames", v, &o.max_frames)) return KS_EXIT_ERROR;
+        } else if (FLAG("goto")) o.goto_spec = v;
+        else if (FLAG("order")) o.order = v;
+        else if (FLAG("unit")) o.unit = v;
+        else if (FLAG("mode")) o.mode = v;
+        else if (FLAG("keys")) o.keys = v;
+        else if (FLAG("shot-dir")) o.shot_dir = v;
+        else if (FLAG("size")) {
+            int w, h;
+            char tail;
+            if (m < 0) return ks_cli_error("view", "--size needs a value");
+            if (sscanf(v, "%dx%d%c", &w, &h, &tail) != 2)
+                return ks_cli_error("view", "--size takes WxH, like 1280x800 (got '%s')", v);
+            o.width = w;
+            o.height = h;
+        } else {
+            return ks_cli_error("view", "unknown argument '%s' (kscope view --help)", argv[i]);
+        }
+#undef FLAG
+        if (m < 0) return ks_cli_error("view", "%s needs a value", argv[i]);
+    }
+    if (o.png || o.frames_dir) o.headless = 1;
+    if (o.headless && !o.png && !o.frames_dir)
+        return ks_cli_error("view", "--headless needs --png OUT.png or --frames DIR");
+    if (vw_main(&o)) return ks_cli_error("view", "%s", ks_error_message());
+    return KS_EXIT_OK;
+#endif
+}

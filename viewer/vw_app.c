@@ -1,0 +1,316 @@
+/* vw_app.c - `kscope view`: opens the trace, indexes it (in a thread, so the first frame
+ * shows at once), then runs events -> update -> draw in a window, or renders PNG frames
+ * headless with SDL's software renderer (no display, no video driver needed). Both paths
+ * draw with the same software renderer, so a headless frame is what the window shows. */
+#define _POSIX_C_SOURCE 200809L
+#include "vw_app.h"
+
+#include <SDL.h>
+#include <SDL_image.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../kernels/core/ks_error.h"
+#include "vw_draw.h"
+#include "vw_script.h"
+
+#define TEXT_SIZE 13
+
+void vw_options_init(vw_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->every = 1;
+    o->max_frames = 1000;
+    o->shot_dir = ".";
+    o->width = 1280;
+    o->height = 800;
+}
+
+typedef struct indexer {
+    const ks_trace *tr;
+    vw_index idx;
+    vw_progress progress;
+    int rc;
+    char error[200];
+    SDL_Thread *thread;
+} indexer;
+
+static int index_thread(void *arg)
+{
+    indexer *ix = arg;
+    ix->rc = vw_index_build(&ix->idx, ix->tr, &ix->progress);
+    if (ix->rc) snprintf(ix->error, sizeof ix->error, "%s", ks_error_message());
+    ix->progress.permille = 1000;
+    return 0;
+}
+
+/* Writes the surface as PNG: temporary file, then rename, so no half-written image. */
+static int save_png(SDL_Surface *surf, const char *path)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    if (IMG_SavePNG(surf, tmp) != 0) {
+        remove(tmp);
+        return ks_fail(KS_EIO, "view: cannot write %s: %s", path, IMG_GetError());
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return ks_fail(KS_EIO, "view: cannot write %s", path);
+    }
+    return KS_OK;
+}
+
+/* The options that set up the state: order, mode, unit, go-to. */
+static int configure(vw_state *s, const vw_options *o)
+{
+    if (o->order && vw_set_order(s, o->order)) return KS_EINVAL;
+    if (o->mode && vw_set_mode(s, o->mode)) return KS_EINVAL;
+    if (o->unit) {
+        static const char *units[] = {"event", "item", "thread", "warp", "block"};
+        int u = -1;
+        for (int i = 0; i < VW_NUNITS; ++i)
+            if (!strcmp(o->unit, units[i])) u = i;
+        if (u < 0) return ks_fail(KS_EINVAL, "unknown unit '%s' (event, item, thread, warp, block)", o->unit);
+        s->unit = (vw_unit)u;
+    }
+    if (o->goto_spec && vw_goto(s, o->goto_spec)) return KS_EINVAL;
+    return KS_OK;
+}
+
+static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action *script, size_t nscript)
+{
+    vw_index idx;
+    vw_state s;
+    vw_draw d;
+    vw_layout L;
+    int rc = vw_index_build(&idx, tr, NULL);
+    if (rc) return rc;
+    vw_state_init(&s, tr, &idx);
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+    if (!r) {
+        rc = ks_fail(KS_ENOMEM, "view: cannot create a %dx%d frame: %s", o->width, o->height, SDL_GetError());
+        goto out;
+    }
+    if (vw_draw_init(&d, r, TEXT_SIZE)) {
+        rc = KS_EIO;
+        goto out_renderer;
+    }
+    vw_layout_compute(&L, o->width, o->height, d.font.line);
+    if ((rc = configure(&s, o))) goto out_draw;
+    for (size_t i = 0; i < nscript; ++i) vw_apply(&s, &L, &script[i]);
+    if (o->png) {
+        vw_draw_frame(&d, &s, &L, 1000);
+        SDL_RenderPresent(r);
+        if (!(rc = save_png(surf, o->png))) printf("%s\n", o->png);
+    }
+    if (o->frames_dir && !rc) {
+        if (mkdir(o->frames_dir, 0777) != 0 && access(o->frames_dir, W_OK) != 0) {
+            rc = ks_fail(KS_EIO, "view: cannot create the folder %s", o->frames_dir);
+            goto out_draw;
+        }
+        uint64_t n = vw_state_len(&s), start = s.pos, total = 0;
+        for (uint64_t p = start; p < n && total < o->max_frames; total++)
+            p = p + o->every > p ? p + o->every : n; /* count frames without overflow */
+        uint64_t k = 0;
+        for (uint64_t p = start; p < n && k < total; ++k, p += o->every) {
+            char path[4200];
+            vw_action seek = {VW_ACT_SEEK, (int64_t)p, 0};
+            vw_apply(&s, &L, &seek);
+            vw_draw_frame(&d, &s, &L, 1000);
+            SDL_RenderPresent(r);
+            snprintf(path, sizeof path, "%s/frame-%06llu.png", o->frames_dir, (unsigned long long)k);
+            if ((rc = save_png(surf, path))) break;
+            if (k % 100 == 99) fprintf(stderr, "kscope: view: %llu of %llu frames\n",
+                                       (unsigned long long)k + 1, (unsigned long long)total);
+        }
+        if (!rc) printf("%llu frames in %s (frame-000000.png ...)%s\n", (unsigned long long)k, o->frames_dir,
+                        n > start && (n - start + o->every - 1) / o->every > total ? " - stopped at --max-frames" : "");
+    }
+out_draw:
+    vw_draw_free(&d);
+out_renderer:
+    SDL_DestroyRenderer(r);
+out:
+    SDL_FreeSurface(surf);
+    vw_state_free(&s);
+    vw_index_free(&idx);
+    return rc;
+}
+
+static void screenshot(SDL_Renderer *r, const vw_options *o, vw_state *s)
+{
+    int w, h;
+    char path[4200];
+    SDL_GetRendererOutputSize(r, &w, &h);
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!surf || SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_ARGB8888, surf->pixels, surf->pitch)) {
+        snprintf(s->message, sizeof s->message, "screenshot failed: %s", SDL_GetError());
+        SDL_FreeSurface(surf);
+        return;
+    }
+    for (int i = 1; i < 10000; ++i) {
+        snprintf(path, sizeof path, "%s/kscope-shot-%03d.png", o->shot_dir, i);
+        if (access(path, F_OK) != 0) break;
+    }
+    if (save_png(surf, path))
+        snprintf(s->message, sizeof s->message, "%s", ks_error_message());
+    else {
+        snprintf(s->message, sizeof s->message, "saved %.240s", path);
+        printf("screenshot: %s\n", path);
+        fflush(stdout);
+    }
+    SDL_FreeSurface(surf);
+}
+
+/* One SDL event as viewer actions (key, click, drag on the timeline, typing). */
+static void translate(const SDL_Event *ev, vw_state *s, const vw_layout *L, int *dragging)
+{
+    vw_action a = {VW_ACT_NONE, 0, 0};
+    switch (ev->type) {
+    case SDL_QUIT: a.kind = VW_ACT_QUIT; break;
+    case SDL_KEYDOWN: {
+        const char *name = SDL_GetKeyName(ev->key.keysym.sym);
+        int shift = (ev->key.keysym.mod & KMOD_SHIFT) != 0;
+        if ((ev->key.keysym.mod & KMOD_CTRL) && ev->key.keysym.sym == SDLK_TAB) name = "Ctrl+Tab";
+        if (vw_key_action(name, shift, &a)) a.kind = VW_ACT_NONE;
+        if (s->prompt && a.kind != VW_ACT_ENTER && a.kind != VW_ACT_BACKSPACE && a.kind != VW_ACT_ESCAPE)
+            a.kind = VW_ACT_NONE; /* typed characters arrive as SDL_TEXTINPUT */
+        break;
+    }
+    case SDL_TEXTINPUT:
+        if (s->prompt)
+            for (const char *p = ev->text.text; *p; ++p) {
+                vw_action t = {VW_ACT_TEXT, (unsigned char)*p, 0};
+                vw_apply(s, L, &t);
+            }
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+        if (ev->button.button == SDL_BUTTON_LEFT) {
+            a.kind = VW_ACT_CLICK;
+            a.a = ev->button.x;
+            a.b = ev->button.y;
+            *dragging = vw_rect_contains(L->timeline, ev->button.x, ev->button.y);
+        }
+        break;
+    case SDL_MOUSEBUTTONUP: *dragging = 0; break;
+    case SDL_MOUSEMOTION:
+        a.kind = *dragging ? VW_ACT_SEEK : VW_ACT_HOVER;
+        a.a = *dragging ? (int64_t)vw_timeline_pos(L->timeline, vw_state_len(s), ev->motion.x) : ev->motion.x;
+        a.b = ev->motion.y;
+        break;
+    default: break;
+    }
+    if (a.kind != VW_ACT_NONE) vw_apply(s, L, &a);
+}
+
+static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *script, size_t nscript)
+{
+    static indexer ix;
+    vw_state s;
+    vw_draw d;
+    vw_layout L;
+    int rc = KS_OK, dragging = 0, was_prompt = 0;
+    size_t next_step = 0;
+    if (SDL_Init(SDL_INIT_VIDEO) != 0)
+        return ks_fail(KS_EIO, "view: no display (%s); render to a file with --headless --png OUT.png",
+                       SDL_GetError());
+    char title[4200];
+    snprintf(title, sizeof title, "kscope view %s", o->path);
+    SDL_Window *win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, o->width,
+                                       o->height, SDL_WINDOW_RESIZABLE);
+    SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE) : NULL;
+    if (!r) {
+        rc = ks_fail(KS_EIO, "view: cannot open a window: %s", SDL_GetError());
+        goto out;
+    }
+    SDL_SetWindowMinimumSize(win, VW_MIN_W, VW_MIN_H);
+    if (vw_draw_init(&d, r, TEXT_SIZE)) {
+        rc = KS_EIO;
+        goto out;
+    }
+    memset(&ix, 0, sizeof ix);
+    ix.tr = tr;
+    ix.thread = SDL_CreateThread(index_thread, "kscope-index", &ix);
+    if (!ix.thread) index_thread(&ix);
+    vw_state_init(&s, tr, NULL);
+    int w, h;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    vw_layout_compute(&L, w, h, d.font.line);
+    int configured = 0;
+    Uint64 last = SDL_GetPerformanceCounter();
+    while (!s.quit) {
+        /* events */
+        SDL_Event ev;
+        while (SDL_PollEvent(&ev)) {
+            if (ev.type == SDL_WINDOWEVENT && ev.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+                SDL_GetRendererOutputSize(r, &w, &h);
+                vw_layout_compute(&L, w, h, d.font.line);
+            }
+            translate(&ev, &s, &L, &dragging);
+        }
+        /* update: the index arriving, the options and script once it has, playback */
+        if (!s.idx && ix.progress.permille >= 1000) {
+            if (ix.thread) SDL_WaitThread(ix.thread, NULL);
+            ix.thread = NULL;
+            if (ix.rc) snprintf(s.message, sizeof s.message, "%s", ix.error);
+            else vw_state_set_index(&s, &ix.idx);
+        }
+        if (!configured && ix.progress.permille >= 1000) {
+            configured = 1;
+            if (configure(&s, o)) {
+                rc = KS_EINVAL;
+                break;
+            }
+        }
+        if (configured && next_step < nscript) vw_apply(&s, &L, &script[next_step++]);
+        if (s.prompt != was_prompt) {
+            if (s.prompt) SDL_StartTextInput();
+            else SDL_StopTextInput();
+            was_prompt = s.prompt;
+        }
+        Uint64 now = SDL_GetPerformanceCounter();
+        vw_tick(&s, (double)(now - last) / (double)SDL_GetPerformanceFrequency());
+        last = now;
+        /* draw */
+        vw_draw_frame(&d, &s, &L, s.idx ? 1000 : ix.progress.permille);
+        if (s.want_shot) {
+            s.want_shot = 0;
+            screenshot(r, o, &s);
+        }
+        SDL_RenderPresent(r);
+        SDL_Delay(s.playing || !configured ? 1 : 10);
+    }
+    ix.progress.cancel = 1;
+    if (ix.thread) SDL_WaitThread(ix.thread, NULL);
+    vw_draw_free(&d);
+    vw_state_free(&s);
+    vw_index_free(&ix.idx);
+out:
+    if (r) SDL_DestroyRenderer(r);
+    if (win) SDL_DestroyWindow(win);
+    SDL_Quit();
+    return rc;
+}
+
+int vw_main(const vw_options *o)
+{
+    static ks_trace tr;
+    vw_action *script = NULL;
+    size_t nscript = 0;
+    if (o->width < VW_MIN_W || o->height < VW_MIN_H || o->width > 16384 || o->height > 16384)
+        return ks_fail(KS_EINVAL, "view: --size must be between %dx%d and 16384x16384", VW_MIN_W, VW_MIN_H);
+    if (o->every < 1) return ks_fail(KS_EINVAL, "view: --every must be >= 1");
+    if (o->keys && vw_script_parse(o->keys, &script, &nscript)) return KS_EINVAL;
+    if (ks_trace_open(o->path, &tr)) {
+        free(script);
+        return KS_EFORMAT;
+    }
+    int rc = o->headless ? run_headless(o, &tr, script, nscript) : run_window(o, &tr, script, nscript);
+    ks_trace_close(&tr);
+    free(script);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* vw_app.h - `kscope view`: the window, the headless renderer and the key script. */
+#ifndef VW_APP_H
+#define VW_APP_H
+
+#include <stdint.h>
+
+typedef struct vw_options {
+    const char *path;       /* the .kst */
+    int headless;           /* render PNGs without a display */
+    const char *png;        /* headless: the one frame to write */
+    const char *frames_dir; /* headless: a sequence, one frame every `every` steps */
+    uint64_t every, max_frames;
+    const char *goto_spec;  /* index=N, thread=T, event=P */
+    const char *order, *mode, *unit;
+    const char *keys;       /* a key script: "Right,Right,S,Q" (see docs/viewer.md) */
+    const char *shot_dir;   /* where S / F12 screenshots go */
+    int width, height;
+} vw_options;
+
+/* Defaults: 1280 x 800, every 1, at most 1000 frames, screenshots in ".". */
+void vw_options_init(vw_options *o);
+/* Runs the viewer. Returns 0, or a ks_status with ks_error_message() set. */
+int vw_main(const vw_options *o);
+
+#endif

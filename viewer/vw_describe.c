@@ -1,0 +1,220 @@
+/* vw_describe.c - the viewer's text (see vw_describe.h). */
+#include "vw_describe.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "../trace/step.h"
+#include "vw_plane.h"
+
+static void add(vw_lines *L, int style, const char *fmt, ...) KS_PRINTF(3, 4);
+
+static void add(vw_lines *L, int style, const char *fmt, ...)
+{
+    if (L->n >= VW_MAX_LINES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->text[L->n], VW_LINE_LEN, fmt, ap);
+    va_end(ap);
+    L->style[L->n++] = style;
+}
+
+void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
+{
+    char where[128];
+    if (e->kind == KS_EV_WORK) {
+        snprintf(buf, n, "work  index %lld", (long long)e->index);
+        return;
+    }
+    if (e->tensor >= tr->ntensors) {
+        snprintf(buf, n, "tap %u %s of tensor %u (not in this trace)", e->tap,
+                 ks_event_kind_name(e->kind), e->tensor);
+        return;
+    }
+    if (e->kind == KS_EV_SAMPLE) {
+        const ks_ev_sample *m = &e->u.sample;
+        snprintf(buf, n, "tap %u sample %s plane %d at (y %.3f, x %.3f) = %.4g", e->tap,
+                 tr->tensors[e->tensor].name, m->plane, m->y, m->x, m->value);
+        return;
+    }
+    const ks_ev_access *a = &e->u.access;
+    ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
+    if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
+        snprintf(buf, n, "tap %u read  %s = 0 (padding)", e->tap, where);
+    else
+        snprintf(buf, n, "tap %u %s %s = %.6g", e->tap,
+                 e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write",
+                 where, a->value);
+}
+
+static void describe_lookup(const vw_state *s, vw_lines *L)
+{
+    const vw_lookup *lk = &s->look;
+    char where[128];
+    if (lk->tensor < 0) return;
+    ks_format_element(s->tr, lk->tensor, lk->plane, lk->y, lk->x, where, sizeof where);
+    if (!lk->n) {
+        add(L, VW_STYLE_HEAD, "lookup %s: no %s in this trace", where, lk->writes ? "writes" : "reads");
+        return;
+    }
+    const ks_event *e = &s->tr->events[lk->hits[lk->at].event];
+    add(L, VW_STYLE_HEAD, "lookup %s: %s %llu of %llu%s: thread %lld, index %lld, weight %.4g",
+        where, lk->writes ? "write" : "read", (unsigned long long)lk->at + 1,
+        (unsigned long long)lk->total, lk->n < lk->total ? " (first ones kept)" : "",
+        (long long)vw_gthread(s->tr, e->block, e->thread), (long long)e->index,
+        lk->hits[lk->at].weight);
+}
+
+static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L)
+{
+    const ks_trace *tr = s->tr;
+    int64_t grid = tr->blocks * tr->threads;
+    add(L, VW_STYLE_HEAD, "work item %lld: block %u, thread %u, iteration %u  (global thread %lld)",
+        (long long)w->index, w->block, w->thread, w->iter, (long long)vw_gthread(tr, w->block, w->thread));
+    add(L, VW_STYLE_TEXT, "  index = block*%d + thread + iteration*%lld = %u*%d + %u + %u*%lld",
+        tr->threads, (long long)grid, w->block, tr->threads, w->thread, w->iter, (long long)grid);
+    if (w->site >= tr->nsites) {
+        add(L, VW_STYLE_DIM, "  (site %u is not in the header)", w->site);
+        return;
+    }
+    const ks_site *site = &tr->sites[w->site];
+    int width = 0;
+    for (int f = 0; f < site->nfields; ++f)
+        if ((int)strlen(site->fields[f].name) > width) width = (int)strlen(site->fields[f].name);
+    for (int f = 0; f < site->nfields; ++f) {
+        char sub[VW_LINE_LEN];
+        ks_expr_substitute(site, w, site->fields[f].expr, sub, sizeof sub);
+        add(L, VW_STYLE_TEXT, "  %-*s = %s = %s = %d", width, site->fields[f].name,
+            site->fields[f].expr, sub, w->u.field[f]);
+    }
+}
+
+void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
+{
+    const ks_trace *tr = s->tr;
+    char line[VW_LINE_LEN];
+    L->n = 0;
+    if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
+    describe_lookup(s, L);
+    uint32_t ev = vw_state_event(s);
+    if (ev == VW_NONE) {
+        add(L, VW_STYLE_DIM, "this trace has no events (%llu dropped)", (unsigned long long)tr->dropped);
+        return;
+    }
+    const ks_event *e = &tr->events[ev];
+    uint32_t it = vw_state_item(s);
+    if (it == VW_NONE) {
+        if (e->kind == KS_EV_WORK)
+            describe_work(s, e, L);
+        else
+            add(L, VW_STYLE_DIM, s->idx ? "event %u has no work event in the trace (thread %u of block %u)"
+                                        : "event %u (thread %u of block %u); its work item shows once indexing ends",
+                ev, e->thread, e->block);
+        vw_describe_event(tr, e, line, sizeof line);
+        add(L, VW_STYLE_FOCUS, "> %s", line);
+        return;
+    }
+    const vw_item *item = &s->idx->items[it];
+    const ks_event *w = &tr->events[s->idx->by_item[item->first]];
+    describe_work(s, w, L);
+    uint32_t k = 0;
+    while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
+    add(L, VW_STYLE_HEAD, "event %u of %u of this work item:", k + 1, item->count);
+    /* a window of the item's events around the focused one */
+    int room = max_lines - L->n;
+    if (room < 1) return;
+    uint32_t lo = k > (uint32_t)room / 2 ? k - (uint32_t)room / 2 : 0;
+    if (lo + (uint32_t)room > item->count) lo = item->count > (uint32_t)room ? item->count - (uint32_t)room : 0;
+    for (uint32_t j = lo; j < item->count && L->n < max_lines; ++j) {
+        vw_describe_event(tr, &tr->events[s->idx->by_item[item->first + j]], line, sizeof line);
+        add(L, j == k ? VW_STYLE_FOCUS : VW_STYLE_TEXT, "%s %s", j == k ? ">" : " ", line);
+    }
+}
+
+void vw_describe_title(const vw_state *s, char *buf, size_t n)
+{
+    const ks_trace *tr = s->tr;
+    snprintf(buf, n, "%s on %s  |  %lld block(s) x %d threads, %lld work items  |  %s", tr->op,
+             tr->device, (long long)tr->blocks, tr->threads, (long long)tr->work_items, tr->path);
+}
+
+void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char *buf, size_t n)
+{
+    int t = s->panel[panel].tensor;
+    if (t < 0) {
+        snprintf(buf, n, "%s: no tensor in this trace", panel ? "output" : "input");
+        return;
+    }
+    const ks_tensor *T = &s->tr->tensors[t];
+    char shape[64], where[128];
+    vw_plane_dims d = vw_plane_dims_of(T);
+    ks_format_element(s->tr, t, s->panel[panel].plane, 0, 0, where, sizeof where);
+    /* "input[0, 1, 0, 0]" -> the plane's leading coordinates "input[0, 1, :, :]" */
+    char *last = strrchr(where, '[');
+    if (T->ndim > 2 && last) {
+        char *comma = where + strlen(where);
+        for (int c = 0; c < 2 && comma > last; ) if (*--comma == ',') ++c;
+        if (comma > last) snprintf(comma, sizeof where - (size_t)(comma - where), ", :, :]");
+    } else {
+        snprintf(where, sizeof where, "%s", T->name);
+    }
+    snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %.4g .. %.4g", where,
+             ks_shape_str(T->ndim, T->shape, shape, sizeof shape), (long long)s->panel[panel].plane,
+             (long long)d.planes, s->follow ? "(follows)" : "(fixed)", vw_mode_name(s->mode), lo, hi);
+}
+
+void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
+{
+    const ks_trace *tr = s->tr;
+    uint64_t len = vw_state_len(s);
+    size_t used = 0;
+#define PUT(...) do { if (used < n) used += (size_t)snprintf(buf + used, n - used, __VA_ARGS__); } while (0)
+    if (s->prompt) {
+        PUT("go to (index=N, thread=T, event=P; Enter, Esc): %s_", s->prompt_text);
+        return;
+    }
+    PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s",
+        (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len,
+        vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), vw_unit_name(s->unit),
+        s->playing ? "playing" : "paused", s->speed, vw_mode_name(s->mode));
+    if (permille < 1000) PUT("  |  indexing %d%%", permille / 10);
+    if (tr->dropped) PUT("  |  %llu events DROPPED", (unsigned long long)tr->dropped);
+    if (s->idx && s->idx->orphans) PUT("  |  %llu without work item", (unsigned long long)s->idx->orphans);
+    if (s->hover) {
+        int t = s->panel[s->hover_panel].tensor;
+        char where[128];
+        const ks_tensor *T = &tr->tensors[t];
+        vw_plane_dims d = vw_plane_dims_of(T);
+        int64_t off = (s->panel[s->hover_panel].plane * d.h + s->hover_y) * d.w + s->hover_x;
+        ks_format_element(tr, t, s->panel[s->hover_panel].plane, s->hover_y, s->hover_x, where, sizeof where);
+        PUT("  |  %s = %.6g", where, vw_tensor_value(T, off));
+        if (s->idx && s->idx->agg[t].reads)
+            PUT(" (reads %u, weight %.4g, writes %u)", s->idx->agg[t].reads[off],
+                s->idx->agg[t].weights[off], s->idx->agg[t].writes[off]);
+    }
+    if (s->message[0]) PUT("  |  %s", s->message);
+#undef PUT
+}
+
+const char *const *vw_help_lines(void)
+{
+    static const char *const lines[] = {
+        "keys",
+        "Right / Left     next / previous step",
+        "1 2 3 4 5        step by event, work item, thread, warp, block",
+        "Space            play / pause        = -   faster / slower",
+        "O                order: recorded, thread-major, iteration-major",
+        "G                go to index=N, thread=T or event=P",
+        "Home / End       first / last event",
+        "M                heatmap: values, read count, weight sum, write count",
+        "[ ]  ; '         input plane / output plane",
+        "Tab  Ctrl+Tab    input tensor / output tensor     F  follow the focus",
+        "click a cell     who read it (input) or wrote it (output); N / Shift+N cycle",
+        "click timeline   scrub         S or F12  screenshot (PNG)",
+        "H or F1          this help     Esc  close / quit     Q  quit",
+        NULL,
+    };
+    return lines;
+}

@@ -1,0 +1,37 @@
+/* vw_describe.h - the viewer's words: title, panel headers, the index-decomposition
+ * panel, the status line and the key help, as plain strings (pure, tested as text). */
+#ifndef VW_DESCRIBE_H
+#define VW_DESCRIBE_H
+
+#include <stddef.h>
+
+#include "vw_state.h"
+
+#define VW_MAX_LINES 48
+#define VW_LINE_LEN 200
+
+enum vw_line_style { VW_STYLE_TEXT = 0, VW_STYLE_HEAD = 1, VW_STYLE_FOCUS = 2, VW_STYLE_DIM = 3 };
+
+typedef struct vw_lines {
+    int n;
+    int style[VW_MAX_LINES];
+    char text[VW_MAX_LINES][VW_LINE_LEN];
+} vw_lines;
+
+/* The focused work item: its thread and iteration, every field of its decomposition
+ * with the division and modulo evaluated, then its events with the focused one marked,
+ * keeping at most max_lines lines (the events scroll around the focused one). A
+ * reverse lookup in progress comes first. */
+void vw_describe_focus(const vw_state *s, vw_lines *out, int max_lines);
+/* One event as a line: "tap 2 read input[0, 0, 1, 3] = 7". */
+void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n);
+void vw_describe_title(const vw_state *s, char *buf, size_t n);
+/* "input (1, 2, 5, 5)  plane 1 of 2 = [0, 1]  values 1 .. 50" */
+void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char *buf, size_t n);
+/* Position, order, unit, playback, mode, index progress (permille < 1000: building),
+ * value under the pointer and the last message. */
+void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n);
+/* The key help, NULL-terminated. */
+const char *const *vw_help_lines(void);
+
+#endif

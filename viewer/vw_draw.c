@@ -1,0 +1,101 @@
+/* vw_draw.c - one frame: title, the two heatmaps with their overlays, the decomposition
+ * panel, the grid, the timeline, the status line and the help. */
+#include "vw_draw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "vw_colormap.h"
+#include "vw_describe.h"
+#include "vw_draw_int.h"
+
+int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size)
+{
+    memset(d, 0, sizeof *d);
+    d->r = r;
+    return vw_font_open(&d->font, r, text_size) ? -1 : 0;
+}
+
+void vw_draw_free(vw_draw *d)
+{
+    for (int p = 0; p < 2; ++p)
+        if (d->heat[p].tex) SDL_DestroyTexture(d->heat[p].tex);
+    if (d->grid.tex) SDL_DestroyTexture(d->grid.tex);
+    free(d->grid.first);
+    free(d->grid.last);
+    free(d->grid.pixels);
+    vw_font_close(&d->font);
+    memset(d, 0, sizeof *d);
+}
+
+static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
+{
+    static vw_lines lines; /* ~10 KB: kept off the stack */
+    static const uint32_t colors[] = {VW_COL_TEXT, VW_COL_HEAD, VW_COL_FOCUS, VW_COL_DIM};
+    vw_rect a = L->decomp;
+    vw_fill(d->r, a, VW_COL_PANEL);
+    int rows = (a.h - 4) / d->font.line;
+    vw_describe_focus(s, &lines, rows);
+    for (int i = 0; i < lines.n; ++i)
+        vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8,
+                lines.text[i]);
+}
+
+static void draw_timeline(vw_draw *d, const vw_state *s, const vw_layout *L)
+{
+    vw_rect t = L->timeline;
+    uint64_t n = vw_state_len(s);
+    vw_fill(d->r, t, VW_COL_PANEL);
+    if (!n) return;
+    int x = vw_timeline_x(t, n, s->pos);
+    vw_rect done = {t.x, t.y + t.h / 2 - 3, x - t.x, 6};
+    vw_fill(d->r, done, VW_COL_DONE);
+    /* where the looked-up element's hits sit in this order */
+    for (uint64_t i = 0; i < s->look.n && i < 512; ++i) {
+        vw_index tmp = {0};
+        tmp.tr = s->tr;
+        const vw_index *idx = s->idx ? s->idx : &tmp;
+        uint64_t p = vw_order_pos(idx, s->idx ? s->order : VW_ORDER_RECORDED, s->look.hits[i].event);
+        vw_rect tick = {vw_timeline_x(t, n, p), t.y + 2, 1, t.h - 4};
+        vw_fill(d->r, tick, VW_COL_LOOKUP);
+    }
+    vw_rect cur = {x - 1, t.y, 3, t.h};
+    vw_fill(d->r, cur, VW_COL_CURRENT);
+}
+
+static void draw_help(vw_draw *d, const vw_layout *L)
+{
+    const char *const *h = vw_help_lines();
+    int n = 0, w = 0;
+    for (; h[n]; ++n)
+        if ((int)strlen(h[n]) > w) w = (int)strlen(h[n]);
+    vw_rect box = {L->w / 2 - (w * d->font.advance) / 2 - 12, L->h / 2 - (n * d->font.line) / 2 - 12,
+                   w * d->font.advance + 24, n * d->font.line + 24};
+    vw_fill(d->r, box, 0x101014);
+    vw_outline(d->r, box, VW_COL_HEAD, 1, 0);
+    for (int i = 0; i < n; ++i)
+        vw_text(&d->font, d->r, box.x + 12, box.y + 12 + i * d->font.line,
+                i ? VW_COL_TEXT : VW_COL_HEAD, 0, h[i]);
+}
+
+void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille)
+{
+    char buf[512];
+    vw_color(d->r, VW_COL_BG);
+    SDL_RenderClear(d->r);
+    vw_fill(d->r, L->title, 0x2A2A40);
+    vw_describe_title(s, buf, sizeof buf);
+    vw_text(&d->font, d->r, L->title.x + 6, L->title.y + 3, VW_COL_TEXT, L->title.w - 12, buf);
+    for (int p = 0; p < 2; ++p) {
+        vw_draw_heatmap(d, s, L, p);
+        vw_draw_overlays(d, s, L, p);
+    }
+    draw_decomp(d, s, L);
+    vw_draw_grid(d, s, L);
+    draw_timeline(d, s, L);
+    vw_fill(d->r, L->status, 0x2A2A40);
+    vw_describe_status(s, permille, buf, sizeof buf);
+    vw_text(&d->font, d->r, L->status.x + 6, L->status.y + 3, s->prompt ? VW_COL_HEAD : VW_COL_TEXT,
+            L->status.w - 12, buf);
+    if (s->help) draw_help(d, L);
+}

@@ -1,0 +1,44 @@
+/* vw_draw.h - draws one frame of the viewer from its state (reads vw_state, never
+ * changes it). Heatmap and grid textures are cached and rebuilt only when what they show
+ * changes (tensor, plane, mode, order, panel size), so playing costs a few copies and
+ * outlines per frame. */
+#ifndef VW_DRAW_H
+#define VW_DRAW_H
+
+#include <SDL.h>
+
+#include "vw_font.h"
+#include "vw_state.h"
+
+typedef struct vw_heat_cache {
+    SDL_Texture *tex;
+    int tensor, indexed, w, h;
+    vw_mode mode;
+    int64_t plane;
+    double lo, hi;
+    vw_rect area;
+} vw_heat_cache;
+
+typedef struct vw_grid_cache {
+    vw_order order;
+    int indexed;
+    vw_grid g;
+    uint64_t *first, *last; /* per screen cell: positions of its items in the order */
+    uint32_t *pixels;
+    SDL_Texture *tex;
+} vw_grid_cache;
+
+typedef struct vw_draw {
+    SDL_Renderer *r;
+    vw_font font;
+    vw_heat_cache heat[2];
+    vw_grid_cache grid;
+} vw_draw;
+
+/* Text size in points; returns 0 or -1 with ks_error_message() set. */
+int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size);
+void vw_draw_free(vw_draw *d);
+/* permille: progress of the index build (1000: done). */
+void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille);
+
+#endif

@@ -1,0 +1,244 @@
+/* vw_draw_heat.c - a tensor plane as a heatmap, its legend, and the focused work item's
+ * cells, padding reads and sample points drawn over it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vw_colormap.h"
+#include "vw_describe.h"
+#include "vw_draw_int.h"
+#include "vw_plane.h"
+
+/* The number shown for element off of tensor t in the current mode. */
+static double shown(const vw_state *s, int t, int64_t off, vw_mode mode)
+{
+    const vw_aggregate *a = s->idx ? &s->idx->agg[t] : NULL;
+    switch (mode) {
+    case VW_MODE_READS: return a->reads[off];
+    case VW_MODE_WEIGHTS: return a->weights[off];
+    case VW_MODE_WRITES: return a->writes[off];
+    default: return vw_tensor_value(&s->tr->tensors[t], off);
+    }
+}
+
+/* Aggregate modes need the index and a tensor small enough to have aggregates. */
+static vw_mode effective_mode(const vw_state *s, int t)
+{
+    if (s->mode != VW_MODE_VALUES && s->idx && s->idx->agg[t].reads) return s->mode;
+    return VW_MODE_VALUES;
+}
+
+/* Rebuilds the panel's texture: one texel per cell, or the mean of a block of cells
+ * when the plane has more cells than the panel has pixels. */
+static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c,
+                          const vw_heatmap *m)
+{
+    int t = s->panel[panel].tensor;
+    vw_plane_dims pd = vw_plane_dims_of(&s->tr->tensors[t]);
+    int64_t plane = s->panel[panel].plane, base = plane * pd.h * pd.w;
+    vw_mode mode = effective_mode(s, t);
+    double vw = m->cell * (double)pd.w, vh = m->cell * (double)pd.h;
+    int tw = pd.w < vw ? (int)pd.w : (int)(vw > 1 ? vw : 1);
+    int th = pd.h < vh ? (int)pd.h : (int)(vh > 1 ? vh : 1);
+    double *acc = malloc((size_t)tw * th * sizeof *acc);
+    uint32_t *px = malloc((size_t)tw * th * sizeof *px);
+    double lo = INFINITY, hi = -INFINITY;
+    if (!acc || !px) goto out;
+    for (int ty = 0; ty < th; ++ty) {
+        int64_t y0 = ty * pd.h / th, y1 = (ty + 1) * pd.h / th;
+        for (int tx = 0; tx < tw; ++tx) {
+            int64_t x0 = tx * pd.w / tw, x1 = (tx + 1) * pd.w / tw;
+            double sum = 0;
+            for (int64_t y = y0; y < y1; ++y)
+                for (int64_t x = x0; x < x1; ++x) sum += shown(s, t, base + y * pd.w + x, mode);
+            double v = sum / (double)((y1 - y0) * (x1 - x0));
+            acc[(size_t)ty * tw + tx] = v;
+            if (isfinite(v) && v < lo) lo = v;
+            if (isfinite(v) && v > hi) hi = v;
+        }
+    }
+    if (mode != VW_MODE_VALUES && lo > 0) lo = 0; /* counts start at zero */
+    if (!(lo <= hi)) lo = hi = 0;
+    for (size_t i = 0; i < (size_t)tw * th; ++i)
+        px[i] = 0xFF000000u | (isfinite(acc[i]) ? vw_colormap(vw_colormap_t(acc[i], lo, hi)) : VW_COL_NAN);
+    c->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, tw, th);
+    if (c->tex) SDL_UpdateTexture(c->tex, NULL, px, tw * (int)sizeof *px);
+out:
+    free(acc);
+    free(px);
+    c->lo = lo;
+    c->hi = hi;
+    c->mode = mode;
+}
+
+/* Margin cells (outside the plane, where padding reads land) as a dim checkerboard. */
+static void draw_margin(SDL_Renderer *r, const vw_heatmap *m)
+{
+    if (!m->margin || m->cell < 4) return;
+    for (int64_t y = -m->margin; y < m->rows + m->margin; ++y)
+        for (int64_t x = -m->margin; x < m->cols + m->margin; ++x) {
+            if (y >= 0 && y < m->rows && x >= 0 && x < m->cols) continue;
+            vw_fill(r, vw_heatmap_cell(m, y, x), ((y + x) & 1) ? 0x2C2C34 : 0x34343E);
+        }
+}
+
+static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
+                        const vw_heat_cache *c)
+{
+    vw_rect lg = panel ? L->output_legend : L->input_legend;
+    int bar_w = lg.w < 512 ? lg.w : 512;
+    for (int i = 0; i < bar_w; ++i) {
+        vw_rect px = {lg.x + i, lg.y, 1, 10};
+        vw_fill(d->r, px, vw_colormap((double)i / (bar_w > 1 ? bar_w - 1 : 1)));
+    }
+    char lo[48], hi[48], mid[64];
+    snprintf(lo, sizeof lo, "%.4g", c->lo);
+    snprintf(hi, sizeof hi, "%.4g", c->hi);
+    snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
+    if (s->mode != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(s->mode),
+                                     s->idx ? "tensor too big" : "after indexing");
+    int ty = lg.y + 12;
+    vw_text(&d->font, d->r, lg.x, ty, VW_COL_TEXT, 0, lo);
+    vw_text(&d->font, d->r, lg.x + bar_w - (int)strlen(hi) * d->font.advance, ty, VW_COL_TEXT, 0, hi);
+    vw_text(&d->font, d->r, lg.x + bar_w / 2 - (int)strlen(mid) * d->font.advance / 2, ty,
+            VW_COL_DIM, 0, mid);
+}
+
+void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
+{
+    vw_rect area = panel ? L->output : L->input;
+    vw_heat_cache *c = &d->heat[panel];
+    int t = s->panel[panel].tensor;
+    char head[VW_LINE_LEN];
+    vw_fill(d->r, area, VW_COL_PANEL);
+    if (t < 0) {
+        vw_describe_panel(s, panel, 0, 0, head, sizeof head);
+        vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_DIM, area.w - 8, head);
+        return;
+    }
+    vw_heatmap m = vw_panel_map(s, L, panel);
+    if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane ||
+        c->indexed != (s->idx != NULL) || (c->mode != effective_mode(s, t)) ||
+        memcmp(&c->area, &area, sizeof area)) {
+        if (c->tex) SDL_DestroyTexture(c->tex);
+        c->tex = NULL;
+        c->tensor = t;
+        c->plane = s->panel[panel].plane;
+        c->indexed = s->idx != NULL;
+        c->area = area;
+        build_texture(d, s, panel, c, &m);
+    }
+    vw_describe_panel(s, panel, c->lo, c->hi, head, sizeof head);
+    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
+    draw_margin(d->r, &m);
+    int x0 = (int)floor(m.ox), y0 = (int)floor(m.oy);
+    SDL_Rect dst = {x0, y0, (int)floor(m.ox + m.cell * (double)m.cols) - x0,
+                    (int)floor(m.oy + m.cell * (double)m.rows) - y0};
+    if (dst.w < 1) dst.w = 1;
+    if (dst.h < 1) dst.h = 1;
+    if (c->tex) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
+    draw_legend(d, s, L, panel, c);
+}
+
+/* A cell's outline that stays visible on tiny cells: at least 7 px across. */
+static vw_rect visible(vw_rect r)
+{
+    if (r.w < 7) {
+        r.x -= (7 - r.w) / 2;
+        r.w = 7;
+    }
+    if (r.h < 7) {
+        r.y -= (7 - r.h) / 2;
+        r.h = 7;
+    }
+    return r;
+}
+
+static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
+                        int focused)
+{
+    int64_t ys[2], xs[2];
+    int px, py;
+    vw_sample_corners(e, ys, xs);
+    vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
+    for (int c = 0; c < 4; ++c) {
+        int cx, cy;
+        int valid = (e->flags & (KS_FLAG_C00 << c)) != 0;
+        if (ys[c >> 1] == INT32_MIN || xs[c & 1] == INT32_MIN) continue;
+        vw_heatmap_point(m, (double)ys[c >> 1], (double)xs[c & 1], &cx, &cy);
+        if (focused) {
+            vw_color(d->r, valid ? VW_COL_VALID : VW_COL_INVALID);
+            SDL_RenderDrawLine(d->r, px, py, cx, cy);
+            vw_rect corner = {cx - 3, cy - 3, 7, 7};
+            vw_outline(d->r, corner, valid ? VW_COL_VALID : VW_COL_INVALID, 2, 0);
+            if (m->cell >= 40) {
+                char w[24];
+                snprintf(w, sizeof w, "%.3f", e->u.sample.w[c]);
+                vw_text(&d->font, d->r, cx + 5, cy + 3, valid ? VW_COL_VALID : VW_COL_INVALID, 0, w);
+            }
+        }
+    }
+    vw_rect dot = {px - 2, py - 2, 5, 5};
+    vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
+    if (focused) {
+        vw_rect ring = {px - 6, py - 6, 13, 13};
+        vw_outline(d->r, ring, VW_COL_FOCUS, 2, 0);
+    }
+}
+
+static int on_panel(const vw_state *s, int panel, const ks_event *e)
+{
+    if (e->kind == KS_EV_WORK || e->tensor != s->panel[panel].tensor) return 0;
+    return (e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane) == s->panel[panel].plane;
+}
+
+static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
+                       int focused)
+{
+    if (e->kind == KS_EV_SAMPLE) {
+        draw_sample(d, m, e, focused);
+        return;
+    }
+    const ks_ev_access *a = &e->u.access;
+    int pad = e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING);
+    /* cells beyond the drawn margin are not drawn */
+    if (a->y < -m->margin || a->y >= m->rows + m->margin || a->x < -m->margin ||
+        a->x >= m->cols + m->margin)
+        return;
+    vw_rect cell = vw_heatmap_cell(m, a->y, a->x);
+    if (focused) {
+        vw_outline(d->r, visible(cell), VW_COL_FOCUS, 3, 1);
+    } else {
+        vw_outline(d->r, m->cell >= 7 ? cell : visible(cell), pad ? VW_COL_PADDING : VW_COL_ITEM,
+                   m->cell >= 12 ? 2 : 1, 0);
+    }
+    if (pad && m->cell >= 14)
+        vw_text(&d->font, d->r, cell.x + cell.w / 2 - d->font.advance / 2,
+                cell.y + cell.h / 2 - d->font.line / 2, VW_COL_PADDING, 0, "0");
+}
+
+void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
+{
+    if (s->panel[panel].tensor < 0) return;
+    vw_heatmap m = vw_panel_map(s, L, panel);
+    vw_rect clip = panel ? L->output : L->input;
+    SDL_Rect sc = vw_sdl(clip);
+    SDL_RenderSetClipRect(d->r, &sc);
+    uint32_t ev = vw_state_event(s), it = vw_state_item(s);
+    const ks_trace *tr = s->tr;
+    if (it != VW_NONE) {
+        const vw_item *item = &s->idx->items[it];
+        for (uint32_t k = 0; k < item->count; ++k) {
+            uint32_t j = s->idx->by_item[item->first + k];
+            if (j != ev && on_panel(s, panel, &tr->events[j])) draw_event(d, &m, &tr->events[j], 0);
+        }
+    }
+    if (ev != VW_NONE && on_panel(s, panel, &tr->events[ev])) draw_event(d, &m, &tr->events[ev], 1);
+    const vw_lookup *lk = &s->look;
+    if (lk->tensor == s->panel[panel].tensor && lk->plane == s->panel[panel].plane)
+        vw_outline(d->r, visible(vw_heatmap_cell(&m, lk->y, lk->x)), VW_COL_LOOKUP, 2, 3);
+    if (s->hover && s->hover_panel == panel && m.cell >= 4)
+        vw_outline(d->r, vw_heatmap_cell(&m, s->hover_y, s->hover_x), VW_COL_DIM, 1, 0);
+    SDL_RenderSetClipRect(d->r, NULL);
+}

@@ -1,0 +1,40 @@
+/* vw_draw_int.h - drawing helpers shared by the vw_draw*.c files (internal). */
+#ifndef VW_DRAW_INT_H
+#define VW_DRAW_INT_H
+
+#include "vw_draw.h"
+
+static inline void vw_color(SDL_Renderer *r, uint32_t c)
+{
+    SDL_SetRenderDrawColor(r, (Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c, 255);
+}
+
+static inline SDL_Rect vw_sdl(vw_rect a)
+{
+    SDL_Rect s = {a.x, a.y, a.w, a.h};
+    return s;
+}
+
+static inline void vw_fill(SDL_Renderer *r, vw_rect a, uint32_t c)
+{
+    SDL_Rect s = vw_sdl(a);
+    vw_color(r, c);
+    SDL_RenderFillRect(r, &s);
+}
+
+/* An outline `t` pixels thick, grown by `grow` pixels on every side. */
+static inline void vw_outline(SDL_Renderer *r, vw_rect a, uint32_t c, int t, int grow)
+{
+    vw_color(r, c);
+    for (int i = 0; i < t; ++i) {
+        int g = grow - i;
+        SDL_Rect s = {a.x - g, a.y - g, a.w + 2 * g, a.h + 2 * g};
+        if (s.w > 0 && s.h > 0) SDL_RenderDrawRect(r, &s);
+    }
+}
+
+void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
+void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
+void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L);
+
+#endif

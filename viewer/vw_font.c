@@ -1,0 +1,83 @@
+/* vw_font.c - the glyph atlas (see vw_font.h). */
+#include "vw_font.h"
+
+#include <SDL_ttf.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../kernels/core/ks_error.h"
+
+#define FIRST 32
+#define LAST 126
+
+static const char *const font_paths[] = {
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSansMono.ttf",
+    "/usr/share/fonts/TTF/DejaVuSansMono.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationMono-Regular.ttf",
+};
+
+int vw_font_open(vw_font *f, SDL_Renderer *r, int size)
+{
+    const char *path = getenv("KS_FONT");
+    f->atlas = NULL;
+    if (!TTF_WasInit() && TTF_Init() != 0) return -ks_fail(KS_EIO, "view: SDL_ttf: %s", TTF_GetError());
+    for (size_t i = 0; (!path || access(path, R_OK) != 0) && i < sizeof font_paths / sizeof font_paths[0]; ++i)
+        path = font_paths[i];
+    if (!path || access(path, R_OK) != 0)
+        return -ks_fail(KS_EIO, "view: no font found (apt-get install fonts-dejavu-core, or set KS_FONT=/path/to/font.ttf)");
+    TTF_Font *font = TTF_OpenFont(path, size);
+    if (!font) return -ks_fail(KS_EIO, "view: cannot open font %s: %s", path, TTF_GetError());
+    int adv = 0;
+    TTF_GlyphMetrics(font, 'M', NULL, NULL, NULL, NULL, &adv);
+    f->advance = adv > 0 ? adv : size / 2 + 1;
+    f->line = TTF_FontLineSkip(font);
+    f->ascent = TTF_FontAscent(font);
+    int h = TTF_FontHeight(font);
+    SDL_Surface *atlas = SDL_CreateRGBSurfaceWithFormat(0, f->advance * (LAST - FIRST + 1), h, 32,
+                                                        SDL_PIXELFORMAT_ARGB8888);
+    if (!atlas) {
+        TTF_CloseFont(font);
+        return -ks_fail(KS_ENOMEM, "view: %s", SDL_GetError());
+    }
+    SDL_Color white = {255, 255, 255, 255};
+    for (int c = FIRST; c <= LAST; ++c) {
+        SDL_Surface *g = TTF_RenderGlyph_Blended(font, (Uint16)c, white);
+        if (!g) continue;
+        SDL_Rect dst = {(c - FIRST) * f->advance, 0, g->w < f->advance ? g->w : f->advance, g->h};
+        SDL_SetSurfaceBlendMode(g, SDL_BLENDMODE_NONE);
+        SDL_Rect src = {0, 0, dst.w, g->h < h ? g->h : h};
+        SDL_BlitSurface(g, &src, atlas, &dst);
+        SDL_FreeSurface(g);
+    }
+    TTF_CloseFont(font);
+    f->atlas = SDL_CreateTextureFromSurface(r, atlas);
+    SDL_FreeSurface(atlas);
+    if (!f->atlas) return -ks_fail(KS_EIO, "view: %s", SDL_GetError());
+    SDL_SetTextureBlendMode(f->atlas, SDL_BLENDMODE_BLEND);
+    return 0;
+}
+
+void vw_font_close(vw_font *f)
+{
+    if (f->atlas) SDL_DestroyTexture(f->atlas);
+    f->atlas = NULL;
+}
+
+int vw_text(const vw_font *f, SDL_Renderer *r, int x, int y, uint32_t color, int max_w,
+            const char *text)
+{
+    int h;
+    SDL_QueryTexture(f->atlas, NULL, NULL, NULL, &h);
+    SDL_SetTextureColorMod(f->atlas, (Uint8)(color >> 16), (Uint8)(color >> 8), (Uint8)color);
+    int x0 = x;
+    for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
+        if (max_w > 0 && x + f->advance > x0 + max_w) break;
+        int c = *p >= FIRST && *p <= LAST ? *p : '?';
+        SDL_Rect src = {(c - FIRST) * f->advance, 0, f->advance, h};
+        SDL_Rect dst = {x, y, f->advance, h};
+        if (c != ' ') SDL_RenderCopy(r, f->atlas, &src, &dst);
+        x += f->advance;
+    }
+    return x - x0;
+}

@@ -1,0 +1,317 @@
+/* vw_index.c - work items, replay orders and aggregates of a trace (see vw_index.h).
+ * Event contents are not trusted: a site, tensor or coordinate out of range is skipped,
+ * never used as an index. */
+#include "vw_index.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "vw_plane.h"
+
+int64_t vw_gthread(const ks_trace *tr, uint32_t block, uint32_t thread)
+{
+    return (int64_t)block * tr->threads + thread;
+}
+
+void vw_sample_corners(const ks_event *e, int64_t y[2], int64_t x[2])
+{
+    float fy = e->u.sample.y, fx = e->u.sample.x;
+    /* NaN or huge coordinates: a corner far outside every tensor, never a valid cell */
+    y[0] = isfinite(fy) && fabsf(fy) < 1e9f ? (int64_t)floorf(fy) : INT32_MIN;
+    x[0] = isfinite(fx) && fabsf(fx) < 1e9f ? (int64_t)floorf(fx) : INT32_MIN;
+    y[1] = (e->flags & KS_FLAG_CLAMP_Y) ? y[0] : y[0] + 1;
+    x[1] = (e->flags & KS_FLAG_CLAMP_X) ? x[0] : x[0] + 1;
+}
+
+static int item_cmp(const vw_item *a, int64_t index, uint32_t block, uint32_t thread,
+                    uint32_t iter)
+{
+    if (a->index != index) return a->index < index ? -1 : 1;
+    if (a->block != block) return a->block < block ? -1 : 1;
+    if (a->thread != thread) return a->thread < thread ? -1 : 1;
+    if (a->iter != iter) return a->iter < iter ? -1 : 1;
+    return 0;
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+    const vw_item *b = pb;
+    return item_cmp(pa, b->index, b->block, b->thread, b->iter);
+}
+
+/* The item an event belongs to: same index, block, thread and iteration. */
+static uint32_t find_item(const vw_index *idx, const ks_event *e)
+{
+    uint32_t lo = 0, hi = idx->nitems;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (item_cmp(&idx->items[mid], e->index, e->block, e->thread, e->iter) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < idx->nitems && !item_cmp(&idx->items[lo], e->index, e->block, e->thread, e->iter))
+        return lo;
+    return VW_NONE;
+}
+
+uint32_t vw_index_find(const vw_index *idx, int64_t index)
+{
+    uint32_t lo = 0, hi = idx->nitems;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (idx->items[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < idx->nitems && idx->items[lo].index == index ? lo : VW_NONE;
+}
+
+/* Sort keys for the item orders: (a, b, c) ascending, ties by item id. */
+typedef struct order_key {
+    int64_t a, b, c;
+    uint32_t id;
+} order_key;
+
+static int by_order_key(const void *pa, const void *pb)
+{
+    const order_key *x = pa, *y = pb;
+    if (x->a != y->a) return x->a < y->a ? -1 : 1;
+    if (x->b != y->b) return x->b < y->b ? -1 : 1;
+    if (x->c != y->c) return x->c < y->c ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static int build_order(vw_index *idx, vw_order which, order_key *keys)
+{
+    vw_item_order *o = &idx->orders[which];
+    uint32_t n = idx->nitems;
+    o->ord = malloc((n ? n : 1) * sizeof *o->ord);
+    o->rank = malloc((n ? n : 1) * sizeof *o->rank);
+    o->cum = malloc(((size_t)n + 1) * sizeof *o->cum);
+    if (!o->ord || !o->rank || !o->cum) return ks_fail(KS_ENOMEM, "view: out of memory for the replay orders");
+    for (uint32_t i = 0; i < n; ++i) {
+        const vw_item *it = &idx->items[i];
+        int64_t g = vw_gthread(idx->tr, it->block, it->thread);
+        keys[i].a = which == VW_ORDER_THREAD ? g : it->iter;
+        keys[i].b = which == VW_ORDER_THREAD ? it->iter : g;
+        keys[i].c = it->index;
+        keys[i].id = i;
+    }
+    qsort(keys, n, sizeof *keys, by_order_key);
+    o->cum[0] = 0;
+    for (uint32_t r = 0; r < n; ++r) {
+        o->ord[r] = keys[r].id;
+        o->rank[keys[r].id] = r;
+        o->cum[r + 1] = o->cum[r] + idx->items[keys[r].id].count;
+    }
+    return KS_OK;
+}
+
+static void progress_set(vw_progress *p, int permille)
+{
+    if (p) p->permille = permille;
+}
+
+static int cancelled(const vw_progress *p)
+{
+    return p && p->cancel;
+}
+
+/* Element offset of (plane, y, x) in t, or -1 when outside it. */
+static int64_t element(const ks_tensor *t, int64_t plane, int64_t y, int64_t x)
+{
+    vw_plane_dims d = vw_plane_dims_of(t);
+    if (plane < 0 || plane >= d.planes || y < 0 || y >= d.h || x < 0 || x >= d.w) return -1;
+    return (plane * d.h + y) * d.w + x;
+}
+
+static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
+{
+    vw_aggregate *a = &idx->agg[t];
+    *out = NULL;
+    int64_t n = ks_tensor_numel(&idx->tr->tensors[t]);
+    if (n <= 0 || n > VW_AGG_MAX_ELEMENTS) return KS_OK;
+    if (!a->reads) {
+        a->reads = calloc((size_t)n, sizeof *a->reads);
+        a->weights = calloc((size_t)n, sizeof *a->weights);
+        a->writes = calloc((size_t)n, sizeof *a->writes);
+        if (!a->reads || !a->weights || !a->writes)
+            return ks_fail(KS_ENOMEM, "view: out of memory for the aggregates of %s",
+                           idx->tr->tensors[t].name);
+    }
+    *out = a;
+    return KS_OK;
+}
+
+static void note_margin(vw_index *idx, int tensor, const ks_ev_access *a)
+{
+    const ks_tensor *t = &idx->tr->tensors[tensor];
+    vw_plane_dims d = vw_plane_dims_of(t);
+    int64_t out = 0;
+    if (a->y < 0) out = -(int64_t)a->y;
+    if (a->y >= d.h && a->y - d.h + 1 > out) out = a->y - d.h + 1;
+    if (a->x < 0 && -(int64_t)a->x > out) out = -(int64_t)a->x;
+    if (a->x >= d.w && a->x - d.w + 1 > out) out = a->x - d.w + 1;
+    if (out > 4) out = 4;
+    if (out > idx->margin[tensor]) idx->margin[tensor] = (int)out;
+}
+
+static int aggregate(vw_index *idx, const ks_event *e)
+{
+    const ks_trace *tr = idx->tr;
+    vw_aggregate *a;
+    if (e->kind == KS_EV_WORK || e->tensor >= tr->ntensors) return KS_OK;
+    const ks_tensor *t = &tr->tensors[e->tensor];
+    int rc = agg_tensor(idx, e->tensor, &a);
+    if (rc) return rc;
+    if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING)) {
+        note_margin(idx, e->tensor, &e->u.access);
+        return KS_OK;
+    }
+    if (!a) return KS_OK;
+    if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
+        int64_t off = element(t, e->u.access.plane, e->u.access.y, e->u.access.x);
+        if (off < 0) return KS_OK;
+        if (e->kind == KS_EV_WRITE) {
+            if (++a->writes[off] > a->max_writes) a->max_writes = a->writes[off];
+        } else {
+            if (++a->reads[off] > a->max_reads) a->max_reads = a->reads[off];
+            a->weights[off] += 1.0f;
+            if (a->weights[off] > a->max_weight) a->max_weight = a->weights[off];
+        }
+    } else if (e->kind == KS_EV_SAMPLE) {
+        int64_t ys[2], xs[2];
+        vw_sample_corners(e, ys, xs);
+        for (int c = 0; c < 4; ++c) {
+            if (!(e->flags & (KS_FLAG_C00 << c))) continue;
+            int64_t off = element(t, e->u.sample.plane, ys[c >> 1], xs[c & 1]);
+            float w = e->u.sample.w[c];
+            if (off < 0 || !isfinite(w)) continue;
+            if (++a->reads[off] > a->max_reads) a->max_reads = a->reads[off];
+            a->weights[off] += w;
+            if (a->weights[off] > a->max_weight) a->max_weight = a->weights[off];
+        }
+    }
+    return KS_OK;
+}
+
+int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
+{
+    memset(idx, 0, sizeof *idx);
+    idx->tr = tr;
+    uint64_t n = tr->nevents;
+    const ks_event *ev = tr->events;
+    order_key *keys = NULL;
+    uint32_t *count = NULL;
+    int rc = KS_OK;
+    if (n >= VW_NONE) return ks_fail(KS_EINVAL, "view: %llu events; the viewer handles at most %u (record fewer with --filter)",
+                                     (unsigned long long)n, VW_NONE - 1);
+    /* pass 1: one item per work event */
+    uint64_t nwork = 0;
+    for (uint64_t i = 0; i < n; ++i) nwork += ev[i].kind == KS_EV_WORK;
+    idx->items = malloc((nwork ? nwork : 1) * sizeof *idx->items);
+    idx->item_of = malloc((n ? n : 1) * sizeof *idx->item_of);
+    idx->by_item = malloc((n ? n : 1) * sizeof *idx->by_item);
+    if (!idx->items || !idx->item_of || !idx->by_item) {
+        rc = ks_fail(KS_ENOMEM, "view: out of memory indexing %llu events", (unsigned long long)n);
+        goto fail;
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+        if (ev[i].kind != KS_EV_WORK) continue;
+        vw_item *it = &idx->items[idx->nitems++];
+        it->index = ev[i].index;
+        it->block = ev[i].block;
+        it->thread = ev[i].thread;
+        it->iter = ev[i].iter;
+        it->first = it->count = 0;
+    }
+    progress_set(progress, 100);
+    qsort(idx->items, idx->nitems, sizeof *idx->items, by_key);
+    progress_set(progress, 200);
+    /* pass 2: each event to its item; consecutive events usually share one */
+    count = calloc((size_t)idx->nitems + 1, sizeof *count);
+    if (!count) {
+        rc = ks_fail(KS_ENOMEM, "view: out of memory indexing %llu events", (unsigned long long)n);
+        goto fail;
+    }
+    uint32_t last = VW_NONE;
+    for (uint64_t i = 0; i < n; ++i) {
+        const ks_event *e = &ev[i];
+        uint32_t it = last != VW_NONE && !item_cmp(&idx->items[last], e->index, e->block, e->thread, e->iter)
+                          ? last
+                          : find_item(idx, e);
+        idx->item_of[i] = it;
+        if (it == VW_NONE) {
+            idx->orphans++;
+        } else {
+            count[it]++;
+            last = it;
+        }
+        if ((i & 0xFFFFF) == 0) {
+            progress_set(progress, 200 + (int)(400 * i / n));
+            if (cancelled(progress)) goto cancel;
+        }
+    }
+    /* pass 3: scatter event ids into their items' runs (file order = seq order per thread) */
+    uint64_t at = 0;
+    for (uint32_t it = 0; it < idx->nitems; ++it) {
+        idx->items[it].first = (uint32_t)at;
+        at += count[it];
+        count[it] = idx->items[it].first;
+    }
+    for (uint64_t i = 0; i < n; ++i)
+        if (idx->item_of[i] != VW_NONE) idx->by_item[count[idx->item_of[i]]++] = (uint32_t)i;
+    for (uint32_t it = 0; it < idx->nitems; ++it)
+        idx->items[it].count = count[it] - idx->items[it].first;
+    progress_set(progress, 700);
+    keys = malloc((idx->nitems ? idx->nitems : 1) * sizeof *keys);
+    if (!keys) {
+        rc = ks_fail(KS_ENOMEM, "view: out of memory for the replay orders");
+        goto fail;
+    }
+    if ((rc = build_order(idx, VW_ORDER_THREAD, keys))) goto fail;
+    if ((rc = build_order(idx, VW_ORDER_ITER, keys))) goto fail;
+    progress_set(progress, 800);
+    for (uint64_t i = 0; i < n; ++i) {
+        if ((rc = aggregate(idx, &ev[i]))) goto fail;
+        if ((i & 0xFFFFF) == 0) {
+            progress_set(progress, 800 + (int)(199 * i / n));
+            if (cancelled(progress)) goto cancel;
+        }
+    }
+    free(keys);
+    free(count);
+    progress_set(progress, 1000);
+    return KS_OK;
+cancel:
+    rc = ks_fail(KS_EINVAL, "view: indexing cancelled");
+fail:
+    free(keys);
+    free(count);
+    vw_index_free(idx);
+    return rc;
+}
+
+void vw_index_free(vw_index *idx)
+{
+    free(idx->items);
+    free(idx->by_item);
+    free(idx->item_of);
+    for (int o = 0; o < VW_NORDERS; ++o) {
+        free(idx->orders[o].ord);
+        free(idx->orders[o].rank);
+        free(idx->orders[o].cum);
+    }
+    for (int t = 0; t < KS_MAX_TENSORS; ++t) {
+        free(idx->agg[t].reads);
+        free(idx->agg[t].weights);
+        free(idx->agg[t].writes);
+    }
+    const ks_trace *tr = idx->tr;
+    memset(idx, 0, sizeof *idx);
+    idx->tr = tr;
+}

@@ -1,0 +1,87 @@
+/* vw_index.h - what the viewer derives from a trace's events, built once per trace
+ * (in a background thread for big traces, so the first frame never waits for it):
+ *   - work items: one per work event, sorted by (index, block, thread, iter), each with the
+ *     contiguous run of its events in `by_item` (in seq order);
+ *   - the three replay orders (recorded, thread-major, iteration-major);
+ *   - aggregates per tensor element: reads (read events + valid sample corners), weight
+ *     sums (1 per read, the corner weight per sample), writes (stores + atomic adds).
+ * Pure C, no SDL: the tests drive it directly. Event ids are uint32: traces with more
+ * than 2^32 - 1 events are refused with a clear error.
+ */
+#ifndef VW_INDEX_H
+#define VW_INDEX_H
+
+#include <stdint.h>
+
+#include "../trace/kst.h"
+
+#define VW_NONE UINT32_MAX
+
+typedef enum vw_order {
+    VW_ORDER_RECORDED = 0, /* events exactly as the trace stores them (file order) */
+    VW_ORDER_THREAD = 1,   /* by (block, thread), then grid-stride iteration */
+    VW_ORDER_ITER = 2,     /* by iteration, then (block, thread): the grid sweeping the data */
+    VW_NORDERS = 3
+} vw_order;
+
+typedef struct vw_item {
+    int64_t index;
+    uint32_t block, thread, iter;
+    uint32_t first; /* into by_item */
+    uint32_t count; /* events of the item, the work event first */
+} vw_item;
+
+/* One order over work items (thread/iteration-major): rank r shows item ord[r], whose
+ * events sit at positions cum[r] .. cum[r+1]-1. The recorded order needs no arrays. */
+typedef struct vw_item_order {
+    uint32_t *ord, *rank; /* rank[item] inverts ord */
+    uint64_t *cum;        /* nitems + 1 entries */
+} vw_item_order;
+
+typedef struct vw_aggregate {
+    uint32_t *reads;  /* per element of the tensor, NULL when not touched or too big */
+    float *weights;
+    uint32_t *writes;
+    uint32_t max_reads, max_writes;
+    float max_weight;
+} vw_aggregate;
+
+typedef struct vw_index {
+    const ks_trace *tr;
+    uint32_t nitems;
+    vw_item *items;
+    uint32_t *by_item; /* event ids grouped by item */
+    uint32_t *item_of; /* per event: its item, VW_NONE for an event without a work event */
+    uint64_t orphans;  /* events whose work item is not in the trace */
+    vw_item_order orders[VW_NORDERS]; /* [VW_ORDER_RECORDED] unused */
+    vw_aggregate agg[KS_MAX_TENSORS];
+    int margin[KS_MAX_TENSORS]; /* how many cells outside a plane padding reads reach (0..4) */
+} vw_index;
+
+/* Progress of a build in [0, 1000], readable from another thread while it runs. */
+typedef struct vw_progress {
+    volatile int permille;
+    volatile int cancel; /* set to stop a build early (it returns KS_EINVAL) */
+} vw_progress;
+
+/* Most elements a tensor may have to get aggregates (bigger ones show values only). */
+#define VW_AGG_MAX_ELEMENTS (1LL << 26)
+
+/* Builds the index of tr (which must stay open while idx lives). progress may be NULL.
+ * Returns KS_OK, or an error with ks_error_message() set and idx left empty. */
+int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress);
+void vw_index_free(vw_index *idx);
+
+/* The item whose index is `index` (the first of several, if a kernel repeated it), or
+ * VW_NONE. */
+uint32_t vw_index_find(const vw_index *idx, int64_t index);
+
+/* Global thread of an event or item: block * threads + thread. */
+int64_t vw_gthread(const ks_trace *tr, uint32_t block, uint32_t thread);
+
+/* Corner cells of a sample event: rows y[0], y[1] and columns x[0], x[1] in the
+ * KS_FLAG_C00..C11 order (y0,x0) (y0,x1) (y1,x0) (y1,x1). Normally floor and floor + 1;
+ * with KS_FLAG_CLAMP_Y (RoIAlign at the last row) both rows are floor(y); same for x. */
+void vw_sample_corners(const ks_event *e, int64_t y[2], int64_t x[2]);
+
+#endif

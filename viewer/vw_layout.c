@@ -1,0 +1,173 @@
+/* vw_layout.c - panel rectangles and the cell <-> pixel mappings (see vw_layout.h). */
+#include "vw_layout.h"
+
+#include <math.h>
+
+#define PAD 8
+
+static vw_rect rect(int x, int y, int w, int h)
+{
+    vw_rect r = {x, y, w > 0 ? w : 0, h > 0 ? h : 0};
+    return r;
+}
+
+int vw_rect_contains(vw_rect r, int x, int y)
+{
+    return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+}
+
+int vw_rect_overlap(vw_rect a, vw_rect b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/* A heatmap panel: the map on top, its legend (a colour bar and a line of labels) below. */
+static void heat_panel(vw_rect r, int line, vw_rect *map, vw_rect *legend)
+{
+    int lh = line + 14;
+    *map = rect(r.x, r.y, r.w, r.h - lh - 4);
+    *legend = rect(r.x, r.y + r.h - lh, r.w, lh);
+}
+
+void vw_layout_compute(vw_layout *L, int w, int h, int line)
+{
+    if (w < VW_MIN_W) w = VW_MIN_W;
+    if (h < VW_MIN_H) h = VW_MIN_H;
+    L->w = w;
+    L->h = h;
+    L->line = line;
+    int bar = line + 6;
+    L->title = rect(0, 0, w, bar);
+    L->status = rect(0, h - bar, w, bar);
+    L->timeline = rect(PAD, L->status.y - 30, w - 2 * PAD, 26);
+    int top = bar + PAD, bottom = L->timeline.y - PAD;
+    int body = bottom - top;
+    /* the heatmaps get most of the height; the text panel keeps room for ~12 lines */
+    int text_h = 13 * line + 2 * PAD;
+    if (text_h > body / 2) text_h = body / 2;
+    int heat_h = body - text_h - PAD;
+    vw_rect in, out;
+    if (w >= h) {
+        int half = (w - 3 * PAD) / 2;
+        in = rect(PAD, top, half, heat_h);
+        out = rect(2 * PAD + half, top, w - 3 * PAD - half, heat_h);
+    } else {
+        int half = (heat_h - PAD) / 2;
+        in = rect(PAD, top, w - 2 * PAD, half);
+        out = rect(PAD, top + half + PAD, w - 2 * PAD, heat_h - half - PAD);
+    }
+    heat_panel(in, line, &L->input, &L->input_legend);
+    heat_panel(out, line, &L->output, &L->output_legend);
+    int ty = top + heat_h + PAD;
+    int dw = (w - 3 * PAD) * 11 / 20;
+    L->decomp = rect(PAD, ty, dw, bottom - ty);
+    L->grid = rect(2 * PAD + dw, ty, w - 3 * PAD - dw, bottom - ty);
+}
+
+vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin)
+{
+    vw_heatmap m;
+    if (rows < 1) rows = 1;
+    if (cols < 1) cols = 1;
+    m.rows = rows;
+    m.cols = cols;
+    m.margin = margin;
+    double sx = (double)area.w / (double)(cols + 2 * margin);
+    double sy = (double)area.h / (double)(rows + 2 * margin);
+    m.cell = sx < sy ? sx : sy;
+    /* whole pixels when cells are big, so every cell of a small plane has the same size */
+    if (m.cell >= 2) m.cell = floor(m.cell);
+    m.ox = area.x + (area.w - m.cell * (double)cols) / 2;
+    m.oy = area.y + (area.h - m.cell * (double)rows) / 2;
+    m.ox = floor(m.ox);
+    m.oy = floor(m.oy);
+    return m;
+}
+
+static int px_of(double o, double cell, int64_t i)
+{
+    return (int)floor(o + cell * (double)i);
+}
+
+vw_rect vw_heatmap_cell(const vw_heatmap *m, int64_t y, int64_t x)
+{
+    int x0 = px_of(m->ox, m->cell, x), x1 = px_of(m->ox, m->cell, x + 1);
+    int y0 = px_of(m->oy, m->cell, y), y1 = px_of(m->oy, m->cell, y + 1);
+    /* a cell smaller than a pixel still shows as one pixel */
+    return rect(x0, y0, x1 > x0 ? x1 - x0 : 1, y1 > y0 ? y1 - y0 : 1);
+}
+
+void vw_heatmap_point(const vw_heatmap *m, double fy, double fx, int *px, int *py)
+{
+    *px = (int)floor(m->ox + (fx + 0.5) * m->cell);
+    *py = (int)floor(m->oy + (fy + 0.5) * m->cell);
+}
+
+int vw_heatmap_hit(const vw_heatmap *m, int px, int py, int64_t *y, int64_t *x)
+{
+    if (m->cell <= 0) return 0;
+    /* the inverse of px_of: the cell whose [x0, x1) holds px */
+    double fx = floor(((double)px + 0.5 - m->ox) / m->cell);
+    double fy = floor(((double)py + 0.5 - m->oy) / m->cell);
+    if (fx < 0 || fy < 0 || fx >= (double)m->cols || fy >= (double)m->rows) return 0;
+    int64_t cx = (int64_t)fx, cy = (int64_t)fy;
+    /* rounding at a boundary: settle on the cell whose rectangle really holds the pixel */
+    if (cx > 0 && px < px_of(m->ox, m->cell, cx)) --cx;
+    if (cx + 1 < m->cols && px >= px_of(m->ox, m->cell, cx + 1)) ++cx;
+    if (cy > 0 && py < px_of(m->oy, m->cell, cy)) --cy;
+    if (cy + 1 < m->rows && py >= px_of(m->oy, m->cell, cy + 1)) ++cy;
+    *x = cx;
+    *y = cy;
+    return 1;
+}
+
+vw_grid vw_grid_fit(vw_rect area, int64_t blocks, int64_t threads)
+{
+    vw_grid g;
+    g.area = area;
+    g.blocks = blocks > 0 ? blocks : 1;
+    g.threads = threads > 0 ? threads : 1;
+    /* at least 2 px per thread column and 6 px per block row, when there is room */
+    int64_t maxc = area.w / 2 > 0 ? area.w / 2 : 1, maxr = area.h / 6 > 0 ? area.h / 6 : 1;
+    g.tg = (g.threads + maxc - 1) / maxc;
+    g.bg = (g.blocks + maxr - 1) / maxr;
+    g.cols = (g.threads + g.tg - 1) / g.tg;
+    g.rows = (g.blocks + g.bg - 1) / g.bg;
+    g.cw = (double)area.w / (double)g.cols;
+    g.ch = (double)area.h / (double)g.rows;
+    if (g.ch > 24) g.ch = 24;
+    return g;
+}
+
+vw_rect vw_grid_cell(const vw_grid *g, int64_t row, int64_t col)
+{
+    int x0 = px_of(g->area.x, g->cw, col), x1 = px_of(g->area.x, g->cw, col + 1);
+    int y0 = px_of(g->area.y, g->ch, row), y1 = px_of(g->area.y, g->ch, row + 1);
+    return rect(x0, y0, x1 > x0 ? x1 - x0 : 1, y1 > y0 ? y1 - y0 : 1);
+}
+
+int vw_grid_hit(const vw_grid *g, int px, int py, int64_t *block, int64_t *thread)
+{
+    if (px < g->area.x || py < g->area.y) return 0;
+    int64_t col = (int64_t)floor(((double)px + 0.5 - g->area.x) / g->cw);
+    int64_t row = (int64_t)floor(((double)py + 0.5 - g->area.y) / g->ch);
+    if (col >= g->cols || row >= g->rows) return 0;
+    if (col > 0 && px < px_of(g->area.x, g->cw, col)) --col;
+    if (row > 0 && py < px_of(g->area.y, g->ch, row)) --row;
+    *block = row * g->bg;
+    *thread = col * g->tg;
+    return 1;
+}
+
+int vw_timeline_x(vw_rect r, uint64_t n, uint64_t pos)
+{
+    if (n <= 1) return r.x;
+    return r.x + (int)((double)pos / (double)(n - 1) * (r.w - 1) + 0.5);
+}
+
+uint64_t vw_timeline_pos(vw_rect r, uint64_t n, int x)
+{
+    if (n <= 1 || x <= r.x) return 0;
+    if (x >= r.x + r.w - 1) return n - 1;
+    return (uint64_t)((double)(x - r.x) / (r.w - 1) * (double)(n - 1) + 0.5);
+}

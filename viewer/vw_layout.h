@@ -1,0 +1,70 @@
+/* vw_layout.h - where everything goes on screen, as pure functions of the window size and
+ * the tensor shapes, so drawing and clicking agree and the tests check both without SDL.
+ *
+ *   +---------------------------- title ----------------------------+
+ *   | input heatmap (+legend)       | output heatmap (+legend)       |
+ *   +-------------------------------+--------------------------------+
+ *   | index decomposition / lookup  | grid of blocks x threads       |
+ *   +------------------------- timeline -----------------------------+
+ *   +-------------------------- status ------------------------------+
+ * A window narrower than it is tall stacks the two heatmaps.
+ */
+#ifndef VW_LAYOUT_H
+#define VW_LAYOUT_H
+
+#include <stdint.h>
+
+typedef struct vw_rect {
+    int x, y, w, h;
+} vw_rect;
+
+typedef struct vw_layout {
+    int w, h, line; /* window size; text line height */
+    vw_rect title, input, input_legend, output, output_legend, decomp, grid, timeline, status;
+} vw_layout;
+
+#define VW_MIN_W 640
+#define VW_MIN_H 480
+
+/* Panels for a w x h window (at least VW_MIN_W x VW_MIN_H is assumed; smaller is
+ * clamped) with text lines `line` pixels high. */
+void vw_layout_compute(vw_layout *L, int w, int h, int line);
+int vw_rect_contains(vw_rect r, int x, int y);
+int vw_rect_overlap(vw_rect a, vw_rect b);
+
+/* A plane of rows x cols cells fitted into area with square cells and `margin` cells of
+ * room on every side (to show padding reads outside the plane). Cell (y, x) covers
+ * [ox + x * cell, ox + (x + 1) * cell) horizontally; a continuous coordinate (fy, fx)
+ * in the bilinear convention (cell centres at integers) sits at ox + (fx + 0.5) * cell. */
+typedef struct vw_heatmap {
+    double ox, oy, cell;
+    int64_t rows, cols;
+    int margin;
+} vw_heatmap;
+
+vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin);
+/* Screen rectangle of cell (y, x) (y, x may lie in the margin). Adjacent cells tile. */
+vw_rect vw_heatmap_cell(const vw_heatmap *m, int64_t y, int64_t x);
+/* Screen point of a continuous coordinate. */
+void vw_heatmap_point(const vw_heatmap *m, double fy, double fx, int *px, int *py);
+/* The cell under screen point (px, py): 1 and (y, x) when inside the plane, 0 otherwise. */
+int vw_heatmap_hit(const vw_heatmap *m, int px, int py, int64_t *y, int64_t *x);
+
+/* The block x thread grid: rows of blocks, columns of threads, each screen cell standing
+ * for bg blocks x tg threads when the launch is bigger than the panel. */
+typedef struct vw_grid {
+    vw_rect area;
+    int64_t blocks, threads, bg, tg, rows, cols;
+    double cw, ch;
+} vw_grid;
+
+vw_grid vw_grid_fit(vw_rect area, int64_t blocks, int64_t threads);
+vw_rect vw_grid_cell(const vw_grid *g, int64_t row, int64_t col);
+/* The (block, thread) at the start of the screen cell under (px, py); 0 when outside. */
+int vw_grid_hit(const vw_grid *g, int px, int py, int64_t *block, int64_t *thread);
+
+/* Timeline: position pos of n at an x inside r; and back. */
+int vw_timeline_x(vw_rect r, uint64_t n, uint64_t pos);
+uint64_t vw_timeline_pos(vw_rect r, uint64_t n, int x);
+
+#endif

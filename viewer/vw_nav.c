@@ -1,0 +1,160 @@
+/* vw_nav.c - replay orders and stepping (see vw_nav.h). */
+#include "vw_nav.h"
+
+#include "../kernels/core/ks_error.h"
+
+const char *vw_order_name(vw_order o)
+{
+    static const char *names[] = {"recorded", "thread-major", "iteration-major"};
+    return o >= 0 && o < VW_NORDERS ? names[o] : "?";
+}
+
+const char *vw_unit_name(vw_unit u)
+{
+    static const char *names[] = {"event", "work item", "thread", "warp", "block"};
+    return u >= 0 && u < VW_NUNITS ? names[u] : "?";
+}
+
+uint64_t vw_order_len(const vw_index *idx, vw_order o)
+{
+    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) return idx->tr->nevents;
+    return idx->orders[o].cum[idx->nitems];
+}
+
+/* Rank r with cum[r] <= pos < cum[r+1] (items with no events never hold a position). */
+static uint32_t rank_at(const vw_item_order *io, uint32_t n, uint64_t pos)
+{
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (io->cum[mid] <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    while (lo + 1 < n && io->cum[lo + 1] <= pos) ++lo;
+    return lo;
+}
+
+uint32_t vw_order_event(const vw_index *idx, vw_order o, uint64_t pos)
+{
+    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) return (uint32_t)pos;
+    const vw_item_order *io = &idx->orders[o];
+    uint32_t r = rank_at(io, idx->nitems, pos);
+    const vw_item *it = &idx->items[io->ord[r]];
+    return idx->by_item[it->first + (pos - io->cum[r])];
+}
+
+uint64_t vw_order_pos(const vw_index *idx, vw_order o, uint32_t ev)
+{
+    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) return ev;
+    uint32_t it = ev < idx->tr->nevents ? idx->item_of[ev] : VW_NONE;
+    if (it == VW_NONE) return 0;
+    const vw_item *item = &idx->items[it];
+    uint32_t k = 0;
+    while (k < item->count && idx->by_item[item->first + k] != ev) ++k;
+    return idx->orders[o].cum[idx->orders[o].rank[it]] + k;
+}
+
+void vw_item_span(const vw_index *idx, vw_order o, uint32_t item, uint64_t *first, uint64_t *last)
+{
+    const vw_item *it = &idx->items[item];
+    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) {
+        *first = it->count ? idx->by_item[it->first] : 0;
+        *last = it->count ? idx->by_item[it->first + it->count - 1] : 0;
+        return;
+    }
+    uint64_t c = idx->orders[o].cum[idx->orders[o].rank[item]];
+    *first = c;
+    *last = c + (it->count ? it->count - 1 : 0);
+}
+
+/* The unit key of the event at pos: events with equal keys belong to one unit. */
+static int64_t unit_key(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u)
+{
+    const ks_trace *tr = idx->tr;
+    uint32_t ev = vw_order_event(idx, o, pos);
+    const ks_event *e = &tr->events[ev];
+    switch (u) {
+    case VW_UNIT_ITEM:
+        if (idx->item_of && idx->item_of[ev] != VW_NONE) return idx->item_of[ev];
+        return -1 - (int64_t)e->index; /* no index yet: the work index stands in */
+    case VW_UNIT_THREAD: return vw_gthread(tr, e->block, e->thread);
+    case VW_UNIT_WARP: return (int64_t)e->block * ((tr->threads + 31) / 32) + e->thread / 32;
+    case VW_UNIT_BLOCK: return e->block;
+    default: return (int64_t)pos;
+    }
+}
+
+uint64_t vw_step(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u, int dir)
+{
+    uint64_t n = vw_order_len(idx, o);
+    if (!n) return 0;
+    if (pos >= n) pos = n - 1;
+    int64_t k = unit_key(idx, o, pos, u);
+    /* item orders keep a unit's events together inside one item: hop item by item */
+    int hop = o != VW_ORDER_RECORDED && idx->orders[o].cum && u != VW_UNIT_EVENT;
+    const vw_item_order *io = &idx->orders[o];
+    if (dir > 0) {
+        uint64_t p = pos;
+        for (;;) {
+            p = hop ? io->cum[rank_at(io, idx->nitems, p) + 1] : p + 1;
+            if (p >= n) return pos;
+            if (unit_key(idx, o, p, u) != k) return p;
+        }
+    }
+    /* back to the start of this unit's run, then to the start of the previous run */
+    uint64_t p = hop ? io->cum[rank_at(io, idx->nitems, pos)] : pos;
+#define BEFORE(q) (hop ? io->cum[rank_at(io, idx->nitems, (q) - 1)] : (q) - 1)
+    while (p > 0 && unit_key(idx, o, BEFORE(p), u) == k) p = BEFORE(p);
+    if (p == 0) return 0;
+    uint64_t q = BEFORE(p);
+    int64_t prev = unit_key(idx, o, q, u);
+    while (q > 0 && unit_key(idx, o, BEFORE(q), u) == prev) q = BEFORE(q);
+#undef BEFORE
+    return q;
+}
+
+int vw_jump_thread(const vw_index *idx, vw_order o, int64_t g, uint64_t *pos)
+{
+    const ks_trace *tr = idx->tr;
+    uint64_t best = UINT64_MAX;
+    if (idx->items) {
+        for (uint32_t i = 0; i < idx->nitems; ++i) {
+            const vw_item *it = &idx->items[i];
+            if (vw_gthread(tr, it->block, it->thread) != g || !it->count) continue;
+            uint64_t first, last;
+            vw_item_span(idx, o, i, &first, &last);
+            if (first < best) best = first;
+        }
+    } else {
+        for (uint64_t i = 0; i < tr->nevents && best == UINT64_MAX; ++i)
+            if (vw_gthread(tr, tr->events[i].block, tr->events[i].thread) == g) best = i;
+    }
+    if (best == UINT64_MAX)
+        return ks_fail(KS_EINVAL, "thread %lld has no events in this trace (%lld blocks x %d threads)",
+                       (long long)g, (long long)tr->blocks, tr->threads);
+    *pos = best;
+    return KS_OK;
+}
+
+int vw_jump_index(const vw_index *idx, vw_order o, int64_t index, uint64_t *pos)
+{
+    const ks_trace *tr = idx->tr;
+    if (idx->items) {
+        uint32_t it = vw_index_find(idx, index);
+        if (it != VW_NONE && idx->items[it].count) {
+            uint64_t last;
+            vw_item_span(idx, o, it, pos, &last);
+            return KS_OK;
+        }
+    } else {
+        for (uint64_t i = 0; i < tr->nevents; ++i)
+            if (tr->events[i].kind == KS_EV_WORK && tr->events[i].index == index) {
+                *pos = i;
+                return KS_OK;
+            }
+    }
+    return ks_fail(KS_EINVAL, "work item %lld is not in this trace (%lld work items; the filter may have left it out)",
+                   (long long)index, (long long)tr->work_items);
+}

@@ -1,0 +1,421 @@
+/* vw_state.c - focus, stepping, playback and input handling (see vw_state.h). */
+#include "vw_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "vw_plane.h"
+
+static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes"};
+
+const char *vw_mode_name(vw_mode m)
+{
+    return m >= 0 && m < VW_NMODES ? mode_names[m] : "?";
+}
+
+static int first_tensor(const ks_trace *tr, int role)
+{
+    for (int t = 0; t < tr->ntensors; ++t)
+        if (tr->roles[t] == role) return t;
+    return tr->ntensors ? 0 : -1;
+}
+
+void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
+{
+    memset(s, 0, sizeof *s);
+    s->tr = tr;
+    s->idx = idx;
+    s->order = VW_ORDER_RECORDED;
+    s->unit = VW_UNIT_EVENT;
+    s->speed = 8;
+    s->follow = 1;
+    s->look.tensor = -1;
+    s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
+    s->panel[1].tensor = first_tensor(tr, KS_ROLE_OUTPUT);
+}
+
+void vw_state_set_index(vw_state *s, const vw_index *idx)
+{
+    s->idx = idx;
+}
+
+void vw_state_free(vw_state *s)
+{
+    vw_lookup_free(&s->look);
+}
+
+/* Orders other than the recorded one need the index. */
+static vw_order effective_order(const vw_state *s)
+{
+    return s->idx ? s->order : VW_ORDER_RECORDED;
+}
+
+/* Navigation on a trace with no index yet: an index with only the trace set. */
+static const vw_index *nav_index(const vw_state *s, vw_index *tmp)
+{
+    if (s->idx) return s->idx;
+    memset(tmp, 0, sizeof *tmp);
+    tmp->tr = s->tr;
+    return tmp;
+}
+
+uint64_t vw_state_len(const vw_state *s)
+{
+    vw_index tmp;
+    return vw_order_len(nav_index(s, &tmp), effective_order(s));
+}
+
+uint32_t vw_state_event(const vw_state *s)
+{
+    vw_index tmp;
+    if (!vw_state_len(s)) return VW_NONE;
+    return vw_order_event(nav_index(s, &tmp), effective_order(s), s->pos);
+}
+
+uint32_t vw_state_item(const vw_state *s)
+{
+    uint32_t ev = vw_state_event(s);
+    if (ev == VW_NONE || !s->idx) return VW_NONE;
+    return s->idx->item_of[ev];
+}
+
+static int valid_tensor(const ks_trace *tr, const ks_event *e)
+{
+    return e->kind != KS_EV_WORK && e->tensor < tr->ntensors;
+}
+
+static int64_t event_plane(const ks_event *e)
+{
+    return e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
+}
+
+/* Panels follow the focused event: the input side shows what it reads, the output side
+ * what it writes; a work event looks ahead into its item. */
+static void follow_focus(vw_state *s)
+{
+    const ks_trace *tr = s->tr;
+    uint32_t ev = vw_state_event(s);
+    if (!s->follow || ev == VW_NONE) return;
+    const ks_event *e = &tr->events[ev];
+    const ks_event *cand[2] = {NULL, NULL};
+    if (valid_tensor(tr, e)) cand[e->kind == KS_EV_WRITE] = e;
+    uint32_t it = vw_state_item(s);
+    if (it != VW_NONE) {
+        const vw_item *item = &s->idx->items[it];
+        for (uint32_t k = 0; k < item->count && !(cand[0] && cand[1]); ++k) {
+            const ks_event *f = &tr->events[s->idx->by_item[item->first + k]];
+            if (valid_tensor(tr, f) && !cand[f->kind == KS_EV_WRITE]) cand[f->kind == KS_EV_WRITE] = f;
+        }
+    }
+    for (int p = 0; p < 2; ++p) {
+        if (!cand[p]) continue;
+        vw_plane_dims d = vw_plane_dims_of(&tr->tensors[cand[p]->tensor]);
+        int64_t plane = event_plane(cand[p]);
+        s->panel[p].tensor = cand[p]->tensor;
+        if (plane >= 0 && plane < d.planes) s->panel[p].plane = plane;
+    }
+}
+
+static void seek(vw_state *s, uint64_t pos)
+{
+    uint64_t n = vw_state_len(s);
+    s->pos = n ? (pos < n ? pos : n - 1) : 0;
+    follow_focus(s);
+}
+
+static void step(vw_state *s, int dir)
+{
+    vw_index tmp;
+    seek(s, vw_step(nav_index(s, &tmp), effective_order(s), s->pos, s->unit, dir));
+}
+
+int vw_goto(vw_state *s, const char *spec)
+{
+    vw_index tmp;
+    const vw_index *idx = nav_index(s, &tmp);
+    const char *eq = strchr(spec, '=');
+    const char *num = eq ? eq + 1 : spec;
+    char *end;
+    long long v = strtoll(num, &end, 10);
+    if (!*num || *end || v < 0)
+        return ks_fail(KS_EINVAL, "go to '%s': expected index=N, thread=T, event=P or a number", spec);
+    uint64_t pos;
+    int rc;
+    if (!eq || !strncmp(spec, "index=", 6)) {
+        rc = vw_jump_index(idx, effective_order(s), v, &pos);
+    } else if (!strncmp(spec, "thread=", 7)) {
+        rc = vw_jump_thread(idx, effective_order(s), v, &pos);
+    } else if (!strncmp(spec, "event=", 6)) {
+        if ((uint64_t)v >= vw_state_len(s))
+            return ks_fail(KS_EINVAL, "go to event %lld: the %s order has %llu events", v,
+                           vw_order_name(effective_order(s)), (unsigned long long)vw_state_len(s));
+        pos = (uint64_t)v;
+        rc = KS_OK;
+    } else {
+        return ks_fail(KS_EINVAL, "go to '%s': expected index=N, thread=T, event=P or a number", spec);
+    }
+    if (rc) return rc;
+    seek(s, pos);
+    return KS_OK;
+}
+
+int vw_set_order(vw_state *s, const char *name)
+{
+    static const char *short_names[VW_NORDERS] = {"recorded", "thread", "iter"};
+    for (int o = 0; o < VW_NORDERS; ++o)
+        if (!strcmp(name, short_names[o]) || !strcmp(name, vw_order_name((vw_order)o))) {
+            uint32_t ev = vw_state_event(s);
+            s->order = (vw_order)o;
+            if (ev != VW_NONE && s->idx) s->pos = vw_order_pos(s->idx, effective_order(s), ev);
+            return KS_OK;
+        }
+    return ks_fail(KS_EINVAL, "unknown order '%s' (recorded, thread, iter)", name);
+}
+
+int vw_set_mode(vw_state *s, const char *name)
+{
+    for (int m = 0; m < VW_NMODES; ++m)
+        if (!strcmp(name, mode_names[m])) {
+            s->mode = (vw_mode)m;
+            return KS_OK;
+        }
+    return ks_fail(KS_EINVAL, "unknown mode '%s' (values, reads, weights, writes)", name);
+}
+
+vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
+{
+    vw_rect area = panel ? L->output : L->input;
+    area.y += L->line + 4; /* the panel's header line */
+    area.h -= L->line + 4;
+    int t = s->panel[panel].tensor;
+    if (t < 0) return vw_heatmap_fit(area, 1, 1, 0);
+    vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
+    /* room for padding reads outside small planes */
+    int margin = s->idx && d.h * d.w <= 4096 ? s->idx->margin[t] : 0;
+    return vw_heatmap_fit(area, d.h, d.w, margin);
+}
+
+static void show_hit(vw_state *s)
+{
+    if (!s->look.n) return;
+    uint32_t ev = s->look.hits[s->look.at].event;
+    vw_index tmp;
+    const vw_index *idx = nav_index(s, &tmp);
+    if (s->idx && s->idx->item_of[ev] == VW_NONE && effective_order(s) != VW_ORDER_RECORDED)
+        s->order = VW_ORDER_RECORDED; /* an orphan event exists only in the recorded order */
+    seek(s, vw_order_pos(idx, effective_order(s), ev));
+}
+
+static void click(vw_state *s, const vw_layout *L, int x, int y)
+{
+    for (int p = 0; p < 2; ++p) {
+        vw_heatmap m = vw_panel_map(s, L, p);
+        int64_t cy, cx;
+        int t = s->panel[p].tensor;
+        if (t < 0 || !vw_rect_contains(p ? L->output : L->input, x, y) ||
+            !vw_heatmap_hit(&m, x, y, &cy, &cx))
+            continue;
+        int writes = s->tr->roles[t] == KS_ROLE_OUTPUT;
+        if (vw_lookup_run(&s->look, s->tr, t, s->panel[p].plane, cy, cx, writes)) {
+            snprintf(s->message, sizeof s->message, "%s", ks_error_message());
+            return;
+        }
+        snprintf(s->message, sizeof s->message, "%llu %s of %s[plane %lld, %lld, %lld]%s",
+                 (unsigned long long)s->look.total, writes ? "writes" : "reads",
+                 s->tr->tensors[t].name, (long long)s->panel[p].plane, (long long)cy,
+                 (long long)cx, s->look.total ? " (n / N cycle through them)" : "");
+        int follow = s->follow;
+        s->follow = 0; /* keep the clicked plane in view while showing the hit */
+        show_hit(s);
+        s->follow = follow;
+        return;
+    }
+    if (vw_rect_contains(L->timeline, x, y)) seek(s, vw_timeline_pos(L->timeline, vw_state_len(s), x));
+}
+
+static void hover(vw_state *s, const vw_layout *L, int x, int y)
+{
+    s->hover = 0;
+    for (int p = 0; p < 2; ++p) {
+        vw_heatmap m = vw_panel_map(s, L, p);
+        if (s->panel[p].tensor >= 0 && vw_rect_contains(p ? L->output : L->input, x, y) &&
+            vw_heatmap_hit(&m, x, y, &s->hover_y, &s->hover_x)) {
+            s->hover = 1;
+            s->hover_panel = p;
+        }
+    }
+}
+
+static void cycle_tensor(vw_state *s, int p, int dir)
+{
+    int n = s->tr->ntensors;
+    if (!n) return;
+    s->panel[p].tensor = ((s->panel[p].tensor + dir) % n + n) % n;
+    s->panel[p].plane = 0;
+    s->follow = 0;
+}
+
+static void cycle_plane(vw_state *s, int p, int dir)
+{
+    int t = s->panel[p].tensor;
+    if (t < 0) return;
+    int64_t n = vw_plane_dims_of(&s->tr->tensors[t]).planes;
+    if (n > 0) s->panel[p].plane = ((s->panel[p].plane + dir) % n + n) % n;
+    s->follow = 0;
+}
+
+static void prompt_key(vw_state *s, const vw_action *a)
+{
+    size_t len = strlen(s->prompt_text);
+    if (a->kind == VW_ACT_TEXT && len + 1 < sizeof s->prompt_text && a->a > 32 && a->a < 127) {
+        s->prompt_text[len] = (char)a->a;
+        s->prompt_text[len + 1] = '\0';
+    } else if (a->kind == VW_ACT_BACKSPACE && len) {
+        s->prompt_text[len - 1] = '\0';
+    } else if (a->kind == VW_ACT_ENTER) {
+        s->prompt = 0;
+        if (vw_goto(s, s->prompt_text))
+            snprintf(s->message, sizeof s->message, "%s", ks_error_message());
+        else
+            snprintf(s->message, sizeof s->message, "went to %s", s->prompt_text);
+    } else if (a->kind == VW_ACT_ESCAPE) {
+        s->prompt = 0;
+    }
+}
+
+void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
+{
+    if (s->prompt && a->kind != VW_ACT_HOVER && a->kind != VW_ACT_CLICK) {
+        prompt_key(s, a);
+        return;
+    }
+    switch (a->kind) {
+    case VW_ACT_STEP: step(s, a->a > 0 ? 1 : -1); break;
+    case VW_ACT_UNIT:
+        if (a->a >= 0 && a->a < VW_NUNITS) s->unit = (vw_unit)a->a;
+        break;
+    case VW_ACT_ORDER:
+        if (!s->idx) {
+            snprintf(s->message, sizeof s->message, "other orders are ready once indexing ends");
+            break;
+        }
+        vw_set_order(s, vw_order_name((vw_order)((s->order + 1) % VW_NORDERS)));
+        break;
+    case VW_ACT_PLAY:
+        s->playing = !s->playing;
+        s->play_acc = 0;
+        break;
+    case VW_ACT_SPEED:
+        s->speed = a->a > 0 ? s->speed * 2 : s->speed / 2;
+        if (s->speed < 0.25) s->speed = 0.25;
+        if (s->speed > 4194304) s->speed = 4194304;
+        break;
+    case VW_ACT_MODE: s->mode = (vw_mode)((s->mode + 1) % VW_NMODES); break;
+    case VW_ACT_PLANE: cycle_plane(s, a->a ? 1 : 0, a->b >= 0 ? 1 : -1); break;
+    case VW_ACT_TENSOR: cycle_tensor(s, a->a ? 1 : 0, a->b >= 0 ? 1 : -1); break;
+    case VW_ACT_FOLLOW:
+        s->follow = !s->follow;
+        follow_focus(s);
+        break;
+    case VW_ACT_HOME: seek(s, 0); break;
+    case VW_ACT_END: seek(s, vw_state_len(s) ? vw_state_len(s) - 1 : 0); break;
+    case VW_ACT_LOOKUP:
+        if (s->look.n) {
+            s->look.at = (s->look.at + (a->a > 0 ? 1 : s->look.n - 1)) % s->look.n;
+            int follow = s->follow;
+            s->follow = 0;
+            show_hit(s);
+            s->follow = follow;
+        }
+        break;
+    case VW_ACT_SHOT: s->want_shot = 1; break;
+    case VW_ACT_QUIT: s->quit = 1; break;
+    case VW_ACT_HELP: s->help = !s->help; break;
+    case VW_ACT_PROMPT:
+        s->prompt = 1;
+        s->prompt_text[0] = '\0';
+        s->playing = 0;
+        break;
+    case VW_ACT_ESCAPE:
+        if (s->help) s->help = 0;
+        else if (s->look.tensor >= 0) vw_lookup_free(&s->look);
+        else s->quit = 1;
+        break;
+    case VW_ACT_CLICK: click(s, L, (int)a->a, (int)a->b); break;
+    case VW_ACT_HOVER: hover(s, L, (int)a->a, (int)a->b); break;
+    case VW_ACT_SEEK: seek(s, (uint64_t)(a->a > 0 ? a->a : 0)); break;
+    default: break;
+    }
+}
+
+void vw_tick(vw_state *s, double dt)
+{
+    if (!s->playing) return;
+    s->play_acc += s->speed * dt;
+    uint64_t n = vw_state_len(s);
+    /* by event: one jump; by larger units: at most a frame's worth of steps */
+    if (s->unit == VW_UNIT_EVENT && s->play_acc >= 1) {
+        uint64_t k = (uint64_t)s->play_acc;
+        s->play_acc -= (double)k;
+        seek(s, s->pos + k < n ? s->pos + k : (n ? n - 1 : 0));
+    }
+    for (int i = 0; s->play_acc >= 1 && i < 4096; ++i) {
+        s->play_acc -= 1;
+        step(s, 1);
+    }
+    if (s->play_acc > 1) s->play_acc = 1;
+    if (!n || s->pos + 1 >= n) s->playing = 0; /* the end: stop there */
+}
+
+int vw_key_action(const char *key, int shift, vw_action *a)
+{
+    static const struct {
+        const char *key;
+        vw_action_kind kind;
+        int64_t a, b;
+    } keys[] = {
+        {"Right", VW_ACT_STEP, 1, 0},   {"Left", VW_ACT_STEP, -1, 0},
+        {"1", VW_ACT_UNIT, VW_UNIT_EVENT, 0}, {"2", VW_ACT_UNIT, VW_UNIT_ITEM, 0},
+        {"3", VW_ACT_UNIT, VW_UNIT_THREAD, 0}, {"4", VW_ACT_UNIT, VW_UNIT_WARP, 0},
+        {"5", VW_ACT_UNIT, VW_UNIT_BLOCK, 0}, {"O", VW_ACT_ORDER, 0, 0},
+        {"Space", VW_ACT_PLAY, 0, 0},   {"=", VW_ACT_SPEED, 1, 0},
+        {"Keypad +", VW_ACT_SPEED, 1, 0}, {"-", VW_ACT_SPEED, -1, 0},
+        {"Keypad -", VW_ACT_SPEED, -1, 0}, {"M", VW_ACT_MODE, 0, 0},
+        {"]", VW_ACT_PLANE, 0, 1},      {"[", VW_ACT_PLANE, 0, -1},
+        {"'", VW_ACT_PLANE, 1, 1},      {";", VW_ACT_PLANE, 1, -1},
+        {"Tab", VW_ACT_TENSOR, 0, 1},   {"F", VW_ACT_FOLLOW, 0, 0},
+        {"Home", VW_ACT_HOME, 0, 0},    {"End", VW_ACT_END, 0, 0},
+        {"N", VW_ACT_LOOKUP, 1, 0},     {"S", VW_ACT_SHOT, 0, 0},
+        {"F12", VW_ACT_SHOT, 0, 0},     {"Q", VW_ACT_QUIT, 0, 0},
+        {"H", VW_ACT_HELP, 0, 0},       {"F1", VW_ACT_HELP, 0, 0},
+        {"G", VW_ACT_PROMPT, 0, 0},     {"Return", VW_ACT_ENTER, 0, 0},
+        {"Backspace", VW_ACT_BACKSPACE, 0, 0}, {"Escape", VW_ACT_ESCAPE, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
+        if (!strcmp(key, keys[i].key)) {
+            a->kind = keys[i].kind;
+            a->a = keys[i].a;
+            a->b = keys[i].b;
+            /* shift reverses: Shift+Tab, Shift+N */
+            if (shift && (a->kind == VW_ACT_TENSOR || a->kind == VW_ACT_LOOKUP)) {
+                if (a->kind == VW_ACT_TENSOR) a->b = -1;
+                else a->a = -1;
+            }
+            return 0;
+        }
+    if (!strcmp(key, "Shift+Tab")) {
+        a->kind = VW_ACT_TENSOR;
+        a->a = 0;
+        a->b = -1;
+        return 0;
+    }
+    if (!strcmp(key, "Ctrl+Tab")) { /* the output panel's tensor */
+        a->kind = VW_ACT_TENSOR;
+        a->a = 1;
+        a->b = 1;
+        return 0;
+    }
+    return -1;
+}

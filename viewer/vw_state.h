@@ -1,0 +1,111 @@
+/* vw_state.h - the viewer's model: what is focused, how it steps, what the panels show.
+ * Input arrives as vw_action values (from keys, clicks or a --keys script), vw_apply
+ * updates the state, vw_tick advances playback, and the drawing code only reads it:
+ * events -> update -> draw. No SDL here, so the tests drive it directly.
+ */
+#ifndef VW_STATE_H
+#define VW_STATE_H
+
+#include "vw_layout.h"
+#include "vw_lookup.h"
+#include "vw_nav.h"
+
+typedef enum vw_mode {
+    VW_MODE_VALUES = 0, /* tensor values */
+    VW_MODE_READS = 1,  /* how many reads (and sample corners) touched each element */
+    VW_MODE_WEIGHTS = 2,/* the sum of the weights each element was read with */
+    VW_MODE_WRITES = 3, /* how many writes each element got (>1: atomic collisions) */
+    VW_NMODES = 4
+} vw_mode;
+
+typedef enum vw_action_kind {
+    VW_ACT_NONE = 0,
+    VW_ACT_STEP,      /* a: +1 / -1, by the current unit */
+    VW_ACT_UNIT,      /* a: vw_unit */
+    VW_ACT_ORDER,     /* cycle the order, keeping the focused event */
+    VW_ACT_PLAY,      /* play / pause */
+    VW_ACT_SPEED,     /* a: +1 faster, -1 slower */
+    VW_ACT_MODE,      /* cycle the aggregate mode */
+    VW_ACT_PLANE,     /* a: panel (0 input, 1 output), b: +1 / -1 */
+    VW_ACT_TENSOR,    /* a: panel, b: +1 / -1 */
+    VW_ACT_FOLLOW,    /* toggle: panels follow the focused event's tensor and plane */
+    VW_ACT_HOME,
+    VW_ACT_END,
+    VW_ACT_LOOKUP,    /* a: +1 / -1, cycle through the lookup's hits */
+    VW_ACT_SHOT,      /* save a screenshot (the app does it) */
+    VW_ACT_QUIT,
+    VW_ACT_HELP,
+    VW_ACT_PROMPT,    /* open the "go to" prompt */
+    VW_ACT_TEXT,      /* a: a character typed into the prompt */
+    VW_ACT_ENTER,
+    VW_ACT_BACKSPACE,
+    VW_ACT_ESCAPE,
+    VW_ACT_CLICK,     /* a, b: window coordinates */
+    VW_ACT_HOVER,     /* a, b */
+    VW_ACT_SEEK       /* a: position in the order */
+} vw_action_kind;
+
+typedef struct vw_action {
+    vw_action_kind kind;
+    int64_t a, b;
+} vw_action;
+
+typedef struct vw_panel {
+    int tensor;    /* -1: none */
+    int64_t plane;
+} vw_panel;
+
+typedef struct vw_state {
+    const ks_trace *tr;
+    const vw_index *idx; /* NULL until the index is built */
+    vw_order order;
+    uint64_t pos;
+    vw_unit unit;
+    int playing;
+    double speed; /* units per second */
+    double play_acc;
+    vw_mode mode;
+    vw_panel panel[2]; /* 0: input side, 1: output side */
+    int follow;
+    vw_lookup look;
+    int help, quit, want_shot;
+    int prompt; /* the "go to" prompt is open */
+    char prompt_text[64];
+    int hover; /* the pointer is over a cell of panel hover_panel */
+    int hover_panel;
+    int64_t hover_y, hover_x;
+    char message[256];
+} vw_state;
+
+/* Starts on the first event in recorded order, panels on the first input and output
+ * tensors. idx may be NULL (not built yet) and set later with vw_state_set_index. */
+void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx);
+void vw_state_set_index(vw_state *s, const vw_index *idx);
+void vw_state_free(vw_state *s);
+
+/* Number of positions in the current order, and the event at the current position
+ * (VW_NONE when the trace has no events). */
+uint64_t vw_state_len(const vw_state *s);
+uint32_t vw_state_event(const vw_state *s);
+/* The focused work item (VW_NONE before the index exists or for an orphan event). */
+uint32_t vw_state_item(const vw_state *s);
+
+void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a);
+/* Playback: advance by speed * dt units. */
+void vw_tick(vw_state *s, double dt);
+
+/* "index=N", "thread=T", "event=P" (position in the current order) or a bare number
+ * (an index). Returns KS_OK or KS_EINVAL with ks_error_message() set. */
+int vw_goto(vw_state *s, const char *spec);
+int vw_set_order(vw_state *s, const char *name); /* "recorded", "thread", "iter" */
+int vw_set_mode(vw_state *s, const char *name);  /* "values", "reads", "weights", "writes" */
+const char *vw_mode_name(vw_mode m);
+
+/* The key names a --keys script and the window share (SDL's key names: "Right", "Space",
+ * "Return", "A"...). Returns 0 and fills a, or -1 for a key that does nothing. */
+int vw_key_action(const char *key, int shift, vw_action *a);
+
+/* The heatmap mapping of a panel (0 input, 1 output) in layout L. */
+vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel);
+
+#endif
