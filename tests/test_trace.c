@@ -8,42 +8,6 @@
 #include "../trace/npy.h"
 #include "test_util.h"
 
-static void set2(ks_run *r, const ks_op *op, const char *name, int64_t a, int64_t b)
-{
-    int i = ks_op_param(op, name);
-    ck_assert_int_ge(i, 0);
-    r->value[i][0] = a;
-    r->value[i][1] = b;
-}
-
-/* Runs op on the simulator with a random input into a traced run. */
-static const ks_op *run_traced(ks_run *r, const char *name, const ks_im2col_params *p,
-                               ks_filter f, unsigned long long limit, int threads, int64_t cap)
-{
-    const ks_op *op = ks_op_find(name);
-    ck_assert_ptr_nonnull(op);
-    ks_run_init(r, op);
-    set2(r, op, "kernel-size", p->kernel_h, p->kernel_w);
-    set2(r, op, "padding", p->pad_h, p->pad_w);
-    set2(r, op, "stride", p->stride_h, p->stride_w);
-    set2(r, op, "dilation", p->dilation_h, p->dilation_w);
-    set2(r, op, "batch", p->batch, 0);
-    set2(r, op, "channels", p->channels, 0);
-    set2(r, op, !strcmp(name, "im2col") ? "input-size" : "output-size", p->height, p->width);
-    r->pattern = KS_PAT_RANDOM;
-    r->seed = 99;
-    r->launch = tu_launch(threads, cap);
-    r->sink = ks_host_sink_create(limit, f);
-    ck_assert_int_eq(op->run(r), KS_OK);
-    return op;
-}
-
-static void done(ks_run *r)
-{
-    ks_host_sink_free(r->sink);
-    ks_run_free(r);
-}
-
 static uint64_t violations(const ks_trace *tr)
 {
     static ks_check_report rep;
@@ -60,7 +24,7 @@ START_TEST(traces_of_random_geometries_pass_every_invariant)
     for (int k = 0; k < 60; ++k) {
         ks_im2col_params p = tu_geometry(&s);
         const char *name = k % 2 ? "col2im" : "im2col";
-        const ks_op *op = run_traced(&r, name, &p, ks_filter_all(), 0, (int)tu_int(&s, 1, 40),
+        const ks_op *op = tu_run_traced(&r, name, &p, ks_filter_all(), 0, (int)tu_int(&s, 1, 40),
                                      tu_int(&s, 0, 1) ? 2 : -1);
         ks_trace_from_run(op, &r, &tr);
         ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
@@ -69,7 +33,7 @@ START_TEST(traces_of_random_geometries_pass_every_invariant)
         ck_assert_uint_eq(rep.by_kind[KS_EV_WORK], (uint64_t)r.work_items);
         if (k % 2 == 0) /* im2col: every column element written once: kh*kw writes per item */
             ck_assert_uint_eq(rep.by_kind[KS_EV_WRITE], (uint64_t)r.work_items * p.kernel_h * p.kernel_w);
-        done(&r);
+        tu_run_done(&r);
     }
 }
 END_TEST
@@ -80,7 +44,7 @@ START_TEST(check_catches_each_kind_of_corruption)
     static ks_run r;
     static ks_trace tr;
     ks_im2col_params p = {1, 2, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1};
-    const ks_op *op = run_traced(&r, "im2col", &p, ks_filter_all(), 0, 16, 2);
+    const ks_op *op = tu_run_traced(&r, "im2col", &p, ks_filter_all(), 0, 16, 2);
     ks_trace_from_run(op, &r, &tr);
     ck_assert_uint_eq(violations(&tr), 0);
     ks_event *ev = r.sink->events;
@@ -117,7 +81,7 @@ START_TEST(check_catches_each_kind_of_corruption)
     ck_assert_uint_eq(violations(&tr), 0);
     tr.nevents = n - 1; /* the last write lost: an element written 0 times */
     ck_assert_uint_gt(violations(&tr), 0);
-    done(&r);
+    tu_run_done(&r);
 }
 END_TEST
 
@@ -128,7 +92,7 @@ START_TEST(filter_keeps_exactly_the_selected_work_items)
     ks_im2col_params p = {1, 3, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1}; /* 189 work items */
     ks_filter f = ks_filter_all();
     f.index_lo = 10, f.index_hi = 100, f.every = 7;
-    const ks_op *op = run_traced(&r, "im2col", &p, f, 0, 32, 2);
+    const ks_op *op = tu_run_traced(&r, "im2col", &p, f, 0, 32, 2);
     const uint64_t n = ks_sink_count(r.sink);
     int64_t works = 0;
     for (uint64_t i = 0; i < n; ++i) {
@@ -140,21 +104,21 @@ START_TEST(filter_keeps_exactly_the_selected_work_items)
     ck_assert_uint_eq(n, 13 * (1 + 2 * 9));
     ks_trace_from_run(op, &r, &tr);
     ck_assert_uint_eq(violations(&tr), 0); /* partial traces are checked too */
-    done(&r);
+    tu_run_done(&r);
     /* a block filter: only block 1 of 32-thread blocks */
     f = ks_filter_all();
     f.block_lo = 1, f.block_hi = 2;
-    run_traced(&r, "col2im", &p, f, 0, 32, -1);
+    tu_run_traced(&r, "col2im", &p, f, 0, 32, -1);
     for (uint64_t i = 0; i < ks_sink_count(r.sink); ++i)
         ck_assert_uint_eq(r.sink->events[i].block, 1);
     ck_assert_uint_gt(ks_sink_count(r.sink), 0);
-    done(&r);
+    tu_run_done(&r);
     /* an empty range records nothing */
     f = ks_filter_all();
     f.index_lo = 0, f.index_hi = 0;
-    run_traced(&r, "im2col", &p, f, 0, 0, 0);
+    tu_run_traced(&r, "im2col", &p, f, 0, 0, 0);
     ck_assert_uint_eq(ks_sink_count(r.sink), 0);
-    done(&r);
+    tu_run_done(&r);
 }
 END_TEST
 
@@ -162,12 +126,12 @@ START_TEST(full_buffer_counts_dropped_events_without_overflow)
 {
     static ks_run r;
     ks_im2col_params p = {2, 3, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1};
-    run_traced(&r, "im2col", &p, ks_filter_all(), 1000, 0, 0);
+    tu_run_traced(&r, "im2col", &p, ks_filter_all(), 1000, 0, 0);
     const uint64_t total = (uint64_t)r.work_items * (1 + 2 * 9);
     ck_assert_uint_eq(ks_sink_count(r.sink), 1000);
     ck_assert_uint_eq(ks_sink_dropped(r.sink), total - 1000);
     ck_assert_uint_le(r.sink->capacity, 1000);
-    done(&r);
+    tu_run_done(&r);
 }
 END_TEST
 
@@ -181,7 +145,7 @@ START_TEST(kst_round_trip_preserves_everything)
     ks_im2col_params p = {2, 3, 5, 7, 2, 3, 1, 0, 2, 1, 1, 2};
     ks_filter f = ks_filter_all();
     f.every = 2;
-    const ks_op *op = run_traced(&r, "col2im", &p, f, 0, 8, 3);
+    const ks_op *op = tu_run_traced(&r, "col2im", &p, f, 0, 8, 3);
     ks_trace_from_run(op, &r, &tr);
     ck_assert_int_eq(ks_trace_write(path, &tr), KS_OK);
     ck_assert_int_eq(ks_trace_open(path, &back), KS_OK);
@@ -209,7 +173,7 @@ START_TEST(kst_round_trip_preserves_everything)
     ck_assert_uint_eq(violations(&back), 0);
     ks_trace_close(&back);
     unlink(path);
-    done(&r);
+    tu_run_done(&r);
 }
 END_TEST
 
@@ -221,7 +185,7 @@ START_TEST(export_writes_npy_files_that_read_back)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t.kst", dir);
     ks_im2col_params p = {1, 2, 4, 5, 3, 3, 1, 1, 1, 1, 1, 1};
-    const ks_op *op = run_traced(&r, "im2col", &p, ks_filter_all(), 0, 0, 0);
+    const ks_op *op = tu_run_traced(&r, "im2col", &p, ks_filter_all(), 0, 0, 0);
     ks_trace_from_run(op, &r, &tr);
     ck_assert_int_eq(ks_trace_write(path, &tr), KS_OK);
     ck_assert_int_eq(ks_trace_open(path, &back), KS_OK);
@@ -255,7 +219,7 @@ START_TEST(export_writes_npy_files_that_read_back)
     ck_assert_int_eq(stat(path, &st), 0);
     ck_assert_int_gt(st.st_size, 100);
     ks_trace_close(&back);
-    done(&r);
+    tu_run_done(&r);
 }
 END_TEST
 

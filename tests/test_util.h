@@ -77,6 +77,42 @@ static inline ks_launch tu_launch(int threads, int64_t cap)
     return l;
 }
 
+static inline void tu_set2(ks_run *r, const ks_op *op, const char *name, int64_t a, int64_t b)
+{
+    int i = ks_op_param(op, name);
+    ck_assert_int_ge(i, 0);
+    r->value[i][0] = a;
+    r->value[i][1] = b;
+}
+
+/* Runs op (im2col or col2im) on the simulator with a random input into a traced run. */
+static inline const ks_op *tu_run_traced(ks_run *r, const char *name, const ks_im2col_params *p,
+                               ks_filter f, unsigned long long limit, int threads, int64_t cap)
+{
+    const ks_op *op = ks_op_find(name);
+    ck_assert_ptr_nonnull(op);
+    ks_run_init(r, op);
+    tu_set2(r, op, "kernel-size", p->kernel_h, p->kernel_w);
+    tu_set2(r, op, "padding", p->pad_h, p->pad_w);
+    tu_set2(r, op, "stride", p->stride_h, p->stride_w);
+    tu_set2(r, op, "dilation", p->dilation_h, p->dilation_w);
+    tu_set2(r, op, "batch", p->batch, 0);
+    tu_set2(r, op, "channels", p->channels, 0);
+    tu_set2(r, op, !strcmp(name, "im2col") ? "input-size" : "output-size", p->height, p->width);
+    r->pattern = KS_PAT_RANDOM;
+    r->seed = 99;
+    r->launch = tu_launch(threads, cap);
+    r->sink = ks_host_sink_create(limit, f);
+    ck_assert_int_eq(op->run(r), KS_OK);
+    return op;
+}
+
+static inline void tu_run_done(ks_run *r)
+{
+    ks_host_sink_free(r->sink);
+    ks_run_free(r);
+}
+
 /* Runs a suite and returns the process exit code (0: all passed). */
 static inline int tu_run_suite(Suite *s, enum fork_status fork)
 {

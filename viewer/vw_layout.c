@@ -77,16 +77,17 @@ vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin)
     m.cell = sx < sy ? sx : sy;
     /* whole pixels when cells are big, so every cell of a small plane has the same size */
     if (m.cell >= 2) m.cell = floor(m.cell);
-    m.ox = area.x + (area.w - m.cell * (double)cols) / 2;
-    m.oy = area.y + (area.h - m.cell * (double)rows) / 2;
-    m.ox = floor(m.ox);
-    m.oy = floor(m.oy);
+    /* centred, with the margin inside the area: cells may be fractional, offsets whole */
+    double span_w = m.cell * (double)(cols + 2 * margin), span_h = m.cell * (double)(rows + 2 * margin);
+    double slack_w = area.w - span_w, slack_h = area.h - span_h; /* >= 0 but for rounding */
+    m.ox = area.x + margin * m.cell + (slack_w > 0 ? floor(slack_w / 2) : 0);
+    m.oy = area.y + margin * m.cell + (slack_h > 0 ? floor(slack_h / 2) : 0);
     return m;
 }
 
 static int px_of(double o, double cell, int64_t i)
 {
-    return (int)floor(o + cell * (double)i);
+    return (int)floor(o + cell * (double)i + 1e-9); /* 1e-9: o - m*cell + m*cell rounds low */
 }
 
 vw_rect vw_heatmap_cell(const vw_heatmap *m, int64_t y, int64_t x)
@@ -103,19 +104,24 @@ void vw_heatmap_point(const vw_heatmap *m, double fy, double fx, int *px, int *p
     *py = (int)floor(m->oy + (fy + 0.5) * m->cell);
 }
 
+/* The cell along one axis whose [px_of(i), px_of(i + 1)) holds p, or -1. */
+static int64_t axis_hit(double o, double cell, int64_t n, int p)
+{
+    int end = px_of(o, cell, n), last = px_of(o, cell, n - 1);
+    if (end <= last) end = last + 1; /* sub-pixel cells: the last ones still own a pixel */
+    if (p < px_of(o, cell, 0) || p >= end) return -1;
+    double f = floor(((double)p - o) / cell);
+    int64_t i = f < 0 ? 0 : f >= (double)n ? n - 1 : (int64_t)f;
+    while (i + 1 < n && px_of(o, cell, i + 1) <= p) ++i;
+    while (i > 0 && px_of(o, cell, i) > p) --i;
+    return i;
+}
+
 int vw_heatmap_hit(const vw_heatmap *m, int px, int py, int64_t *y, int64_t *x)
 {
     if (m->cell <= 0) return 0;
-    /* the inverse of px_of: the cell whose [x0, x1) holds px */
-    double fx = floor(((double)px + 0.5 - m->ox) / m->cell);
-    double fy = floor(((double)py + 0.5 - m->oy) / m->cell);
-    if (fx < 0 || fy < 0 || fx >= (double)m->cols || fy >= (double)m->rows) return 0;
-    int64_t cx = (int64_t)fx, cy = (int64_t)fy;
-    /* rounding at a boundary: settle on the cell whose rectangle really holds the pixel */
-    if (cx > 0 && px < px_of(m->ox, m->cell, cx)) --cx;
-    if (cx + 1 < m->cols && px >= px_of(m->ox, m->cell, cx + 1)) ++cx;
-    if (cy > 0 && py < px_of(m->oy, m->cell, cy)) --cy;
-    if (cy + 1 < m->rows && py >= px_of(m->oy, m->cell, cy + 1)) ++cy;
+    int64_t cx = axis_hit(m->ox, m->cell, m->cols, px), cy = axis_hit(m->oy, m->cell, m->rows, py);
+    if (cx < 0 || cy < 0) return 0;
     *x = cx;
     *y = cy;
     return 1;
@@ -148,12 +154,8 @@ vw_rect vw_grid_cell(const vw_grid *g, int64_t row, int64_t col)
 
 int vw_grid_hit(const vw_grid *g, int px, int py, int64_t *block, int64_t *thread)
 {
-    if (px < g->area.x || py < g->area.y) return 0;
-    int64_t col = (int64_t)floor(((double)px + 0.5 - g->area.x) / g->cw);
-    int64_t row = (int64_t)floor(((double)py + 0.5 - g->area.y) / g->ch);
-    if (col >= g->cols || row >= g->rows) return 0;
-    if (col > 0 && px < px_of(g->area.x, g->cw, col)) --col;
-    if (row > 0 && py < px_of(g->area.y, g->ch, row)) --row;
+    int64_t col = axis_hit(g->area.x, g->cw, g->cols, px), row = axis_hit(g->area.y, g->ch, g->rows, py);
+    if (col < 0 || row < 0) return 0;
     *block = row * g->bg;
     *thread = col * g->tg;
     return 1;
