@@ -49,7 +49,7 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
     vw_rect cells = {area.x + 4, area.y + 2 * L->line + 6, area.w - 8, area.h - 3 * L->line - 12};
     vw_grid g = vw_grid_fit(cells, tr->blocks, tr->threads);
     char head[160];
-    snprintf(head, sizeof head, "grid: %lld blocks x %d threads%s", (long long)tr->blocks,
+    snprintf(head, sizeof head, "grid: %lld block(s) x %d threads%s", (long long)tr->blocks,
              tr->threads, g.bg > 1 || g.tg > 1 ? "" : "  (one cell per thread)");
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     if (g.bg > 1 || g.tg > 1) {

@@ -147,15 +147,16 @@ static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
     return KS_OK;
 }
 
-static void note_margin(vw_index *idx, int tensor, const ks_ev_access *a)
+/* Padding reads and sample corners may fall outside a plane: remember how far (up to 4
+ * cells) so the heatmap leaves room to show them. */
+static void note_margin(vw_index *idx, int tensor, int64_t y, int64_t x)
 {
-    const ks_tensor *t = &idx->tr->tensors[tensor];
-    vw_plane_dims d = vw_plane_dims_of(t);
+    vw_plane_dims d = vw_plane_dims_of(&idx->tr->tensors[tensor]);
     int64_t out = 0;
-    if (a->y < 0) out = -(int64_t)a->y;
-    if (a->y >= d.h && a->y - d.h + 1 > out) out = a->y - d.h + 1;
-    if (a->x < 0 && -(int64_t)a->x > out) out = -(int64_t)a->x;
-    if (a->x >= d.w && a->x - d.w + 1 > out) out = a->x - d.w + 1;
+    if (y < 0) out = -y;
+    if (y >= d.h && y - d.h + 1 > out) out = y - d.h + 1;
+    if (x < 0 && -x > out) out = -x;
+    if (x >= d.w && x - d.w + 1 > out) out = x - d.w + 1;
     if (out > 4) out = 4;
     if (out > idx->margin[tensor]) idx->margin[tensor] = (int)out;
 }
@@ -169,7 +170,7 @@ static int aggregate(vw_index *idx, const ks_event *e)
     int rc = agg_tensor(idx, e->tensor, &a);
     if (rc) return rc;
     if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING)) {
-        note_margin(idx, e->tensor, &e->u.access);
+        note_margin(idx, e->tensor, e->u.access.y, e->u.access.x);
         return KS_OK;
     }
     if (!a) return KS_OK;
@@ -187,6 +188,7 @@ static int aggregate(vw_index *idx, const ks_event *e)
         int64_t ys[2], xs[2];
         vw_sample_corners(e, ys, xs);
         for (int c = 0; c < 4; ++c) {
+            if (ys[c >> 1] != INT32_MIN && xs[c & 1] != INT32_MIN) note_margin(idx, e->tensor, ys[c >> 1], xs[c & 1]);
             if (!(e->flags & (KS_FLAG_C00 << c))) continue;
             int64_t off = element(t, e->u.sample.plane, ys[c >> 1], xs[c & 1]);
             float w = e->u.sample.w[c];

@@ -19,7 +19,7 @@ static int first_tensor(const ks_trace *tr, int role)
 {
     for (int t = 0; t < tr->ntensors; ++t)
         if (tr->roles[t] == role) return t;
-    return tr->ntensors ? 0 : -1;
+    return -1;
 }
 
 void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)

@@ -1,0 +1,305 @@
+/* Headless frames checked by their pixels: the focused cell's highlight where the layout
+ * puts it, heatmap colours at known cells, sample overlays at their coordinates; the CLI's
+ * --png equal to an in-process frame; bad and odd traces. */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "view_fixture.h"
+
+static char dir[64];
+static char path[256];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/ks_view_%d", (int)getpid());
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
+}
+
+static void remove_dir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    vf_sh(cmd);
+}
+
+/* Opens path and renders the frame after `spec` and `steps` single-event steps. */
+typedef struct opened {
+    ks_trace tr;
+    vw_index idx;
+    vw_state s;
+    vf_frame f;
+} opened;
+
+static opened o;
+
+static void open_at(const char *spec, int steps)
+{
+    ck_assert_int_eq(ks_trace_open(path, &o.tr), KS_OK);
+    ck_assert_int_eq(vw_index_build(&o.idx, &o.tr, NULL), KS_OK);
+    vw_state_init(&o.s, &o.tr, &o.idx);
+    vf_open(&o.f, 1280, 800);
+    ck_assert_int_eq(vw_goto(&o.s, spec), KS_OK);
+    vw_action right = {VW_ACT_STEP, 1, 0};
+    for (int i = 0; i < steps; ++i) vw_apply(&o.s, &o.f.L, &right);
+    vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
+    SDL_RenderPresent(o.f.r);
+}
+
+static void close_opened(void)
+{
+    vf_close(&o.f);
+    vw_state_free(&o.s);
+    vw_index_free(&o.idx);
+    ks_trace_close(&o.tr);
+}
+
+START_TEST(focused_read_is_outlined_where_the_layout_puts_its_cell)
+{
+    make_dir();
+    for (int steps = 1; steps <= 17; steps += 2) { /* the reads of work item 7, tap by tap */
+        open_at("index=7", steps);
+        const ks_event *e = &o.tr.events[vw_state_event(&o.s)];
+        ck_assert_int_eq(e->kind, KS_EV_READ);
+        vw_heatmap m = vw_panel_map(&o.s, &o.f.L, 0);
+        vw_rect c = vw_heatmap_cell(&m, e->u.access.y, e->u.access.x);
+        /* item 7 is h_col 1, w_col 2: tap (i, j) reads (i, 1 + j) */
+        ck_assert_int_eq(e->u.access.y, e->tap / 3);
+        ck_assert_int_eq(e->u.access.x, 1 + e->tap % 3);
+        ck_assert_uint_eq(vf_pixel(o.f.surf, c.x, c.y + c.h / 2), VW_COL_FOCUS);
+        ck_assert_uint_eq(vf_pixel(o.f.surf, c.x + c.w / 2, c.y), VW_COL_FOCUS);
+        ck_assert_uint_eq(vf_pixel(o.f.surf, c.x + c.w, c.y + c.h / 2), VW_COL_FOCUS);
+        /* the cell's inside keeps its heatmap colour */
+        ck_assert_uint_ne(vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2), VW_COL_FOCUS);
+        close_opened();
+    }
+    remove_dir();
+}
+END_TEST
+
+START_TEST(heatmap_cells_show_the_colormap_of_their_values)
+{
+    make_dir();
+    open_at("index=0", 0);
+    const ks_tensor *t = &o.tr.tensors[0];
+    const float *v = t->data;
+    for (int64_t plane = 0; plane < 2; ++plane) {
+        if (plane) { /* the other channel */
+            vw_action a = {VW_ACT_PLANE, 0, 1};
+            vw_apply(&o.s, &o.f.L, &a);
+            ck_assert_int_eq(o.s.panel[0].plane, 1);
+            vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
+        }
+        const float *pv = v + plane * 25;
+        double lo = pv[0], hi = pv[0];
+        for (int i = 1; i < 25; ++i) {
+            if (pv[i] < lo) lo = pv[i];
+            if (pv[i] > hi) hi = pv[i];
+        }
+        vw_heatmap m = vw_panel_map(&o.s, &o.f.L, 0);
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 5; ++x) {
+                vw_rect c = vw_heatmap_cell(&m, y, x);
+                uint32_t want = vw_colormap((pv[y * 5 + x] - lo) / (hi - lo));
+                ck_assert_msg(vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2) == want,
+                              "plane %lld cell (%d, %d): pixel %06x, colormap %06x", (long long)plane, y, x,
+                              vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2), want);
+            }
+    }
+    /* the read-count heatmap: the centre cell is read 9 times, the most */
+    vw_action mode = {VW_ACT_MODE, 0, 0};
+    vw_apply(&o.s, &o.f.L, &mode);
+    vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
+    vw_heatmap m = vw_panel_map(&o.s, &o.f.L, 0);
+    vw_rect c = vw_heatmap_cell(&m, 2, 2), corner = vw_heatmap_cell(&m, 0, 0);
+    ck_assert_uint_eq(vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2), vw_colormap(1.0));
+    ck_assert_uint_eq(vf_pixel(o.f.surf, corner.x + corner.w / 2, corner.y + corner.h / 2), vw_colormap(4.0 / 9.0));
+    close_opened();
+    remove_dir();
+}
+END_TEST
+
+/* The synthetic trace of test_view_core: samples inside, half outside, clamped. */
+static ks_site ss[2];
+static ks_event sev[3];
+static float sdata[4 * 6];
+
+static void sample_trace(ks_trace *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    snprintf(tr->op, sizeof tr->op, "synthetic");
+    snprintf(tr->device, sizeof tr->device, "sim");
+    tr->threads = 1;
+    tr->blocks = 1;
+    tr->work_items = 1;
+    tr->filter = ks_filter_all();
+    tr->nsites = 2;
+    ss[0].kind = KS_EV_WORK;
+    ss[0].tensor = -1;
+    snprintf(ss[0].name, KS_NAME_LEN, "s.work");
+    ss[1].kind = KS_EV_SAMPLE;
+    snprintf(ss[1].name, KS_NAME_LEN, "s.sample");
+    memcpy(tr->sites, ss, sizeof ss);
+    tr->ntensors = 1;
+    snprintf(tr->tensors[0].name, KS_NAME_LEN, "input");
+    tr->tensors[0].ndim = 2;
+    tr->tensors[0].shape[0] = 4;
+    tr->tensors[0].shape[1] = 6;
+    for (int i = 0; i < 24; ++i) sdata[i] = (float)((i * 7) % 11);
+    tr->tensors[0].data = sdata;
+    memset(sev, 0, sizeof sev);
+    sev[0].kind = KS_EV_WORK;
+    sev[1].kind = sev[2].kind = KS_EV_SAMPLE;
+    sev[1].site = sev[2].site = 1;
+    sev[1].seq = 1;
+    sev[2].seq = 2;
+    sev[1].u.sample.y = 1.25f;
+    sev[1].u.sample.x = 2.5f;
+    sev[1].flags = KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11;
+    sev[2].u.sample.y = 2.75f;
+    sev[2].u.sample.x = 5.5f; /* the right corners are outside */
+    sev[2].flags = KS_FLAG_C00 | KS_FLAG_C10;
+    tr->events = sev;
+    tr->nevents = 3;
+}
+
+START_TEST(sample_points_and_their_corners_are_drawn_at_their_coordinates)
+{
+    ks_trace tr;
+    vw_index idx;
+    static vw_state s;
+    vf_frame f;
+    sample_trace(&tr);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    vw_state_init(&s, &tr, &idx);
+    vf_open(&f, 1280, 800);
+    for (int k = 1; k <= 2; ++k) {
+        vw_action seek = {VW_ACT_SEEK, k, 0};
+        vw_apply(&s, &f.L, &seek);
+        vw_draw_frame(&f.d, &s, &f.L, 1000);
+        const ks_ev_sample *m = &sev[k].u.sample;
+        vw_heatmap map = vw_panel_map(&s, &f.L, 0);
+        int px, py;
+        vw_heatmap_point(&map, m->y, m->x, &px, &py);
+        ck_assert_uint_eq(vf_pixel(f.surf, px, py), VW_COL_FOCUS);
+        int64_t ys[2], xs[2];
+        vw_sample_corners(&sev[k], ys, xs);
+        for (int c = 0; c < 4; ++c) {
+            int cx, cy;
+            vw_heatmap_point(&map, (double)ys[c >> 1], (double)xs[c & 1], &cx, &cy);
+            uint32_t want = (sev[k].flags & (KS_FLAG_C00 << c)) ? VW_COL_VALID : VW_COL_INVALID;
+            ck_assert_msg(vf_pixel(f.surf, cx - 3, cy) == want, "event %d corner %d: %06x", k, c,
+                          vf_pixel(f.surf, cx - 3, cy));
+        }
+    }
+    vf_close(&f);
+    vw_state_free(&s);
+    vw_index_free(&idx);
+}
+END_TEST
+
+START_TEST(cli_png_is_the_frame_rendered_in_process)
+{
+    char cmd[1024], png[300];
+    make_dir();
+    snprintf(png, sizeof png, "%s/f.png", dir);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=12 --keys 2,Right,1,Right,Right --png %s > /dev/null", KS_CLI, path, png);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    SDL_Surface *img = vf_load(png);
+    ck_assert_ptr_nonnull(img);
+    ck_assert(img->w == 1280 && img->h == 800);
+    open_at("index=13", 2);
+    ck_assert_int_eq(o.tr.events[vw_state_event(&o.s)].index, 13);
+    for (int y = 0; y < 800; ++y)
+        ck_assert_msg(!memcmp((uint8_t *)img->pixels + (size_t)y * img->pitch,
+                              (uint8_t *)o.f.surf->pixels + (size_t)y * o.f.surf->pitch, 1280 * 4),
+                      "row %d differs", y);
+    SDL_FreeSurface(img);
+    close_opened();
+    remove_dir();
+}
+END_TEST
+
+START_TEST(bad_traces_fail_with_the_readers_error_and_write_nothing)
+{
+    char cmd[1024], png[300], bad[300], err[300];
+    make_dir();
+    snprintf(png, sizeof png, "%s/never.png", dir);
+    snprintf(bad, sizeof bad, "%s/bad.kst", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    snprintf(cmd, sizeof cmd, "head -c 100 %s > %s", path, bad);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s view %s --png %s 2> %s", KS_CLI, bad, png, err);
+    ck_assert_int_eq(vf_sh(cmd), 2);
+    ck_assert_int_ne(access(png, F_OK), 0);
+    FILE *e = fopen(err, "r");
+    char line[512] = "", more[8];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, e));
+    ck_assert_ptr_null(fgets(more, sizeof more, e)); /* one line */
+    fclose(e);
+    ck_assert_ptr_nonnull(strstr(line, "kscope: view: "));
+    ck_assert_ptr_nonnull(strstr(line, "bad.kst"));
+    const char *bad_args[] = {"--goto index=999", "--order sideways", "--keys Nope", "--size 10x10", "--headless", "--every 0 --frames x"};
+    for (size_t i = 0; i < sizeof bad_args / sizeof bad_args[0]; ++i) {
+        snprintf(cmd, sizeof cmd, "%s view %s %s --png %s 2> %s", KS_CLI, path, bad_args[i],
+                 strstr(bad_args[i], "headless") ? "" : png, err);
+        if (strstr(bad_args[i], "headless")) snprintf(cmd, sizeof cmd, "%s view %s --headless 2> %s", KS_CLI, path, err);
+        ck_assert_msg(vf_sh(cmd) == 2, "%s", bad_args[i]);
+        ck_assert_int_ne(access(png, F_OK), 0);
+    }
+    remove_dir();
+}
+END_TEST
+
+START_TEST(empty_single_dropped_and_huge_traces_render)
+{
+    char cmd[1024], png[400], frames[300];
+    make_dir();
+    snprintf(png, sizeof png, "%s/odd.png", dir);
+    ks_filter none = ks_filter_all(), one = ks_filter_all();
+    none.index_lo = none.index_hi = 3; /* records nothing */
+    one.index_lo = 3;
+    one.index_hi = 4;
+    ks_im2col_params big = {1, 1, 1500, 1300, 1, 1, 0, 0, 1, 1, 1, 1};
+    struct { ks_im2col_params p; ks_filter f; unsigned long long limit; const char *op; } cases[] = {
+        {vf_small(), none, 0, "im2col"}, {vf_small(), one, 1, "im2col"},
+        {vf_small(), ks_filter_all(), 40, "col2im"}, {big, one, 0, "im2col"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        vf_write_trace(path, cases[i].op, cases[i].p, cases[i].f, cases[i].limit);
+        snprintf(cmd, sizeof cmd, "%s view %s --png %s --keys Right,2,Right,O,M,Left > /dev/null", KS_CLI, path, png);
+        ck_assert_msg(vf_sh(cmd) == 0, "case %zu", i);
+        SDL_Surface *img = vf_load(png);
+        ck_assert_ptr_nonnull(img);
+        SDL_FreeSurface(img);
+        remove(png);
+    }
+    /* a sequence of frames */
+    vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    snprintf(cmd, sizeof cmd, "%s view %s --frames %s --every 100 > /dev/null", KS_CLI, path, frames);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    for (int k = 0; k < 10; ++k) { /* 950 events: positions 0, 100, ..., 900 */
+        snprintf(png, sizeof png, "%s/frame-%06d.png", frames, k);
+        ck_assert_msg(access(png, F_OK) == 0, "%s", png);
+    }
+    snprintf(png, sizeof png, "%s/frame-%06d.png", frames, 10);
+    ck_assert_int_ne(access(png, F_OK), 0);
+    remove_dir();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("view_render");
+    TCase *tc = tcase_create("view_render");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, focused_read_is_outlined_where_the_layout_puts_its_cell);
+    tcase_add_test(tc, heatmap_cells_show_the_colormap_of_their_values);
+    tcase_add_test(tc, sample_points_and_their_corners_are_drawn_at_their_coordinates);
+    tcase_add_test(tc, cli_png_is_the_frame_rendered_in_process);
+    tcase_add_test(tc, bad_traces_fail_with_the_readers_error_and_write_nothing);
+    tcase_add_test(tc, empty_single_dropped_and_huge_traces_render);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}

@@ -1,0 +1,85 @@
+/* view_fixture.h - shared by the viewer's SDL suites: a small im2col trace written to a
+ * file, the headless renderer, pixel reads and running the CLI. */
+#ifndef KS_VIEW_FIXTURE_H
+#define KS_VIEW_FIXTURE_H
+
+#include <SDL.h>
+#include <SDL_image.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "../trace/run_trace.h"
+#include "../viewer/vw_colormap.h"
+#include "../viewer/vw_draw.h"
+#include "test_util.h"
+
+/* im2col on (1, 2, 5, 5), 3x3 kernel, padding 1: every border tap reads padding. */
+static inline void vf_write_trace(const char *path, const char *op, ks_im2col_params p, ks_filter f,
+                                  unsigned long long limit)
+{
+    ks_run r;
+    ks_trace tr;
+    tu_run_traced(&r, op, &p, f, limit, 64, -1);
+    ks_trace_from_run(ks_op_find(op), &r, &tr);
+    ck_assert_int_eq(ks_trace_write(path, &tr), KS_OK);
+    tu_run_done(&r);
+}
+
+static inline ks_im2col_params vf_small(void)
+{
+    ks_im2col_params p = {1, 2, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1};
+    return p;
+}
+
+/* A headless frame: surface + software renderer + drawing context. */
+typedef struct vf_frame {
+    SDL_Surface *surf;
+    SDL_Renderer *r;
+    vw_draw d;
+    vw_layout L;
+} vf_frame;
+
+static inline void vf_open(vf_frame *f, int w, int h)
+{
+    f->surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    ck_assert_ptr_nonnull(f->surf);
+    f->r = SDL_CreateSoftwareRenderer(f->surf);
+    ck_assert_ptr_nonnull(f->r);
+    ck_assert_msg(vw_draw_init(&f->d, f->r, 13) == 0, "%s", ks_error_message());
+    vw_layout_compute(&f->L, w, h, f->d.font.line);
+}
+
+static inline void vf_close(vf_frame *f)
+{
+    vw_draw_free(&f->d);
+    SDL_DestroyRenderer(f->r);
+    SDL_FreeSurface(f->surf);
+}
+
+/* 0xRRGGBB at (x, y) of an ARGB8888 surface. */
+static inline uint32_t vf_pixel(SDL_Surface *s, int x, int y)
+{
+    ck_assert(x >= 0 && y >= 0 && x < s->w && y < s->h);
+    const uint32_t *row = (const uint32_t *)((const uint8_t *)s->pixels + (size_t)y * s->pitch);
+    return row[x] & 0xFFFFFF;
+}
+
+/* A PNG as an ARGB8888 surface (NULL if it cannot be read). */
+static inline SDL_Surface *vf_load(const char *path)
+{
+    SDL_Surface *raw = IMG_Load(path);
+    if (!raw) return NULL;
+    SDL_Surface *s = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_ARGB8888, 0);
+    SDL_FreeSurface(raw);
+    return s;
+}
+
+/* Runs a shell command; returns its exit status (or -1). */
+static inline int vf_sh(const char *cmd)
+{
+    int st = system(cmd);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#endif
