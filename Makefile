@@ -1,9 +1,11 @@
 # The README's two commands. Each installs missing Debian packages (as root; otherwise it
 # prints the apt-get line and stops), configures, builds and runs.
-#   make demo   run im2col on a small default: info, the first thread's step-through, check
+#   make demo   run im2col on a small default: info, the first thread's step-through, check,
+#               then the viewer (a window with a display; headless PNG frames without one)
 #   make test   build and run every Check suite through ctest
 BUILD ?= build
-PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev
+PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev \
+        libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth
 MAKEFLAGS += --no-print-directory
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 KSCOPE := $(BUILD)/kscope
@@ -40,9 +42,19 @@ demo: build
 	$(KSCOPE) step $(DEMO)/im2col.kst --thread 0
 	$(KSCOPE) check $(DEMO)/im2col.kst
 	@echo "demo trace: $(DEMO)/im2col.kst  (try: $(KSCOPE) step $(DEMO)/im2col.kst --index 12)"
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+	  echo "opening the viewer (H for the keys, Q to quit)"; \
+	  $(KSCOPE) view $(DEMO)/im2col.kst --goto index=7; \
+	else \
+	  echo "no display: rendering viewer frames instead (one per work item, 19 events each)"; \
+	  rm -rf $(DEMO)/frames; \
+	  $(KSCOPE) view $(DEMO)/im2col.kst --frames $(DEMO)/frames --every 19 && \
+	  $(KSCOPE) view $(DEMO)/im2col.kst --goto index=7 --keys 1,Right,Right,Right --png $(DEMO)/view.png; \
+	fi
 
 bench: build
 	$(BUILD)/bench/bench_sim
+	@if [ -x $(BUILD)/bench/bench_view ]; then $(BUILD)/bench/bench_view /tmp --events-1g; fi
 	@if [ -x $(BUILD)/bench/bench_gpu ]; then $(BUILD)/bench/bench_gpu; fi
 
 clean:
