@@ -227,14 +227,22 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
     SDL_RenderSetClipRect(d->r, &sc);
     uint32_t ev = vw_state_event(s), it = vw_state_item(s);
     const ks_trace *tr = s->tr;
+    /* the focused event, and its partner of the same tap (im2col's read and the columns
+     * entry it is copied to), in cyan; the rest of the work item in white */
+    const ks_event *f = ev != VW_NONE ? &tr->events[ev] : NULL;
+    const ks_event *partner = NULL;
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
-            uint32_t j = s->idx->by_item[item->first + k];
-            if (j != ev && on_panel(s, panel, &tr->events[j])) draw_event(d, &m, &tr->events[j], 0);
+            const ks_event *e = &tr->events[s->idx->by_item[item->first + k]];
+            int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
+                       e->kind != KS_EV_WORK;
+            if (pair && !partner) partner = e;
+            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0);
         }
     }
-    if (ev != VW_NONE && on_panel(s, panel, &tr->events[ev])) draw_event(d, &m, &tr->events[ev], 1);
+    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1);
+    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1);
     const vw_lookup *lk = &s->look;
     if (lk->tensor == s->panel[panel].tensor && lk->plane == s->panel[panel].plane)
         vw_outline(d->r, visible(vw_heatmap_cell(&m, lk->y, lk->x)), VW_COL_LOOKUP, 2, 3);
