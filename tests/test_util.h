@@ -4,6 +4,7 @@
 #define KS_TEST_UTIL_H
 
 #include <check.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -112,6 +113,65 @@ static inline void tu_run_done(ks_run *r)
     ks_host_sink_free(r->sink);
     ks_run_free(r);
 }
+
+/* A hand-made trace of one work item whose other events are bilinear samples of one
+ * tensor `input` (planes, h, w), data[i] = i % 7 - 2.5: what deformable convolution and
+ * RoIAlign traces look like to the viewer. Add samples with tu_sample_add. */
+typedef struct tu_sample_trace {
+    ks_trace tr;
+    ks_event ev[8];
+    float data[256];
+} tu_sample_trace;
+
+static inline void tu_sample_trace_init(tu_sample_trace *st, int64_t planes, int64_t h, int64_t w)
+{
+    ks_trace *tr = &st->tr;
+    memset(st, 0, sizeof *st);
+    snprintf(tr->op, sizeof tr->op, "synthetic");
+    snprintf(tr->device, sizeof tr->device, "sim");
+    tr->threads = tr->blocks = tr->work_items = 1;
+    tr->filter = ks_filter_all();
+    tr->nsites = 2;
+    snprintf(tr->sites[0].name, KS_NAME_LEN, "s.work");
+    tr->sites[0].kind = KS_EV_WORK;
+    tr->sites[0].tensor = -1;
+    snprintf(tr->sites[1].name, KS_NAME_LEN, "s.sample");
+    tr->sites[1].kind = KS_EV_SAMPLE;
+    tr->ntensors = 1;
+    ks_tensor *t = &tr->tensors[0];
+    snprintf(t->name, KS_NAME_LEN, "input");
+    t->ndim = 3;
+    t->shape[0] = planes;
+    t->shape[1] = h;
+    t->shape[2] = w;
+    ck_assert(planes * h * w <= 256);
+    for (int i = 0; i < 256; ++i) st->data[i] = (float)(i % 7) - 2.5f;
+    t->data = st->data;
+    st->ev[0].kind = KS_EV_WORK;
+    tr->events = st->ev;
+    tr->nevents = 1;
+}
+
+/* Appends a sample at (y, x) of `plane` with corner validity `flags` and weights w. */
+static inline ks_event *tu_sample_add(tu_sample_trace *st, int plane, float y, float x,
+                                      unsigned flags, const float w[4])
+{
+    ck_assert(st->tr.nevents < 8);
+    ks_event *e = &st->ev[st->tr.nevents];
+    e->kind = KS_EV_SAMPLE;
+    e->site = 1;
+    e->seq = (uint32_t)st->tr.nevents;
+    e->tap = (uint16_t)(st->tr.nevents - 1);
+    e->flags = (uint8_t)flags;
+    e->u.sample.plane = plane;
+    e->u.sample.y = y;
+    e->u.sample.x = x;
+    memcpy(e->u.sample.w, w, sizeof e->u.sample.w);
+    st->tr.nevents++;
+    return e;
+}
+
+#define TU_CORNERS_ALL (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11)
 
 /* Runs a suite and returns the process exit code (0: all passed). */
 static inline int tu_run_suite(Suite *s, enum fork_status fork)

@@ -247,69 +247,19 @@ START_TEST(aggregates_and_lookups_match_the_geometry)
 }
 END_TEST
 
-/* A hand-made trace with sample events, as deformable conv and RoIAlign will write. */
-static ks_site sample_sites[2];
-static ks_event sample_events[4];
-static float sample_data[3 * 4 * 5];
+/* Samples inside, half outside, and clamped at the last row (RoIAlign's rule). */
+static tu_sample_trace sample;
+static const ks_event *sample_events;
 
 static void sample_trace(ks_trace *tr)
 {
-    memset(tr, 0, sizeof *tr);
-    snprintf(tr->op, sizeof tr->op, "synthetic");
-    snprintf(tr->device, sizeof tr->device, "sim");
-    tr->threads = 4;
-    tr->blocks = 1;
-    tr->work_items = 1;
-    tr->filter = ks_filter_all();
-    tr->nsites = 2;
-    snprintf(sample_sites[0].name, KS_NAME_LEN, "s.work");
-    sample_sites[0].kind = KS_EV_WORK;
-    sample_sites[0].tensor = -1;
-    snprintf(sample_sites[1].name, KS_NAME_LEN, "s.sample");
-    sample_sites[1].kind = KS_EV_SAMPLE;
-    memcpy(tr->sites, sample_sites, sizeof sample_sites);
-    tr->ntensors = 1;
-    ks_tensor *t = &tr->tensors[0];
-    snprintf(t->name, KS_NAME_LEN, "input");
-    t->ndim = 3;
-    t->shape[0] = 3;
-    t->shape[1] = 4;
-    t->shape[2] = 5;
-    for (int i = 0; i < 60; ++i) sample_data[i] = (float)(i % 7) - 2.5f;
-    t->data = sample_data;
-    memset(sample_events, 0, sizeof sample_events);
-    sample_events[0].kind = KS_EV_WORK;
-    /* (y 1.25, x 2.5) on plane 1: all four corners inside */
-    ks_event *a = &sample_events[1];
-    a->kind = KS_EV_SAMPLE;
-    a->site = 1;
-    a->seq = 1;
-    a->u.sample.plane = 1;
-    a->u.sample.y = 1.25f;
-    a->u.sample.x = 2.5f;
-    float w[4] = {0.375f, 0.375f, 0.125f, 0.125f};
-    memcpy(a->u.sample.w, w, sizeof w);
-    a->flags = KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11;
-    /* (y -0.5, x 4.25): the top corners and the right ones outside */
-    ks_event *b = &sample_events[2];
-    *b = *a;
-    b->seq = 2;
-    b->tap = 1;
-    b->u.sample.y = -0.5f;
-    b->u.sample.x = 4.25f;
-    b->flags = KS_FLAG_C10;
-    /* RoIAlign's clamp at the last row: y 3.0 with both rows 3 */
-    ks_event *c = &sample_events[3];
-    *c = *a;
-    c->seq = 3;
-    c->tap = 2;
-    c->u.sample.y = 3.0f;
-    c->u.sample.x = 0.75f;
-    c->flags = KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11 | KS_FLAG_CLAMP_Y;
-    float wc[4] = {0.125f, 0.375f, 0.125f, 0.375f};
-    memcpy(c->u.sample.w, wc, sizeof wc);
-    tr->events = sample_events;
-    tr->nevents = 4;
+    static const float w1[4] = {0.375f, 0.375f, 0.125f, 0.125f}, w3[4] = {0.125f, 0.375f, 0.125f, 0.375f};
+    tu_sample_trace_init(&sample, 3, 4, 5);
+    tu_sample_add(&sample, 1, 1.25f, 2.5f, TU_CORNERS_ALL, w1);
+    tu_sample_add(&sample, 1, -0.5f, 4.25f, KS_FLAG_C10, w1);
+    tu_sample_add(&sample, 1, 3.0f, 0.75f, TU_CORNERS_ALL | KS_FLAG_CLAMP_Y, w3);
+    sample_events = sample.ev;
+    *tr = sample.tr;
 }
 
 START_TEST(sample_corners_weights_and_lookup_follow_the_events)

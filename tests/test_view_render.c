@@ -120,48 +120,18 @@ START_TEST(heatmap_cells_show_the_colormap_of_their_values)
 }
 END_TEST
 
-/* The synthetic trace of test_view_core: samples inside, half outside, clamped. */
-static ks_site ss[2];
-static ks_event sev[3];
-static float sdata[4 * 6];
+/* Two samples: all corners inside, and one whose right corners are outside. */
+static tu_sample_trace st;
+static const ks_event *sev;
 
 static void sample_trace(ks_trace *tr)
 {
-    memset(tr, 0, sizeof *tr);
-    snprintf(tr->op, sizeof tr->op, "synthetic");
-    snprintf(tr->device, sizeof tr->device, "sim");
-    tr->threads = 1;
-    tr->blocks = 1;
-    tr->work_items = 1;
-    tr->filter = ks_filter_all();
-    tr->nsites = 2;
-    ss[0].kind = KS_EV_WORK;
-    ss[0].tensor = -1;
-    snprintf(ss[0].name, KS_NAME_LEN, "s.work");
-    ss[1].kind = KS_EV_SAMPLE;
-    snprintf(ss[1].name, KS_NAME_LEN, "s.sample");
-    memcpy(tr->sites, ss, sizeof ss);
-    tr->ntensors = 1;
-    snprintf(tr->tensors[0].name, KS_NAME_LEN, "input");
-    tr->tensors[0].ndim = 2;
-    tr->tensors[0].shape[0] = 4;
-    tr->tensors[0].shape[1] = 6;
-    for (int i = 0; i < 24; ++i) sdata[i] = (float)((i * 7) % 11);
-    tr->tensors[0].data = sdata;
-    memset(sev, 0, sizeof sev);
-    sev[0].kind = KS_EV_WORK;
-    sev[1].kind = sev[2].kind = KS_EV_SAMPLE;
-    sev[1].site = sev[2].site = 1;
-    sev[1].seq = 1;
-    sev[2].seq = 2;
-    sev[1].u.sample.y = 1.25f;
-    sev[1].u.sample.x = 2.5f;
-    sev[1].flags = KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11;
-    sev[2].u.sample.y = 2.75f;
-    sev[2].u.sample.x = 5.5f; /* the right corners are outside */
-    sev[2].flags = KS_FLAG_C00 | KS_FLAG_C10;
-    tr->events = sev;
-    tr->nevents = 3;
+    static const float w[4] = {0.375f, 0.375f, 0.125f, 0.125f};
+    tu_sample_trace_init(&st, 1, 4, 6);
+    tu_sample_add(&st, 0, 1.25f, 2.5f, TU_CORNERS_ALL, w);
+    tu_sample_add(&st, 0, 2.75f, 5.5f, KS_FLAG_C00 | KS_FLAG_C10, w);
+    sev = st.ev;
+    *tr = st.tr;
 }
 
 START_TEST(sample_points_and_their_corners_are_drawn_at_their_coordinates)
