@@ -89,6 +89,8 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
         {VW_COL_DONE, "done"}, {VW_COL_RUNNING, "running"}, {VW_COL_PENDING, "pending"},
         {VW_COL_IDLE, "no work"}, {VW_COL_CURRENT, "focused"}};
     for (size_t k = 0; k < sizeof key / sizeof key[0]; ++k) {
+        int need = 14 + (int)strlen(key[k].name) * d->font.advance;
+        if (lx + need > area.x + area.w - 4) break; /* a narrow panel shows what fits */
         vw_rect sw = {lx, ly + 3, 10, 10};
         vw_fill(d->r, sw, key[k].col);
         lx += 14 + vw_text(&d->font, d->r, lx + 14, ly, VW_COL_DIM, 0, key[k].name) + 8;
