@@ -225,7 +225,7 @@ static void click(vw_state *s, const vw_layout *L, int x, int y)
         snprintf(s->message, sizeof s->message, "%llu %s of %s[plane %lld, %lld, %lld]%s",
                  (unsigned long long)s->look.total, writes ? "writes" : "reads",
                  s->tr->tensors[t].name, (long long)s->panel[p].plane, (long long)cy,
-                 (long long)cx, s->look.total ? " (n / N cycle through them)" : "");
+                 (long long)cx, s->look.total ? " (N / Shift+N cycle through them)" : "");
         int follow = s->follow;
         s->follow = 0; /* keep the clicked plane in view while showing the hit */
         show_hit(s);
