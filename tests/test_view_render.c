@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../viewer/vw_describe.h"
 #include "view_fixture.h"
 
 static char dir[64];
@@ -130,6 +131,7 @@ static void sample_trace(ks_trace *tr)
     tu_sample_trace_init(&st, 1, 4, 6);
     tu_sample_add(&st, 0, 1.25f, 2.5f, TU_CORNERS_ALL, w);
     tu_sample_add(&st, 0, 2.75f, 5.5f, KS_FLAG_C00 | KS_FLAG_C10, w);
+    tu_sample_add(&st, 0, NAN, INFINITY, 0, w); /* a broken kernel's sample: nothing to draw */
     sev = st.ev;
     *tr = st.tr;
 }
@@ -163,6 +165,13 @@ START_TEST(sample_points_and_their_corners_are_drawn_at_their_coordinates)
                           vf_pixel(f.surf, cx - 3, cy));
         }
     }
+    /* the NaN sample draws no marker and crashes nothing; its line says where it was */
+    vw_action seek = {VW_ACT_SEEK, 3, 0};
+    vw_apply(&s, &f.L, &seek);
+    vw_draw_frame(&f.d, &s, &f.L, 1000);
+    static vw_lines lines;
+    vw_describe_focus(&s, &lines, 20);
+    ck_assert_ptr_nonnull(strstr(lines.text[lines.n - 1], "nan"));
     vf_close(&f);
     vw_state_free(&s);
     vw_index_free(&idx);

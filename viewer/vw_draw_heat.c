@@ -160,6 +160,10 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
 {
     int64_t ys[2], xs[2];
     int px, py;
+    /* NaN, Inf or absurd coordinates (a broken kernel's) have no place to draw */
+    if (!isfinite(e->u.sample.y) || !isfinite(e->u.sample.x) || fabsf(e->u.sample.y) > 1e6f ||
+        fabsf(e->u.sample.x) > 1e6f)
+        return;
     vw_sample_corners(e, ys, xs);
     vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
     for (int c = 0; c < 4; ++c) {
