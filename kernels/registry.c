@@ -3,11 +3,13 @@
 #include <string.h>
 
 #include "core/ks_error.h"
+#include "conv2d/conv2d_op.h"
 #include "im2col/im2col_op.h"
 
 static const ks_op *const table[] = {
     &ks_op_im2col,
     &ks_op_col2im,
+    &ks_op_conv2d,
 };
 
 int ks_op_count(void)

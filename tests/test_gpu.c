@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../kernels/core/ks_cuda_api.h"
+#include "../kernels/conv2d/conv2d.h"
 #include "test_util.h"
 
 static int cmp_event(const void *a, const void *b)
@@ -107,6 +108,54 @@ START_TEST(cuda_traced_events_equal_simulator_events)
 }
 END_TEST
 
+/* conv2d through the registry on both devices: the GEMM body uses fmaf, so the GPU's
+ * output and events equal the simulator's bitwise; both match the direct convolution. */
+START_TEST(conv2d_cuda_equals_simulator_bitwise)
+{
+    const ks_op *op = ks_op_find("conv2d");
+    uint64_t s = 902;
+    for (int k = 0; k < 20; ++k) {
+        static ks_run r[2];
+        ks_im2col_params p = tu_geometry(&s);
+        const int64_t O = tu_int(&s, 1, 6);
+        for (int d = 0; d < 2; ++d) {
+            ks_run_init(&r[d], op);
+            tu_set2(&r[d], op, "kernel-size", p.kernel_h, p.kernel_w);
+            tu_set2(&r[d], op, "padding", p.pad_h, p.pad_w);
+            tu_set2(&r[d], op, "stride", p.stride_h, p.stride_w);
+            tu_set2(&r[d], op, "dilation", p.dilation_h, p.dilation_w);
+            tu_set2(&r[d], op, "batch", p.batch, 0);
+            tu_set2(&r[d], op, "channels", p.channels, 0);
+            tu_set2(&r[d], op, "input-size", p.height, p.width);
+            tu_set2(&r[d], op, "out-channels", O, 0);
+            r[d].pattern = KS_PAT_RANDOM;
+            r[d].seed = (uint64_t)k;
+            r[d].launch = tu_launch(k % 2 ? 64 : 0, k % 3 ? -1 : 2);
+            r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
+            r[d].sink = ks_host_sink_create(0, ks_filter_all());
+            ck_assert_msg(op->run(&r[d]) == KS_OK, "%s", ks_error_message());
+        }
+        for (int t = 2; t < 4; ++t)
+            ck_assert_mem_eq(r[0].tensor[t].data, r[1].tensor[t].data,
+                             (size_t)ks_tensor_numel(&r[0].tensor[t]) * 4);
+        ks_conv2d_params cp = {p, O};
+        double *ref = malloc((size_t)ks_tensor_numel(&r[1].tensor[3]) * 8);
+        ks_conv2d_ref(&cp, r[1].tensor[0].data, r[1].tensor[1].data, ref);
+        tu_expect_close(r[1].tensor[3].data, ref, ks_tensor_numel(&r[1].tensor[3]),
+                        1e-6 * (double)(p.channels * p.kernel_h * p.kernel_w), "conv2d gpu");
+        free(ref);
+        const unsigned long long n = ks_sink_count(r[0].sink);
+        ck_assert_uint_eq(ks_sink_count(r[1].sink), n);
+        qsort(r[0].sink->events, n, sizeof(ks_event), cmp_event);
+        qsort(r[1].sink->events, n, sizeof(ks_event), cmp_event);
+        for (unsigned long long i = 0; i < n; ++i)
+            ck_assert_msg(!memcmp(&r[0].sink->events[i], &r[1].sink->events[i], sizeof(ks_event)),
+                          "conv2d event %llu differs between GPU and simulator", i);
+        for (int d = 0; d < 2; ++d) tu_run_done(&r[d]);
+    }
+}
+END_TEST
+
 START_TEST(device_sink_overflow_counts_drops)
 {
     ks_im2col_params p = {1, 8, 33, 31, 3, 3, 1, 1, 1, 1, 1, 1};
@@ -188,6 +237,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, cuda_plain_matches_simulator_and_reference);
     tcase_add_test(tc, cuda_traced_events_equal_simulator_events);
+    tcase_add_test(tc, conv2d_cuda_equals_simulator_bitwise);
     tcase_add_test(tc, device_sink_overflow_counts_drops);
     tcase_add_test(tc, sizes_past_2_31_match_the_chunked_result);
     suite_add_tcase(s, tc);

@@ -62,3 +62,44 @@ const char *ks_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
     if (used < n) snprintf(buf + used, n - used, ")");
     return buf;
 }
+
+/* A digit field: name = (index / stride) % extent + bias. */
+void ks_field_digit(ks_field *f, const char *name, int64_t stride, int64_t extent, int64_t bias)
+{
+    char part[40];
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->digit = 1;
+    f->stride = stride;
+    f->extent = extent;
+    f->bias = bias;
+    if (stride == 1)
+        snprintf(part, sizeof part, "index");
+    else
+        snprintf(part, sizeof part, "index / %lld", (long long)stride);
+    if (extent > 0)
+        snprintf(f->expr, sizeof f->expr, "%s %% %lld", part, (long long)extent);
+    else
+        snprintf(f->expr, sizeof f->expr, "%s", part);
+    if (bias) {
+        size_t n = strlen(f->expr);
+        snprintf(f->expr + n, sizeof f->expr - n, " + %lld", (long long)bias);
+    }
+}
+
+void ks_field_derived(ks_field *f, const char *name, const char *expr)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    snprintf(f->expr, sizeof f->expr, "%s", expr);
+}
+
+void ks_site_access(ks_site *s, const char *name, int kind, int tensor, int writes)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->kind = kind;
+    s->tensor = tensor;
+    s->writes_per_element = writes;
+}
+

@@ -61,6 +61,14 @@ typedef struct ks_site {
     int writes_per_element;
 } ks_site;
 
+/* Schema builders. A digit field: name = (index / stride) % extent + bias (extent 0: no
+ * modulo), with its expression written out. A derived field: shown by `expr` only. An
+ * access site (read, write or sample) of `tensor`, each element written `writes` times
+ * in a full launch (0: not checked). */
+void ks_field_digit(ks_field *f, const char *name, int64_t stride, int64_t extent, int64_t bias);
+void ks_field_derived(ks_field *f, const char *name, const char *expr);
+void ks_site_access(ks_site *s, const char *name, int kind, int tensor, int writes);
+
 #ifdef __cplusplus
 }
 #endif

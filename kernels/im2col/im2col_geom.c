@@ -94,46 +94,6 @@ int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
     return KS_OK;
 }
 
-/* A digit field: name = (index / stride) % extent + bias. */
-static void digit(ks_field *f, const char *name, int64_t stride, int64_t extent, int64_t bias)
-{
-    char part[40];
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->digit = 1;
-    f->stride = stride;
-    f->extent = extent;
-    f->bias = bias;
-    if (stride == 1)
-        snprintf(part, sizeof part, "index");
-    else
-        snprintf(part, sizeof part, "index / %lld", (long long)stride);
-    if (extent > 0)
-        snprintf(f->expr, sizeof f->expr, "%s %% %lld", part, (long long)extent);
-    else
-        snprintf(f->expr, sizeof f->expr, "%s", part);
-    if (bias) {
-        size_t n = strlen(f->expr);
-        snprintf(f->expr + n, sizeof f->expr - n, " + %lld", (long long)bias);
-    }
-}
-
-static void derived(ks_field *f, const char *name, const char *expr)
-{
-    memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", name);
-    snprintf(f->expr, sizeof f->expr, "%s", expr);
-}
-
-static void access_site(ks_site *s, const char *name, int kind, int tensor, int writes)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->kind = kind;
-    s->tensor = tensor;
-    s->writes_per_element = writes;
-}
-
 int ks_im2col_sites(const ks_im2col_params *p, ks_site *s)
 {
     ks_im2col_geom g;
@@ -145,12 +105,12 @@ int ks_im2col_sites(const ks_im2col_params *p, ks_site *s)
     s[0].kind = KS_EV_WORK;
     s[0].tensor = -1;
     s[0].nfields = 4;
-    digit(&s[0].fields[0], "n", p->channels * Ho * Wo, 0, 0);
-    digit(&s[0].fields[1], "c_im", Ho * Wo, p->channels, 0);
-    digit(&s[0].fields[2], "h_col", Wo, Ho, 0);
-    digit(&s[0].fields[3], "w_col", 1, Wo, 0);
-    access_site(&s[1], "im2col.read_input", KS_EV_READ, KS_IM2COL_T_INPUT, 0);
-    access_site(&s[2], "im2col.write_columns", KS_EV_WRITE, KS_IM2COL_T_COLUMNS, 1);
+    ks_field_digit(&s[0].fields[0], "n", p->channels * Ho * Wo, 0, 0);
+    ks_field_digit(&s[0].fields[1], "c_im", Ho * Wo, p->channels, 0);
+    ks_field_digit(&s[0].fields[2], "h_col", Wo, Ho, 0);
+    ks_field_digit(&s[0].fields[3], "w_col", 1, Wo, 0);
+    ks_site_access(&s[1], "im2col.read_input", KS_EV_READ, KS_IM2COL_T_INPUT, 0);
+    ks_site_access(&s[2], "im2col.write_columns", KS_EV_WRITE, KS_IM2COL_T_COLUMNS, 1);
     return 3;
 }
 
@@ -167,23 +127,23 @@ int ks_col2im_sites(const ks_im2col_params *p, ks_site *s)
     s[0].kind = KS_EV_WORK;
     s[0].tensor = -1;
     s[0].nfields = 8;
-    digit(&s[0].fields[0], "n", p->channels * p->height * p->width, 0, 0);
-    digit(&s[0].fields[1], "c_im", p->height * p->width, p->channels, 0);
-    digit(&s[0].fields[2], "h_im", p->width, p->height, p->pad_h);
-    digit(&s[0].fields[3], "w_im", 1, p->width, p->pad_w);
+    ks_field_digit(&s[0].fields[0], "n", p->channels * p->height * p->width, 0, 0);
+    ks_field_digit(&s[0].fields[1], "c_im", p->height * p->width, p->channels, 0);
+    ks_field_digit(&s[0].fields[2], "h_im", p->width, p->height, p->pad_h);
+    ks_field_digit(&s[0].fields[3], "w_im", 1, p->width, p->pad_w);
     snprintf(e, sizeof e, "h_im < %lld ? 0 : (h_im - %lld) / %lld + 1", ext_h, ext_h,
              (long long)p->stride_h);
-    derived(&s[0].fields[4], "h_col_start", e);
+    ks_field_derived(&s[0].fields[4], "h_col_start", e);
     snprintf(e, sizeof e, "min(h_im / %lld + 1, %lld)", (long long)p->stride_h,
              (long long)g.height_col);
-    derived(&s[0].fields[5], "h_col_end", e);
+    ks_field_derived(&s[0].fields[5], "h_col_end", e);
     snprintf(e, sizeof e, "w_im < %lld ? 0 : (w_im - %lld) / %lld + 1", ext_w, ext_w,
              (long long)p->stride_w);
-    derived(&s[0].fields[6], "w_col_start", e);
+    ks_field_derived(&s[0].fields[6], "w_col_start", e);
     snprintf(e, sizeof e, "min(w_im / %lld + 1, %lld)", (long long)p->stride_w,
              (long long)g.width_col);
-    derived(&s[0].fields[7], "w_col_end", e);
-    access_site(&s[1], "col2im.read_columns", KS_EV_READ, KS_COL2IM_T_COLUMNS, 0);
-    access_site(&s[2], "col2im.write_output", KS_EV_WRITE, KS_COL2IM_T_OUTPUT, 1);
+    ks_field_derived(&s[0].fields[7], "w_col_end", e);
+    ks_site_access(&s[1], "col2im.read_columns", KS_EV_READ, KS_COL2IM_T_COLUMNS, 0);
+    ks_site_access(&s[2], "col2im.write_output", KS_EV_WRITE, KS_COL2IM_T_OUTPUT, 1);
     return 3;
 }

@@ -1,0 +1,51 @@
+/* conv2d_cuda.cu - the conv2d GEMM step on the GPU: the body of conv2d_body.h as plain
+ * and traced kernels (64-bit indices; a teaching kernel, not a fast GEMM). */
+#include "../core/ks_cuda.h"
+
+#define KS_IDX int64_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "conv2d_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "conv2d_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+__global__ void ks_conv_gemm_kernel_plain(ks_conv_gemm_args a)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, NULL);
+    ks_conv_gemm_body_plain(&t, &a);
+}
+
+__global__ void ks_conv_gemm_kernel_traced(ks_conv_gemm_args a, ks_sink sink)
+{
+    ks_thread t;
+    ks_thread_from_builtins(&t, &sink);
+    ks_conv_gemm_body_traced(&t, &a);
+}
+
+extern "C" int ks_conv_gemm_cuda(const ks_conv2d_params *p, const float *weight,
+                                 const float *columns, float *output, const ks_launch *launch,
+                                 const ks_sink *dev_sink, void *stream)
+{
+    ks_conv_gemm_args a;
+    ks_conv2d_geom g;
+    int threads;
+    int64_t blocks;
+    int rc = ks_conv_gemm_args_make(p, weight, columns, output, &a, &g);
+    if (!rc)
+        rc = ks_launch_resolve(launch, KS_CONV_GEMM_THREADS, KS_CONV_GEMM_BLOCK_CAP,
+                               g.output_numel, &threads, &blocks);
+    if (rc) return rc;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (dev_sink)
+        ks_conv_gemm_kernel_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
+    else
+        ks_conv_gemm_kernel_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
+    return ks_cuda_check_launch("conv_gemm");
+}

@@ -1,0 +1,35 @@
+/* conv2d_sim.c - the conv2d GEMM step on the CPU grid simulator (plain and traced). */
+#include "../core/ks_error.h"
+#include "../core/ks_sim.h"
+
+#define KS_IDX int64_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "conv2d_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "conv2d_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+static void gemm_plain(ks_thread *t, const void *a) { ks_conv_gemm_body_plain(t, a); }
+static void gemm_traced(ks_thread *t, const void *a) { ks_conv_gemm_body_traced(t, a); }
+
+int ks_conv_gemm_sim(const ks_conv2d_params *p, const float *weight, const float *columns,
+                     float *output, const ks_launch *launch, ks_sink *sink)
+{
+    ks_conv_gemm_args a;
+    ks_conv2d_geom g;
+    int threads;
+    int64_t blocks;
+    int rc = ks_conv_gemm_args_make(p, weight, columns, output, &a, &g);
+    if (!rc)
+        rc = ks_launch_resolve(launch, KS_CONV_GEMM_THREADS, KS_CONV_GEMM_BLOCK_CAP,
+                               g.output_numel, &threads, &blocks);
+    if (rc) return rc;
+    ks_sim_launch(blocks, threads, sink ? gemm_traced : gemm_plain, &a, sink);
+    return KS_OK;
+}
