@@ -1,4 +1,4 @@
-/* kscope - the front door: list, run, info, step, view, check, export. */
+/* kscope - the front door: list, run, info, step, view, lesson, check, export. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +14,7 @@ static const struct {
     {"info", ks_cmd_info, "summarize a trace file and verify its checksums"},
     {"step", ks_cmd_step, "step through one thread's (or one work item's) index math and memory"},
     {"view", ks_cmd_view, "replay a trace in the viewer window, or render it to PNG (--headless)"},
+    {"lesson", ks_cmd_lesson, "play a lesson (terminal, viewer or PNG slides); --list, --check"},
     {"check", ks_cmd_check, "check a trace's invariants; exit 1 listing the first violations"},
     {"export", ks_cmd_export, "write a trace as header.json and .npy files numpy reads"},
 };

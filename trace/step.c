@@ -70,7 +70,7 @@ static int by_index_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static void print_work(FILE *out, const ks_trace *tr, const ks_event *e)
+void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
 {
     const ks_site *s = &tr->sites[e->site];
     char sub[256];
@@ -144,7 +144,7 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
     for (size_t k = 0; k < n; ++k) {
         const ks_event *e = sel[k];
         if (e->kind == KS_EV_WORK) {
-            print_work(out, tr, e);
+            ks_step_print_work(out, tr, e);
             items++;
         } else if (e->kind == KS_EV_SAMPLE) {
             print_sample(out, tr, e);

@@ -13,6 +13,10 @@
  * trace, with ks_error_message() saying why) or a negative ks_status. */
 int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t index);
 
+/* One work event: its index, thread and iteration, then every field with its division
+ * and modulo written out and evaluated. */
+void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e);
+
 /* "input[0, 1, 2, 3]": the tensor's name and the element's full coordinates, the plane
  * split over the leading dimensions. */
 void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x,

@@ -76,8 +76,40 @@ static int configure(vw_state *s, const vw_options *o)
         if (u < 0) return ks_fail(KS_EINVAL, "unknown unit '%s' (event, item, thread, warp, block)", o->unit);
         s->unit = (vw_unit)u;
     }
+    s->title = o->title;
+    if (o->nslides) vw_story_set(s, o->slides, o->nslides);
     if (o->goto_spec && vw_goto(s, o->goto_spec)) return KS_EINVAL;
     return KS_OK;
+}
+
+/* Makes `dir` (or accepts it when it exists and is writable). */
+static int make_dir(const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && access(dir, W_OK) != 0)
+        return ks_fail(KS_EIO, "view: cannot create the folder %s", dir);
+    return KS_OK;
+}
+
+/* One PNG per slide, and one more with the answer shown for a slide with a question. */
+static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L,
+                        SDL_Renderer *r, SDL_Surface *surf)
+{
+    int rc = make_dir(o->frames_dir), n = 0;
+    for (int k = 0; k < o->nslides && !rc; ++k) {
+        for (int reveal = 0; reveal < 2 && !rc; ++reveal) {
+            char path[4200];
+            if (reveal && !o->slides[k].question) break;
+            vw_story_show(s, k);
+            s->reveal = reveal;
+            vw_draw_frame(d, s, L, 1000);
+            SDL_RenderPresent(r);
+            snprintf(path, sizeof path, "%s/step-%02d%s.png", o->frames_dir, k + 1, reveal ? "-answer" : "");
+            rc = save_png(surf, path);
+            n++;
+        }
+    }
+    if (!rc) printf("%d slides in %s (step-01.png ...)\n", n, o->frames_dir);
+    return rc;
 }
 
 static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action *script, size_t nscript)
@@ -99,7 +131,7 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
         rc = KS_EIO;
         goto out_renderer;
     }
-    vw_layout_compute(&L, o->width, o->height, d.font.line);
+    vw_layout_compute_story(&L, o->width, o->height, d.font.line, o->nslides ? VW_STORY_LINES : 0);
     if ((rc = configure(&s, o))) goto out_draw;
     for (size_t i = 0; i < nscript; ++i) vw_apply(&s, &L, &script[i]);
     if (o->png) {
@@ -107,11 +139,10 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
         SDL_RenderPresent(r);
         if (!(rc = save_png(surf, o->png))) printf("%s\n", o->png);
     }
-    if (o->frames_dir && !rc) {
-        if (mkdir(o->frames_dir, 0777) != 0 && access(o->frames_dir, W_OK) != 0) {
-            rc = ks_fail(KS_EIO, "view: cannot create the folder %s", o->frames_dir);
-            goto out_draw;
-        }
+    if (o->frames_dir && !rc && o->nslides) {
+        rc = story_frames(o, &s, &d, &L, r, surf);
+    } else if (o->frames_dir && !rc) {
+        if ((rc = make_dir(o->frames_dir))) goto out_draw;
         uint64_t n = vw_state_len(&s), start = s.pos, total = 0;
         for (uint64_t p = start; p < n && total < o->max_frames; total++)
             p = p + o->every > p ? p + o->every : n; /* count frames without overflow */
@@ -219,7 +250,8 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
         return ks_fail(KS_EIO, "view: no display (%s); render to a file with --headless --png OUT.png",
                        SDL_GetError());
     char title[4200];
-    snprintf(title, sizeof title, "kscope view %s", o->path);
+    if (o->title) snprintf(title, sizeof title, "kscope lesson: %s", o->title);
+    else snprintf(title, sizeof title, "kscope view %s", o->path);
     SDL_Window *win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, o->width,
                                        o->height, SDL_WINDOW_RESIZABLE);
     SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE) : NULL;
@@ -239,7 +271,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     vw_state_init(&s, tr, NULL);
     int w, h;
     SDL_GetRendererOutputSize(r, &w, &h);
-    vw_layout_compute(&L, w, h, d.font.line);
+    vw_layout_compute_story(&L, w, h, d.font.line, o->nslides ? VW_STORY_LINES : 0);
     int configured = 0;
     Uint64 last = SDL_GetPerformanceCounter();
     while (!s.quit) {
@@ -248,7 +280,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
         while (SDL_PollEvent(&ev)) {
             if (ev.type == SDL_WINDOWEVENT && ev.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
                 SDL_GetRendererOutputSize(r, &w, &h);
-                vw_layout_compute(&L, w, h, d.font.line);
+                vw_layout_compute_story(&L, w, h, d.font.line, o->nslides ? VW_STORY_LINES : 0);
             }
             translate(&ev, &s, &L, &dragging);
         }
@@ -305,6 +337,11 @@ int vw_main(const vw_options *o)
         return ks_fail(KS_EINVAL, "view: --size must be between %dx%d and 16384x16384", VW_MIN_W, VW_MIN_H);
     if (o->every < 1) return ks_fail(KS_EINVAL, "view: --every must be >= 1");
     if (o->keys && vw_script_parse(o->keys, &script, &nscript)) return KS_EINVAL;
+    if (o->trace) {
+        int rc = o->headless ? run_headless(o, o->trace, script, nscript) : run_window(o, o->trace, script, nscript);
+        free(script);
+        return rc;
+    }
     if (ks_trace_open(o->path, &tr)) {
         free(script);
         return KS_EFORMAT;

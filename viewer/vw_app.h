@@ -4,6 +4,9 @@
 
 #include <stdint.h>
 
+#include "../trace/kst.h"
+#include "vw_slide.h"
+
 typedef struct vw_options {
     const char *path;       /* the .kst */
     int headless;           /* render PNGs without a display */
@@ -15,7 +18,16 @@ typedef struct vw_options {
     const char *keys;       /* a key script: "Right,Right,S,Q" (see docs/viewer.md) */
     const char *shot_dir;   /* where S / F12 screenshots go */
     int width, height;
+    /* lessons: an in-memory trace instead of `path`, slides, and the title line. With
+     * slides, --frames writes one PNG per slide (step-01.png ..., and step-NN-answer.png
+     * for a slide with a question). */
+    const ks_trace *trace;
+    const vw_slide *slides;
+    int nslides;
+    const char *title;
 } vw_options;
+
+#define VW_STORY_LINES 12
 
 /* Defaults: 1280 x 800, every 1, at most 1000 frames, screenshots in ".". */
 void vw_options_init(vw_options *o);

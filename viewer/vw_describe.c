@@ -133,9 +133,52 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     }
 }
 
+void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols)
+{
+    if (cols < 8) cols = 8;
+    if (cols > VW_LINE_LEN - 1) cols = VW_LINE_LEN - 1;
+    const char *p = text;
+    while (*p && out->n < max_lines && out->n < VW_MAX_LINES) {
+        /* one output line: as many whole words as fit, or a hard cut of a long word */
+        const char *eol = strchr(p, '\n');
+        size_t avail = eol ? (size_t)(eol - p) : strlen(p);
+        size_t take = avail;
+        if (take > (size_t)cols) {
+            take = (size_t)cols;
+            while (take > 0 && p[take] != ' ') take--;
+            if (take == 0) take = (size_t)cols;
+        }
+        add(out, style, "%.*s", (int)take, p);
+        p += take;
+        if (eol && p == eol) p++;
+        else while (*p == ' ') p++;
+    }
+}
+
+void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines)
+{
+    out->n = 0;
+    if (!s->nslides) return;
+    const vw_slide *sl = &s->slides[s->slide];
+    if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
+    const int room = max_lines - 1; /* the last line: the keys */
+    vw_wrap(out, room, VW_STYLE_HEAD, sl->title ? sl->title : "", cols);
+    vw_wrap(out, room, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
+    if (sl->question) vw_wrap(out, room, VW_STYLE_FOCUS, sl->question, cols);
+    if (sl->question && s->reveal && sl->answer) vw_wrap(out, room, VW_STYLE_HEAD, sl->answer, cols);
+    if (out->n < max_lines)
+        add(out, VW_STYLE_DIM, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1,
+            s->nslides, sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
+}
+
 void vw_describe_title(const vw_state *s, char *buf, size_t n)
 {
     const ks_trace *tr = s->tr;
+    if (s->title) {
+        snprintf(buf, n, "%s  |  %s on %s, %lld block(s) x %d threads, %lld work items", s->title, tr->op,
+                 tr->device, (long long)tr->blocks, tr->threads, (long long)tr->work_items);
+        return;
+    }
     snprintf(buf, n, "%s on %s  |  %lld block(s) x %d threads, %lld work items  |  %s", tr->op,
              tr->device, (long long)tr->blocks, tr->threads, (long long)tr->work_items, tr->path);
 }
@@ -214,6 +257,7 @@ const char *const *vw_help_lines(void)
         "click a cell     who read it (input) or wrote it (output); N / Shift+N cycle",
         "click timeline   scrub         S or F12  screenshot (PNG)",
         "H or F1          this help     Esc  close / quit     Q  quit",
+        "PageDown/PageUp  lessons: next / previous slide    A  show the answer",
         NULL,
     };
     return lines;

@@ -31,6 +31,12 @@ void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char 
 /* Position, order, unit, playback, mode, index progress (permille < 1000: building),
  * value under the pointer and the last message. */
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n);
+/* The slide being shown, wrapped at `cols` characters into at most max_lines lines:
+ * its title, narration, question and (once revealed) answer, then the keys. */
+void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines);
+/* Text wrapped at cols characters (at spaces; '\n' breaks), each line added with `style`. */
+void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols);
+
 /* The key help, NULL-terminated. */
 const char *const *vw_help_lines(void);
 

@@ -41,6 +41,21 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
                 lines.text[i]);
 }
 
+static void draw_story(vw_draw *d, const vw_state *s, const vw_layout *L)
+{
+    static vw_lines lines;
+    static const uint32_t colors[] = {VW_COL_TEXT, VW_COL_HEAD, VW_COL_FOCUS, VW_COL_DIM};
+    vw_rect a = L->story;
+    if (!s->nslides || a.h <= 0) return;
+    vw_fill(d->r, a, 0x1C2230);
+    vw_outline(d->r, a, VW_COL_HEAD, 1, 0);
+    int rows = (a.h - 8) / d->font.line, cols = (a.w - 16) / (d->font.advance > 0 ? d->font.advance : 8);
+    vw_describe_story(s, cols, &lines, rows);
+    for (int i = 0; i < lines.n; ++i)
+        vw_text(&d->font, d->r, a.x + 8, a.y + 4 + i * d->font.line, colors[lines.style[i]], a.w - 16,
+                lines.text[i]);
+}
+
 static void draw_timeline(vw_draw *d, const vw_state *s, const vw_layout *L)
 {
     vw_rect t = L->timeline;
@@ -92,6 +107,7 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     }
     draw_decomp(d, s, L);
     vw_draw_grid(d, s, L);
+    draw_story(d, s, L);
     draw_timeline(d, s, L);
     vw_fill(d->r, L->status, 0x2A2A40);
     vw_describe_status(s, permille, buf, sizeof buf);

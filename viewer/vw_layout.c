@@ -31,6 +31,11 @@ static void heat_panel(vw_rect r, int line, vw_rect *map, vw_rect *legend)
 
 void vw_layout_compute(vw_layout *L, int w, int h, int line)
 {
+    vw_layout_compute_story(L, w, h, line, 0);
+}
+
+void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lines)
+{
     if (w < VW_MIN_W) w = VW_MIN_W;
     if (h < VW_MIN_H) h = VW_MIN_H;
     L->w = w;
@@ -41,6 +46,13 @@ void vw_layout_compute(vw_layout *L, int w, int h, int line)
     L->status = rect(0, h - bar, w, bar);
     L->timeline = rect(PAD, L->status.y - 30, w - 2 * PAD, 26);
     int top = bar + PAD, bottom = L->timeline.y - PAD;
+    L->story = rect(PAD, bottom, w - 2 * PAD, 0);
+    if (story_lines > 0) {
+        int sh = story_lines * line + 2 * PAD;
+        if (sh > (bottom - top) / 2) sh = (bottom - top) / 2; /* small windows keep the maps */
+        L->story = rect(PAD, bottom - sh, w - 2 * PAD, sh);
+        bottom = L->story.y - PAD;
+    }
     int body = bottom - top;
     /* the heatmaps get most of the height; the text panel keeps room for ~12 lines */
     int text_h = 13 * line + 2 * PAD;

@@ -21,6 +21,7 @@ typedef struct vw_rect {
 typedef struct vw_layout {
     int w, h, line; /* window size; text line height */
     vw_rect title, input, input_legend, output, output_legend, decomp, grid, timeline, status;
+    vw_rect story; /* a lesson's narration band above the timeline (0 high without one) */
 } vw_layout;
 
 #define VW_MIN_W 640
@@ -29,6 +30,8 @@ typedef struct vw_layout {
 /* Panels for a w x h window (at least VW_MIN_W x VW_MIN_H is assumed; smaller is
  * clamped) with text lines `line` pixels high. */
 void vw_layout_compute(vw_layout *L, int w, int h, int line);
+/* The same with a narration band of story_lines text lines (lessons); 0: none. */
+void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lines);
 int vw_rect_contains(vw_rect r, int x, int y);
 int vw_rect_overlap(vw_rect a, vw_rect b);
 

@@ -125,6 +125,13 @@ static void seek(vw_state *s, uint64_t pos)
     follow_focus(s);
 }
 
+void vw_focus_event(vw_state *s, uint32_t ev)
+{
+    vw_index tmp;
+    if (ev == VW_NONE || ev >= s->tr->nevents) return;
+    seek(s, vw_order_pos(nav_index(s, &tmp), effective_order(s), ev));
+}
+
 static void step(vw_state *s, int dir)
 {
     vw_index tmp;
@@ -346,6 +353,10 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_CLICK: click(s, L, (int)a->a, (int)a->b); break;
     case VW_ACT_HOVER: hover(s, L, (int)a->a, (int)a->b); break;
     case VW_ACT_SEEK: seek(s, (uint64_t)(a->a > 0 ? a->a : 0)); break;
+    case VW_ACT_SLIDE:
+        if (s->nslides) vw_story_show(s, s->slide + (a->a > 0 ? 1 : -1));
+        break;
+    case VW_ACT_REVEAL: s->reveal = !s->reveal; break;
     default: break;
     }
 }
@@ -392,6 +403,8 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {"H", VW_ACT_HELP, 0, 0},       {"F1", VW_ACT_HELP, 0, 0},
         {"G", VW_ACT_PROMPT, 0, 0},     {"Return", VW_ACT_ENTER, 0, 0},
         {"Backspace", VW_ACT_BACKSPACE, 0, 0}, {"Escape", VW_ACT_ESCAPE, 0, 0},
+        {"PageDown", VW_ACT_SLIDE, 1, 0}, {"PageUp", VW_ACT_SLIDE, -1, 0},
+        {"A", VW_ACT_REVEAL, 0, 0},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
         if (!strcmp(key, keys[i].key)) {

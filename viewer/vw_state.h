@@ -9,6 +9,7 @@
 #include "vw_layout.h"
 #include "vw_lookup.h"
 #include "vw_nav.h"
+#include "vw_slide.h"
 
 typedef enum vw_mode {
     VW_MODE_VALUES = 0, /* tensor values */
@@ -42,7 +43,9 @@ typedef enum vw_action_kind {
     VW_ACT_ESCAPE,
     VW_ACT_CLICK,     /* a, b: window coordinates */
     VW_ACT_HOVER,     /* a, b */
-    VW_ACT_SEEK       /* a: position in the order */
+    VW_ACT_SEEK,      /* a: position in the order */
+    VW_ACT_SLIDE,     /* a: +1 next slide, -1 back */
+    VW_ACT_REVEAL     /* show / hide the slide's answer */
 } vw_action_kind;
 
 typedef struct vw_action {
@@ -75,6 +78,10 @@ typedef struct vw_state {
     int hover_panel;
     int64_t hover_y, hover_x;
     char message[256];
+    /* a story (lessons): slides, the one shown, whether its answer is revealed */
+    const vw_slide *slides;
+    int nslides, slide, reveal;
+    const char *title; /* replaces the trace's title line when set */
 } vw_state;
 
 /* Starts on the first event in recorded order, panels on the first input and output
@@ -91,6 +98,13 @@ uint32_t vw_state_event(const vw_state *s);
 uint32_t vw_state_item(const vw_state *s);
 
 void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a);
+/* Focuses event ev (an id into tr->events) in the current order. */
+void vw_focus_event(vw_state *s, uint32_t ev);
+/* Attaches slides (owned by the caller) and shows slide 0; vw_story_show shows slide k:
+ * its event, lookup, panels and mode (vw_story.c). Needs the index. */
+void vw_story_set(vw_state *s, const vw_slide *slides, int n);
+void vw_story_show(vw_state *s, int k);
+
 /* Playback: advance by speed * dt units. */
 void vw_tick(vw_state *s, double dt);
 

@@ -1,0 +1,230 @@
+/* ls_check.c - a lesson against its trace: every focus exists, every template renders,
+ * every stated answer is what the trace says. Also the answers themselves, for the
+ * players (a student's typed answer is judged by the trace, not by the lesson file). */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <strings.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_lesson.h"
+
+static const char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+    return s;
+}
+
+int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *q, ls_ctx *qc, char *err,
+                    size_t n)
+{
+    ls_ctx_init(qc);
+    qc->item = step->item;
+    qc->event = step->event;
+    qc->tap = step->tap;
+    return ls_focus_resolve(S, &q->at, qc, err, n);
+}
+
+/* The cell read at the question's tap (qc: the question's focus): (plane, y, x). */
+static int cell_truth(const ls_session *S, const ls_ctx *qc, const ls_question *q, int64_t cell[3], char *err,
+                      size_t n)
+{
+    int tensor = -1;
+    if (q->tensor[0] && (tensor = ks_trace_tensor(&S->tr, q->tensor)) < 0) {
+        snprintf(err, n, "question: the trace has no tensor '%s'", q->tensor);
+        return -1;
+    }
+    uint32_t e = ls_item_event(S, qc->item, KS_EV_READ, qc->tap, tensor);
+    if (e == VW_NONE) {
+        snprintf(err, n, "question: work item %lld reads nothing at tap %lld%s%s",
+                 (long long)S->idx.items[qc->item].index, (long long)qc->tap, tensor >= 0 ? " of " : "",
+                 q->tensor);
+        return -1;
+    }
+    const ks_ev_access *a = &S->tr.events[e].u.access;
+    cell[0] = a->plane, cell[1] = a->y, cell[2] = a->x;
+    return 0;
+}
+
+/* The check template rendered and trimmed. */
+static int checked(const ls_session *S, const ls_ctx *c, const ls_question *q, char *out, size_t n, char *err,
+                   size_t en)
+{
+    char buf[LS_TEXT_MAX];
+    if (ls_render(S, c, q->check, buf, sizeof buf, err, en)) return -1;
+    snprintf(out, n, "%s", trim(buf));
+    return 0;
+}
+
+int ls_answer_text(const ls_session *S, const ls_ctx *c, int k, char *out, size_t n)
+{
+    const ls_question *q = &S->L->steps[k].q;
+    char err[300];
+    int64_t cell[3];
+    switch (q->kind) {
+    case LS_Q_CHOICE: snprintf(out, n, "%d", q->answer + 1); return 0;
+    case LS_Q_NUMBER: return checked(S, c, q, out, n, err, sizeof err);
+    case LS_Q_CELL:
+        if (cell_truth(S, c, q, cell, err, sizeof err)) return -1;
+        if (q->ncell == 3) snprintf(out, n, "%lld, %lld, %lld", (long long)cell[0], (long long)cell[1], (long long)cell[2]);
+        else snprintf(out, n, "%lld, %lld", (long long)cell[1], (long long)cell[2]);
+        return 0;
+    default: return -1;
+    }
+}
+
+/* Integers in s separated by commas, spaces or parentheses; returns the count (max 3). */
+static int parse_cell(const char *s, int64_t v[3])
+{
+    int n = 0;
+    while (*s) {
+        if (isspace((unsigned char)*s) || *s == ',' || *s == '(' || *s == ')' || *s == '[' || *s == ']') {
+            s++;
+            continue;
+        }
+        char *end;
+        long long x = strtoll(s, &end, 10);
+        if (end == s || n == 3) return -1;
+        v[n++] = x;
+        s = end;
+    }
+    return n;
+}
+
+int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
+{
+    const ls_question *q = &S->L->steps[k].q;
+    char buf[256], err[300];
+    snprintf(buf, sizeof buf, "%s", typed);
+    const char *a = trim(buf);
+    if (q->kind == LS_Q_CHOICE) {
+        char *end;
+        long v = strtol(a, &end, 10);
+        if (*a && !*end) return v == q->answer + 1;
+        return !strcasecmp(a, q->choices[q->answer]); /* the choice's text also counts */
+    }
+    if (q->kind == LS_Q_NUMBER) {
+        char want[128], *end;
+        if (checked(S, c, q, want, sizeof want, err, sizeof err)) return 0;
+        double v = strtod(a, &end);
+        return *a && !*end && fabs(v - strtod(want, NULL)) <= 1e-6 * (1 + fabs(v));
+    }
+    if (q->kind == LS_Q_CELL) {
+        int64_t v[3], cell[3];
+        int m = parse_cell(a, v);
+        if (cell_truth(S, c, q, cell, err, sizeof err)) return 0;
+        if (m == 2) return v[0] == cell[1] && v[1] == cell[2];
+        if (m == 3) return v[0] == cell[0] && v[1] == cell[1] && v[2] == cell[2];
+    }
+    return 0;
+}
+
+static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_report *rep)
+{
+    const ls_question *q = &S->L->steps[k].q;
+    char buf[LS_TEXT_MAX], err[400];
+    const int step = k + 1;
+    if (ls_render(S, c, q->prompt, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "question: %s", err);
+    if (ls_render(S, c, q->explain, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "explain: %s", err);
+    for (int i = 0; i < q->nchoices; ++i)
+        if (ls_render(S, c, q->choices[i], buf, sizeof buf, err, sizeof err))
+            ls_problem(rep, step, "choice %d: %s", i + 1, err);
+    if (q->kind == LS_Q_CHOICE && q->check) {
+        if (checked(S, c, q, buf, sizeof buf, err, sizeof err)) {
+            ls_problem(rep, step, "check: %s", err);
+            return;
+        }
+        int match = -1, matches = 0;
+        for (int i = 0; i < q->nchoices; ++i) {
+            char ch[256];
+            snprintf(ch, sizeof ch, "%s", q->choices[i]);
+            if (!strcmp(trim(ch), buf)) match = i, matches++;
+        }
+        if (match != q->answer)
+            ls_problem(rep, step, "the trace contradicts the answer: check gives '%s', %s, but answer is %d ('%s')",
+                       buf, match >= 0 ? "which is another choice" : "which is none of the choices",
+                       q->answer + 1, q->choices[q->answer]);
+        else if (matches > 1)
+            ls_problem(rep, step, "two choices read '%s': the question is ambiguous", buf);
+    } else if (q->kind == LS_Q_NUMBER) {
+        char *end;
+        if (checked(S, c, q, buf, sizeof buf, err, sizeof err)) {
+            ls_problem(rep, step, "check: %s", err);
+            return;
+        }
+        double v = strtod(buf, &end);
+        if (!*buf || *end)
+            ls_problem(rep, step, "check renders '%s', not a number", buf);
+        else if (fabs(v - q->number) > 1e-6 * (1 + fabs(v)))
+            ls_problem(rep, step, "the trace contradicts the answer: %s gives %s, the lesson says %g", q->check, buf,
+                       q->number);
+    } else if (q->kind == LS_Q_CELL) {
+        int64_t cell[3];
+        if (cell_truth(S, c, q, cell, err, sizeof err)) {
+            ls_problem(rep, step, "%s", err);
+            return;
+        }
+        int ok = q->ncell == 3 ? cell[0] == q->cell[0] && cell[1] == q->cell[1] && cell[2] == q->cell[2]
+                               : cell[1] == q->cell[0] && cell[2] == q->cell[1];
+        if (!ok) {
+            char stated[64];
+            if (q->ncell == 3)
+                snprintf(stated, sizeof stated, "(%lld, %lld, %lld)", (long long)q->cell[0], (long long)q->cell[1],
+                         (long long)q->cell[2]);
+            else
+                snprintf(stated, sizeof stated, "(%lld, %lld)", (long long)q->cell[0], (long long)q->cell[1]);
+            ls_problem(rep, step, "the trace contradicts the answer: the read is at plane %lld, (y, x) = (%lld, %lld), "
+                       "the lesson says %s", (long long)cell[0], (long long)cell[1], (long long)cell[2], stated);
+        }
+    }
+}
+
+int ls_step_names_ok(const ls_session *S, int k, ls_report *rep)
+{
+    const ls_step *st = &S->L->steps[k];
+    static const char *const words[] = {"decomposition", "events", "launch", "threads", NULL};
+    int bad = 0;
+    for (int i = 0; i < st->nshow; ++i) {
+        int ok = ks_trace_tensor(&S->tr, st->show[i]) >= 0;
+        for (const char *const *w = words; *w && !ok; ++w) ok = !strcmp(st->show[i], *w);
+        if (!ok) {
+            ls_problem(rep, k + 1, "show: '%s' is neither a tensor of the trace nor decomposition, events, "
+                       "launch or threads", st->show[i]);
+            bad++;
+        }
+    }
+    for (int p = 0; p < 2; ++p)
+        if (st->panels[p] && ks_trace_tensor(&S->tr, st->panels[p]) < 0) {
+            ls_problem(rep, k + 1, "panels: the trace has no tensor '%s'", st->panels[p]);
+            bad++;
+        }
+    return bad;
+}
+
+int ls_check(const ls_session *S, ls_report *rep)
+{
+    const int before = rep->count;
+    ls_ctx c;
+    ls_ctx_init(&c);
+    char buf[LS_TEXT_MAX], err[400];
+    for (int k = 0; k < S->L->nsteps; ++k) {
+        const ls_step *st = &S->L->steps[k];
+        if (ls_focus_resolve(S, &st->focus, &c, err, sizeof err)) {
+            ls_problem(rep, k + 1, "%s", err);
+            if (c.item == VW_NONE) continue; /* nothing to render against yet */
+        }
+        ls_ctx qc;
+        if (ls_render(S, &c, st->title, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "title: %s", err);
+        if (ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "text: %s", err);
+        ls_step_names_ok(S, k, rep);
+        if (st->q.kind == LS_Q_NONE) continue;
+        if (ls_question_ctx(S, &c, &st->q, &qc, err, sizeof err)) ls_problem(rep, k + 1, "question: %s", err);
+        else check_question(S, &qc, k, rep);
+        ls_ctx_free(&qc);
+    }
+    ls_ctx_free(&c);
+    return rep->count - before;
+}

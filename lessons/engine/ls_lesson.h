@@ -1,0 +1,191 @@
+/* ls_lesson.h - lessons: a JSON file (docs/lessons.md) naming an operator, its parameters
+ * and inputs, and steps with narration, a focus and optional questions. The engine runs
+ * the operator on the simulator into an in-memory trace and answers every template and
+ * question from that trace, so lesson text cannot go stale against the kernel.
+ *
+ * Flow: ls_load (parse + structural checks) -> ls_session_open (run the op, index the
+ * trace) -> ls_check (every step: focus, templates, answers) -> play as text (ls_text.c)
+ * or as viewer slides (ls_slides.c). Problems are reported as "FILE: step N: problem".
+ */
+#ifndef LS_LESSON_H
+#define LS_LESSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../../kernels/registry.h"
+#include "../../trace/kst.h"
+#include "../../viewer/vw_index.h"
+
+#define LS_MAX_STEPS 64
+#define LS_MAX_CHOICES 6
+#define LS_MAX_SHOW 8
+#define LS_MAX_INPUTS 4
+#define LS_TEXT_MAX 4096 /* a rendered narration */
+
+/* Problems go to `out` (stderr for players, stdout for --check) as
+ * "kscope: lesson: FILE: step N: problem"; count says how many. */
+typedef struct ls_report {
+    FILE *out;
+    const char *file;
+    int count;
+} ls_report;
+void ls_problem(ls_report *rep, int step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+enum ls_focus_kind {
+    LS_FOCUS_KEEP = 0,  /* the previous step's focus (the first step: index 0) */
+    LS_FOCUS_INDEX,     /* a work item by its linear index */
+    LS_FOCUS_THREAD,    /* global thread T (block*threads + threadIdx) at iteration `iter` */
+    LS_FOCUS_ELEMENT    /* an element of a tensor: its writer (output) or its readers */
+};
+
+typedef struct ls_focus {
+    int kind;
+    int64_t index, thread, iter;
+    char tensor[KS_NAME_LEN];
+    int64_t coord[KS_MAX_DIMS];
+    int ncoord;
+    int tap_given, tap_pair; /* tap: k, or (i, j) meaning i*kw + j */
+    int64_t tap[2];
+} ls_focus;
+
+enum ls_question_kind { LS_Q_NONE = 0, LS_Q_CHOICE, LS_Q_NUMBER, LS_Q_CELL };
+
+typedef struct ls_question {
+    int kind;
+    const char *prompt;  /* a template */
+    const char *choices[LS_MAX_CHOICES];
+    int nchoices;
+    int answer;          /* choice: index of the right choice */
+    double number;       /* number: the stated answer */
+    const char *check;   /* choice/number: a template the trace must render to the answer */
+    ls_focus at;         /* the work item and tap asked about (default: the step's) */
+    char tensor[KS_NAME_LEN]; /* cell: which tensor's cell (default: the one read at the tap) */
+    int64_t cell[3];     /* cell: stated answer (y, x) or (plane, y, x) */
+    int ncell;
+    const char *explain; /* shown after a wrong answer (a template) */
+} ls_question;
+
+typedef struct ls_step {
+    const char *title;
+    const char *text;    /* narration, a template */
+    ls_focus focus;
+    const char *show[LS_MAX_SHOW]; /* text player: tensor names, "decomposition", "events", "launch", "threads" */
+    int nshow;
+    const char *panels[2]; /* viewer: tensors of the two heatmaps (NULL: keep) */
+    const char *mode;      /* viewer: values | reads | weights | writes (NULL: keep) */
+    ls_question q;
+} ls_step;
+
+typedef struct ls_input {
+    const char *tensor;
+    const char *npy, *image; /* paths relative to the lesson file */
+    int gray;
+    int64_t size[2];         /* image: resample to H, W (0: keep) */
+    double *values;          /* explicit values, with shape */
+    int64_t nvalues;
+    int64_t shape[KS_MAX_DIMS];
+    int ndim;
+} ls_input;
+
+typedef struct ls_lesson {
+    char path[4096];
+    char dir[4096];
+    char id[64];       /* the file name without .json */
+    const char *title, *level, *summary;
+    const ks_op *op;
+    int64_t value[KS_MAX_PARAMS][2];
+    int set[KS_MAX_PARAMS];
+    int pattern;
+    uint64_t seed;
+    int threads;
+    int64_t block_cap;
+    ls_input inputs[LS_MAX_INPUTS];
+    int ninputs;
+    ls_step steps[LS_MAX_STEPS];
+    int nsteps;
+    void *json; /* the parsed document: owns every string above */
+} ls_lesson;
+
+/* Reads and parses path; structural problems (malformed JSON, unknown keys, wrong types,
+ * unknown operator or parameter, answers out of range) go to rep. Returns 0 when the
+ * lesson is usable (rep->count == 0), -1 otherwise; ls_free in both cases. */
+int ls_load(ls_lesson *L, const char *path, ls_report *rep);
+void ls_free(ls_lesson *L);
+
+/* A lesson run: the operator on the simulator, traced, and its index. */
+typedef struct ls_session {
+    const ls_lesson *L;
+    ks_run run;
+    ks_trace tr;
+    vw_index idx;
+    void *params; /* the trace's parameter object (cJSON) */
+} ls_session;
+
+/* Runs the lesson's operator; problems (a bad input file, a geometry the op rejects) go
+ * to rep. Returns 0 or -1 (the session is closed on failure). */
+int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep);
+void ls_session_close(ls_session *S);
+
+/* Where a step looks: a work item, an optional tap, the focused event, and for an
+ * element focus the element and the events that touched it. */
+typedef struct ls_ctx {
+    uint32_t item;  /* into S->idx.items */
+    int64_t tap;    /* -1: none */
+    uint32_t event; /* the focused event: the tap's first access, or the work event */
+    int elem_tensor;                /* -1: no element focus */
+    int64_t elem_plane, elem_y, elem_x;
+    int elem_writes;
+    uint32_t *hits; /* events that touched the element (reads or writes), file order */
+    uint32_t nhits;
+} ls_ctx;
+
+/* Resolves a focus against the trace, keeping *ctx for LS_FOCUS_KEEP. Returns 0, or -1
+ * with the problem in err ("focus index 99 is not in the trace (0..74 recorded)"). */
+int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *err, size_t n);
+void ls_ctx_init(ls_ctx *ctx); /* no focus yet */
+void ls_ctx_free(ls_ctx *ctx);
+/* The tap number of a focus with a tap (i*kw + j for a pair, kw from the trace's
+ * kernel_size); -1 with err when a pair names no tap. */
+int64_t ls_tap_number(const ls_session *S, const ls_focus *f, char *err, size_t n);
+/* The event of `kind` (KS_EV_READ, ...) at tap `tap` of item (tensor >= 0: on that
+ * tensor), or VW_NONE. tap < 0: the first of that kind. */
+uint32_t ls_item_event(const ls_session *S, uint32_t item, int kind, int64_t tap, int tensor);
+
+/* Renders a template: every {name} replaced by its value in ctx (docs/lessons.md lists
+ * the names; "{{" is a literal brace). Returns 0, or -1 with err naming the template and
+ * why ("{work.h_cl}: the work event has no field h_cl (n, c_im, h_col, w_col)"). */
+int ls_render(const ls_session *S, const ls_ctx *ctx, const char *tmpl, char *out, size_t n,
+              char *err, size_t errn);
+
+/* Checks every step against the trace: focus, templates, stated answers. Problems go to
+ * rep; returns their number. */
+int ls_check(const ls_session *S, ls_report *rep);
+
+/* The focus of step k's question: the step's (ctx `step`) with the question's own index,
+ * thread, iter or tap on top. Everything about a question renders against it. */
+int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *q, ls_ctx *qc, char *err,
+                    size_t n);
+/* The right answer of step k's question (c: the question's resolved focus), as a student
+ * would type it ("2", "17", "1, 3"); and whether a typed answer is right. Both ask the
+ * trace, not the lesson file. */
+int ls_answer_text(const ls_session *S, const ls_ctx *c, int k, char *out, size_t n);
+int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed);
+/* Step k's show and panels name real tensors (or show keywords); problems to rep. */
+int ls_step_names_ok(const ls_session *S, int k, ls_report *rep);
+
+/* Text player. auto_answer: answer every question correctly and never wait. Otherwise
+ * answers are read from `in` (a wrong one gets the explanation and a second try); when
+ * `pause` the player waits for Enter between steps ("b" goes back, "q" quits).
+ * Returns 0, or -1 when `in` ends before an answer. */
+int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int pause);
+
+/* Finding lessons: NAME is a file path, a file name in the lesson folder ("02-im2col"),
+ * its number ("02", "2") or its name without the number ("im2col"). The folder is
+ * $KSCOPE_LESSONS or the one this build was configured with. */
+const char *ls_dir(void);
+int ls_find(const char *name, char *path, size_t n);
+/* The lesson files of the folder, sorted; returns how many (<= max), -1 if unreadable. */
+int ls_list(char paths[][4096], int max);
+
+#endif

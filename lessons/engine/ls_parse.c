@@ -1,0 +1,456 @@
+/* ls_parse.c - a lesson file (JSON) into an ls_lesson, with structural checks: every key
+ * known, every value of the right type, the operator and its parameters real, answers in
+ * range. The trace-dependent checks are in ls_check.c. */
+#define _POSIX_C_SOURCE 200809L
+#include <cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_lesson.h"
+
+void ls_problem(ls_report *rep, int step, const char *fmt, ...)
+{
+    va_list ap;
+    rep->count++;
+    if (!rep->out) return;
+    if (step > 0) fprintf(rep->out, "kscope: lesson: %s: step %d: ", rep->file, step);
+    else fprintf(rep->out, "kscope: lesson: %s: ", rep->file);
+    va_start(ap, fmt);
+    vfprintf(rep->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', rep->out);
+}
+
+/* Unknown keys are reported: a misspelt "narration" must not silently vanish. */
+static void known_keys(ls_report *rep, int step, const char *what, const cJSON *o,
+                       const char *const *keys)
+{
+    for (const cJSON *c = o->child; c; c = c->next) {
+        int ok = 0;
+        for (const char *const *k = keys; *k && !ok; ++k) ok = !strcmp(c->string, *k);
+        if (ok) continue;
+        char list[256] = "";
+        for (const char *const *k = keys; *k; ++k)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k == keys ? "" : ", ", *k);
+        ls_problem(rep, step, "%s: unknown key '%s' (known: %s)", what, c->string, list);
+    }
+}
+
+static const char *get_string(ls_report *rep, int step, const cJSON *o, const char *key, int required)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) {
+        if (required) ls_problem(rep, step, "'%s' is missing", key);
+        return NULL;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring[0]) {
+        ls_problem(rep, step, "'%s' must be a non-empty string", key);
+        return NULL;
+    }
+    return v->valuestring;
+}
+
+/* An integer value: whole, within [lo, hi]. */
+static int get_int(ls_report *rep, int step, const cJSON *v, const char *what, int64_t lo, int64_t hi,
+                   int64_t *out)
+{
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < (double)lo ||
+        v->valuedouble > (double)hi) {
+        ls_problem(rep, step, "%s must be an integer in %lld..%lld", what, (long long)lo, (long long)hi);
+        return -1;
+    }
+    *out = (int64_t)v->valuedouble;
+    return 0;
+}
+
+/* [a, b, ...] of integers into out (at most max). Returns the count or -1. */
+static int get_ints(ls_report *rep, int step, const cJSON *v, const char *what, int min, int max,
+                    int64_t lo, int64_t *out)
+{
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (n < min || n > max) {
+        ls_problem(rep, step, "%s must be a list of %d to %d integers", what, min, max);
+        return -1;
+    }
+    int i = 0;
+    for (const cJSON *c = v->child; c; c = c->next, ++i)
+        if (get_int(rep, step, c, what, lo, INT32_MAX, &out[i])) return -1;
+    return n;
+}
+
+/* "tap": k or [i, j] */
+static void parse_tap(ls_report *rep, int step, const cJSON *v, ls_focus *f)
+{
+    if (!v) return;
+    f->tap_given = 1;
+    if (cJSON_IsArray(v)) {
+        f->tap_pair = 1;
+        get_ints(rep, step, v, "tap", 2, 2, 0, f->tap);
+    } else {
+        get_int(rep, step, v, "tap", 0, 65535, &f->tap[0]);
+    }
+}
+
+static void parse_focus(ls_report *rep, int step, const cJSON *o, ls_focus *f, const char *what)
+{
+    static const char *const keys[] = {"index", "thread", "iter", "tensor", "at", "tap", NULL};
+    memset(f, 0, sizeof *f);
+    if (!cJSON_IsObject(o)) {
+        ls_problem(rep, step, "%s must be an object", what);
+        return;
+    }
+    known_keys(rep, step, what, o, keys);
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive(o, "index");
+    const cJSON *thread = cJSON_GetObjectItemCaseSensitive(o, "thread");
+    const cJSON *tensor = cJSON_GetObjectItemCaseSensitive(o, "tensor");
+    const cJSON *iter = cJSON_GetObjectItemCaseSensitive(o, "iter");
+    const cJSON *tap = cJSON_GetObjectItemCaseSensitive(o, "tap");
+    if (!!index + !!thread + !!tensor > 1 || (!index && !thread && !tensor && !tap)) {
+        ls_problem(rep, step, "%s needs one of index, thread or tensor (with at), or only a tap", what);
+        return;
+    }
+    if (!index && !thread && !tensor) {
+        f->kind = LS_FOCUS_KEEP; /* the same work item, another tap */
+    } else if (index) {
+        f->kind = LS_FOCUS_INDEX;
+        get_int(rep, step, index, "focus index", 0, INT64_MAX / 2, &f->index);
+    } else if (thread) {
+        f->kind = LS_FOCUS_THREAD;
+        get_int(rep, step, thread, "focus thread", 0, INT64_MAX / 2, &f->thread);
+        if (iter) get_int(rep, step, iter, "focus iter", 0, UINT32_MAX, &f->iter);
+    } else {
+        f->kind = LS_FOCUS_ELEMENT;
+        if (!cJSON_IsString(tensor)) ls_problem(rep, step, "%s: tensor must be a tensor name", what);
+        else snprintf(f->tensor, sizeof f->tensor, "%s", tensor->valuestring);
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(o, "at");
+        if (!at) ls_problem(rep, step, "%s: a tensor focus needs \"at\": [coordinates]", what);
+        else f->ncoord = get_ints(rep, step, at, "at", 1, KS_MAX_DIMS, 0, f->coord);
+    }
+    if (iter && !thread) ls_problem(rep, step, "%s: iter goes with thread", what);
+    parse_tap(rep, step, tap, f);
+}
+
+static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question *q)
+{
+    static const char *const keys[] = {"kind", "prompt", "choices", "answer", "check", "explain",
+                                       "index", "thread", "iter", "tap", "tensor", NULL};
+    if (!cJSON_IsObject(o)) {
+        ls_problem(rep, step, "question must be an object");
+        return;
+    }
+    known_keys(rep, step, "question", o, keys);
+    const char *kind = get_string(rep, step, o, "kind", 1);
+    q->prompt = get_string(rep, step, o, "prompt", 1);
+    q->explain = get_string(rep, step, o, "explain", 1);
+    q->check = get_string(rep, step, o, "check", 0);
+    const cJSON *answer = cJSON_GetObjectItemCaseSensitive(o, "answer");
+    /* the question may look at another work item or tap than its step */
+    cJSON *f = cJSON_CreateObject();
+    static const char *const fk[] = {"index", "thread", "iter", "tap", NULL};
+    for (const char *const *k = fk; *k; ++k) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, *k);
+        if (v) cJSON_AddItemToObject(f, *k, cJSON_Duplicate(v, 1));
+    }
+    if (f->child) parse_focus(rep, step, f, &q->at, "question");
+    cJSON_Delete(f);
+    if (!kind) return;
+    if (!answer) {
+        ls_problem(rep, step, "question: 'answer' is missing");
+        return;
+    }
+    if (!strcmp(kind, "choice")) {
+        q->kind = LS_Q_CHOICE;
+        const cJSON *ch = cJSON_GetObjectItemCaseSensitive(o, "choices");
+        int n = cJSON_IsArray(ch) ? cJSON_GetArraySize(ch) : 0;
+        if (n < 2 || n > LS_MAX_CHOICES) {
+            ls_problem(rep, step, "question: choices must be a list of 2 to %d strings", LS_MAX_CHOICES);
+            return;
+        }
+        for (const cJSON *c = ch->child; c; c = c->next) {
+            if (!cJSON_IsString(c)) {
+                ls_problem(rep, step, "question: choices must be strings");
+                return;
+            }
+            q->choices[q->nchoices++] = c->valuestring;
+        }
+        int64_t a;
+        if (!get_int(rep, step, answer, "question: answer (the number of the right choice)", 1, n, &a))
+            q->answer = (int)a - 1;
+    } else if (!strcmp(kind, "number")) {
+        q->kind = LS_Q_NUMBER;
+        if (!cJSON_IsNumber(answer)) ls_problem(rep, step, "question: answer must be a number");
+        else q->number = answer->valuedouble;
+        if (!q->check)
+            ls_problem(rep, step, "question: a number question needs a check template that "
+                       "computes the answer from the trace");
+    } else if (!strcmp(kind, "cell")) {
+        q->kind = LS_Q_CELL;
+        if (!q->at.tap_given) ls_problem(rep, step, "question: a cell question needs a tap");
+        const char *t = get_string(rep, step, o, "tensor", 0);
+        if (t) snprintf(q->tensor, sizeof q->tensor, "%s", t);
+        q->ncell = get_ints(rep, step, answer, "question: answer (y, x) or (plane, y, x)", 2, 3,
+                            INT32_MIN, q->cell);
+    } else {
+        ls_problem(rep, step, "question: kind must be choice, number or cell (got '%s')", kind);
+    }
+}
+
+static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s)
+{
+    static const char *const keys[] = {"title", "text", "focus", "show", "panels", "mode", "question", NULL};
+    if (!cJSON_IsObject(o)) {
+        ls_problem(rep, k, "a step must be an object");
+        return;
+    }
+    known_keys(rep, k, "step", o, keys);
+    s->title = get_string(rep, k, o, "title", 1);
+    s->text = get_string(rep, k, o, "text", 1);
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "focus"))) parse_focus(rep, k, v, &s->focus, "focus");
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "show"))) {
+        int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+        if (n < 0 || n > LS_MAX_SHOW) ls_problem(rep, k, "show must be a list of at most %d names", LS_MAX_SHOW);
+        else
+            for (const cJSON *c = v->child; c; c = c->next)
+                if (cJSON_IsString(c)) s->show[s->nshow++] = c->valuestring;
+                else ls_problem(rep, k, "show: every entry must be a name");
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "panels"))) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsString(v->child) ||
+            !cJSON_IsString(v->child->next))
+            ls_problem(rep, k, "panels must be two tensor names [left, right]");
+        else
+            s->panels[0] = v->child->valuestring, s->panels[1] = v->child->next->valuestring;
+    }
+    s->mode = get_string(rep, k, o, "mode", 0);
+    if (s->mode && strcmp(s->mode, "values") && strcmp(s->mode, "reads") && strcmp(s->mode, "weights") &&
+        strcmp(s->mode, "writes"))
+        ls_problem(rep, k, "mode must be values, reads, weights or writes (got '%s')", s->mode);
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "question"))) parse_question(rep, k, v, &s->q);
+}
+
+/* "params": {"kernel-size": [3, 3], "padding": 1, ...} in the CLI's flag names */
+static void parse_params(ls_report *rep, ls_lesson *L, const cJSON *o)
+{
+    if (!cJSON_IsObject(o)) {
+        ls_problem(rep, 0, "params must be an object of operator parameters");
+        return;
+    }
+    for (const cJSON *c = o->child; c; c = c->next) {
+        int p = ks_op_param(L->op, c->string);
+        if (p < 0) {
+            ls_problem(rep, 0, "params: %s has no parameter '%s' (kscope list %s)", L->op->name,
+                       c->string, L->op->name);
+            continue;
+        }
+        const ks_param_spec *spec = &L->op->params[p];
+        int64_t v[2];
+        char what[64];
+        snprintf(what, sizeof what, "params: %s", c->string);
+        if (cJSON_IsArray(c)) {
+            if (spec->axes != 2) {
+                ls_problem(rep, 0, "params: %s takes one integer", c->string);
+                continue;
+            }
+            if (get_ints(rep, 0, c, what, 2, 2, spec->min, v) < 0) continue;
+        } else {
+            if (get_int(rep, 0, c, what, spec->min, INT32_MAX, &v[0])) continue;
+            v[1] = v[0];
+        }
+        L->value[p][0] = v[0];
+        L->value[p][1] = v[1];
+        L->set[p] = 1;
+    }
+}
+
+static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)
+{
+    static const char *const keys[] = {"npy", "image", "gray", "size", "values", "shape", NULL};
+    if (!cJSON_IsObject(o)) {
+        ls_problem(rep, 0, "inputs must be an object: tensor name -> source");
+        return;
+    }
+    for (const cJSON *c = o->child; c; c = c->next) {
+        int t = ks_op_tensor(L->op, c->string);
+        if (t < 0 || L->op->tensors[t].output) {
+            ls_problem(rep, 0, "inputs: %s has no input tensor '%s'", L->op->name, c->string);
+            continue;
+        }
+        if (L->ninputs == LS_MAX_INPUTS || !cJSON_IsObject(c)) {
+            ls_problem(rep, 0, "inputs: %s must be an object (npy, image or values)", c->string);
+            continue;
+        }
+        ls_input *in = &L->inputs[L->ninputs++];
+        in->tensor = c->string;
+        known_keys(rep, 0, "inputs", c, keys);
+        in->npy = get_string(rep, 0, c, "npy", 0);
+        in->image = get_string(rep, 0, c, "image", 0);
+        const cJSON *vals = cJSON_GetObjectItemCaseSensitive(c, "values");
+        if (!!in->npy + !!in->image + !!vals != 1) {
+            ls_problem(rep, 0, "inputs: %s needs exactly one of npy, image or values", c->string);
+            continue;
+        }
+        in->gray = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "gray"));
+        const cJSON *size = cJSON_GetObjectItemCaseSensitive(c, "size");
+        if (size) get_ints(rep, 0, size, "inputs: size", 2, 2, 1, in->size);
+        if (vals) {
+            const cJSON *shape = cJSON_GetObjectItemCaseSensitive(c, "shape");
+            in->ndim = shape ? get_ints(rep, 0, shape, "inputs: shape", 1, KS_MAX_DIMS, 1, in->shape) : -1;
+            if (in->ndim < 0) {
+                ls_problem(rep, 0, "inputs: %s: values need a shape", c->string);
+                continue;
+            }
+            int64_t want = ks_shape_numel(in->ndim, in->shape, KS_F32);
+            int n = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : -1;
+            if (n != want) {
+                ls_problem(rep, 0, "inputs: %s: %d values for shape of %lld elements", c->string, n,
+                           (long long)want);
+                continue;
+            }
+            in->values = malloc((size_t)(n ? n : 1) * sizeof *in->values);
+            in->nvalues = n;
+            int i = 0;
+            for (const cJSON *x = vals->child; x; x = x->next, ++i) {
+                if (!cJSON_IsNumber(x)) {
+                    ls_problem(rep, 0, "inputs: %s: values must be numbers", c->string);
+                    break;
+                }
+                in->values[i] = x->valuedouble;
+            }
+        }
+    }
+}
+
+static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
+{
+    static const char *const keys[] = {"title", "level", "summary", "operator", "params", "pattern",
+                                       "seed", "launch", "inputs", "steps", NULL};
+    if (!cJSON_IsObject(root)) {
+        ls_problem(rep, 0, "a lesson must be a JSON object");
+        return;
+    }
+    known_keys(rep, 0, "lesson", root, keys);
+    L->title = get_string(rep, 0, root, "title", 1);
+    L->level = get_string(rep, 0, root, "level", 1);
+    L->summary = get_string(rep, 0, root, "summary", 0);
+    if (L->level && strcmp(L->level, "beginner") && strcmp(L->level, "intermediate") &&
+        strcmp(L->level, "advanced"))
+        ls_problem(rep, 0, "level must be beginner, intermediate or advanced (got '%s')", L->level);
+    const char *op = get_string(rep, 0, root, "operator", 1);
+    if (op && !(L->op = ks_op_find(op))) ls_problem(rep, 0, "unknown operator '%s' (kscope list)", op);
+    if (!L->op) return;
+    for (int i = 0; i < L->op->nparams; ++i) {
+        L->value[i][0] = L->op->params[i].def[0];
+        L->value[i][1] = L->op->params[i].def[1];
+    }
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "params"))) parse_params(rep, L, v);
+    const char *pat = get_string(rep, 0, root, "pattern", 0);
+    L->pattern = KS_PAT_ARANGE;
+    if (pat && !strcmp(pat, "ones")) L->pattern = KS_PAT_ONES;
+    else if (pat && !strcmp(pat, "random")) L->pattern = KS_PAT_RANDOM;
+    else if (pat && strcmp(pat, "arange")) ls_problem(rep, 0, "pattern must be arange, ones or random");
+    int64_t seed = 0;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "seed")) && !get_int(rep, 0, v, "seed", 0, INT64_MAX / 2, &seed))
+        L->seed = (uint64_t)seed;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "launch"))) {
+        static const char *const lk[] = {"threads", "block-cap", NULL};
+        int64_t x;
+        if (!cJSON_IsObject(v)) ls_problem(rep, 0, "launch must be an object {threads, block-cap}");
+        else {
+            known_keys(rep, 0, "launch", v, lk);
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "threads");
+            const cJSON *b = cJSON_GetObjectItemCaseSensitive(v, "block-cap");
+            if (t && !get_int(rep, 0, t, "launch: threads", 1, 1024, &x)) L->threads = (int)x;
+            if (b && !get_int(rep, 0, b, "launch: block-cap", -1, INT32_MAX, &x)) {
+                if (x == 0) ls_problem(rep, 0, "launch: block-cap must be >= 1, or -1 for none");
+                L->block_cap = x;
+            }
+        }
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "inputs"))) parse_inputs(rep, L, v);
+    v = cJSON_GetObjectItemCaseSensitive(root, "steps");
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (n < 1 || n > LS_MAX_STEPS) {
+        ls_problem(rep, 0, "steps must be a list of 1 to %d steps", LS_MAX_STEPS);
+        return;
+    }
+    int k = 0;
+    for (const cJSON *c = v->child; c; c = c->next, ++k) parse_step(rep, k + 1, c, &L->steps[k]);
+    L->nsteps = n;
+}
+
+/* Line and column of p in text, for the JSON error. */
+static void locate(const char *text, const char *p, int *line, int *col)
+{
+    *line = 1, *col = 1;
+    for (const char *c = text; c < p && *c; ++c) {
+        if (*c == '\n') (*line)++, *col = 1;
+        else (*col)++;
+    }
+}
+
+int ls_load(ls_lesson *L, const char *path, ls_report *rep)
+{
+    memset(L, 0, sizeof *L);
+    snprintf(L->path, sizeof L->path, "%s", path);
+    snprintf(L->dir, sizeof L->dir, "%s", path);
+    char *slash = strrchr(L->dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(L->dir, sizeof L->dir, ".");
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(L->id, sizeof L->id, "%s", base);
+    char *dot = strstr(L->id, ".json");
+    if (dot) *dot = 0;
+    if (!rep->file) rep->file = path;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ls_problem(rep, 0, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            char *t = realloc(text, cap = cap ? cap * 2 : 65536);
+            if (!t) break;
+            text = t;
+        }
+        size_t got = fread(text + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0) break;
+        if (len > (1u << 24)) break;
+    }
+    int bad = ferror(f) || !text || len > (1u << 24);
+    fclose(f);
+    if (bad) {
+        free(text);
+        ls_problem(rep, 0, "cannot read the file (or it is over 16 MB)");
+        return -1;
+    }
+    text[len] = 0;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line, col;
+        const char *at = cJSON_GetErrorPtr();
+        locate(text, at ? at : text + len, &line, &col);
+        ls_problem(rep, 0, "line %d, column %d: malformed JSON near '%.20s'", line, col, at ? at : "");
+        free(text);
+        return -1;
+    }
+    free(text);
+    L->json = root;
+    parse_top(rep, L, root);
+    return rep->count ? -1 : 0;
+}
+
+void ls_free(ls_lesson *L)
+{
+    for (int i = 0; i < L->ninputs; ++i) free(L->inputs[i].values);
+    cJSON_Delete(L->json);
+    memset(L, 0, sizeof *L);
+}

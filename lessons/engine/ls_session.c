@@ -1,0 +1,258 @@
+/* ls_session.c - running a lesson's operator into an in-memory trace, and resolving a
+ * step's focus (a work item, a thread's iteration, a tensor element) against it. */
+#define _POSIX_C_SOURCE 200809L
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kernels/core/ks_error.h"
+#include "../../trace/image.h"
+#include "../../trace/npy.h"
+#include "../../trace/run_trace.h"
+#include "../../viewer/vw_lookup.h"
+#include "ls_lesson.h"
+
+static int load_input(const ls_lesson *L, const ls_input *in, ks_tensor *t, ls_report *rep)
+{
+    char path[8300];
+    const char *file = in->npy ? in->npy : in->image;
+    if (file) {
+        if (file[0] == '/') snprintf(path, sizeof path, "%s", file);
+        else snprintf(path, sizeof path, "%s/%s", L->dir, file);
+    }
+    int rc;
+    if (in->npy) {
+        if ((rc = ks_npy_read(path, t)) == KS_OK && t->dtype != KS_F32) {
+            ks_tensor_free(t);
+            rc = ks_fail(KS_EINVAL, "%s: %s must be float32", path, in->tensor);
+        }
+    } else if (in->image) {
+        rc = ks_image_read(path, in->gray, in->size[0], in->size[1], t);
+    } else {
+        t->dtype = KS_F32;
+        t->ndim = in->ndim;
+        memcpy(t->shape, in->shape, sizeof t->shape);
+        if ((rc = ks_tensor_alloc(t)) == KS_OK)
+            for (int64_t i = 0; i < in->nvalues; ++i) ((float *)t->data)[i] = (float)in->values[i];
+    }
+    snprintf(t->name, KS_NAME_LEN, "%s", in->tensor);
+    if (rc) ls_problem(rep, 0, "inputs: %s: %s", in->tensor, ks_error_message());
+    return rc ? -1 : 0;
+}
+
+int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
+{
+    memset(S, 0, sizeof *S);
+    S->L = L;
+    ks_run *r = &S->run;
+    ks_run_init(r, L->op);
+    memcpy(r->value, L->value, sizeof r->value);
+    memcpy(r->set, L->set, sizeof r->set);
+    r->device = KS_DEV_SIM;
+    r->pattern = L->pattern;
+    r->seed = L->seed;
+    r->launch.threads = L->threads;
+    r->launch.block_cap = L->block_cap;
+    for (int i = 0; i < L->ninputs; ++i)
+        if (load_input(L, &L->inputs[i], &r->tensor[ks_op_tensor(L->op, L->inputs[i].tensor)], rep))
+            goto fail;
+    /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson */
+    if (!(r->sink = ks_host_sink_create(1u << 20, ks_filter_all()))) {
+        ls_problem(rep, 0, "%s", ks_error_message());
+        goto fail;
+    }
+    if (L->op->run(r)) {
+        ls_problem(rep, 0, "%s: %s", L->op->name, ks_error_message());
+        goto fail;
+    }
+    if (ks_sink_dropped(r->sink)) {
+        ls_problem(rep, 0, "the run records more than %u events: make the lesson's input smaller",
+                   1u << 20);
+        goto fail;
+    }
+    ks_trace_from_run(L->op, r, &S->tr);
+    if (vw_index_build(&S->idx, &S->tr, NULL)) {
+        ls_problem(rep, 0, "%s", ks_error_message());
+        goto fail;
+    }
+    S->params = cJSON_Parse(S->tr.params);
+    return 0;
+fail:
+    ls_session_close(S);
+    return -1;
+}
+
+void ls_session_close(ls_session *S)
+{
+    vw_index_free(&S->idx);
+    cJSON_Delete(S->params);
+    ks_host_sink_free(S->run.sink);
+    ks_run_free(&S->run);
+    memset(S, 0, sizeof *S);
+}
+
+void ls_ctx_init(ls_ctx *ctx)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->item = VW_NONE;
+    ctx->event = VW_NONE;
+    ctx->tap = -1;
+    ctx->elem_tensor = -1;
+}
+
+void ls_ctx_free(ls_ctx *ctx)
+{
+    free(ctx->hits);
+    ctx->hits = NULL;
+    ctx->nhits = 0;
+}
+
+int64_t ls_tap_number(const ls_session *S, const ls_focus *f, char *err, size_t n)
+{
+    if (!f->tap_pair) return f->tap[0];
+    const cJSON *ks = cJSON_GetObjectItemCaseSensitive(S->params, "kernel_size");
+    if (!cJSON_IsArray(ks) || cJSON_GetArraySize(ks) != 2) {
+        snprintf(err, n, "tap (i, j) needs an operator with a kernel_size; give the tap number");
+        return -1;
+    }
+    const int64_t kh = (int64_t)cJSON_GetArrayItem(ks, 0)->valuedouble;
+    const int64_t kw = (int64_t)cJSON_GetArrayItem(ks, 1)->valuedouble;
+    if (f->tap[0] >= kh || f->tap[1] >= kw) {
+        snprintf(err, n, "tap (%lld, %lld) is outside the %lldx%lld kernel", (long long)f->tap[0],
+                 (long long)f->tap[1], (long long)kh, (long long)kw);
+        return -1;
+    }
+    return f->tap[0] * kw + f->tap[1];
+}
+
+uint32_t ls_item_event(const ls_session *S, uint32_t item, int kind, int64_t tap, int tensor)
+{
+    const vw_item *it = &S->idx.items[item];
+    for (uint32_t k = 0; k < it->count; ++k) {
+        uint32_t e = S->idx.by_item[it->first + k];
+        const ks_event *ev = &S->tr.events[e];
+        if (ev->kind == kind && (tap < 0 || ev->tap == tap) && (tensor < 0 || ev->tensor == tensor))
+            return e;
+    }
+    return VW_NONE;
+}
+
+/* The element's coordinates as (plane, y, x) of its tensor; -1 with err when outside. */
+static int element(const ks_trace *tr, const ls_focus *f, int *t, int64_t *plane, int64_t *y,
+                   int64_t *x, char *err, size_t n)
+{
+    *t = ks_trace_tensor(tr, f->tensor);
+    if (*t < 0) {
+        snprintf(err, n, "focus: the trace has no tensor '%s'", f->tensor);
+        return -1;
+    }
+    const ks_tensor *ts = &tr->tensors[*t];
+    char shape[96];
+    if (f->ncoord != ts->ndim) {
+        snprintf(err, n, "focus: %s has %d dimensions %s, 'at' gives %d", f->tensor, ts->ndim,
+                 ks_shape_str(ts->ndim, ts->shape, shape, sizeof shape), f->ncoord);
+        return -1;
+    }
+    *plane = 0;
+    for (int d = 0; d < ts->ndim; ++d) {
+        if (f->coord[d] >= ts->shape[d]) {
+            snprintf(err, n, "focus: %s at dimension %d is %lld, outside %s", f->tensor, d,
+                     (long long)f->coord[d], ks_shape_str(ts->ndim, ts->shape, shape, sizeof shape));
+            return -1;
+        }
+        if (d < ts->ndim - 2) *plane = *plane * ts->shape[d] + f->coord[d];
+    }
+    *y = ts->ndim >= 2 ? f->coord[ts->ndim - 2] : 0;
+    *x = f->coord[ts->ndim - 1];
+    return 0;
+}
+
+int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *err, size_t n)
+{
+    const vw_index *idx = &S->idx;
+    if (!idx->nitems) {
+        snprintf(err, n, "the trace has no work items");
+        return -1;
+    }
+    if (f->kind == LS_FOCUS_KEEP) {
+        if (ctx->item == VW_NONE) {
+            ctx->item = 0;
+            ctx->tap = -1;
+            ctx->event = idx->by_item[idx->items[0].first];
+        }
+        if (!f->tap_given) return 0; /* the previous step's focus, tap and all */
+    } else {
+        ls_ctx_free(ctx);
+        ctx->elem_tensor = -1;
+        if (f->kind == LS_FOCUS_INDEX) {
+            uint32_t it = vw_index_find(idx, f->index);
+            if (it == VW_NONE) {
+                snprintf(err, n, "focus index %lld is not in the trace (indices %lld..%lld recorded)",
+                         (long long)f->index, (long long)idx->items[0].index,
+                         (long long)idx->items[idx->nitems - 1].index);
+                return -1;
+            }
+            ctx->item = it;
+        } else if (f->kind == LS_FOCUS_THREAD) {
+            ctx->item = VW_NONE;
+            for (uint32_t i = 0; i < idx->nitems && ctx->item == VW_NONE; ++i)
+                if (vw_gthread(&S->tr, idx->items[i].block, idx->items[i].thread) == f->thread &&
+                    idx->items[i].iter == f->iter)
+                    ctx->item = i;
+            if (ctx->item == VW_NONE) {
+                snprintf(err, n, "focus thread %lld iteration %lld is not in the trace (%lld blocks x %d "
+                         "threads; that thread has fewer iterations or none)", (long long)f->thread,
+                         (long long)f->iter, (long long)S->tr.blocks, S->tr.threads);
+                return -1;
+            }
+        } else {
+            vw_lookup lk;
+            memset(&lk, 0, sizeof lk);
+            int t;
+            int64_t plane, y, x;
+            if (element(&S->tr, f, &t, &plane, &y, &x, err, n)) return -1;
+            /* an output is focused through its writer, an input through its readers */
+            int writes = S->tr.roles[t] == KS_ROLE_OUTPUT;
+            if (vw_lookup_run(&lk, &S->tr, t, plane, y, x, writes)) {
+                snprintf(err, n, "%s", ks_error_message());
+                return -1;
+            }
+            if (!lk.n) {
+                vw_lookup_free(&lk);
+                snprintf(err, n, "focus: no event %s %s at that element", writes ? "writes" : "reads",
+                         f->tensor);
+                return -1;
+            }
+            ctx->elem_tensor = t, ctx->elem_plane = plane, ctx->elem_y = y, ctx->elem_x = x;
+            ctx->elem_writes = writes;
+            ctx->hits = malloc(lk.n * sizeof *ctx->hits);
+            for (uint64_t i = 0; ctx->hits && i < lk.n; ++i) ctx->hits[ctx->nhits++] = lk.hits[i].event;
+            ctx->item = idx->item_of[lk.hits[0].event];
+            vw_lookup_free(&lk);
+            if (ctx->item == VW_NONE) {
+                snprintf(err, n, "focus: the event at that element has no work item in the trace");
+                return -1;
+            }
+        }
+    }
+    ctx->tap = -1;
+    ctx->event = idx->by_item[idx->items[ctx->item].first]; /* the work event */
+    if (f->tap_given) {
+        int64_t tap = ls_tap_number(S, f, err, n);
+        if (tap < 0) return -1;
+        uint32_t e = VW_NONE;
+        for (int kind = KS_EV_READ; kind <= KS_EV_WRITE && e == VW_NONE; ++kind)
+            e = ls_item_event(S, ctx->item, kind, tap, -1);
+        if (e == VW_NONE) {
+            snprintf(err, n, "focus: work item %lld has no event at tap %lld",
+                     (long long)idx->items[ctx->item].index, (long long)tap);
+            return -1;
+        }
+        ctx->tap = tap;
+        ctx->event = e;
+    } else if (f->kind == LS_FOCUS_ELEMENT) {
+        ctx->event = ctx->hits[0];
+        ctx->tap = S->tr.events[ctx->event].tap;
+    }
+    return 0;
+}

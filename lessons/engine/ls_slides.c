@@ -1,0 +1,87 @@
+/* ls_slides.c - a lesson as viewer slides: the same rendered text as the terminal player,
+ * with each step's focus turned into what the viewer shows. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_slides.h"
+
+static char *dup_text(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+static int mode_of(const char *name)
+{
+    static const char *const names[] = {"values", "reads", "weights", "writes"};
+    for (int i = 0; name && i < 4; ++i)
+        if (!strcmp(name, names[i])) return i;
+    return -1;
+}
+
+int ls_slides_make(const ls_session *S, vw_slide **out)
+{
+    const ls_lesson *L = S->L;
+    vw_slide *sl = calloc((size_t)L->nsteps, sizeof *sl);
+    if (!sl) return -1;
+    static char buf[LS_TEXT_MAX], text[LS_TEXT_MAX];
+    char err[400], ans[128];
+    ls_ctx c;
+    ls_ctx_init(&c);
+    for (int k = 0; k < L->nsteps; ++k) {
+        const ls_step *st = &L->steps[k];
+        vw_slide *v = &sl[k];
+        ls_focus_resolve(S, &st->focus, &c, err, sizeof err); /* checked before playing */
+        ls_render(S, &c, st->title, buf, sizeof buf, err, sizeof err);
+        snprintf(text, sizeof text, "Step %d of %d: %.3000s", k + 1, L->nsteps, buf);
+        v->title = dup_text(text);
+        ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err);
+        v->text = dup_text(buf);
+        v->event = c.event;
+        v->look_tensor = c.elem_tensor;
+        v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
+        v->look_writes = c.elem_writes;
+        for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
+        v->mode = mode_of(st->mode);
+        const ls_question *q = &st->q;
+        ls_ctx qc;
+        if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
+            ls_render(S, &qc, q->prompt, buf, sizeof buf, err, sizeof err);
+            size_t used = (size_t)snprintf(text, sizeof text, "Question: %.3000s", buf);
+            for (int i = 0; i < q->nchoices && used < sizeof text; ++i) {
+                ls_render(S, &qc, q->choices[i], buf, sizeof buf, err, sizeof err);
+                used += (size_t)snprintf(text + used, sizeof text - used, "\n  %d) %.300s", i + 1, buf);
+            }
+            if (q->kind == LS_Q_CELL && used < sizeof text) snprintf(text + used, sizeof text - used, "  (y, x)");
+            v->question = dup_text(text);
+            ls_answer_text(S, &qc, k, ans, sizeof ans);
+            ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);
+            if (q->kind == LS_Q_CHOICE) {
+                char chosen[512];
+                ls_render(S, &qc, q->choices[q->answer], chosen, sizeof chosen, err, sizeof err);
+                snprintf(text, sizeof text, "Answer: %s) %.300s. %.3000s", ans, chosen, buf);
+            }
+            else
+                snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
+            v->answer = dup_text(text);
+            ls_ctx_free(&qc);
+        }
+    }
+    ls_ctx_free(&c);
+    *out = sl;
+    return L->nsteps;
+}
+
+void ls_slides_free(vw_slide *sl, int n)
+{
+    for (int k = 0; sl && k < n; ++k) {
+        free(sl[k].title);
+        free(sl[k].text);
+        free(sl[k].question);
+        free(sl[k].answer);
+    }
+    free(sl);
+}

@@ -1,0 +1,319 @@
+/* ls_template.c - narration templates: "{work.h_col}" -> the value in the focused work
+ * item of the trace. Every name is looked up in the trace (never computed from the
+ * lesson's own numbers), so the text always agrees with the kernel. */
+#define _POSIX_C_SOURCE 200809L
+#include <cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../trace/step.h"
+#include "ls_lesson.h"
+
+typedef struct out_buf {
+    char *p;
+    size_t n, len;
+} out_buf;
+
+static void put(out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(out_buf *o, const char *fmt, ...)
+{
+    va_list ap;
+    if (o->len >= o->n) return;
+    va_start(ap, fmt);
+    int k = vsnprintf(o->p + o->len, o->n - o->len, fmt, ap);
+    va_end(ap);
+    if (k > 0) o->len = o->len + (size_t)k < o->n ? o->len + (size_t)k : o->n - 1;
+}
+
+static void put_num(out_buf *o, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) put(o, "%lld", (long long)v);
+    else put(o, "%.6g", v);
+}
+
+/* a list of the work indices in `items` (at most 12, then "...") */
+static void put_indices(out_buf *o, const ls_session *S, const uint32_t *items, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i == 12) {
+            put(o, ", ... (%u in all)", n);
+            return;
+        }
+        put(o, "%s%lld", i ? ", " : "", (long long)S->idx.items[items[i]].index);
+    }
+}
+
+static int fail(char *err, size_t n, const char *name, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t n, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    int k = snprintf(err, n, "{%s}: ", name);
+    va_start(ap, fmt);
+    if (k >= 0 && (size_t)k < n) vsnprintf(err + k, n - (size_t)k, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int work_field(const ls_session *S, const ls_ctx *c, const char *name, const char *f, out_buf *o,
+                      char *err, size_t en)
+{
+    const ks_event *w = &S->tr.events[S->idx.by_item[S->idx.items[c->item].first]];
+    const ks_site *site = &S->tr.sites[w->site];
+    char list[200] = "";
+    for (int i = 0; i < site->nfields; ++i) {
+        if (!strcmp(site->fields[i].name, f)) {
+            put(o, "%d", w->u.field[i]);
+            return 0;
+        }
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", site->fields[i].name);
+    }
+    return fail(err, en, name, "the work event has no field '%s' (fields: %s)", f, list);
+}
+
+/* read.ATTR, read.TENSOR.ATTR, write..., sample... */
+static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, int kind, const char *rest,
+                       out_buf *o, char *err, size_t en)
+{
+    char tname[KS_NAME_LEN] = "";
+    const char *attr = rest;
+    const char *dot = strchr(rest, '.');
+    int tensor = -1;
+    if (dot) {
+        snprintf(tname, sizeof tname, "%.*s", (int)(dot - rest), rest);
+        attr = dot + 1;
+        if ((tensor = ks_trace_tensor(&S->tr, tname)) < 0)
+            return fail(err, en, name, "the trace has no tensor '%s'", tname);
+    }
+    uint32_t e = ls_item_event(S, c->item, kind, c->tap, tensor);
+    if (e == VW_NONE) {
+        char tap[32] = "";
+        if (c->tap >= 0) snprintf(tap, sizeof tap, " at tap %lld", (long long)c->tap);
+        return fail(err, en, name, "work item %lld has no %s event%s%s%s", (long long)S->idx.items[c->item].index,
+                    ks_event_kind_name(kind), tensor >= 0 ? " on " : "", tname, tap);
+    }
+    const ks_event *ev = &S->tr.events[e];
+    if (kind == KS_EV_SAMPLE) {
+        const ks_ev_sample *sm = &ev->u.sample;
+        if (!strcmp(attr, "y")) put_num(o, sm->y);
+        else if (!strcmp(attr, "x")) put_num(o, sm->x);
+        else if (!strcmp(attr, "value")) put_num(o, sm->value);
+        else if (!strcmp(attr, "plane")) put(o, "%d", sm->plane);
+        else if (!strcmp(attr, "tap")) put(o, "%u", ev->tap);
+        else if (strlen(attr) == 2 && attr[0] == 'w' && attr[1] >= '0' && attr[1] <= '3') put_num(o, sm->w[attr[1] - '0']);
+        else return fail(err, en, name, "a sample has y, x, value, plane, tap, w0..w3 (not '%s')", attr);
+        return 0;
+    }
+    const ks_ev_access *a = &ev->u.access;
+    if (!strcmp(attr, "value")) put_num(o, a->value);
+    else if (!strcmp(attr, "y")) put(o, "%d", a->y);
+    else if (!strcmp(attr, "x")) put(o, "%d", a->x);
+    else if (!strcmp(attr, "plane")) put(o, "%d", a->plane);
+    else if (!strcmp(attr, "offset")) put(o, "%lld", (long long)a->offset);
+    else if (!strcmp(attr, "tap")) put(o, "%u", ev->tap);
+    else if (!strcmp(attr, "pad")) put(o, "%s", ev->flags & KS_FLAG_PADDING ? "yes" : "no");
+    else if (!strcmp(attr, "at")) {
+        char buf[160];
+        ks_format_element(&S->tr, ev->tensor, a->plane, a->y, a->x, buf, sizeof buf);
+        put(o, "%s", buf);
+    } else
+        return fail(err, en, name, "a %s has value, y, x, plane, offset, tap, pad, at (not '%s')",
+                    ks_event_kind_name(kind), attr);
+    return 0;
+}
+
+static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o,
+                     char *err, size_t en)
+{
+    const vw_item *it = &S->idx.items[c->item];
+    int counts[5] = {0};
+    for (uint32_t k = 0; k < it->count; ++k) {
+        int kind = S->tr.events[S->idx.by_item[it->first + k]].kind;
+        if (kind >= 0 && kind < 5) counts[kind]++;
+    }
+    if (!strcmp(attr, "events")) put(o, "%u", it->count);
+    else if (!strcmp(attr, "reads")) put(o, "%d", counts[KS_EV_READ]);
+    else if (!strcmp(attr, "samples")) put(o, "%d", counts[KS_EV_SAMPLE]);
+    else if (!strcmp(attr, "writes")) put(o, "%d", counts[KS_EV_WRITE]);
+    else return fail(err, en, name, "item has events, reads, samples, writes (not '%s')", attr);
+    return 0;
+}
+
+/* thread.items / thread.indices: the work items of the focused item's thread */
+static int thread_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o,
+                       char *err, size_t en)
+{
+    const vw_item *it = &S->idx.items[c->item];
+    uint32_t *mine = malloc(S->idx.nitems * sizeof *mine), n = 0;
+    if (!mine) return fail(err, en, name, "out of memory");
+    for (uint32_t i = 0; i < S->idx.nitems; ++i)
+        if (S->idx.items[i].block == it->block && S->idx.items[i].thread == it->thread) mine[n++] = i;
+    int rc = 0;
+    if (!strcmp(attr, "items")) put(o, "%u", n);
+    else if (!strcmp(attr, "indices")) put_indices(o, S, mine, n);
+    else rc = fail(err, en, name, "thread has items, indices (not '%s')", attr);
+    free(mine);
+    return rc;
+}
+
+static int param_attr(const ls_session *S, const char *name, const char *rest, out_buf *o, char *err, size_t en)
+{
+    char key[64];
+    const char *dot = strchr(rest, '.');
+    snprintf(key, sizeof key, "%.*s", dot ? (int)(dot - rest) : (int)strlen(rest), rest);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(S->params, key);
+    if (!v) {
+        char list[300] = "";
+        for (const cJSON *c = S->params ? ((const cJSON *)S->params)->child : NULL; c; c = c->next)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", c->string);
+        return fail(err, en, name, "the trace has no parameter '%s' (%s)", key, list);
+    }
+    if (dot) {
+        char *end;
+        long k = strtol(dot + 1, &end, 10);
+        if (*end || !cJSON_IsArray(v) || k < 0 || k >= cJSON_GetArraySize(v))
+            return fail(err, en, name, "'%s' has no element %s", key, dot + 1);
+        v = cJSON_GetArrayItem(v, (int)k);
+    }
+    if (cJSON_IsNumber(v)) put_num(o, v->valuedouble);
+    else if (cJSON_IsArray(v)) {
+        int i = 0;
+        for (const cJSON *x = v->child; x; x = x->next, ++i) {
+            if (i) put(o, "x");
+            put_num(o, x->valuedouble);
+        }
+    } else if (cJSON_IsString(v)) put(o, "%s", v->valuestring);
+    else if (cJSON_IsBool(v)) put(o, "%s", cJSON_IsTrue(v) ? "true" : "false");
+    return 0;
+}
+
+static int tensor_attr(const ls_session *S, const char *name, const char *rest, out_buf *o, char *err, size_t en)
+{
+    char tname[KS_NAME_LEN];
+    const char *dot = strchr(rest, '.');
+    if (!dot) return fail(err, en, name, "write tensor.NAME.shape, .size, .bytes or .dimK");
+    snprintf(tname, sizeof tname, "%.*s", (int)(dot - rest), rest);
+    int t = ks_trace_tensor(&S->tr, tname);
+    if (t < 0) return fail(err, en, name, "the trace has no tensor '%s'", tname);
+    const ks_tensor *ts = &S->tr.tensors[t];
+    const char *attr = dot + 1;
+    char buf[96];
+    if (!strcmp(attr, "shape")) put(o, "%s", ks_shape_str(ts->ndim, ts->shape, buf, sizeof buf));
+    else if (!strcmp(attr, "size")) put(o, "%lld", (long long)ks_tensor_numel(ts));
+    else if (!strcmp(attr, "bytes")) put(o, "%lld", (long long)(ks_tensor_numel(ts) * (int64_t)ks_dtype_size(ts->dtype)));
+    else if (!strncmp(attr, "dim", 3) && attr[3] >= '0' && attr[3] <= '9' && !attr[4] && attr[3] - '0' < ts->ndim)
+        put(o, "%lld", (long long)ts->shape[attr[3] - '0']);
+    else return fail(err, en, name, "a tensor has shape, size, bytes, dim0..dim%d (not '%s')", ts->ndim - 1, attr);
+    return 0;
+}
+
+static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o,
+                        char *err, size_t en)
+{
+    if (c->elem_tensor < 0) return fail(err, en, name, "this step has no tensor element in focus");
+    if (!strcmp(attr, "count")) put(o, "%u", c->nhits);
+    else if (!strcmp(attr, "at")) {
+        char buf[160];
+        ks_format_element(&S->tr, c->elem_tensor, c->elem_plane, c->elem_y, c->elem_x, buf, sizeof buf);
+        put(o, "%s", buf);
+    } else if (!strcmp(attr, "value")) {
+        const ks_tensor *t = &S->tr.tensors[c->elem_tensor];
+        put_num(o, ((const float *)t->data)[(c->elem_plane * t->shape[t->ndim - 2] + c->elem_y) * t->shape[t->ndim - 1] + c->elem_x]);
+    } else if (!strcmp(attr, "indices")) {
+        uint32_t *items = malloc((c->nhits ? c->nhits : 1) * sizeof *items), n = 0;
+        if (!items) return fail(err, en, name, "out of memory");
+        for (uint32_t i = 0; i < c->nhits; ++i) {
+            uint32_t it = S->idx.item_of[c->hits[i]];
+            if (it != VW_NONE && (n == 0 || items[n - 1] != it)) items[n++] = it;
+        }
+        put_indices(o, S, items, n);
+        free(items);
+    } else
+        return fail(err, en, name, "element has count, at, value, indices (not '%s')", attr);
+    return 0;
+}
+
+/* One name, dispatched on its first part. */
+static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_buf *o, char *err, size_t en)
+{
+    const vw_item *it = &S->idx.items[c->item];
+    const char *dot = strchr(name, '.');
+    char head[32];
+    snprintf(head, sizeof head, "%.*s", dot ? (int)(dot - name) : (int)strlen(name), name);
+    const char *rest = dot ? dot + 1 : "";
+    if (!dot) {
+        if (!strcmp(name, "index")) put(o, "%lld", (long long)it->index);
+        else if (!strcmp(name, "thread")) put(o, "%lld", (long long)vw_gthread(&S->tr, it->block, it->thread));
+        else if (!strcmp(name, "block")) put(o, "%u", it->block);
+        else if (!strcmp(name, "tid")) put(o, "%u", it->thread);
+        else if (!strcmp(name, "iter")) put(o, "%u", it->iter);
+        else if (!strcmp(name, "tap")) {
+            if (c->tap < 0) return fail(err, en, name, "this step has no tap in focus");
+            put(o, "%lld", (long long)c->tap);
+        } else
+            return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
+                        "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B)");
+        return 0;
+    }
+    if (!strcmp(head, "work")) return work_field(S, c, name, rest, o, err, en);
+    if (!strcmp(head, "read")) return access_attr(S, c, name, KS_EV_READ, rest, o, err, en);
+    if (!strcmp(head, "write")) return access_attr(S, c, name, KS_EV_WRITE, rest, o, err, en);
+    if (!strcmp(head, "sample")) return access_attr(S, c, name, KS_EV_SAMPLE, rest, o, err, en);
+    if (!strcmp(head, "item")) return item_attr(S, c, name, rest, o, err, en);
+    if (!strcmp(head, "thread")) return thread_attr(S, c, name, rest, o, err, en);
+    if (!strcmp(head, "element")) return element_attr(S, c, name, rest, o, err, en);
+    if (!strcmp(head, "param")) return param_attr(S, name, rest, o, err, en);
+    if (!strcmp(head, "tensor")) return tensor_attr(S, name, rest, o, err, en);
+    if (!strcmp(head, "ratio")) { /* ratio.A.B: elements of A over elements of B */
+        char a[KS_NAME_LEN];
+        const char *b = strchr(rest, '.');
+        if (!b) return fail(err, en, name, "write ratio.A.B for size(A) / size(B)");
+        snprintf(a, sizeof a, "%.*s", (int)(b - rest), rest);
+        int ta = ks_trace_tensor(&S->tr, a), tb = ks_trace_tensor(&S->tr, b + 1);
+        if (ta < 0 || tb < 0) return fail(err, en, name, "the trace has no tensor '%s'", ta < 0 ? a : b + 1);
+        put_num(o, (double)ks_tensor_numel(&S->tr.tensors[ta]) / (double)ks_tensor_numel(&S->tr.tensors[tb]));
+        return 0;
+    }
+    if (!strcmp(head, "launch")) {
+        if (!strcmp(rest, "threads")) put(o, "%d", S->tr.threads);
+        else if (!strcmp(rest, "blocks")) put(o, "%lld", (long long)S->tr.blocks);
+        else if (!strcmp(rest, "grid")) put(o, "%lld", (long long)S->tr.blocks * S->tr.threads);
+        else if (!strcmp(rest, "work_items")) put(o, "%lld", (long long)S->tr.work_items);
+        else if (!strcmp(rest, "block_cap")) {
+            if (S->tr.block_cap < 0) put(o, "none");
+            else put(o, "%lld", (long long)S->tr.block_cap);
+        } else
+            return fail(err, en, name, "launch has threads, blocks, grid, work_items, block_cap");
+        return 0;
+    }
+    return fail(err, en, name, "unknown name '%s'", head);
+}
+
+int ls_render(const ls_session *S, const ls_ctx *c, const char *tmpl, char *out, size_t n, char *err, size_t errn)
+{
+    out_buf o = {out, n, 0};
+    out[0] = 0;
+    for (const char *p = tmpl; *p; ++p) {
+        if (p[0] == '{' && p[1] == '{') {
+            put(&o, "{");
+            p++;
+        } else if (p[0] == '}' && p[1] == '}') {
+            put(&o, "}");
+            p++;
+        } else if (*p == '{') {
+            const char *end = strchr(p, '}');
+            char name[96];
+            if (!end || end - p - 1 >= (long)sizeof name || end == p + 1) {
+                snprintf(err, errn, "unclosed or empty '{' at \"%.24s\" (write {{ for a brace)", p);
+                return -1;
+            }
+            snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+            if (lookup(S, c, name, &o, err, errn)) return -1;
+            p = end;
+        } else {
+            put(&o, "%c", *p);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,323 @@
+/* ls_text.c - the terminal player: narration, ASCII drawings of small tensors with the
+ * focused cells marked, the decomposition, and questions answered from stdin. This is
+ * what CI runs (--auto), so every lesson is played end to end on every change. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../trace/step.h"
+#include "../../viewer/vw_describe.h"
+#include "ls_lesson.h"
+
+#define WIDTH 78
+#define MAX_ROWS 20
+#define MAX_LINE 110
+
+/* Narration wrapped at WIDTH columns; '\n' in the text starts a new paragraph line. */
+static void wrap(FILE *out, const char *text, const char *indent)
+{
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        size_t col = 0;
+        const char *w = p, *end = p + len;
+        fputs(indent, out);
+        while (w < end) {
+            while (w < end && *w == ' ') w++;
+            const char *we = w;
+            while (we < end && *we != ' ') we++;
+            size_t wl = (size_t)(we - w);
+            if (!wl) break;
+            if (col && col + 1 + wl > WIDTH - strlen(indent)) {
+                fprintf(out, "\n%s", indent);
+                col = 0;
+            }
+            fprintf(out, "%s%.*s", col ? " " : "", (int)wl, w);
+            col += (col ? 1 : 0) + wl;
+            w = we;
+        }
+        fputc('\n', out);
+        p = eol ? eol + 1 : end;
+    }
+}
+
+typedef struct mark {
+    int64_t y, x;
+    int focus;
+} mark;
+
+/* The cells of tensor t on plane `plane` that the focused item touched (and the focused
+ * element), for the drawing. Returns the count (at most max). */
+static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *plane, mark *m, int max)
+{
+    const vw_item *it = &S->idx.items[c->item];
+    int n = 0, have_plane = 0;
+    if (c->elem_tensor == t) {
+        *plane = c->elem_plane;
+        have_plane = 1;
+        m[n++] = (mark){c->elem_y, c->elem_x, 1};
+    }
+    for (uint32_t k = 0; k < it->count && n < max; ++k) {
+        uint32_t e = S->idx.by_item[it->first + k];
+        const ks_event *ev = &S->tr.events[e];
+        if ((ev->kind != KS_EV_READ && ev->kind != KS_EV_WRITE) || ev->tensor != t) continue;
+        if (!have_plane) *plane = ev->u.access.plane, have_plane = 1;
+        if (ev->u.access.plane != *plane) continue;
+        /* the tap in focus is marked in every tensor it touches (read here, written there) */
+        m[n++] = (mark){ev->u.access.y, ev->u.access.x, e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
+    }
+    if (!have_plane) *plane = 0;
+    return n;
+}
+
+static void fmt_value(char *buf, size_t n, double v, int integral)
+{
+    if (integral) snprintf(buf, n, "%lld", (long long)v);
+    else snprintf(buf, n, "%.2f", v);
+}
+
+/* Plane `plane` of tensor t as a grid: [v] a cell the focused item touched, <v> the
+ * focused one; cells outside the tensor (padding) that were touched show as 0 in a
+ * margin, untouched margin cells as '.'. Big planes are cropped around the marks. */
+static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
+{
+    const ks_tensor *ts = &S->tr.tensors[t];
+    const int64_t H = ts->ndim >= 2 ? ts->shape[ts->ndim - 2] : 1, W = ts->shape[ts->ndim - 1];
+    static mark m[4096];
+    int64_t plane = 0;
+    int nm = collect_marks(S, c, t, &plane, m, 4096);
+    int64_t y0 = 0, y1 = H, x0 = 0, x1 = W; /* drawn range, [y0, y1) */
+    for (int i = 0; i < nm; ++i) {
+        if (m[i].y < y0 && m[i].y >= -4) y0 = m[i].y;
+        if (m[i].y >= y1 && m[i].y < H + 4) y1 = m[i].y + 1;
+        if (m[i].x < x0 && m[i].x >= -4) x0 = m[i].x;
+        if (m[i].x >= x1 && m[i].x < W + 4) x1 = m[i].x + 1;
+    }
+    const float *data = (const float *)ts->data + plane * H * W;
+    int integral = 1;
+    for (int64_t i = 0; i < H * W && integral; ++i) integral = data[i] == floorf(data[i]) && fabsf(data[i]) < 1e9f;
+    int cw = 1;
+    for (int64_t i = 0; i < H * W; ++i) {
+        char b[32];
+        fmt_value(b, sizeof b, data[i], integral);
+        if ((int)strlen(b) > cw) cw = (int)strlen(b);
+    }
+    cw += 2; /* the brackets */
+    /* crop to what fits: keep the marks (or the top-left) in view */
+    const int64_t max_cols = (MAX_LINE - 6) / (cw + 1);
+    int64_t fy = y0, fx = x0;
+    for (int i = 0; i < nm; ++i)
+        if (m[i].focus) fy = m[i].y, fx = m[i].x;
+    if (y1 - y0 > MAX_ROWS) {
+        int64_t a = fy - MAX_ROWS / 2;
+        if (a < y0) a = y0;
+        if (a > y1 - MAX_ROWS) a = y1 - MAX_ROWS;
+        y0 = a, y1 = a + MAX_ROWS;
+    }
+    if (x1 - x0 > max_cols) {
+        int64_t a = fx - max_cols / 2;
+        if (a < x0) a = x0;
+        if (a > x1 - max_cols) a = x1 - max_cols;
+        x0 = a, x1 = a + max_cols;
+    }
+    char shape[96], where[160];
+    ks_shape_str(ts->ndim, ts->shape, shape, sizeof shape);
+    /* "input[0, 1, :, :]": the plane's leading coordinates */
+    int used = snprintf(where, sizeof where, "%s[", ts->name);
+    int64_t rest = plane;
+    int64_t lead[KS_MAX_DIMS] = {0};
+    for (int d = ts->ndim - 3; d >= 0; --d) lead[d] = rest % ts->shape[d], rest /= ts->shape[d];
+    for (int d = 0; d < ts->ndim - 2 && used < (int)sizeof where; ++d)
+        used += snprintf(where + used, sizeof where - (size_t)used, "%lld, ", (long long)lead[d]);
+    if (used < (int)sizeof where)
+        snprintf(where + used, sizeof where - (size_t)used, "%s]", ts->ndim >= 2 ? ":, :" : ":");
+    fprintf(out, "\n  %s of %s %s", where, ts->name, shape);
+    if (y0 > 0 || x0 > 0 || y1 < H || x1 > W || y0 < 0 || x0 < 0)
+        fprintf(out, "; rows %lld..%lld, columns %lld..%lld shown", (long long)y0, (long long)y1 - 1,
+                (long long)x0, (long long)x1 - 1);
+    fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s\n", (long long)S->idx.items[c->item].index,
+            y0 < 0 || x0 < 0 || y1 > H || x1 > W ? ", outside the tensor: padding" : "");
+    fprintf(out, "      ");
+    for (int64_t x = x0; x < x1; ++x) fprintf(out, " %*lld", cw, (long long)x);
+    fputc('\n', out);
+    for (int64_t y = y0; y < y1; ++y) {
+        fprintf(out, "  %3lld ", (long long)y);
+        for (int64_t x = x0; x < x1; ++x) {
+            const int inside = y >= 0 && y < H && x >= 0 && x < W;
+            int kind = 0;
+            for (int i = 0; i < nm; ++i)
+                if (m[i].y == y && m[i].x == x) kind = kind > 1 ? kind : 1 + m[i].focus;
+            char v[32], cell[40];
+            if (inside) fmt_value(v, sizeof v, data[y * W + x], integral);
+            else snprintf(v, sizeof v, "%s", kind ? "0" : ".");
+            if (kind == 2) snprintf(cell, sizeof cell, "<%s>", v);
+            else if (kind == 1) snprintf(cell, sizeof cell, "[%s]", v);
+            else snprintf(cell, sizeof cell, "%s ", v);
+            fprintf(out, " %*s", cw, cell);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void show_threads(FILE *out, const ls_session *S, const ls_ctx *c)
+{
+    const vw_item *f = &S->idx.items[c->item];
+    const int64_t nthreads = S->tr.blocks * S->tr.threads;
+    fprintf(out, "\n  thread (block, tid): the work indices it handles, iteration 0, 1, ...\n");
+    for (int64_t g = 0; g < nthreads && g < 16; ++g) {
+        const int64_t b = g / S->tr.threads, t = g % S->tr.threads;
+        fprintf(out, "  %c %3lld (%lld, %lld):", g == vw_gthread(&S->tr, f->block, f->thread) ? '>' : ' ',
+                (long long)g, (long long)b, (long long)t);
+        int n = 0;
+        for (uint32_t i = 0; i < S->idx.nitems; ++i)
+            if (S->idx.items[i].block == b && S->idx.items[i].thread == t) {
+                if (n++ < 12) fprintf(out, " %lld", (long long)S->idx.items[i].index);
+            }
+        fprintf(out, n > 12 ? " ... (%d)\n" : n ? "\n" : " none\n", n);
+    }
+    if (nthreads > 16) fprintf(out, "    ... %lld threads in all\n", (long long)nthreads);
+}
+
+static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
+{
+    const vw_item *it = &S->idx.items[c->item];
+    uint32_t focus = 0;
+    for (uint32_t k = 0; k < it->count; ++k)
+        if (S->idx.by_item[it->first + k] == c->event) focus = k;
+    uint32_t lo = focus > 8 ? focus - 8 : 0, hi = lo + 18 < it->count ? lo + 18 : it->count;
+    fprintf(out, "\n  events of work item %lld%s:\n", (long long)it->index, lo || hi < it->count ? " (around the focus)" : "");
+    for (uint32_t k = lo; k < hi; ++k) {
+        char line[VW_LINE_LEN];
+        uint32_t e = S->idx.by_item[it->first + k];
+        vw_describe_event(&S->tr, &S->tr.events[e], line, sizeof line);
+        fprintf(out, "  %c %s\n", e == c->event ? '>' : ' ', line);
+    }
+}
+
+static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step *st)
+{
+    for (int i = 0; i < st->nshow; ++i) {
+        const char *w = st->show[i];
+        int t = ks_trace_tensor(&S->tr, w);
+        if (t >= 0) draw_tensor(out, S, c, t);
+        else if (!strcmp(w, "decomposition"))
+            ks_step_print_work(out, &S->tr, &S->tr.events[S->idx.by_item[S->idx.items[c->item].first]]);
+        else if (!strcmp(w, "events")) show_events(out, S, c);
+        else if (!strcmp(w, "threads")) show_threads(out, S, c);
+        else if (!strcmp(w, "launch")) {
+            char cap[32];
+            if (S->tr.block_cap < 0) snprintf(cap, sizeof cap, "none");
+            else snprintf(cap, sizeof cap, "%lld", (long long)S->tr.block_cap);
+            fprintf(out, "\n  launch: %lld block%s x %d threads = %lld threads for %lld work items (block cap %s)\n",
+                    (long long)S->tr.blocks, S->tr.blocks == 1 ? "" : "s", S->tr.threads,
+                    (long long)S->tr.blocks * S->tr.threads, (long long)S->tr.work_items, cap);
+        }
+    }
+}
+
+/* Reads one line; NULL at the end of input. */
+static char *read_line(FILE *in, char *buf, size_t n)
+{
+    if (!fgets(buf, (int)n, in)) return NULL;
+    buf[strcspn(buf, "\r\n")] = 0;
+    return buf;
+}
+
+/* Returns 1 right at the first try, 0 otherwise, -1 at the end of input. */
+static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *out, int auto_answer);
+static int ask(const ls_session *S, const ls_ctx *step, int k, FILE *in, FILE *out, int auto_answer)
+{
+    ls_ctx qc;
+    char err[400];
+    if (ls_question_ctx(S, step, &S->L->steps[k].q, &qc, err, sizeof err)) return 0; /* checked before */
+    int r = ask_at(S, &qc, k, in, out, auto_answer);
+    ls_ctx_free(&qc);
+    return r;
+}
+
+static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *out, int auto_answer)
+{
+    const ls_question *q = &S->L->steps[k].q;
+    char buf[LS_TEXT_MAX], err[400], answer[128], line[256];
+    ls_render(S, c, q->prompt, buf, sizeof buf, err, sizeof err);
+    fprintf(out, "\n  Question\n");
+    wrap(out, buf, "  ");
+    for (int i = 0; i < q->nchoices; ++i) {
+        ls_render(S, c, q->choices[i], buf, sizeof buf, err, sizeof err);
+        fprintf(out, "    %d) %s\n", i + 1, buf);
+    }
+    if (q->kind == LS_Q_CELL) fprintf(out, "  (answer as y, x)\n");
+    ls_answer_text(S, c, k, answer, sizeof answer);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        fprintf(out, "  answer> ");
+        if (auto_answer) {
+            fprintf(out, "%s   (--auto)\n", answer);
+            snprintf(line, sizeof line, "%s", answer);
+        } else {
+            fflush(out);
+            if (!read_line(in, line, sizeof line)) {
+                fputc('\n', out);
+                return -1;
+            }
+        }
+        if (ls_answer_ok(S, c, k, line)) {
+            fprintf(out, "  Right.\n");
+            return attempt == 0;
+        }
+        ls_render(S, c, q->explain, buf, sizeof buf, err, sizeof err);
+        fprintf(out, attempt == 0 ? "  Not quite.\n" : "  Not quite. The answer is %s.\n", answer);
+        wrap(out, buf, "  ");
+        if (attempt == 0) fprintf(out, "  Try once more.\n");
+    }
+    return 0;
+}
+
+int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int pause)
+{
+    const ls_lesson *L = S->L;
+    char text[LS_TEXT_MAX], err[400];
+    int questions = 0, first_try = 0;
+    ls_ctx c;
+    ls_ctx_init(&c);
+    fprintf(out, "%s  (%s, %d steps, operator %s)\n", L->title, L->level, L->nsteps, L->op->name);
+    if (L->summary) wrap(out, L->summary, "");
+    for (int k = 0; k < L->nsteps; ++k) {
+        const ls_step *st = &L->steps[k];
+        /* the focus is recomputed from the start so going back shows the same as before */
+        ls_ctx_free(&c);
+        ls_ctx_init(&c);
+        for (int j = 0; j <= k; ++j) ls_focus_resolve(S, &L->steps[j].focus, &c, err, sizeof err);
+        ls_render(S, &c, st->title, text, sizeof text, err, sizeof err);
+        char rule[WIDTH + 1];
+        int len = snprintf(rule, sizeof rule, "== Step %d of %d: %s ", k + 1, L->nsteps, text);
+        for (int i = len; i < WIDTH && len >= 0; ++i) rule[i] = '=';
+        rule[WIDTH] = 0;
+        fprintf(out, "\n%s\n", rule);
+        ls_render(S, &c, st->text, text, sizeof text, err, sizeof err);
+        wrap(out, text, "");
+        show(out, S, &c, st);
+        if (st->q.kind != LS_Q_NONE) {
+            int r = ask(S, &c, k, in, out, auto_answer);
+            if (r < 0) {
+                ls_ctx_free(&c);
+                return -1;
+            }
+            questions++;
+            first_try += r;
+        }
+        if (pause && !auto_answer && k + 1 < L->nsteps) {
+            char line[64];
+            fprintf(out, "\n  [Enter] next   b back   q quit > ");
+            fflush(out);
+            if (!read_line(in, line, sizeof line) || line[0] == 'q') break;
+            if (line[0] == 'b') k = k > 0 ? k - 2 : -1;
+        }
+    }
+    fprintf(out, "\nEnd of lesson: %s. ", L->title);
+    if (questions) fprintf(out, "%d of %d questions right at the first try.\n", first_try, questions);
+    else fprintf(out, "\n");
+    ls_ctx_free(&c);
+    return 0;
+}

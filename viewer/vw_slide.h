@@ -1,0 +1,23 @@
+/* vw_slide.h - a story over a trace: slides the viewer steps through with PageDown /
+ * PageUp, each with narration, an optional question and answer (A reveals it), and what
+ * to show: the event in focus, a reverse lookup, the panels' tensors and the heatmap
+ * mode. Lessons (lessons/engine/ls_slides.c) make them; the viewer knows no lesson files. */
+#ifndef VW_SLIDE_H
+#define VW_SLIDE_H
+
+#include <stdint.h>
+
+typedef struct vw_slide {
+    char *title;     /* "Step 3 of 12: the kernel window" */
+    char *text;      /* narration; '\n' starts a new line, the viewer wraps the rest */
+    char *question;  /* NULL, or the question and its choices */
+    char *answer;    /* shown once revealed */
+    uint32_t event;  /* the event to focus (VW_NONE: keep) */
+    int look_tensor; /* >= 0: reverse lookup of (plane, y, x) of this tensor */
+    int64_t look_plane, look_y, look_x;
+    int look_writes;
+    int panel[2];    /* tensors of the two heatmaps (-1: keep) */
+    int mode;        /* vw_mode, or -1: keep */
+} vw_slide;
+
+#endif

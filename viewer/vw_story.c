@@ -1,0 +1,54 @@
+/* vw_story.c - showing a slide: the viewer state a lesson step asks for. */
+#include <string.h>
+
+#include "vw_state.h"
+
+void vw_story_set(vw_state *s, const vw_slide *slides, int n)
+{
+    s->slides = slides;
+    s->nslides = n;
+    s->slide = 0;
+    if (n) vw_story_show(s, 0);
+}
+
+void vw_story_show(vw_state *s, int k)
+{
+    if (!s->nslides) return;
+    if (k < 0) k = 0;
+    if (k >= s->nslides) k = s->nslides - 1;
+    const vw_slide *sl = &s->slides[k];
+    s->slide = k;
+    s->reveal = 0;
+    s->playing = 0;
+    /* panels first: with explicit panels the focus must not move them */
+    if (sl->panel[0] >= 0 || sl->panel[1] >= 0) s->follow = 0;
+    for (int p = 0; p < 2; ++p)
+        if (sl->panel[p] >= 0 && sl->panel[p] < s->tr->ntensors) {
+            s->panel[p].tensor = sl->panel[p];
+            s->panel[p].plane = 0;
+        }
+    if (sl->mode >= 0 && sl->mode < VW_NMODES) s->mode = (vw_mode)sl->mode;
+    vw_focus_event(s, sl->event);
+    /* show the planes the focused event touches on the chosen panels */
+    uint32_t it = vw_state_item(s);
+    if (it != VW_NONE && !s->follow) {
+        const vw_item *item = &s->idx->items[it];
+        for (int p = 0; p < 2; ++p)
+            for (uint32_t j = 0; j < item->count; ++j) {
+                const ks_event *e = &s->tr->events[s->idx->by_item[item->first + j]];
+                if (e->kind != KS_EV_WORK && e->tensor == s->panel[p].tensor) {
+                    s->panel[p].plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
+                    break;
+                }
+            }
+    }
+    if (sl->look_tensor >= 0) {
+        vw_lookup_run(&s->look, s->tr, sl->look_tensor, sl->look_plane, sl->look_y, sl->look_x,
+                      sl->look_writes);
+        for (int p = 0; p < 2; ++p)
+            if (s->panel[p].tensor == sl->look_tensor) s->panel[p].plane = sl->look_plane;
+    } else {
+        vw_lookup_free(&s->look);
+        s->look.tensor = -1;
+    }
+}
