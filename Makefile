@@ -1,11 +1,13 @@
 # The README's two commands. Each installs missing Debian packages (as root; otherwise it
 # prints the apt-get line and stops), configures, builds and runs.
 #   make demo   run im2col on a small default: info, the first thread's step-through, check,
-#               then the viewer (a window with a display; headless PNG frames without one)
+#               then lesson 02 (im2col) in the viewer with a display, or in the terminal
+#               (answering itself) plus its slides as PNG without one
 #   make test   build and run every Check suite through ctest
 BUILD ?= build
 PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev \
-        libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth
+        libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
+        libpng-dev
 MAKEFLAGS += --no-print-directory
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 KSCOPE := $(BUILD)/kscope
@@ -43,14 +45,15 @@ demo: build
 	$(KSCOPE) check $(DEMO)/im2col.kst
 	@echo "demo trace: $(DEMO)/im2col.kst  (try: $(KSCOPE) step $(DEMO)/im2col.kst --index 12)"
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
-	  echo "opening the viewer (H for the keys, Q to quit)"; \
-	  $(KSCOPE) view $(DEMO)/im2col.kst --goto index=7; \
-	else \
-	  echo "no display: rendering viewer frames instead (one per work item, 19 events each)"; \
-	  rm -rf $(DEMO)/frames; \
-	  $(KSCOPE) view $(DEMO)/im2col.kst --frames $(DEMO)/frames --every 19 && \
+	  echo "lesson 02 in the viewer (PageDown / PageUp for the steps, A for answers, Q to quit)"; \
+	  $(KSCOPE) lesson 02 --view; \
+	 else \
+	  echo "no display: lesson 02 in the terminal (answering itself), then its slides as PNG"; \
+	  $(KSCOPE) lesson 02 --auto && \
+	  rm -rf $(DEMO)/lesson-02 && $(KSCOPE) lesson 02 --frames $(DEMO)/lesson-02 && \
+	  rm -rf $(DEMO)/frames && $(KSCOPE) view $(DEMO)/im2col.kst --frames $(DEMO)/frames --every 19 && \
 	  $(KSCOPE) view $(DEMO)/im2col.kst --goto index=7 --keys 1,Right,Right,Right --png $(DEMO)/view.png; \
-	fi
+	 fi
 
 bench: build
 	$(BUILD)/bench/bench_sim

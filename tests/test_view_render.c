@@ -268,6 +268,51 @@ START_TEST(empty_single_dropped_and_huge_traces_render)
 }
 END_TEST
 
+/* kscope lesson --frames: one slide per step and one more per question, at the lesson
+ * size; a question's answer slide differs from it only in the narration band. */
+START_TEST(lesson_frames_are_slides_of_every_step)
+{
+    char cmd[1024], png[400], frames[300];
+    make_dir();
+    snprintf(frames, sizeof frames, "%s/slides", dir);
+    snprintf(cmd, sizeof cmd, "KSCOPE_LESSONS=%s/lessons %s lesson 03 --frames %s > /dev/null", KS_SOURCE_DIR,
+             KS_CLI, frames);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    for (int k = 1; k <= 10; ++k) {
+        snprintf(png, sizeof png, "%s/step-%02d.png", frames, k);
+        SDL_Surface *img = vf_load(png);
+        ck_assert_msg(img != NULL, "%s", png);
+        ck_assert_int_eq(img->w, 1280);
+        ck_assert_int_eq(img->h, 960);
+        SDL_FreeSurface(img);
+    }
+    int answers = 0;
+    for (int k = 1; k <= 10; ++k) {
+        snprintf(png, sizeof png, "%s/step-%02d-answer.png", frames, k);
+        answers += access(png, F_OK) == 0;
+    }
+    ck_assert_int_eq(answers, 6); /* lesson 03 asks 6 questions */
+    snprintf(png, sizeof png, "%s/step-02.png", frames);
+    SDL_Surface *q = vf_load(png);
+    snprintf(png, sizeof png, "%s/step-02-answer.png", frames);
+    SDL_Surface *a = vf_load(png);
+    vw_layout L;
+    vw_layout_compute_story(&L, 1280, 960, 16, 12); /* only its band's top is needed */
+    int differ_in_band = 0, differ_above = 0;
+    for (int y = 0; y < 960; ++y)
+        for (int x = 0; x < 1280; ++x)
+            if (vf_pixel(q, x, y) != vf_pixel(a, x, y)) {
+                if (y >= L.story.y - 20) differ_in_band++;
+                else differ_above++;
+            }
+    ck_assert_int_gt(differ_in_band, 100);
+    ck_assert_int_eq(differ_above, 0);
+    SDL_FreeSurface(q);
+    SDL_FreeSurface(a);
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_render");
@@ -279,6 +324,7 @@ int main(void)
     tcase_add_test(tc, cli_png_is_the_frame_rendered_in_process);
     tcase_add_test(tc, bad_traces_fail_with_the_readers_error_and_write_nothing);
     tcase_add_test(tc, empty_single_dropped_and_huge_traces_render);
+    tcase_add_test(tc, lesson_frames_are_slides_of_every_step);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

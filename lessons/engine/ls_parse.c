@@ -438,7 +438,9 @@ int ls_load(ls_lesson *L, const char *path, ls_report *rep)
         int line, col;
         const char *at = cJSON_GetErrorPtr();
         locate(text, at ? at : text + len, &line, &col);
-        ls_problem(rep, 0, "line %d, column %d: malformed JSON near '%.20s'", line, col, at ? at : "");
+        char near[24] = "";
+        for (int i = 0; at && at[i] && i < 20; ++i) near[i] = (at[i] == '\n' || at[i] == '\t') ? ' ' : at[i];
+        ls_problem(rep, 0, "line %d, column %d: malformed JSON near '%s'", line, col, near);
         free(text);
         return -1;
     }

@@ -87,6 +87,18 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
             return fail(err, en, name, "the trace has no tensor '%s'", tname);
     }
     uint32_t e = ls_item_event(S, c->item, kind, c->tap, tensor);
+    if (e == VW_NONE && c->tap >= 0) {
+        /* an item with a single event of this kind (col2im's or a GEMM's one write) has it
+         * whatever the tap in focus */
+        const vw_item *it = &S->idx.items[c->item];
+        uint32_t found = VW_NONE, count = 0;
+        for (uint32_t k = 0; k < it->count; ++k) {
+            uint32_t id = S->idx.by_item[it->first + k];
+            const ks_event *x = &S->tr.events[id];
+            if (x->kind == kind && (tensor < 0 || x->tensor == tensor)) found = id, count++;
+        }
+        if (count == 1) e = found;
+    }
     if (e == VW_NONE) {
         char tap[32] = "";
         if (c->tap >= 0) snprintf(tap, sizeof tap, " at tap %lld", (long long)c->tap);

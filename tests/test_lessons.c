@@ -1,0 +1,377 @@
+/* Lessons: every lesson of lessons/ passes its checks and plays to the end; the checker
+ * rejects each kind of broken lesson with the file, step and problem; templates and
+ * answers agree with the im2col geometry computed here; the text player judges typed
+ * answers; slides focus what the steps say; pictures load as feature maps. */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lessons/engine/ls_lesson.h"
+#include "../lessons/engine/ls_slides.h"
+#include "../trace/image.h"
+#include "../viewer/vw_state.h"
+#include "test_util.h"
+
+static char dir[64];
+
+static int sh(const char *cmd)
+{
+    int st = system(cmd);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[1 << 18];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* kscope lesson ARGS in dir, stdout to out, stderr to err; returns the exit code */
+static int lesson(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && KSCOPE_LESSONS=%s/lessons %s lesson %s >out 2>err </dev/null", dir,
+             KS_SOURCE_DIR, KS_CLI, args);
+    return sh(cmd);
+}
+
+static const char *out_text(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return slurp(path);
+}
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/ks_lessons_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    sh(cmd);
+}
+
+/* A small im2col lesson with one step whose text, focus or question the tests replace. */
+static void small_lesson(const char *name, const char *step2)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+             " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"stride\": [2, 1]},\n"
+             " \"steps\": [\n"
+             "  {\"title\": \"one\", \"focus\": {\"index\": 3}, \"text\": \"index {index} h_col {work.h_col}\"},\n"
+             "  %s\n ]}\n", step2);
+    write_file(name, text);
+}
+
+START_TEST(every_lesson_checks_and_plays_to_the_end)
+{
+    static char paths[128][4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    int n = ls_list(paths, 128);
+    ck_assert_int_ge(n, 4);
+    for (int i = 0; i < n; ++i) {
+        static ls_lesson L;
+        static ls_session S;
+        ls_report rep = {stderr, paths[i], 0};
+        ck_assert_msg(ls_load(&L, paths[i], &rep) == 0, "%s does not load", paths[i]);
+        ck_assert_msg(L.nsteps >= 8 && L.nsteps <= 20, "%s has %d steps (8..20)", paths[i], L.nsteps);
+        ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+        ck_assert_msg(ls_check(&S, &rep) == 0, "%s has problems", paths[i]);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        ck_assert_int_eq(ls_play_text(&S, stdin, out, 1, 0), 0);
+        fclose(out);
+        char want[64];
+        snprintf(want, sizeof want, "== Step %d of %d", L.nsteps, L.nsteps);
+        ck_assert_msg(strstr(buf, want) != NULL, "%s did not reach its last step", paths[i]);
+        ck_assert_ptr_nonnull(strstr(buf, "End of lesson"));
+        ck_assert_ptr_null(strstr(buf, "Not quite")); /* --auto answers what the trace says */
+        free(buf);
+        ls_session_close(&S);
+        ls_free(&L);
+    }
+}
+END_TEST
+
+START_TEST(the_cli_checks_and_plays_every_lesson)
+{
+    ck_assert_int_eq(lesson("--check"), 0);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "ok: "));
+    ck_assert_int_eq(lesson("--list"), 0);
+    const char *list = out_text("out");
+    ck_assert_ptr_nonnull(strstr(list, "01-grid-stride"));
+    ck_assert_ptr_nonnull(strstr(list, "beginner"));
+    ck_assert_ptr_nonnull(strstr(list, "04-conv-gemm"));
+    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm"};
+    for (int i = 0; i < 4; ++i) {
+        char args[64];
+        snprintf(args, sizeof args, "%s --auto", names[i]);
+        ck_assert_msg(lesson(args) == 0, "lesson %s: %s", names[i], out_text("err"));
+        ck_assert_ptr_nonnull(strstr(out_text("out"), "End of lesson"));
+    }
+}
+END_TEST
+
+/* Each broken lesson: exit 1, and a line naming the file, the step and the problem. */
+START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
+{
+    static const struct {
+        const char *step2, *want;
+    } cases[] = {
+        {"{\"title\": \"two\", \"text\": \"{work.h_cl}\"}", "step 2: text: {work.h_cl}: the work event has no field 'h_cl'"},
+        {"{\"title\": \"two\", \"focus\": {\"index\": 999}, \"text\": \"x\"}", "step 2: focus index 999 is not in the trace"},
+        {"{\"title\": \"two\", \"focus\": {\"thread\": 0, \"iter\": 3}, \"text\": \"x\"}", "step 2: focus thread 0 iteration 3"},
+        {"{\"title\": \"two\", \"focus\": {\"tensor\": \"input\", \"at\": [0, 0, 9, 0]}, \"text\": \"x\"}", "step 2: focus: input at dimension 2 is 9"},
+        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"cell\", \"prompt\": \"p\", \"tap\": [0, 0], \"answer\": [1, 1], \"explain\": \"e\"}}",
+         "step 2: the trace contradicts the answer"},
+        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 7, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
+         "step 2: the trace contradicts the answer: {work.w_col} gives 3, the lesson says 7"},
+        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"3\", \"4\"], \"answer\": 2, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
+         "step 2: the trace contradicts the answer: check gives '3'"},
+        {"{\"title\": \"two\", \"narration\": \"x\", \"text\": \"y\"}", "step 2: step: unknown key 'narration'"},
+        {"{\"title\": \"two\", \"text\": \"{index\"}", "step 2: text: unclosed or empty '{'"},
+        {"{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": [3, 0]}}", "step 2: tap (3, 0) is outside the 3x3 kernel"},
+        {"{\"title\": \"two\", \"text\": \"x\", \"show\": [\"colums\"]}", "step 2: show: 'colums'"},
+        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"a\", \"b\"], \"answer\": 3, \"explain\": \"e\"}}",
+         "step 2: question: answer (the number of the right choice) must be an integer in 1..2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        small_lesson("bad.json", cases[i].step2);
+        ck_assert_int_eq(lesson("--check bad.json"), 1);
+        const char *out = out_text("out");
+        ck_assert_msg(strstr(out, "kscope: lesson: bad.json: ") && strstr(out, cases[i].want),
+                      "case %zu: wanted '%s' in:\n%s", i, cases[i].want, out);
+        /* playing a broken lesson is refused with one line on stderr */
+        ck_assert_int_eq(lesson("bad.json --auto"), 2);
+        ck_assert_ptr_nonnull(strstr(out_text("err"), "cannot be played"));
+    }
+    write_file("bad.json", "{\"title\": \"t\",\n  \"steps\": [ {\"title\": 1,, } ]\n}\n");
+    ck_assert_int_eq(lesson("--check bad.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "bad.json: line 2, column 27: malformed JSON"));
+    small_lesson("good.json", "{\"title\": \"two\", \"text\": \"w_col {work.w_col}\"}");
+    ck_assert_int_eq(lesson("--check good.json"), 0);
+    ck_assert_int_eq(lesson("--check nothere.json"), 2);
+    ck_assert_int_eq(lesson("nothere"), 2);
+    ck_assert_ptr_nonnull(strstr(out_text("err"), "no lesson 'nothere'"));
+    ck_assert_int_eq(lesson("01 --bogus"), 2);
+}
+END_TEST
+
+/* Rendered templates equal the geometry: index -> (c_im, h_col, w_col), tap (i, j) ->
+ * input (h_col*sh - ph + i*dh, w_col*sw - pw + j*dw), columns row c*kh*kw + i*kw + j. */
+START_TEST(templates_match_the_im2col_geometry)
+{
+    uint64_t s = 4242;
+    for (int k = 0; k < 6; ++k) {
+        ks_im2col_params p = tu_geometry(&s);
+        char text[1024], path[256];
+        snprintf(path, sizeof path, "%s/g.json", dir);
+        snprintf(text, sizeof text,
+                 "{\"title\": \"g\", \"level\": \"advanced\", \"operator\": \"im2col\", \"pattern\": \"random\", \"params\": "
+                 "{\"batch\": %lld, \"channels\": %lld, \"input-size\": [%lld, %lld], \"kernel-size\": [%lld, %lld], "
+                 "\"padding\": [%lld, %lld], \"stride\": [%lld, %lld], \"dilation\": [%lld, %lld]},"
+                 " \"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}",
+                 (long long)p.batch, (long long)p.channels, (long long)p.height, (long long)p.width,
+                 (long long)p.kernel_h, (long long)p.kernel_w, (long long)p.pad_h, (long long)p.pad_w,
+                 (long long)p.stride_h, (long long)p.stride_w, (long long)p.dilation_h, (long long)p.dilation_w);
+        write_file("g.json", text);
+        static ls_lesson L;
+        static ls_session S;
+        ls_report rep = {stderr, path, 0};
+        ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+        ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+        ks_im2col_geom g;
+        ks_im2col_geometry(&p, &g);
+        for (int t = 0; t < 20; ++t) {
+            ls_focus f = {0};
+            f.kind = LS_FOCUS_INDEX;
+            f.index = tu_int(&s, 0, g.im2col_work - 1);
+            f.tap_given = f.tap_pair = 1;
+            f.tap[0] = tu_int(&s, 0, p.kernel_h - 1);
+            f.tap[1] = tu_int(&s, 0, p.kernel_w - 1);
+            ls_ctx c;
+            char out[256], err[256], want[256];
+            ls_ctx_init(&c);
+            ck_assert_msg(ls_focus_resolve(&S, &f, &c, err, sizeof err) == 0, "%s", err);
+            const int64_t w_col = f.index % g.width_col, h_col = f.index / g.width_col % g.height_col;
+            const int64_t c_im = f.index / (g.width_col * g.height_col) % p.channels;
+            const int64_t y = h_col * p.stride_h - p.pad_h + f.tap[0] * p.dilation_h;
+            const int64_t x = w_col * p.stride_w - p.pad_w + f.tap[1] * p.dilation_w;
+            const int64_t row = c_im * p.kernel_h * p.kernel_w + f.tap[0] * p.kernel_w + f.tap[1];
+            const int pad = y < 0 || x < 0 || y >= p.height || x >= p.width;
+            ck_assert_int_eq(ls_render(&S, &c, "{work.c_im} {work.h_col} {work.w_col} {read.y} {read.x} {read.pad} "
+                                       "{write.y} {write.x} {tap} {{}}", out, sizeof out, err, sizeof err), 0);
+            snprintf(want, sizeof want, "%lld %lld %lld %lld %lld %s %lld %lld %lld {}", (long long)c_im,
+                     (long long)h_col, (long long)w_col, (long long)y, (long long)x, pad ? "yes" : "no",
+                     (long long)row, (long long)(h_col * g.width_col + w_col),
+                     (long long)(f.tap[0] * p.kernel_w + f.tap[1]));
+            ck_assert_str_eq(out, want);
+            ls_ctx_free(&c);
+        }
+        ls_session_close(&S);
+        ls_free(&L);
+    }
+}
+END_TEST
+
+/* Typed answers: a wrong one gets the explanation and a second try; the answer is the
+ * trace's, so "5 4" is right for a read at (5, 4) however the student writes it. */
+START_TEST(text_player_judges_typed_answers)
+{
+    small_lesson("q.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
+                 "{\"kind\": \"cell\", \"prompt\": \"which?\", \"tap\": [2, 1], \"answer\": [3, 2], \"explain\": \"EXPLAIN {read.at}\"}}");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && printf '0, 0\\n(3, 2)\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    const char *out = out_text("out");
+    ck_assert_ptr_nonnull(strstr(out, "Not quite."));
+    ck_assert_ptr_nonnull(strstr(out, "EXPLAIN input[0, 0, 3, 2]"));
+    ck_assert_ptr_nonnull(strstr(out, "Right."));
+    ck_assert_ptr_nonnull(strstr(out, "0 of 1 questions right at the first try"));
+    snprintf(cmd, sizeof cmd, "cd %s && printf '3 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "1 of 1 questions right at the first try"));
+    /* two wrong answers reveal it */
+    snprintf(cmd, sizeof cmd, "cd %s && printf '1 1\\n2 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "The answer is 3, 2."));
+    /* stdin ends before the answer: one error line, exit 2 */
+    snprintf(cmd, sizeof cmd, "cd %s && %s lesson q.json </dev/null >out 2>err", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 2);
+    ck_assert_ptr_nonnull(strstr(out_text("err"), "stdin ended before an answer"));
+}
+END_TEST
+
+/* Slides focus the step's event, with the panels and lookup the step asks for, and the
+ * viewer state shows exactly that event after PageDown / PageUp. */
+START_TEST(slides_focus_what_the_steps_say)
+{
+    static ls_lesson L;
+    static ls_session S;
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find("03", path, sizeof path), 0);
+    ls_report rep = {stderr, path, 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    vw_slide *sl;
+    int n = ls_slides_make(&S, &sl);
+    ck_assert_int_eq(n, L.nsteps);
+    vw_state st;
+    vw_layout lay;
+    vw_layout_compute_story(&lay, 1280, 960, 16, 12);
+    ck_assert_int_gt(lay.story.h, 0);
+    ck_assert(!vw_rect_overlap(lay.story, lay.decomp) && !vw_rect_overlap(lay.story, lay.timeline));
+    vw_state_init(&st, &S.tr, &S.idx);
+    vw_story_set(&st, sl, n);
+    for (int k = 0; k < n; ++k) {
+        if (k) {
+            vw_action next = {VW_ACT_SLIDE, 1, 0};
+            vw_apply(&st, &lay, &next);
+        }
+        ck_assert_int_eq(st.slide, k);
+        ck_assert_uint_eq(vw_state_event(&st), sl[k].event);
+        ck_assert_ptr_nonnull(strstr(sl[k].title, L.steps[k].title));
+        ck_assert_int_eq(sl[k].question != NULL, L.steps[k].q.kind != LS_Q_NONE);
+    }
+    /* step 1 focuses output[0, 0, 1, 2]: its writer, and a lookup of that pixel */
+    vw_story_show(&st, 0);
+    const ks_event *e = &S.tr.events[vw_state_event(&st)];
+    ck_assert_int_eq(e->kind, KS_EV_WRITE);
+    ck_assert_int_eq(e->u.access.y, 1);
+    ck_assert_int_eq(e->u.access.x, 2);
+    ck_assert_int_eq(st.look.tensor, ks_trace_tensor(&S.tr, "output"));
+    ck_assert_uint_eq(st.look.n, 1);
+    ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, "columns"));
+    vw_action back = {VW_ACT_SLIDE, -1, 0};
+    vw_apply(&st, &lay, &back);
+    ck_assert_int_eq(st.slide, 0);
+    vw_state_free(&st);
+    ls_slides_free(sl, n);
+    ls_session_close(&S);
+    ls_free(&L);
+}
+END_TEST
+
+/* A 4x6 grey PGM averaged to 2x3, and a colour PPM kept as three channels. */
+START_TEST(pictures_load_as_feature_maps)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/g.pgm", dir);
+    FILE *f = fopen(path, "wb");
+    unsigned char px[24];
+    uint64_t s = 9;
+    for (int i = 0; i < 24; ++i) px[i] = (unsigned char)tu_int(&s, 0, 255);
+    fprintf(f, "P5\n# a comment\n6 4\n255\n");
+    fwrite(px, 1, 24, f);
+    fclose(f);
+    ks_tensor t = {0};
+    ck_assert_int_eq(ks_image_read(path, 0, 2, 3, &t), KS_OK);
+    ck_assert_int_eq(t.shape[1], 1);
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 3; ++x) {
+            double sum = 0;
+            for (int dy = 0; dy < 2; ++dy)
+                for (int dx = 0; dx < 2; ++dx) sum += px[(2 * y + dy) * 6 + 2 * x + dx];
+            ck_assert_double_eq_tol(((float *)t.data)[y * 3 + x], sum / 4 / 255, 1e-6);
+        }
+    ks_tensor_free(&t);
+    snprintf(path, sizeof path, "%s/c.ppm", dir);
+    f = fopen(path, "wb");
+    fprintf(f, "P6 2 1 255\n");
+    fwrite("\x10\x20\x30\xff\x00\x80", 1, 6, f);
+    fclose(f);
+    ck_assert_int_eq(ks_image_read(path, 0, 0, 0, &t), KS_OK);
+    ck_assert_int_eq(t.shape[1], 3);
+    ck_assert_int_eq(t.shape[3], 2);
+    ck_assert_double_eq_tol(((float *)t.data)[0 * 2 + 1], 1.0, 1e-6);     /* R of pixel 1 */
+    ck_assert_double_eq_tol(((float *)t.data)[2 * 2 + 0], 0x30 / 255.0, 1e-6); /* B of pixel 0 */
+    ks_tensor_free(&t);
+    ck_assert_int_eq(ks_image_read(path, 1, 0, 0, &t), KS_OK); /* grey: the mean */
+    ck_assert_double_eq_tol(((float *)t.data)[1], (255 + 0 + 128) / 3.0 / 255, 1e-6);
+    ks_tensor_free(&t);
+    f = fopen(path, "wb");
+    fprintf(f, "P6 2 2 255\n\x01\x02");
+    fclose(f);
+    ck_assert_int_eq(ks_image_read(path, 0, 0, 0, &t), KS_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(ks_error_message(), "truncated"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("lessons");
+    TCase *tc = tcase_create("lessons");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, every_lesson_checks_and_plays_to_the_end);
+    tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
+    tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
+    tcase_add_test(tc, templates_match_the_im2col_geometry);
+    tcase_add_test(tc, text_player_judges_typed_answers);
+    tcase_add_test(tc, slides_focus_what_the_steps_say);
+    tcase_add_test(tc, pictures_load_as_feature_maps);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}
