@@ -10,7 +10,7 @@ export PKG_CONFIG_SYSROOT_DIR=/tmp/deps PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64
 export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu CPATH=/tmp/deps/usr/include:/tmp/deps/usr/include/cjson
 export LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DKS_WITH_VIEWER=OFF &&
+if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DKS_WITH_VIEWER=OFF -DKS_WITH_PNG=OFF &&
        cmake --build build-gpu -j16; } >"$OUT/build.log" 2>&1; then
     tail -40 "$OUT/build.log"; exit 1
 fi
