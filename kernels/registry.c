@@ -54,6 +54,14 @@ void ks_run_init(ks_run *r, const ks_op *op)
         strncpy(r->tensor[i].name, op->tensors[i].name, KS_NAME_LEN - 1);
 }
 
+int ks_run_agree(const ks_run *r, int param, int axis, const char *flag, int64_t got, const char *tensor)
+{
+    if (r->set[param] && r->value[param][axis] != got)
+        return ks_fail(KS_EINVAL, "--%s %lld disagrees with the %s tensor given (%lld)", flag,
+                       (long long)r->value[param][axis], tensor, (long long)got);
+    return KS_OK;
+}
+
 void ks_run_free(ks_run *r)
 {
     for (int i = 0; i < KS_OP_TENSORS; ++i) ks_tensor_free(&r->tensor[i]);

@@ -74,6 +74,9 @@ int ks_op_tensor(const ks_op *op, const char *name);
 /* Fills r->value with the op's defaults and zeroes the rest. */
 void ks_run_init(ks_run *r, const ks_op *op);
 void ks_run_free(ks_run *r);
+/* A parameter given explicitly together with an --in tensor must agree with the size the
+ * tensor implies: KS_OK, or KS_EINVAL naming the flag, the tensor and both values. */
+int ks_run_agree(const ks_run *r, int param, int axis, const char *flag, int64_t got, const char *tensor);
 /* Fills an input tensor (shape already set) with the built-in pattern. */
 int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed);
 

@@ -29,15 +29,6 @@ static const ks_tensor_spec tensors[] = {
     {"output", 1, "(N, O, Ho, Wo)"},
 };
 
-static int agree(const ks_run *r, int param, int axis, const char *flag, int64_t got,
-                 const char *tensor)
-{
-    if (r->set[param] && r->value[param][axis] != got)
-        return ks_fail(KS_EINVAL, "--%s %lld disagrees with the %s tensor given (%lld)", flag,
-                       (long long)r->value[param][axis], tensor, (long long)got);
-    return KS_OK;
-}
-
 static void set_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d)
 {
     const int64_t s[4] = {a, b, c, d};
@@ -53,10 +44,10 @@ static int from_inputs(ks_run *r, ks_conv2d_params *p)
     int rc;
     if (in->data) {
         if (in->ndim != 4) return ks_fail(KS_EINVAL, "input must have shape (N, C, H, W)");
-        if ((rc = agree(r, P_BATCH, 0, "batch", in->shape[0], "input")) ||
-            (rc = agree(r, P_CHANNELS, 0, "channels", in->shape[1], "input")) ||
-            (rc = agree(r, P_HW, 0, "input-size", in->shape[2], "input")) ||
-            (rc = agree(r, P_HW, 1, "input-size", in->shape[3], "input")))
+        if ((rc = ks_run_agree(r, P_BATCH, 0, "batch", in->shape[0], "input")) ||
+            (rc = ks_run_agree(r, P_CHANNELS, 0, "channels", in->shape[1], "input")) ||
+            (rc = ks_run_agree(r, P_HW, 0, "input-size", in->shape[2], "input")) ||
+            (rc = ks_run_agree(r, P_HW, 1, "input-size", in->shape[3], "input")))
             return rc;
         p->im.batch = in->shape[0];
         p->im.channels = in->shape[1];
@@ -65,9 +56,9 @@ static int from_inputs(ks_run *r, ks_conv2d_params *p)
     }
     if (w->data) {
         if (w->ndim != 4) return ks_fail(KS_EINVAL, "weight must have shape (O, C, kh, kw)");
-        if ((rc = agree(r, P_OUT, 0, "out-channels", w->shape[0], "weight")) ||
-            (rc = agree(r, P_KERNEL, 0, "kernel-size", w->shape[2], "weight")) ||
-            (rc = agree(r, P_KERNEL, 1, "kernel-size", w->shape[3], "weight")))
+        if ((rc = ks_run_agree(r, P_OUT, 0, "out-channels", w->shape[0], "weight")) ||
+            (rc = ks_run_agree(r, P_KERNEL, 0, "kernel-size", w->shape[2], "weight")) ||
+            (rc = ks_run_agree(r, P_KERNEL, 1, "kernel-size", w->shape[3], "weight")))
             return rc;
         if (w->shape[1] != p->im.channels)
             return ks_fail(KS_EINVAL, "weight has %lld input channels but the input has %lld",

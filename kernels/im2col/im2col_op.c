@@ -59,16 +59,6 @@ static void to_params(const ks_run *r, ks_im2col_params *p)
     p->width = r->value[P_HW][1];
 }
 
-/* A flag given together with an --in tensor must agree with it. */
-static int agree(const ks_run *r, int param, int axis, const char *flag, int64_t got,
-                 const char *tensor)
-{
-    if (r->set[param] && r->value[param][axis] != got)
-        return ks_fail(KS_EINVAL, "--%s %lld disagrees with the %s tensor given (%lld)", flag,
-                       (long long)r->value[param][axis], tensor, (long long)got);
-    return KS_OK;
-}
-
 static void describe(ks_run *r, const ks_im2col_params *p, const ks_im2col_geom *g)
 {
     snprintf(r->params_json, sizeof r->params_json,
@@ -131,10 +121,10 @@ static int run_im2col(ks_run *r)
     if (in->data) {
         if (in->ndim != 4 || in->dtype != KS_F32)
             return ks_fail(KS_EINVAL, "input must be a float32 array of shape (N, C, H, W)");
-        if ((rc = agree(r, P_BATCH, 0, "batch", in->shape[0], "input")) ||
-            (rc = agree(r, P_CHANNELS, 0, "channels", in->shape[1], "input")) ||
-            (rc = agree(r, P_HW, 0, "input-size", in->shape[2], "input")) ||
-            (rc = agree(r, P_HW, 1, "input-size", in->shape[3], "input")))
+        if ((rc = ks_run_agree(r, P_BATCH, 0, "batch", in->shape[0], "input")) ||
+            (rc = ks_run_agree(r, P_CHANNELS, 0, "channels", in->shape[1], "input")) ||
+            (rc = ks_run_agree(r, P_HW, 0, "input-size", in->shape[2], "input")) ||
+            (rc = ks_run_agree(r, P_HW, 1, "input-size", in->shape[3], "input")))
             return rc;
         p.batch = in->shape[0];
         p.channels = in->shape[1];
@@ -174,8 +164,8 @@ static int run_col2im(ks_run *r)
         if (cols->shape[1] % taps != 0 || cols->shape[1] == 0)
             return ks_fail(KS_EINVAL, "columns dimension 1 (%lld) must be a positive multiple of "
                            "kh*kw = %lld", (long long)cols->shape[1], (long long)taps);
-        if ((rc = agree(r, P_BATCH, 0, "batch", cols->shape[0], "columns")) ||
-            (rc = agree(r, P_CHANNELS, 0, "channels", cols->shape[1] / taps, "columns")))
+        if ((rc = ks_run_agree(r, P_BATCH, 0, "batch", cols->shape[0], "columns")) ||
+            (rc = ks_run_agree(r, P_CHANNELS, 0, "channels", cols->shape[1] / taps, "columns")))
             return rc;
         p.batch = cols->shape[0];
         p.channels = cols->shape[1] / taps;
