@@ -182,7 +182,8 @@ static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_repor
     }
 }
 
-int ls_step_names_ok(const ls_session *S, int k, ls_report *rep)
+/* Step k's show and panels name real tensors (or show keywords); problems to rep. */
+static int step_names_ok(const ls_session *S, int k, ls_report *rep)
 {
     const ls_step *st = &S->L->steps[k];
     static const char *const words[] = {"decomposition", "events", "launch", "threads", NULL};
@@ -219,7 +220,7 @@ int ls_check(const ls_session *S, ls_report *rep)
         ls_ctx qc;
         if (ls_render(S, &c, st->title, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "title: %s", err);
         if (ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "text: %s", err);
-        ls_step_names_ok(S, k, rep);
+        step_names_ok(S, k, rep);
         if (st->q.kind == LS_Q_NONE) continue;
         if (ls_question_ctx(S, &c, &st->q, &qc, err, sizeof err)) ls_problem(rep, k + 1, "question: %s", err);
         else check_question(S, &qc, k, rep);

@@ -171,8 +171,7 @@ int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *
  * trace, not the lesson file. */
 int ls_answer_text(const ls_session *S, const ls_ctx *c, int k, char *out, size_t n);
 int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed);
-/* Step k's show and panels name real tensors (or show keywords); problems to rep. */
-int ls_step_names_ok(const ls_session *S, int k, ls_report *rep);
+
 
 /* Text player. auto_answer: answer every question correctly and never wait. Otherwise
  * answers are read from `in` (a wrong one gets the explanation and a second try); when
