@@ -16,6 +16,8 @@ int ks_cli_error(const char *ctx, const char *fmt, ...) __attribute__((format(pr
 int ks_parse_i64(const char *s, int64_t *out);
 /* "3" -> {3, 3} (axes 2) or {3}; "3,2" -> {3, 2} (axes 2 only). */
 int ks_parse_values(const char *s, int axes, int64_t out[2]);
+/* "2.5" or "0.5,-1" (one number means both when axes == 2); finite numbers only. */
+int ks_parse_doubles(const char *s, int axes, double out[2]);
 /* "index=LO:HI,block=LO:HI,every=N" (any subset; HI exclusive, may be empty) */
 int ks_parse_filter(const char *s, ks_filter *f);
 

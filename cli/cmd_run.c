@@ -18,16 +18,32 @@ static void print_op(FILE *out, const ks_op *op)
     fprintf(out, "%s: %s\n\nparameters (default):\n", op->name, op->summary);
     for (int i = 0; i < op->nparams; ++i) {
         const ks_param_spec *p = &op->params[i];
-        char def[48];
-        if (p->axes == 2)
-            snprintf(def, sizeof def, "%lld,%lld", (long long)p->def[0], (long long)p->def[1]);
-        else
-            snprintf(def, sizeof def, "%lld", (long long)p->def[0]);
-        fprintf(out, "  --%-14s %-8s %s (>= %lld)\n", p->name, def, p->help, (long long)p->min);
+        char def[48], flag[40], range[48] = "";
+        snprintf(flag, sizeof flag, "--%s", p->name);
+        if (p->kind == KS_PARAM_SWITCH) {
+            snprintf(flag, sizeof flag, "--[no-]%s", p->name);
+            snprintf(def, sizeof def, "%s", p->def[0] ? "on" : "off");
+        } else if (p->kind == KS_PARAM_CHOICE) {
+            int k = 0;
+            const char *c = p->choices;
+            while (k < p->def[0] && (c = strchr(c, '|'))) c++, k++;
+            snprintf(def, sizeof def, "%.*s", (int)(strchr(c, '|') ? strchr(c, '|') - c : (long)strlen(c)), c);
+            snprintf(range, sizeof range, " (%s)", p->choices);
+        } else if (p->kind == KS_PARAM_FLOAT) {
+            if (p->axes == 2) snprintf(def, sizeof def, "%g,%g", p->fdef[0], p->fdef[1]);
+            else snprintf(def, sizeof def, "%g", p->fdef[0]);
+        } else {
+            if (p->axes == 2)
+                snprintf(def, sizeof def, "%lld,%lld", (long long)p->def[0], (long long)p->def[1]);
+            else
+                snprintf(def, sizeof def, "%lld", (long long)p->def[0]);
+            snprintf(range, sizeof range, " (>= %lld)", (long long)p->min);
+        }
+        fprintf(out, "  %-18s %-8s %s%s\n", flag, def, p->help, range);
     }
     fprintf(out, "\ntensors:\n");
     for (int i = 0; i < op->ntensors; ++i)
-        fprintf(out, "  %-10s %-7s %s\n", op->tensors[i].name,
+        fprintf(out, "  %-12s %-7s %s\n", op->tensors[i].name,
                 op->tensors[i].output ? "output" : "input", op->tensors[i].shape);
     fprintf(out, "\nlaunch default: %d threads per block, ", op->default_threads);
     if (op->default_block_cap > 0)
@@ -95,7 +111,7 @@ static int save_outputs(const ks_op *op, const ks_run *r, const char *dir, const
         return ks_cli_error(ctx, "%s: cannot create directory: %s", dir, strerror(errno));
     }
     for (int i = 0; i < op->ntensors; ++i) {
-        if (!op->tensors[i].output) continue;
+        if (!op->tensors[i].output || r->absent[i]) continue;
         snprintf(written[n], sizeof written[0], "%s/%s.npy", dir, r->tensor[i].name);
         if (ks_npy_write(written[n], &r->tensor[i])) {
             unlink_all(written, n);
@@ -151,18 +167,38 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
         }
         int matched = 0;
         for (int p = 0; p < op->nparams && !matched; ++p) {
-            if ((m = ks_flag(argc, argv, &i, op->params[p].name, &v)) == 0) continue;
-            if (m < 0) return ks_cli_error(ctx, "--%s needs a value", op->params[p].name);
-            int64_t val[2];
-            if (ks_parse_values(v, op->params[p].axes, val))
-                return ks_cli_error(ctx, "--%s: '%s' is not %s", op->params[p].name, v,
-                                    op->params[p].axes == 2 ? "N or H,W" : "an integer");
-            for (int a = 0; a < op->params[p].axes; ++a)
-                if (val[a] < op->params[p].min)
-                    return ks_cli_error(ctx, "--%s must be >= %lld (got %lld)", op->params[p].name,
-                                        (long long)op->params[p].min, (long long)val[a]);
-            r->value[p][0] = val[0];
-            r->value[p][1] = val[1];
+            const ks_param_spec *spec = &op->params[p];
+            if (spec->kind == KS_PARAM_SWITCH) {
+                if (strncmp(argv[i], "--", 2)) continue;
+                const char *a = argv[i] + 2;
+                int no = !strncmp(a, "no-", 3);
+                if (strcmp(no ? a + 3 : a, spec->name)) continue;
+                r->value[p][0] = !no;
+                r->set[p] = matched = 1;
+                continue;
+            }
+            if ((m = ks_flag(argc, argv, &i, spec->name, &v)) == 0) continue;
+            if (m < 0) return ks_cli_error(ctx, "--%s needs a value", spec->name);
+            if (spec->kind == KS_PARAM_CHOICE) {
+                int k = ks_param_choice(spec, v);
+                if (k < 0) return ks_cli_error(ctx, "--%s must be one of %s (got '%s')", spec->name, spec->choices, v);
+                r->value[p][0] = k;
+            } else if (spec->kind == KS_PARAM_FLOAT) {
+                if (ks_parse_doubles(v, spec->axes, r->fvalue[p]))
+                    return ks_cli_error(ctx, "--%s: '%s' is not %s", spec->name, v,
+                                        spec->axes == 2 ? "a number or two (A,B)" : "a number");
+            } else {
+                int64_t val[2];
+                if (ks_parse_values(v, spec->axes, val))
+                    return ks_cli_error(ctx, "--%s: '%s' is not %s", spec->name, v,
+                                        spec->axes == 2 ? "N or H,W" : "an integer");
+                for (int a = 0; a < spec->axes; ++a)
+                    if (val[a] < spec->min)
+                        return ks_cli_error(ctx, "--%s must be >= %lld (got %lld)", spec->name,
+                                            (long long)spec->min, (long long)val[a]);
+                r->value[p][0] = val[0];
+                r->value[p][1] = val[1];
+            }
             r->set[p] = 1;
             matched = 1;
         }
@@ -254,8 +290,9 @@ static int run_op(const ks_op *op, int argc, char **argv)
         printf("%s on %s: %lld work items, %lld block%s x %d threads\n", op->name, r.device_name,
                (long long)r.work_items, (long long)r.blocks, r.blocks == 1 ? "" : "s", r.threads);
         for (int i = 0; i < op->ntensors; ++i)
-            printf("  %-7s %-10s %s\n", op->tensors[i].output ? "output" : "input", r.tensor[i].name,
-                   ks_shape_str(r.tensor[i].ndim, r.tensor[i].shape, shape, sizeof shape));
+            if (!r.absent[i])
+                printf("  %-7s %-12s %s\n", op->tensors[i].output ? "output" : "input", r.tensor[i].name,
+                       ks_shape_str(r.tensor[i].ndim, r.tensor[i].shape, shape, sizeof shape));
         if (trace)
             printf("trace: %s (%llu events, %llu dropped)\n", trace, ks_sink_count(r.sink),
                    ks_sink_dropped(r.sink));

@@ -12,14 +12,14 @@
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_BATCH, P_CHANNELS, P_HW, P_OUT, P_COUNT };
 
 static const ks_param_spec params[P_COUNT] = {
-    {"kernel-size", 2, {3, 3}, 1, "kernel height, width"},
-    {"padding", 2, {1, 1}, 0, "zero padding on each side: top/bottom, left/right"},
-    {"stride", 2, {1, 1}, 1, "window step"},
-    {"dilation", 2, {1, 1}, 1, "spacing of the kernel taps"},
-    {"batch", 1, {1, 0}, 1, "N of the built-in input (an --in input sets it)"},
-    {"channels", 1, {2, 0}, 1, "C of the built-in input (an --in input sets it)"},
-    {"input-size", 2, {5, 5}, 1, "H, W of the built-in input (an --in input sets it)"},
-    {"out-channels", 1, {2, 0}, 1, "O, the filters (an --in weight sets it)"},
+    {"kernel-size", 2, {3, 3}, 1, "kernel height, width", KS_PARAM_INT, NULL, {0, 0}},
+    {"padding", 2, {1, 1}, 0, "zero padding on each side: top/bottom, left/right", KS_PARAM_INT, NULL, {0, 0}},
+    {"stride", 2, {1, 1}, 1, "window step", KS_PARAM_INT, NULL, {0, 0}},
+    {"dilation", 2, {1, 1}, 1, "spacing of the kernel taps", KS_PARAM_INT, NULL, {0, 0}},
+    {"batch", 1, {1, 0}, 1, "N of the built-in input (an --in input sets it)", KS_PARAM_INT, NULL, {0, 0}},
+    {"channels", 1, {2, 0}, 1, "C of the built-in input (an --in input sets it)", KS_PARAM_INT, NULL, {0, 0}},
+    {"input-size", 2, {5, 5}, 1, "H, W of the built-in input (an --in input sets it)", KS_PARAM_INT, NULL, {0, 0}},
+    {"out-channels", 1, {2, 0}, 1, "O, the filters (an --in weight sets it)", KS_PARAM_INT, NULL, {0, 0}},
 };
 
 static const ks_tensor_spec tensors[] = {

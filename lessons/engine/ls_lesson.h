@@ -95,6 +95,7 @@ typedef struct ls_lesson {
     const char *title, *level, *summary;
     const ks_op *op;
     int64_t value[KS_MAX_PARAMS][2];
+    double fvalue[KS_MAX_PARAMS][2];
     int set[KS_MAX_PARAMS];
     int pattern;
     uint64_t seed;

@@ -250,6 +250,39 @@ static void parse_params(ls_report *rep, ls_lesson *L, const cJSON *o)
         int64_t v[2];
         char what[64];
         snprintf(what, sizeof what, "params: %s", c->string);
+        if (spec->kind == KS_PARAM_SWITCH) {
+            if (!cJSON_IsBool(c)) {
+                ls_problem(rep, 0, "params: %s takes true or false", c->string);
+                continue;
+            }
+            L->value[p][0] = cJSON_IsTrue(c);
+            L->set[p] = 1;
+            continue;
+        }
+        if (spec->kind == KS_PARAM_CHOICE) {
+            int k = cJSON_IsString(c) ? ks_param_choice(spec, c->valuestring) : -1;
+            if (k < 0) {
+                ls_problem(rep, 0, "params: %s must be one of %s", c->string, spec->choices);
+                continue;
+            }
+            L->value[p][0] = k;
+            L->set[p] = 1;
+            continue;
+        }
+        if (spec->kind == KS_PARAM_FLOAT) {
+            const int n = cJSON_IsArray(c) ? cJSON_GetArraySize(c) : 1;
+            const cJSON *a = cJSON_IsArray(c) ? c->child : c;
+            if (n != (cJSON_IsArray(c) ? 2 : 1) || (cJSON_IsArray(c) && spec->axes != 2) ||
+                !cJSON_IsNumber(a) || (n == 2 && !cJSON_IsNumber(a->next))) {
+                ls_problem(rep, 0, "params: %s takes %s", c->string,
+                           spec->axes == 2 ? "a number or [a, b]" : "a number");
+                continue;
+            }
+            L->fvalue[p][0] = a->valuedouble;
+            L->fvalue[p][1] = n == 2 ? a->next->valuedouble : a->valuedouble;
+            L->set[p] = 1;
+            continue;
+        }
         if (cJSON_IsArray(c)) {
             if (spec->axes != 2) {
                 ls_problem(rep, 0, "params: %s takes one integer", c->string);
@@ -345,6 +378,8 @@ static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
     for (int i = 0; i < L->op->nparams; ++i) {
         L->value[i][0] = L->op->params[i].def[0];
         L->value[i][1] = L->op->params[i].def[1];
+        L->fvalue[i][0] = L->op->params[i].fdef[0];
+        L->fvalue[i][1] = L->op->params[i].fdef[1];
     }
     const cJSON *v;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "params"))) parse_params(rep, L, v);

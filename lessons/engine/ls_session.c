@@ -47,6 +47,7 @@ int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
     ks_run *r = &S->run;
     ks_run_init(r, L->op);
     memcpy(r->value, L->value, sizeof r->value);
+    memcpy(r->fvalue, L->fvalue, sizeof r->fvalue);
     memcpy(r->set, L->set, sizeof r->set);
     r->device = KS_DEV_SIM;
     r->pattern = L->pattern;

@@ -1,0 +1,42 @@
+#include "ks_gemm.h"
+
+#include "ks_error.h"
+
+enum { TILE_N = 256, TILE_K = 64 };
+
+int ks_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+             const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    if (ta && tb) return ks_fail(KS_EINVAL, "ks_sgemm: A and B both transposed is not supported");
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+    if (tb) {
+        /* B^T: C[i, j] += dot(row i of A, row j of B), both contiguous in k */
+        for (int64_t i = 0; i < M; ++i) {
+            const float *a = A + i * lda;
+            for (int64_t j = 0; j < N; ++j) {
+                const float *b = B + j * ldb;
+                float s = 0.0f;
+                for (int64_t k = 0; k < K; ++k) s += a[k] * b[k];
+                C[i * ldc + j] += s;
+            }
+        }
+        return KS_OK;
+    }
+    /* C[i, j0:j1] += a(i, k) * B[k, j0:j1], over tiles of j and k */
+    for (int64_t j0 = 0; j0 < N; j0 += TILE_N) {
+        const int64_t j1 = j0 + TILE_N < N ? j0 + TILE_N : N;
+        for (int64_t k0 = 0; k0 < K; k0 += TILE_K) {
+            const int64_t k1 = k0 + TILE_K < K ? k0 + TILE_K : K;
+            for (int64_t i = 0; i < M; ++i) {
+                float *c = C + i * ldc;
+                for (int64_t k = k0; k < k1; ++k) {
+                    const float a = ta ? A[k * lda + i] : A[i * lda + k];
+                    const float *b = B + k * ldb;
+                    for (int64_t j = j0; j < j1; ++j) c[j] += a * b[j];
+                }
+            }
+        }
+    }
+    return KS_OK;
+}

@@ -1,0 +1,251 @@
+/* deform_cuda.cu - the deformable kernels on the GPU (plain with 32- and 64-bit indices,
+ * traced with 64-bit), and the layer's CUDA backend: cuBLAS SGEMM (default math mode, so
+ * no TF32) and three small rearrangement kernels. */
+#include <cublas_v2.h>
+
+#include "../core/ks_cuda.h"
+#include "deform_layer.h"
+
+#define KS_IDX int32_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain32
+#include "deform_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+#undef KS_IDX
+
+#define KS_IDX int64_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "deform_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "deform_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_DEFORM_KERNELS(name)                                                                 \
+    __global__ void name##_k_plain32(ks_deform_args a)                                         \
+    {                                                                                          \
+        ks_thread t;                                                                           \
+        ks_thread_from_builtins(&t, NULL);                                                     \
+        name##_body_plain32(&t, &a);                                                           \
+    }                                                                                          \
+    __global__ void name##_k_plain(ks_deform_args a)                                           \
+    {                                                                                          \
+        ks_thread t;                                                                           \
+        ks_thread_from_builtins(&t, NULL);                                                     \
+        name##_body_plain(&t, &a);                                                             \
+    }                                                                                          \
+    __global__ void name##_k_traced(ks_deform_args a, ks_sink sink)                            \
+    {                                                                                          \
+        ks_thread t;                                                                           \
+        ks_thread_from_builtins(&t, &sink);                                                    \
+        name##_body_traced(&t, &a);                                                            \
+    }
+
+KS_DEFORM_KERNELS(ks_deform_im2col)
+KS_DEFORM_KERNELS(ks_deform_col2im)
+KS_DEFORM_KERNELS(ks_deform_coord)
+
+/* 32-bit indices are exact when every tensor and every index the grid-stride loop can
+ * reach stays under 2^30. */
+static int fits_int32(const ks_deform_geom *g, int64_t work, int64_t blocks, int threads)
+{
+    const int64_t lim = (int64_t)1 << 30;
+    return g->input_numel < lim && g->offset_numel < lim && g->col_numel < lim && work < lim &&
+           blocks * threads < lim;
+}
+
+extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k,
+                                     const ks_deform_chunk *c, const ks_launch *launch,
+                                     const ks_sink *dev_sink, void *stream)
+{
+    ks_deform_args a;
+    ks_deform_geom g;
+    int threads;
+    int64_t blocks;
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    int rc = ks_deform_args_make(p, c, &a, &g);
+    if (!rc) rc = ks_deform_kernel_launch(p, k, c->step, launch, &threads, &blocks);
+    if (rc || blocks == 0) return rc;
+    cudaStream_t s = (cudaStream_t)stream;
+    const int small = fits_int32(&g, ks_deform_work(&g, p, k, c->step), blocks, threads);
+    const unsigned nb = (unsigned)blocks;
+    switch (k) {
+    case KS_DEFORM_IM2COL:
+        if (dev_sink) ks_deform_im2col_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small) ks_deform_im2col_k_plain32<<<nb, threads, 0, s>>>(a);
+        else ks_deform_im2col_k_plain<<<nb, threads, 0, s>>>(a);
+        return ks_cuda_check_launch("deformable_im2col");
+    case KS_DEFORM_COL2IM:
+        if (dev_sink) ks_deform_col2im_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small) ks_deform_col2im_k_plain32<<<nb, threads, 0, s>>>(a);
+        else ks_deform_col2im_k_plain<<<nb, threads, 0, s>>>(a);
+        return ks_cuda_check_launch("deformable_col2im");
+    default:
+        if (dev_sink) ks_deform_coord_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small) ks_deform_coord_k_plain32<<<nb, threads, 0, s>>>(a);
+        else ks_deform_coord_k_plain<<<nb, threads, 0, s>>>(a);
+        return ks_cuda_check_launch("deformable_col2im_coord");
+    }
+}
+
+/* --- the layer's CUDA backend --- */
+
+__global__ void scatter_k(const float *buf, const float *bias, float *out, int64_t O, int64_t S,
+                          int64_t P)
+{
+    const int64_t n = O * S * P;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t q = i % P, o = (i / P) % O, s = i / (P * O); /* i indexes out [S, O, P] */
+        out[i] = buf[(o * S + s) * P + q] + (bias ? bias[o] : 0.0f);
+    }
+}
+
+__global__ void gather_k(const float *g, float *buf, int64_t O, int64_t S, int64_t P)
+{
+    const int64_t n = O * S * P;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t q = i % P, s = (i / P) % S, o = i / (P * S); /* i indexes buf [O, S, P] */
+        buf[i] = g[(s * O + o) * P + q];
+    }
+}
+
+/* one block per row: a tree sum in shared memory */
+__global__ void row_sums_k(const float *buf, float *gb, int64_t n)
+{
+    __shared__ float part[256];
+    const float *row = buf + blockIdx.x * n;
+    float s = 0.0f;
+    for (int64_t q = threadIdx.x; q < n; q += blockDim.x) s += row[q];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) gb[blockIdx.x] += part[0];
+}
+
+typedef struct cuda_ctx {
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    const ks_launch *launch;
+    const ks_sink *sink;
+} cuda_ctx;
+
+static unsigned grid_for(int64_t n)
+{
+    int64_t b = (n + 255) / 256;
+    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+static int cu_kernel(void *ctx, const ks_deform_params *p, ks_deform_kernel k,
+                     const ks_deform_chunk *c, int record)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    return ks_deform_kernel_cuda(p, k, c, x->launch, record ? x->sink : NULL, x->stream);
+}
+
+static int cu_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                   int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    const float one = 1.0f;
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
+        return ks_fail(KS_EINVAL, "deform_conv: a GEMM dimension passes 2^31");
+    /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
+    cublasStatus_t st = cublasSgemm(x->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                    (int)N, (int)M, (int)K, &one, B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
+    if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemm failed (status %d)", (int)st);
+    return KS_OK;
+}
+
+static int cu_scatter(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
+                      int64_t S, int64_t P)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    scatter_k<<<grid_for(O * S * P), 256, 0, x->stream>>>(buf, bias, out, O, S, P);
+    return ks_cuda_check_launch("deform_conv scatter");
+}
+
+static int cu_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t S, int64_t P)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    gather_k<<<grid_for(O * S * P), 256, 0, x->stream>>>(g, buf, O, S, P);
+    return ks_cuda_check_launch("deform_conv gather");
+}
+
+static int cu_row_sums(void *ctx, const float *buf, float *gb, int64_t O, int64_t n)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    if (O > 2147483647) return ks_fail(KS_EINVAL, "deform_conv: too many output channels");
+    row_sums_k<<<(unsigned)O, 256, 0, x->stream>>>(buf, gb, n);
+    return ks_cuda_check_launch("deform_conv bias gradient");
+}
+
+static int cu_zero(void *ctx, float *p, int64_t n)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    return ks_cuda_ok(cudaMemsetAsync(p, 0, (size_t)n * sizeof(float), x->stream), "cudaMemsetAsync");
+}
+
+static int cu_copy(void *ctx, float *dst, const float *src, int64_t n)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    return ks_cuda_ok(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, x->stream),
+                      "cudaMemcpyAsync");
+}
+
+/* One cuBLAS handle for the process, created on first use (creating one costs far more
+ * than a layer call). */
+static int blas_handle(cublasHandle_t *h)
+{
+    static cublasHandle_t handle = NULL;
+    if (!handle) {
+        cublasStatus_t st = cublasCreate(&handle);
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            handle = NULL;
+            return ks_fail(KS_ECUDA, "cublasCreate failed (status %d)", (int)st);
+        }
+    }
+    *h = handle;
+    return KS_OK;
+}
+
+static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float *ws,
+                    const ks_launch *launch, ks_deform_kernel traced, const ks_sink *sink,
+                    void *stream, int backward)
+{
+    cuda_ctx x;
+    x.stream = (cudaStream_t)stream;
+    x.launch = launch;
+    x.sink = sink;
+    int rc = blas_handle(&x.blas);
+    if (rc) return rc;
+    cublasStatus_t st = cublasSetStream(x.blas, x.stream);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(x.blas, CUBLAS_DEFAULT_MATH);
+    if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
+    const ks_deform_backend b = {&x, cu_kernel, cu_gemm, cu_scatter, cu_gather, cu_row_sums, cu_zero, cu_copy};
+    return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
+}
+
+extern "C" int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t,
+                                      float *workspace, const ks_launch *launch, ks_deform_kernel traced,
+                                      const ks_sink *dev_sink, void *stream)
+{
+    return cuda_run(p, t, workspace, launch, traced, dev_sink, stream, 0);
+}
+
+extern "C" int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t,
+                                       float *workspace, const ks_launch *launch, ks_deform_kernel traced,
+                                       const ks_sink *dev_sink, void *stream)
+{
+    return cuda_run(p, t, workspace, launch, traced, dev_sink, stream, 1);
+}

@@ -1,0 +1,226 @@
+/* deform_layer.c - the deformable convolution layer, as in mmcv's deform_conv_forward /
+ * backward_input / backward_parameters:
+ *   for each chunk of S images:
+ *     columns [C*kh*kw, S*P] = deformable_im2col(input, offset, mask)
+ *     for each conv group g: buf_g [O/G, S*P] = weight_g [O/G, C/G*kh*kw] x columns_g
+ *     output[n, o, p] = buf[o, (n - n0)*P + p] + bias[o]
+ * backward, per chunk:
+ *     buf = grad_output rearranged to [O, S*P];  columns_g = weight_g^T x buf_g
+ *     grad_offset, grad_mask = col2im_coord(columns);  grad_input += col2im(columns)
+ *     columns = im2col again;  grad_weight_g += buf_g x columns_g^T;  grad_bias += rows of buf
+ * The columns are zero-filled before im2col as in mmcv, though im2col writes every entry.
+ * Also the CPU backend (simulator kernels, C GEMM). */
+#include "deform_layer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/ks_error.h"
+#include "../core/ks_gemm.h"
+
+typedef struct chunk_view {
+    int64_t S, P, K, Kg, Og, in_img, off_img, mask_img, out_img;
+} chunk_view;
+
+static int view(const ks_deform_params *p, chunk_view *v, ks_deform_geom *g)
+{
+    int rc = ks_deform_geometry(p, g);
+    if (rc) return rc;
+    const int64_t kk = p->kernel_h * p->kernel_w;
+    v->S = g->step;
+    v->P = g->height_out * g->width_out;
+    v->K = g->rows;
+    v->Kg = g->rows / p->groups;
+    v->Og = p->out_channels / p->groups;
+    v->in_img = p->channels * p->height * p->width;
+    v->off_img = p->offset_groups * 2 * kk * v->P;
+    v->mask_img = p->offset_groups * kk * v->P;
+    v->out_img = p->out_channels * v->P;
+    return KS_OK;
+}
+
+static ks_deform_chunk chunk_at(const ks_deform_params *p, const ks_deform_tensors *t,
+                                const chunk_view *v, int64_t n0)
+{
+    ks_deform_chunk c;
+    memset(&c, 0, sizeof c);
+    c.step = v->S;
+    c.input = t->input + n0 * v->in_img;
+    c.offset = t->offset + n0 * v->off_img;
+    c.mask = p->use_mask ? t->mask + n0 * v->mask_img : NULL;
+    return c;
+}
+
+static int check_tensors(const ks_deform_params *p, const ks_deform_tensors *t, int backward)
+{
+    if (!t->input || !t->offset || !t->weight)
+        return ks_fail(KS_EINVAL, "deform_conv: input, offset and weight are required");
+    if (p->use_mask && !t->mask) return ks_fail(KS_EINVAL, "deform_conv: use_mask without a mask");
+    if (p->use_bias && !t->bias) return ks_fail(KS_EINVAL, "deform_conv: use_bias without a bias");
+    if (!backward) return t->output ? KS_OK : ks_fail(KS_EINVAL, "deform_conv: no output");
+    if (!t->grad_output || !t->grad_input || !t->grad_offset || !t->grad_weight ||
+        (p->use_mask && !t->grad_mask) || (p->use_bias && !t->grad_bias))
+        return ks_fail(KS_EINVAL, "deform_conv: backward needs grad_output and every gradient");
+    return KS_OK;
+}
+
+int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
+                            const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced)
+{
+    chunk_view v;
+    ks_deform_geom g;
+    int rc = view(p, &v, &g);
+    if (!rc) rc = check_tensors(p, t, 0);
+    if (rc || p->batch == 0) return rc;
+    float *columns = workspace, *buf = workspace + g.col_numel;
+    for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.S) {
+        ks_deform_chunk c = chunk_at(p, t, &v, n0);
+        c.columns = columns;
+        rc = b->zero(b->ctx, columns, g.col_numel);
+        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_IM2COL, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
+        if (!rc && n0 == 0 && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
+        for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
+            rc = b->gemm(b->ctx, 0, 0, v.Og, v.S * v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg,
+                         columns + gr * v.Kg * v.S * v.P, v.S * v.P, 0.0f,
+                         buf + gr * v.Og * v.S * v.P, v.S * v.P);
+        if (!rc)
+            rc = b->scatter(b->ctx, buf, p->use_bias ? t->bias : NULL, t->output + n0 * v.out_img,
+                            p->out_channels, v.S, v.P);
+    }
+    return rc;
+}
+
+int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params *p,
+                             const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced)
+{
+    chunk_view v;
+    ks_deform_geom g;
+    int rc = view(p, &v, &g);
+    if (!rc) rc = check_tensors(p, t, 1);
+    if (rc) return rc;
+    rc = b->zero(b->ctx, t->grad_input, g.input_numel);
+    if (!rc) rc = b->zero(b->ctx, t->grad_weight, g.weight_numel);
+    if (!rc && p->use_bias) rc = b->zero(b->ctx, t->grad_bias, p->out_channels);
+    if (!rc) rc = b->zero(b->ctx, t->grad_offset, g.offset_numel);
+    if (!rc && p->use_mask) rc = b->zero(b->ctx, t->grad_mask, g.mask_numel);
+    if (rc || p->batch == 0) return rc;
+    float *columns = workspace, *buf = workspace + g.col_numel;
+    const int64_t SP = v.S * v.P;
+    for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.S) {
+        const int first = n0 == 0;
+        ks_deform_chunk c = chunk_at(p, t, &v, n0);
+        c.columns = columns;
+        c.columns_in = columns;
+        c.grad_input = t->grad_input + n0 * v.in_img;
+        c.grad_offset = t->grad_offset + n0 * v.off_img;
+        c.grad_mask = p->use_mask ? t->grad_mask + n0 * v.mask_img : NULL;
+        rc = b->gather(b->ctx, t->grad_output + n0 * v.out_img, buf, p->out_channels, v.S, v.P);
+        for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
+            rc = b->gemm(b->ctx, 1, 0, v.Kg, SP, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg,
+                         buf + gr * v.Og * SP, SP, 0.0f, columns + gr * v.Kg * SP, SP);
+        if (!rc && first && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
+        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_COORD, &c, first && traced == KS_DEFORM_COORD);
+        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_COL2IM, &c, first && traced == KS_DEFORM_COL2IM);
+        if (!rc) rc = b->zero(b->ctx, columns, g.col_numel);
+        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_IM2COL, &c, first && traced == KS_DEFORM_IM2COL);
+        for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
+            rc = b->gemm(b->ctx, 0, 1, v.Og, v.Kg, SP, buf + gr * v.Og * SP, SP,
+                         columns + gr * v.Kg * SP, SP, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg);
+        if (!rc && p->use_bias) rc = b->row_sums(b->ctx, buf, t->grad_bias, p->out_channels, SP);
+    }
+    return rc;
+}
+
+/* --- the CPU backend --- */
+
+typedef struct sim_ctx {
+    const ks_launch *launch;
+    ks_sink *sink;
+} sim_ctx;
+
+static int sim_kernel(void *ctx, const ks_deform_params *p, ks_deform_kernel k,
+                      const ks_deform_chunk *c, int record)
+{
+    const sim_ctx *s = ctx;
+    return ks_deform_kernel_sim(p, k, c, s->launch, record ? s->sink : NULL);
+}
+
+static int sim_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    (void)ctx;
+    return ks_sgemm(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc);
+}
+
+static int sim_scatter(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
+                       int64_t S, int64_t P)
+{
+    (void)ctx;
+    for (int64_t o = 0; o < O; ++o)
+        for (int64_t s = 0; s < S; ++s)
+            for (int64_t q = 0; q < P; ++q)
+                out[(s * O + o) * P + q] = buf[(o * S + s) * P + q] + (bias ? bias[o] : 0.0f);
+    return KS_OK;
+}
+
+static int sim_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t S, int64_t P)
+{
+    (void)ctx;
+    for (int64_t o = 0; o < O; ++o)
+        for (int64_t s = 0; s < S; ++s)
+            memcpy(buf + (o * S + s) * P, g + (s * O + o) * P, (size_t)P * sizeof(float));
+    return KS_OK;
+}
+
+static int sim_row_sums(void *ctx, const float *buf, float *gb, int64_t O, int64_t n)
+{
+    (void)ctx;
+    for (int64_t o = 0; o < O; ++o) {
+        float s = 0.0f;
+        for (int64_t q = 0; q < n; ++q) s += buf[o * n + q];
+        gb[o] += s;
+    }
+    return KS_OK;
+}
+
+static int sim_zero(void *ctx, float *p, int64_t n)
+{
+    (void)ctx;
+    memset(p, 0, (size_t)n * sizeof(float));
+    return KS_OK;
+}
+
+static int sim_copy(void *ctx, float *dst, const float *src, int64_t n)
+{
+    (void)ctx;
+    memcpy(dst, src, (size_t)n * sizeof(float));
+    return KS_OK;
+}
+
+static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
+                   ks_deform_kernel traced, ks_sink *sink, int backward)
+{
+    sim_ctx s = {launch, sink};
+    const ks_deform_backend b = {&s, sim_kernel, sim_gemm, sim_scatter, sim_gather, sim_row_sums,
+                                 sim_zero, sim_copy};
+    const int64_t n = ks_deform_workspace_floats(p);
+    if (n < 0) return KS_EINVAL;
+    float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!ws) return ks_fail(KS_ENOMEM, "deform_conv: no memory for a %lld-float workspace", (long long)n);
+    int rc = backward ? ks_deform_layer_backward(&b, p, t, ws, traced)
+                      : ks_deform_layer_forward(&b, p, t, ws, traced);
+    free(ws);
+    return rc;
+}
+
+int ks_deform_forward_sim(const ks_deform_params *p, const ks_deform_tensors *t,
+                          const ks_launch *launch, ks_deform_kernel traced, ks_sink *sink)
+{
+    return sim_run(p, t, launch, traced, sink, 0);
+}
+
+int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t,
+                           const ks_launch *launch, ks_deform_kernel traced, ks_sink *sink)
+{
+    return sim_run(p, t, launch, traced, sink, 1);
+}

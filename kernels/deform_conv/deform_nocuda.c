@@ -1,0 +1,31 @@
+/* deform_nocuda.c - the CUDA entry points of a build without nvcc: same API, clear error. */
+#include "../core/ks_error.h"
+#include "deform_conv.h"
+
+static int no_cuda(void)
+{
+    return ks_fail(KS_ECUDA, "deform_conv: this build has no CUDA (rebuild with nvcc on PATH)");
+}
+
+int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
+                          const ks_launch *launch, const ks_sink *dev_sink, void *stream)
+{
+    (void)p, (void)k, (void)c, (void)launch, (void)dev_sink, (void)stream;
+    return no_cuda();
+}
+
+int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                           const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink,
+                           void *stream)
+{
+    (void)p, (void)t, (void)workspace, (void)launch, (void)traced, (void)dev_sink, (void)stream;
+    return no_cuda();
+}
+
+int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                            const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink,
+                            void *stream)
+{
+    (void)p, (void)t, (void)workspace, (void)launch, (void)traced, (void)dev_sink, (void)stream;
+    return no_cuda();
+}

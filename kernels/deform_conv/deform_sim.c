@@ -1,0 +1,40 @@
+/* deform_sim.c - the deformable kernels on the CPU grid simulator (plain and traced). */
+#include "../core/ks_error.h"
+#include "../core/ks_sim.h"
+
+#define KS_IDX int64_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "deform_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "deform_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+static void im2col_plain(ks_thread *t, const void *a) { ks_deform_im2col_body_plain(t, a); }
+static void im2col_traced(ks_thread *t, const void *a) { ks_deform_im2col_body_traced(t, a); }
+static void col2im_plain(ks_thread *t, const void *a) { ks_deform_col2im_body_plain(t, a); }
+static void col2im_traced(ks_thread *t, const void *a) { ks_deform_col2im_body_traced(t, a); }
+static void coord_plain(ks_thread *t, const void *a) { ks_deform_coord_body_plain(t, a); }
+static void coord_traced(ks_thread *t, const void *a) { ks_deform_coord_body_traced(t, a); }
+
+int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
+                         const ks_launch *launch, ks_sink *sink)
+{
+    static const ks_sim_body bodies[3][2] = {
+        {im2col_plain, im2col_traced}, {col2im_plain, col2im_traced}, {coord_plain, coord_traced}};
+    ks_deform_args a;
+    ks_deform_geom g;
+    int threads;
+    int64_t blocks;
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    int rc = ks_deform_args_make(p, c, &a, &g);
+    if (!rc) rc = ks_deform_kernel_launch(p, k, c->step, launch, &threads, &blocks);
+    if (rc) return rc;
+    ks_sim_launch(blocks, threads, bodies[k][sink != NULL], &a, sink);
+    return KS_OK;
+}
