@@ -1,0 +1,352 @@
+/* Deformable convolution on the simulator: the layer against the independent double
+ * reference on random geometries, the reference against finite differences, the
+ * offset-channel probe, the zero blend at borders, the mmcv/torchvision differences,
+ * chunking, and the traced variant against the plain one. */
+#include "deform_fixture.h"
+
+START_TEST(layer_matches_reference_on_random_geometries)
+{
+    uint64_t s = 0xDEF0;
+    for (int k = 0; k < 40; ++k) {
+        ks_deform_params p = df_geometry(&s);
+        df_case c;
+        df_init(&c, &p, 100 + (uint64_t)k, 2.5f);
+        ks_launch l = tu_launch(0, 0);
+        df_run(&c, &l);
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "geometry %d", k);
+        df_expect(&c, 2e-4, ctx);
+        df_free(&c);
+    }
+}
+END_TEST
+
+/* torchvision's test geometry: C 6 -> 2, conv groups 2, offset groups 3, kernel (3, 2),
+ * stride (2, 1), padding (1, 0), dilation (2, 1), input 5x4, batch 33, mask, bias */
+START_TEST(layer_matches_reference_on_torchvision_test_geometry)
+{
+    ks_deform_params p = {33, 6, 5, 4, 2, 3, 2, 1, 0, 2, 1, 2, 1, 2, 3, 32, 1, 1, KS_DEFORM_TORCHVISION};
+    df_case c;
+    df_init(&c, &p, 7, 2.0f);
+    ck_assert_int_eq(c.g.height_out, 2);
+    ck_assert_int_eq(c.g.width_out, 3);
+    ck_assert_int_eq(c.g.step, 11); /* the largest divisor of 33 below 32 */
+    ks_launch l = tu_launch(0, 0);
+    df_run(&c, &l);
+    df_expect(&c, 2e-4, "torchvision geometry");
+    df_free(&c);
+}
+END_TEST
+
+/* loss = sum(output * grad_output) on the reference, in double */
+static double loss(const df_case *c)
+{
+    ks_deform_tensors t = df_tensors(c);
+    ks_deform_ref_forward(&c->p, &t, c->r_out);
+    double l = 0;
+    for (int64_t i = 0; i < c->g.output_numel; ++i) l += c->r_out[i] * c->grad_output[i];
+    return l;
+}
+
+/* central difference with a step of 2^-10, exact in float for |x| < 2^13 */
+static double fd(df_case *c, float *x)
+{
+    const float h = 1.0f / 1024.0f, keep = *x;
+    *x = keep + h;
+    double up = loss(c);
+    *x = keep - h;
+    double down = loss(c);
+    *x = keep;
+    return (up - down) / (2.0 * h);
+}
+
+START_TEST(reference_gradients_match_finite_differences)
+{
+    uint64_t s = 0xF1D;
+    for (int k = 0; k < 6; ++k) {
+        ks_deform_params p = df_geometry(&s);
+        df_case c;
+        df_init(&c, &p, 300 + (uint64_t)k, 1.0f);
+        /* offsets an integer plus a fraction in [0.2, 0.8]: no sample within 2^-10 of a
+         * kink, where the derivative is one-sided */
+        uint64_t r = 77 + (uint64_t)k;
+        for (int64_t i = 0; i < c.g.offset_numel; ++i)
+            c.offset[i] = (float)tu_int(&r, -2, 1) + 0.2f + 0.6f * (float)(tu_next(&r) % 1000) / 1000.0f;
+        ks_deform_tensors t = df_tensors(&c);
+        ks_deform_ref_grads g = {c.r_gi, c.r_go, c.r_gm, c.r_gw, c.r_gb};
+        ks_deform_ref_backward(&c.p, &t, &g);
+        struct { float *x; double *g; int64_t n; const char *name; } v[] = {
+            {c.input, c.r_gi, c.g.input_numel, "input"},   {c.offset, c.r_go, c.g.offset_numel, "offset"},
+            {c.weight, c.r_gw, c.g.weight_numel, "weight"}, {c.mask, c.r_gm, p.use_mask ? c.g.mask_numel : 0, "mask"},
+            {c.bias, c.r_gb, p.use_bias ? p.out_channels : 0, "bias"}};
+        for (size_t q = 0; q < sizeof v / sizeof v[0]; ++q)
+            for (int trial = 0; trial < 8 && v[q].n > 0; ++trial) {
+                const int64_t i = tu_int(&r, 0, v[q].n - 1);
+                const double want = v[q].g[i], got = fd(&c, &v[q].x[i]);
+                ck_assert_msg(fabs(got - want) <= 1e-6 * (1 + fabs(want)),
+                              "geometry %d: d loss / d %s[%lld]: analytic %.9g, finite difference %.9g",
+                              k, v[q].name, (long long)i, want, got);
+            }
+        df_free(&c);
+    }
+}
+END_TEST
+
+/* deformable im2col of one image into columns [C*kh*kw, Ho*Wo] */
+static void im2col(const ks_deform_params *p, const float *in, const float *off, const float *mask,
+                   float *cols, const ks_launch *l, ks_sink *sink)
+{
+    ks_deform_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    ch.step = p->batch, ch.input = in, ch.offset = off, ch.mask = mask, ch.columns = cols;
+    ck_assert_msg(ks_deform_kernel_sim(p, KS_DEFORM_IM2COL, &ch, l, sink) == KS_OK, "%s", ks_error_message());
+}
+
+/* +1 on the y channel of one (group, tap) moves exactly that tap of that group's
+ * channels one row down; +1 on the x channel one column right (reference test 7) */
+START_TEST(offset_channel_probe_moves_one_tap_of_one_group)
+{
+    ks_deform_params p = {1, 6, 5, 4, 1, 3, 2, 1, 0, 2, 1, 2, 1, 1, 3, 1, 0, 0, KS_DEFORM_MMCV};
+    ks_deform_geom g;
+    ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
+    uint64_t s = 5;
+    float *in = tu_random(&s, g.input_numel), *off = df_alloc(g.offset_numel);
+    float *cols = df_alloc(g.col_numel);
+    const int64_t P = g.height_out * g.width_out, kk = 6;
+    ks_launch l = tu_launch(0, 0);
+    for (int dir = 0; dir < 2; ++dir)
+        for (int64_t grp = 0; grp < 3; ++grp)
+            for (int64_t tap = 0; tap < kk; ++tap) {
+                memset(off, 0, (size_t)g.offset_numel * sizeof(float));
+                for (int64_t q = 0; q < P; ++q) off[(grp * 2 * kk + 2 * tap + dir) * P + q] = 1.0f;
+                im2col(&p, in, off, NULL, cols, &l, NULL);
+                for (int64_t c = 0; c < 6; ++c)
+                    for (int64_t t = 0; t < kk; ++t)
+                        for (int64_t q = 0; q < P; ++q) {
+                            const int moved = c / 2 == grp && t == tap;
+                            int64_t y = (q / g.width_out) * 2 - 1 + (t / 2) * 2 + (moved && dir == 0);
+                            int64_t x = (q % g.width_out) * 1 - 0 + (t % 2) * 1 + (moved && dir == 1);
+                            float want = y >= 0 && y < 5 && x >= 0 && x < 4 ? in[(c * 5 + y) * 4 + x] : 0.0f;
+                            ck_assert_msg(cols[(c * kk + t) * P + q] == want,
+                                          "dir %d group %lld tap %lld: channel %lld tap %lld position %lld = %g, want %g",
+                                          dir, (long long)grp, (long long)tap, (long long)c, (long long)t,
+                                          (long long)q, cols[(c * kk + t) * P + q], want);
+                        }
+            }
+    free(in), free(off), free(cols);
+}
+END_TEST
+
+/* [[1,2],[3,4]], 1x1 kernel: samples at (-0.5, 0), (-1, 1), (1.5, 0), (0.5, 0.5) */
+START_TEST(border_samples_blend_with_zero_not_clamp)
+{
+    ks_deform_params p = {1, 1, 2, 2, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, KS_DEFORM_MMCV};
+    const float in[4] = {1, 2, 3, 4};
+    /* offset [1, 2, 2, 2]: dy plane then dx plane, positions (0,0) (0,1) (1,0) (1,1) */
+    const float off[8] = {-0.5f, -1.0f, 0.5f, -0.5f, 0, 0, 0, -0.5f};
+    float cols[4];
+    ks_launch l = tu_launch(0, 0);
+    im2col(&p, in, off, NULL, cols, &l, NULL);
+    ck_assert_float_eq(cols[0], 0.5f); /* half of in[0][0]; a clamp gives 1 */
+    ck_assert_float_eq(cols[1], 0.0f); /* y == -1 is outside the open box */
+    ck_assert_float_eq(cols[2], 1.5f); /* half of in[1][0]; a clamp gives 3 */
+    ck_assert_float_eq(cols[3], 2.5f); /* the centre */
+}
+END_TEST
+
+/* mmcv and torchvision differ exactly at y == -1: sample (-1, 0) on [[1,2],[3,4]] */
+START_TEST(coordinate_gradient_at_minus_one_follows_the_semantics)
+{
+    for (int sem = 0; sem < 2; ++sem) {
+        ks_deform_params p = {1, 1, 2, 2, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, sem};
+        df_case c;
+        df_init(&c, &p, 1, 0.0f);
+        const float in[4] = {1, 2, 3, 4};
+        memcpy(c.input, in, sizeof in);
+        memset(c.offset, 0, 8 * sizeof(float));
+        c.offset[0] = -1.0f; /* position (0, 0) samples (-1, 0) */
+        c.offset[3] = 0.25f; /* position (1, 1) samples (1.25, 1): inside, same for both */
+        c.weight[0] = 1.0f;
+        for (int i = 0; i < 4; ++i) c.grad_output[i] = 1.0f;
+        ks_launch l = tu_launch(0, 0);
+        df_run(&c, &l);
+        ck_assert_float_eq(c.output[0], 0.0f);
+        /* torchvision: the inside corners only, (0, 0) = 1 below the missing row -1 */
+        ck_assert_float_eq(c.grad_offset[0], sem == KS_DEFORM_MMCV ? 0.0f : 1.0f);
+        ck_assert_float_eq(c.grad_offset[3], 0.0f - 4.0f); /* below row 1 is the zero padding */
+        df_expect(&c, 1e-6, sem ? "torchvision" : "mmcv");
+        df_free(&c);
+    }
+}
+END_TEST
+
+/* y in (-1, 0): the gradient lands on row 0 with weight 1 - |y| (floor, not trunc) */
+START_TEST(col2im_above_the_image_lands_on_row_zero)
+{
+    ks_deform_params p = {1, 1, 3, 3, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, KS_DEFORM_MMCV};
+    df_case c;
+    df_init(&c, &p, 2, 0.0f);
+    memset(c.offset, 0, 18 * sizeof(float));
+    memset(c.grad_output, 0, 9 * sizeof(float));
+    c.offset[1] = -0.3f;     /* position (0, 1) samples (-0.3, 1) */
+    c.grad_output[1] = 2.0f;
+    c.weight[0] = 1.0f;
+    ks_launch l = tu_launch(0, 0);
+    df_run(&c, &l);
+    for (int i = 0; i < 9; ++i)
+        ck_assert_msg(fabsf(c.grad_input[i] - (i == 1 ? 1.4f : 0.0f)) < 1e-6f, "grad_input[%d] = %g", i, c.grad_input[i]);
+    df_free(&c);
+}
+END_TEST
+
+START_TEST(chunks_give_the_same_results)
+{
+    ks_deform_params p = {10, 4, 7, 6, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, KS_DEFORM_MMCV};
+    df_case ref;
+    df_init(&ref, &p, 11, 2.0f);
+    ks_launch l = tu_launch(0, 0);
+    df_run(&ref, &l);
+    const int64_t steps[] = {2, 5, 10, 32};
+    for (int k = 0; k < 4; ++k) {
+        p.im2col_step = steps[k];
+        df_case c;
+        df_init(&c, &p, 11, 2.0f);
+        df_run(&c, &l);
+        for (int64_t i = 0; i < c.g.output_numel; ++i) ck_assert_float_eq(c.output[i], ref.output[i]);
+        tu_expect_close(c.grad_weight, ref.r_gw, c.g.weight_numel, 1e-4, "grad_weight");
+        tu_expect_close(c.grad_input, ref.r_gi, c.g.input_numel, 1e-4, "grad_input");
+        df_free(&c);
+    }
+    df_free(&ref);
+    ks_deform_geom g;
+    p.im2col_step = 3;
+    ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_EINVAL);
+    ck_assert_msg(strstr(ks_error_message(), "batch size must be divisible by im2col_step"), "%s", ks_error_message());
+    p.semantics = KS_DEFORM_TORCHVISION;
+    ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
+    ck_assert_int_eq(g.step, 2);
+}
+END_TEST
+
+/* zero offsets and mask 1: a grouped convolution (conv groups 2, offset groups 3) */
+START_TEST(zero_offsets_are_a_grouped_convolution)
+{
+    ks_deform_params p = {2, 6, 6, 5, 4, 3, 3, 1, 1, 2, 1, 1, 1, 2, 3, 32, 1, 0, KS_DEFORM_TORCHVISION};
+    df_case c;
+    df_init(&c, &p, 3, 0.0f);
+    for (int64_t i = 0; i < c.g.mask_numel; ++i) c.mask[i] = 1.0f;
+    ks_launch l = tu_launch(0, 0);
+    df_run(&c, &l);
+    const int64_t Ho = c.g.height_out, Wo = c.g.width_out;
+    for (int64_t n = 0; n < 2; ++n)
+        for (int64_t o = 0; o < 4; ++o)
+            for (int64_t y = 0; y < Ho; ++y)
+                for (int64_t x = 0; x < Wo; ++x) {
+                    double acc = 0;
+                    for (int64_t cl = 0; cl < 3; ++cl)
+                        for (int64_t i = 0; i < 3; ++i)
+                            for (int64_t j = 0; j < 3; ++j) {
+                                const int64_t yy = y * 2 - 1 + i, xx = x - 1 + j, ch = (o / 2) * 3 + cl;
+                                if (yy < 0 || yy >= 6 || xx < 0 || xx >= 5) continue;
+                                acc += (double)c.weight[((o * 3 + cl) * 3 + i) * 3 + j] * c.input[((n * 6 + ch) * 6 + yy) * 5 + xx];
+                            }
+                    const float got = c.output[((n * 4 + o) * Ho + y) * Wo + x];
+                    ck_assert_msg(fabs(got - acc) < 1e-5, "output[%lld,%lld,%lld,%lld] = %g, conv %g",
+                                  (long long)n, (long long)o, (long long)y, (long long)x, got, acc);
+                }
+    df_free(&c);
+}
+END_TEST
+
+static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, float *cols,
+                       float *gi, float *go, float *gm, const ks_launch *l, ks_sink *sink)
+{
+    ks_deform_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    ch.step = c->g.step, ch.input = c->input, ch.offset = c->offset;
+    ch.mask = c->p.use_mask ? c->mask : NULL;
+    ch.columns_in = cols_in, ch.columns = cols, ch.grad_input = gi, ch.grad_offset = go, ch.grad_mask = gm;
+    ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());
+}
+
+/* the traced variant computes the same bits as the plain one under the same launch (the
+ * simulator's atomics add in thread order), also when a capped grid makes every thread
+ * loop; and records one sample per tap */
+START_TEST(traced_equals_plain_bitwise_for_every_kernel)
+{
+    uint64_t s = 0x7ACE;
+    for (int k = 0; k < 8; ++k) {
+        ks_deform_params p = df_geometry(&s);
+        p.batch = p.im2col_step = 1 + k % 3;
+        df_case c;
+        df_init(&c, &p, 500 + (uint64_t)k, 2.0f);
+        const int64_t nc = c.g.col_numel;
+        float *cols_in = tu_random(&s, nc);
+        float *out[2][4];
+        for (int v = 0; v < 2; ++v) {
+            ks_launch l = k % 2 ? tu_launch(32, 3) : tu_launch(0, 0);
+            ks_sink *sink = v ? ks_host_sink_create(0, ks_filter_all()) : NULL;
+            out[v][0] = df_alloc(nc), out[v][1] = df_alloc(c.g.input_numel);
+            out[v][2] = df_alloc(c.g.offset_numel), out[v][3] = df_alloc(c.g.mask_numel);
+            run_kernel(&c, KS_DEFORM_IM2COL, NULL, out[v][0], NULL, NULL, NULL, &l, sink);
+            if (sink) {
+                int64_t samples = 0;
+                for (unsigned long long e = 0; e < ks_sink_count(sink); ++e)
+                    samples += sink->events[e].kind == KS_EV_SAMPLE;
+                ck_assert_int_eq(samples, p.channels * p.batch * c.g.height_out * c.g.width_out * p.kernel_h * p.kernel_w);
+            }
+            run_kernel(&c, KS_DEFORM_COL2IM, cols_in, NULL, out[v][1], NULL, NULL, &l, sink);
+            run_kernel(&c, KS_DEFORM_COORD, cols_in, NULL, NULL, out[v][2], out[v][3], &l, sink);
+            ks_host_sink_free(sink);
+        }
+        ck_assert(!memcmp(out[0][0], out[1][0], (size_t)nc * 4));
+        ck_assert(!memcmp(out[0][1], out[1][1], (size_t)c.g.input_numel * 4));
+        ck_assert(!memcmp(out[0][2], out[1][2], (size_t)c.g.offset_numel * 4));
+        ck_assert(!memcmp(out[0][3], out[1][3], (size_t)c.g.mask_numel * 4));
+        for (int v = 0; v < 2; ++v)
+            for (int q = 0; q < 4; ++q) free(out[v][q]);
+        free(cols_in);
+        df_free(&c);
+    }
+}
+END_TEST
+
+START_TEST(bad_parameters_are_rejected_with_a_reason)
+{
+    ks_deform_params ok = {2, 4, 5, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 0, KS_DEFORM_MMCV};
+    ks_deform_geom g;
+    ck_assert_int_eq(ks_deform_geometry(&ok, &g), KS_OK);
+    struct { ks_deform_params p; const char *msg; } bad[] = {
+        {ok, "groups"}, {ok, "offset_groups"}, {ok, "smaller than kernel"}, {ok, "stride_h"}, {ok, "output size"},
+    };
+    bad[0].p.groups = 3;
+    bad[1].p.offset_groups = 3;
+    bad[2].p.height = 2, bad[2].p.pad_h = 2;
+    bad[3].p.stride_h = 0;
+    bad[4].p.semantics = KS_DEFORM_TORCHVISION, bad[4].p.height = 1, bad[4].p.pad_h = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        ck_assert_int_eq(ks_deform_geometry(&bad[i].p, &g), KS_EINVAL);
+        ck_assert_msg(strstr(ks_error_message(), bad[i].msg), "case %zu: %s", i, ks_error_message());
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("deform_conv");
+    TCase *tc = tcase_create("sim");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, layer_matches_reference_on_random_geometries);
+    tcase_add_test(tc, layer_matches_reference_on_torchvision_test_geometry);
+    tcase_add_test(tc, reference_gradients_match_finite_differences);
+    tcase_add_test(tc, offset_channel_probe_moves_one_tap_of_one_group);
+    tcase_add_test(tc, border_samples_blend_with_zero_not_clamp);
+    tcase_add_test(tc, coordinate_gradient_at_minus_one_follows_the_semantics);
+    tcase_add_test(tc, col2im_above_the_image_lands_on_row_zero);
+    tcase_add_test(tc, chunks_give_the_same_results);
+    tcase_add_test(tc, zero_offsets_are_a_grouped_convolution);
+    tcase_add_test(tc, traced_equals_plain_bitwise_for_every_kernel);
+    tcase_add_test(tc, bad_parameters_are_rejected_with_a_reason);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}
