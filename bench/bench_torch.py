@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""im2col/col2im (plain CUDA, through libkscope.so with ctypes) against the peer
-implementation, torch F.unfold / F.fold, in one process on the same tensors.
+"""im2col/col2im and deformable convolution (plain CUDA, through libkscope.so with
+ctypes) against the peer implementations, torch F.unfold / F.fold and torchvision
+deform_conv2d, in one process on the same tensors.
 
     python3 bench/bench_torch.py build-gpu/libkscope.so
 
@@ -11,6 +12,7 @@ import sys
 
 import torch
 import torch.nn.functional as F
+from torchvision.ops import deform_conv2d
 
 
 class Params(ctypes.Structure):  # ks_im2col_params: 12 x int64
@@ -21,6 +23,20 @@ class Params(ctypes.Structure):  # ks_im2col_params: 12 x int64
 
 class Launch(ctypes.Structure):  # ks_launch
     _fields_ = [("threads", ctypes.c_int), ("block_cap", ctypes.c_int64)]
+
+
+class DeformParams(ctypes.Structure):  # ks_deform_params
+    _fields_ = [(n, ctypes.c_int64) for n in (
+        "batch", "channels", "height", "width", "out_channels", "kernel_h", "kernel_w", "pad_h",
+        "pad_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "groups", "offset_groups",
+        "im2col_step")] + [("use_mask", ctypes.c_int), ("use_bias", ctypes.c_int),
+                           ("semantics", ctypes.c_int)]
+
+
+class DeformTensors(ctypes.Structure):  # ks_deform_tensors: 13 pointers
+    _fields_ = [(n, ctypes.c_void_p) for n in (
+        "input", "offset", "mask", "weight", "bias", "output", "grad_output", "grad_input",
+        "grad_offset", "grad_mask", "grad_weight", "grad_bias", "columns0")]
 
 
 def median_ms(fn, reps=50):
@@ -80,6 +96,75 @@ def main(lib_path):
         t_fold = median_ms(lambda: F.fold(ref, (h, w), k, dilation=dil, padding=pad, stride=st))
         t_ours = median_ms(ours_fold)
         print(f"{name:<34} {'col2im':<7} {t_fold:9.3f} {t_ours:10.3f} {t_fold / t_ours:12.2f}x")
+    bench_deform(lib)
+
+
+
+def bench_deform(lib):
+    """forward, and forward + backward, against torchvision deform_conv2d (v2, with mask
+    and bias), fp32, TF32 off; ratio = torchvision time / ours"""
+    for name in ("ks_deform_forward_cuda", "ks_deform_backward_cuda"):
+        getattr(lib, name).argtypes = [ctypes.POINTER(DeformParams), ctypes.POINTER(DeformTensors),
+                                       ctypes.c_void_p, ctypes.POINTER(Launch), ctypes.c_int,
+                                       ctypes.c_void_p, ctypes.c_void_p]
+    lib.ks_deform_workspace_floats.argtypes = [ctypes.POINTER(DeformParams)]
+    lib.ks_deform_workspace_floats.restype = ctypes.c_int64
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(7)
+    print(f"\n{'deform_conv2d (mask, bias)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
+    for (n, c, o, h, w) in [(8, 256, 256, 64, 64), (16, 128, 128, 56, 56)]:
+        x = torch.rand((n, c, h, w), device=dev, generator=gen) * 2 - 1
+        off = torch.randn((n, 18, h, w), device=dev, generator=gen) * 2
+        mask = torch.rand((n, 9, h, w), device=dev, generator=gen)
+        wt = (torch.rand((o, c, 3, 3), device=dev, generator=gen) * 2 - 1) / (c * 9) ** 0.5
+        bias = torch.rand((o,), device=dev, generator=gen)
+        gout = torch.rand((n, o, h, w), device=dev, generator=gen) * 2 - 1
+        p = DeformParams(n, c, h, w, o, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 1, 1)
+        out = torch.empty((n, o, h, w), device=dev)
+        grads = [torch.empty_like(t) for t in (x, off, mask, wt, bias)]
+        ws = torch.empty(lib.ks_deform_workspace_floats(ctypes.byref(p)), device=dev)
+        t = DeformTensors(x.data_ptr(), off.data_ptr(), mask.data_ptr(), wt.data_ptr(), bias.data_ptr(),
+                          out.data_ptr(), gout.data_ptr(), grads[0].data_ptr(), grads[1].data_ptr(),
+                          grads[2].data_ptr(), grads[3].data_ptr(), grads[4].data_ptr(), None)
+        launch = Launch(0, 0)
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+        def call(fn):
+            if fn(ctypes.byref(p), ctypes.byref(t), ws.data_ptr(), ctypes.byref(launch), -1, None, stream):
+                raise RuntimeError(lib.ks_error_message().decode())
+
+        def ours_fwd():
+            call(lib.ks_deform_forward_cuda)
+
+        def ours_both():
+            call(lib.ks_deform_forward_cuda)
+            call(lib.ks_deform_backward_cuda)
+
+        leaves = [v.clone().requires_grad_(True) for v in (x, off, mask, wt, bias)]
+
+        def tv_fwd():
+            with torch.no_grad():
+                deform_conv2d(x, off, wt, bias, padding=1, mask=mask)
+
+        def tv_both():
+            y = deform_conv2d(leaves[0], leaves[1], leaves[3], leaves[4], padding=1, mask=leaves[2])
+            y.backward(gout)
+
+        ours_both()
+        tv_both()
+        torch.cuda.synchronize()
+        ref = deform_conv2d(x, off, wt, bias, padding=1, mask=mask)
+        assert torch.allclose(out, ref, atol=1e-3, rtol=1e-3), "output differs from torchvision"
+        for mine, leaf, name in zip(grads, leaves, ("input", "offset", "mask", "weight", "bias")):
+            scale = leaf.grad.abs().max().item() + 1e-6
+            err = (mine - leaf.grad).abs().max().item() / scale
+            assert err < 1e-3, f"grad_{name} differs from torchvision (max error {err:.2e} of the largest)"
+        label = f"N{n} C{c}->{o} {h}x{w} k3"
+        t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
+        print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
+        t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
+        print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
+        del ws
 
 
 if __name__ == "__main__":

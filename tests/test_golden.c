@@ -1,18 +1,40 @@
-/* im2col/col2im on the simulator against torch F.unfold / F.fold golden data
- * (tests/golden, made by make_golden.py on a machine with torch). */
+/* im2col/col2im on the simulator against torch F.unfold / F.fold golden data, and the
+ * deformable convolution layer (forward and every gradient) against torchvision
+ * deform_conv2d (tests/golden, made by make_golden.py on a machine with torch). */
 #include <cJSON.h>
 #include <stdio.h>
 
+#include "../kernels/deform_conv/deform_conv.h"
 #include "../trace/npy.h"
 #include "test_util.h"
 
-static ks_tensor load(int id, const char *what)
+static ks_tensor load_prefixed(char prefix, int id, const char *what)
 {
     char path[512];
     ks_tensor t;
-    snprintf(path, sizeof path, "%s/tests/golden/g%d_%s.npy", KS_SOURCE_DIR, id, what);
+    snprintf(path, sizeof path, "%s/tests/golden/%c%d_%s.npy", KS_SOURCE_DIR, prefix, id, what);
     ck_assert_msg(ks_npy_read(path, &t) == KS_OK, "%s", ks_error_message());
     return t;
+}
+
+static ks_tensor load(int id, const char *what)
+{
+    return load_prefixed('g', id, what);
+}
+
+static cJSON *listing(const char *name)
+{
+    char path[512];
+    static char text[65536];
+    snprintf(path, sizeof path, "%s/tests/golden/%s", KS_SOURCE_DIR, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "missing %s: run make_golden.py where torch exists", path);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    return root;
 }
 
 static int64_t item(const cJSON *o, const char *key, int i)
@@ -24,16 +46,7 @@ static int64_t item(const cJSON *o, const char *key, int i)
 
 START_TEST(simulator_matches_torch_unfold_and_fold)
 {
-    char path[512];
-    static char text[65536];
-    snprintf(path, sizeof path, "%s/tests/golden/geometries.json", KS_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "missing %s: run make_golden.py where torch exists", path);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    cJSON *root = cJSON_Parse(text);
-    ck_assert_ptr_nonnull(root);
+    cJSON *root = listing("geometries.json");
     const cJSON *g;
     int count = 0;
     cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
@@ -70,11 +83,64 @@ START_TEST(simulator_matches_torch_unfold_and_fold)
 }
 END_TEST
 
+static void expect_golden(const float *got, const ks_tensor *want, int64_t n, int id, const char *what)
+{
+    ck_assert_int_eq(ks_tensor_numel(want), n);
+    const float *w = want->data;
+    for (int64_t i = 0; i < n; ++i)
+        ck_assert_msg(fabsf(got[i] - w[i]) <= 1e-4f * (1 + fabsf(w[i])), "deform geometry %d: %s[%lld] = %.7g, torchvision %.7g",
+                      id, what, (long long)i, got[i], w[i]);
+}
+
+START_TEST(simulator_matches_torchvision_deform_conv2d)
+{
+    cJSON *root = listing("deform.json");
+    const cJSON *g;
+    int count = 0;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+        const int id = (int)item(g, "id", 0);
+        const int mask = cJSON_IsTrue(cJSON_GetObjectItem(g, "mask"));
+        ks_deform_params p = {item(g, "batch", 0), item(g, "channels", 0), item(g, "input_size", 0),
+                              item(g, "input_size", 1), item(g, "out_channels", 0),
+                              item(g, "kernel_size", 0), item(g, "kernel_size", 1), item(g, "padding", 0),
+                              item(g, "padding", 1), item(g, "stride", 0), item(g, "stride", 1),
+                              item(g, "dilation", 0), item(g, "dilation", 1), item(g, "groups", 0),
+                              item(g, "offset_groups", 0), 32, mask, 1, KS_DEFORM_TORCHVISION};
+        ks_deform_geom geo;
+        ck_assert_int_eq(ks_deform_geometry(&p, &geo), KS_OK);
+        static const char *const in_names[] = {"input", "offset", "weight", "bias", "grad_output", "mask"};
+        static const char *const out_names[] = {"output", "grad_input", "grad_offset", "grad_weight", "grad_bias", "grad_mask"};
+        const int64_t sizes[] = {geo.output_numel, geo.input_numel, geo.offset_numel, geo.weight_numel,
+                                 p.out_channels, geo.mask_numel};
+        ks_tensor in[6], want[6];
+        float *got[6];
+        for (int i = 0; i < 5 + mask; ++i) {
+            in[i] = load_prefixed('d', id, in_names[i]);
+            want[i] = load_prefixed('d', id, out_names[i]);
+            got[i] = calloc((size_t)sizes[i], 4);
+        }
+        ks_deform_tensors t = {in[0].data, in[1].data, mask ? in[5].data : NULL, in[2].data, in[3].data,
+                               got[0], in[4].data, got[1], got[2], mask ? got[5] : NULL, got[3], got[4], NULL};
+        ks_launch l = tu_launch(0, 0);
+        ck_assert_msg(ks_deform_forward_sim(&p, &t, &l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_deform_backward_sim(&p, &t, &l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
+        for (int i = 0; i < 5 + mask; ++i) {
+            expect_golden(got[i], &want[i], sizes[i], id, out_names[i]);
+            ks_tensor_free(&in[i]), ks_tensor_free(&want[i]), free(got[i]);
+        }
+        count++;
+    }
+    ck_assert_int_ge(count, 4);
+    cJSON_Delete(root);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden");
     TCase *tc = tcase_create("torch");
     tcase_add_test(tc, simulator_matches_torch_unfold_and_fold);
+    tcase_add_test(tc, simulator_matches_torchvision_deform_conv2d);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

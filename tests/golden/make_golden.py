@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Golden data for im2col/col2im from the peer implementation, torch.nn.functional
-unfold and fold. Run where torch exists (the GPU machine); commits small .npy files:
+"""Golden data from the peer implementations: im2col/col2im from torch.nn.functional
+unfold and fold, deformable convolution from torchvision.ops.deform_conv2d. Run where torch exists (the GPU machine); commits small .npy files:
 
     python3 tests/golden/make_golden.py tests/golden
 
@@ -8,6 +8,12 @@ For geometry k: g<k>_input.npy (N, C, H, W) -> g<k>_unfold.npy (N, C*kh*kw, L), 
 g<k>_cols.npy (random columns) -> g<k>_fold.npy (N, C, H, W). geometries.json lists
 them. Geometries keep the output-size numerator >= 0, where torch's floor division and
 Caffe's truncation agree (section 2.1 of the operator notes).
+
+For deformable geometry k: d<k>_{input,offset,mask,weight,bias,grad_output}.npy in, and
+d<k>_{output,grad_input,grad_offset,grad_mask,grad_weight,grad_bias}.npy out, computed by
+torchvision in float64 from the float32 inputs (offsets randn: samples leave the image;
+masks randn, negative too, as torchvision's own test). deform.json lists them; "mask"
+false means deform_conv2d(mask=None) and no mask files.
 """
 import json
 import os
@@ -16,6 +22,8 @@ import sys
 import numpy as np
 import torch
 import torch.nn.functional as F
+import torchvision
+from torchvision.ops import deform_conv2d
 
 # (N, C, H, W, kernel, padding, stride, dilation), per-axis (h, w)
 GEOMETRIES = [
@@ -26,6 +34,47 @@ GEOMETRIES = [
     (1, 4, 13, 8, (5, 1), (4, 2), (1, 3), (2, 1)),
     (2, 1, 6, 9, (1, 1), (0, 2), (4, 5), (1, 1)),
 ]
+
+
+# (N, C, O, H, W, kernel, padding, stride, dilation, groups, offset_groups, mask)
+DEFORM = [
+    (3, 6, 2, 5, 4, (3, 2), (1, 0), (2, 1), (2, 1), 2, 3, True),   # torchvision's test geometry
+    (3, 6, 2, 5, 4, (3, 2), (1, 0), (2, 1), (2, 1), 2, 3, False),
+    (2, 4, 5, 9, 7, (3, 3), (1, 1), (1, 1), (1, 1), 1, 2, True),
+    (5, 3, 4, 8, 11, (2, 3), (2, 1), (2, 3), (1, 2), 1, 1, False),
+]
+
+
+def make_deform(out, gen):
+    listing = []
+    for k, (n, c, o, h, w, ks, pad, st, dil, grp, og, use_mask) in enumerate(DEFORM):
+        ho = (h + 2 * pad[0] - (dil[0] * (ks[0] - 1) + 1)) // st[0] + 1
+        wo = (w + 2 * pad[1] - (dil[1] * (ks[1] - 1) + 1)) // st[1] + 1
+        taps = ks[0] * ks[1]
+        t = {"input": torch.rand((n, c, h, w), generator=gen) * 2 - 1,
+             "offset": torch.randn((n, 2 * og * taps, ho, wo), generator=gen) * 1.5,
+             "weight": torch.rand((o, c // grp, *ks), generator=gen) * 2 - 1,
+             "bias": torch.rand((o,), generator=gen) * 2 - 1,
+             "grad_output": torch.rand((n, o, ho, wo), generator=gen) * 2 - 1}
+        if use_mask:
+            t["mask"] = torch.randn((n, og * taps, ho, wo), generator=gen)
+        d = {name: v.double().requires_grad_(name != "grad_output") for name, v in t.items()}
+        y = deform_conv2d(d["input"], d["offset"], d["weight"], d["bias"], stride=st, padding=pad,
+                          dilation=dil, mask=d.get("mask"))
+        (y * d["grad_output"]).sum().backward()
+        res = dict(t)
+        res["output"] = y.detach()
+        for name in ("input", "offset", "weight", "bias") + (("mask",) if use_mask else ()):
+            res["grad_" + name] = d[name].grad
+        for name, v in res.items():
+            np.save(os.path.join(out, f"d{k}_{name}.npy"), v.detach().float().numpy().astype("<f4"))
+        listing.append({"id": k, "batch": n, "channels": c, "out_channels": o, "input_size": [h, w],
+                        "kernel_size": list(ks), "padding": list(pad), "stride": list(st),
+                        "dilation": list(dil), "groups": grp, "offset_groups": og, "mask": use_mask})
+    with open(os.path.join(out, "deform.json"), "w") as f:
+        json.dump({"source": f"torchvision {torchvision.__version__} deform_conv2d, float64 from float32 inputs",
+                   "geometries": listing}, f, indent=1)
+    print(f"wrote {len(listing)} deformable geometries to {out}")
 
 
 def main(out):
@@ -47,6 +96,7 @@ def main(out):
         json.dump({"source": f"torch {torch.__version__} F.unfold / F.fold, float32",
                    "geometries": listing}, f, indent=1)
     print(f"wrote {len(listing)} geometries to {out}")
+    make_deform(out, torch.Generator().manual_seed(4321))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,204 @@
+/* GPU suite for deformable convolution: the three kernels on CUDA against the simulator
+ * (im2col and col2im_coord bitwise, col2im within rounding: its atomics add in another
+ * order; traced events bitwise), the layer on CUDA (cuBLAS) against the double reference,
+ * and a launch large enough that every thread loops. Exits 77 without a GPU; runs
+ * without fork (CUDA is never initialized in a parent that forks). */
+#include <stdio.h>
+
+#include "../kernels/core/ks_cuda_api.h"
+#include "deform_fixture.h"
+
+static int cmp_event(const void *a, const void *b)
+{
+    const ks_event *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void *up(const float *h, int64_t n)
+{
+    void *d;
+    ck_assert_int_eq(ks_cuda_malloc(&d, (size_t)(n > 0 ? n : 1) * 4), KS_OK);
+    if (h) ck_assert_int_eq(ks_cuda_upload(d, h, (size_t)n * 4), KS_OK);
+    else ck_assert_int_eq(ks_cuda_memset(d, 0, (size_t)(n > 0 ? n : 1) * 4), KS_OK);
+    return d;
+}
+
+static float *down(void *d, int64_t n)
+{
+    float *h = malloc((size_t)(n > 0 ? n : 1) * 4);
+    ck_assert_int_eq(ks_cuda_download(h, d, (size_t)n * 4), KS_OK);
+    ks_cuda_free(d);
+    return h;
+}
+
+/* kernel k of chunk 0 (all images) on the GPU; outputs come back in out[0..3]:
+ * columns, grad_input, grad_offset, grad_mask */
+static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
+                       ks_sink *host_sink, float *out[4])
+{
+    ks_deform_chunk ch;
+    ks_sink ds;
+    memset(&ch, 0, sizeof ch);
+    ch.step = c->g.step;
+    ch.input = up(c->input, c->g.input_numel);
+    ch.offset = up(c->offset, c->g.offset_numel);
+    ch.mask = c->p.use_mask ? up(c->mask, c->g.mask_numel) : NULL;
+    ch.columns_in = up(cols_in, c->g.col_numel);
+    ch.columns = up(NULL, c->g.col_numel);
+    ch.grad_input = up(NULL, c->g.input_numel);
+    ch.grad_offset = up(NULL, c->g.offset_numel);
+    ch.grad_mask = up(NULL, c->g.mask_numel);
+    if (host_sink) ck_assert_int_eq(ks_cuda_sink_create(&ds, 1 << 22, host_sink->filter), KS_OK);
+    int rc = ks_deform_kernel_cuda(&c->p, k, &ch, l, host_sink ? &ds : NULL, NULL);
+    ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
+    ck_assert_msg(ks_cuda_sync() == KS_OK, "%s", ks_error_message());
+    if (host_sink) {
+        ck_assert_int_eq(ks_cuda_sink_download(&ds, host_sink), KS_OK);
+        ck_assert_uint_eq(ks_sink_dropped(host_sink), 0);
+        ks_cuda_sink_free(&ds);
+    }
+    out[0] = down(ch.columns, c->g.col_numel);
+    out[1] = down(ch.grad_input, c->g.input_numel);
+    out[2] = down(ch.grad_offset, c->g.offset_numel);
+    out[3] = down(ch.grad_mask, c->g.mask_numel);
+    ks_cuda_free((void *)ch.input), ks_cuda_free((void *)ch.offset), ks_cuda_free((void *)ch.mask);
+    ks_cuda_free((void *)ch.columns_in);
+}
+
+static void sim_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
+                       ks_sink *sink, float *out[4])
+{
+    ks_deform_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    ch.step = c->g.step, ch.input = c->input, ch.offset = c->offset;
+    ch.mask = c->p.use_mask ? c->mask : NULL, ch.columns_in = cols_in;
+    ch.columns = out[0] = df_alloc(c->g.col_numel);
+    ch.grad_input = out[1] = df_alloc(c->g.input_numel);
+    ch.grad_offset = out[2] = df_alloc(c->g.offset_numel);
+    ch.grad_mask = out[3] = df_alloc(c->g.mask_numel);
+    ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());
+}
+
+START_TEST(deform_kernels_cuda_equal_simulator)
+{
+    uint64_t s = 0x6B0;
+    for (int t = 0; t < 12; ++t) {
+        ks_deform_params p = df_geometry(&s);
+        p.batch = p.im2col_step = 1 + t % 3;
+        df_case c;
+        df_init(&c, &p, 900 + (uint64_t)t, 2.5f);
+        float *cols_in = tu_random(&s, c.g.col_numel);
+        ks_launch l = t % 2 ? tu_launch(64, 2) : tu_launch(0, 0);
+        for (int k = 0; k < 3; ++k) {
+            ks_sink *ss = ks_host_sink_create(0, ks_filter_all()), *gs = ks_host_sink_create(0, ks_filter_all());
+            float *a[4], *b[4], *plain[4];
+            sim_kernel(&c, (ks_deform_kernel)k, cols_in, &l, ss, a);
+            gpu_kernel(&c, (ks_deform_kernel)k, cols_in, &l, gs, b);
+            gpu_kernel(&c, (ks_deform_kernel)k, cols_in, &l, NULL, plain);
+            const int64_t n[4] = {c.g.col_numel, c.g.input_numel, c.g.offset_numel, c.g.mask_numel};
+            for (int q = 0; q < 4; ++q) {
+                if (k == KS_DEFORM_COL2IM && q == 1) { /* atomics: another order of adds */
+                    for (int64_t i = 0; i < n[q]; ++i)
+                        ck_assert_msg(fabsf(a[q][i] - b[q][i]) <= 1e-5f * (1 + fabsf(a[q][i])),
+                                      "geometry %d col2im grad_input[%lld]: sim %g gpu %g", t, (long long)i, a[q][i], b[q][i]);
+                } else {
+                    ck_assert_msg(!memcmp(a[q], b[q], (size_t)n[q] * 4), "geometry %d kernel %d output %d differs", t, k, q);
+                }
+                ck_assert_msg(!memcmp(plain[q], b[q], (size_t)n[q] * 4) || (k == KS_DEFORM_COL2IM && q == 1),
+                              "geometry %d kernel %d: plain and traced GPU outputs differ", t, k);
+            }
+            const unsigned long long ne = ks_sink_count(ss);
+            ck_assert_uint_eq(ks_sink_count(gs), ne);
+            qsort(ss->events, ne, sizeof(ks_event), cmp_event);
+            qsort(gs->events, ne, sizeof(ks_event), cmp_event);
+            for (unsigned long long i = 0; i < ne; ++i)
+                ck_assert_msg(!memcmp(&ss->events[i], &gs->events[i], sizeof(ks_event)),
+                              "geometry %d kernel %d: event %llu differs between GPU and simulator", t, k, i);
+            for (int q = 0; q < 4; ++q) free(a[q]), free(b[q]), free(plain[q]);
+            ks_host_sink_free(ss), ks_host_sink_free(gs);
+        }
+        free(cols_in);
+        df_free(&c);
+    }
+}
+END_TEST
+
+/* the layer on the GPU (cuBLAS GEMMs) against the double reference */
+START_TEST(deform_layer_cuda_matches_reference)
+{
+    uint64_t s = 0x1A7E;
+    for (int t = 0; t < 16; ++t) {
+        ks_deform_params p = df_geometry(&s);
+        df_case c;
+        df_init(&c, &p, 700 + (uint64_t)t, 2.5f);
+        ks_deform_tensors h = df_tensors(&c), d;
+        memset(&d, 0, sizeof d);
+        d.input = up(c.input, c.g.input_numel), d.offset = up(c.offset, c.g.offset_numel);
+        d.mask = p.use_mask ? up(c.mask, c.g.mask_numel) : NULL;
+        d.weight = up(c.weight, c.g.weight_numel), d.bias = p.use_bias ? up(c.bias, p.out_channels) : NULL;
+        d.grad_output = up(c.grad_output, c.g.output_numel);
+        d.output = up(NULL, c.g.output_numel), d.grad_input = up(NULL, c.g.input_numel);
+        d.grad_offset = up(NULL, c.g.offset_numel), d.grad_weight = up(NULL, c.g.weight_numel);
+        d.grad_mask = p.use_mask ? up(NULL, c.g.mask_numel) : NULL;
+        d.grad_bias = p.use_bias ? up(NULL, p.out_channels) : NULL;
+        float *ws = up(NULL, ks_deform_workspace_floats(&p));
+        ks_launch l = tu_launch(0, 0);
+        ck_assert_msg(ks_deform_forward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_deform_backward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_cuda_sync() == KS_OK, "%s", ks_error_message());
+        free(c.output), free(c.grad_input), free(c.grad_offset), free(c.grad_weight), free(c.grad_mask), free(c.grad_bias);
+        c.output = down(d.output, c.g.output_numel), c.grad_input = down(d.grad_input, c.g.input_numel);
+        c.grad_offset = down(d.grad_offset, c.g.offset_numel), c.grad_weight = down(d.grad_weight, c.g.weight_numel);
+        c.grad_mask = p.use_mask ? down(d.grad_mask, c.g.mask_numel) : df_alloc(1);
+        c.grad_bias = p.use_bias ? down(d.grad_bias, p.out_channels) : df_alloc(1);
+        ks_deform_ref_grads g = {c.r_gi, c.r_go, c.r_gm, c.r_gw, c.r_gb};
+        ks_deform_ref_forward(&p, &h, c.r_out);
+        ks_deform_ref_backward(&p, &h, &g);
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "gpu geometry %d", t);
+        df_expect(&c, 2e-4, ctx);
+        void *rest[] = {(void *)d.input, (void *)d.offset, (void *)d.mask, (void *)d.weight, (void *)d.bias,
+                        (void *)d.grad_output, ws};
+        for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) ks_cuda_free(rest[i]);
+        df_free(&c);
+    }
+}
+END_TEST
+
+/* C*step*Ho*Wo = 128*4*64*64 > 4096*512: the capped grid loops, and the GPU still
+ * equals the simulator */
+START_TEST(deform_im2col_grid_stride_past_the_block_cap)
+{
+    ks_deform_params p = {4, 128, 64, 64, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 4, 4, 1, 0, KS_DEFORM_TORCHVISION};
+    df_case c;
+    df_init(&c, &p, 4242, 3.0f);
+    ck_assert_int_gt(c.g.im2col_work, 4096LL * 512);
+    ks_launch l = tu_launch(0, 0);
+    float *a[4], *b[4];
+    sim_kernel(&c, KS_DEFORM_IM2COL, NULL, &l, NULL, a);
+    gpu_kernel(&c, KS_DEFORM_IM2COL, NULL, &l, NULL, b);
+    ck_assert(!memcmp(a[0], b[0], (size_t)c.g.col_numel * 4));
+    for (int q = 0; q < 4; ++q) free(a[q]), free(b[q]);
+    df_free(&c);
+}
+END_TEST
+
+int main(void)
+{
+    if (ks_cuda_device_count() < 1) {
+        printf("SKIP: deformable GPU suite not run: no CUDA device here (or a build without CUDA)\n");
+        return 77;
+    }
+    char name[128];
+    ks_cuda_device_name(name, sizeof name);
+    printf("deformable GPU suite on %s\n", name);
+    Suite *s = suite_create("gpu_deform");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, deform_kernels_cuda_equal_simulator);
+    tcase_add_test(tc, deform_layer_cuda_matches_reference);
+    tcase_add_test(tc, deform_im2col_grid_stride_past_the_block_cap);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_NOFORK);
+}
