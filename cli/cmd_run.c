@@ -8,6 +8,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
+#include "../trace/image.h"
 #include "../trace/kst.h"
 #include "../trace/npy.h"
 #include "../trace/run_trace.h"
@@ -77,10 +78,13 @@ static void run_usage(FILE *out, const ks_op *op)
     fprintf(out,
             "usage: kscope run OP [PARAMS] [--in NAME=FILE.npy]... [--save DIR] [--device sim|cuda]\n"
             "                     [--trace FILE.kst] [--filter SPEC] [--threads N] [--block-cap N]\n"
-            "                     [--pattern arange|ones|random] [--seed N] [--quiet]\n\n"
+            "                     [--pattern arange|ones|random] [--seed N] [--quiet]\n"
+            "                     [--image PICTURE [--image-size H,W]]\n\n"
             "Runs operator OP once. Inputs not given with --in are a built-in pattern\n"
             "(arange: 1, 2, 3, ... in memory order, so every value names its position).\n"
             "  --in NAME=FILE    an input tensor from a float32 .npy (C order)\n"
+            "  --image FILE      the input tensor from a picture (PNG, PGM or PPM), grey in\n"
+            "                    [0, 1], shape (1, 1, H, W); --image-size H,W resamples it\n"
             "  --save DIR        write every output as DIR/<tensor>.npy\n"
             "  --device D        sim (CPU simulator, default) or cuda\n"
             "  --trace FILE      record the traced variant into FILE (.kst)\n"
@@ -150,10 +154,24 @@ static int load_input(const ks_op *op, ks_run *r, const char *spec, const char *
     return KS_EXIT_OK;
 }
 
+/* --image: the op's tensor "input" from a picture, grey, (1, 1, H, W) */
+static int load_image(const ks_op *op, ks_run *r, const char *path, const char *size, const char *ctx)
+{
+    int64_t hw[2] = {0, 0};
+    int t = ks_op_tensor(op, "input");
+    if (t < 0 || op->tensors[t].output) return ks_cli_error(ctx, "--image: %s has no input tensor 'input'", op->name);
+    if (r->tensor[t].data) return ks_cli_error(ctx, "--image and --in input both give the input");
+    if (size && (ks_parse_values(size, 2, hw) || hw[0] < 1 || hw[1] < 1))
+        return ks_cli_error(ctx, "--image-size must be H,W >= 1 (got '%s')", size);
+    if (ks_image_read(path, 1, hw[0], hw[1], &r->tensor[t])) return ks_cli_error(ctx, "%s", ks_error_message());
+    return KS_EXIT_OK;
+}
+
 static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
                            const char **save, const char **trace, ks_filter *filter,
                            int *filter_given, int *quiet, const char *ctx)
 {
+    const char *image = NULL, *image_size = NULL;
     for (int i = 2; i < argc; ++i) {
         const char *v = NULL;
         int m;
@@ -203,8 +221,9 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             matched = 1;
         }
         if (matched) continue;
-        static const char *const valued[] = {"in", "save", "device", "trace", "filter",
-                                             "threads", "block-cap", "pattern", "seed"};
+        static const char *const valued[] = {"in",        "save",    "device", "trace",
+                                             "filter",    "threads", "block-cap", "pattern",
+                                             "seed",      "image",   "image-size"};
         int which = -1;
         for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; ++k) {
             m = ks_flag(argc, argv, &i, valued[k], &v);
@@ -248,11 +267,14 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             if (ks_parse_i64(v, &n) || n < 0) return ks_cli_error(ctx, "--seed must be an integer >= 0");
             r->seed = (uint64_t)n;
             break;
+        case 9: image = v; break;
+        case 10: image_size = v; break;
         default:
             return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
         }
     }
-    return KS_EXIT_OK;
+    if (image_size && !image) return ks_cli_error(ctx, "--image-size needs --image");
+    return image ? load_image(op, r, image, image_size, ctx) : KS_EXIT_OK;
 }
 
 static int run_op(const ks_op *op, int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vw_anchor.h"
 #include "vw_colormap.h"
 #include "vw_describe.h"
 #include "vw_draw_int.h"
@@ -155,8 +156,32 @@ static vw_rect visible(vw_rect r)
     return r;
 }
 
-static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
+/* The regular kernel-grid position (a hollow square) and an arrow from it to the sample:
+ * the deformable-convolution picture. */
+static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], int px, int py,
                         int focused)
+{
+    int ax, ay;
+    if (!isfinite(anchor[0]) || !isfinite(anchor[1]) || fabsf(anchor[0]) > 1e6f || fabsf(anchor[1]) > 1e6f)
+        return;
+    vw_heatmap_point(m, anchor[0], anchor[1], &ax, &ay);
+    const unsigned col = focused ? VW_COL_FOCUS : VW_COL_HEAD;
+    vw_rect box = {ax - 3, ay - 3, 7, 7};
+    vw_outline(d->r, box, col, 1, 0);
+    vw_color(d->r, col);
+    SDL_RenderDrawLine(d->r, ax, ay, px, py);
+    const double len = hypot(px - ax, py - ay);
+    if (len < 6) return;
+    /* arrowhead: two strokes back from the tip, 25 degrees either side */
+    const double ux = (ax - px) / len, uy = (ay - py) / len, c = cos(0.44), sn = sin(0.44);
+    for (int side = -1; side <= 1; side += 2) {
+        const double hx = ux * c - side * uy * sn, hy = side * ux * sn + uy * c;
+        SDL_RenderDrawLine(d->r, px, py, px + (int)lround(hx * 7), py + (int)lround(hy * 7));
+    }
+}
+
+static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
+                        int focused, const float *anchor)
 {
     int64_t ys[2], xs[2];
     int px, py;
@@ -166,6 +191,7 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
         return;
     vw_sample_corners(e, ys, xs);
     vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
+    if (anchor) draw_anchor(d, m, anchor, px, py, focused);
     for (int c = 0; c < 4; ++c) {
         int cx, cy;
         int valid = (e->flags & (KS_FLAG_C00 << c)) != 0;
@@ -198,10 +224,12 @@ static int on_panel(const vw_state *s, int panel, const ks_event *e)
 }
 
 static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
-                       int focused)
+                       int focused, const vw_state *s, uint32_t item)
 {
     if (e->kind == KS_EV_SAMPLE) {
-        draw_sample(d, m, e, focused);
+        float a[2];
+        const int anchored = vw_sample_anchor(s->tr, s->idx, item, e, &a[0], &a[1]);
+        draw_sample(d, m, e, focused, anchored ? a : NULL);
         return;
     }
     const ks_ev_access *a = &e->u.access;
@@ -242,11 +270,11 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
                        e->kind != KS_EV_WORK;
             if (pair && !partner) partner = e;
-            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0);
+            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it);
         }
     }
-    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1);
-    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1);
+    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it);
+    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it);
     const vw_lookup *lk = &s->look;
     if (lk->tensor == s->panel[panel].tensor && lk->plane == s->panel[panel].plane)
         vw_outline(d->r, visible(vw_heatmap_cell(&m, lk->y, lk->x)), VW_COL_LOOKUP, 2, 3);

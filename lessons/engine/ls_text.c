@@ -62,6 +62,17 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
     for (uint32_t k = 0; k < it->count && n < max; ++k) {
         uint32_t e = S->idx.by_item[it->first + k];
         const ks_event *ev = &S->tr.events[e];
+        if (ev->kind == KS_EV_SAMPLE && ev->tensor == t) {
+            /* a bilinear sample: its corners inside the tensor */
+            int64_t ys[2], xs[2];
+            if (!have_plane) *plane = ev->u.sample.plane, have_plane = 1;
+            if (ev->u.sample.plane != *plane) continue;
+            vw_sample_corners(ev, ys, xs);
+            for (int q = 0; q < 4 && n < max; ++q)
+                if (ev->flags & (KS_FLAG_C00 << q))
+                    m[n++] = (mark){ys[q >> 1], xs[q & 1], e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
+            continue;
+        }
         if ((ev->kind != KS_EV_READ && ev->kind != KS_EV_WRITE) || ev->tensor != t) continue;
         if (!have_plane) *plane = ev->u.access.plane, have_plane = 1;
         if (ev->u.access.plane != *plane) continue;
