@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../trace/npy.h"
+#include "../kernels/deform_conv/deform_conv.h"
 #include "test_util.h"
 
 static char dir[64];
@@ -64,6 +65,11 @@ static void setup(void)
     snprintf(path, sizeof path, "%s/corrupt.npy", dir);
     FILE *f = fopen(path, "wb");
     fputs("\x93NUMPY\x01\x00\x30\x00{'descr': '<f4', 'shape': (1, 2, 6, 7), }", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/pic.pgm", dir); /* a 6x5 grey picture, values 0..29 * 8 */
+    f = fopen(path, "wb");
+    fputs("P5\n5 6\n255\n", f);
+    for (int i = 0; i < 30; ++i) fputc(i * 8, f);
     fclose(f);
     snprintf(path, sizeof path, "%s/garbage.kst", dir);
     f = fopen(path, "wb");
@@ -194,6 +200,21 @@ static const struct {
     {"export garbage.kst --npy x", "garbage.kst: offset"},
     {"export garbage.kst", "needs --npy"},
     {"list nosuchop", "unknown operator"},
+    {"run deform_conv --groups 3", "groups 3 must divide channels 2"},
+    {"run deform_conv --offset-groups 3", "offset_groups 3 must divide channels 2"},
+    {"run deform_conv --batch 10 --im2col-step 3", "batch size must be divisible by im2col_step"},
+    {"run deform_conv --input-size 2,2 --padding 2", "input image is smaller than kernel"},
+    {"run deform_conv --semantics pytorch", "--semantics must be one of auto|mmcv|torchvision"},
+    {"run deform_conv --offset-amount x", "'x' is not a number"},
+    {"run deform_conv --trace-kernel coord", "add --backward"},
+    {"run deform_conv --in grad_output=in.npy", "--backward is not"},
+    {"run deform_conv --in offset=in.npy", "offset must have shape (1, 18, 7, 7)"},
+    {"run deform_conv --in input=in.npy --in mask=in.npy", "mask must have shape (1, 9, 6, 7)"},
+    {"run deform_conv --in input=in.npy --in mask=in.npy --no-mask", "--no-mask disagrees"},
+    {"run deform_im2col --image missing.pgm", "cannot open"},
+    {"run deform_im2col --image-size 4,4", "--image-size needs --image"},
+    {"run deform_im2col --image pic.pgm --in input=in.npy", "--image and --in input"},
+    {"run deform_im2col --image pic.pgm --image-size 0,3", "--image-size must be H,W >= 1"},
 };
 
 START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
@@ -218,6 +239,71 @@ START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
 }
 END_TEST
 
+static ks_tensor load_out(const char *name)
+{
+    char path[256];
+    ks_tensor t;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert_msg(ks_npy_read(path, &t) == KS_OK, "%s", ks_error_message());
+    return t;
+}
+
+/* --backward with a mask and a bias saves every gradient, equal to the double reference
+ * on the same inputs; without a mask no grad_mask.npy appears */
+START_TEST(deform_conv_backward_saves_every_gradient)
+{
+    setup();
+    ck_assert_int_eq(kscope("run deform_conv --in input=in.npy --mask --bias --backward --offset-pattern random "
+                            "--out-channels 3 --pattern random --save d1"), 0);
+    ks_tensor t[12];
+    const char *names[12] = {"d1/output.npy", "d1/grad_input.npy", "d1/grad_offset.npy", "d1/grad_mask.npy",
+                             "d1/grad_weight.npy", "d1/grad_bias.npy", "d1/columns.npy"};
+    for (int i = 0; i < 7; ++i) t[i] = load_out(names[i]);
+    ck_assert_int_eq(ks_tensor_numel(&t[0]), 1 * 3 * 6 * 7);
+    ck_assert_int_eq(ks_tensor_numel(&t[3]), 1 * 9 * 6 * 7);
+    ck_assert_int_eq(ks_tensor_numel(&t[5]), 3);
+    /* the inputs: run the forward again saving nothing but reading back its inputs via a trace */
+    ck_assert_int_eq(kscope("run deform_conv --in input=in.npy --mask --bias --backward --offset-pattern random "
+                            "--out-channels 3 --pattern random --trace d1.kst --quiet"), 0);
+    ck_assert_int_eq(kscope("export d1.kst --npy d1x"), 0);
+    ks_tensor in = load_out("d1x/input.npy"), off = load_out("d1x/offset.npy"), m = load_out("d1x/mask.npy");
+    ks_tensor w = load_out("d1x/weight.npy"), b = load_out("d1x/bias.npy"), go = load_out("d1x/grad_output.npy");
+    ks_deform_params p = {1, 2, 6, 7, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 1, KS_DEFORM_TORCHVISION};
+    ks_deform_tensors h = {in.data, off.data, m.data, w.data, b.data, NULL, go.data, NULL, NULL, NULL, NULL, NULL, NULL};
+    double out[126], gi[84], gof[756], gm[378], gw[54], gb[3];
+    ks_deform_ref_grads g = {gi, gof, gm, gw, gb};
+    ks_deform_ref_forward(&p, &h, out);
+    ks_deform_ref_backward(&p, &h, &g);
+    tu_expect_close(t[0].data, out, 126, 1e-4, "output");
+    tu_expect_close(t[1].data, gi, 84, 1e-4, "grad_input");
+    tu_expect_close(t[2].data, gof, 756, 1e-4, "grad_offset");
+    tu_expect_close(t[3].data, gm, 378, 1e-4, "grad_mask");
+    tu_expect_close(t[4].data, gw, 54, 1e-4, "grad_weight");
+    tu_expect_close(t[5].data, gb, 3, 1e-4, "grad_bias");
+    for (int i = 0; i < 7; ++i) ks_tensor_free(&t[i]);
+    ks_tensor *rest[] = {&in, &off, &m, &w, &b, &go};
+    for (int i = 0; i < 6; ++i) ks_tensor_free(rest[i]);
+    ck_assert_int_eq(kscope("run deform_conv --save d2"), 0);
+    ck_assert(exists("d2/output.npy") && exists("d2/columns.npy"));
+    ck_assert(!exists("d2/grad_mask.npy") && !exists("d2/grad_input.npy"));
+}
+END_TEST
+
+/* --image: the picture becomes input (1, 1, H, W) in [0, 1] */
+START_TEST(deform_im2col_samples_a_picture)
+{
+    setup();
+    ck_assert_int_eq(kscope("run deform_im2col --image pic.pgm --offset-pattern zero --kernel-size 1 --padding 0 --save d3"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "input        (1, 1, 6, 5)"));
+    ks_tensor c = load_out("d3/columns.npy");
+    ck_assert_int_eq(ks_tensor_numel(&c), 30);
+    for (int i = 0; i < 30; ++i) ck_assert_float_eq_tol(((float *)c.data)[i], i * 8 / 255.0f, 1e-6f);
+    ks_tensor_free(&c);
+    ck_assert_int_eq(kscope("run deform_im2col --image pic.pgm --image-size 3,5 --save d4"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "input        (1, 1, 3, 5)"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -227,6 +313,8 @@ int main(void)
     tcase_add_test(tc, run_on_npy_input_matches_reference_and_round_trips_through_col2im);
     tcase_add_test(tc, check_exits_1_on_a_violating_trace);
     tcase_add_test(tc, bad_input_gets_one_line_exit_2_and_no_output);
+    tcase_add_test(tc, deform_conv_backward_saves_every_gradient);
+    tcase_add_test(tc, deform_im2col_samples_a_picture);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }
