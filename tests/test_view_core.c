@@ -6,6 +6,7 @@
 #include "../trace/run_trace.h"
 #include "../viewer/vw_describe.h"
 #include "../viewer/vw_script.h"
+#include "../viewer/vw_anchor.h"
 #include "test_util.h"
 
 /* A traced im2col or col2im run on a random geometry and launch (threads loop). */
@@ -298,6 +299,52 @@ START_TEST(sample_corners_weights_and_lookup_follow_the_events)
 }
 END_TEST
 
+/* deform_im2col with generated random offsets: every sample's anchor is its tap's regular
+ * grid position h_col*sh - ph + i*dh, w_col*sw - pw + j*dw (from the geometry, not from
+ * the offsets) */
+START_TEST(deformable_samples_anchor_on_the_regular_kernel_grid)
+{
+    static ks_run r;
+    static ks_trace tr;
+    vw_index idx;
+    const ks_op *op = ks_op_find("deform_im2col");
+    ks_run_init(&r, op);
+    tu_set2(&r, op, "kernel-size", 3, 2);
+    tu_set2(&r, op, "padding", 1, 0);
+    tu_set2(&r, op, "stride", 2, 1);
+    tu_set2(&r, op, "dilation", 1, 2);
+    tu_set2(&r, op, "input-size", 7, 6);
+    r.pattern = KS_PAT_RANDOM;
+    r.sink = ks_host_sink_create(0, ks_filter_all());
+    ck_assert_msg(op->run(&r) == KS_OK, "%s", ks_error_message());
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    const int64_t Wo = 6 - 2 - 1 + 1; /* (W + 0 - (2*(2-1)+1)) / 1 + 1 = 4 */
+    int samples = 0;
+    for (uint32_t it = 0; it < idx.nitems; ++it) {
+        const ks_event *w = &tr.events[idx.by_item[idx.items[it].first]];
+        const int64_t h_col = w->u.field[2], w_col = w->u.field[3];
+        for (uint32_t k = 1; k < idx.items[it].count; ++k) {
+            const ks_event *e = &tr.events[idx.by_item[idx.items[it].first + k]];
+            float ay, ax;
+            if (e->kind != KS_EV_SAMPLE) {
+                ck_assert_int_eq(vw_sample_anchor(&tr, &idx, it, e, &ay, &ax), 0);
+                continue;
+            }
+            ck_assert_int_eq(vw_sample_anchor(&tr, &idx, it, e, &ay, &ax), 1);
+            const int i = e->tap / 2, j = e->tap % 2;
+            ck_assert_float_eq_tol(ay, (float)(h_col * 2 - 1 + i), 1e-5f);
+            ck_assert_float_eq_tol(ax, (float)(w_col - 0 + j * 2), 1e-5f);
+            samples++;
+        }
+        ck_assert_int_lt(w_col, Wo);
+    }
+    ck_assert_int_eq(samples, 2 * 4 * 4 * 6); /* C * Ho * Wo * taps */
+    vw_index_free(&idx);
+    tu_run_done(&r);
+}
+END_TEST
+
 START_TEST(layout_panels_stay_inside_the_window_and_apart)
 {
     uint64_t s = 601;
@@ -543,6 +590,7 @@ int main(void)
     tcase_add_test(tc, jumps_find_the_first_event_of_a_thread_and_of_a_work_item);
     tcase_add_loop_test(tc, aggregates_and_lookups_match_the_geometry, 0, 12);
     tcase_add_test(tc, sample_corners_weights_and_lookup_follow_the_events);
+    tcase_add_test(tc, deformable_samples_anchor_on_the_regular_kernel_grid);
     tcase_add_test(tc, layout_panels_stay_inside_the_window_and_apart);
     tcase_add_test(tc, heatmap_cells_tile_and_hit_testing_inverts_them);
     tcase_add_test(tc, grid_and_timeline_map_back_and_forth);
