@@ -29,14 +29,6 @@ static const ks_tensor_spec tensors[] = {
     {"output", 1, "(N, O, Ho, Wo)"},
 };
 
-static void set_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d)
-{
-    const int64_t s[4] = {a, b, c, d};
-    t->dtype = KS_F32;
-    t->ndim = ndim;
-    for (int i = 0; i < ndim; ++i) t->shape[i] = s[i];
-}
-
 /* Takes N, C, H, W from a given input and O, kh, kw from a given weight. */
 static int from_inputs(ks_run *r, ks_conv2d_params *p)
 {
@@ -111,15 +103,15 @@ static int run_conv2d(ks_run *r)
     const int64_t Ho = g.im.height_col, Wo = g.im.width_col;
     ks_tensor *t = r->tensor;
     if (!t[KS_CONV_T_INPUT].data) {
-        set_shape(&t[KS_CONV_T_INPUT], 4, p.im.batch, p.im.channels, p.im.height, p.im.width);
+        ks_tensor_shape(&t[KS_CONV_T_INPUT], 4, p.im.batch, p.im.channels, p.im.height, p.im.width);
         if ((rc = ks_fill_pattern(&t[KS_CONV_T_INPUT], r->pattern, r->seed))) return rc;
     }
     if (!t[KS_CONV_T_WEIGHT].data) {
-        set_shape(&t[KS_CONV_T_WEIGHT], 4, p.out_channels, p.im.channels, p.im.kernel_h, p.im.kernel_w);
+        ks_tensor_shape(&t[KS_CONV_T_WEIGHT], 4, p.out_channels, p.im.channels, p.im.kernel_h, p.im.kernel_w);
         if ((rc = ks_fill_pattern(&t[KS_CONV_T_WEIGHT], r->pattern, r->seed + 1))) return rc;
     }
-    set_shape(&t[KS_CONV_T_COLUMNS], 3, p.im.batch, g.im.rows, Ho * Wo, 0);
-    set_shape(&t[KS_CONV_T_OUTPUT], 4, p.im.batch, p.out_channels, Ho, Wo);
+    ks_tensor_shape(&t[KS_CONV_T_COLUMNS], 3, p.im.batch, g.im.rows, Ho * Wo, 0);
+    ks_tensor_shape(&t[KS_CONV_T_OUTPUT], 4, p.im.batch, p.out_channels, Ho, Wo);
     if ((rc = ks_tensor_alloc(&t[KS_CONV_T_COLUMNS])) || (rc = ks_tensor_alloc(&t[KS_CONV_T_OUTPUT])))
         return rc;
     snprintf(r->params_json, sizeof r->params_json,

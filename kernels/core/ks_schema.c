@@ -45,6 +45,14 @@ int ks_tensor_alloc(ks_tensor *t)
     return KS_OK;
 }
 
+void ks_tensor_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    const int64_t s[4] = {a, b, c, d};
+    t->dtype = KS_F32;
+    t->ndim = ndim;
+    for (int i = 0; i < ndim && i < 4; ++i) t->shape[i] = s[i];
+}
+
 void ks_tensor_free(ks_tensor *t)
 {
     if (!t) return;

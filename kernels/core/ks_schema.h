@@ -33,6 +33,8 @@ const char *ks_dtype_name(ks_dtype d); /* "f32", "i32", "i64" */
  * dimension is negative. */
 int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d);
 int64_t ks_tensor_numel(const ks_tensor *t);
+/* Sets t to float32 with the first `ndim` (<= 4) of the sizes a, b, c, d; no data. */
+void ks_tensor_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d);
 /* Allocates zeroed data for t (name/dtype/ndim/shape already set). */
 int ks_tensor_alloc(ks_tensor *t);
 void ks_tensor_free(ks_tensor *t);

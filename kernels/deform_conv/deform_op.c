@@ -72,14 +72,6 @@ static const ks_tensor_spec im2col_tensors[4] = {
     {"columns", 1, "(C*kh*kw, N*Ho*Wo): column (n*Ho + ho)*Wo + wo"},
 };
 
-static void set_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d)
-{
-    const int64_t s[4] = {a, b, c, d};
-    t->dtype = KS_F32;
-    t->ndim = ndim;
-    for (int i = 0; i < ndim; ++i) t->shape[i] = s[i];
-}
-
 static int want_shape(const ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d, const char *what)
 {
     const int64_t s[4] = {a, b, c, d};
@@ -160,14 +152,14 @@ static int prepare_tensors(ks_run *r, int conv, const ks_deform_params *p, const
     char what[96];
     int rc;
     if (!t[T_INPUT].data) {
-        set_shape(&t[T_INPUT], 4, N, C, p->height, p->width);
+        ks_tensor_shape(&t[T_INPUT], 4, N, C, p->height, p->width);
         if ((rc = ks_fill_pattern(&t[T_INPUT], r->pattern, r->seed))) return rc;
     }
     snprintf(what, sizeof what, "(%lld, %lld, %lld, %lld)", (long long)N, (long long)(2 * G * kk), (long long)Ho, (long long)Wo);
     if (t[T_OFFSET].data) {
         if ((rc = want_shape(&t[T_OFFSET], 4, N, 2 * G * kk, Ho, Wo, what))) return rc;
     } else {
-        set_shape(&t[T_OFFSET], 4, N, 2 * G * kk, Ho, Wo);
+        ks_tensor_shape(&t[T_OFFSET], 4, N, 2 * G * kk, Ho, Wo);
         const int pat = (int)r->value[P_OFFSET_PATTERN][0];
         static const double defaults[5][2] = {{1, 1}, {0.5, 0.5}, {30, 30}, {2, 2}, {0, 0}};
         const double *amount = r->set[P_OFFSET_AMOUNT] ? r->fvalue[P_OFFSET_AMOUNT] : defaults[pat];
@@ -180,7 +172,7 @@ static int prepare_tensors(ks_run *r, int conv, const ks_deform_params *p, const
         if (t[T_MASK].data) {
             if ((rc = want_shape(&t[T_MASK], 4, N, G * kk, Ho, Wo, what))) return rc;
         } else {
-            set_shape(&t[T_MASK], 4, N, G * kk, Ho, Wo);
+            ks_tensor_shape(&t[T_MASK], 4, N, G * kk, Ho, Wo);
             if ((rc = ks_fill_pattern(&t[T_MASK], KS_PAT_RANDOM, r->seed + 2))) return rc;
             float *m = t[T_MASK].data; /* random is in [-1, 1): map to [0, 1) */
             for (int64_t i = 0; i < g->mask_numel; ++i) m[i] = 0.5f * (m[i] + 1.0f);
@@ -188,12 +180,12 @@ static int prepare_tensors(ks_run *r, int conv, const ks_deform_params *p, const
     } else {
         ks_run_absent(r, T_MASK);
     }
-    set_shape(&t[T_COLUMNS], 2, g->rows, (g->step > 0 ? g->step : 1) * Ho * Wo, 0, 0);
+    ks_tensor_shape(&t[T_COLUMNS], 2, g->rows, (g->step > 0 ? g->step : 1) * Ho * Wo, 0, 0);
     if ((rc = ks_tensor_alloc(&t[T_COLUMNS]))) return rc;
     if (!conv) return KS_OK;
     const int backward = (int)r->value[P_BACKWARD][0];
     if (!t[T_WEIGHT].data) {
-        set_shape(&t[T_WEIGHT], 4, p->out_channels, C / p->groups, p->kernel_h, p->kernel_w);
+        ks_tensor_shape(&t[T_WEIGHT], 4, p->out_channels, C / p->groups, p->kernel_h, p->kernel_w);
         if ((rc = ks_fill_pattern(&t[T_WEIGHT], r->pattern, r->seed + 1))) return rc;
     }
     if (p->use_bias) {
@@ -201,13 +193,13 @@ static int prepare_tensors(ks_run *r, int conv, const ks_deform_params *p, const
         if (t[T_BIAS].data) {
             if ((rc = want_shape(&t[T_BIAS], 1, p->out_channels, 0, 0, 0, what))) return rc;
         } else {
-            set_shape(&t[T_BIAS], 1, p->out_channels, 0, 0, 0);
+            ks_tensor_shape(&t[T_BIAS], 1, p->out_channels, 0, 0, 0);
             if ((rc = ks_fill_pattern(&t[T_BIAS], r->pattern, r->seed + 3))) return rc;
         }
     } else {
         ks_run_absent(r, T_BIAS);
     }
-    set_shape(&t[T_OUTPUT], 4, N, p->out_channels, Ho, Wo);
+    ks_tensor_shape(&t[T_OUTPUT], 4, N, p->out_channels, Ho, Wo);
     if ((rc = ks_tensor_alloc(&t[T_OUTPUT]))) return rc;
     if (!backward) {
         if (t[T_GRAD_OUTPUT].data) return ks_fail(KS_EINVAL, "grad_output is given but --backward is not");
@@ -219,7 +211,7 @@ static int prepare_tensors(ks_run *r, int conv, const ks_deform_params *p, const
     if (t[T_GRAD_OUTPUT].data) {
         if ((rc = want_shape(&t[T_GRAD_OUTPUT], 4, N, p->out_channels, Ho, Wo, what))) return rc;
     } else {
-        set_shape(&t[T_GRAD_OUTPUT], 4, N, p->out_channels, Ho, Wo);
+        ks_tensor_shape(&t[T_GRAD_OUTPUT], 4, N, p->out_channels, Ho, Wo);
         if ((rc = ks_fill_pattern(&t[T_GRAD_OUTPUT], r->pattern, r->seed + 4))) return rc;
     }
     t[T_GRAD_INPUT].ndim = 4, memcpy(t[T_GRAD_INPUT].shape, t[T_INPUT].shape, sizeof t[T_INPUT].shape);
@@ -238,7 +230,7 @@ static int prepare_tensors(ks_run *r, int conv, const ks_deform_params *p, const
         ks_run_absent(r, T_GRAD_MASK);
     }
     if (p->use_bias) {
-        set_shape(&t[T_GRAD_BIAS], 1, p->out_channels, 0, 0, 0);
+        ks_tensor_shape(&t[T_GRAD_BIAS], 1, p->out_channels, 0, 0, 0);
         if ((rc = ks_tensor_alloc(&t[T_GRAD_BIAS]))) return rc;
     } else {
         ks_run_absent(r, T_GRAD_BIAS);
