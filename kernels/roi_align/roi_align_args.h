@@ -1,0 +1,28 @@
+/* roi_align_args.h - the kernel arguments of RoIAlign, shared by the bodies and the
+ * host launchers. */
+#ifndef KS_ROI_ALIGN_ARGS_H
+#define KS_ROI_ALIGN_ARGS_H
+
+#include "roi_align.h"
+
+typedef struct ks_roi_align_args {
+    int64_t batch, channels, height, width, num_rois, pooled_h, pooled_w, sampling_ratio;
+    float spatial_scale;
+    int aligned, pool_mode;
+    const float *input;     /* forward: [N, C, H, W] */
+    const float *rois;      /* [K, 5] */
+    float *output;          /* forward: [K, C, PH, PW] */
+    float *argmax_y, *argmax_x; /* forward (max): written; backward (max): read */
+    const float *grad_output;   /* backward: [K, C, PH, PW] */
+    float *grad_input;          /* backward: [N, C, H, W], accumulated */
+} ks_roi_align_args;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,98 @@
+/* roi_align_cuda.cu - RoIAlign on the GPU: the bodies of roi_align_body.h as plain
+ * (32- and 64-bit indices) and traced (64-bit) kernels. */
+#include "../core/ks_cuda.h"
+
+#define KS_IDX int32_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain32
+#include "roi_align_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+#undef KS_IDX
+
+#define KS_IDX int64_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "roi_align_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "roi_align_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_ROI_KERNELS(name)                                                                       \
+    __global__ void name##_k_plain32(ks_roi_align_args a)                                         \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain32(&t, &a);                                                              \
+    }                                                                                             \
+    __global__ void name##_k_plain(ks_roi_align_args a)                                           \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain(&t, &a);                                                                \
+    }                                                                                             \
+    __global__ void name##_k_traced(ks_roi_align_args a, ks_sink sink)                            \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, &sink);                                                       \
+        name##_body_traced(&t, &a);                                                               \
+    }
+
+KS_ROI_KERNELS(ks_roi_align_fwd)
+KS_ROI_KERNELS(ks_roi_align_bwd)
+
+static int launch(const ks_roi_align_args &a, int backward, const ks_launch *l, const ks_sink *dev_sink, void *stream)
+{
+    int threads;
+    int64_t blocks;
+    const int64_t work = a.num_rois * a.channels * a.pooled_h * a.pooled_w;
+    int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, work, &threads, &blocks);
+    if (rc || blocks == 0) return rc; /* zero RoIs: nothing to launch */
+    const int64_t lim = (int64_t)1 << 30;
+    const int small = work < lim && a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
+    cudaStream_t s = (cudaStream_t)stream;
+    const unsigned nb = (unsigned)blocks;
+    if (!backward) {
+        if (dev_sink) ks_roi_align_fwd_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small) ks_roi_align_fwd_k_plain32<<<nb, threads, 0, s>>>(a);
+        else ks_roi_align_fwd_k_plain<<<nb, threads, 0, s>>>(a);
+        return ks_cuda_check_launch("roi_align_forward");
+    }
+    if (dev_sink) ks_roi_align_bwd_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+    else if (small) ks_roi_align_bwd_k_plain32<<<nb, threads, 0, s>>>(a);
+    else ks_roi_align_bwd_k_plain<<<nb, threads, 0, s>>>(a);
+    return ks_cuda_check_launch("roi_align_backward");
+}
+
+extern "C" int ks_roi_align_forward_cuda(const ks_roi_align_params *p, const float *input, const float *rois,
+                                         float *output, float *argmax_y, float *argmax_x, const ks_launch *l,
+                                         const ks_sink *dev_sink, void *stream)
+{
+    ks_roi_align_args a;
+    int rc = ks_roi_align_args_make(p, &a);
+    if (rc) return rc;
+    if (p->pool_mode == KS_ROI_MAX && (!argmax_y || !argmax_x))
+        return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
+    a.input = input, a.rois = rois, a.output = output, a.argmax_y = argmax_y, a.argmax_x = argmax_x;
+    return launch(a, 0, l, dev_sink, stream);
+}
+
+extern "C" int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_output,
+                                          const float *rois, const float *argmax_y, const float *argmax_x,
+                                          float *grad_input, const ks_launch *l, const ks_sink *dev_sink,
+                                          void *stream)
+{
+    ks_roi_align_args a;
+    int rc = ks_roi_align_args_make(p, &a);
+    if (rc) return rc;
+    if (p->pool_mode == KS_ROI_MAX && (!argmax_y || !argmax_x))
+        return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
+    a.grad_output = grad_output, a.rois = rois, a.grad_input = grad_input;
+    a.argmax_y = (float *)argmax_y, a.argmax_x = (float *)argmax_x;
+    return launch(a, 1, l, dev_sink, stream);
+}

@@ -1,0 +1,89 @@
+/* roi_align_geom.c - host side of RoIAlign: parameter and RoI checks, kernel arguments,
+ * the trace schema. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/ks_error.h"
+#include "roi_align_args.h"
+
+int ks_roi_align_check(const ks_roi_align_params *p)
+{
+    const int64_t dim_max = INT32_MAX;
+    const struct { const char *name; int64_t v, lo; } checks[] = {
+        {"batch", p->batch, 1},       {"channels", p->channels, 1}, {"height", p->height, 1},
+        {"width", p->width, 1},       {"num_rois", p->num_rois, 0}, {"pooled_h", p->pooled_h, 1},
+        {"pooled_w", p->pooled_w, 1}, {"sampling_ratio", p->sampling_ratio, -dim_max},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i) {
+        if (checks[i].v < checks[i].lo)
+            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", checks[i].name, (long long)checks[i].lo,
+                           (long long)checks[i].v);
+        if (checks[i].v > dim_max)
+            return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", checks[i].name, (long long)dim_max,
+                           (long long)checks[i].v);
+    }
+    if (!(p->spatial_scale > 0.0f) || !isfinite(p->spatial_scale))
+        return ks_fail(KS_EINVAL, "spatial_scale must be a finite number > 0 (got %g)", (double)p->spatial_scale);
+    if (p->pool_mode != KS_ROI_AVG && p->pool_mode != KS_ROI_MAX)
+        return ks_fail(KS_EINVAL, "pool_mode must be avg or max");
+    if (p->sampling_ratio > KS_ROI_MAX_GRID)
+        return ks_fail(KS_EINVAL, "sampling_ratio must be <= %d", KS_ROI_MAX_GRID);
+    /* every product below stays under 2^62: each factor < 2^31, checked pairwise */
+    const double in = (double)p->batch * p->channels * p->height * p->width;
+    const double out = (double)p->num_rois * p->channels * p->pooled_h * p->pooled_w;
+    if (in > 1e18 || out > 1e18) return ks_fail(KS_EINVAL, "tensor sizes overflow");
+    return KS_OK;
+}
+
+int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
+{
+    for (int64_t k = 0; k < p->num_rois; ++k) {
+        const float b = rois[k * 5];
+        if (!(b > -1.0f && b < (float)p->batch))
+            return ks_fail(KS_EINVAL, "rois[%lld]: batch index %g is outside the input's batch of %lld",
+                           (long long)k, (double)b, (long long)p->batch);
+    }
+    return KS_OK;
+}
+
+int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
+{
+    int rc = ks_roi_align_check(p);
+    if (rc) return rc;
+    memset(a, 0, sizeof *a);
+    a->batch = p->batch, a->channels = p->channels, a->height = p->height, a->width = p->width;
+    a->num_rois = p->num_rois, a->pooled_h = p->pooled_h, a->pooled_w = p->pooled_w;
+    a->sampling_ratio = p->sampling_ratio, a->spatial_scale = p->spatial_scale;
+    a->aligned = p->aligned, a->pool_mode = p->pool_mode;
+    return KS_OK;
+}
+
+int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *s)
+{
+    int rc = ks_roi_align_check(p);
+    if (rc) return rc;
+    const int64_t C = p->channels, PH = p->pooled_h, PW = p->pooled_w;
+    ks_site *w = &s[KS_ROI_SITE_WORK];
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, backward ? "roi_align_backward.work" : "roi_align.work");
+    w->kind = KS_EV_WORK;
+    w->tensor = -1;
+    w->nfields = 7;
+    ks_field_digit(&w->fields[0], "n", C * PH * PW, 0, 0);
+    ks_field_digit(&w->fields[1], "c", PH * PW, C, 0);
+    ks_field_digit(&w->fields[2], "ph", PW, PH, 0);
+    ks_field_digit(&w->fields[3], "pw", 1, PW, 0);
+    ks_field_derived(&w->fields[4], "b", "(int) rois[n, 0]");
+    ks_field_derived(&w->fields[5], "grid_h", p->sampling_ratio > 0 ? "sampling_ratio" : "ceil(roi_h / PH)");
+    ks_field_derived(&w->fields[6], "grid_w", p->sampling_ratio > 0 ? "sampling_ratio" : "ceil(roi_w / PW)");
+    ks_site_access(&s[KS_ROI_SITE_SAMPLE], backward ? "roi_align_backward.sample" : "roi_align.sample", KS_EV_SAMPLE,
+                   backward ? KS_ROI_T_GRAD_INPUT : KS_ROI_T_INPUT, 0);
+    if (backward)
+        ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align_backward.add_grad_input", KS_EV_WRITE, KS_ROI_T_GRAD_INPUT, 0);
+    else
+        ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align.write_output", KS_EV_WRITE, KS_ROI_T_OUTPUT, 1);
+    if (backward || p->pool_mode != KS_ROI_MAX) return KS_ROI_SITE_WRITE + 1;
+    ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX], "roi_align.write_argmax", KS_EV_WRITE, KS_ROI_T_ARGMAX_Y, 0);
+    return KS_ROI_NSITES;
+}

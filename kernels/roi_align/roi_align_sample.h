@@ -1,0 +1,110 @@
+/* roi_align_sample.h - RoIAlign's bilinear sampler (mmcv common_cuda_helper.hpp and
+ * torchvision, the NaN-safe range test of the newest torchvision), and the per-RoI
+ * geometry. Shared by the bodies (nvcc and C); no probes.
+ *
+ * 0 outside the closed box [-1, H] x [-1, W]. Inside, y <= 0 becomes 0; y_low =
+ * (int)y, and if y_low >= H-1 both rows are H-1 (and y = H-1): a sample within one pixel
+ * of the border replicates the border. */
+#ifndef KS_ROI_ALIGN_SAMPLE_H
+#define KS_ROI_ALIGN_SAMPLE_H
+
+#include <math.h>
+
+#include "../core/ks_core.h"
+#include "roi_align.h"
+
+typedef struct ks_roi_sample {
+    int64_t y0, x0, y1, x1; /* corner rows and columns (-1: out of range) */
+    float y, x;            /* the coordinates after clamping (what is interpolated) */
+    float w[4];            /* (y0,x0) (y0,x1) (y1,x0) (y1,x1) */
+    int flags;             /* KS_FLAG_Cxx of the corners used, KS_FLAG_CLAMP_Y/X */
+} ks_roi_sample;
+
+KS_FN int ks_roi_sample_at(int64_t H, int64_t W, float y, float x, ks_roi_sample *s)
+{
+    s->y0 = s->x0 = s->y1 = s->x1 = -1;
+    s->w[0] = s->w[1] = s->w[2] = s->w[3] = 0.0f;
+    s->y = y;
+    s->x = x;
+    s->flags = 0;
+    if (!(y >= -1.0f && y <= (float)H && x >= -1.0f && x <= (float)W)) return 0;
+    if (y <= 0.0f) y = 0.0f;
+    if (x <= 0.0f) x = 0.0f;
+    s->y0 = (int64_t)y;
+    s->x0 = (int64_t)x;
+    if (s->y0 >= H - 1) {
+        s->y0 = s->y1 = H - 1;
+        y = (float)s->y0;
+        s->flags |= KS_FLAG_CLAMP_Y;
+    } else {
+        s->y1 = s->y0 + 1;
+    }
+    if (s->x0 >= W - 1) {
+        s->x0 = s->x1 = W - 1;
+        x = (float)s->x0;
+        s->flags |= KS_FLAG_CLAMP_X;
+    } else {
+        s->x1 = s->x0 + 1;
+    }
+    const float ly = y - (float)s->y0, lx = x - (float)s->x0, hy = 1.0f - ly, hx = 1.0f - lx;
+    s->y = y;
+    s->x = x;
+    s->w[0] = hy * hx;
+    s->w[1] = hy * lx;
+    s->w[2] = ly * hx;
+    s->w[3] = ly * lx;
+    s->flags |= KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11;
+    return 1;
+}
+
+/* The blend of plane im [H, W] (fmaf: the same bits on the GPU and the CPU). */
+KS_FN float ks_roi_blend(const float *im, int64_t W, const ks_roi_sample *s)
+{
+    const float v00 = im[s->y0 * W + s->x0], v01 = im[s->y0 * W + s->x1];
+    const float v10 = im[s->y1 * W + s->x0], v11 = im[s->y1 * W + s->x1];
+    return fmaf(s->w[3], v11, fmaf(s->w[2], v10, fmaf(s->w[1], v01, s->w[0] * v00)));
+}
+
+/* One RoI's box and grid. */
+typedef struct ks_roi_box {
+    int64_t b;               /* batch index ((int) of rois[0]); -1 if not in [0, N) */
+    float y1, x1, bin_h, bin_w;
+    int64_t grid_h, grid_w;
+} ks_roi_box;
+
+KS_FN int64_t ks_roi_grid(int64_t ratio, float extent)
+{
+    if (ratio > 0) return ratio;
+    /* adaptive: ceil(extent); NaN, Inf and absurd sizes get no samples */
+    if (!(extent > 0.0f)) return 0;
+    if (!(extent <= (float)KS_ROI_MAX_GRID)) return 0;
+    return (int64_t)ceilf(extent);
+}
+
+KS_FN void ks_roi_box_of(const float *roi, int64_t N, float scale, int aligned, int64_t PH, int64_t PW,
+                         int64_t ratio, ks_roi_box *r)
+{
+    const float off = aligned ? 0.5f : 0.0f;
+    const float b = roi[0];
+    r->b = (b > -1.0f && b < (float)N) ? (int64_t)b : -1; /* (int) truncates toward 0 */
+    r->x1 = fmaf(roi[1], scale, -off);
+    r->y1 = fmaf(roi[2], scale, -off);
+    const float x2 = fmaf(roi[3], scale, -off), y2 = fmaf(roi[4], scale, -off);
+    float rw = x2 - r->x1, rh = y2 - r->y1;
+    if (!aligned) { /* legacy: force malformed RoIs to 1x1 */
+        rw = fmaxf(rw, 1.0f);
+        rh = fmaxf(rh, 1.0f);
+    }
+    r->bin_h = rh / (float)PH;
+    r->bin_w = rw / (float)PW;
+    r->grid_h = ks_roi_grid(ratio, rh / (float)PH);
+    r->grid_w = ks_roi_grid(ratio, rw / (float)PW);
+}
+
+/* sample (iy, ix) of bin (ph, pw) */
+KS_FN float ks_roi_coord(float start, int64_t bin, float bin_size, int64_t i, int64_t grid)
+{
+    return fmaf((float)bin, bin_size, start) + ((float)i + 0.5f) * bin_size / (float)grid;
+}
+
+#endif

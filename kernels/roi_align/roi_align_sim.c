@@ -1,0 +1,59 @@
+/* roi_align_sim.c - RoIAlign on the CPU grid simulator (plain and traced). */
+#include "../core/ks_error.h"
+#include "../core/ks_sim.h"
+
+#define KS_IDX int64_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "roi_align_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "roi_align_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
+static void fwd_traced(ks_thread *t, const void *a) { ks_roi_align_fwd_body_traced(t, a); }
+static void bwd_plain(ks_thread *t, const void *a) { ks_roi_align_bwd_body_plain(t, a); }
+static void bwd_traced(ks_thread *t, const void *a) { ks_roi_align_bwd_body_traced(t, a); }
+
+static int launch(const ks_roi_align_args *a, const ks_launch *l, ks_sim_body body, ks_sink *sink)
+{
+    int threads;
+    int64_t blocks;
+    int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * a->channels * a->pooled_h * a->pooled_w,
+                               &threads, &blocks);
+    if (rc) return rc;
+    if (blocks > 0) ks_sim_launch(blocks, threads, body, a, sink); /* zero RoIs launch nothing */
+    return KS_OK;
+}
+
+int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, const float *rois,
+                             float *output, float *argmax_y, float *argmax_x, const ks_launch *l,
+                             ks_sink *sink)
+{
+    ks_roi_align_args a;
+    int rc = ks_roi_align_args_make(p, &a);
+    if (rc) return rc;
+    if (p->pool_mode == KS_ROI_MAX && (!argmax_y || !argmax_x))
+        return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
+    a.input = input, a.rois = rois, a.output = output, a.argmax_y = argmax_y, a.argmax_x = argmax_x;
+    return launch(&a, l, sink ? fwd_traced : fwd_plain, sink);
+}
+
+int ks_roi_align_backward_sim(const ks_roi_align_params *p, const float *grad_output, const float *rois,
+                              const float *argmax_y, const float *argmax_x, float *grad_input,
+                              const ks_launch *l, ks_sink *sink)
+{
+    ks_roi_align_args a;
+    int rc = ks_roi_align_args_make(p, &a);
+    if (rc) return rc;
+    if (p->pool_mode == KS_ROI_MAX && (!argmax_y || !argmax_x))
+        return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
+    a.grad_output = grad_output, a.rois = rois, a.grad_input = grad_input;
+    a.argmax_y = (float *)argmax_y, a.argmax_x = (float *)argmax_x; /* read only in backward */
+    return launch(&a, l, sink ? bwd_traced : bwd_plain, sink);
+}

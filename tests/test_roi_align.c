@@ -1,0 +1,333 @@
+/* RoIAlign on the simulator: mmcv's hard-coded cases, torchvision's forward geometry,
+ * random geometries against the double reference (avg and max, aligned on and off,
+ * several sampling ratios and scales), the border rule, degenerate RoIs, max-mode ties,
+ * a launch where threads loop, zero RoIs, NaN RoIs, and traced == plain. */
+#include <float.h>
+
+#include "../kernels/roi_align/roi_align.h"
+#include "test_util.h"
+
+typedef struct rcase {
+    ks_roi_align_params p;
+    float *input, *rois, *output, *ay, *ax, *gout, *gin;
+    double *r_out, *r_gin;
+    int64_t n_in, n_out;
+} rcase;
+
+static void rc_init(rcase *c, const ks_roi_align_params *p, const float *input, const float *rois)
+{
+    memset(c, 0, sizeof *c);
+    c->p = *p;
+    c->n_in = p->batch * p->channels * p->height * p->width;
+    c->n_out = p->num_rois * p->channels * p->pooled_h * p->pooled_w;
+    c->input = malloc((size_t)c->n_in * 4);
+    memcpy(c->input, input, (size_t)c->n_in * 4);
+    c->rois = malloc((size_t)(p->num_rois * 5 + 1) * 4);
+    memcpy(c->rois, rois, (size_t)p->num_rois * 5 * 4);
+    c->output = calloc((size_t)c->n_out + 1, 4);
+    c->ay = calloc((size_t)c->n_out + 1, 4);
+    c->ax = calloc((size_t)c->n_out + 1, 4);
+    c->gout = calloc((size_t)c->n_out + 1, 4);
+    c->gin = calloc((size_t)c->n_in, 4);
+    c->r_out = calloc((size_t)c->n_out + 1, 8);
+    c->r_gin = calloc((size_t)c->n_in, 8);
+}
+
+static void rc_run(rcase *c, const ks_launch *l)
+{
+    ck_assert_msg(ks_roi_align_check_rois(&c->p, c->rois) == KS_OK, "%s", ks_error_message());
+    ck_assert_msg(ks_roi_align_forward_sim(&c->p, c->input, c->rois, c->output, c->ay, c->ax, l, NULL) == KS_OK, "%s",
+                  ks_error_message());
+    memset(c->gin, 0, (size_t)c->n_in * 4);
+    ck_assert_msg(ks_roi_align_backward_sim(&c->p, c->gout, c->rois, c->ay, c->ax, c->gin, l, NULL) == KS_OK, "%s",
+                  ks_error_message());
+    ks_roi_align_ref_forward(&c->p, c->input, c->rois, c->r_out);
+    ks_roi_align_ref_backward(&c->p, c->input, c->rois, c->gout, c->r_gin);
+}
+
+static void rc_free(rcase *c)
+{
+    void *all[] = {c->input, c->rois, c->output, c->ay, c->ax, c->gout, c->gin, c->r_out, c->r_gin};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
+}
+
+static ks_roi_align_params params(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K, int64_t PH, int64_t PW,
+                                  float scale, int64_t sr, int aligned, int mode)
+{
+    ks_roi_align_params p = {N, C, H, W, K, PH, PW, scale, sr, aligned, mode};
+    return p;
+}
+
+START_TEST(mmcv_hard_coded_cases_forward_and_gradient)
+{
+    const float in1[4] = {1, 2, 3, 4}, in2[8] = {1, 2, 3, 4, 4, 3, 2, 1};
+    const float in3[16] = {1, 2, 5, 6, 3, 4, 7, 8, 9, 10, 13, 14, 11, 12, 15, 16};
+    const float roi12[5] = {0, 0, 0, 1, 1}, roi3[5] = {0, 0, 0, 3, 3};
+    const double out1[4] = {1.0, 1.25, 1.5, 1.75}, out2[8] = {1.0, 1.25, 1.5, 1.75, 4.0, 3.75, 3.5, 3.25};
+    const double out3[4] = {1.9375, 4.75, 7.5625, 10.375};
+    const double g1[4] = {3.0625, 0.4375, 0.4375, 0.0625};
+    const double g3[16] = {0.47265625, 0.42968750, 0.42968750, 0.04296875, 0.42968750, 0.39062500, 0.39062500, 0.03906250,
+                           0.42968750, 0.39062500, 0.39062500, 0.03906250, 0.04296875, 0.03906250, 0.03906250, 0.00390625};
+    struct { int64_t C, H; const float *in, *roi; const double *out, *grad; } cases[3] = {
+        {1, 2, in1, roi12, out1, g1}, {2, 2, in2, roi12, out2, NULL}, {1, 4, in3, roi3, out3, g3}};
+    for (int k = 0; k < 3; ++k) {
+        /* roi_align(x, rois, (2, 2), 1.0, 2, 'avg', aligned=True), backward with ones */
+        ks_roi_align_params p = params(1, cases[k].C, cases[k].H, cases[k].H, 1, 2, 2, 1.0f, 2, 1, KS_ROI_AVG);
+        rcase c;
+        rc_init(&c, &p, cases[k].in, cases[k].roi);
+        for (int64_t i = 0; i < c.n_out; ++i) c.gout[i] = 1.0f;
+        ks_launch l = tu_launch(0, 0);
+        rc_run(&c, &l);
+        for (int64_t i = 0; i < c.n_out; ++i)
+            ck_assert_msg(fabs(c.output[i] - cases[k].out[i]) <= 1e-3, "case %d output[%lld] = %g, mmcv %g", k + 1,
+                          (long long)i, c.output[i], cases[k].out[i]);
+        for (int64_t i = 0; i < c.n_in; ++i) {
+            const double want = cases[k].grad ? cases[k].grad[i] : g1[i % 4]; /* case 2: both channels as case 1 */
+            ck_assert_msg(fabs(c.gin[i] - want) <= 1e-3, "case %d grad[%lld] = %g, mmcv %g", k + 1, (long long)i,
+                          c.gin[i], want);
+        }
+        tu_expect_close(c.output, c.r_out, c.n_out, 1e-6, "reference output");
+        tu_expect_close(c.gin, c.r_gin, c.n_in, 1e-6, "reference grad");
+        rc_free(&c);
+    }
+}
+END_TEST
+
+/* [[1,2],[3,4]], roi (0, 1, 1, 3, 3), aligned False, sr 2, 2x2: [[4, 0], [0, 0]]: bin
+ * (0, 0) samples 1.25 and 1.75, inside [H-1, H]: all clamp to pixel (1, 1); y > 2 is 0 */
+START_TEST(samples_within_one_pixel_replicate_the_border_beyond_are_zero)
+{
+    const float in[4] = {1, 2, 3, 4}, roi[5] = {0, 1, 1, 3, 3};
+    ks_roi_align_params p = params(1, 1, 2, 2, 1, 2, 2, 1.0f, 2, 0, KS_ROI_AVG);
+    rcase c;
+    rc_init(&c, &p, in, roi);
+    ks_launch l = tu_launch(0, 0);
+    rc_run(&c, &l);
+    const float want[4] = {4, 0, 0, 0};
+    for (int i = 0; i < 4; ++i) ck_assert_float_eq(c.output[i], want[i]);
+    rc_free(&c);
+}
+END_TEST
+
+static void random_rois(uint64_t *s, const ks_roi_align_params *p, float *rois)
+{
+    for (int64_t k = 0; k < p->num_rois; ++k) {
+        /* boxes in image coordinates / scale, some hanging over the border */
+        const float H = (float)p->height / p->spatial_scale, W = (float)p->width / p->spatial_scale;
+        float x1 = (float)tu_int(s, -20, 100) / 100.0f * W, y1 = (float)tu_int(s, -20, 100) / 100.0f * H;
+        float w = (float)tu_int(s, 0, 80) / 100.0f * W, h = (float)tu_int(s, 0, 80) / 100.0f * H;
+        rois[k * 5] = (float)tu_int(s, 0, p->batch - 1);
+        rois[k * 5 + 1] = x1, rois[k * 5 + 2] = y1, rois[k * 5 + 3] = x1 + w, rois[k * 5 + 4] = y1 + h;
+    }
+}
+
+START_TEST(random_geometries_match_the_reference)
+{
+    uint64_t s = 0x401;
+    const float scales[3] = {1.0f, 0.5f, 0.25f};
+    for (int t = 0; t < 48; ++t) {
+        ks_roi_align_params p = params(tu_int(&s, 1, 3), tu_int(&s, 1, 3), tu_int(&s, 2, 11), tu_int(&s, 2, 11),
+                                       tu_int(&s, 1, 5), tu_int(&s, 1, 4), tu_int(&s, 1, 4), scales[t % 3],
+                                       tu_int(&s, -1, 3), t % 2, (t / 2) % 2 ? KS_ROI_MAX : KS_ROI_AVG);
+        const int64_t n_in = p.batch * p.channels * p.height * p.width;
+        float *in = tu_random(&s, n_in), rois[25];
+        random_rois(&s, &p, rois);
+        rcase c;
+        rc_init(&c, &p, in, rois);
+        float *g = tu_random(&s, c.n_out);
+        memcpy(c.gout, g, (size_t)c.n_out * 4);
+        ks_launch l = t % 3 ? tu_launch(0, 0) : tu_launch(32, 1);
+        rc_run(&c, &l);
+        char what[64];
+        snprintf(what, sizeof what, "geometry %d output", t);
+        tu_expect_close(c.output, c.r_out, c.n_out, 1e-5, what);
+        snprintf(what, sizeof what, "geometry %d grad_input", t);
+        tu_expect_close(c.gin, c.r_gin, c.n_in, 1e-5, what);
+        free(in), free(g);
+        rc_free(&c);
+    }
+}
+END_TEST
+
+/* torchvision's forward test: x (2, 50, 10, 10), four RoIs, 5x5, scale 1, adaptive */
+START_TEST(torchvision_forward_geometry_matches_the_reference)
+{
+    const float rois[20] = {0, 0, 0, 9, 9, 0, 0, 5, 4, 9, 0, 5, 5, 9, 9, 1, 0, 0, 9, 9};
+    uint64_t s = 50;
+    float *in = tu_random(&s, 2 * 50 * 100);
+    for (int aligned = 0; aligned < 2; ++aligned) {
+        ks_roi_align_params p = params(2, 50, 10, 10, 4, 5, 5, 1.0f, -1, aligned, KS_ROI_AVG);
+        rcase c;
+        rc_init(&c, &p, in, rois);
+        ks_launch l = tu_launch(0, 0);
+        rc_run(&c, &l);
+        tu_expect_close(c.output, c.r_out, c.n_out, 1e-5, aligned ? "aligned" : "not aligned");
+        rc_free(&c);
+    }
+    free(in);
+}
+END_TEST
+
+/* aligned with adaptive sampling: a zero-size RoI has an empty grid (0); legacy
+ * (not aligned) forces it to 1x1 and samples */
+START_TEST(degenerate_rois_follow_aligned)
+{
+    const float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, roi[5] = {0, 1, 1, 1, 1};
+    for (int aligned = 0; aligned < 2; ++aligned) {
+        ks_roi_align_params p = params(1, 1, 3, 3, 1, 1, 1, 1.0f, 0, aligned, KS_ROI_AVG);
+        rcase c;
+        rc_init(&c, &p, in, roi);
+        ks_launch l = tu_launch(0, 0);
+        rc_run(&c, &l);
+        /* legacy: box (1,1)-(2,2), one sample at (1.5, 1.5) = 7 */
+        ck_assert_float_eq(c.output[0], aligned ? 0.0f : 7.0f);
+        rc_free(&c);
+    }
+}
+END_TEST
+
+/* max mode: strict >, the first of equal samples wins; out-of-range samples (0) compete */
+START_TEST(max_mode_ties_and_out_of_range_samples)
+{
+    const float flat[16] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
+    const float roi[5] = {0, 0.5f, 0.5f, 2.5f, 2.5f};
+    ks_roi_align_params p = params(1, 1, 4, 4, 1, 1, 1, 1.0f, 2, 0, KS_ROI_MAX);
+    rcase c;
+    rc_init(&c, &p, flat, roi);
+    ks_launch l = tu_launch(0, 0);
+    rc_run(&c, &l);
+    ck_assert_float_eq(c.output[0], 5.0f);
+    ck_assert_float_eq(c.ay[0], 1.0f); /* the first sample: y1 + 0.5*bin = 0.5 + 0.5 */
+    ck_assert_float_eq(c.ax[0], 1.0f);
+    rc_free(&c);
+    /* all negative, the box half outside: out-of-range samples give 0 and win */
+    float neg[16];
+    for (int i = 0; i < 16; ++i) neg[i] = -1.0f - (float)i;
+    const float out_roi[5] = {0, 2.0f, 2.0f, 8.0f, 8.0f};
+    rc_init(&c, &p, neg, out_roi);
+    rc_run(&c, &l);
+    ck_assert_float_eq(c.output[0], 0.0f);
+    /* sample (0, 0) at (3.5, 3.5) clamps to pixel (3, 3) = -16; sample (0, 1) at
+     * (3.5, 6.5) is past W = 4: 0, which beats it */
+    ck_assert_float_eq(c.ay[0], 3.5f);
+    ck_assert_float_eq(c.ax[0], 6.5f);
+    rc_free(&c);
+}
+END_TEST
+
+/* K*C*PH*PW = 64*256*14*14 > 4096*512: each thread of the capped grid loops */
+START_TEST(threads_loop_when_the_grid_is_capped)
+{
+    ks_roi_align_params p = params(2, 256, 12, 13, 64, 14, 14, 0.5f, 1, 1, KS_ROI_AVG);
+    uint64_t s = 77;
+    const int64_t n_in = 2 * 256 * 12 * 13;
+    float *in = tu_random(&s, n_in), rois[64 * 5];
+    random_rois(&s, &p, rois);
+    rcase c;
+    rc_init(&c, &p, in, rois);
+    ck_assert_int_gt(c.n_out, 4096LL * 512);
+    ks_launch l = tu_launch(0, 0);
+    ck_assert_int_eq(ks_roi_align_forward_sim(&p, c.input, c.rois, c.output, c.ay, c.ax, &l, NULL), KS_OK);
+    ks_roi_align_ref_forward(&p, c.input, c.rois, c.r_out);
+    tu_expect_close(c.output, c.r_out, c.n_out, 1e-5, "capped grid");
+    free(in);
+    rc_free(&c);
+}
+END_TEST
+
+/* no RoIs: nothing launches and nothing fails; NaN/Inf boxes read nothing and give 0;
+ * a batch index outside the input is refused on the host */
+START_TEST(empty_nan_and_bad_batch_rois)
+{
+    const float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    ks_roi_align_params p = params(1, 1, 3, 3, 0, 2, 2, 1.0f, 0, 1, KS_ROI_AVG);
+    ks_launch l = tu_launch(0, 0);
+    ck_assert_int_eq(ks_roi_align_forward_sim(&p, in, NULL, NULL, NULL, NULL, &l, NULL), KS_OK);
+    const float nan_rois[10] = {0, NAN, 0, 2, 2, 0, 0, 0, INFINITY, INFINITY};
+    p.num_rois = 2;
+    for (int sr = 0; sr < 3; sr += 2) {
+        p.sampling_ratio = sr;
+        rcase c;
+        rc_init(&c, &p, in, nan_rois);
+        rc_run(&c, &l);
+        for (int i = 0; i < 8; ++i) ck_assert_msg(c.output[i] == 0.0f || isnan(c.output[i]) == 0, "output %d", i);
+        for (int i = 0; i < 4; ++i) ck_assert_float_eq(c.output[i], 0.0f); /* NaN x: every sample out of range */
+        rc_free(&c);
+    }
+    const float bad[5] = {1, 0, 0, 2, 2};
+    p.num_rois = 1;
+    ck_assert_int_eq(ks_roi_align_check_rois(&p, bad), KS_EINVAL);
+    ck_assert_msg(strstr(ks_error_message(), "outside the input's batch"), "%s", ks_error_message());
+}
+END_TEST
+
+/* the RoIAlign average is linear in the input: the reference gradient equals finite
+ * differences exactly up to rounding */
+START_TEST(reference_gradient_matches_finite_differences)
+{
+    uint64_t s = 0xFD;
+    ks_roi_align_params p = params(2, 2, 6, 7, 3, 2, 3, 0.5f, -1, 1, KS_ROI_AVG);
+    float *in = tu_random(&s, 2 * 2 * 42), rois[15];
+    random_rois(&s, &p, rois);
+    float *g = tu_random(&s, 3 * 2 * 6);
+    double out_up[36], out_dn[36], *gin = malloc(168 * 8);
+    ks_roi_align_ref_backward(&p, in, rois, g, gin);
+    for (int i = 0; i < 168; i += 5) {
+        const float keep = in[i];
+        in[i] = keep + 0.25f;
+        ks_roi_align_ref_forward(&p, in, rois, out_up);
+        in[i] = keep - 0.25f;
+        ks_roi_align_ref_forward(&p, in, rois, out_dn);
+        in[i] = keep;
+        double fd = 0;
+        for (int k = 0; k < 36; ++k) fd += g[k] * (out_up[k] - out_dn[k]) / 0.5;
+        ck_assert_msg(fabs(fd - gin[i]) < 1e-9, "d/d input[%d]: analytic %g, finite difference %g", i, gin[i], fd);
+    }
+    free(in), free(g), free(gin);
+}
+END_TEST
+
+START_TEST(traced_equals_plain_bitwise)
+{
+    uint64_t s = 0x7A;
+    for (int t = 0; t < 6; ++t) {
+        ks_roi_align_params p = params(2, 3, 9, 8, 4, 3, 2, t % 2 ? 0.5f : 1.0f, t % 3 - 1, t % 2,
+                                       t < 3 ? KS_ROI_AVG : KS_ROI_MAX);
+        float *in = tu_random(&s, 2 * 3 * 72), rois[20];
+        random_rois(&s, &p, rois);
+        float *g = tu_random(&s, 4 * 3 * 6);
+        float out[2][72], ay[2][72], ax[2][72], gin[2][432];
+        ks_launch l = tu_launch(32, 2);
+        for (int v = 0; v < 2; ++v) {
+            ks_sink *sink = v ? ks_host_sink_create(0, ks_filter_all()) : NULL;
+            memset(gin[v], 0, sizeof gin[v]);
+            ck_assert_int_eq(ks_roi_align_forward_sim(&p, in, rois, out[v], ay[v], ax[v], &l, sink), KS_OK);
+            ck_assert_int_eq(ks_roi_align_backward_sim(&p, g, rois, ay[v], ax[v], gin[v], &l, sink), KS_OK);
+            ks_host_sink_free(sink);
+        }
+        ck_assert(!memcmp(out[0], out[1], sizeof out[0]));
+        ck_assert(!memcmp(gin[0], gin[1], sizeof gin[0]));
+        if (p.pool_mode == KS_ROI_MAX) ck_assert(!memcmp(ay[0], ay[1], sizeof ay[0]) && !memcmp(ax[0], ax[1], sizeof ax[0]));
+        free(in), free(g);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("roi_align");
+    TCase *tc = tcase_create("sim");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, mmcv_hard_coded_cases_forward_and_gradient);
+    tcase_add_test(tc, samples_within_one_pixel_replicate_the_border_beyond_are_zero);
+    tcase_add_test(tc, random_geometries_match_the_reference);
+    tcase_add_test(tc, torchvision_forward_geometry_matches_the_reference);
+    tcase_add_test(tc, degenerate_rois_follow_aligned);
+    tcase_add_test(tc, max_mode_ties_and_out_of_range_samples);
+    tcase_add_test(tc, threads_loop_when_the_grid_is_capped);
+    tcase_add_test(tc, empty_nan_and_bad_batch_rois);
+    tcase_add_test(tc, reference_gradient_matches_finite_differences);
+    tcase_add_test(tc, traced_equals_plain_bitwise);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}
