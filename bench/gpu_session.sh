@@ -20,6 +20,7 @@ tar -cf "$OUT/golden.tar" tests/golden
 (cd build-gpu && ctest --output-on-failure -j4) >"$OUT/ctest.log" 2>&1
 tail -12 "$OUT/ctest.log"
 ./build-gpu/tests/test_gpu 2>&1 | tee "$OUT/test_gpu.log"
-./build-gpu/tests/test_gpu_deform 2>&1 | tee "$OUT/test_gpu_deform.log"
+./build-gpu/tests/test_gpu_deform 2>&1 | tee "$OUT/gpu_deform.txt"
+./build-gpu/tests/test_gpu_roi_align 2>&1 | tee "$OUT/gpu_roi_align.txt"
 ./build-gpu/bench/bench_gpu 2>&1 | tee "$OUT/bench_gpu.log"
 python3 bench/bench_torch.py build-gpu/libkscope.so 2>&1 | tee "$OUT/bench_torch.log"

@@ -215,6 +215,11 @@ static const struct {
     {"run deform_im2col --image-size 4,4", "--image-size needs --image"},
     {"run deform_im2col --image pic.pgm --in input=in.npy", "--image and --in input"},
     {"run deform_im2col --image pic.pgm --image-size 0,3", "--image-size must be H,W >= 1"},
+    {"run roi_align --spatial-scale 0", "spatial_scale must be a finite number > 0"},
+    {"run roi_align --pool-mode min", "--pool-mode must be one of avg|max"},
+    {"run roi_align --in rois=in.npy", "rois must have shape (K, 5)"},
+    {"run roi_align --output-size 0", "--output-size must be >= 1"},
+    {"run roi_align --in grad_output=in.npy", "--backward is not"},
 };
 
 START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
