@@ -12,7 +12,7 @@ import sys
 
 import torch
 import torch.nn.functional as F
-from torchvision.ops import deform_conv2d
+from torchvision.ops import deform_conv2d, roi_align
 
 
 class Params(ctypes.Structure):  # ks_im2col_params: 12 x int64
@@ -97,6 +97,7 @@ def main(lib_path):
         t_ours = median_ms(ours_fold)
         print(f"{name:<34} {'col2im':<7} {t_fold:9.3f} {t_ours:10.3f} {t_fold / t_ours:12.2f}x")
     bench_deform(lib)
+    bench_roi_align(lib)
 
 
 
@@ -165,6 +166,73 @@ def bench_deform(lib):
         t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
         print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
         del ws
+
+
+
+class RoiParams(ctypes.Structure):  # ks_roi_align_params
+    _fields_ = [(n, ctypes.c_int64) for n in ("batch", "channels", "height", "width", "num_rois",
+                                               "pooled_h", "pooled_w")] + [
+        ("spatial_scale", ctypes.c_float), ("sampling_ratio", ctypes.c_int64), ("aligned", ctypes.c_int),
+        ("pool_mode", ctypes.c_int)]
+
+
+def bench_roi_align(lib):
+    """forward, and forward + backward, against torchvision roi_align: input 2x256x200x272,
+    1000 RoIs, sampling ratio 2, aligned, spatial scale 0.25; ratio = torchvision / ours"""
+    lib.ks_roi_align_forward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
+        ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
+    lib.ks_roi_align_backward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
+        ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(11)
+    n, c, h, w, k = 2, 256, 200, 272, 1000
+    x = torch.rand((n, c, h, w), device=dev, generator=gen)
+    xy = torch.rand((k, 2), device=dev, generator=gen) * torch.tensor([w * 4.0, h * 4.0], device=dev) * 0.9
+    wh = torch.rand((k, 2), device=dev, generator=gen) * torch.tensor([w * 4.0, h * 4.0], device=dev) * 0.3 + 8
+    b = torch.randint(0, n, (k, 1), device=dev, generator=gen).float()
+    rois = torch.cat([b, xy, xy + wh], 1).contiguous()
+    print(f"\n{'roi_align (avg)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
+    for ph in (7, 14):
+        p = RoiParams(n, c, h, w, k, ph, ph, 0.25, 2, 1, 0)
+        out = torch.empty((k, c, ph, ph), device=dev)
+        g = torch.rand((k, c, ph, ph), device=dev, generator=gen)
+        gin = torch.empty_like(x)
+        launch = Launch(0, 0)
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+        def ours_fwd():
+            if lib.ks_roi_align_forward_cuda(ctypes.byref(p), x.data_ptr(), rois.data_ptr(), out.data_ptr(), None,
+                                             None, ctypes.byref(launch), None, stream):
+                raise RuntimeError(lib.ks_error_message().decode())
+
+        def ours_both():
+            ours_fwd()
+            gin.zero_()
+            if lib.ks_roi_align_backward_cuda(ctypes.byref(p), g.data_ptr(), rois.data_ptr(), None, None,
+                                              gin.data_ptr(), ctypes.byref(launch), None, stream):
+                raise RuntimeError(lib.ks_error_message().decode())
+
+        xl = x.clone().requires_grad_(True)
+
+        def tv_fwd():
+            with torch.no_grad():
+                roi_align(x, rois, (ph, ph), 0.25, 2, True)
+
+        def tv_both():
+            roi_align(xl, rois, (ph, ph), 0.25, 2, True).backward(g)
+
+        ours_both()
+        xl.grad = None
+        tv_both()
+        torch.cuda.synchronize()
+        ref = roi_align(x, rois, (ph, ph), 0.25, 2, True)
+        assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), "roi_align output differs from torchvision"
+        assert torch.allclose(gin, xl.grad, atol=1e-3, rtol=1e-3), "roi_align grad differs from torchvision"
+        label = f"N2 C256 200x272 K1000 {ph}x{ph} sr2"
+        t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
+        print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
+        t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
+        print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
 
 
 if __name__ == "__main__":

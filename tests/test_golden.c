@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../kernels/deform_conv/deform_conv.h"
+#include "../kernels/roi_align/roi_align.h"
 #include "../trace/npy.h"
 #include "test_util.h"
 
@@ -88,7 +89,7 @@ static void expect_golden(const float *got, const ks_tensor *want, int64_t n, in
     ck_assert_int_eq(ks_tensor_numel(want), n);
     const float *w = want->data;
     for (int64_t i = 0; i < n; ++i)
-        ck_assert_msg(fabsf(got[i] - w[i]) <= 1e-4f * (1 + fabsf(w[i])), "deform geometry %d: %s[%lld] = %.7g, torchvision %.7g",
+        ck_assert_msg(fabsf(got[i] - w[i]) <= 1e-4f * (1 + fabsf(w[i])), "geometry %d: %s[%lld] = %.7g, torchvision %.7g",
                       id, what, (long long)i, got[i], w[i]);
 }
 
@@ -135,12 +136,51 @@ START_TEST(simulator_matches_torchvision_deform_conv2d)
 }
 END_TEST
 
+START_TEST(simulator_matches_torchvision_roi_align)
+{
+    cJSON *root = listing("roi_align.json");
+    const cJSON *g;
+    int count = 0;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+        const int id = (int)item(g, "id", 0);
+        ks_roi_align_params p = {item(g, "batch", 0), item(g, "channels", 0), item(g, "input_size", 0),
+                                 item(g, "input_size", 1), item(g, "num_rois", 0), item(g, "output_size", 0),
+                                 item(g, "output_size", 1),
+                                 (float)cJSON_GetObjectItem(g, "spatial_scale")->valuedouble,
+                                 item(g, "sampling_ratio", 0), cJSON_IsTrue(cJSON_GetObjectItem(g, "aligned")),
+                                 KS_ROI_AVG};
+        ks_tensor in = load_prefixed('r', id, "input"), rois = load_prefixed('r', id, "rois");
+        ks_tensor gout = load_prefixed('r', id, "grad_output"), out = load_prefixed('r', id, "output");
+        ks_tensor gin = load_prefixed('r', id, "grad_input");
+        const int64_t n_out = ks_tensor_numel(&out), n_in = ks_tensor_numel(&in);
+        float *o = calloc((size_t)n_out, 4), *gi = calloc((size_t)n_in, 4);
+        ks_launch l = tu_launch(0, 0);
+        ck_assert_int_eq(ks_roi_align_check_rois(&p, rois.data), KS_OK);
+        ck_assert_msg(ks_roi_align_forward_sim(&p, in.data, rois.data, o, NULL, NULL, &l, NULL) == KS_OK, "%s",
+                      ks_error_message());
+        ck_assert_msg(ks_roi_align_backward_sim(&p, gout.data, rois.data, NULL, NULL, gi, &l, NULL) == KS_OK, "%s",
+                      ks_error_message());
+        char what[64];
+        snprintf(what, sizeof what, "roi geometry %d output", id);
+        expect_golden(o, &out, n_out, id, what);
+        snprintf(what, sizeof what, "roi geometry %d grad_input", id);
+        expect_golden(gi, &gin, n_in, id, what);
+        free(o), free(gi);
+        ks_tensor_free(&in), ks_tensor_free(&rois), ks_tensor_free(&gout), ks_tensor_free(&out), ks_tensor_free(&gin);
+        count++;
+    }
+    ck_assert_int_ge(count, 4);
+    cJSON_Delete(root);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden");
     TCase *tc = tcase_create("torch");
     tcase_add_test(tc, simulator_matches_torch_unfold_and_fold);
     tcase_add_test(tc, simulator_matches_torchvision_deform_conv2d);
+    tcase_add_test(tc, simulator_matches_torchvision_roi_align);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

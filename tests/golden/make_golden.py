@@ -23,7 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 import torchvision
-from torchvision.ops import deform_conv2d
+from torchvision.ops import deform_conv2d, roi_align
 
 # (N, C, H, W, kernel, padding, stride, dilation), per-axis (h, w)
 GEOMETRIES = [
@@ -77,6 +77,41 @@ def make_deform(out, gen):
     print(f"wrote {len(listing)} deformable geometries to {out}")
 
 
+# (N, C, H, W, K, PH, PW, spatial_scale, sampling_ratio, aligned)
+ROI = [
+    (2, 3, 10, 10, 4, 5, 5, 1.0, -1, False),   # torchvision's forward-test geometry, 3 channels
+    (2, 3, 10, 10, 4, 5, 5, 1.0, -1, True),
+    (1, 2, 12, 9, 6, 3, 2, 0.5, 2, True),
+    (2, 2, 8, 11, 5, 2, 4, 0.25, 3, False),
+]
+
+
+def make_roi(out, gen):
+    listing = []
+    for k, (n, c, h, w, nr, ph, pw, scale, sr, aligned) in enumerate(ROI):
+        x = torch.rand((n, c, h, w), generator=gen) * 2 - 1
+        x1 = torch.rand((nr,), generator=gen) * 1.1 * w / scale - 0.1 * w / scale
+        y1 = torch.rand((nr,), generator=gen) * 1.1 * h / scale - 0.1 * h / scale
+        bw = torch.rand((nr,), generator=gen) * 0.8 * w / scale
+        bh = torch.rand((nr,), generator=gen) * 0.8 * h / scale
+        b = torch.randint(0, n, (nr,), generator=gen).float()
+        rois = torch.stack([b, x1, y1, x1 + bw, y1 + bh], 1)
+        g = torch.rand((nr, c, ph, pw), generator=gen) * 2 - 1
+        xd = x.double().requires_grad_(True)
+        y = roi_align(xd, rois.double(), (ph, pw), spatial_scale=scale, sampling_ratio=sr, aligned=aligned)
+        (y * g.double()).sum().backward()
+        for name, v in (("input", x), ("rois", rois), ("grad_output", g), ("output", y.detach()),
+                        ("grad_input", xd.grad)):
+            np.save(os.path.join(out, f"r{k}_{name}.npy"), v.detach().float().numpy().astype("<f4"))
+        listing.append({"id": k, "batch": n, "channels": c, "input_size": [h, w], "num_rois": nr,
+                        "output_size": [ph, pw], "spatial_scale": scale, "sampling_ratio": sr,
+                        "aligned": aligned})
+    with open(os.path.join(out, "roi_align.json"), "w") as f:
+        json.dump({"source": f"torchvision {torchvision.__version__} roi_align, float64 from float32 inputs",
+                   "geometries": listing}, f, indent=1)
+    print(f"wrote {len(listing)} RoIAlign geometries to {out}")
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     gen = torch.Generator().manual_seed(1234)
@@ -97,6 +132,7 @@ def main(out):
                    "geometries": listing}, f, indent=1)
     print(f"wrote {len(listing)} geometries to {out}")
     make_deform(out, torch.Generator().manual_seed(4321))
+    make_roi(out, torch.Generator().manual_seed(5678))
 
 
 if __name__ == "__main__":
