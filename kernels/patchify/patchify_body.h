@@ -1,0 +1,133 @@
+/* patchify_body.h - the four patchify kernels, written once (see im2col_body.h for how
+ * the variants are made). D = 2R + 2 raw entries per patch side, d = 2R + 1 outputs. */
+#ifndef KS_IDX
+#error "define KS_IDX (int32_t or int64_t) before including patchify_body.h"
+#endif
+#include <math.h>
+
+#include "../core/ks_probe.h"
+#include "patchify_args.h"
+
+/* patches[b, m, k, ii, jj] = input[b, k, floor(y) + ii - R, floor(x) + jj - R], 0 outside:
+ * one work item per (b, m, jj, ii), ii fastest (DPVO's order: writes D apart, reads W
+ * apart, not coalesced), looping over the C channels. */
+KS_FN void KS_VARIANT(ks_patch_fwd_body)(ks_thread *t, const ks_patchify_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius, D = 2 * R + 2;
+    const KS_IDX n_work = (KS_IDX)a->batch * M * D * D;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+        const KS_IDX ii = index % D; /* patch row: the fastest digit */
+        const KS_IDX jj = (index / D) % D;
+        const KS_IDX m = (index / D / D) % M;
+        const KS_IDX b = index / D / D / M;
+        const float *xy = a->t.coords + (b * M + m) * 2;
+        int ok = 1;
+        const KS_IDX i = (KS_IDX)ks_patch_floor(xy[1], &ok) + ii - R;
+        const KS_IDX j = (KS_IDX)ks_patch_floor(xy[0], &ok) + jj - R;
+        KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, b, m, jj, ii, i, j, 0, 0));
+        const int inside = ok && i >= 0 && i < H && j >= 0 && j < W;
+        for (KS_IDX k = 0; k < C; ++k) {
+            const float v = inside ? a->t.input[((b * C + k) * H + i) * W + j] : 0.0f;
+            const KS_IDX out = (((b * M + m) * C + k) * D + ii) * D + jj;
+            a->t.patches[out] = v;
+            KS_PROBE(ks_probe_read(t, KS_PATCH_SITE_READ, KS_PATCH_T_INPUT, (int)k,
+                                   inside ? ((b * C + k) * H + i) * W + j : -1, b * C + k, i, j, v));
+            KS_PROBE(ks_probe_write(t, KS_PATCH_SITE_WRITE, KS_PATCH_T_PATCHES, (int)k, out, (b * M + m) * C + k, ii,
+                                    jj, v, 0));
+        }
+    }
+}
+
+/* output[b, m, c, r, s] = the bilinear blend of patches[.., r..r+1, s..s+1] with
+ * dy = y - floor(y), dx = x - floor(x): one work item per output element. */
+KS_FN void KS_VARIANT(ks_patch_bilinear_body)(ks_thread *t, const ks_patchify_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius;
+    const KS_IDX D = 2 * R + 2, d = 2 * R + 1;
+    const KS_IDX n_work = (KS_IDX)a->batch * M * C * d * d;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+        const KS_IDX s = index % d;
+        const KS_IDX r = (index / d) % d;
+        const KS_IDX plane = index / d / d; /* (b*M + m)*C + c */
+        const KS_IDX bm = plane / C;
+        KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, bm / M, bm % M, plane % C, r, s, 0, 0, 0));
+        const float *xy = a->t.coords + bm * 2;
+        const float dx = xy[0] - floorf(xy[0]), dy = xy[1] - floorf(xy[1]);
+        const float *P = a->t.patches + plane * D * D + r * D + s;
+        const float w00 = (1.0f - dy) * (1.0f - dx), w01 = (1.0f - dy) * dx, w10 = dy * (1.0f - dx), w11 = dy * dx;
+        const float v = fmaf(w11, P[D + 1], fmaf(w10, P[D], fmaf(w01, P[1], w00 * P[0])));
+        a->t.output[index] = v;
+        KS_PROBE(ks_probe_sample(t, KS_PATCH_SITE_SAMPLE, KS_PATCH_T_PATCHES, 0, plane, (float)r + dy, (float)s + dx,
+                                 w00, w01, w10, w11, v, KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11));
+        KS_PROBE(ks_probe_write(t, KS_PATCH_SITE_WRITE, KS_PATCH_T_OUTPUT, 0, index, plane, r, s, v, 0));
+    }
+}
+
+/* grad_patches[.., ii, jj] = sum of grad_output[.., r, s] times the weight raw entry
+ * (ii, jj) had in output (r, s), r in {ii-1, ii}, s in {jj-1, jj}: a gather, one work
+ * item per raw entry, jj fastest. */
+KS_FN void KS_VARIANT(ks_patch_bilinear_bwd_body)(ks_thread *t, const ks_patchify_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius;
+    const KS_IDX D = 2 * R + 2, d = 2 * R + 1;
+    const KS_IDX n_work = (KS_IDX)a->batch * M * C * D * D;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+        const KS_IDX jj = index % D;
+        const KS_IDX ii = (index / D) % D;
+        const KS_IDX plane = index / D / D;
+        const KS_IDX bm = plane / C;
+        KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, bm / M, bm % M, plane % C, ii, jj, 0, 0, 0));
+        const float *xy = a->t.coords + bm * 2;
+        const float dx = xy[0] - floorf(xy[0]), dy = xy[1] - floorf(xy[1]);
+        float g = 0.0f;
+        for (int q = 0; q < 4; ++q) {
+            const KS_IDX r = ii - (q >> 1), s = jj - (q & 1); /* (ii, jj) is corner q of output (r, s) */
+            if (r < 0 || s < 0 || r >= d || s >= d) continue;
+            const float wy = (q >> 1) ? dy : 1.0f - dy, wx = (q & 1) ? dx : 1.0f - dx;
+            const KS_IDX o = (plane * d + r) * d + s;
+            const float go = a->t.grad_output[o];
+            g = fmaf(wy * wx, go, g);
+            KS_PROBE(ks_probe_read(t, KS_PATCH_SITE_READ, KS_PATCH_T_GRAD_OUTPUT, q, o, plane, r, s, go));
+        }
+        a->t.grad_patches[index] = g;
+        KS_PROBE(ks_probe_write(t, KS_PATCH_SITE_WRITE, KS_PATCH_T_GRAD_PATCHES, 0, index, plane, ii, jj, g, 0));
+    }
+}
+
+/* grad_input[b, k, i, j] += grad_patches[b, m, k, ii, jj] for in-bounds (i, j): the
+ * patches kernel's decomposition, atomic adds (overlapping patches collide). */
+KS_FN void KS_VARIANT(ks_patch_bwd_body)(ks_thread *t, const ks_patchify_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius, D = 2 * R + 2;
+    const KS_IDX n_work = (KS_IDX)a->batch * M * D * D;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+        const KS_IDX ii = index % D;
+        const KS_IDX jj = (index / D) % D;
+        const KS_IDX m = (index / D / D) % M;
+        const KS_IDX b = index / D / D / M;
+        const float *xy = a->t.coords + (b * M + m) * 2;
+        int ok = 1;
+        const KS_IDX i = (KS_IDX)ks_patch_floor(xy[1], &ok) + ii - R;
+        const KS_IDX j = (KS_IDX)ks_patch_floor(xy[0], &ok) + jj - R;
+        KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, b, m, jj, ii, i, j, 0, 0));
+        if (!(ok && i >= 0 && i < H && j >= 0 && j < W)) continue;
+        for (KS_IDX k = 0; k < C; ++k) {
+            const KS_IDX src = (((b * M + m) * C + k) * D + ii) * D + jj, dst = ((b * C + k) * H + i) * W + j;
+            const float g = a->t.grad_patches[src];
+            ks_atomic_add_f32(a->t.grad_input + dst, g);
+            KS_PROBE(ks_probe_read(t, KS_PATCH_SITE_READ, KS_PATCH_T_GRAD_PATCHES, (int)k, src, (b * M + m) * C + k, ii,
+                                   jj, g));
+            KS_PROBE(ks_probe_write(t, KS_PATCH_SITE_WRITE, KS_PATCH_T_GRAD_INPUT, (int)k, dst, b * C + k, i, j, g, 1));
+        }
+    }
+}

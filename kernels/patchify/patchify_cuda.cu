@@ -1,0 +1,82 @@
+/* patchify_cuda.cu - the patchify kernels on the GPU: plain (32- and 64-bit indices)
+ * and traced (64-bit). */
+#include "../core/ks_cuda.h"
+
+#define KS_IDX int32_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain32
+#include "patchify_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+#undef KS_IDX
+
+#define KS_IDX int64_t
+#define KS_TRACED 0
+#define KS_VARIANT(name) name##_plain
+#include "patchify_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced
+#include "patchify_body.h"
+#undef KS_TRACED
+#undef KS_VARIANT
+
+#define KS_PATCH_KERNELS(name)                                                                     \
+    __global__ void name##_k_plain32(ks_patchify_args a)                                          \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain32(&t, &a);                                                              \
+    }                                                                                             \
+    __global__ void name##_k_plain(ks_patchify_args a)                                            \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain(&t, &a);                                                                \
+    }                                                                                             \
+    __global__ void name##_k_traced(ks_patchify_args a, ks_sink sink)                             \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, &sink);                                                       \
+        name##_body_traced(&t, &a);                                                               \
+    }
+
+KS_PATCH_KERNELS(ks_patch_fwd)
+KS_PATCH_KERNELS(ks_patch_bilinear)
+KS_PATCH_KERNELS(ks_patch_bilinear_bwd)
+KS_PATCH_KERNELS(ks_patch_bwd)
+
+#define KS_PATCH_LAUNCH(name)                                                                      \
+    do {                                                                                          \
+        if (dev_sink) name##_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);                       \
+        else if (small) name##_k_plain32<<<nb, threads, 0, s>>>(a);                               \
+        else name##_k_plain<<<nb, threads, 0, s>>>(a);                                            \
+    } while (0)
+
+extern "C" int ks_patchify_kernel_cuda(const ks_patchify_params *p, ks_patchify_kernel k,
+                                       const ks_patchify_tensors *t, const ks_launch *l, const ks_sink *dev_sink,
+                                       void *stream)
+{
+    int threads;
+    int64_t blocks;
+    if (k < KS_PATCH_PATCHES || k > KS_PATCH_PATCHES_BWD) return ks_fail(KS_EINVAL, "unknown patchify kernel %d", (int)k);
+    int rc = ks_patchify_check(p);
+    const int64_t work = rc ? 0 : ks_patchify_work(p, k);
+    if (!rc) rc = ks_launch_resolve(l, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, work, &threads, &blocks);
+    if (rc || blocks == 0) return rc;
+    ks_patchify_args a = {p->batch, p->channels, p->height, p->width, p->num_points, p->radius, *t};
+    const int64_t lim = (int64_t)1 << 30, D = 2 * p->radius + 2;
+    const int small = work < lim && blocks * threads < lim && p->batch * p->channels * p->height * p->width < lim &&
+                      p->batch * p->num_points * p->channels * D * D < lim;
+    const unsigned nb = (unsigned)blocks;
+    cudaStream_t s = (cudaStream_t)stream;
+    switch (k) {
+    case KS_PATCH_PATCHES: KS_PATCH_LAUNCH(ks_patch_fwd); break;
+    case KS_PATCH_BILINEAR: KS_PATCH_LAUNCH(ks_patch_bilinear); break;
+    case KS_PATCH_BILINEAR_BWD: KS_PATCH_LAUNCH(ks_patch_bilinear_bwd); break;
+    default: KS_PATCH_LAUNCH(ks_patch_bwd); break;
+    }
+    return ks_cuda_check_launch("patchify");
+}
