@@ -21,6 +21,6 @@ tar -cf "$OUT/golden.tar" tests/golden
 tail -12 "$OUT/ctest.log"
 ./build-gpu/tests/test_gpu 2>&1 | tee "$OUT/test_gpu.log"
 ./build-gpu/tests/test_gpu_deform 2>&1 | tee "$OUT/gpu_deform.txt"
-./build-gpu/tests/test_gpu_roi_align 2>&1 | tee "$OUT/gpu_roi_align.txt"
+./build-gpu/tests/test_gpu_ops 2>&1 | tee "$OUT/gpu_ops.txt"
 ./build-gpu/bench/bench_gpu 2>&1 | tee "$OUT/bench_gpu.log"
 python3 bench/bench_torch.py build-gpu/libkscope.so 2>&1 | tee "$OUT/bench_torch.log"

@@ -5,6 +5,7 @@
 #include "core/ks_error.h"
 #include "conv2d/conv2d_op.h"
 #include "deform_conv/deform_op.h"
+#include "patchify/patchify_op.h"
 #include "roi_align/roi_align_op.h"
 #include "im2col/im2col_op.h"
 
@@ -15,6 +16,7 @@ static const ks_op *const table[] = {
     &ks_op_deform_im2col,
     &ks_op_deform_conv,
     &ks_op_roi_align,
+    &ks_op_patchify,
 };
 
 int ks_op_count(void)

@@ -62,6 +62,11 @@ static void setup(void)
     snprintf(path, sizeof path, "%s/int.npy", dir);
     ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
     ks_tensor_free(&t);
+    ks_tensor xy = {.dtype = KS_F32, .ndim = 3, .shape = {2, 3, 2}}; /* coords for 2 images */
+    ks_tensor_alloc(&xy);
+    snprintf(path, sizeof path, "%s/coords2.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &xy), KS_OK);
+    ks_tensor_free(&xy);
     snprintf(path, sizeof path, "%s/corrupt.npy", dir);
     FILE *f = fopen(path, "wb");
     fputs("\x93NUMPY\x01\x00\x30\x00{'descr': '<f4', 'shape': (1, 2, 6, 7), }", f);
@@ -220,6 +225,10 @@ static const struct {
     {"run roi_align --in rois=in.npy", "rois must have shape (K, 5)"},
     {"run roi_align --output-size 0", "--output-size must be >= 1"},
     {"run roi_align --in grad_output=in.npy", "--backward is not"},
+    {"run patchify --in coords=coords2.npy", "coords has batch 2 but the input has 1"},
+    {"run patchify --in coords=in3d.npy", "coords must have shape (B, M, 2)"},
+    {"run patchify --radius -1", "--radius must be >= 0"},
+    {"run patchify --trace-kernel all", "--trace-kernel must be one of patches|bilinear"},
 };
 
 START_TEST(bad_input_gets_one_line_exit_2_and_no_output)

@@ -1,0 +1,150 @@
+/* GPU suite for RoIAlign and patchify, through their operators on both devices: every
+ * output bitwise equal to the simulator except grad_input (atomic adds in another order:
+ * within rounding), every traced event bitwise; launches past the block cap; zero RoIs
+ * and zero points. Exits 77 without a GPU; runs without fork. */
+#include <stdio.h>
+
+#include "../kernels/core/ks_cuda_api.h"
+#include "../kernels/registry.h"
+#include "test_util.h"
+
+static int cmp_event(const void *a, const void *b)
+{
+    const ks_event *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void set(ks_run *r, const ks_op *op, const char *name, int64_t a, int64_t b)
+{
+    int i = ks_op_param(op, name);
+    ck_assert_int_ge(i, 0);
+    r->value[i][0] = a, r->value[i][1] = b, r->set[i] = 1;
+}
+
+/* both devices ran r[0] (sim) and r[1] (cuda): compare outputs and events */
+static void compare(const ks_op *op, ks_run *r, int t)
+{
+    for (int i = 0; i < op->ntensors; ++i) {
+        if (r[0].absent[i] || !op->tensors[i].output) continue;
+        const int64_t n = ks_tensor_numel(&r[0].tensor[i]);
+        const float *a = r[0].tensor[i].data, *b = r[1].tensor[i].data;
+        if (!strcmp(op->tensors[i].name, "grad_input")) { /* atomics */
+            for (int64_t k = 0; k < n; ++k)
+                ck_assert_msg(fabsf(a[k] - b[k]) <= 1e-5f * (1 + fabsf(a[k])), "%s case %d grad_input[%lld]: sim %g gpu %g",
+                              op->name, t, (long long)k, a[k], b[k]);
+        } else {
+            ck_assert_msg(!memcmp(a, b, (size_t)n * 4), "%s case %d: %s differs between GPU and simulator", op->name, t,
+                          op->tensors[i].name);
+        }
+    }
+    if (r[0].sink) {
+        const unsigned long long n = ks_sink_count(r[0].sink);
+        ck_assert_uint_eq(ks_sink_count(r[1].sink), n);
+        ck_assert_uint_eq(ks_sink_dropped(r[1].sink), 0);
+        qsort(r[0].sink->events, n, sizeof(ks_event), cmp_event);
+        qsort(r[1].sink->events, n, sizeof(ks_event), cmp_event);
+        for (unsigned long long i = 0; i < n; ++i)
+            ck_assert_msg(!memcmp(&r[0].sink->events[i], &r[1].sink->events[i], sizeof(ks_event)),
+                          "%s case %d: event %llu differs between GPU and simulator", op->name, t, i);
+    }
+    for (int d = 0; d < 2; ++d) {
+        ks_host_sink_free(r[d].sink);
+        ks_run_free(&r[d]);
+    }
+}
+
+static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t PH, int64_t sr, int aligned, int max,
+                     int backward, int traced)
+{
+    const ks_op *op = ks_op_find("roi_align");
+    static ks_run r[2];
+    for (int d = 0; d < 2; ++d) {
+        ks_run_init(&r[d], op);
+        set(&r[d], op, "num-rois", K, 0);
+        set(&r[d], op, "channels", C, 0);
+        set(&r[d], op, "batch", 2, 0);
+        set(&r[d], op, "input-size", H, W);
+        set(&r[d], op, "output-size", PH, PH + 1);
+        set(&r[d], op, "sampling-ratio", sr, 0);
+        set(&r[d], op, "aligned", aligned, 0);
+        set(&r[d], op, "pool-mode", max, 0);
+        set(&r[d], op, "backward", backward, 0);
+        r[d].fvalue[ks_op_param(op, "spatial-scale")][0] = t % 2 ? 0.25 : 0.5;
+        r[d].pattern = KS_PAT_RANDOM;
+        r[d].seed = (uint64_t)t;
+        r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
+        r[d].sink = traced ? ks_host_sink_create(0, ks_filter_all()) : NULL;
+        ck_assert_msg(op->run(&r[d]) == KS_OK, "%s", ks_error_message());
+    }
+    compare(op, r, t);
+}
+
+static void patchify_both(int t, int64_t B, int64_t M, int64_t C, int64_t H, int64_t W, int64_t R, int backward,
+                          int bilinear, int traced, int threads, int64_t cap)
+{
+    const ks_op *op = ks_op_find("patchify");
+    static ks_run r[2];
+    for (int d = 0; d < 2; ++d) {
+        ks_run_init(&r[d], op);
+        set(&r[d], op, "batch", B, 0);
+        set(&r[d], op, "num-points", M, 0);
+        set(&r[d], op, "channels", C, 0);
+        set(&r[d], op, "input-size", H, W);
+        set(&r[d], op, "radius", R, 0);
+        set(&r[d], op, "backward", backward, 0);
+        set(&r[d], op, "trace-kernel", bilinear, 0);
+        r[d].pattern = KS_PAT_RANDOM;
+        r[d].seed = (uint64_t)t;
+        r[d].launch = tu_launch(threads, cap);
+        r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
+        r[d].sink = traced ? ks_host_sink_create(0, ks_filter_all()) : NULL;
+        ck_assert_msg(op->run(&r[d]) == KS_OK, "%s", ks_error_message());
+    }
+    compare(op, r, t);
+}
+
+START_TEST(patchify_cuda_equals_simulator)
+{
+    for (int t = 0; t < 12; ++t)
+        patchify_both(t, 1 + t % 3, 1 + t % 4, 1 + t % 3, 5 + t % 4, 6 + t % 3, t % 3, t % 2, (t / 2) % 2, 1,
+                      t % 3 ? 0 : 32, t % 3 ? 0 : 2);
+    patchify_both(98, 2, 0, 3, 6, 6, 1, 1, 0, 1, 0, 0); /* zero points */
+    /* B*M*C*D*D = 4*4096*8*16 = 2.1M raw entries, capped at 64 blocks: threads loop */
+    patchify_both(99, 4, 4096, 8, 64, 64, 1, 1, 0, 0, 0, 64);
+}
+END_TEST
+
+START_TEST(roi_align_cuda_equals_simulator)
+{
+    for (int t = 0; t < 16; ++t)
+        run_both(t, 1 + t % 5, 1 + t % 3, 7 + t % 5, 9 + t % 4, 1 + t % 3, t % 4 - 1, t % 2, (t / 2) % 2, t % 3 != 0, 1);
+    run_both(99, 0, 2, 8, 8, 2, 2, 1, 0, 1, 1); /* zero RoIs: nothing launches */
+}
+END_TEST
+
+START_TEST(roi_align_cuda_past_the_block_cap)
+{
+    /* K*C*PH*PW = 300*256*7*8 = 4.3M > 4096*512: threads loop */
+    run_both(7, 300, 256, 25, 34, 7, 2, 1, 0, 1, 0);
+}
+END_TEST
+
+int main(void)
+{
+    if (ks_cuda_device_count() < 1) {
+        printf("SKIP: RoIAlign/patchify GPU suite not run: no CUDA device here (or a build without CUDA)\n");
+        return 77;
+    }
+    char name[128];
+    ks_cuda_device_name(name, sizeof name);
+    printf("RoIAlign/patchify GPU suite on %s\n", name);
+    Suite *s = suite_create("gpu_ops");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, roi_align_cuda_equals_simulator);
+    tcase_add_test(tc, roi_align_cuda_past_the_block_cap);
+    tcase_add_test(tc, patchify_cuda_equals_simulator);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_NOFORK);
+}
