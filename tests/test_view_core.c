@@ -7,6 +7,7 @@
 #include "../viewer/vw_describe.h"
 #include "../viewer/vw_script.h"
 #include "../viewer/vw_anchor.h"
+#include "../viewer/vw_boxes.h"
 #include "test_util.h"
 
 /* A traced im2col or col2im run on a random geometry and launch (threads loop). */
@@ -345,6 +346,59 @@ START_TEST(deformable_samples_anchor_on_the_regular_kernel_grid)
 }
 END_TEST
 
+static void traced_run(ks_run *r, ks_trace *tr, vw_index *idx, const char *name, const char *p1, int64_t v1,
+                       const char *p2, int64_t v2)
+{
+    const ks_op *op = ks_op_find(name);
+    ks_run_init(r, op);
+    tu_set2(r, op, p1, v1, v1);
+    tu_set2(r, op, p2, v2, v2);
+    r->pattern = KS_PAT_RANDOM;
+    r->sink = ks_host_sink_create(0, ks_filter_all());
+    ck_assert_msg(op->run(r) == KS_OK, "%s", ks_error_message());
+    ks_trace_from_run(op, r, tr);
+    ck_assert_int_eq(vw_index_build(idx, tr, NULL), KS_OK);
+}
+
+/* the overlay boxes follow the tensors: RoIAlign's RoI scaled and shifted by -0.5 with
+ * its bins (and the unshifted box), patchify's D x D raw patch around floor(x, y) */
+START_TEST(roi_and_patch_boxes_follow_the_tensors)
+{
+    static ks_run r;
+    static ks_trace tr;
+    vw_index idx;
+    vw_box b[4];
+    traced_run(&r, &tr, &idx, "roi_align", "output-size", 3, "input-size", 11);
+    for (uint32_t it = 0; it < idx.nitems; ++it) {
+        const ks_event *w = &tr.events[idx.by_item[idx.items[it].first]];
+        const float *roi = (const float *)r.tensor[1].data + w->u.field[0] * 5;
+        ck_assert_int_eq(vw_item_boxes(&tr, &idx, it, b, 4), 2); /* aligned: the box and the unshifted one */
+        ck_assert_double_eq_tol(b[0].x0, roi[1] - 0.5, 1e-6);
+        ck_assert_double_eq_tol(b[0].y1, roi[4] - 0.5, 1e-6);
+        ck_assert_int_eq(b[0].rows, 3);
+        ck_assert_int_eq(b[1].dim, 1);
+        ck_assert_double_eq_tol(b[1].y0, roi[2], 1e-6);
+    }
+    vw_index_free(&idx);
+    tu_run_done(&r);
+    traced_run(&r, &tr, &idx, "patchify", "radius", 2, "num-points", 3);
+    for (uint32_t it = 0; it < idx.nitems; ++it) {
+        const ks_event *w = &tr.events[idx.by_item[idx.items[it].first]];
+        const float *xy = (const float *)r.tensor[1].data + w->u.field[1] * 2;
+        ck_assert_int_eq(vw_item_boxes(&tr, &idx, it, b, 4), 1);
+        ck_assert_double_eq_tol(b[0].y0, floor(xy[1]) - 2 - 0.5, 1e-9);
+        ck_assert_double_eq_tol(b[0].x1, floor(xy[0]) - 2 + 6 - 0.5, 1e-9);
+        ck_assert_int_eq(b[0].cols, 6);
+    }
+    vw_index_free(&idx);
+    tu_run_done(&r);
+    traced_run(&r, &tr, &idx, "im2col", "kernel-size", 3, "padding", 1); /* no boxes */
+    ck_assert_int_eq(vw_item_boxes(&tr, &idx, 0, b, 4), 0);
+    vw_index_free(&idx);
+    tu_run_done(&r);
+}
+END_TEST
+
 START_TEST(layout_panels_stay_inside_the_window_and_apart)
 {
     uint64_t s = 601;
@@ -591,6 +645,7 @@ int main(void)
     tcase_add_loop_test(tc, aggregates_and_lookups_match_the_geometry, 0, 12);
     tcase_add_test(tc, sample_corners_weights_and_lookup_follow_the_events);
     tcase_add_test(tc, deformable_samples_anchor_on_the_regular_kernel_grid);
+    tcase_add_test(tc, roi_and_patch_boxes_follow_the_tensors);
     tcase_add_test(tc, layout_panels_stay_inside_the_window_and_apart);
     tcase_add_test(tc, heatmap_cells_tile_and_hit_testing_inverts_them);
     tcase_add_test(tc, grid_and_timeline_map_back_and_forth);

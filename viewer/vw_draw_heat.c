@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vw_anchor.h"
+#include "vw_boxes.h"
 #include "vw_colormap.h"
 #include "vw_describe.h"
 #include "vw_draw_int.h"
@@ -250,6 +251,33 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
                 cell.y + cell.h / 2 - d->font.line / 2, VW_COL_PADDING, 0, "0");
 }
 
+/* RoIAlign's RoI and bins, patchify's raw patch: outlines in continuous coordinates */
+static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it)
+{
+    vw_box b[4];
+    const int n = vw_item_boxes(s->tr, s->idx, it, b, 4);
+    for (int k = n - 1; k >= 0; --k) {
+        if (b[k].plane != s->panel[panel].plane || !isfinite(b[k].y0) || !isfinite(b[k].x0) ||
+            fabs(b[k].y0) > 1e6 || fabs(b[k].x0) > 1e6 || fabs(b[k].y1) > 1e6 || fabs(b[k].x1) > 1e6)
+            continue;
+        vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
+        for (int i = 0; i <= b[k].rows; ++i) { /* horizontal lines: edges and bin rows */
+            int xa, ya, xb, yb;
+            const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / b[k].rows;
+            vw_heatmap_point(m, y, b[k].x0, &xa, &ya);
+            vw_heatmap_point(m, y, b[k].x1, &xb, &yb);
+            SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
+        }
+        for (int j = 0; j <= b[k].cols; ++j) {
+            int xa, ya, xb, yb;
+            const double x = b[k].x0 + (b[k].x1 - b[k].x0) * j / b[k].cols;
+            vw_heatmap_point(m, b[k].y0, x, &xa, &ya);
+            vw_heatmap_point(m, b[k].y1, x, &xb, &yb);
+            SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
+        }
+    }
+}
+
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (s->panel[panel].tensor < 0) return;
@@ -263,6 +291,7 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
      * entry it is copied to), in cyan; the rest of the work item in white */
     const ks_event *f = ev != VW_NONE ? &tr->events[ev] : NULL;
     const ks_event *partner = NULL;
+    if (it != VW_NONE && s->panel[panel].tensor == 0) draw_boxes(d, &m, s, panel, it);
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
