@@ -168,6 +168,27 @@ START_TEST(torchvision_forward_geometry_matches_the_reference)
 }
 END_TEST
 
+/* torchvision's backward-test geometry: x (1, 8, 5, 5), three RoIs, 2x2, sampling ratio
+ * 1, not aligned: the gradient against the reference */
+START_TEST(torchvision_backward_geometry_matches_the_reference)
+{
+    const float rois[15] = {0, 0, 0, 4, 4, 0, 0, 2, 3, 4, 0, 2, 2, 4, 4};
+    uint64_t s = 8;
+    float *in = tu_random(&s, 8 * 25);
+    ks_roi_align_params p = params(1, 8, 5, 5, 3, 2, 2, 1.0f, 1, 0, KS_ROI_AVG);
+    rcase c;
+    rc_init(&c, &p, in, rois);
+    float *g = tu_random(&s, c.n_out);
+    memcpy(c.gout, g, (size_t)c.n_out * 4);
+    ks_launch l = tu_launch(0, 0);
+    rc_run(&c, &l);
+    tu_expect_close(c.output, c.r_out, c.n_out, 1e-6, "output");
+    tu_expect_close(c.gin, c.r_gin, c.n_in, 1e-6, "grad_input");
+    free(in), free(g);
+    rc_free(&c);
+}
+END_TEST
+
 /* aligned with adaptive sampling: a zero-size RoI has an empty grid (0); legacy
  * (not aligned) forces it to 1x1 and samples */
 START_TEST(degenerate_rois_follow_aligned)
@@ -322,6 +343,7 @@ int main(void)
     tcase_add_test(tc, samples_within_one_pixel_replicate_the_border_beyond_are_zero);
     tcase_add_test(tc, random_geometries_match_the_reference);
     tcase_add_test(tc, torchvision_forward_geometry_matches_the_reference);
+    tcase_add_test(tc, torchvision_backward_geometry_matches_the_reference);
     tcase_add_test(tc, degenerate_rois_follow_aligned);
     tcase_add_test(tc, max_mode_ties_and_out_of_range_samples);
     tcase_add_test(tc, threads_loop_when_the_grid_is_capped);

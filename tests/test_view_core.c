@@ -381,6 +381,33 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
     }
     vw_index_free(&idx);
     tu_run_done(&r);
+    /* max mode: a third entry, the argmax point the item wrote */
+    traced_run(&r, &tr, &idx, "roi_align", "output-size", 2, "input-size", 9);
+    vw_index_free(&idx);
+    tu_run_done(&r);
+    {
+        const ks_op *op = ks_op_find("roi_align");
+        ks_run_init(&r, op);
+        r.value[ks_op_param(op, "pool-mode")][0] = 1;
+        r.pattern = KS_PAT_RANDOM;
+        r.sink = ks_host_sink_create(0, ks_filter_all());
+        ck_assert_int_eq(op->run(&r), KS_OK);
+        ks_trace_from_run(op, &r, &tr);
+        ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+        for (uint32_t it = 0; it < idx.nitems; ++it) {
+            const int64_t i = tr.events[idx.by_item[idx.items[it].first]].index;
+            const float ay = ((const float *)r.tensor[3].data)[i], ax = ((const float *)r.tensor[4].data)[i];
+            const int n = vw_item_boxes(&tr, &idx, it, b, 4);
+            ck_assert_int_eq(n, ay == -1.0f ? 2 : 3);
+            if (n == 3) {
+                ck_assert_int_eq(b[2].rows, 0);
+                ck_assert_double_eq(b[2].y0, ay);
+                ck_assert_double_eq(b[2].x0, ax);
+            }
+        }
+        vw_index_free(&idx);
+        tu_run_done(&r);
+    }
     traced_run(&r, &tr, &idx, "patchify", "radius", 2, "num-points", 3);
     for (uint32_t it = 0; it < idx.nitems; ++it) {
         const ks_event *w = &tr.events[idx.by_item[idx.items[it].first]];

@@ -55,6 +55,24 @@ static int patch_box(const ks_trace *tr, const cJSON *p, const int32_t *f, vw_bo
     return 1;
 }
 
+/* max mode: the argmax the item wrote, as a point */
+static int argmax_point(const ks_trace *tr, const vw_index *idx, uint32_t item, int plane, vw_box *b)
+{
+    const vw_item *it = &idx->items[item];
+    double v[2] = {-1, -1};
+    int found = 0;
+    for (uint32_t k = 0; k < it->count; ++k) {
+        const ks_event *e = &tr->events[idx->by_item[it->first + k]];
+        if (e->kind != KS_EV_WRITE || e->tensor >= tr->ntensors) continue;
+        const char *name = tr->tensors[e->tensor].name;
+        const int which = !strcmp(name, "argmax_y") ? 0 : !strcmp(name, "argmax_x") ? 1 : -1;
+        if (which >= 0) v[which] = e->u.access.value, found |= 1 << which;
+    }
+    if (found != 3 || v[0] == -1) return 0;
+    *b = (vw_box){v[0], v[1], v[0], v[1], 0, 0, plane, 0};
+    return 1;
+}
+
 int vw_item_boxes(const ks_trace *tr, const vw_index *idx, uint32_t item, vw_box *boxes, int max)
 {
     if (item >= idx->nitems) return 0;
@@ -69,6 +87,7 @@ int vw_item_boxes(const ks_trace *tr, const vw_index *idx, uint32_t item, vw_box
     const int patch = cJSON_IsString(k) && (!strcmp(k->valuestring, "patchify") || !strcmp(k->valuestring, "patchify_backward"));
     int n = 0;
     if (roi) n = roi_boxes(tr, p, w->u.field, boxes, max);
+    if (roi && n > 0 && n < max) n += argmax_point(tr, idx, item, boxes[0].plane, &boxes[n]);
     else if (patch) n = patch_box(tr, p, w->u.field, boxes, max);
     cJSON_Delete(p);
     return n;

@@ -10,7 +10,8 @@
 
 typedef struct vw_box {
     double y0, x0, y1, x1; /* corners, continuous coordinates */
-    int rows, cols;        /* grid lines inside: bins (1, 1: none) */
+    int rows, cols;        /* grid lines inside: bins (1, 1: none); 0, 0: a point (y0, x0),
+                              RoIAlign max mode's argmax */
     int plane;             /* the input plane it lies on */
     int dim;               /* a reference outline (the box before the half-pixel shift) */
 } vw_box;

@@ -261,6 +261,14 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
             fabs(b[k].y0) > 1e6 || fabs(b[k].x0) > 1e6 || fabs(b[k].y1) > 1e6 || fabs(b[k].x1) > 1e6)
             continue;
         vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
+        if (b[k].rows == 0) { /* a point: the argmax, an X */
+            int px, py;
+            vw_heatmap_point(m, b[k].y0, b[k].x0, &px, &py);
+            vw_color(d->r, VW_COL_LOOKUP);
+            SDL_RenderDrawLine(d->r, px - 6, py - 6, px + 6, py + 6);
+            SDL_RenderDrawLine(d->r, px - 6, py + 6, px + 6, py - 6);
+            continue;
+        }
         for (int i = 0; i <= b[k].rows; ++i) { /* horizontal lines: edges and bin rows */
             int xa, ya, xb, yb;
             const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / b[k].rows;
