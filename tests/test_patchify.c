@@ -149,6 +149,29 @@ START_TEST(overlapping_patches_sum_their_gradients)
 }
 END_TEST
 
+/* the output is linear in the input: the reference gradient equals central differences */
+START_TEST(reference_gradient_matches_finite_differences)
+{
+    uint64_t s = 0xFD2;
+    ks_patchify_params p = {2, 2, 5, 6, 3, 1};
+    float *in = tu_random(&s, 2 * 2 * 30), *xy = random_coords(&s, &p), *g = tu_random(&s, 2 * 3 * 2 * 9);
+    double *patches = malloc(2 * 3 * 2 * 16 * 8), up[108], dn[108], gin[120];
+    ks_patchify_ref_backward(&p, xy, g, gin);
+    for (int i = 0; i < 120; i += 3) {
+        const float keep = in[i];
+        in[i] = keep + 0.25f;
+        ks_patchify_ref(&p, in, xy, patches, up);
+        in[i] = keep - 0.25f;
+        ks_patchify_ref(&p, in, xy, patches, dn);
+        in[i] = keep;
+        double fd = 0;
+        for (int k = 0; k < 108; ++k) fd += g[k] * (up[k] - dn[k]) / 0.5;
+        ck_assert_msg(fabs(fd - gin[i]) < 1e-9, "d/d input[%d]: analytic %g, finite difference %g", i, gin[i], fd);
+    }
+    free(in), free(xy), free(g), free(patches);
+}
+END_TEST
+
 START_TEST(nan_coordinates_read_nothing)
 {
     float in[12];
@@ -196,6 +219,7 @@ int main(void)
     tcase_add_test(tc, arange_points_in_x_y_order);
     tcase_add_test(tc, random_geometries_match_the_reference);
     tcase_add_test(tc, overlapping_patches_sum_their_gradients);
+    tcase_add_test(tc, reference_gradient_matches_finite_differences);
     tcase_add_test(tc, nan_coordinates_read_nothing);
     tcase_add_test(tc, traced_equals_plain_bitwise);
     suite_add_tcase(s, tc);
