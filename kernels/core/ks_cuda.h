@@ -29,6 +29,28 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->keep = 0;
 }
 
+/* The three __global__ wrappers of a body compiled by ks_variants.h: name_k_plain32,
+ * name_k_plain (args by value) and name_k_traced (args and the device sink by value). */
+#define KS_CUDA_WRAPPERS(name, args_t)                                                             \
+    __global__ void name##_k_plain32(args_t a)                                                    \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain32(&t, &a);                                                              \
+    }                                                                                             \
+    __global__ void name##_k_plain(args_t a)                                                      \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain(&t, &a);                                                                \
+    }                                                                                             \
+    __global__ void name##_k_traced(args_t a, ks_sink sink)                                       \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, &sink);                                                       \
+        name##_body_traced(&t, &a);                                                               \
+    }
+
 /* Checks a CUDA call; on failure records "what: cuda error text" and returns KS_ECUDA. */
 static inline int ks_cuda_ok(cudaError_t e, const char *what)
 {

@@ -6,50 +6,13 @@
 #include "../core/ks_cuda.h"
 #include "deform_layer.h"
 
-#define KS_IDX int32_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain32
-#include "deform_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-#undef KS_IDX
+#define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
 
-#define KS_IDX int64_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain
-#include "deform_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
 
-#define KS_TRACED 1
-#define KS_VARIANT(name) name##_traced
-#include "deform_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_DEFORM_KERNELS(name)                                                                 \
-    __global__ void name##_k_plain32(ks_deform_args a)                                         \
-    {                                                                                          \
-        ks_thread t;                                                                           \
-        ks_thread_from_builtins(&t, NULL);                                                     \
-        name##_body_plain32(&t, &a);                                                           \
-    }                                                                                          \
-    __global__ void name##_k_plain(ks_deform_args a)                                           \
-    {                                                                                          \
-        ks_thread t;                                                                           \
-        ks_thread_from_builtins(&t, NULL);                                                     \
-        name##_body_plain(&t, &a);                                                             \
-    }                                                                                          \
-    __global__ void name##_k_traced(ks_deform_args a, ks_sink sink)                            \
-    {                                                                                          \
-        ks_thread t;                                                                           \
-        ks_thread_from_builtins(&t, &sink);                                                    \
-        name##_body_traced(&t, &a);                                                            \
-    }
-
-KS_DEFORM_KERNELS(ks_deform_im2col)
-KS_DEFORM_KERNELS(ks_deform_col2im)
-KS_DEFORM_KERNELS(ks_deform_coord)
+KS_CUDA_WRAPPERS(ks_deform_im2col, ks_deform_args)
+KS_CUDA_WRAPPERS(ks_deform_col2im, ks_deform_args)
+KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */

@@ -2,51 +2,14 @@
  * and traced (64-bit). */
 #include "../core/ks_cuda.h"
 
-#define KS_IDX int32_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain32
-#include "patchify_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-#undef KS_IDX
+#define KS_BODY "../patchify/patchify_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
 
-#define KS_IDX int64_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain
-#include "patchify_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
 
-#define KS_TRACED 1
-#define KS_VARIANT(name) name##_traced
-#include "patchify_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_PATCH_KERNELS(name)                                                                     \
-    __global__ void name##_k_plain32(ks_patchify_args a)                                          \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain32(&t, &a);                                                              \
-    }                                                                                             \
-    __global__ void name##_k_plain(ks_patchify_args a)                                            \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain(&t, &a);                                                                \
-    }                                                                                             \
-    __global__ void name##_k_traced(ks_patchify_args a, ks_sink sink)                             \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, &sink);                                                       \
-        name##_body_traced(&t, &a);                                                               \
-    }
-
-KS_PATCH_KERNELS(ks_patch_fwd)
-KS_PATCH_KERNELS(ks_patch_bilinear)
-KS_PATCH_KERNELS(ks_patch_bilinear_bwd)
-KS_PATCH_KERNELS(ks_patch_bwd)
+KS_CUDA_WRAPPERS(ks_patch_fwd, ks_patchify_args)
+KS_CUDA_WRAPPERS(ks_patch_bilinear, ks_patchify_args)
+KS_CUDA_WRAPPERS(ks_patch_bilinear_bwd, ks_patchify_args)
+KS_CUDA_WRAPPERS(ks_patch_bwd, ks_patchify_args)
 
 #define KS_PATCH_LAUNCH(name)                                                                      \
     do {                                                                                          \

@@ -2,49 +2,11 @@
  * (32- and 64-bit indices) and traced (64-bit) kernels. */
 #include "../core/ks_cuda.h"
 
-#define KS_IDX int32_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain32
-#include "roi_align_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-#undef KS_IDX
+#define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
 
-#define KS_IDX int64_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain
-#include "roi_align_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_TRACED 1
-#define KS_VARIANT(name) name##_traced
-#include "roi_align_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_ROI_KERNELS(name)                                                                       \
-    __global__ void name##_k_plain32(ks_roi_align_args a)                                         \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain32(&t, &a);                                                              \
-    }                                                                                             \
-    __global__ void name##_k_plain(ks_roi_align_args a)                                           \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain(&t, &a);                                                                \
-    }                                                                                             \
-    __global__ void name##_k_traced(ks_roi_align_args a, ks_sink sink)                            \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, &sink);                                                       \
-        name##_body_traced(&t, &a);                                                               \
-    }
-
-KS_ROI_KERNELS(ks_roi_align_fwd)
-KS_ROI_KERNELS(ks_roi_align_bwd)
+KS_CUDA_WRAPPERS(ks_roi_align_fwd, ks_roi_align_args)
+KS_CUDA_WRAPPERS(ks_roi_align_bwd, ks_roi_align_args)
 
 static int launch(const ks_roi_align_args &a, int backward, const ks_launch *l, const ks_sink *dev_sink, void *stream)
 {
