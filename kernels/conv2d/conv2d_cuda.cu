@@ -1,19 +1,10 @@
-/* conv2d_cuda.cu - the conv2d GEMM step on the GPU: the body of conv2d_body.h as plain
- * and traced kernels (64-bit indices; a teaching kernel, not a fast GEMM). */
+/* conv2d_cuda.cu - the conv2d GEMM step on the GPU: plain and traced kernels of
+ * conv2d_body.h with 64-bit indices (a teaching kernel, not a fast GEMM; the 32-bit
+ * variant ks_variants.h also compiles is not launched). */
 #include "../core/ks_cuda.h"
 
-#define KS_IDX int64_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain
-#include "conv2d_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_TRACED 1
-#define KS_VARIANT(name) name##_traced
-#include "conv2d_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
+#define KS_BODY "../conv2d/conv2d_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
 
 __global__ void ks_conv_gemm_kernel_plain(ks_conv_gemm_args a)
 {

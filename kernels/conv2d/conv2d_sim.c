@@ -2,18 +2,8 @@
 #include "../core/ks_error.h"
 #include "../core/ks_sim.h"
 
-#define KS_IDX int64_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain
-#include "conv2d_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_TRACED 1
-#define KS_VARIANT(name) name##_traced
-#include "conv2d_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
+#define KS_BODY "../conv2d/conv2d_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
 
 static void gemm_plain(ks_thread *t, const void *a) { ks_conv_gemm_body_plain(t, a); }
 static void gemm_traced(ks_thread *t, const void *a) { ks_conv_gemm_body_traced(t, a); }

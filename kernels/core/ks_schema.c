@@ -53,6 +53,18 @@ void ks_tensor_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, in
     for (int i = 0; i < ndim && i < 4; ++i) t->shape[i] = s[i];
 }
 
+int ks_check_sizes(const ks_size_check *c, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (c[i].v < c[i].lo)
+            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", c[i].name, (long long)c[i].lo, (long long)c[i].v);
+        if (c[i].v > INT32_MAX)
+            return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", c[i].name, (long long)INT32_MAX,
+                           (long long)c[i].v);
+    }
+    return KS_OK;
+}
+
 void ks_tensor_free(ks_tensor *t)
 {
     if (!t) return;

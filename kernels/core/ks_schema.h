@@ -35,6 +35,15 @@ int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d);
 int64_t ks_tensor_numel(const ks_tensor *t);
 /* Sets t to float32 with the first `ndim` (<= 4) of the sizes a, b, c, d; no data. */
 void ks_tensor_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d);
+/* A size to validate: lo <= v <= INT32_MAX (coordinates fit the trace's 32-bit fields). */
+typedef struct ks_size_check {
+    const char *name;
+    int64_t v, lo;
+} ks_size_check;
+/* KS_OK, or KS_EINVAL with "NAME must be >= LO (got V)" (or "<= 2147483647") for the
+ * first size out of range. */
+int ks_check_sizes(const ks_size_check *c, size_t n);
+
 /* Allocates zeroed data for t (name/dtype/ndim/shape already set). */
 int ks_tensor_alloc(ks_tensor *t);
 void ks_tensor_free(ks_tensor *t);

@@ -44,7 +44,7 @@ static int chunk_step(const ks_deform_params *p, int64_t *step)
 int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
 {
     const int64_t dim_max = INT32_MAX, numel_max = INT64_MAX / 8;
-    const struct { const char *name; int64_t v, lo; } checks[] = {
+    const ks_size_check checks[] = {
         {"batch", p->batch, 0},           {"channels", p->channels, 1},
         {"height", p->height, 1},         {"width", p->width, 1},
         {"out_channels", p->out_channels, 1},
@@ -56,14 +56,8 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
         {"im2col_step", p->im2col_step, 1},
     };
     memset(g, 0, sizeof *g);
-    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i) {
-        if (checks[i].v < checks[i].lo)
-            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", checks[i].name,
-                           (long long)checks[i].lo, (long long)checks[i].v);
-        if (checks[i].v > dim_max)
-            return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", checks[i].name,
-                           (long long)dim_max, (long long)checks[i].v);
-    }
+    int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
+    if (rc) return rc;
     if (p->semantics != KS_DEFORM_MMCV && p->semantics != KS_DEFORM_TORCHVISION)
         return ks_fail(KS_EINVAL, "semantics must be mmcv or torchvision");
     if (p->channels % p->groups || p->out_channels % p->groups)
@@ -86,7 +80,7 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
                        (long long)g->height_out, (long long)g->width_out, (long long)p->height,
                        (long long)p->width, (long long)ext_h, (long long)ext_w,
                        (long long)p->pad_h, (long long)p->pad_w);
-    int rc = chunk_step(p, &g->step);
+    rc = chunk_step(p, &g->step);
     if (rc) return rc;
     const int64_t P = g->height_out * g->width_out, kk = p->kernel_h * p->kernel_w;
     const int64_t S = g->step > 0 ? g->step : 1;

@@ -2,68 +2,11 @@
  * plain (64-bit and 32-bit indices) and traced (64-bit), behind thin __global__ wrappers. */
 #include "../core/ks_cuda.h"
 
-#define KS_IDX int32_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain32
-#include "im2col_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-#undef KS_IDX
+#define KS_BODY "../im2col/im2col_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
 
-#define KS_IDX int64_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain
-#include "im2col_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_TRACED 1
-#define KS_VARIANT(name) name##_traced
-#include "im2col_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-__global__ void ks_im2col_kernel_plain(ks_im2col_args a)
-{
-    ks_thread t;
-    ks_thread_from_builtins(&t, NULL);
-    ks_im2col_body_plain(&t, &a);
-}
-
-__global__ void ks_im2col_kernel_plain32(ks_im2col_args a)
-{
-    ks_thread t;
-    ks_thread_from_builtins(&t, NULL);
-    ks_im2col_body_plain32(&t, &a);
-}
-
-__global__ void ks_im2col_kernel_traced(ks_im2col_args a, ks_sink sink)
-{
-    ks_thread t;
-    ks_thread_from_builtins(&t, &sink);
-    ks_im2col_body_traced(&t, &a);
-}
-
-__global__ void ks_col2im_kernel_plain(ks_im2col_args a)
-{
-    ks_thread t;
-    ks_thread_from_builtins(&t, NULL);
-    ks_col2im_body_plain(&t, &a);
-}
-
-__global__ void ks_col2im_kernel_plain32(ks_im2col_args a)
-{
-    ks_thread t;
-    ks_thread_from_builtins(&t, NULL);
-    ks_col2im_body_plain32(&t, &a);
-}
-
-__global__ void ks_col2im_kernel_traced(ks_im2col_args a, ks_sink sink)
-{
-    ks_thread t;
-    ks_thread_from_builtins(&t, &sink);
-    ks_col2im_body_traced(&t, &a);
-}
+KS_CUDA_WRAPPERS(ks_im2col, ks_im2col_args)
+KS_CUDA_WRAPPERS(ks_col2im, ks_im2col_args)
 
 /* 32-bit indices are exact when every element count, and every index the grid-stride
  * loop can reach (below work + blocks*threads), stays under 2^30. */
@@ -88,11 +31,11 @@ extern "C" int ks_im2col_cuda(const ks_im2col_params *p, const float *input, flo
     if (rc) return rc;
     cudaStream_t s = (cudaStream_t)stream;
     if (dev_sink)
-        ks_im2col_kernel_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
+        ks_im2col_k_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
     else if (fits_int32(&g, blocks, threads))
-        ks_im2col_kernel_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
+        ks_im2col_k_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
     else
-        ks_im2col_kernel_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
+        ks_im2col_k_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
     return ks_cuda_check_launch("im2col");
 }
 
@@ -110,10 +53,10 @@ extern "C" int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, f
     if (rc) return rc;
     cudaStream_t s = (cudaStream_t)stream;
     if (dev_sink)
-        ks_col2im_kernel_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
+        ks_col2im_k_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
     else if (fits_int32(&g, blocks, threads))
-        ks_col2im_kernel_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
+        ks_col2im_k_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
     else
-        ks_col2im_kernel_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
+        ks_col2im_k_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
     return ks_cuda_check_launch("col2im");
 }

@@ -25,7 +25,7 @@ int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g)
     /* sizes are limited so that every coordinate fits the trace's 32-bit fields and
      * every element count times sizeof(float) fits in 64 bits */
     const int64_t dim_max = INT32_MAX, numel_max = INT64_MAX / 8;
-    const struct { const char *name; int64_t v, lo; } checks[] = {
+    const ks_size_check checks[] = {
         {"batch", p->batch, 1},         {"channels", p->channels, 1},
         {"height", p->height, 1},       {"width", p->width, 1},
         {"kernel_h", p->kernel_h, 1},   {"kernel_w", p->kernel_w, 1},
@@ -33,14 +33,8 @@ int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g)
         {"stride_h", p->stride_h, 1},   {"stride_w", p->stride_w, 1},
         {"dilation_h", p->dilation_h, 1}, {"dilation_w", p->dilation_w, 1},
     };
-    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i) {
-        if (checks[i].v < checks[i].lo)
-            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", checks[i].name,
-                           (long long)checks[i].lo, (long long)checks[i].v);
-        if (checks[i].v > dim_max)
-            return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", checks[i].name,
-                           (long long)dim_max, (long long)checks[i].v);
-    }
+    int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
+    if (rc) return rc;
     /* each term is < 2^31, so these sums and products cannot overflow int64 */
     const int64_t ext_h = p->dilation_h * (p->kernel_h - 1) + 1;
     const int64_t ext_w = p->dilation_w * (p->kernel_w - 1) + 1;

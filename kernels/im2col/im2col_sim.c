@@ -3,18 +3,8 @@
 #include "../core/ks_error.h"
 #include "../core/ks_sim.h"
 
-#define KS_IDX int64_t
-#define KS_TRACED 0
-#define KS_VARIANT(name) name##_plain
-#include "im2col_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
-
-#define KS_TRACED 1
-#define KS_VARIANT(name) name##_traced
-#include "im2col_body.h"
-#undef KS_TRACED
-#undef KS_VARIANT
+#define KS_BODY "../im2col/im2col_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
 
 static void im2col_plain(ks_thread *t, const void *a) { ks_im2col_body_plain(t, a); }
 static void im2col_traced(ks_thread *t, const void *a) { ks_im2col_body_traced(t, a); }

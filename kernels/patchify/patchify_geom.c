@@ -7,19 +7,12 @@
 
 int ks_patchify_check(const ks_patchify_params *p)
 {
-    const int64_t dim_max = INT32_MAX;
-    const struct { const char *name; int64_t v, lo; } checks[] = {
+    const ks_size_check checks[] = {
         {"batch", p->batch, 1}, {"channels", p->channels, 1}, {"height", p->height, 1},
         {"width", p->width, 1}, {"num_points", p->num_points, 0}, {"radius", p->radius, 0},
     };
-    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i) {
-        if (checks[i].v < checks[i].lo)
-            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", checks[i].name, (long long)checks[i].lo,
-                           (long long)checks[i].v);
-        if (checks[i].v > dim_max)
-            return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", checks[i].name, (long long)dim_max,
-                           (long long)checks[i].v);
-    }
+    int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
+    if (rc) return rc;
     const double D = 2.0 * (double)p->radius + 2;
     if ((double)p->batch * p->num_points * p->channels * D * D > 1e18 ||
         (double)p->batch * p->channels * p->height * p->width > 1e18)

@@ -9,20 +9,13 @@
 
 int ks_roi_align_check(const ks_roi_align_params *p)
 {
-    const int64_t dim_max = INT32_MAX;
-    const struct { const char *name; int64_t v, lo; } checks[] = {
+    const ks_size_check checks[] = {
         {"batch", p->batch, 1},       {"channels", p->channels, 1}, {"height", p->height, 1},
         {"width", p->width, 1},       {"num_rois", p->num_rois, 0}, {"pooled_h", p->pooled_h, 1},
-        {"pooled_w", p->pooled_w, 1}, {"sampling_ratio", p->sampling_ratio, -dim_max},
+        {"pooled_w", p->pooled_w, 1}, {"sampling_ratio", p->sampling_ratio, -INT32_MAX},
     };
-    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; ++i) {
-        if (checks[i].v < checks[i].lo)
-            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", checks[i].name, (long long)checks[i].lo,
-                           (long long)checks[i].v);
-        if (checks[i].v > dim_max)
-            return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", checks[i].name, (long long)dim_max,
-                           (long long)checks[i].v);
-    }
+    int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
+    if (rc) return rc;
     if (!(p->spatial_scale > 0.0f) || !isfinite(p->spatial_scale))
         return ks_fail(KS_EINVAL, "spatial_scale must be a finite number > 0 (got %g)", (double)p->spatial_scale);
     if (p->pool_mode != KS_ROI_AVG && p->pool_mode != KS_ROI_MAX)
