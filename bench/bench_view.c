@@ -51,7 +51,7 @@ static int write_trace(const char *path, int64_t channels)
     r.launch.threads = 512;
     r.launch.block_cap = 64; /* threads loop: iteration-major differs from thread-major */
     r.sink = ks_host_sink_create(1ULL << 26, ks_filter_all());
-    int rc = r.sink ? op->run(&r) : KS_ENOMEM;
+    int rc = r.sink ? ks_run_execute(&r) : KS_ENOMEM;
     if (!rc) {
         ks_trace_from_run(op, &r, &tr);
         rc = ks_trace_write(path, &tr);

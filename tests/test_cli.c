@@ -152,7 +152,7 @@ START_TEST(check_exits_1_on_a_violating_trace)
     const ks_op *op = ks_op_find("col2im");
     ks_run_init(&r, op);
     r.sink = ks_host_sink_create(0, ks_filter_all());
-    ck_assert_int_eq(op->run(&r), KS_OK);
+    ck_assert_int_eq(ks_run_execute(&r), KS_OK);
     r.sink->events[0].u.field[2] += 1; /* h_im of the first work item */
     ks_trace_from_run(op, &r, &tr);
     char p[128];
@@ -193,7 +193,7 @@ static const struct {
     {"run im2col --block-cap 0", "--block-cap"},
     {"run im2col --stride --padding 1", "'--padding' is not N or H,W"},
     {"export garbage.kst --npy", "--npy needs a directory"},
-    {"run col2im --in columns=in3d.npy --kernel-size 2,1", "must be Ho*Wo"},
+    {"run col2im --in columns=in3d.npy --kernel-size 2,1", "columns must have shape (1, 2, 42); got (1, 2, 6)"},
     {"run col2im --in columns=in.npy", "shape (N, C*kh*kw, Ho*Wo)"},
     {"run nosuchop", "unknown operator 'nosuchop'"},
     {"nosuchcmd", "unknown command"},
@@ -212,7 +212,7 @@ static const struct {
     {"run deform_conv --semantics pytorch", "--semantics must be one of auto|mmcv|torchvision"},
     {"run deform_conv --offset-amount x", "'x' is not a number"},
     {"run deform_conv --trace-kernel coord", "add --backward"},
-    {"run deform_conv --in grad_output=in.npy", "--backward is not"},
+    {"run deform_conv --in grad_output=in.npy", "grad_output is given but this run does not use it ((N, O, Ho, Wo): with --backward)"},
     {"run deform_conv --in offset=in.npy", "offset must have shape (1, 18, 7, 7)"},
     {"run deform_conv --in input=in.npy --in mask=in.npy", "mask must have shape (1, 9, 6, 7)"},
     {"run deform_conv --in input=in.npy --in mask=in.npy --no-mask", "--no-mask disagrees"},
@@ -224,9 +224,9 @@ static const struct {
     {"run roi_align --pool-mode min", "--pool-mode must be one of avg|max"},
     {"run roi_align --in rois=in.npy", "rois must have shape (K, 5)"},
     {"run roi_align --output-size 0", "--output-size must be >= 1"},
-    {"run roi_align --in grad_output=in.npy", "--backward is not"},
+    {"run roi_align --in grad_output=in.npy", "grad_output is given but this run does not use it ((K, C, PH, PW): with --backward)"},
     {"run patchify --in coords=coords2.npy", "coords has batch 2 but the input has 1"},
-    {"run patchify --in coords=in3d.npy", "coords must have shape (B, M, 2)"},
+    {"run patchify --in coords=in3d.npy", "coords must have shape (1, 2, 2); got (1, 2, 6)"},
     {"run patchify --radius -1", "--radius must be >= 0"},
     {"run patchify --trace-kernel all", "--trace-kernel must be one of patches|bilinear"},
 };

@@ -317,7 +317,7 @@ START_TEST(deformable_samples_anchor_on_the_regular_kernel_grid)
     tu_set2(&r, op, "input-size", 7, 6);
     r.pattern = KS_PAT_RANDOM;
     r.sink = ks_host_sink_create(0, ks_filter_all());
-    ck_assert_msg(op->run(&r) == KS_OK, "%s", ks_error_message());
+    ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s", ks_error_message());
     ks_trace_from_run(op, &r, &tr);
     ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
     const int64_t Wo = 6 - 2 - 1 + 1; /* (W + 0 - (2*(2-1)+1)) / 1 + 1 = 4 */
@@ -355,7 +355,7 @@ static void traced_run(ks_run *r, ks_trace *tr, vw_index *idx, const char *name,
     tu_set2(r, op, p2, v2, v2);
     r->pattern = KS_PAT_RANDOM;
     r->sink = ks_host_sink_create(0, ks_filter_all());
-    ck_assert_msg(op->run(r) == KS_OK, "%s", ks_error_message());
+    ck_assert_msg(ks_run_execute(r) == KS_OK, "%s", ks_error_message());
     ks_trace_from_run(op, r, tr);
     ck_assert_int_eq(vw_index_build(idx, tr, NULL), KS_OK);
 }
@@ -391,7 +391,7 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
         r.value[ks_op_param(op, "pool-mode")][0] = 1;
         r.pattern = KS_PAT_RANDOM;
         r.sink = ks_host_sink_create(0, ks_filter_all());
-        ck_assert_int_eq(op->run(&r), KS_OK);
+        ck_assert_int_eq(ks_run_execute(&r), KS_OK);
         ks_trace_from_run(op, &r, &tr);
         ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
         for (uint32_t it = 0; it < idx.nitems; ++it) {
