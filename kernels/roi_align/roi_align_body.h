@@ -53,8 +53,8 @@ KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_ar
         } else {
             a->argmax_y[index] = best_y;
             a->argmax_x[index] = best_x;
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX, KS_ROI_T_ARGMAX_Y, 0, index, n * C + c, ph, pw, best_y, 0));
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX, KS_ROI_T_ARGMAX_X, 0, index, n * C + c, ph, pw, best_x, 0));
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_T_ARGMAX_Y, 0, index, n * C + c, ph, pw, best_y, 0));
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_T_ARGMAX_X, 0, index, n * C + c, ph, pw, best_x, 0));
         }
         a->output[index] = acc;
         KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_OUTPUT, 0, index, n * C + c, ph, pw, acc, 0));

@@ -77,6 +77,8 @@ int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *s)
     else
         ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align.write_output", KS_EV_WRITE, KS_ROI_T_OUTPUT, 1);
     if (backward || p->pool_mode != KS_ROI_MAX) return KS_ROI_SITE_WRITE + 1;
-    ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX], "roi_align.write_argmax", KS_EV_WRITE, KS_ROI_T_ARGMAX_Y, 0);
+    /* one site per tensor: a site names the one tensor it touches */
+    ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX_Y], "roi_align.write_argmax_y", KS_EV_WRITE, KS_ROI_T_ARGMAX_Y, 1);
+    ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX_X], "roi_align.write_argmax_x", KS_EV_WRITE, KS_ROI_T_ARGMAX_X, 1);
     return KS_ROI_NSITES;
 }
