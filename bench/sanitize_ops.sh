@@ -20,7 +20,7 @@ for op in $("$KSCOPE" list | awk 'NR > 1 && NF { print $1 }'); do
                 log=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$KSCOPE" run "$op" --device cuda \
                       --pattern random $mode "${trace[@]}" --quiet 2>&1)
                 rc=$?
-                summary=$(echo "$log" | grep -m1 "ERROR SUMMARY" || echo "rc $rc")
+                summary=$(echo "$log" | grep -m1 "SUMMARY" || echo "rc $rc")
                 printf '%-14s %-11s %-7s %-10s %s\n' "$op" "${mode:-forward}" "$variant" "$tool" "$summary"
                 [ $rc -ne 0 ] && { fail=1; echo "$log" | tail -20; }
             done
