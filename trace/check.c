@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "formula.h"
 
 static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
     KS_PRINTF(4, 5);
@@ -31,6 +32,12 @@ static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check
     int digits = 0;
     for (int f = 0; f < s->nfields; ++f) {
         const ks_field *d = &s->fields[f];
+        int64_t shown;
+        /* a derived field holds to the formula `step` shows for it (when it is integer
+         * arithmetic over the fields; a formula naming a tensor or a float is described only) */
+        if (!d->digit && ks_formula_eval(d->expr, s, e, &shown) == KS_OK && shown != e->u.field[f])
+            violation(rep, i, e, "%s = %d but its formula %s gives %lld", d->name, e->u.field[f], d->expr,
+                      (long long)shown);
         if (!d->digit) continue;
         int64_t want = e->index / d->stride;
         if (d->extent > 0) want %= d->extent;

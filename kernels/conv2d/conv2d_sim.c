@@ -3,7 +3,7 @@
 #include "../core/ks_sim.h"
 
 #define KS_BODY "../conv2d/conv2d_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
+#include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 
 static void gemm_plain(ks_thread *t, const void *a) { ks_conv_gemm_body_plain(t, a); }
 static void gemm_traced(ks_thread *t, const void *a) { ks_conv_gemm_body_traced(t, a); }

@@ -25,8 +25,8 @@ KS_FN void KS_VARIANT(ks_deform_im2col_body)(ks_thread *t, const ks_deform_args 
     const KS_IDX S = (KS_IDX)a->step, G = (KS_IDX)a->offset_groups;
     const KS_IDX n_work = C * S * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX w_col = index % Wo;
         const KS_IDX h_col = (index / Wo) % Ho;
         const KS_IDX b = (index / Wo / Ho) % S;
@@ -88,8 +88,8 @@ KS_FN void KS_VARIANT(ks_deform_col2im_body)(ks_thread *t, const ks_deform_args 
     const KS_IDX S = (KS_IDX)a->step, G = (KS_IDX)a->offset_groups;
     const KS_IDX n_work = C * kk * S * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX w_col = index % Wo;
         const KS_IDX h_col = (index / Wo) % Ho;
         const KS_IDX b = (index / Wo / Ho) % S;
@@ -154,8 +154,8 @@ KS_FN void KS_VARIANT(ks_deform_coord_body)(ks_thread *t, const ks_deform_args *
     const KS_IDX cpg = C / G; /* channels per offset group */
     const KS_IDX n_work = S * G * 2 * kk * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX w_col = index % Wo;
         const KS_IDX h_col = (index / Wo) % Ho;
         const KS_IDX dir = (index / Wo / Ho) % 2; /* 0: dy, 1: dx */

@@ -11,8 +11,11 @@
 
 
 KS_CUDA_WRAPPERS(ks_deform_im2col, ks_deform_args)
+/* -> ks_deform_im2col_k_plain32, ks_deform_im2col_k_plain, ks_deform_im2col_k_traced (bodies ks_deform_im2col_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_col2im, ks_deform_args)
+/* -> ks_deform_col2im_k_plain32, ks_deform_col2im_k_plain, ks_deform_col2im_k_traced (bodies ks_deform_col2im_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
+/* -> ks_deform_coord_k_plain32, ks_deform_coord_k_plain, ks_deform_coord_k_traced (bodies ks_deform_coord_body_plain32/_plain/_traced) */
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */

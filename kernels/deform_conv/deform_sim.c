@@ -3,7 +3,7 @@
 #include "../core/ks_sim.h"
 
 #define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
+#include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 
 static void im2col_plain(ks_thread *t, const void *a) { ks_deform_im2col_body_plain(t, a); }
 static void im2col_traced(ks_thread *t, const void *a) { ks_deform_im2col_body_traced(t, a); }

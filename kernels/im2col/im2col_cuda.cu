@@ -6,7 +6,9 @@
 #include "../core/ks_variants.h"
 
 KS_CUDA_WRAPPERS(ks_im2col, ks_im2col_args)
+/* -> ks_im2col_k_plain32, ks_im2col_k_plain, ks_im2col_k_traced (bodies ks_im2col_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_col2im, ks_im2col_args)
+/* -> ks_col2im_k_plain32, ks_col2im_k_plain, ks_col2im_k_traced (bodies ks_col2im_body_plain32/_plain/_traced) */
 
 /* 32-bit indices are exact when every element count, and every index the grid-stride
  * loop can reach (below work + blocks*threads), stays under 2^30. */

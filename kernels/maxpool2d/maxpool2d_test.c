@@ -231,6 +231,26 @@ START_TEST(bad_geometry_is_refused)
 }
 END_TEST
 
+/* the h_start `step` shows (oh * sh - ph) is held to the recorded field by check */
+START_TEST(check_catches_a_field_that_disagrees_with_its_formula)
+{
+    static ks_trace tr;
+    ks_check_report rep;
+    const mp_case k = {"3", "2", "1", NULL, 0, 0, 1, 2, 9, 9};
+    mp_run(&k, NULL, 1);
+    ks_trace_from_run(R.op, &R, &tr);
+    ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
+    ck_assert_uint_eq(rep.violations, 0);
+    ks_event *w = &R.sink->events[0];
+    ck_assert_int_eq(w->kind, KS_EV_WORK);
+    w->u.field[4] += 1; /* h_start */
+    ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
+    ck_assert_uint_eq(rep.violations, 1);
+    ck_assert_msg(strstr(rep.first[0], "h_start") && strstr(rep.first[0], "oh * 2 - 1"), "%s", rep.first[0]);
+    mp_done();
+}
+END_TEST
+
 static ks_tensor golden(int id, const char *what)
 {
     char path[512];
@@ -305,6 +325,7 @@ int main(void)
     tcase_add_test(tc, traced_equals_plain_and_passes_check);
     tcase_add_test(tc, bad_geometry_is_refused);
     tcase_add_test(tc, maxpool2d_matches_torch_golden_data);
+    tcase_add_test(tc, check_catches_a_field_that_disagrees_with_its_formula);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

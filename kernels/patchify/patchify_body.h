@@ -17,8 +17,8 @@ KS_FN void KS_VARIANT(ks_patch_fwd_body)(ks_thread *t, const ks_patchify_args *a
     const KS_IDX M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius, D = 2 * R + 2;
     const KS_IDX n_work = (KS_IDX)a->batch * M * D * D;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX ii = index % D; /* patch row: the fastest digit */
         const KS_IDX jj = (index / D) % D;
         const KS_IDX m = (index / D / D) % M;
@@ -49,8 +49,8 @@ KS_FN void KS_VARIANT(ks_patch_bilinear_body)(ks_thread *t, const ks_patchify_ar
     const KS_IDX D = 2 * R + 2, d = 2 * R + 1;
     const KS_IDX n_work = (KS_IDX)a->batch * M * C * d * d;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX s = index % d;
         const KS_IDX r = (index / d) % d;
         const KS_IDX plane = index / d / d; /* (b*M + m)*C + c */
@@ -77,8 +77,8 @@ KS_FN void KS_VARIANT(ks_patch_bilinear_bwd_body)(ks_thread *t, const ks_patchif
     const KS_IDX D = 2 * R + 2, d = 2 * R + 1;
     const KS_IDX n_work = (KS_IDX)a->batch * M * C * D * D;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX jj = index % D;
         const KS_IDX ii = (index / D) % D;
         const KS_IDX plane = index / D / D;
@@ -109,8 +109,8 @@ KS_FN void KS_VARIANT(ks_patch_bwd_body)(ks_thread *t, const ks_patchify_args *a
     const KS_IDX M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius, D = 2 * R + 2;
     const KS_IDX n_work = (KS_IDX)a->batch * M * D * D;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX ii = index % D;
         const KS_IDX jj = (index / D) % D;
         const KS_IDX m = (index / D / D) % M;

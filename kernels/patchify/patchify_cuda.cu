@@ -7,9 +7,13 @@
 
 
 KS_CUDA_WRAPPERS(ks_patch_fwd, ks_patchify_args)
+/* -> ks_patch_fwd_k_plain32, ks_patch_fwd_k_plain, ks_patch_fwd_k_traced (bodies ks_patch_fwd_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_patch_bilinear, ks_patchify_args)
+/* -> ks_patch_bilinear_k_plain32, ks_patch_bilinear_k_plain, ks_patch_bilinear_k_traced (bodies ks_patch_bilinear_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_patch_bilinear_bwd, ks_patchify_args)
+/* -> ks_patch_bilinear_bwd_k_plain32, ks_patch_bilinear_bwd_k_plain, ks_patch_bilinear_bwd_k_traced (bodies ks_patch_bilinear_bwd_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_patch_bwd, ks_patchify_args)
+/* -> ks_patch_bwd_k_plain32, ks_patch_bwd_k_plain, ks_patch_bwd_k_traced (bodies ks_patch_bwd_body_plain32/_plain/_traced) */
 
 #define KS_PATCH_LAUNCH(name)                                                                      \
     do {                                                                                          \

@@ -3,7 +3,7 @@
 #include "../core/ks_sim.h"
 
 #define KS_BODY "../patchify/patchify_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
+#include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 
 static void p0(ks_thread *t, const void *a) { ks_patch_fwd_body_plain(t, a); }
 static void t0(ks_thread *t, const void *a) { ks_patch_fwd_body_traced(t, a); }

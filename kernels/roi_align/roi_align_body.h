@@ -17,8 +17,8 @@ KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_ar
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
     const KS_IDX n_work = (KS_IDX)a->num_rois * C * PH * PW;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX pw = index % PW;
         const KS_IDX ph = (index / PW) % PH;
         const KS_IDX c = (index / PW / PH) % C;
@@ -83,8 +83,8 @@ KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_ar
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
     const KS_IDX n_work = (KS_IDX)a->num_rois * C * PH * PW;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX pw = index % PW;
         const KS_IDX ph = (index / PW) % PH;
         const KS_IDX c = (index / PW / PH) % C;

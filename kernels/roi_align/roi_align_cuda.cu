@@ -6,7 +6,9 @@
 #include "../core/ks_variants.h"
 
 KS_CUDA_WRAPPERS(ks_roi_align_fwd, ks_roi_align_args)
+/* -> ks_roi_align_fwd_k_plain32, ks_roi_align_fwd_k_plain, ks_roi_align_fwd_k_traced (bodies ks_roi_align_fwd_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_roi_align_bwd, ks_roi_align_args)
+/* -> ks_roi_align_bwd_k_plain32, ks_roi_align_bwd_k_plain, ks_roi_align_bwd_k_traced (bodies ks_roi_align_bwd_body_plain32/_plain/_traced) */
 
 static int launch(const ks_roi_align_args &a, int backward, const ks_launch *l, const ks_sink *dev_sink, void *stream)
 {

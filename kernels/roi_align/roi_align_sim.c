@@ -3,7 +3,7 @@
 #include "../core/ks_sim.h"
 
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
+#include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 
 static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
 static void fwd_traced(ks_thread *t, const void *a) { ks_roi_align_fwd_body_traced(t, a); }
