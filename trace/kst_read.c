@@ -12,6 +12,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "crc32.h"
+#include "ks_file.h"
 #include "kst.h"
 
 #define MAX_EXACT 9007199254740992.0 /* 2^53: the largest integer a JSON double holds */
@@ -264,11 +265,11 @@ int ks_trace_open(const char *path, ks_trace *tr)
     memset(tr, 0, sizeof *tr);
     snprintf(tr->path, sizeof tr->path, "%s", path);
     r.path = path;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int fd = ks_in_open(path); /* a FIFO is refused, not waited on */
+    if (fd < 0) return KS_EIO;
+    if (fstat(fd, &st) != 0) {
         close(fd);
-        return ks_fail(KS_EIO, "%s: not a regular file", path);
+        return ks_fail(KS_EIO, "%s: cannot stat: %s", path, strerror(errno));
     }
     r.size = (uint64_t)st.st_size;
     if (r.size < KS_KST_PREAMBLE) {

@@ -153,9 +153,9 @@ int ks_npy_read(const char *path, ks_tensor *t)
     unsigned char pre[12];
     char *dict = NULL;
     int rc = KS_OK;
-    FILE *f = fopen(path, "rb");
     memset(t, 0, sizeof *t);
-    if (!f) return ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = ks_in_fopen(path); /* a FIFO is refused, not waited on */
+    if (!f) return KS_EIO;
     if (fseek(f, 0, SEEK_END) != 0) { rc = ks_fail(KS_EIO, "%s: cannot seek", path); goto out; }
     long size = ftell(f);
     rewind(f);

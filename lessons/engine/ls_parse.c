@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/core/ks_error.h"
+#include "../../trace/ks_file.h"
 #include "ls_lesson.h"
 
 void ls_problem(ls_report *rep, int step, const char *fmt, ...)
@@ -441,9 +443,11 @@ int ls_load(ls_lesson *L, const char *path, ls_report *rep)
     char *dot = strstr(L->id, ".json");
     if (dot) *dot = 0;
     if (!rep->file) rep->file = path;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ks_in_fopen(path); /* a FIFO is refused, not waited on */
     if (!f) {
-        ls_problem(rep, 0, "cannot open: %s", strerror(errno));
+        const char *why = ks_error_message(); /* "PATH: cannot open: ..." or "PATH: not a regular file" */
+        if (!strncmp(why, path, strlen(path)) && why[strlen(path)] == ':') why += strlen(path) + 2;
+        ls_problem(rep, 0, "%s", why);
         return -1;
     }
     char *text = NULL;
