@@ -133,6 +133,29 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
 }
 END_TEST
 
+/* The minimal lesson docs/lessons.md shows passes its own --check and plays (issue 15:
+ * it used to state a wrong answer). Cut from the doc here, so the two never drift. */
+START_TEST(the_docs_minimal_lesson_checks_and_plays)
+{
+    const char *doc = slurp(KS_SOURCE_DIR "/docs/lessons.md");
+    const char *start = strstr(doc, "A minimal lesson:");
+    ck_assert_ptr_nonnull(start);
+    start = strstr(start, "```json\n");
+    ck_assert_ptr_nonnull(start);
+    start += 8;
+    const char *end = strstr(start, "```");
+    ck_assert_ptr_nonnull(end);
+    char text[4096];
+    ck_assert_int_lt(end - start, (long)sizeof text);
+    snprintf(text, sizeof text, "%.*s", (int)(end - start), start);
+    write_file("minimal.json", text);
+    ck_assert_msg(lesson("--check minimal.json") == 0, "%s", out_text("out"));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "ok: "));
+    ck_assert_int_eq(lesson("minimal.json --auto"), 0);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "End of lesson"));
+}
+END_TEST
+
 /* Each broken lesson: exit 1, and a line naming the file, the step and the problem. */
 START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
 {
@@ -368,6 +391,7 @@ int main(void)
     tcase_add_test(tc, every_lesson_checks_and_plays_to_the_end);
     tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
+    tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
     tcase_add_test(tc, templates_match_the_im2col_geometry);
     tcase_add_test(tc, text_player_judges_typed_answers);
     tcase_add_test(tc, slides_focus_what_the_steps_say);

@@ -277,5 +277,5 @@ out:
         free(writes[t]);
         free(atomics[t]);
     }
-    return rc ? ks_fail(rc, "check: out of memory") : KS_OK;
+    return rc ? ks_fail(rc, "out of memory for the checks") : KS_OK;
 }

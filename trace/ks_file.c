@@ -142,16 +142,25 @@ int ks_out_write(ks_out_file *o, const void *data, size_t n)
     return KS_OK;
 }
 
-int ks_out_commit(ks_out_file *o)
+int ks_out_finish(ks_out_file *o)
 {
     int bad = 0, err = 0;
-    if (o->f) {
-        bad = fflush(o->f) != 0 || fsync(fileno(o->f)) != 0;
-        if (bad) err = errno;
-        if (fclose(o->f) != 0 && !bad) bad = 1, err = errno;
-        o->f = NULL;
-    }
-    if (!bad && rename(o->tmp, o->dest) != 0) bad = 1, err = errno;
+    if (!o->f) return KS_OK;
+    bad = fflush(o->f) != 0 || fsync(fileno(o->f)) != 0;
+    if (bad) err = errno;
+    if (fclose(o->f) != 0 && !bad) bad = 1, err = errno;
+    o->f = NULL;
+    if (!bad) return KS_OK;
+    unlink(o->tmp);
+    unregister_tmp(o);
+    return ks_fail(KS_EIO, "%s: cannot write: %s", o->path, strerror(err));
+}
+
+int ks_out_commit(ks_out_file *o)
+{
+    int rc = ks_out_finish(o);
+    if (rc) return rc;
+    int bad = rename(o->tmp, o->dest) != 0, err = errno;
     if (bad) unlink(o->tmp);
     unregister_tmp(o);
     if (bad) return ks_fail(KS_EIO, "%s: cannot write: %s", o->path, strerror(err));

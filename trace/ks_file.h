@@ -24,6 +24,9 @@ typedef struct ks_out_file {
 /* Checks the target, then opens DIR/.name.XXXXXX for writing. KS_EIO with the path on
  * failure (nothing is left behind). */
 int ks_out_open(ks_out_file *o, const char *path);
+/* Flushes, syncs and closes the temporary, keeping it: the first half of a commit, for
+ * several files renamed together once all are written. On error removes it. */
+int ks_out_finish(ks_out_file *o);
 /* Flushes, closes and renames onto the target; on any error removes the temporary. A
  * caller that wrote the temporary by name may fclose and clear `f` first. */
 int ks_out_commit(ks_out_file *o);
