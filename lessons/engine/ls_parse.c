@@ -17,7 +17,7 @@ void ls_problem(ls_report *rep, int step, const char *fmt, ...)
 {
     va_list ap;
     rep->count++;
-    if (!rep->out) return;
+    if (!rep->out || (rep->first_only && rep->count > 1)) return;
     if (step > 0) fprintf(rep->out, "kscope: lesson: %s: step %d: ", rep->file, step);
     else fprintf(rep->out, "kscope: lesson: %s: ", rep->file);
     va_start(ap, fmt);
