@@ -42,7 +42,11 @@ int ks_parse_filter(const char *s, ks_filter *f)
     *f = ks_filter_all();
     if (!s || strlen(s) >= sizeof buf || !*s) return KS_EINVAL;
     snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    /* items split on ',' by hand: strtok would skip an empty item ("index=1:2,,every=2") */
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next) *next++ = '\0';
+        if (!*tok) return KS_EINVAL;
         if (!strncmp(tok, "index=", 6)) {
             if (parse_range(tok + 6, &f->index_lo, &f->index_hi)) return KS_EINVAL;
         } else if (!strncmp(tok, "block=", 6)) {

@@ -162,6 +162,10 @@ int ks_cmd_check(int argc, char **argv)
            (unsigned long long)rep.by_kind[4], rep.complete ? "complete" : "partial (filtered or dropped)");
     printf("padding reads %llu, atomic collisions %llu\n", (unsigned long long)rep.padding_reads,
            (unsigned long long)rep.atomic_collisions);
+    if (rep.padding_inside)
+        printf("note: %llu padding reads recorded at in-bounds (y, x): the kernel refused the "
+               "coordinate (patchify: NaN, Inf or |c| >= 2^30) and read nothing\n",
+               (unsigned long long)rep.padding_inside);
     ks_trace_close(&tr);
     if (rep.violations) {
         printf("FAIL: %llu violations; the first:\n", (unsigned long long)rep.violations);

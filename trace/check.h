@@ -12,6 +12,8 @@ typedef struct ks_check_report {
     uint64_t by_kind[5];            /* events per ks_event_kind */
     uint64_t padding_reads;
     uint64_t atomic_collisions;     /* elements receiving more than one atomic add */
+    uint64_t padding_inside;        /* padding reads recorded at in-bounds (y, x): a kernel
+                                     * that refused its coordinate (patchify at NaN) */
     int complete;                   /* no filter and no dropped events: counts are checked */
 } ks_check_report;
 

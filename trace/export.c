@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "../kernels/core/ks_error.h"
@@ -55,39 +57,50 @@ static void fill_event(void *ctx, int64_t i, unsigned char *row)
     PUT(31, offset); /* 31..38 */
 }
 
-static int make_dir(const char *dir)
-{
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
-    return KS_OK;
-}
-
+/* Every file of the export is written to its temporary first; only when all are whole
+ * are they renamed into place, so a failure part-way leaves none of them behind (and
+ * removes DIR when the export created it). */
 int ks_trace_export_npy(const ks_trace *tr, const char *dir)
 {
+    enum { MAX_FILES = KS_MAX_TENSORS + 2 };
     char path[4400];
-    int rc = make_dir(dir);
-    if (rc) return rc;
+    ks_out_file *out = calloc(MAX_FILES, sizeof *out);
+    int n = 0, rc = KS_OK, created = 0;
+    if (!out) return ks_fail(KS_ENOMEM, "%s: out of memory", dir);
+    if (mkdir(dir, 0777) == 0) created = 1;
+    else if (errno != EEXIST) rc = ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
     for (int i = 0; i < tr->ntensors && !rc; ++i) {
         snprintf(path, sizeof path, "%s/%s.npy", dir, tr->tensors[i].name);
-        rc = ks_npy_write(path, &tr->tensors[i]);
+        if ((rc = ks_out_open(&out[n], path))) break;
+        n++;
+        if (!(rc = ks_npy_put(&out[n - 1], &tr->tensors[i]))) rc = ks_out_finish(&out[n - 1]);
     }
-    if (rc) return rc;
-    snprintf(path, sizeof path, "%s/events.npy", dir);
-    rc = ks_npy_write_records(path, KS_EVENTS_DESCR, (int64_t)tr->nevents, KS_EVENTS_ROW,
-                              fill_event, (void *)tr->events);
-    if (rc) return rc;
-    /* the header exactly as stored in the trace */
-    ks_out_file o;
-    const unsigned char *base = tr->map;
-    uint32_t hlen = (uint32_t)base[12] | (uint32_t)base[13] << 8 | (uint32_t)base[14] << 16 |
-                    (uint32_t)base[15] << 24;
-    snprintf(path, sizeof path, "%s/header.json", dir);
-    rc = ks_out_open(&o, path);
-    if (!rc) rc = ks_out_write(&o, base + KS_KST_PREAMBLE, hlen);
-    if (!rc) rc = ks_out_write(&o, "\n", 1);
-    if (rc) {
-        if (o.f) ks_out_abort(&o);
-        return rc;
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/events.npy", dir);
+        if (!(rc = ks_out_open(&out[n], path))) {
+            n++;
+            rc = ks_npy_put_records(&out[n - 1], KS_EVENTS_DESCR, (int64_t)tr->nevents, KS_EVENTS_ROW,
+                                    fill_event, (void *)tr->events);
+            if (!rc) rc = ks_out_finish(&out[n - 1]);
+        }
     }
-    return ks_out_commit(&o);
+    if (!rc) { /* the header exactly as stored in the trace */
+        const unsigned char *base = tr->map;
+        uint32_t hlen = (uint32_t)base[12] | (uint32_t)base[13] << 8 | (uint32_t)base[14] << 16 |
+                        (uint32_t)base[15] << 24;
+        snprintf(path, sizeof path, "%s/header.json", dir);
+        if (!(rc = ks_out_open(&out[n], path))) {
+            n++;
+            rc = ks_out_write(&out[n - 1], base + KS_KST_PREAMBLE, hlen);
+            if (!rc) rc = ks_out_write(&out[n - 1], "\n", 1);
+            if (!rc) rc = ks_out_finish(&out[n - 1]);
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        if (rc) ks_out_abort(&out[i]); /* also the ones after a failed rename */
+        else rc = ks_out_commit(&out[i]);
+    }
+    if (rc && created) rmdir(dir);
+    free(out);
+    return rc;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "ks_file.h"
 
 #ifdef KS_HAVE_PNG
 #include <png.h>
@@ -48,7 +49,15 @@ static int read_pnm(const char *path, FILE *f, raw_image *im)
         im->h < 1 || maxval < 1 || maxval > 65535)
         return ks_fail(KS_EFORMAT, "%s: bad PGM/PPM header", path);
     const int bytes = maxval > 255 ? 2 : 1;
+    if (im->h * im->w > KS_IMAGE_MAX_PIXELS)
+        return ks_fail(KS_EFORMAT, "%s: %lldx%lld pixels, more than the %lld this reader takes", path,
+                       (long long)im->w, (long long)im->h, (long long)KS_IMAGE_MAX_PIXELS);
     const size_t n = (size_t)im->h * (size_t)im->w * (size_t)im->ch;
+    long at = ftell(f);
+    if (at < 0 || fseek(f, 0, SEEK_END) != 0 || ftell(f) - at < (long)(n * (size_t)bytes) ||
+        fseek(f, at, SEEK_SET) != 0)
+        return ks_fail(KS_EFORMAT, "%s: truncated pixel data (%lldx%lld needs %zu bytes)", path,
+                       (long long)im->w, (long long)im->h, n * (size_t)bytes);
     unsigned char *buf = malloc(n * (size_t)bytes);
     im->px = malloc(n);
     if (!buf || !im->px) {
@@ -68,13 +77,18 @@ static int read_pnm(const char *path, FILE *f, raw_image *im)
 }
 
 #ifdef KS_HAVE_PNG
-static int read_png(const char *path, raw_image *im)
+static int read_png(const char *path, FILE *f, raw_image *im)
 {
     png_image p;
     memset(&p, 0, sizeof p);
     p.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_file(&p, path))
+    if (!png_image_begin_read_from_stdio(&p, f))
         return ks_fail(KS_EFORMAT, "%s: %s", path, p.message);
+    if ((int64_t)p.width * p.height > KS_IMAGE_MAX_PIXELS) {
+        png_image_free(&p);
+        return ks_fail(KS_EFORMAT, "%s: %ux%u pixels, more than the %lld this reader takes", path,
+                       p.width, p.height, (long long)KS_IMAGE_MAX_PIXELS);
+    }
     p.format = PNG_FORMAT_RGB;
     im->ch = 3;
     im->w = p.width;
@@ -94,16 +108,22 @@ int ks_image_read(const char *path, int gray, int64_t h, int64_t w, ks_tensor *t
 {
     raw_image im = {0, 0, 0, NULL};
     unsigned char sig[8] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f) return ks_fail(KS_EIO, "%s: cannot open the image", path);
+    if (h > 0 && w > 0 &&
+        (h > KS_IMAGE_MAX_PIXELS || w > KS_IMAGE_MAX_PIXELS || h * w > KS_IMAGE_MAX_PIXELS))
+        return ks_fail(KS_EINVAL, "%s: a %lldx%lld picture is more than the %lld pixels this reader makes",
+                       path, (long long)h, (long long)w, (long long)KS_IMAGE_MAX_PIXELS);
+    FILE *f = ks_in_fopen(path); /* a FIFO is refused, not waited on */
+    if (!f) return KS_EIO;
     size_t got = fread(sig, 1, 8, f);
     int is_png = got == 8 && !memcmp(sig, "\x89PNG\r\n\x1a\n", 8);
     int rc;
     if (is_png) {
-        fclose(f);
 #ifdef KS_HAVE_PNG
-        rc = read_png(path, &im);
+        rewind(f);
+        rc = read_png(path, f, &im);
+        fclose(f);
 #else
+        fclose(f);
         rc = ks_fail(KS_EFORMAT, "%s: this build reads PNG only with libpng (apt-get install "
                      "libpng-dev); convert it to PPM", path);
 #endif

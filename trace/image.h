@@ -9,6 +9,10 @@
 
 #include "../kernels/core/ks_schema.h"
 
+/* The most pixels read or made (2^26, an 8192 x 8192 picture): the float tensor of a
+ * colour picture that size is 768 MiB. Bigger ones are refused before any allocation. */
+#define KS_IMAGE_MAX_PIXELS (1LL << 26)
+
 /* gray: average the colour channels into one. h, w: output size (0, 0: the picture's).
  * t->name is kept; shape and data are set. KS_EIO / KS_EFORMAT with "FILE: problem". */
 int ks_image_read(const char *path, int gray, int64_t h, int64_t w, ks_tensor *t);

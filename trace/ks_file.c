@@ -1,30 +1,136 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "ks_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
 
+/* --- temporaries removed on SIGINT / SIGTERM / SIGHUP --- */
+
+#define KS_TMP_SLOTS 32
+static char g_tmp[KS_TMP_SLOTS][4096];
+static volatile sig_atomic_t g_live[KS_TMP_SLOTS];
+static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void remove_temporaries(int sig)
+{
+    for (int i = 0; i < KS_TMP_SLOTS; ++i)
+        if (g_live[i]) unlink(g_tmp[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig); /* die of the signal, as without the handler */
+}
+
+/* Installs the handler once, only where the signal still has its default action (a
+ * program with its own handler, like SDL's quit event, keeps it and cleans up through
+ * ks_out_abort). */
+static void install_handlers(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    for (size_t i = 0; i < sizeof g_signals / sizeof g_signals[0]; ++i) {
+        struct sigaction old, sa;
+        if (sigaction(g_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = remove_temporaries;
+        sigemptyset(&sa.sa_mask);
+        sigaction(g_signals[i], &sa, NULL);
+    }
+}
+
+static int register_tmp(const char *tmp)
+{
+    install_handlers();
+    for (int i = 0; i < KS_TMP_SLOTS; ++i)
+        if (!g_live[i]) {
+            snprintf(g_tmp[i], sizeof g_tmp[i], "%s", tmp);
+            g_live[i] = 1;
+            return i;
+        }
+    return -1; /* more than 32 at once: still written, not cleaned up on a signal */
+}
+
+static void unregister_tmp(ks_out_file *o)
+{
+    if (o->slot >= 0) g_live[o->slot] = 0;
+    o->slot = -1;
+}
+
+/* 0666 less the umask (read once: umask() both sets and returns it). */
+static mode_t create_mode(void)
+{
+    static mode_t mode;
+    static int known;
+    if (!known) {
+        mode_t mask = umask(077);
+        umask(mask);
+        mode = 0666 & ~mask;
+        known = 1;
+    }
+    return mode;
+}
+
+/* Where the output goes: the target itself, or the regular file a link points to. */
+static int resolve_target(const char *path, char *dest, size_t n)
+{
+    struct stat st;
+    snprintf(dest, n, "%s", path);
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) return KS_OK; /* a new file */
+        return ks_fail(KS_EIO, "%s: cannot write: %s", path, strerror(errno));
+    }
+    if (S_ISLNK(st.st_mode)) {
+        char real[PATH_MAX];
+        if (!realpath(path, real) || stat(real, &st) != 0)
+            return ks_fail(KS_EIO, "%s: a symbolic link to a missing file; refusing to replace the link",
+                           path);
+        if (strlen(real) >= n) return ks_fail(KS_EIO, "%s: path too long", path);
+        snprintf(dest, n, "%s", real);
+    }
+    if (S_ISDIR(st.st_mode)) return ks_fail(KS_EIO, "%s: is a directory", path);
+    if (!S_ISREG(st.st_mode))
+        return ks_fail(KS_EIO, "%s: not a regular file (a device, FIFO or socket); refusing to replace it",
+                       path);
+    return KS_OK;
+}
+
 int ks_out_open(ks_out_file *o, const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    int dir_len = slash ? (int)(slash - path) + 1 : 0;
     memset(o, 0, sizeof *o);
     o->f = NULL;
-    if (strlen(path) + 16 >= sizeof o->tmp)
-        return ks_fail(KS_EIO, "%s: path too long", path);
+    o->slot = -1;
+    if (strlen(path) + 16 >= sizeof o->tmp) return ks_fail(KS_EIO, "%s: path too long", path);
     snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.XXXXXX", dir_len, path, path + dir_len);
+    int rc = resolve_target(path, o->dest, sizeof o->dest);
+    if (rc) return rc;
+    if (strlen(o->dest) + 16 >= sizeof o->tmp) return ks_fail(KS_EIO, "%s: path too long", path);
+    const char *slash = strrchr(o->dest, '/');
+    int dir_len = slash ? (int)(slash - o->dest) + 1 : 0;
+    snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.XXXXXX", dir_len, o->dest, o->dest + dir_len);
+    /* block the signals while the temporary is created and registered, so it is never
+     * left behind unregistered */
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof g_signals / sizeof g_signals[0]; ++i) sigaddset(&block, g_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &old);
     int fd = mkstemp(o->tmp);
-    if (fd < 0) return ks_fail(KS_EIO, "%s: cannot create: %s", path, strerror(errno));
-    o->f = fdopen(fd, "wb");
-    if (!o->f) {
+    int err = errno;
+    if (fd >= 0) o->slot = register_tmp(o->tmp);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) return ks_fail(KS_EIO, "%s: cannot create: %s", path, strerror(err));
+    if (fchmod(fd, create_mode()) != 0 || !(o->f = fdopen(fd, "wb"))) {
+        err = errno;
         close(fd);
         unlink(o->tmp);
-        return ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
+        unregister_tmp(o);
+        return ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(err));
     }
     return KS_OK;
 }
@@ -36,16 +142,28 @@ int ks_out_write(ks_out_file *o, const void *data, size_t n)
     return KS_OK;
 }
 
+int ks_out_finish(ks_out_file *o)
+{
+    int bad = 0, err = 0;
+    if (!o->f) return KS_OK;
+    bad = fflush(o->f) != 0 || fsync(fileno(o->f)) != 0;
+    if (bad) err = errno;
+    if (fclose(o->f) != 0 && !bad) bad = 1, err = errno;
+    o->f = NULL;
+    if (!bad) return KS_OK;
+    unlink(o->tmp);
+    unregister_tmp(o);
+    return ks_fail(KS_EIO, "%s: cannot write: %s", o->path, strerror(err));
+}
+
 int ks_out_commit(ks_out_file *o)
 {
-    int bad = fflush(o->f) != 0 || fsync(fileno(o->f)) != 0;
-    bad |= fclose(o->f) != 0;
-    o->f = NULL;
-    if (bad || rename(o->tmp, o->path) != 0) {
-        int err = errno;
-        unlink(o->tmp);
-        return ks_fail(KS_EIO, "%s: cannot write: %s", o->path, strerror(err));
-    }
+    int rc = ks_out_finish(o);
+    if (rc) return rc;
+    int bad = rename(o->tmp, o->dest) != 0, err = errno;
+    if (bad) unlink(o->tmp);
+    unregister_tmp(o);
+    if (bad) return ks_fail(KS_EIO, "%s: cannot write: %s", o->path, strerror(err));
     return KS_OK;
 }
 
@@ -53,5 +171,36 @@ void ks_out_abort(ks_out_file *o)
 {
     if (o->f) fclose(o->f);
     o->f = NULL;
-    unlink(o->tmp);
+    if (o->tmp[0]) unlink(o->tmp);
+    unregister_tmp(o);
+}
+
+int ks_in_open(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        ks_fail(KS_EIO, "%s: not a regular file", path);
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
+FILE *ks_in_fopen(const char *path)
+{
+    int fd = ks_in_open(path);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
 }

@@ -12,9 +12,14 @@
 
 #include "../kernels/core/ks_error.h"
 #include "crc32.h"
+#include "ks_file.h"
 #include "kst.h"
 
 #define MAX_EXACT 9007199254740992.0 /* 2^53: the largest integer a JSON double holds */
+/* Launch bounds: an event's block is a u32, so blocks * threads stays below 2^42 and
+ * every product of header numbers that check, step and the viewer form fits int64. */
+#define MAX_BLOCKS 4294967295.0
+#define MAX_FIELD_BIAS 2147483648.0 /* fields are i32: a bias beyond that matches nothing */
 
 typedef struct reader {
     const char *path;
@@ -104,7 +109,7 @@ static int parse_site(const reader *r, const cJSON *o, ks_site *s)
         d->digit = cJSON_IsTrue(digit);
         if ((rc = get_int(r, f, "stride", 0, MAX_EXACT, &d->stride))) return rc;
         if ((rc = get_int(r, f, "extent", 0, MAX_EXACT, &d->extent))) return rc;
-        if ((rc = get_int(r, f, "bias", -MAX_EXACT, MAX_EXACT, &d->bias))) return rc;
+        if ((rc = get_int(r, f, "bias", -MAX_FIELD_BIAS, MAX_FIELD_BIAS, &d->bias))) return rc;
         if (d->digit && d->stride < 1) return hbad(r, "field stride", "must be >= 1 for a digit");
     }
     return KS_OK;
@@ -154,6 +159,8 @@ static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
     }
     int64_t numel = ks_tensor_numel(t);
     if (numel < 0) return hbad(r, "tensor shape", "overflows");
+    /* numel * 8 could wrap around to a small length: bound the count by the file first */
+    if ((uint64_t)numel > r->size) return hbad(r, "tensor shape", "has more elements than the file has bytes");
     if ((rc = get_int(r, o, "offset", 0, MAX_EXACT, &v))) return rc;
     s->offset = (uint64_t)v;
     if ((rc = get_int(r, o, "length", 0, MAX_EXACT, &v))) return rc;
@@ -196,8 +203,8 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
     if (!launch) return hbad(r, "launch", "is not an object");
     if ((rc = get_int(r, launch, "threads_per_block", 1, 1024, &v))) return rc;
     tr->threads = (int)v;
-    if ((rc = get_int(r, launch, "blocks", 0, MAX_EXACT, &tr->blocks))) return rc;
-    if ((rc = get_int(r, launch, "block_cap", -1, MAX_EXACT, &tr->block_cap))) return rc;
+    if ((rc = get_int(r, launch, "blocks", 0, MAX_BLOCKS, &tr->blocks))) return rc;
+    if ((rc = get_int(r, launch, "block_cap", -1, MAX_BLOCKS, &tr->block_cap))) return rc;
     if ((rc = get_int(r, launch, "work_items", 0, MAX_EXACT, &tr->work_items))) return rc;
     const cJSON *filter = get_obj(h, "filter", 0);
     if (!filter) return hbad(r, "filter", "is not an object");
@@ -264,11 +271,11 @@ int ks_trace_open(const char *path, ks_trace *tr)
     memset(tr, 0, sizeof *tr);
     snprintf(tr->path, sizeof tr->path, "%s", path);
     r.path = path;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int fd = ks_in_open(path); /* a FIFO is refused, not waited on */
+    if (fd < 0) return KS_EIO;
+    if (fstat(fd, &st) != 0) {
         close(fd);
-        return ks_fail(KS_EIO, "%s: not a regular file", path);
+        return ks_fail(KS_EIO, "%s: cannot stat: %s", path, strerror(errno));
     }
     r.size = (uint64_t)st.st_size;
     if (r.size < KS_KST_PREAMBLE) {

@@ -42,47 +42,52 @@ static int write_header(ks_out_file *o, const char *descr, int ndim, const int64
     return rc ? rc : ks_out_write(o, dict, (size_t)len);
 }
 
-static int write_all(const char *path, const char *descr, int ndim, const int64_t *shape,
-                     const void *data, size_t bytes)
+int ks_npy_put(ks_out_file *o, const ks_tensor *t)
+{
+    const char *descr = t->dtype == KS_F32 ? "'<f4'" : t->dtype == KS_I32 ? "'<i4'" : "'<i8'";
+    int64_t n = ks_tensor_numel(t);
+    if (n < 0) return ks_fail(KS_EINVAL, "%s: tensor size overflows", o->path);
+    int rc = write_header(o, descr, t->ndim, t->shape);
+    return rc ? rc : ks_out_write(o, t->data, (size_t)n * ks_dtype_size(t->dtype));
+}
+
+int ks_npy_put_records(ks_out_file *o, const char *descr, int64_t count, size_t itemsize,
+                       ks_npy_fill fill, void *ctx)
+{
+    enum { CHUNK = 4096 };
+    unsigned char *buf = malloc(CHUNK * itemsize);
+    if (!buf) return ks_fail(KS_ENOMEM, "%s: out of memory", o->path);
+    int rc = write_header(o, descr, 1, &count);
+    for (int64_t i = 0; i < count && !rc; i += CHUNK) {
+        int64_t n = count - i < CHUNK ? count - i : CHUNK;
+        memset(buf, 0, (size_t)n * itemsize);
+        for (int64_t k = 0; k < n; ++k) fill(ctx, i + k, buf + (size_t)k * itemsize);
+        rc = ks_out_write(o, buf, (size_t)n * itemsize);
+    }
+    free(buf);
+    return rc;
+}
+
+int ks_npy_write(const char *path, const ks_tensor *t)
 {
     ks_out_file o;
     int rc = ks_out_open(&o, path);
     if (rc) return rc;
-    rc = write_header(&o, descr, ndim, shape);
-    if (!rc) rc = ks_out_write(&o, data, bytes);
-    if (rc) {
+    if ((rc = ks_npy_put(&o, t))) {
         ks_out_abort(&o);
         return rc;
     }
     return ks_out_commit(&o);
 }
 
-int ks_npy_write(const char *path, const ks_tensor *t)
-{
-    const char *descr = t->dtype == KS_F32 ? "'<f4'" : t->dtype == KS_I32 ? "'<i4'" : "'<i8'";
-    int64_t n = ks_tensor_numel(t);
-    if (n < 0) return ks_fail(KS_EINVAL, "%s: tensor size overflows", path);
-    return write_all(path, descr, t->ndim, t->shape, t->data, (size_t)n * ks_dtype_size(t->dtype));
-}
-
 int ks_npy_write_records(const char *path, const char *descr, int64_t count, size_t itemsize,
                          ks_npy_fill fill, void *ctx)
 {
-    enum { CHUNK = 4096 };
     ks_out_file o;
-    unsigned char *buf = malloc(CHUNK * itemsize);
-    if (!buf) return ks_fail(KS_ENOMEM, "%s: out of memory", path);
     int rc = ks_out_open(&o, path);
-    if (!rc) rc = write_header(&o, descr, 1, &count);
-    for (int64_t i = 0; i < count && !rc; i += CHUNK) {
-        int64_t n = count - i < CHUNK ? count - i : CHUNK;
-        memset(buf, 0, (size_t)n * itemsize);
-        for (int64_t k = 0; k < n; ++k) fill(ctx, i + k, buf + (size_t)k * itemsize);
-        rc = ks_out_write(&o, buf, (size_t)n * itemsize);
-    }
-    free(buf);
-    if (rc) {
-        if (o.f) ks_out_abort(&o);
+    if (rc) return rc;
+    if ((rc = ks_npy_put_records(&o, descr, count, itemsize, fill, ctx))) {
+        ks_out_abort(&o);
         return rc;
     }
     return ks_out_commit(&o);
@@ -153,9 +158,9 @@ int ks_npy_read(const char *path, ks_tensor *t)
     unsigned char pre[12];
     char *dict = NULL;
     int rc = KS_OK;
-    FILE *f = fopen(path, "rb");
     memset(t, 0, sizeof *t);
-    if (!f) return ks_fail(KS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = ks_in_fopen(path); /* a FIFO is refused, not waited on */
+    if (!f) return KS_EIO;
     if (fseek(f, 0, SEEK_END) != 0) { rc = ks_fail(KS_EIO, "%s: cannot seek", path); goto out; }
     long size = ftell(f);
     rewind(f);

@@ -117,7 +117,7 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
 {
     size_t n = 0, cap = 64;
     const ks_event **sel = malloc(cap * sizeof *sel);
-    if (!sel) return -ks_fail(KS_ENOMEM, "step: out of memory");
+    if (!sel) return -ks_fail(KS_ENOMEM, "out of memory selecting the events");
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = &tr->events[i];
         int64_t g = (int64_t)e->block * tr->threads + e->thread;
@@ -133,7 +133,7 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
             const ks_event **grown = realloc(sel, (cap *= 2) * sizeof *sel);
             if (!grown) {
                 free(sel);
-                return -ks_fail(KS_ENOMEM, "step: out of memory");
+                return -ks_fail(KS_ENOMEM, "out of memory selecting the events");
             }
             sel = grown;
         }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../trace/ks_file.h"
 #include "vw_draw.h"
 #include "vw_script.h"
 
@@ -47,20 +48,20 @@ static int index_thread(void *arg)
     return 0;
 }
 
-/* Writes the surface as PNG: temporary file, then rename, so no half-written image. */
+/* Writes the surface as PNG through ks_out (trace/ks_file.h): a temporary file renamed
+ * onto the target, so no half-written image, and no device, FIFO or link replaced. */
 static int save_png(SDL_Surface *surf, const char *path)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-    if (IMG_SavePNG(surf, tmp) != 0) {
-        remove(tmp);
-        return ks_fail(KS_EIO, "view: cannot write %s: %s", path, IMG_GetError());
+    ks_out_file o;
+    int rc = ks_out_open(&o, path);
+    if (rc) return rc;
+    fclose(o.f); /* SDL_image writes the temporary by name */
+    o.f = NULL;
+    if (IMG_SavePNG(surf, o.tmp) != 0) {
+        ks_out_abort(&o);
+        return ks_fail(KS_EIO, "cannot write %s: %s", path, IMG_GetError());
     }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return ks_fail(KS_EIO, "view: cannot write %s", path);
-    }
-    return KS_OK;
+    return ks_out_commit(&o);
 }
 
 /* The options that set up the state: order, mode, unit, go-to. */
@@ -86,7 +87,7 @@ static int configure(vw_state *s, const vw_options *o)
 static int make_dir(const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && access(dir, W_OK) != 0)
-        return ks_fail(KS_EIO, "view: cannot create the folder %s", dir);
+        return ks_fail(KS_EIO, "cannot create the folder %s", dir);
     return KS_OK;
 }
 
@@ -124,7 +125,7 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
     SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
     if (!r) {
-        rc = ks_fail(KS_ENOMEM, "view: cannot create a %dx%d frame: %s", o->width, o->height, SDL_GetError());
+        rc = ks_fail(KS_ENOMEM, "cannot create a %dx%d frame: %s", o->width, o->height, SDL_GetError());
         goto out;
     }
     if (vw_draw_init(&d, r, TEXT_SIZE)) {
@@ -247,7 +248,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     int rc = KS_OK, dragging = 0, was_prompt = 0;
     size_t next_step = 0;
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
-        return ks_fail(KS_EIO, "view: no display (%s); render to a file with --headless --png OUT.png",
+        return ks_fail(KS_EIO, "no display (%s); render to a file with --headless --png OUT.png",
                        SDL_GetError());
     char title[4200];
     if (o->title) snprintf(title, sizeof title, "kscope lesson: %s", o->title);
@@ -256,7 +257,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
                                        o->height, SDL_WINDOW_RESIZABLE);
     SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE) : NULL;
     if (!r) {
-        rc = ks_fail(KS_EIO, "view: cannot open a window: %s", SDL_GetError());
+        rc = ks_fail(KS_EIO, "cannot open a window: %s", SDL_GetError());
         goto out;
     }
     SDL_SetWindowMinimumSize(win, VW_MIN_W, VW_MIN_H);
@@ -334,8 +335,8 @@ int vw_main(const vw_options *o)
     vw_action *script = NULL;
     size_t nscript = 0;
     if (o->width < VW_MIN_W || o->height < VW_MIN_H || o->width > 16384 || o->height > 16384)
-        return ks_fail(KS_EINVAL, "view: --size must be between %dx%d and 16384x16384", VW_MIN_W, VW_MIN_H);
-    if (o->every < 1) return ks_fail(KS_EINVAL, "view: --every must be >= 1");
+        return ks_fail(KS_EINVAL, "--size must be between %dx%d and 16384x16384", VW_MIN_W, VW_MIN_H);
+    if (o->every < 1) return ks_fail(KS_EINVAL, "--every must be >= 1");
     if (o->keys && vw_script_parse(o->keys, &script, &nscript)) return KS_EINVAL;
     if (o->trace) {
         int rc = o->headless ? run_headless(o, o->trace, script, nscript) : run_window(o, o->trace, script, nscript);

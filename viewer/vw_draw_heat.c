@@ -38,8 +38,10 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
 {
     int t = s->panel[panel].tensor;
     vw_plane_dims pd = vw_plane_dims_of(&s->tr->tensors[t]);
-    int64_t plane = s->panel[panel].plane, base = plane * pd.h * pd.w;
+    int64_t plane = s->panel[panel].plane;
     vw_mode mode = effective_mode(s, t);
+    if (plane < 0 || plane >= pd.planes) plane = 0, pd.h = pd.w = 0; /* never read outside the tensor */
+    const int64_t base = plane * pd.h * pd.w;
     double vw = m->cell * (double)pd.w, vh = m->cell * (double)pd.h;
     int tw = pd.w < vw ? (int)pd.w : (int)(vw > 1 ? vw : 1);
     int th = pd.h < vh ? (int)pd.h : (int)(vh > 1 ? vh : 1);

@@ -21,13 +21,13 @@ int vw_font_open(vw_font *f, SDL_Renderer *r, int size)
 {
     const char *path = getenv("KS_FONT");
     f->atlas = NULL;
-    if (!TTF_WasInit() && TTF_Init() != 0) return -ks_fail(KS_EIO, "view: SDL_ttf: %s", TTF_GetError());
+    if (!TTF_WasInit() && TTF_Init() != 0) return -ks_fail(KS_EIO, "SDL_ttf: %s", TTF_GetError());
     for (size_t i = 0; (!path || access(path, R_OK) != 0) && i < sizeof font_paths / sizeof font_paths[0]; ++i)
         path = font_paths[i];
     if (!path || access(path, R_OK) != 0)
-        return -ks_fail(KS_EIO, "view: no font found (apt-get install fonts-dejavu-core, or set KS_FONT=/path/to/font.ttf)");
+        return -ks_fail(KS_EIO, "no font found (apt-get install fonts-dejavu-core, or set KS_FONT=/path/to/font.ttf)");
     TTF_Font *font = TTF_OpenFont(path, size);
-    if (!font) return -ks_fail(KS_EIO, "view: cannot open font %s: %s", path, TTF_GetError());
+    if (!font) return -ks_fail(KS_EIO, "cannot open font %s: %s", path, TTF_GetError());
     int adv = 0;
     TTF_GlyphMetrics(font, 'M', NULL, NULL, NULL, NULL, &adv);
     f->advance = adv > 0 ? adv : size / 2 + 1;
@@ -38,7 +38,7 @@ int vw_font_open(vw_font *f, SDL_Renderer *r, int size)
                                                         SDL_PIXELFORMAT_ARGB8888);
     if (!atlas) {
         TTF_CloseFont(font);
-        return -ks_fail(KS_ENOMEM, "view: %s", SDL_GetError());
+        return -ks_fail(KS_ENOMEM, "%s", SDL_GetError());
     }
     SDL_Color white = {255, 255, 255, 255};
     for (int c = FIRST; c <= LAST; ++c) {
@@ -53,7 +53,7 @@ int vw_font_open(vw_font *f, SDL_Renderer *r, int size)
     TTF_CloseFont(font);
     f->atlas = SDL_CreateTextureFromSurface(r, atlas);
     SDL_FreeSurface(atlas);
-    if (!f->atlas) return -ks_fail(KS_EIO, "view: %s", SDL_GetError());
+    if (!f->atlas) return -ks_fail(KS_EIO, "%s", SDL_GetError());
     SDL_SetTextureBlendMode(f->atlas, SDL_BLENDMODE_BLEND);
     return 0;
 }

@@ -92,7 +92,7 @@ static int build_order(vw_index *idx, vw_order which, order_key *keys)
     o->ord = malloc((n ? n : 1) * sizeof *o->ord);
     o->rank = malloc((n ? n : 1) * sizeof *o->rank);
     o->cum = malloc(((size_t)n + 1) * sizeof *o->cum);
-    if (!o->ord || !o->rank || !o->cum) return ks_fail(KS_ENOMEM, "view: out of memory for the replay orders");
+    if (!o->ord || !o->rank || !o->cum) return ks_fail(KS_ENOMEM, "out of memory for the replay orders");
     for (uint32_t i = 0; i < n; ++i) {
         const vw_item *it = &idx->items[i];
         int64_t g = vw_gthread(idx->tr, it->block, it->thread);
@@ -140,7 +140,7 @@ static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
         a->weights = calloc((size_t)n, sizeof *a->weights);
         a->writes = calloc((size_t)n, sizeof *a->writes);
         if (!a->reads || !a->weights || !a->writes)
-            return ks_fail(KS_ENOMEM, "view: out of memory for the aggregates of %s",
+            return ks_fail(KS_ENOMEM, "out of memory for the aggregates of %s",
                            idx->tr->tensors[t].name);
     }
     *out = a;
@@ -210,7 +210,7 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     order_key *keys = NULL;
     uint32_t *count = NULL;
     int rc = KS_OK;
-    if (n >= VW_NONE) return ks_fail(KS_EINVAL, "view: %llu events; the viewer handles at most %u (record fewer with --filter)",
+    if (n >= VW_NONE) return ks_fail(KS_EINVAL, "%llu events; the viewer handles at most %u (record fewer with --filter)",
                                      (unsigned long long)n, VW_NONE - 1);
     /* pass 1: one item per work event */
     uint64_t nwork = 0;
@@ -219,7 +219,7 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     idx->item_of = malloc((n ? n : 1) * sizeof *idx->item_of);
     idx->by_item = malloc((n ? n : 1) * sizeof *idx->by_item);
     if (!idx->items || !idx->item_of || !idx->by_item) {
-        rc = ks_fail(KS_ENOMEM, "view: out of memory indexing %llu events", (unsigned long long)n);
+        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
         goto fail;
     }
     for (uint64_t i = 0; i < n; ++i) {
@@ -237,7 +237,7 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     /* pass 2: each event to its item; consecutive events usually share one */
     count = calloc((size_t)idx->nitems + 1, sizeof *count);
     if (!count) {
-        rc = ks_fail(KS_ENOMEM, "view: out of memory indexing %llu events", (unsigned long long)n);
+        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
         goto fail;
     }
     uint32_t last = VW_NONE;
@@ -272,7 +272,7 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     progress_set(progress, 700);
     keys = malloc((idx->nitems ? idx->nitems : 1) * sizeof *keys);
     if (!keys) {
-        rc = ks_fail(KS_ENOMEM, "view: out of memory for the replay orders");
+        rc = ks_fail(KS_ENOMEM, "out of memory for the replay orders");
         goto fail;
     }
     if ((rc = build_order(idx, VW_ORDER_THREAD, keys))) goto fail;
@@ -290,7 +290,7 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     progress_set(progress, 1000);
     return KS_OK;
 cancel:
-    rc = ks_fail(KS_EINVAL, "view: indexing cancelled");
+    rc = ks_fail(KS_EINVAL, "indexing cancelled");
 fail:
     free(keys);
     free(count);

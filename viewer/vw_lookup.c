@@ -13,7 +13,7 @@ static int add(vw_lookup *lk, uint64_t *cap, uint32_t ev, float w)
     if (lk->n == *cap) {
         uint64_t grown = *cap ? *cap * 2 : 64;
         vw_hit *h = realloc(lk->hits, grown * sizeof *h);
-        if (!h) return ks_fail(KS_ENOMEM, "view: out of memory for the lookup");
+        if (!h) return ks_fail(KS_ENOMEM, "out of memory for the lookup");
         lk->hits = h;
         *cap = grown;
     }

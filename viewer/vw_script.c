@@ -11,7 +11,7 @@ static int push(vw_action **out, size_t *n, size_t *cap, vw_action a)
     if (*n == *cap) {
         size_t grown = *cap ? *cap * 2 : 16;
         vw_action *p = realloc(*out, grown * sizeof *p);
-        if (!p) return ks_fail(KS_ENOMEM, "view: out of memory for the key script");
+        if (!p) return ks_fail(KS_ENOMEM, "out of memory for the key script");
         *out = p;
         *cap = grown;
     }

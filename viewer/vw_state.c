@@ -34,6 +34,7 @@ void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
     s->look.tensor = -1;
     s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
     s->panel[1].tensor = first_tensor(tr, KS_ROLE_OUTPUT);
+    vw_state_clamp(s);
 }
 
 void vw_state_set_index(vw_state *s, const vw_index *idx)
@@ -91,6 +92,22 @@ static int64_t event_plane(const ks_event *e)
     return e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
 }
 
+void vw_state_clamp(vw_state *s)
+{
+    for (int p = 0; p < 2; ++p) {
+        vw_panel *pn = &s->panel[p];
+        if (pn->tensor < -1 || pn->tensor >= s->tr->ntensors) pn->tensor = -1;
+        int64_t planes = pn->tensor >= 0 ? vw_plane_dims_of(&s->tr->tensors[pn->tensor]).planes : 0;
+        if (pn->plane < 0 || pn->plane >= planes) pn->plane = 0;
+    }
+    if (s->hover) {
+        int t = s->hover_panel == 0 || s->hover_panel == 1 ? s->panel[s->hover_panel].tensor : -1;
+        vw_plane_dims d = t >= 0 ? vw_plane_dims_of(&s->tr->tensors[t]) : (vw_plane_dims){0, 0, 0};
+        if (t < 0 || !d.planes || s->hover_y < 0 || s->hover_y >= d.h || s->hover_x < 0 || s->hover_x >= d.w)
+            s->hover = 0;
+    }
+}
+
 /* Panels follow the focused event: the input side shows what it reads, the output side
  * what it writes; a work event looks ahead into its item. */
 static void follow_focus(vw_state *s)
@@ -113,9 +130,13 @@ static void follow_focus(vw_state *s)
         if (!cand[p]) continue;
         vw_plane_dims d = vw_plane_dims_of(&tr->tensors[cand[p]->tensor]);
         int64_t plane = event_plane(cand[p]);
+        /* a plane the event names outside its tensor (a crafted or buggy trace) is not
+         * followed; a switch of tensor starts at plane 0, never at the old tensor's plane */
+        if (s->panel[p].tensor != cand[p]->tensor) s->panel[p].plane = 0;
         s->panel[p].tensor = cand[p]->tensor;
         if (plane >= 0 && plane < d.planes) s->panel[p].plane = plane;
     }
+    vw_state_clamp(s);
 }
 
 static void seek(vw_state *s, uint64_t pos)
@@ -359,6 +380,7 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_REVEAL: s->reveal = !s->reveal; break;
     default: break;
     }
+    vw_state_clamp(s);
 }
 
 void vw_tick(vw_state *s, double dt)

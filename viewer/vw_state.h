@@ -98,6 +98,10 @@ uint32_t vw_state_event(const vw_state *s);
 uint32_t vw_state_item(const vw_state *s);
 
 void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a);
+/* Keeps the panels inside the trace: a tensor that exists (or -1), a plane inside it (0
+ * otherwise), and the hover on a cell of its panel's plane. vw_apply, the focus and the
+ * story call it; the drawing code relies on it. */
+void vw_state_clamp(vw_state *s);
 /* Focuses event ev (an id into tr->events) in the current order. */
 void vw_focus_event(vw_state *s, uint32_t ev);
 /* Attaches slides (owned by the caller) and shows slide 0; vw_story_show shows slide k:

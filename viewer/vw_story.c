@@ -51,4 +51,5 @@ void vw_story_show(vw_state *s, int k)
         vw_lookup_free(&s->look);
         s->look.tensor = -1;
     }
+    vw_state_clamp(s);
 }

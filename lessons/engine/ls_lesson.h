@@ -29,6 +29,7 @@ typedef struct ls_report {
     FILE *out;
     const char *file;
     int count;
+    int first_only; /* print only the first problem (playing: one line, then exit 2) */
 } ls_report;
 void ls_problem(ls_report *rep, int step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

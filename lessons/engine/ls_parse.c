@@ -10,13 +10,14 @@
 #include <string.h>
 
 #include "../../kernels/core/ks_error.h"
+#include "../../trace/ks_file.h"
 #include "ls_lesson.h"
 
 void ls_problem(ls_report *rep, int step, const char *fmt, ...)
 {
     va_list ap;
     rep->count++;
-    if (!rep->out) return;
+    if (!rep->out || (rep->first_only && rep->count > 1)) return;
     if (step > 0) fprintf(rep->out, "kscope: lesson: %s: step %d: ", rep->file, step);
     else fprintf(rep->out, "kscope: lesson: %s: ", rep->file);
     va_start(ap, fmt);
@@ -400,9 +401,11 @@ int ls_load(ls_lesson *L, const char *path, ls_report *rep)
     char *dot = strstr(L->id, ".json");
     if (dot) *dot = 0;
     if (!rep->file) rep->file = path;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ks_in_fopen(path); /* a FIFO is refused, not waited on */
     if (!f) {
-        ls_problem(rep, 0, "cannot open: %s", strerror(errno));
+        const char *why = ks_error_message(); /* "PATH: cannot open: ..." or "PATH: not a regular file" */
+        if (!strncmp(why, path, strlen(path)) && why[strlen(path)] == ':') why += strlen(path) + 2;
+        ls_problem(rep, 0, "%s", why);
         return -1;
     }
     char *text = NULL;

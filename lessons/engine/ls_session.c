@@ -12,8 +12,21 @@
 #include "../../viewer/vw_lookup.h"
 #include "ls_lesson.h"
 
+/* Lessons are small: the run may record at most LS_MAX_EVENTS events, and an input with
+ * more elements than that is refused before anything is read or run (a 10000 x 10000
+ * picture used to run for 15 s and 3.8 GiB before the event limit said no). */
+#define LS_MAX_EVENTS (1u << 20)
+
 static int load_input(const ls_lesson *L, const ls_input *in, ks_tensor *t, ls_report *rep)
 {
+    if (in->image && in->size[0] > 0 && in->size[1] > 0 &&
+        (in->size[0] > LS_MAX_EVENTS || in->size[1] > LS_MAX_EVENTS ||
+         in->size[0] * in->size[1] > LS_MAX_EVENTS)) {
+        ls_problem(rep, 0, "inputs: %s: a %lldx%lld picture is too big for a lesson (at most %u "
+                   "elements): make it smaller", in->tensor, (long long)in->size[0],
+                   (long long)in->size[1], LS_MAX_EVENTS);
+        return -1;
+    }
     char path[8300];
     const char *file = in->npy ? in->npy : in->image;
     if (file) {
@@ -37,6 +50,12 @@ static int load_input(const ls_lesson *L, const ls_input *in, ks_tensor *t, ls_r
     }
     snprintf(t->name, KS_NAME_LEN, "%s", in->tensor);
     if (rc) ls_problem(rep, 0, "inputs: %s: %s", in->tensor, ks_error_message());
+    if (!rc && ks_tensor_numel(t) > (int64_t)LS_MAX_EVENTS) {
+        ls_problem(rep, 0, "inputs: %s has %lld elements, too many for a lesson (at most %u): make "
+                   "it smaller", in->tensor, (long long)ks_tensor_numel(t), LS_MAX_EVENTS);
+        ks_tensor_free(t);
+        rc = KS_EINVAL;
+    }
     return rc ? -1 : 0;
 }
 
@@ -57,8 +76,10 @@ int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
     for (int i = 0; i < L->ninputs; ++i)
         if (load_input(L, &L->inputs[i], &r->tensor[ks_op_tensor(L->op, L->inputs[i].tensor)], rep))
             goto fail;
-    /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson */
-    if (!(r->sink = ks_host_sink_create(1u << 20, ks_filter_all()))) {
+    /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson. The
+     * count is known only after the run: sizes that come from parameters need the
+     * registry to say it before running (see docs/reliability.md) */
+    if (!(r->sink = ks_host_sink_create(LS_MAX_EVENTS, ks_filter_all()))) {
         ls_problem(rep, 0, "%s", ks_error_message());
         goto fail;
     }
@@ -68,7 +89,7 @@ int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
     }
     if (ks_sink_dropped(r->sink)) {
         ls_problem(rep, 0, "the run records more than %u events: make the lesson's input smaller",
-                   1u << 20);
+                   LS_MAX_EVENTS);
         goto fail;
     }
     ks_trace_from_run(L->op, r, &S->tr);

@@ -1,0 +1,341 @@
+/* Bad command lines (issue 15): each exits 2 with one line on stderr naming the problem,
+ * leaves nothing behind and replaces nothing. Every line runs in a folder of fixtures
+ * made here (good and broken .npy files, a trace and its corrupt copies, a FIFO, a
+ * dangling link, broken lessons); the folder's listing, sizes and times must be the
+ * same after the command. Operators as they exist: kscope list OP. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../trace/npy.h"
+#include "crafted_trace.h"
+
+static char dir[64];
+
+typedef struct bad_line {
+    const char *args; /* after `kscope`, run in the fixture folder */
+    const char *want; /* in the one line on stderr */
+} bad_line;
+
+static const bad_line lines[] = {
+    /* sizes: zero, negative, huge, products that overflow */
+    {"run im2col --stride 0", "--stride must be >= 1 (got 0)"},
+    {"run im2col --kernel-size 0", "--kernel-size must be >= 1"},
+    {"run im2col --padding -1", "--padding must be >= 0"},
+    {"run im2col --dilation 1,0", "--dilation must be >= 1"},
+    {"run im2col --input-size 100000000,100000000 --channels 1000", "overflow"},
+    {"run im2col --input-size 99999999999999999999", "is not N or H,W"},
+    {"run im2col --kernel-size 3,3,3", "is not N or H,W"},
+    {"run im2col --batch 0", "--batch must be >= 1"},
+    {"run col2im --output-size 0", "--output-size must be >= 1"},
+    {"run col2im --output-size 1,1 --kernel-size 5 --padding 0", "output size"},
+    {"run roi_align --output-size 0", "--output-size must be >= 1"},
+    {"run roi_align --spatial-scale nan", "is not a number"},
+    {"run roi_align --spatial-scale 1e999", "is not a number"},
+    {"run roi_align --sampling-ratio x", "is not an integer"},
+    {"run roi_align --pool-mode median", "must be one of avg|max"},
+    {"run roi_align --num-rois -1", "--num-rois must be >= 0"},
+    {"run deform_conv --groups 3", "must divide"},
+    {"run deform_conv --offset-groups 0", "--offset-groups must be >= 1"},
+    {"run deform_conv --im2col-step 0", "--im2col-step must be >= 1"},
+    {"run deform_conv --semantics caffe", "must be one of"},
+    {"run patchify --radius -1", "--radius must be >= 0"},
+    {"run patchify --num-points -2", "--num-points must be >= 0"},
+    {"run patchify --radius 1000000", "out of memory"},
+    {"run patchify --trace-kernel both", "must be one of"},
+    /* launch flags */
+    {"run im2col --threads 0", "--threads must be in 1..1024"},
+    {"run im2col --threads 2048", "--threads must be in 1..1024"},
+    {"run im2col --block-cap 0", "--block-cap must be >= 1, or -1"},
+    {"run im2col --block-cap -5", "--block-cap must be >= 1, or -1"},
+    {"run im2col --seed -1", "--seed must be an integer >= 0"},
+    {"run im2col --pattern zeros", "--pattern must be arange, ones or random"},
+    {"run im2col --device tpu", "--device must be sim or cuda"},
+    /* unknown flags and operators, missing values */
+    {"run im2col --bogus", "unknown flag '--bogus'"},
+    {"run im2col --kernel_size 3", "unknown flag '--kernel_size'"},
+    {"run nosuchop", "unknown operator 'nosuchop'"},
+    {"run im2col --stride", "--stride needs a value"},
+    {"run im2col --trace", "--trace needs a value"},
+    {"list nosuchop", "unknown operator 'nosuchop'"},
+    {"list im2col col2im", "takes at most one operator"},
+    {"nosuchcommand", "unknown command 'nosuchcommand'"},
+    /* filters */
+    {"run im2col --filter index=5 --trace f.kst", "--filter 'index=5'"},
+    {"run im2col --filter index=1:2,,every=2 --trace f.kst", "--filter 'index=1:2,,every=2'"},
+    {"run im2col --filter every=0 --trace f.kst", "--filter 'every=0'"},
+    {"run im2col --filter index=5:2 --trace f.kst", "--filter 'index=5:2'"},
+    {"run im2col --filter thread=1:2 --trace f.kst", "--filter 'thread=1:2'"},
+    {"run im2col --filter , --trace f.kst", "--filter ','"},
+    {"run im2col --filter index=0:4", "--filter needs --trace"},
+    /* .npy inputs: missing, wrong dtype, shape, order, truncated */
+    {"run im2col --in input=missing.npy", "missing.npy: cannot open"},
+    {"run im2col --in input=int.npy", "int.npy: input must be float32"},
+    {"run im2col --in input=flat.npy", "input must have shape (N, C, H, W) (4 dimensions); got (5, 5)"},
+    {"run im2col --in input=fortran.npy", "Fortran-order"},
+    {"run im2col --in input=short.npy", "data is"},
+    {"run im2col --in input=long.npy", "data is"},
+    {"run im2col --in input=header.npy", "header length"},
+    {"run im2col --in input=t.kst", "not a .npy file"},
+    {"run im2col --in input=f64.npy", "unsupported dtype"},
+    {"run im2col --in input=fifo", "fifo: not a regular file"},
+    {"run im2col --in input=sub", "sub: not a regular file"},
+    {"run im2col --in nosuch=good.npy", "has no input tensor 'nosuch'"},
+    {"run im2col --in columns=good.npy", "has no input tensor 'columns'"},
+    {"run im2col --in input=good.npy --in input=good.npy", "--in input given twice"},
+    {"run im2col --in input", "--in takes NAME=FILE.npy"},
+    {"run col2im --in columns=good.npy", "columns must have shape (N, C*kh*kw, Ho*Wo)"},
+    {"run roi_align --in rois=rois4.npy", "rois must have shape (3, 5); got (3, 4)"},
+    {"run roi_align --in rois=badbatch.npy", "batch index 7 is outside"},
+    {"run deform_conv --in offset=good.npy", "offset must have shape"},
+    {"run patchify --in coords=coords3.npy", "coords must have shape (1, 2, 2); got (1, 2, 3)"},
+    /* pictures */
+    {"run im2col --image missing.ppm", "missing.ppm: cannot open"},
+    {"run im2col --image bad.ppm", "bad PGM/PPM header"},
+    {"run im2col --image cut.ppm", "truncated pixel data"},
+    {"run im2col --image fifo", "fifo: not a regular file"},
+    {"run im2col --image-size 4,4", "--image-size needs --image"},
+    {"run im2col --image good.pgm --image-size 100000,100000", "more than the"},
+    {"run im2col --image good.pgm --image-size 0,4", "--image-size must be H,W >= 1"},
+    /* outputs that cannot be written, special or missing */
+    {"run im2col --trace fifo", "fifo: not a regular file"},
+    {"run im2col --trace sub", "sub: is a directory"},
+    {"run im2col --trace dangling.kst", "symbolic link to a missing file"},
+    {"run im2col --trace nodir/t.kst", "nodir/t.kst: cannot create"},
+    {"run im2col --save keep.txt", "Not a directory"},
+    {"run im2col --save nodir/out", "cannot create directory"},
+    /* corrupt and truncated traces, to every reading command */
+    {"info missing.kst", "missing.kst: cannot open"},
+    {"info fifo", "fifo: not a regular file"},
+    {"info sub", "sub: not a regular file"},
+    {"info magic.kst", "bad magic"},
+    {"info tiny.kst", "too short"},
+    {"info cut.kst", "runs past the end of the file"},
+    {"check cut.kst", "runs past the end of the file"},
+    {"step cut.kst --thread 0", "runs past the end of the file"},
+    {"export cut.kst --npy ex", "runs past the end of the file"},
+    {"view cut.kst --png v.png", "runs past the end of the file"},
+    {"info hcrc.kst", "header checksum mismatch"},
+    {"check ecrc.kst", "events checksum mismatch"},
+    {"export ecrc.kst --npy ex", "events checksum mismatch"},
+    {"info ecrc.kst", "events checksum mismatch"},
+    {"info blocks.kst", "blocks is out of range"},
+    {"check blocks.kst", "blocks is out of range"},
+    {"step blocks.kst --index 0", "blocks is out of range"},
+    {"info json.kst", "not valid JSON"},
+    {"check version.kst", "unsupported version"},
+    {"info", "needs a trace file"},
+    {"check t.kst t.kst", "unexpected argument"},
+    {"step t.kst", "give exactly one of --thread N or --index N"},
+    {"step t.kst --thread -1", "--thread needs an integer >= 0"},
+    {"step t.kst --index 99999", "work item 99999 is not in this trace"},
+    {"step t.kst --thread 1 --index 2", "give exactly one of"},
+    {"export t.kst", "needs --npy DIR"},
+    {"export t.kst --npy keep.txt", "Not a directory"},
+    {"export t.kst --npy nodir/ex", "cannot create directory"},
+    /* the viewer's flags */
+    {"view t.kst --size 10x10 --png v.png", "--size must be between"},
+    {"view t.kst --size big --png v.png", "--size takes WxH"},
+    {"view t.kst --headless", "--headless needs --png OUT.png or --frames DIR"},
+    {"view t.kst --every 0 --frames fr", "--every must be an integer >= 1"},
+    {"view t.kst --png fifo", "fifo: not a regular file"},
+    {"view t.kst --goto index=99999 --png v.png", "99999"},
+    {"view t.kst --order sideways --png v.png", "unknown order 'sideways'"},
+    {"view t.kst --keys Nope --png v.png", "Nope"},
+    /* lessons */
+    {"lesson nosuchlesson", "no lesson 'nosuchlesson'"},
+    {"lesson json.json", "malformed JSON"},
+    {"lesson op.json", "nosuchop"},
+    {"lesson big.json", "too big for a lesson"},
+    {"lesson fifo", "fifo"},
+    {"lesson", "which lesson?"},
+    {"lesson --list extra", "--list takes nothing else"},
+    {"lesson 02 --view --frames fr", "--view and --frames: pick one"},
+    {"lesson 02 --size 800x600", "--keys and --size go with --view or --frames"},
+};
+
+static int sh(const char *cmd)
+{
+    int st = system(cmd);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void put(const char *name, const void *data, size_t n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+/* A .npy with the given dict and n data bytes (the bytes need not match the shape). */
+static void npy_raw(const char *name, const char *dict, size_t data)
+{
+    unsigned char buf[4096] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    size_t len = strlen(dict), total = 10 + len + 1, pad = (64 - total % 64) % 64;
+    ck_assert_uint_lt(10 + len + pad + 1 + data, sizeof buf);
+    memcpy(buf + 10, dict, len);
+    memset(buf + 10 + len, ' ', pad);
+    buf[10 + len + pad] = '\n';
+    buf[8] = (unsigned char)(len + pad + 1);
+    for (size_t i = 0; i < data; ++i) buf[10 + len + pad + 1 + i] = (unsigned char)(i * 37 + 11);
+    put(name, buf, 10 + len + pad + 1 + data);
+}
+
+static void npy_f32(const char *name, int ndim, const int64_t *shape, const float *values)
+{
+    char path[256];
+    ks_tensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = KS_F32;
+    t.ndim = ndim;
+    for (int d = 0; d < ndim; ++d) t.shape[d] = shape[d];
+    ck_assert_int_eq(ks_tensor_alloc(&t), KS_OK);
+    memcpy(t.data, values, (size_t)ks_tensor_numel(&t) * 4);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+    ks_tensor_free(&t);
+}
+
+/* A copy of t.kst with byte `at` replaced, or cut to `len` bytes (len > 0). */
+static void trace_copy(const char *name, long at, unsigned char byte, long len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    FILE *f = fopen(path, "rb");
+    static unsigned char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    if (at >= 0) buf[at] = byte;
+    put(name, buf, len > 0 ? (size_t)len : n);
+}
+
+static void lesson_file(const char *name, const char *text)
+{
+    put(name, text, strlen(text));
+}
+
+static void setup(void)
+{
+    char cmd[512];
+    uint64_t s = 1515;
+    snprintf(dir, sizeof dir, "/tmp/ks_bad.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    float v[64 * 5];
+    for (int i = 0; i < 64 * 5; ++i) v[i] = (float)tu_int(&s, 0, 9) - 2.5f;
+    const int64_t good[4] = {1, 2, 5, 5}, flat[2] = {5, 5}, rois4[2] = {3, 4}, coords3[3] = {1, 2, 3};
+    npy_f32("good.npy", 4, good, v);
+    npy_f32("flat.npy", 2, flat, v);
+    npy_f32("rois4.npy", 2, rois4, v);
+    npy_f32("coords3.npy", 3, coords3, v);
+    const float badbatch[5] = {7, 1, 1, 3, 3};
+    const int64_t one_roi[2] = {1, 5};
+    npy_f32("badbatch.npy", 2, one_roi, badbatch);
+    npy_raw("int.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 16);
+    npy_raw("fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 1, 2, 2), }", 16);
+    npy_raw("short.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 12);
+    npy_raw("long.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 20);
+    npy_raw("f64.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 32);
+    put("header.npy", "\x93NUMPY\x01\x00\xff\x7f{'descr'", 18);
+    put("bad.ppm", "P6\n0 0\n255\n", 11);
+    put("cut.ppm", "P5\n4 4\n255\nabc", 14);
+    put("keep.txt", "a file that must stay as it is\n", 31);
+    snprintf(cmd, sizeof cmd, "cp %s/lessons/images/shapes.pgm %s/good.pgm", KS_SOURCE_DIR, dir);
+    ck_assert_int_eq(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && mkfifo fifo && mkdir sub && ln -s gone.kst dangling.kst && "
+             "%s run im2col --channels 2 --input-size 5,5 --trace t.kst --quiet", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    struct stat st;
+    char path[256];
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    ck_assert_int_eq(stat(path, &st), 0);
+    trace_copy("magic.kst", 0, 'X', 0);
+    trace_copy("version.kst", 8, 9, 0);
+    trace_copy("hcrc.kst", 26, ' ', 0); /* the tab before "format": still valid JSON */
+    trace_copy("ecrc.kst", st.st_size - 3, 0x5A, 0);
+    trace_copy("cut.kst", -1, 0, st.st_size - 64);
+    trace_copy("tiny.kst", -1, 0, 12);
+    trace_copy("json.kst", -1, 0, 0);
+    snprintf(cmd, sizeof cmd, "cd %s && cp t.kst blocks.kst", dir);
+    ck_assert_int_eq(sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/blocks.kst", dir);
+    ct_patch(path, "\"blocks\":\t1,", "\"blocks\":\t9007199254740993,");
+    snprintf(path, sizeof path, "%s/json.kst", dir);
+    ct_patch(path, "\"launch\":\t{", "\"launch\":\t{{");
+    lesson_file("json.json", "{\"title\": \"t\",\n \"steps\": [ {,} ]\n}\n");
+    lesson_file("op.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"nosuchop\", "
+                           "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
+    lesson_file("big.json", "{\"title\": \"big\", \"level\": \"beginner\", \"operator\": \"im2col\", "
+                            "\"inputs\": {\"input\": {\"image\": \"good.pgm\", \"size\": [2000, 2000]}}, "
+                            "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(sh(cmd), 0);
+}
+
+/* Names, types, sizes and modification times of everything in the folder. */
+static void snapshot(char *out, size_t n)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "cd %s && find . -mindepth 1 -path ./.out -prune -o -path ./.err -prune -o "
+             "-printf '%%p %%y %%s %%T@\\n' | sort", dir);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+}
+
+static char *slurp(const char *name)
+{
+    static char buf[8192];
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+START_TEST(each_bad_line_exits_2_with_one_line_and_leaves_nothing)
+{
+    static char before[1 << 14], after[1 << 14];
+    const bad_line *b = &lines[_i];
+    char cmd[1024];
+    snapshot(before, sizeof before);
+    snprintf(cmd, sizeof cmd, "cd %s && KSCOPE_LESSONS=%s/lessons timeout 60 %s %s >.out 2>.err </dev/null",
+             dir, KS_SOURCE_DIR, KS_CLI, b->args);
+    int rc = sh(cmd);
+    const char *err = slurp(".err");
+    /* a build without the viewer refuses `view` with its own one line */
+    int no_viewer = !strncmp(b->args, "view ", 5) && strstr(err, "this build has no viewer");
+    ck_assert_msg(rc == 2, "kscope %s: exit %d, stderr:\n%s", b->args, rc, err);
+    ck_assert_msg(!strncmp(err, "kscope: ", 8) && strchr(err, '\n') == err + strlen(err) - 1,
+                  "kscope %s: not one line on stderr:\n%s", b->args, err);
+    ck_assert_msg(no_viewer || strstr(err, b->want), "kscope %s: wanted '%s' in: %s", b->args, b->want, err);
+    snapshot(after, sizeof after);
+    ck_assert_msg(!strcmp(before, after), "kscope %s changed the folder:\nbefore:\n%s\nafter:\n%s", b->args,
+                  before, after);
+    ck_assert_str_eq(slurp("keep.txt"), "a file that must stay as it is\n");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bad_input");
+    TCase *tc = tcase_create("bad_input");
+    tcase_set_timeout(tc, 120);
+    tcase_add_unchecked_fixture(tc, setup, teardown); /* once: every line must leave it as it was */
+    tcase_add_loop_test(tc, each_bad_line_exits_2_with_one_line_and_leaves_nothing, 0,
+                        (int)(sizeof lines / sizeof lines[0]));
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}

@@ -1,0 +1,349 @@
+/* Crafted traces (issue 15): header numbers out of bounds are refused by the reader;
+ * check survives products that overflow int64 and reports what they hide; a filtered
+ * trace of a huge launch is checked with memory that follows its events; NaN is one
+ * violation, not two; patchify at NaN coordinates passes check; the viewer's panels
+ * never keep a plane outside their tensor. Every trace is built here, not committed. */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../trace/check.h"
+#include "../trace/npy.h"
+#include "../viewer/vw_index.h"
+#include "../viewer/vw_state.h"
+#include "crafted_trace.h"
+
+static char g_dir[64];
+
+static const char *tmp_path(const char *name)
+{
+    static char path[4][160];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", g_dir, name);
+    return path[k];
+}
+
+static ks_check_report *check(const ks_trace *tr)
+{
+    static ks_check_report rep;
+    ck_assert_msg(ks_trace_check(tr, &rep) == KS_OK, "%s", ks_error_message());
+    return &rep;
+}
+
+static int any_violation(const ks_check_report *rep, const char *needle)
+{
+    for (uint64_t i = 0; i < rep->violations && i < KS_CHECK_KEEP; ++i)
+        if (strstr(rep->first[i], needle)) return 1;
+    return 0;
+}
+
+/* A small valid trace: 4 work items over 2 blocks of 2 threads, input (1, 2, 3),
+ * output (1, 2, 2); item i reads input[0, 0, i % 3] and writes output element i. */
+static void small_trace(ct_trace *c)
+{
+    const int64_t in_shape[3] = {1, 2, 3}, out_shape[3] = {1, 2, 2};
+    ct_init(c, 2, 2, 4);
+    ct_tensor(c, 0, "input", KS_ROLE_INPUT, 3, in_shape);
+    ct_tensor(c, 1, "output", KS_ROLE_OUTPUT, 3, out_shape);
+    for (int i = 0; i < 4; ++i) {
+        ks_event *w = ct_event(c, KS_EV_WORK, 0, i, (uint32_t)(i / 2), (uint32_t)(i % 2), 0);
+        ks_event *r = ct_access(c, KS_EV_READ, i, 0, 0, i % 3);
+        ks_event *s = ct_access(c, KS_EV_WRITE, i, 0, i / 2, i % 2);
+        r->block = s->block = w->block;
+        r->thread = s->thread = w->thread;
+        s->u.access.value = c->data[1][i];
+    }
+    c->tr.sites[2].writes_per_element = 1;
+}
+
+START_TEST(small_crafted_trace_passes_check)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    small_trace(&c);
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("ok.kst"), &tr), KS_OK);
+    ks_check_report *rep = check(&tr);
+    ck_assert_msg(rep->violations == 0, "%s", rep->first[0]);
+    ck_assert(rep->complete);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+/* Each header number beyond its bound: the reader names it and maps nothing. */
+START_TEST(reader_refuses_header_numbers_out_of_bounds)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    const int k = _i;
+    const char *want[] = {"blocks", "blocks", "block_cap", "bias", "tensor shape", "tensor shape"};
+    small_trace(&c);
+    switch (k) {
+    case 0: c.tr.blocks = 1LL << 53; break; /* the issue's trace: iter * grid wrapped */
+    case 1: c.tr.blocks = 1LL << 32; break; /* one past a u32 block id */
+    case 2: c.tr.block_cap = 1LL << 40; break;
+    case 3: c.tr.sites[0].fields[0].bias = 1LL << 40; break;
+    }
+    const char *p = tmp_path("bound.kst");
+    ck_assert_int_eq(ks_trace_write(p, &c.tr), KS_OK);
+    if (k >= 4) { /* input [1, 2, 3] f32, 24 bytes -> a shape whose bytes wrap to 0 */
+        ct_patch(p, "[1, 2, 3]", k == 4 ? "[2147483648, 1073741824]" : "[2147483648, 2147483648]");
+        if (k == 4) ct_patch(p, "\"f32\"", "\"i64\""); /* 2^61 * 8 = 2^64 */
+        ct_patch(p, "\"length\":\t24,", "\"length\":\t0,");
+    }
+    ck_assert_int_ne(ks_trace_open(p, &tr), KS_OK);
+    ck_assert_msg(strstr(ks_error_message(), want[k]), "case %d: %s", k, ks_error_message());
+    ck_assert_ptr_null(tr.map);
+}
+END_TEST
+
+/* blocks = 2^31 of 1024 threads: iter 2^23 * grid 2^41 = 2^64 wraps to 0 in int64
+ * arithmetic, so an event at index 0 "followed" the loop. */
+START_TEST(check_catches_a_grid_stride_product_that_wraps)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    ct_init(&c, 1024, 1LL << 31, 1LL << 50);
+    c.tr.nsites = 1; /* no tensors */
+    c.tr.filter.index_hi = 1;
+    ct_event(&c, KS_EV_WORK, 0, 0, 0, 0, 1u << 23);
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("wrap.kst"), &tr), KS_OK);
+    ks_check_report *rep = check(&tr);
+    ck_assert_uint_eq(rep->violations, 1);
+    ck_assert_msg(any_violation(rep, "grid-stride"), "%s", rep->first[0]);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+/* A filtered trace of 2^53 work items: 10 recorded. check used to want a 2^50-byte
+ * bitmap; now it sorts the 10. Random indices with a fixed seed, one repeated. */
+START_TEST(check_of_a_filtered_huge_launch_needs_memory_by_events)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    uint64_t s = 1515;
+    const int64_t huge = 1LL << 53, grid = 1LL << 20;
+    ct_init(&c, 1024, 1024, huge);
+    c.tr.nsites = 1; /* no tensors */
+    c.tr.filter.every = 1000003;
+    int64_t idx[10];
+    for (int k = 0; k < 10; ++k) {
+        idx[k] = k == 7 ? idx[3] : tu_int(&s, 0, INT32_MAX);
+        ct_event(&c, KS_EV_WORK, 0, idx[k], (uint32_t)(idx[k] % grid / 1024), (uint32_t)(idx[k] % 1024),
+                 (uint32_t)(idx[k] / grid));
+    }
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("huge.kst"), &tr), KS_OK);
+    ks_check_report *rep = check(&tr);
+    ck_assert(!rep->complete);
+    ck_assert_uint_eq(rep->by_kind[KS_EV_WORK], 10);
+    ck_assert_uint_eq(rep->violations, 1);
+    ck_assert_msg(strstr(rep->first[0], "event 7 ") && strstr(rep->first[0], "recorded twice"), "%s",
+                  rep->first[0]);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+/* A digit with stride 2^53 and a field of 2^31 - 1: the recomposition overflows int64;
+ * it is a violation, not undefined behaviour. */
+START_TEST(check_reports_a_recomposition_that_overflows)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    small_trace(&c);
+    c.tr.sites[0].fields[0].stride = 1LL << 53;
+    c.ev[0].u.field[0] = INT32_MAX;
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("field.kst"), &tr), KS_OK);
+    ks_check_report *rep = check(&tr);
+    ck_assert_msg(any_violation(rep, "overflows"), "%s", rep->first[0]);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+/* NaN read from a NaN input and NaN stored into a NaN output: one violation each. */
+START_TEST(check_reports_a_nan_value_once)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    small_trace(&c);
+    const int where = (int)(_i % 3);
+    uint64_t reads = 0;
+    c.data[0][where] = NAN; /* input[0, 0, where]: items i with i % 3 == where read it */
+    for (int i = 0; i < 4; ++i)
+        if (i % 3 == where) c.ev[i * 3 + 1].u.access.value = NAN, reads++;
+    c.data[1][3] = NAN; /* output element 3 and its store */
+    c.ev[3 * 3 + 2].u.access.value = NAN;
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("nan.kst"), &tr), KS_OK);
+    ks_check_report *rep = check(&tr);
+    ck_assert_uint_eq(rep->violations, reads + 1);
+    for (uint64_t k = 0; k < rep->violations; ++k)
+        ck_assert_msg(strstr(rep->first[k], "value is nan"), "%s", rep->first[k]);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The docs call NaN, Inf and |c| >= 2^30 legal patchify coordinates: the raw-patch trace
+ * passes check, its refused reads counted as padding inside the image. The bilinear
+ * kernel's weights are NaN there (as DPVO's): check reports those values and nothing
+ * else. */
+START_TEST(patchify_traces_of_nan_coordinates_pass_check)
+{
+    const float bad[] = {NAN, INFINITY, -INFINITY, 1073741824.0f, -2e9f, 3.5f};
+    uint64_t s = 77 + (uint64_t)_i;
+    ks_tensor xy;
+    memset(&xy, 0, sizeof xy);
+    xy.dtype = KS_F32;
+    xy.ndim = 3;
+    xy.shape[0] = 1, xy.shape[1] = 3, xy.shape[2] = 2;
+    ck_assert_int_eq(ks_tensor_alloc(&xy), KS_OK);
+    float *v = xy.data;
+    for (int k = 0; k < 6; ++k) v[k] = (float)tu_int(&s, 0, 5) + 0.25f;
+    v[_i % 6] = bad[_i % 6]; /* x or y of one point */
+    v[(_i + 3) % 6] = bad[(_i + 1) % 6];
+    const char *npy = tmp_path("xy.npy"), *kst = tmp_path("p.kst");
+    ck_assert_int_eq(ks_npy_write(npy, &xy), KS_OK);
+    ks_tensor_free(&xy);
+    const char *kernels[] = {"patches", "bilinear"};
+    char run[512];
+    snprintf(run, sizeof run, "%s run patchify --radius 1 --trace-kernel %s --quiet --in coords=%%s --trace %%s",
+             KS_CLI, kernels[_i % 2]);
+    ck_assert_int_eq(sh(run, npy, kst), 0);
+    int rc = sh(KS_CLI " check %s >%s.out", kst, kst);
+    if (_i % 2 == 0) {
+        ck_assert_int_eq(rc, 0);
+        ck_assert_int_eq(sh("grep -q 'padding reads recorded at in-bounds' %s.out%s", kst, ""), 0);
+    } else { /* every violation listed is a NaN */
+        ck_assert_int_le(rc, 1);
+        ck_assert_int_eq(sh("! grep '^  event' %s.out | grep -v ' is -*nan$'%s", kst, ""), 0);
+    }
+}
+END_TEST
+
+/* Tensors a (4 planes), b (1 plane), out (1 plane). Item 0 reads a at plane 3, item 1
+ * reads b at plane 7 (outside b), item 2 reads a at plane -5: following the focus, the
+ * input panel switches tensors and must never keep a plane its tensor does not have. */
+static void bad_plane_trace(ct_trace *c)
+{
+    const int64_t a[3] = {4, 3, 3}, b[3] = {1, 3, 3}, o[3] = {1, 1, 3};
+    ct_init(c, 4, 1, 3);
+    ct_tensor(c, 0, "a", KS_ROLE_INPUT, 3, a);
+    ct_tensor(c, 1, "out", KS_ROLE_OUTPUT, 3, o);
+    ct_tensor(c, 2, "b", KS_ROLE_INPUT, 3, b);
+    c->tr.nsites = 4;
+    c->tr.sites[3] = c->tr.sites[1];
+    c->tr.sites[3].tensor = 2;
+    const int planes[3] = {3, 7, -5};
+    for (int i = 0; i < 3; ++i) {
+        ct_event(c, KS_EV_WORK, 0, i, 0, (uint32_t)i, 0);
+        ks_event *r = ct_event(c, KS_EV_READ, i == 1 ? 3 : 1, i, 0, (uint32_t)i, 0);
+        r->u.access.plane = planes[i];
+        r->u.access.y = 2, r->u.access.x = 2;
+        r->u.access.offset = (int64_t)planes[i] * 9 + 8;
+        ct_access(c, KS_EV_WRITE, i, 0, 0, i);
+    }
+}
+
+static void assert_panels_inside(const vw_state *st)
+{
+    for (int p = 0; p < 2; ++p) {
+        int t = st->panel[p].tensor;
+        ck_assert(t >= -1 && t < st->tr->ntensors);
+        if (t < 0) continue;
+        int64_t planes = st->tr->tensors[t].shape[0];
+        ck_assert_msg(st->panel[p].plane >= 0 && st->panel[p].plane < planes,
+                      "panel %d shows %s plane %lld of %lld", p, st->tr->tensors[t].name,
+                      (long long)st->panel[p].plane, (long long)planes);
+    }
+}
+
+START_TEST(viewer_panels_never_keep_a_plane_outside_their_tensor)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    static vw_index idx;
+    static vw_state st;
+    vw_layout L;
+    bad_plane_trace(&c);
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("planes.kst"), &tr), KS_OK);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    vw_layout_compute(&L, 1280, 800, 15);
+    vw_state_init(&st, &tr, &idx);
+    for (int order = 0; order < 3; ++order) {
+        vw_set_order(&st, order == 0 ? "recorded" : order == 1 ? "thread" : "iter");
+        for (uint32_t ev = 0; ev < tr.nevents; ++ev) {
+            vw_focus_event(&st, ev);
+            assert_panels_inside(&st);
+        }
+        /* the issue's sequence: a at plane 3, then b: not b's plane 3 */
+        vw_focus_event(&st, 1);
+        ck_assert_int_eq(st.panel[0].tensor, 0);
+        ck_assert_int_eq(st.panel[0].plane, 3);
+        vw_focus_event(&st, 4);
+        ck_assert_int_eq(st.panel[0].tensor, 2);
+        ck_assert_int_eq(st.panel[0].plane, 0);
+        assert_panels_inside(&st);
+    }
+    /* keys and a hover over the last row of a, then a tensor with one row less */
+    const char *keys[] = {"]", "]", "Tab", "'", "Left", "End", "Home", "F", "Right", "Right"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        vw_action a;
+        ck_assert_int_eq(vw_key_action(keys[k], 0, &a), 0);
+        vw_apply(&st, &L, &a);
+        assert_panels_inside(&st);
+    }
+    st.hover = 1, st.hover_panel = 0, st.hover_y = 2, st.hover_x = 2;
+    st.panel[0].tensor = 1; /* out: one row */
+    vw_state_clamp(&st);
+    ck_assert_int_eq(st.hover, 0);
+    vw_state_free(&st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+/* The release build crashed drawing this trace after a few keys. */
+START_TEST(viewer_draws_a_trace_with_planes_outside_their_tensors)
+{
+    static ct_trace c;
+    bad_plane_trace(&c);
+    const char *kst = tmp_path("draw.kst"), *png = tmp_path("draw.png");
+    ck_assert_int_eq(ks_trace_write(kst, &c.tr), KS_OK);
+    int rc = sh(KS_CLI " view %s --keys Right,Right,Right,Right,],],Right,Right,M,Right,Left --png %s >/dev/null 2>&1",
+                kst, png);
+    if (rc == 2 && sh(KS_CLI " view %s --png %s 2>&1 | grep -q 'no viewer'", kst, png) == 0) return;
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(access(png, R_OK), 0);
+}
+END_TEST
+
+int main(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/ks_crafted.XXXXXX");
+    if (!mkdtemp(g_dir)) return 1; /* before the forks: every test writes here */
+    Suite *s = suite_create("crafted");
+    TCase *tc = tcase_create("crafted");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, small_crafted_trace_passes_check);
+    tcase_add_loop_test(tc, reader_refuses_header_numbers_out_of_bounds, 0, 6);
+    tcase_add_test(tc, check_catches_a_grid_stride_product_that_wraps);
+    tcase_add_test(tc, check_of_a_filtered_huge_launch_needs_memory_by_events);
+    tcase_add_test(tc, check_reports_a_recomposition_that_overflows);
+    tcase_add_loop_test(tc, check_reports_a_nan_value_once, 0, 3);
+    tcase_add_loop_test(tc, patchify_traces_of_nan_coordinates_pass_check, 0, 6);
+    tcase_add_test(tc, viewer_panels_never_keep_a_plane_outside_their_tensor);
+    tcase_add_test(tc, viewer_draws_a_trace_with_planes_outside_their_tensors);
+    suite_add_tcase(s, tc);
+    int rc = tu_run_suite(s, CK_FORK);
+    {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+        if (!getenv("KS_KEEP_TMP") && system(cmd) != 0) rc = 1; /* KS_KEEP_TMP=1 keeps them to look at */
+    }
+    return rc;
+}
