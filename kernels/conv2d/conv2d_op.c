@@ -26,8 +26,13 @@ static const ks_tensor_spec tensors[] = {
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind in_dims[] = {{0, P_BATCH, 0}, {1, P_CHANNELS, 0}, {2, P_HW, 0}, {3, P_HW, 1}};
-    static const ks_dim_bind w_dims[] = {{0, P_OUT, 0}, {2, P_KERNEL, 0}, {3, P_KERNEL, 1}};
+    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                          {.dim = 2, .param = P_HW, .axis = 0},
+                                          {.dim = 3, .param = P_HW, .axis = 1}};
+    static const ks_dim_bind w_dims[] = {{.dim = 0, .param = P_OUT, .axis = 0},
+                                         {.dim = 2, .param = P_KERNEL, .axis = 0},
+                                         {.dim = 3, .param = P_KERNEL, .axis = 1}};
     ks_conv2d_params *p = KS_RUN_CTX(r, ks_conv2d_params);
     ks_conv2d_geom g;
     int rc;

@@ -190,7 +190,7 @@ KS_FN void KS_VARIANT(ks_deform_coord_body)(ks_thread *t, const ks_deform_args *
             const float *im = a->input + (b * C + c) * H * W;
             const float cw = ks_deform_coord_weight(im, H, W, y, x, (int)dir, a->semantics);
             val = a->use_mask ? fmaf(cw * cv, m, val) : fmaf(cw, cv, val);
-            ks_bilinear s = {0, 0, {0.0f, 0.0f, 0.0f, 0.0f}, 0.0f, 0};
+            ks_bilinear s = {.y0 = 0, .x0 = 0, .w = {0.0f, 0.0f, 0.0f, 0.0f}, .value = 0.0f, .flags = 0};
             if (KS_TRACED || (a->use_mask && dir == 0)) ks_deform_bilinear(im, H, W, y, x, &s);
             if (a->use_mask && dir == 0 && in_box) mval = fmaf(cv, s.value, mval);
             KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,

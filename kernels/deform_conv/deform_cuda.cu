@@ -198,7 +198,9 @@ static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float
     cublasStatus_t st = cublasSetStream(x.blas, x.stream);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(x.blas, CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
-    const ks_deform_backend b = {&x, cu_kernel, cu_gemm, cu_scatter, cu_gather, cu_row_sums, cu_zero, cu_copy};
+    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .scatter = cu_scatter,
+                                 .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero,
+                                 .copy = cu_copy};
     return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
 }
 

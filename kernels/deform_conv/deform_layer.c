@@ -200,9 +200,10 @@ static int sim_copy(void *ctx, float *dst, const float *src, int64_t n)
 static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
-    sim_ctx s = {launch, sink};
-    const ks_deform_backend b = {&s, sim_kernel, sim_gemm, sim_scatter, sim_gather, sim_row_sums,
-                                 sim_zero, sim_copy};
+    sim_ctx s = {.launch = launch, .sink = sink};
+    const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .scatter = sim_scatter,
+                                 .gather = sim_gather, .row_sums = sim_row_sums,
+                                 .zero = sim_zero, .copy = sim_copy};
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;
     float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));

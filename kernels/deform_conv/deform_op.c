@@ -74,8 +74,13 @@ typedef struct deform_state {
 /* Parameters from flags, then the sizes the given tensors imply. */
 static int read_params(ks_run *r, deform_state *s)
 {
-    static const ks_dim_bind in_dims[] = {{0, P_BATCH, 0}, {1, P_CHANNELS, 0}, {2, P_HW, 0}, {3, P_HW, 1}};
-    static const ks_dim_bind w_dims[] = {{0, P_OUT, 0}, {2, P_KERNEL, 0}, {3, P_KERNEL, 1}};
+    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                          {.dim = 2, .param = P_HW, .axis = 0},
+                                          {.dim = 3, .param = P_HW, .axis = 1}};
+    static const ks_dim_bind w_dims[] = {{.dim = 0, .param = P_OUT, .axis = 0},
+                                         {.dim = 2, .param = P_KERNEL, .axis = 0},
+                                         {.dim = 3, .param = P_KERNEL, .axis = 1}};
     const ks_tensor *t = r->tensor;
     ks_deform_params *p = &s->p;
     int rc;

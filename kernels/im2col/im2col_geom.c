@@ -26,12 +26,18 @@ int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g)
      * every element count times sizeof(float) fits in 64 bits */
     const int64_t dim_max = INT32_MAX, numel_max = INT64_MAX / 8;
     const ks_size_check checks[] = {
-        {"batch", p->batch, 1},         {"channels", p->channels, 1},
-        {"height", p->height, 1},       {"width", p->width, 1},
-        {"kernel_h", p->kernel_h, 1},   {"kernel_w", p->kernel_w, 1},
-        {"pad_h", p->pad_h, 0},         {"pad_w", p->pad_w, 0},
-        {"stride_h", p->stride_h, 1},   {"stride_w", p->stride_w, 1},
-        {"dilation_h", p->dilation_h, 1}, {"dilation_w", p->dilation_w, 1},
+        {.name = "batch", .v = p->batch, .lo = 1},
+        {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},
+        {.name = "width", .v = p->width, .lo = 1},
+        {.name = "kernel_h", .v = p->kernel_h, .lo = 1},
+        {.name = "kernel_w", .v = p->kernel_w, .lo = 1},
+        {.name = "pad_h", .v = p->pad_h, .lo = 0},
+        {.name = "pad_w", .v = p->pad_w, .lo = 0},
+        {.name = "stride_h", .v = p->stride_h, .lo = 1},
+        {.name = "stride_w", .v = p->stride_w, .lo = 1},
+        {.name = "dilation_h", .v = p->dilation_h, .lo = 1},
+        {.name = "dilation_w", .v = p->dilation_w, .lo = 1},
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;

@@ -56,7 +56,10 @@ static int geometry(ks_run *r, ks_im2col_params *p, ks_im2col_geom *g)
 
 static int im2col_prepare(ks_run *r)
 {
-    static const ks_dim_bind dims[] = {{0, P_BATCH, 0}, {1, P_CHANNELS, 0}, {2, P_HW, 0}, {3, P_HW, 1}};
+    static const ks_dim_bind dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                       {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                       {.dim = 2, .param = P_HW, .axis = 0},
+                                       {.dim = 3, .param = P_HW, .axis = 1}};
     ks_im2col_params *p = KS_RUN_CTX(r, ks_im2col_params);
     ks_im2col_geom g;
     int rc = ks_run_take(r, KS_IM2COL_T_INPUT, 4, dims, KS_COUNT(dims));

@@ -59,10 +59,18 @@ static int geometry(ks_run *r, ks_maxpool2d_args *a)
         .ceil_mode = (int)r->value[P_CEIL][0],
     };
     const ks_size_check checks[] = {
-        {"batch", a->batch, 1},           {"channels", a->channels, 1},     {"height", a->height, 1},
-        {"width", a->width, 1},           {"kernel_h", a->kernel_h, 1},     {"kernel_w", a->kernel_w, 1},
-        {"stride_h", a->stride_h, 1},     {"stride_w", a->stride_w, 1},     {"pad_h", a->pad_h, 0},
-        {"pad_w", a->pad_w, 0},           {"dilation_h", a->dilation_h, 1}, {"dilation_w", a->dilation_w, 1},
+        {.name = "batch", .v = a->batch, .lo = 1},
+        {.name = "channels", .v = a->channels, .lo = 1},
+        {.name = "height", .v = a->height, .lo = 1},
+        {.name = "width", .v = a->width, .lo = 1},
+        {.name = "kernel_h", .v = a->kernel_h, .lo = 1},
+        {.name = "kernel_w", .v = a->kernel_w, .lo = 1},
+        {.name = "stride_h", .v = a->stride_h, .lo = 1},
+        {.name = "stride_w", .v = a->stride_w, .lo = 1},
+        {.name = "pad_h", .v = a->pad_h, .lo = 0},
+        {.name = "pad_w", .v = a->pad_w, .lo = 0},
+        {.name = "dilation_h", .v = a->dilation_h, .lo = 1},
+        {.name = "dilation_w", .v = a->dilation_w, .lo = 1},
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;
@@ -115,7 +123,10 @@ static int sites(const ks_maxpool2d_args *a, int backward, ks_site *s)
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind dims[] = {{0, P_BATCH, 0}, {1, P_CHANNELS, 0}, {2, P_HW, 0}, {3, P_HW, 1}};
+    static const ks_dim_bind dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                       {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                       {.dim = 2, .param = P_HW, .axis = 0},
+                                       {.dim = 3, .param = P_HW, .axis = 1}};
     ks_maxpool2d_args *a = KS_RUN_CTX(r, ks_maxpool2d_args);
     int rc = ks_run_take(r, KS_MP_T_INPUT, 4, dims, KS_COUNT(dims));
     if (rc || (rc = geometry(r, a))) return rc;

@@ -33,7 +33,8 @@ extern "C" int ks_patchify_kernel_cuda(const ks_patchify_params *p, ks_patchify_
     const int64_t work = rc ? 0 : ks_patchify_work(p, k);
     if (!rc) rc = ks_launch_resolve(l, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, work, &threads, &blocks);
     if (rc || blocks == 0) return rc;
-    ks_patchify_args a = {p->batch, p->channels, p->height, p->width, p->num_points, p->radius, *t};
+    ks_patchify_args a = {.batch = p->batch, .channels = p->channels, .height = p->height, .width = p->width,
+                          .num_points = p->num_points, .radius = p->radius, .t = *t};
     const int64_t lim = (int64_t)1 << 30, D = 2 * p->radius + 2;
     const int small = work < lim && blocks * threads < lim && p->batch * p->channels * p->height * p->width < lim &&
                       p->batch * p->num_points * p->channels * D * D < lim;

@@ -8,8 +8,9 @@
 int ks_patchify_check(const ks_patchify_params *p)
 {
     const ks_size_check checks[] = {
-        {"batch", p->batch, 1}, {"channels", p->channels, 1}, {"height", p->height, 1},
-        {"width", p->width, 1}, {"num_points", p->num_points, 0}, {"radius", p->radius, 0},
+        {.name = "batch", .v = p->batch, .lo = 1},           {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},         {.name = "width", .v = p->width, .lo = 1},
+        {.name = "num_points", .v = p->num_points, .lo = 0}, {.name = "radius", .v = p->radius, .lo = 0},
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;

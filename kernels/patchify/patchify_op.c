@@ -39,8 +39,11 @@ static ks_patchify_kernel traced_kernel(const ks_run *r)
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind in_dims[] = {{0, P_BATCH, 0}, {1, P_CHANNELS, 0}, {2, P_HW, 0}, {3, P_HW, 1}};
-    static const ks_dim_bind xy_dims[] = {{1, P_POINTS, 0}};
+    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                          {.dim = 2, .param = P_HW, .axis = 0},
+                                          {.dim = 3, .param = P_HW, .axis = 1}};
+    static const ks_dim_bind xy_dims[] = {{.dim = 1, .param = P_POINTS, .axis = 0}};
     static const char *const names[] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward",
                                         "patchify_backward"};
     ks_patchify_params *p = KS_RUN_CTX(r, ks_patchify_params);

@@ -24,7 +24,8 @@ int ks_patchify_kernel_sim(const ks_patchify_params *p, ks_patchify_kernel k, co
     int rc = ks_patchify_check(p);
     if (!rc) rc = ks_launch_resolve(l, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, ks_patchify_work(p, k), &threads, &blocks);
     if (rc) return rc;
-    ks_patchify_args a = {p->batch, p->channels, p->height, p->width, p->num_points, p->radius, *t};
+    ks_patchify_args a = {.batch = p->batch, .channels = p->channels, .height = p->height, .width = p->width,
+                          .num_points = p->num_points, .radius = p->radius, .t = *t};
     if (blocks > 0) ks_sim_launch(blocks, threads, bodies[k][sink != NULL], &a, sink);
     return KS_OK;
 }

@@ -10,9 +10,14 @@
 int ks_roi_align_check(const ks_roi_align_params *p)
 {
     const ks_size_check checks[] = {
-        {"batch", p->batch, 1},       {"channels", p->channels, 1}, {"height", p->height, 1},
-        {"width", p->width, 1},       {"num_rois", p->num_rois, 0}, {"pooled_h", p->pooled_h, 1},
-        {"pooled_w", p->pooled_w, 1}, {"sampling_ratio", p->sampling_ratio, -INT32_MAX},
+        {.name = "batch", .v = p->batch, .lo = 1},
+        {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},
+        {.name = "width", .v = p->width, .lo = 1},
+        {.name = "num_rois", .v = p->num_rois, .lo = 0},
+        {.name = "pooled_h", .v = p->pooled_h, .lo = 1},
+        {.name = "pooled_w", .v = p->pooled_w, .lo = 1},
+        {.name = "sampling_ratio", .v = p->sampling_ratio, .lo = -INT32_MAX},
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;

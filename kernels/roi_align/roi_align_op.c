@@ -35,8 +35,11 @@ static const ks_tensor_spec tensors[] = {
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind in_dims[] = {{0, P_BATCH, 0}, {1, P_CHANNELS, 0}, {2, P_HW, 0}, {3, P_HW, 1}};
-    static const ks_dim_bind roi_dims[] = {{0, P_ROIS, 0}};
+    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                          {.dim = 2, .param = P_HW, .axis = 0},
+                                          {.dim = 3, .param = P_HW, .axis = 1}};
+    static const ks_dim_bind roi_dims[] = {{.dim = 0, .param = P_ROIS, .axis = 0}};
     ks_roi_align_params *p = KS_RUN_CTX(r, ks_roi_align_params);
     int rc;
     if ((rc = ks_run_take(r, KS_ROI_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
