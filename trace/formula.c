@@ -128,7 +128,7 @@ static int64_t cond(parser *x)
 
 int ks_formula_eval(const char *expr, const ks_site *site, const ks_event *work, int64_t *out)
 {
-    parser x = {expr, site, work, KS_OK};
+    parser x = {.p = expr, .site = site, .work = work, .status = KS_OK};
     const int64_t v = cond(&x);
     while (isspace((unsigned char)*x.p)) x.p++;
     if (*x.p) fail(&x, strchr("[]", *x.p) ? KS_ENOENT : KS_EINVAL);
