@@ -34,10 +34,12 @@ static int roi_boxes(const ks_trace *tr, const cJSON *p, const int32_t *f, vw_bo
     if (!aligned) w = fmax(w, 1), h = fmax(h, 1);
     const int64_t C = (int64_t)num(p, "channels", 0, 1);
     const int plane = (int)(f[4] * C + c);
-    b[0] = (vw_box){y1 - off, x1 - off, y1 - off + h, x1 - off + w, (int)num(p, "output_size", 0, 1),
-                    (int)num(p, "output_size", 1, 1), plane, 0};
+    b[0] = (vw_box){.y0 = y1 - off, .x0 = x1 - off, .y1 = y1 - off + h, .x1 = x1 - off + w,
+                    .rows = (int)num(p, "output_size", 0, 1),
+                    .cols = (int)num(p, "output_size", 1, 1), .plane = plane, .dim = 0};
     if (!aligned) return 1;
-    b[1] = (vw_box){y1, x1, y1 + h, x1 + w, 1, 1, plane, 1};
+    b[1] = (vw_box){.y0 = y1, .x0 = x1, .y1 = y1 + h, .x1 = x1 + w, .rows = 1, .cols = 1, .plane = plane,
+                    .dim = 1};
     return 2;
 }
 
@@ -50,8 +52,9 @@ static int patch_box(const ks_trace *tr, const cJSON *p, const int32_t *f, vw_bo
     if (!xy || max < 1 || !isfinite(xy[(bi * M + m) * 2]) || !isfinite(xy[(bi * M + m) * 2 + 1])) return 0;
     const double y0 = floor(xy[(bi * M + m) * 2 + 1]) - R, x0 = floor(xy[(bi * M + m) * 2]) - R, D = 2.0 * R + 2;
     /* a pixel covers its centre +- 0.5 */
-    b[0] = (vw_box){y0 - 0.5, x0 - 0.5, y0 + D - 0.5, x0 + D - 0.5, (int)D, (int)D,
-                    (int)(bi * (int64_t)num(p, "channels", 0, 1)), 0};
+    b[0] = (vw_box){.y0 = y0 - 0.5, .x0 = x0 - 0.5, .y1 = y0 + D - 0.5, .x1 = x0 + D - 0.5, .rows = (int)D,
+                    .cols = (int)D,
+                    .plane = (int)(bi * (int64_t)num(p, "channels", 0, 1)), .dim = 0};
     return 1;
 }
 
@@ -69,7 +72,8 @@ static int argmax_point(const ks_trace *tr, const vw_index *idx, uint32_t item, 
         if (which >= 0) v[which] = e->u.access.value, found |= 1 << which;
     }
     if (found != 3 || v[0] == -1) return 0;
-    *b = (vw_box){v[0], v[1], v[0], v[1], 0, 0, plane, 0};
+    *b = (vw_box){.y0 = v[0], .x0 = v[1], .y1 = v[0], .x1 = v[1], .rows = 0, .cols = 0, .plane = plane,
+                  .dim = 0};
     return 1;
 }
 
