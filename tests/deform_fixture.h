@@ -74,7 +74,8 @@ static inline void df_run(df_case *c, const ks_launch *l)
     ks_deform_tensors t = df_tensors(c);
     ck_assert_msg(ks_deform_forward_sim(&c->p, &t, l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
     ck_assert_msg(ks_deform_backward_sim(&c->p, &t, l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
-    ks_deform_ref_grads g = {c->r_gi, c->r_go, c->r_gm, c->r_gw, c->r_gb};
+    ks_deform_ref_grads g = {.grad_input = c->r_gi, .grad_offset = c->r_go, .grad_mask = c->r_gm,
+                             .grad_weight = c->r_gw, .grad_bias = c->r_gb};
     ks_deform_ref_forward(&c->p, &t, c->r_out);
     ks_deform_ref_backward(&c->p, &t, &g);
 }

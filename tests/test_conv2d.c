@@ -49,7 +49,9 @@ START_TEST(conv2d_3x3_by_hand)
 {
     /* 1x1x3x3 image 1..9, one 3x3 filter of ones, padding 1: each output is the sum of its
      * 3x3 neighbourhood; the centre sees all nine (45), a corner four (1+2+4+5 = 12). */
-    ks_conv2d_params p = {{1, 1, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1}, 1};
+    ks_conv2d_params p = {.im = {.batch = 1, .channels = 1, .height = 3, .width = 3, .kernel_h = 3,
+                                 .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                                 .dilation_h = 1, .dilation_w = 1}, .out_channels = 1};
     const float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     float w[9];
     for (int i = 0; i < 9; ++i) w[i] = 1;

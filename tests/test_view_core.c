@@ -449,7 +449,8 @@ START_TEST(heatmap_cells_tile_and_hit_testing_inverts_them)
 {
     uint64_t s = 701;
     for (int k = 0; k < 200; ++k) {
-        vw_rect area = {(int)tu_int(&s, 0, 50), (int)tu_int(&s, 0, 50), (int)tu_int(&s, 100, 900), (int)tu_int(&s, 80, 700)};
+        vw_rect area = {.x = (int)tu_int(&s, 0, 50), .y = (int)tu_int(&s, 0, 50),
+                        .w = (int)tu_int(&s, 100, 900), .h = (int)tu_int(&s, 80, 700)};
         int64_t rows = tu_int(&s, 1, k % 3 ? 40 : 3000), cols = tu_int(&s, 1, k % 3 ? 40 : 3000);
         vw_heatmap m = vw_heatmap_fit(area, rows, cols, (int)tu_int(&s, 0, 3));
         vw_rect last = vw_heatmap_cell(&m, rows - 1 + m.margin, cols - 1 + m.margin);
@@ -483,7 +484,7 @@ START_TEST(grid_and_timeline_map_back_and_forth)
 {
     uint64_t s = 801;
     for (int k = 0; k < 200; ++k) {
-        vw_rect area = {10, 20, (int)tu_int(&s, 100, 700), (int)tu_int(&s, 40, 300)};
+        vw_rect area = {.x = 10, .y = 20, .w = (int)tu_int(&s, 100, 700), .h = (int)tu_int(&s, 40, 300)};
         int64_t blocks = tu_int(&s, 1, k % 2 ? 5 : 100000), threads = tu_int(&s, 1, 1024);
         vw_grid g = vw_grid_fit(area, blocks, threads);
         ck_assert(g.rows * g.bg >= blocks && g.cols * g.tg >= threads);
@@ -596,7 +597,9 @@ START_TEST(state_keeps_the_focused_event_across_orders_and_plays_to_the_end)
     vw_layout L;
     vw_layout_compute(&L, 1280, 800, 16);
     vw_state_init(&st, &fx.tr, &fx.idx);
-    vw_action right = {VW_ACT_STEP, 1, 0}, order = {VW_ACT_ORDER, 0, 0}, play = {VW_ACT_PLAY, 0, 0};
+    vw_action right = {.kind = VW_ACT_STEP, .a = 1, .b = 0}, order = {.kind = VW_ACT_ORDER, .a = 0,
+                                                                      .b = 0}, play = {.kind = VW_ACT_PLAY,
+                                                                                       .a = 0, .b = 0};
     for (int k = 0; k < 5; ++k) vw_apply(&st, &L, &right);
     uint32_t ev = vw_state_event(&st);
     for (int o = 0; o < VW_NORDERS; ++o) {
@@ -604,10 +607,10 @@ START_TEST(state_keeps_the_focused_event_across_orders_and_plays_to_the_end)
         ck_assert_uint_eq(vw_state_event(&st), ev);
     }
     /* the prompt: G, type, Return */
-    vw_action g = {VW_ACT_PROMPT, 0, 0}, enter = {VW_ACT_ENTER, 0, 0};
+    vw_action g = {.kind = VW_ACT_PROMPT, .a = 0, .b = 0}, enter = {.kind = VW_ACT_ENTER, .a = 0, .b = 0};
     vw_apply(&st, &L, &g);
     for (const char *p = "thread=3"; *p; ++p) {
-        vw_action t = {VW_ACT_TEXT, *p, 0};
+        vw_action t = {.kind = VW_ACT_TEXT, .a = *p, .b = 0};
         vw_apply(&st, &L, &t);
     }
     vw_apply(&st, &L, &enter);
@@ -644,7 +647,7 @@ START_TEST(empty_and_tiny_traces_describe_themselves_without_crashing)
         ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
         vw_state_init(&st, &tr, &idx);
         for (int a = VW_ACT_STEP; a <= VW_ACT_SEEK; ++a) {
-            vw_action act = {(vw_action_kind)a, 1, 1};
+            vw_action act = {.kind = (vw_action_kind)a, .a = 1, .b = 1};
             if (a != VW_ACT_QUIT && a != VW_ACT_SHOT) vw_apply(&st, &lay, &act);
         }
         vw_tick(&st, 1.0);
