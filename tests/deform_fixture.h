@@ -109,7 +109,7 @@ static inline void df_free(df_case *c)
 }
 
 /* A random geometry with conv groups, offset groups, odd sizes, stride, dilation and
- * padding; batch 1..6 with a step that divides it (mmcv) or not (torchvision). */
+ * padding; batch 1..6 with an im2col_step that divides it (mmcv) or not (torchvision). */
 static inline ks_deform_params df_geometry(uint64_t *s)
 {
     ks_deform_params p;

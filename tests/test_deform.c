@@ -34,7 +34,7 @@ START_TEST(layer_matches_reference_on_torchvision_test_geometry)
     df_init(&c, &p, 7, 2.0f);
     ck_assert_int_eq(c.g.height_out, 2);
     ck_assert_int_eq(c.g.width_out, 3);
-    ck_assert_int_eq(c.g.step, 11); /* the largest divisor of 33 below 32 */
+    ck_assert_int_eq(c.g.im2col_step, 11); /* the largest divisor of 33 below 32 */
     ks_launch l = tu_launch(0, 0);
     df_run(&c, &l);
     df_expect(&c, 2e-4, "torchvision geometry");
@@ -105,7 +105,7 @@ static void im2col(const ks_deform_params *p, const float *in, const float *off,
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
-    ch.step = p->batch, ch.input = in, ch.offset = off, ch.mask = mask, ch.columns = cols;
+    ch.im2col_step = p->batch, ch.input = in, ch.offset = off, ch.mask = mask, ch.columns = cols;
     ck_assert_msg(ks_deform_kernel_sim(p, KS_DEFORM_IM2COL, &ch, l, sink) == KS_OK, "%s", ks_error_message());
 }
 
@@ -247,7 +247,7 @@ START_TEST(chunks_give_the_same_results)
     ck_assert_msg(strstr(ks_error_message(), "batch size must be divisible by im2col_step"), "%s", ks_error_message());
     p.semantics = KS_DEFORM_TORCHVISION;
     ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
-    ck_assert_int_eq(g.step, 2);
+    ck_assert_int_eq(g.im2col_step, 2);
 }
 END_TEST
 
@@ -290,7 +290,7 @@ static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
-    ch.step = c->g.step, ch.input = c->input, ch.offset = c->offset;
+    ch.im2col_step = c->g.im2col_step, ch.input = c->input, ch.offset = c->offset;
     ch.mask = c->p.use_mask ? c->mask : NULL;
     ch.columns_in = cols_in, ch.columns = cols, ch.grad_input = gi, ch.grad_offset = go, ch.grad_mask = gm;
     ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());

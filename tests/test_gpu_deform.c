@@ -40,7 +40,7 @@ static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     ks_deform_chunk ch;
     ks_sink ds;
     memset(&ch, 0, sizeof ch);
-    ch.step = c->g.step;
+    ch.im2col_step = c->g.im2col_step;
     ch.input = up(c->input, c->g.input_numel);
     ch.offset = up(c->offset, c->g.offset_numel);
     ch.mask = c->p.use_mask ? up(c->mask, c->g.mask_numel) : NULL;
@@ -71,7 +71,7 @@ static void sim_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
-    ch.step = c->g.step, ch.input = c->input, ch.offset = c->offset;
+    ch.im2col_step = c->g.im2col_step, ch.input = c->input, ch.offset = c->offset;
     ch.mask = c->p.use_mask ? c->mask : NULL, ch.columns_in = cols_in;
     ch.columns = out[0] = df_alloc(c->g.col_numel);
     ch.grad_input = out[1] = df_alloc(c->g.input_numel);
@@ -167,7 +167,7 @@ START_TEST(deform_layer_cuda_matches_reference)
 }
 END_TEST
 
-/* C*step*Ho*Wo = 136*4*64*64 > 4096*512: the capped grid loops, and the GPU still
+/* C*im2col_step*Ho*Wo = 136*4*64*64 > 4096*512: the capped grid loops, and the GPU still
  * equals the simulator */
 START_TEST(deform_im2col_grid_stride_past_the_block_cap)
 {

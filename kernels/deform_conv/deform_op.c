@@ -10,7 +10,7 @@
 /* The two ops share the first P_SHARED rows. */
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_OFFSET_GROUPS, P_BATCH, P_CHANNELS, P_HW,
        P_MASK, P_OFFSET_PATTERN, P_OFFSET_AMOUNT, P_SHARED,
-       P_OUT = P_SHARED, P_GROUPS, P_STEP, P_BIAS, P_BACKWARD, P_SEMANTICS, P_TRACE_KERNEL, P_COUNT };
+       P_OUT = P_SHARED, P_GROUPS, P_IM2COL_STEP, P_BIAS, P_BACKWARD, P_SEMANTICS, P_TRACE_KERNEL, P_COUNT };
 
 #define SHARED_ROWS                                                                                          \
     [P_KERNEL] = KS_ROW_KERNEL_SIZE(3), [P_PADDING] = KS_ROW_PADDING(1), [P_STRIDE] = KS_ROW_STRIDE,         \
@@ -30,7 +30,7 @@ static const ks_param_spec conv_params[P_COUNT] = {
     SHARED_ROWS,
     [P_OUT] = {.name = "out-channels", .def = {2, 2}, .min = 1, .help = "O, the filters (an --in weight sets it)"},
     [P_GROUPS] = {.name = "groups", .def = {1, 1}, .min = 1, .help = "convolution groups"},
-    [P_STEP] = {.name = "im2col-step", .def = {32, 32}, .min = 1, .help = "images per chunk (mmcv: must divide the batch)"},
+    [P_IM2COL_STEP] = {.name = "im2col-step", .def = {32, 32}, .min = 1, .help = "images per chunk (mmcv: must divide the batch)"},
     [P_BIAS] = {.name = "bias", .kind = KS_PARAM_SWITCH, .help = "add a bias (built-in unless --in bias)"},
     [P_BACKWARD] = KS_ROW_BACKWARD,
     [P_SEMANTICS] = {.name = "semantics", .kind = KS_PARAM_CHOICE, .choices = "auto|mmcv|torchvision",
@@ -48,7 +48,7 @@ static const ks_param_spec im2col_params[P_SHARED] = {SHARED_ROWS};
 static const ks_tensor_spec conv_tensors[] = {
     INPUT_ROWS,
     [KS_DEFORM_T_COLUMNS] = {.name = "columns", .output = 1,
-                             .shape = "(C*kh*kw, step*Ho*Wo): first chunk's im2col (its gradient with --backward)"},
+                             .shape = "(C*kh*kw, im2col_step*Ho*Wo): first chunk's im2col (its gradient with --backward)"},
     [KS_DEFORM_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(N, C, H, W): with --backward"},
     [KS_DEFORM_T_GRAD_OFFSET] = {.name = "grad_offset", .output = 1, .shape = "like offset: with --backward"},
     [KS_DEFORM_T_GRAD_MASK] = {.name = "grad_mask", .output = 1, .shape = "like mask: with --backward and --mask"},
@@ -112,7 +112,7 @@ static int read_params(ks_run *r, deform_state *s)
         return ks_fail(KS_EINVAL, "--no-bias disagrees with the bias tensor given");
     p->out_channels = r->value[P_OUT][0];
     p->groups = r->value[P_GROUPS][0];
-    p->im2col_step = r->value[P_STEP][0];
+    p->im2col_step = r->value[P_IM2COL_STEP][0];
     p->use_bias = r->value[P_BIAS][0] || t[KS_DEFORM_T_BIAS].data;
     const int64_t sem = r->value[P_SEMANTICS][0];
     p->semantics = sem == 1 ? KS_DEFORM_MMCV : sem == 2 ? KS_DEFORM_TORCHVISION
@@ -134,7 +134,8 @@ static void shapes(ks_run *r, const deform_state *s, const ks_deform_geom *g)
     ks_run_shape4(r, KS_DEFORM_T_INPUT, 4, N, C, p->height, p->width);
     ks_run_shape4(r, KS_DEFORM_T_OFFSET, 4, N, 2 * G * kk, Ho, Wo);
     ks_run_shape4(r, KS_DEFORM_T_MASK, 4, N, G * kk, Ho, Wo);
-    ks_run_shape4(r, KS_DEFORM_T_COLUMNS, 2, g->rows, (g->step > 0 ? g->step : 1) * Ho * Wo, 0, 0);
+    const int64_t im2col_step = g->im2col_step > 0 ? g->im2col_step : 1;
+    ks_run_shape4(r, KS_DEFORM_T_COLUMNS, 2, g->rows, im2col_step * Ho * Wo, 0, 0);
     if (!p->use_mask) ks_run_absent(r, KS_DEFORM_T_MASK);
     if (!s->conv) return;
     ks_run_shape4(r, KS_DEFORM_T_WEIGHT, 4, O, C / p->groups, p->kernel_h, p->kernel_w);
@@ -168,14 +169,14 @@ static int prepare_op(ks_run *r, int conv)
     ks_run_fact(r, "kernel", "\"%s\"", kernels[s->traced]);
     ks_run_fact(r, "offset_groups", "%lld", (long long)p->offset_groups);
     ks_run_fact(r, "mask", "%s", p->use_mask ? "true" : "false");
-    ks_run_fact(r, "traced_images", "%lld", (long long)g.step);
+    ks_run_fact(r, "traced_images", "%lld", (long long)g.im2col_step);
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)g.height_out, (long long)g.width_out);
     if (conv) {
         ks_run_fact(r, "bias", "%s", p->use_bias ? "true" : "false");
         ks_run_fact(r, "semantics", "\"%s\"", p->semantics == KS_DEFORM_MMCV ? "mmcv" : "torchvision");
     }
-    r->work_items = ks_deform_work(&g, p, s->traced, g.step);
-    r->nsites = ks_deform_sites(p, s->traced, g.step, r->sites);
+    r->work_items = ks_deform_work(&g, p, s->traced, g.im2col_step);
+    r->nsites = ks_deform_sites(p, s->traced, g.im2col_step, r->sites);
     return KS_OK;
 }
 
@@ -207,7 +208,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     const deform_state *s = KS_RUN_CTX(r, const deform_state);
     const int cuda = r->device == KS_DEV_CUDA;
     if (!s->conv) {
-        const ks_deform_chunk ch = {.step = s->p.batch, .input = d[KS_DEFORM_T_INPUT], .offset = d[KS_DEFORM_T_OFFSET],
+        const ks_deform_chunk ch = {.im2col_step = s->p.batch, .input = d[KS_DEFORM_T_INPUT], .offset = d[KS_DEFORM_T_OFFSET],
                                     .mask = d[KS_DEFORM_T_MASK], .columns = d[KS_DEFORM_T_COLUMNS]};
         return cuda ? ks_deform_kernel_cuda(&s->p, KS_DEFORM_IM2COL, &ch, &r->launch, sink, NULL)
                     : ks_deform_kernel_sim(&s->p, KS_DEFORM_IM2COL, &ch, &r->launch, sink);
