@@ -42,7 +42,7 @@ static const bad_line lines[] = {
     {"run deform_conv --semantics caffe", "must be one of"},
     {"run patchify --radius -1", "--radius must be >= 0"},
     {"run patchify --num-points -2", "--num-points must be >= 0"},
-    {"run patchify --radius 1000000", "out of memory"},
+    {"run patchify --radius 1000000", "more than this machine's"},
     {"run patchify --trace-kernel both", "must be one of"},
     /* launch flags */
     {"run im2col --threads 0", "--threads must be in 1..1024"},

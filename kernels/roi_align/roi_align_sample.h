@@ -107,7 +107,8 @@ KS_FN void ks_roi_box_of(const float *roi, int64_t N, float scale, int aligned, 
 KS_FN void ks_roi_probe_boxes(ks_thread *t, const ks_roi_box *r, int aligned, int64_t PH, int64_t PW, int tensor,
                               int64_t plane)
 {
-    const float y1 = r->y1 + r->bin_h * (float)PH, x1 = r->x1 + r->bin_w * (float)PW;
+    /* fmaf: nvcc would contract a*b + c into one, the C compiler would not */
+    const float y1 = fmaf(r->bin_h, (float)PH, r->y1), x1 = fmaf(r->bin_w, (float)PW, r->x1);
     if (!(y1 - r->y1 < 3e38f && x1 - r->x1 < 3e38f && r->y1 == r->y1 && r->x1 == r->x1) || PH > 65535 || PW > 65535)
         return; /* not a finite box (NaN fails every comparison) */
     ks_probe_box(t, KS_ROI_SITE_BOX, tensor, plane, r->y1, r->x1, y1, x1, (int)PH, (int)PW, 0);
