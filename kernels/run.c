@@ -1,6 +1,9 @@
 /* run.c - ks_run_execute: the one execute path of every operator (registry.h). */
+#define _DEFAULT_SOURCE /* sysconf(_SC_PHYS_PAGES) */
 #include <stdio.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "core/ks_cuda_api.h"
 #include "core/ks_error.h"
@@ -18,12 +21,32 @@ static int same_shape(const ks_tensor *t, int ndim, const int64_t *shape)
     return 1;
 }
 
+/* The run's tensors must fit this machine's memory: refused up front, with the sizes,
+ * rather than left to an allocator that may overcommit and then crawl or be killed. */
+static int fits_memory(const ks_run *r)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    double need = 0;
+    for (int i = 0; i < r->op->ntensors; ++i)
+        if (!r->absent[i] && !r->tensor[i].data && r->expect_ndim[i] > 0) {
+            int64_t n = ks_shape_numel(r->expect_ndim[i], r->expect[i], (ks_dtype)r->op->tensors[i].dtype);
+            if (n < 0) return ks_fail(KS_EINVAL, "tensor %s: its size overflows", r->tensor[i].name);
+            need += (double)n * (double)ks_dtype_size((ks_dtype)r->op->tensors[i].dtype);
+        }
+    if (have > 0 && need > have)
+        return ks_fail(KS_ENOMEM, "the run's tensors need %.3g GiB, more than this machine's %.3g GiB of memory",
+                       need / 1073741824.0, have / 1073741824.0);
+    return KS_OK;
+}
+
 /* Given inputs against the shapes prepare set; built-in inputs filled; outputs allocated. */
 static int place_tensors(ks_run *r)
 {
     const ks_op *op = r->op;
     char want[96], got[96];
-    int rc;
+    int rc = fits_memory(r);
+    if (rc) return rc;
     for (int i = 0; i < op->ntensors; ++i) {
         const ks_tensor_spec *s = &op->tensors[i];
         ks_tensor *t = &r->tensor[i];

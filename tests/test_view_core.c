@@ -7,6 +7,7 @@
 #include "../viewer/vw_describe.h"
 #include "../viewer/vw_script.h"
 #include "../viewer/vw_anchor.h"
+#include "../trace/check.h"
 #include "../viewer/vw_boxes.h"
 #include "test_util.h"
 
@@ -426,6 +427,38 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
 }
 END_TEST
 
+/* the viewer knows no operator: a region event of any kernel is a box, read from the
+ * event alone (here a hand-made trace of an operator called "synthetic"), and check
+ * holds regions to their tensor's planes */
+START_TEST(any_kernels_region_events_are_boxes)
+{
+    static tu_sample_trace st;
+    vw_index idx;
+    vw_box b[4];
+    ks_check_report rep;
+    tu_sample_trace_init(&st, 2, 5, 6);
+    st.tr.nsites = 3;
+    ks_site_access(&st.tr.sites[2], "mine.window", KS_EV_REGION, 0, 0);
+    ks_event *e = &st.ev[st.tr.nevents++];
+    *e = (ks_event){.kind = KS_EV_REGION, .site = 2, .tensor = 0, .seq = 1, .flags = KS_FLAG_GUIDE};
+    e->u.region = (ks_ev_region){.plane = 1, .y0 = 0.5f, .x0 = 1.5f, .y1 = 3.5f, .x1 = 4.5f, .rows = 3, .cols = 1};
+    ck_assert_int_eq(vw_index_build(&idx, &st.tr, NULL), KS_OK);
+    ck_assert_int_eq(vw_item_boxes(&st.tr, &idx, 0, b, 4), 1);
+    ck_assert_double_eq(b[0].y1, 3.5);
+    ck_assert_int_eq(b[0].rows, 3);
+    ck_assert_int_eq(b[0].plane, 1);
+    ck_assert_int_eq(b[0].dim, 1);
+    ck_assert_str_eq(st.tr.sites[b[0].site].name, "mine.window");
+    ck_assert_int_eq(ks_trace_check(&st.tr, &rep), KS_OK);
+    ck_assert_uint_eq(rep.violations, 0);
+    e->u.region.plane = 2; /* past the tensor's 2 planes */
+    ck_assert_int_eq(ks_trace_check(&st.tr, &rep), KS_OK);
+    ck_assert_uint_eq(rep.violations, 1);
+    ck_assert_ptr_nonnull(strstr(rep.first[0], "plane 2 of input"));
+    vw_index_free(&idx);
+}
+END_TEST
+
 START_TEST(layout_panels_stay_inside_the_window_and_apart)
 {
     uint64_t s = 601;
@@ -676,6 +709,7 @@ int main(void)
     tcase_add_test(tc, sample_corners_weights_and_lookup_follow_the_events);
     tcase_add_test(tc, deformable_samples_anchor_on_the_regular_kernel_grid);
     tcase_add_test(tc, roi_and_patch_boxes_follow_the_tensors);
+    tcase_add_test(tc, any_kernels_region_events_are_boxes);
     tcase_add_test(tc, layout_panels_stay_inside_the_window_and_apart);
     tcase_add_test(tc, heatmap_cells_tile_and_hit_testing_inverts_them);
     tcase_add_test(tc, grid_and_timeline_map_back_and_forth);

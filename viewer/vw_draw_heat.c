@@ -222,7 +222,7 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
 
 static int on_panel(const vw_state *s, int panel, const ks_event *e)
 {
-    if (e->kind == KS_EV_WORK || e->tensor != s->panel[panel].tensor) return 0;
+    if (e->kind == KS_EV_WORK || e->kind == KS_EV_REGION || e->tensor != s->panel[panel].tensor) return 0;
     return (e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane) == s->panel[panel].plane;
 }
 
@@ -253,13 +253,14 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
                 cell.y + cell.h / 2 - d->font.line / 2, VW_COL_PADDING, 0, "0");
 }
 
-/* RoIAlign's RoI and bins, patchify's raw patch: outlines in continuous coordinates */
+/* the item's region events (a RoI and its bins, a patch, a point): outlines in
+ * continuous coordinates on the panel showing their tensor and plane */
 static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it)
 {
-    vw_box b[4];
-    const int n = vw_item_boxes(s->tr, s->idx, it, b, 4);
+    vw_box b[8];
+    const int n = vw_item_boxes(s->tr, s->idx, it, b, 8);
     for (int k = n - 1; k >= 0; --k) {
-        if (b[k].plane != s->panel[panel].plane || !isfinite(b[k].y0) || !isfinite(b[k].x0) ||
+        if (b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane || !isfinite(b[k].y0) || !isfinite(b[k].x0) ||
             fabs(b[k].y0) > 1e6 || fabs(b[k].x0) > 1e6 || fabs(b[k].y1) > 1e6 || fabs(b[k].x1) > 1e6)
             continue;
         vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
@@ -301,13 +302,13 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
      * entry it is copied to), in cyan; the rest of the work item in white */
     const ks_event *f = ev != VW_NONE ? &tr->events[ev] : NULL;
     const ks_event *partner = NULL;
-    if (it != VW_NONE && s->panel[panel].tensor == 0) draw_boxes(d, &m, s, panel, it);
+    if (it != VW_NONE) draw_boxes(d, &m, s, panel, it);
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
             const ks_event *e = &tr->events[s->idx->by_item[item->first + k]];
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
-                       e->kind != KS_EV_WORK;
+                       e->kind != KS_EV_WORK && e->kind != KS_EV_REGION;
             if (pair && !partner) partner = e;
             else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it);
         }

@@ -84,7 +84,8 @@ uint32_t vw_state_item(const vw_state *s)
 
 static int valid_tensor(const ks_trace *tr, const ks_event *e)
 {
-    return e->kind != KS_EV_WORK && e->tensor < tr->ntensors;
+    /* regions are overlays (vw_boxes), not accesses to focus */
+    return (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) && e->tensor < tr->ntensors;
 }
 
 static int64_t event_plane(const ks_event *e)

@@ -46,7 +46,9 @@ typedef enum ks_patchify_kernel {
 #define KS_PATCH_THREADS 256
 #define KS_PATCH_BLOCK_CAP (-1)
 
-enum { KS_PATCH_SITE_WORK, KS_PATCH_SITE_READ, KS_PATCH_SITE_SAMPLE, KS_PATCH_SITE_WRITE, KS_PATCH_NSITES };
+/* PATCH: the raw kernels' region, the D x D patch around floor(x, y) */
+enum { KS_PATCH_SITE_WORK, KS_PATCH_SITE_READ, KS_PATCH_SITE_SAMPLE, KS_PATCH_SITE_WRITE, KS_PATCH_SITE_PATCH,
+       KS_PATCH_NSITES };
 /* tensor ids in traces: the patchify op's order */
 enum { KS_PATCH_T_INPUT, KS_PATCH_T_COORDS, KS_PATCH_T_PATCHES, KS_PATCH_T_OUTPUT, KS_PATCH_T_GRAD_OUTPUT,
        KS_PATCH_T_GRAD_PATCHES, KS_PATCH_T_GRAD_INPUT };

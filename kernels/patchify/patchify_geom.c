@@ -71,5 +71,8 @@ int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site
     ks_site_access(&s[KS_PATCH_SITE_SAMPLE], buf, KS_EV_SAMPLE, KS_PATCH_T_PATCHES, 0);
     snprintf(buf, sizeof buf, "%s.write", names[k]);
     ks_site_access(&s[KS_PATCH_SITE_WRITE], buf, KS_EV_WRITE, writes[k], k == KS_PATCH_PATCHES_BWD ? 0 : 1);
+    snprintf(buf, sizeof buf, "%s.patch", names[k]);
+    ks_site_access(&s[KS_PATCH_SITE_PATCH], buf, KS_EV_REGION,
+                   k == KS_PATCH_PATCHES_BWD ? KS_PATCH_T_GRAD_INPUT : KS_PATCH_T_INPUT, 0);
     return KS_PATCH_NSITES;
 }

@@ -81,9 +81,14 @@ int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *s)
         ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align_backward.add_grad_input", KS_EV_WRITE, KS_ROI_T_GRAD_INPUT, 0);
     else
         ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align.write_output", KS_EV_WRITE, KS_ROI_T_OUTPUT, 1);
-    if (backward || p->pool_mode != KS_ROI_MAX) return KS_ROI_SITE_WRITE + 1;
+    const int on = backward ? KS_ROI_T_GRAD_INPUT : KS_ROI_T_INPUT;
+    ks_site_access(&s[KS_ROI_SITE_BOX], backward ? "roi_align_backward.roi" : "roi_align.roi", KS_EV_REGION, on, 0);
+    ks_site_access(&s[KS_ROI_SITE_BOX_GUIDE], backward ? "roi_align_backward.roi_unshifted" : "roi_align.roi_unshifted",
+                   KS_EV_REGION, on, 0);
+    if (backward || p->pool_mode != KS_ROI_MAX) return KS_ROI_SITE_BOX_GUIDE + 1;
     /* one site per tensor: a site names the one tensor it touches */
     ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX_Y], "roi_align.write_argmax_y", KS_EV_WRITE, KS_ROI_T_ARGMAX_Y, 1);
     ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX_X], "roi_align.write_argmax_x", KS_EV_WRITE, KS_ROI_T_ARGMAX_X, 1);
+    ks_site_access(&s[KS_ROI_SITE_ARGMAX], "roi_align.argmax", KS_EV_REGION, KS_ROI_T_INPUT, 0);
     return KS_ROI_NSITES;
 }
