@@ -30,6 +30,8 @@ extern "C" {
 #define KS_RUN_FACTS 8
 /* The number of rows of a table: descriptors count with this, never with a literal. */
 #define KS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* A descriptor's two tables with their counts: `.name = "x", KS_OP_ROWS(params, tensors), ...` */
+#define KS_OP_ROWS(p, t) .params = (p), .nparams = KS_COUNT(p), .tensors = (t), .ntensors = KS_COUNT(t)
 
 /* How a parameter is given. INT: --name N or --name H,W (value[]). FLOAT: the same with
  * decimals (fvalue[], defaults fdef[]). SWITCH: --name sets 1, --no-name sets 0 (value[0]).

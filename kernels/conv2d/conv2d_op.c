@@ -1,7 +1,8 @@
 /* conv2d_op.c - the descriptor of conv2d: im2col (plain) then the GEMM kernel (traced). */
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
-#include "conv2d.h"
+#include "../im2col/im2col_args.h"
+#include "conv2d_args.h"
 
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_BATCH, P_CHANNELS, P_HW, P_OUT, P_COUNT };
 
@@ -24,6 +25,12 @@ static const ks_tensor_spec tensors[] = {
     [KS_CONV_T_OUTPUT] = {.name = "output", .output = 1, .shape = "(N, O, Ho, Wo)"},
 };
 
+/* What prepare leaves for launch: both kernels' arguments. */
+typedef struct conv2d_state {
+    ks_im2col_args im;
+    ks_conv_gemm_args gemm;
+} conv2d_state;
+
 static int prepare(ks_run *r)
 {
     static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
@@ -33,7 +40,8 @@ static int prepare(ks_run *r)
     static const ks_dim_bind w_dims[] = {{.dim = 0, .param = P_OUT, .axis = 0},
                                          {.dim = 2, .param = P_KERNEL, .axis = 0},
                                          {.dim = 3, .param = P_KERNEL, .axis = 1}};
-    ks_conv2d_params *p = KS_RUN_CTX(r, ks_conv2d_params);
+    conv2d_state *s = KS_RUN_CTX(r, conv2d_state);
+    ks_conv2d_params params, *p = &params;
     ks_conv2d_geom g;
     int rc;
     if ((rc = ks_run_take(r, KS_CONV_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
@@ -48,7 +56,9 @@ static int prepare(ks_run *r)
                .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1]},
         .out_channels = r->value[P_OUT][0],
     };
-    if ((rc = ks_conv2d_geometry(p, &g))) return rc;
+    /* validated here, once: both kernels' arguments come from this geometry */
+    if ((rc = ks_conv_gemm_args_make(p, NULL, NULL, NULL, &s->gemm, &g))) return rc;
+    ks_im2col_args_fill(&p->im, &g.im, NULL, NULL, &s->im);
     const int64_t Ho = g.im.height_col, Wo = g.im.width_col;
     ks_run_shape4(r, KS_CONV_T_INPUT, 4, p->im.batch, p->im.channels, p->im.height, p->im.width);
     ks_run_shape4(r, KS_CONV_T_WEIGHT, 4, p->out_channels, p->im.channels, p->im.kernel_h, p->im.kernel_w);
@@ -56,31 +66,32 @@ static int prepare(ks_run *r)
     ks_run_shape4(r, KS_CONV_T_OUTPUT, 4, p->im.batch, p->out_channels, Ho, Wo);
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)Ho, (long long)Wo);
     r->work_items = g.output_numel;
-    r->nsites = ks_conv_gemm_sites(p, r->sites);
+    r->nsites = ks_conv_gemm_sites(&s->gemm, r->sites);
     return KS_OK;
 }
 
+/* im2col (plain, at its reference launch), then the traced GEMM */
 static int launch(const ks_run *r, void *const *ptr, ks_sink *sink)
 {
-    const ks_conv2d_params *p = KS_RUN_CTX(r, const ks_conv2d_params);
-    const ks_launch im = {0}; /* im2col at its own reference launch, untraced */
+    const conv2d_state *s = KS_RUN_CTX(r, const conv2d_state);
+    const ks_launch im_launch = {0};
+    ks_im2col_args im = s->im;
+    ks_conv_gemm_args gemm = s->gemm;
+    im.src = ptr[KS_CONV_T_INPUT], im.dst = ptr[KS_CONV_T_COLUMNS];
+    gemm.weight = ptr[KS_CONV_T_WEIGHT], gemm.columns = ptr[KS_CONV_T_COLUMNS], gemm.output = ptr[KS_CONV_T_OUTPUT];
     int rc;
     if (r->device == KS_DEV_CUDA) {
-        if ((rc = ks_im2col_cuda(&p->im, ptr[KS_CONV_T_INPUT], ptr[KS_CONV_T_COLUMNS], &im, NULL, NULL))) return rc;
-        return ks_conv_gemm_cuda(p, ptr[KS_CONV_T_WEIGHT], ptr[KS_CONV_T_COLUMNS], ptr[KS_CONV_T_OUTPUT], &r->launch,
-                                 sink, NULL);
+        if ((rc = ks_im2col_launch_cuda(&im, 0, &im_launch, NULL, NULL))) return rc;
+        return ks_conv_gemm_launch_cuda(&gemm, &r->launch, sink, NULL);
     }
-    if ((rc = ks_im2col_sim(&p->im, ptr[KS_CONV_T_INPUT], ptr[KS_CONV_T_COLUMNS], &im, NULL))) return rc;
-    return ks_conv_gemm_sim(p, ptr[KS_CONV_T_WEIGHT], ptr[KS_CONV_T_COLUMNS], ptr[KS_CONV_T_OUTPUT], &r->launch, sink);
+    if ((rc = ks_im2col_launch_sim(&im, 0, &im_launch, NULL))) return rc;
+    return ks_conv_gemm_launch_sim(&gemm, &r->launch, sink);
 }
 
 const ks_op ks_op_conv2d = {
     .name = "conv2d",
     .summary = "convolution as im2col + GEMM (the GEMM kernel is traced; a teaching kernel)",
-    .params = params,
-    .nparams = KS_COUNT(params),
-    .tensors = tensors,
-    .ntensors = KS_COUNT(tensors),
+    KS_OP_ROWS(params, tensors),
     .default_threads = KS_CONV_GEMM_THREADS,
     .default_block_cap = KS_CONV_GEMM_BLOCK_CAP,
     .prepare = prepare,

@@ -239,10 +239,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 const ks_op ks_op_deform_conv = {
     .name = "deform_conv",
     .summary = "deformable convolution v1/v2 (mmcv, torchvision): forward, --backward",
-    .params = conv_params,
-    .nparams = KS_COUNT(conv_params),
-    .tensors = conv_tensors,
-    .ntensors = KS_COUNT(conv_tensors),
+    KS_OP_ROWS(conv_params, conv_tensors),
     .default_threads = KS_DEFORM_THREADS,
     .default_block_cap = KS_DEFORM_BLOCK_CAP,
     .prepare = prepare_conv,
@@ -253,10 +250,7 @@ const ks_op ks_op_deform_conv = {
 const ks_op ks_op_deform_im2col = {
     .name = "deform_im2col",
     .summary = "deformable im2col: where each tap samples, bilinear weights, the mask",
-    .params = im2col_params,
-    .nparams = KS_COUNT(im2col_params),
-    .tensors = im2col_tensors,
-    .ntensors = KS_COUNT(im2col_tensors),
+    KS_OP_ROWS(im2col_params, im2col_tensors),
     .default_threads = KS_DEFORM_THREADS,
     .default_block_cap = KS_DEFORM_BLOCK_CAP,
     .prepare = prepare_im2col,

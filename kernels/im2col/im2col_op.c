@@ -1,7 +1,7 @@
 /* im2col_op.c - the descriptors of im2col and col2im (Caffe semantics). */
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
-#include "im2col.h"
+#include "im2col_args.h"
 
 /* Both share their rows; im2col's P_HW is the input's size, col2im's the image to rebuild. */
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_BATCH, P_CHANNELS, P_HW, P_COUNT };
@@ -37,10 +37,17 @@ static const ks_tensor_spec col2im_tensors[] = {
     [KS_COL2IM_T_OUTPUT] = {.name = "output", .output = 1, .shape = "(N, C, H, W)"},
 };
 
-/* The geometry from the parameters (given tensors have set theirs), validated once. */
-static int geometry(ks_run *r, ks_im2col_params *p, ks_im2col_geom *g)
+/* What prepare leaves for launch: the kernel arguments, validated once. */
+typedef struct im2col_state {
+    ks_im2col_args a;
+    int col2im;
+} im2col_state;
+
+/* The geometry from the parameters (given tensors have set theirs), validated here only. */
+static int geometry(ks_run *r, int col2im, ks_im2col_geom *g)
 {
-    *p = (ks_im2col_params){
+    im2col_state *s = KS_RUN_CTX(r, im2col_state);
+    const ks_im2col_params p = {
         .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0],
         .height = r->value[P_HW][0], .width = r->value[P_HW][1],
         .kernel_h = r->value[P_KERNEL][0], .kernel_w = r->value[P_KERNEL][1],
@@ -48,7 +55,8 @@ static int geometry(ks_run *r, ks_im2col_params *p, ks_im2col_geom *g)
         .stride_h = r->value[P_STRIDE][0], .stride_w = r->value[P_STRIDE][1],
         .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1],
     };
-    int rc = ks_im2col_geometry(p, g);
+    s->col2im = col2im;
+    int rc = ks_im2col_args_make(&p, NULL, NULL, &s->a, g);
     if (rc) return rc;
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)g->height_col, (long long)g->width_col);
     return KS_OK;
@@ -60,21 +68,21 @@ static int im2col_prepare(ks_run *r)
                                        {.dim = 1, .param = P_CHANNELS, .axis = 0},
                                        {.dim = 2, .param = P_HW, .axis = 0},
                                        {.dim = 3, .param = P_HW, .axis = 1}};
-    ks_im2col_params *p = KS_RUN_CTX(r, ks_im2col_params);
+    const ks_im2col_args *a = &KS_RUN_CTX(r, im2col_state)->a;
     ks_im2col_geom g;
     int rc = ks_run_take(r, KS_IM2COL_T_INPUT, 4, dims, KS_COUNT(dims));
-    if (rc || (rc = geometry(r, p, &g))) return rc;
-    ks_run_shape4(r, KS_IM2COL_T_INPUT, 4, p->batch, p->channels, p->height, p->width);
-    ks_run_shape4(r, KS_IM2COL_T_COLUMNS, 3, p->batch, g.rows, g.height_col * g.width_col, 0);
+    if (rc || (rc = geometry(r, 0, &g))) return rc;
+    ks_run_shape4(r, KS_IM2COL_T_INPUT, 4, a->batch, a->channels, a->height, a->width);
+    ks_run_shape4(r, KS_IM2COL_T_COLUMNS, 3, a->batch, g.rows, g.height_col * g.width_col, 0);
     r->work_items = g.im2col_work;
-    r->nsites = ks_im2col_sites(p, r->sites);
+    r->nsites = ks_im2col_sites(a, r->sites);
     return KS_OK;
 }
 
 static int col2im_prepare(ks_run *r)
 {
     const ks_tensor *cols = &r->tensor[KS_COL2IM_T_COLUMNS];
-    ks_im2col_params *p = KS_RUN_CTX(r, ks_im2col_params);
+    const ks_im2col_args *a = &KS_RUN_CTX(r, im2col_state)->a;
     ks_im2col_geom g;
     int rc;
     if (cols->data) { /* columns (N, C*kh*kw, Ho*Wo) give N and C */
@@ -87,52 +95,43 @@ static int col2im_prepare(ks_run *r)
             (rc = ks_run_bind(r, KS_COL2IM_T_COLUMNS, P_CHANNELS, 0, cols->shape[1] / taps)))
             return rc;
     }
-    if ((rc = geometry(r, p, &g))) return rc;
-    ks_run_shape4(r, KS_COL2IM_T_COLUMNS, 3, p->batch, g.rows, g.height_col * g.width_col, 0);
-    ks_run_shape4(r, KS_COL2IM_T_OUTPUT, 4, p->batch, p->channels, p->height, p->width);
+    if ((rc = geometry(r, 1, &g))) return rc;
+    ks_run_shape4(r, KS_COL2IM_T_COLUMNS, 3, a->batch, g.rows, g.height_col * g.width_col, 0);
+    ks_run_shape4(r, KS_COL2IM_T_OUTPUT, 4, a->batch, a->channels, a->height, a->width);
     r->work_items = g.image_numel;
-    r->nsites = ks_col2im_sites(p, r->sites);
+    r->nsites = ks_col2im_sites(a, r->sites);
     return KS_OK;
 }
 
-static int im2col_launch(const ks_run *r, void *const *ptr, ks_sink *sink)
+/* both ops: tensor 0 is the source, tensor 1 the result */
+_Static_assert(KS_IM2COL_T_INPUT == 0 && KS_IM2COL_T_COLUMNS == 1 && KS_COL2IM_T_COLUMNS == 0 &&
+                   KS_COL2IM_T_OUTPUT == 1,
+               "im2col and col2im read tensor 0 and write tensor 1");
+static int launch(const ks_run *r, void *const *ptr, ks_sink *sink)
 {
-    const ks_im2col_params *p = KS_RUN_CTX(r, const ks_im2col_params);
-    if (r->device == KS_DEV_CUDA)
-        return ks_im2col_cuda(p, ptr[KS_IM2COL_T_INPUT], ptr[KS_IM2COL_T_COLUMNS], &r->launch, sink, NULL);
-    return ks_im2col_sim(p, ptr[KS_IM2COL_T_INPUT], ptr[KS_IM2COL_T_COLUMNS], &r->launch, sink);
-}
-
-static int col2im_launch(const ks_run *r, void *const *ptr, ks_sink *sink)
-{
-    const ks_im2col_params *p = KS_RUN_CTX(r, const ks_im2col_params);
-    if (r->device == KS_DEV_CUDA)
-        return ks_col2im_cuda(p, ptr[KS_COL2IM_T_COLUMNS], ptr[KS_COL2IM_T_OUTPUT], &r->launch, sink, NULL);
-    return ks_col2im_sim(p, ptr[KS_COL2IM_T_COLUMNS], ptr[KS_COL2IM_T_OUTPUT], &r->launch, sink);
+    const im2col_state *s = KS_RUN_CTX(r, const im2col_state);
+    ks_im2col_args a = s->a;
+    a.src = ptr[0], a.dst = ptr[1];
+    if (r->device == KS_DEV_CUDA) return ks_im2col_launch_cuda(&a, s->col2im, &r->launch, sink, NULL);
+    return ks_im2col_launch_sim(&a, s->col2im, &r->launch, sink);
 }
 
 const ks_op ks_op_im2col = {
     .name = "im2col",
     .summary = "unfold sliding windows of an image into a columns matrix (Caffe semantics)",
-    .params = im2col_params,
-    .nparams = KS_COUNT(im2col_params),
-    .tensors = im2col_tensors,
-    .ntensors = KS_COUNT(im2col_tensors),
+    KS_OP_ROWS(im2col_params, im2col_tensors),
     .default_threads = KS_IM2COL_THREADS,
     .default_block_cap = KS_IM2COL_BLOCK_CAP,
     .prepare = im2col_prepare,
-    .launch = im2col_launch,
+    .launch = launch,
 };
 
 const ks_op ks_op_col2im = {
     .name = "col2im",
     .summary = "fold a columns matrix back into an image, summing overlaps (gather form)",
-    .params = col2im_params,
-    .nparams = KS_COUNT(col2im_params),
-    .tensors = col2im_tensors,
-    .ntensors = KS_COUNT(col2im_tensors),
+    KS_OP_ROWS(col2im_params, col2im_tensors),
     .default_threads = KS_IM2COL_THREADS,
     .default_block_cap = KS_IM2COL_BLOCK_CAP,
     .prepare = col2im_prepare,
-    .launch = col2im_launch,
+    .launch = launch,
 };

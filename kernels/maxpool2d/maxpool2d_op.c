@@ -190,10 +190,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 const ks_op ks_op_maxpool2d = {
     .name = "maxpool2d",
     .summary = "2-D max pooling (torch F.max_pool2d): window, argmax indices; --backward",
-    .params = params,
-    .nparams = KS_COUNT(params),
-    .tensors = tensors,
-    .ntensors = KS_COUNT(tensors),
+    KS_OP_ROWS(params, tensors),
     .default_threads = KS_MAXPOOL_THREADS,
     .default_block_cap = KS_MAXPOOL_BLOCK_CAP,
     .prepare = prepare,

@@ -26,12 +26,19 @@ extern "C" int ks_patchify_kernel_cuda(const ks_patchify_params *p, ks_patchify_
                                        const ks_patchify_tensors *t, const ks_launch *l, const ks_sink *dev_sink,
                                        void *stream)
 {
-    int threads;
-    int64_t blocks;
     if (k < KS_PATCH_PATCHES || k > KS_PATCH_PATCHES_BWD) return ks_fail(KS_EINVAL, "unknown patchify kernel %d", (int)k);
     int rc = ks_patchify_check(p);
-    const int64_t work = rc ? 0 : ks_patchify_work(p, k);
-    if (!rc) rc = ks_launch_resolve(l, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, work, &threads, &blocks);
+    return rc ? rc : ks_patchify_launch_cuda(p, k, t, l, dev_sink, stream);
+}
+
+extern "C" int ks_patchify_launch_cuda(const ks_patchify_params *p, ks_patchify_kernel k,
+                                       const ks_patchify_tensors *t, const ks_launch *l, const ks_sink *dev_sink,
+                                       void *stream)
+{
+    int threads;
+    int64_t blocks;
+    const int64_t work = ks_patchify_work(p, k);
+    int rc = ks_launch_resolve(l, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, work, &threads, &blocks);
     if (rc || blocks == 0) return rc;
     ks_patchify_args a = {.batch = p->batch, .channels = p->channels, .height = p->height, .width = p->width,
                           .num_points = p->num_points, .radius = p->radius, .t = *t};

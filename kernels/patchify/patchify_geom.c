@@ -34,8 +34,6 @@ int64_t ks_patchify_work(const ks_patchify_params *p, ks_patchify_kernel k)
 
 int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site *s)
 {
-    int rc = ks_patchify_check(p);
-    if (rc) return rc;
     /* zero points: no work, but the schema stays well formed (strides >= 1) */
     const int64_t M = p->num_points > 0 ? p->num_points : 1, C = p->channels, D = 2 * p->radius + 2, d = D - 1;
     static const char *const names[4] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward",

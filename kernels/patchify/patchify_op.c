@@ -111,8 +111,8 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     int rc = KS_OK;
     for (int k = KS_PATCH_PATCHES; k <= last && !rc; ++k) {
         ks_sink *s = k == (int)traced ? sink : NULL;
-        rc = r->device == KS_DEV_CUDA ? ks_patchify_kernel_cuda(p, (ks_patchify_kernel)k, &t, &r->launch, s, NULL)
-                                      : ks_patchify_kernel_sim(p, (ks_patchify_kernel)k, &t, &r->launch, s);
+        rc = r->device == KS_DEV_CUDA ? ks_patchify_launch_cuda(p, (ks_patchify_kernel)k, &t, &r->launch, s, NULL)
+                                      : ks_patchify_launch_sim(p, (ks_patchify_kernel)k, &t, &r->launch, s);
     }
     return rc;
 }
@@ -120,10 +120,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 const ks_op ks_op_patchify = {
     .name = "patchify",
     .summary = "DPVO patchify: raw (2R+2)^2 patches, their bilinear (2R+1)^2 output; --backward",
-    .params = params,
-    .nparams = KS_COUNT(params),
-    .tensors = tensors,
-    .ntensors = KS_COUNT(tensors),
+    KS_OP_ROWS(params, tensors),
     .default_threads = KS_PATCH_THREADS,
     .default_block_cap = KS_PATCH_BLOCK_CAP,
     .prepare = prepare,

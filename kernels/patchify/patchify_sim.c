@@ -17,12 +17,18 @@ static void t3(ks_thread *t, const void *a) { ks_patch_bwd_body_traced(t, a); }
 int ks_patchify_kernel_sim(const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
                            const ks_launch *l, ks_sink *sink)
 {
+    if (k < KS_PATCH_PATCHES || k > KS_PATCH_PATCHES_BWD) return ks_fail(KS_EINVAL, "unknown patchify kernel %d", (int)k);
+    int rc = ks_patchify_check(p);
+    return rc ? rc : ks_patchify_launch_sim(p, k, t, l, sink);
+}
+
+int ks_patchify_launch_sim(const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
+                           const ks_launch *l, ks_sink *sink)
+{
     static const ks_sim_body bodies[4][2] = {{p0, t0}, {p1, t1}, {p2, t2}, {p3, t3}};
     int threads;
     int64_t blocks;
-    if (k < KS_PATCH_PATCHES || k > KS_PATCH_PATCHES_BWD) return ks_fail(KS_EINVAL, "unknown patchify kernel %d", (int)k);
-    int rc = ks_patchify_check(p);
-    if (!rc) rc = ks_launch_resolve(l, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, ks_patchify_work(p, k), &threads, &blocks);
+    int rc = ks_launch_resolve(l, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, ks_patchify_work(p, k), &threads, &blocks);
     if (rc) return rc;
     ks_patchify_args a = {.batch = p->batch, .channels = p->channels, .height = p->height, .width = p->width,
                           .num_points = p->num_points, .radius = p->radius, .t = *t};

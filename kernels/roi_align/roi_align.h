@@ -85,7 +85,8 @@ void ks_roi_align_ref_forward(const ks_roi_align_params *p, const float *input, 
 void ks_roi_align_ref_backward(const ks_roi_align_params *p, const float *input, const float *rois,
                                const float *grad_output, double *grad_input);
 
-/* The trace schema of the forward (backward 0) or backward (1) kernel. */
+/* The trace schema of the forward (backward 0) or backward (1) kernel; p must have passed
+ * ks_roi_align_check (it is not checked again). */
 int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *sites);
 
 #ifdef __cplusplus

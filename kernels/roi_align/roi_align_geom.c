@@ -59,8 +59,6 @@ int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
 
 int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *s)
 {
-    int rc = ks_roi_align_check(p);
-    if (rc) return rc;
     const int64_t C = p->channels, PH = p->pooled_h, PW = p->pooled_w;
     ks_site *w = &s[KS_ROI_SITE_WORK];
     memset(w, 0, sizeof *w);

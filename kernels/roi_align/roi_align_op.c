@@ -2,7 +2,7 @@
  * with --backward, the backward kernel after it; RoIs from .npy or random boxes. */
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
-#include "roi_align.h"
+#include "roi_align_args.h"
 
 enum { P_OUT, P_SCALE, P_RATIO, P_ALIGNED, P_POOL, P_BACKWARD, P_BATCH, P_CHANNELS, P_HW, P_ROIS, P_COUNT };
 
@@ -33,6 +33,12 @@ static const ks_tensor_spec tensors[] = {
     [KS_ROI_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(N, C, H, W): with --backward"},
 };
 
+/* What prepare leaves for fill and launch: the parameters and the kernel arguments. */
+typedef struct roi_state {
+    ks_roi_align_params p;
+    ks_roi_align_args a;
+} roi_state;
+
 static int prepare(ks_run *r)
 {
     static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
@@ -40,7 +46,8 @@ static int prepare(ks_run *r)
                                           {.dim = 2, .param = P_HW, .axis = 0},
                                           {.dim = 3, .param = P_HW, .axis = 1}};
     static const ks_dim_bind roi_dims[] = {{.dim = 0, .param = P_ROIS, .axis = 0}};
-    ks_roi_align_params *p = KS_RUN_CTX(r, ks_roi_align_params);
+    roi_state *st = KS_RUN_CTX(r, roi_state);
+    ks_roi_align_params *p = &st->p;
     int rc;
     if ((rc = ks_run_take(r, KS_ROI_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
         (rc = ks_run_take(r, KS_ROI_T_ROIS, 2, roi_dims, KS_COUNT(roi_dims))))
@@ -52,7 +59,7 @@ static int prepare(ks_run *r)
         .spatial_scale = (float)r->fvalue[P_SCALE][0], .sampling_ratio = r->value[P_RATIO][0],
         .aligned = (int)r->value[P_ALIGNED][0], .pool_mode = r->value[P_POOL][0] ? KS_ROI_MAX : KS_ROI_AVG,
     };
-    if ((rc = ks_roi_align_check(p))) return rc;
+    if ((rc = ks_roi_align_args_make(p, &st->a))) return rc; /* validated here, once */
     /* a given RoI's batch index is checked before anything runs */
     if (r->tensor[KS_ROI_T_ROIS].data && r->tensor[KS_ROI_T_ROIS].shape[1] == 5 &&
         (rc = ks_roi_align_check_rois(p, r->tensor[KS_ROI_T_ROIS].data)))
@@ -83,7 +90,7 @@ static int prepare(ks_run *r)
 static int fill(ks_run *r, int t)
 {
     if (t != KS_ROI_T_ROIS) return KS_ENOENT;
-    const ks_roi_align_params *p = KS_RUN_CTX(r, const ks_roi_align_params);
+    const ks_roi_align_params *p = &KS_RUN_CTX(r, const roi_state)->p;
     float *b = r->tensor[t].data;
     uint64_t s = r->seed + (uint64_t)tensors[t].seed;
     const float H = (float)p->height / p->spatial_scale, W = (float)p->width / p->spatial_scale;
@@ -98,34 +105,27 @@ static int fill(ks_run *r, int t)
     return KS_OK;
 }
 
+/* the forward, then (--backward) the backward; the last kernel run is the traced one */
 static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 {
-    const ks_roi_align_params *p = KS_RUN_CTX(r, const ks_roi_align_params);
+    ks_roi_align_args a = KS_RUN_CTX(r, const roi_state)->a;
     const int backward = (int)r->value[P_BACKWARD][0];
-    int rc;
-    if (r->device == KS_DEV_CUDA) {
-        rc = ks_roi_align_forward_cuda(p, d[KS_ROI_T_INPUT], d[KS_ROI_T_ROIS], d[KS_ROI_T_OUTPUT], d[KS_ROI_T_ARGMAX_Y],
-                                       d[KS_ROI_T_ARGMAX_X], &r->launch, backward ? NULL : sink, NULL);
-        if (!rc && backward)
-            rc = ks_roi_align_backward_cuda(p, d[KS_ROI_T_GRAD_OUTPUT], d[KS_ROI_T_ROIS], d[KS_ROI_T_ARGMAX_Y],
-                                            d[KS_ROI_T_ARGMAX_X], d[KS_ROI_T_GRAD_INPUT], &r->launch, sink, NULL);
-        return rc;
+    a.input = d[KS_ROI_T_INPUT], a.rois = d[KS_ROI_T_ROIS], a.output = d[KS_ROI_T_OUTPUT];
+    a.argmax_y = d[KS_ROI_T_ARGMAX_Y], a.argmax_x = d[KS_ROI_T_ARGMAX_X];
+    a.grad_output = d[KS_ROI_T_GRAD_OUTPUT], a.grad_input = d[KS_ROI_T_GRAD_INPUT];
+    int rc = KS_OK;
+    for (int k = 0; k <= backward && !rc; ++k) {
+        ks_sink *s = k == backward ? sink : NULL;
+        rc = r->device == KS_DEV_CUDA ? ks_roi_align_launch_cuda(&a, k, &r->launch, s, NULL)
+                                      : ks_roi_align_launch_sim(&a, k, &r->launch, s);
     }
-    rc = ks_roi_align_forward_sim(p, d[KS_ROI_T_INPUT], d[KS_ROI_T_ROIS], d[KS_ROI_T_OUTPUT], d[KS_ROI_T_ARGMAX_Y],
-                                  d[KS_ROI_T_ARGMAX_X], &r->launch, backward ? NULL : sink);
-    if (!rc && backward)
-        rc = ks_roi_align_backward_sim(p, d[KS_ROI_T_GRAD_OUTPUT], d[KS_ROI_T_ROIS], d[KS_ROI_T_ARGMAX_Y],
-                                       d[KS_ROI_T_ARGMAX_X], d[KS_ROI_T_GRAD_INPUT], &r->launch, sink);
     return rc;
 }
 
 const ks_op ks_op_roi_align = {
     .name = "roi_align",
     .summary = "RoIAlign (mmcv avg/max, torchvision): bins of bilinear samples; --backward",
-    .params = params,
-    .nparams = KS_COUNT(params),
-    .tensors = tensors,
-    .ntensors = KS_COUNT(tensors),
+    KS_OP_ROWS(params, tensors),
     .default_threads = KS_ROI_THREADS,
     .default_block_cap = KS_ROI_BLOCK_CAP,
     .prepare = prepare,
