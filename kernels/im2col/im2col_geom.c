@@ -30,14 +30,7 @@ int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g)
         {.name = "channels", .v = p->channels, .lo = 1},
         {.name = "height", .v = p->height, .lo = 1},
         {.name = "width", .v = p->width, .lo = 1},
-        {.name = "kernel_h", .v = p->kernel_h, .lo = 1},
-        {.name = "kernel_w", .v = p->kernel_w, .lo = 1},
-        {.name = "pad_h", .v = p->pad_h, .lo = 0},
-        {.name = "pad_w", .v = p->pad_w, .lo = 0},
-        {.name = "stride_h", .v = p->stride_h, .lo = 1},
-        {.name = "stride_w", .v = p->stride_w, .lo = 1},
-        {.name = "dilation_h", .v = p->dilation_h, .lo = 1},
-        {.name = "dilation_w", .v = p->dilation_w, .lo = 1},
+        KS_WINDOW_SIZE_CHECKS(p),
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;

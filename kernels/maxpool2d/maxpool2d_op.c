@@ -63,14 +63,7 @@ static int geometry(ks_run *r, ks_maxpool2d_args *a)
         {.name = "channels", .v = a->channels, .lo = 1},
         {.name = "height", .v = a->height, .lo = 1},
         {.name = "width", .v = a->width, .lo = 1},
-        {.name = "kernel_h", .v = a->kernel_h, .lo = 1},
-        {.name = "kernel_w", .v = a->kernel_w, .lo = 1},
-        {.name = "stride_h", .v = a->stride_h, .lo = 1},
-        {.name = "stride_w", .v = a->stride_w, .lo = 1},
-        {.name = "pad_h", .v = a->pad_h, .lo = 0},
-        {.name = "pad_w", .v = a->pad_w, .lo = 0},
-        {.name = "dilation_h", .v = a->dilation_h, .lo = 1},
-        {.name = "dilation_w", .v = a->dilation_w, .lo = 1},
+        KS_WINDOW_SIZE_CHECKS(a),
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;
