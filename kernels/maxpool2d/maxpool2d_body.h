@@ -44,9 +44,11 @@ typedef struct ks_maxpool2d_args {
 
 /* tensor ids (the op's rows and the trace's tensors) and sites */
 enum { KS_MP_T_INPUT, KS_MP_T_OUTPUT, KS_MP_T_INDICES, KS_MP_T_GRAD_OUTPUT, KS_MP_T_GRAD_INPUT };
-/* forward: work, read input, write output, write indices; backward: work, read
- * grad_output, add grad_input, read indices */
-enum { KS_MP_SITE_WORK, KS_MP_SITE_READ, KS_MP_SITE_WRITE, KS_MP_SITE_INDEX, KS_MP_NSITES };
+/* forward: work, read input, write output, write indices, then two regions for the
+ * viewer: the window's extent and the maximum it chose; backward: work, read grad_output,
+ * add grad_input, read indices */
+enum { KS_MP_SITE_WORK, KS_MP_SITE_READ, KS_MP_SITE_WRITE, KS_MP_SITE_INDEX, KS_MP_SITE_WINDOW, KS_MP_SITE_ARGMAX,
+       KS_MP_NSITES };
 
 /* The GPU launch of the forward (backward 0) or backward (1) kernel on device pointers;
  * dev_sink NULL runs the plain variant. (maxpool2d_cuda.cu) */
@@ -85,6 +87,10 @@ KS_FN void KS_VARIANT(ks_maxpool2d_fwd_body)(ks_thread *t, const ks_maxpool2d_ar
         const KS_IDX h_start = oh * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h;
         const KS_IDX w_start = ow * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w;
         KS_PROBE(ks_probe_work(t, KS_MP_SITE_WORK, index, iter, plane / C, plane % C, oh, ow, h_start, w_start, 0, 0));
+        /* the window's extent, padding included (a pixel covers its centre +- 0.5) */
+        KS_PROBE(ks_probe_box(t, KS_MP_SITE_WINDOW, KS_MP_T_INPUT, plane, (float)h_start - 0.5f, (float)w_start - 0.5f,
+                              (float)(h_start + (kh - 1) * (KS_IDX)a->dilation_h) + 0.5f,
+                              (float)(w_start + (kw - 1) * (KS_IDX)a->dilation_w) + 0.5f, 1, 1, 0));
         const float *im = a->input + plane * H * W;
         float best = -__builtin_inff();
         int64_t best_at = -1;
@@ -109,6 +115,9 @@ KS_FN void KS_VARIANT(ks_maxpool2d_fwd_body)(ks_thread *t, const ks_maxpool2d_ar
         a->indices[index] = best_at;
         KS_PROBE(ks_probe_write(t, KS_MP_SITE_WRITE, KS_MP_T_OUTPUT, 0, index, plane, oh, ow, best, 0));
         KS_PROBE(ks_probe_write(t, KS_MP_SITE_INDEX, KS_MP_T_INDICES, 0, index, plane, oh, ow, (float)best_at, 0));
+        KS_PROBE(if (best_at >= 0) ks_probe_box(t, KS_MP_SITE_ARGMAX, KS_MP_T_INPUT, plane, (float)(best_at / W),
+                                                (float)(best_at % W), (float)(best_at / W), (float)(best_at % W), 0, 0,
+                                                0));
     }
 }
 

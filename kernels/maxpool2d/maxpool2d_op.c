@@ -110,8 +110,11 @@ static int sites(const ks_maxpool2d_args *a, int backward, ks_site *s)
         ks_site_access(&s[KS_MP_SITE_READ], "maxpool2d.read_input", KS_EV_READ, KS_MP_T_INPUT, 0);
         ks_site_access(&s[KS_MP_SITE_WRITE], "maxpool2d.write_output", KS_EV_WRITE, KS_MP_T_OUTPUT, 1);
         ks_site_access(&s[KS_MP_SITE_INDEX], "maxpool2d.write_indices", KS_EV_WRITE, KS_MP_T_INDICES, 1);
+        ks_site_access(&s[KS_MP_SITE_WINDOW], "maxpool2d.window", KS_EV_REGION, KS_MP_T_INPUT, 0);
+        ks_site_access(&s[KS_MP_SITE_ARGMAX], "maxpool2d.argmax", KS_EV_REGION, KS_MP_T_INPUT, 0);
+        return KS_MP_NSITES;
     }
-    return KS_MP_NSITES;
+    return KS_MP_SITE_INDEX + 1;
 }
 
 static int prepare(ks_run *r)
