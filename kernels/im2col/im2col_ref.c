@@ -22,21 +22,21 @@ void ks_im2col_ref(const ks_im2col_params *p, const float *input, double *column
 {
     const long long N = p->batch, C = p->channels, H = p->height, W = p->width;
     const long long KH = p->kernel_h, KW = p->kernel_w;
-    const long long OH = out_size(H, KH, p->pad_h, p->stride_h, p->dilation_h);
-    const long long OW = out_size(W, KW, p->pad_w, p->stride_w, p->dilation_w);
+    const long long Ho = out_size(H, KH, p->pad_h, p->stride_h, p->dilation_h);
+    const long long Wo = out_size(W, KW, p->pad_w, p->stride_w, p->dilation_w);
     for (long long n = 0; n < N; ++n)
-        for (long long c = 0; c < C; ++c)
+        for (long long c_im = 0; c_im < C; ++c_im)
             for (long long i = 0; i < KH; ++i)
                 for (long long j = 0; j < KW; ++j)
-                    for (long long oh = 0; oh < OH; ++oh)
-                        for (long long ow = 0; ow < OW; ++ow) {
-                            long long y = oh * p->stride_h - p->pad_h + i * p->dilation_h;
-                            long long x = ow * p->stride_w - p->pad_w + j * p->dilation_w;
-                            long long row = (c * KH + i) * KW + j;
+                    for (long long h_col = 0; h_col < Ho; ++h_col)
+                        for (long long w_col = 0; w_col < Wo; ++w_col) {
+                            long long h = h_col * p->stride_h - p->pad_h + i * p->dilation_h;
+                            long long w = w_col * p->stride_w - p->pad_w + j * p->dilation_w;
+                            long long c_col = (c_im * KH + i) * KW + j;
                             double v = 0.0;
-                            if (0 <= y && y < H && 0 <= x && x < W)
-                                v = input[((n * C + c) * H + y) * W + x];
-                            columns[((n * C * KH * KW) + row) * OH * OW + oh * OW + ow] = v;
+                            if (0 <= h && h < H && 0 <= w && w < W)
+                                v = input[((n * C + c_im) * H + h) * W + w];
+                            columns[((n * C * KH * KW) + c_col) * Ho * Wo + h_col * Wo + w_col] = v;
                         }
 }
 
@@ -44,20 +44,20 @@ void ks_col2im_ref(const ks_im2col_params *p, const float *columns, double *outp
 {
     const long long N = p->batch, C = p->channels, H = p->height, W = p->width;
     const long long KH = p->kernel_h, KW = p->kernel_w;
-    const long long OH = out_size(H, KH, p->pad_h, p->stride_h, p->dilation_h);
-    const long long OW = out_size(W, KW, p->pad_w, p->stride_w, p->dilation_w);
+    const long long Ho = out_size(H, KH, p->pad_h, p->stride_h, p->dilation_h);
+    const long long Wo = out_size(W, KW, p->pad_w, p->stride_w, p->dilation_w);
     for (long long e = 0; e < N * C * H * W; ++e) output[e] = 0.0;
     for (long long n = 0; n < N; ++n)
-        for (long long c = 0; c < C; ++c)
+        for (long long c_im = 0; c_im < C; ++c_im)
             for (long long i = 0; i < KH; ++i)
                 for (long long j = 0; j < KW; ++j)
-                    for (long long oh = 0; oh < OH; ++oh)
-                        for (long long ow = 0; ow < OW; ++ow) {
-                            long long y = oh * p->stride_h - p->pad_h + i * p->dilation_h;
-                            long long x = ow * p->stride_w - p->pad_w + j * p->dilation_w;
-                            if (y < 0 || y >= H || x < 0 || x >= W) continue;
-                            long long row = (c * KH + i) * KW + j;
-                            output[((n * C + c) * H + y) * W + x] +=
-                                columns[((n * C * KH * KW) + row) * OH * OW + oh * OW + ow];
+                    for (long long h_col = 0; h_col < Ho; ++h_col)
+                        for (long long w_col = 0; w_col < Wo; ++w_col) {
+                            long long h = h_col * p->stride_h - p->pad_h + i * p->dilation_h;
+                            long long w = w_col * p->stride_w - p->pad_w + j * p->dilation_w;
+                            if (h < 0 || h >= H || w < 0 || w >= W) continue;
+                            long long c_col = (c_im * KH + i) * KW + j;
+                            output[((n * C + c_im) * H + h) * W + w] +=
+                                columns[((n * C * KH * KW) + c_col) * Ho * Wo + h_col * Wo + w_col];
                         }
 }

@@ -7,7 +7,7 @@
 
 #include "maxpool2d_body.h"
 
-static void window_max(const ks_maxpool2d_args *a, const float *plane, int64_t y, int64_t x, double *best,
+static void window_max(const ks_maxpool2d_args *a, const float *plane, int64_t oh, int64_t ow, double *best,
                        int64_t *at)
 {
     int found = 0;
@@ -15,13 +15,13 @@ static void window_max(const ks_maxpool2d_args *a, const float *plane, int64_t y
     *at = -1;
     for (int64_t i = 0; i < a->kernel_h; ++i) {
         for (int64_t j = 0; j < a->kernel_w; ++j) {
-            const int64_t row = y * a->stride_h - a->pad_h + i * a->dilation_h;
-            const int64_t col = x * a->stride_w - a->pad_w + j * a->dilation_w;
-            if (row < 0 || col < 0 || row >= a->height || col >= a->width) continue;
-            const double v = plane[row * a->width + col];
+            const int64_t h = oh * a->stride_h - a->pad_h + i * a->dilation_h;
+            const int64_t w = ow * a->stride_w - a->pad_w + j * a->dilation_w;
+            if (h < 0 || w < 0 || h >= a->height || w >= a->width) continue;
+            const double v = plane[h * a->width + w];
             if (!found || isnan(v) || (!isnan(*best) && v > *best)) {
                 *best = v;
-                *at = row * a->width + col;
+                *at = h * a->width + w;
             }
             found = 1;
         }
@@ -32,10 +32,10 @@ void ks_maxpool2d_ref(const ks_maxpool2d_args *a, const float *input, double *ou
 {
     const int64_t planes = a->batch * a->channels;
     for (int64_t p = 0; p < planes; ++p)
-        for (int64_t y = 0; y < a->out_h; ++y)
-            for (int64_t x = 0; x < a->out_w; ++x) {
-                const int64_t o = (p * a->out_h + y) * a->out_w + x;
-                window_max(a, input + p * a->height * a->width, y, x, &output[o], &indices[o]);
+        for (int64_t oh = 0; oh < a->out_h; ++oh)
+            for (int64_t ow = 0; ow < a->out_w; ++ow) {
+                const int64_t o = (p * a->out_h + oh) * a->out_w + ow;
+                window_max(a, input + p * a->height * a->width, oh, ow, &output[o], &indices[o]);
             }
 }
 
@@ -45,11 +45,11 @@ void ks_maxpool2d_ref_backward(const ks_maxpool2d_args *a, const float *input, c
     const int64_t planes = a->batch * a->channels, hw = a->height * a->width;
     memset(grad_input, 0, (size_t)(planes * hw) * sizeof *grad_input);
     for (int64_t p = 0; p < planes; ++p)
-        for (int64_t y = 0; y < a->out_h; ++y)
-            for (int64_t x = 0; x < a->out_w; ++x) {
+        for (int64_t oh = 0; oh < a->out_h; ++oh)
+            for (int64_t ow = 0; ow < a->out_w; ++ow) {
                 double best;
                 int64_t at;
-                window_max(a, input + p * hw, y, x, &best, &at);
-                if (at >= 0) grad_input[p * hw + at] += grad_output[(p * a->out_h + y) * a->out_w + x];
+                window_max(a, input + p * hw, oh, ow, &best, &at);
+                if (at >= 0) grad_input[p * hw + at] += grad_output[(p * a->out_h + oh) * a->out_w + ow];
             }
 }

@@ -61,11 +61,11 @@ static double value(const ks_roi_align_params *p, const float *plane, double y, 
     return v;
 }
 
-/* bin (k, c, ph, pw): the output, and the winning sample of max mode (iy, ix; -1: none) */
-static double bin(const ks_roi_align_params *p, const float *input, const float *rois, int64_t k, int64_t c,
+/* bin (n, c, ph, pw): the output, and the winning sample of max mode (iy, ix; -1: none) */
+static double bin(const ks_roi_align_params *p, const float *input, const float *rois, int64_t n, int64_t c,
                   int64_t ph, int64_t pw, double *wy, double *wx)
 {
-    const ref_bin r = box(p, rois + k * 5);
+    const ref_bin r = box(p, rois + n * 5);
     *wy = *wx = -1;
     const int64_t gh = r.b < 0 ? 0 : r.gh, gw = r.b < 0 ? 0 : r.gw;
     const float *plane = input + ((r.b < 0 ? 0 : r.b) * p->channels + c) * p->height * p->width;
@@ -86,10 +86,10 @@ void ks_roi_align_ref_forward(const ks_roi_align_params *p, const float *input, 
 {
     int64_t i = 0;
     double wy, wx;
-    for (int64_t k = 0; k < p->num_rois; ++k)
+    for (int64_t n = 0; n < p->num_rois; ++n)
         for (int64_t c = 0; c < p->channels; ++c)
             for (int64_t ph = 0; ph < p->pooled_h; ++ph)
-                for (int64_t pw = 0; pw < p->pooled_w; ++pw) output[i++] = bin(p, input, rois, k, c, ph, pw, &wy, &wx);
+                for (int64_t pw = 0; pw < p->pooled_w; ++pw) output[i++] = bin(p, input, rois, n, c, ph, pw, &wy, &wx);
 }
 
 void ks_roi_align_ref_backward(const ks_roi_align_params *p, const float *input, const float *rois,
@@ -98,17 +98,17 @@ void ks_roi_align_ref_backward(const ks_roi_align_params *p, const float *input,
     const int64_t H = p->height, W = p->width;
     memset(grad_input, 0, (size_t)(p->batch * p->channels * H * W) * sizeof(double));
     int64_t i = 0;
-    for (int64_t k = 0; k < p->num_rois; ++k)
+    for (int64_t n = 0; n < p->num_rois; ++n)
         for (int64_t c = 0; c < p->channels; ++c)
             for (int64_t ph = 0; ph < p->pooled_h; ++ph)
                 for (int64_t pw = 0; pw < p->pooled_w; ++pw, ++i) {
-                    const ref_bin r = box(p, rois + k * 5);
+                    const ref_bin r = box(p, rois + n * 5);
                     if (r.b < 0) continue;
                     double *g = grad_input + (r.b * p->channels + c) * H * W;
                     int64_t cy[2], cx[2];
                     double w[4], wy, wx;
                     if (p->pool_mode == KS_ROI_MAX) {
-                        bin(p, input, rois, k, c, ph, pw, &wy, &wx);
+                        bin(p, input, rois, n, c, ph, pw, &wy, &wx);
                         if (wy != -1 && corners(p, wy, wx, cy, cx, w))
                             for (int q = 0; q < 4; ++q) g[cy[q >> 1] * W + cx[q & 1]] += grad_output[i] * w[q];
                         continue;
