@@ -28,6 +28,8 @@ typedef struct ks_deform_args {
 extern "C" {
 #endif
 /* Validates p and fills the arguments of kernel k for chunk c, and the geometry. */
+void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
+                         ks_deform_args *a);
 int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_deform_args *a,
                         ks_deform_geom *g);
 #ifdef __cplusplus

@@ -116,9 +116,12 @@ int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const k
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
                        int64_t im2col_step);
-/* The launch a kernel gets for one chunk (threads, blocks) under `launch`. */
-int ks_deform_kernel_launch(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step,
-                            const ks_launch *launch, int *threads, int64_t *blocks);
+/* The same on a geometry ks_deform_geometry validated (g) and a chunk of 1..g->im2col_step
+ * images: nothing checked again (the layer and the operator call these). */
+int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                         const ks_deform_chunk *c, const ks_launch *launch, ks_sink *sink);
+int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                          const ks_deform_chunk *c, const ks_launch *launch, const ks_sink *dev_sink, void *stream);
 
 /* The tensors of the layer. Forward reads input, offset, mask, weight, bias and writes
  * output. Backward reads those and grad_output and writes every grad_* (grad_mask only
@@ -166,7 +169,8 @@ void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *
 
 /* The trace schema of kernel k for a chunk of `im2col_step` images: returns the number of
  * sites (5 for im2col, whose tensors are the first four; KS_DEFORM_NSITES otherwise). */
-int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step, ks_site *sites);
+int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
+                    ks_site *sites);
 
 #ifdef __cplusplus
 }

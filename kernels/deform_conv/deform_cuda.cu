@@ -32,14 +32,24 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
 {
     ks_deform_args a;
     ks_deform_geom g;
-    int threads;
-    int64_t blocks;
     if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     int rc = ks_deform_args_make(p, c, &a, &g);
-    if (!rc) rc = ks_deform_kernel_launch(p, k, c->im2col_step, launch, &threads, &blocks);
+    return rc ? rc : ks_deform_launch_cuda(p, &g, k, c, launch, dev_sink, stream);
+}
+
+extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                                     const ks_deform_chunk *c, const ks_launch *launch, const ks_sink *dev_sink,
+                                     void *stream)
+{
+    ks_deform_args a;
+    int threads;
+    int64_t blocks;
+    const int64_t work = ks_deform_work(g, p, k, c->im2col_step);
+    int rc = ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP, work, &threads, &blocks);
     if (rc || blocks == 0) return rc;
+    ks_deform_args_fill(p, g, c, &a);
     cudaStream_t s = (cudaStream_t)stream;
-    const int small = fits_int32(&g, ks_deform_work(&g, p, k, c->im2col_step), blocks, threads);
+    const int small = fits_int32(g, work, blocks, threads);
     const unsigned nb = (unsigned)blocks;
     switch (k) {
     case KS_DEFORM_IM2COL:
@@ -113,11 +123,11 @@ static unsigned grid_for(int64_t n)
     return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
 
-static int cu_kernel(void *ctx, const ks_deform_params *p, ks_deform_kernel k,
+static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                      const ks_deform_chunk *c, int record)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
-    return ks_deform_kernel_cuda(p, k, c, x->launch, record ? x->sink : NULL, x->stream);
+    return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 
 static int cu_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,

@@ -132,6 +132,13 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
         return ks_fail(KS_EINVAL, "a chunk holds 1..%lld images (got %lld)", (long long)g->im2col_step,
                        (long long)c->im2col_step);
     if (p->use_mask && !c->mask) return ks_fail(KS_EINVAL, "use_mask is set but mask is NULL");
+    ks_deform_args_fill(p, g, c, a);
+    return KS_OK;
+}
+
+void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
+                         ks_deform_args *a)
+{
     memset(a, 0, sizeof *a);
     a->channels = p->channels;
     a->height = p->height;
@@ -158,25 +165,12 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
     a->grad_input = c->grad_input;
     a->grad_offset = c->grad_offset;
     a->grad_mask = c->grad_mask;
-    return KS_OK;
 }
 
-int ks_deform_kernel_launch(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step,
-                            const ks_launch *launch, int *threads, int64_t *blocks)
+int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
+                    ks_site *s)
 {
-    ks_deform_geom g;
-    int rc = ks_deform_geometry(p, &g);
-    if (rc) return rc;
-    return ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP,
-                             ks_deform_work(&g, p, k, im2col_step), threads, blocks);
-}
-
-int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step, ks_site *s)
-{
-    ks_deform_geom g;
-    int rc = ks_deform_geometry(p, &g);
-    if (rc) return rc;
-    const int64_t Ho = g.height_out, Wo = g.width_out, P = Ho * Wo;
+    const int64_t Ho = g->height_out, Wo = g->width_out, P = Ho * Wo;
     const int64_t kh = p->kernel_h, kw = p->kernel_w, kk = kh * kw, G = p->offset_groups;
     char expr[KS_EXPR_LEN];
     ks_site *w = &s[KS_DEFORM_SITE_WORK];
@@ -224,7 +218,7 @@ int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t im2co
     else
         ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_coord.write_grad_offset", KS_EV_WRITE,
                        KS_DEFORM_T_GRAD_OFFSET,
-                       im2col_step == g.im2col_step && p->batch == im2col_step ? 1 : 0);
+                       im2col_step == g->im2col_step && p->batch == im2col_step ? 1 : 0);
     if (k == KS_DEFORM_IM2COL) return KS_DEFORM_SITE_WRITE + 1;
     ks_site_access(&s[KS_DEFORM_SITE_READ_COL], "deform.read_columns", KS_EV_READ, KS_DEFORM_T_COLUMNS, 0);
     ks_site_access(&s[KS_DEFORM_SITE_WRITE_MASK], "deform_coord.write_grad_mask", KS_EV_WRITE,

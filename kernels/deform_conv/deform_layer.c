@@ -77,7 +77,7 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
         rc = b->zero(b->ctx, columns, g.col_numel);
-        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_IM2COL, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
+        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_IM2COL, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
         if (!rc && n0 == 0 && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = b->gemm(b->ctx, 0, 0, v.Og, v.im2col_step * v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg,
@@ -119,10 +119,10 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
             rc = b->gemm(b->ctx, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg,
                          buf + gr * v.Og * n_cols, n_cols, 0.0f, columns + gr * v.Kg * n_cols, n_cols);
         if (!rc && first && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
-        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_COORD, &c, first && traced == KS_DEFORM_COORD);
-        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_COL2IM, &c, first && traced == KS_DEFORM_COL2IM);
+        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COORD, &c, first && traced == KS_DEFORM_COORD);
+        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COL2IM, &c, first && traced == KS_DEFORM_COL2IM);
         if (!rc) rc = b->zero(b->ctx, columns, g.col_numel);
-        if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_IM2COL, &c, first && traced == KS_DEFORM_IM2COL);
+        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_IM2COL, &c, first && traced == KS_DEFORM_IM2COL);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = b->gemm(b->ctx, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols,
                          columns + gr * v.Kg * n_cols, n_cols, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg);
@@ -138,11 +138,11 @@ typedef struct sim_ctx {
     ks_sink *sink;
 } sim_ctx;
 
-static int sim_kernel(void *ctx, const ks_deform_params *p, ks_deform_kernel k,
+static int sim_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                       const ks_deform_chunk *c, int record)
 {
     const sim_ctx *s = ctx;
-    return ks_deform_kernel_sim(p, k, c, s->launch, record ? s->sink : NULL);
+    return ks_deform_launch_sim(p, g, k, c, s->launch, record ? s->sink : NULL);
 }
 
 static int sim_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,

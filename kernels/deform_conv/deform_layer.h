@@ -12,9 +12,10 @@ extern "C" {
 
 typedef struct ks_deform_backend {
     void *ctx;
-    /* runs kernel k on a chunk; `record`: the traced variant into the backend's sink */
-    int (*kernel)(void *ctx, const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
-                  int record);
+    /* runs kernel k on a chunk of the validated geometry g (nothing checked again);
+     * `record`: the traced variant into the backend's sink */
+    int (*kernel)(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                  const ks_deform_chunk *c, int record);
     /* row-major C[M,N] = beta*C + op(A) op(B) (as ks_sgemm) */
     int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
                 int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);

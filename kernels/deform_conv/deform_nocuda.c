@@ -29,3 +29,10 @@ int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *
     (void)p, (void)t, (void)workspace, (void)launch, (void)traced, (void)dev_sink, (void)stream;
     return no_cuda();
 }
+
+int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                          const ks_deform_chunk *c, const ks_launch *launch, const ks_sink *dev_sink, void *stream)
+{
+    (void)p, (void)g, (void)k, (void)c, (void)launch, (void)dev_sink, (void)stream;
+    return ks_fail(KS_ECUDA, "deform_conv: this build has no CUDA (rebuild with nvcc on PATH)");
+}

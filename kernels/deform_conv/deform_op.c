@@ -69,6 +69,7 @@ typedef struct deform_state {
     ks_deform_params p;
     int conv, backward;
     ks_deform_kernel traced;
+    ks_deform_geom g; /* validated once, in prepare */
 } deform_state;
 
 /* Parameters from flags, then the sizes the given tensors imply. */
@@ -157,12 +158,13 @@ static void shapes(ks_run *r, const deform_state *s, const ks_deform_geom *g)
 static int prepare_op(ks_run *r, int conv)
 {
     deform_state *s = KS_RUN_CTX(r, deform_state);
-    ks_deform_geom g;
+    ks_deform_geom *gp = &s->g;
     int rc;
     memset(s, 0, sizeof *s);
     s->conv = conv;
     s->traced = KS_DEFORM_IM2COL;
-    if ((rc = read_params(r, s)) || (rc = ks_deform_geometry(&s->p, &g))) return rc;
+    if ((rc = read_params(r, s)) || (rc = ks_deform_geometry(&s->p, gp))) return rc;
+    const ks_deform_geom g = *gp;
     const ks_deform_params *p = &s->p;
     shapes(r, s, &g);
     static const char *const kernels[] = {"deformable_im2col", "deformable_col2im", "deformable_col2im_coord"};
@@ -176,7 +178,7 @@ static int prepare_op(ks_run *r, int conv)
         ks_run_fact(r, "semantics", "\"%s\"", p->semantics == KS_DEFORM_MMCV ? "mmcv" : "torchvision");
     }
     r->work_items = ks_deform_work(&g, p, s->traced, g.im2col_step);
-    r->nsites = ks_deform_sites(p, s->traced, g.im2col_step, r->sites);
+    r->nsites = ks_deform_sites(p, gp, s->traced, g.im2col_step, r->sites);
     return KS_OK;
 }
 
@@ -210,8 +212,8 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     if (!s->conv) {
         const ks_deform_chunk ch = {.im2col_step = s->p.batch, .input = d[KS_DEFORM_T_INPUT], .offset = d[KS_DEFORM_T_OFFSET],
                                     .mask = d[KS_DEFORM_T_MASK], .columns = d[KS_DEFORM_T_COLUMNS]};
-        return cuda ? ks_deform_kernel_cuda(&s->p, KS_DEFORM_IM2COL, &ch, &r->launch, sink, NULL)
-                    : ks_deform_kernel_sim(&s->p, KS_DEFORM_IM2COL, &ch, &r->launch, sink);
+        return cuda ? ks_deform_launch_cuda(&s->p, &s->g, KS_DEFORM_IM2COL, &ch, &r->launch, sink, NULL)
+                    : ks_deform_launch_sim(&s->p, &s->g, KS_DEFORM_IM2COL, &ch, &r->launch, sink);
     }
     ks_deform_tensors t = {
         .input = d[KS_DEFORM_T_INPUT], .offset = d[KS_DEFORM_T_OFFSET], .mask = d[KS_DEFORM_T_MASK],

@@ -15,16 +15,25 @@ static void coord_traced(ks_thread *t, const void *a) { ks_deform_coord_body_tra
 int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                          const ks_launch *launch, ks_sink *sink)
 {
+    ks_deform_args a;
+    ks_deform_geom g;
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    int rc = ks_deform_args_make(p, c, &a, &g);
+    return rc ? rc : ks_deform_launch_sim(p, &g, k, c, launch, sink);
+}
+
+int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                         const ks_deform_chunk *c, const ks_launch *launch, ks_sink *sink)
+{
     static const ks_sim_body bodies[3][2] = {
         {im2col_plain, im2col_traced}, {col2im_plain, col2im_traced}, {coord_plain, coord_traced}};
     ks_deform_args a;
-    ks_deform_geom g;
     int threads;
     int64_t blocks;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
-    int rc = ks_deform_args_make(p, c, &a, &g);
-    if (!rc) rc = ks_deform_kernel_launch(p, k, c->im2col_step, launch, &threads, &blocks);
+    int rc = ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP, ks_deform_work(g, p, k, c->im2col_step),
+                               &threads, &blocks);
     if (rc) return rc;
+    ks_deform_args_fill(p, g, c, &a);
     ks_sim_launch(blocks, threads, bodies[k][sink != NULL], &a, sink);
     return KS_OK;
 }
