@@ -116,7 +116,7 @@ int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const k
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
                        int64_t im2col_step);
-/* The same on a geometry ks_deform_geometry validated (g) and a chunk of 1..g->im2col_step
+/* ks_deform_kernel_sim/_cuda on a geometry ks_deform_geometry validated (g) and a chunk of 1..g->im2col_step
  * images: nothing checked again (the layer and the operator call these). */
 int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                          const ks_deform_chunk *c, const ks_launch *launch, ks_sink *sink);
