@@ -314,7 +314,12 @@ START_TEST(each_bad_line_exits_2_with_one_line_and_leaves_nothing)
     snprintf(cmd, sizeof cmd, "cd %s && KSCOPE_LESSONS=%s/lessons timeout 60 %s %s >.out 2>.err </dev/null",
              dir, KS_SOURCE_DIR, KS_CLI, b->args);
     int rc = sh(cmd);
-    const char *err = slurp(".err");
+    char *err = slurp(".err");
+    /* make test-asan: an allocation the allocator refuses gets a sanitizer warning line
+     * before kscope's own (the program then reports it as usual) */
+    const char *warn = "WARNING: AddressSanitizer failed to allocate";
+    if (!strncmp(err, "==", 2) && strstr(err, warn) && strchr(err, '\n'))
+        memmove(err, strchr(err, '\n') + 1, strlen(strchr(err, '\n') + 1) + 1);
     /* a build without the viewer refuses `view` with its own one line */
     int no_viewer = !strncmp(b->args, "view ", 5) && strstr(err, "this build has no viewer");
     ck_assert_msg(rc == 2, "kscope %s: exit %d, stderr:\n%s", b->args, rc, err);
