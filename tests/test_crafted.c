@@ -69,13 +69,15 @@ START_TEST(small_crafted_trace_passes_check)
 }
 END_TEST
 
-/* Each header number beyond its bound: the reader names it and maps nothing. */
+/* Each header number beyond its bound, and tensor names that are not plain file names:
+ * the reader names the problem and maps nothing. */
 START_TEST(reader_refuses_header_numbers_out_of_bounds)
 {
     static ct_trace c;
     static ks_trace tr;
     const int k = _i;
-    const char *want[] = {"blocks", "blocks", "block_cap", "bias", "tensor shape", "tensor shape"};
+    const char *want[] = {"blocks", "blocks", "block_cap", "bias", "tensor shape", "tensor shape",
+                          "tensor name", "tensor name"};
     small_trace(&c);
     switch (k) {
     case 0: c.tr.blocks = 1LL << 53; break; /* the trace: iter * grid wrapped */
@@ -85,7 +87,9 @@ START_TEST(reader_refuses_header_numbers_out_of_bounds)
     }
     const char *p = tmp_path("bound.kst");
     ck_assert_int_eq(ks_trace_write(p, &c.tr), KS_OK);
-    if (k >= 4) { /* input [1, 2, 3] f32, 24 bytes -> a shape whose bytes wrap to 0 */
+    if (k == 6) ct_patch(p, "\"input\"", "\"../../escaped\""); /* export would write outside DIR */
+    if (k == 7) ct_patch(p, "\"output\"", "\".hidden\"");
+    if (k == 4 || k == 5) { /* input [1, 2, 3] f32, 24 bytes -> a shape whose bytes wrap to 0 */
         ct_patch(p, "[1, 2, 3]", k == 4 ? "[2147483648, 1073741824]" : "[2147483648, 2147483648]");
         if (k == 4) ct_patch(p, "\"f32\"", "\"i64\""); /* 2^61 * 8 = 2^64 */
         ct_patch(p, "\"length\":\t24,", "\"length\":\t0,");
@@ -330,7 +334,7 @@ int main(void)
     TCase *tc = tcase_create("crafted");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, small_crafted_trace_passes_check);
-    tcase_add_loop_test(tc, reader_refuses_header_numbers_out_of_bounds, 0, 6);
+    tcase_add_loop_test(tc, reader_refuses_header_numbers_out_of_bounds, 0, 8);
     tcase_add_test(tc, check_catches_a_grid_stride_product_that_wraps);
     tcase_add_test(tc, check_of_a_filtered_huge_launch_needs_memory_by_events);
     tcase_add_test(tc, check_reports_a_recomposition_that_overflows);
