@@ -148,7 +148,7 @@ static const bad_line lines[] = {
     {"lesson json.json", "malformed JSON"},
     {"lesson op.json", "nosuchop"},
     {"lesson big.json", "too big for a lesson"},
-    {"lesson fifo", "fifo"},
+    {"lesson ./fifo", "./fifo: not a regular file"},
     {"lesson", "which lesson?"},
     {"lesson --list extra", "--list takes nothing else"},
     {"lesson 02 --view --frames fr", "--view and --frames: pick one"},

@@ -276,6 +276,7 @@ START_TEST(viewer_panels_never_keep_a_plane_outside_their_tensor)
     bad_plane_trace(&c);
     ck_assert_int_eq(ct_roundtrip(&c, tmp_path("planes.kst"), &tr), KS_OK);
     ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    ck_assert_uint_eq(idx.outside, 2); /* b at plane 7 and a at plane -5, counted when indexed */
     vw_layout_compute(&L, 1280, 800, 15);
     vw_state_init(&st, &tr, &idx);
     for (int order = 0; order < 3; ++order) {
