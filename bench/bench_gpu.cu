@@ -40,7 +40,7 @@ static float time_ms(int which, const ks_im2col_params *p, float *img, float *co
 {
     cudaEvent_t a, b;
     float t[REPS];
-    ks_launch l = {0, 0};
+    ks_launch l = {0};
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
     for (int r = -3; r < REPS; ++r) {
@@ -113,8 +113,12 @@ int main(void)
     char name[128];
     KS(ks_cuda_device_name(name, sizeof name));
     printf("bench_gpu on %s, fp32, plain kernels at the reference launch (512 threads, no cap)\n", name);
-    ks_im2col_params big = {8, 64, 128, 128, 3, 3, 1, 1, 1, 1, 1, 1};
-    ks_im2col_params mid = {1, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params big = {.batch = 8, .channels = 64, .height = 128, .width = 128,
+                            .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1,
+                            .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1};
+    ks_im2col_params mid = {.batch = 1, .channels = 64, .height = 56, .width = 56,
+                            .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1,
+                            .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1};
     bench_size(&big, 0);
     bench_size(&mid, 1);
     return 0;

@@ -19,7 +19,7 @@ static double time_run(int col2im, const ks_im2col_params *p, const float *src, 
                        ks_filter *filter)
 {
     double t[5];
-    ks_launch l = {0, 0};
+    ks_launch l = {0};
     for (int r = 0; r < 5; ++r) {
         ks_sink *sink = filter ? ks_host_sink_create(1ULL << 27, *filter) : NULL;
         double t0 = now();
@@ -36,7 +36,9 @@ static double time_run(int col2im, const ks_im2col_params *p, const float *src, 
 
 int main(void)
 {
-    ks_im2col_params p = {1, 32, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params p = {.batch = 1, .channels = 32, .height = 64, .width = 64, .kernel_h = 3, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 1};
     ks_im2col_geom g;
     if (ks_im2col_geometry(&p, &g)) return 1;
     float *img = malloc((size_t)g.image_numel * 4), *cols = malloc((size_t)g.columns_numel * 4);

@@ -98,6 +98,7 @@ def main(lib_path):
         print(f"{name:<34} {'col2im':<7} {t_fold:9.3f} {t_ours:10.3f} {t_fold / t_ours:12.2f}x")
     bench_deform(lib)
     bench_roi_align(lib)
+    bench_maxpool(lib)
 
 
 
@@ -233,6 +234,58 @@ def bench_roi_align(lib):
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
         t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
         print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
+
+
+class MaxpoolArgs(ctypes.Structure):  # ks_maxpool2d_args
+    _fields_ = [(n, ctypes.c_int64) for n in (
+        "batch", "channels", "height", "width", "out_h", "out_w", "kernel_h", "kernel_w", "stride_h", "stride_w",
+        "pad_h", "pad_w", "dilation_h", "dilation_w")] + [("ceil_mode", ctypes.c_int)] + [
+        (n, ctypes.c_void_p) for n in ("input", "output", "indices", "grad_output", "grad_input")]
+
+
+def bench_maxpool(lib):
+    """forward (output and indices) and backward against torch F.max_pool2d(return_indices=True)
+    and aten max_pool2d_with_indices_backward; ratio = torch / ours"""
+    lib.ks_maxpool2d_cuda.argtypes = [ctypes.POINTER(MaxpoolArgs), ctypes.c_int, ctypes.POINTER(Launch), ctypes.c_void_p]
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(13)
+    print(f"\n{'maxpool2d':<34} {'pass':<7} {'torch ms':>9} {'kscope ms':>10} {'torch/kscope':>13}")
+    for n, c, h, w, k, s, p in ((32, 64, 112, 112, 3, 2, 1), (32, 256, 56, 56, 2, 2, 0)):
+        x = torch.rand((n, c, h, w), device=dev, generator=gen)
+        ref, ref_idx = F.max_pool2d(x, k, s, p, return_indices=True)
+        ho, wo = ref.shape[2], ref.shape[3]
+        out, idx = torch.empty_like(ref), torch.empty_like(ref_idx)
+        g = torch.rand(ref.shape, device=dev, generator=gen)
+        gin = torch.empty_like(x)
+        a = MaxpoolArgs(n, c, h, w, ho, wo, k, k, s, s, p, p, 1, 1, 0, x.data_ptr(), out.data_ptr(), idx.data_ptr(),
+                        g.data_ptr(), gin.data_ptr())
+        launch = Launch(0, 0)
+
+        def ours(backward):
+            if lib.ks_maxpool2d_cuda(ctypes.byref(a), backward, ctypes.byref(launch), None):
+                raise RuntimeError(lib.ks_error_message().decode())
+
+        def ours_bwd():
+            gin.zero_()
+            ours(1)
+
+        def torch_fwd():
+            F.max_pool2d(x, k, s, p, return_indices=True)
+
+        def torch_bwd():
+            torch.ops.aten.max_pool2d_with_indices_backward(g, x, [k, k], [s, s], [p, p], [1, 1], False, ref_idx)
+
+        ours(0)
+        ours_bwd()
+        torch.cuda.synchronize()
+        assert torch.equal(out, ref) and torch.equal(idx, ref_idx), "maxpool2d forward differs from torch"
+        want = torch.ops.aten.max_pool2d_with_indices_backward(g, x, [k, k], [s, s], [p, p], [1, 1], False, ref_idx)
+        assert torch.allclose(gin, want, atol=1e-5, rtol=1e-5), "maxpool2d backward differs from torch"
+        label = f"N{n} C{c} {h}x{w} k{k} s{s} p{p}"
+        t_t, t_o = median_ms(torch_fwd), median_ms(lambda: ours(0))
+        print(f"{label:<34} {'fwd':<7} {t_t:9.3f} {t_o:10.3f} {t_t / t_o:12.2f}x")
+        t_t, t_o = median_ms(torch_bwd), median_ms(ours_bwd)
+        print(f"{label:<34} {'bwd':<7} {t_t:9.3f} {t_o:10.3f} {t_t / t_o:12.2f}x")
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ static int write_trace(const char *path, int64_t channels)
     r.launch.threads = 512;
     r.launch.block_cap = 64; /* threads loop: iteration-major differs from thread-major */
     r.sink = ks_host_sink_create(1ULL << 26, ks_filter_all());
-    int rc = r.sink ? op->run(&r) : KS_ENOMEM;
+    int rc = r.sink ? ks_run_execute(&r) : KS_ENOMEM;
     if (!rc) {
         ks_trace_from_run(op, &r, &tr);
         rc = ks_trace_write(path, &tr);
@@ -99,10 +99,10 @@ static frames run_frames(vw_draw *d, vw_state *s, const vw_layout *L, int n, int
             vw_tick(s, 1.0 / 60);
         } else if (how == 1) { /* scrubbing */
             seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-            vw_action a = {VW_ACT_SEEK, (int64_t)((seed >> 33) % len), 0};
+            vw_action a = {.kind = VW_ACT_SEEK, .a = (int64_t)((seed >> 33) % len), .b = 0};
             vw_apply(s, L, &a);
         } else { /* stepping by thread */
-            vw_action a = {VW_ACT_STEP, 1, 0};
+            vw_action a = {.kind = VW_ACT_STEP, .a = 1, .b = 0};
             vw_apply(s, L, &a);
         }
         vw_draw_frame(d, s, L, 1000);
@@ -111,7 +111,7 @@ static frames run_frames(vw_draw *d, vw_state *s, const vw_layout *L, int n, int
         sum += t[i];
     }
     qsort(t, (size_t)n, sizeof *t, cmp_double);
-    frames f = {sum / n, t[(int)(n * 0.99)]};
+    frames f = {.mean = sum / n, .p99 = t[(int)(n * 0.99)]};
     free(t);
     return f;
 }

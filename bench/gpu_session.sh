@@ -16,13 +16,15 @@ if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DKS_WITH_VIEWER=OFF -
     tail -40 "$OUT/build.log"; exit 1
 fi
 grep -iE "warning" "$OUT/build.log" | head -5
-python3 tests/golden/make_golden.py tests/golden 2>&1 | tee "$OUT/golden.log"
+python3 tests/golden/make_golden.py tests/golden ${KS_GOLDEN_ONLY:+--only $KS_GOLDEN_ONLY} 2>&1 | tee "$OUT/golden.log"
 tar -cf "$OUT/golden.tar" tests/golden
 (cd build-gpu && ctest --output-on-failure -j4) >"$OUT/ctest.log" 2>&1
 tail -12 "$OUT/ctest.log"
 ./build-gpu/tests/test_gpu 2>&1 | tee "$OUT/test_gpu.log"
 ./build-gpu/tests/test_gpu_deform 2>&1 | tee "$OUT/gpu_deform.txt"
 ./build-gpu/tests/test_gpu_ops 2>&1 | tee "$OUT/gpu_ops.txt"
+./build-gpu/tests/test_gpu_each_op 2>&1 | tee "$OUT/gpu_each_op.txt"
+bench/sanitize_ops.sh build-gpu/kscope >"$OUT/sanitize.txt" 2>&1; echo "sanitizer: exit $?"; grep -c "ERROR SUMMARY: 0 errors" "$OUT/sanitize.txt"
 ./build-gpu/bench/bench_gpu 2>&1 | tee "$OUT/bench_gpu.log"
 python3 bench/bench_torch.py build-gpu/libkscope.so 2>&1 | tee "$OUT/bench_torch.log"
 # compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every operator, plain

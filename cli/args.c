@@ -19,55 +19,6 @@ int ks_cli_error(const char *ctx, const char *fmt, ...)
     return KS_EXIT_ERROR;
 }
 
-int ks_parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    if (!s || !*s) return KS_EINVAL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end || end == s) return KS_EINVAL;
-    *out = v;
-    return KS_OK;
-}
-
-int ks_parse_values(const char *s, int axes, int64_t out[2])
-{
-    char buf[64];
-    if (!s || strlen(s) >= sizeof buf) return KS_EINVAL;
-    snprintf(buf, sizeof buf, "%s", s);
-    char *comma = strchr(buf, ',');
-    if (!comma) {
-        if (ks_parse_i64(buf, &out[0])) return KS_EINVAL;
-        out[1] = out[0];
-        return KS_OK;
-    }
-    if (axes != 2) return KS_EINVAL;
-    *comma = '\0';
-    if (ks_parse_i64(buf, &out[0]) || ks_parse_i64(comma + 1, &out[1])) return KS_EINVAL;
-    return KS_OK;
-}
-
-int ks_parse_doubles(const char *s, int axes, double out[2])
-{
-    char buf[64], *end;
-    if (!s || !*s || strlen(s) >= sizeof buf) return KS_EINVAL;
-    snprintf(buf, sizeof buf, "%s", s);
-    char *comma = strchr(buf, ',');
-    if (comma) {
-        if (axes != 2) return KS_EINVAL;
-        *comma = '\0';
-    }
-    errno = 0;
-    out[0] = strtod(buf, &end);
-    if (errno || *end || end == buf || !isfinite(out[0])) return KS_EINVAL;
-    out[1] = out[0];
-    if (comma) {
-        out[1] = strtod(comma + 1, &end);
-        if (errno || *end || end == comma + 1 || !isfinite(out[1])) return KS_EINVAL;
-    }
-    return KS_OK;
-}
-
 static int parse_range(const char *s, int64_t *lo, int64_t *hi)
 {
     char buf[64];

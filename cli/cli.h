@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "../kernels/core/ks_event.h"
+#include "../kernels/core/ks_parse.h"
 
 /* Exit codes: 0 success, 1 `check` found violations, 2 bad input or failure. */
 enum { KS_EXIT_OK = 0, KS_EXIT_VIOLATIONS = 1, KS_EXIT_ERROR = 2 };
@@ -12,12 +13,6 @@ enum { KS_EXIT_OK = 0, KS_EXIT_VIOLATIONS = 1, KS_EXIT_ERROR = 2 };
 /* Prints "kscope: CTX: message" to stderr and returns KS_EXIT_ERROR. */
 int ks_cli_error(const char *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Strict integer parsing: the whole string, in range, else KS_EINVAL. */
-int ks_parse_i64(const char *s, int64_t *out);
-/* "3" -> {3, 3} (axes 2) or {3}; "3,2" -> {3, 2} (axes 2 only). */
-int ks_parse_values(const char *s, int axes, int64_t out[2]);
-/* "2.5" or "0.5,-1" (one number means both when axes == 2); finite numbers only. */
-int ks_parse_doubles(const char *s, int axes, double out[2]);
 /* "index=LO:HI,block=LO:HI,every=N" (any subset; HI exclusive, may be empty) */
 int ks_parse_filter(const char *s, ks_filter *f);
 

@@ -78,7 +78,7 @@ static int cmd_list(void)
     printf("lessons in %s (kscope lesson NAME plays one):\n", ls_dir());
     for (int i = 0; i < n; ++i) {
         static ls_lesson L;
-        ls_report quiet = {NULL, paths[i], 0, 0};
+        ls_report quiet = {.out = NULL, .file = paths[i], .count = 0, .first_only = 0};
         const char *base = strrchr(paths[i], '/') + 1;
         if (ls_load(&L, paths[i], &quiet)) {
             printf("  %-22.*s (broken: kscope lesson --check %s)\n", (int)(strlen(base) - 5), base, paths[i]);
@@ -102,7 +102,7 @@ static int cmd_check(int argc, char **argv, int first)
     for (int i = 0; i < n; ++i) {
         static ls_lesson L;
         static ls_session S;
-        ls_report rep = {stdout, paths[i], 0, 0};
+        ls_report rep = {.out = stdout, .file = paths[i], .count = 0, .first_only = 0};
         if (open_lesson(paths[i], &L, &S, &rep)) {
             bad++;
             continue;
@@ -161,7 +161,8 @@ int ks_cmd_lesson(int argc, char **argv)
     if (resolve(name, path, sizeof path)) return KS_EXIT_ERROR;
     static ls_lesson L;
     static ls_session S;
-    ls_report rep = {stderr, path, 0, 1}; /* one line: the first problem (--check lists all) */
+    ls_report rep = {.out = stderr, .file = path, .count = 0,
+                     .first_only = 1}; /* one line: the first problem (--check lists all) */
     if (open_lesson(path, &L, &S, &rep)) return KS_EXIT_ERROR;
     int rc = KS_EXIT_OK;
     if (view || frames) {

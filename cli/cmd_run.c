@@ -79,7 +79,7 @@ static void run_usage(FILE *out, const ks_op *op)
             "usage: kscope run OP [PARAMS] [--in NAME=FILE.npy]... [--save DIR] [--device sim|cuda]\n"
             "                     [--trace FILE.kst] [--filter SPEC] [--threads N] [--block-cap N]\n"
             "                     [--pattern arange|ones|random] [--seed N] [--quiet]\n"
-            "                     [--image PICTURE [--image-size H,W]]\n\n"
+            "                     [--image PICTURE [--image-size H,W]] [--trace-limit SIZE]\n\n"
             "Runs operator OP once. Inputs not given with --in are a built-in pattern\n"
             "(arange: 1, 2, 3, ... in memory order, so every value names its position).\n"
             "  --in NAME=FILE    an input tensor from a float32 .npy (C order)\n"
@@ -89,6 +89,9 @@ static void run_usage(FILE *out, const ks_op *op)
             "  --device D        sim (CPU simulator, default) or cuda\n"
             "  --trace FILE      record the traced variant into FILE (.kst)\n"
             "  --filter SPEC     which work items to record: index=LO:HI,block=LO:HI,every=N\n"
+            "  --trace-limit S   most events a trace keeps, as bytes of 64-byte events (4G,\n"
+            "                    512M; default 4G); past it the filtered prefix is kept and\n"
+            "                    the dropped events are counted\n"
             "  --threads N       threads per block (default: the reference's)\n"
             "  --block-cap N     most blocks, so threads loop (-1: none; default: the reference's)\n"
             "Per-axis parameters take H,W or one number for both.\n");
@@ -169,7 +172,7 @@ static int load_image(const ks_op *op, ks_run *r, const char *path, const char *
 
 static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
                            const char **save, const char **trace, ks_filter *filter,
-                           int *filter_given, int *quiet, const char *ctx)
+                           int *filter_given, int *quiet, unsigned long long *trace_limit, const char *ctx)
 {
     const char *image = NULL, *image_size = NULL;
     for (int i = 2; i < argc; ++i) {
@@ -183,47 +186,28 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             *quiet = 1;
             continue;
         }
+        /* an operator parameter: --name VALUE, or --name / --no-name for a switch */
         int matched = 0;
         for (int p = 0; p < op->nparams && !matched; ++p) {
             const ks_param_spec *spec = &op->params[p];
+            const char *text = NULL;
             if (spec->kind == KS_PARAM_SWITCH) {
-                if (strncmp(argv[i], "--", 2)) continue;
                 const char *a = argv[i] + 2;
-                int no = !strncmp(a, "no-", 3);
-                if (strcmp(no ? a + 3 : a, spec->name)) continue;
-                r->value[p][0] = !no;
-                r->set[p] = matched = 1;
+                const int no = !strncmp(argv[i], "--no-", 5);
+                if (strncmp(argv[i], "--", 2) || strcmp(no ? a + 3 : a, spec->name)) continue;
+                text = no ? "off" : "on";
+            } else if ((m = ks_flag(argc, argv, &i, spec->name, &v)) == 0) {
                 continue;
+            } else if (m < 0) {
+                return ks_cli_error(ctx, "--%s needs a value", spec->name);
             }
-            if ((m = ks_flag(argc, argv, &i, spec->name, &v)) == 0) continue;
-            if (m < 0) return ks_cli_error(ctx, "--%s needs a value", spec->name);
-            if (spec->kind == KS_PARAM_CHOICE) {
-                int k = ks_param_choice(spec, v);
-                if (k < 0) return ks_cli_error(ctx, "--%s must be one of %s (got '%s')", spec->name, spec->choices, v);
-                r->value[p][0] = k;
-            } else if (spec->kind == KS_PARAM_FLOAT) {
-                if (ks_parse_doubles(v, spec->axes, r->fvalue[p]))
-                    return ks_cli_error(ctx, "--%s: '%s' is not %s", spec->name, v,
-                                        spec->axes == 2 ? "a number or two (A,B)" : "a number");
-            } else {
-                int64_t val[2];
-                if (ks_parse_values(v, spec->axes, val))
-                    return ks_cli_error(ctx, "--%s: '%s' is not %s", spec->name, v,
-                                        spec->axes == 2 ? "N or H,W" : "an integer");
-                for (int a = 0; a < spec->axes; ++a)
-                    if (val[a] < spec->min)
-                        return ks_cli_error(ctx, "--%s must be >= %lld (got %lld)", spec->name,
-                                            (long long)spec->min, (long long)val[a]);
-                r->value[p][0] = val[0];
-                r->value[p][1] = val[1];
-            }
-            r->set[p] = 1;
+            if (ks_run_set(r, spec->name, text ? text : v)) return ks_cli_error(ctx, "%s", ks_error_message());
             matched = 1;
         }
         if (matched) continue;
         static const char *const valued[] = {"in",        "save",    "device", "trace",
                                              "filter",    "threads", "block-cap", "pattern",
-                                             "seed",      "image",   "image-size"};
+                                             "seed",      "image",   "image-size", "trace-limit"};
         int which = -1;
         for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; ++k) {
             m = ks_flag(argc, argv, &i, valued[k], &v);
@@ -269,6 +253,10 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             break;
         case 9: image = v; break;
         case 10: image_size = v; break;
+        case 11:
+            if (ks_parse_bytes(v, trace_limit) || *trace_limit < 64)
+                return ks_cli_error(ctx, "--trace-limit takes a size such as 4G, 512M or 65536 (bytes; got '%s')", v);
+            break;
         default:
             return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
         }
@@ -283,8 +271,9 @@ static int run_op(const ks_op *op, int argc, char **argv)
     const char *save = NULL, *trace = NULL, *ctx = op->name;
     ks_filter filter = ks_filter_all();
     int quiet = 0, filter_given = 0, rc;
+    unsigned long long trace_limit = KS_TRACE_LIMIT_DEFAULT * sizeof(ks_event);
     ks_run_init(&r, op);
-    rc = parse_run_flags(op, &r, argc, argv, &save, &trace, &filter, &filter_given, &quiet, ctx);
+    rc = parse_run_flags(op, &r, argc, argv, &save, &trace, &filter, &filter_given, &quiet, &trace_limit, ctx);
     if (rc) {
         ks_run_free(&r);
         return rc < 0 ? KS_EXIT_OK : rc;
@@ -293,11 +282,11 @@ static int run_op(const ks_op *op, int argc, char **argv)
         ks_run_free(&r);
         return ks_cli_error(ctx, "--filter needs --trace FILE.kst");
     }
-    if (trace && !(r.sink = ks_host_sink_create(0, filter))) {
+    if (trace && !(r.sink = ks_host_sink_create(trace_limit / sizeof(ks_event), filter))) {
         ks_run_free(&r);
         return ks_cli_error(ctx, "%s", ks_error_message());
     }
-    rc = op->run(&r);
+    rc = ks_run_execute(&r);
     if (rc) {
         rc = ks_cli_error(ctx, "%s", ks_error_message());
         goto out;

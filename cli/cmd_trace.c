@@ -156,10 +156,11 @@ int ks_cmd_check(int argc, char **argv)
         ks_trace_close(&tr);
         return rc;
     }
-    printf("%s: %llu events (work %llu, read %llu, sample %llu, write %llu), %s trace\n", argv[1],
-           (unsigned long long)tr.nevents, (unsigned long long)rep.by_kind[1],
-           (unsigned long long)rep.by_kind[2], (unsigned long long)rep.by_kind[3],
-           (unsigned long long)rep.by_kind[4], rep.complete ? "complete" : "partial (filtered or dropped)");
+    printf("%s: %llu events (work %llu, read %llu, sample %llu, write %llu", argv[1], (unsigned long long)tr.nevents,
+           (unsigned long long)rep.by_kind[KS_EV_WORK], (unsigned long long)rep.by_kind[KS_EV_READ],
+           (unsigned long long)rep.by_kind[KS_EV_SAMPLE], (unsigned long long)rep.by_kind[KS_EV_WRITE]);
+    if (rep.by_kind[KS_EV_REGION]) printf(", region %llu", (unsigned long long)rep.by_kind[KS_EV_REGION]);
+    printf("), %s trace\n", rep.complete ? "complete" : "partial (filtered or dropped)");
     printf("padding reads %llu, atomic collisions %llu\n", (unsigned long long)rep.padding_reads,
            (unsigned long long)rep.atomic_collisions);
     if (rep.padding_inside)

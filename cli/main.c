@@ -9,14 +9,20 @@ static const struct {
     int (*fn)(int, char **);
     const char *summary;
 } commands[] = {
-    {"list", ks_cmd_list, "operators, their parameters, defaults and tensors"},
-    {"run", ks_cmd_run, "run an operator on the simulator or the GPU, save outputs and a trace"},
-    {"info", ks_cmd_info, "summarize a trace file and verify its checksums"},
-    {"step", ks_cmd_step, "step through one thread's (or one work item's) index math and memory"},
-    {"view", ks_cmd_view, "replay a trace in the viewer window, or render it to PNG (--headless)"},
-    {"lesson", ks_cmd_lesson, "play a lesson (terminal, viewer or PNG slides); --list, --check"},
-    {"check", ks_cmd_check, "check a trace's invariants; exit 1 listing the first violations"},
-    {"export", ks_cmd_export, "write a trace as header.json and .npy files numpy reads"},
+    {.name = "list", .fn = ks_cmd_list, .summary = "operators, their parameters, defaults and tensors"},
+    {.name = "run", .fn = ks_cmd_run,
+     .summary = "run an operator on the simulator or the GPU, save outputs and a trace"},
+    {.name = "info", .fn = ks_cmd_info, .summary = "summarize a trace file and verify its checksums"},
+    {.name = "step", .fn = ks_cmd_step,
+     .summary = "step through one thread's (or one work item's) index math and memory"},
+    {.name = "view", .fn = ks_cmd_view,
+     .summary = "replay a trace in the viewer window, or render it to PNG (--headless)"},
+    {.name = "lesson", .fn = ks_cmd_lesson,
+     .summary = "play a lesson (terminal, viewer or PNG slides); --list, --check"},
+    {.name = "check", .fn = ks_cmd_check,
+     .summary = "check a trace's invariants; exit 1 listing the first violations"},
+    {.name = "export", .fn = ks_cmd_export,
+     .summary = "write a trace as header.json and .npy files numpy reads"},
 };
 
 static void usage(FILE *out)

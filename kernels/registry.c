@@ -1,27 +1,24 @@
+/* registry.c - the operator table, parameters and the helpers prepare steps use.
+ * The run itself (execute, device moves, trace sizing, params JSON) is in run.c. */
 #include "registry.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/ks_error.h"
-#include "conv2d/conv2d_op.h"
-#include "deform_conv/deform_op.h"
-#include "patchify/patchify_op.h"
-#include "roi_align/roi_align_op.h"
-#include "im2col/im2col_op.h"
+#include "core/ks_parse.h"
+#include "ops.h"
 
+#define KS_OP(name) &ks_op_##name,
 static const ks_op *const table[] = {
-    &ks_op_im2col,
-    &ks_op_col2im,
-    &ks_op_conv2d,
-    &ks_op_deform_im2col,
-    &ks_op_deform_conv,
-    &ks_op_roi_align,
-    &ks_op_patchify,
+#include "ops.def"
 };
+#undef KS_OP
 
 int ks_op_count(void)
 {
-    return (int)(sizeof table / sizeof table[0]);
+    return KS_COUNT(table);
 }
 
 const ks_op *ks_op_at(int i)
@@ -50,27 +47,6 @@ int ks_op_tensor(const ks_op *op, const char *name)
     return -1;
 }
 
-void ks_run_init(ks_run *r, const ks_op *op)
-{
-    memset(r, 0, sizeof *r);
-    for (int i = 0; i < op->nparams; ++i) {
-        r->value[i][0] = op->params[i].def[0];
-        r->value[i][1] = op->params[i].def[1];
-        r->fvalue[i][0] = op->params[i].fdef[0];
-        r->fvalue[i][1] = op->params[i].fdef[1];
-    }
-    for (int i = 0; i < op->ntensors; ++i)
-        strncpy(r->tensor[i].name, op->tensors[i].name, KS_NAME_LEN - 1);
-}
-
-int ks_run_agree(const ks_run *r, int param, int axis, const char *flag, int64_t got, const char *tensor)
-{
-    if (r->set[param] && r->value[param][axis] != got)
-        return ks_fail(KS_EINVAL, "--%s %lld disagrees with the %s tensor given (%lld)", flag,
-                       (long long)r->value[param][axis], tensor, (long long)got);
-    return KS_OK;
-}
-
 int ks_param_choice(const ks_param_spec *s, const char *word)
 {
     const char *c = s->choices;
@@ -85,13 +61,17 @@ int ks_param_choice(const ks_param_spec *s, const char *word)
     return -1;
 }
 
-void ks_run_absent(ks_run *r, int i)
+void ks_run_init(ks_run *r, const ks_op *op)
 {
-    ks_tensor_free(&r->tensor[i]);
-    r->tensor[i].dtype = KS_F32;
-    r->tensor[i].ndim = 1;
-    r->tensor[i].shape[0] = 0;
-    r->absent[i] = 1;
+    memset(r, 0, sizeof *r);
+    r->op = op;
+    for (int i = 0; i < op->nparams; ++i) {
+        r->value[i][0] = op->params[i].def[0];
+        r->value[i][1] = op->params[i].axes == 2 ? op->params[i].def[1] : op->params[i].def[0];
+        r->fvalue[i][0] = op->params[i].fdef[0];
+        r->fvalue[i][1] = op->params[i].axes == 2 ? op->params[i].fdef[1] : op->params[i].fdef[0];
+    }
+    for (int i = 0; i < op->ntensors; ++i) snprintf(r->tensor[i].name, KS_NAME_LEN, "%s", op->tensors[i].name);
 }
 
 void ks_run_free(ks_run *r)
@@ -99,20 +79,129 @@ void ks_run_free(ks_run *r)
     for (int i = 0; i < KS_OP_TENSORS; ++i) ks_tensor_free(&r->tensor[i]);
 }
 
-/* splitmix64: a tiny, well-mixed generator, so patterns are the same everywhere */
-static uint64_t next(uint64_t *s);
-
-float ks_rand_unit(uint64_t *state)
+int ks_run_set(ks_run *r, const char *name, const char *text)
 {
-    return (float)((next(state) >> 40) * (1.0 / 16777216.0));
+    const int p = ks_op_param(r->op, name);
+    if (p < 0) return ks_fail(KS_ENOENT, "%s has no parameter '%s' (kscope list %s)", r->op->name, name, r->op->name);
+    const ks_param_spec *s = &r->op->params[p];
+    const int axes = s->axes == 2 ? 2 : 1;
+    switch (s->kind) {
+    case KS_PARAM_SWITCH:
+        if (strcmp(text, "on") && strcmp(text, "off"))
+            return ks_fail(KS_EINVAL, "--%s takes on or off (got '%s')", name, text);
+        r->value[p][0] = r->value[p][1] = !strcmp(text, "on");
+        break;
+    case KS_PARAM_CHOICE: {
+        const int k = ks_param_choice(s, text);
+        if (k < 0) return ks_fail(KS_EINVAL, "--%s must be one of %s (got '%s')", name, s->choices, text);
+        r->value[p][0] = r->value[p][1] = k;
+        break;
+    }
+    case KS_PARAM_FLOAT:
+        if (ks_parse_doubles(text, axes, r->fvalue[p]))
+            return ks_fail(KS_EINVAL, "--%s: '%s' is not %s", name, text, axes == 2 ? "a number or two (A,B)" : "a number");
+        break;
+    default: {
+        int64_t v[2];
+        if (ks_parse_values(text, axes, v))
+            return ks_fail(KS_EINVAL, "--%s: '%s' is not %s", name, text, axes == 2 ? "N or H,W" : "an integer");
+        for (int a = 0; a < axes; ++a)
+            if (v[a] < s->min)
+                return ks_fail(KS_EINVAL, "--%s must be >= %lld (got %lld)", name, (long long)s->min, (long long)v[a]);
+        r->value[p][0] = v[0], r->value[p][1] = v[1];
+    }
+    }
+    r->set[p] = 1;
+    return KS_OK;
 }
 
+int64_t ks_run_int(const ks_run *r, int p, int axis)
+{
+    return r->value[p][axis];
+}
+
+double ks_run_float(const ks_run *r, int p, int axis)
+{
+    return r->fvalue[p][axis];
+}
+
+int ks_run_take(ks_run *r, int t, int ndim, const ks_dim_bind *b, int n)
+{
+    const ks_tensor *x = &r->tensor[t];
+    char got[96];
+    if (!x->data) return KS_OK;
+    if (x->ndim != ndim)
+        return ks_fail(KS_EINVAL, "%s must have shape %s (%d dimensions); got %s", x->name, r->op->tensors[t].shape, ndim,
+                       ks_shape_str(x->ndim, x->shape, got, sizeof got));
+    int rc = KS_OK;
+    for (int k = 0; k < n && !rc; ++k) rc = ks_run_bind(r, t, b[k].param, b[k].axis, x->shape[b[k].dim]);
+    return rc;
+}
+
+int ks_run_bind(ks_run *r, int t, int p, int axis, int64_t size)
+{
+    if (r->set[p] && r->value[p][axis] != size)
+        return ks_fail(KS_EINVAL, "--%s %lld disagrees with the %s tensor given (%lld)", r->op->params[p].name,
+                       (long long)r->value[p][axis], r->tensor[t].name, (long long)size);
+    r->value[p][axis] = size;
+    if (r->op->params[p].axes != 2) r->value[p][1] = size;
+    return KS_OK;
+}
+
+void ks_run_shape(ks_run *r, int t, int ndim, const int64_t *shape)
+{
+    ks_tensor *x = &r->tensor[t];
+    r->absent[t] = 0;
+    if (x->data) { /* given: ks_run_execute compares; remember what was expected */
+        r->expect_ndim[t] = ndim;
+        memcpy(r->expect[t], shape, (size_t)ndim * sizeof *shape);
+        return;
+    }
+    x->dtype = r->op->tensors[t].output ? (ks_dtype)r->op->tensors[t].dtype : KS_F32;
+    x->ndim = ndim;
+    memset(x->shape, 0, sizeof x->shape);
+    memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
+    r->expect_ndim[t] = ndim;
+    memcpy(r->expect[t], shape, (size_t)ndim * sizeof *shape);
+}
+
+void ks_run_shape4(ks_run *r, int t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    const int64_t s[4] = {a, b, c, d};
+    ks_run_shape(r, t, ndim, s);
+}
+
+void ks_run_absent(ks_run *r, int t)
+{
+    r->absent[t] = 1;
+    r->expect_ndim[t] = 0;
+}
+
+void ks_run_fact(ks_run *r, const char *key, const char *fmt, ...)
+{
+    int i = 0;
+    while (i < r->nfacts && strcmp(r->fact_key[i], key)) ++i;
+    if (i == KS_RUN_FACTS) return; /* a descriptor bug; the JSON just lacks it */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->fact_json[i], sizeof r->fact_json[i], fmt, ap);
+    va_end(ap);
+    snprintf(r->fact_key[i], sizeof r->fact_key[i], "%s", key);
+    if (i == r->nfacts) r->nfacts++;
+}
+
+/* splitmix64: a tiny, well-mixed generator, so patterns are the same everywhere */
 static uint64_t next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
+}
+
+float ks_rand_unit(uint64_t *state)
+{
+    return (float)((next(state) >> 40) * (1.0 / 16777216.0));
 }
 
 int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed)
@@ -128,7 +217,7 @@ int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed)
         else if (pattern == KS_PAT_RANDOM)
             d[i] = ks_rand_unit(&s) * 2.0f - 1.0f;
         else
-            d[i] = (float)(i + 1); /* 1, 2, 3, ...: every value names its position */
+            d[i] = (float)(i + 1); /* 1, 2, 3, ...: value v sits at memory position v - 1 */
     }
     return KS_OK;
 }

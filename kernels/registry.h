@@ -1,6 +1,19 @@
-/* registry.h - the operator table: name -> parameters, tensors, runner. One flat table;
- * the CLI, lessons and tests look operators up here (the one dispatcher between main and
- * a kernel). */
+/* registry.h - operators as descriptors, and the run the registry owns.
+ *
+ * An operator is its kernel body plus one descriptor (ks_op, designated initialisers
+ * only): its parameter rows, its tensor rows (indexed by the kernel's own tensor ids, so
+ * trace events name them directly), a prepare step and a launch. The registry does the
+ * rest, the same way for every operator and for the CLI, lessons and tests alike:
+ *
+ *   ks_run_init(r, op)        defaults from the parameter rows
+ *   ks_run_set(r, name, text) one parameter, as `--name text` on the command line
+ *   (r->tensor[i] = a given input, r->device, r->launch, r->sink, ...)
+ *   ks_run_execute(r)         prepare (validates once, sets every shape) -> given inputs
+ *                             checked against those shapes, the others filled -> outputs
+ *                             allocated -> launch on the simulator or on device copies
+ *                             (the GPU trace buffer sized by a rerun) -> parameter JSON
+ *
+ * The operator table (ops.def, one line per operator) lists the descriptors; `kscope list` prints them. */
 #ifndef KS_REGISTRY_H
 #define KS_REGISTRY_H
 
@@ -14,6 +27,11 @@ extern "C" {
 
 #define KS_MAX_PARAMS 24
 #define KS_OP_TENSORS 16
+#define KS_RUN_FACTS 8
+/* The number of rows of a table: descriptors count with this, never with a literal. */
+#define KS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* A descriptor's two tables with their counts: `.name = "x", KS_OP_ROWS(params, tensors), ...` */
+#define KS_OP_ROWS(p, t) .params = (p), .nparams = KS_COUNT(p), .tensors = (t), .ntensors = KS_COUNT(t)
 
 /* How a parameter is given. INT: --name N or --name H,W (value[]). FLOAT: the same with
  * decimals (fvalue[], defaults fdef[]). SWITCH: --name sets 1, --no-name sets 0 (value[0]).
@@ -21,59 +39,101 @@ extern "C" {
 enum ks_param_kind { KS_PARAM_INT = 0, KS_PARAM_FLOAT, KS_PARAM_SWITCH, KS_PARAM_CHOICE };
 
 typedef struct ks_param_spec {
-    const char *name; /* as the flag: "kernel-size" for --kernel-size */
-    int axes;         /* 2: "H,W" per axis (one number means both); 1: a single value */
-    int64_t def[2];
-    int64_t min;
-    const char *help;
+    const char *name;    /* as the flag: "kernel-size" for --kernel-size */
     int kind;            /* ks_param_kind (0: INT) */
-    const char *choices; /* CHOICE: the words, '|'-separated */
+    int axes;            /* 2: "H,W" per axis (one number means both); 0 or 1: one value */
+    int64_t def[2];      /* INT, SWITCH, CHOICE: default (a CHOICE's position) */
+    int64_t min;         /* INT: smallest value accepted */
     double fdef[2];      /* FLOAT: defaults */
+    const char *choices; /* CHOICE: the words, '|'-separated */
+    const char *help;
+    const char *key; /* its key in the trace's params JSON; NULL: the name with '_' */
 } ks_param_spec;
 
 typedef struct ks_tensor_spec {
     const char *name;
-    int output;        /* 0: input (from --in or a pattern), 1: output */
-    const char *shape; /* for humans: "(N, C, H, W)" */
+    int output;        /* 0: input (from --in or built in), 1: output */
+    const char *shape; /* for humans: "(N, C, H, W): with --backward" */
+    int dtype;         /* ks_dtype of an output (inputs are float32) */
+    int seed;          /* a built-in input's pattern uses the run's seed + this */
 } ks_tensor_spec;
 
 enum ks_device { KS_DEV_SIM = 0, KS_DEV_CUDA = 1 };
 enum ks_pattern { KS_PAT_ARANGE = 0, KS_PAT_ONES = 1, KS_PAT_RANDOM = 2 };
 
-/* One run: filled by the caller (values, given inputs, device, launch, sink), completed
- * by the runner (outputs, defaulted inputs, schema and launch facts). */
+/* The most events a trace keeps unless --trace-limit says otherwise: 4 GiB of events. */
+#define KS_TRACE_LIMIT_DEFAULT (1ULL << 26)
+
+typedef struct ks_op ks_op;
+
+/* One run: filled by the caller (parameters, given inputs, device, launch, sink),
+ * completed by ks_run_execute (shapes, outputs, built-in inputs, schema, launch facts).
+ * Large: keep it off the stack. */
 typedef struct ks_run {
-    int64_t value[KS_MAX_PARAMS][2]; /* in the order of the op's param specs */
+    const ks_op *op;
+    int64_t value[KS_MAX_PARAMS][2]; /* indexed by the op's parameter ids */
     double fvalue[KS_MAX_PARAMS][2]; /* FLOAT parameters */
     int set[KS_MAX_PARAMS];          /* given explicitly */
-    ks_tensor tensor[KS_OP_TENSORS]; /* in the order of the op's tensor specs */
-    int absent[KS_OP_TENSORS];       /* set by the runner: not used in this mode (shape (0)) */
+    ks_tensor tensor[KS_OP_TENSORS]; /* indexed by the op's tensor ids */
+    int absent[KS_OP_TENSORS];       /* not used in this mode (shape (0), no data) */
+    int expect_ndim[KS_OP_TENSORS];  /* the shapes prepare set (a given input must match) */
+    int64_t expect[KS_OP_TENSORS][KS_MAX_DIMS];
     int device;
     int pattern;
     uint64_t seed;
     ks_launch launch;
     ks_sink *sink; /* host sink; NULL runs the plain variant */
-    /* filled by the runner */
+    unsigned long long trace_limit; /* most events kept (0: KS_TRACE_LIMIT_DEFAULT) */
+    /* set by prepare */
+    int64_t work_items;        /* of the kernel the trace records */
+    int default_threads;       /* that kernel's reference launch (from the op unless */
+    int64_t default_block_cap; /* prepare says otherwise) */
     int nsites;
     ks_site sites[KS_MAX_SITES];
+    int nfacts; /* values for the params JSON beyond the rows (or replacing a row's) */
+    char fact_key[KS_RUN_FACTS][KS_NAME_LEN];
+    char fact_json[KS_RUN_FACTS][64];
+    /* the operator's own state between prepare and launch (its params struct) */
+    union {
+        unsigned char bytes[1024];
+        double align_d;
+        int64_t align_i;
+        void *align_p;
+    } ctx;
+    /* set by ks_run_execute */
     int threads;
-    int64_t blocks, block_cap, work_items;
+    int64_t blocks, block_cap;
+    int reruns; /* GPU: reruns that sized the trace buffer */
     char device_name[128];
     char params_json[1024];
 } ks_run;
 
-typedef struct ks_op {
+/* The operator's private state in r->ctx, checked for size at compile time. */
+#define KS_RUN_CTX(r, type) \
+    ((type *)(void *)((r)->ctx.bytes + 0 * sizeof(char[sizeof(type) <= sizeof((r)->ctx) ? 1 : -1])))
+
+struct ks_op {
     const char *name;
     const char *summary;
     const ks_param_spec *params;
     int nparams;
     const ks_tensor_spec *tensors;
     int ntensors;
-    int default_threads;
-    int64_t default_block_cap;
-    /* Runs the op; returns KS_OK or an error with ks_error_message() set. */
-    int (*run)(ks_run *r);
-} ks_op;
+    int default_threads;       /* the reference launch of the kernel a trace records */
+    int64_t default_block_cap; /* (0: no cap) */
+    /* Reads r->value and the given inputs (ks_run_take), validates the geometry (the only
+     * place it is validated), and sets: the shape of every tensor (ks_run_absent for those
+     * this mode does not use), r->work_items, r->sites, any facts, its state in r->ctx.
+     * KS_OK, or an error with ks_error_message() set. */
+    int (*prepare)(ks_run *r);
+    /* Optional: fills built-in input `t` (shape set, data allocated) when a plain pattern
+     * is not right for it (RoIs, offsets). NULL or KS_ENOENT: the run's pattern. */
+    int (*fill)(ks_run *r, int t);
+    /* Runs the kernels: ptr[i] is tensor i (host memory on the simulator, device memory
+     * on CUDA; NULL when absent), sink a host or device sink (NULL: plain variant).
+     * r->device says which. Outputs arrive zeroed. */
+    int (*launch)(const ks_run *r, void *const *ptr, ks_sink *sink);
+};
 
 const ks_op *ks_op_find(const char *name);
 int ks_op_count(void);
@@ -81,19 +141,47 @@ const ks_op *ks_op_at(int i);
 /* Index of a param / tensor spec by name, or -1. */
 int ks_op_param(const ks_op *op, const char *name);
 int ks_op_tensor(const ks_op *op, const char *name);
-/* Fills r->value with the op's defaults and zeroes the rest. */
-void ks_run_init(ks_run *r, const ks_op *op);
-void ks_run_free(ks_run *r);
-/* A parameter given explicitly together with an --in tensor must agree with the size the
- * tensor implies: KS_OK, or KS_EINVAL naming the flag, the tensor and both values. */
-int ks_run_agree(const ks_run *r, int param, int axis, const char *flag, int64_t got, const char *tensor);
 /* The position of `word` in a CHOICE spec's choices, or -1. */
 int ks_param_choice(const ks_param_spec *s, const char *word);
-/* Marks tensor i as not used by this run (shape (0), no data). */
-void ks_run_absent(ks_run *r, int i);
+
+/* Fills r with the op's defaults and zeroes the rest. */
+void ks_run_init(ks_run *r, const ks_op *op);
+void ks_run_free(ks_run *r);
+/* Sets parameter `name` from its text form, as the CLI and lesson files give it:
+ * "3" or "3,2" (INT), "0.5" or "0.5,1" (FLOAT), "on"/"off" (SWITCH), a word (CHOICE).
+ * KS_OK; KS_ENOENT for an unknown name; KS_EINVAL with one line naming the flag. */
+int ks_run_set(ks_run *r, const char *name, const char *text);
+/* Parameter `p` of the op as given or defaulted. */
+int64_t ks_run_int(const ks_run *r, int p, int axis);
+double ks_run_float(const ks_run *r, int p, int axis);
+
+/* For prepare. If input `t` was given: it must have `ndim` dimensions, and each
+ * (dims[k], params[k], axes[k]) binds dimension dims[k] to parameter params[k] (axis
+ * axes[k]): a flag given too must agree; the parameter takes the tensor's size. KS_OK if
+ * `t` was not given. */
+typedef struct ks_dim_bind {
+    int dim, param, axis;
+} ks_dim_bind;
+int ks_run_take(ks_run *r, int t, int ndim, const ks_dim_bind *binds, int n);
+/* One size implied by given tensor t (not a dimension itself: C = columns.shape[1] / (kh*kw)):
+ * parameter p's axis takes it; a flag given too must agree. */
+int ks_run_bind(ks_run *r, int t, int p, int axis, int64_t size);
+/* Sets tensor t's dtype (float32), ndim and shape; tensors given as input are checked
+ * against it by ks_run_execute. */
+void ks_run_shape(ks_run *r, int t, int ndim, const int64_t *shape);
+void ks_run_shape4(ks_run *r, int t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d);
+/* Marks tensor t as not used by this run (shape (0), no data). */
+void ks_run_absent(ks_run *r, int t);
+/* A params-JSON value (JSON text) for `key`, added after the rows or replacing a row's. */
+void ks_run_fact(ks_run *r, const char *key, const char *json_fmt, ...);
+
+/* Runs r (see the top of this file). KS_OK, or an error with ks_error_message() set; on
+ * error the run's tensors stay owned by r (ks_run_free). */
+int ks_run_execute(ks_run *r);
+
 /* The next number in [0, 1) (24 random bits) of a splitmix64 stream. */
 float ks_rand_unit(uint64_t *state);
-/* Fills an input tensor (shape already set) with the built-in pattern. */
+/* Fills an input tensor (shape set; allocates it) with the built-in pattern. */
 int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed);
 
 #ifdef __cplusplus

@@ -74,7 +74,8 @@ static inline void df_run(df_case *c, const ks_launch *l)
     ks_deform_tensors t = df_tensors(c);
     ck_assert_msg(ks_deform_forward_sim(&c->p, &t, l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
     ck_assert_msg(ks_deform_backward_sim(&c->p, &t, l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
-    ks_deform_ref_grads g = {c->r_gi, c->r_go, c->r_gm, c->r_gw, c->r_gb};
+    ks_deform_ref_grads g = {.grad_input = c->r_gi, .grad_offset = c->r_go, .grad_mask = c->r_gm,
+                             .grad_weight = c->r_gw, .grad_bias = c->r_gb};
     ks_deform_ref_forward(&c->p, &t, c->r_out);
     ks_deform_ref_backward(&c->p, &t, &g);
 }
@@ -108,7 +109,7 @@ static inline void df_free(df_case *c)
 }
 
 /* A random geometry with conv groups, offset groups, odd sizes, stride, dilation and
- * padding; batch 1..6 with a step that divides it (mmcv) or not (torchvision). */
+ * padding; batch 1..6 with an im2col_step that divides it (mmcv) or not (torchvision). */
 static inline ks_deform_params df_geometry(uint64_t *s)
 {
     ks_deform_params p;

@@ -122,7 +122,9 @@ START_TEST(run_on_npy_input_matches_reference_and_round_trips_through_col2im)
     ck_assert_int_eq(ks_npy_read(p, &in), KS_OK);
     snprintf(p, sizeof p, "%s/o/columns.npy", dir);
     ck_assert_int_eq(ks_npy_read(p, &cols), KS_OK);
-    ks_im2col_params prm = {1, 2, 6, 7, 3, 2, 1, 0, 2, 1, 1, 2};
+    ks_im2col_params prm = {.batch = 1, .channels = 2, .height = 6, .width = 7, .kernel_h = 3, .kernel_w = 2,
+                            .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1, .dilation_h = 1,
+                            .dilation_w = 2};
     ks_im2col_geom g;
     ck_assert_int_eq(ks_im2col_geometry(&prm, &g), KS_OK);
     ck_assert_int_eq(cols.shape[1], 12);
@@ -152,7 +154,7 @@ START_TEST(check_exits_1_on_a_violating_trace)
     const ks_op *op = ks_op_find("col2im");
     ks_run_init(&r, op);
     r.sink = ks_host_sink_create(0, ks_filter_all());
-    ck_assert_int_eq(op->run(&r), KS_OK);
+    ck_assert_int_eq(ks_run_execute(&r), KS_OK);
     r.sink->events[0].u.field[2] += 1; /* h_im of the first work item */
     ks_trace_from_run(op, &r, &tr);
     char p[128];
@@ -169,66 +171,77 @@ static const struct {
     const char *args;
     const char *fragment;
 } bad[] = {
-    {"run im2col --stride 0", "--stride must be >= 1 (got 0)"},
-    {"run im2col --kernel-size -1", "--kernel-size must be >= 1"},
-    {"run im2col --dilation 0,1", "--dilation must be >= 1"},
-    {"run im2col --padding -2", "--padding must be >= 0"},
-    {"run im2col --input-size 1,1 --padding 0", "output size"},
-    {"run im2col --batch 0", "--batch must be >= 1"},
-    {"run im2col --in input=in3d.npy", "shape (N, C, H, W)"},
-    {"run im2col --in input=int.npy", "float32"},
-    {"run im2col --in input=corrupt.npy", "corrupt.npy: offset"},
-    {"run im2col --in input=missing.npy", "cannot open"},
-    {"run im2col --in nosuch=in.npy", "no input tensor 'nosuch'"},
-    {"run im2col --in input=in.npy --channels 3", "disagrees"},
-    {"run im2col --frobnicate", "unknown flag '--frobnicate'"},
-    {"run im2col --stride abc", "is not N or H,W"},
-    {"run im2col --stride 1,2,3", "is not N or H,W"},
-    {"run im2col --input-size 3000000000,3000000000", "must be <= 2147483647"},
-    {"run im2col --batch 2000000000 --channels 2000000000 --input-size 2000,2000", "too large"},
-    {"run im2col --device gpu", "--device must be sim or cuda"},
-    {"run im2col --filter bogus=1", "--filter"},
-    {"run im2col --filter every=2 --save o2", "--filter needs --trace"},
-    {"run im2col --threads 0", "--threads must be in 1..1024"},
-    {"run im2col --block-cap 0", "--block-cap"},
-    {"run im2col --stride --padding 1", "'--padding' is not N or H,W"},
-    {"export garbage.kst --npy", "--npy needs a directory"},
-    {"run col2im --in columns=in3d.npy --kernel-size 2,1", "must be Ho*Wo"},
-    {"run col2im --in columns=in.npy", "shape (N, C*kh*kw, Ho*Wo)"},
-    {"run nosuchop", "unknown operator 'nosuchop'"},
-    {"nosuchcmd", "unknown command"},
-    {"step garbage.kst --thread 0", "garbage.kst: offset"},
-    {"step missing.kst --thread 0", "cannot open"},
-    {"step garbage.kst", "exactly one of --thread"},
-    {"info garbage.kst", "garbage.kst: offset"},
-    {"check missing.kst", "cannot open"},
-    {"export garbage.kst --npy x", "garbage.kst: offset"},
-    {"export garbage.kst", "needs --npy"},
-    {"list nosuchop", "unknown operator"},
-    {"run deform_conv --groups 3", "groups 3 must divide channels 2"},
-    {"run deform_conv --offset-groups 3", "offset_groups 3 must divide channels 2"},
-    {"run deform_conv --batch 10 --im2col-step 3", "batch size must be divisible by im2col_step"},
-    {"run deform_conv --input-size 2,2 --padding 2", "input image is smaller than kernel"},
-    {"run deform_conv --semantics pytorch", "--semantics must be one of auto|mmcv|torchvision"},
-    {"run deform_conv --offset-amount x", "'x' is not a number"},
-    {"run deform_conv --trace-kernel coord", "add --backward"},
-    {"run deform_conv --in grad_output=in.npy", "--backward is not"},
-    {"run deform_conv --in offset=in.npy", "offset must have shape (1, 18, 7, 7)"},
-    {"run deform_conv --in input=in.npy --in mask=in.npy", "mask must have shape (1, 9, 6, 7)"},
-    {"run deform_conv --in input=in.npy --in mask=in.npy --no-mask", "--no-mask disagrees"},
-    {"run deform_im2col --image missing.pgm", "cannot open"},
-    {"run deform_im2col --image-size 4,4", "--image-size needs --image"},
-    {"run deform_im2col --image pic.pgm --in input=in.npy", "--image and --in input"},
-    {"run deform_im2col --image pic.pgm --image-size 0,3", "--image-size must be H,W >= 1"},
-    {"run roi_align --spatial-scale 0", "spatial_scale must be a finite number > 0"},
-    {"run roi_align --pool-mode min", "--pool-mode must be one of avg|max"},
-    {"run roi_align --in rois=in.npy", "rois must have shape (K, 5)"},
-    {"run roi_align --output-size 0", "--output-size must be >= 1"},
-    {"run roi_align --in grad_output=in.npy", "--backward is not"},
-    {"run patchify --in coords=coords2.npy", "coords has batch 2 but the input has 1"},
-    {"run patchify --in coords=in3d.npy", "coords must have shape (B, M, 2)"},
-    {"run patchify --radius -1", "--radius must be >= 0"},
-    {"run patchify --trace-kernel all", "--trace-kernel must be one of patches|bilinear"},
+    {.args = "run im2col --stride 0", .fragment = "--stride must be >= 1 (got 0)"},
+    {.args = "run im2col --kernel-size -1", .fragment = "--kernel-size must be >= 1"},
+    {.args = "run im2col --dilation 0,1", .fragment = "--dilation must be >= 1"},
+    {.args = "run im2col --padding -2", .fragment = "--padding must be >= 0"},
+    {.args = "run im2col --input-size 1,1 --padding 0", .fragment = "output size"},
+    {.args = "run im2col --batch 0", .fragment = "--batch must be >= 1"},
+    {.args = "run im2col --in input=in3d.npy", .fragment = "shape (N, C, H, W)"},
+    {.args = "run im2col --in input=int.npy", .fragment = "float32"},
+    {.args = "run im2col --in input=corrupt.npy", .fragment = "corrupt.npy: offset"},
+    {.args = "run im2col --in input=missing.npy", .fragment = "cannot open"},
+    {.args = "run im2col --in nosuch=in.npy", .fragment = "no input tensor 'nosuch'"},
+    {.args = "run im2col --in input=in.npy --channels 3", .fragment = "disagrees"},
+    {.args = "run im2col --frobnicate", .fragment = "unknown flag '--frobnicate'"},
+    {.args = "run im2col --stride abc", .fragment = "is not N or H,W"},
+    {.args = "run im2col --stride 1,2,3", .fragment = "is not N or H,W"},
+    {.args = "run im2col --input-size 3000000000,3000000000", .fragment = "must be <= 2147483647"},
+    {.args = "run im2col --batch 2000000000 --channels 2000000000 --input-size 2000,2000",
+     .fragment = "too large"},
+    {.args = "run im2col --device gpu", .fragment = "--device must be sim or cuda"},
+    {.args = "run im2col --filter bogus=1", .fragment = "--filter"},
+    {.args = "run im2col --filter every=2 --save o2", .fragment = "--filter needs --trace"},
+    {.args = "run im2col --threads 0", .fragment = "--threads must be in 1..1024"},
+    {.args = "run im2col --block-cap 0", .fragment = "--block-cap"},
+    {.args = "run im2col --stride --padding 1", .fragment = "'--padding' is not N or H,W"},
+    {.args = "export garbage.kst --npy", .fragment = "--npy needs a directory"},
+    {.args = "run col2im --in columns=in3d.npy --kernel-size 2,1",
+     .fragment = "columns must have shape (1, 2, 42); got (1, 2, 6)"},
+    {.args = "run col2im --in columns=in.npy", .fragment = "shape (N, C*kh*kw, Ho*Wo)"},
+    {.args = "run nosuchop", .fragment = "unknown operator 'nosuchop'"},
+    {.args = "nosuchcmd", .fragment = "unknown command"},
+    {.args = "step garbage.kst --thread 0", .fragment = "garbage.kst: offset"},
+    {.args = "step missing.kst --thread 0", .fragment = "cannot open"},
+    {.args = "step garbage.kst", .fragment = "exactly one of --thread"},
+    {.args = "info garbage.kst", .fragment = "garbage.kst: offset"},
+    {.args = "check missing.kst", .fragment = "cannot open"},
+    {.args = "export garbage.kst --npy x", .fragment = "garbage.kst: offset"},
+    {.args = "export garbage.kst", .fragment = "needs --npy"},
+    {.args = "list nosuchop", .fragment = "unknown operator"},
+    {.args = "run deform_conv --groups 3", .fragment = "groups 3 must divide channels 2"},
+    {.args = "run deform_conv --offset-groups 3", .fragment = "offset_groups 3 must divide channels 2"},
+    {.args = "run deform_conv --batch 10 --im2col-step 3",
+     .fragment = "batch size must be divisible by im2col_step"},
+    {.args = "run deform_conv --input-size 2,2 --padding 2",
+     .fragment = "input image is smaller than kernel"},
+    {.args = "run deform_conv --semantics pytorch",
+     .fragment = "--semantics must be one of auto|mmcv|torchvision"},
+    {.args = "run deform_conv --offset-amount x", .fragment = "'x' is not a number"},
+    {.args = "run deform_conv --trace-kernel coord", .fragment = "add --backward"},
+    {.args = "run deform_conv --in grad_output=in.npy",
+     .fragment = "grad_output is given but this run does not use it ((N, O, Ho, Wo): with --backward)"},
+    {.args = "run deform_conv --in offset=in.npy", .fragment = "offset must have shape (1, 18, 7, 7)"},
+    {.args = "run deform_conv --in input=in.npy --in mask=in.npy",
+     .fragment = "mask must have shape (1, 9, 6, 7)"},
+    {.args = "run deform_conv --in input=in.npy --in mask=in.npy --no-mask",
+     .fragment = "--no-mask disagrees"},
+    {.args = "run deform_im2col --image missing.pgm", .fragment = "cannot open"},
+    {.args = "run deform_im2col --image-size 4,4", .fragment = "--image-size needs --image"},
+    {.args = "run deform_im2col --image pic.pgm --in input=in.npy", .fragment = "--image and --in input"},
+    {.args = "run deform_im2col --image pic.pgm --image-size 0,3",
+     .fragment = "--image-size must be H,W >= 1"},
+    {.args = "run roi_align --spatial-scale 0", .fragment = "spatial_scale must be a finite number > 0"},
+    {.args = "run roi_align --pool-mode min", .fragment = "--pool-mode must be one of avg|max"},
+    {.args = "run roi_align --in rois=in.npy", .fragment = "rois must have shape (K, 5)"},
+    {.args = "run roi_align --output-size 0", .fragment = "--output-size must be >= 1"},
+    {.args = "run roi_align --in grad_output=in.npy",
+     .fragment = "grad_output is given but this run does not use it ((K, C, PH, PW): with --backward)"},
+    {.args = "run patchify --in coords=coords2.npy", .fragment = "coords has batch 2 but the input has 1"},
+    {.args = "run patchify --in coords=in3d.npy",
+     .fragment = "coords must have shape (1, 2, 2); got (1, 2, 6)"},
+    {.args = "run patchify --radius -1", .fragment = "--radius must be >= 0"},
+    {.args = "run patchify --trace-kernel all", .fragment = "--trace-kernel must be one of patches|bilinear"},
 };
 
 START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
@@ -282,10 +295,18 @@ START_TEST(deform_conv_backward_saves_every_gradient)
     ck_assert_int_eq(kscope("export d1.kst --npy d1x"), 0);
     ks_tensor in = load_out("d1x/input.npy"), off = load_out("d1x/offset.npy"), m = load_out("d1x/mask.npy");
     ks_tensor w = load_out("d1x/weight.npy"), b = load_out("d1x/bias.npy"), go = load_out("d1x/grad_output.npy");
-    ks_deform_params p = {1, 2, 6, 7, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 1, KS_DEFORM_TORCHVISION};
-    ks_deform_tensors h = {in.data, off.data, m.data, w.data, b.data, NULL, go.data, NULL, NULL, NULL, NULL, NULL, NULL};
+    ks_deform_params p = {.batch = 1, .channels = 2, .height = 6, .width = 7, .out_channels = 3,
+                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
+                          .im2col_step = 32, .use_mask = 1, .use_bias = 1,
+                          .semantics = KS_DEFORM_TORCHVISION};
+    ks_deform_tensors h = {.input = in.data, .offset = off.data, .mask = m.data, .weight = w.data,
+                           .bias = b.data, .output = NULL, .grad_output = go.data, .grad_input = NULL,
+                           .grad_offset = NULL, .grad_mask = NULL, .grad_weight = NULL, .grad_bias = NULL,
+                           .columns0 = NULL};
     double out[126], gi[84], gof[756], gm[378], gw[54], gb[3];
-    ks_deform_ref_grads g = {gi, gof, gm, gw, gb};
+    ks_deform_ref_grads g = {.grad_input = gi, .grad_offset = gof, .grad_mask = gm, .grad_weight = gw,
+                             .grad_bias = gb};
     ks_deform_ref_forward(&p, &h, out);
     ks_deform_ref_backward(&p, &h, &g);
     tu_expect_close(t[0].data, out, 126, 1e-4, "output");

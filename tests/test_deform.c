@@ -25,12 +25,16 @@ END_TEST
  * stride (2, 1), padding (1, 0), dilation (2, 1), input 5x4, batch 33, mask, bias */
 START_TEST(layer_matches_reference_on_torchvision_test_geometry)
 {
-    ks_deform_params p = {33, 6, 5, 4, 2, 3, 2, 1, 0, 2, 1, 2, 1, 2, 3, 32, 1, 1, KS_DEFORM_TORCHVISION};
+    ks_deform_params p = {.batch = 33, .channels = 6, .height = 5, .width = 4, .out_channels = 2,
+                          .kernel_h = 3, .kernel_w = 2, .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1,
+                          .dilation_h = 2, .dilation_w = 1, .groups = 2, .offset_groups = 3,
+                          .im2col_step = 32, .use_mask = 1, .use_bias = 1,
+                          .semantics = KS_DEFORM_TORCHVISION};
     df_case c;
     df_init(&c, &p, 7, 2.0f);
     ck_assert_int_eq(c.g.height_out, 2);
     ck_assert_int_eq(c.g.width_out, 3);
-    ck_assert_int_eq(c.g.step, 11); /* the largest divisor of 33 below 32 */
+    ck_assert_int_eq(c.g.im2col_step, 11); /* the largest divisor of 33 below 32 */
     ks_launch l = tu_launch(0, 0);
     df_run(&c, &l);
     df_expect(&c, 2e-4, "torchvision geometry");
@@ -73,12 +77,15 @@ START_TEST(reference_gradients_match_finite_differences)
         for (int64_t i = 0; i < c.g.offset_numel; ++i)
             c.offset[i] = (float)tu_int(&r, -2, 1) + 0.2f + 0.6f * (float)(tu_next(&r) % 1000) / 1000.0f;
         ks_deform_tensors t = df_tensors(&c);
-        ks_deform_ref_grads g = {c.r_gi, c.r_go, c.r_gm, c.r_gw, c.r_gb};
+        ks_deform_ref_grads g = {.grad_input = c.r_gi, .grad_offset = c.r_go, .grad_mask = c.r_gm,
+                                 .grad_weight = c.r_gw, .grad_bias = c.r_gb};
         ks_deform_ref_backward(&c.p, &t, &g);
         struct { float *x; double *g; int64_t n; const char *name; } v[] = {
-            {c.input, c.r_gi, c.g.input_numel, "input"},   {c.offset, c.r_go, c.g.offset_numel, "offset"},
-            {c.weight, c.r_gw, c.g.weight_numel, "weight"}, {c.mask, c.r_gm, p.use_mask ? c.g.mask_numel : 0, "mask"},
-            {c.bias, c.r_gb, p.use_bias ? p.out_channels : 0, "bias"}};
+            {.x = c.input, .g = c.r_gi, .n = c.g.input_numel, .name = "input"},
+            {.x = c.offset, .g = c.r_go, .n = c.g.offset_numel, .name = "offset"},
+            {.x = c.weight, .g = c.r_gw, .n = c.g.weight_numel, .name = "weight"},
+            {.x = c.mask, .g = c.r_gm, .n = p.use_mask ? c.g.mask_numel : 0, .name = "mask"},
+            {.x = c.bias, .g = c.r_gb, .n = p.use_bias ? p.out_channels : 0, .name = "bias"}};
         for (size_t q = 0; q < sizeof v / sizeof v[0]; ++q)
             for (int trial = 0; trial < 8 && v[q].n > 0; ++trial) {
                 const int64_t i = tu_int(&r, 0, v[q].n - 1);
@@ -98,7 +105,7 @@ static void im2col(const ks_deform_params *p, const float *in, const float *off,
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
-    ch.step = p->batch, ch.input = in, ch.offset = off, ch.mask = mask, ch.columns = cols;
+    ch.im2col_step = p->batch, ch.input = in, ch.offset = off, ch.mask = mask, ch.columns = cols;
     ck_assert_msg(ks_deform_kernel_sim(p, KS_DEFORM_IM2COL, &ch, l, sink) == KS_OK, "%s", ks_error_message());
 }
 
@@ -106,7 +113,10 @@ static void im2col(const ks_deform_params *p, const float *in, const float *off,
  * channels one row down; +1 on the x channel one column right (reference test 7) */
 START_TEST(offset_channel_probe_moves_one_tap_of_one_group)
 {
-    ks_deform_params p = {1, 6, 5, 4, 1, 3, 2, 1, 0, 2, 1, 2, 1, 1, 3, 1, 0, 0, KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1, .channels = 6, .height = 5, .width = 4, .out_channels = 1,
+                          .kernel_h = 3, .kernel_w = 2, .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1,
+                          .dilation_h = 2, .dilation_w = 1, .groups = 1, .offset_groups = 3, .im2col_step = 1,
+                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
     ks_deform_geom g;
     ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
     uint64_t s = 5;
@@ -140,7 +150,10 @@ END_TEST
 /* [[1,2],[3,4]], 1x1 kernel: samples at (-0.5, 0), (-1, 1), (1.5, 0), (0.5, 0.5) */
 START_TEST(border_samples_blend_with_zero_not_clamp)
 {
-    ks_deform_params p = {1, 1, 2, 2, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1, .channels = 1, .height = 2, .width = 2, .out_channels = 1,
+                          .kernel_h = 1, .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1, .im2col_step = 1,
+                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
     const float in[4] = {1, 2, 3, 4};
     /* offset [1, 2, 2, 2]: dy plane then dx plane, positions (0,0) (0,1) (1,0) (1,1) */
     const float off[8] = {-0.5f, -1.0f, 0.5f, -0.5f, 0, 0, 0, -0.5f};
@@ -158,7 +171,11 @@ END_TEST
 START_TEST(coordinate_gradient_at_minus_one_follows_the_semantics)
 {
     for (int sem = 0; sem < 2; ++sem) {
-        ks_deform_params p = {1, 1, 2, 2, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, sem};
+        ks_deform_params p = {.batch = 1, .channels = 1, .height = 2, .width = 2, .out_channels = 1,
+                              .kernel_h = 1, .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1,
+                              .stride_w = 1, .dilation_h = 1, .dilation_w = 1, .groups = 1,
+                              .offset_groups = 1, .im2col_step = 1, .use_mask = 0, .use_bias = 0,
+                              .semantics = sem};
         df_case c;
         df_init(&c, &p, 1, 0.0f);
         const float in[4] = {1, 2, 3, 4};
@@ -183,7 +200,10 @@ END_TEST
 /* y in (-1, 0): the gradient lands on row 0 with weight 1 - |y| (floor, not trunc) */
 START_TEST(col2im_above_the_image_lands_on_row_zero)
 {
-    ks_deform_params p = {1, 1, 3, 3, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
+                          .kernel_h = 1, .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1, .im2col_step = 1,
+                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
     df_case c;
     df_init(&c, &p, 2, 0.0f);
     memset(c.offset, 0, 18 * sizeof(float));
@@ -201,7 +221,10 @@ END_TEST
 
 START_TEST(chunks_give_the_same_results)
 {
-    ks_deform_params p = {10, 4, 7, 6, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 10, .channels = 4, .height = 7, .width = 6, .out_channels = 3,
+                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 2, .im2col_step = 1,
+                          .use_mask = 1, .use_bias = 1, .semantics = KS_DEFORM_MMCV};
     df_case ref;
     df_init(&ref, &p, 11, 2.0f);
     ks_launch l = tu_launch(0, 0);
@@ -224,14 +247,18 @@ START_TEST(chunks_give_the_same_results)
     ck_assert_msg(strstr(ks_error_message(), "batch size must be divisible by im2col_step"), "%s", ks_error_message());
     p.semantics = KS_DEFORM_TORCHVISION;
     ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
-    ck_assert_int_eq(g.step, 2);
+    ck_assert_int_eq(g.im2col_step, 2);
 }
 END_TEST
 
 /* zero offsets and mask 1: a grouped convolution (conv groups 2, offset groups 3) */
 START_TEST(zero_offsets_are_a_grouped_convolution)
 {
-    ks_deform_params p = {2, 6, 6, 5, 4, 3, 3, 1, 1, 2, 1, 1, 1, 2, 3, 32, 1, 0, KS_DEFORM_TORCHVISION};
+    ks_deform_params p = {.batch = 2, .channels = 6, .height = 6, .width = 5, .out_channels = 4,
+                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 2, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 2, .offset_groups = 3,
+                          .im2col_step = 32, .use_mask = 1, .use_bias = 0,
+                          .semantics = KS_DEFORM_TORCHVISION};
     df_case c;
     df_init(&c, &p, 3, 0.0f);
     for (int64_t i = 0; i < c.g.mask_numel; ++i) c.mask[i] = 1.0f;
@@ -263,7 +290,7 @@ static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
-    ch.step = c->g.step, ch.input = c->input, ch.offset = c->offset;
+    ch.im2col_step = c->g.im2col_step, ch.input = c->input, ch.offset = c->offset;
     ch.mask = c->p.use_mask ? c->mask : NULL;
     ch.columns_in = cols_in, ch.columns = cols, ch.grad_input = gi, ch.grad_offset = go, ch.grad_mask = gm;
     ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());
@@ -313,11 +340,16 @@ END_TEST
 
 START_TEST(bad_parameters_are_rejected_with_a_reason)
 {
-    ks_deform_params ok = {2, 4, 5, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 0, KS_DEFORM_MMCV};
+    ks_deform_params ok = {.batch = 2, .channels = 4, .height = 5, .width = 5, .out_channels = 2,
+                           .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                           .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
+                           .im2col_step = 32, .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
     ks_deform_geom g;
     ck_assert_int_eq(ks_deform_geometry(&ok, &g), KS_OK);
     struct { ks_deform_params p; const char *msg; } bad[] = {
-        {ok, "groups"}, {ok, "offset_groups"}, {ok, "smaller than kernel"}, {ok, "stride_h"}, {ok, "output size"},
+        {.p = ok, .msg = "groups"}, {.p = ok, .msg = "offset_groups"},
+        {.p = ok, .msg = "smaller than kernel"}, {.p = ok, .msg = "stride_h"},
+        {.p = ok, .msg = "output size"},
     };
     bad[0].p.groups = 3;
     bad[1].p.offset_groups = 3;

@@ -27,7 +27,10 @@ START_TEST(mmcv_deform_conv_v1_forward_and_gradients)
     const double ob[8] = {0.7, 0.1, 0.8, 0.5, 0.6, 0.5, 0.4, 0.7};
     const float dw[4] = {0.4f, 0.2f, 0.1f, 0.9f};
     /* batch 10 (mmcv's test ignores its argument), im2col_step 2, kernel 2, no padding */
-    ks_deform_params p = {10, 1, 3, 3, 1, 2, 2, 0, 0, 1, 1, 1, 1, 1, 1, 2, 0, 0, KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 10, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
+                          .kernel_h = 2, .kernel_w = 2, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1, .im2col_step = 2,
+                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
     df_case c;
     df_init(&c, &p, 1, 0.0f);
     for (int n = 0; n < 10; ++n)
@@ -91,7 +94,10 @@ START_TEST(mmcv_modulated_deform_conv_v2_forward_and_gradients)
     /* zero offsets, mask sigmoid(0) = 0.5, weight 1, padding 1, kernel 2: every sample on
      * an integer position, some exactly at -1 and at H (the one-sided gradient rules) */
     const double in[9] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
-    ks_deform_params p = {1, 1, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 0, KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
+                          .kernel_h = 2, .kernel_w = 2, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
+                          .im2col_step = 32, .use_mask = 1, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
     df_case c;
     df_init(&c, &p, 1, 0.0f);
     for (int i = 0; i < 9; ++i) c.input[i] = (float)in[i];
@@ -138,7 +144,11 @@ START_TEST(torchvision_rule_changes_the_v2_offset_gradient_on_row_minus_one)
 {
     const float in[9] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
     for (int sem = 0; sem < 2; ++sem) {
-        ks_deform_params p = {1, 1, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 0, sem};
+        ks_deform_params p = {.batch = 1, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
+                              .kernel_h = 2, .kernel_w = 2, .pad_h = 1, .pad_w = 1, .stride_h = 1,
+                              .stride_w = 1, .dilation_h = 1, .dilation_w = 1, .groups = 1,
+                              .offset_groups = 1, .im2col_step = 32, .use_mask = 1, .use_bias = 0,
+                              .semantics = sem};
         df_case c;
         df_init(&c, &p, 1, 0.0f);
         memcpy(c.input, in, sizeof in);

@@ -52,12 +52,12 @@ START_TEST(simulator_matches_torch_unfold_and_fold)
     int count = 0;
     cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
         int id = (int)item(g, "id", 0);
-        ks_im2col_params p = {item(g, "batch", 0), item(g, "channels", 0),
-                              item(g, "input_size", 0), item(g, "input_size", 1),
-                              item(g, "kernel_size", 0), item(g, "kernel_size", 1),
-                              item(g, "padding", 0), item(g, "padding", 1),
-                              item(g, "stride", 0), item(g, "stride", 1),
-                              item(g, "dilation", 0), item(g, "dilation", 1)};
+        ks_im2col_params p = {.batch = item(g, "batch", 0), .channels = item(g, "channels", 0),
+                              .height = item(g, "input_size", 0), .width = item(g, "input_size", 1),
+                              .kernel_h = item(g, "kernel_size", 0), .kernel_w = item(g, "kernel_size", 1),
+                              .pad_h = item(g, "padding", 0), .pad_w = item(g, "padding", 1),
+                              .stride_h = item(g, "stride", 0), .stride_w = item(g, "stride", 1),
+                              .dilation_h = item(g, "dilation", 0), .dilation_w = item(g, "dilation", 1)};
         ks_im2col_geom geo;
         ck_assert_int_eq(ks_im2col_geometry(&p, &geo), KS_OK);
         ks_tensor in = load(id, "input"), unfold = load(id, "unfold");
@@ -101,12 +101,17 @@ START_TEST(simulator_matches_torchvision_deform_conv2d)
     cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
         const int id = (int)item(g, "id", 0);
         const int mask = cJSON_IsTrue(cJSON_GetObjectItem(g, "mask"));
-        ks_deform_params p = {item(g, "batch", 0), item(g, "channels", 0), item(g, "input_size", 0),
-                              item(g, "input_size", 1), item(g, "out_channels", 0),
-                              item(g, "kernel_size", 0), item(g, "kernel_size", 1), item(g, "padding", 0),
-                              item(g, "padding", 1), item(g, "stride", 0), item(g, "stride", 1),
-                              item(g, "dilation", 0), item(g, "dilation", 1), item(g, "groups", 0),
-                              item(g, "offset_groups", 0), 32, mask, 1, KS_DEFORM_TORCHVISION};
+        ks_deform_params p = {.batch = item(g, "batch", 0), .channels = item(g, "channels", 0),
+                              .height = item(g, "input_size", 0),
+                              .width = item(g, "input_size", 1), .out_channels = item(g, "out_channels", 0),
+                              .kernel_h = item(g, "kernel_size", 0), .kernel_w = item(g, "kernel_size", 1),
+                              .pad_h = item(g, "padding", 0),
+                              .pad_w = item(g, "padding", 1), .stride_h = item(g, "stride", 0),
+                              .stride_w = item(g, "stride", 1),
+                              .dilation_h = item(g, "dilation", 0), .dilation_w = item(g, "dilation", 1),
+                              .groups = item(g, "groups", 0),
+                              .offset_groups = item(g, "offset_groups", 0), .im2col_step = 32,
+                              .use_mask = mask, .use_bias = 1, .semantics = KS_DEFORM_TORCHVISION};
         ks_deform_geom geo;
         ck_assert_int_eq(ks_deform_geometry(&p, &geo), KS_OK);
         static const char *const in_names[] = {"input", "offset", "weight", "bias", "grad_output", "mask"};
@@ -120,8 +125,11 @@ START_TEST(simulator_matches_torchvision_deform_conv2d)
             want[i] = load_prefixed('d', id, out_names[i]);
             got[i] = calloc((size_t)sizes[i], 4);
         }
-        ks_deform_tensors t = {in[0].data, in[1].data, mask ? in[5].data : NULL, in[2].data, in[3].data,
-                               got[0], in[4].data, got[1], got[2], mask ? got[5] : NULL, got[3], got[4], NULL};
+        ks_deform_tensors t = {.input = in[0].data, .offset = in[1].data, .mask = mask ? in[5].data : NULL,
+                               .weight = in[2].data, .bias = in[3].data,
+                               .output = got[0], .grad_output = in[4].data, .grad_input = got[1],
+                               .grad_offset = got[2], .grad_mask = mask ? got[5] : NULL,
+                               .grad_weight = got[3], .grad_bias = got[4], .columns0 = NULL};
         ks_launch l = tu_launch(0, 0);
         ck_assert_msg(ks_deform_forward_sim(&p, &t, &l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
         ck_assert_msg(ks_deform_backward_sim(&p, &t, &l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
@@ -143,12 +151,15 @@ START_TEST(simulator_matches_torchvision_roi_align)
     int count = 0;
     cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
         const int id = (int)item(g, "id", 0);
-        ks_roi_align_params p = {item(g, "batch", 0), item(g, "channels", 0), item(g, "input_size", 0),
-                                 item(g, "input_size", 1), item(g, "num_rois", 0), item(g, "output_size", 0),
-                                 item(g, "output_size", 1),
-                                 (float)cJSON_GetObjectItem(g, "spatial_scale")->valuedouble,
-                                 item(g, "sampling_ratio", 0), cJSON_IsTrue(cJSON_GetObjectItem(g, "aligned")),
-                                 KS_ROI_AVG};
+        ks_roi_align_params p = {.batch = item(g, "batch", 0), .channels = item(g, "channels", 0),
+                                 .height = item(g, "input_size", 0),
+                                 .width = item(g, "input_size", 1), .num_rois = item(g, "num_rois", 0),
+                                 .pooled_h = item(g, "output_size", 0),
+                                 .pooled_w = item(g, "output_size", 1),
+                                 .spatial_scale = (float)cJSON_GetObjectItem(g, "spatial_scale")->valuedouble,
+                                 .sampling_ratio = item(g, "sampling_ratio", 0),
+                                 .aligned = cJSON_IsTrue(cJSON_GetObjectItem(g, "aligned")),
+                                 .pool_mode = KS_ROI_AVG};
         ks_tensor in = load_prefixed('r', id, "input"), rois = load_prefixed('r', id, "rois");
         ks_tensor gout = load_prefixed('r', id, "grad_output"), out = load_prefixed('r', id, "output");
         ks_tensor gin = load_prefixed('r', id, "grad_input");

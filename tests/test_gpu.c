@@ -91,7 +91,9 @@ START_TEST(cuda_plain_matches_simulator_and_reference)
         expect_same_on_gpu(k % 2, &p, l, (uint64_t)k, 0);
     }
     /* a real layer under a 64-block cap: each thread loops hundreds of times */
-    ks_im2col_params big = {2, 64, 63, 65, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params big = {.batch = 2, .channels = 64, .height = 63, .width = 65, .kernel_h = 3,
+                            .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                            .dilation_h = 1, .dilation_w = 1};
     expect_same_on_gpu(0, &big, tu_launch(512, 64), 1, 0);
     expect_same_on_gpu(1, &big, tu_launch(512, 64), 2, 0);
 }
@@ -133,12 +135,12 @@ START_TEST(conv2d_cuda_equals_simulator_bitwise)
             r[d].launch = tu_launch(k % 2 ? 64 : 0, k % 3 ? -1 : 2);
             r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
             r[d].sink = ks_host_sink_create(0, ks_filter_all());
-            ck_assert_msg(op->run(&r[d]) == KS_OK, "%s", ks_error_message());
+            ck_assert_msg(ks_run_execute(&r[d]) == KS_OK, "%s", ks_error_message());
         }
         for (int t = 2; t < 4; ++t)
             ck_assert_mem_eq(r[0].tensor[t].data, r[1].tensor[t].data,
                              (size_t)ks_tensor_numel(&r[0].tensor[t]) * 4);
-        ks_conv2d_params cp = {p, O};
+        ks_conv2d_params cp = {.im = p, .out_channels = O};
         double *ref = malloc((size_t)ks_tensor_numel(&r[1].tensor[3]) * 8);
         ks_conv2d_ref(&cp, r[1].tensor[0].data, r[1].tensor[1].data, ref);
         tu_expect_close(r[1].tensor[3].data, ref, ks_tensor_numel(&r[1].tensor[3]),
@@ -158,7 +160,9 @@ END_TEST
 
 START_TEST(device_sink_overflow_counts_drops)
 {
-    ks_im2col_params p = {1, 8, 33, 31, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params p = {.batch = 1, .channels = 8, .height = 33, .width = 31, .kernel_h = 3, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 1};
     ks_im2col_geom g;
     uint64_t s = 3;
     ks_im2col_geometry(&p, &g);
@@ -176,7 +180,9 @@ END_TEST
 /* C*kh*kw*Ho*Wo > 2^31: the full launch equals per-channel launches (chunked result) */
 START_TEST(sizes_past_2_31_match_the_chunked_result)
 {
-    ks_im2col_params p = {1, 16, 4099, 4097, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params p = {.batch = 1, .channels = 16, .height = 4099, .width = 4097, .kernel_h = 3,
+                          .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1};
     ks_im2col_geom g, g1;
     ks_im2col_geometry(&p, &g);
     ck_assert_int_gt(g.columns_numel, 2147483648LL);

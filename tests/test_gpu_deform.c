@@ -40,7 +40,7 @@ static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     ks_deform_chunk ch;
     ks_sink ds;
     memset(&ch, 0, sizeof ch);
-    ch.step = c->g.step;
+    ch.im2col_step = c->g.im2col_step;
     ch.input = up(c->input, c->g.input_numel);
     ch.offset = up(c->offset, c->g.offset_numel);
     ch.mask = c->p.use_mask ? up(c->mask, c->g.mask_numel) : NULL;
@@ -71,7 +71,7 @@ static void sim_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
-    ch.step = c->g.step, ch.input = c->input, ch.offset = c->offset;
+    ch.im2col_step = c->g.im2col_step, ch.input = c->input, ch.offset = c->offset;
     ch.mask = c->p.use_mask ? c->mask : NULL, ch.columns_in = cols_in;
     ch.columns = out[0] = df_alloc(c->g.col_numel);
     ch.grad_input = out[1] = df_alloc(c->g.input_numel);
@@ -152,7 +152,8 @@ START_TEST(deform_layer_cuda_matches_reference)
         c.grad_offset = down(d.grad_offset, c.g.offset_numel), c.grad_weight = down(d.grad_weight, c.g.weight_numel);
         c.grad_mask = p.use_mask ? down(d.grad_mask, c.g.mask_numel) : df_alloc(1);
         c.grad_bias = p.use_bias ? down(d.grad_bias, p.out_channels) : df_alloc(1);
-        ks_deform_ref_grads g = {c.r_gi, c.r_go, c.r_gm, c.r_gw, c.r_gb};
+        ks_deform_ref_grads g = {.grad_input = c.r_gi, .grad_offset = c.r_go, .grad_mask = c.r_gm,
+                                 .grad_weight = c.r_gw, .grad_bias = c.r_gb};
         ks_deform_ref_forward(&p, &h, c.r_out);
         ks_deform_ref_backward(&p, &h, &g);
         char ctx[64];
@@ -166,11 +167,14 @@ START_TEST(deform_layer_cuda_matches_reference)
 }
 END_TEST
 
-/* C*step*Ho*Wo = 136*4*64*64 > 4096*512: the capped grid loops, and the GPU still
+/* C*im2col_step*Ho*Wo = 136*4*64*64 > 4096*512: the capped grid loops, and the GPU still
  * equals the simulator */
 START_TEST(deform_im2col_grid_stride_past_the_block_cap)
 {
-    ks_deform_params p = {4, 136, 64, 64, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 4, 4, 1, 0, KS_DEFORM_TORCHVISION};
+    ks_deform_params p = {.batch = 4, .channels = 136, .height = 64, .width = 64, .out_channels = 1,
+                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 4, .im2col_step = 4,
+                          .use_mask = 1, .use_bias = 0, .semantics = KS_DEFORM_TORCHVISION};
     df_case c;
     df_init(&c, &p, 4242, 3.0f);
     ck_assert_int_gt(c.g.im2col_work, 4096LL * 512);

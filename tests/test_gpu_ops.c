@@ -75,7 +75,7 @@ static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t 
         r[d].seed = (uint64_t)t;
         r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
         r[d].sink = traced ? ks_host_sink_create(0, ks_filter_all()) : NULL;
-        ck_assert_msg(op->run(&r[d]) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_run_execute(&r[d]) == KS_OK, "%s", ks_error_message());
     }
     compare(op, r, t);
 }
@@ -99,7 +99,7 @@ static void patchify_both(int t, int64_t B, int64_t M, int64_t C, int64_t H, int
         r[d].launch = tu_launch(threads, cap);
         r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
         r[d].sink = traced ? ks_host_sink_create(0, ks_filter_all()) : NULL;
-        ck_assert_msg(op->run(&r[d]) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_run_execute(&r[d]) == KS_OK, "%s", ks_error_message());
     }
     compare(op, r, t);
 }

@@ -92,7 +92,7 @@ START_TEST(every_lesson_checks_and_plays_to_the_end)
     for (int i = 0; i < n; ++i) {
         static ls_lesson L;
         static ls_session S;
-        ls_report rep = {stderr, paths[i], 0, 0};
+        ls_report rep = {.out = stderr, .file = paths[i], .count = 0, .first_only = 0};
         ck_assert_msg(ls_load(&L, paths[i], &rep) == 0, "%s does not load", paths[i]);
         ck_assert_msg(L.nsteps >= 8 && L.nsteps <= 20, "%s has %d steps (8..20)", paths[i], L.nsteps);
         ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
@@ -162,22 +162,29 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
     static const struct {
         const char *step2, *want;
     } cases[] = {
-        {"{\"title\": \"two\", \"text\": \"{work.h_cl}\"}", "step 2: text: {work.h_cl}: the work event has no field 'h_cl'"},
-        {"{\"title\": \"two\", \"focus\": {\"index\": 999}, \"text\": \"x\"}", "step 2: focus index 999 is not in the trace"},
-        {"{\"title\": \"two\", \"focus\": {\"thread\": 0, \"iter\": 3}, \"text\": \"x\"}", "step 2: focus thread 0 iteration 3"},
-        {"{\"title\": \"two\", \"focus\": {\"tensor\": \"input\", \"at\": [0, 0, 9, 0]}, \"text\": \"x\"}", "step 2: focus: input at dimension 2 is 9"},
-        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"cell\", \"prompt\": \"p\", \"tap\": [0, 0], \"answer\": [1, 1], \"explain\": \"e\"}}",
-         "step 2: the trace contradicts the answer"},
-        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 7, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
-         "step 2: the trace contradicts the answer: {work.w_col} gives 3, the lesson says 7"},
-        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"3\", \"4\"], \"answer\": 2, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
-         "step 2: the trace contradicts the answer: check gives '3'"},
-        {"{\"title\": \"two\", \"narration\": \"x\", \"text\": \"y\"}", "step 2: step: unknown key 'narration'"},
-        {"{\"title\": \"two\", \"text\": \"{index\"}", "step 2: text: unclosed or empty '{'"},
-        {"{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": [3, 0]}}", "step 2: tap (3, 0) is outside the 3x3 kernel"},
-        {"{\"title\": \"two\", \"text\": \"x\", \"show\": [\"colums\"]}", "step 2: show: 'colums'"},
-        {"{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"a\", \"b\"], \"answer\": 3, \"explain\": \"e\"}}",
-         "step 2: question: answer (the number of the right choice) must be an integer in 1..2"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"{work.h_cl}\"}",
+         .want = "step 2: text: {work.h_cl}: the work event has no field 'h_cl'"},
+        {.step2 = "{\"title\": \"two\", \"focus\": {\"index\": 999}, \"text\": \"x\"}",
+         .want = "step 2: focus index 999 is not in the trace"},
+        {.step2 = "{\"title\": \"two\", \"focus\": {\"thread\": 0, \"iter\": 3}, \"text\": \"x\"}",
+         .want = "step 2: focus thread 0 iteration 3"},
+        {.step2 = "{\"title\": \"two\", \"focus\": {\"tensor\": \"input\", \"at\": [0, 0, 9, 0]}, \"text\": \"x\"}", .want = "step 2: focus: input at dimension 2 is 9"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"cell\", \"prompt\": \"p\", \"tap\": [0, 0], \"answer\": [1, 1], \"explain\": \"e\"}}",
+         .want = "step 2: the trace contradicts the answer"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 7, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
+         .want = "step 2: the trace contradicts the answer: {work.w_col} gives 3, the lesson says 7"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"3\", \"4\"], \"answer\": 2, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
+         .want = "step 2: the trace contradicts the answer: check gives '3'"},
+        {.step2 = "{\"title\": \"two\", \"narration\": \"x\", \"text\": \"y\"}",
+         .want = "step 2: step: unknown key 'narration'"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"{index\"}",
+         .want = "step 2: text: unclosed or empty '{'"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": [3, 0]}}",
+         .want = "step 2: tap (3, 0) is outside the 3x3 kernel"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"show\": [\"colums\"]}",
+         .want = "step 2: show: 'colums'"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"a\", \"b\"], \"answer\": 3, \"explain\": \"e\"}}",
+         .want = "step 2: question: answer (the number of the right choice) must be an integer in 1..2"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         small_lesson("bad.json", cases[i].step2);
@@ -223,7 +230,7 @@ START_TEST(templates_match_the_im2col_geometry)
         write_file("g.json", text);
         static ls_lesson L;
         static ls_session S;
-        ls_report rep = {stderr, path, 0, 0};
+        ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
         ck_assert_int_eq(ls_load(&L, path, &rep), 0);
         ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
         ks_im2col_geom g;
@@ -297,7 +304,7 @@ START_TEST(slides_focus_what_the_steps_say)
     char path[4096];
     setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
     ck_assert_int_eq(ls_find("03", path, sizeof path), 0);
-    ls_report rep = {stderr, path, 0, 0};
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
     ck_assert_int_eq(ls_load(&L, path, &rep), 0);
     ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
     vw_slide *sl;
@@ -312,7 +319,7 @@ START_TEST(slides_focus_what_the_steps_say)
     vw_story_set(&st, sl, n);
     for (int k = 0; k < n; ++k) {
         if (k) {
-            vw_action next = {VW_ACT_SLIDE, 1, 0};
+            vw_action next = {.kind = VW_ACT_SLIDE, .a = 1, .b = 0};
             vw_apply(&st, &lay, &next);
         }
         ck_assert_int_eq(st.slide, k);
@@ -329,7 +336,7 @@ START_TEST(slides_focus_what_the_steps_say)
     ck_assert_int_eq(st.look.tensor, ks_trace_tensor(&S.tr, "output"));
     ck_assert_uint_eq(st.look.n, 1);
     ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, "columns"));
-    vw_action back = {VW_ACT_SLIDE, -1, 0};
+    vw_action back = {.kind = VW_ACT_SLIDE, .a = -1, .b = 0};
     vw_apply(&st, &lay, &back);
     ck_assert_int_eq(st.slide, 0);
     vw_state_free(&st);

@@ -36,7 +36,9 @@ static void pc_init(pcase *c, const ks_patchify_params *p, const float *input, c
 
 static void pc_run(pcase *c, const ks_launch *l, ks_sink *sink)
 {
-    ks_patchify_tensors t = {c->input, c->coords, c->patches, c->output, c->gout, c->gpatch, c->gin};
+    ks_patchify_tensors t = {.input = c->input, .coords = c->coords, .patches = c->patches,
+                             .output = c->output, .grad_output = c->gout, .grad_patches = c->gpatch,
+                             .grad_input = c->gin};
     memset(c->gin, 0, (size_t)c->n_in * 4);
     for (int k = 0; k < 4; ++k)
         ck_assert_msg(ks_patchify_kernel_sim(&c->p, (ks_patchify_kernel)k, &t, l, sink) == KS_OK, "%s",
@@ -69,7 +71,7 @@ START_TEST(arange_points_in_x_y_order)
     float in[16];
     for (int i = 0; i < 16; ++i) in[i] = (float)i;
     const float xy[8] = {1.5f, 1.25f, 0.5f, 0.5f, 3.0f, 3.0f, -0.25f, 1.0f};
-    ks_patchify_params p = {1, 1, 4, 4, 4, 1};
+    ks_patchify_params p = {.batch = 1, .channels = 1, .height = 4, .width = 4, .num_points = 4, .radius = 1};
     pcase c;
     pc_init(&c, &p, in, xy, 1);
     ks_launch l = tu_launch(0, 0);
@@ -88,7 +90,8 @@ START_TEST(arange_points_in_x_y_order)
     pc_free(&c);
     /* R = 0 at (3.5, 3.5): D = 2, one output, the bilinear blend of pixel 15 and zeros */
     const float xy0[2] = {3.5f, 3.5f};
-    ks_patchify_params p0 = {1, 1, 4, 4, 1, 0};
+    ks_patchify_params p0 = {.batch = 1, .channels = 1, .height = 4, .width = 4, .num_points = 1,
+                             .radius = 0};
     pc_init(&c, &p0, in, xy0, 2);
     pc_run(&c, &l, NULL);
     pc_expect(&c, "R=0");
@@ -112,8 +115,10 @@ START_TEST(random_geometries_match_the_reference)
 {
     uint64_t s = 0x9A7;
     for (int t = 0; t < 40; ++t) {
-        ks_patchify_params p = {tu_int(&s, 1, 3), tu_int(&s, 1, 4), tu_int(&s, 2, 9), tu_int(&s, 2, 9), tu_int(&s, 1, 5),
-                                tu_int(&s, 0, 2)};
+        ks_patchify_params p = {.batch = tu_int(&s, 1, 3), .channels = tu_int(&s, 1, 4),
+                                .height = tu_int(&s, 2, 9), .width = tu_int(&s, 2, 9),
+                                .num_points = tu_int(&s, 1, 5),
+                                .radius = tu_int(&s, 0, 2)};
         float *in = tu_random(&s, p.batch * p.channels * p.height * p.width), *xy = random_coords(&s, &p);
         pcase c;
         pc_init(&c, &p, in, xy, (uint64_t)t);
@@ -133,7 +138,7 @@ END_TEST
 START_TEST(overlapping_patches_sum_their_gradients)
 {
     uint64_t s = 21;
-    ks_patchify_params p = {2, 2, 6, 5, 3, 1};
+    ks_patchify_params p = {.batch = 2, .channels = 2, .height = 6, .width = 5, .num_points = 3, .radius = 1};
     float *in = tu_random(&s, 2 * 2 * 30);
     const float xy[12] = {2.25f, 2.5f, 2.75f, 2.5f, 2.0f, 3.0f, 1.5f, 1.5f, 1.5f, 1.75f, 4.5f, 5.5f};
     pcase c;
@@ -153,7 +158,7 @@ END_TEST
 START_TEST(reference_gradient_matches_finite_differences)
 {
     uint64_t s = 0xFD2;
-    ks_patchify_params p = {2, 2, 5, 6, 3, 1};
+    ks_patchify_params p = {.batch = 2, .channels = 2, .height = 5, .width = 6, .num_points = 3, .radius = 1};
     float *in = tu_random(&s, 2 * 2 * 30), *xy = random_coords(&s, &p), *g = tu_random(&s, 2 * 3 * 2 * 9);
     double *patches = malloc(2 * 3 * 2 * 16 * 8), up[108], dn[108], gin[120];
     ks_patchify_ref_backward(&p, xy, g, gin);
@@ -177,7 +182,7 @@ START_TEST(nan_coordinates_read_nothing)
     float in[12];
     for (int i = 0; i < 12; ++i) in[i] = (float)i + 1;
     const float xy[4] = {NAN, 1.0f, 1.0f, INFINITY};
-    ks_patchify_params p = {1, 1, 3, 4, 2, 1};
+    ks_patchify_params p = {.batch = 1, .channels = 1, .height = 3, .width = 4, .num_points = 2, .radius = 1};
     pcase c;
     pc_init(&c, &p, in, xy, 4);
     ks_launch l = tu_launch(0, 0);
@@ -192,7 +197,8 @@ START_TEST(traced_equals_plain_bitwise)
 {
     uint64_t s = 0x7B;
     for (int t = 0; t < 6; ++t) {
-        ks_patchify_params p = {2, 3, 7, 6, 3, t % 3};
+        ks_patchify_params p = {.batch = 2, .channels = 3, .height = 7, .width = 6, .num_points = 3,
+                                .radius = t % 3};
         float *in = tu_random(&s, 2 * 3 * 42), *xy = random_coords(&s, &p);
         pcase c[2];
         ks_launch l = tu_launch(t % 2 ? 32 : 0, t % 2 ? 1 : 0);

@@ -54,7 +54,9 @@ static void rc_free(rcase *c)
 static ks_roi_align_params params(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K, int64_t PH, int64_t PW,
                                   float scale, int64_t sr, int aligned, int mode)
 {
-    ks_roi_align_params p = {N, C, H, W, K, PH, PW, scale, sr, aligned, mode};
+    ks_roi_align_params p = {.batch = N, .channels = C, .height = H, .width = W, .num_rois = K,
+                             .pooled_h = PH, .pooled_w = PW, .spatial_scale = scale, .sampling_ratio = sr,
+                             .aligned = aligned, .pool_mode = mode};
     return p;
 }
 
@@ -69,7 +71,9 @@ START_TEST(mmcv_hard_coded_cases_forward_and_gradient)
     const double g3[16] = {0.47265625, 0.42968750, 0.42968750, 0.04296875, 0.42968750, 0.39062500, 0.39062500, 0.03906250,
                            0.42968750, 0.39062500, 0.39062500, 0.03906250, 0.04296875, 0.03906250, 0.03906250, 0.00390625};
     struct { int64_t C, H; const float *in, *roi; const double *out, *grad; } cases[3] = {
-        {1, 2, in1, roi12, out1, g1}, {2, 2, in2, roi12, out2, NULL}, {1, 4, in3, roi3, out3, g3}};
+        {.C = 1, .H = 2, .in = in1, .roi = roi12, .out = out1, .grad = g1},
+        {.C = 2, .H = 2, .in = in2, .roi = roi12, .out = out2, .grad = NULL},
+        {.C = 1, .H = 4, .in = in3, .roi = roi3, .out = out3, .grad = g3}};
     for (int k = 0; k < 3; ++k) {
         /* roi_align(x, rois, (2, 2), 1.0, 2, 'avg', aligned=True), backward with ones */
         ks_roi_align_params p = params(1, cases[k].C, cases[k].H, cases[k].H, 1, 2, 2, 1.0f, 2, 1, KS_ROI_AVG);

@@ -43,7 +43,9 @@ START_TEST(check_catches_each_kind_of_corruption)
 {
     static ks_run r;
     static ks_trace tr;
-    ks_im2col_params p = {1, 2, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params p = {.batch = 1, .channels = 2, .height = 6, .width = 5, .kernel_h = 3, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 1};
     const ks_op *op = tu_run_traced(&r, "im2col", &p, ks_filter_all(), 0, 16, 2);
     ks_trace_from_run(op, &r, &tr);
     ck_assert_uint_eq(violations(&tr), 0);
@@ -89,7 +91,9 @@ START_TEST(filter_keeps_exactly_the_selected_work_items)
 {
     static ks_run r;
     static ks_trace tr;
-    ks_im2col_params p = {1, 3, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1}; /* 189 work items */
+    ks_im2col_params p = {.batch = 1, .channels = 3, .height = 7, .width = 9, .kernel_h = 3, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 1}; /* 189 work items */
     ks_filter f = ks_filter_all();
     f.index_lo = 10, f.index_hi = 100, f.every = 7;
     const ks_op *op = tu_run_traced(&r, "im2col", &p, f, 0, 32, 2);
@@ -125,7 +129,9 @@ END_TEST
 START_TEST(full_buffer_counts_dropped_events_without_overflow)
 {
     static ks_run r;
-    ks_im2col_params p = {2, 3, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params p = {.batch = 2, .channels = 3, .height = 9, .width = 9, .kernel_h = 3, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 1};
     tu_run_traced(&r, "im2col", &p, ks_filter_all(), 1000, 0, 0);
     const uint64_t total = (uint64_t)r.work_items * (1 + 2 * 9);
     ck_assert_uint_eq(ks_sink_count(r.sink), 1000);
@@ -142,7 +148,9 @@ START_TEST(kst_round_trip_preserves_everything)
     char path[] = "/tmp/ks_rt_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    ks_im2col_params p = {2, 3, 5, 7, 2, 3, 1, 0, 2, 1, 1, 2};
+    ks_im2col_params p = {.batch = 2, .channels = 3, .height = 5, .width = 7, .kernel_h = 2, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 2};
     ks_filter f = ks_filter_all();
     f.every = 2;
     const ks_op *op = tu_run_traced(&r, "col2im", &p, f, 0, 8, 3);
@@ -184,7 +192,9 @@ START_TEST(export_writes_npy_files_that_read_back)
     char dir[] = "/tmp/ks_ex_XXXXXX", path[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t.kst", dir);
-    ks_im2col_params p = {1, 2, 4, 5, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params p = {.batch = 1, .channels = 2, .height = 4, .width = 5, .kernel_h = 3, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 1};
     const ks_op *op = tu_run_traced(&r, "im2col", &p, ks_filter_all(), 0, 0, 0);
     ks_trace_from_run(op, &r, &tr);
     ck_assert_int_eq(ks_trace_write(path, &tr), KS_OK);

@@ -104,7 +104,7 @@ static inline const ks_op *tu_run_traced(ks_run *r, const char *name, const ks_i
     r->seed = 99;
     r->launch = tu_launch(threads, cap);
     r->sink = ks_host_sink_create(limit, f);
-    ck_assert_int_eq(op->run(r), KS_OK);
+    ck_assert_int_eq(ks_run_execute(r), KS_OK);
     return op;
 }
 

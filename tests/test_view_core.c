@@ -7,6 +7,7 @@
 #include "../viewer/vw_describe.h"
 #include "../viewer/vw_script.h"
 #include "../viewer/vw_anchor.h"
+#include "../trace/check.h"
 #include "../viewer/vw_boxes.h"
 #include "test_util.h"
 
@@ -317,7 +318,7 @@ START_TEST(deformable_samples_anchor_on_the_regular_kernel_grid)
     tu_set2(&r, op, "input-size", 7, 6);
     r.pattern = KS_PAT_RANDOM;
     r.sink = ks_host_sink_create(0, ks_filter_all());
-    ck_assert_msg(op->run(&r) == KS_OK, "%s", ks_error_message());
+    ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s", ks_error_message());
     ks_trace_from_run(op, &r, &tr);
     ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
     const int64_t Wo = 6 - 2 - 1 + 1; /* (W + 0 - (2*(2-1)+1)) / 1 + 1 = 4 */
@@ -355,7 +356,7 @@ static void traced_run(ks_run *r, ks_trace *tr, vw_index *idx, const char *name,
     tu_set2(r, op, p2, v2, v2);
     r->pattern = KS_PAT_RANDOM;
     r->sink = ks_host_sink_create(0, ks_filter_all());
-    ck_assert_msg(op->run(r) == KS_OK, "%s", ks_error_message());
+    ck_assert_msg(ks_run_execute(r) == KS_OK, "%s", ks_error_message());
     ks_trace_from_run(op, r, tr);
     ck_assert_int_eq(vw_index_build(idx, tr, NULL), KS_OK);
 }
@@ -391,7 +392,7 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
         r.value[ks_op_param(op, "pool-mode")][0] = 1;
         r.pattern = KS_PAT_RANDOM;
         r.sink = ks_host_sink_create(0, ks_filter_all());
-        ck_assert_int_eq(op->run(&r), KS_OK);
+        ck_assert_int_eq(ks_run_execute(&r), KS_OK);
         ks_trace_from_run(op, &r, &tr);
         ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
         for (uint32_t it = 0; it < idx.nitems; ++it) {
@@ -426,6 +427,38 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
 }
 END_TEST
 
+/* the viewer knows no operator: a region event of any kernel is a box, read from the
+ * event alone (here a hand-made trace of an operator called "synthetic"), and check
+ * holds regions to their tensor's planes */
+START_TEST(any_kernels_region_events_are_boxes)
+{
+    static tu_sample_trace st;
+    vw_index idx;
+    vw_box b[4];
+    ks_check_report rep;
+    tu_sample_trace_init(&st, 2, 5, 6);
+    st.tr.nsites = 3;
+    ks_site_access(&st.tr.sites[2], "mine.window", KS_EV_REGION, 0, 0);
+    ks_event *e = &st.ev[st.tr.nevents++];
+    *e = (ks_event){.kind = KS_EV_REGION, .site = 2, .tensor = 0, .seq = 1, .flags = KS_FLAG_GUIDE};
+    e->u.region = (ks_ev_region){.plane = 1, .y0 = 0.5f, .x0 = 1.5f, .y1 = 3.5f, .x1 = 4.5f, .rows = 3, .cols = 1};
+    ck_assert_int_eq(vw_index_build(&idx, &st.tr, NULL), KS_OK);
+    ck_assert_int_eq(vw_item_boxes(&st.tr, &idx, 0, b, 4), 1);
+    ck_assert_double_eq(b[0].y1, 3.5);
+    ck_assert_int_eq(b[0].rows, 3);
+    ck_assert_int_eq(b[0].plane, 1);
+    ck_assert_int_eq(b[0].dim, 1);
+    ck_assert_str_eq(st.tr.sites[b[0].site].name, "mine.window");
+    ck_assert_int_eq(ks_trace_check(&st.tr, &rep), KS_OK);
+    ck_assert_uint_eq(rep.violations, 0);
+    e->u.region.plane = 2; /* past the tensor's 2 planes */
+    ck_assert_int_eq(ks_trace_check(&st.tr, &rep), KS_OK);
+    ck_assert_uint_eq(rep.violations, 1);
+    ck_assert_ptr_nonnull(strstr(rep.first[0], "plane 2 of input"));
+    vw_index_free(&idx);
+}
+END_TEST
+
 START_TEST(layout_panels_stay_inside_the_window_and_apart)
 {
     uint64_t s = 601;
@@ -449,7 +482,8 @@ START_TEST(heatmap_cells_tile_and_hit_testing_inverts_them)
 {
     uint64_t s = 701;
     for (int k = 0; k < 200; ++k) {
-        vw_rect area = {(int)tu_int(&s, 0, 50), (int)tu_int(&s, 0, 50), (int)tu_int(&s, 100, 900), (int)tu_int(&s, 80, 700)};
+        vw_rect area = {.x = (int)tu_int(&s, 0, 50), .y = (int)tu_int(&s, 0, 50),
+                        .w = (int)tu_int(&s, 100, 900), .h = (int)tu_int(&s, 80, 700)};
         int64_t rows = tu_int(&s, 1, k % 3 ? 40 : 3000), cols = tu_int(&s, 1, k % 3 ? 40 : 3000);
         vw_heatmap m = vw_heatmap_fit(area, rows, cols, (int)tu_int(&s, 0, 3));
         vw_rect last = vw_heatmap_cell(&m, rows - 1 + m.margin, cols - 1 + m.margin);
@@ -483,7 +517,7 @@ START_TEST(grid_and_timeline_map_back_and_forth)
 {
     uint64_t s = 801;
     for (int k = 0; k < 200; ++k) {
-        vw_rect area = {10, 20, (int)tu_int(&s, 100, 700), (int)tu_int(&s, 40, 300)};
+        vw_rect area = {.x = 10, .y = 20, .w = (int)tu_int(&s, 100, 700), .h = (int)tu_int(&s, 40, 300)};
         int64_t blocks = tu_int(&s, 1, k % 2 ? 5 : 100000), threads = tu_int(&s, 1, 1024);
         vw_grid g = vw_grid_fit(area, blocks, threads);
         ck_assert(g.rows * g.bg >= blocks && g.cols * g.tg >= threads);
@@ -596,7 +630,9 @@ START_TEST(state_keeps_the_focused_event_across_orders_and_plays_to_the_end)
     vw_layout L;
     vw_layout_compute(&L, 1280, 800, 16);
     vw_state_init(&st, &fx.tr, &fx.idx);
-    vw_action right = {VW_ACT_STEP, 1, 0}, order = {VW_ACT_ORDER, 0, 0}, play = {VW_ACT_PLAY, 0, 0};
+    vw_action right = {.kind = VW_ACT_STEP, .a = 1, .b = 0}, order = {.kind = VW_ACT_ORDER, .a = 0,
+                                                                      .b = 0}, play = {.kind = VW_ACT_PLAY,
+                                                                                       .a = 0, .b = 0};
     for (int k = 0; k < 5; ++k) vw_apply(&st, &L, &right);
     uint32_t ev = vw_state_event(&st);
     for (int o = 0; o < VW_NORDERS; ++o) {
@@ -604,10 +640,10 @@ START_TEST(state_keeps_the_focused_event_across_orders_and_plays_to_the_end)
         ck_assert_uint_eq(vw_state_event(&st), ev);
     }
     /* the prompt: G, type, Return */
-    vw_action g = {VW_ACT_PROMPT, 0, 0}, enter = {VW_ACT_ENTER, 0, 0};
+    vw_action g = {.kind = VW_ACT_PROMPT, .a = 0, .b = 0}, enter = {.kind = VW_ACT_ENTER, .a = 0, .b = 0};
     vw_apply(&st, &L, &g);
     for (const char *p = "thread=3"; *p; ++p) {
-        vw_action t = {VW_ACT_TEXT, *p, 0};
+        vw_action t = {.kind = VW_ACT_TEXT, .a = *p, .b = 0};
         vw_apply(&st, &L, &t);
     }
     vw_apply(&st, &L, &enter);
@@ -644,7 +680,7 @@ START_TEST(empty_and_tiny_traces_describe_themselves_without_crashing)
         ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
         vw_state_init(&st, &tr, &idx);
         for (int a = VW_ACT_STEP; a <= VW_ACT_SEEK; ++a) {
-            vw_action act = {(vw_action_kind)a, 1, 1};
+            vw_action act = {.kind = (vw_action_kind)a, .a = 1, .b = 1};
             if (a != VW_ACT_QUIT && a != VW_ACT_SHOT) vw_apply(&st, &lay, &act);
         }
         vw_tick(&st, 1.0);
@@ -673,6 +709,7 @@ int main(void)
     tcase_add_test(tc, sample_corners_weights_and_lookup_follow_the_events);
     tcase_add_test(tc, deformable_samples_anchor_on_the_regular_kernel_grid);
     tcase_add_test(tc, roi_and_patch_boxes_follow_the_tensors);
+    tcase_add_test(tc, any_kernels_region_events_are_boxes);
     tcase_add_test(tc, layout_panels_stay_inside_the_window_and_apart);
     tcase_add_test(tc, heatmap_cells_tile_and_hit_testing_inverts_them);
     tcase_add_test(tc, grid_and_timeline_map_back_and_forth);

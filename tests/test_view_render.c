@@ -42,7 +42,7 @@ static void open_at(const char *spec, int steps)
     vw_state_init(&o.s, &o.tr, &o.idx);
     vf_open(&o.f, 1280, 800);
     ck_assert_int_eq(vw_goto(&o.s, spec), KS_OK);
-    vw_action right = {VW_ACT_STEP, 1, 0};
+    vw_action right = {.kind = VW_ACT_STEP, .a = 1, .b = 0};
     for (int i = 0; i < steps; ++i) vw_apply(&o.s, &o.f.L, &right);
     vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
     SDL_RenderPresent(o.f.r);
@@ -87,7 +87,7 @@ START_TEST(heatmap_cells_show_the_colormap_of_their_values)
     const float *v = t->data;
     for (int64_t plane = 0; plane < 2; ++plane) {
         if (plane) { /* the other channel */
-            vw_action a = {VW_ACT_PLANE, 0, 1};
+            vw_action a = {.kind = VW_ACT_PLANE, .a = 0, .b = 1};
             vw_apply(&o.s, &o.f.L, &a);
             ck_assert_int_eq(o.s.panel[0].plane, 1);
             vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
@@ -109,7 +109,7 @@ START_TEST(heatmap_cells_show_the_colormap_of_their_values)
             }
     }
     /* the read-count heatmap: the centre cell is read 9 times, the most */
-    vw_action mode = {VW_ACT_MODE, 0, 0};
+    vw_action mode = {.kind = VW_ACT_MODE, .a = 0, .b = 0};
     vw_apply(&o.s, &o.f.L, &mode);
     vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
     vw_heatmap m = vw_panel_map(&o.s, &o.f.L, 0);
@@ -147,7 +147,7 @@ START_TEST(sample_points_and_their_corners_are_drawn_at_their_coordinates)
     vw_state_init(&s, &tr, &idx);
     vf_open(&f, 1280, 800);
     for (int k = 1; k <= 2; ++k) {
-        vw_action seek = {VW_ACT_SEEK, k, 0};
+        vw_action seek = {.kind = VW_ACT_SEEK, .a = k, .b = 0};
         vw_apply(&s, &f.L, &seek);
         vw_draw_frame(&f.d, &s, &f.L, 1000);
         const ks_ev_sample *m = &sev[k].u.sample;
@@ -166,7 +166,7 @@ START_TEST(sample_points_and_their_corners_are_drawn_at_their_coordinates)
         }
     }
     /* the NaN sample draws no marker and crashes nothing; its line says where it was */
-    vw_action seek = {VW_ACT_SEEK, 3, 0};
+    vw_action seek = {.kind = VW_ACT_SEEK, .a = 3, .b = 0};
     vw_apply(&s, &f.L, &seek);
     vw_draw_frame(&f.d, &s, &f.L, 1000);
     static vw_lines lines;
@@ -240,10 +240,14 @@ START_TEST(empty_single_dropped_and_huge_traces_render)
     none.index_lo = none.index_hi = 3; /* records nothing */
     one.index_lo = 3;
     one.index_hi = 4;
-    ks_im2col_params big = {1, 1, 1500, 1300, 1, 1, 0, 0, 1, 1, 1, 1};
+    ks_im2col_params big = {.batch = 1, .channels = 1, .height = 1500, .width = 1300, .kernel_h = 1,
+                            .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
+                            .dilation_h = 1, .dilation_w = 1};
     struct { ks_im2col_params p; ks_filter f; unsigned long long limit; const char *op; } cases[] = {
-        {vf_small(), none, 0, "im2col"}, {vf_small(), one, 1, "im2col"},
-        {vf_small(), ks_filter_all(), 40, "col2im"}, {big, one, 0, "im2col"}};
+        {.p = vf_small(), .f = none, .limit = 0, .op = "im2col"},
+        {.p = vf_small(), .f = one, .limit = 1, .op = "im2col"},
+        {.p = vf_small(), .f = ks_filter_all(), .limit = 40, .op = "col2im"},
+        {.p = big, .f = one, .limit = 0, .op = "im2col"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         vf_write_trace(path, cases[i].op, cases[i].p, cases[i].f, cases[i].limit);
         snprintf(cmd, sizeof cmd, "%s view %s --png %s --keys Right,2,Right,O,M,Left > /dev/null", KS_CLI, path, png);

@@ -28,7 +28,9 @@ static inline void vf_write_trace(const char *path, const char *op, ks_im2col_pa
 
 static inline ks_im2col_params vf_small(void)
 {
-    ks_im2col_params p = {1, 2, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1};
+    ks_im2col_params p = {.batch = 1, .channels = 2, .height = 5, .width = 5, .kernel_h = 3, .kernel_w = 3,
+                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                          .dilation_w = 1};
     return p;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "formula.h"
 
 static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
     KS_PRINTF(4, 5);
@@ -45,6 +46,12 @@ static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check
     int digits = 0;
     for (int f = 0; f < s->nfields; ++f) {
         const ks_field *d = &s->fields[f];
+        int64_t shown;
+        /* a derived field holds to the formula `step` shows for it (when it is integer
+         * arithmetic over the fields; a formula naming a tensor or a float is described only) */
+        if (!d->digit && ks_formula_eval(d->expr, s, e, &shown) == KS_OK && shown != e->u.field[f])
+            violation(rep, i, e, "%s = %d but its formula %s gives %lld", d->name, e->u.field[f], d->expr,
+                      (long long)shown);
         if (!d->digit) continue;
         int64_t want = e->index / d->stride;
         if (d->extent > 0) want %= d->extent;
@@ -109,6 +116,21 @@ static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const 
         violation(rep, i, e, "read %g but %s[%lld] holds %g", a->value, t->name,
                   (long long)a->offset, stored);
     return 1;
+}
+
+/* A region lies on a plane of its tensor, with finite, ordered corners. */
+static void check_region(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e, ks_check_report *rep)
+{
+    const ks_tensor *t = &tr->tensors[s->tensor];
+    const ks_ev_region *g = &e->u.region;
+    const int64_t X = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1, Y = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+    const int64_t planes = X > 0 && Y > 0 ? ks_tensor_numel(t) / X / Y : 0;
+    if (g->plane < 0 || g->plane >= planes)
+        violation(rep, i, e, "region on plane %d of %s, which has %lld planes", g->plane, t->name, (long long)planes);
+    if (!isfinite(g->y0) || !isfinite(g->x0) || !isfinite(g->y1) || !isfinite(g->x1) || g->y1 < g->y0 ||
+        g->x1 < g->x0)
+        violation(rep, i, e, "region (%g, %g)-(%g, %g) is not a finite box", g->y0, g->x0, g->y1, g->x1);
+    if ((g->rows == 0) != (g->cols == 0)) violation(rep, i, e, "region of %u x %u bins", g->rows, g->cols);
 }
 
 static void check_sample(uint64_t i, const ks_event *e, ks_check_report *rep)
@@ -203,7 +225,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
     if (rc) goto out;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = &tr->events[i];
-        if (e->kind >= 1 && e->kind <= 4) rep->by_kind[e->kind]++;
+        if (e->kind >= 1 && e->kind < KS_EV_KINDS) rep->by_kind[e->kind]++;
         if (e->site >= tr->nsites) {
             violation(rep, i, e, "site %u is not in the schema (%d sites)", e->site, tr->nsites);
             continue;
@@ -237,6 +259,10 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
         }
         if (s->kind == KS_EV_SAMPLE) {
             check_sample(i, e, rep);
+            continue;
+        }
+        if (s->kind == KS_EV_REGION) {
+            check_region(tr, s, i, e, rep);
             continue;
         }
         if (!check_access(tr, s, i, e, rep) || s->kind != KS_EV_WRITE) continue;

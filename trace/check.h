@@ -9,7 +9,7 @@
 typedef struct ks_check_report {
     uint64_t violations;
     char first[KS_CHECK_KEEP][256]; /* the first violations, one line each */
-    uint64_t by_kind[5];            /* events per ks_event_kind */
+    uint64_t by_kind[KS_EV_KINDS];  /* events per ks_event_kind */
     uint64_t padding_reads;
     uint64_t atomic_collisions;     /* elements receiving more than one atomic add */
     uint64_t padding_inside;        /* padding reads recorded at in-bounds (y, x): a kernel

@@ -51,6 +51,12 @@ static void fill_event(void *ctx, int64_t i, unsigned char *row)
         PUT(55, e->u.sample.y);
         PUT(59, e->u.sample.x);
         memcpy(row + 63, e->u.sample.w, 16); /* 63..78 */
+    } else if (e->kind == KS_EV_REGION) { /* y, x: the first corner; w: y1, x1, rows, cols */
+        const float w[4] = {e->u.region.y1, e->u.region.x1, e->u.region.rows, e->u.region.cols};
+        PUT(39, e->u.region.plane);
+        PUT(55, e->u.region.y0);
+        PUT(59, e->u.region.x0);
+        memcpy(row + 63, w, 16);
     } else if (e->kind == KS_EV_WORK) {
         memcpy(row + 79, e->u.field, 32); /* 79..110 */
     }

@@ -106,7 +106,7 @@ static int read_png(const char *path, FILE *f, raw_image *im)
 
 int ks_image_read(const char *path, int gray, int64_t h, int64_t w, ks_tensor *t)
 {
-    raw_image im = {0, 0, 0, NULL};
+    raw_image im = {0};
     unsigned char sig[8] = {0};
     if (h > 0 && w > 0 &&
         (h > KS_IMAGE_MAX_PIXELS || w > KS_IMAGE_MAX_PIXELS || h * w > KS_IMAGE_MAX_PIXELS))

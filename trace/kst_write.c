@@ -156,6 +156,9 @@ int ks_trace_write(const char *path, const ks_trace *tr)
     return ks_out_commit(&o);
 }
 
+/* the format fixes a record at 64 bytes (docs/trace-format.md) */
+_Static_assert(sizeof(ks_event) == 64, "a trace event record is 64 bytes");
+
 const char *ks_event_kind_name(int kind)
 {
     switch (kind) {
@@ -163,13 +166,14 @@ const char *ks_event_kind_name(int kind)
     case KS_EV_READ: return "read";
     case KS_EV_SAMPLE: return "sample";
     case KS_EV_WRITE: return "write";
+    case KS_EV_REGION: return "region";
     default: return "?";
     }
 }
 
 int ks_event_kind_parse(const char *s)
 {
-    for (int k = KS_EV_WORK; k <= KS_EV_WRITE; ++k)
+    for (int k = KS_EV_WORK; k < KS_EV_KINDS; ++k)
         if (!strcmp(s, ks_event_kind_name(k))) return k;
     return 0;
 }

@@ -113,6 +113,20 @@ static void print_sample(FILE *out, const ks_trace *tr, const ks_event *e)
             e->flags & KS_FLAG_C11 ? 'y' : 'n');
 }
 
+static void print_region(FILE *out, const ks_trace *tr, const ks_event *e)
+{
+    const ks_ev_region *g = &e->u.region;
+    const char *what = tr->sites[e->site].name;
+    if (g->rows == 0) {
+        fprintf(out, "  region  %s: the point (y %.4f, x %.4f) of %s plane %d\n", what, g->y0, g->x0,
+                tr->tensors[e->tensor].name, g->plane);
+        return;
+    }
+    fprintf(out, "  region  %s: %s plane %d, y %.4f..%.4f, x %.4f..%.4f, %u x %u bin%s%s\n", what,
+            tr->tensors[e->tensor].name, g->plane, g->y0, g->y1, g->x0, g->x1, g->rows, g->cols,
+            g->rows * g->cols == 1 ? "" : "s", e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
+}
+
 int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t index)
 {
     size_t n = 0, cap = 64;
@@ -148,6 +162,8 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
             items++;
         } else if (e->kind == KS_EV_SAMPLE) {
             print_sample(out, tr, e);
+        } else if (e->kind == KS_EV_REGION) {
+            print_region(out, tr, e);
         } else {
             print_access(out, tr, e);
         }

@@ -150,7 +150,7 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
         uint64_t k = 0;
         for (uint64_t p = start; p < n && k < total; ++k, p += o->every) {
             char path[4200];
-            vw_action seek = {VW_ACT_SEEK, (int64_t)p, 0};
+            vw_action seek = {.kind = VW_ACT_SEEK, .a = (int64_t)p, .b = 0};
             vw_apply(&s, &L, &seek);
             vw_draw_frame(&d, &s, &L, 1000);
             SDL_RenderPresent(r);
@@ -201,7 +201,7 @@ static void screenshot(SDL_Renderer *r, const vw_options *o, vw_state *s)
 /* One SDL event as viewer actions (key, click, drag on the timeline, typing). */
 static void translate(const SDL_Event *ev, vw_state *s, const vw_layout *L, int *dragging)
 {
-    vw_action a = {VW_ACT_NONE, 0, 0};
+    vw_action a = {.kind = VW_ACT_NONE, .a = 0, .b = 0};
     switch (ev->type) {
     case SDL_QUIT: a.kind = VW_ACT_QUIT; break;
     case SDL_KEYDOWN: {
@@ -216,7 +216,7 @@ static void translate(const SDL_Event *ev, vw_state *s, const vw_layout *L, int 
     case SDL_TEXTINPUT:
         if (s->prompt)
             for (const char *p = ev->text.text; *p; ++p) {
-                vw_action t = {VW_ACT_TEXT, (unsigned char)*p, 0};
+                vw_action t = {.kind = VW_ACT_TEXT, .a = (unsigned char)*p, .b = 0};
                 vw_apply(s, L, &t);
             }
         break;

@@ -1,8 +1,7 @@
-/* vw_boxes.h - the boxes an operator's work item covers on its input, for the overlay:
- * RoIAlign's RoI (scaled, with aligned's half-pixel shift, and the unshifted box dimmed
- * when they differ) divided into its PH x PW bins; patchify's raw patch (D x D pixels
- * around the point). Read from the trace's tensors and parameters; other operators have
- * none. Continuous coordinates, pixel centres at integers. No SDL. */
+/* vw_boxes.h - the regions a work item recorded (region events: RoIAlign's RoI with its
+ * bins and the unshifted guide box, its argmax point, patchify's raw patch, any kernel's
+ * ks_probe_box), for the overlay. Generic: read from the events alone. Continuous
+ * coordinates, pixel centres at integers. No SDL. */
 #ifndef VW_BOXES_H
 #define VW_BOXES_H
 
@@ -10,13 +9,14 @@
 
 typedef struct vw_box {
     double y0, x0, y1, x1; /* corners, continuous coordinates */
-    int rows, cols;        /* grid lines inside: bins (1, 1: none); 0, 0: a point (y0, x0),
-                              RoIAlign max mode's argmax */
-    int plane;             /* the input plane it lies on */
-    int dim;               /* a reference outline (the box before the half-pixel shift) */
+    int rows, cols;        /* grid lines inside: bins (1, 1: none); 0, 0: a point (y0, x0) */
+    int plane;             /* the plane of `tensor` it lies on */
+    int dim;               /* a guide, drawn faintly (the box before the half-pixel shift) */
+    int tensor;            /* the trace tensor it lies on */
+    int site;              /* the site that recorded it: its name says what it is */
 } vw_box;
 
-/* The boxes of work item `item` (at most max); 0 when the operator has none. */
+/* The regions of work item `item`, in event order (at most max); 0 when it has none. */
 int vw_item_boxes(const ks_trace *tr, const vw_index *idx, uint32_t item, vw_box *boxes, int max);
 
 #endif

@@ -33,6 +33,17 @@ void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t 
                  ks_event_kind_name(e->kind), e->tensor);
         return;
     }
+    if (e->kind == KS_EV_REGION) {
+        const ks_ev_region *g = &e->u.region;
+        const char *what = e->site < tr->nsites ? tr->sites[e->site].name : "region";
+        if (g->rows == 0)
+            snprintf(buf, n, "%s: point (y %.3f, x %.3f) on %s plane %d", what, g->y0, g->x0,
+                     tr->tensors[e->tensor].name, g->plane);
+        else
+            snprintf(buf, n, "%s: y %.3f..%.3f, x %.3f..%.3f, %ux%u on %s plane %d", what, g->y0, g->y1, g->x0, g->x1,
+                     g->rows, g->cols, tr->tensors[e->tensor].name, g->plane);
+        return;
+    }
     if (e->kind == KS_EV_SAMPLE) {
         const ks_ev_sample *m = &e->u.sample;
         snprintf(buf, n, "tap %u sample %s plane %d at (y %.3f, x %.3f) = %.4g", e->tap,

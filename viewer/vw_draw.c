@@ -63,7 +63,7 @@ static void draw_timeline(vw_draw *d, const vw_state *s, const vw_layout *L)
     vw_fill(d->r, t, VW_COL_PANEL);
     if (!n) return;
     int x = vw_timeline_x(t, n, s->pos);
-    vw_rect done = {t.x, t.y + t.h / 2 - 3, x - t.x, 6};
+    vw_rect done = {.x = t.x, .y = t.y + t.h / 2 - 3, .w = x - t.x, .h = 6};
     vw_fill(d->r, done, VW_COL_DONE);
     /* where the looked-up element's hits sit in this order */
     for (uint64_t i = 0; i < s->look.n && i < 512; ++i) {
@@ -71,10 +71,10 @@ static void draw_timeline(vw_draw *d, const vw_state *s, const vw_layout *L)
         tmp.tr = s->tr;
         const vw_index *idx = s->idx ? s->idx : &tmp;
         uint64_t p = vw_order_pos(idx, s->idx ? s->order : VW_ORDER_RECORDED, s->look.hits[i].event);
-        vw_rect tick = {vw_timeline_x(t, n, p), t.y + 2, 1, t.h - 4};
+        vw_rect tick = {.x = vw_timeline_x(t, n, p), .y = t.y + 2, .w = 1, .h = t.h - 4};
         vw_fill(d->r, tick, VW_COL_LOOKUP);
     }
-    vw_rect cur = {x - 1, t.y, 3, t.h};
+    vw_rect cur = {.x = x - 1, .y = t.y, .w = 3, .h = t.h};
     vw_fill(d->r, cur, VW_COL_CURRENT);
 }
 
@@ -84,8 +84,9 @@ static void draw_help(vw_draw *d, const vw_layout *L)
     int n = 0, w = 0;
     for (; h[n]; ++n)
         if ((int)strlen(h[n]) > w) w = (int)strlen(h[n]);
-    vw_rect box = {L->w / 2 - (w * d->font.advance) / 2 - 12, L->h / 2 - (n * d->font.line) / 2 - 12,
-                   w * d->font.advance + 24, n * d->font.line + 24};
+    vw_rect box = {.x = L->w / 2 - (w * d->font.advance) / 2 - 12,
+                   .y = L->h / 2 - (n * d->font.line) / 2 - 12,
+                   .w = w * d->font.advance + 24, .h = n * d->font.line + 24};
     vw_fill(d->r, box, 0x101014);
     vw_outline(d->r, box, VW_COL_HEAD, 1, 0);
     for (int i = 0; i < n; ++i)

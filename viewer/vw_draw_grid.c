@@ -46,7 +46,8 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
     const ks_trace *tr = s->tr;
     vw_rect area = L->grid;
     vw_fill(d->r, area, VW_COL_PANEL);
-    vw_rect cells = {area.x + 4, area.y + 2 * L->line + 6, area.w - 8, area.h - 3 * L->line - 12};
+    vw_rect cells = {.x = area.x + 4, .y = area.y + 2 * L->line + 6, .w = area.w - 8,
+                     .h = area.h - 3 * L->line - 12};
     vw_grid g = vw_grid_fit(cells, tr->blocks, tr->threads);
     char head[160];
     snprintf(head, sizeof head, "grid: %lld block(s) x %d threads%s", (long long)tr->blocks,
@@ -72,7 +73,8 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
     if (c->tex) {
         SDL_UpdateTexture(c->tex, NULL, c->pixels, (int)g.cols * 4);
         vw_rect last = vw_grid_cell(&g, g.rows - 1, g.cols - 1);
-        SDL_Rect dst = {cells.x, cells.y, last.x + last.w - cells.x, last.y + last.h - cells.y};
+        SDL_Rect dst = {.x = cells.x, .y = cells.y, .w = last.x + last.w - cells.x,
+                        .h = last.y + last.h - cells.y};
         SDL_RenderCopy(d->r, c->tex, NULL, &dst);
     }
     uint32_t ev = vw_state_event(s);
@@ -86,12 +88,13 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
     }
     int ly = area.y + area.h - L->line - 2, lx = area.x + 4;
     static const struct { uint32_t col; const char *name; } key[] = {
-        {VW_COL_DONE, "done"}, {VW_COL_RUNNING, "running"}, {VW_COL_PENDING, "pending"},
-        {VW_COL_IDLE, "no work"}, {VW_COL_CURRENT, "focused"}};
+        {.col = VW_COL_DONE, .name = "done"},       {.col = VW_COL_RUNNING, .name = "running"},
+        {.col = VW_COL_PENDING, .name = "pending"}, {.col = VW_COL_IDLE, .name = "no work"},
+        {.col = VW_COL_CURRENT, .name = "focused"}};
     for (size_t k = 0; k < sizeof key / sizeof key[0]; ++k) {
         int need = 14 + (int)strlen(key[k].name) * d->font.advance;
         if (lx + need > area.x + area.w - 4) break; /* a narrow panel shows what fits */
-        vw_rect sw = {lx, ly + 3, 10, 10};
+        vw_rect sw = {.x = lx, .y = ly + 3, .w = 10, .h = 10};
         vw_fill(d->r, sw, key[k].col);
         lx += 14 + vw_text(&d->font, d->r, lx + 14, ly, VW_COL_DIM, 0, key[k].name) + 8;
     }

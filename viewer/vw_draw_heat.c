@@ -93,7 +93,7 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     vw_rect lg = panel ? L->output_legend : L->input_legend;
     int bar_w = lg.w < 512 ? lg.w : 512;
     for (int i = 0; i < bar_w; ++i) {
-        vw_rect px = {lg.x + i, lg.y, 1, 10};
+        vw_rect px = {.x = lg.x + i, .y = lg.y, .w = 1, .h = 10};
         vw_fill(d->r, px, vw_colormap((double)i / (bar_w > 1 ? bar_w - 1 : 1)));
     }
     char lo[48], hi[48], mid[64];
@@ -137,8 +137,8 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     draw_margin(d->r, &m);
     int x0 = (int)floor(m.ox), y0 = (int)floor(m.oy);
-    SDL_Rect dst = {x0, y0, (int)floor(m.ox + m.cell * (double)m.cols) - x0,
-                    (int)floor(m.oy + m.cell * (double)m.rows) - y0};
+    SDL_Rect dst = {.x = x0, .y = y0, .w = (int)floor(m.ox + m.cell * (double)m.cols) - x0,
+                    .h = (int)floor(m.oy + m.cell * (double)m.rows) - y0};
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
     if (c->tex) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
@@ -169,7 +169,7 @@ static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], 
         return;
     vw_heatmap_point(m, anchor[0], anchor[1], &ax, &ay);
     const unsigned col = focused ? VW_COL_FOCUS : VW_COL_HEAD;
-    vw_rect box = {ax - 3, ay - 3, 7, 7};
+    vw_rect box = {.x = ax - 3, .y = ay - 3, .w = 7, .h = 7};
     vw_outline(d->r, box, col, 1, 0);
     vw_color(d->r, col);
     SDL_RenderDrawLine(d->r, ax, ay, px, py);
@@ -203,7 +203,7 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
         if (focused) {
             vw_color(d->r, valid ? VW_COL_VALID : VW_COL_INVALID);
             SDL_RenderDrawLine(d->r, px, py, cx, cy);
-            vw_rect corner = {cx - 3, cy - 3, 7, 7};
+            vw_rect corner = {.x = cx - 3, .y = cy - 3, .w = 7, .h = 7};
             vw_outline(d->r, corner, valid ? VW_COL_VALID : VW_COL_INVALID, 2, 0);
             if (m->cell >= 40) {
                 char w[24];
@@ -212,17 +212,17 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
             }
         }
     }
-    vw_rect dot = {px - 2, py - 2, 5, 5};
+    vw_rect dot = {.x = px - 2, .y = py - 2, .w = 5, .h = 5};
     vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
     if (focused) {
-        vw_rect ring = {px - 6, py - 6, 13, 13};
+        vw_rect ring = {.x = px - 6, .y = py - 6, .w = 13, .h = 13};
         vw_outline(d->r, ring, VW_COL_FOCUS, 2, 0);
     }
 }
 
 static int on_panel(const vw_state *s, int panel, const ks_event *e)
 {
-    if (e->kind == KS_EV_WORK || e->tensor != s->panel[panel].tensor) return 0;
+    if (e->kind == KS_EV_WORK || e->kind == KS_EV_REGION || e->tensor != s->panel[panel].tensor) return 0;
     return (e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane) == s->panel[panel].plane;
 }
 
@@ -253,13 +253,14 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
                 cell.y + cell.h / 2 - d->font.line / 2, VW_COL_PADDING, 0, "0");
 }
 
-/* RoIAlign's RoI and bins, patchify's raw patch: outlines in continuous coordinates */
+/* the item's region events (a RoI and its bins, a patch, a point): outlines in
+ * continuous coordinates on the panel showing their tensor and plane */
 static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it)
 {
-    vw_box b[4];
-    const int n = vw_item_boxes(s->tr, s->idx, it, b, 4);
+    vw_box b[8];
+    const int n = vw_item_boxes(s->tr, s->idx, it, b, 8);
     for (int k = n - 1; k >= 0; --k) {
-        if (b[k].plane != s->panel[panel].plane || !isfinite(b[k].y0) || !isfinite(b[k].x0) ||
+        if (b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane || !isfinite(b[k].y0) || !isfinite(b[k].x0) ||
             fabs(b[k].y0) > 1e6 || fabs(b[k].x0) > 1e6 || fabs(b[k].y1) > 1e6 || fabs(b[k].x1) > 1e6)
             continue;
         vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
@@ -301,13 +302,13 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
      * entry it is copied to), in cyan; the rest of the work item in white */
     const ks_event *f = ev != VW_NONE ? &tr->events[ev] : NULL;
     const ks_event *partner = NULL;
-    if (it != VW_NONE && s->panel[panel].tensor == 0) draw_boxes(d, &m, s, panel, it);
+    if (it != VW_NONE) draw_boxes(d, &m, s, panel, it);
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
             const ks_event *e = &tr->events[s->idx->by_item[item->first + k]];
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
-                       e->kind != KS_EV_WORK;
+                       e->kind != KS_EV_WORK && e->kind != KS_EV_REGION;
             if (pair && !partner) partner = e;
             else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it);
         }

@@ -11,7 +11,7 @@ static inline void vw_color(SDL_Renderer *r, uint32_t c)
 
 static inline SDL_Rect vw_sdl(vw_rect a)
 {
-    SDL_Rect s = {a.x, a.y, a.w, a.h};
+    SDL_Rect s = {.x = a.x, .y = a.y, .w = a.w, .h = a.h};
     return s;
 }
 
@@ -28,7 +28,7 @@ static inline void vw_outline(SDL_Renderer *r, vw_rect a, uint32_t c, int t, int
     vw_color(r, c);
     for (int i = 0; i < t; ++i) {
         int g = grow - i;
-        SDL_Rect s = {a.x - g, a.y - g, a.w + 2 * g, a.h + 2 * g};
+        SDL_Rect s = {.x = a.x - g, .y = a.y - g, .w = a.w + 2 * g, .h = a.h + 2 * g};
         if (s.w > 0 && s.h > 0) SDL_RenderDrawRect(r, &s);
     }
 }

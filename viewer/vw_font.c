@@ -40,13 +40,14 @@ int vw_font_open(vw_font *f, SDL_Renderer *r, int size)
         TTF_CloseFont(font);
         return -ks_fail(KS_ENOMEM, "%s", SDL_GetError());
     }
-    SDL_Color white = {255, 255, 255, 255};
+    SDL_Color white = {.r = 255, .g = 255, .b = 255, .a = 255};
     for (int c = FIRST; c <= LAST; ++c) {
         SDL_Surface *g = TTF_RenderGlyph_Blended(font, (Uint16)c, white);
         if (!g) continue;
-        SDL_Rect dst = {(c - FIRST) * f->advance, 0, g->w < f->advance ? g->w : f->advance, g->h};
+        SDL_Rect dst = {.x = (c - FIRST) * f->advance, .y = 0, .w = g->w < f->advance ? g->w : f->advance,
+                        .h = g->h};
         SDL_SetSurfaceBlendMode(g, SDL_BLENDMODE_NONE);
-        SDL_Rect src = {0, 0, dst.w, g->h < h ? g->h : h};
+        SDL_Rect src = {.x = 0, .y = 0, .w = dst.w, .h = g->h < h ? g->h : h};
         SDL_BlitSurface(g, &src, atlas, &dst);
         SDL_FreeSurface(g);
     }
@@ -74,8 +75,8 @@ int vw_text(const vw_font *f, SDL_Renderer *r, int x, int y, uint32_t color, int
     for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
         if (max_w > 0 && x + f->advance > x0 + max_w) break;
         int c = *p >= FIRST && *p <= LAST ? *p : '?';
-        SDL_Rect src = {(c - FIRST) * f->advance, 0, f->advance, h};
-        SDL_Rect dst = {x, y, f->advance, h};
+        SDL_Rect src = {.x = (c - FIRST) * f->advance, .y = 0, .w = f->advance, .h = h};
+        SDL_Rect dst = {.x = x, .y = y, .w = f->advance, .h = h};
         if (c != ' ') SDL_RenderCopy(r, f->atlas, &src, &dst);
         x += f->advance;
     }

@@ -165,7 +165,7 @@ static int aggregate(vw_index *idx, const ks_event *e)
 {
     const ks_trace *tr = idx->tr;
     vw_aggregate *a;
-    if (e->kind == KS_EV_WORK || e->tensor >= tr->ntensors) return KS_OK;
+    if (e->kind == KS_EV_WORK || e->kind == KS_EV_REGION || e->tensor >= tr->ntensors) return KS_OK;
     const ks_tensor *t = &tr->tensors[e->tensor];
     int rc = agg_tensor(idx, e->tensor, &a);
     if (rc) return rc;

@@ -7,7 +7,7 @@
 
 static vw_rect rect(int x, int y, int w, int h)
 {
-    vw_rect r = {x, y, w > 0 ? w : 0, h > 0 ? h : 0};
+    vw_rect r = {.x = x, .y = y, .w = w > 0 ? w : 0, .h = h > 0 ? h : 0};
     return r;
 }
 

@@ -14,7 +14,7 @@ typedef struct vw_plane_dims {
 
 static inline vw_plane_dims vw_plane_dims_of(const ks_tensor *t)
 {
-    vw_plane_dims d = {1, 1, 1};
+    vw_plane_dims d = {.planes = 1, .h = 1, .w = 1};
     if (t->ndim >= 1) d.w = t->shape[t->ndim - 1];
     if (t->ndim >= 2) d.h = t->shape[t->ndim - 2];
     for (int i = 0; i + 2 < t->ndim; ++i) d.planes *= t->shape[i];

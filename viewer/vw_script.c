@@ -21,11 +21,11 @@ static int push(vw_action **out, size_t *n, size_t *cap, vw_action a)
 
 static int parse_step(const char *tok, vw_action **out, size_t *n, size_t *cap)
 {
-    vw_action a = {VW_ACT_NONE, 0, 0};
+    vw_action a = {.kind = VW_ACT_NONE, .a = 0, .b = 0};
     char *end;
     if (!strncmp(tok, "type:", 5)) {
         for (const char *p = tok + 5; *p; ++p) {
-            vw_action t = {VW_ACT_TEXT, (unsigned char)*p, 0};
+            vw_action t = {.kind = VW_ACT_TEXT, .a = (unsigned char)*p, .b = 0};
             if (push(out, n, cap, t)) return KS_ENOMEM;
         }
         return KS_OK;

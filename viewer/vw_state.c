@@ -84,7 +84,8 @@ uint32_t vw_state_item(const vw_state *s)
 
 static int valid_tensor(const ks_trace *tr, const ks_event *e)
 {
-    return e->kind != KS_EV_WORK && e->tensor < tr->ntensors;
+    /* regions are overlays (vw_boxes), not accesses to focus */
+    return (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) && e->tensor < tr->ntensors;
 }
 
 static int64_t event_plane(const ks_event *e)
@@ -102,7 +103,7 @@ void vw_state_clamp(vw_state *s)
     }
     if (s->hover) {
         int t = s->hover_panel == 0 || s->hover_panel == 1 ? s->panel[s->hover_panel].tensor : -1;
-        vw_plane_dims d = t >= 0 ? vw_plane_dims_of(&s->tr->tensors[t]) : (vw_plane_dims){0, 0, 0};
+        vw_plane_dims d = t >= 0 ? vw_plane_dims_of(&s->tr->tensors[t]) : (vw_plane_dims){0};
         if (t < 0 || !d.planes || s->hover_y < 0 || s->hover_y >= d.h || s->hover_x < 0 || s->hover_x >= d.w)
             s->hover = 0;
     }
@@ -409,24 +410,41 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         vw_action_kind kind;
         int64_t a, b;
     } keys[] = {
-        {"Right", VW_ACT_STEP, 1, 0},   {"Left", VW_ACT_STEP, -1, 0},
-        {"1", VW_ACT_UNIT, VW_UNIT_EVENT, 0}, {"2", VW_ACT_UNIT, VW_UNIT_ITEM, 0},
-        {"3", VW_ACT_UNIT, VW_UNIT_THREAD, 0}, {"4", VW_ACT_UNIT, VW_UNIT_WARP, 0},
-        {"5", VW_ACT_UNIT, VW_UNIT_BLOCK, 0}, {"O", VW_ACT_ORDER, 0, 0},
-        {"Space", VW_ACT_PLAY, 0, 0},   {"=", VW_ACT_SPEED, 1, 0},
-        {"Keypad +", VW_ACT_SPEED, 1, 0}, {"-", VW_ACT_SPEED, -1, 0},
-        {"Keypad -", VW_ACT_SPEED, -1, 0}, {"M", VW_ACT_MODE, 0, 0},
-        {"]", VW_ACT_PLANE, 0, 1},      {"[", VW_ACT_PLANE, 0, -1},
-        {"'", VW_ACT_PLANE, 1, 1},      {";", VW_ACT_PLANE, 1, -1},
-        {"Tab", VW_ACT_TENSOR, 0, 1},   {"F", VW_ACT_FOLLOW, 0, 0},
-        {"Home", VW_ACT_HOME, 0, 0},    {"End", VW_ACT_END, 0, 0},
-        {"N", VW_ACT_LOOKUP, 1, 0},     {"S", VW_ACT_SHOT, 0, 0},
-        {"F12", VW_ACT_SHOT, 0, 0},     {"Q", VW_ACT_QUIT, 0, 0},
-        {"H", VW_ACT_HELP, 0, 0},       {"F1", VW_ACT_HELP, 0, 0},
-        {"G", VW_ACT_PROMPT, 0, 0},     {"Return", VW_ACT_ENTER, 0, 0},
-        {"Backspace", VW_ACT_BACKSPACE, 0, 0}, {"Escape", VW_ACT_ESCAPE, 0, 0},
-        {"PageDown", VW_ACT_SLIDE, 1, 0}, {"PageUp", VW_ACT_SLIDE, -1, 0},
-        {"A", VW_ACT_REVEAL, 0, 0},
+        {.key = "Right", .kind = VW_ACT_STEP, .a = 1, .b = 0},
+        {.key = "Left", .kind = VW_ACT_STEP, .a = -1, .b = 0},
+        {.key = "1", .kind = VW_ACT_UNIT, .a = VW_UNIT_EVENT, .b = 0},
+        {.key = "2", .kind = VW_ACT_UNIT, .a = VW_UNIT_ITEM, .b = 0},
+        {.key = "3", .kind = VW_ACT_UNIT, .a = VW_UNIT_THREAD, .b = 0},
+        {.key = "4", .kind = VW_ACT_UNIT, .a = VW_UNIT_WARP, .b = 0},
+        {.key = "5", .kind = VW_ACT_UNIT, .a = VW_UNIT_BLOCK, .b = 0},
+        {.key = "O", .kind = VW_ACT_ORDER, .a = 0, .b = 0},
+        {.key = "Space", .kind = VW_ACT_PLAY, .a = 0, .b = 0},
+        {.key = "=", .kind = VW_ACT_SPEED, .a = 1, .b = 0},
+        {.key = "Keypad +", .kind = VW_ACT_SPEED, .a = 1, .b = 0},
+        {.key = "-", .kind = VW_ACT_SPEED, .a = -1, .b = 0},
+        {.key = "Keypad -", .kind = VW_ACT_SPEED, .a = -1, .b = 0},
+        {.key = "M", .kind = VW_ACT_MODE, .a = 0, .b = 0},
+        {.key = "]", .kind = VW_ACT_PLANE, .a = 0, .b = 1},
+        {.key = "[", .kind = VW_ACT_PLANE, .a = 0, .b = -1},
+        {.key = "'", .kind = VW_ACT_PLANE, .a = 1, .b = 1},
+        {.key = ";", .kind = VW_ACT_PLANE, .a = 1, .b = -1},
+        {.key = "Tab", .kind = VW_ACT_TENSOR, .a = 0, .b = 1},
+        {.key = "F", .kind = VW_ACT_FOLLOW, .a = 0, .b = 0},
+        {.key = "Home", .kind = VW_ACT_HOME, .a = 0, .b = 0},
+        {.key = "End", .kind = VW_ACT_END, .a = 0, .b = 0},
+        {.key = "N", .kind = VW_ACT_LOOKUP, .a = 1, .b = 0},
+        {.key = "S", .kind = VW_ACT_SHOT, .a = 0, .b = 0},
+        {.key = "F12", .kind = VW_ACT_SHOT, .a = 0, .b = 0},
+        {.key = "Q", .kind = VW_ACT_QUIT, .a = 0, .b = 0},
+        {.key = "H", .kind = VW_ACT_HELP, .a = 0, .b = 0},
+        {.key = "F1", .kind = VW_ACT_HELP, .a = 0, .b = 0},
+        {.key = "G", .kind = VW_ACT_PROMPT, .a = 0, .b = 0},
+        {.key = "Return", .kind = VW_ACT_ENTER, .a = 0, .b = 0},
+        {.key = "Backspace", .kind = VW_ACT_BACKSPACE, .a = 0, .b = 0},
+        {.key = "Escape", .kind = VW_ACT_ESCAPE, .a = 0, .b = 0},
+        {.key = "PageDown", .kind = VW_ACT_SLIDE, .a = 1, .b = 0},
+        {.key = "PageUp", .kind = VW_ACT_SLIDE, .a = -1, .b = 0},
+        {.key = "A", .kind = VW_ACT_REVEAL, .a = 0, .b = 0},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
         if (!strcmp(key, keys[i].key)) {

@@ -36,7 +36,8 @@ void vw_story_show(vw_state *s, int k)
         for (int p = 0; p < 2; ++p)
             for (uint32_t j = 0; j < item->count; ++j) {
                 const ks_event *e = &s->tr->events[s->idx->by_item[item->first + j]];
-                if (e->kind != KS_EV_WORK && e->tensor == s->panel[p].tensor) {
+                if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) &&
+                    e->tensor == s->panel[p].tensor) {
                     s->panel[p].plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
                     break;
                 }

@@ -56,7 +56,7 @@ void ks_conv2d_ref(const ks_conv2d_params *p, const float *input, const float *w
                    double *output);
 
 /* The GEMM kernel's trace schema (4 sites). */
-int ks_conv_gemm_sites(const ks_conv2d_params *p, ks_site *sites);
+
 
 #ifdef __cplusplus
 }

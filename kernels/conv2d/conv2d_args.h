@@ -19,6 +19,11 @@ extern "C" {
 #endif
 int ks_conv_gemm_args_make(const ks_conv2d_params *p, const float *weight, const float *columns,
                            float *output, ks_conv_gemm_args *a, ks_conv2d_geom *g);
+/* The GEMM kernel on arguments ks_conv_gemm_args_make validated: nothing checked again. */
+int ks_conv_gemm_launch_sim(const ks_conv_gemm_args *a, const ks_launch *l, ks_sink *sink);
+int ks_conv_gemm_launch_cuda(const ks_conv_gemm_args *a, const ks_launch *l, const ks_sink *dev_sink, void *stream);
+/* The trace schema of the GEMM kernel (4 sites). */
+int ks_conv_gemm_sites(const ks_conv_gemm_args *a, ks_site *sites);
 #ifdef __cplusplus
 }
 #endif

@@ -21,8 +21,8 @@ KS_FN void KS_VARIANT(ks_conv_gemm_body)(ks_thread *t, const ks_conv_gemm_args *
     const KS_IDX n_work = (KS_IDX)a->batch * O * P;
     const KS_IDX taps = (KS_IDX)a->kernel_h * (KS_IDX)a->kernel_w;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX step = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += step, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX p = index % P; /* h_out * Wo + w_out: the column of the columns matrix */
         const KS_IDX o = (index / P) % O;
         const KS_IDX n = index / (P * O);

@@ -46,12 +46,9 @@ int ks_conv_gemm_args_make(const ks_conv2d_params *p, const float *weight, const
     return KS_OK;
 }
 
-int ks_conv_gemm_sites(const ks_conv2d_params *p, ks_site *s)
+int ks_conv_gemm_sites(const ks_conv_gemm_args *a, ks_site *s)
 {
-    ks_conv2d_geom g;
-    int rc = ks_conv2d_geometry(p, &g);
-    if (rc) return rc;
-    const int64_t Ho = g.im.height_col, Wo = g.im.width_col, O = p->out_channels;
+    const int64_t Ho = a->height_col, Wo = a->width_col, O = a->out_channels;
     memset(&s[0], 0, sizeof s[0]);
     snprintf(s[0].name, sizeof s[0].name, "conv_gemm.work");
     s[0].kind = KS_EV_WORK;

@@ -78,6 +78,11 @@ extern "C" int ks_cuda_sink_reset(ks_sink *dev)
     return ks_cuda_memset(dev->counters, 0, 2 * sizeof(unsigned long long));
 }
 
+extern "C" int ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed)
+{
+    return ks_cuda_download(claimed, dev->counters, sizeof *claimed);
+}
+
 extern "C" int ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
 {
     unsigned long long c[2];

@@ -29,6 +29,9 @@ int ks_cuda_sync(void);
 int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter);
 /* Empties it (cursor and dropped back to 0). */
 int ks_cuda_sink_reset(ks_sink *dev);
+/* The events the launches claimed so far (stored + overflowed): the capacity a rerun
+ * needs to keep them all. */
+int ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed);
 /* Copies the recorded events and the dropped count into a host sink (appending). */
 int ks_cuda_sink_download(const ks_sink *dev, ks_sink *host);
 void ks_cuda_sink_free(ks_sink *dev);

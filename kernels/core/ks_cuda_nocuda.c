@@ -14,5 +14,6 @@ int ks_cuda_memset(void *d, int v, size_t b) { (void)d, (void)v, (void)b; return
 int ks_cuda_sync(void) { return NO_CUDA; }
 int ks_cuda_sink_create(ks_sink *o, unsigned long long c, ks_filter f) { (void)o, (void)c, (void)f; return NO_CUDA; }
 int ks_cuda_sink_reset(ks_sink *d) { (void)d; return NO_CUDA; }
+int ks_cuda_sink_claimed(const ks_sink *d, unsigned long long *c) { (void)d, (void)c; return NO_CUDA; }
 int ks_cuda_sink_download(const ks_sink *d, ks_sink *h) { (void)d, (void)h; return NO_CUDA; }
 void ks_cuda_sink_free(ks_sink *d) { (void)d; }

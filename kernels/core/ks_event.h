@@ -19,8 +19,10 @@ enum ks_event_kind {
     KS_EV_WORK = 1,   /* a grid-stride iteration: index and its decomposition */
     KS_EV_READ = 2,   /* an integer-position read (or padding) */
     KS_EV_SAMPLE = 3, /* a bilinear sample */
-    KS_EV_WRITE = 4   /* a plain store or an atomic add */
+    KS_EV_WRITE = 4,  /* a plain store or an atomic add */
+    KS_EV_REGION = 5  /* a rectangle (or a grid of bins, or a point) on a tensor plane */
 };
+#define KS_EV_KINDS 6 /* kinds are 1..KS_EV_KINDS-1 */
 
 enum ks_event_flags {
     KS_FLAG_PADDING = 1u << 0, /* read: position outside the tensor, value is the pad 0 */
@@ -31,7 +33,8 @@ enum ks_event_flags {
     KS_FLAG_C10 = 1u << 4,
     KS_FLAG_C11 = 1u << 5,
     KS_FLAG_CLAMP_Y = 1u << 6, /* sample: corners clamped to the last row (RoIAlign rule) */
-    KS_FLAG_CLAMP_X = 1u << 7
+    KS_FLAG_CLAMP_X = 1u << 7,
+    KS_FLAG_GUIDE = 1u << 0 /* region: a guide drawn faintly (the box before a shift) */
 };
 
 #define KS_WORK_FIELDS 8
@@ -53,6 +56,17 @@ typedef struct ks_ev_sample {
     float value;
 } ks_ev_sample;
 
+/* A region an item works in, for overlays: the rectangle [y0, y1] x [x0, x1] of plane
+ * `plane` in continuous coordinates (pixel centres at integers), divided into rows x cols
+ * bins (1 x 1: a plain box; 0 x 0: the point (y0, x0)). What it is, is its site's name
+ * ("roi_align.roi", "patchify.patch"). */
+typedef struct ks_ev_region {
+    int32_t plane;
+    float y0, x0, y1, x1;
+    uint16_t rows, cols;
+    int32_t reserved[2];
+} ks_ev_region;
+
 typedef struct ks_event {
     uint8_t kind;    /* ks_event_kind */
     uint8_t flags;   /* ks_event_flags */
@@ -69,6 +83,7 @@ typedef struct ks_event {
         int32_t field[KS_WORK_FIELDS]; /* work: decomposition, named by the site schema */
         ks_ev_access access;           /* read, write */
         ks_ev_sample sample;           /* sample */
+        ks_ev_region region;           /* region */
     } u;
 } ks_event;
 

@@ -138,4 +138,24 @@ KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t 
     ks_sink_put(t->sink, &e);
 }
 
+/* A region of plane `plane` of tensor `tensor` the item works in (see ks_ev_region):
+ * RoIAlign's RoI with its bins, patchify's patch. guide: drawn faintly. */
+KS_FN void ks_probe_box(ks_thread *t, int site, int tensor, int64_t plane, float y0, float x0, float y1,
+                        float x1, int rows, int cols, int guide)
+{
+    ks_event e;
+    if (!t->keep) return;
+    ks_probe_head(t, &e, KS_EV_REGION, site, tensor, 0);
+    e.flags = (uint8_t)(guide ? KS_FLAG_GUIDE : 0);
+    e.u.region.plane = (int32_t)plane;
+    e.u.region.y0 = y0;
+    e.u.region.x0 = x0;
+    e.u.region.y1 = y1;
+    e.u.region.x1 = x1;
+    e.u.region.rows = (uint16_t)rows;
+    e.u.region.cols = (uint16_t)cols;
+    e.u.region.reserved[0] = e.u.region.reserved[1] = 0;
+    ks_sink_put(t->sink, &e);
+}
+
 #endif /* KS_PROBE_H */

@@ -43,6 +43,14 @@ typedef struct ks_size_check {
 /* KS_OK, or KS_EINVAL with "NAME must be >= LO (got V)" (or "<= 2147483647") for the
  * first size out of range. */
 int ks_check_sizes(const ks_size_check *c, size_t n);
+/* The rows of a sliding window's sizes (kernel, padding, stride, dilation per axis) for a
+ * struct with the fields kernel_h, kernel_w, pad_h, ..., dilation_w: one table, every
+ * windowed operator. */
+#define KS_WINDOW_SIZE_CHECKS(p)                                                                               \
+    {.name = "kernel_h", .v = (p)->kernel_h, .lo = 1}, {.name = "kernel_w", .v = (p)->kernel_w, .lo = 1},    \
+        {.name = "pad_h", .v = (p)->pad_h, .lo = 0}, {.name = "pad_w", .v = (p)->pad_w, .lo = 0},            \
+        {.name = "stride_h", .v = (p)->stride_h, .lo = 1}, {.name = "stride_w", .v = (p)->stride_w, .lo = 1}, \
+        {.name = "dilation_h", .v = (p)->dilation_h, .lo = 1}, {.name = "dilation_w", .v = (p)->dilation_w, .lo = 1}
 
 /* Allocates zeroed data for t (name/dtype/ndim/shape already set). */
 int ks_tensor_alloc(ks_tensor *t);

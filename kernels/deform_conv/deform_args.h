@@ -8,18 +8,18 @@
 #include "deform_conv.h"
 
 /* Everything a thread needs, passed by value to the CUDA kernels. Pointers are at the
- * chunk's first image; `step` images per chunk. */
+ * chunk's first image; `im2col_step` images per chunk. */
 typedef struct ks_deform_args {
     int64_t channels, height, width;
     int64_t kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w;
-    int64_t step, offset_groups, height_col, width_col;
+    int64_t im2col_step, offset_groups, height_col, width_col;
     int use_mask, semantics;
-    const float *input;   /* [step, C, H, W] */
-    const float *offset;  /* [step, G_off*2*kh*kw, Ho, Wo] */
-    const float *mask;    /* [step, G_off*kh*kw, Ho, Wo] or NULL */
-    const float *col_in;  /* col2im, coord: [C*kh*kw, step*Ho*Wo] */
-    float *col_out;       /* im2col: [C*kh*kw, step*Ho*Wo] */
-    float *grad_input;    /* col2im: [step, C, H, W], accumulated */
+    const float *input;   /* [im2col_step, C, H, W] */
+    const float *offset;  /* [im2col_step, G_off*2*kh*kw, Ho, Wo] */
+    const float *mask;    /* [im2col_step, G_off*kh*kw, Ho, Wo] or NULL */
+    const float *col_in;  /* col2im, coord: [C*kh*kw, im2col_step*Ho*Wo] */
+    float *col_out;       /* im2col: [C*kh*kw, im2col_step*Ho*Wo] */
+    float *grad_input;    /* col2im: [im2col_step, C, H, W], accumulated */
     float *grad_offset;   /* coord: like offset */
     float *grad_mask;     /* coord: like mask (with a mask) */
 } ks_deform_args;

@@ -1,7 +1,7 @@
 /* deform_body.h - the three deformable-convolution kernels, written once (see
  * im2col_body.h for how the plain and traced variants are made). Names follow mmcv's
  * deform_conv_cuda_kernel.cuh, so the lesson text, the reference and this file read
- * alike. `step` images per launch; b is the image within the chunk.
+ * alike. `im2col_step` images per launch; b is the image within the chunk.
  *
  * A tap (i, j) of output position (h_col, w_col) samples
  *   y = (h_col*sh - ph + i*dh) + dy,   x = (w_col*sw - pw + j*dw) + dx
@@ -16,21 +16,21 @@
 
 /* deformable_im2col: one work item per (c_im, b, h_col, w_col), w_col fastest. It writes
  * the kh*kw taps of its window into rows (c_im*kh + i)*kw + j of the columns matrix,
- * step*Ho*Wo apart: the blended sample, times the mask with one. */
+ * im2col_step*Ho*Wo apart: the blended sample, times the mask with one. */
 KS_FN void KS_VARIANT(ks_deform_im2col_body)(ks_thread *t, const ks_deform_args *a)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
     const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, kk = kh * kw;
-    const KS_IDX S = (KS_IDX)a->step, G = (KS_IDX)a->offset_groups;
-    const KS_IDX n_work = C * S * Ho * Wo;
+    const KS_IDX im2col_step = (KS_IDX)a->im2col_step, G = (KS_IDX)a->offset_groups;
+    const KS_IDX n_work = C * im2col_step * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX w_col = index % Wo;
         const KS_IDX h_col = (index / Wo) % Ho;
-        const KS_IDX b = (index / Wo / Ho) % S;
-        const KS_IDX c_im = index / Wo / Ho / S;
+        const KS_IDX b = (index / Wo / Ho) % im2col_step;
+        const KS_IDX c_im = index / Wo / Ho / im2col_step;
         const KS_IDX g = c_im / (C / G); /* the offset group of this channel */
         KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, c_im, b, h_col, w_col, g, 0,
                                0, 0));
@@ -39,7 +39,7 @@ KS_FN void KS_VARIANT(ks_deform_im2col_body)(ks_thread *t, const ks_deform_args 
         const float *im = a->input + (b * C + c_im) * H * W;
         const KS_IDX off0 = (b * G + g) * 2 * kk * Ho * Wo + h_col * Wo + w_col;
         const KS_IDX mask0 = (b * G + g) * kk * Ho * Wo + h_col * Wo + w_col;
-        float *col = a->col_out + ((c_im * kk * S + b) * Ho + h_col) * Wo + w_col;
+        float *col = a->col_out + ((c_im * kk * im2col_step + b) * Ho + h_col) * Wo + w_col;
         for (KS_IDX i = 0; i < kh; ++i) {
             for (KS_IDX j = 0; j < kw; ++j) {
                 const KS_IDX tap = i * kw + j;
@@ -68,7 +68,7 @@ KS_FN void KS_VARIANT(ks_deform_im2col_body)(ks_thread *t, const ks_deform_args 
                 KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_COLUMNS, (int)tap,
                                         col - a->col_out, 0, (c_im * kk + tap),
                                         (b * Ho + h_col) * Wo + w_col, v, 0));
-                col += S * Ho * Wo;
+                col += im2col_step * Ho * Wo;
             }
         }
     }
@@ -85,17 +85,17 @@ KS_FN void KS_VARIANT(ks_deform_col2im_body)(ks_thread *t, const ks_deform_args 
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
     const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, kk = kh * kw;
-    const KS_IDX S = (KS_IDX)a->step, G = (KS_IDX)a->offset_groups;
-    const KS_IDX n_work = C * kk * S * Ho * Wo;
+    const KS_IDX im2col_step = (KS_IDX)a->im2col_step, G = (KS_IDX)a->offset_groups;
+    const KS_IDX n_work = C * kk * im2col_step * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX w_col = index % Wo;
         const KS_IDX h_col = (index / Wo) % Ho;
-        const KS_IDX b = (index / Wo / Ho) % S;
-        const KS_IDX j = (index / Wo / Ho / S) % kw;
-        const KS_IDX i = (index / Wo / Ho / S / kw) % kh;
-        const KS_IDX c = index / Wo / Ho / S / kk;
+        const KS_IDX b = (index / Wo / Ho) % im2col_step;
+        const KS_IDX j = (index / Wo / Ho / im2col_step) % kw;
+        const KS_IDX i = (index / Wo / Ho / im2col_step / kw) % kh;
+        const KS_IDX c = index / Wo / Ho / im2col_step / kk;
         const KS_IDX g = c / (C / G);
         KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, c, i, j, b, h_col, w_col, g, 0));
         const KS_IDX tap = i * kw + j;
@@ -150,12 +150,12 @@ KS_FN void KS_VARIANT(ks_deform_coord_body)(ks_thread *t, const ks_deform_args *
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
     const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, kk = kh * kw;
-    const KS_IDX S = (KS_IDX)a->step, G = (KS_IDX)a->offset_groups;
+    const KS_IDX im2col_step = (KS_IDX)a->im2col_step, G = (KS_IDX)a->offset_groups;
     const KS_IDX cpg = C / G; /* channels per offset group */
-    const KS_IDX n_work = S * G * 2 * kk * Ho * Wo;
+    const KS_IDX n_work = im2col_step * G * 2 * kk * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX w_col = index % Wo;
         const KS_IDX h_col = (index / Wo) % Ho;
         const KS_IDX dir = (index / Wo / Ho) % 2; /* 0: dy, 1: dx */
@@ -185,12 +185,12 @@ KS_FN void KS_VARIANT(ks_deform_coord_body)(ks_thread *t, const ks_deform_args *
         for (KS_IDX cnt = 0; cnt < cpg; ++cnt) {
             const KS_IDX c = g * cpg + cnt;
             const KS_IDX row = c * kk + tap;
-            const KS_IDX col_pos = ((row * S + b) * Ho + h_col) * Wo + w_col;
+            const KS_IDX col_pos = ((row * im2col_step + b) * Ho + h_col) * Wo + w_col;
             const float cv = a->col_in[col_pos];
             const float *im = a->input + (b * C + c) * H * W;
             const float cw = ks_deform_coord_weight(im, H, W, y, x, (int)dir, a->semantics);
             val = a->use_mask ? fmaf(cw * cv, m, val) : fmaf(cw, cv, val);
-            ks_bilinear s = {0, 0, {0.0f, 0.0f, 0.0f, 0.0f}, 0.0f, 0};
+            ks_bilinear s = {.y0 = 0, .x0 = 0, .w = {0.0f, 0.0f, 0.0f, 0.0f}, .value = 0.0f, .flags = 0};
             if (KS_TRACED || (a->use_mask && dir == 0)) ks_deform_bilinear(im, H, W, y, x, &s);
             if (a->use_mask && dir == 0 && in_box) mval = fmaf(cv, s.value, mval);
             KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,

@@ -13,8 +13,8 @@
  * (-1, H) x (-1, W)), times the mask. Input channel c belongs to offset group
  * c / (C/G_off); conv groups and offset groups are independent.
  *
- * The layer works on chunks of `step` images (mmcv's im2col_step). Its columns matrix is
- *   columns [C*kh*kw, step*Ho*Wo]: row (c*kh + i)*kw + j, column (b*Ho + ho)*Wo + wo
+ * The layer works on chunks of `im2col_step` images (mmcv's name). Its columns matrix is
+ *   columns [C*kh*kw, im2col_step*Ho*Wo]: row (c*kh + i)*kw + j, column (b*Ho + ho)*Wo + wo
  * (b the image within the chunk), and output = weight x columns per conv group.
  */
 #ifndef KS_DEFORM_CONV_H
@@ -34,8 +34,8 @@ extern "C" {
 /* Where mmcv and torchvision differ:
  * - the coordinate gradient exactly on y == -1 or x == -1: mmcv 0, torchvision the
  *   one-sided inside derivative;
- * - the chunk: mmcv takes step = min(im2col_step, N) and rejects N % step != 0;
- *   torchvision takes the largest divisor of N that is <= im2col_step (32 there). */
+ * - the chunk: mmcv takes min(p->im2col_step, N) images and rejects N not divisible by it;
+ *   torchvision takes the largest divisor of N that is <= p->im2col_step (32 there). */
 typedef enum ks_deform_semantics { KS_DEFORM_MMCV = 0, KS_DEFORM_TORCHVISION = 1 } ks_deform_semantics;
 
 typedef struct ks_deform_params {
@@ -52,13 +52,13 @@ typedef struct ks_deform_params {
 
 typedef struct ks_deform_geom {
     int64_t height_out, width_out; /* Ho, Wo */
-    int64_t step;                  /* images per chunk, by the semantics' rule */
+    int64_t im2col_step;           /* images per chunk, by the semantics' rule */
     int64_t rows;                  /* C*kh*kw */
     int64_t input_numel, offset_numel, mask_numel, weight_numel, output_numel;
-    int64_t col_numel;      /* rows * step*Ho*Wo: the columns matrix of one chunk */
-    int64_t im2col_work;    /* C*step*Ho*Wo: im2col work items per chunk */
-    int64_t col2im_work;    /* C*kh*kw*step*Ho*Wo */
-    int64_t coord_work;     /* step*G_off*2*kh*kw*Ho*Wo */
+    int64_t col_numel;      /* rows * im2col_step*Ho*Wo: the columns matrix of one chunk */
+    int64_t im2col_work;    /* C*im2col_step*Ho*Wo: im2col work items per chunk */
+    int64_t col2im_work;    /* C*kh*kw*im2col_step*Ho*Wo */
+    int64_t coord_work;     /* im2col_step*G_off*2*kh*kw*Ho*Wo */
 } ks_deform_geom;
 
 /* mmcv launches: 512 threads, at most 4096 blocks (grid-stride beyond). */
@@ -69,8 +69,11 @@ typedef struct ks_deform_geom {
 enum { KS_DEFORM_SITE_WORK, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_SITE_READ_MASK,
        KS_DEFORM_SITE_SAMPLE, KS_DEFORM_SITE_WRITE, /* im2col has these five */
        KS_DEFORM_SITE_READ_COL, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_NSITES };
+/* The kernels touch the first seven; the layer (deform_conv) adds the rest. */
 enum { KS_DEFORM_T_INPUT, KS_DEFORM_T_OFFSET, KS_DEFORM_T_MASK, KS_DEFORM_T_COLUMNS,
-       KS_DEFORM_T_GRAD_INPUT, KS_DEFORM_T_GRAD_OFFSET, KS_DEFORM_T_GRAD_MASK };
+       KS_DEFORM_T_GRAD_INPUT, KS_DEFORM_T_GRAD_OFFSET, KS_DEFORM_T_GRAD_MASK,
+       KS_DEFORM_T_WEIGHT, KS_DEFORM_T_BIAS, KS_DEFORM_T_OUTPUT, KS_DEFORM_T_GRAD_OUTPUT,
+       KS_DEFORM_T_GRAD_WEIGHT, KS_DEFORM_T_GRAD_BIAS };
 typedef enum ks_deform_kernel {
     KS_DEFORM_NONE = -1, /* as `traced`: record nothing */
     KS_DEFORM_IM2COL = 0,
@@ -91,7 +94,7 @@ int ks_deform_offset_fill(const ks_deform_params *p, int pattern, const double a
  * chunk rules, no product past 2^62) and fills g. KS_EINVAL with a message otherwise. */
 int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g);
 
-/* One chunk of `step` images (pointers at the chunk's first image), host pointers for
+/* One chunk of `im2col_step` images (pointers at the chunk's first image), host pointers for
  * the simulator (`sink` NULL: plain variant), device pointers for CUDA (`dev_sink` NULL:
  * plain; `stream` a cudaStream_t or NULL). mask is NULL unless p->use_mask.
  *   im2col: input, offset, mask -> columns (every entry written)
@@ -99,7 +102,7 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g);
  *   coord:  input, offset, mask, columns -> grad_offset, grad_mask (every entry written;
  *           grad_mask only with a mask) */
 typedef struct ks_deform_chunk {
-    int64_t step;
+    int64_t im2col_step;
     const float *input, *offset, *mask;
     const float *columns_in; /* col2im, coord */
     float *columns;          /* im2col */
@@ -110,11 +113,11 @@ int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks
                          const ks_launch *launch, ks_sink *sink);
 int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                           const ks_launch *launch, const ks_sink *dev_sink, void *stream);
-/* Work items of kernel k for a chunk of `step` images (g from ks_deform_geometry). */
+/* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
-                       int64_t step);
+                       int64_t im2col_step);
 /* The launch a kernel gets for one chunk (threads, blocks) under `launch`. */
-int ks_deform_kernel_launch(const ks_deform_params *p, ks_deform_kernel k, int64_t step,
+int ks_deform_kernel_launch(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step,
                             const ks_launch *launch, int *threads, int64_t *blocks);
 
 /* The tensors of the layer. Forward reads input, offset, mask, weight, bias and writes
@@ -126,7 +129,7 @@ typedef struct ks_deform_tensors {
     const float *grad_output;
     float *grad_input, *grad_offset, *grad_mask, *grad_weight, *grad_bias;
     float *columns0; /* optional: receives the first chunk's columns (forward: the im2col;
-                        backward: the column gradient), rows * step*Ho*Wo floats */
+                        backward: the column gradient), rows * im2col_step*Ho*Wo floats */
 } ks_deform_tensors;
 
 /* Floats of scratch memory the layer needs: columns and a GEMM buffer of one chunk. */
@@ -161,9 +164,9 @@ typedef struct ks_deform_ref_grads {
 void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *t,
                             const ks_deform_ref_grads *g);
 
-/* The trace schema of kernel k for a chunk of `step` images: returns the number of
+/* The trace schema of kernel k for a chunk of `im2col_step` images: returns the number of
  * sites (5 for im2col, whose tensors are the first four; KS_DEFORM_NSITES otherwise). */
-int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t step, ks_site *sites);
+int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step, ks_site *sites);
 
 #ifdef __cplusplus
 }

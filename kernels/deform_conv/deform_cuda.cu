@@ -11,8 +11,11 @@
 
 
 KS_CUDA_WRAPPERS(ks_deform_im2col, ks_deform_args)
+/* -> ks_deform_im2col_k_plain32, ks_deform_im2col_k_plain, ks_deform_im2col_k_traced (bodies ks_deform_im2col_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_col2im, ks_deform_args)
+/* -> ks_deform_col2im_k_plain32, ks_deform_col2im_k_plain, ks_deform_col2im_k_traced (bodies ks_deform_col2im_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
+/* -> ks_deform_coord_k_plain32, ks_deform_coord_k_plain, ks_deform_coord_k_traced (bodies ks_deform_coord_body_plain32/_plain/_traced) */
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */
@@ -33,10 +36,10 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
     int64_t blocks;
     if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     int rc = ks_deform_args_make(p, c, &a, &g);
-    if (!rc) rc = ks_deform_kernel_launch(p, k, c->step, launch, &threads, &blocks);
+    if (!rc) rc = ks_deform_kernel_launch(p, k, c->im2col_step, launch, &threads, &blocks);
     if (rc || blocks == 0) return rc;
     cudaStream_t s = (cudaStream_t)stream;
-    const int small = fits_int32(&g, ks_deform_work(&g, p, k, c->step), blocks, threads);
+    const int small = fits_int32(&g, ks_deform_work(&g, p, k, c->im2col_step), blocks, threads);
     const unsigned nb = (unsigned)blocks;
     switch (k) {
     case KS_DEFORM_IM2COL:
@@ -59,23 +62,24 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
 
 /* --- the layer's CUDA backend --- */
 
-__global__ void scatter_k(const float *buf, const float *bias, float *out, int64_t O, int64_t S,
+__global__ void scatter_k(const float *buf, const float *bias, float *out, int64_t O, int64_t im2col_step,
                           int64_t P)
 {
-    const int64_t n = O * S * P;
+    const int64_t n = O * im2col_step * P;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t q = i % P, o = (i / P) % O, s = i / (P * O); /* i indexes out [S, O, P] */
-        out[i] = buf[(o * S + s) * P + q] + (bias ? bias[o] : 0.0f);
+        const int64_t q = i % P, o = (i / P) % O, s = i / (P * O); /* i indexes out [im2col_step, O, P] */
+        out[i] = buf[(o * im2col_step + s) * P + q] + (bias ? bias[o] : 0.0f);
     }
 }
 
-__global__ void gather_k(const float *g, float *buf, int64_t O, int64_t S, int64_t P)
+__global__ void gather_k(const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
 {
-    const int64_t n = O * S * P;
+    const int64_t n = O * im2col_step * P;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t q = i % P, s = (i / P) % S, o = i / (P * S); /* i indexes buf [O, S, P] */
+        /* i indexes buf [O, im2col_step, P] */
+        const int64_t q = i % P, s = (i / P) % im2col_step, o = i / (P * im2col_step);
         buf[i] = g[(s * O + o) * P + q];
     }
 }
@@ -131,17 +135,17 @@ static int cu_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, c
 }
 
 static int cu_scatter(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
-                      int64_t S, int64_t P)
+                      int64_t im2col_step, int64_t P)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
-    scatter_k<<<grid_for(O * S * P), 256, 0, x->stream>>>(buf, bias, out, O, S, P);
+    scatter_k<<<grid_for(O * im2col_step * P), 256, 0, x->stream>>>(buf, bias, out, O, im2col_step, P);
     return ks_cuda_check_launch("deform_conv scatter");
 }
 
-static int cu_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t S, int64_t P)
+static int cu_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
-    gather_k<<<grid_for(O * S * P), 256, 0, x->stream>>>(g, buf, O, S, P);
+    gather_k<<<grid_for(O * im2col_step * P), 256, 0, x->stream>>>(g, buf, O, im2col_step, P);
     return ks_cuda_check_launch("deform_conv gather");
 }
 
@@ -195,7 +199,9 @@ static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float
     cublasStatus_t st = cublasSetStream(x.blas, x.stream);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(x.blas, CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
-    const ks_deform_backend b = {&x, cu_kernel, cu_gemm, cu_scatter, cu_gather, cu_row_sums, cu_zero, cu_copy};
+    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .scatter = cu_scatter,
+                                 .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero,
+                                 .copy = cu_copy};
     return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
 }
 

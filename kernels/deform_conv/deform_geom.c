@@ -18,26 +18,27 @@ static int64_t mul(int64_t a, int64_t b, int64_t c, int64_t d, int64_t limit)
     return r;
 }
 
-/* mmcv: step = min(im2col_step, N), N divisible by it. torchvision: the largest divisor
- * of N that is <= im2col_step (batch 33, bound 32 -> 11). */
-static int chunk_step(const ks_deform_params *p, int64_t *step)
+/* The images per chunk from the bound p->im2col_step. mmcv: min(bound, N), N divisible by
+ * it. torchvision: the largest divisor of N that is <= the bound (batch 33, bound 32 -> 11). */
+static int chunk_im2col_step(const ks_deform_params *p, int64_t *im2col_step)
 {
     const int64_t N = p->batch, bound = p->im2col_step;
     if (N == 0) {
-        *step = 0;
+        *im2col_step = 0;
         return KS_OK;
     }
     if (p->semantics == KS_DEFORM_TORCHVISION) {
         int64_t s = bound < N ? bound : N;
         while (N % s) --s;
-        *step = s;
+        *im2col_step = s;
         return KS_OK;
     }
     const int64_t s = bound < N ? bound : N;
     if (N % s)
-        return ks_fail(KS_EINVAL, "batch size must be divisible by im2col_step (batch %lld, step %lld)",
+        return ks_fail(KS_EINVAL,
+                       "batch size must be divisible by im2col_step (batch %lld, im2col_step %lld)",
                        (long long)N, (long long)s);
-    *step = s;
+    *im2col_step = s;
     return KS_OK;
 }
 
@@ -45,15 +46,15 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
 {
     const int64_t dim_max = INT32_MAX, numel_max = INT64_MAX / 8;
     const ks_size_check checks[] = {
-        {"batch", p->batch, 0},           {"channels", p->channels, 1},
-        {"height", p->height, 1},         {"width", p->width, 1},
-        {"out_channels", p->out_channels, 1},
-        {"kernel_h", p->kernel_h, 1},     {"kernel_w", p->kernel_w, 1},
-        {"pad_h", p->pad_h, 0},           {"pad_w", p->pad_w, 0},
-        {"stride_h", p->stride_h, 1},     {"stride_w", p->stride_w, 1},
-        {"dilation_h", p->dilation_h, 1}, {"dilation_w", p->dilation_w, 1},
-        {"groups", p->groups, 1},         {"offset_groups", p->offset_groups, 1},
-        {"im2col_step", p->im2col_step, 1},
+        {.name = "batch", .v = p->batch, .lo = 0},
+        {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},
+        {.name = "width", .v = p->width, .lo = 1},
+        {.name = "out_channels", .v = p->out_channels, .lo = 1},
+        KS_WINDOW_SIZE_CHECKS(p),
+        {.name = "groups", .v = p->groups, .lo = 1},
+        {.name = "offset_groups", .v = p->offset_groups, .lo = 1},
+        {.name = "im2col_step", .v = p->im2col_step, .lo = 1},
     };
     memset(g, 0, sizeof *g);
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
@@ -80,23 +81,23 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
                        (long long)g->height_out, (long long)g->width_out, (long long)p->height,
                        (long long)p->width, (long long)ext_h, (long long)ext_w,
                        (long long)p->pad_h, (long long)p->pad_w);
-    rc = chunk_step(p, &g->step);
+    rc = chunk_im2col_step(p, &g->im2col_step);
     if (rc) return rc;
     const int64_t P = g->height_out * g->width_out, kk = p->kernel_h * p->kernel_w;
-    const int64_t S = g->step > 0 ? g->step : 1;
+    const int64_t im2col_step = g->im2col_step > 0 ? g->im2col_step : 1;
     g->rows = mul(p->channels, kk, 1, 1, dim_max);
     g->input_numel = mul(p->batch, p->channels, p->height, p->width, numel_max);
     g->offset_numel = mul(p->batch, p->offset_groups * 2, kk, P, numel_max);
     g->mask_numel = mul(p->batch, p->offset_groups, kk, P, numel_max);
     g->weight_numel = mul(p->out_channels, p->channels / p->groups, kk, 1, numel_max);
     g->output_numel = mul(p->batch, p->out_channels, P, 1, numel_max);
-    g->col_numel = mul(g->rows < 0 ? -1 : g->rows, S, P, 1, numel_max);
-    g->im2col_work = mul(p->channels, S, P, 1, numel_max);
+    g->col_numel = mul(g->rows < 0 ? -1 : g->rows, im2col_step, P, 1, numel_max);
+    g->im2col_work = mul(p->channels, im2col_step, P, 1, numel_max);
     g->col2im_work = g->col_numel;
-    g->coord_work = mul(S, p->offset_groups * 2, kk, P, numel_max);
+    g->coord_work = mul(im2col_step, p->offset_groups * 2, kk, P, numel_max);
     const int64_t all[] = {g->rows, g->input_numel, g->offset_numel, g->mask_numel, g->weight_numel,
                            g->output_numel, g->col_numel, g->im2col_work, g->coord_work,
-                           mul(p->out_channels, S, P, 1, numel_max)};
+                           mul(p->out_channels, im2col_step, P, 1, numel_max)};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i] < 0) return ks_fail(KS_EINVAL, "tensor sizes overflow (a product of sizes passes 2^60)");
     return KS_OK;
@@ -106,19 +107,19 @@ int64_t ks_deform_workspace_floats(const ks_deform_params *p)
 {
     ks_deform_geom g;
     if (ks_deform_geometry(p, &g)) return -1;
-    const int64_t S = g.step > 0 ? g.step : 1;
-    /* columns [C*kh*kw, S*P] + GEMM buffer [O, S*P] */
-    return g.col_numel + p->out_channels * S * g.height_out * g.width_out;
+    const int64_t im2col_step = g.im2col_step > 0 ? g.im2col_step : 1;
+    /* columns [C*kh*kw, im2col_step*P] + GEMM buffer [O, im2col_step*P] */
+    return g.col_numel + p->out_channels * im2col_step * g.height_out * g.width_out;
 }
 
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
-                       int64_t step)
+                       int64_t im2col_step)
 {
     const int64_t P = g->height_out * g->width_out, kk = p->kernel_h * p->kernel_w;
     switch (k) {
-    case KS_DEFORM_IM2COL: return p->channels * step * P;
-    case KS_DEFORM_COL2IM: return g->rows * step * P;
-    default: return step * p->offset_groups * 2 * kk * P;
+    case KS_DEFORM_IM2COL: return p->channels * im2col_step * P;
+    case KS_DEFORM_COL2IM: return g->rows * im2col_step * P;
+    default: return im2col_step * p->offset_groups * 2 * kk * P;
     }
 }
 
@@ -127,9 +128,9 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
 {
     int rc = ks_deform_geometry(p, g);
     if (rc) return rc;
-    if (c->step < 1 || c->step > g->step)
-        return ks_fail(KS_EINVAL, "a chunk holds 1..%lld images (got %lld)", (long long)g->step,
-                       (long long)c->step);
+    if (c->im2col_step < 1 || c->im2col_step > g->im2col_step)
+        return ks_fail(KS_EINVAL, "a chunk holds 1..%lld images (got %lld)", (long long)g->im2col_step,
+                       (long long)c->im2col_step);
     if (p->use_mask && !c->mask) return ks_fail(KS_EINVAL, "use_mask is set but mask is NULL");
     memset(a, 0, sizeof *a);
     a->channels = p->channels;
@@ -143,7 +144,7 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
     a->stride_w = p->stride_w;
     a->dilation_h = p->dilation_h;
     a->dilation_w = p->dilation_w;
-    a->step = c->step;
+    a->im2col_step = c->im2col_step;
     a->offset_groups = p->offset_groups;
     a->height_col = g->height_out;
     a->width_col = g->width_out;
@@ -160,22 +161,22 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
     return KS_OK;
 }
 
-int ks_deform_kernel_launch(const ks_deform_params *p, ks_deform_kernel k, int64_t step,
+int ks_deform_kernel_launch(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step,
                             const ks_launch *launch, int *threads, int64_t *blocks)
 {
     ks_deform_geom g;
     int rc = ks_deform_geometry(p, &g);
     if (rc) return rc;
     return ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP,
-                             ks_deform_work(&g, p, k, step), threads, blocks);
+                             ks_deform_work(&g, p, k, im2col_step), threads, blocks);
 }
 
-int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t step, ks_site *s)
+int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step, ks_site *s)
 {
     ks_deform_geom g;
     int rc = ks_deform_geometry(p, &g);
     if (rc) return rc;
-    const int64_t Ho = g.height_out, Wo = g.width_out, P = Ho * Wo, S = step;
+    const int64_t Ho = g.height_out, Wo = g.width_out, P = Ho * Wo;
     const int64_t kh = p->kernel_h, kw = p->kernel_w, kk = kh * kw, G = p->offset_groups;
     char expr[KS_EXPR_LEN];
     ks_site *w = &s[KS_DEFORM_SITE_WORK];
@@ -187,18 +188,18 @@ int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t step,
     if (k == KS_DEFORM_IM2COL) {
         snprintf(w->name, sizeof w->name, "deform_im2col.work");
         w->nfields = 5;
-        ks_field_digit(&w->fields[0], "c_im", P * S, 0, 0);
-        ks_field_digit(&w->fields[1], "b", P, S, 0);
+        ks_field_digit(&w->fields[0], "c_im", P * im2col_step, 0, 0);
+        ks_field_digit(&w->fields[1], "b", P, im2col_step, 0);
         ks_field_digit(&w->fields[2], "h_col", Wo, Ho, 0);
         ks_field_digit(&w->fields[3], "w_col", 1, Wo, 0);
         ks_field_derived(&w->fields[4], "g", expr);
     } else if (k == KS_DEFORM_COL2IM) {
         snprintf(w->name, sizeof w->name, "deform_col2im.work");
         w->nfields = 7;
-        ks_field_digit(&w->fields[0], "c", P * S * kk, 0, 0);
-        ks_field_digit(&w->fields[1], "i", P * S * kw, kh, 0);
-        ks_field_digit(&w->fields[2], "j", P * S, kw, 0);
-        ks_field_digit(&w->fields[3], "b", P, S, 0);
+        ks_field_digit(&w->fields[0], "c", P * im2col_step * kk, 0, 0);
+        ks_field_digit(&w->fields[1], "i", P * im2col_step * kw, kh, 0);
+        ks_field_digit(&w->fields[2], "j", P * im2col_step, kw, 0);
+        ks_field_digit(&w->fields[3], "b", P, im2col_step, 0);
         ks_field_digit(&w->fields[4], "h_col", Wo, Ho, 0);
         ks_field_digit(&w->fields[5], "w_col", 1, Wo, 0);
         ks_field_derived(&w->fields[6], "g", expr);
@@ -222,10 +223,12 @@ int ks_deform_sites(const ks_deform_params *p, ks_deform_kernel k, int64_t step,
         ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_col2im.add_grad_input", KS_EV_WRITE, KS_DEFORM_T_GRAD_INPUT, 0);
     else
         ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_coord.write_grad_offset", KS_EV_WRITE,
-                       KS_DEFORM_T_GRAD_OFFSET, S == g.step && p->batch == S ? 1 : 0);
+                       KS_DEFORM_T_GRAD_OFFSET,
+                       im2col_step == g.im2col_step && p->batch == im2col_step ? 1 : 0);
     if (k == KS_DEFORM_IM2COL) return KS_DEFORM_SITE_WRITE + 1;
     ks_site_access(&s[KS_DEFORM_SITE_READ_COL], "deform.read_columns", KS_EV_READ, KS_DEFORM_T_COLUMNS, 0);
     ks_site_access(&s[KS_DEFORM_SITE_WRITE_MASK], "deform_coord.write_grad_mask", KS_EV_WRITE,
-                   KS_DEFORM_T_GRAD_MASK, k == KS_DEFORM_COORD && p->use_mask && p->batch == S ? 1 : 0);
+                   KS_DEFORM_T_GRAD_MASK,
+                   k == KS_DEFORM_COORD && p->use_mask && p->batch == im2col_step ? 1 : 0);
     return KS_DEFORM_NSITES;
 }

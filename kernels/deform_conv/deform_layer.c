@@ -1,11 +1,11 @@
 /* deform_layer.c - the deformable convolution layer, as in mmcv's deform_conv_forward /
  * backward_input / backward_parameters:
- *   for each chunk of S images:
- *     columns [C*kh*kw, S*P] = deformable_im2col(input, offset, mask)
- *     for each conv group g: buf_g [O/G, S*P] = weight_g [O/G, C/G*kh*kw] x columns_g
+ *   for each chunk of im2col_step images:
+ *     columns [C*kh*kw, im2col_step*P] = deformable_im2col(input, offset, mask)
+ *     for each conv group g: buf_g [O/G, im2col_step*P] = weight_g [O/G, C/G*kh*kw] x columns_g
  *     output[n, o, p] = buf[o, (n - n0)*P + p] + bias[o]
  * backward, per chunk:
- *     buf = grad_output rearranged to [O, S*P];  columns_g = weight_g^T x buf_g
+ *     buf = grad_output rearranged to [O, im2col_step*P];  columns_g = weight_g^T x buf_g
  *     grad_offset, grad_mask = col2im_coord(columns);  grad_input += col2im(columns)
  *     columns = im2col again;  grad_weight_g += buf_g x columns_g^T;  grad_bias += rows of buf
  * The columns are zero-filled before im2col as in mmcv, though im2col writes every entry.
@@ -19,7 +19,7 @@
 #include "../core/ks_gemm.h"
 
 typedef struct chunk_view {
-    int64_t S, P, K, Kg, Og, in_img, off_img, mask_img, out_img;
+    int64_t im2col_step, P, K, Kg, Og, in_img, off_img, mask_img, out_img;
 } chunk_view;
 
 static int view(const ks_deform_params *p, chunk_view *v, ks_deform_geom *g)
@@ -27,7 +27,7 @@ static int view(const ks_deform_params *p, chunk_view *v, ks_deform_geom *g)
     int rc = ks_deform_geometry(p, g);
     if (rc) return rc;
     const int64_t kk = p->kernel_h * p->kernel_w;
-    v->S = g->step;
+    v->im2col_step = g->im2col_step;
     v->P = g->height_out * g->width_out;
     v->K = g->rows;
     v->Kg = g->rows / p->groups;
@@ -44,7 +44,7 @@ static ks_deform_chunk chunk_at(const ks_deform_params *p, const ks_deform_tenso
 {
     ks_deform_chunk c;
     memset(&c, 0, sizeof c);
-    c.step = v->S;
+    c.im2col_step = v->im2col_step;
     c.input = t->input + n0 * v->in_img;
     c.offset = t->offset + n0 * v->off_img;
     c.mask = p->use_mask ? t->mask + n0 * v->mask_img : NULL;
@@ -73,19 +73,19 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
     if (!rc) rc = check_tensors(p, t, 0);
     if (rc || p->batch == 0) return rc;
     float *columns = workspace, *buf = workspace + g.col_numel;
-    for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.S) {
+    for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
         rc = b->zero(b->ctx, columns, g.col_numel);
         if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_IM2COL, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
         if (!rc && n0 == 0 && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, 0, 0, v.Og, v.S * v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg,
-                         columns + gr * v.Kg * v.S * v.P, v.S * v.P, 0.0f,
-                         buf + gr * v.Og * v.S * v.P, v.S * v.P);
+            rc = b->gemm(b->ctx, 0, 0, v.Og, v.im2col_step * v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg,
+                         columns + gr * v.Kg * v.im2col_step * v.P, v.im2col_step * v.P, 0.0f,
+                         buf + gr * v.Og * v.im2col_step * v.P, v.im2col_step * v.P);
         if (!rc)
             rc = b->scatter(b->ctx, buf, p->use_bias ? t->bias : NULL, t->output + n0 * v.out_img,
-                            p->out_channels, v.S, v.P);
+                            p->out_channels, v.im2col_step, v.P);
     }
     return rc;
 }
@@ -105,8 +105,8 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
     if (!rc && p->use_mask) rc = b->zero(b->ctx, t->grad_mask, g.mask_numel);
     if (rc || p->batch == 0) return rc;
     float *columns = workspace, *buf = workspace + g.col_numel;
-    const int64_t SP = v.S * v.P;
-    for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.S) {
+    const int64_t n_cols = v.im2col_step * v.P;
+    for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
         const int first = n0 == 0;
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
@@ -114,19 +114,19 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
         c.grad_input = t->grad_input + n0 * v.in_img;
         c.grad_offset = t->grad_offset + n0 * v.off_img;
         c.grad_mask = p->use_mask ? t->grad_mask + n0 * v.mask_img : NULL;
-        rc = b->gather(b->ctx, t->grad_output + n0 * v.out_img, buf, p->out_channels, v.S, v.P);
+        rc = b->gather(b->ctx, t->grad_output + n0 * v.out_img, buf, p->out_channels, v.im2col_step, v.P);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, 1, 0, v.Kg, SP, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg,
-                         buf + gr * v.Og * SP, SP, 0.0f, columns + gr * v.Kg * SP, SP);
+            rc = b->gemm(b->ctx, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg,
+                         buf + gr * v.Og * n_cols, n_cols, 0.0f, columns + gr * v.Kg * n_cols, n_cols);
         if (!rc && first && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
         if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_COORD, &c, first && traced == KS_DEFORM_COORD);
         if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_COL2IM, &c, first && traced == KS_DEFORM_COL2IM);
         if (!rc) rc = b->zero(b->ctx, columns, g.col_numel);
         if (!rc) rc = b->kernel(b->ctx, p, KS_DEFORM_IM2COL, &c, first && traced == KS_DEFORM_IM2COL);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, 0, 1, v.Og, v.Kg, SP, buf + gr * v.Og * SP, SP,
-                         columns + gr * v.Kg * SP, SP, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg);
-        if (!rc && p->use_bias) rc = b->row_sums(b->ctx, buf, t->grad_bias, p->out_channels, SP);
+            rc = b->gemm(b->ctx, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols,
+                         columns + gr * v.Kg * n_cols, n_cols, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg);
+        if (!rc && p->use_bias) rc = b->row_sums(b->ctx, buf, t->grad_bias, p->out_channels, n_cols);
     }
     return rc;
 }
@@ -153,22 +153,22 @@ static int sim_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, 
 }
 
 static int sim_scatter(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
-                       int64_t S, int64_t P)
+                       int64_t im2col_step, int64_t P)
 {
     (void)ctx;
     for (int64_t o = 0; o < O; ++o)
-        for (int64_t s = 0; s < S; ++s)
+        for (int64_t s = 0; s < im2col_step; ++s)
             for (int64_t q = 0; q < P; ++q)
-                out[(s * O + o) * P + q] = buf[(o * S + s) * P + q] + (bias ? bias[o] : 0.0f);
+                out[(s * O + o) * P + q] = buf[(o * im2col_step + s) * P + q] + (bias ? bias[o] : 0.0f);
     return KS_OK;
 }
 
-static int sim_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t S, int64_t P)
+static int sim_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
 {
     (void)ctx;
     for (int64_t o = 0; o < O; ++o)
-        for (int64_t s = 0; s < S; ++s)
-            memcpy(buf + (o * S + s) * P, g + (s * O + o) * P, (size_t)P * sizeof(float));
+        for (int64_t s = 0; s < im2col_step; ++s)
+            memcpy(buf + (o * im2col_step + s) * P, g + (s * O + o) * P, (size_t)P * sizeof(float));
     return KS_OK;
 }
 
@@ -200,9 +200,10 @@ static int sim_copy(void *ctx, float *dst, const float *src, int64_t n)
 static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
-    sim_ctx s = {launch, sink};
-    const ks_deform_backend b = {&s, sim_kernel, sim_gemm, sim_scatter, sim_gather, sim_row_sums,
-                                 sim_zero, sim_copy};
+    sim_ctx s = {.launch = launch, .sink = sink};
+    const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .scatter = sim_scatter,
+                                 .gather = sim_gather, .row_sums = sim_row_sums,
+                                 .zero = sim_zero, .copy = sim_copy};
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;
     float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));

@@ -18,11 +18,11 @@ typedef struct ks_deform_backend {
     /* row-major C[M,N] = beta*C + op(A) op(B) (as ks_sgemm) */
     int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
                 int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
-    /* buf [O, S, P] -> out [S, O, P] (+ bias[o] when bias) */
+    /* buf [O, im2col_step, P] -> out [im2col_step, O, P] (+ bias[o] when bias) */
     int (*scatter)(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
-                   int64_t S, int64_t P);
-    /* grad_output [S, O, P] -> buf [O, S, P] */
-    int (*gather)(void *ctx, const float *grad_out, float *buf, int64_t O, int64_t S, int64_t P);
+                   int64_t im2col_step, int64_t P);
+    /* grad_output [im2col_step, O, P] -> buf [O, im2col_step, P] */
+    int (*gather)(void *ctx, const float *grad_out, float *buf, int64_t O, int64_t im2col_step, int64_t P);
     /* grad_bias[o] += sum of buf[o, :] (n values per row) */
     int (*row_sums)(void *ctx, const float *buf, float *grad_bias, int64_t O, int64_t n);
     int (*zero)(void *ctx, float *p, int64_t n);

@@ -3,7 +3,7 @@
 #include "../core/ks_sim.h"
 
 #define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
+#include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 
 static void im2col_plain(ks_thread *t, const void *a) { ks_deform_im2col_body_plain(t, a); }
 static void im2col_traced(ks_thread *t, const void *a) { ks_deform_im2col_body_traced(t, a); }
@@ -23,7 +23,7 @@ int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks
     int64_t blocks;
     if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     int rc = ks_deform_args_make(p, c, &a, &g);
-    if (!rc) rc = ks_deform_kernel_launch(p, k, c->step, launch, &threads, &blocks);
+    if (!rc) rc = ks_deform_kernel_launch(p, k, c->im2col_step, launch, &threads, &blocks);
     if (rc) return rc;
     ks_sim_launch(blocks, threads, bodies[k][sink != NULL], &a, sink);
     return KS_OK;

@@ -68,9 +68,6 @@ int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, float *outpu
 void ks_im2col_ref(const ks_im2col_params *p, const float *input, double *columns);
 void ks_col2im_ref(const ks_im2col_params *p, const float *columns, double *output);
 
-/* The trace schema of each kernel (3 sites), with the launch's constants. */
-int ks_im2col_sites(const ks_im2col_params *p, ks_site *sites);
-int ks_col2im_sites(const ks_im2col_params *p, ks_site *sites);
 
 #ifdef __cplusplus
 }

@@ -27,8 +27,8 @@ KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
     const KS_IDX rows = C * kh * kw;
     const KS_IDX n_work = (KS_IDX)a->batch * C * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX step = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += step, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX w_col = index % Wo;
         const KS_IDX h_index = index / Wo;
         const KS_IDX h_col = h_index % Ho;
@@ -81,8 +81,8 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
     const KS_IDX ext_w = (kw - 1) * dw + 1;
     const KS_IDX n_work = (KS_IDX)a->batch * C * H * W;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX step = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += step, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         /* h_im, w_im are positions in the padded image */
         const KS_IDX w_im = index % W + pw;
         const KS_IDX h_im = (index / W) % H + ph;

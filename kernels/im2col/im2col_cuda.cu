@@ -6,15 +6,36 @@
 #include "../core/ks_variants.h"
 
 KS_CUDA_WRAPPERS(ks_im2col, ks_im2col_args)
+/* -> ks_im2col_k_plain32, ks_im2col_k_plain, ks_im2col_k_traced (bodies ks_im2col_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_col2im, ks_im2col_args)
+/* -> ks_col2im_k_plain32, ks_col2im_k_plain, ks_col2im_k_traced (bodies ks_col2im_body_plain32/_plain/_traced) */
 
 /* 32-bit indices are exact when every element count, and every index the grid-stride
  * loop can reach (below work + blocks*threads), stays under 2^30. */
-static int fits_int32(const ks_im2col_geom *g, int64_t blocks, int threads)
+extern "C" int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const ks_launch *l,
+                                     const ks_sink *dev_sink, void *stream)
 {
-    const int64_t lim = (int64_t)1 << 30;
-    return g->columns_numel < lim && g->image_numel < lim && g->im2col_work < lim &&
-           blocks * threads < lim;
+    const int64_t planes = a->batch * a->channels, image = planes * a->height * a->width;
+    const int64_t cols_work = planes * a->height_col * a->width_col; /* im2col's items */
+    const int64_t columns = cols_work * a->kernel_h * a->kernel_w;
+    const int64_t work = col2im ? image : cols_work, lim = (int64_t)1 << 30;
+    int threads;
+    int64_t blocks;
+    int rc = ks_launch_resolve(l, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, work, &threads, &blocks);
+    if (rc) return rc;
+    const int small = columns < lim && image < lim && cols_work < lim && blocks * threads < lim;
+    cudaStream_t s = (cudaStream_t)stream;
+    const unsigned nb = (unsigned)blocks;
+    if (!col2im) {
+        if (dev_sink) ks_im2col_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
+        else if (small) ks_im2col_k_plain32<<<nb, threads, 0, s>>>(*a);
+        else ks_im2col_k_plain<<<nb, threads, 0, s>>>(*a);
+        return ks_cuda_check_launch("im2col");
+    }
+    if (dev_sink) ks_col2im_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
+    else if (small) ks_col2im_k_plain32<<<nb, threads, 0, s>>>(*a);
+    else ks_col2im_k_plain<<<nb, threads, 0, s>>>(*a);
+    return ks_cuda_check_launch("col2im");
 }
 
 extern "C" int ks_im2col_cuda(const ks_im2col_params *p, const float *input, float *columns,
@@ -22,21 +43,8 @@ extern "C" int ks_im2col_cuda(const ks_im2col_params *p, const float *input, flo
 {
     ks_im2col_args a;
     ks_im2col_geom g;
-    int threads;
-    int64_t blocks;
     int rc = ks_im2col_args_make(p, input, columns, &a, &g);
-    if (!rc)
-        rc = ks_launch_resolve(launch, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, g.im2col_work,
-                               &threads, &blocks);
-    if (rc) return rc;
-    cudaStream_t s = (cudaStream_t)stream;
-    if (dev_sink)
-        ks_im2col_k_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
-    else if (fits_int32(&g, blocks, threads))
-        ks_im2col_k_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
-    else
-        ks_im2col_k_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
-    return ks_cuda_check_launch("im2col");
+    return rc ? rc : ks_im2col_launch_cuda(&a, 0, launch, dev_sink, stream);
 }
 
 extern "C" int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, float *output,
@@ -44,19 +52,6 @@ extern "C" int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, f
 {
     ks_im2col_args a;
     ks_im2col_geom g;
-    int threads;
-    int64_t blocks;
     int rc = ks_im2col_args_make(p, columns, output, &a, &g);
-    if (!rc)
-        rc = ks_launch_resolve(launch, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, g.image_numel,
-                               &threads, &blocks);
-    if (rc) return rc;
-    cudaStream_t s = (cudaStream_t)stream;
-    if (dev_sink)
-        ks_col2im_k_traced<<<(unsigned)blocks, threads, 0, s>>>(a, *dev_sink);
-    else if (fits_int32(&g, blocks, threads))
-        ks_col2im_k_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
-    else
-        ks_col2im_k_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
-    return ks_cuda_check_launch("col2im");
+    return rc ? rc : ks_im2col_launch_cuda(&a, 1, launch, dev_sink, stream);
 }

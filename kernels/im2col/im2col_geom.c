@@ -26,12 +26,11 @@ int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g)
      * every element count times sizeof(float) fits in 64 bits */
     const int64_t dim_max = INT32_MAX, numel_max = INT64_MAX / 8;
     const ks_size_check checks[] = {
-        {"batch", p->batch, 1},         {"channels", p->channels, 1},
-        {"height", p->height, 1},       {"width", p->width, 1},
-        {"kernel_h", p->kernel_h, 1},   {"kernel_w", p->kernel_w, 1},
-        {"pad_h", p->pad_h, 0},         {"pad_w", p->pad_w, 0},
-        {"stride_h", p->stride_h, 1},   {"stride_w", p->stride_w, 1},
-        {"dilation_h", p->dilation_h, 1}, {"dilation_w", p->dilation_w, 1},
+        {.name = "batch", .v = p->batch, .lo = 1},
+        {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},
+        {.name = "width", .v = p->width, .lo = 1},
+        KS_WINDOW_SIZE_CHECKS(p),
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;
@@ -69,6 +68,13 @@ int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
 {
     int rc = ks_im2col_geometry(p, g);
     if (rc) return rc;
+    ks_im2col_args_fill(p, g, src, dst, a);
+    return KS_OK;
+}
+
+void ks_im2col_args_fill(const ks_im2col_params *p, const ks_im2col_geom *g, const float *src, float *dst,
+                         ks_im2col_args *a)
+{
     a->batch = p->batch;
     a->channels = p->channels;
     a->height = p->height;
@@ -85,15 +91,11 @@ int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
     a->width_col = g->width_col;
     a->src = src;
     a->dst = dst;
-    return KS_OK;
 }
 
-int ks_im2col_sites(const ks_im2col_params *p, ks_site *s)
+int ks_im2col_sites(const ks_im2col_args *p, ks_site *s)
 {
-    ks_im2col_geom g;
-    int rc = ks_im2col_geometry(p, &g);
-    if (rc) return rc;
-    const int64_t Ho = g.height_col, Wo = g.width_col;
+    const int64_t Ho = p->height_col, Wo = p->width_col;
     memset(&s[0], 0, sizeof s[0]);
     snprintf(s[0].name, sizeof s[0].name, "im2col.work");
     s[0].kind = KS_EV_WORK;
@@ -108,12 +110,9 @@ int ks_im2col_sites(const ks_im2col_params *p, ks_site *s)
     return 3;
 }
 
-int ks_col2im_sites(const ks_im2col_params *p, ks_site *s)
+int ks_col2im_sites(const ks_im2col_args *p, ks_site *s)
 {
-    ks_im2col_geom g;
     char e[KS_EXPR_LEN];
-    int rc = ks_im2col_geometry(p, &g);
-    if (rc) return rc;
     const long long ext_h = p->dilation_h * (p->kernel_h - 1) + 1;
     const long long ext_w = p->dilation_w * (p->kernel_w - 1) + 1;
     memset(&s[0], 0, sizeof s[0]);
@@ -129,13 +128,13 @@ int ks_col2im_sites(const ks_im2col_params *p, ks_site *s)
              (long long)p->stride_h);
     ks_field_derived(&s[0].fields[4], "h_col_start", e);
     snprintf(e, sizeof e, "min(h_im / %lld + 1, %lld)", (long long)p->stride_h,
-             (long long)g.height_col);
+             (long long)p->height_col);
     ks_field_derived(&s[0].fields[5], "h_col_end", e);
     snprintf(e, sizeof e, "w_im < %lld ? 0 : (w_im - %lld) / %lld + 1", ext_w, ext_w,
              (long long)p->stride_w);
     ks_field_derived(&s[0].fields[6], "w_col_start", e);
     snprintf(e, sizeof e, "min(w_im / %lld + 1, %lld)", (long long)p->stride_w,
-             (long long)g.width_col);
+             (long long)p->width_col);
     ks_field_derived(&s[0].fields[7], "w_col_end", e);
     ks_site_access(&s[1], "col2im.read_columns", KS_EV_READ, KS_COL2IM_T_COLUMNS, 0);
     ks_site_access(&s[2], "col2im.write_output", KS_EV_WRITE, KS_COL2IM_T_OUTPUT, 1);

@@ -46,7 +46,9 @@ typedef enum ks_patchify_kernel {
 #define KS_PATCH_THREADS 256
 #define KS_PATCH_BLOCK_CAP (-1)
 
-enum { KS_PATCH_SITE_WORK, KS_PATCH_SITE_READ, KS_PATCH_SITE_SAMPLE, KS_PATCH_SITE_WRITE, KS_PATCH_NSITES };
+/* PATCH: the raw kernels' region, the D x D patch around floor(x, y) */
+enum { KS_PATCH_SITE_WORK, KS_PATCH_SITE_READ, KS_PATCH_SITE_SAMPLE, KS_PATCH_SITE_WRITE, KS_PATCH_SITE_PATCH,
+       KS_PATCH_NSITES };
 /* tensor ids in traces: the patchify op's order */
 enum { KS_PATCH_T_INPUT, KS_PATCH_T_COORDS, KS_PATCH_T_PATCHES, KS_PATCH_T_OUTPUT, KS_PATCH_T_GRAD_OUTPUT,
        KS_PATCH_T_GRAD_PATCHES, KS_PATCH_T_GRAD_INPUT };
@@ -68,6 +70,11 @@ int ks_patchify_kernel_sim(const ks_patchify_params *p, ks_patchify_kernel k, co
                            const ks_launch *l, ks_sink *sink);
 int ks_patchify_kernel_cuda(const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
                             const ks_launch *l, const ks_sink *dev_sink, void *stream);
+/* The same for p that passed ks_patchify_check and a known k: nothing checked again. */
+int ks_patchify_launch_sim(const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
+                           const ks_launch *l, ks_sink *sink);
+int ks_patchify_launch_cuda(const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
+                            const ks_launch *l, const ks_sink *dev_sink, void *stream);
 
 /* Independent reference in double: patches, output, and grad_input of
  * sum(output * grad_output) (coords are constants, as in DPVO). */
@@ -76,6 +83,7 @@ void ks_patchify_ref(const ks_patchify_params *p, const float *input, const floa
 void ks_patchify_ref_backward(const ks_patchify_params *p, const float *coords, const float *grad_output,
                               double *grad_input);
 
+/* The trace schema of kernel k; p must have passed ks_patchify_check. */
 int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site *sites);
 
 #ifdef __cplusplus

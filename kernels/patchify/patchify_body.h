@@ -17,8 +17,8 @@ KS_FN void KS_VARIANT(ks_patch_fwd_body)(ks_thread *t, const ks_patchify_args *a
     const KS_IDX M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius, D = 2 * R + 2;
     const KS_IDX n_work = (KS_IDX)a->batch * M * D * D;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX ii = index % D; /* patch row: the fastest digit */
         const KS_IDX jj = (index / D) % D;
         const KS_IDX m = (index / D / D) % M;
@@ -28,6 +28,10 @@ KS_FN void KS_VARIANT(ks_patch_fwd_body)(ks_thread *t, const ks_patchify_args *a
         const KS_IDX i = (KS_IDX)ks_patch_floor(xy[1], &ok) + ii - R;
         const KS_IDX j = (KS_IDX)ks_patch_floor(xy[0], &ok) + jj - R;
         KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, b, m, jj, ii, i, j, 0, 0));
+        /* the patch this item's pixel belongs to (a pixel covers its centre +- 0.5) */
+        KS_PROBE(if (ok && D <= 65535) ks_probe_box(t, KS_PATCH_SITE_PATCH, KS_PATCH_T_INPUT, b * C, (float)(i - ii) - 0.5f,
+                                      (float)(j - jj) - 0.5f, (float)(i - ii + D) - 0.5f, (float)(j - jj + D) - 0.5f,
+                                      (int)D, (int)D, 0));
         const int inside = ok && i >= 0 && i < H && j >= 0 && j < W;
         for (KS_IDX k = 0; k < C; ++k) {
             const float v = inside ? a->t.input[((b * C + k) * H + i) * W + j] : 0.0f;
@@ -49,8 +53,8 @@ KS_FN void KS_VARIANT(ks_patch_bilinear_body)(ks_thread *t, const ks_patchify_ar
     const KS_IDX D = 2 * R + 2, d = 2 * R + 1;
     const KS_IDX n_work = (KS_IDX)a->batch * M * C * d * d;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX s = index % d;
         const KS_IDX r = (index / d) % d;
         const KS_IDX plane = index / d / d; /* (b*M + m)*C + c */
@@ -77,8 +81,8 @@ KS_FN void KS_VARIANT(ks_patch_bilinear_bwd_body)(ks_thread *t, const ks_patchif
     const KS_IDX D = 2 * R + 2, d = 2 * R + 1;
     const KS_IDX n_work = (KS_IDX)a->batch * M * C * D * D;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX jj = index % D;
         const KS_IDX ii = (index / D) % D;
         const KS_IDX plane = index / D / D;
@@ -109,8 +113,8 @@ KS_FN void KS_VARIANT(ks_patch_bwd_body)(ks_thread *t, const ks_patchify_args *a
     const KS_IDX M = (KS_IDX)a->num_points, R = (KS_IDX)a->radius, D = 2 * R + 2;
     const KS_IDX n_work = (KS_IDX)a->batch * M * D * D;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX ii = index % D;
         const KS_IDX jj = (index / D) % D;
         const KS_IDX m = (index / D / D) % M;
@@ -120,6 +124,10 @@ KS_FN void KS_VARIANT(ks_patch_bwd_body)(ks_thread *t, const ks_patchify_args *a
         const KS_IDX i = (KS_IDX)ks_patch_floor(xy[1], &ok) + ii - R;
         const KS_IDX j = (KS_IDX)ks_patch_floor(xy[0], &ok) + jj - R;
         KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, b, m, jj, ii, i, j, 0, 0));
+        /* the patch this item's pixel belongs to (a pixel covers its centre +- 0.5) */
+        KS_PROBE(if (ok && D <= 65535) ks_probe_box(t, KS_PATCH_SITE_PATCH, KS_PATCH_T_GRAD_INPUT, b * C, (float)(i - ii) - 0.5f,
+                                      (float)(j - jj) - 0.5f, (float)(i - ii + D) - 0.5f, (float)(j - jj + D) - 0.5f,
+                                      (int)D, (int)D, 0));
         if (!(ok && i >= 0 && i < H && j >= 0 && j < W)) continue;
         for (KS_IDX k = 0; k < C; ++k) {
             const KS_IDX src = (((b * M + m) * C + k) * D + ii) * D + jj, dst = ((b * C + k) * H + i) * W + j;

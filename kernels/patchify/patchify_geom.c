@@ -8,8 +8,9 @@
 int ks_patchify_check(const ks_patchify_params *p)
 {
     const ks_size_check checks[] = {
-        {"batch", p->batch, 1}, {"channels", p->channels, 1}, {"height", p->height, 1},
-        {"width", p->width, 1}, {"num_points", p->num_points, 0}, {"radius", p->radius, 0},
+        {.name = "batch", .v = p->batch, .lo = 1},           {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},         {.name = "width", .v = p->width, .lo = 1},
+        {.name = "num_points", .v = p->num_points, .lo = 0}, {.name = "radius", .v = p->radius, .lo = 0},
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;
@@ -33,8 +34,6 @@ int64_t ks_patchify_work(const ks_patchify_params *p, ks_patchify_kernel k)
 
 int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site *s)
 {
-    int rc = ks_patchify_check(p);
-    if (rc) return rc;
     /* zero points: no work, but the schema stays well formed (strides >= 1) */
     const int64_t M = p->num_points > 0 ? p->num_points : 1, C = p->channels, D = 2 * p->radius + 2, d = D - 1;
     static const char *const names[4] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward",
@@ -70,5 +69,8 @@ int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site
     ks_site_access(&s[KS_PATCH_SITE_SAMPLE], buf, KS_EV_SAMPLE, KS_PATCH_T_PATCHES, 0);
     snprintf(buf, sizeof buf, "%s.write", names[k]);
     ks_site_access(&s[KS_PATCH_SITE_WRITE], buf, KS_EV_WRITE, writes[k], k == KS_PATCH_PATCHES_BWD ? 0 : 1);
+    snprintf(buf, sizeof buf, "%s.patch", names[k]);
+    ks_site_access(&s[KS_PATCH_SITE_PATCH], buf, KS_EV_REGION,
+                   k == KS_PATCH_PATCHES_BWD ? KS_PATCH_T_GRAD_INPUT : KS_PATCH_T_INPUT, 0);
     return KS_PATCH_NSITES;
 }

@@ -1,162 +1,129 @@
-/* patchify_op.c - `kscope run patchify`: input and coords (.npy or built in), the raw
- * patches and the bilinear output, --backward for grad_input, on the simulator or the
- * GPU, the trace of one kernel. */
-#include "patchify_op.h"
-
-#include <stdio.h>
-#include <string.h>
-
+/* patchify_op.c - the descriptor of patchify (DPVO): the raw patches and their bilinear
+ * output, --backward for both backward kernels; one kernel is traced. */
 #include "../core/ks_error.h"
-#include "../run_cuda.h"
+#include "../core/ks_params.h"
 #include "patchify.h"
 
 enum { P_RADIUS, P_BACKWARD, P_TRACE, P_BATCH, P_CHANNELS, P_HW, P_POINTS, P_COUNT };
 
 static const ks_param_spec params[P_COUNT] = {
-    {"radius", 1, {1, 0}, 0, "R: output patches are (2R+1)^2, raw patches (2R+2)^2", KS_PARAM_INT, NULL, {0, 0}},
-    {"backward", 1, {0, 0}, 0, "also grad_input of sum(output * grad_output)", KS_PARAM_SWITCH, NULL, {0, 0}},
-    {"trace-kernel", 1, {0, 0}, 0, "kernel a trace records (raw patches or their bilinear combination)",
-     KS_PARAM_CHOICE, "patches|bilinear", {0, 0}},
-    {"batch", 1, {1, 0}, 1, "B of the built-in input (an --in input sets it)", KS_PARAM_INT, NULL, {0, 0}},
-    {"channels", 1, {1, 0}, 1, "C of the built-in input (an --in input sets it)", KS_PARAM_INT, NULL, {0, 0}},
-    {"input-size", 2, {6, 6}, 1, "H, W of the built-in input (an --in input sets it)", KS_PARAM_INT, NULL, {0, 0}},
-    {"num-points", 1, {2, 0}, 0, "M built-in points per image, random (x, y) (an --in coords sets it)",
-     KS_PARAM_INT, NULL, {0, 0}},
+    [P_RADIUS] = {.name = "radius", .def = {1, 1}, .help = "R: output patches are (2R+1)^2, raw patches (2R+2)^2"},
+    [P_BACKWARD] = {.name = "backward", .kind = KS_PARAM_SWITCH, .help = "also grad_input of sum(output * grad_output)"},
+    [P_TRACE] = {.name = "trace-kernel", .kind = KS_PARAM_CHOICE, .choices = "patches|bilinear",
+                 .help = "kernel a trace records (raw patches or their bilinear combination)"},
+    [P_BATCH] = KS_ROW_BATCH("B", 1, "input"),
+    [P_CHANNELS] = KS_ROW_CHANNELS(1, "input"),
+    [P_HW] = KS_ROW_INPUT_SIZE(6, 6),
+    [P_POINTS] = {.name = "num-points", .def = {2, 2},
+                  .help = "M built-in points per image, random (x, y) (an --in coords sets it)"},
 };
 
 static const ks_tensor_spec tensors[] = {
-    {"input", 0, "(B, C, H, W)"},
-    {"coords", 0, "(B, M, 2): (x, y) per point"},
-    {"patches", 1, "(B, M, C, 2R+2, 2R+2): raw pixels around floor(x, y)"},
-    {"output", 1, "(B, M, C, 2R+1, 2R+1): bilinear samples at (y + r - R, x + s - R)"},
-    {"grad_output", 0, "like output: with --backward"},
-    {"grad_patches", 1, "like patches: with --backward"},
-    {"grad_input", 1, "(B, C, H, W): with --backward"},
+    [KS_PATCH_T_INPUT] = {.name = "input", .shape = "(B, C, H, W)"},
+    [KS_PATCH_T_COORDS] = {.name = "coords", .shape = "(B, M, 2): (x, y) per point", .seed = 9},
+    [KS_PATCH_T_PATCHES] = {.name = "patches", .output = 1, .shape = "(B, M, C, 2R+2, 2R+2): raw pixels around floor(x, y)"},
+    [KS_PATCH_T_OUTPUT] = {.name = "output", .output = 1,
+                           .shape = "(B, M, C, 2R+1, 2R+1): bilinear samples at (y + r - R, x + s - R)"},
+    [KS_PATCH_T_GRAD_OUTPUT] = {.name = "grad_output", .shape = "like output: with --backward", .seed = 4},
+    [KS_PATCH_T_GRAD_PATCHES] = {.name = "grad_patches", .output = 1, .shape = "like patches: with --backward"},
+    [KS_PATCH_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(B, C, H, W): with --backward"},
 };
-enum { T_INPUT, T_COORDS, T_PATCHES, T_OUTPUT, T_GOUT, T_GPATCH, T_GIN, T_COUNT };
 
-typedef struct job {
-    const ks_patchify_params *p;
-    const ks_launch *l;
-    int backward;
-    ks_patchify_kernel traced;
-} job;
-
-static ks_patchify_tensors view(void *const *d)
+/* forward: the raw patches (or the combination); backward: their backward twins */
+static ks_patchify_kernel traced_kernel(const ks_run *r)
 {
-    ks_patchify_tensors t = {d[T_INPUT], d[T_COORDS], d[T_PATCHES], d[T_OUTPUT], d[T_GOUT], d[T_GPATCH], d[T_GIN]};
-    return t;
-}
-
-static int launch_cuda(void *ctx, void *const *d, const ks_sink *sink)
-{
-    const job *j = ctx;
-    ks_patchify_tensors t = view(d);
-    int rc = KS_OK;
-    for (int k = 0; k < (j->backward ? 4 : 2) && !rc; ++k)
-        rc = ks_patchify_kernel_cuda(j->p, (ks_patchify_kernel)k, &t, j->l, k == (int)j->traced ? sink : NULL, NULL);
-    return rc;
-}
-
-static int run_patchify(ks_run *r)
-{
-    ks_patchify_params p = {r->value[P_BATCH][0], r->value[P_CHANNELS][0], r->value[P_HW][0], r->value[P_HW][1],
-                            r->value[P_POINTS][0], r->value[P_RADIUS][0]};
-    ks_tensor *t = r->tensor;
-    const int backward = (int)r->value[P_BACKWARD][0];
-    int rc;
-    for (int i = 0; i < T_COUNT; ++i)
-        if (t[i].data && t[i].dtype != KS_F32) return ks_fail(KS_EINVAL, "%s must be float32", t[i].name);
-    if (t[T_INPUT].data) {
-        const ks_tensor *in = &t[T_INPUT];
-        if (in->ndim != 4) return ks_fail(KS_EINVAL, "input must have shape (B, C, H, W)");
-        if ((rc = ks_run_agree(r, P_BATCH, 0, "batch", in->shape[0], "input")) ||
-            (rc = ks_run_agree(r, P_CHANNELS, 0, "channels", in->shape[1], "input")) ||
-            (rc = ks_run_agree(r, P_HW, 0, "input-size", in->shape[2], "input")) ||
-            (rc = ks_run_agree(r, P_HW, 1, "input-size", in->shape[3], "input")))
-            return rc;
-        p.batch = in->shape[0], p.channels = in->shape[1], p.height = in->shape[2], p.width = in->shape[3];
-    }
-    if (t[T_COORDS].data) {
-        const ks_tensor *c = &t[T_COORDS];
-        if (c->ndim != 3 || c->shape[2] != 2) return ks_fail(KS_EINVAL, "coords must have shape (B, M, 2)");
-        if (c->shape[0] != p.batch)
-            return ks_fail(KS_EINVAL, "coords has batch %lld but the input has %lld (DPVO#24: a mismatch reads out of bounds)",
-                           (long long)c->shape[0], (long long)p.batch);
-        if ((rc = ks_run_agree(r, P_POINTS, 0, "num-points", c->shape[1], "coords"))) return rc;
-        p.num_points = c->shape[1];
-    }
-    if ((rc = ks_patchify_check(&p))) return rc;
-    const int64_t D = 2 * p.radius + 2, d = D - 1;
-    if (!t[T_INPUT].data) {
-        ks_tensor_shape(&t[T_INPUT], 4, p.batch, p.channels, p.height, p.width);
-        if ((rc = ks_fill_pattern(&t[T_INPUT], r->pattern, r->seed))) return rc;
-    }
-    if (!t[T_COORDS].data) { /* random (x, y) inside the image */
-        ks_tensor_shape(&t[T_COORDS], 3, p.batch, p.num_points, 2, 0);
-        if ((rc = ks_tensor_alloc(&t[T_COORDS]))) return rc;
-        uint64_t s = r->seed + 9;
-        float *xy = t[T_COORDS].data;
-        for (int64_t k = 0; k < p.batch * p.num_points; ++k)
-            xy[2 * k] = ks_rand_unit(&s) * (float)(p.width - 1), xy[2 * k + 1] = ks_rand_unit(&s) * (float)(p.height - 1);
-    }
-    ks_tensor_shape(&t[T_PATCHES], 5, p.batch, p.num_points, p.channels, D); /* 5-D: the last below */
-    t[T_PATCHES].shape[4] = D;
-    ks_tensor_shape(&t[T_OUTPUT], 5, p.batch, p.num_points, p.channels, d);
-    t[T_OUTPUT].shape[4] = d;
-    if ((rc = ks_tensor_alloc(&t[T_PATCHES])) || (rc = ks_tensor_alloc(&t[T_OUTPUT]))) return rc;
-    if (backward) {
-        if (t[T_GOUT].data) {
-            const ks_tensor *g = &t[T_GOUT];
-            int ok = g->ndim == 5;
-            for (int i = 0; ok && i < 5; ++i) ok = g->shape[i] == t[T_OUTPUT].shape[i];
-            if (!ok) return ks_fail(KS_EINVAL, "grad_output must have the shape of output");
-        } else {
-            t[T_GOUT].dtype = KS_F32, t[T_GOUT].ndim = 5;
-            memcpy(t[T_GOUT].shape, t[T_OUTPUT].shape, sizeof t[T_OUTPUT].shape);
-            if ((rc = ks_fill_pattern(&t[T_GOUT], r->pattern, r->seed + 4))) return rc;
-        }
-        t[T_GPATCH].dtype = KS_F32, t[T_GPATCH].ndim = 5;
-        memcpy(t[T_GPATCH].shape, t[T_PATCHES].shape, sizeof t[T_PATCHES].shape);
-        ks_tensor_shape(&t[T_GIN], 4, p.batch, p.channels, p.height, p.width);
-        if ((rc = ks_tensor_alloc(&t[T_GPATCH])) || (rc = ks_tensor_alloc(&t[T_GIN]))) return rc;
-    } else {
-        if (t[T_GOUT].data) return ks_fail(KS_EINVAL, "grad_output is given but --backward is not");
-        ks_run_absent(r, T_GOUT), ks_run_absent(r, T_GPATCH), ks_run_absent(r, T_GIN);
-    }
-    /* forward: the raw patches (or the combination); backward: their backward twins */
     const int bil = (int)r->value[P_TRACE][0];
-    job j = {&p, &r->launch, backward,
-             backward ? (bil ? KS_PATCH_BILINEAR_BWD : KS_PATCH_PATCHES_BWD) : (bil ? KS_PATCH_BILINEAR : KS_PATCH_PATCHES)};
-    static const char *const names[4] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward", "patchify_backward"};
-    snprintf(r->params_json, sizeof r->params_json,
-             "{\"radius\": %lld, \"batch\": %lld, \"channels\": %lld, \"input_size\": [%lld, %lld], "
-             "\"num_points\": %lld, \"kernel\": \"%s\"}",
-             (long long)p.radius, (long long)p.batch, (long long)p.channels, (long long)p.height, (long long)p.width,
-             (long long)p.num_points, names[j.traced]);
-    r->work_items = ks_patchify_work(&p, j.traced);
-    if ((rc = ks_launch_resolve(&r->launch, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, r->work_items, &r->threads, &r->blocks)))
+    if (r->value[P_BACKWARD][0]) return bil ? KS_PATCH_BILINEAR_BWD : KS_PATCH_PATCHES_BWD;
+    return bil ? KS_PATCH_BILINEAR : KS_PATCH_PATCHES;
+}
+
+static int prepare(ks_run *r)
+{
+    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                          {.dim = 2, .param = P_HW, .axis = 0},
+                                          {.dim = 3, .param = P_HW, .axis = 1}};
+    static const ks_dim_bind xy_dims[] = {{.dim = 1, .param = P_POINTS, .axis = 0}};
+    static const char *const names[] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward",
+                                        "patchify_backward"};
+    ks_patchify_params *p = KS_RUN_CTX(r, ks_patchify_params);
+    const ks_tensor *xy = &r->tensor[KS_PATCH_T_COORDS];
+    int rc;
+    if ((rc = ks_run_take(r, KS_PATCH_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
+        (rc = ks_run_take(r, KS_PATCH_T_COORDS, 3, xy_dims, KS_COUNT(xy_dims))))
         return rc;
-    r->block_cap = r->launch.block_cap ? r->launch.block_cap : KS_PATCH_BLOCK_CAP;
-    r->nsites = ks_patchify_sites(&p, j.traced, r->sites);
-    if (r->device == KS_DEV_CUDA) {
-        ks_tensor *ts[T_COUNT];
-        int out[T_COUNT];
-        for (int i = 0; i < T_COUNT; ++i) ts[i] = &t[i], out[i] = tensors[i].output && !r->absent[i];
-        unsigned long long cap = (unsigned long long)(r->work_items + 1) * (unsigned long long)(2 + 2 * p.channels);
-        if (cap > (1ULL << 24)) cap = 1ULL << 24;
-        return ks_run_cuda(ts, out, T_COUNT, r->sink, cap, launch_cuda, &j, r->device_name, sizeof r->device_name);
+    if (xy->data && xy->shape[0] != r->value[P_BATCH][0])
+        return ks_fail(KS_EINVAL, "coords has batch %lld but the input has %lld (DPVO#24: a mismatch reads out of bounds)",
+                       (long long)xy->shape[0], (long long)r->value[P_BATCH][0]);
+    *p = (ks_patchify_params){
+        .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0], .height = r->value[P_HW][0],
+        .width = r->value[P_HW][1], .num_points = r->value[P_POINTS][0], .radius = r->value[P_RADIUS][0],
+    };
+    if ((rc = ks_patchify_check(p))) return rc;
+    const int64_t D = 2 * p->radius + 2, d = D - 1;
+    const int64_t patches[5] = {p->batch, p->num_points, p->channels, D, D};
+    const int64_t output[5] = {p->batch, p->num_points, p->channels, d, d};
+    ks_run_shape4(r, KS_PATCH_T_INPUT, 4, p->batch, p->channels, p->height, p->width);
+    ks_run_shape4(r, KS_PATCH_T_COORDS, 3, p->batch, p->num_points, 2, 0);
+    ks_run_shape(r, KS_PATCH_T_PATCHES, 5, patches);
+    ks_run_shape(r, KS_PATCH_T_OUTPUT, 5, output);
+    if (r->value[P_BACKWARD][0]) {
+        ks_run_shape(r, KS_PATCH_T_GRAD_OUTPUT, 5, output);
+        ks_run_shape(r, KS_PATCH_T_GRAD_PATCHES, 5, patches);
+        ks_run_shape4(r, KS_PATCH_T_GRAD_INPUT, 4, p->batch, p->channels, p->height, p->width);
+    } else {
+        ks_run_absent(r, KS_PATCH_T_GRAD_OUTPUT);
+        ks_run_absent(r, KS_PATCH_T_GRAD_PATCHES);
+        ks_run_absent(r, KS_PATCH_T_GRAD_INPUT);
     }
-    snprintf(r->device_name, sizeof r->device_name, "sim");
-    void *host[T_COUNT];
-    for (int i = 0; i < T_COUNT; ++i) host[i] = t[i].data;
-    ks_patchify_tensors tv = view(host);
-    for (int k = 0; k < (backward ? 4 : 2) && !rc; ++k)
-        rc = ks_patchify_kernel_sim(&p, (ks_patchify_kernel)k, &tv, &r->launch, k == (int)j.traced ? r->sink : NULL);
+    const ks_patchify_kernel k = traced_kernel(r);
+    ks_run_fact(r, "kernel", "\"%s\"", names[k]);
+    r->work_items = ks_patchify_work(p, k);
+    r->nsites = ks_patchify_sites(p, k, r->sites);
+    return KS_OK;
+}
+
+/* random (x, y) inside the image */
+static int fill(ks_run *r, int t)
+{
+    if (t != KS_PATCH_T_COORDS) return KS_ENOENT;
+    const ks_patchify_params *p = KS_RUN_CTX(r, const ks_patchify_params);
+    uint64_t s = r->seed + (uint64_t)tensors[t].seed;
+    float *xy = r->tensor[t].data;
+    for (int64_t k = 0; k < p->batch * p->num_points; ++k) {
+        xy[2 * k] = ks_rand_unit(&s) * (float)(p->width - 1);
+        xy[2 * k + 1] = ks_rand_unit(&s) * (float)(p->height - 1);
+    }
+    return KS_OK;
+}
+
+/* the forward pair, then (--backward) the backward pair; only the traced kernel records */
+static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+{
+    const ks_patchify_params *p = KS_RUN_CTX(r, const ks_patchify_params);
+    const ks_patchify_tensors t = {
+        .input = d[KS_PATCH_T_INPUT], .coords = d[KS_PATCH_T_COORDS], .patches = d[KS_PATCH_T_PATCHES],
+        .output = d[KS_PATCH_T_OUTPUT], .grad_output = d[KS_PATCH_T_GRAD_OUTPUT],
+        .grad_patches = d[KS_PATCH_T_GRAD_PATCHES], .grad_input = d[KS_PATCH_T_GRAD_INPUT],
+    };
+    const ks_patchify_kernel traced = traced_kernel(r);
+    const int last = r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD : KS_PATCH_BILINEAR;
+    int rc = KS_OK;
+    for (int k = KS_PATCH_PATCHES; k <= last && !rc; ++k) {
+        ks_sink *s = k == (int)traced ? sink : NULL;
+        rc = r->device == KS_DEV_CUDA ? ks_patchify_launch_cuda(p, (ks_patchify_kernel)k, &t, &r->launch, s, NULL)
+                                      : ks_patchify_launch_sim(p, (ks_patchify_kernel)k, &t, &r->launch, s);
+    }
     return rc;
 }
 
 const ks_op ks_op_patchify = {
-    "patchify", "DPVO patchify: raw (2R+2)^2 patches, their bilinear (2R+1)^2 output; --backward",
-    params, P_COUNT, tensors, T_COUNT, KS_PATCH_THREADS, KS_PATCH_BLOCK_CAP, run_patchify,
+    .name = "patchify",
+    .summary = "DPVO patchify: raw (2R+2)^2 patches, their bilinear (2R+1)^2 output; --backward",
+    KS_OP_ROWS(params, tensors),
+    .default_threads = KS_PATCH_THREADS,
+    .default_block_cap = KS_PATCH_BLOCK_CAP,
+    .prepare = prepare,
+    .fill = fill,
+    .launch = launch,
 };

@@ -46,7 +46,11 @@ typedef struct ks_roi_align_params {
 #define KS_ROI_THREADS 512
 #define KS_ROI_BLOCK_CAP 4096
 
-enum { KS_ROI_SITE_WORK, KS_ROI_SITE_SAMPLE, KS_ROI_SITE_WRITE, KS_ROI_SITE_WRITE_ARGMAX, KS_ROI_NSITES };
+/* sites: both kernels have the first five (the RoI as the kernel uses it, with its bins,
+ * and, when aligned, the box before the half-pixel shift as a guide); max mode's forward
+ * adds the argmax writes and the argmax point */
+enum { KS_ROI_SITE_WORK, KS_ROI_SITE_SAMPLE, KS_ROI_SITE_WRITE, KS_ROI_SITE_BOX, KS_ROI_SITE_BOX_GUIDE,
+       KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_SITE_ARGMAX, KS_ROI_NSITES };
 /* tensor ids in traces: the roi_align op's order */
 enum { KS_ROI_T_INPUT, KS_ROI_T_ROIS, KS_ROI_T_OUTPUT, KS_ROI_T_ARGMAX_Y, KS_ROI_T_ARGMAX_X,
        KS_ROI_T_GRAD_OUTPUT, KS_ROI_T_GRAD_INPUT };
@@ -81,7 +85,8 @@ void ks_roi_align_ref_forward(const ks_roi_align_params *p, const float *input, 
 void ks_roi_align_ref_backward(const ks_roi_align_params *p, const float *input, const float *rois,
                                const float *grad_output, double *grad_input);
 
-/* The trace schema of the forward (backward 0) or backward (1) kernel. */
+/* The trace schema of the forward (backward 0) or backward (1) kernel; p must have passed
+ * ks_roi_align_check (it is not checked again). */
 int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *sites);
 
 #ifdef __cplusplus

@@ -20,7 +20,14 @@ typedef struct ks_roi_align_args {
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
+/* The forward (backward 0) or backward kernel on arguments ks_roi_align_args_make
+ * validated: nothing checked again (zero RoIs launch nothing). Host pointers and sink on
+ * the simulator; device pointers, a device sink and a cudaStream_t (or NULL) on CUDA. */
+int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_launch *l, ks_sink *sink);
+int ks_roi_align_launch_cuda(const ks_roi_align_args *a, int backward, const ks_launch *l, const ks_sink *dev_sink,
+                             void *stream);
 #ifdef __cplusplus
 }
 #endif

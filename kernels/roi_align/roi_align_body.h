@@ -17,8 +17,8 @@ KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_ar
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
     const KS_IDX n_work = (KS_IDX)a->num_rois * C * PH * PW;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX pw = index % PW;
         const KS_IDX ph = (index / PW) % PH;
         const KS_IDX c = (index / PW / PH) % C;
@@ -26,6 +26,7 @@ KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_ar
         ks_roi_box r;
         ks_roi_box_of(a->rois + n * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
         KS_PROBE(ks_probe_work(t, KS_ROI_SITE_WORK, index, iter, n, c, ph, pw, r.b, r.grid_h, r.grid_w, 0));
+        KS_PROBE(if (r.b >= 0) ks_roi_probe_boxes(t, &r, a->aligned, PH, PW, KS_ROI_T_INPUT, r.b * C + c));
         const int is_max = a->pool_mode == KS_ROI_MAX;
         float acc = is_max ? -3.402823466e38f : 0.0f, best_y = -1.0f, best_x = -1.0f;
         const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c) * H * W;
@@ -53,8 +54,10 @@ KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_ar
         } else {
             a->argmax_y[index] = best_y;
             a->argmax_x[index] = best_x;
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX, KS_ROI_T_ARGMAX_Y, 0, index, n * C + c, ph, pw, best_y, 0));
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX, KS_ROI_T_ARGMAX_X, 0, index, n * C + c, ph, pw, best_x, 0));
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_T_ARGMAX_Y, 0, index, n * C + c, ph, pw, best_y, 0));
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_T_ARGMAX_X, 0, index, n * C + c, ph, pw, best_x, 0));
+            KS_PROBE(if (best_y != -1.0f) ks_probe_box(t, KS_ROI_SITE_ARGMAX, KS_ROI_T_INPUT, r.b * C + c, best_y, best_x,
+                                                      best_y, best_x, 0, 0, 0));
         }
         a->output[index] = acc;
         KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_OUTPUT, 0, index, n * C + c, ph, pw, acc, 0));
@@ -83,8 +86,8 @@ KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_ar
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
     const KS_IDX n_work = (KS_IDX)a->num_rois * C * PH * PW;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += stride, ++iter) {
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX pw = index % PW;
         const KS_IDX ph = (index / PW) % PH;
         const KS_IDX c = (index / PW / PH) % C;
@@ -92,6 +95,7 @@ KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_ar
         ks_roi_box r;
         ks_roi_box_of(a->rois + n * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
         KS_PROBE(ks_probe_work(t, KS_ROI_SITE_WORK, index, iter, n, c, ph, pw, r.b, r.grid_h, r.grid_w, 0));
+        KS_PROBE(if (r.b >= 0) ks_roi_probe_boxes(t, &r, a->aligned, PH, PW, KS_ROI_T_GRAD_INPUT, r.b * C + c));
         if (r.b < 0) continue;
         const KS_IDX plane = (KS_IDX)r.b * C + c;
         float *grad = a->grad_input + plane * H * W;

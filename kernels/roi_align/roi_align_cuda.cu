@@ -6,10 +6,14 @@
 #include "../core/ks_variants.h"
 
 KS_CUDA_WRAPPERS(ks_roi_align_fwd, ks_roi_align_args)
+/* -> ks_roi_align_fwd_k_plain32, ks_roi_align_fwd_k_plain, ks_roi_align_fwd_k_traced (bodies ks_roi_align_fwd_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_roi_align_bwd, ks_roi_align_args)
+/* -> ks_roi_align_bwd_k_plain32, ks_roi_align_bwd_k_plain, ks_roi_align_bwd_k_traced (bodies ks_roi_align_bwd_body_plain32/_plain/_traced) */
 
-static int launch(const ks_roi_align_args &a, int backward, const ks_launch *l, const ks_sink *dev_sink, void *stream)
+extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backward, const ks_launch *l,
+                                        const ks_sink *dev_sink, void *stream)
 {
+    const ks_roi_align_args &a = *args;
     int threads;
     int64_t blocks;
     const int64_t work = a.num_rois * a.channels * a.pooled_h * a.pooled_w;
@@ -41,7 +45,7 @@ extern "C" int ks_roi_align_forward_cuda(const ks_roi_align_params *p, const flo
     if (p->pool_mode == KS_ROI_MAX && (!argmax_y || !argmax_x))
         return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
     a.input = input, a.rois = rois, a.output = output, a.argmax_y = argmax_y, a.argmax_x = argmax_x;
-    return launch(a, 0, l, dev_sink, stream);
+    return ks_roi_align_launch_cuda(&a, 0, l, dev_sink, stream);
 }
 
 extern "C" int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_output,
@@ -56,5 +60,5 @@ extern "C" int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const fl
         return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
     a.grad_output = grad_output, a.rois = rois, a.grad_input = grad_input;
     a.argmax_y = (float *)argmax_y, a.argmax_x = (float *)argmax_x;
-    return launch(a, 1, l, dev_sink, stream);
+    return ks_roi_align_launch_cuda(&a, 1, l, dev_sink, stream);
 }

@@ -10,9 +10,14 @@
 int ks_roi_align_check(const ks_roi_align_params *p)
 {
     const ks_size_check checks[] = {
-        {"batch", p->batch, 1},       {"channels", p->channels, 1}, {"height", p->height, 1},
-        {"width", p->width, 1},       {"num_rois", p->num_rois, 0}, {"pooled_h", p->pooled_h, 1},
-        {"pooled_w", p->pooled_w, 1}, {"sampling_ratio", p->sampling_ratio, -INT32_MAX},
+        {.name = "batch", .v = p->batch, .lo = 1},
+        {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},
+        {.name = "width", .v = p->width, .lo = 1},
+        {.name = "num_rois", .v = p->num_rois, .lo = 0},
+        {.name = "pooled_h", .v = p->pooled_h, .lo = 1},
+        {.name = "pooled_w", .v = p->pooled_w, .lo = 1},
+        {.name = "sampling_ratio", .v = p->sampling_ratio, .lo = -INT32_MAX},
     };
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;
@@ -54,8 +59,6 @@ int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
 
 int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *s)
 {
-    int rc = ks_roi_align_check(p);
-    if (rc) return rc;
     const int64_t C = p->channels, PH = p->pooled_h, PW = p->pooled_w;
     ks_site *w = &s[KS_ROI_SITE_WORK];
     memset(w, 0, sizeof *w);
@@ -76,7 +79,14 @@ int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *s)
         ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align_backward.add_grad_input", KS_EV_WRITE, KS_ROI_T_GRAD_INPUT, 0);
     else
         ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align.write_output", KS_EV_WRITE, KS_ROI_T_OUTPUT, 1);
-    if (backward || p->pool_mode != KS_ROI_MAX) return KS_ROI_SITE_WRITE + 1;
-    ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX], "roi_align.write_argmax", KS_EV_WRITE, KS_ROI_T_ARGMAX_Y, 0);
+    const int on = backward ? KS_ROI_T_GRAD_INPUT : KS_ROI_T_INPUT;
+    ks_site_access(&s[KS_ROI_SITE_BOX], backward ? "roi_align_backward.roi" : "roi_align.roi", KS_EV_REGION, on, 0);
+    ks_site_access(&s[KS_ROI_SITE_BOX_GUIDE], backward ? "roi_align_backward.roi_unshifted" : "roi_align.roi_unshifted",
+                   KS_EV_REGION, on, 0);
+    if (backward || p->pool_mode != KS_ROI_MAX) return KS_ROI_SITE_BOX_GUIDE + 1;
+    /* one site per tensor: a site names the one tensor it touches */
+    ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX_Y], "roi_align.write_argmax_y", KS_EV_WRITE, KS_ROI_T_ARGMAX_Y, 1);
+    ks_site_access(&s[KS_ROI_SITE_WRITE_ARGMAX_X], "roi_align.write_argmax_x", KS_EV_WRITE, KS_ROI_T_ARGMAX_X, 1);
+    ks_site_access(&s[KS_ROI_SITE_ARGMAX], "roi_align.argmax", KS_EV_REGION, KS_ROI_T_INPUT, 0);
     return KS_ROI_NSITES;
 }

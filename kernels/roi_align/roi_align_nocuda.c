@@ -1,6 +1,6 @@
 /* roi_align_nocuda.c - the CUDA entry points of a build without nvcc: same API, clear error. */
 #include "../core/ks_error.h"
-#include "roi_align.h"
+#include "roi_align_args.h"
 
 int ks_roi_align_forward_cuda(const ks_roi_align_params *p, const float *input, const float *rois,
                               float *output, float *argmax_y, float *argmax_x, const ks_launch *l,
@@ -17,5 +17,12 @@ int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_o
 {
     (void)p, (void)grad_output, (void)rois, (void)argmax_y, (void)argmax_x, (void)grad_input, (void)l,
         (void)dev_sink, (void)stream;
+    return ks_fail(KS_ECUDA, "roi_align: this build has no CUDA (rebuild with nvcc on PATH)");
+}
+
+int ks_roi_align_launch_cuda(const ks_roi_align_args *a, int backward, const ks_launch *l, const ks_sink *dev_sink,
+                             void *stream)
+{
+    (void)a, (void)backward, (void)l, (void)dev_sink, (void)stream;
     return ks_fail(KS_ECUDA, "roi_align: this build has no CUDA (rebuild with nvcc on PATH)");
 }

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "../core/ks_core.h"
+#include "../core/ks_probe.h"
 #include "roi_align.h"
 
 typedef struct ks_roi_sample {
@@ -99,6 +99,20 @@ KS_FN void ks_roi_box_of(const float *roi, int64_t N, float scale, int aligned, 
     r->bin_w = rw / (float)PW;
     r->grid_h = ks_roi_grid(ratio, rh / (float)PH);
     r->grid_w = ks_roi_grid(ratio, rw / (float)PW);
+}
+
+/* The overlay regions of a RoI on `plane` of `tensor` (trace only): the box as the kernel
+ * uses it, divided into its PH x PW bins, and, when aligned, the box before the -0.5 shift
+ * as a guide. A NaN or Inf box has none. */
+KS_FN void ks_roi_probe_boxes(ks_thread *t, const ks_roi_box *r, int aligned, int64_t PH, int64_t PW, int tensor,
+                              int64_t plane)
+{
+    /* fmaf: nvcc would contract a*b + c into one, the C compiler would not */
+    const float y1 = fmaf(r->bin_h, (float)PH, r->y1), x1 = fmaf(r->bin_w, (float)PW, r->x1);
+    if (!(y1 - r->y1 < 3e38f && x1 - r->x1 < 3e38f && r->y1 == r->y1 && r->x1 == r->x1) || PH > 65535 || PW > 65535)
+        return; /* not a finite box (NaN fails every comparison) */
+    ks_probe_box(t, KS_ROI_SITE_BOX, tensor, plane, r->y1, r->x1, y1, x1, (int)PH, (int)PW, 0);
+    if (aligned) ks_probe_box(t, KS_ROI_SITE_BOX_GUIDE, tensor, plane, r->y1 + 0.5f, r->x1 + 0.5f, y1 + 0.5f, x1 + 0.5f, 1, 1, 1);
 }
 
 /* sample (iy, ix) of bin (ph, pw) */

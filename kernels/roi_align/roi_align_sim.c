@@ -3,15 +3,16 @@
 #include "../core/ks_sim.h"
 
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
+#include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 
 static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
 static void fwd_traced(ks_thread *t, const void *a) { ks_roi_align_fwd_body_traced(t, a); }
 static void bwd_plain(ks_thread *t, const void *a) { ks_roi_align_bwd_body_plain(t, a); }
 static void bwd_traced(ks_thread *t, const void *a) { ks_roi_align_bwd_body_traced(t, a); }
 
-static int launch(const ks_roi_align_args *a, const ks_launch *l, ks_sim_body body, ks_sink *sink)
+int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_launch *l, ks_sink *sink)
 {
+    const ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain) : (sink ? fwd_traced : fwd_plain);
     int threads;
     int64_t blocks;
     int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * a->channels * a->pooled_h * a->pooled_w,
@@ -31,7 +32,7 @@ int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, c
     if (p->pool_mode == KS_ROI_MAX && (!argmax_y || !argmax_x))
         return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
     a.input = input, a.rois = rois, a.output = output, a.argmax_y = argmax_y, a.argmax_x = argmax_x;
-    return launch(&a, l, sink ? fwd_traced : fwd_plain, sink);
+    return ks_roi_align_launch_sim(&a, 0, l, sink);
 }
 
 int ks_roi_align_backward_sim(const ks_roi_align_params *p, const float *grad_output, const float *rois,
@@ -45,5 +46,5 @@ int ks_roi_align_backward_sim(const ks_roi_align_params *p, const float *grad_ou
         return ks_fail(KS_EINVAL, "roi_align: max mode needs argmax_y and argmax_x");
     a.grad_output = grad_output, a.rois = rois, a.grad_input = grad_input;
     a.argmax_y = (float *)argmax_y, a.argmax_x = (float *)argmax_x; /* read only in backward */
-    return launch(&a, l, sink ? bwd_traced : bwd_plain, sink);
+    return ks_roi_align_launch_sim(&a, 1, l, sink);
 }

@@ -234,71 +234,34 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s)
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "question"))) parse_question(rep, k, v, &s->q);
 }
 
-/* "params": {"kernel-size": [3, 3], "padding": 1, ...} in the CLI's flag names */
+/* One parameter value as the command line would spell it: true -> on, [3, 2] -> "3,2". */
+static int param_text(const cJSON *c, char *buf, size_t n)
+{
+    if (cJSON_IsBool(c)) return snprintf(buf, n, "%s", cJSON_IsTrue(c) ? "on" : "off"), 0;
+    if (cJSON_IsString(c)) return snprintf(buf, n, "%s", c->valuestring), 0;
+    if (cJSON_IsNumber(c)) return snprintf(buf, n, "%.17g", c->valuedouble), 0;
+    if (cJSON_IsArray(c) && cJSON_GetArraySize(c) == 2 && cJSON_IsNumber(c->child) && cJSON_IsNumber(c->child->next))
+        return snprintf(buf, n, "%.17g,%.17g", c->child->valuedouble, c->child->next->valuedouble), 0;
+    return -1;
+}
+
+/* "params": {"kernel-size": [3, 3], "padding": 1, ...} in the CLI's flag names, each set
+ * through the registry exactly as the flag would be */
 static void parse_params(ls_report *rep, ls_lesson *L, const cJSON *o)
 {
-    if (!cJSON_IsObject(o)) {
-        ls_problem(rep, 0, "params must be an object of operator parameters");
-        return;
+    static ks_run run; /* large: keep it off the stack */
+    ks_run_init(&run, L->op);
+    if (o && !cJSON_IsObject(o)) ls_problem(rep, 0, "params must be an object of operator parameters");
+    for (const cJSON *c = cJSON_IsObject(o) ? o->child : NULL; c; c = c->next) {
+        char text[128];
+        if (param_text(c, text, sizeof text))
+            ls_problem(rep, 0, "params: %s takes a number, [a, b], true/false or a word", c->string);
+        else if (ks_run_set(&run, c->string, text))
+            ls_problem(rep, 0, "params: %s", ks_error_message());
     }
-    for (const cJSON *c = o->child; c; c = c->next) {
-        int p = ks_op_param(L->op, c->string);
-        if (p < 0) {
-            ls_problem(rep, 0, "params: %s has no parameter '%s' (kscope list %s)", L->op->name,
-                       c->string, L->op->name);
-            continue;
-        }
-        const ks_param_spec *spec = &L->op->params[p];
-        int64_t v[2];
-        char what[64];
-        snprintf(what, sizeof what, "params: %s", c->string);
-        if (spec->kind == KS_PARAM_SWITCH) {
-            if (!cJSON_IsBool(c)) {
-                ls_problem(rep, 0, "params: %s takes true or false", c->string);
-                continue;
-            }
-            L->value[p][0] = cJSON_IsTrue(c);
-            L->set[p] = 1;
-            continue;
-        }
-        if (spec->kind == KS_PARAM_CHOICE) {
-            int k = cJSON_IsString(c) ? ks_param_choice(spec, c->valuestring) : -1;
-            if (k < 0) {
-                ls_problem(rep, 0, "params: %s must be one of %s", c->string, spec->choices);
-                continue;
-            }
-            L->value[p][0] = k;
-            L->set[p] = 1;
-            continue;
-        }
-        if (spec->kind == KS_PARAM_FLOAT) {
-            const int n = cJSON_IsArray(c) ? cJSON_GetArraySize(c) : 1;
-            const cJSON *a = cJSON_IsArray(c) ? c->child : c;
-            if (n != (cJSON_IsArray(c) ? 2 : 1) || (cJSON_IsArray(c) && spec->axes != 2) ||
-                !cJSON_IsNumber(a) || (n == 2 && !cJSON_IsNumber(a->next))) {
-                ls_problem(rep, 0, "params: %s takes %s", c->string,
-                           spec->axes == 2 ? "a number or [a, b]" : "a number");
-                continue;
-            }
-            L->fvalue[p][0] = a->valuedouble;
-            L->fvalue[p][1] = n == 2 ? a->next->valuedouble : a->valuedouble;
-            L->set[p] = 1;
-            continue;
-        }
-        if (cJSON_IsArray(c)) {
-            if (spec->axes != 2) {
-                ls_problem(rep, 0, "params: %s takes one integer", c->string);
-                continue;
-            }
-            if (get_ints(rep, 0, c, what, 2, 2, spec->min, v) < 0) continue;
-        } else {
-            if (get_int(rep, 0, c, what, spec->min, INT32_MAX, &v[0])) continue;
-            v[1] = v[0];
-        }
-        L->value[p][0] = v[0];
-        L->value[p][1] = v[1];
-        L->set[p] = 1;
-    }
+    memcpy(L->value, run.value, sizeof L->value);
+    memcpy(L->fvalue, run.fvalue, sizeof L->fvalue);
+    memcpy(L->set, run.set, sizeof L->set);
 }
 
 static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)
@@ -377,14 +340,9 @@ static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
     const char *op = get_string(rep, 0, root, "operator", 1);
     if (op && !(L->op = ks_op_find(op))) ls_problem(rep, 0, "unknown operator '%s' (kscope list)", op);
     if (!L->op) return;
-    for (int i = 0; i < L->op->nparams; ++i) {
-        L->value[i][0] = L->op->params[i].def[0];
-        L->value[i][1] = L->op->params[i].def[1];
-        L->fvalue[i][0] = L->op->params[i].fdef[0];
-        L->fvalue[i][1] = L->op->params[i].fdef[1];
-    }
     const cJSON *v;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "params"))) parse_params(rep, L, v);
+    else parse_params(rep, L, NULL);
     const char *pat = get_string(rep, 0, root, "pattern", 0);
     L->pattern = KS_PAT_ARANGE;
     if (pat && !strcmp(pat, "ones")) L->pattern = KS_PAT_ONES;

@@ -83,7 +83,7 @@ int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
         ls_problem(rep, 0, "%s", ks_error_message());
         goto fail;
     }
-    if (L->op->run(r)) {
+    if (ks_run_execute(r)) {
         ls_problem(rep, 0, "%s: %s", L->op->name, ks_error_message());
         goto fail;
     }

@@ -304,7 +304,7 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
 
 int ls_render(const ls_session *S, const ls_ctx *c, const char *tmpl, char *out, size_t n, char *err, size_t errn)
 {
-    out_buf o = {out, n, 0};
+    out_buf o = {.p = out, .n = n, .len = 0};
     out[0] = 0;
     for (const char *p = tmpl; *p; ++p) {
         if (p[0] == '{' && p[1] == '{') {

@@ -57,7 +57,7 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
     if (c->elem_tensor == t) {
         *plane = c->elem_plane;
         have_plane = 1;
-        m[n++] = (mark){c->elem_y, c->elem_x, 1};
+        m[n++] = (mark){.y = c->elem_y, .x = c->elem_x, .focus = 1};
     }
     for (uint32_t k = 0; k < it->count && n < max; ++k) {
         uint32_t e = S->idx.by_item[it->first + k];
@@ -70,14 +70,16 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
             vw_sample_corners(ev, ys, xs);
             for (int q = 0; q < 4 && n < max; ++q)
                 if (ev->flags & (KS_FLAG_C00 << q))
-                    m[n++] = (mark){ys[q >> 1], xs[q & 1], e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
+                    m[n++] = (mark){.y = ys[q >> 1], .x = xs[q & 1],
+                                    .focus = e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
             continue;
         }
         if ((ev->kind != KS_EV_READ && ev->kind != KS_EV_WRITE) || ev->tensor != t) continue;
         if (!have_plane) *plane = ev->u.access.plane, have_plane = 1;
         if (ev->u.access.plane != *plane) continue;
         /* the tap in focus is marked in every tensor it touches (read here, written there) */
-        m[n++] = (mark){ev->u.access.y, ev->u.access.x, e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
+        m[n++] = (mark){.y = ev->u.access.y, .x = ev->u.access.x,
+                        .focus = e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
     }
     if (!have_plane) *plane = 0;
     return n;

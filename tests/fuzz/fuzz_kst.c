@@ -62,13 +62,7 @@ static void view(const ks_trace *tr, uint8_t seed)
                                        "'", "[", "Tab", "M", "Right", "Home", "F", "Right", "5",
                                        "Right", "N", "Ctrl+Tab", "M", "O", "4", "Left"};
 #ifdef FZ_DRAW
-    /* KNOWN, not fixed here: viewer/vw_boxes.c (the RoI and patch boxes, owned by the
-     * registry refactor) indexes the rois/coords tensors with the work event's fields and
-     * the params unchecked, and reads out of bounds on a crafted roi_align or patchify
-     * trace (docs/reliability.md, "Known open"). Frames of those operators are not drawn
-     * until it checks them; delete this line then. */
-    const int known_open = !strcmp(tr->op, "roi_align") || !strcmp(tr->op, "patchify");
-    vw_draw *d = known_open ? NULL : drawer();
+    vw_draw *d = drawer();
 #endif
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
         vw_action a;

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Golden data from the peer implementations: im2col/col2im from torch.nn.functional
-unfold and fold, deformable convolution from torchvision.ops.deform_conv2d. Run where torch exists (the GPU machine); commits small .npy files:
+unfold and fold, deformable convolution from torchvision.ops.deform_conv2d, RoIAlign from
+torchvision.ops.roi_align, max pooling from torch F.max_pool2d (`--only maxpool2d` makes
+just that). Run where torch exists (the GPU machine); commits small .npy files:
 
     python3 tests/golden/make_golden.py tests/golden
 
@@ -112,6 +114,40 @@ def make_roi(out, gen):
     print(f"wrote {len(listing)} RoIAlign geometries to {out}")
 
 
+# (N, C, H, W, kernel, stride, padding, dilation, ceil_mode), per-axis (h, w)
+MAXPOOL = [
+    (1, 1, 6, 6, (2, 2), (2, 2), (0, 0), (1, 1), False),
+    (2, 3, 9, 11, (3, 3), (2, 2), (1, 1), (1, 1), True),
+    (1, 2, 13, 8, (3, 2), (1, 2), (1, 1), (2, 1), False),
+    (2, 2, 7, 10, (4, 3), (3, 2), (2, 1), (1, 2), True),
+]
+
+
+def make_maxpool(out, gen):
+    """m<k>_{input,grad_output}.npy in; m<k>_{output,indices,grad_input}.npy out, from
+    F.max_pool2d(return_indices=True) in float64 on inputs rounded to quarters (ties);
+    the CUDA float32 result must agree. maxpool2d.json lists them."""
+    listing = []
+    for k, (n, c, h, w, ks, st, pad, dil, ceil) in enumerate(MAXPOOL):
+        x = torch.round((torch.rand((n, c, h, w), generator=gen) * 2 - 1) * 8) / 4
+        xd = x.double().requires_grad_(True)
+        y, idx = F.max_pool2d(xd, ks, st, pad, dil, ceil_mode=ceil, return_indices=True)
+        g = torch.rand(y.shape, generator=gen) * 2 - 1
+        (y * g.double()).sum().backward()
+        if torch.cuda.is_available():
+            yc, ic = F.max_pool2d(x.cuda(), ks, st, pad, dil, ceil_mode=ceil, return_indices=True)
+            assert torch.equal(ic.cpu(), idx) and torch.equal(yc.cpu().double(), y.detach()), f"maxpool {k}: CUDA != CPU"
+        for name, v in (("input", x), ("grad_output", g), ("output", y.detach()), ("grad_input", xd.grad)):
+            np.save(os.path.join(out, f"m{k}_{name}.npy"), v.detach().float().numpy().astype("<f4"))
+        np.save(os.path.join(out, f"m{k}_indices.npy"), idx.numpy().astype("<i8"))
+        listing.append({"id": k, "batch": n, "channels": c, "input_size": [h, w], "kernel_size": list(ks),
+                        "stride": list(st), "padding": list(pad), "dilation": list(dil), "ceil_mode": ceil})
+    with open(os.path.join(out, "maxpool2d.json"), "w") as f:
+        json.dump({"source": f"torch {torch.__version__} F.max_pool2d(return_indices=True), float64 "
+                             "from float32 inputs (CUDA float32 checked equal)", "geometries": listing}, f, indent=1)
+    print(f"wrote {len(listing)} max-pooling geometries to {out}")
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     gen = torch.Generator().manual_seed(1234)
@@ -133,7 +169,17 @@ def main(out):
     print(f"wrote {len(listing)} geometries to {out}")
     make_deform(out, torch.Generator().manual_seed(4321))
     make_roi(out, torch.Generator().manual_seed(5678))
+    make_maxpool(out, torch.Generator().manual_seed(2468))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__)))
+    # make_golden.py [DIR] [--only maxpool2d]: one operator's data, the rest untouched
+    argv = sys.argv[1:]
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
+    args = [a for i, a in enumerate(argv) if a != "--only" and (i == 0 or argv[i - 1] != "--only")]
+    dest = args[0] if args else os.path.dirname(os.path.abspath(__file__))
+    if only == "maxpool2d":
+        os.makedirs(dest, exist_ok=True)
+        make_maxpool(dest, torch.Generator().manual_seed(2468))
+    else:
+        main(dest)

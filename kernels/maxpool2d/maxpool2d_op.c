@@ -1,0 +1,191 @@
+/* maxpool2d_op.c - the descriptor of maxpool2d (torch F.max_pool2d, return_indices): its
+ * parameter and tensor rows, the geometry (validated here, once), the trace schema and
+ * the simulator launch. The body is maxpool2d_body.h; the GPU launch maxpool2d_cuda.cu. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/ks_error.h"
+#include "../core/ks_params.h"
+#include "../core/ks_sim.h"
+
+#define KS_BODY "../maxpool2d/maxpool2d_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
+
+enum { P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_CEIL, P_BACKWARD, P_BATCH, P_CHANNELS, P_HW, P_COUNT };
+
+static const ks_param_spec params[P_COUNT] = {
+    [P_KERNEL] = KS_ROW_KERNEL_SIZE(2),
+    [P_STRIDE] = {.name = "stride", .axes = 2, .def = {0, 0}, .min = 1, .help = "window step (0: the kernel size)"},
+    [P_PADDING] = {.name = "padding", .axes = 2, .def = {0, 0}, .min = 0,
+                   .help = "-inf padding on each side, at most half the kernel"},
+    [P_DILATION] = KS_ROW_DILATION,
+    [P_CEIL] = {.name = "ceil-mode", .kind = KS_PARAM_SWITCH,
+                .help = "round the output size up (a last window must start inside the input or left padding)"},
+    [P_BACKWARD] = {.name = "backward", .kind = KS_PARAM_SWITCH, .help = "also grad_input of sum(output * grad_output)"},
+    [P_BATCH] = KS_ROW_BATCH("N", 1, "input"),
+    [P_CHANNELS] = KS_ROW_CHANNELS(1, "input"),
+    [P_HW] = KS_ROW_INPUT_SIZE(6, 6),
+};
+
+static const ks_tensor_spec tensors[] = {
+    [KS_MP_T_INPUT] = {.name = "input", .shape = "(N, C, H, W)"},
+    [KS_MP_T_OUTPUT] = {.name = "output", .output = 1, .shape = "(N, C, Ho, Wo)"},
+    [KS_MP_T_INDICES] = {.name = "indices", .output = 1, .dtype = KS_I64,
+                         .shape = "(N, C, Ho, Wo): int64, h * W + w of each window's maximum"},
+    [KS_MP_T_GRAD_OUTPUT] = {.name = "grad_output", .shape = "(N, C, Ho, Wo): with --backward", .seed = 4},
+    [KS_MP_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(N, C, H, W): with --backward"},
+};
+
+/* torch's output size along one axis (floor division, the ceil_mode rule), or < 1 */
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int ceil_mode)
+{
+    const int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+    int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+    if (ceil_mode && (o - 1) * s >= in + p) --o;
+    return o;
+}
+
+static int geometry(ks_run *r, ks_maxpool2d_args *a)
+{
+    for (int ax = 0; ax < 2; ++ax)
+        if (!r->set[P_STRIDE]) r->value[P_STRIDE][ax] = r->value[P_KERNEL][ax]; /* torch: stride=None */
+    *a = (ks_maxpool2d_args){
+        .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0],
+        .height = r->value[P_HW][0], .width = r->value[P_HW][1],
+        .kernel_h = r->value[P_KERNEL][0], .kernel_w = r->value[P_KERNEL][1],
+        .stride_h = r->value[P_STRIDE][0], .stride_w = r->value[P_STRIDE][1],
+        .pad_h = r->value[P_PADDING][0], .pad_w = r->value[P_PADDING][1],
+        .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1],
+        .ceil_mode = (int)r->value[P_CEIL][0],
+    };
+    const ks_size_check checks[] = {
+        {.name = "batch", .v = a->batch, .lo = 1},
+        {.name = "channels", .v = a->channels, .lo = 1},
+        {.name = "height", .v = a->height, .lo = 1},
+        {.name = "width", .v = a->width, .lo = 1},
+        KS_WINDOW_SIZE_CHECKS(a),
+    };
+    int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
+    if (rc) return rc;
+    if (2 * a->pad_h > a->kernel_h || 2 * a->pad_w > a->kernel_w)
+        return ks_fail(KS_EINVAL, "--padding %lld,%lld must be at most half the kernel size %lld,%lld", (long long)a->pad_h,
+                       (long long)a->pad_w, (long long)a->kernel_h, (long long)a->kernel_w);
+    /* every term < 2^31: no overflow below */
+    a->out_h = out_size(a->height, a->kernel_h, a->stride_h, a->pad_h, a->dilation_h, a->ceil_mode);
+    a->out_w = out_size(a->width, a->kernel_w, a->stride_w, a->pad_w, a->dilation_w, a->ceil_mode);
+    if (a->out_h < 1 || a->out_w < 1)
+        return ks_fail(KS_EINVAL, "output size %lldx%lld < 1: input %lldx%lld, kernel %lldx%lld, dilation %lldx%lld",
+                       (long long)a->out_h, (long long)a->out_w, (long long)a->height, (long long)a->width,
+                       (long long)a->kernel_h, (long long)a->kernel_w, (long long)a->dilation_h, (long long)a->dilation_w);
+    const int64_t planes = a->batch * a->channels; /* both < 2^31 */
+    if (planes > INT64_MAX / 8 / a->height / a->width || planes > INT64_MAX / 8 / a->out_h / a->out_w)
+        return ks_fail(KS_EINVAL, "sizes too large: N*C*H*W overflows the element count");
+    return KS_OK;
+}
+
+/* The schema: one work site whose fields are the decomposition and the window start,
+ * then the kernel's accesses. */
+static int sites(const ks_maxpool2d_args *a, int backward, ks_site *s)
+{
+    char e[KS_EXPR_LEN];
+    ks_site *w = &s[KS_MP_SITE_WORK];
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, backward ? "maxpool2d_backward.work" : "maxpool2d.work");
+    w->kind = KS_EV_WORK;
+    w->tensor = -1;
+    w->nfields = 6;
+    ks_field_digit(&w->fields[0], "n", a->channels * a->out_h * a->out_w, 0, 0);
+    ks_field_digit(&w->fields[1], "c", a->out_h * a->out_w, a->channels, 0);
+    ks_field_digit(&w->fields[2], "oh", a->out_w, a->out_h, 0);
+    ks_field_digit(&w->fields[3], "ow", 1, a->out_w, 0);
+    snprintf(e, sizeof e, "oh * %lld - %lld", (long long)a->stride_h, (long long)a->pad_h);
+    ks_field_derived(&w->fields[4], "h_start", e);
+    snprintf(e, sizeof e, "ow * %lld - %lld", (long long)a->stride_w, (long long)a->pad_w);
+    ks_field_derived(&w->fields[5], "w_start", e);
+    if (backward) {
+        ks_site_access(&s[KS_MP_SITE_READ], "maxpool2d_backward.read_grad_output", KS_EV_READ, KS_MP_T_GRAD_OUTPUT, 0);
+        ks_site_access(&s[KS_MP_SITE_WRITE], "maxpool2d_backward.add_grad_input", KS_EV_WRITE, KS_MP_T_GRAD_INPUT, 0);
+        ks_site_access(&s[KS_MP_SITE_INDEX], "maxpool2d_backward.read_indices", KS_EV_READ, KS_MP_T_INDICES, 0);
+    } else {
+        ks_site_access(&s[KS_MP_SITE_READ], "maxpool2d.read_input", KS_EV_READ, KS_MP_T_INPUT, 0);
+        ks_site_access(&s[KS_MP_SITE_WRITE], "maxpool2d.write_output", KS_EV_WRITE, KS_MP_T_OUTPUT, 1);
+        ks_site_access(&s[KS_MP_SITE_INDEX], "maxpool2d.write_indices", KS_EV_WRITE, KS_MP_T_INDICES, 1);
+    }
+    return KS_MP_NSITES;
+}
+
+static int prepare(ks_run *r)
+{
+    static const ks_dim_bind dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
+                                       {.dim = 1, .param = P_CHANNELS, .axis = 0},
+                                       {.dim = 2, .param = P_HW, .axis = 0},
+                                       {.dim = 3, .param = P_HW, .axis = 1}};
+    ks_maxpool2d_args *a = KS_RUN_CTX(r, ks_maxpool2d_args);
+    int rc = ks_run_take(r, KS_MP_T_INPUT, 4, dims, KS_COUNT(dims));
+    if (rc || (rc = geometry(r, a))) return rc;
+    const int backward = (int)r->value[P_BACKWARD][0];
+    const int64_t N = a->batch, C = a->channels;
+    ks_run_shape4(r, KS_MP_T_INPUT, 4, N, C, a->height, a->width);
+    ks_run_shape4(r, KS_MP_T_OUTPUT, 4, N, C, a->out_h, a->out_w);
+    ks_run_shape4(r, KS_MP_T_INDICES, 4, N, C, a->out_h, a->out_w);
+    if (backward) {
+        ks_run_shape4(r, KS_MP_T_GRAD_OUTPUT, 4, N, C, a->out_h, a->out_w);
+        ks_run_shape4(r, KS_MP_T_GRAD_INPUT, 4, N, C, a->height, a->width);
+    } else {
+        ks_run_absent(r, KS_MP_T_GRAD_OUTPUT);
+        ks_run_absent(r, KS_MP_T_GRAD_INPUT);
+    }
+    ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)a->out_h, (long long)a->out_w);
+    ks_run_fact(r, "kernel", "\"%s\"", backward ? "maxpool2d_backward" : "maxpool2d_forward");
+    r->work_items = N * C * a->out_h * a->out_w;
+    r->nsites = sites(a, backward, r->sites);
+    return KS_OK;
+}
+
+static void fwd_plain(ks_thread *t, const void *a) { ks_maxpool2d_fwd_body_plain(t, a); }
+static void fwd_traced(ks_thread *t, const void *a) { ks_maxpool2d_fwd_body_traced(t, a); }
+static void bwd_plain(ks_thread *t, const void *a) { ks_maxpool2d_bwd_body_plain(t, a); }
+static void bwd_traced(ks_thread *t, const void *a) { ks_maxpool2d_bwd_body_traced(t, a); }
+
+int ks_maxpool2d_sim(const ks_maxpool2d_args *a, int backward, const ks_launch *l, ks_sink *sink)
+{
+    int threads;
+    int64_t blocks;
+    int rc = ks_launch_resolve(l, KS_MAXPOOL_THREADS, KS_MAXPOOL_BLOCK_CAP,
+                               a->batch * a->channels * a->out_h * a->out_w, &threads, &blocks);
+    if (rc) return rc;
+    ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain) : (sink ? fwd_traced : fwd_plain);
+    ks_sim_launch(blocks, threads, body, a, sink);
+    return KS_OK;
+}
+
+/* the forward, then (--backward) the backward; the last kernel run is the traced one */
+static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+{
+    ks_maxpool2d_args a = *KS_RUN_CTX(r, const ks_maxpool2d_args);
+    const int backward = (int)r->value[P_BACKWARD][0];
+    a.input = d[KS_MP_T_INPUT], a.output = d[KS_MP_T_OUTPUT], a.indices = d[KS_MP_T_INDICES];
+    a.grad_output = d[KS_MP_T_GRAD_OUTPUT], a.grad_input = d[KS_MP_T_GRAD_INPUT];
+    int rc = KS_OK;
+    for (int k = 0; k <= backward && !rc; ++k) {
+        ks_sink *s = k == backward ? sink : NULL;
+#ifdef KS_HAVE_CUDA
+        if (r->device == KS_DEV_CUDA) {
+            rc = ks_maxpool2d_cuda(&a, k, &r->launch, s);
+            continue;
+        }
+#endif
+        rc = ks_maxpool2d_sim(&a, k, &r->launch, s);
+    }
+    return rc;
+}
+
+const ks_op ks_op_maxpool2d = {
+    .name = "maxpool2d",
+    .summary = "2-D max pooling (torch F.max_pool2d): window, argmax indices; --backward",
+    KS_OP_ROWS(params, tensors),
+    .default_threads = KS_MAXPOOL_THREADS,
+    .default_block_cap = KS_MAXPOOL_BLOCK_CAP,
+    .prepare = prepare,
+    .launch = launch,
+};

@@ -1,0 +1,163 @@
+/* test_gpu_each_op.c - every operator in the table on the GPU against the simulator,
+ * without naming any: defaults and --backward, traced; outputs equal (float outputs
+ * within 1e-5 relative: atomic adds sum in another order, cuBLAS rounds unlike the
+ * simulator's GEMM), every event equal after sorting by (index, seq): bitwise but for
+ * float values, which may come from a GEMM (within 1e-5). Then the self-sizing trace buffer: a launch of more
+ * events than the first buffer holds is rerun once and loses nothing, and --trace-limit
+ * keeps exactly the limit on both devices and counts the same drops. Exits 77 without a
+ * GPU; runs without fork (CUDA in the parent). */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels/core/ks_cuda_api.h"
+#include "../kernels/core/ks_error.h"
+#include "../kernels/registry.h"
+#include "test_util.h"
+
+static int by_item(const void *a, const void *b)
+{
+    const ks_event *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static ks_run R[2]; /* [0] simulator, [1] GPU */
+
+static void run_both(const ks_op *op, int backward, const char *const *set, unsigned long long limit)
+{
+    for (int d = 0; d < 2; ++d) {
+        ks_run_init(&R[d], op);
+        R[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
+        R[d].pattern = KS_PAT_RANDOM;
+        R[d].seed = 99;
+        if (backward) ck_assert_int_eq(ks_run_set(&R[d], "backward", "on"), KS_OK);
+        for (int k = 0; set && set[k]; k += 2) ck_assert_int_eq(ks_run_set(&R[d], set[k], set[k + 1]), KS_OK);
+        ck_assert_ptr_nonnull(R[d].sink = ks_host_sink_create(limit, ks_filter_all()));
+        ck_assert_msg(ks_run_execute(&R[d]) == KS_OK, "%s on %s: %s", op->name, d ? "cuda" : "sim", ks_error_message());
+    }
+}
+
+static void expect_same_outputs(const ks_op *op)
+{
+    for (int i = 0; i < op->ntensors; ++i) {
+        if (R[0].absent[i] || !op->tensors[i].output) continue;
+        const ks_tensor *a = &R[0].tensor[i], *b = &R[1].tensor[i];
+        const int64_t n = ks_tensor_numel(a);
+        if (a->dtype != KS_F32) {
+            ck_assert_msg(!memcmp(a->data, b->data, (size_t)n * ks_dtype_size(a->dtype)), "%s: %s differs", op->name,
+                          a->name);
+            continue;
+        }
+        const float *x = a->data, *y = b->data;
+        for (int64_t k = 0; k < n; ++k)
+            ck_assert_msg(fabsf(x[k] - y[k]) <= 1e-5f * (1 + fabsf(x[k])), "%s: %s[%lld] sim %g gpu %g", op->name,
+                          a->name, (long long)k, x[k], y[k]);
+    }
+}
+
+static int close(float x, float y)
+{
+    return x == y || (isnan(x) && isnan(y)) || fabsf(x - y) <= 1e-5f * (1 + fabsf(x));
+}
+
+/* Everything bitwise (who, where, which element, corner flags) except the float values a
+ * kernel read from a GEMM's result (cuBLAS and the simulator's GEMM round differently):
+ * those within 1e-5 relative. */
+static int same_event(const ks_event *a, const ks_event *b)
+{
+    if (memcmp(a, b, offsetof(ks_event, u))) return 0;
+    if (a->kind == KS_EV_WORK) return !memcmp(&a->u, &b->u, sizeof a->u);
+    if (a->kind == KS_EV_SAMPLE) {
+        const ks_ev_sample *x = &a->u.sample, *y = &b->u.sample;
+        int ok = x->plane == y->plane && close(x->y, y->y) && close(x->x, y->x) && close(x->value, y->value);
+        for (int k = 0; k < 4; ++k) ok = ok && close(x->w[k], y->w[k]);
+        return ok;
+    }
+    const ks_ev_access *x = &a->u.access, *y = &b->u.access;
+    return x->offset == y->offset && x->plane == y->plane && x->y == y->y && x->x == y->x && close(x->value, y->value);
+}
+
+static void expect_same_events(const ks_op *op)
+{
+    const unsigned long long n = ks_sink_count(R[0].sink);
+    ck_assert_msg(ks_sink_count(R[1].sink) == n, "%s: %llu GPU events, %llu simulated", op->name,
+                  ks_sink_count(R[1].sink), n);
+    ck_assert_uint_eq(ks_sink_dropped(R[1].sink), ks_sink_dropped(R[0].sink));
+    qsort(R[0].sink->events, n, sizeof(ks_event), by_item);
+    qsort(R[1].sink->events, n, sizeof(ks_event), by_item);
+    for (unsigned long long i = 0; i < n; ++i) {
+        const ks_event *a = &R[0].sink->events[i], *b = &R[1].sink->events[i];
+        ck_assert_msg(same_event(a, b), "%s: event %llu (index %lld seq %u kind %d site %d tap %d) differs between GPU and simulator",
+                      op->name, i, (long long)a->index, a->seq, a->kind, a->site, a->tap);
+    }
+}
+
+static void done(void)
+{
+    for (int d = 0; d < 2; ++d) {
+        ks_host_sink_free(R[d].sink);
+        R[d].sink = NULL;
+        ks_run_free(&R[d]);
+    }
+}
+
+START_TEST(every_operator_traces_the_same_on_gpu_and_simulator)
+{
+    const ks_op *op = ks_op_at(_i);
+    const int has_backward = ks_op_param(op, "backward") >= 0;
+    for (int backward = 0; backward <= has_backward; ++backward) {
+        run_both(op, backward, NULL, 0);
+        expect_same_outputs(op);
+        expect_same_events(op);
+        ck_assert_int_eq(R[1].reruns, 0);
+        printf("  %-14s %-9s %6llu events, equal\n", op->name, backward ? "backward" : "forward",
+               ks_sink_count(R[0].sink));
+        done();
+    }
+}
+END_TEST
+
+/* 1 x 16 x 64 x 64 im2col with a 3x3 kernel: 16*64*64*19 events, past the first buffer */
+START_TEST(gpu_trace_buffer_sizes_itself)
+{
+    static const char *const big[] = {"batch", "1", "channels", "16", "input-size", "64", NULL};
+    run_both(ks_op_find("im2col"), 0, big, 0);
+    ck_assert_int_eq(R[1].reruns, 1);
+    ck_assert_uint_eq(ks_sink_count(R[1].sink), 1ULL * 16 * 64 * 64 * 19);
+    ck_assert_uint_eq(ks_sink_dropped(R[1].sink), 0);
+    expect_same_outputs(ks_op_find("im2col"));
+    expect_same_events(ks_op_find("im2col"));
+    done();
+}
+END_TEST
+
+START_TEST(trace_limit_keeps_the_limit_and_counts_the_rest)
+{
+    static const char *const big[] = {"batch", "2", "channels", "16", "input-size", "32", NULL};
+    run_both(ks_op_find("im2col"), 0, big, 5000);
+    for (int d = 0; d < 2; ++d) {
+        ck_assert_uint_eq(ks_sink_count(R[d].sink), 5000);
+        ck_assert_uint_eq(ks_sink_dropped(R[d].sink), 2ULL * 16 * 32 * 32 * 19 - 5000);
+    }
+    expect_same_outputs(ks_op_find("im2col"));
+    done();
+}
+END_TEST
+
+int main(void)
+{
+    if (ks_cuda_device_count() < 1) {
+        printf("test_gpu_each_op: skipped: no CUDA device (%s)\n", ks_error_message());
+        return 77;
+    }
+    Suite *s = suite_create("gpu_each_op");
+    TCase *tc = tcase_create("ops");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, every_operator_traces_the_same_on_gpu_and_simulator, 0, ks_op_count());
+    tcase_add_test(tc, gpu_trace_buffer_sizes_itself);
+    tcase_add_test(tc, trace_limit_keeps_the_limit_and_counts_the_rest);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_NOFORK);
+}

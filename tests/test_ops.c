@@ -1,0 +1,130 @@
+/* test_ops.c - every operator in the table, without naming any: its rows are well formed,
+ * it runs with its defaults (and --backward where it has one), traced, on the simulator,
+ * on the reference launch and on a tiny grid where threads loop; `check` finds nothing
+ * wrong with the trace; the params JSON parses and has every parameter. A new operator is
+ * covered by adding its line to kernels/ops.def. */
+#include <cJSON.h>
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "../kernels/registry.h"
+#include "../trace/check.h"
+#include "../trace/run_trace.h"
+#include "test_util.h"
+
+START_TEST(table_has_unique_operators)
+{
+    ck_assert_int_ge(ks_op_count(), 8);
+    for (int i = 0; i < ks_op_count(); ++i) {
+        const ks_op *op = ks_op_at(i);
+        ck_assert_ptr_eq(ks_op_find(op->name), op);
+        ck_assert_msg(op->prepare && op->launch, "%s: prepare and launch are required", op->name);
+        ck_assert_msg(op->summary && *op->summary, "%s has no summary", op->name);
+        ck_assert_msg(op->default_threads >= 1 && op->default_threads <= 1024, "%s: threads", op->name);
+    }
+    ck_assert_ptr_null(ks_op_find("no_such_op"));
+}
+END_TEST
+
+START_TEST(parameter_and_tensor_rows_are_well_formed)
+{
+    for (int i = 0; i < ks_op_count(); ++i) {
+        const ks_op *op = ks_op_at(i);
+        ck_assert_int_le(op->nparams, KS_MAX_PARAMS);
+        ck_assert_int_le(op->ntensors, KS_OP_TENSORS);
+        for (int p = 0; p < op->nparams; ++p) {
+            const ks_param_spec *s = &op->params[p];
+            ck_assert_msg(s->name && *s->name && s->help && *s->help, "%s: row %d lacks a name or help", op->name, p);
+            ck_assert_msg(ks_op_param(op, s->name) == p, "%s: --%s appears twice", op->name, s->name);
+            ck_assert_msg(s->kind >= KS_PARAM_INT && s->kind <= KS_PARAM_CHOICE, "%s --%s: kind", op->name, s->name);
+            ck_assert_msg(s->axes >= 0 && s->axes <= 2, "%s --%s: axes", op->name, s->name);
+            if (s->kind == KS_PARAM_CHOICE)
+                ck_assert_msg(s->choices && s->def[0] >= 0 && ks_param_choice(s, "no-such-word") < 0,
+                              "%s --%s: a choice needs its words", op->name, s->name);
+            if (s->kind == KS_PARAM_SWITCH) ck_assert_msg(s->def[0] == 0 || s->def[0] == 1, "%s --%s", op->name, s->name);
+        }
+        for (int t = 0; t < op->ntensors; ++t) {
+            const ks_tensor_spec *s = &op->tensors[t];
+            ck_assert_msg(s->name && *s->name && s->shape && *s->shape, "%s: tensor row %d", op->name, t);
+            ck_assert_msg(ks_op_tensor(op, s->name) == t, "%s: tensor %s appears twice", op->name, s->name);
+        }
+    }
+}
+END_TEST
+
+/* Runs op traced on the simulator (with `backward` when it has that switch) and checks
+ * the trace; launch: 0 for the reference one, else `threads` per block and 2 blocks. */
+static void run_and_check(const ks_op *op, int backward, int threads)
+{
+    static ks_run r;
+    static ks_trace tr;
+    ks_check_report rep;
+    ks_run_init(&r, op);
+    r.pattern = KS_PAT_RANDOM;
+    r.seed = 17;
+    if (threads) r.launch = tu_launch(threads, 2);
+    if (backward) ck_assert_int_eq(ks_run_set(&r, "backward", "on"), KS_OK);
+    ck_assert_ptr_nonnull(r.sink = ks_host_sink_create(0, ks_filter_all()));
+    ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s: %s", op->name, ks_error_message());
+    ck_assert_msg(r.work_items > 0 && ks_sink_count(r.sink) > (unsigned long long)r.work_items,
+                  "%s: %lld work items, %llu events", op->name, (long long)r.work_items, ks_sink_count(r.sink));
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
+    ck_assert_msg(rep.violations == 0, "%s%s (%d threads): %llu violations, first: %s", op->name,
+                  backward ? " --backward" : "", threads, (unsigned long long)rep.violations, rep.first[0]);
+    ck_assert_msg(rep.complete, "%s: the trace is incomplete", op->name);
+    cJSON *j = cJSON_Parse(r.params_json);
+    ck_assert_msg(cJSON_IsObject(j), "%s: params JSON does not parse: %s", op->name, r.params_json);
+    for (int p = 0; p < op->nparams; ++p) {
+        char key[KS_NAME_LEN];
+        snprintf(key, sizeof key, "%s", op->params[p].key ? op->params[p].key : op->params[p].name);
+        for (char *c = key; *c; ++c)
+            if (*c == '-') *c = '_';
+        ck_assert_msg(cJSON_GetObjectItemCaseSensitive(j, key), "%s: params JSON lacks %s", op->name, key);
+    }
+    cJSON_Delete(j);
+    ks_host_sink_free(r.sink);
+    ks_run_free(&r);
+}
+
+START_TEST(every_operator_runs_traced_and_passes_check)
+{
+    const ks_op *op = ks_op_at(_i);
+    const int has_backward = ks_op_param(op, "backward") >= 0;
+    for (int backward = 0; backward <= has_backward; ++backward) {
+        run_and_check(op, backward, 0);
+        run_and_check(op, backward, 32); /* 2 blocks of 32: threads loop */
+    }
+}
+END_TEST
+
+START_TEST(bad_parameter_text_is_one_clear_error)
+{
+    for (int i = 0; i < ks_op_count(); ++i) {
+        static ks_run r;
+        const ks_op *op = ks_op_at(i);
+        ks_run_init(&r, op);
+        ck_assert_int_eq(ks_run_set(&r, "no-such-flag", "1"), KS_ENOENT);
+        for (int p = 0; p < op->nparams; ++p) {
+            ck_assert_int_eq(ks_run_set(&r, op->params[p].name, "x,y,z"), KS_EINVAL);
+            ck_assert_ptr_nonnull(strstr(ks_error_message(), op->params[p].name));
+            ck_assert_int_eq(r.set[p], 0);
+        }
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ops");
+    TCase *tc = tcase_create("table");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, table_has_unique_operators);
+    tcase_add_test(tc, parameter_and_tensor_rows_are_well_formed);
+    tcase_add_loop_test(tc, every_operator_runs_traced_and_passes_check, 0, ks_op_count());
+    tcase_add_test(tc, bad_parameter_text_is_one_clear_error);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}
