@@ -327,6 +327,37 @@ START_TEST(viewer_draws_a_trace_with_planes_outside_their_tensors)
 }
 END_TEST
 
+/* Region events (boxes, bins, points) with NaN and huge corners: drawn as nothing, never
+ * converted to pixels (a NaN y1 reached an int cast: UBSan's report under make test-asan). */
+START_TEST(viewer_draws_regions_with_nan_and_huge_corners)
+{
+    static ct_trace c;
+    const int64_t a[3] = {1, 3, 3}, o[3] = {1, 1, 3};
+    ct_init(&c, 4, 1, 1);
+    ct_tensor(&c, 0, "input", KS_ROLE_INPUT, 3, a);
+    ct_tensor(&c, 1, "output", KS_ROLE_OUTPUT, 3, o);
+    c.tr.nsites = 4;
+    snprintf(c.tr.sites[3].name, KS_NAME_LEN, "c.region");
+    c.tr.sites[3].kind = KS_EV_REGION;
+    c.tr.sites[3].tensor = 0;
+    ct_event(&c, KS_EV_WORK, 0, 0, 0, 0, 0);
+    const float corners[4][4] = {{0, 0, NAN, 2}, {NAN, 0, 1, 1}, {0, 1e30f, 2, 2}, {0.5f, -INFINITY, 1, 1}};
+    for (int k = 0; k < 4; ++k) {
+        ks_event *e = ct_event(&c, KS_EV_REGION, 3, 0, 0, 0, 0);
+        e->u.region.y0 = corners[k][0], e->u.region.x0 = corners[k][1];
+        e->u.region.y1 = corners[k][2], e->u.region.x1 = corners[k][3];
+        e->u.region.rows = e->u.region.cols = (uint16_t)(k % 2 ? 0 : 3); /* boxes and points */
+    }
+    ct_access(&c, KS_EV_READ, 0, 0, 1, 1);
+    ct_access(&c, KS_EV_WRITE, 0, 0, 0, 0);
+    const char *kst = tmp_path("regions.kst"), *png = tmp_path("regions.png");
+    ck_assert_int_eq(ks_trace_write(kst, &c.tr), KS_OK);
+    int rc = sh(KS_CLI " view %s --keys Right,Right,Right,Left --png %s >/dev/null 2>&1", kst, png);
+    if (rc == 2 && sh(KS_CLI " view %s --png %s 2>&1 | grep -q 'no viewer'", kst, png) == 0) return;
+    ck_assert_int_eq(rc, 0);
+}
+END_TEST
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/ks_crafted.XXXXXX");
@@ -343,6 +374,7 @@ int main(void)
     tcase_add_loop_test(tc, patchify_traces_of_nan_coordinates_pass_check, 0, 6);
     tcase_add_test(tc, viewer_panels_never_keep_a_plane_outside_their_tensor);
     tcase_add_test(tc, viewer_draws_a_trace_with_planes_outside_their_tensors);
+    tcase_add_test(tc, viewer_draws_regions_with_nan_and_huge_corners);
     suite_add_tcase(s, tc);
     int rc = tu_run_suite(s, CK_FORK);
     {
