@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # compute-sanitizer over every operator on the GPU: memcheck (with leak check), racecheck,
-# initcheck and synccheck, each over `kscope run OP --device cuda` plain and traced,
-# forward and backward, and over the device trace-overflow path: the GPU suite's
-# overflow test (sink capacities of a few events) and a traced launch past the 2^24-event
-# cap of `kscope run`. Called by bench/gpu_session.sh; runs alone as well:
+# initcheck and synccheck, each over `kscope run OP --device cuda` plain, traced, and
+# traced into a buffer of 10 events (--trace-limit 640: the device trace-overflow path),
+# forward and backward, plus the GPU suite's overflow test and a traced launch of 20 M
+# events. (bench/sanitize_ops.sh is the quick memcheck-only pass; this is the full one.) Called by bench/gpu_session.sh; runs alone as well:
 #   bench/gpu_sanitize.sh BUILD OUTDIR      (BUILD: a CUDA build, e.g. build-gpu)
 # Writes OUTDIR/sanitize/*.log (one per run), OUTDIR/sanitize.tsv (tool, case, variant,
 # exit code, errors) and OUTDIR/sanitize.md (the table for bench/RESULTS.md). Exit 0 when
@@ -24,26 +24,22 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# name | kscope run arguments (small, odd sizes; some with looping threads)
-cases=(
-    "im2col|im2col --channels 3 --input-size 9,11 --kernel-size 3 --padding 1 --stride 2"
-    "im2col-loop|im2col --channels 2 --input-size 7,7 --kernel-size 3,2 --dilation 2,1 --threads 32 --block-cap 2"
-    "col2im|col2im --channels 3 --output-size 9,11 --kernel-size 3 --padding 1 --stride 2"
-    "col2im-loop|col2im --channels 2 --output-size 7,7 --kernel-size 3 --threads 32 --block-cap 1"
-    "conv2d|conv2d --channels 3 --input-size 9,9"
-    "deform_conv|deform_conv --channels 4 --input-size 9,9 --offset-groups 2 --offset-pattern random"
-    "deform_conv-mask|deform_conv --channels 4 --input-size 9,9 --mask --semantics torchvision"
+# name | kscope run arguments: every operator of the table (`kscope list`) at its defaults
+# with random inputs, and with --backward where it has one; then small odd sizes with
+# looping threads and the other trace kernels
+cases=()
+for op in $("$K" list | awk 'NR > 1 && NF { print $1 }'); do
+    cases+=("$op|$op --pattern random")
+    "$K" list "$op" | grep -q -- "--\[no-\]backward" && cases+=("$op-bwd|$op --pattern random --backward")
+done
+cases+=(
+    "im2col-loop|im2col --channels 3 --input-size 9,11 --kernel-size 3,2 --dilation 2,1 --stride 2 --threads 32 --block-cap 2"
+    "col2im-loop|col2im --channels 2 --output-size 7,9 --kernel-size 3 --threads 32 --block-cap 1"
+    "deform_conv-mask|deform_conv --channels 4 --input-size 9,9 --offset-groups 2 --mask --semantics torchvision"
     "deform_conv-bwd-col2im|deform_conv --channels 4 --input-size 9,9 --mask --backward --trace-kernel col2im"
     "deform_conv-bwd-coord|deform_conv --channels 4 --input-size 9,9 --backward --trace-kernel coord --threads 64 --block-cap 2"
-    "deform_im2col|deform_im2col --channels 2 --input-size 9,9 --offset-pattern rotate"
-    "roi_align-avg|roi_align --channels 3 --input-size 13,11 --num-rois 5"
-    "roi_align-max|roi_align --channels 3 --input-size 13,11 --num-rois 5 --pool-mode max"
-    "roi_align-bwd-avg|roi_align --channels 3 --input-size 13,11 --num-rois 5 --backward"
-    "roi_align-bwd-max|roi_align --channels 3 --input-size 13,11 --num-rois 5 --backward --pool-mode max --no-aligned"
-    "patchify|patchify --channels 3 --input-size 9,9 --num-points 5 --radius 2"
-    "patchify-bilinear|patchify --channels 3 --input-size 9,9 --num-points 5 --trace-kernel bilinear"
-    "patchify-bwd|patchify --channels 3 --input-size 9,9 --num-points 5 --backward --threads 32 --block-cap 1"
-    "patchify-bwd-bilinear|patchify --channels 2 --input-size 9,9 --num-points 5 --backward --trace-kernel bilinear"
+    "roi_align-max-bwd|roi_align --channels 3 --input-size 13,11 --num-rois 5 --backward --pool-mode max --no-aligned"
+    "patchify-bilinear-bwd|patchify --channels 2 --input-size 9,9 --num-points 5 --backward --trace-kernel bilinear --threads 32 --block-cap 1"
 )
 tools=(memcheck racecheck initcheck synccheck)
 printf 'tool\tcase\tvariant\texit\terrors\n' >"$out/sanitize.tsv"
@@ -73,18 +69,22 @@ for tool in "${tools[@]}"; do
         sanitize "$tool" "$name" plain "$K" run "${args[@]}" --device cuda --quiet
         rm -f "$work/t.kst"
         sanitize "$tool" "$name" traced "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst"
+        # the device buffer overflowing: room for 10 events, every other one counted
+        rm -f "$work/t.kst"
+        sanitize "$tool" "$name" overflow "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst" \
+            --trace-limit 640
     done
     # the device sink overflowing: the GPU suite's overflow test (capacities of a few
     # events, every drop counted), in one process so the sanitizer sees the kernels
     sanitize "$tool" gpu-suite-overflow traced env CK_FORK=no "$build/tests/test_gpu"
 done
-# past the 2^24-event cap of `kscope run` (64 x 128 x 128 items x 19 events): memcheck
+# a big traced launch (64 x 128 x 128 items x 19 events) under a 16 MiB limit: memcheck
 rm -f "$work/big.kst"
-sanitize memcheck im2col-cap-overflow traced "$K" run im2col --channels 64 --input-size 128,128 \
-    --device cuda --quiet --trace "$work/big.kst"
+sanitize memcheck im2col-big-overflow traced "$K" run im2col --channels 64 --input-size 128,128 \
+    --device cuda --quiet --trace "$work/big.kst" --trace-limit 16M
 if [ -f "$work/big.kst" ] && ! "$K" info "$work/big.kst" | grep -q 'dropped [1-9]'; then
     bad=1
-    echo "gpu_sanitize: im2col-cap-overflow: the trace does not report dropped events"
+    echo "gpu_sanitize: im2col-big-overflow: the trace does not report dropped events"
 fi
 
 {

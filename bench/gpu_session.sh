@@ -30,4 +30,4 @@ python3 bench/bench_torch.py build-gpu/libkscope.so 2>&1 | tee "$OUT/bench_torch
 # compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every operator, plain
 # and traced, forward and backward, and the trace-overflow path: OUT/sanitize.md is the
 # table for bench/RESULTS.md (docs/reliability.md)
-bench/gpu_sanitize.sh build-gpu "$OUT" 2>&1 | tee "$OUT/sanitize.txt"
+bench/gpu_sanitize.sh build-gpu "$OUT" 2>&1 | tee "$OUT/gpu_sanitize.txt"
