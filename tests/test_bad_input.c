@@ -150,6 +150,8 @@ static const bad_line lines[] = {
     {.args = "lesson json.json", .want = "malformed JSON"},
     {.args = "lesson op.json", .want = "nosuchop"},
     {.args = "lesson big.json", .want = "too big for a lesson"},
+    {.args = "lesson items.json", .want = "200000000 work items, more than the 1048576 events"},
+    {.args = "lesson tensor.json", .want = "tensor input would have 100000000 elements"},
     {.args = "lesson ./fifo", .want = "./fifo: not a regular file"},
     {.args = "lesson", .want = "which lesson?"},
     {.args = "lesson --list extra", .want = "--list takes nothing else"},
@@ -273,6 +275,13 @@ static void setup(void)
     lesson_file("big.json", "{\"title\": \"big\", \"level\": \"beginner\", \"operator\": \"im2col\", "
                             "\"inputs\": {\"input\": {\"image\": \"good.pgm\", \"size\": [2000, 2000]}}, "
                             "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
+    /* sizes from parameters: refused before anything is allocated (it took 15 s) */
+    lesson_file("items.json", "{\"title\": \"big\", \"level\": \"beginner\", \"operator\": \"im2col\", "
+                              "\"params\": {\"input-size\": [10000, 10000]}, "
+                              "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
+    lesson_file("tensor.json", "{\"title\": \"big\", \"level\": \"beginner\", \"operator\": \"roi_align\", "
+                               "\"params\": {\"input-size\": [10000, 10000], \"num-rois\": 1}, "
+                               "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
 }
 
 static void teardown(void)
