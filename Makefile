@@ -4,6 +4,8 @@
 #               then lesson 02 (im2col) in the viewer with a display, or in the terminal
 #               (answering itself) plus its slides as PNG without one
 #   make test   build and run every Check suite through ctest
+#   make test-asan   the same suites built with clang -fsanitize=address,undefined (CUDA off)
+#   make fuzz        every libFuzzer target for FUZZ_SECONDS (default 60) each, in parallel
 BUILD ?= build
 PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev \
         libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
@@ -12,8 +14,15 @@ MAKEFLAGS += --no-print-directory
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 KSCOPE := $(BUILD)/kscope
 DEMO := $(BUILD)/demo
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+# the sanitized runs: leaks on, stop at the first error; third-party leaks suppressed
+SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1 \
+           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-.PHONY: all deps configure build test demo bench clean
+.PHONY: all deps deps-clang configure build test test-asan fuzz demo bench clean
 all: build
 
 deps:
@@ -27,6 +36,17 @@ deps:
 	  echo "make: missing packages; install them with:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
 	fi
 
+# clang and its libFuzzer/sanitizer runtimes, for test-asan and fuzz
+deps-clang: deps
+	@command -v dpkg >/dev/null 2>&1 || exit 0; \
+	dpkg -s clang >/dev/null 2>&1 && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "make: installing clang"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null || exit 1; \
+	else \
+	  echo "make: clang is missing; install it with:"; echo "  sudo apt-get install -y clang"; exit 1; \
+	fi
+
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 
@@ -35,6 +55,18 @@ build: configure
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-asan: deps-clang
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_SANITIZE=ON \
+	    -DKS_WITH_CUDA=OFF >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j$(JOBS)
+
+fuzz: deps-clang
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_FUZZ=ON \
+	    -DKS_WITH_CUDA=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 demo: build
 	@mkdir -p $(DEMO)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (see DEVELOPERS notes in README): unpack the carried Debian
 # packages, build with CUDA (no viewer), make the torch golden data, run every ctest suite
-# (the GPU suite included), then the GPU benchmark. Logs go to $OUT (or /tmp/ks-out).
+# (the GPU suite included), the GPU benchmark, then compute-sanitizer over every operator
+# (bench/gpu_sanitize.sh). Logs go to $OUT (or /tmp/ks-out).
 set -uo pipefail
 OUT=${OUT:-/tmp/ks-out}
 mkdir -p "$OUT" /tmp/deps
@@ -26,3 +27,7 @@ tail -12 "$OUT/ctest.log"
 bench/sanitize_ops.sh build-gpu/kscope >"$OUT/sanitize.txt" 2>&1; echo "sanitizer: exit $?"; grep -c "ERROR SUMMARY: 0 errors" "$OUT/sanitize.txt"
 ./build-gpu/bench/bench_gpu 2>&1 | tee "$OUT/bench_gpu.log"
 python3 bench/bench_torch.py build-gpu/libkscope.so 2>&1 | tee "$OUT/bench_torch.log"
+# compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every operator, plain
+# and traced, forward and backward, and the trace-overflow path: OUT/sanitize.md is the
+# table for bench/RESULTS.md (docs/reliability.md)
+bench/gpu_sanitize.sh build-gpu "$OUT" 2>&1 | tee "$OUT/gpu_sanitize.txt"

@@ -69,13 +69,15 @@ START_TEST(small_crafted_trace_passes_check)
 }
 END_TEST
 
-/* Each header number beyond its bound: the reader names it and maps nothing. */
+/* Each header number beyond its bound, and tensor names that are not plain file names:
+ * the reader names the problem and maps nothing. */
 START_TEST(reader_refuses_header_numbers_out_of_bounds)
 {
     static ct_trace c;
     static ks_trace tr;
     const int k = _i;
-    const char *want[] = {"blocks", "blocks", "block_cap", "bias", "tensor shape", "tensor shape"};
+    const char *want[] = {"blocks", "blocks", "block_cap", "bias", "tensor shape", "tensor shape",
+                          "tensor name", "tensor name"};
     small_trace(&c);
     switch (k) {
     case 0: c.tr.blocks = 1LL << 53; break; /* the trace: iter * grid wrapped */
@@ -85,7 +87,9 @@ START_TEST(reader_refuses_header_numbers_out_of_bounds)
     }
     const char *p = tmp_path("bound.kst");
     ck_assert_int_eq(ks_trace_write(p, &c.tr), KS_OK);
-    if (k >= 4) { /* input [1, 2, 3] f32, 24 bytes -> a shape whose bytes wrap to 0 */
+    if (k == 6) ct_patch(p, "\"input\"", "\"../../escaped\""); /* export would write outside DIR */
+    if (k == 7) ct_patch(p, "\"output\"", "\".hidden\"");
+    if (k == 4 || k == 5) { /* input [1, 2, 3] f32, 24 bytes -> a shape whose bytes wrap to 0 */
         ct_patch(p, "[1, 2, 3]", k == 4 ? "[2147483648, 1073741824]" : "[2147483648, 2147483648]");
         if (k == 4) ct_patch(p, "\"f32\"", "\"i64\""); /* 2^61 * 8 = 2^64 */
         ct_patch(p, "\"length\":\t24,", "\"length\":\t0,");
@@ -272,6 +276,7 @@ START_TEST(viewer_panels_never_keep_a_plane_outside_their_tensor)
     bad_plane_trace(&c);
     ck_assert_int_eq(ct_roundtrip(&c, tmp_path("planes.kst"), &tr), KS_OK);
     ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    ck_assert_uint_eq(idx.outside, 2); /* b at plane 7 and a at plane -5, counted when indexed */
     vw_layout_compute(&L, 1280, 800, 15);
     vw_state_init(&st, &tr, &idx);
     for (int order = 0; order < 3; ++order) {
@@ -322,6 +327,37 @@ START_TEST(viewer_draws_a_trace_with_planes_outside_their_tensors)
 }
 END_TEST
 
+/* Region events (boxes, bins, points) with NaN and huge corners: drawn as nothing, never
+ * converted to pixels (a NaN y1 reached an int cast: UBSan's report under make test-asan). */
+START_TEST(viewer_draws_regions_with_nan_and_huge_corners)
+{
+    static ct_trace c;
+    const int64_t a[3] = {1, 3, 3}, o[3] = {1, 1, 3};
+    ct_init(&c, 4, 1, 1);
+    ct_tensor(&c, 0, "input", KS_ROLE_INPUT, 3, a);
+    ct_tensor(&c, 1, "output", KS_ROLE_OUTPUT, 3, o);
+    c.tr.nsites = 4;
+    snprintf(c.tr.sites[3].name, KS_NAME_LEN, "c.region");
+    c.tr.sites[3].kind = KS_EV_REGION;
+    c.tr.sites[3].tensor = 0;
+    ct_event(&c, KS_EV_WORK, 0, 0, 0, 0, 0);
+    const float corners[4][4] = {{0, 0, NAN, 2}, {NAN, 0, 1, 1}, {0, 1e30f, 2, 2}, {0.5f, -INFINITY, 1, 1}};
+    for (int k = 0; k < 4; ++k) {
+        ks_event *e = ct_event(&c, KS_EV_REGION, 3, 0, 0, 0, 0);
+        e->u.region.y0 = corners[k][0], e->u.region.x0 = corners[k][1];
+        e->u.region.y1 = corners[k][2], e->u.region.x1 = corners[k][3];
+        e->u.region.rows = e->u.region.cols = (uint16_t)(k % 2 ? 0 : 3); /* boxes and points */
+    }
+    ct_access(&c, KS_EV_READ, 0, 0, 1, 1);
+    ct_access(&c, KS_EV_WRITE, 0, 0, 0, 0);
+    const char *kst = tmp_path("regions.kst"), *png = tmp_path("regions.png");
+    ck_assert_int_eq(ks_trace_write(kst, &c.tr), KS_OK);
+    int rc = sh(KS_CLI " view %s --keys Right,Right,Right,Left --png %s >/dev/null 2>&1", kst, png);
+    if (rc == 2 && sh(KS_CLI " view %s --png %s 2>&1 | grep -q 'no viewer'", kst, png) == 0) return;
+    ck_assert_int_eq(rc, 0);
+}
+END_TEST
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/ks_crafted.XXXXXX");
@@ -330,7 +366,7 @@ int main(void)
     TCase *tc = tcase_create("crafted");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, small_crafted_trace_passes_check);
-    tcase_add_loop_test(tc, reader_refuses_header_numbers_out_of_bounds, 0, 6);
+    tcase_add_loop_test(tc, reader_refuses_header_numbers_out_of_bounds, 0, 8);
     tcase_add_test(tc, check_catches_a_grid_stride_product_that_wraps);
     tcase_add_test(tc, check_of_a_filtered_huge_launch_needs_memory_by_events);
     tcase_add_test(tc, check_reports_a_recomposition_that_overflows);
@@ -338,6 +374,7 @@ int main(void)
     tcase_add_loop_test(tc, patchify_traces_of_nan_coordinates_pass_check, 0, 6);
     tcase_add_test(tc, viewer_panels_never_keep_a_plane_outside_their_tensor);
     tcase_add_test(tc, viewer_draws_a_trace_with_planes_outside_their_tensors);
+    tcase_add_test(tc, viewer_draws_regions_with_nan_and_huge_corners);
     suite_add_tcase(s, tc);
     int rc = tu_run_suite(s, CK_FORK);
     {

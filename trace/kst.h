@@ -58,6 +58,10 @@ typedef struct ks_trace {
 } ks_trace;
 
 int ks_trace_write(const char *path, const ks_trace *tr);
+/* The same into an output the caller opened (trace/ks_file.h: ks_out_open) and finishes,
+ * commits or aborts: a trace staged with other files that appear together or not at all. */
+struct ks_out_file;
+int ks_trace_put(struct ks_out_file *o, const ks_trace *tr);
 /* Opens and validates the structure of a trace. On error nothing stays mapped. */
 int ks_trace_open(const char *path, ks_trace *tr);
 /* Checks the header's and every section's CRC-32. */

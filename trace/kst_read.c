@@ -129,6 +129,18 @@ static int check_section(const reader *r, uint64_t data_start, const ks_section 
     return KS_OK;
 }
 
+/* Tensor names become file names (export writes DIR/<name>.npy): letters, digits, '_',
+ * '-' and '.', not starting with '.', so no name reaches outside DIR or hides a file. */
+static int plain_name(const char *s)
+{
+    if (!*s || *s == '.') return 0;
+    for (; *s; ++s)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-' || *s == '.'))
+            return 0;
+    return 1;
+}
+
 static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
 {
     ks_tensor *t = &tr->tensors[i];
@@ -139,6 +151,7 @@ static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
     if (!rc) rc = get_str(r, o, "role", role, sizeof role);
     if (!rc) rc = get_str(r, o, "dtype", dtype, sizeof dtype);
     if (rc) return rc;
+    if (!plain_name(t->name)) return hbad(r, "tensor name", "is not a plain name (letters, digits, _ - .)");
     if (!strcmp(role, "input")) tr->roles[i] = KS_ROLE_INPUT;
     else if (!strcmp(role, "output")) tr->roles[i] = KS_ROLE_OUTPUT;
     else return hbad(r, "tensor role", "is not input or output");

@@ -99,9 +99,10 @@ static void put_u32(unsigned char *p, uint32_t v)
     for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-int ks_trace_write(const char *path, const ks_trace *tr)
+int ks_trace_put(ks_out_file *o, const ks_trace *tr)
 {
     static const unsigned char zeros[KS_KST_ALIGN];
+    const char *path = o->path;
     ks_section tsec[KS_MAX_TENSORS], esec;
     uint64_t at = 0;
     if (tr->ntensors < 0 || tr->ntensors > KS_MAX_TENSORS || tr->nsites < 0 ||
@@ -130,26 +131,28 @@ int ks_trace_write(const char *path, const ks_trace *tr)
     put_u32(pre + 16, ks_crc32(0, json, hlen));
     put_u32(pre + 20, 0);
 
-    ks_out_file o;
-    int rc = ks_out_open(&o, path);
-    if (rc) {
-        free(json);
-        return rc;
-    }
     uint64_t pos = KS_KST_PREAMBLE + hlen;
-    rc = ks_out_write(&o, pre, sizeof pre);
-    if (!rc) rc = ks_out_write(&o, json, hlen);
-    if (!rc) rc = ks_out_write(&o, zeros, align_up(pos) - pos);
+    int rc = ks_out_write(o, pre, sizeof pre);
+    if (!rc) rc = ks_out_write(o, json, hlen);
+    if (!rc) rc = ks_out_write(o, zeros, align_up(pos) - pos);
     pos = align_up(pos);
     for (int i = 0; i < tr->ntensors && !rc; ++i) {
-        rc = ks_out_write(&o, tr->tensors[i].data, tsec[i].length);
+        rc = ks_out_write(o, tr->tensors[i].data, tsec[i].length);
         uint64_t end = pos + tsec[i].length;
-        if (!rc) rc = ks_out_write(&o, zeros, align_up(end) - end);
+        if (!rc) rc = ks_out_write(o, zeros, align_up(end) - end);
         pos = align_up(end);
     }
-    if (!rc) rc = ks_out_write(&o, tr->events, esec.length);
+    if (!rc) rc = ks_out_write(o, tr->events, esec.length);
     free(json);
-    if (rc) {
+    return rc;
+}
+
+int ks_trace_write(const char *path, const ks_trace *tr)
+{
+    ks_out_file o;
+    int rc = ks_out_open(&o, path);
+    if (rc) return rc;
+    if ((rc = ks_trace_put(&o, tr))) {
         ks_out_abort(&o);
         return rc;
     }

@@ -236,6 +236,8 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
     if (permille < 1000) PUT("  |  indexing %d%%", permille / 10);
     if (tr->dropped) PUT("  |  %llu events DROPPED", (unsigned long long)tr->dropped);
     if (s->idx && s->idx->orphans) PUT("  |  %llu without work item", (unsigned long long)s->idx->orphans);
+    if (s->idx && s->idx->outside)
+        PUT("  |  %llu outside their tensor (kscope check)", (unsigned long long)s->idx->outside);
     if (s->hover && s->panel[s->hover_panel].tensor >= 0) { /* vw_state_clamp keeps it in the plane */
         int t = s->panel[s->hover_panel].tensor;
         char where[128];

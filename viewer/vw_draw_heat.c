@@ -260,8 +260,10 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
     vw_box b[8];
     const int n = vw_item_boxes(s->tr, s->idx, it, b, 8);
     for (int k = n - 1; k >= 0; --k) {
-        if (b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane || !isfinite(b[k].y0) || !isfinite(b[k].x0) ||
-            fabs(b[k].y0) > 1e6 || fabs(b[k].x0) > 1e6 || fabs(b[k].y1) > 1e6 || fabs(b[k].x1) > 1e6)
+        /* all four corners finite and near the plane (a NaN y1 used to reach an int cast) */
+        if (b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane ||
+            !(fabs(b[k].y0) <= 1e6) || !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) ||
+            !(fabs(b[k].x1) <= 1e6))
             continue;
         vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
         if (b[k].rows == 0) { /* a point: the argmax, an X */

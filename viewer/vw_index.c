@@ -173,6 +173,13 @@ static int aggregate(vw_index *idx, const ks_event *e)
         note_margin(idx, e->tensor, e->u.access.y, e->u.access.x);
         return KS_OK;
     }
+    /* a read or write outside its tensor, or a sample on a plane it does not have: never
+     * used as an index, counted for the status line */
+    const vw_plane_dims pd = vw_plane_dims_of(t);
+    if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) &&
+        element(t, e->u.access.plane, e->u.access.y, e->u.access.x) < 0)
+        idx->outside++;
+    if (e->kind == KS_EV_SAMPLE && (e->u.sample.plane < 0 || e->u.sample.plane >= pd.planes)) idx->outside++;
     if (!a) return KS_OK;
     if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
         int64_t off = element(t, e->u.access.plane, e->u.access.y, e->u.access.x);

@@ -53,6 +53,7 @@ typedef struct vw_index {
     uint32_t *by_item; /* event ids grouped by item */
     uint32_t *item_of; /* per event: its item, VW_NONE for an event without a work event */
     uint64_t orphans;  /* events whose work item is not in the trace */
+    uint64_t outside;  /* reads/writes outside their tensor, samples on a plane it lacks */
     vw_item_order orders[VW_NORDERS]; /* [VW_ORDER_RECORDED] unused */
     vw_aggregate agg[KS_MAX_TENSORS];
     int margin[KS_MAX_TENSORS]; /* how many cells outside a plane padding reads reach (0..4) */

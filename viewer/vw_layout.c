@@ -97,9 +97,18 @@ vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin)
     return m;
 }
 
+/* A pixel coordinate as an int: NaN and values past +-1e9 (a crafted event's coordinate)
+ * become a pixel far off screen, never an out-of-range conversion. */
+static int to_px(double v)
+{
+    if (!(v > -1e9)) return -1000000000;
+    if (v > 1e9) return 1000000000;
+    return (int)floor(v);
+}
+
 static int px_of(double o, double cell, int64_t i)
 {
-    return (int)floor(o + cell * (double)i + 1e-9); /* 1e-9: o - m*cell + m*cell rounds low */
+    return to_px(o + cell * (double)i + 1e-9); /* 1e-9: o - m*cell + m*cell rounds low */
 }
 
 vw_rect vw_heatmap_cell(const vw_heatmap *m, int64_t y, int64_t x)
@@ -112,8 +121,8 @@ vw_rect vw_heatmap_cell(const vw_heatmap *m, int64_t y, int64_t x)
 
 void vw_heatmap_point(const vw_heatmap *m, double fy, double fx, int *px, int *py)
 {
-    *px = (int)floor(m->ox + (fx + 0.5) * m->cell);
-    *py = (int)floor(m->oy + (fy + 0.5) * m->cell);
+    *px = to_px(m->ox + (fx + 0.5) * m->cell);
+    *py = to_px(m->oy + (fy + 0.5) * m->cell);
 }
 
 /* The cell along one axis whose [px_of(i), px_of(i + 1)) holds p, or -1. */

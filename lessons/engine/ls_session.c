@@ -13,8 +13,7 @@
 #include "ls_lesson.h"
 
 /* Lessons are small: the run may record at most LS_MAX_EVENTS events, and an input with
- * more elements than that is refused before anything is read or run (a 10000 x 10000
- * picture used to run for 15 s and 3.8 GiB before the event limit said no). */
+ * more elements than that is refused before anything is read or run. */
 #define LS_MAX_EVENTS (1u << 20)
 
 static int load_input(const ls_lesson *L, const ls_input *in, ks_tensor *t, ls_report *rep)
@@ -59,6 +58,39 @@ static int load_input(const ls_lesson *L, const ls_input *in, ks_tensor *t, ls_r
     return rc ? -1 : 0;
 }
 
+/* Before anything is allocated or launched: the operator's prepare (validation and
+ * shapes only) on a copy of the run says how many work items the traced kernel has (each
+ * records at least its work event) and how big every tensor is. A lesson asking for more
+ * than LS_MAX_EVENTS work items or a tensor of more than LS_MAX_TENSOR elements is refused
+ * here (a 10000 x 10000 input ran for 15 s and 3.8 GiB before the event limit said no). */
+#define LS_MAX_TENSOR (1LL << 24)
+
+static int too_big(const ks_run *r, ls_report *rep)
+{
+    ks_run *probe = malloc(sizeof *probe);
+    if (!probe) return 0;
+    memcpy(probe, r, sizeof *probe); /* shares the given inputs' data: prepare only reads them */
+    int big = 0;
+    if (probe->op->prepare(probe) == KS_OK) { /* an error: the real run reports it */
+        if (probe->work_items > (int64_t)LS_MAX_EVENTS) {
+            ls_problem(rep, 0, "the run has %lld work items, more than the %u events a lesson may record: "
+                       "make the lesson's input smaller", (long long)probe->work_items, LS_MAX_EVENTS);
+            big = 1;
+        }
+        for (int t = 0; t < probe->op->ntensors && !big; ++t) {
+            const int64_t n = ks_tensor_numel(&probe->tensor[t]);
+            if (!probe->absent[t] && !probe->tensor[t].data && (n < 0 || n > LS_MAX_TENSOR)) {
+                ls_problem(rep, 0, "tensor %s would have %lld elements, more than the %lld a lesson may "
+                           "use: make the lesson's input smaller", probe->op->tensors[t].name, (long long)n,
+                           LS_MAX_TENSOR);
+                big = 1;
+            }
+        }
+    }
+    free(probe);
+    return big;
+}
+
 int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
 {
     memset(S, 0, sizeof *S);
@@ -76,9 +108,8 @@ int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
     for (int i = 0; i < L->ninputs; ++i)
         if (load_input(L, &L->inputs[i], &r->tensor[ks_op_tensor(L->op, L->inputs[i].tensor)], rep))
             goto fail;
-    /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson. The
-     * count is known only after the run: sizes that come from parameters need the
-     * registry to say it before running (see docs/reliability.md) */
+    /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson */
+    if (too_big(r, rep)) goto fail;
     if (!(r->sink = ks_host_sink_create(LS_MAX_EVENTS, ks_filter_all()))) {
         ls_problem(rep, 0, "%s", ks_error_message());
         goto fail;

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# compute-sanitizer over every operator on the GPU: memcheck (with leak check), racecheck,
+# initcheck and synccheck, each over `kscope run OP --device cuda` plain, traced, and
+# traced into a buffer of 10 events (--trace-limit 640: the device trace-overflow path),
+# forward and backward, plus the GPU suite's overflow test and a traced launch of 20 M
+# events. (bench/sanitize_ops.sh is the quick memcheck-only pass; this is the full one.) Called by bench/gpu_session.sh; runs alone as well:
+#   bench/gpu_sanitize.sh BUILD OUTDIR      (BUILD: a CUDA build, e.g. build-gpu)
+# Writes OUTDIR/sanitize/*.log (one per run), OUTDIR/sanitize.tsv (tool, case, variant,
+# exit code, errors) and OUTDIR/sanitize.md (the table for bench/RESULTS.md). Exit 0 when
+# every run is clean, 1 otherwise (every run still happens).
+set -uo pipefail
+build=$(cd "${1:?usage: gpu_sanitize.sh BUILD OUTDIR}" && pwd)
+out=${2:?usage: gpu_sanitize.sh BUILD OUTDIR}
+mkdir -p "$out/sanitize"
+out=$(cd "$out" && pwd)
+K="$build/kscope"
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+if [ -z "$CS" ] || [ ! -x "$CS" ]; then
+    echo "gpu_sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 1
+fi
+if [ ! -x "$K" ] || ! "$K" run im2col --device cuda --quiet >/dev/null 2>&1; then
+    echo "gpu_sanitize: $K cannot run on the GPU (a CUDA build and a GPU are needed)"; exit 1
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# name | kscope run arguments: every operator of the table (`kscope list`) at its defaults
+# with random inputs, and with --backward where it has one; then small odd sizes with
+# looping threads and the other trace kernels
+cases=()
+for op in $("$K" list | awk 'NR > 1 && NF { print $1 }'); do
+    cases+=("$op|$op --pattern random")
+    "$K" list "$op" | grep -q -- "--\[no-\]backward" && cases+=("$op-bwd|$op --pattern random --backward")
+done
+cases+=(
+    "im2col-loop|im2col --channels 3 --input-size 9,11 --kernel-size 3,2 --dilation 2,1 --stride 2 --threads 32 --block-cap 2"
+    "col2im-loop|col2im --channels 2 --output-size 7,9 --kernel-size 3 --threads 32 --block-cap 1"
+    "deform_conv-mask|deform_conv --channels 4 --input-size 9,9 --offset-groups 2 --mask --semantics torchvision"
+    "deform_conv-bwd-col2im|deform_conv --channels 4 --input-size 9,9 --mask --backward --trace-kernel col2im"
+    "deform_conv-bwd-coord|deform_conv --channels 4 --input-size 9,9 --backward --trace-kernel coord --threads 64 --block-cap 2"
+    "roi_align-max-bwd|roi_align --channels 3 --input-size 13,11 --num-rois 5 --backward --pool-mode max --no-aligned"
+    "patchify-bilinear-bwd|patchify --channels 2 --input-size 9,9 --num-points 5 --backward --trace-kernel bilinear --threads 32 --block-cap 1"
+)
+tools=(memcheck racecheck initcheck synccheck)
+printf 'tool\tcase\tvariant\texit\terrors\n' >"$out/sanitize.tsv"
+bad=0
+
+# one sanitizer run; $1 tool, $2 case name, $3 variant, the rest the command
+sanitize() {
+    local tool=$1 name=$2 variant=$3
+    shift 3
+    local log="$out/sanitize/$tool-$name-$variant.log" extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    timeout 600 "$CS" --tool "$tool" "${extra[@]}" --error-exitcode 99 --print-limit 20 "$@" >"$log" 2>&1
+    local rc=$?
+    local errors
+    errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | tail -1 | grep -o '[0-9]*')
+    printf '%s\t%s\t%s\t%s\t%s\n' "$tool" "$name" "$variant" "$rc" "${errors:-?}" >>"$out/sanitize.tsv"
+    if [ $rc -ne 0 ] || [ "${errors:-1}" != 0 ]; then
+        bad=1
+        echo "gpu_sanitize: $tool $name $variant: exit $rc, ${errors:-?} errors ($log)"
+    fi
+}
+
+for tool in "${tools[@]}"; do
+    for c in "${cases[@]}"; do
+        name=${c%%|*}
+        read -r -a args <<<"${c#*|}"
+        sanitize "$tool" "$name" plain "$K" run "${args[@]}" --device cuda --quiet
+        rm -f "$work/t.kst"
+        sanitize "$tool" "$name" traced "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst"
+        # the device buffer overflowing: room for 10 events, every other one counted
+        rm -f "$work/t.kst"
+        sanitize "$tool" "$name" overflow "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst" \
+            --trace-limit 640
+    done
+    # the device sink overflowing: the GPU suite's overflow test (capacities of a few
+    # events, every drop counted), in one process so the sanitizer sees the kernels
+    sanitize "$tool" gpu-suite-overflow traced env CK_FORK=no "$build/tests/test_gpu"
+done
+# a big traced launch (64 x 128 x 128 items x 19 events) under a 16 MiB limit: memcheck
+rm -f "$work/big.kst"
+sanitize memcheck im2col-big-overflow traced "$K" run im2col --channels 64 --input-size 128,128 \
+    --device cuda --quiet --trace "$work/big.kst" --trace-limit 16M
+if [ -f "$work/big.kst" ] && ! "$K" info "$work/big.kst" | grep -q 'dropped [1-9]'; then
+    bad=1
+    echo "gpu_sanitize: im2col-big-overflow: the trace does not report dropped events"
+fi
+
+{
+    echo "| tool | runs | clean | not clean |"
+    echo "|---|---|---|---|"
+    for tool in "${tools[@]}"; do
+        awk -F'\t' -v t="$tool" '$1 == t { n++; if ($4 == 0 && $5 == 0) ok++; else { bad = bad sep $2 "/" $3; sep = ", " } }
+            END { printf "| %s | %d | %d | %s |\n", t, n, ok, bad == "" ? "-" : bad }' "$out/sanitize.tsv"
+    done
+} >"$out/sanitize.md"
+cat "$out/sanitize.md"
+exit $bad

@@ -1,0 +1,127 @@
+/* libFuzzer: a .kst through everything that reads one: the reader, the checksums, check,
+ * step (by thread and by index), export, and the viewer's index, state and text, plus
+ * (with SDL) headless frames drawn after a script of keys and clicks. The header CRC is
+ * fixed up before the file is written, so mutations of the JSON reach the parser; section
+ * CRCs are left as they are and every consumer runs whatever verify says (each must be
+ * safe on any trace the reader opens). */
+#include "../../kernels/core/ks_error.h"
+#include "../../trace/check.h"
+#include "../../trace/crc32.h"
+#include "../../trace/export.h"
+#include "../../trace/step.h"
+#include "../../viewer/vw_describe.h"
+#include "../../viewer/vw_index.h"
+#include "../../viewer/vw_state.h"
+#include "fz_util.h"
+#ifdef FZ_DRAW
+#include "../../viewer/vw_draw.h"
+#endif
+
+static uint32_t get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#ifdef FZ_DRAW
+/* One software renderer and font for the whole run; the caches start empty per trace. */
+static vw_draw *drawer(void)
+{
+    static SDL_Surface *surf;
+    static SDL_Renderer *r;
+    static vw_draw d;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        surf = SDL_CreateRGBSurfaceWithFormat(0, 800, 600, 32, SDL_PIXELFORMAT_ARGB8888);
+        r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+        if (!r || vw_draw_init(&d, r, 13)) r = NULL;
+    }
+    if (!r) return NULL;
+    for (int p = 0; p < 2; ++p) {
+        if (d.heat[p].tex) SDL_DestroyTexture(d.heat[p].tex);
+        memset(&d.heat[p], 0, sizeof d.heat[p]);
+    }
+    if (d.grid.tex) SDL_DestroyTexture(d.grid.tex);
+    free(d.grid.first), free(d.grid.last), free(d.grid.pixels);
+    memset(&d.grid, 0, sizeof d.grid);
+    return &d;
+}
+#endif
+
+static void view(const ks_trace *tr, uint8_t seed)
+{
+    static vw_index idx;
+    static vw_state st;
+    static vw_lines lines;
+    vw_layout L;
+    char buf[1024];
+    if (vw_index_build(&idx, tr, NULL) != KS_OK) return;
+    vw_layout_compute(&L, 800, 600, 15);
+    vw_state_init(&st, tr, &idx);
+    static const char *const keys[] = {"Right", "2", "Right", "3", "Right", "O", "End", "Left", "]",
+                                       "'", "[", "Tab", "M", "Right", "Home", "F", "Right", "5",
+                                       "Right", "N", "Ctrl+Tab", "M", "O", "4", "Left"};
+#ifdef FZ_DRAW
+    vw_draw *d = drawer();
+#endif
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
+        vw_action a;
+        if (vw_key_action(keys[k], (seed >> (k % 8)) & 1, &a) == 0) vw_apply(&st, &L, &a);
+        if (k % 6 == 5) { /* a click and a hover somewhere in the panels and the timeline */
+            vw_action c = {k % 12 == 5 ? VW_ACT_CLICK : VW_ACT_HOVER, 40 + (int64_t)(seed * k) % 700,
+                           60 + (int64_t)(seed + k * 37) % 500};
+            vw_apply(&st, &L, &c);
+        }
+        vw_describe_focus(&st, &lines, VW_MAX_LINES);
+        vw_describe_status(&st, 1000, buf, sizeof buf);
+        vw_describe_panel(&st, (int)(k & 1), 0, 1, buf, sizeof buf);
+#ifdef FZ_DRAW
+        if (d && k % 8 == 7) vw_draw_frame(d, &st, &L, 1000);
+#endif
+    }
+    vw_describe_title(&st, buf, sizeof buf);
+    vw_state_free(&st);
+    vw_index_free(&idx);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static ks_trace tr;
+    static ks_check_report rep;
+    if (size > (8u << 20)) return 0;
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf) return 0;
+    memcpy(buf, data, size);
+    if (size >= 24) {
+        uint32_t hlen = get_u32(buf + 12);
+        if (hlen <= size - 24) {
+            uint32_t crc = ks_crc32(0, buf + 24, hlen);
+            for (int i = 0; i < 4; ++i) buf[16 + i] = (uint8_t)(crc >> (8 * i));
+        }
+    }
+    const char *path = fz_file("in.kst", buf, size);
+    free(buf);
+    if (ks_trace_open(path, &tr) != KS_OK) return 0;
+    (void)ks_trace_verify(&tr);
+    if (ks_trace_check(&tr, &rep) != KS_OK) abort(); /* memory follows the file: never ENOMEM here */
+    FILE *null = fz_null();
+    ks_step_print(null, &tr, 0, -1);
+    ks_step_print(null, &tr, -1, 0);
+    if (tr.nevents) {
+        const ks_event *e = &tr.events[tr.nevents / 2];
+        ks_step_print(null, &tr, (int64_t)e->block * tr.threads + e->thread, -1);
+        ks_step_print(null, &tr, -1, e->index);
+    }
+    if (tr.nevents <= 4096 && ks_trace_export_npy(&tr, fz_path("ex")) == KS_OK) {
+        for (int i = 0; i < tr.ntensors; ++i) {
+            char p[400];
+            snprintf(p, sizeof p, "%s/%s.npy", fz_path("ex"), tr.tensors[i].name);
+            unlink(p);
+        }
+        unlink(fz_path("ex/events.npy"));
+        unlink(fz_path("ex/header.json"));
+    }
+    view(&tr, size ? data[size - 1] : 0);
+    ks_trace_close(&tr);
+    return 0;
+}
