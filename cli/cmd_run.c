@@ -9,6 +9,7 @@
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
 #include "../trace/image.h"
+#include "../trace/ks_file.h"
 #include "../trace/kst.h"
 #include "../trace/npy.h"
 #include "../trace/run_trace.h"
@@ -101,39 +102,39 @@ static void run_usage(FILE *out, const ks_op *op)
     }
 }
 
-/* Removes what this run wrote so far (on a later failure). */
-static void unlink_all(char paths[][4200], int n)
-{
-    for (int i = 0; i < n; ++i) unlink(paths[i]);
-}
-
-static int save_outputs(const ks_op *op, const ks_run *r, const char *dir, const char *trace,
-                        const char *ctx)
-{
-    char written[KS_OP_TENSORS + 1][4200];
-    int n = 0;
-    if (trace) snprintf(written[n++], sizeof written[0], "%s", trace);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        unlink_all(written, n);
-        return ks_cli_error(ctx, "%s: cannot create directory: %s", dir, strerror(errno));
-    }
-    for (int i = 0; i < op->ntensors; ++i) {
-        if (!op->tensors[i].output || r->absent[i]) continue;
-        snprintf(written[n], sizeof written[0], "%s/%s.npy", dir, r->tensor[i].name);
-        if (ks_npy_write(written[n], &r->tensor[i])) {
-            unlink_all(written, n);
-            return ks_cli_error(ctx, "%s", ks_error_message());
-        }
-        n++;
-    }
-    return KS_EXIT_OK;
-}
-
-static int write_trace(const ks_op *op, const ks_run *r, const char *path)
+/* The trace and the saved outputs are written as one: each to a temporary beside its
+ * target, and renamed into place only when all are whole; any failure leaves none of
+ * them (and removes DIR when this run created it). */
+static int write_outputs(const ks_op *op, const ks_run *r, const char *trace, const char *dir)
 {
     static ks_trace tr; /* large: keep it off the stack */
-    ks_trace_from_run(op, r, &tr);
-    return ks_trace_write(path, &tr);
+    ks_out_file out[KS_OP_TENSORS + 1];
+    char path[4400];
+    int n = 0, rc = KS_OK, created = 0;
+    if (trace) {
+        ks_trace_from_run(op, r, &tr);
+        if (!(rc = ks_out_open(&out[n], trace))) {
+            n++;
+            if (!(rc = ks_trace_put(&out[n - 1], &tr))) rc = ks_out_finish(&out[n - 1]);
+        }
+    }
+    if (!rc && dir) {
+        if (mkdir(dir, 0777) == 0) created = 1;
+        else if (errno != EEXIST) rc = ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+    }
+    for (int i = 0; dir && i < op->ntensors && !rc; ++i) {
+        if (!op->tensors[i].output || r->absent[i]) continue;
+        snprintf(path, sizeof path, "%s/%s.npy", dir, r->tensor[i].name);
+        if ((rc = ks_out_open(&out[n], path))) break;
+        n++;
+        if (!(rc = ks_npy_put(&out[n - 1], &r->tensor[i]))) rc = ks_out_finish(&out[n - 1]);
+    }
+    for (int i = 0; i < n; ++i) {
+        if (rc) ks_out_abort(&out[i]);
+        else rc = ks_out_commit(&out[i]);
+    }
+    if (rc && created) rmdir(dir);
+    return rc;
 }
 
 static int load_input(const ks_op *op, ks_run *r, const char *spec, const char *ctx)
@@ -291,11 +292,15 @@ static int run_op(const ks_op *op, int argc, char **argv)
         rc = ks_cli_error(ctx, "%s", ks_error_message());
         goto out;
     }
-    if (trace && write_trace(op, &r, trace)) {
+    if ((trace || save) && write_outputs(op, &r, trace, save)) {
         rc = ks_cli_error(ctx, "%s", ks_error_message());
         goto out;
     }
-    if (save && (rc = save_outputs(op, &r, save, trace, ctx))) goto out;
+    /* a trace that lost events says so, --quiet or not */
+    if (trace && ks_sink_dropped(r.sink))
+        fprintf(stderr, "kscope: %s: the trace kept %llu events and dropped %llu (--trace-limit %llu events); "
+                        "record fewer with --filter or raise --trace-limit\n",
+                ctx, ks_sink_count(r.sink), ks_sink_dropped(r.sink), trace_limit / (unsigned long long)sizeof(ks_event));
     if (!quiet) {
         char shape[96];
         printf("%s on %s: %lld work items, %lld block%s x %d threads\n", op->name, r.device_name,

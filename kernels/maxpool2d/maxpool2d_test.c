@@ -193,11 +193,15 @@ START_TEST(traced_equals_plain_and_passes_check)
     for (int backward = 0; backward < 2; ++backward) {
         const mp_case k = {.kernel = "3,2", .stride = "2,1", .padding = "1,1", .dilation = "2,1",
                            .ceil_mode = 1, .backward = backward, .n = 2, .c = 3, .h = 11, .w = 9};
-        float out[2][2 * 3 * 6 * 9], gin[2][2 * 3 * 11 * 9];
+        static float out[2][2 * 3 * 6 * 9], gin[2][2 * 3 * 11 * 9]; /* at least the outputs' sizes */
+        int64_t n_out = 0, n_in = 0;
         for (int traced = 0; traced < 2; ++traced) {
             mp_run(&k, NULL, traced);
-            memcpy(out[traced], R.tensor[KS_MP_T_OUTPUT].data, sizeof out[0]);
-            if (backward) memcpy(gin[traced], R.tensor[KS_MP_T_GRAD_INPUT].data, sizeof gin[0]);
+            n_out = ks_tensor_numel(&R.tensor[KS_MP_T_OUTPUT]);
+            n_in = backward ? ks_tensor_numel(&R.tensor[KS_MP_T_GRAD_INPUT]) : 0;
+            ck_assert(n_out <= (int64_t)(sizeof out[0] / 4) && n_in <= (int64_t)(sizeof gin[0] / 4));
+            memcpy(out[traced], R.tensor[KS_MP_T_OUTPUT].data, (size_t)n_out * 4);
+            if (backward) memcpy(gin[traced], R.tensor[KS_MP_T_GRAD_INPUT].data, (size_t)n_in * 4);
             if (traced) {
                 static ks_trace tr;
                 ks_check_report rep;
@@ -207,8 +211,8 @@ START_TEST(traced_equals_plain_and_passes_check)
             }
             mp_done();
         }
-        ck_assert(!memcmp(out[0], out[1], sizeof out[0]));
-        if (backward) ck_assert(!memcmp(gin[0], gin[1], sizeof gin[0]));
+        ck_assert(!memcmp(out[0], out[1], (size_t)n_out * 4));
+        if (backward) ck_assert(!memcmp(gin[0], gin[1], (size_t)n_in * 4));
     }
 }
 END_TEST
