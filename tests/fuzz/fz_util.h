@@ -10,15 +10,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static char fz_dir_path[256];
+
+/* At exit (libFuzzer ends a timed run with exit()): the scratch folder goes. */
+static inline void fz_dir_remove(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fz_dir_path);
+    if (system(cmd) != 0) fprintf(stderr, "fuzz: could not remove %s\n", fz_dir_path);
+}
+
 /* A folder of this process's own (every fuzzing job its own), made once. */
 static inline const char *fz_dir(void)
 {
-    static char dir[256];
+    char *dir = fz_dir_path;
     if (!dir[0]) {
         struct stat st;
         const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
-        snprintf(dir, sizeof dir, "%s/ks_fuzz.%d", base, (int)getpid());
+        snprintf(dir, sizeof fz_dir_path, "%s/ks_fuzz.%d", base, (int)getpid());
         mkdir(dir, 0700);
+        atexit(fz_dir_remove);
     }
     return dir;
 }
