@@ -6,11 +6,11 @@ int ks_conv_gemm_cuda(const ks_conv2d_params *p, const float *weight, const floa
                       float *output, const ks_launch *launch, const ks_sink *dev_sink, void *stream)
 {
     (void)p, (void)weight, (void)columns, (void)output, (void)launch, (void)dev_sink, (void)stream;
-    return ks_fail(KS_ECUDA, "conv2d: this build has no CUDA (rebuild with nvcc on PATH)");
+    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }
 
 int ks_conv_gemm_launch_cuda(const ks_conv_gemm_args *a, const ks_launch *l, const ks_sink *dev_sink, void *stream)
 {
     (void)a, (void)l, (void)dev_sink, (void)stream;
-    return ks_fail(KS_ECUDA, "conv2d: this build has no CUDA (rebuild with nvcc on PATH)");
+    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }

@@ -136,7 +136,7 @@ static int cu_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, c
     const cuda_ctx *x = (const cuda_ctx *)ctx;
     const float one = 1.0f;
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
-        return ks_fail(KS_EINVAL, "deform_conv: a GEMM dimension passes 2^31");
+        return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
     cublasStatus_t st = cublasSgemm(x->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
                                     (int)N, (int)M, (int)K, &one, B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
@@ -162,7 +162,7 @@ static int cu_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t i
 static int cu_row_sums(void *ctx, const float *buf, float *gb, int64_t O, int64_t n)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
-    if (O > 2147483647) return ks_fail(KS_EINVAL, "deform_conv: too many output channels");
+    if (O > 2147483647) return ks_fail(KS_EINVAL, "too many output channels");
     row_sums_k<<<(unsigned)O, 256, 0, x->stream>>>(buf, gb, n);
     return ks_cuda_check_launch("deform_conv bias gradient");
 }

@@ -54,13 +54,13 @@ static ks_deform_chunk chunk_at(const ks_deform_params *p, const ks_deform_tenso
 static int check_tensors(const ks_deform_params *p, const ks_deform_tensors *t, int backward)
 {
     if (!t->input || !t->offset || !t->weight)
-        return ks_fail(KS_EINVAL, "deform_conv: input, offset and weight are required");
-    if (p->use_mask && !t->mask) return ks_fail(KS_EINVAL, "deform_conv: use_mask without a mask");
-    if (p->use_bias && !t->bias) return ks_fail(KS_EINVAL, "deform_conv: use_bias without a bias");
-    if (!backward) return t->output ? KS_OK : ks_fail(KS_EINVAL, "deform_conv: no output");
+        return ks_fail(KS_EINVAL, "input, offset and weight are required");
+    if (p->use_mask && !t->mask) return ks_fail(KS_EINVAL, "use_mask without a mask");
+    if (p->use_bias && !t->bias) return ks_fail(KS_EINVAL, "use_bias without a bias");
+    if (!backward) return t->output ? KS_OK : ks_fail(KS_EINVAL, "no output");
     if (!t->grad_output || !t->grad_input || !t->grad_offset || !t->grad_weight ||
         (p->use_mask && !t->grad_mask) || (p->use_bias && !t->grad_bias))
-        return ks_fail(KS_EINVAL, "deform_conv: backward needs grad_output and every gradient");
+        return ks_fail(KS_EINVAL, "backward needs grad_output and every gradient");
     return KS_OK;
 }
 
@@ -207,7 +207,7 @@ static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const 
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;
     float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    if (!ws) return ks_fail(KS_ENOMEM, "deform_conv: no memory for a %lld-float workspace", (long long)n);
+    if (!ws) return ks_fail(KS_ENOMEM, "no memory for a %lld-float workspace", (long long)n);
     int rc = backward ? ks_deform_layer_backward(&b, p, t, ws, traced)
                       : ks_deform_layer_forward(&b, p, t, ws, traced);
     free(ws);

@@ -4,7 +4,7 @@
 
 static int no_cuda(void)
 {
-    return ks_fail(KS_ECUDA, "deform_conv: this build has no CUDA (rebuild with nvcc on PATH)");
+    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }
 
 int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
@@ -34,5 +34,5 @@ int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks
                           const ks_deform_chunk *c, const ks_launch *launch, const ks_sink *dev_sink, void *stream)
 {
     (void)p, (void)g, (void)k, (void)c, (void)launch, (void)dev_sink, (void)stream;
-    return ks_fail(KS_ECUDA, "deform_conv: this build has no CUDA (rebuild with nvcc on PATH)");
+    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }

@@ -8,7 +8,7 @@ int ks_roi_align_forward_cuda(const ks_roi_align_params *p, const float *input, 
 {
     (void)p, (void)input, (void)rois, (void)output, (void)argmax_y, (void)argmax_x, (void)l, (void)dev_sink,
         (void)stream;
-    return ks_fail(KS_ECUDA, "roi_align: this build has no CUDA (rebuild with nvcc on PATH)");
+    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }
 
 int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_output, const float *rois,
@@ -17,12 +17,12 @@ int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_o
 {
     (void)p, (void)grad_output, (void)rois, (void)argmax_y, (void)argmax_x, (void)grad_input, (void)l,
         (void)dev_sink, (void)stream;
-    return ks_fail(KS_ECUDA, "roi_align: this build has no CUDA (rebuild with nvcc on PATH)");
+    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }
 
 int ks_roi_align_launch_cuda(const ks_roi_align_args *a, int backward, const ks_launch *l, const ks_sink *dev_sink,
                              void *stream)
 {
     (void)a, (void)backward, (void)l, (void)dev_sink, (void)stream;
-    return ks_fail(KS_ECUDA, "roi_align: this build has no CUDA (rebuild with nvcc on PATH)");
+    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }
