@@ -55,6 +55,8 @@ sanitize() {
     local rc=$?
     local errors
     errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | tail -1 | grep -o '[0-9]*')
+    # racecheck reports "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)"
+    [ -z "$errors" ] && errors=$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard' "$log" | tail -1 | grep -o '[0-9]*')
     printf '%s\t%s\t%s\t%s\t%s\n' "$tool" "$name" "$variant" "$rc" "${errors:-?}" >>"$out/sanitize.tsv"
     if [ $rc -ne 0 ] || [ "${errors:-1}" != 0 ]; then
         bad=1
