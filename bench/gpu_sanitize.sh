@@ -3,7 +3,7 @@
 # initcheck and synccheck, each over `kscope run OP --device cuda` plain, traced, and
 # traced into a buffer of 10 events (--trace-limit 640: the device trace-overflow path),
 # forward and backward, plus the GPU suite's overflow test and a traced launch of 20 M
-# events. (bench/sanitize_ops.sh is the quick memcheck-only pass; this is the full one.) Called by bench/gpu_session.sh; runs alone as well:
+# events. Called by bench/gpu_session.sh; runs alone as well:
 #   bench/gpu_sanitize.sh BUILD OUTDIR      (BUILD: a CUDA build, e.g. build-gpu)
 # Writes OUTDIR/sanitize/*.log (one per run), OUTDIR/sanitize.tsv (tool, case, variant,
 # exit code, errors) and OUTDIR/sanitize.md (the table for bench/RESULTS.md). Exit 0 when
