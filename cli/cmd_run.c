@@ -35,7 +35,9 @@ static void print_op(FILE *out, const ks_op *op)
             if (p->axes == 2) snprintf(def, sizeof def, "%g,%g", p->fdef[0], p->fdef[1]);
             else snprintf(def, sizeof def, "%g", p->fdef[0]);
         } else {
-            if (p->axes == 2)
+            if (p->def[0] < p->min) /* a default no flag could give: the op derives it */
+                snprintf(def, sizeof def, "auto");
+            else if (p->axes == 2)
                 snprintf(def, sizeof def, "%lld,%lld", (long long)p->def[0], (long long)p->def[1]);
             else
                 snprintf(def, sizeof def, "%lld", (long long)p->def[0]);

@@ -15,7 +15,7 @@ enum { P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_CEIL, P_BACKWARD, P_BATCH, P
 
 static const ks_param_spec params[P_COUNT] = {
     [P_KERNEL] = KS_ROW_KERNEL_SIZE(2),
-    [P_STRIDE] = {.name = "stride", .axes = 2, .def = {0, 0}, .min = 1, .help = "window step (0: the kernel size)"},
+    [P_STRIDE] = {.name = "stride", .axes = 2, .def = {0, 0}, .min = 1, .help = "window step (auto: the kernel size, as torch's stride=None)"},
     [P_PADDING] = {.name = "padding", .axes = 2, .def = {0, 0}, .min = 0,
                    .help = "-inf padding on each side, at most half the kernel"},
     [P_DILATION] = KS_ROW_DILATION,
