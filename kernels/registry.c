@@ -138,6 +138,15 @@ int ks_run_take(ks_run *r, int t, int ndim, const ks_dim_bind *b, int n)
     return rc;
 }
 
+int ks_run_take_nchw(ks_run *r, int t, int p_batch, int p_channels, int p_hw)
+{
+    const ks_dim_bind dims[] = {{.dim = 0, .param = p_batch, .axis = 0},
+                                {.dim = 1, .param = p_channels, .axis = 0},
+                                {.dim = 2, .param = p_hw, .axis = 0},
+                                {.dim = 3, .param = p_hw, .axis = 1}};
+    return ks_run_take(r, t, 4, dims, KS_COUNT(dims));
+}
+
 int ks_run_bind(ks_run *r, int t, int p, int axis, int64_t size)
 {
     if (r->set[p] && r->value[p][axis] != size)

@@ -163,6 +163,9 @@ typedef struct ks_dim_bind {
     int dim, param, axis;
 } ks_dim_bind;
 int ks_run_take(ks_run *r, int t, int ndim, const ks_dim_bind *binds, int n);
+/* ks_run_take for the common case: a given image tensor t (N, C, H, W) sets the batch,
+ * channels and input-size parameters (H, W on the two axes of p_hw). */
+int ks_run_take_nchw(ks_run *r, int t, int p_batch, int p_channels, int p_hw);
 /* One size implied by given tensor t (not a dimension itself: C = columns.shape[1] / (kh*kw)):
  * parameter p's axis takes it; a flag given too must agree. */
 int ks_run_bind(ks_run *r, int t, int p, int axis, int64_t size);

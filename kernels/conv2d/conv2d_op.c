@@ -33,10 +33,6 @@ typedef struct conv2d_state {
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
-                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
-                                          {.dim = 2, .param = P_HW, .axis = 0},
-                                          {.dim = 3, .param = P_HW, .axis = 1}};
     static const ks_dim_bind w_dims[] = {{.dim = 0, .param = P_OUT, .axis = 0},
                                          {.dim = 2, .param = P_KERNEL, .axis = 0},
                                          {.dim = 3, .param = P_KERNEL, .axis = 1}};
@@ -44,7 +40,7 @@ static int prepare(ks_run *r)
     ks_conv2d_params params, *p = &params;
     ks_conv2d_geom g;
     int rc;
-    if ((rc = ks_run_take(r, KS_CONV_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
+    if ((rc = ks_run_take_nchw(r, KS_CONV_T_INPUT, P_BATCH, P_CHANNELS, P_HW)) ||
         (rc = ks_run_take(r, KS_CONV_T_WEIGHT, 4, w_dims, KS_COUNT(w_dims))))
         return rc;
     *p = (ks_conv2d_params){

@@ -75,17 +75,13 @@ typedef struct deform_state {
 /* Parameters from flags, then the sizes the given tensors imply. */
 static int read_params(ks_run *r, deform_state *s)
 {
-    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
-                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
-                                          {.dim = 2, .param = P_HW, .axis = 0},
-                                          {.dim = 3, .param = P_HW, .axis = 1}};
     static const ks_dim_bind w_dims[] = {{.dim = 0, .param = P_OUT, .axis = 0},
                                          {.dim = 2, .param = P_KERNEL, .axis = 0},
                                          {.dim = 3, .param = P_KERNEL, .axis = 1}};
     const ks_tensor *t = r->tensor;
     ks_deform_params *p = &s->p;
     int rc;
-    if ((rc = ks_run_take(r, KS_DEFORM_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
+    if ((rc = ks_run_take_nchw(r, KS_DEFORM_T_INPUT, P_BATCH, P_CHANNELS, P_HW)) ||
         (s->conv && (rc = ks_run_take(r, KS_DEFORM_T_WEIGHT, 4, w_dims, KS_COUNT(w_dims)))))
         return rc;
     if (r->set[P_MASK] && !r->value[P_MASK][0] && t[KS_DEFORM_T_MASK].data)

@@ -64,13 +64,9 @@ static int geometry(ks_run *r, int col2im, ks_im2col_geom *g)
 
 static int im2col_prepare(ks_run *r)
 {
-    static const ks_dim_bind dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
-                                       {.dim = 1, .param = P_CHANNELS, .axis = 0},
-                                       {.dim = 2, .param = P_HW, .axis = 0},
-                                       {.dim = 3, .param = P_HW, .axis = 1}};
     const ks_im2col_args *a = &KS_RUN_CTX(r, im2col_state)->a;
     ks_im2col_geom g;
-    int rc = ks_run_take(r, KS_IM2COL_T_INPUT, 4, dims, KS_COUNT(dims));
+    int rc = ks_run_take_nchw(r, KS_IM2COL_T_INPUT, P_BATCH, P_CHANNELS, P_HW);
     if (rc || (rc = geometry(r, 0, &g))) return rc;
     ks_run_shape4(r, KS_IM2COL_T_INPUT, 4, a->batch, a->channels, a->height, a->width);
     ks_run_shape4(r, KS_IM2COL_T_COLUMNS, 3, a->batch, g.rows, g.height_col * g.width_col, 0);

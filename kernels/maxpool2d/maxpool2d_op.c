@@ -119,12 +119,8 @@ static int sites(const ks_maxpool2d_args *a, int backward, ks_site *s)
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
-                                       {.dim = 1, .param = P_CHANNELS, .axis = 0},
-                                       {.dim = 2, .param = P_HW, .axis = 0},
-                                       {.dim = 3, .param = P_HW, .axis = 1}};
     ks_maxpool2d_args *a = KS_RUN_CTX(r, ks_maxpool2d_args);
-    int rc = ks_run_take(r, KS_MP_T_INPUT, 4, dims, KS_COUNT(dims));
+    int rc = ks_run_take_nchw(r, KS_MP_T_INPUT, P_BATCH, P_CHANNELS, P_HW);
     if (rc || (rc = geometry(r, a))) return rc;
     const int backward = (int)r->value[P_BACKWARD][0];
     const int64_t N = a->batch, C = a->channels;

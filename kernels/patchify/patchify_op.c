@@ -39,17 +39,13 @@ static ks_patchify_kernel traced_kernel(const ks_run *r)
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
-                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
-                                          {.dim = 2, .param = P_HW, .axis = 0},
-                                          {.dim = 3, .param = P_HW, .axis = 1}};
     static const ks_dim_bind xy_dims[] = {{.dim = 1, .param = P_POINTS, .axis = 0}};
     static const char *const names[] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward",
                                         "patchify_backward"};
     ks_patchify_params *p = KS_RUN_CTX(r, ks_patchify_params);
     const ks_tensor *xy = &r->tensor[KS_PATCH_T_COORDS];
     int rc;
-    if ((rc = ks_run_take(r, KS_PATCH_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
+    if ((rc = ks_run_take_nchw(r, KS_PATCH_T_INPUT, P_BATCH, P_CHANNELS, P_HW)) ||
         (rc = ks_run_take(r, KS_PATCH_T_COORDS, 3, xy_dims, KS_COUNT(xy_dims))))
         return rc;
     if (xy->data && xy->shape[0] != r->value[P_BATCH][0])

@@ -41,15 +41,11 @@ typedef struct roi_state {
 
 static int prepare(ks_run *r)
 {
-    static const ks_dim_bind in_dims[] = {{.dim = 0, .param = P_BATCH, .axis = 0},
-                                          {.dim = 1, .param = P_CHANNELS, .axis = 0},
-                                          {.dim = 2, .param = P_HW, .axis = 0},
-                                          {.dim = 3, .param = P_HW, .axis = 1}};
     static const ks_dim_bind roi_dims[] = {{.dim = 0, .param = P_ROIS, .axis = 0}};
     roi_state *st = KS_RUN_CTX(r, roi_state);
     ks_roi_align_params *p = &st->p;
     int rc;
-    if ((rc = ks_run_take(r, KS_ROI_T_INPUT, 4, in_dims, KS_COUNT(in_dims))) ||
+    if ((rc = ks_run_take_nchw(r, KS_ROI_T_INPUT, P_BATCH, P_CHANNELS, P_HW)) ||
         (rc = ks_run_take(r, KS_ROI_T_ROIS, 2, roi_dims, KS_COUNT(roi_dims))))
         return rc;
     *p = (ks_roi_align_params){
