@@ -6,6 +6,7 @@
 #include "../trace/check.h"
 #include "../trace/export.h"
 #include "../trace/npy.h"
+#include "../trace/step.h"
 #include "test_util.h"
 
 static uint64_t violations(const ks_trace *tr)
@@ -255,6 +256,37 @@ START_TEST(events_descr_itemsize_matches_the_row_export_writes)
 }
 END_TEST
 
+/* A derived field's conditional formula is worked out with the branch taken only: col2im's
+ * h_col_start for h_im below and at the window extent, on random geometries, against the
+ * definition computed here. */
+START_TEST(step_works_out_only_the_branch_taken)
+{
+    static ks_run r;
+    static ks_trace tr;
+    uint64_t seed = 77;
+    for (int g = 0; g < 6; ++g) {
+        ks_im2col_params p = tu_geometry(&seed);
+        const ks_op *op = tu_run_traced(&r, "col2im", &p, ks_filter_all(), 0, 0, 0);
+        ks_trace_from_run(op, &r, &tr);
+        const long long ext = p.dilation_h * (p.kernel_h - 1) + 1;
+        for (uint64_t i = 0; i < tr.nevents; ++i) {
+            const ks_event *e = &tr.events[i];
+            if (e->kind != KS_EV_WORK) continue;
+            char buf[256], want[256];
+            const long long h_im = e->u.field[2];
+            ks_expr_worked(&tr.sites[e->site], e, tr.sites[e->site].fields[4].expr, buf, sizeof buf);
+            if (h_im < ext)
+                snprintf(want, sizeof want, "%lld < %lld, so 0", h_im, ext);
+            else
+                snprintf(want, sizeof want, "%lld < %lld is false, so (%lld - %lld) / %lld + 1", h_im, ext, h_im, ext,
+                         (long long)p.stride_h);
+            ck_assert_str_eq(buf, want);
+        }
+        tu_run_done(&r);
+    }
+}
+END_TEST
+
 START_TEST(npy_round_trip_all_dtypes)
 {
     char path[] = "/tmp/ks_npy_XXXXXX";
@@ -295,6 +327,7 @@ int main(void)
     tcase_add_test(tc, export_writes_npy_files_that_read_back);
     tcase_add_test(tc, events_descr_itemsize_matches_the_row_export_writes);
     tcase_add_test(tc, npy_round_trip_all_dtypes);
+    tcase_add_test(tc, step_works_out_only_the_branch_taken);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -1,5 +1,7 @@
 #include "step.h"
 
+#include "formula.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +65,48 @@ void ks_expr_substitute(const ks_site *s, const ks_event *e, const char *expr, c
     if (used >= n) buf[n - 1] = '\0';
 }
 
+/* The top-level `?` and `:` of expr (outside parentheses), or 0. */
+static int split_conditional(const char *expr, size_t *q, size_t *c)
+{
+    int depth = 0;
+    *q = *c = 0;
+    for (size_t i = 0; expr[i]; ++i) {
+        if (expr[i] == '(') depth++;
+        else if (expr[i] == ')') depth--;
+        else if (depth == 0 && expr[i] == '?' && !*q) *q = i;
+        else if (depth == 0 && expr[i] == ':' && *q && !*c) *c = i;
+    }
+    return *q && *c;
+}
+
+static void trim_copy(char *dst, size_t n, const char *src, size_t len)
+{
+    while (len && (*src == ' ')) src++, len--;
+    while (len && src[len - 1] == ' ') len--;
+    snprintf(dst, n, "%.*s", (int)len, src);
+}
+
+void ks_expr_worked(const ks_site *s, const ks_event *e, const char *expr, char *buf, size_t n)
+{
+    size_t q, c;
+    int64_t truth;
+    char cond[KS_EXPR_LEN], branch[KS_EXPR_LEN], cond_sub[160], branch_sub[160];
+    if (!split_conditional(expr, &q, &c)) {
+        ks_expr_substitute(s, e, expr, buf, n);
+        return;
+    }
+    trim_copy(cond, sizeof cond, expr, q);
+    if (ks_formula_eval(cond, s, e, &truth) != KS_OK) {
+        ks_expr_substitute(s, e, expr, buf, n);
+        return;
+    }
+    if (truth) trim_copy(branch, sizeof branch, expr + q + 1, c - q - 1);
+    else trim_copy(branch, sizeof branch, expr + c + 1, strlen(expr + c + 1));
+    ks_expr_substitute(s, e, cond, cond_sub, sizeof cond_sub);
+    ks_expr_substitute(s, e, branch, branch_sub, sizeof branch_sub);
+    snprintf(buf, n, "%s%s, so %s", cond_sub, truth ? "" : " is false", branch_sub);
+}
+
 static int by_index_seq(const void *a, const void *b)
 {
     const ks_event *x = *(const ks_event *const *)a, *y = *(const ks_event *const *)b;
@@ -84,7 +128,7 @@ void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
             e->thread, e->iter, (long long)tr->blocks * tr->threads);
     for (int f = 0; f < s->nfields; ++f) {
         const ks_field *d = &s->fields[f];
-        ks_expr_substitute(s, e, d->expr, sub, sizeof sub);
+        ks_expr_worked(s, e, d->expr, sub, sizeof sub);
         fprintf(out, "  %-*s = %s = %s = %d\n", width, d->name, d->expr, sub, e->u.field[f]);
     }
 }

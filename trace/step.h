@@ -26,5 +26,10 @@ void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y,
  * event e of site s: "h_im < 3 ? 0 : (h_im - 3) / 1 + 1" -> "4 < 3 ? 0 : (4 - 3) / 1 + 1". */
 void ks_expr_substitute(const ks_site *s, const ks_event *e, const char *expr, char *buf,
                         size_t n);
+/* The formula worked out for a student: the values substituted, and for `c ? a : b` the
+ * condition with its values and only the branch taken ("3 < 5, so 0";
+ * "7 < 5 is false, so (7 - 5) / 1 + 1"). Falls back to ks_expr_substitute when the
+ * condition cannot be evaluated from the fields. */
+void ks_expr_worked(const ks_site *s, const ks_event *e, const char *expr, char *buf, size_t n);
 
 #endif

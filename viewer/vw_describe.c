@@ -96,7 +96,7 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L)
         if ((int)strlen(site->fields[f].name) > width) width = (int)strlen(site->fields[f].name);
     for (int f = 0; f < site->nfields; ++f) {
         char sub[VW_LINE_LEN];
-        ks_expr_substitute(site, w, site->fields[f].expr, sub, sizeof sub);
+        ks_expr_worked(site, w, site->fields[f].expr, sub, sizeof sub);
         add(L, VW_STYLE_TEXT, "  %-*s = %s = %s = %d", width, site->fields[f].name,
             site->fields[f].expr, sub, w->u.field[f]);
     }
