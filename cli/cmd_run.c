@@ -84,7 +84,7 @@ static void run_usage(FILE *out, const ks_op *op)
             "                     [--pattern arange|ones|random] [--seed N] [--quiet]\n"
             "                     [--image PICTURE [--image-size H,W]] [--trace-limit SIZE]\n\n"
             "Runs operator OP once. Inputs not given with --in are a built-in pattern\n"
-            "(arange: 1, 2, 3, ... in memory order, so every value names its position).\n"
+            "(arange: 1, 2, 3, ... in memory order: the value at position i is i + 1).\n"
             "  --in NAME=FILE    an input tensor from a float32 .npy (C order)\n"
             "  --image FILE      the input tensor from a picture (PNG, PGM or PPM), grey in\n"
             "                    [0, 1], shape (1, 1, H, W); --image-size H,W resamples it\n"

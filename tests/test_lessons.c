@@ -57,6 +57,15 @@ static const char *out_text(const char *name)
     return slurp(path);
 }
 
+/* Claims a teacher found wrong (issue 16) stay out: im2col's thread writes its own
+ * channel's rows, not "column 2 of every row"; a warp's stores are runs of Ho*Wo, not
+ * "32 consecutive floats"; the grid-stride loop costs a decomposition per index, not "a
+ * division per loop"; arange values are position + 1, they do not "name" it. */
+static void no_phrase(const char *text, const char *phrase, const char *where)
+{
+    ck_assert_msg(!strstr(text, phrase), "%s still says '%s'", where, phrase);
+}
+
 static void setup(void)
 {
     snprintf(dir, sizeof dir, "/tmp/ks_lessons_XXXXXX");
@@ -269,6 +278,27 @@ END_TEST
 
 /* Typed answers: a wrong one gets the explanation and a second try; the answer is the
  * trace's, so "5 4" is right for a read at (5, 4) however the student writes it. */
+START_TEST(lessons_say_what_the_trace_shows)
+{
+    ck_assert_int_eq(lesson("02 --auto"), 0);
+    const char *two = out_text("out");
+    no_phrase(two, "of every row", "lesson 02");
+    no_phrase(two, "32 consecutive floats", "lesson 02");
+    ck_assert_ptr_nonnull(strstr(two, "3 x 5 items here"));
+    ck_assert_int_eq(lesson("01 --auto"), 0);
+    const char *one = out_text("out");
+    no_phrase(one, "division per loop", "lesson 01");
+    ck_assert_ptr_nonnull(strstr(one, "blocks of 4 threads"));
+    for (int k = 0; k < 3; ++k) {
+        static const char *const files[] = {"README.md", "lessons/02-im2col.json", "lessons/03-col2im.json"};
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", KS_SOURCE_DIR, files[k]);
+        no_phrase(slurp(path), "names its position", files[k]);
+        no_phrase(slurp(path), "names itself", files[k]);
+    }
+}
+END_TEST
+
 START_TEST(text_player_judges_typed_answers)
 {
     small_lesson("q.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
@@ -403,6 +433,7 @@ int main(void)
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
     tcase_add_test(tc, templates_match_the_im2col_geometry);
     tcase_add_test(tc, text_player_judges_typed_answers);
+    tcase_add_test(tc, lessons_say_what_the_trace_shows);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
