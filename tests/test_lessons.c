@@ -284,6 +284,8 @@ START_TEST(lessons_say_what_the_trace_shows)
     const char *two = out_text("out");
     no_phrase(two, "of every row", "lesson 02");
     no_phrase(two, "32 consecutive floats", "lesson 02");
+    no_phrase(two, "(kh-1)*dilation+1 = 5 columns", "lesson 02"); /* a width: kw and dilation_w */
+    ck_assert_ptr_nonnull(strstr(two, "(kw-1)*dilation_w+1 = 5 columns"));
     ck_assert_ptr_nonnull(strstr(two, "3 x 5 items here"));
     ck_assert_int_eq(lesson("01 --auto"), 0);
     const char *one = out_text("out");
