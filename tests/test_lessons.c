@@ -301,6 +301,30 @@ START_TEST(lessons_say_what_the_trace_shows)
 }
 END_TEST
 
+/* values print exactly when they are short binary fractions, rounded to 4 significant
+ * digits otherwise; a typed answer read off a rounded value counts, a coarser one does not */
+START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
+{
+    static const struct {
+        float v;
+        const char *text;
+    } cases[] = {{.v = 10.125f, .text = "10.125"}, {.v = 6.375f, .text = "6.375"}, {.v = 0.1f, .text = "0.1"},
+                 {.v = -2.5f, .text = "-2.5"},    {.v = 3.0f, .text = "3"},       {.v = 0.73645231f, .text = "0.7365"},
+                 {.v = 1234.5678f, .text = "1235"}};
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        ls_format_value(buf, sizeof buf, cases[i].v, 4);
+        ck_assert_str_eq(buf, cases[i].text);
+        ck_assert(ls_number_matches(buf, cases[i].v)); /* what is printed is accepted */
+    }
+    ck_assert(!ls_number_matches("10.12", 10.125f)); /* printed exactly: must be exact */
+    ck_assert(!ls_number_matches("10.13", 10.125f));
+    ck_assert(ls_number_matches("0.73645", 0.73645231f));
+    ck_assert(!ls_number_matches("0.736", 0.73645231f)); /* coarser than printed */
+    ck_assert(!ls_number_matches("0.7366", 0.73645231f));
+}
+END_TEST
+
 START_TEST(text_player_judges_typed_answers)
 {
     small_lesson("q.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
@@ -436,6 +460,7 @@ int main(void)
     tcase_add_test(tc, templates_match_the_im2col_geometry);
     tcase_add_test(tc, text_player_judges_typed_answers);
     tcase_add_test(tc, lessons_say_what_the_trace_shows);
+    tcase_add_test(tc, values_print_exactly_and_answers_match_the_printed_precision);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);

@@ -109,8 +109,8 @@ int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
     if (q->kind == LS_Q_NUMBER) {
         char want[128], *end;
         if (checked(S, c, q, want, sizeof want, err, sizeof err)) return 0;
-        double v = strtod(a, &end);
-        return *a && !*end && fabs(v - strtod(want, NULL)) <= 1e-6 * (1 + fabs(v));
+        (void)strtod(a, &end);
+        return *a && !*end && ls_number_matches(a, strtod(want, NULL));
     }
     if (q->kind == LS_Q_CELL) {
         int64_t v[3], cell[3];
@@ -228,4 +228,31 @@ int ls_check(const ls_session *S, ls_report *rep)
     }
     ls_ctx_free(&c);
     return rep->count - before;
+}
+
+/* digits of the shortest text that reads back as the same float (1..9) */
+static int shortest_digits(double v)
+{
+    char buf[32];
+    for (int p = 1; p < 9; ++p) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        if ((float)strtod(buf, NULL) == (float)v) return p;
+    }
+    return 9;
+}
+
+void ls_format_value(char *buf, size_t n, double v, int max_sig)
+{
+    const int p = shortest_digits(v);
+    snprintf(buf, n, "%.*g", p <= LS_EXACT_DIGITS ? p : max_sig, v);
+}
+
+int ls_number_matches(const char *typed, double truth)
+{
+    const double v = strtod(typed, NULL);
+    if (fabs(v - truth) <= 1e-6 * (1 + fabs(truth))) return 1;
+    if (shortest_digits(truth) <= LS_EXACT_DIGITS || truth == 0) return 0; /* printed exactly */
+    /* printed to 4 significant digits: within half a unit of the 4th */
+    const double unit = pow(10.0, floor(log10(fabs(truth))) - 3);
+    return fabs(v - truth) <= 0.5 * unit * (1 + 1e-9);
 }
