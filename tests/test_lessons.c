@@ -287,6 +287,11 @@ START_TEST(lessons_say_what_the_trace_shows)
     no_phrase(two, "(kh-1)*dilation+1 = 5 columns", "lesson 02"); /* a width: kw and dilation_w */
     ck_assert_ptr_nonnull(strstr(two, "(kw-1)*dilation_w+1 = 5 columns"));
     ck_assert_ptr_nonnull(strstr(two, "3 x 5 items here"));
+    ck_assert_int_eq(lesson("04 --auto"), 0); /* step 7 draws the channel-1 Sobel weights it explains */
+    const char *four = strstr(out_text("out"), "Step 7 of");
+    ck_assert_ptr_nonnull(four);
+    ck_assert_ptr_nonnull(strstr(four, "weight[1, 1, :, :]"));
+    ck_assert_ptr_nonnull(strstr(four, "<-1>"));
     ck_assert_int_eq(lesson("01 --auto"), 0);
     const char *one = out_text("out");
     no_phrase(one, "division per loop", "lesson 01");

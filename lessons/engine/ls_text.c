@@ -59,6 +59,16 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
         have_plane = 1;
         m[n++] = (mark){.y = c->elem_y, .x = c->elem_x, .focus = 1};
     }
+    /* the plane of the event or tap in focus, when it touches t: a channel-1 tap draws
+     * channel 1's plane, not the first plane the item read */
+    for (uint32_t k = 0; k < it->count && !have_plane; ++k) {
+        uint32_t e = S->idx.by_item[it->first + k];
+        const ks_event *ev = &S->tr.events[e];
+        const int focused = e == c->event || (c->tap >= 0 && ev->tap == c->tap);
+        if (!focused || ev->tensor != t) continue;
+        if (ev->kind == KS_EV_SAMPLE) *plane = ev->u.sample.plane, have_plane = 1;
+        else if (ev->kind == KS_EV_READ || ev->kind == KS_EV_WRITE) *plane = ev->u.access.plane, have_plane = 1;
+    }
     for (uint32_t k = 0; k < it->count && n < max; ++k) {
         uint32_t e = S->idx.by_item[it->first + k];
         const ks_event *ev = &S->tr.events[e];
