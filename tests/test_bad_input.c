@@ -10,6 +10,7 @@
 
 #include "../trace/npy.h"
 #include "crafted_trace.h"
+#include "test_util.h"
 
 static char dir[64];
 
@@ -306,14 +307,7 @@ static void snapshot(char *out, size_t n)
 
 static char *slurp(const char *name)
 {
-    static char buf[8192];
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f) fclose(f);
-    buf[n] = '\0';
-    return buf;
+    return tu_slurp(dir, name);
 }
 
 START_TEST(each_bad_line_exits_2_with_one_line_and_leaves_nothing)

@@ -22,14 +22,7 @@ static int kscope(const char *args)
 
 static char *slurp(const char *name)
 {
-    static char buf[65536];
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f) fclose(f);
-    buf[n] = '\0';
-    return buf;
+    return tu_slurp(dir, name);
 }
 
 static int exists(const char *name)

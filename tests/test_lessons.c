@@ -23,12 +23,7 @@ static int sh(const char *cmd)
 
 static char *slurp(const char *path)
 {
-    static char buf[1 << 18];
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f) fclose(f);
-    buf[n] = '\0';
-    return buf;
+    return tu_slurp(NULL, path);
 }
 
 static void write_file(const char *name, const char *text)

@@ -173,6 +173,21 @@ static inline ks_event *tu_sample_add(tu_sample_trace *st, int plane, float y, f
 
 #define TU_CORNERS_ALL (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11)
 
+/* A text file's contents (up to 256 KiB) in a buffer the next call reuses; "" when the
+ * file cannot be read. DIR/NAME when dir is given, else the path as is. */
+static inline char *tu_slurp(const char *dir, const char *name)
+{
+    static char buf[1 << 18];
+    char path[4200];
+    if (dir) snprintf(path, sizeof path, "%s/%s", dir, name);
+    else snprintf(path, sizeof path, "%s", name);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Runs a suite and returns the process exit code (0: all passed). */
 static inline int tu_run_suite(Suite *s, enum fork_status fork)
 {
