@@ -85,7 +85,8 @@ static void run_usage(FILE *out, const ks_op *op)
             "                     [--image PICTURE [--image-size H,W]] [--trace-limit SIZE]\n\n"
             "Runs operator OP once. Inputs not given with --in are a built-in pattern\n"
             "(arange: 1, 2, 3, ... in memory order: the value at position i is i + 1).\n"
-            "  --in NAME=FILE    an input tensor from a float32 .npy (C order)\n"
+            "  --in NAME=FILE    an input tensor from a .npy (C order; float32, or int32 for\n"
+            "                    index tensors: kscope list OP says which)\n"
             "  --image FILE      the input tensor from a picture (PNG, PGM or PPM), grey in\n"
             "                    [0, 1], shape (1, 1, H, W); --image-size H,W resamples it\n"
             "  --save DIR        write every output as DIR/<tensor>.npy\n"
@@ -147,15 +148,16 @@ static int load_input(const ks_op *op, ks_run *r, const char *spec, const char *
         return ks_cli_error(ctx, "--in takes NAME=FILE.npy (got '%s')", spec);
     snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
     int t = ks_op_tensor(op, name);
-    if (t < 0 || op->tensors[t].output)
+    if (t < 0 || (op->tensors[t].output && !op->tensors[t].may_give))
         return ks_cli_error(ctx, "--in %s: %s has no input tensor '%s' (kscope list %s)", name,
                             op->name, name, op->name);
     if (r->tensor[t].data) return ks_cli_error(ctx, "--in %s given twice", name);
     if (ks_npy_read(eq + 1, &r->tensor[t])) return ks_cli_error(ctx, "%s", ks_error_message());
     snprintf(r->tensor[t].name, KS_NAME_LEN, "%s", name);
-    if (r->tensor[t].dtype != KS_F32) {
+    if (r->tensor[t].dtype != (ks_dtype)op->tensors[t].dtype) {
+        const char *got = ks_dtype_long_name(r->tensor[t].dtype);
         ks_tensor_free(&r->tensor[t]);
-        return ks_cli_error(ctx, "%s: %s must be float32 (<f4)", eq + 1, name);
+        return ks_cli_error(ctx, "%s: %s must be %s, not %s", eq + 1, name, ks_dtype_long_name((ks_dtype)op->tensors[t].dtype), got);
     }
     return KS_EXIT_OK;
 }
@@ -165,7 +167,7 @@ static int load_image(const ks_op *op, ks_run *r, const char *path, const char *
 {
     int64_t hw[2] = {0, 0};
     int t = ks_op_tensor(op, "input");
-    if (t < 0 || op->tensors[t].output) return ks_cli_error(ctx, "--image: %s has no input tensor 'input'", op->name);
+    if (t < 0 || (op->tensors[t].output && !op->tensors[t].may_give)) return ks_cli_error(ctx, "--image: %s has no input tensor 'input'", op->name);
     if (r->tensor[t].data) return ks_cli_error(ctx, "--image and --in input both give the input");
     if (size && (ks_parse_values(size, 2, hw) || hw[0] < 1 || hw[1] < 1))
         return ks_cli_error(ctx, "--image-size must be H,W >= 1 (got '%s')", size);

@@ -67,7 +67,8 @@ void ks_run_init(ks_run *r, const ks_op *op)
     r->op = op;
     for (int i = 0; i < op->nparams; ++i) {
         r->value[i][0] = op->params[i].def[0];
-        r->value[i][1] = op->params[i].axes == 2 ? op->params[i].def[1] : op->params[i].def[0];
+        r->value[i][1] = op->params[i].axes >= 2 ? op->params[i].def[1] : op->params[i].def[0];
+        r->value[i][2] = op->params[i].axes == 3 ? op->params[i].def[2] : r->value[i][1];
         r->fvalue[i][0] = op->params[i].fdef[0];
         r->fvalue[i][1] = op->params[i].axes == 2 ? op->params[i].fdef[1] : op->params[i].fdef[0];
     }
@@ -102,13 +103,24 @@ int ks_run_set(ks_run *r, const char *name, const char *text)
             return ks_fail(KS_EINVAL, "--%s: '%s' is not %s", name, text, axes == 2 ? "a number or two (A,B)" : "a number");
         break;
     default: {
-        int64_t v[2];
+        int64_t v[KS_PARAM_AXES];
+        int count = 1;
+        if (s->axes == 3) {
+            if (ks_parse_list(text, 3, v, &count))
+                return ks_fail(KS_EINVAL, "--%s: '%s' is not N, H,W or D,H,W", name, text);
+            for (int a = 0; a < count; ++a)
+                if (v[a] < s->min)
+                    return ks_fail(KS_EINVAL, "--%s must be >= %lld (got %lld)", name, (long long)s->min, (long long)v[a]);
+            memcpy(r->value[p], v, sizeof v);
+            r->nvalues[p] = count;
+            break;
+        }
         if (ks_parse_values(text, axes, v))
             return ks_fail(KS_EINVAL, "--%s: '%s' is not %s", name, text, axes == 2 ? "N or H,W" : "an integer");
         for (int a = 0; a < axes; ++a)
             if (v[a] < s->min)
                 return ks_fail(KS_EINVAL, "--%s must be >= %lld (got %lld)", name, (long long)s->min, (long long)v[a]);
-        r->value[p][0] = v[0], r->value[p][1] = v[1];
+        r->value[p][0] = v[0], r->value[p][1] = v[1], r->value[p][2] = v[1];
     }
     }
     r->set[p] = 1;
@@ -153,7 +165,7 @@ int ks_run_bind(ks_run *r, int t, int p, int axis, int64_t size)
         return ks_fail(KS_EINVAL, "--%s %lld disagrees with the %s tensor given (%lld)", r->op->params[p].name,
                        (long long)r->value[p][axis], r->tensor[t].name, (long long)size);
     r->value[p][axis] = size;
-    if (r->op->params[p].axes != 2) r->value[p][1] = size;
+    if (r->op->params[p].axes < 2) r->value[p][1] = r->value[p][2] = size;
     return KS_OK;
 }
 
@@ -166,7 +178,7 @@ void ks_run_shape(ks_run *r, int t, int ndim, const int64_t *shape)
         memcpy(r->expect[t], shape, (size_t)ndim * sizeof *shape);
         return;
     }
-    x->dtype = r->op->tensors[t].output ? (ks_dtype)r->op->tensors[t].dtype : KS_F32;
+    x->dtype = (ks_dtype)r->op->tensors[t].dtype;
     x->ndim = ndim;
     memset(x->shape, 0, sizeof x->shape);
     memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);

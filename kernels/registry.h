@@ -26,14 +26,16 @@ extern "C" {
 #endif
 
 #define KS_MAX_PARAMS 24
-#define KS_OP_TENSORS 16
-#define KS_RUN_FACTS 8
+#define KS_OP_TENSORS 24
+#define KS_RUN_FACTS 12
+#define KS_PARAM_AXES 3 /* the most values one INT parameter holds (D,H,W) */
 /* The number of rows of a table: descriptors count with this, never with a literal. */
 #define KS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* A descriptor's two tables with their counts: `.name = "x", KS_OP_ROWS(params, tensors), ...` */
 #define KS_OP_ROWS(p, t) .params = (p), .nparams = KS_COUNT(p), .tensors = (t), .ntensors = KS_COUNT(t)
 
-/* How a parameter is given. INT: --name N or --name H,W (value[]). FLOAT: the same with
+/* How a parameter is given. INT: --name N or --name H,W (value[]), or with axes 3 one to
+ * three values (D,H,W or H,W; nvalues[] says how many were typed, 1 fills every axis). FLOAT: the same with
  * decimals (fvalue[], defaults fdef[]). SWITCH: --name sets 1, --no-name sets 0 (value[0]).
  * CHOICE: --name WORD, one of `choices` ("mmcv|torchvision"); value[0] is its position. */
 enum ks_param_kind { KS_PARAM_INT = 0, KS_PARAM_FLOAT, KS_PARAM_SWITCH, KS_PARAM_CHOICE };
@@ -41,8 +43,8 @@ enum ks_param_kind { KS_PARAM_INT = 0, KS_PARAM_FLOAT, KS_PARAM_SWITCH, KS_PARAM
 typedef struct ks_param_spec {
     const char *name;    /* as the flag: "kernel-size" for --kernel-size */
     int kind;            /* ks_param_kind (0: INT) */
-    int axes;            /* 2: "H,W" per axis (one number means both); 0 or 1: one value */
-    int64_t def[2];      /* INT, SWITCH, CHOICE: default (a CHOICE's position) */
+    int axes;            /* 2: "H,W" per axis (one number means both); 3: up to three; 0, 1: one value */
+    int64_t def[KS_PARAM_AXES];      /* INT, SWITCH, CHOICE: default (a CHOICE's position) */
     int64_t min;         /* INT: smallest value accepted */
     double fdef[2];      /* FLOAT: defaults */
     const char *choices; /* CHOICE: the words, '|'-separated */
@@ -54,7 +56,8 @@ typedef struct ks_tensor_spec {
     const char *name;
     int output;        /* 0: input (from --in or built in), 1: output */
     const char *shape; /* for humans: "(N, C, H, W): with --backward" */
-    int dtype;         /* ks_dtype of an output (inputs are float32) */
+    int dtype;         /* ks_dtype (an input given with --in must have it) */
+    int may_give;      /* an output that a run may take as an input instead (kept as given) */
     int seed;          /* a built-in input's pattern uses the run's seed + this */
 } ks_tensor_spec;
 
@@ -71,11 +74,13 @@ typedef struct ks_op ks_op;
  * Large: keep it off the stack. */
 typedef struct ks_run {
     const ks_op *op;
-    int64_t value[KS_MAX_PARAMS][2]; /* indexed by the op's parameter ids */
+    int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES]; /* indexed by the op's parameter ids */
+    int nvalues[KS_MAX_PARAMS];                  /* axes 3: how many values were given (0: default) */
     double fvalue[KS_MAX_PARAMS][2]; /* FLOAT parameters */
     int set[KS_MAX_PARAMS];          /* given explicitly */
     ks_tensor tensor[KS_OP_TENSORS]; /* indexed by the op's tensor ids */
     int absent[KS_OP_TENSORS];       /* not used in this mode (shape (0), no data) */
+    int given[KS_OP_TENSORS];        /* set by ks_run_execute: came with data (uploaded, kept) */
     int expect_ndim[KS_OP_TENSORS];  /* the shapes prepare set (a given input must match) */
     int64_t expect[KS_OP_TENSORS][KS_MAX_DIMS];
     int device;

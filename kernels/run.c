@@ -74,6 +74,8 @@ static int place_tensors(ks_run *r)
             rc = op->fill(r, i);
             if (rc == KS_ENOENT) ks_tensor_free(t);
         }
+        if (rc == KS_ENOENT && s->dtype != KS_F32)
+            rc = ks_fail(KS_EINVAL, "%s: %s has no built-in value; give it with --in", op->name, t->name);
         if (rc == KS_ENOENT) rc = ks_fill_pattern(t, r->pattern, r->seed + (uint64_t)s->seed);
         if (rc) return rc;
     }
@@ -134,7 +136,7 @@ static int zero_outputs(const ks_run *r, void *const *dev)
 {
     int rc = KS_OK;
     for (int i = 0; i < r->op->ntensors && !rc; ++i)
-        if (r->op->tensors[i].output && dev[i]) rc = ks_cuda_memset(dev[i], 0, tensor_bytes(&r->tensor[i]));
+        if (r->op->tensors[i].output && !r->given[i] && dev[i]) rc = ks_cuda_memset(dev[i], 0, tensor_bytes(&r->tensor[i]));
     return rc;
 }
 
@@ -186,12 +188,12 @@ static int run_cuda(ks_run *r)
         if (r->absent[i]) continue;
         const size_t bytes = tensor_bytes(&r->tensor[i]);
         rc = ks_cuda_malloc(&dev[i], bytes ? bytes : 1);
-        if (!rc && !op->tensors[i].output) rc = ks_cuda_upload(dev[i], r->tensor[i].data, bytes);
+        if (!rc && (!op->tensors[i].output || r->given[i])) rc = ks_cuda_upload(dev[i], r->tensor[i].data, bytes);
     }
     if (!rc) rc = zero_outputs(r, dev);
     if (!rc) rc = launch_on_gpu(r, dev);
     for (int i = 0; i < op->ntensors && !rc; ++i)
-        if (op->tensors[i].output && dev[i]) rc = ks_cuda_download(r->tensor[i].data, dev[i], tensor_bytes(&r->tensor[i]));
+        if (op->tensors[i].output && !r->given[i] && dev[i]) rc = ks_cuda_download(r->tensor[i].data, dev[i], tensor_bytes(&r->tensor[i]));
     for (int i = 0; i < op->ntensors; ++i) ks_cuda_free(dev[i]);
     return rc;
 }
@@ -206,9 +208,12 @@ int ks_run_execute(ks_run *r)
     r->reruns = 0;
     for (int i = 0; i < op->ntensors; ++i) {
         const ks_tensor *t = &r->tensor[i];
-        if (t->data && op->tensors[i].output) return ks_fail(KS_EINVAL, "%s is an output, not an input", t->name);
-        if (t->data && t->dtype != KS_F32) return ks_fail(KS_EINVAL, "%s must be float32", t->name);
-        r->absent[i] = 0, r->expect_ndim[i] = 0;
+        const ks_tensor_spec *s = &op->tensors[i];
+        if (t->data && s->output && !s->may_give) return ks_fail(KS_EINVAL, "%s is an output, not an input", t->name);
+        if (t->data && t->dtype != (ks_dtype)s->dtype)
+            return ks_fail(KS_EINVAL, "%s must be %s (got %s)", t->name, ks_dtype_long_name((ks_dtype)s->dtype),
+                           ks_dtype_long_name(t->dtype));
+        r->absent[i] = 0, r->expect_ndim[i] = 0, r->given[i] = t->data != NULL;
     }
     if ((rc = op->prepare(r)) || (rc = place_tensors(r))) return rc;
     if ((rc = ks_launch_resolve(&r->launch, r->default_threads, r->default_block_cap, r->work_items, &r->threads,

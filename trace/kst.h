@@ -24,7 +24,7 @@ extern "C" {
 #define KS_KST_VERSION 1
 #define KS_KST_PREAMBLE 24
 #define KS_KST_ALIGN 64
-#define KS_MAX_TENSORS 16
+#define KS_MAX_TENSORS 24
 
 enum ks_tensor_role { KS_ROLE_INPUT = 0, KS_ROLE_OUTPUT = 1 };
 

@@ -37,6 +37,23 @@ int ks_parse_values(const char *s, int axes, int64_t out[2])
     return KS_OK;
 }
 
+int ks_parse_list(const char *s, int max, int64_t *out, int *count)
+{
+    char buf[96];
+    if (!s || max < 1 || strlen(s) >= sizeof buf) return KS_EINVAL;
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0;
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next) *next++ = '\0';
+        if (n == max || ks_parse_i64(tok, &out[n])) return KS_EINVAL;
+        ++n;
+    }
+    for (int i = n; n == 1 && i < max; ++i) out[i] = out[0];
+    *count = n;
+    return KS_OK;
+}
+
 int ks_parse_doubles(const char *s, int axes, double out[2])
 {
     char buf[64], *end;

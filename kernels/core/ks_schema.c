@@ -16,6 +16,11 @@ const char *ks_dtype_name(ks_dtype d)
     return d == KS_F32 ? "f32" : d == KS_I32 ? "i32" : "i64";
 }
 
+const char *ks_dtype_long_name(ks_dtype d)
+{
+    return d == KS_F32 ? "float32 (<f4)" : d == KS_I32 ? "int32 (<i4)" : "int64 (<i8)";
+}
+
 int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d)
 {
     const int64_t limit = INT64_MAX / (int64_t)ks_dtype_size(d);

@@ -28,7 +28,8 @@ typedef struct ks_tensor {
 } ks_tensor;
 
 size_t ks_dtype_size(ks_dtype d);
-const char *ks_dtype_name(ks_dtype d); /* "f32", "i32", "i64" */
+const char *ks_dtype_name(ks_dtype d);      /* "f32", "i32", "i64" */
+const char *ks_dtype_long_name(ks_dtype d); /* "float32 (<f4)", ... as .npy files say it */
 /* Elements of `shape`, or -1 if the product (times the element size) overflows or a
  * dimension is negative. */
 int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d);

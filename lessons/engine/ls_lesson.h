@@ -95,7 +95,8 @@ typedef struct ls_lesson {
     char id[64];       /* the file name without .json */
     const char *title, *level, *summary;
     const ks_op *op;
-    int64_t value[KS_MAX_PARAMS][2];
+    int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES];
+    int nvalues[KS_MAX_PARAMS];
     double fvalue[KS_MAX_PARAMS][2];
     int set[KS_MAX_PARAMS];
     int pattern;

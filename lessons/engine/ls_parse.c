@@ -262,6 +262,7 @@ static void parse_params(ls_report *rep, ls_lesson *L, const cJSON *o)
     memcpy(L->value, run.value, sizeof L->value);
     memcpy(L->fvalue, run.fvalue, sizeof L->fvalue);
     memcpy(L->set, run.set, sizeof L->set);
+    memcpy(L->nvalues, run.nvalues, sizeof L->nvalues);
 }
 
 static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)

@@ -100,6 +100,7 @@ int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
     memcpy(r->value, L->value, sizeof r->value);
     memcpy(r->fvalue, L->fvalue, sizeof r->fvalue);
     memcpy(r->set, L->set, sizeof r->set);
+    memcpy(r->nvalues, L->nvalues, sizeof r->nvalues);
     r->device = KS_DEV_SIM;
     r->pattern = L->pattern;
     r->seed = L->seed;
