@@ -37,7 +37,7 @@ static void print_op(FILE *out, const ks_op *op)
         } else {
             if (p->def[0] < p->min) /* a default no flag could give: the op derives it */
                 snprintf(def, sizeof def, "auto");
-            else if (p->axes == 2)
+            else if (p->axes == 2 || (p->axes == 3 && p->def[1] != p->def[0]))
                 snprintf(def, sizeof def, "%lld,%lld", (long long)p->def[0], (long long)p->def[1]);
             else
                 snprintf(def, sizeof def, "%lld", (long long)p->def[0]);
@@ -47,7 +47,7 @@ static void print_op(FILE *out, const ks_op *op)
     }
     fprintf(out, "\ntensors:\n");
     for (int i = 0; i < op->ntensors; ++i)
-        fprintf(out, "  %-12s %-7s %s\n", op->tensors[i].name,
+        fprintf(out, "  %-17s %-7s %s\n", op->tensors[i].name,
                 op->tensors[i].output ? "output" : "input", op->tensors[i].shape);
     fprintf(out, "\nlaunch default: %d threads per block, ", op->default_threads);
     if (op->default_block_cap > 0)

@@ -39,7 +39,7 @@ START_TEST(parameter_and_tensor_rows_are_well_formed)
             ck_assert_msg(s->name && *s->name && s->help && *s->help, "%s: row %d lacks a name or help", op->name, p);
             ck_assert_msg(ks_op_param(op, s->name) == p, "%s: --%s appears twice", op->name, s->name);
             ck_assert_msg(s->kind >= KS_PARAM_INT && s->kind <= KS_PARAM_CHOICE, "%s --%s: kind", op->name, s->name);
-            ck_assert_msg(s->axes >= 0 && s->axes <= 2, "%s --%s: axes", op->name, s->name);
+            ck_assert_msg(s->axes >= 0 && s->axes <= KS_PARAM_AXES, "%s --%s: axes", op->name, s->name);
             if (s->kind == KS_PARAM_CHOICE)
                 ck_assert_msg(s->choices && s->def[0] >= 0 && ks_param_choice(s, "no-such-word") < 0,
                               "%s --%s: a choice needs its words", op->name, s->name);

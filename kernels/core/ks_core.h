@@ -35,7 +35,7 @@ typedef struct ks_thread {
     int keep;
 } ks_thread;
 
-/* The one atomics helper: a hardware atomic on the GPU, a plain add in the simulator
+/* The atomics helpers: a hardware atomic on the GPU, a plain add in the simulator
  * (the simulator runs one thread at a time, so a plain add is exact and deterministic). */
 KS_FN void ks_atomic_add_f32(float *p, float v)
 {
@@ -43,6 +43,30 @@ KS_FN void ks_atomic_add_f32(float *p, float v)
     atomicAdd(p, v);
 #else
     *p += v;
+#endif
+}
+
+/* Compare-and-swap: *p becomes v if it was `expect`; returns what *p was. */
+KS_FN int64_t ks_atomic_cas_i64(int64_t *p, int64_t expect, int64_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return (int64_t)atomicCAS((unsigned long long *)p, (unsigned long long)expect, (unsigned long long)v);
+#else
+    const int64_t old = *p;
+    if (old == expect) *p = v;
+    return old;
+#endif
+}
+
+/* *p += v; returns what *p was. */
+KS_FN int32_t ks_atomic_add_i32(int32_t *p, int32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return (int32_t)atomicAdd((int *)p, (int)v);
+#else
+    const int32_t old = *p;
+    *p += v;
+    return old;
 #endif
 }
 

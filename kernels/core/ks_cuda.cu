@@ -2,7 +2,10 @@
 #include "ks_cuda.h"
 #include "ks_cuda_api.h"
 
+#include <cublas_v2.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern "C" int ks_cuda_device_count(void)
@@ -106,4 +109,40 @@ extern "C" void ks_cuda_sink_free(ks_sink *dev)
     ks_cuda_free(dev->counters);
     dev->events = NULL;
     dev->counters = NULL;
+}
+
+/* One cuBLAS handle for the process, created on first use (creating one costs far more
+ * than a layer call) and destroyed at exit, so no device memory is left behind
+ * (compute-sanitizer's leak check). The CUDA runtime registered its own teardown when it
+ * started, before this, so this handler runs first. */
+static cublasHandle_t blas = NULL;
+
+static void blas_release(void)
+{
+    if (blas) cublasDestroy(blas);
+    blas = NULL;
+}
+
+extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                             int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    const float one = 1.0f;
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
+        return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
+    if (!blas) {
+        cublasStatus_t st = cublasCreate(&blas);
+        if (st != CUBLAS_STATUS_SUCCESS) {
+            blas = NULL;
+            return ks_fail(KS_ECUDA, "cublasCreate failed (status %d)", (int)st);
+        }
+        atexit(blas_release);
+    }
+    cublasStatus_t st = cublasSetStream(blas, (cudaStream_t)stream);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH);
+    if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
+    /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
+    st = cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M, (int)K, &one,
+                     B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
+    if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemm failed (status %d)", (int)st);
+    return KS_OK;
 }

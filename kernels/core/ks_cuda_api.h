@@ -6,6 +6,7 @@
 #define KS_CUDA_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ks_event.h"
 
@@ -23,6 +24,11 @@ int ks_cuda_upload(void *dst_dev, const void *src_host, size_t bytes);
 int ks_cuda_download(void *dst_host, const void *src_dev, size_t bytes);
 int ks_cuda_memset(void *dst_dev, int byte, size_t bytes);
 int ks_cuda_sync(void);
+/* Row-major C[M, N] = beta C + op(A) op(B) on device pointers (ks_gemm.h's conventions) with
+ * cuBLAS in plain fp32 (no TF32), on `stream` (a cudaStream_t; NULL: the default stream).
+ * One cuBLAS handle serves the process; it is created on first use, freed at exit. */
+int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
 /* A device sink of `capacity` events: `out` receives device pointers (pass it to the
  * *_cuda launchers). Free with ks_cuda_sink_free. */

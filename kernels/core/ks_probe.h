@@ -158,4 +158,19 @@ KS_FN void ks_probe_box(ks_thread *t, int site, int tensor, int64_t plane, float
     ks_sink_put(t->sink, &e);
 }
 
+/* A point (y, x) of plane `plane` (a region of 0 x 0 bins): a sparse site; `tap` labels
+ * it (the kernel offset a pair came through). */
+KS_FN void ks_probe_point(ks_thread *t, int site, int tensor, int tap, int64_t plane, int64_t y, int64_t x)
+{
+    ks_event e;
+    if (!t->keep) return;
+    ks_probe_head(t, &e, KS_EV_REGION, site, tensor, tap);
+    e.u.region.plane = (int32_t)plane;
+    e.u.region.y0 = e.u.region.y1 = (float)y;
+    e.u.region.x0 = e.u.region.x1 = (float)x;
+    e.u.region.rows = e.u.region.cols = 0;
+    e.u.region.reserved[0] = e.u.region.reserved[1] = 0;
+    ks_sink_put(t->sink, &e);
+}
+
 #endif /* KS_PROBE_H */

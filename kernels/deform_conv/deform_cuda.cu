@@ -1,10 +1,10 @@
 /* deform_cuda.cu - the deformable kernels on the GPU (plain with 32- and 64-bit indices,
  * traced with 64-bit), and the layer's CUDA backend: cuBLAS SGEMM (default math mode, so
  * no TF32) and three small rearrangement kernels. */
-#include <cublas_v2.h>
 #include <stdlib.h>
 
 #include "../core/ks_cuda.h"
+#include "../core/ks_cuda_api.h"
 #include "deform_layer.h"
 
 #define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
@@ -113,7 +113,6 @@ __global__ void row_sums_k(const float *buf, float *gb, int64_t n)
 
 typedef struct cuda_ctx {
     cudaStream_t stream;
-    cublasHandle_t blas;
     const ks_launch *launch;
     const ks_sink *sink;
 } cuda_ctx;
@@ -135,14 +134,7 @@ static int cu_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, c
                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
-    const float one = 1.0f;
-    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
-        return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
-    /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
-    cublasStatus_t st = cublasSgemm(x->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                    (int)N, (int)M, (int)K, &one, B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
-    if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemm failed (status %d)", (int)st);
-    return KS_OK;
+    return ks_cuda_sgemm(x->stream, ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc);
 }
 
 static int cu_scatter(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
@@ -181,33 +173,6 @@ static int cu_copy(void *ctx, float *dst, const float *src, int64_t n)
                       "cudaMemcpyAsync");
 }
 
-/* One cuBLAS handle for the process, created on first use (creating one costs far more
- * than a layer call) and destroyed at exit, so no device memory is left behind
- * (compute-sanitizer's leak check). The CUDA runtime registered its own teardown when it
- * started, before this, so this handler runs first. */
-static cublasHandle_t blas = NULL;
-
-static void blas_release(void)
-{
-    if (blas) cublasDestroy(blas);
-    blas = NULL;
-}
-
-static int blas_handle(cublasHandle_t *h)
-{
-    cublasHandle_t &handle = blas;
-    if (!handle) {
-        cublasStatus_t st = cublasCreate(&handle);
-        if (st != CUBLAS_STATUS_SUCCESS) {
-            handle = NULL;
-            return ks_fail(KS_ECUDA, "cublasCreate failed (status %d)", (int)st);
-        }
-        atexit(blas_release);
-    }
-    *h = handle;
-    return KS_OK;
-}
-
 static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float *ws,
                     const ks_launch *launch, ks_deform_kernel traced, const ks_sink *sink,
                     void *stream, int backward)
@@ -216,11 +181,6 @@ static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float
     x.stream = (cudaStream_t)stream;
     x.launch = launch;
     x.sink = sink;
-    int rc = blas_handle(&x.blas);
-    if (rc) return rc;
-    cublasStatus_t st = cublasSetStream(x.blas, x.stream);
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(x.blas, CUBLAS_DEFAULT_MATH);
-    if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
     const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .scatter = cu_scatter,
                                  .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero,
                                  .copy = cu_copy};

@@ -1,0 +1,166 @@
+/* sparse_conv_cuda.cu - sparse convolution on the GPU: the bodies of sparse_conv_body.h as
+ * plain (32- and 64-bit indices) and traced kernels, and the device's own steps for
+ * ks_sparse_run: cudaMalloc'd workspace, CUB radix sort / unique / scan, cuBLAS SGEMM. */
+#include <cub/cub.cuh>
+
+#include "../core/ks_cuda.h"
+#include "../core/ks_cuda_api.h"
+
+#define KS_BODY "../sparse_conv/sparse_conv_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
+
+KS_CUDA_WRAPPERS(ks_sparse_candidates, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_insert, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_rulebook, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_compact, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_index_pairs, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_gather, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_reduce, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_sites, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_colsum, ks_sparse_args)
+
+typedef void (*sp_kernel)(ks_sparse_args);
+typedef void (*sp_kernel_traced)(ks_sparse_args, ks_sink);
+
+/* 32-bit indices when every index a body forms stays below 2^30 */
+static int fits32(const ks_sparse_args *a, int64_t work, int64_t blocks, int threads)
+{
+    const ks_sparse_geom *g = &a->g;
+    const int64_t C = g->c_in > g->c_out ? g->c_in : g->c_out, D1 = g->ndim + 1;
+    const int64_t sizes[] = {work, blocks * threads, g->n_in * g->kvol, g->n_out * g->kvol, g->pairs * C, g->pairs * 3,
+                             g->n_in * D1, g->n_out * D1, g->n_in * C, g->n_out * C};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+        if (sizes[i] >= ((int64_t)1 << 30)) return 0;
+    return 1;
+}
+
+extern "C" int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l,
+                                     const ks_sink *dev_sink)
+{
+    static const sp_kernel plain32[KS_SPK_COUNT] = {
+        ks_sparse_candidates_k_plain32, ks_sparse_insert_k_plain32, ks_sparse_rulebook_k_plain32,
+        ks_sparse_compact_k_plain32,    ks_sparse_index_pairs_k_plain32, ks_sparse_gather_k_plain32,
+        ks_sparse_reduce_k_plain32,     ks_sparse_sites_k_plain32,   ks_sparse_colsum_k_plain32};
+    static const sp_kernel plain[KS_SPK_COUNT] = {
+        ks_sparse_candidates_k_plain, ks_sparse_insert_k_plain, ks_sparse_rulebook_k_plain,
+        ks_sparse_compact_k_plain,    ks_sparse_index_pairs_k_plain, ks_sparse_gather_k_plain,
+        ks_sparse_reduce_k_plain,     ks_sparse_sites_k_plain,   ks_sparse_colsum_k_plain};
+    static const sp_kernel_traced traced[KS_SPK_COUNT] = {
+        ks_sparse_candidates_k_traced, ks_sparse_insert_k_traced, ks_sparse_rulebook_k_traced,
+        ks_sparse_compact_k_traced,    ks_sparse_index_pairs_k_traced, ks_sparse_gather_k_traced,
+        ks_sparse_reduce_k_traced,     ks_sparse_sites_k_traced,   ks_sparse_colsum_k_traced};
+    static const char *names[KS_SPK_COUNT] = {"sparse_conv candidates", "sparse_conv insert", "sparse_conv rulebook",
+                                              "sparse_conv compact",    "sparse_conv index_pairs", "sparse_conv gather",
+                                              "sparse_conv reduce",     "sparse_conv sites",  "sparse_conv colsum"};
+    int threads;
+    int64_t blocks;
+    int rc = ks_launch_resolve(l, KS_SPARSE_THREADS, KS_SPARSE_BLOCK_CAP, work, &threads, &blocks);
+    if (rc || work == 0) return rc;
+    if (blocks > 2147483647) return ks_fail(KS_EINVAL, "%s: %lld blocks is more than a grid holds", names[k], (long long)blocks);
+    const unsigned nb = (unsigned)blocks;
+    if (dev_sink) traced[k]<<<nb, threads>>>(*a, *dev_sink);
+    else if (fits32(a, work, blocks, threads)) plain32[k]<<<nb, threads>>>(*a);
+    else plain[k]<<<nb, threads>>>(*a);
+    return ks_cuda_check_launch(names[k]);
+}
+
+/* ---- the device's steps ---------------------------------------------------------- */
+
+typedef struct cu_ctx {
+    const ks_launch *launch;
+} cu_ctx;
+
+static int cu_alloc(void *, void **p, size_t bytes)
+{
+    return ks_cuda_malloc(p, bytes ? bytes : 1);
+}
+static void cu_release(void *, void *p)
+{
+    ks_cuda_free(p);
+}
+static int cu_fill(void *, void *p, int byte, size_t bytes)
+{
+    return bytes ? ks_cuda_ok(cudaMemsetAsync(p, byte, bytes, 0), "cudaMemsetAsync") : KS_OK;
+}
+static int cu_copy(void *, void *dst, const void *src, size_t bytes)
+{
+    return bytes ? ks_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0), "cudaMemcpyAsync") : KS_OK;
+}
+static int cu_to_host(void *, void *dst, const void *src, size_t bytes)
+{
+    return bytes ? ks_cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy") : KS_OK;
+}
+static int cu_kernel(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink)
+{
+    return ks_sparse_kernel_cuda(k, a, work, ((cu_ctx *)ctx)->launch, sink);
+}
+
+/* Sorted as unsigned, the -1s (no output site) go last; unique then drops repeats, and
+ * a last -1 is not counted. */
+static int cu_sort_unique(void *, int64_t *keys, int64_t n, int64_t *kept)
+{
+    *kept = 0;
+    if (n == 0) return KS_OK;
+    if (n > INT32_MAX) return ks_fail(KS_EINVAL, "sparse_conv: too many candidates to sort");
+    unsigned long long *u = (unsigned long long *)keys, *sorted = NULL;
+    void *tmp = NULL;
+    int *count = NULL;
+    size_t b1 = 0, b2 = 0;
+    int rc = ks_cuda_ok(cub::DeviceRadixSort::SortKeys(NULL, b1, u, u, (int)n), "cub sort (size)");
+    if (!rc) rc = ks_cuda_ok(cub::DeviceSelect::Unique(NULL, b2, u, u, (int *)NULL, (int)n), "cub unique (size)");
+    if (!rc) rc = ks_cuda_malloc(&tmp, (b1 > b2 ? b1 : b2) + 1);
+    if (!rc) rc = ks_cuda_malloc((void **)&sorted, (size_t)n * 8);
+    if (!rc) rc = ks_cuda_malloc((void **)&count, sizeof(int));
+    if (!rc) rc = ks_cuda_ok(cub::DeviceRadixSort::SortKeys(tmp, b1, u, sorted, (int)n), "cub sort");
+    if (!rc) rc = ks_cuda_ok(cub::DeviceSelect::Unique(tmp, b2, sorted, u, count, (int)n), "cub unique");
+    int selected = 0;
+    long long last = 0;
+    if (!rc) rc = ks_cuda_download(&selected, count, sizeof selected);
+    if (!rc && selected > 0) rc = ks_cuda_download(&last, keys + selected - 1, sizeof last);
+    if (!rc) *kept = selected - (selected > 0 && last == -1);
+    ks_cuda_free(tmp), ks_cuda_free(sorted), ks_cuda_free(count);
+    return rc;
+}
+
+__global__ static void flags_k(const int32_t *table, int32_t *flags, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        flags[i] = table[i] >= 0;
+}
+
+static int cu_scan(void *, const int32_t *table, int32_t *pos, int64_t n)
+{
+    if (n == 0) return KS_OK;
+    if (n > INT32_MAX) return ks_fail(KS_EINVAL, "sparse_conv: too many (offset, site) items to scan");
+    int32_t *flags = NULL;
+    void *tmp = NULL;
+    size_t bytes = 0;
+    int rc = ks_cuda_malloc((void **)&flags, (size_t)n * 4);
+    if (!rc) {
+        const int64_t b = (n + 255) / 256;
+        flags_k<<<(unsigned)(b < 65535 ? b : 65535), 256>>>(table, flags, n);
+        rc = ks_cuda_check_launch("sparse_conv pair flags");
+    }
+    if (!rc) rc = ks_cuda_ok(cub::DeviceScan::ExclusiveSum(NULL, bytes, flags, pos, (int)n), "cub scan (size)");
+    if (!rc) rc = ks_cuda_malloc(&tmp, bytes + 1);
+    if (!rc) rc = ks_cuda_ok(cub::DeviceScan::ExclusiveSum(tmp, bytes, flags, pos, (int)n), "cub scan");
+    ks_cuda_free(flags), ks_cuda_free(tmp);
+    return rc;
+}
+
+static int cu_gemm(void *, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                   const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+    return ks_cuda_sgemm(NULL, ta, tb, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
+}
+
+static const ks_sparse_backend cuda_backend = {
+    cu_alloc, cu_release, cu_fill, cu_copy, cu_to_host, cu_kernel, cu_sort_unique, cu_scan, cu_gemm,
+};
+
+extern "C" int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace,
+                                  const ks_launch *l, ks_sink *dev_sink)
+{
+    cu_ctx x = {l};
+    return ks_sparse_run(&cuda_backend, &x, g, t, backward, trace, dev_sink);
+}

@@ -1,0 +1,763 @@
+/* sparse_conv_op.c - the descriptor of sparse_conv (spconv's SparseConv / SubMConv /
+ * SparseConvTranspose / SparseInverseConv, 2-D and 3-D): parameter and tensor rows, the
+ * geometry and inputs validated once, the built-in scene, the trace schema, and the one
+ * launch that runs the kernels of sparse_conv_body.h in order on either device (the
+ * device's own steps - sort, scan, GEMM - come through a small table of functions). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/ks_error.h"
+#include "../core/ks_gemm.h"
+#include "../core/ks_params.h"
+#include "../core/ks_sim.h"
+#include "../registry.h"
+
+#define KS_BODY "../sparse_conv/sparse_conv_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
+
+enum {
+    P_SPATIAL, P_BATCH, P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_OUT_PAD, P_SUBM, P_TRANSPOSED, P_INVERSE,
+    P_IN_CH, P_OUT_CH, P_BIAS, P_BACKWARD, P_HASH, P_TRACE, P_COUNT
+};
+
+static const ks_param_spec params[P_COUNT] = {
+    [P_SPATIAL] = {.name = "spatial-shape", .axes = 3, .def = {11, 13, 0}, .min = 1,
+                   .help = "H,W or D,H,W of the input space (--inverse: of the output space)"},
+    [P_BATCH] = {.name = "batch-size", .def = {0}, .min = 1, .help = "B (auto: 1 + the largest batch index)"},
+    [P_KERNEL] = {.name = "kernel-size", .axes = 3, .def = {3, 3, 3}, .min = 1, .help = "per axis, or one for all"},
+    [P_STRIDE] = {.name = "stride", .axes = 3, .def = {1, 1, 1}, .min = 1, .help = "per axis (not with --subm)"},
+    [P_PADDING] = {.name = "padding", .axes = 3, .def = {0, 0, 0}, .min = 0, .help = "per axis (not with --subm)"},
+    [P_DILATION] = {.name = "dilation", .axes = 3, .def = {1, 1, 1}, .min = 1, .help = "spacing of the kernel taps"},
+    [P_OUT_PAD] = {.name = "output-padding", .axes = 3, .def = {0, 0, 0}, .min = 0,
+                   .help = "--transposed: added to the output size (< stride or dilation)"},
+    [P_SUBM] = {.name = "subm", .kind = KS_PARAM_SWITCH, .help = "submanifold: the output sites are the input sites"},
+    [P_TRANSPOSED] = {.name = "transposed", .kind = KS_PARAM_SWITCH, .help = "transposed: o = i*stride - padding + k*dilation"},
+    [P_INVERSE] = {.name = "inverse", .kind = KS_PARAM_SWITCH,
+                   .help = "run the given rulebook (of a regular conv with these flags) backwards"},
+    [P_IN_CH] = {.name = "in-channels", .def = {1}, .min = 1, .help = "C_in of built-in features (an --in sets it)"},
+    [P_OUT_CH] = {.name = "out-channels", .def = {1}, .min = 1, .help = "C_out of a built-in weight (an --in sets it)"},
+    [P_BIAS] = {.name = "bias", .kind = KS_PARAM_SWITCH, .help = "add a bias (built in unless --in bias is given)"},
+    [P_BACKWARD] = KS_ROW_BACKWARD,
+    [P_HASH] = {.name = "hash-slots", .def = {0}, .min = 1,
+                .help = "hash table size, a power of two above the sites (auto: >= 2x; small ones collide)"},
+    [P_TRACE] = {.name = "trace-kernel", .kind = KS_PARAM_CHOICE, .choices = "rulebook|insert|gather|reduce",
+                 .help = "the kernel a trace records (--inverse: gather or reduce)"},
+};
+
+static const ks_tensor_spec tensors[KS_SP_NTENSORS] = {
+    [KS_SP_T_FEATURES] = {.name = "features", .shape = "(n, C_in)"},
+    [KS_SP_T_INDICES] = {.name = "indices", .dtype = KS_I32,
+                         .shape = "(n, 1 + D) int32: batch, then D coordinates (built in: a ring)"},
+    [KS_SP_T_WEIGHT] = {.name = "weight", .shape = "(*kernel, C_in, C_out)", .seed = 2},
+    [KS_SP_T_BIAS] = {.name = "bias", .shape = "(C_out): with --bias", .seed = 3},
+    [KS_SP_T_GRAD_OUT] = {.name = "grad_out_features", .shape = "(m, C_out): with --backward", .seed = 4},
+    [KS_SP_T_INVERSE_INDICES] = {.name = "inverse_indices", .dtype = KS_I32,
+                                 .shape = "(m, 1 + D) int32: --inverse, the sites to restore"},
+    [KS_SP_T_OUT_FEATURES] = {.name = "out_features", .output = 1, .shape = "(m, C_out)"},
+    [KS_SP_T_OUT_INDICES] = {.name = "out_indices", .output = 1, .dtype = KS_I32,
+                             .shape = "(m, 1 + D) int32, sorted by (batch, d0, ..) (subm: the input's)"},
+    [KS_SP_T_RULEBOOK] = {.name = "rulebook", .output = 1, .may_give = 1, .dtype = KS_I32,
+                          .shape = "(P, 3) int32 (offset, in_row, out_row) sorted; --inverse takes one"},
+    [KS_SP_T_PAIR_COUNT] = {.name = "pair_count", .output = 1, .dtype = KS_I32, .shape = "(K) int32: pairs per offset"},
+    [KS_SP_T_PAIR_TABLE] = {.name = "pair_table", .output = 1, .dtype = KS_I32,
+                            .shape = "(K, n) int32: out row of (offset, in row), -1 none"},
+    [KS_SP_T_HASH_KEYS] = {.name = "hash_keys", .output = 1, .dtype = KS_I64, .shape = "(T) int64: site keys, -1 empty"},
+    [KS_SP_T_HASH_ROWS] = {.name = "hash_rows", .output = 1, .dtype = KS_I32, .shape = "(T) int32: the key's row"},
+    [KS_SP_T_GATHERED] = {.name = "gathered", .output = 1, .shape = "(P, C_in): input rows, pair by pair"},
+    [KS_SP_T_PRODUCTS] = {.name = "products", .output = 1, .shape = "(P, C_out): gathered @ weight[offset]"},
+    [KS_SP_T_IN_SITES] = {.name = "in_sites", .output = 1, .dtype = KS_I32,
+                          .shape = "(B[*D0], H, W) int32: row of each input site, -1 none (small spaces)"},
+    [KS_SP_T_OUT_SITES] = {.name = "out_sites", .output = 1, .dtype = KS_I32,
+                           .shape = "(B[*D0'], H', W') int32: row of each output site, -1 none"},
+    [KS_SP_T_GRAD_FEATURES] = {.name = "grad_features", .output = 1, .shape = "(n, C_in): with --backward"},
+    [KS_SP_T_GRAD_WEIGHT] = {.name = "grad_weight", .output = 1, .shape = "(*kernel, C_in, C_out): with --backward"},
+    [KS_SP_T_GRAD_BIAS] = {.name = "grad_bias", .output = 1, .shape = "(C_out): with --backward and --bias"},
+};
+
+/* site maps are kept for spaces of at most this many cells */
+#define SITE_MAP_CELLS (1 << 22)
+
+typedef struct sp_ctx {
+    ks_sparse_geom g;
+    int trace; /* which kernel the sink goes to (ks_sparse_kernel) */
+    int backward;
+} sp_ctx;
+
+/* ---- geometry -------------------------------------------------------------------- */
+
+static int axes_of(ks_run *r, int p, int D, int64_t *v)
+{
+    const int n = r->nvalues[p];
+    if (n > 1 && n != D)
+        return ks_fail(KS_EINVAL, "--%s has %d values but the space has %d axes", r->op->params[p].name, n, D);
+    for (int a = 0; a < D; ++a) v[a] = n == 1 ? r->value[p][0] : r->value[p][a]; /* 0: the defaults */
+    return KS_OK;
+}
+
+/* The spatial shape, D and the window per axis, the output shape. */
+static int geometry(ks_run *r, ks_sparse_geom *g)
+{
+    const ks_tensor *ix = &r->tensor[KS_SP_T_INDICES];
+    int D = r->nvalues[P_SPATIAL] ? r->nvalues[P_SPATIAL] : 2;
+    if (ix->data && ix->ndim == 2 && !r->nvalues[P_SPATIAL])
+        return ks_fail(KS_EINVAL, "--spatial-shape is needed with --in indices (H,W or D,H,W)");
+    if (ix->data && (ix->ndim != 2 || ix->shape[1] != D + 1))
+        return ks_fail(KS_EINVAL, "indices must have shape (n, %d) for a %d-D space; got %d dimensions%s", D + 1, D,
+                       ix->ndim, ix->ndim == 2 ? " with another column count" : "");
+    if (D == 1) return ks_fail(KS_EINVAL, "--spatial-shape needs 2 or 3 sizes (H,W or D,H,W)");
+    g->ndim = D;
+    g->mode = r->value[P_INVERSE][0] ? KS_SP_INVERSE : r->value[P_TRANSPOSED][0] ? KS_SP_TRANSPOSED
+              : r->value[P_SUBM][0]  ? KS_SP_SUBM
+                                     : KS_SP_REGULAR;
+    if (r->value[P_SUBM][0] + r->value[P_TRANSPOSED][0] + r->value[P_INVERSE][0] > 1)
+        return ks_fail(KS_EINVAL, "--subm, --transposed and --inverse exclude each other");
+    int64_t shape[3], out_pad[3];
+    int rc = axes_of(r, P_SPATIAL, D, shape);
+    if (!rc) rc = axes_of(r, P_KERNEL, D, g->kernel);
+    if (!rc) rc = axes_of(r, P_STRIDE, D, g->stride);
+    if (!rc) rc = axes_of(r, P_PADDING, D, g->pad);
+    if (!rc) rc = axes_of(r, P_DILATION, D, g->dilation);
+    if (!rc) rc = axes_of(r, P_OUT_PAD, D, out_pad);
+    if (rc) return rc;
+    const int64_t big = (int64_t)1 << 30;
+    g->kvol = 1;
+    for (int a = 0; a < D; ++a) {
+        if (shape[a] > big || g->kernel[a] > 4096 || g->stride[a] > big || g->pad[a] > big || g->dilation[a] > big)
+            return ks_fail(KS_EINVAL, "sizes too large: spatial shape < 2^30 per axis, kernel <= 4096");
+        g->kvol *= g->kernel[a];
+        if (g->kvol > 4096) return ks_fail(KS_EINVAL, "the kernel has more than 4096 offsets (spconv's limit too)");
+    }
+    if (g->mode == KS_SP_SUBM)
+        for (int a = 0; a < D; ++a)
+            if (g->stride[a] != 1 || g->pad[a] != 0)
+                return ks_fail(KS_EINVAL, "--subm keeps the sites: it takes no --stride or --padding");
+    for (int a = 0; a < D; ++a) {
+        if (g->mode != KS_SP_TRANSPOSED && out_pad[a])
+            return ks_fail(KS_EINVAL, "--output-padding is for --transposed only");
+        if (out_pad[a] && out_pad[a] >= g->stride[a] && out_pad[a] >= g->dilation[a])
+            return ks_fail(KS_EINVAL, "--output-padding %lld must be below the stride or the dilation (as torch)",
+                           (long long)out_pad[a]);
+        const int64_t reach = g->dilation[a] * (g->kernel[a] - 1);
+        int64_t in = shape[a], out = shape[a];
+        if (g->mode == KS_SP_TRANSPOSED) out = (in - 1) * g->stride[a] - 2 * g->pad[a] + reach + out_pad[a] + 1;
+        if (g->mode == KS_SP_REGULAR) out = (in + 2 * g->pad[a] - reach - 1 + g->stride[a]) / g->stride[a];
+        if (g->mode == KS_SP_INVERSE) in = (out + 2 * g->pad[a] - reach - 1 + g->stride[a]) / g->stride[a];
+        if (g->mode == KS_SP_REGULAR && in + 2 * g->pad[a] - reach - 1 < 0) out = 0;
+        if (g->mode == KS_SP_INVERSE && out + 2 * g->pad[a] - reach - 1 < 0) in = 0;
+        if (in < 1 || out < 1)
+            return ks_fail(KS_EINVAL, "axis %d: the %s space would be empty (spatial %lld, kernel %lld, dilation %lld, padding %lld)",
+                           a, in < 1 ? "input" : "output", (long long)shape[a], (long long)g->kernel[a],
+                           (long long)g->dilation[a], (long long)g->pad[a]);
+        g->in_shape[a] = in, g->out_shape[a] = out;
+    }
+    return KS_OK;
+}
+
+/* Sites of an index tensor: columns, batch and coordinates in range, no site twice. */
+static int check_sites(const char *what, const ks_tensor *t, int64_t B, const int64_t *S, int D)
+{
+    const int32_t *ix = t->data;
+    const int64_t n = t->shape[0];
+    int64_t *keys = malloc((size_t)(n ? n : 1) * sizeof *keys);
+    if (!keys) return ks_fail(KS_ENOMEM, "out of memory checking %s", what);
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t c[3];
+        const int32_t *row = ix + i * (D + 1);
+        if (row[0] < 0 || row[0] >= B) {
+            free(keys);
+            return ks_fail(KS_EINVAL, "%s row %lld: batch %d outside 0..%lld", what, (long long)i, row[0], (long long)B - 1);
+        }
+        for (int a = 0; a < D; ++a) {
+            c[a] = row[1 + a];
+            if (c[a] < 0 || c[a] >= S[a]) {
+                free(keys);
+                return ks_fail(KS_EINVAL, "%s row %lld: coordinate %d is %d, outside 0..%lld", what, (long long)i, a,
+                               row[1 + a], (long long)S[a] - 1);
+            }
+        }
+        keys[i] = ks_sparse_key(D, row[0], c, S);
+    }
+    int64_t dup = ks_sparse_first_duplicate(keys, n);
+    free(keys);
+    if (dup == -2) return ks_fail(KS_ENOMEM, "out of memory checking %s", what);
+    if (dup >= 0) return ks_fail(KS_EINVAL, "%s: row %lld repeats an earlier site (sites must be unique)", what, (long long)dup);
+    return KS_OK;
+}
+
+/* --inverse: the rulebook must be one of a regular convolution from `n_out` sites (our
+ * outputs) to `n_in` (our inputs): offsets in range, grouped by offset ascending, rows in
+ * range, no row twice within an offset on either side. Counts pairs per offset. */
+static int check_rulebook(const ks_tensor *t, const ks_sparse_geom *g)
+{
+    if (t->ndim != 2 || t->shape[1] != 3)
+        return ks_fail(KS_EINVAL, "rulebook must have shape (P, 3): offset, in_row, out_row");
+    const int32_t *rb = t->data;
+    int32_t *seen_a = calloc((size_t)g->n_out + 1, sizeof *seen_a), *seen_b = calloc((size_t)g->n_in + 1, sizeof *seen_b);
+    int rc = seen_a && seen_b ? KS_OK : ks_fail(KS_ENOMEM, "out of memory checking the rulebook");
+    for (int64_t p = 0; p < t->shape[0] && !rc; ++p) {
+        const int32_t k = rb[3 * p], a = rb[3 * p + 1], b = rb[3 * p + 2];
+        if (k < 0 || k >= g->kvol || (p && k < rb[3 * (p - 1)]))
+            rc = ks_fail(KS_EINVAL, "rulebook row %lld: offset %d is outside 0..%lld or out of order (rows go by offset)",
+                         (long long)p, k, (long long)g->kvol - 1);
+        else if (a < 0 || a >= g->n_out || b < 0 || b >= g->n_in)
+            rc = ks_fail(KS_EINVAL, "rulebook row %lld: rows (%d, %d) outside the %lld inverse_indices and %lld indices rows",
+                         (long long)p, a, b, (long long)g->n_out, (long long)g->n_in);
+        else if (seen_a[a] == k + 1 || seen_b[b] == k + 1)
+            rc = ks_fail(KS_EINVAL, "rulebook row %lld: offset %d pairs a row twice (not a convolution's rulebook)",
+                         (long long)p, k);
+        else
+            seen_a[a] = seen_b[b] = k + 1;
+    }
+    free(seen_a);
+    free(seen_b);
+    return rc;
+}
+
+/* ---- the built-in scene ----------------------------------------------------------- */
+
+/* A ring of active sites around the middle of each plane (3-D: each z-slice, its radius
+ * growing with z); a second batch element, if any, gets a smaller ring. */
+static int scene(ks_run *r, const ks_sparse_geom *g, int64_t B)
+{
+    const int D = g->ndim;
+    const int64_t *S = g->mode == KS_SP_INVERSE ? g->out_shape : g->in_shape;
+    const int64_t H = S[D - 2], W = S[D - 1], Z = D == 3 ? S[0] : 1;
+    int64_t n = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        int32_t *row = pass ? r->tensor[KS_SP_T_INDICES].data : NULL;
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t z = 0; z < Z; ++z)
+                for (int64_t y = 0; y < H; ++y)
+                    for (int64_t x = 0; x < W; ++x) {
+                        const double cy = (H - 1) / 2.0, cx = (W - 1) / 2.0;
+                        const double rad = (H < W ? H : W) * (b ? 0.25 : 0.38) + 0.6 * (double)z;
+                        const double d2 = (y - cy) * (y - cy) + (x - cx) * (x - cx);
+                        if (d2 < (rad - 0.5) * (rad - 0.5) || d2 >= (rad + 0.5) * (rad + 0.5)) continue;
+                        if (row) {
+                            *row++ = (int32_t)b;
+                            if (D == 3) *row++ = (int32_t)z;
+                            *row++ = (int32_t)y, *row++ = (int32_t)x;
+                        }
+                        n += !pass;
+                    }
+        if (!pass) {
+            const int64_t shape[2] = {n, D + 1};
+            ks_run_shape(r, KS_SP_T_INDICES, 2, shape);
+            int rc = ks_tensor_alloc(&r->tensor[KS_SP_T_INDICES]);
+            if (rc) return rc;
+        }
+    }
+    return KS_OK;
+}
+
+/* ---- prepare ---------------------------------------------------------------------- */
+
+static void site_map_shape(const ks_sparse_geom *g, int64_t B, const int64_t *S, int64_t *shape)
+{
+    shape[0] = g->ndim == 3 ? B * S[0] : B;
+    shape[1] = S[g->ndim - 2], shape[2] = S[g->ndim - 1];
+}
+
+static void field(ks_field *f, const char *name, const char *fmt, long long a, long long b, long long c, long long d)
+{
+    char e[KS_EXPR_LEN];
+    snprintf(e, sizeof e, fmt, a, b, c, d);
+    ks_field_derived(f, name, e);
+}
+
+/* The schema of the traced kernel. */
+static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
+{
+    static const char *axis[3] = {"z", "y", "x"};
+    const int D = g->ndim, first = 3 - D;
+    ks_site *w = &s[KS_SP_S_WORK];
+    memset(w, 0, sizeof *w);
+    w->kind = KS_EV_WORK;
+    w->tensor = -1;
+    if (trace == KS_SPK_RULEBOOK) {
+        snprintf(w->name, sizeof w->name, "sparse_conv.rulebook");
+        ks_field_digit(&w->fields[0], "k", g->n_in, 0, 0);
+        ks_field_digit(&w->fields[1], "i", 1, g->n_in, 0);
+        w->nfields = 2;
+        int64_t m = 1;
+        for (int a = D - 1; a >= 0; --a) {
+            char name[8];
+            snprintf(name, sizeof name, "k%s", axis[first + a]);
+            if (a == D - 1) field(&w->fields[2 + a], name, "k %% %lld", (long long)g->kernel[a], 0, 0, 0);
+            else if (a == 0) field(&w->fields[2 + a], name, "k / %lld", (long long)m, 0, 0, 0);
+            else field(&w->fields[2 + a], name, "k / %lld %% %lld", (long long)m, (long long)g->kernel[a], 0, 0);
+            m *= g->kernel[a];
+        }
+        w->nfields += D;
+        if (D == 2) { /* the site's coordinates fit too: then the candidate's formula is checked */
+            for (int a = 0; a < 2; ++a) {
+                char src[24];
+                snprintf(src, sizeof src, "indices[i, %d]", a + 1);
+                ks_field_derived(&w->fields[4 + a], axis[1 + a], src);
+            }
+            w->nfields += 2;
+        }
+        for (int a = 0; a < D; ++a) {
+            char name[8], c[16], ka[8];
+            snprintf(name, sizeof name, "o%s", axis[first + a]);
+            snprintf(c, sizeof c, "%s", D == 2 ? axis[first + a] : "c");
+            snprintf(ka, sizeof ka, "k%s", axis[first + a]);
+            char e[KS_EXPR_LEN];
+            if (g->mode == KS_SP_SUBM)
+                snprintf(e, sizeof e, "%s - (%s - %lld) * %lld", c, ka, (long long)(g->kernel[a] / 2), (long long)g->dilation[a]);
+            else if (g->mode == KS_SP_TRANSPOSED)
+                snprintf(e, sizeof e, "%s * %lld - %lld + %s * %lld", c, (long long)g->stride[a], (long long)g->pad[a], ka,
+                         (long long)g->dilation[a]);
+            else
+                snprintf(e, sizeof e, "(%s + %lld - %s * %lld) / %lld", c, (long long)g->pad[a], ka, (long long)g->dilation[a],
+                         (long long)g->stride[a]);
+            ks_field_derived(&w->fields[w->nfields++], name, e);
+        }
+        ks_site_access(&s[KS_SP_S_READ_INDEX], "sparse_conv.read_site", KS_EV_READ, KS_SP_T_INDICES, 0);
+        ks_site_access(&s[KS_SP_S_SITE_IN], "sparse_conv.input_site", KS_EV_REGION, KS_SP_T_IN_SITES, 0);
+        ks_site_access(&s[KS_SP_S_SITE_OUT], "sparse_conv.output_site", KS_EV_REGION, KS_SP_T_OUT_SITES, 0);
+        ks_site_access(&s[KS_SP_S_PROBE], "sparse_conv.hash_probe", KS_EV_READ, KS_SP_T_HASH_KEYS, 0);
+        ks_site_access(&s[KS_SP_S_PAIR], "sparse_conv.write_pair", KS_EV_WRITE, KS_SP_T_PAIR_TABLE, 1);
+        ks_site_access(&s[KS_SP_S_COUNT], "sparse_conv.count_pair", KS_EV_WRITE, KS_SP_T_PAIR_COUNT, 0);
+        return KS_SP_S_COUNT + 1;
+    }
+    if (trace == KS_SPK_INSERT) {
+        snprintf(w->name, sizeof w->name, "sparse_conv.insert");
+        ks_field_digit(&w->fields[0], "r", 1, 0, 0);
+        ks_field_derived(&w->fields[1], "b", g->mode == KS_SP_SUBM ? "indices[r, 0]" : "keys[r] / space");
+        for (int a = 0; a < D; ++a) ks_field_derived(&w->fields[2 + a], axis[first + a], "the site's coordinate");
+        ks_field_derived(&w->fields[2 + D], "home", "hash(key): the first slot probed");
+        w->nfields = 3 + D;
+        ks_site_access(&s[KS_SP_S_READ_INDEX], "sparse_conv.read_site", KS_EV_READ, KS_SP_T_INDICES, 0);
+        ks_site_access(&s[KS_SP_S_SITE_IN], "sparse_conv.input_site", KS_EV_REGION, KS_SP_T_IN_SITES, 0);
+        ks_site_access(&s[KS_SP_S_SITE_OUT], "sparse_conv.site", KS_EV_REGION, KS_SP_T_OUT_SITES, 0);
+        ks_site_access(&s[KS_SP_S_PROBE], "sparse_conv.hash_probe", KS_EV_READ, KS_SP_T_HASH_KEYS, 0);
+        ks_site_access(&s[KS_SP_S_CLAIM], "sparse_conv.hash_claim", KS_EV_WRITE, KS_SP_T_HASH_KEYS, 0);
+        ks_site_access(&s[KS_SP_S_ROW], "sparse_conv.hash_row", KS_EV_WRITE, KS_SP_T_HASH_ROWS, 0);
+        ks_site_access(&s[KS_SP_S_WRITE_INDEX], "sparse_conv.write_out_index", KS_EV_WRITE, KS_SP_T_OUT_INDICES,
+                       g->mode == KS_SP_SUBM ? 0 : 1);
+        return KS_SP_S_WRITE_INDEX + 1;
+    }
+    if (trace == KS_SPK_GATHER) {
+        snprintf(w->name, sizeof w->name, "sparse_conv.gather");
+        ks_field_digit(&w->fields[0], "p", g->c_in, 0, 0);
+        ks_field_digit(&w->fields[1], "c", 1, g->c_in, 0);
+        ks_field_derived(&w->fields[2], "k", "rulebook[p, 0]");
+        ks_field_derived(&w->fields[3], "row", g->mode == KS_SP_INVERSE ? "rulebook[p, 2]" : "rulebook[p, 1]");
+        w->nfields = 4;
+        ks_site_access(&s[KS_SP_S_READ], "sparse_conv.read_features", KS_EV_READ, KS_SP_T_FEATURES, 0);
+        ks_site_access(&s[KS_SP_S_WRITE], "sparse_conv.write_gathered", KS_EV_WRITE, KS_SP_T_GATHERED, 1);
+        return KS_SP_S_WRITE + 1;
+    }
+    snprintf(w->name, sizeof w->name, "sparse_conv.reduce");
+    ks_field_digit(&w->fields[0], "o", g->c_out, 0, 0);
+    ks_field_digit(&w->fields[1], "c", 1, g->c_out, 0);
+    w->nfields = 2;
+    ks_site_access(&s[KS_SP_S_READ], "sparse_conv.read_product", KS_EV_READ, KS_SP_T_PRODUCTS, 0);
+    ks_site_access(&s[KS_SP_S_WRITE], "sparse_conv.write_output", KS_EV_WRITE, KS_SP_T_OUT_FEATURES, 1);
+    ks_site_access(&s[KS_SP_S_FROM], "sparse_conv.from_site", KS_EV_REGION, KS_SP_T_IN_SITES, 0);
+    ks_site_access(&s[KS_SP_S_TO], "sparse_conv.to_site", KS_EV_REGION, KS_SP_T_OUT_SITES, 0);
+    return KS_SP_S_TO + 1;
+}
+
+static int hash_bits_for(ks_run *r, int64_t rows, int *bits)
+{
+    int64_t T = 16;
+    if (r->set[P_HASH]) {
+        T = r->value[P_HASH][0];
+        if (T & (T - 1) || T <= rows || T > ((int64_t)1 << 32))
+            return ks_fail(KS_EINVAL, "--hash-slots must be a power of two above the %lld sites it holds (got %lld)",
+                           (long long)rows, (long long)T);
+    } else {
+        while (T < 2 * rows) T *= 2;
+    }
+    for (*bits = 0; ((int64_t)1 << *bits) < T; ++*bits) {
+    }
+    return KS_OK;
+}
+
+static int prepare(ks_run *r)
+{
+    sp_ctx *x = KS_RUN_CTX(r, sp_ctx);
+    ks_sparse_geom *g = &x->g;
+    memset(x, 0, sizeof *x);
+    int rc = geometry(r, g);
+    if (rc) return rc;
+    const int D = g->ndim;
+    ks_tensor *ix = &r->tensor[KS_SP_T_INDICES], *feat = &r->tensor[KS_SP_T_FEATURES];
+    const int inverse = g->mode == KS_SP_INVERSE;
+    /* batch: given, else 1 + the largest batch index of the sites given, else 1 */
+    int64_t B = r->set[P_BATCH] ? r->value[P_BATCH][0] : 1;
+    if (!r->set[P_BATCH] && ix->data)
+        for (int64_t i = 0; i < ix->shape[0]; ++i)
+            if ((int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1 > B) B = ((int32_t *)ix->data)[i * (D + 1)] + 1;
+    if (B > ((int64_t)1 << 30)) return ks_fail(KS_EINVAL, "--batch-size must be < 2^30");
+    double space = (double)B;
+    for (int a = 0; a < D; ++a) space *= (double)(g->in_shape[a] > g->out_shape[a] ? g->in_shape[a] : g->out_shape[a]);
+    if (space >= 4e18) return ks_fail(KS_EINVAL, "the space has too many cells (batch x spatial shape >= 2^62)");
+    g->batch = B;
+    if (!ix->data) {
+        if (inverse) return ks_fail(KS_EINVAL, "--inverse needs --in indices (the sites of the features: the outputs of the convolution it inverts)");
+        if ((rc = scene(r, g, B))) return rc;
+    }
+    if ((rc = check_sites("indices", ix, B, g->in_shape, D))) return rc;
+    g->n_in = ix->shape[0];
+    const ks_dim_bind fb[] = {{.dim = 1, .param = P_IN_CH, .axis = 0}};
+    if ((rc = ks_run_take(r, KS_SP_T_FEATURES, 2, fb, 1))) return rc;
+    if (feat->data && feat->shape[0] != g->n_in)
+        return ks_fail(KS_EINVAL, "features has %lld rows but indices has %lld sites", (long long)feat->shape[0],
+                       (long long)g->n_in);
+    /* weight (*kernel, C_in, C_out): the kernel sizes must agree with --kernel-size */
+    const ks_tensor *w = &r->tensor[KS_SP_T_WEIGHT];
+    if (w->data) {
+        if (w->ndim != D + 2)
+            return ks_fail(KS_EINVAL, "weight must have shape (*kernel, C_in, C_out): %d dimensions for D = %d", D + 2, D);
+        for (int a = 0; a < D; ++a)
+            if (w->shape[a] != g->kernel[a])
+                return ks_fail(KS_EINVAL, "weight's kernel axis %d is %lld but --kernel-size gives %lld", a,
+                               (long long)w->shape[a], (long long)g->kernel[a]);
+        if ((rc = ks_run_bind(r, KS_SP_T_WEIGHT, P_IN_CH, 0, w->shape[D]))) return rc;
+        if ((rc = ks_run_bind(r, KS_SP_T_WEIGHT, P_OUT_CH, 0, w->shape[D + 1]))) return rc;
+    }
+    const ks_dim_bind bb[] = {{.dim = 0, .param = P_OUT_CH, .axis = 0}};
+    if ((rc = ks_run_take(r, KS_SP_T_BIAS, 1, bb, 1))) return rc;
+    g->c_in = r->value[P_IN_CH][0], g->c_out = r->value[P_OUT_CH][0];
+    g->use_bias = r->value[P_BIAS][0] || r->tensor[KS_SP_T_BIAS].data;
+    x->backward = (int)r->value[P_BACKWARD][0];
+    if (g->c_in > (1 << 24) || g->c_out > (1 << 24)) return ks_fail(KS_EINVAL, "channels must be <= 2^24");
+    if ((double)g->n_in * (double)g->kvol >= 2147483647.0)
+        return ks_fail(KS_EINVAL, "sites x kernel offsets must be < 2^31 (got %lld x %lld)", (long long)g->n_in,
+                       (long long)g->kvol);
+    /* the output sites and pairs: counted here (the kernels build them, and the launch
+     * checks its counts against these) */
+    if (inverse) {
+        ks_tensor *ii = &r->tensor[KS_SP_T_INVERSE_INDICES], *rb = &r->tensor[KS_SP_T_RULEBOOK];
+        if (!ii->data || !rb->data) return ks_fail(KS_EINVAL, "--inverse needs --in rulebook=R.npy and --in inverse_indices=I.npy");
+        if (ii->ndim != 2 || ii->shape[1] != D + 1)
+            return ks_fail(KS_EINVAL, "inverse_indices must have shape (m, %d)", D + 1);
+        if ((rc = check_sites("inverse_indices", ii, B, g->out_shape, D))) return rc;
+        g->n_out = ii->shape[0];
+        if ((rc = check_rulebook(rb, g))) return rc;
+        g->pairs = rb->shape[0];
+        ks_run_shape(r, KS_SP_T_INVERSE_INDICES, 2, ii->shape);
+    } else {
+        int32_t *oi = NULL, *rb = NULL;
+        if ((rc = ks_sparse_ref_rulebook(g, ix->data, &g->n_out, &oi, &g->pairs, &rb))) return rc;
+        free(oi);
+        free(rb);
+        ks_run_absent(r, KS_SP_T_INVERSE_INDICES);
+        if ((rc = hash_bits_for(r, g->mode == KS_SP_SUBM ? g->n_in : g->n_out, &g->hash_bits))) return rc;
+    }
+    if ((double)g->n_out * (double)g->kvol >= 2147483647.0 || (double)g->pairs * (double)(g->c_in > g->c_out ? g->c_in : g->c_out) >= 9e15)
+        return ks_fail(KS_EINVAL, "too many output sites or pairs");
+    /* which kernel the trace records */
+    x->trace = (int[]){KS_SPK_RULEBOOK, KS_SPK_INSERT, KS_SPK_GATHER, KS_SPK_REDUCE}[r->value[P_TRACE][0]];
+    if (inverse && !r->set[P_TRACE]) x->trace = KS_SPK_REDUCE;
+    if (inverse && (x->trace == KS_SPK_RULEBOOK || x->trace == KS_SPK_INSERT))
+        return ks_fail(KS_EINVAL, "--inverse builds no rulebook or hash table: trace gather or reduce");
+    /* shapes */
+    const int64_t n = g->n_in, m = g->n_out, P = g->pairs, K = g->kvol;
+    int64_t wshape[5];
+    for (int a = 0; a < D; ++a) wshape[a] = g->kernel[a];
+    wshape[D] = g->c_in, wshape[D + 1] = g->c_out;
+    ks_run_shape4(r, KS_SP_T_FEATURES, 2, n, g->c_in, 0, 0);
+    ks_run_shape4(r, KS_SP_T_INDICES, 2, n, D + 1, 0, 0);
+    ks_run_shape(r, KS_SP_T_WEIGHT, D + 2, wshape);
+    if (g->use_bias) ks_run_shape4(r, KS_SP_T_BIAS, 1, g->c_out, 0, 0, 0);
+    else ks_run_absent(r, KS_SP_T_BIAS);
+    ks_run_shape4(r, KS_SP_T_OUT_FEATURES, 2, m, g->c_out, 0, 0);
+    ks_run_shape4(r, KS_SP_T_OUT_INDICES, 2, m, D + 1, 0, 0);
+    ks_run_shape4(r, KS_SP_T_RULEBOOK, 2, P, 3, 0, 0);
+    ks_run_shape4(r, KS_SP_T_PAIR_COUNT, 1, K, 0, 0, 0);
+    if (inverse) {
+        ks_run_absent(r, KS_SP_T_PAIR_TABLE), ks_run_absent(r, KS_SP_T_HASH_KEYS), ks_run_absent(r, KS_SP_T_HASH_ROWS);
+    } else {
+        ks_run_shape4(r, KS_SP_T_PAIR_TABLE, 2, K, n, 0, 0);
+        ks_run_shape4(r, KS_SP_T_HASH_KEYS, 1, (int64_t)1 << g->hash_bits, 0, 0, 0);
+        ks_run_shape4(r, KS_SP_T_HASH_ROWS, 1, (int64_t)1 << g->hash_bits, 0, 0, 0);
+    }
+    ks_run_shape4(r, KS_SP_T_GATHERED, 2, P, g->c_in, 0, 0);
+    ks_run_shape4(r, KS_SP_T_PRODUCTS, 2, P, g->c_out, 0, 0);
+    int64_t ms[3];
+    site_map_shape(g, B, g->in_shape, ms);
+    if (ms[0] * ms[1] * ms[2] <= SITE_MAP_CELLS) ks_run_shape(r, KS_SP_T_IN_SITES, 3, ms);
+    else ks_run_absent(r, KS_SP_T_IN_SITES);
+    site_map_shape(g, B, g->out_shape, ms);
+    if (ms[0] * ms[1] * ms[2] <= SITE_MAP_CELLS) ks_run_shape(r, KS_SP_T_OUT_SITES, 3, ms);
+    else ks_run_absent(r, KS_SP_T_OUT_SITES);
+    if (x->backward) {
+        ks_run_shape4(r, KS_SP_T_GRAD_OUT, 2, m, g->c_out, 0, 0);
+        ks_run_shape4(r, KS_SP_T_GRAD_FEATURES, 2, n, g->c_in, 0, 0);
+        ks_run_shape(r, KS_SP_T_GRAD_WEIGHT, D + 2, wshape);
+        if (g->use_bias) ks_run_shape4(r, KS_SP_T_GRAD_BIAS, 1, g->c_out, 0, 0, 0);
+        else ks_run_absent(r, KS_SP_T_GRAD_BIAS);
+    } else {
+        ks_run_absent(r, KS_SP_T_GRAD_OUT), ks_run_absent(r, KS_SP_T_GRAD_FEATURES);
+        ks_run_absent(r, KS_SP_T_GRAD_WEIGHT), ks_run_absent(r, KS_SP_T_GRAD_BIAS);
+    }
+    /* the params JSON: the per-axis values of this space, and what was derived */
+    static const char *keys[] = {"spatial_shape", "kernel_size", "stride", "padding", "dilation"};
+    const int64_t *rows[] = {g->mode == KS_SP_INVERSE ? g->out_shape : g->in_shape, g->kernel, g->stride, g->pad,
+                             g->dilation};
+    for (int q = 0; q < 5; ++q)
+        ks_run_fact(r, keys[q], D == 2 ? "[%lld, %lld]" : "[%lld, %lld, %lld]", (long long)rows[q][0],
+                    (long long)rows[q][1], (long long)rows[q][2]);
+    ks_run_fact(r, "output_padding", "%s", "null"); /* replaced below for --transposed */
+    if (g->mode == KS_SP_TRANSPOSED) {
+        int64_t op[3];
+        axes_of(r, P_OUT_PAD, D, op);
+        ks_run_fact(r, "output_padding", D == 2 ? "[%lld, %lld]" : "[%lld, %lld, %lld]", (long long)op[0],
+                    (long long)op[1], (long long)op[2]);
+    }
+    ks_run_fact(r, "batch_size", "%lld", (long long)B);
+    ks_run_fact(r, "sites", "[%lld, %lld]", (long long)n, (long long)m);
+    ks_run_fact(r, "pairs", "%lld", (long long)P);
+    ks_run_fact(r, "hash_slots", "%lld", inverse ? 0LL : (long long)1 << g->hash_bits);
+    ks_run_fact(r, "kernel", "\"%s\"", (const char *[]){"candidates", "insert", "rulebook", "compact", "index_pairs",
+                                                        "gather", "reduce"}[x->trace]);
+    r->work_items = x->trace == KS_SPK_RULEBOOK ? n * K
+                    : x->trace == KS_SPK_INSERT ? (g->mode == KS_SP_SUBM ? n : m)
+                    : x->trace == KS_SPK_GATHER ? P * g->c_in
+                                                : m * g->c_out;
+    r->nsites = sites(g, x->trace, r->sites);
+    return KS_OK;
+}
+
+/* ---- the simulator's steps -------------------------------------------------------- */
+
+typedef void (*sp_body)(ks_thread *, const void *);
+#define SP_BODIES(name) \
+    static void name##_p(ks_thread *t, const void *a) { ks_sparse_##name##_body_plain(t, a); } \
+    static void name##_t(ks_thread *t, const void *a) { ks_sparse_##name##_body_traced(t, a); }
+SP_BODIES(candidates)
+SP_BODIES(insert)
+SP_BODIES(rulebook)
+SP_BODIES(compact)
+SP_BODIES(index_pairs)
+SP_BODIES(gather)
+SP_BODIES(reduce)
+SP_BODIES(sites)
+SP_BODIES(colsum)
+
+int ks_sparse_kernel_sim(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink)
+{
+    static const sp_body plain[KS_SPK_COUNT] = {candidates_p, insert_p, rulebook_p, compact_p, index_pairs_p,
+                                                gather_p,     reduce_p, sites_p,    colsum_p};
+    static const sp_body traced[KS_SPK_COUNT] = {candidates_t, insert_t, rulebook_t, compact_t, index_pairs_t,
+                                                 gather_t,     reduce_t, sites_t,    colsum_t};
+    int threads;
+    int64_t blocks;
+    int rc = ks_launch_resolve(l, KS_SPARSE_THREADS, KS_SPARSE_BLOCK_CAP, work, &threads, &blocks);
+    if (rc || work == 0) return rc;
+    ks_sim_launch(blocks, threads, sink ? traced[k] : plain[k], a, sink);
+    return KS_OK;
+}
+
+static int sim_alloc(void *ctx, void **p, size_t bytes)
+{
+    (void)ctx;
+    *p = calloc(1, bytes ? bytes : 1);
+    return *p ? KS_OK : ks_fail(KS_ENOMEM, "sparse_conv: out of memory (%zu bytes of workspace)", bytes);
+}
+static void sim_release(void *ctx, void *p) { (void)ctx, free(p); }
+static int sim_fill(void *ctx, void *p, int byte, size_t bytes) { (void)ctx, memset(p, byte, bytes); return KS_OK; }
+static int sim_copy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    (void)ctx, memcpy(dst, src, bytes);
+    return KS_OK;
+}
+static int sim_kernel(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink)
+{
+    return ks_sparse_kernel_sim(k, a, work, (const ks_launch *)ctx, sink);
+}
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+static int sim_sort_unique(void *ctx, int64_t *keys, int64_t n, int64_t *kept)
+{
+    (void)ctx;
+    qsort(keys, (size_t)n, sizeof *keys, cmp_i64);
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (keys[i] >= 0 && (m == 0 || keys[m - 1] != keys[i])) keys[m++] = keys[i];
+    *kept = m;
+    return KS_OK;
+}
+static int sim_scan(void *ctx, const int32_t *table, int32_t *pos, int64_t n)
+{
+    (void)ctx;
+    int32_t s = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        pos[i] = s;
+        s += table[i] >= 0;
+    }
+    return KS_OK;
+}
+static int sim_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                    const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+    (void)ctx;
+    return ks_sgemm(ta, tb, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
+}
+
+static const ks_sparse_backend sim_backend = {
+    .alloc = sim_alloc, .release = sim_release, .fill = sim_fill, .copy = sim_copy, .to_host = sim_copy,
+    .kernel = sim_kernel, .sort_unique = sim_sort_unique, .scan = sim_scan, .gemm = sim_gemm,
+};
+
+/* ---- the run, on either device ---------------------------------------------------- */
+
+/* every step of ks_sparse_run goes through this: the first failure stops the rest */
+#define STEP(call)                  \
+    do {                            \
+        if (!rc) rc = (call);       \
+    } while (0)
+
+int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g, const ks_sparse_buffers *t,
+                  int backward, int trace, ks_sink *sink)
+{
+    const int64_t n = g->n_in, m = g->n_out, P = g->pairs, K = g->kvol, Ci = g->c_in, Co = g->c_out;
+    const int inv = g->mode == KS_SP_INVERSE;
+    ks_sparse_args a;
+    memset(&a, 0, sizeof a);
+    a.g = *g;
+    a.trace_tensor_grid = t->in_sites ? KS_SP_T_IN_SITES : KS_NO_TENSOR;
+    a.trace_tensor_out_grid = t->out_sites ? KS_SP_T_OUT_SITES : KS_NO_TENSOR;
+    a.indices = t->indices, a.out_indices = t->out_indices;
+    void *cand = NULL, *pos = NULL, *out_pair = NULL, *in_pair = NULL, *gbuf = NULL, *bbuf = NULL;
+    int32_t *count = malloc((size_t)K * sizeof *count);
+    int rc = count ? KS_OK : ks_fail(KS_ENOMEM, "sparse_conv: out of memory");
+#define SINK(k) (trace == (k) ? sink : NULL)
+    /* 1. the rulebook: output sites into the hash table, then one lookup per (k, i) */
+    STEP(be->fill(ctx, t->pair_count, 0, (size_t)K * 4));
+    if (!inv) {
+        const int64_t T = (int64_t)1 << g->hash_bits;
+        a.hash_keys = t->hash_keys, a.hash_rows = t->hash_rows;
+        STEP(be->fill(ctx, t->hash_keys, 0xff, (size_t)T * 8));
+        STEP(be->fill(ctx, t->hash_rows, 0xff, (size_t)T * 4));
+        if (g->mode == KS_SP_SUBM) {
+            a.rows = n;
+            STEP(be->kernel(ctx, KS_SPK_INSERT, &a, n, SINK(KS_SPK_INSERT)));
+            STEP(be->copy(ctx, t->out_indices, t->indices, (size_t)n * (size_t)(g->ndim + 1) * 4));
+        } else {
+            int64_t kept = 0;
+            STEP(be->alloc(ctx, &cand, (size_t)(K * n) * 8));
+            a.cand = cand;
+            STEP(be->kernel(ctx, KS_SPK_CANDIDATES, &a, K * n, NULL));
+            STEP(be->sort_unique(ctx, cand, K * n, &kept));
+            if (!rc && kept != m)
+                rc = ks_fail(KS_EINVAL, "sparse_conv: the kernels found %lld output sites, the reference %lld",
+                             (long long)kept, (long long)m);
+            a.keys = cand, a.rows = m;
+            STEP(be->kernel(ctx, KS_SPK_INSERT, &a, m, SINK(KS_SPK_INSERT)));
+        }
+        a.pair_table = t->pair_table, a.pair_count = t->pair_count, a.rulebook = t->rulebook;
+        STEP(be->kernel(ctx, KS_SPK_RULEBOOK, &a, K * n, SINK(KS_SPK_RULEBOOK)));
+        STEP(be->alloc(ctx, &pos, (size_t)(K * n) * 4));
+        STEP(be->scan(ctx, t->pair_table, pos, K * n));
+        a.pair_pos = pos;
+        STEP(be->kernel(ctx, KS_SPK_COMPACT, &a, K * n, NULL));
+    } else {
+        STEP(be->copy(ctx, t->out_indices, t->inverse_indices, (size_t)m * (size_t)(g->ndim + 1) * 4));
+        a.pair_count = t->pair_count, a.count_pairs = 1;
+    }
+    /* 2. where each (offset, row) has its pair, on both sides; the counts to the host */
+    STEP(be->alloc(ctx, &out_pair, (size_t)(K * m) * 4));
+    STEP(be->alloc(ctx, &in_pair, (size_t)(K * n) * 4));
+    STEP(be->fill(ctx, out_pair, 0xff, (size_t)(K * m) * 4));
+    STEP(be->fill(ctx, in_pair, 0xff, (size_t)(K * n) * 4));
+    a.pairs_ro = t->rulebook, a.out_pair = out_pair, a.in_pair = in_pair;
+    STEP(be->kernel(ctx, KS_SPK_INDEX_PAIRS, &a, P, NULL));
+    STEP(be->to_host(ctx, count, t->pair_count, (size_t)K * 4));
+    int64_t total = 0;
+    for (int64_t k = 0; !rc && k < K; ++k) total += count[k];
+    if (!rc && total != P)
+        rc = ks_fail(KS_EINVAL, "sparse_conv: the kernels found %lld pairs, the reference %lld", (long long)total,
+                     (long long)P);
+    /* 3. the site maps the viewer draws */
+    if (t->in_sites) {
+        STEP(be->fill(ctx, t->in_sites, 0xff, (size_t)(g->batch * g->in_shape[0] * g->in_shape[1] *
+                                                        (g->ndim == 3 ? g->in_shape[2] : 1)) * 4));
+        a.site_rows = t->indices, a.grid = t->in_sites, a.rows = n;
+        memcpy(a.grid_shape, g->in_shape, sizeof a.grid_shape);
+        STEP(be->kernel(ctx, KS_SPK_SITES, &a, n, NULL));
+    }
+    if (t->out_sites) {
+        STEP(be->fill(ctx, t->out_sites, 0xff, (size_t)(g->batch * g->out_shape[0] * g->out_shape[1] *
+                                                         (g->ndim == 3 ? g->out_shape[2] : 1)) * 4));
+        a.site_rows = t->out_indices, a.grid = t->out_sites, a.rows = m;
+        memcpy(a.grid_shape, g->out_shape, sizeof a.grid_shape);
+        STEP(be->kernel(ctx, KS_SPK_SITES, &a, m, NULL));
+    }
+    /* 4. gather the input rows pair by pair, 5. one GEMM per offset, 6. the ordered sums */
+    a.src = t->features, a.dst = t->gathered, a.channels = Ci, a.rows = P, a.col = inv ? 2 : 1;
+    STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Ci, SINK(KS_SPK_GATHER)));
+    for (int64_t k = 0, base = 0; !rc && k < K; base += count[k++])
+        if (count[k])
+            rc = be->gemm(ctx, 0, 0, count[k], Co, Ci, t->gathered + base * Ci, Ci, t->weight + k * Ci * Co, Co,
+                          t->products + base * Co, Co);
+    a.prod = t->products, a.table = out_pair, a.bias = g->use_bias ? t->bias : NULL, a.out = t->out_features;
+    a.rows = m, a.channels = Co;
+    STEP(be->kernel(ctx, KS_SPK_REDUCE, &a, m * Co, SINK(KS_SPK_REDUCE)));
+    /* 7. backward: grad_bias = column sums; per offset grad_weight[k] = gathered_k^T G_k
+     *    and G_k weight[k]^T, summed per input row in offset order like the forward */
+    if (backward) {
+        if (g->use_bias) {
+            a.src = t->grad_out, a.dst = t->grad_bias, a.rows = m, a.channels = Co;
+            STEP(be->kernel(ctx, KS_SPK_COLSUM, &a, Co, NULL));
+        }
+        STEP(be->alloc(ctx, &gbuf, (size_t)(P * Co) * 4));
+        STEP(be->alloc(ctx, &bbuf, (size_t)(P * Ci) * 4));
+        STEP(be->fill(ctx, t->grad_weight, 0, (size_t)(K * Ci * Co) * 4));
+        a.src = t->grad_out, a.dst = gbuf, a.channels = Co, a.rows = P, a.col = inv ? 1 : 2;
+        STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Co, NULL));
+        for (int64_t k = 0, base = 0; !rc && k < K; base += count[k++]) {
+            if (!count[k]) continue;
+            const float *G = (const float *)gbuf + base * Co;
+            rc = be->gemm(ctx, 1, 0, Ci, Co, count[k], t->gathered + base * Ci, Ci, G, Co, t->grad_weight + k * Ci * Co, Co);
+            STEP(be->gemm(ctx, 0, 1, count[k], Ci, Co, G, Co, t->weight + k * Ci * Co, Co, (float *)bbuf + base * Ci, Ci));
+        }
+        a.prod = bbuf, a.table = in_pair, a.bias = NULL, a.out = t->grad_features, a.rows = n, a.channels = Ci;
+        STEP(be->kernel(ctx, KS_SPK_REDUCE, &a, n * Ci, NULL));
+    }
+#undef SINK
+    void *bufs[] = {cand, pos, out_pair, in_pair, gbuf, bbuf};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
+        if (bufs[i]) be->release(ctx, bufs[i]);
+    free(count);
+    return rc;
+}
+
+/* ---- the launch ------------------------------------------------------------------- */
+
+static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+{
+    const sp_ctx *x = KS_RUN_CTX(r, const sp_ctx);
+    ks_sparse_buffers t = {
+        .features = d[KS_SP_T_FEATURES], .indices = d[KS_SP_T_INDICES], .weight = d[KS_SP_T_WEIGHT],
+        .bias = d[KS_SP_T_BIAS], .grad_out = d[KS_SP_T_GRAD_OUT], .inverse_indices = d[KS_SP_T_INVERSE_INDICES],
+        .out_features = d[KS_SP_T_OUT_FEATURES], .out_indices = d[KS_SP_T_OUT_INDICES], .rulebook = d[KS_SP_T_RULEBOOK],
+        .pair_count = d[KS_SP_T_PAIR_COUNT], .pair_table = d[KS_SP_T_PAIR_TABLE], .hash_keys = d[KS_SP_T_HASH_KEYS],
+        .hash_rows = d[KS_SP_T_HASH_ROWS], .gathered = d[KS_SP_T_GATHERED], .products = d[KS_SP_T_PRODUCTS],
+        .in_sites = d[KS_SP_T_IN_SITES], .out_sites = d[KS_SP_T_OUT_SITES], .grad_features = d[KS_SP_T_GRAD_FEATURES],
+        .grad_weight = d[KS_SP_T_GRAD_WEIGHT], .grad_bias = d[KS_SP_T_GRAD_BIAS],
+    };
+#ifdef KS_HAVE_CUDA
+    if (r->device == KS_DEV_CUDA)
+        return ks_sparse_run_cuda(&x->g, &t, x->backward, x->trace, &r->launch, sink);
+#endif
+    return ks_sparse_run(&sim_backend, (void *)&r->launch, &x->g, &t, x->backward, x->trace, sink);
+}
+
+const ks_op ks_op_sparse_conv = {
+    .name = "sparse_conv",
+    .summary = "sparse convolution (spconv): rulebook, gather-GEMM-scatter; --subm, --transposed, --inverse, --backward",
+    KS_OP_ROWS(params, tensors),
+    .default_threads = KS_SPARSE_THREADS,
+    .default_block_cap = KS_SPARSE_BLOCK_CAP,
+    .prepare = prepare,
+    .launch = launch,
+};
