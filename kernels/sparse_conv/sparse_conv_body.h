@@ -171,9 +171,65 @@ typedef struct ks_sparse_backend {
     int (*scan)(void *ctx, const int32_t *table, int32_t *pos, int64_t n);
     int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                 const float *B, int64_t ldb, float *C, int64_t ldc);
+    /* optional: the forward passed mark 0 (start), 1 (gathered), 2 (GEMMs), 3 (reduced) */
+    void (*mark)(void *ctx, int at);
 } ks_sparse_backend;
 
-/* The whole operator on one device (sparse_conv_op.c): rulebook (unless inverse), site
+/* The geometry from the flags (sparse_conv_plan.c): validates every size (one error line
+ * naming the flag), computes the input and output spatial shapes (inverse: `spatial` is
+ * the output's) and K; n_out and pairs are -1 (unknown), hash_bits 0 (automatic). */
+int ks_sparse_geom_init(ks_sparse_geom *g, int ndim, int mode, int64_t batch, const int64_t *spatial,
+                        const int64_t *kernel, const int64_t *stride, const int64_t *pad, const int64_t *dilation,
+                        const int64_t *out_pad, int64_t n_in, int64_t c_in, int64_t c_out, int use_bias);
+/* log2 of the hash table size for `rows` keys: `slots` if given (a power of two > rows),
+ * else the smallest power of two >= 2 rows (at least 16). */
+int ks_sparse_hash_bits(int64_t rows, int64_t slots, int *bits);
+
+/* A rulebook built on one device and the buffers it keeps for the convolution. Buffers
+ * of `t` not given (NULL) are allocated by the plan and freed with it. */
+#define KS_SPARSE_OWNED 16
+typedef struct ks_sparse_plan {
+    const ks_sparse_backend *be;
+    void *ctx;
+    ks_sparse_geom g;    /* n_out and pairs as found */
+    ks_sparse_buffers t; /* out_indices, rulebook, pair_count, ... (device) */
+    void *out_pair, *in_pair; /* (K, m), (K, n): the pair of (offset, row) or -1 */
+    int32_t *count;           /* host copy of pair_count */
+    void *owned[KS_SPARSE_OWNED];
+    int nowned;
+} ks_sparse_plan;
+/* Builds the rulebook (g->n_out, g->pairs: -1 to find them, else what the kernels must
+ * find); `trace` (ks_sparse_kernel) names the kernel the sink records. Release the plan
+ * even on error. */
+int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g,
+                         const ks_sparse_buffers *t, int trace, ks_sink *sink);
+/* out_features from t->features, weight, bias (gathered/products: given or the plan's). */
+int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t, int trace, ks_sink *sink);
+/* grad_features, grad_weight, grad_bias (with a bias) from t->grad_out, after a forward. */
+int ks_sparse_plan_backward(ks_sparse_plan *pl, const ks_sparse_buffers *t);
+void ks_sparse_plan_release(ks_sparse_plan *pl);
+/* The plan's sizes and output sites (device memory on the GPU). */
+int64_t ks_sparse_plan_sites(const ks_sparse_plan *pl);
+int64_t ks_sparse_plan_pairs(const ks_sparse_plan *pl);
+const int32_t *ks_sparse_plan_out_indices(const ks_sparse_plan *pl);
+size_t ks_sparse_geom_size(void); /* for callers that hold a geometry as bytes (ctypes) */
+
+/* The C API on the GPU (sparse_conv_cuda.cu), device pointers, the default stream:
+ * a plan (rulebook) from indices (n, 1 + D) int32; forward into out (m, C_out) (m:
+ * ks_sparse_plan_sites); backward after a forward; ms[3] of a profiled forward: gather,
+ * GEMMs, reduce in milliseconds. Each returns KS_OK or an error (ks_error_message). */
+int ks_sparse_cuda_plan(const ks_sparse_geom *g, const int32_t *indices, ks_sparse_plan **out);
+int ks_sparse_cuda_forward(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias, float *out);
+int ks_sparse_cuda_backward(ks_sparse_plan *pl, const float *grad_out, float *grad_features, float *grad_weight,
+                            float *grad_bias);
+int ks_sparse_cuda_profile(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias, float *out,
+                           float *ms);
+void ks_sparse_cuda_plan_free(ks_sparse_plan *pl);
+
+/* The simulator's steps (host memory). */
+extern const ks_sparse_backend ks_sparse_sim_backend;
+
+/* The whole operator on one device (sparse_conv_plan.c): rulebook (unless inverse), site
  * maps, gather, per-offset GEMMs, reduce; with `backward` the gradients of
  * sum(out_features * grad_out). The kernel `trace` (ks_sparse_kernel) gets the sink.
  * Checks the counts the kernels find against g (n_out, pairs). KS_OK or an error. */

@@ -68,6 +68,7 @@ extern "C" int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t wor
 
 typedef struct cu_ctx {
     const ks_launch *launch;
+    cudaEvent_t marks[4]; /* a profiled forward's marks, else NULL */
 } cu_ctx;
 
 static int cu_alloc(void *, void **p, size_t bytes)
@@ -154,13 +155,88 @@ static int cu_gemm(void *, int ta, int tb, int64_t M, int64_t N, int64_t K, cons
     return ks_cuda_sgemm(NULL, ta, tb, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
 }
 
+static void cu_mark(void *ctx, int at)
+{
+    cu_ctx *x = (cu_ctx *)ctx;
+    if (x->marks[at]) cudaEventRecord(x->marks[at], 0);
+}
+
 static const ks_sparse_backend cuda_backend = {
-    cu_alloc, cu_release, cu_fill, cu_copy, cu_to_host, cu_kernel, cu_sort_unique, cu_scan, cu_gemm,
+    cu_alloc, cu_release, cu_fill, cu_copy, cu_to_host, cu_kernel, cu_sort_unique, cu_scan, cu_gemm, cu_mark,
 };
 
 extern "C" int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace,
                                   const ks_launch *l, ks_sink *dev_sink)
 {
-    cu_ctx x = {l};
+    cu_ctx x = {l, {NULL, NULL, NULL, NULL}};
     return ks_sparse_run(&cuda_backend, &x, g, t, backward, trace, dev_sink);
+}
+
+/* ---- the C API (benchmarks, ctypes) ----------------------------------------------- */
+
+/* a plan and the backend state it points to, in one allocation */
+typedef struct cu_plan {
+    ks_sparse_plan pl; /* first: a ks_sparse_plan * is a cu_plan * */
+    cu_ctx x;
+    ks_launch launch;
+} cu_plan;
+
+extern "C" int ks_sparse_cuda_plan(const ks_sparse_geom *g, const int32_t *indices, ks_sparse_plan **out)
+{
+    cu_plan *p = (cu_plan *)calloc(1, sizeof *p);
+    *out = NULL;
+    if (!p) return ks_fail(KS_ENOMEM, "sparse_conv: out of memory");
+    p->x.launch = &p->launch;
+    ks_sparse_buffers t;
+    memset(&t, 0, sizeof t);
+    t.indices = indices;
+    int rc = ks_sparse_plan_build(&p->pl, &cuda_backend, &p->x, g, &t, -1, NULL);
+    if (rc) {
+        ks_sparse_plan_release(&p->pl);
+        free(p);
+        return rc;
+    }
+    *out = &p->pl;
+    return KS_OK;
+}
+
+extern "C" int ks_sparse_cuda_forward(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias,
+                                      float *out)
+{
+    ks_sparse_buffers t;
+    memset(&t, 0, sizeof t);
+    t.features = features, t.weight = weight, t.bias = bias, t.out_features = out;
+    return ks_sparse_plan_forward(pl, &t, -1, NULL);
+}
+
+extern "C" int ks_sparse_cuda_backward(ks_sparse_plan *pl, const float *grad_out, float *grad_features,
+                                       float *grad_weight, float *grad_bias)
+{
+    ks_sparse_buffers t;
+    memset(&t, 0, sizeof t);
+    t.grad_out = grad_out, t.grad_features = grad_features, t.grad_weight = grad_weight, t.grad_bias = grad_bias;
+    return ks_sparse_plan_backward(pl, &t);
+}
+
+extern "C" int ks_sparse_cuda_profile(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias,
+                                      float *out, float *ms)
+{
+    cu_ctx *x = &((cu_plan *)pl)->x;
+    int rc = KS_OK;
+    for (int i = 0; i < 4 && !rc; ++i) rc = ks_cuda_ok(cudaEventCreate(&x->marks[i]), "cudaEventCreate");
+    if (!rc) rc = ks_sparse_cuda_forward(pl, features, weight, bias, out);
+    if (!rc) rc = ks_cuda_ok(cudaEventSynchronize(x->marks[3]), "cudaEventSynchronize");
+    for (int i = 0; i < 3 && !rc; ++i) rc = ks_cuda_ok(cudaEventElapsedTime(&ms[i], x->marks[i], x->marks[i + 1]), "cudaEventElapsedTime");
+    for (int i = 0; i < 4; ++i) {
+        if (x->marks[i]) cudaEventDestroy(x->marks[i]);
+        x->marks[i] = NULL;
+    }
+    return rc;
+}
+
+extern "C" void ks_sparse_cuda_plan_free(ks_sparse_plan *pl)
+{
+    if (!pl) return;
+    ks_sparse_plan_release(pl);
+    free((cu_plan *)pl);
 }

@@ -8,13 +8,10 @@
 #include <string.h>
 
 #include "../core/ks_error.h"
-#include "../core/ks_gemm.h"
 #include "../core/ks_params.h"
-#include "../core/ks_sim.h"
 #include "../registry.h"
 
-#define KS_BODY "../sparse_conv/sparse_conv_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
+#include "sparse_conv_body.h"
 
 enum {
     P_SPATIAL, P_BATCH, P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_OUT_PAD, P_SUBM, P_TRANSPOSED, P_INVERSE,
@@ -106,52 +103,20 @@ static int geometry(ks_run *r, ks_sparse_geom *g)
         return ks_fail(KS_EINVAL, "indices must have shape (n, %d) for a %d-D space; got %d dimensions%s", D + 1, D,
                        ix->ndim, ix->ndim == 2 ? " with another column count" : "");
     if (D == 1) return ks_fail(KS_EINVAL, "--spatial-shape needs 2 or 3 sizes (H,W or D,H,W)");
-    g->ndim = D;
     g->mode = r->value[P_INVERSE][0] ? KS_SP_INVERSE : r->value[P_TRANSPOSED][0] ? KS_SP_TRANSPOSED
               : r->value[P_SUBM][0]  ? KS_SP_SUBM
                                      : KS_SP_REGULAR;
     if (r->value[P_SUBM][0] + r->value[P_TRANSPOSED][0] + r->value[P_INVERSE][0] > 1)
         return ks_fail(KS_EINVAL, "--subm, --transposed and --inverse exclude each other");
-    int64_t shape[3], out_pad[3];
-    int rc = axes_of(r, P_SPATIAL, D, shape);
-    if (!rc) rc = axes_of(r, P_KERNEL, D, g->kernel);
-    if (!rc) rc = axes_of(r, P_STRIDE, D, g->stride);
-    if (!rc) rc = axes_of(r, P_PADDING, D, g->pad);
-    if (!rc) rc = axes_of(r, P_DILATION, D, g->dilation);
-    if (!rc) rc = axes_of(r, P_OUT_PAD, D, out_pad);
-    if (rc) return rc;
-    const int64_t big = (int64_t)1 << 30;
-    g->kvol = 1;
-    for (int a = 0; a < D; ++a) {
-        if (shape[a] > big || g->kernel[a] > 4096 || g->stride[a] > big || g->pad[a] > big || g->dilation[a] > big)
-            return ks_fail(KS_EINVAL, "sizes too large: spatial shape < 2^30 per axis, kernel <= 4096");
-        g->kvol *= g->kernel[a];
-        if (g->kvol > 4096) return ks_fail(KS_EINVAL, "the kernel has more than 4096 offsets (spconv's limit too)");
+    int64_t v[6][3];
+    static const int rows[6] = {P_SPATIAL, P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_OUT_PAD};
+    for (int q = 0; q < 6; ++q) {
+        int rc = axes_of(r, rows[q], D, v[q]);
+        if (rc) return rc;
     }
-    if (g->mode == KS_SP_SUBM)
-        for (int a = 0; a < D; ++a)
-            if (g->stride[a] != 1 || g->pad[a] != 0)
-                return ks_fail(KS_EINVAL, "--subm keeps the sites: it takes no --stride or --padding");
-    for (int a = 0; a < D; ++a) {
-        if (g->mode != KS_SP_TRANSPOSED && out_pad[a])
-            return ks_fail(KS_EINVAL, "--output-padding is for --transposed only");
-        if (out_pad[a] && out_pad[a] >= g->stride[a] && out_pad[a] >= g->dilation[a])
-            return ks_fail(KS_EINVAL, "--output-padding %lld must be below the stride or the dilation (as torch)",
-                           (long long)out_pad[a]);
-        const int64_t reach = g->dilation[a] * (g->kernel[a] - 1);
-        int64_t in = shape[a], out = shape[a];
-        if (g->mode == KS_SP_TRANSPOSED) out = (in - 1) * g->stride[a] - 2 * g->pad[a] + reach + out_pad[a] + 1;
-        if (g->mode == KS_SP_REGULAR) out = (in + 2 * g->pad[a] - reach - 1 + g->stride[a]) / g->stride[a];
-        if (g->mode == KS_SP_INVERSE) in = (out + 2 * g->pad[a] - reach - 1 + g->stride[a]) / g->stride[a];
-        if (g->mode == KS_SP_REGULAR && in + 2 * g->pad[a] - reach - 1 < 0) out = 0;
-        if (g->mode == KS_SP_INVERSE && out + 2 * g->pad[a] - reach - 1 < 0) in = 0;
-        if (in < 1 || out < 1)
-            return ks_fail(KS_EINVAL, "axis %d: the %s space would be empty (spatial %lld, kernel %lld, dilation %lld, padding %lld)",
-                           a, in < 1 ? "input" : "output", (long long)shape[a], (long long)g->kernel[a],
-                           (long long)g->dilation[a], (long long)g->pad[a]);
-        g->in_shape[a] = in, g->out_shape[a] = out;
-    }
-    return KS_OK;
+    const int mode = g->mode;
+    /* batch, sites and channels come later (prepare): the shapes are all this needs */
+    return ks_sparse_geom_init(g, D, mode, 1, v[0], v[1], v[2], v[3], v[4], v[5], 0, 1, 1, 0);
 }
 
 /* Sites of an index tensor: columns, batch and coordinates in range, no site twice. */
@@ -361,22 +326,6 @@ static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
     return KS_SP_S_TO + 1;
 }
 
-static int hash_bits_for(ks_run *r, int64_t rows, int *bits)
-{
-    int64_t T = 16;
-    if (r->set[P_HASH]) {
-        T = r->value[P_HASH][0];
-        if (T & (T - 1) || T <= rows || T > ((int64_t)1 << 32))
-            return ks_fail(KS_EINVAL, "--hash-slots must be a power of two above the %lld sites it holds (got %lld)",
-                           (long long)rows, (long long)T);
-    } else {
-        while (T < 2 * rows) T *= 2;
-    }
-    for (*bits = 0; ((int64_t)1 << *bits) < T; ++*bits) {
-    }
-    return KS_OK;
-}
-
 static int prepare(ks_run *r)
 {
     sp_ctx *x = KS_RUN_CTX(r, sp_ctx);
@@ -426,6 +375,7 @@ static int prepare(ks_run *r)
     g->use_bias = r->value[P_BIAS][0] || r->tensor[KS_SP_T_BIAS].data;
     x->backward = (int)r->value[P_BACKWARD][0];
     if (g->c_in > (1 << 24) || g->c_out > (1 << 24)) return ks_fail(KS_EINVAL, "channels must be <= 2^24");
+    g->n_out = g->pairs = -1;
     if ((double)g->n_in * (double)g->kvol >= 2147483647.0)
         return ks_fail(KS_EINVAL, "sites x kernel offsets must be < 2^31 (got %lld x %lld)", (long long)g->n_in,
                        (long long)g->kvol);
@@ -447,7 +397,8 @@ static int prepare(ks_run *r)
         free(oi);
         free(rb);
         ks_run_absent(r, KS_SP_T_INVERSE_INDICES);
-        if ((rc = hash_bits_for(r, g->mode == KS_SP_SUBM ? g->n_in : g->n_out, &g->hash_bits))) return rc;
+        if ((rc = ks_sparse_hash_bits(g->mode == KS_SP_SUBM ? g->n_in : g->n_out, r->set[P_HASH] ? r->value[P_HASH][0] : 0, &g->hash_bits)))
+            return rc;
     }
     if ((double)g->n_out * (double)g->kvol >= 2147483647.0 || (double)g->pairs * (double)(g->c_in > g->c_out ? g->c_in : g->c_out) >= 9e15)
         return ks_fail(KS_EINVAL, "too many output sites or pairs");
@@ -524,213 +475,6 @@ static int prepare(ks_run *r)
     return KS_OK;
 }
 
-/* ---- the simulator's steps -------------------------------------------------------- */
-
-typedef void (*sp_body)(ks_thread *, const void *);
-#define SP_BODIES(name) \
-    static void name##_p(ks_thread *t, const void *a) { ks_sparse_##name##_body_plain(t, a); } \
-    static void name##_t(ks_thread *t, const void *a) { ks_sparse_##name##_body_traced(t, a); }
-SP_BODIES(candidates)
-SP_BODIES(insert)
-SP_BODIES(rulebook)
-SP_BODIES(compact)
-SP_BODIES(index_pairs)
-SP_BODIES(gather)
-SP_BODIES(reduce)
-SP_BODIES(sites)
-SP_BODIES(colsum)
-
-int ks_sparse_kernel_sim(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink)
-{
-    static const sp_body plain[KS_SPK_COUNT] = {candidates_p, insert_p, rulebook_p, compact_p, index_pairs_p,
-                                                gather_p,     reduce_p, sites_p,    colsum_p};
-    static const sp_body traced[KS_SPK_COUNT] = {candidates_t, insert_t, rulebook_t, compact_t, index_pairs_t,
-                                                 gather_t,     reduce_t, sites_t,    colsum_t};
-    int threads;
-    int64_t blocks;
-    int rc = ks_launch_resolve(l, KS_SPARSE_THREADS, KS_SPARSE_BLOCK_CAP, work, &threads, &blocks);
-    if (rc || work == 0) return rc;
-    ks_sim_launch(blocks, threads, sink ? traced[k] : plain[k], a, sink);
-    return KS_OK;
-}
-
-static int sim_alloc(void *ctx, void **p, size_t bytes)
-{
-    (void)ctx;
-    *p = calloc(1, bytes ? bytes : 1);
-    return *p ? KS_OK : ks_fail(KS_ENOMEM, "sparse_conv: out of memory (%zu bytes of workspace)", bytes);
-}
-static void sim_release(void *ctx, void *p) { (void)ctx, free(p); }
-static int sim_fill(void *ctx, void *p, int byte, size_t bytes) { (void)ctx, memset(p, byte, bytes); return KS_OK; }
-static int sim_copy(void *ctx, void *dst, const void *src, size_t bytes)
-{
-    (void)ctx, memcpy(dst, src, bytes);
-    return KS_OK;
-}
-static int sim_kernel(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink)
-{
-    return ks_sparse_kernel_sim(k, a, work, (const ks_launch *)ctx, sink);
-}
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-static int sim_sort_unique(void *ctx, int64_t *keys, int64_t n, int64_t *kept)
-{
-    (void)ctx;
-    qsort(keys, (size_t)n, sizeof *keys, cmp_i64);
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; ++i)
-        if (keys[i] >= 0 && (m == 0 || keys[m - 1] != keys[i])) keys[m++] = keys[i];
-    *kept = m;
-    return KS_OK;
-}
-static int sim_scan(void *ctx, const int32_t *table, int32_t *pos, int64_t n)
-{
-    (void)ctx;
-    int32_t s = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        pos[i] = s;
-        s += table[i] >= 0;
-    }
-    return KS_OK;
-}
-static int sim_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                    const float *B, int64_t ldb, float *C, int64_t ldc)
-{
-    (void)ctx;
-    return ks_sgemm(ta, tb, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
-}
-
-static const ks_sparse_backend sim_backend = {
-    .alloc = sim_alloc, .release = sim_release, .fill = sim_fill, .copy = sim_copy, .to_host = sim_copy,
-    .kernel = sim_kernel, .sort_unique = sim_sort_unique, .scan = sim_scan, .gemm = sim_gemm,
-};
-
-/* ---- the run, on either device ---------------------------------------------------- */
-
-/* every step of ks_sparse_run goes through this: the first failure stops the rest */
-#define STEP(call)                  \
-    do {                            \
-        if (!rc) rc = (call);       \
-    } while (0)
-
-int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g, const ks_sparse_buffers *t,
-                  int backward, int trace, ks_sink *sink)
-{
-    const int64_t n = g->n_in, m = g->n_out, P = g->pairs, K = g->kvol, Ci = g->c_in, Co = g->c_out;
-    const int inv = g->mode == KS_SP_INVERSE;
-    ks_sparse_args a;
-    memset(&a, 0, sizeof a);
-    a.g = *g;
-    a.trace_tensor_grid = t->in_sites ? KS_SP_T_IN_SITES : KS_NO_TENSOR;
-    a.trace_tensor_out_grid = t->out_sites ? KS_SP_T_OUT_SITES : KS_NO_TENSOR;
-    a.indices = t->indices, a.out_indices = t->out_indices;
-    void *cand = NULL, *pos = NULL, *out_pair = NULL, *in_pair = NULL, *gbuf = NULL, *bbuf = NULL;
-    int32_t *count = malloc((size_t)K * sizeof *count);
-    int rc = count ? KS_OK : ks_fail(KS_ENOMEM, "sparse_conv: out of memory");
-#define SINK(k) (trace == (k) ? sink : NULL)
-    /* 1. the rulebook: output sites into the hash table, then one lookup per (k, i) */
-    STEP(be->fill(ctx, t->pair_count, 0, (size_t)K * 4));
-    if (!inv) {
-        const int64_t T = (int64_t)1 << g->hash_bits;
-        a.hash_keys = t->hash_keys, a.hash_rows = t->hash_rows;
-        STEP(be->fill(ctx, t->hash_keys, 0xff, (size_t)T * 8));
-        STEP(be->fill(ctx, t->hash_rows, 0xff, (size_t)T * 4));
-        if (g->mode == KS_SP_SUBM) {
-            a.rows = n;
-            STEP(be->kernel(ctx, KS_SPK_INSERT, &a, n, SINK(KS_SPK_INSERT)));
-            STEP(be->copy(ctx, t->out_indices, t->indices, (size_t)n * (size_t)(g->ndim + 1) * 4));
-        } else {
-            int64_t kept = 0;
-            STEP(be->alloc(ctx, &cand, (size_t)(K * n) * 8));
-            a.cand = cand;
-            STEP(be->kernel(ctx, KS_SPK_CANDIDATES, &a, K * n, NULL));
-            STEP(be->sort_unique(ctx, cand, K * n, &kept));
-            if (!rc && kept != m)
-                rc = ks_fail(KS_EINVAL, "sparse_conv: the kernels found %lld output sites, the reference %lld",
-                             (long long)kept, (long long)m);
-            a.keys = cand, a.rows = m;
-            STEP(be->kernel(ctx, KS_SPK_INSERT, &a, m, SINK(KS_SPK_INSERT)));
-        }
-        a.pair_table = t->pair_table, a.pair_count = t->pair_count, a.rulebook = t->rulebook;
-        STEP(be->kernel(ctx, KS_SPK_RULEBOOK, &a, K * n, SINK(KS_SPK_RULEBOOK)));
-        STEP(be->alloc(ctx, &pos, (size_t)(K * n) * 4));
-        STEP(be->scan(ctx, t->pair_table, pos, K * n));
-        a.pair_pos = pos;
-        STEP(be->kernel(ctx, KS_SPK_COMPACT, &a, K * n, NULL));
-    } else {
-        STEP(be->copy(ctx, t->out_indices, t->inverse_indices, (size_t)m * (size_t)(g->ndim + 1) * 4));
-        a.pair_count = t->pair_count, a.count_pairs = 1;
-    }
-    /* 2. where each (offset, row) has its pair, on both sides; the counts to the host */
-    STEP(be->alloc(ctx, &out_pair, (size_t)(K * m) * 4));
-    STEP(be->alloc(ctx, &in_pair, (size_t)(K * n) * 4));
-    STEP(be->fill(ctx, out_pair, 0xff, (size_t)(K * m) * 4));
-    STEP(be->fill(ctx, in_pair, 0xff, (size_t)(K * n) * 4));
-    a.pairs_ro = t->rulebook, a.out_pair = out_pair, a.in_pair = in_pair;
-    STEP(be->kernel(ctx, KS_SPK_INDEX_PAIRS, &a, P, NULL));
-    STEP(be->to_host(ctx, count, t->pair_count, (size_t)K * 4));
-    int64_t total = 0;
-    for (int64_t k = 0; !rc && k < K; ++k) total += count[k];
-    if (!rc && total != P)
-        rc = ks_fail(KS_EINVAL, "sparse_conv: the kernels found %lld pairs, the reference %lld", (long long)total,
-                     (long long)P);
-    /* 3. the site maps the viewer draws */
-    if (t->in_sites) {
-        STEP(be->fill(ctx, t->in_sites, 0xff, (size_t)(g->batch * g->in_shape[0] * g->in_shape[1] *
-                                                        (g->ndim == 3 ? g->in_shape[2] : 1)) * 4));
-        a.site_rows = t->indices, a.grid = t->in_sites, a.rows = n;
-        memcpy(a.grid_shape, g->in_shape, sizeof a.grid_shape);
-        STEP(be->kernel(ctx, KS_SPK_SITES, &a, n, NULL));
-    }
-    if (t->out_sites) {
-        STEP(be->fill(ctx, t->out_sites, 0xff, (size_t)(g->batch * g->out_shape[0] * g->out_shape[1] *
-                                                         (g->ndim == 3 ? g->out_shape[2] : 1)) * 4));
-        a.site_rows = t->out_indices, a.grid = t->out_sites, a.rows = m;
-        memcpy(a.grid_shape, g->out_shape, sizeof a.grid_shape);
-        STEP(be->kernel(ctx, KS_SPK_SITES, &a, m, NULL));
-    }
-    /* 4. gather the input rows pair by pair, 5. one GEMM per offset, 6. the ordered sums */
-    a.src = t->features, a.dst = t->gathered, a.channels = Ci, a.rows = P, a.col = inv ? 2 : 1;
-    STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Ci, SINK(KS_SPK_GATHER)));
-    for (int64_t k = 0, base = 0; !rc && k < K; base += count[k++])
-        if (count[k])
-            rc = be->gemm(ctx, 0, 0, count[k], Co, Ci, t->gathered + base * Ci, Ci, t->weight + k * Ci * Co, Co,
-                          t->products + base * Co, Co);
-    a.prod = t->products, a.table = out_pair, a.bias = g->use_bias ? t->bias : NULL, a.out = t->out_features;
-    a.rows = m, a.channels = Co;
-    STEP(be->kernel(ctx, KS_SPK_REDUCE, &a, m * Co, SINK(KS_SPK_REDUCE)));
-    /* 7. backward: grad_bias = column sums; per offset grad_weight[k] = gathered_k^T G_k
-     *    and G_k weight[k]^T, summed per input row in offset order like the forward */
-    if (backward) {
-        if (g->use_bias) {
-            a.src = t->grad_out, a.dst = t->grad_bias, a.rows = m, a.channels = Co;
-            STEP(be->kernel(ctx, KS_SPK_COLSUM, &a, Co, NULL));
-        }
-        STEP(be->alloc(ctx, &gbuf, (size_t)(P * Co) * 4));
-        STEP(be->alloc(ctx, &bbuf, (size_t)(P * Ci) * 4));
-        STEP(be->fill(ctx, t->grad_weight, 0, (size_t)(K * Ci * Co) * 4));
-        a.src = t->grad_out, a.dst = gbuf, a.channels = Co, a.rows = P, a.col = inv ? 1 : 2;
-        STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Co, NULL));
-        for (int64_t k = 0, base = 0; !rc && k < K; base += count[k++]) {
-            if (!count[k]) continue;
-            const float *G = (const float *)gbuf + base * Co;
-            rc = be->gemm(ctx, 1, 0, Ci, Co, count[k], t->gathered + base * Ci, Ci, G, Co, t->grad_weight + k * Ci * Co, Co);
-            STEP(be->gemm(ctx, 0, 1, count[k], Ci, Co, G, Co, t->weight + k * Ci * Co, Co, (float *)bbuf + base * Ci, Ci));
-        }
-        a.prod = bbuf, a.table = in_pair, a.bias = NULL, a.out = t->grad_features, a.rows = n, a.channels = Ci;
-        STEP(be->kernel(ctx, KS_SPK_REDUCE, &a, n * Ci, NULL));
-    }
-#undef SINK
-    void *bufs[] = {cand, pos, out_pair, in_pair, gbuf, bbuf};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
-        if (bufs[i]) be->release(ctx, bufs[i]);
-    free(count);
-    return rc;
-}
-
 /* ---- the launch ------------------------------------------------------------------- */
 
 static int launch(const ks_run *r, void *const *d, ks_sink *sink)
@@ -749,7 +493,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     if (r->device == KS_DEV_CUDA)
         return ks_sparse_run_cuda(&x->g, &t, x->backward, x->trace, &r->launch, sink);
 #endif
-    return ks_sparse_run(&sim_backend, (void *)&r->launch, &x->g, &t, x->backward, x->trace, sink);
+    return ks_sparse_run(&ks_sparse_sim_backend, (void *)&r->launch, &x->g, &t, x->backward, x->trace, sink);
 }
 
 const ks_op ks_op_sparse_conv = {
