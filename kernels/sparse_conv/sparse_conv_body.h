@@ -229,6 +229,10 @@ void ks_sparse_cuda_plan_free(ks_sparse_plan *pl);
 /* The simulator's steps (host memory). */
 extern const ks_sparse_backend ks_sparse_sim_backend;
 
+/* The geometry a registry run of sparse_conv prepared (sparse_conv_op.c). */
+struct ks_run;
+const ks_sparse_geom *ks_sparse_geom_of(const struct ks_run *r);
+
 /* The whole operator on one device (sparse_conv_plan.c): rulebook (unless inverse), site
  * maps, gather, per-offset GEMMs, reduce; with `backward` the gradients of
  * sum(out_features * grad_out). The kernel `trace` (ks_sparse_kernel) gets the sink.

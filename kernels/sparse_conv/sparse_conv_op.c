@@ -496,6 +496,11 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     return ks_sparse_run(&ks_sparse_sim_backend, (void *)&r->launch, &x->g, &t, x->backward, x->trace, sink);
 }
 
+const ks_sparse_geom *ks_sparse_geom_of(const ks_run *r)
+{
+    return &KS_RUN_CTX(r, const sp_ctx)->g;
+}
+
 const ks_op ks_op_sparse_conv = {
     .name = "sparse_conv",
     .summary = "sparse convolution (spconv): rulebook, gather-GEMM-scatter; --subm, --transposed, --inverse, --backward",
