@@ -58,6 +58,18 @@ KS_FN int64_t ks_atomic_cas_i64(int64_t *p, int64_t expect, int64_t v)
 #endif
 }
 
+/* *p = max(*p, v); returns what *p was. */
+KS_FN int64_t ks_atomic_max_i64(int64_t *p, int64_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return (int64_t)atomicMax((long long *)p, (long long)v);
+#else
+    const int64_t old = *p;
+    if (v > old) *p = v;
+    return old;
+#endif
+}
+
 /* *p += v; returns what *p was. */
 KS_FN int32_t ks_atomic_add_i32(int32_t *p, int32_t v)
 {

@@ -18,8 +18,10 @@
  *
  * Kernels (one work item each, grid-stride; all run on both devices):
  *   candidates  (k, i) -> the output key of the pair or -1       [regular, transposed]
- *   insert      site row r -> hash table key -> r (open addressing, linear probing,
- *               atomicCAS), out_indices[r] decoded from the key (regular, transposed)
+ *   insert      site row r -> its key into the hash table (open addressing, ordered
+ *               linear probing with atomicMax: the same table in any thread order),
+ *               out_indices[r] decoded from the key (regular, transposed)
+ *   hash_rows   site row r -> the row stored beside its key's slot
  *   rulebook    (k, i) -> candidate, hash lookup, pair_table[k, i] = out row or -1, and
  *               pair_count[k] += 1 (atomic) for a pair
  *   compact     (k, i) -> rulebook row pair_pos[k, i] (an exclusive scan of the pairs), so
@@ -98,6 +100,7 @@ typedef struct ks_sparse_args {
 enum ks_sparse_kernel {
     KS_SPK_CANDIDATES,
     KS_SPK_INSERT,
+    KS_SPK_HASH_ROWS,
     KS_SPK_RULEBOOK,
     KS_SPK_COMPACT,
     KS_SPK_INDEX_PAIRS,
@@ -139,7 +142,7 @@ enum {
 
 /* sites of the traced kernels (each kernel's schema numbers its own from 0) */
 enum { KS_SP_S_WORK, KS_SP_S_READ_INDEX, KS_SP_S_SITE_IN, KS_SP_S_SITE_OUT, KS_SP_S_PROBE, KS_SP_S_PAIR, KS_SP_S_COUNT };
-enum { KS_SP_S_CLAIM = KS_SP_S_PAIR, KS_SP_S_ROW = KS_SP_S_COUNT, KS_SP_S_WRITE_INDEX = KS_SP_S_COUNT + 1 };
+enum { KS_SP_S_CLAIM = KS_SP_S_PAIR, KS_SP_S_WRITE_INDEX = KS_SP_S_COUNT };
 enum { KS_SP_S_READ = 1, KS_SP_S_WRITE = 2, KS_SP_S_FROM = 3, KS_SP_S_TO = 4 };
 
 /* Runs kernel `k` over `work` items on the simulator (host pointers) or the GPU (device
@@ -304,6 +307,20 @@ KS_FN int ks_sparse_candidate(const ks_sparse_geom *g, const int64_t *c, const i
     return ok;
 }
 
+/* The slot holding `key` in an ordered linear-probing table of 2^bits slots, or -1: keys
+ * along a probe run are in descending order, so a smaller key (or an empty slot, -1) ends
+ * the search. */
+KS_FN int64_t ks_sparse_find(const int64_t *keys, int bits, int64_t key)
+{
+    const int64_t T = (int64_t)1 << bits;
+    int64_t slot = ks_sparse_hash(key, bits);
+    for (int64_t probe = 0; probe < T; ++probe, slot = (slot + 1) & (T - 1)) {
+        if (keys[slot] == key) return slot;
+        if (keys[slot] < key) return -1;
+    }
+    return -1;
+}
+
 /* The plane of a site in a site map (B*S0, S1, S2) for D = 3, (B, S0, S1) for D = 2. */
 KS_FN int64_t ks_sparse_plane(int ndim, int64_t b, const int64_t *c, const int64_t *S)
 {
@@ -388,17 +405,38 @@ KS_FN void KS_VARIANT(ks_sparse_insert_body)(ks_thread *t, const ks_sparse_args 
                 KS_PROBE(ks_probe_write(t, KS_SP_S_WRITE_INDEX, KS_SP_T_OUT_INDICES, q, (int64_t)index * (D + 1) + q, 0,
                                         index, q, (float)row[q], 0));
         }
-        int64_t slot = ks_sparse_hash(key, a->g.hash_bits);
+        /* ordered linear probing (Amble and Knuth; concurrent as Shun and Blelloch's
+         * deterministic hash table): a larger key takes a slot from a smaller one, which
+         * moves on; the table ends the same whatever order the keys arrive in, so the GPU
+         * (any thread order) and the simulator build the same table */
+        int64_t carry = key, slot = ks_sparse_hash(key, a->g.hash_bits);
         for (int64_t probe = 0; probe < T; ++probe, slot = (slot + 1) & (T - 1)) {
-            const int64_t prev = ks_atomic_cas_i64(a->hash_keys + slot, -1, key);
+            const int64_t prev = ks_atomic_max_i64(a->hash_keys + slot, carry);
             KS_PROBE(ks_probe_read(t, KS_SP_S_PROBE, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)prev));
-            if (prev == -1 || prev == key) {
-                a->hash_rows[slot] = (int32_t)index;
-                KS_PROBE(ks_probe_write(t, KS_SP_S_CLAIM, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)key, 0));
-                KS_PROBE(ks_probe_write(t, KS_SP_S_ROW, KS_SP_T_HASH_ROWS, (int)probe, slot, 0, 0, slot, (float)index, 0));
-                break;
-            }
+            if (prev < carry)
+                KS_PROBE(ks_probe_write(t, KS_SP_S_CLAIM, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)carry, 0));
+            if (prev == -1 || prev == carry) break; /* an empty slot (or the key itself): placed */
+            if (prev < carry) carry = prev;          /* the smaller key moves on */
         }
+    }
+}
+
+/* hash_rows: work item = a site row r: its key's slot gets r (after insert: the table is final) */
+KS_FN void KS_VARIANT(ks_sparse_hash_rows_body)(ks_thread *t, const ks_sparse_args *a)
+{
+    const int D = a->g.ndim;
+    KS_SP_LOOP(a->rows)
+    {
+        int64_t key;
+        if (a->g.mode == KS_SP_SUBM) {
+            int64_t c[3];
+            for (int q = 0; q < D; ++q) c[q] = a->indices[index * (D + 1) + 1 + q];
+            key = ks_sparse_key(D, a->indices[index * (D + 1)], c, a->g.in_shape);
+        } else {
+            key = a->keys[index];
+        }
+        const int64_t slot = ks_sparse_find(a->hash_keys, a->g.hash_bits, key);
+        if (slot >= 0) a->hash_rows[slot] = (int32_t)index;
     }
 }
 
@@ -437,7 +475,7 @@ KS_FN void KS_VARIANT(ks_sparse_rulebook_body)(ks_thread *t, const ks_sparse_arg
                     row = a->hash_rows[slot];
                     break;
                 }
-                if (have == -1) break; /* an empty slot ends the run: not an active site */
+                if (have < key) break; /* empty (-1) or smaller: the key would sit here, so it is absent */
             }
         }
         a->pair_table[index] = row;

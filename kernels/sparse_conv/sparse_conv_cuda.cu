@@ -11,6 +11,7 @@
 
 KS_CUDA_WRAPPERS(ks_sparse_candidates, ks_sparse_args)
 KS_CUDA_WRAPPERS(ks_sparse_insert, ks_sparse_args)
+KS_CUDA_WRAPPERS(ks_sparse_hash_rows, ks_sparse_args)
 KS_CUDA_WRAPPERS(ks_sparse_rulebook, ks_sparse_args)
 KS_CUDA_WRAPPERS(ks_sparse_compact, ks_sparse_args)
 KS_CUDA_WRAPPERS(ks_sparse_index_pairs, ks_sparse_args)
@@ -38,18 +39,18 @@ extern "C" int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t wor
                                      const ks_sink *dev_sink)
 {
     static const sp_kernel plain32[KS_SPK_COUNT] = {
-        ks_sparse_candidates_k_plain32, ks_sparse_insert_k_plain32, ks_sparse_rulebook_k_plain32,
+        ks_sparse_candidates_k_plain32, ks_sparse_insert_k_plain32, ks_sparse_hash_rows_k_plain32, ks_sparse_rulebook_k_plain32,
         ks_sparse_compact_k_plain32,    ks_sparse_index_pairs_k_plain32, ks_sparse_gather_k_plain32,
         ks_sparse_reduce_k_plain32,     ks_sparse_sites_k_plain32,   ks_sparse_colsum_k_plain32};
     static const sp_kernel plain[KS_SPK_COUNT] = {
-        ks_sparse_candidates_k_plain, ks_sparse_insert_k_plain, ks_sparse_rulebook_k_plain,
+        ks_sparse_candidates_k_plain, ks_sparse_insert_k_plain, ks_sparse_hash_rows_k_plain, ks_sparse_rulebook_k_plain,
         ks_sparse_compact_k_plain,    ks_sparse_index_pairs_k_plain, ks_sparse_gather_k_plain,
         ks_sparse_reduce_k_plain,     ks_sparse_sites_k_plain,   ks_sparse_colsum_k_plain};
     static const sp_kernel_traced traced[KS_SPK_COUNT] = {
-        ks_sparse_candidates_k_traced, ks_sparse_insert_k_traced, ks_sparse_rulebook_k_traced,
+        ks_sparse_candidates_k_traced, ks_sparse_insert_k_traced, ks_sparse_hash_rows_k_traced, ks_sparse_rulebook_k_traced,
         ks_sparse_compact_k_traced,    ks_sparse_index_pairs_k_traced, ks_sparse_gather_k_traced,
         ks_sparse_reduce_k_traced,     ks_sparse_sites_k_traced,   ks_sparse_colsum_k_traced};
-    static const char *names[KS_SPK_COUNT] = {"sparse_conv candidates", "sparse_conv insert", "sparse_conv rulebook",
+    static const char *names[KS_SPK_COUNT] = {"sparse_conv candidates", "sparse_conv insert", "sparse_conv hash_rows", "sparse_conv rulebook",
                                               "sparse_conv compact",    "sparse_conv index_pairs", "sparse_conv gather",
                                               "sparse_conv reduce",     "sparse_conv sites",  "sparse_conv colsum"};
     int threads;

@@ -299,7 +299,6 @@ static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
         ks_site_access(&s[KS_SP_S_SITE_OUT], "sparse_conv.site", KS_EV_REGION, KS_SP_T_OUT_SITES, 0);
         ks_site_access(&s[KS_SP_S_PROBE], "sparse_conv.hash_probe", KS_EV_READ, KS_SP_T_HASH_KEYS, 0);
         ks_site_access(&s[KS_SP_S_CLAIM], "sparse_conv.hash_claim", KS_EV_WRITE, KS_SP_T_HASH_KEYS, 0);
-        ks_site_access(&s[KS_SP_S_ROW], "sparse_conv.hash_row", KS_EV_WRITE, KS_SP_T_HASH_ROWS, 0);
         ks_site_access(&s[KS_SP_S_WRITE_INDEX], "sparse_conv.write_out_index", KS_EV_WRITE, KS_SP_T_OUT_INDICES,
                        g->mode == KS_SP_SUBM ? 0 : 1);
         return KS_SP_S_WRITE_INDEX + 1;
@@ -465,8 +464,8 @@ static int prepare(ks_run *r)
     ks_run_fact(r, "sites", "[%lld, %lld]", (long long)n, (long long)m);
     ks_run_fact(r, "pairs", "%lld", (long long)P);
     ks_run_fact(r, "hash_slots", "%lld", inverse ? 0LL : (long long)1 << g->hash_bits);
-    ks_run_fact(r, "kernel", "\"%s\"", (const char *[]){"candidates", "insert", "rulebook", "compact", "index_pairs",
-                                                        "gather", "reduce"}[x->trace]);
+    ks_run_fact(r, "kernel", "\"%s\"", (const char *[]){"candidates", "insert", "hash_rows", "rulebook", "compact",
+                                                        "index_pairs", "gather", "reduce"}[x->trace]);
     r->work_items = x->trace == KS_SPK_RULEBOOK ? n * K
                     : x->trace == KS_SPK_INSERT ? (g->mode == KS_SP_SUBM ? n : m)
                     : x->trace == KS_SPK_GATHER ? P * g->c_in

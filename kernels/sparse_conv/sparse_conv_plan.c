@@ -163,6 +163,7 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
         a = base_args(pl), a.cand = cand;
         a.hash_keys = B->hash_keys, a.hash_rows = B->hash_rows, a.keys = cand, a.rows = m;
         STEP(be->kernel(ctx, KS_SPK_INSERT, &a, m, SINK(KS_SPK_INSERT)));
+        STEP(be->kernel(ctx, KS_SPK_HASH_ROWS, &a, m, NULL));
         if (G->mode == KS_SP_SUBM) STEP(be->copy(ctx, B->out_indices, B->indices, (size_t)(n * cols) * 4));
         a.pair_table = B->pair_table, a.pair_count = B->pair_count;
         STEP(be->kernel(ctx, KS_SPK_RULEBOOK, &a, K * n, SINK(KS_SPK_RULEBOOK)));
@@ -326,6 +327,7 @@ typedef void (*sp_body)(ks_thread *, const void *);
     static void name##_t(ks_thread *t, const void *a) { ks_sparse_##name##_body_traced(t, a); }
 SP_BODIES(candidates)
 SP_BODIES(insert)
+SP_BODIES(hash_rows)
 SP_BODIES(rulebook)
 SP_BODIES(compact)
 SP_BODIES(index_pairs)
@@ -336,9 +338,9 @@ SP_BODIES(colsum)
 
 int ks_sparse_kernel_sim(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink)
 {
-    static const sp_body plain[KS_SPK_COUNT] = {candidates_p, insert_p, rulebook_p, compact_p, index_pairs_p,
+    static const sp_body plain[KS_SPK_COUNT] = {candidates_p, insert_p, hash_rows_p, rulebook_p, compact_p, index_pairs_p,
                                                 gather_p,     reduce_p, sites_p,    colsum_p};
-    static const sp_body traced[KS_SPK_COUNT] = {candidates_t, insert_t, rulebook_t, compact_t, index_pairs_t,
+    static const sp_body traced[KS_SPK_COUNT] = {candidates_t, insert_t, hash_rows_t, rulebook_t, compact_t, index_pairs_t,
                                                  gather_t,     reduce_t, sites_t,    colsum_t};
     int threads;
     int64_t blocks;

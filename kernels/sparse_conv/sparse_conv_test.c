@@ -467,6 +467,54 @@ START_TEST(small_hash_tables_collide_but_give_the_same_results)
 }
 END_TEST
 
+/* the hash table holds the same keys in the same slots whatever order the sites come in
+ * (ordered linear probing), so a GPU's thread order cannot change it; a lookup stops at
+ * a smaller key */
+START_TEST(the_hash_table_does_not_depend_on_the_order_of_the_sites)
+{
+    const sp_case *c = &cases[11]; /* 3-D subm */
+    int64_t *keys[2] = {NULL, NULL}, T = 0;
+    for (int reversed = 0; reversed < 2; ++reversed) {
+        sp_run(c, 11, 0, NULL);
+        if (reversed) { /* the same sites backwards, in a fresh run */
+            ks_tensor ix = R.tensor[KS_SP_T_INDICES];
+            memset(&R.tensor[KS_SP_T_INDICES], 0, sizeof ix);
+            sp_done();
+            const int64_t n = ix.shape[0];
+            for (int64_t i = 0; i < n / 2; ++i)
+                for (int q = 0; q < 4; ++q) {
+                    int32_t *r = ix.data, x = r[i * 4 + q];
+                    r[i * 4 + q] = r[(n - 1 - i) * 4 + q], r[(n - 1 - i) * 4 + q] = x;
+                }
+            ks_run_init(&R, ks_op_find("sparse_conv"));
+            set_axes("spatial-shape", 3, c->S), set_axes("kernel-size", 3, c->k);
+            ck_assert_int_eq(ks_run_set(&R, "subm", "on"), KS_OK);
+            ck_assert_int_eq(ks_run_set(&R, "batch-size", "2"), KS_OK);
+            R.tensor[KS_SP_T_INDICES] = ix;
+            ck_assert_msg(ks_run_execute(&R) == KS_OK, "%s", ks_error_message());
+        }
+        T = R.tensor[KS_SP_T_HASH_KEYS].shape[0];
+        keys[reversed] = malloc((size_t)T * 8);
+        memcpy(keys[reversed], R.tensor[KS_SP_T_HASH_KEYS].data, (size_t)T * 8);
+        sp_done();
+    }
+    ck_assert(!memcmp(keys[0], keys[1], (size_t)T * 8));
+    /* and the runs are ordered: along a probe run from a key's home, larger keys only */
+    int runs = 0;
+    for (int64_t s = 0; s < T; ++s) {
+        const int64_t k = keys[0][s];
+        if (k < 0) continue;
+        for (int64_t q = ks_sparse_hash(k, __builtin_ctzll((unsigned long long)T)); q != s; q = (q + 1) % T) {
+            ck_assert_msg(keys[0][q] > k, "slot %lld (key %lld) before key %lld's slot %lld", (long long)q,
+                          (long long)keys[0][q], (long long)k, (long long)s);
+            runs++;
+        }
+    }
+    ck_assert_msg(runs > 0, "no key was displaced: the test shows nothing");
+    free(keys[0]), free(keys[1]);
+}
+END_TEST
+
 /* each kernel a trace can record: its outputs equal the plain run's, and check finds
  * every invariant holding (each pair_table and out_features element written once, the
  * rulebook fields' formulas) */
@@ -586,6 +634,7 @@ int main(void)
     tcase_add_test(tc, taps_without_pairs_have_zero_weight_gradient);
     tcase_add_test(tc, an_empty_sparse_tensor_gives_empty_outputs);
     tcase_add_test(tc, small_hash_tables_collide_but_give_the_same_results);
+    tcase_add_test(tc, the_hash_table_does_not_depend_on_the_order_of_the_sites);
     tcase_add_test(tc, traced_equals_plain_and_every_kernel_trace_passes_check);
     tcase_add_test(tc, bad_input_is_refused);
     tcase_add_test(tc, inverse_refuses_a_rulebook_that_does_not_fit);
