@@ -40,7 +40,16 @@ cases+=(
     "deform_conv-bwd-coord|deform_conv --channels 4 --input-size 9,9 --backward --trace-kernel coord --threads 64 --block-cap 2"
     "roi_align-max-bwd|roi_align --channels 3 --input-size 13,11 --num-rois 5 --backward --pool-mode max --no-aligned"
     "patchify-bilinear-bwd|patchify --channels 2 --input-size 9,9 --num-points 5 --backward --trace-kernel bilinear --threads 32 --block-cap 1"
+    "sparse_conv-3d-reduce|sparse_conv --spatial-shape 4,9,11 --stride 2 --padding 1 --in-channels 3 --out-channels 5 --bias --backward --trace-kernel reduce"
+    "sparse_conv-subm-collide|sparse_conv --subm --hash-slots 32 --trace-kernel insert --threads 32 --block-cap 1"
+    "sparse_conv-transposed-gather|sparse_conv --transposed --stride 2 --output-padding 1 --in-channels 2 --backward --trace-kernel gather"
 )
+# KS_SANITIZE_ONLY=WORD: only the cases whose name contains WORD (and no suite or big runs)
+if [ -n "${KS_SANITIZE_ONLY:-}" ]; then
+    kept=()
+    for c in "${cases[@]}"; do [[ ${c%%|*} == *"$KS_SANITIZE_ONLY"* ]] && kept+=("$c"); done
+    cases=("${kept[@]}")
+fi
 tools=(memcheck racecheck initcheck synccheck)
 printf 'tool\tcase\tvariant\texit\terrors\n' >"$out/sanitize.tsv"
 bad=0
@@ -78,15 +87,17 @@ for tool in "${tools[@]}"; do
     done
     # the device sink overflowing: the GPU suite's overflow test (capacities of a few
     # events, every drop counted), in one process so the sanitizer sees the kernels
-    sanitize "$tool" gpu-suite-overflow traced env CK_FORK=no "$build/tests/test_gpu"
+    [ -z "${KS_SANITIZE_ONLY:-}" ] && sanitize "$tool" gpu-suite-overflow traced env CK_FORK=no "$build/tests/test_gpu"
 done
 # a big traced launch (64 x 128 x 128 items x 19 events) under a 16 MiB limit: memcheck
-rm -f "$work/big.kst"
-sanitize memcheck im2col-big-overflow traced "$K" run im2col --channels 64 --input-size 128,128 \
-    --device cuda --quiet --trace "$work/big.kst" --trace-limit 16M
-if [ -f "$work/big.kst" ] && ! "$K" info "$work/big.kst" | grep -q 'dropped [1-9]'; then
-    bad=1
-    echo "gpu_sanitize: im2col-big-overflow: the trace does not report dropped events"
+if [ -z "${KS_SANITIZE_ONLY:-}" ]; then
+    rm -f "$work/big.kst"
+    sanitize memcheck im2col-big-overflow traced "$K" run im2col --channels 64 --input-size 128,128 \
+        --device cuda --quiet --trace "$work/big.kst" --trace-limit 16M
+    if [ -f "$work/big.kst" ] && ! "$K" info "$work/big.kst" | grep -q 'dropped [1-9]'; then
+        bad=1
+        echo "gpu_sanitize: im2col-big-overflow: the trace does not report dropped events"
+    fi
 fi
 
 {
