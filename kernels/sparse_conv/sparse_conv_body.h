@@ -160,7 +160,8 @@ typedef struct ks_sparse_buffers {
 } ks_sparse_buffers;
 
 /* A device's own steps, under the kernels (ctx is the backend's state):
- * sort_unique: keys[0..n) sorted ascending, -1s and repeats dropped, *kept left;
+ * sort_unique: keys[0..n) (each -1 or below `bound`) sorted ascending, -1s and repeats
+ * dropped, *kept left;
  * scan: pos[i] = the number of table[j] >= 0 for j < i; gemm: C = op(A) op(B) (ks_gemm.h
  * conventions, beta 0); to_host: device to host; copy: device to device. */
 typedef struct ks_sparse_backend {
@@ -170,7 +171,7 @@ typedef struct ks_sparse_backend {
     int (*copy)(void *ctx, void *dst, const void *src, size_t bytes);
     int (*to_host)(void *ctx, void *dst, const void *src, size_t bytes);
     int (*kernel)(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink);
-    int (*sort_unique)(void *ctx, int64_t *keys, int64_t n, int64_t *kept);
+    int (*sort_unique)(void *ctx, int64_t *keys, int64_t n, int64_t bound, int64_t *kept);
     int (*scan)(void *ctx, const int32_t *table, int32_t *pos, int64_t n);
     int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                 const float *B, int64_t ldb, float *C, int64_t ldc);

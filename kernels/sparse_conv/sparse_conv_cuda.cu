@@ -72,13 +72,58 @@ typedef struct cu_ctx {
     cudaEvent_t marks[4]; /* a profiled forward's marks, else NULL */
 } cu_ctx;
 
+/* Device memory for the run's buffers comes from a small cache: a released block is kept
+ * (size classes of powers of two from 256 bytes) and handed out again, so a layer called
+ * in a loop gets its memory from the driver once - cudaMalloc and cudaFree cost tens of
+ * microseconds, and cudaFree waits for the device. Emptied at exit (after the CUDA
+ * runtime started, so before its teardown). One thread at a time, like the tools. */
+enum { CACHE_CLASSES = 40, CACHE_DEPTH = 8, CACHE_LIVE = 256 };
+static void *cache_block[CACHE_CLASSES][CACHE_DEPTH];
+static int cache_count[CACHE_CLASSES];
+static struct {
+    void *p;
+    int cls;
+} cache_live[CACHE_LIVE];
+static int cache_hooked;
+
+static void cache_empty(void)
+{
+    for (int c = 0; c < CACHE_CLASSES; ++c)
+        while (cache_count[c]) ks_cuda_free(cache_block[c][--cache_count[c]]);
+}
+
 static int cu_alloc(void *, void **p, size_t bytes)
 {
-    return ks_cuda_malloc(p, bytes ? bytes : 1);
+    int c = 0;
+    while (c < CACHE_CLASSES && ((size_t)256 << c) < bytes) ++c;
+    int slot = 0;
+    while (slot < CACHE_LIVE && cache_live[slot].p) ++slot;
+    if (c == CACHE_CLASSES || slot == CACHE_LIVE) return ks_cuda_malloc(p, bytes ? bytes : 1); /* not cached */
+    if (cache_count[c]) *p = cache_block[c][--cache_count[c]];
+    else {
+        int rc = ks_cuda_malloc(p, (size_t)256 << c);
+        if (rc) {
+            cache_empty(); /* the cache may hold what the driver lacks: give it back, retry */
+            if ((rc = ks_cuda_malloc(p, (size_t)256 << c))) return rc;
+        }
+        if (!cache_hooked) cache_hooked = !atexit(cache_empty);
+    }
+    cache_live[slot].p = *p, cache_live[slot].cls = c;
+    return KS_OK;
 }
+
 static void cu_release(void *, void *p)
 {
-    ks_cuda_free(p);
+    int slot = 0;
+    while (slot < CACHE_LIVE && cache_live[slot].p != p) ++slot;
+    if (slot == CACHE_LIVE) { /* not from the cache */
+        ks_cuda_free(p);
+        return;
+    }
+    const int c = cache_live[slot].cls;
+    cache_live[slot].p = NULL;
+    if (cache_count[c] < CACHE_DEPTH) cache_block[c][cache_count[c]++] = p;
+    else ks_cuda_free(p);
 }
 static int cu_fill(void *, void *p, int byte, size_t bytes)
 {
@@ -97,10 +142,12 @@ static int cu_kernel(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks
     return ks_sparse_kernel_cuda(k, a, work, ((cu_ctx *)ctx)->launch, sink);
 }
 
-/* Sorted as unsigned, the -1s (no output site) go last; unique then drops repeats, and
- * a last -1 is not counted. */
-static int cu_sort_unique(void *, int64_t *keys, int64_t n, int64_t *kept)
+/* Sorted as unsigned on the bits below `bound` only, the -1s (no output site: all bits
+ * set) go last; unique then drops repeats, and a last -1 is not counted. */
+static int cu_sort_unique(void *, int64_t *keys, int64_t n, int64_t bound, int64_t *kept)
 {
+    int bits = 1;
+    while (bits < 64 && ((uint64_t)1 << bits) <= (uint64_t)bound) ++bits; /* bound < 2^bits: -1 ranks last */
     *kept = 0;
     if (n == 0) return KS_OK;
     if (n > INT32_MAX) return ks_fail(KS_EINVAL, "sparse_conv: too many candidates to sort");
@@ -108,19 +155,21 @@ static int cu_sort_unique(void *, int64_t *keys, int64_t n, int64_t *kept)
     void *tmp = NULL;
     int *count = NULL;
     size_t b1 = 0, b2 = 0;
-    int rc = ks_cuda_ok(cub::DeviceRadixSort::SortKeys(NULL, b1, u, u, (int)n), "cub sort (size)");
+    int rc = ks_cuda_ok(cub::DeviceRadixSort::SortKeys(NULL, b1, u, u, (int)n, 0, bits), "cub sort (size)");
     if (!rc) rc = ks_cuda_ok(cub::DeviceSelect::Unique(NULL, b2, u, u, (int *)NULL, (int)n), "cub unique (size)");
-    if (!rc) rc = ks_cuda_malloc(&tmp, (b1 > b2 ? b1 : b2) + 1);
-    if (!rc) rc = ks_cuda_malloc((void **)&sorted, (size_t)n * 8);
-    if (!rc) rc = ks_cuda_malloc((void **)&count, sizeof(int));
-    if (!rc) rc = ks_cuda_ok(cub::DeviceRadixSort::SortKeys(tmp, b1, u, sorted, (int)n), "cub sort");
+    if (!rc) rc = cu_alloc(NULL, &tmp, (b1 > b2 ? b1 : b2) + 1);
+    if (!rc) rc = cu_alloc(NULL, (void **)&sorted, (size_t)n * 8);
+    if (!rc) rc = cu_alloc(NULL, (void **)&count, sizeof(int));
+    if (!rc) rc = ks_cuda_ok(cub::DeviceRadixSort::SortKeys(tmp, b1, u, sorted, (int)n, 0, bits), "cub sort");
     if (!rc) rc = ks_cuda_ok(cub::DeviceSelect::Unique(tmp, b2, sorted, u, count, (int)n), "cub unique");
     int selected = 0;
     long long last = 0;
     if (!rc) rc = ks_cuda_download(&selected, count, sizeof selected);
     if (!rc && selected > 0) rc = ks_cuda_download(&last, keys + selected - 1, sizeof last);
     if (!rc) *kept = selected - (selected > 0 && last == -1);
-    ks_cuda_free(tmp), ks_cuda_free(sorted), ks_cuda_free(count);
+    if (tmp) cu_release(NULL, tmp);
+    if (sorted) cu_release(NULL, sorted);
+    if (count) cu_release(NULL, count);
     return rc;
 }
 
@@ -137,16 +186,17 @@ static int cu_scan(void *, const int32_t *table, int32_t *pos, int64_t n)
     int32_t *flags = NULL;
     void *tmp = NULL;
     size_t bytes = 0;
-    int rc = ks_cuda_malloc((void **)&flags, (size_t)n * 4);
+    int rc = cu_alloc(NULL, (void **)&flags, (size_t)n * 4);
     if (!rc) {
         const int64_t b = (n + 255) / 256;
         flags_k<<<(unsigned)(b < 65535 ? b : 65535), 256>>>(table, flags, n);
         rc = ks_cuda_check_launch("sparse_conv pair flags");
     }
     if (!rc) rc = ks_cuda_ok(cub::DeviceScan::ExclusiveSum(NULL, bytes, flags, pos, (int)n), "cub scan (size)");
-    if (!rc) rc = ks_cuda_malloc(&tmp, bytes + 1);
+    if (!rc) rc = cu_alloc(NULL, &tmp, bytes + 1);
     if (!rc) rc = ks_cuda_ok(cub::DeviceScan::ExclusiveSum(tmp, bytes, flags, pos, (int)n), "cub scan");
-    ks_cuda_free(flags), ks_cuda_free(tmp);
+    if (flags) cu_release(NULL, flags);
+    if (tmp) cu_release(NULL, tmp);
     return rc;
 }
 

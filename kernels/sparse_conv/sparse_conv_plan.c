@@ -146,7 +146,9 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
             STEP(be->alloc(ctx, &cand, (size_t)(K * n) * 8));
             a.cand = cand;
             STEP(be->kernel(ctx, KS_SPK_CANDIDATES, &a, K * n, NULL));
-            STEP(be->sort_unique(ctx, cand, K * n, &m));
+            int64_t bound = G->batch; /* keys are below B * (cells of the output space) */
+            for (int a = 0; a < G->ndim; ++a) bound *= G->out_shape[a];
+            STEP(be->sort_unique(ctx, cand, K * n, bound, &m));
         }
         if (!rc && G->n_out >= 0 && m != G->n_out)
             rc = ks_fail(KS_EINVAL, "sparse_conv: the kernels found %lld output sites, the reference %lld", (long long)m,
@@ -382,9 +384,9 @@ static int cmp_i64(const void *a, const void *b)
     const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
-static int sim_sort_unique(void *ctx, int64_t *keys, int64_t n, int64_t *kept)
+static int sim_sort_unique(void *ctx, int64_t *keys, int64_t n, int64_t bound, int64_t *kept)
 {
-    (void)ctx;
+    (void)ctx, (void)bound;
     qsort(keys, (size_t)n, sizeof *keys, cmp_i64);
     int64_t m = 0;
     for (int64_t i = 0; i < n; ++i)
