@@ -1,4 +1,4 @@
-/* kscope - the front door: list, run, info, step, view, lesson, check, export. */
+/* kscope - the front door: list, run, info, step, view, lesson, check, diff, export. */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +21,8 @@ static const struct {
      .summary = "play a lesson (terminal, viewer or PNG slides); --list, --check"},
     {.name = "check", .fn = ks_cmd_check,
      .summary = "check a trace's invariants; exit 1 listing the first violations"},
+    {.name = "diff", .fn = ks_cmd_diff,
+     .summary = "compare two traces work item by work item, or outputs with reference .npy"},
     {.name = "export", .fn = ks_cmd_export,
      .summary = "write a trace as header.json and .npy files numpy reads"},
 };

@@ -235,6 +235,18 @@ static const struct {
      .fragment = "coords must have shape (1, 2, 2); got (1, 2, 6)"},
     {.args = "run patchify --radius -1", .fragment = "--radius must be >= 0"},
     {.args = "run patchify --trace-kernel all", .fragment = "--trace-kernel must be one of patches|bilinear"},
+    {.args = "run sparse_conv --in indices=in.npy", .fragment = "indices must be int32 (<i4), not float32"},
+    {.args = "run sparse_conv --in features=int.npy", .fragment = "features must be float32 (<f4), not int32"},
+    {.args = "run sparse_conv --subm --stride 2", .fragment = "takes no --stride"},
+    {.args = "run sparse_conv --spatial-shape 5,5,5,5", .fragment = "is not N, H,W or D,H,W"},
+    {.args = "run sparse_conv --inverse", .fragment = "--inverse needs --in indices"},
+    {.args = "run sparse_conv --in rulebook=in.npy", .fragment = "rulebook must be int32"},
+    {.args = "run sparse_conv --kernel-size 3,3,3", .fragment = "has 3 values but the space has 2 axes"},
+    {.args = "diff", .fragment = "needs two traces"},
+    {.args = "diff garbage.kst garbage.kst", .fragment = "garbage.kst: offset"},
+    {.args = "diff garbage.kst --against x", .fragment = "garbage.kst: offset"},
+    {.args = "diff a.kst b.kst --tol -1", .fragment = "--tol takes a number >= 0"},
+    {.args = "diff a.kst b.kst c.kst", .fragment = "two traces at most"},
 };
 
 START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
@@ -317,6 +329,73 @@ START_TEST(deform_conv_backward_saves_every_gradient)
 }
 END_TEST
 
+/* diff: the same work in another launch is equal (exit 0); other input values differ
+ * (exit 1) and the first differing work item is shown side by side; different work is
+ * refused (exit 2); --against names the first wrong element and its writer */
+START_TEST(diff_compares_work_items_and_outputs)
+{
+    setup();
+    ck_assert_int_eq(kscope("run im2col --in input=in.npy --trace a.kst --save da --quiet"), 0);
+    ck_assert_int_eq(kscope("run im2col --in input=in.npy --threads 32 --block-cap 1 --trace b.kst --quiet"), 0);
+    ck_assert_int_eq(kscope("diff a.kst b.kst"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "0 of 84 work items differ"));
+    ck_assert_int_eq(kscope("run im2col --channels 2 --input-size 6,7 --trace c.kst --quiet"), 0); /* arange input */
+    ck_assert_int_eq(kscope("diff a.kst c.kst --max 1 --summary"), 1);
+    const char *out = slurp("out");
+    ck_assert_ptr_nonnull(strstr(out, "84 of 84 work items differ"));
+    ck_assert_ptr_nonnull(strstr(out, "im2col.read_input"));
+    ck_assert_ptr_nonnull(strstr(out, "work item 0: first difference at its event"));
+    ck_assert_ptr_nonnull(strstr(out, "first differing event:"));
+    ck_assert_int_eq(kscope("run im2col --channels 2 --input-size 6,7 --padding 0 --trace d.kst --quiet"), 0);
+    ck_assert_int_eq(kscope("diff a.kst d.kst"), 2);
+    ck_assert_ptr_nonnull(strstr(slurp("err"), "different tensors"));
+    ck_assert_int_eq(kscope("diff a.kst --against columns=da/columns.npy"), 0);
+    /* a reference with element 100 changed: named, with the work item that wrote it */
+    ks_tensor ref = load_out("da/columns.npy");
+    ((float *)ref.data)[100] += 1.0f;
+    char path[128];
+    snprintf(path, sizeof path, "%s/ref.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &ref), KS_OK);
+    ks_tensor_free(&ref);
+    ck_assert_int_eq(kscope("diff a.kst --against columns=ref.npy"), 1);
+    out = slurp("out");
+    ck_assert_msg(strstr(out, "1 of 756 elements differ") && strstr(out, "columns[0, 2, 16]") &&
+                      strstr(out, "written by work item 16"),
+                  "%s", out);
+}
+END_TEST
+
+/* sparse_conv end to end: int32 sites in, sorted output sites and a rulebook out; then
+ * --inverse with that rulebook gives back the original sites */
+START_TEST(sparse_conv_runs_and_inverts_from_the_command_line)
+{
+    setup();
+    ck_assert_int_eq(kscope("run sparse_conv --stride 2 --padding 1 --in-channels 2 --out-channels 3 --save s1 --quiet"), 0);
+    ks_tensor oi = load_out("s1/out_indices.npy"), rb = load_out("s1/rulebook.npy"), pc = load_out("s1/pair_count.npy");
+    ck_assert_int_eq(oi.dtype, KS_I32);
+    ck_assert_int_eq(rb.shape[1], 3);
+    int64_t total = 0;
+    for (int k = 0; k < 9; ++k) total += ((int32_t *)pc.data)[k];
+    ck_assert_int_eq(total, rb.shape[0]);
+    for (int64_t r = 1; r < oi.shape[0]; ++r) { /* sorted by (batch, y, x) */
+        const int32_t *a = (int32_t *)oi.data + 3 * (r - 1), *b = a + 3;
+        ck_assert(a[0] < b[0] || (a[0] == b[0] && (a[1] < b[1] || (a[1] == b[1] && a[2] < b[2]))));
+    }
+    ks_tensor_free(&oi), ks_tensor_free(&rb), ks_tensor_free(&pc);
+    /* the built-in ring's sites, then the inverse back onto them */
+    ck_assert_int_eq(kscope("run sparse_conv --trace s1.kst --quiet"), 0);
+    ck_assert_int_eq(kscope("export s1.kst --npy s1x"), 0);
+    ck_assert_int_eq(kscope("run sparse_conv --inverse --spatial-shape 11,13 --stride 2 --padding 1 --in indices=s1/out_indices.npy "
+                            "--in inverse_indices=s1x/indices.npy --in rulebook=s1/rulebook.npy --in-channels 3 "
+                            "--out-channels 2 --save s2 --quiet"),
+                     0);
+    ks_tensor a = load_out("s1x/indices.npy"), b = load_out("s2/out_indices.npy");
+    ck_assert_int_eq(ks_tensor_numel(&a), ks_tensor_numel(&b));
+    ck_assert(!memcmp(a.data, b.data, (size_t)ks_tensor_numel(&a) * 4));
+    ks_tensor_free(&a), ks_tensor_free(&b);
+}
+END_TEST
+
 /* --image: the picture becomes input (1, 1, H, W) in [0, 1] */
 START_TEST(deform_im2col_samples_a_picture)
 {
@@ -343,6 +422,8 @@ int main(void)
     tcase_add_test(tc, bad_input_gets_one_line_exit_2_and_no_output);
     tcase_add_test(tc, deform_conv_backward_saves_every_gradient);
     tcase_add_test(tc, deform_im2col_samples_a_picture);
+    tcase_add_test(tc, diff_compares_work_items_and_outputs);
+    tcase_add_test(tc, sparse_conv_runs_and_inverts_from_the_command_line);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

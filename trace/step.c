@@ -171,6 +171,14 @@ static void print_region(FILE *out, const ks_trace *tr, const ks_event *e)
             g->rows * g->cols == 1 ? "" : "s", e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
 }
 
+void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
+{
+    if (e->kind == KS_EV_WORK) ks_step_print_work(out, tr, e);
+    else if (e->kind == KS_EV_SAMPLE) print_sample(out, tr, e);
+    else if (e->kind == KS_EV_REGION) print_region(out, tr, e);
+    else print_access(out, tr, e);
+}
+
 int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t index)
 {
     size_t n = 0, cap = 64;
@@ -200,17 +208,8 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
     qsort(sel, n, sizeof *sel, by_index_seq);
     int64_t items = 0;
     for (size_t k = 0; k < n; ++k) {
-        const ks_event *e = sel[k];
-        if (e->kind == KS_EV_WORK) {
-            ks_step_print_work(out, tr, e);
-            items++;
-        } else if (e->kind == KS_EV_SAMPLE) {
-            print_sample(out, tr, e);
-        } else if (e->kind == KS_EV_REGION) {
-            print_region(out, tr, e);
-        } else {
-            print_access(out, tr, e);
-        }
+        items += sel[k]->kind == KS_EV_WORK;
+        ks_step_print_event(out, tr, sel[k]);
     }
     free(sel);
     if (!items) {

@@ -17,6 +17,10 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
  * and modulo written out and evaluated. */
 void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e);
 
+/* One event as `step` prints it (a work event: its decomposition; a read: the element,
+ * value and offset; ...). The event's site and tensor must be valid for tr. */
+void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e);
+
 /* "input[0, 1, 2, 3]": the tensor's name and the element's full coordinates, the plane
  * split over the leading dimensions. */
 void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x,
