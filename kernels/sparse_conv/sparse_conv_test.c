@@ -5,6 +5,7 @@
  * restoring the sites, zero-pair taps, empty tensors, small hash tables, traced == plain,
  * every kernel's trace passing check, and bad input. Random sites with fixed seeds, odd
  * sizes, batch 2, odd channel counts. */
+#include <cJSON.h>
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../../trace/check.h"
+#include "../../trace/npy.h"
 #include "../../trace/run_trace.h"
 #include "../core/ks_error.h"
 #include "../registry.h"
@@ -622,6 +624,77 @@ START_TEST(inverse_refuses_a_rulebook_that_does_not_fit)
 }
 END_TEST
 
+static ks_tensor golden(const char *name, const char *what)
+{
+    char path[512];
+    ks_tensor t;
+    snprintf(path, sizeof path, "%s/tests/golden/%s_%s.npy", KS_SOURCE_DIR, name, what);
+    ck_assert_msg(ks_npy_read(path, &t) == KS_OK, "%s", ks_error_message());
+    snprintf(t.name, sizeof t.name, "%s", what);
+    return t;
+}
+
+static void expect_golden(const ks_tensor *got, const char *name, const char *what)
+{
+    ks_tensor want = golden(name, what);
+    ck_assert_int_eq(ks_tensor_numel(&want), ks_tensor_numel(got));
+    ck_assert_int_eq(want.dtype, got->dtype);
+    const int64_t n = ks_tensor_numel(&want);
+    if (want.dtype == KS_I32) {
+        ck_assert_msg(!memcmp(want.data, got->data, (size_t)n * 4), "%s: %s differs from torch", name, what);
+    } else {
+        const float *w = want.data, *g = got->data;
+        for (int64_t i = 0; i < n; ++i)
+            ck_assert_msg(fabsf(w[i] - g[i]) <= 1e-5f * (1 + fabsf(w[i])), "%s: %s[%lld] = %.9g, torch %.9g", name,
+                          what, (long long)i, g[i], w[i]);
+    }
+    ks_tensor_free(&want);
+}
+
+/* torch dense conv / conv_transpose in float64 on the densified inputs, gathered at the
+ * active output sites, and autograd's gradients (tests/golden/make_sparse_golden.py) */
+START_TEST(sparse_conv_matches_torch_golden_data)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/golden", KS_SOURCE_DIR);
+    char *text = tu_slurp(path, "sparse_conv.json");
+    cJSON *root = cJSON_Parse(text); /* text: tu_slurp's buffer */
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "cases"), *c;
+    ck_assert_int_ge(cJSON_GetArraySize(list), 8);
+    cJSON_ArrayForEach(c, list)
+    {
+        const char *name = cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring;
+        ks_run_init(&R, ks_op_find("sparse_conv"));
+        const cJSON *f;
+        cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(c, "flags"))
+        {
+            char v[64];
+            if (cJSON_IsBool(f)) snprintf(v, sizeof v, "%s", cJSON_IsTrue(f) ? "on" : "off");
+            else if (cJSON_IsNumber(f)) snprintf(v, sizeof v, "%d", f->valueint);
+            else snprintf(v, sizeof v, "%s", f->valuestring);
+            ck_assert_msg(ks_run_set(&R, f->string, v) == KS_OK, "%s: %s", name, ks_error_message());
+        }
+        ck_assert_int_eq(ks_run_set(&R, "backward", "on"), KS_OK);
+        R.tensor[KS_SP_T_FEATURES] = golden(name, "features");
+        R.tensor[KS_SP_T_INDICES] = golden(name, "indices");
+        R.tensor[KS_SP_T_WEIGHT] = golden(name, "weight");
+        R.tensor[KS_SP_T_GRAD_OUT] = golden(name, "grad_out");
+        snprintf(R.tensor[KS_SP_T_GRAD_OUT].name, KS_NAME_LEN, "grad_out_features");
+        const int bias = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "flags"), "bias"));
+        if (bias) R.tensor[KS_SP_T_BIAS] = golden(name, "bias");
+        ck_assert_msg(ks_run_execute(&R) == KS_OK, "%s: %s", name, ks_error_message());
+        ck_assert_int_eq(R.tensor[KS_SP_T_RULEBOOK].shape[0], cJSON_GetObjectItemCaseSensitive(c, "pairs")->valueint);
+        expect_golden(&R.tensor[KS_SP_T_OUT_INDICES], name, "out_indices");
+        expect_golden(&R.tensor[KS_SP_T_OUT_FEATURES], name, "out_features");
+        expect_golden(&R.tensor[KS_SP_T_GRAD_FEATURES], name, "grad_features");
+        expect_golden(&R.tensor[KS_SP_T_GRAD_WEIGHT], name, "grad_weight");
+        if (bias) expect_golden(&R.tensor[KS_SP_T_GRAD_BIAS], name, "grad_bias");
+        ks_run_free(&R);
+    }
+    cJSON_Delete(root);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sparse_conv");
@@ -638,6 +711,7 @@ int main(void)
     tcase_add_test(tc, traced_equals_plain_and_every_kernel_trace_passes_check);
     tcase_add_test(tc, bad_input_is_refused);
     tcase_add_test(tc, inverse_refuses_a_rulebook_that_does_not_fit);
+    tcase_add_test(tc, sparse_conv_matches_torch_golden_data);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

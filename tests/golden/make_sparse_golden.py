@@ -286,16 +286,21 @@ def check_spconv(cases):
                 alt = sparse_reference(t["indices"], f_np, w_np, exp_idx, lambda o, ka: o + ka * np.array(dil) - kk // 2)
                 alt = alt + (t["bias"].double().numpy() if use_bias else 0)
                 m2, e2, d2, s2 = compare(exp_idx, alt, got_idx, got)
-                verdict = "matches" if not m2 and not e2 and d2 <= 1e-4 * s2 else f"does not match (max |diff| {d2:.1e})"
-                print(f"{label}:   spconv {verdict} the k//2-padding rule (neighbour o + k*d - K//2) of spconv 1.x")
+                known = not m2 and not e2 and d2 <= 1e-4 * s2
+                verdict = "matches" if known else f"does not match (max |diff| {d2:.1e})"
+                print(f"{label}:   spconv {verdict} the k//2-padding rule (neighbour o + k*d - K//2) of spconv 1.x"
+                      + (": a known difference (docs/sparse-conv.md), not counted" if known else ""))
+                bad -= known
             if mode == "transposed":
                 # spconv's deconv output size (S-1)s - 2p + k + op ignores dilation: sites past it dropped
                 lim = np.array([int((s - 1) * t_ - 2 * p + k_) for s, k_, t_, p in zip(S, ks, st, pad)])
                 keep = np.all(exp_idx[:, 1:] < lim, axis=1)
                 m2, e2, d2, s2 = compare(exp_idx[keep], exp[keep], got_idx, got)
-                verdict = "matches" if not m2 and not e2 and d2 <= 1e-4 * s2 else f"does not match ({m2} missing, {e2} extra, max |diff| {d2:.1e})"
+                known = not m2 and not e2 and d2 <= 1e-4 * s2
+                verdict = "matches" if known else f"does not match ({m2} missing, {e2} extra, max |diff| {d2:.1e})"
                 print(f"{label}:   spconv {verdict} the expectation cut to its output size {lim.tolist()} "
-                      f"((S-1)s - 2p + k, no dilation)")
+                      f"((S-1)s - 2p + k, no dilation)" + (": a known difference (operator-semantics 6.2), not counted" if known else ""))
+                bad -= known
     return bad
 
 
