@@ -70,6 +70,19 @@ KS_FN int64_t ks_atomic_max_i64(int64_t *p, int64_t v)
 #endif
 }
 
+/* *p += 1 for every calling thread. On the GPU the threads of a warp that count into the
+ * same counter make one atomicAdd between them (__match_any_sync, the lowest lane adds the
+ * group's size), so many threads counting into a few counters do not queue on them. */
+KS_FN void ks_atomic_count_i32(int32_t *p)
+{
+#if defined(__CUDA_ARCH__)
+    const unsigned peers = __match_any_sync(__activemask(), (unsigned long long)p);
+    if ((int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd((int *)p, __popc(peers));
+#else
+    *p += 1;
+#endif
+}
+
 /* *p += v; returns what *p was. */
 KS_FN int32_t ks_atomic_add_i32(int32_t *p, int32_t v)
 {

@@ -116,19 +116,18 @@ extern "C" void ks_cuda_sink_free(ks_sink *dev)
  * (compute-sanitizer's leak check). The CUDA runtime registered its own teardown when it
  * started, before this, so this handler runs first. */
 static cublasHandle_t blas = NULL;
+static void **group_ptrs = NULL; /* the grouped GEMM's device pointer arrays, kept */
+static size_t group_cap = 0;
 
 static void blas_release(void)
 {
     if (blas) cublasDestroy(blas);
-    blas = NULL;
+    if (group_ptrs) cudaFree(group_ptrs);
+    blas = NULL, group_ptrs = NULL, group_cap = 0;
 }
 
-extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                             int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+static int blas_ready(void *stream)
 {
-    const float one = 1.0f;
-    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
-        return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
     if (!blas) {
         cublasStatus_t st = cublasCreate(&blas);
         if (st != CUBLAS_STATUS_SUCCESS) {
@@ -140,8 +139,65 @@ extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N,
     cublasStatus_t st = cublasSetStream(blas, (cudaStream_t)stream);
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
+    return KS_OK;
+}
+
+extern "C" int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t *M, const int64_t *N,
+                                    const int64_t *K, const float *const *A, int64_t lda, const float *const *B,
+                                    int64_t ldb, float *const *C, int64_t ldc)
+{
+    if (groups <= 0) return KS_OK;
+    if (lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
+    int rc = blas_ready(stream);
+    if (rc) return rc;
+    /* host arrays per group (column-major: C^T = op(B)^T op(A)^T), device pointer arrays */
+    const size_t g = (size_t)groups;
+    cublasOperation_t *opa = (cublasOperation_t *)malloc(g * 2 * sizeof *opa);
+    int *dims = (int *)malloc(g * 7 * sizeof *dims);
+    float *scal = (float *)malloc(g * 2 * sizeof *scal);
+    const void **host = (const void **)malloc(g * 3 * sizeof *host);
+    void **dev = NULL;
+    if (!opa || !dims || !scal || !host) rc = ks_fail(KS_ENOMEM, "out of memory for a grouped GEMM");
+    for (size_t i = 0; !rc && i < g; ++i) {
+        if (M[i] > INT32_MAX || N[i] > INT32_MAX || K[i] > INT32_MAX || M[i] < 1 || N[i] < 1 || K[i] < 1)
+            rc = ks_fail(KS_EINVAL, "a grouped GEMM dimension is outside 1..2^31");
+        opa[i] = tb ? CUBLAS_OP_T : CUBLAS_OP_N, opa[g + i] = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+        dims[i] = (int)N[i], dims[g + i] = (int)M[i], dims[2 * g + i] = (int)K[i];
+        dims[3 * g + i] = (int)ldb, dims[4 * g + i] = (int)lda, dims[5 * g + i] = (int)ldc;
+        dims[6 * g + i] = 1; /* one GEMM per group */
+        scal[i] = 1.0f, scal[g + i] = 0.0f;
+        host[i] = B[i], host[g + i] = A[i], host[2 * g + i] = C[i];
+    }
+    if (!rc && group_cap < g * 3) {
+        if (group_ptrs) cudaFree(group_ptrs);
+        group_ptrs = NULL, group_cap = 0;
+        rc = ks_cuda_ok(cudaMalloc((void **)&group_ptrs, g * 3 * sizeof *group_ptrs), "cudaMalloc");
+        if (!rc) group_cap = g * 3;
+    }
+    dev = group_ptrs;
+    if (!rc) rc = ks_cuda_ok(cudaMemcpyAsync(dev, host, g * 3 * sizeof *dev, cudaMemcpyHostToDevice, (cudaStream_t)stream),
+                             "cudaMemcpyAsync");
+    if (!rc) {
+        cublasStatus_t st = cublasSgemmGroupedBatched(
+            blas, opa, opa + g, dims, dims + g, dims + 2 * g, scal, (const float *const *)dev, dims + 3 * g,
+            (const float *const *)(dev + g), dims + 4 * g, scal + g, (float *const *)(dev + 2 * g), dims + 5 * g, groups,
+            dims + 6 * g);
+        if (st != CUBLAS_STATUS_SUCCESS) rc = ks_fail(KS_ECUDA, "cublasSgemmGroupedBatched failed (status %d)", (int)st);
+    }
+    free(opa), free(dims), free(scal), free(host);
+    return rc;
+}
+
+extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                             int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    const float one = 1.0f;
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
+        return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
+    int rc = blas_ready(stream);
+    if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
-    st = cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M, (int)K, &one,
+    cublasStatus_t st = cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M, (int)K, &one,
                      B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemm failed (status %d)", (int)st);
     return KS_OK;

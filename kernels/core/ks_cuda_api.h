@@ -29,6 +29,12 @@ int ks_cuda_sync(void);
  * One cuBLAS handle serves the process; it is created on first use, freed at exit. */
 int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                   const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+/* `groups` GEMMs of that kind in one cuBLAS call (cublasSgemmGroupedBatched), beta 0:
+ * C[g] (M[g], N[g]) = op(A[g]) op(B[g]); the pointer arrays are host arrays of device
+ * pointers (copied to the device here), every M, N, K >= 1. */
+int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t *M, const int64_t *N, const int64_t *K,
+                         const float *const *A, int64_t lda, const float *const *B, int64_t ldb, float *const *C,
+                         int64_t ldc);
 
 /* A device sink of `capacity` events: `out` receives device pointers (pass it to the
  * *_cuda launchers). Free with ks_cuda_sink_free. */

@@ -76,6 +76,7 @@ typedef struct ks_sparse_args {
     int32_t *hash_rows;          /* (T) */
     int32_t *pair_table;         /* (K, n) out row of (k, i) or -1 */
     int32_t *pair_count;         /* (K) */
+    int32_t *pair_flag;          /* rulebook: (K, n) 1 where a pair is, else 0 (scanned next) */
     const int32_t *pair_pos;     /* (K, n) */
     int32_t *rulebook;           /* (P, 3) */
     int32_t *out_pair, *in_pair; /* (K, m), (K, n) */
@@ -162,7 +163,7 @@ typedef struct ks_sparse_buffers {
 /* A device's own steps, under the kernels (ctx is the backend's state):
  * sort_unique: keys[0..n) (each -1 or below `bound`) sorted ascending, -1s and repeats
  * dropped, *kept left;
- * scan: pos[i] = the number of table[j] >= 0 for j < i; gemm: C = op(A) op(B) (ks_gemm.h
+ * scan: pos[i] = the sum of flags[j] for j < i (an exclusive scan of 0/1 flags); gemm: C = op(A) op(B) (ks_gemm.h
  * conventions, beta 0); to_host: device to host; copy: device to device. */
 typedef struct ks_sparse_backend {
     int (*alloc)(void *ctx, void **p, size_t bytes);
@@ -172,9 +173,13 @@ typedef struct ks_sparse_backend {
     int (*to_host)(void *ctx, void *dst, const void *src, size_t bytes);
     int (*kernel)(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink);
     int (*sort_unique)(void *ctx, int64_t *keys, int64_t n, int64_t bound, int64_t *kept);
-    int (*scan)(void *ctx, const int32_t *table, int32_t *pos, int64_t n);
+    int (*scan)(void *ctx, const int32_t *flags, int32_t *pos, int64_t n);
     int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                 const float *B, int64_t ldb, float *C, int64_t ldc);
+    /* `groups` GEMMs like gemm (ta, tb and the leading dimensions shared), at once */
+    int (*gemm_groups)(void *ctx, int ta, int tb, int groups, const int64_t *M, const int64_t *N, const int64_t *K,
+                       const float *const *A, int64_t lda, const float *const *B, int64_t ldb, float *const *C,
+                       int64_t ldc);
     /* optional: the forward passed mark 0 (start), 1 (gathered), 2 (GEMMs), 3 (reduced) */
     void (*mark)(void *ctx, int at);
 } ks_sparse_backend;
@@ -480,9 +485,10 @@ KS_FN void KS_VARIANT(ks_sparse_rulebook_body)(ks_thread *t, const ks_sparse_arg
             }
         }
         a->pair_table[index] = row;
+        a->pair_flag[index] = row >= 0;
         KS_PROBE(ks_probe_write(t, KS_SP_S_PAIR, KS_SP_T_PAIR_TABLE, (int)k, index, 0, k, i, (float)row, 0));
         if (row >= 0) {
-            ks_atomic_add_i32(a->pair_count + k, 1);
+            ks_atomic_count_i32(a->pair_count + k); /* a warp's pairs of one offset: one atomicAdd */
             KS_PROBE(ks_probe_write(t, KS_SP_S_COUNT, KS_SP_T_PAIR_COUNT, (int)k, k, 0, 0, k, 1.0f, 1));
         }
     }

@@ -173,29 +173,15 @@ static int cu_sort_unique(void *, int64_t *keys, int64_t n, int64_t bound, int64
     return rc;
 }
 
-__global__ static void flags_k(const int32_t *table, int32_t *flags, int64_t n)
-{
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        flags[i] = table[i] >= 0;
-}
-
-static int cu_scan(void *, const int32_t *table, int32_t *pos, int64_t n)
+static int cu_scan(void *, const int32_t *flags, int32_t *pos, int64_t n)
 {
     if (n == 0) return KS_OK;
     if (n > INT32_MAX) return ks_fail(KS_EINVAL, "sparse_conv: too many (offset, site) items to scan");
-    int32_t *flags = NULL;
     void *tmp = NULL;
     size_t bytes = 0;
-    int rc = cu_alloc(NULL, (void **)&flags, (size_t)n * 4);
-    if (!rc) {
-        const int64_t b = (n + 255) / 256;
-        flags_k<<<(unsigned)(b < 65535 ? b : 65535), 256>>>(table, flags, n);
-        rc = ks_cuda_check_launch("sparse_conv pair flags");
-    }
-    if (!rc) rc = ks_cuda_ok(cub::DeviceScan::ExclusiveSum(NULL, bytes, flags, pos, (int)n), "cub scan (size)");
+    int rc = ks_cuda_ok(cub::DeviceScan::ExclusiveSum(NULL, bytes, flags, pos, (int)n), "cub scan (size)");
     if (!rc) rc = cu_alloc(NULL, &tmp, bytes + 1);
     if (!rc) rc = ks_cuda_ok(cub::DeviceScan::ExclusiveSum(tmp, bytes, flags, pos, (int)n), "cub scan");
-    if (flags) cu_release(NULL, flags);
     if (tmp) cu_release(NULL, tmp);
     return rc;
 }
@@ -206,6 +192,13 @@ static int cu_gemm(void *, int ta, int tb, int64_t M, int64_t N, int64_t K, cons
     return ks_cuda_sgemm(NULL, ta, tb, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
 }
 
+static int cu_gemm_groups(void *, int ta, int tb, int groups, const int64_t *M, const int64_t *N, const int64_t *K,
+                          const float *const *A, int64_t lda, const float *const *B, int64_t ldb, float *const *C,
+                          int64_t ldc)
+{
+    return ks_cuda_sgemm_groups(NULL, ta, tb, groups, M, N, K, A, lda, B, ldb, C, ldc);
+}
+
 static void cu_mark(void *ctx, int at)
 {
     cu_ctx *x = (cu_ctx *)ctx;
@@ -213,7 +206,7 @@ static void cu_mark(void *ctx, int at)
 }
 
 static const ks_sparse_backend cuda_backend = {
-    cu_alloc, cu_release, cu_fill, cu_copy, cu_to_host, cu_kernel, cu_sort_unique, cu_scan, cu_gemm, cu_mark,
+    cu_alloc, cu_release, cu_fill, cu_copy, cu_to_host, cu_kernel, cu_sort_unique, cu_scan, cu_gemm, cu_gemm_groups, cu_mark,
 };
 
 extern "C" int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace,

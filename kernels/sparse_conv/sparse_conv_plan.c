@@ -134,7 +134,7 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
     ks_sparse_buffers *B = &pl->t;
     const int64_t n = G->n_in, K = G->kvol, cols = G->ndim + 1;
     const int inv = G->mode == KS_SP_INVERSE;
-    void *cand = NULL, *pos = NULL;
+    void *cand = NULL, *pos = NULL, *flags = NULL;
     pl->count = malloc((size_t)K * sizeof *pl->count);
     int rc = pl->count ? KS_OK : ks_fail(KS_ENOMEM, "sparse_conv: out of memory");
     STEP(need(pl, &B->pair_count, (size_t)K * 4));
@@ -167,7 +167,8 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
         STEP(be->kernel(ctx, KS_SPK_INSERT, &a, m, SINK(KS_SPK_INSERT)));
         STEP(be->kernel(ctx, KS_SPK_HASH_ROWS, &a, m, NULL));
         if (G->mode == KS_SP_SUBM) STEP(be->copy(ctx, B->out_indices, B->indices, (size_t)(n * cols) * 4));
-        a.pair_table = B->pair_table, a.pair_count = B->pair_count;
+        STEP(be->alloc(ctx, &flags, (size_t)(K * n) * 4));
+        a.pair_table = B->pair_table, a.pair_count = B->pair_count, a.pair_flag = flags;
         STEP(be->kernel(ctx, KS_SPK_RULEBOOK, &a, K * n, SINK(KS_SPK_RULEBOOK)));
         STEP(be->to_host(ctx, pl->count, B->pair_count, (size_t)K * 4));
         int64_t P = 0;
@@ -178,7 +179,7 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
         G->pairs = P;
         STEP(need(pl, &B->rulebook, (size_t)(P * 3) * 4));
         STEP(be->alloc(ctx, &pos, (size_t)(K * n) * 4));
-        STEP(be->scan(ctx, B->pair_table, pos, K * n));
+        STEP(be->scan(ctx, flags, pos, K * n));
         a.pair_pos = pos, a.rulebook = B->rulebook, a.g = *G;
         STEP(be->kernel(ctx, KS_SPK_COMPACT, &a, K * n, NULL));
     } else {
@@ -211,6 +212,48 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
     }
     if (cand) be->release(ctx, cand);
     if (pos) be->release(ctx, pos);
+    if (flags) be->release(ctx, flags);
+    return rc;
+}
+
+/* One GEMM per offset that has pairs, all in one call: `kind` 0 the forward's
+ * products_k = gathered_k @ weight[k]; 1 grad_weight[k] = gathered_k^T G_k; 2 the rows
+ * G_k weight[k]^T (X: gathered, Y: G, Z: the result). */
+static int offset_gemms(const ks_sparse_plan *pl, int kind, const float *X, const float *Y, float *Z)
+{
+    const int64_t K = pl->g.kvol, Ci = pl->g.c_in, Co = pl->g.c_out;
+    const float *W = pl->t.weight;
+    int64_t *dims = malloc((size_t)K * 3 * sizeof *dims);
+    const float **ab = malloc((size_t)K * 2 * sizeof *ab);
+    float **c = malloc((size_t)K * sizeof *c);
+    int rc = dims && ab && c ? KS_OK : ks_fail(KS_ENOMEM, "sparse_conv: out of memory");
+    int g = 0;
+    for (int64_t k = 0, base = 0; !rc && k < K; base += pl->count[k++]) {
+        const int64_t n = pl->count[k];
+        if (!n) continue;
+        int64_t *d = dims + 3 * g; /* M, N, K of group g, then its A, B, C */
+        if (kind == 0) d[0] = n, d[1] = Co, d[2] = Ci, ab[2 * g] = X + base * Ci, ab[2 * g + 1] = W + k * Ci * Co, c[g] = Z + base * Co;
+        if (kind == 1) d[0] = Ci, d[1] = Co, d[2] = n, ab[2 * g] = X + base * Ci, ab[2 * g + 1] = Y + base * Co, c[g] = Z + k * Ci * Co;
+        if (kind == 2) d[0] = n, d[1] = Ci, d[2] = Co, ab[2 * g] = Y + base * Co, ab[2 * g + 1] = W + k * Ci * Co, c[g] = Z + base * Ci;
+        g++;
+    }
+    int64_t *M = NULL, *N = NULL, *KK = NULL;
+    const float **A = NULL, **B = NULL;
+    if (!rc && g) { /* the columns the backend wants */
+        M = malloc((size_t)g * 3 * sizeof *M), A = malloc((size_t)g * 2 * sizeof *A);
+        if (!M || !A) rc = ks_fail(KS_ENOMEM, "sparse_conv: out of memory");
+        for (int i = 0; !rc && i < g; ++i) {
+            M[i] = dims[3 * i], M[g + i] = dims[3 * i + 1], M[2 * g + i] = dims[3 * i + 2];
+            A[i] = ab[2 * i], A[g + i] = ab[2 * i + 1];
+        }
+        N = M + g, KK = M + 2 * g, B = A + g;
+    }
+    if (!rc && g) {
+        if (kind == 0) rc = pl->be->gemm_groups(pl->ctx, 0, 0, g, M, N, KK, A, Ci, B, Co, c, Co);
+        if (kind == 1) rc = pl->be->gemm_groups(pl->ctx, 1, 0, g, M, N, KK, A, Ci, B, Co, c, Co);
+        if (kind == 2) rc = pl->be->gemm_groups(pl->ctx, 0, 1, g, M, N, KK, A, Co, B, Co, c, Ci);
+    }
+    free(dims), free(ab), free(c), free(M), free(A);
     return rc;
 }
 
@@ -220,7 +263,7 @@ int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t, int t
     const ks_sparse_backend *be = pl->be;
     void *ctx = pl->ctx;
     const ks_sparse_geom *G = &pl->g;
-    const int64_t K = G->kvol, Ci = G->c_in, Co = G->c_out, P = G->pairs;
+    const int64_t Ci = G->c_in, Co = G->c_out, P = G->pairs;
     int rc = KS_OK;
     pl->t.features = t->features, pl->t.weight = t->weight, pl->t.bias = t->bias;
     pl->t.gathered = t->gathered ? t->gathered : pl->t.gathered;
@@ -233,10 +276,7 @@ int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t, int t
     if (be->mark) be->mark(ctx, 0);
     STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Ci, SINK(KS_SPK_GATHER)));
     if (be->mark) be->mark(ctx, 1);
-    for (int64_t k = 0, base = 0; !rc && k < K; base += pl->count[k++])
-        if (pl->count[k])
-            rc = be->gemm(ctx, 0, 0, pl->count[k], Co, Ci, pl->t.gathered + base * Ci, Ci, t->weight + k * Ci * Co, Co,
-                          pl->t.products + base * Co, Co);
+    STEP(offset_gemms(pl, 0, pl->t.gathered, NULL, pl->t.products));
     a.prod = pl->t.products, a.table = pl->out_pair, a.bias = G->use_bias ? t->bias : NULL, a.out = t->out_features;
     a.rows = G->n_out, a.channels = Co;
     if (be->mark) be->mark(ctx, 2);
@@ -267,12 +307,8 @@ int ks_sparse_plan_backward(ks_sparse_plan *pl, const ks_sparse_buffers *t)
     a.pairs_ro = pl->t.rulebook;
     a.src = t->grad_out, a.dst = gbuf, a.channels = Co, a.rows = P, a.col = G->mode == KS_SP_INVERSE ? 1 : 2;
     STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Co, NULL));
-    for (int64_t k = 0, base = 0; !rc && k < K; base += pl->count[k++]) {
-        if (!pl->count[k]) continue;
-        const float *Gk = (const float *)gbuf + base * Co;
-        rc = be->gemm(ctx, 1, 0, Ci, Co, pl->count[k], pl->t.gathered + base * Ci, Ci, Gk, Co, t->grad_weight + k * Ci * Co, Co);
-        STEP(be->gemm(ctx, 0, 1, pl->count[k], Ci, Co, Gk, Co, pl->t.weight + k * Ci * Co, Co, (float *)bbuf + base * Ci, Ci));
-    }
+    STEP(offset_gemms(pl, 1, pl->t.gathered, gbuf, t->grad_weight));
+    STEP(offset_gemms(pl, 2, NULL, gbuf, bbuf));
     a.prod = bbuf, a.table = pl->in_pair, a.bias = NULL, a.out = t->grad_features, a.rows = G->n_in, a.channels = Ci;
     STEP(be->kernel(ctx, KS_SPK_REDUCE, &a, G->n_in * Ci, NULL));
     if (gbuf) be->release(ctx, gbuf);
@@ -394,13 +430,13 @@ static int sim_sort_unique(void *ctx, int64_t *keys, int64_t n, int64_t bound, i
     *kept = m;
     return KS_OK;
 }
-static int sim_scan(void *ctx, const int32_t *table, int32_t *pos, int64_t n)
+static int sim_scan(void *ctx, const int32_t *flags, int32_t *pos, int64_t n)
 {
     (void)ctx;
     int32_t s = 0;
     for (int64_t i = 0; i < n; ++i) {
         pos[i] = s;
-        s += table[i] >= 0;
+        s += flags[i];
     }
     return KS_OK;
 }
@@ -411,7 +447,17 @@ static int sim_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, 
     return ks_sgemm(ta, tb, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
 }
 
+static int sim_gemm_groups(void *ctx, int ta, int tb, int groups, const int64_t *M, const int64_t *N, const int64_t *K,
+                           const float *const *A, int64_t lda, const float *const *B, int64_t ldb, float *const *C,
+                           int64_t ldc)
+{
+    int rc = KS_OK;
+    for (int g = 0; g < groups && !rc; ++g) rc = sim_gemm(ctx, ta, tb, M[g], N[g], K[g], A[g], lda, B[g], ldb, C[g], ldc);
+    return rc;
+}
+
 const ks_sparse_backend ks_sparse_sim_backend = {
     .alloc = sim_alloc, .release = sim_release, .fill = sim_fill, .copy = sim_copy, .to_host = sim_copy,
-    .kernel = sim_kernel, .sort_unique = sim_sort_unique, .scan = sim_scan, .gemm = sim_gemm, .mark = NULL,
+    .kernel = sim_kernel, .sort_unique = sim_sort_unique, .scan = sim_scan, .gemm = sim_gemm,
+    .gemm_groups = sim_gemm_groups, .mark = NULL,
 };
