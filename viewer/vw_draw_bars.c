@@ -19,10 +19,9 @@ void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, 
     const ks_tensor *T = &s->tr->tensors[t];
     const vw_plane_dims pd = vw_plane_dims_of(T);
     if (!s->bars || pd.h != 1 || pd.w > VW_BARS_MAX || pd.planes < 1) return;
-    const vw_rect area = panel ? L->output : L->input;
-    /* between the panel's header (and a line for the numbers) and the top of the cells */
-    const int top = area.y + 2 * L->line + 6, bottom = (int)floor(m->oy - m->margin * m->cell) - 3;
-    if (bottom - top < 16) return;
+    const vw_rect room = vw_bars_area(panel ? L->output : L->input, m, L->line);
+    const int top = room.y, bottom = room.y + room.h;
+    if (room.h < 16) return;
     const double base = c->lo < 0 ? c->lo : 0, span = c->hi - base;
     const int64_t row = s->panel[panel].plane * pd.w;
     for (int64_t x = 0; x < pd.w; ++x) {
