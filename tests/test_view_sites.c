@@ -113,6 +113,15 @@ START_TEST(three_d_reduce_shows_the_output_sites_slice_on_both_sides)
         ck_assert_int_eq(s.panel[1].plane, plane);
         ck_assert_int_eq(s.panel[0].plane, on_slice ? plane : point_on(it, in)->u.region.plane);
         same += on_slice;
+        /* a focused contributing site shows its own slice */
+        for (uint32_t k = 0; k < idx.items[it].count; ++k) {
+            const ks_event *e = item_event(it, k);
+            if (e->kind != KS_EV_REGION || e->tensor != in) continue;
+            vw_focus_event(&s, idx.by_item[idx.items[it].first + k]);
+            ck_assert_int_eq(s.panel[0].tensor, in);
+            ck_assert_int_eq(s.panel[0].plane, e->u.region.plane);
+            ck_assert_int_eq(s.panel[1].plane, plane);
+        }
     }
     ck_assert_int_eq(same, (int)idx.nitems); /* submanifold: the centre offset is always a pair */
     vw_state_free(&s);

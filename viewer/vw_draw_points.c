@@ -45,7 +45,7 @@ static int on_plane(const vw_box *b, const vw_state *s, int panel)
 void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n)
 {
     const uint32_t focus = vw_state_event(s);
-    const int rad = m->cell >= 16 ? (int)(m->cell * 0.3) : 5;
+    const int rad = m->cell >= 160 ? 48 : m->cell >= 16 ? (int)(m->cell * 0.3) : 5;
     /* arrows first, so the rings and labels sit on top of them */
     for (int k = 0; k < n && panel == 0; ++k) {
         double ty, tx;

@@ -19,8 +19,9 @@ static int64_t event_plane(const ks_event *e)
 /* The focused item's region-only tensors: those it has region events on but neither reads
  * nor writes (sparse convolution's site maps, where the item's sites are points), in the
  * order of the trace's tensors; a region on a tensor the item reads or writes (RoIAlign's
- * RoI on its input) leaves that tensor to the read/write rule. At most two are kept. */
-static int region_only(const vw_state *s, uint32_t it, const ks_event *regions[2])
+ * RoI on its input) leaves that tensor to the read/write rule. At most two are kept, each
+ * as its first region event, or the focused event when that is one of its regions. */
+static int region_only(const vw_state *s, uint32_t it, const ks_event *focus, const ks_event *regions[2])
 {
     const ks_trace *tr = s->tr;
     const vw_item *item = &s->idx->items[it];
@@ -36,6 +37,7 @@ static int region_only(const vw_state *s, uint32_t it, const ks_event *regions[2
             touched[f->tensor] |= 2;
         }
     }
+    if (focus->kind == KS_EV_REGION && focus->tensor < KS_MAX_TENSORS) first[focus->tensor] = focus;
     int n = 0;
     for (int t = 0; t < tr->ntensors && t < KS_MAX_TENSORS && n < 2; ++t)
         if (touched[t] == 1) regions[n++] = first[t];
@@ -62,7 +64,7 @@ void vw_follow_focus(vw_state *s)
     uint32_t it = vw_state_item(s);
     if (it != VW_NONE) {
         const ks_event *reg[2];
-        const int nreg = region_only(s, it, reg);
+        const int nreg = region_only(s, it, e, reg);
         for (int r = 0; r < nreg; ++r) {
             /* a focused read or write keeps its side: the focused event stays in view */
             int side = nreg == 2 ? r : 0;
@@ -70,8 +72,10 @@ void vw_follow_focus(vw_state *s)
         }
         const vw_item *item = &s->idx->items[it];
         /* both sides regions: the input side takes the output side's plane when the item
-         * has a region there too (a 3-D sparse site's slice: the in-slice pairs show) */
-        for (uint32_t k = 0; nreg == 2 && cand[0] == reg[0] && cand[1] == reg[1] && k < item->count; ++k) {
+         * has a region there too (a 3-D sparse site's slice: the in-slice pairs show), unless
+         * the focused region is on the input side: it stays in view */
+        for (uint32_t k = 0; nreg == 2 && cand[0] == reg[0] && cand[1] == reg[1] && reg[0] != e && k < item->count;
+             ++k) {
             const ks_event *f = &tr->events[s->idx->by_item[item->first + k]];
             if (f->kind == KS_EV_REGION && f->tensor == reg[0]->tensor && f->u.region.plane == reg[1]->u.region.plane) {
                 cand[0] = f;
