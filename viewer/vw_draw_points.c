@@ -6,6 +6,7 @@
  * (vw_point_target: a submanifold pair, input site -> output site). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vw_colormap.h"
@@ -60,9 +61,13 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
         vw_outline(d->r, where, VW_COL_HEAD, 1, 0);
         /* from the ring's edge, so the arrow does not hide the point */
         const double len = hypot(qx - px, qy - py);
-        if (len > rad + 6)
-            vw_draw_arrow(d->r, px + (int)lround((qx - px) * rad / len), py + (int)lround((qy - py) * rad / len), qx, qy,
-                          col);
+        if (len <= rad + 6) continue;
+        const int sx = px + (int)lround((qx - px) * rad / len), sy = py + (int)lround((qy - py) * rad / len);
+        /* two pixels wide: a second line beside the first, across its main direction */
+        const int ox = abs(qy - py) > abs(qx - px), oy = !ox;
+        vw_color(d->r, col);
+        SDL_RenderDrawLine(d->r, sx + ox, sy + oy, qx + ox, qy + oy);
+        vw_draw_arrow(d->r, sx, sy, qx, qy, col);
     }
     for (int k = 0; k < n; ++k) {
         if (!on_plane(&b[k], s, panel)) continue;
