@@ -65,8 +65,16 @@ START_TEST(panels_follow_the_site_maps_an_item_has_points_on)
 {
     static vw_state s;
     sparse_trace(subm);
-    vw_state_init(&s, &tr, &idx);
     const int in = tensor_named("in_sites"), out = tensor_named("out_sites"), keys = tensor_named("hash_keys");
+    /* the first frame: before the index, the first input and output; with it, the sites */
+    vw_state_init(&s, &tr, NULL);
+    ck_assert_int_eq(s.panel[0].tensor, tensor_named("features"));
+    vw_state_set_index(&s, &idx);
+    ck_assert_int_eq(s.panel[0].tensor, in);
+    ck_assert_int_eq(s.panel[1].tensor, out);
+    vw_state_free(&s);
+    vw_state_init(&s, &tr, &idx);
+    ck_assert_int_eq(s.panel[0].tensor, in);
     uint32_t probe = VW_NONE;
     for (uint32_t it = 0; it < idx.nitems; ++it) {
         vw_focus_event(&s, idx.by_item[idx.items[it].first]); /* the work event */

@@ -36,11 +36,15 @@ void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
     s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
     s->panel[1].tensor = first_tensor(tr, KS_ROLE_OUTPUT);
     vw_state_clamp(s);
+    vw_follow_focus(s);
 }
 
+/* The first frame follows its work item too once there are items (a sparse trace opens on
+ * its site maps, not on its first input and output). */
 void vw_state_set_index(vw_state *s, const vw_index *idx)
 {
     s->idx = idx;
+    vw_follow_focus(s);
 }
 
 void vw_state_free(vw_state *s)

@@ -92,7 +92,8 @@ typedef struct vw_state {
 } vw_state;
 
 /* Starts on the first event in recorded order, panels on the first input and output
- * tensors. idx may be NULL (not built yet) and set later with vw_state_set_index. */
+ * tensors, then (with an index) on what the focus follows. idx may be NULL (not built
+ * yet) and set later with vw_state_set_index, which follows the focus then. */
 void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx);
 void vw_state_set_index(vw_state *s, const vw_index *idx);
 void vw_state_free(vw_state *s);
