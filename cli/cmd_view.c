@@ -10,7 +10,8 @@
 
 static const char *usage =
     "usage: kscope view FILE.kst [--goto SPEC] [--order recorded|thread|iter]\n"
-    "                   [--unit event|item|thread|warp|block] [--mode values|reads|weights|writes]\n"
+    "                   [--unit event|item|thread|warp|block|field]\n"
+    "                   [--mode values|reads|weights|writes|visits]\n"
     "                   [--keys SCRIPT] [--size WxH] [--shot-dir DIR]\n"
     "       kscope view FILE.kst --headless --png OUT.png [same options]\n"
     "       kscope view FILE.kst --headless --frames DIR [--every N] [--max-frames N]\n\n"
@@ -20,8 +21,10 @@ static const char *usage =
     "  --goto SPEC      start at index=N (work item), thread=T, or event=P (position)\n"
     "  --order O        recorded (as the trace stores events), thread (thread-major) or\n"
     "                   iter (iteration-major: the grid sweeping the data)\n"
-    "  --unit U         what Right/Left and playback step by\n"
-    "  --mode M         heatmaps of values, read counts, weight sums or write counts\n"
+    "  --unit U         what Right/Left and playback step by (field: the work site's\n"
+    "                   first field, e.g. a sparse rulebook's kernel offset k)\n"
+    "  --mode M         heatmaps of values, read counts, weight sums, write counts or\n"
+    "                   visits (region points per cell: a sparse rulebook's pairs per site)\n"
     "  --keys SCRIPT    keys to press once the trace is indexed, comma-separated:\n"
     "                   Right,Right,O,S,Q  type:TEXT  click:X:Y  wait:N\n"
     "  --headless       no window: render with the software renderer (implied by --png\n"

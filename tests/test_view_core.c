@@ -103,11 +103,14 @@ START_TEST(orders_match_sorting_the_events)
 }
 END_TEST
 
-/* The unit an event belongs to, computed from the event alone. */
+/* The unit an event belongs to, computed from the event alone (the first field: from the
+ * field its item's work event recorded). */
 static int64_t unit_of(const ks_event *e, vw_unit u)
 {
     int64_t g = (int64_t)e->block * fx.tr.threads + e->thread;
+    const vw_item *it = &fx.idx.items[fx.idx.item_of[e - fx.tr.events]];
     switch (u) {
+    case VW_UNIT_FIELD: return fx.tr.events[fx.idx.by_item[it->first]].u.field[0];
     case VW_UNIT_ITEM: return e->index;
     case VW_UNIT_THREAD: return g;
     case VW_UNIT_WARP: return (int64_t)e->block * 1000000 + e->thread / 32;

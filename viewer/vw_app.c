@@ -70,11 +70,11 @@ static int configure(vw_state *s, const vw_options *o)
     if (o->order && vw_set_order(s, o->order)) return KS_EINVAL;
     if (o->mode && vw_set_mode(s, o->mode)) return KS_EINVAL;
     if (o->unit) {
-        static const char *units[] = {"event", "item", "thread", "warp", "block"};
+        static const char *units[] = {"event", "item", "thread", "warp", "block", "field"};
         int u = -1;
         for (int i = 0; i < VW_NUNITS; ++i)
             if (!strcmp(o->unit, units[i])) u = i;
-        if (u < 0) return ks_fail(KS_EINVAL, "unknown unit '%s' (event, item, thread, warp, block)", o->unit);
+        if (u < 0) return ks_fail(KS_EINVAL, "unknown unit '%s' (event, item, thread, warp, block, field)", o->unit);
         s->unit = (vw_unit)u;
     }
     s->title = o->title;

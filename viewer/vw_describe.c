@@ -102,6 +102,26 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L)
     }
 }
 
+void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it, char *buf, size_t n)
+{
+    uint32_t count[KS_MAX_SITES] = {0};
+    size_t used = 0;
+    buf[0] = '\0';
+    if (it >= idx->nitems) return;
+    const vw_item *item = &idx->items[it];
+    for (uint32_t k = 0; k < item->count; ++k) {
+        const ks_event *e = &tr->events[idx->by_item[item->first + k]];
+        if (e->kind != KS_EV_WORK && e->site < tr->nsites && e->site < KS_MAX_SITES) count[e->site]++;
+    }
+    for (int i = 0; i < tr->nsites && i < KS_MAX_SITES && used < n; ++i) {
+        if (!count[i]) continue;
+        /* "sparse_conv.hash_probe" -> "hash_probe": the operator's prefix says nothing here */
+        const char *dot = strchr(tr->sites[i].name, '.');
+        used += (size_t)snprintf(buf + used, n - used, "%s%u %s", used ? ", " : "", count[i],
+                                 dot && dot[1] ? dot + 1 : tr->sites[i].name);
+    }
+}
+
 void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
 {
     const ks_trace *tr = s->tr;
@@ -132,6 +152,8 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     describe_work(s, w, L);
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
+    vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
+    if (line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
     add(L, VW_STYLE_HEAD, "event %u of %u of this work item:", k + 1, item->count);
     /* a window of the item's events around the focused one */
     int room = max_lines - L->n;
@@ -229,9 +251,13 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
         PUT("go to (index=N, thread=T, event=P; Enter, Esc): %s_", s->prompt_text);
         return;
     }
+    const ks_site *w = vw_work_site(tr);
+    char unit[64];
+    if (s->unit == VW_UNIT_FIELD && w) snprintf(unit, sizeof unit, "field %s", w->fields[0].name);
+    else snprintf(unit, sizeof unit, "%s", vw_unit_name(s->unit));
     PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s",
         (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len,
-        vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), vw_unit_name(s->unit),
+        vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), unit,
         s->playing ? "playing" : "paused", s->speed, vw_mode_name(s->mode));
     if (permille < 1000) PUT("  |  indexing %d%%", permille / 10);
     if (tr->dropped) PUT("  |  %llu events DROPPED", (unsigned long long)tr->dropped);
@@ -245,10 +271,10 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
         vw_plane_dims d = vw_plane_dims_of(T);
         int64_t off = (s->panel[s->hover_panel].plane * d.h + s->hover_y) * d.w + s->hover_x;
         ks_format_element(tr, t, s->panel[s->hover_panel].plane, s->hover_y, s->hover_x, where, sizeof where);
-        PUT("  |  %s = %.6g", where, vw_tensor_value(T, off));
+        PUT("  |  %s = %.6g%s", where, vw_tensor_value(T, off), vw_cell_empty(T, off) ? " (empty)" : "");
         if (s->idx && s->idx->agg[t].reads)
-            PUT(" (reads %u, weight %.4g, writes %u)", s->idx->agg[t].reads[off],
-                s->idx->agg[t].weights[off], s->idx->agg[t].writes[off]);
+            PUT(" (reads %u, weight %.4g, writes %u, visits %u)", s->idx->agg[t].reads[off],
+                s->idx->agg[t].weights[off], s->idx->agg[t].writes[off], s->idx->agg[t].visits[off]);
     }
     if (s->message[0]) PUT("  |  %s", s->message);
 #undef PUT
@@ -259,14 +285,15 @@ const char *const *vw_help_lines(void)
     static const char *const lines[] = {
         "keys",
         "Right / Left     next / previous step",
-        "1 2 3 4 5        step by event, work item, thread, warp, block",
+        "1 2 3 4 5 6      step by event, work item, thread, warp, block, first field",
         "Space            play / pause        = -   faster / slower",
         "O                order: recorded, thread-major, iteration-major",
         "G                go to index=N, thread=T or event=P",
         "Home / End       first / last event",
-        "M                heatmap: values, read count, weight sum, write count",
+        "M                heatmap: values, read count, weight sum, write count, visits",
         "[ ]  ; '         input plane / output plane",
         "Tab  Ctrl+Tab    input tensor / output tensor     F  follow the focus",
+        "B                1-D tensors (one-row planes) as bars on / off",
         "click a cell     who read it (input) or wrote it (output); N / Shift+N cycle",
         "click timeline   scrub         S or F12  screenshot (PNG)",
         "H or F1          this help     Esc  close / quit     Q  quit",

@@ -23,6 +23,10 @@ typedef struct vw_lines {
  * keeping at most max_lines lines (the events scroll around the focused one). A
  * reverse lookup in progress comes first. */
 void vw_describe_focus(const vw_state *s, vw_lines *out, int max_lines);
+/* How many events of each site the work item has, in site order, the work event left out
+ * and the operator's prefix dropped: "3 read_site, 1 input_site, 2 hash_probe, ..." (a
+ * sparse rulebook lookup's hash probes at a glance). "" for an item out of range. */
+void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it, char *buf, size_t n);
 /* One event as a line: "tap 2 read input[0, 0, 1, 3] = 7". */
 void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n);
 void vw_describe_title(const vw_state *s, char *buf, size_t n);

@@ -15,7 +15,10 @@ typedef struct vw_heat_cache {
     int tensor, indexed, w, h;
     vw_mode mode;
     int64_t plane;
-    double lo, hi;
+    double lo, hi;  /* the colour range: values of the non-empty cells */
+    double ramp0;   /* where on the ramp lo sits: 0, or 0.25 with empty cells so the lowest
+                       value stays apart from the background */
+    int64_t empty;  /* empty cells of the plane (negative integers, vw_cell_empty) */
     vw_rect area;
 } vw_heat_cache;
 

@@ -12,14 +12,14 @@
 #include "vw_draw_int.h"
 #include "vw_plane.h"
 
-/* The number shown for element off of tensor t in the current mode. */
-static double shown(const vw_state *s, int t, int64_t off, vw_mode mode)
+double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode)
 {
     const vw_aggregate *a = s->idx ? &s->idx->agg[t] : NULL;
     switch (mode) {
     case VW_MODE_READS: return a->reads[off];
     case VW_MODE_WEIGHTS: return a->weights[off];
     case VW_MODE_WRITES: return a->writes[off];
+    case VW_MODE_VISITS: return a->visits[off];
     default: return vw_tensor_value(&s->tr->tensors[t], off);
     }
 }
@@ -32,47 +32,70 @@ static vw_mode effective_mode(const vw_state *s, int t)
 }
 
 /* Rebuilds the panel's texture: one texel per cell, or the mean of a block of cells
- * when the plane has more cells than the panel has pixels. */
+ * when the plane has more cells than the panel has pixels. Values of an integer tensor's
+ * empty cells (negative) are left out: a texel with only empty cells is background. */
 static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c,
                           const vw_heatmap *m)
 {
     int t = s->panel[panel].tensor;
-    vw_plane_dims pd = vw_plane_dims_of(&s->tr->tensors[t]);
+    const ks_tensor *T = &s->tr->tensors[t];
+    vw_plane_dims pd = vw_plane_dims_of(T);
     int64_t plane = s->panel[panel].plane;
     vw_mode mode = effective_mode(s, t);
     if (plane < 0 || plane >= pd.planes) plane = 0, pd.h = pd.w = 0; /* never read outside the tensor */
     const int64_t base = plane * pd.h * pd.w;
+    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
     double vw = m->cell * (double)pd.w, vh = m->cell * (double)pd.h;
     int tw = pd.w < vw ? (int)pd.w : (int)(vw > 1 ? vw : 1);
     int th = pd.h < vh ? (int)pd.h : (int)(vh > 1 ? vh : 1);
     double *acc = malloc((size_t)tw * th * sizeof *acc);
     uint32_t *px = malloc((size_t)tw * th * sizeof *px);
+    uint8_t *none = malloc((size_t)tw * th); /* a texel with no cell to show: background */
     double lo = INFINITY, hi = -INFINITY;
-    if (!acc || !px) goto out;
+    int64_t empty = 0;
+    if (!acc || !px || !none) goto out;
     for (int ty = 0; ty < th; ++ty) {
         int64_t y0 = ty * pd.h / th, y1 = (ty + 1) * pd.h / th;
         for (int tx = 0; tx < tw; ++tx) {
             int64_t x0 = tx * pd.w / tw, x1 = (tx + 1) * pd.w / tw;
             double sum = 0;
+            int64_t used = 0;
             for (int64_t y = y0; y < y1; ++y)
-                for (int64_t x = x0; x < x1; ++x) sum += shown(s, t, base + y * pd.w + x, mode);
-            double v = sum / (double)((y1 - y0) * (x1 - x0));
+                for (int64_t x = x0; x < x1; ++x) {
+                    const int64_t off = base + y * pd.w + x;
+                    if (sparse && vw_cell_empty(T, off)) {
+                        empty++;
+                        continue;
+                    }
+                    sum += vw_heat_value(s, t, off, mode);
+                    used++;
+                }
+            double v = used ? sum / (double)used : 0;
             acc[(size_t)ty * tw + tx] = v;
+            none[(size_t)ty * tw + tx] = !used;
+            if (!used) continue;
             if (isfinite(v) && v < lo) lo = v;
             if (isfinite(v) && v > hi) hi = v;
         }
     }
     if (mode != VW_MODE_VALUES && lo > 0) lo = 0; /* counts start at zero */
     if (!(lo <= hi)) lo = hi = 0;
-    for (size_t i = 0; i < (size_t)tw * th; ++i)
-        px[i] = 0xFF000000u | (isfinite(acc[i]) ? vw_colormap(vw_colormap_t(acc[i], lo, hi)) : VW_COL_NAN);
+    c->ramp0 = empty ? 0.25 : 0;
+    for (size_t i = 0; i < (size_t)tw * th; ++i) {
+        uint32_t col = VW_COL_NAN;
+        if (none[i]) col = VW_COL_PANEL;
+        else if (isfinite(acc[i])) col = vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_colormap_t(acc[i], lo, hi));
+        px[i] = 0xFF000000u | col;
+    }
     c->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, tw, th);
     if (c->tex) SDL_UpdateTexture(c->tex, NULL, px, tw * (int)sizeof *px);
 out:
     free(acc);
     free(px);
+    free(none);
     c->lo = lo;
     c->hi = hi;
+    c->empty = empty;
     c->mode = mode;
 }
 
@@ -94,7 +117,7 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     int bar_w = lg.w < 512 ? lg.w : 512;
     for (int i = 0; i < bar_w; ++i) {
         vw_rect px = {.x = lg.x + i, .y = lg.y, .w = 1, .h = 10};
-        vw_fill(d->r, px, vw_colormap((double)i / (bar_w > 1 ? bar_w - 1 : 1)));
+        vw_fill(d->r, px, vw_colormap(c->ramp0 + (1 - c->ramp0) * i / (bar_w > 1 ? bar_w - 1 : 1)));
     }
     char lo[48], hi[48], mid[64];
     snprintf(lo, sizeof lo, "%.4g", c->lo);
@@ -102,6 +125,7 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     if (s->mode != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(s->mode),
                                      s->idx ? "tensor too big" : "after indexing");
+    else if (c->empty) snprintf(mid, sizeof mid, "values, %lld empty (< 0)", (long long)c->empty);
     int ty = lg.y + 12;
     vw_text(&d->font, d->r, lg.x, ty, VW_COL_TEXT, 0, lo);
     vw_text(&d->font, d->r, lg.x + bar_w - (int)strlen(hi) * d->font.advance, ty, VW_COL_TEXT, 0, hi);
@@ -142,6 +166,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
     if (c->tex) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
+    vw_draw_bars(d, s, L, panel, c, &m);
     draw_legend(d, s, L, panel, c);
 }
 
@@ -171,16 +196,7 @@ static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], 
     const unsigned col = focused ? VW_COL_FOCUS : VW_COL_HEAD;
     vw_rect box = {.x = ax - 3, .y = ay - 3, .w = 7, .h = 7};
     vw_outline(d->r, box, col, 1, 0);
-    vw_color(d->r, col);
-    SDL_RenderDrawLine(d->r, ax, ay, px, py);
-    const double len = hypot(px - ax, py - ay);
-    if (len < 6) return;
-    /* arrowhead: two strokes back from the tip, 25 degrees either side */
-    const double ux = (ax - px) / len, uy = (ay - py) / len, c = cos(0.44), sn = sin(0.44);
-    for (int side = -1; side <= 1; side += 2) {
-        const double hx = ux * c - side * uy * sn, hy = side * ux * sn + uy * c;
-        SDL_RenderDrawLine(d->r, px, py, px + (int)lround(hx * 7), py + (int)lround(hy * 7));
-    }
+    vw_draw_arrow(d->r, ax, ay, px, py, col);
 }
 
 static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
@@ -253,42 +269,35 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
                 cell.y + cell.h / 2 - d->font.line / 2, VW_COL_PADDING, 0, "0");
 }
 
-/* the item's region events (a RoI and its bins, a patch, a point): outlines in
- * continuous coordinates on the panel showing their tensor and plane */
+/* the item's region events (a RoI and its bins, a patch, points): outlines in continuous
+ * coordinates on the panel showing their tensor and plane; points in vw_draw_points */
 static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it)
 {
-    vw_box b[8];
-    const int n = vw_item_boxes(s->tr, s->idx, it, b, 8);
+    static vw_box b[1024]; /* a reduce item's sites: one per contributing offset */
+    const int n = vw_item_boxes(s->tr, s->idx, it, b, 1024);
     for (int k = n - 1; k >= 0; --k) {
         /* all four corners finite and near the plane (a NaN y1 used to reach an int cast) */
-        if (b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane ||
+        if (vw_box_is_point(&b[k]) || b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane ||
             !(fabs(b[k].y0) <= 1e6) || !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) ||
             !(fabs(b[k].x1) <= 1e6))
             continue;
         vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
-        if (b[k].rows == 0) { /* a point: the argmax, an X */
-            int px, py;
-            vw_heatmap_point(m, b[k].y0, b[k].x0, &px, &py);
-            vw_color(d->r, VW_COL_LOOKUP);
-            SDL_RenderDrawLine(d->r, px - 6, py - 6, px + 6, py + 6);
-            SDL_RenderDrawLine(d->r, px - 6, py + 6, px + 6, py - 6);
-            continue;
-        }
         for (int i = 0; i <= b[k].rows; ++i) { /* horizontal lines: edges and bin rows */
             int xa, ya, xb, yb;
-            const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / b[k].rows;
+            const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / (b[k].rows ? b[k].rows : 1);
             vw_heatmap_point(m, y, b[k].x0, &xa, &ya);
             vw_heatmap_point(m, y, b[k].x1, &xb, &yb);
             SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
         }
         for (int j = 0; j <= b[k].cols; ++j) {
             int xa, ya, xb, yb;
-            const double x = b[k].x0 + (b[k].x1 - b[k].x0) * j / b[k].cols;
+            const double x = b[k].x0 + (b[k].x1 - b[k].x0) * j / (b[k].cols ? b[k].cols : 1);
             vw_heatmap_point(m, b[k].y0, x, &xa, &ya);
             vw_heatmap_point(m, b[k].y1, x, &xb, &yb);
             SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
         }
     }
+    vw_draw_points(d, m, s, panel, b, n);
 }
 
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)

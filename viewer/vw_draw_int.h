@@ -2,6 +2,7 @@
 #ifndef VW_DRAW_INT_H
 #define VW_DRAW_INT_H
 
+#include "vw_boxes.h"
 #include "vw_draw.h"
 
 static inline void vw_color(SDL_Renderer *r, uint32_t c)
@@ -36,5 +37,15 @@ static inline void vw_outline(SDL_Renderer *r, vw_rect a, uint32_t c, int t, int
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
 void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L);
+/* The number a heatmap shows for element off of tensor t in mode `mode` (the value, or an
+ * aggregate: the mode must have its aggregates). */
+double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode);
+/* Bars over a one-row plane's cells (vw_draw_bars.c); c: the panel's texture cache. */
+void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c,
+                  const vw_heatmap *m);
+/* A line from (x0, y0) to (x1, y1) with an arrowhead at (x1, y1). */
+void vw_draw_arrow(SDL_Renderer *r, int x0, int y0, int x1, int y1, uint32_t col);
+/* The region points among b[0..n) on the panel's tensor and plane (vw_draw_points.c). */
+void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n);
 
 #endif

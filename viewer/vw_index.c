@@ -139,7 +139,8 @@ static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
         a->reads = calloc((size_t)n, sizeof *a->reads);
         a->weights = calloc((size_t)n, sizeof *a->weights);
         a->writes = calloc((size_t)n, sizeof *a->writes);
-        if (!a->reads || !a->weights || !a->writes)
+        a->visits = calloc((size_t)n, sizeof *a->visits);
+        if (!a->reads || !a->weights || !a->writes || !a->visits)
             return ks_fail(KS_ENOMEM, "out of memory for the aggregates of %s",
                            idx->tr->tensors[t].name);
     }
@@ -161,11 +162,27 @@ static void note_margin(vw_index *idx, int tensor, int64_t y, int64_t x)
     if (out > idx->margin[tensor]) idx->margin[tensor] = (int)out;
 }
 
+/* A region point (rows = cols = 0) visits the cell it lies in; boxes visit nothing. */
+static int visit(vw_index *idx, const ks_event *e)
+{
+    const ks_ev_region *g = &e->u.region;
+    vw_aggregate *a;
+    if (g->rows || g->cols) return KS_OK;
+    if (e->tap) idx->point_taps = 1;
+    int rc = agg_tensor(idx, e->tensor, &a);
+    if (rc || !a || !(fabsf(g->y0) < 1e9f) || !(fabsf(g->x0) < 1e9f)) return rc; /* NaN fails < */
+    int64_t off = element(&idx->tr->tensors[e->tensor], g->plane, (int64_t)floorf(g->y0 + 0.5f),
+                          (int64_t)floorf(g->x0 + 0.5f));
+    if (off >= 0 && ++a->visits[off] > a->max_visits) a->max_visits = a->visits[off];
+    return KS_OK;
+}
+
 static int aggregate(vw_index *idx, const ks_event *e)
 {
     const ks_trace *tr = idx->tr;
     vw_aggregate *a;
-    if (e->kind == KS_EV_WORK || e->kind == KS_EV_REGION || e->tensor >= tr->ntensors) return KS_OK;
+    if (e->kind == KS_EV_WORK || e->tensor >= tr->ntensors) return KS_OK;
+    if (e->kind == KS_EV_REGION) return visit(idx, e);
     const ks_tensor *t = &tr->tensors[e->tensor];
     int rc = agg_tensor(idx, e->tensor, &a);
     if (rc) return rc;
@@ -319,6 +336,7 @@ void vw_index_free(vw_index *idx)
         free(idx->agg[t].reads);
         free(idx->agg[t].weights);
         free(idx->agg[t].writes);
+        free(idx->agg[t].visits);
     }
     const ks_trace *tr = idx->tr;
     memset(idx, 0, sizeof *idx);

@@ -4,7 +4,8 @@
  *     contiguous run of its events in `by_item` (in seq order);
  *   - the three replay orders (recorded, thread-major, iteration-major);
  *   - aggregates per tensor element: reads (read events + valid sample corners), weight
- *     sums (1 per read, the corner weight per sample), writes (stores + atomic adds).
+ *     sums (1 per read, the corner weight per sample), writes (stores + atomic adds),
+ *     visits (region points: ks_probe_point, e.g. the sites a sparse rulebook pairs).
  * Pure C, no SDL: the tests drive it directly. Event ids are uint32: traces with more
  * than 2^32 - 1 events are refused with a clear error.
  */
@@ -42,7 +43,8 @@ typedef struct vw_aggregate {
     uint32_t *reads;  /* per element of the tensor, NULL when not touched or too big */
     float *weights;
     uint32_t *writes;
-    uint32_t max_reads, max_writes;
+    uint32_t *visits; /* region points on the element (rounded to the nearest cell) */
+    uint32_t max_reads, max_writes, max_visits;
     float max_weight;
 } vw_aggregate;
 
@@ -57,6 +59,7 @@ typedef struct vw_index {
     vw_item_order orders[VW_NORDERS]; /* [VW_ORDER_RECORDED] unused */
     vw_aggregate agg[KS_MAX_TENSORS];
     int margin[KS_MAX_TENSORS]; /* how many cells outside a plane padding reads reach (0..4) */
+    int point_taps; /* some region point has a tap other than 0: points are labelled with it */
 } vw_index;
 
 /* Progress of a build in [0, 1000], readable from another thread while it runs. */

@@ -97,6 +97,12 @@ vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin)
     return m;
 }
 
+vw_rect vw_bars_area(vw_rect area, const vw_heatmap *m, int line)
+{
+    const int top = area.y + 2 * line + 6, bottom = (int)floor(m->oy - m->margin * m->cell) - 3;
+    return (vw_rect){.x = area.x, .y = top, .w = area.w, .h = bottom - top};
+}
+
 /* A pixel coordinate as an int: NaN and values past +-1e9 (a crafted event's coordinate)
  * become a pixel far off screen, never an out-of-range conversion. */
 static int to_px(double v)

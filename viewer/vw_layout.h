@@ -53,6 +53,12 @@ void vw_heatmap_point(const vw_heatmap *m, double fy, double fx, int *px, int *p
 /* The cell under screen point (px, py): 1 and (y, x) when inside the plane, 0 otherwise. */
 int vw_heatmap_hit(const vw_heatmap *m, int px, int py, int64_t *y, int64_t *x);
 
+/* Where the bars of a one-row plane go (vw_draw_bars.c): across the panel `area`, from
+ * below its header line and a line for the numbers down to 3 pixels above the row of
+ * cells (and its margin); h <= 0 when there is no room. A bar of height f * h (f in
+ * [0, 1]) stands on y + h. */
+vw_rect vw_bars_area(vw_rect area, const vw_heatmap *m, int line);
+
 /* The block x thread grid: rows of blocks, columns of threads, each screen cell standing
  * for bg blocks x tg threads when the launch is bigger than the panel. */
 typedef struct vw_grid {

@@ -11,8 +11,34 @@ const char *vw_order_name(vw_order o)
 
 const char *vw_unit_name(vw_unit u)
 {
-    static const char *names[] = {"event", "work item", "thread", "warp", "block"};
+    static const char *names[] = {"event", "work item", "thread", "warp", "block", "first field"};
     return u >= 0 && u < VW_NUNITS ? names[u] : "?";
+}
+
+const ks_site *vw_work_site(const ks_trace *tr)
+{
+    for (int i = 0; i < tr->nsites; ++i)
+        if (tr->sites[i].kind == KS_EV_WORK && tr->sites[i].nfields > 0) return &tr->sites[i];
+    return NULL;
+}
+
+/* The first field of the event's work item. A digit field comes from the event's own index
+ * ((index / stride) % extent + bias, what `check` holds the work event to), so it needs no
+ * index and orphans have one too; a derived field is read from the item's work event. */
+static int64_t field_key(const vw_index *idx, const ks_event *e, uint32_t ev)
+{
+    const ks_site *w = vw_work_site(idx->tr);
+    if (w && w->fields[0].digit && w->fields[0].stride > 0 && e->index >= 0) {
+        int64_t v = e->index / w->fields[0].stride;
+        if (w->fields[0].extent > 0) v %= w->fields[0].extent;
+        return v + w->fields[0].bias;
+    }
+    uint32_t it = idx->item_of ? idx->item_of[ev] : VW_NONE;
+    if (w && it != VW_NONE && idx->items[it].count) {
+        const ks_event *first = &idx->tr->events[idx->by_item[idx->items[it].first]];
+        if (first->kind == KS_EV_WORK) return first->u.field[0];
+    }
+    return -1 - e->index; /* no field to read: each work index is its own run */
 }
 
 uint64_t vw_order_len(const vw_index *idx, vw_order o)
@@ -82,6 +108,7 @@ static int64_t unit_key(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u
     case VW_UNIT_THREAD: return vw_gthread(tr, e->block, e->thread);
     case VW_UNIT_WARP: return (int64_t)e->block * ((tr->threads + 31) / 32) + e->thread / 32;
     case VW_UNIT_BLOCK: return e->block;
+    case VW_UNIT_FIELD: return field_key(idx, e, ev);
     default: return (int64_t)pos;
     }
 }

@@ -3,8 +3,8 @@
  * A position is a number in [0, vw_order_len) for the chosen order. The recorded order
  * is the file's event order and needs no index; the thread-major and iteration-major
  * orders list work items (each with its events, work event first) and need a built
- * vw_index. Stepping by a unit (work item, thread, warp, block) moves to the first event
- * of the next (or previous) run of events that differ in that unit.
+ * vw_index. Stepping by a unit (work item, thread, warp, block, first field) moves to the
+ * first event of the next (or previous) run of events that differ in that unit.
  */
 #ifndef VW_NAV_H
 #define VW_NAV_H
@@ -17,11 +17,17 @@ typedef enum vw_unit {
     VW_UNIT_THREAD = 2,
     VW_UNIT_WARP = 3, /* 32 consecutive threads of one block */
     VW_UNIT_BLOCK = 4,
-    VW_NUNITS = 5
+    /* the work site's first field (its slowest digit): a run of work items with one value
+     * of it, e.g. one kernel offset k of a sparse rulebook, one output site o of its
+     * reduce, one pair p of its gather, one image n of im2col */
+    VW_UNIT_FIELD = 5,
+    VW_NUNITS = 6
 } vw_unit;
 
 const char *vw_order_name(vw_order o); /* "recorded", "thread-major", "iteration-major" */
-const char *vw_unit_name(vw_unit u);   /* "event", "work item", ... */
+const char *vw_unit_name(vw_unit u);   /* "event", "work item", ..., "first field" */
+/* The trace's work site (the first site of kind work with a field), or NULL. */
+const ks_site *vw_work_site(const ks_trace *tr);
 
 /* Events the order visits (the recorded order: all; the others: those with a work item). */
 uint64_t vw_order_len(const vw_index *idx, vw_order o);

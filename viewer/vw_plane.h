@@ -32,4 +32,16 @@ static inline double vw_tensor_value(const ks_tensor *t, int64_t offset)
     }
 }
 
+/* An integer tensor's negative element is an empty cell: index maps mark "nothing here"
+ * with -1 (no site at this position, no pair, a free hash slot), so the heatmap draws it
+ * as background and leaves it out of the colour range. Float tensors have no empty cells. */
+static inline int vw_cell_empty(const ks_tensor *t, int64_t offset)
+{
+    switch (t->dtype) {
+    case KS_I32: return ((const int32_t *)t->data)[offset] < 0;
+    case KS_I64: return ((const int64_t *)t->data)[offset] < 0;
+    default: return 0;
+    }
+}
+
 #endif

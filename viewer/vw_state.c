@@ -8,7 +8,7 @@
 #include "../kernels/core/ks_error.h"
 #include "vw_plane.h"
 
-static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes"};
+static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes", "visits"};
 
 const char *vw_mode_name(vw_mode m)
 {
@@ -31,15 +31,20 @@ void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
     s->unit = VW_UNIT_EVENT;
     s->speed = 8;
     s->follow = 1;
+    s->bars = 1;
     s->look.tensor = -1;
     s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
     s->panel[1].tensor = first_tensor(tr, KS_ROLE_OUTPUT);
     vw_state_clamp(s);
+    vw_follow_focus(s);
 }
 
+/* The first frame follows its work item too once there are items (a sparse trace opens on
+ * its site maps, not on its first input and output). */
 void vw_state_set_index(vw_state *s, const vw_index *idx)
 {
     s->idx = idx;
+    vw_follow_focus(s);
 }
 
 void vw_state_free(vw_state *s)
@@ -82,17 +87,6 @@ uint32_t vw_state_item(const vw_state *s)
     return s->idx->item_of[ev];
 }
 
-static int valid_tensor(const ks_trace *tr, const ks_event *e)
-{
-    /* regions are overlays (vw_boxes), not accesses to focus */
-    return (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) && e->tensor < tr->ntensors;
-}
-
-static int64_t event_plane(const ks_event *e)
-{
-    return e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
-}
-
 void vw_state_clamp(vw_state *s)
 {
     for (int p = 0; p < 2; ++p) {
@@ -109,42 +103,11 @@ void vw_state_clamp(vw_state *s)
     }
 }
 
-/* Panels follow the focused event: the input side shows what it reads, the output side
- * what it writes; a work event looks ahead into its item. */
-static void follow_focus(vw_state *s)
-{
-    const ks_trace *tr = s->tr;
-    uint32_t ev = vw_state_event(s);
-    if (!s->follow || ev == VW_NONE) return;
-    const ks_event *e = &tr->events[ev];
-    const ks_event *cand[2] = {NULL, NULL};
-    if (valid_tensor(tr, e)) cand[e->kind == KS_EV_WRITE] = e;
-    uint32_t it = vw_state_item(s);
-    if (it != VW_NONE) {
-        const vw_item *item = &s->idx->items[it];
-        for (uint32_t k = 0; k < item->count && !(cand[0] && cand[1]); ++k) {
-            const ks_event *f = &tr->events[s->idx->by_item[item->first + k]];
-            if (valid_tensor(tr, f) && !cand[f->kind == KS_EV_WRITE]) cand[f->kind == KS_EV_WRITE] = f;
-        }
-    }
-    for (int p = 0; p < 2; ++p) {
-        if (!cand[p]) continue;
-        vw_plane_dims d = vw_plane_dims_of(&tr->tensors[cand[p]->tensor]);
-        int64_t plane = event_plane(cand[p]);
-        /* a plane the event names outside its tensor (a crafted or buggy trace) is not
-         * followed; a switch of tensor starts at plane 0, never at the old tensor's plane */
-        if (s->panel[p].tensor != cand[p]->tensor) s->panel[p].plane = 0;
-        s->panel[p].tensor = cand[p]->tensor;
-        if (plane >= 0 && plane < d.planes) s->panel[p].plane = plane;
-    }
-    vw_state_clamp(s);
-}
-
 static void seek(vw_state *s, uint64_t pos)
 {
     uint64_t n = vw_state_len(s);
     s->pos = n ? (pos < n ? pos : n - 1) : 0;
-    follow_focus(s);
+    vw_follow_focus(s);
 }
 
 void vw_focus_event(vw_state *s, uint32_t ev)
@@ -210,7 +173,7 @@ int vw_set_mode(vw_state *s, const char *name)
             s->mode = (vw_mode)m;
             return KS_OK;
         }
-    return ks_fail(KS_EINVAL, "unknown mode '%s' (values, reads, weights, writes)", name);
+    return ks_fail(KS_EINVAL, "unknown mode '%s' (values, reads, weights, writes, visits)", name);
 }
 
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
@@ -277,11 +240,16 @@ static void hover(vw_state *s, const vw_layout *L, int x, int y)
     }
 }
 
+/* The next tensor with elements (a run's unused tensors have shape (0): nothing to show). */
 static void cycle_tensor(vw_state *s, int p, int dir)
 {
-    int n = s->tr->ntensors;
+    int n = s->tr->ntensors, t = s->panel[p].tensor;
     if (!n) return;
-    s->panel[p].tensor = ((s->panel[p].tensor + dir) % n + n) % n;
+    for (int k = 0; k < n; ++k) {
+        t = ((t + dir) % n + n) % n;
+        if (vw_plane_dims_of(&s->tr->tensors[t]).planes > 0) break;
+    }
+    s->panel[p].tensor = t;
     s->panel[p].plane = 0;
     s->follow = 0;
 }
@@ -346,7 +314,7 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_TENSOR: cycle_tensor(s, a->a ? 1 : 0, a->b >= 0 ? 1 : -1); break;
     case VW_ACT_FOLLOW:
         s->follow = !s->follow;
-        follow_focus(s);
+        vw_follow_focus(s);
         break;
     case VW_ACT_HOME: seek(s, 0); break;
     case VW_ACT_END: seek(s, vw_state_len(s) ? vw_state_len(s) - 1 : 0); break;
@@ -379,6 +347,7 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
         if (s->nslides) vw_story_show(s, s->slide + (a->a > 0 ? 1 : -1));
         break;
     case VW_ACT_REVEAL: s->reveal = !s->reveal; break;
+    case VW_ACT_BARS: s->bars = !s->bars; break;
     default: break;
     }
     vw_state_clamp(s);
@@ -417,6 +386,8 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "3", .kind = VW_ACT_UNIT, .a = VW_UNIT_THREAD, .b = 0},
         {.key = "4", .kind = VW_ACT_UNIT, .a = VW_UNIT_WARP, .b = 0},
         {.key = "5", .kind = VW_ACT_UNIT, .a = VW_UNIT_BLOCK, .b = 0},
+        {.key = "6", .kind = VW_ACT_UNIT, .a = VW_UNIT_FIELD, .b = 0},
+        {.key = "B", .kind = VW_ACT_BARS, .a = 0, .b = 0},
         {.key = "O", .kind = VW_ACT_ORDER, .a = 0, .b = 0},
         {.key = "Space", .kind = VW_ACT_PLAY, .a = 0, .b = 0},
         {.key = "=", .kind = VW_ACT_SPEED, .a = 1, .b = 0},

@@ -16,7 +16,8 @@ typedef enum vw_mode {
     VW_MODE_READS = 1,  /* how many reads (and sample corners) touched each element */
     VW_MODE_WEIGHTS = 2,/* the sum of the weights each element was read with */
     VW_MODE_WRITES = 3, /* how many writes each element got (>1: atomic collisions) */
-    VW_NMODES = 4
+    VW_MODE_VISITS = 4, /* how many region points lie on each element (sparse: pairs per site) */
+    VW_NMODES = 5
 } vw_mode;
 
 typedef enum vw_action_kind {
@@ -45,13 +46,18 @@ typedef enum vw_action_kind {
     VW_ACT_HOVER,     /* a, b */
     VW_ACT_SEEK,      /* a: position in the order */
     VW_ACT_SLIDE,     /* a: +1 next slide, -1 back */
-    VW_ACT_REVEAL     /* show / hide the slide's answer */
+    VW_ACT_REVEAL,    /* show / hide the slide's answer */
+    VW_ACT_BARS       /* one-row planes (1-D tensors) as bars over their cells, or not */
 } vw_action_kind;
 
 typedef struct vw_action {
     vw_action_kind kind;
     int64_t a, b;
 } vw_action;
+
+/* A plane of one row (a 1-D tensor such as a per-offset pair count) with at most this many
+ * cells is drawn with a bar per cell above its row of cells. */
+#define VW_BARS_MAX 4096
 
 typedef struct vw_panel {
     int tensor;    /* -1: none */
@@ -70,6 +76,7 @@ typedef struct vw_state {
     vw_mode mode;
     vw_panel panel[2]; /* 0: input side, 1: output side */
     int follow;
+    int bars; /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
     vw_lookup look;
     int help, quit, want_shot;
     int prompt; /* the "go to" prompt is open */
@@ -85,7 +92,8 @@ typedef struct vw_state {
 } vw_state;
 
 /* Starts on the first event in recorded order, panels on the first input and output
- * tensors. idx may be NULL (not built yet) and set later with vw_state_set_index. */
+ * tensors, then (with an index) on what the focus follows. idx may be NULL (not built
+ * yet) and set later with vw_state_set_index, which follows the focus then. */
 void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx);
 void vw_state_set_index(vw_state *s, const vw_index *idx);
 void vw_state_free(vw_state *s);
@@ -102,6 +110,12 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a);
  * otherwise), and the hover on a cell of its panel's plane. vw_apply, the focus and the
  * story call it; the drawing code relies on it. */
 void vw_state_clamp(vw_state *s);
+/* With s->follow: points the panels at the focused event's tensor and plane, else at what
+ * its work item touches: the input side at what it reads, the output side at what it
+ * writes; tensors the item has region events on but neither reads nor writes (sparse
+ * convolution's site maps) come first, the first (in the trace's tensor order) on the
+ * input side, the second on the output side (vw_follow.c). */
+void vw_follow_focus(vw_state *s);
 /* Focuses event ev (an id into tr->events) in the current order. */
 void vw_focus_event(vw_state *s, uint32_t ev);
 /* Attaches slides (owned by the caller) and shows slide 0; vw_story_show shows slide k:
@@ -116,7 +130,7 @@ void vw_tick(vw_state *s, double dt);
  * (an index). Returns KS_OK or KS_EINVAL with ks_error_message() set. */
 int vw_goto(vw_state *s, const char *spec);
 int vw_set_order(vw_state *s, const char *name); /* "recorded", "thread", "iter" */
-int vw_set_mode(vw_state *s, const char *name);  /* "values", "reads", "weights", "writes" */
+int vw_set_mode(vw_state *s, const char *name);  /* "values", "reads", "weights", "writes", "visits" */
 const char *vw_mode_name(vw_mode m);
 
 /* The key names a --keys script and the window share (SDL's key names: "Right", "Space",
