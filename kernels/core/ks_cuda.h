@@ -29,6 +29,14 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->keep = 0;
 }
 
+/* For a plain __global__ kernel that is not in the body form: declares `ks_thread name`
+ * filled from the builtins with `sink` (a ks_sink * in device memory, or NULL for no
+ * trace), so probe calls (ks_probe_work first, then reads and writes) can be dropped into
+ * it:  KS_THREAD_FROM_BUILTINS(t, sink); ks_probe_work(&t, 0, i, 0, y, x, 0, 0, 0, 0, 0, 0); */
+#define KS_THREAD_FROM_BUILTINS(name, sink) \
+    ks_thread name;                        \
+    ks_thread_from_builtins(&name, (sink))
+
 /* The three __global__ wrappers of a body compiled by ks_variants.h: name_k_plain32,
  * name_k_plain (args by value) and name_k_traced (args and the device sink by value). */
 #define KS_CUDA_WRAPPERS(name, args_t)                                                             \

@@ -1,0 +1,29 @@
+/* kscope.h - the KernelScope SDK in one include (installed as <kscope/kscope.h>).
+ *
+ *   the body form      ks_thread, KS_FN, the atomics helpers          kernels/core/ks_core.h
+ *   probes             KS_PROBE, ks_probe_work/read/write/sample/box  kernels/core/ks_probe.h
+ *   events and sinks   ks_event, ks_sink, ks_filter                   kernels/core/ks_event.h
+ *   sites and tensors  ks_site, ks_field, ks_tensor, ks_dtype         kernels/core/ks_schema.h
+ *   the simulator      ks_sim_launch                                  kernels/core/ks_sim.h
+ *   GPU memory, sinks  ks_cuda_malloc, ks_cuda_sink_create, ...       kernels/core/ks_cuda_api.h
+ *   errors             ks_error_message                               kernels/core/ks_error.h
+ *   your trace         ks_user_trace, ks_user_run_sim, ks_user_write  trace/ks_user.h
+ *   reading traces     ks_trace_open, ks_trace_close                  trace/kst.h
+ * In a .cu file also <kscope/kernels/core/ks_cuda.h>: KS_CUDA_WRAPPERS and
+ * KS_THREAD_FROM_BUILTINS. A body compiled in every variant: #define KS_BODY "my_body.h",
+ * then #include <kscope/kernels/core/ks_variants.h> (kscope_add_kernel in CMake does this).
+ * docs/your-own-kernel.md is the guide. */
+#ifndef KSCOPE_H
+#define KSCOPE_H
+
+#include "kernels/core/ks_core.h"
+#include "kernels/core/ks_cuda_api.h"
+#include "kernels/core/ks_error.h"
+#include "kernels/core/ks_event.h"
+#include "kernels/core/ks_launch.h"
+#include "kernels/core/ks_schema.h"
+#include "kernels/core/ks_sim.h"
+#include "trace/ks_user.h"
+#include "trace/kst.h"
+
+#endif

@@ -1,0 +1,87 @@
+/* ks_user.h - tracing a kernel of your own (public; installed as <kscope/trace/ks_user.h>,
+ * included by <kscope/kscope.h>).
+ *
+ * A kernel body in the ks_thread form (ks_core.h: `void body(ks_thread *t, const args *a)`
+ * with a grid-stride loop) and probe lines (ks_probe.h: ks_probe_work first in each work
+ * item, then ks_probe_read / ks_probe_write / ks_probe_sample / ks_probe_box) runs on the
+ * CPU simulator (ks_sim.h) or, compiled by nvcc, on the GPU. This header describes what the
+ * probes recorded - the sites their `site` numbers name, the tensors their `tensor` numbers
+ * index - and writes it as a .kst file that `kscope info/step/check/diff/view/export`
+ * read. docs/your-own-kernel.md walks through it.
+ *
+ *   ks_user_trace d;
+ *   ks_user_trace_init(&d, "upsample", n_out);                  // name, work items
+ *   int in = ks_user_tensor(&d, "input", KS_F32, 4, in_shape, input, 0);
+ *   int out = ks_user_tensor(&d, "output", KS_F32, 4, out_shape, output, 1);
+ *   ks_site *w = ks_user_site(&d, 0, "upsample.work", KS_EV_WORK, -1, 0);
+ *   ks_user_field_digit(w, "x", 1, W_out);                     // index % W_out
+ *   ks_user_site(&d, 1, "upsample.read", KS_EV_READ, in, 0);
+ *   ks_user_site(&d, 2, "upsample.write", KS_EV_WRITE, out, 1); // each element once
+ *   ks_user_run_sim(&d, my_body_traced, &args, 128, 0, "t.kst"); // 0 blocks: enough
+ *
+ * Every function returns KS_OK or an error code with ks_error_message() set (one line);
+ * nothing here keeps a pointer past the call but the tensors' data, which must stay valid
+ * until the trace is written. */
+#ifndef KS_USER_H
+#define KS_USER_H
+
+#include "../kernels/core/ks_event.h"
+#include "../kernels/core/ks_schema.h"
+#include "../kernels/core/ks_sim.h"
+#include "kst.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The descriptor of one traced launch. Fill it with the functions below. */
+typedef struct ks_user_trace {
+    char op[KS_NAME_LEN];
+    const char *params; /* a JSON object of your parameters for `kscope info`, or NULL */
+    int64_t work_items; /* the size of the work the grid-stride loop covers */
+    int nsites;
+    ks_site sites[KS_MAX_SITES];
+    int ntensors;
+    ks_tensor tensors[KS_MAX_TENSORS]; /* data: yours (host memory) */
+    int roles[KS_MAX_TENSORS];         /* KS_ROLE_INPUT or KS_ROLE_OUTPUT */
+    ks_filter filter;                  /* which work items to record (default: all) */
+} ks_user_trace;
+
+/* Empties d and names it; `work_items` is the count your loop covers (index < work_items). */
+void ks_user_trace_init(ks_user_trace *d, const char *op, int64_t work_items);
+/* Adds a tensor (C order, host memory, `data` read when the trace is written) and returns
+ * its number for the probes' `tensor` argument, or -1 (error set) when d is full, a name
+ * repeats or the shape is invalid. output: 1 when the kernel writes it (`check` compares
+ * every recorded write with the stored value). */
+int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape, void *data,
+                   int output);
+/* Declares site `id` (the number the body's probes pass; ids 0..KS_MAX_SITES-1, declared in
+ * order): its kind (KS_EV_WORK, KS_EV_READ, KS_EV_SAMPLE, KS_EV_WRITE, KS_EV_REGION), the
+ * tensor it touches (-1 for work sites) and, for writes, how many times a complete launch
+ * writes each element (0: not checked). Returns the site, to add fields to, or NULL (error
+ * set). */
+ks_site *ks_user_site(ks_user_trace *d, int id, const char *name, int kind, int tensor, int writes);
+/* A work site's next field: a digit of the index, (index / stride) % extent (extent 0:
+ * the slowest digit, no modulo) - `check` verifies the digits recompose the index - or a
+ * derived value with its formula in the fields' names ("oh * 2 - 1"), which `check`
+ * evaluates and compares when it can. KS_OK, or KS_EINVAL past 8 fields. */
+int ks_user_field_digit(ks_site *s, const char *name, int64_t stride, int64_t extent);
+int ks_user_field_derived(ks_site *s, const char *name, const char *expr);
+
+/* Runs body (your body's traced variant, as a ks_sim_body) on the simulator over blocks x
+ * threads (blocks 0: enough blocks for every work item) and writes the trace to path
+ * (whole or not at all). The tensors' data are read after the run, so outputs carry their
+ * final values. */
+int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, int threads, int64_t blocks,
+                    const char *path);
+/* Writes the events in `sink` (a host sink: the simulator's, or a GPU sink downloaded with
+ * ks_cuda_sink_download) as the trace of a launch of blocks x threads on `device` ("sim" or
+ * the GPU's name). The tensors' data must hold the launch's results (download them first). */
+int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_sink *sink, const char *device,
+                  const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
