@@ -301,6 +301,118 @@ START_TEST(lessons_say_what_the_trace_shows)
 }
 END_TEST
 
+/* A lesson with more than one run: each step looks at its run's trace, a step without a
+ * focus keeps the previous focus of its own run, the player says which run a step is
+ * about, and the checker names an unknown run or a bad parameter of a run. */
+START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
+{
+    write_file("runs.json",
+               "{\"title\": \"runs\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+               " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"padding\": 0},\n"
+               " \"runs\": {\"strided\": {\"params\": {\"stride\": [2, 1]}}, \"padded\": {\"params\": {\"padding\": 1}}},\n"
+               " \"steps\": [\n"
+               "  {\"title\": \"own\", \"focus\": {\"index\": 2}, \"text\": \"A stride {param.stride} items {launch.work_items} index {index}\"},\n"
+               "  {\"title\": \"strided\", \"run\": \"strided\", \"focus\": {\"index\": 1}, \"text\": \"B stride {param.stride} items {launch.work_items}\",\n"
+               "   \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{launch.work_items}\", \"explain\": \"e\"}},\n"
+               "  {\"title\": \"own again\", \"text\": \"C index {index} stride {param.stride}\"},\n"
+               "  {\"title\": \"strided again\", \"run\": \"strided\", \"text\": \"D index {index}\"},\n"
+               "  {\"title\": \"padded\", \"run\": \"padded\", \"text\": \"E index {index} items {launch.work_items}\"}\n"
+               " ]}\n");
+    ck_assert_msg(lesson("--check runs.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("runs.json --auto"), 0);
+    const char *out = out_text("out");
+    ck_assert_ptr_nonnull(strstr(out, "A stride 1x1 items 6 index 2")); /* 2 x 3 positions */
+    ck_assert_ptr_nonnull(strstr(out, "[run 'strided': the lesson's parameters with --stride 2,1]"));
+    ck_assert_ptr_nonnull(strstr(out, "B stride 2x1 items 3"));
+    ck_assert_ptr_nonnull(strstr(out, "[back to the lesson's own run]"));
+    ck_assert_ptr_nonnull(strstr(out, "C index 2 stride 1x1")); /* its own run's focus, not step 2's */
+    ck_assert_ptr_nonnull(strstr(out, "D index 1"));
+    ck_assert_ptr_nonnull(strstr(out, "E index 0 items 20")); /* a run's first step: item 0 */
+    ck_assert_ptr_nonnull(strstr(out, "[run 'padded': the lesson's parameters with --padding 1]"));
+    /* step 2's check renders in its run: 3, not the lesson's 6 */
+    ck_assert_int_eq(lesson("--check runs.json"), 0);
+    /* slides: a step of another run is narration only, saying so */
+    static ls_lesson L;
+    static ls_session S;
+    char path[256];
+    snprintf(path, sizeof path, "%s/runs.json", dir);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(L.nruns, 3);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq((int)ls_run_session(&S, 1)->tr.work_items, 3);
+    ck_assert_int_eq((int)ls_step_session(&S, 4)->tr.work_items, 20);
+    vw_slide *sl;
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 5);
+    ck_assert_uint_ne(sl[0].event, VW_NONE);
+    ck_assert_uint_eq(sl[1].event, VW_NONE);
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'strided' (--stride 2,1): not the trace shown here"));
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "B stride 2x1 items 3"));
+    ck_assert_ptr_null(strstr(sl[2].text, "[run"));
+    ls_slides_free(sl, 5);
+    ls_session_close(&S);
+    ls_free(&L);
+    /* problems name the run */
+    static const struct {
+        const char *runs, *step, *want;
+    } bad[] = {
+        {.runs = "{\"strided\": {\"params\": {\"stride\": 0}}}", .step = "", .want = "runs: strided: params: --stride"},
+        {.runs = "{\"strided\": {\"parms\": {}}}", .step = "", .want = "runs: strided: unknown key 'parms'"},
+        {.runs = "{\"strided\": {}}", .step = ", \"run\": \"stridd\"", .want = "step 1: run: the lesson has no run 'stridd' (runs: strided)"},
+        {.runs = "[1]", .step = "", .want = "runs must be an object"},
+        {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}", .step = "",
+         .want = "more than the 1048576 events"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\", \"runs\": %s,\n"
+                 " \"steps\": [{\"title\": \"a\", \"text\": \"x\"%s}]}\n", bad[i].runs, bad[i].step);
+        write_file("bad.json", text);
+        ck_assert_int_ne(lesson("--check bad.json"), 0);
+        ck_assert_msg(strstr(out_text("out"), bad[i].want), "case %zu: wanted '%s' in:\n%s", i, bad[i].want,
+                      out_text("out"));
+    }
+}
+END_TEST
+
+/* item.reads.TENSOR counts one tensor's events; tensor.T.at.I.J reads any stored element,
+ * int32 and int64 tensors included; the drawing prints integer tensors as integers. */
+START_TEST(templates_count_per_tensor_and_read_any_element)
+{
+    small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"R {item.reads} "
+                 "{item.reads.input} {item.writes.columns} {item.writes.input} V {tensor.input.at.0.0.2.3} "
+                 "{tensor.columns.at.0.4.7}\"}");
+    ck_assert_msg(lesson("--check t.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("t.json --auto"), 0);
+    /* item 7: its 3x3 window is inside the input (9 reads of input, 9 writes of columns,
+     * none of input); arange: input (2, 3) = 2*5 + 3 + 1 = 14, and columns row 4 (the
+     * centre tap) of column 7 holds what item 7 read there: (2, 2) = 13 */
+    const char *out = out_text("out");
+    ck_assert_msg(strstr(out, "R 9 9 9 0 V 14 13"), "%s", out);
+    small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{tensor.input.at.0.0.4.0}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "{tensor.input.at.0.0.4.0}: input(1, 1, 4, 5) has no element 0.0.4.0"));
+    small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{tensor.input.at.0.0}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{item.reads.colums}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "the trace has no tensor 'colums'"));
+    /* int32 and int64 tensors: values, not their bits read as floats */
+    write_file("sp.json",
+               "{\"title\": \"sp\", \"level\": \"advanced\", \"operator\": \"sparse_conv\", \"params\": {\"subm\": true},\n"
+               " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 30}, \"show\": [\"in_sites\", \"hash_keys\"],\n"
+               "  \"text\": \"S {tensor.in_sites.at.0.2.9} {tensor.in_sites.at.0.0.0} K {tensor.out_indices.at.6.2}\"}]}\n");
+    ck_assert_msg(lesson("--check sp.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("sp.json --auto"), 0);
+    out = out_text("out");
+    ck_assert_msg(strstr(out, "S 6 -1 K 9"), "%s", out);
+    ck_assert_ptr_null(strstr(out, "nan"));
+    ck_assert_ptr_null(strstr(out, "e-45"));
+    ck_assert_ptr_nonnull(strstr(out, "[6]")); /* the work item's input site, a point event */
+}
+END_TEST
+
 /* values print exactly when they are short binary fractions, rounded to 4 significant
  * digits otherwise; a typed answer read off a rounded value counts, a coarser one does not */
 START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
@@ -461,6 +573,8 @@ int main(void)
     tcase_add_test(tc, text_player_judges_typed_answers);
     tcase_add_test(tc, lessons_say_what_the_trace_shows);
     tcase_add_test(tc, values_print_exactly_and_answers_match_the_printed_precision);
+    tcase_add_test(tc, a_lesson_with_runs_reads_each_step_from_its_run);
+    tcase_add_test(tc, templates_count_per_tensor_and_read_any_element);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
