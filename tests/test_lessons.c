@@ -311,7 +311,7 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
                " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"padding\": 0},\n"
                " \"runs\": {\"strided\": {\"params\": {\"stride\": [2, 1]}}, \"padded\": {\"params\": {\"padding\": 1}}},\n"
                " \"steps\": [\n"
-               "  {\"title\": \"own\", \"focus\": {\"index\": 2}, \"text\": \"A stride {param.stride} items {launch.work_items} index {index}\"},\n"
+               "  {\"title\": \"own\", \"focus\": {\"index\": 2}, \"text\": \"A stride {param.stride} items {launch.work_items} index {index} F {run.strided.launch.work_items} {run.lesson.param.stride}\"},\n"
                "  {\"title\": \"strided\", \"run\": \"strided\", \"focus\": {\"index\": 1}, \"text\": \"B stride {param.stride} items {launch.work_items}\",\n"
                "   \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{launch.work_items}\", \"explain\": \"e\"}},\n"
                "  {\"title\": \"own again\", \"text\": \"C index {index} stride {param.stride}\"},\n"
@@ -321,7 +321,7 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     ck_assert_msg(lesson("--check runs.json") == 0, "%s", out_text("out"));
     ck_assert_int_eq(lesson("runs.json --auto"), 0);
     const char *out = out_text("out");
-    ck_assert_ptr_nonnull(strstr(out, "A stride 1x1 items 6 index 2")); /* 2 x 3 positions */
+    ck_assert_ptr_nonnull(strstr(out, "A stride 1x1 items 6 index 2 F 3 1x1")); /* 2 x 3 positions; 1 x 3 */
     ck_assert_ptr_nonnull(strstr(out, "[run 'strided': the lesson's parameters with --stride 2,1]"));
     ck_assert_ptr_nonnull(strstr(out, "B stride 2x1 items 3"));
     ck_assert_ptr_nonnull(strstr(out, "[back to the lesson's own run]"));
@@ -354,12 +354,15 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     ls_free(&L);
     /* problems name the run */
     static const struct {
-        const char *runs, *step, *want;
+        const char *runs, *step, *want, *text;
     } bad[] = {
         {.runs = "{\"strided\": {\"params\": {\"stride\": 0}}}", .step = "", .want = "runs: strided: params: --stride"},
         {.runs = "{\"strided\": {\"parms\": {}}}", .step = "", .want = "runs: strided: unknown key 'parms'"},
         {.runs = "{\"strided\": {}}", .step = ", \"run\": \"stridd\"", .want = "step 1: run: the lesson has no run 'stridd' (runs: strided)"},
         {.runs = "[1]", .step = "", .want = "runs must be an object"},
+        {.runs = "{\"lesson\": {}}", .step = "", .want = "runs: lesson: a run's name cannot be 'lesson'"},
+        {.runs = "{\"a\": {}}", .step = "", .text = "{run.b.param.stride}", .want = "the lesson has no run 'b'"},
+        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch or ratio"},
         {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}", .step = "",
          .want = "more than the 1048576 events"},
     };
@@ -367,7 +370,8 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
         char text[2048];
         snprintf(text, sizeof text,
                  "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\", \"runs\": %s,\n"
-                 " \"steps\": [{\"title\": \"a\", \"text\": \"x\"%s}]}\n", bad[i].runs, bad[i].step);
+                 " \"steps\": [{\"title\": \"a\", \"text\": \"%s\"%s}]}\n", bad[i].runs,
+                 bad[i].text ? bad[i].text : "x", bad[i].step);
         write_file("bad.json", text);
         ck_assert_int_ne(lesson("--check bad.json"), 0);
         ck_assert_msg(strstr(out_text("out"), bad[i].want), "case %zu: wanted '%s' in:\n%s", i, bad[i].want,

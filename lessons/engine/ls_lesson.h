@@ -137,6 +137,7 @@ typedef struct ls_session {
     vw_index idx;
     void *params; /* the trace's parameter object (cJSON) */
     struct ls_session *more; /* runs 1 .. L->nruns - 1 (in the first session only) */
+    const struct ls_session *first; /* the lesson's own run's session (run.NAME.X templates) */
 } ls_session;
 
 /* Runs the lesson's operator, once per run; problems (a bad input file, a geometry the

@@ -305,6 +305,8 @@ static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params,
         }
         known_keys(rep, 0, what, c, keys);
         if (find_run(L, c->string) > 0) ls_problem(rep, 0, "%s: a second run of that name", what);
+        if (!strcmp(c->string, "lesson") || strchr(c->string, '.') || strchr(c->string, '}'))
+            ls_problem(rep, 0, "%s: a run's name cannot be 'lesson' (the lesson's own run) or hold '.' or '}'", what);
         ls_run_spec *spec = &L->runs[L->nruns++];
         spec->name = c->string;
         char pw[120];

@@ -151,13 +151,16 @@ static void close_run(ls_session *S)
 int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
 {
     if (open_run(S, L, 0, rep)) goto fail;
+    S->first = S;
     if (L->nruns > 1) {
         if (!(S->more = calloc((size_t)L->nruns - 1, sizeof *S->more))) {
             ls_problem(rep, 0, "out of memory for the lesson's runs");
             goto fail;
         }
-        for (int r = 1; r < L->nruns; ++r)
+        for (int r = 1; r < L->nruns; ++r) {
             if (open_run(&S->more[r - 1], L, r, rep)) goto fail;
+            S->more[r - 1].first = S;
+        }
     }
     return 0;
 fail:

@@ -276,11 +276,27 @@ static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, 
 /* One name, dispatched on its first part. */
 static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_buf *o, char *err, size_t en)
 {
-    const vw_item *it = &S->idx.items[c->item];
     const char *dot = strchr(name, '.');
     char head[32];
     snprintf(head, sizeof head, "%.*s", dot ? (int)(dot - name) : (int)strlen(name), name);
     const char *rest = dot ? dot + 1 : "";
+    if (!strcmp(head, "run")) {
+        /* run.NAME.X: X (param, tensor, launch, ratio) of another run of the lesson; the
+         * focus names belong to the step's own run */
+        const char *d2 = strchr(rest, '.');
+        char rn[64];
+        snprintf(rn, sizeof rn, "%.*s", d2 ? (int)(d2 - rest) : (int)strlen(rest), rest);
+        const ls_session *R = NULL;
+        const ls_lesson *L = S->L;
+        for (int r = 0; r < L->nruns && !R; ++r)
+            if (!strcmp(rn, r ? L->runs[r].name : "lesson")) R = ls_run_session(S->first, r);
+        if (!R) return fail(err, en, name, "the lesson has no run '%s' ('lesson' is its own run)", rn);
+        static const char *const heads[] = {"param.", "tensor.", "launch.", "ratio.", NULL};
+        for (const char *const *h = heads; d2 && *h; ++h)
+            if (!strncmp(d2 + 1, *h, strlen(*h))) return lookup(R, c, d2 + 1, o, err, en);
+        return fail(err, en, name, "run.%s takes param, tensor, launch or ratio names (the focus is the step's)", rn);
+    }
+    const vw_item *it = &S->idx.items[c->item];
     if (!dot) {
         if (!strcmp(name, "index")) put(o, "%lld", (long long)it->index);
         else if (!strcmp(name, "thread")) put(o, "%lld", (long long)vw_gthread(&S->tr, it->block, it->thread));
@@ -292,7 +308,8 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
             put(o, "%lld", (long long)c->tap);
         } else
             return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
-                        "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B)");
+                        "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
+                        "run.NAME.X)");
         return 0;
     }
     if (!strcmp(head, "work")) return work_field(S, c, name, rest, o, err, en);
