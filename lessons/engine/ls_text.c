@@ -167,7 +167,7 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
     if (used < (int)sizeof where)
         snprintf(where + used, sizeof where - (size_t)used, "%s]", ts->ndim >= 2 ? ":, :" : ":");
     fprintf(out, "\n  %s of %s %s", where, ts->name, shape);
-    if (y0 > 0 || x0 > 0 || y1 < H || x1 > W || y0 < 0 || x0 < 0)
+    if (y0 != 0 || x0 != 0 || y1 != H || x1 != W) /* cropped, or a margin of padding */
         fprintf(out, "; rows %lld..%lld, columns %lld..%lld shown", (long long)y0, (long long)y1 - 1,
                 (long long)x0, (long long)x1 - 1);
     fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s\n", (long long)S->idx.items[c->item].index,
