@@ -122,13 +122,16 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
 {
     ck_assert_int_eq(lesson("--check"), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "ok: "));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "08-sparse-conv.json (18 steps"));
+    ck_assert_int_eq(lesson("--check 08"), 0);
     ck_assert_int_eq(lesson("--list"), 0);
     const char *list = out_text("out");
     ck_assert_ptr_nonnull(strstr(list, "01-grid-stride"));
     ck_assert_ptr_nonnull(strstr(list, "beginner"));
     ck_assert_ptr_nonnull(strstr(list, "04-conv-gemm"));
-    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm"};
-    for (int i = 0; i < 4; ++i) {
+    ck_assert_ptr_nonnull(strstr(list, "08-sparse-conv"));
+    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm", "sparse-conv"};
+    for (int i = 0; i < 5; ++i) {
         char args[64];
         snprintf(args, sizeof args, "%s --auto", names[i]);
         ck_assert_msg(lesson(args) == 0, "lesson %s: %s", names[i], out_text("err"));
@@ -417,6 +420,193 @@ START_TEST(templates_count_per_tensor_and_read_any_element)
 }
 END_TEST
 
+/* Lesson 08's words against its six traces: what the text states in words, or with a
+ * number written into the lesson (an offset, a rulebook row, a slot), is what the runs
+ * show. */
+static const ks_tensor *run_tensor(const ls_session *R, const char *name)
+{
+    int t = ks_trace_tensor(&R->tr, name);
+    ck_assert_msg(t >= 0, "no tensor %s", name);
+    return &R->tr.tensors[t];
+}
+
+/* The events of work item `index` of kind `kind` on tensor `name` (NULL: any), in order. */
+static int item_events(const ls_session *R, int64_t index, int kind, const char *name, const ks_event **out, int max)
+{
+    uint32_t it = vw_index_find(&R->idx, index);
+    ck_assert_uint_ne(it, VW_NONE);
+    const int t = name ? ks_trace_tensor(&R->tr, name) : -1;
+    int n = 0;
+    for (uint32_t k = 0; k < R->idx.items[it].count && n < max; ++k) {
+        const ks_event *e = &R->tr.events[R->idx.by_item[R->idx.items[it].first + k]];
+        if ((int)e->kind == kind && (t < 0 || (int)e->tensor == t)) out[n++] = e;
+    }
+    return n;
+}
+
+static int64_t work_field_of(const ls_session *R, int64_t index, const char *field)
+{
+    const ks_event *w;
+    ck_assert_int_eq(item_events(R, index, KS_EV_WORK, NULL, &w, 1), 1);
+    const ks_site *site = &R->tr.sites[w->site];
+    for (int i = 0; i < site->nfields; ++i)
+        if (!strcmp(site->fields[i].name, field)) return w->u.field[i];
+    ck_abort_msg("no field %s", field);
+    return -1;
+}
+
+START_TEST(lesson_08_says_what_its_traces_show)
+{
+    static ls_lesson L;
+    static ls_session S;
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find("08", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    const ls_session *run[6];
+    static const char *const names[6] = {NULL, "regular", "gather", "reduce", "insert32", "lookup32"};
+    ck_assert_int_eq(L.nruns, 6);
+    for (int r = 0; r < 6; ++r) {
+        run[r] = ls_run_session(&S, r);
+        if (r) ck_assert_str_eq(L.runs[r].name, names[r]);
+    }
+    const ls_session *sub = run[0], *reg = run[1], *gat = run[2], *red = run[3], *ins = run[4], *look = run[5];
+    const int32_t *ix = run_tensor(sub, "indices")->data;
+    const float *feat = run_tensor(sub, "features")->data;
+    const int64_t n = run_tensor(sub, "indices")->shape[0];
+    /* step 1: rows in reading order; features 1, 2, 3, ... in memory order */
+    for (int64_t i = 1; i < n; ++i)
+        ck_assert(ix[3 * i + 1] > ix[3 * i - 2] || (ix[3 * i + 1] == ix[3 * i - 2] && ix[3 * i + 2] > ix[3 * i - 1]));
+    for (int64_t i = 0; i < 2 * n; ++i) ck_assert_float_eq(feat[i], (float)(i + 1));
+    /* step 2: index = k*n + i, k = ky*3 + kx, subm candidate o = c - (k_axis - 1) */
+    for (int64_t index = 0; index < 9 * n; index += 7) {
+        const int64_t k = work_field_of(sub, index, "k"), i = work_field_of(sub, index, "i");
+        ck_assert_int_eq(index, k * n + i);
+        ck_assert_int_eq(k, work_field_of(sub, index, "ky") * 3 + work_field_of(sub, index, "kx"));
+        ck_assert_int_eq(work_field_of(sub, index, "oy"), ix[3 * i + 1] - (work_field_of(sub, index, "ky") - 1));
+        ck_assert_int_eq(work_field_of(sub, index, "ox"), ix[3 * i + 2] - (work_field_of(sub, index, "kx") - 1));
+    }
+    /* steps 4 and 5: item 30 reads one slot, empty; item 32 finds its key in the first */
+    const ks_event *ev[32];
+    ck_assert_int_eq(item_events(sub, 30, KS_EV_READ, "hash_keys", ev, 32), 1);
+    ck_assert_float_eq(ev[0]->u.access.value, -1.0f);
+    ck_assert_int_eq(item_events(sub, 32, KS_EV_READ, "hash_keys", ev, 32), 1);
+    ck_assert_float_eq(ev[0]->u.access.value, (float)((0 * 11 + 4) * 13 + 10));
+    /* step 6: rulebook sorted by (k, in_row); offset 1 starts at row 4, and item 32's
+     * pair (k 1, i 8) is row 5; every pair_table entry written by one item */
+    const ks_tensor *rbt = run_tensor(sub, "rulebook");
+    const int32_t *rb = rbt->data, *pc = run_tensor(sub, "pair_count")->data;
+    for (int64_t p = 1; p < rbt->shape[0]; ++p)
+        ck_assert(rb[3 * p] > rb[3 * p - 3] || (rb[3 * p] == rb[3 * p - 3] && rb[3 * p + 1] > rb[3 * p - 2]));
+    ck_assert_int_eq(pc[0], 4);
+    ck_assert_int_eq(rb[3 * 4], 1);
+    ck_assert_int_eq(rb[3 * 3], 0);
+    ck_assert_int_eq(rb[3 * 5 + 0], 1);
+    ck_assert_int_eq(rb[3 * 5 + 1], 8);
+    ck_assert_int_eq(rb[3 * 5 + 2], 10);
+    static int written[9 * 64];
+    memset(written, 0, sizeof written);
+    const int pt = ks_trace_tensor(&sub->tr, "pair_table");
+    for (uint64_t e = 0; e < sub->tr.nevents; ++e)
+        if (sub->tr.events[e].kind == KS_EV_WRITE && (int)sub->tr.events[e].tensor == pt)
+            written[sub->tr.events[e].u.access.offset]++;
+    for (int64_t q = 0; q < 9 * n; ++q) ck_assert_int_eq(written[q], 1);
+    /* step 7: offsets k and 8 - k count alike; m = n */
+    for (int k = 0; k < 9; ++k) ck_assert_int_eq(pc[k], pc[8 - k]);
+    ck_assert_int_eq(run_tensor(sub, "out_indices")->shape[0], n);
+    /* steps 8 and 9: regular, padding 1: the same 11 x 13 grid, the same candidate for
+     * every item, a pair for every item, out_indices sorted by (b, y, x) */
+    ck_assert_int_eq(run_tensor(reg, "out_sites")->shape[1], 11);
+    ck_assert_int_eq(run_tensor(reg, "out_sites")->shape[2], 13);
+    for (int64_t index = 0; index < 9 * n; ++index) {
+        ck_assert_int_eq(work_field_of(reg, index, "oy"), work_field_of(sub, index, "oy"));
+        ck_assert_int_eq(work_field_of(reg, index, "ox"), work_field_of(sub, index, "ox"));
+    }
+    ck_assert_int_eq(run_tensor(reg, "rulebook")->shape[0], reg->tr.work_items);
+    const ks_tensor *roi = run_tensor(reg, "out_indices");
+    const int32_t *ro = roi->data;
+    for (int64_t o = 1; o < roi->shape[0]; ++o)
+        ck_assert_int_gt((ro[3 * o + 1]) * 13 + ro[3 * o + 2], ro[3 * o - 2] * 13 + ro[3 * o - 1]);
+    /* step 10: offset 5 is (ky, kx) = (1, 2) and its pairs start at row 48, after those
+     * of offsets 0 to 4; item 96 is pair 48, channel 0 */
+    ck_assert_int_eq(5, 1 * 3 + 2);
+    ck_assert_int_eq(rb[3 * 47], 4);
+    ck_assert_int_eq(rb[3 * 48], 5);
+    ck_assert_int_eq(rb[3 * (48 + pc[5] - 1)], 5);
+    ck_assert_int_eq(work_field_of(gat, 96, "p"), 48);
+    ck_assert_int_eq(work_field_of(gat, 96, "k"), 5);
+    /* step 11: weight[1, 2] is offset 5's; products[48] = gathered[48] @ weight[1, 2] */
+    const ks_tensor *wt = run_tensor(gat, "weight");
+    ck_assert_int_eq(wt->ndim, 4);
+    ck_assert_int_eq(wt->shape[3], 1); /* C_out = 1: a column */
+    const float *w = wt->data, *g = run_tensor(gat, "gathered")->data, *pr = run_tensor(gat, "products")->data;
+    const float *w5 = w + (1 * 3 + 2) * 2;
+    ck_assert_float_eq(pr[48], g[96] * w5[0] + g[97] * w5[1]);
+    /* step 12: the reduce reads k ascending; item 0 reads products[48] at offset 5, no bias */
+    for (int64_t o = 0; o < n; ++o) {
+        int m = item_events(red, o, KS_EV_READ, "products", ev, 32);
+        for (int q = 1; q < m; ++q) ck_assert_uint_gt(ev[q]->tap, ev[q - 1]->tap);
+    }
+    int m = item_events(red, 0, KS_EV_READ, "products", ev, 32);
+    ck_assert_int_eq(m, 3);
+    ck_assert_uint_eq(ev[1]->tap, 5);
+    ck_assert_int_eq(ev[1]->u.access.y, 48);
+    ck_assert_int_lt(ks_trace_tensor(&red->tr, "bias") >= 0 ? ks_tensor_numel(run_tensor(red, "bias")) : 0, 1);
+    /* step 13: every output element written once, with the sum of what its item read */
+    const float *out = run_tensor(red, "out_features")->data;
+    for (int64_t o = 0; o < n; ++o) {
+        const ks_event *wr;
+        ck_assert_int_eq(item_events(red, o, KS_EV_WRITE, "out_features", &wr, 1), 1);
+        int k = item_events(red, o, KS_EV_READ, "products", ev, 32);
+        float sum = 0;
+        for (int q = 0; q < k; ++q) sum += ev[q]->u.access.value;
+        ck_assert_float_eq(out[o], sum);
+    }
+    /* step 14: row 10 (site (4, 10), key 62) reads slots 10, 11, 12 (rows 7, 3, 9, inserted
+     * before it) and claims 13; auto would have taken 64 slots */
+    ck_assert_int_eq(work_field_of(ins, 10, "home"), 10);
+    ck_assert_int_eq(item_events(ins, 10, KS_EV_READ, "hash_keys", ev, 32), 4);
+    const int32_t *hr = run_tensor(ins, "hash_rows")->data;
+    for (int q = 0; q < 3; ++q) {
+        ck_assert_int_eq(ev[q]->u.access.x, 10 + q);
+        ck_assert_int_lt(hr[10 + q], 10);
+    }
+    ck_assert_int_eq(hr[13], 10);
+    ck_assert_int_ge(run_tensor(sub, "hash_keys")->shape[0], 2 * n);
+    /* steps 15 and 16: the lookup of item 32 reads the same slots, the last holding its key */
+    const ks_event *lk[32];
+    ck_assert_int_eq(item_events(look, 32, KS_EV_READ, "hash_keys", lk, 32), 4);
+    for (int q = 0; q < 4; ++q) {
+        ck_assert_int_eq(lk[q]->u.access.x, ev[q]->u.access.x);
+        ck_assert(q == 3 ? lk[q]->u.access.value == 62.0f : lk[q]->u.access.value >= 0 && lk[q]->u.access.value != 62.0f);
+    }
+    ck_assert_int_eq(lk[3]->u.access.x, 13);
+    /* step 17: the miss of item 30 ends at the first empty slot, after 7 reads */
+    m = item_events(look, 30, KS_EV_READ, "hash_keys", lk, 32);
+    ck_assert_int_eq(m, 7);
+    for (int q = 0; q < m; ++q) ck_assert(q == m - 1 ? lk[q]->u.access.value == -1.0f : lk[q]->u.access.value >= 0);
+    ls_session_close(&S);
+    ls_free(&L);
+    /* the words */
+    ck_assert_int_eq(lesson("08 --auto"), 0);
+    char *text = (char *)out_text("out"); /* the narration as one line: wrapping aside */
+    for (char *c = text; *c; ++c)
+        if (*c == '\n') *c = ' ';
+    ck_assert_ptr_nonnull(strstr(text, "rulebook row 4 is (1, 7, 9) and our pair is row 5, (1, 8, 10)"));
+    ck_assert_ptr_nonnull(strstr(text, "Take offset k = 5, (ky, kx) = (1, 2): its 8 pairs are consecutive rulebook rows from p = 48 on"));
+    ck_assert_ptr_nonnull(strstr(text, "times weight[1, 2] = (11, 12)"));
+    ck_assert_ptr_nonnull(strstr(text, "has home slot 10; it reads 4 slots and claims slot 13"));
+    ck_assert_ptr_nonnull(strstr(text, "so rows 7, 3 and 9 were there first"));
+    ck_assert_ptr_nonnull(strstr(text, "that takes 7 reads, where the 64-slot table of step 4 needed one"));
+    ck_assert_ptr_nonnull(strstr(text, "m = 88 output sites and P = 216 pairs"));
+    ck_assert_ptr_nonnull(strstr(text, "the submanifold convolution had 24 sites and 72 pairs"));
+    ck_assert_ptr_nonnull(strstr(text, "[run 'regular': the lesson's parameters with --padding 1 --no-subm]"));
+    no_phrase(text, "nan", "lesson 08"); /* integer tensors drawn as integers */
+}
+END_TEST
+
 /* values print exactly when they are short binary fractions, rounded to 4 significant
  * digits otherwise; a typed answer read off a rounded value counts, a coarser one does not */
 START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
@@ -579,6 +769,7 @@ int main(void)
     tcase_add_test(tc, values_print_exactly_and_answers_match_the_printed_precision);
     tcase_add_test(tc, a_lesson_with_runs_reads_each_step_from_its_run);
     tcase_add_test(tc, templates_count_per_tensor_and_read_any_element);
+    tcase_add_test(tc, lesson_08_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
