@@ -87,6 +87,10 @@ static int too_big(const ks_run *r, ls_report *rep)
             }
         }
     }
+    /* a prepare may allocate an input it builds itself (sparse_conv's scene: its size
+     * depends on the data): free what the copy holds that the run does not */
+    for (int t = 0; t < KS_OP_TENSORS; ++t)
+        if (probe->tensor[t].data && probe->tensor[t].data != r->tensor[t].data) ks_tensor_free(&probe->tensor[t]);
     free(probe);
     return big;
 }
