@@ -122,13 +122,16 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
 {
     ck_assert_int_eq(lesson("--check"), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "ok: "));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "08-sparse-conv.json (18 steps"));
+    ck_assert_int_eq(lesson("--check 08"), 0);
     ck_assert_int_eq(lesson("--list"), 0);
     const char *list = out_text("out");
     ck_assert_ptr_nonnull(strstr(list, "01-grid-stride"));
     ck_assert_ptr_nonnull(strstr(list, "beginner"));
     ck_assert_ptr_nonnull(strstr(list, "04-conv-gemm"));
-    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm"};
-    for (int i = 0; i < 4; ++i) {
+    ck_assert_ptr_nonnull(strstr(list, "08-sparse-conv"));
+    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm", "sparse-conv"};
+    for (int i = 0; i < 5; ++i) {
         char args[64];
         snprintf(args, sizeof args, "%s --auto", names[i]);
         ck_assert_msg(lesson(args) == 0, "lesson %s: %s", names[i], out_text("err"));
@@ -301,6 +304,309 @@ START_TEST(lessons_say_what_the_trace_shows)
 }
 END_TEST
 
+/* A lesson with more than one run: each step looks at its run's trace, a step without a
+ * focus keeps the previous focus of its own run, the player says which run a step is
+ * about, and the checker names an unknown run or a bad parameter of a run. */
+START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
+{
+    write_file("runs.json",
+               "{\"title\": \"runs\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+               " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"padding\": 0},\n"
+               " \"runs\": {\"strided\": {\"params\": {\"stride\": [2, 1]}}, \"padded\": {\"params\": {\"padding\": 1}}},\n"
+               " \"steps\": [\n"
+               "  {\"title\": \"own\", \"focus\": {\"index\": 2}, \"text\": \"A stride {param.stride} items {launch.work_items} index {index} F {run.strided.launch.work_items} {run.lesson.param.stride}\"},\n"
+               "  {\"title\": \"strided\", \"run\": \"strided\", \"focus\": {\"index\": 1}, \"text\": \"B stride {param.stride} items {launch.work_items}\",\n"
+               "   \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{launch.work_items}\", \"explain\": \"e\"}},\n"
+               "  {\"title\": \"own again\", \"text\": \"C index {index} stride {param.stride}\"},\n"
+               "  {\"title\": \"strided again\", \"run\": \"strided\", \"text\": \"D index {index}\"},\n"
+               "  {\"title\": \"padded\", \"run\": \"padded\", \"text\": \"E index {index} items {launch.work_items}\"}\n"
+               " ]}\n");
+    ck_assert_msg(lesson("--check runs.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("runs.json --auto"), 0);
+    const char *out = out_text("out");
+    ck_assert_ptr_nonnull(strstr(out, "A stride 1x1 items 6 index 2 F 3 1x1")); /* 2 x 3 positions; 1 x 3 */
+    ck_assert_ptr_nonnull(strstr(out, "[run 'strided': the lesson's parameters with --stride 2,1]"));
+    ck_assert_ptr_nonnull(strstr(out, "B stride 2x1 items 3"));
+    ck_assert_ptr_nonnull(strstr(out, "[back to the lesson's own run]"));
+    ck_assert_ptr_nonnull(strstr(out, "C index 2 stride 1x1")); /* its own run's focus, not step 2's */
+    ck_assert_ptr_nonnull(strstr(out, "D index 1"));
+    ck_assert_ptr_nonnull(strstr(out, "E index 0 items 20")); /* a run's first step: item 0 */
+    ck_assert_ptr_nonnull(strstr(out, "[run 'padded': the lesson's parameters with --padding 1]"));
+    /* step 2's check renders in its run: 3, not the lesson's 6 */
+    ck_assert_int_eq(lesson("--check runs.json"), 0);
+    /* slides: a step of another run is narration only, saying so */
+    static ls_lesson L;
+    static ls_session S;
+    char path[256];
+    snprintf(path, sizeof path, "%s/runs.json", dir);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(L.nruns, 3);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq((int)ls_run_session(&S, 1)->tr.work_items, 3);
+    ck_assert_int_eq((int)ls_step_session(&S, 4)->tr.work_items, 20);
+    vw_slide *sl;
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 5);
+    ck_assert_uint_ne(sl[0].event, VW_NONE);
+    ck_assert_uint_eq(sl[1].event, VW_NONE);
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'strided' (--stride 2,1): not the trace shown here"));
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "B stride 2x1 items 3"));
+    ck_assert_ptr_null(strstr(sl[2].text, "[run"));
+    ls_slides_free(sl, 5);
+    ls_session_close(&S);
+    ls_free(&L);
+    /* problems name the run */
+    static const struct {
+        const char *runs, *step, *want, *text;
+    } bad[] = {
+        {.runs = "{\"strided\": {\"params\": {\"stride\": 0}}}", .step = "", .want = "runs: strided: params: --stride"},
+        {.runs = "{\"strided\": {\"parms\": {}}}", .step = "", .want = "runs: strided: unknown key 'parms'"},
+        {.runs = "{\"strided\": {}}", .step = ", \"run\": \"stridd\"", .want = "step 1: run: the lesson has no run 'stridd' (runs: strided)"},
+        {.runs = "[1]", .step = "", .want = "runs must be an object"},
+        {.runs = "{\"lesson\": {}}", .step = "", .want = "runs: lesson: a run's name cannot be 'lesson'"},
+        {.runs = "{\"a\": {}}", .step = "", .text = "{run.b.param.stride}", .want = "the lesson has no run 'b'"},
+        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch or ratio"},
+        {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}", .step = "",
+         .want = "more than the 1048576 events"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\", \"runs\": %s,\n"
+                 " \"steps\": [{\"title\": \"a\", \"text\": \"%s\"%s}]}\n", bad[i].runs,
+                 bad[i].text ? bad[i].text : "x", bad[i].step);
+        write_file("bad.json", text);
+        ck_assert_int_ne(lesson("--check bad.json"), 0);
+        ck_assert_msg(strstr(out_text("out"), bad[i].want), "case %zu: wanted '%s' in:\n%s", i, bad[i].want,
+                      out_text("out"));
+    }
+}
+END_TEST
+
+/* item.reads.TENSOR counts one tensor's events; tensor.T.at.I.J reads any stored element,
+ * int32 and int64 tensors included; the drawing prints integer tensors as integers. */
+START_TEST(templates_count_per_tensor_and_read_any_element)
+{
+    small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"R {item.reads} "
+                 "{item.reads.input} {item.writes.columns} {item.writes.input} V {tensor.input.at.0.0.2.3} "
+                 "{tensor.columns.at.0.4.7}\"}");
+    ck_assert_msg(lesson("--check t.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("t.json --auto"), 0);
+    /* item 7: its 3x3 window is inside the input (9 reads of input, 9 writes of columns,
+     * none of input); arange: input (2, 3) = 2*5 + 3 + 1 = 14, and columns row 4 (the
+     * centre tap) of column 7 holds what item 7 read there: (2, 2) = 13 */
+    const char *out = out_text("out");
+    ck_assert_msg(strstr(out, "R 9 9 9 0 V 14 13"), "%s", out);
+    small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{tensor.input.at.0.0.4.0}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "{tensor.input.at.0.0.4.0}: input(1, 1, 4, 5) has no element 0.0.4.0"));
+    small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{tensor.input.at.0.0}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{item.reads.colums}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "the trace has no tensor 'colums'"));
+    /* int32 and int64 tensors: values, not their bits read as floats */
+    write_file("sp.json",
+               "{\"title\": \"sp\", \"level\": \"advanced\", \"operator\": \"sparse_conv\", \"params\": {\"subm\": true},\n"
+               " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 30}, \"show\": [\"in_sites\", \"hash_keys\"],\n"
+               "  \"text\": \"S {tensor.in_sites.at.0.2.9} {tensor.in_sites.at.0.0.0} K {tensor.out_indices.at.6.2}\"}]}\n");
+    ck_assert_msg(lesson("--check sp.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("sp.json --auto"), 0);
+    out = out_text("out");
+    ck_assert_msg(strstr(out, "S 6 -1 K 9"), "%s", out);
+    ck_assert_ptr_null(strstr(out, "nan"));
+    ck_assert_ptr_null(strstr(out, "e-45"));
+    ck_assert_ptr_nonnull(strstr(out, "[6]")); /* the work item's input site, a point event */
+}
+END_TEST
+
+/* Lesson 08's words against its six traces: what the text states in words, or with a
+ * number written into the lesson (an offset, a rulebook row, a slot), is what the runs
+ * show. */
+static const ks_tensor *run_tensor(const ls_session *R, const char *name)
+{
+    int t = ks_trace_tensor(&R->tr, name);
+    ck_assert_msg(t >= 0, "no tensor %s", name);
+    return &R->tr.tensors[t];
+}
+
+/* The events of work item `index` of kind `kind` on tensor `name` (NULL: any), in order. */
+static int item_events(const ls_session *R, int64_t index, int kind, const char *name, const ks_event **out, int max)
+{
+    uint32_t it = vw_index_find(&R->idx, index);
+    ck_assert_uint_ne(it, VW_NONE);
+    const int t = name ? ks_trace_tensor(&R->tr, name) : -1;
+    int n = 0;
+    for (uint32_t k = 0; k < R->idx.items[it].count && n < max; ++k) {
+        const ks_event *e = &R->tr.events[R->idx.by_item[R->idx.items[it].first + k]];
+        if ((int)e->kind == kind && (t < 0 || (int)e->tensor == t)) out[n++] = e;
+    }
+    return n;
+}
+
+static int64_t work_field_of(const ls_session *R, int64_t index, const char *field)
+{
+    const ks_event *w;
+    ck_assert_int_eq(item_events(R, index, KS_EV_WORK, NULL, &w, 1), 1);
+    const ks_site *site = &R->tr.sites[w->site];
+    for (int i = 0; i < site->nfields; ++i)
+        if (!strcmp(site->fields[i].name, field)) return w->u.field[i];
+    ck_abort_msg("no field %s", field);
+    return -1;
+}
+
+START_TEST(lesson_08_says_what_its_traces_show)
+{
+    static ls_lesson L;
+    static ls_session S;
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find("08", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    const ls_session *run[6];
+    static const char *const names[6] = {NULL, "regular", "gather", "reduce", "insert32", "lookup32"};
+    ck_assert_int_eq(L.nruns, 6);
+    for (int r = 0; r < 6; ++r) {
+        run[r] = ls_run_session(&S, r);
+        if (r) ck_assert_str_eq(L.runs[r].name, names[r]);
+    }
+    const ls_session *sub = run[0], *reg = run[1], *gat = run[2], *red = run[3], *ins = run[4], *look = run[5];
+    const int32_t *ix = run_tensor(sub, "indices")->data;
+    const float *feat = run_tensor(sub, "features")->data;
+    const int64_t n = run_tensor(sub, "indices")->shape[0];
+    /* step 1: rows in reading order; features 1, 2, 3, ... in memory order */
+    for (int64_t i = 1; i < n; ++i)
+        ck_assert(ix[3 * i + 1] > ix[3 * i - 2] || (ix[3 * i + 1] == ix[3 * i - 2] && ix[3 * i + 2] > ix[3 * i - 1]));
+    for (int64_t i = 0; i < 2 * n; ++i) ck_assert_float_eq(feat[i], (float)(i + 1));
+    /* step 2: index = k*n + i, k = ky*3 + kx, subm candidate o = c - (k_axis - 1) */
+    for (int64_t index = 0; index < 9 * n; index += 7) {
+        const int64_t k = work_field_of(sub, index, "k"), i = work_field_of(sub, index, "i");
+        ck_assert_int_eq(index, k * n + i);
+        ck_assert_int_eq(k, work_field_of(sub, index, "ky") * 3 + work_field_of(sub, index, "kx"));
+        ck_assert_int_eq(work_field_of(sub, index, "oy"), ix[3 * i + 1] - (work_field_of(sub, index, "ky") - 1));
+        ck_assert_int_eq(work_field_of(sub, index, "ox"), ix[3 * i + 2] - (work_field_of(sub, index, "kx") - 1));
+    }
+    /* steps 4 and 5: item 30 reads one slot, empty; item 32 finds its key in the first */
+    const ks_event *ev[32];
+    ck_assert_int_eq(item_events(sub, 30, KS_EV_READ, "hash_keys", ev, 32), 1);
+    ck_assert_float_eq(ev[0]->u.access.value, -1.0f);
+    ck_assert_int_eq(item_events(sub, 32, KS_EV_READ, "hash_keys", ev, 32), 1);
+    ck_assert_float_eq(ev[0]->u.access.value, (float)((0 * 11 + 4) * 13 + 10));
+    /* step 6: rulebook sorted by (k, in_row); offset 1 starts at row 4, and item 32's
+     * pair (k 1, i 8) is row 5; every pair_table entry written by one item */
+    const ks_tensor *rbt = run_tensor(sub, "rulebook");
+    const int32_t *rb = rbt->data, *pc = run_tensor(sub, "pair_count")->data;
+    for (int64_t p = 1; p < rbt->shape[0]; ++p)
+        ck_assert(rb[3 * p] > rb[3 * p - 3] || (rb[3 * p] == rb[3 * p - 3] && rb[3 * p + 1] > rb[3 * p - 2]));
+    ck_assert_int_eq(pc[0], 4);
+    ck_assert_int_eq(rb[3 * 4], 1);
+    ck_assert_int_eq(rb[3 * 3], 0);
+    ck_assert_int_eq(rb[3 * 5 + 0], 1);
+    ck_assert_int_eq(rb[3 * 5 + 1], 8);
+    ck_assert_int_eq(rb[3 * 5 + 2], 10);
+    static int written[9 * 64];
+    memset(written, 0, sizeof written);
+    const int pt = ks_trace_tensor(&sub->tr, "pair_table");
+    for (uint64_t e = 0; e < sub->tr.nevents; ++e)
+        if (sub->tr.events[e].kind == KS_EV_WRITE && (int)sub->tr.events[e].tensor == pt)
+            written[sub->tr.events[e].u.access.offset]++;
+    for (int64_t q = 0; q < 9 * n; ++q) ck_assert_int_eq(written[q], 1);
+    /* step 7: offsets k and 8 - k count alike; m = n */
+    for (int k = 0; k < 9; ++k) ck_assert_int_eq(pc[k], pc[8 - k]);
+    ck_assert_int_eq(run_tensor(sub, "out_indices")->shape[0], n);
+    /* steps 8 and 9: regular, padding 1: the same 11 x 13 grid, the same candidate for
+     * every item, a pair for every item, out_indices sorted by (b, y, x) */
+    ck_assert_int_eq(run_tensor(reg, "out_sites")->shape[1], 11);
+    ck_assert_int_eq(run_tensor(reg, "out_sites")->shape[2], 13);
+    for (int64_t index = 0; index < 9 * n; ++index) {
+        ck_assert_int_eq(work_field_of(reg, index, "oy"), work_field_of(sub, index, "oy"));
+        ck_assert_int_eq(work_field_of(reg, index, "ox"), work_field_of(sub, index, "ox"));
+    }
+    ck_assert_int_eq(run_tensor(reg, "rulebook")->shape[0], reg->tr.work_items);
+    const ks_tensor *roi = run_tensor(reg, "out_indices");
+    const int32_t *ro = roi->data;
+    for (int64_t o = 1; o < roi->shape[0]; ++o)
+        ck_assert_int_gt((ro[3 * o + 1]) * 13 + ro[3 * o + 2], ro[3 * o - 2] * 13 + ro[3 * o - 1]);
+    /* step 10: offset 5 is (ky, kx) = (1, 2) and its pairs start at row 48, after those
+     * of offsets 0 to 4; item 96 is pair 48, channel 0 */
+    ck_assert_int_eq(5, 1 * 3 + 2);
+    ck_assert_int_eq(rb[3 * 47], 4);
+    ck_assert_int_eq(rb[3 * 48], 5);
+    ck_assert_int_eq(rb[3 * (48 + pc[5] - 1)], 5);
+    ck_assert_int_eq(work_field_of(gat, 96, "p"), 48);
+    ck_assert_int_eq(work_field_of(gat, 96, "k"), 5);
+    /* step 11: weight[1, 2] is offset 5's; products[48] = gathered[48] @ weight[1, 2] */
+    const ks_tensor *wt = run_tensor(gat, "weight");
+    ck_assert_int_eq(wt->ndim, 4);
+    ck_assert_int_eq(wt->shape[3], 1); /* C_out = 1: a column */
+    const float *w = wt->data, *g = run_tensor(gat, "gathered")->data, *pr = run_tensor(gat, "products")->data;
+    const float *w5 = w + (1 * 3 + 2) * 2;
+    ck_assert_float_eq(pr[48], g[96] * w5[0] + g[97] * w5[1]);
+    /* step 12: the reduce reads k ascending; item 0 reads products[48] at offset 5, no bias */
+    for (int64_t o = 0; o < n; ++o) {
+        int m = item_events(red, o, KS_EV_READ, "products", ev, 32);
+        for (int q = 1; q < m; ++q) ck_assert_uint_gt(ev[q]->tap, ev[q - 1]->tap);
+    }
+    int m = item_events(red, 0, KS_EV_READ, "products", ev, 32);
+    ck_assert_int_eq(m, 3);
+    ck_assert_uint_eq(ev[1]->tap, 5);
+    ck_assert_int_eq(ev[1]->u.access.y, 48);
+    ck_assert_int_lt(ks_trace_tensor(&red->tr, "bias") >= 0 ? ks_tensor_numel(run_tensor(red, "bias")) : 0, 1);
+    /* step 13: every output element written once, with the sum of what its item read */
+    const float *out = run_tensor(red, "out_features")->data;
+    for (int64_t o = 0; o < n; ++o) {
+        const ks_event *wr;
+        ck_assert_int_eq(item_events(red, o, KS_EV_WRITE, "out_features", &wr, 1), 1);
+        int k = item_events(red, o, KS_EV_READ, "products", ev, 32);
+        float sum = 0;
+        for (int q = 0; q < k; ++q) sum += ev[q]->u.access.value;
+        ck_assert_float_eq(out[o], sum);
+    }
+    /* step 14: row 10 (site (4, 10), key 62) reads slots 10, 11, 12 (rows 7, 3, 9, inserted
+     * before it) and claims 13; auto would have taken 64 slots */
+    ck_assert_int_eq(work_field_of(ins, 10, "home"), 10);
+    ck_assert_int_eq(item_events(ins, 10, KS_EV_READ, "hash_keys", ev, 32), 4);
+    const int32_t *hr = run_tensor(ins, "hash_rows")->data;
+    for (int q = 0; q < 3; ++q) {
+        ck_assert_int_eq(ev[q]->u.access.x, 10 + q);
+        ck_assert_int_lt(hr[10 + q], 10);
+    }
+    ck_assert_int_eq(hr[13], 10);
+    ck_assert_int_ge(run_tensor(sub, "hash_keys")->shape[0], 2 * n);
+    /* steps 15 and 16: the lookup of item 32 reads the same slots, the last holding its key */
+    const ks_event *lk[32];
+    ck_assert_int_eq(item_events(look, 32, KS_EV_READ, "hash_keys", lk, 32), 4);
+    for (int q = 0; q < 4; ++q) {
+        ck_assert_int_eq(lk[q]->u.access.x, ev[q]->u.access.x);
+        ck_assert(q == 3 ? lk[q]->u.access.value == 62.0f : lk[q]->u.access.value >= 0 && lk[q]->u.access.value != 62.0f);
+    }
+    ck_assert_int_eq(lk[3]->u.access.x, 13);
+    /* step 17: the miss of item 30 ends at the first empty slot, after 7 reads */
+    m = item_events(look, 30, KS_EV_READ, "hash_keys", lk, 32);
+    ck_assert_int_eq(m, 7);
+    for (int q = 0; q < m; ++q) ck_assert(q == m - 1 ? lk[q]->u.access.value == -1.0f : lk[q]->u.access.value >= 0);
+    ls_session_close(&S);
+    ls_free(&L);
+    /* the words */
+    ck_assert_int_eq(lesson("08 --auto"), 0);
+    char *text = (char *)out_text("out"); /* the narration as one line: wrapping aside */
+    for (char *c = text; *c; ++c)
+        if (*c == '\n') *c = ' ';
+    ck_assert_ptr_nonnull(strstr(text, "rulebook row 4 is (1, 7, 9) and our pair is row 5, (1, 8, 10)"));
+    ck_assert_ptr_nonnull(strstr(text, "Take offset k = 5, (ky, kx) = (1, 2): its 8 pairs are consecutive rulebook rows from p = 48 on"));
+    ck_assert_ptr_nonnull(strstr(text, "times weight[1, 2] = (11, 12)"));
+    ck_assert_ptr_nonnull(strstr(text, "has home slot 10; it reads 4 slots and claims slot 13"));
+    ck_assert_ptr_nonnull(strstr(text, "so rows 7, 3 and 9 were there first"));
+    ck_assert_ptr_nonnull(strstr(text, "that takes 7 reads, where the 64-slot table of step 4 needed one"));
+    ck_assert_ptr_nonnull(strstr(text, "m = 88 output sites and P = 216 pairs"));
+    ck_assert_ptr_nonnull(strstr(text, "the submanifold convolution had 24 sites and 72 pairs"));
+    ck_assert_ptr_nonnull(strstr(text, "[run 'regular': the lesson's parameters with --padding 1 --no-subm]"));
+    no_phrase(text, "nan", "lesson 08"); /* integer tensors drawn as integers */
+}
+END_TEST
+
 /* values print exactly when they are short binary fractions, rounded to 4 significant
  * digits otherwise; a typed answer read off a rounded value counts, a coarser one does not */
 START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
@@ -461,6 +767,9 @@ int main(void)
     tcase_add_test(tc, text_player_judges_typed_answers);
     tcase_add_test(tc, lessons_say_what_the_trace_shows);
     tcase_add_test(tc, values_print_exactly_and_answers_match_the_printed_precision);
+    tcase_add_test(tc, a_lesson_with_runs_reads_each_step_from_its_run);
+    tcase_add_test(tc, templates_count_per_tensor_and_read_any_element);
+    tcase_add_test(tc, lesson_08_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);

@@ -205,28 +205,30 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
     return bad;
 }
 
-int ls_check(const ls_session *S, ls_report *rep)
+int ls_check(const ls_session *S0, ls_report *rep)
 {
     const int before = rep->count;
-    ls_ctx c;
-    ls_ctx_init(&c);
+    ls_ctx ctx[LS_MAX_RUNS]; /* each run keeps its own focus from step to step */
+    for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_init(&ctx[r]);
     char buf[LS_TEXT_MAX], err[400];
-    for (int k = 0; k < S->L->nsteps; ++k) {
-        const ls_step *st = &S->L->steps[k];
-        if (ls_focus_resolve(S, &st->focus, &c, err, sizeof err)) {
+    for (int k = 0; k < S0->L->nsteps; ++k) {
+        const ls_step *st = &S0->L->steps[k];
+        const ls_session *S = ls_step_session(S0, k);
+        ls_ctx *c = &ctx[st->run];
+        if (ls_focus_resolve(S, &st->focus, c, err, sizeof err)) {
             ls_problem(rep, k + 1, "%s", err);
-            if (c.item == VW_NONE) continue; /* nothing to render against yet */
+            if (c->item == VW_NONE) continue; /* nothing to render against yet */
         }
         ls_ctx qc;
-        if (ls_render(S, &c, st->title, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "title: %s", err);
-        if (ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "text: %s", err);
+        if (ls_render(S, c, st->title, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "title: %s", err);
+        if (ls_render(S, c, st->text, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "text: %s", err);
         step_names_ok(S, k, rep);
         if (st->q.kind == LS_Q_NONE) continue;
-        if (ls_question_ctx(S, &c, &st->q, &qc, err, sizeof err)) ls_problem(rep, k + 1, "question: %s", err);
+        if (ls_question_ctx(S, c, &st->q, &qc, err, sizeof err)) ls_problem(rep, k + 1, "question: %s", err);
         else check_question(S, &qc, k, rep);
         ls_ctx_free(&qc);
     }
-    ls_ctx_free(&c);
+    for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_free(&ctx[r]);
     return rep->count - before;
 }
 

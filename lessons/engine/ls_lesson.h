@@ -21,6 +21,7 @@
 #define LS_MAX_CHOICES 6
 #define LS_MAX_SHOW 8
 #define LS_MAX_INPUTS 4
+#define LS_MAX_RUNS 8   /* the lesson's own run and up to 7 more ("runs") */
 #define LS_TEXT_MAX 4096 /* a rendered narration */
 
 /* Problems go to `out` (stderr for players, stdout for --check) as
@@ -34,7 +35,7 @@ typedef struct ls_report {
 void ls_problem(ls_report *rep, int step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 enum ls_focus_kind {
-    LS_FOCUS_KEEP = 0,  /* the previous step's focus (the first step: index 0) */
+    LS_FOCUS_KEEP = 0,  /* the previous focus in the step's run (its first step: index 0) */
     LS_FOCUS_INDEX,     /* a work item by its linear index */
     LS_FOCUS_THREAD,    /* global thread T (block*threads + threadIdx) at iteration `iter` */
     LS_FOCUS_ELEMENT    /* an element of a tensor: its writer (output) or its readers */
@@ -75,6 +76,7 @@ typedef struct ls_step {
     int nshow;
     const char *panels[2]; /* viewer: tensors of the two heatmaps (NULL: keep) */
     const char *mode;      /* viewer: values | reads | weights | writes (NULL: keep) */
+    int run;               /* which of the lesson's runs the step looks at (0: its own) */
     ls_question q;
 } ls_step;
 
@@ -89,16 +91,25 @@ typedef struct ls_input {
     int ndim;
 } ls_input;
 
+/* The operator's parameters for one run, as the registry holds them after ks_run_set. */
+typedef struct ls_run_spec {
+    const char *name; /* "runs" key; NULL for the lesson's own run */
+    int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES];
+    int nvalues[KS_MAX_PARAMS];
+    double fvalue[KS_MAX_PARAMS][2];
+    int set[KS_MAX_PARAMS];
+} ls_run_spec;
+
 typedef struct ls_lesson {
     char path[4096];
     char dir[4096];
     char id[64];       /* the file name without .json */
     const char *title, *level, *summary;
     const ks_op *op;
-    int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES];
-    int nvalues[KS_MAX_PARAMS];
-    double fvalue[KS_MAX_PARAMS][2];
-    int set[KS_MAX_PARAMS];
+    /* runs[0]: the lesson's "params"; runs[1..]: "runs", each the lesson's parameters with
+     * its own changes on top (same operator, inputs, pattern, seed and launch) */
+    ls_run_spec runs[LS_MAX_RUNS];
+    int nruns;
     int pattern;
     uint64_t seed;
     int threads;
@@ -116,19 +127,32 @@ typedef struct ls_lesson {
 int ls_load(ls_lesson *L, const char *path, ls_report *rep);
 void ls_free(ls_lesson *L);
 
-/* A lesson run: the operator on the simulator, traced, and its index. */
+/* A lesson run: the operator on the simulator, traced, and its index. The session of the
+ * lesson's own run (which 0) also holds the sessions of its other runs. */
 typedef struct ls_session {
     const ls_lesson *L;
+    int which; /* L->runs[which] */
     ks_run run;
     ks_trace tr;
     vw_index idx;
     void *params; /* the trace's parameter object (cJSON) */
+    struct ls_session *more; /* runs 1 .. L->nruns - 1 (in the first session only) */
+    const struct ls_session *first; /* the lesson's own run's session (run.NAME.X templates) */
 } ls_session;
 
-/* Runs the lesson's operator; problems (a bad input file, a geometry the op rejects) go
- * to rep. Returns 0 or -1 (the session is closed on failure). */
+/* Runs the lesson's operator, once per run; problems (a bad input file, a geometry the
+ * op rejects) go to rep, naming the run. Returns 0 or -1 (the session is closed on
+ * failure). */
 int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep);
 void ls_session_close(ls_session *S);
+/* The session of run r (0: S itself), and of step k's run. */
+const ls_session *ls_run_session(const ls_session *S, int r);
+const ls_session *ls_step_session(const ls_session *S, int k);
+/* How run r's parameters differ from the lesson's own, as flags of kscope run
+ * ("--no-subm --padding 1"); "" for run 0. Returns the length. */
+int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n);
+/* Element i (row-major) of a tensor, whatever its dtype. */
+double ls_tensor_value(const ks_tensor *t, int64_t i);
 
 /* Where a step looks: a work item, an optional tap, the focused event, and for an
  * element focus the element and the events that touched it. */

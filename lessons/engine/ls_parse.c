@@ -200,9 +200,11 @@ static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question
     }
 }
 
-static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s)
+static int find_run(const ls_lesson *L, const char *name);
+
+static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title", "text", "focus", "show", "panels", "mode", "question", NULL};
+    static const char *const keys[] = {"title", "text", "focus", "show", "panels", "mode", "question", "run", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -232,6 +234,14 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s)
         strcmp(s->mode, "writes"))
         ls_problem(rep, k, "mode must be values, reads, weights or writes (got '%s')", s->mode);
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "question"))) parse_question(rep, k, v, &s->q);
+    const char *run = get_string(rep, k, o, "run", 0);
+    if (run && (s->run = find_run(L, run)) < 0) {
+        char list[300] = "";
+        for (int r = 1; r < L->nruns; ++r)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", r > 1 ? ", " : "", L->runs[r].name);
+        ls_problem(rep, k, "run: the lesson has no run '%s' (runs: %s)", run, list[0] ? list : "none");
+        s->run = 0;
+    }
 }
 
 /* One parameter value as the command line would spell it: true -> on, [3, 2] -> "3,2". */
@@ -245,24 +255,72 @@ static int param_text(const cJSON *c, char *buf, size_t n)
     return -1;
 }
 
-/* "params": {"kernel-size": [3, 3], "padding": 1, ...} in the CLI's flag names, each set
- * through the registry exactly as the flag would be */
-static void parse_params(ls_report *rep, ls_lesson *L, const cJSON *o)
+/* One set of "params": {"kernel-size": [3, 3], "padding": 1, ...} in the CLI's flag names,
+ * each set through the registry exactly as the flag would be; `what` names it in problems. */
+static void apply_params(ls_report *rep, ks_run *run, const cJSON *o, const char *what)
 {
-    static ks_run run; /* large: keep it off the stack */
-    ks_run_init(&run, L->op);
-    if (o && !cJSON_IsObject(o)) ls_problem(rep, 0, "params must be an object of operator parameters");
+    if (o && !cJSON_IsObject(o)) ls_problem(rep, 0, "%s must be an object of operator parameters", what);
     for (const cJSON *c = cJSON_IsObject(o) ? o->child : NULL; c; c = c->next) {
         char text[128];
         if (param_text(c, text, sizeof text))
-            ls_problem(rep, 0, "params: %s takes a number, [a, b], true/false or a word", c->string);
-        else if (ks_run_set(&run, c->string, text))
-            ls_problem(rep, 0, "params: %s", ks_error_message());
+            ls_problem(rep, 0, "%s: %s takes a number, [a, b], true/false or a word", what, c->string);
+        else if (ks_run_set(run, c->string, text))
+            ls_problem(rep, 0, "%s: %s", what, ks_error_message());
     }
-    memcpy(L->value, run.value, sizeof L->value);
-    memcpy(L->fvalue, run.fvalue, sizeof L->fvalue);
-    memcpy(L->set, run.set, sizeof L->set);
-    memcpy(L->nvalues, run.nvalues, sizeof L->nvalues);
+}
+
+/* Run r's parameters: the lesson's "params", then (a run of "runs") its own on top. */
+static void parse_params(ls_report *rep, ls_lesson *L, ls_run_spec *spec, const cJSON *lesson, const cJSON *own,
+                         const char *what)
+{
+    static ks_run run; /* large: keep it off the stack */
+    ks_run_init(&run, L->op);
+    ls_report quiet = {.out = NULL, .file = rep->file, .count = 0, .first_only = 0};
+    apply_params(own ? &quiet : rep, &run, lesson, "params"); /* a run's: reported once, for run 0 */
+    if (own) apply_params(rep, &run, own, what);
+    memcpy(spec->value, run.value, sizeof spec->value);
+    memcpy(spec->fvalue, run.fvalue, sizeof spec->fvalue);
+    memcpy(spec->set, run.set, sizeof spec->set);
+    memcpy(spec->nvalues, run.nvalues, sizeof spec->nvalues);
+}
+
+/* "runs": {"NAME": {"params": {...}}, ...}: more runs of the same operator */
+static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params, const cJSON *o)
+{
+    static const char *const keys[] = {"params", NULL};
+    if (!cJSON_IsObject(o)) {
+        ls_problem(rep, 0, "runs must be an object: run name -> {\"params\": {...}}");
+        return;
+    }
+    for (const cJSON *c = o->child; c; c = c->next) {
+        char what[96];
+        snprintf(what, sizeof what, "runs: %.40s", c->string);
+        if (L->nruns == LS_MAX_RUNS) {
+            ls_problem(rep, 0, "runs: at most %d runs besides the lesson's own", LS_MAX_RUNS - 1);
+            return;
+        }
+        if (!cJSON_IsObject(c) || !c->string[0]) {
+            ls_problem(rep, 0, "%s must be an object {\"params\": {...}}", what);
+            continue;
+        }
+        known_keys(rep, 0, what, c, keys);
+        if (find_run(L, c->string) > 0) ls_problem(rep, 0, "%s: a second run of that name", what);
+        if (!strcmp(c->string, "lesson") || strchr(c->string, '.') || strchr(c->string, '}'))
+            ls_problem(rep, 0, "%s: a run's name cannot be 'lesson' (the lesson's own run) or hold '.' or '}'", what);
+        ls_run_spec *spec = &L->runs[L->nruns++];
+        spec->name = c->string;
+        char pw[120];
+        snprintf(pw, sizeof pw, "%s: params", what);
+        parse_params(rep, L, spec, lesson_params, cJSON_GetObjectItemCaseSensitive(c, "params"), pw);
+    }
+}
+
+/* A step's "run": the name of one of "runs" */
+static int find_run(const ls_lesson *L, const char *name)
+{
+    for (int r = 1; r < L->nruns; ++r)
+        if (!strcmp(L->runs[r].name, name)) return r;
+    return -1;
 }
 
 static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)
@@ -325,7 +383,7 @@ static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)
 
 static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
 {
-    static const char *const keys[] = {"title", "level", "summary", "operator", "params", "pattern",
+    static const char *const keys[] = {"title", "level", "summary", "operator", "params", "runs", "pattern",
                                        "seed", "launch", "inputs", "steps", NULL};
     if (!cJSON_IsObject(root)) {
         ls_problem(rep, 0, "a lesson must be a JSON object");
@@ -342,8 +400,10 @@ static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
     if (op && !(L->op = ks_op_find(op))) ls_problem(rep, 0, "unknown operator '%s' (kscope list)", op);
     if (!L->op) return;
     const cJSON *v;
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "params"))) parse_params(rep, L, v);
-    else parse_params(rep, L, NULL);
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
+    L->nruns = 1;
+    parse_params(rep, L, &L->runs[0], params, NULL, "params");
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "runs"))) parse_runs(rep, L, params, v);
     const char *pat = get_string(rep, 0, root, "pattern", 0);
     L->pattern = KS_PAT_ARANGE;
     if (pat && !strcmp(pat, "ones")) L->pattern = KS_PAT_ONES;
@@ -375,7 +435,7 @@ static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
         return;
     }
     int k = 0;
-    for (const cJSON *c = v->child; c; c = c->next, ++k) parse_step(rep, k + 1, c, &L->steps[k]);
+    for (const cJSON *c = v->child; c; c = c->next, ++k) parse_step(rep, k + 1, c, &L->steps[k], L);
     L->nsteps = n;
 }
 

@@ -87,49 +87,85 @@ static int too_big(const ks_run *r, ls_report *rep)
             }
         }
     }
+    /* a prepare may allocate an input it builds itself (sparse_conv's scene: its size
+     * depends on the data): free what the copy holds that the run does not */
+    for (int t = 0; t < KS_OP_TENSORS; ++t)
+        if (probe->tensor[t].data && probe->tensor[t].data != r->tensor[t].data) ks_tensor_free(&probe->tensor[t]);
     free(probe);
     return big;
 }
 
-int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
+/* Run r of the lesson into S (one trace). */
+static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep)
 {
     memset(S, 0, sizeof *S);
     S->L = L;
+    S->which = which;
+    const ls_run_spec *spec = &L->runs[which];
     ks_run *r = &S->run;
     ks_run_init(r, L->op);
-    memcpy(r->value, L->value, sizeof r->value);
-    memcpy(r->fvalue, L->fvalue, sizeof r->fvalue);
-    memcpy(r->set, L->set, sizeof r->set);
-    memcpy(r->nvalues, L->nvalues, sizeof r->nvalues);
+    memcpy(r->value, spec->value, sizeof r->value);
+    memcpy(r->fvalue, spec->fvalue, sizeof r->fvalue);
+    memcpy(r->set, spec->set, sizeof r->set);
+    memcpy(r->nvalues, spec->nvalues, sizeof r->nvalues);
     r->device = KS_DEV_SIM;
     r->pattern = L->pattern;
     r->seed = L->seed;
     r->launch.threads = L->threads;
     r->launch.block_cap = L->block_cap;
+    /* problems of another run than the lesson's own name it */
+    char run[80] = "";
+    if (which) snprintf(run, sizeof run, "run %.40s: ", spec->name);
     for (int i = 0; i < L->ninputs; ++i)
         if (load_input(L, &L->inputs[i], &r->tensor[ks_op_tensor(L->op, L->inputs[i].tensor)], rep))
-            goto fail;
+            return -1;
     /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson */
-    if (too_big(r, rep)) goto fail;
+    if (too_big(r, rep)) return -1;
     if (!(r->sink = ks_host_sink_create(LS_MAX_EVENTS, ks_filter_all()))) {
-        ls_problem(rep, 0, "%s", ks_error_message());
-        goto fail;
+        ls_problem(rep, 0, "%s%s", run, ks_error_message());
+        return -1;
     }
     if (ks_run_execute(r)) {
-        ls_problem(rep, 0, "%s: %s", L->op->name, ks_error_message());
-        goto fail;
+        ls_problem(rep, 0, "%s%s: %s", run, L->op->name, ks_error_message());
+        return -1;
     }
     if (ks_sink_dropped(r->sink)) {
-        ls_problem(rep, 0, "the run records more than %u events: make the lesson's input smaller",
+        ls_problem(rep, 0, "%sthe run records more than %u events: make the lesson's input smaller", run,
                    LS_MAX_EVENTS);
-        goto fail;
+        return -1;
     }
     ks_trace_from_run(L->op, r, &S->tr);
     if (vw_index_build(&S->idx, &S->tr, NULL)) {
-        ls_problem(rep, 0, "%s", ks_error_message());
-        goto fail;
+        ls_problem(rep, 0, "%s%s", run, ks_error_message());
+        return -1;
     }
     S->params = cJSON_Parse(S->tr.params);
+    return 0;
+}
+
+static void close_run(ls_session *S)
+{
+    vw_index_free(&S->idx);
+    cJSON_Delete(S->params);
+    ks_host_sink_free(S->run.sink);
+    ks_run_free(&S->run);
+    memset(S, 0, sizeof *S);
+}
+
+int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep)
+{
+    if (open_run(S, L, 0, rep)) goto fail;
+    S->first = S;
+    if (L->nruns > 1) {
+        if (!(S->more = calloc((size_t)L->nruns - 1, sizeof *S->more))) {
+            ls_problem(rep, 0, "out of memory for the lesson's runs");
+            goto fail;
+        }
+        for (int r = 1; r < L->nruns; ++r) {
+            if (open_run(&S->more[r - 1], L, r, rep)) goto fail;
+            S->more[r - 1].first = S;
+        }
+    }
     return 0;
 fail:
     ls_session_close(S);
@@ -138,11 +174,19 @@ fail:
 
 void ls_session_close(ls_session *S)
 {
-    vw_index_free(&S->idx);
-    cJSON_Delete(S->params);
-    ks_host_sink_free(S->run.sink);
-    ks_run_free(&S->run);
-    memset(S, 0, sizeof *S);
+    for (int r = 1; S->more && S->L && r < S->L->nruns; ++r) close_run(&S->more[r - 1]);
+    free(S->more);
+    close_run(S);
+}
+
+const ls_session *ls_run_session(const ls_session *S, int r)
+{
+    return r > 0 && S->more && r < S->L->nruns ? &S->more[r - 1] : S;
+}
+
+const ls_session *ls_step_session(const ls_session *S, int k)
+{
+    return ls_run_session(S, S->L->steps[k].run);
 }
 
 void ls_ctx_init(ls_ctx *ctx)
@@ -309,4 +353,49 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
         ctx->tap = S->tr.events[ctx->event].tap;
     }
     return 0;
+}
+
+double ls_tensor_value(const ks_tensor *t, int64_t i)
+{
+    switch (t->dtype) {
+    case KS_I32: return ((const int32_t *)t->data)[i];
+    case KS_I64: return (double)((const int64_t *)t->data)[i];
+    default: return ((const float *)t->data)[i];
+    }
+}
+
+int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n)
+{
+    const ls_run_spec *a = &L->runs[0], *b = &L->runs[r];
+    size_t used = 0;
+    buf[0] = 0;
+    for (int p = 0; p < L->op->nparams && used < n; ++p) {
+        const ks_param_spec *s = &L->op->params[p];
+        if (!memcmp(a->value[p], b->value[p], sizeof a->value[p]) && a->nvalues[p] == b->nvalues[p] &&
+            !memcmp(a->fvalue[p], b->fvalue[p], sizeof a->fvalue[p]) && a->set[p] == b->set[p])
+            continue;
+        const char *sep = used ? " " : "";
+        int k = 0;
+        if (s->kind == KS_PARAM_SWITCH) {
+            k = snprintf(buf + used, n - used, "%s--%s%s", sep, b->value[p][0] ? "" : "no-", s->name);
+        } else if (s->kind == KS_PARAM_CHOICE) {
+            const char *w = s->choices;
+            for (int64_t i = 0; i < b->value[p][0] && strchr(w, '|'); ++i) w = strchr(w, '|') + 1;
+            k = snprintf(buf + used, n - used, "%s--%s %.*s", sep, s->name, (int)strcspn(w, "|"), w);
+        } else if (s->kind == KS_PARAM_FLOAT) {
+            k = snprintf(buf + used, n - used, "%s--%s %g", sep, s->name, b->fvalue[p][0]);
+            if (k > 0 && s->axes == 2 && b->fvalue[p][1] != b->fvalue[p][0] && used + (size_t)k < n)
+                k += snprintf(buf + used + k, n - used - (size_t)k, ",%g", b->fvalue[p][1]);
+        } else {
+            /* as ks_run_set keeps them: two values per axis pair, up to three, or one */
+            int count = s->axes == 3 ? (b->nvalues[p] ? b->nvalues[p] : 1) : s->axes == 2 ? 2 : 1;
+            if (s->axes == 2 && b->value[p][1] == b->value[p][0]) count = 1;
+            k = snprintf(buf + used, n - used, "%s--%s ", sep, s->name);
+            for (int i = 0; i < count && k > 0 && used + (size_t)k < n; ++i)
+                k += snprintf(buf + used + k, n - used - (size_t)k, "%s%lld", i ? "," : "", (long long)b->value[p][i]);
+        }
+        if (k < 0) break;
+        used = used + (size_t)k < n ? used + (size_t)k : n - 1;
+    }
+    return (int)used;
 }

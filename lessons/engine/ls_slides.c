@@ -22,30 +22,47 @@ static int mode_of(const char *name)
     return -1;
 }
 
-int ls_slides_make(const ls_session *S, vw_slide **out)
+int ls_slides_make(const ls_session *S0, vw_slide **out)
 {
-    const ls_lesson *L = S->L;
+    const ls_lesson *L = S0->L;
     vw_slide *sl = calloc((size_t)L->nsteps, sizeof *sl);
     if (!sl) return -1;
     static char buf[LS_TEXT_MAX], text[LS_TEXT_MAX];
     char err[400], ans[128];
-    ls_ctx c;
-    ls_ctx_init(&c);
+    ls_ctx ctx[LS_MAX_RUNS]; /* each run keeps its own focus, as in ls_check */
+    for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_init(&ctx[r]);
     for (int k = 0; k < L->nsteps; ++k) {
         const ls_step *st = &L->steps[k];
+        const ls_session *S = ls_step_session(S0, k);
+        ls_ctx *cp = &ctx[st->run];
         vw_slide *v = &sl[k];
-        ls_focus_resolve(S, &st->focus, &c, err, sizeof err); /* checked before playing */
+        ls_focus_resolve(S, &st->focus, cp, err, sizeof err); /* checked before playing */
+        const ls_ctx c = *cp;
         ls_render(S, &c, st->title, buf, sizeof buf, err, sizeof err);
         snprintf(text, sizeof text, "Step %d of %d: %.3000s", k + 1, L->nsteps, buf);
         v->title = dup_text(text);
         ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err);
-        v->text = dup_text(buf);
-        v->event = c.event;
-        v->look_tensor = c.elem_tensor;
-        v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
-        v->look_writes = c.elem_writes;
-        for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
-        v->mode = mode_of(st->mode);
+        if (st->run) {
+            /* the viewer shows the trace of the lesson's own run: a step about another run
+             * is narration only, and says which run it is about */
+            char flags[512];
+            ls_run_flags(L, st->run, flags, sizeof flags);
+            snprintf(text, sizeof text, "[run '%s' (%s): not the trace shown here; the terminal player, kscope lesson %s, draws it]\n%.3000s",
+                     L->runs[st->run].name, flags[0] ? flags : "no change", L->id, buf);
+            v->text = dup_text(text);
+            v->event = VW_NONE;
+            v->look_tensor = -1;
+            v->panel[0] = v->panel[1] = -1;
+            v->mode = -1;
+        } else {
+            v->text = dup_text(buf);
+            v->event = c.event;
+            v->look_tensor = c.elem_tensor;
+            v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
+            v->look_writes = c.elem_writes;
+            for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
+            v->mode = mode_of(st->mode);
+        }
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
@@ -70,7 +87,7 @@ int ls_slides_make(const ls_session *S, vw_slide **out)
             ls_ctx_free(&qc);
         }
     }
-    ls_ctx_free(&c);
+    for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_free(&ctx[r]);
     *out = sl;
     return L->nsteps;
 }

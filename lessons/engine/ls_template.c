@@ -135,20 +135,30 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
     return 0;
 }
 
-static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o,
+/* item.reads, item.writes, ...; item.reads.TENSOR: only the events on that tensor */
+static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o,
                      char *err, size_t en)
 {
     const vw_item *it = &S->idx.items[c->item];
-    int counts[5] = {0};
+    char attr[32];
+    const char *dot = strchr(rest, '.');
+    snprintf(attr, sizeof attr, "%.*s", dot ? (int)(dot - rest) : (int)strlen(rest), rest);
+    int tensor = -1;
+    if (dot && (tensor = ks_trace_tensor(&S->tr, dot + 1)) < 0)
+        return fail(err, en, name, "the trace has no tensor '%s'", dot + 1);
+    int counts[6] = {0};
+    uint32_t all = 0;
     for (uint32_t k = 0; k < it->count; ++k) {
-        int kind = S->tr.events[S->idx.by_item[it->first + k]].kind;
-        if (kind >= 0 && kind < 5) counts[kind]++;
+        const ks_event *ev = &S->tr.events[S->idx.by_item[it->first + k]];
+        if (tensor >= 0 && (ev->kind == KS_EV_WORK || ev->tensor != tensor)) continue;
+        all++;
+        if ((int)ev->kind < 6) counts[ev->kind]++;
     }
-    if (!strcmp(attr, "events")) put(o, "%u", it->count);
+    if (!strcmp(attr, "events")) put(o, "%u", all);
     else if (!strcmp(attr, "reads")) put(o, "%d", counts[KS_EV_READ]);
     else if (!strcmp(attr, "samples")) put(o, "%d", counts[KS_EV_SAMPLE]);
     else if (!strcmp(attr, "writes")) put(o, "%d", counts[KS_EV_WRITE]);
-    else return fail(err, en, name, "item has events, reads, samples, writes (not '%s')", attr);
+    else return fail(err, en, name, "item has events, reads, samples, writes, each optionally .TENSOR (not '%s')", attr);
     return 0;
 }
 
@@ -216,7 +226,23 @@ static int tensor_attr(const ls_session *S, const char *name, const char *rest, 
     else if (!strcmp(attr, "bytes")) put(o, "%lld", (long long)(ks_tensor_numel(ts) * (int64_t)ks_dtype_size(ts->dtype)));
     else if (!strncmp(attr, "dim", 3) && attr[3] >= '0' && attr[3] <= '9' && !attr[4] && attr[3] - '0' < ts->ndim)
         put(o, "%lld", (long long)ts->shape[attr[3] - '0']);
-    else return fail(err, en, name, "a tensor has shape, size, bytes, dim0..dim%d (not '%s')", ts->ndim - 1, attr);
+    else if (!strncmp(attr, "at.", 3)) { /* at.I.J...: the element's value, all coordinates given */
+        const char *p = attr + 3;
+        int64_t off = 0;
+        for (int d = 0; d < ts->ndim; ++d) {
+            char *end;
+            const long long v = strtoll(p, &end, 10);
+            if (end == p || v < 0 || v >= ts->shape[d] || (d + 1 < ts->ndim ? *end != '.' : *end != 0))
+                return fail(err, en, name, "%s%s has no element %s (at.I.J... with all %d coordinates)", tname,
+                            ks_shape_str(ts->ndim, ts->shape, buf, sizeof buf), attr + 3, ts->ndim);
+            off = off * ts->shape[d] + v;
+            p = end + 1;
+        }
+        if (ts->ndim == 0 || !ts->data) return fail(err, en, name, "%s has no elements", tname);
+        put_num(o, ls_tensor_value(ts, off));
+    } else
+        return fail(err, en, name, "a tensor has shape, size, bytes, dim0..dim%d, at.I.J... (not '%s')", ts->ndim - 1,
+                    attr);
     return 0;
 }
 
@@ -231,7 +257,8 @@ static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, 
         put(o, "%s", buf);
     } else if (!strcmp(attr, "value")) {
         const ks_tensor *t = &S->tr.tensors[c->elem_tensor];
-        put_num(o, ((const float *)t->data)[(c->elem_plane * t->shape[t->ndim - 2] + c->elem_y) * t->shape[t->ndim - 1] + c->elem_x]);
+        const int64_t h = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+        put_num(o, ls_tensor_value(t, (c->elem_plane * h + c->elem_y) * t->shape[t->ndim - 1] + c->elem_x));
     } else if (!strcmp(attr, "indices")) {
         uint32_t *items = malloc((c->nhits ? c->nhits : 1) * sizeof *items), n = 0;
         if (!items) return fail(err, en, name, "out of memory");
@@ -249,11 +276,27 @@ static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, 
 /* One name, dispatched on its first part. */
 static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_buf *o, char *err, size_t en)
 {
-    const vw_item *it = &S->idx.items[c->item];
     const char *dot = strchr(name, '.');
     char head[32];
     snprintf(head, sizeof head, "%.*s", dot ? (int)(dot - name) : (int)strlen(name), name);
     const char *rest = dot ? dot + 1 : "";
+    if (!strcmp(head, "run")) {
+        /* run.NAME.X: X (param, tensor, launch, ratio) of another run of the lesson; the
+         * focus names belong to the step's own run */
+        const char *d2 = strchr(rest, '.');
+        char rn[64];
+        snprintf(rn, sizeof rn, "%.*s", d2 ? (int)(d2 - rest) : (int)strlen(rest), rest);
+        const ls_session *R = NULL;
+        const ls_lesson *L = S->L;
+        for (int r = 0; r < L->nruns && !R; ++r)
+            if (!strcmp(rn, r ? L->runs[r].name : "lesson")) R = ls_run_session(S->first, r);
+        if (!R) return fail(err, en, name, "the lesson has no run '%s' ('lesson' is its own run)", rn);
+        static const char *const heads[] = {"param.", "tensor.", "launch.", "ratio.", NULL};
+        for (const char *const *h = heads; d2 && *h; ++h)
+            if (!strncmp(d2 + 1, *h, strlen(*h))) return lookup(R, c, d2 + 1, o, err, en);
+        return fail(err, en, name, "run.%s takes param, tensor, launch or ratio names (the focus is the step's)", rn);
+    }
+    const vw_item *it = &S->idx.items[c->item];
     if (!dot) {
         if (!strcmp(name, "index")) put(o, "%lld", (long long)it->index);
         else if (!strcmp(name, "thread")) put(o, "%lld", (long long)vw_gthread(&S->tr, it->block, it->thread));
@@ -265,7 +308,8 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
             put(o, "%lld", (long long)c->tap);
         } else
             return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
-                        "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B)");
+                        "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
+                        "run.NAME.X)");
         return 0;
     }
     if (!strcmp(head, "work")) return work_field(S, c, name, rest, o, err, en);

@@ -84,6 +84,13 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
                                     .focus = e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
             continue;
         }
+        if (ev->kind == KS_EV_REGION && ev->tensor == t && ev->u.region.rows == 0 && ev->u.region.cols == 0) {
+            /* a point (a sparse site): the cell it names */
+            if (!have_plane) *plane = ev->u.region.plane, have_plane = 1;
+            if (ev->u.region.plane != *plane) continue;
+            m[n++] = (mark){.y = (int64_t)ev->u.region.y0, .x = (int64_t)ev->u.region.x0, .focus = 0};
+            continue;
+        }
         if ((ev->kind != KS_EV_READ && ev->kind != KS_EV_WRITE) || ev->tensor != t) continue;
         if (!have_plane) *plane = ev->u.access.plane, have_plane = 1;
         if (ev->u.access.plane != *plane) continue;
@@ -118,13 +125,16 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
         if (m[i].x < x0 && m[i].x >= -4) x0 = m[i].x;
         if (m[i].x >= x1 && m[i].x < W + 4) x1 = m[i].x + 1;
     }
-    const float *data = (const float *)ts->data + plane * H * W;
+    const int64_t base = plane * H * W; /* values through ls_tensor_value: int32 and int64 tensors too */
     int integral = 1;
-    for (int64_t i = 0; i < H * W && integral; ++i) integral = data[i] == floorf(data[i]) && fabsf(data[i]) < 1e9f;
+    for (int64_t i = 0; i < H * W && integral; ++i) {
+        const double v = ls_tensor_value(ts, base + i);
+        integral = v == floor(v) && fabs(v) < 1e15;
+    }
     int cw = 1;
     for (int64_t i = 0; i < H * W; ++i) {
         char b[32];
-        fmt_value(b, sizeof b, data[i], integral);
+        fmt_value(b, sizeof b, ls_tensor_value(ts, base + i), integral);
         if ((int)strlen(b) > cw) cw = (int)strlen(b);
     }
     cw += 2; /* the brackets */
@@ -157,7 +167,7 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
     if (used < (int)sizeof where)
         snprintf(where + used, sizeof where - (size_t)used, "%s]", ts->ndim >= 2 ? ":, :" : ":");
     fprintf(out, "\n  %s of %s %s", where, ts->name, shape);
-    if (y0 > 0 || x0 > 0 || y1 < H || x1 > W || y0 < 0 || x0 < 0)
+    if (y0 != 0 || x0 != 0 || y1 != H || x1 != W) /* cropped, or a margin of padding */
         fprintf(out, "; rows %lld..%lld, columns %lld..%lld shown", (long long)y0, (long long)y1 - 1,
                 (long long)x0, (long long)x1 - 1);
     fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s\n", (long long)S->idx.items[c->item].index,
@@ -173,7 +183,7 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
             for (int i = 0; i < nm; ++i)
                 if (m[i].y == y && m[i].x == x) kind = kind > 1 ? kind : 1 + m[i].focus;
             char v[32], cell[40];
-            if (inside) fmt_value(v, sizeof v, data[y * W + x], integral);
+            if (inside) fmt_value(v, sizeof v, ls_tensor_value(ts, base + y * W + x), integral);
             else snprintf(v, sizeof v, "%s", kind ? "0" : ".");
             if (kind == 2) snprintf(cell, sizeof cell, "<%s>", v);
             else if (kind == 1) snprintf(cell, sizeof cell, "[%s]", v);
@@ -306,18 +316,30 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
     ls_ctx_init(&c);
     fprintf(out, "%s  (%s, %d steps, operator %s)\n", L->title, L->level, L->nsteps, L->op->name);
     if (L->summary) wrap(out, L->summary, "");
+    const ls_session *S0 = S;
     for (int k = 0; k < L->nsteps; ++k) {
         const ls_step *st = &L->steps[k];
-        /* the focus is recomputed from the start so going back shows the same as before */
+        S = ls_step_session(S0, k);
+        /* the focus is recomputed from the start so going back shows the same as before;
+         * each run keeps its own focus */
         ls_ctx_free(&c);
         ls_ctx_init(&c);
-        for (int j = 0; j <= k; ++j) ls_focus_resolve(S, &L->steps[j].focus, &c, err, sizeof err);
+        for (int j = 0; j <= k; ++j)
+            if (L->steps[j].run == st->run) ls_focus_resolve(S, &L->steps[j].focus, &c, err, sizeof err);
         ls_render(S, &c, st->title, text, sizeof text, err, sizeof err);
         char rule[WIDTH + 1];
         int len = snprintf(rule, sizeof rule, "== Step %d of %d: %s ", k + 1, L->nsteps, text);
         for (int i = len; i < WIDTH && len >= 0; ++i) rule[i] = '=';
         rule[WIDTH] = 0;
         fprintf(out, "\n%s\n", rule);
+        if (st->run && (k == 0 || L->steps[k - 1].run != st->run)) {
+            char flags[512];
+            ls_run_flags(L, st->run, flags, sizeof flags);
+            fprintf(out, "[run '%s': the lesson's parameters with %s]\n", L->runs[st->run].name,
+                    flags[0] ? flags : "no change");
+        } else if (!st->run && k > 0 && L->steps[k - 1].run) {
+            fprintf(out, "[back to the lesson's own run]\n");
+        }
         ls_render(S, &c, st->text, text, sizeof text, err, sizeof err);
         wrap(out, text, "");
         show(out, S, &c, st);
