@@ -564,29 +564,33 @@ START_TEST(lesson_08_says_what_its_traces_show)
         for (int q = 0; q < k; ++q) sum += ev[q]->u.access.value;
         ck_assert_float_eq(out[o], sum);
     }
-    /* step 14: row 10 (site (4, 10), key 62) reads slots 10, 11, 12 (rows 7, 3, 9, inserted
-     * before it) and claims 13; auto would have taken 64 slots */
+    /* step 14: row 10 (site (4, 10), key 62), home slot 10: it takes slot 10 from 41, 41
+     * takes 12 from 20 (54 in slot 11 stays), 20 ends in the empty slot 13 */
     ck_assert_int_eq(work_field_of(ins, 10, "home"), 10);
     ck_assert_int_eq(item_events(ins, 10, KS_EV_READ, "hash_keys", ev, 32), 4);
-    const int32_t *hr = run_tensor(ins, "hash_rows")->data;
-    for (int q = 0; q < 3; ++q) {
-        ck_assert_int_eq(ev[q]->u.access.x, 10 + q);
-        ck_assert_int_lt(hr[10 + q], 10);
-    }
-    ck_assert_int_eq(hr[13], 10);
-    ck_assert_int_ge(run_tensor(sub, "hash_keys")->shape[0], 2 * n);
-    /* steps 15 and 16: the lookup of item 32 reads the same slots, the last holding its key */
-    const ks_event *lk[32];
-    ck_assert_int_eq(item_events(look, 32, KS_EV_READ, "hash_keys", lk, 32), 4);
+    static const float seen[4] = {41, 54, 20, -1};
     for (int q = 0; q < 4; ++q) {
-        ck_assert_int_eq(lk[q]->u.access.x, ev[q]->u.access.x);
-        ck_assert(q == 3 ? lk[q]->u.access.value == 62.0f : lk[q]->u.access.value >= 0 && lk[q]->u.access.value != 62.0f);
+        ck_assert_int_eq(ev[q]->u.access.x, 10 + q);
+        ck_assert_float_eq(ev[q]->u.access.value, seen[q]);
     }
-    ck_assert_int_eq(lk[3]->u.access.x, 13);
-    /* step 17: the miss of item 30 ends at the first empty slot, after 7 reads */
-    m = item_events(look, 30, KS_EV_READ, "hash_keys", lk, 32);
-    ck_assert_int_eq(m, 7);
-    for (int q = 0; q < m; ++q) ck_assert(q == m - 1 ? lk[q]->u.access.value == -1.0f : lk[q]->u.access.value >= 0);
+    const ks_event *wr3[8];
+    ck_assert_int_eq(item_events(ins, 10, KS_EV_WRITE, "hash_keys", wr3, 8), 3);
+    ck_assert(wr3[0]->u.access.x == 10 && wr3[0]->u.access.value == 62.0f && wr3[1]->u.access.x == 12 &&
+              wr3[1]->u.access.value == 41.0f && wr3[2]->u.access.x == 13 && wr3[2]->u.access.value == 20.0f);
+    ck_assert_int_ge(run_tensor(sub, "hash_keys")->shape[0], 2 * n);
+    /* steps 15 and 16: the lookup of item 32 + 1 (key 67) reads 4 larger keys, then its own in
+     * slot 17, whose row is 11 */
+    const ks_event *lk[32];
+    ck_assert_int_eq(item_events(look, 33, KS_EV_READ, "hash_keys", lk, 32), 5);
+    for (int q = 0; q < 5; ++q) ck_assert(q == 4 ? lk[q]->u.access.value == 67.0f : lk[q]->u.access.value > 67.0f);
+    ck_assert_int_eq(lk[4]->u.access.x, 17);
+    ck_assert_int_eq(((const int32_t *)run_tensor(look, "hash_rows")->data)[17], 11);
+    /* step 17: the miss of item 2 (key 33) ends at the first smaller key, after 11 reads
+     * (5 in the automatic table) */
+    m = item_events(look, 2, KS_EV_READ, "hash_keys", lk, 32);
+    ck_assert_int_eq(m, 11);
+    for (int q = 0; q < m; ++q) ck_assert(q == m - 1 ? lk[q]->u.access.value < 33.0f : lk[q]->u.access.value > 33.0f);
+    ck_assert_int_eq(item_events(sub, 2, KS_EV_READ, "hash_keys", lk, 32), 5);
     ls_session_close(&S);
     ls_free(&L);
     /* the words */
@@ -597,9 +601,9 @@ START_TEST(lesson_08_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "rulebook row 4 is (1, 7, 9) and our pair is row 5, (1, 8, 10)"));
     ck_assert_ptr_nonnull(strstr(text, "Take offset k = 5, (ky, kx) = (1, 2): its 8 pairs are consecutive rulebook rows from p = 48 on"));
     ck_assert_ptr_nonnull(strstr(text, "times weight[1, 2] = (11, 12)"));
-    ck_assert_ptr_nonnull(strstr(text, "has home slot 10; it reads 4 slots and claims slot 13"));
-    ck_assert_ptr_nonnull(strstr(text, "so rows 7, 3 and 9 were there first"));
-    ck_assert_ptr_nonnull(strstr(text, "that takes 7 reads, where the 64-slot table of step 4 needed one"));
+    ck_assert_ptr_nonnull(strstr(text, "has home slot 10; it reads 4 slots and writes 3 times"));
+    ck_assert_ptr_nonnull(strstr(text, "probe 10 reads 20 in slot 22, after 11 reads in all"));
+    ck_assert_ptr_nonnull(strstr(text, "the same miss in the 64-slot table reads 5"));
     ck_assert_ptr_nonnull(strstr(text, "m = 88 output sites and P = 216 pairs"));
     ck_assert_ptr_nonnull(strstr(text, "the submanifold convolution had 24 sites and 72 pairs"));
     ck_assert_ptr_nonnull(strstr(text, "[run 'regular': the lesson's parameters with --padding 1 --no-subm]"));

@@ -264,9 +264,10 @@ static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
             w->nfields += 2;
         }
         for (int a = 0; a < D; ++a) {
-            char name[8], c[16], ka[8];
+            char name[8], c[24], ka[8];
             snprintf(name, sizeof name, "o%s", axis[first + a]);
-            snprintf(c, sizeof c, "%s", D == 2 ? axis[first + a] : "c");
+            if (D == 2) snprintf(c, sizeof c, "%s", axis[first + a]);
+            else snprintf(c, sizeof c, "indices[i, %d]", a + 1); /* 3-D: the coordinates are not fields */
             snprintf(ka, sizeof ka, "k%s", axis[first + a]);
             char e[KS_EXPR_LEN];
             if (g->mode == KS_SP_SUBM)
@@ -290,9 +291,17 @@ static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
     if (trace == KS_SPK_INSERT) {
         snprintf(w->name, sizeof w->name, "sparse_conv.insert");
         ks_field_digit(&w->fields[0], "r", 1, 0, 0);
-        ks_field_derived(&w->fields[1], "b", g->mode == KS_SP_SUBM ? "indices[r, 0]" : "keys[r] / space");
-        for (int a = 0; a < D; ++a) ks_field_derived(&w->fields[2 + a], axis[first + a], "the site's coordinate");
-        ks_field_derived(&w->fields[2 + D], "home", "hash(key): the first slot probed");
+        char e[KS_EXPR_LEN];
+        int64_t below = 1; /* cells of the axes after axis a */
+        for (int a = D - 1; a >= -1; --a) {
+            if (g->mode == KS_SP_SUBM) snprintf(e, sizeof e, "indices[r, %d]", a + 1);
+            else if (a < 0) snprintf(e, sizeof e, "keys[r] / %lld", (long long)below);
+            else snprintf(e, sizeof e, "keys[r] / %lld %% %lld", (long long)below, (long long)g->out_shape[a]);
+            ks_field_derived(&w->fields[2 + a], a < 0 ? "b" : axis[first + a], e);
+            if (a >= 0) below *= g->out_shape[a];
+        }
+        snprintf(e, sizeof e, "key * 0x9E3779B97F4A7C15 >> %d", 64 - g->hash_bits);
+        ks_field_derived(&w->fields[2 + D], "home", e);
         w->nfields = 3 + D;
         ks_site_access(&s[KS_SP_S_READ_INDEX], "sparse_conv.read_site", KS_EV_READ, KS_SP_T_INDICES, 0);
         ks_site_access(&s[KS_SP_S_SITE_IN], "sparse_conv.input_site", KS_EV_REGION, KS_SP_T_IN_SITES, 0);
@@ -391,6 +400,8 @@ static int prepare(ks_run *r)
         g->pairs = rb->shape[0];
         ks_run_shape(r, KS_SP_T_INVERSE_INDICES, 2, ii->shape);
     } else {
+        if (r->tensor[KS_SP_T_RULEBOOK].data)
+            return ks_fail(KS_EINVAL, "rulebook is given but only --inverse takes one (this run builds its own)");
         int32_t *oi = NULL, *rb = NULL;
         if ((rc = ks_sparse_ref_rulebook(g, ix->data, &g->n_out, &oi, &g->pairs, &rb))) return rc;
         free(oi);
@@ -403,7 +414,7 @@ static int prepare(ks_run *r)
         return ks_fail(KS_EINVAL, "too many output sites or pairs");
     /* which kernel the trace records */
     x->trace = (int[]){KS_SPK_RULEBOOK, KS_SPK_INSERT, KS_SPK_GATHER, KS_SPK_REDUCE}[r->value[P_TRACE][0]];
-    if (inverse && !r->set[P_TRACE]) x->trace = KS_SPK_REDUCE;
+    if (inverse && !r->set[P_TRACE]) x->trace = KS_SPK_REDUCE, r->value[P_TRACE][0] = 3; /* the params JSON says so */
     if (inverse && (x->trace == KS_SPK_RULEBOOK || x->trace == KS_SPK_INSERT))
         return ks_fail(KS_EINVAL, "--inverse builds no rulebook or hash table: trace gather or reduce");
     /* shapes */
