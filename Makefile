@@ -5,6 +5,8 @@
 #               (answering itself) plus its slides as PNG without one
 #   make test   build and run every Check suite through ctest
 #   make test-asan   the same suites built with clang -fsanitize=address,undefined (CUDA off)
+#   make install PREFIX=P   kscope, libkscope, the SDK headers, CMake package and kscope.pc
+#                           under P (default /usr/local): docs/your-own-kernel.md
 #   make fuzz        every libFuzzer target for FUZZ_SECONDS (default 60) each, in parallel
 BUILD ?= build
 PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev \
@@ -22,7 +24,7 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
            LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-.PHONY: all deps deps-clang configure build test test-asan fuzz demo bench clean
+.PHONY: all deps deps-clang configure build test test-asan fuzz demo bench clean install
 all: build
 
 deps:
@@ -52,6 +54,10 @@ configure: deps
 
 build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
+
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
