@@ -34,9 +34,11 @@ done
 "$K" check "$tmp/build-upsample/bad.kst" >/dev/null && fail "check accepts upsample's planted bug"
 "$K" check "$tmp/build-transpose/bad.kst" >/dev/null || fail "check rejects transpose's bug (it cannot see it)"
 # pkg-config, one compiler line
-export PKG_CONFIG_PATH="$tmp/ks/lib/pkgconfig"
-(cd "$src/examples/transpose" && cc -Wall -Wextra -Werror -I. sim_only.c $(pkg-config --cflags --libs kscope) \
-    -o "$tmp/pc") || fail "pkg-config: sim_only.c does not compile"
+# (a sysroot set for other packages, as on the GPU machine, would prefix this prefix's paths)
+flags=$(PKG_CONFIG_PATH="$tmp/ks/lib/pkgconfig" env -u PKG_CONFIG_SYSROOT_DIR pkg-config --cflags --libs kscope) ||
+    fail "pkg-config does not find kscope.pc"
+(cd "$src/examples/transpose" && cc -Wall -Wextra -Werror -I. sim_only.c $flags -o "$tmp/pc") ||
+    fail "pkg-config: sim_only.c does not compile"
 "$tmp/pc" "$tmp/pc.kst" >/dev/null || fail "pkg-config: the program did not run"
 "$K" diff "$tmp/pc.kst" "$tmp/build-transpose/good.kst" >/dev/null || fail "pkg-config: its trace differs from the CMake build's"
 echo "test_sdk: pkg-config build ok, its trace equals the CMake build's"
