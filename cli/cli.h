@@ -27,6 +27,7 @@ int ks_cmd_info(int argc, char **argv);
 int ks_cmd_step(int argc, char **argv);
 int ks_cmd_check(int argc, char **argv);
 int ks_cmd_diff(int argc, char **argv);
+int ks_cmd_memory(int argc, char **argv);
 int ks_cmd_export(int argc, char **argv);
 int ks_cmd_view(int argc, char **argv);
 int ks_cmd_lesson(int argc, char **argv);

@@ -1,4 +1,4 @@
-/* kscope - the front door: list, run, info, step, view, lesson, check, diff, export. */
+/* kscope - the front door: list, run, info, step, view, lesson, check, diff, memory, export. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +23,8 @@ static const struct {
      .summary = "check a trace's invariants; exit 1 listing the first violations"},
     {.name = "diff", .fn = ks_cmd_diff,
      .summary = "compare two traces work item by work item, or outputs with reference .npy"},
+    {.name = "memory", .fn = ks_cmd_memory,
+     .summary = "warp requests, 32-byte sectors and coalescing efficiency of each memory site"},
     {.name = "export", .fn = ks_cmd_export,
      .summary = "write a trace as header.json and .npy files numpy reads"},
 };

@@ -247,6 +247,9 @@ static const struct {
     {.args = "diff garbage.kst --against x", .fragment = "garbage.kst: offset"},
     {.args = "diff a.kst b.kst --tol -1", .fragment = "--tol takes a number >= 0"},
     {.args = "diff a.kst b.kst c.kst", .fragment = "two traces at most"},
+    {.args = "memory", .fragment = "needs a trace file"},
+    {.args = "memory garbage.kst", .fragment = "garbage.kst: offset"},
+    {.args = "memory garbage.kst --worst 99", .fragment = "--worst takes 0..8"},
 };
 
 START_TEST(bad_input_gets_one_line_exit_2_and_no_output)

@@ -1,0 +1,121 @@
+/* memory.c - requests, sectors and lines of a trace's memory sites (memory.h). */
+#include "memory.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+
+/* one lane's access: its request and its byte address */
+typedef struct access {
+    uint32_t block, warp, iter;
+    uint16_t tap;
+    uint8_t corner;
+    uint64_t byte;
+} access;
+
+static int same_request(const access *a, const access *b)
+{
+    return a->block == b->block && a->warp == b->warp && a->iter == b->iter && a->tap == b->tap &&
+           a->corner == b->corner;
+}
+
+static int by_request_byte(const void *p, const void *q)
+{
+    const access *a = p, *b = q;
+    if (a->block != b->block) return a->block < b->block ? -1 : 1;
+    if (a->warp != b->warp) return a->warp < b->warp ? -1 : 1;
+    if (a->iter != b->iter) return a->iter < b->iter ? -1 : 1;
+    if (a->tap != b->tap) return a->tap < b->tap ? -1 : 1;
+    if (a->corner != b->corner) return a->corner < b->corner ? -1 : 1;
+    return (a->byte > b->byte) - (a->byte < b->byte);
+}
+
+int64_t ks_memory_corner(const ks_trace *tr, const ks_event *e, int c)
+{
+    static const uint8_t valid[4] = {KS_FLAG_C00, KS_FLAG_C01, KS_FLAG_C10, KS_FLAG_C11};
+    const ks_ev_sample *m = &e->u.sample;
+    if (!(e->flags & valid[c]) || !isfinite(m->y) || !isfinite(m->x) || fabsf(m->y) > 1e9f || fabsf(m->x) > 1e9f)
+        return -1;
+    const ks_tensor *t = &tr->tensors[e->tensor];
+    const int64_t W = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1, H = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+    int64_t y = (int64_t)floorf(m->y), x = (int64_t)floorf(m->x);
+    if (c >= 2 && !(e->flags & KS_FLAG_CLAMP_Y)) y += 1; /* a clamped corner stays on the row */
+    if ((c & 1) && !(e->flags & KS_FLAG_CLAMP_X)) x += 1;
+    if (y < 0 || y >= H || x < 0 || x >= W || m->plane < 0) return -1;
+    return ((int64_t)m->plane * H + y) * W + x;
+}
+
+static void keep_worst(ks_mem_site *s, const ks_mem_request *r)
+{
+    int at = s->nworst < KS_MEM_WORST ? s->nworst++ : KS_MEM_WORST - 1;
+    if (at == KS_MEM_WORST - 1 && s->nworst == KS_MEM_WORST && s->worst[at].sectors >= r->sectors) return;
+    s->worst[at] = *r;
+    for (; at > 0 && s->worst[at - 1].sectors < s->worst[at].sectors; --at) { /* most sectors first */
+        const ks_mem_request t = s->worst[at];
+        s->worst[at] = s->worst[at - 1], s->worst[at - 1] = t;
+    }
+}
+
+/* The requests of one site from its sorted accesses. */
+static void count_site(ks_mem_site *s, const access *a, uint64_t n, uint64_t elem)
+{
+    for (uint64_t i = 0; i < n;) {
+        uint64_t j = i, sectors = 0, lines = 0, distinct = 0;
+        uint64_t last_byte = UINT64_MAX, last_sector = UINT64_MAX, last_line = UINT64_MAX;
+        for (; j < n && same_request(&a[i], &a[j]); ++j) { /* sorted by byte within: distinct = changes */
+            if (a[j].byte != last_byte) distinct++, last_byte = a[j].byte;
+            if (a[j].byte / 32 != last_sector) sectors++, last_sector = a[j].byte / 32;
+            if (a[j].byte / 128 != last_line) lines++, last_line = a[j].byte / 128;
+        }
+        const ks_mem_request r = {.block = a[i].block, .warp = a[i].warp, .iter = a[i].iter, .tap = a[i].tap,
+                                  .corner = a[i].corner, .lanes = (uint32_t)(j - i), .sectors = (uint32_t)sectors,
+                                  .ideal = (uint32_t)((distinct * elem + 31) / 32)};
+        s->requests++, s->accesses += j - i, s->sectors += sectors, s->lines += lines, s->ideal += r.ideal;
+        keep_worst(s, &r);
+        i = j;
+    }
+}
+
+int ks_memory_analyze(const ks_trace *tr, ks_mem_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    access *a = malloc((size_t)(tr->nevents * 4 + 1) * sizeof *a);
+    if (!a) return ks_fail(KS_ENOMEM, "out of memory counting the accesses of %s", tr->path);
+    for (int s = 0; s < tr->nsites; ++s) {
+        const int kind = tr->sites[s].kind;
+        if (kind != KS_EV_READ && kind != KS_EV_WRITE && kind != KS_EV_SAMPLE) continue;
+        uint64_t n = 0;
+        int atomic = 0;
+        for (uint64_t i = 0; i < tr->nevents; ++i) {
+            const ks_event *e = &tr->events[i];
+            if (e->site != s) continue;
+            if (e->kind != kind || e->tensor >= tr->ntensors) {
+                free(a);
+                return ks_fail(KS_EINVAL, "%s: event %llu does not match the site schema (kscope check tells more)",
+                               tr->path, (unsigned long long)i);
+            }
+            const uint64_t elem = ks_dtype_size(tr->tensors[e->tensor].dtype);
+            const access base = {.block = e->block, .warp = e->thread / 32, .iter = e->iter, .tap = e->tap};
+            if (kind == KS_EV_SAMPLE) {
+                for (int c = 0; c < 4; ++c) {
+                    const int64_t off = ks_memory_corner(tr, e, c);
+                    if (off < 0) continue;
+                    a[n] = base, a[n].corner = (uint8_t)c, a[n++].byte = (uint64_t)off * elem;
+                }
+                continue;
+            }
+            if (e->u.access.offset < 0) continue; /* padding: no memory */
+            atomic |= (e->flags & KS_FLAG_ATOMIC) != 0;
+            a[n] = base, a[n++].byte = (uint64_t)e->u.access.offset * elem;
+        }
+        if (!n) continue;
+        qsort(a, (size_t)n, sizeof *a, by_request_byte);
+        ks_mem_site *ms = &rep->sites[rep->nsites++];
+        ms->site = s, ms->atomic = atomic;
+        count_site(ms, a, n, ks_dtype_size(tr->tensors[tr->sites[s].tensor].dtype));
+    }
+    free(a);
+    return KS_OK;
+}
