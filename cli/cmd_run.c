@@ -82,7 +82,7 @@ static void run_usage(FILE *out, const ks_op *op)
             "usage: kscope run OP [PARAMS] [--in NAME=FILE.npy]... [--save DIR] [--device sim|cuda]\n"
             "                     [--trace FILE.kst] [--filter SPEC] [--threads N] [--block-cap N]\n"
             "                     [--pattern arange|ones|random] [--seed N] [--quiet]\n"
-            "                     [--image PICTURE [--image-size H,W]] [--trace-limit SIZE]\n\n"
+            "                     [--image PICTURE [--image-size H,W]] [--trace-limit SIZE] [--schedule]\n\n"
             "Runs operator OP once. Inputs not given with --in are a built-in pattern\n"
             "(arange: 1, 2, 3, ... in memory order: the value at position i is i + 1).\n"
             "  --in NAME=FILE    an input tensor from a .npy (C order; float32, or int32 for\n"
@@ -92,6 +92,9 @@ static void run_usage(FILE *out, const ks_op *op)
             "  --save DIR        write every output as DIR/<tensor>.npy\n"
             "  --device D        sim (CPU simulator, default) or cuda\n"
             "  --trace FILE      record the traced variant into FILE (.kst)\n"
+            "  --schedule        with --trace: also each block's SM and start/end clock (GPU:\n"
+            "                    %%smid, %%globaltimer in ns; simulator: a virtual clock), the\n"
+            "                    trace's 'schedule' tensor (kscope export --perfetto)\n"
             "  --filter SPEC     which work items to record: index=LO:HI,block=LO:HI,every=N\n"
             "  --trace-limit S   most events a trace keeps, as bytes of 64-byte events (4G,\n"
             "                    512M; default 4G); past it the filtered prefix is kept and\n"
@@ -191,6 +194,10 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             *quiet = 1;
             continue;
         }
+        if (!strcmp(argv[i], "--schedule")) {
+            r->schedule = 1;
+            continue;
+        }
         /* an operator parameter: --name VALUE, or --name / --no-name for a switch */
         int matched = 0;
         for (int p = 0; p < op->nparams && !matched; ++p) {
@@ -283,9 +290,9 @@ static int run_op(const ks_op *op, int argc, char **argv)
         ks_run_free(&r);
         return rc < 0 ? KS_EXIT_OK : rc;
     }
-    if (filter_given && !trace) {
+    if ((filter_given || r.schedule) && !trace) {
         ks_run_free(&r);
-        return ks_cli_error(ctx, "--filter needs --trace FILE.kst");
+        return ks_cli_error(ctx, "%s needs --trace FILE.kst", filter_given ? "--filter" : "--schedule");
     }
     if (trace && !(r.sink = ks_host_sink_create(trace_limit / sizeof(ks_event), filter))) {
         ks_run_free(&r);

@@ -6,6 +6,7 @@
 #include "../trace/check.h"
 #include "../trace/export.h"
 #include "../trace/kst.h"
+#include "../trace/perfetto.h"
 #include "../trace/step.h"
 #include "cli.h"
 
@@ -180,27 +181,35 @@ int ks_cmd_check(int argc, char **argv)
 int ks_cmd_export(int argc, char **argv)
 {
     static ks_trace tr;
-    const char *dir = NULL;
+    const char *dir = NULL, *perfetto = NULL;
     if (wants_help(argc, argv)) {
-        printf("usage: kscope export FILE.kst --npy DIR\n\n"
-               "Writes DIR/header.json (the trace header), DIR/<tensor>.npy for every tensor and\n"
-               "DIR/events.npy, a structured array (fields in docs/trace-format.md):\n"
-               "  import numpy as np; ev = np.load('DIR/events.npy'); ev[ev['kind'] == 2]['value']\n");
+        printf("usage: kscope export FILE.kst --npy DIR | --perfetto OUT.json\n\n"
+               "--npy writes DIR/header.json (the trace header), DIR/<tensor>.npy for every tensor\n"
+               "and DIR/events.npy, a structured array (fields in docs/trace-format.md):\n"
+               "  import numpy as np; ev = np.load('DIR/events.npy'); ev[ev['kind'] == 2]['value']\n"
+               "--perfetto writes the schedule a trace recorded (kscope run --trace F --schedule)\n"
+               "as Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing: a track per SM,\n"
+               "a bar per block from its start to its end.\n");
         return KS_EXIT_OK;
     }
     for (int i = 2; i < argc; ++i) {
         int m = ks_flag(argc, argv, &i, "npy", &dir);
         if (m < 0) return ks_cli_error("export", "--npy needs a directory");
+        if (m == 0 && (m = ks_flag(argc, argv, &i, "perfetto", &perfetto)) < 0)
+            return ks_cli_error("export", "--perfetto needs an output file");
         if (m == 0) return ks_cli_error("export", "unknown argument '%s' (kscope export --help)", argv[i]);
     }
-    if (!dir) return ks_cli_error("export", "needs --npy DIR");
+    if (!dir && !perfetto) return ks_cli_error("export", "needs --npy DIR or --perfetto OUT.json");
     int rc = open_trace("export", argc, argv, &tr);
     if (rc) return rc;
-    if (ks_trace_verify(&tr) || ks_trace_export_npy(&tr, dir))
+    if (ks_trace_verify(&tr) || (dir && ks_trace_export_npy(&tr, dir)) ||
+        (perfetto && ks_trace_export_perfetto(&tr, perfetto)))
         rc = ks_cli_error("export", "%s", ks_error_message());
+    else if (dir)
+        printf("exported %s to %s/: header.json, %d tensors, events.npy (%llu events)%s%s\n", argv[1], dir,
+               tr.ntensors, (unsigned long long)tr.nevents, perfetto ? "; the schedule to " : "", perfetto ? perfetto : "");
     else
-        printf("exported %s to %s/: header.json, %d tensors, events.npy (%llu events)\n", argv[1],
-               dir, tr.ntensors, (unsigned long long)tr.nevents);
+        printf("exported the schedule of %s to %s (open it in ui.perfetto.dev)\n", argv[1], perfetto);
     ks_trace_close(&tr);
     return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/ks_error.h"
@@ -78,6 +79,8 @@ void ks_run_init(ks_run *r, const ks_op *op)
 void ks_run_free(ks_run *r)
 {
     for (int i = 0; i < KS_OP_TENSORS; ++i) ks_tensor_free(&r->tensor[i]);
+    free(r->schedule_data);
+    r->schedule_data = NULL, r->schedule_blocks = 0;
 }
 
 int ks_run_set(ks_run *r, const char *name, const char *text)

@@ -89,6 +89,7 @@ typedef struct ks_run {
     ks_launch launch;
     ks_sink *sink; /* host sink; NULL runs the plain variant */
     unsigned long long trace_limit; /* most events kept (0: KS_TRACE_LIMIT_DEFAULT) */
+    int schedule; /* traced: also record the schedule (each block's SM and clocks) */
     /* set by prepare */
     int64_t work_items;        /* of the kernel the trace records */
     int default_threads;       /* that kernel's reference launch (from the op unless */
@@ -109,6 +110,8 @@ typedef struct ks_run {
     int threads;
     int64_t blocks, block_cap;
     int reruns; /* GPU: reruns that sized the trace buffer */
+    int64_t *schedule_data;  /* with schedule: (blocks, 4) int64 block, SM, start, end (owned) */
+    int64_t schedule_blocks;
     char device_name[128];
     char params_json[1024];
 } ks_run;

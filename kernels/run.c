@@ -1,6 +1,7 @@
 /* run.c - ks_run_execute: the one execute path of every operator (registry.h). */
 #define _DEFAULT_SOURCE /* sysconf(_SC_PHYS_PAGES) */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <unistd.h>
@@ -151,10 +152,21 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
     }
     const unsigned long long limit = r->sink->limit;
     unsigned long long cap = limit < KS_GPU_TRACE_START ? limit : KS_GPU_TRACE_START;
+    void *sched = NULL;
+    const size_t sched_bytes = (size_t)r->schedule_blocks * 4 * sizeof(int64_t);
+    if (r->schedule_data) {
+        int rc = ks_cuda_malloc(&sched, sched_bytes ? sched_bytes : 1);
+        if (!rc) rc = ks_cuda_memset(sched, 0xff, sched_bytes);
+        if (rc) return rc;
+    }
     for (;;) {
         unsigned long long claimed = 0;
         int rc = ks_cuda_sink_create(&dsink, cap ? cap : 1, r->sink->filter);
-        if (rc) return rc;
+        if (rc) {
+            ks_cuda_free(sched);
+            return rc;
+        }
+        dsink.schedule = sched, dsink.schedule_blocks = r->schedule_blocks;
         rc = r->op->launch(r, dev, &dsink);
         if (!rc) rc = ks_cuda_sync();
         if (!rc) rc = ks_cuda_sink_claimed(&dsink, &claimed);
@@ -166,7 +178,9 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
             continue;
         }
         if (!rc) rc = ks_cuda_sink_download(&dsink, r->sink);
+        if (!rc && sched) rc = ks_cuda_download(r->schedule_data, sched, sched_bytes);
         ks_cuda_sink_free(&dsink);
+        ks_cuda_free(sched);
         return rc;
     }
 }
@@ -220,10 +234,22 @@ int ks_run_execute(ks_run *r)
                                 &r->blocks)))
         return rc;
     r->block_cap = r->launch.block_cap ? r->launch.block_cap : r->default_block_cap;
+    free(r->schedule_data);
+    r->schedule_data = NULL, r->schedule_blocks = 0;
+    if (r->schedule && r->sink) { /* one line per block of the traced launch, -1 until it ran */
+        r->schedule_blocks = r->blocks;
+        r->schedule_data = malloc((size_t)(r->blocks ? r->blocks : 1) * 4 * sizeof(int64_t));
+        if (!r->schedule_data) return ks_fail(KS_ENOMEM, "out of memory for the schedule of %lld blocks", (long long)r->blocks);
+        memset(r->schedule_data, 0xff, (size_t)r->blocks * 4 * sizeof(int64_t));
+        ks_run_fact(r, "schedule_clock", "\"%s\"", r->device == KS_DEV_CUDA ? "globaltimer_ns" : "virtual");
+    }
     params_json(r);
     if (r->device == KS_DEV_CUDA) return run_cuda(r);
     void *ptr[KS_OP_TENSORS] = {0};
     for (int i = 0; i < op->ntensors; ++i) ptr[i] = r->absent[i] ? NULL : r->tensor[i].data;
     snprintf(r->device_name, sizeof r->device_name, "sim");
-    return op->launch(r, ptr, r->sink);
+    if (r->sink) r->sink->schedule = r->schedule_data, r->sink->schedule_blocks = r->schedule_blocks;
+    rc = op->launch(r, ptr, r->sink);
+    if (r->sink) r->sink->schedule = NULL, r->sink->schedule_blocks = 0;
+    return rc;
 }

@@ -1,5 +1,6 @@
 /* The kscope command end to end: the tour works on defaults and on .npy inputs, and a
  * table of bad inputs each gets one error line, exit code 2 and no output file. */
+#include <cJSON.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -248,6 +249,7 @@ static const struct {
     {.args = "diff a.kst b.kst --tol -1", .fragment = "--tol takes a number >= 0"},
     {.args = "diff a.kst b.kst c.kst", .fragment = "two traces at most"},
     {.args = "memory", .fragment = "needs a trace file"},
+    {.args = "run im2col --schedule", .fragment = "--schedule needs --trace"},
     {.args = "memory garbage.kst", .fragment = "garbage.kst: offset"},
     {.args = "memory garbage.kst --worst 99", .fragment = "--worst takes 0..8"},
 };
@@ -258,7 +260,7 @@ START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
     setup();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         /* every run also asks for a trace and saved outputs: neither may appear */
-        if (!strncmp(bad[i].args, "run ", 4) && !strstr(bad[i].args, "--filter every"))
+        if (!strncmp(bad[i].args, "run ", 4) && !strstr(bad[i].args, "--filter every") && !strstr(bad[i].args, "--schedule"))
             snprintf(args, sizeof args, "%s --trace t_bad.kst --save o_bad", bad[i].args);
         else
             snprintf(args, sizeof args, "%s", bad[i].args);
@@ -399,6 +401,59 @@ START_TEST(sparse_conv_runs_and_inverts_from_the_command_line)
 }
 END_TEST
 
+/* --schedule: the trace holds each block's line (block, SM, start, end); export
+ * --perfetto writes it as Chrome trace-event JSON: metadata naming the tracks, one
+ * complete event per block, in order on the simulator's virtual clock */
+START_TEST(schedule_is_recorded_and_exported_for_perfetto)
+{
+    setup();
+    ck_assert_int_eq(kscope("run im2col --channels 4 --input-size 16,16 --threads 64 --trace s.kst --schedule --quiet"), 0);
+    ck_assert_int_eq(kscope("export s.kst --npy sx --perfetto p.json"), 0);
+    ks_tensor sch = load_out("sx/schedule.npy");
+    ck_assert_int_eq(sch.dtype, KS_I64);
+    ck_assert_int_eq(sch.shape[0], 16); /* 4 * 16 * 16 work items / 64 threads */
+    ck_assert_int_eq(sch.shape[1], 4);
+    const int64_t *r = sch.data;
+    for (int b = 0; b < 16; ++b) {
+        ck_assert_int_eq(r[4 * b], b);
+        ck_assert_int_eq(r[4 * b + 1], -1); /* the simulator: no SM */
+        ck_assert_int_eq(r[4 * b + 2], b * 64);
+        ck_assert_int_eq(r[4 * b + 3], (b + 1) * 64);
+    }
+    ks_tensor_free(&sch);
+    cJSON *j = cJSON_Parse(slurp("p.json"));
+    ck_assert_msg(cJSON_IsObject(j), "p.json is not JSON");
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "traceEvents"), *e;
+    ck_assert(cJSON_IsArray(ev));
+    int blocks = 0, tracks = 0;
+    double last = -1;
+    cJSON_ArrayForEach(e, ev)
+    {
+        const char *ph = cJSON_GetObjectItemCaseSensitive(e, "ph")->valuestring;
+        ck_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "pid")));
+        ck_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "tid")));
+        if (!strcmp(ph, "M")) {
+            tracks += !strcmp(cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring, "thread_name");
+            continue;
+        }
+        ck_assert_str_eq(ph, "X");
+        const double ts = cJSON_GetObjectItemCaseSensitive(e, "ts")->valuedouble;
+        ck_assert(ts > last && cJSON_GetObjectItemCaseSensitive(e, "dur")->valuedouble == 64.0);
+        last = ts;
+        blocks++;
+    }
+    ck_assert_int_eq(blocks, 16);
+    ck_assert_int_eq(tracks, 1);
+    ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "otherData"), "clock")->valuestring,
+                                 "virtual"));
+    cJSON_Delete(j);
+    ck_assert_int_eq(kscope("run im2col --trace n.kst --quiet"), 0);
+    ck_assert_int_eq(kscope("export n.kst --perfetto q.json"), 2);
+    ck_assert_ptr_nonnull(strstr(slurp("err"), "has no schedule"));
+    ck_assert(!exists("q.json"));
+}
+END_TEST
+
 /* --image: the picture becomes input (1, 1, H, W) in [0, 1] */
 START_TEST(deform_im2col_samples_a_picture)
 {
@@ -427,6 +482,7 @@ int main(void)
     tcase_add_test(tc, deform_im2col_samples_a_picture);
     tcase_add_test(tc, diff_compares_work_items_and_outputs);
     tcase_add_test(tc, sparse_conv_runs_and_inverts_from_the_command_line);
+    tcase_add_test(tc, schedule_is_recorded_and_exported_for_perfetto);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

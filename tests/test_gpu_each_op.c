@@ -150,6 +150,38 @@ START_TEST(sparse_conv_is_the_same_on_gpu_in_every_mode)
 }
 END_TEST
 
+/* --schedule on the GPU: every block's line filled, on a real SM, start <= end on the
+ * nanosecond clock; the events are still the simulator's */
+START_TEST(gpu_schedule_records_every_block)
+{
+    static const char *const set[] = {"channels", "8", "input-size", "32", NULL};
+    for (int d = 0; d < 2; ++d) R[d].schedule = 0;
+    const ks_op *op = ks_op_find("im2col");
+    for (int d = 0; d < 2; ++d) {
+        ks_run_init(&R[d], op);
+        R[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
+        R[d].schedule = 1;
+        R[d].launch = tu_launch(64, 0);
+        for (int k = 0; set[k]; k += 2) ck_assert_int_eq(ks_run_set(&R[d], set[k], set[k + 1]), KS_OK);
+        ck_assert_ptr_nonnull(R[d].sink = ks_host_sink_create(0, ks_filter_all()));
+        ck_assert_msg(ks_run_execute(&R[d]) == KS_OK, "%s", ks_error_message());
+    }
+    expect_same_events(op);
+    const int64_t blocks = R[1].schedule_blocks, *s = R[1].schedule_data;
+    ck_assert_int_eq(blocks, 8 * 32 * 32 / 64);
+    int sms = 0, seen[1024] = {0};
+    for (int64_t b = 0; b < blocks; ++b) {
+        ck_assert_int_eq(s[4 * b], b);
+        ck_assert(s[4 * b + 1] >= 0 && s[4 * b + 1] < 1024);
+        ck_assert(s[4 * b + 2] > 0 && s[4 * b + 3] >= s[4 * b + 2]);
+        sms += !seen[s[4 * b + 1]]++;
+    }
+    ck_assert(strstr(R[1].params_json, "globaltimer_ns") && strstr(R[0].params_json, "\"virtual\""));
+    printf("  schedule: %lld blocks on %d SMs\n", (long long)blocks, sms);
+    done();
+}
+END_TEST
+
 /* 1 x 16 x 64 x 64 im2col with a 3x3 kernel: 16*64*64*19 events, past the first buffer */
 START_TEST(gpu_trace_buffer_sizes_itself)
 {
@@ -188,6 +220,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_operator_traces_the_same_on_gpu_and_simulator, 0, ks_op_count());
     tcase_add_test(tc, sparse_conv_is_the_same_on_gpu_in_every_mode);
+    tcase_add_test(tc, gpu_schedule_records_every_block);
     tcase_add_test(tc, gpu_trace_buffer_sizes_itself);
     tcase_add_test(tc, trace_limit_keeps_the_limit_and_counts_the_rest);
     suite_add_tcase(s, tc);

@@ -22,6 +22,14 @@ void ks_trace_from_run(const ks_op *op, const ks_run *r, ks_trace *tr)
         tr->tensors[i] = r->tensor[i];
         tr->roles[i] = op->tensors[i].output ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
     }
+    if (r->schedule_data && tr->ntensors < KS_MAX_TENSORS) { /* the schedule, as one more output */
+        ks_tensor *t = &tr->tensors[tr->ntensors];
+        memset(t, 0, sizeof *t);
+        snprintf(t->name, sizeof t->name, "schedule");
+        t->dtype = KS_I64, t->ndim = 2, t->shape[0] = r->schedule_blocks, t->shape[1] = 4;
+        t->data = r->schedule_data;
+        tr->roles[tr->ntensors++] = KS_ROLE_OUTPUT;
+    }
     tr->events = r->sink->events;
     tr->nevents = ks_sink_count(r->sink);
     tr->dropped = ks_sink_dropped(r->sink);

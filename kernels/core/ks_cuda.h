@@ -29,6 +29,31 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->keep = 0;
 }
 
+/* The GPU's nanosecond clock (comparable across SMs) and the SM this thread runs on. */
+__device__ static inline unsigned long long ks_globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ static inline unsigned ks_smid(void)
+{
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    return sm;
+}
+
+/* The block's line of the schedule, once all its threads are done (sink.schedule is the
+ * same for the whole grid, so every thread reaches the barrier). */
+__device__ static inline void ks_schedule_block(const ks_sink *sink, unsigned long long start)
+{
+    __syncthreads();
+    if (threadIdx.x != 0 || (int64_t)blockIdx.x >= sink->schedule_blocks) return;
+    int64_t *s = sink->schedule + 4 * (int64_t)blockIdx.x;
+    s[0] = blockIdx.x, s[1] = ks_smid(), s[2] = (int64_t)start, s[3] = (int64_t)ks_globaltimer();
+}
+
 /* For a plain __global__ kernel that is not in the body form: declares `ks_thread name`
  * filled from the builtins with `sink` (a ks_sink * in device memory, or NULL for no
  * trace), so probe calls (ks_probe_work first, then reads and writes) can be dropped into
@@ -56,7 +81,9 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     {                                                                                             \
         ks_thread t;                                                                              \
         ks_thread_from_builtins(&t, &sink);                                                       \
+        const unsigned long long start = ks_globaltimer();                                        \
         name##_body_traced(&t, &a);                                                               \
+        if (sink.schedule) ks_schedule_block(&sink, start);                                       \
     }
 
 /* Checks a CUDA call; on failure records "what: cuda error text" and returns KS_ECUDA. */

@@ -106,6 +106,11 @@ typedef struct ks_sink {
     unsigned long long capacity;  /* slots allocated now */
     unsigned long long limit;     /* simulator: most slots it may grow to */
     ks_filter filter;
+    /* Optional (NULL: none): the schedule of the traced launch, 4 int64 per block
+     * (block, SM id, start, end): the GPU's %smid and %globaltimer (ns), the simulator's
+     * SM -1 and a virtual clock (thread bodies run before). Same memory space as events. */
+    int64_t *schedule;
+    int64_t schedule_blocks;
 } ks_sink;
 
 /* The filter that keeps everything. */
