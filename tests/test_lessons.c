@@ -365,7 +365,7 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
         {.runs = "[1]", .step = "", .want = "runs must be an object"},
         {.runs = "{\"lesson\": {}}", .step = "", .want = "runs: lesson: a run's name cannot be 'lesson'"},
         {.runs = "{\"a\": {}}", .step = "", .text = "{run.b.param.stride}", .want = "the lesson has no run 'b'"},
-        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch or ratio"},
+        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch, ratio or check"},
         {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}", .step = "",
          .want = "more than the 1048576 events"},
     };
