@@ -9,6 +9,8 @@
 
 #include "../lessons/engine/ls_lesson.h"
 #include "../lessons/engine/ls_slides.h"
+#include "../trace/check.h"
+#include "../trace/diff.h"
 #include "../trace/image.h"
 #include "../viewer/vw_state.h"
 #include "test_util.h"
@@ -123,15 +125,18 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
     ck_assert_int_eq(lesson("--check"), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "ok: "));
     ck_assert_ptr_nonnull(strstr(out_text("out"), "08-sparse-conv.json (18 steps"));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "09-bug-hunt.json (11 steps"));
     ck_assert_int_eq(lesson("--check 08"), 0);
+    ck_assert_int_eq(lesson("--check 09"), 0);
     ck_assert_int_eq(lesson("--list"), 0);
     const char *list = out_text("out");
     ck_assert_ptr_nonnull(strstr(list, "01-grid-stride"));
     ck_assert_ptr_nonnull(strstr(list, "beginner"));
     ck_assert_ptr_nonnull(strstr(list, "04-conv-gemm"));
     ck_assert_ptr_nonnull(strstr(list, "08-sparse-conv"));
-    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm", "sparse-conv"};
-    for (int i = 0; i < 5; ++i) {
+    ck_assert_ptr_nonnull(strstr(list, "09-bug-hunt"));
+    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm", "sparse-conv", "bug-hunt"};
+    for (int i = 0; i < 6; ++i) {
         char args[64];
         snprintf(args, sizeof args, "%s --auto", names[i]);
         ck_assert_msg(lesson(args) == 0, "lesson %s: %s", names[i], out_text("err"));
@@ -365,7 +370,7 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
         {.runs = "[1]", .step = "", .want = "runs must be an object"},
         {.runs = "{\"lesson\": {}}", .step = "", .want = "runs: lesson: a run's name cannot be 'lesson'"},
         {.runs = "{\"a\": {}}", .step = "", .text = "{run.b.param.stride}", .want = "the lesson has no run 'b'"},
-        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch or ratio"},
+        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch, ratio or check"},
         {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}", .step = "",
          .want = "more than the 1048576 events"},
     };
@@ -611,6 +616,225 @@ START_TEST(lesson_08_says_what_its_traces_show)
 }
 END_TEST
 
+/* A run may be a recorded trace: the lesson's own ("trace") or one of "runs"; templates,
+ * focus, drawings and questions read it as they read a run of the operator; diff.RUN.X
+ * compares two runs as kscope diff does and check.violations is kscope check's count. A
+ * missing, damaged or checksum-broken trace is one line naming the run and the file. */
+START_TEST(a_run_can_be_a_recorded_trace)
+{
+    char cmd[4096];
+    /* an im2col lesson with a run recorded by kscope run: the same work, so no difference */
+    snprintf(cmd, sizeof cmd, "cd %s && %s run im2col --channels 1 --input-size 4,5 --stride 2,1 --trace rec.kst "
+             "--quiet >/dev/null && %s run im2col --channels 1 --input-size 4,5 --stride 2,1 --pattern ones "
+             "--trace ones.kst --quiet >/dev/null && %s run im2col --channels 1 --input-size 4,5 --trace other.kst "
+             "--quiet >/dev/null", dir, KS_CLI, KS_CLI, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    small_lesson("rec.json", "{\"title\": \"two\", \"run\": \"rec\", \"focus\": {\"index\": 3, \"tap\": [1, 1]}, "
+                 "\"show\": [\"input\", \"events\"], \"text\": \"R {index} {work.h_col} {read.at} {read.value} "
+                 "{tensor.input.at.0.0.1.1} {item.reads} D {diff.lesson.count} {diff.lesson.items} {diff.lesson.first} "
+                 "{diff.ones.count} {diff.ones.first} {diff.ones.event} C {check.violations} {run.lesson.check.violations}\","
+                 " \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 0, \"check\": \"{diff.lesson.count}\", \"explain\": \"e\"}}");
+    /* the runs go in after the lesson's params */
+    const char *t = out_text("rec.json");
+    char text[4096];
+    const char *at = strstr(t, " \"steps\"");
+    ck_assert_ptr_nonnull(at);
+    snprintf(text, sizeof text, "%.*s \"runs\": {\"rec\": {\"trace\": \"rec.kst\"}, \"ones\": {\"trace\": \"ones.kst\"}},\n%s",
+             (int)(at - t), t, at);
+    write_file("rec.json", text);
+    ck_assert_msg(lesson("--check rec.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("rec.json --auto"), 0);
+    const char *out = out_text("out");
+    /* 2 x 5 items (stride 2, 1, padding 1); item 3 is (h_col 0, w_col 3), tap (1, 1) reads
+     * input (0, 3) = 3 + 1 (arange), input (1, 1) holds 1*5 + 1 + 1; 9 reads. The ones run
+     * differs at every item; item 0 first at its event 11, the read of tap 5 at input (0, 1)
+     * (2 against 1: taps 0 to 3 read padding and input (0, 0), 1 in both) */
+    ck_assert_msg(strstr(out, "R 3 0 input[0, 0, 0, 3] 4 7 9 D 0 10 none 10 0 11 C 0 0"), "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "[run 'rec': the recorded trace rec.kst]"));
+    ck_assert_ptr_nonnull(strstr(out, "[v]"));
+    /* a lesson of a recorded trace alone: no operator */
+    write_file("own.json",
+               "{\"title\": \"own\", \"level\": \"beginner\", \"trace\": \"rec.kst\", \"runs\": {\"o\": {\"trace\": \"ones.kst\"}},\n"
+               " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 2}, \"text\": \"S {param.stride} {index} {work.w_col} "
+               "{launch.work_items} {diff.o.count}\"}]}\n");
+    ck_assert_msg(lesson("--check own.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("own.json --auto"), 0);
+    out = out_text("out");
+    ck_assert_msg(strstr(out, "S 2x1 2 2 10 10"), "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "(beginner, 1 steps, the recorded trace rec.kst of im2col)"));
+    /* slides: a recorded run other than the lesson's own is narration only, naming its file */
+    static ls_lesson L;
+    static ls_session S;
+    char path[256];
+    snprintf(path, sizeof path, "%s/rec.json", dir);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert(ls_run_session(&S, 1)->recorded && !S.recorded);
+    vw_slide *sl;
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 2);
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'rec' (the recorded trace rec.kst): not the trace shown here"));
+    ls_slides_free(sl, 2);
+    ls_session_close(&S);
+    ls_free(&L);
+    /* damaged traces */
+    snprintf(cmd, sizeof cmd, "cd %s && head -c 700 rec.kst >short.kst && cp rec.kst crc.kst && "
+             "printf '\\377' | dd of=crc.kst bs=1 seek=$(( $(stat -c %%s crc.kst) - 5 )) conv=notrunc 2>/dev/null", dir);
+    ck_assert_int_eq(sh(cmd), 0);
+    static const struct {
+        const char *top, *runs, *text, *want;
+    } bad[] = {
+        {.top = "\"trace\": \"nothere.kst\"", .want = "rec.json: trace nothere.kst: cannot open: No such file"},
+        {.top = "\"trace\": \"short.kst\"", .want = "rec.json: trace short.kst: offset 12: header length"},
+        {.top = "\"trace\": \"crc.kst\"", .want = "events checksum mismatch"},
+        {.top = "\"trace\": \"rec.json\"", .want = "rec.json: trace rec.json: "},
+        {.top = "\"trace\": \"rec.kst\"", .runs = "{\"b\": {\"trace\": \"nothere.kst\"}}",
+         .want = "rec.json: run b: trace nothere.kst: cannot open"},
+        {.top = "\"trace\": \"rec.kst\", \"params\": {\"stride\": 2}", .want = "params goes with an operator to run"},
+        {.top = "\"trace\": \"rec.kst\", \"operator\": \"im2col\"", .want = "operator and trace: a lesson runs an operator or reads"},
+        {.top = "\"trace\": \"rec.kst\"", .runs = "{\"b\": {\"params\": {}}}", .want = "runs: b: needs a \"trace\""},
+        {.top = "\"operator\": \"im2col\"", .runs = "{\"b\": {\"params\": {}, \"trace\": \"rec.kst\"}}",
+         .want = "runs: b: params or trace, not both"},
+        {.top = "\"level\": \"x\"", .want = "'operator' is missing (or give a recorded \"trace\")"},
+        {.top = "\"trace\": \"rec.kst\"", .runs = "{\"b\": {\"trace\": \"other.kst\"}}", .text = "{diff.b.count}",
+         .want = "{diff.b.count}: run b and this step's run record different work: the traces have different tensors"},
+        {.top = "\"trace\": \"rec.kst\"", .text = "{diff.c.count}", .want = "{diff.c.count}: the lesson has no run 'c'"},
+        {.top = "\"trace\": \"rec.kst\"", .text = "{diff.lesson.last}", .want = "diff.lesson has count, items, first, event"},
+        {.top = "\"trace\": \"rec.kst\"", .text = "{check.ok}", .want = "check has violations (not 'ok')"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        snprintf(text, sizeof text,
+                 "{\"title\": \"t\", %s%s, \"runs\": %s,\n"
+                 " \"steps\": [{\"title\": \"a\", \"text\": \"%s\"}]}\n",
+                 strstr(bad[i].top, "level") ? "" : "\"level\": \"beginner\", ", bad[i].top,
+                 bad[i].runs ? bad[i].runs : "{}", bad[i].text ? bad[i].text : "x");
+        write_file("rec.json", text);
+        ck_assert_int_ne(lesson("--check rec.json"), 0);
+        ck_assert_msg(strstr(out_text("out"), bad[i].want), "case %zu: wanted '%s' in:\n%s", i, bad[i].want,
+                      out_text("out"));
+        ck_assert_int_eq(lesson("rec.json --auto"), 2); /* playing: one line, the first problem */
+        const char *err = out_text("err");
+        ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "case %zu: not one line:\n%s", i, err);
+    }
+}
+END_TEST
+
+/* Lesson 09's words against its two recorded traces (lessons/data, made by make_09.sh from
+ * examples/transpose): what the text states with numbers written into the lesson is what
+ * the traces show. */
+/* The player's output as one line: wrapping and its indent aside (runs of spaces become one). */
+static char *one_line(const char *text)
+{
+    char *s = strdup(text), *o = s;
+    for (const char *c = text; *c; ++c) {
+        const char ch = *c == '\n' ? ' ' : *c;
+        if (ch == ' ' && o > s && o[-1] == ' ') continue;
+        *o++ = ch;
+    }
+    *o = 0;
+    return s;
+}
+
+START_TEST(lesson_09_says_what_its_traces_show)
+{
+    static ls_lesson L;
+    static ls_session S;
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find("09", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_ptr_null(L.op);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq(L.nruns, 2);
+    ck_assert_str_eq(L.runs[1].name, "good");
+    const ls_session *bad = &S, *good = ls_run_session(&S, 1);
+    ck_assert(bad->recorded && good->recorded);
+    ck_assert_str_eq(bad->tr.op, "transpose");
+    const ks_tensor *in = run_tensor(bad, "input"), *ob = run_tensor(bad, "output"), *og = run_tensor(good, "output");
+    ck_assert_int_eq(in->ndim, 3);
+    const int64_t P = in->shape[0], N = in->shape[1];
+    ck_assert_int_eq(P, 3);
+    ck_assert_int_eq(N, 6);
+    ck_assert_int_eq(in->shape[2], N);
+    const float *x = in->data, *b = ob->data, *g = og->data;
+#define AT(p, y, xx) (((p) * N + (y)) * N + (xx))
+    /* step 1: the input holds its offset; the good output is the transpose of every plane */
+    for (int64_t p = 0; p < P; ++p)
+        for (int64_t y = 0; y < N; ++y)
+            for (int64_t c = 0; c < N; ++c) {
+                ck_assert_float_eq(x[AT(p, y, c)], (float)AT(p, y, c));
+                ck_assert_float_eq(g[AT(p, c, y)], x[AT(p, y, c)]);
+                /* step 2 and 10: plane 0 and the diagonal of every plane are right with the bug */
+                if (p == 0 || y == c) ck_assert_float_eq(b[AT(p, c, y)], x[AT(p, y, c)]);
+                else ck_assert_float_ne(b[AT(p, c, y)], x[AT(p, y, c)]);
+            }
+    /* step 2: output[2, 4, 1] should be input[2, 1, 4], is not, and work item 82 wrote it */
+    ck_assert_float_ne(b[AT(2, 4, 1)], x[AT(2, 1, 4)]);
+    ck_assert_float_eq(g[AT(2, 4, 1)], x[AT(2, 1, 4)]);
+    const ks_event *ev[8];
+    ck_assert_int_eq(item_events(bad, 82, KS_EV_WRITE, "output", ev, 8), 1);
+    ck_assert_int_eq(ev[0]->u.access.offset, AT(2, 4, 1));
+    /* step 3: check finds nothing in either trace */
+    static ks_check_report cr;
+    ck_assert_int_eq(ks_trace_check(&bad->tr, &cr), KS_OK);
+    ck_assert_uint_eq(cr.violations, 0);
+    ck_assert(cr.complete);
+    ck_assert_int_eq(ks_trace_check(&good->tr, &cr), KS_OK);
+    ck_assert_uint_eq(cr.violations, 0);
+    /* steps 5, 6 and 8: 2 planes x (36 - 6) items differ, the first is 37 = (1, 0, 1), and it
+     * first differs at its event 1, the read */
+    ks_diff d;
+    ck_assert_int_eq(ks_diff_compatible(&good->tr, &bad->tr), KS_OK);
+    ck_assert_int_eq(ks_diff_run(&d, &good->tr, &bad->tr, 1e-5), KS_OK);
+    ck_assert_uint_eq(d.differing, 2 * (N * N - N));
+    ck_assert_uint_eq(d.compared, (uint64_t)(P * N * N));
+    ck_assert_int_eq(d.first[0], 37);
+    ck_assert_uint_eq(d.first_event[0], 1);
+    ck_assert_int_eq(work_field_of(bad, 37, "p"), 1);
+    ck_assert_int_eq(work_field_of(bad, 37, "y"), 0);
+    ck_assert_int_eq(work_field_of(bad, 37, "x"), 1);
+    ks_diff_free(&d);
+    /* step 8: item 37 reads input[1, 1, 0] with the bug, input[1, 0, 1] without */
+    ck_assert_int_eq(item_events(bad, 37, KS_EV_READ, "input", ev, 8), 1);
+    ck_assert(ev[0]->u.access.plane == 1 && ev[0]->u.access.y == 1 && ev[0]->u.access.x == 0);
+    ck_assert_int_eq(item_events(good, 37, KS_EV_READ, "input", ev, 8), 1);
+    ck_assert(ev[0]->u.access.plane == 1 && ev[0]->u.access.y == 0 && ev[0]->u.access.x == 1);
+    /* step 10: item 36 is (1, 0, 0), the first of plane 1, and reads the same in both */
+    ck_assert_int_eq(work_field_of(bad, 36, "p"), 1);
+    ck_assert_int_eq(work_field_of(bad, 36, "y"), 0);
+    ck_assert_int_eq(work_field_of(bad, 36, "x"), 0);
+    ls_session_close(&S);
+    ls_free(&L);
+#undef AT
+    /* the words */
+    ck_assert_int_eq(lesson("09 --auto"), 0);
+    char *text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "a batched square transpose of 3 planes of 6 x 6"));
+    ck_assert_ptr_nonnull(strstr(text, "output[2, 4, 1] should be input[2, 1, 4] = 82 (the correct kernel stored 82) but holds 97. It was written by work item 82."));
+    ck_assert_ptr_nonnull(strstr(text, "Plane 0 passes: output[0, 4, 1] = 10 = input[0, 1, 4] = 10"));
+    ck_assert_ptr_nonnull(strstr(text, "prints '60 of 108 work items differ'"));
+    ck_assert_ptr_nonnull(strstr(text, "reads input[1, 0, 1] = 37 and writes output[1, 1, 0] = 37"));
+    ck_assert_ptr_nonnull(strstr(text, "its event 1. Event 0 is the work event"));
+    ck_assert_ptr_nonnull(strstr(text, "Work item 36, (p, y, x) = (1, 0, 0), is the first of plane 1"));
+    ck_assert_ptr_nonnull(strstr(text, "[run 'good': the recorded trace data/09-transpose-good.kst]"));
+    ck_assert_ptr_nonnull(strstr(text, "8 of 8 questions right at the first try"));
+    /* the explanations: shown after a wrong answer */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 09 >out 2>err", dir,
+             KS_SOURCE_DIR, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    free(text);
+    text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "2 x (6 x 6 - 6)"));
+    ck_assert_ptr_nonnull(strstr(text, "Plane 0 (items 0 to 35) is right, and item 36, the first of plane 1, is (1, 0, 0)"));
+    ck_assert_ptr_nonnull(strstr(text, "Item 37 is (1, 0, 1)"));
+    ck_assert_ptr_nonnull(strstr(text, "input[1, 1, 0] = 42: row 1, column 0, where the work item is row y = 0, column x = 1"));
+    ck_assert_ptr_nonnull(strstr(text, "0 of 8 questions right at the first try"));
+    free(text);
+}
+END_TEST
+
 /* values print exactly when they are short binary fractions, rounded to 4 significant
  * digits otherwise; a typed answer read off a rounded value counts, a coarser one does not */
 START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
@@ -774,6 +998,8 @@ int main(void)
     tcase_add_test(tc, a_lesson_with_runs_reads_each_step_from_its_run);
     tcase_add_test(tc, templates_count_per_tensor_and_read_any_element);
     tcase_add_test(tc, lesson_08_says_what_its_traces_show);
+    tcase_add_test(tc, a_run_can_be_a_recorded_trace);
+    tcase_add_test(tc, lesson_09_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);

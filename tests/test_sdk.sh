@@ -2,7 +2,8 @@
 # test_sdk.sh BUILD SOURCE - the SDK from a user's side: install into a temporary prefix,
 # configure each example with only -DCMAKE_PREFIX_PATH, build it (no GPU), trace the
 # kernel and its planted bug; `kscope check` accepts the good trace, `kscope diff` exits 1
-# on the bug naming a work item, and pkg-config alone compiles the simulator-only example.
+# on the bug naming a work item, and pkg-config alone compiles the simulator-only example;
+# lessons/data/make_09.sh makes lesson 09's traces afresh, equal to the committed ones.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
@@ -42,3 +43,13 @@ flags=$(PKG_CONFIG_PATH="$tmp/ks/lib/pkgconfig" env -u PKG_CONFIG_SYSROOT_DIR pk
 "$tmp/pc" "$tmp/pc.kst" >/dev/null || fail "pkg-config: the program did not run"
 "$K" diff "$tmp/pc.kst" "$tmp/build-transpose/good.kst" >/dev/null || fail "pkg-config: its trace differs from the CMake build's"
 echo "test_sdk: pkg-config build ok, its trace equals the CMake build's"
+# lesson 09's committed traces are the transpose example's, made by lessons/data/make_09.sh
+# (itself an install and an out-of-tree build): fresh ones equal them, so they cannot drift
+mkdir "$tmp/l09"
+"$src/lessons/data/make_09.sh" "$build" "$tmp/l09" >"$tmp/l09.log" 2>&1 || { cat "$tmp/l09.log"; fail "make_09.sh failed"; }
+for t in good bug; do
+    "$K" diff "$src/lessons/data/09-transpose-$t.kst" "$tmp/l09/09-transpose-$t.kst" >"$tmp/l09/diff-$t.txt" 2>&1 ||
+        { cat "$tmp/l09/diff-$t.txt"; fail "lessons/data/09-transpose-$t.kst differs from a fresh one (run lessons/data/make_09.sh BUILD)"; }
+done
+cmp -s "$tmp/l09/09-transpose-bug.kst" "$tmp/build-transpose/bad.kst" || fail "make_09.sh's trace with the bug is not the example's"
+echo "test_sdk: lesson 09's traces equal fresh ones from make_09.sh"

@@ -91,9 +91,11 @@ typedef struct ls_input {
     int ndim;
 } ls_input;
 
-/* The operator's parameters for one run, as the registry holds them after ks_run_set. */
+/* One run: the operator's parameters, as the registry holds them after ks_run_set, or a
+ * recorded trace file (then the parameters are unused). */
 typedef struct ls_run_spec {
     const char *name; /* "runs" key; NULL for the lesson's own run */
+    const char *trace; /* a recorded .kst, relative to the lesson file; NULL: run the operator */
     int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES];
     int nvalues[KS_MAX_PARAMS];
     double fvalue[KS_MAX_PARAMS][2];
@@ -105,9 +107,10 @@ typedef struct ls_lesson {
     char dir[4096];
     char id[64];       /* the file name without .json */
     const char *title, *level, *summary;
-    const ks_op *op;
-    /* runs[0]: the lesson's "params"; runs[1..]: "runs", each the lesson's parameters with
-     * its own changes on top (same operator, inputs, pattern, seed and launch) */
+    const ks_op *op;   /* NULL when the lesson's own run is a recorded trace ("trace") */
+    /* runs[0]: the lesson's "params" (or its "trace"); runs[1..]: "runs", each the lesson's
+     * parameters with its own changes on top (same operator, inputs, pattern, seed and
+     * launch), or a recorded trace of its own */
     ls_run_spec runs[LS_MAX_RUNS];
     int nruns;
     int pattern;
@@ -127,11 +130,13 @@ typedef struct ls_lesson {
 int ls_load(ls_lesson *L, const char *path, ls_report *rep);
 void ls_free(ls_lesson *L);
 
-/* A lesson run: the operator on the simulator, traced, and its index. The session of the
- * lesson's own run (which 0) also holds the sessions of its other runs. */
+/* A lesson run: the operator on the simulator, traced (or a recorded trace file, opened),
+ * and its index. The session of the lesson's own run (which 0) also holds the sessions of
+ * its other runs. */
 typedef struct ls_session {
     const ls_lesson *L;
     int which; /* L->runs[which] */
+    int recorded; /* tr was opened from the run's trace file (ks_trace_close), not run */
     ks_run run;
     ks_trace tr;
     vw_index idx;
@@ -140,8 +145,9 @@ typedef struct ls_session {
     const struct ls_session *first; /* the lesson's own run's session (run.NAME.X templates) */
 } ls_session;
 
-/* Runs the lesson's operator, once per run; problems (a bad input file, a geometry the
- * op rejects) go to rep, naming the run. Returns 0 or -1 (the session is closed on
+/* Runs the lesson's operator, once per run, or opens the run's recorded trace (verified:
+ * structure and checksums); problems (a bad input file, a geometry the op rejects, a
+ * missing or damaged trace) go to rep, naming the run. Returns 0 or -1 (the session is closed on
  * failure). */
 int ls_session_open(ls_session *S, const ls_lesson *L, ls_report *rep);
 void ls_session_close(ls_session *S);
@@ -149,8 +155,11 @@ void ls_session_close(ls_session *S);
 const ls_session *ls_run_session(const ls_session *S, int r);
 const ls_session *ls_step_session(const ls_session *S, int k);
 /* How run r's parameters differ from the lesson's own, as flags of kscope run
- * ("--no-subm --padding 1"); "" for run 0. Returns the length. */
+ * ("--no-subm --padding 1"); "" for run 0 and for a recorded run. Returns the length. */
 int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n);
+/* What run r is, for the players: "the lesson's parameters with --padding 1" (or "... with
+ * no change"), or "the recorded trace data/09-transpose-good.kst". */
+void ls_run_describe(const ls_lesson *L, int r, char *buf, size_t n);
 /* Element i (row-major) of a tensor, whatever its dtype. */
 double ls_tensor_value(const ks_tensor *t, int64_t i);
 

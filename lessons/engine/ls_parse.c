@@ -284,12 +284,13 @@ static void parse_params(ls_report *rep, ls_lesson *L, ls_run_spec *spec, const 
     memcpy(spec->nvalues, run.nvalues, sizeof spec->nvalues);
 }
 
-/* "runs": {"NAME": {"params": {...}}, ...}: more runs of the same operator */
+/* "runs": {"NAME": {"params": {...}}, "OTHER": {"trace": "file.kst"}, ...}: more runs of
+ * the same operator, or recorded traces */
 static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params, const cJSON *o)
 {
-    static const char *const keys[] = {"params", NULL};
+    static const char *const keys[] = {"params", "trace", NULL};
     if (!cJSON_IsObject(o)) {
-        ls_problem(rep, 0, "runs must be an object: run name -> {\"params\": {...}}");
+        ls_problem(rep, 0, "runs must be an object: run name -> {\"params\": {...}} or {\"trace\": \"file.kst\"}");
         return;
     }
     for (const cJSON *c = o->child; c; c = c->next) {
@@ -300,7 +301,7 @@ static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params,
             return;
         }
         if (!cJSON_IsObject(c) || !c->string[0]) {
-            ls_problem(rep, 0, "%s must be an object {\"params\": {...}}", what);
+            ls_problem(rep, 0, "%s must be an object {\"params\": {...}} or {\"trace\": \"file.kst\"}", what);
             continue;
         }
         known_keys(rep, 0, what, c, keys);
@@ -309,9 +310,19 @@ static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params,
             ls_problem(rep, 0, "%s: a run's name cannot be 'lesson' (the lesson's own run) or hold '.' or '}'", what);
         ls_run_spec *spec = &L->runs[L->nruns++];
         spec->name = c->string;
+        const cJSON *params = cJSON_GetObjectItemCaseSensitive(c, "params");
+        if (cJSON_GetObjectItemCaseSensitive(c, "trace")) {
+            spec->trace = get_string(rep, 0, c, "trace", 1);
+            if (params) ls_problem(rep, 0, "%s: params or trace, not both (a recorded trace has its own)", what);
+            continue;
+        }
+        if (!L->op) {
+            ls_problem(rep, 0, "%s: needs a \"trace\" (the lesson has no operator to run with params)", what);
+            continue;
+        }
         char pw[120];
         snprintf(pw, sizeof pw, "%s: params", what);
-        parse_params(rep, L, spec, lesson_params, cJSON_GetObjectItemCaseSensitive(c, "params"), pw);
+        parse_params(rep, L, spec, lesson_params, params, pw);
     }
 }
 
@@ -383,8 +394,8 @@ static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)
 
 static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
 {
-    static const char *const keys[] = {"title", "level", "summary", "operator", "params", "runs", "pattern",
-                                       "seed", "launch", "inputs", "steps", NULL};
+    static const char *const keys[] = {"title", "level", "summary", "operator", "trace", "params", "runs",
+                                       "pattern", "seed", "launch", "inputs", "steps", NULL};
     if (!cJSON_IsObject(root)) {
         ls_problem(rep, 0, "a lesson must be a JSON object");
         return;
@@ -396,11 +407,26 @@ static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
     if (L->level && strcmp(L->level, "beginner") && strcmp(L->level, "intermediate") &&
         strcmp(L->level, "advanced"))
         ls_problem(rep, 0, "level must be beginner, intermediate or advanced (got '%s')", L->level);
-    const char *op = get_string(rep, 0, root, "operator", 1);
-    if (op && !(L->op = ks_op_find(op))) ls_problem(rep, 0, "unknown operator '%s' (kscope list)", op);
-    if (!L->op) return;
     const cJSON *v;
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
+    if (cJSON_GetObjectItemCaseSensitive(root, "trace")) {
+        /* the lesson's own run is a recorded trace: nothing to run, so nothing to run it with */
+        static const char *const run_keys[] = {"operator", "params", "pattern", "seed", "launch", "inputs", NULL};
+        L->nruns = 1;
+        L->runs[0].trace = get_string(rep, 0, root, "trace", 1);
+        if (cJSON_GetObjectItemCaseSensitive(root, "operator"))
+            ls_problem(rep, 0, "operator and trace: a lesson runs an operator or reads a recorded trace, not both");
+        for (const char *const *k = run_keys + 1; *k; ++k)
+            if (cJSON_GetObjectItemCaseSensitive(root, *k))
+                ls_problem(rep, 0, "%s goes with an operator to run; a lesson of a recorded \"trace\" has none", *k);
+        if ((v = cJSON_GetObjectItemCaseSensitive(root, "runs"))) parse_runs(rep, L, NULL, v);
+        goto steps;
+    }
+    const char *op = get_string(rep, 0, root, "operator", 0);
+    if (!op && !cJSON_GetObjectItemCaseSensitive(root, "operator"))
+        ls_problem(rep, 0, "'operator' is missing (or give a recorded \"trace\")");
+    if (op && !(L->op = ks_op_find(op))) ls_problem(rep, 0, "unknown operator '%s' (kscope list)", op);
+    if (!L->op) return;
     L->nruns = 1;
     parse_params(rep, L, &L->runs[0], params, NULL, "params");
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "runs"))) parse_runs(rep, L, params, v);
@@ -428,6 +454,7 @@ static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
         }
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "inputs"))) parse_inputs(rep, L, v);
+steps:
     v = cJSON_GetObjectItemCaseSensitive(root, "steps");
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
     if (n < 1 || n > LS_MAX_STEPS) {

@@ -95,6 +95,39 @@ static int too_big(const ks_run *r, ls_report *rep)
     return big;
 }
 
+/* A recorded run: the trace file opened, its structure and checksums verified, and small
+ * enough for a lesson. Problems: one line, "[run NAME: ]trace FILE: why". */
+static int open_recorded(ls_session *S, const ls_lesson *L, const ls_run_spec *spec, const char *run,
+                         ls_report *rep)
+{
+    char path[8300];
+    if (spec->trace[0] == '/') snprintf(path, sizeof path, "%s", spec->trace);
+    else snprintf(path, sizeof path, "%s/%s", L->dir, spec->trace);
+    int rc = ks_trace_open(path, &S->tr);
+    if (!rc) {
+        S->recorded = 1;
+        rc = ks_trace_verify(&S->tr);
+    }
+    if (rc) {
+        /* "PATH: offset 96: why" or "PATH: cannot open: why": the lesson names the file */
+        const char *why = ks_error_message();
+        if (!strncmp(why, path, strlen(path)) && why[strlen(path)] == ':') why += strlen(path) + 2;
+        ls_problem(rep, 0, "%strace %s: %s", run, spec->trace, why);
+        return -1;
+    }
+    if (S->tr.nevents > LS_MAX_EVENTS) {
+        ls_problem(rep, 0, "%strace %s: %llu events, more than the %u a lesson may read: record a smaller launch",
+                   run, spec->trace, (unsigned long long)S->tr.nevents, LS_MAX_EVENTS);
+        return -1;
+    }
+    if (vw_index_build(&S->idx, &S->tr, NULL)) {
+        ls_problem(rep, 0, "%strace %s: %s", run, spec->trace, ks_error_message());
+        return -1;
+    }
+    S->params = cJSON_Parse(S->tr.params);
+    return 0;
+}
+
 /* Run r of the lesson into S (one trace). */
 static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep)
 {
@@ -102,6 +135,11 @@ static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep
     S->L = L;
     S->which = which;
     const ls_run_spec *spec = &L->runs[which];
+    if (spec->trace) {
+        char run[80] = "";
+        if (which) snprintf(run, sizeof run, "run %.40s: ", spec->name);
+        return open_recorded(S, L, spec, run, rep);
+    }
     ks_run *r = &S->run;
     ks_run_init(r, L->op);
     memcpy(r->value, spec->value, sizeof r->value);
@@ -147,6 +185,7 @@ static void close_run(ls_session *S)
 {
     vw_index_free(&S->idx);
     cJSON_Delete(S->params);
+    if (S->recorded) ks_trace_close(&S->tr);
     ks_host_sink_free(S->run.sink);
     ks_run_free(&S->run);
     memset(S, 0, sizeof *S);
@@ -364,11 +403,23 @@ double ls_tensor_value(const ks_tensor *t, int64_t i)
     }
 }
 
+void ls_run_describe(const ls_lesson *L, int r, char *buf, size_t n)
+{
+    if (L->runs[r].trace) {
+        snprintf(buf, n, "the recorded trace %s", L->runs[r].trace);
+        return;
+    }
+    char flags[512];
+    ls_run_flags(L, r, flags, sizeof flags);
+    snprintf(buf, n, "the lesson's parameters with %s", flags[0] ? flags : "no change");
+}
+
 int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n)
 {
     const ls_run_spec *a = &L->runs[0], *b = &L->runs[r];
     size_t used = 0;
     buf[0] = 0;
+    if (!L->op || a->trace || b->trace) return 0; /* a recorded run has no flags */
     for (int p = 0; p < L->op->nparams && used < n; ++p) {
         const ks_param_spec *s = &L->op->params[p];
         if (!memcmp(a->value[p], b->value[p], sizeof a->value[p]) && a->nvalues[p] == b->nvalues[p] &&

@@ -45,8 +45,9 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         if (st->run) {
             /* the viewer shows the trace of the lesson's own run: a step about another run
              * is narration only, and says which run it is about */
-            char flags[512];
-            ls_run_flags(L, st->run, flags, sizeof flags);
+            char flags[600];
+            if (L->runs[st->run].trace) ls_run_describe(L, st->run, flags, sizeof flags);
+            else ls_run_flags(L, st->run, flags, sizeof flags);
             snprintf(text, sizeof text, "[run '%s' (%s): not the trace shown here; the terminal player, kscope lesson %s, draws it]\n%.3000s",
                      L->runs[st->run].name, flags[0] ? flags : "no change", L->id, buf);
             v->text = dup_text(text);
@@ -72,7 +73,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 ls_render(S, &qc, q->choices[i], buf, sizeof buf, err, sizeof err);
                 used += (size_t)snprintf(text + used, sizeof text - used, "\n  %d) %.300s", i + 1, buf);
             }
-            if (q->kind == LS_Q_CELL && used < sizeof text) snprintf(text + used, sizeof text - used, "  (y, x)");
+            if (q->kind == LS_Q_CELL && used < sizeof text) snprintf(text + used, sizeof text - used, q->ncell == 3 ? "  (plane, y, x)" : "  (y, x)");
             v->question = dup_text(text);
             ls_answer_text(S, &qc, k, ans, sizeof ans);
             ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/core/ks_error.h"
+#include "../../trace/check.h"
+#include "../../trace/diff.h"
 #include "../../trace/step.h"
 #include "ls_lesson.h"
 
@@ -273,6 +276,57 @@ static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, 
     return 0;
 }
 
+/* The session of run `rn` ("lesson": the lesson's own), or NULL. */
+static const ls_session *find_run_session(const ls_session *S, const char *rn)
+{
+    const ls_lesson *L = S->L;
+    for (int r = 0; r < L->nruns; ++r)
+        if (!strcmp(rn, r ? L->runs[r].name : "lesson")) return ls_run_session(S->first, r);
+    return NULL;
+}
+
+/* diff.RUN.A: the step's run against run RUN as `kscope diff RUN THIS` compares them (work
+ * item by work item, values within 1e-5): count (work items that differ), items (work items
+ * in either), first (the first differing work item's index, "none" when they agree), event
+ * (where within it the first difference is: 0 is the work event) */
+static int diff_attr(const ls_session *S, const char *name, const char *rest, out_buf *o, char *err, size_t en)
+{
+    const char *dot = strchr(rest, '.');
+    char rn[64];
+    snprintf(rn, sizeof rn, "%.*s", dot ? (int)(dot - rest) : (int)strlen(rest), rest);
+    const ls_session *R = find_run_session(S, rn);
+    if (!R) return fail(err, en, name, "the lesson has no run '%s' ('lesson' is its own run)", rn);
+    const char *attr = dot ? dot + 1 : "";
+    if (strcmp(attr, "count") && strcmp(attr, "items") && strcmp(attr, "first") && strcmp(attr, "event"))
+        return fail(err, en, name, "diff.%s has count, items, first, event (not '%s')", rn, attr);
+    if (ks_diff_compatible(&R->tr, &S->tr))
+        return fail(err, en, name, "run %s and this step's run record different work: %s", rn, ks_error_message());
+    ks_diff d;
+    if (ks_diff_run(&d, &R->tr, &S->tr, 1e-5)) return fail(err, en, name, "%s", ks_error_message());
+    if (!strcmp(attr, "count")) put(o, "%llu", (unsigned long long)d.differing);
+    else if (!strcmp(attr, "items")) put(o, "%llu", (unsigned long long)(d.compared + d.only[0] + d.only[1]));
+    else if (!d.nfirst) put(o, "none");
+    else if (!strcmp(attr, "first")) put(o, "%lld", (long long)d.first[0]);
+    else put(o, "%llu", (unsigned long long)d.first_event[0]);
+    ks_diff_free(&d);
+    return 0;
+}
+
+/* check.violations: what `kscope check` finds in the step's trace (0: every invariant holds) */
+static int check_attr(const ls_session *S, const char *name, const char *attr, out_buf *o, char *err, size_t en)
+{
+    if (strcmp(attr, "violations")) return fail(err, en, name, "check has violations (not '%s')", attr);
+    ks_check_report *rep = calloc(1, sizeof *rep);
+    if (!rep) return fail(err, en, name, "out of memory");
+    if (ks_trace_check(&S->tr, rep)) {
+        free(rep);
+        return fail(err, en, name, "%s", ks_error_message());
+    }
+    put(o, "%llu", (unsigned long long)rep->violations);
+    free(rep);
+    return 0;
+}
+
 /* One name, dispatched on its first part. */
 static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_buf *o, char *err, size_t en)
 {
@@ -286,15 +340,12 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         const char *d2 = strchr(rest, '.');
         char rn[64];
         snprintf(rn, sizeof rn, "%.*s", d2 ? (int)(d2 - rest) : (int)strlen(rest), rest);
-        const ls_session *R = NULL;
-        const ls_lesson *L = S->L;
-        for (int r = 0; r < L->nruns && !R; ++r)
-            if (!strcmp(rn, r ? L->runs[r].name : "lesson")) R = ls_run_session(S->first, r);
+        const ls_session *R = find_run_session(S, rn);
         if (!R) return fail(err, en, name, "the lesson has no run '%s' ('lesson' is its own run)", rn);
-        static const char *const heads[] = {"param.", "tensor.", "launch.", "ratio.", NULL};
+        static const char *const heads[] = {"param.", "tensor.", "launch.", "ratio.", "check.", NULL};
         for (const char *const *h = heads; d2 && *h; ++h)
             if (!strncmp(d2 + 1, *h, strlen(*h))) return lookup(R, c, d2 + 1, o, err, en);
-        return fail(err, en, name, "run.%s takes param, tensor, launch or ratio names (the focus is the step's)", rn);
+        return fail(err, en, name, "run.%s takes param, tensor, launch, ratio or check names (the focus is the step's)", rn);
     }
     const vw_item *it = &S->idx.items[c->item];
     if (!dot) {
@@ -309,7 +360,7 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         } else
             return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
                         "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
-                        "run.NAME.X)");
+                        "run.NAME.X, diff.RUN.A, check.violations)");
         return 0;
     }
     if (!strcmp(head, "work")) return work_field(S, c, name, rest, o, err, en);
@@ -321,6 +372,8 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
     if (!strcmp(head, "element")) return element_attr(S, c, name, rest, o, err, en);
     if (!strcmp(head, "param")) return param_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "tensor")) return tensor_attr(S, name, rest, o, err, en);
+    if (!strcmp(head, "diff")) return diff_attr(S, name, rest, o, err, en);
+    if (!strcmp(head, "check")) return check_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "ratio")) { /* ratio.A.B: elements of A over elements of B */
         char a[KS_NAME_LEN];
         const char *b = strchr(rest, '.');

@@ -281,7 +281,7 @@ static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *o
         ls_render(S, c, q->choices[i], buf, sizeof buf, err, sizeof err);
         fprintf(out, "    %d) %s\n", i + 1, buf);
     }
-    if (q->kind == LS_Q_CELL) fprintf(out, "  (answer as y, x)\n");
+    if (q->kind == LS_Q_CELL) fprintf(out, q->ncell == 3 ? "  (answer as plane, y, x)\n" : "  (answer as y, x)\n");
     ls_answer_text(S, c, k, answer, sizeof answer);
     for (int attempt = 0; attempt < 2; ++attempt) {
         fprintf(out, "  answer> ");
@@ -314,7 +314,9 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
     int questions = 0, first_try = 0;
     ls_ctx c;
     ls_ctx_init(&c);
-    fprintf(out, "%s  (%s, %d steps, operator %s)\n", L->title, L->level, L->nsteps, L->op->name);
+    if (L->op) fprintf(out, "%s  (%s, %d steps, operator %s)\n", L->title, L->level, L->nsteps, L->op->name);
+    else fprintf(out, "%s  (%s, %d steps, the recorded trace %s of %s)\n", L->title, L->level, L->nsteps,
+                 L->runs[0].trace, S->tr.op);
     if (L->summary) wrap(out, L->summary, "");
     const ls_session *S0 = S;
     for (int k = 0; k < L->nsteps; ++k) {
@@ -333,10 +335,9 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
         rule[WIDTH] = 0;
         fprintf(out, "\n%s\n", rule);
         if (st->run && (k == 0 || L->steps[k - 1].run != st->run)) {
-            char flags[512];
-            ls_run_flags(L, st->run, flags, sizeof flags);
-            fprintf(out, "[run '%s': the lesson's parameters with %s]\n", L->runs[st->run].name,
-                    flags[0] ? flags : "no change");
+            char what[600];
+            ls_run_describe(L, st->run, what, sizeof what);
+            fprintf(out, "[run '%s': %s]\n", L->runs[st->run].name, what);
         } else if (!st->run && k > 0 && L->steps[k - 1].run) {
             fprintf(out, "[back to the lesson's own run]\n");
         }
