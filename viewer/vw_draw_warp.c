@@ -11,7 +11,8 @@
 
 void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
 {
-    const uint32_t ev = vw_state_event(s);
+    int own;
+    const uint32_t ev = vw_warp_event(s, &own);
     if (!d->warp_built || d->warp.event != ev) {
         if (ev == VW_NONE || vw_warp_build(s->tr, ev, &d->warp)) d->warp.ok = 0;
         d->warp.event = ev;
@@ -22,6 +23,10 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
     vw_fill(d->r, area, VW_COL_PANEL);
     vw_outline(d->r, area, VW_COL_DIM, 1, 0);
     vw_warp_text(s->tr, w, text, sizeof text);
+    if (w->ok && !own) { /* a work event or padding read focused: the item's first access */
+        const size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "  [event %u, the item's first access]", ev);
+    }
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, w->ok ? VW_COL_HEAD : VW_COL_DIM, area.w - 8, text);
     vw_rect lanes, axis;
     vw_strip_parts(area, d->font.line, &lanes, &axis);
@@ -46,7 +51,7 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
             vw_text(&d->font, d->r, x0 + 2, axis.y + axis.h + 2, VW_COL_DIM, 0, addr);
     }
     /* the accesses: a box on the axis, a link up to the lane, the lane filled */
-    const uint32_t focus_lane = s->tr->events[ev].thread % 32;
+    const uint32_t lane_of_ev = s->tr->events[ev].thread % 32;
     for (int i = w->nacc - 1; i >= 0; --i) {
         const ks_mem_access *a = &w->acc[i];
         const uint32_t col = vw_warp_color(w->sector[i]);
@@ -60,5 +65,5 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
         vw_fill(d->r, lane, col);
     }
     for (int i = 0; i < w->nacc; ++i)
-        if (w->acc[i].event == ev) vw_outline(d->r, vw_strip_lane(lanes, (int)focus_lane), VW_COL_FOCUS, 2, 2);
+        if (w->acc[i].event == ev) vw_outline(d->r, vw_strip_lane(lanes, (int)lane_of_ev), VW_COL_FOCUS, 2, 2);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "vw_state.h"
 
 static int by_u64(const void *p, const void *q)
 {
@@ -32,6 +33,31 @@ static uint32_t rank_of(const uint64_t *v, int n, uint64_t x)
         else hi = mid;
     }
     return (uint32_t)lo;
+}
+
+static int touches_memory(const ks_trace *tr, const ks_event *e)
+{
+    if (e->tensor >= tr->ntensors) return 0;
+    if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) return e->u.access.offset >= 0;
+    if (e->kind != KS_EV_SAMPLE) return 0;
+    for (int c = 0; c < 4; ++c)
+        if (ks_memory_corner(tr, e, c) >= 0) return 1;
+    return 0;
+}
+
+uint32_t vw_warp_event(const vw_state *s, int *own)
+{
+    const uint32_t ev = vw_state_event(s), it = vw_state_item(s);
+    *own = 1;
+    if (ev != VW_NONE && touches_memory(s->tr, &s->tr->events[ev])) return ev;
+    *own = 0;
+    if (it == VW_NONE) return VW_NONE;
+    const vw_item *item = &s->idx->items[it];
+    for (uint32_t k = 0; k < item->count; ++k) {
+        const uint32_t e = s->idx->by_item[item->first + k];
+        if (touches_memory(s->tr, &s->tr->events[e])) return e;
+    }
+    return VW_NONE;
 }
 
 int vw_warp_build(const ks_trace *tr, uint32_t ev, vw_warp *w)
@@ -66,7 +92,7 @@ int vw_warp_build(const ks_trace *tr, uint32_t ev, vw_warp *w)
 void vw_warp_text(const ks_trace *tr, const vw_warp *w, char *buf, size_t n)
 {
     if (!w->ok) {
-        snprintf(buf, n, "warp strip: the focused event touches no memory (a work, region or padding event)");
+        snprintf(buf, n, "warp strip: the focused work item touches no memory");
         return;
     }
     char corner[24] = "";

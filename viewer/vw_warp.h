@@ -30,11 +30,17 @@ typedef struct vw_warp {
     uint64_t line[VW_WARP_MAX]; /* the distinct 128-byte lines (byte / 128), ascending */
 } vw_warp;
 
+/* The event the strip shows for the focus: the focused event when it touches memory,
+ * else (a work event, a padding read, a region) the focused work item's first event that
+ * does; VW_NONE when there is none. Sets *own to whether it is the focused event. */
+struct vw_state;
+uint32_t vw_warp_event(const struct vw_state *s, int *own);
+
 /* The request of event ev of tr (for a sample: its first valid corner). 0, or -1 when out
  * of memory; w->ok = 0 for an event that touches no memory. One scan of the events. */
 int vw_warp_build(const ks_trace *tr, uint32_t ev, vw_warp *w);
 /* "warp 1 of block 0, site im2col.read_input, tap 4: 32 lanes, 8 sectors (ideal 4)"
- * (", corner 2" after the tap for a sample), or why there is none. */
+ * (", corner 2" after the tap for a sample), or that there is none. */
 void vw_warp_text(const ks_trace *tr, const vw_warp *w, char *buf, size_t n);
 /* Where byte address b (inside one of the request's lines, or just past its end) sits on an axis `width` wide
  * (0 .. width); the axis gives every line 128 units and a gap of 32 between lines that
