@@ -184,7 +184,8 @@ int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_
                                  .byte = (uint64_t)off * ks_dtype_size(tr->tensors[f->tensor].dtype)};
     }
     qsort(a, (size_t)n, sizeof *a, by_byte);
-    count_request(a, n, ks_dtype_size(tr->tensors[tr->sites[e->site].tensor].dtype), req);
+    const int st = tr->sites[e->site].tensor < tr->ntensors ? tr->sites[e->site].tensor : e->tensor;
+    count_request(a, n, ks_dtype_size(tr->tensors[st].dtype), req);
     req->block = e->block, req->warp = warp, req->iter = e->iter, req->tap = e->tap, req->corner = (uint8_t)c;
     qsort(a, (size_t)n, sizeof *a, by_lane);
     for (uint64_t j = 0; j < n && (int64_t)j < max; ++j) acc[j] = a[j];

@@ -25,7 +25,7 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
     vw_warp_text(s->tr, w, text, sizeof text);
     if (w->ok && !own) { /* a work event or padding read focused: the item's first access */
         const size_t len = strlen(text);
-        snprintf(text + len, sizeof text - len, "  [event %u, the item's first access]", ev);
+        snprintf(text + len, sizeof text - len, "  [the item's first access]");
     }
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, w->ok ? VW_COL_HEAD : VW_COL_DIM, area.w - 8, text);
     vw_rect lanes, axis;
