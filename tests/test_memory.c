@@ -162,6 +162,72 @@ START_TEST(known_warps_have_known_sector_counts)
 }
 END_TEST
 
+
+/* ks_memory_each_request's requests add up to ks_memory_analyze's report, and
+ * ks_memory_request finds each request again from any of its events (same counts, same
+ * accesses) */
+typedef struct sums {
+    const ks_trace *tr;
+    uint64_t requests[KS_MAX_SITES], accesses[KS_MAX_SITES], sectors[KS_MAX_SITES], ideal[KS_MAX_SITES];
+    uint64_t checked;
+} sums;
+
+static int add_request(void *ctx, int site, const ks_mem_request *r, const ks_mem_access *acc, uint32_t n)
+{
+    sums *u = ctx;
+    u->requests[site]++, u->accesses[site] += n, u->sectors[site] += r->sectors, u->ideal[site] += r->ideal;
+    ck_assert_uint_eq(r->lanes, n);
+    for (uint32_t i = 1; i < n; ++i) ck_assert_uint_le(acc[i - 1].byte, acc[i].byte);
+    if (u->checked++ % 7) return 0; /* every seventh request: found again from its last access */
+    static ks_mem_access got[4096];
+    ks_mem_request q;
+    const ks_event *e = &u->tr->events[acc[n - 1].event];
+    const int64_t m = ks_memory_request(u->tr, e, acc[n - 1].corner, got, 4096, &q);
+    ck_assert_int_eq(m, n);
+    ck_assert(q.sectors == r->sectors && q.ideal == r->ideal && q.lanes == r->lanes && q.block == r->block &&
+              q.warp == r->warp && q.iter == r->iter && q.tap == r->tap && q.corner == r->corner);
+    uint64_t sum_a = 0, sum_b = 0;
+    for (uint32_t i = 0; i < n; ++i) sum_a += acc[i].event * 4 + acc[i].corner, sum_b += got[i].event * 4 + got[i].corner;
+    ck_assert_uint_eq(sum_a, sum_b);
+    for (uint32_t i = 1; i < n; ++i) ck_assert_uint_le(got[i - 1].lane, got[i].lane);
+    return 0;
+}
+
+START_TEST(each_request_adds_up_to_the_report_and_is_found_from_its_events)
+{
+    const ks_op *op = ks_op_at(_i);
+    static ks_run r;
+    static ks_trace tr;
+    static ks_mem_report rep;
+    static sums u;
+    ks_run_init(&r, op);
+    r.pattern = KS_PAT_RANDOM, r.seed = 5;
+    r.launch = tu_launch(64, 0);
+    ck_assert_ptr_nonnull(r.sink = ks_host_sink_create(0, ks_filter_all()));
+    ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s: %s", op->name, ks_error_message());
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_int_eq(ks_memory_analyze(&tr, &rep), KS_OK);
+    memset(&u, 0, sizeof u);
+    u.tr = &tr;
+    ck_assert_int_eq(ks_memory_each_request(&tr, add_request, &u), KS_OK);
+    for (int i = 0; i < rep.nsites; ++i) {
+        const ks_mem_site *s = &rep.sites[i];
+        ck_assert_msg(u.requests[s->site] == s->requests && u.accesses[s->site] == s->accesses &&
+                          u.sectors[s->site] == s->sectors && u.ideal[s->site] == s->ideal,
+                      "%s %s", op->name, tr.sites[s->site].name);
+    }
+    /* a work event and a padding read touch no memory */
+    for (uint64_t i = 0; i < tr.nevents; ++i) {
+        const ks_event *e = &tr.events[i];
+        ks_mem_request q;
+        if (e->kind == KS_EV_WORK || (e->kind == KS_EV_READ && e->u.access.offset < 0))
+            ck_assert_int_eq(ks_memory_request(&tr, e, 0, NULL, 0, &q), 0);
+    }
+    ks_host_sink_free(r.sink);
+    ks_run_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memory");
@@ -169,6 +235,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, memory_counts_match_an_independent_count_on_every_operator, 0, ks_op_count());
     tcase_add_test(tc, known_warps_have_known_sector_counts);
+    tcase_add_loop_test(tc, each_request_adds_up_to_the_report_and_is_found_from_its_events, 0, ks_op_count());
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

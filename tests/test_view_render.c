@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../viewer/vw_describe.h"
+#include "../viewer/vw_warp.h"
 #include "view_fixture.h"
 
 static char dir[64];
@@ -317,12 +318,49 @@ START_TEST(lesson_frames_are_slides_of_every_step)
 }
 END_TEST
 
+
+/* W: the warp strip carved out of the decomposition panel; the focused access's lane box
+ * in its sector's colour, outlined in cyan; without W the panel is as before */
+START_TEST(warp_strip_colours_the_focused_lane_by_its_sector)
+{
+    make_dir();
+    open_at("index=7", 1); /* tap 0's read, inside the plane */
+    const uint32_t ev = vw_state_event(&o.s);
+    ck_assert_int_eq(o.tr.events[ev].kind, KS_EV_READ);
+    vw_rect dec = o.f.L.decomp;
+    const vw_rect strip = vw_strip_area(&dec, o.f.L.line);
+    vw_rect lanes, axis;
+    vw_strip_parts(strip, o.f.L.line, &lanes, &axis);
+    static vw_warp w;
+    ck_assert_int_eq(vw_warp_build(&o.tr, ev, &w), 0);
+    ck_assert(w.ok);
+    int k = 0;
+    while (w.acc[k].event != ev) ++k;
+    const vw_rect box = vw_strip_lane(lanes, (int)w.acc[k].lane);
+    const uint32_t want = vw_warp_color(w.sector[k]);
+    ck_assert_uint_ne(vf_pixel(o.f.surf, box.x + box.w / 2, box.y + box.h / 2), want); /* no strip yet */
+    vw_action key;
+    ck_assert_int_eq(vw_key_action("W", 0, &key), 0);
+    vw_apply(&o.s, &o.f.L, &key);
+    vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
+    SDL_RenderPresent(o.f.r);
+    ck_assert_uint_eq(vf_pixel(o.f.surf, box.x + box.w / 2, box.y + box.h / 2), want);
+    ck_assert_uint_eq(vf_pixel(o.f.surf, box.x - 2, box.y + box.h / 2), VW_COL_FOCUS);
+    /* its access on the axis, in the same colour */
+    const int ax = axis.x + (int)vw_warp_axis(&w, w.acc[k].byte, axis.w);
+    ck_assert_uint_eq(vf_pixel(o.f.surf, ax + 1, axis.y + 3), want);
+    close_opened();
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_render");
     TCase *tc = tcase_create("view_render");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, focused_read_is_outlined_where_the_layout_puts_its_cell);
+    tcase_add_test(tc, warp_strip_colours_the_focused_lane_by_its_sector);
     tcase_add_test(tc, heatmap_cells_show_the_colormap_of_their_values);
     tcase_add_test(tc, sample_points_and_their_corners_are_drawn_at_their_coordinates);
     tcase_add_test(tc, cli_png_is_the_frame_rendered_in_process);

@@ -400,8 +400,10 @@ START_TEST(keys_choose_the_field_unit_the_bars_and_the_visits_mode)
     vw_describe_status(&s, 1000, status, sizeof status);
     ck_assert_ptr_nonnull(strstr(status, "step: field k"));
     ck_assert_ptr_nonnull(strstr(status, "visits"));
-    /* M cycles through all five modes back to values */
+    /* M cycles through all six modes (visits, sectors) back to values */
     ck_assert_int_eq(vw_key_action("M", 0, &a), 0);
+    vw_apply(&s, &L, &a);
+    ck_assert_int_eq(s.mode, VW_MODE_SECTORS);
     vw_apply(&s, &L, &a);
     ck_assert_int_eq(s.mode, VW_MODE_VALUES);
     vw_state_free(&s);

@@ -119,3 +119,146 @@ int ks_memory_analyze(const ks_trace *tr, ks_mem_report *rep)
     free(a);
     return KS_OK;
 }
+
+/* ---- one request, and every request with its accesses (memory.h) ---- */
+
+/* The element offset event e accesses (corner c of a sample), or -1 for no memory. */
+static int64_t access_offset(const ks_trace *tr, const ks_event *e, int c)
+{
+    if (e->kind == KS_EV_SAMPLE) return c >= 0 && c < 4 ? ks_memory_corner(tr, e, c) : -1;
+    if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) return -1;
+    return e->u.access.offset < 0 ? -1 : e->u.access.offset;
+}
+
+static int by_byte(const void *p, const void *q)
+{
+    const ks_mem_access *a = p, *b = q;
+    return (a->byte > b->byte) - (a->byte < b->byte);
+}
+
+static int by_lane(const void *p, const void *q)
+{
+    const ks_mem_access *a = p, *b = q;
+    if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
+    return (a->event > b->event) - (a->event < b->event);
+}
+
+/* counts of one request from its accesses sorted by byte */
+static void count_request(const ks_mem_access *a, uint64_t n, uint64_t elem, ks_mem_request *r)
+{
+    uint64_t sectors = 0, distinct = 0, last_byte = UINT64_MAX, last_sector = UINT64_MAX;
+    for (uint64_t j = 0; j < n; ++j) {
+        if (a[j].byte != last_byte) distinct++, last_byte = a[j].byte;
+        if (a[j].byte / 32 != last_sector) sectors++, last_sector = a[j].byte / 32;
+    }
+    r->lanes = (uint32_t)n, r->sectors = (uint32_t)sectors, r->ideal = (uint32_t)((distinct * elem + 31) / 32);
+}
+
+int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_mem_access *acc, int64_t max,
+                          ks_mem_request *req)
+{
+    memset(req, 0, sizeof *req);
+    if (e->tensor >= tr->ntensors || e->site >= tr->nsites) return 0;
+    const int c = e->kind == KS_EV_SAMPLE ? corner : 0;
+    if (access_offset(tr, e, c) < 0) return 0;
+    const uint32_t warp = e->thread / 32;
+    uint64_t n = 0, cap = 64;
+    ks_mem_access *a = malloc(cap * sizeof *a);
+    if (!a) return -1;
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        const ks_event *f = &tr->events[i];
+        if (f->site != e->site || f->kind != e->kind || f->block != e->block || f->thread / 32 != warp ||
+            f->iter != e->iter || f->tap != e->tap || f->tensor >= tr->ntensors)
+            continue;
+        const int64_t off = access_offset(tr, f, c);
+        if (off < 0) continue;
+        if (n == cap) {
+            ks_mem_access *b = realloc(a, 2 * cap * sizeof *a);
+            if (!b) {
+                free(a);
+                return -1;
+            }
+            a = b, cap *= 2;
+        }
+        a[n++] = (ks_mem_access){.event = i, .lane = f->thread % 32, .corner = (uint8_t)c, .offset = off,
+                                 .byte = (uint64_t)off * ks_dtype_size(tr->tensors[f->tensor].dtype)};
+    }
+    qsort(a, (size_t)n, sizeof *a, by_byte);
+    const int st = tr->sites[e->site].tensor < tr->ntensors ? tr->sites[e->site].tensor : e->tensor;
+    count_request(a, n, ks_dtype_size(tr->tensors[st].dtype), req);
+    req->block = e->block, req->warp = warp, req->iter = e->iter, req->tap = e->tap, req->corner = (uint8_t)c;
+    qsort(a, (size_t)n, sizeof *a, by_lane);
+    for (uint64_t j = 0; j < n && (int64_t)j < max; ++j) acc[j] = a[j];
+    free(a);
+    return (int64_t)n;
+}
+
+/* an access with its request key, for sorting a site's accesses */
+typedef struct keyed {
+    access k;
+    ks_mem_access a;
+} keyed;
+
+static int by_keyed(const void *p, const void *q)
+{
+    const keyed *a = p, *b = q;
+    return by_request_byte(&a->k, &b->k);
+}
+
+int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx)
+{
+    keyed *a = NULL;
+    ks_mem_access *run = NULL;
+    int rc = KS_OK, stop = 0;
+    for (int s = 0; s < tr->nsites && !rc && !stop; ++s) {
+        const int kind = tr->sites[s].kind;
+        if (kind != KS_EV_READ && kind != KS_EV_WRITE && kind != KS_EV_SAMPLE) continue;
+        uint64_t n = 0, need = 0;
+        for (uint64_t i = 0; i < tr->nevents; ++i) {
+            const ks_event *e = &tr->events[i];
+            if (e->site != s) continue;
+            if (e->kind != kind || e->tensor >= tr->ntensors) {
+                free(a);
+                free(run);
+                return ks_fail(KS_EINVAL, "%s: event %llu does not match the site schema (kscope check tells more)",
+                               tr->path, (unsigned long long)i);
+            }
+            need += kind == KS_EV_SAMPLE ? 4 : 1;
+        }
+        if (!need) continue;
+        free(a);
+        free(run);
+        a = malloc((size_t)need * sizeof *a);
+        run = malloc((size_t)need * sizeof *run);
+        if (!a || !run) {
+            rc = ks_fail(KS_ENOMEM, "out of memory listing the requests of %s", tr->path);
+            break;
+        }
+        for (uint64_t i = 0; i < tr->nevents; ++i) {
+            const ks_event *e = &tr->events[i];
+            if (e->site != s) continue;
+            const uint64_t elem = ks_dtype_size(tr->tensors[e->tensor].dtype);
+            for (int c = 0; c < (kind == KS_EV_SAMPLE ? 4 : 1); ++c) {
+                const int64_t off = access_offset(tr, e, c);
+                if (off < 0) continue;
+                keyed *k = &a[n++];
+                k->k = (access){.block = e->block, .warp = e->thread / 32, .iter = e->iter, .tap = e->tap,
+                                .corner = (uint8_t)c, .byte = (uint64_t)off * elem};
+                k->a = (ks_mem_access){.event = i, .lane = e->thread % 32, .corner = (uint8_t)c, .offset = off,
+                                       .byte = k->k.byte};
+            }
+        }
+        qsort(a, (size_t)n, sizeof *a, by_keyed);
+        const uint64_t elem = ks_dtype_size(tr->tensors[tr->sites[s].tensor].dtype);
+        for (uint64_t i = 0, j; i < n && !stop; i = j) {
+            for (j = i; j < n && same_request(&a[i].k, &a[j].k); ++j) run[j - i] = a[j].a;
+            ks_mem_request r = {.block = a[i].k.block, .warp = a[i].k.warp, .iter = a[i].k.iter, .tap = a[i].k.tap,
+                                .corner = a[i].k.corner};
+            count_request(run, j - i, elem, &r);
+            if (fn(ctx, s, &r, run, (uint32_t)(j - i))) stop = 1;
+        }
+    }
+    free(a);
+    free(run);
+    return rc;
+}

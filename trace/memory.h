@@ -52,6 +52,33 @@ int ks_memory_analyze(const ks_trace *tr, ks_mem_report *rep);
  * its element offset in tensor t, or -1 when the corner reads nothing (invalid). */
 int64_t ks_memory_corner(const ks_trace *tr, const ks_event *e, int c);
 
+/* One access of a request: the event, its lane (thread % 32), the sample corner (0 for
+ * reads and writes), its element offset in the event's tensor and its byte address. */
+typedef struct ks_mem_access {
+    uint64_t event; /* into tr->events */
+    uint32_t lane;
+    uint8_t corner;
+    int64_t offset;
+    uint64_t byte;
+} ks_mem_access;
+
+/* The request event e (an access: read, write or sample) belongs to, for a sample the one
+ * of its corner `corner` (0..3; ignored otherwise): its accesses in acc[0..max) in thread
+ * order (then event order), and its counts in *req (as ks_memory_analyze counts them).
+ * Returns the number of accesses (only the first max are stored: pass at least 32 for a
+ * warp of single accesses), 0 when e touches no memory (padding, an invalid corner, a
+ * work or region event), or -1 when out of memory. One scan of the events. */
+int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_mem_access *acc, int64_t max,
+                          ks_mem_request *req);
+
+/* Calls fn once per request of every memory site (sites in schema order, requests in
+ * (block, warp, iter, tap, corner) order) with its site, counts and accesses sorted by
+ * byte address; fn returns 0 to go on. KS_OK, KS_ENOMEM or KS_EINVAL as
+ * ks_memory_analyze; the sum of the requests' counts equals its report. */
+typedef int (*ks_mem_request_fn)(void *ctx, int site, const ks_mem_request *req, const ks_mem_access *acc,
+                                 uint32_t n);
+int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -273,8 +273,11 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
         ks_format_element(tr, t, s->panel[s->hover_panel].plane, s->hover_y, s->hover_x, where, sizeof where);
         PUT("  |  %s = %.6g%s", where, vw_tensor_value(T, off), vw_cell_empty(T, off) ? " (empty)" : "");
         if (s->idx && s->idx->agg[t].reads)
-            PUT(" (reads %u, weight %.4g, writes %u, visits %u)", s->idx->agg[t].reads[off],
+            PUT(" (reads %u, weight %.4g, writes %u, visits %u", s->idx->agg[t].reads[off],
                 s->idx->agg[t].weights[off], s->idx->agg[t].writes[off], s->idx->agg[t].visits[off]);
+        if (s->idx && s->idx->agg[t].reads && vw_sectors_at(s->idx, t, off) >= 0)
+            PUT(", sectors/request %.3g", vw_sectors_at(s->idx, t, off));
+        if (s->idx && s->idx->agg[t].reads) PUT(")");
     }
     if (s->message[0]) PUT("  |  %s", s->message);
 #undef PUT
@@ -290,7 +293,8 @@ const char *const *vw_help_lines(void)
         "O                order: recorded, thread-major, iteration-major",
         "G                go to index=N, thread=T or event=P",
         "Home / End       first / last event",
-        "M                heatmap: values, read count, weight sum, write count, visits",
+        "M                heatmap: values, read count, weight sum, write count, visits, sectors",
+        "W                warp strip: the focused request's 32 lanes, addresses, sectors",
         "[ ]  ; '         input plane / output plane",
         "Tab  Ctrl+Tab    input tensor / output tensor     F  follow the focus",
         "B                1-D tensors (one-row planes) as bars on / off",

@@ -33,6 +33,7 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     static vw_lines lines; /* ~10 KB: kept off the stack */
     static const uint32_t colors[] = {VW_COL_TEXT, VW_COL_HEAD, VW_COL_FOCUS, VW_COL_DIM};
     vw_rect a = L->decomp;
+    if (s->strip) vw_draw_warp(d, s, vw_strip_area(&a, L->line));
     vw_fill(d->r, a, VW_COL_PANEL);
     int rows = (a.h - 4) / d->font.line;
     vw_describe_focus(s, &lines, rows);

@@ -9,6 +9,7 @@
 
 #include "vw_font.h"
 #include "vw_state.h"
+#include "vw_warp.h"
 
 typedef struct vw_heat_cache {
     SDL_Texture *tex;
@@ -36,6 +37,8 @@ typedef struct vw_draw {
     vw_font font;
     vw_heat_cache heat[2];
     vw_grid_cache grid;
+    vw_warp warp; /* the warp strip's request, rebuilt when the focused event changes */
+    int warp_built;
 } vw_draw;
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */

@@ -27,14 +27,14 @@ void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, 
     for (int64_t x = 0; x < pd.w; ++x) {
         if (c->mode == VW_MODE_VALUES && T->dtype != KS_F32 && vw_cell_empty(T, row + x)) continue;
         const double v = vw_heat_value(s, t, row + x, c->mode);
-        if (!isfinite(v)) continue;
+        if (!isfinite(v) || (c->mode == VW_MODE_SECTORS && v < 0)) continue;
         const vw_rect cell = vw_heatmap_cell(m, 0, x);
         const double f = span > 0 ? (v - base) / span : 0;
         const int h = (int)lround(f * (bottom - top));
         const int gap = cell.w >= 6 ? 1 + cell.w / 8 : 0;
         vw_rect bar = {.x = cell.x + gap, .y = bottom - h, .w = cell.w - 2 * gap, .h = h};
         if (bar.w < 1) bar.w = 1;
-        if (h > 0) vw_fill(d->r, bar, vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_colormap_t(v, c->lo, c->hi)));
+        if (h > 0) vw_fill(d->r, bar, vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_heat_t(c->mode, v, c->lo, c->hi)));
         char num[24];
         snprintf(num, sizeof num, "%.4g", v);
         const int tw = (int)strlen(num) * d->font.advance;

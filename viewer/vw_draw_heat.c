@@ -20,6 +20,7 @@ double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode)
     case VW_MODE_WEIGHTS: return a->weights[off];
     case VW_MODE_WRITES: return a->writes[off];
     case VW_MODE_VISITS: return a->visits[off];
+    case VW_MODE_SECTORS: return vw_sectors_at(s->idx, t, off);
     default: return vw_tensor_value(&s->tr->tensors[t], off);
     }
 }
@@ -27,6 +28,7 @@ double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode)
 /* Aggregate modes need the index and a tensor small enough to have aggregates. */
 static vw_mode effective_mode(const vw_state *s, int t)
 {
+    if (s->mode == VW_MODE_SECTORS) return s->idx && s->idx->agg[t].sector_n ? s->mode : VW_MODE_VALUES;
     if (s->mode != VW_MODE_VALUES && s->idx && s->idx->agg[t].reads) return s->mode;
     return VW_MODE_VALUES;
 }
@@ -67,7 +69,9 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
                         empty++;
                         continue;
                     }
-                    sum += vw_heat_value(s, t, off, mode);
+                    const double v = vw_heat_value(s, t, off, mode);
+                    if (mode == VW_MODE_SECTORS && v < 0) continue; /* no request touched it */
+                    sum += v;
                     used++;
                 }
             double v = used ? sum / (double)used : 0;
@@ -80,11 +84,12 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     }
     if (mode != VW_MODE_VALUES && lo > 0) lo = 0; /* counts start at zero */
     if (!(lo <= hi)) lo = hi = 0;
+    if (mode == VW_MODE_SECTORS) lo = 1, hi = 32; /* one scale for every plane and trace */
     c->ramp0 = empty ? 0.25 : 0;
     for (size_t i = 0; i < (size_t)tw * th; ++i) {
         uint32_t col = VW_COL_NAN;
         if (none[i]) col = VW_COL_PANEL;
-        else if (isfinite(acc[i])) col = vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_colormap_t(acc[i], lo, hi));
+        else if (isfinite(acc[i])) col = vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_heat_t(mode, acc[i], lo, hi));
         px[i] = 0xFF000000u | col;
     }
     c->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, tw, th);
@@ -124,8 +129,10 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     snprintf(hi, sizeof hi, "%.4g", c->hi);
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     if (s->mode != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(s->mode),
-                                     s->idx ? "tensor too big" : "after indexing");
+                                     s->idx ? (s->mode == VW_MODE_SECTORS ? "trace too big" : "tensor too big")
+                                            : "after indexing");
     else if (c->empty) snprintf(mid, sizeof mid, "values, %lld empty (< 0)", (long long)c->empty);
+    else if (c->mode == VW_MODE_SECTORS) snprintf(mid, sizeof mid, "sectors per request (log2 scale)");
     int ty = lg.y + 12;
     vw_text(&d->font, d->r, lg.x, ty, VW_COL_TEXT, 0, lo);
     vw_text(&d->font, d->r, lg.x + bar_w - (int)strlen(hi) * d->font.advance, ty, VW_COL_TEXT, 0, hi);

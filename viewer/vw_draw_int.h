@@ -2,7 +2,10 @@
 #ifndef VW_DRAW_INT_H
 #define VW_DRAW_INT_H
 
+#include <math.h>
+
 #include "vw_boxes.h"
+#include "vw_colormap.h"
 #include "vw_draw.h"
 
 static inline void vw_color(SDL_Renderer *r, uint32_t c)
@@ -34,9 +37,20 @@ static inline void vw_outline(SDL_Renderer *r, vw_rect a, uint32_t c, int t, int
     }
 }
 
+/* Where value v of a heatmap in `mode` sits on the colour ramp: sectors per request on a
+ * log2 scale from 1 (0) to 32 (1), so 4 (coalesced floats) and 8 (a stride of 2) stand
+ * apart the same way on every plane; other modes linear between the plane's lo and hi. */
+static inline double vw_heat_t(vw_mode mode, double v, double lo, double hi)
+{
+    if (mode == VW_MODE_SECTORS) return v > 1 ? log2(v) / 5 : 0;
+    return vw_colormap_t(v, lo, hi);
+}
+
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
 void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L);
+/* The warp strip of the focused event's request in area (vw_draw_warp.c). */
+void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area);
 /* The number a heatmap shows for element off of tensor t in mode `mode` (the value, or an
  * aggregate: the mode must have its aggregates). */
 double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode);

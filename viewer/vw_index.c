@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../trace/memory.h"
 #include "vw_plane.h"
 
 int64_t vw_gthread(const ks_trace *tr, uint32_t block, uint32_t thread)
@@ -225,6 +226,57 @@ static int aggregate(vw_index *idx, const ks_event *e)
     return KS_OK;
 }
 
+double vw_sectors_at(const vw_index *idx, int t, int64_t off)
+{
+    if (t < 0 || t >= KS_MAX_TENSORS || !idx->agg[t].sector_n || off < 0 ||
+        off >= ks_tensor_numel(&idx->tr->tensors[t]) || !idx->agg[t].sector_n[off])
+        return -1;
+    return idx->agg[t].sector_sum[off] / idx->agg[t].sector_n[off];
+}
+
+/* One request: its sectors go to every element it touched, once per element. */
+static int add_sectors(void *ctx, int site, const ks_mem_request *r, const ks_mem_access *acc, uint32_t n)
+{
+    vw_index *idx = ctx;
+    (void)site;
+    for (uint32_t i = 0; i < n; ++i) {
+        const ks_event *e = &idx->tr->events[acc[i].event];
+        vw_aggregate *a = &idx->agg[e->tensor];
+        if (!a->sector_n || acc[i].offset >= ks_tensor_numel(&idx->tr->tensors[e->tensor])) continue;
+        if (i && acc[i - 1].offset == acc[i].offset && idx->tr->events[acc[i - 1].event].tensor == e->tensor)
+            continue; /* sorted by byte: the same element again (a broadcast) */
+        a->sector_sum[acc[i].offset] += (float)r->sectors;
+        a->sector_n[acc[i].offset]++;
+    }
+    return 0;
+}
+
+/* The sectors-per-request aggregate of every tensor that has aggregates; a failure (out
+ * of memory, a trace too big) leaves it out and the index stands. */
+static void build_sectors(vw_index *idx)
+{
+    const ks_trace *tr = idx->tr;
+    if (tr->nevents > VW_SECTORS_MAX_EVENTS) return;
+    int any = 0;
+    for (int t = 0; t < tr->ntensors && t < KS_MAX_TENSORS; ++t) {
+        vw_aggregate *a = &idx->agg[t];
+        if (!a->reads) continue;
+        const int64_t n = ks_tensor_numel(&tr->tensors[t]);
+        a->sector_sum = calloc((size_t)n, sizeof *a->sector_sum);
+        a->sector_n = calloc((size_t)n, sizeof *a->sector_n);
+        if (!a->sector_sum || !a->sector_n) goto drop;
+        any = 1;
+    }
+    if (any && ks_memory_each_request(tr, add_sectors, idx) == KS_OK) return;
+drop:
+    for (int t = 0; t < KS_MAX_TENSORS; ++t) {
+        free(idx->agg[t].sector_sum);
+        free(idx->agg[t].sector_n);
+        idx->agg[t].sector_sum = NULL;
+        idx->agg[t].sector_n = NULL;
+    }
+}
+
 int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
 {
     memset(idx, 0, sizeof *idx);
@@ -309,6 +361,7 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
             if (cancelled(progress)) goto cancel;
         }
     }
+    build_sectors(idx);
     free(keys);
     free(count);
     progress_set(progress, 1000);
@@ -337,6 +390,8 @@ void vw_index_free(vw_index *idx)
         free(idx->agg[t].weights);
         free(idx->agg[t].writes);
         free(idx->agg[t].visits);
+        free(idx->agg[t].sector_sum);
+        free(idx->agg[t].sector_n);
     }
     const ks_trace *tr = idx->tr;
     memset(idx, 0, sizeof *idx);

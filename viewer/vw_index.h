@@ -44,6 +44,11 @@ typedef struct vw_aggregate {
     float *weights;
     uint32_t *writes;
     uint32_t *visits; /* region points on the element (rounded to the nearest cell) */
+    /* sectors per request: the sum of the sectors of the warp requests (trace/memory.h)
+     * that touched the element, and how many did (one per request, however many of its
+     * lanes hit the element); NULL when the trace is too big (VW_SECTORS_MAX_EVENTS) */
+    float *sector_sum;
+    uint32_t *sector_n;
     uint32_t max_reads, max_writes, max_visits;
     float max_weight;
 } vw_aggregate;
@@ -70,6 +75,14 @@ typedef struct vw_progress {
 
 /* Most elements a tensor may have to get aggregates (bigger ones show values only). */
 #define VW_AGG_MAX_ELEMENTS (1LL << 26)
+
+/* Most events a trace may have to get the sectors-per-request aggregate (it sorts every
+ * site's accesses). */
+#define VW_SECTORS_MAX_EVENTS (1ULL << 25)
+
+/* The sectors-per-request of element off of tensor t: the mean over the requests that
+ * touched it, or -1 when none did or the aggregate is missing. */
+double vw_sectors_at(const vw_index *idx, int t, int64_t off);
 
 /* Builds the index of tr (which must stay open while idx lives). progress may be NULL.
  * Returns KS_OK, or an error with ks_error_message() set and idx left empty. */

@@ -76,6 +76,16 @@ void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lin
     L->grid = rect(2 * PAD + dw, ty, w - 3 * PAD - dw, bottom - ty);
 }
 
+vw_rect vw_strip_area(vw_rect *decomp, int line)
+{
+    int h = 2 * line + 64;
+    if (h > decomp->h * 2 / 3) h = decomp->h * 2 / 3;
+    vw_rect strip = rect(decomp->x, decomp->y + decomp->h - h, decomp->w, h);
+    decomp->h -= h + 4;
+    if (decomp->h < 0) decomp->h = 0;
+    return strip;
+}
+
 vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin)
 {
     vw_heatmap m;

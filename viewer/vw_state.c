@@ -8,7 +8,7 @@
 #include "../kernels/core/ks_error.h"
 #include "vw_plane.h"
 
-static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes", "visits"};
+static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes", "visits", "sectors"};
 
 const char *vw_mode_name(vw_mode m)
 {
@@ -173,7 +173,7 @@ int vw_set_mode(vw_state *s, const char *name)
             s->mode = (vw_mode)m;
             return KS_OK;
         }
-    return ks_fail(KS_EINVAL, "unknown mode '%s' (values, reads, weights, writes, visits)", name);
+    return ks_fail(KS_EINVAL, "unknown mode '%s' (values, reads, weights, writes, visits, sectors)", name);
 }
 
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
@@ -348,6 +348,7 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
         break;
     case VW_ACT_REVEAL: s->reveal = !s->reveal; break;
     case VW_ACT_BARS: s->bars = !s->bars; break;
+    case VW_ACT_STRIP: s->strip = !s->strip; break;
     default: break;
     }
     vw_state_clamp(s);
@@ -388,6 +389,7 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "5", .kind = VW_ACT_UNIT, .a = VW_UNIT_BLOCK, .b = 0},
         {.key = "6", .kind = VW_ACT_UNIT, .a = VW_UNIT_FIELD, .b = 0},
         {.key = "B", .kind = VW_ACT_BARS, .a = 0, .b = 0},
+        {.key = "W", .kind = VW_ACT_STRIP, .a = 0, .b = 0},
         {.key = "O", .kind = VW_ACT_ORDER, .a = 0, .b = 0},
         {.key = "Space", .kind = VW_ACT_PLAY, .a = 0, .b = 0},
         {.key = "=", .kind = VW_ACT_SPEED, .a = 1, .b = 0},

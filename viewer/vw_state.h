@@ -17,7 +17,8 @@ typedef enum vw_mode {
     VW_MODE_WEIGHTS = 2,/* the sum of the weights each element was read with */
     VW_MODE_WRITES = 3, /* how many writes each element got (>1: atomic collisions) */
     VW_MODE_VISITS = 4, /* how many region points lie on each element (sparse: pairs per site) */
-    VW_NMODES = 5
+    VW_MODE_SECTORS = 5,/* mean 32-byte sectors per warp request of the requests that touched it */
+    VW_NMODES = 6
 } vw_mode;
 
 typedef enum vw_action_kind {
@@ -47,7 +48,8 @@ typedef enum vw_action_kind {
     VW_ACT_SEEK,      /* a: position in the order */
     VW_ACT_SLIDE,     /* a: +1 next slide, -1 back */
     VW_ACT_REVEAL,    /* show / hide the slide's answer */
-    VW_ACT_BARS       /* one-row planes (1-D tensors) as bars over their cells, or not */
+    VW_ACT_BARS,      /* one-row planes (1-D tensors) as bars over their cells, or not */
+    VW_ACT_STRIP      /* the warp strip (the focused request's lanes and sectors) on / off */
 } vw_action_kind;
 
 typedef struct vw_action {
@@ -77,6 +79,7 @@ typedef struct vw_state {
     vw_panel panel[2]; /* 0: input side, 1: output side */
     int follow;
     int bars; /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
+    int strip; /* the warp strip under the decomposition panel (default off; W) */
     vw_lookup look;
     int help, quit, want_shot;
     int prompt; /* the "go to" prompt is open */
@@ -130,7 +133,7 @@ void vw_tick(vw_state *s, double dt);
  * (an index). Returns KS_OK or KS_EINVAL with ks_error_message() set. */
 int vw_goto(vw_state *s, const char *spec);
 int vw_set_order(vw_state *s, const char *name); /* "recorded", "thread", "iter" */
-int vw_set_mode(vw_state *s, const char *name);  /* "values", "reads", "weights", "writes", "visits" */
+int vw_set_mode(vw_state *s, const char *name);  /* "values", "reads", "weights", "writes", "visits", "sectors" */
 const char *vw_mode_name(vw_mode m);
 
 /* The key names a --keys script and the window share (SDL's key names: "Right", "Space",
