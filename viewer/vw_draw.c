@@ -108,7 +108,8 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
         vw_draw_overlays(d, s, L, p);
     }
     draw_decomp(d, s, L);
-    vw_draw_grid(d, s, L);
+    if (s->gantt && s->sched.ok) vw_draw_gantt(d, s, L);
+    else vw_draw_grid(d, s, L);
     draw_story(d, s, L);
     draw_timeline(d, s, L);
     vw_fill(d->r, L->status, 0x2A2A40);

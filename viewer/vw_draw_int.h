@@ -51,6 +51,8 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
 void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L);
 /* The warp strip of the focused event's request in area (vw_draw_warp.c). */
 void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area);
+/* The schedule chart in the grid panel's place (vw_draw_gantt.c). */
+void vw_draw_gantt(vw_draw *d, const vw_state *s, const vw_layout *L);
 /* The number a heatmap shows for element off of tensor t in mode `mode` (the value, or an
  * aggregate: the mode must have its aggregates). */
 double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode);

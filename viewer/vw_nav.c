@@ -165,6 +165,29 @@ int vw_jump_thread(const vw_index *idx, vw_order o, int64_t g, uint64_t *pos)
     return KS_OK;
 }
 
+int vw_jump_block(const vw_index *idx, vw_order o, int64_t b, uint64_t *pos)
+{
+    const ks_trace *tr = idx->tr;
+    uint64_t best = UINT64_MAX;
+    if (idx->items) {
+        for (uint32_t i = 0; i < idx->nitems; ++i) {
+            const vw_item *it = &idx->items[i];
+            if ((int64_t)it->block != b || !it->count) continue;
+            uint64_t first, last;
+            vw_item_span(idx, o, i, &first, &last);
+            if (first < best) best = first;
+        }
+    } else {
+        for (uint64_t i = 0; i < tr->nevents && best == UINT64_MAX; ++i)
+            if ((int64_t)tr->events[i].block == b) best = i;
+    }
+    if (best == UINT64_MAX)
+        return ks_fail(KS_EINVAL, "block %lld has no events in this trace (%lld blocks; the filter may have left it out)",
+                       (long long)b, (long long)tr->blocks);
+    *pos = best;
+    return KS_OK;
+}
+
 int vw_jump_index(const vw_index *idx, vw_order o, int64_t index, uint64_t *pos)
 {
     const ks_trace *tr = idx->tr;

@@ -44,6 +44,8 @@ uint64_t vw_step(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u, int d
 /* First position (in order o) of an event of global thread g / of work item `index`.
  * Return 0 and set *pos, or KS_EINVAL with ks_error_message() saying why not. */
 int vw_jump_thread(const vw_index *idx, vw_order o, int64_t g, uint64_t *pos);
+/* First position (in order o) of an event of block b: its first work item there. */
+int vw_jump_block(const vw_index *idx, vw_order o, int64_t b, uint64_t *pos);
 int vw_jump_index(const vw_index *idx, vw_order o, int64_t index, uint64_t *pos);
 
 /* First and last position (in order o) of the events of an item. */

@@ -50,6 +50,7 @@ void vw_state_set_index(vw_state *s, const vw_index *idx)
 void vw_state_free(vw_state *s)
 {
     vw_lookup_free(&s->look);
+    vw_gantt_free(&s->sched);
 }
 
 /* Orders other than the recorded one need the index. */
@@ -200,6 +201,48 @@ static void show_hit(vw_state *s)
     seek(s, vw_order_pos(idx, effective_order(s), ev));
 }
 
+vw_rect vw_gantt_area(const vw_layout *L)
+{
+    return vw_gantt_plot(L->grid, L->line);
+}
+
+/* C: the schedule chart on / off; a trace without a schedule says so. */
+static void toggle_gantt(vw_state *s)
+{
+    if (!s->sched.built && vw_gantt_build(&s->sched, s->tr)) {
+        snprintf(s->message, sizeof s->message, "%s", ks_error_message());
+        return;
+    }
+    if (!s->sched.ok) {
+        s->gantt = 0;
+        snprintf(s->message, sizeof s->message,
+                 "no schedule in this trace (record one: kscope run OP --trace FILE --schedule)");
+        return;
+    }
+    s->gantt = !s->gantt;
+}
+
+/* A click on a bar of the schedule chart: the first work item of its block. */
+static void click_gantt(vw_state *s, const vw_layout *L, int x, int y)
+{
+    const int64_t i = vw_gantt_hit(&s->sched, vw_gantt_area(L), x, y);
+    if (i < 0) return;
+    const vw_gantt_bar *b = &s->sched.bars[i];
+    vw_index tmp;
+    uint64_t pos;
+    if (vw_jump_block(nav_index(s, &tmp), effective_order(s), b->block, &pos)) {
+        snprintf(s->message, sizeof s->message, "%s", ks_error_message());
+        return;
+    }
+    seek(s, pos);
+    const double k = vw_gantt_scale(&s->sched);
+    char row[32];
+    vw_gantt_row_name(&s->sched, b->row, row, sizeof row);
+    snprintf(s->message, sizeof s->message, "block %lld on %s, %.4g .. %.4g %s: its first work item",
+             (long long)b->block, row, (double)(b->start - s->sched.t0) * k,
+             (double)(b->end - s->sched.t0) * k, s->sched.clock == VW_CLOCK_NS ? "us" : "ticks");
+}
+
 static void click(vw_state *s, const vw_layout *L, int x, int y)
 {
     for (int p = 0; p < 2; ++p) {
@@ -222,6 +265,10 @@ static void click(vw_state *s, const vw_layout *L, int x, int y)
         s->follow = 0; /* keep the clicked plane in view while showing the hit */
         show_hit(s);
         s->follow = follow;
+        return;
+    }
+    if (s->gantt && vw_rect_contains(L->grid, x, y)) {
+        click_gantt(s, L, x, y);
         return;
     }
     if (vw_rect_contains(L->timeline, x, y)) seek(s, vw_timeline_pos(L->timeline, vw_state_len(s), x));
@@ -349,6 +396,7 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_REVEAL: s->reveal = !s->reveal; break;
     case VW_ACT_BARS: s->bars = !s->bars; break;
     case VW_ACT_STRIP: s->strip = !s->strip; break;
+    case VW_ACT_GANTT: toggle_gantt(s); break;
     default: break;
     }
     vw_state_clamp(s);
@@ -390,6 +438,7 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "6", .kind = VW_ACT_UNIT, .a = VW_UNIT_FIELD, .b = 0},
         {.key = "B", .kind = VW_ACT_BARS, .a = 0, .b = 0},
         {.key = "W", .kind = VW_ACT_STRIP, .a = 0, .b = 0},
+        {.key = "C", .kind = VW_ACT_GANTT, .a = 0, .b = 0},
         {.key = "O", .kind = VW_ACT_ORDER, .a = 0, .b = 0},
         {.key = "Space", .kind = VW_ACT_PLAY, .a = 0, .b = 0},
         {.key = "=", .kind = VW_ACT_SPEED, .a = 1, .b = 0},

@@ -6,6 +6,7 @@
 #ifndef VW_STATE_H
 #define VW_STATE_H
 
+#include "vw_gantt.h"
 #include "vw_layout.h"
 #include "vw_lookup.h"
 #include "vw_nav.h"
@@ -49,7 +50,8 @@ typedef enum vw_action_kind {
     VW_ACT_SLIDE,     /* a: +1 next slide, -1 back */
     VW_ACT_REVEAL,    /* show / hide the slide's answer */
     VW_ACT_BARS,      /* one-row planes (1-D tensors) as bars over their cells, or not */
-    VW_ACT_STRIP      /* the warp strip (the focused request's lanes and sectors) on / off */
+    VW_ACT_STRIP,     /* the warp strip (the focused request's lanes and sectors) on / off */
+    VW_ACT_GANTT      /* the schedule chart in place of the grid, or back (traces with a schedule) */
 } vw_action_kind;
 
 typedef struct vw_action {
@@ -80,6 +82,8 @@ typedef struct vw_state {
     int follow;
     int bars; /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
     int strip; /* the warp strip under the decomposition panel (default off; W) */
+    int gantt; /* the schedule chart replaces the grid panel (default off; C) */
+    vw_gantt sched; /* the chart's rows and bars, built at the first C */
     vw_lookup look;
     int help, quit, want_shot;
     int prompt; /* the "go to" prompt is open */
@@ -139,6 +143,9 @@ const char *vw_mode_name(vw_mode m);
 /* The key names a --keys script and the window share (SDL's key names: "Right", "Space",
  * "Return", "A"...). Returns 0 and fills a, or -1 for a key that does nothing. */
 int vw_key_action(const char *key, int shift, vw_action *a);
+
+/* The schedule chart's plot in layout L (inside the grid panel). */
+vw_rect vw_gantt_area(const vw_layout *L);
 
 /* The heatmap mapping of a panel (0 input, 1 output) in layout L. */
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel);
