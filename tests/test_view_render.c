@@ -1,11 +1,13 @@
 /* Headless frames checked by their pixels: the focused cell's highlight where the layout
  * puts it, heatmap colours at known cells, sample overlays at their coordinates; the CLI's
- * --png equal to an in-process frame; bad and odd traces. */
+ * --png equal to an in-process frame; bad and odd traces; the schedule chart's bars and
+ * focus outline (a crafted 3-SM schedule, and a simulator run through the CLI). */
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../viewer/vw_describe.h"
 #include "../viewer/vw_warp.h"
+#include "gantt_fixture.h"
 #include "view_fixture.h"
 
 static char dir[64];
@@ -354,6 +356,78 @@ START_TEST(warp_strip_colours_the_focused_lane_by_its_sector)
 }
 END_TEST
 
+/* Every bar's middle in its block's colour, the focused item's block outlined in cyan. */
+static void check_bars(SDL_Surface *surf, const vw_gantt *g, vw_rect plot, int64_t focus)
+{
+    for (int64_t i = 0; i < g->nbars; ++i) {
+        const vw_rect r = vw_gantt_bar_rect(g, plot, i);
+        ck_assert_msg(vf_pixel(surf, r.x + r.w / 2, r.y + r.h / 2) == vw_gantt_color(g, g->bars[i].block),
+                      "block %lld", (long long)g->bars[i].block);
+    }
+    const vw_rect f = vw_gantt_bar_rect(g, plot, vw_gantt_find(g, focus));
+    ck_assert_uint_eq(vf_pixel(surf, f.x + f.w / 2, f.y - 2), VW_COL_FOCUS);
+    ck_assert_uint_eq(vf_pixel(surf, f.x + f.w / 2, f.y + f.h + 1), VW_COL_FOCUS);
+}
+
+START_TEST(schedule_chart_draws_bars_and_outlines_the_focused_block)
+{
+    static ct_trace ct;
+    static int64_t sched[7][4];
+    gf_trace(&ct, sched, 1);
+    vw_index idx;
+    ck_assert_int_eq(vw_index_build(&idx, &ct.tr, NULL), KS_OK);
+    vf_frame f;
+    vf_open(&f, 1280, 800);
+    vw_state s;
+    vw_state_init(&s, &ct.tr, &idx);
+    ck_assert_int_eq(vw_goto(&s, "index=8"), KS_OK); /* block 4, on SM 2 */
+    vw_action c;
+    ck_assert_int_eq(vw_key_action("C", 0, &c), 0);
+    vw_apply(&s, &f.L, &c);
+    vw_draw_frame(&f.d, &s, &f.L, 1000);
+    SDL_RenderPresent(f.r);
+    check_bars(f.surf, &s.sched, vw_gantt_area(&f.L), 4);
+    /* C again: the grid is back, no bar colour where block 4's bar was */
+    const vw_rect b4 = vw_gantt_bar_rect(&s.sched, vw_gantt_area(&f.L), vw_gantt_find(&s.sched, 4));
+    vw_apply(&s, &f.L, &c);
+    vw_draw_frame(&f.d, &s, &f.L, 1000);
+    SDL_RenderPresent(f.r);
+    ck_assert_uint_ne(vf_pixel(f.surf, b4.x + b4.w / 2, b4.y + b4.h / 2), vw_gantt_color(&s.sched, 4));
+    vw_state_free(&s);
+    vf_close(&f);
+    vw_index_free(&idx);
+}
+END_TEST
+
+START_TEST(cli_schedule_chart_of_a_simulator_run)
+{
+    char cmd[1024], png[300], kst[300];
+    make_dir();
+    snprintf(kst, sizeof kst, "%s/s.kst", dir);
+    snprintf(png, sizeof png, "%s/s.png", dir);
+    snprintf(cmd, sizeof cmd, "%s run im2col --channels 2 --input-size 8,8 --threads 32 --trace %s --schedule > /dev/null",
+             KS_CLI, kst);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=70 --keys C --png %s > /dev/null", KS_CLI, kst, png);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    ks_trace tr;
+    ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
+    vw_gantt g;
+    ck_assert_int_eq(vw_gantt_build(&g, &tr), KS_OK);
+    ck_assert(g.ok && g.nrows == 1 && g.row_sm[0] == -1 && g.nbars == tr.blocks);
+    vf_frame f;
+    vf_open(&f, 1280, 800); /* the layout the CLI used */
+    SDL_Surface *img = vf_load(png);
+    ck_assert_ptr_nonnull(img);
+    check_bars(img, &g, vw_gantt_area(&f.L), 70 / 32);
+    SDL_FreeSurface(img);
+    vf_close(&f);
+    vw_gantt_free(&g);
+    ks_trace_close(&tr);
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_render");
@@ -367,6 +441,8 @@ int main(void)
     tcase_add_test(tc, bad_traces_fail_with_the_readers_error_and_write_nothing);
     tcase_add_test(tc, empty_single_dropped_and_huge_traces_render);
     tcase_add_test(tc, lesson_frames_are_slides_of_every_step);
+    tcase_add_test(tc, schedule_chart_draws_bars_and_outlines_the_focused_block);
+    tcase_add_test(tc, cli_schedule_chart_of_a_simulator_run);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }
