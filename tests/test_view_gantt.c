@@ -219,6 +219,36 @@ START_TEST(a_trace_without_a_schedule_says_so)
 }
 END_TEST
 
+/* An H100's 132 SMs, 4 blocks each (two resident at a time) in a 170 px plot: rows of a
+ * pixel or two, every bar inside the plot, a click in a bar's middle hits that bar's row. */
+START_TEST(many_sms_get_thin_rows_inside_the_plot)
+{
+    static int64_t big[528][4];
+    static ct_trace c;
+    gf_trace(&c, sched, 1);
+    for (int b = 0; b < 528; ++b) {
+        const int sm = b % 132, k = b / 132;
+        big[b][0] = b, big[b][1] = sm, big[b][2] = 1000 * (k / 2) + sm, big[b][3] = 1000 * (k / 2 + 1) + sm;
+    }
+    c.tr.tensors[2].shape[0] = 528;
+    c.tr.tensors[2].data = big;
+    vw_gantt g;
+    ck_assert_int_eq(vw_gantt_build(&g, &c.tr), KS_OK);
+    ck_assert_int_eq(g.nrows, 132);
+    for (int r = 0; r < 132; ++r) ck_assert_int_eq(g.row_lanes[r], 2);
+    const vw_rect plot = {.x = 80, .y = 40, .w = 480, .h = 170};
+    for (int64_t i = 0; i < g.nbars; ++i) {
+        const vw_rect r = vw_gantt_bar_rect(&g, plot, i);
+        ck_assert(r.w >= 1 && r.h >= 1);
+        ck_assert(r.x >= plot.x && r.y >= plot.y && r.x + r.w <= plot.x + plot.w && r.y + r.h <= plot.y + plot.h);
+        const int64_t h = vw_gantt_hit(&g, plot, r.x + r.w / 2, r.y);
+        ck_assert_int_ge(h, 0);
+        ck_assert_int_eq(g.bars[h].row, g.bars[i].row);
+    }
+    vw_gantt_free(&g);
+}
+END_TEST
+
 START_TEST(the_plot_fits_the_grid_panel)
 {
     const int sizes[][2] = {{1280, 800}, {640, 480}, {800, 1200}, {1920, 1080}};
@@ -241,6 +271,7 @@ int main(void)
     tcase_add_test(tc, simulator_schedules_and_bad_tensors);
     tcase_add_test(tc, c_key_toggles_the_chart_and_a_click_focuses_the_blocks_first_item);
     tcase_add_test(tc, a_trace_without_a_schedule_says_so);
+    tcase_add_test(tc, many_sms_get_thin_rows_inside_the_plot);
     tcase_add_test(tc, the_plot_fits_the_grid_panel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
