@@ -385,8 +385,8 @@ static int memory_attr(const ls_session *S, const char *name, const char *rest, 
 /* request.A, request.read.A, request.write.A, request.sample.A: the warp request (trace/
  * memory.h) of the focused event, or of the item's read, write or sample at the focused tap
  * (a sample: its corner (y0, x0)). A: sectors, lanes, ideal, lines, warp (thread / 32 in
- * its block), block, iter. An access that touches no memory (padding) is in no request:
- * its sectors, lanes, ideal and lines are 0. */
+ * its block), block, iter. An access that touches no memory (a padding read) is in no
+ * request: its sectors, lanes, ideal and lines are an error. */
 static int request_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o,
                         char *err, size_t en)
 {
@@ -435,7 +435,12 @@ static int request_attr(const ls_session *S, const ls_ctx *c, const char *name, 
             free(acc);
             return fail(err, en, name, "out of memory");
         }
-        if (n == 0) memset(&req, 0, sizeof req);
+        if (n == 0) {
+            free(acc);
+            return fail(err, en, name, "the %s of work item %lld at tap %u touches no memory (padding): it is in no "
+                        "request; focus a lane that loads", ks_event_kind_name(S->tr.events[e].kind),
+                        (long long)it->index, S->tr.events[e].tap);
+        }
         if (!strcmp(attr, "sectors")) put(o, "%u", req.sectors);
         else if (!strcmp(attr, "lanes")) put(o, "%u", req.lanes);
         else if (!strcmp(attr, "ideal")) put(o, "%u", req.ideal);
