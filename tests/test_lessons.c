@@ -12,6 +12,7 @@
 #include "../trace/check.h"
 #include "../trace/diff.h"
 #include "../trace/image.h"
+#include "../trace/memory.h"
 #include "../viewer/vw_state.h"
 #include "test_util.h"
 
@@ -370,7 +371,7 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
         {.runs = "[1]", .step = "", .want = "runs must be an object"},
         {.runs = "{\"lesson\": {}}", .step = "", .want = "runs: lesson: a run's name cannot be 'lesson'"},
         {.runs = "{\"a\": {}}", .step = "", .text = "{run.b.param.stride}", .want = "the lesson has no run 'b'"},
-        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch, ratio or check"},
+        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch, ratio, check or memory"},
         {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}", .step = "",
          .want = "more than the 1048576 events"},
     };
@@ -887,6 +888,199 @@ END_TEST
 
 /* Slides focus the step's event, with the panels and lookup the step asks for, and the
  * viewer state shows exactly that event after PageDown / PageUp. */
+/* memory.SITE.A and request.A: a warp of 32 work items (1x1 kernel, no padding) reading 32
+ * consecutive floats takes 4 sectors; the same warp at stride 2 along the columns, 8 (each
+ * input row of 16 floats is two sectors, and the warp reads 4 rows); its writes stay 4. */
+static void coalesce_lesson(const char *name, int stride_w, const char *text)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf,
+             "{\"title\": \"c\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+             " \"params\": {\"channels\": 1, \"input-size\": [4, %d], \"kernel-size\": [1, 1], \"padding\": 0,"
+             " \"stride\": [1, %d]},\n"
+             " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 5, \"tap\": 0}, \"text\": \"%s\"}]}\n",
+             8 * stride_w, stride_w, text);
+    write_file(name, buf);
+}
+
+static int problem_lines(const char *text)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, "kscope: lesson: ")); ++p) n++;
+    return n;
+}
+
+START_TEST(memory_templates_count_sectors_from_the_trace)
+{
+    const char *t = "S {memory.im2col.read_input.requests} {memory.im2col.read_input.accesses} "
+                    "{memory.im2col.read_input.sectors} {memory.im2col.read_input.ideal} "
+                    "{memory.im2col.read_input.lines} {memory.im2col.read_input.per_request} "
+                    "{memory.im2col.read_input.lanes} {memory.im2col.read_input.efficiency}% "
+                    "W {memory.im2col.write_columns.sectors} {memory.im2col.write_columns.efficiency}% "
+                    "R {request.sectors} {request.lanes} {request.ideal} {request.lines} {request.warp} "
+                    "{request.block} {request.iter} WR {request.write.sectors} {request.read.sectors}";
+    coalesce_lesson("c1.json", 1, t);
+    ck_assert_msg(lesson("--check c1.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("c1.json --auto"), 0);
+    const char *out = out_text("out");
+    ck_assert_msg(strstr(out, "S 1 32 4 4 1 4 32 100% W 4 100% R 4 32 4 1 0 0 0 WR 4 4"), "%s", out);
+    coalesce_lesson("c2.json", 2, t);
+    ck_assert_msg(lesson("--check c2.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("c2.json --auto"), 0);
+    out = out_text("out");
+    /* 4 rows of 64 bytes: 8 sectors in 2 lines, for 128 bytes used */
+    ck_assert_msg(strstr(out, "S 1 32 8 4 2 8 32 50% W 4 100% R 8 32 4 2 0 0 0 WR 4 8"), "%s", out);
+
+    /* an unknown site, an unknown attribute: one problem line each, naming what exists */
+    coalesce_lesson("c3.json", 1, "{memory.im2col.read_inptu.sectors}");
+    ck_assert_int_eq(lesson("--check c3.json"), 1);
+    out = out_text("out");
+    ck_assert_int_eq(problem_lines(out), 1);
+    ck_assert_msg(strstr(out, "step 1: text: {memory.im2col.read_inptu.sectors}: the trace has no memory site "
+                              "'im2col.read_inptu' (im2col.read_input, im2col.write_columns)"), "%s", out);
+    coalesce_lesson("c3.json", 1, "{memory.im2col.read_input.speed} {memory.sectors}");
+    ck_assert_int_eq(lesson("--check c3.json"), 1);
+    out = out_text("out");
+    ck_assert_int_eq(problem_lines(out), 1); /* the first bad name of a text is its problem */
+    ck_assert_ptr_nonnull(strstr(out, "not 'speed'"));
+    coalesce_lesson("c3.json", 1, "{memory.sectors}");
+    ck_assert_int_eq(lesson("--check c3.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "write memory.SITE.A"));
+    coalesce_lesson("c3.json", 1, "{request.bytes}");
+    ck_assert_int_eq(lesson("--check c3.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "a request has sectors, lanes, ideal"));
+    coalesce_lesson("c3.json", 1, "{request.sample.sectors}");
+    ck_assert_int_eq(lesson("--check c3.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "has no sample event"));
+    /* a focus without a tap is the work event: request.A needs an access */
+    small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 4}, \"text\": \"{request.sectors}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "the focused event is no access"));
+    /* a padding read is in no request */
+    small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"{request.lanes}\"}");
+    ck_assert_int_eq(lesson("--check t.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "touches no memory (padding)"));
+    /* but its write is */
+    small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"L {request.write.lanes}\"}");
+    ck_assert_msg(lesson("--check t.json") == 0, "%s", out_text("out"));
+}
+END_TEST
+
+/* The sectors of the request that items first..first+31 of run R make at tap `tap` on
+ * tensor `name` (kind: read or write), counted here from the events' offsets; *ideal: the
+ * distinct floats * 4 / 32, rounded up; returns the sectors, *lanes the accesses. */
+static int warp_sectors(const ls_session *R, int64_t first, int kind, const char *name, int tap, int *ideal,
+                        int *lanes)
+{
+    int64_t sec[32], off[32];
+    int ns = 0, no = 0;
+    *lanes = 0;
+    for (int64_t i = first; i < first + 32; ++i) {
+        const ks_event *ev[16];
+        int n = item_events(R, i, kind, name, ev, 16);
+        for (int k = 0; k < n; ++k) {
+            if ((int)ev[k]->tap != tap || (ev[k]->flags & KS_FLAG_PADDING)) continue;
+            const int64_t o = ev[k]->u.access.offset, s = o * 4 / 32;
+            (*lanes)++;
+            int seen = 0;
+            for (int j = 0; j < ns; ++j) seen |= sec[j] == s;
+            if (!seen) sec[ns++] = s;
+            seen = 0;
+            for (int j = 0; j < no; ++j) seen |= off[j] == o;
+            if (!seen) off[no++] = o;
+        }
+    }
+    *ideal = (no * 4 + 31) / 32;
+    return ns;
+}
+
+START_TEST(lesson_10_says_what_its_traces_show)
+{
+    static ls_lesson L;
+    static ls_session S;
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find("10", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq(L.nruns, 2);
+    ck_assert_str_eq(L.runs[1].name, "stride2");
+    const ls_session *s1 = &S, *s2 = ls_run_session(&S, 1);
+    /* one block of 64 threads: two warps; work item 45 runs on thread 45, warp 1 */
+    ck_assert_int_eq(s1->tr.threads, 64);
+    ck_assert_int_eq(s1->tr.blocks, 1);
+    const vw_item *it = &s1->idx.items[vw_index_find(&s1->idx, 45)];
+    ck_assert_uint_eq(it->thread / 32, 1);
+    /* the output rows are 16 (stride 1) and 8 (stride 2) wide: a warp covers 2 or 4 rows */
+    ck_assert_int_eq(work_field_of(s1, 31, "h_col"), 1);
+    ck_assert_int_eq(work_field_of(s1, 31, "w_col"), 15);
+    ck_assert_int_eq(work_field_of(s2, 31, "h_col"), 3);
+    ck_assert_int_eq(work_field_of(s2, 31, "w_col"), 7);
+    int ideal, lanes;
+    /* steps 2-3: warp 0 at tap (1, 1), stride 1: 32 consecutive floats (offsets 0..31), 4 sectors */
+    ck_assert_int_eq(warp_sectors(s1, 0, KS_EV_READ, "input", 4, &ideal, &lanes), 4);
+    ck_assert_int_eq(ideal, 4);
+    ck_assert_int_eq(lanes, 32);
+    for (int64_t i = 0; i < 32; ++i) {
+        const ks_event *ev[16];
+        ck_assert_int_eq(item_events(s1, i, KS_EV_READ, "input", ev, 16), 9);
+        ck_assert_int_eq(ev[4]->u.access.offset, i);
+    }
+    /* step 4: tap (0, 0): 15 lanes load (row 0, columns 0..14), 2 sectors, ideal 2 */
+    ck_assert_int_eq(warp_sectors(s1, 0, KS_EV_READ, "input", 0, &ideal, &lanes), 2);
+    ck_assert_int_eq(ideal, 2);
+    ck_assert_int_eq(lanes, 15);
+    /* step 6: stride 2: 8 sectors for the same 32 floats' worth (ideal 4) */
+    ck_assert_int_eq(warp_sectors(s2, 0, KS_EV_READ, "input", 4, &ideal, &lanes), 8);
+    ck_assert_int_eq(ideal, 4);
+    ck_assert_int_eq(lanes, 32);
+    /* step 8: the writes: 4 sectors, at every tap of every warp, in both runs */
+    for (int r = 0; r < 2; ++r) {
+        const ls_session *R = r ? s2 : s1;
+        for (int64_t w = 0; w < R->tr.work_items; w += 32)
+            for (int tap = 0; tap < 9; ++tap) {
+                ck_assert_int_eq(warp_sectors(R, w, KS_EV_WRITE, "columns", tap, &ideal, &lanes), 4);
+                ck_assert_int_eq(lanes, 32);
+            }
+    }
+    /* steps 5, 7, 9: the sites' efficiency: reads 100% and 50%, writes 100% */
+    static ks_mem_report m;
+    ck_assert_int_eq(ks_memory_analyze(&s1->tr, &m), KS_OK);
+    ck_assert_uint_eq(m.sites[0].sectors, m.sites[0].ideal);
+    ck_assert_uint_eq(m.sites[0].sectors, 1104);
+    ck_assert_uint_eq(m.sites[1].sectors, m.sites[1].ideal);
+    ck_assert_int_eq(ks_memory_analyze(&s2->tr, &m), KS_OK);
+    ck_assert_uint_eq(m.sites[0].sectors, 2 * m.sites[0].ideal);
+    ck_assert_uint_eq(m.sites[1].sectors, m.sites[1].ideal);
+    ck_assert_uint_eq(m.sites[1].sectors, 4 * m.sites[1].requests);
+    /* the texts of steps 5, 7 and 9 as rendered (the player wraps them) */
+    static char text[LS_TEXT_MAX];
+    char err[512];
+    ls_ctx c;
+    ls_ctx_init(&c);
+    ck_assert_int_eq(ls_focus_resolve(s1, &L.steps[3].focus, &c, err, sizeof err), 0);
+    ck_assert_int_eq(ls_render(s1, &c, L.steps[4].text, text, sizeof text, err, sizeof err), 0);
+    ck_assert_msg(strstr(text, "1104 sectors against an ideal of 1104, 3.83 sectors per request. The efficiency, "
+                               "ideal / sectors, is 100%"), "%s", text);
+    ls_ctx_free(&c);
+    ls_ctx_init(&c);
+    ck_assert_int_eq(ls_focus_resolve(s2, &L.steps[5].focus, &c, err, sizeof err), 0);
+    ck_assert_int_eq(ls_render(s2, &c, L.steps[6].text, text, sizeof text, err, sizeof err), 0);
+    ck_assert_msg(strstr(text, "moves 552 sectors against an ideal of 276: 7.67 sectors per request (the stride-1 "
+                               "run: 3.83)"), "%s", text);
+    ck_assert_int_eq(ls_render(s2, &c, L.steps[8].text, text, sizeof text, err, sizeof err), 0);
+    ck_assert_msg(strstr(text, "4 sectors per request, efficiency 100%. At stride 1: 288 requests, 4 sectors per "
+                               "request, efficiency 100%"), "%s", text);
+    ls_ctx_free(&c);
+    ls_session_close(&S);
+    ls_free(&L);
+    /* the player answers every question from the trace */
+    ck_assert_int_eq(lesson("10 --auto"), 0);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "9 of 9 questions right"));
+}
+END_TEST
+
 START_TEST(slides_focus_what_the_steps_say)
 {
     static ls_lesson L;
@@ -1000,6 +1194,8 @@ int main(void)
     tcase_add_test(tc, lesson_08_says_what_its_traces_show);
     tcase_add_test(tc, a_run_can_be_a_recorded_trace);
     tcase_add_test(tc, lesson_09_says_what_its_traces_show);
+    tcase_add_test(tc, memory_templates_count_sectors_from_the_trace);
+    tcase_add_test(tc, lesson_10_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);

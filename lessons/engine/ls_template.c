@@ -11,6 +11,7 @@
 #include "../../kernels/core/ks_error.h"
 #include "../../trace/check.h"
 #include "../../trace/diff.h"
+#include "../../trace/memory.h"
 #include "../../trace/step.h"
 #include "ls_lesson.h"
 
@@ -75,6 +76,25 @@ static int work_field(const ls_session *S, const ls_ctx *c, const char *name, co
     return fail(err, en, name, "the work event has no field '%s' (fields: %s)", f, list);
 }
 
+/* The item's event of `kind` at the focused tap (tensor >= 0: on that tensor); an item with
+ * a single event of this kind (col2im's or a GEMM's one write) has it whatever the tap in
+ * focus. VW_NONE when there is none. */
+static uint32_t item_access(const ls_session *S, const ls_ctx *c, int kind, int tensor)
+{
+    uint32_t e = ls_item_event(S, c->item, kind, c->tap, tensor);
+    if (e == VW_NONE && c->tap >= 0) {
+        const vw_item *it = &S->idx.items[c->item];
+        uint32_t found = VW_NONE, count = 0;
+        for (uint32_t k = 0; k < it->count; ++k) {
+            uint32_t id = S->idx.by_item[it->first + k];
+            const ks_event *x = &S->tr.events[id];
+            if (x->kind == kind && (tensor < 0 || x->tensor == tensor)) found = id, count++;
+        }
+        if (count == 1) e = found;
+    }
+    return e;
+}
+
 /* read.ATTR, read.TENSOR.ATTR, write..., sample... */
 static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, int kind, const char *rest,
                        out_buf *o, char *err, size_t en)
@@ -89,19 +109,7 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
         if ((tensor = ks_trace_tensor(&S->tr, tname)) < 0)
             return fail(err, en, name, "the trace has no tensor '%s'", tname);
     }
-    uint32_t e = ls_item_event(S, c->item, kind, c->tap, tensor);
-    if (e == VW_NONE && c->tap >= 0) {
-        /* an item with a single event of this kind (col2im's or a GEMM's one write) has it
-         * whatever the tap in focus */
-        const vw_item *it = &S->idx.items[c->item];
-        uint32_t found = VW_NONE, count = 0;
-        for (uint32_t k = 0; k < it->count; ++k) {
-            uint32_t id = S->idx.by_item[it->first + k];
-            const ks_event *x = &S->tr.events[id];
-            if (x->kind == kind && (tensor < 0 || x->tensor == tensor)) found = id, count++;
-        }
-        if (count == 1) e = found;
-    }
+    uint32_t e = item_access(S, c, kind, tensor);
     if (e == VW_NONE) {
         char tap[32] = "";
         if (c->tap >= 0) snprintf(tap, sizeof tap, " at tap %lld", (long long)c->tap);
@@ -327,6 +335,129 @@ static int check_attr(const ls_session *S, const char *name, const char *attr, o
     return 0;
 }
 
+/* memory.SITE.A: site SITE's counts over the step's whole run, as `kscope memory` prints
+ * them (trace/memory.h). SITE is a read, sample or write site by name (im2col.read_input);
+ * A: requests, accesses, sectors, ideal, lines, per_request (sectors per request, 2
+ * decimals), lanes (accesses per request, 1 decimal), efficiency (ideal / sectors, a
+ * percent rounded to an integer) */
+static int memory_attr(const ls_session *S, const char *name, const char *rest, out_buf *o, char *err, size_t en)
+{
+    const char *dot = strrchr(rest, '.');
+    if (!dot || dot == rest)
+        return fail(err, en, name, "write memory.SITE.A (memory.im2col.read_input.sectors)");
+    char site[KS_NAME_LEN];
+    snprintf(site, sizeof site, "%.*s", (int)(dot - rest), rest);
+    const char *attr = dot + 1;
+    ks_mem_report *rep = calloc(1, sizeof *rep);
+    if (!rep) return fail(err, en, name, "out of memory");
+    if (ks_memory_analyze(&S->tr, rep)) {
+        free(rep);
+        return fail(err, en, name, "%s", ks_error_message());
+    }
+    const ks_mem_site *m = NULL;
+    char list[300] = "";
+    for (int i = 0; i < rep->nsites; ++i) {
+        const char *sn = S->tr.sites[rep->sites[i].site].name;
+        if (!strcmp(sn, site)) m = &rep->sites[i];
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", sn);
+    }
+    int rc = 0;
+    if (!m) rc = fail(err, en, name, "the trace has no memory site '%s' (%s)", site, list[0] ? list : "none");
+    else if (!strcmp(attr, "requests")) put(o, "%llu", (unsigned long long)m->requests);
+    else if (!strcmp(attr, "accesses")) put(o, "%llu", (unsigned long long)m->accesses);
+    else if (!strcmp(attr, "sectors")) put(o, "%llu", (unsigned long long)m->sectors);
+    else if (!strcmp(attr, "ideal")) put(o, "%llu", (unsigned long long)m->ideal);
+    else if (!strcmp(attr, "lines")) put(o, "%llu", (unsigned long long)m->lines);
+    else if (!strcmp(attr, "per_request"))
+        put_num(o, m->requests ? round(100.0 * (double)m->sectors / (double)m->requests) / 100.0 : 0.0);
+    else if (!strcmp(attr, "lanes"))
+        put_num(o, m->requests ? round(10.0 * (double)m->accesses / (double)m->requests) / 10.0 : 0.0);
+    else if (!strcmp(attr, "efficiency"))
+        put_num(o, m->sectors ? round(100.0 * (double)m->ideal / (double)m->sectors) : 100.0);
+    else
+        rc = fail(err, en, name,
+                  "a memory site has requests, accesses, sectors, ideal, lines, per_request, lanes, efficiency "
+                  "(not '%s')", attr);
+    free(rep);
+    return rc;
+}
+
+/* request.A, request.read.A, request.write.A, request.sample.A: the warp request (trace/
+ * memory.h) of the focused event, or of the item's read, write or sample at the focused tap
+ * (a sample: its corner (y0, x0)). A: sectors, lanes, ideal, lines, warp (thread / 32 in
+ * its block), block, iter. An access that touches no memory (a padding read) is in no
+ * request: its sectors, lanes, ideal and lines are an error. */
+static int request_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o,
+                        char *err, size_t en)
+{
+    const char *attr = rest;
+    uint32_t e = c->event;
+    static const struct { const char *w; int kind; } kinds[] = {
+        {"read.", KS_EV_READ}, {"write.", KS_EV_WRITE}, {"sample.", KS_EV_SAMPLE}};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; ++k)
+        if (!strncmp(rest, kinds[k].w, strlen(kinds[k].w))) {
+            attr = rest + strlen(kinds[k].w);
+            e = item_access(S, c, kinds[k].kind, -1);
+            if (e == VW_NONE) {
+                char tap[32] = "";
+                if (c->tap >= 0) snprintf(tap, sizeof tap, " at tap %lld", (long long)c->tap);
+                return fail(err, en, name, "work item %lld has no %s event%s",
+                            (long long)S->idx.items[c->item].index, ks_event_kind_name(kinds[k].kind), tap);
+            }
+        }
+    if (e == VW_NONE || S->tr.events[e].kind == KS_EV_WORK)
+        return fail(err, en, name, "the focused event is no access: give the focus a tap, or write request.read.A "
+                    "or request.write.A");
+    const vw_item *it = &S->idx.items[c->item];
+    if (!strcmp(attr, "warp")) put(o, "%u", it->thread / 32);
+    else if (!strcmp(attr, "block")) put(o, "%u", it->block);
+    else if (!strcmp(attr, "iter")) put(o, "%u", it->iter);
+    else if (strcmp(attr, "sectors") && strcmp(attr, "lanes") && strcmp(attr, "ideal") && strcmp(attr, "lines"))
+        return fail(err, en, name, "a request has sectors, lanes, ideal, lines, warp, block, iter (not '%s')", attr);
+    else {
+        int64_t max = 64;
+        ks_mem_access *acc = NULL;
+        ks_mem_request req;
+        int64_t n;
+        for (;;) {
+            ks_mem_access *a = realloc(acc, (size_t)max * sizeof *acc);
+            if (!a) {
+                free(acc);
+                return fail(err, en, name, "out of memory");
+            }
+            acc = a;
+            memset(&req, 0, sizeof req);
+            n = ks_memory_request(&S->tr, &S->tr.events[e], 0, acc, max, &req);
+            if (n <= max) break;
+            max = n;
+        }
+        if (n < 0) {
+            free(acc);
+            return fail(err, en, name, "out of memory");
+        }
+        if (n == 0) {
+            free(acc);
+            return fail(err, en, name, "the %s of work item %lld at tap %u touches no memory (padding): it is in no "
+                        "request; focus a lane that loads", ks_event_kind_name(S->tr.events[e].kind),
+                        (long long)it->index, S->tr.events[e].tap);
+        }
+        if (!strcmp(attr, "sectors")) put(o, "%u", req.sectors);
+        else if (!strcmp(attr, "lanes")) put(o, "%u", req.lanes);
+        else if (!strcmp(attr, "ideal")) put(o, "%u", req.ideal);
+        else { /* lines: the distinct 128-byte lines, counted on the accesses sorted by thread */
+            uint32_t lines = 0;
+            for (int64_t i = 0; i < n; ++i) {
+                int seen = 0;
+                for (int64_t j = 0; j < i && !seen; ++j) seen = acc[j].byte / 128 == acc[i].byte / 128;
+                lines += !seen;
+            }
+            put(o, "%u", lines);
+        }
+        free(acc);
+    }
+    return 0;
+}
+
 /* One name, dispatched on its first part. */
 static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_buf *o, char *err, size_t en)
 {
@@ -342,10 +473,10 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         snprintf(rn, sizeof rn, "%.*s", d2 ? (int)(d2 - rest) : (int)strlen(rest), rest);
         const ls_session *R = find_run_session(S, rn);
         if (!R) return fail(err, en, name, "the lesson has no run '%s' ('lesson' is its own run)", rn);
-        static const char *const heads[] = {"param.", "tensor.", "launch.", "ratio.", "check.", NULL};
+        static const char *const heads[] = {"param.", "tensor.", "launch.", "ratio.", "check.", "memory.", NULL};
         for (const char *const *h = heads; d2 && *h; ++h)
             if (!strncmp(d2 + 1, *h, strlen(*h))) return lookup(R, c, d2 + 1, o, err, en);
-        return fail(err, en, name, "run.%s takes param, tensor, launch, ratio or check names (the focus is the step's)", rn);
+        return fail(err, en, name, "run.%s takes param, tensor, launch, ratio, check or memory names (the focus is the step's)", rn);
     }
     const vw_item *it = &S->idx.items[c->item];
     if (!dot) {
@@ -360,7 +491,7 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         } else
             return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
                         "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
-                        "run.NAME.X, diff.RUN.A, check.violations)");
+                        "run.NAME.X, diff.RUN.A, check.violations, memory.SITE.A, request.A)");
         return 0;
     }
     if (!strcmp(head, "work")) return work_field(S, c, name, rest, o, err, en);
@@ -374,6 +505,8 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
     if (!strcmp(head, "tensor")) return tensor_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "diff")) return diff_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "check")) return check_attr(S, name, rest, o, err, en);
+    if (!strcmp(head, "memory")) return memory_attr(S, name, rest, o, err, en);
+    if (!strcmp(head, "request")) return request_attr(S, c, name, rest, o, err, en);
     if (!strcmp(head, "ratio")) { /* ratio.A.B: elements of A over elements of B */
         char a[KS_NAME_LEN];
         const char *b = strchr(rest, '.');
