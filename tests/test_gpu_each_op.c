@@ -152,6 +152,18 @@ END_TEST
 
 /* --schedule on the GPU: every block's line filled, on a real SM, start <= end on the
  * nanosecond clock; the events are still the simulator's */
+/* col2im's scatter form on the GPU: atomics in another order, the same sums (1e-5) and
+ * the same events */
+START_TEST(col2im_scatter_is_the_same_on_gpu)
+{
+    static const char *const set[] = {"algorithm", "scatter", "channels", "3", "output-size", "9,11", "stride", "1,2", NULL};
+    run_both(ks_op_find("col2im"), 0, set, 0);
+    expect_same_outputs(ks_op_find("col2im"));
+    expect_same_events(ks_op_find("col2im"));
+    done();
+}
+END_TEST
+
 START_TEST(gpu_schedule_records_every_block)
 {
     static const char *const set[] = {"channels", "8", "input-size", "32", NULL};
@@ -220,6 +232,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_operator_traces_the_same_on_gpu_and_simulator, 0, ks_op_count());
     tcase_add_test(tc, sparse_conv_is_the_same_on_gpu_in_every_mode);
+    tcase_add_test(tc, col2im_scatter_is_the_same_on_gpu);
     tcase_add_test(tc, gpu_schedule_records_every_block);
     tcase_add_test(tc, gpu_trace_buffer_sizes_itself);
     tcase_add_test(tc, trace_limit_keeps_the_limit_and_counts_the_rest);

@@ -1,5 +1,7 @@
 /* im2col and col2im on the simulator against the independent reference, hand-checked
  * cases, coverage, the twin check and launch shapes. */
+#include "../trace/check.h"
+#include "../kernels/im2col/im2col_args.h"
 #include "test_util.h"
 
 static void expect_im2col_matches(const ks_im2col_params *p, ks_launch l, uint64_t seed)
@@ -53,6 +55,45 @@ START_TEST(col2im_matches_reference_on_random_geometries)
         ks_launch l = tu_launch((int)tu_int(&s, 1, 64), tu_int(&s, 0, 3) == 0 ? 3 : -1);
         expect_col2im_matches(&p, l, (uint64_t)k + 7);
     }
+}
+END_TEST
+
+/* --algorithm scatter (a thread per columns entry, atomic adds into the image) gives the
+ * reference too, on random geometries and launches that loop; its trace passes check
+ * (the adds flagged atomic; every entry read once) */
+START_TEST(col2im_scatter_matches_reference_on_random_geometries)
+{
+    uint64_t s = 777;
+    for (int k = 0; k < 120; ++k) {
+        ks_im2col_params p = tu_geometry(&s);
+        ks_im2col_args a;
+        ks_im2col_geom g;
+        ck_assert_int_eq(ks_im2col_geometry(&p, &g), KS_OK);
+        uint64_t r = (uint64_t)k + 99;
+        float *cols = tu_random(&r, g.columns_numel), *out = calloc((size_t)g.image_numel, sizeof *out);
+        double *ref = malloc((size_t)g.image_numel * sizeof *ref);
+        ck_assert_int_eq(ks_im2col_args_make(&p, cols, out, &a, &g), KS_OK);
+        const ks_launch l = tu_launch((int)tu_int(&s, 1, 64), tu_int(&s, 0, 3) == 0 ? 3 : -1);
+        ck_assert_int_eq(ks_im2col_launch_sim(&a, KS_COL2IM_SCATTER, &l, NULL), KS_OK);
+        ks_col2im_ref(&p, cols, ref);
+        tu_expect_close(out, ref, g.image_numel, 1e-5 * (double)(p.kernel_h * p.kernel_w), "scatter output");
+        free(cols), free(out), free(ref);
+    }
+    static ks_run r;
+    static ks_trace tr;
+    ks_check_report rep;
+    ks_run_init(&r, ks_op_find("col2im"));
+    ck_assert_int_eq(ks_run_set(&r, "algorithm", "scatter"), KS_OK);
+    ck_assert_int_eq(ks_run_set(&r, "stride", "1,2"), KS_OK);
+    r.pattern = KS_PAT_RANDOM;
+    ck_assert_ptr_nonnull(r.sink = ks_host_sink_create(0, ks_filter_all()));
+    ck_assert_int_eq(ks_run_execute(&r), KS_OK);
+    ks_trace_from_run(r.op, &r, &tr);
+    ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
+    ck_assert_msg(rep.violations == 0 && rep.complete, "%s", rep.first[0]);
+    ck_assert_str_eq(tr.sites[0].name, "col2im_scatter.work");
+    ks_host_sink_free(r.sink);
+    ks_run_free(&r);
 }
 END_TEST
 
@@ -252,6 +293,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, im2col_matches_reference_on_random_geometries);
     tcase_add_test(tc, col2im_matches_reference_on_random_geometries);
+    tcase_add_test(tc, col2im_scatter_matches_reference_on_random_geometries);
     tcase_add_test(tc, im2col_4x4_image_by_hand);
     tcase_add_test(tc, im2col_asymmetric_geometry_matches_brute_force);
     tcase_add_test(tc, col2im_of_im2col_ones_counts_coverage);

@@ -25,7 +25,8 @@ int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
 /* The same from a geometry ks_im2col_geometry already validated (no check). */
 void ks_im2col_args_fill(const ks_im2col_params *p, const ks_im2col_geom *g, const float *src, float *dst,
                          ks_im2col_args *a);
-/* The kernel (col2im 0: im2col, 1: col2im) on arguments ks_im2col_args_make validated:
+/* The kernel (col2im 0: im2col, 1: col2im, gather form; KS_COL2IM_SCATTER: col2im's
+ * scatter form, with atomics) on arguments ks_im2col_args_make validated:
  * nothing is checked again. Host pointers and sink on the simulator; device pointers, a
  * device sink and a cudaStream_t (or NULL) on CUDA. */
 int ks_im2col_launch_sim(const ks_im2col_args *a, int col2im, const ks_launch *l, ks_sink *sink);
@@ -34,6 +35,8 @@ int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const ks_launch *
 /* The trace schema of each kernel (3 sites), with the launch's constants. */
 int ks_im2col_sites(const ks_im2col_args *a, ks_site *sites);
 int ks_col2im_sites(const ks_im2col_args *a, ks_site *sites);
+int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
+#define KS_COL2IM_SCATTER 2
 #ifdef __cplusplus
 }
 #endif

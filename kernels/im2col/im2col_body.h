@@ -120,3 +120,36 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
                                 c_index, h_im - ph, w_im - pw, val, 0));
     }
 }
+
+/* col2im in the scatter form (--algorithm scatter): one work item per columns element
+ * (n, c_col, h_col, w_col), w_col fastest, c_col = (c_im*kh + i)*kw + j. It adds its value
+ * into the image element im2col copied it from - (h, w) = (h_col*sh - ph + i*dh,
+ * w_col*sw - pw + j*dw), when inside - with an atomic add: overlapping windows add into
+ * one element, in an order that changes from run to run on a GPU. Its reads are
+ * consecutive (coalesced); the gather form reads strided but needs no atomics. */
+KS_FN void KS_VARIANT(ks_col2im_scatter_body)(ks_thread *t, const ks_im2col_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
+    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w;
+    const KS_IDX rows = C * kh * kw;
+    const KS_IDX n_work = (KS_IDX)a->batch * rows * Ho * Wo;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
+        const KS_IDX w_col = index % Wo, h_col = index / Wo % Ho;
+        const KS_IDX c_col = index / (Wo * Ho) % rows, n = index / (Wo * Ho * rows);
+        const KS_IDX j = c_col % kw, i = c_col / kw % kh, c_im = c_col / (kw * kh);
+        const KS_IDX h = h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h + i * (KS_IDX)a->dilation_h;
+        const KS_IDX w = w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w + j * (KS_IDX)a->dilation_w;
+        KS_PROBE(ks_probe_work(t, KS_IM2COL_SITE_WORK, index, iter, n, c_col, h_col, w_col, h, w, 0, 0));
+        const float v = a->src[index];
+        KS_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_COL2IM_T_COLUMNS, (int)(i * kw + j), index, n, c_col,
+                               h_col * Wo + w_col, v));
+        if (h < 0 || h >= H || w < 0 || w >= W) continue; /* a padding entry: no image element */
+        const KS_IDX at = ((n * C + c_im) * H + h) * W + w;
+        ks_atomic_add_f32(a->dst + at, v);
+        KS_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_COL2IM_T_OUTPUT, (int)(i * kw + j), at, n * C + c_im, h, w,
+                                v, 1));
+    }
+}

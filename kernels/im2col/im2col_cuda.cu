@@ -8,6 +8,7 @@
 KS_CUDA_WRAPPERS(ks_im2col, ks_im2col_args)
 /* -> ks_im2col_k_plain32, ks_im2col_k_plain, ks_im2col_k_traced (bodies ks_im2col_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_col2im, ks_im2col_args)
+KS_CUDA_WRAPPERS(ks_col2im_scatter, ks_im2col_args)
 /* -> ks_col2im_k_plain32, ks_col2im_k_plain, ks_col2im_k_traced (bodies ks_col2im_body_plain32/_plain/_traced) */
 
 /* 32-bit indices are exact when every element count, and every index the grid-stride
@@ -18,7 +19,7 @@ extern "C" int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const 
     const int64_t planes = a->batch * a->channels, image = planes * a->height * a->width;
     const int64_t cols_work = planes * a->height_col * a->width_col; /* im2col's items */
     const int64_t columns = cols_work * a->kernel_h * a->kernel_w;
-    const int64_t work = col2im ? image : cols_work, lim = (int64_t)1 << 30;
+    const int64_t work = col2im == KS_COL2IM_SCATTER ? columns : col2im ? image : cols_work, lim = (int64_t)1 << 30;
     int threads;
     int64_t blocks;
     int rc = ks_launch_resolve(l, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, work, &threads, &blocks);
@@ -31,6 +32,12 @@ extern "C" int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const 
         else if (small) ks_im2col_k_plain32<<<nb, threads, 0, s>>>(*a);
         else ks_im2col_k_plain<<<nb, threads, 0, s>>>(*a);
         return ks_cuda_check_launch("im2col");
+    }
+    if (col2im == KS_COL2IM_SCATTER) {
+        if (dev_sink) ks_col2im_scatter_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
+        else if (small) ks_col2im_scatter_k_plain32<<<nb, threads, 0, s>>>(*a);
+        else ks_col2im_scatter_k_plain<<<nb, threads, 0, s>>>(*a);
+        return ks_cuda_check_launch("col2im scatter");
     }
     if (dev_sink) ks_col2im_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
     else if (small) ks_col2im_k_plain32<<<nb, threads, 0, s>>>(*a);

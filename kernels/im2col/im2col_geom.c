@@ -140,3 +140,28 @@ int ks_col2im_sites(const ks_im2col_args *p, ks_site *s)
     ks_site_access(&s[2], "col2im.write_output", KS_EV_WRITE, KS_COL2IM_T_OUTPUT, 1);
     return 3;
 }
+
+int ks_col2im_scatter_sites(const ks_im2col_args *p, ks_site *s)
+{
+    char e[KS_EXPR_LEN];
+    const long long kh = p->kernel_h, kw = p->kernel_w, rows = p->channels * kh * kw;
+    const long long Ho = p->height_col, Wo = p->width_col;
+    memset(&s[0], 0, sizeof s[0]);
+    snprintf(s[0].name, sizeof s[0].name, "col2im_scatter.work");
+    s[0].kind = KS_EV_WORK;
+    s[0].tensor = -1;
+    s[0].nfields = 6;
+    ks_field_digit(&s[0].fields[0], "n", rows * Ho * Wo, 0, 0);
+    ks_field_digit(&s[0].fields[1], "c_col", Ho * Wo, rows, 0);
+    ks_field_digit(&s[0].fields[2], "h_col", Wo, Ho, 0);
+    ks_field_digit(&s[0].fields[3], "w_col", 1, Wo, 0);
+    snprintf(e, sizeof e, "h_col * %lld - %lld + c_col / %lld %% %lld * %lld", (long long)p->stride_h,
+             (long long)p->pad_h, kw, kh, (long long)p->dilation_h);
+    ks_field_derived(&s[0].fields[4], "h", e);
+    snprintf(e, sizeof e, "w_col * %lld - %lld + c_col %% %lld * %lld", (long long)p->stride_w, (long long)p->pad_w, kw,
+             (long long)p->dilation_w);
+    ks_field_derived(&s[0].fields[5], "w", e);
+    ks_site_access(&s[1], "col2im_scatter.read_columns", KS_EV_READ, KS_COL2IM_T_COLUMNS, 0);
+    ks_site_access(&s[2], "col2im_scatter.add_output", KS_EV_WRITE, KS_COL2IM_T_OUTPUT, 0);
+    return 3;
+}

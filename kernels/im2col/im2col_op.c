@@ -5,6 +5,7 @@
 
 /* Both share their rows; im2col's P_HW is the input's size, col2im's the image to rebuild. */
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_BATCH, P_CHANNELS, P_HW, P_COUNT };
+enum { P_ALGO = P_COUNT }; /* col2im's own row */
 
 static const ks_param_spec im2col_params[P_COUNT] = {
     [P_KERNEL] = KS_ROW_KERNEL_SIZE(3),
@@ -16,7 +17,9 @@ static const ks_param_spec im2col_params[P_COUNT] = {
     [P_HW] = KS_ROW_INPUT_SIZE(5, 5),
 };
 
-static const ks_param_spec col2im_params[P_COUNT] = {
+static const ks_param_spec col2im_params[P_COUNT + 1] = {
+    [P_ALGO] = {.name = "algorithm", .kind = KS_PARAM_CHOICE, .choices = "gather|scatter",
+                .help = "gather: a thread per image element sums its entries; scatter: a thread per entry, atomics"},
     [P_KERNEL] = KS_ROW_KERNEL_SIZE(3),
     [P_PADDING] = KS_ROW_PADDING(1),
     [P_STRIDE] = KS_ROW_STRIDE,
@@ -55,7 +58,7 @@ static int geometry(ks_run *r, int col2im, ks_im2col_geom *g)
         .stride_h = r->value[P_STRIDE][0], .stride_w = r->value[P_STRIDE][1],
         .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1],
     };
-    s->col2im = col2im;
+    s->col2im = col2im && r->value[P_ALGO][0] == 1 ? KS_COL2IM_SCATTER : col2im;
     int rc = ks_im2col_args_make(&p, NULL, NULL, &s->a, g);
     if (rc) return rc;
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)g->height_col, (long long)g->width_col);
@@ -94,8 +97,10 @@ static int col2im_prepare(ks_run *r)
     if ((rc = geometry(r, 1, &g))) return rc;
     ks_run_shape4(r, KS_COL2IM_T_COLUMNS, 3, a->batch, g.rows, g.height_col * g.width_col, 0);
     ks_run_shape4(r, KS_COL2IM_T_OUTPUT, 4, a->batch, a->channels, a->height, a->width);
-    r->work_items = g.image_numel;
-    r->nsites = ks_col2im_sites(a, r->sites);
+    const int scatter = KS_RUN_CTX(r, im2col_state)->col2im == KS_COL2IM_SCATTER;
+    r->work_items = scatter ? a->batch * g.rows * g.height_col * g.width_col : g.image_numel;
+    r->nsites = scatter ? ks_col2im_scatter_sites(a, r->sites) : ks_col2im_sites(a, r->sites);
+    ks_run_fact(r, "kernel", "\"%s\"", scatter ? "col2im_scatter" : "col2im");
     return KS_OK;
 }
 
@@ -124,7 +129,7 @@ const ks_op ks_op_im2col = {
 
 const ks_op ks_op_col2im = {
     .name = "col2im",
-    .summary = "fold a columns matrix back into an image, summing overlaps (gather form)",
+    .summary = "fold a columns matrix back into an image, summing overlaps (gather, or --algorithm scatter)",
     KS_OP_ROWS(col2im_params, col2im_tensors),
     .default_threads = KS_IM2COL_THREADS,
     .default_block_cap = KS_IM2COL_BLOCK_CAP,

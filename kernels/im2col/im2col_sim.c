@@ -10,16 +10,23 @@ static void im2col_plain(ks_thread *t, const void *a) { ks_im2col_body_plain(t, 
 static void im2col_traced(ks_thread *t, const void *a) { ks_im2col_body_traced(t, a); }
 static void col2im_plain(ks_thread *t, const void *a) { ks_col2im_body_plain(t, a); }
 static void col2im_traced(ks_thread *t, const void *a) { ks_col2im_body_traced(t, a); }
+static void scatter_plain(ks_thread *t, const void *a) { ks_col2im_scatter_body_plain(t, a); }
+static void scatter_traced(ks_thread *t, const void *a) { ks_col2im_scatter_body_traced(t, a); }
 
 int ks_im2col_launch_sim(const ks_im2col_args *a, int col2im, const ks_launch *l, ks_sink *sink)
 {
     const int64_t planes = a->batch * a->channels;
-    const int64_t work = col2im ? planes * a->height * a->width : planes * a->height_col * a->width_col;
+    const int64_t cols = planes * a->height_col * a->width_col;
+    const int64_t work = col2im == KS_COL2IM_SCATTER ? cols * a->kernel_h * a->kernel_w
+                         : col2im                    ? planes * a->height * a->width
+                                                     : cols;
     int threads;
     int64_t blocks;
     int rc = ks_launch_resolve(l, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, work, &threads, &blocks);
     if (rc) return rc;
-    ks_sim_body body = col2im ? (sink ? col2im_traced : col2im_plain) : (sink ? im2col_traced : im2col_plain);
+    ks_sim_body body = col2im == KS_COL2IM_SCATTER ? (sink ? scatter_traced : scatter_plain)
+                       : col2im                    ? (sink ? col2im_traced : col2im_plain)
+                                                   : (sink ? im2col_traced : im2col_plain);
     ks_sim_launch(blocks, threads, body, a, sink);
     return KS_OK;
 }
