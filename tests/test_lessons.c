@@ -963,6 +963,35 @@ START_TEST(memory_templates_count_sectors_from_the_trace)
     /* but its write is */
     small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"L {request.write.lanes}\"}");
     ck_assert_msg(lesson("--check t.json") == 0, "%s", out_text("out"));
+
+    /* a run of another operator: its own params on its defaults, the lesson's launch;
+     * check.collisions counts the elements with more than one atomic add */
+    write_file("op.json",
+               "{\"title\": \"o\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+               " \"params\": {\"channels\": 1, \"input-size\": [4, 4]}, \"launch\": {\"threads\": 32},\n"
+               " \"runs\": {\"sc\": {\"operator\": \"col2im\", \"params\": {\"channels\": 1, \"output-size\": [3, 3], "
+               "\"kernel-size\": [2, 2], \"padding\": 0, \"algorithm\": \"scatter\"}}},\n"
+               " \"steps\": [{\"title\": \"a\", \"text\": \"A {check.collisions}\"},\n"
+               "  {\"title\": \"b\", \"run\": \"sc\", \"text\": \"B {check.collisions} {launch.threads} "
+               "{memory.col2im_scatter.add_output.accesses} {run.lesson.check.collisions}\"}]}\n");
+    ck_assert_msg(lesson("--check op.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("op.json --auto"), 0);
+    out = out_text("out");
+    /* 2x2 windows on a 3x3 image: 16 adds; the centre gets 4, the edges' middles 2: 5 collide */
+    ck_assert_msg(strstr(out, "A 0"), "%s", out);
+    ck_assert_msg(strstr(out, "B 5 32 16 0"), "%s", out);
+    ck_assert_msg(strstr(out, "[run 'sc': operator col2im --kernel-size 2 --padding 0 --channels 1 --output-size 3 "
+                              "--algorithm scatter]"), "%s", out);
+    write_file("op.json",
+               "{\"title\": \"o\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+               " \"runs\": {\"x\": {\"operator\": \"col2imm\"}, \"y\": {\"operator\": \"col2im\", \"trace\": \"a.kst\"},\n"
+               "          \"z\": {\"operator\": \"col2im\", \"params\": {\"input-size\": 4}}},\n"
+               " \"steps\": [{\"title\": \"a\", \"text\": \"a\"}]}\n");
+    ck_assert_int_eq(lesson("--check op.json"), 1);
+    out = out_text("out");
+    ck_assert_msg(strstr(out, "runs: x: unknown operator 'col2imm'"), "%s", out);
+    ck_assert_msg(strstr(out, "runs: y: operator or trace, not both"), "%s", out);
+    ck_assert_msg(strstr(out, "runs: z: params: "), "%s", out); /* col2im has no input-size: its own params only */
 }
 END_TEST
 
