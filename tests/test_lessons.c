@@ -701,7 +701,7 @@ START_TEST(a_run_can_be_a_recorded_trace)
          .want = "{diff.b.count}: run b and this step's run record different work: the traces have different tensors"},
         {.top = "\"trace\": \"rec.kst\"", .text = "{diff.c.count}", .want = "{diff.c.count}: the lesson has no run 'c'"},
         {.top = "\"trace\": \"rec.kst\"", .text = "{diff.lesson.last}", .want = "diff.lesson has count, items, first, event"},
-        {.top = "\"trace\": \"rec.kst\"", .text = "{check.ok}", .want = "check has violations (not 'ok')"},
+        {.top = "\"trace\": \"rec.kst\"", .text = "{check.ok}", .want = "check has violations and collisions (not 'ok')"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         snprintf(text, sizeof text,
@@ -963,6 +963,35 @@ START_TEST(memory_templates_count_sectors_from_the_trace)
     /* but its write is */
     small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"L {request.write.lanes}\"}");
     ck_assert_msg(lesson("--check t.json") == 0, "%s", out_text("out"));
+
+    /* a run of another operator: its own params on its defaults, the lesson's launch;
+     * check.collisions counts the elements with more than one atomic add */
+    write_file("op.json",
+               "{\"title\": \"o\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+               " \"params\": {\"channels\": 1, \"input-size\": [4, 4]}, \"launch\": {\"threads\": 32},\n"
+               " \"runs\": {\"sc\": {\"operator\": \"col2im\", \"params\": {\"channels\": 1, \"output-size\": [3, 3], "
+               "\"kernel-size\": [2, 2], \"padding\": 0, \"algorithm\": \"scatter\"}}},\n"
+               " \"steps\": [{\"title\": \"a\", \"text\": \"A {check.collisions}\"},\n"
+               "  {\"title\": \"b\", \"run\": \"sc\", \"text\": \"B {check.collisions} {launch.threads} "
+               "{memory.col2im_scatter.add_output.accesses} {run.lesson.check.collisions}\"}]}\n");
+    ck_assert_msg(lesson("--check op.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("op.json --auto"), 0);
+    out = out_text("out");
+    /* 2x2 windows on a 3x3 image: 16 adds; the centre gets 4, the edges' middles 2: 5 collide */
+    ck_assert_msg(strstr(out, "A 0"), "%s", out);
+    ck_assert_msg(strstr(out, "B 5 32 16 0"), "%s", out);
+    ck_assert_msg(strstr(out, "[run 'sc': operator col2im --kernel-size 2 --padding 0 --channels 1 --output-size 3 "
+                              "--algorithm scatter]"), "%s", out);
+    write_file("op.json",
+               "{\"title\": \"o\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+               " \"runs\": {\"x\": {\"operator\": \"col2imm\"}, \"y\": {\"operator\": \"col2im\", \"trace\": \"a.kst\"},\n"
+               "          \"z\": {\"operator\": \"col2im\", \"params\": {\"input-size\": 4}}},\n"
+               " \"steps\": [{\"title\": \"a\", \"text\": \"a\"}]}\n");
+    ck_assert_int_eq(lesson("--check op.json"), 1);
+    out = out_text("out");
+    ck_assert_msg(strstr(out, "runs: x: unknown operator 'col2imm'"), "%s", out);
+    ck_assert_msg(strstr(out, "runs: y: operator or trace, not both"), "%s", out);
+    ck_assert_msg(strstr(out, "runs: z: params: "), "%s", out); /* col2im has no input-size: its own params only */
 }
 END_TEST
 
@@ -1004,8 +1033,11 @@ START_TEST(lesson_10_says_what_its_traces_show)
     ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
     ck_assert_int_eq(ls_load(&L, path, &rep), 0);
     ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
-    ck_assert_int_eq(L.nruns, 2);
+    ck_assert_int_eq(L.nruns, 5);
     ck_assert_str_eq(L.runs[1].name, "stride2");
+    ck_assert_str_eq(L.runs[2].name, "patchify");
+    ck_assert_str_eq(L.runs[3].name, "gather");
+    ck_assert_str_eq(L.runs[4].name, "scatter");
     const ls_session *s1 = &S, *s2 = ls_run_session(&S, 1);
     /* one block of 64 threads: two warps; work item 45 runs on thread 45, warp 1 */
     ck_assert_int_eq(s1->tr.threads, 64);
@@ -1073,11 +1105,101 @@ START_TEST(lesson_10_says_what_its_traces_show)
     ck_assert_msg(strstr(text, "4 sectors per request, efficiency 100%. At stride 1: 288 requests, 4 sectors per "
                                "request, efficiency 100%"), "%s", text);
     ls_ctx_free(&c);
+
+    /* steps 11-13, patchify (R = 1, D = 4, one channel, 4 points, 64 work items): a warp's
+     * 32 work items are two whole patches, so its writes are offsets 0..31 (ii fastest:
+     * lanes 0, 1, 2 write 0, 4, 8), 4 sectors; its reads are 8 runs of 4 floats, one per
+     * (point, patch row), in 8 distinct sectors: 8 sectors for an ideal of 4 */
+    const ls_session *pa = ls_run_session(&S, 2);
+    ck_assert_int_eq(pa->tr.work_items, 64);
+    ck_assert_int_eq(run_tensor(pa, "patches")->shape[4], 4);
+    int seen[32] = {0};
+    for (int64_t i = 0; i < 32; ++i) {
+        const ks_event *ev[4];
+        ck_assert_int_eq(item_events(pa, i, KS_EV_WRITE, "patches", ev, 4), 1);
+        const int64_t off = ev[0]->u.access.offset;
+        ck_assert_int_eq(off, (i % 4) * 4 + (i / 4) % 4 + (i / 16) * 16); /* ii*D + jj in patch m */
+        ck_assert(off >= 0 && off < 32 && !seen[off]);
+        seen[off] = 1;
+        ck_assert_int_eq(item_events(pa, i, KS_EV_READ, "input", ev, 4), 1);
+        ck_assert(!(ev[0]->flags & KS_FLAG_PADDING));
+        if (i % 4) { /* the same patch column one row down: W = 16 floats further */
+            const ks_event *up[4];
+            item_events(pa, i - 1, KS_EV_READ, "input", up, 4);
+            ck_assert_int_eq(ev[0]->u.access.offset - up[0]->u.access.offset, 16);
+        }
+    }
+    ck_assert_int_eq(warp_sectors(pa, 0, KS_EV_WRITE, "patches", 0, &ideal, &lanes), 4);
+    ck_assert_int_eq(ideal, 4);
+    ck_assert_int_eq(lanes, 32);
+    ck_assert_int_eq(warp_sectors(pa, 0, KS_EV_READ, "input", 0, &ideal, &lanes), 8);
+    ck_assert_int_eq(ideal, 4);
+    ck_assert_int_eq(lanes, 32);
+    /* step 12: each of the 8 runs lies inside one sector (the first and last float of a
+     * patch row share it) */
+    for (int64_t i = 0; i < 8; ++i) { /* point i / 4, patch row ii = i % 4 */
+        const ks_event *a[4], *b[4];
+        item_events(pa, i / 4 * 16 + i % 4, KS_EV_READ, "input", a, 4);      /* jj = 0 */
+        item_events(pa, i / 4 * 16 + 12 + i % 4, KS_EV_READ, "input", b, 4); /* jj = 3 */
+        ck_assert_int_eq(b[0]->u.access.offset - a[0]->u.access.offset, 3);
+        ck_assert_int_eq(a[0]->u.access.offset * 4 / 32, b[0]->u.access.offset * 4 / 32);
+    }
+    ck_assert_int_eq(ks_memory_analyze(&pa->tr, &m), KS_OK);
+    ck_assert_int_eq(m.nsites, 2);
+    ck_assert_uint_eq(m.sites[1].sectors, m.sites[1].ideal); /* patchify.write: 100% */
+    ck_assert_uint_eq(m.sites[1].sectors, 8);
+    ck_assert_uint_eq(m.sites[0].sectors, 15); /* patchify.read: 15 for 8, 53% */
+    ck_assert_uint_eq(m.sites[0].ideal, 8);
+
+    /* steps 14-16, col2im: the gather (1024 items, one per image element, no atomics) reads
+     * 1712 sectors for an ideal of 1104 and writes each element once; the scatter (9216
+     * items, one per columns entry) reads at 4 sectors per request and adds atomically into
+     * every element more than once (1024 collisions); both give the same image */
+    const ls_session *ga = ls_run_session(&S, 3), *sc = ls_run_session(&S, 4);
+    ck_assert_int_eq(ga->tr.work_items, 1024);
+    ck_assert_int_eq(sc->tr.work_items, 9216);
+    ck_assert_int_eq(item_events(ga, 20, KS_EV_READ, "columns", (const ks_event *[16]){0}, 16), 9);
+    static ks_check_report chk;
+    ck_assert_int_eq(ks_trace_check(&ga->tr, &chk), 0);
+    ck_assert_uint_eq(chk.violations, 0);
+    ck_assert_uint_eq(chk.atomic_collisions, 0);
+    ck_assert_int_eq(ks_trace_check(&sc->tr, &chk), 0);
+    ck_assert_uint_eq(chk.violations, 0);
+    ck_assert_uint_eq(chk.atomic_collisions, 1024);
+    ck_assert_int_eq(ks_memory_analyze(&ga->tr, &m), KS_OK);
+    ck_assert_uint_eq(m.sites[0].sectors, 1712);
+    ck_assert_uint_eq(m.sites[0].ideal, 1104);
+    ck_assert_uint_eq(m.sites[0].accesses, 8464);
+    ck_assert_uint_eq(m.sites[1].accesses, 1024);
+    ck_assert(!m.sites[1].atomic);
+    ck_assert_int_eq(ks_memory_analyze(&sc->tr, &m), KS_OK);
+    ck_assert_uint_eq(m.sites[0].sectors, 4 * m.sites[0].requests); /* coalesced reads */
+    ck_assert_uint_eq(m.sites[0].sectors, 1152);
+    ck_assert_uint_eq(m.sites[0].accesses, 9216);
+    ck_assert(m.sites[1].atomic);
+    ck_assert_uint_eq(m.sites[1].accesses, 8464);
+    ck_assert_uint_eq(m.sites[1].sectors, m.sites[1].ideal);
+    const ks_tensor *go = run_tensor(ga, "output"), *so = run_tensor(sc, "output");
+    ck_assert_int_eq(ks_tensor_numel(go), 1024);
+    for (int64_t i = 0; i < 1024; ++i) ck_assert(((const float *)go->data)[i] == ((const float *)so->data)[i]);
+    /* the texts of steps 15 and 16 as rendered */
+    ls_ctx_init(&c);
+    ck_assert_int_eq(ls_focus_resolve(sc, &L.steps[14].focus, &c, err, sizeof err), 0);
+    ck_assert_int_eq(ls_render(sc, &c, L.steps[14].text, text, sizeof text, err, sizeof err), 0);
+    ck_assert_msg(strstr(text, "makes 4 sectors per request, efficiency 100% (the gather: 5.94 and 64%)"), "%s", text);
+    ck_assert_msg(strstr(text, "with kind atomic: 8464 atomic adds"), "%s", text);
+    ck_assert_int_eq(ls_render(sc, &c, L.steps[15].text, text, sizeof text, err, sizeof err), 0);
+    ck_assert_msg(strstr(text, "1152 sectors for all 9216 entries of columns (those of padding windows too), against "
+                               "the gather's 1712 for the 8464 it needs"), "%s", text);
+    ck_assert_msg(strstr(text, "(atomic collisions 1024)"), "%s", text);
+    ls_ctx_free(&c);
     ls_session_close(&S);
     ls_free(&L);
     /* the player answers every question from the trace */
     ck_assert_int_eq(lesson("10 --auto"), 0);
-    ck_assert_ptr_nonnull(strstr(out_text("out"), "9 of 9 questions right"));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "14 of 14 questions right"));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "[run 'scatter': operator col2im --channels 4 --output-size 16 "
+                                                  "--algorithm scatter]"));
 }
 END_TEST
 

@@ -96,6 +96,7 @@ typedef struct ls_input {
 typedef struct ls_run_spec {
     const char *name; /* "runs" key; NULL for the lesson's own run */
     const char *trace; /* a recorded .kst, relative to the lesson file; NULL: run the operator */
+    const ks_op *op;   /* a run's own "operator" (its own params only, no lesson inputs); NULL: the lesson's */
     int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES];
     int nvalues[KS_MAX_PARAMS];
     double fvalue[KS_MAX_PARAMS][2];

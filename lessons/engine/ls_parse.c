@@ -274,9 +274,11 @@ static void parse_params(ls_report *rep, ls_lesson *L, ls_run_spec *spec, const 
                          const char *what)
 {
     static ks_run run; /* large: keep it off the stack */
-    ks_run_init(&run, L->op);
+    ks_run_init(&run, spec->op ? spec->op : L->op);
     ls_report quiet = {.out = NULL, .file = rep->file, .count = 0, .first_only = 0};
-    apply_params(own ? &quiet : rep, &run, lesson, "params"); /* a run's: reported once, for run 0 */
+    /* a run of another operator takes only its own params; a run's copy of the lesson's
+     * params is reported once, for run 0 */
+    if (!spec->op) apply_params(own ? &quiet : rep, &run, lesson, "params");
     if (own) apply_params(rep, &run, own, what);
     memcpy(spec->value, run.value, sizeof spec->value);
     memcpy(spec->fvalue, run.fvalue, sizeof spec->fvalue);
@@ -284,11 +286,13 @@ static void parse_params(ls_report *rep, ls_lesson *L, ls_run_spec *spec, const 
     memcpy(spec->nvalues, run.nvalues, sizeof spec->nvalues);
 }
 
-/* "runs": {"NAME": {"params": {...}}, "OTHER": {"trace": "file.kst"}, ...}: more runs of
- * the same operator, or recorded traces */
+/* "runs": {"NAME": {"params": {...}}, "OTHER": {"trace": "file.kst"},
+ * "THIRD": {"operator": "col2im", "params": {...}}, ...}: more runs of the same operator,
+ * runs of another operator (its own params on its defaults; the lesson's pattern, seed and
+ * launch, not its inputs), or recorded traces */
 static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params, const cJSON *o)
 {
-    static const char *const keys[] = {"params", "trace", NULL};
+    static const char *const keys[] = {"operator", "params", "trace", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, 0, "runs must be an object: run name -> {\"params\": {...}} or {\"trace\": \"file.kst\"}");
         return;
@@ -314,9 +318,16 @@ static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params,
         if (cJSON_GetObjectItemCaseSensitive(c, "trace")) {
             spec->trace = get_string(rep, 0, c, "trace", 1);
             if (params) ls_problem(rep, 0, "%s: params or trace, not both (a recorded trace has its own)", what);
+            if (cJSON_GetObjectItemCaseSensitive(c, "operator"))
+                ls_problem(rep, 0, "%s: operator or trace, not both", what);
             continue;
         }
-        if (!L->op) {
+        const char *op = get_string(rep, 0, c, "operator", 0);
+        if (op && !(spec->op = ks_op_find(op))) {
+            ls_problem(rep, 0, "%s: unknown operator '%s' (kscope list)", what, op);
+            continue;
+        }
+        if (!L->op && !spec->op) {
             ls_problem(rep, 0, "%s: needs a \"trace\" (the lesson has no operator to run with params)", what);
             continue;
         }

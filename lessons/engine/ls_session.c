@@ -141,7 +141,8 @@ static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep
         return open_recorded(S, L, spec, run, rep);
     }
     ks_run *r = &S->run;
-    ks_run_init(r, L->op);
+    const ks_op *op = spec->op ? spec->op : L->op;
+    ks_run_init(r, op);
     memcpy(r->value, spec->value, sizeof r->value);
     memcpy(r->fvalue, spec->fvalue, sizeof r->fvalue);
     memcpy(r->set, spec->set, sizeof r->set);
@@ -154,7 +155,7 @@ static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep
     /* problems of another run than the lesson's own name it */
     char run[80] = "";
     if (which) snprintf(run, sizeof run, "run %.40s: ", spec->name);
-    for (int i = 0; i < L->ninputs; ++i)
+    for (int i = 0; i < L->ninputs && op == L->op; ++i) /* the lesson's inputs are its operator's */
         if (load_input(L, &L->inputs[i], &r->tensor[ks_op_tensor(L->op, L->inputs[i].tensor)], rep))
             return -1;
     /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson */
@@ -164,7 +165,7 @@ static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep
         return -1;
     }
     if (ks_run_execute(r)) {
-        ls_problem(rep, 0, "%s%s: %s", run, L->op->name, ks_error_message());
+        ls_problem(rep, 0, "%s%s: %s", run, op->name, ks_error_message());
         return -1;
     }
     if (ks_sink_dropped(r->sink)) {
@@ -172,7 +173,7 @@ static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep
                    LS_MAX_EVENTS);
         return -1;
     }
-    ks_trace_from_run(L->op, r, &S->tr);
+    ks_trace_from_run(op, r, &S->tr);
     if (vw_index_build(&S->idx, &S->tr, NULL)) {
         ls_problem(rep, 0, "%s%s", run, ks_error_message());
         return -1;
@@ -411,7 +412,10 @@ void ls_run_describe(const ls_lesson *L, int r, char *buf, size_t n)
     }
     char flags[512];
     ls_run_flags(L, r, flags, sizeof flags);
-    snprintf(buf, n, "the lesson's parameters with %s", flags[0] ? flags : "no change");
+    if (L->runs[r].op)
+        snprintf(buf, n, "operator %s%s%s", L->runs[r].op->name, flags[0] ? " " : "", flags);
+    else
+        snprintf(buf, n, "the lesson's parameters with %s", flags[0] ? flags : "no change");
 }
 
 int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n)
@@ -419,9 +423,20 @@ int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n)
     const ls_run_spec *a = &L->runs[0], *b = &L->runs[r];
     size_t used = 0;
     buf[0] = 0;
-    if (!L->op || a->trace || b->trace) return 0; /* a recorded run has no flags */
-    for (int p = 0; p < L->op->nparams && used < n; ++p) {
-        const ks_param_spec *s = &L->op->params[p];
+    if (b->trace || (!b->op && (!L->op || a->trace))) return 0; /* a recorded run has no flags */
+    const ks_op *op = b->op ? b->op : L->op;
+    static ls_run_spec defaults; /* a run of another operator: its flags against that operator's defaults */
+    if (b->op) {
+        static ks_run run; /* large: keep it off the stack */
+        ks_run_init(&run, op);
+        memcpy(defaults.value, run.value, sizeof defaults.value);
+        memcpy(defaults.fvalue, run.fvalue, sizeof defaults.fvalue);
+        memcpy(defaults.set, run.set, sizeof defaults.set);
+        memcpy(defaults.nvalues, run.nvalues, sizeof defaults.nvalues);
+        a = &defaults;
+    }
+    for (int p = 0; p < op->nparams && used < n; ++p) {
+        const ks_param_spec *s = &op->params[p];
         if (!memcmp(a->value[p], b->value[p], sizeof a->value[p]) && a->nvalues[p] == b->nvalues[p] &&
             !memcmp(a->fvalue[p], b->fvalue[p], sizeof a->fvalue[p]) && a->set[p] == b->set[p])
             continue;

@@ -46,7 +46,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             /* the viewer shows the trace of the lesson's own run: a step about another run
              * is narration only, and says which run it is about */
             char flags[600];
-            if (L->runs[st->run].trace) ls_run_describe(L, st->run, flags, sizeof flags);
+            if (L->runs[st->run].trace || L->runs[st->run].op) ls_run_describe(L, st->run, flags, sizeof flags);
             else ls_run_flags(L, st->run, flags, sizeof flags);
             snprintf(text, sizeof text, "[run '%s' (%s): not the trace shown here; the terminal player, kscope lesson %s, draws it]\n%.3000s",
                      L->runs[st->run].name, flags[0] ? flags : "no change", L->id, buf);

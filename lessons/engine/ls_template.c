@@ -320,17 +320,21 @@ static int diff_attr(const ls_session *S, const char *name, const char *rest, ou
     return 0;
 }
 
-/* check.violations: what `kscope check` finds in the step's trace (0: every invariant holds) */
+/* check.violations: what `kscope check` finds in the step's trace (0: every invariant
+ * holds); check.collisions: its atomic collisions (elements receiving more than one atomic
+ * add) */
 static int check_attr(const ls_session *S, const char *name, const char *attr, out_buf *o, char *err, size_t en)
 {
-    if (strcmp(attr, "violations")) return fail(err, en, name, "check has violations (not '%s')", attr);
+    int collisions = !strcmp(attr, "collisions");
+    if (strcmp(attr, "violations") && !collisions)
+        return fail(err, en, name, "check has violations and collisions (not '%s')", attr);
     ks_check_report *rep = calloc(1, sizeof *rep);
     if (!rep) return fail(err, en, name, "out of memory");
     if (ks_trace_check(&S->tr, rep)) {
         free(rep);
         return fail(err, en, name, "%s", ks_error_message());
     }
-    put(o, "%llu", (unsigned long long)rep->violations);
+    put(o, "%llu", (unsigned long long)(collisions ? rep->atomic_collisions : rep->violations));
     free(rep);
     return 0;
 }
@@ -491,7 +495,7 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         } else
             return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
                         "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
-                        "run.NAME.X, diff.RUN.A, check.violations, memory.SITE.A, request.A)");
+                        "run.NAME.X, diff.RUN.A, check.violations, check.collisions, memory.SITE.A, request.A)");
         return 0;
     }
     if (!strcmp(head, "work")) return work_field(S, c, name, rest, o, err, en);
