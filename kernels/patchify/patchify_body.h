@@ -9,8 +9,9 @@
 #include "patchify_args.h"
 
 /* patches[b, m, k, ii, jj] = input[b, k, floor(y) + ii - R, floor(x) + jj - R], 0 outside:
- * one work item per (b, m, jj, ii), ii fastest (DPVO's order: writes D apart, reads W
- * apart, not coalesced), looping over the C channels. */
+ * one work item per (b, m, jj, ii), ii fastest (DPVO's order: neighbouring lanes write D
+ * apart and read W apart; a warp's writes still cover whole patches, its reads rows far
+ * apart: `kscope memory`), looping over the C channels. */
 KS_FN void KS_VARIANT(ks_patch_fwd_body)(ks_thread *t, const ks_patchify_args *a)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
