@@ -27,7 +27,7 @@ extern "C" {
 
 #define KS_MAX_PARAMS 24
 #define KS_OP_TENSORS 24
-#define KS_RUN_FACTS 12
+#define KS_RUN_FACTS 16
 #define KS_PARAM_AXES 3 /* the most values one INT parameter holds (D,H,W) */
 /* The number of rows of a table: descriptors count with this, never with a literal. */
 #define KS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

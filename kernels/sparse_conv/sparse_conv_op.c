@@ -464,13 +464,13 @@ static int prepare(ks_run *r)
     for (int q = 0; q < 5; ++q)
         ks_run_fact(r, keys[q], D == 2 ? "[%lld, %lld]" : "[%lld, %lld, %lld]", (long long)rows[q][0],
                     (long long)rows[q][1], (long long)rows[q][2]);
-    ks_run_fact(r, "output_padding", "%s", "null"); /* replaced below for --transposed */
-    if (g->mode == KS_SP_TRANSPOSED) {
-        int64_t op[3];
-        axes_of(r, P_OUT_PAD, D, op);
+    int64_t op[3] = {0, 0, 0}; /* output padding: --transposed only, null otherwise */
+    axes_of(r, P_OUT_PAD, D, op);
+    if (g->mode == KS_SP_TRANSPOSED)
         ks_run_fact(r, "output_padding", D == 2 ? "[%lld, %lld]" : "[%lld, %lld, %lld]", (long long)op[0],
                     (long long)op[1], (long long)op[2]);
-    }
+    else
+        ks_run_fact(r, "output_padding", "null");
     ks_run_fact(r, "batch_size", "%lld", (long long)B);
     ks_run_fact(r, "sites", "[%lld, %lld]", (long long)n, (long long)m);
     ks_run_fact(r, "pairs", "%lld", (long long)P);
