@@ -16,6 +16,7 @@
 #include "../kernels/core/ks_error.h"
 #include "../trace/ks_file.h"
 #include "vw_draw.h"
+#include "vw_live.h"
 #include "vw_script.h"
 
 #define TEXT_SIZE 13
@@ -119,9 +120,11 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
     vw_state s;
     vw_draw d;
     vw_layout L;
+    static vw_live live; /* large: off the stack */
     int rc = vw_index_build(&idx, tr, NULL);
     if (rc) return rc;
     vw_state_init(&s, tr, &idx);
+    if (!vw_live_init(&live, tr)) live.dir = o->shot_dir, s.live = &live;
     SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
     if (!r) {
@@ -169,6 +172,7 @@ out_renderer:
 out:
     SDL_FreeSurface(surf);
     vw_state_free(&s);
+    if (s.live) vw_live_free(&live);
     vw_index_free(&idx);
     return rc;
 }
@@ -270,6 +274,8 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     ix.thread = SDL_CreateThread(index_thread, "kscope-index", &ix);
     if (!ix.thread) index_thread(&ix);
     vw_state_init(&s, tr, NULL);
+    static vw_live live;
+    if (!vw_live_init(&live, tr)) live.dir = o->shot_dir, s.live = &live;
     int w, h;
     SDL_GetRendererOutputSize(r, &w, &h);
     vw_layout_compute_story(&L, w, h, d.font.line, o->nslides ? VW_STORY_LINES : 0);
@@ -321,6 +327,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     if (ix.thread) SDL_WaitThread(ix.thread, NULL);
     vw_draw_free(&d);
     vw_state_free(&s);
+    if (s.live) vw_live_free(&live);
     vw_index_free(&ix.idx);
 out:
     if (r) SDL_DestroyRenderer(r);

@@ -8,6 +8,7 @@
 #include "vw_colormap.h"
 #include "vw_describe.h"
 #include "vw_draw_int.h"
+#include "vw_draw_live.h"
 
 int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size)
 {
@@ -98,6 +99,7 @@ static void draw_help(vw_draw *d, const vw_layout *L)
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille)
 {
     char buf[512];
+    vw_draw_live_sync(d, s);
     vw_color(d->r, VW_COL_BG);
     SDL_RenderClear(d->r);
     vw_fill(d->r, L->title, 0x2A2A40);
@@ -116,5 +118,6 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     vw_describe_status(s, permille, buf, sizeof buf);
     vw_text(&d->font, d->r, L->status.x + 6, L->status.y + 3, s->prompt ? VW_COL_HEAD : VW_COL_TEXT,
             L->status.w - 12, buf);
+    vw_draw_live(d, s, L);
     if (s->help) draw_help(d, L);
 }

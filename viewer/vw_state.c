@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "vw_live.h"
 #include "vw_plane.h"
 
 static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes", "visits", "sectors"};
@@ -397,6 +398,7 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_BARS: s->bars = !s->bars; break;
     case VW_ACT_STRIP: s->strip = !s->strip; break;
     case VW_ACT_GANTT: toggle_gantt(s); break;
+    case VW_ACT_LIVE: vw_live_apply(s, a); break;
     default: break;
     }
     vw_state_clamp(s);
@@ -467,6 +469,16 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "PageDown", .kind = VW_ACT_SLIDE, .a = 1, .b = 0},
         {.key = "PageUp", .kind = VW_ACT_SLIDE, .a = -1, .b = 0},
         {.key = "A", .kind = VW_ACT_REVEAL, .a = 0, .b = 0},
+        /* live parameters (vw_live.h); Comma / Period: the names a --keys script can spell */
+        {.key = "P", .kind = VW_ACT_LIVE, .a = VW_LIVE_PANEL, .b = 0},
+        {.key = "J", .kind = VW_ACT_LIVE, .a = VW_LIVE_SELECT, .b = 1},
+        {.key = "K", .kind = VW_ACT_LIVE, .a = VW_LIVE_SELECT, .b = -1},
+        {.key = ".", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = 1},
+        {.key = "Period", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = 1},
+        {.key = ",", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = -1},
+        {.key = "Comma", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = -1},
+        {.key = "R", .kind = VW_ACT_LIVE, .a = VW_LIVE_REVERT, .b = 0},
+        {.key = "T", .kind = VW_ACT_LIVE, .a = VW_LIVE_SAVE, .b = 0},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
         if (!strcmp(key, keys[i].key)) {

@@ -51,7 +51,8 @@ typedef enum vw_action_kind {
     VW_ACT_REVEAL,    /* show / hide the slide's answer */
     VW_ACT_BARS,      /* one-row planes (1-D tensors) as bars over their cells, or not */
     VW_ACT_STRIP,     /* the warp strip (the focused request's lanes and sectors) on / off */
-    VW_ACT_GANTT      /* the schedule chart in place of the grid, or back (traces with a schedule) */
+    VW_ACT_GANTT,     /* the schedule chart in place of the grid, or back (traces with a schedule) */
+    VW_ACT_LIVE       /* live parameters (vw_live.h): a vw_live_cmd, b its direction */
 } vw_action_kind;
 
 typedef struct vw_action {
@@ -96,6 +97,7 @@ typedef struct vw_state {
     const vw_slide *slides;
     int nslides, slide, reveal;
     const char *title; /* replaces the trace's title line when set */
+    struct vw_live *live; /* live parameters (vw_live.h), NULL: none */
 } vw_state;
 
 /* Starts on the first event in recorded order, panels on the first input and output

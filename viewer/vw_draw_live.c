@@ -1,0 +1,43 @@
+/* vw_draw_live.c - the live-parameters panel (see vw_live.h) and cache invalidation. */
+#include "vw_draw_live.h"
+
+#include <stdlib.h>
+
+#include "vw_draw_int.h"
+#include "vw_live.h"
+
+#define VW_COL_LIVE_BG 0x141C24
+
+void vw_draw_live_sync(vw_draw *d, const vw_state *s)
+{
+    if (!s->live || s->live->gen == d->live_gen) return;
+    d->live_gen = s->live->gen;
+    for (int p = 0; p < 2; ++p)
+        if (d->heat[p].tex) {
+            SDL_DestroyTexture(d->heat[p].tex);
+            d->heat[p].tex = NULL;
+        }
+    free(d->grid.first); /* the grid's spans are positions in the old trace */
+    d->grid.first = NULL;
+    d->warp_built = 0;
+}
+
+void vw_draw_live(vw_draw *d, const vw_state *s, const vw_layout *L)
+{
+    static vw_lines lines; /* ~10 KB: kept off the stack */
+    static const uint32_t colors[] = {VW_COL_TEXT, VW_COL_HEAD, VW_COL_FOCUS, VW_COL_DIM, VW_COL_INVALID};
+    if (!s->live || !s->live->open) return;
+    const vw_rect a = vw_live_area(L);
+    vw_fill(d->r, a, VW_COL_LIVE_BG);
+    vw_outline(d->r, a, VW_COL_HEAD, 1, 0);
+    const int rows = (a.h - 6) / d->font.line;
+    vw_live_lines(s->live, &lines, rows);
+    for (int i = 0; i < lines.n; ++i) {
+        const int y = a.y + 3 + i * d->font.line;
+        if (lines.style[i] == VW_STYLE_FOCUS) { /* the selected row: a band behind it */
+            const vw_rect band = {.x = a.x + 2, .y = y, .w = a.w - 4, .h = d->font.line};
+            vw_fill(d->r, band, 0x203A48);
+        }
+        vw_text(&d->font, d->r, a.x + 6, y, colors[lines.style[i]], a.w - 12, lines.text[i]);
+    }
+}
