@@ -303,6 +303,7 @@ const char *const *vw_help_lines(void)
         "click timeline   scrub         S or F12  screenshot (PNG)",
         "H or F1          this help     Esc  close / quit     Q  quit",
         "PageDown/PageUp  lessons: next / previous slide    A  show the answer",
+        "P                live parameters: J / K choose, , . change (re-runs), R opened, T save",
         NULL,
     };
     return lines;

@@ -22,8 +22,19 @@ void vw_draw_live_sync(vw_draw *d, const vw_state *s)
     d->warp_built = 0;
 }
 
+/* A lesson's narration band while a re-run shows: the slides are about the opened trace. */
+static void draw_story_note(vw_draw *d, const vw_live *l, const vw_layout *L)
+{
+    if (l->at < 0 || !l->nslides || L->story.h <= 0) return;
+    vw_fill(d->r, L->story, 0x1C2230);
+    vw_outline(d->r, L->story, VW_COL_HEAD, 1, 0);
+    vw_text(&d->font, d->r, L->story.x + 8, L->story.y + 4, VW_COL_HEAD, L->story.w - 16,
+            "A live re-run is shown: the lesson's slides describe the trace it opened. R brings it back.");
+}
+
 void vw_draw_live(vw_draw *d, const vw_state *s, const vw_layout *L)
 {
+    if (s->live) draw_story_note(d, s->live, L);
     static vw_lines lines; /* ~10 KB: kept off the stack */
     static const uint32_t colors[] = {VW_COL_TEXT, VW_COL_HEAD, VW_COL_FOCUS, VW_COL_DIM, VW_COL_INVALID};
     if (!s->live || !s->live->open) return;

@@ -234,6 +234,7 @@ static void attach(vw_state *s, focus f, char *said, size_t n)
     s->playing = 0;
     s->nslides = l->at < 0 ? l->nslides : 0;
     s->slides = l->at < 0 ? l->slides : NULL;
+    if (l->at >= 0 && l->nslides) s->follow = 1; /* no slide places the panels now */
     vw_state_clamp(s);
     refocus(s, f, said, n);
     vw_state_clamp(s);
