@@ -11,6 +11,7 @@
 
 #include "../trace/run_params.h"
 #include "../viewer/vw_live.h"
+#include "../viewer/vw_script.h"
 #include "view_fixture.h"
 
 /* im2col on a random (2, 3, 7, 6) input, 3x3, padding 1: odd sizes, two images. */
@@ -326,6 +327,43 @@ START_TEST(every_operator_s_parameters_step_or_refuse)
 }
 END_TEST
 
+START_TEST(keys_and_scripts_reach_the_panel_and_unknown_operators_say_why)
+{
+    vw_action *acts = NULL;
+    size_t n = 0;
+    ck_assert_int_eq(vw_script_parse("P,J,K,Period,Comma,.,R,T", &acts, &n), KS_OK);
+    ck_assert_uint_eq(n, 8); /* "," separates steps: "." stands alone, Comma names "," */
+    static const int64_t cmd[] = {VW_LIVE_PANEL, VW_LIVE_SELECT, VW_LIVE_SELECT, VW_LIVE_STEP,
+                                  VW_LIVE_STEP, VW_LIVE_STEP, VW_LIVE_REVERT, VW_LIVE_SAVE};
+    static const int64_t dir[] = {0, 1, -1, 1, -1, 1, 0, 0};
+    for (size_t i = 0; i < n; ++i) {
+        ck_assert_int_eq(acts[i].kind, VW_ACT_LIVE);
+        ck_assert_int_eq(acts[i].a, cmd[i]);
+        ck_assert_int_eq(acts[i].b, dir[i]);
+    }
+    free(acts);
+    /* a trace of an operator this build does not know (a user's own kernel) */
+    open_trace("im2col", &geometry);
+    static ks_trace mine;
+    mine = F.tr;
+    snprintf(mine.op, sizeof mine.op, "my_kernel");
+    static vw_live none;
+    ck_assert_int_eq(vw_live_init(&none, &mine), KS_OK);
+    ck_assert_ptr_null(none.op);
+    ck_assert_ptr_nonnull(strstr(none.why, "my_kernel"));
+    vw_live *keep = F.s.live;
+    F.s.live = &none;
+    key("P");
+    ck_assert(none.open);
+    key(".");
+    ck_assert_ptr_nonnull(strstr(F.s.message, "no live parameters"));
+    ck_assert_ptr_eq(F.s.tr, &F.tr);
+    F.s.live = keep;
+    vw_live_free(&none);
+    close_trace();
+}
+END_TEST
+
 START_TEST(panel_is_drawn_over_the_grid_with_the_selected_row_and_the_error)
 {
     open_trace("im2col", &geometry);
@@ -372,6 +410,7 @@ static Suite *suite(void)
     tcase_add_test(tc, revert_brings_back_the_opened_trace_and_a_lesson_s_slides);
     tcase_add_test(tc, t_writes_the_shown_trace);
     tcase_add_test(tc, every_operator_s_parameters_step_or_refuse);
+    tcase_add_test(tc, keys_and_scripts_reach_the_panel_and_unknown_operators_say_why);
     tcase_add_test(tc, panel_is_drawn_over_the_grid_with_the_selected_row_and_the_error);
     suite_add_tcase(s, tc);
     return s;
