@@ -14,6 +14,9 @@
  * global memory by ceil(N/T) blocks instead of N threads: global reads per output element
  * fall from 2K to about 2K/T.
  *
+ * The naive form (--algorithm naive), for comparison: the same threads, each reading its
+ * row of a and column of b straight from global memory (tap k), in the same k order.
+ *
  * The grid-stride loop walks tiles: work item index = tile * T*T + thread, so a block's
  * threads all take the same number of iterations and all reach every barrier.
  */
@@ -37,6 +40,7 @@ enum { KS_GT_PLANT_NONE, KS_GT_PLANT_NO_FIRST, KS_GT_PLANT_NO_SECOND, KS_GT_PLAN
 typedef struct ks_gemm_tiled_args {
     int64_t m, k, n; /* a (m, k), b (k, n), c (m, n) */
     int64_t tile;    /* T: 16 or 32 */
+    int naive;       /* the same threads with no shared memory: 2K global reads each */
     int plant;
     const float *a, *b;
     float *c;
@@ -86,15 +90,23 @@ KS_FN void KS_VARIANT(ks_gemm_tiled_body)(ks_thread *t, const ks_gemm_tiled_args
         KS_PROBE(ks_probe_work(t, KS_GT_SITE_WORK, index, iter, tile / tiles_n, tile % tiles_n, ty, tx, row, col, 0, 0));
         if (a->plant == KS_GT_PLANT_DIVERGENT && (row >= M || col >= N)) continue; /* the bug: skips the barriers */
         float acc = 0.0f;
-        for (KS_IDX k0 = 0; k0 < K; k0 += T) {
+        if (a->naive) {
+            for (KS_IDX k = 0; k < K && row < M && col < N; ++k) {
+                const float av = a->a[row * K + k], bv = a->b[k * N + col];
+                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_A, KS_GT_T_A, (int)k, (int64_t)row * K + k, 0, row, k, av));
+                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_B, KS_GT_T_B, (int)k, (int64_t)k * N + col, 0, k, col, bv));
+                acc = fmaf(av, bv, acc);
+            }
+        }
+        for (KS_IDX k0 = 0; k0 < K && !a->naive; k0 += T) {
             float av = 0.0f, bv = 0.0f;
             if (row < M && k0 + tx < K) {
                 av = a->a[row * K + k0 + tx];
-                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_A, KS_GT_T_A, 0, (int64_t)row * K + k0 + tx, 0, row, k0 + tx, av));
+                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_A, KS_GT_T_A, (int)(k0 / T), (int64_t)row * K + k0 + tx, 0, row, k0 + tx, av));
             }
             if (k0 + ty < K && col < N) {
                 bv = a->b[(k0 + ty) * N + col];
-                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_B, KS_GT_T_B, 0, (int64_t)(k0 + ty) * N + col, 0, k0 + ty, col, bv));
+                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_B, KS_GT_T_B, (int)(k0 / T), (int64_t)(k0 + ty) * N + col, 0, k0 + ty, col, bv));
             }
             ks_shared_store(t, a_tile, ty * T + tx, av);
             ks_shared_store(t, b_tile, ty * T + tx, bv);

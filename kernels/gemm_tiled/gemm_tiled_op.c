@@ -11,7 +11,7 @@
 #define KS_BODY "../gemm_tiled/gemm_tiled_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
 
-enum { P_M, P_K, P_N, P_TILE, P_PLANT, P_COUNT };
+enum { P_M, P_K, P_N, P_TILE, P_ALGORITHM, P_PLANT, P_COUNT };
 
 static const ks_param_spec params[P_COUNT] = {
     [P_M] = {.name = "m", .def = {19}, .min = 1, .help = "rows of a and c (taken from a given a)"},
@@ -19,6 +19,8 @@ static const ks_param_spec params[P_COUNT] = {
     [P_N] = {.name = "n", .def = {17}, .min = 1, .help = "columns of b and c (taken from a given b)"},
     [P_TILE] = {.name = "tile", .kind = KS_PARAM_CHOICE, .choices = "16|32", .def = {0},
                 .help = "tile side T: a block is T x T threads"},
+    [P_ALGORITHM] = {.name = "algorithm", .kind = KS_PARAM_CHOICE, .choices = "tiled|naive", .def = {0},
+                     .help = "tiled (shared memory, barriers) or naive (each thread reads its row and column from global memory)"},
     [P_PLANT] = {.name = "plant", .kind = KS_PARAM_CHOICE,
                  .choices = "none|no-first-barrier|no-second-barrier|divergent-barrier", .def = {0},
                  .help = "a planted bug for the race and barrier checks"},
@@ -46,7 +48,7 @@ static int sizes(ks_run *r, ks_gemm_tiled_args *a)
     if (rc || (rc = ks_run_take(r, KS_GT_T_B, 2, bb, KS_COUNT(bb)))) return rc;
     *a = (ks_gemm_tiled_args){
         .m = r->value[P_M][0], .k = r->value[P_K][0], .n = r->value[P_N][0],
-        .tile = r->value[P_TILE][0] ? 32 : 16, .plant = (int)r->value[P_PLANT][0],
+        .tile = r->value[P_TILE][0] ? 32 : 16, .naive = (int)r->value[P_ALGORITHM][0], .plant = (int)r->value[P_PLANT][0],
     };
     const ks_size_check checks[] = {
         {.name = "m", .v = a->m, .lo = 1},
