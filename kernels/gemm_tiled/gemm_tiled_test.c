@@ -137,6 +137,8 @@ START_TEST(planted_barrier_bugs_are_caught)
                           (unsigned long long)sim.races, (unsigned long long)rep.shared_races);
             ck_assert_ptr_nonnull(strstr(sim.first[0], "no barrier between"));
             ck_assert_uint_eq(rep.barrier_divergent, 0);
+            /* without barrier 2: one race per slot of both tiles (2 x 256) in each of the 4 blocks (lesson 11) */
+            if (p == 1) ck_assert_uint_eq(rep.violations, 2048);
         } else {
             ck_assert(sim.divergent_barriers > 0 && rep.barrier_divergent > 0);
             ck_assert_ptr_nonnull(strstr(sim.first[2], "divergent barrier: the barrier at line"));
@@ -194,13 +196,15 @@ START_TEST(tiles_cut_the_global_reads)
         ks_trace_from_run(R.op, &R, &TR);
         ck_assert_int_eq(ks_trace_check(&TR, &rep), KS_OK);
         ck_assert_msg(rep.violations == 0, "%s", rep.first[0]);
-        uint64_t reads = 0, item0 = 0;
+        uint64_t reads = 0, item0 = 0, a00 = 0;
         for (uint64_t i = 0; i < TR.nevents; ++i) {
             const ks_event *e = &TR.events[i];
             if (e->kind != KS_EV_READ || e->tensor == KS_GT_T_SHARED) continue;
             reads++;
             item0 += e->index == 0;
+            a00 += e->tensor == KS_GT_T_A && e->u.access.offset == 0;
         }
+        ck_assert_uint_eq(a00, naive ? 17 : 2); /* every output of row 0; every tile column (lesson 11) */
         /* m=19 k=23 n=17: naive 2*23 per element; tiled: a read by 2 tile columns, b by 2 tile rows */
         ck_assert_uint_eq(reads, naive ? 19 * 17 * 46 : 19 * 23 * 2 + 23 * 17 * 2);
         ck_assert_uint_eq(item0, naive ? 46 : 4);
