@@ -303,6 +303,7 @@ const char *const *vw_help_lines(void)
         "M                heatmap: values, read count, weight sum, write count, visits, sectors",
         "W                warp strip: the focused request's 32 lanes, addresses, sectors",
         "C                schedule chart (blocks on SMs over time) for the grid; click a bar",
+        "P / Shift+P      next / previous barrier phase of the block   T  shared-tile panel",
         "[ ]  ; '         input plane / output plane",
         "Tab  Ctrl+Tab    input tensor / output tensor     F  follow the focus",
         "B                1-D tensors (one-row planes) as bars on / off",
