@@ -95,8 +95,7 @@ START_TEST(every_operator_runs_traced_and_passes_check)
     const int has_backward = ks_op_param(op, "backward") >= 0;
     for (int backward = 0; backward <= has_backward; ++backward) {
         run_and_check(op, backward, 0);
-        /* 2 blocks of 32: threads loop (a tiled kernel's block is its tile: 2 blocks of 16 x 16) */
-        run_and_check(op, backward, ks_op_param(op, "tile") >= 0 ? 256 : 32);
+        run_and_check(op, backward, tu_op_threads(op, 32)); /* 2 blocks of 32: threads loop */
     }
 }
 END_TEST
