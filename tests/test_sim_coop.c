@@ -10,7 +10,8 @@ typedef struct rev_args {
     const float *in;
     float *out;
     int64_t n;
-    int plant; /* 0: correct, 1: no barrier, 2: only threads below 8 reach it */
+    int plant; /* 0: correct, 1: no barrier, 2: only threads below 8 reach it, 3: odd and
+                * even threads wait at two different barriers */
 } rev_args;
 
 /* out[block*B + th] = in[block*B + (B - 1 - th)]: each thread stores its element, then
@@ -22,6 +23,8 @@ static void reverse_body(ks_thread *t, const void *va)
     const int64_t B = t->block_dim.x, th = t->thread_idx.x, i = t->block_idx.x * B + th;
     ks_shared_store(t, buf, th, i < a->n ? a->in[i] : 0.0f);
     if (a->plant == 0 || (a->plant == 2 && th < 8)) ks_syncthreads(t);
+    if (a->plant == 3 && th % 2) ks_syncthreads(t);
+    if (a->plant == 3 && !(th % 2)) ks_syncthreads(t);
     const float v = ks_shared_load(t, buf, B - 1 - th);
     if (i < a->n) a->out[i] = v;
 }
@@ -123,6 +126,12 @@ START_TEST(a_barrier_some_threads_skip_is_reported)
     ck_assert_uint_eq(rep.divergent_barriers, 2);
     ck_assert_msg(strstr(rep.first[2], "line") && strstr(rep.first[2], "threads 0-7 only") &&
                       strstr(rep.first[2], "threads 8-19 finished"),
+                  "%s", rep.first[2]);
+    free(in), free(out);
+    a = make(&seed, 9, 3, &in, &out);
+    ck_assert_int_eq(ks_sim_launch_coop(1, 9, reverse_body, &a, NULL, &rep), KS_OK);
+    ck_assert_uint_eq(rep.divergent_barriers, 1);
+    ck_assert_msg(strstr(rep.first[2], "threads 0, 2, 4, 6, 8 wait at line") && strstr(rep.first[2], "threads 1, 3, 5, 7 at line"),
                   "%s", rep.first[2]);
     free(in), free(out);
 }

@@ -69,43 +69,29 @@ KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, f
     ks_sink_put(t->sink, &e);
 }
 
-KS_FN float ks_shared_load(ks_thread *t, const float *p, int64_t i)
-{
-#if !defined(__CUDA_ARCH__)
-    ks_sim_shared_access(t, p + i, 0);
+/* ks_shared_load / ks_shared_store (float) and ks_shared_load_i32 / ks_shared_store_i32:
+ * the access (checked against its phase in the simulator), then its event. */
+#if defined(__CUDA_ARCH__)
+#define KS_SHARED_CHECK(t, p, write) ((void)0)
+#else
+#define KS_SHARED_CHECK(t, p, write) ks_sim_shared_access((t), (p), (write))
 #endif
-    const float v = p[i];
-    ks_probe_shared(t, KS_EV_READ, p, i, v);
-    return v;
-}
-
-KS_FN void ks_shared_store(ks_thread *t, float *p, int64_t i, float v)
-{
-#if !defined(__CUDA_ARCH__)
-    ks_sim_shared_access(t, p + i, 1);
-#endif
-    p[i] = v;
-    ks_probe_shared(t, KS_EV_WRITE, p, i, v);
-}
-
-KS_FN int32_t ks_shared_load_i32(ks_thread *t, const int32_t *p, int64_t i)
-{
-#if !defined(__CUDA_ARCH__)
-    ks_sim_shared_access(t, p + i, 0);
-#endif
-    const int32_t v = p[i];
-    ks_probe_shared(t, KS_EV_READ, p, i, (float)v);
-    return v;
-}
-
-KS_FN void ks_shared_store_i32(ks_thread *t, int32_t *p, int64_t i, int32_t v)
-{
-#if !defined(__CUDA_ARCH__)
-    ks_sim_shared_access(t, p + i, 1);
-#endif
-    p[i] = v;
-    ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v);
-}
+#define KS_SHARED_ACCESSORS(sfx, T)                                        \
+    KS_FN T ks_shared_load##sfx(ks_thread *t, const T *p, int64_t i)       \
+    {                                                                      \
+        KS_SHARED_CHECK(t, p + i, 0);                                      \
+        const T v = p[i];                                                  \
+        ks_probe_shared(t, KS_EV_READ, p, i, (float)v);                    \
+        return v;                                                          \
+    }                                                                      \
+    KS_FN void ks_shared_store##sfx(ks_thread *t, T *p, int64_t i, T v)    \
+    {                                                                      \
+        KS_SHARED_CHECK(t, p + i, 1);                                      \
+        p[i] = v;                                                          \
+        ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v);                   \
+    }
+KS_SHARED_ACCESSORS(, float)
+KS_SHARED_ACCESSORS(_i32, int32_t)
 
 /* A barrier arrival (recorded items only): the line and the phase it ends. */
 KS_FN void ks_probe_barrier(ks_thread *t, int line)

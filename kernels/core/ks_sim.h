@@ -20,6 +20,11 @@ typedef void (*ks_sim_body)(ks_thread *t, const void *args);
 void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args,
                    ks_sink *sink);
 
+/* The two launches' common steps: a thread of a blocks x threads grid (no block or thread
+ * index yet, phase 0), and block b's line of the sink's schedule (a virtual clock). */
+void ks_sim_thread_init(ks_thread *t, int64_t blocks, int threads, ks_sink *sink);
+void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads);
+
 /* What the cooperative launch found: shared-memory races (two threads of a block touch
  * one slot in one barrier phase, at least one writing), reads of never-written slots, and
  * barriers not reached by every live thread of the block. first[] holds the first of each

@@ -326,20 +326,11 @@ int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void
             rc = ks_fail(KS_ENOMEM, "cannot protect the fiber stacks' guard pages");
     if (!rc) {
         ks_thread base;
-        memset(&base, 0, sizeof base);
-        base.grid_dim.x = (uint32_t)blocks;
-        base.grid_dim.y = base.grid_dim.z = 1;
-        base.block_dim.x = (uint32_t)threads;
-        base.block_dim.y = base.block_dim.z = 1;
-        base.sink = sink;
-        base.shared_tensor = 255;
+        ks_sim_thread_init(&base, blocks, threads, sink);
         g_coop = c;
         for (int64_t b = 0; b < blocks; ++b) {
             run_block(c, &base, (uint32_t)b);
-            if (sink && sink->schedule && b < sink->schedule_blocks) { /* the virtual clock of ks_sim_launch */
-                int64_t *s = sink->schedule + 4 * b;
-                s[0] = b, s[1] = -1, s[2] = b * threads, s[3] = (b + 1) * threads;
-            }
+            ks_sim_schedule_block(sink, b, threads);
         }
         g_coop = NULL;
     }
