@@ -82,12 +82,14 @@ static void check_phase(const ks_trace *tr, const ref *r, uint64_t a, uint64_t b
               e->u.access.x, r[k].phase, (long long)writer, (unsigned long long)wevent);
         }
     }
-    /* uninitialised: a read before any write of this thread, with none in an earlier phase */
+    /* uninitialised: a read before any write of this thread (its accesses are consecutive,
+     * in program order), with none in an earlier phase */
+    int own_write = 0;
     for (uint64_t k = a; k < b && !*written; ++k) {
         const ks_event *e = &tr->events[r[k].event];
-        uint64_t j = a;
-        while (j < k && !(r[j].thread == r[k].thread && tr->events[r[j].event].kind == KS_EV_WRITE)) ++j;
-        if (e->kind == KS_EV_READ && j == k && (writer < 0 || (uint32_t)writer == r[k].thread)) {
+        if (k == a || r[k].thread != r[k - 1].thread) own_write = 0;
+        if (e->kind == KS_EV_WRITE) own_write = 1;
+        if (e->kind == KS_EV_READ && !own_write && (writer < 0 || (uint32_t)writer == r[k].thread)) {
             rep->shared_uninit++;
             v(rep, r[k].event, e, "read of uninitialised shared memory %s (plane %d, y %d, x %d) in phase %u: nothing wrote it before",
               slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x, r[k].phase);
