@@ -15,15 +15,15 @@ enum { P_M, P_K, P_N, P_TILE, P_ALGORITHM, P_PLANT, P_COUNT };
 
 static const ks_param_spec params[P_COUNT] = {
     [P_M] = {.name = "m", .def = {19}, .min = 1, .help = "rows of a and c (taken from a given a)"},
-    [P_K] = {.name = "k", .def = {23}, .min = 1, .help = "columns of a, rows of b"},
+    [P_K] = {.name = "k", .def = {23}, .min = 1, .help = "columns of a, rows of b (taken from a given a or b)"},
     [P_N] = {.name = "n", .def = {17}, .min = 1, .help = "columns of b and c (taken from a given b)"},
     [P_TILE] = {.name = "tile", .kind = KS_PARAM_CHOICE, .choices = "16|32", .def = {0},
                 .help = "tile side T: a block is T x T threads"},
     [P_ALGORITHM] = {.name = "algorithm", .kind = KS_PARAM_CHOICE, .choices = "tiled|naive", .def = {0},
-                     .help = "tiled (shared memory, barriers) or naive (each thread reads its row and column from global memory)"},
+                     .help = "tiled, or naive: each thread reads its row and column from global memory"},
     [P_PLANT] = {.name = "plant", .kind = KS_PARAM_CHOICE,
                  .choices = "none|no-first-barrier|no-second-barrier|divergent-barrier", .def = {0},
-                 .help = "a planted bug for the race and barrier checks"},
+                 .help = "a planted bug (tiled; docs/simulator.md)"},
 };
 
 static const ks_tensor_spec tensors[] = {
