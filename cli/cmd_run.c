@@ -20,7 +20,7 @@ static void print_op(FILE *out, const ks_op *op)
     fprintf(out, "%s: %s\n\nparameters (default):\n", op->name, op->summary);
     for (int i = 0; i < op->nparams; ++i) {
         const ks_param_spec *p = &op->params[i];
-        char def[48], flag[40], range[48] = "";
+        char def[48], flag[40], range[96] = "";
         snprintf(flag, sizeof flag, "--%s", p->name);
         if (p->kind == KS_PARAM_SWITCH) {
             snprintf(flag, sizeof flag, "--[no-]%s", p->name);

@@ -119,7 +119,7 @@ static void expect_im2col(int64_t k, int64_t st)
 START_TEST(kernel_size_and_stride_rerun_im2col_with_the_formula_s_shapes)
 {
     open_trace("im2col", &geometry);
-    key("P");
+    key("L");
     ck_assert(F.live.open);
     select_param("kernel-size");
     key(".");
@@ -160,7 +160,7 @@ START_TEST(focus_stays_on_the_same_work_index_else_the_nearest)
     focused(&index, &k);
     ck_assert_int_eq(index, 41);
     ck_assert_uint_eq(k, 5);
-    key("P");
+    key("L");
     select_param("kernel-size");
     key("."); /* 2 * 3 * 6 * 5 = 180 items: 41 is still there */
     focused(&index, &k);
@@ -191,7 +191,7 @@ static int panel_says(int style, const char *text)
 START_TEST(refused_values_keep_the_old_trace_and_show_the_error)
 {
     open_trace("im2col", &geometry);
-    key("P");
+    key("L");
     select_param("stride");
     const uint64_t n = F.s.tr->nevents;
     const uint64_t pos = F.s.pos;
@@ -229,7 +229,7 @@ END_TEST
 START_TEST(inputs_that_no_longer_fit_are_built_in_and_said)
 {
     open_trace("im2col", &geometry);
-    key("P");
+    key("L");
     select_param("channels");
     key("."); /* 4 channels: the trace's (2, 3, 7, 6) input no longer fits */
     ck_assert_str_eq(F.live.error, "");
@@ -262,7 +262,7 @@ START_TEST(revert_brings_back_the_opened_trace_and_a_lesson_s_slides)
     vw_story_set(&F.s, slides, 2);
     key("PageDown");
     ck_assert_int_eq(F.s.slide, 1);
-    key("P");
+    key("L");
     select_param("padding");
     key(",");
     ck_assert_ptr_ne(F.s.tr, &F.tr);
@@ -286,7 +286,7 @@ START_TEST(t_writes_the_shown_trace)
     mkdir(dir, 0777);
     open_trace("im2col", &geometry);
     F.live.dir = dir;
-    key("P");
+    key("L");
     select_param("dilation");
     key(".");
     key("T");
@@ -310,7 +310,7 @@ START_TEST(every_operator_s_parameters_step_or_refuse)
         const ks_op *op = ks_op_at(o);
         open_trace(op->name, NULL);
         ck_assert_ptr_eq(F.live.op, op);
-        key("P");
+        key("L");
         for (int p = 0; p < op->nparams; ++p) {
             select_param(op->params[p].name);
             for (int dir = 0; dir < 2; ++dir) {
@@ -331,7 +331,7 @@ START_TEST(keys_and_scripts_reach_the_panel_and_unknown_operators_say_why)
 {
     vw_action *acts = NULL;
     size_t n = 0;
-    ck_assert_int_eq(vw_script_parse("P,J,K,Period,Comma,.,R,T", &acts, &n), KS_OK);
+    ck_assert_int_eq(vw_script_parse("L,J,K,Period,Comma,.,R,T", &acts, &n), KS_OK);
     ck_assert_uint_eq(n, 8); /* "," separates steps: "." stands alone, Comma names "," */
     static const int64_t cmd[] = {VW_LIVE_PANEL, VW_LIVE_SELECT, VW_LIVE_SELECT, VW_LIVE_STEP,
                                   VW_LIVE_STEP, VW_LIVE_STEP, VW_LIVE_REVERT, VW_LIVE_SAVE};
@@ -353,7 +353,7 @@ START_TEST(keys_and_scripts_reach_the_panel_and_unknown_operators_say_why)
     ck_assert_ptr_nonnull(strstr(none.why, "my_kernel"));
     vw_live *keep = F.s.live;
     F.s.live = &none;
-    key("P");
+    key("L");
     ck_assert(none.open);
     key(".");
     ck_assert_ptr_nonnull(strstr(F.s.message, "no live parameters"));
@@ -373,7 +373,7 @@ START_TEST(panel_is_drawn_over_the_grid_with_the_selected_row_and_the_error)
     const vw_rect a = vw_live_area(&f.L);
     vw_draw_frame(&f.d, &F.s, &f.L, 1000);
     ck_assert_uint_ne(vf_pixel(f.surf, a.x + a.w - 4, a.y + a.h / 2), 0x141C24); /* closed: the grid */
-    key("P");
+    key("L");
     select_param("stride");
     key(",");
     vw_draw_frame(&f.d, &F.s, &f.L, 1000);

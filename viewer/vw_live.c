@@ -347,7 +347,7 @@ void vw_live_apply(vw_state *s, const vw_action *a)
         return;
     }
     if (!l->open && (a->a == VW_LIVE_SELECT || a->a == VW_LIVE_STEP)) {
-        snprintf(s->message, sizeof s->message, "P opens the live parameters");
+        snprintf(s->message, sizeof s->message, "L opens the live parameters");
         return;
     }
     switch (a->a) {
@@ -378,7 +378,7 @@ void vw_live_lines(const vw_live *l, vw_lines *out, int max_lines)
         return;
     }
     ADD(VW_STYLE_HEAD, "live parameters of %s%s", l->op->name, l->at >= 0 ? " (re-run; R: the opened trace)" : "");
-    ADD(VW_STYLE_DIM, "J/K choose  , . change  R opened trace  T save  P close");
+    ADD(VW_STYLE_DIM, "J/K choose  , . change  R opened trace  T save  L close");
     /* what follows the rows: the help line, the note, the error */
     const int tail = 1 + (l->note[0] != 0) + (l->error[0] != 0);
     int room = max_lines - out->n - tail, first = 0;

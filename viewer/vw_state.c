@@ -7,6 +7,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "vw_live.h"
+#include "vw_phase.h"
 #include "vw_plane.h"
 
 static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes", "visits", "sectors"};
@@ -34,6 +35,7 @@ void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
     s->follow = 1;
     s->bars = 1;
     s->look.tensor = -1;
+    s->shared = vw_shared_tensor(tr) >= 0;
     s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
     s->panel[1].tensor = first_tensor(tr, KS_ROLE_OUTPUT);
     vw_state_clamp(s);
@@ -399,6 +401,8 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_STRIP: s->strip = !s->strip; break;
     case VW_ACT_GANTT: toggle_gantt(s); break;
     case VW_ACT_LIVE: vw_live_apply(s, a); break;
+    case VW_ACT_SHARED: s->shared = !s->shared; break;
+    case VW_ACT_PHASE: vw_phase_focus(s, a->a > 0 ? 1 : -1); break;
     default: break;
     }
     vw_state_clamp(s);
@@ -441,6 +445,8 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "B", .kind = VW_ACT_BARS, .a = 0, .b = 0},
         {.key = "W", .kind = VW_ACT_STRIP, .a = 0, .b = 0},
         {.key = "C", .kind = VW_ACT_GANTT, .a = 0, .b = 0},
+        {.key = "U", .kind = VW_ACT_SHARED, .a = 0, .b = 0},
+        {.key = "P", .kind = VW_ACT_PHASE, .a = 1, .b = 0},
         {.key = "O", .kind = VW_ACT_ORDER, .a = 0, .b = 0},
         {.key = "Space", .kind = VW_ACT_PLAY, .a = 0, .b = 0},
         {.key = "=", .kind = VW_ACT_SPEED, .a = 1, .b = 0},
@@ -470,7 +476,7 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "PageUp", .kind = VW_ACT_SLIDE, .a = -1, .b = 0},
         {.key = "A", .kind = VW_ACT_REVEAL, .a = 0, .b = 0},
         /* live parameters (vw_live.h); Comma / Period: the names a --keys script can spell */
-        {.key = "P", .kind = VW_ACT_LIVE, .a = VW_LIVE_PANEL, .b = 0},
+        {.key = "L", .kind = VW_ACT_LIVE, .a = VW_LIVE_PANEL, .b = 0},
         {.key = "J", .kind = VW_ACT_LIVE, .a = VW_LIVE_SELECT, .b = 1},
         {.key = "K", .kind = VW_ACT_LIVE, .a = VW_LIVE_SELECT, .b = -1},
         {.key = ".", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = 1},
@@ -485,8 +491,8 @@ int vw_key_action(const char *key, int shift, vw_action *a)
             a->kind = keys[i].kind;
             a->a = keys[i].a;
             a->b = keys[i].b;
-            /* shift reverses: Shift+Tab, Shift+N */
-            if (shift && (a->kind == VW_ACT_TENSOR || a->kind == VW_ACT_LOOKUP)) {
+            /* shift reverses: Shift+Tab, Shift+N, Shift+P */
+            if (shift && (a->kind == VW_ACT_TENSOR || a->kind == VW_ACT_LOOKUP || a->kind == VW_ACT_PHASE)) {
                 if (a->kind == VW_ACT_TENSOR) a->b = -1;
                 else a->a = -1;
             }

@@ -6,16 +6,29 @@
 #include "ks_error.h"
 #include "ks_launch.h"
 
+void ks_sim_thread_init(ks_thread *t, int64_t blocks, int threads, ks_sink *sink)
+{
+    memset(t, 0, sizeof *t);
+    t->grid_dim.x = (uint32_t)blocks;
+    t->grid_dim.y = t->grid_dim.z = 1;
+    t->block_dim.x = (uint32_t)threads;
+    t->block_dim.y = t->block_dim.z = 1;
+    t->sink = sink;
+    t->shared_tensor = 255;
+}
+
+void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads)
+{
+    if (!sink || !sink->schedule || b >= sink->schedule_blocks) return;
+    int64_t *s = sink->schedule + 4 * b; /* a virtual clock: bodies run so far */
+    s[0] = b, s[1] = -1, s[2] = b * threads, s[3] = (b + 1) * threads;
+}
+
 void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args,
                    ks_sink *sink)
 {
     ks_thread t;
-    memset(&t, 0, sizeof t);
-    t.grid_dim.x = (uint32_t)blocks;
-    t.grid_dim.y = t.grid_dim.z = 1;
-    t.block_dim.x = (uint32_t)threads;
-    t.block_dim.y = t.block_dim.z = 1;
-    t.sink = sink;
+    ks_sim_thread_init(&t, blocks, threads, sink);
     for (int64_t b = 0; b < blocks; ++b) {
         t.block_idx.x = (uint32_t)b;
         for (int th = 0; th < threads; ++th) {
@@ -25,10 +38,7 @@ void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *ar
             t.iter = 0;
             body(&t, args);
         }
-        if (sink && sink->schedule && b < sink->schedule_blocks) { /* a virtual clock: bodies run so far */
-            int64_t *s = sink->schedule + 4 * b;
-            s[0] = b, s[1] = -1, s[2] = b * threads, s[3] = (b + 1) * threads;
-        }
+        ks_sim_schedule_block(sink, b, threads);
     }
 }
 
