@@ -170,6 +170,7 @@ const char *ks_event_kind_name(int kind)
     case KS_EV_SAMPLE: return "sample";
     case KS_EV_WRITE: return "write";
     case KS_EV_REGION: return "region";
+    case KS_EV_BARRIER: return "barrier";
     default: return "?";
     }
 }

@@ -26,6 +26,9 @@ typedef struct ks_dim3 {
 /* Everything a kernel body may know about "who am I". `sink` is NULL in the plain variant.
  * work/iter/seq/keep are the probe state of the current grid-stride iteration: the traced
  * variant's work probe sets them, the read/sample/write probes of that item use them. */
+/* The most block-shared arrays a traced body names apart (ks_shared.h). */
+#define KS_SHARED_ARRAYS 4
+
 typedef struct ks_thread {
     ks_dim3 block_idx, block_dim, thread_idx, grid_dim;
     ks_sink *sink;
@@ -33,6 +36,18 @@ typedef struct ks_thread {
     uint32_t iter;
     uint32_t seq;
     int keep;
+    /* Barriers (ks_shared.h): the barriers this thread passed in its block (its phase),
+     * and the source line of the last one (0: none yet). Zero at the start of a block. */
+    uint32_t phase;
+    int32_t barrier_line;
+    /* Shared-memory tracing (ks_shared_trace): the trace tensor and the first of three
+     * sites (read, write, barrier), an array's rows x cols, and the arrays seen so far in
+     * first-use order (an array's plane in the trace tensor). */
+    uint16_t shared_site;
+    uint8_t shared_tensor;
+    uint8_t nshared;
+    uint32_t shared_rows, shared_cols;
+    const void *shared_arr[KS_SHARED_ARRAYS];
 } ks_thread;
 
 /* The atomics helpers: a hardware atomic on the GPU, a plain add in the simulator

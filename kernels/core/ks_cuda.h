@@ -27,6 +27,12 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->iter = 0;
     t->seq = 0;
     t->keep = 0;
+    t->phase = 0;
+    t->barrier_line = 0;
+    t->shared_site = 0;
+    t->shared_tensor = 255;
+    t->nshared = 0;
+    t->shared_rows = t->shared_cols = 0;
 }
 
 /* The GPU's nanosecond clock (comparable across SMs) and the SM this thread runs on. */

@@ -20,9 +20,10 @@ enum ks_event_kind {
     KS_EV_READ = 2,   /* an integer-position read (or padding) */
     KS_EV_SAMPLE = 3, /* a bilinear sample */
     KS_EV_WRITE = 4,  /* a plain store or an atomic add */
-    KS_EV_REGION = 5  /* a rectangle (or a grid of bins, or a point) on a tensor plane */
+    KS_EV_REGION = 5, /* a rectangle (or a grid of bins, or a point) on a tensor plane */
+    KS_EV_BARRIER = 6 /* a thread arriving at a block barrier (__syncthreads) */
 };
-#define KS_EV_KINDS 6 /* kinds are 1..KS_EV_KINDS-1 */
+#define KS_EV_KINDS 7 /* kinds are 1..KS_EV_KINDS-1 */
 
 enum ks_event_flags {
     KS_FLAG_PADDING = 1u << 0, /* read: position outside the tensor, value is the pad 0 */
@@ -34,7 +35,9 @@ enum ks_event_flags {
     KS_FLAG_C11 = 1u << 5,
     KS_FLAG_CLAMP_Y = 1u << 6, /* sample: corners clamped to the last row (RoIAlign rule) */
     KS_FLAG_CLAMP_X = 1u << 7,
-    KS_FLAG_GUIDE = 1u << 0 /* region: a guide drawn faintly (the box before a shift) */
+    KS_FLAG_GUIDE = 1u << 0, /* region: a guide drawn faintly (the box before a shift) */
+    /* read, write: block-shared memory (ks_shared.h); reserved[0] holds the barrier phase */
+    KS_FLAG_SHARED = 1u << 2
 };
 
 #define KS_WORK_FIELDS 8
@@ -67,6 +70,14 @@ typedef struct ks_ev_region {
     int32_t reserved[2];
 } ks_ev_region;
 
+/* A barrier arrival: the source line of the ks_syncthreads() and the phase it ends (the
+ * number of barriers this thread passed before it in its block). */
+typedef struct ks_ev_barrier {
+    int32_t line;
+    uint32_t phase;
+    int32_t reserved[6];
+} ks_ev_barrier;
+
 typedef struct ks_event {
     uint8_t kind;    /* ks_event_kind */
     uint8_t flags;   /* ks_event_flags */
@@ -84,6 +95,7 @@ typedef struct ks_event {
         ks_ev_access access;           /* read, write */
         ks_ev_sample sample;           /* sample */
         ks_ev_region region;           /* region */
+        ks_ev_barrier barrier;         /* barrier */
     } u;
 } ks_event;
 
