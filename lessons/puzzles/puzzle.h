@@ -12,13 +12,21 @@
  *
  * Arrays live in global memory. Read and write them only through pz_load / pz_store (or
  * their 2-D forms): each access is recorded in the trace the grader checks, and one
- * outside the array is recorded, not made (a read of it gives 0). */
+ * outside the array is recorded, not made (a read of it gives 0).
+ *
+ * Shared memory and barriers (the puzzles from `shared` on), kernels/core/ks_shared.h:
+ *   KS_SHARED(float, tile, 8);          a block-shared array (CUDA: __shared__ float tile[8])
+ *   ks_shared_store(t, tile, i, v);     tile[i] = v
+ *   ks_syncthreads(t);                  every thread of the block waits here for the others
+ *   v = ks_shared_load(t, tile, i);     tile[i]
+ * The size must be a constant (an enum or a number), as in CUDA. */
 #ifndef PZ_PUZZLE_H
 #define PZ_PUZZLE_H
 
 #include <stdint.h>
 
 #include "kernels/core/ks_probe.h"
+#include "kernels/core/ks_shared.h"
 
 /* An array in global memory: `size` floats in C order, seen as rows x cols (1-D arrays:
  * 1 x size). The trace numbers are the grader's: leave them alone. */

@@ -5,7 +5,14 @@
 
 #include <stdint.h>
 
+#include "../../kernels/core/ks_core.h"
+#include "../../trace/kst.h"
 #include "pz_spec.h"
+
+/* The trace tensor `shared` is (KS_SHARED_ARRAYS, 1, PZ_SHARED_COLS): a block's shared
+ * arrays in first-use order, a plane each, element i at x = i; its data stay 0 (shared
+ * memory lives per block: the events carry the values). */
+enum { PZ_SHARED_COLS = 256 };
 
 /* Where the puzzles are: puzzle.h, stubs/ and solutions/ under `dir`; the SDK headers
  * (kernels/core/...) under `include`. An installed kscope finds them beside itself
@@ -25,7 +32,7 @@ int pz_build(const pz_paths *p, const char *src, const char *so);
  * one line saying what went wrong (no such function, a crash, a timeout). */
 int pz_run(const pz_spec *s, const char *so, const char *trace_path);
 
-#define PZ_MAX_RULES 8
+#define PZ_MAX_RULES 12
 
 /* One thing the grader checks; item: the work item (= thread) it points at, -1: none. */
 typedef struct pz_rule {
@@ -46,5 +53,12 @@ typedef struct pz_verdict {
 /* Judges the trace of a run of s: outputs against the reference, then the access pattern.
  * KS_OK (v filled; v->passed says the verdict) or an error when the trace cannot be read. */
 int pz_judge(const pz_spec *s, const char *trace_path, pz_verdict *v);
+
+/* The parts of pz_judge: a new rule (ok until failed); the shared-memory rules (used,
+ * no race, no read of an unwritten slot, barriers reached by all: pz_judge_shared.c);
+ * whether an event is a shared access or a barrier arrival. */
+pz_rule *pz_rule_add(pz_verdict *v, const char *name);
+void pz_judge_shared(const ks_trace *tr, pz_verdict *v);
+int pz_is_shared(const ks_event *e);
 
 #endif

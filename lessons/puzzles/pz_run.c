@@ -26,14 +26,17 @@ typedef void (*pz_kernel)(ks_thread *t, const pz_args *p);
 typedef struct pz_launch {
     pz_kernel kernel;
     pz_args args;
+    int shared_tensor, shared_site; /* the shared tensor, its read, write and barrier sites */
 } pz_launch;
 
-/* The simulator's body: a work item per thread (its global number), then the student's. */
+/* The simulator's body: a work item per thread (its global number), shared accesses
+ * traced on the tensor `shared`, then the student's body. */
 static void run_thread(ks_thread *t, const void *v)
 {
     const pz_launch *l = (const pz_launch *)v;
     const int64_t item = (int64_t)t->block_idx.x * t->block_dim.x + t->thread_idx.x;
     ks_probe_work(t, PZ_SITE_WORK, item, 0, t->block_idx.x, t->thread_idx.x, 0, 0, 0, 0, 0, 0);
+    ks_shared_trace(t, l->shared_tensor, l->shared_site, 1, PZ_SHARED_COLS);
     l->kernel(t, &l->args);
 }
 
@@ -69,8 +72,11 @@ static int add_sites(ks_user_trace *d, const pz_spec *s, const char *name, pz_ar
     return !ks_user_site(d, a->write_site, site, KS_EV_WRITE, a->tensor, output); /* out: each element once */
 }
 
-static int describe(ks_user_trace *d, const pz_spec *s, pz_args *p, float (*mem)[PZ_MAX_ELEMS])
+static int describe(ks_user_trace *d, const pz_spec *s, pz_launch *l, float (*mem)[PZ_MAX_ELEMS])
 {
+    static float shared[KS_SHARED_ARRAYS * PZ_SHARED_COLS];
+    const int64_t shared_shape[3] = {KS_SHARED_ARRAYS, 1, PZ_SHARED_COLS};
+    pz_args *p = &l->args;
     static char params[128];
     ks_user_trace_init(d, s->name, (int64_t)s->blocks * s->threads);
     snprintf(params, sizeof params, "{\"puzzle\": \"%s\", \"size\": %d}", s->name, s->size);
@@ -84,7 +90,12 @@ static int describe(ks_user_trace *d, const pz_spec *s, pz_args *p, float (*mem)
         return 1;
     if (add_sites(d, s, "a", &p->a, 0)) return 1;
     if (s->b.rows && add_sites(d, s, "b", &p->b, 0)) return 1;
-    return add_sites(d, s, "out", &p->out, 1);
+    if (add_sites(d, s, "out", &p->out, 1)) return 1;
+    l->shared_tensor = ks_user_tensor(d, "shared", KS_F32, 3, shared_shape, shared, 0);
+    l->shared_site = d->nsites;
+    return l->shared_tensor < 0 || !ks_user_site(d, l->shared_site, "shared.read", KS_EV_READ, l->shared_tensor, 0) ||
+           !ks_user_site(d, l->shared_site + 1, "shared.write", KS_EV_WRITE, l->shared_tensor, 0) ||
+           !ks_user_site(d, l->shared_site + 2, "shared.barrier", KS_EV_BARRIER, l->shared_tensor, 0);
 }
 
 static int child(const pz_spec *s, const char *so, const char *trace_path)
@@ -105,12 +116,17 @@ static int child(const pz_spec *s, const char *so, const char *trace_path)
     for (const char *c = s->name; *c; ++c) seed = (seed ^ (uint8_t)*c) * 16777619u;
     fill(mem[0], s->a.rows * s->a.cols, &seed);
     fill(mem[1], s->b.rows * s->b.cols, &seed);
+    /* the cooperative launch (threads of a block as fibers) for every puzzle, so that a
+     * barrier works wherever a student puts one; the grader reads races from the trace */
     static ks_user_trace d;
-    if (describe(&d, s, &l.args, mem) || ks_user_run_sim(&d, run_thread, &l, s->threads, s->blocks, trace_path)) {
-        fprintf(stderr, "kscope: puzzle: %s\n", ks_error_message());
-        return PZ_CHILD_TRACE;
-    }
-    return PZ_CHILD_OK;
+    ks_sink *sink = NULL;
+    int rc = describe(&d, s, &l, mem) ? KS_EINVAL : KS_OK;
+    if (!rc && !(sink = ks_host_sink_create(0, d.filter))) rc = KS_ENOMEM;
+    if (!rc) rc = ks_sim_launch_coop(s->blocks, s->threads, run_thread, &l, sink, NULL);
+    if (!rc) rc = ks_user_write(&d, s->threads, s->blocks, sink, "sim", trace_path);
+    ks_host_sink_free(sink);
+    if (rc) fprintf(stderr, "kscope: puzzle: %s\n", ks_error_message());
+    return rc ? PZ_CHILD_TRACE : PZ_CHILD_OK;
 }
 
 int pz_run(const pz_spec *s, const char *so, const char *trace_path)
