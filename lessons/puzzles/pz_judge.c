@@ -97,6 +97,19 @@ static void check_accesses(const ks_trace *tr, const pz_view *vw, pz_verdict *v)
     }
 }
 
+/* got and want one above the other, a line per row of a matrix */
+static void table(char *buf, size_t size, const pz_view *out, const float *want)
+{
+    size_t len = 0;
+    for (int side = 0; side < 2; ++side)
+        for (int64_t r = 0; r < out->rows && len + 16 < size; ++r) {
+            len += (size_t)snprintf(buf + len, size - len, "%s", r ? "       " : side ? "  want:" : "  got: ");
+            for (int64_t c = 0; c < out->cols && len + 16 < size; ++c)
+                len += (size_t)snprintf(buf + len, size - len, "%5g", side ? want[r * out->cols + c] : out->data[r * out->cols + c]);
+            len += (size_t)snprintf(buf + len, size - len, "\n");
+        }
+}
+
 /* The output against the reference, and how often each element was written (by whom). */
 static void check_output(const pz_spec *s, const ks_trace *tr, const pz_view *vw, pz_verdict *v)
 {
@@ -130,12 +143,13 @@ static void check_output(const pz_spec *s, const ks_trace *tr, const pz_view *vw
     for (int64_t i = 0; i < n; ++i) {
         const float g = vw[2].data[i], w = want[i];
         if (!(fabsf(g - w) <= 1e-4f * (1 + fabsf(w)))) wrong += 1, first = first < 0 ? i : first;
-        if (once->ok && !count[i]) {
+    }
+    for (int64_t i = 0; i < n && once->ok; ++i)
+        if (!count[i]) {
             snprintf(once->detail, sizeof once->detail, "no thread wrote out element %lld%s", (long long)i,
-                     right->ok ? " through pz_store (a write through ->data is not traced)" : "");
+                     wrong ? "" : " through pz_store (a write through ->data is not traced)");
             fail(once, -1);
         }
-    }
     if (wrong) {
         char el[64], by[96] = "no thread wrote it";
         const ks_ev_access at = {.offset = first, .y = (int32_t)(first / vw[2].cols), .x = (int32_t)(first % vw[2].cols)};
@@ -144,14 +158,7 @@ static void check_output(const pz_spec *s, const ks_trace *tr, const pz_view *vw
         snprintf(right->detail, sizeof right->detail, "%lld of %lld elements wrong; the first, %s: got %g, want %g (%s)",
                  (long long)wrong, (long long)n, el, vw[2].data[first], want[first], by);
         fail(right, count[first] ? last[first] : -1);
-        size_t len = 0;
-        for (int side = 0; side < 2; ++side) {
-            len += (size_t)snprintf(v->table + len, sizeof v->table - len, "%s", side ? "  want:" : "  got: ");
-            for (int64_t i = 0; i < n && len < sizeof v->table - 16; ++i)
-                len += (size_t)snprintf(v->table + len, sizeof v->table - len, "%s%4g",
-                                        i && i % vw[2].cols == 0 ? " |" : "", side ? want[i] : vw[2].data[i]);
-            len += (size_t)snprintf(v->table + len, sizeof v->table - len, "\n");
-        }
+        table(v->table, sizeof v->table, &vw[2], want);
     }
     free(want), free(count), free(last);
 }
