@@ -9,10 +9,11 @@
 #include "../../trace/kst.h"
 #include "pz_spec.h"
 
-/* The trace tensor `shared` is (KS_SHARED_ARRAYS, 1, PZ_SHARED_COLS): a block's shared
- * arrays in first-use order, a plane each, element i at x = i; its data stay 0 (shared
- * memory lives per block: the events carry the values). */
-enum { PZ_SHARED_COLS = 256 };
+/* The trace tensor `shared` is (KS_SHARED_ARRAYS, PZ_SHARED_ROWS, PZ_SHARED_COLS): a
+ * block's shared arrays in first-use order, a plane each, element i at (i / cols, i % cols)
+ * (a puzzle's tiles fit the first row); its data stay 0 (shared memory lives per block:
+ * the events carry the values). */
+enum { PZ_SHARED_ROWS = 4, PZ_SHARED_COLS = 64, PZ_SHARED_SLOTS = PZ_SHARED_ROWS * PZ_SHARED_COLS };
 
 /* Where the puzzles are: puzzle.h, stubs/ and solutions/ under `dir`; the SDK headers
  * (kernels/core/...) under `include`. An installed kscope finds them beside itself

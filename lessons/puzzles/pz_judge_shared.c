@@ -10,7 +10,7 @@
 
 #include "pz_grade.h"
 
-enum { PZ_SLOTS = KS_SHARED_ARRAYS * PZ_SHARED_COLS, PZ_MAX_BARRIERS = 256 };
+enum { PZ_SLOTS = KS_SHARED_ARRAYS * PZ_SHARED_SLOTS, PZ_MAX_BARRIERS = 256 };
 
 typedef struct slot {
     int64_t wphase, writer, rphase, reader; /* phase + 1 of the last write / read (0: none), by whom */
@@ -24,8 +24,8 @@ int pz_is_shared(const ks_event *e)
 
 static void slot_name(char *buf, size_t n, const ks_event *e)
 {
-    snprintf(buf, n, "element %lld of shared array %d", (long long)(e->u.access.offset % PZ_SHARED_COLS),
-             (int)(e->u.access.offset / PZ_SHARED_COLS));
+    snprintf(buf, n, "element %lld of shared array %d", (long long)(e->u.access.offset % PZ_SHARED_SLOTS),
+             (int)(e->u.access.offset / PZ_SHARED_SLOTS));
 }
 
 /* One shared access against the shadow: the first race and read of an unwritten slot. */

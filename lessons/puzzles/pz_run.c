@@ -36,7 +36,7 @@ static void run_thread(ks_thread *t, const void *v)
     const pz_launch *l = (const pz_launch *)v;
     const int64_t item = (int64_t)t->block_idx.x * t->block_dim.x + t->thread_idx.x;
     ks_probe_work(t, PZ_SITE_WORK, item, 0, t->block_idx.x, t->thread_idx.x, 0, 0, 0, 0, 0, 0);
-    ks_shared_trace(t, l->shared_tensor, l->shared_site, 1, PZ_SHARED_COLS);
+    ks_shared_trace(t, l->shared_tensor, l->shared_site, PZ_SHARED_ROWS, PZ_SHARED_COLS);
     l->kernel(t, &l->args);
 }
 
@@ -74,8 +74,8 @@ static int add_sites(ks_user_trace *d, const pz_spec *s, const char *name, pz_ar
 
 static int describe(ks_user_trace *d, const pz_spec *s, pz_launch *l, float (*mem)[PZ_MAX_ELEMS])
 {
-    static float shared[KS_SHARED_ARRAYS * PZ_SHARED_COLS];
-    const int64_t shared_shape[3] = {KS_SHARED_ARRAYS, 1, PZ_SHARED_COLS};
+    static float shared[KS_SHARED_ARRAYS * PZ_SHARED_SLOTS];
+    const int64_t shared_shape[3] = {KS_SHARED_ARRAYS, PZ_SHARED_ROWS, PZ_SHARED_COLS};
     pz_args *p = &l->args;
     static char params[128];
     ks_user_trace_init(d, s->name, (int64_t)s->blocks * s->threads);
