@@ -10,15 +10,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 fail() { echo "test_puzzles: $*"; exit 1; }
+# puzzle OUT ARGS...: kscope puzzle ARGS, stdout and stderr into OUT, exit code in $rc
+puzzle() {
+    local out=$1
+    shift
+    rc=0
+    "$K" puzzle "$@" >"$out" 2>&1 || rc=$?
+}
 names=$("$K" puzzle --list | awk '$1 ~ /^[0-9]+$/ {print $2}')
 [ "$(echo "$names" | wc -l)" -eq 13 ] || fail "--list shows $(echo "$names" | wc -l) puzzles, not 13"
 
 for n in $names; do
     # the reference solution passes, every rule ok, no warning
-    set +e
-    "$K" puzzle "$n" "$src/lessons/puzzles/solutions/$n.c" --trace "$n.kst" >"$n.out" 2>&1
-    rc=$?
-    set -e
+    puzzle "$n.out" "$n" "$src/lessons/puzzles/solutions/$n.c" --trace "$n.kst"
     [ $rc -eq 0 ] || { cat "$n.out"; fail "$n: the solution exits $rc"; }
     grep -q "^puzzle $n: passed" "$n.out" || { cat "$n.out"; fail "$n: the solution is not passed"; }
     grep -qi "warning" "$n.out" && { cat "$n.out"; fail "$n: the solution compiles with warnings"; }
@@ -29,10 +33,7 @@ for n in $names; do
     wrong=$(ls "$src/tests/puzzles/$n".*.c 2>/dev/null | wc -l)
     [ "$wrong" -ge 2 ] || fail "$n: $wrong wrong solutions in tests/puzzles, not 2"
     for w in "$src/tests/puzzles/$n".*.c; do
-        set +e
-        "$K" puzzle "$n" "$w" --trace "$n.kst" >w.out 2>&1
-        rc=$?
-        set -e
+        puzzle w.out "$n" "$w" --trace "$n.kst"
         [ $rc -eq 1 ] || { cat w.out; fail "$(basename "$w"): exit $rc, not 1"; }
         grep -q "^puzzle $n: FAILED" w.out || { cat w.out; fail "$(basename "$w"): no FAILED verdict"; }
         expects=$(sed -n 's/^ *\* expect: //p; s/^\/\* .*expect: //p' "$w" | sed 's/ \*\/$//')
@@ -56,10 +57,8 @@ for n in $names; do
 done
 cp "$src/lessons/puzzles/stubs/map.c" mine/map.c
 for n in $names; do
-    set +e
-    (cd mine && "$K" puzzle "$n" >"../stub.out" 2>&1)
-    rc=$?
-    set -e
+    rc=0
+    (cd mine && "$K" puzzle "$n" >"../stub.out" 2>&1) || rc=$?
     [ $rc -eq 1 ] || { cat stub.out; fail "$n: the stub exits $rc, not 1"; }
     grep -qi "warning" stub.out && { cat stub.out; fail "$n: the stub compiles with warnings"; }
     [ -f "mine/$n.kst" ] || fail "$n: no trace beside the stub (./$n.kst)"
@@ -68,10 +67,7 @@ echo "test_puzzles: --init copied 12 stubs and kept one; every stub compiles and
 
 # bad input: one line, exit 2
 bad() {
-    set +e
-    "$K" puzzle "$@" >bad.out 2>&1
-    rc=$?
-    set -e
+    puzzle bad.out "$@"
     [ $rc -eq 2 ] || { cat bad.out; fail "puzzle $*: exit $rc, not 2"; }
     [ "$(wc -l <bad.out)" -eq 1 ] || { cat bad.out; fail "puzzle $*: not one line"; }
 }
@@ -81,22 +77,13 @@ bad --frobnicate
 bad
 bad map --trace
 printf 'void map_kernel(void) { this is not C }\n' >broken.c
-set +e
-"$K" puzzle map broken.c >bad.out 2>&1
-rc=$?
-set -e
+puzzle bad.out map broken.c
 [ $rc -eq 2 ] && grep -q "broken.c does not compile" bad.out || { cat bad.out; fail "a file that does not compile: exit $rc"; }
 printf '#include "puzzle.h"\nvoid other_kernel(ks_thread *t, const pz_args *p) { (void)t, (void)p; }\n' >other.c
-set +e
-"$K" puzzle map other.c >bad.out 2>&1
-rc=$?
-set -e
+puzzle bad.out map other.c
 [ $rc -eq 2 ] && grep -q "no function map_kernel" bad.out || { cat bad.out; fail "a file without map_kernel: exit $rc"; }
 printf '#include "puzzle.h"\nvoid map_kernel(ks_thread *t, const pz_args *p) { p->out.data[t->thread_idx.x * 100000000] = 1; }\n' >crash.c
-set +e
-"$K" puzzle map crash.c >bad.out 2>&1
-rc=$?
-set -e
+puzzle bad.out map crash.c
 [ $rc -eq 2 ] && grep -q "map_kernel crashed" bad.out || { cat bad.out; fail "a crashing kernel: exit $rc"; }
 echo "test_puzzles: bad input, a compile error, a missing function and a crash each give one error and exit 2"
 
