@@ -25,7 +25,7 @@ for n in $names; do
     puzzle "$n.out" "$n" "$src/lessons/puzzles/solutions/$n.c" --trace "$n.kst"
     [ $rc -eq 0 ] || { cat "$n.out"; fail "$n: the solution exits $rc"; }
     grep -q "^puzzle $n: passed" "$n.out" || { cat "$n.out"; fail "$n: the solution is not passed"; }
-    grep -qi "warning" "$n.out" && { cat "$n.out"; fail "$n: the solution compiles with warnings"; }
+    grep -q "warning:" "$n.out" && { cat "$n.out"; fail "$n: the solution compiles with warnings"; }
     "$K" check "$n.kst" >/dev/null 2>&1 || [ "$n" != map ] || fail "map: kscope check rejects the solution's trace"
     # --solution prints the same file
     "$K" puzzle "$n" --solution | cmp -s - "$src/lessons/puzzles/solutions/$n.c" || fail "$n: --solution differs"
@@ -60,7 +60,7 @@ for n in $names; do
     rc=0
     (cd mine && "$K" puzzle "$n" >"../stub.out" 2>&1) || rc=$?
     [ $rc -eq 1 ] || { cat stub.out; fail "$n: the stub exits $rc, not 1"; }
-    grep -qi "warning" stub.out && { cat stub.out; fail "$n: the stub compiles with warnings"; }
+    grep -q "warning:" stub.out && { cat stub.out; fail "$n: the stub compiles with warnings"; }
     [ -f "mine/$n.kst" ] || fail "$n: no trace beside the stub (./$n.kst)"
 done
 echo "test_puzzles: --init copied 12 stubs and kept one; every stub compiles and fails"

@@ -153,6 +153,10 @@ int pz_run(const pz_spec *s, const char *so, const char *trace_path)
     case PZ_CHILD_NOFN:
         return ks_fail(KS_EINVAL, "the file has no function %s_kernel (keep the stub's name and signature)",
                        s->name);
-    default: return ks_fail(KS_EINVAL, "%s: the run failed (the line above says why)", s->name);
+    case PZ_CHILD_LOAD:
+    case PZ_CHILD_TRACE: return ks_fail(KS_EINVAL, "%s: the run failed (the line above says why)", s->name);
+    default: /* a sanitizer's report ends the process with a status of its own, as does exit() */
+        return ks_fail(KS_EINVAL, "%s_kernel crashed (the run ended with status %d: see the report above)", s->name,
+                       WEXITSTATUS(status));
     }
 }
