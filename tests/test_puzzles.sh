@@ -45,6 +45,11 @@ for n in $names; do
     echo "test_puzzles: $n: the solution passes, $wrong wrong solutions fail as expected"
 done
 
+# --view without a display says so (and still exits 1 with the verdict)
+rc=0
+env -u DISPLAY -u WAYLAND_DISPLAY "$K" puzzle guard "$src/tests/puzzles/guard.off_by_one.c" --view >view.out 2>&1 || rc=$?
+[ $rc -eq 1 ] && grep -q -- "--view: no display here" view.out || { cat view.out; fail "--view without a display: exit $rc"; }
+
 # --init copies the stubs (and only them), keeps what is there; each stub compiles and fails
 mkdir mine && echo "/* mine */" >mine/map.c
 "$K" puzzle --init mine >init.out || fail "--init failed"
