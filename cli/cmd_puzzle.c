@@ -152,12 +152,12 @@ static int grade(const pz_paths *p, const pz_spec *s, const char *file, const ch
 {
     char src[4200], out[4200], tmpdir[] = "/tmp/kscope-puzzle-XXXXXX", so[4200];
     struct stat st;
-    snprintf(src, sizeof src, "%s", file ? file : "");
-    if (!file) snprintf(src, sizeof src, "%s.c", s->name);
+    if (file) snprintf(src, sizeof src, "%s", file);
+    else snprintf(src, sizeof src, "%s.c", s->name);
     if (stat(src, &st) || !S_ISREG(st.st_mode))
         return ks_cli_error("puzzle", "no file %s (kscope puzzle --init DIR copies the stubs; or name the file)", src);
-    snprintf(out, sizeof out, "%s", trace ? trace : "");
-    if (!trace) snprintf(out, sizeof out, "%s.kst", s->name);
+    if (trace) snprintf(out, sizeof out, "%s", trace);
+    else snprintf(out, sizeof out, "%s.kst", s->name);
     if (!mkdtemp(tmpdir)) return ks_cli_error("puzzle", "cannot make a temporary folder: %s", strerror(errno));
     snprintf(so, sizeof so, "%s/%s.so", tmpdir, s->name);
     int rc = pz_build(p, src, so);

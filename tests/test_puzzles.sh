@@ -81,6 +81,7 @@ bad map "$tmp/none.c"
 bad --frobnicate
 bad
 bad map --trace
+bad map "$src/lessons/puzzles/solutions/map.c" --trace "$tmp/no/such/folder.kst"
 printf 'void map_kernel(void) { this is not C }\n' >broken.c
 puzzle bad.out map broken.c
 [ $rc -eq 2 ] && grep -q "broken.c does not compile" bad.out || { cat bad.out; fail "a file that does not compile: exit $rc"; }
@@ -90,7 +91,7 @@ puzzle bad.out map other.c
 printf '#include "puzzle.h"\nvoid map_kernel(ks_thread *t, const pz_args *p) { p->out.data[t->thread_idx.x * 100000000] = 1; }\n' >crash.c
 puzzle bad.out map crash.c
 [ $rc -eq 2 ] && grep -q "map_kernel crashed" bad.out || { cat bad.out; fail "a crashing kernel: exit $rc"; }
-echo "test_puzzles: bad input, a compile error, a missing function and a crash each give one error and exit 2"
+echo "test_puzzles: bad input, a trace that cannot be written, a compile error, a missing function and a crash each give one error and exit 2"
 
 # installed: kscope finds the stubs, solutions and headers under its prefix, not the source
 cmake --install "$(dirname "$K")" --prefix "$tmp/ks" >install.log 2>&1 || { cat install.log; fail "install failed"; }

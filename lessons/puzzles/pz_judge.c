@@ -170,7 +170,11 @@ static void check_reads(const pz_spec *s, const ks_trace *tr, const pz_view *vw,
     snprintf(name, sizeof name, "at most %d global read%s a thread", s->max_reads, s->max_reads == 1 ? "" : "s");
     pz_rule *r = pz_rule_add(v, name);
     int64_t *reads = calloc((size_t)tr->work_items + 1, sizeof *reads);
-    if (!reads) return;
+    if (!reads) {
+        snprintf(r->detail, sizeof r->detail, "out of memory");
+        fail(r, -1);
+        return;
+    }
     int64_t worst = -1;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = &tr->events[i];

@@ -98,12 +98,13 @@ static int describe(ks_user_trace *d, const pz_spec *s, pz_launch *l, float (*me
            !ks_user_site(d, l->shared_site + 2, "shared.barrier", KS_EV_BARRIER, l->shared_tensor, 0);
 }
 
-static int child(const pz_spec *s, const char *so, const char *trace_path)
+/* The child's error line goes to the parent through `fd`, which reports it as its own. */
+static int child(const pz_spec *s, const char *so, const char *trace_path, int fd)
 {
     alarm(PZ_TIMEOUT_S);
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        fprintf(stderr, "kscope: puzzle: cannot load the compiled puzzle: %s\n", dlerror());
+        dprintf(fd, "cannot load the compiled puzzle: %s", dlerror());
         return PZ_CHILD_LOAD;
     }
     char fn[96];
@@ -125,7 +126,7 @@ static int child(const pz_spec *s, const char *so, const char *trace_path)
     if (!rc) rc = ks_sim_launch_coop(s->blocks, s->threads, run_thread, &l, sink, NULL);
     if (!rc) rc = ks_user_write(&d, s->threads, s->blocks, sink, "sim", trace_path);
     ks_host_sink_free(sink);
-    if (rc) fprintf(stderr, "kscope: puzzle: %s\n", ks_error_message());
+    if (rc) dprintf(fd, "%s", ks_error_message());
     return rc ? PZ_CHILD_TRACE : PZ_CHILD_OK;
 }
 
@@ -134,11 +135,27 @@ int pz_run(const pz_spec *s, const char *so, const char *trace_path)
     if (s->a.rows * s->a.cols > PZ_MAX_ELEMS || s->b.rows * s->b.cols > PZ_MAX_ELEMS ||
         s->out.rows * s->out.cols > PZ_MAX_ELEMS)
         return ks_fail(KS_EINVAL, "%s: arrays over %d elements", s->name, PZ_MAX_ELEMS);
+    int fds[2];
+    char why[512] = "";
+    if (pipe(fds)) return ks_fail(KS_EINVAL, "cannot start the run: %s", strerror(errno));
     fflush(stdout);
     fflush(stderr);
     const pid_t pid = fork();
-    if (pid < 0) return ks_fail(KS_EINVAL, "cannot start the run: %s", strerror(errno));
-    if (pid == 0) _exit(child(s, so, trace_path));
+    if (pid < 0) {
+        close(fds[0]), close(fds[1]);
+        return ks_fail(KS_EINVAL, "cannot start the run: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        _exit(child(s, so, trace_path, fds[1]));
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < sizeof why && ((n = read(fds[0], why + got, sizeof why - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
+        got += n > 0 ? (size_t)n : 0;
+    why[got] = 0;
+    close(fds[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return ks_fail(KS_EINVAL, "waiting for the run: %s", strerror(errno));
@@ -154,7 +171,7 @@ int pz_run(const pz_spec *s, const char *so, const char *trace_path)
         return ks_fail(KS_EINVAL, "the file has no function %s_kernel (keep the stub's name and signature)",
                        s->name);
     case PZ_CHILD_LOAD:
-    case PZ_CHILD_TRACE: return ks_fail(KS_EINVAL, "%s: the run failed (the line above says why)", s->name);
+    case PZ_CHILD_TRACE: return ks_fail(KS_EINVAL, "%s", why);
     default: /* a sanitizer's report ends the process with a status of its own, as does exit() */
         return ks_fail(KS_EINVAL, "%s_kernel crashed (the run ended with status %d: see the report above)", s->name,
                        WEXITSTATUS(status));
