@@ -43,6 +43,7 @@ cases+=(
     "sparse_conv-3d-reduce|sparse_conv --spatial-shape 4,9,11 --stride 2 --padding 1 --in-channels 3 --out-channels 5 --bias --backward --trace-kernel reduce"
     "sparse_conv-subm-collide|sparse_conv --subm --hash-slots 32 --trace-kernel insert --threads 32 --block-cap 1"
     "sparse_conv-transposed-gather|sparse_conv --transposed --stride 2 --output-padding 1 --in-channels 2 --backward --trace-kernel gather"
+    "gemm_tiled-loop|gemm_tiled --m 37 --k 41 --n 29 --tile 32 --block-cap 1 --pattern random"
 )
 # KS_SANITIZE_ONLY=WORD: only the cases whose name contains WORD (and no suite or big runs)
 if [ -n "${KS_SANITIZE_ONLY:-}" ]; then

@@ -164,6 +164,11 @@ int ks_cmd_check(int argc, char **argv)
     printf("), %s trace\n", rep.complete ? "complete" : "partial (filtered or dropped)");
     printf("padding reads %llu, atomic collisions %llu\n", (unsigned long long)rep.padding_reads,
            (unsigned long long)rep.atomic_collisions);
+    if (rep.shared_accesses || rep.barriers)
+        printf("shared accesses %llu, barriers %llu: races %llu, uninitialised reads %llu, divergent barriers %llu\n",
+               (unsigned long long)rep.shared_accesses, (unsigned long long)rep.barriers,
+               (unsigned long long)rep.shared_races, (unsigned long long)rep.shared_uninit,
+               (unsigned long long)rep.barrier_divergent);
     if (rep.padding_inside)
         printf("note: %llu padding reads recorded at in-bounds (y, x): the kernel refused the "
                "coordinate (patchify: NaN, Inf or |c| >= 2^30) and read nothing\n",

@@ -154,6 +154,34 @@ END_TEST
  * nanosecond clock; the events are still the simulator's */
 /* col2im's scatter form on the GPU: atomics in another order, the same sums (1e-5) and
  * the same events */
+/* gemm_tiled (barriers, shared memory) on odd sizes, both tiles, with a tile loop: c
+ * bitwise equal (fmaf in k order on both), every event bitwise equal after sorting, the
+ * barrier phases of the shared accesses and the barrier lines included */
+START_TEST(gemm_tiled_is_bitwise_the_same_on_gpu)
+{
+    static const char *const sizes[][12] = {
+        {"m", "37", "k", "41", "n", "29", "tile", "16", NULL},
+        {"m", "45", "k", "70", "n", "33", "tile", "32", NULL},
+        {"m", "19", "k", "23", "n", "17", "tile", "16", NULL},
+    };
+    const ks_op *op = ks_op_find("gemm_tiled");
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        run_both(op, 0, sizes[k], 0);
+        const ks_tensor *c0 = &R[0].tensor[ks_op_tensor(op, "c")], *c1 = &R[1].tensor[ks_op_tensor(op, "c")];
+        ck_assert_int_eq(memcmp(c0->data, c1->data, (size_t)ks_tensor_numel(c0) * sizeof(float)), 0);
+        const unsigned long long n = ks_sink_count(R[0].sink);
+        ck_assert_uint_eq(ks_sink_count(R[1].sink), n);
+        qsort(R[0].sink->events, n, sizeof(ks_event), by_item);
+        qsort(R[1].sink->events, n, sizeof(ks_event), by_item);
+        for (unsigned long long i = 0; i < n; ++i)
+            ck_assert_msg(!memcmp(&R[0].sink->events[i], &R[1].sink->events[i], sizeof(ks_event)),
+                          "gemm_tiled case %zu: event %llu (index %lld seq %u kind %d) differs", k, i,
+                          (long long)R[0].sink->events[i].index, R[0].sink->events[i].seq, R[0].sink->events[i].kind);
+        done();
+    }
+}
+END_TEST
+
 START_TEST(col2im_scatter_is_the_same_on_gpu)
 {
     static const char *const set[] = {"algorithm", "scatter", "channels", "3", "output-size", "9,11", "stride", "1,2", NULL};
@@ -233,6 +261,7 @@ int main(void)
     tcase_add_loop_test(tc, every_operator_traces_the_same_on_gpu_and_simulator, 0, ks_op_count());
     tcase_add_test(tc, sparse_conv_is_the_same_on_gpu_in_every_mode);
     tcase_add_test(tc, col2im_scatter_is_the_same_on_gpu);
+    tcase_add_test(tc, gemm_tiled_is_bitwise_the_same_on_gpu);
     tcase_add_test(tc, gpu_schedule_records_every_block);
     tcase_add_test(tc, gpu_trace_buffer_sizes_itself);
     tcase_add_test(tc, trace_limit_keeps_the_limit_and_counts_the_rest);

@@ -81,7 +81,7 @@ START_TEST(memory_counts_match_an_independent_count_on_every_operator)
         static ks_mem_report rep;
         ks_run_init(&r, op);
         r.pattern = KS_PAT_RANDOM, r.seed = 3;
-        r.launch = tu_launch(64, 0); /* 2 warps per block, several blocks */
+        r.launch = tu_launch(tu_op_threads(op, 64), 0); /* 2 warps per block, several blocks */
         if (backward) ck_assert_int_eq(ks_run_set(&r, "backward", "on"), KS_OK);
         ck_assert_ptr_nonnull(r.sink = ks_host_sink_create(0, ks_filter_all()));
         ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s: %s", op->name, ks_error_message());
@@ -202,7 +202,7 @@ START_TEST(each_request_adds_up_to_the_report_and_is_found_from_its_events)
     static sums u;
     ks_run_init(&r, op);
     r.pattern = KS_PAT_RANDOM, r.seed = 5;
-    r.launch = tu_launch(64, 0);
+    r.launch = tu_launch(tu_op_threads(op, 64), 0);
     ck_assert_ptr_nonnull(r.sink = ks_host_sink_create(0, ks_filter_all()));
     ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s: %s", op->name, ks_error_message());
     ks_trace_from_run(op, &r, &tr);

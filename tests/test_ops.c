@@ -95,7 +95,7 @@ START_TEST(every_operator_runs_traced_and_passes_check)
     const int has_backward = ks_op_param(op, "backward") >= 0;
     for (int backward = 0; backward <= has_backward; ++backward) {
         run_and_check(op, backward, 0);
-        run_and_check(op, backward, 32); /* 2 blocks of 32: threads loop */
+        run_and_check(op, backward, tu_op_threads(op, 32)); /* 2 blocks of 32: threads loop */
     }
 }
 END_TEST

@@ -70,6 +70,13 @@ static inline void tu_expect_close(const float *got, const double *want, int64_t
                       "%s[%lld] = %.9g, reference %.9g", what, (long long)i, got[i], want[i]);
 }
 
+/* Threads per block for a run of `op` that asks for `want`: an operator whose block is
+ * one tile (a --tile parameter: gemm_tiled) takes its default tile's 16 x 16 instead. */
+static inline int tu_op_threads(const ks_op *op, int want)
+{
+    return ks_op_param(op, "tile") >= 0 ? 256 : want;
+}
+
 static inline ks_launch tu_launch(int threads, int64_t cap)
 {
     ks_launch l;

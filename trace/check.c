@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "check_shared.h"
 #include "formula.h"
 
 static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
@@ -265,6 +266,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
             check_region(tr, s, i, e, rep);
             continue;
         }
+        if (s->kind == KS_EV_BARRIER) continue; /* ks_check_shared */
         if (!check_access(tr, s, i, e, rep) || s->kind != KS_EV_WRITE) continue;
         const int64_t off = e->u.access.offset;
         writes[s->tensor][off]++;
@@ -277,6 +279,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
                       tensor_value(&tr->tensors[s->tensor], off));
         }
     }
+    if ((rc = ks_check_shared(tr, rep, violation))) goto out;
     if (rep->complete) {
         int64_t next = 0; /* the first index not yet seen, walking the sorted items */
         for (uint64_t k = 0; k < nwork && work[k].index <= next; ++k)

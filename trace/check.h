@@ -15,6 +15,11 @@ typedef struct ks_check_report {
     uint64_t padding_inside;        /* padding reads recorded at in-bounds (y, x): a kernel
                                      * that refused its coordinate (patchify at NaN) */
     int complete;                   /* no filter and no dropped events: counts are checked */
+    /* block-shared memory and barriers (check_shared.c) */
+    uint64_t shared_accesses, barriers;
+    uint64_t shared_races;          /* slots touched by two threads of one phase, one writing */
+    uint64_t shared_uninit;         /* reads of a slot nothing wrote before */
+    uint64_t barrier_divergent;     /* barriers not reached alike by the threads of a block */
 } ks_check_report;
 
 /* Checks every event: site and kind agree with the schema; the thread follows the
@@ -24,6 +29,9 @@ typedef struct ks_check_report {
  * plain stores equal the stored output; no NaN/Inf; bilinear weights of in-range samples
  * sum to 1; each work item appears once; in a complete trace every work item appears and
  * every element of a written tensor is written the site's expected number of times.
+ * Shared memory (events flagged KS_FLAG_SHARED, barrier events): no two threads of a block
+ * touch one slot in one barrier phase with one of them writing (racecheck's hazards), no
+ * read of a never-written slot, every thread of a block meets the same barriers.
  * Returns KS_OK (violations may be > 0) or KS_ENOMEM. */
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep);
 

@@ -142,9 +142,16 @@ static void print_access(FILE *out, const ks_trace *tr, const ks_event *e)
         fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
         return;
     }
-    fprintf(out, "  tap %-3u %s %-28s = %-12g (offset %lld)\n", e->tap,
+    fprintf(out, "  tap %-3u %s %-28s = %-12g (offset %lld", e->tap,
             e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write",
             where, a->value, (long long)a->offset);
+    if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);
+    fprintf(out, ")\n");
+}
+
+static void print_barrier(FILE *out, const ks_event *e)
+{
+    fprintf(out, "  barrier __syncthreads() at line %d: phase %u ends\n", e->u.barrier.line, e->u.barrier.phase);
 }
 
 static void print_sample(FILE *out, const ks_trace *tr, const ks_event *e)
@@ -176,6 +183,7 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
     if (e->kind == KS_EV_WORK) ks_step_print_work(out, tr, e);
     else if (e->kind == KS_EV_SAMPLE) print_sample(out, tr, e);
     else if (e->kind == KS_EV_REGION) print_region(out, tr, e);
+    else if (e->kind == KS_EV_BARRIER) print_barrier(out, e);
     else print_access(out, tr, e);
 }
 

@@ -44,6 +44,10 @@ void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t 
                      g->rows, g->cols, tr->tensors[e->tensor].name, g->plane);
         return;
     }
+    if (e->kind == KS_EV_BARRIER) {
+        snprintf(buf, n, "barrier at line %d: phase %u ends", e->u.barrier.line, e->u.barrier.phase);
+        return;
+    }
     if (e->kind == KS_EV_SAMPLE) {
         const ks_ev_sample *m = &e->u.sample;
         snprintf(buf, n, "tap %u sample %s plane %d at (y %.3f, x %.3f) = %.4g", e->tap,
@@ -54,6 +58,9 @@ void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t 
     ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
     if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
         snprintf(buf, n, "tap %u read  %s = 0 (padding)", e->tap, where);
+    else if (e->flags & KS_FLAG_SHARED)
+        snprintf(buf, n, "tap %u %s %s = %.6g (phase %d)", e->tap, e->kind == KS_EV_READ ? "read " : "write", where,
+                 a->value, a->reserved[0]);
     else
         snprintf(buf, n, "tap %u %s %s = %.6g", e->tap,
                  e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write",
@@ -296,6 +303,7 @@ const char *const *vw_help_lines(void)
         "M                heatmap: values, read count, weight sum, write count, visits, sectors",
         "W                warp strip: the focused request's 32 lanes, addresses, sectors",
         "C                schedule chart (blocks on SMs over time) for the grid; click a bar",
+        "P / Shift+P      next / previous barrier phase of the block   T  shared-tile panel",
         "[ ]  ; '         input plane / output plane",
         "Tab  Ctrl+Tab    input tensor / output tensor     F  follow the focus",
         "B                1-D tensors (one-row planes) as bars on / off",

@@ -34,12 +34,14 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     static const uint32_t colors[] = {VW_COL_TEXT, VW_COL_HEAD, VW_COL_FOCUS, VW_COL_DIM};
     vw_rect a = L->decomp;
     if (s->strip) vw_draw_warp(d, s, vw_strip_area(&a, L->line));
+    const vw_rect shared = s->shared ? vw_shared_area(&a, L->line) : a;
     vw_fill(d->r, a, VW_COL_PANEL);
     int rows = (a.h - 4) / d->font.line;
     vw_describe_focus(s, &lines, rows);
     for (int i = 0; i < lines.n; ++i)
         vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8,
                 lines.text[i]);
+    if (s->shared) vw_draw_shared(d, s, shared); /* after the text, which may run long */
 }
 
 static void draw_story(vw_draw *d, const vw_state *s, const vw_layout *L)

@@ -51,6 +51,10 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
 void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L);
 /* The warp strip of the focused event's request in area (vw_draw_warp.c). */
 void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area);
+/* The shared-tile panel (vw_draw_shared.c): its band, taken from the bottom of the
+ * decomposition panel *decomp, and the panel drawn there. */
+vw_rect vw_shared_area(vw_rect *decomp, int line);
+void vw_draw_shared(vw_draw *d, const vw_state *s, vw_rect area);
 /* The schedule chart in the grid panel's place (vw_draw_gantt.c). */
 void vw_draw_gantt(vw_draw *d, const vw_state *s, const vw_layout *L);
 /* The number a heatmap shows for element off of tensor t in mode `mode` (the value, or an

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "vw_phase.h"
 #include "vw_plane.h"
 
 static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes", "visits", "sectors"};
@@ -33,6 +34,7 @@ void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
     s->follow = 1;
     s->bars = 1;
     s->look.tensor = -1;
+    s->shared = vw_shared_tensor(tr) >= 0;
     s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
     s->panel[1].tensor = first_tensor(tr, KS_ROLE_OUTPUT);
     vw_state_clamp(s);
@@ -397,6 +399,8 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_BARS: s->bars = !s->bars; break;
     case VW_ACT_STRIP: s->strip = !s->strip; break;
     case VW_ACT_GANTT: toggle_gantt(s); break;
+    case VW_ACT_SHARED: s->shared = !s->shared; break;
+    case VW_ACT_PHASE: vw_phase_focus(s, a->a > 0 ? 1 : -1); break;
     default: break;
     }
     vw_state_clamp(s);
@@ -439,6 +443,8 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "B", .kind = VW_ACT_BARS, .a = 0, .b = 0},
         {.key = "W", .kind = VW_ACT_STRIP, .a = 0, .b = 0},
         {.key = "C", .kind = VW_ACT_GANTT, .a = 0, .b = 0},
+        {.key = "T", .kind = VW_ACT_SHARED, .a = 0, .b = 0},
+        {.key = "P", .kind = VW_ACT_PHASE, .a = 1, .b = 0},
         {.key = "O", .kind = VW_ACT_ORDER, .a = 0, .b = 0},
         {.key = "Space", .kind = VW_ACT_PLAY, .a = 0, .b = 0},
         {.key = "=", .kind = VW_ACT_SPEED, .a = 1, .b = 0},
@@ -473,8 +479,8 @@ int vw_key_action(const char *key, int shift, vw_action *a)
             a->kind = keys[i].kind;
             a->a = keys[i].a;
             a->b = keys[i].b;
-            /* shift reverses: Shift+Tab, Shift+N */
-            if (shift && (a->kind == VW_ACT_TENSOR || a->kind == VW_ACT_LOOKUP)) {
+            /* shift reverses: Shift+Tab, Shift+N, Shift+P */
+            if (shift && (a->kind == VW_ACT_TENSOR || a->kind == VW_ACT_LOOKUP || a->kind == VW_ACT_PHASE)) {
                 if (a->kind == VW_ACT_TENSOR) a->b = -1;
                 else a->a = -1;
             }

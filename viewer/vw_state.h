@@ -51,7 +51,9 @@ typedef enum vw_action_kind {
     VW_ACT_REVEAL,    /* show / hide the slide's answer */
     VW_ACT_BARS,      /* one-row planes (1-D tensors) as bars over their cells, or not */
     VW_ACT_STRIP,     /* the warp strip (the focused request's lanes and sectors) on / off */
-    VW_ACT_GANTT      /* the schedule chart in place of the grid, or back (traces with a schedule) */
+    VW_ACT_GANTT,     /* the schedule chart in place of the grid, or back (traces with a schedule) */
+    VW_ACT_SHARED,    /* the shared-tile panel on / off (vw_draw_shared.c) */
+    VW_ACT_PHASE      /* a: +1 / -1, the focus to the next / previous barrier phase of its block */
 } vw_action_kind;
 
 typedef struct vw_action {
@@ -83,6 +85,7 @@ typedef struct vw_state {
     int bars; /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
     int strip; /* the warp strip under the decomposition panel (default off; W) */
     int gantt; /* the schedule chart replaces the grid panel (default off; C) */
+    int shared; /* the shared-tile panel (default on in a trace with shared memory; T) */
     vw_gantt sched; /* the chart's rows and bars, built at the first C */
     vw_lookup look;
     int help, quit, want_shot;
