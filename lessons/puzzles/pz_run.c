@@ -91,7 +91,8 @@ static int describe(ks_user_trace *d, const pz_spec *s, pz_launch *l, float (*me
     if (add_sites(d, s, "a", &p->a, 0)) return 1;
     if (s->b.rows && add_sites(d, s, "b", &p->b, 0)) return 1;
     if (add_sites(d, s, "out", &p->out, 1)) return 1;
-    l->shared_tensor = ks_user_tensor(d, "shared", KS_F32, 3, shared_shape, shared, 0);
+    /* an output that no site counts (as gemm_tiled's): check compares no value with it */
+    l->shared_tensor = ks_user_tensor(d, "shared", KS_F32, 3, shared_shape, shared, 1);
     l->shared_site = d->nsites;
     return l->shared_tensor < 0 || !ks_user_site(d, l->shared_site, "shared.read", KS_EV_READ, l->shared_tensor, 0) ||
            !ks_user_site(d, l->shared_site + 1, "shared.write", KS_EV_WRITE, l->shared_tensor, 0) ||

@@ -1,5 +1,6 @@
 /* axis_sum, wrong: the tree's barrier sits inside the if, so only some threads reach it.
- * expect: FAIL every barrier reached by every thread: block 0: thread 0 passes 4 barriers, thread 1 3 */
+ * expect: FAIL every barrier reached by every thread: divergent barrier: block 0 thread 1 passes 3 barriers, thread 0 passes 4
+ * expect: inside an if? */
 #include "puzzle.h"
 
 enum { TPB = 8 };

@@ -1,5 +1,6 @@
 /* dot, wrong: thread 0 adds the products before the others have stored theirs.
- * expect: FAIL no read of unwritten shared memory: block 0: thread 0 reads element 1 of shared array 0
+ * expect: FAIL no shared-memory race: shared race: read of shared (plane 0, y 0, x 1) in phase 0, which thread 1 writes
+ * expect: (thread 0 of block 0, work item 0)
  * expect: nan, want 55 (written last by work item 0) */
 #include "puzzle.h"
 

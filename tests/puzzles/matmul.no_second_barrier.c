@@ -1,6 +1,7 @@
 /* matmul, wrong: no barrier after the products, so the next load overwrites a tile that
  * other threads still read.
- * expect: FAIL no shared-memory race: block 0, phase 1: thread 1 reads element 0 of shared array 0 that thread 0 wrote with no barrier between (read after write) */
+ * expect: FAIL no shared-memory race: shared race: read of shared (plane 0, y 0, x 0) in phase 1, which thread 0 writes
+ * expect: (thread 1 of block 0, work item 1) */
 #include "puzzle.h"
 
 enum { TPB = 3 };

@@ -1,5 +1,6 @@
 /* pooling, wrong: no barrier between filling the tile and reading the neighbours.
- * expect: FAIL no shared-memory race: block 0, phase 0: thread 1 reads element 0 of shared array 0 that thread 0 wrote with no barrier between (read after write) */
+ * expect: FAIL no shared-memory race: shared race: read of shared (plane 0, y 0, x 0) in phase 0, which thread 0 writes
+ * expect: (thread 1 of block 0, work item 1): two threads touch one slot between the same two barriers */
 #include "puzzle.h"
 
 enum { TPB = 16 };

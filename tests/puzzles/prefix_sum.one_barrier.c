@@ -1,5 +1,6 @@
 /* prefix_sum, wrong: no barrier between a step's reads and its writes.
- * expect: FAIL no shared-memory race: block 0, phase 1: thread 1 reads element 0 of shared array 0 that thread 0 wrote with no barrier between (read after write) */
+ * expect: FAIL no shared-memory race: shared race: read of shared (plane 0, y 0, x 0) in phase 1, which thread 0 writes
+ * expect: (thread 1 of block 0, work item 1) */
 #include "puzzle.h"
 
 enum { TPB = 16 };

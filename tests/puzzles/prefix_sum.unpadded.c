@@ -1,5 +1,6 @@
 /* prefix_sum, wrong: slots past the end are never stored, then read by the scan.
- * expect: FAIL no read of unwritten shared memory: block 0: thread 13 reads element 13 of shared array 0
+ * expect: FAIL no read of unwritten shared memory: read of uninitialised shared memory shared (plane 0, y 0, x 13)
+ * expect: (thread 13 of block 0, work item 13)
  * expect: ok   output matches the reference */
 #include "puzzle.h"
 
