@@ -74,7 +74,9 @@ echo "test_puzzles: --init copied 12 stubs and kept one; every stub compiles and
 bad() {
     puzzle bad.out "$@"
     [ $rc -eq 2 ] || { cat bad.out; fail "puzzle $*: exit $rc, not 2"; }
-    [ "$(wc -l <bad.out)" -eq 1 ] || { cat bad.out; fail "puzzle $*: not one line"; }
+    # (a sanitized build's fibers add AddressSanitizer's one-time makecontext warning)
+    [ "$(grep -vc "WARNING: ASan doesn't fully support makecontext" bad.out)" -eq 1 ] ||
+        { cat bad.out; fail "puzzle $*: not one line"; }
 }
 bad nosuch
 bad map "$tmp/none.c"
