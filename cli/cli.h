@@ -31,5 +31,6 @@ int ks_cmd_memory(int argc, char **argv);
 int ks_cmd_export(int argc, char **argv);
 int ks_cmd_view(int argc, char **argv);
 int ks_cmd_lesson(int argc, char **argv);
+int ks_cmd_puzzle(int argc, char **argv);
 
 #endif

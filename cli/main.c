@@ -1,4 +1,4 @@
-/* kscope - the front door: list, run, info, step, view, lesson, check, diff, memory, export. */
+/* kscope - the front door: list, run, info, step, view, lesson, puzzle, check, diff, memory, export. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +19,8 @@ static const struct {
      .summary = "replay a trace in the viewer window, or render it to PNG (--headless)"},
     {.name = "lesson", .fn = ks_cmd_lesson,
      .summary = "play a lesson (terminal, viewer or PNG slides); --list, --check"},
+    {.name = "puzzle", .fn = ks_cmd_puzzle,
+     .summary = "GPU puzzles in C graded by their trace; --list, --init DIR, --solution"},
     {.name = "check", .fn = ks_cmd_check,
      .summary = "check a trace's invariants; exit 1 listing the first violations"},
     {.name = "diff", .fn = ks_cmd_diff,
