@@ -84,6 +84,9 @@ START_TEST(check_catches_each_kind_of_corruption)
     ck_assert_uint_eq(violations(&tr), 0);
     tr.nevents = n - 1; /* the last write lost: an element written 0 times */
     ck_assert_uint_gt(violations(&tr), 0);
+    static ks_check_report rep; /* a violation of no one event still says what it is */
+    ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
+    ck_assert_msg(strstr(rep.first[0], "written 0 times, expected 1") != NULL, "got '%s'", rep.first[0]);
     tu_run_done(&r);
 }
 END_TEST

@@ -21,7 +21,7 @@ static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const
                   : 0;
         va_list ap;
         va_start(ap, fmt);
-        if (n > 0 && n < 256) vsnprintf(line + n, 256 - (size_t)n, fmt, ap);
+        if (n >= 0 && n < 256) vsnprintf(line + n, 256 - (size_t)n, fmt, ap);
         va_end(ap);
     }
     rep->violations++;
