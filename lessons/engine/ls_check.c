@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../trace/step.h"
 #include "ls_lesson.h"
 
 static const char *trim(char *s)
@@ -232,28 +233,17 @@ int ls_check(const ls_session *S0, ls_report *rep)
     return rep->count - before;
 }
 
-/* digits of the shortest text that reads back as the same float (1..9) */
-static int shortest_digits(double v)
-{
-    char buf[32];
-    for (int p = 1; p < 9; ++p) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        if ((float)strtod(buf, NULL) == (float)v) return p;
-    }
-    return 9;
-}
-
 void ls_format_value(char *buf, size_t n, double v, int max_sig)
 {
-    const int p = shortest_digits(v);
-    snprintf(buf, n, "%.*g", p <= LS_EXACT_DIGITS ? p : max_sig, v);
+    const int p = ks_real_digits(v);
+    snprintf(buf, n, "%.*g", p <= KS_EXACT_DIGITS ? p : max_sig, v);
 }
 
 int ls_number_matches(const char *typed, double truth)
 {
     const double v = strtod(typed, NULL);
     if (fabs(v - truth) <= 1e-6 * (1 + fabs(truth))) return 1;
-    if (shortest_digits(truth) <= LS_EXACT_DIGITS || truth == 0) return 0; /* printed exactly */
+    if (ks_real_digits(truth) <= KS_EXACT_DIGITS || truth == 0) return 0; /* printed exactly */
     /* printed to 4 significant digits: within half a unit of the 4th */
     const double unit = pow(10.0, floor(log10(fabs(truth))) - 3);
     return fabs(v - truth) <= 0.5 * unit * (1 + 1e-9);

@@ -209,9 +209,8 @@ int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *
 int ls_answer_text(const ls_session *S, const ls_ctx *c, int k, char *out, size_t n);
 int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed);
 /* A value as the players print it: the shortest text that reads back as the same float
- * when that has at most LS_EXACT_DIGITS significant digits (10.125, 6.375, 0.1: such
- * values print exactly); otherwise rounded to max_sig significant digits. */
-#define LS_EXACT_DIGITS 6
+ * when that has at most KS_EXACT_DIGITS (trace/step.h) significant digits (10.125, 6.375,
+ * 0.1: such values print exactly); otherwise rounded to max_sig significant digits. */
 void ls_format_value(char *buf, size_t n, double v, int max_sig);
 /* A typed number is right when it equals the truth, or, for a truth the drawings print
  * rounded (to 4 significant digits), when it is within half a unit of that 4th digit:
