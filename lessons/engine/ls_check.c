@@ -212,6 +212,7 @@ int ls_check(const ls_session *S0, ls_report *rep)
     ls_ctx ctx[LS_MAX_RUNS]; /* each run keeps its own focus from step to step */
     for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_init(&ctx[r]);
     char buf[LS_TEXT_MAX], err[400];
+    int printed[LS_MAX_STEPS] = {0}, predicts[LS_MAX_STEPS] = {0};
     for (int k = 0; k < S0->L->nsteps; ++k) {
         const ls_step *st = &S0->L->steps[k];
         const ls_session *S = ls_step_session(S0, k);
@@ -225,11 +226,18 @@ int ls_check(const ls_session *S0, ls_report *rep)
         if (ls_render(S, c, st->text, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "text: %s", err);
         step_names_ok(S, k, rep);
         if (st->q.kind == LS_Q_NONE) continue;
-        if (ls_question_ctx(S, c, &st->q, &qc, err, sizeof err)) ls_problem(rep, k + 1, "question: %s", err);
-        else check_question(S, &qc, k, rep);
+        if (ls_question_ctx(S, c, &st->q, &qc, err, sizeof err)) {
+            ls_problem(rep, k + 1, "question: %s", err);
+        } else {
+            check_question(S, &qc, k, rep);
+            printed[k] = ls_answer_printed(S, c, &qc, k);
+            predicts[k] = ls_question_predicts(S, st, c, &qc, printed[k]);
+            if (getenv("KS_DEBUG_PRED")) fprintf(stderr, "DBG step %d printed %d predicts %d item %u/%u tap %lld/%lld\n", k + 1, printed[k], predicts[k], qc.item, c->item, (long long)qc.tap, (long long)c->tap);
+        }
         ls_ctx_free(&qc);
     }
     for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_free(&ctx[r]);
+    ls_check_question_mix(S0->L, printed, predicts, rep);
     return rep->count - before;
 }
 
