@@ -64,6 +64,19 @@ static void no_phrase(const char *text, const char *phrase, const char *where)
     ck_assert_msg(!strstr(text, phrase), "%s still says '%s'", where, phrase);
 }
 
+/* The player's output as one line: wrapping and its indent aside (runs of spaces become one). */
+static char *one_line(const char *text)
+{
+    char *s = strdup(text), *o = s;
+    for (const char *c = text; *c; ++c) {
+        const char ch = *c == '\n' ? ' ' : *c;
+        if (ch == ' ' && o > s && o[-1] == ' ') continue;
+        *o++ = ch;
+    }
+    *o = 0;
+    return s;
+}
+
 static void setup(void)
 {
     snprintf(dir, sizeof dir, "/tmp/ks_lessons_XXXXXX");
@@ -223,6 +236,76 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
 }
 END_TEST
 
+/* A six-step im2col lesson (small_lesson's geometry: 1 channel, 4x5, stride (2, 1): Ho 2,
+ * Wo 5) whose steps focus work items 0..5 in turn and ask `questions` (one JSON object
+ * per step, "" for none). */
+static void six_steps(const char *name, const char *const questions[6])
+{
+    char text[8192];
+    size_t u = (size_t)snprintf(text, sizeof text,
+                                "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+                                " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"stride\": [2, 1]},\n"
+                                " \"steps\": [\n");
+    for (int k = 0; k < 6; ++k)
+        u += (size_t)snprintf(text + u, sizeof text - u,
+                              "  {\"title\": \"s\", \"focus\": {\"index\": %d}, \"text\": \"w_col {work.w_col}, tap (1, 1)\"%s%s}%s\n",
+                              k, questions[k][0] ? ", \"question\": " : "", questions[k], k < 5 ? "," : "");
+    snprintf(text + u, sizeof text - u, " ]}\n");
+    write_file(name, text);
+}
+
+/* --check holds a full lesson (6 steps or more) to two prediction questions (another work
+ * item or tap, the answer not in the narration) and at most half the answers printed in
+ * the narration's templates; a number the author wrote ("tap (1, 1)") prints nothing. */
+START_TEST(check_wants_predictions_and_few_printed_answers)
+{
+    /* w_col of the step's own item: printed by {work.w_col} */
+    static const char own[] = "{\"kind\": \"number\", \"prompt\": \"p\", \"answer\": %d, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    /* w_col of item 8 (3): another item, not printed */
+    static const char other[] = "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    /* the cell item 7 reads at tap (1, 1): (h_col*2 - 1 + 1, w_col - 1 + 1) = (2, 2) */
+    static const char cell[] = "{\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [2, 2], \"explain\": \"e\"}";
+    static char q[6][256];
+    const char *qs[6];
+    for (int k = 0; k < 6; ++k) snprintf(q[k], sizeof q[k], own, k), qs[k] = q[k];
+    six_steps("copy.json", qs);
+    ck_assert_int_eq(lesson("--check copy.json"), 1);
+    const char *out = out_text("out");
+    ck_assert_msg(strstr(out, "copy.json: 0 questions ask about a work item or tap the narration did not work through"), "%s", out);
+    ck_assert_msg(strstr(out, "copy.json: 6 of 6 questions have their answer printed above the prompt (steps 1, 2, 3, 4, 5, 6)"), "%s", out);
+    /* two predictions, three printed of five: still too many printed */
+    qs[0] = other, qs[1] = cell, qs[5] = "";
+    six_steps("half.json", qs);
+    ck_assert_int_eq(lesson("--check half.json"), 1);
+    out = out_text("out");
+    ck_assert_ptr_null(strstr(out, "did not work through"));
+    ck_assert_msg(strstr(out, "3 of 5 questions have their answer printed above the prompt (steps 3, 4, 5)"), "%s", out);
+    qs[4] = "";
+    six_steps("good.json", qs);
+    ck_assert_int_eq(lesson("--check good.json"), 0);
+    /* a question about another tap of the step's own item that the step draws is no prediction */
+    static const char drawn[] = "{\"kind\": \"cell\", \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [0, 0], \"explain\": \"e\"}";
+    qs[0] = drawn;
+    six_steps("drawn.json", qs);
+    ck_assert_int_eq(lesson("--check drawn.json"), 0); /* no show: the tap is not drawn, it predicts */
+    char *text = (char *)out_text("drawn.json");
+    char *at = strstr(text, "\"focus\": {\"index\": 0}");
+    ck_assert_ptr_nonnull(at);
+    write_file("drawn.json", ""); /* rewritten with the step drawing the input */
+    char path[256];
+    snprintf(path, sizeof path, "%s/drawn.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%.*s\"show\": [\"input\"], %s", (int)(at - text), text, at);
+    fclose(f);
+    ck_assert_int_eq(lesson("--check drawn.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "1 question asks about a work item or tap the narration did not work through"));
+    /* a sketch of fewer steps is not held to it */
+    small_lesson("sketch.json", "{\"title\": \"two\", \"text\": \"w_col {work.w_col}\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}");
+    ck_assert_int_eq(lesson("--check sketch.json"), 0);
+}
+END_TEST
+
 /* Rendered templates equal the geometry: index -> (c_im, h_col, w_col), tap (i, j) ->
  * input (h_col*sh - ph + i*dh, w_col*sw - pw + j*dw), columns row c*kh*kw + i*kw + j. */
 START_TEST(templates_match_the_im2col_geometry)
@@ -285,8 +368,9 @@ END_TEST
 START_TEST(lessons_say_what_the_trace_shows)
 {
     ck_assert_int_eq(lesson("02 --auto"), 0);
-    const char *two = out_text("out");
+    const char *two = one_line(out_text("out"));
     no_phrase(two, "of every row", "lesson 02");
+    no_phrase(two, "2-1 and 2+1", "lesson 02"); /* a template is not arithmetic */
     no_phrase(two, "32 consecutive floats", "lesson 02");
     no_phrase(two, "(kh-1)*dilation+1 = 5 columns", "lesson 02"); /* a width: kw and dilation_w */
     ck_assert_ptr_nonnull(strstr(two, "(kw-1)*dilation_w+1 = 5 columns"));
@@ -723,19 +807,6 @@ END_TEST
 /* Lesson 09's words against its two recorded traces (lessons/data, made by make_09.sh from
  * examples/transpose): what the text states with numbers written into the lesson is what
  * the traces show. */
-/* The player's output as one line: wrapping and its indent aside (runs of spaces become one). */
-static char *one_line(const char *text)
-{
-    char *s = strdup(text), *o = s;
-    for (const char *c = text; *c; ++c) {
-        const char ch = *c == '\n' ? ' ' : *c;
-        if (ch == ' ' && o > s && o[-1] == ' ') continue;
-        *o++ = ch;
-    }
-    *o = 0;
-    return s;
-}
-
 START_TEST(lesson_09_says_what_its_traces_show)
 {
     static ls_lesson L;
@@ -819,7 +890,7 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "its event 1. Event 0 is the work event"));
     ck_assert_ptr_nonnull(strstr(text, "Work item 36, (p, y, x) = (1, 0, 0), is the first of plane 1"));
     ck_assert_ptr_nonnull(strstr(text, "[run 'good': the recorded trace data/09-transpose-good.kst]"));
-    ck_assert_ptr_nonnull(strstr(text, "8 of 8 questions right at the first try"));
+    ck_assert_ptr_nonnull(strstr(text, "9 of 9 questions right at the first try"));
     /* the explanations: shown after a wrong answer */
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 09 >out 2>err", dir,
@@ -830,8 +901,11 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "2 x (6 x 6 - 6)"));
     ck_assert_ptr_nonnull(strstr(text, "Plane 0 (items 0 to 35) is right, and item 36, the first of plane 1, is (1, 0, 0)"));
     ck_assert_ptr_nonnull(strstr(text, "Item 37 is (1, 0, 1)"));
-    ck_assert_ptr_nonnull(strstr(text, "input[1, 1, 0] = 42: row 1, column 0, where the work item is row y = 0, column x = 1"));
-    ck_assert_ptr_nonnull(strstr(text, "0 of 8 questions right at the first try"));
+    /* the predictions: work item 46 is (p, y, x) = (1, 1, 4), offset 36 + 6 + 4 in the input;
+     * the good kernel reads that cell, the bug the swapped one, offset 36 + 24 + 1 = 61 */
+    ck_assert_ptr_nonnull(strstr(text, "it reads input[1, 1, 3], the cell at its own (p, y, x)"));
+    ck_assert_ptr_nonnull(strstr(text, "input[1, 4, 1] = 61, row 4 and column 1, where the work item is row y = 1, column x = 4"));
+    ck_assert_ptr_nonnull(strstr(text, "0 of 9 questions right at the first try"));
     free(text);
 }
 END_TEST
@@ -1306,6 +1380,7 @@ int main(void)
     tcase_add_test(tc, every_lesson_checks_and_plays_to_the_end);
     tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
+    tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
     tcase_add_test(tc, templates_match_the_im2col_geometry);
     tcase_add_test(tc, text_player_judges_typed_answers);

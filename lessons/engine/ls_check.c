@@ -232,7 +232,6 @@ int ls_check(const ls_session *S0, ls_report *rep)
             check_question(S, &qc, k, rep);
             printed[k] = ls_answer_printed(S, c, &qc, k);
             predicts[k] = ls_question_predicts(S, st, c, &qc, printed[k]);
-            if (getenv("KS_DEBUG_PRED")) fprintf(stderr, "DBG step %d printed %d predicts %d item %u/%u tap %lld/%lld\n", k + 1, printed[k], predicts[k], qc.item, c->item, (long long)qc.tap, (long long)c->tap);
         }
         ls_ctx_free(&qc);
     }

@@ -10,10 +10,11 @@
 
 #include "ls_lesson.h"
 
-/* a character that continues a number or word: the match is part of something longer */
-static int joins(char c, int word)
+/* a character that continues a number or word: the match is part of something longer
+ * ("18", "0.75", "8x8": none of them prints the answer 8) */
+static int joins(char c)
 {
-    return isdigit((unsigned char)c) || c == '.' || (word && (isalpha((unsigned char)c) || c == '_'));
+    return isalnum((unsigned char)c) || c == '.' || c == '_';
 }
 
 /* `needle` in `text` as a whole token (case-insensitive for words) */
@@ -23,8 +24,8 @@ static int has_token(const char *text, const char *needle, int word)
     if (!n) return 0;
     for (const char *p = text; *p; ++p) {
         if (word ? strncasecmp(p, needle, n) : strncmp(p, needle, n)) continue;
-        const int before = p > text && (joins(p[-1], word) || (!word && p[-1] == '-'));
-        const int after = joins(p[n], word) && !(p[n] == '.' && !isdigit((unsigned char)p[n + 1]));
+        const int before = p > text && (joins(p[-1]) || (!word && p[-1] == '-'));
+        const int after = joins(p[n]) && !(p[n] == '.' && !isdigit((unsigned char)p[n + 1]));
         if (!before && !after) return 1;
     }
     return 0;
