@@ -375,6 +375,14 @@ START_TEST(lessons_say_what_the_trace_shows)
     no_phrase(two, "(kh-1)*dilation+1 = 5 columns", "lesson 02"); /* a width: kw and dilation_w */
     ck_assert_ptr_nonnull(strstr(two, "(kw-1)*dilation_w+1 = 5 columns"));
     ck_assert_ptr_nonnull(strstr(two, "3 x 5 items here"));
+    /* values exact where they are short binary fractions; RoIAlign's grid from its box */
+    ck_assert_int_eq(lesson("06 --auto"), 0);
+    const char *six = out_text("out");
+    ck_assert_ptr_nonnull(strstr(six, "tap 3 sample input plane 0 at (y 1.25, x 1.625) = 10.125\n"));
+    ck_assert_ptr_nonnull(strstr(six, "  roi_h  = y2 - y1 = 5.5 - 3 = 2.5\n"));   /* RoI 1: (3.5, 3.5)-(6, 6) - 0.5 */
+    ck_assert_ptr_nonnull(strstr(six, "  bin_h  = roi_h / PH = 2.5 / 2 = 1.25\n"));
+    ck_assert_ptr_nonnull(strstr(six, "  grid_h = sampling_ratio = 2\n"));
+    no_phrase(six, "10.12\n", "lesson 06");
     ck_assert_int_eq(lesson("04 --auto"), 0); /* step 7 draws the channel-1 Sobel weights it explains */
     const char *four = strstr(out_text("out"), "Step 7 of");
     ck_assert_ptr_nonnull(four);
