@@ -2,6 +2,7 @@
  * rejects each kind of broken lesson with the file, step and problem; templates and
  * answers agree with the im2col geometry computed here; the text player judges typed
  * answers; slides focus what the steps say; pictures load as feature maps. */
+#include <cJSON.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -303,6 +304,64 @@ START_TEST(check_wants_predictions_and_few_printed_answers)
     /* a sketch of fewer steps is not held to it */
     small_lesson("sketch.json", "{\"title\": \"two\", \"text\": \"w_col {work.w_col}\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}");
     ck_assert_int_eq(lesson("--check sketch.json"), 0);
+}
+END_TEST
+
+/* Lesson 12's runs against the output-size formulas computed here: forward Ho = floor((H +
+ * 2p - d(k - 1) - 1)/s) + 1 from each im2col run's parameters (the trace's launch and
+ * columns), transposed (H - 1)s - 2p + d(k - 1) + 1 + output_padding from each sparse_conv
+ * run's (its out_sites), and the sentences that quote them. */
+START_TEST(lesson_12_sizes_follow_the_formulas)
+{
+    static ls_lesson L;
+    static ls_session S;
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find("12", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq(L.nruns, 8);
+    int forward = 0, transposed = 0;
+    for (int r = 0; r < L.nruns; ++r) {
+        const ks_trace *tr = &ls_run_session(&S, r)->tr;
+        cJSON *p = cJSON_Parse(tr->params);
+        ck_assert_ptr_nonnull(p);
+#define AXIS(name, a) ((int64_t)cJSON_GetArrayItem(cJSON_GetObjectItem(p, name), a)->valuedouble)
+        if (!strcmp(tr->op, "im2col")) {
+            const int64_t H = AXIS("input_size", 0), k = AXIS("kernel_size", 0), pad = AXIS("padding", 0);
+            const int64_t st = AXIS("stride", 0), d = AXIS("dilation", 0);
+            const int64_t Ho = (H + 2 * pad - d * (k - 1) - 1) / st + 1; /* non-negative: C's division floors */
+            ck_assert_int_eq(tr->work_items, Ho * Ho);
+            ck_assert_int_eq(tr->tensors[ks_trace_tensor(tr, "columns")].shape[2], Ho * Ho);
+            forward++;
+        } else {
+            ck_assert_str_eq(tr->op, "sparse_conv");
+            const int64_t H = AXIS("spatial_shape", 0), k = AXIS("kernel_size", 0), pad = AXIS("padding", 0);
+            const int64_t st = AXIS("stride", 0), d = AXIS("dilation", 0), op = AXIS("output_padding", 0);
+            const int64_t Ho = (H - 1) * st - 2 * pad + d * (k - 1) + 1 + op;
+            const ks_tensor *o = &tr->tensors[ks_trace_tensor(tr, "out_sites")];
+            ck_assert_int_eq(o->shape[1], Ho);
+            ck_assert_int_eq(o->shape[2], Ho);
+            /* run forward, both sizes come back to the transposed input's */
+            ck_assert_int_eq((Ho + 2 * pad - d * (k - 1) - 1) / st + 1, H);
+            transposed++;
+        }
+#undef AXIS
+        cJSON_Delete(p);
+    }
+    ck_assert_int_eq(forward, 6);
+    ck_assert_int_eq(transposed, 2);
+    ls_session_close(&S);
+    ls_free(&L);
+    ck_assert_int_eq(lesson("12 --auto"), 0);
+    char *text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "floor((8 + 0 - 2 - 1) / 1) + 1 = 6"));
+    ck_assert_ptr_nonnull(strstr(text, "floor((8 + 2 - 2 - 1) / 1) + 1 = 8"));
+    ck_assert_ptr_nonnull(strstr(text, "(4 - 1)*2 - 2 + 2 + 1 = 7"));
+    ck_assert_ptr_nonnull(strstr(text, "where it writes pair_table[8, 3] = 22"));
+    ck_assert_ptr_nonnull(strstr(text, "12 of 12 questions right at the first try"));
+    free(text);
 }
 END_TEST
 
@@ -1389,6 +1448,7 @@ int main(void)
     tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
     tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
+    tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
     tcase_add_test(tc, templates_match_the_im2col_geometry);
     tcase_add_test(tc, text_player_judges_typed_answers);
