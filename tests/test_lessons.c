@@ -1393,6 +1393,82 @@ START_TEST(slides_focus_what_the_steps_say)
 }
 END_TEST
 
+/* Slides show what their narration talks about (issue 16): lesson 03's corner step turns
+ * on the read-count heatmap it describes, lesson 04 puts the weights on a slide, lesson 07's
+ * "Why D = 2R + 2" colours the raw patch by reads, in which the corners of the 4x4 patch
+ * count 1, its edges 2 and its inner 2x2 4, and its steps no longer all show one picture. */
+START_TEST(slides_show_the_mode_and_tensors_the_text_names)
+{
+    static const struct {
+        const char *lesson;
+        int step; /* 1-based */
+        vw_mode mode;
+        const char *panel0, *panel1;
+    } want[] = {{"03", 9, VW_MODE_READS, "columns", "output"}, {"03", 10, VW_MODE_VALUES, "columns", "output"},
+                {"04", 4, VW_MODE_VALUES, "weight", "columns"}, {"04", 8, VW_MODE_READS, "weight", "columns"},
+                {"05", 3, VW_MODE_VALUES, "offset", "input"},   {"05", 5, VW_MODE_READS, "input", "columns"},
+                {"05", 6, VW_MODE_WEIGHTS, "input", "columns"}, {"07", 1, VW_MODE_VALUES, "input", "output"},
+                {"07", 3, VW_MODE_READS, "patches", "output"},  {"07", 5, VW_MODE_WEIGHTS, "patches", "output"}};
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        static ls_lesson L;
+        static ls_session S;
+        char path[4096];
+        ck_assert_int_eq(ls_find(want[i].lesson, path, sizeof path), 0);
+        ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+        ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+        ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+        vw_slide *sl;
+        const int n = ls_slides_make(&S, &sl);
+        vw_state st;
+        vw_state_init(&st, &S.tr, &S.idx);
+        vw_story_set(&st, sl, n);
+        for (int k = 0; k < want[i].step; ++k) vw_story_show(&st, k); /* modes and panels carry over */
+        ck_assert_msg(st.mode == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step, st.mode);
+        ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, want[i].panel0));
+        ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(&S.tr, want[i].panel1));
+        if (!strcmp(want[i].lesson, "07") && want[i].step == 3) {
+            /* reads of raw patch 0 (4x4), counted from the trace: each of the 3x3 outputs
+             * samples a 2x2 block, so entry (r, c) is read by (1 + inner r)(1 + inner c) */
+            int reads[4][4] = {{0}};
+            const int patches = ks_trace_tensor(&S.tr, "patches");
+            for (uint64_t e = 0; e < S.tr.nevents; ++e) {
+                const ks_event *ev = &S.tr.events[e];
+                if (ev->kind != KS_EV_SAMPLE || ev->tensor != patches || ev->u.sample.plane != 0) continue;
+                const int y0 = (int)floorf(ev->u.sample.y), x0 = (int)floorf(ev->u.sample.x);
+                for (int c = 0; c < 4; ++c) reads[y0 + c / 2][x0 + c % 2]++;
+            }
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) ck_assert_int_eq(reads[r][c], (r == 0 || r == 3 ? 1 : 2) * (c == 0 || c == 3 ? 1 : 2));
+        }
+        vw_state_free(&st);
+        ls_slides_free(sl, n);
+        ls_session_close(&S);
+        ls_free(&L);
+    }
+    /* lesson 07's first seven steps show at least four different (panels, mode) pictures */
+    static ls_lesson L;
+    char path[4096];
+    ck_assert_int_eq(ls_find("07", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    char seen[7][96];
+    int distinct = 0;
+    const char *p0 = "", *p1 = "", *mode = "values";
+    for (int k = 0; k < 7; ++k) {
+        const ls_step *stp = &L.steps[k];
+        if (stp->panels[0]) p0 = stp->panels[0], p1 = stp->panels[1];
+        if (stp->mode) mode = stp->mode;
+        snprintf(seen[k], sizeof seen[k], "%s %s %s", p0, p1, mode);
+        int is_new = 1;
+        for (int j = 0; j < k; ++j) is_new &= strcmp(seen[j], seen[k]) != 0;
+        distinct += is_new;
+    }
+    ck_assert_int_ge(distinct, 4);
+    ls_free(&L);
+}
+END_TEST
+
 /* A 4x6 grey PGM averaged to 2x3, and a colour PPM kept as three channels. */
 START_TEST(pictures_load_as_feature_maps)
 {
@@ -1462,6 +1538,7 @@ int main(void)
     tcase_add_test(tc, memory_templates_count_sectors_from_the_trace);
     tcase_add_test(tc, lesson_10_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
+    tcase_add_test(tc, slides_show_the_mode_and_tensors_the_text_names);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
