@@ -237,6 +237,17 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
 }
 END_TEST
 
+/* Loads shipped lesson `id` and opens its session (every run executed). */
+static void open_lesson(const char *id, ls_lesson *L, ls_session *S)
+{
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find(id, path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(S, L, &rep), 0);
+}
+
 /* A six-step im2col lesson (small_lesson's geometry: 1 channel, 4x5, stride (2, 1): Ho 2,
  * Wo 5) whose steps focus work items 0..5 in turn and ask `questions` (one JSON object
  * per step, "" for none). */
@@ -315,12 +326,7 @@ START_TEST(lesson_12_sizes_follow_the_formulas)
 {
     static ls_lesson L;
     static ls_session S;
-    char path[4096];
-    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
-    ck_assert_int_eq(ls_find("12", path, sizeof path), 0);
-    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
-    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
-    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    open_lesson("12", &L, &S);
     ck_assert_int_eq(L.nruns, 8);
     int forward = 0, transposed = 0;
     for (int r = 0; r < L.nruns; ++r) {
@@ -1409,15 +1415,10 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"05", 3, VW_MODE_VALUES, "offset", "input"},   {"05", 5, VW_MODE_READS, "input", "columns"},
                 {"05", 6, VW_MODE_WEIGHTS, "input", "columns"}, {"07", 1, VW_MODE_VALUES, "input", "output"},
                 {"07", 3, VW_MODE_READS, "patches", "output"},  {"07", 5, VW_MODE_WEIGHTS, "patches", "output"}};
-    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         static ls_lesson L;
         static ls_session S;
-        char path[4096];
-        ck_assert_int_eq(ls_find(want[i].lesson, path, sizeof path), 0);
-        ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
-        ck_assert_int_eq(ls_load(&L, path, &rep), 0);
-        ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+        open_lesson(want[i].lesson, &L, &S);
         vw_slide *sl;
         const int n = ls_slides_make(&S, &sl);
         vw_state st;

@@ -28,6 +28,18 @@ static void traced(const char *name, const char *const *set, uint64_t seed)
     ks_trace_from_run(op, &run, &tr);
 }
 
+/* The work lines of the next work event from *i on (NULL: none left), into l. */
+static const ks_event *next_work(uint64_t *i, ks_work_line *l, int *n)
+{
+    while (*i < tr.nevents) {
+        const ks_event *e = &tr.events[(*i)++];
+        if (e->kind != KS_EV_WORK) continue;
+        *n = ks_step_work_lines(&tr, e, l, KS_WORK_LINES);
+        return e;
+    }
+    return NULL;
+}
+
 static void done(void)
 {
     ks_host_sink_free(run.sink);
@@ -88,11 +100,10 @@ START_TEST(roi_align_lines_show_the_box_and_bin_sizes)
     for (int k = 0; k < 4; ++k) {
         traced("roi_align", sets[k], 300 + (uint64_t)k);
         int checked = 0;
-        for (uint64_t i = 0; i < tr.nevents; ++i) {
-            const ks_event *e = &tr.events[i];
-            if (e->kind != KS_EV_WORK) continue;
-            ks_work_line l[KS_WORK_LINES];
-            const int n = ks_step_work_lines(&tr, e, l, KS_WORK_LINES);
+        ks_work_line l[KS_WORK_LINES];
+        int n;
+        const ks_event *e;
+        for (uint64_t i = 0; (e = next_work(&i, l, &n));) {
             ck_assert_int_eq(n, 15);
             for (int j = 0; j < n; ++j) ck_assert_str_eq(l[j].name, order[j]);
             const int aligned = k % 2 == 0, ratio = k < 2 ? 0 : k;
@@ -137,11 +148,10 @@ START_TEST(patchify_lines_show_the_point)
     static const char *const set[] = {"radius", "2", "num-points", "3", "input-size", "9,11", NULL};
     traced("patchify", set, 41);
     int checked = 0;
-    for (uint64_t i = 0; i < tr.nevents; ++i) {
-        const ks_event *e = &tr.events[i];
-        if (e->kind != KS_EV_WORK) continue;
-        ks_work_line l[KS_WORK_LINES];
-        const int n = ks_step_work_lines(&tr, e, l, KS_WORK_LINES);
+    ks_work_line l[KS_WORK_LINES];
+    int n;
+    const ks_event *e;
+    for (uint64_t i = 0; (e = next_work(&i, l, &n));) {
         ck_assert_int_eq(n, 8);
         ck_assert_str_eq(l[4].name, "y");
         ck_assert_str_eq(l[5].name, "i");
@@ -180,11 +190,10 @@ START_TEST(every_derived_line_shows_its_inputs_values)
         for (int k = 1; k < 5 && ops[o][k]; ++k) set[k - 1] = ops[o][k];
         traced(ops[o][0], set, 7 + o);
         int lines = 0;
-        for (uint64_t i = 0; i < tr.nevents; ++i) {
-            const ks_event *e = &tr.events[i];
-            if (e->kind != KS_EV_WORK) continue;
-            ks_work_line l[KS_WORK_LINES];
-            const int n = ks_step_work_lines(&tr, e, l, KS_WORK_LINES);
+        ks_work_line l[KS_WORK_LINES];
+        int n;
+        const ks_event *e;
+        for (uint64_t i = 0; (e = next_work(&i, l, &n));) {
             for (int k = 0; k < n; ++k, ++lines) {
                 const char *w = l[k].worked;
                 ck_assert_msg(!strchr(w, '?'), "%s: %s = %s", ops[o][0], l[k].name, w);
