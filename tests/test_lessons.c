@@ -433,13 +433,14 @@ END_TEST
 START_TEST(lessons_say_what_the_trace_shows)
 {
     ck_assert_int_eq(lesson("02 --auto"), 0);
-    const char *two = one_line(out_text("out"));
+    char *two = one_line(out_text("out"));
     no_phrase(two, "of every row", "lesson 02");
     no_phrase(two, "2-1 and 2+1", "lesson 02"); /* a template is not arithmetic */
     no_phrase(two, "32 consecutive floats", "lesson 02");
     no_phrase(two, "(kh-1)*dilation+1 = 5 columns", "lesson 02"); /* a width: kw and dilation_w */
     ck_assert_ptr_nonnull(strstr(two, "(kw-1)*dilation_w+1 = 5 columns"));
     ck_assert_ptr_nonnull(strstr(two, "3 x 5 items here"));
+    free(two);
     /* values exact where they are short binary fractions; RoIAlign's grid from its box */
     ck_assert_int_eq(lesson("06 --auto"), 0);
     const char *six = out_text("out");

@@ -207,8 +207,9 @@ static void roi_givens(const ks_trace *tr, const ks_event *e, names *x, givens *
         !ks_trace_param_number(tr, "aligned", 7, &aligned) || !ks_trace_param_number(tr, "PH", 2, &P[0]) ||
         !ks_trace_param_number(tr, "PW", 2, &P[1]))
         return;
+    if (!(P[0] >= 1 && P[0] <= 65535 && P[1] >= 1 && P[1] <= 65535)) return; /* a damaged trace's */
     for (int k = 0; k < 5; ++k)
-        if (!f32_at(tr, "rois", e->u.field[fn] * 5 + k, &roi[k])) return;
+        if (!f32_at(tr, "rois", (int64_t)e->u.field[fn] * 5 + k, &roi[k])) return;
     const float off = aligned ? 0.5f : 0.0f, s = (float)scale;
     const char *axis[2][4] = {{"y1", "y2", "roi_h", "bin_h"}, {"x1", "x2", "roi_w", "bin_w"}};
     char expr[KS_EXPR_LEN], work[192], a[40], b[40], c[40];
@@ -249,13 +250,15 @@ static void patch_givens(const ks_trace *tr, const ks_event *e, names *x, givens
     const int fb = field_of(x->site, "b"), fm = field_of(x->site, "m");
     const int t = ks_trace_tensor(tr, "coords");
     if (fb < 0 || fm < 0 || t < 0 || field_of(x->site, "i") < 0 || tr->tensors[t].ndim != 3) return;
-    const int64_t M = tr->tensors[t].shape[1], at = (e->u.field[fb] * M + e->u.field[fm]) * 2;
+    const int64_t B = tr->tensors[t].shape[0], M = tr->tensors[t].shape[1], b = e->u.field[fb], m = e->u.field[fm];
+    if (b < 0 || b >= B || m < 0 || m >= M) return; /* a damaged trace's fields */
+    const int64_t at = (b * M + m) * 2;
     char expr[KS_EXPR_LEN], work[192];
     float v;
     for (int k = 1; k >= 0; --k) { /* y (before i), then x (before j) */
         if (!f32_at(tr, "coords", at + k, &v)) return;
         snprintf(expr, sizeof expr, "coords[b, m, %d]", k);
-        snprintf(work, sizeof work, "coords[%lld, %lld, %d]", (long long)e->u.field[fb], (long long)e->u.field[fm], k);
+        snprintf(work, sizeof work, "coords[%lld, %lld, %d]", (long long)b, (long long)m, k);
         add_given(g, x, k ? "i" : "j", k ? "y" : "x", expr, work, v);
     }
 }
@@ -267,7 +270,7 @@ static void key_givens(const ks_trace *tr, const ks_event *e, names *x, givens *
 {
     const int fh = field_of(x->site, "home");
     if (fh < 1) return;
-    int64_t key = 0;
+    uint64_t key = 0; /* unsigned: a damaged trace's fields wrap instead of overflowing */
     char expr[KS_EXPR_LEN] = "", work[192] = "";
     const int subm = strstr(x->site->fields[1].expr, "indices") != NULL;
     cJSON *root = subm ? cJSON_Parse(tr->params) : NULL;
@@ -277,14 +280,15 @@ static void key_givens(const ks_trace *tr, const ks_event *e, names *x, givens *
         if (subm) { /* the product of the axes after this one */
             for (int a = f; a < fh - 1; ++a) {
                 const cJSON *s = cJSON_GetArrayItem(shape, a - 1);
-                below *= cJSON_IsNumber(s) ? (long long)s->valuedouble : 0;
+                const int ok = cJSON_IsNumber(s) && s->valuedouble >= 1 && s->valuedouble <= 65536;
+                below = ok && below <= INT32_MAX ? below * (long long)s->valuedouble : 0;
             }
         } else {
             const char *slash = strchr(x->site->fields[f].expr, '/');
             below = slash ? strtoll(slash + 1, NULL, 10) : 0;
         }
-        if (below <= 0) break;
-        key += v * below;
+        if (below <= 0 || below > INT32_MAX) break;
+        key += (uint64_t)v * (uint64_t)below;
         size_t ue = strlen(expr), uw = strlen(work);
         if (below > 1) {
             snprintf(expr + ue, sizeof expr - ue, "%s%s * %lld", f > 1 ? " + " : "", x->site->fields[f].name, below);
@@ -295,12 +299,12 @@ static void key_givens(const ks_trace *tr, const ks_event *e, names *x, givens *
         }
     }
     cJSON_Delete(root);
-    if (subm) add_given(g, x, "home", "key", expr, work, (double)key);
+    if (subm) add_given(g, x, "home", "key", expr, work, (double)(int64_t)key);
     else /* the r-th sorted output key: the value the fields below decode */
-        add_given(g, x, x->site->fields[1].name, "key", "keys[r]", "", (double)key);
+        add_given(g, x, x->site->fields[1].name, "key", "keys[r]", "", (double)(int64_t)key);
     if (!subm && x->nvars < MAX_VARS) { /* the fields decode keys[r]: show its value there */
         snprintf(x->var[x->nvars], sizeof x->var[0], "keys[r]");
-        snprintf(x->val[x->nvars++], sizeof x->val[0], "%lld", (long long)key);
+        snprintf(x->val[x->nvars++], sizeof x->val[0], "%lld", (long long)(int64_t)key);
     }
 }
 
