@@ -449,6 +449,10 @@ START_TEST(lessons_say_what_the_trace_shows)
     ck_assert_ptr_nonnull(strstr(six, "  bin_h  = roi_h / PH = 2.5 / 2 = 1.25\n"));
     ck_assert_ptr_nonnull(strstr(six, "  grid_h = sampling_ratio = 2\n"));
     no_phrase(six, "10.12\n", "lesson 06");
+    ck_assert_int_eq(lesson("07 --auto"), 0); /* the raw patch's row from the point's y: 1.25 */
+    const char *seven = out_text("out");
+    ck_assert_ptr_nonnull(strstr(seven, "  y  = coords[b, m, 1] = coords[0, 0, 1] = 1.25\n"));
+    ck_assert_ptr_nonnull(strstr(seven, "  i  = floor(y) + ii - R = floor(1.25) + 2 - 1 = 2\n"));
     ck_assert_int_eq(lesson("04 --auto"), 0); /* step 7 draws the channel-1 Sobel weights it explains */
     const char *four = strstr(out_text("out"), "Step 7 of");
     ck_assert_ptr_nonnull(four);
@@ -1402,7 +1406,7 @@ END_TEST
 
 /* Slides show what their narration talks about (issue 16): lesson 03's corner step turns
  * on the read-count heatmap it describes, lesson 04 puts the weights on a slide, lesson 07's
- * "Why D = 2R + 2" colours the raw patch by reads, in which the corners of the 4x4 patch
+ * "Why D = 2R + 2" (step 4) colours the raw patch by reads, in which the corners of the 4x4 patch
  * count 1, its edges 2 and its inner 2x2 4, and its steps no longer all show one picture. */
 START_TEST(slides_show_the_mode_and_tensors_the_text_names)
 {
@@ -1415,7 +1419,7 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"04", 4, VW_MODE_VALUES, "weight", "columns"}, {"04", 8, VW_MODE_READS, "weight", "columns"},
                 {"05", 3, VW_MODE_VALUES, "offset", "input"},   {"05", 5, VW_MODE_READS, "input", "columns"},
                 {"05", 6, VW_MODE_WEIGHTS, "input", "columns"}, {"07", 1, VW_MODE_VALUES, "input", "output"},
-                {"07", 3, VW_MODE_READS, "patches", "output"},  {"07", 5, VW_MODE_WEIGHTS, "patches", "output"}};
+                {"07", 4, VW_MODE_READS, "patches", "output"},  {"07", 6, VW_MODE_WEIGHTS, "patches", "output"}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         static ls_lesson L;
         static ls_session S;
@@ -1429,7 +1433,7 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         ck_assert_msg(st.mode == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step, st.mode);
         ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, want[i].panel0));
         ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(&S.tr, want[i].panel1));
-        if (!strcmp(want[i].lesson, "07") && want[i].step == 3) {
+        if (!strcmp(want[i].lesson, "07") && want[i].step == 4) {
             /* reads of raw patch 0 (4x4), counted from the trace: each of the 3x3 outputs
              * samples a 2x2 block, so entry (r, c) is read by (1 + inner r)(1 + inner c) */
             int reads[4][4] = {{0}};
@@ -1448,16 +1452,16 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         ls_session_close(&S);
         ls_free(&L);
     }
-    /* lesson 07's first seven steps show at least four different (panels, mode) pictures */
+    /* lesson 07's first eight steps show at least four different (panels, mode) pictures */
     static ls_lesson L;
     char path[4096];
     ck_assert_int_eq(ls_find("07", path, sizeof path), 0);
     ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
     ck_assert_int_eq(ls_load(&L, path, &rep), 0);
-    char seen[7][96];
+    char seen[8][96];
     int distinct = 0;
     const char *p0 = "", *p1 = "", *mode = "values";
-    for (int k = 0; k < 7; ++k) {
+    for (int k = 0; k < 8; ++k) {
         const ls_step *stp = &L.steps[k];
         if (stp->panels[0]) p0 = stp->panels[0], p1 = stp->panels[1];
         if (stp->mode) mode = stp->mode;
