@@ -1031,6 +1031,23 @@ START_TEST(text_player_judges_typed_answers)
     snprintf(cmd, sizeof cmd, "cd %s && printf '1 1\\n2 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "The answer is 3, 2."));
+    /* a value the check prints rounded (0.73645231 as 0.7365): what lies within half a unit
+     * of the printed last digit is right, what lies outside is not */
+    write_file("r.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+                         " \"params\": {\"channels\": 1, \"input-size\": [2, 2]},\n"
+                         " \"inputs\": {\"input\": {\"values\": [1, 2, 3, 0.73645231], \"shape\": [1, 1, 2, 2]}},\n"
+                         " \"steps\": [{\"title\": \"s\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\",\n"
+                         "  \"answer\": 0.7365, \"check\": \"{tensor.input.at.0.0.1.1}\", \"explain\": \"e\"}}]}\n");
+    static const struct {
+        const char *typed;
+        int right;
+    } typed[] = {{"0.7365", 1}, {"0.73645231", 1}, {"0.73648", 1}, {"0.7364", 0}, {"0.74", 0}, {"0.7366", 0}};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; ++i) {
+        snprintf(cmd, sizeof cmd, "cd %s && printf '%s\\n1\\n' | %s lesson r.json >out 2>err", dir, typed[i].typed, KS_CLI);
+        ck_assert_int_eq(sh(cmd), 0);
+        ck_assert_msg(strstr(out_text("out"), typed[i].right ? "1 of 1 questions" : "0 of 1 questions"), "typed %s",
+                      typed[i].typed);
+    }
     /* stdin ends before the answer: one error line, exit 2 */
     snprintf(cmd, sizeof cmd, "cd %s && %s lesson q.json </dev/null >out 2>err", dir, KS_CLI);
     ck_assert_int_eq(sh(cmd), 2);

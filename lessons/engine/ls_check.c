@@ -95,6 +95,24 @@ static int parse_cell(const char *s, int64_t v[3])
     return n;
 }
 
+/* A check renders a value that is not short to 4 significant digits ("0.7365" for
+ * 0.73645231): a typed number within half a unit of its last digit is what the student
+ * could know. Integers and short values are judged exactly by ls_number_matches. */
+static int within_rounding(const char *typed, const char *printed)
+{
+    const char *dot = strchr(printed, '.');
+    if (!dot || strpbrk(printed, "eE")) return 0;
+    int sig = 0, lead = 1;
+    for (const char *p = printed; *p; ++p) {
+        if (!isdigit((unsigned char)*p)) continue;
+        if (*p != '0') lead = 0;
+        sig += !lead;
+    }
+    if (sig != 4) return 0;
+    const double unit = pow(10.0, -(double)strlen(dot + 1));
+    return fabs(strtod(typed, NULL) - strtod(printed, NULL)) <= 0.5 * unit * (1 + 1e-9);
+}
+
 int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
 {
     const ls_question *q = &S->L->steps[k].q;
@@ -111,7 +129,7 @@ int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
         char want[128], *end;
         if (checked(S, c, q, want, sizeof want, err, sizeof err)) return 0;
         (void)strtod(a, &end);
-        return *a && !*end && ls_number_matches(a, strtod(want, NULL));
+        return *a && !*end && (ls_number_matches(a, strtod(want, NULL)) || within_rounding(a, want));
     }
     if (q->kind == LS_Q_CELL) {
         int64_t v[3], cell[3];
