@@ -138,11 +138,21 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
         ks_step_print_work(out, tr, e);
         return;
     }
+    if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) { /* in columns: a table of accesses */
+        const ks_ev_access *a = &e->u.access;
+        char where[160], v[24];
+        ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
+        if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
+            fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
+        else
+            fprintf(out, "  tap %-3u %s %-28s = %-12s (offset %lld)\n", e->tap,
+                    e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
+                    real(v, a->value), (long long)a->offset);
+        return;
+    }
     ks_step_describe_event(tr, e, line, sizeof line);
     fprintf(out, "  %s", line);
     if (e->kind == KS_EV_SAMPLE) print_sample_detail(out, e);
-    if ((e->kind == KS_EV_READ && !(e->flags & KS_FLAG_PADDING)) || e->kind == KS_EV_WRITE)
-        fprintf(out, "  (offset %lld)", (long long)e->u.access.offset);
     fputc('\n', out);
 }
 
