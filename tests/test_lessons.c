@@ -1450,6 +1450,22 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         ck_assert_msg(st.mode == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step, st.mode);
         ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, want[i].panel0));
         ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(&S.tr, want[i].panel1));
+        if (!strcmp(want[i].lesson, "04") && want[i].step == 8) {
+            /* the reuse the step describes: each weight read once per output position (4x4),
+             * each columns entry once per filter (2) */
+            const int w = ks_trace_tensor(&S.tr, "weight"), c = ks_trace_tensor(&S.tr, "columns");
+            static int reads_w[36], reads_c[18 * 16];
+            memset(reads_w, 0, sizeof reads_w);
+            memset(reads_c, 0, sizeof reads_c);
+            for (uint64_t e = 0; e < S.tr.nevents; ++e) {
+                const ks_event *ev = &S.tr.events[e];
+                if (ev->kind != KS_EV_READ) continue;
+                if (ev->tensor == w) reads_w[ev->u.access.offset]++;
+                if (ev->tensor == c) reads_c[ev->u.access.offset]++;
+            }
+            for (int k = 0; k < 36; ++k) ck_assert_int_eq(reads_w[k], 16);
+            for (int k = 0; k < 18 * 16; ++k) ck_assert_int_eq(reads_c[k], 2);
+        }
         if (!strcmp(want[i].lesson, "07") && want[i].step == 4) {
             /* reads of raw patch 0 (4x4), counted from the trace: each of the 3x3 outputs
              * samples a 2x2 block, so entry (r, c) is read by (1 + inner r)(1 + inner c) */
