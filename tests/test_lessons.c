@@ -2,6 +2,7 @@
  * rejects each kind of broken lesson with the file, step and problem; templates and
  * answers agree with the im2col geometry computed here; the text player judges typed
  * answers; slides focus what the steps say; pictures load as feature maps. */
+#include <cJSON.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -62,6 +63,19 @@ static const char *out_text(const char *name)
 static void no_phrase(const char *text, const char *phrase, const char *where)
 {
     ck_assert_msg(!strstr(text, phrase), "%s still says '%s'", where, phrase);
+}
+
+/* The player's output as one line: wrapping and its indent aside (runs of spaces become one). */
+static char *one_line(const char *text)
+{
+    char *s = strdup(text), *o = s;
+    for (const char *c = text; *c; ++c) {
+        const char ch = *c == '\n' ? ' ' : *c;
+        if (ch == ' ' && o > s && o[-1] == ' ') continue;
+        *o++ = ch;
+    }
+    *o = 0;
+    return s;
 }
 
 static void setup(void)
@@ -223,6 +237,140 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
 }
 END_TEST
 
+/* Loads shipped lesson `id` and opens its session (every run executed). */
+static void open_lesson(const char *id, ls_lesson *L, ls_session *S)
+{
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find(id, path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(S, L, &rep), 0);
+}
+
+/* A six-step im2col lesson (small_lesson's geometry: 1 channel, 4x5, stride (2, 1): Ho 2,
+ * Wo 5) whose steps focus work items 0..5 in turn and ask `questions` (one JSON object
+ * per step, "" for none). */
+static void six_steps(const char *name, const char *const questions[6])
+{
+    char text[8192];
+    size_t u = (size_t)snprintf(text, sizeof text,
+                                "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+                                " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"stride\": [2, 1]},\n"
+                                " \"steps\": [\n");
+    for (int k = 0; k < 6; ++k)
+        u += (size_t)snprintf(text + u, sizeof text - u,
+                              "  {\"title\": \"s\", \"focus\": {\"index\": %d}, \"text\": \"w_col {work.w_col}, tap (1, 1)\"%s%s}%s\n",
+                              k, questions[k][0] ? ", \"question\": " : "", questions[k], k < 5 ? "," : "");
+    snprintf(text + u, sizeof text - u, " ]}\n");
+    write_file(name, text);
+}
+
+/* --check holds a full lesson (6 steps or more) to two prediction questions (another work
+ * item or tap, the answer not in the narration) and at most half the answers printed in
+ * the narration's templates; a number the author wrote ("tap (1, 1)") prints nothing. */
+START_TEST(check_wants_predictions_and_few_printed_answers)
+{
+    /* w_col of the step's own item: printed by {work.w_col} */
+    static const char own[] = "{\"kind\": \"number\", \"prompt\": \"p\", \"answer\": %d, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    /* w_col of item 8 (3): another item, not printed */
+    static const char other[] = "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    /* the cell item 7 reads at tap (1, 1): (h_col*2 - 1 + 1, w_col - 1 + 1) = (2, 2) */
+    static const char cell[] = "{\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [2, 2], \"explain\": \"e\"}";
+    static char q[6][256];
+    const char *qs[6];
+    for (int k = 0; k < 6; ++k) snprintf(q[k], sizeof q[k], own, k), qs[k] = q[k];
+    six_steps("copy.json", qs);
+    ck_assert_int_eq(lesson("--check copy.json"), 1);
+    const char *out = out_text("out");
+    ck_assert_msg(strstr(out, "copy.json: 0 questions ask about a work item or tap the narration did not work through"), "%s", out);
+    ck_assert_msg(strstr(out, "copy.json: 6 of 6 questions have their answer printed above the prompt (steps 1, 2, 3, 4, 5, 6)"), "%s", out);
+    /* two predictions, three printed of five: still too many printed */
+    qs[0] = other, qs[1] = cell, qs[5] = "";
+    six_steps("half.json", qs);
+    ck_assert_int_eq(lesson("--check half.json"), 1);
+    out = out_text("out");
+    ck_assert_ptr_null(strstr(out, "did not work through"));
+    ck_assert_msg(strstr(out, "3 of 5 questions have their answer printed above the prompt (steps 3, 4, 5)"), "%s", out);
+    qs[4] = "";
+    six_steps("good.json", qs);
+    ck_assert_int_eq(lesson("--check good.json"), 0);
+    /* a question about another tap of the step's own item that the step draws is no prediction */
+    static const char drawn[] = "{\"kind\": \"cell\", \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [0, 0], \"explain\": \"e\"}";
+    qs[0] = drawn;
+    six_steps("drawn.json", qs);
+    ck_assert_int_eq(lesson("--check drawn.json"), 0); /* no show: the tap is not drawn, it predicts */
+    char *text = (char *)out_text("drawn.json");
+    char *at = strstr(text, "\"focus\": {\"index\": 0}");
+    ck_assert_ptr_nonnull(at);
+    write_file("drawn.json", ""); /* rewritten with the step drawing the input */
+    char path[256];
+    snprintf(path, sizeof path, "%s/drawn.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%.*s\"show\": [\"input\"], %s", (int)(at - text), text, at);
+    fclose(f);
+    ck_assert_int_eq(lesson("--check drawn.json"), 1);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "1 question asks about a work item or tap the narration did not work through"));
+    /* a sketch of fewer steps is not held to it */
+    small_lesson("sketch.json", "{\"title\": \"two\", \"text\": \"w_col {work.w_col}\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}");
+    ck_assert_int_eq(lesson("--check sketch.json"), 0);
+}
+END_TEST
+
+/* Lesson 12's runs against the output-size formulas computed here: forward Ho = floor((H +
+ * 2p - d(k - 1) - 1)/s) + 1 from each im2col run's parameters (the trace's launch and
+ * columns), transposed (H - 1)s - 2p + d(k - 1) + 1 + output_padding from each sparse_conv
+ * run's (its out_sites), and the sentences that quote them. */
+START_TEST(lesson_12_sizes_follow_the_formulas)
+{
+    static ls_lesson L;
+    static ls_session S;
+    open_lesson("12", &L, &S);
+    ck_assert_int_eq(L.nruns, 8);
+    int forward = 0, transposed = 0;
+    for (int r = 0; r < L.nruns; ++r) {
+        const ks_trace *tr = &ls_run_session(&S, r)->tr;
+        cJSON *p = cJSON_Parse(tr->params);
+        ck_assert_ptr_nonnull(p);
+#define AXIS(name, a) ((int64_t)cJSON_GetArrayItem(cJSON_GetObjectItem(p, name), a)->valuedouble)
+        if (!strcmp(tr->op, "im2col")) {
+            const int64_t H = AXIS("input_size", 0), k = AXIS("kernel_size", 0), pad = AXIS("padding", 0);
+            const int64_t st = AXIS("stride", 0), d = AXIS("dilation", 0);
+            const int64_t Ho = (H + 2 * pad - d * (k - 1) - 1) / st + 1; /* non-negative: C's division floors */
+            ck_assert_int_eq(tr->work_items, Ho * Ho);
+            ck_assert_int_eq(tr->tensors[ks_trace_tensor(tr, "columns")].shape[2], Ho * Ho);
+            forward++;
+        } else {
+            ck_assert_str_eq(tr->op, "sparse_conv");
+            const int64_t H = AXIS("spatial_shape", 0), k = AXIS("kernel_size", 0), pad = AXIS("padding", 0);
+            const int64_t st = AXIS("stride", 0), d = AXIS("dilation", 0), op = AXIS("output_padding", 0);
+            const int64_t Ho = (H - 1) * st - 2 * pad + d * (k - 1) + 1 + op;
+            const ks_tensor *o = &tr->tensors[ks_trace_tensor(tr, "out_sites")];
+            ck_assert_int_eq(o->shape[1], Ho);
+            ck_assert_int_eq(o->shape[2], Ho);
+            /* run forward, both sizes come back to the transposed input's */
+            ck_assert_int_eq((Ho + 2 * pad - d * (k - 1) - 1) / st + 1, H);
+            transposed++;
+        }
+#undef AXIS
+        cJSON_Delete(p);
+    }
+    ck_assert_int_eq(forward, 6);
+    ck_assert_int_eq(transposed, 2);
+    ls_session_close(&S);
+    ls_free(&L);
+    ck_assert_int_eq(lesson("12 --auto"), 0);
+    char *text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "floor((8 + 0 - 2 - 1) / 1) + 1 = 6"));
+    ck_assert_ptr_nonnull(strstr(text, "floor((8 + 2 - 2 - 1) / 1) + 1 = 8"));
+    ck_assert_ptr_nonnull(strstr(text, "(4 - 1)*2 - 2 + 2 + 1 = 7"));
+    ck_assert_ptr_nonnull(strstr(text, "where it writes pair_table[8, 3] = 22"));
+    ck_assert_ptr_nonnull(strstr(text, "12 of 12 questions right at the first try"));
+    free(text);
+}
+END_TEST
+
 /* Rendered templates equal the geometry: index -> (c_im, h_col, w_col), tap (i, j) ->
  * input (h_col*sh - ph + i*dh, w_col*sw - pw + j*dw), columns row c*kh*kw + i*kw + j. */
 START_TEST(templates_match_the_im2col_geometry)
@@ -285,12 +433,26 @@ END_TEST
 START_TEST(lessons_say_what_the_trace_shows)
 {
     ck_assert_int_eq(lesson("02 --auto"), 0);
-    const char *two = out_text("out");
+    char *two = one_line(out_text("out"));
     no_phrase(two, "of every row", "lesson 02");
+    no_phrase(two, "2-1 and 2+1", "lesson 02"); /* a template is not arithmetic */
     no_phrase(two, "32 consecutive floats", "lesson 02");
     no_phrase(two, "(kh-1)*dilation+1 = 5 columns", "lesson 02"); /* a width: kw and dilation_w */
     ck_assert_ptr_nonnull(strstr(two, "(kw-1)*dilation_w+1 = 5 columns"));
     ck_assert_ptr_nonnull(strstr(two, "3 x 5 items here"));
+    free(two);
+    /* values exact where they are short binary fractions; RoIAlign's grid from its box */
+    ck_assert_int_eq(lesson("06 --auto"), 0);
+    const char *six = out_text("out");
+    ck_assert_ptr_nonnull(strstr(six, "tap 3 sample input plane 0 at (y 1.25, x 1.625) = 10.125\n"));
+    ck_assert_ptr_nonnull(strstr(six, "  roi_h  = y2 - y1 = 5.5 - 3 = 2.5\n"));   /* RoI 1: (3.5, 3.5)-(6, 6) - 0.5 */
+    ck_assert_ptr_nonnull(strstr(six, "  bin_h  = roi_h / PH = 2.5 / 2 = 1.25\n"));
+    ck_assert_ptr_nonnull(strstr(six, "  grid_h = sampling_ratio = 2\n"));
+    no_phrase(six, "10.12\n", "lesson 06");
+    ck_assert_int_eq(lesson("07 --auto"), 0); /* the raw patch's row from the point's y: 1.25 */
+    const char *seven = out_text("out");
+    ck_assert_ptr_nonnull(strstr(seven, "  y  = coords[b, m, 1] = coords[0, 0, 1] = 1.25\n"));
+    ck_assert_ptr_nonnull(strstr(seven, "  i  = floor(y) + ii - R = floor(1.25) + 2 - 1 = 2\n"));
     ck_assert_int_eq(lesson("04 --auto"), 0); /* step 7 draws the channel-1 Sobel weights it explains */
     const char *four = strstr(out_text("out"), "Step 7 of");
     ck_assert_ptr_nonnull(four);
@@ -723,19 +885,6 @@ END_TEST
 /* Lesson 09's words against its two recorded traces (lessons/data, made by make_09.sh from
  * examples/transpose): what the text states with numbers written into the lesson is what
  * the traces show. */
-/* The player's output as one line: wrapping and its indent aside (runs of spaces become one). */
-static char *one_line(const char *text)
-{
-    char *s = strdup(text), *o = s;
-    for (const char *c = text; *c; ++c) {
-        const char ch = *c == '\n' ? ' ' : *c;
-        if (ch == ' ' && o > s && o[-1] == ' ') continue;
-        *o++ = ch;
-    }
-    *o = 0;
-    return s;
-}
-
 START_TEST(lesson_09_says_what_its_traces_show)
 {
     static ls_lesson L;
@@ -819,7 +968,7 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "its event 1. Event 0 is the work event"));
     ck_assert_ptr_nonnull(strstr(text, "Work item 36, (p, y, x) = (1, 0, 0), is the first of plane 1"));
     ck_assert_ptr_nonnull(strstr(text, "[run 'good': the recorded trace data/09-transpose-good.kst]"));
-    ck_assert_ptr_nonnull(strstr(text, "8 of 8 questions right at the first try"));
+    ck_assert_ptr_nonnull(strstr(text, "9 of 9 questions right at the first try"));
     /* the explanations: shown after a wrong answer */
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 09 >out 2>err", dir,
@@ -830,8 +979,11 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "2 x (6 x 6 - 6)"));
     ck_assert_ptr_nonnull(strstr(text, "Plane 0 (items 0 to 35) is right, and item 36, the first of plane 1, is (1, 0, 0)"));
     ck_assert_ptr_nonnull(strstr(text, "Item 37 is (1, 0, 1)"));
-    ck_assert_ptr_nonnull(strstr(text, "input[1, 1, 0] = 42: row 1, column 0, where the work item is row y = 0, column x = 1"));
-    ck_assert_ptr_nonnull(strstr(text, "0 of 8 questions right at the first try"));
+    /* the predictions: work item 46 is (p, y, x) = (1, 1, 4), offset 36 + 6 + 4 in the input;
+     * the good kernel reads that cell, the bug the swapped one, offset 36 + 24 + 1 = 61 */
+    ck_assert_ptr_nonnull(strstr(text, "it reads input[1, 1, 3], the cell at its own (p, y, x)"));
+    ck_assert_ptr_nonnull(strstr(text, "input[1, 4, 1] = 61, row 4 and column 1, where the work item is row y = 1, column x = 4"));
+    ck_assert_ptr_nonnull(strstr(text, "0 of 9 questions right at the first try"));
     free(text);
 }
 END_TEST
@@ -879,6 +1031,23 @@ START_TEST(text_player_judges_typed_answers)
     snprintf(cmd, sizeof cmd, "cd %s && printf '1 1\\n2 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "The answer is 3, 2."));
+    /* a value the check prints rounded (0.73645231 as 0.7365): what lies within half a unit
+     * of the printed last digit is right, what lies outside is not */
+    write_file("r.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+                         " \"params\": {\"channels\": 1, \"input-size\": [2, 2]},\n"
+                         " \"inputs\": {\"input\": {\"values\": [1, 2, 3, 0.73645231], \"shape\": [1, 1, 2, 2]}},\n"
+                         " \"steps\": [{\"title\": \"s\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\",\n"
+                         "  \"answer\": 0.7365, \"check\": \"{tensor.input.at.0.0.1.1}\", \"explain\": \"e\"}}]}\n");
+    static const struct {
+        const char *typed;
+        int right;
+    } typed[] = {{"0.7365", 1}, {"0.73645231", 1}, {"0.73648", 1}, {"0.7364", 0}, {"0.74", 0}, {"0.7366", 0}};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; ++i) {
+        snprintf(cmd, sizeof cmd, "cd %s && printf '%s\\n1\\n' | %s lesson r.json >out 2>err", dir, typed[i].typed, KS_CLI);
+        ck_assert_int_eq(sh(cmd), 0);
+        ck_assert_msg(strstr(out_text("out"), typed[i].right ? "1 of 1 questions" : "0 of 1 questions"), "typed %s",
+                      typed[i].typed);
+    }
     /* stdin ends before the answer: one error line, exit 2 */
     snprintf(cmd, sizeof cmd, "cd %s && %s lesson q.json </dev/null >out 2>err", dir, KS_CLI);
     ck_assert_int_eq(sh(cmd), 2);
@@ -1252,6 +1421,93 @@ START_TEST(slides_focus_what_the_steps_say)
 }
 END_TEST
 
+/* Slides show what their narration talks about (issue 16): lesson 03's corner step turns
+ * on the read-count heatmap it describes, lesson 04 puts the weights on a slide, lesson 07's
+ * "Why D = 2R + 2" (step 4) colours the raw patch by reads, in which the corners of the 4x4 patch
+ * count 1, its edges 2 and its inner 2x2 4, and its steps no longer all show one picture. */
+START_TEST(slides_show_the_mode_and_tensors_the_text_names)
+{
+    static const struct {
+        const char *lesson;
+        int step; /* 1-based */
+        vw_mode mode;
+        const char *panel0, *panel1;
+    } want[] = {{"03", 9, VW_MODE_READS, "columns", "output"}, {"03", 10, VW_MODE_VALUES, "columns", "output"},
+                {"04", 4, VW_MODE_VALUES, "weight", "columns"}, {"04", 8, VW_MODE_READS, "weight", "columns"},
+                {"05", 3, VW_MODE_VALUES, "offset", "input"},   {"05", 5, VW_MODE_READS, "input", "columns"},
+                {"05", 6, VW_MODE_WEIGHTS, "input", "columns"}, {"07", 1, VW_MODE_VALUES, "input", "output"},
+                {"07", 4, VW_MODE_READS, "patches", "output"},  {"07", 6, VW_MODE_WEIGHTS, "patches", "output"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        static ls_lesson L;
+        static ls_session S;
+        open_lesson(want[i].lesson, &L, &S);
+        vw_slide *sl;
+        const int n = ls_slides_make(&S, &sl);
+        vw_state st;
+        vw_state_init(&st, &S.tr, &S.idx);
+        vw_story_set(&st, sl, n);
+        for (int k = 0; k < want[i].step; ++k) vw_story_show(&st, k); /* modes and panels carry over */
+        ck_assert_msg(st.mode == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step, st.mode);
+        ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, want[i].panel0));
+        ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(&S.tr, want[i].panel1));
+        if (!strcmp(want[i].lesson, "04") && want[i].step == 8) {
+            /* the reuse the step describes: each weight read once per output position (4x4),
+             * each columns entry once per filter (2) */
+            const int w = ks_trace_tensor(&S.tr, "weight"), c = ks_trace_tensor(&S.tr, "columns");
+            static int reads_w[36], reads_c[18 * 16];
+            memset(reads_w, 0, sizeof reads_w);
+            memset(reads_c, 0, sizeof reads_c);
+            for (uint64_t e = 0; e < S.tr.nevents; ++e) {
+                const ks_event *ev = &S.tr.events[e];
+                if (ev->kind != KS_EV_READ) continue;
+                if (ev->tensor == w) reads_w[ev->u.access.offset]++;
+                if (ev->tensor == c) reads_c[ev->u.access.offset]++;
+            }
+            for (int k = 0; k < 36; ++k) ck_assert_int_eq(reads_w[k], 16);
+            for (int k = 0; k < 18 * 16; ++k) ck_assert_int_eq(reads_c[k], 2);
+        }
+        if (!strcmp(want[i].lesson, "07") && want[i].step == 4) {
+            /* reads of raw patch 0 (4x4), counted from the trace: each of the 3x3 outputs
+             * samples a 2x2 block, so entry (r, c) is read by (1 + inner r)(1 + inner c) */
+            int reads[4][4] = {{0}};
+            const int patches = ks_trace_tensor(&S.tr, "patches");
+            for (uint64_t e = 0; e < S.tr.nevents; ++e) {
+                const ks_event *ev = &S.tr.events[e];
+                if (ev->kind != KS_EV_SAMPLE || ev->tensor != patches || ev->u.sample.plane != 0) continue;
+                const int y0 = (int)floorf(ev->u.sample.y), x0 = (int)floorf(ev->u.sample.x);
+                for (int c = 0; c < 4; ++c) reads[y0 + c / 2][x0 + c % 2]++;
+            }
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 4; ++c) ck_assert_int_eq(reads[r][c], (r == 0 || r == 3 ? 1 : 2) * (c == 0 || c == 3 ? 1 : 2));
+        }
+        vw_state_free(&st);
+        ls_slides_free(sl, n);
+        ls_session_close(&S);
+        ls_free(&L);
+    }
+    /* lesson 07's first eight steps show at least four different (panels, mode) pictures */
+    static ls_lesson L;
+    char path[4096];
+    ck_assert_int_eq(ls_find("07", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    char seen[8][96];
+    int distinct = 0;
+    const char *p0 = "", *p1 = "", *mode = "values";
+    for (int k = 0; k < 8; ++k) {
+        const ls_step *stp = &L.steps[k];
+        if (stp->panels[0]) p0 = stp->panels[0], p1 = stp->panels[1];
+        if (stp->mode) mode = stp->mode;
+        snprintf(seen[k], sizeof seen[k], "%s %s %s", p0, p1, mode);
+        int is_new = 1;
+        for (int j = 0; j < k; ++j) is_new &= strcmp(seen[j], seen[k]) != 0;
+        distinct += is_new;
+    }
+    ck_assert_int_ge(distinct, 4);
+    ls_free(&L);
+}
+END_TEST
+
 /* A 4x6 grey PGM averaged to 2x3, and a colour PPM kept as three channels. */
 START_TEST(pictures_load_as_feature_maps)
 {
@@ -1306,6 +1562,8 @@ int main(void)
     tcase_add_test(tc, every_lesson_checks_and_plays_to_the_end);
     tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
+    tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
+    tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
     tcase_add_test(tc, templates_match_the_im2col_geometry);
     tcase_add_test(tc, text_player_judges_typed_answers);
@@ -1319,6 +1577,7 @@ int main(void)
     tcase_add_test(tc, memory_templates_count_sectors_from_the_trace);
     tcase_add_test(tc, lesson_10_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
+    tcase_add_test(tc, slides_show_the_mode_and_tensors_the_text_names);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

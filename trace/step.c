@@ -1,8 +1,9 @@
 #include "step.h"
 
-#include "formula.h"
+#include "step_work.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,82 +32,6 @@ void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y,
     }
 }
 
-void ks_expr_substitute(const ks_site *s, const ks_event *e, const char *expr, char *buf,
-                        size_t n)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (const char *p = expr; *p && used + 1 < n;) {
-        if (isalpha((unsigned char)*p) || *p == '_') {
-            const char *q = p;
-            while (isalnum((unsigned char)*q) || *q == '_') ++q;
-            size_t len = (size_t)(q - p);
-            long long value = 0;
-            int found = 0;
-            if (len == 5 && !strncmp(p, "index", 5)) {
-                value = e->index;
-                found = 1;
-            }
-            for (int f = 0; f < s->nfields && !found; ++f)
-                if (strlen(s->fields[f].name) == len && !strncmp(p, s->fields[f].name, len)) {
-                    value = e->u.field[f];
-                    found = 1;
-                }
-            if (found)
-                used += (size_t)snprintf(buf + used, n - used, "%lld", value);
-            else
-                used += (size_t)snprintf(buf + used, n - used, "%.*s", (int)len, p);
-            p = q;
-        } else {
-            buf[used++] = *p++;
-            buf[used] = '\0';
-        }
-    }
-    if (used >= n) buf[n - 1] = '\0';
-}
-
-/* The top-level `?` and `:` of expr (outside parentheses), or 0. */
-static int split_conditional(const char *expr, size_t *q, size_t *c)
-{
-    int depth = 0;
-    *q = *c = 0;
-    for (size_t i = 0; expr[i]; ++i) {
-        if (expr[i] == '(') depth++;
-        else if (expr[i] == ')') depth--;
-        else if (depth == 0 && expr[i] == '?' && !*q) *q = i;
-        else if (depth == 0 && expr[i] == ':' && *q && !*c) *c = i;
-    }
-    return *q && *c;
-}
-
-static void trim_copy(char *dst, size_t n, const char *src, size_t len)
-{
-    while (len && (*src == ' ')) src++, len--;
-    while (len && src[len - 1] == ' ') len--;
-    snprintf(dst, n, "%.*s", (int)len, src);
-}
-
-void ks_expr_worked(const ks_site *s, const ks_event *e, const char *expr, char *buf, size_t n)
-{
-    size_t q, c;
-    int64_t truth;
-    char cond[KS_EXPR_LEN], branch[KS_EXPR_LEN], cond_sub[160], branch_sub[160];
-    if (!split_conditional(expr, &q, &c)) {
-        ks_expr_substitute(s, e, expr, buf, n);
-        return;
-    }
-    trim_copy(cond, sizeof cond, expr, q);
-    if (ks_formula_eval(cond, s, e, &truth) != KS_OK) {
-        ks_expr_substitute(s, e, expr, buf, n);
-        return;
-    }
-    if (truth) trim_copy(branch, sizeof branch, expr + q + 1, c - q - 1);
-    else trim_copy(branch, sizeof branch, expr + c + 1, strlen(expr + c + 1));
-    ks_expr_substitute(s, e, cond, cond_sub, sizeof cond_sub);
-    ks_expr_substitute(s, e, branch, branch_sub, sizeof branch_sub);
-    snprintf(buf, n, "%s%s, so %s", cond_sub, truth ? "" : " is false", branch_sub);
-}
-
 static int by_index_seq(const void *a, const void *b)
 {
     const ks_event *x = *(const ks_event *const *)a, *y = *(const ks_event *const *)b;
@@ -114,77 +39,137 @@ static int by_index_seq(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* digits of the shortest text that reads back as the same float (1..9) */
+int ks_real_digits(double v)
+{
+    char buf[32];
+    for (int p = 1; p < 9; ++p) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        if ((float)strtod(buf, NULL) == (float)v) return p;
+    }
+    return 9;
+}
+
+void ks_format_real(char *buf, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) { /* 20, not 2e+01 */
+        snprintf(buf, n, "%lld", (long long)v);
+        return;
+    }
+    const int p = ks_real_digits(v);
+    snprintf(buf, n, "%.*g", p <= KS_EXACT_DIGITS ? p : 4, v);
+}
+
 void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
 {
-    const ks_site *s = &tr->sites[e->site];
-    char sub[256];
+    ks_work_line lines[KS_WORK_LINES];
+    const int n = ks_step_work_lines(tr, e, lines, KS_WORK_LINES);
     int width = 0;
-    for (int f = 0; f < s->nfields; ++f) {
-        int len = (int)strlen(s->fields[f].name);
+    for (int k = 0; k < n; ++k) {
+        int len = (int)strlen(lines[k].name);
         if (len > width) width = len;
     }
     fprintf(out, "\nwork item index %lld  (block %u, thread %u, iteration %u: %u * %d + %u + %u * %lld)\n",
             (long long)e->index, e->block, e->thread, e->iter, e->block, tr->threads,
             e->thread, e->iter, (long long)tr->blocks * tr->threads);
-    for (int f = 0; f < s->nfields; ++f) {
-        const ks_field *d = &s->fields[f];
-        ks_expr_worked(s, e, d->expr, sub, sizeof sub);
-        fprintf(out, "  %-*s = %s = %s = %d\n", width, d->name, d->expr, sub, e->u.field[f]);
+    for (int k = 0; k < n; ++k) {
+        const ks_work_line *l = &lines[k];
+        fprintf(out, "  %-*s = %s%s%s = %s\n", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked, l->value);
     }
 }
 
-static void print_access(FILE *out, const ks_trace *tr, const ks_event *e)
+/* "0.75", "10.125", "2.121" (see ks_format_real), into a caller's small buffer */
+static const char *real(char *buf, double v)
 {
-    char where[160];
+    ks_format_real(buf, 24, v);
+    return buf;
+}
+
+void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
+{
+    char where[160], r[6][24];
+    if (e->kind == KS_EV_WORK) {
+        snprintf(buf, n, "work  index %lld", (long long)e->index);
+        return;
+    }
+    if (e->kind == KS_EV_BARRIER) {
+        snprintf(buf, n, "barrier __syncthreads() at line %d: phase %u ends", e->u.barrier.line,
+                 e->u.barrier.phase);
+        return;
+    }
+    const char *tensor = tr->tensors[e->tensor].name;
+    if (e->kind == KS_EV_REGION) {
+        const ks_ev_region *g = &e->u.region;
+        const char *what = tr->sites[e->site].name;
+        if (g->rows == 0)
+            snprintf(buf, n, "%s: the point (y %s, x %s) on %s plane %d", what, real(r[0], g->y0), real(r[1], g->x0),
+                     tensor, g->plane);
+        else
+            snprintf(buf, n, "%s: y %s..%s, x %s..%s, %ux%u bin%s on %s plane %d%s", what, real(r[0], g->y0),
+                     real(r[1], g->y1), real(r[2], g->x0), real(r[3], g->x1), g->rows, g->cols,
+                     g->rows * g->cols == 1 ? "" : "s", tensor, g->plane, e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
+        return;
+    }
+    if (e->kind == KS_EV_SAMPLE) {
+        const ks_ev_sample *m = &e->u.sample;
+        snprintf(buf, n, "tap %u sample %s plane %d at (y %s, x %s) = %s", e->tap, tensor, m->plane, real(r[0], m->y),
+                 real(r[1], m->x), real(r[2], m->value));
+        return;
+    }
     const ks_ev_access *a = &e->u.access;
     ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
-    if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING)) {
-        fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
-        return;
-    }
-    fprintf(out, "  tap %-3u %s %-28s = %-12g (offset %lld", e->tap,
-            e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write",
-            where, a->value, (long long)a->offset);
-    if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);
-    fprintf(out, ")\n");
+    if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
+        snprintf(buf, n, "tap %u read  %s = 0 (padding: outside the tensor)", e->tap, where);
+    else
+        snprintf(buf, n, "tap %u %s %s = %s", e->tap,
+                 e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
+                 real(r[0], a->value));
+    if ((e->flags & KS_FLAG_SHARED) && strlen(buf) + 16 < n)
+        snprintf(buf + strlen(buf), n - strlen(buf), " (phase %d)", a->reserved[0]);
 }
 
-static void print_barrier(FILE *out, const ks_event *e)
-{
-    fprintf(out, "  barrier __syncthreads() at line %d: phase %u ends\n", e->u.barrier.line, e->u.barrier.phase);
-}
-
-static void print_sample(FILE *out, const ks_trace *tr, const ks_event *e)
+/* a sample: its bilinear weights and which corners lie inside the tensor, beside the line */
+static void print_sample_detail(FILE *out, const ks_event *e)
 {
     const ks_ev_sample *m = &e->u.sample;
-    fprintf(out, "  tap %-3u sample %s plane %d at (y %.4f, x %.4f) = %g  weights %.4f %.4f %.4f %.4f  corners valid %c%c%c%c\n",
-            e->tap, tr->tensors[e->tensor].name, m->plane, m->y, m->x, m->value, m->w[0],
-            m->w[1], m->w[2], m->w[3], e->flags & KS_FLAG_C00 ? 'y' : 'n',
-            e->flags & KS_FLAG_C01 ? 'y' : 'n', e->flags & KS_FLAG_C10 ? 'y' : 'n',
-            e->flags & KS_FLAG_C11 ? 'y' : 'n');
-}
-
-static void print_region(FILE *out, const ks_trace *tr, const ks_event *e)
-{
-    const ks_ev_region *g = &e->u.region;
-    const char *what = tr->sites[e->site].name;
-    if (g->rows == 0) {
-        fprintf(out, "  region  %s: the point (y %.4f, x %.4f) of %s plane %d\n", what, g->y0, g->x0,
-                tr->tensors[e->tensor].name, g->plane);
-        return;
-    }
-    fprintf(out, "  region  %s: %s plane %d, y %.4f..%.4f, x %.4f..%.4f, %u x %u bin%s%s\n", what,
-            tr->tensors[e->tensor].name, g->plane, g->y0, g->y1, g->x0, g->x1, g->rows, g->cols,
-            g->rows * g->cols == 1 ? "" : "s", e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
+    char r[4][24];
+    fprintf(out, "  weights %s %s %s %s  corners valid %c%c%c%c", real(r[0], m->w[0]), real(r[1], m->w[1]),
+            real(r[2], m->w[2]), real(r[3], m->w[3]), e->flags & KS_FLAG_C00 ? 'y' : 'n',
+            e->flags & KS_FLAG_C01 ? 'y' : 'n', e->flags & KS_FLAG_C10 ? 'y' : 'n', e->flags & KS_FLAG_C11 ? 'y' : 'n');
 }
 
 void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
 {
-    if (e->kind == KS_EV_WORK) ks_step_print_work(out, tr, e);
-    else if (e->kind == KS_EV_SAMPLE) print_sample(out, tr, e);
-    else if (e->kind == KS_EV_REGION) print_region(out, tr, e);
-    else if (e->kind == KS_EV_BARRIER) print_barrier(out, e);
-    else print_access(out, tr, e);
+    char line[320];
+    if (e->kind == KS_EV_WORK) {
+        ks_step_print_work(out, tr, e);
+        return;
+    }
+    if (e->kind == KS_EV_BARRIER) {
+        ks_step_describe_event(tr, e, line, sizeof line);
+        fprintf(out, "  %s\n", line);
+        return;
+    }
+    if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) { /* in columns: a table of accesses */
+        const ks_ev_access *a = &e->u.access;
+        char where[160], v[24];
+        ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
+        if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
+            fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
+        else
+        {
+            fprintf(out, "  tap %-3u %s %-28s = %-12s (offset %lld", e->tap,
+                    e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
+                    real(v, a->value), (long long)a->offset);
+            if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);
+            fputs(")\n", out);
+        }
+        return;
+    }
+    ks_step_describe_event(tr, e, line, sizeof line);
+    fprintf(out, "  %s", line);
+    if (e->kind == KS_EV_SAMPLE) print_sample_detail(out, e);
+    fputc('\n', out);
 }
 
 int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t index)

@@ -21,6 +21,17 @@ void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e);
  * value and offset; ...). The event's site and tensor must be valid for tr. */
 void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e);
 
+/* One event on one line, as `step` and the lessons' event lists print it: "tap 3 sample
+ * input plane 0 at (y 1.25, x 1.625) = 10.125", "tap 0 read  input[0, 0, 1, 2] = 9". */
+void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n);
+
+/* Values print in the shortest text that reads back as the same float when that has at
+ * most KS_EXACT_DIGITS significant digits (10.125, 6.375, 0.1: such values are exact for
+ * a student), else to 4 significant digits (0.7365 for 0.73645231). */
+#define KS_EXACT_DIGITS 6
+int ks_real_digits(double v); /* significant digits of that shortest text, 1..9 */
+void ks_format_real(char *buf, size_t n, double v);
+
 /* "input[0, 1, 2, 3]": the tensor's name and the element's full coordinates, the plane
  * split over the leading dimensions. */
 void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../trace/step.h"
 #include "ls_lesson.h"
 
 static const char *trim(char *s)
@@ -94,6 +95,24 @@ static int parse_cell(const char *s, int64_t v[3])
     return n;
 }
 
+/* A check renders a value that is not short to 4 significant digits ("0.7365" for
+ * 0.73645231): a typed number within half a unit of its last digit is what the student
+ * could know. Integers and short values are judged exactly by ls_number_matches. */
+static int within_rounding(const char *typed, const char *printed)
+{
+    const char *dot = strchr(printed, '.');
+    if (!dot || strpbrk(printed, "eE")) return 0;
+    int sig = 0, lead = 1;
+    for (const char *p = printed; *p; ++p) {
+        if (!isdigit((unsigned char)*p)) continue;
+        if (*p != '0') lead = 0;
+        sig += !lead;
+    }
+    if (sig != 4) return 0;
+    const double unit = pow(10.0, -(double)strlen(dot + 1));
+    return fabs(strtod(typed, NULL) - strtod(printed, NULL)) <= 0.5 * unit * (1 + 1e-9);
+}
+
 int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
 {
     const ls_question *q = &S->L->steps[k].q;
@@ -110,7 +129,7 @@ int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
         char want[128], *end;
         if (checked(S, c, q, want, sizeof want, err, sizeof err)) return 0;
         (void)strtod(a, &end);
-        return *a && !*end && ls_number_matches(a, strtod(want, NULL));
+        return *a && !*end && (ls_number_matches(a, strtod(want, NULL)) || within_rounding(a, want));
     }
     if (q->kind == LS_Q_CELL) {
         int64_t v[3], cell[3];
@@ -211,6 +230,7 @@ int ls_check(const ls_session *S0, ls_report *rep)
     ls_ctx ctx[LS_MAX_RUNS]; /* each run keeps its own focus from step to step */
     for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_init(&ctx[r]);
     char buf[LS_TEXT_MAX], err[400];
+    int printed[LS_MAX_STEPS] = {0}, predicts[LS_MAX_STEPS] = {0};
     for (int k = 0; k < S0->L->nsteps; ++k) {
         const ls_step *st = &S0->L->steps[k];
         const ls_session *S = ls_step_session(S0, k);
@@ -224,36 +244,31 @@ int ls_check(const ls_session *S0, ls_report *rep)
         if (ls_render(S, c, st->text, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "text: %s", err);
         step_names_ok(S, k, rep);
         if (st->q.kind == LS_Q_NONE) continue;
-        if (ls_question_ctx(S, c, &st->q, &qc, err, sizeof err)) ls_problem(rep, k + 1, "question: %s", err);
-        else check_question(S, &qc, k, rep);
+        if (ls_question_ctx(S, c, &st->q, &qc, err, sizeof err)) {
+            ls_problem(rep, k + 1, "question: %s", err);
+        } else {
+            check_question(S, &qc, k, rep);
+            printed[k] = ls_answer_printed(S, c, &qc, k);
+            predicts[k] = ls_question_predicts(S, st, c, &qc, printed[k]);
+        }
         ls_ctx_free(&qc);
     }
     for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_free(&ctx[r]);
+    ls_check_question_mix(S0->L, printed, predicts, rep);
     return rep->count - before;
-}
-
-/* digits of the shortest text that reads back as the same float (1..9) */
-static int shortest_digits(double v)
-{
-    char buf[32];
-    for (int p = 1; p < 9; ++p) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        if ((float)strtod(buf, NULL) == (float)v) return p;
-    }
-    return 9;
 }
 
 void ls_format_value(char *buf, size_t n, double v, int max_sig)
 {
-    const int p = shortest_digits(v);
-    snprintf(buf, n, "%.*g", p <= LS_EXACT_DIGITS ? p : max_sig, v);
+    const int p = ks_real_digits(v);
+    snprintf(buf, n, "%.*g", p <= KS_EXACT_DIGITS ? p : max_sig, v);
 }
 
 int ls_number_matches(const char *typed, double truth)
 {
     const double v = strtod(typed, NULL);
     if (fabs(v - truth) <= 1e-6 * (1 + fabs(truth))) return 1;
-    if (shortest_digits(truth) <= LS_EXACT_DIGITS || truth == 0) return 0; /* printed exactly */
+    if (ks_real_digits(truth) <= KS_EXACT_DIGITS || truth == 0) return 0; /* printed exactly */
     /* printed to 4 significant digits: within half a unit of the 4th */
     const double unit = pow(10.0, floor(log10(fabs(truth))) - 3);
     return fabs(v - truth) <= 0.5 * unit * (1 + 1e-9);

@@ -208,10 +208,23 @@ int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *
  * trace, not the lesson file. */
 int ls_answer_text(const ls_session *S, const ls_ctx *c, int k, char *out, size_t n);
 int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed);
+/* Questions that make a student predict (ls_predict.c). A question's answer is printed
+ * when a template of the step's title or text renders it (a number, "y, x", or y and x
+ * side by side), or, for a choice, when the narration holds the right choice's words;
+ * it predicts when it is about another work item than the step's,
+ * or another tap of it that the step neither draws nor lists, and is not printed. A
+ * lesson of LS_FULL_LESSON steps or more needs LS_MIN_PREDICTIONS predicting questions
+ * and at most half its answers printed: ls_check_question_mix reports what falls short
+ * (printed and predicts: per step, 0 or 1). */
+#define LS_FULL_LESSON 6
+#define LS_MIN_PREDICTIONS 2
+int ls_answer_printed(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k);
+int ls_question_predicts(const ls_session *S, const ls_step *st, const ls_ctx *c, const ls_ctx *qc, int printed);
+void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep);
+
 /* A value as the players print it: the shortest text that reads back as the same float
- * when that has at most LS_EXACT_DIGITS significant digits (10.125, 6.375, 0.1: such
- * values print exactly); otherwise rounded to max_sig significant digits. */
-#define LS_EXACT_DIGITS 6
+ * when that has at most KS_EXACT_DIGITS (trace/step.h) significant digits (10.125, 6.375,
+ * 0.1: such values print exactly); otherwise rounded to max_sig significant digits. */
 void ls_format_value(char *buf, size_t n, double v, int max_sig);
 /* A typed number is right when it equals the truth, or, for a truth the drawings print
  * rounded (to 4 significant digits), when it is within half a unit of that 4th digit:

@@ -224,7 +224,7 @@ static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
     for (uint32_t k = lo; k < hi; ++k) {
         char line[VW_LINE_LEN];
         uint32_t e = S->idx.by_item[it->first + k];
-        vw_describe_event(&S->tr, &S->tr.events[e], line, sizeof line);
+        ks_step_describe_event(&S->tr, &S->tr.events[e], line, sizeof line);
         fprintf(out, "  %c %s\n", e == c->event ? '>' : ' ', line);
     }
 }

@@ -1,0 +1,114 @@
+/* ls_predict.c - questions that make a student predict rather than copy: whether an
+ * answer is already printed in the narration above its prompt, whether a question is
+ * about a work item or tap the step did not work through, and the rule --check holds a
+ * full lesson to (see ls_lesson.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ls_lesson.h"
+
+/* a character that continues a number or word: the match is part of something longer
+ * ("18", "0.75", "8x8": none of them prints the answer 8) */
+static int joins(char c)
+{
+    return isalnum((unsigned char)c) || c == '.' || c == '_';
+}
+
+/* `needle` in `text` as a whole token (case-insensitive for words) */
+static int has_token(const char *text, const char *needle, int word)
+{
+    const size_t n = strlen(needle);
+    if (!n) return 0;
+    for (const char *p = text; *p; ++p) {
+        if (word ? strncasecmp(p, needle, n) : strncmp(p, needle, n)) continue;
+        const int before = p > text && (joins(p[-1]) || (!word && p[-1] == '-'));
+        const int after = joins(p[n]) && !(p[n] == '.' && !isdigit((unsigned char)p[n + 1]));
+        if (!before && !after) return 1;
+    }
+    return 0;
+}
+
+/* The values the templates of `tmpl` render to at focus c, joined by " ; " (literal
+ * words and numbers the author wrote are left out: "tap (1, 1)" does not print an
+ * answer 1, "{request.sectors}" rendering 1 does). */
+static void template_values(const ls_session *S, const ls_ctx *c, const char *tmpl, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *p = tmpl; *p; ++p) {
+        if (p[0] == '{' && p[1] == '{') {
+            ++p;
+            continue;
+        }
+        const char *close = p[0] == '{' ? strchr(p, '}') : NULL;
+        if (!close) continue;
+        char name[128], val[LS_TEXT_MAX], err[400];
+        snprintf(name, sizeof name, "%.*s", (int)(close + 1 - p), p);
+        if (!ls_render(S, c, name, val, sizeof val, err, sizeof err) && used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s ; ", val);
+        p = close;
+    }
+}
+
+int ls_answer_printed(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k)
+{
+    const ls_step *st = &S->L->steps[k];
+    const ls_question *q = &st->q;
+    static char values[2 * LS_TEXT_MAX], text[LS_TEXT_MAX];
+    char ans[256], err[400];
+    if (q->kind == LS_Q_CHOICE) { /* the right choice's words anywhere in the narration */
+        if (ls_render(S, qc, q->choices[q->answer], ans, sizeof ans, err, sizeof err)) return 0;
+        for (int part = 0; part < 2; ++part)
+            if (!ls_render(S, c, part ? st->text : st->title, text, sizeof text, err, sizeof err) &&
+                has_token(text, ans, 1))
+                return 1;
+        return 0;
+    }
+    if (ls_answer_text(S, qc, k, ans, sizeof ans)) return 0;
+    template_values(S, c, st->title, values, sizeof values);
+    const size_t u = strlen(values);
+    template_values(S, c, st->text, values + u, sizeof values - u);
+    if (has_token(values, ans, 0)) return 1;
+    char *comma = strchr(ans, ','); /* a cell: y and x as two values in a row */
+    if (!comma) return 0;
+    char apart[300];
+    snprintf(apart, sizeof apart, "%.*s ;%s", (int)(comma - ans), ans, comma + 1);
+    return has_token(values, apart, 0);
+}
+
+int ls_question_predicts(const ls_session *S, const ls_step *st, const ls_ctx *c, const ls_ctx *qc, int printed)
+{
+    if (printed || (st->q.at.kind == LS_FOCUS_KEEP && !st->q.at.tap_given)) return 0;
+    if (qc->item != c->item) return 1; /* another work item: nothing above shows it */
+    if (qc->tap == c->tap) return 0;
+    /* another tap of the step's own item: its events or a drawing would mark the answer */
+    for (int i = 0; i < st->nshow; ++i)
+        if (!strcmp(st->show[i], "events") || ks_trace_tensor(&S->tr, st->show[i]) >= 0) return 0;
+    return 1;
+}
+
+void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep)
+{
+    int nq = 0, np = 0, npred = 0;
+    char steps[256] = "";
+    for (int k = 0; k < L->nsteps; ++k) {
+        if (L->steps[k].q.kind == LS_Q_NONE) continue;
+        nq++;
+        npred += predicts[k];
+        if (printed[k]) {
+            size_t u = strlen(steps);
+            snprintf(steps + u, sizeof steps - u, "%s%d", np++ ? ", " : "", k + 1);
+        }
+    }
+    if (L->nsteps < LS_FULL_LESSON) return; /* a sketch, not a lesson for a class */
+    if (npred < LS_MIN_PREDICTIONS)
+        ls_problem(rep, 0, "%d question%s ask%s about a work item or tap the narration did not work through, "
+                   "with the answer not printed above the prompt; a lesson needs at least %d (a question's own "
+                   "index, thread or tap)", npred, npred == 1 ? "" : "s", npred == 1 ? "s" : "", LS_MIN_PREDICTIONS);
+    if (2 * np > nq)
+        ls_problem(rep, 0, "%d of %d questions have their answer printed above the prompt (steps %s): at most half "
+                   "may", np, nq, steps);
+}

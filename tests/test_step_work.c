@@ -1,0 +1,239 @@
+/* The step-through's derived lines (trace/step_work.h): every input's value shown, only
+ * the branch taken, RoIAlign's box and bin sizes and patchify's point worked out from the
+ * stored inputs, values in their shortest exact form. Expected values are computed here
+ * from the traced inputs, not taken from the printer. */
+#include <ctype.h>
+#include <math.h>
+
+#include "../trace/run_trace.h"
+#include "../trace/step.h"
+#include "../trace/step_work.h"
+#include "test_util.h"
+
+static ks_run run;
+static ks_trace tr;
+
+/* Runs op with "name=value" settings (NULL-terminated) into `tr`. */
+static void traced(const char *name, const char *const *set, uint64_t seed)
+{
+    const ks_op *op = ks_op_find(name);
+    ck_assert_ptr_nonnull(op);
+    ks_run_init(&run, op);
+    for (int i = 0; set && set[i]; i += 2)
+        ck_assert_msg(ks_run_set(&run, set[i], set[i + 1]) == KS_OK, "%s", ks_error_message());
+    run.pattern = KS_PAT_RANDOM;
+    run.seed = seed;
+    run.sink = ks_host_sink_create(0, ks_filter_all());
+    ck_assert_msg(ks_run_execute(&run) == KS_OK, "%s", ks_error_message());
+    ks_trace_from_run(op, &run, &tr);
+}
+
+/* The work lines of the next work event from *i on (NULL: none left), into l. */
+static const ks_event *next_work(uint64_t *i, ks_work_line *l, int *n)
+{
+    while (*i < tr.nevents) {
+        const ks_event *e = &tr.events[(*i)++];
+        if (e->kind != KS_EV_WORK) continue;
+        *n = ks_step_work_lines(&tr, e, l, KS_WORK_LINES);
+        return e;
+    }
+    return NULL;
+}
+
+static void done(void)
+{
+    ks_host_sink_free(run.sink);
+    ks_run_free(&run);
+}
+
+static const ks_work_line *line(const ks_work_line *l, int n, const char *name)
+{
+    for (int k = 0; k < n; ++k)
+        if (!strcmp(l[k].name, name)) return &l[k];
+    ck_abort_msg("no line %s", name);
+    return NULL;
+}
+
+/* a printed value against the truth: within half a unit of its last printed digit */
+static void near(const char *printed, double want)
+{
+    const char *dot = strchr(printed, '.');
+    const double unit = dot ? pow(10.0, -(double)strlen(dot + 1)) : 1.0;
+    ck_assert_msg(fabs(strtod(printed, NULL) - want) <= 0.5 * unit * (1 + 1e-6) + 1e-6 * fabs(want),
+                  "printed %s, want %.9g", printed, want);
+}
+
+static float f32(const char *tensor, int64_t i)
+{
+    const int t = ks_trace_tensor(&tr, tensor);
+    ck_assert_int_ge(t, 0);
+    return ((const float *)tr.tensors[t].data)[i];
+}
+
+START_TEST(values_print_in_their_shortest_exact_form)
+{
+    static const struct {
+        float v;
+        const char *text;
+    } cases[] = {{10.125f, "10.125"}, {6.375f, "6.375"}, {2.5f, "2.5"}, {3.0f, "3"}, {0.1f, "0.1"},
+                 {0.73645231f, "0.7365"}, {-1.0625f, "-1.0625"}, {1234.5625f, "1235"} /* 8 digits exactly: 4 significant */};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char buf[40];
+        ks_format_real(buf, sizeof buf, cases[i].v);
+        ck_assert_str_eq(buf, cases[i].text);
+    }
+}
+END_TEST
+
+/* RoIAlign, aligned and legacy, with and without a sampling ratio: the box, its size and
+ * the bin size precede grid_h and grid_w, each with the values it uses, and the grid
+ * comes from the printed bin size. */
+START_TEST(roi_align_lines_show_the_box_and_bin_sizes)
+{
+    static const char *const sets[4][7] = {
+        {"aligned", "on", "sampling-ratio", "0", "output-size", "2,3", NULL},
+        {"aligned", "off", "sampling-ratio", "0", "output-size", "3,2", NULL},
+        {"aligned", "on", "sampling-ratio", "2", "spatial-scale", "0.5", NULL},
+        {"aligned", "off", "sampling-ratio", "3", "input-size", "9,7", NULL}};
+    static const char *const order[] = {"n", "c", "ph", "pw", "b", "y1", "y2", "roi_h", "bin_h", "grid_h",
+                                        "x1", "x2", "roi_w", "bin_w", "grid_w"};
+    for (int k = 0; k < 4; ++k) {
+        traced("roi_align", sets[k], 300 + (uint64_t)k);
+        int checked = 0;
+        ks_work_line l[KS_WORK_LINES];
+        int n;
+        const ks_event *e;
+        for (uint64_t i = 0; (e = next_work(&i, l, &n));) {
+            ck_assert_int_eq(n, 15);
+            for (int j = 0; j < n; ++j) ck_assert_str_eq(l[j].name, order[j]);
+            const int aligned = k % 2 == 0, ratio = k < 2 ? 0 : k;
+            const double scale = k == 2 ? 0.5 : 1.0, off = aligned ? 0.5 : 0.0;
+            const int64_t n_roi = e->u.field[0];
+            const int64_t P[2] = {tr.sites[e->site].fields[2].extent, tr.sites[e->site].fields[3].extent};
+            for (int d = 0; d < 2; ++d) {
+                const double lo = f32("rois", n_roi * 5 + 2 - d) * scale - off;
+                const double hi = f32("rois", n_roi * 5 + 4 - d) * scale - off;
+                const double size = aligned ? hi - lo : fmax(hi - lo, 1.0), bin = size / (double)P[d];
+                near(line(l, n, d ? "x1" : "y1")->value, lo);
+                near(line(l, n, d ? "x2" : "y2")->value, hi);
+                const ks_work_line *s = line(l, n, d ? "roi_w" : "roi_h"), *b = line(l, n, d ? "bin_w" : "bin_h");
+                near(s->value, size);
+                near(b->value, bin);
+                char want[128];
+                snprintf(want, sizeof want, "%s / %lld", s->value, (long long)P[d]);
+                ck_assert_str_eq(b->worked, want);
+                const ks_work_line *g = line(l, n, d ? "grid_w" : "grid_h");
+                if (ratio) {
+                    ck_assert_str_eq(g->expr, "sampling_ratio"); /* not "sampling_ratio = sampling_ratio" */
+                    ck_assert_str_eq(g->worked, "");
+                    ck_assert_int_eq(atoi(g->value), ratio);
+                } else {
+                    snprintf(want, sizeof want, "ceil(%s / %lld)", s->value, (long long)P[d]);
+                    ck_assert_str_eq(g->worked, want);
+                    ck_assert_int_eq(atoi(g->value), (int)ceil(bin - 1e-6));
+                }
+            }
+            checked++;
+        }
+        ck_assert_int_gt(checked, 2);
+        done();
+    }
+}
+END_TEST
+
+/* patchify: y and x come from coords[b, m] before i and j, and i = floor(y) + ii - R
+ * shows y's value. */
+START_TEST(patchify_lines_show_the_point)
+{
+    static const char *const set[] = {"radius", "2", "num-points", "3", "input-size", "9,11", NULL};
+    traced("patchify", set, 41);
+    int checked = 0;
+    ks_work_line l[KS_WORK_LINES];
+    int n;
+    const ks_event *e;
+    for (uint64_t i = 0; (e = next_work(&i, l, &n));) {
+        ck_assert_int_eq(n, 8);
+        ck_assert_str_eq(l[4].name, "y");
+        ck_assert_str_eq(l[5].name, "i");
+        ck_assert_str_eq(l[6].name, "x");
+        ck_assert_str_eq(l[7].name, "j");
+        const int64_t b = e->u.field[0], m = e->u.field[1], jj = e->u.field[2], ii = e->u.field[3];
+        const float y = f32("coords", (b * 3 + m) * 2 + 1), x = f32("coords", (b * 3 + m) * 2);
+        near(l[4].value, y);
+        near(l[6].value, x);
+        char want[96];
+        snprintf(want, sizeof want, "floor(%s) + %lld - 2", l[4].value, (long long)ii);
+        ck_assert_str_eq(l[5].worked, want);
+        ck_assert_int_eq(atoll(l[5].value), (long long)floorf(y) + ii - 2);
+        ck_assert_int_eq(atoll(l[7].value), (long long)floorf(x) + jj - 2);
+        checked++;
+    }
+    ck_assert_int_eq(checked, 3 * 6 * 6);
+    done();
+}
+END_TEST
+
+/* Every operator's derived lines: no name left unworked (a field, a parameter or a given
+ * printed by name where its value belongs), no `?` (only the branch taken), no line
+ * that repeats its formula or its value. */
+START_TEST(every_derived_line_shows_its_inputs_values)
+{
+    static const char *const ops[][5] = {
+        {"im2col", NULL}, {"col2im", "padding", "2", NULL}, {"col2im", "algorithm", "scatter", NULL},
+        {"conv2d", NULL}, {"deform_conv", NULL}, {"roi_align", NULL}, {"patchify", NULL}, {"maxpool2d", "padding", "1", NULL},
+        {"sparse_conv", NULL}, {"sparse_conv", "trace-kernel", "insert", NULL}, {"sparse_conv", "subm", "on", "trace-kernel", "insert"},
+        {"sparse_conv", "trace-kernel", "gather", NULL}, {"sparse_conv", "transposed", "on", "stride", "2"}};
+    /* words a worked line may keep: the conditional's words and a cast */
+    static const char *const words[] = {"so", "is", "false", "int"};
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
+        const char *set[5] = {NULL};
+        for (int k = 1; k < 5 && ops[o][k]; ++k) set[k - 1] = ops[o][k];
+        traced(ops[o][0], set, 7 + o);
+        int lines = 0;
+        ks_work_line l[KS_WORK_LINES];
+        int n;
+        const ks_event *e;
+        for (uint64_t i = 0; (e = next_work(&i, l, &n));) {
+            for (int k = 0; k < n; ++k, ++lines) {
+                const char *w = l[k].worked;
+                ck_assert_msg(!strchr(w, '?'), "%s: %s = %s", ops[o][0], l[k].name, w);
+                ck_assert_str_ne(w, l[k].expr);
+                ck_assert_str_ne(w, l[k].value);
+                for (const char *p = w; *p;) {
+                    if (p[0] == '0' && p[1] == 'x') { /* a hex constant */
+                        p += 2;
+                        while (isxdigit((unsigned char)*p)) ++p;
+                        continue;
+                    }
+                    if (!isalpha((unsigned char)*p) && *p != '_') {
+                        ++p;
+                        continue;
+                    }
+                    const char *q = p;
+                    while (isalnum((unsigned char)*q) || *q == '_') ++q;
+                    int ok = *q == '(' || *q == '['; /* a function, a tensor element */
+                    for (size_t k2 = 0; k2 < 4 && !ok; ++k2)
+                        ok = strlen(words[k2]) == (size_t)(q - p) && !strncmp(p, words[k2], (size_t)(q - p));
+                    ck_assert_msg(ok, "%s: %s = %s leaves '%.*s' unworked", ops[o][0], l[k].name, w, (int)(q - p), p);
+                    p = q;
+                }
+            }
+        }
+        ck_assert_int_gt(lines, 0);
+        done();
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("step_work");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, values_print_in_their_shortest_exact_form);
+    tcase_add_test(tc, roi_align_lines_show_the_box_and_bin_sizes);
+    tcase_add_test(tc, patchify_lines_show_the_point);
+    tcase_add_test(tc, every_derived_line_shows_its_inputs_values);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_NOFORK);
+}

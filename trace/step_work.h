@@ -1,0 +1,31 @@
+/* step_work.h - a work item's decomposition as lines a student can check by hand: each
+ * derived field with its formula, the formula with every input's value, and the result.
+ * Inputs that are not fields of the work event come from the trace too: parameters
+ * (PH, R, sampling_ratio ...) from its JSON, and "given" lines worked out before the
+ * field that needs them (a RoI's box and bin size from the stored rois, a patch centre
+ * from coords, a sparse site's key). */
+#ifndef KS_STEP_WORK_H
+#define KS_STEP_WORK_H
+
+#include <stddef.h>
+
+#include "kst.h"
+
+#define KS_WORK_LINES 24
+
+typedef struct ks_work_line {
+    char name[24];
+    char expr[KS_EXPR_LEN];
+    char worked[192]; /* the expression with values; "" when it would repeat expr or value */
+    char value[40];
+} ks_work_line;
+
+/* The lines of work event e (site and fields valid for tr), in order: givens just before
+ * the first field that uses them. Returns how many (at most max). */
+int ks_step_work_lines(const ks_trace *tr, const ks_event *e, ks_work_line *out, int max);
+
+/* A number among the trace's parameters: a top-level JSON number or switch by name, or
+ * a formula's short name for one (PH, PW: output_size; R: radius). 1 when found. */
+int ks_trace_param_number(const ks_trace *tr, const char *name, size_t len, double *v);
+
+#endif
