@@ -15,8 +15,8 @@
 
 static const char *usage =
     "usage: kscope lesson NAME|FILE [--auto]\n"
-    "       kscope lesson NAME|FILE --view [--size WxH] [--keys SCRIPT]\n"
-    "       kscope lesson NAME|FILE --frames DIR [--size WxH]\n"
+    "       kscope lesson NAME|FILE --view [--size WxH] [--text-size PX] [--keys SCRIPT]\n"
+    "       kscope lesson NAME|FILE --frames DIR [--size WxH] [--text-size PX]\n"
     "       kscope lesson --list\n"
     "       kscope lesson --check [FILE|NAME]...\n\n"
     "Plays a lesson: a walk through a kernel, step by step, with narration that quotes the\n"
@@ -31,6 +31,8 @@ static const char *usage =
     "  --frames DIR    render every step to DIR/step-01.png ... (and step-NN-answer.png\n"
     "                  for a question), no display needed: slides for a class\n"
     "  --size WxH      viewer window or slide size (default 1280x960)\n"
+    "  --text-size PX  text height in pixels per em (default: from the size, 30 at\n"
+    "                  1920x1080 and in proportion below, at least 12; 8 to 96)\n"
     "  --keys SCRIPT   keys for the viewer, as in kscope view (PageDown,PageDown,A,S,Q)\n"
     "  --list          the lessons with their level and title\n"
     "  --check         check lessons against their traces (every lesson when none is\n"
@@ -119,7 +121,7 @@ static int cmd_check(int argc, char **argv, int first)
 int ks_cmd_lesson(int argc, char **argv)
 {
     const char *name = NULL, *frames = NULL, *keys = NULL, *size = NULL;
-    int auto_answer = 0, view = 0;
+    int auto_answer = 0, view = 0, text_size = 0;
     for (int i = 1; i < argc; ++i) {
         const char *v = NULL;
         int m;
@@ -146,6 +148,10 @@ int ks_cmd_lesson(int argc, char **argv)
         } else if ((m = ks_flag(argc, argv, &i, "size", &v)) != 0) {
             if (m < 0) return ks_cli_error("lesson", "--size needs WxH");
             size = v;
+        } else if ((m = ks_flag(argc, argv, &i, "text-size", &v)) != 0) {
+            int64_t px;
+            if (ks_view_int_arg("lesson", "--text-size", v, 8, 96, &px)) return KS_EXIT_ERROR;
+            text_size = (int)px;
         } else if (argv[i][0] == '-') {
             return ks_cli_error("lesson", "unknown flag '%s' (kscope lesson --help)", argv[i]);
         } else if (name) {
@@ -157,6 +163,7 @@ int ks_cmd_lesson(int argc, char **argv)
     if (!name) return ks_cli_error("lesson", "which lesson? (kscope lesson --list)");
     if (view && frames) return ks_cli_error("lesson", "--view and --frames: pick one");
     if ((keys || size) && !view && !frames) return ks_cli_error("lesson", "--keys and --size go with --view or --frames");
+    if (text_size && !view && !frames) return ks_cli_error("lesson", "--text-size goes with --view or --frames");
     char path[4096];
     if (resolve(name, path, sizeof path)) return KS_EXIT_ERROR;
     static ls_lesson L;
@@ -171,13 +178,8 @@ int ks_cmd_lesson(int argc, char **argv)
         vw_slide *slides = NULL;
         vw_options_init(&o);
         o.width = 1280, o.height = 960;
-        if (size) {
-            char tail;
-            if (sscanf(size, "%dx%d%c", &o.width, &o.height, &tail) != 2) {
-                rc = ks_cli_error("lesson", "--size takes WxH, like 1280x960 (got '%s')", size);
-                goto out;
-            }
-        }
+        o.text_size = text_size;
+        if (size && (rc = ks_view_size_arg("lesson", "--size", size, &o.width, &o.height))) goto out;
         int n = ls_slides_make(&S, &slides);
         if (n < 0) {
             rc = ks_cli_error("lesson", "out of memory");

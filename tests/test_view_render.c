@@ -186,7 +186,7 @@ START_TEST(cli_png_is_the_frame_rendered_in_process)
     char cmd[1024], png[300];
     make_dir();
     snprintf(png, sizeof png, "%s/f.png", dir);
-    snprintf(cmd, sizeof cmd, "%s view %s --goto index=12 --keys 2,Right,1,Right,Right --png %s > /dev/null", KS_CLI, path, png);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=12 --keys 2,Right,1,Right,Right --text-size 13 --png %s > /dev/null", KS_CLI, path, png);
     ck_assert_int_eq(vf_sh(cmd), 0);
     SDL_Surface *img = vf_load(png);
     ck_assert_ptr_nonnull(img);
@@ -408,7 +408,7 @@ START_TEST(cli_schedule_chart_of_a_simulator_run)
     snprintf(cmd, sizeof cmd, "%s run im2col --channels 2 --input-size 8,8 --threads 32 --trace %s --schedule > /dev/null",
              KS_CLI, kst);
     ck_assert_int_eq(vf_sh(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s view %s --goto index=70 --keys C --png %s > /dev/null", KS_CLI, kst, png);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=70 --keys C --text-size 13 --png %s > /dev/null", KS_CLI, kst, png);
     ck_assert_int_eq(vf_sh(cmd), 0);
     ks_trace tr;
     ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
@@ -416,7 +416,7 @@ START_TEST(cli_schedule_chart_of_a_simulator_run)
     ck_assert_int_eq(vw_gantt_build(&g, &tr), KS_OK);
     ck_assert(g.ok && g.nrows == 1 && g.row_sm[0] == -1 && g.nbars == tr.blocks);
     vf_frame f;
-    vf_open(&f, 1280, 800); /* the layout the CLI used */
+    vf_open(&f, 1280, 800); /* the layout the CLI used (--text-size 13) */
     SDL_Surface *img = vf_load(png);
     ck_assert_ptr_nonnull(img);
     check_bars(img, &g, vw_gantt_area(&f.L), 70 / 32);

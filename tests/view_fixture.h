@@ -42,14 +42,19 @@ typedef struct vf_frame {
     vw_layout L;
 } vf_frame;
 
-static inline void vf_open(vf_frame *f, int w, int h)
+static inline void vf_open_text(vf_frame *f, int w, int h, int text_px)
 {
     f->surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
     ck_assert_ptr_nonnull(f->surf);
     f->r = SDL_CreateSoftwareRenderer(f->surf);
     ck_assert_ptr_nonnull(f->r);
-    ck_assert_msg(vw_draw_init(&f->d, f->r, 13) == 0, "%s", ks_error_message());
+    ck_assert_msg(vw_draw_init(&f->d, f->r, text_px) == 0, "%s", ks_error_message());
     vw_layout_compute(&f->L, w, h, f->d.font.line);
+}
+
+static inline void vf_open(vf_frame *f, int w, int h)
+{
+    vf_open_text(f, w, h, 13);
 }
 
 static inline void vf_close(vf_frame *f)

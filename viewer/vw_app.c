@@ -15,10 +15,10 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../trace/ks_file.h"
+#include "vw_describe.h"
 #include "vw_draw.h"
 #include "vw_script.h"
 
-#define TEXT_SIZE 13
 
 void vw_options_init(vw_options *o)
 {
@@ -62,6 +62,17 @@ static int save_png(SDL_Surface *surf, const char *path)
         return ks_fail(KS_EIO, "cannot write %s: %s", path, IMG_GetError());
     }
     return ks_out_commit(&o);
+}
+
+/* The text size for a w x h frame: --text-size, else derived from the size. */
+static int text_px(const vw_options *o, int w, int h)
+{
+    return o->text_size > 0 ? o->text_size : vw_text_px(w, h);
+}
+
+static void relayout(vw_layout *L, const vw_state *s, const vw_font *f, int w, int h)
+{
+    vw_layout_for_state(L, s, f->advance, f->line, w, h);
 }
 
 /* The options that set up the state: order, mode, unit, go-to. */
@@ -128,12 +139,12 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
         rc = ks_fail(KS_ENOMEM, "cannot create a %dx%d frame: %s", o->width, o->height, SDL_GetError());
         goto out;
     }
-    if (vw_draw_init(&d, r, TEXT_SIZE)) {
+    if (vw_draw_init(&d, r, text_px(o, o->width, o->height))) {
         rc = KS_EIO;
         goto out_renderer;
     }
-    vw_layout_compute_story(&L, o->width, o->height, d.font.line, o->nslides ? VW_STORY_LINES : 0);
     if ((rc = configure(&s, o))) goto out_draw;
+    relayout(&L, &s, &d.font, o->width, o->height);
     for (size_t i = 0; i < nscript; ++i) vw_apply(&s, &L, &script[i]);
     if (o->png) {
         vw_draw_frame(&d, &s, &L, 1000);
@@ -261,7 +272,10 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
         goto out;
     }
     SDL_SetWindowMinimumSize(win, VW_MIN_W, VW_MIN_H);
-    if (vw_draw_init(&d, r, TEXT_SIZE)) {
+    int w, h;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    int px = text_px(o, w, h);
+    if (vw_draw_init(&d, r, px)) {
         rc = KS_EIO;
         goto out;
     }
@@ -270,9 +284,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     ix.thread = SDL_CreateThread(index_thread, "kscope-index", &ix);
     if (!ix.thread) index_thread(&ix);
     vw_state_init(&s, tr, NULL);
-    int w, h;
-    SDL_GetRendererOutputSize(r, &w, &h);
-    vw_layout_compute_story(&L, w, h, d.font.line, o->nslides ? VW_STORY_LINES : 0);
+    relayout(&L, &s, &d.font, w, h);
     int configured = 0;
     Uint64 last = SDL_GetPerformanceCounter();
     while (!s.quit) {
@@ -281,7 +293,8 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
         while (SDL_PollEvent(&ev)) {
             if (ev.type == SDL_WINDOWEVENT && ev.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
                 SDL_GetRendererOutputSize(r, &w, &h);
-                vw_layout_compute_story(&L, w, h, d.font.line, o->nslides ? VW_STORY_LINES : 0);
+                if (text_px(o, w, h) != px && !vw_draw_set_text(&d, text_px(o, w, h))) px = text_px(o, w, h);
+                relayout(&L, &s, &d.font, w, h);
             }
             translate(&ev, &s, &L, &dragging);
         }
@@ -298,6 +311,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
                 rc = KS_EINVAL;
                 break;
             }
+            relayout(&L, &s, &d.font, w, h); /* the title and slides are known now */
         }
         if (configured && next_step < nscript) vw_apply(&s, &L, &script[next_step++]);
         if (s.prompt != was_prompt) {

@@ -18,6 +18,7 @@ typedef struct vw_options {
     const char *keys;       /* a key script: "Right,Right,S,Q" (see docs/viewer.md) */
     const char *shot_dir;   /* where S / F12 screenshots go */
     int width, height;
+    int text_size;          /* text pixels per em; 0: from the frame size (vw_text_px) */
     /* lessons: an in-memory trace instead of `path`, slides, and the title line. With
      * slides, --frames writes one PNG per slide (step-01.png ..., and step-NN-answer.png
      * for a slide with a question). */
@@ -26,8 +27,6 @@ typedef struct vw_options {
     int nslides;
     const char *title;
 } vw_options;
-
-#define VW_STORY_LINES 12
 
 /* Defaults: 1280 x 800, every 1, at most 1000 frames, screenshots in ".". */
 void vw_options_init(vw_options *o);

@@ -216,6 +216,33 @@ void vw_describe_title(const vw_state *s, char *buf, size_t n)
              tr->device, (long long)tr->blocks, tr->threads, (long long)tr->work_items, tr->path);
 }
 
+int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out)
+{
+    char buf[1024];
+    vw_describe_title(s, buf, sizeof buf);
+    out->n = 0;
+    vw_wrap(out, VW_MAX_LINES, VW_STYLE_TEXT, buf, cols);
+    if (!out->n) add(out, VW_STYLE_TEXT, "%s", "");
+    return out->n;
+}
+
+int vw_story_lines_needed(const vw_slide *slides, int n, int cols)
+{
+    static vw_state tmp;
+    static vw_lines lines;
+    int most = 0;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.slides = slides;
+    tmp.nslides = n;
+    tmp.reveal = 1;
+    for (int k = 0; k < n; ++k) {
+        tmp.slide = k;
+        vw_describe_story(&tmp, cols, &lines, VW_MAX_LINES);
+        if (lines.n > most) most = lines.n;
+    }
+    return most;
+}
+
 void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char *buf, size_t n)
 {
     int t = s->panel[panel].tensor;

@@ -43,6 +43,8 @@ typedef struct vw_draw {
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */
 int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size);
+/* Reopens the font at another size (the window was resized); 0, or -1 keeping the old. */
+int vw_draw_set_text(vw_draw *d, int text_size);
 void vw_draw_free(vw_draw *d);
 /* permille: progress of the index build (1000: done). */
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille);

@@ -129,6 +129,10 @@ void vw_focus_event(vw_state *s, uint32_t ev);
  * its event, lookup, panels and mode (vw_story.c). Needs the index. */
 void vw_story_set(vw_state *s, const vw_slide *slides, int n);
 void vw_story_show(vw_state *s, int k);
+/* The layout of a w x h frame for text of `advance` x `line` pixels: the title bar as many
+ * lines as the title wraps to, the story band as many as the longest slide needs (one
+ * height for every slide, so stepping through them moves nothing). */
+void vw_layout_for_state(vw_layout *L, const vw_state *s, int advance, int line, int w, int h);
 
 /* Playback: advance by speed * dt units. */
 void vw_tick(vw_state *s, double dt);

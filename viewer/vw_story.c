@@ -1,6 +1,7 @@
 /* vw_story.c - showing a slide: the viewer state a lesson step asks for. */
 #include <string.h>
 
+#include "vw_describe.h"
 #include "vw_state.h"
 
 void vw_story_set(vw_state *s, const vw_slide *slides, int n)
@@ -53,4 +54,18 @@ void vw_story_show(vw_state *s, int k)
         s->look.tensor = -1;
     }
     vw_state_clamp(s);
+}
+
+void vw_layout_for_state(vw_layout *L, const vw_state *s, int advance, int line, int w, int h)
+{
+    static vw_lines lines;
+    const int adv = advance > 0 ? advance : 8, ww = w < VW_MIN_W ? VW_MIN_W : w;
+    /* the columns vw_draw_frame and draw_story wrap at: the bars' and band's insides */
+    const int title = vw_describe_title_lines(s, (ww - 12) / adv, &lines);
+    int story = 0;
+    if (s->nslides) {
+        story = vw_story_lines_needed(s->slides, s->nslides, (ww - 32) / adv);
+        if (story < 4) story = 4;
+    }
+    vw_layout_compute_full(L, w, h, line, story, title);
 }
