@@ -106,9 +106,9 @@ START_TEST(heatmap_cells_show_the_colormap_of_their_values)
             for (int x = 0; x < 5; ++x) {
                 vw_rect c = vw_heatmap_cell(&m, y, x);
                 uint32_t want = vw_colormap((pv[y * 5 + x] - lo) / (hi - lo));
-                ck_assert_msg(vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2) == want,
+                ck_assert_msg(vf_pixel(o.f.surf, VF_FILL_X(c), VF_FILL_Y(c)) == want,
                               "plane %lld cell (%d, %d): pixel %06x, colormap %06x", (long long)plane, y, x,
-                              vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2), want);
+                              vf_pixel(o.f.surf, VF_FILL_X(c), VF_FILL_Y(c)), want);
             }
     }
     /* the read-count heatmap: the centre cell is read 9 times, the most */
@@ -117,8 +117,8 @@ START_TEST(heatmap_cells_show_the_colormap_of_their_values)
     vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
     vw_heatmap m = vw_panel_map(&o.s, &o.f.L, 0);
     vw_rect c = vw_heatmap_cell(&m, 2, 2), corner = vw_heatmap_cell(&m, 0, 0);
-    ck_assert_uint_eq(vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2), vw_colormap(1.0));
-    ck_assert_uint_eq(vf_pixel(o.f.surf, corner.x + corner.w / 2, corner.y + corner.h / 2), vw_colormap(4.0 / 9.0));
+    ck_assert_uint_eq(vf_pixel(o.f.surf, VF_FILL_X(c), VF_FILL_Y(c)), vw_colormap(1.0));
+    ck_assert_uint_eq(vf_pixel(o.f.surf, VF_FILL_X(corner), VF_FILL_Y(corner)), vw_colormap(4.0 / 9.0));
     close_opened();
     remove_dir();
 }

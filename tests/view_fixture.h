@@ -64,6 +64,11 @@ static inline void vf_close(vf_frame *f)
     SDL_FreeSurface(f->surf);
 }
 
+/* A pixel of cell r's fill, clear of the number the viewer prints in its middle (text
+ * centred in the cell, at most the cell's width less 4 px, one line high). */
+#define VF_FILL_X(r) ((r).x + (r).w / 4)
+#define VF_FILL_Y(r) ((r).y + (r).h / 5)
+
 /* 0xRRGGBB at (x, y) of an ARGB8888 surface. */
 static inline uint32_t vf_pixel(SDL_Surface *s, int x, int y)
 {

@@ -125,8 +125,8 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         vw_fill(d->r, px, vw_colormap(c->ramp0 + (1 - c->ramp0) * i / (bar_w > 1 ? bar_w - 1 : 1)));
     }
     char lo[48], hi[48], mid[64];
-    snprintf(lo, sizeof lo, "%.4g", c->lo);
-    snprintf(hi, sizeof hi, "%.4g", c->hi);
+    vw_format_value(lo, sizeof lo, c->lo);
+    vw_format_value(hi, sizeof hi, c->hi);
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     if (s->mode != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(s->mode),
                                      s->idx ? (s->mode == VW_MODE_SECTORS ? "trace too big" : "tensor too big")
@@ -173,6 +173,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
     if (c->tex) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
+    vw_draw_cell_values(d, s, &m, area, panel, c);
     vw_draw_bars(d, s, L, panel, c, &m);
     draw_legend(d, s, L, panel, c);
 }
@@ -207,7 +208,7 @@ static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], 
 }
 
 static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
-                        int focused, const float *anchor)
+                        int focused, const float *anchor, vw_rect bounds)
 {
     int64_t ys[2], xs[2];
     int px, py;
@@ -228,13 +229,9 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
             SDL_RenderDrawLine(d->r, px, py, cx, cy);
             vw_rect corner = {.x = cx - 3, .y = cy - 3, .w = 7, .h = 7};
             vw_outline(d->r, corner, valid ? VW_COL_VALID : VW_COL_INVALID, 2, 0);
-            if (m->cell >= 40) {
-                char w[24];
-                snprintf(w, sizeof w, "%.3f", e->u.sample.w[c]);
-                vw_text(&d->font, d->r, cx + 5, cy + 3, valid ? VW_COL_VALID : VW_COL_INVALID, 0, w);
-            }
         }
     }
+    if (focused && m->cell >= d->font.line) vw_draw_sample_weights(d, m, e, bounds);
     vw_rect dot = {.x = px - 2, .y = py - 2, .w = 5, .h = 5};
     vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
     if (focused) {
@@ -250,12 +247,12 @@ static int on_panel(const vw_state *s, int panel, const ks_event *e)
 }
 
 static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
-                       int focused, const vw_state *s, uint32_t item)
+                       int focused, const vw_state *s, uint32_t item, vw_rect bounds)
 {
     if (e->kind == KS_EV_SAMPLE) {
         float a[2];
         const int anchored = vw_sample_anchor(s->tr, s->idx, item, e, &a[0], &a[1]);
-        draw_sample(d, m, e, focused, anchored ? a : NULL);
+        draw_sample(d, m, e, focused, anchored ? a : NULL, bounds);
         return;
     }
     const ks_ev_access *a = &e->u.access;
@@ -328,11 +325,12 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
                        e->kind != KS_EV_WORK && e->kind != KS_EV_REGION;
             if (pair && !partner) partner = e;
-            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it);
+            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it, clip);
         }
     }
-    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it);
-    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it);
+    vw_draw_answer_cell(d, s, &m, panel); /* under the focused event and its weight labels */
+    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it, clip);
+    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it, clip);
     const vw_lookup *lk = &s->look;
     if (lk->tensor == s->panel[panel].tensor && lk->plane == s->panel[panel].plane)
         vw_outline(d->r, visible(vw_heatmap_cell(&m, lk->y, lk->x)), VW_COL_LOOKUP, 2, 3);

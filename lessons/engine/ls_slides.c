@@ -85,6 +85,16 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             else
                 snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
             v->answer = dup_text(text);
+            /* the cell asked about: the question's access on its tensor (a cell question
+             * names one) or its focused access, when this slide shows the lesson's run */
+            uint32_t ev = qc.event;
+            if (q->kind == LS_Q_CELL && q->tensor[0])
+                ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
+            if (!st->run && (q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE &&
+                ev < S->tr.nevents && S->tr.events[ev].kind != KS_EV_WORK) {
+                v->has_answer_cell = 1;
+                v->answer_event = ev;
+            }
             ls_ctx_free(&qc);
         }
     }
