@@ -15,7 +15,8 @@ static const char *usage =
     "                   [--mode values|reads|weights|writes|visits|sectors]\n"
     "                   [--keys SCRIPT] [--size WxH] [--text-size PX] [--shot-dir DIR]\n"
     "       kscope view FILE.kst --headless --png OUT.png [same options]\n"
-    "       kscope view FILE.kst --headless --frames DIR [--every N] [--max-frames N]\n\n"
+    "       kscope view FILE.kst --headless --frames DIR [--every N] [--max-frames N]\n"
+    "       kscope view FILE.kst --gif OUT.gif [--every N] [--max-frames N] [--delay MS]\n\n"
     "Replays a trace: the input and output tensors as heatmaps, the focused work item's\n"
     "reads, writes and sample points over them, its index decomposition, the grid of\n"
     "blocks and threads, a timeline. Press H in the window for the keys.\n"
@@ -34,6 +35,9 @@ static const char *usage =
     "  --png OUT.png    write the frame (after --goto and --keys) to OUT.png\n"
     "  --frames DIR     write DIR/frame-000000.png ... one every N positions (--every,\n"
     "                   default 1) from the start, at most --max-frames (default 1000)\n"
+    "  --gif OUT.gif    the same frames as --frames, as one animated GIF that loops\n"
+    "                   (256 colours a frame; needs a build with giflib)\n"
+    "  --delay MS       how long each GIF frame shows (default 500, 10 to 60000)\n"
     "  --size WxH       window or frame size (default 1280x800, at least 640x480)\n"
     "  --text-size PX   text height in pixels per em (default: from the size, 30 at\n"
     "                   1920x1080 and in proportion below, at least 12; 8 to 96)\n"
@@ -95,6 +99,12 @@ int ks_cmd_view(int argc, char **argv)
 #define FLAG(name) ((m = ks_flag(argc, argv, &i, name, &v)) != 0)
         if (FLAG("png")) o.png = v;
         else if (FLAG("frames")) o.frames_dir = v;
+        else if (FLAG("gif")) o.gif = v;
+        else if (FLAG("delay")) {
+            int64_t ms;
+            if (ks_view_int_arg("view", "--delay", v, 10, 60000, &ms)) return KS_EXIT_ERROR;
+            o.delay_ms = (int)ms;
+        }
         else if (FLAG("every")) {
             if (count_arg("--every", v, &o.every)) return KS_EXIT_ERROR;
         } else if (FLAG("max-frames")) {
@@ -117,9 +127,10 @@ int ks_cmd_view(int argc, char **argv)
 #undef FLAG
         if (m < 0) return ks_cli_error("view", "%s needs a value", argv[i]);
     }
-    if (o.png || o.frames_dir) o.headless = 1;
-    if (o.headless && !o.png && !o.frames_dir)
+    if (o.png || o.frames_dir || o.gif) o.headless = 1;
+    if (o.headless && !o.png && !o.frames_dir && !o.gif)
         return ks_cli_error("view", "--headless needs --png OUT.png or --frames DIR");
+    if (o.frames_dir && o.gif) return ks_cli_error("view", "--frames and --gif: pick one");
     if (vw_main(&o)) return ks_cli_error("view", "%s", ks_error_message());
     return KS_EXIT_OK;
 #endif

@@ -17,6 +17,9 @@
 #include "../trace/ks_file.h"
 #include "vw_describe.h"
 #include "vw_draw.h"
+#ifdef KS_HAVE_GIF
+#include "vw_gif.h"
+#endif
 #include "vw_script.h"
 
 
@@ -28,6 +31,7 @@ void vw_options_init(vw_options *o)
     o->shot_dir = ".";
     o->width = 1280;
     o->height = 800;
+    o->delay_ms = 500;
 }
 
 typedef struct indexer {
@@ -102,25 +106,99 @@ static int make_dir(const char *dir)
     return KS_OK;
 }
 
-/* One PNG per slide, and one more with the answer shown for a slide with a question. */
+/* Where a headless sequence goes: PNG files in a folder, or frames of one GIF. */
+typedef struct frame_sink {
+    const vw_options *o;
+    SDL_Surface *surf;
+#ifdef KS_HAVE_GIF
+    vw_gif *gif;
+#endif
+} frame_sink;
+
+static int sink_open(frame_sink *k, const vw_options *o, SDL_Surface *surf)
+{
+    memset(k, 0, sizeof *k);
+    k->o = o;
+    k->surf = surf;
+    if (!o->gif) return make_dir(o->frames_dir);
+#ifdef KS_HAVE_GIF
+    return vw_gif_open(&k->gif, o->gif, surf->w, surf->h);
+#else
+    return ks_fail(KS_EINVAL, "this build has no GIF export (install giflib: apt-get install libgif-dev, and rebuild)");
+#endif
+}
+
+/* The frame on the surface: DIR/name as PNG, or the GIF's next frame. */
+static int sink_put(frame_sink *k, const char *name)
+{
+#ifdef KS_HAVE_GIF
+    if (k->gif) return vw_gif_frame(k->gif, k->surf->pixels, k->surf->pitch, k->o->delay_ms);
+#endif
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", k->o->frames_dir, name);
+    return save_png(k->surf, path);
+}
+
+/* Finishes the GIF (renamed onto its name only when every frame went in). */
+static int sink_close(frame_sink *k, int rc)
+{
+#ifdef KS_HAVE_GIF
+    if (k->gif && rc) vw_gif_abort(k->gif);
+    else if (k->gif) rc = vw_gif_close(k->gif);
+    k->gif = NULL;
+#endif
+    return rc;
+}
+
+/* One frame per slide, and one more with the answer shown for a slide with a question. */
 static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L,
                         SDL_Renderer *r, SDL_Surface *surf)
 {
-    int rc = make_dir(o->frames_dir), n = 0;
-    for (int k = 0; k < o->nslides && !rc; ++k) {
+    frame_sink k;
+    int rc = sink_open(&k, o, surf), n = 0;
+    for (int i = 0; i < o->nslides && !rc; ++i) {
         for (int reveal = 0; reveal < 2 && !rc; ++reveal) {
-            char path[4200];
-            if (reveal && !o->slides[k].question) break;
-            vw_story_show(s, k);
+            char name[64];
+            if (reveal && !o->slides[i].question) break;
+            vw_story_show(s, i);
             s->reveal = reveal;
             vw_draw_frame(d, s, L, 1000);
             SDL_RenderPresent(r);
-            snprintf(path, sizeof path, "%s/step-%02d%s.png", o->frames_dir, k + 1, reveal ? "-answer" : "");
-            rc = save_png(surf, path);
+            snprintf(name, sizeof name, "step-%02d%s.png", i + 1, reveal ? "-answer" : "");
+            rc = sink_put(&k, name);
             n++;
         }
     }
-    if (!rc) printf("%d slides in %s (step-01.png ...)\n", n, o->frames_dir);
+    rc = sink_close(&k, rc);
+    if (!rc && o->gif) printf("%s: %d slides, %d ms each\n", o->gif, n, o->delay_ms);
+    else if (!rc) printf("%d slides in %s (step-01.png ...)\n", n, o->frames_dir);
+    return rc;
+}
+
+/* One frame every o->every positions from the current one, at most o->max_frames. */
+static int sequence_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L,
+                           SDL_Renderer *r, SDL_Surface *surf)
+{
+    frame_sink sink;
+    int rc = sink_open(&sink, o, surf);
+    uint64_t n = vw_state_len(s), start = s->pos, total = 0, k = 0;
+    for (uint64_t p = start; p < n && total < o->max_frames; total++)
+        p = p + o->every > p ? p + o->every : n; /* count frames without overflow */
+    for (uint64_t p = start; p < n && k < total && !rc; ++k, p += o->every) {
+        char name[64];
+        vw_action seek = {.kind = VW_ACT_SEEK, .a = (int64_t)p, .b = 0};
+        vw_apply(s, L, &seek);
+        vw_draw_frame(d, s, L, 1000);
+        SDL_RenderPresent(r);
+        snprintf(name, sizeof name, "frame-%06llu.png", (unsigned long long)k);
+        if ((rc = sink_put(&sink, name))) break;
+        if (k % 100 == 99) fprintf(stderr, "kscope: view: %llu of %llu frames\n",
+                                   (unsigned long long)k + 1, (unsigned long long)total);
+    }
+    rc = sink_close(&sink, rc);
+    const char *more = n > start && (n - start + o->every - 1) / o->every > total ? " - stopped at --max-frames" : "";
+    if (!rc && o->gif) printf("%s: %llu frames, %d ms each%s\n", o->gif, (unsigned long long)k, o->delay_ms, more);
+    else if (!rc) printf("%llu frames in %s (frame-000000.png ...)%s\n", (unsigned long long)k, o->frames_dir, more);
     return rc;
 }
 
@@ -151,28 +229,8 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
         SDL_RenderPresent(r);
         if (!(rc = save_png(surf, o->png))) printf("%s\n", o->png);
     }
-    if (o->frames_dir && !rc && o->nslides) {
-        rc = story_frames(o, &s, &d, &L, r, surf);
-    } else if (o->frames_dir && !rc) {
-        if ((rc = make_dir(o->frames_dir))) goto out_draw;
-        uint64_t n = vw_state_len(&s), start = s.pos, total = 0;
-        for (uint64_t p = start; p < n && total < o->max_frames; total++)
-            p = p + o->every > p ? p + o->every : n; /* count frames without overflow */
-        uint64_t k = 0;
-        for (uint64_t p = start; p < n && k < total; ++k, p += o->every) {
-            char path[4200];
-            vw_action seek = {.kind = VW_ACT_SEEK, .a = (int64_t)p, .b = 0};
-            vw_apply(&s, &L, &seek);
-            vw_draw_frame(&d, &s, &L, 1000);
-            SDL_RenderPresent(r);
-            snprintf(path, sizeof path, "%s/frame-%06llu.png", o->frames_dir, (unsigned long long)k);
-            if ((rc = save_png(surf, path))) break;
-            if (k % 100 == 99) fprintf(stderr, "kscope: view: %llu of %llu frames\n",
-                                       (unsigned long long)k + 1, (unsigned long long)total);
-        }
-        if (!rc) printf("%llu frames in %s (frame-000000.png ...)%s\n", (unsigned long long)k, o->frames_dir,
-                        n > start && (n - start + o->every - 1) / o->every > total ? " - stopped at --max-frames" : "");
-    }
+    if ((o->frames_dir || o->gif) && !rc)
+        rc = o->nslides ? story_frames(o, &s, &d, &L, r, surf) : sequence_frames(o, &s, &d, &L, r, surf);
 out_draw:
     vw_draw_free(&d);
 out_renderer:
