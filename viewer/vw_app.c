@@ -295,14 +295,28 @@ static void translate(const SDL_Event *ev, vw_state *s, const vw_layout *L, int 
             a.a = ev->button.x;
             a.b = ev->button.y;
             *dragging = vw_rect_contains(L->timeline, ev->button.x, ev->button.y);
+        } else if (ev->button.button == SDL_BUTTON_RIGHT || ev->button.button == SDL_BUTTON_MIDDLE) {
+            /* a right (or middle) drag on a heatmap pans it: *dragging 2 + panel */
+            for (int p = 0; p < 2; ++p)
+                if (vw_rect_contains(p ? L->output : L->input, ev->button.x, ev->button.y)) *dragging = 2 + p;
         }
         break;
     case SDL_MOUSEBUTTONUP: *dragging = 0; break;
     case SDL_MOUSEMOTION:
+        if (*dragging >= 2) {
+            a = (vw_action){.kind = VW_ACT_PAN, .a = ev->motion.xrel, .b = ev->motion.yrel, .c = *dragging};
+            break;
+        }
         a.kind = *dragging ? VW_ACT_SEEK : VW_ACT_HOVER;
         a.a = *dragging ? (int64_t)vw_timeline_pos(L->timeline, vw_state_len(s), ev->motion.x) : ev->motion.x;
         a.b = ev->motion.y;
         break;
+    case SDL_MOUSEWHEEL: { /* zoom the panel under the pointer around the pointer */
+        int mx, my;
+        SDL_GetMouseState(&mx, &my);
+        if (ev->wheel.y) a = (vw_action){.kind = VW_ACT_ZOOM, .a = ev->wheel.y > 0 ? 1 : -1, .b = mx, .c = my};
+        break;
+    }
     default: break;
     }
     if (a.kind != VW_ACT_NONE) vw_apply(s, L, &a);

@@ -329,6 +329,10 @@ const char *const *vw_help_lines(void)
         "click a cell     who read it (input) or wrote it (output); N / Shift+N cycle",
         "click timeline   scrub         S or F12  screenshot (PNG)",
         "H or F1          this help     Esc  close / quit     Q  quit",
+        "Z X  wheel       zoom in / out (the wheel: around the pointer)",
+        "Shift+arrows     pan, or drag with the right button    R  automatic view again",
+        "V                auto-zoom to the focused item's cells on / off (small cells)",
+        "I                pictures (1 or 3 channel inputs in [0, 1]) as grey / RGB, or colormap",
         "PageDown/PageUp  lessons: next / previous slide    A  show the answer",
         NULL,
     };

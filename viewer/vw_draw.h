@@ -21,6 +21,10 @@ typedef struct vw_heat_cache {
                        value stays apart from the background */
     int64_t empty;  /* empty cells of the plane (negative integers, vw_cell_empty) */
     vw_rect area;
+    int64_t wy0, wy1, wx0, wx1; /* the cells in view: the texture covers these */
+    double cell;
+    int pictures;   /* the state's picture switch it was built with */
+    int picture;    /* 1 or 3: drawn as a grey or RGB picture, not through the ramp */
 } vw_heat_cache;
 
 typedef struct vw_grid_cache {

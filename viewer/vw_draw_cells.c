@@ -26,8 +26,7 @@ static uint32_t ink_on(uint32_t bg)
     return lum > 128 ? 0x101010 : 0xF4F4F4;
 }
 
-/* The cells of the plane that lie (partly) inside area: [*y0, *y1) x [*x0, *x1). */
-static void visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1)
+void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1)
 {
     const double c = m->cell > 0 ? m->cell : 1;
     double a = floor((area.y - m->oy) / c), b = ceil((area.y + area.h - m->oy) / c);
@@ -50,7 +49,7 @@ void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_
     const int64_t base = plane * pd.h * pd.w;
     const vw_mode mode = (vw_mode)c->mode;
     int64_t y0, y1, x0, x1;
-    visible_cells(m, area, &y0, &y1, &x0, &x1);
+    vw_visible_cells(m, area, &y0, &y1, &x0, &x1);
     if ((y1 - y0) * (x1 - x0) > 20000) return;
     char buf[48];
     /* one rule for the plane: numbers everywhere or nowhere, so none is missing */
@@ -68,7 +67,7 @@ void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_
             const double v = vw_heat_value(s, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
             vw_format_value(buf, sizeof buf, v);
-            const uint32_t bg = vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_heat_t(mode, v, c->lo, c->hi));
+            const uint32_t bg = vw_heat_colour(c, v);
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * d->font.advance;
             vw_text(&d->font, d->r, r.x + (r.w - w) / 2, r.y + (r.h - d->font.line) / 2, ink_on(bg), 0, buf);

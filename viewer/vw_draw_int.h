@@ -65,6 +65,10 @@ void vw_draw_arrow(SDL_Renderer *r, int x0, int y0, int x1, int y1, uint32_t col
 /* The region points among b[0..n) on the panel's tensor and plane (vw_draw_points.c). */
 void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n);
 
+/* The cells of m's plane that lie (partly) inside area: [*y0, *y1) x [*x0, *x1). */
+void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1);
+/* The colour a heatmap built into cache c gives value v: the ramp, or grey (a picture). */
+uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
 /* A value as the cells, legends and weight labels print it: the lessons' exact shortest
  * form (ls_format_value: 10.125, 6.375; others to 4 significant digits). */
 void vw_format_value(char *buf, size_t n, double v);

@@ -51,12 +51,18 @@ typedef enum vw_action_kind {
     VW_ACT_REVEAL,    /* show / hide the slide's answer */
     VW_ACT_BARS,      /* one-row planes (1-D tensors) as bars over their cells, or not */
     VW_ACT_STRIP,     /* the warp strip (the focused request's lanes and sectors) on / off */
-    VW_ACT_GANTT      /* the schedule chart in place of the grid, or back (traces with a schedule) */
+    VW_ACT_GANTT,     /* the schedule chart in place of the grid, or back (traces with a schedule) */
+    VW_ACT_ZOOM,      /* a: +1 in / -1 out; b, c: at window point (b, c), or -1: both panels' middles */
+    VW_ACT_PAN,       /* a, b: move; c: the panel (-1 both); quarters (keys) when `c` < 2, else
+                         pixels the content follows (a drag; panel c - 2) */
+    VW_ACT_VIEW_RESET,/* both panels back to automatic: the whole plane, or the focus */
+    VW_ACT_AUTOZOOM,  /* automatic views zoom to the focused item's accesses, or show the plane */
+    VW_ACT_PICTURE    /* pictures (1 or 3 channel inputs in [0, 1]) as grey / RGB, or colormapped */
 } vw_action_kind;
 
 typedef struct vw_action {
     vw_action_kind kind;
-    int64_t a, b;
+    int64_t a, b, c;
 } vw_action;
 
 /* A plane of one row (a 1-D tensor such as a per-offset pair count) with at most this many
@@ -66,6 +72,9 @@ typedef struct vw_action {
 typedef struct vw_panel {
     int tensor;    /* -1: none */
     int64_t plane;
+    /* the user's view (vw_view.c): zoom > 0 magnifies the whole-plane view that many
+     * times around plane point (cy, cx); 0: automatic (the plane, or the focus) */
+    double zoom, cy, cx;
 } vw_panel;
 
 typedef struct vw_state {
@@ -83,6 +92,8 @@ typedef struct vw_state {
     int bars; /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
     int strip; /* the warp strip under the decomposition panel (default off; W) */
     int gantt; /* the schedule chart replaces the grid panel (default off; C) */
+    int autozoom; /* small cells zoom to the focused item's accesses (default on; V) */
+    int picture;  /* picture tensors drawn as themselves, grey or RGB (default on; I) */
     vw_gantt sched; /* the chart's rows and bars, built at the first C */
     vw_lookup look;
     int help, quit, want_shot;
@@ -151,7 +162,19 @@ int vw_key_action(const char *key, int shift, vw_action *a);
 /* The schedule chart's plot in layout L (inside the grid panel). */
 vw_rect vw_gantt_area(const vw_layout *L);
 
-/* The heatmap mapping of a panel (0 input, 1 output) in layout L. */
+/* The heatmap mapping of a panel (0 input, 1 output) in layout L: the whole plane, the
+ * user's zoom and pan, or with small cells the focused item's accesses (vw_view.c). */
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel);
+/* Where a panel's plane goes: the panel less its header line. */
+vw_rect vw_panel_map_area(const vw_layout *L, int panel);
+/* The bounding box, in cells, of the focused item's reads, writes, samples (their
+ * corners) and regions on the panel's tensor and plane; 0 when it has none there. */
+int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1);
+/* Zoom in (dir > 0) or out around window point (px, py) on the panel under it, or both
+ * panels around their middles when px, py < 0; pan panel (-1: both) by quarters of the
+ * panel (keys) or by pixels (a drag); back to the automatic views. */
+void vw_view_zoom(vw_state *s, const vw_layout *L, int dir, int px, int py);
+void vw_view_pan(vw_state *s, const vw_layout *L, int panel, double dx, double dy, int quarters);
+void vw_view_reset(vw_state *s);
 
 #endif
