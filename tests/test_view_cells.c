@@ -236,6 +236,49 @@ START_TEST(labels_fan_out_and_report_when_there_is_no_room)
 }
 END_TEST
 
+/* patchify's output item has one sample: with the work item in focus (no tap named) its
+ * corners and weights are drawn as if the sample were focused; with two samples not */
+START_TEST(a_lone_sample_shows_its_corners_when_its_item_is_focused)
+{
+    static const float w[4] = {0.375f, 0.375f, 0.125f, 0.125f};
+    for (int n = 1; n <= 2; ++n) {
+        tu_sample_trace_init(&st, 1, 4, 6);
+        tu_sample_add(&st, 0, 1.25f, 2.5f, TU_CORNERS_ALL, w);
+        if (n == 2) tu_sample_add(&st, 0, 2.25f, 3.5f, TU_CORNERS_ALL, w);
+        open_trace();
+        ck_assert_int_eq(st.tr.events[vw_state_event(&s)].kind, KS_EV_WORK);
+        draw();
+        const int green = count_colour(VW_COL_VALID);
+        if (n == 1) ck_assert_int_gt(green, 4 * 20); /* four corner squares, lines, labels */
+        else ck_assert_int_eq(green, 0);
+        close_trace();
+    }
+}
+END_TEST
+
+/* a slide's panel shows the plane of its focused event when that lies on the panel's
+ * tensor, not the item's first plane there (lesson 04's channel-1 weights) */
+START_TEST(a_slide_shows_the_plane_of_its_focused_event)
+{
+    static const float w[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+    tu_sample_trace_init(&st, 3, 4, 6);
+    tu_sample_add(&st, 0, 1.25f, 2.5f, TU_CORNERS_ALL, w);
+    tu_sample_add(&st, 2, 2.25f, 3.5f, TU_CORNERS_ALL, w);
+    open_trace();
+    vw_slide sl;
+    memset(&sl, 0, sizeof sl);
+    sl.title = "Step 1 of 1";
+    sl.text = "the second sample";
+    sl.event = 2, sl.look_tensor = -1, sl.panel[0] = 0, sl.panel[1] = -1, sl.mode = -1;
+    vw_story_set(&s, &sl, 1);
+    ck_assert_int_eq(s.panel[0].plane, 2);
+    sl.event = 1;
+    vw_story_show(&s, 0);
+    ck_assert_int_eq(s.panel[0].plane, 0);
+    close_trace();
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("view_cells");
@@ -246,6 +289,8 @@ int main(void)
     tcase_add_test(tc, the_answer_cell_is_highlighted_once_revealed);
     tcase_add_test(tc, weight_labels_never_overlap);
     tcase_add_test(tc, labels_fan_out_and_report_when_there_is_no_room);
+    tcase_add_test(tc, a_lone_sample_shows_its_corners_when_its_item_is_focused);
+    tcase_add_test(tc, a_slide_shows_the_plane_of_its_focused_event);
     suite_add_tcase(su, tc);
     return tu_run_suite(su, CK_FORK);
 }

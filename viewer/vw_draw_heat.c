@@ -369,6 +369,20 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
     vw_draw_points(d, m, s, panel, b, n);
 }
 
+/* The item's one sample event, or NULL when it has none or several. */
+static const ks_event *lone_sample(const vw_state *s, uint32_t it)
+{
+    const vw_item *item = &s->idx->items[it];
+    const ks_event *one = NULL;
+    for (uint32_t k = 0; k < item->count; ++k) {
+        const ks_event *e = &s->tr->events[s->idx->by_item[item->first + k]];
+        if (e->kind != KS_EV_SAMPLE) continue;
+        if (one) return NULL;
+        one = e;
+    }
+    return one;
+}
+
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (s->panel[panel].tensor < 0) return;
@@ -396,6 +410,12 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
     vw_draw_answer_cell(d, s, &m, panel); /* under the focused event and its weight labels */
     if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it, clip);
     if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it, clip);
+    else if (f && f->kind == KS_EV_WORK && it != VW_NONE) {
+        /* the work item as a whole is in focus: a lone sample (patchify's output, one
+         * RoIAlign sample) shows its corners and weights as if focused */
+        const ks_event *one = lone_sample(s, it);
+        if (one && on_panel(s, panel, one)) draw_event(d, &m, one, 1, s, it, clip);
+    }
     const vw_lookup *lk = &s->look;
     if (lk->tensor == s->panel[panel].tensor && lk->plane == s->panel[panel].plane)
         vw_outline(d->r, visible(vw_heatmap_cell(&m, lk->y, lk->x)), VW_COL_LOOKUP, 2, 3);

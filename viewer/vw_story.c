@@ -30,13 +30,17 @@ void vw_story_show(vw_state *s, int k)
         }
     if (sl->mode >= 0 && sl->mode < VW_NMODES) s->mode = (vw_mode)sl->mode;
     vw_focus_event(s, sl->event);
-    /* show the planes the focused event touches on the chosen panels */
-    uint32_t it = vw_state_item(s);
+    /* show the planes the focused event touches on the chosen panels: the focused event's
+     * own plane where it lies on the panel's tensor (lesson 04's channel-1 tap shows
+     * weight[1, 1], not the item's first weight plane), else the item's first access there */
+    uint32_t it = vw_state_item(s), ev = vw_state_event(s);
     if (it != VW_NONE && !s->follow) {
         const vw_item *item = &s->idx->items[it];
         for (int p = 0; p < 2; ++p)
-            for (uint32_t j = 0; j < item->count; ++j) {
-                const ks_event *e = &s->tr->events[s->idx->by_item[item->first + j]];
+            for (uint32_t j = 0; j <= item->count; ++j) {
+                const uint32_t id = j ? s->idx->by_item[item->first + j - 1] : ev;
+                if (id == VW_NONE) continue;
+                const ks_event *e = &s->tr->events[id];
                 if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) &&
                     e->tensor == s->panel[p].tensor) {
                     s->panel[p].plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;

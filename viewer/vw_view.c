@@ -33,11 +33,12 @@ static double base_cell(vw_rect a, int64_t rows, int64_t cols, int margin, int *
     const double h = (double)(rows + 2 * margin), w = (double)(cols + 2 * margin);
     const double fit = fmin(a.w / w, a.h / h);
     *whole = 1;
-    if (fit * h < a.h / 3.0) {
+    /* a one-row (one-column) plane keeps its strip: its bars show it whole */
+    if (fit * h < a.h / 3.0 && rows > 1) {
         *whole = 0;
         return fmax(fit, fmin(a.h / h, a.w / (double)MIN_SHORT));
     }
-    if (fit * w < a.w / 3.0) {
+    if (fit * w < a.w / 3.0 && cols > 1) {
         *whole = 0;
         return fmax(fit, fmin(a.w / w, a.h / (double)MIN_SHORT));
     }
