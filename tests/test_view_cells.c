@@ -154,12 +154,12 @@ START_TEST(the_answer_cell_is_highlighted_once_revealed)
     draw();
     const vw_heatmap m = vw_panel_map(&s, &f.L, 0);
     const vw_rect r = vw_heatmap_cell(&m, 2, 3), other = vw_heatmap_cell(&m, 1, 1);
-    /* the outline: 4 px from 2 to 5 px outside the cell, on all four sides */
-    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w / 2, r.y - 3), VW_COL_ANSWER);
-    ck_assert_uint_eq(vf_pixel(f.surf, r.x - 3, r.y + r.h / 2), VW_COL_ANSWER);
-    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w + 2, r.y + r.h / 2), VW_COL_ANSWER);
-    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w / 2, r.y + r.h + 2), VW_COL_ANSWER);
-    ck_assert_uint_ne(vf_pixel(f.surf, other.x + other.w / 2, other.y - 3), VW_COL_ANSWER);
+    /* the outline: 4 px from 4 to 7 px outside the cell, on all four sides */
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w / 2, r.y - 5), VW_COL_ANSWER);
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x - 5, r.y + r.h / 2), VW_COL_ANSWER);
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w + 4, r.y + r.h / 2), VW_COL_ANSWER);
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w / 2, r.y + r.h + 4), VW_COL_ANSWER);
+    ck_assert_uint_ne(vf_pixel(f.surf, other.x + other.w / 2, other.y - 5), VW_COL_ANSWER);
     ck_assert_int_gt(count_colour(VW_COL_ANSWER), 4 * r.w);
     close_trace();
 }

@@ -148,6 +148,41 @@ START_TEST(long_title_wraps_inside_the_window_at_1024x768)
 }
 END_TEST
 
+static int count_colour(SDL_Surface *img, uint32_t col)
+{
+    int n = 0;
+    for (int y = 0; y < img->h; ++y)
+        for (int x = 0; x < img->w; ++x) n += vf_pixel(img, x, y) == col;
+    return n;
+}
+
+/* lesson 03's answer slides outline the cell each question asks about in lime; the slide
+ * with the question (before A) shows no lime */
+START_TEST(answer_slides_outline_the_asked_cell)
+{
+    char cmd[1024], png[400];
+    make_dir();
+    snprintf(cmd, sizeof cmd, "KSCOPE_LESSONS=%s/lessons %s lesson 03 --frames %s/f > /dev/null", KS_SOURCE_DIR,
+             KS_CLI, dir);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    int outlined = 0;
+    for (int k = 1; k <= 10; ++k) {
+        snprintf(png, sizeof png, "%s/f/step-%02d-answer.png", dir, k);
+        if (access(png, F_OK) != 0) continue;
+        SDL_Surface *a = vf_load(png);
+        snprintf(png, sizeof png, "%s/f/step-%02d.png", dir, k);
+        SDL_Surface *q = vf_load(png);
+        ck_assert(a && q);
+        ck_assert_int_eq(count_colour(q, VW_COL_ANSWER), 0);
+        outlined += count_colour(a, VW_COL_ANSWER) > 4 * 4 * 20; /* four sides, 4 px, 20+ px long */
+        SDL_FreeSurface(a);
+        SDL_FreeSurface(q);
+    }
+    ck_assert_int_ge(outlined, 1); /* the cell question (the others ask about a work item as a whole) */
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -155,6 +190,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, slide_text_height_follows_the_frame);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
+    tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

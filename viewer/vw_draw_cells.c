@@ -93,8 +93,10 @@ void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
     vw_rect r = vw_heatmap_cell(m, y, x);
     if (r.w < 9) r.x -= (9 - r.w) / 2, r.w = 9;
     if (r.h < 9) r.y -= (9 - r.h) / 2, r.h = 9;
-    vw_outline(d->r, r, 0x000000, 1, 6); /* a dark edge: the lime shows on pale cells too */
-    vw_outline(d->r, r, VW_COL_ANSWER, 4, 5);
+    /* 4 px of lime from 4 to 7 px outside the cell, clear of the lookup's pink (2 to 3 px)
+     * and the item's outlines (inside the cell); a dark edge so it shows on pale cells */
+    vw_outline(d->r, r, 0x000000, 1, 8);
+    vw_outline(d->r, r, VW_COL_ANSWER, 4, 7);
 }
 
 int vw_sample_weight_labels(const ks_event *e, const vw_heatmap *m, int advance, int line, vw_rect bounds,
