@@ -21,8 +21,7 @@ static void open_trace(void)
 
 static void draw(void)
 {
-    vw_draw_frame(&f.d, &s, &f.L, 1000);
-    SDL_RenderPresent(f.r);
+    vf_draw(&f, &s);
 }
 
 static void close_trace(void)
@@ -48,7 +47,7 @@ static int ink_span(vw_rect r, uint32_t fill, int line)
     const int y0 = r.y + (r.h - line) / 2;
     for (int x = r.x + 1; x < r.x + r.w - 1; ++x)
         for (int y = y0; y < y0 + line; ++y)
-            if (vf_pixel(f.surf, x, y) != fill) {
+            if (vf_at(f.surf, x, y) != fill) {
                 if (first < 0) first = x;
                 last = x;
                 break;
@@ -121,12 +120,18 @@ START_TEST(an_all_zero_plane_is_drawn_in_the_zero_colour)
 }
 END_TEST
 
+/* A slide focusing `event`, keeping panels, mode and lookup. */
+static void plain_slide(vw_slide *sl, uint32_t event, char *text)
+{
+    memset(sl, 0, sizeof *sl);
+    sl->title = "Step 1 of 1";
+    sl->text = text;
+    sl->event = event, sl->look_tensor = -1, sl->panel[0] = sl->panel[1] = -1, sl->mode = -1;
+}
+
 static int count_colour(uint32_t col)
 {
-    int n = 0;
-    for (int y = 0; y < f.surf->h; ++y)
-        for (int x = 0; x < f.surf->w; ++x) n += vf_pixel(f.surf, x, y) == col;
-    return n;
+    return vf_count_colour(f.surf, col);
 }
 
 START_TEST(the_answer_cell_is_highlighted_once_revealed)
@@ -137,12 +142,9 @@ START_TEST(the_answer_cell_is_highlighted_once_revealed)
     tu_sample_add(&st, 0, 1.75f, 3.25f, TU_CORNERS_ALL, w);
     open_trace();
     vw_slide sl;
-    memset(&sl, 0, sizeof sl);
-    sl.title = "Step 1 of 1: a sample";
-    sl.text = "Where does the second sample land?";
+    plain_slide(&sl, 1, "Where does the second sample land?");
     sl.question = "Question: which cell is nearest the sample? (y, x)";
     sl.answer = "Answer: 2, 3.";
-    sl.event = 1, sl.look_tensor = -1, sl.panel[0] = sl.panel[1] = -1, sl.mode = -1;
     sl.has_answer_cell = 1, sl.answer_event = 2; /* (1.75, 3.25) rounds to cell (2, 3) */
     vw_story_set(&s, &sl, 1);
     vw_layout_for_state(&f.L, &s, f.d.font.advance, f.d.font.line, 1280, 800);
@@ -266,10 +268,8 @@ START_TEST(a_slide_shows_the_plane_of_its_focused_event)
     tu_sample_add(&st, 2, 2.25f, 3.5f, TU_CORNERS_ALL, w);
     open_trace();
     vw_slide sl;
-    memset(&sl, 0, sizeof sl);
-    sl.title = "Step 1 of 1";
-    sl.text = "the second sample";
-    sl.event = 2, sl.look_tensor = -1, sl.panel[0] = 0, sl.panel[1] = -1, sl.mode = -1;
+    plain_slide(&sl, 2, "the second sample");
+    sl.panel[0] = 0;
     vw_story_set(&s, &sl, 1);
     ck_assert_int_eq(s.panel[0].plane, 2);
     sl.event = 1;

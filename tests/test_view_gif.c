@@ -3,8 +3,6 @@
  * delay, the loop, and its pixels against the PNG the same command renders for that
  * frame (within palette error); bad paths refused with one line and nothing left. */
 #include <gif_lib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "view_fixture.h"
 
@@ -12,17 +10,14 @@ static char dir[64], path[256];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ks_gif_%d", (int)getpid());
-    mkdir(dir, 0777);
+    vf_tmpdir(dir, sizeof dir, "ks_gif");
     snprintf(path, sizeof path, "%s/t.kst", dir);
     vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    vf_sh(cmd);
+    vf_rmdir(dir);
 }
 
 typedef struct decoded {
@@ -79,7 +74,7 @@ static void same_as_png(const decoded *d, const char *png)
     int worst = 0;
     for (int y = 0; y < img->h; ++y)
         for (int x = 0; x < img->w; ++x) {
-            const uint32_t a = vf_pixel(img, x, y), b = d->canvas[(size_t)y * img->w + x];
+            const uint32_t a = vf_at(img, x, y), b = d->canvas[(size_t)y * img->w + x];
             int e = 0;
             for (int sh = 0; sh <= 16; sh += 8) {
                 const int dc = abs((int)(a >> sh & 255) - (int)(b >> sh & 255));

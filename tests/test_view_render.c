@@ -15,17 +15,14 @@ static char path[256];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ks_view_%d", (int)getpid());
-    mkdir(dir, 0777);
+    vf_tmpdir(dir, sizeof dir, "ks_view");
     snprintf(path, sizeof path, "%s/t.kst", dir);
     vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    vf_sh(cmd);
+    vf_rmdir(dir);
 }
 
 /* Opens path and renders the frame after `spec` and `steps` single-event steps. */
@@ -308,7 +305,7 @@ START_TEST(lesson_frames_are_slides_of_every_step)
     int differ_in_band = 0, differ_above = 0;
     for (int y = 0; y < 960; ++y)
         for (int x = 0; x < 1280; ++x)
-            if (vf_pixel(q, x, y) != vf_pixel(a, x, y)) {
+            if (vf_at(q, x, y) != vf_at(a, x, y)) {
                 if (y >= L.story.y - 20) differ_in_band++;
                 else differ_above++;
             }

@@ -1,9 +1,11 @@
 /* Projector-grade slides, checked by their pixels: text as tall as the frame asks for
- * (measured ink of a rendered line), titles that wrap instead of being cut at 1024x768. */
+ * (measured ink of a rendered line), titles that wrap instead of being cut at 1024x768,
+ * the asked cell outlined on answer slides. Lessons render in process (ls_slides_make),
+ * as kscope lesson --frames does, without writing PNGs. */
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "../lessons/engine/ls_lesson.h"
+#include "../lessons/engine/ls_slides.h"
 #include "../viewer/vw_describe.h"
 #include "view_fixture.h"
 
@@ -11,15 +13,12 @@ static char dir[64];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ks_slides_%d", (int)getpid());
-    mkdir(dir, 0777);
+    vf_tmpdir(dir, sizeof dir, "ks_slides");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    vf_sh(cmd);
+    vf_rmdir(dir);
 }
 
 /* The rows of the narration band: the two rows whose middle half is all outline colour. */
@@ -28,7 +27,7 @@ static int band_rows(SDL_Surface *s, int *top, int *bottom)
     int n = 0;
     for (int y = 0; y < s->h; ++y) {
         int all = 1;
-        for (int x = s->w / 4; x < 3 * s->w / 4 && all; ++x) all = vf_pixel(s, x, y) == VW_COL_HEAD;
+        for (int x = s->w / 4; x < 3 * s->w / 4 && all; ++x) all = vf_at(s, x, y) == VW_COL_HEAD;
         if (all) {
             if (!n++) *top = y;
             *bottom = y;
@@ -37,48 +36,103 @@ static int band_rows(SDL_Surface *s, int *top, int *bottom)
     return n >= 2;
 }
 
-/* Height in pixels of the first line of text inside the band: the run of rows, from the
- * first row with a glyph pixel (anything but the band's fill), to the next empty row. */
-static int first_line_ink(SDL_Surface *s, int top, int bottom)
+/* Height in pixels of the first line of text in rows (top, bottom): the run of rows,
+ * from the first row with a glyph pixel (anything but the fill at (x0, top + 2)), to the
+ * next empty row. */
+static int first_line_ink(SDL_Surface *s, int top, int bottom, int x0)
 {
-    const uint32_t bg = vf_pixel(s, s->w / 2, top + 2);
+    const uint32_t bg = vf_pixel(s, x0, top + 2);
     int first = -1;
     for (int y = top + 1; y < bottom; ++y) {
         int ink = 0;
-        for (int x = 12; x < s->w / 2 && !ink; ++x) ink = vf_pixel(s, x, y) != bg;
+        for (int x = 12; x < s->w / 2 && !ink; ++x) ink = vf_at(s, x, y) != bg;
         if (ink && first < 0) first = y;
         if (!ink && first >= 0) return y - first;
     }
     return -1;
 }
 
-static int lesson_ink(const char *size, const char *extra)
+/* A lesson's slides in process (what kscope lesson --frames renders, without PNGs). */
+static ls_lesson les;
+static ls_session ses;
+static vw_slide *slides;
+static int nslides;
+
+static void open_lesson(const char *name)
 {
-    char cmd[1024], png[400];
-    snprintf(cmd, sizeof cmd, "KSCOPE_LESSONS=%s/lessons %s lesson 02 --frames %s/f --size %s %s > /dev/null",
-             KS_SOURCE_DIR, KS_CLI, dir, size, extra);
+    char lpath[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find(name, lpath, sizeof lpath), 0);
+    ls_report rep = {.out = stderr, .file = lpath, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&les, lpath, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&ses, &les, &rep), 0);
+    nslides = ls_slides_make(&ses, &slides);
+    ck_assert_int_eq(nslides, les.nsteps);
+}
+
+static void close_lesson(void)
+{
+    ls_slides_free(slides, nslides);
+    ls_session_close(&ses);
+    ls_free(&les);
+}
+
+/* Slide k (its answer shown when reveal) drawn into f, a w x h frame with text px high. */
+static void draw_slide(vf_frame *f, vw_state *st, int w, int h, int px, int k, int reveal)
+{
+    vf_open_text(f, w, h, px);
+    vw_state_init(st, &ses.tr, &ses.idx);
+    ck_assert_int_eq(vw_set_order(st, "thread"), KS_OK);
+    vw_story_set(st, slides, nslides);
+    vw_story_show(st, k);
+    st->reveal = reveal;
+    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
+    vf_draw(f, st);
+}
+
+static int slide_ink(int w, int h)
+{
+    vf_frame f;
+    vw_state st;
+    draw_slide(&f, &st, w, h, vw_text_px(w, h), 0, 0);
+    int top = 0, bottom = 0;
+    ck_assert(band_rows(f.surf, &top, &bottom));
+    const int ink = first_line_ink(f.surf, top, bottom, w / 2);
+    vw_state_free(&st);
+    vf_close(&f);
+    return ink;
+}
+
+/* The title bar's first text line through the CLI, with `extra` options. */
+static int cli_title_ink(const char *extra)
+{
+    char cmd[1024], png[300], kst[300];
+    snprintf(kst, sizeof kst, "%s/t.kst", dir);
+    snprintf(png, sizeof png, "%s/t.png", dir);
+    vf_write_trace(kst, "im2col", vf_small(), ks_filter_all(), 0);
+    snprintf(cmd, sizeof cmd, "%s view %s --size 1920x1080 %s --png %s > /dev/null", KS_CLI, kst, extra, png);
     ck_assert_int_eq(vf_sh(cmd), 0);
-    snprintf(png, sizeof png, "%s/f/step-01.png", dir);
     SDL_Surface *img = vf_load(png);
     ck_assert_ptr_nonnull(img);
-    int top = 0, bottom = 0;
-    ck_assert(band_rows(img, &top, &bottom));
-    const int ink = first_line_ink(img, top, bottom);
+    const int ink = first_line_ink(img, -1, 60, 1900);
     SDL_FreeSurface(img);
     return ink;
 }
 
 /* at 1920x1080 a slide's text is at least 28 px from cap to descender (readable from the
- * back of a room); --text-size sets it; a 1024x768 slide gets smaller text */
+ * back of a room); a 1024x768 slide gets smaller text; --text-size sets it */
 START_TEST(slide_text_height_follows_the_frame)
 {
-    make_dir();
-    const int big = lesson_ink("1920x1080", "");
+    open_lesson("02");
+    const int big = slide_ink(1920, 1080);
     ck_assert_msg(big >= 28 && big <= 40, "text line %d px high at 1920x1080", big);
-    const int set = lesson_ink("1920x1080", "--text-size 16");
-    ck_assert_msg(set >= 14 && set <= 20, "text line %d px high with --text-size 16", set);
-    const int small = lesson_ink("1024x768", "");
+    const int small = slide_ink(1024, 768);
     ck_assert_msg(small >= 14 && small < big, "text line %d px high at 1024x768", small);
+    close_lesson();
+    make_dir();
+    const int dflt = cli_title_ink(""), set = cli_title_ink("--text-size 16");
+    ck_assert_msg(dflt >= 28 && dflt <= 40, "title %d px high by default at 1920x1080", dflt);
+    ck_assert_msg(set >= 14 && set <= 21, "title %d px high with --text-size 16", set);
     remove_dir();
 }
 END_TEST
@@ -132,7 +186,7 @@ START_TEST(long_title_wraps_inside_the_window_at_1024x768)
         int ink = 0;
         for (int y = f.L.title.y + 3 + i * f.d.font.line; y < f.L.title.y + 3 + (i + 1) * f.d.font.line; ++y)
             for (int x = 0; x < 1024; ++x) {
-                if (vf_pixel(f.surf, x, y) != VW_COL_TEXT) continue;
+                if (vf_at(f.surf, x, y) != VW_COL_TEXT) continue;
                 ink++;
                 ck_assert_int_lt(x, f.L.title.w - 6);
             }
@@ -148,38 +202,30 @@ START_TEST(long_title_wraps_inside_the_window_at_1024x768)
 }
 END_TEST
 
-static int count_colour(SDL_Surface *img, uint32_t col)
-{
-    int n = 0;
-    for (int y = 0; y < img->h; ++y)
-        for (int x = 0; x < img->w; ++x) n += vf_pixel(img, x, y) == col;
-    return n;
-}
-
-/* lesson 03's answer slides outline the cell each question asks about in lime; the slide
+/* lesson 03's answer slides outline the cell a question asks about in lime; the slide
  * with the question (before A) shows no lime */
 START_TEST(answer_slides_outline_the_asked_cell)
 {
-    char cmd[1024], png[400];
-    make_dir();
-    snprintf(cmd, sizeof cmd, "KSCOPE_LESSONS=%s/lessons %s lesson 03 --frames %s/f > /dev/null", KS_SOURCE_DIR,
-             KS_CLI, dir);
-    ck_assert_int_eq(vf_sh(cmd), 0);
-    int outlined = 0;
-    for (int k = 1; k <= 10; ++k) {
-        snprintf(png, sizeof png, "%s/f/step-%02d-answer.png", dir, k);
-        if (access(png, F_OK) != 0) continue;
-        SDL_Surface *a = vf_load(png);
-        snprintf(png, sizeof png, "%s/f/step-%02d.png", dir, k);
-        SDL_Surface *q = vf_load(png);
-        ck_assert(a && q);
-        ck_assert_int_eq(count_colour(q, VW_COL_ANSWER), 0);
-        outlined += count_colour(a, VW_COL_ANSWER) > 4 * 4 * 20; /* four sides, 4 px, 20+ px long */
-        SDL_FreeSurface(a);
-        SDL_FreeSurface(q);
+    open_lesson("03");
+    int outlined = 0, questions = 0;
+    for (int k = 0; k < nslides; ++k) {
+        if (!slides[k].question) continue;
+        questions++;
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            vf_frame f;
+            vw_state st;
+            draw_slide(&f, &st, 1280, 960, vw_text_px(1280, 960), k, reveal);
+            const int lime = vf_count_colour(f.surf, VW_COL_ANSWER);
+            if (!reveal) ck_assert_int_eq(lime, 0);
+            else outlined += lime > 4 * 4 * 20; /* four sides, 4 px, 20+ px long */
+            ck_assert(!reveal || slides[k].has_answer_cell || lime == 0);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
     }
+    ck_assert_int_eq(questions, 6);
     ck_assert_int_ge(outlined, 1); /* the cell question (the others ask about a work item as a whole) */
-    remove_dir();
+    close_lesson();
 }
 END_TEST
 

@@ -3,8 +3,6 @@
  * pan, R returns; a deformable convolution over a 96x128 picture zooms to its focused
  * sample and draws the picture as grey; the columns of a 480x640 image keep a useful
  * height. */
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../viewer/vw_draw_int.h"
 #include "view_fixture.h"
@@ -25,8 +23,7 @@ static void open_kst(const char *kst)
 
 static void draw(void)
 {
-    vw_draw_frame(&f.d, &s, &f.L, 1000);
-    SDL_RenderPresent(f.r);
+    vf_draw(&f, &s);
 }
 
 static void close_kst(void)
@@ -46,15 +43,12 @@ static void key(const char *name, int shift)
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ks_zoom_%d", (int)getpid());
-    mkdir(dir, 0777);
+    vf_tmpdir(dir, sizeof dir, "ks_zoom");
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    vf_sh(cmd);
+    vf_rmdir(dir);
 }
 
 static vw_rect focused_cell(void)

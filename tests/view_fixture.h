@@ -7,7 +7,9 @@
 #include <SDL_image.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../trace/run_trace.h"
 #include "../viewer/vw_colormap.h"
@@ -77,6 +79,22 @@ static inline uint32_t vf_pixel(SDL_Surface *s, int x, int y)
     return row[x] & 0xFFFFFF;
 }
 
+/* The same without the bounds check, for loops over whole frames: Check writes every
+ * assertion's location to its pipe, a million writes a frame. (x, y) must lie inside. */
+static inline uint32_t vf_at(const SDL_Surface *s, int x, int y)
+{
+    return ((const uint32_t *)((const uint8_t *)s->pixels + (size_t)y * s->pitch))[x] & 0xFFFFFF;
+}
+
+/* How many pixels of the surface have colour col (0xRRGGBB). */
+static inline int vf_count_colour(const SDL_Surface *s, uint32_t col)
+{
+    int n = 0;
+    for (int y = 0; y < s->h; ++y)
+        for (int x = 0; x < s->w; ++x) n += vf_at(s, x, y) == col;
+    return n;
+}
+
 /* A PNG as an ARGB8888 surface (NULL if it cannot be read). */
 static inline SDL_Surface *vf_load(const char *path)
 {
@@ -92,6 +110,27 @@ static inline int vf_sh(const char *cmd)
 {
     int st = system(cmd);
     return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A scratch folder /tmp/STEM_PID (made), and removing it with what is in it. */
+static inline void vf_tmpdir(char *dir, size_t n, const char *stem)
+{
+    snprintf(dir, n, "/tmp/%s_%d", stem, (int)getpid());
+    mkdir(dir, 0777);
+}
+
+static inline void vf_rmdir(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    vf_sh(cmd);
+}
+
+/* Draws s into frame f and presents it (the surface holds the frame). */
+static inline void vf_draw(vf_frame *f, const vw_state *s)
+{
+    vw_draw_frame(&f->d, s, &f->L, 1000);
+    SDL_RenderPresent(f->r);
 }
 
 #endif
