@@ -229,6 +229,41 @@ START_TEST(answer_slides_outline_the_asked_cell)
 }
 END_TEST
 
+/* a slide's short decomposition panel keeps the focused event's line: the fields of the
+ * decomposition give way first, and no line is drawn half cut by the band below */
+START_TEST(a_short_decomposition_panel_keeps_the_focused_event)
+{
+    make_dir();
+    char kst[200];
+    snprintf(kst, sizeof kst, "%s/t.kst", dir);
+    vf_write_trace(kst, "im2col", vf_small(), ks_filter_all(), 0);
+    ks_trace tr;
+    vw_index idx;
+    vw_state st;
+    ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    vw_state_init(&st, &tr, &idx);
+    ck_assert_int_eq(vw_goto(&st, "index=7"), KS_OK);
+    vw_layout lay;
+    vw_layout_compute(&lay, 1280, 800, 16);
+    vw_action right = {.kind = VW_ACT_STEP, .a = 1, .b = 0};
+    vw_apply(&st, &lay, &right);
+    static vw_lines lines;
+    for (int rows = 4; rows <= 9; ++rows) {
+        vw_describe_focus(&st, &lines, rows);
+        ck_assert_int_le(lines.n, rows);
+        int focus = 0;
+        for (int i = 0; i < lines.n; ++i) focus += lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
+        ck_assert_msg(focus == 1, "%d rows: the focused event's line is missing", rows);
+        ck_assert_int_eq(lines.style[0], VW_STYLE_HEAD); /* "work item 7: ..." */
+    }
+    vw_state_free(&st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -237,6 +272,7 @@ int main(void)
     tcase_add_test(tc, slide_text_height_follows_the_frame);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
+    tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

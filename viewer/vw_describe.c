@@ -149,7 +149,11 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     }
     const vw_item *item = &s->idx->items[it];
     const ks_event *w = &tr->events[s->idx->by_item[item->first]];
+    const int before = L->n;
     describe_work(s, w, L);
+    /* a short panel (a slide's) keeps the item's header line, the event header and the
+     * focused event: the decomposition's last fields go first */
+    if (L->n > max_lines - 2) L->n = max_lines - 2 > before + 1 ? max_lines - 2 : before + 1;
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
     vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
