@@ -9,7 +9,7 @@
 #include "vw_plane.h"
 #include "vw_state.h"
 
-#define AUTO_CELL 24  /* whole-plane cells smaller than this (pixels) zoom to the focus */
+#define AUTO_CELL 7   /* whole-plane cells smaller than this (pixels) zoom to the focus */
 #define MIN_WINDOW 8  /* an auto-zoomed window is at least this many cells a side */
 #define MIN_SHORT 16  /* a very wide plane shows at least this many columns (a tall one rows) */
 #define ZOOM_STEP 1.25
@@ -131,7 +131,7 @@ static void take_view(vw_state *s, const vw_layout *L, int panel, vw_heatmap *m,
     *base = base_cell(area, d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, m->margin, &whole);
     vw_panel *p = &s->panel[panel];
     /* the zoom as set (the map's cell is whole pixels); the centre as shown (clamped) */
-    if (p->zoom <= 0) p->zoom = m->cell / *base;
+    if (p->zoom <= 0) p->zoom = fmax(1, m->cell / *base);
     p->cx = (area.x + area.w / 2.0 - m->ox) / m->cell - 0.5;
     p->cy = (area.y + area.h / 2.0 - m->oy) / m->cell - 0.5;
 }
