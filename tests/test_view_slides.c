@@ -137,6 +137,29 @@ START_TEST(slide_text_height_follows_the_frame)
 }
 END_TEST
 
+/* The small im2col trace written to the scratch folder, opened, indexed, a state on it. */
+static ks_trace tr;
+static vw_index idx;
+
+static void open_im2col(vw_state *st)
+{
+    char kst[200];
+    make_dir();
+    snprintf(kst, sizeof kst, "%s/t.kst", dir);
+    vf_write_trace(kst, "im2col", vf_small(), ks_filter_all(), 0);
+    ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    vw_state_init(st, &tr, &idx);
+}
+
+static void close_im2col(vw_state *st)
+{
+    vw_state_free(st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+    remove_dir();
+}
+
 static const char *const long_title =
     "Bilinear sampling at the border of the picture, with the corners that fall outside it, their "
     "weights and the clamp to the last row";
@@ -145,17 +168,9 @@ static const char *const long_title =
  * is lost, and the title's glyphs lie inside the title bar */
 START_TEST(long_title_wraps_inside_the_window_at_1024x768)
 {
-    make_dir();
-    char path[200];
-    snprintf(path, sizeof path, "%s/t.kst", dir);
-    vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
-    ks_trace tr;
-    vw_index idx;
     vw_state s;
     vf_frame f;
-    ck_assert_int_eq(ks_trace_open(path, &tr), KS_OK);
-    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
-    vw_state_init(&s, &tr, &idx);
+    open_im2col(&s);
     s.title = long_title;
     vf_open_text(&f, 1024, 768, vw_text_px(1024, 768));
     vw_layout_for_state(&f.L, &s, f.d.font.advance, f.d.font.line, 1024, 768);
@@ -195,10 +210,7 @@ START_TEST(long_title_wraps_inside_the_window_at_1024x768)
     /* and the input panel starts below the title bar */
     ck_assert_int_ge(f.L.input.y, f.L.title.y + f.L.title.h);
     vf_close(&f);
-    vw_state_free(&s);
-    vw_index_free(&idx);
-    ks_trace_close(&tr);
-    remove_dir();
+    close_im2col(&s);
 }
 END_TEST
 
@@ -233,16 +245,8 @@ END_TEST
  * decomposition give way first, and no line is drawn half cut by the band below */
 START_TEST(a_short_decomposition_panel_keeps_the_focused_event)
 {
-    make_dir();
-    char kst[200];
-    snprintf(kst, sizeof kst, "%s/t.kst", dir);
-    vf_write_trace(kst, "im2col", vf_small(), ks_filter_all(), 0);
-    ks_trace tr;
-    vw_index idx;
     vw_state st;
-    ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
-    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
-    vw_state_init(&st, &tr, &idx);
+    open_im2col(&st);
     ck_assert_int_eq(vw_goto(&st, "index=7"), KS_OK);
     vw_layout lay;
     vw_layout_compute(&lay, 1280, 800, 16);
@@ -257,10 +261,7 @@ START_TEST(a_short_decomposition_panel_keeps_the_focused_event)
         ck_assert_msg(focus == 1, "%d rows: the focused event's line is missing", rows);
         ck_assert_int_eq(lines.style[0], VW_STYLE_HEAD); /* "work item 7: ..." */
     }
-    vw_state_free(&st);
-    vw_index_free(&idx);
-    ks_trace_close(&tr);
-    remove_dir();
+    close_im2col(&st);
 }
 END_TEST
 
