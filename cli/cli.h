@@ -21,6 +21,11 @@ int ks_parse_filter(const char *s, ks_filter *f);
  * is missing. */
 int ks_flag(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* Values of the viewer's flags, shared by view and lesson (cmd_view.c); each prints the
+ * error line itself and returns KS_EXIT_ERROR, or 0. "WxH"; an integer in [lo, hi]. */
+int ks_view_size_arg(const char *ctx, const char *flag, const char *v, int *w, int *h);
+int ks_view_int_arg(const char *ctx, const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out);
+
 int ks_cmd_list(int argc, char **argv);
 int ks_cmd_run(int argc, char **argv);
 int ks_cmd_info(int argc, char **argv);

@@ -15,8 +15,9 @@
 
 static const char *usage =
     "usage: kscope lesson NAME|FILE [--auto]\n"
-    "       kscope lesson NAME|FILE --view [--size WxH] [--keys SCRIPT]\n"
-    "       kscope lesson NAME|FILE --frames DIR [--size WxH]\n"
+    "       kscope lesson NAME|FILE --view [--size WxH] [--text-size PX] [--keys SCRIPT]\n"
+    "       kscope lesson NAME|FILE --frames DIR [--size WxH] [--text-size PX]\n"
+    "       kscope lesson NAME|FILE --gif OUT.gif [--size WxH] [--text-size PX] [--delay MS]\n"
     "       kscope lesson --list\n"
     "       kscope lesson --check [FILE|NAME]...\n\n"
     "Plays a lesson: a walk through a kernel, step by step, with narration that quotes the\n"
@@ -30,7 +31,12 @@ static const char *usage =
     "  --view          in the viewer window: PageDown / PageUp step, A shows the answer\n"
     "  --frames DIR    render every step to DIR/step-01.png ... (and step-NN-answer.png\n"
     "                  for a question), no display needed: slides for a class\n"
+    "  --gif OUT.gif   the same slides as one animated GIF that loops (needs a build with\n"
+    "                  giflib)\n"
+    "  --delay MS      how long each GIF slide shows (default 4000, 10 to 60000)\n"
     "  --size WxH      viewer window or slide size (default 1280x960)\n"
+    "  --text-size PX  text height in pixels per em (default: from the size, 30 at\n"
+    "                  1920x1080 and in proportion below, at least 12; 8 to 96)\n"
     "  --keys SCRIPT   keys for the viewer, as in kscope view (PageDown,PageDown,A,S,Q)\n"
     "  --list          the lessons with their level and title\n"
     "  --check         check lessons against their traces (every lesson when none is\n"
@@ -119,7 +125,8 @@ static int cmd_check(int argc, char **argv, int first)
 int ks_cmd_lesson(int argc, char **argv)
 {
     const char *name = NULL, *frames = NULL, *keys = NULL, *size = NULL;
-    int auto_answer = 0, view = 0;
+    const char *gif = NULL;
+    int auto_answer = 0, view = 0, text_size = 0, delay = 4000, delay_given = 0;
     for (int i = 1; i < argc; ++i) {
         const char *v = NULL;
         int m;
@@ -146,6 +153,17 @@ int ks_cmd_lesson(int argc, char **argv)
         } else if ((m = ks_flag(argc, argv, &i, "size", &v)) != 0) {
             if (m < 0) return ks_cli_error("lesson", "--size needs WxH");
             size = v;
+        } else if ((m = ks_flag(argc, argv, &i, "gif", &v)) != 0) {
+            if (m < 0) return ks_cli_error("lesson", "--gif needs a file name");
+            gif = v;
+        } else if ((m = ks_flag(argc, argv, &i, "delay", &v)) != 0) {
+            int64_t ms;
+            if (ks_view_int_arg("lesson", "--delay", v, 10, 60000, &ms)) return KS_EXIT_ERROR;
+            delay = (int)ms, delay_given = 1;
+        } else if ((m = ks_flag(argc, argv, &i, "text-size", &v)) != 0) {
+            int64_t px;
+            if (ks_view_int_arg("lesson", "--text-size", v, 8, 96, &px)) return KS_EXIT_ERROR;
+            text_size = (int)px;
         } else if (argv[i][0] == '-') {
             return ks_cli_error("lesson", "unknown flag '%s' (kscope lesson --help)", argv[i]);
         } else if (name) {
@@ -156,7 +174,11 @@ int ks_cmd_lesson(int argc, char **argv)
     }
     if (!name) return ks_cli_error("lesson", "which lesson? (kscope lesson --list)");
     if (view && frames) return ks_cli_error("lesson", "--view and --frames: pick one");
-    if ((keys || size) && !view && !frames) return ks_cli_error("lesson", "--keys and --size go with --view or --frames");
+    if (gif && (view || frames)) return ks_cli_error("lesson", "--gif and %s: pick one", view ? "--view" : "--frames");
+    if ((keys || size) && !view && !frames && !gif)
+        return ks_cli_error("lesson", "--keys and --size go with --view or --frames or --gif");
+    if (text_size && !view && !frames && !gif) return ks_cli_error("lesson", "--text-size goes with --view, --frames or --gif");
+    if (delay_given && !gif) return ks_cli_error("lesson", "--delay goes with --gif");
     char path[4096];
     if (resolve(name, path, sizeof path)) return KS_EXIT_ERROR;
     static ls_lesson L;
@@ -165,26 +187,22 @@ int ks_cmd_lesson(int argc, char **argv)
                      .first_only = 1}; /* one line: the first problem (--check lists all) */
     if (open_lesson(path, &L, &S, &rep)) return KS_EXIT_ERROR;
     int rc = KS_EXIT_OK;
-    if (view || frames) {
+    if (view || frames || gif) {
 #ifdef KS_HAVE_VIEWER
         vw_options o;
         vw_slide *slides = NULL;
         vw_options_init(&o);
         o.width = 1280, o.height = 960;
-        if (size) {
-            char tail;
-            if (sscanf(size, "%dx%d%c", &o.width, &o.height, &tail) != 2) {
-                rc = ks_cli_error("lesson", "--size takes WxH, like 1280x960 (got '%s')", size);
-                goto out;
-            }
-        }
+        o.text_size = text_size;
+        if (size && (rc = ks_view_size_arg("lesson", "--size", size, &o.width, &o.height))) goto out;
         int n = ls_slides_make(&S, &slides);
         if (n < 0) {
             rc = ks_cli_error("lesson", "out of memory");
             goto out;
         }
         o.trace = &S.tr, o.slides = slides, o.nslides = n, o.title = L.title;
-        o.path = path, o.keys = keys, o.frames_dir = frames, o.headless = frames != NULL;
+        o.path = path, o.keys = keys, o.frames_dir = frames, o.headless = frames || gif;
+        o.gif = gif, o.delay_ms = delay;
         o.order = "thread";
         if (vw_main(&o)) rc = ks_cli_error("lesson", "%s", ks_error_message());
         ls_slides_free(slides, n);

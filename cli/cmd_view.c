@@ -1,4 +1,5 @@
 /* kscope view: replay a trace in the SDL2 viewer, or render it to PNG without a display. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,9 +13,10 @@ static const char *usage =
     "usage: kscope view FILE.kst [--goto SPEC] [--order recorded|thread|iter]\n"
     "                   [--unit event|item|thread|warp|block|field]\n"
     "                   [--mode values|reads|weights|writes|visits|sectors]\n"
-    "                   [--keys SCRIPT] [--size WxH] [--shot-dir DIR]\n"
+    "                   [--keys SCRIPT] [--size WxH] [--text-size PX] [--shot-dir DIR]\n"
     "       kscope view FILE.kst --headless --png OUT.png [same options]\n"
-    "       kscope view FILE.kst --headless --frames DIR [--every N] [--max-frames N]\n\n"
+    "       kscope view FILE.kst --headless --frames DIR [--every N] [--max-frames N]\n"
+    "       kscope view FILE.kst --gif OUT.gif [--every N] [--max-frames N] [--delay MS]\n\n"
     "Replays a trace: the input and output tensors as heatmaps, the focused work item's\n"
     "reads, writes and sample points over them, its index decomposition, the grid of\n"
     "blocks and threads, a timeline. Press H in the window for the keys.\n"
@@ -27,14 +29,38 @@ static const char *usage =
     "                   visits (region points per cell: a sparse rulebook's pairs per site)\n"
     "                   or sectors (32-byte sectors per warp request of the cell's accesses)\n"
     "  --keys SCRIPT    keys to press once the trace is indexed, comma-separated:\n"
-    "                   Right,Right,O,S,Q  type:TEXT  click:X:Y  wait:N  (W: warp strip)\n"
+    "                   Right,Right,O,S,Q  type:TEXT  click:X:Y  wheel:X:Y:+1  wait:N\n"
+    "                   (W: warp strip; Z/X zoom, Shift+arrows pan, R: automatic view)\n"
     "  --headless       no window: render with the software renderer (implied by --png\n"
     "                   and --frames)\n"
     "  --png OUT.png    write the frame (after --goto and --keys) to OUT.png\n"
     "  --frames DIR     write DIR/frame-000000.png ... one every N positions (--every,\n"
     "                   default 1) from the start, at most --max-frames (default 1000)\n"
+    "  --gif OUT.gif    the same frames as --frames, as one animated GIF that loops\n"
+    "                   (256 colours a frame; needs a build with giflib)\n"
+    "  --delay MS       how long each GIF frame shows (default 500, 10 to 60000)\n"
     "  --size WxH       window or frame size (default 1280x800, at least 640x480)\n"
+    "  --text-size PX   text height in pixels per em (default: from the size, 30 at\n"
+    "                   1920x1080 and in proportion below, at least 12; 8 to 96)\n"
     "  --shot-dir DIR   where S / F12 screenshots go (default: the current folder)\n";
+
+int ks_view_size_arg(const char *ctx, const char *flag, const char *v, int *w, int *h)
+{
+    char tail;
+    if (!v) return ks_cli_error(ctx, "%s needs a value", flag);
+    if (sscanf(v, "%dx%d%c", w, h, &tail) != 2)
+        return ks_cli_error(ctx, "%s takes WxH, like 1280x800 (got '%s')", flag, v);
+    return 0;
+}
+
+int ks_view_int_arg(const char *ctx, const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!v) return ks_cli_error(ctx, "%s needs a value", flag);
+    if (ks_parse_i64(v, out) || *out < lo || *out > hi)
+        return ks_cli_error(ctx, "%s must be an integer from %lld to %lld (got '%s')", flag, (long long)lo,
+                            (long long)hi, v);
+    return 0;
+}
 
 #ifdef KS_HAVE_VIEWER
 /* A count flag's value (>= 1); prints the error itself. */
@@ -74,10 +100,20 @@ int ks_cmd_view(int argc, char **argv)
 #define FLAG(name) ((m = ks_flag(argc, argv, &i, name, &v)) != 0)
         if (FLAG("png")) o.png = v;
         else if (FLAG("frames")) o.frames_dir = v;
+        else if (FLAG("gif")) o.gif = v;
+        else if (FLAG("delay")) {
+            int64_t ms;
+            if (ks_view_int_arg("view", "--delay", v, 10, 60000, &ms)) return KS_EXIT_ERROR;
+            o.delay_ms = (int)ms;
+        }
         else if (FLAG("every")) {
             if (count_arg("--every", v, &o.every)) return KS_EXIT_ERROR;
         } else if (FLAG("max-frames")) {
             if (count_arg("--max-frames", v, &o.max_frames)) return KS_EXIT_ERROR;
+        } else if (FLAG("text-size")) {
+            int64_t px;
+            if (ks_view_int_arg("view", "--text-size", v, 8, 96, &px)) return KS_EXIT_ERROR;
+            o.text_size = (int)px;
         } else if (FLAG("goto")) o.goto_spec = v;
         else if (FLAG("order")) o.order = v;
         else if (FLAG("unit")) o.unit = v;
@@ -85,22 +121,17 @@ int ks_cmd_view(int argc, char **argv)
         else if (FLAG("keys")) o.keys = v;
         else if (FLAG("shot-dir")) o.shot_dir = v;
         else if (FLAG("size")) {
-            int w, h;
-            char tail;
-            if (m < 0) return ks_cli_error("view", "--size needs a value");
-            if (sscanf(v, "%dx%d%c", &w, &h, &tail) != 2)
-                return ks_cli_error("view", "--size takes WxH, like 1280x800 (got '%s')", v);
-            o.width = w;
-            o.height = h;
+            if (ks_view_size_arg("view", "--size", v, &o.width, &o.height)) return KS_EXIT_ERROR;
         } else {
             return ks_cli_error("view", "unknown argument '%s' (kscope view --help)", argv[i]);
         }
 #undef FLAG
         if (m < 0) return ks_cli_error("view", "%s needs a value", argv[i]);
     }
-    if (o.png || o.frames_dir) o.headless = 1;
-    if (o.headless && !o.png && !o.frames_dir)
+    if (o.png || o.frames_dir || o.gif) o.headless = 1;
+    if (o.headless && !o.png && !o.frames_dir && !o.gif)
         return ks_cli_error("view", "--headless needs --png OUT.png or --frames DIR");
+    if (o.frames_dir && o.gif) return ks_cli_error("view", "--frames and --gif: pick one");
     if (vw_main(&o)) return ks_cli_error("view", "%s", ks_error_message());
     return KS_EXIT_OK;
 #endif

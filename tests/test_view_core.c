@@ -551,7 +551,16 @@ START_TEST(key_scripts_parse_and_bad_ones_name_the_step)
     ck_assert(a[6].kind == VW_ACT_NONE && a[7].kind == VW_ACT_NONE);
     ck_assert(a[8].kind == VW_ACT_QUIT);
     free(a);
-    const char *bad[] = {"Right,,Left", "Bogus", "click:1", "wait:x", "type", ""};
+    /* the wheel and Shift+arrows: zoom around a point, pan both panels */
+    ck_assert_int_eq(vw_script_parse("wheel:300:200:+1,wheel:5:6:-1,Shift+Up,Z,R", &a, &n), KS_OK);
+    ck_assert_uint_eq(n, 5);
+    ck_assert(a[0].kind == VW_ACT_ZOOM && a[0].a == 1 && a[0].b == 300 && a[0].c == 200);
+    ck_assert(a[1].kind == VW_ACT_ZOOM && a[1].a == -1 && a[1].b == 5 && a[1].c == 6);
+    ck_assert(a[2].kind == VW_ACT_PAN && a[2].a == 0 && a[2].b == -1 && a[2].c == -1);
+    ck_assert(a[3].kind == VW_ACT_ZOOM && a[3].b == -1 && a[3].c == -1);
+    ck_assert(a[4].kind == VW_ACT_VIEW_RESET);
+    free(a);
+    const char *bad[] = {"Right,,Left", "Bogus", "click:1", "wait:x", "type", "wheel:1:2", "wheel:1:2:3", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         int rc = vw_script_parse(bad[i], &a, &n);
         if (!*bad[i]) {

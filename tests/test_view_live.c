@@ -2,7 +2,7 @@
  * im2col on the same random input, and the new trace's work items and columns match the
  * output-size formula and a direct im2col computed here; the focus stays on its work
  * index (else the nearest); refused values keep the old trace and show the error; inputs
- * that no longer fit are built in and said; R brings back the opened trace and a lesson's
+ * that no longer fit are built in and said; D brings back the opened trace and a lesson's
  * slides; T writes the shown trace; every operator's every parameter steps without harm;
  * the panel's pixels. */
 #include <math.h>
@@ -268,7 +268,7 @@ START_TEST(revert_brings_back_the_opened_trace_and_a_lesson_s_slides)
     ck_assert_ptr_ne(F.s.tr, &F.tr);
     ck_assert_int_eq(F.s.nslides, 0); /* the narration is about the opened trace */
     ck_assert_int_eq(F.s.tr->work_items, 2 * 3 * 5 * 4);
-    key("R");
+    key("D");
     ck_assert_ptr_eq(F.s.tr, &F.tr);
     ck_assert_ptr_eq(F.s.idx, &F.idx);
     ck_assert_int_eq(F.s.nslides, 2);
@@ -331,7 +331,7 @@ START_TEST(keys_and_scripts_reach_the_panel_and_unknown_operators_say_why)
 {
     vw_action *acts = NULL;
     size_t n = 0;
-    ck_assert_int_eq(vw_script_parse("L,J,K,Period,Comma,.,R,T", &acts, &n), KS_OK);
+    ck_assert_int_eq(vw_script_parse("L,J,K,Period,Comma,.,D,T", &acts, &n), KS_OK);
     ck_assert_uint_eq(n, 8); /* "," separates steps: "." stands alone, Comma names "," */
     static const int64_t cmd[] = {VW_LIVE_PANEL, VW_LIVE_SELECT, VW_LIVE_SELECT, VW_LIVE_STEP,
                                   VW_LIVE_STEP, VW_LIVE_STEP, VW_LIVE_REVERT, VW_LIVE_SAVE};

@@ -15,17 +15,14 @@ static char path[256];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ks_view_%d", (int)getpid());
-    mkdir(dir, 0777);
+    vf_tmpdir(dir, sizeof dir, "ks_view");
     snprintf(path, sizeof path, "%s/t.kst", dir);
     vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
 }
 
 static void remove_dir(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    vf_sh(cmd);
+    vf_rmdir(dir);
 }
 
 /* Opens path and renders the frame after `spec` and `steps` single-event steps. */
@@ -106,9 +103,9 @@ START_TEST(heatmap_cells_show_the_colormap_of_their_values)
             for (int x = 0; x < 5; ++x) {
                 vw_rect c = vw_heatmap_cell(&m, y, x);
                 uint32_t want = vw_colormap((pv[y * 5 + x] - lo) / (hi - lo));
-                ck_assert_msg(vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2) == want,
+                ck_assert_msg(vf_pixel(o.f.surf, VF_FILL_X(c), VF_FILL_Y(c)) == want,
                               "plane %lld cell (%d, %d): pixel %06x, colormap %06x", (long long)plane, y, x,
-                              vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2), want);
+                              vf_pixel(o.f.surf, VF_FILL_X(c), VF_FILL_Y(c)), want);
             }
     }
     /* the read-count heatmap: the centre cell is read 9 times, the most */
@@ -117,8 +114,8 @@ START_TEST(heatmap_cells_show_the_colormap_of_their_values)
     vw_draw_frame(&o.f.d, &o.s, &o.f.L, 1000);
     vw_heatmap m = vw_panel_map(&o.s, &o.f.L, 0);
     vw_rect c = vw_heatmap_cell(&m, 2, 2), corner = vw_heatmap_cell(&m, 0, 0);
-    ck_assert_uint_eq(vf_pixel(o.f.surf, c.x + c.w / 2, c.y + c.h / 2), vw_colormap(1.0));
-    ck_assert_uint_eq(vf_pixel(o.f.surf, corner.x + corner.w / 2, corner.y + corner.h / 2), vw_colormap(4.0 / 9.0));
+    ck_assert_uint_eq(vf_pixel(o.f.surf, VF_FILL_X(c), VF_FILL_Y(c)), vw_colormap(1.0));
+    ck_assert_uint_eq(vf_pixel(o.f.surf, VF_FILL_X(corner), VF_FILL_Y(corner)), vw_colormap(4.0 / 9.0));
     close_opened();
     remove_dir();
 }
@@ -186,7 +183,7 @@ START_TEST(cli_png_is_the_frame_rendered_in_process)
     char cmd[1024], png[300];
     make_dir();
     snprintf(png, sizeof png, "%s/f.png", dir);
-    snprintf(cmd, sizeof cmd, "%s view %s --goto index=12 --keys 2,Right,1,Right,Right --png %s > /dev/null", KS_CLI, path, png);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=12 --keys 2,Right,1,Right,Right --text-size 13 --png %s > /dev/null", KS_CLI, path, png);
     ck_assert_int_eq(vf_sh(cmd), 0);
     SDL_Surface *img = vf_load(png);
     ck_assert_ptr_nonnull(img);
@@ -308,7 +305,7 @@ START_TEST(lesson_frames_are_slides_of_every_step)
     int differ_in_band = 0, differ_above = 0;
     for (int y = 0; y < 960; ++y)
         for (int x = 0; x < 1280; ++x)
-            if (vf_pixel(q, x, y) != vf_pixel(a, x, y)) {
+            if (vf_at(q, x, y) != vf_at(a, x, y)) {
                 if (y >= L.story.y - 20) differ_in_band++;
                 else differ_above++;
             }
@@ -408,7 +405,7 @@ START_TEST(cli_schedule_chart_of_a_simulator_run)
     snprintf(cmd, sizeof cmd, "%s run im2col --channels 2 --input-size 8,8 --threads 32 --trace %s --schedule > /dev/null",
              KS_CLI, kst);
     ck_assert_int_eq(vf_sh(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s view %s --goto index=70 --keys C --png %s > /dev/null", KS_CLI, kst, png);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=70 --keys C --text-size 13 --png %s > /dev/null", KS_CLI, kst, png);
     ck_assert_int_eq(vf_sh(cmd), 0);
     ks_trace tr;
     ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
@@ -416,7 +413,7 @@ START_TEST(cli_schedule_chart_of_a_simulator_run)
     ck_assert_int_eq(vw_gantt_build(&g, &tr), KS_OK);
     ck_assert(g.ok && g.nrows == 1 && g.row_sm[0] == -1 && g.nbars == tr.blocks);
     vf_frame f;
-    vf_open(&f, 1280, 800); /* the layout the CLI used */
+    vf_open(&f, 1280, 800); /* the layout the CLI used (--text-size 13) */
     SDL_Surface *img = vf_load(png);
     ck_assert_ptr_nonnull(img);
     check_bars(img, &g, vw_gantt_area(&f.L), 70 / 32);

@@ -92,8 +92,8 @@ START_TEST(empty_integer_cells_are_background_and_values_start_a_quarter_up_the_
                 const vw_rect r = vw_heatmap_cell(&m, y, x);
                 const int k = y * 6 + x;
                 const uint32_t want = k % 5 == 0 ? VW_COL_PANEL : vw_colormap(0.25 + 0.75 * (k - lo) / (hi - lo));
-                ck_assert_msg(vf_pixel(f.surf, r.x + r.w / 2, r.y + r.h / 2) == want, "dtype %d cell %d: %06x not %06x",
-                              dt, k, vf_pixel(f.surf, r.x + r.w / 2, r.y + r.h / 2), want);
+                ck_assert_msg(vf_pixel(f.surf, VF_FILL_X(r), VF_FILL_Y(r)) == want, "dtype %d cell %d: %06x not %06x",
+                              dt, k, vf_pixel(f.surf, VF_FILL_X(r), VF_FILL_Y(r)), want);
             }
         /* the legend's ramp starts where the lowest value sits */
         ck_assert_uint_eq(vf_pixel(f.surf, f.L.input_legend.x, f.L.input_legend.y + 2), vw_colormap(0.25));
@@ -243,7 +243,7 @@ START_TEST(the_visits_heatmap_colours_cells_by_their_points)
             for (int k = 0; k < n; ++k) near |= fabs(b[k].y0 - (double)y) < 2.5 && fabs(b[k].x0 - (double)x) < 2.5;
             if (near) continue;
             const vw_rect r = vw_heatmap_cell(&m, y, x);
-            ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w / 2, r.y + r.h / 2),
+            ck_assert_uint_eq(vf_pixel(f.surf, VF_FILL_X(r), VF_FILL_Y(r)),
                               vw_colormap(map[y * d.w + x] >= 0 ? 1.0 : 0.0));
             checked++;
         }

@@ -46,7 +46,7 @@ START_TEST(window_steps_screenshots_and_quits_under_xvfb)
     /* and the focus is the third read of work item 7: input (0, 2), cyan-outlined */
     int cyan = 0;
     for (int y = 0; y < 800; y += 1)
-        for (int x = 0; x < 640; ++x) cyan += vf_pixel(a, x, y) == VW_COL_FOCUS;
+        for (int x = 0; x < 640; ++x) cyan += vf_at(a, x, y) == VW_COL_FOCUS;
     ck_assert_int_gt(cyan, 100);
     SDL_FreeSurface(a);
     SDL_FreeSurface(b);

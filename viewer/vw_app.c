@@ -15,11 +15,14 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../trace/ks_file.h"
+#include "vw_describe.h"
 #include "vw_draw.h"
 #include "vw_live.h"
+#ifdef KS_HAVE_GIF
+#include "vw_gif.h"
+#endif
 #include "vw_script.h"
 
-#define TEXT_SIZE 13
 
 void vw_options_init(vw_options *o)
 {
@@ -29,6 +32,7 @@ void vw_options_init(vw_options *o)
     o->shot_dir = ".";
     o->width = 1280;
     o->height = 800;
+    o->delay_ms = 500;
 }
 
 typedef struct indexer {
@@ -65,6 +69,17 @@ static int save_png(SDL_Surface *surf, const char *path)
     return ks_out_commit(&o);
 }
 
+/* The text size for a w x h frame: --text-size, else derived from the size. */
+static int text_px(const vw_options *o, int w, int h)
+{
+    return o->text_size > 0 ? o->text_size : vw_text_px(w, h);
+}
+
+static void relayout(vw_layout *L, const vw_state *s, const vw_font *f, int w, int h)
+{
+    vw_layout_for_state(L, s, f->advance, f->line, w, h);
+}
+
 /* The options that set up the state: order, mode, unit, go-to. */
 static int configure(vw_state *s, const vw_options *o)
 {
@@ -92,25 +107,99 @@ static int make_dir(const char *dir)
     return KS_OK;
 }
 
-/* One PNG per slide, and one more with the answer shown for a slide with a question. */
+/* Where a headless sequence goes: PNG files in a folder, or frames of one GIF. */
+typedef struct frame_sink {
+    const vw_options *o;
+    SDL_Surface *surf;
+#ifdef KS_HAVE_GIF
+    vw_gif *gif;
+#endif
+} frame_sink;
+
+static int sink_open(frame_sink *k, const vw_options *o, SDL_Surface *surf)
+{
+    memset(k, 0, sizeof *k);
+    k->o = o;
+    k->surf = surf;
+    if (!o->gif) return make_dir(o->frames_dir);
+#ifdef KS_HAVE_GIF
+    return vw_gif_open(&k->gif, o->gif, surf->w, surf->h);
+#else
+    return ks_fail(KS_EINVAL, "this build has no GIF export (install giflib: apt-get install libgif-dev, and rebuild)");
+#endif
+}
+
+/* The frame on the surface: DIR/name as PNG, or the GIF's next frame. */
+static int sink_put(frame_sink *k, const char *name)
+{
+#ifdef KS_HAVE_GIF
+    if (k->gif) return vw_gif_frame(k->gif, k->surf->pixels, k->surf->pitch, k->o->delay_ms);
+#endif
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", k->o->frames_dir, name);
+    return save_png(k->surf, path);
+}
+
+/* Finishes the GIF (renamed onto its name only when every frame went in). */
+static int sink_close(frame_sink *k, int rc)
+{
+#ifdef KS_HAVE_GIF
+    if (k->gif && rc) vw_gif_abort(k->gif);
+    else if (k->gif) rc = vw_gif_close(k->gif);
+    k->gif = NULL;
+#endif
+    return rc;
+}
+
+/* One frame per slide, and one more with the answer shown for a slide with a question. */
 static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L,
                         SDL_Renderer *r, SDL_Surface *surf)
 {
-    int rc = make_dir(o->frames_dir), n = 0;
-    for (int k = 0; k < o->nslides && !rc; ++k) {
+    frame_sink k;
+    int rc = sink_open(&k, o, surf), n = 0;
+    for (int i = 0; i < o->nslides && !rc; ++i) {
         for (int reveal = 0; reveal < 2 && !rc; ++reveal) {
-            char path[4200];
-            if (reveal && !o->slides[k].question) break;
-            vw_story_show(s, k);
+            char name[64];
+            if (reveal && !o->slides[i].question) break;
+            vw_story_show(s, i);
             s->reveal = reveal;
             vw_draw_frame(d, s, L, 1000);
             SDL_RenderPresent(r);
-            snprintf(path, sizeof path, "%s/step-%02d%s.png", o->frames_dir, k + 1, reveal ? "-answer" : "");
-            rc = save_png(surf, path);
+            snprintf(name, sizeof name, "step-%02d%s.png", i + 1, reveal ? "-answer" : "");
+            rc = sink_put(&k, name);
             n++;
         }
     }
-    if (!rc) printf("%d slides in %s (step-01.png ...)\n", n, o->frames_dir);
+    rc = sink_close(&k, rc);
+    if (!rc && o->gif) printf("%s: %d slides, %d ms each\n", o->gif, n, o->delay_ms);
+    else if (!rc) printf("%d slides in %s (step-01.png ...)\n", n, o->frames_dir);
+    return rc;
+}
+
+/* One frame every o->every positions from the current one, at most o->max_frames. */
+static int sequence_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L,
+                           SDL_Renderer *r, SDL_Surface *surf)
+{
+    frame_sink sink;
+    int rc = sink_open(&sink, o, surf);
+    uint64_t n = vw_state_len(s), start = s->pos, total = 0, k = 0;
+    for (uint64_t p = start; p < n && total < o->max_frames; total++)
+        p = p + o->every > p ? p + o->every : n; /* count frames without overflow */
+    for (uint64_t p = start; p < n && k < total && !rc; ++k, p += o->every) {
+        char name[64];
+        vw_action seek = {.kind = VW_ACT_SEEK, .a = (int64_t)p, .b = 0};
+        vw_apply(s, L, &seek);
+        vw_draw_frame(d, s, L, 1000);
+        SDL_RenderPresent(r);
+        snprintf(name, sizeof name, "frame-%06llu.png", (unsigned long long)k);
+        if ((rc = sink_put(&sink, name))) break;
+        if (k % 100 == 99) fprintf(stderr, "kscope: view: %llu of %llu frames\n",
+                                   (unsigned long long)k + 1, (unsigned long long)total);
+    }
+    rc = sink_close(&sink, rc);
+    const char *more = n > start && (n - start + o->every - 1) / o->every > total ? " - stopped at --max-frames" : "";
+    if (!rc && o->gif) printf("%s: %llu frames, %d ms each%s\n", o->gif, (unsigned long long)k, o->delay_ms, more);
+    else if (!rc) printf("%llu frames in %s (frame-000000.png ...)%s\n", (unsigned long long)k, o->frames_dir, more);
     return rc;
 }
 
@@ -131,40 +220,20 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
         rc = ks_fail(KS_ENOMEM, "cannot create a %dx%d frame: %s", o->width, o->height, SDL_GetError());
         goto out;
     }
-    if (vw_draw_init(&d, r, TEXT_SIZE)) {
+    if (vw_draw_init(&d, r, text_px(o, o->width, o->height))) {
         rc = KS_EIO;
         goto out_renderer;
     }
-    vw_layout_compute_story(&L, o->width, o->height, d.font.line, o->nslides ? VW_STORY_LINES : 0);
     if ((rc = configure(&s, o))) goto out_draw;
+    relayout(&L, &s, &d.font, o->width, o->height);
     for (size_t i = 0; i < nscript; ++i) vw_apply(&s, &L, &script[i]);
     if (o->png) {
         vw_draw_frame(&d, &s, &L, 1000);
         SDL_RenderPresent(r);
         if (!(rc = save_png(surf, o->png))) printf("%s\n", o->png);
     }
-    if (o->frames_dir && !rc && o->nslides) {
-        rc = story_frames(o, &s, &d, &L, r, surf);
-    } else if (o->frames_dir && !rc) {
-        if ((rc = make_dir(o->frames_dir))) goto out_draw;
-        uint64_t n = vw_state_len(&s), start = s.pos, total = 0;
-        for (uint64_t p = start; p < n && total < o->max_frames; total++)
-            p = p + o->every > p ? p + o->every : n; /* count frames without overflow */
-        uint64_t k = 0;
-        for (uint64_t p = start; p < n && k < total; ++k, p += o->every) {
-            char path[4200];
-            vw_action seek = {.kind = VW_ACT_SEEK, .a = (int64_t)p, .b = 0};
-            vw_apply(&s, &L, &seek);
-            vw_draw_frame(&d, &s, &L, 1000);
-            SDL_RenderPresent(r);
-            snprintf(path, sizeof path, "%s/frame-%06llu.png", o->frames_dir, (unsigned long long)k);
-            if ((rc = save_png(surf, path))) break;
-            if (k % 100 == 99) fprintf(stderr, "kscope: view: %llu of %llu frames\n",
-                                       (unsigned long long)k + 1, (unsigned long long)total);
-        }
-        if (!rc) printf("%llu frames in %s (frame-000000.png ...)%s\n", (unsigned long long)k, o->frames_dir,
-                        n > start && (n - start + o->every - 1) / o->every > total ? " - stopped at --max-frames" : "");
-    }
+    if ((o->frames_dir || o->gif) && !rc)
+        rc = o->nslides ? story_frames(o, &s, &d, &L, r, surf) : sequence_frames(o, &s, &d, &L, r, surf);
 out_draw:
     vw_draw_free(&d);
 out_renderer:
@@ -230,14 +299,28 @@ static void translate(const SDL_Event *ev, vw_state *s, const vw_layout *L, int 
             a.a = ev->button.x;
             a.b = ev->button.y;
             *dragging = vw_rect_contains(L->timeline, ev->button.x, ev->button.y);
+        } else if (ev->button.button == SDL_BUTTON_RIGHT || ev->button.button == SDL_BUTTON_MIDDLE) {
+            /* a right (or middle) drag on a heatmap pans it: *dragging 2 + panel */
+            for (int p = 0; p < 2; ++p)
+                if (vw_rect_contains(p ? L->output : L->input, ev->button.x, ev->button.y)) *dragging = 2 + p;
         }
         break;
     case SDL_MOUSEBUTTONUP: *dragging = 0; break;
     case SDL_MOUSEMOTION:
+        if (*dragging >= 2) {
+            a = (vw_action){.kind = VW_ACT_PAN, .a = ev->motion.xrel, .b = ev->motion.yrel, .c = *dragging};
+            break;
+        }
         a.kind = *dragging ? VW_ACT_SEEK : VW_ACT_HOVER;
         a.a = *dragging ? (int64_t)vw_timeline_pos(L->timeline, vw_state_len(s), ev->motion.x) : ev->motion.x;
         a.b = ev->motion.y;
         break;
+    case SDL_MOUSEWHEEL: { /* zoom the panel under the pointer around the pointer */
+        int mx, my;
+        SDL_GetMouseState(&mx, &my);
+        if (ev->wheel.y) a = (vw_action){.kind = VW_ACT_ZOOM, .a = ev->wheel.y > 0 ? 1 : -1, .b = mx, .c = my};
+        break;
+    }
     default: break;
     }
     if (a.kind != VW_ACT_NONE) vw_apply(s, L, &a);
@@ -265,7 +348,10 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
         goto out;
     }
     SDL_SetWindowMinimumSize(win, VW_MIN_W, VW_MIN_H);
-    if (vw_draw_init(&d, r, TEXT_SIZE)) {
+    int w, h;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    int px = text_px(o, w, h);
+    if (vw_draw_init(&d, r, px)) {
         rc = KS_EIO;
         goto out;
     }
@@ -276,9 +362,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     vw_state_init(&s, tr, NULL);
     static vw_live live;
     if (!vw_live_init(&live, tr)) live.dir = o->shot_dir, s.live = &live;
-    int w, h;
-    SDL_GetRendererOutputSize(r, &w, &h);
-    vw_layout_compute_story(&L, w, h, d.font.line, o->nslides ? VW_STORY_LINES : 0);
+    relayout(&L, &s, &d.font, w, h);
     int configured = 0;
     Uint64 last = SDL_GetPerformanceCounter();
     while (!s.quit) {
@@ -287,7 +371,8 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
         while (SDL_PollEvent(&ev)) {
             if (ev.type == SDL_WINDOWEVENT && ev.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
                 SDL_GetRendererOutputSize(r, &w, &h);
-                vw_layout_compute_story(&L, w, h, d.font.line, o->nslides ? VW_STORY_LINES : 0);
+                if (text_px(o, w, h) != px && !vw_draw_set_text(&d, text_px(o, w, h))) px = text_px(o, w, h);
+                relayout(&L, &s, &d.font, w, h);
             }
             translate(&ev, &s, &L, &dragging);
         }
@@ -304,6 +389,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
                 rc = KS_EINVAL;
                 break;
             }
+            relayout(&L, &s, &d.font, w, h); /* the title and slides are known now */
         }
         if (configured && next_step < nscript) vw_apply(&s, &L, &script[next_step++]);
         if (s.prompt != was_prompt) {

@@ -27,10 +27,13 @@ static inline uint32_t vw_colormap(double t)
     return c;
 }
 
-/* Where value v falls between lo and hi (0.5 when the plane is constant). */
+/* Where value v falls between lo and hi. A constant plane sits mid-ramp, except one of
+ * zeros: that is drawn as zero (the ramp's start), so an untouched output or an all-zero
+ * weight plane does not look like a plane of middling values. */
 static inline double vw_colormap_t(double v, double lo, double hi)
 {
-    return hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    if (hi > lo) return (v - lo) / (hi - lo);
+    return v == 0 ? 0 : 0.5;
 }
 
 #define VW_COL_BG 0x18181C
@@ -50,5 +53,7 @@ static inline double vw_colormap_t(double v, double lo, double hi)
 #define VW_COL_PENDING 0x34384A
 #define VW_COL_IDLE 0x1C1C22
 #define VW_COL_CURRENT 0x00FFFF
+#define VW_COL_ANSWER 0x9CFF2E  /* the cell a question asks about, once answered: lime */
+#define VW_COL_CLAMP 0xFF9C1A   /* a sample corner clamped onto the last row/column: orange */
 
 #endif

@@ -156,7 +156,11 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     }
     const vw_item *item = &s->idx->items[it];
     const ks_event *w = &tr->events[s->idx->by_item[item->first]];
+    const int before = L->n;
     describe_work(s, w, L);
+    /* a short panel (a slide's) keeps the item's header line, the event header and the
+     * focused event: the decomposition's last fields go first */
+    if (L->n > max_lines - 2) L->n = max_lines - 2 > before + 1 ? max_lines - 2 : before + 1;
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
     vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
@@ -221,6 +225,33 @@ void vw_describe_title(const vw_state *s, char *buf, size_t n)
     }
     snprintf(buf, n, "%s on %s  |  %lld block(s) x %d threads, %lld work items  |  %s", tr->op,
              tr->device, (long long)tr->blocks, tr->threads, (long long)tr->work_items, tr->path);
+}
+
+int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out)
+{
+    char buf[1024];
+    vw_describe_title(s, buf, sizeof buf);
+    out->n = 0;
+    vw_wrap(out, VW_MAX_LINES, VW_STYLE_TEXT, buf, cols);
+    if (!out->n) add(out, VW_STYLE_TEXT, "%s", "");
+    return out->n;
+}
+
+int vw_story_lines_needed(const vw_slide *slides, int n, int cols)
+{
+    static vw_state tmp;
+    static vw_lines lines;
+    int most = 0;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.slides = slides;
+    tmp.nslides = n;
+    tmp.reveal = 1;
+    for (int k = 0; k < n; ++k) {
+        tmp.slide = k;
+        vw_describe_story(&tmp, cols, &lines, VW_MAX_LINES);
+        if (lines.n > most) most = lines.n;
+    }
+    return most;
 }
 
 void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char *buf, size_t n)
@@ -310,8 +341,12 @@ const char *const *vw_help_lines(void)
         "click a cell     who read it (input) or wrote it (output); N / Shift+N cycle",
         "click timeline   scrub         S or F12  screenshot (PNG)",
         "H or F1          this help     Esc  close / quit     Q  quit",
+        "Z X  wheel       zoom in / out (the wheel: around the pointer)",
+        "Shift+arrows     pan, or drag with the right button    R  automatic view again",
+        "V                auto-zoom to the focused item's cells on / off (small cells)",
+        "I                pictures (1 or 3 channel inputs in [0, 1]) as grey / RGB, or colormap",
         "PageDown/PageUp  lessons: next / previous slide    A  show the answer",
-        "L                live parameters: J / K choose, , . change (re-runs), R opened, T save",
+        "L                live parameters: J / K choose, , . change (re-runs), D opened, T save",
         NULL,
     };
     return lines;

@@ -38,6 +38,12 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n);
 /* The slide being shown, wrapped at `cols` characters into at most max_lines lines:
  * its title, narration, question and (once revealed) answer, then the keys. */
 void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines);
+/* The title line (vw_describe_title) wrapped at cols characters into out; returns the
+ * number of lines (at least 1). */
+int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out);
+/* The most lines any of the n slides takes at cols characters with its answer shown
+ * (title, narration, question, answer and the keys line), so one band fits them all. */
+int vw_story_lines_needed(const vw_slide *slides, int n, int cols);
 /* Text wrapped at cols characters (at spaces; '\n' breaks), each line added with `style`. */
 void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols);
 

@@ -17,6 +17,15 @@ int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size)
     return vw_font_open(&d->font, r, text_size) ? -1 : 0;
 }
 
+int vw_draw_set_text(vw_draw *d, int text_size)
+{
+    vw_font f;
+    if (vw_font_open(&f, d->r, text_size)) return -1;
+    vw_font_close(&d->font);
+    d->font = f;
+    return 0;
+}
+
 void vw_draw_free(vw_draw *d)
 {
     for (int p = 0; p < 2; ++p)
@@ -39,7 +48,7 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     vw_fill(d->r, a, VW_COL_PANEL);
     int rows = (a.h - 4) / d->font.line;
     vw_describe_focus(s, &lines, rows);
-    for (int i = 0; i < lines.n; ++i)
+    for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) /* whole lines only */
         vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8,
                 lines.text[i]);
     if (s->shared) vw_draw_shared(d, s, shared); /* after the text, which may run long */
@@ -104,9 +113,12 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     vw_draw_live_sync(d, s);
     vw_color(d->r, VW_COL_BG);
     SDL_RenderClear(d->r);
+    static vw_lines title;
     vw_fill(d->r, L->title, 0x2A2A40);
-    vw_describe_title(s, buf, sizeof buf);
-    vw_text(&d->font, d->r, L->title.x + 6, L->title.y + 3, VW_COL_TEXT, L->title.w - 12, buf);
+    vw_describe_title_lines(s, (L->title.w - 12) / (d->font.advance > 0 ? d->font.advance : 8), &title);
+    for (int i = 0; i < title.n && i < L->title_lines; ++i)
+        vw_text(&d->font, d->r, L->title.x + 6, L->title.y + 3 + i * d->font.line, VW_COL_TEXT, L->title.w - 12,
+                title.text[i]);
     for (int p = 0; p < 2; ++p) {
         vw_draw_heatmap(d, s, L, p);
         vw_draw_overlays(d, s, L, p);

@@ -21,6 +21,10 @@ typedef struct vw_heat_cache {
                        value stays apart from the background */
     int64_t empty;  /* empty cells of the plane (negative integers, vw_cell_empty) */
     vw_rect area;
+    int64_t wy0, wy1, wx0, wx1; /* the cells in view: the texture covers these */
+    double cell;
+    int pictures;   /* the state's picture switch it was built with */
+    int picture;    /* 1 or 3: drawn as a grey or RGB picture, not through the ramp */
 } vw_heat_cache;
 
 typedef struct vw_grid_cache {
@@ -44,6 +48,8 @@ typedef struct vw_draw {
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */
 int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size);
+/* Reopens the font at another size (the window was resized); 0, or -1 keeping the old. */
+int vw_draw_set_text(vw_draw *d, int text_size);
 void vw_draw_free(vw_draw *d);
 /* permille: progress of the index build (1000: done). */
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille);

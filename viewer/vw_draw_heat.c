@@ -33,65 +33,119 @@ static vw_mode effective_mode(const vw_state *s, int t)
     return VW_MODE_VALUES;
 }
 
-/* Rebuilds the panel's texture: one texel per cell, or the mean of a block of cells
- * when the plane has more cells than the panel has pixels. Values of an integer tensor's
- * empty cells (negative) are left out: a texel with only empty cells is background. */
-static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c,
-                          const vw_heatmap *m)
+/* A picture: an input of shape (N, 1 or 3, H, W), at least 16 x 16, every value in
+ * [0, 1] (what --image and --in of a PNG/PGM/PPM give): 1 (grey) or 3 (RGB), else 0. */
+static int picture_channels(const vw_state *s, int t)
+{
+    const ks_tensor *T = &s->tr->tensors[t];
+    if (!s->picture || T->dtype != KS_F32 || T->ndim != 4 || s->tr->roles[t] != KS_ROLE_INPUT ||
+        (T->shape[1] != 1 && T->shape[1] != 3) || T->shape[2] < 16 || T->shape[3] < 16)
+        return 0;
+    const int64_t n = T->shape[0] * T->shape[1] * T->shape[2] * T->shape[3];
+    const float *v = T->data;
+    for (int64_t i = 0; i < n; ++i)
+        if (!(v[i] >= 0 && v[i] <= 1)) return 0;
+    return (int)T->shape[1];
+}
+
+/* The mean of the non-empty cells of [y0, y1) x [x0, x1) of the plane at base (*used: how
+ * many), counting empty cells into *empty. */
+static double block_mean(const vw_state *s, int t, vw_mode mode, int64_t base, int64_t w, int64_t y0, int64_t y1,
+                         int64_t x0, int64_t x1, int64_t *used, int64_t *empty)
+{
+    const ks_tensor *T = &s->tr->tensors[t];
+    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
+    double sum = 0;
+    *used = 0;
+    for (int64_t y = y0; y < y1; ++y)
+        for (int64_t x = x0; x < x1; ++x) {
+            const int64_t off = base + y * w + x;
+            if (sparse && vw_cell_empty(T, off)) {
+                ++*empty;
+                continue;
+            }
+            const double v = vw_heat_value(s, t, off, mode);
+            if (mode == VW_MODE_SECTORS && v < 0) continue; /* no request touched it */
+            sum += v;
+            ++*used;
+        }
+    return *used ? sum / (double)*used : 0;
+}
+
+uint32_t vw_heat_colour(const vw_heat_cache *c, double v)
+{
+    if (c->picture) {
+        const int g = (int)lround((v < 0 ? 0 : v > 1 ? 1 : v) * 255);
+        return (uint32_t)(g << 16 | g << 8 | g);
+    }
+    return isfinite(v) ? vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_heat_t((vw_mode)c->mode, v, c->lo, c->hi))
+                       : VW_COL_NAN;
+}
+
+/* Rebuilds the panel's texture for the cells [c->wy0, c->wy1) x [c->wx0, c->wx1) of the
+ * plane (those in view): one texel per cell, or the mean of a block of cells when the
+ * window has more cells than the panel has pixels. The colour range is the plane's: the
+ * texels' when the window is the whole plane, else every cell's, so panning never
+ * recolours a cell. Values of an integer tensor's empty cells (negative) are left out: a
+ * texel with only empty cells is background. A picture is drawn as itself: grey, or its
+ * image's three channels as RGB. */
+static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c, const vw_heatmap *m)
 {
     int t = s->panel[panel].tensor;
-    const ks_tensor *T = &s->tr->tensors[t];
-    vw_plane_dims pd = vw_plane_dims_of(T);
+    vw_plane_dims pd = vw_plane_dims_of(&s->tr->tensors[t]);
     int64_t plane = s->panel[panel].plane;
     vw_mode mode = effective_mode(s, t);
     if (plane < 0 || plane >= pd.planes) plane = 0, pd.h = pd.w = 0; /* never read outside the tensor */
-    const int64_t base = plane * pd.h * pd.w;
-    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
-    double vw = m->cell * (double)pd.w, vh = m->cell * (double)pd.h;
-    int tw = pd.w < vw ? (int)pd.w : (int)(vw > 1 ? vw : 1);
-    int th = pd.h < vh ? (int)pd.h : (int)(vh > 1 ? vh : 1);
+    const int pic = mode == VW_MODE_VALUES ? picture_channels(s, t) : 0;
+    const int64_t base = plane * pd.h * pd.w, ny = c->wy1 - c->wy0, nx = c->wx1 - c->wx0;
+    const int whole = ny == pd.h && nx == pd.w;
+    double vw = m->cell * (double)nx, vh = m->cell * (double)ny;
+    int tw = nx < vw ? (int)nx : (int)(vw > 1 ? vw : 1);
+    int th = ny < vh ? (int)ny : (int)(vh > 1 ? vh : 1);
     double *acc = malloc((size_t)tw * th * sizeof *acc);
     uint32_t *px = malloc((size_t)tw * th * sizeof *px);
     uint8_t *none = malloc((size_t)tw * th); /* a texel with no cell to show: background */
     double lo = INFINITY, hi = -INFINITY;
-    int64_t empty = 0;
+    int64_t empty = 0, used, ignored = 0;
     if (!acc || !px || !none) goto out;
     for (int ty = 0; ty < th; ++ty) {
-        int64_t y0 = ty * pd.h / th, y1 = (ty + 1) * pd.h / th;
+        int64_t y0 = c->wy0 + ty * ny / th, y1 = c->wy0 + (ty + 1) * ny / th;
         for (int tx = 0; tx < tw; ++tx) {
-            int64_t x0 = tx * pd.w / tw, x1 = (tx + 1) * pd.w / tw;
-            double sum = 0;
-            int64_t used = 0;
-            for (int64_t y = y0; y < y1; ++y)
-                for (int64_t x = x0; x < x1; ++x) {
-                    const int64_t off = base + y * pd.w + x;
-                    if (sparse && vw_cell_empty(T, off)) {
-                        empty++;
-                        continue;
-                    }
-                    const double v = vw_heat_value(s, t, off, mode);
-                    if (mode == VW_MODE_SECTORS && v < 0) continue; /* no request touched it */
-                    sum += v;
-                    used++;
-                }
-            double v = used ? sum / (double)used : 0;
+            int64_t x0 = c->wx0 + tx * nx / tw, x1 = c->wx0 + (tx + 1) * nx / tw;
+            const double v = block_mean(s, t, mode, base, pd.w, y0, y1, x0, x1, &used, whole ? &empty : &ignored);
             acc[(size_t)ty * tw + tx] = v;
             none[(size_t)ty * tw + tx] = !used;
-            if (!used) continue;
+            if (!used || !whole) continue;
             if (isfinite(v) && v < lo) lo = v;
             if (isfinite(v) && v > hi) hi = v;
         }
     }
+    for (int64_t y = 0; !whole && y < pd.h; ++y) /* a window: the range of the plane's cells */
+        for (int64_t x = 0; x < pd.w; ++x) {
+            const double v = block_mean(s, t, mode, base, pd.w, y, y + 1, x, x + 1, &used, &empty);
+            if (used && isfinite(v) && v < lo) lo = v;
+            if (used && isfinite(v) && v > hi) hi = v;
+        }
     if (mode != VW_MODE_VALUES && lo > 0) lo = 0; /* counts start at zero */
     if (!(lo <= hi)) lo = hi = 0;
     if (mode == VW_MODE_SECTORS) lo = 1, hi = 32; /* one scale for every plane and trace */
     c->ramp0 = empty ? 0.25 : 0;
-    for (size_t i = 0; i < (size_t)tw * th; ++i) {
-        uint32_t col = VW_COL_NAN;
-        if (none[i]) col = VW_COL_PANEL;
-        else if (isfinite(acc[i])) col = vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_heat_t(mode, acc[i], lo, hi));
-        px[i] = 0xFF000000u | col;
-    }
+    c->lo = lo, c->hi = hi, c->mode = mode, c->picture = pic;
+    const int64_t chan = pic == 3 ? pd.h * pd.w : 0, first = pic == 3 ? plane / 3 * 3 * pd.h * pd.w : base;
+    for (int ty = 0; ty < th; ++ty)
+        for (int tx = 0; tx < tw; ++tx) {
+            const size_t i = (size_t)ty * tw + tx;
+            uint32_t col = none[i] ? VW_COL_PANEL : vw_heat_colour(c, acc[i]);
+            if (pic == 3 && !none[i]) { /* the image's R, G and B planes, block means each */
+                int64_t y0 = c->wy0 + ty * ny / th, y1 = c->wy0 + (ty + 1) * ny / th;
+                int64_t x0 = c->wx0 + tx * nx / tw, x1 = c->wx0 + (tx + 1) * nx / tw;
+                col = 0;
+                for (int k = 0; k < 3; ++k)
+                    col = col << 8 | (vw_heat_colour(c, block_mean(s, t, mode, first + k * chan, pd.w, y0, y1, x0,
+                                                                   x1, &used, &ignored)) & 255);
+            }
+            px[i] = 0xFF000000u | col;
+        }
     c->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, tw, th);
     if (c->tex) SDL_UpdateTexture(c->tex, NULL, px, tw * (int)sizeof *px);
 out:
@@ -105,11 +159,12 @@ out:
 }
 
 /* Margin cells (outside the plane, where padding reads land) as a dim checkerboard. */
-static void draw_margin(SDL_Renderer *r, const vw_heatmap *m)
+static void draw_margin(SDL_Renderer *r, const vw_heatmap *m, vw_rect area)
 {
     if (!m->margin || m->cell < 4) return;
     for (int64_t y = -m->margin; y < m->rows + m->margin; ++y)
         for (int64_t x = -m->margin; x < m->cols + m->margin; ++x) {
+            if (!vw_rect_overlap(vw_heatmap_cell(m, y, x), area)) continue;
             if (y >= 0 && y < m->rows && x >= 0 && x < m->cols) continue;
             vw_fill(r, vw_heatmap_cell(m, y, x), ((y + x) & 1) ? 0x2C2C34 : 0x34343E);
         }
@@ -122,17 +177,19 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     int bar_w = lg.w < 512 ? lg.w : 512;
     for (int i = 0; i < bar_w; ++i) {
         vw_rect px = {.x = lg.x + i, .y = lg.y, .w = 1, .h = 10};
-        vw_fill(d->r, px, vw_colormap(c->ramp0 + (1 - c->ramp0) * i / (bar_w > 1 ? bar_w - 1 : 1)));
+        const double f = (double)i / (bar_w > 1 ? bar_w - 1 : 1);
+        vw_fill(d->r, px, c->picture ? vw_heat_colour(c, f) : vw_colormap(c->ramp0 + (1 - c->ramp0) * f));
     }
     char lo[48], hi[48], mid[64];
-    snprintf(lo, sizeof lo, "%.4g", c->lo);
-    snprintf(hi, sizeof hi, "%.4g", c->hi);
+    vw_format_value(lo, sizeof lo, c->picture ? 0 : c->lo);
+    vw_format_value(hi, sizeof hi, c->picture ? 1 : c->hi);
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     if (s->mode != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(s->mode),
                                      s->idx ? (s->mode == VW_MODE_SECTORS ? "trace too big" : "tensor too big")
                                             : "after indexing");
     else if (c->empty) snprintf(mid, sizeof mid, "values, %lld empty (< 0)", (long long)c->empty);
     else if (c->mode == VW_MODE_SECTORS) snprintf(mid, sizeof mid, "sectors per request (log2 scale)");
+    else if (c->picture) snprintf(mid, sizeof mid, "picture, %s 0 .. 1 (I: colormap)", c->picture == 3 ? "RGB" : "grey");
     int ty = lg.y + 12;
     vw_text(&d->font, d->r, lg.x, ty, VW_COL_TEXT, 0, lo);
     vw_text(&d->font, d->r, lg.x + bar_w - (int)strlen(hi) * d->font.advance, ty, VW_COL_TEXT, 0, hi);
@@ -153,26 +210,35 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         return;
     }
     vw_heatmap m = vw_panel_map(s, L, panel);
+    const vw_rect map = vw_panel_map_area(L, panel);
+    int64_t wy0, wy1, wx0, wx1;
+    vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
     if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane ||
         c->indexed != (s->idx != NULL) || (c->mode != effective_mode(s, t)) ||
-        memcmp(&c->area, &area, sizeof area)) {
+        memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 || c->wy1 != wy1 || c->wx0 != wx0 ||
+        c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture) {
         if (c->tex) SDL_DestroyTexture(c->tex);
         c->tex = NULL;
         c->tensor = t;
         c->plane = s->panel[panel].plane;
         c->indexed = s->idx != NULL;
         c->area = area;
+        c->wy0 = wy0, c->wy1 = wy1, c->wx0 = wx0, c->wx1 = wx1, c->cell = m.cell, c->pictures = s->picture;
         build_texture(d, s, panel, c, &m);
     }
     vw_describe_panel(s, panel, c->lo, c->hi, head, sizeof head);
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
-    draw_margin(d->r, &m);
-    int x0 = (int)floor(m.ox), y0 = (int)floor(m.oy);
-    SDL_Rect dst = {.x = x0, .y = y0, .w = (int)floor(m.ox + m.cell * (double)m.cols) - x0,
-                    .h = (int)floor(m.oy + m.cell * (double)m.rows) - y0};
+    const SDL_Rect clip = vw_sdl(map); /* a zoomed plane reaches past its panel */
+    SDL_RenderSetClipRect(d->r, &clip);
+    draw_margin(d->r, &m, map);
+    int x0 = (int)floor(m.ox + m.cell * (double)wx0), y0 = (int)floor(m.oy + m.cell * (double)wy0);
+    SDL_Rect dst = {.x = x0, .y = y0, .w = (int)floor(m.ox + m.cell * (double)wx1) - x0,
+                    .h = (int)floor(m.oy + m.cell * (double)wy1) - y0};
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
-    if (c->tex) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
+    if (c->tex && wy1 > wy0 && wx1 > wx0) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
+    vw_draw_cell_values(d, s, &m, map, panel, c);
+    SDL_RenderSetClipRect(d->r, NULL);
     vw_draw_bars(d, s, L, panel, c, &m);
     draw_legend(d, s, L, panel, c);
 }
@@ -207,7 +273,7 @@ static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], 
 }
 
 static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
-                        int focused, const float *anchor)
+                        int focused, const float *anchor, vw_rect bounds)
 {
     int64_t ys[2], xs[2];
     int px, py;
@@ -228,13 +294,9 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
             SDL_RenderDrawLine(d->r, px, py, cx, cy);
             vw_rect corner = {.x = cx - 3, .y = cy - 3, .w = 7, .h = 7};
             vw_outline(d->r, corner, valid ? VW_COL_VALID : VW_COL_INVALID, 2, 0);
-            if (m->cell >= 40) {
-                char w[24];
-                snprintf(w, sizeof w, "%.3f", e->u.sample.w[c]);
-                vw_text(&d->font, d->r, cx + 5, cy + 3, valid ? VW_COL_VALID : VW_COL_INVALID, 0, w);
-            }
         }
     }
+    if (focused && m->cell >= d->font.line) vw_draw_sample_weights(d, m, e, bounds);
     vw_rect dot = {.x = px - 2, .y = py - 2, .w = 5, .h = 5};
     vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
     if (focused) {
@@ -250,12 +312,12 @@ static int on_panel(const vw_state *s, int panel, const ks_event *e)
 }
 
 static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
-                       int focused, const vw_state *s, uint32_t item)
+                       int focused, const vw_state *s, uint32_t item, vw_rect bounds)
 {
     if (e->kind == KS_EV_SAMPLE) {
         float a[2];
         const int anchored = vw_sample_anchor(s->tr, s->idx, item, e, &a[0], &a[1]);
-        draw_sample(d, m, e, focused, anchored ? a : NULL);
+        draw_sample(d, m, e, focused, anchored ? a : NULL, bounds);
         return;
     }
     const ks_ev_access *a = &e->u.access;
@@ -307,11 +369,25 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
     vw_draw_points(d, m, s, panel, b, n);
 }
 
+/* The item's one sample event, or NULL when it has none or several. */
+static const ks_event *lone_sample(const vw_state *s, uint32_t it)
+{
+    const vw_item *item = &s->idx->items[it];
+    const ks_event *one = NULL;
+    for (uint32_t k = 0; k < item->count; ++k) {
+        const ks_event *e = &s->tr->events[s->idx->by_item[item->first + k]];
+        if (e->kind != KS_EV_SAMPLE) continue;
+        if (one) return NULL;
+        one = e;
+    }
+    return one;
+}
+
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (s->panel[panel].tensor < 0) return;
     vw_heatmap m = vw_panel_map(s, L, panel);
-    vw_rect clip = panel ? L->output : L->input;
+    vw_rect clip = vw_panel_map_area(L, panel); /* below the header: a zoomed plane reaches past it */
     SDL_Rect sc = vw_sdl(clip);
     SDL_RenderSetClipRect(d->r, &sc);
     uint32_t ev = vw_state_event(s), it = vw_state_item(s);
@@ -328,11 +404,18 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
                        e->kind != KS_EV_WORK && e->kind != KS_EV_REGION;
             if (pair && !partner) partner = e;
-            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it);
+            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it, clip);
         }
     }
-    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it);
-    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it);
+    vw_draw_answer_cell(d, s, &m, panel); /* under the focused event and its weight labels */
+    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it, clip);
+    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it, clip);
+    else if (f && f->kind == KS_EV_WORK && it != VW_NONE) {
+        /* the work item as a whole is in focus: a lone sample (patchify's output, one
+         * RoIAlign sample) shows its corners and weights as if focused */
+        const ks_event *one = lone_sample(s, it);
+        if (one && on_panel(s, panel, one)) draw_event(d, &m, one, 1, s, it, clip);
+    }
     const vw_lookup *lk = &s->look;
     if (lk->tensor == s->panel[panel].tensor && lk->plane == s->panel[panel].plane)
         vw_outline(d->r, visible(vw_heatmap_cell(&m, lk->y, lk->x)), VW_COL_LOOKUP, 2, 3);

@@ -7,6 +7,7 @@
 #include "vw_boxes.h"
 #include "vw_colormap.h"
 #include "vw_draw.h"
+#include "vw_labels.h"
 
 static inline void vw_color(SDL_Renderer *r, uint32_t c)
 {
@@ -67,5 +68,32 @@ void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, 
 void vw_draw_arrow(SDL_Renderer *r, int x0, int y0, int x1, int y1, uint32_t col);
 /* The region points among b[0..n) on the panel's tensor and plane (vw_draw_points.c). */
 void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n);
+
+/* The cells of m's plane that lie (partly) inside area: [*y0, *y1) x [*x0, *x1). */
+void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1);
+/* The colour a heatmap built into cache c gives value v: the ramp, or grey (a picture). */
+uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
+/* A value as the cells, legends and weight labels print it: the lessons' exact shortest
+ * form (ls_format_value: 10.125, 6.375; others to 4 significant digits). */
+void vw_format_value(char *buf, size_t n, double v);
+/* Each cell's number in its cell, when every visible cell of the plane can hold its
+ * number (vw_draw_cells.c); area: the panel's map area. */
+void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
+                         const vw_heat_cache *c);
+/* The cell the shown slide's question asks about, outlined in VW_COL_ANSWER once revealed. */
+void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel);
+/* The focused sample's corner weights, one label per corner cell (clamped corners share
+ * one: "0.25+0.25 clamped"), placed by vw_place_labels inside bounds. */
+typedef struct vw_weight_label {
+    int64_t y, x;   /* the corner cell */
+    int corners;    /* how many of the 4 corners sit on it (> 1: clamped) */
+    int valid;      /* inside the tensor (its weight blends a real value) */
+    char text[64];
+    vw_label label; /* anchor and box on screen */
+} vw_weight_label;
+/* Returns the number of labels, negated when some found no free spot. */
+int vw_sample_weight_labels(const ks_event *e, const vw_heatmap *m, int advance, int line, vw_rect bounds,
+                            vw_weight_label out[4]);
+void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds);
 
 #endif

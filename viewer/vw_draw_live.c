@@ -29,7 +29,7 @@ static void draw_story_note(vw_draw *d, const vw_live *l, const vw_layout *L)
     vw_fill(d->r, L->story, 0x1C2230);
     vw_outline(d->r, L->story, VW_COL_HEAD, 1, 0);
     vw_text(&d->font, d->r, L->story.x + 8, L->story.y + 4, VW_COL_HEAD, L->story.w - 16,
-            "A live re-run is shown: the lesson's slides describe the trace it opened. R brings it back.");
+            "A live re-run is shown: the lesson's slides describe the trace it opened. D brings it back.");
 }
 
 void vw_draw_live(vw_draw *d, const vw_state *s, const vw_layout *L)

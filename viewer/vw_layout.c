@@ -34,29 +34,45 @@ void vw_layout_compute(vw_layout *L, int w, int h, int line)
     vw_layout_compute_story(L, w, h, line, 0);
 }
 
+int vw_text_px(int w, int h)
+{
+    const double k = fmin((double)w / 1920.0, (double)h / 1080.0);
+    const int px = (int)lround(30.0 * k);
+    return px < VW_TEXT_MIN ? VW_TEXT_MIN : px > VW_TEXT_MAX ? VW_TEXT_MAX : px;
+}
+
 void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lines)
+{
+    vw_layout_compute_full(L, w, h, line, story_lines, 1);
+}
+
+void vw_layout_compute_full(vw_layout *L, int w, int h, int line, int story_lines, int title_lines)
 {
     if (w < VW_MIN_W) w = VW_MIN_W;
     if (h < VW_MIN_H) h = VW_MIN_H;
+    if (title_lines < 1) title_lines = 1;
+    if (title_lines > 3) title_lines = 3;
     L->w = w;
     L->h = h;
     L->line = line;
+    L->title_lines = title_lines;
     int bar = line + 6;
-    L->title = rect(0, 0, w, bar);
+    L->title = rect(0, 0, w, title_lines * line + 6);
     L->status = rect(0, h - bar, w, bar);
     L->timeline = rect(PAD, L->status.y - 30, w - 2 * PAD, 26);
-    int top = bar + PAD, bottom = L->timeline.y - PAD;
+    int top = L->title.h + PAD, bottom = L->timeline.y - PAD;
     L->story = rect(PAD, bottom, w - 2 * PAD, 0);
     if (story_lines > 0) {
         int sh = story_lines * line + 2 * PAD;
-        if (sh > (bottom - top) / 2) sh = (bottom - top) / 2; /* small windows keep the maps */
+        if (sh > (bottom - top) * 2 / 5) sh = (bottom - top) * 2 / 5; /* the maps keep most */
         L->story = rect(PAD, bottom - sh, w - 2 * PAD, sh);
         bottom = L->story.y - PAD;
     }
     int body = bottom - top;
     /* the heatmaps get most of the height; the text panel keeps room for ~12 lines */
-    int text_h = 13 * line + 2 * PAD;
+    int text_h = (story_lines > 0 ? 7 : 13) * line + 2 * PAD; /* a slide's band says the rest */
     if (text_h > body / 2) text_h = body / 2;
+    if (story_lines > 0 && text_h > body / 3) text_h = body / 3;
     int heat_h = body - text_h - PAD;
     vw_rect in, out;
     if (w >= h) {

@@ -22,6 +22,7 @@ typedef struct vw_layout {
     int w, h, line; /* window size; text line height */
     vw_rect title, input, input_legend, output, output_legend, decomp, grid, timeline, status;
     vw_rect story; /* a lesson's narration band above the timeline (0 high without one) */
+    int title_lines; /* the title bar's text lines: a title too long for one line wraps */
 } vw_layout;
 
 #define VW_MIN_W 640
@@ -32,6 +33,15 @@ typedef struct vw_layout {
 void vw_layout_compute(vw_layout *L, int w, int h, int line);
 /* The same with a narration band of story_lines text lines (lessons); 0: none. */
 void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lines);
+/* The same with a title bar of title_lines text lines (>= 1). */
+void vw_layout_compute_full(vw_layout *L, int w, int h, int line, int story_lines, int title_lines);
+
+/* The default text size (pixels per em) for a w x h window: readable from the back of a
+ * room on a projector, 30 px at 1920x1080 and in proportion below (the smaller of the two
+ * ratios), never under VW_TEXT_MIN. */
+#define VW_TEXT_MIN 12
+#define VW_TEXT_MAX 96
+int vw_text_px(int w, int h);
 int vw_rect_contains(vw_rect r, int x, int y);
 int vw_rect_overlap(vw_rect a, vw_rect b);
 

@@ -248,7 +248,7 @@ static void show_slot(vw_state *s, int b)
     vw_live *l = s->live;
     const focus f = focus_of(s);
     if (l->at < 0) {
-        l->orig_idx = s->idx; /* the opened trace's index, for R */
+        l->orig_idx = s->idx; /* the opened trace's index, for D */
         l->slides = s->slides;
         l->nslides = s->nslides;
     }
@@ -377,8 +377,8 @@ void vw_live_lines(const vw_live *l, vw_lines *out, int max_lines)
         ADD(VW_STYLE_DIM, "none: %.180s", l->why);
         return;
     }
-    ADD(VW_STYLE_HEAD, "live parameters of %s%s", l->op->name, l->at >= 0 ? " (re-run; R: the opened trace)" : "");
-    ADD(VW_STYLE_DIM, "J/K choose  , . change  R opened trace  T save  L close");
+    ADD(VW_STYLE_HEAD, "live parameters of %s%s", l->op->name, l->at >= 0 ? " (re-run; D: the opened trace)" : "");
+    ADD(VW_STYLE_DIM, "J/K choose  , . change  D opened trace  T save  L close");
     /* what follows the rows: the help line, the note, the error */
     const int tail = 1 + (l->note[0] != 0) + (l->error[0] != 0);
     int room = max_lines - out->n - tail, first = 0;

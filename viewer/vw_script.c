@@ -39,6 +39,17 @@ static int parse_step(const char *tok, vw_action **out, size_t *n, size_t *cap)
         if (end == y || *end) goto bad;
         return push(out, n, cap, a);
     }
+    if (!strncmp(tok, "wheel:", 6)) { /* wheel:X:Y:+1 zooms in around (X, Y), wheel:X:Y:-1 out */
+        long v[3];
+        const char *p = tok + 6;
+        for (int i = 0; i < 3; ++i) {
+            v[i] = strtol(p, &end, 10);
+            if (end == p || *end != (i < 2 ? ':' : '\0') || (i == 2 && v[i] != 1 && v[i] != -1)) goto bad;
+            p = end + 1;
+        }
+        a = (vw_action){.kind = VW_ACT_ZOOM, .a = v[2], .b = v[0], .c = v[1]};
+        return push(out, n, cap, a);
+    }
     if (!strncmp(tok, "wait:", 5)) {
         long k = strtol(tok + 5, &end, 10);
         if (end == tok + 5 || *end || k < 0 || k > 100000) goto bad;
@@ -49,7 +60,7 @@ static int parse_step(const char *tok, vw_action **out, size_t *n, size_t *cap)
     int shift = !strncmp(tok, "Shift+", 6) && strcmp(tok, "Shift+Tab");
     if (!vw_key_action(shift ? tok + 6 : tok, shift, &a)) return push(out, n, cap, a);
 bad:
-    return ks_fail(KS_EINVAL, "--keys: unknown step '%s' (key names like Right, Space, O, Shift+N; type:TEXT; click:X:Y; wait:N)", tok);
+    return ks_fail(KS_EINVAL, "--keys: unknown step '%s' (key names like Right, Space, O, Shift+N; type:TEXT; click:X:Y; wheel:X:Y:+1|-1; wait:N)", tok);
 }
 
 int vw_script_parse(const char *keys, vw_action **out, size_t *n)

@@ -1,7 +1,7 @@
 /* vw_slide.h - a story over a trace: slides the viewer steps through with PageDown /
  * PageUp, each with narration, an optional question and answer (A reveals it), and what
  * to show: the event in focus, a reverse lookup, the panels' tensors and the heatmap
- * mode. Lessons (lessons/engine/ls_slides.c) make them; the viewer knows no lesson files. */
+ * mode, and the cell a question is about (highlighted with the answer). Lessons (lessons/engine/ls_slides.c) make them; the viewer knows no lesson files. */
 #ifndef VW_SLIDE_H
 #define VW_SLIDE_H
 
@@ -18,6 +18,10 @@ typedef struct vw_slide {
     int look_writes;
     int panel[2];    /* tensors of the two heatmaps (-1: keep) */
     int mode;        /* vw_mode, or -1: keep */
+    /* the cell the question asks about (the access of event answer_event), highlighted
+     * once the answer is revealed; has_answer_cell 0: none */
+    int has_answer_cell;
+    uint32_t answer_event;
 } vw_slide;
 
 #endif

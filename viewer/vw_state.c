@@ -34,6 +34,8 @@ void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
     s->speed = 8;
     s->follow = 1;
     s->bars = 1;
+    s->autozoom = 1;
+    s->picture = 1;
     s->look.tensor = -1;
     s->shared = vw_shared_tensor(tr) >= 0;
     s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
@@ -178,19 +180,6 @@ int vw_set_mode(vw_state *s, const char *name)
             return KS_OK;
         }
     return ks_fail(KS_EINVAL, "unknown mode '%s' (values, reads, weights, writes, visits, sectors)", name);
-}
-
-vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
-{
-    vw_rect area = panel ? L->output : L->input;
-    area.y += L->line + 4; /* the panel's header line */
-    area.h -= L->line + 4;
-    int t = s->panel[panel].tensor;
-    if (t < 0) return vw_heatmap_fit(area, 1, 1, 0);
-    vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
-    /* room for padding reads outside small planes */
-    int margin = s->idx && d.h * d.w <= 4096 ? s->idx->margin[t] : 0;
-    return vw_heatmap_fit(area, d.h, d.w, margin);
 }
 
 static void show_hit(vw_state *s)
@@ -403,6 +392,21 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_LIVE: vw_live_apply(s, a); break;
     case VW_ACT_SHARED: s->shared = !s->shared; break;
     case VW_ACT_PHASE: vw_phase_focus(s, a->a > 0 ? 1 : -1); break;
+    case VW_ACT_ZOOM: vw_view_zoom(s, L, a->a > 0 ? 1 : -1, (int)a->b, (int)a->c); break;
+    case VW_ACT_PAN:
+        if (a->c < 2) vw_view_pan(s, L, (int)a->c, (double)a->a, (double)a->b, 1);
+        else vw_view_pan(s, L, (int)a->c - 2, (double)a->a, (double)a->b, 0);
+        break;
+    case VW_ACT_VIEW_RESET: vw_view_reset(s); break;
+    case VW_ACT_AUTOZOOM:
+        s->autozoom = !s->autozoom;
+        s->panel[0].zoom = s->panel[1].zoom = 0;
+        snprintf(s->message, sizeof s->message, "auto-zoom %s", s->autozoom ? "on: small cells zoom to the focus" : "off: whole planes");
+        break;
+    case VW_ACT_PICTURE:
+        s->picture = !s->picture;
+        snprintf(s->message, sizeof s->message, "pictures %s", s->picture ? "as themselves (grey / RGB)" : "through the colormap");
+        break;
     default: break;
     }
     vw_state_clamp(s);
@@ -483,14 +487,30 @@ int vw_key_action(const char *key, int shift, vw_action *a)
         {.key = "Period", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = 1},
         {.key = ",", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = -1},
         {.key = "Comma", .kind = VW_ACT_LIVE, .a = VW_LIVE_STEP, .b = -1},
-        {.key = "R", .kind = VW_ACT_LIVE, .a = VW_LIVE_REVERT, .b = 0},
+        {.key = "D", .kind = VW_ACT_LIVE, .a = VW_LIVE_REVERT, .b = 0},
         {.key = "T", .kind = VW_ACT_LIVE, .a = VW_LIVE_SAVE, .b = 0},
+        {.key = "Z", .kind = VW_ACT_ZOOM, .a = 1, .b = -1},
+        {.key = "X", .kind = VW_ACT_ZOOM, .a = -1, .b = -1},
+        {.key = "R", .kind = VW_ACT_VIEW_RESET, .a = 0, .b = 0},
+        {.key = "V", .kind = VW_ACT_AUTOZOOM, .a = 0, .b = 0},
+        {.key = "I", .kind = VW_ACT_PICTURE, .a = 0, .b = 0},
     };
+    /* Shift+arrows pan both panels a quarter of a panel (the arrows alone step) */
+    static const char *const arrows[4] = {"Left", "Right", "Up", "Down"};
+    for (int i = 0; i < 4 && shift; ++i)
+        if (!strcmp(key, arrows[i])) {
+            a->kind = VW_ACT_PAN;
+            a->a = i < 2 ? (i ? 1 : -1) : 0;
+            a->b = i < 2 ? 0 : (i == 3 ? 1 : -1);
+            a->c = -1;
+            return 0;
+        }
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
         if (!strcmp(key, keys[i].key)) {
             a->kind = keys[i].kind;
             a->a = keys[i].a;
             a->b = keys[i].b;
+            a->c = a->kind == VW_ACT_ZOOM ? -1 : 0; /* keys zoom both panels around their middles */
             /* shift reverses: Shift+Tab, Shift+N, Shift+P */
             if (shift && (a->kind == VW_ACT_TENSOR || a->kind == VW_ACT_LOOKUP || a->kind == VW_ACT_PHASE)) {
                 if (a->kind == VW_ACT_TENSOR) a->b = -1;

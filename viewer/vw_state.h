@@ -54,12 +54,18 @@ typedef enum vw_action_kind {
     VW_ACT_GANTT,     /* the schedule chart in place of the grid, or back (traces with a schedule) */
     VW_ACT_LIVE,      /* live parameters (vw_live.h): a vw_live_cmd, b its direction */
     VW_ACT_SHARED,    /* the shared-tile panel on / off (vw_draw_shared.c) */
-    VW_ACT_PHASE      /* a: +1 / -1, the focus to the next / previous barrier phase of its block */
+    VW_ACT_PHASE,     /* a: +1 / -1, the focus to the next / previous barrier phase of its block */
+    VW_ACT_ZOOM,      /* a: +1 in / -1 out; b, c: at window point (b, c), or -1: both panels' middles */
+    VW_ACT_PAN,       /* a, b: move; c: the panel (-1 both); quarters (keys) when `c` < 2, else
+                         pixels the content follows (a drag; panel c - 2) */
+    VW_ACT_VIEW_RESET,/* both panels back to automatic: the whole plane, or the focus */
+    VW_ACT_AUTOZOOM,  /* automatic views zoom to the focused item's accesses, or show the plane */
+    VW_ACT_PICTURE    /* pictures (1 or 3 channel inputs in [0, 1]) as grey / RGB, or colormapped */
 } vw_action_kind;
 
 typedef struct vw_action {
     vw_action_kind kind;
-    int64_t a, b;
+    int64_t a, b, c;
 } vw_action;
 
 /* A plane of one row (a 1-D tensor such as a per-offset pair count) with at most this many
@@ -69,6 +75,9 @@ typedef struct vw_action {
 typedef struct vw_panel {
     int tensor;    /* -1: none */
     int64_t plane;
+    /* the user's view (vw_view.c): zoom > 0 magnifies the whole-plane view that many
+     * times around plane point (cy, cx); 0: automatic (the plane, or the focus) */
+    double zoom, cy, cx;
 } vw_panel;
 
 typedef struct vw_state {
@@ -86,7 +95,9 @@ typedef struct vw_state {
     int bars; /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
     int strip; /* the warp strip under the decomposition panel (default off; W) */
     int gantt; /* the schedule chart replaces the grid panel (default off; C) */
-    int shared; /* the shared-tile panel (default on in a trace with shared memory; T) */
+    int shared; /* the shared-tile panel (default on in a trace with shared memory; U) */
+    int autozoom; /* small cells zoom to the focused item's accesses (default on; V) */
+    int picture;  /* picture tensors drawn as themselves, grey or RGB (default on; I) */
     vw_gantt sched; /* the chart's rows and bars, built at the first C */
     vw_lookup look;
     int help, quit, want_shot;
@@ -134,6 +145,10 @@ void vw_focus_event(vw_state *s, uint32_t ev);
  * its event, lookup, panels and mode (vw_story.c). Needs the index. */
 void vw_story_set(vw_state *s, const vw_slide *slides, int n);
 void vw_story_show(vw_state *s, int k);
+/* The layout of a w x h frame for text of `advance` x `line` pixels: the title bar as many
+ * lines as the title wraps to, the story band as many as the longest slide needs (one
+ * height for every slide, so stepping through them moves nothing). */
+void vw_layout_for_state(vw_layout *L, const vw_state *s, int advance, int line, int w, int h);
 
 /* Playback: advance by speed * dt units. */
 void vw_tick(vw_state *s, double dt);
@@ -152,7 +167,19 @@ int vw_key_action(const char *key, int shift, vw_action *a);
 /* The schedule chart's plot in layout L (inside the grid panel). */
 vw_rect vw_gantt_area(const vw_layout *L);
 
-/* The heatmap mapping of a panel (0 input, 1 output) in layout L. */
+/* The heatmap mapping of a panel (0 input, 1 output) in layout L: the whole plane, the
+ * user's zoom and pan, or with small cells the focused item's accesses (vw_view.c). */
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel);
+/* Where a panel's plane goes: the panel less its header line. */
+vw_rect vw_panel_map_area(const vw_layout *L, int panel);
+/* The bounding box, in cells, of the focused item's reads, writes, samples (their
+ * corners) and regions on the panel's tensor and plane; 0 when it has none there. */
+int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1);
+/* Zoom in (dir > 0) or out around window point (px, py) on the panel under it, or both
+ * panels around their middles when px, py < 0; pan panel (-1: both) by quarters of the
+ * panel (keys) or by pixels (a drag); back to the automatic views. */
+void vw_view_zoom(vw_state *s, const vw_layout *L, int dir, int px, int py);
+void vw_view_pan(vw_state *s, const vw_layout *L, int panel, double dx, double dy, int quarters);
+void vw_view_reset(vw_state *s);
 
 #endif

@@ -1,6 +1,7 @@
 /* vw_story.c - showing a slide: the viewer state a lesson step asks for. */
 #include <string.h>
 
+#include "vw_describe.h"
 #include "vw_state.h"
 
 void vw_story_set(vw_state *s, const vw_slide *slides, int n)
@@ -29,13 +30,17 @@ void vw_story_show(vw_state *s, int k)
         }
     if (sl->mode >= 0 && sl->mode < VW_NMODES) s->mode = (vw_mode)sl->mode;
     vw_focus_event(s, sl->event);
-    /* show the planes the focused event touches on the chosen panels */
-    uint32_t it = vw_state_item(s);
+    /* show the planes the focused event touches on the chosen panels: the focused event's
+     * own plane where it lies on the panel's tensor (lesson 04's channel-1 tap shows
+     * weight[1, 1], not the item's first weight plane), else the item's first access there */
+    uint32_t it = vw_state_item(s), ev = vw_state_event(s);
     if (it != VW_NONE && !s->follow) {
         const vw_item *item = &s->idx->items[it];
         for (int p = 0; p < 2; ++p)
-            for (uint32_t j = 0; j < item->count; ++j) {
-                const ks_event *e = &s->tr->events[s->idx->by_item[item->first + j]];
+            for (uint32_t j = 0; j <= item->count; ++j) {
+                const uint32_t id = j ? s->idx->by_item[item->first + j - 1] : ev;
+                if (id == VW_NONE) continue;
+                const ks_event *e = &s->tr->events[id];
                 if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) &&
                     e->tensor == s->panel[p].tensor) {
                     s->panel[p].plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
@@ -53,4 +58,18 @@ void vw_story_show(vw_state *s, int k)
         s->look.tensor = -1;
     }
     vw_state_clamp(s);
+}
+
+void vw_layout_for_state(vw_layout *L, const vw_state *s, int advance, int line, int w, int h)
+{
+    static vw_lines lines;
+    const int adv = advance > 0 ? advance : 8, ww = w < VW_MIN_W ? VW_MIN_W : w;
+    /* the columns vw_draw_frame and draw_story wrap at: the bars' and band's insides */
+    const int title = vw_describe_title_lines(s, (ww - 12) / adv, &lines);
+    int story = 0;
+    if (s->nslides) {
+        story = vw_story_lines_needed(s->slides, s->nslides, (ww - 32) / adv);
+        if (story < 4) story = 4;
+    }
+    vw_layout_compute_full(L, w, h, line, story, title);
 }

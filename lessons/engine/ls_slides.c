@@ -85,6 +85,19 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             else
                 snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
             v->answer = dup_text(text);
+            /* the cell asked about: a cell question's access on its tensor (or at its
+             * tap), the element a focus names (its writer or first reader), else the
+             * focused access; only when this slide shows the lesson's run */
+            const ls_ctx *el = qc.elem_tensor >= 0 ? &qc : c.elem_tensor >= 0 && qc.item == c.item ? &c : NULL;
+            uint32_t ev = el && el->nhits ? el->hits[0] : qc.event;
+            if (q->kind == LS_Q_CELL) ev = qc.event;
+            if (q->kind == LS_Q_CELL && q->tensor[0])
+                ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
+            if (!st->run && (q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE &&
+                ev < S->tr.nevents && S->tr.events[ev].kind != KS_EV_WORK) {
+                v->has_answer_cell = 1;
+                v->answer_event = ev;
+            }
             ls_ctx_free(&qc);
         }
     }

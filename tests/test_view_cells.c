@@ -1,0 +1,296 @@
+/* Heatmap cells checked by their pixels and geometry: each cell's number printed in its
+ * exact shortest form (10.125, not 10.12), an all-zero plane in the colormap's zero
+ * colour, the cell a question asks about outlined once the answer shows, and a sample's
+ * corner-weight labels that never overlap (clamped corners share one label). */
+#include <string.h>
+
+#include "../viewer/vw_draw_int.h"
+#include "view_fixture.h"
+
+static tu_sample_trace st;
+static vw_index idx;
+static vw_state s;
+static vf_frame f;
+
+static void open_trace(void)
+{
+    ck_assert_int_eq(vw_index_build(&idx, &st.tr, NULL), KS_OK);
+    vw_state_init(&s, &st.tr, &idx);
+    vf_open(&f, 1280, 800);
+}
+
+static void draw(void)
+{
+    vf_draw(&f, &s);
+}
+
+static void close_trace(void)
+{
+    vf_close(&f);
+    vw_state_free(&s);
+    vw_index_free(&idx);
+}
+
+/* An independent reference for multiples of 1/8: three decimals, trailing zeros cut. */
+static void exact_eighths(double v, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.3f", v);
+    char *e = buf + strlen(buf) - 1;
+    while (*e == '0') *e-- = '\0';
+    if (*e == '.') *e = '\0';
+}
+
+/* Columns of the cell's text line holding a pixel other than its fill: the ink's span. */
+static int ink_span(vw_rect r, uint32_t fill, int line)
+{
+    int first = -1, last = -1;
+    const int y0 = r.y + (r.h - line) / 2;
+    for (int x = r.x + 1; x < r.x + r.w - 1; ++x)
+        for (int y = y0; y < y0 + line; ++y)
+            if (vf_at(f.surf, x, y) != fill) {
+                if (first < 0) first = x;
+                last = x;
+                break;
+            }
+    return first < 0 ? 0 : last - first + 1;
+}
+
+START_TEST(cells_print_their_values_exactly)
+{
+    static const float w[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+    uint64_t seed = 1605;
+    tu_sample_trace_init(&st, 1, 3, 5);
+    for (int i = 0; i < 15; ++i) st.data[i] = (float)tu_int(&seed, -160, 159) / 8.0f; /* exact eighths */
+    st.data[7] = 10.125f; /* (1, 2): 6 characters, one more than a 4-digit rounding */
+    st.data[3] = st.data[3] == 0 ? 0.5f : st.data[3];
+    (void)w;
+    open_trace();
+    draw();
+    const vw_heatmap m = vw_panel_map(&s, &f.L, 0);
+    ck_assert(m.cell > 6 * f.d.font.advance + 4); /* room for the longest number */
+    double lo = st.data[0], hi = st.data[0];
+    for (int i = 1; i < 15; ++i) lo = st.data[i] < lo ? st.data[i] : lo, hi = st.data[i] > hi ? st.data[i] : hi;
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 5; ++x) {
+            const vw_rect r = vw_heatmap_cell(&m, y, x);
+            const double v = st.data[y * 5 + x];
+            const uint32_t fill = vw_colormap((v - lo) / (hi - lo));
+            char want[32];
+            exact_eighths(v, want, sizeof want);
+            ck_assert_uint_eq(vf_pixel(f.surf, VF_FILL_X(r), VF_FILL_Y(r)), fill);
+            const int span = ink_span(r, fill, f.d.font.line), len = (int)strlen(want);
+            ck_assert_msg(span > (len - 1) * f.d.font.advance && span <= len * f.d.font.advance,
+                          "cell (%d, %d) = %s: ink %d px for %d characters of %d px", y, x, want, span, len,
+                          f.d.font.advance);
+        }
+    close_trace();
+    /* the same plane in cells too small for its numbers: no text at all */
+    tu_sample_trace_init(&st, 1, 3, 5);
+    for (int i = 0; i < 15; ++i) st.data[i] = 1000.125f + (float)i;
+    open_trace();
+    vf_close(&f);
+    vf_open_text(&f, 1280, 800, 40); /* 40 px text: "1000.125" is wider than a cell */
+    draw();
+    const vw_heatmap big = vw_panel_map(&s, &f.L, 0);
+    ck_assert(big.cell < 8 * f.d.font.advance + 4);
+    const vw_rect r = vw_heatmap_cell(&big, 1, 2);
+    ck_assert_int_eq(ink_span(r, vw_colormap(7.0 / 14.0), f.d.font.line), 0);
+    close_trace();
+}
+END_TEST
+
+START_TEST(an_all_zero_plane_is_drawn_in_the_zero_colour)
+{
+    tu_sample_trace_init(&st, 2, 4, 6);
+    for (int i = 0; i < 48; ++i) st.data[i] = i < 24 ? 0.0f : 3.5f; /* plane 0 zeros, plane 1 constant */
+    open_trace();
+    for (int plane = 0; plane < 2; ++plane) {
+        s.panel[0].plane = plane;
+        s.follow = 0;
+        draw();
+        const vw_heatmap m = vw_panel_map(&s, &f.L, 0);
+        for (int y = 0; y < 4; ++y)
+            for (int x = 0; x < 6; ++x) {
+                const vw_rect r = vw_heatmap_cell(&m, y, x);
+                /* zeros: the ramp's start; another constant: mid-ramp as before */
+                ck_assert_uint_eq(vf_pixel(f.surf, VF_FILL_X(r), VF_FILL_Y(r)), vw_colormap(plane ? 0.5 : 0.0));
+            }
+    }
+    close_trace();
+}
+END_TEST
+
+/* A slide focusing `event`, keeping panels, mode and lookup. */
+static void plain_slide(vw_slide *sl, uint32_t event, char *text)
+{
+    memset(sl, 0, sizeof *sl);
+    sl->title = "Step 1 of 1";
+    sl->text = text;
+    sl->event = event, sl->look_tensor = -1, sl->panel[0] = sl->panel[1] = -1, sl->mode = -1;
+}
+
+static int count_colour(uint32_t col)
+{
+    return vf_count_colour(f.surf, col);
+}
+
+START_TEST(the_answer_cell_is_highlighted_once_revealed)
+{
+    static const float w[4] = {0.375f, 0.375f, 0.125f, 0.125f};
+    tu_sample_trace_init(&st, 1, 4, 6);
+    tu_sample_add(&st, 0, 1.25f, 2.5f, TU_CORNERS_ALL, w);
+    tu_sample_add(&st, 0, 1.75f, 3.25f, TU_CORNERS_ALL, w);
+    open_trace();
+    vw_slide sl;
+    plain_slide(&sl, 1, "Where does the second sample land?");
+    sl.question = "Question: which cell is nearest the sample? (y, x)";
+    sl.answer = "Answer: 2, 3.";
+    sl.has_answer_cell = 1, sl.answer_event = 2; /* (1.75, 3.25) rounds to cell (2, 3) */
+    vw_story_set(&s, &sl, 1);
+    vw_layout_for_state(&f.L, &s, f.d.font.advance, f.d.font.line, 1280, 800);
+    draw();
+    ck_assert_int_eq(count_colour(VW_COL_ANSWER), 0);
+    vw_action reveal = {.kind = VW_ACT_REVEAL, .a = 0, .b = 0};
+    vw_apply(&s, &f.L, &reveal);
+    ck_assert(s.reveal);
+    draw();
+    const vw_heatmap m = vw_panel_map(&s, &f.L, 0);
+    const vw_rect r = vw_heatmap_cell(&m, 2, 3), other = vw_heatmap_cell(&m, 1, 1);
+    /* the outline: 4 px from 4 to 7 px outside the cell, on all four sides */
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w / 2, r.y - 5), VW_COL_ANSWER);
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x - 5, r.y + r.h / 2), VW_COL_ANSWER);
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w + 4, r.y + r.h / 2), VW_COL_ANSWER);
+    ck_assert_uint_eq(vf_pixel(f.surf, r.x + r.w / 2, r.y + r.h + 4), VW_COL_ANSWER);
+    ck_assert_uint_ne(vf_pixel(f.surf, other.x + other.w / 2, other.y - 5), VW_COL_ANSWER);
+    ck_assert_int_gt(count_colour(VW_COL_ANSWER), 4 * r.w);
+    close_trace();
+}
+END_TEST
+
+static int overlap_any(const vw_weight_label *l, int n)
+{
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j)
+            if (vw_rect_overlap(l[i].label.box, l[j].label.box)) return 1;
+    return 0;
+}
+
+START_TEST(weight_labels_never_overlap)
+{
+    static const float w[4] = {0.1875f, 0.5625f, 0.0625f, 0.1875f};
+    tu_sample_trace_init(&st, 1, 6, 6);
+    /* RoIAlign's clamp: y past the last row, both corner rows on row 5 */
+    ks_event *clamp = tu_sample_add(&st, 0, 5.0f, 2.25f, TU_CORNERS_ALL | KS_FLAG_CLAMP_Y, w);
+    open_trace();
+    const vw_rect bounds = f.L.input;
+    vw_heatmap m = vw_heatmap_fit(bounds, 6, 6, 0);
+    vw_weight_label l[4];
+    int n = vw_sample_weight_labels(clamp, &m, f.d.font.advance, f.d.font.line, bounds, l);
+    ck_assert_int_eq(n, 2); /* two corner cells, two corners each */
+    ck_assert_int_eq(l[0].corners + l[1].corners, 4);
+    ck_assert_ptr_nonnull(strstr(l[0].text, "clamped"));
+    ck_assert_str_eq(l[0].text, "0.1875+0.0625 clamped");
+    ck_assert(!overlap_any(l, n));
+    /* random samples on cells narrower than a label (labels 6+ characters): every label
+     * finds a spot of its own inside the panel, away from the corner markers */
+    uint64_t seed = 77;
+    m = vw_heatmap_fit(bounds, 40, 40, 0);
+    ck_assert(m.cell < 7 * f.d.font.advance);
+    for (int trial = 0; trial < 200; ++trial) {
+        ks_event e = *clamp;
+        e.flags = TU_CORNERS_ALL | (trial % 5 == 0 ? KS_FLAG_CLAMP_X : 0);
+        e.u.sample.y = (float)tu_int(&seed, 0, 3800) / 100.0f;
+        e.u.sample.x = (float)tu_int(&seed, 0, 3800) / 100.0f;
+        for (int c = 0; c < 4; ++c) e.u.sample.w[c] = (float)tu_int(&seed, 1, 9999) / 10000.0f;
+        n = vw_sample_weight_labels(&e, &m, f.d.font.advance, f.d.font.line, bounds, l);
+        ck_assert_int_eq(n, trial % 5 == 0 ? 2 : 4);
+        ck_assert_msg(!overlap_any(l, n), "trial %d: labels overlap", trial);
+        for (int i = 0; i < n; ++i) {
+            const vw_rect b = l[i].label.box;
+            ck_assert(b.x >= bounds.x && b.y >= bounds.y && b.x + b.w <= bounds.x + bounds.w &&
+                      b.y + b.h <= bounds.y + bounds.h);
+            for (int j = 0; j < n; ++j) {
+                const vw_rect marker = {.x = l[j].label.ax - 4, .y = l[j].label.ay - 4, .w = 9, .h = 9};
+                ck_assert(!vw_rect_overlap(b, marker));
+            }
+        }
+    }
+    close_trace();
+}
+END_TEST
+
+/* the placement itself: labels on one anchor fan out, a crowded panel falls back to
+ * spots farther off with leader lines, a full one reports the labels it could not place */
+START_TEST(labels_fan_out_and_report_when_there_is_no_room)
+{
+    vw_label l[6];
+    const vw_rect bounds = {.x = 0, .y = 0, .w = 200, .h = 100};
+    for (int i = 0; i < 6; ++i) l[i] = (vw_label){.ax = 100, .ay = 50, .w = 60, .h = 14};
+    ck_assert_int_eq(vw_place_labels(l, 6, bounds, NULL, 0, 3), 0);
+    int leaders = 0;
+    for (int i = 0; i < 6; ++i) {
+        leaders += l[i].leader;
+        for (int j = i + 1; j < 6; ++j) ck_assert(!vw_rect_overlap(l[i].box, l[j].box));
+    }
+    ck_assert_int_eq(leaders, 2); /* four touch the anchor, two need a line */
+    const vw_rect tiny = {.x = 0, .y = 0, .w = 70, .h = 20};
+    ck_assert_int_eq(vw_place_labels(l, 3, tiny, NULL, 0, 3), 2);
+}
+END_TEST
+
+/* patchify's output item has one sample: with the work item in focus (no tap named) its
+ * corners and weights are drawn as if the sample were focused; with two samples not */
+START_TEST(a_lone_sample_shows_its_corners_when_its_item_is_focused)
+{
+    static const float w[4] = {0.375f, 0.375f, 0.125f, 0.125f};
+    for (int n = 1; n <= 2; ++n) {
+        tu_sample_trace_init(&st, 1, 4, 6);
+        tu_sample_add(&st, 0, 1.25f, 2.5f, TU_CORNERS_ALL, w);
+        if (n == 2) tu_sample_add(&st, 0, 2.25f, 3.5f, TU_CORNERS_ALL, w);
+        open_trace();
+        ck_assert_int_eq(st.tr.events[vw_state_event(&s)].kind, KS_EV_WORK);
+        draw();
+        const int green = count_colour(VW_COL_VALID);
+        if (n == 1) ck_assert_int_gt(green, 4 * 20); /* four corner squares, lines, labels */
+        else ck_assert_int_eq(green, 0);
+        close_trace();
+    }
+}
+END_TEST
+
+/* a slide's panel shows the plane of its focused event when that lies on the panel's
+ * tensor, not the item's first plane there (lesson 04's channel-1 weights) */
+START_TEST(a_slide_shows_the_plane_of_its_focused_event)
+{
+    static const float w[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+    tu_sample_trace_init(&st, 3, 4, 6);
+    tu_sample_add(&st, 0, 1.25f, 2.5f, TU_CORNERS_ALL, w);
+    tu_sample_add(&st, 2, 2.25f, 3.5f, TU_CORNERS_ALL, w);
+    open_trace();
+    vw_slide sl;
+    plain_slide(&sl, 2, "the second sample");
+    sl.panel[0] = 0;
+    vw_story_set(&s, &sl, 1);
+    ck_assert_int_eq(s.panel[0].plane, 2);
+    sl.event = 1;
+    vw_story_show(&s, 0);
+    ck_assert_int_eq(s.panel[0].plane, 0);
+    close_trace();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("view_cells");
+    TCase *tc = tcase_create("view_cells");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, cells_print_their_values_exactly);
+    tcase_add_test(tc, an_all_zero_plane_is_drawn_in_the_zero_colour);
+    tcase_add_test(tc, the_answer_cell_is_highlighted_once_revealed);
+    tcase_add_test(tc, weight_labels_never_overlap);
+    tcase_add_test(tc, labels_fan_out_and_report_when_there_is_no_room);
+    tcase_add_test(tc, a_lone_sample_shows_its_corners_when_its_item_is_focused);
+    tcase_add_test(tc, a_slide_shows_the_plane_of_its_focused_event);
+    suite_add_tcase(su, tc);
+    return tu_run_suite(su, CK_FORK);
+}

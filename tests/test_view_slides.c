@@ -1,0 +1,279 @@
+/* Projector-grade slides, checked by their pixels: text as tall as the frame asks for
+ * (measured ink of a rendered line), titles that wrap instead of being cut at 1024x768,
+ * the asked cell outlined on answer slides. Lessons render in process (ls_slides_make),
+ * as kscope lesson --frames does, without writing PNGs. */
+#include <string.h>
+
+#include "../lessons/engine/ls_lesson.h"
+#include "../lessons/engine/ls_slides.h"
+#include "../viewer/vw_describe.h"
+#include "view_fixture.h"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    vf_tmpdir(dir, sizeof dir, "ks_slides");
+}
+
+static void remove_dir(void)
+{
+    vf_rmdir(dir);
+}
+
+/* The rows of the narration band: the two rows whose middle half is all outline colour. */
+static int band_rows(SDL_Surface *s, int *top, int *bottom)
+{
+    int n = 0;
+    for (int y = 0; y < s->h; ++y) {
+        int all = 1;
+        for (int x = s->w / 4; x < 3 * s->w / 4 && all; ++x) all = vf_at(s, x, y) == VW_COL_HEAD;
+        if (all) {
+            if (!n++) *top = y;
+            *bottom = y;
+        }
+    }
+    return n >= 2;
+}
+
+/* Height in pixels of the first line of text in rows (top, bottom): the run of rows,
+ * from the first row with a glyph pixel (anything but the fill at (x0, top + 2)), to the
+ * next empty row. */
+static int first_line_ink(SDL_Surface *s, int top, int bottom, int x0)
+{
+    const uint32_t bg = vf_pixel(s, x0, top + 2);
+    int first = -1;
+    for (int y = top + 1; y < bottom; ++y) {
+        int ink = 0;
+        for (int x = 12; x < s->w / 2 && !ink; ++x) ink = vf_at(s, x, y) != bg;
+        if (ink && first < 0) first = y;
+        if (!ink && first >= 0) return y - first;
+    }
+    return -1;
+}
+
+/* A lesson's slides in process (what kscope lesson --frames renders, without PNGs). */
+static ls_lesson les;
+static ls_session ses;
+static vw_slide *slides;
+static int nslides;
+
+static void open_lesson(const char *name)
+{
+    char lpath[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find(name, lpath, sizeof lpath), 0);
+    ls_report rep = {.out = stderr, .file = lpath, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&les, lpath, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&ses, &les, &rep), 0);
+    nslides = ls_slides_make(&ses, &slides);
+    ck_assert_int_eq(nslides, les.nsteps);
+}
+
+static void close_lesson(void)
+{
+    ls_slides_free(slides, nslides);
+    ls_session_close(&ses);
+    ls_free(&les);
+}
+
+/* Slide k (its answer shown when reveal) drawn into f, a w x h frame with text px high. */
+static void draw_slide(vf_frame *f, vw_state *st, int w, int h, int px, int k, int reveal)
+{
+    vf_open_text(f, w, h, px);
+    vw_state_init(st, &ses.tr, &ses.idx);
+    ck_assert_int_eq(vw_set_order(st, "thread"), KS_OK);
+    vw_story_set(st, slides, nslides);
+    vw_story_show(st, k);
+    st->reveal = reveal;
+    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
+    vf_draw(f, st);
+}
+
+static int slide_ink(int w, int h)
+{
+    vf_frame f;
+    vw_state st;
+    draw_slide(&f, &st, w, h, vw_text_px(w, h), 0, 0);
+    int top = 0, bottom = 0;
+    ck_assert(band_rows(f.surf, &top, &bottom));
+    const int ink = first_line_ink(f.surf, top, bottom, w / 2);
+    vw_state_free(&st);
+    vf_close(&f);
+    return ink;
+}
+
+/* The title bar's first text line through the CLI, with `extra` options. */
+static int cli_title_ink(const char *extra)
+{
+    char cmd[1024], png[300], kst[300];
+    snprintf(kst, sizeof kst, "%s/t.kst", dir);
+    snprintf(png, sizeof png, "%s/t.png", dir);
+    vf_write_trace(kst, "im2col", vf_small(), ks_filter_all(), 0);
+    snprintf(cmd, sizeof cmd, "%s view %s --size 1920x1080 %s --png %s > /dev/null", KS_CLI, kst, extra, png);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    SDL_Surface *img = vf_load(png);
+    ck_assert_ptr_nonnull(img);
+    const int ink = first_line_ink(img, -1, 60, 1900);
+    SDL_FreeSurface(img);
+    return ink;
+}
+
+/* at 1920x1080 a slide's text is at least 28 px from cap to descender (readable from the
+ * back of a room); a 1024x768 slide gets smaller text; --text-size sets it */
+START_TEST(slide_text_height_follows_the_frame)
+{
+    open_lesson("02");
+    const int big = slide_ink(1920, 1080);
+    ck_assert_msg(big >= 28 && big <= 40, "text line %d px high at 1920x1080", big);
+    const int small = slide_ink(1024, 768);
+    ck_assert_msg(small >= 14 && small < big, "text line %d px high at 1024x768", small);
+    close_lesson();
+    make_dir();
+    const int dflt = cli_title_ink(""), set = cli_title_ink("--text-size 16");
+    ck_assert_msg(dflt >= 28 && dflt <= 40, "title %d px high by default at 1920x1080", dflt);
+    ck_assert_msg(set >= 14 && set <= 21, "title %d px high with --text-size 16", set);
+    remove_dir();
+}
+END_TEST
+
+/* The small im2col trace written to the scratch folder, opened, indexed, a state on it. */
+static ks_trace tr;
+static vw_index idx;
+
+static void open_im2col(vw_state *st)
+{
+    char kst[200];
+    make_dir();
+    snprintf(kst, sizeof kst, "%s/t.kst", dir);
+    vf_write_trace(kst, "im2col", vf_small(), ks_filter_all(), 0);
+    ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    vw_state_init(st, &tr, &idx);
+}
+
+static void close_im2col(vw_state *st)
+{
+    vw_state_free(st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+    remove_dir();
+}
+
+static const char *const long_title =
+    "Bilinear sampling at the border of the picture, with the corners that fall outside it, their "
+    "weights and the clamp to the last row";
+
+/* a long title at 1024x768 wraps onto more title lines: every line fits the bar, no word
+ * is lost, and the title's glyphs lie inside the title bar */
+START_TEST(long_title_wraps_inside_the_window_at_1024x768)
+{
+    vw_state s;
+    vf_frame f;
+    open_im2col(&s);
+    s.title = long_title;
+    vf_open_text(&f, 1024, 768, vw_text_px(1024, 768));
+    vw_layout_for_state(&f.L, &s, f.d.font.advance, f.d.font.line, 1024, 768);
+    static vw_lines lines;
+    const int cols = (f.L.title.w - 12) / f.d.font.advance;
+    const int n = vw_describe_title_lines(&s, cols, &lines);
+    ck_assert_int_ge(n, 2);
+    ck_assert_int_eq(f.L.title_lines, n);
+    ck_assert_int_ge(f.L.title.h, n * f.d.font.line);
+    char joined[2048] = "", full[1024];
+    for (int i = 0; i < n; ++i) {
+        ck_assert_int_le(6 + (int)strlen(lines.text[i]) * f.d.font.advance, f.L.title.w - 6);
+        strcat(joined, i ? " " : "");
+        strcat(joined, lines.text[i]);
+    }
+    vw_describe_title(&s, full, sizeof full);
+    /* the wrap only drops the spaces at its breaks */
+    char a[2048], b[2048];
+    int na = 0, nb = 0;
+    for (const char *p = joined; *p; ++p) if (*p != ' ') a[na++] = *p;
+    for (const char *p = full; *p; ++p) if (*p != ' ') b[nb++] = *p;
+    a[na] = b[nb] = 0;
+    ck_assert_str_eq(a, b);
+    vw_draw_frame(&f.d, &s, &f.L, 1000);
+    SDL_RenderPresent(f.r);
+    /* glyph pixels (text colour) on every title line, none right of the bar's inside */
+    for (int i = 0; i < n; ++i) {
+        int ink = 0;
+        for (int y = f.L.title.y + 3 + i * f.d.font.line; y < f.L.title.y + 3 + (i + 1) * f.d.font.line; ++y)
+            for (int x = 0; x < 1024; ++x) {
+                if (vf_at(f.surf, x, y) != VW_COL_TEXT) continue;
+                ink++;
+                ck_assert_int_lt(x, f.L.title.w - 6);
+            }
+        ck_assert_int_gt(ink, 20);
+    }
+    /* and the input panel starts below the title bar */
+    ck_assert_int_ge(f.L.input.y, f.L.title.y + f.L.title.h);
+    vf_close(&f);
+    close_im2col(&s);
+}
+END_TEST
+
+/* lesson 03's answer slides outline the cell a question asks about in lime; the slide
+ * with the question (before A) shows no lime */
+START_TEST(answer_slides_outline_the_asked_cell)
+{
+    open_lesson("03");
+    int outlined = 0, questions = 0;
+    for (int k = 0; k < nslides; ++k) {
+        if (!slides[k].question) continue;
+        questions++;
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            vf_frame f;
+            vw_state st;
+            draw_slide(&f, &st, 1280, 960, vw_text_px(1280, 960), k, reveal);
+            const int lime = vf_count_colour(f.surf, VW_COL_ANSWER);
+            if (!reveal) ck_assert_int_eq(lime, 0);
+            else outlined += lime > 4 * 4 * 20; /* four sides, 4 px, 20+ px long */
+            ck_assert(!reveal || slides[k].has_answer_cell || lime == 0);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    }
+    ck_assert_int_eq(questions, 6);
+    ck_assert_int_ge(outlined, 1); /* the cell question (the others ask about a work item as a whole) */
+    close_lesson();
+}
+END_TEST
+
+/* a slide's short decomposition panel keeps the focused event's line: the fields of the
+ * decomposition give way first, and no line is drawn half cut by the band below */
+START_TEST(a_short_decomposition_panel_keeps_the_focused_event)
+{
+    vw_state st;
+    open_im2col(&st);
+    ck_assert_int_eq(vw_goto(&st, "index=7"), KS_OK);
+    vw_layout lay;
+    vw_layout_compute(&lay, 1280, 800, 16);
+    vw_action right = {.kind = VW_ACT_STEP, .a = 1, .b = 0};
+    vw_apply(&st, &lay, &right);
+    static vw_lines lines;
+    for (int rows = 4; rows <= 9; ++rows) {
+        vw_describe_focus(&st, &lines, rows);
+        ck_assert_int_le(lines.n, rows);
+        int focus = 0;
+        for (int i = 0; i < lines.n; ++i) focus += lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
+        ck_assert_msg(focus == 1, "%d rows: the focused event's line is missing", rows);
+        ck_assert_int_eq(lines.style[0], VW_STYLE_HEAD); /* "work item 7: ..." */
+    }
+    close_im2col(&st);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("view_slides");
+    TCase *tc = tcase_create("view_slides");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, slide_text_height_follows_the_frame);
+    tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
+    tcase_add_test(tc, answer_slides_outline_the_asked_cell);
+    tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}
