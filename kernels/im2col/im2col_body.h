@@ -13,111 +13,164 @@
 #include "../core/ks_probe.h"
 #include "im2col_args.h"
 
+/* A thread's position in a grid-stride loop over items numbered ((d3*S2 + d2)*S1 + d1)*S0
+ * + d0: the digits of its first item, and of the stride, are worked out once (divisions
+ * per thread); each further item adds the stride's digits with carries, so the loop over
+ * items divides nothing (integer division costs tens of instructions, more than a whole
+ * item of im2col). */
+typedef struct KS_VARIANT(ks_im2col_walk) {
+    KS_IDX d[4], g[4], size[3];
+} KS_VARIANT(ks_im2col_walk);
+
+KS_FN void KS_VARIANT(ks_im2col_walk_start)(KS_VARIANT(ks_im2col_walk) *w, KS_IDX index, KS_IDX stride, KS_IDX S0,
+                                            KS_IDX S1, KS_IDX S2)
+{
+    w->size[0] = S0, w->size[1] = S1, w->size[2] = S2;
+    for (int k = 0; k < 3; ++k) {
+        w->d[k] = index % w->size[k], index /= w->size[k];
+        w->g[k] = stride % w->size[k], stride /= w->size[k];
+    }
+    w->d[3] = index, w->g[3] = stride;
+}
+
+KS_FN void KS_VARIANT(ks_im2col_walk_step)(KS_VARIANT(ks_im2col_walk) *w)
+{
+    KS_IDX carry = 0;
+    for (int k = 0; k < 3; ++k) {
+        w->d[k] += w->g[k] + carry;
+        carry = w->d[k] >= w->size[k];
+        if (carry) w->d[k] -= w->size[k];
+    }
+    w->d[3] += w->g[3] + carry;
+}
+
 /* im2col: one work item per (n, c_im, h_col, w_col), w_col fastest. Each copies the
  * kh*kw taps of its window into kh*kw rows of the columns matrix (Ho*Wo apart), 0 for
- * taps in the padding. Column writes are coalesced across neighbouring threads. */
+ * taps in the padding. Column writes are coalesced across neighbouring threads. The taps
+ * go four at a time: four loads in flight, then four stores (a store between two loads
+ * would make the second wait: the compiler cannot move a load above a store that may
+ * alias it). */
 KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
-    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
-    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
+    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, taps = kh * kw;
     const KS_IDX sh = (KS_IDX)a->stride_h, sw = (KS_IDX)a->stride_w;
     const KS_IDX ph = (KS_IDX)a->pad_h, pw = (KS_IDX)a->pad_w;
     const KS_IDX dh = (KS_IDX)a->dilation_h, dw = (KS_IDX)a->dilation_w;
-    const KS_IDX rows = C * kh * kw;
-    const KS_IDX n_work = (KS_IDX)a->batch * C * Ho * Wo;
+    const KS_IDX rows = C * taps;
+    const KS_IDX n_work = (KS_IDX)a->batch * C * HoWo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
     const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
-        const KS_IDX w_col = index % Wo;
-        const KS_IDX h_index = index / Wo;
-        const KS_IDX h_col = h_index % Ho;
-        const KS_IDX c_index = h_index / Ho; /* n*C + c_im: the image plane */
-        const KS_IDX c_im = c_index % C;
-        const KS_IDX n = c_index / C;
-        KS_PROBE(ks_probe_work(t, KS_IM2COL_SITE_WORK, index, iter, n, c_im, h_col, w_col,
-                               0, 0, 0, 0));
-        const KS_IDX c_col = c_im * kh * kw;
+    if (index >= n_work) return;
+    KS_VARIANT(ks_im2col_walk) at;
+    KS_VARIANT(ks_im2col_walk_start)(&at, index, grid_stride, Wo, Ho, C);
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_im2col_walk_step)(&at)) {
+        const KS_IDX w_col = at.d[0], h_col = at.d[1], c_im = at.d[2], n = at.d[3];
+        const KS_IDX c_index = n * C + c_im; /* the image plane */
+        KS_PROBE(if (ks_probe_start(t, index, iter))
+                     ks_probe_fields(t, KS_IM2COL_SITE_WORK, n, c_im, h_col, w_col, 0, 0, 0, 0));
+        const KS_IDX c_col = c_im * taps;
         const KS_IDX h_off = h_col * sh - ph;
         const KS_IDX w_off = w_col * sw - pw;
         const float *im = a->src + c_index * H * W;
-        float *col = a->dst + ((n * rows + c_col) * Ho + h_col) * Wo + w_col;
-        for (KS_IDX i = 0; i < kh; ++i) {
-            for (KS_IDX j = 0; j < kw; ++j) {
-                const KS_IDX h = h_off + i * dh;
-                const KS_IDX w = w_off + j * dw;
-                const int inside = h >= 0 && w >= 0 && h < H && w < W;
-                const float v = inside ? im[h * W + w] : 0.0f;
-                *col = v;
-                KS_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_IM2COL_T_INPUT,
-                                       (int)(i * kw + j),
-                                       inside ? (int64_t)c_index * H * W + h * W + w : -1,
-                                       c_index, h, w, v));
-                KS_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_IM2COL_T_COLUMNS,
-                                        (int)(i * kw + j), col - a->dst, n, c_col + i * kw + j,
-                                        h_col * Wo + w_col, v, 0));
-                col += Ho * Wo;
+        float *col = a->dst + (n * rows + c_col) * HoWo + h_col * Wo + w_col;
+        KS_IDX j = 0, h = h_off, w = w_off; /* the next tap to load: (i, j) at (h, w) */
+        for (KS_IDX t0 = 0; t0 < taps; t0 += 4) {
+            float v[4];
+            KS_IDX hs[4], ws[4];
+            for (int u = 0; u < 4; ++u) {
+                const int inside = t0 + u < taps && h >= 0 && w >= 0 && h < H && w < W;
+                v[u] = inside ? im[h * W + w] : 0.0f;
+                hs[u] = h, ws[u] = w;
+                ++j, w += dw; /* the next tap: (i, j + 1), or (i + 1, 0) */
+                if (j == kw) j = 0, w = w_off, h += dh;
+            }
+            for (int u = 0; u < 4 && t0 + u < taps; ++u) {
+                col[(t0 + u) * HoWo] = v[u];
+                KS_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_IM2COL_T_INPUT, (int)(t0 + u),
+                                       hs[u] >= 0 && ws[u] >= 0 && hs[u] < H && ws[u] < W
+                                           ? (int64_t)c_index * H * W + hs[u] * W + ws[u] : -1,
+                                       c_index, hs[u], ws[u], v[u]));
+                KS_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_IM2COL_T_COLUMNS, (int)(t0 + u),
+                                        (int64_t)(col - a->dst) + (int64_t)(t0 + u) * HoWo, n, c_col + t0 + u,
+                                        h_col * Wo + w_col, v[u], 0));
             }
         }
     }
 }
 
 /* col2im in the gather form: one work item per image element (n, c_im, h, w), w fastest.
- * It sums every column entry that im2col copied from this element. h_col runs over the
- * window positions whose extent covers h_im (h_col_start..h_col_end), and a position
- * contributes only if its tap offset is a multiple of the dilation. Each thread owns its
- * output element, so there are no atomics and the sum order (h_col, then w_col,
- * ascending) is deterministic. */
+ * It sums every column entry that im2col copied from this element: tap (i, j) came from
+ * it at window position h_col = (h + ph - i*dh) / sh (w_col likewise) when that divides
+ * exactly and lies in [0, Ho). The taps are walked from (kh-1, kw-1) down, so h_col and
+ * w_col ascend, keeping each position as a quotient and remainder by the stride that a
+ * step of the dilation advances without dividing. Each thread owns its output element,
+ * so there are no atomics and the sum order (h_col, then w_col, ascending) is
+ * deterministic. Four taps' loads go out before their adds (a missing tap adds +0.0f,
+ * which leaves a sum that started at +0.0f bitwise unchanged). */
 KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
-    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
-    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
+    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, taps = kh * kw;
     const KS_IDX sh = (KS_IDX)a->stride_h, sw = (KS_IDX)a->stride_w;
     const KS_IDX ph = (KS_IDX)a->pad_h, pw = (KS_IDX)a->pad_w;
     const KS_IDX dh = (KS_IDX)a->dilation_h, dw = (KS_IDX)a->dilation_w;
-    const KS_IDX rows = C * kh * kw;
-    const KS_IDX ext_h = (kh - 1) * dh + 1;
-    const KS_IDX ext_w = (kw - 1) * dw + 1;
+    const KS_IDX rows = C * taps;
     const KS_IDX n_work = (KS_IDX)a->batch * C * H * W;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
     const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
+    if (index >= n_work) return;
+    /* a step of the dilation in window positions: dq whole strides and dr left over */
+    const KS_IDX dqh = dh / sh, drh = dh % sh, dqw = dw / sw, drw = dw % sw;
+    KS_VARIANT(ks_im2col_walk) at;
+    KS_VARIANT(ks_im2col_walk_start)(&at, index, grid_stride, W, H, C);
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_im2col_walk_step)(&at)) {
         /* h_im, w_im are positions in the padded image */
-        const KS_IDX w_im = index % W + pw;
-        const KS_IDX h_im = (index / W) % H + ph;
-        const KS_IDX c_index = index / (W * H); /* n*C + c_im */
-        const KS_IDX c_im = c_index % C;
-        const KS_IDX n = c_index / C;
-        const KS_IDX w_col_start = (w_im < ext_w) ? 0 : (w_im - ext_w) / sw + 1;
-        const KS_IDX w_col_end = w_im / sw + 1 < Wo ? w_im / sw + 1 : Wo;
-        const KS_IDX h_col_start = (h_im < ext_h) ? 0 : (h_im - ext_h) / sh + 1;
-        const KS_IDX h_col_end = h_im / sh + 1 < Ho ? h_im / sh + 1 : Ho;
-        KS_PROBE(ks_probe_work(t, KS_IM2COL_SITE_WORK, index, iter, n, c_im, h_im, w_im,
-                               h_col_start, h_col_end, w_col_start, w_col_end));
-        const float *col = a->src + n * rows * Ho * Wo;
+        const KS_IDX w_im = at.d[0] + pw, h_im = at.d[1] + ph, c_im = at.d[2], n = at.d[3];
+        KS_PROBE(if (ks_probe_start(t, index, iter)) {
+            const KS_IDX ext_h = (kh - 1) * dh + 1, ext_w = (kw - 1) * dw + 1;
+            const KS_IDX w_col_end = w_im / sw + 1 < Wo ? w_im / sw + 1 : Wo;
+            const KS_IDX h_col_end = h_im / sh + 1 < Ho ? h_im / sh + 1 : Ho;
+            ks_probe_fields(t, KS_IM2COL_SITE_WORK, n, c_im, h_im, w_im, (h_im < ext_h) ? 0 : (h_im - ext_h) / sh + 1,
+                            h_col_end, (w_im < ext_w) ? 0 : (w_im - ext_w) / sw + 1, w_col_end);
+        });
+        /* tap (kh-1, kw-1)'s window position as quotient and remainder (floor division) */
+        const KS_IDX h0 = h_im - (kh - 1) * dh, w0 = w_im - (kw - 1) * dw;
+        KS_IDX qh = sh == 1 ? h0 : (h0 >= 0 ? h0 / sh : -((sh - 1 - h0) / sh)), rh = h0 - qh * sh;
+        const KS_IDX qw0 = sw == 1 ? w0 : (w0 >= 0 ? w0 / sw : -((sw - 1 - w0) / sw)), rw0 = w0 - qw0 * sw;
+        KS_IDX qw = qw0, rw = rw0;
+        const float *col = a->src + (n * rows + c_im * taps) * HoWo;
+        KS_IDX i = kh - 1, j = kw - 1;
         float val = 0.0f;
         int tap = 0;
-        for (KS_IDX h_col = h_col_start; h_col < h_col_end; ++h_col) {
-            for (KS_IDX w_col = w_col_start; w_col < w_col_end; ++w_col) {
-                KS_IDX h_k = h_im - h_col * sh;
-                KS_IDX w_k = w_im - w_col * sw;
-                if (h_k % dh == 0 && w_k % dw == 0) {
-                    h_k /= dh;
-                    w_k /= dw;
-                    const KS_IDX c_col = (c_im * kh + h_k) * kw + w_k;
-                    const KS_IDX off = (c_col * Ho + h_col) * Wo + w_col;
-                    const float v = col[off];
-                    val += v;
-                    KS_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_COL2IM_T_COLUMNS,
-                                           tap++, (int64_t)n * rows * Ho * Wo + off, n, c_col,
-                                           h_col * Wo + w_col, v));
+        for (KS_IDX t0 = 0; t0 < taps; t0 += 4) {
+            float v[4];
+            KS_IDX offs[4];
+            for (int u = 0; u < 4; ++u) {
+                const int hit = t0 + u < taps && rh == 0 && rw == 0 && qh >= 0 && qh < Ho && qw >= 0 && qw < Wo;
+                offs[u] = hit ? ((i * kw + j) * Ho + qh) * Wo + qw : -1;
+                v[u] = hit ? col[offs[u]] : 0.0f;
+                --j, rw += drw, qw += dqw; /* the next tap: (i, j - 1), or (i - 1, kw - 1) */
+                if (rw >= sw) rw -= sw, ++qw;
+                if (j < 0) {
+                    j = kw - 1, qw = qw0, rw = rw0, --i, rh += drh, qh += dqh;
+                    if (rh >= sh) rh -= sh, ++qh;
                 }
+            }
+            for (int u = 0; u < 4; ++u) {
+                val += v[u];
+                KS_PROBE(if (offs[u] >= 0) {
+                    const KS_IDX c_col = c_im * taps + offs[u] / HoWo, pos = offs[u] % HoWo;
+                    ks_probe_read(t, KS_IM2COL_SITE_READ, KS_COL2IM_T_COLUMNS, tap++,
+                                  (int64_t)n * rows * HoWo + c_im * taps * HoWo + offs[u], n, c_col, pos, v[u]);
+                });
             }
         }
         a->dst[index] = val;
-        KS_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_COL2IM_T_OUTPUT, 0, index,
-                                c_index, h_im - ph, w_im - pw, val, 0));
+        KS_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_COL2IM_T_OUTPUT, 0, index, n * C + c_im, h_im - ph,
+                                w_im - pw, val, 0));
     }
 }
 
