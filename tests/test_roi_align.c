@@ -1,7 +1,8 @@
 /* RoIAlign on the simulator: mmcv's hard-coded cases, torchvision's forward geometry,
  * random geometries against the double reference (avg and max, aligned on and off,
  * several sampling ratios and scales), the border rule, degenerate RoIs, max-mode ties,
- * a launch where threads loop, zero RoIs, NaN RoIs, and traced == plain. */
+ * a launch where threads loop, zero RoIs, NaN RoIs, and traced == plain (the forward
+ * bitwise, the backward's atomic adds up to their order). */
 #include <float.h>
 
 #include "../kernels/roi_align/roi_align.h"
@@ -312,7 +313,7 @@ START_TEST(reference_gradient_matches_finite_differences)
 }
 END_TEST
 
-START_TEST(traced_equals_plain_bitwise)
+START_TEST(traced_equals_plain)
 {
     uint64_t s = 0x7A;
     for (int t = 0; t < 6; ++t) {
@@ -331,7 +332,12 @@ START_TEST(traced_equals_plain_bitwise)
             ks_host_sink_free(sink);
         }
         ck_assert(!memcmp(out[0], out[1], sizeof out[0]));
-        ck_assert(!memcmp(gin[0], gin[1], sizeof gin[0]));
+        /* the backward's atomic adds: the plain kernel visits KS_ROI_CHUNK channels per
+         * slot, the traced one channel, so with looping threads the adds into one element
+         * come in another order (as on a GPU): equal up to rounding */
+        for (int i = 0; i < 432; ++i)
+            ck_assert_msg(fabsf(gin[0][i] - gin[1][i]) <= 1e-6f * (1.0f + fabsf(gin[0][i])), "grad_input[%d]: %g vs %g",
+                          i, gin[0][i], gin[1][i]);
         if (p.pool_mode == KS_ROI_MAX) ck_assert(!memcmp(ay[0], ay[1], sizeof ay[0]) && !memcmp(ax[0], ax[1], sizeof ax[0]));
         free(in), free(g);
     }
@@ -353,7 +359,7 @@ int main(void)
     tcase_add_test(tc, threads_loop_when_the_grid_is_capped);
     tcase_add_test(tc, empty_nan_and_bad_batch_rois);
     tcase_add_test(tc, reference_gradient_matches_finite_differences);
-    tcase_add_test(tc, traced_equals_plain_bitwise);
+    tcase_add_test(tc, traced_equals_plain);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -11,38 +11,8 @@
 #error "define KS_IDX (int32_t or int64_t) before including im2col_body.h"
 #endif
 #include "../core/ks_probe.h"
+#include "../core/ks_walk.h"
 #include "im2col_args.h"
-
-/* A thread's position in a grid-stride loop over items numbered ((d3*S2 + d2)*S1 + d1)*S0
- * + d0: the digits of its first item, and of the stride, are worked out once (divisions
- * per thread); each further item adds the stride's digits with carries, so the loop over
- * items divides nothing (integer division costs tens of instructions, more than a whole
- * item of im2col). */
-typedef struct KS_VARIANT(ks_im2col_walk) {
-    KS_IDX d[4], g[4], size[3];
-} KS_VARIANT(ks_im2col_walk);
-
-KS_FN void KS_VARIANT(ks_im2col_walk_start)(KS_VARIANT(ks_im2col_walk) *w, KS_IDX index, KS_IDX stride, KS_IDX S0,
-                                            KS_IDX S1, KS_IDX S2)
-{
-    w->size[0] = S0, w->size[1] = S1, w->size[2] = S2;
-    for (int k = 0; k < 3; ++k) {
-        w->d[k] = index % w->size[k], index /= w->size[k];
-        w->g[k] = stride % w->size[k], stride /= w->size[k];
-    }
-    w->d[3] = index, w->g[3] = stride;
-}
-
-KS_FN void KS_VARIANT(ks_im2col_walk_step)(KS_VARIANT(ks_im2col_walk) *w)
-{
-    KS_IDX carry = 0;
-    for (int k = 0; k < 3; ++k) {
-        w->d[k] += w->g[k] + carry;
-        carry = w->d[k] >= w->size[k];
-        if (carry) w->d[k] -= w->size[k];
-    }
-    w->d[3] += w->g[3] + carry;
-}
 
 /* im2col: one work item per (n, c_im, h_col, w_col), w_col fastest. Each copies the
  * kh*kw taps of its window into kh*kw rows of the columns matrix (Ho*Wo apart), 0 for
@@ -63,9 +33,9 @@ KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
     const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
     if (index >= n_work) return;
-    KS_VARIANT(ks_im2col_walk) at;
-    KS_VARIANT(ks_im2col_walk_start)(&at, index, grid_stride, Wo, Ho, C);
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_im2col_walk_step)(&at)) {
+    KS_VARIANT(ks_walk) at;
+    KS_VARIANT(ks_walk_start)(&at, index, grid_stride, Wo, Ho, C);
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
         const KS_IDX w_col = at.d[0], h_col = at.d[1], c_im = at.d[2], n = at.d[3];
         const KS_IDX c_index = n * C + c_im; /* the image plane */
         KS_PROBE(if (ks_probe_start(t, index, iter))
@@ -124,9 +94,9 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
     if (index >= n_work) return;
     /* a step of the dilation in window positions: dq whole strides and dr left over */
     const KS_IDX dqh = dh / sh, drh = dh % sh, dqw = dw / sw, drw = dw % sw;
-    KS_VARIANT(ks_im2col_walk) at;
-    KS_VARIANT(ks_im2col_walk_start)(&at, index, grid_stride, W, H, C);
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_im2col_walk_step)(&at)) {
+    KS_VARIANT(ks_walk) at;
+    KS_VARIANT(ks_walk_start)(&at, index, grid_stride, W, H, C);
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
         /* h_im, w_im are positions in the padded image */
         const KS_IDX w_im = at.d[0] + pw, h_im = at.d[1] + ph, c_im = at.d[2], n = at.d[3];
         KS_PROBE(if (ks_probe_start(t, index, iter)) {

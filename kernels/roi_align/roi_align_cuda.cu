@@ -16,11 +16,12 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
     const ks_roi_align_args &a = *args;
     int threads;
     int64_t blocks;
-    const int64_t work = a.num_rois * a.channels * a.pooled_h * a.pooled_w;
+    const int64_t work = ks_roi_align_slots(&a, dev_sink ? 1 : KS_ROI_CHUNK);
     int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, work, &threads, &blocks);
     if (rc || blocks == 0) return rc; /* zero RoIs: nothing to launch */
     const int64_t lim = (int64_t)1 << 30;
-    const int small = work < lim && a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
+    const int small = a.num_rois * a.channels * a.pooled_h * a.pooled_w < lim &&
+                      a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
     if (!backward) {

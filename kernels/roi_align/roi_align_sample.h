@@ -57,12 +57,11 @@ KS_FN int ks_roi_sample_at(int64_t H, int64_t W, float y, float x, ks_roi_sample
     return 1;
 }
 
-/* The blend of plane im [H, W] (fmaf: the same bits on the GPU and the CPU). */
-KS_FN float ks_roi_blend(const float *im, int64_t W, const ks_roi_sample *s)
+/* The blend of plane im at the corner offsets o (y0*W+x0, y0*W+x1, y1*W+x0, y1*W+x1) with
+ * weights w (fmaf: the same bits on the GPU and the CPU). */
+KS_FN float ks_roi_blend_at(const float *im, int64_t o00, int64_t o01, int64_t o10, int64_t o11, const float *w)
 {
-    const float v00 = im[s->y0 * W + s->x0], v01 = im[s->y0 * W + s->x1];
-    const float v10 = im[s->y1 * W + s->x0], v11 = im[s->y1 * W + s->x1];
-    return fmaf(s->w[3], v11, fmaf(s->w[2], v10, fmaf(s->w[1], v01, s->w[0] * v00)));
+    return fmaf(w[3], im[o11], fmaf(w[2], im[o10], fmaf(w[1], im[o01], w[0] * im[o00])));
 }
 
 /* One RoI's box and grid. */
