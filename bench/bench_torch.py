@@ -9,6 +9,7 @@ SECTION (default all): im2col, deform, roi, maxpool, patchify.
 Checks the results first (unfold bitwise, fold to 1e-5), then times each op: median of
 50 runs with CUDA events after warm-up. Prints a table; ratio = torch time / ours."""
 import ctypes
+import os
 import sys
 
 import torch
@@ -202,8 +203,10 @@ def bench_roi_align(lib):
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(11)
     print(f"\n{'roi_align (avg)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
-    for n, c, h, w, k, ph, sr in ((2, 256, 200, 272, 1000, 7, 2), (2, 256, 200, 272, 1000, 14, 2),
-                                  (8, 256, 100, 136, 4000, 7, 0)):
+    shapes = ((2, 256, 200, 272, 1000, 7, 2), (2, 256, 200, 272, 1000, 14, 2), (8, 256, 100, 136, 4000, 7, 0))
+    # KS_ROI_SHAPES=0,2: only those rows (to profile one shape's launches)
+    pick = [int(i) for i in os.environ.get("KS_ROI_SHAPES", "0,1,2").split(",")]
+    for n, c, h, w, k, ph, sr in (shapes[i] for i in pick):
         x = torch.rand((n, c, h, w), device=dev, generator=gen)
         # boxes in image coordinates (x4): corners anywhere, sides 8 px to 0.3 of the image
         xy = torch.rand((k, 2), device=dev, generator=gen) * torch.tensor([w * 4.0, h * 4.0], device=dev) * 0.9

@@ -4,8 +4,9 @@
  *
  *   #define KS_BODY "../im2col/im2col_body.h"   (relative to this file)
  *   #include "../core/ks_traced32.h"            -> each body as NAME_traced32
- *   KS_CUDA_TRACED32(ks_im2col, ks_im2col_args) -> __global__ ks_im2col_k_traced32(args, sink)
- * No include guard (one body per inclusion); the macro is defined once. */
+ *   KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, plain attribute, traced attribute)
+ *       -> __global__ ks_im2col_k_plain32, _plain, _traced and _traced32
+ * No include guard (one body per inclusion); the macros are defined once. */
 #ifndef KS_BODY
 #error "define KS_BODY (the body file, quoted) before including ks_traced32.h"
 #endif
@@ -18,15 +19,32 @@
 #undef KS_VARIANT
 #undef KS_BODY
 
-#ifndef KS_CUDA_TRACED32
-/* the wrapper of KS_CUDA_WRAPPERS's name_k_traced, around the 32-bit body */
-#define KS_CUDA_TRACED32(name, args_t)                                                             \
-    __global__ void name##_k_traced32(args_t a, ks_sink sink)                                     \
+#ifndef KS_CUDA_WRAPPERS4
+/* KS_CUDA_WRAPPERS (ks_cuda.h) plus name_k_traced32, each kernel with an attribute: PA on
+ * the plain ones, TA on the traced ones, e.g. __launch_bounds__(1024) (at most 64
+ * registers: any block size launches) or __maxnreg__(40) (more warps per SM). */
+#define KS_CUDA_WRAPPERS4(name, args_t, PA, TA)                                                    \
+    __global__ void PA name##_k_plain32(args_t a)                                                 \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain32(&t, &a);                                                              \
+    }                                                                                             \
+    __global__ void PA name##_k_plain(args_t a)                                                   \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_plain(&t, &a);                                                                \
+    }                                                                                             \
+    KS_CUDA_TRACED_KERNEL(name, traced, args_t, TA)                                               \
+    KS_CUDA_TRACED_KERNEL(name, traced32, args_t, TA)
+#define KS_CUDA_TRACED_KERNEL(name, v, args_t, TA)                                                 \
+    __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
     {                                                                                             \
         ks_thread t;                                                                              \
         ks_thread_from_builtins(&t, &sink);                                                       \
         const unsigned long long start = ks_globaltimer();                                        \
-        name##_body_traced32(&t, &a);                                                             \
+        name##_body_##v(&t, &a);                                                                  \
         if (sink.schedule) ks_schedule_block(&sink, start);                                       \
     }
 #endif

@@ -39,8 +39,8 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     KS_PROBE(if (ks_probe_start(t, out0, iter))
                  ks_probe_fields(t, KS_ROI_SITE_WORK, k, c0, ph, pw, r.b, r.grid_h, r.grid_w, 0));
     KS_PROBE(if (r.b >= 0) ks_roi_probe_boxes(t, &r, a->aligned, PH, PW, KS_ROI_T_INPUT, r.b * C + c0));
-    float acc[KS_ROI_CHUNK], best_y[KS_ROI_CHUNK], best_x[KS_ROI_CHUNK];
-    for (int j = 0; j < KS_ROI_CHUNK; ++j) acc[j] = is_max ? -3.402823466e38f : 0.0f, best_y[j] = best_x[j] = -1.0f;
+    float acc[KS_ROI_CC], best_y[KS_ROI_CC], best_x[KS_ROI_CC];
+    for (int j = 0; j < KS_ROI_CC; ++j) acc[j] = is_max ? -3.402823466e38f : 0.0f, best_y[j] = best_x[j] = -1.0f;
     const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c0) * HW;
     const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
     for (KS_IDX iy = 0; iy < gh; ++iy) {
@@ -50,7 +50,7 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
             ks_roi_sample s;
             const int in = ks_roi_sample_at(H, W, y, x, &s);
             const KS_IDX y0 = (KS_IDX)s.y0 * W, y1 = (KS_IDX)s.y1 * W, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
-            for (int j = 0; j < KS_ROI_CHUNK && j < nc; ++j) {
+            for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
                 const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
                 KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix), r.b * C + c0 + j,
                                          s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
@@ -65,7 +65,7 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
         }
     }
     const KS_IDX count = gh * gw;
-    for (int j = 0; j < KS_ROI_CHUNK && j < nc; ++j) {
+    for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
         const KS_IDX index = out0 + j * PH * PW, plane = k * C + c0 + j;
         if (!is_max) {
             acc[j] /= (float)(count > 0 ? count : 1);
@@ -98,17 +98,40 @@ KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_ar
     }
 }
 
-/* the four atomic adds of g times the corner weights */
+/* The four atomic adds of g times the corner weights, a row's two corners (x0, x0+1) at
+ * once where they share an aligned vector: on sm_90 one float2 atomic, or a float4 one
+ * that adds 0 to the neighbours on either side (within the row), instead of two scalar
+ * atomics: half the atomic requests the L2 must serve, which bound this kernel. The
+ * simulator adds the corners one by one in the same order (y0 row, then y1; x0, then x1). */
 KS_FN void KS_VARIANT(ks_roi_scatter)(ks_thread *t, float *grad, KS_IDX plane, KS_IDX H, KS_IDX W,
                                       const ks_roi_sample *s, float g, int tap)
 {
     const int64_t ys[2] = {s->y0, s->y1}, xs[2] = {s->x0, s->x1};
-    for (int k = 0; k < 4; ++k) {
-        const KS_IDX off = (KS_IDX)ys[k >> 1] * W + (KS_IDX)xs[k & 1];
-        const float add = g * s->w[k];
-        ks_atomic_add_f32(grad + off, add);
-        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, tap, plane * H * W + off,
-                                plane, ys[k >> 1], xs[k & 1], add, 1));
+    for (int r = 0; r < 2; ++r) {
+        float *row = grad + (KS_IDX)ys[r] * W;
+        const KS_IDX x0 = (KS_IDX)xs[0], x1 = (KS_IDX)xs[1];
+        const float add0 = g * s->w[2 * r], add1 = g * s->w[2 * r + 1];
+        int done = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (x1 == x0 + 1) {
+            const uintptr_t m = (uintptr_t)(row + x0) & 15;
+            if ((m & 7) == 0) {
+                atomicAdd((float2 *)(row + x0), make_float2(add0, add1));
+                done = 1;
+            } else if (m == 4 && x0 >= 1 && x0 + 2 < W) {
+                atomicAdd((float4 *)(row + x0 - 1), make_float4(0.0f, add0, add1, 0.0f));
+                done = 1;
+            }
+        }
+#endif
+        if (!done) {
+            ks_atomic_add_f32(row + x0, add0);
+            ks_atomic_add_f32(row + x1, add1);
+        }
+        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, tap, plane * H * W + (KS_IDX)ys[r] * W + x0,
+                                plane, ys[r], x0, add0, 1));
+        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, tap, plane * H * W + (KS_IDX)ys[r] * W + x1,
+                                plane, ys[r], x1, add1, 1));
     }
 }
 
@@ -131,7 +154,7 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     const KS_IDX plane0 = (KS_IDX)r.b * C + c0;
     float *grad = a->grad_input + plane0 * HW;
     if (is_max) {
-        for (int j = 0; j < KS_ROI_CHUNK && j < nc; ++j) {
+        for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
             const KS_IDX index = out0 + j * PH * PW;
             const float g = a->grad_output[index], y = a->argmax_y[index], x = a->argmax_x[index];
             ks_roi_sample s;
@@ -144,8 +167,8 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
         return;
     }
     const KS_IDX gh = (KS_IDX)r.grid_h, gw = (KS_IDX)r.grid_w;
-    float share[KS_ROI_CHUNK];
-    for (int j = 0; j < KS_ROI_CHUNK; ++j)
+    float share[KS_ROI_CC];
+    for (int j = 0; j < KS_ROI_CC; ++j)
         share[j] = j < nc ? a->grad_output[out0 + j * PH * PW] / (float)(gh * gw > 0 ? gh * gw : 1) : 0.0f;
     for (KS_IDX iy = 0; iy < gh; ++iy) {
         const float y = ks_roi_coord(r.y1, ph, r.bin_h, iy, gh);
@@ -153,7 +176,7 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
             const float x = ks_roi_coord(r.x1, pw, r.bin_w, ix, gw);
             ks_roi_sample s;
             const int in = ks_roi_sample_at(H, W, y, x, &s);
-            for (int j = 0; j < KS_ROI_CHUNK && j < nc; ++j) {
+            for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
                 KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0 + j,
                                          s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], share[j], s.flags));
                 if (in) KS_VARIANT(ks_roi_scatter)(t, grad + j * HW, plane0 + j, H, W, &s, share[j], (int)(iy * gw + ix));
