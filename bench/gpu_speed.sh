@@ -45,7 +45,7 @@ for step in $STEPS; do
             KS_ROI_SHAPES=$rows $NCU --set full -k "regex:$k" -c 1 "${cmd[@]}" >/tmp/ncu.txt 2>&1
             echo "ncu $spec: exit $?" | tee -a "$log"
             grep -vE "^(torch|N[0-9]|B[0-9]|roi_align|patchify|op |im2col|col2im|bench_gpu|shape)" /tmp/ncu.txt >>"$OUT/ncu.txt"
-            grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Compute \(SM\) Thr|Memory Throughput|Executed Ipc A|L1/TEX Cache Throughput|L2 Cache Throughput" /tmp/ncu.txt | head -16 >>"$OUT/ncu-summary.txt"
+            grep -E "^  [a-z_]+.*\(|Issued Instructions  |Duration|DRAM Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Compute \(SM\) Thr|Memory Throughput|Executed Ipc A|L1/TEX Cache Throughput|L2 Cache Throughput" /tmp/ncu.txt | head -17 >>"$OUT/ncu-summary.txt"
         done ;;
     sanitize)
         for w in ${KS_SANITIZE_WORDS:-roi_align im2col col2im patchify}; do
