@@ -4,7 +4,9 @@
 # "test bench"): test = the four GPU suites; bench = bench_gpu and bench_torch's roi,
 # patchify and im2col sections; ncu = Nsight Compute on one launch of each kernel named in
 # KS_NCU (regexes, space separated; default torchvision's and our RoIAlign forward, col2im,
-# im2col); sanitize = gpu_sanitize.sh over KS_SANITIZE_ONLY words (KS_SANITIZE_WORDS).
+# im2col); sanitize = gpu_sanitize.sh over KS_SANITIZE_ONLY words (KS_SANITIZE_WORDS);
+# ab = builds with other compile-time choices, KS_AB="name:-DX=1,-DY=2 ...", each timed
+# by bench_gpu and bench_torch's roi section.
 # Logs go to $OUT (or /tmp/ks-out); a summary table is printed last.
 set -uo pipefail
 OUT=${OUT:-/tmp/ks-out}
@@ -47,6 +49,17 @@ for step in $STEPS; do
             grep -vE "^(torch|N[0-9]|B[0-9]|roi_align|patchify|op |im2col|col2im|bench_gpu|shape)" /tmp/ncu.txt >>"$OUT/ncu.txt"
             grep -E "^  [a-z_]+.*\(|Issued Instructions  |Duration|DRAM Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Compute \(SM\) Thr|Memory Throughput|Executed Ipc A|L1/TEX Cache Throughput|L2 Cache Throughput" /tmp/ncu.txt | head -17 >>"$OUT/ncu-summary.txt"
         done ;;
+    ab)
+        for spec in ${KS_AB:-}; do
+            name=${spec%%:*} defs=${spec#*:}; defs=${defs//,/ }
+            cmake -S . -B "build-$name" -DCMAKE_BUILD_TYPE=Release -DKS_WITH_VIEWER=OFF -DKS_WITH_PNG=OFF \
+                -DCMAKE_C_FLAGS="$defs" -DCMAKE_CUDA_FLAGS="$defs" >/dev/null 2>&1 &&
+                cmake --build "build-$name" -j16 --target kscope bench_gpu >>"$OUT/build.log" 2>&1 ||
+                { echo "ab $name: build failed" | tee -a "$log"; continue; }
+            echo "==== ab $name ($defs)" | tee -a "$log"
+            "./build-$name/bench/bench_gpu" 2>&1 | tee -a "$log"
+            python3 bench/bench_torch.py "build-$name/libkscope.so" roi 2>&1 | tee -a "$log"
+        done ;;
     sanitize)
         for w in ${KS_SANITIZE_WORDS:-roi_align im2col col2im patchify}; do
             KS_SANITIZE_ONLY=$w bench/gpu_sanitize.sh build-gpu "/tmp/san-$w" >>"$OUT/sanitize.txt" 2>&1
@@ -56,4 +69,4 @@ for step in $STEPS; do
 done
 [ -f "$OUT/ncu-summary.txt" ] && cat "$OUT/ncu-summary.txt"
 echo "==== summary"
-grep -E "exit|of copy|x plain|fwd|bwd|im2col|col2im|sanitize" "$log" | grep -v "^ncu" | tail -60
+grep -E "exit|==== ab|of copy|x plain|fwd|bwd|sanitize" "$log" | grep -v "^ncu" | tail -80

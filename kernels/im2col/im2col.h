@@ -39,12 +39,10 @@ typedef struct ks_im2col_geom {
 
 /* Reference launch configuration (Caffe): 512 threads per block, no block cap. */
 #define KS_IM2COL_THREADS 512
-#define KS_IM2COL_BLOCK_CAP (-1)
-/* The plain im2col and col2im (gather) kernels' grid when the launch names no cap: at most
- * this many blocks, so a thread of a large launch takes several items and pays its setup
- * (the divisions that place its first item) once. The traced kernels keep the reference
- * grid (one item per thread), so traces are unchanged. */
-#define KS_IM2COL_PLAIN_BLOCKS 2048
+/* At most 2048 blocks (1M threads) unless the launch names a cap: a thread of a large
+ * launch takes several items and pays its setup (the divisions that place its first item)
+ * once; smaller launches keep one item per thread. */
+#define KS_IM2COL_BLOCK_CAP 2048
 
 /* Site and tensor ids in an im2col/col2im trace. */
 enum { KS_IM2COL_SITE_WORK = 0, KS_IM2COL_SITE_READ = 1, KS_IM2COL_SITE_WRITE = 2 };

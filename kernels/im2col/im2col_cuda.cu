@@ -8,10 +8,14 @@
 #include "../core/ks_traced32.h"
 
 /* plain: at most 40 registers (3 blocks of 512 threads per SM: the gathers need warps in
- * flight); traced: at most 64, so any block size launches */
-KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, __maxnreg__(40), __launch_bounds__(1024))
-KS_CUDA_WRAPPERS4(ks_col2im, ks_im2col_args, __maxnreg__(40), __launch_bounds__(1024))
-KS_CUDA_WRAPPERS4(ks_col2im_scatter, ks_im2col_args, __maxnreg__(40), __launch_bounds__(1024))
+ * flight; a build may set another, -DKS_IM2COL_MAXNREG=N, to compare); traced: at most
+ * 64, so any block size launches */
+#ifndef KS_IM2COL_MAXNREG
+#define KS_IM2COL_MAXNREG 40
+#endif
+KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+KS_CUDA_WRAPPERS4(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+KS_CUDA_WRAPPERS4(ks_col2im_scatter, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
 /* -> ks_im2col_k_plain32, _plain, _traced, _traced32 (bodies ks_im2col_body_plain32/...), likewise
  *    ks_col2im_k_* and ks_col2im_scatter_k_* */
 
@@ -26,10 +30,7 @@ extern "C" int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const 
     const int64_t work = col2im == KS_COL2IM_SCATTER ? columns : col2im ? image : cols_work, lim = (int64_t)1 << 30;
     int threads;
     int64_t blocks;
-    ks_launch plain = {0, 0};
-    if (l) plain = *l;
-    if (!dev_sink && col2im != KS_COL2IM_SCATTER && plain.block_cap == 0) plain.block_cap = KS_IM2COL_PLAIN_BLOCKS;
-    int rc = ks_launch_resolve(&plain, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, work, &threads, &blocks);
+    int rc = ks_launch_resolve(l, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, work, &threads, &blocks);
     if (rc) return rc;
     const int small = columns < lim && image < lim && cols_work < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;

@@ -22,10 +22,7 @@ int ks_im2col_launch_sim(const ks_im2col_args *a, int col2im, const ks_launch *l
                                                      : cols;
     int threads;
     int64_t blocks;
-    ks_launch plain = {0, 0};
-    if (l) plain = *l;
-    if (!sink && col2im != KS_COL2IM_SCATTER && plain.block_cap == 0) plain.block_cap = KS_IM2COL_PLAIN_BLOCKS;
-    int rc = ks_launch_resolve(&plain, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, work, &threads, &blocks);
+    int rc = ks_launch_resolve(l, KS_IM2COL_THREADS, KS_IM2COL_BLOCK_CAP, work, &threads, &blocks);
     if (rc) return rc;
     ks_sim_body body = col2im == KS_COL2IM_SCATTER ? (sink ? scatter_traced : scatter_plain)
                        : col2im                    ? (sink ? col2im_traced : col2im_plain)
