@@ -47,7 +47,7 @@ typedef struct ks_roi_align_params {
  * sampling geometry, and their loads are in flight together (a build may set another,
  * -DKS_ROI_CHUNK=N, to compare) */
 #ifndef KS_ROI_CHUNK
-#define KS_ROI_CHUNK 8
+#define KS_ROI_CHUNK 4
 #endif
 
 #define KS_ROI_THREADS 512

@@ -135,9 +135,67 @@ KS_FN void KS_VARIANT(ks_roi_scatter)(ks_thread *t, float *grad, KS_IDX plane, K
     }
 }
 
-/* Backward of one slot: avg spreads grad/count over every in-range sample's corners; max
- * sends the whole gradient to the corners of the argmax sample. Atomic adds: bins
- * overlap. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(KS_ROI_ROW4)
+#define KS_ROI_ROW4
+/* The first `groups` aligned float4s of a row, from dst (16-byte aligned, m floats before
+ * the footprint's first pixel): lane e of vector q adds wr * ax[4q + e - m], 0 outside
+ * the footprint. m is a constant where inlined, so ax stays in registers. */
+__device__ static inline void ks_roi_row4(float *dst, const float *ax, float wr, int groups, const int m)
+{
+    for (int q = 0; q < 3; ++q) {
+        if (q >= groups) break;
+        float v[4];
+        for (int e = 0; e < 4; ++e) {
+            const int k = 4 * q + e - m;
+            v[e] = k >= 0 && k < KS_ROI_SPAN ? wr * ax[k] : 0.0f;
+        }
+        atomicAdd((float4 *)(dst + 4 * q), make_float4(v[0], v[1], v[2], v[3]));
+    }
+}
+#endif
+
+/* The merged backward of one bin on one plane (ks_roi_profile): g * ay[a] * ax[b] into
+ * pixel (ylo + a, xlo + b), every pixel of the footprint once instead of once per sample
+ * corner that lands on it. On sm_90 a row goes out as aligned float4 atomics (lanes
+ * outside the footprint add 0) when they lie within the row: a quarter of the atomic
+ * requests the L2 serves. Elsewhere, and in the simulator, one atomic per pixel of
+ * nonzero weight, rows then columns; the trace records those. */
+KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plane, KS_IDX H, KS_IDX W,
+                                          const float *ay, KS_IDX ylo, int ny, const float *ax, KS_IDX xlo, int nx,
+                                          float g)
+{
+    for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a) {
+        const float wr = g * ay[a];
+        float *row = grad + (ylo + a) * W;
+        int done = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        const int m = (int)(((uintptr_t)(row + xlo) >> 2) & 3); /* floats past a 16-byte boundary */
+        const int groups = (m + nx + 3) >> 2;
+        if (xlo - m >= 0 && xlo - m + 4 * groups <= W) {
+            float *dst = row + xlo - m;
+            switch (m) {
+            case 0: ks_roi_row4(dst, ax, wr, groups, 0); break;
+            case 1: ks_roi_row4(dst, ax, wr, groups, 1); break;
+            case 2: ks_roi_row4(dst, ax, wr, groups, 2); break;
+            default: ks_roi_row4(dst, ax, wr, groups, 3); break;
+            }
+            done = 1;
+        }
+#endif
+        for (int b = 0; b < KS_ROI_SPAN && b < nx; ++b) {
+            const float add = wr * ax[b];
+            if (add == 0.0f) continue;
+            if (!done) ks_atomic_add_f32(row + xlo + b, add);
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, a * KS_ROI_SPAN + b,
+                                    plane * H * W + (ylo + a) * W + xlo + b, plane, ylo + a, xlo + b, add, 1));
+        }
+    }
+}
+
+/* Backward of one slot: avg spreads grad/count over every in-range sample's corners (a
+ * bin whose samples span at most KS_ROI_SPAN pixels per axis adds each pixel's summed
+ * weight once); max sends the whole gradient to the corners of the argmax sample. Atomic
+ * adds: bins overlap. */
 KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a, KS_IDX k, KS_IDX c0, KS_IDX ph,
                                        KS_IDX pw, uint32_t iter, const int is_max)
 {
@@ -170,6 +228,23 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     float share[KS_ROI_CC];
     for (int j = 0; j < KS_ROI_CC; ++j)
         share[j] = j < nc ? a->grad_output[out0 + j * PH * PW] / (float)(gh * gw > 0 ? gh * gw : 1) : 0.0f;
+    /* the bin's footprint, merged per axis; a bin too wide for it scatters sample by sample */
+    float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
+    int64_t ylo, xlo;
+    int ny, nx;
+    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny) &&
+        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx)) {
+        KS_PROBE(for (KS_IDX iy = 0; iy < gh; ++iy) for (KS_IDX ix = 0; ix < gw; ++ix) {
+            ks_roi_sample s;
+            ks_roi_sample_at(H, W, ks_roi_coord(r.y1, ph, r.bin_h, iy, gh), ks_roi_coord(r.x1, pw, r.bin_w, ix, gw), &s);
+            ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0, s.y, s.x, s.w[0],
+                            s.w[1], s.w[2], s.w[3], share[0], s.flags);
+        });
+        for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
+            KS_VARIANT(ks_roi_scatter_bin)(t, grad + j * HW, plane0 + j, H, W, ay, (KS_IDX)ylo, ny, ax, (KS_IDX)xlo,
+                                           nx, share[j]);
+        return;
+    }
     for (KS_IDX iy = 0; iy < gh; ++iy) {
         const float y = ks_roi_coord(r.y1, ph, r.bin_h, iy, gh);
         for (KS_IDX ix = 0; ix < gw; ++ix) {

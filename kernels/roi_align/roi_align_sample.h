@@ -120,4 +120,37 @@ KS_FN float ks_roi_coord(float start, int64_t bin, float bin_size, int64_t i, in
     return fmaf((float)bin, bin_size, start) + ((float)i + 0.5f) * bin_size / (float)grid;
 }
 
+/* A bin's samples along one axis, merged: acc[k] = the summed weight of pixel lo + k
+ * over the bin's grid samples along this axis (start, bin, size, grid as ks_roi_coord;
+ * L = H or W), with ks_roi_sample_at's range test, clamp and weights, so that a bin's
+ * weight on pixel (lo_y + a, lo_x + b) is acc_y[a] * acc_x[b] (a sample's corner weight
+ * is the product of its row and column weights, and it is in range when both are). *n =
+ * pixels spanned (0: no sample in range). Returns 0 when they span more than
+ * KS_ROI_SPAN pixels. Unrolled selects, not acc[k0] +=, so acc stays in registers. */
+#define KS_ROI_SPAN 8
+KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int64_t L, float *acc, int64_t *lo, int *n)
+{
+    for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] = 0.0f;
+    *lo = 0, *n = 0;
+    for (int64_t i = 0; i < grid; ++i) {
+        float c = ks_roi_coord(start, bin, size, i, grid);
+        if (!(c >= -1.0f && c <= (float)L)) continue;
+        if (c <= 0.0f) c = 0.0f;
+        int64_t c0 = (int64_t)c, c1;
+        if (c0 >= L - 1) {
+            c0 = c1 = L - 1;
+            c = (float)c0;
+        } else {
+            c1 = c0 + 1;
+        }
+        const float l = c - (float)c0, h = 1.0f - l;
+        if (*n == 0) *lo = c0; /* coordinates grow with i: the first in range is the lowest */
+        const int64_t k0 = c0 - *lo, k1 = c1 - *lo;
+        if (k1 >= KS_ROI_SPAN) return 0;
+        for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] += (k == k0 ? h : 0.0f) + (k == k1 ? l : 0.0f);
+        if (k1 + 1 > *n) *n = (int)(k1 + 1);
+    }
+    return 1;
+}
+
 #endif
