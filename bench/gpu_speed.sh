@@ -37,14 +37,16 @@ for step in $STEPS; do
     ncu)
         NCU=/usr/local/cuda/bin/ncu
         for spec in ${KS_NCU:-roi_align_forward_kernel ks_roi_align_fwd_k ks_col2im_k_plain ks_im2col_k_plain}; do
-            k=${spec%@*}  # REGEX@ROWS: bench_torch's RoIAlign rows (KS_ROI_SHAPES)
+            # REGEX@ROWS: bench_torch's RoIAlign rows (KS_ROI_SHAPES); REGEX#N: skip N launches
+            k=${spec%@*}; k=${k%#*}
             rows=0,1,2; [[ $spec == *@* ]] && rows=${spec#*@}
+            skip=0; [[ $spec == *#* ]] && skip=${spec#*#}
             case $k in
             *im2col*|*col2im*) cmd=(./build-gpu/bench/bench_gpu) ;;
             *) cmd=(python3 bench/bench_torch.py build-gpu/libkscope.so roi) ;;
             esac
             echo "==== ncu $spec" >>"$OUT/ncu.txt"
-            KS_ROI_SHAPES=$rows $NCU --set full -k "regex:$k" -c 1 "${cmd[@]}" >/tmp/ncu.txt 2>&1
+            KS_ROI_SHAPES=$rows $NCU --set full -k "regex:$k" --launch-skip "$skip" -c 1 "${cmd[@]}" >/tmp/ncu.txt 2>&1
             echo "ncu $spec: exit $?" | tee -a "$log"
             grep -vE "^(torch|N[0-9]|B[0-9]|roi_align|patchify|op |im2col|col2im|bench_gpu|shape)" /tmp/ncu.txt >>"$OUT/ncu.txt"
             grep -E "^  [a-z_]+.*\(|Issued Instructions  |Duration|DRAM Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Compute \(SM\) Thr|Memory Throughput|Executed Ipc A|L1/TEX Cache Throughput|L2 Cache Throughput" /tmp/ncu.txt | head -17 >>"$OUT/ncu-summary.txt"
