@@ -28,8 +28,9 @@
 
 /* One im2col item (n, c_im, h_col, w_col): the kh*kw taps of its window into kh*kw rows
  * of the columns matrix (Ho*Wo apart), 0 for taps in the padding. A row of taps goes
- * four at a time: the loads first, then the stores (a store between two loads would make
- * the second wait: the compiler cannot move a load above a store that may alias it). */
+ * three at a time (a 3-wide row, the common one, in one step): the loads first, then the
+ * stores (a store between two loads would make the second wait: the compiler cannot move
+ * a load above a store that may alias it). */
 KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, KS_IDX n,
                                       KS_IDX c_im, KS_IDX h_col, KS_IDX w_col, const int probing)
 {
@@ -43,18 +44,20 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, KS_
     const KS_IDX w_off = w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w;
     const float *im = a->src + c_index * H * W;
     float *col = a->dst + (n * C + c_im) * taps * HoWo + h_col * Wo + w_col;
+    float *out = col; /* the next tap's entry */
     for (KS_IDX i = 0; i < kh; ++i) {
         const KS_IDX h = h_off + i * dh;
         const int row_in = h >= 0 && h < H;
-        for (KS_IDX j0 = 0; j0 < kw; j0 += 4) {
-            float v[4];
-            for (int u = 0; u < 4; ++u) {
+        const float *src = im + (row_in ? h * W : 0);
+        for (KS_IDX j0 = 0; j0 < kw; j0 += 3) {
+            float v[3];
+            for (int u = 0; u < 3; ++u) {
                 const KS_IDX w = w_off + (j0 + u) * dw;
-                v[u] = j0 + u < kw && row_in && w >= 0 && w < W ? im[h * W + w] : 0.0f;
+                v[u] = j0 + u < kw && row_in && w >= 0 && w < W ? src[w] : 0.0f;
             }
-            for (int u = 0; u < 4 && j0 + u < kw; ++u) {
+            for (int u = 0; u < 3 && j0 + u < kw; ++u, out += HoWo) {
                 const KS_IDX tap = i * kw + j0 + u, w = w_off + (j0 + u) * dw;
-                col[tap * HoWo] = v[u];
+                *out = v[u];
                 KS_ITEM_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_IM2COL_T_INPUT, (int)tap,
                                             row_in && w >= 0 && w < W ? (int64_t)c_index * H * W + h * W + w : -1,
                                             c_index, h, w, v[u]));

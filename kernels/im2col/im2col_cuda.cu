@@ -9,13 +9,14 @@
 
 /* plain: at most 40 registers (3 blocks of 512 threads per SM: the gathers need warps in
  * flight; a build may set another, -DKS_IM2COL_MAXNREG=N, to compare); traced: at most
- * 128, so the default 512 threads launch (as before; more need --threads 512 or fewer) */
+ * 64, so any block size launches and a traced kernel whose filter drops every item keeps
+ * the plain one's occupancy (with up to 128 registers it cost 1.67x plain, with 64 1.14x) */
 #ifndef KS_IM2COL_MAXNREG
 #define KS_IM2COL_MAXNREG 40
 #endif
-KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(512))
-KS_CUDA_WRAPPERS4(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(512))
-KS_CUDA_WRAPPERS4(ks_col2im_scatter, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(512))
+KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+KS_CUDA_WRAPPERS4(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+KS_CUDA_WRAPPERS4(ks_col2im_scatter, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
 /* -> ks_im2col_k_plain32, _plain, _traced, _traced32 (bodies ks_im2col_body_plain32/...), likewise
  *    ks_col2im_k_* and ks_col2im_scatter_k_* */
 
