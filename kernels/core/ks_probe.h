@@ -10,12 +10,17 @@
 
 #include "ks_core.h"
 
-#define KS_PROBE(...)        \
-    do {                     \
-        if (KS_TRACED) {     \
-            __VA_ARGS__;     \
-        }                    \
+#define KS_PROBE_IF(cond, ...) \
+    do {                       \
+        if (cond) {            \
+            __VA_ARGS__;       \
+        }                      \
     } while (0)
+#define KS_PROBE(...) KS_PROBE_IF(KS_TRACED, __VA_ARGS__)
+/* A probe inside an item function whose constant argument `probing` is 0 in the plain
+ * variant and for the items a traced kernel's filter drops: those run the plain code (the
+ * traced kernel instantiates the item twice, e.g. im2col_body.h). */
+#define KS_ITEM_PROBE(...) KS_PROBE_IF(probing, __VA_ARGS__)
 
 #define KS_NO_TENSOR 255
 

@@ -24,20 +24,17 @@
  * the plain ones, TA on the traced ones, e.g. __launch_bounds__(1024) (at most 64
  * registers: any block size launches) or __maxnreg__(40) (more warps per SM). */
 #define KS_CUDA_WRAPPERS4(name, args_t, PA, TA)                                                    \
-    __global__ void PA name##_k_plain32(args_t a)                                                 \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain32(&t, &a);                                                              \
-    }                                                                                             \
-    __global__ void PA name##_k_plain(args_t a)                                                   \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain(&t, &a);                                                                \
-    }                                                                                             \
+    KS_CUDA_PLAIN_KERNEL(name, plain32, args_t, PA)                                               \
+    KS_CUDA_PLAIN_KERNEL(name, plain, args_t, PA)                                                 \
     KS_CUDA_TRACED_KERNEL(name, traced, args_t, TA)                                               \
     KS_CUDA_TRACED_KERNEL(name, traced32, args_t, TA)
+#define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA)                                                  \
+    __global__ void PA name##_k_##v(args_t a)                                                     \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_##v(&t, &a);                                                                  \
+    }
 #define KS_CUDA_TRACED_KERNEL(name, v, args_t, TA)                                                 \
     __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
     {                                                                                             \

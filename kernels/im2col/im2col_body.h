@@ -14,18 +14,6 @@
 #include "../core/ks_walk.h"
 #include "im2col_args.h"
 
-#ifndef KS_ITEM_PROBE
-/* A probe inside an item function: `probing` is the item function's constant argument,
- * 0 in the plain variant and for the items a traced kernel's filter drops, so those run
- * the plain code (the traced kernel instantiates the item twice). */
-#define KS_ITEM_PROBE(...)   \
-    do {                     \
-        if (probing) {       \
-            __VA_ARGS__;     \
-        }                    \
-    } while (0)
-#endif
-
 /* One im2col item (n, c_im, h_col, w_col): the kh*kw taps of its window into kh*kw rows
  * of the columns matrix (Ho*Wo apart), 0 for taps in the padding. A row of taps goes
  * three at a time (a 3-wide row, the common one, in one step): the loads first, then the

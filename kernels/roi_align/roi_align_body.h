@@ -44,11 +44,10 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c0) * HW;
     const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
     for (KS_IDX iy = 0; iy < gh; ++iy) {
-        const float y = ks_roi_coord(r.y1, ph, r.bin_h, iy, gh);
         for (KS_IDX ix = 0; ix < gw; ++ix) {
-            const float x = ks_roi_coord(r.x1, pw, r.bin_w, ix, gw);
+            float y, x;
             ks_roi_sample s;
-            const int in = ks_roi_sample_at(H, W, y, x, &s);
+            const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
             const KS_IDX y0 = (KS_IDX)s.y0 * W, y1 = (KS_IDX)s.y1 * W, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
             for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
                 const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
@@ -79,22 +78,6 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
         }
         a->output[index] = acc[j];
         KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_OUTPUT, 0, index, plane, ph, pw, acc[j], 0));
-    }
-}
-
-KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_args *a)
-{
-    const KS_IDX n_slots = (KS_IDX)ks_roi_align_slots(a, KS_ROI_CC);
-    KS_IDX slot = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    if (slot >= n_slots) return;
-    KS_VARIANT(ks_walk) at; /* at.d: pw, ph, k, chunk */
-    KS_VARIANT(ks_walk_start)(&at, slot, grid_stride, (KS_IDX)a->pooled_w, (KS_IDX)a->pooled_h, (KS_IDX)a->num_rois);
-    for (uint32_t iter = 0; slot < n_slots; slot += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
-        if (a->pool_mode == KS_ROI_MAX)
-            KS_VARIANT(ks_roi_fwd_slot)(t, a, at.d[2], at.d[3] * KS_ROI_CC, at.d[1], at.d[0], iter, 1);
-        else
-            KS_VARIANT(ks_roi_fwd_slot)(t, a, at.d[2], at.d[3] * KS_ROI_CC, at.d[1], at.d[0], iter, 0);
     }
 }
 
@@ -235,8 +218,9 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny) &&
         ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx)) {
         KS_PROBE(for (KS_IDX iy = 0; iy < gh; ++iy) for (KS_IDX ix = 0; ix < gw; ++ix) {
+            float y, x;
             ks_roi_sample s;
-            ks_roi_sample_at(H, W, ks_roi_coord(r.y1, ph, r.bin_h, iy, gh), ks_roi_coord(r.x1, pw, r.bin_w, ix, gw), &s);
+            ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
             ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0, s.y, s.x, s.w[0],
                             s.w[1], s.w[2], s.w[3], share[0], s.flags);
         });
@@ -246,11 +230,10 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
         return;
     }
     for (KS_IDX iy = 0; iy < gh; ++iy) {
-        const float y = ks_roi_coord(r.y1, ph, r.bin_h, iy, gh);
         for (KS_IDX ix = 0; ix < gw; ++ix) {
-            const float x = ks_roi_coord(r.x1, pw, r.bin_w, ix, gw);
+            float y, x;
             ks_roi_sample s;
-            const int in = ks_roi_sample_at(H, W, y, x, &s);
+            const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
             for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
                 KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0 + j,
                                          s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], share[j], s.flags));
@@ -260,18 +243,32 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     }
 }
 
-KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_args *a)
+/* The slots of this thread (grid-stride), forward or backward; backward and the pool
+ * mode are constants where inlined, so each kernel holds one slot function. */
+KS_FN void KS_VARIANT(ks_roi_align_slots_run)(ks_thread *t, const ks_roi_align_args *a, const int backward)
 {
     const KS_IDX n_slots = (KS_IDX)ks_roi_align_slots(a, KS_ROI_CC);
     KS_IDX slot = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
     const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
     if (slot >= n_slots) return;
+    const int is_max = a->pool_mode == KS_ROI_MAX;
     KS_VARIANT(ks_walk) at; /* at.d: pw, ph, k, chunk */
     KS_VARIANT(ks_walk_start)(&at, slot, grid_stride, (KS_IDX)a->pooled_w, (KS_IDX)a->pooled_h, (KS_IDX)a->num_rois);
     for (uint32_t iter = 0; slot < n_slots; slot += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
-        if (a->pool_mode == KS_ROI_MAX)
-            KS_VARIANT(ks_roi_bwd_slot)(t, a, at.d[2], at.d[3] * KS_ROI_CC, at.d[1], at.d[0], iter, 1);
-        else
-            KS_VARIANT(ks_roi_bwd_slot)(t, a, at.d[2], at.d[3] * KS_ROI_CC, at.d[1], at.d[0], iter, 0);
+        const KS_IDX k = at.d[2], c0 = at.d[3] * KS_ROI_CC, ph = at.d[1], pw = at.d[0];
+        if (backward && is_max) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 1);
+        else if (backward) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 0);
+        else if (is_max) KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 1);
+        else KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 0);
     }
+}
+
+KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_align_slots_run)(t, a, 0);
+}
+
+KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_align_slots_run)(t, a, 1);
 }

@@ -120,6 +120,16 @@ KS_FN float ks_roi_coord(float start, int64_t bin, float bin_size, int64_t i, in
     return fmaf((float)bin, bin_size, start) + ((float)i + 0.5f) * bin_size / (float)grid;
 }
 
+/* Sample (iy, ix) of bin (ph, pw) of box r with a gh x gw grid: its coordinates (y, x)
+ * and ks_roi_sample_at's corners and weights; 0 when out of range. */
+KS_FN int ks_roi_sample_in_bin(const ks_roi_box *r, int64_t ph, int64_t pw, int64_t iy, int64_t ix, int64_t gh,
+                               int64_t gw, int64_t H, int64_t W, float *y, float *x, ks_roi_sample *s)
+{
+    *y = ks_roi_coord(r->y1, ph, r->bin_h, iy, gh);
+    *x = ks_roi_coord(r->x1, pw, r->bin_w, ix, gw);
+    return ks_roi_sample_at(H, W, *y, *x, s);
+}
+
 /* A bin's samples along one axis, merged: acc[k] = the summed weight of pixel lo + k
  * over the bin's grid samples along this axis (start, bin, size, grid as ks_roi_coord;
  * L = H or W), with ks_roi_sample_at's range test, clamp and weights, so that a bin's
