@@ -64,8 +64,9 @@ for step in $STEPS; do
         done ;;
     sanitize)
         for w in ${KS_SANITIZE_WORDS:-roi_align im2col col2im patchify}; do
-            KS_SANITIZE_ONLY=$w bench/gpu_sanitize.sh build-gpu "/tmp/san-$w" >>"$OUT/sanitize.txt" 2>&1
-            echo "sanitize $w: exit $?" | tee -a "$log"; cat "/tmp/san-$w/sanitize.md" | tee -a "$log"
+            # the table grows run by run in $OUT/san-WORD/sanitize.tsv (kept if the call is cut short)
+            KS_SANITIZE_ONLY=$w bench/gpu_sanitize.sh build-gpu "$OUT/san-$w" >>"$OUT/sanitize.txt" 2>&1
+            echo "sanitize $w: exit $?" | tee -a "$log"; cat "$OUT/san-$w/sanitize.md" | tee -a "$log"
         done ;;
     esac
 done
