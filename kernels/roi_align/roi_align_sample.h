@@ -156,7 +156,7 @@ KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int
         const float l = c - (float)c0, h = 1.0f - l;
         if (*n == 0) *lo = c0; /* coordinates grow with i: the first in range is the lowest */
         const int64_t k0 = c0 - *lo, k1 = c1 - *lo;
-        if (k1 >= KS_ROI_SPAN) return 0;
+        if (k0 < 0 || k1 >= KS_ROI_SPAN) return 0; /* a reversed box walks down: not merged */
         for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] += (k == k0 ? h : 0.0f) + (k == k1 ? l : 0.0f);
         if (k1 + 1 > *n) *n = (int)(k1 + 1);
     }
