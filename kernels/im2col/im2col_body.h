@@ -4,8 +4,10 @@
  * KS_TRACED 1 the traced ones. Both nvcc (im2col_cuda.cu) and the C simulator
  * (im2col_sim.c) compile this file. Indices are 64-bit: C*kh*kw*Ho*Wo passes 2^31 on
  * real layers (the torchvision #4269 bug). The includer picks the index type KS_IDX:
- * int64_t always works; the CUDA plain build adds an int32_t variant for launches whose
- * every size fits in 2^30, where 64-bit division would dominate the cost.
+ * int64_t always works; the CUDA build adds int32_t variants, plain and traced, for
+ * launches whose every size fits in 2^30 (ks_traced32.h). Each body walks its items with
+ * ks_walk.h (no division per item) and hands each to an item function, instantiated
+ * twice in the traced variant so that an item the filter drops runs the plain code.
  */
 #ifndef KS_IDX
 #error "define KS_IDX (int32_t or int64_t) before including im2col_body.h"
