@@ -3,11 +3,13 @@
 ctypes) against the peer implementations, torch F.unfold / F.fold and torchvision
 deform_conv2d, in one process on the same tensors.
 
-    python3 bench/bench_torch.py build-gpu/libkscope.so
+    python3 bench/bench_torch.py build-gpu/libkscope.so [SECTION...]
 
+SECTION (default all): im2col, deform, roi, maxpool, patchify.
 Checks the results first (unfold bitwise, fold to 1e-5), then times each op: median of
 50 runs with CUDA events after warm-up. Prints a table; ratio = torch time / ours."""
 import ctypes
+import os
 import sys
 
 import torch
@@ -54,15 +56,31 @@ def median_ms(fn, reps=50):
     return times[len(times) // 2]
 
 
-def main(lib_path):
+SECTIONS = ("im2col", "deform", "roi", "maxpool", "patchify")
+
+
+def main(lib_path, sections):
     lib = ctypes.CDLL(lib_path)
+    lib.ks_error_message.restype = ctypes.c_char_p
+    print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}, fp32")
+    if "im2col" in sections:
+        bench_im2col(lib)
+    if "deform" in sections:
+        bench_deform(lib)
+    if "roi" in sections:
+        bench_roi_align(lib)
+    if "maxpool" in sections:
+        bench_maxpool(lib)
+    if "patchify" in sections:
+        bench_patchify(lib)
+
+
+def bench_im2col(lib):
     for name in ("ks_im2col_cuda", "ks_col2im_cuda"):
         getattr(lib, name).argtypes = [ctypes.POINTER(Params), ctypes.c_void_p, ctypes.c_void_p,
                                        ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
-    lib.ks_error_message.restype = ctypes.c_char_p
     torch.backends.cuda.matmul.allow_tf32 = False
     dev = torch.device("cuda")
-    print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}, fp32")
     print(f"{'shape':<34} {'op':<7} {'torch ms':>9} {'kscope ms':>10} {'torch/kscope':>13}")
     shapes = [(8, 64, 128, 128, 3, 1, 1, 1), (16, 128, 56, 56, 3, 1, 1, 1),
               (8, 256, 64, 64, 3, 1, 1, 1), (4, 64, 97, 101, 3, 2, 2, 2)]
@@ -96,9 +114,6 @@ def main(lib_path):
         t_fold = median_ms(lambda: F.fold(ref, (h, w), k, dilation=dil, padding=pad, stride=st))
         t_ours = median_ms(ours_fold)
         print(f"{name:<34} {'col2im':<7} {t_fold:9.3f} {t_ours:10.3f} {t_fold / t_ours:12.2f}x")
-    bench_deform(lib)
-    bench_roi_align(lib)
-    bench_maxpool(lib)
 
 
 
@@ -178,23 +193,27 @@ class RoiParams(ctypes.Structure):  # ks_roi_align_params
 
 
 def bench_roi_align(lib):
-    """forward, and forward + backward, against torchvision roi_align: input 2x256x200x272,
-    1000 RoIs, sampling ratio 2, aligned, spatial scale 0.25; ratio = torchvision / ours"""
+    """forward, and forward + backward, against torchvision roi_align (avg, aligned, spatial
+    scale 0.25): 2x256x200x272 with 1000 RoIs at sampling ratio 2, 7x7 and 14x14, and
+    8x256x100x136 with 4000 RoIs, 7x7, adaptive sampling (ratio 0); ratio = torchvision / ours"""
     lib.ks_roi_align_forward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
         ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
     lib.ks_roi_align_backward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
         ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(11)
-    n, c, h, w, k = 2, 256, 200, 272, 1000
-    x = torch.rand((n, c, h, w), device=dev, generator=gen)
-    xy = torch.rand((k, 2), device=dev, generator=gen) * torch.tensor([w * 4.0, h * 4.0], device=dev) * 0.9
-    wh = torch.rand((k, 2), device=dev, generator=gen) * torch.tensor([w * 4.0, h * 4.0], device=dev) * 0.3 + 8
-    b = torch.randint(0, n, (k, 1), device=dev, generator=gen).float()
-    rois = torch.cat([b, xy, xy + wh], 1).contiguous()
     print(f"\n{'roi_align (avg)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
-    for ph in (7, 14):
-        p = RoiParams(n, c, h, w, k, ph, ph, 0.25, 2, 1, 0)
+    shapes = ((2, 256, 200, 272, 1000, 7, 2), (2, 256, 200, 272, 1000, 14, 2), (8, 256, 100, 136, 4000, 7, 0))
+    # KS_ROI_SHAPES=0,2: only those rows (to profile one shape's launches)
+    pick = [int(i) for i in os.environ.get("KS_ROI_SHAPES", "0,1,2").split(",")]
+    for n, c, h, w, k, ph, sr in (shapes[i] for i in pick):
+        x = torch.rand((n, c, h, w), device=dev, generator=gen)
+        # boxes in image coordinates (x4): corners anywhere, sides 8 px to 0.3 of the image
+        xy = torch.rand((k, 2), device=dev, generator=gen) * torch.tensor([w * 4.0, h * 4.0], device=dev) * 0.9
+        wh = torch.rand((k, 2), device=dev, generator=gen) * torch.tensor([w * 4.0, h * 4.0], device=dev) * 0.3 + 8
+        b = torch.randint(0, n, (k, 1), device=dev, generator=gen).float()
+        rois = torch.cat([b, xy, xy + wh], 1).contiguous()
+        p = RoiParams(n, c, h, w, k, ph, ph, 0.25, sr, 1, 0)
         out = torch.empty((k, c, ph, ph), device=dev)
         g = torch.rand((k, c, ph, ph), device=dev, generator=gen)
         gin = torch.empty_like(x)
@@ -217,23 +236,90 @@ def bench_roi_align(lib):
 
         def tv_fwd():
             with torch.no_grad():
-                roi_align(x, rois, (ph, ph), 0.25, 2, True)
+                roi_align(x, rois, (ph, ph), 0.25, sr, True)
 
         def tv_both():
-            roi_align(xl, rois, (ph, ph), 0.25, 2, True).backward(g)
+            roi_align(xl, rois, (ph, ph), 0.25, sr, True).backward(g)
 
+        out.fill_(float("nan"))
         ours_both()
         xl.grad = None
         tv_both()
         torch.cuda.synchronize()
-        ref = roi_align(x, rois, (ph, ph), 0.25, 2, True)
+        ref = roi_align(x, rois, (ph, ph), 0.25, sr, True)
         assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), "roi_align output differs from torchvision"
         assert torch.allclose(gin, xl.grad, atol=1e-3, rtol=1e-3), "roi_align grad differs from torchvision"
-        label = f"N2 C256 200x272 K1000 {ph}x{ph} sr2"
+        label = f"N{n} C{c} {h}x{w} K{k} {ph}x{ph} sr{sr}"
         t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
         t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
         print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
+
+
+class PatchParams(ctypes.Structure):  # ks_patchify_params
+    _fields_ = [(n, ctypes.c_int64) for n in ("batch", "channels", "height", "width", "num_points", "radius")]
+
+
+class PatchTensors(ctypes.Structure):  # ks_patchify_tensors
+    _fields_ = [(n, ctypes.c_void_p) for n in (
+        "input", "coords", "patches", "output", "grad_output", "grad_patches", "grad_input")]
+
+
+def torch_patchify(x, coords, r):
+    """The peer: DPVO's patchify written with torch gathers. patches [B, M, C, D, D] (D = 2r+2,
+    0 outside the image) and their bilinear blend [B, M, C, 2r+1, 2r+1]."""
+    bsz, c, h, w = x.shape
+    m, d = coords.shape[1], 2 * r + 2
+    fl = coords.floor()
+    step = torch.arange(d, device=x.device) - r
+    iy = fl[..., 1].long()[..., None] + step  # [B, M, D] rows
+    ix = fl[..., 0].long()[..., None] + step  # [B, M, D] columns
+    valid = ((iy >= 0) & (iy < h))[..., :, None] & ((ix >= 0) & (ix < w))[..., None, :]
+    flat = iy.clamp(0, h - 1)[..., :, None] * w + ix.clamp(0, w - 1)[..., None, :]  # [B, M, D, D]
+    g = x.reshape(bsz, c, h * w).gather(2, flat.reshape(bsz, 1, m * d * d).expand(bsz, c, m * d * d))
+    patches = (g.reshape(bsz, c, m, d, d) * valid[:, None]).permute(0, 2, 1, 3, 4).contiguous()
+    dy, dx = (coords[..., 1] - fl[..., 1])[..., None, None, None], (coords[..., 0] - fl[..., 0])[..., None, None, None]
+    out = ((1 - dy) * (1 - dx) * patches[..., :-1, :-1] + (1 - dy) * dx * patches[..., :-1, 1:] +
+           dy * (1 - dx) * patches[..., 1:, :-1] + dy * dx * patches[..., 1:, 1:])
+    return patches, out
+
+
+def bench_patchify(lib):
+    """the forward (patches, then their bilinear blend) against the torch gather peer above;
+    ratio = peer / ours"""
+    lib.ks_patchify_kernel_cuda.argtypes = [ctypes.POINTER(PatchParams), ctypes.c_int, ctypes.POINTER(PatchTensors),
+                                            ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(17)
+    print(f"\n{'patchify (patches + bilinear)':<34} {'pass':<7} {'peer ms':>9} {'kscope ms':>10} {'peer/kscope':>13}")
+    # DPVO's gmap (1 x 128 at 1/4 of 528x960, 96 patches of 3x3) and a batch of larger patches
+    for bsz, c, h, w, m, r in ((1, 128, 132, 240, 96, 1), (4, 128, 120, 160, 1024, 3)):
+        x = torch.rand((bsz, c, h, w), device=dev, generator=gen)
+        coords = torch.rand((bsz, m, 2), device=dev, generator=gen) * torch.tensor([w + 4.0, h + 4.0], device=dev) - 2
+        d = 2 * r + 2
+        patches = torch.empty((bsz, m, c, d, d), device=dev)
+        out = torch.empty((bsz, m, c, d - 1, d - 1), device=dev)
+        p = PatchParams(bsz, c, h, w, m, r)
+        t = PatchTensors(x.data_ptr(), coords.data_ptr(), patches.data_ptr(), out.data_ptr(), None, None, None)
+        launch = Launch(0, 0)
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+        def ours():
+            for kernel in (0, 1):  # KS_PATCH_PATCHES, KS_PATCH_BILINEAR
+                if lib.ks_patchify_kernel_cuda(ctypes.byref(p), kernel, ctypes.byref(t), ctypes.byref(launch), None,
+                                               stream):
+                    raise RuntimeError(lib.ks_error_message().decode())
+
+        patches.fill_(float("nan"))
+        out.fill_(float("nan"))
+        ours()
+        torch.cuda.synchronize()
+        ref_p, ref_o = torch_patchify(x, coords, r)
+        assert torch.equal(patches, ref_p), "patchify patches differ from the torch peer"
+        assert torch.allclose(out, ref_o, atol=1e-5, rtol=1e-5), "patchify output differs from the torch peer"
+        label = f"B{bsz} C{c} {h}x{w} M{m} R{r}"
+        t_peer, t_ours = median_ms(lambda: torch_patchify(x, coords, r)), median_ms(ours)
+        print(f"{label:<34} {'fwd':<7} {t_peer:9.3f} {t_ours:10.3f} {t_peer / t_ours:12.2f}x")
 
 
 class MaxpoolArgs(ctypes.Structure):  # ks_maxpool2d_args
@@ -289,4 +375,8 @@ def bench_maxpool(lib):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "build-gpu/libkscope.so")
+    wanted = sys.argv[2:] or list(SECTIONS)
+    unknown = [w for w in wanted if w not in SECTIONS]
+    if unknown:
+        sys.exit(f"bench_torch: unknown section {unknown[0]!r} (one of {', '.join(SECTIONS)})")
+    main(sys.argv[1] if len(sys.argv) > 1 else "build-gpu/libkscope.so", wanted)

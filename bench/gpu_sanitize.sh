@@ -52,6 +52,8 @@ if [ -n "${KS_SANITIZE_ONLY:-}" ]; then
     cases=("${kept[@]}")
 fi
 tools=(memcheck racecheck initcheck synccheck)
+# KS_SANITIZE_TOOLS="memcheck racecheck": only those tools
+[ -n "${KS_SANITIZE_TOOLS:-}" ] && read -r -a tools <<<"$KS_SANITIZE_TOOLS"
 printf 'tool\tcase\tvariant\texit\terrors\n' >"$out/sanitize.tsv"
 bad=0
 

@@ -125,8 +125,9 @@ END_TEST
 
 START_TEST(roi_align_cuda_past_the_block_cap)
 {
-    /* K*C*PH*PW = 300*256*7*8 = 4.3M > 4096*512: threads loop */
-    run_both(7, 300, 256, 25, 34, 7, 2, 1, 0, 1, 0);
+    /* the plain kernels' slots, K*ceil(C/KS_ROI_CHUNK)*PH*PW = 1200*32*7*8 = 2.15M > 4096*512:
+     * threads loop */
+    run_both(7, 1200, 256, 25, 34, 7, 2, 1, 0, 1, 0);
 }
 END_TEST
 

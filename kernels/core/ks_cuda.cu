@@ -76,9 +76,10 @@ extern "C" int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks
     return KS_OK;
 }
 
+/* queued on the default stream, before the next traced launch, without waiting for it */
 extern "C" int ks_cuda_sink_reset(ks_sink *dev)
 {
-    return ks_cuda_memset(dev->counters, 0, 2 * sizeof(unsigned long long));
+    return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, 2 * sizeof(unsigned long long), 0), "cudaMemsetAsync");
 }
 
 extern "C" int ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed)

@@ -2,7 +2,7 @@
  *
  * A body is included twice, once with KS_TRACED 0 and KS_VARIANT(name) -> name##_plain,
  * once with KS_TRACED 1 and KS_VARIANT(name) -> name##_traced. Probe lines are written
- * as KS_PROBE(ks_probe_xxx(...)); with KS_TRACED 0 they become `if (0) {...}` and the
+ * as KS_PROBE(ks_probe_xxx(...)) (a statement; commas need no parentheses); with KS_TRACED 0 they become `if (0) {...}` and the
  * compiler removes them, so the plain variant is the hand-written kernel.
  */
 #ifndef KS_PROBE_H
@@ -10,12 +10,17 @@
 
 #include "ks_core.h"
 
-#define KS_PROBE(call)       \
-    do {                     \
-        if (KS_TRACED) {     \
-            call;            \
-        }                    \
+#define KS_PROBE_IF(cond, ...) \
+    do {                       \
+        if (cond) {            \
+            __VA_ARGS__;       \
+        }                      \
     } while (0)
+#define KS_PROBE(...) KS_PROBE_IF(KS_TRACED, __VA_ARGS__)
+/* A probe inside an item function whose constant argument `probing` is 0 in the plain
+ * variant and for the items a traced kernel's filter drops: those run the plain code (the
+ * traced kernel instantiates the item twice, e.g. im2col_body.h). */
+#define KS_ITEM_PROBE(...) KS_PROBE_IF(probing, __VA_ARGS__)
 
 #define KS_NO_TENSOR 255
 
@@ -26,15 +31,33 @@ KS_FN int ks_filter_pass(const ks_filter *f, int64_t index, int64_t block)
     return f->every <= 1 || (index - f->index_lo) % f->every == 0;
 }
 
-/* Claim one slot and copy the event there; an event that finds no room is counted. */
+/* Claim one slot and copy the event there; an event that finds no room is counted.
+ * On the GPU the lanes of a warp that put an event together claim their slots with one
+ * atomicAdd between them (the lowest lane adds the group's size and shares the base;
+ * each lane takes base + its rank among the group), so the cursor sees one atomic per
+ * warp and probe instead of 32, and the group's events land in consecutive slots: the
+ * 64-byte events are written as four 16-byte stores that together cover whole lines
+ * (measured faster than a structure copy, which stores field by field).
+ * Slots are claimed in a different order than one atomic per lane would: traces compare
+ * as sorted records (docs/trace-format.md). */
 KS_FN void ks_sink_put(ks_sink *s, const ks_event *e)
 {
 #if defined(__CUDA_ARCH__)
-    unsigned long long slot = atomicAdd(&s->counters[0], 1ULL);
-    if (slot < s->capacity)
-        s->events[slot] = *e;
-    else
-        atomicAdd(&s->counters[1], 1ULL);
+    const unsigned group = __activemask();
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    const int leader = __ffs(group) - 1;
+    unsigned long long base = 0;
+    if ((int)lane == leader) base = atomicAdd(&s->counters[0], (unsigned long long)__popc(group));
+    base = __shfl_sync(group, base, leader);
+    const unsigned long long slot = base + (unsigned long long)__popc(group & ((1u << lane) - 1u));
+    if (slot < s->capacity) {
+        const uint2 *src = (const uint2 *)e; /* the event is 8-byte aligned, 64 bytes */
+        uint4 *dst = (uint4 *)(s->events + slot);
+        for (int q = 0; q < 4; ++q) dst[q] = make_uint4(src[2 * q].x, src[2 * q].y, src[2 * q + 1].x, src[2 * q + 1].y);
+    }
+    const unsigned over = __ballot_sync(group, slot >= s->capacity);
+    if (over && (int)lane == leader) atomicAdd(&s->counters[1], (unsigned long long)__popc(over));
 #else
     if (s->counters[0] >= s->capacity && ks_host_sink_grow(s) != 0) {
         s->counters[1]++;
@@ -60,17 +83,24 @@ KS_FN void ks_probe_head(ks_thread *t, ks_event *e, int kind, int site, int tens
 }
 
 /* Start a work item: decides (by the sink's filter) whether this item is recorded and
- * records its decomposition f0..f7 (named by the site schema; unused fields 0). */
-KS_FN void ks_probe_work(ks_thread *t, int site, int64_t index, uint32_t iter, int64_t f0,
-                         int64_t f1, int64_t f2, int64_t f3, int64_t f4, int64_t f5,
-                         int64_t f6, int64_t f7)
+ * returns it; nothing else. A body calls it before working out the item's decomposition,
+ * so that an item the filter drops costs one test:
+ *   KS_PROBE(if (ks_probe_start(t, index, iter)) ks_probe_fields(t, SITE, f0, ..., f7)); */
+KS_FN int ks_probe_start(ks_thread *t, int64_t index, uint32_t iter)
 {
-    ks_event e;
     t->work = index;
     t->iter = iter;
     t->seq = 0;
     t->keep = t->sink != 0 && ks_filter_pass(&t->sink->filter, index, t->block_idx.x);
-    if (!t->keep) return;
+    return t->keep;
+}
+
+/* The work event of an item ks_probe_start kept: its decomposition f0..f7 (named by the
+ * site schema; unused fields 0). */
+KS_FN void ks_probe_fields(ks_thread *t, int site, int64_t f0, int64_t f1, int64_t f2, int64_t f3, int64_t f4,
+                           int64_t f5, int64_t f6, int64_t f7)
+{
+    ks_event e;
     ks_probe_head(t, &e, KS_EV_WORK, site, KS_NO_TENSOR, 0);
     e.u.field[0] = (int32_t)f0;
     e.u.field[1] = (int32_t)f1;
@@ -81,6 +111,14 @@ KS_FN void ks_probe_work(ks_thread *t, int site, int64_t index, uint32_t iter, i
     e.u.field[6] = (int32_t)f6;
     e.u.field[7] = (int32_t)f7;
     ks_sink_put(t->sink, &e);
+}
+
+/* Both: start a work item and, when kept, record its decomposition. */
+KS_FN void ks_probe_work(ks_thread *t, int site, int64_t index, uint32_t iter, int64_t f0,
+                         int64_t f1, int64_t f2, int64_t f3, int64_t f4, int64_t f5,
+                         int64_t f6, int64_t f7)
+{
+    if (ks_probe_start(t, index, iter)) ks_probe_fields(t, site, f0, f1, f2, f3, f4, f5, f6, f7);
 }
 
 /* A read or write at element `offset` of tensor `tensor` (offset -1: padding), at

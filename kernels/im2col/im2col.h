@@ -39,7 +39,10 @@ typedef struct ks_im2col_geom {
 
 /* Reference launch configuration (Caffe): 512 threads per block, no block cap. */
 #define KS_IM2COL_THREADS 512
-#define KS_IM2COL_BLOCK_CAP (-1)
+/* At most 2048 blocks (1M threads) unless the launch names a cap: a thread of a large
+ * launch takes several items and pays its setup (the divisions that place its first item)
+ * once; smaller launches keep one item per thread. */
+#define KS_IM2COL_BLOCK_CAP 2048
 
 /* Site and tensor ids in an im2col/col2im trace. */
 enum { KS_IM2COL_SITE_WORK = 0, KS_IM2COL_SITE_READ = 1, KS_IM2COL_SITE_WRITE = 2 };

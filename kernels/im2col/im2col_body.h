@@ -4,120 +4,157 @@
  * KS_TRACED 1 the traced ones. Both nvcc (im2col_cuda.cu) and the C simulator
  * (im2col_sim.c) compile this file. Indices are 64-bit: C*kh*kw*Ho*Wo passes 2^31 on
  * real layers (the torchvision #4269 bug). The includer picks the index type KS_IDX:
- * int64_t always works; the CUDA plain build adds an int32_t variant for launches whose
- * every size fits in 2^30, where 64-bit division would dominate the cost.
+ * int64_t always works; the CUDA build adds int32_t variants, plain and traced, for
+ * launches whose every size fits in 2^30 (ks_traced32.h). Each body walks its items with
+ * ks_walk.h (no division per item) and hands each to an item function, instantiated
+ * twice in the traced variant so that an item the filter drops runs the plain code.
  */
 #ifndef KS_IDX
 #error "define KS_IDX (int32_t or int64_t) before including im2col_body.h"
 #endif
 #include "../core/ks_probe.h"
+#include "../core/ks_walk.h"
 #include "im2col_args.h"
 
-/* im2col: one work item per (n, c_im, h_col, w_col), w_col fastest. Each copies the
- * kh*kw taps of its window into kh*kw rows of the columns matrix (Ho*Wo apart), 0 for
- * taps in the padding. Column writes are coalesced across neighbouring threads. */
-KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
+/* One im2col item (n, c_im, h_col, w_col): the kh*kw taps of its window into kh*kw rows
+ * of the columns matrix (Ho*Wo apart), 0 for taps in the padding. A row of taps goes
+ * three at a time (a 3-wide row, the common one, in one step): the loads first, then the
+ * stores (a store between two loads would make the second wait: the compiler cannot move
+ * a load above a store that may alias it). */
+KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, KS_IDX n,
+                                      KS_IDX c_im, KS_IDX h_col, KS_IDX w_col, const int probing)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
-    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
-    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w;
-    const KS_IDX sh = (KS_IDX)a->stride_h, sw = (KS_IDX)a->stride_w;
-    const KS_IDX ph = (KS_IDX)a->pad_h, pw = (KS_IDX)a->pad_w;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
+    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, taps = kh * kw;
     const KS_IDX dh = (KS_IDX)a->dilation_h, dw = (KS_IDX)a->dilation_w;
-    const KS_IDX rows = C * kh * kw;
-    const KS_IDX n_work = (KS_IDX)a->batch * C * Ho * Wo;
-    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
-        const KS_IDX w_col = index % Wo;
-        const KS_IDX h_index = index / Wo;
-        const KS_IDX h_col = h_index % Ho;
-        const KS_IDX c_index = h_index / Ho; /* n*C + c_im: the image plane */
-        const KS_IDX c_im = c_index % C;
-        const KS_IDX n = c_index / C;
-        KS_PROBE(ks_probe_work(t, KS_IM2COL_SITE_WORK, index, iter, n, c_im, h_col, w_col,
-                               0, 0, 0, 0));
-        const KS_IDX c_col = c_im * kh * kw;
-        const KS_IDX h_off = h_col * sh - ph;
-        const KS_IDX w_off = w_col * sw - pw;
-        const float *im = a->src + c_index * H * W;
-        float *col = a->dst + ((n * rows + c_col) * Ho + h_col) * Wo + w_col;
-        for (KS_IDX i = 0; i < kh; ++i) {
-            for (KS_IDX j = 0; j < kw; ++j) {
-                const KS_IDX h = h_off + i * dh;
-                const KS_IDX w = w_off + j * dw;
-                const int inside = h >= 0 && w >= 0 && h < H && w < W;
-                const float v = inside ? im[h * W + w] : 0.0f;
-                *col = v;
-                KS_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_IM2COL_T_INPUT,
-                                       (int)(i * kw + j),
-                                       inside ? (int64_t)c_index * H * W + h * W + w : -1,
-                                       c_index, h, w, v));
-                KS_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_IM2COL_T_COLUMNS,
-                                        (int)(i * kw + j), col - a->dst, n, c_col + i * kw + j,
-                                        h_col * Wo + w_col, v, 0));
-                col += Ho * Wo;
+    const KS_IDX c_index = n * C + c_im; /* the image plane */
+    KS_ITEM_PROBE(ks_probe_fields(t, KS_IM2COL_SITE_WORK, n, c_im, h_col, w_col, 0, 0, 0, 0));
+    const KS_IDX h_off = h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h;
+    const KS_IDX w_off = w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w;
+    const float *im = a->src + c_index * H * W;
+    float *col = a->dst + (n * C + c_im) * taps * HoWo + h_col * Wo + w_col;
+    float *out = col; /* the next tap's entry */
+    for (KS_IDX i = 0; i < kh; ++i) {
+        const KS_IDX h = h_off + i * dh;
+        const int row_in = h >= 0 && h < H;
+        const float *src = im + (row_in ? h * W : 0);
+        for (KS_IDX j0 = 0; j0 < kw; j0 += 3) {
+            float v[3];
+            for (int u = 0; u < 3; ++u) {
+                const KS_IDX w = w_off + (j0 + u) * dw;
+                v[u] = j0 + u < kw && row_in && w >= 0 && w < W ? src[w] : 0.0f;
+            }
+            for (int u = 0; u < 3 && j0 + u < kw; ++u, out += HoWo) {
+                const KS_IDX tap = i * kw + j0 + u, w = w_off + (j0 + u) * dw;
+                *out = v[u];
+                KS_ITEM_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_IM2COL_T_INPUT, (int)tap,
+                                            row_in && w >= 0 && w < W ? (int64_t)c_index * H * W + h * W + w : -1,
+                                            c_index, h, w, v[u]));
+                KS_ITEM_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_IM2COL_T_COLUMNS, (int)tap,
+                                             (int64_t)(col - a->dst) + (int64_t)tap * HoWo, n, c_im * taps + tap,
+                                             h_col * Wo + w_col, v[u], 0));
             }
         }
     }
 }
 
-/* col2im in the gather form: one work item per image element (n, c_im, h, w), w fastest.
- * It sums every column entry that im2col copied from this element. h_col runs over the
- * window positions whose extent covers h_im (h_col_start..h_col_end), and a position
- * contributes only if its tap offset is a multiple of the dilation. Each thread owns its
- * output element, so there are no atomics and the sum order (h_col, then w_col,
- * ascending) is deterministic. */
-KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
+/* im2col: one work item per (n, c_im, h_col, w_col), w_col fastest; column writes are
+ * coalesced across neighbouring threads. */
+KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
 {
-    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
-    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
-    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w;
-    const KS_IDX sh = (KS_IDX)a->stride_h, sw = (KS_IDX)a->stride_w;
-    const KS_IDX ph = (KS_IDX)a->pad_h, pw = (KS_IDX)a->pad_w;
-    const KS_IDX dh = (KS_IDX)a->dilation_h, dw = (KS_IDX)a->dilation_w;
-    const KS_IDX rows = C * kh * kw;
-    const KS_IDX ext_h = (kh - 1) * dh + 1;
-    const KS_IDX ext_w = (kw - 1) * dw + 1;
-    const KS_IDX n_work = (KS_IDX)a->batch * C * H * W;
+    const KS_IDX C = (KS_IDX)a->channels, Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
+    const KS_IDX n_work = (KS_IDX)a->batch * C * Ho * Wo;
     KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
     const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
-        /* h_im, w_im are positions in the padded image */
-        const KS_IDX w_im = index % W + pw;
-        const KS_IDX h_im = (index / W) % H + ph;
-        const KS_IDX c_index = index / (W * H); /* n*C + c_im */
-        const KS_IDX c_im = c_index % C;
-        const KS_IDX n = c_index / C;
-        const KS_IDX w_col_start = (w_im < ext_w) ? 0 : (w_im - ext_w) / sw + 1;
+    if (index >= n_work) return;
+    KS_VARIANT(ks_walk) at; /* at.d: w_col, h_col, c_im, n */
+    KS_VARIANT(ks_walk_start)(&at, index, grid_stride, Wo, Ho, C);
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
+        if (KS_TRACED && ks_probe_start(t, index, iter))
+            KS_VARIANT(ks_im2col_item)(t, a, at.d[3], at.d[2], at.d[1], at.d[0], 1);
+        else
+            KS_VARIANT(ks_im2col_item)(t, a, at.d[3], at.d[2], at.d[1], at.d[0], 0);
+    }
+}
+
+/* One col2im item (n, c_im, h, w): the sum of every column entry that im2col copied from
+ * this element. Tap (i, j) came from it at window position h_col = (h + ph - i*dh) / sh
+ * (w_col likewise) when that divides exactly and lies in [0, Ho). The taps are walked
+ * from (kh-1, kw-1) down, so h_col and w_col ascend (the sum order), keeping each
+ * position as a quotient and remainder by the stride that a step of the dilation
+ * advances without dividing. A row of taps goes four at a time, loads before adds (a
+ * missing tap adds +0.0f, which leaves a sum that started at +0.0f bitwise unchanged). */
+KS_FN void KS_VARIANT(ks_col2im_item)(ks_thread *t, const ks_im2col_args *a, KS_IDX index, KS_IDX n, KS_IDX c_im,
+                                      KS_IDX h, KS_IDX w, const int probing)
+{
+    const KS_IDX C = (KS_IDX)a->channels;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
+    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, taps = kh * kw;
+    const KS_IDX sh = (KS_IDX)a->stride_h, sw = (KS_IDX)a->stride_w;
+    const KS_IDX dh = (KS_IDX)a->dilation_h, dw = (KS_IDX)a->dilation_w;
+    const KS_IDX h_im = h + (KS_IDX)a->pad_h, w_im = w + (KS_IDX)a->pad_w; /* in the padded image */
+    KS_ITEM_PROBE({
+        const KS_IDX ext_h = (kh - 1) * dh + 1, ext_w = (kw - 1) * dw + 1;
         const KS_IDX w_col_end = w_im / sw + 1 < Wo ? w_im / sw + 1 : Wo;
-        const KS_IDX h_col_start = (h_im < ext_h) ? 0 : (h_im - ext_h) / sh + 1;
         const KS_IDX h_col_end = h_im / sh + 1 < Ho ? h_im / sh + 1 : Ho;
-        KS_PROBE(ks_probe_work(t, KS_IM2COL_SITE_WORK, index, iter, n, c_im, h_im, w_im,
-                               h_col_start, h_col_end, w_col_start, w_col_end));
-        const float *col = a->src + n * rows * Ho * Wo;
-        float val = 0.0f;
-        int tap = 0;
-        for (KS_IDX h_col = h_col_start; h_col < h_col_end; ++h_col) {
-            for (KS_IDX w_col = w_col_start; w_col < w_col_end; ++w_col) {
-                KS_IDX h_k = h_im - h_col * sh;
-                KS_IDX w_k = w_im - w_col * sw;
-                if (h_k % dh == 0 && w_k % dw == 0) {
-                    h_k /= dh;
-                    w_k /= dw;
-                    const KS_IDX c_col = (c_im * kh + h_k) * kw + w_k;
-                    const KS_IDX off = (c_col * Ho + h_col) * Wo + w_col;
-                    const float v = col[off];
-                    val += v;
-                    KS_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_COL2IM_T_COLUMNS,
-                                           tap++, (int64_t)n * rows * Ho * Wo + off, n, c_col,
-                                           h_col * Wo + w_col, v));
+        ks_probe_fields(t, KS_IM2COL_SITE_WORK, n, c_im, h_im, w_im, (h_im < ext_h) ? 0 : (h_im - ext_h) / sh + 1,
+                        h_col_end, (w_im < ext_w) ? 0 : (w_im - ext_w) / sw + 1, w_col_end);
+    });
+    /* a step of the dilation in window positions: dq whole strides and dr left over */
+    const KS_IDX dqh = sh == 1 ? dh : dh / sh, drh = dh - dqh * sh, dqw = sw == 1 ? dw : dw / sw, drw = dw - dqw * sw;
+    /* tap (kh-1, kw-1)'s window position as quotient and remainder (floor division) */
+    const KS_IDX h0 = h_im - (kh - 1) * dh, w0 = w_im - (kw - 1) * dw;
+    KS_IDX qh = sh == 1 ? h0 : (h0 >= 0 ? h0 / sh : -((sh - 1 - h0) / sh)), rh = h0 - qh * sh;
+    const KS_IDX qw0 = sw == 1 ? w0 : (w0 >= 0 ? w0 / sw : -((sw - 1 - w0) / sw)), rw0 = w0 - qw0 * sw;
+    const float *col = a->src + (n * C + c_im) * taps * HoWo;
+    float val = 0.0f;
+    int tap = 0;
+    for (KS_IDX i = kh - 1; i >= 0; --i) {
+        if (rh == 0 && qh >= 0 && qh < Ho) {
+            KS_IDX qw = qw0, rw = rw0;
+            for (KS_IDX j0 = kw - 1; j0 >= 0; j0 -= 4) {
+                float v[4];
+                KS_IDX offs[4];
+                for (int u = 0; u < 4; ++u) {
+                    const int hit = j0 - u >= 0 && rw == 0 && qw >= 0 && qw < Wo;
+                    offs[u] = hit ? (i * kw + j0 - u) * HoWo + qh * Wo + qw : -1;
+                    v[u] = hit ? col[offs[u]] : 0.0f;
+                    rw += drw, qw += dqw; /* the next tap to the left: w_col grows */
+                    if (rw >= sw) rw -= sw, ++qw;
+                }
+                for (int u = 0; u < 4; ++u) {
+                    val += v[u];
+                    KS_ITEM_PROBE(if (offs[u] >= 0) ks_probe_read(t, KS_IM2COL_SITE_READ, KS_COL2IM_T_COLUMNS, tap++,
+                                                                  (int64_t)(col - a->src) + offs[u], n,
+                                                                  c_im * taps + offs[u] / HoWo, offs[u] % HoWo, v[u]));
                 }
             }
         }
-        a->dst[index] = val;
-        KS_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_COL2IM_T_OUTPUT, 0, index,
-                                c_index, h_im - ph, w_im - pw, val, 0));
+        rh += drh, qh += dqh; /* the next row of taps up: h_col grows */
+        if (rh >= sh) rh -= sh, ++qh;
+    }
+    a->dst[index] = val;
+    KS_ITEM_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_COL2IM_T_OUTPUT, 0, index, n * C + c_im, h, w, val, 0));
+}
+
+/* col2im in the gather form: one work item per image element (n, c_im, h, w), w fastest.
+ * Each thread owns its output element, so there are no atomics and the sum order is
+ * deterministic. */
+KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX n_work = (KS_IDX)a->batch * C * H * W;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    if (index >= n_work) return;
+    KS_VARIANT(ks_walk) at; /* at.d: w, h, c_im, n */
+    KS_VARIANT(ks_walk_start)(&at, index, grid_stride, W, H, C);
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
+        if (KS_TRACED && ks_probe_start(t, index, iter))
+            KS_VARIANT(ks_col2im_item)(t, a, index, at.d[3], at.d[2], at.d[1], at.d[0], 1);
+        else
+            KS_VARIANT(ks_col2im_item)(t, a, index, at.d[3], at.d[2], at.d[1], at.d[0], 0);
     }
 }
 

@@ -1,15 +1,24 @@
 /* im2col_cuda.cu - im2col/col2im on the GPU: the body of im2col_body.h compiled as
- * plain (64-bit and 32-bit indices) and traced (64-bit), behind thin __global__ wrappers. */
+ * plain and traced, each with 64-bit and 32-bit indices, behind thin __global__ wrappers. */
 #include "../core/ks_cuda.h"
 
 #define KS_BODY "../im2col/im2col_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
+#define KS_BODY "../im2col/im2col_body.h"
+#include "../core/ks_traced32.h"
 
-KS_CUDA_WRAPPERS(ks_im2col, ks_im2col_args)
-/* -> ks_im2col_k_plain32, ks_im2col_k_plain, ks_im2col_k_traced (bodies ks_im2col_body_plain32/_plain/_traced) */
-KS_CUDA_WRAPPERS(ks_col2im, ks_im2col_args)
-KS_CUDA_WRAPPERS(ks_col2im_scatter, ks_im2col_args)
-/* -> ks_col2im_k_plain32, ks_col2im_k_plain, ks_col2im_k_traced (bodies ks_col2im_body_plain32/_plain/_traced) */
+/* plain: at most 40 registers (3 blocks of 512 threads per SM: the gathers need warps in
+ * flight; a build may set another, -DKS_IM2COL_MAXNREG=N, to compare); traced: at most
+ * 64, so any block size launches and a traced kernel whose filter drops every item keeps
+ * the plain one's occupancy (with up to 128 registers it cost 1.67x plain, with 64 1.14x) */
+#ifndef KS_IM2COL_MAXNREG
+#define KS_IM2COL_MAXNREG 40
+#endif
+KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+KS_CUDA_WRAPPERS4(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+KS_CUDA_WRAPPERS4(ks_col2im_scatter, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+/* -> ks_im2col_k_plain32, _plain, _traced, _traced32 (bodies ks_im2col_body_plain32/...), likewise
+ *    ks_col2im_k_* and ks_col2im_scatter_k_* */
 
 /* 32-bit indices are exact when every element count, and every index the grid-stride
  * loop can reach (below work + blocks*threads), stays under 2^30. */
@@ -28,18 +37,21 @@ extern "C" int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const 
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
     if (!col2im) {
-        if (dev_sink) ks_im2col_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
+        if (dev_sink && small) ks_im2col_k_traced32<<<nb, threads, 0, s>>>(*a, *dev_sink);
+        else if (dev_sink) ks_im2col_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
         else if (small) ks_im2col_k_plain32<<<nb, threads, 0, s>>>(*a);
         else ks_im2col_k_plain<<<nb, threads, 0, s>>>(*a);
         return ks_cuda_check_launch("im2col");
     }
     if (col2im == KS_COL2IM_SCATTER) {
-        if (dev_sink) ks_col2im_scatter_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
+        if (dev_sink && small) ks_col2im_scatter_k_traced32<<<nb, threads, 0, s>>>(*a, *dev_sink);
+        else if (dev_sink) ks_col2im_scatter_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
         else if (small) ks_col2im_scatter_k_plain32<<<nb, threads, 0, s>>>(*a);
         else ks_col2im_scatter_k_plain<<<nb, threads, 0, s>>>(*a);
         return ks_cuda_check_launch("col2im scatter");
     }
-    if (dev_sink) ks_col2im_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
+    if (dev_sink && small) ks_col2im_k_traced32<<<nb, threads, 0, s>>>(*a, *dev_sink);
+    else if (dev_sink) ks_col2im_k_traced<<<nb, threads, 0, s>>>(*a, *dev_sink);
     else if (small) ks_col2im_k_plain32<<<nb, threads, 0, s>>>(*a);
     else ks_col2im_k_plain<<<nb, threads, 0, s>>>(*a);
     return ks_cuda_check_launch("col2im");

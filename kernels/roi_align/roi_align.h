@@ -43,6 +43,13 @@ typedef struct ks_roi_align_params {
  * treated as malformed: the bin has no samples. */
 #define KS_ROI_MAX_GRID 65536
 
+/* channels per work slot of the plain kernels (roi_align_body.h): they share the bin's
+ * sampling geometry, and their loads are in flight together (a build may set another,
+ * -DKS_ROI_CHUNK=N, to compare) */
+#ifndef KS_ROI_CHUNK
+#define KS_ROI_CHUNK 4
+#endif
+
 #define KS_ROI_THREADS 512
 #define KS_ROI_BLOCK_CAP 4096
 

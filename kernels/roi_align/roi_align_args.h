@@ -3,6 +3,7 @@
 #ifndef KS_ROI_ALIGN_ARGS_H
 #define KS_ROI_ALIGN_ARGS_H
 
+#include "../core/ks_core.h"
 #include "roi_align.h"
 
 typedef struct ks_roi_align_args {
@@ -16,6 +17,13 @@ typedef struct ks_roi_align_args {
     const float *grad_output;   /* backward: [K, C, PH, PW] */
     float *grad_input;          /* backward: [N, C, H, W], accumulated */
 } ks_roi_align_args;
+
+/* The kernels' work slots (roi_align_body.h): one per bin and chunk of cc channels,
+ * K * ceil(C / cc) * PH * PW; cc is KS_ROI_CHUNK for the plain kernels, 1 for the traced. */
+KS_FN int64_t ks_roi_align_slots(const ks_roi_align_args *a, int64_t cc)
+{
+    return a->num_rois * ((a->channels + cc - 1) / cc) * a->pooled_h * a->pooled_w;
+}
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,127 +1,274 @@
 /* roi_align_body.h - RoIAlign forward and backward, written once (see im2col_body.h for
- * how the plain and traced variants are made). One work item per output element
- * (n, c, ph, pw), pw fastest, as in mmcv and torchvision. */
+ * how the plain and traced variants are made).
+ *
+ * A work slot is one bin (ph, pw) of one RoI k for a chunk of channels c0 .. c0+CC-1:
+ * the bin's sampling geometry (box, sample points, corners, weights) does not depend on
+ * the channel, so it is worked out once per sample and used for every channel of the
+ * chunk, whose loads are then all in flight together. Slots are numbered
+ * ((s*K + k)*PH + ph)*PW + pw, chunk s = c0/CC slowest: the threads running at one time
+ * work on a few channels of every RoI, whose planes stay in L2, instead of every channel
+ * of a few RoIs (mmcv's and torchvision's order, which reads each overlapped pixel from
+ * DRAM once per RoI). CC is KS_ROI_CHUNK in the plain kernels and 1 in the traced ones,
+ * where a slot is one output element as in mmcv, so a trace shows one output's work:
+ * each output element (k, c, ph, pw) is a work item numbered as the output. */
 #ifndef KS_IDX
 #error "define KS_IDX (int32_t or int64_t) before including roi_align_body.h"
 #endif
 #include "../core/ks_probe.h"
+#include "../core/ks_walk.h"
 #include "roi_align_args.h"
 #include "roi_align_sample.h"
 
-/* Forward: avg = sum of the bin's samples / max(grid_h*grid_w, 1); max (mmcv) = the
- * largest sample, strictly greater wins (the first of equal ones), out-of-range samples
- * (0) compete; its (y, x) goes to argmax_y/x (-1 with no sample). */
-KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_args *a)
+#ifndef KS_ROI_CC /* channels per slot in the variant being compiled (KS_TRACED is set per variant) */
+#define KS_ROI_CC (KS_TRACED ? 1 : KS_ROI_CHUNK)
+#endif
+
+/* Forward of one slot: avg = sum of the bin's samples / max(grid_h*grid_w, 1); max
+ * (mmcv) = the largest sample, strictly greater wins (the first of equal ones),
+ * out-of-range samples (0) compete; its (y, x) goes to argmax_y/x (-1 with no sample).
+ * is_max is a constant where the caller inlines it: one loop without the other's work. */
+KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a, KS_IDX k, KS_IDX c0, KS_IDX ph,
+                                       KS_IDX pw, uint32_t iter, const int is_max)
 {
-    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width, HW = H * W;
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
-    const KS_IDX n_work = (KS_IDX)a->num_rois * C * PH * PW;
-    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
-        const KS_IDX pw = index % PW;
-        const KS_IDX ph = (index / PW) % PH;
-        const KS_IDX c = (index / PW / PH) % C;
-        const KS_IDX n = index / PW / PH / C;
-        ks_roi_box r;
-        ks_roi_box_of(a->rois + n * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
-        KS_PROBE(ks_probe_work(t, KS_ROI_SITE_WORK, index, iter, n, c, ph, pw, r.b, r.grid_h, r.grid_w, 0));
-        KS_PROBE(if (r.b >= 0) ks_roi_probe_boxes(t, &r, a->aligned, PH, PW, KS_ROI_T_INPUT, r.b * C + c));
-        const int is_max = a->pool_mode == KS_ROI_MAX;
-        float acc = is_max ? -3.402823466e38f : 0.0f, best_y = -1.0f, best_x = -1.0f;
-        const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c) * H * W;
-        const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
-        for (KS_IDX iy = 0; iy < gh; ++iy) {
-            const float y = ks_roi_coord(r.y1, ph, r.bin_h, iy, gh);
-            for (KS_IDX ix = 0; ix < gw; ++ix) {
-                const float x = ks_roi_coord(r.x1, pw, r.bin_w, ix, gw);
-                ks_roi_sample s;
-                const float v = ks_roi_sample_at(H, W, y, x, &s) ? ks_roi_blend(im, W, &s) : 0.0f;
-                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix),
-                                         r.b * C + c, s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
+    const KS_IDX nc = C - c0 < KS_ROI_CC ? C - c0 : KS_ROI_CC; /* channels of this slot */
+    const KS_IDX out0 = ((k * C + c0) * PH + ph) * PW + pw;   /* its first output element */
+    ks_roi_box r;
+    ks_roi_box_of(a->rois + k * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
+    KS_PROBE(if (ks_probe_start(t, out0, iter))
+                 ks_probe_fields(t, KS_ROI_SITE_WORK, k, c0, ph, pw, r.b, r.grid_h, r.grid_w, 0));
+    KS_PROBE(if (r.b >= 0) ks_roi_probe_boxes(t, &r, a->aligned, PH, PW, KS_ROI_T_INPUT, r.b * C + c0));
+    float acc[KS_ROI_CC], best_y[KS_ROI_CC], best_x[KS_ROI_CC];
+    for (int j = 0; j < KS_ROI_CC; ++j) acc[j] = is_max ? -3.402823466e38f : 0.0f, best_y[j] = best_x[j] = -1.0f;
+    const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c0) * HW;
+    const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
+    for (KS_IDX iy = 0; iy < gh; ++iy) {
+        for (KS_IDX ix = 0; ix < gw; ++ix) {
+            float y, x;
+            ks_roi_sample s;
+            const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
+            const KS_IDX y0 = (KS_IDX)s.y0 * W, y1 = (KS_IDX)s.y1 * W, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
+            for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+                const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
+                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix), r.b * C + c0 + j,
+                                         s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
                 if (!is_max) {
-                    acc += v;
-                } else if (v > acc) {
-                    acc = v;
-                    best_y = y;
-                    best_x = x;
+                    acc[j] += v;
+                } else if (v > acc[j]) {
+                    acc[j] = v;
+                    best_y[j] = y;
+                    best_x[j] = x;
                 }
             }
         }
+    }
+    const KS_IDX count = gh * gw;
+    for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+        const KS_IDX index = out0 + j * PH * PW, plane = k * C + c0 + j;
         if (!is_max) {
-            const KS_IDX count = gh * gw;
-            acc /= (float)(count > 0 ? count : 1);
+            acc[j] /= (float)(count > 0 ? count : 1);
         } else {
-            a->argmax_y[index] = best_y;
-            a->argmax_x[index] = best_x;
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_T_ARGMAX_Y, 0, index, n * C + c, ph, pw, best_y, 0));
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_T_ARGMAX_X, 0, index, n * C + c, ph, pw, best_x, 0));
-            KS_PROBE(if (best_y != -1.0f) ks_probe_box(t, KS_ROI_SITE_ARGMAX, KS_ROI_T_INPUT, r.b * C + c, best_y, best_x,
-                                                      best_y, best_x, 0, 0, 0));
+            a->argmax_y[index] = best_y[j];
+            a->argmax_x[index] = best_x[j];
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_T_ARGMAX_Y, 0, index, plane, ph, pw, best_y[j], 0));
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_T_ARGMAX_X, 0, index, plane, ph, pw, best_x[j], 0));
+            KS_PROBE(if (best_y[j] != -1.0f) ks_probe_box(t, KS_ROI_SITE_ARGMAX, KS_ROI_T_INPUT, r.b * C + c0 + j,
+                                                         best_y[j], best_x[j], best_y[j], best_x[j], 0, 0, 0));
         }
-        a->output[index] = acc;
-        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_OUTPUT, 0, index, n * C + c, ph, pw, acc, 0));
+        a->output[index] = acc[j];
+        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_OUTPUT, 0, index, plane, ph, pw, acc[j], 0));
     }
 }
 
-/* the four atomic adds of g times the corner weights */
+/* The four atomic adds of g times the corner weights, a row's two corners (x0, x0+1) at
+ * once where they share an aligned vector: on sm_90 one float2 atomic, or a float4 one
+ * that adds 0 to the neighbours on either side (within the row), instead of two scalar
+ * atomics: half the atomic requests the L2 must serve, which bound this kernel. The
+ * simulator adds the corners one by one in the same order (y0 row, then y1; x0, then x1). */
 KS_FN void KS_VARIANT(ks_roi_scatter)(ks_thread *t, float *grad, KS_IDX plane, KS_IDX H, KS_IDX W,
                                       const ks_roi_sample *s, float g, int tap)
 {
     const int64_t ys[2] = {s->y0, s->y1}, xs[2] = {s->x0, s->x1};
-    for (int k = 0; k < 4; ++k) {
-        const KS_IDX off = (KS_IDX)ys[k >> 1] * W + (KS_IDX)xs[k & 1];
-        const float add = g * s->w[k];
-        ks_atomic_add_f32(grad + off, add);
-        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, tap, plane * H * W + off,
-                                plane, ys[k >> 1], xs[k & 1], add, 1));
+    for (int r = 0; r < 2; ++r) {
+        float *row = grad + (KS_IDX)ys[r] * W;
+        const KS_IDX x0 = (KS_IDX)xs[0], x1 = (KS_IDX)xs[1];
+        const float add0 = g * s->w[2 * r], add1 = g * s->w[2 * r + 1];
+        int done = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (x1 == x0 + 1) {
+            const uintptr_t m = (uintptr_t)(row + x0) & 15;
+            if ((m & 7) == 0) {
+                atomicAdd((float2 *)(row + x0), make_float2(add0, add1));
+                done = 1;
+            } else if (m == 4 && x0 >= 1 && x0 + 2 < W) {
+                atomicAdd((float4 *)(row + x0 - 1), make_float4(0.0f, add0, add1, 0.0f));
+                done = 1;
+            }
+        }
+#endif
+        if (!done) {
+            ks_atomic_add_f32(row + x0, add0);
+            ks_atomic_add_f32(row + x1, add1);
+        }
+        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, tap, plane * H * W + (KS_IDX)ys[r] * W + x0,
+                                plane, ys[r], x0, add0, 1));
+        KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, tap, plane * H * W + (KS_IDX)ys[r] * W + x1,
+                                plane, ys[r], x1, add1, 1));
     }
 }
 
-/* Backward: avg spreads grad/count over every in-range sample's corners; max sends the
- * whole gradient to the corners of the argmax sample. Atomic adds: bins overlap. */
-KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_args *a)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(KS_ROI_ROW4)
+#define KS_ROI_ROW4
+/* The first `groups` aligned float4s of a row, from dst (16-byte aligned, m floats before
+ * the footprint's first pixel): lane e of vector q adds wr * ax[4q + e - m], 0 outside
+ * the footprint. m is a constant where inlined, so ax stays in registers. */
+__device__ static inline void ks_roi_row4(float *dst, const float *ax, float wr, int groups, const int m)
 {
-    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    for (int q = 0; q < 3; ++q) {
+        if (q >= groups) break;
+        float v[4];
+        for (int e = 0; e < 4; ++e) {
+            const int k = 4 * q + e - m;
+            v[e] = k >= 0 && k < KS_ROI_SPAN ? wr * ax[k] : 0.0f;
+        }
+        atomicAdd((float4 *)(dst + 4 * q), make_float4(v[0], v[1], v[2], v[3]));
+    }
+}
+#endif
+
+/* The merged backward of one bin on one plane (ks_roi_profile): g * ay[a] * ax[b] into
+ * pixel (ylo + a, xlo + b), every pixel of the footprint once instead of once per sample
+ * corner that lands on it. On sm_90 a row goes out as aligned float4 atomics (lanes
+ * outside the footprint add 0) when they lie within the row: a quarter of the atomic
+ * requests the L2 serves. Elsewhere, and in the simulator, one atomic per pixel of
+ * nonzero weight, rows then columns; the trace records those. */
+KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plane, KS_IDX H, KS_IDX W,
+                                          const float *ay, KS_IDX ylo, int ny, const float *ax, KS_IDX xlo, int nx,
+                                          float g)
+{
+    for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a) {
+        const float wr = g * ay[a];
+        float *row = grad + (ylo + a) * W;
+        int done = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        const int m = (int)(((uintptr_t)(row + xlo) >> 2) & 3); /* floats past a 16-byte boundary */
+        const int groups = (m + nx + 3) >> 2;
+        if (xlo - m >= 0 && xlo - m + 4 * groups <= W) {
+            float *dst = row + xlo - m;
+            switch (m) {
+            case 0: ks_roi_row4(dst, ax, wr, groups, 0); break;
+            case 1: ks_roi_row4(dst, ax, wr, groups, 1); break;
+            case 2: ks_roi_row4(dst, ax, wr, groups, 2); break;
+            default: ks_roi_row4(dst, ax, wr, groups, 3); break;
+            }
+            done = 1;
+        }
+#endif
+        for (int b = 0; b < KS_ROI_SPAN && b < nx; ++b) {
+            const float add = wr * ax[b];
+            if (add == 0.0f) continue;
+            if (!done) ks_atomic_add_f32(row + xlo + b, add);
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_GRAD_INPUT, a * KS_ROI_SPAN + b,
+                                    plane * H * W + (ylo + a) * W + xlo + b, plane, ylo + a, xlo + b, add, 1));
+        }
+    }
+}
+
+/* Backward of one slot: avg spreads grad/count over every in-range sample's corners (a
+ * bin whose samples span at most KS_ROI_SPAN pixels per axis adds each pixel's summed
+ * weight once); max sends the whole gradient to the corners of the argmax sample. Atomic
+ * adds: bins overlap. */
+KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a, KS_IDX k, KS_IDX c0, KS_IDX ph,
+                                       KS_IDX pw, uint32_t iter, const int is_max)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width, HW = H * W;
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
-    const KS_IDX n_work = (KS_IDX)a->num_rois * C * PH * PW;
-    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
-    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
-    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
-        const KS_IDX pw = index % PW;
-        const KS_IDX ph = (index / PW) % PH;
-        const KS_IDX c = (index / PW / PH) % C;
-        const KS_IDX n = index / PW / PH / C;
-        ks_roi_box r;
-        ks_roi_box_of(a->rois + n * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
-        KS_PROBE(ks_probe_work(t, KS_ROI_SITE_WORK, index, iter, n, c, ph, pw, r.b, r.grid_h, r.grid_w, 0));
-        KS_PROBE(if (r.b >= 0) ks_roi_probe_boxes(t, &r, a->aligned, PH, PW, KS_ROI_T_GRAD_INPUT, r.b * C + c));
-        if (r.b < 0) continue;
-        const KS_IDX plane = (KS_IDX)r.b * C + c;
-        float *grad = a->grad_input + plane * H * W;
-        const float g = a->grad_output[index];
-        if (a->pool_mode == KS_ROI_MAX) {
-            const float y = a->argmax_y[index], x = a->argmax_x[index];
+    const KS_IDX nc = C - c0 < KS_ROI_CC ? C - c0 : KS_ROI_CC;
+    const KS_IDX out0 = ((k * C + c0) * PH + ph) * PW + pw;
+    ks_roi_box r;
+    ks_roi_box_of(a->rois + k * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
+    KS_PROBE(if (ks_probe_start(t, out0, iter))
+                 ks_probe_fields(t, KS_ROI_SITE_WORK, k, c0, ph, pw, r.b, r.grid_h, r.grid_w, 0));
+    KS_PROBE(if (r.b >= 0) ks_roi_probe_boxes(t, &r, a->aligned, PH, PW, KS_ROI_T_GRAD_INPUT, r.b * C + c0));
+    if (r.b < 0) return;
+    const KS_IDX plane0 = (KS_IDX)r.b * C + c0;
+    float *grad = a->grad_input + plane0 * HW;
+    if (is_max) {
+        for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+            const KS_IDX index = out0 + j * PH * PW;
+            const float g = a->grad_output[index], y = a->argmax_y[index], x = a->argmax_x[index];
             ks_roi_sample s;
             if (y != -1.0f && ks_roi_sample_at(H, W, y, x, &s)) {
-                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, 0, plane, s.y, s.x, s.w[0],
+                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, 0, plane0 + j, s.y, s.x, s.w[0],
                                          s.w[1], s.w[2], s.w[3], g, s.flags));
-                KS_VARIANT(ks_roi_scatter)(t, grad, plane, H, W, &s, g, 0);
+                KS_VARIANT(ks_roi_scatter)(t, grad + j * HW, plane0 + j, H, W, &s, g, 0);
             }
-            continue;
         }
-        const KS_IDX gh = (KS_IDX)r.grid_h, gw = (KS_IDX)r.grid_w;
-        const float share = g / (float)(gh * gw > 0 ? gh * gw : 1);
-        for (KS_IDX iy = 0; iy < gh; ++iy) {
-            const float y = ks_roi_coord(r.y1, ph, r.bin_h, iy, gh);
-            for (KS_IDX ix = 0; ix < gw; ++ix) {
-                const float x = ks_roi_coord(r.x1, pw, r.bin_w, ix, gw);
-                ks_roi_sample s;
-                const int in = ks_roi_sample_at(H, W, y, x, &s);
-                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane,
-                                         s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], share, s.flags));
-                if (in) KS_VARIANT(ks_roi_scatter)(t, grad, plane, H, W, &s, share, (int)(iy * gw + ix));
+        return;
+    }
+    const KS_IDX gh = (KS_IDX)r.grid_h, gw = (KS_IDX)r.grid_w;
+    float share[KS_ROI_CC];
+    for (int j = 0; j < KS_ROI_CC; ++j)
+        share[j] = j < nc ? a->grad_output[out0 + j * PH * PW] / (float)(gh * gw > 0 ? gh * gw : 1) : 0.0f;
+    /* the bin's footprint, merged per axis; a bin too wide for it scatters sample by sample */
+    float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
+    int64_t ylo, xlo;
+    int ny, nx;
+    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny) &&
+        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx)) {
+        KS_PROBE(for (KS_IDX iy = 0; iy < gh; ++iy) for (KS_IDX ix = 0; ix < gw; ++ix) {
+            float y, x;
+            ks_roi_sample s;
+            ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
+            ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0, s.y, s.x, s.w[0],
+                            s.w[1], s.w[2], s.w[3], share[0], s.flags);
+        });
+        for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
+            KS_VARIANT(ks_roi_scatter_bin)(t, grad + j * HW, plane0 + j, H, W, ay, (KS_IDX)ylo, ny, ax, (KS_IDX)xlo,
+                                           nx, share[j]);
+        return;
+    }
+    for (KS_IDX iy = 0; iy < gh; ++iy) {
+        for (KS_IDX ix = 0; ix < gw; ++ix) {
+            float y, x;
+            ks_roi_sample s;
+            const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
+            for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0 + j,
+                                         s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], share[j], s.flags));
+                if (in) KS_VARIANT(ks_roi_scatter)(t, grad + j * HW, plane0 + j, H, W, &s, share[j], (int)(iy * gw + ix));
             }
         }
     }
+}
+
+/* The slots of this thread (grid-stride), forward or backward; backward and the pool
+ * mode are constants where inlined, so each kernel holds one slot function. */
+KS_FN void KS_VARIANT(ks_roi_align_slots_run)(ks_thread *t, const ks_roi_align_args *a, const int backward)
+{
+    const KS_IDX n_slots = (KS_IDX)ks_roi_align_slots(a, KS_ROI_CC);
+    KS_IDX slot = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    if (slot >= n_slots) return;
+    const int is_max = a->pool_mode == KS_ROI_MAX;
+    KS_VARIANT(ks_walk) at; /* at.d: pw, ph, k, chunk */
+    KS_VARIANT(ks_walk_start)(&at, slot, grid_stride, (KS_IDX)a->pooled_w, (KS_IDX)a->pooled_h, (KS_IDX)a->num_rois);
+    for (uint32_t iter = 0; slot < n_slots; slot += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
+        const KS_IDX k = at.d[2], c0 = at.d[3] * KS_ROI_CC, ph = at.d[1], pw = at.d[0];
+        if (backward && is_max) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 1);
+        else if (backward) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 0);
+        else if (is_max) KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 1);
+        else KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 0);
+    }
+}
+
+KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_align_slots_run)(t, a, 0);
+}
+
+KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_align_slots_run)(t, a, 1);
 }

@@ -1,14 +1,18 @@
-/* roi_align_cuda.cu - RoIAlign on the GPU: the bodies of roi_align_body.h as plain
- * (32- and 64-bit indices) and traced (64-bit) kernels. */
+/* roi_align_cuda.cu - RoIAlign on the GPU: the bodies of roi_align_body.h as plain and
+ * traced kernels, each with 32- and 64-bit indices. */
 #include "../core/ks_cuda.h"
 
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
+#define KS_BODY "../roi_align/roi_align_body.h"
+#include "../core/ks_traced32.h"
 
-KS_CUDA_WRAPPERS(ks_roi_align_fwd, ks_roi_align_args)
-/* -> ks_roi_align_fwd_k_plain32, ks_roi_align_fwd_k_plain, ks_roi_align_fwd_k_traced (bodies ks_roi_align_fwd_body_plain32/_plain/_traced) */
-KS_CUDA_WRAPPERS(ks_roi_align_bwd, ks_roi_align_args)
-/* -> ks_roi_align_bwd_k_plain32, ks_roi_align_bwd_k_plain, ks_roi_align_bwd_k_traced (bodies ks_roi_align_bwd_body_plain32/_plain/_traced) */
+/* at most 64 registers, so any block size launches (the traced bodies wanted more than 512
+ * threads fit) and the plain ones keep 32 warps per SM in flight, which their gathers need */
+KS_CUDA_WRAPPERS4(ks_roi_align_fwd, ks_roi_align_args, __launch_bounds__(1024), __launch_bounds__(1024))
+KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __launch_bounds__(1024), __launch_bounds__(1024))
+/* -> ks_roi_align_fwd_k_plain32, _plain, _traced, _traced32 (bodies ks_roi_align_fwd_body_plain32/...),
+ *    likewise ks_roi_align_bwd_k_* */
 
 extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backward, const ks_launch *l,
                                         const ks_sink *dev_sink, void *stream)
@@ -16,20 +20,23 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
     const ks_roi_align_args &a = *args;
     int threads;
     int64_t blocks;
-    const int64_t work = a.num_rois * a.channels * a.pooled_h * a.pooled_w;
+    const int64_t work = ks_roi_align_slots(&a, dev_sink ? 1 : KS_ROI_CHUNK);
     int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, work, &threads, &blocks);
     if (rc || blocks == 0) return rc; /* zero RoIs: nothing to launch */
     const int64_t lim = (int64_t)1 << 30;
-    const int small = work < lim && a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
+    const int small = a.num_rois * a.channels * a.pooled_h * a.pooled_w < lim &&
+                      a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
     if (!backward) {
-        if (dev_sink) ks_roi_align_fwd_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        if (dev_sink && small) ks_roi_align_fwd_k_traced32<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (dev_sink) ks_roi_align_fwd_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
         else if (small) ks_roi_align_fwd_k_plain32<<<nb, threads, 0, s>>>(a);
         else ks_roi_align_fwd_k_plain<<<nb, threads, 0, s>>>(a);
         return ks_cuda_check_launch("roi_align_forward");
     }
-    if (dev_sink) ks_roi_align_bwd_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+    if (dev_sink && small) ks_roi_align_bwd_k_traced32<<<nb, threads, 0, s>>>(a, *dev_sink);
+    else if (dev_sink) ks_roi_align_bwd_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
     else if (small) ks_roi_align_bwd_k_plain32<<<nb, threads, 0, s>>>(a);
     else ks_roi_align_bwd_k_plain<<<nb, threads, 0, s>>>(a);
     return ks_cuda_check_launch("roi_align_backward");

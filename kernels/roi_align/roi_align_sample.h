@@ -57,12 +57,11 @@ KS_FN int ks_roi_sample_at(int64_t H, int64_t W, float y, float x, ks_roi_sample
     return 1;
 }
 
-/* The blend of plane im [H, W] (fmaf: the same bits on the GPU and the CPU). */
-KS_FN float ks_roi_blend(const float *im, int64_t W, const ks_roi_sample *s)
+/* The blend of plane im at the corner offsets o (y0*W+x0, y0*W+x1, y1*W+x0, y1*W+x1) with
+ * weights w (fmaf: the same bits on the GPU and the CPU). */
+KS_FN float ks_roi_blend_at(const float *im, int64_t o00, int64_t o01, int64_t o10, int64_t o11, const float *w)
 {
-    const float v00 = im[s->y0 * W + s->x0], v01 = im[s->y0 * W + s->x1];
-    const float v10 = im[s->y1 * W + s->x0], v11 = im[s->y1 * W + s->x1];
-    return fmaf(s->w[3], v11, fmaf(s->w[2], v10, fmaf(s->w[1], v01, s->w[0] * v00)));
+    return fmaf(w[3], im[o11], fmaf(w[2], im[o10], fmaf(w[1], im[o01], w[0] * im[o00])));
 }
 
 /* One RoI's box and grid. */
@@ -119,6 +118,49 @@ KS_FN void ks_roi_probe_boxes(ks_thread *t, const ks_roi_box *r, int aligned, in
 KS_FN float ks_roi_coord(float start, int64_t bin, float bin_size, int64_t i, int64_t grid)
 {
     return fmaf((float)bin, bin_size, start) + ((float)i + 0.5f) * bin_size / (float)grid;
+}
+
+/* Sample (iy, ix) of bin (ph, pw) of box r with a gh x gw grid: its coordinates (y, x)
+ * and ks_roi_sample_at's corners and weights; 0 when out of range. */
+KS_FN int ks_roi_sample_in_bin(const ks_roi_box *r, int64_t ph, int64_t pw, int64_t iy, int64_t ix, int64_t gh,
+                               int64_t gw, int64_t H, int64_t W, float *y, float *x, ks_roi_sample *s)
+{
+    *y = ks_roi_coord(r->y1, ph, r->bin_h, iy, gh);
+    *x = ks_roi_coord(r->x1, pw, r->bin_w, ix, gw);
+    return ks_roi_sample_at(H, W, *y, *x, s);
+}
+
+/* A bin's samples along one axis, merged: acc[k] = the summed weight of pixel lo + k
+ * over the bin's grid samples along this axis (start, bin, size, grid as ks_roi_coord;
+ * L = H or W), with ks_roi_sample_at's range test, clamp and weights, so that a bin's
+ * weight on pixel (lo_y + a, lo_x + b) is acc_y[a] * acc_x[b] (a sample's corner weight
+ * is the product of its row and column weights, and it is in range when both are). *n =
+ * pixels spanned (0: no sample in range). Returns 0 when they span more than
+ * KS_ROI_SPAN pixels. Unrolled selects, not acc[k0] +=, so acc stays in registers. */
+#define KS_ROI_SPAN 8
+KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int64_t L, float *acc, int64_t *lo, int *n)
+{
+    for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] = 0.0f;
+    *lo = 0, *n = 0;
+    for (int64_t i = 0; i < grid; ++i) {
+        float c = ks_roi_coord(start, bin, size, i, grid);
+        if (!(c >= -1.0f && c <= (float)L)) continue;
+        if (c <= 0.0f) c = 0.0f;
+        int64_t c0 = (int64_t)c, c1;
+        if (c0 >= L - 1) {
+            c0 = c1 = L - 1;
+            c = (float)c0;
+        } else {
+            c1 = c0 + 1;
+        }
+        const float l = c - (float)c0, h = 1.0f - l;
+        if (*n == 0) *lo = c0; /* coordinates grow with i: the first in range is the lowest */
+        const int64_t k0 = c0 - *lo, k1 = c1 - *lo;
+        if (k0 < 0 || k1 >= KS_ROI_SPAN) return 0; /* a reversed box walks down: not merged */
+        for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] += (k == k0 ? h : 0.0f) + (k == k1 ? l : 0.0f);
+        if (k1 + 1 > *n) *n = (int)(k1 + 1);
+    }
+    return 1;
 }
 
 #endif

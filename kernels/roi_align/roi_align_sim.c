@@ -15,7 +15,7 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
     const ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain) : (sink ? fwd_traced : fwd_plain);
     int threads;
     int64_t blocks;
-    int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * a->channels * a->pooled_h * a->pooled_w,
+    int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_slots(a, sink ? 1 : KS_ROI_CHUNK),
                                &threads, &blocks);
     if (rc) return rc;
     if (blocks > 0) ks_sim_launch(blocks, threads, body, a, sink); /* zero RoIs launch nothing */

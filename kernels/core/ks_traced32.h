@@ -1,0 +1,47 @@
+/* ks_traced32.h - a body's traced variant with 32-bit indices (CUDA only), for launches
+ * whose every size fits 2^30, as the plain32 variant of ks_variants.h: 64-bit index
+ * arithmetic made a traced kernel whose filter records nothing cost twice the plain one.
+ *
+ *   #define KS_BODY "../im2col/im2col_body.h"   (relative to this file)
+ *   #include "../core/ks_traced32.h"            -> each body as NAME_traced32
+ *   KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, plain attribute, traced attribute)
+ *       -> __global__ ks_im2col_k_plain32, _plain, _traced and _traced32
+ * No include guard (one body per inclusion); the macros are defined once. */
+#ifndef KS_BODY
+#error "define KS_BODY (the body file, quoted) before including ks_traced32.h"
+#endif
+#define KS_IDX int32_t
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced32
+#include KS_BODY
+#undef KS_IDX
+#undef KS_TRACED
+#undef KS_VARIANT
+#undef KS_BODY
+
+#ifndef KS_CUDA_WRAPPERS4
+/* KS_CUDA_WRAPPERS (ks_cuda.h) plus name_k_traced32, each kernel with an attribute: PA on
+ * the plain ones, TA on the traced ones, e.g. __launch_bounds__(1024) (at most 64
+ * registers: any block size launches) or __maxnreg__(40) (more warps per SM). */
+#define KS_CUDA_WRAPPERS4(name, args_t, PA, TA)                                                    \
+    KS_CUDA_PLAIN_KERNEL(name, plain32, args_t, PA)                                               \
+    KS_CUDA_PLAIN_KERNEL(name, plain, args_t, PA)                                                 \
+    KS_CUDA_TRACED_KERNEL(name, traced, args_t, TA)                                               \
+    KS_CUDA_TRACED_KERNEL(name, traced32, args_t, TA)
+#define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA)                                                  \
+    __global__ void PA name##_k_##v(args_t a)                                                     \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_##v(&t, &a);                                                                  \
+    }
+#define KS_CUDA_TRACED_KERNEL(name, v, args_t, TA)                                                 \
+    __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, &sink);                                                       \
+        const unsigned long long start = ks_globaltimer();                                        \
+        name##_body_##v(&t, &a);                                                                  \
+        if (sink.schedule) ks_schedule_block(&sink, start);                                       \
+    }
+#endif
