@@ -207,6 +207,7 @@ int ks_cmd_lesson(int argc, char **argv)
         if (vw_main(&o)) rc = ks_cli_error("lesson", "%s", ks_error_message());
         ls_slides_free(slides, n);
 #else
+        (void)delay; /* a GIF's slide time: no viewer, no GIF */
         rc = ks_cli_error("lesson", "this build has no viewer (install libsdl2-dev libsdl2-ttf-dev "
                                     "libsdl2-image-dev and rebuild); play it as text without --view");
 #endif

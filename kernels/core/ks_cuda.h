@@ -69,21 +69,23 @@ __device__ static inline void ks_schedule_block(const ks_sink *sink, unsigned lo
     ks_thread_from_builtins(&name, (sink))
 
 /* The three __global__ wrappers of a body compiled by ks_variants.h: name_k_plain32,
- * name_k_plain (args by value) and name_k_traced (args and the device sink by value). */
-#define KS_CUDA_WRAPPERS(name, args_t)                                                             \
-    __global__ void name##_k_plain32(args_t a)                                                    \
+ * name_k_plain (args by value) and name_k_traced (args and the device sink by value).
+ * KS_CUDA_WRAPPERS_ATTR adds `attr` to each, e.g. __launch_bounds__(1024) for a body whose
+ * block size is fixed by its shared tiles (the traced variant must fit 1024 threads too). */
+#define KS_CUDA_WRAPPERS_ATTR(name, args_t, attr)                                                 \
+    __global__ void attr name##_k_plain32(args_t a)                                               \
     {                                                                                             \
         ks_thread t;                                                                              \
         ks_thread_from_builtins(&t, NULL);                                                        \
         name##_body_plain32(&t, &a);                                                              \
     }                                                                                             \
-    __global__ void name##_k_plain(args_t a)                                                      \
+    __global__ void attr name##_k_plain(args_t a)                                                 \
     {                                                                                             \
         ks_thread t;                                                                              \
         ks_thread_from_builtins(&t, NULL);                                                        \
         name##_body_plain(&t, &a);                                                                \
     }                                                                                             \
-    __global__ void name##_k_traced(args_t a, ks_sink sink)                                       \
+    __global__ void attr name##_k_traced(args_t a, ks_sink sink)                                  \
     {                                                                                             \
         ks_thread t;                                                                              \
         ks_thread_from_builtins(&t, &sink);                                                       \
@@ -91,6 +93,7 @@ __device__ static inline void ks_schedule_block(const ks_sink *sink, unsigned lo
         name##_body_traced(&t, &a);                                                               \
         if (sink.schedule) ks_schedule_block(&sink, start);                                       \
     }
+#define KS_CUDA_WRAPPERS(name, args_t) KS_CUDA_WRAPPERS_ATTR(name, args_t, )
 
 /* Checks a CUDA call; on failure records "what: cuda error text" and returns KS_ECUDA. */
 static inline int ks_cuda_ok(cudaError_t e, const char *what)

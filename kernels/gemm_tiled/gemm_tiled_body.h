@@ -111,8 +111,12 @@ KS_FN void KS_VARIANT(ks_gemm_tiled_body)(ks_thread *t, const ks_gemm_tiled_args
             ks_shared_store(t, a_tile, ty * T + tx, av);
             ks_shared_store(t, b_tile, ty * T + tx, bv);
             if (a->plant != KS_GT_PLANT_NO_FIRST) ks_syncthreads(t); /* barrier 1: both tiles are whole */
-            for (KS_IDX k = 0; k < T; ++k)
-                acc = fmaf(ks_shared_load(t, a_tile, ty * T + k), ks_shared_load(t, b_tile, k * T + tx), acc);
+            for (KS_IDX k = 0; k < T; ++k) { /* two statements: C leaves the order of a call's arguments
+                                                 open (gcc and nvcc differ), the trace's must not be */
+                const float as = ks_shared_load(t, a_tile, ty * T + k);
+                const float bs = ks_shared_load(t, b_tile, k * T + tx);
+                acc = fmaf(as, bs, acc);
+            }
             if (a->plant != KS_GT_PLANT_NO_SECOND) ks_syncthreads(t); /* barrier 2: nobody reads them any more */
         }
         if (row < M && col < N) {

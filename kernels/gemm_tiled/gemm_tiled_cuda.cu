@@ -5,7 +5,9 @@
 #define KS_BODY "../gemm_tiled/gemm_tiled_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
 
-KS_CUDA_WRAPPERS(ks_gemm_tiled, ks_gemm_tiled_args)
+/* --tile 32 is a block of 1024 threads: every variant, the traced one included, must fit
+ * its registers (65536 per block) */
+KS_CUDA_WRAPPERS_ATTR(ks_gemm_tiled, ks_gemm_tiled_args, __launch_bounds__(KS_GT_MAX_TILE * KS_GT_MAX_TILE))
 /* -> ks_gemm_tiled_k_plain32, ks_gemm_tiled_k_plain, ks_gemm_tiled_k_traced */
 
 extern "C" int ks_gemm_tiled_cuda(const ks_gemm_tiled_args *a, const ks_launch *l, const ks_sink *dev_sink)
