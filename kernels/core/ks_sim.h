@@ -45,6 +45,9 @@ int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void
 /* One line per kind of problem of `rep` on stderr ("kscope: warning: <what>: ..."); returns
  * the number of problems. */
 uint64_t ks_sim_report_warn(const ks_sim_report *rep, const char *what);
+/* While on (this thread), ks_sim_report_warn prints nothing and only counts: a caller that
+ * reports the problems its own way (a lesson's checks). Returns the previous setting. */
+int ks_sim_quiet_warnings(int on);
 
 /* Used by ks_shared.h from inside a cooperative launch (outside one they stop the program
  * with a message): the block's array `name` of `bytes`; a barrier; an access of element i

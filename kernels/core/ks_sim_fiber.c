@@ -362,12 +362,21 @@ int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void
     return rc;
 }
 
+static _Thread_local int g_quiet; /* ks_sim_quiet_warnings */
+
+int ks_sim_quiet_warnings(int on)
+{
+    const int was = g_quiet;
+    g_quiet = on;
+    return was;
+}
+
 uint64_t ks_sim_report_warn(const ks_sim_report *rep, const char *what)
 {
     const uint64_t n[4] = {rep->races, rep->uninit_reads, rep->divergent_barriers, rep->outside};
     const char *kind[4] = {"shared-memory races", "reads of uninitialised shared memory", "divergent barriers",
                            "shared accesses outside their array"};
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < 4 && !g_quiet; ++k)
         if (n[k])
             fprintf(stderr, "kscope: warning: %s: %llu %s; first: %s\n", what, (unsigned long long)n[k], kind[k],
                     rep->first[k]);
