@@ -137,6 +137,17 @@ START_TEST(a_barrier_some_threads_skip_is_reported)
     ck_assert_msg(strstr(rep.first[2], "threads 0, 2, 4, 6, 8 wait at line") && strstr(rep.first[2], "threads 1, 3, 5, 7 at line"),
                   "%s", rep.first[2]);
     free(in), free(out);
+    /* 301 threads: 151 even ones at one line, 150 odd ones at another; a list too long
+     * for the line ends "... and N more", and what it shows plus N is every thread */
+    a = make(&seed, 301, 3, &in, &out);
+    ck_assert_int_eq(ks_sim_launch_coop(1, 301, reverse_body, &a, NULL, &rep), KS_OK);
+    const char *more = strstr(rep.first[2], " ... and ");
+    ck_assert_msg(more, "%s", rep.first[2]);
+    int shown = 0;
+    for (const char *c = strstr(rep.first[2], "threads 0, 2"); c < more; ++c) shown += *c == ',';
+    ck_assert_int_eq(shown + 1 + atoi(more + 9), 151);
+    ck_assert_msg(strstr(more, " more wait at line"), "%s", rep.first[2]);
+    free(in), free(out);
 }
 END_TEST
 
