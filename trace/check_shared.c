@@ -316,7 +316,7 @@ int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v)
     if (!rc && kb) rc = check_barriers(tr, bar, kb, work, nw, rep, &fs);
     if (!rc && fs.nomem) rc = KS_ENOMEM;
     if (!rc) {
-        qsort(fs.f, fs.n, sizeof *fs.f, by_when);
+        if (fs.n) qsort(fs.f, fs.n, sizeof *fs.f, by_when);
         for (size_t k = 0; k < fs.n; ++k) report(tr, &fs.f[k], rep, v);
     }
     free(fs.f);

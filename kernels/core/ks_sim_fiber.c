@@ -60,6 +60,8 @@ typedef struct coop {
     const void *args;
     unsigned char arena[KS_SIM_SHARED_BYTES];
     ks_hazard sh[KS_SIM_SHARED_BYTES / 4]; /* per 4-byte slot: ks_hazard.h's classification */
+    uint16_t touched[KS_SIM_SHARED_BYTES / 4]; /* the slots of this phase, to close at its end */
+    int ntouched;
     uint64_t seq;                          /* shared accesses so far: the order of findings */
     size_t used;
     decl d[MAX_DECLS];
@@ -208,6 +210,7 @@ int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int wri
     }
     const size_t off = d->off + (size_t)i * 4;
     ks_hazard *h = &c->sh[off / 4];
+    if (h->phase != c->phase + 1) c->touched[c->ntouched++] = (uint16_t)(off / 4); /* first touch this phase */
     if (!ks_hazard_access(h, c->phase, me, write, c->seq++) || !r) return 1;
     r->races++;
     char slot[96];
@@ -230,13 +233,15 @@ static void close_phase(coop *c)
     uint64_t best = UINT64_MAX;
     uint32_t who = 0;
     size_t where = 0;
-    for (size_t w = 0; w < (c->used + 3) / 4; ++w) {
+    for (int k = 0; k < c->ntouched; ++k) {
+        const size_t w = c->touched[k];
         uint32_t th;
         uint64_t at;
         if (!ks_hazard_close(&c->sh[w], &th, &at)) continue;
         if (c->rep) c->rep->uninit_reads++;
         if (at < best) best = at, who = th, where = w * 4;
     }
+    c->ntouched = 0;
     if (best == UINT64_MAX) return;
     char slot[96];
     slot_name(c, where, slot, sizeof slot);
@@ -300,6 +305,7 @@ static void run_block(coop *c, const ks_thread *base, uint32_t b)
 {
     memset(c->arena, 0xff, c->used);
     memset(c->sh, 0, (c->used + 3) / 4 * sizeof *c->sh);
+    c->ntouched = 0;
     c->phase = 0;
     c->block = b;
     for (int th = 0; th < c->n; ++th) {
