@@ -1,6 +1,7 @@
 /* kscope puzzle: GPU-Puzzles-style exercises in C, graded by their trace (docs/puzzles.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +26,17 @@ static const char *usage =
     "  --init DIR      copy every puzzle's stub into DIR (made if missing; a file already\n"
     "                  there is kept): then cd DIR and grade them one by one\n"
     "  NAME [FILE.c]   grade FILE.c (default ./NAME.c): compile it (cc -shared -fPIC;\n"
-    "                  $KSCOPE_CC for another compiler), run NAME_kernel on the puzzle's\n"
-    "                  launch, write its trace and judge it: the output against a reference,\n"
-    "                  no access outside an array, each output element written once, at\n"
-    "                  most N global reads a thread, kscope check's invariants.\n"
+    "                  $KSCOPE_CC for another compiler command, e.g. \"clang -fsanitize=address\":\n"
+    "                  split at spaces, no shell; stopped after $KSCOPE_CC_TIMEOUT s, default 60),\n"
+    "                  run NAME_kernel on the puzzle's launch (stopped after 10 s; fiber stacks\n"
+    "                  of $KSCOPE_FIBER_STACK KiB, default 256), write its trace and judge it:\n"
+    "                  the output against a reference, no access outside an array (shared\n"
+    "                  ones too), inputs only read, each output element written once, at most\n"
+    "                  N global reads a thread, kscope check's invariants; the [shared]\n"
+    "                  puzzles also: every block uses shared memory, no shared-memory race,\n"
+    "                  no read of unwritten shared memory, every barrier reached by every thread.\n"
     "                  Exit 0 passed, 1 failed (the failing work item is named), 2 error\n"
-    "  --trace OUT     where the trace goes (default ./NAME.kst)\n"
+    "  --trace OUT     where the trace goes (default ./NAME.kst; an earlier one is removed first)\n"
     "  --view          on failure, open the viewer on the failing work item (needs a display)\n"
     "  --solution      print the puzzle's reference solution\n";
 
@@ -148,9 +154,35 @@ static int report(const pz_spec *s, const char *trace, const pz_verdict *v, int 
     return KS_EXIT_VIOLATIONS;
 }
 
+/* The compile's temporary folder and object, removed if kscope is stopped meanwhile. */
+static char g_tmpdir[4200], g_so[4300];
+
+static void on_stop(int sig)
+{
+    pz_build_interrupt();
+    if (g_so[0]) unlink(g_so);
+    if (g_tmpdir[0]) rmdir(g_tmpdir);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* SIGINT and SIGTERM clean up (where not ignored: a background job keeps ignoring SIGINT). */
+static void catch_stops(int on)
+{
+    const int sigs[2] = {SIGINT, SIGTERM};
+    for (int k = 0; k < 2; ++k) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on ? on_stop : SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(sigs[k], &sa, NULL);
+    }
+}
+
 static int grade(const pz_paths *p, const pz_spec *s, const char *file, const char *trace, int view)
 {
-    char src[4200], out[4200], tmpdir[] = "/tmp/kscope-puzzle-XXXXXX", so[4200];
+    char src[4200], out[4200];
+    char *const tmpdir = g_tmpdir, *const so = g_so;
     struct stat st;
     if (file) snprintf(src, sizeof src, "%s", file);
     else snprintf(src, sizeof src, "%s.c", s->name);
@@ -158,12 +190,23 @@ static int grade(const pz_paths *p, const pz_spec *s, const char *file, const ch
         return ks_cli_error("puzzle", "no file %s (kscope puzzle --init DIR copies the stubs; or name the file)", src);
     if (trace) snprintf(out, sizeof out, "%s", trace);
     else snprintf(out, sizeof out, "%s.kst", s->name);
-    if (!mkdtemp(tmpdir)) return ks_cli_error("puzzle", "cannot make a temporary folder: %s", strerror(errno));
-    snprintf(so, sizeof so, "%s/%s.so", tmpdir, s->name);
+    /* a trace left by an earlier run must never be graded as this one's */
+    if (unlink(out) && errno != ENOENT) return ks_cli_error("puzzle", "cannot replace %s: %s", out, strerror(errno));
+    const char *t = getenv("TMPDIR");
+    snprintf(g_tmpdir, sizeof g_tmpdir, "%s/kscope-puzzle-XXXXXX", t && *t ? t : "/tmp");
+    catch_stops(1);
+    if (!mkdtemp(tmpdir)) {
+        g_tmpdir[0] = 0;
+        catch_stops(0);
+        return ks_cli_error("puzzle", "cannot make a temporary folder: %s", strerror(errno));
+    }
+    snprintf(so, sizeof g_so, "%s/%s.so", tmpdir, s->name);
     int rc = pz_build(p, src, so);
     if (!rc) rc = pz_run(s, so, out);
     remove(so);
     rmdir(tmpdir);
+    g_so[0] = g_tmpdir[0] = 0;
+    catch_stops(0);
     if (rc) return ks_cli_error("puzzle", "%s", ks_error_message());
     pz_verdict v;
     if (pz_judge(s, out, &v)) return ks_cli_error("puzzle", "%s", ks_error_message());

@@ -169,6 +169,10 @@ int ks_cmd_check(int argc, char **argv)
                (unsigned long long)rep.shared_accesses, (unsigned long long)rep.barriers,
                (unsigned long long)rep.shared_races, (unsigned long long)rep.shared_uninit,
                (unsigned long long)rep.barrier_divergent);
+    if (rep.shared_blocks_judged < rep.shared_blocks)
+        printf("note: a partial trace: races and uninitialised reads judged in %llu of the %llu blocks with shared "
+               "accesses (those with every thread recorded)\n",
+               (unsigned long long)rep.shared_blocks_judged, (unsigned long long)rep.shared_blocks);
     if (rep.padding_inside)
         printf("note: %llu padding reads recorded at in-bounds (y, x): the kernel refused the "
                "coordinate (patchify: NaN, Inf or |c| >= 2^30) and read nothing\n",

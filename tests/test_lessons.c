@@ -139,6 +139,9 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
 {
     ck_assert_int_eq(lesson("--check"), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "ok: "));
+    /* lesson 11 runs gemm_tiled's plants: their simulator warnings stay out of the report */
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "11-"));
+    ck_assert_msg(!strstr(out_text("err"), "kscope: warning"), "%s", out_text("err"));
     ck_assert_ptr_nonnull(strstr(out_text("out"), "08-sparse-conv.json (18 steps"));
     ck_assert_ptr_nonnull(strstr(out_text("out"), "09-bug-hunt.json (11 steps"));
     ck_assert_int_eq(lesson("--check 08"), 0);

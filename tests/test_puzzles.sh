@@ -95,6 +95,49 @@ puzzle bad.out map crash.c
 [ $rc -eq 2 ] && grep -q "map_kernel crashed" bad.out || { cat bad.out; fail "a crashing kernel: exit $rc"; }
 echo "test_puzzles: bad input, a trace that cannot be written, a compile error, a missing function and a crash each give one error and exit 2"
 
+# a body that ends the process itself is an error, never graded on the trace an earlier run left
+puzzle ok.out map "$src/lessons/puzzles/solutions/map.c" --trace stale.kst
+[ $rc -eq 0 ] && [ -f stale.kst ] || { cat ok.out; fail "the map solution: exit $rc"; }
+printf '#include <stdlib.h>\n#include "puzzle.h"\nvoid map_kernel(ks_thread *t, const pz_args *p) { pz_store(t, &p->out, t->thread_idx.x, pz_load(t, &p->a, t->thread_idx.x) + 10); exit(0); }\n' >exits.c
+puzzle bad.out map exits.c --trace stale.kst
+[ $rc -eq 2 ] && grep -q "map_kernel ended the run itself (exit() or _exit() in the body?)" bad.out && [ ! -e stale.kst ] ||
+    { cat bad.out; fail "a body that calls exit(0): exit $rc, or the old trace is still there"; }
+# what the body prints reaches a file (the run's child flushes its stdio)
+{ echo '#include <stdio.h>'; sed 's/^\(.*pz_store.*\)$/\1 printf("hello from thread %u\\n", t->thread_idx.x);/' "$src/lessons/puzzles/solutions/map.c"; } >hello.c
+grep -q "hello from thread" hello.c || fail "could not plant a printf in map"
+puzzle ok.out map hello.c
+[ $rc -eq 0 ] && grep -q "hello from thread 3" ok.out || { cat ok.out; fail "the body's printf output is lost (exit $rc)"; }
+# a shared index past the array is graded (thread and index named), not a crash
+puzzle ok.out shared "$src/tests/puzzles/shared.tile_plus_one.c"
+[ $rc -eq 1 ] || { cat ok.out; fail "shared tile[local + 1]: exit $rc, not 1"; }
+# a frame larger than a fiber's stack: one line naming the thread, not a silent overwrite
+printf '#include "puzzle.h"\nvoid map_kernel(ks_thread *t, const pz_args *p) { volatile char buf[600000]; buf[t->thread_idx.x] = 1; pz_store(t, &p->out, t->thread_idx.x, pz_load(t, &p->a, t->thread_idx.x) + 10 + buf[0] * 0); }\n' >deep.c
+puzzle bad.out map deep.c
+[ $rc -eq 2 ] && grep -q "thread 0 of block 0 overflowed its fiber stack (256 KiB); set KSCOPE_FIBER_STACK=" bad.out ||
+    { cat bad.out; fail "a frame past the fiber stack: exit $rc"; }
+KSCOPE_FIBER_STACK=2048 "$K" puzzle map deep.c >ok.out 2>&1 || { cat ok.out; fail "KSCOPE_FIBER_STACK=2048 does not hold the frame"; }
+# KSCOPE_CC is a command of several words; a compile that hangs is stopped; a stopped
+# kscope leaves no temporary folder
+printf '#ifndef FROM_KSCOPE_CC\n#error not compiled with the words of KSCOPE_CC\n#endif\n' >words.c
+cat "$src/lessons/puzzles/solutions/map.c" >>words.c
+KSCOPE_CC="cc -DFROM_KSCOPE_CC  -DTWO=2" "$K" puzzle map words.c >ok.out 2>&1 || { cat ok.out; fail "KSCOPE_CC with options"; }
+printf '#!/bin/sh\ntouch "%s/cc.started"\nsleep 30\n' "$tmp" >slowcc && chmod +x slowcc
+mkdir tmpd
+rc=0
+start=$(date +%s)
+TMPDIR="$tmp/tmpd" KSCOPE_CC="$tmp/slowcc" KSCOPE_CC_TIMEOUT=1 "$K" puzzle map words.c >bad.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q "did not finish in 1 s" bad.out && [ $(($(date +%s) - start)) -lt 10 ] ||
+    { cat bad.out; fail "a compile that hangs: exit $rc"; }
+[ -z "$(ls tmpd)" ] || fail "a stopped compile left $(ls tmpd)"
+rm -f cc.started
+TMPDIR="$tmp/tmpd" KSCOPE_CC="$tmp/slowcc" "$K" puzzle map words.c >bad.out 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -e cc.started ] && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid || true
+[ -z "$(ls tmpd)" ] || fail "SIGTERM during a compile left $(ls tmpd)"
+echo "test_puzzles: exit() in a body, a body's printf, a shared index past its tile, a fiber stack overflow, KSCOPE_CC words, a compile timeout and SIGTERM behave"
+
 # installed: kscope finds the stubs, solutions and headers under its prefix, not the source
 cmake --install "$(dirname "$K")" --prefix "$tmp/ks" >install.log 2>&1 || { cat install.log; fail "install failed"; }
 for f in share/kscope/puzzles/puzzle.h share/kscope/puzzles/stubs/matmul.c share/kscope/puzzles/solutions/matmul.c \

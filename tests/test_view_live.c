@@ -286,6 +286,10 @@ START_TEST(t_writes_the_shown_trace)
     mkdir(dir, 0777);
     open_trace("im2col", &geometry);
     F.live.dir = dir;
+    key("T"); /* the panel is closed: T is not the viewer's key then, nothing is written */
+    snprintf(path, sizeof path, "%s/kscope-live-001.kst", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_str_eq(F.s.message, "L opens the live parameters");
     key("L");
     select_param("dilation");
     key(".");
@@ -298,6 +302,37 @@ START_TEST(t_writes_the_shown_trace)
     ks_trace_close(&back);
     remove(path);
     rmdir(dir);
+    close_trace();
+}
+END_TEST
+
+/* gemm_tiled's block is its tile: a trace of the default launch (16 x 16 threads) re-runs
+ * with --tile 32 on 32 x 32 threads, and the new c is A B of the same inputs. */
+START_TEST(the_tile_of_gemm_tiled_changes_live)
+{
+    open_trace("gemm_tiled", NULL);
+    ck_assert_int_eq(F.tr.threads, 256);
+    key("L");
+    select_param("tile");
+    key(".");
+    ck_assert_msg(F.s.tr != &F.tr && !F.live.error[0], "%s | %s", F.live.error, F.s.message);
+    ck_assert_int_eq(F.s.tr->threads, 1024);
+    const ks_tensor *a = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "a")], *b = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "b")],
+                    *c = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "c")];
+    const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
+    ck_assert_int_eq(c->shape[0] * c->shape[1], M * N);
+    const float *A = a->data, *B = b->data, *C = c->data;
+    int nonzero = 0;
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+            double want = 0; /* small integers: exact in float */
+            for (int64_t k = 0; k < K; ++k) want += (double)A[i * K + k] * B[k * N + j];
+            ck_assert_msg(C[i * N + j] == want, "c[%lld, %lld] = %g, want %g", (long long)i, (long long)j, C[i * N + j], want);
+            nonzero += want != 0;
+        }
+    ck_assert_int_gt(nonzero, 0);
+    key(","); /* back to 16: 256 threads again */
+    ck_assert_int_eq(F.s.tr->threads, 256);
     close_trace();
 }
 END_TEST
@@ -410,6 +445,7 @@ static Suite *suite(void)
     tcase_add_test(tc, revert_brings_back_the_opened_trace_and_a_lesson_s_slides);
     tcase_add_test(tc, t_writes_the_shown_trace);
     tcase_add_test(tc, every_operator_s_parameters_step_or_refuse);
+    tcase_add_test(tc, the_tile_of_gemm_tiled_changes_live);
     tcase_add_test(tc, keys_and_scripts_reach_the_panel_and_unknown_operators_say_why);
     tcase_add_test(tc, panel_is_drawn_over_the_grid_with_the_selected_row_and_the_error);
     suite_add_tcase(s, tc);

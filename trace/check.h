@@ -17,6 +17,8 @@ typedef struct ks_check_report {
     int complete;                   /* no filter and no dropped events: counts are checked */
     /* block-shared memory and barriers (check_shared.c) */
     uint64_t shared_accesses, barriers;
+    uint64_t shared_blocks;         /* blocks with shared accesses, and those judged for */
+    uint64_t shared_blocks_judged;  /* races and uninitialised reads (every thread recorded) */
     uint64_t shared_races;          /* slots touched by two threads of one phase, one writing */
     uint64_t shared_uninit;         /* reads of a slot nothing wrote before */
     uint64_t barrier_divergent;     /* barriers not reached alike by the threads of a block */
@@ -31,7 +33,11 @@ typedef struct ks_check_report {
  * every element of a written tensor is written the site's expected number of times.
  * Shared memory (events flagged KS_FLAG_SHARED, barrier events): no two threads of a block
  * touch one slot in one barrier phase with one of them writing (racecheck's hazards), no
- * read of a never-written slot, every thread of a block meets the same barriers.
+ * read of a never-written slot (both judged only in blocks whose every thread with work
+ * was recorded), no access outside its array, every thread of a block meets the same
+ * barriers. These come first among the kept lines, earliest first: a race is the cause of
+ * the wrong values the other rules see. A NaN read from shared memory is not reported
+ * again as a NaN (it is the poison of an uninitialised slot, reported as such).
  * Returns KS_OK (violations may be > 0) or KS_ENOMEM. */
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep);
 

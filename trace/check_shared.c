@@ -2,19 +2,21 @@
  *
  * A shared access is a read or write event flagged KS_FLAG_SHARED, carrying its barrier
  * phase (access.reserved[0]); a barrier arrival is a KS_EV_BARRIER event (its line and the
- * phase it ends). compute-sanitizer's racecheck is the model: within one block and one
- * phase, a slot written by one thread and read or written by another is a hazard (no
- * barrier orders them). A read of a slot no thread wrote in that block before (an earlier
- * phase, or the same thread earlier in this phase) is a read of uninitialised shared
- * memory. Threads of a block that arrive at one phase's barrier at different lines, or a
- * thread of a complete trace passing fewer barriers than the others of its block, are a
- * divergent barrier.
+ * phase it ends). The accesses of each slot, phase by phase in thread and program order,
+ * go through ks_hazard.h, the classification the simulator applies while it runs (so the
+ * two count alike): races (racecheck's hazards) and reads of uninitialised memory. Those
+ * two need every access of a block: in a partial trace only the blocks whose every thread
+ * with work was recorded are judged (rep->shared_blocks_judged of shared_blocks). Threads
+ * of a block that arrive at one phase's barrier at different lines, or a thread of a
+ * complete trace passing fewer barriers than the others of its block, are a divergent
+ * barrier. Findings are reported in (block, phase, event) order: the first is the earliest.
  */
 #include "check_shared.h"
 
 #include <stdlib.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../kernels/core/ks_hazard.h"
 
 typedef struct ref {
     uint32_t block, phase, thread, iter, seq;
@@ -61,54 +63,96 @@ static const char *slot_tensor(const ks_trace *tr, const ks_event *e)
     return e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "?";
 }
 
-/* One slot's accesses in one phase, [a, b) of the sorted refs: races and uninitialised
- * reads; *written says whether an earlier phase wrote it. */
-static void check_phase(const ks_trace *tr, const ref *r, uint64_t a, uint64_t b, int *written, ks_check_report *rep,
-                        ks_violation_fn v)
+enum { F_RACE, F_UNINIT, F_BAR_LINE, F_BAR_MISS };
+enum { RAW, WAW, WAR };
+
+/* One finding, reported after all are sorted; a..d and the lines say what (per kind). */
+typedef struct finding {
+    uint32_t block, phase;
+    uint64_t event;
+    int kind;
+    uint32_t a, b, c, d, n; /* n: the divergent phases of a barrier finding */
+    int32_t line1, line2;
+} finding;
+
+typedef struct findings {
+    finding *f;
+    size_t n, cap;
+    int nomem;
+} findings;
+
+static void add(findings *fs, finding f)
 {
-    int64_t writer = -1;   /* a thread that writes the slot in this phase */
-    uint64_t wevent = 0;
-    for (uint64_t k = a; k < b; ++k)
-        if (tr->events[r[k].event].kind == KS_EV_WRITE && writer < 0) writer = r[k].thread, wevent = r[k].event;
-    int raced = 0;
-    for (uint64_t k = a; k < b; ++k) {
-        const ks_event *e = &tr->events[r[k].event];
-        if (writer >= 0 && r[k].thread != (uint32_t)writer && !raced) {
-            raced = 1; /* one report per slot and phase */
-            rep->shared_races++;
-            v(rep, r[k].event, e,
-              "shared race: %s of %s (plane %d, y %d, x %d) in phase %u, which thread %lld writes (event %llu) with no barrier between",
-              e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), e->u.access.plane, e->u.access.y,
-              e->u.access.x, r[k].phase, (long long)writer, (unsigned long long)wevent);
+    if (fs->n == fs->cap) {
+        const size_t cap = fs->cap ? 2 * fs->cap : 64;
+        finding *g = realloc(fs->f, cap * sizeof *g);
+        if (!g) {
+            fs->nomem = 1;
+            return;
         }
+        fs->f = g, fs->cap = cap;
     }
-    /* uninitialised: a read before any write of this thread (its accesses are consecutive,
-     * in program order), with none in an earlier phase */
-    int own_write = 0;
-    for (uint64_t k = a; k < b && !*written; ++k) {
-        const ks_event *e = &tr->events[r[k].event];
-        if (k == a || r[k].thread != r[k - 1].thread) own_write = 0;
-        if (e->kind == KS_EV_WRITE) own_write = 1;
-        if (e->kind == KS_EV_READ && !own_write && (writer < 0 || (uint32_t)writer == r[k].thread)) {
-            rep->shared_uninit++;
-            v(rep, r[k].event, e, "read of uninitialised shared memory %s (plane %d, y %d, x %d) in phase %u: nothing wrote it before",
-              slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x, r[k].phase);
-            break;
-        }
-    }
-    if (writer >= 0) *written = 1;
+    fs->f[fs->n++] = f;
 }
 
-static void check_slots(const ks_trace *tr, ref *r, uint64_t n, ks_check_report *rep, ks_violation_fn v)
+static int by_when(const void *pa, const void *pb)
+{
+    const finding *a = pa, *b = pb;
+    int c;
+    if ((c = cmp_u64(a->block, b->block)) || (c = cmp_u64(a->phase, b->phase))) return c;
+    return cmp_u64(a->event, b->event);
+}
+
+/* blocks with shared accesses whose every thread with work left a work event */
+typedef struct block_seen {
+    uint32_t block, threads;
+} block_seen;
+
+static int by_block(const void *pa, const void *pb)
+{
+    return cmp_u64(((const block_seen *)pa)->block, ((const block_seen *)pb)->block);
+}
+
+/* Whether the block's races and uninitialised reads can be judged: a complete trace, or
+ * every thread the launch gives work (index block*threads + thread < work_items) recorded. */
+static int judged(const ks_trace *tr, const ks_check_report *rep, const block_seen *seen, size_t nseen, uint32_t block)
+{
+    if (rep->complete) return 1;
+    const block_seen key = {.block = block}, *s = bsearch(&key, seen, nseen, sizeof *seen, by_block);
+    const int64_t left = tr->work_items - (int64_t)block * tr->threads;
+    const int64_t need = left < 0 ? 0 : left < tr->threads ? left : tr->threads;
+    return (s ? (int64_t)s->threads : 0) >= need;
+}
+
+/* The slots of the judged blocks, each phase in thread and program order through ks_hazard. */
+static void check_slots(const ks_trace *tr, ref *r, uint64_t n, const block_seen *seen, size_t nseen,
+                        ks_check_report *rep, findings *fs)
 {
     qsort(r, n, sizeof *r, by_slot);
+    uint32_t last_block = UINT32_MAX;
+    int judge = 0;
     for (uint64_t a = 0; a < n;) {
-        int written = 0;
+        if (r[a].block != last_block) {
+            last_block = r[a].block;
+            judge = judged(tr, rep, seen, nseen, last_block);
+            rep->shared_blocks++;
+            rep->shared_blocks_judged += (uint64_t)judge;
+        }
+        ks_hazard h = {0};
         uint64_t s = a; /* one slot of one block: its phases in order */
         while (s < n && r[s].block == r[a].block && r[s].offset == r[a].offset) {
             uint64_t e = s;
-            while (e < n && r[e].block == r[s].block && r[e].offset == r[s].offset && r[e].phase == r[s].phase) ++e;
-            check_phase(tr, r, s, e, &written, rep, v);
+            for (; e < n && r[e].block == r[s].block && r[e].offset == r[s].offset && r[e].phase == r[s].phase; ++e) {
+                const int write = tr->events[r[e].event].kind == KS_EV_WRITE;
+                if (!judge || !ks_hazard_access(&h, r[e].phase, r[e].thread, write, r[e].event)) continue;
+                const uint32_t other = !write ? h.writer : h.writer != r[e].thread ? h.writer : h.first;
+                add(fs, (finding){.block = r[e].block, .phase = r[e].phase, .event = r[e].event, .kind = F_RACE,
+                                  .a = other, .b = !write ? RAW : h.writer != r[e].thread ? WAW : WAR});
+            }
+            uint32_t th;
+            uint64_t at;
+            if (judge && ks_hazard_close(&h, &th, &at))
+                add(fs, (finding){.block = r[s].block, .phase = r[s].phase, .event = at, .kind = F_UNINIT});
             s = e;
         }
         a = s;
@@ -116,9 +160,11 @@ static void check_slots(const ks_trace *tr, ref *r, uint64_t n, ks_check_report 
 }
 
 /* Barriers of one block [a, b), sorted by thread then phase: one line per phase, and (in
- * a complete trace) the same number for every thread of the block that recorded work. */
-static void check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, uint64_t b, const unsigned char *worked,
-                                 ks_check_report *rep, ks_violation_fn v)
+ * a complete trace) the same number for every thread of the block that recorded work.
+ * One finding per block, its earliest, counting the block's divergent phases (as the
+ * simulator counts the barriers it passes divergent). */
+static int check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, uint64_t b, const unsigned char *worked,
+                                const ks_check_report *rep, findings *fs)
 {
     uint32_t most = 0, most_thread = 0;
     for (uint64_t k = a; k < b;) {
@@ -127,51 +173,47 @@ static void check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, u
         if (e - k > most) most = (uint32_t)(e - k), most_thread = r[k].thread;
         k = e;
     }
+    uint64_t m = a; /* the most-barriers thread's arrivals, phase by phase */
+    while (m < b && r[m].thread != most_thread) ++m;
+    unsigned char *bad = calloc(most + 1, 1); /* the divergent phases (by arrival number) */
+    if (!bad) return KS_ENOMEM;
+    finding best = {.block = UINT32_MAX, .phase = UINT32_MAX, .event = UINT64_MAX};
     /* the line of each phase, as the thread with the most barriers saw it */
     for (uint64_t k = a; k < b; ++k) {
         const ks_event *e = &tr->events[r[k].event];
-        uint64_t m = a;
-        while (m < b && !(r[m].thread == most_thread && r[m].phase == r[k].phase)) ++m;
-        if (m < b && tr->events[r[m].event].u.barrier.line != e->u.barrier.line) {
-            rep->barrier_divergent++;
-            v(rep, r[k].event, e, "divergent barrier: in phase %u thread %u waits at line %d, thread %u at line %d",
-              r[k].phase, r[k].thread, e->u.barrier.line, most_thread, tr->events[r[m].event].u.barrier.line);
-            return;
-        }
+        uint64_t q = m;
+        while (q < m + most && r[q].phase != r[k].phase) ++q;
+        if (q == m + most || tr->events[r[q].event].u.barrier.line == e->u.barrier.line) continue;
+        bad[q - m] = 1;
+        const finding f = {.block = r[k].block, .phase = r[k].phase, .event = r[k].event, .kind = F_BAR_LINE,
+                           .a = r[k].thread, .b = most_thread, .line1 = e->u.barrier.line,
+                           .line2 = tr->events[r[q].event].u.barrier.line};
+        if (by_when(&f, &best) < 0) best = f;
     }
-    if (!rep->complete || !worked) return;
-    const uint32_t block = r[a].block;
-    for (uint32_t th = 0; th < (uint32_t)tr->threads; ++th) {
+    for (uint32_t th = 0; rep->complete && worked && th < (uint32_t)tr->threads; ++th) {
         if (!worked[th]) continue;
         uint32_t mine = 0;
         for (uint64_t k = a; k < b; ++k) mine += r[k].thread == th;
         if (mine == most) continue;
-        /* the first barrier it missed: the most-barriers thread's arrival number `mine` */
-        uint64_t m = a;
-        while (m < b && r[m].thread != most_thread) ++m;
+        /* it misses the most-barriers thread's arrivals from number `mine` on */
+        for (uint32_t p = mine; p < most; ++p) bad[p] = 1;
         const ks_event *miss = &tr->events[r[m + mine].event];
-        rep->barrier_divergent++;
-        v(rep, r[m + mine].event, miss,
-          "divergent barrier: block %u thread %u passes %u barriers, thread %u passes %u; thread %u never reaches the one at line %d (phase %u)",
-          block, th, mine, most_thread, most, th, miss->u.barrier.line, miss->u.barrier.phase);
-        return;
+        const finding f = {.block = r[a].block, .phase = miss->u.barrier.phase, .event = r[m + mine].event,
+                           .kind = F_BAR_MISS, .a = th, .b = mine, .c = most_thread, .d = most,
+                           .line1 = miss->u.barrier.line};
+        if (by_when(&f, &best) < 0) best = f;
     }
+    for (uint32_t p = 0; p < most; ++p) best.n += bad[p];
+    free(bad);
+    if (best.event != UINT64_MAX) add(fs, best);
+    return KS_OK;
 }
 
-static int check_barriers(const ks_trace *tr, ref *r, uint64_t n, ks_check_report *rep, ks_violation_fn v)
+static int check_barriers(const ks_trace *tr, ref *r, uint64_t n, const ref *work, uint64_t nw,
+                          const ks_check_report *rep, findings *fs)
 {
-    uint64_t nw = 0, kw = 0;
-    for (uint64_t i = 0; i < tr->nevents; ++i) nw += tr->events[i].kind == KS_EV_WORK;
-    ref *work = malloc((size_t)(nw ? nw : 1) * sizeof *work); /* (block, thread) of each work event */
     unsigned char *worked = calloc((size_t)tr->threads, 1);
-    if (!work || !worked) {
-        free(work);
-        free(worked);
-        return KS_ENOMEM;
-    }
-    for (uint64_t i = 0; i < tr->nevents; ++i)
-        if (tr->events[i].kind == KS_EV_WORK) work[kw++] = make_ref(&tr->events[i], i, 0, 0);
-    qsort(work, nw, sizeof *work, by_thread);
+    if (!worked) return KS_ENOMEM;
     qsort(r, n, sizeof *r, by_thread);
     uint64_t w = 0;
     for (uint64_t a = 0; a < n;) {
@@ -181,12 +223,69 @@ static int check_barriers(const ks_trace *tr, ref *r, uint64_t n, ks_check_repor
         while (w < nw && work[w].block < r[a].block) ++w;
         for (; w < nw && work[w].block == r[a].block; ++w)
             if (work[w].thread < (uint32_t)tr->threads) worked[work[w].thread] = 1;
-        check_block_barriers(tr, r, a, b, worked, rep, v);
+        const int rc = check_block_barriers(tr, r, a, b, worked, rep, fs);
+        if (rc) {
+            free(worked);
+            return rc;
+        }
         a = b;
     }
-    free(work);
     free(worked);
     return KS_OK;
+}
+
+/* The work events' (block, thread), sorted, and per block the number of distinct threads. */
+static int work_threads(const ks_trace *tr, ref **work, uint64_t *nw, block_seen **seen, size_t *nseen)
+{
+    uint64_t n = 0, k = 0;
+    for (uint64_t i = 0; i < tr->nevents; ++i) n += tr->events[i].kind == KS_EV_WORK;
+    ref *w = malloc((size_t)(n ? n : 1) * sizeof *w);
+    block_seen *s = malloc((size_t)(n ? n : 1) * sizeof *s);
+    if (!w || !s) {
+        free(w), free(s);
+        return KS_ENOMEM;
+    }
+    for (uint64_t i = 0; i < tr->nevents; ++i)
+        if (tr->events[i].kind == KS_EV_WORK) w[k++] = make_ref(&tr->events[i], i, 0, 0);
+    qsort(w, n, sizeof *w, by_thread);
+    size_t ns = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        if (!ns || s[ns - 1].block != w[i].block) s[ns++] = (block_seen){.block = w[i].block};
+        if (!i || w[i].block != w[i - 1].block || w[i].thread != w[i - 1].thread) s[ns - 1].threads++;
+    }
+    *work = w, *nw = n, *seen = s, *nseen = ns;
+    return KS_OK;
+}
+
+static const char *const how[3] = {"read after write", "write after write", "write after read"};
+
+/* Counts and reports one finding (the count first: a caller may tell kinds by it). */
+static void report(const ks_trace *tr, const finding *f, ks_check_report *rep, ks_violation_fn v)
+{
+    const ks_event *e = &tr->events[f->event];
+    switch (f->kind) {
+    case F_RACE:
+        rep->shared_races++;
+        v(rep, f->event, e, "shared race: %s of %s (plane %d, y %d, x %d) in phase %u, which thread %u %s with no barrier between (%s)",
+          e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x,
+          f->phase, f->a, f->b == WAR ? "reads" : "writes", how[f->b]);
+        break;
+    case F_UNINIT:
+        rep->shared_uninit++;
+        v(rep, f->event, e, "read of uninitialised shared memory %s (plane %d, y %d, x %d) in phase %u: nothing wrote it before",
+          slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x, f->phase);
+        break;
+    case F_BAR_LINE:
+        rep->barrier_divergent += f->n;
+        v(rep, f->event, e, "divergent barrier: in phase %u thread %u waits at line %d, thread %u at line %d", f->phase,
+          f->a, f->line1, f->b, f->line2);
+        break;
+    default:
+        rep->barrier_divergent += f->n;
+        v(rep, f->event, e,
+          "divergent barrier: block %u thread %u passes %u barriers, thread %u passes %u; thread %u never reaches the one at line %d (phase %u)",
+          f->block, f->a, f->b, f->c, f->d, f->a, f->line1, f->phase);
+    }
 }
 
 int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v)
@@ -200,16 +299,30 @@ int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v)
     rep->barriers = nb;
     if (!na && !nb) return KS_OK;
     ref *acc = malloc((size_t)(na ? na : 1) * sizeof *acc), *bar = malloc((size_t)(nb ? nb : 1) * sizeof *bar);
-    int rc = acc && bar ? KS_OK : KS_ENOMEM;
-    uint64_t ka = 0, kb = 0;
+    ref *work = NULL;
+    uint64_t nw = 0, ka = 0, kb = 0;
+    block_seen *seen = NULL;
+    size_t nseen = 0;
+    findings fs = {0};
+    int rc = acc && bar ? work_threads(tr, &work, &nw, &seen, &nseen) : KS_ENOMEM;
     for (uint64_t i = 0; i < tr->nevents && !rc; ++i) {
         const ks_event *e = &tr->events[i];
-        if (is_shared(tr, e)) acc[ka++] = make_ref(e, i, (uint32_t)e->u.access.reserved[0], e->u.access.offset);
+        /* an access outside its array (offset -1) is check_access's violation, no slot's */
+        if (is_shared(tr, e) && e->u.access.offset >= 0)
+            acc[ka++] = make_ref(e, i, (uint32_t)e->u.access.reserved[0], e->u.access.offset);
         else if (e->kind == KS_EV_BARRIER) bar[kb++] = make_ref(e, i, e->u.barrier.phase, 0);
     }
-    if (!rc) check_slots(tr, acc, na, rep, v);
-    if (!rc && nb) rc = check_barriers(tr, bar, nb, rep, v);
+    if (!rc) check_slots(tr, acc, ka, seen, nseen, rep, &fs);
+    if (!rc && kb) rc = check_barriers(tr, bar, kb, work, nw, rep, &fs);
+    if (!rc && fs.nomem) rc = KS_ENOMEM;
+    if (!rc) {
+        if (fs.n) qsort(fs.f, fs.n, sizeof *fs.f, by_when);
+        for (size_t k = 0; k < fs.n; ++k) report(tr, &fs.f[k], rep, v);
+    }
+    free(fs.f);
     free(acc);
     free(bar);
+    free(work);
+    free(seen);
     return rc;
 }

@@ -126,8 +126,14 @@ static int parse_header(const char *path, const char *dict, ks_tensor *t)
         t->dtype = KS_I32;
     else if (!strncmp(d, "'<i8'", 5))
         t->dtype = KS_I64;
-    else
-        return BAD(10, "unsupported dtype %.12s (need <f4, <i4 or <i8)", d);
+    else {
+        /* the dtype string alone: up to its closing quote (or the next comma / brace) */
+        const char q = *d == '\'' || *d == '"' ? *d : 0;
+        const char *from = d + (q != 0), *to = from;
+        while (*to && *to != (q ? q : ',') && *to != '}' && to - from < 32) ++to;
+        return BAD(10, "unsupported dtype '%.*s'%s (need float32 '<f4', int32 '<i4' or int64 '<i8')", (int)(to - from),
+                   from, !strncmp(from, "<f8", 3) ? " (float64: save it with .astype(np.float32))" : "");
+    }
     const char *f = dict_value(dict, "fortran_order");
     if (!f) return BAD(10, "header has no 'fortran_order'");
     if (strncmp(f, "False", 5)) return BAD(10, "Fortran-order arrays are not supported");

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
@@ -31,6 +32,22 @@ static int json_text(const cJSON *c, char *buf, size_t n)
     return 0;
 }
 
+/* The threads per block the operator gives a launch with r's parameters (its prepare on
+ * a scratch copy: nothing is run or allocated), or 0 when prepare refuses them. */
+static int default_threads_of(const ks_run *r)
+{
+    ks_run *tmp = malloc(sizeof *tmp);
+    if (!tmp) return 0;
+    *tmp = *r;
+    tmp->default_threads = r->op->default_threads;
+    tmp->default_block_cap = r->op->default_block_cap;
+    const int threads = r->op->prepare(tmp) == KS_OK ? tmp->default_threads : 0;
+    ks_run_free(tmp);
+    free(tmp);
+    ks_error_clear();
+    return threads;
+}
+
 int ks_run_from_trace(ks_run *r, const ks_trace *tr)
 {
     const ks_op *op = ks_op_find(tr->op);
@@ -56,7 +73,10 @@ int ks_run_from_trace(ks_run *r, const ks_trace *tr)
         }
     }
     cJSON_Delete(root);
-    r->launch.threads = tr->threads;
+    /* a trace of the operator's default launch re-runs with the default of the new
+     * parameters (gemm_tiled's block is its tile: --tile 32 needs 1024 threads); any other
+     * thread count is the user's choice and stays */
+    r->launch.threads = tr->threads == default_threads_of(r) ? 0 : tr->threads;
     r->launch.block_cap = tr->block_cap > 0 ? tr->block_cap : -1;
     r->device = KS_DEV_SIM;
     r->pattern = KS_PAT_ARANGE;

@@ -13,8 +13,9 @@ void ks_param_key(const ks_param_spec *s, char *key, size_t n);
 /* Fills r (ks_run_init) for the operator tr->op with every parameter row found in
  * tr->params set through ks_run_set, as the flag would set it ([3, 2] -> "3,2", true ->
  * "on"); a row absent from the JSON, or whose value the registry refuses (an "auto"
- * default stored as 0), keeps its default. The launch takes the trace's threads and block
- * cap; device simulator, pattern arange; no sink, no tensors. KS_OK, or KS_ENOENT with
+ * default stored as 0), keeps its default. The launch takes the trace's block cap and its
+ * threads, or 0 (the operator's default for whatever parameters the run gets later) when
+ * the trace's threads were the default for its own parameters; device simulator, pattern arange; no sink, no tensors. KS_OK, or KS_ENOENT with
  * ks_error_message() set when this build has no operator of that name, KS_EFORMAT when
  * the params are not a JSON object. */
 int ks_run_from_trace(ks_run *r, const ks_trace *tr);

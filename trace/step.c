@@ -85,6 +85,26 @@ static const char *real(char *buf, double v)
     return buf;
 }
 
+/* "tap 3", or "shared" for a shared-memory access (its tap is always 0: the phase and the
+ * slot say where it belongs) */
+static const char *tap_label(const ks_event *e, char *buf, size_t n)
+{
+    if (e->flags & KS_FLAG_SHARED) snprintf(buf, n, "shared");
+    else snprintf(buf, n, "tap %u", e->tap);
+    return buf;
+}
+
+/* The element an access names; a shared index outside its array (offset -1: ks_shared.h)
+ * says so instead. */
+static void access_element(const ks_trace *tr, const ks_event *e, char *where, size_t n)
+{
+    const ks_ev_access *a = &e->u.access;
+    if ((e->flags & KS_FLAG_SHARED) && a->offset < 0)
+        snprintf(where, n, "shared array %d [%d], outside it", a->plane, a->x);
+    else
+        ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, n);
+}
+
 void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
     char where[160], r[6][24];
@@ -117,11 +137,11 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
         return;
     }
     const ks_ev_access *a = &e->u.access;
-    ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
+    access_element(tr, e, where, sizeof where);
     if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
         snprintf(buf, n, "tap %u read  %s = 0 (padding: outside the tensor)", e->tap, where);
     else
-        snprintf(buf, n, "tap %u %s %s = %s", e->tap,
+        snprintf(buf, n, "%s %s %s = %s", tap_label(e, r[1], sizeof r[1]),
                  e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
                  real(r[0], a->value));
     if ((e->flags & KS_FLAG_SHARED) && strlen(buf) + 16 < n)
@@ -153,12 +173,13 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
     if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) { /* in columns: a table of accesses */
         const ks_ev_access *a = &e->u.access;
         char where[160], v[24];
-        ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
+        access_element(tr, e, where, sizeof where);
         if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
             fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
         else
         {
-            fprintf(out, "  tap %-3u %s %-28s = %-12s (offset %lld", e->tap,
+            char tap[24];
+            fprintf(out, "  %-7s %s %-28s = %-12s (offset %lld", tap_label(e, tap, sizeof tap),
                     e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
                     real(v, a->value), (long long)a->offset);
             if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);

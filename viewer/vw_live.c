@@ -346,7 +346,7 @@ void vw_live_apply(vw_state *s, const vw_action *a)
         snprintf(s->message, sizeof s->message, "no live parameters: %s", l->why);
         return;
     }
-    if (!l->open && (a->a == VW_LIVE_SELECT || a->a == VW_LIVE_STEP)) {
+    if (!l->open) { /* J, K, comma, period, R and T are the panel's keys only */
         snprintf(s->message, sizeof s->message, "L opens the live parameters");
         return;
     }
@@ -373,7 +373,7 @@ void vw_live_lines(const vw_live *l, vw_lines *out, int max_lines)
         }                                                                                  \
     } while (0)
     if (!l->op) {
-        ADD(VW_STYLE_HEAD, "live parameters (P closes)");
+        ADD(VW_STYLE_HEAD, "live parameters (L closes)");
         ADD(VW_STYLE_DIM, "none: %.180s", l->why);
         return;
     }

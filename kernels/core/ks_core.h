@@ -26,8 +26,9 @@ typedef struct ks_dim3 {
 /* Everything a kernel body may know about "who am I". `sink` is NULL in the plain variant.
  * work/iter/seq/keep are the probe state of the current grid-stride iteration: the traced
  * variant's work probe sets them, the read/sample/write probes of that item use them. */
-/* The most block-shared arrays a traced body names apart (ks_shared.h). */
-#define KS_SHARED_ARRAYS 4
+/* The most block-shared arrays a body declares (the simulator refuses more) and a trace
+ * names apart (ks_shared.h). */
+#define KS_SHARED_ARRAYS 16
 
 typedef struct ks_thread {
     ks_dim3 block_idx, block_dim, thread_idx, grid_dim;

@@ -16,7 +16,8 @@
  *
  * Traced: after KS_PROBE(ks_shared_trace(t, tensor, site, rows, cols)) each access is a
  * read or write event on trace tensor `tensor` (shape (arrays, rows, cols): an array's
- * plane is its number in first-use order) at site `site` (reads), `site + 1` (writes),
+ * plane is its number in first-use order, at most KS_SHARED_ARRAYS arrays, as many as the
+ * simulator allows) at site `site` (reads), `site + 1` (writes),
  * with flag KS_FLAG_SHARED and the thread's phase in access.reserved[0] (the line of the
  * barrier that opened it in reserved[1]); each barrier arrival is a KS_EV_BARRIER event at
  * site `site + 2`. Bodies name their thread `t`; shared arrays hold 4-byte elements.
@@ -45,24 +46,26 @@ KS_FN void ks_shared_trace(ks_thread *t, int tensor, int site, int64_t rows, int
     t->shared_cols = (uint32_t)cols;
 }
 
-/* The event of one shared access of element i of array `arr` (recorded items only). */
-KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, float value)
+/* The event of one shared access of element i of array `arr` (recorded items only).
+ * `inside`: the simulator found i inside the array (the GPU cannot tell: 1). An index
+ * outside the array or past its rows x cols plane, or an array past the
+ * KS_SHARED_ARRAYS-th, is recorded at offset -1 (y -1, x = i): a violation `check` names,
+ * never an alias of another slot. */
+KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, float value, int inside)
 {
     ks_event e;
     if (!t->keep) return;
     int id = 0;
     while (id < t->nshared && t->shared_arr[id] != arr) ++id;
-    if (id == t->nshared) {
-        if (id < KS_SHARED_ARRAYS) t->shared_arr[t->nshared++] = arr;
-        else id = KS_SHARED_ARRAYS - 1; /* more arrays than the trace names apart */
-    }
+    if (id == t->nshared && id < KS_SHARED_ARRAYS) t->shared_arr[t->nshared++] = arr;
     const int64_t cols = t->shared_cols ? t->shared_cols : 1, rows = t->shared_rows ? t->shared_rows : 1;
+    const int ok = inside && id < KS_SHARED_ARRAYS && i >= 0 && i < rows * cols;
     ks_probe_head(t, &e, kind, t->shared_site + (kind == KS_EV_WRITE), t->shared_tensor, 0);
     e.flags = KS_FLAG_SHARED;
-    e.u.access.offset = (int64_t)id * rows * cols + i;
+    e.u.access.offset = ok ? (int64_t)id * rows * cols + i : -1;
     e.u.access.plane = id;
-    e.u.access.y = (int32_t)(i / cols);
-    e.u.access.x = (int32_t)(i % cols);
+    e.u.access.y = ok ? (int32_t)(i / cols) : -1;
+    e.u.access.x = ok ? (int32_t)(i % cols) : (int32_t)i;
     e.u.access.value = value;
     e.u.access.reserved[0] = (int32_t)t->phase;
     e.u.access.reserved[1] = t->barrier_line;
@@ -70,25 +73,26 @@ KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, f
 }
 
 /* ks_shared_load / ks_shared_store (float) and ks_shared_load_i32 / ks_shared_store_i32:
- * the access (checked against its phase in the simulator), then its event. */
+ * the access (checked against its phase in the simulator: one outside the array is not
+ * made there, a load of it gives 0), then its event. */
 #if defined(__CUDA_ARCH__)
-#define KS_SHARED_CHECK(t, p, write) ((void)0)
+#define KS_SHARED_CHECK(t, p, i, write) 1
 #else
-#define KS_SHARED_CHECK(t, p, write) ks_sim_shared_access((t), (p), (write))
+#define KS_SHARED_CHECK(t, p, i, write) ks_sim_shared_access((t), (p), (i), (write))
 #endif
 #define KS_SHARED_ACCESSORS(sfx, T)                                        \
     KS_FN T ks_shared_load##sfx(ks_thread *t, const T *p, int64_t i)       \
     {                                                                      \
-        KS_SHARED_CHECK(t, p + i, 0);                                      \
-        const T v = p[i];                                                  \
-        ks_probe_shared(t, KS_EV_READ, p, i, (float)v);                    \
+        const int in = KS_SHARED_CHECK(t, p, i, 0);                        \
+        const T v = in ? p[i] : (T)0;                                      \
+        ks_probe_shared(t, KS_EV_READ, p, i, (float)v, in);                \
         return v;                                                          \
     }                                                                      \
     KS_FN void ks_shared_store##sfx(ks_thread *t, T *p, int64_t i, T v)    \
     {                                                                      \
-        KS_SHARED_CHECK(t, p + i, 1);                                      \
-        p[i] = v;                                                          \
-        ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v);                   \
+        const int in = KS_SHARED_CHECK(t, p, i, 1);                        \
+        if (in) p[i] = v;                                                  \
+        ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v, in);               \
     }
 KS_SHARED_ACCESSORS(, float)
 KS_SHARED_ACCESSORS(_i32, int32_t)

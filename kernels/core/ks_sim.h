@@ -25,14 +25,16 @@ void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *ar
 void ks_sim_thread_init(ks_thread *t, int64_t blocks, int threads, ks_sink *sink);
 void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads);
 
-/* What the cooperative launch found: shared-memory races (two threads of a block touch
- * one slot in one barrier phase, at least one writing), reads of never-written slots, and
- * barriers not reached by every live thread of the block. first[] holds the first of each
- * kind (race, uninitialised read, barrier), one line each ("" when none). */
+/* What the cooperative launch found, counted as `kscope check` counts them in the trace
+ * (ks_hazard.h): shared-memory races (slots two threads of a block touch in one barrier
+ * phase, at least one writing; one per slot and phase), reads of uninitialised slots (one
+ * per slot and phase), barriers not reached by every live thread of the block, and
+ * accesses outside their array (each; not made). first[] holds the earliest of each kind
+ * (race, uninitialised read, barrier, outside), one line each ("" when none). */
 #define KS_SIM_SHARED_BYTES 49152 /* the block's shared arena: CUDA's static 48 KiB */
 typedef struct ks_sim_report {
-    uint64_t races, uninit_reads, divergent_barriers, shared_accesses, barriers;
-    char first[3][256];
+    uint64_t races, uninit_reads, divergent_barriers, outside, shared_accesses, barriers;
+    char first[4][256];
 } ks_sim_report;
 
 /* Runs `body` over `blocks` x `threads` with the threads of a block as fibers (stacks
@@ -43,12 +45,16 @@ int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void
 /* One line per kind of problem of `rep` on stderr ("kscope: warning: <what>: ..."); returns
  * the number of problems. */
 uint64_t ks_sim_report_warn(const ks_sim_report *rep, const char *what);
+/* While on (this thread), ks_sim_report_warn prints nothing and only counts: a caller that
+ * reports the problems its own way (a lesson's checks). Returns the previous setting. */
+int ks_sim_quiet_warnings(int on);
 
 /* Used by ks_shared.h from inside a cooperative launch (outside one they stop the program
- * with a message): the block's array `name` of `bytes`; a barrier; a shared access. */
+ * with a message): the block's array `name` of `bytes`; a barrier; an access of element i
+ * of array `arr` (1: inside it, made; 0: outside, reported, not made). */
 void *ks_sim_shared_alloc(size_t bytes, const char *name);
 void ks_sim_barrier(ks_thread *t, int line);
-void ks_sim_shared_access(const ks_thread *t, const void *p, int write);
+int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int write);
 
 #ifdef __cplusplus
 }

@@ -5,20 +5,23 @@
  * in thread order; when none is runnable the block passes the barrier (its phase goes up
  * by one) and the waiting threads run again. A barrier not reached by every unfinished
  * thread, or threads waiting at different lines, is reported and passed anyway, so the run
- * (and its trace) completes. Shadow state per 4-byte word of the arena says who last wrote
- * and read it in which phase; racecheck's hazards between two threads of one phase follow.
+ * (and its trace) completes. Each 4-byte slot of the arena keeps ks_hazard.h's state, the
+ * same classification `kscope check` applies to the trace: racecheck's hazards between two
+ * threads of one phase, reads of uninitialised memory; an index outside its array is
+ * reported and not made. Stacks and their overflow handler: ks_sim_stacks.c.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "ks_error.h"
+#include "ks_hazard.h"
 #include "ks_sim.h"
+#include "ks_sim_stacks.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define KS_ASAN_FIBERS 1
@@ -31,20 +34,15 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#define STACK_BYTES (64 * 1024)
-#define MAX_DECLS 16
-#define MANY UINT32_MAX /* shadow: more than one reader in the phase */
+#define MAX_DECLS KS_SHARED_ARRAYS /* as many as a trace names apart (ks_shared.h) */
 
 enum { RUNNABLE, WAITING, DONE };
+enum { K_RACE, K_UNINIT, K_BARRIER, K_OUTSIDE }; /* ks_sim_report.first[] */
 
 typedef struct fiber {
     ucontext_t ctx;
     int state, line;
 } fiber;
-
-typedef struct shadow { /* phase + 1 of the last write / read (0: none) and by whom */
-    uint32_t wphase, writer, rphase, reader;
-} shadow;
 
 typedef struct decl {
     const char *name;
@@ -55,13 +53,16 @@ typedef struct coop {
     fiber *f;
     ks_thread *t;
     int n, cur;
+    uint32_t block;
     ucontext_t sched;
-    unsigned char *stacks; /* n stacks, each above a guard page */
-    size_t stride, page;
+    ks_sim_stacks stacks;
     ks_sim_body body;
     const void *args;
     unsigned char arena[KS_SIM_SHARED_BYTES];
-    shadow sh[KS_SIM_SHARED_BYTES / 4];
+    ks_hazard sh[KS_SIM_SHARED_BYTES / 4]; /* per 4-byte slot: ks_hazard.h's classification */
+    uint16_t touched[KS_SIM_SHARED_BYTES / 4]; /* the slots of this phase, to close at its end */
+    int ntouched;
+    uint64_t seq;                          /* shared accesses so far: the order of findings */
     size_t used;
     decl d[MAX_DECLS];
     int ndecl;
@@ -89,7 +90,7 @@ static void fatal(const char *fmt, ...)
 
 static unsigned char *stack_of(const coop *c, int th)
 {
-    return c->stacks + (size_t)th * c->stride + c->page;
+    return ks_sim_stacks_at(&c->stacks, th);
 }
 
 /* The first problem of a kind is kept as a line; all are counted by the caller. */
@@ -122,9 +123,10 @@ static void fiber_entry(void)
 static void resume(coop *c, int th)
 {
     c->cur = th;
+    ks_sim_stacks_running(th, c->block);
 #ifdef KS_ASAN_FIBERS
     void *fake = NULL;
-    __sanitizer_start_switch_fiber(&fake, stack_of(c, th), STACK_BYTES);
+    __sanitizer_start_switch_fiber(&fake, stack_of(c, th), c->stacks.stack);
 #endif
     if (swapcontext(&c->sched, &c->f[th].ctx) != 0) fatal("swapcontext failed");
 #ifdef KS_ASAN_FIBERS
@@ -161,7 +163,7 @@ void *ks_sim_shared_alloc(size_t bytes, const char *name)
         return c->arena + c->d[k].off;
     }
     const size_t off = (c->used + 15) & ~(size_t)15;
-    if (c->ndecl == MAX_DECLS) fatal("more than %d shared arrays", MAX_DECLS);
+    if (c->ndecl == MAX_DECLS) fatal("more than %d shared arrays in a block (KS_SHARED_ARRAYS): declaring %s", MAX_DECLS, name);
     if (bytes > KS_SIM_SHARED_BYTES - off)
         fatal("shared array %s (%zu bytes) does not fit the block's %d bytes (%zu used)", name, bytes,
               KS_SIM_SHARED_BYTES, off);
@@ -182,65 +184,91 @@ static void slot_name(const coop *c, size_t off, char *buf, size_t n)
     snprintf(buf, n, "shared byte %zu", off);
 }
 
-void ks_sim_shared_access(const ks_thread *t, const void *p, int write)
+/* The declaration array `p` belongs to, or NULL. */
+static const decl *decl_of(const coop *c, const void *p)
+{
+    for (int k = 0; k < c->ndecl; ++k)
+        if ((const unsigned char *)p == c->arena + c->d[k].off) return &c->d[k];
+    return NULL;
+}
+
+int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int write)
 {
     coop *c = g_coop;
     if (!c) fatal("a shared-memory access in a kernel launched without ks_sim_launch_coop");
-    const unsigned char *b = p;
-    if (b < c->arena || b + 4 > c->arena + c->used)
-        fatal("ks_shared_%s of an address outside the block's shared arrays", write ? "store" : "load");
-    const size_t off = (size_t)(b - c->arena);
-    shadow *s = &c->sh[off / 4];
-    const uint32_t ph = c->phase + 1, me = t->thread_idx.x;
+    const decl *d = decl_of(c, arr);
+    if (!d) fatal("ks_shared_%s of an address that is not a KS_SHARED array", write ? "store" : "load");
     ks_sim_report *r = c->rep;
-    char slot[96];
+    const uint32_t me = t->thread_idx.x;
     if (r) r->shared_accesses++;
-    if (!write) {
-        if (!s->wphase) {
-            if (r) r->uninit_reads++;
-            slot_name(c, off, slot, sizeof slot);
-            note(c, 1, "block %u thread %u: read of uninitialised shared memory %s (phase %u)", t->block_idx.x, me, slot,
-                 c->phase);
-        } else if (s->wphase == ph && s->writer != me) {
-            if (r) r->races++;
-            slot_name(c, off, slot, sizeof slot);
-            note(c, 0, "block %u phase %u: thread %u reads %s written by thread %u with no barrier between (read after write)",
-                 t->block_idx.x, c->phase, me, slot, s->writer);
-        }
-        if (s->rphase == ph && s->reader != me) s->reader = MANY;
-        else if (s->rphase != ph) s->rphase = ph, s->reader = me;
-        return;
+    if (i < 0 || (uint64_t)i >= d->bytes / 4) {
+        if (r) r->outside++;
+        note(c, K_OUTSIDE, "block %u phase %u: thread %u %s %s[%lld], outside the array (%zu elements; not made%s)",
+             t->block_idx.x, c->phase, me, write ? "writes" : "reads", d->name, (long long)i, d->bytes / 4,
+             write ? "" : ", it reads 0");
+        return 0;
     }
-    const int waw = s->wphase == ph && s->writer != me, war = s->rphase == ph && s->reader != me;
-    if (waw || war) {
-        if (r) r->races++;
-        slot_name(c, off, slot, sizeof slot);
-        if (waw)
-            note(c, 0, "block %u phase %u: threads %u and %u both write %s with no barrier between (write after write)",
-                 t->block_idx.x, c->phase, s->writer, me, slot);
-        else if (s->reader == MANY)
-            note(c, 0, "block %u phase %u: thread %u writes %s that other threads read with no barrier between (write after read)",
-                 t->block_idx.x, c->phase, me, slot);
-        else
-            note(c, 0, "block %u phase %u: thread %u writes %s that thread %u read with no barrier between (write after read)",
-                 t->block_idx.x, c->phase, me, slot, s->reader);
-    }
-    s->wphase = ph, s->writer = me;
+    const size_t off = d->off + (size_t)i * 4;
+    ks_hazard *h = &c->sh[off / 4];
+    if (h->phase != c->phase + 1) c->touched[c->ntouched++] = (uint16_t)(off / 4); /* first touch this phase */
+    if (!ks_hazard_access(h, c->phase, me, write, c->seq++) || !r) return 1;
+    r->races++;
+    char slot[96];
+    slot_name(c, off, slot, sizeof slot);
+    if (!write)
+        note(c, K_RACE, "block %u phase %u: thread %u reads %s written by thread %u with no barrier between (read after write)",
+             t->block_idx.x, c->phase, me, slot, h->writer);
+    else if (h->writer != me)
+        note(c, K_RACE, "block %u phase %u: threads %u and %u both write %s with no barrier between (write after write)",
+             t->block_idx.x, c->phase, h->writer, me, slot);
+    else
+        note(c, K_RACE, "block %u phase %u: thread %u writes %s that thread %u read with no barrier between (write after read)",
+             t->block_idx.x, c->phase, me, slot, h->first);
+    return 1;
 }
 
-/* "0-15, 32" for the threads in state `st` (at `line` when line >= 0) */
+/* The end of a phase: every slot's uninitialised reads counted, the earliest noted. */
+static void close_phase(coop *c)
+{
+    uint64_t best = UINT64_MAX;
+    uint32_t who = 0;
+    size_t where = 0;
+    for (int k = 0; k < c->ntouched; ++k) {
+        const size_t w = c->touched[k];
+        uint32_t th;
+        uint64_t at;
+        if (!ks_hazard_close(&c->sh[w], &th, &at)) continue;
+        if (c->rep) c->rep->uninit_reads++;
+        if (at < best) best = at, who = th, where = w * 4;
+    }
+    c->ntouched = 0;
+    if (best == UINT64_MAX) return;
+    char slot[96];
+    slot_name(c, where, slot, sizeof slot);
+    note(c, K_UNINIT, "block %u thread %u: read of uninitialised shared memory %s (phase %u)", c->block, who, slot,
+         c->phase);
+}
+
+/* "0-15, 32" for the threads in state `st` (at `line` when line >= 0); a list too long
+ * for buf ends "... and N more" (N threads left out) */
 static void thread_list(const coop *c, int st, int line, char *buf, size_t n)
 {
     size_t len = 0;
+    int more = 0;
     buf[0] = 0;
-    for (int a = 0; a < c->n && len + 24 < n; ++a) {
+    for (int a = 0; a < c->n; ++a) {
         if (c->f[a].state != st || (line >= 0 && c->f[a].line != line)) continue;
         int b = a;
         while (b + 1 < c->n && c->f[b + 1].state == st && (line < 0 || c->f[b + 1].line == line)) ++b;
-        len += (size_t)snprintf(buf + len, n - len, len ? ", %d" : "%d", a);
-        if (b > a) len += (size_t)snprintf(buf + len, n - len, "-%d", b);
+        if (len + 32 < n) {
+            len += (size_t)snprintf(buf + len, n - len, len ? ", %d" : "%d", a);
+            if (b > a) len += (size_t)snprintf(buf + len, n - len, "-%d", b);
+        } else {
+            more += b - a + 1;
+        }
         a = b;
     }
+    if (more) snprintf(buf + len, n - len, " ... and %d more", more);
 }
 
 /* Every unfinished thread waits: checks they all wait at one barrier and none finished. */
@@ -253,22 +281,23 @@ static void pass_barrier(coop *c, uint32_t block)
         else if (c->f[th].line != c->f[first].line && other < 0) other = th;
     }
     if (done || other >= 0) {
-        char in[96], out[96];
+        char in[64], out[64];
         const int line = c->f[first].line;
         if (c->rep) c->rep->divergent_barriers++;
         thread_list(c, WAITING, line, in, sizeof in);
         if (other >= 0) {
             thread_list(c, WAITING, c->f[other].line, out, sizeof out);
-            note(c, 2, "block %u phase %u: divergent barrier: threads %s wait at line %d, threads %s at line %d", block,
+            note(c, K_BARRIER, "block %u phase %u: divergent barrier: threads %s wait at line %d, threads %s at line %d", block,
                  c->phase, in, line, out, c->f[other].line);
         } else {
             thread_list(c, DONE, -1, out, sizeof out);
-            note(c, 2, "block %u phase %u: divergent barrier: the barrier at line %d is reached by threads %s only; threads %s finished",
+            note(c, K_BARRIER, "block %u phase %u: divergent barrier: the barrier at line %d is reached only by threads %s; threads %s finished",
                  block, c->phase, line, in, out);
         }
     }
     for (int th = 0; th < c->n; ++th)
         if (c->f[th].state == WAITING) c->f[th].state = RUNNABLE;
+    close_phase(c);
     c->phase++;
 }
 
@@ -276,7 +305,9 @@ static void run_block(coop *c, const ks_thread *base, uint32_t b)
 {
     memset(c->arena, 0xff, c->used);
     memset(c->sh, 0, (c->used + 3) / 4 * sizeof *c->sh);
+    c->ntouched = 0;
     c->phase = 0;
+    c->block = b;
     for (int th = 0; th < c->n; ++th) {
         c->t[th] = *base;
         c->t[th].block_idx.x = b;
@@ -286,7 +317,7 @@ static void run_block(coop *c, const ks_thread *base, uint32_t b)
         f->line = 0;
         if (getcontext(&f->ctx) != 0) fatal("getcontext failed");
         f->ctx.uc_stack.ss_sp = stack_of(c, th);
-        f->ctx.uc_stack.ss_size = STACK_BYTES;
+        f->ctx.uc_stack.ss_size = c->stacks.stack;
         f->ctx.uc_link = NULL;
         makecontext(&f->ctx, fiber_entry, 0);
     }
@@ -295,7 +326,10 @@ static void run_block(coop *c, const ks_thread *base, uint32_t b)
         for (int th = 0; th < c->n; ++th)
             if (c->f[th].state == RUNNABLE) resume(c, th);
         for (int th = 0; th < c->n; ++th) waiting += c->f[th].state == WAITING;
-        if (!waiting) return;
+        if (!waiting) {
+            close_phase(c);
+            return;
+        }
         pass_barrier(c, b);
     }
 }
@@ -313,17 +347,10 @@ int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void
     c->body = body;
     c->args = args;
     c->rep = rep;
-    c->page = (size_t)sysconf(_SC_PAGESIZE);
-    c->stride = STACK_BYTES + c->page;
     c->f = calloc((size_t)threads, sizeof *c->f);
     c->t = calloc((size_t)threads, sizeof *c->t);
-    void *m = mmap(NULL, c->stride * (size_t)threads, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    c->stacks = m == MAP_FAILED ? NULL : m;
-    int rc = KS_OK;
-    if (!c->f || !c->t || !c->stacks) rc = ks_fail(KS_ENOMEM, "out of memory for %d fiber stacks", threads);
-    for (int th = 0; !rc && th < threads; ++th) /* a guard page below each stack */
-        if (mprotect(c->stacks + (size_t)th * c->stride, c->page, PROT_NONE) != 0)
-            rc = ks_fail(KS_ENOMEM, "cannot protect the fiber stacks' guard pages");
+    int rc = c->f && c->t ? KS_OK : ks_fail(KS_ENOMEM, "out of memory for %d fibers", threads);
+    if (!rc) rc = ks_sim_stacks_open(&c->stacks, threads);
     if (!rc) {
         ks_thread base;
         ks_sim_thread_init(&base, blocks, threads, sink);
@@ -334,20 +361,30 @@ int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void
         }
         g_coop = NULL;
     }
-    if (c->stacks) munmap(c->stacks, c->stride * (size_t)threads);
+    ks_sim_stacks_close(&c->stacks);
     free(c->f);
     free(c->t);
     free(c);
     return rc;
 }
 
+static _Thread_local int g_quiet; /* ks_sim_quiet_warnings */
+
+int ks_sim_quiet_warnings(int on)
+{
+    const int was = g_quiet;
+    g_quiet = on;
+    return was;
+}
+
 uint64_t ks_sim_report_warn(const ks_sim_report *rep, const char *what)
 {
-    const uint64_t n[3] = {rep->races, rep->uninit_reads, rep->divergent_barriers};
-    const char *kind[3] = {"shared-memory races", "reads of uninitialised shared memory", "divergent barriers"};
-    for (int k = 0; k < 3; ++k)
+    const uint64_t n[4] = {rep->races, rep->uninit_reads, rep->divergent_barriers, rep->outside};
+    const char *kind[4] = {"shared-memory races", "reads of uninitialised shared memory", "divergent barriers",
+                           "shared accesses outside their array"};
+    for (int k = 0; k < 4 && !g_quiet; ++k)
         if (n[k])
             fprintf(stderr, "kscope: warning: %s: %llu %s; first: %s\n", what, (unsigned long long)n[k], kind[k],
                     rep->first[k]);
-    return n[0] + n[1] + n[2];
+    return n[0] + n[1] + n[2] + n[3];
 }

@@ -44,6 +44,11 @@ static int sizes(ks_run *r, ks_gemm_tiled_args *a)
 {
     const ks_dim_bind ab[] = {{.dim = 0, .param = P_M}, {.dim = 1, .param = P_K}};
     const ks_dim_bind bb[] = {{.dim = 0, .param = P_K}, {.dim = 1, .param = P_N}};
+    const ks_tensor *ta = &r->tensor[KS_GT_T_A], *tb = &r->tensor[KS_GT_T_B];
+    /* both given: say which sizes disagree, not which shape one of them "must" have */
+    if (r->given[KS_GT_T_A] && r->given[KS_GT_T_B] && ta->ndim == 2 && tb->ndim == 2 && ta->shape[1] != tb->shape[0])
+        return ks_fail(KS_EINVAL, "a has K = %lld columns but b has %lld rows (a is (M, K), b is (K, N))",
+                       (long long)ta->shape[1], (long long)tb->shape[0]);
     int rc = ks_run_take(r, KS_GT_T_A, 2, ab, KS_COUNT(ab));
     if (rc || (rc = ks_run_take(r, KS_GT_T_B, 2, bb, KS_COUNT(bb)))) return rc;
     *a = (ks_gemm_tiled_args){

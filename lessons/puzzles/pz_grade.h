@@ -24,8 +24,11 @@ typedef struct pz_paths {
 void pz_locate(pz_paths *p);
 
 /* Compiles src into the shared object so (cc -shared -fPIC; $KSCOPE_CC for another
- * compiler); the compiler's messages go to stderr. KS_OK, or KS_EINVAL with one line. */
+ * compiler command, split at spaces, no shell), stopped after $KSCOPE_CC_TIMEOUT seconds
+ * (default 60); the compiler's messages go to stderr. KS_OK, or KS_EINVAL with one line.
+ * pz_build_interrupt (async-signal-safe) kills a compile in progress. */
 int pz_build(const pz_paths *p, const char *src, const char *so);
+void pz_build_interrupt(void);
 
 /* In a child process (a crash or an endless loop of the student's code cannot take
  * kscope down): loads so, runs its NAME_kernel once per thread of the spec's launch on

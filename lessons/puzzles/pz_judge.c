@@ -77,6 +77,15 @@ static void check_accesses(const ks_trace *tr, const pz_view *vw, pz_verdict *v)
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = &tr->events[i];
         if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) continue;
+        /* a shared index outside its KS_SHARED array: recorded at offset -1 (ks_shared.h) */
+        if (bounds->ok && pz_is_shared(e) && e->u.access.offset < 0) {
+            who(by, sizeof by, e);
+            snprintf(bounds->detail, sizeof bounds->detail,
+                     "%s %s element %d of shared array %d (the KS_SHARED arrays are numbered in first-use order from 0), "
+                     "outside it: a shared index is off by one or unguarded",
+                     by, e->kind == KS_EV_READ ? "read" : "wrote", e->u.access.x, e->u.access.plane);
+            fail(bounds, e->index);
+        }
         for (int k = 0; k < 3; ++k) {
             if (vw[k].tensor != e->tensor) continue;
             element(el, sizeof el, names[k], &vw[k], &e->u.access);

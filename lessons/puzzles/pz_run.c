@@ -18,8 +18,11 @@
 
 enum { PZ_TIMEOUT_S = 10, PZ_MAX_ELEMS = 64 };
 enum { PZ_SITE_WORK = 0 };
-/* the child's exit codes, told apart by the parent */
+/* the child's exit codes, told apart by the parent; a run that ends well also says
+ * PZ_DONE on the pipe once its trace is written, so a body that calls exit(0) itself is
+ * not taken for a finished run */
 enum { PZ_CHILD_OK = 0, PZ_CHILD_LOAD = 3, PZ_CHILD_NOFN = 4, PZ_CHILD_TRACE = 5 };
+static const char PZ_DONE[] = "\001kscope-puzzle-run-done";
 
 typedef void (*pz_kernel)(ks_thread *t, const pz_args *p);
 
@@ -128,6 +131,7 @@ static int child(const pz_spec *s, const char *so, const char *trace_path, int f
     if (!rc) rc = ks_user_write(&d, s->threads, s->blocks, sink, "sim", trace_path);
     ks_host_sink_free(sink);
     if (rc) dprintf(fd, "%s", ks_error_message());
+    else dprintf(fd, "%s", PZ_DONE);
     return rc ? PZ_CHILD_TRACE : PZ_CHILD_OK;
 }
 
@@ -148,7 +152,9 @@ int pz_run(const pz_spec *s, const char *so, const char *trace_path)
     }
     if (pid == 0) {
         close(fds[0]);
-        _exit(child(s, so, trace_path, fds[1]));
+        const int code = child(s, so, trace_path, fds[1]);
+        fflush(NULL); /* what the body printed, when stdout is a file or a pipe */
+        _exit(code);
     }
     close(fds[1]);
     size_t got = 0;
@@ -167,7 +173,11 @@ int pz_run(const pz_spec *s, const char *so, const char *trace_path)
         return ks_fail(KS_EINVAL, "%s_kernel crashed (%s): an access through ->data outside an array? "
                        "pz_load / pz_store check the bounds", s->name, strsignal(WTERMSIG(status)));
     switch (WEXITSTATUS(status)) {
-    case PZ_CHILD_OK: return KS_OK;
+    case PZ_CHILD_OK:
+        if (!strcmp(why, PZ_DONE)) return KS_OK;
+        remove(trace_path); /* whatever it left is no trace of a finished run */
+        return ks_fail(KS_EINVAL, "%s_kernel ended the run itself (exit() or _exit() in the body?) before its trace "
+                       "was written", s->name);
     case PZ_CHILD_NOFN:
         return ks_fail(KS_EINVAL, "the file has no function %s_kernel (keep the stub's name and signature)",
                        s->name);

@@ -1,5 +1,5 @@
-/* axis_sum, wrong: the tree's barrier sits inside the if, so only some threads reach it.
- * expect: FAIL every barrier reached by every thread: divergent barrier: block 0 thread 1 passes 3 barriers, thread 0 passes 4
+/* axis_sum, wrong: the tree's barrier sits inside the if, so only some threads reach it (4-7 miss the first: the earliest).
+ * expect: FAIL every barrier reached by every thread: divergent barrier: block 0 thread 4 passes 1 barriers, thread 0 passes 4; thread 4 never reaches the one at line 17 (phase 1)
  * expect: inside an if? */
 #include "puzzle.h"
 

@@ -1,6 +1,6 @@
 /* dot, wrong: thread 0 adds the products before the others have stored theirs.
- * expect: FAIL no shared-memory race: shared race: read of shared (plane 0, y 0, x 1) in phase 0, which thread 1 writes
- * expect: (thread 0 of block 0, work item 0)
+ * expect: FAIL no shared-memory race: shared race: write of shared (plane 0, y 0, x 1) in phase 0, which thread 0 reads with no barrier between (write after read)
+ * expect: (thread 1 of block 0, work item 1)
  * expect: nan, want 55 (written last by work item 0) */
 #include "puzzle.h"
 
