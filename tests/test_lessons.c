@@ -502,7 +502,8 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     ck_assert_ptr_nonnull(strstr(out, "[run 'padded': the lesson's parameters with --padding 1]"));
     /* step 2's check renders in its run: 3, not the lesson's 6 */
     ck_assert_int_eq(lesson("--check runs.json"), 0);
-    /* slides: a step of another run is narration only, saying so */
+    /* slides: a step of another run shows that run's trace (its own events and tensors),
+     * and its first line says which run it is */
     static ls_lesson L;
     static ls_session S;
     char path[256];
@@ -516,8 +517,13 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     vw_slide *sl;
     ck_assert_int_eq(ls_slides_make(&S, &sl), 5);
     ck_assert_uint_ne(sl[0].event, VW_NONE);
-    ck_assert_uint_eq(sl[1].event, VW_NONE);
-    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'strided' (--stride 2,1): not the trace shown here"));
+    ck_assert_ptr_eq(sl[0].trace, &S.tr);
+    ck_assert_ptr_eq(sl[1].trace, &ls_run_session(&S, 1)->tr);
+    ck_assert_ptr_eq(sl[1].index, &ls_run_session(&S, 1)->idx);
+    ck_assert_int_eq(sl[1].run, 1);
+    ck_assert_ptr_eq(sl[4].trace, &ls_step_session(&S, 4)->tr);
+    ck_assert_uint_lt(sl[1].event, ls_run_session(&S, 1)->tr.nevents);
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'strided': the lesson's parameters with --stride 2,1]\n"));
     ck_assert_ptr_nonnull(strstr(sl[1].text, "B stride 2x1 items 3"));
     ck_assert_ptr_null(strstr(sl[2].text, "[run"));
     ls_slides_free(sl, 5);
@@ -836,7 +842,8 @@ START_TEST(a_run_can_be_a_recorded_trace)
     ck_assert(ls_run_session(&S, 1)->recorded && !S.recorded);
     vw_slide *sl;
     ck_assert_int_eq(ls_slides_make(&S, &sl), 2);
-    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'rec' (the recorded trace rec.kst): not the trace shown here"));
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'rec': the recorded trace rec.kst]\n"));
+    ck_assert_ptr_eq(sl[1].trace, &ls_run_session(&S, 1)->tr);
     ls_slides_free(sl, 2);
     ls_session_close(&S);
     ls_free(&L);

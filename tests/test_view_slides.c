@@ -265,6 +265,76 @@ START_TEST(a_short_decomposition_panel_keeps_the_focused_event)
 }
 END_TEST
 
+/* A checksum (FNV-1a) of the frame's rows y0 .. y1 - 1: the heatmaps, grid and
+ * decomposition panels between the title bar and the narration band. */
+static uint64_t rows_sum(SDL_Surface *surf, int y0, int y1)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < surf->w; ++x) h = (h ^ vf_at(surf, x, y)) * 1099511628211ull;
+    return h;
+}
+
+/* lessons 11 and 12: a slide about another run shows that run's trace. Stepping through
+ * the slides in one window (as PageDown and --frames do), the state's trace is the
+ * slide's run's, each panel header names the shape its tensor has in that run, the upper
+ * area of a slide of another run matches no slide of the lesson's own run, and it is the
+ * same picture a window opened on that slide draws (no texture of the last run kept). */
+START_TEST(slides_of_another_run_show_that_run)
+{
+    static const char *const names[] = {"11", "12"};
+    for (int l = 0; l < 2; ++l) {
+        open_lesson(names[l]);
+        vf_frame f;
+        vw_state st;
+        uint64_t sum[LS_MAX_STEPS];
+        int others = 0;
+        draw_slide(&f, &st, 1280, 960, vw_text_px(1280, 960), 0, 0);
+        const int y0 = f.L.input.y, y1 = f.L.story.y;
+        for (int k = 0; k < nslides; ++k) {
+            vw_story_show(&st, k);
+            vf_draw(&f, &st);
+            const ls_session *run = ls_step_session(&ses, k);
+            ck_assert_ptr_eq(st.tr, &run->tr);
+            ck_assert_ptr_eq(st.idx, &run->idx);
+            ck_assert_int_eq(slides[k].run, les.steps[k].run);
+            for (int p = 0; p < 2; ++p) {
+                const int t = st.panel[p].tensor;
+                if (t < 0) continue;
+                const ks_tensor *ten = &run->tr.tensors[t];
+                char head[VW_LINE_LEN], shape[128] = "(";
+                for (int d = 0; d < ten->ndim; ++d)
+                    snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", d ? ", " : "",
+                             (long long)ten->shape[d]);
+                strcat(shape, ")");
+                vw_describe_panel(&st, p, 0, 0, head, sizeof head);
+                ck_assert_msg(strstr(head, ten->name) && strstr(head, shape), "lesson %s slide %d: header '%s', want %s %s",
+                              names[l], k + 1, head, ten->name, shape);
+            }
+            sum[k] = rows_sum(f.surf, y0, y1);
+            if (!slides[k].run) continue;
+            others++;
+            vf_frame g;
+            vw_state fresh;
+            draw_slide(&g, &fresh, 1280, 960, vw_text_px(1280, 960), k, 0);
+            ck_assert_msg(rows_sum(g.surf, y0, y1) == sum[k], "lesson %s slide %d: drawn after slide %d it differs",
+                          names[l], k + 1, k);
+            vw_state_free(&fresh);
+            vf_close(&g);
+        }
+        for (int k = 0; k < nslides; ++k)
+            for (int j = 0; j < nslides; ++j)
+                ck_assert_msg(!slides[k].run || slides[j].run || sum[k] != sum[j],
+                              "lesson %s: slide %d (run %d) shows what slide %d (the lesson's run) shows", names[l],
+                              k + 1, slides[k].run, j + 1);
+        ck_assert_int_ge(others, 3);
+        vw_state_free(&st);
+        vf_close(&f);
+        close_lesson();
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -274,6 +344,7 @@ int main(void)
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);
+    tcase_add_test(tc, slides_of_another_run_show_that_run);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -43,27 +43,22 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->title = dup_text(text);
         ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err);
         if (st->run) {
-            /* the viewer shows the trace of the lesson's own run: a step about another run
-             * is narration only, and says which run it is about */
-            char flags[600];
-            if (L->runs[st->run].trace || L->runs[st->run].op) ls_run_describe(L, st->run, flags, sizeof flags);
-            else ls_run_flags(L, st->run, flags, sizeof flags);
-            snprintf(text, sizeof text, "[run '%s' (%s): not the trace shown here; the terminal player, kscope lesson %s, draws it]\n%.3000s",
-                     L->runs[st->run].name, flags[0] ? flags : "no change", L->id, buf);
+            /* a step about another run shows that run's trace; the first line says which */
+            char what[600];
+            ls_run_describe(L, st->run, what, sizeof what);
+            snprintf(text, sizeof text, "[run '%s': %s]\n%.3000s", L->runs[st->run].name, what, buf);
             v->text = dup_text(text);
-            v->event = VW_NONE;
-            v->look_tensor = -1;
-            v->panel[0] = v->panel[1] = -1;
-            v->mode = -1;
-        } else {
+        } else
             v->text = dup_text(buf);
-            v->event = c.event;
-            v->look_tensor = c.elem_tensor;
-            v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
-            v->look_writes = c.elem_writes;
-            for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
-            v->mode = mode_of(st->mode);
-        }
+        v->trace = &S->tr;
+        v->index = &S->idx;
+        v->run = st->run;
+        v->event = c.event;
+        v->look_tensor = c.elem_tensor;
+        v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
+        v->look_writes = c.elem_writes;
+        for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
+        v->mode = mode_of(st->mode);
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
@@ -87,13 +82,13 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             v->answer = dup_text(text);
             /* the cell asked about: a cell question's access on its tensor (or at its
              * tap), the element a focus names (its writer or first reader), else the
-             * focused access; only when this slide shows the lesson's run */
+             * focused access */
             const ls_ctx *el = qc.elem_tensor >= 0 ? &qc : c.elem_tensor >= 0 && qc.item == c.item ? &c : NULL;
             uint32_t ev = el && el->nhits ? el->hits[0] : qc.event;
             if (q->kind == LS_Q_CELL) ev = qc.event;
             if (q->kind == LS_Q_CELL && q->tensor[0])
                 ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
-            if (!st->run && (q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE &&
+            if ((q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE &&
                 ev < S->tr.nevents && S->tr.events[ev].kind != KS_EV_WORK) {
                 v->has_answer_cell = 1;
                 v->answer_event = ev;
