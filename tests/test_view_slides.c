@@ -2,6 +2,7 @@
  * (measured ink of a rendered line), titles that wrap instead of being cut at 1024x768,
  * the asked cell outlined on answer slides. Lessons render in process (ls_slides_make),
  * as kscope lesson --frames does, without writing PNGs. */
+#include <math.h>
 #include <string.h>
 
 #include "../lessons/engine/ls_lesson.h"
@@ -265,6 +266,78 @@ START_TEST(a_short_decomposition_panel_keeps_the_focused_event)
 }
 END_TEST
 
+/* The decomposition panel's line for field `name` ("  grid_h = ..."), or NULL. */
+static const char *field_line(const vw_lines *lines, const char *name)
+{
+    for (int i = 0; i < lines->n; ++i) {
+        const char *t = lines->text[i];
+        while (*t == ' ') t++;
+        if (!strncmp(t, name, strlen(name)) && t[strlen(name)] == ' ') return lines->text[i];
+    }
+    return NULL;
+}
+
+/* Opens DIR/NAME.kst, written by `kscope run OP ARGS --trace`, focused on work item `index`,
+ * and its decomposition panel's lines. */
+static void open_run(const char *op, const char *args, int64_t index, vw_state *st, vw_lines *lines)
+{
+    char cmd[1024], kst[300], go[64];
+    snprintf(kst, sizeof kst, "%s/%s.kst", dir, op);
+    snprintf(cmd, sizeof cmd, "%s run %s %s --trace %s --quiet > /dev/null", KS_CLI, op, args, kst);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    vw_state_init(st, &tr, &idx);
+    snprintf(go, sizeof go, "index=%lld", (long long)index);
+    ck_assert_int_eq(vw_goto(st, go), KS_OK);
+    vw_describe_focus(st, lines, VW_MAX_LINES);
+}
+
+static double tensor_at(const char *name, int64_t i)
+{
+    const int t = ks_trace_tensor(&tr, name);
+    ck_assert_int_ge(t, 0);
+    return ((const float *)tr.tensors[t].data)[i];
+}
+
+/* the viewer's decomposition panel works every derived field out with its inputs'
+ * values, as `kscope step` does: RoIAlign's box (y1 from the stored roi), bin and grid
+ * sizes; patchify's centre y from coords and the row i = floor(y) + ii - R, checked here
+ * against the tensors the trace stores */
+START_TEST(decomposition_panel_works_fields_out_with_values)
+{
+    static vw_lines lines;
+    vw_state st;
+    make_dir();
+    /* roi_align, 3x3 bins, spatial scale 0.5, seed 7: work item 13 is roi n = 13 / 9 = 1 */
+    open_run("roi_align", "--output-size 3,3 --spatial-scale 0.5 --pattern random --seed 7", 13, &st, &lines);
+    for (int i = 0; i < lines.n; ++i) ck_assert_msg(!strstr(lines.text[i], "sampling_ratio = sampling_ratio"), "%s", lines.text[i]);
+    const double r2 = tensor_at("rois", 1 * 5 + 2), r4 = tensor_at("rois", 1 * 5 + 4);
+    const double y1 = r2 * 0.5 - 0.5, roi_h = r4 * 0.5 - 0.5 - y1;
+    const char *l = field_line(&lines, "y1"), *g = field_line(&lines, "grid_h");
+    ck_assert_msg(l && g, "no y1 / grid_h line");
+    double a, b, got, v;
+    ck_assert_msg(sscanf(strstr(l, "] * spatial_scale - 0.5 = ") + 26, "%lf * 0.5 - 0.5 = %lf", &a, &got) == 2, "%s", l);
+    ck_assert_msg(fabs(a - r2) < 1e-3 * fabs(r2) + 1e-3 && fabs(got - y1) < 1e-3 * fabs(y1) + 1e-3, "%s (roi y %g)", l, r2);
+    ck_assert_msg(sscanf(strstr(strstr(g, "= ceil(") + 1, "= ceil(") + 7, "%lf / %lf) = %lf", &a, &b, &v) == 3, "%s", g);
+    ck_assert_msg(fabs(a - roi_h) < 2e-3 * roi_h && b == 3 && v == ceil(roi_h / 3), "%s (roi_h %g)", g, roi_h);
+    vw_state_free(&st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+    /* patchify, radius 2, seed 11: a patch is (2R + 2)^2 = 36 taps, so work item 21 is
+     * patch m = 0, (jj, ii) = (21 / 6, 21 % 6) = (3, 3) */
+    open_run("patchify", "--radius 2 --pattern random --seed 11", 21, &st, &lines);
+    const double y = tensor_at("coords", 1);
+    l = field_line(&lines, "i");
+    ck_assert_msg(l && sscanf(strstr(strstr(l, "= floor(") + 1, "= floor(") + 8, "%lf) + %lf - %lf = %lf", &a, &b, &got, &v) == 4, "%s", l ? l : "no i line");
+    ck_assert_msg(fabs(a - y) < 1e-3 * fabs(y) + 1e-3 && b == 3 && got == 2 && v == floor(y) + 3 - 2, "%s (y %g)", l, y);
+    vw_state_free(&st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+    remove_dir();
+}
+END_TEST
+
 /* A checksum (FNV-1a) of the frame's rows y0 .. y1 - 1: the heatmaps, grid and
  * decomposition panels between the title bar and the narration band. */
 static uint64_t rows_sum(SDL_Surface *surf, int y0, int y1)
@@ -345,6 +418,7 @@ int main(void)
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);
     tcase_add_test(tc, slides_of_another_run_show_that_run);
+    tcase_add_test(tc, decomposition_panel_works_fields_out_with_values);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }
