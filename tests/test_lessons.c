@@ -1004,10 +1004,11 @@ START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
         const char *text;
     } cases[] = {{.v = 10.125f, .text = "10.125"}, {.v = 6.375f, .text = "6.375"}, {.v = 0.1f, .text = "0.1"},
                  {.v = -2.5f, .text = "-2.5"},    {.v = 3.0f, .text = "3"},       {.v = 0.73645231f, .text = "0.7365"},
-                 {.v = 1234.5678f, .text = "1235"}};
+                 {.v = 1234.5678f, .text = "1235"}, {.v = 10.0f, .text = "10"},
+                 {.v = -300.0f, .text = "-300"},  {.v = 1e6f, .text = "1000000"}};
     char buf[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        ls_format_value(buf, sizeof buf, cases[i].v, 4);
+        ls_format_value(buf, sizeof buf, cases[i].v);
         ck_assert_str_eq(buf, cases[i].text);
         ck_assert(ls_number_matches(buf, cases[i].v)); /* what is printed is accepted */
     }

@@ -222,10 +222,11 @@ int ls_answer_printed(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, in
 int ls_question_predicts(const ls_session *S, const ls_step *st, const ls_ctx *c, const ls_ctx *qc, int printed);
 void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep);
 
-/* A value as the players print it: the shortest text that reads back as the same float
- * when that has at most KS_EXACT_DIGITS (trace/step.h) significant digits (10.125, 6.375,
- * 0.1: such values print exactly); otherwise rounded to max_sig significant digits. */
-void ls_format_value(char *buf, size_t n, double v, int max_sig);
+/* A value as the players print it, as `kscope step` does (ks_format_real, trace/step.h):
+ * whole numbers whole (10, not 1e+01), the shortest text that reads back as the same
+ * float when that has at most KS_EXACT_DIGITS significant digits (10.125, 6.375, 0.1:
+ * such values print exactly), otherwise rounded to 4 significant digits. */
+void ls_format_value(char *buf, size_t n, double v);
 /* A typed number is right when it equals the truth, or, for a truth the drawings print
  * rounded (to 4 significant digits), when it is within half a unit of that 4th digit:
  * what a student reads off the drawing counts. */

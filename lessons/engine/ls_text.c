@@ -105,7 +105,7 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
 static void fmt_value(char *buf, size_t n, double v, int integral)
 {
     if (integral) snprintf(buf, n, "%lld", (long long)v);
-    else ls_format_value(buf, n, v, 4);
+    else ls_format_value(buf, n, v);
 }
 
 /* Plane `plane` of tensor t as a grid: [v] a cell the focused item touched, <v> the
