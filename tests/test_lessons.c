@@ -1444,7 +1444,15 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"04", 4, VW_MODE_VALUES, "weight", "columns"}, {"04", 8, VW_MODE_READS, "weight", "columns"},
                 {"05", 3, VW_MODE_VALUES, "offset", "input"},   {"05", 5, VW_MODE_READS, "input", "columns"},
                 {"05", 6, VW_MODE_WEIGHTS, "input", "columns"}, {"07", 1, VW_MODE_VALUES, "input", "output"},
-                {"07", 4, VW_MODE_READS, "patches", "output"},  {"07", 6, VW_MODE_WEIGHTS, "patches", "output"}};
+                {"07", 4, VW_MODE_READS, "patches", "output"},  {"07", 6, VW_MODE_WEIGHTS, "patches", "output"},
+                /* sparse pairs per site, sectors per request, as lessons 08 and 10 say */
+                {"08", 7, VW_MODE_VISITS, "in_sites", "out_sites"},   {"08", 10, VW_MODE_VALUES, NULL, NULL},
+                {"08", 18, VW_MODE_VISITS, "in_sites", "out_sites"},  {"10", 3, VW_MODE_SECTORS, "input", "columns"},
+                {"10", 7, VW_MODE_SECTORS, "input", "columns"},       {"10", 13, VW_MODE_SECTORS, "input", "patches"}};
+    /* every viewer mode has its lesson name, and no other name is one */
+    for (int m = 0; m < VW_NMODES; ++m) ck_assert_int_eq(ls_mode_number(vw_mode_name((vw_mode)m)), m);
+    ck_assert_int_eq(ls_mode_number("visit"), -1);
+    ck_assert_int_eq(ls_mode_number("heat"), -1);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         static ls_lesson L;
         static ls_session S;
@@ -1456,8 +1464,10 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         vw_story_set(&st, sl, n);
         for (int k = 0; k < want[i].step; ++k) vw_story_show(&st, k); /* modes and panels carry over */
         ck_assert_msg(st.mode == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step, st.mode);
-        ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, want[i].panel0));
-        ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(&S.tr, want[i].panel1));
+        const ks_trace *shown = &ls_step_session(&S, want[i].step - 1)->tr; /* the step's run */
+        ck_assert_ptr_eq(st.tr, shown);
+        for (int p = 0; p < 2 && want[i].panel0; ++p) /* NULL: the panels follow the focus */
+            ck_assert_int_eq(st.panel[p].tensor, ks_trace_tensor(shown, p ? want[i].panel1 : want[i].panel0));
         if (!strcmp(want[i].lesson, "04") && want[i].step == 8) {
             /* the reuse the step describes: each weight read once per output position (4x4),
              * each columns entry once per filter (2) */

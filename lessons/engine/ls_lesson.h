@@ -75,7 +75,7 @@ typedef struct ls_step {
     const char *show[LS_MAX_SHOW]; /* text player: tensor names, "decomposition", "events", "launch", "threads" */
     int nshow;
     const char *panels[2]; /* viewer: tensors of the two heatmaps (NULL: keep) */
-    const char *mode;      /* viewer: values | reads | weights | writes (NULL: keep) */
+    const char *mode;      /* viewer: values | reads | weights | writes | visits | sectors (NULL: keep) */
     int run;               /* which of the lesson's runs the step looks at (0: its own) */
     ls_question q;
 } ls_step;
@@ -232,6 +232,10 @@ void ls_format_value(char *buf, size_t n, double v);
  * what a student reads off the drawing counts. */
 int ls_number_matches(const char *typed, double truth);
 
+
+/* A step's viewer mode by name: its vw_mode number (values 0, reads, weights, writes,
+ * visits, sectors 5), or -1 for another name (ls_slides.c). */
+int ls_mode_number(const char *name);
 
 /* Text player. auto_answer: answer every question correctly and never wait. Otherwise
  * answers are read from `in` (a wrong one gets the explanation and a second try); when

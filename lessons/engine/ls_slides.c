@@ -14,10 +14,11 @@ static char *dup_text(const char *s)
     return p;
 }
 
-static int mode_of(const char *name)
+int ls_mode_number(const char *name)
 {
-    static const char *const names[] = {"values", "reads", "weights", "writes"};
-    for (int i = 0; name && i < 4; ++i)
+    /* in vw_mode's order (viewer/vw_state.h) */
+    static const char *const names[] = {"values", "reads", "weights", "writes", "visits", "sectors"};
+    for (int i = 0; name && i < (int)(sizeof names / sizeof names[0]); ++i)
         if (!strcmp(name, names[i])) return i;
     return -1;
 }
@@ -58,7 +59,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
         v->look_writes = c.elem_writes;
         for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
-        v->mode = mode_of(st->mode);
+        v->mode = ls_mode_number(st->mode);
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
