@@ -1429,6 +1429,49 @@ START_TEST(slides_focus_what_the_steps_say)
 }
 END_TEST
 
+/* Lesson 01's slides that show "threads" carry the thread -> indices table (the viewer's
+ * grid cells of a 2 x 4 launch are too thin to read on a projector): every thread's
+ * indices, worked out here from the launch (g, g + grid, ... below n), the focused
+ * thread marked. Its words about the loop's cost match the kernel: im2col walks the
+ * digits (ks_walk_step), it does not divide per item. */
+START_TEST(lesson01_slides_show_the_thread_table)
+{
+    static ls_lesson L;
+    static ls_session S;
+    open_lesson("01", &L, &S);
+    vw_slide *sl;
+    const int n = ls_slides_make(&S, &sl);
+    const int64_t grid = S.tr.blocks * S.tr.threads, items = S.tr.work_items;
+    ck_assert_int_eq((int)grid, 8);
+    ck_assert_int_eq((int)items, 20);
+    int tables = 0;
+    for (int k = 0; k < n; ++k) {
+        int shows = 0;
+        for (int i = 0; i < L.steps[k].nshow; ++i) shows |= !strcmp(L.steps[k].show[i], "threads");
+        ck_assert_int_eq(shows, strstr(sl[k].text, "thread (block, tid)") != NULL);
+        if (!shows) continue;
+        tables++;
+        for (int64_t g = 0; g < grid; ++g) {
+            char want[128];
+            int used = snprintf(want, sizeof want, "%3lld (%lld, %lld):", (long long)g, (long long)(g / 4), (long long)(g % 4));
+            for (int64_t i = g; i < items; i += grid) used += snprintf(want + used, sizeof want - (size_t)used, " %lld", (long long)i);
+            const char *at = strstr(sl[k].text, want);
+            ck_assert_msg(at, "step %d: no '%s' in\n%s", k + 1, want, sl[k].text);
+            /* the focused thread (the step's focus) carries the '>' */
+            const int64_t focus = L.steps[k].focus.kind == LS_FOCUS_THREAD ? L.steps[k].focus.thread : 0;
+            ck_assert_int_eq(at[-2] == '>', g == focus);
+        }
+    }
+    ck_assert_int_ge(tables, 5);
+    ck_assert_ptr_nonnull(strstr(sl[7].text, "ks_walk.h"));
+    ck_assert_ptr_null(strstr(sl[7].text, "every time round the loop)"));
+    ck_assert_ptr_nonnull(strstr(slurp(KS_SOURCE_DIR "/kernels/im2col/im2col_body.h"), "KS_VARIANT(ks_walk_step)(&at)"));
+    ls_slides_free(sl, n);
+    ls_session_close(&S);
+    ls_free(&L);
+}
+END_TEST
+
 /* Slides show what their narration talks about (issue 16): lesson 03's corner step turns
  * on the read-count heatmap it describes, lesson 04 puts the weights on a slide, lesson 07's
  * "Why D = 2R + 2" (step 4) colours the raw patch by reads, in which the corners of the 4x4 patch
@@ -1596,6 +1639,7 @@ int main(void)
     tcase_add_test(tc, lesson_10_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, slides_show_the_mode_and_tensors_the_text_names);
+    tcase_add_test(tc, lesson01_slides_show_the_thread_table);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

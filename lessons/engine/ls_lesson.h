@@ -237,6 +237,12 @@ int ls_number_matches(const char *typed, double truth);
  * visits, sectors 5), or -1 for another name (ls_slides.c). */
 int ls_mode_number(const char *name);
 
+/* The "threads" table (a step's show, and the viewer's slides): its heading, and the
+ * entry of global thread g: "  5 (1, 1): 5 13", its work indices in loop order (the first
+ * 12, then the count), " none" for a thread without work. */
+#define LS_THREADS_HEAD "thread (block, tid): the work indices it handles, iteration 0, 1, ..."
+void ls_thread_entry(const ls_session *S, int64_t g, char *buf, size_t n);
+
 /* Text player. auto_answer: answer every question correctly and never wait. Otherwise
  * answers are read from `in` (a wrong one gets the explanation and a second try); when
  * `pause` the player waits for Enter between steps ("b" goes back, "q" quits).

@@ -23,6 +23,38 @@ int ls_mode_number(const char *name)
     return -1;
 }
 
+/* A step that shows "threads" gets the thread -> indices table on its slide, under the
+ * narration, in two columns (the text is monospace, so they line up): a launch of at
+ * most 16 threads, the only one the text player lists whole. The focused thread is
+ * marked '>'. */
+static void append_threads(const ls_session *S, const ls_ctx *c, char *text, size_t n)
+{
+    const int64_t nthreads = S->tr.blocks * S->tr.threads;
+    if (nthreads > 16 || c->item >= S->idx.nitems) return;
+    const vw_item *f = &S->idx.items[c->item];
+    const int64_t focus = vw_gthread(&S->tr, f->block, f->thread), rows = (nthreads + 1) / 2;
+    char entry[16][160];
+    int width = 0;
+    for (int64_t g = 0; g < nthreads; ++g) {
+        char e[140];
+        ls_thread_entry(S, g, e, sizeof e);
+        snprintf(entry[g], sizeof entry[g], "%c %s", g == focus ? '>' : ' ', e);
+        if (g < rows && (int)strlen(entry[g]) > width) width = (int)strlen(entry[g]);
+    }
+    size_t used = strlen(text);
+    used += (size_t)snprintf(text + used, used < n ? n - used : 0, "\n\n%s", LS_THREADS_HEAD);
+    for (int64_t r = 0; r < rows && used < n; ++r)
+        used += (size_t)snprintf(text + used, n - used, "\n  %-*s    %s", width, entry[r],
+                                 r + rows < nthreads ? entry[r + rows] : "");
+}
+
+static int shows(const ls_step *st, const char *what)
+{
+    for (int i = 0; i < st->nshow; ++i)
+        if (!strcmp(st->show[i], what)) return 1;
+    return 0;
+}
+
 int ls_slides_make(const ls_session *S0, vw_slide **out)
 {
     const ls_lesson *L = S0->L;
@@ -48,9 +80,10 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             char what[600];
             ls_run_describe(L, st->run, what, sizeof what);
             snprintf(text, sizeof text, "[run '%s': %s]\n%.3000s", L->runs[st->run].name, what, buf);
-            v->text = dup_text(text);
         } else
-            v->text = dup_text(buf);
+            snprintf(text, sizeof text, "%s", buf);
+        if (shows(st, "threads")) append_threads(S, &c, text, sizeof text);
+        v->text = dup_text(text);
         v->trace = &S->tr;
         v->index = &S->idx;
         v->run = st->run;
