@@ -303,7 +303,7 @@ static double tensor_at(const char *name, int64_t i)
 /* the viewer's decomposition panel works every derived field out with its inputs'
  * values, as `kscope step` does: RoIAlign's box (y1 from the stored roi), bin and grid
  * sizes; patchify's centre y from coords and the row i = floor(y) + ii - R, checked here
- * against the tensors the trace stores */
+ * against the tensors the trace stores; a short panel keeps those before the digits */
 START_TEST(decomposition_panel_works_fields_out_with_values)
 {
     static vw_lines lines;
@@ -331,6 +331,15 @@ START_TEST(decomposition_panel_works_fields_out_with_values)
     l = field_line(&lines, "i");
     ck_assert_msg(l && sscanf(strstr(strstr(l, "= floor(") + 1, "= floor(") + 8, "%lf) + %lf - %lf = %lf", &a, &b, &got, &v) == 4, "%s", l ? l : "no i line");
     ck_assert_msg(fabs(a - y) < 1e-3 * fabs(y) + 1e-3 && b == 3 && got == 2 && v == floor(y) + 3 - 2, "%s (y %g)", l, y);
+    /* a slide's short panel (7 lines) keeps the worked-out fields (y, i, x) before the
+     * index's digits (b, m, jj, ii: the header's index gives them) */
+    vw_describe_focus(&st, &lines, 7);
+    ck_assert_int_le(lines.n, 7);
+    ck_assert_ptr_nonnull(field_line(&lines, "y"));
+    ck_assert_ptr_nonnull(field_line(&lines, "i"));
+    ck_assert_ptr_null(field_line(&lines, "ii"));
+    ck_assert_ptr_null(field_line(&lines, "b"));
+    ck_assert_int_eq(lines.style[0], VW_STYLE_HEAD);
     vw_state_free(&st);
     vw_index_free(&idx);
     ks_trace_close(&tr);

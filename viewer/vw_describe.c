@@ -56,7 +56,17 @@ static void describe_lookup(const vw_state *s, vw_lines *L)
         lk->hits[lk->at].weight);
 }
 
-static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L)
+/* A field read straight off the index ("index / 9 % 2", "index % 4"): its digits. */
+static int is_digit_line(const ks_work_line *l)
+{
+    return !strncmp(l->expr, "index", 5) && (l->expr[5] == ' ' || !l->expr[5]);
+}
+
+/* The work item's header, index and field lines; at most `room` field lines (< 0: all).
+ * When they do not all fit (a slide's short panel), the worked-out fields (a RoI's box,
+ * a patch's row i = floor(y) + ii - R) are kept before the index's digits, which the
+ * header's index already gives; the lines keep their order. */
+static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room)
 {
     const ks_trace *tr = s->tr;
     int64_t grid = tr->blocks * tr->threads;
@@ -76,8 +86,16 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L)
     int width = 0;
     for (int k = 0; k < n; ++k)
         if ((int)strlen(lines[k].name) > width) width = (int)strlen(lines[k].name);
+    int derived = 0;
+    for (int k = 0; k < n; ++k) derived += !is_digit_line(&lines[k]);
+    int keep_derived = derived, keep_digits = n - derived;
+    if (room >= 0 && n > room) {
+        keep_derived = derived < room ? derived : room;
+        keep_digits = room - keep_derived;
+    }
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
+        if (is_digit_line(l) ? keep_digits-- <= 0 : keep_derived-- <= 0) continue;
         add(L, VW_STYLE_TEXT, "  %-*s = %s%s%s = %s", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked,
             l->value);
     }
@@ -119,7 +137,7 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     uint32_t it = vw_state_item(s);
     if (it == VW_NONE) {
         if (e->kind == KS_EV_WORK)
-            describe_work(s, e, L);
+            describe_work(s, e, L, -1);
         else
             add(L, VW_STYLE_DIM, s->idx ? "event %u has no work event in the trace (thread %u of block %u)"
                                         : "event %u (thread %u of block %u); its work item shows once indexing ends",
@@ -131,9 +149,10 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     const vw_item *item = &s->idx->items[it];
     const ks_event *w = &tr->events[s->idx->by_item[item->first]];
     const int before = L->n;
-    describe_work(s, w, L);
+    const int fields = max_lines - 4 - before; /* less the header, index, event header and focus */
+    describe_work(s, w, L, fields > 0 ? fields : 0);
     /* a short panel (a slide's) keeps the item's header line, the event header and the
-     * focused event: the decomposition's last fields go first */
+     * focused event: describe_work left out fields to fit, digits first */
     if (L->n > max_lines - 2) L->n = max_lines - 2 > before + 1 ? max_lines - 2 : before + 1;
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
