@@ -505,7 +505,8 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     ck_assert_ptr_nonnull(strstr(out, "[run 'padded': the lesson's parameters with --padding 1]"));
     /* step 2's check renders in its run: 3, not the lesson's 6 */
     ck_assert_int_eq(lesson("--check runs.json"), 0);
-    /* slides: a step of another run is narration only, saying so */
+    /* slides: a step of another run shows that run's trace (its own events and tensors),
+     * and its first line says which run it is */
     static ls_lesson L;
     static ls_session S;
     char path[256];
@@ -519,8 +520,13 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     vw_slide *sl;
     ck_assert_int_eq(ls_slides_make(&S, &sl), 5);
     ck_assert_uint_ne(sl[0].event, VW_NONE);
-    ck_assert_uint_eq(sl[1].event, VW_NONE);
-    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'strided' (--stride 2,1): not the trace shown here"));
+    ck_assert_ptr_eq(sl[0].trace, &S.tr);
+    ck_assert_ptr_eq(sl[1].trace, &ls_run_session(&S, 1)->tr);
+    ck_assert_ptr_eq(sl[1].index, &ls_run_session(&S, 1)->idx);
+    ck_assert_int_eq(sl[1].run, 1);
+    ck_assert_ptr_eq(sl[4].trace, &ls_step_session(&S, 4)->tr);
+    ck_assert_uint_lt(sl[1].event, ls_run_session(&S, 1)->tr.nevents);
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'strided': the lesson's parameters with --stride 2,1]\n"));
     ck_assert_ptr_nonnull(strstr(sl[1].text, "B stride 2x1 items 3"));
     ck_assert_ptr_null(strstr(sl[2].text, "[run"));
     ls_slides_free(sl, 5);
@@ -839,7 +845,8 @@ START_TEST(a_run_can_be_a_recorded_trace)
     ck_assert(ls_run_session(&S, 1)->recorded && !S.recorded);
     vw_slide *sl;
     ck_assert_int_eq(ls_slides_make(&S, &sl), 2);
-    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'rec' (the recorded trace rec.kst): not the trace shown here"));
+    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'rec': the recorded trace rec.kst]\n"));
+    ck_assert_ptr_eq(sl[1].trace, &ls_run_session(&S, 1)->tr);
     ls_slides_free(sl, 2);
     ls_session_close(&S);
     ls_free(&L);
@@ -1000,10 +1007,11 @@ START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
         const char *text;
     } cases[] = {{.v = 10.125f, .text = "10.125"}, {.v = 6.375f, .text = "6.375"}, {.v = 0.1f, .text = "0.1"},
                  {.v = -2.5f, .text = "-2.5"},    {.v = 3.0f, .text = "3"},       {.v = 0.73645231f, .text = "0.7365"},
-                 {.v = 1234.5678f, .text = "1235"}};
+                 {.v = 1234.5678f, .text = "1235"}, {.v = 10.0f, .text = "10"},
+                 {.v = -300.0f, .text = "-300"},  {.v = 1e6f, .text = "1000000"}};
     char buf[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        ls_format_value(buf, sizeof buf, cases[i].v, 4);
+        ls_format_value(buf, sizeof buf, cases[i].v);
         ck_assert_str_eq(buf, cases[i].text);
         ck_assert(ls_number_matches(buf, cases[i].v)); /* what is printed is accepted */
     }
@@ -1424,6 +1432,49 @@ START_TEST(slides_focus_what_the_steps_say)
 }
 END_TEST
 
+/* Lesson 01's slides that show "threads" carry the thread -> indices table (the viewer's
+ * grid cells of a 2 x 4 launch are too thin to read on a projector): every thread's
+ * indices, worked out here from the launch (g, g + grid, ... below n), the focused
+ * thread marked. Its words about the loop's cost match the kernel: im2col walks the
+ * digits (ks_walk_step), it does not divide per item. */
+START_TEST(lesson01_slides_show_the_thread_table)
+{
+    static ls_lesson L;
+    static ls_session S;
+    open_lesson("01", &L, &S);
+    vw_slide *sl;
+    const int n = ls_slides_make(&S, &sl);
+    const int64_t grid = S.tr.blocks * S.tr.threads, items = S.tr.work_items;
+    ck_assert_int_eq((int)grid, 8);
+    ck_assert_int_eq((int)items, 20);
+    int tables = 0;
+    for (int k = 0; k < n; ++k) {
+        int shows = 0;
+        for (int i = 0; i < L.steps[k].nshow; ++i) shows |= !strcmp(L.steps[k].show[i], "threads");
+        ck_assert_int_eq(shows, strstr(sl[k].text, "thread (block, tid)") != NULL);
+        if (!shows) continue;
+        tables++;
+        for (int64_t g = 0; g < grid; ++g) {
+            char want[128];
+            int used = snprintf(want, sizeof want, "%3lld (%lld, %lld):", (long long)g, (long long)(g / 4), (long long)(g % 4));
+            for (int64_t i = g; i < items; i += grid) used += snprintf(want + used, sizeof want - (size_t)used, " %lld", (long long)i);
+            const char *at = strstr(sl[k].text, want);
+            ck_assert_msg(at, "step %d: no '%s' in\n%s", k + 1, want, sl[k].text);
+            /* the focused thread (the step's focus) carries the '>' */
+            const int64_t focus = L.steps[k].focus.kind == LS_FOCUS_THREAD ? L.steps[k].focus.thread : 0;
+            ck_assert_int_eq(at[-2] == '>', g == focus);
+        }
+    }
+    ck_assert_int_ge(tables, 5);
+    ck_assert_ptr_nonnull(strstr(sl[7].text, "ks_walk.h"));
+    ck_assert_ptr_null(strstr(sl[7].text, "every time round the loop)"));
+    ck_assert_ptr_nonnull(strstr(slurp(KS_SOURCE_DIR "/kernels/im2col/im2col_body.h"), "KS_VARIANT(ks_walk_step)(&at)"));
+    ls_slides_free(sl, n);
+    ls_session_close(&S);
+    ls_free(&L);
+}
+END_TEST
+
 /* Slides show what their narration talks about (issue 16): lesson 03's corner step turns
  * on the read-count heatmap it describes, lesson 04 puts the weights on a slide, lesson 07's
  * "Why D = 2R + 2" (step 4) colours the raw patch by reads, in which the corners of the 4x4 patch
@@ -1439,7 +1490,15 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"04", 4, VW_MODE_VALUES, "weight", "columns"}, {"04", 8, VW_MODE_READS, "weight", "columns"},
                 {"05", 3, VW_MODE_VALUES, "offset", "input"},   {"05", 5, VW_MODE_READS, "input", "columns"},
                 {"05", 6, VW_MODE_WEIGHTS, "input", "columns"}, {"07", 1, VW_MODE_VALUES, "input", "output"},
-                {"07", 4, VW_MODE_READS, "patches", "output"},  {"07", 6, VW_MODE_WEIGHTS, "patches", "output"}};
+                {"07", 4, VW_MODE_READS, "patches", "output"},  {"07", 6, VW_MODE_WEIGHTS, "patches", "output"},
+                /* sparse pairs per site, sectors per request, as lessons 08 and 10 say */
+                {"08", 7, VW_MODE_VISITS, "in_sites", "out_sites"},   {"08", 10, VW_MODE_VALUES, NULL, NULL},
+                {"08", 18, VW_MODE_VISITS, "in_sites", "out_sites"},  {"10", 3, VW_MODE_SECTORS, "input", "columns"},
+                {"10", 7, VW_MODE_SECTORS, "input", "columns"},       {"10", 13, VW_MODE_SECTORS, "input", "patches"}};
+    /* every viewer mode has its lesson name, and no other name is one */
+    for (int m = 0; m < VW_NMODES; ++m) ck_assert_int_eq(ls_mode_number(vw_mode_name((vw_mode)m)), m);
+    ck_assert_int_eq(ls_mode_number("visit"), -1);
+    ck_assert_int_eq(ls_mode_number("heat"), -1);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
         static ls_lesson L;
         static ls_session S;
@@ -1451,8 +1510,10 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         vw_story_set(&st, sl, n);
         for (int k = 0; k < want[i].step; ++k) vw_story_show(&st, k); /* modes and panels carry over */
         ck_assert_msg(st.mode == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step, st.mode);
-        ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(&S.tr, want[i].panel0));
-        ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(&S.tr, want[i].panel1));
+        const ks_trace *shown = &ls_step_session(&S, want[i].step - 1)->tr; /* the step's run */
+        ck_assert_ptr_eq(st.tr, shown);
+        for (int p = 0; p < 2 && want[i].panel0; ++p) /* NULL: the panels follow the focus */
+            ck_assert_int_eq(st.panel[p].tensor, ks_trace_tensor(shown, p ? want[i].panel1 : want[i].panel0));
         if (!strcmp(want[i].lesson, "04") && want[i].step == 8) {
             /* the reuse the step describes: each weight read once per output position (4x4),
              * each columns entry once per filter (2) */
@@ -1581,6 +1642,7 @@ int main(void)
     tcase_add_test(tc, lesson_10_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, slides_show_the_mode_and_tensors_the_text_names);
+    tcase_add_test(tc, lesson01_slides_show_the_thread_table);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

@@ -2,6 +2,7 @@
  * (measured ink of a rendered line), titles that wrap instead of being cut at 1024x768,
  * the asked cell outlined on answer slides. Lessons render in process (ls_slides_make),
  * as kscope lesson --frames does, without writing PNGs. */
+#include <math.h>
 #include <string.h>
 
 #include "../lessons/engine/ls_lesson.h"
@@ -265,6 +266,165 @@ START_TEST(a_short_decomposition_panel_keeps_the_focused_event)
 }
 END_TEST
 
+/* The decomposition panel's line for field `name` ("  grid_h = ..."), or NULL. */
+static const char *field_line(const vw_lines *lines, const char *name)
+{
+    for (int i = 0; i < lines->n; ++i) {
+        const char *t = lines->text[i];
+        while (*t == ' ') t++;
+        if (!strncmp(t, name, strlen(name)) && t[strlen(name)] == ' ') return lines->text[i];
+    }
+    return NULL;
+}
+
+/* Opens DIR/NAME.kst, written by `kscope run OP ARGS --trace`, focused on work item `index`,
+ * and its decomposition panel's lines. */
+static void open_run(const char *op, const char *args, int64_t index, vw_state *st, vw_lines *lines)
+{
+    char cmd[1024], kst[300], go[64];
+    snprintf(kst, sizeof kst, "%s/%s.kst", dir, op);
+    snprintf(cmd, sizeof cmd, "%s run %s %s --trace %s --quiet > /dev/null", KS_CLI, op, args, kst);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    vw_state_init(st, &tr, &idx);
+    snprintf(go, sizeof go, "index=%lld", (long long)index);
+    ck_assert_int_eq(vw_goto(st, go), KS_OK);
+    vw_describe_focus(st, lines, VW_MAX_LINES);
+}
+
+static double tensor_at(const char *name, int64_t i)
+{
+    const int t = ks_trace_tensor(&tr, name);
+    ck_assert_int_ge(t, 0);
+    return ((const float *)tr.tensors[t].data)[i];
+}
+
+/* the viewer's decomposition panel works every derived field out with its inputs'
+ * values, as `kscope step` does: RoIAlign's box (y1 from the stored roi), bin and grid
+ * sizes; patchify's centre y from coords and the row i = floor(y) + ii - R, checked here
+ * against the tensors the trace stores; a short panel keeps those before the digits */
+START_TEST(decomposition_panel_works_fields_out_with_values)
+{
+    static vw_lines lines;
+    vw_state st;
+    make_dir();
+    /* roi_align, 3x3 bins, spatial scale 0.5, seed 7: work item 13 is roi n = 13 / 9 = 1 */
+    open_run("roi_align", "--output-size 3,3 --spatial-scale 0.5 --pattern random --seed 7", 13, &st, &lines);
+    for (int i = 0; i < lines.n; ++i) ck_assert_msg(!strstr(lines.text[i], "sampling_ratio = sampling_ratio"), "%s", lines.text[i]);
+    const double r2 = tensor_at("rois", 1 * 5 + 2), r4 = tensor_at("rois", 1 * 5 + 4);
+    const double y1 = r2 * 0.5 - 0.5, roi_h = r4 * 0.5 - 0.5 - y1;
+    const char *l = field_line(&lines, "y1"), *g = field_line(&lines, "grid_h");
+    ck_assert_msg(l && g, "no y1 / grid_h line");
+    double a, b, got, v;
+    ck_assert_msg(sscanf(strstr(l, "] * spatial_scale - 0.5 = ") + 26, "%lf * 0.5 - 0.5 = %lf", &a, &got) == 2, "%s", l);
+    ck_assert_msg(fabs(a - r2) < 1e-3 * fabs(r2) + 1e-3 && fabs(got - y1) < 1e-3 * fabs(y1) + 1e-3, "%s (roi y %g)", l, r2);
+    ck_assert_msg(sscanf(strstr(strstr(g, "= ceil(") + 1, "= ceil(") + 7, "%lf / %lf) = %lf", &a, &b, &v) == 3, "%s", g);
+    ck_assert_msg(fabs(a - roi_h) < 2e-3 * roi_h && b == 3 && v == ceil(roi_h / 3), "%s (roi_h %g)", g, roi_h);
+    vw_state_free(&st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+    /* patchify, radius 2, seed 11: a patch is (2R + 2)^2 = 36 taps, so work item 21 is
+     * patch m = 0, (jj, ii) = (21 / 6, 21 % 6) = (3, 3) */
+    open_run("patchify", "--radius 2 --pattern random --seed 11", 21, &st, &lines);
+    const double y = tensor_at("coords", 1);
+    l = field_line(&lines, "i");
+    ck_assert_msg(l && sscanf(strstr(strstr(l, "= floor(") + 1, "= floor(") + 8, "%lf) + %lf - %lf = %lf", &a, &b, &got, &v) == 4, "%s", l ? l : "no i line");
+    ck_assert_msg(fabs(a - y) < 1e-3 * fabs(y) + 1e-3 && b == 3 && got == 2 && v == floor(y) + 3 - 2, "%s (y %g)", l, y);
+    /* a slide's short panel (7 lines) keeps the worked-out fields (y, i, x) before the
+     * index's digits (b, m, jj, ii: the header's index gives them) */
+    vw_describe_focus(&st, &lines, 7);
+    ck_assert_int_le(lines.n, 7);
+    ck_assert_ptr_nonnull(field_line(&lines, "y"));
+    ck_assert_ptr_nonnull(field_line(&lines, "i"));
+    ck_assert_ptr_null(field_line(&lines, "ii"));
+    ck_assert_ptr_null(field_line(&lines, "b"));
+    ck_assert_int_eq(lines.style[0], VW_STYLE_HEAD);
+    vw_state_free(&st);
+    vw_index_free(&idx);
+    ks_trace_close(&tr);
+    remove_dir();
+}
+END_TEST
+
+/* A checksum (FNV-1a) of the frame's rows y0 .. y1 - 1: the heatmaps, grid and
+ * decomposition panels between the title bar and the narration band. */
+static uint64_t rows_sum(SDL_Surface *surf, int y0, int y1)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < surf->w; ++x) h = (h ^ vf_at(surf, x, y)) * 1099511628211ull;
+    return h;
+}
+
+/* lessons 11 and 12: a slide about another run shows that run's trace. Stepping through
+ * the slides in one window (as PageDown and --frames do), the state's trace is the
+ * slide's run's, each panel header names the shape its tensor has in that run, the upper
+ * area of a slide of another run matches no slide of the lesson's own run, and it is the
+ * same picture a window opened on that slide draws (no texture of the last run kept). */
+START_TEST(slides_of_another_run_show_that_run)
+{
+    static const char *const names[] = {"11", "12"};
+    for (int l = 0; l < 2; ++l) {
+        open_lesson(names[l]);
+        vf_frame f;
+        vw_state st;
+        uint64_t sum[LS_MAX_STEPS];
+        int others = 0;
+        draw_slide(&f, &st, 1280, 960, vw_text_px(1280, 960), 0, 0);
+        const int y0 = f.L.input.y, y1 = f.L.story.y;
+        for (int k = 0; k < nslides; ++k) {
+            vw_story_show(&st, k);
+            vf_draw(&f, &st);
+            const ls_session *run = ls_step_session(&ses, k);
+            ck_assert_ptr_eq(st.tr, &run->tr);
+            ck_assert_ptr_eq(st.idx, &run->idx);
+            ck_assert_int_eq(slides[k].run, les.steps[k].run);
+            for (int p = 0; p < 2; ++p) {
+                const int t = st.panel[p].tensor;
+                if (t < 0) continue;
+                const ks_tensor *ten = &run->tr.tensors[t];
+                char head[VW_LINE_LEN], shape[128] = "(";
+                for (int d = 0; d < ten->ndim; ++d)
+                    snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", d ? ", " : "",
+                             (long long)ten->shape[d]);
+                strcat(shape, ")");
+                vw_describe_panel(&st, p, 0, 0, head, sizeof head);
+                ck_assert_msg(strstr(head, ten->name) && strstr(head, shape), "lesson %s slide %d: header '%s', want %s %s",
+                              names[l], k + 1, head, ten->name, shape);
+            }
+            sum[k] = rows_sum(f.surf, y0, y1);
+            if (!slides[k].run) continue;
+            others++;
+            /* a fresh window (no texture from before) with the state stepped to slide k
+             * (modes and panels carry over from slide to slide) */
+            vf_frame g;
+            vw_state fresh;
+            vf_open_text(&g, 1280, 960, vw_text_px(1280, 960));
+            vw_state_init(&fresh, &ses.tr, &ses.idx);
+            ck_assert_int_eq(vw_set_order(&fresh, "thread"), KS_OK);
+            vw_story_set(&fresh, slides, nslides);
+            for (int j = 0; j <= k; ++j) vw_story_show(&fresh, j);
+            vw_layout_for_state(&g.L, &fresh, g.d.font.advance, g.d.font.line, 1280, 960);
+            vf_draw(&g, &fresh);
+            ck_assert_msg(rows_sum(g.surf, y0, y1) == sum[k], "lesson %s slide %d: drawn after slide %d it differs",
+                          names[l], k + 1, k);
+            vw_state_free(&fresh);
+            vf_close(&g);
+        }
+        for (int k = 0; k < nslides; ++k)
+            for (int j = 0; j < nslides; ++j)
+                ck_assert_msg(!slides[k].run || slides[j].run || sum[k] != sum[j],
+                              "lesson %s: slide %d (run %d) shows what slide %d (the lesson's run) shows", names[l],
+                              k + 1, slides[k].run, j + 1);
+        ck_assert_int_ge(others, 3);
+        vw_state_free(&st);
+        vf_close(&f);
+        close_lesson();
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -274,6 +434,8 @@ int main(void)
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);
+    tcase_add_test(tc, slides_of_another_run_show_that_run);
+    tcase_add_test(tc, decomposition_panel_works_fields_out_with_values);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -7,6 +7,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../trace/step.h"
+#include "../trace/step_work.h"
 #include "vw_plane.h"
 
 static void add(vw_lines *L, int style, const char *fmt, ...) KS_PRINTF(3, 4);
@@ -21,50 +22,20 @@ static void add(vw_lines *L, int style, const char *fmt, ...)
     L->style[L->n++] = style;
 }
 
+/* The step-through's line (trace/step.c), guarded: a damaged trace's event may name a
+ * tensor or site the header does not have. */
 void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
-    char where[128];
-    if (e->kind == KS_EV_WORK) {
-        snprintf(buf, n, "work  index %lld", (long long)e->index);
+    if (e->kind != KS_EV_WORK && e->kind != KS_EV_BARRIER && e->tensor >= tr->ntensors) {
+        snprintf(buf, n, "tap %u %s of tensor %u (not in this trace)", e->tap, ks_event_kind_name(e->kind),
+                 e->tensor);
         return;
     }
-    if (e->tensor >= tr->ntensors) {
-        snprintf(buf, n, "tap %u %s of tensor %u (not in this trace)", e->tap,
-                 ks_event_kind_name(e->kind), e->tensor);
+    if (e->kind == KS_EV_REGION && e->site >= tr->nsites) {
+        snprintf(buf, n, "region of site %u (not in this trace)", e->site);
         return;
     }
-    if (e->kind == KS_EV_REGION) {
-        const ks_ev_region *g = &e->u.region;
-        const char *what = e->site < tr->nsites ? tr->sites[e->site].name : "region";
-        if (g->rows == 0)
-            snprintf(buf, n, "%s: point (y %.3f, x %.3f) on %s plane %d", what, g->y0, g->x0,
-                     tr->tensors[e->tensor].name, g->plane);
-        else
-            snprintf(buf, n, "%s: y %.3f..%.3f, x %.3f..%.3f, %ux%u on %s plane %d", what, g->y0, g->y1, g->x0, g->x1,
-                     g->rows, g->cols, tr->tensors[e->tensor].name, g->plane);
-        return;
-    }
-    if (e->kind == KS_EV_BARRIER) {
-        snprintf(buf, n, "barrier at line %d: phase %u ends", e->u.barrier.line, e->u.barrier.phase);
-        return;
-    }
-    if (e->kind == KS_EV_SAMPLE) {
-        const ks_ev_sample *m = &e->u.sample;
-        snprintf(buf, n, "tap %u sample %s plane %d at (y %.3f, x %.3f) = %.4g", e->tap,
-                 tr->tensors[e->tensor].name, m->plane, m->y, m->x, m->value);
-        return;
-    }
-    const ks_ev_access *a = &e->u.access;
-    ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, sizeof where);
-    if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
-        snprintf(buf, n, "tap %u read  %s = 0 (padding)", e->tap, where);
-    else if (e->flags & KS_FLAG_SHARED)
-        snprintf(buf, n, "tap %u %s %s = %.6g (phase %d)", e->tap, e->kind == KS_EV_READ ? "read " : "write", where,
-                 a->value, a->reserved[0]);
-    else
-        snprintf(buf, n, "tap %u %s %s = %.6g", e->tap,
-                 e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write",
-                 where, a->value);
+    ks_step_describe_event(tr, e, buf, n);
 }
 
 static void describe_lookup(const vw_state *s, vw_lines *L)
@@ -85,7 +56,17 @@ static void describe_lookup(const vw_state *s, vw_lines *L)
         lk->hits[lk->at].weight);
 }
 
-static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L)
+/* A field read straight off the index ("index / 9 % 2", "index % 4"): its digits. */
+static int is_digit_line(const ks_work_line *l)
+{
+    return !strncmp(l->expr, "index", 5) && (l->expr[5] == ' ' || !l->expr[5]);
+}
+
+/* The work item's header, index and field lines; at most `room` field lines (< 0: all).
+ * When they do not all fit (a slide's short panel), the worked-out fields (a RoI's box,
+ * a patch's row i = floor(y) + ii - R) are kept before the index's digits, which the
+ * header's index already gives; the lines keep their order. */
+static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room)
 {
     const ks_trace *tr = s->tr;
     int64_t grid = tr->blocks * tr->threads;
@@ -97,15 +78,26 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L)
         add(L, VW_STYLE_DIM, "  (site %u is not in the header)", w->site);
         return;
     }
-    const ks_site *site = &tr->sites[w->site];
+    /* the lines `kscope step` prints: each field's formula with its inputs' values (the
+     * givens a field needs, a RoI's box and bins, a patch centre, first) and only the
+     * branch taken */
+    static ks_work_line lines[KS_WORK_LINES];
+    const int n = ks_step_work_lines(tr, w, lines, KS_WORK_LINES);
     int width = 0;
-    for (int f = 0; f < site->nfields; ++f)
-        if ((int)strlen(site->fields[f].name) > width) width = (int)strlen(site->fields[f].name);
-    for (int f = 0; f < site->nfields; ++f) {
-        char sub[VW_LINE_LEN];
-        ks_expr_worked(site, w, site->fields[f].expr, sub, sizeof sub);
-        add(L, VW_STYLE_TEXT, "  %-*s = %s = %s = %d", width, site->fields[f].name,
-            site->fields[f].expr, sub, w->u.field[f]);
+    for (int k = 0; k < n; ++k)
+        if ((int)strlen(lines[k].name) > width) width = (int)strlen(lines[k].name);
+    int derived = 0;
+    for (int k = 0; k < n; ++k) derived += !is_digit_line(&lines[k]);
+    int keep_derived = derived, keep_digits = n - derived;
+    if (room >= 0 && n > room) {
+        keep_derived = derived < room ? derived : room;
+        keep_digits = room - keep_derived;
+    }
+    for (int k = 0; k < n; ++k) {
+        const ks_work_line *l = &lines[k];
+        if (is_digit_line(l) ? keep_digits-- <= 0 : keep_derived-- <= 0) continue;
+        add(L, VW_STYLE_TEXT, "  %-*s = %s%s%s = %s", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked,
+            l->value);
     }
 }
 
@@ -145,7 +137,7 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     uint32_t it = vw_state_item(s);
     if (it == VW_NONE) {
         if (e->kind == KS_EV_WORK)
-            describe_work(s, e, L);
+            describe_work(s, e, L, -1);
         else
             add(L, VW_STYLE_DIM, s->idx ? "event %u has no work event in the trace (thread %u of block %u)"
                                         : "event %u (thread %u of block %u); its work item shows once indexing ends",
@@ -157,9 +149,10 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     const vw_item *item = &s->idx->items[it];
     const ks_event *w = &tr->events[s->idx->by_item[item->first]];
     const int before = L->n;
-    describe_work(s, w, L);
+    const int fields = max_lines - 4 - before; /* less the header, index, event header and focus */
+    describe_work(s, w, L, fields > 0 ? fields : 0);
     /* a short panel (a slide's) keeps the item's header line, the event header and the
-     * focused event: the decomposition's last fields go first */
+     * focused event: describe_work left out fields to fit, digits first */
     if (L->n > max_lines - 2) L->n = max_lines - 2 > before + 1 ? max_lines - 2 : before + 1;
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;

@@ -44,6 +44,7 @@ typedef struct vw_draw {
     vw_warp warp; /* the warp strip's request, rebuilt when the focused event changes */
     int warp_built;
     unsigned live_gen; /* the live re-run the caches were built for (vw_draw_live.c) */
+    const ks_trace *cache_tr; /* and the trace (a lesson's slides switch runs) */
 } vw_draw;
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */

@@ -6,18 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lessons/engine/ls_lesson.h"
+#include "../trace/step.h"
 #include "vw_draw_int.h"
 #include "vw_labels.h"
 #include "vw_plane.h"
-
-void vw_format_value(char *buf, size_t n, double v)
-{
-    ls_format_value(buf, n, v, 4);
-    /* ls_format_value's fewest digits print 10 as "1e+01" (%.1g): a value whose shortest
-     * form needs fewer digits than its integer part is a whole number, print it whole */
-    if (strchr(buf, 'e') && fabs(v) >= 1 && fabs(v) < 1e15 && v == floor(v)) snprintf(buf, n, "%.0f", v);
-}
 
 /* Dark text on a bright cell, light text on a dark one. */
 static uint32_t ink_on(uint32_t bg)
@@ -56,7 +48,7 @@ void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_
     size_t longest = 0;
     for (int64_t y = y0; y < y1; ++y)
         for (int64_t x = x0; x < x1; ++x) {
-            vw_format_value(buf, sizeof buf, vw_heat_value(s, t, base + y * pd.w + x, mode));
+            ks_format_real(buf, sizeof buf, vw_heat_value(s, t, base + y * pd.w + x, mode));
             if (strlen(buf) > longest) longest = strlen(buf);
         }
     if ((double)longest * d->font.advance > m->cell - 4) return;
@@ -66,7 +58,7 @@ void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_
             const int64_t off = base + y * pd.w + x;
             const double v = vw_heat_value(s, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
-            vw_format_value(buf, sizeof buf, v);
+            ks_format_real(buf, sizeof buf, v);
             const uint32_t bg = vw_heat_colour(c, v);
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * d->font.advance;
@@ -115,7 +107,7 @@ int vw_sample_weight_labels(const ks_event *e, const vw_heatmap *m, int advance,
         int g = 0;
         while (g < n && !(out[g].y == ys[c >> 1] && out[g].x == xs[c & 1])) ++g;
         char w[24];
-        vw_format_value(w, sizeof w, e->u.sample.w[c]);
+        ks_format_real(w, sizeof w, e->u.sample.w[c]);
         if (g == n) { /* a corner cell of its own */
             out[n].y = ys[c >> 1], out[n].x = xs[c & 1];
             out[n].corners = 0;

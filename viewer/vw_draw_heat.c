@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../trace/step.h"
 #include "vw_anchor.h"
 #include "vw_boxes.h"
 #include "vw_colormap.h"
@@ -181,8 +182,8 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         vw_fill(d->r, px, c->picture ? vw_heat_colour(c, f) : vw_colormap(c->ramp0 + (1 - c->ramp0) * f));
     }
     char lo[48], hi[48], mid[64];
-    vw_format_value(lo, sizeof lo, c->picture ? 0 : c->lo);
-    vw_format_value(hi, sizeof hi, c->picture ? 1 : c->hi);
+    ks_format_real(lo, sizeof lo, c->picture ? 0 : c->lo);
+    ks_format_real(hi, sizeof hi, c->picture ? 1 : c->hi);
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     if (s->mode != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(s->mode),
                                      s->idx ? (s->mode == VW_MODE_SECTORS ? "trace too big" : "tensor too big")

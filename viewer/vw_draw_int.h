@@ -73,9 +73,6 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
 void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1);
 /* The colour a heatmap built into cache c gives value v: the ramp, or grey (a picture). */
 uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
-/* A value as the cells, legends and weight labels print it: the lessons' exact shortest
- * form (ls_format_value: 10.125, 6.375; others to 4 significant digits). */
-void vw_format_value(char *buf, size_t n, double v);
 /* Each cell's number in its cell, when every visible cell of the plane can hold its
  * number (vw_draw_cells.c); area: the panel's map area. */
 void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,

@@ -10,8 +10,10 @@
 
 void vw_draw_live_sync(vw_draw *d, const vw_state *s)
 {
-    if (!s->live || s->live->gen == d->live_gen) return;
-    d->live_gen = s->live->gen;
+    const unsigned gen = s->live ? s->live->gen : d->live_gen;
+    if (gen == d->live_gen && s->tr == d->cache_tr) return;
+    d->live_gen = gen;
+    d->cache_tr = s->tr;
     for (int p = 0; p < 2; ++p)
         if (d->heat[p].tex) {
             SDL_DestroyTexture(d->heat[p].tex);

@@ -1,11 +1,16 @@
 /* vw_slide.h - a story over a trace: slides the viewer steps through with PageDown /
  * PageUp, each with narration, an optional question and answer (A reveals it), and what
  * to show: the event in focus, a reverse lookup, the panels' tensors and the heatmap
- * mode, and the cell a question is about (highlighted with the answer). Lessons (lessons/engine/ls_slides.c) make them; the viewer knows no lesson files. */
+ * mode, the cell a question is about (highlighted with the answer), and the trace it is
+ * about: a lesson with several runs gives each slide its run's trace, and the viewer
+ * switches to it when the slide shows. Lessons (lessons/engine/ls_slides.c) make them;
+ * the viewer knows no lesson files. */
 #ifndef VW_SLIDE_H
 #define VW_SLIDE_H
 
 #include <stdint.h>
+
+#include "vw_index.h"
 
 typedef struct vw_slide {
     char *title;     /* "Step 3 of 12: the kernel window" */
@@ -22,6 +27,12 @@ typedef struct vw_slide {
      * once the answer is revealed; has_answer_cell 0: none */
     int has_answer_cell;
     uint32_t answer_event;
+    /* the trace the slide shows and its index (both borrowed; they outlive the viewer):
+     * NULL shows the trace the viewer opened. event, look_tensor, panel and answer_event
+     * are ids into this trace. run: the lesson's run (0: its own), for the tests. */
+    const ks_trace *trace;
+    const vw_index *index;
+    int run;
 } vw_slide;
 
 #endif

@@ -110,6 +110,10 @@ typedef struct vw_state {
     /* a story (lessons): slides, the one shown, whether its answer is revealed */
     const vw_slide *slides;
     int nslides, slide, reveal;
+    /* the trace and index open when the slides were attached: a slide with no trace of
+     * its own shows these (vw_story_show switches s->tr and s->idx per slide) */
+    const ks_trace *story_tr;
+    const vw_index *story_idx;
     const char *title; /* replaces the trace's title line when set */
     struct vw_live *live; /* live parameters (vw_live.h), NULL: none */
 } vw_state;
@@ -142,7 +146,9 @@ void vw_follow_focus(vw_state *s);
 /* Focuses event ev (an id into tr->events) in the current order. */
 void vw_focus_event(vw_state *s, uint32_t ev);
 /* Attaches slides (owned by the caller) and shows slide 0; vw_story_show shows slide k:
- * its event, lookup, panels and mode (vw_story.c). Needs the index. */
+ * its trace (switching s->tr and s->idx when the slide's run differs from the one shown:
+ * the lookup, schedule chart, views and live parameters start over on it), event,
+ * lookup, panels and mode (vw_story.c). Needs the index. */
 void vw_story_set(vw_state *s, const vw_slide *slides, int n);
 void vw_story_show(vw_state *s, int k);
 /* The layout of a w x h frame for text of `advance` x `line` pixels: the title bar as many

@@ -2,14 +2,48 @@
 #include <string.h>
 
 #include "vw_describe.h"
+#include "vw_live.h"
+#include "vw_phase.h"
 #include "vw_state.h"
 
 void vw_story_set(vw_state *s, const vw_slide *slides, int n)
 {
+    s->story_tr = s->tr;
+    s->story_idx = s->idx;
     s->slides = slides;
     s->nslides = n;
     s->slide = 0;
     if (n) vw_story_show(s, 0);
+}
+
+/* Shows trace tr (index idx) when it is not the one shown: what pointed into the old one
+ * goes (position, lookup, hover, zoom, schedule chart), the panels follow the new focus
+ * until the slide places them, and live parameters start from the new trace. */
+static void show_trace(vw_state *s, const ks_trace *tr, const vw_index *idx)
+{
+    if (!tr || !idx || (s->tr == tr && s->idx == idx)) return;
+    s->tr = tr;
+    s->idx = idx;
+    s->pos = 0;
+    s->hover = 0;
+    vw_lookup_free(&s->look);
+    s->look.tensor = -1;
+    const int gantt = s->gantt;
+    vw_gantt_free(&s->sched);
+    s->gantt = 0;
+    if (gantt && !vw_gantt_build(&s->sched, tr)) s->gantt = s->sched.ok;
+    s->shared = vw_shared_tensor(tr) >= 0;
+    vw_view_reset(s);
+    for (int p = 0; p < 2; ++p) s->panel[p].plane = 0;
+    s->follow = 1;
+    if (s->live && s->live->at < 0) { /* D goes back to this slide's trace */
+        const char *dir = s->live->dir;
+        vw_live_free(s->live);
+        if (vw_live_init(s->live, tr)) s->live = NULL;
+        else s->live->dir = dir;
+    }
+    vw_state_clamp(s);
+    vw_follow_focus(s);
 }
 
 void vw_story_show(vw_state *s, int k)
@@ -21,6 +55,8 @@ void vw_story_show(vw_state *s, int k)
     s->slide = k;
     s->reveal = 0;
     s->playing = 0;
+    if (!s->live || s->live->at < 0)
+        show_trace(s, sl->trace ? sl->trace : s->story_tr, sl->trace ? sl->index : s->story_idx);
     /* panels first: with explicit panels the focus must not move them */
     if (sl->panel[0] >= 0 || sl->panel[1] >= 0) s->follow = 0;
     for (int p = 0; p < 2; ++p)

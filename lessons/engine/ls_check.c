@@ -258,10 +258,9 @@ int ls_check(const ls_session *S0, ls_report *rep)
     return rep->count - before;
 }
 
-void ls_format_value(char *buf, size_t n, double v, int max_sig)
+void ls_format_value(char *buf, size_t n, double v)
 {
-    const int p = ks_real_digits(v);
-    snprintf(buf, n, "%.*g", p <= KS_EXACT_DIGITS ? p : max_sig, v);
+    ks_format_real(buf, n, v); /* the step-through's form: 10 (not 1e+01), 10.125, 0.7365 */
 }
 
 int ls_number_matches(const char *typed, double truth)

@@ -75,7 +75,7 @@ typedef struct ls_step {
     const char *show[LS_MAX_SHOW]; /* text player: tensor names, "decomposition", "events", "launch", "threads" */
     int nshow;
     const char *panels[2]; /* viewer: tensors of the two heatmaps (NULL: keep) */
-    const char *mode;      /* viewer: values | reads | weights | writes (NULL: keep) */
+    const char *mode;      /* viewer: values | reads | weights | writes | visits | sectors (NULL: keep) */
     int run;               /* which of the lesson's runs the step looks at (0: its own) */
     ls_question q;
 } ls_step;
@@ -222,15 +222,26 @@ int ls_answer_printed(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, in
 int ls_question_predicts(const ls_session *S, const ls_step *st, const ls_ctx *c, const ls_ctx *qc, int printed);
 void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep);
 
-/* A value as the players print it: the shortest text that reads back as the same float
- * when that has at most KS_EXACT_DIGITS (trace/step.h) significant digits (10.125, 6.375,
- * 0.1: such values print exactly); otherwise rounded to max_sig significant digits. */
-void ls_format_value(char *buf, size_t n, double v, int max_sig);
+/* A value as the players print it, as `kscope step` does (ks_format_real, trace/step.h):
+ * whole numbers whole (10, not 1e+01), the shortest text that reads back as the same
+ * float when that has at most KS_EXACT_DIGITS significant digits (10.125, 6.375, 0.1:
+ * such values print exactly), otherwise rounded to 4 significant digits. */
+void ls_format_value(char *buf, size_t n, double v);
 /* A typed number is right when it equals the truth, or, for a truth the drawings print
  * rounded (to 4 significant digits), when it is within half a unit of that 4th digit:
  * what a student reads off the drawing counts. */
 int ls_number_matches(const char *typed, double truth);
 
+
+/* A step's viewer mode by name: its vw_mode number (values 0, reads, weights, writes,
+ * visits, sectors 5), or -1 for another name (ls_slides.c). */
+int ls_mode_number(const char *name);
+
+/* The "threads" table (a step's show, and the viewer's slides): its heading, and the
+ * entry of global thread g: "  5 (1, 1): 5 13", its work indices in loop order (the first
+ * 12, then the count), " none" for a thread without work. */
+#define LS_THREADS_HEAD "thread (block, tid): the work indices it handles, iteration 0, 1, ..."
+void ls_thread_entry(const ls_session *S, int64_t g, char *buf, size_t n);
 
 /* Text player. auto_answer: answer every question correctly and never wait. Otherwise
  * answers are read from `in` (a wrong one gets the explanation and a second try); when

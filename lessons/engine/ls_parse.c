@@ -230,9 +230,8 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             s->panels[0] = v->child->valuestring, s->panels[1] = v->child->next->valuestring;
     }
     s->mode = get_string(rep, k, o, "mode", 0);
-    if (s->mode && strcmp(s->mode, "values") && strcmp(s->mode, "reads") && strcmp(s->mode, "weights") &&
-        strcmp(s->mode, "writes"))
-        ls_problem(rep, k, "mode must be values, reads, weights or writes (got '%s')", s->mode);
+    if (s->mode && ls_mode_number(s->mode) < 0)
+        ls_problem(rep, k, "mode must be values, reads, weights, writes, visits or sectors (got '%s')", s->mode);
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "question"))) parse_question(rep, k, v, &s->q);
     const char *run = get_string(rep, k, o, "run", 0);
     if (run && (s->run = find_run(L, run)) < 0) {

@@ -14,12 +14,45 @@ static char *dup_text(const char *s)
     return p;
 }
 
-static int mode_of(const char *name)
+int ls_mode_number(const char *name)
 {
-    static const char *const names[] = {"values", "reads", "weights", "writes"};
-    for (int i = 0; name && i < 4; ++i)
+    /* in vw_mode's order (viewer/vw_state.h) */
+    static const char *const names[] = {"values", "reads", "weights", "writes", "visits", "sectors"};
+    for (int i = 0; name && i < (int)(sizeof names / sizeof names[0]); ++i)
         if (!strcmp(name, names[i])) return i;
     return -1;
+}
+
+/* A step that shows "threads" gets the thread -> indices table on its slide, under the
+ * narration, in two columns (the text is monospace, so they line up): a launch of at
+ * most 16 threads, the only one the text player lists whole. The focused thread is
+ * marked '>'. */
+static void append_threads(const ls_session *S, const ls_ctx *c, char *text, size_t n)
+{
+    const int64_t nthreads = S->tr.blocks * S->tr.threads;
+    if (nthreads > 16 || c->item >= S->idx.nitems) return;
+    const vw_item *f = &S->idx.items[c->item];
+    const int64_t focus = vw_gthread(&S->tr, f->block, f->thread), rows = (nthreads + 1) / 2;
+    char entry[16][160];
+    int width = 0;
+    for (int64_t g = 0; g < nthreads; ++g) {
+        char e[140];
+        ls_thread_entry(S, g, e, sizeof e);
+        snprintf(entry[g], sizeof entry[g], "%c %s", g == focus ? '>' : ' ', e);
+        if (g < rows && (int)strlen(entry[g]) > width) width = (int)strlen(entry[g]);
+    }
+    size_t used = strlen(text);
+    used += (size_t)snprintf(text + used, used < n ? n - used : 0, "\n\n%s", LS_THREADS_HEAD);
+    for (int64_t r = 0; r < rows && used < n; ++r)
+        used += (size_t)snprintf(text + used, n - used, "\n  %-*s    %s", width, entry[r],
+                                 r + rows < nthreads ? entry[r + rows] : "");
+}
+
+static int shows(const ls_step *st, const char *what)
+{
+    for (int i = 0; i < st->nshow; ++i)
+        if (!strcmp(st->show[i], what)) return 1;
+    return 0;
 }
 
 int ls_slides_make(const ls_session *S0, vw_slide **out)
@@ -43,27 +76,23 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->title = dup_text(text);
         ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err);
         if (st->run) {
-            /* the viewer shows the trace of the lesson's own run: a step about another run
-             * is narration only, and says which run it is about */
-            char flags[600];
-            if (L->runs[st->run].trace || L->runs[st->run].op) ls_run_describe(L, st->run, flags, sizeof flags);
-            else ls_run_flags(L, st->run, flags, sizeof flags);
-            snprintf(text, sizeof text, "[run '%s' (%s): not the trace shown here; the terminal player, kscope lesson %s, draws it]\n%.3000s",
-                     L->runs[st->run].name, flags[0] ? flags : "no change", L->id, buf);
-            v->text = dup_text(text);
-            v->event = VW_NONE;
-            v->look_tensor = -1;
-            v->panel[0] = v->panel[1] = -1;
-            v->mode = -1;
-        } else {
-            v->text = dup_text(buf);
-            v->event = c.event;
-            v->look_tensor = c.elem_tensor;
-            v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
-            v->look_writes = c.elem_writes;
-            for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
-            v->mode = mode_of(st->mode);
-        }
+            /* a step about another run shows that run's trace; the first line says which */
+            char what[600];
+            ls_run_describe(L, st->run, what, sizeof what);
+            snprintf(text, sizeof text, "[run '%s': %s]\n%.3000s", L->runs[st->run].name, what, buf);
+        } else
+            snprintf(text, sizeof text, "%s", buf);
+        if (shows(st, "threads")) append_threads(S, &c, text, sizeof text);
+        v->text = dup_text(text);
+        v->trace = &S->tr;
+        v->index = &S->idx;
+        v->run = st->run;
+        v->event = c.event;
+        v->look_tensor = c.elem_tensor;
+        v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
+        v->look_writes = c.elem_writes;
+        for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
+        v->mode = ls_mode_number(st->mode);
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
@@ -87,13 +116,13 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             v->answer = dup_text(text);
             /* the cell asked about: a cell question's access on its tensor (or at its
              * tap), the element a focus names (its writer or first reader), else the
-             * focused access; only when this slide shows the lesson's run */
+             * focused access */
             const ls_ctx *el = qc.elem_tensor >= 0 ? &qc : c.elem_tensor >= 0 && qc.item == c.item ? &c : NULL;
             uint32_t ev = el && el->nhits ? el->hits[0] : qc.event;
             if (q->kind == LS_Q_CELL) ev = qc.event;
             if (q->kind == LS_Q_CELL && q->tensor[0])
                 ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
-            if (!st->run && (q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE &&
+            if ((q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE &&
                 ev < S->tr.nevents && S->tr.events[ev].kind != KS_EV_WORK) {
                 v->has_answer_cell = 1;
                 v->answer_event = ev;

@@ -35,7 +35,7 @@ static void put_num(out_buf *o, double v)
 {
     char b[40];
     if (v == floor(v) && fabs(v) < 1e15) put(o, "%lld", (long long)v);
-    else ls_format_value(b, sizeof b, v, 4), put(o, "%s", b);
+    else ls_format_value(b, sizeof b, v), put(o, "%s", b);
 }
 
 /* a list of the work indices in `items` (at most 12, then "...") */

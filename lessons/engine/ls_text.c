@@ -105,7 +105,7 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
 static void fmt_value(char *buf, size_t n, double v, int integral)
 {
     if (integral) snprintf(buf, n, "%lld", (long long)v);
-    else ls_format_value(buf, n, v, 4);
+    else ls_format_value(buf, n, v);
 }
 
 /* Plane `plane` of tensor t as a grid: [v] a cell the focused item touched, <v> the
@@ -194,21 +194,26 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
     }
 }
 
+void ls_thread_entry(const ls_session *S, int64_t g, char *buf, size_t n)
+{
+    const int64_t b = g / S->tr.threads, t = g % S->tr.threads;
+    size_t used = (size_t)snprintf(buf, n, "%3lld (%lld, %lld):", (long long)g, (long long)b, (long long)t);
+    int k = 0;
+    for (uint32_t i = 0; i < S->idx.nitems; ++i)
+        if (S->idx.items[i].block == b && S->idx.items[i].thread == t && k++ < 12 && used < n)
+            used += (size_t)snprintf(buf + used, n - used, " %lld", (long long)S->idx.items[i].index);
+    if (used < n) snprintf(buf + used, n - used, k > 12 ? " ... (%d)" : k ? "" : " none", k);
+}
+
 static void show_threads(FILE *out, const ls_session *S, const ls_ctx *c)
 {
     const vw_item *f = &S->idx.items[c->item];
     const int64_t nthreads = S->tr.blocks * S->tr.threads;
-    fprintf(out, "\n  thread (block, tid): the work indices it handles, iteration 0, 1, ...\n");
+    char line[256];
+    fprintf(out, "\n  %s\n", LS_THREADS_HEAD);
     for (int64_t g = 0; g < nthreads && g < 16; ++g) {
-        const int64_t b = g / S->tr.threads, t = g % S->tr.threads;
-        fprintf(out, "  %c %3lld (%lld, %lld):", g == vw_gthread(&S->tr, f->block, f->thread) ? '>' : ' ',
-                (long long)g, (long long)b, (long long)t);
-        int n = 0;
-        for (uint32_t i = 0; i < S->idx.nitems; ++i)
-            if (S->idx.items[i].block == b && S->idx.items[i].thread == t) {
-                if (n++ < 12) fprintf(out, " %lld", (long long)S->idx.items[i].index);
-            }
-        fprintf(out, n > 12 ? " ... (%d)\n" : n ? "\n" : " none\n", n);
+        ls_thread_entry(S, g, line, sizeof line);
+        fprintf(out, "  %c %s\n", g == vw_gthread(&S->tr, f->block, f->thread) ? '>' : ' ', line);
     }
     if (nthreads > 16) fprintf(out, "    ... %lld threads in all\n", (long long)nthreads);
 }
