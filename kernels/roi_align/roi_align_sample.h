@@ -57,11 +57,17 @@ KS_FN int ks_roi_sample_at(int64_t H, int64_t W, float y, float x, ks_roi_sample
     return 1;
 }
 
-/* The blend of plane im at the corner offsets o (y0*W+x0, y0*W+x1, y1*W+x0, y1*W+x1) with
- * weights w (fmaf: the same bits on the GPU and the CPU). */
+/* The blend of the corner values v00 v01 v10 v11 with weights w (fmaf: the same bits on
+ * the GPU and the CPU, wherever the values were read from). */
+KS_FN float ks_roi_blend(const float *w, float v00, float v01, float v10, float v11)
+{
+    return fmaf(w[3], v11, fmaf(w[2], v10, fmaf(w[1], v01, w[0] * v00)));
+}
+
+/* The blend of plane im at the corner offsets o (y0*W+x0, y0*W+x1, y1*W+x0, y1*W+x1). */
 KS_FN float ks_roi_blend_at(const float *im, int64_t o00, int64_t o01, int64_t o10, int64_t o11, const float *w)
 {
-    return fmaf(w[3], im[o11], fmaf(w[2], im[o10], fmaf(w[1], im[o01], w[0] * im[o00])));
+    return ks_roi_blend(w, im[o00], im[o01], im[o10], im[o11]);
 }
 
 /* One RoI's box and grid. */
