@@ -376,15 +376,17 @@ END_TEST
  * reference and bitwise against the slot kernel (KS_ROI_FORWARD=slots): 37 channels (two
  * groups of 16 and one of 5, an odd channel pair at the end), footprints that take several
  * passes through the tile, a RoI whose footprint (the whole 120x110 image) is larger than
- * the tile and is read from global memory, avg and max, block sizes that are not a
- * multiple of a warp and grids where blocks loop. */
+ * the tile and is read from global memory, a sampling ratio whose samples per axis do not
+ * fit the sampler tables, avg and max, block sizes that are not a multiple of a warp and
+ * grids where blocks loop. */
 START_TEST(staged_forward_matches_the_reference_and_the_slot_kernel)
 {
     uint64_t s = 0x57A6;
-    for (int t = 0; t < 6; ++t) {
-        const int big = t >= 3;
+    for (int t = 0; t < 7; ++t) {
+        const int big = t >= 3 && t < 6;
+        /* t 6: 40 x 40 samples a bin, 7 * 40 per axis: more than the tables hold */
         ks_roi_align_params p = params(2, 37, big ? 120 : 45, big ? 110 : 61, 7, 7, 5, big ? 1.0f : 0.5f,
-                                       t % 3 - 1 + (t == 0), t % 2, t % 2 ? KS_ROI_MAX : KS_ROI_AVG);
+                                       t == 6 ? 40 : t % 3 - 1 + (t == 0), t % 2, t % 2 ? KS_ROI_MAX : KS_ROI_AVG);
         const int64_t n_in = p.batch * p.channels * p.height * p.width;
         float *in = tu_random(&s, n_in), rois[35];
         random_rois(&s, &p, rois);
