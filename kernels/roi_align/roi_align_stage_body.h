@@ -16,15 +16,15 @@
  *   2. barrier; each thread takes (channel pair, bin) items, bins fastest, and computes
  *      the bin's samples in the slot kernel's order with its fmaf blend, the geometry
  *      from the tables and the corners from the tile (a corner outside it, which the
- *      margin rules out, would be read from global memory; axes of more than
- *      KS_ROI_AXIS samples are not tabulated and the geometry is computed per sample);
+ *      margin rules out, would be read from global memory);
  *   3. barrier (the next s channels overwrite the tile).
  *
  * The outputs are therefore bitwise those of the slot and traced kernels. A RoI whose
- * footprint is larger than the tile, or whose box is not finite, or whose batch index is
- * bad, is not staged: its items read global memory as the slot kernel does. Whether a
- * block stages and how many channels at once are decided from the RoI alone, so every
- * thread of the block reaches the same barriers. Block work items are numbered
+ * footprint is larger than the tile, or whose samples per axis do not fit the tables, or
+ * whose box is not finite, or whose batch index is bad, is not staged: the block does its
+ * slot kernel's work (ks_roi_fwd_slot: include this body after roi_align_body.h, for the
+ * same variant). Whether a block stages and how many channels at once are decided from
+ * the RoI alone, so every thread of the block reaches the same barriers. Block work items are numbered
  * group * K + k (the channel group slowest, as the slot kernel, for L2 reuse across RoIs);
  * blocks loop over them (grid-stride). */
 #ifndef KS_IDX
@@ -66,7 +66,7 @@ KS_FN int ks_roi_axis_span(float start, float bin, int64_t P, int64_t grid, int6
 /* The RoI's staged window: rows ylo .. ylo+fh-1, columns xlo .. xlo+fw-1 */
 typedef struct ks_roi_win {
     int64_t ylo, xlo, fh, fw;
-    int staged, tabled; /* tabled: the tables hold the sampler (staged, <= KS_ROI_AXIS per axis) */
+    int staged;
 } ks_roi_win;
 
 /* Table entry of sample i (bin i / grid, sample i % grid) of one axis: io[0] = the tile
@@ -168,12 +168,12 @@ KS_FN void KS_VARIANT(ks_roi_stage_item)(ks_thread *t, const ks_roi_align_args *
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width, HW = H * W;
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
     const KS_IDX out0 = ((k * C + c) * PH + ph) * PW + pw;
-    const KS_IDX fw = (KS_IDX)win->fw, fhw = (KS_IDX)win->fh * fw, ylo = (KS_IDX)win->ylo, xlo = (KS_IDX)win->xlo;
+    const KS_IDX fhw = (KS_IDX)win->fh * (KS_IDX)win->fw;
     float acc[KS_ROI_PAIR], best_y[KS_ROI_PAIR], best_x[KS_ROI_PAIR];
     for (int j = 0; j < KS_ROI_PAIR; ++j) acc[j] = is_max ? -3.402823466e38f : 0.0f, best_y[j] = best_x[j] = -1.0f;
     const float *im = a->input + ((KS_IDX)(r->b < 0 ? 0 : r->b) * C + c) * HW;
     const KS_IDX gh = r->b < 0 ? 0 : (KS_IDX)r->grid_h, gw = r->b < 0 ? 0 : (KS_IDX)r->grid_w;
-    for (KS_IDX iy = 0; iy < gh && win->tabled; ++iy) {
+    for (KS_IDX iy = 0; iy < gh; ++iy) {
         const KS_IDX ey = ph * gh + iy;
         const int32_t ry[2] = {ks_shared_load_i32(t, tio, 2 * ey), ks_shared_load_i32(t, tio, 2 * ey + 1)};
         const float hy = ks_shared_load(t, tf, 3 * ey), ly = ks_shared_load(t, tf, 3 * ey + 1);
@@ -186,35 +186,6 @@ KS_FN void KS_VARIANT(ks_roi_stage_item)(ks_thread *t, const ks_roi_align_args *
             const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx}; /* as ks_roi_sample_at */
             for (int j = 0; j < KS_ROI_PAIR && j < nc; ++j) {
                 const float v = KS_VARIANT(ks_roi_tab_value)(t, tile, (jt + j) * fhw, im + j * HW, H, W, ry, cx, w, y, x);
-                if (!is_max) {
-                    acc[j] += v;
-                } else if (v > acc[j]) {
-                    acc[j] = v;
-                    best_y[j] = y;
-                    best_x[j] = x;
-                }
-            }
-        }
-    }
-    for (KS_IDX iy = 0; iy < gh && !win->tabled; ++iy) {
-        for (KS_IDX ix = 0; ix < gw; ++ix) {
-            float y, x;
-            ks_roi_sample s;
-            const int in = ks_roi_sample_in_bin(r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
-            const KS_IDX y0 = (KS_IDX)s.y0, y1 = (KS_IDX)s.y1, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
-            const int inside = win->staged && y0 >= ylo && y1 < ylo + (KS_IDX)win->fh && x0 >= xlo && x1 < xlo + fw;
-            const KS_IDX t00 = (y0 - ylo) * fw + x0 - xlo, t01 = t00 + x1 - x0, t10 = t00 + (y1 - y0) * fw,
-                         t11 = t10 + x1 - x0;
-            for (int j = 0; j < KS_ROI_PAIR && j < nc; ++j) {
-                float v = 0.0f;
-                if (in && inside) {
-                    const KS_IDX o = (jt + j) * fhw;
-                    const float v00 = ks_shared_load(t, tile, o + t00), v01 = ks_shared_load(t, tile, o + t01);
-                    const float v10 = ks_shared_load(t, tile, o + t10), v11 = ks_shared_load(t, tile, o + t11);
-                    v = ks_roi_blend(s.w, v00, v01, v10, v11);
-                } else if (in) {
-                    v = ks_roi_blend_at(im + j * HW, y0 * W + x0, y0 * W + x1, y1 * W + x0, y1 * W + x1, s.w);
-                }
                 if (!is_max) {
                     acc[j] += v;
                 } else if (v > acc[j]) {
@@ -260,20 +231,27 @@ KS_FN void KS_VARIANT(ks_roi_align_stage_body)(ks_thread *t, const ks_roi_align_
                      ks_roi_axis_span(r.x1, r.bin_w, PW, gw, W, &xlo, &fw) && win.fh * fw > 0 &&
                      win.fh * fw <= KS_ROI_TILE;
         win.xlo = xlo, win.fw = fw;
-        win.tabled = win.staged && PH * gh <= KS_ROI_AXIS && PW * gw <= KS_ROI_AXIS;
+        win.staged = win.staged && PH * gh <= KS_ROI_AXIS && PW * gw <= KS_ROI_AXIS;
+        if (!win.staged) { /* the slot kernel's work, KS_ROI_CC channels a slot (it divides the group) */
+            const KS_IDX work = (nc + KS_ROI_CC - 1) / KS_ROI_CC * bins;
+            for (KS_IDX w = tid; w < work; w += nt) {
+                const KS_IDX q = w / bins, bin = w - q * bins, ph = bin / PW, pw = bin - ph * PW;
+                if (is_max) KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0 + q * KS_ROI_CC, ph, pw, 0, 1);
+                else KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0 + q * KS_ROI_CC, ph, pw, 0, 0);
+            }
+            continue;
+        }
         /* channels per pass: as many as the tile holds, spread evenly over the passes */
-        KS_IDX per = win.staged ? (KS_IDX)(KS_ROI_TILE / (win.fh * fw)) : nc;
+        KS_IDX per = (KS_IDX)(KS_ROI_TILE / (win.fh * fw));
         per = per < nc ? per : nc;
         const KS_IDX passes = (nc + per - 1) / per;
         per = (nc + passes - 1) / passes;
         const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c0) * HW;
         for (KS_IDX cb = 0; cb < nc; cb += per) {
             const KS_IDX s = nc - cb < per ? nc - cb : per;
-            if (win.staged) {
-                if (cb == 0 && win.tabled) KS_VARIANT(ks_roi_tabulate)(t, tio, tf, &r, &win, PH, PW, H, W);
-                KS_VARIANT(ks_roi_stage)(t, tile, im + cb * HW, HW, W, &win, s);
-                ks_syncthreads(t);
-            }
+            if (cb == 0) KS_VARIANT(ks_roi_tabulate)(t, tio, tf, &r, &win, PH, PW, H, W);
+            KS_VARIANT(ks_roi_stage)(t, tile, im + cb * HW, HW, W, &win, s);
+            ks_syncthreads(t);
             const KS_IDX work = (s + KS_ROI_PAIR - 1) / KS_ROI_PAIR * bins;
             for (KS_IDX w = tid; w < work; w += nt) {
                 const KS_IDX q = w / bins, bin = w - q * bins, ph = bin / PW, pw = bin - ph * PW;
@@ -281,7 +259,7 @@ KS_FN void KS_VARIANT(ks_roi_align_stage_body)(ks_thread *t, const ks_roi_align_
                 if (is_max) KS_VARIANT(ks_roi_stage_item)(t, a, &r, tile, tio, tf, &win, k, c0 + cb + jt, n, jt, ph, pw, 1);
                 else KS_VARIANT(ks_roi_stage_item)(t, a, &r, tile, tio, tf, &win, k, c0 + cb + jt, n, jt, ph, pw, 0);
             }
-            if (win.staged) ks_syncthreads(t);
+            ks_syncthreads(t);
         }
     }
 }
