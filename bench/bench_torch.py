@@ -180,8 +180,7 @@ def bench_deform(lib):
         t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
         # the other forward kernels (docs/roi-align.md), each checked against torchvision first
-        for name, key, val in (("slots", "KS_ROI_FORWARD", "slots"), ("st3blk", "KS_ROI_STAGE_BLOCKS", "3"),
-                               ("st2blk", "KS_ROI_STAGE_BLOCKS", "2")):
+        for name, key, val in (("staged", "KS_ROI_FORWARD", "staged"),):
             os.environ[key] = val
             out.fill_(float("nan"))
             ours_fwd()
@@ -264,8 +263,7 @@ def bench_roi_align(lib):
         t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
         # the other forward kernels (docs/roi-align.md), each checked against torchvision first
-        for name, key, val in (("slots", "KS_ROI_FORWARD", "slots"), ("st3blk", "KS_ROI_STAGE_BLOCKS", "3"),
-                               ("st2blk", "KS_ROI_STAGE_BLOCKS", "2")):
+        for name, key, val in (("staged", "KS_ROI_FORWARD", "staged"),):
             os.environ[key] = val
             out.fill_(float("nan"))
             ours_fwd()

@@ -372,8 +372,8 @@ START_TEST(traced_equals_plain)
 }
 END_TEST
 
-/* The staged forward (the default plain forward, roi_align_stage_body.h) against the
- * reference and bitwise against the slot kernel (KS_ROI_FORWARD=slots): 37 channels (two
+/* The staged forward (KS_ROI_FORWARD=staged, roi_align_stage_body.h) against the
+ * reference and bitwise against the slot kernel (the default): 37 channels (two
  * groups of 16 and one of 5, an odd channel pair at the end), footprints that take several
  * passes through the tile, a RoI whose footprint (the whole 120x110 image) is larger than
  * the tile and is read from global memory, a sampling ratio whose samples per axis do not
@@ -398,15 +398,15 @@ START_TEST(staged_forward_matches_the_reference_and_the_slot_kernel)
         rc_init(&c, &p, in, rois);
         const ks_launch launches[3] = {tu_launch(0, 0), tu_launch(37, 3), tu_launch(64, 1)};
         ks_launch l = launches[t % 3];
+        setenv("KS_ROI_FORWARD", "staged", 1);
         rc_run(&c, &l);
+        unsetenv("KS_ROI_FORWARD");
         char what[64];
         snprintf(what, sizeof what, "staged case %d", t);
         /* coordinates up to ~120 are float to 7.6e-6, times slopes up to 2 of random input */
         tu_expect_close(c.output, c.r_out, c.n_out, big ? 5e-5 : 1e-5, what);
         float *out = calloc((size_t)c.n_out, 4), *ay = calloc((size_t)c.n_out, 4), *ax = calloc((size_t)c.n_out, 4);
-        setenv("KS_ROI_FORWARD", "slots", 1);
         ck_assert_int_eq(ks_roi_align_forward_sim(&p, in, rois, out, ay, ax, &l, NULL), KS_OK);
-        unsetenv("KS_ROI_FORWARD");
         ck_assert_msg(!memcmp(out, c.output, (size_t)c.n_out * 4), "%s: staged != slot kernel", what);
         if (p.pool_mode == KS_ROI_MAX)
             ck_assert(!memcmp(ay, c.ay, (size_t)c.n_out * 4) && !memcmp(ax, c.ax, (size_t)c.n_out * 4));

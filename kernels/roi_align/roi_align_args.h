@@ -35,8 +35,9 @@ KS_FN int64_t ks_roi_align_stage_work(const ks_roi_align_args *a)
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* 1: the plain forward runs the staged kernel (the default); 0 when the environment has
- * KS_ROI_FORWARD=slots (the slot kernel of roi_align_body.h, to compare). */
+/* 1 when the environment has KS_ROI_FORWARD=staged: the plain forward runs the staged
+ * kernel (roi_align_stage_body.h; slower than the slot kernel on the H100, kept to
+ * compare, docs/roi-align.md); otherwise 0, the slot kernel of roi_align_body.h. */
 int ks_roi_align_staged(void);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);

@@ -1,7 +1,5 @@
 /* roi_align_cuda.cu - RoIAlign on the GPU: the bodies of roi_align_body.h as plain and
  * traced kernels, each with 32- and 64-bit indices. */
-#include <stdlib.h>
-
 #include "../core/ks_cuda.h"
 
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
@@ -16,23 +14,11 @@ KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __launch_bounds__(1024), 
 /* -> ks_roi_align_fwd_k_plain32, _plain, _traced, _traced32 (bodies ks_roi_align_fwd_body_plain32/...),
  *    likewise ks_roi_align_bwd_k_* */
 
-/* the plain forward through shared memory (roi_align_stage_body.h), the default */
+/* the plain forward through shared memory (roi_align_stage_body.h): KS_ROI_FORWARD=staged */
 #define KS_BODY "../roi_align/roi_align_stage_body.h"
 #include "../core/ks_variants.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain32, ks_roi_align_args, __launch_bounds__(1024))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain, ks_roi_align_args, __launch_bounds__(1024))
-/* the same body held to fewer blocks an SM, with more registers a thread (64 spill a little;
- * 2 blocks: none): KS_ROI_STAGE_BLOCKS=3 or 2 picks one for blocks of at most 256 threads,
- * to compare (bench/bench_torch.py) */
-#define KS_ROI_STAGE_KERNEL(n)                                                                    \
-    __global__ void __launch_bounds__(KS_ROI_STAGE_THREADS, n) ks_roi_align_stage_k_plain32_##n(ks_roi_align_args a) \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        ks_roi_align_stage_body_plain32(&t, &a);                                                  \
-    }
-KS_ROI_STAGE_KERNEL(3)
-KS_ROI_STAGE_KERNEL(2)
 
 extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backward, const ks_launch *l,
                                         const ks_sink *dev_sink, void *stream)
@@ -54,12 +40,8 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
         rc = ks_launch_resolve(l, KS_ROI_STAGE_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_stage_work(&a), &st_threads,
                                &st_blocks);
         if (rc) return rc;
-        const char *env = getenv("KS_ROI_STAGE_BLOCKS");
-        const int per_sm = env && st_threads <= KS_ROI_STAGE_THREADS ? atoi(env) : 4;
         const unsigned sb = (unsigned)st_blocks;
-        if (small && per_sm == 3) ks_roi_align_stage_k_plain32_3<<<sb, st_threads, 0, s>>>(a);
-        else if (small && per_sm == 2) ks_roi_align_stage_k_plain32_2<<<sb, st_threads, 0, s>>>(a);
-        else if (small) ks_roi_align_stage_k_plain32<<<sb, st_threads, 0, s>>>(a);
+        if (small) ks_roi_align_stage_k_plain32<<<sb, st_threads, 0, s>>>(a);
         else ks_roi_align_stage_k_plain<<<sb, st_threads, 0, s>>>(a);
         return ks_cuda_check_launch("roi_align_forward (staged)");
     }

@@ -49,7 +49,7 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
 int ks_roi_align_staged(void)
 {
     const char *v = getenv("KS_ROI_FORWARD");
-    return !(v && strcmp(v, "slots") == 0);
+    return v && strcmp(v, "staged") == 0;
 }
 
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
