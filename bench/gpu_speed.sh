@@ -2,7 +2,8 @@
 # One GPU call for the speed work of issue 20: unpack the carried Debian packages (as
 # gpu_session.sh), build with CUDA (no viewer), then by STEPS (space separated, default
 # "test bench"): test = the four GPU suites; bench = bench_gpu and bench_torch's roi,
-# patchify and im2col sections; ncu = Nsight Compute on one launch of each kernel named in
+# patchify and im2col sections (KS_BENCH_TORCH="roi": only bench_torch's roi section);
+# ncu = Nsight Compute on one launch of each kernel named in
 # KS_NCU (regexes, space separated; default torchvision's and our RoIAlign forward, col2im,
 # im2col); sanitize = gpu_sanitize.sh over KS_SANITIZE_ONLY words (KS_SANITIZE_WORDS);
 # ab = builds with other compile-time choices, KS_AB="name:-DX=1,-DY=2 ...", each timed
@@ -32,8 +33,9 @@ for step in $STEPS; do
             cat /tmp/$t.log >>"$OUT/tests.log"
         done ;;
     bench)
-        ./build-gpu/bench/bench_gpu 2>&1 | tee -a "$log"
-        python3 bench/bench_torch.py build-gpu/libkscope.so roi patchify im2col 2>&1 | tee -a "$log" ;;
+        # KS_BENCH_TORCH="roi ...": only those bench_torch sections, no bench_gpu
+        [ -z "${KS_BENCH_TORCH:-}" ] && ./build-gpu/bench/bench_gpu 2>&1 | tee -a "$log"
+        python3 bench/bench_torch.py build-gpu/libkscope.so ${KS_BENCH_TORCH:-roi patchify im2col} 2>&1 | tee -a "$log" ;;
     ncu)
         NCU=/usr/local/cuda/bin/ncu
         for spec in ${KS_NCU:-roi_align_forward_kernel ks_roi_align_fwd_k ks_col2im_k_plain ks_im2col_k_plain}; do

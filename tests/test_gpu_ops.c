@@ -131,6 +131,18 @@ START_TEST(roi_align_cuda_past_the_block_cap)
 }
 END_TEST
 
+/* the staged forward (KS_ROI_FORWARD=staged), plain: avg and max, odd channel counts,
+ * several passes through the tile, and blocks that loop */
+START_TEST(roi_align_staged_cuda_equals_simulator)
+{
+    setenv("KS_ROI_FORWARD", "staged", 1);
+    for (int t = 0; t < 6; ++t)
+        run_both(t, 3 + 5 * t, 17 + 4 * t, 20 + t % 5, 23 + 9 * (t % 4), 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
+    run_both(7, 1200, 40, 25, 34, 7, 2, 1, 1, 0, 0); /* 1200 * 3 blocks > 4096: blocks loop */
+    unsetenv("KS_ROI_FORWARD");
+}
+END_TEST
+
 int main(void)
 {
     if (ks_cuda_device_count() < 1) {
@@ -145,6 +157,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, roi_align_cuda_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_past_the_block_cap);
+    tcase_add_test(tc, roi_align_staged_cuda_equals_simulator);
     tcase_add_test(tc, patchify_cuda_equals_simulator);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_NOFORK);

@@ -372,6 +372,50 @@ START_TEST(traced_equals_plain)
 }
 END_TEST
 
+/* The staged forward (KS_ROI_FORWARD=staged, roi_align_stage_body.h) against the
+ * reference and bitwise against the slot kernel (the default): 37 channels (two
+ * groups of 16 and one of 5, an odd channel pair at the end), footprints that take several
+ * passes through the tile, a RoI whose footprint (the whole 120x110 image) is larger than
+ * the tile and is read from global memory, a sampling ratio whose samples per axis do not
+ * fit the sampler tables, avg and max, block sizes that are not a multiple of a warp and
+ * grids where blocks loop. */
+START_TEST(staged_forward_matches_the_reference_and_the_slot_kernel)
+{
+    uint64_t s = 0x57A6;
+    for (int t = 0; t < 7; ++t) {
+        const int big = t >= 3 && t < 6;
+        /* t 6: 40 x 40 samples a bin, 7 * 40 per axis: more than the tables hold */
+        ks_roi_align_params p = params(2, 37, big ? 120 : 45, big ? 110 : 61, 7, 7, 5, big ? 1.0f : 0.5f,
+                                       t == 6 ? 40 : t % 3 - 1 + (t == 0), t % 2, t % 2 ? KS_ROI_MAX : KS_ROI_AVG);
+        const int64_t n_in = p.batch * p.channels * p.height * p.width;
+        float *in = tu_random(&s, n_in), rois[35];
+        random_rois(&s, &p, rois);
+        if (big) { /* RoI 0 covers the image: its footprint exceeds KS_ROI_TILE */
+            rois[1] = 0.3f, rois[2] = 0.7f;
+            rois[3] = 109.6f, rois[4] = 118.2f;
+        }
+        rcase c;
+        rc_init(&c, &p, in, rois);
+        const ks_launch launches[3] = {tu_launch(0, 0), tu_launch(37, 3), tu_launch(64, 1)};
+        ks_launch l = launches[t % 3];
+        setenv("KS_ROI_FORWARD", "staged", 1);
+        rc_run(&c, &l);
+        unsetenv("KS_ROI_FORWARD");
+        char what[64];
+        snprintf(what, sizeof what, "staged case %d", t);
+        /* coordinates up to ~120 are float to 7.6e-6, times slopes up to 2 of random input */
+        tu_expect_close(c.output, c.r_out, c.n_out, big ? 5e-5 : 1e-5, what);
+        float *out = calloc((size_t)c.n_out, 4), *ay = calloc((size_t)c.n_out, 4), *ax = calloc((size_t)c.n_out, 4);
+        ck_assert_int_eq(ks_roi_align_forward_sim(&p, in, rois, out, ay, ax, &l, NULL), KS_OK);
+        ck_assert_msg(!memcmp(out, c.output, (size_t)c.n_out * 4), "%s: staged != slot kernel", what);
+        if (p.pool_mode == KS_ROI_MAX)
+            ck_assert(!memcmp(ay, c.ay, (size_t)c.n_out * 4) && !memcmp(ax, c.ax, (size_t)c.n_out * 4));
+        free(in), free(out), free(ay), free(ax);
+        rc_free(&c);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("roi_align");
@@ -389,6 +433,7 @@ int main(void)
     tcase_add_test(tc, empty_nan_and_bad_batch_rois);
     tcase_add_test(tc, reference_gradient_matches_finite_differences);
     tcase_add_test(tc, traced_equals_plain);
+    tcase_add_test(tc, staged_forward_matches_the_reference_and_the_slot_kernel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -51,6 +51,12 @@ typedef struct ks_roi_align_params {
 #endif
 
 #define KS_ROI_THREADS 512
+
+/* the staged plain forward (roi_align_stage_body.h): a block of KS_ROI_STAGE_THREADS per
+ * RoI and group of KS_ROI_GROUP channels, KS_ROI_PAIR channels per thread item */
+#define KS_ROI_GROUP 16
+#define KS_ROI_PAIR 2
+#define KS_ROI_STAGE_THREADS 256
 #define KS_ROI_BLOCK_CAP 4096
 
 /* sites: both kernels have the first five (the RoI as the kernel uses it, with its bins,

@@ -2,6 +2,7 @@
  * the trace schema. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/ks_error.h"
@@ -43,6 +44,12 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
                            (long long)k, (double)b, (long long)p->batch);
     }
     return KS_OK;
+}
+
+int ks_roi_align_staged(void)
+{
+    const char *v = getenv("KS_ROI_FORWARD");
+    return v && strcmp(v, "staged") == 0;
 }
 
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)

@@ -20,6 +20,27 @@ typedef struct ks_roi_sample {
     int flags;             /* KS_FLAG_Cxx of the corners used, KS_FLAG_CLAMP_Y/X */
 } ks_roi_sample;
 
+/* One axis of the sampler at a coordinate c already in [-1, L]: c <= 0 becomes 0; the
+ * corners are (int)c and the next, both L-1 at or past the last (*cl = the coordinate
+ * after these clamps, *l = cl - c0, the far corner's weight). Returns 1 when clamped to
+ * the last. */
+KS_FN int ks_roi_axis(float c, int64_t L, int64_t *c0, int64_t *c1, float *cl, float *l)
+{
+    if (c <= 0.0f) c = 0.0f;
+    *c0 = (int64_t)c;
+    int last = 0;
+    if (*c0 >= L - 1) {
+        *c0 = *c1 = L - 1;
+        c = (float)*c0;
+        last = 1;
+    } else {
+        *c1 = *c0 + 1;
+    }
+    *cl = c;
+    *l = c - (float)*c0;
+    return last;
+}
+
 KS_FN int ks_roi_sample_at(int64_t H, int64_t W, float y, float x, ks_roi_sample *s)
 {
     s->y0 = s->x0 = s->y1 = s->x1 = -1;
@@ -28,27 +49,10 @@ KS_FN int ks_roi_sample_at(int64_t H, int64_t W, float y, float x, ks_roi_sample
     s->x = x;
     s->flags = 0;
     if (!(y >= -1.0f && y <= (float)H && x >= -1.0f && x <= (float)W)) return 0;
-    if (y <= 0.0f) y = 0.0f;
-    if (x <= 0.0f) x = 0.0f;
-    s->y0 = (int64_t)y;
-    s->x0 = (int64_t)x;
-    if (s->y0 >= H - 1) {
-        s->y0 = s->y1 = H - 1;
-        y = (float)s->y0;
-        s->flags |= KS_FLAG_CLAMP_Y;
-    } else {
-        s->y1 = s->y0 + 1;
-    }
-    if (s->x0 >= W - 1) {
-        s->x0 = s->x1 = W - 1;
-        x = (float)s->x0;
-        s->flags |= KS_FLAG_CLAMP_X;
-    } else {
-        s->x1 = s->x0 + 1;
-    }
-    const float ly = y - (float)s->y0, lx = x - (float)s->x0, hy = 1.0f - ly, hx = 1.0f - lx;
-    s->y = y;
-    s->x = x;
+    float ly, lx;
+    if (ks_roi_axis(y, H, &s->y0, &s->y1, &s->y, &ly)) s->flags |= KS_FLAG_CLAMP_Y;
+    if (ks_roi_axis(x, W, &s->x0, &s->x1, &s->x, &lx)) s->flags |= KS_FLAG_CLAMP_X;
+    const float hy = 1.0f - ly, hx = 1.0f - lx;
     s->w[0] = hy * hx;
     s->w[1] = hy * lx;
     s->w[2] = ly * hx;
@@ -57,11 +61,17 @@ KS_FN int ks_roi_sample_at(int64_t H, int64_t W, float y, float x, ks_roi_sample
     return 1;
 }
 
-/* The blend of plane im at the corner offsets o (y0*W+x0, y0*W+x1, y1*W+x0, y1*W+x1) with
- * weights w (fmaf: the same bits on the GPU and the CPU). */
+/* The blend of the corner values v00 v01 v10 v11 with weights w (fmaf: the same bits on
+ * the GPU and the CPU, wherever the values were read from). */
+KS_FN float ks_roi_blend(const float *w, float v00, float v01, float v10, float v11)
+{
+    return fmaf(w[3], v11, fmaf(w[2], v10, fmaf(w[1], v01, w[0] * v00)));
+}
+
+/* The blend of plane im at the corner offsets o (y0*W+x0, y0*W+x1, y1*W+x0, y1*W+x1). */
 KS_FN float ks_roi_blend_at(const float *im, int64_t o00, int64_t o01, int64_t o10, int64_t o11, const float *w)
 {
-    return fmaf(w[3], im[o11], fmaf(w[2], im[o10], fmaf(w[1], im[o01], w[0] * im[o00])));
+    return ks_roi_blend(w, im[o00], im[o01], im[o10], im[o11]);
 }
 
 /* One RoI's box and grid. */
@@ -143,17 +153,12 @@ KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int
     for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] = 0.0f;
     *lo = 0, *n = 0;
     for (int64_t i = 0; i < grid; ++i) {
-        float c = ks_roi_coord(start, bin, size, i, grid);
+        const float c = ks_roi_coord(start, bin, size, i, grid);
         if (!(c >= -1.0f && c <= (float)L)) continue;
-        if (c <= 0.0f) c = 0.0f;
-        int64_t c0 = (int64_t)c, c1;
-        if (c0 >= L - 1) {
-            c0 = c1 = L - 1;
-            c = (float)c0;
-        } else {
-            c1 = c0 + 1;
-        }
-        const float l = c - (float)c0, h = 1.0f - l;
+        int64_t c0, c1;
+        float cl, l;
+        ks_roi_axis(c, L, &c0, &c1, &cl, &l);
+        const float h = 1.0f - l;
         if (*n == 0) *lo = c0; /* coordinates grow with i: the first in range is the lowest */
         const int64_t k0 = c0 - *lo, k1 = c1 - *lo;
         if (k0 < 0 || k1 >= KS_ROI_SPAN) return 0; /* a reversed box walks down: not merged */
