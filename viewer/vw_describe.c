@@ -269,7 +269,7 @@ void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char 
     }
     snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %.4g .. %.4g", where,
              ks_shape_str(T->ndim, T->shape, shape, sizeof shape), (long long)s->panel[panel].plane,
-             (long long)d.planes, s->follow ? "(follows)" : "(fixed)", vw_mode_name(s->mode), lo, hi);
+             (long long)d.planes, s->follow ? "(follows)" : "(fixed)", vw_mode_name(vw_panel_mode(s, panel)), lo, hi);
 }
 
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
@@ -286,10 +286,12 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
     char unit[64];
     if (s->unit == VW_UNIT_FIELD && w) snprintf(unit, sizeof unit, "field %s", w->fields[0].name);
     else snprintf(unit, sizeof unit, "%s", vw_unit_name(s->unit));
-    PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s",
+    const vw_mode m0 = vw_panel_mode(s, 0), m1 = vw_panel_mode(s, 1);
+    PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s%s%s",
         (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len,
         vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), unit,
-        s->playing ? "playing" : "paused", s->speed, vw_mode_name(s->mode));
+        s->playing ? "playing" : "paused", s->speed, vw_mode_name(m0), m0 != m1 ? " / " : "",
+        m0 != m1 ? vw_mode_name(m1) : "");
     if (permille < 1000) PUT("  |  indexing %d%%", permille / 10);
     if (tr->dropped) PUT("  |  %llu events DROPPED", (unsigned long long)tr->dropped);
     if (s->idx && s->idx->orphans) PUT("  |  %llu without work item", (unsigned long long)s->idx->orphans);

@@ -64,7 +64,13 @@ void vw_story_show(vw_state *s, int k)
             s->panel[p].tensor = sl->panel[p];
             s->panel[p].plane = 0;
         }
-    if (sl->mode >= 0 && sl->mode < VW_NMODES) s->mode = (vw_mode)sl->mode;
+    /* a slide's mode applies to both panels; a per-panel mode on top of it */
+    if (sl->mode >= 0 && sl->mode < VW_NMODES) {
+        s->mode = (vw_mode)sl->mode;
+        s->panel[0].mode = s->panel[1].mode = -1;
+    }
+    for (int p = 0; p < 2; ++p)
+        if (sl->panel_mode[p] > 0 && sl->panel_mode[p] <= VW_NMODES) s->panel[p].mode = sl->panel_mode[p] - 1;
     vw_focus_event(s, sl->event);
     /* show the planes the focused event touches on the chosen panels: the focused event's
      * own plane where it lies on the panel's tensor (lesson 04's channel-1 tap shows

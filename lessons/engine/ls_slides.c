@@ -93,6 +93,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->look_writes = c.elem_writes;
         for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
         v->mode = ls_mode_number(st->mode);
+        for (int p = 0; p < 2; ++p) v->panel_mode[p] = ls_mode_number(st->panel_mode[p]) + 1; /* 0: none */
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
