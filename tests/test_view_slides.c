@@ -425,6 +425,85 @@ START_TEST(slides_of_another_run_show_that_run)
 }
 END_TEST
 
+/* Slides 0 .. k shown in order in a w x h window (modes and panels carry over from slide
+ * to slide, as PageDown does), slide k drawn. */
+static void step_to_slide(vf_frame *f, vw_state *st, int w, int h, int k)
+{
+    vf_open_text(f, w, h, vw_text_px(w, h));
+    vw_state_init(st, &ses.tr, &ses.idx);
+    ck_assert_int_eq(vw_set_order(st, "thread"), KS_OK);
+    vw_story_set(st, slides, nslides);
+    for (int j = 0; j <= k; ++j) vw_story_show(st, j);
+    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
+    vf_draw(f, st);
+}
+
+/* How many distinct colours the rectangle r of the frame holds (at most 64 counted). */
+static int distinct_colours(SDL_Surface *s, vw_rect r)
+{
+    uint32_t seen[64];
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; ++y)
+        for (int x = r.x; x < r.x + r.w && n < 64; ++x) {
+            const uint32_t c = vf_at(s, x, y);
+            int known = 0;
+            for (int i = 0; i < n && !known; ++i) known = seen[i] == c;
+            if (!known) seen[n++] = c;
+        }
+    return n;
+}
+
+/* a step's mode per panel: lesson 05's corner and weight slides show the input's reads
+ * and weights beside the columns' values (in one mode for both, nothing reads the columns:
+ * a blank panel), focused on the sample the narration is about (its corners and weights
+ * drawn), not on the tap's offset read; lesson 12's im2col slides show the input's reads
+ * beside the columns' values. M goes back to one mode for both panels. */
+START_TEST(a_step_sets_each_panels_mode)
+{
+    static const struct {
+        const char *lesson;
+        int step;           /* 1-based */
+        vw_mode left;
+        int sample;         /* the focus is a sample */
+    } want[] = {
+        {"05", 5, VW_MODE_READS, 1}, {"05", 6, VW_MODE_WEIGHTS, 1}, {"12", 1, VW_MODE_READS, 0},
+        {"12", 3, VW_MODE_READS, 0}, {"12", 4, VW_MODE_READS, 0},   {"12", 5, VW_MODE_READS, 0},
+        {"12", 6, VW_MODE_READS, 0}, {"12", 7, VW_MODE_READS, 0},
+    };
+    const char *open = "";
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        if (strcmp(open, want[i].lesson)) {
+            if (open[0]) close_lesson();
+            open_lesson(want[i].lesson);
+            open = want[i].lesson;
+        }
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, 1280, 960, want[i].step - 1);
+        const int cols = ks_trace_tensor(st.tr, "columns");
+        ck_assert_int_ge(cols, 0);
+        ck_assert_int_eq(st.panel[1].tensor, cols);
+        ck_assert_msg(vw_panel_mode(&st, 0) == want[i].left && vw_panel_mode(&st, 1) == VW_MODE_VALUES,
+                      "lesson %s step %d: modes %s / %s", want[i].lesson, want[i].step,
+                      vw_mode_name(vw_panel_mode(&st, 0)), vw_mode_name(vw_panel_mode(&st, 1)));
+        /* the columns panel shows their values: many colours, where reads would be one */
+        const int colours = distinct_colours(f.surf, vw_panel_map_area(&f.L, 1));
+        ck_assert_msg(colours >= 12, "lesson %s step %d: the columns panel has %d colours", want[i].lesson,
+                      want[i].step, colours);
+        const uint32_t ev = vw_state_event(&st);
+        ck_assert(ev != VW_NONE);
+        ck_assert_int_eq(st.tr->events[ev].kind == KS_EV_SAMPLE, want[i].sample);
+        /* M: one mode for both panels again */
+        vw_action m = {.kind = VW_ACT_MODE, .a = 0, .b = 0};
+        vw_apply(&st, &f.L, &m);
+        ck_assert_int_eq(vw_panel_mode(&st, 0), vw_panel_mode(&st, 1));
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -436,6 +515,7 @@ int main(void)
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);
     tcase_add_test(tc, slides_of_another_run_show_that_run);
     tcase_add_test(tc, decomposition_panel_works_fields_out_with_values);
+    tcase_add_test(tc, a_step_sets_each_panels_mode);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }
