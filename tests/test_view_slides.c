@@ -504,6 +504,69 @@ START_TEST(a_step_sets_each_panels_mode)
 }
 END_TEST
 
+/* every slide of lessons 06 and 07, at 1280x960 and at 1024x768, stepped through in one
+ * window: the decomposition panel's lines (as draw_decomp wraps them) each fit its width
+ * and all fit its height, the focused event's line is there, and so is the line of every
+ * field the step's narration names; lesson 07 step 3 shows both i and j, lesson 06 step 5
+ * the whole 6.375. Without wrapping, RoIAlign's box lines run past the panel. */
+START_TEST(slide_decomposition_lines_fit_their_panel)
+{
+    static const int sizes[2][2] = {{1280, 960}, {1024, 768}};
+    static const char *const names[] = {"06", "07"};
+    static vw_lines lines;
+    int long_lines = 0;
+    for (int l = 0; l < 2; ++l) {
+        open_lesson(names[l]);
+        for (int z = 0; z < 2; ++z) {
+            const int w = sizes[z][0], h = sizes[z][1];
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, 0);
+            const vw_rect a = f.L.decomp;
+            const int adv = f.d.font.advance, line = f.d.font.line, cols = (a.w - 8) / adv;
+            for (int k = 0; k < nslides; ++k) {
+                vw_story_show(&st, k);
+                vf_draw(&f, &st);
+                /* the lines unwrapped: some are longer than the panel */
+                vw_describe_focus(&st, &lines, VW_MAX_LINES);
+                for (int i = 0; i < lines.n; ++i) long_lines += (int)strlen(lines.text[i]) > cols;
+                vw_describe_focus_wrapped(&st, cols, &lines, (a.h - 4) / line);
+                ck_assert_int_ge(lines.n, 3);
+                ck_assert_msg(2 + lines.n * line <= a.h, "lesson %s slide %d at %dx%d: %d lines in %d px",
+                              names[l], k + 1, w, h, lines.n, a.h);
+                int focus = 0;
+                for (int i = 0; i < lines.n; ++i) {
+                    ck_assert_msg(4 + (int)strlen(lines.text[i]) * adv <= a.w - 4,
+                                  "lesson %s slide %d at %dx%d: '%s' is cut at the panel's edge", names[l], k + 1, w,
+                                  h, lines.text[i]);
+                    focus += lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
+                }
+                ck_assert_int_eq(focus, 1);
+                /* the narration's fields: " i j " */
+                char fields[160], *save = NULL;
+                snprintf(fields, sizeof fields, "%s", slides[k].fields);
+                for (char *name = strtok_r(fields, " ", &save); name; name = strtok_r(NULL, " ", &save))
+                    ck_assert_msg(field_line(&lines, name), "lesson %s slide %d at %dx%d: no line for %s", names[l],
+                                  k + 1, w, h, name);
+                if (l == 1 && k == 2) {
+                    ck_assert_ptr_nonnull(field_line(&lines, "i"));
+                    ck_assert_ptr_nonnull(field_line(&lines, "j"));
+                }
+                if (l == 0 && k == 4) {
+                    int whole = 0;
+                    for (int i = 0; i < lines.n; ++i) whole += lines.text[i][0] == '>' && strstr(lines.text[i], "= 6.375");
+                    ck_assert_msg(whole, "lesson 06 slide 5 at %dx%d: the sample's value is cut", w, h);
+                }
+            }
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+        close_lesson();
+    }
+    ck_assert_int_gt(long_lines, 0); /* the wrapping had work to do */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -516,6 +579,7 @@ int main(void)
     tcase_add_test(tc, slides_of_another_run_show_that_run);
     tcase_add_test(tc, decomposition_panel_works_fields_out_with_values);
     tcase_add_test(tc, a_step_sets_each_panels_mode);
+    tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -26,6 +26,9 @@ typedef struct vw_slide {
     /* a panel's own mode, vw_mode + 1 (0: none, so a zeroed slide has none): a slide
      * about a sample shows the input's reads beside the columns' values */
     int panel_mode[2];
+    /* the work fields the step's narration names ({work.i}), " i j m ": a short
+     * decomposition panel keeps them before the other fields */
+    char fields[160];
     /* the cell the question asks about (the access of event answer_event), highlighted
      * once the answer is revealed; has_answer_cell 0: none */
     int has_answer_cell;
