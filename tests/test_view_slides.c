@@ -138,6 +138,19 @@ START_TEST(slide_text_height_follows_the_frame)
 }
 END_TEST
 
+/* Slides 0 .. k shown in order in a w x h window (modes and panels carry over from slide
+ * to slide, as PageDown does), slide k drawn. */
+static void step_to_slide(vf_frame *f, vw_state *st, int w, int h, int k)
+{
+    vf_open_text(f, w, h, vw_text_px(w, h));
+    vw_state_init(st, &ses.tr, &ses.idx);
+    ck_assert_int_eq(vw_set_order(st, "thread"), KS_OK);
+    vw_story_set(st, slides, nslides);
+    for (int j = 0; j <= k; ++j) vw_story_show(st, j);
+    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
+    vf_draw(f, st);
+}
+
 /* The small im2col trace written to the scratch folder, opened, indexed, a state on it. */
 static ks_trace tr;
 static vw_index idx;
@@ -400,13 +413,7 @@ START_TEST(slides_of_another_run_show_that_run)
              * (modes and panels carry over from slide to slide) */
             vf_frame g;
             vw_state fresh;
-            vf_open_text(&g, 1280, 960, vw_text_px(1280, 960));
-            vw_state_init(&fresh, &ses.tr, &ses.idx);
-            ck_assert_int_eq(vw_set_order(&fresh, "thread"), KS_OK);
-            vw_story_set(&fresh, slides, nslides);
-            for (int j = 0; j <= k; ++j) vw_story_show(&fresh, j);
-            vw_layout_for_state(&g.L, &fresh, g.d.font.advance, g.d.font.line, 1280, 960);
-            vf_draw(&g, &fresh);
+            step_to_slide(&g, &fresh, 1280, 960, k);
             ck_assert_msg(rows_sum(g.surf, y0, y1) == sum[k], "lesson %s slide %d: drawn after slide %d it differs",
                           names[l], k + 1, k);
             vw_state_free(&fresh);
@@ -424,19 +431,6 @@ START_TEST(slides_of_another_run_show_that_run)
     }
 }
 END_TEST
-
-/* Slides 0 .. k shown in order in a w x h window (modes and panels carry over from slide
- * to slide, as PageDown does), slide k drawn. */
-static void step_to_slide(vf_frame *f, vw_state *st, int w, int h, int k)
-{
-    vf_open_text(f, w, h, vw_text_px(w, h));
-    vw_state_init(st, &ses.tr, &ses.idx);
-    ck_assert_int_eq(vw_set_order(st, "thread"), KS_OK);
-    vw_story_set(st, slides, nslides);
-    for (int j = 0; j <= k; ++j) vw_story_show(st, j);
-    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
-    vf_draw(f, st);
-}
 
 /* How many distinct colours the rectangle r of the frame holds (at most 64 counted). */
 static int distinct_colours(SDL_Surface *s, vw_rect r)
