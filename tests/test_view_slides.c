@@ -450,7 +450,7 @@ static int distinct_colours(SDL_Surface *s, vw_rect r)
 /* a step's mode per panel: lesson 05's corner and weight slides show the input's reads
  * and weights beside the columns' values (in one mode for both, nothing reads the columns:
  * a blank panel), focused on the sample the narration is about (its corners and weights
- * drawn), not on the tap's offset read; lesson 12's im2col slides show the input's reads
+ * drawn, at 1280x960), not on the tap's offset read; lesson 12's im2col slides show the input's reads
  * beside the columns' values. M goes back to one mode for both panels. */
 START_TEST(a_step_sets_each_panels_mode)
 {
@@ -487,6 +487,10 @@ START_TEST(a_step_sets_each_panels_mode)
         const uint32_t ev = vw_state_event(&st);
         ck_assert(ev != VW_NONE);
         ck_assert_int_eq(st.tr->events[ev].kind == KS_EV_SAMPLE, want[i].sample);
+        /* the sample's weight labels are drawn: the input's cells at least a text line */
+        if (want[i].sample)
+            ck_assert_msg(vw_panel_map(&st, &f.L, 0).cell >= f.d.font.line, "lesson 05 step %d: input cells %.1f px",
+                          want[i].step, vw_panel_map(&st, &f.L, 0).cell);
         /* M: one mode for both panels again */
         vw_action m = {.kind = VW_ACT_MODE, .a = 0, .b = 0};
         vw_apply(&st, &f.L, &m);

@@ -73,12 +73,13 @@ static int narrated(const vw_state *s, const char *name)
     return 0;
 }
 
-/* The work item's header, index and field lines; at most `room` field lines (< 0: all).
+/* The work item's header, index and field lines; at most `room` field lines (< 0: all;
+ * digits 0: none of the index's digits the narration does not name).
  * When they do not all fit (a slide's short panel), the fields the slide's narration
  * names come first, then the worked-out fields (a RoI's box, a patch's row i = floor(y)
  * + ii - R), then the index's digits, which the header's index already gives; the lines
  * keep their order. */
-static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room)
+static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room, int digits)
 {
     const ks_trace *tr = s->tr;
     int64_t grid = tr->blocks * tr->threads;
@@ -105,7 +106,7 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
     for (int rank = 0; rank < 3; ++rank)
         for (int k = 0; k < n && budget > 0; ++k) {
             const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) ? 2 : 1;
-            if (r == rank && !keep[k]) keep[k] = 1, budget--;
+            if (r == rank && !keep[k] && (r < 2 || digits)) keep[k] = 1, budget--;
         }
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
@@ -136,8 +137,8 @@ void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it
 }
 
 /* vw_describe_focus; *window: where the window of the item's events starts (L->n when
- * there is none) */
-static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *window)
+ * there is none); whole 0: without the sites line and the digits no narration names */
+static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *window, int whole)
 {
     const ks_trace *tr = s->tr;
     char line[VW_LINE_LEN];
@@ -154,7 +155,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     uint32_t it = vw_state_item(s);
     if (it == VW_NONE) {
         if (e->kind == KS_EV_WORK)
-            describe_work(s, e, L, -1);
+            describe_work(s, e, L, -1, 1);
         else
             add(L, VW_STYLE_DIM, s->idx ? "event %u has no work event in the trace (thread %u of block %u)"
                                         : "event %u (thread %u of block %u); its work item shows once indexing ends",
@@ -167,14 +168,14 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     const ks_event *w = &tr->events[s->idx->by_item[item->first]];
     const int before = L->n;
     const int fields = max_lines - 4 - before; /* less the header, index, event header and focus */
-    describe_work(s, w, L, fields > 0 ? fields : 0);
+    describe_work(s, w, L, fields > 0 ? fields : 0, whole);
     /* a short panel (a slide's) keeps the item's header line, the event header and the
      * focused event: describe_work left out fields to fit, digits first */
     if (L->n > max_lines - 2) L->n = max_lines - 2 > before + 1 ? max_lines - 2 : before + 1;
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
     vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
-    if (line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
+    if (whole && line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
     add(L, VW_STYLE_HEAD, "event %u of %u of this work item:", k + 1, item->count);
     /* a window of the item's events around the focused one */
     *window = L->n;
@@ -191,7 +192,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
 void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
 {
     int window;
-    describe_focus(s, L, max_lines, &window);
+    describe_focus(s, L, max_lines, &window, 1);
 }
 
 /* Line `text` wrapped at `cols` onto out: breaks before " = " or at a space where it
@@ -226,7 +227,7 @@ void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int m
     /* fewer lines until they fit wrapped: the fields give way as in a short panel */
     for (int rows = max_lines; rows >= 1; --rows) {
         int window;
-        describe_focus(s, &raw, rows, &window);
+        describe_focus(s, &raw, rows, &window, 1);
         out->n = 0;
         for (int i = 0; i < raw.n; ++i) wrap_line(out, raw.style[i], raw.text[i], cols);
         if (out->n <= max_lines) return;
@@ -238,7 +239,7 @@ int vw_describe_focus_needed(const vw_state *s, int cols)
 {
     static vw_lines raw, out;
     int window;
-    describe_focus(s, &raw, VW_MAX_LINES, &window);
+    describe_focus(s, &raw, VW_MAX_LINES, &window, 0);
     out.n = 0;
     for (int i = 0; i < raw.n; ++i)
         if (i < window || raw.style[i] == VW_STYLE_FOCUS) wrap_line(&out, raw.style[i], raw.text[i], cols < 16 ? 16 : cols);
