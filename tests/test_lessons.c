@@ -215,6 +215,14 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
          .want = "step 2: show: 'colums'"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"a\", \"b\"], \"answer\": 3, \"explain\": \"e\"}}",
          .want = "step 2: question: answer (the number of the right choice) must be an integer in 1..2"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"mode\": [\"reads\", \"colours\"]}",
+         .want = "step 2: mode must be values, reads, weights, writes, visits or sectors (got 'colours')"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"mode\": [\"reads\"]}",
+         .want = "step 2: mode must be a mode name or two, [left, right]"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"event\": \"sample\"}}",
+         .want = "step 2: focus: event goes with a tap"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": 0, \"event\": \"sample\"}}",
+         .want = "step 2: focus: work item 1 has no sample at tap 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         small_lesson("bad.json", cases[i].step2);
@@ -1509,7 +1517,9 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         vw_state_init(&st, &S.tr, &S.idx);
         vw_story_set(&st, sl, n);
         for (int k = 0; k < want[i].step; ++k) vw_story_show(&st, k); /* modes and panels carry over */
-        ck_assert_msg(st.mode == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step, st.mode);
+        /* the left panel's mode: a step's one mode, or its own ("mode": [left, right]) */
+        ck_assert_msg(vw_panel_mode(&st, 0) == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson,
+                      want[i].step, vw_panel_mode(&st, 0));
         const ks_trace *shown = &ls_step_session(&S, want[i].step - 1)->tr; /* the step's run */
         ck_assert_ptr_eq(st.tr, shown);
         for (int p = 0; p < 2 && want[i].panel0; ++p) /* NULL: the panels follow the focus */

@@ -138,6 +138,19 @@ START_TEST(slide_text_height_follows_the_frame)
 }
 END_TEST
 
+/* Slides 0 .. k shown in order in a w x h window (modes and panels carry over from slide
+ * to slide, as PageDown does), slide k drawn. */
+static void step_to_slide(vf_frame *f, vw_state *st, int w, int h, int k)
+{
+    vf_open_text(f, w, h, vw_text_px(w, h));
+    vw_state_init(st, &ses.tr, &ses.idx);
+    ck_assert_int_eq(vw_set_order(st, "thread"), KS_OK);
+    vw_story_set(st, slides, nslides);
+    for (int j = 0; j <= k; ++j) vw_story_show(st, j);
+    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
+    vf_draw(f, st);
+}
+
 /* The small im2col trace written to the scratch folder, opened, indexed, a state on it. */
 static ks_trace tr;
 static vw_index idx;
@@ -400,13 +413,7 @@ START_TEST(slides_of_another_run_show_that_run)
              * (modes and panels carry over from slide to slide) */
             vf_frame g;
             vw_state fresh;
-            vf_open_text(&g, 1280, 960, vw_text_px(1280, 960));
-            vw_state_init(&fresh, &ses.tr, &ses.idx);
-            ck_assert_int_eq(vw_set_order(&fresh, "thread"), KS_OK);
-            vw_story_set(&fresh, slides, nslides);
-            for (int j = 0; j <= k; ++j) vw_story_show(&fresh, j);
-            vw_layout_for_state(&g.L, &fresh, g.d.font.advance, g.d.font.line, 1280, 960);
-            vf_draw(&g, &fresh);
+            step_to_slide(&g, &fresh, 1280, 960, k);
             ck_assert_msg(rows_sum(g.surf, y0, y1) == sum[k], "lesson %s slide %d: drawn after slide %d it differs",
                           names[l], k + 1, k);
             vw_state_free(&fresh);
@@ -425,6 +432,139 @@ START_TEST(slides_of_another_run_show_that_run)
 }
 END_TEST
 
+/* How many distinct colours the rectangle r of the frame holds (at most 64 counted). */
+static int distinct_colours(SDL_Surface *s, vw_rect r)
+{
+    uint32_t seen[64];
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; ++y)
+        for (int x = r.x; x < r.x + r.w && n < 64; ++x) {
+            const uint32_t c = vf_at(s, x, y);
+            int known = 0;
+            for (int i = 0; i < n && !known; ++i) known = seen[i] == c;
+            if (!known) seen[n++] = c;
+        }
+    return n;
+}
+
+/* a step's mode per panel: lesson 05's corner and weight slides show the input's reads
+ * and weights beside the columns' values (in one mode for both, nothing reads the columns:
+ * a blank panel), focused on the sample the narration is about (its corners and weights
+ * drawn, at 1280x960), not on the tap's offset read; lesson 12's im2col slides show the input's reads
+ * beside the columns' values. M goes back to one mode for both panels. */
+START_TEST(a_step_sets_each_panels_mode)
+{
+    static const struct {
+        const char *lesson;
+        int step;           /* 1-based */
+        vw_mode left;
+        int sample;         /* the focus is a sample */
+    } want[] = {
+        {"05", 5, VW_MODE_READS, 1}, {"05", 6, VW_MODE_WEIGHTS, 1}, {"12", 1, VW_MODE_READS, 0},
+        {"12", 3, VW_MODE_READS, 0}, {"12", 4, VW_MODE_READS, 0},   {"12", 5, VW_MODE_READS, 0},
+        {"12", 6, VW_MODE_READS, 0}, {"12", 7, VW_MODE_READS, 0},
+    };
+    const char *open = "";
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        if (strcmp(open, want[i].lesson)) {
+            if (open[0]) close_lesson();
+            open_lesson(want[i].lesson);
+            open = want[i].lesson;
+        }
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, 1280, 960, want[i].step - 1);
+        const int cols = ks_trace_tensor(st.tr, "columns");
+        ck_assert_int_ge(cols, 0);
+        ck_assert_int_eq(st.panel[1].tensor, cols);
+        ck_assert_msg(vw_panel_mode(&st, 0) == want[i].left && vw_panel_mode(&st, 1) == VW_MODE_VALUES,
+                      "lesson %s step %d: modes %s / %s", want[i].lesson, want[i].step,
+                      vw_mode_name(vw_panel_mode(&st, 0)), vw_mode_name(vw_panel_mode(&st, 1)));
+        /* the columns panel shows their values: many colours, where reads would be one */
+        const int colours = distinct_colours(f.surf, vw_panel_map_area(&f.L, 1));
+        ck_assert_msg(colours >= 12, "lesson %s step %d: the columns panel has %d colours", want[i].lesson,
+                      want[i].step, colours);
+        const uint32_t ev = vw_state_event(&st);
+        ck_assert(ev != VW_NONE);
+        ck_assert_int_eq(st.tr->events[ev].kind == KS_EV_SAMPLE, want[i].sample);
+        /* the sample's weight labels are drawn: the input's cells at least a text line */
+        if (want[i].sample)
+            ck_assert_msg(vw_panel_map(&st, &f.L, 0).cell >= f.d.font.line, "lesson 05 step %d: input cells %.1f px",
+                          want[i].step, vw_panel_map(&st, &f.L, 0).cell);
+        /* M: one mode for both panels again */
+        vw_action m = {.kind = VW_ACT_MODE, .a = 0, .b = 0};
+        vw_apply(&st, &f.L, &m);
+        ck_assert_int_eq(vw_panel_mode(&st, 0), vw_panel_mode(&st, 1));
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
+/* every slide of lessons 06 and 07, at 1280x960 and at 1024x768, stepped through in one
+ * window: the decomposition panel's lines (as draw_decomp wraps them) each fit its width
+ * and all fit its height, the focused event's line is there, and so is the line of every
+ * field the step's narration names; lesson 07 step 3 shows both i and j, lesson 06 step 5
+ * the whole 6.375. Without wrapping, RoIAlign's box lines run past the panel. */
+START_TEST(slide_decomposition_lines_fit_their_panel)
+{
+    static const int sizes[2][2] = {{1280, 960}, {1024, 768}};
+    static const char *const names[] = {"06", "07"};
+    static vw_lines lines;
+    int long_lines = 0;
+    for (int l = 0; l < 2; ++l) {
+        open_lesson(names[l]);
+        for (int z = 0; z < 2; ++z) {
+            const int w = sizes[z][0], h = sizes[z][1];
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, 0);
+            const vw_rect a = f.L.decomp;
+            const int adv = f.d.font.advance, line = f.d.font.line, cols = (a.w - 8) / adv;
+            for (int k = 0; k < nslides; ++k) {
+                vw_story_show(&st, k);
+                vf_draw(&f, &st);
+                /* the lines unwrapped: some are longer than the panel */
+                vw_describe_focus(&st, &lines, VW_MAX_LINES);
+                for (int i = 0; i < lines.n; ++i) long_lines += (int)strlen(lines.text[i]) > cols;
+                vw_describe_focus_wrapped(&st, cols, &lines, (a.h - 4) / line);
+                ck_assert_int_ge(lines.n, 3);
+                ck_assert_msg(2 + lines.n * line <= a.h, "lesson %s slide %d at %dx%d: %d lines in %d px",
+                              names[l], k + 1, w, h, lines.n, a.h);
+                int focus = 0;
+                for (int i = 0; i < lines.n; ++i) {
+                    ck_assert_msg(4 + (int)strlen(lines.text[i]) * adv <= a.w - 4,
+                                  "lesson %s slide %d at %dx%d: '%s' is cut at the panel's edge", names[l], k + 1, w,
+                                  h, lines.text[i]);
+                    focus += lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
+                }
+                ck_assert_int_eq(focus, 1);
+                /* the narration's fields: " i j " */
+                char fields[160], *save = NULL;
+                snprintf(fields, sizeof fields, "%s", slides[k].fields);
+                for (char *name = strtok_r(fields, " ", &save); name; name = strtok_r(NULL, " ", &save))
+                    ck_assert_msg(field_line(&lines, name), "lesson %s slide %d at %dx%d: no line for %s", names[l],
+                                  k + 1, w, h, name);
+                if (l == 1 && k == 2) {
+                    ck_assert_ptr_nonnull(field_line(&lines, "i"));
+                    ck_assert_ptr_nonnull(field_line(&lines, "j"));
+                }
+                if (l == 0 && k == 4) {
+                    int whole = 0;
+                    for (int i = 0; i < lines.n; ++i) whole += lines.text[i][0] == '>' && strstr(lines.text[i], "= 6.375");
+                    ck_assert_msg(whole, "lesson 06 slide 5 at %dx%d: the sample's value is cut", w, h);
+                }
+            }
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+        close_lesson();
+    }
+    ck_assert_int_gt(long_lines, 0); /* the wrapping had work to do */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -436,6 +576,8 @@ int main(void)
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);
     tcase_add_test(tc, slides_of_another_run_show_that_run);
     tcase_add_test(tc, decomposition_panel_works_fields_out_with_values);
+    tcase_add_test(tc, a_step_sets_each_panels_mode);
+    tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

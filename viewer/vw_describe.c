@@ -62,11 +62,24 @@ static int is_digit_line(const ks_work_line *l)
     return !strncmp(l->expr, "index", 5) && (l->expr[5] == ' ' || !l->expr[5]);
 }
 
-/* The work item's header, index and field lines; at most `room` field lines (< 0: all).
- * When they do not all fit (a slide's short panel), the worked-out fields (a RoI's box,
- * a patch's row i = floor(y) + ii - R) are kept before the index's digits, which the
- * header's index already gives; the lines keep their order. */
-static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room)
+/* Whether field `name` is one the shown slide's narration names (" i j ": its fields). */
+static int narrated(const vw_state *s, const char *name)
+{
+    if (!s->nslides || !s->slides || s->slide < 0 || s->slide >= s->nslides) return 0;
+    const char *f = s->slides[s->slide].fields;
+    const size_t n = strlen(name);
+    for (const char *p = strstr(f, name); p; p = strstr(p + 1, name))
+        if (p > f && p[-1] == ' ' && p[n] == ' ') return 1;
+    return 0;
+}
+
+/* The work item's header, index and field lines; at most `room` field lines (< 0: all;
+ * digits 0: none of the index's digits the narration does not name).
+ * When they do not all fit (a slide's short panel), the fields the slide's narration
+ * names come first, then the worked-out fields (a RoI's box, a patch's row i = floor(y)
+ * + ii - R), then the index's digits, which the header's index already gives; the lines
+ * keep their order. */
+static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room, int digits)
 {
     const ks_trace *tr = s->tr;
     int64_t grid = tr->blocks * tr->threads;
@@ -82,20 +95,22 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
      * givens a field needs, a RoI's box and bins, a patch centre, first) and only the
      * branch taken */
     static ks_work_line lines[KS_WORK_LINES];
+    static int keep[KS_WORK_LINES];
     const int n = ks_step_work_lines(tr, w, lines, KS_WORK_LINES);
     int width = 0;
     for (int k = 0; k < n; ++k)
         if ((int)strlen(lines[k].name) > width) width = (int)strlen(lines[k].name);
-    int derived = 0;
-    for (int k = 0; k < n; ++k) derived += !is_digit_line(&lines[k]);
-    int keep_derived = derived, keep_digits = n - derived;
-    if (room >= 0 && n > room) {
-        keep_derived = derived < room ? derived : room;
-        keep_digits = room - keep_derived;
-    }
+    /* rank 0: narrated, 1: worked out, 2: digits; the room goes to the lower ranks first */
+    int budget = room >= 0 && room < n ? room : n;
+    for (int k = 0; k < n; ++k) keep[k] = 0;
+    for (int rank = 0; rank < 3; ++rank)
+        for (int k = 0; k < n && budget > 0; ++k) {
+            const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) ? 2 : 1;
+            if (r == rank && !keep[k] && (r < 2 || digits)) keep[k] = 1, budget--;
+        }
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
-        if (is_digit_line(l) ? keep_digits-- <= 0 : keep_derived-- <= 0) continue;
+        if (!keep[k]) continue;
         add(L, VW_STYLE_TEXT, "  %-*s = %s%s%s = %s", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked,
             l->value);
     }
@@ -121,11 +136,14 @@ void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it
     }
 }
 
-void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
+/* vw_describe_focus; *window: where the window of the item's events starts (L->n when
+ * there is none); whole 0: without the sites line and the digits no narration names */
+static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *window, int whole)
 {
     const ks_trace *tr = s->tr;
     char line[VW_LINE_LEN];
     L->n = 0;
+    *window = VW_MAX_LINES;
     if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
     describe_lookup(s, L);
     uint32_t ev = vw_state_event(s);
@@ -137,7 +155,7 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     uint32_t it = vw_state_item(s);
     if (it == VW_NONE) {
         if (e->kind == KS_EV_WORK)
-            describe_work(s, e, L, -1);
+            describe_work(s, e, L, -1, 1);
         else
             add(L, VW_STYLE_DIM, s->idx ? "event %u has no work event in the trace (thread %u of block %u)"
                                         : "event %u (thread %u of block %u); its work item shows once indexing ends",
@@ -150,16 +168,17 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
     const ks_event *w = &tr->events[s->idx->by_item[item->first]];
     const int before = L->n;
     const int fields = max_lines - 4 - before; /* less the header, index, event header and focus */
-    describe_work(s, w, L, fields > 0 ? fields : 0);
+    describe_work(s, w, L, fields > 0 ? fields : 0, whole);
     /* a short panel (a slide's) keeps the item's header line, the event header and the
      * focused event: describe_work left out fields to fit, digits first */
     if (L->n > max_lines - 2) L->n = max_lines - 2 > before + 1 ? max_lines - 2 : before + 1;
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
     vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
-    if (line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
+    if (whole && line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
     add(L, VW_STYLE_HEAD, "event %u of %u of this work item:", k + 1, item->count);
     /* a window of the item's events around the focused one */
+    *window = L->n;
     int room = max_lines - L->n;
     if (room < 1) return;
     uint32_t lo = k > (uint32_t)room / 2 ? k - (uint32_t)room / 2 : 0;
@@ -168,6 +187,63 @@ void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
         vw_describe_event(tr, &tr->events[s->idx->by_item[item->first + j]], line, sizeof line);
         add(L, j == k ? VW_STYLE_FOCUS : VW_STYLE_TEXT, "%s %s", j == k ? ">" : " ", line);
     }
+}
+
+void vw_describe_focus(const vw_state *s, vw_lines *L, int max_lines)
+{
+    int window;
+    describe_focus(s, L, max_lines, &window, 1);
+}
+
+/* Line `text` wrapped at `cols` onto out: breaks before " = " or at a space where it
+ * can, continuation lines indented under the first line's value (after its "= "). */
+static void wrap_line(vw_lines *out, int style, const char *text, int cols)
+{
+    const char *eq = strstr(text, "= ");
+    int indent = eq && eq - text + 2 <= cols / 2 ? (int)(eq - text) + 2 : 4;
+    const char *p = text;
+    for (int first = 1; *p && out->n < VW_MAX_LINES; first = 0) {
+        const int pad = first ? 0 : indent, avail = cols - pad;
+        size_t take = strlen(p);
+        if ((int)take > avail) {
+            take = (size_t)avail;
+            size_t at = take;
+            while (at > 0 && strncmp(p + at, " = ", 3)) at--;
+            if (at == 0) for (at = take; at > 0 && p[at] != ' '; ) at--;
+            if (at > 0) take = at;
+        }
+        add(out, style, "%*s%.*s", pad, "", (int)take, p);
+        p += take;
+        while (*p == ' ') p++;
+    }
+}
+
+void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int max_lines)
+{
+    static vw_lines raw;
+    if (cols < 16) cols = 16;
+    if (cols > VW_LINE_LEN - 1) cols = VW_LINE_LEN - 1;
+    if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
+    /* fewer lines until they fit wrapped: the fields give way as in a short panel */
+    for (int rows = max_lines; rows >= 1; --rows) {
+        int window;
+        describe_focus(s, &raw, rows, &window, 1);
+        out->n = 0;
+        for (int i = 0; i < raw.n; ++i) wrap_line(out, raw.style[i], raw.text[i], cols);
+        if (out->n <= max_lines) return;
+    }
+    out->n = max_lines > 0 ? max_lines : 0;
+}
+
+int vw_describe_focus_needed(const vw_state *s, int cols)
+{
+    static vw_lines raw, out;
+    int window;
+    describe_focus(s, &raw, VW_MAX_LINES, &window, 0);
+    out.n = 0;
+    for (int i = 0; i < raw.n; ++i)
+        if (i < window || raw.style[i] == VW_STYLE_FOCUS) wrap_line(&out, raw.style[i], raw.text[i], cols < 16 ? 16 : cols);
+    return out.n;
 }
 
 void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols)
@@ -269,7 +345,7 @@ void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char 
     }
     snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %.4g .. %.4g", where,
              ks_shape_str(T->ndim, T->shape, shape, sizeof shape), (long long)s->panel[panel].plane,
-             (long long)d.planes, s->follow ? "(follows)" : "(fixed)", vw_mode_name(s->mode), lo, hi);
+             (long long)d.planes, s->follow ? "(follows)" : "(fixed)", vw_mode_name(vw_panel_mode(s, panel)), lo, hi);
 }
 
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
@@ -286,10 +362,12 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
     char unit[64];
     if (s->unit == VW_UNIT_FIELD && w) snprintf(unit, sizeof unit, "field %s", w->fields[0].name);
     else snprintf(unit, sizeof unit, "%s", vw_unit_name(s->unit));
-    PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s",
+    const vw_mode m0 = vw_panel_mode(s, 0), m1 = vw_panel_mode(s, 1);
+    PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s%s%s",
         (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len,
         vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), unit,
-        s->playing ? "playing" : "paused", s->speed, vw_mode_name(s->mode));
+        s->playing ? "playing" : "paused", s->speed, vw_mode_name(m0), m0 != m1 ? " / " : "",
+        m0 != m1 ? vw_mode_name(m1) : "");
     if (permille < 1000) PUT("  |  indexing %d%%", permille / 10);
     if (tr->dropped) PUT("  |  %llu events DROPPED", (unsigned long long)tr->dropped);
     if (s->idx && s->idx->orphans) PUT("  |  %llu without work item", (unsigned long long)s->idx->orphans);

@@ -23,6 +23,13 @@ typedef struct vw_lines {
  * keeping at most max_lines lines (the events scroll around the focused one). A
  * reverse lookup in progress comes first. */
 void vw_describe_focus(const vw_state *s, vw_lines *out, int max_lines);
+/* The same, long lines wrapped at `cols` (continuations indented under the value), in at
+ * most max_lines lines: nothing is cut at the panel's edge; fields give way to fit as in
+ * a short panel. And how many such lines the focus needs: the fields the slide's
+ * narration names and the worked-out ones (the index's digits the header gives), the
+ * event header and the focused event. */
+void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int max_lines);
+int vw_describe_focus_needed(const vw_state *s, int cols);
 /* How many events of each site the work item has, in site order, the work event left out
  * and the operator's prefix dropped: "3 read_site, 1 input_site, 2 hash_probe, ..." (a
  * sparse rulebook lookup's hash probes at a glance). "" for an item out of range. */

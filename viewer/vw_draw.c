@@ -47,7 +47,8 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     const vw_rect shared = s->shared ? vw_shared_area(&a, L->line) : a;
     vw_fill(d->r, a, VW_COL_PANEL);
     int rows = (a.h - 4) / d->font.line;
-    vw_describe_focus(s, &lines, rows);
+    /* long lines wrap: no number is cut at the panel's edge */
+    vw_describe_focus_wrapped(s, (a.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), &lines, rows);
     for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) /* whole lines only */
         vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8,
                 lines.text[i]);

@@ -54,7 +54,13 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
              tr->threads, g.bg > 1 || g.tg > 1 ? "" : "  (one cell per thread)");
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     if (g.bg > 1 || g.tg > 1) {
-        snprintf(head, sizeof head, "one cell = %lld block(s) x %lld thread(s)", (long long)g.bg, (long long)g.tg);
+        /* the longest wording that fits the panel (a slide's grid panel is narrow) */
+        static const char *const forms[] = {"one cell = %lld block(s) x %lld thread(s)", "cell = %lld x %lld (block x thread)",
+                                            "cell = %lld x %lld"};
+        for (int k = 0; k < 3; ++k) {
+            snprintf(head, sizeof head, forms[k], (long long)g.bg, (long long)g.tg);
+            if ((int)strlen(head) * d->font.advance <= area.w - 8) break;
+        }
         vw_text(&d->font, d->r, area.x + 4, area.y + 2 + L->line, VW_COL_DIM, area.w - 8, head);
     }
     vw_grid_cache *c = &d->grid;

@@ -26,11 +26,14 @@ double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode)
     }
 }
 
-/* Aggregate modes need the index and a tensor small enough to have aggregates. */
-static vw_mode effective_mode(const vw_state *s, int t)
+/* The panel's mode as drawn: aggregate modes need the index and a tensor small enough
+ * to have aggregates. */
+static vw_mode effective_mode(const vw_state *s, int panel)
 {
-    if (s->mode == VW_MODE_SECTORS) return s->idx && s->idx->agg[t].sector_n ? s->mode : VW_MODE_VALUES;
-    if (s->mode != VW_MODE_VALUES && s->idx && s->idx->agg[t].reads) return s->mode;
+    const int t = s->panel[panel].tensor;
+    const vw_mode m = vw_panel_mode(s, panel);
+    if (m == VW_MODE_SECTORS) return s->idx && s->idx->agg[t].sector_n ? m : VW_MODE_VALUES;
+    if (m != VW_MODE_VALUES && s->idx && s->idx->agg[t].reads) return m;
     return VW_MODE_VALUES;
 }
 
@@ -95,7 +98,7 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     int t = s->panel[panel].tensor;
     vw_plane_dims pd = vw_plane_dims_of(&s->tr->tensors[t]);
     int64_t plane = s->panel[panel].plane;
-    vw_mode mode = effective_mode(s, t);
+    vw_mode mode = effective_mode(s, panel);
     if (plane < 0 || plane >= pd.planes) plane = 0, pd.h = pd.w = 0; /* never read outside the tensor */
     const int pic = mode == VW_MODE_VALUES ? picture_channels(s, t) : 0;
     const int64_t base = plane * pd.h * pd.w, ny = c->wy1 - c->wy0, nx = c->wx1 - c->wx0;
@@ -185,9 +188,10 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     ks_format_real(lo, sizeof lo, c->picture ? 0 : c->lo);
     ks_format_real(hi, sizeof hi, c->picture ? 1 : c->hi);
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
-    if (s->mode != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(s->mode),
-                                     s->idx ? (s->mode == VW_MODE_SECTORS ? "trace too big" : "tensor too big")
-                                            : "after indexing");
+    const vw_mode want = vw_panel_mode(s, panel);
+    if (want != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(want),
+                                  s->idx ? (want == VW_MODE_SECTORS ? "trace too big" : "tensor too big")
+                                         : "after indexing");
     else if (c->empty) snprintf(mid, sizeof mid, "values, %lld empty (< 0)", (long long)c->empty);
     else if (c->mode == VW_MODE_SECTORS) snprintf(mid, sizeof mid, "sectors per request (log2 scale)");
     else if (c->picture) snprintf(mid, sizeof mid, "picture, %s 0 .. 1 (I: colormap)", c->picture == 3 ? "RGB" : "grey");
@@ -215,7 +219,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     int64_t wy0, wy1, wx0, wx1;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
     if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane ||
-        c->indexed != (s->idx != NULL) || (c->mode != effective_mode(s, t)) ||
+        c->indexed != (s->idx != NULL) || (c->mode != effective_mode(s, panel)) ||
         memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 || c->wy1 != wy1 || c->wx0 != wx0 ||
         c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture) {
         if (c->tex) SDL_DestroyTexture(c->tex);

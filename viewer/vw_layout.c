@@ -48,6 +48,19 @@ void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lin
 
 void vw_layout_compute_full(vw_layout *L, int w, int h, int line, int story_lines, int title_lines)
 {
+    vw_layout_compute_slides(L, w, h, line, story_lines, title_lines, 0);
+}
+
+int vw_layout_decomp_width(int w, int story)
+{
+    if (w < VW_MIN_W) w = VW_MIN_W;
+    /* a slide's decomposition gets two thirds: its worked fields run long */
+    return story ? (w - 3 * PAD) * 2 / 3 : (w - 3 * PAD) * 11 / 20;
+}
+
+void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_lines, int title_lines,
+                              int decomp_lines)
+{
     if (w < VW_MIN_W) w = VW_MIN_W;
     if (h < VW_MIN_H) h = VW_MIN_H;
     if (title_lines < 1) title_lines = 1;
@@ -69,10 +82,15 @@ void vw_layout_compute_full(vw_layout *L, int w, int h, int line, int story_line
         bottom = L->story.y - PAD;
     }
     int body = bottom - top;
-    /* the heatmaps get most of the height; the text panel keeps room for ~12 lines */
-    int text_h = (story_lines > 0 ? 7 : 13) * line + 2 * PAD; /* a slide's band says the rest */
+    /* the heatmaps get most of the height; the text panel keeps room for ~12 lines, a
+     * slide's for what its steps' decompositions need (at least 5 lines, at most half the
+     * body: the band says the rest) */
+    int text_h = 13 * line + 2 * PAD;
     if (text_h > body / 2) text_h = body / 2;
-    if (story_lines > 0 && text_h > body / 3) text_h = body / 3;
+    if (story_lines > 0) {
+        text_h = (decomp_lines > 5 ? decomp_lines : decomp_lines > 0 ? 5 : 7) * line + 6;
+        if (text_h > body / 2) text_h = body / 2;
+    }
     int heat_h = body - text_h - PAD;
     vw_rect in, out;
     if (w >= h) {
@@ -87,7 +105,7 @@ void vw_layout_compute_full(vw_layout *L, int w, int h, int line, int story_line
     heat_panel(in, line, &L->input, &L->input_legend);
     heat_panel(out, line, &L->output, &L->output_legend);
     int ty = top + heat_h + PAD;
-    int dw = (w - 3 * PAD) * 11 / 20;
+    int dw = vw_layout_decomp_width(w, story_lines > 0);
     L->decomp = rect(PAD, ty, dw, bottom - ty);
     L->grid = rect(2 * PAD + dw, ty, w - 3 * PAD - dw, bottom - ty);
 }

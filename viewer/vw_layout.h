@@ -35,6 +35,12 @@ void vw_layout_compute(vw_layout *L, int w, int h, int line);
 void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lines);
 /* The same with a title bar of title_lines text lines (>= 1). */
 void vw_layout_compute_full(vw_layout *L, int w, int h, int line, int story_lines, int title_lines);
+/* The same for slides: the decomposition panel as tall as decomp_lines text lines (0:
+ * the default), within half the room the narration band leaves. */
+void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_lines, int title_lines,
+                              int decomp_lines);
+/* The decomposition panel's width in a w wide window, with a narration band (story) or not. */
+int vw_layout_decomp_width(int w, int story);
 
 /* The default text size (pixels per em) for a w x h window: readable from the back of a
  * room on a projector, 30 px at 1920x1080 and in proportion below (the smaller of the two

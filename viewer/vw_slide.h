@@ -22,7 +22,13 @@ typedef struct vw_slide {
     int64_t look_plane, look_y, look_x;
     int look_writes;
     int panel[2];    /* tensors of the two heatmaps (-1: keep) */
-    int mode;        /* vw_mode, or -1: keep */
+    int mode;        /* vw_mode, or -1: keep; a mode here applies to both panels */
+    /* a panel's own mode, vw_mode + 1 (0: none, so a zeroed slide has none): a slide
+     * about a sample shows the input's reads beside the columns' values */
+    int panel_mode[2];
+    /* the work fields the step's narration names ({work.i}), " i j m ": a short
+     * decomposition panel keeps them before the other fields */
+    char fields[160];
     /* the cell the question asks about (the access of event answer_event), highlighted
      * once the answer is revealed; has_answer_cell 0: none */
     int has_answer_cell;

@@ -17,6 +17,12 @@ const char *vw_mode_name(vw_mode m)
     return m >= 0 && m < VW_NMODES ? mode_names[m] : "?";
 }
 
+vw_mode vw_panel_mode(const vw_state *s, int p)
+{
+    const int m = p == 0 || p == 1 ? s->panel[p].mode : -1;
+    return m >= 0 && m < VW_NMODES ? (vw_mode)m : s->mode;
+}
+
 static int first_tensor(const ks_trace *tr, int role)
 {
     for (int t = 0; t < tr->ntensors; ++t)
@@ -40,6 +46,7 @@ void vw_state_init(vw_state *s, const ks_trace *tr, const vw_index *idx)
     s->shared = vw_shared_tensor(tr) >= 0;
     s->panel[0].tensor = first_tensor(tr, KS_ROLE_INPUT);
     s->panel[1].tensor = first_tensor(tr, KS_ROLE_OUTPUT);
+    s->panel[0].mode = s->panel[1].mode = -1;
     vw_state_clamp(s);
     vw_follow_focus(s);
 }
@@ -177,6 +184,7 @@ int vw_set_mode(vw_state *s, const char *name)
     for (int m = 0; m < VW_NMODES; ++m)
         if (!strcmp(name, mode_names[m])) {
             s->mode = (vw_mode)m;
+            s->panel[0].mode = s->panel[1].mode = -1;
             return KS_OK;
         }
     return ks_fail(KS_EINVAL, "unknown mode '%s' (values, reads, weights, writes, visits, sectors)", name);
@@ -348,7 +356,10 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
         if (s->speed < 0.25) s->speed = 0.25;
         if (s->speed > 4194304) s->speed = 4194304;
         break;
-    case VW_ACT_MODE: s->mode = (vw_mode)((s->mode + 1) % VW_NMODES); break;
+    case VW_ACT_MODE: /* one mode for both panels again */
+        s->mode = (vw_mode)((s->mode + 1) % VW_NMODES);
+        s->panel[0].mode = s->panel[1].mode = -1;
+        break;
     case VW_ACT_PLANE: cycle_plane(s, a->a ? 1 : 0, a->b >= 0 ? 1 : -1); break;
     case VW_ACT_TENSOR: cycle_tensor(s, a->a ? 1 : 0, a->b >= 0 ? 1 : -1); break;
     case VW_ACT_FOLLOW:

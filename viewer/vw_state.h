@@ -78,6 +78,7 @@ typedef struct vw_panel {
     /* the user's view (vw_view.c): zoom > 0 magnifies the whole-plane view that many
      * times around plane point (cy, cx); 0: automatic (the plane, or the focus) */
     double zoom, cy, cx;
+    int mode; /* this panel's vw_mode, or -1: the state's (M cycles that and clears these) */
 } vw_panel;
 
 typedef struct vw_state {
@@ -165,6 +166,8 @@ int vw_goto(vw_state *s, const char *spec);
 int vw_set_order(vw_state *s, const char *name); /* "recorded", "thread", "iter" */
 int vw_set_mode(vw_state *s, const char *name);  /* "values", "reads", "weights", "writes", "visits", "sectors" */
 const char *vw_mode_name(vw_mode m);
+/* The mode panel p (0, 1) shows: its own (a slide's per-panel mode), else the state's. */
+vw_mode vw_panel_mode(const vw_state *s, int p);
 
 /* The key names a --keys script and the window share (SDL's key names: "Right", "Space",
  * "Return", "A"...). Returns 0 and fills a, or -1 for a key that does nothing. */

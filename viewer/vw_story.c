@@ -64,7 +64,13 @@ void vw_story_show(vw_state *s, int k)
             s->panel[p].tensor = sl->panel[p];
             s->panel[p].plane = 0;
         }
-    if (sl->mode >= 0 && sl->mode < VW_NMODES) s->mode = (vw_mode)sl->mode;
+    /* a slide's mode applies to both panels; a per-panel mode on top of it */
+    if (sl->mode >= 0 && sl->mode < VW_NMODES) {
+        s->mode = (vw_mode)sl->mode;
+        s->panel[0].mode = s->panel[1].mode = -1;
+    }
+    for (int p = 0; p < 2; ++p)
+        if (sl->panel_mode[p] > 0 && sl->panel_mode[p] <= VW_NMODES) s->panel[p].mode = sl->panel_mode[p] - 1;
     vw_focus_event(s, sl->event);
     /* show the planes the focused event touches on the chosen panels: the focused event's
      * own plane where it lies on the panel's tensor (lesson 04's channel-1 tap shows
@@ -96,16 +102,39 @@ void vw_story_show(vw_state *s, int k)
     vw_state_clamp(s);
 }
 
+/* The decomposition lines the slides need whole at `cols` columns (their most): each
+ * slide's focus in its trace, as vw_story_show will show it, plus its lookup's line. */
+static int decomp_lines_needed(const vw_state *s, int cols)
+{
+    static vw_state tmp;
+    int most = 0;
+    for (int k = 0; k < s->nslides; ++k) {
+        const vw_slide *sl = &s->slides[k];
+        memset(&tmp, 0, sizeof tmp);
+        tmp.tr = sl->trace ? sl->trace : s->story_tr;
+        tmp.idx = sl->trace ? sl->index : s->story_idx;
+        if (!tmp.tr || !tmp.idx || sl->event == VW_NONE || sl->event >= tmp.tr->nevents) continue;
+        tmp.order = VW_ORDER_RECORDED;
+        tmp.pos = vw_order_pos(tmp.idx, VW_ORDER_RECORDED, sl->event);
+        tmp.look.tensor = -1;
+        tmp.slides = s->slides, tmp.nslides = s->nslides, tmp.slide = k;
+        const int n = vw_describe_focus_needed(&tmp, cols) + (sl->look_tensor >= 0);
+        if (n > most) most = n;
+    }
+    return most;
+}
+
 void vw_layout_for_state(vw_layout *L, const vw_state *s, int advance, int line, int w, int h)
 {
     static vw_lines lines;
     const int adv = advance > 0 ? advance : 8, ww = w < VW_MIN_W ? VW_MIN_W : w;
     /* the columns vw_draw_frame and draw_story wrap at: the bars' and band's insides */
     const int title = vw_describe_title_lines(s, (ww - 12) / adv, &lines);
-    int story = 0;
+    int story = 0, decomp = 0;
     if (s->nslides) {
         story = vw_story_lines_needed(s->slides, s->nslides, (ww - 32) / adv);
         if (story < 4) story = 4;
+        decomp = decomp_lines_needed(s, (vw_layout_decomp_width(ww, 1) - 8) / adv);
     }
-    vw_layout_compute_full(L, w, h, line, story, title);
+    vw_layout_compute_slides(L, w, h, line, story, title, decomp);
 }

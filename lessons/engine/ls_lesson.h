@@ -49,6 +49,7 @@ typedef struct ls_focus {
     int ncoord;
     int tap_given, tap_pair; /* tap: k, or (i, j) meaning i*kw + j */
     int64_t tap[2];
+    int event_kind; /* with a tap: "event": "read" | "sample" | "write" (KS_EV_*); 0: the tap's first */
 } ls_focus;
 
 enum ls_question_kind { LS_Q_NONE = 0, LS_Q_CHOICE, LS_Q_NUMBER, LS_Q_CELL };
@@ -76,6 +77,7 @@ typedef struct ls_step {
     int nshow;
     const char *panels[2]; /* viewer: tensors of the two heatmaps (NULL: keep) */
     const char *mode;      /* viewer: values | reads | weights | writes | visits | sectors (NULL: keep) */
+    const char *panel_mode[2]; /* viewer: "mode": [left, right], one per panel (NULL: none) */
     int run;               /* which of the lesson's runs the step looks at (0: its own) */
     ls_question q;
 } ls_step;

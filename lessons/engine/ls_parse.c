@@ -98,7 +98,7 @@ static void parse_tap(ls_report *rep, int step, const cJSON *v, ls_focus *f)
 
 static void parse_focus(ls_report *rep, int step, const cJSON *o, ls_focus *f, const char *what)
 {
-    static const char *const keys[] = {"index", "thread", "iter", "tensor", "at", "tap", NULL};
+    static const char *const keys[] = {"index", "thread", "iter", "tensor", "at", "tap", "event", NULL};
     memset(f, 0, sizeof *f);
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, step, "%s must be an object", what);
@@ -133,6 +133,16 @@ static void parse_focus(ls_report *rep, int step, const cJSON *o, ls_focus *f, c
     }
     if (iter && !thread) ls_problem(rep, step, "%s: iter goes with thread", what);
     parse_tap(rep, step, tap, f);
+    /* "event": which of the tap's events to focus (deformable sampling: the sample, not
+     * the offset read that comes first) */
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
+    if (ev) {
+        static const char *const kinds[] = {"read", "sample", "write"};
+        for (int i = 0; i < 3 && cJSON_IsString(ev); ++i)
+            if (!strcmp(ev->valuestring, kinds[i])) f->event_kind = KS_EV_READ + i;
+        if (!f->event_kind) ls_problem(rep, step, "%s: event must be read, sample or write", what);
+        else if (!tap) ls_problem(rep, step, "%s: event goes with a tap", what);
+    }
 }
 
 static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question *q)
@@ -229,9 +239,20 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
         else
             s->panels[0] = v->child->valuestring, s->panels[1] = v->child->next->valuestring;
     }
-    s->mode = get_string(rep, k, o, "mode", 0);
-    if (s->mode && ls_mode_number(s->mode) < 0)
-        ls_problem(rep, k, "mode must be values, reads, weights, writes, visits or sectors (got '%s')", s->mode);
+    /* "mode": "reads" for both panels, or ["reads", "values"], one per panel */
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(o, "mode");
+    if (cJSON_IsArray(mode) && cJSON_GetArraySize(mode) == 2 && cJSON_IsString(mode->child) &&
+        cJSON_IsString(mode->child->next))
+        s->panel_mode[0] = mode->child->valuestring, s->panel_mode[1] = mode->child->next->valuestring;
+    else if (mode && !cJSON_IsString(mode))
+        ls_problem(rep, k, "mode must be a mode name or two, [left, right]");
+    else
+        s->mode = mode ? mode->valuestring : NULL;
+    for (int p = 0; p < 3; ++p) {
+        const char *m = p < 2 ? s->panel_mode[p] : s->mode;
+        if (m && ls_mode_number(m) < 0)
+            ls_problem(rep, k, "mode must be values, reads, weights, writes, visits or sectors (got '%s')", m);
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "question"))) parse_question(rep, k, v, &s->q);
     const char *run = get_string(rep, k, o, "run", 0);
     if (run && (s->run = find_run(L, run)) < 0) {

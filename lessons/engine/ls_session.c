@@ -385,10 +385,10 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
         if (tap < 0) return -1;
         uint32_t e = VW_NONE;
         for (int kind = KS_EV_READ; kind <= KS_EV_WRITE && e == VW_NONE; ++kind)
-            e = ls_item_event(S, ctx->item, kind, tap, -1);
+            if (!f->event_kind || kind == f->event_kind) e = ls_item_event(S, ctx->item, kind, tap, -1);
         if (e == VW_NONE) {
-            snprintf(err, n, "focus: work item %lld has no event at tap %lld",
-                     (long long)idx->items[ctx->item].index, (long long)tap);
+            snprintf(err, n, "focus: work item %lld has no %s at tap %lld", (long long)idx->items[ctx->item].index,
+                     f->event_kind ? ks_event_kind_name(f->event_kind) : "event", (long long)tap);
             return -1;
         }
         ctx->tap = tap;

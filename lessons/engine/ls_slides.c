@@ -48,6 +48,17 @@ static void append_threads(const ls_session *S, const ls_ctx *c, char *text, siz
                                  r + rows < nthreads ? entry[r + rows] : "");
 }
 
+/* The work fields template t names ({work.i}), appended to fields as " i j ". */
+static void narrated_fields(const char *t, char *fields, size_t n)
+{
+    for (const char *p = t ? strstr(t, "{work.") : NULL; p; p = strstr(p + 1, "{work.")) {
+        const char *name = p + 6, *end = strchr(name, '}');
+        if (!end || end - name > 40) continue;
+        const size_t used = strlen(fields);
+        snprintf(fields + used, n - used, "%s%.*s ", used ? "" : " ", (int)(end - name), name);
+    }
+}
+
 static int shows(const ls_step *st, const char *what)
 {
     for (int i = 0; i < st->nshow; ++i)
@@ -93,6 +104,9 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->look_writes = c.elem_writes;
         for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
         v->mode = ls_mode_number(st->mode);
+        for (int p = 0; p < 2; ++p) v->panel_mode[p] = ls_mode_number(st->panel_mode[p]) + 1; /* 0: none */
+        narrated_fields(st->title, v->fields, sizeof v->fields);
+        narrated_fields(st->text, v->fields, sizeof v->fields);
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
