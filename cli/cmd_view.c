@@ -31,8 +31,8 @@ static const char *usage =
     "  --keys SCRIPT    keys to press once the trace is indexed, comma-separated:\n"
     "                   Right,Right,O,S,Q  type:TEXT  click:X:Y  wheel:X:Y:+1  wait:N\n"
     "                   (W: warp strip; Z/X zoom, Shift+arrows pan, R: automatic view)\n"
-    "  --headless       no window: render with the software renderer (implied by --png\n"
-    "                   and --frames)\n"
+    "  --headless       no window: render with the software renderer (implied by --png,\n"
+    "                   --frames and --gif)\n"
     "  --png OUT.png    write the frame (after --goto and --keys) to OUT.png\n"
     "  --frames DIR     write DIR/frame-000000.png ... one every N positions (--every,\n"
     "                   default 1) from the start, at most --max-frames (default 1000)\n"
@@ -130,7 +130,7 @@ int ks_cmd_view(int argc, char **argv)
     }
     if (o.png || o.frames_dir || o.gif) o.headless = 1;
     if (o.headless && !o.png && !o.frames_dir && !o.gif)
-        return ks_cli_error("view", "--headless needs --png OUT.png or --frames DIR");
+        return ks_cli_error("view", "--headless needs --png OUT.png, --frames DIR or --gif OUT.gif");
     if (o.frames_dir && o.gif) return ks_cli_error("view", "--frames and --gif: pick one");
     if (vw_main(&o)) return ks_cli_error("view", "%s", ks_error_message());
     return KS_EXIT_OK;

@@ -140,7 +140,7 @@ static const bad_line lines[] = {
     /* the viewer's flags */
     {.args = "view t.kst --size 10x10 --png v.png", .want = "--size must be between"},
     {.args = "view t.kst --size big --png v.png", .want = "--size takes WxH"},
-    {.args = "view t.kst --headless", .want = "--headless needs --png OUT.png or --frames DIR"},
+    {.args = "view t.kst --headless", .want = "--headless needs --png OUT.png, --frames DIR or --gif OUT.gif"},
     {.args = "view t.kst --every 0 --frames fr", .want = "--every must be an integer >= 1"},
     {.args = "view t.kst --png fifo", .want = "fifo: not a regular file"},
     {.args = "view t.kst --goto index=99999 --png v.png", .want = "99999"},

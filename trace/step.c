@@ -127,7 +127,7 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
         else
             snprintf(buf, n, "%s: y %s..%s, x %s..%s, %ux%u bin%s on %s plane %d%s", what, real(r[0], g->y0),
                      real(r[1], g->y1), real(r[2], g->x0), real(r[3], g->x1), g->rows, g->cols,
-                     g->rows * g->cols == 1 ? "" : "s", tensor, g->plane, e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
+                     g->rows == 1 && g->cols == 1 ? "" : "s", tensor, g->plane, e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
         return;
     }
     if (e->kind == KS_EV_SAMPLE) {

@@ -60,7 +60,8 @@ static void view(const ks_trace *tr, uint8_t seed)
     vw_state_init(&st, tr, &idx);
     static const char *const keys[] = {"Right", "2", "Right", "3", "Right", "O", "End", "Left", "]",
                                        "'", "[", "Tab", "M", "Right", "Home", "F", "Right", "5",
-                                       "Right", "N", "Ctrl+Tab", "M", "O", "4", "Left"};
+                                       "Right", "N", "Ctrl+Tab", "M", "O", "4", "Left", "Z", "P",
+                                       "Right", "X", "U", "V", "Z", "Up", "I", "R", "P", "6"};
 #ifdef FZ_DRAW
     vw_draw *d = drawer();
 #endif
@@ -68,8 +69,8 @@ static void view(const ks_trace *tr, uint8_t seed)
         vw_action a;
         if (vw_key_action(keys[k], (seed >> (k % 8)) & 1, &a) == 0) vw_apply(&st, &L, &a);
         if (k % 6 == 5) { /* a click and a hover somewhere in the panels and the timeline */
-            vw_action c = {k % 12 == 5 ? VW_ACT_CLICK : VW_ACT_HOVER, 40 + (int64_t)(seed * k) % 700,
-                           60 + (int64_t)(seed + k * 37) % 500};
+            vw_action c = {.kind = k % 12 == 5 ? VW_ACT_CLICK : VW_ACT_HOVER, .a = 40 + (int64_t)(seed * k) % 700,
+                           .b = 60 + (int64_t)(seed + k * 37) % 500};
             vw_apply(&st, &L, &c);
         }
         vw_describe_focus(&st, &lines, VW_MAX_LINES);
