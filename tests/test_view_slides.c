@@ -507,6 +507,66 @@ END_TEST
  * and all fit its height, the focused event's line is there, and so is the line of every
  * field the step's narration names; lesson 07 step 3 shows both i and j, lesson 06 step 5
  * the whole 6.375. Without wrapping, RoIAlign's box lines run past the panel. */
+/* Every lesson's every slide, question and answer, at 1280x960 and 1024x768: the band
+ * keeps the title, the whole question with its choices and the whole answer; narration that
+ * does not fit gives way with a visible mark, never silently */
+static int has_line(const vw_lines *L, const char *text)
+{
+    for (int i = 0; i < L->n; ++i)
+        if (!strcmp(L->text[i], text)) return 1;
+    return 0;
+}
+
+START_TEST(the_band_keeps_every_question_choice_and_answer)
+{
+    static const int sizes[2][2] = {{1280, 960}, {1024, 768}};
+    static vw_lines lines, want;
+    int cut = 0;
+    for (int l = 1; l <= 12; ++l) {
+        char name[8];
+        snprintf(name, sizeof name, "%02d", l);
+        open_lesson(name);
+        for (int z = 0; z < 2; ++z) {
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, sizes[z][0], sizes[z][1], 0);
+            const vw_rect a = f.L.story;
+            const int rows = (a.h - 8) / f.d.font.line, cols = (a.w - 16) / f.d.font.advance;
+            for (int k = 0; k < nslides; ++k)
+                for (int reveal = 0; reveal <= (slides[k].question != NULL); ++reveal) {
+                    vw_story_show(&st, k);
+                    st.reveal = reveal;
+                    vw_describe_story(&st, cols, &lines, rows);
+                    ck_assert_int_le(lines.n, rows);
+                    want.n = 0;
+                    vw_wrap(&want, VW_MAX_LINES, VW_STYLE_HEAD, slides[k].title, cols);
+                    /* an answer slide keeps the answer; its question when there is room (else the
+                     * slide before shows it: checked there) */
+                    if (slides[k].question && (!reveal || !has_line(&lines, "(the question: the slide before)")))
+                        vw_wrap(&want, VW_MAX_LINES, VW_STYLE_FOCUS, slides[k].question, cols);
+                    if (slides[k].question && reveal && slides[k].answer)
+                        vw_wrap(&want, VW_MAX_LINES, VW_STYLE_HEAD, slides[k].answer, cols);
+                    for (int i = 0; i < want.n; ++i)
+                        ck_assert_msg(has_line(&lines, want.text[i]), "lesson %s slide %d%s at %dx%d: '%s' is not shown",
+                                      name, k + 1, reveal ? " (answer)" : "", sizes[z][0], sizes[z][1], want.text[i]);
+                    want.n = 0;
+                    vw_wrap(&want, VW_MAX_LINES, VW_STYLE_TEXT, slides[k].text, cols);
+                    int narration = 0, mark = 0;
+                    for (int i = 0; i < want.n; ++i) narration += has_line(&lines, want.text[i]);
+                    for (int i = 0; i < lines.n; ++i) mark += !strncmp(lines.text[i], "... (the rest:", 14);
+                    ck_assert_msg(narration == want.n || mark == 1, "lesson %s slide %d: narration cut without a mark",
+                                  name, k + 1);
+                    cut += mark;
+                }
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+        close_lesson();
+    }
+    ck_assert_int_gt(cut, 0); /* some slides are long: the rule is exercised */
+}
+END_TEST
+
 START_TEST(slide_decomposition_lines_fit_their_panel)
 {
     static const int sizes[2][2] = {{1280, 960}, {1024, 768}};
@@ -578,6 +638,7 @@ int main(void)
     tcase_add_test(tc, decomposition_panel_works_fields_out_with_values);
     tcase_add_test(tc, a_step_sets_each_panels_mode);
     tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
+    tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

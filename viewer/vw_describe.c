@@ -275,10 +275,37 @@ void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines
     const vw_slide *sl = &s->slides[s->slide];
     if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
     const int room = max_lines - 1; /* the last line: the keys */
+    /* The title, the question, its choices and the answer always show; when the band is
+     * too short for all of it, the narration gives way, visibly (the terminal player and
+     * the lesson file have it whole) */
+    static vw_lines body, tail;
+    body.n = tail.n = 0;
+    vw_wrap(&body, VW_MAX_LINES, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
+    if (sl->question) vw_wrap(&tail, VW_MAX_LINES, VW_STYLE_FOCUS, sl->question, cols);
+    if (sl->question && s->reveal && sl->answer) {
+        const int asked = tail.n;
+        vw_wrap(&tail, VW_MAX_LINES, VW_STYLE_HEAD, sl->answer, cols);
+        if (tail.n + 2 > room) { /* no room for both: the answer, the question was the slide before */
+            memmove(&tail.text[1], &tail.text[asked], (size_t)(tail.n - asked) * sizeof tail.text[0]);
+            memmove(&tail.style[1], &tail.style[asked], (size_t)(tail.n - asked) * sizeof tail.style[0]);
+            tail.n = tail.n - asked + 1;
+            tail.style[0] = VW_STYLE_DIM;
+            snprintf(tail.text[0], sizeof tail.text[0], "%s", "(the question: the slide before)");
+        }
+    }
     vw_wrap(out, room, VW_STYLE_HEAD, sl->title ? sl->title : "", cols);
-    vw_wrap(out, room, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
-    if (sl->question) vw_wrap(out, room, VW_STYLE_FOCUS, sl->question, cols);
-    if (sl->question && s->reveal && sl->answer) vw_wrap(out, room, VW_STYLE_HEAD, sl->answer, cols);
+    int keep = body.n; /* narration lines that fit beside the tail (and the mark, when cut) */
+    if (out->n + body.n + tail.n > room) keep = room - out->n - tail.n - 1;
+    for (int i = 0; i < keep && i < body.n && out->n < room; ++i) {
+        out->style[out->n] = body.style[i];
+        memcpy(out->text[out->n++], body.text[i], sizeof body.text[i]);
+    }
+    if (keep < body.n && out->n < room)
+        add(out, VW_STYLE_DIM, "%s", "... (the rest: kscope lesson in a terminal)");
+    for (int i = 0; i < tail.n && out->n < room; ++i) {
+        out->style[out->n] = tail.style[i];
+        memcpy(out->text[out->n++], tail.text[i], sizeof tail.text[i]);
+    }
     if (out->n < max_lines)
         add(out, VW_STYLE_DIM, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1,
             s->nslides, sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
