@@ -507,8 +507,8 @@ END_TEST
  * and all fit its height, the focused event's line is there, and so is the line of every
  * field the step's narration names; lesson 07 step 3 shows both i and j, lesson 06 step 5
  * the whole 6.375. Without wrapping, RoIAlign's box lines run past the panel. */
-/* Every lesson's every slide, question and answer, at 1280x960 and 1024x768: the band
- * keeps the title, the whole question with its choices and the whole answer; narration that
+/* Every lesson's every slide, question and answer, at 1280x960 and 1024x768: the panel
+ * headers fit, and the band keeps the title, the whole question with its choices and the whole answer; narration that
  * does not fit gives way with a visible mark, never silently */
 static int has_line(const vw_lines *L, const char *text)
 {
@@ -557,6 +557,14 @@ START_TEST(the_band_keeps_every_question_choice_and_answer)
                     ck_assert_msg(narration == want.n || mark == 1, "lesson %s slide %d: narration cut without a mark",
                                   name, k + 1);
                     cut += mark;
+                    for (int p = 0; p < 2; ++p) { /* the panel headers fit their panels too */
+                        const vw_rect pa = p ? f.L.output : f.L.input;
+                        char head[VW_LINE_LEN];
+                        vw_describe_panel_fit(&st, p, 0, 1, (pa.w - 8) / f.d.font.advance, head, sizeof head);
+                        ck_assert_msg((int)strlen(head) * f.d.font.advance <= pa.w - 8,
+                                      "lesson %s slide %d at %dx%d: header '%s' is cut", name, k + 1, sizes[z][0],
+                                      sizes[z][1], head);
+                    }
                 }
             vw_state_free(&st);
             vf_close(&f);

@@ -350,7 +350,29 @@ int vw_story_lines_needed(const vw_slide *slides, int n, int cols)
     return most;
 }
 
+/* "input[0, 1, :, :]": the tensor's name and the plane's leading coordinates */
+static void panel_where(const vw_state *s, int panel, char *where, size_t n)
+{
+    const int t = s->panel[panel].tensor;
+    const ks_tensor *T = &s->tr->tensors[t];
+    ks_format_element(s->tr, t, s->panel[panel].plane, 0, 0, where, n);
+    /* "input[0, 1, 0, 0]" -> "input[0, 1, :, :]" */
+    char *last = strrchr(where, '[');
+    if (T->ndim > 2 && last) {
+        char *comma = where + strlen(where);
+        for (int c = 0; c < 2 && comma > last; ) if (*--comma == ',') ++c;
+        if (comma > last) snprintf(comma, n - (size_t)(comma - where), ", :, :]");
+    } else {
+        snprintf(where, n, "%s", T->name);
+    }
+}
+
 void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char *buf, size_t n)
+{
+    vw_describe_panel_fit(s, panel, lo, hi, VW_LINE_LEN, buf, n);
+}
+
+void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, int cols, char *buf, size_t n)
 {
     int t = s->panel[panel].tensor;
     if (t < 0) {
@@ -359,20 +381,21 @@ void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char 
     }
     const ks_tensor *T = &s->tr->tensors[t];
     char shape[64], where[128];
-    vw_plane_dims d = vw_plane_dims_of(T);
-    ks_format_element(s->tr, t, s->panel[panel].plane, 0, 0, where, sizeof where);
-    /* "input[0, 1, 0, 0]" -> the plane's leading coordinates "input[0, 1, :, :]" */
-    char *last = strrchr(where, '[');
-    if (T->ndim > 2 && last) {
-        char *comma = where + strlen(where);
-        for (int c = 0; c < 2 && comma > last; ) if (*--comma == ',') ++c;
-        if (comma > last) snprintf(comma, sizeof where - (size_t)(comma - where), ", :, :]");
-    } else {
-        snprintf(where, sizeof where, "%s", T->name);
-    }
-    snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %.4g .. %.4g", where,
-             ks_shape_str(T->ndim, T->shape, shape, sizeof shape), (long long)s->panel[panel].plane,
-             (long long)d.planes, s->follow ? "(follows)" : "(fixed)", vw_mode_name(vw_panel_mode(s, panel)), lo, hi);
+    const vw_plane_dims d = vw_plane_dims_of(T);
+    const long long p = (long long)s->panel[panel].plane, np = (long long)d.planes;
+    const char *follow = s->follow ? "(follows)" : "(fixed)";
+    panel_where(s, panel, where, sizeof where);
+    ks_shape_str(T->ndim, T->shape, shape, sizeof shape);
+    snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %.4g .. %.4g", where, shape, p, np, follow,
+             vw_mode_name(vw_panel_mode(s, panel)), lo, hi);
+    /* too long for the panel: the legend under the map names the mode and the range, so
+     * they go first, then the follow state, then the shape; the plane's place stays */
+    if ((int)strlen(buf) <= cols) return;
+    snprintf(buf, n, "%s %s  plane %lld of %lld  %s", where, shape, p, np, follow);
+    if ((int)strlen(buf) <= cols) return;
+    snprintf(buf, n, "%s %s  plane %lld of %lld", where, shape, p, np);
+    if ((int)strlen(buf) <= cols) return;
+    snprintf(buf, n, "%s  %lld/%lld", where, p, np);
 }
 
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)

@@ -39,6 +39,9 @@ void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t 
 void vw_describe_title(const vw_state *s, char *buf, size_t n);
 /* "input (1, 2, 5, 5)  plane 1 of 2 = [0, 1]  values 1 .. 50" */
 void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char *buf, size_t n);
+/* The same, shortened to `cols` characters where it can be: without the mode and range
+ * (the legend says them), then the follow state, then the shape. */
+void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, int cols, char *buf, size_t n);
 /* Position, order, unit, playback, mode, index progress (permille < 1000: building),
  * value under the pointer and the last message. */
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n);

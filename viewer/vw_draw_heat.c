@@ -210,7 +210,8 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     char head[VW_LINE_LEN];
     vw_fill(d->r, area, VW_COL_PANEL);
     if (t < 0) {
-        vw_describe_panel(s, panel, 0, 0, head, sizeof head);
+        vw_describe_panel_fit(s, panel, 0, 0, (area.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), head,
+                              sizeof head);
         vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_DIM, area.w - 8, head);
         return;
     }
@@ -231,7 +232,8 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         c->wy0 = wy0, c->wy1 = wy1, c->wx0 = wx0, c->wx1 = wx1, c->cell = m.cell, c->pictures = s->picture;
         build_texture(d, s, panel, c, &m);
     }
-    vw_describe_panel(s, panel, c->lo, c->hi, head, sizeof head);
+    vw_describe_panel_fit(s, panel, c->lo, c->hi, (area.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), head,
+                          sizeof head);
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     const SDL_Rect clip = vw_sdl(map); /* a zoomed plane reaches past its panel */
     SDL_RenderSetClipRect(d->r, &clip);
