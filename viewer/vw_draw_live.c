@@ -2,6 +2,7 @@
 #include "vw_draw_live.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "vw_draw_int.h"
 #include "vw_live.h"
@@ -43,8 +44,26 @@ void vw_draw_live(vw_draw *d, const vw_state *s, const vw_layout *L)
     const vw_rect a = vw_live_area(L);
     vw_fill(d->r, a, VW_COL_LIVE_BG);
     vw_outline(d->r, a, VW_COL_HEAD, 1, 0);
-    const int rows = (a.h - 6) / d->font.line;
-    vw_live_lines(s->live, &lines, rows);
+    const int rows = (a.h - 6) / d->font.line, cols = (a.w - 12) / (d->font.advance > 0 ? d->font.advance : 8);
+    /* the parameter rows as they are, the other lines (heading, keys, help, note, error)
+     * wrapped to the panel; fewer parameter rows when the wrapped lines need the room */
+    static vw_lines raw;
+    for (int want = rows; want > 0; --want) {
+        vw_live_lines(s->live, &raw, want);
+        lines.n = 0;
+        for (int i = 0; i < raw.n; ++i) {
+            if (raw.style[i] == VW_STYLE_TEXT || raw.style[i] == VW_STYLE_FOCUS || (int)strlen(raw.text[i]) <= cols) {
+                if (lines.n < VW_MAX_LINES) {
+                    lines.style[lines.n] = raw.style[i];
+                    memcpy(lines.text[lines.n++], raw.text[i], sizeof raw.text[i]);
+                }
+            } else {
+                vw_wrap(&lines, VW_MAX_LINES, raw.style[i], raw.text[i], cols);
+            }
+        }
+        if (lines.n <= rows) break;
+    }
+    if (lines.n > rows) lines.n = rows;
     for (int i = 0; i < lines.n; ++i) {
         const int y = a.y + 3 + i * d->font.line;
         if (lines.style[i] == VW_STYLE_FOCUS) { /* the selected row: a band behind it */
