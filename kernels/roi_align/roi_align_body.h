@@ -53,13 +53,7 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
                 const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
                 KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix), r.b * C + c0 + j,
                                          s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
-                if (!is_max) {
-                    acc[j] += v;
-                } else if (v > acc[j]) {
-                    acc[j] = v;
-                    best_y[j] = y;
-                    best_x[j] = x;
-                }
+                ks_roi_take(is_max, v, y, x, &acc[j], &best_y[j], &best_x[j]);
             }
         }
     }

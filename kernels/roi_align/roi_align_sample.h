@@ -81,6 +81,19 @@ typedef struct ks_roi_box {
     int64_t grid_h, grid_w;
 } ks_roi_box;
 
+/* One sample into a bin's result: avg sums, max keeps the largest and where it sat (the
+ * first of equals, as mmcv) */
+KS_FN void ks_roi_take(int is_max, float v, float y, float x, float *acc, float *best_y, float *best_x)
+{
+    if (!is_max) {
+        *acc += v;
+    } else if (v > *acc) {
+        *acc = v;
+        *best_y = y;
+        *best_x = x;
+    }
+}
+
 KS_FN int64_t ks_roi_grid(int64_t ratio, float extent)
 {
     if (ratio > 0) return ratio;

@@ -186,13 +186,7 @@ KS_FN void KS_VARIANT(ks_roi_stage_item)(ks_thread *t, const ks_roi_align_args *
             const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx}; /* as ks_roi_sample_at */
             for (int j = 0; j < KS_ROI_PAIR && j < nc; ++j) {
                 const float v = KS_VARIANT(ks_roi_tab_value)(t, tile, (jt + j) * fhw, im + j * HW, H, W, ry, cx, w, y, x);
-                if (!is_max) {
-                    acc[j] += v;
-                } else if (v > acc[j]) {
-                    acc[j] = v;
-                    best_y[j] = y;
-                    best_x[j] = x;
-                }
+                ks_roi_take(is_max, v, y, x, &acc[j], &best_y[j], &best_x[j]);
             }
         }
     }
