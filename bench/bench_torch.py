@@ -117,71 +117,129 @@ def bench_im2col(lib):
 
 
 
+class DeformChunk(ctypes.Structure):  # ks_deform_chunk
+    _fields_ = [("im2col_step", ctypes.c_int64)] + [(n, ctypes.c_void_p) for n in (
+        "input", "offset", "mask", "columns_in", "columns", "grad_input", "grad_offset", "grad_mask")]
+
+
+DEFORM_SHAPES = [(8, 256, 256, 64, 64), (16, 128, 128, 56, 56)]
+# the sweep of issue 19: C in {64, 128, 256}, H=W in {28, 56, 64, 128}, N in {1, 8, 16}
+DEFORM_SWEEP = [(n, c, c, h, h) for c in (64, 128, 256) for h in (28, 56, 64, 128) for n in (1, 8, 16)]
+
+
 def bench_deform(lib):
     """forward, and forward + backward, against torchvision deform_conv2d (v2, with mask
-    and bias), fp32, TF32 off; ratio = torchvision time / ours"""
+    and bias), fp32, TF32 off on both sides; ratio = torchvision time / ours. Then, on
+    the two main shapes, --math tf32 (ours; torchvision with TF32 allowed beside it), and
+    each kernel of ours alone. KS_DEFORM_SWEEP=1 adds the 36-shape sweep."""
     for name in ("ks_deform_forward_cuda", "ks_deform_backward_cuda"):
         getattr(lib, name).argtypes = [ctypes.POINTER(DeformParams), ctypes.POINTER(DeformTensors),
                                        ctypes.c_void_p, ctypes.POINTER(Launch), ctypes.c_int,
                                        ctypes.c_void_p, ctypes.c_void_p]
+    lib.ks_deform_kernel_cuda.argtypes = [ctypes.POINTER(DeformParams), ctypes.c_int, ctypes.POINTER(DeformChunk),
+                                          ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
     lib.ks_deform_workspace_floats.argtypes = [ctypes.POINTER(DeformParams)]
     lib.ks_deform_workspace_floats.restype = ctypes.c_int64
+    print(f"\n{'deform_conv2d (mask, bias)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
+    shapes = DEFORM_SHAPES + (DEFORM_SWEEP if os.environ.get("KS_DEFORM_SWEEP") else [])
+    for i, shape in enumerate(shapes):
+        deform_case(lib, shape, main=i < len(DEFORM_SHAPES))
+
+
+def deform_case(lib, shape, main):
+    n, c, o, h, w = shape
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(7)
-    print(f"\n{'deform_conv2d (mask, bias)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
-    for (n, c, o, h, w) in [(8, 256, 256, 64, 64), (16, 128, 128, 56, 56)]:
-        x = torch.rand((n, c, h, w), device=dev, generator=gen) * 2 - 1
-        off = torch.randn((n, 18, h, w), device=dev, generator=gen) * 2
-        mask = torch.rand((n, 9, h, w), device=dev, generator=gen)
-        wt = (torch.rand((o, c, 3, 3), device=dev, generator=gen) * 2 - 1) / (c * 9) ** 0.5
-        bias = torch.rand((o,), device=dev, generator=gen)
-        gout = torch.rand((n, o, h, w), device=dev, generator=gen) * 2 - 1
-        p = DeformParams(n, c, h, w, o, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 1, 1)
-        out = torch.empty((n, o, h, w), device=dev)
-        grads = [torch.empty_like(t) for t in (x, off, mask, wt, bias)]
-        ws = torch.empty(lib.ks_deform_workspace_floats(ctypes.byref(p)), device=dev)
-        t = DeformTensors(x.data_ptr(), off.data_ptr(), mask.data_ptr(), wt.data_ptr(), bias.data_ptr(),
-                          out.data_ptr(), gout.data_ptr(), grads[0].data_ptr(), grads[1].data_ptr(),
-                          grads[2].data_ptr(), grads[3].data_ptr(), grads[4].data_ptr(), None)
-        launch = Launch(0, 0)
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    x = torch.rand((n, c, h, w), device=dev, generator=gen) * 2 - 1
+    off = torch.randn((n, 18, h, w), device=dev, generator=gen) * 2
+    mask = torch.rand((n, 9, h, w), device=dev, generator=gen)
+    wt = (torch.rand((o, c, 3, 3), device=dev, generator=gen) * 2 - 1) / (c * 9) ** 0.5
+    bias = torch.rand((o,), device=dev, generator=gen)
+    gout = torch.rand((n, o, h, w), device=dev, generator=gen) * 2 - 1
+    p = DeformParams(n, c, h, w, o, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 1, 1, 0)
+    out = torch.empty((n, o, h, w), device=dev)
+    grads = [torch.empty_like(t) for t in (x, off, mask, wt, bias)]
+    ws = torch.empty(lib.ks_deform_workspace_floats(ctypes.byref(p)), device=dev)
+    t = DeformTensors(x.data_ptr(), off.data_ptr(), mask.data_ptr(), wt.data_ptr(), bias.data_ptr(),
+                      out.data_ptr(), gout.data_ptr(), grads[0].data_ptr(), grads[1].data_ptr(),
+                      grads[2].data_ptr(), grads[3].data_ptr(), grads[4].data_ptr(), None)
+    launch = Launch(0, 0)
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
 
-        def call(fn):
-            if fn(ctypes.byref(p), ctypes.byref(t), ws.data_ptr(), ctypes.byref(launch), -1, None, stream):
-                raise RuntimeError(lib.ks_error_message().decode())
+    def call(fn):
+        if fn(ctypes.byref(p), ctypes.byref(t), ws.data_ptr(), ctypes.byref(launch), -1, None, stream):
+            raise RuntimeError(lib.ks_error_message().decode())
 
-        def ours_fwd():
-            call(lib.ks_deform_forward_cuda)
+    def ours_fwd():
+        call(lib.ks_deform_forward_cuda)
 
-        def ours_both():
-            call(lib.ks_deform_forward_cuda)
-            call(lib.ks_deform_backward_cuda)
+    def ours_both():
+        call(lib.ks_deform_forward_cuda)
+        call(lib.ks_deform_backward_cuda)
 
-        leaves = [v.clone().requires_grad_(True) for v in (x, off, mask, wt, bias)]
+    leaves = [v.clone().requires_grad_(True) for v in (x, off, mask, wt, bias)]
 
-        def tv_fwd():
-            with torch.no_grad():
-                deform_conv2d(x, off, wt, bias, padding=1, mask=mask)
+    def tv_fwd():
+        with torch.no_grad():
+            deform_conv2d(x, off, wt, bias, padding=1, mask=mask)
 
-        def tv_both():
-            y = deform_conv2d(leaves[0], leaves[1], leaves[3], leaves[4], padding=1, mask=leaves[2])
-            y.backward(gout)
+    def tv_both():
+        y = deform_conv2d(leaves[0], leaves[1], leaves[3], leaves[4], padding=1, mask=leaves[2])
+        y.backward(gout)
 
-        ours_both()
-        tv_both()
+    ours_both()
+    tv_both()
+    torch.cuda.synchronize()
+    ref = deform_conv2d(x, off, wt, bias, padding=1, mask=mask)
+    assert torch.allclose(out, ref, atol=1e-3, rtol=1e-3), "output differs from torchvision"
+    for mine, leaf, name in zip(grads, leaves, ("input", "offset", "mask", "weight", "bias")):
+        scale = leaf.grad.abs().max().item() + 1e-6
+        err = (mine - leaf.grad).abs().max().item() / scale
+        assert err < 1e-3, f"grad_{name} differs from torchvision (max error {err:.2e} of the largest)"
+    label = f"N{n} C{c}->{o} {h}x{w} k3"
+    reps = (20, 10) if main else (10, 5)
+    t_tv, t_ours = median_ms(tv_fwd, reps[0]), median_ms(ours_fwd, reps[0])
+    print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
+    t_tv, t_ours = median_ms(tv_both, reps[1]), median_ms(ours_both, reps[1])
+    print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
+    if main:
+        # --math tf32: ours against fp32 torchvision's output; torchvision with TF32 beside it
+        p.math = 1
+        call(lib.ks_deform_forward_cuda)
         torch.cuda.synchronize()
-        ref = deform_conv2d(x, off, wt, bias, padding=1, mask=mask)
-        assert torch.allclose(out, ref, atol=1e-3, rtol=1e-3), "output differs from torchvision"
-        for mine, leaf, name in zip(grads, leaves, ("input", "offset", "mask", "weight", "bias")):
-            scale = leaf.grad.abs().max().item() + 1e-6
-            err = (mine - leaf.grad).abs().max().item() / scale
-            assert err < 1e-3, f"grad_{name} differs from torchvision (max error {err:.2e} of the largest)"
-        label = f"N{n} C{c}->{o} {h}x{w} k3"
-        t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
-        print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
-        t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
-        print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
-        del ws
+        err = (out - ref).abs().max().item() / ref.abs().max().item()
+        t_ours = median_ms(ours_fwd, 20)
+        torch.backends.cuda.matmul.allow_tf32 = True
+        t_tv = median_ms(tv_fwd, 20)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        print(f"{label:<34} {'tf32':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x"
+              f"   (max error {err:.1e} of the largest output)")
+        t_ours = median_ms(ours_both, 10)
+        print(f"{label:<34} {'tf32 fb':<7} {'':9} {t_ours:10.3f}")
+        p.math = 0
+        deform_kernels(lib, p, x, off, mask, ws, launch, stream, label)
+    del ws
+
+
+def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
+    """each of our kernels alone on the first chunk, and a device copy of the columns'
+    size (the bandwidth floor of im2col)"""
+    n = p.batch
+    step = max(d for d in range(1, min(n, 32) + 1) if n % d == 0)
+    rows = p.channels * 9
+    cols = torch.empty(rows * step * p.height * p.width, device=x.device)
+    gcols = torch.rand_like(cols)
+    gi, go, gm = torch.empty_like(x), torch.empty_like(off), torch.empty_like(mask)
+    ch = DeformChunk(step, x.data_ptr(), off.data_ptr(), mask.data_ptr(), gcols.data_ptr(), cols.data_ptr(),
+                     gi.data_ptr(), go.data_ptr(), gm.data_ptr())
+    parts = []
+    for k, name in ((0, "im2col"), (3, "im2col_tap"), (1, "col2im"), (2, "coord"), (4, "grad_tap")):
+        def run(k=k):
+            if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
+                raise RuntimeError(lib.ks_error_message().decode())
+        parts.append(f"{name} {median_ms(run, 10):.3f}")
+    parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")
+    print(f"{label:<34} kernels (ms, one chunk of {step}): " + ", ".join(parts))
 
 
 

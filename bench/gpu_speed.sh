@@ -44,6 +44,7 @@ for step in $STEPS; do
             rows=0,1,2; [[ $spec == *@* ]] && rows=${spec#*@}
             skip=0; [[ $spec == *#* ]] && skip=${spec#*#}
             case $k in
+            *deform*) cmd=(python3 bench/bench_torch.py build-gpu/libkscope.so deform) ;;
             *im2col*|*col2im*) cmd=(./build-gpu/bench/bench_gpu) ;;
             *) cmd=(python3 bench/bench_torch.py build-gpu/libkscope.so roi) ;;
             esac
@@ -74,4 +75,4 @@ for step in $STEPS; do
 done
 [ -f "$OUT/ncu-summary.txt" ] && cat "$OUT/ncu-summary.txt"
 echo "==== summary"
-grep -E "exit|==== ab|of copy|x plain|fwd|bwd|sanitize" "$log" | grep -v "^ncu" | tail -80
+grep -E "exit|==== ab|of copy|x plain|fwd|bwd|tf32|kernels|sanitize" "$log" | grep -v "^ncu" | tail -80

@@ -2,6 +2,7 @@
  * reference on random geometries, the reference against finite differences, the
  * offset-channel probe, the zero blend at borders, the mmcv/torchvision differences,
  * chunking, and the traced variant against the plain one. */
+#include "../kernels/core/ks_gemm.h"
 #include "deform_fixture.h"
 
 START_TEST(layer_matches_reference_on_random_geometries)
@@ -338,6 +339,106 @@ START_TEST(traced_equals_plain_bitwise_for_every_kernel)
 }
 END_TEST
 
+/* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap is
+ * bitwise deformable_im2col; grad_tap's grad_offset and grad_mask are bitwise
+ * col2im_coord's, its grad_input col2im's up to the order of the adds. Channel counts
+ * cross the tap's 8-channel blocks; every third case has whole-number offsets, so samples
+ * sit on the kinks, on -1 and on the far border. The traced tap kernels compute the same
+ * bits and record one sample per channel and tap. */
+START_TEST(tap_kernels_equal_the_teaching_kernels)
+{
+    uint64_t s = 0x7A9;
+    for (int k = 0; k < 12; ++k) {
+        ks_deform_params p = df_geometry(&s);
+        p.channels *= tu_int(&s, 1, 5);
+        df_case c;
+        df_init(&c, &p, 900 + (uint64_t)k, 2.5f);
+        if (k % 3 == 2)
+            for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
+        const int64_t nc = c.g.col_numel;
+        float *cols_in = tu_random(&s, nc);
+        float *out[3][4];
+        const ks_launch l = k % 2 ? tu_launch(32, 3) : tu_launch(0, 0);
+        for (int v = 0; v < 3; ++v) {
+            out[v][0] = df_alloc(nc), out[v][1] = df_alloc(c.g.input_numel);
+            out[v][2] = df_alloc(c.g.offset_numel), out[v][3] = df_alloc(c.g.mask_numel);
+        }
+        run_kernel(&c, KS_DEFORM_IM2COL, NULL, out[0][0], NULL, NULL, NULL, &l, NULL);
+        run_kernel(&c, KS_DEFORM_COL2IM, cols_in, NULL, out[0][1], NULL, NULL, &l, NULL);
+        run_kernel(&c, KS_DEFORM_COORD, cols_in, NULL, NULL, out[0][2], out[0][3], &l, NULL);
+        ks_sink *sink = ks_host_sink_create(0, ks_filter_all());
+        for (int v = 1; v < 3; ++v) {
+            ks_sink *sk = v == 2 ? sink : NULL;
+            run_kernel(&c, KS_DEFORM_IM2COL_TAP, NULL, out[v][0], NULL, NULL, NULL, &l, sk);
+            if (sk) {
+                int64_t samples = 0;
+                for (unsigned long long e = 0; e < ks_sink_count(sk); ++e)
+                    samples += sk->events[e].kind == KS_EV_SAMPLE;
+                ck_assert_int_eq(samples, c.g.im2col_work * p.kernel_h * p.kernel_w);
+            }
+            run_kernel(&c, KS_DEFORM_GRAD_TAP, cols_in, NULL, out[v][1], out[v][2], out[v][3], &l, sk);
+        }
+        ks_host_sink_free(sink);
+        for (int v = 1; v < 3; ++v) {
+            ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
+            ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs", k);
+            ck_assert_msg(!p.use_mask || !memcmp(out[0][3], out[v][3], (size_t)c.g.mask_numel * 4),
+                          "case %d: grad_mask differs", k);
+            ck_assert(!memcmp(out[1][1], out[v][1], (size_t)c.g.input_numel * 4)); /* traced == plain */
+            for (int64_t i = 0; i < c.g.input_numel; ++i)
+                ck_assert_msg(fabsf(out[0][1][i] - out[v][1][i]) <= 1e-5f * (1 + fabsf(out[0][1][i])),
+                              "case %d: grad_input[%lld] col2im %g, grad_tap %g", k, (long long)i, out[0][1][i],
+                              out[v][1][i]);
+        }
+        for (int v = 0; v < 3; ++v)
+            for (int q = 0; q < 4; ++q) free(out[v][q]);
+        free(cols_in);
+        df_free(&c);
+    }
+}
+END_TEST
+
+/* ks_round_tf32 keeps 10 mantissa bits, ties away from zero; the layer with TF32 math
+ * stays within 2e-3 of the double reference (relative to the largest entry), and differs
+ * from the fp32 layer (the rounding happened) */
+START_TEST(tf32_math_rounds_the_gemm_inputs)
+{
+    ck_assert_float_eq(ks_round_tf32(1.0f + 0x1p-12f), 1.0f);
+    ck_assert_float_eq(ks_round_tf32(1.0f + 0x1p-11f), 1.0f + 0x1p-10f);
+    ck_assert_float_eq(ks_round_tf32(-(1.0f + 0x1p-11f)), -(1.0f + 0x1p-10f));
+    ck_assert_float_eq(ks_round_tf32(1.0f + 0x1p-10f + 0x1p-13f), 1.0f + 0x1p-10f);
+    ck_assert(isinf(ks_round_tf32(INFINITY)) && isnan(ks_round_tf32(NAN)));
+    uint64_t s = 0x7F32;
+    for (int k = 0; k < 6; ++k) {
+        ks_deform_params p = df_geometry(&s);
+        p.channels *= 8; /* longer sums */
+        df_case c, f;
+        df_init(&c, &p, 300 + (uint64_t)k, 2.5f);
+        df_init(&f, &p, 300 + (uint64_t)k, 2.5f);
+        c.p.math = KS_MATH_TF32;
+        ks_launch l = tu_launch(0, 0);
+        df_run(&c, &l);
+        df_run(&f, &l);
+        double big = 0, err = 0;
+        int differs = 0;
+        for (int64_t i = 0; i < c.g.output_numel; ++i) {
+            big = fmax(big, fabs(c.r_out[i]));
+            err = fmax(err, fabs(c.output[i] - c.r_out[i]));
+            differs |= c.output[i] != f.output[i];
+        }
+        ck_assert_msg(err <= 2e-3 * big, "case %d: TF32 output off by %g of %g", k, err, big);
+        ck_assert_msg(differs, "case %d: TF32 output equals fp32", k);
+        big = err = 0;
+        for (int64_t i = 0; i < c.g.weight_numel; ++i) {
+            big = fmax(big, fabs(c.r_gw[i]));
+            err = fmax(err, fabs(c.grad_weight[i] - c.r_gw[i]));
+        }
+        ck_assert_msg(err <= 2e-3 * big, "case %d: TF32 grad_weight off by %g of %g", k, err, big);
+        df_free(&c), df_free(&f);
+    }
+}
+END_TEST
+
 START_TEST(bad_parameters_are_rejected_with_a_reason)
 {
     ks_deform_params ok = {.batch = 2, .channels = 4, .height = 5, .width = 5, .out_channels = 2,
@@ -349,13 +450,14 @@ START_TEST(bad_parameters_are_rejected_with_a_reason)
     struct { ks_deform_params p; const char *msg; } bad[] = {
         {.p = ok, .msg = "groups"}, {.p = ok, .msg = "offset_groups"},
         {.p = ok, .msg = "smaller than kernel"}, {.p = ok, .msg = "stride_h"},
-        {.p = ok, .msg = "output size"},
+        {.p = ok, .msg = "output size"}, {.p = ok, .msg = "math must be fp32 or tf32"},
     };
     bad[0].p.groups = 3;
     bad[1].p.offset_groups = 3;
     bad[2].p.height = 2, bad[2].p.pad_h = 2;
     bad[3].p.stride_h = 0;
     bad[4].p.semantics = KS_DEFORM_TORCHVISION, bad[4].p.height = 1, bad[4].p.pad_h = 0;
+    bad[5].p.math = 2;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         ck_assert_int_eq(ks_deform_geometry(&bad[i].p, &g), KS_EINVAL);
         ck_assert_msg(strstr(ks_error_message(), bad[i].msg), "case %zu: %s", i, ks_error_message());
@@ -378,6 +480,8 @@ int main(void)
     tcase_add_test(tc, chunks_give_the_same_results);
     tcase_add_test(tc, zero_offsets_are_a_grouped_convolution);
     tcase_add_test(tc, traced_equals_plain_bitwise_for_every_kernel);
+    tcase_add_test(tc, tap_kernels_equal_the_teaching_kernels);
+    tcase_add_test(tc, tf32_math_rounds_the_gemm_inputs);
     tcase_add_test(tc, bad_parameters_are_rejected_with_a_reason);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

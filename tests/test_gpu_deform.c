@@ -1,12 +1,15 @@
-/* GPU suite for deformable convolution: the three kernels on CUDA against the simulator
- * (im2col and col2im_coord bitwise, col2im within rounding: its atomics add in another
- * order; traced events bitwise), the layer on CUDA (cuBLAS) against the double reference,
- * and a launch large enough that every thread loops. Exits 77 without a GPU; runs
- * without fork (CUDA is never initialized in a parent that forks). */
+/* GPU suite for deformable convolution: the five kernels (three teaching, two tap) on
+ * CUDA against the simulator (bitwise but for grad_input, whose atomics add in another
+ * order; traced events bitwise), the layer on CUDA (cuBLAS, fp32 and TF32) against the
+ * double reference and against torchvision's golden data, and a launch large enough that
+ * every thread loops. Exits 77 without a GPU; runs without fork (CUDA is never
+ * initialized in a parent that forks). */
 #include <stdio.h>
 
 #include "../kernels/core/ks_cuda_api.h"
+#include "../kernels/core/ks_gemm.h"
 #include "deform_fixture.h"
+#include "golden_util.h"
 
 static int cmp_event(const void *a, const void *b)
 {
@@ -86,11 +89,15 @@ START_TEST(deform_kernels_cuda_equal_simulator)
     for (int t = 0; t < 12; ++t) {
         ks_deform_params p = df_geometry(&s);
         p.batch = p.im2col_step = 1 + t % 3;
+        if (t >= 6) p.channels *= 5; /* past the tap's 8-channel blocks */
         df_case c;
         df_init(&c, &p, 900 + (uint64_t)t, 2.5f);
+        if (t % 4 == 3) /* whole-number offsets: samples on the kinks and on -1 */
+            for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         float *cols_in = tu_random(&s, c.g.col_numel);
         ks_launch l = t % 2 ? tu_launch(64, 2) : tu_launch(0, 0);
-        for (int k = 0; k < 3; ++k) {
+        for (int k = 0; k <= KS_DEFORM_GRAD_TAP; ++k) {
+            const int atomics = k == KS_DEFORM_COL2IM || k == KS_DEFORM_GRAD_TAP;
             ks_sink *ss = ks_host_sink_create(0, ks_filter_all()), *gs = ks_host_sink_create(0, ks_filter_all());
             float *a[4], *b[4], *plain[4];
             sim_kernel(&c, (ks_deform_kernel)k, cols_in, &l, ss, a);
@@ -98,14 +105,14 @@ START_TEST(deform_kernels_cuda_equal_simulator)
             gpu_kernel(&c, (ks_deform_kernel)k, cols_in, &l, NULL, plain);
             const int64_t n[4] = {c.g.col_numel, c.g.input_numel, c.g.offset_numel, c.g.mask_numel};
             for (int q = 0; q < 4; ++q) {
-                if (k == KS_DEFORM_COL2IM && q == 1) { /* atomics: another order of adds */
+                if (atomics && q == 1) { /* another order of adds */
                     for (int64_t i = 0; i < n[q]; ++i)
                         ck_assert_msg(fabsf(a[q][i] - b[q][i]) <= 1e-5f * (1 + fabsf(a[q][i])),
                                       "geometry %d col2im grad_input[%lld]: sim %g gpu %g", t, (long long)i, a[q][i], b[q][i]);
                 } else {
                     ck_assert_msg(!memcmp(a[q], b[q], (size_t)n[q] * 4), "geometry %d kernel %d output %d differs", t, k, q);
                 }
-                ck_assert_msg(!memcmp(plain[q], b[q], (size_t)n[q] * 4) || (k == KS_DEFORM_COL2IM && q == 1),
+                ck_assert_msg(!memcmp(plain[q], b[q], (size_t)n[q] * 4) || (atomics && q == 1),
                               "geometry %d kernel %d: plain and traced GPU outputs differ", t, k);
             }
             const unsigned long long ne = ks_sink_count(ss);
@@ -124,12 +131,41 @@ START_TEST(deform_kernels_cuda_equal_simulator)
 }
 END_TEST
 
-/* the layer on the GPU (cuBLAS GEMMs) against the double reference */
+/* TF32: every tensor within tol of its largest reference entry */
+static void expect_scaled(const float *got, const double *want, int64_t n, double tol, const char *what)
+{
+    double big = 0, err = 0;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        big = fmax(big, fabs(want[i]));
+        if (fabs(got[i] - want[i]) > err) err = fabs(got[i] - want[i]), at = i;
+    }
+    ck_assert_msg(err <= tol * big, "%s[%lld] off by %g (largest entry %g)", what, (long long)at, err, big);
+}
+
+static void expect_near_scale(const df_case *c, double tol, const char *ctx)
+{
+    char w[96];
+    const struct { const float *x; const double *r; int64_t n; const char *name; } v[] = {
+        {c->output, c->r_out, c->g.output_numel, "output"}, {c->grad_input, c->r_gi, c->g.input_numel, "grad_input"},
+        {c->grad_offset, c->r_go, c->g.offset_numel, "grad_offset"},
+        {c->grad_weight, c->r_gw, c->g.weight_numel, "grad_weight"},
+        {c->grad_mask, c->r_gm, c->p.use_mask ? c->g.mask_numel : 0, "grad_mask"},
+        {c->grad_bias, c->r_gb, c->p.use_bias ? c->p.out_channels : 0, "grad_bias"}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
+        snprintf(w, sizeof w, "%s: %s", ctx, v[i].name);
+        expect_scaled(v[i].x, v[i].r, v[i].n, tol, w);
+    }
+}
+
+/* the layer on the GPU (cuBLAS GEMMs) against the double reference; the last four in
+ * TF32, within 2e-3 of each tensor's largest entry */
 START_TEST(deform_layer_cuda_matches_reference)
 {
     uint64_t s = 0x1A7E;
-    for (int t = 0; t < 16; ++t) {
+    for (int t = 0; t < 20; ++t) {
         ks_deform_params p = df_geometry(&s);
+        if (t >= 16) p.channels *= 8, p.math = KS_MATH_TF32; /* longer sums; tensor cores */
         df_case c;
         df_init(&c, &p, 700 + (uint64_t)t, 2.5f);
         ks_deform_tensors h = df_tensors(&c), d;
@@ -157,13 +193,81 @@ START_TEST(deform_layer_cuda_matches_reference)
         ks_deform_ref_forward(&p, &h, c.r_out);
         ks_deform_ref_backward(&p, &h, &g);
         char ctx[64];
-        snprintf(ctx, sizeof ctx, "gpu geometry %d", t);
-        df_expect(&c, 2e-4, ctx);
+        snprintf(ctx, sizeof ctx, "gpu geometry %d%s", t, p.math ? " tf32" : "");
+        if (p.math == KS_MATH_FP32) df_expect(&c, 2e-4, ctx);
+        else expect_near_scale(&c, 2e-3, ctx);
         void *rest[] = {(void *)d.input, (void *)d.offset, (void *)d.mask, (void *)d.weight, (void *)d.bias,
                         (void *)d.grad_output, ws};
         for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) ks_cuda_free(rest[i]);
         df_free(&c);
     }
+}
+END_TEST
+
+/* torchvision deform_conv2d's golden data (tests/golden/d*), forward and every gradient,
+ * through the CUDA layer: fp32 within 1e-4 as the simulator, TF32 within 2e-3 of each
+ * tensor's largest entry */
+START_TEST(deform_layer_cuda_matches_torchvision_golden)
+{
+    cJSON *root = listing("deform.json");
+    const cJSON *g;
+    int count = 0;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+        const int id = (int)item(g, "id", 0);
+        for (int math = KS_MATH_FP32; math <= KS_MATH_TF32; ++math) {
+            ks_deform_params p = golden_deform_params(g);
+            p.math = math;
+            ks_deform_geom geo;
+            ck_assert_int_eq(ks_deform_geometry(&p, &geo), KS_OK);
+            static const char *const in_names[] = {"input", "offset", "weight", "bias", "grad_output", "mask"};
+            static const char *const out_names[] = {"output", "grad_input", "grad_offset", "grad_weight", "grad_bias",
+                                                    "grad_mask"};
+            const int64_t in_n[] = {geo.input_numel, geo.offset_numel, geo.weight_numel, p.out_channels,
+                                    geo.output_numel, geo.mask_numel};
+            const int64_t out_n[] = {geo.output_numel, geo.input_numel, geo.offset_numel, geo.weight_numel,
+                                     p.out_channels, geo.mask_numel};
+            const int nt = 5 + p.use_mask;
+            ks_tensor in[6], want[6];
+            void *din[6] = {NULL}, *dout[6] = {NULL};
+            for (int i = 0; i < nt; ++i) {
+                in[i] = load_prefixed('d', id, in_names[i]);
+                want[i] = load_prefixed('d', id, out_names[i]);
+                ck_assert_int_eq(ks_tensor_numel(&in[i]), in_n[i]);
+                ck_assert_int_eq(ks_tensor_numel(&want[i]), out_n[i]);
+                din[i] = up(in[i].data, in_n[i]);
+                dout[i] = up(NULL, out_n[i]);
+            }
+            ks_deform_tensors t = {.input = din[0], .offset = din[1], .mask = din[5], .weight = din[2],
+                                   .bias = din[3], .output = dout[0], .grad_output = din[4], .grad_input = dout[1],
+                                   .grad_offset = dout[2], .grad_mask = dout[5], .grad_weight = dout[3],
+                                   .grad_bias = dout[4], .columns0 = NULL};
+            float *ws = up(NULL, ks_deform_workspace_floats(&p));
+            ks_launch l = tu_launch(0, 0);
+            ck_assert_msg(ks_deform_forward_cuda(&p, &t, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s",
+                          ks_error_message());
+            ck_assert_msg(ks_deform_backward_cuda(&p, &t, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s",
+                          ks_error_message());
+            ck_assert_msg(ks_cuda_sync() == KS_OK, "%s", ks_error_message());
+            for (int i = 0; i < nt; ++i) {
+                float *got = down(dout[i], out_n[i]);
+                const float *w = want[i].data;
+                double big = 0, err = 0;
+                for (int64_t k = 0; k < out_n[i]; ++k) {
+                    big = fmax(big, fabs(w[k]));
+                    err = fmax(err, math ? fabs(got[k] - w[k]) : fabs(got[k] - w[k]) / (1 + fabs(w[k])));
+                }
+                ck_assert_msg(math ? err <= 2e-3 * big : err <= 1e-4, "golden %d %s: %s off by %g (largest %g)", id,
+                              math ? "tf32" : "fp32", out_names[i], err, big);
+                free(got);
+                ks_cuda_free(din[i]);
+                ks_tensor_free(&in[i]), ks_tensor_free(&want[i]);
+            }
+            ks_cuda_free(ws);
+        }
+        count++;
+    }
+    ck_assert_int_ge(count, 4);
+    cJSON_Delete(root);
 }
 END_TEST
 
@@ -202,6 +306,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, deform_kernels_cuda_equal_simulator);
     tcase_add_test(tc, deform_layer_cuda_matches_reference);
+    tcase_add_test(tc, deform_layer_cuda_matches_torchvision_golden);
     tcase_add_test(tc, deform_im2col_grid_stride_past_the_block_cap);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_NOFORK);

@@ -1,6 +1,7 @@
 /* ks_cuda.cu - device query, memory and trace sinks behind ks_cuda_api.h. */
 #include "ks_cuda.h"
 #include "ks_cuda_api.h"
+#include "ks_gemm.h"
 
 #include <cublas_v2.h>
 #include <stdint.h>
@@ -127,7 +128,7 @@ static void blas_release(void)
     blas = NULL, group_ptrs = NULL, group_cap = 0;
 }
 
-static int blas_ready(void *stream)
+static int blas_ready(void *stream, int math)
 {
     if (!blas) {
         cublasStatus_t st = cublasCreate(&blas);
@@ -138,7 +139,8 @@ static int blas_ready(void *stream)
         atexit(blas_release);
     }
     cublasStatus_t st = cublasSetStream(blas, (cudaStream_t)stream);
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasSetMathMode(blas, math == KS_MATH_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
     return KS_OK;
 }
@@ -149,7 +151,7 @@ extern "C" int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, co
 {
     if (groups <= 0) return KS_OK;
     if (lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
-    int rc = blas_ready(stream);
+    int rc = blas_ready(stream, KS_MATH_FP32);
     if (rc) return rc;
     /* host arrays per group (column-major: C^T = op(B)^T op(A)^T), device pointer arrays */
     const size_t g = (size_t)groups;
@@ -195,11 +197,31 @@ extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N,
     const float one = 1.0f;
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
         return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
-    int rc = blas_ready(stream);
+    int rc = blas_ready(stream, KS_MATH_FP32);
     if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
     cublasStatus_t st = cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M, (int)K, &one,
                      B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemm failed (status %d)", (int)st);
+    return KS_OK;
+}
+
+extern "C" int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                                     const float *A, int64_t lda, int64_t sa, const float *B, int64_t ldb,
+                                     int64_t sb, float beta, float *C, int64_t ldc, int64_t sc, int64_t batch)
+{
+    const float one = 1.0f;
+    if (math != KS_MATH_FP32 && math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "unknown GEMM math %d", math);
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX ||
+        batch > INT32_MAX)
+        return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
+    if (batch < 1) return KS_OK;
+    int rc = blas_ready(stream, math);
+    if (rc) return rc;
+    /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
+    cublasStatus_t st = cublasSgemmStridedBatched(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                                  (int)N, (int)M, (int)K, &one, B, (int)ldb, sb, A, (int)lda, sa,
+                                                  &beta, C, (int)ldc, sc, (int)batch);
+    if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemmStridedBatched failed (status %d)", (int)st);
     return KS_OK;
 }

@@ -29,6 +29,12 @@ int ks_cuda_sync(void);
  * One cuBLAS handle serves the process; it is created on first use, freed at exit. */
 int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                   const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+/* As ks_cuda_sgemm, `batch` times (cublasSgemmStridedBatched): GEMM s reads A + s*sa and
+ * B + s*sb and writes C + s*sc. math: KS_MATH_FP32, or KS_MATH_TF32 (ks_gemm.h): cuBLAS
+ * may round the inputs to TF32 and multiply on the tensor cores. */
+int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                          int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
+                          int64_t ldc, int64_t sc, int64_t batch);
 /* `groups` GEMMs of that kind in one cuBLAS call (cublasSgemmGroupedBatched), beta 0:
  * C[g] (M[g], N[g]) = op(A[g]) op(B[g]); the pointer arrays are host arrays of device
  * pointers (copied to the device here), every M, N, K >= 1. */

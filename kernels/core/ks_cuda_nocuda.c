@@ -24,6 +24,14 @@ int ks_cuda_sgemm(void *s, int ta, int tb, int64_t M, int64_t N, int64_t K, cons
         (void)ldc;
     return NO_CUDA;
 }
+int ks_cuda_sgemm_batched(void *s, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                          int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
+                          int64_t ldc, int64_t sc, int64_t batch)
+{
+    (void)s, (void)math, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)A, (void)lda, (void)sa, (void)B,
+        (void)ldb, (void)sb, (void)beta, (void)C, (void)ldc, (void)sc, (void)batch;
+    return NO_CUDA;
+}
 int ks_cuda_sgemm_groups(void *s, int ta, int tb, int g, const int64_t *M, const int64_t *N, const int64_t *K,
                          const float *const *A, int64_t lda, const float *const *B, int64_t ldb, float *const *C,
                          int64_t ldc)

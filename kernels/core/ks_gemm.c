@@ -2,6 +2,9 @@
 
 #include "ks_error.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 enum { TILE_N = 256, TILE_K = 64 };
 
 int ks_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
@@ -39,4 +42,36 @@ int ks_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, in
         }
     }
     return KS_OK;
+}
+
+float ks_round_tf32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7F800000u) == 0x7F800000u) return x; /* inf, NaN */
+    u = (u + 0x1000u) & ~0x1FFFu; /* half of the 13 dropped bits, then drop them */
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* a copy of `rows` rows of `ld` floats (the last row `cols` long), rounded to TF32 */
+static float *rounded(const float *a, int64_t rows, int64_t cols, int64_t ld)
+{
+    const int64_t n = rows > 0 ? (rows - 1) * ld + cols : 0;
+    float *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+    if (!r) return NULL;
+    for (int64_t i = 0; i < n; ++i) r[i] = ks_round_tf32(a[i]);
+    return r;
+}
+
+int ks_sgemm_math(int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    if (math == KS_MATH_FP32) return ks_sgemm(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc);
+    if (math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "unknown GEMM math %d", math);
+    float *a = rounded(A, ta ? K : M, ta ? M : K, lda), *b = rounded(B, tb ? N : K, tb ? K : N, ldb);
+    int rc = a && b ? ks_sgemm(ta, tb, M, N, K, a, lda, b, ldb, beta, C, ldc)
+                    : ks_fail(KS_ENOMEM, "no memory for a TF32 GEMM's operands");
+    free(a), free(b);
+    return rc;
 }

@@ -125,9 +125,9 @@ KS_FN void KS_VARIANT(ks_deform_col2im_body)(ks_thread *t, const ks_deform_args 
             float *grad = a->grad_input + (b * C + c) * H * W;
             for (int k = 0; k < 4; ++k) {
                 const KS_IDX yy = y0 + (k >> 1), xx = x0 + (k & 1);
-                const float ay = fabsf(y - (float)yy), ax = fabsf(x - (float)xx);
-                w4[k] = (1.0f - ay) * (1.0f - ax);
-                if (yy < 0 || xx < 0 || yy >= H || xx >= W || !(ay < 1.0f) || !(ax < 1.0f)) continue;
+                int in;
+                w4[k] = ks_deform_scatter_weight(y, x, y0, x0, k, H, W, &in);
+                if (!in) continue;
                 flags |= KS_FLAG_C00 << k;
                 const float add = w4[k] * top;
                 ks_atomic_add_f32(grad + yy * W + xx, add);

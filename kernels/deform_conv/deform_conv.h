@@ -48,6 +48,9 @@ typedef struct ks_deform_params {
     int use_mask;          /* v2: multiply each sample by its mask value */
     int use_bias;
     int semantics;         /* ks_deform_semantics */
+    int math;              /* the GEMMs: KS_MATH_FP32 (0, default) or KS_MATH_TF32 (1, ks_gemm.h):
+                              inputs rounded to TF32 (cuBLAS on the tensor cores; the
+                              simulator emulates the rounding), sums in fp32 */
 } ks_deform_params;
 
 typedef struct ks_deform_geom {
@@ -78,8 +81,14 @@ typedef enum ks_deform_kernel {
     KS_DEFORM_NONE = -1, /* as `traced`: record nothing */
     KS_DEFORM_IM2COL = 0,
     KS_DEFORM_COL2IM = 1,
-    KS_DEFORM_COORD = 2
+    KS_DEFORM_COORD = 2,
+    /* the layer's fast kernels (deform_tap_body.h): one item per tap and position, the
+     * sampling geometry placed once for many channels; the same values as the three above */
+    KS_DEFORM_IM2COL_TAP = 3, /* = IM2COL; items (channel block, tap, b, h_col, w_col) */
+    KS_DEFORM_GRAD_TAP = 4    /* = COL2IM + COORD in one pass; items (b, g, tap, h_col, w_col) */
 } ks_deform_kernel;
+/* channels an im2col_tap item blends with one placement */
+#define KS_DEFORM_TAP_CHANNELS 8
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the
@@ -100,7 +109,8 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g);
  *   im2col: input, offset, mask -> columns (every entry written)
  *   col2im: offset, mask, columns (the gradient of columns) -> grad_input += (atomics)
  *   coord:  input, offset, mask, columns -> grad_offset, grad_mask (every entry written;
- *           grad_mask only with a mask) */
+ *           grad_mask only with a mask)
+ *   im2col_tap: as im2col;  grad_tap: as col2im and coord together */
 typedef struct ks_deform_chunk {
     int64_t im2col_step;
     const float *input, *offset, *mask;

@@ -1,6 +1,6 @@
 /* deform_cuda.cu - the deformable kernels on the GPU (plain with 32- and 64-bit indices,
- * traced with 64-bit), and the layer's CUDA backend: cuBLAS SGEMM (default math mode, so
- * no TF32) and three small rearrangement kernels. */
+ * traced with 64-bit), and the layer's CUDA backend: cuBLAS SGEMM (fp32 by default, TF32
+ * tensor cores with p->math) and three small kernels (bias, rearrangement, row sums). */
 #include <stdlib.h>
 
 #include "../core/ks_cuda.h"
@@ -8,6 +8,8 @@
 #include "deform_layer.h"
 
 #define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
+#define KS_BODY "../deform_conv/deform_tap_body.h"
 #include "../core/ks_variants.h"
 
 
@@ -17,6 +19,8 @@ KS_CUDA_WRAPPERS(ks_deform_col2im, ks_deform_args)
 /* -> ks_deform_col2im_k_plain32, ks_deform_col2im_k_plain, ks_deform_col2im_k_traced (bodies ks_deform_col2im_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
 /* -> ks_deform_coord_k_plain32, ks_deform_coord_k_plain, ks_deform_coord_k_traced (bodies ks_deform_coord_body_plain32/_plain/_traced) */
+KS_CUDA_WRAPPERS(ks_deform_im2col_tap, ks_deform_args)
+KS_CUDA_WRAPPERS(ks_deform_grad_tap, ks_deform_args)
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */
@@ -33,7 +37,7 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TAP) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_cuda(p, &g, k, c, launch, dev_sink, stream);
 }
@@ -63,6 +67,16 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
         else if (small) ks_deform_col2im_k_plain32<<<nb, threads, 0, s>>>(a);
         else ks_deform_col2im_k_plain<<<nb, threads, 0, s>>>(a);
         return ks_cuda_check_launch("deformable_col2im");
+    case KS_DEFORM_IM2COL_TAP:
+        if (dev_sink) ks_deform_im2col_tap_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small) ks_deform_im2col_tap_k_plain32<<<nb, threads, 0, s>>>(a);
+        else ks_deform_im2col_tap_k_plain<<<nb, threads, 0, s>>>(a);
+        return ks_cuda_check_launch("deformable_im2col_tap");
+    case KS_DEFORM_GRAD_TAP:
+        if (dev_sink) ks_deform_grad_tap_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small) ks_deform_grad_tap_k_plain32<<<nb, threads, 0, s>>>(a);
+        else ks_deform_grad_tap_k_plain<<<nb, threads, 0, s>>>(a);
+        return ks_cuda_check_launch("deformable_grad_tap");
     default:
         if (dev_sink) ks_deform_coord_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
         else if (small) ks_deform_coord_k_plain32<<<nb, threads, 0, s>>>(a);
@@ -73,15 +87,11 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
 
 /* --- the layer's CUDA backend --- */
 
-__global__ void scatter_k(const float *buf, const float *bias, float *out, int64_t O, int64_t im2col_step,
-                          int64_t P)
+/* out [im2col_step, O, P] += bias[o]; i indexes out */
+__global__ void add_bias_k(float *out, const float *bias, int64_t O, int64_t P, int64_t n)
 {
-    const int64_t n = O * im2col_step * P;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t q = i % P, o = (i / P) % O, s = i / (P * O); /* i indexes out [im2col_step, O, P] */
-        out[i] = buf[(o * im2col_step + s) * P + q] + (bias ? bias[o] : 0.0f);
-    }
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        out[i] += bias[(i / P) % O];
 }
 
 __global__ void gather_k(const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
@@ -130,19 +140,20 @@ static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom 
     return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 
-static int cu_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                   int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+static int cu_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                   int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
+                   int64_t ldc, int64_t sc, int64_t batch)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
-    return ks_cuda_sgemm(x->stream, ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc);
+    return ks_cuda_sgemm_batched(x->stream, math, ta, tb, M, N, K, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
 }
 
-static int cu_scatter(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
-                      int64_t im2col_step, int64_t P)
+static int cu_add_bias(void *ctx, float *out, const float *bias, int64_t O, int64_t im2col_step, int64_t P)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
-    scatter_k<<<grid_for(O * im2col_step * P), 256, 0, x->stream>>>(buf, bias, out, O, im2col_step, P);
-    return ks_cuda_check_launch("deform_conv scatter");
+    const int64_t n = im2col_step * O * P;
+    add_bias_k<<<grid_for(n), 256, 0, x->stream>>>(out, bias, O, P, n);
+    return ks_cuda_check_launch("deform_conv bias");
 }
 
 static int cu_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
@@ -181,7 +192,7 @@ static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float
     x.stream = (cudaStream_t)stream;
     x.launch = launch;
     x.sink = sink;
-    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .scatter = cu_scatter,
+    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .add_bias = cu_add_bias,
                                  .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero,
                                  .copy = cu_copy};
     return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);

@@ -1,5 +1,6 @@
 /* deform_geom.c - host side of the deformable kernels shared by every build: parameter
  * checks, the chunk rule, kernel arguments, launches and the trace schema. */
+#include "../core/ks_gemm.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,7 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
     if (rc) return rc;
     if (p->semantics != KS_DEFORM_MMCV && p->semantics != KS_DEFORM_TORCHVISION)
         return ks_fail(KS_EINVAL, "semantics must be mmcv or torchvision");
+    if (p->math != KS_MATH_FP32 && p->math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "math must be fp32 or tf32");
     if (p->channels % p->groups || p->out_channels % p->groups)
         return ks_fail(KS_EINVAL, "groups %lld must divide channels %lld and out_channels %lld",
                        (long long)p->groups, (long long)p->channels, (long long)p->out_channels);
@@ -119,6 +121,11 @@ int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_de
     switch (k) {
     case KS_DEFORM_IM2COL: return p->channels * im2col_step * P;
     case KS_DEFORM_COL2IM: return g->rows * im2col_step * P;
+    case KS_DEFORM_IM2COL_TAP: {
+        const int64_t cpg = p->channels / p->offset_groups;
+        return p->offset_groups * ((cpg + KS_DEFORM_TAP_CHANNELS - 1) / KS_DEFORM_TAP_CHANNELS) * kk * im2col_step * P;
+    }
+    case KS_DEFORM_GRAD_TAP: return im2col_step * p->offset_groups * kk * P;
     default: return im2col_step * p->offset_groups * 2 * kk * P;
     }
 }

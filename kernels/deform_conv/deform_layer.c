@@ -2,14 +2,17 @@
  * backward_input / backward_parameters:
  *   for each chunk of im2col_step images:
  *     columns [C*kh*kw, im2col_step*P] = deformable_im2col(input, offset, mask)
- *     for each conv group g: buf_g [O/G, im2col_step*P] = weight_g [O/G, C/G*kh*kw] x columns_g
- *     output[n, o, p] = buf[o, (n - n0)*P + p] + bias[o]
+ *     for each conv group g and image n: output[n, g's channels] = weight_g x columns_g[n]
+ *       (one batched GEMM writes the output's own layout; mmcv GEMMs into a buffer and
+ *       copies), then output[n, o, p] += bias[o]
  * backward, per chunk:
  *     buf = grad_output rearranged to [O, im2col_step*P];  columns_g = weight_g^T x buf_g
  *     grad_offset, grad_mask = col2im_coord(columns);  grad_input += col2im(columns)
  *     columns = im2col again;  grad_weight_g += buf_g x columns_g^T;  grad_bias += rows of buf
- * The columns are zero-filled before im2col as in mmcv, though im2col writes every entry.
- * Also the CPU backend (simulator kernels, C GEMM). */
+ * im2col writes every entry, so the columns are not zero-filled first (mmcv does). The
+ * kernels are the tap kernels (deform_tap_body.h, the same values) unless a chunk's
+ * launch records, which runs the teaching kernel. Also the CPU backend (simulator
+ * kernels, C GEMM). */
 #include "deform_layer.h"
 
 #include <stdlib.h>
@@ -64,6 +67,14 @@ static int check_tensors(const ks_deform_params *p, const ks_deform_tensors *t, 
     return KS_OK;
 }
 
+/* The kernel of a chunk: the teaching kernel when this launch records (its trace is the
+ * one the lessons explain), else the fast tap kernel, which computes the same values. */
+static int run_im2col(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_geom *g,
+                      const ks_deform_chunk *c, int record)
+{
+    return b->kernel(b->ctx, p, g, record ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c, record);
+}
+
 int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
                             const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced)
 {
@@ -72,20 +83,21 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
     int rc = view(p, &v, &g);
     if (!rc) rc = check_tensors(p, t, 0);
     if (rc || p->batch == 0) return rc;
-    float *columns = workspace, *buf = workspace + g.col_numel;
+    float *columns = workspace;
+    const int64_t n_cols = v.im2col_step * v.P;
     for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
-        rc = b->zero(b->ctx, columns, g.col_numel);
-        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_IM2COL, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
+        rc = run_im2col(b, p, &g, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
         if (!rc && n0 == 0 && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
+        /* output[n, group gr's channels] = weight_gr x the image's columns of group gr,
+         * straight into the output's layout: one GEMM per image, batched */
+        float *out = t->output + n0 * v.out_img;
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, 0, 0, v.Og, v.im2col_step * v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg,
-                         columns + gr * v.Kg * v.im2col_step * v.P, v.im2col_step * v.P, 0.0f,
-                         buf + gr * v.Og * v.im2col_step * v.P, v.im2col_step * v.P);
-        if (!rc)
-            rc = b->scatter(b->ctx, buf, p->use_bias ? t->bias : NULL, t->output + n0 * v.out_img,
-                            p->out_channels, v.im2col_step, v.P);
+            rc = b->gemm(b->ctx, p->math, 0, 0, v.Og, v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
+                         columns + gr * v.Kg * n_cols, n_cols, v.P, 0.0f, out + gr * v.Og * v.P, v.P, v.out_img,
+                         v.im2col_step);
+        if (!rc && p->use_bias) rc = b->add_bias(b->ctx, out, t->bias, p->out_channels, v.im2col_step, v.P);
     }
     return rc;
 }
@@ -116,16 +128,21 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
         c.grad_mask = p->use_mask ? t->grad_mask + n0 * v.mask_img : NULL;
         rc = b->gather(b->ctx, t->grad_output + n0 * v.out_img, buf, p->out_channels, v.im2col_step, v.P);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg,
-                         buf + gr * v.Og * n_cols, n_cols, 0.0f, columns + gr * v.Kg * n_cols, n_cols);
+            rc = b->gemm(b->ctx, p->math, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
+                         buf + gr * v.Og * n_cols, n_cols, 0, 0.0f, columns + gr * v.Kg * n_cols, n_cols, 0, 1);
         if (!rc && first && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
-        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COORD, &c, first && traced == KS_DEFORM_COORD);
-        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COL2IM, &c, first && traced == KS_DEFORM_COL2IM);
-        if (!rc) rc = b->zero(b->ctx, columns, g.col_numel);
-        if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_IM2COL, &c, first && traced == KS_DEFORM_IM2COL);
+        /* the column gradient -> grad_offset, grad_mask, grad_input: the teaching kernels
+         * when one of them records, else both in one tap pass */
+        if (first && (traced == KS_DEFORM_COORD || traced == KS_DEFORM_COL2IM)) {
+            if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COORD, &c, traced == KS_DEFORM_COORD);
+            if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COL2IM, &c, traced == KS_DEFORM_COL2IM);
+        } else if (!rc) {
+            rc = b->kernel(b->ctx, p, &g, KS_DEFORM_GRAD_TAP, &c, 0);
+        }
+        if (!rc) rc = run_im2col(b, p, &g, &c, first && traced == KS_DEFORM_IM2COL);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols,
-                         columns + gr * v.Kg * n_cols, n_cols, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg);
+            rc = b->gemm(b->ctx, p->math, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols, 0,
+                         columns + gr * v.Kg * n_cols, n_cols, 0, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg, 0, 1);
         if (!rc && p->use_bias) rc = b->row_sums(b->ctx, buf, t->grad_bias, p->out_channels, n_cols);
     }
     return rc;
@@ -145,21 +162,23 @@ static int sim_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom
     return ks_deform_launch_sim(p, g, k, c, s->launch, record ? s->sink : NULL);
 }
 
-static int sim_gemm(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+static int sim_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                    int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
+                    int64_t ldc, int64_t sc, int64_t batch)
 {
     (void)ctx;
-    return ks_sgemm(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc);
+    int rc = KS_OK;
+    for (int64_t s = 0; s < batch && !rc; ++s)
+        rc = ks_sgemm_math(math, ta, tb, M, N, K, A + s * sa, lda, B + s * sb, ldb, beta, C + s * sc, ldc);
+    return rc;
 }
 
-static int sim_scatter(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
-                       int64_t im2col_step, int64_t P)
+static int sim_add_bias(void *ctx, float *out, const float *bias, int64_t O, int64_t im2col_step, int64_t P)
 {
     (void)ctx;
-    for (int64_t o = 0; o < O; ++o)
-        for (int64_t s = 0; s < im2col_step; ++s)
-            for (int64_t q = 0; q < P; ++q)
-                out[(s * O + o) * P + q] = buf[(o * im2col_step + s) * P + q] + (bias ? bias[o] : 0.0f);
+    for (int64_t s = 0; s < im2col_step; ++s)
+        for (int64_t o = 0; o < O; ++o)
+            for (int64_t q = 0; q < P; ++q) out[(s * O + o) * P + q] += bias[o];
     return KS_OK;
 }
 
@@ -201,7 +220,7 @@ static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const 
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
     sim_ctx s = {.launch = launch, .sink = sink};
-    const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .scatter = sim_scatter,
+    const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .add_bias = sim_add_bias,
                                  .gather = sim_gather, .row_sums = sim_row_sums,
                                  .zero = sim_zero, .copy = sim_copy};
     const int64_t n = ks_deform_workspace_floats(p);

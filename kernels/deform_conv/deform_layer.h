@@ -16,12 +16,13 @@ typedef struct ks_deform_backend {
      * `record`: the traced variant into the backend's sink */
     int (*kernel)(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                   const ks_deform_chunk *c, int record);
-    /* row-major C[M,N] = beta*C + op(A) op(B) (as ks_sgemm) */
-    int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
-    /* buf [O, im2col_step, P] -> out [im2col_step, O, P] (+ bias[o] when bias) */
-    int (*scatter)(void *ctx, const float *buf, const float *bias, float *out, int64_t O,
-                   int64_t im2col_step, int64_t P);
+    /* `batch` row-major GEMMs C_s[M,N] = beta*C_s + op(A_s) op(B_s) (as ks_sgemm), X_s =
+     * X + s*sx; math KS_MATH_FP32 or KS_MATH_TF32 */
+    int (*gemm)(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
+                int64_t ldc, int64_t sc, int64_t batch);
+    /* out [im2col_step, O, P] += bias[o] */
+    int (*add_bias)(void *ctx, float *out, const float *bias, int64_t O, int64_t im2col_step, int64_t P);
     /* grad_output [im2col_step, O, P] -> buf [O, im2col_step, P] */
     int (*gather)(void *ctx, const float *grad_out, float *buf, int64_t O, int64_t im2col_step, int64_t P);
     /* grad_bias[o] += sum of buf[o, :] (n values per row) */

@@ -4,13 +4,14 @@
 
 #include "../core/ks_cuda_api.h"
 #include "../core/ks_error.h"
+#include "../core/ks_gemm.h"
 #include "../core/ks_params.h"
 #include "deform_conv.h"
 
 /* The two ops share the first P_SHARED rows. */
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_OFFSET_GROUPS, P_BATCH, P_CHANNELS, P_HW,
        P_MASK, P_OFFSET_PATTERN, P_OFFSET_AMOUNT, P_SHARED,
-       P_OUT = P_SHARED, P_GROUPS, P_IM2COL_STEP, P_BIAS, P_BACKWARD, P_SEMANTICS, P_TRACE_KERNEL, P_COUNT };
+       P_OUT = P_SHARED, P_GROUPS, P_IM2COL_STEP, P_BIAS, P_BACKWARD, P_SEMANTICS, P_TRACE_KERNEL, P_MATH, P_COUNT };
 
 #define SHARED_ROWS                                                                                          \
     [P_KERNEL] = KS_ROW_KERNEL_SIZE(3), [P_PADDING] = KS_ROW_PADDING(1), [P_STRIDE] = KS_ROW_STRIDE,         \
@@ -37,6 +38,8 @@ static const ks_param_spec conv_params[P_COUNT] = {
                      .help = "auto: mmcv without a mask, torchvision with one"},
     [P_TRACE_KERNEL] = {.name = "trace-kernel", .kind = KS_PARAM_CHOICE, .choices = "auto|im2col|col2im|coord",
                         .help = "kernel a trace records (auto: im2col, col2im with --backward)"},
+    [P_MATH] = {.name = "math", .kind = KS_PARAM_CHOICE, .choices = "fp32|tf32",
+                .help = "the GEMMs: fp32, or tf32 inputs (tensor cores; the simulator emulates the rounding)"},
 };
 static const ks_param_spec im2col_params[P_SHARED] = {SHARED_ROWS};
 
@@ -111,6 +114,7 @@ static int read_params(ks_run *r, deform_state *s)
     p->groups = r->value[P_GROUPS][0];
     p->im2col_step = r->value[P_IM2COL_STEP][0];
     p->use_bias = r->value[P_BIAS][0] || t[KS_DEFORM_T_BIAS].data;
+    p->math = r->value[P_MATH][0] ? KS_MATH_TF32 : KS_MATH_FP32;
     const int64_t sem = r->value[P_SEMANTICS][0];
     p->semantics = sem == 1 ? KS_DEFORM_MMCV : sem == 2 ? KS_DEFORM_TORCHVISION
                    : p->use_mask ? KS_DEFORM_TORCHVISION : KS_DEFORM_MMCV;

@@ -4,6 +4,8 @@
 
 #define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
+#define KS_BODY "../deform_conv/deform_tap_body.h"
+#include "../core/ks_variants.h"
 
 static void im2col_plain(ks_thread *t, const void *a) { ks_deform_im2col_body_plain(t, a); }
 static void im2col_traced(ks_thread *t, const void *a) { ks_deform_im2col_body_traced(t, a); }
@@ -11,13 +13,17 @@ static void col2im_plain(ks_thread *t, const void *a) { ks_deform_col2im_body_pl
 static void col2im_traced(ks_thread *t, const void *a) { ks_deform_col2im_body_traced(t, a); }
 static void coord_plain(ks_thread *t, const void *a) { ks_deform_coord_body_plain(t, a); }
 static void coord_traced(ks_thread *t, const void *a) { ks_deform_coord_body_traced(t, a); }
+static void im2col_tap_plain(ks_thread *t, const void *a) { ks_deform_im2col_tap_body_plain(t, a); }
+static void im2col_tap_traced(ks_thread *t, const void *a) { ks_deform_im2col_tap_body_traced(t, a); }
+static void grad_tap_plain(ks_thread *t, const void *a) { ks_deform_grad_tap_body_plain(t, a); }
+static void grad_tap_traced(ks_thread *t, const void *a) { ks_deform_grad_tap_body_traced(t, a); }
 
 int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                          const ks_launch *launch, ks_sink *sink)
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_COORD) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TAP) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_sim(p, &g, k, c, launch, sink);
 }
@@ -25,8 +31,9 @@ int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks
 int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                          const ks_deform_chunk *c, const ks_launch *launch, ks_sink *sink)
 {
-    static const ks_sim_body bodies[3][2] = {
-        {im2col_plain, im2col_traced}, {col2im_plain, col2im_traced}, {coord_plain, coord_traced}};
+    static const ks_sim_body bodies[5][2] = {
+        {im2col_plain, im2col_traced}, {col2im_plain, col2im_traced}, {coord_plain, coord_traced},
+        {im2col_tap_plain, im2col_tap_traced}, {grad_tap_plain, grad_tap_traced}};
     ks_deform_args a;
     int threads;
     int64_t blocks;

@@ -1,0 +1,173 @@
+/* deform_tap_body.h - the layer's fast deformable kernels, one work item per tap and
+ * output position (written once for every variant, as deform_body.h). A tap's sampling
+ * point, corners and weights do not depend on the channel, so an item places them once
+ * and reuses them for the channels of its offset group; the teaching kernels in
+ * deform_body.h place them again for every channel. Per entry the arithmetic is the
+ * teaching kernels' own (the same helpers, the same order of sums), so
+ *   im2col_tap == deformable_im2col bitwise, and
+ *   grad_tap   == deformable_col2im_coord bitwise (grad_offset, grad_mask),
+ *                 deformable_col2im up to the order of the atomic adds (grad_input).
+ * Items run w_col fastest: consecutive threads read and write consecutive columns. */
+#ifndef KS_IDX
+#error "define KS_IDX (int32_t or int64_t) before including deform_tap_body.h"
+#endif
+#include "../core/ks_probe.h"
+#include "deform_args.h"
+#include "deform_bilinear.h"
+
+/* The sample of tap `tap` at output (h_col, w_col) of image b, offset group g: reads the
+ * offset (and mask) once. */
+typedef struct KS_VARIANT(ks_deform_tap) {
+    KS_IDX oy, ox, mi; /* offset elements (dy, dx) and the mask element */
+    float y, x, m;     /* the sampling point; the mask value (1 without a mask) */
+} KS_VARIANT(ks_deform_tap);
+
+KS_FN KS_VARIANT(ks_deform_tap) KS_VARIANT(ks_deform_tap_read)(ks_thread *t, const ks_deform_args *a, KS_IDX b,
+                                                              KS_IDX g, KS_IDX tap, KS_IDX h_col, KS_IDX w_col)
+{
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, kw = (KS_IDX)a->kernel_w;
+    const KS_IDX kk = (KS_IDX)a->kernel_h * kw, G = (KS_IDX)a->offset_groups;
+    const KS_IDX i = tap / kw, j = tap - i * kw;
+    KS_VARIANT(ks_deform_tap) s;
+    s.oy = (b * G + g) * 2 * kk * Ho * Wo + (2 * tap * Ho + h_col) * Wo + w_col;
+    s.ox = s.oy + Ho * Wo;
+    s.mi = (b * G + g) * kk * Ho * Wo + (tap * Ho + h_col) * Wo + w_col;
+    const float dy = a->offset[s.oy], dx = a->offset[s.ox];
+    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, s.oy, s.oy / (Ho * Wo),
+                           h_col, w_col, dy));
+    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, s.ox, s.ox / (Ho * Wo),
+                           h_col, w_col, dx));
+    s.y = (float)(h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h + i * (KS_IDX)a->dilation_h) + dy;
+    s.x = (float)(w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w + j * (KS_IDX)a->dilation_w) + dx;
+    s.m = 1.0f;
+    if (a->use_mask) {
+        s.m = a->mask[s.mi];
+        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, s.mi, s.mi / (Ho * Wo),
+                               h_col, w_col, s.m));
+    }
+    (void)t;
+    return s;
+}
+
+/* im2col by tap: one item per (channel block, tap, b, h_col, w_col), w_col fastest, the
+ * block slowest; a block is KS_DEFORM_TAP_CHANNELS channels of one offset group (the
+ * group's last block may be short). Writes rows (c*kh + i)*kw + j of its channels. */
+KS_FN void KS_VARIANT(ks_deform_im2col_tap_body)(ks_thread *t, const ks_deform_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
+    const KS_IDX kk = (KS_IDX)a->kernel_h * (KS_IDX)a->kernel_w;
+    const KS_IDX step = (KS_IDX)a->im2col_step, G = (KS_IDX)a->offset_groups, cpg = C / G;
+    const KS_IDX nblk = (cpg + KS_DEFORM_TAP_CHANNELS - 1) / KS_DEFORM_TAP_CHANNELS; /* blocks per group */
+    const KS_IDX n_work = G * nblk * kk * step * Ho * Wo, col_stride = step * Ho * Wo;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
+        const KS_IDX pos = index % col_stride; /* (b*Ho + h_col)*Wo + w_col */
+        const KS_IDX w_col = pos % Wo, h_col = (pos / Wo) % Ho, b = pos / (Ho * Wo);
+        const KS_IDX tap = (index / col_stride) % kk, blk = index / col_stride / kk;
+        const KS_IDX g = blk / nblk, c0 = g * cpg + (blk - g * nblk) * KS_DEFORM_TAP_CHANNELS;
+        const KS_IDX c1 = c0 + KS_DEFORM_TAP_CHANNELS < (g + 1) * cpg ? c0 + KS_DEFORM_TAP_CHANNELS : (g + 1) * cpg;
+        KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, c0, b, h_col, w_col, g, tap, c1 - c0, 0));
+        const KS_VARIANT(ks_deform_tap) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
+        ks_bilinear pl;
+        ks_deform_place(H, W, s.y, s.x, &pl);
+        /* the corners' places in a plane; a corner outside reads nothing */
+        KS_IDX at[4];
+        for (int k = 0; k < 4; ++k) at[k] = ((KS_IDX)pl.y0 + (k >> 1)) * W + (KS_IDX)pl.x0 + (k & 1);
+        const float *im = a->input + (b * C + c0) * H * W;
+        float *col = a->col_out + (c0 * kk + tap) * col_stride + pos;
+        for (KS_IDX c = c0; c < c1; ++c, im += H * W, col += kk * col_stride) {
+            float v[4];
+            for (int k = 0; k < 4; ++k) v[k] = (pl.flags & (KS_FLAG_C00 << k)) ? im[at[k]] : 0.0f;
+            const float blend = ks_deform_blend(pl.w, v);
+            const float out = a->use_mask ? blend * s.m : blend;
+            *col = out;
+            KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
+                                     pl.w[0], pl.w[1], pl.w[2], pl.w[3], blend, pl.flags));
+            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_COLUMNS, (int)tap, col - a->col_out, 0,
+                                    c * kk + tap, pos, out, 0));
+        }
+    }
+}
+
+/* The backward by tap (col2im and col2im_coord in one pass): one item per (b, g, tap,
+ * h_col, w_col), w_col fastest. Over the group's channels in order it reads each
+ * column-gradient entry and the sample's four corners once, and
+ *   adds the entry (times the mask) to the corners of grad_input (atomics, as col2im),
+ *   sums the coordinate derivatives into grad_offset (dy, dx) and the samples into
+ *   grad_mask (as col2im_coord: the same products, the same order). */
+KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_args *a)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
+    const KS_IDX kk = (KS_IDX)a->kernel_h * (KS_IDX)a->kernel_w;
+    const KS_IDX step = (KS_IDX)a->im2col_step, G = (KS_IDX)a->offset_groups, cpg = C / G;
+    const KS_IDX P = Ho * Wo, col_stride = step * P;
+    const KS_IDX n_work = step * G * kk * P;
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
+    for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
+        const KS_IDX q = index % P, w_col = q % Wo, h_col = q / Wo;
+        const KS_IDX tap = (index / P) % kk, g = (index / P / kk) % G, b = index / P / kk / G;
+        KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, b, g, tap, h_col, w_col, 0, 0, 0));
+        const KS_VARIANT(ks_deform_tap) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
+        const int in_box = ks_deform_in_box(s.y, s.x, H, W);
+        const int coord_box = ks_deform_coord_box(s.y, s.x, H, W, a->semantics);
+        /* the corners: read where the derivative needs them (a superset of the box) */
+        const float fy = coord_box ? floorf(s.y) : 0.0f, fx = coord_box ? floorf(s.x) : 0.0f;
+        const float lh = s.y - fy, lw = s.x - fx;
+        const KS_IDX y0 = (KS_IDX)fy, x0 = (KS_IDX)fx;
+        KS_IDX at[4];
+        int read = 0, add = 0;
+        float bw[4], sw[4]; /* blend weights (the mask gradient), scatter weights (col2im) */
+        ks_bilinear pl;
+        ks_deform_place(H, W, s.y, s.x, &pl);
+        for (int k = 0; k < 4; ++k) {
+            at[k] = (y0 + (k >> 1)) * W + x0 + (k & 1);
+            read |= coord_box && ks_deform_corner_in(y0, x0, k, H, W) ? 1 << k : 0;
+            int in = 0;
+            sw[k] = in_box ? ks_deform_scatter_weight(s.y, s.x, y0, x0, k, H, W, &in) : 0.0f;
+            add |= in ? 1 << k : 0;
+            bw[k] = pl.w[k];
+        }
+        float gy = 0.0f, gx = 0.0f, gm = 0.0f;
+        for (KS_IDX cnt = 0; cnt < cpg; ++cnt) {
+            const KS_IDX c = g * cpg + cnt;
+            const KS_IDX col_pos = (c * kk + tap) * col_stride + b * P + q;
+            const float cv = a->col_in[col_pos];
+            const float *im = a->input + (b * C + c) * H * W;
+            float *grad = a->grad_input + (b * C + c) * H * W;
+            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,
+                                   c * kk + tap, b * P + q, cv));
+            float v[4];
+            for (int k = 0; k < 4; ++k) v[k] = (read >> k) & 1 ? im[at[k]] : 0.0f;
+            const float cwy = coord_box ? ks_deform_coord_from(v, lh, lw, 0) : 0.0f;
+            const float cwx = coord_box ? ks_deform_coord_from(v, lh, lw, 1) : 0.0f;
+            gy = a->use_mask ? fmaf(cwy * cv, s.m, gy) : fmaf(cwy, cv, gy);
+            gx = a->use_mask ? fmaf(cwx * cv, s.m, gx) : fmaf(cwx, cv, gx);
+            if (a->use_mask && in_box) gm = fmaf(cv, ks_deform_blend(bw, v), gm);
+            const float top = a->use_mask ? cv * s.m : cv;
+            for (int k = 0; k < 4; ++k) {
+                if (!((add >> k) & 1)) continue;
+                const float d = sw[k] * top;
+                ks_atomic_add_f32(grad + at[k], d);
+                KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
+                                        (b * C + c) * H * W + at[k], b * C + c, y0 + (k >> 1), x0 + (k & 1), d, 1));
+            }
+            KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
+                                     pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(bw, v), pl.flags));
+        }
+        a->grad_offset[s.oy] = gy;
+        a->grad_offset[s.ox] = gx;
+        KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.oy, s.oy / P, h_col,
+                                w_col, gy, 0));
+        KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.ox, s.ox / P, h_col,
+                                w_col, gx, 0));
+        if (a->use_mask) {
+            a->grad_mask[s.mi] = gm;
+            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, s.mi, s.mi / P,
+                                    h_col, w_col, gm, 0));
+        }
+    }
+}
