@@ -32,7 +32,7 @@ class DeformParams(ctypes.Structure):  # ks_deform_params
         "batch", "channels", "height", "width", "out_channels", "kernel_h", "kernel_w", "pad_h",
         "pad_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "groups", "offset_groups",
         "im2col_step")] + [("use_mask", ctypes.c_int), ("use_bias", ctypes.c_int),
-                           ("semantics", ctypes.c_int)]
+                           ("semantics", ctypes.c_int), ("math", ctypes.c_int)]
 
 
 class DeformTensors(ctypes.Structure):  # ks_deform_tensors: 13 pointers
