@@ -233,12 +233,22 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
     ch = DeformChunk(step, x.data_ptr(), off.data_ptr(), mask.data_ptr(), gcols.data_ptr(), cols.data_ptr(),
                      gi.data_ptr(), go.data_ptr(), gm.data_ptr())
     parts = []
-    for k, name in ((0, "im2col"), (3, "im2col_tap"), (1, "col2im"), (2, "coord"), (4, "grad_tap")):
+    kernels = [(0, "im2col", None), (3, "im2col_tap", None), (1, "col2im", None), (2, "coord", None),
+               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}", tile) for tile in (16, 32, 64)]
+    for k, name, tile in kernels:
         def run(k=k):
             if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
+        if tile:
+            os.environ["KSCOPE_DEFORM_TILE"] = str(tile)  # read at each launch
         parts.append(f"{name} {median_ms(run, 10):.3f}")
+        os.environ.pop("KSCOPE_DEFORM_TILE", None)
     parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")
+    # the forward's GEMM alone, as torch runs it: one GEMM over the chunk, and one per image
+    wt = torch.rand((p.out_channels, rows), device=x.device)
+    c2 = cols.view(rows, step, p.height * p.width)
+    parts.append(f"gemm {median_ms(lambda: torch.mm(wt, cols.view(rows, -1)), 10):.3f}")
+    parts.append(f"gemm/image {median_ms(lambda: torch.matmul(wt, c2.transpose(0, 1)), 10):.3f}")
     print(f"{label:<34} kernels (ms, one chunk of {step}): " + ", ".join(parts))
 
 

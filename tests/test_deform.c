@@ -340,35 +340,43 @@ START_TEST(traced_equals_plain_bitwise_for_every_kernel)
 END_TEST
 
 /* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap is
- * bitwise deformable_im2col; grad_tap's grad_offset and grad_mask are bitwise
- * col2im_coord's, its grad_input col2im's up to the order of the adds. Channel counts
- * cross the tap's 8-channel blocks; every third case has whole-number offsets, so samples
- * sit on the kinks, on -1 and on the far border. The traced tap kernels compute the same
- * bits and record one sample per channel and tap. */
+ * bitwise deformable_im2col; grad_tap's and grad_tile's grad_offset and grad_mask are
+ * bitwise col2im_coord's, their grad_input col2im's up to the order of the adds. Channel
+ * counts cross the tap's 16-channel blocks; every third case has whole-number offsets,
+ * so samples sit on the kinks, on -1 and on the far border; every fourth has offsets up
+ * to 7, past grad_tile's window margin; tiles of 1 to 64 positions. The traced variants
+ * compute the same bits and record one sample per channel and tap. */
 START_TEST(tap_kernels_equal_the_teaching_kernels)
 {
     uint64_t s = 0x7A9;
+    static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
-        p.channels *= tu_int(&s, 1, 5);
+        p.channels *= tu_int(&s, 1, 9);
+        if (k % 2) { /* images larger than a tile's window */
+            ks_deform_geom g;
+            ks_deform_params q = p;
+            q.height = tu_int(&s, 14, 31), q.width = tu_int(&s, 14, 31);
+            if (ks_deform_geometry(&q, &g) == KS_OK) p = q;
+        }
         df_case c;
-        df_init(&c, &p, 900 + (uint64_t)k, 2.5f);
+        df_init(&c, &p, 900 + (uint64_t)k, k % 4 == 1 ? 9.0f : 2.5f);
+        setenv("KSCOPE_DEFORM_TILE", tiles[k % 6], 1);
         if (k % 3 == 2)
             for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         const int64_t nc = c.g.col_numel;
         float *cols_in = tu_random(&s, nc);
-        float *out[3][4];
+        float *out[5][4];
         const ks_launch l = k % 2 ? tu_launch(32, 3) : tu_launch(0, 0);
-        for (int v = 0; v < 3; ++v) {
+        for (int v = 0; v < 5; ++v) {
             out[v][0] = df_alloc(nc), out[v][1] = df_alloc(c.g.input_numel);
             out[v][2] = df_alloc(c.g.offset_numel), out[v][3] = df_alloc(c.g.mask_numel);
         }
         run_kernel(&c, KS_DEFORM_IM2COL, NULL, out[0][0], NULL, NULL, NULL, &l, NULL);
         run_kernel(&c, KS_DEFORM_COL2IM, cols_in, NULL, out[0][1], NULL, NULL, &l, NULL);
         run_kernel(&c, KS_DEFORM_COORD, cols_in, NULL, NULL, out[0][2], out[0][3], &l, NULL);
-        ks_sink *sink = ks_host_sink_create(0, ks_filter_all());
-        for (int v = 1; v < 3; ++v) {
-            ks_sink *sk = v == 2 ? sink : NULL;
+        for (int v = 1; v < 5; ++v) {
+            ks_sink *sk = v % 2 ? NULL : ks_host_sink_create(0, ks_filter_all());
             run_kernel(&c, KS_DEFORM_IM2COL_TAP, NULL, out[v][0], NULL, NULL, NULL, &l, sk);
             if (sk) {
                 int64_t samples = 0;
@@ -376,21 +384,23 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
                     samples += sk->events[e].kind == KS_EV_SAMPLE;
                 ck_assert_int_eq(samples, c.g.im2col_work * p.kernel_h * p.kernel_w);
             }
-            run_kernel(&c, KS_DEFORM_GRAD_TAP, cols_in, NULL, out[v][1], out[v][2], out[v][3], &l, sk);
+            run_kernel(&c, v < 3 ? KS_DEFORM_GRAD_TAP : KS_DEFORM_GRAD_TILE, cols_in, NULL, out[v][1], out[v][2],
+                       out[v][3], &l, sk);
+            ks_host_sink_free(sk);
         }
-        ks_host_sink_free(sink);
-        for (int v = 1; v < 3; ++v) {
+        unsetenv("KSCOPE_DEFORM_TILE");
+        for (int v = 1; v < 5; ++v) {
             ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
             ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs", k);
             ck_assert_msg(!p.use_mask || !memcmp(out[0][3], out[v][3], (size_t)c.g.mask_numel * 4),
                           "case %d: grad_mask differs", k);
-            ck_assert(!memcmp(out[1][1], out[v][1], (size_t)c.g.input_numel * 4)); /* traced == plain */
+            ck_assert(!memcmp(out[v < 3 ? 1 : 3][1], out[v][1], (size_t)c.g.input_numel * 4)); /* traced == plain */
             for (int64_t i = 0; i < c.g.input_numel; ++i)
                 ck_assert_msg(fabsf(out[0][1][i] - out[v][1][i]) <= 1e-5f * (1 + fabsf(out[0][1][i])),
-                              "case %d: grad_input[%lld] col2im %g, grad_tap %g", k, (long long)i, out[0][1][i],
+                              "case %d: grad_input[%lld] col2im %g, variant %d %g", k, (long long)i, out[0][1][i], v,
                               out[v][1][i]);
         }
-        for (int v = 0; v < 3; ++v)
+        for (int v = 0; v < 5; ++v)
             for (int q = 0; q < 4; ++q) free(out[v][q]);
         free(cols_in);
         df_free(&c);

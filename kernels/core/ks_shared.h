@@ -97,6 +97,20 @@ KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, f
 KS_SHARED_ACCESSORS(, float)
 KS_SHARED_ACCESSORS(_i32, int32_t)
 
+/* atomicAdd on a shared float. In the simulator the fibers of a block run one at a time,
+ * so a plain add is atomic; the slot is checked for the bounds only: atomic adds are no
+ * race with one another (as racecheck sees them), and a plain access of the slot in the
+ * same phase is not compared with them. Not recorded: the kernel records what it adds. */
+KS_FN void ks_shared_atomic_add(ks_thread *t, float *p, int64_t i, float v)
+{
+#if defined(__CUDA_ARCH__)
+    (void)t;
+    atomicAdd(p + i, v);
+#else
+    if (ks_sim_shared_atomic(t, p, i)) p[i] += v;
+#endif
+}
+
 /* A barrier arrival (recorded items only): the line and the phase it ends. */
 KS_FN void ks_probe_barrier(ks_thread *t, int line)
 {

@@ -192,6 +192,20 @@ static const decl *decl_of(const coop *c, const void *p)
     return NULL;
 }
 
+int ks_sim_shared_atomic(const ks_thread *t, const void *arr, int64_t i)
+{
+    coop *c = g_coop;
+    if (!c) fatal("a shared-memory atomic in a kernel launched without ks_sim_launch_coop");
+    const decl *d = decl_of(c, arr);
+    if (!d) fatal("ks_shared_atomic_add of an address that is not a KS_SHARED array");
+    if (c->rep) c->rep->shared_accesses++;
+    if (i >= 0 && (uint64_t)i < d->bytes / 4) return 1;
+    if (c->rep) c->rep->outside++;
+    note(c, K_OUTSIDE, "block %u phase %u: thread %u adds to %s[%lld], outside the array (%zu elements; not made)",
+         t->block_idx.x, c->phase, t->thread_idx.x, d->name, (long long)i, d->bytes / 4);
+    return 0;
+}
+
 int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int write)
 {
     coop *c = g_coop;

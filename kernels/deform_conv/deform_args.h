@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "../core/ks_core.h"
 #include "deform_conv.h"
 
 /* Everything a thread needs, passed by value to the CUDA kernels. Pointers are at the
@@ -22,7 +23,28 @@ typedef struct ks_deform_args {
     float *grad_input;    /* col2im: [im2col_step, C, H, W], accumulated */
     float *grad_offset;   /* coord: like offset */
     float *grad_mask;     /* coord: like mask (with a mask) */
+    int64_t tile_positions; /* grad_tile: output positions per tile (a power of 2) */
 } ks_deform_args;
+
+/* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 1024 threads; its
+ * shared window: rh x rw input pixels (the taps' reach, one more for the bottom-right
+ * corners, the margin on each side). */
+typedef struct ks_deform_tile {
+    int64_t th, tw, rh, rw;
+} ks_deform_tile;
+
+KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
+{
+    ks_deform_tile s;
+    const int64_t kk = a->kernel_h * a->kernel_w;
+    int64_t tp = a->tile_positions > 0 ? a->tile_positions : 1;
+    while (tp > 1 && kk * tp > 1024) tp /= 2;
+    s.tw = tp >= 8 ? 8 : tp;
+    s.th = tp / s.tw;
+    s.rh = (s.th - 1) * a->stride_h + (a->kernel_h - 1) * a->dilation_h + 2 + 2 * KS_DEFORM_TILE_MARGIN;
+    s.rw = (s.tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN;
+    return s;
+}
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +52,10 @@ extern "C" {
 /* Validates p and fills the arguments of kernel k for chunk c, and the geometry. */
 void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
                          ks_deform_args *a);
+/* grad_tile's launch: one block of kk*th*tw threads per tile, at most the launch's block
+ * cap (KS_DEFORM_BLOCK_CAP by default) blocks; KS_EINVAL when its window does not fit */
+int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
+                          const ks_launch *launch, int *threads, int64_t *blocks);
 int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_deform_args *a,
                         ks_deform_geom *g);
 #ifdef __cplusplus

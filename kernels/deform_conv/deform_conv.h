@@ -71,7 +71,10 @@ typedef struct ks_deform_geom {
 /* Trace sites and tensors of the three kernels (one kernel per trace). */
 enum { KS_DEFORM_SITE_WORK, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_SITE_READ_MASK,
        KS_DEFORM_SITE_SAMPLE, KS_DEFORM_SITE_WRITE, /* im2col has these five */
-       KS_DEFORM_SITE_READ_COL, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_NSITES };
+       KS_DEFORM_SITE_READ_COL, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_NSITES,
+       /* grad_tile's shared window: read, write, barrier (three sites past the schema's;
+          the operator never traces grad_tile) */
+       KS_DEFORM_SITE_TILE = KS_DEFORM_NSITES };
 /* The kernels touch the first seven; the layer (deform_conv) adds the rest. */
 enum { KS_DEFORM_T_INPUT, KS_DEFORM_T_OFFSET, KS_DEFORM_T_MASK, KS_DEFORM_T_COLUMNS,
        KS_DEFORM_T_GRAD_INPUT, KS_DEFORM_T_GRAD_OFFSET, KS_DEFORM_T_GRAD_MASK,
@@ -85,10 +88,19 @@ typedef enum ks_deform_kernel {
     /* the layer's fast kernels (deform_tap_body.h): one item per tap and position, the
      * sampling geometry placed once for many channels; the same values as the three above */
     KS_DEFORM_IM2COL_TAP = 3, /* = IM2COL; items (channel block, tap, b, h_col, w_col) */
-    KS_DEFORM_GRAD_TAP = 4    /* = COL2IM + COORD in one pass; items (b, g, tap, h_col, w_col) */
+    KS_DEFORM_GRAD_TAP = 4,   /* = COL2IM + COORD in one pass; items (b, g, tap, h_col, w_col) */
+    KS_DEFORM_GRAD_TILE = 5   /* = GRAD_TAP, a block per tile of output positions: its adds to
+                                 grad_input gather in shared memory first (deform_tile_body.h) */
 } ks_deform_kernel;
 /* channels an im2col_tap item blends with one placement */
-#define KS_DEFORM_TAP_CHANNELS 8
+#define KS_DEFORM_TAP_CHANNELS 16
+/* grad_tile: output positions per tile (the block has kh*kw threads per position; fewer
+ * positions when that passes 1024; KSCOPE_DEFORM_TILE=N sets it), the pixels a tile's
+ * shared window reaches past the taps' grid (offsets up to this stay in shared memory),
+ * and the window's largest size in floats (larger: grad_tap runs instead) */
+#define KS_DEFORM_TILE_POSITIONS 32
+#define KS_DEFORM_TILE_MARGIN 4
+#define KS_DEFORM_TILE_CAP 4096
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the
@@ -123,6 +135,9 @@ int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks
                          const ks_launch *launch, ks_sink *sink);
 int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                           const ks_launch *launch, const ks_sink *dev_sink, void *stream);
+/* 1 when grad_tile can run this geometry (its window fits KS_DEFORM_TILE_CAP): the CUDA
+ * layer then runs it in place of grad_tap */
+int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
                        int64_t im2col_step);

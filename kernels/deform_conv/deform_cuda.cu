@@ -21,6 +21,7 @@ KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
 /* -> ks_deform_coord_k_plain32, ks_deform_coord_k_plain, ks_deform_coord_k_traced (bodies ks_deform_coord_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_im2col_tap, ks_deform_args)
 KS_CUDA_WRAPPERS(ks_deform_grad_tap, ks_deform_args)
+KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(1024))
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */
@@ -37,7 +38,7 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TAP) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TILE) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_cuda(p, &g, k, c, launch, dev_sink, stream);
 }
@@ -50,9 +51,11 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
     int threads;
     int64_t blocks;
     const int64_t work = ks_deform_work(g, p, k, c->im2col_step);
-    int rc = ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP, work, &threads, &blocks);
-    if (rc || blocks == 0) return rc;
     ks_deform_args_fill(p, g, c, &a);
+    int rc = k == KS_DEFORM_GRAD_TILE ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
+                                      : ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP, work, &threads,
+                                                          &blocks);
+    if (rc || blocks == 0) return rc;
     cudaStream_t s = (cudaStream_t)stream;
     const int small = fits_int32(g, work, blocks, threads);
     const unsigned nb = (unsigned)blocks;
@@ -77,6 +80,11 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
         else if (small) ks_deform_grad_tap_k_plain32<<<nb, threads, 0, s>>>(a);
         else ks_deform_grad_tap_k_plain<<<nb, threads, 0, s>>>(a);
         return ks_cuda_check_launch("deformable_grad_tap");
+    case KS_DEFORM_GRAD_TILE:
+        if (dev_sink) ks_deform_grad_tile_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small) ks_deform_grad_tile_k_plain32<<<nb, threads, 0, s>>>(a);
+        else ks_deform_grad_tile_k_plain<<<nb, threads, 0, s>>>(a);
+        return ks_cuda_check_launch("deformable_grad_tile");
     default:
         if (dev_sink) ks_deform_coord_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
         else if (small) ks_deform_coord_k_plain32<<<nb, threads, 0, s>>>(a);
@@ -137,6 +145,8 @@ static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom 
                      const ks_deform_chunk *c, int record)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
+    /* the backward's adds gather in shared memory first where the window fits */
+    if (k == KS_DEFORM_GRAD_TAP && !record && ks_deform_tile_fits(p, g)) k = KS_DEFORM_GRAD_TILE;
     return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 

@@ -1,10 +1,11 @@
 /* deform_geom.c - host side of the deformable kernels shared by every build: parameter
  * checks, the chunk rule, kernel arguments, launches and the trace schema. */
-#include "../core/ks_gemm.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/ks_error.h"
+#include "../core/ks_gemm.h"
 #include "deform_args.h"
 
 /* a*b*c*d, or -1 past `limit` (operands >= 0) */
@@ -125,7 +126,8 @@ int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_de
         const int64_t cpg = p->channels / p->offset_groups;
         return p->offset_groups * ((cpg + KS_DEFORM_TAP_CHANNELS - 1) / KS_DEFORM_TAP_CHANNELS) * kk * im2col_step * P;
     }
-    case KS_DEFORM_GRAD_TAP: return im2col_step * p->offset_groups * kk * P;
+    case KS_DEFORM_GRAD_TAP:
+    case KS_DEFORM_GRAD_TILE: return im2col_step * p->offset_groups * kk * P;
     default: return im2col_step * p->offset_groups * 2 * kk * P;
     }
 }
@@ -141,6 +143,15 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
     if (p->use_mask && !c->mask) return ks_fail(KS_EINVAL, "use_mask is set but mask is NULL");
     ks_deform_args_fill(p, g, c, a);
     return KS_OK;
+}
+
+/* grad_tile's positions per tile: KSCOPE_DEFORM_TILE (a power of 2, 1..1024; for
+ * measuring others) or KS_DEFORM_TILE_POSITIONS */
+static int64_t tile_positions(void)
+{
+    const char *e = getenv("KSCOPE_DEFORM_TILE");
+    const long v = e ? strtol(e, NULL, 10) : 0;
+    return v >= 1 && v <= 1024 && (v & (v - 1)) == 0 ? v : KS_DEFORM_TILE_POSITIONS;
 }
 
 void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
@@ -172,6 +183,7 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->grad_input = c->grad_input;
     a->grad_offset = c->grad_offset;
     a->grad_mask = c->grad_mask;
+    a->tile_positions = tile_positions();
 }
 
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
@@ -232,4 +244,31 @@ int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_defor
                    KS_DEFORM_T_GRAD_MASK,
                    k == KS_DEFORM_COORD && p->use_mask && p->batch == im2col_step ? 1 : 0);
     return KS_DEFORM_NSITES;
+}
+
+int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g)
+{
+    ks_deform_chunk c;
+    ks_deform_args a;
+    memset(&c, 0, sizeof c);
+    c.im2col_step = g->im2col_step;
+    ks_deform_args_fill(p, g, &c, &a);
+    const ks_deform_tile t = ks_deform_tile_of(&a);
+    return p->kernel_h * p->kernel_w <= 1024 && t.rh * t.rw <= KS_DEFORM_TILE_CAP;
+}
+
+int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
+                          const ks_launch *launch, int *threads, int64_t *blocks)
+{
+    const ks_deform_tile t = ks_deform_tile_of(a);
+    const int64_t kk = p->kernel_h * p->kernel_w;
+    if (kk > 1024 || t.rh * t.rw > KS_DEFORM_TILE_CAP)
+        return ks_fail(KS_EINVAL, "grad_tile: a %lldx%lld window passes %d floats of shared memory",
+                       (long long)t.rh, (long long)t.rw, KS_DEFORM_TILE_CAP);
+    const int64_t tiles = a->im2col_step * p->offset_groups * ((g->height_out + t.th - 1) / t.th) *
+                          ((g->width_out + t.tw - 1) / t.tw);
+    const int64_t cap = launch && launch->block_cap > 0 ? launch->block_cap : KS_DEFORM_BLOCK_CAP;
+    *threads = (int)(kk * t.th * t.tw);
+    *blocks = tiles < cap ? tiles : cap;
+    return KS_OK;
 }

@@ -17,13 +17,15 @@ static void im2col_tap_plain(ks_thread *t, const void *a) { ks_deform_im2col_tap
 static void im2col_tap_traced(ks_thread *t, const void *a) { ks_deform_im2col_tap_body_traced(t, a); }
 static void grad_tap_plain(ks_thread *t, const void *a) { ks_deform_grad_tap_body_plain(t, a); }
 static void grad_tap_traced(ks_thread *t, const void *a) { ks_deform_grad_tap_body_traced(t, a); }
+static void grad_tile_plain(ks_thread *t, const void *a) { ks_deform_grad_tile_body_plain(t, a); }
+static void grad_tile_traced(ks_thread *t, const void *a) { ks_deform_grad_tile_body_traced(t, a); }
 
 int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                          const ks_launch *launch, ks_sink *sink)
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TAP) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TILE) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_sim(p, &g, k, c, launch, sink);
 }
@@ -37,6 +39,11 @@ int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_
     ks_deform_args a;
     int threads;
     int64_t blocks;
+    if (k == KS_DEFORM_GRAD_TILE) { /* barriers: the block's threads as fibers */
+        ks_deform_args_fill(p, g, c, &a);
+        int rc = ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks);
+        return rc ? rc : ks_sim_launch_coop(blocks, threads, sink ? grad_tile_traced : grad_tile_plain, &a, sink, NULL);
+    }
     int rc = ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP, ks_deform_work(g, p, k, c->im2col_step),
                                &threads, &blocks);
     if (rc) return rc;

@@ -1,0 +1,129 @@
+/* deform_tile_body.h - the backward by tile: grad_tap's work (col2im and col2im_coord in
+ * one pass), one block per tile of th x tw output positions of one image and offset
+ * group, thread (tap, position) of the tile. A tap's samples land near its window, so
+ * the block adds each channel's contributions to grad_input into a shared window of the
+ * plane first (shared atomics), then adds the window's nonzero pixels to global memory:
+ * one global atomic per touched pixel instead of one per corner of every sample (a 4x8
+ * tile of a 3x3 kernel: 1152 adds, a 15x19 window). A corner outside the window (an
+ * offset past the margin) is added to global memory directly. grad_offset and grad_mask
+ * are grad_tap's sums in grad_tap's order: bitwise the same. Launch: blocks over tiles
+ * (grid-stride), kh*kw*th*tw threads (ks_deform_tile_of), ks_sim_launch_coop in the
+ * simulator. */
+#ifndef KS_IDX
+#error "define KS_IDX (int32_t or int64_t) before including deform_tile_body.h"
+#endif
+#include "../core/ks_probe.h"
+#include "../core/ks_shared.h"
+#include "deform_args.h"
+#include "deform_bilinear.h"
+/* uses ks_deform_tap and ks_deform_tap_read of deform_tap_body.h (which includes this
+ * file at its end, in the same variant) */
+
+KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_args *a)
+{
+    KS_SHARED(float, win, KS_DEFORM_TILE_CAP); /* the window: pixel (ry0 + r, rx0 + q) at r*rw + q */
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
+    const KS_IDX kk = (KS_IDX)a->kernel_h * (KS_IDX)a->kernel_w;
+    const KS_IDX step = (KS_IDX)a->im2col_step, G = (KS_IDX)a->offset_groups, cpg = C / G;
+    const KS_IDX P = Ho * Wo, col_stride = step * P;
+    const ks_deform_tile ts = ks_deform_tile_of(a);
+    const KS_IDX TH = (KS_IDX)ts.th, TW = (KS_IDX)ts.tw, RH = (KS_IDX)ts.rh, RW = (KS_IDX)ts.rw;
+    const KS_IDX tiles_y = (Ho + TH - 1) / TH, tiles_x = (Wo + TW - 1) / TW;
+    const KS_IDX n_tiles = step * G * tiles_y * tiles_x, nthreads = (KS_IDX)t->block_dim.x;
+    const KS_IDX me = (KS_IDX)t->thread_idx.x, tap = me / (TH * TW), in_tile = me - tap * TH * TW;
+    KS_PROBE(ks_shared_trace(t, KS_DEFORM_T_GRAD_INPUT, KS_DEFORM_SITE_TILE, RH, RW));
+    /* every thread of a block takes the same tiles: the barriers are reached by all */
+    uint32_t iter = 0;
+    for (KS_IDX tile = (KS_IDX)t->block_idx.x; tile < n_tiles; tile += (KS_IDX)t->grid_dim.x, ++iter) {
+        const KS_IDX tx = tile % tiles_x, ty = (tile / tiles_x) % tiles_y;
+        const KS_IDX g = (tile / tiles_x / tiles_y) % G, b = tile / tiles_x / tiles_y / G;
+        const KS_IDX h_col = ty * TH + in_tile / TW, w_col = tx * TW + in_tile % TW;
+        const int active = tap < kk && h_col < Ho && w_col < Wo;
+        const KS_IDX ry0 = ty * TH * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h - KS_DEFORM_TILE_MARGIN;
+        const KS_IDX rx0 = tx * TW * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w - KS_DEFORM_TILE_MARGIN;
+        const KS_IDX q = h_col * Wo + w_col;
+        if (active) {
+            KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, (((b * G + g) * kk + tap) * Ho + h_col) * Wo + w_col, iter,
+                                   b, g, tap, h_col, w_col, 0, 0, 0));
+        }
+        for (KS_IDX i = me; i < RH * RW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
+        /* the sample's geometry, as grad_tap's */
+        KS_VARIANT(ks_deform_tap) s = {0, 0, 0, 0.0f, 0.0f, 1.0f};
+        if (active) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
+        const int in_box = active && ks_deform_in_box(s.y, s.x, H, W);
+        const int coord_box = active && ks_deform_coord_box(s.y, s.x, H, W, a->semantics);
+        const float fy = coord_box ? floorf(s.y) : 0.0f, fx = coord_box ? floorf(s.x) : 0.0f;
+        const float lh = s.y - fy, lw = s.x - fx;
+        const KS_IDX y0 = (KS_IDX)fy, x0 = (KS_IDX)fx;
+        KS_IDX at[4], slot[4]; /* a corner's place in the plane, in the window (-1: outside) */
+        int read = 0, add = 0;
+        float bw[4], sw[4];
+        ks_bilinear pl;
+        ks_deform_place(H, W, s.y, s.x, &pl);
+        for (int k = 0; k < 4; ++k) {
+            const KS_IDX yy = y0 + (k >> 1), xx = x0 + (k & 1);
+            at[k] = yy * W + xx;
+            slot[k] = yy >= ry0 && yy < ry0 + RH && xx >= rx0 && xx < rx0 + RW ? (yy - ry0) * RW + (xx - rx0) : -1;
+            read |= coord_box && ks_deform_corner_in(y0, x0, k, H, W) ? 1 << k : 0;
+            int in = 0;
+            sw[k] = in_box ? ks_deform_scatter_weight(s.y, s.x, y0, x0, k, H, W, &in) : 0.0f;
+            add |= in ? 1 << k : 0;
+            bw[k] = pl.w[k];
+        }
+        ks_syncthreads(t); /* the window is zero */
+        float gy = 0.0f, gx = 0.0f, gm = 0.0f;
+        for (KS_IDX cnt = 0; cnt < cpg; ++cnt) {
+            const KS_IDX c = g * cpg + cnt;
+            float *grad = a->grad_input + (b * C + c) * H * W;
+            if (active) {
+                const KS_IDX col_pos = (c * kk + tap) * col_stride + b * P + q;
+                const float cv = a->col_in[col_pos];
+                const float *im = a->input + (b * C + c) * H * W;
+                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,
+                                       c * kk + tap, b * P + q, cv));
+                float v[4];
+                for (int k = 0; k < 4; ++k) v[k] = (read >> k) & 1 ? im[at[k]] : 0.0f;
+                const float cwy = coord_box ? ks_deform_coord_from(v, lh, lw, 0) : 0.0f;
+                const float cwx = coord_box ? ks_deform_coord_from(v, lh, lw, 1) : 0.0f;
+                gy = a->use_mask ? fmaf(cwy * cv, s.m, gy) : fmaf(cwy, cv, gy);
+                gx = a->use_mask ? fmaf(cwx * cv, s.m, gx) : fmaf(cwx, cv, gx);
+                if (a->use_mask && in_box) gm = fmaf(cv, ks_deform_blend(bw, v), gm);
+                const float top = a->use_mask ? cv * s.m : cv;
+                for (int k = 0; k < 4; ++k) {
+                    if (!((add >> k) & 1)) continue;
+                    const float d = sw[k] * top;
+                    if (slot[k] >= 0) ks_shared_atomic_add(t, win, slot[k], d);
+                    else ks_atomic_add_f32(grad + at[k], d);
+                    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
+                                            (b * C + c) * H * W + at[k], b * C + c, y0 + (k >> 1), x0 + (k & 1), d, 1));
+                }
+                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
+                                         pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(bw, v), pl.flags));
+            }
+            ks_syncthreads(t); /* every add of this channel is in the window */
+            /* the window's touched pixels to global memory (only in-image corners were
+             * added), and back to zero for the next channel */
+            for (KS_IDX i = me; i < RH * RW; i += nthreads) {
+                const float v = ks_shared_load(t, win, i);
+                if (v == 0.0f) continue;
+                ks_atomic_add_f32(grad + (ry0 + i / RW) * W + rx0 + i % RW, v);
+                ks_shared_store(t, win, i, 0.0f);
+            }
+            ks_syncthreads(t); /* the window is zero again */
+        }
+        if (active) {
+            a->grad_offset[s.oy] = gy;
+            a->grad_offset[s.ox] = gx;
+            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.oy, s.oy / P, h_col,
+                                    w_col, gy, 0));
+            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.ox, s.ox / P, h_col,
+                                    w_col, gx, 0));
+            if (a->use_mask) {
+                a->grad_mask[s.mi] = gm;
+                KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, s.mi, s.mi / P,
+                                        h_col, w_col, gm, 0));
+            }
+        }
+    }
+}
