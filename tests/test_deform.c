@@ -342,7 +342,7 @@ END_TEST
 /* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap is
  * bitwise deformable_im2col; grad_tap's and grad_tile's grad_offset and grad_mask are
  * bitwise col2im_coord's, their grad_input col2im's up to the order of the adds. Channel
- * counts cross the tap's 16-channel blocks; every third case has whole-number offsets,
+ * counts cross the tap's 32-channel blocks; every third case has whole-number offsets,
  * so samples sit on the kinks, on -1 and on the far border; every fourth has offsets up
  * to 7, past grad_tile's window margin; tiles of 1 to 64 positions. The traced variants
  * compute the same bits and record one sample per channel and tap. */
@@ -352,7 +352,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
     static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
-        p.channels *= tu_int(&s, 1, 9);
+        p.channels *= tu_int(&s, 1, 17);
         if (k % 2) { /* images larger than a tile's window */
             ks_deform_geom g;
             ks_deform_params q = p;

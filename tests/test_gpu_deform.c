@@ -102,7 +102,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
     for (int t = 0; t < 12; ++t) {
         ks_deform_params p = df_geometry(&s);
         p.batch = p.im2col_step = 1 + t % 3;
-        if (t >= 6) p.channels *= 5; /* past the tap's 16-channel blocks */
+        if (t >= 6) p.channels *= 9; /* past the tap's 32-channel blocks */
         if (t % 4 == 1) { /* images larger than grad_tile's window, offsets past its margin */
             ks_deform_geom g;
             ks_deform_params q = p;

@@ -62,6 +62,17 @@ KS_FN void ks_atomic_add_f32(float *p, float v)
 #endif
 }
 
+/* p[0..3] += v[0..3]; p 16-byte aligned. On sm_90 one vector atomic (red.global.add.v4.f32:
+ * one L2 operation for four floats), else four. */
+KS_FN void ks_atomic_add_f32x4(float *p, const float v[4])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd((float4 *)p, make_float4(v[0], v[1], v[2], v[3]));
+#else
+    for (int e = 0; e < 4; ++e) ks_atomic_add_f32(p + e, v[e]);
+#endif
+}
+
 /* Compare-and-swap: *p becomes v if it was `expect`; returns what *p was. */
 KS_FN int64_t ks_atomic_cas_i64(int64_t *p, int64_t expect, int64_t v)
 {

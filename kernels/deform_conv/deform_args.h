@@ -26,11 +26,12 @@ typedef struct ks_deform_args {
     int64_t tile_positions; /* grad_tile: output positions per tile (a power of 2) */
 } ks_deform_args;
 
-/* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 1024 threads; its
- * shared window: rh x rw input pixels (the taps' reach, one more for the bottom-right
- * corners, the margin on each side). */
+/* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 512 threads; its
+ * shared windows: rh x rw input pixels (the taps' reach, one more for the bottom-right
+ * corners, the margin on each side; rw a multiple of 4, room for the first column to
+ * start on a multiple of 4), one per channel of a phase: `windows` of them. */
 typedef struct ks_deform_tile {
-    int64_t th, tw, rh, rw;
+    int64_t th, tw, rh, rw, windows;
 } ks_deform_tile;
 
 KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
@@ -38,11 +39,14 @@ KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
     ks_deform_tile s;
     const int64_t kk = a->kernel_h * a->kernel_w;
     int64_t tp = a->tile_positions > 0 ? a->tile_positions : 1;
-    while (tp > 1 && kk * tp > 1024) tp /= 2;
+    while (tp > 1 && kk * tp > 512) tp /= 2;
     s.tw = tp >= 8 ? 8 : tp;
     s.th = tp / s.tw;
     s.rh = (s.th - 1) * a->stride_h + (a->kernel_h - 1) * a->dilation_h + 2 + 2 * KS_DEFORM_TILE_MARGIN;
-    s.rw = (s.tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN;
+    s.rw = ((s.tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN + 3 + 3) / 4 * 4;
+    const int64_t cpg = a->channels / a->offset_groups, fit = KS_DEFORM_TILE_CAP / (s.rh * s.rw);
+    s.windows = fit < KS_DEFORM_TILE_WINDOWS ? fit : KS_DEFORM_TILE_WINDOWS;
+    s.windows = s.windows < cpg ? s.windows : cpg;
     return s;
 }
 

@@ -93,14 +93,21 @@ typedef enum ks_deform_kernel {
                                  grad_input gather in shared memory first (deform_tile_body.h) */
 } ks_deform_kernel;
 /* channels an im2col_tap item blends with one placement */
-#define KS_DEFORM_TAP_CHANNELS 16
+#define KS_DEFORM_TAP_CHANNELS 32
+/* the tap kernels' default block (the teaching kernels keep mmcv's 512): more blocks per
+ * SM at their register count */
+#define KS_DEFORM_TAP_THREADS 256
+#define KS_DEFORM_DEFAULT_THREADS(k) \
+    ((k) == KS_DEFORM_IM2COL_TAP || (k) == KS_DEFORM_GRAD_TAP ? KS_DEFORM_TAP_THREADS : KS_DEFORM_THREADS)
 /* grad_tile: output positions per tile (the block has kh*kw threads per position; fewer
- * positions when that passes 1024; KSCOPE_DEFORM_TILE=N sets it), the pixels a tile's
+ * positions when that passes 512; KSCOPE_DEFORM_TILE=N sets it), the pixels a tile's
  * shared window reaches past the taps' grid (offsets up to this stay in shared memory),
  * and the window's largest size in floats (larger: grad_tap runs instead) */
 #define KS_DEFORM_TILE_POSITIONS 32
 #define KS_DEFORM_TILE_MARGIN 4
 #define KS_DEFORM_TILE_CAP 4096
+/* grad_tile: channels per barrier phase (one window each, as many as fit) */
+#define KS_DEFORM_TILE_WINDOWS 4
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the

@@ -21,7 +21,7 @@ KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
 /* -> ks_deform_coord_k_plain32, ks_deform_coord_k_plain, ks_deform_coord_k_traced (bodies ks_deform_coord_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_im2col_tap, ks_deform_args)
 KS_CUDA_WRAPPERS(ks_deform_grad_tap, ks_deform_args)
-KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(1024))
+KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512))
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */
@@ -53,7 +53,7 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
     const int64_t work = ks_deform_work(g, p, k, c->im2col_step);
     ks_deform_args_fill(p, g, c, &a);
     int rc = k == KS_DEFORM_GRAD_TILE ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
-                                      : ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP, work, &threads,
+                                      : ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, work, &threads,
                                                           &blocks);
     if (rc || blocks == 0) return rc;
     cudaStream_t s = (cudaStream_t)stream;

@@ -254,7 +254,7 @@ int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g)
     c.im2col_step = g->im2col_step;
     ks_deform_args_fill(p, g, &c, &a);
     const ks_deform_tile t = ks_deform_tile_of(&a);
-    return p->kernel_h * p->kernel_w <= 1024 && t.rh * t.rw <= KS_DEFORM_TILE_CAP;
+    return p->kernel_h * p->kernel_w <= 512 && t.windows >= 1;
 }
 
 int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
@@ -262,7 +262,7 @@ int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, co
 {
     const ks_deform_tile t = ks_deform_tile_of(a);
     const int64_t kk = p->kernel_h * p->kernel_w;
-    if (kk > 1024 || t.rh * t.rw > KS_DEFORM_TILE_CAP)
+    if (kk > 512 || t.windows < 1)
         return ks_fail(KS_EINVAL, "grad_tile: a %lldx%lld window passes %d floats of shared memory",
                        (long long)t.rh, (long long)t.rw, KS_DEFORM_TILE_CAP);
     const int64_t tiles = a->im2col_step * p->offset_groups * ((g->height_out + t.th - 1) / t.th) *

@@ -44,7 +44,7 @@ int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_
         int rc = ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks);
         return rc ? rc : ks_sim_launch_coop(blocks, threads, sink ? grad_tile_traced : grad_tile_plain, &a, sink, NULL);
     }
-    int rc = ks_launch_resolve(launch, KS_DEFORM_THREADS, KS_DEFORM_BLOCK_CAP, ks_deform_work(g, p, k, c->im2col_step),
+    int rc = ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, ks_deform_work(g, p, k, c->im2col_step),
                                &threads, &blocks);
     if (rc) return rc;
     ks_deform_args_fill(p, g, c, &a);

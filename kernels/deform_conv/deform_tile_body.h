@@ -2,10 +2,11 @@
  * one pass), one block per tile of th x tw output positions of one image and offset
  * group, thread (tap, position) of the tile. A tap's samples land near its window, so
  * the block adds each channel's contributions to grad_input into a shared window of the
- * plane first (shared atomics), then adds the window's nonzero pixels to global memory:
- * one global atomic per touched pixel instead of one per corner of every sample (a 4x8
- * tile of a 3x3 kernel: 1152 adds, a 15x19 window). A corner outside the window (an
- * offset past the margin) is added to global memory directly. grad_offset and grad_mask
+ * plane first (shared atomics), then adds the window's touched pixels to global memory,
+ * four at a time where rows allow (W a multiple of 4: one vector atomic per 4 pixels):
+ * a 4x8 tile of a 3x3 kernel makes 1152 adds per channel, its 15x24 window 90 vector
+ * atomics. A corner outside the window (an offset past the margin) is added to global
+ * memory directly. Up to KS_DEFORM_TILE_WINDOWS channels share a barrier phase. grad_offset and grad_mask
  * are grad_tap's sums in grad_tap's order: bitwise the same. Launch: blocks over tiles
  * (grid-stride), kh*kw*th*tw threads (ks_deform_tile_of), ks_sim_launch_coop in the
  * simulator. */
@@ -29,9 +30,15 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
     const KS_IDX P = Ho * Wo, col_stride = step * P;
     const ks_deform_tile ts = ks_deform_tile_of(a);
     const KS_IDX TH = (KS_IDX)ts.th, TW = (KS_IDX)ts.tw, RH = (KS_IDX)ts.rh, RW = (KS_IDX)ts.rw;
+    const KS_IDX NWIN = (KS_IDX)ts.windows, RW4 = RW / 4;
     const KS_IDX tiles_y = (Ho + TH - 1) / TH, tiles_x = (Wo + TW - 1) / TW;
     const KS_IDX n_tiles = step * G * tiles_y * tiles_x, nthreads = (KS_IDX)t->block_dim.x;
     const KS_IDX me = (KS_IDX)t->thread_idx.x, tap = me / (TH * TW), in_tile = me - tap * TH * TW;
+    /* the flush's first unit of four and its stride, as (row, unit) */
+    const KS_IDX r_first = me / RW4, u_first = me % RW4, dr = nthreads / RW4, du = nthreads % RW4;
+    /* vector atomics: rows of a multiple of 4 floats and an aligned tensor keep every
+     * group of four 16-byte aligned */
+    const int vec4 = W % 4 == 0 && ((uintptr_t)a->grad_input & 15) == 0;
     KS_PROBE(ks_shared_trace(t, KS_DEFORM_T_GRAD_INPUT, KS_DEFORM_SITE_TILE, RH, RW));
     /* every thread of a block takes the same tiles: the barriers are reached by all */
     uint32_t iter = 0;
@@ -41,13 +48,14 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
         const KS_IDX h_col = ty * TH + in_tile / TW, w_col = tx * TW + in_tile % TW;
         const int active = tap < kk && h_col < Ho && w_col < Wo;
         const KS_IDX ry0 = ty * TH * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h - KS_DEFORM_TILE_MARGIN;
-        const KS_IDX rx0 = tx * TW * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w - KS_DEFORM_TILE_MARGIN;
+        const KS_IDX rx_lo = tx * TW * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w - KS_DEFORM_TILE_MARGIN;
+        const KS_IDX rx0 = rx_lo - ((rx_lo % 4) + 4) % 4; /* down to a multiple of 4 */
         const KS_IDX q = h_col * Wo + w_col;
         if (active) {
             KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, (((b * G + g) * kk + tap) * Ho + h_col) * Wo + w_col, iter,
                                    b, g, tap, h_col, w_col, 0, 0, 0));
         }
-        for (KS_IDX i = me; i < RH * RW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
+        for (KS_IDX i = me; i < NWIN * RH * RW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
         /* the sample's geometry, as grad_tap's */
         KS_VARIANT(ks_deform_tap) s = {0, 0, 0, 0.0f, 0.0f, 1.0f};
         if (active) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
@@ -71,12 +79,13 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
             add |= in ? 1 << k : 0;
             bw[k] = pl.w[k];
         }
-        ks_syncthreads(t); /* the window is zero */
+        ks_syncthreads(t); /* the windows are zero */
         float gy = 0.0f, gx = 0.0f, gm = 0.0f;
-        for (KS_IDX cnt = 0; cnt < cpg; ++cnt) {
-            const KS_IDX c = g * cpg + cnt;
-            float *grad = a->grad_input + (b * C + c) * H * W;
-            if (active) {
+        for (KS_IDX c0 = g * cpg; c0 < (g + 1) * cpg; c0 += NWIN) {
+            const KS_IDX nw = (g + 1) * cpg - c0 < NWIN ? (g + 1) * cpg - c0 : NWIN; /* channels this phase */
+            for (KS_IDX j = 0; j < nw && active; ++j) {
+                const KS_IDX c = c0 + j;
+                float *grad = a->grad_input + (b * C + c) * H * W;
                 const KS_IDX col_pos = (c * kk + tap) * col_stride + b * P + q;
                 const float cv = a->col_in[col_pos];
                 const float *im = a->input + (b * C + c) * H * W;
@@ -93,7 +102,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                 for (int k = 0; k < 4; ++k) {
                     if (!((add >> k) & 1)) continue;
                     const float d = sw[k] * top;
-                    if (slot[k] >= 0) ks_shared_atomic_add(t, win, slot[k], d);
+                    if (slot[k] >= 0) ks_shared_atomic_add(t, win, j * RH * RW + slot[k], d);
                     else ks_atomic_add_f32(grad + at[k], d);
                     KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
                                             (b * C + c) * H * W + at[k], b * C + c, y0 + (k >> 1), x0 + (k & 1), d, 1));
@@ -101,16 +110,34 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                 KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
                                          pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(bw, v), pl.flags));
             }
-            ks_syncthreads(t); /* every add of this channel is in the window */
-            /* the window's touched pixels to global memory (only in-image corners were
-             * added), and back to zero for the next channel */
-            for (KS_IDX i = me; i < RH * RW; i += nthreads) {
-                const float v = ks_shared_load(t, win, i);
-                if (v == 0.0f) continue;
-                ks_atomic_add_f32(grad + (ry0 + i / RW) * W + rx0 + i % RW, v);
-                ks_shared_store(t, win, i, 0.0f);
+            ks_syncthreads(t); /* every add of these channels is in their windows */
+            /* the windows' touched pixels to global memory, four at a time (only in-image
+             * corners were added, and with W a multiple of 4 a group of four is all in
+             * the row or all out), and back to zero; unit (r, u4) walked without division */
+            for (KS_IDX j = 0; j < nw; ++j) {
+                float *grad = a->grad_input + (b * C + c0 + j) * H * W;
+                KS_IDX r = r_first, u4 = u_first;
+                for (KS_IDX u = me; u < RH * RW4; u += nthreads) {
+                    const KS_IDX base = j * RH * RW + r * RW + 4 * u4;
+                    float v[4];
+                    int any = 0;
+                    for (int e = 0; e < 4; ++e) {
+                        v[e] = ks_shared_load(t, win, base + e);
+                        any |= v[e] != 0.0f;
+                    }
+                    if (any) {
+                        float *dst = grad + (ry0 + r) * W + rx0 + 4 * u4;
+                        if (vec4) ks_atomic_add_f32x4(dst, v);
+                        else
+                            for (int e = 0; e < 4; ++e)
+                                if (v[e] != 0.0f) ks_atomic_add_f32(dst + e, v[e]);
+                        for (int e = 0; e < 4; ++e) ks_shared_store(t, win, base + e, 0.0f);
+                    }
+                    u4 += du, r += dr;
+                    if (u4 >= RW4) u4 -= RW4, ++r;
+                }
             }
-            ks_syncthreads(t); /* the window is zero again */
+            ks_syncthreads(t); /* the windows are zero again */
         }
         if (active) {
             a->grad_offset[s.oy] = gy;
