@@ -234,15 +234,17 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
                      gi.data_ptr(), go.data_ptr(), gm.data_ptr())
     parts = []
     kernels = [(0, "im2col", None), (3, "im2col_tap", None), (1, "col2im", None), (2, "coord", None),
-               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}", tile) for tile in (16, 32, 64)]
+               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}w{win}", (tile, win))
+                                         for tile, win in ((16, 1), (16, 4), (32, 1), (32, 2), (32, 4), (64, 1), (64, 2))]
     for k, name, tile in kernels:
         def run(k=k):
             if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
-        if tile:
-            os.environ["KSCOPE_DEFORM_TILE"] = str(tile)  # read at each launch
+        if tile:  # read at each launch
+            os.environ["KSCOPE_DEFORM_TILE"], os.environ["KSCOPE_DEFORM_WINDOWS"] = str(tile[0]), str(tile[1])
         parts.append(f"{name} {median_ms(run, 10):.3f}")
         os.environ.pop("KSCOPE_DEFORM_TILE", None)
+        os.environ.pop("KSCOPE_DEFORM_WINDOWS", None)
     parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")
     # the forward's GEMM alone, as torch runs it: one GEMM over the chunk, and one per image
     wt = torch.rand((p.out_channels, rows), device=x.device)

@@ -24,6 +24,7 @@ typedef struct ks_deform_args {
     float *grad_offset;   /* coord: like offset */
     float *grad_mask;     /* coord: like mask (with a mask) */
     int64_t tile_positions; /* grad_tile: output positions per tile (a power of 2) */
+    int64_t tile_windows;   /* grad_tile: channels per barrier phase, at most */
 } ks_deform_args;
 
 /* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 512 threads; its
@@ -45,7 +46,8 @@ KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
     s.rh = (s.th - 1) * a->stride_h + (a->kernel_h - 1) * a->dilation_h + 2 + 2 * KS_DEFORM_TILE_MARGIN;
     s.rw = ((s.tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN + 3 + 3) / 4 * 4;
     const int64_t cpg = a->channels / a->offset_groups, fit = KS_DEFORM_TILE_CAP / (s.rh * s.rw);
-    s.windows = fit < KS_DEFORM_TILE_WINDOWS ? fit : KS_DEFORM_TILE_WINDOWS;
+    const int64_t want = a->tile_windows > 0 ? a->tile_windows : 1;
+    s.windows = fit < want ? fit : want;
     s.windows = s.windows < cpg ? s.windows : cpg;
     return s;
 }

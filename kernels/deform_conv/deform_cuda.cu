@@ -21,7 +21,8 @@ KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
 /* -> ks_deform_coord_k_plain32, ks_deform_coord_k_plain, ks_deform_coord_k_traced (bodies ks_deform_coord_body_plain32/_plain/_traced) */
 KS_CUDA_WRAPPERS(ks_deform_im2col_tap, ks_deform_args)
 KS_CUDA_WRAPPERS(ks_deform_grad_tap, ks_deform_args)
-KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512))
+/* at most 64 registers: two 512-thread blocks (or three of a 3x3 kernel's 288) per SM */
+KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512, 2))
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */

@@ -145,13 +145,14 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
     return KS_OK;
 }
 
-/* grad_tile's positions per tile: KSCOPE_DEFORM_TILE (a power of 2, 1..1024; for
- * measuring others) or KS_DEFORM_TILE_POSITIONS */
-static int64_t tile_positions(void)
+/* grad_tile's positions per tile and windows per phase: KSCOPE_DEFORM_TILE (a power of 2,
+ * 1..1024) and KSCOPE_DEFORM_WINDOWS (1..16), for measuring other choices; else
+ * KS_DEFORM_TILE_POSITIONS and KS_DEFORM_TILE_WINDOWS */
+static int64_t env_choice(const char *name, long max, int pow2, int64_t def)
 {
-    const char *e = getenv("KSCOPE_DEFORM_TILE");
+    const char *e = getenv(name);
     const long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= 1 && v <= 1024 && (v & (v - 1)) == 0 ? v : KS_DEFORM_TILE_POSITIONS;
+    return v >= 1 && v <= max && (!pow2 || (v & (v - 1)) == 0) ? v : def;
 }
 
 void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
@@ -183,7 +184,8 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->grad_input = c->grad_input;
     a->grad_offset = c->grad_offset;
     a->grad_mask = c->grad_mask;
-    a->tile_positions = tile_positions();
+    a->tile_positions = env_choice("KSCOPE_DEFORM_TILE", 1024, 1, KS_DEFORM_TILE_POSITIONS);
+    a->tile_windows = env_choice("KSCOPE_DEFORM_WINDOWS", 16, 0, KS_DEFORM_TILE_WINDOWS);
 }
 
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
