@@ -103,7 +103,7 @@ typedef enum ks_deform_kernel {
  * positions when that passes 512; KSCOPE_DEFORM_TILE=N sets it), the pixels a tile's
  * shared window reaches past the taps' grid (offsets up to this stay in shared memory),
  * and the window's largest size in floats (larger: grad_tap runs instead) */
-#define KS_DEFORM_TILE_POSITIONS 32
+#define KS_DEFORM_TILE_POSITIONS 16
 #define KS_DEFORM_TILE_MARGIN 4
 #define KS_DEFORM_TILE_CAP 4096
 /* grad_tile: channels per barrier phase (one window each, as many as fit) */
