@@ -72,14 +72,13 @@ KS_FN void KS_VARIANT(ks_deform_im2col_tap_body)(ks_thread *t, const ks_deform_a
         const KS_VARIANT(ks_deform_tap) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
         ks_bilinear pl;
         ks_deform_place(H, W, s.y, s.x, &pl);
-        /* the corners' places in a plane; a corner outside reads nothing */
-        KS_IDX at[4];
-        for (int k = 0; k < 4; ++k) at[k] = ((KS_IDX)pl.y0 + (k >> 1)) * W + (KS_IDX)pl.x0 + (k & 1);
-        const float *im = a->input + (b * C + c0) * H * W;
+        /* corner k at at0 + (k>>1)*W + (k&1) in a plane; a corner outside reads nothing */
+        const KS_IDX at0 = (KS_IDX)pl.y0 * W + (KS_IDX)pl.x0, plane = H * W, col_step = kk * col_stride;
+        const float *im = a->input + (b * C + c0) * plane;
         float *col = a->col_out + (c0 * kk + tap) * col_stride + pos;
-        for (KS_IDX c = c0; c < c1; ++c, im += H * W, col += kk * col_stride) {
+        for (KS_IDX c = c0; c < c1; ++c, im += plane, col += col_step) {
             float v[4];
-            for (int k = 0; k < 4; ++k) v[k] = (pl.flags & (KS_FLAG_C00 << k)) ? im[at[k]] : 0.0f;
+            for (int k = 0; k < 4; ++k) v[k] = (pl.flags & (KS_FLAG_C00 << k)) ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
             const float blend = ks_deform_blend(pl.w, v);
             const float out = a->use_mask ? blend * s.m : blend;
             *col = out;

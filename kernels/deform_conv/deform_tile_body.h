@@ -56,7 +56,9 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                                    b, g, tap, h_col, w_col, 0, 0, 0));
         }
         for (KS_IDX i = me; i < NWIN * RH * RW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
-        /* the sample's geometry, as grad_tap's */
+        /* the sample's geometry, as grad_tap's; a corner k sits at at0 + (k>>1)*W + (k&1) in
+         * the plane and slot0 + (k>>1)*RW + (k&1) in a window. m: bits 0-3 the corners
+         * the derivative reads, 4-7 those col2im adds to, 8-11 those inside the window */
         KS_VARIANT(ks_deform_tap) s = {0, 0, 0, 0.0f, 0.0f, 1.0f};
         if (active) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
         const int in_box = active && ks_deform_in_box(s.y, s.x, H, W);
@@ -64,51 +66,51 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
         const float fy = coord_box ? floorf(s.y) : 0.0f, fx = coord_box ? floorf(s.x) : 0.0f;
         const float lh = s.y - fy, lw = s.x - fx;
         const KS_IDX y0 = (KS_IDX)fy, x0 = (KS_IDX)fx;
-        KS_IDX at[4], slot[4]; /* a corner's place in the plane, in the window (-1: outside) */
-        int read = 0, add = 0;
-        float bw[4], sw[4];
+        const KS_IDX at0 = y0 * W + x0, slot0 = (y0 - ry0) * RW + (x0 - rx0);
+        int m = 0;
+        float sw[4];
         ks_bilinear pl;
         ks_deform_place(H, W, s.y, s.x, &pl);
         for (int k = 0; k < 4; ++k) {
             const KS_IDX yy = y0 + (k >> 1), xx = x0 + (k & 1);
-            at[k] = yy * W + xx;
-            slot[k] = yy >= ry0 && yy < ry0 + RH && xx >= rx0 && xx < rx0 + RW ? (yy - ry0) * RW + (xx - rx0) : -1;
-            read |= coord_box && ks_deform_corner_in(y0, x0, k, H, W) ? 1 << k : 0;
             int in = 0;
             sw[k] = in_box ? ks_deform_scatter_weight(s.y, s.x, y0, x0, k, H, W, &in) : 0.0f;
-            add |= in ? 1 << k : 0;
-            bw[k] = pl.w[k];
+            m |= coord_box && ks_deform_corner_in(y0, x0, k, H, W) ? 1 << k : 0;
+            m |= in ? 16 << k : 0;
+            m |= yy >= ry0 && yy < ry0 + RH && xx >= rx0 && xx < rx0 + RW ? 256 << k : 0;
         }
         ks_syncthreads(t); /* the windows are zero */
         float gy = 0.0f, gx = 0.0f, gm = 0.0f;
+        const KS_IDX plane = H * W, col_step = kk * col_stride;
         for (KS_IDX c0 = g * cpg; c0 < (g + 1) * cpg; c0 += NWIN) {
             const KS_IDX nw = (g + 1) * cpg - c0 < NWIN ? (g + 1) * cpg - c0 : NWIN; /* channels this phase */
-            for (KS_IDX j = 0; j < nw && active; ++j) {
-                const KS_IDX c = c0 + j;
-                float *grad = a->grad_input + (b * C + c) * H * W;
-                const KS_IDX col_pos = (c * kk + tap) * col_stride + b * P + q;
-                const float cv = a->col_in[col_pos];
-                const float *im = a->input + (b * C + c) * H * W;
-                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,
-                                       c * kk + tap, b * P + q, cv));
+            const float *im = a->input + (b * C + c0) * plane;
+            float *grad = a->grad_input + (b * C + c0) * plane;
+            const float *colp = a->col_in + (c0 * kk + tap) * col_stride + b * P + q;
+            for (KS_IDX j = 0; j < nw && active; ++j, im += plane, grad += plane, colp += col_step) {
+                const float cv = *colp;
+                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, colp - a->col_in, 0,
+                                       (c0 + j) * kk + tap, b * P + q, cv));
                 float v[4];
-                for (int k = 0; k < 4; ++k) v[k] = (read >> k) & 1 ? im[at[k]] : 0.0f;
+                for (int k = 0; k < 4; ++k) v[k] = (m >> k) & 1 ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
                 const float cwy = coord_box ? ks_deform_coord_from(v, lh, lw, 0) : 0.0f;
                 const float cwx = coord_box ? ks_deform_coord_from(v, lh, lw, 1) : 0.0f;
                 gy = a->use_mask ? fmaf(cwy * cv, s.m, gy) : fmaf(cwy, cv, gy);
                 gx = a->use_mask ? fmaf(cwx * cv, s.m, gx) : fmaf(cwx, cv, gx);
-                if (a->use_mask && in_box) gm = fmaf(cv, ks_deform_blend(bw, v), gm);
+                if (a->use_mask && in_box) gm = fmaf(cv, ks_deform_blend(pl.w, v), gm);
                 const float top = a->use_mask ? cv * s.m : cv;
                 for (int k = 0; k < 4; ++k) {
-                    if (!((add >> k) & 1)) continue;
+                    if (!((m >> (4 + k)) & 1)) continue;
                     const float d = sw[k] * top;
-                    if (slot[k] >= 0) ks_shared_atomic_add(t, win, j * RH * RW + slot[k], d);
-                    else ks_atomic_add_f32(grad + at[k], d);
+                    const KS_IDX off = (k >> 1) * W + (k & 1);
+                    if ((m >> (8 + k)) & 1) ks_shared_atomic_add(t, win, j * RH * RW + slot0 + (k >> 1) * RW + (k & 1), d);
+                    else ks_atomic_add_f32(grad + at0 + off, d);
                     KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
-                                            (b * C + c) * H * W + at[k], b * C + c, y0 + (k >> 1), x0 + (k & 1), d, 1));
+                                            (b * C + c0 + j) * plane + at0 + off, b * C + c0 + j, y0 + (k >> 1),
+                                            x0 + (k & 1), d, 1));
                 }
-                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
-                                         pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(bw, v), pl.flags));
+                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c0 + j, s.y, s.x,
+                                         pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(pl.w, v), pl.flags));
             }
             ks_syncthreads(t); /* every add of these channels is in their windows */
             /* the windows' touched pixels to global memory, four at a time (only in-image
