@@ -19,16 +19,20 @@ static int cmp_event(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* bitwise, but for grad_tile's reads of its shared window: sums of atomic adds, within
- * 1e-5 relative */
+/* bitwise, but for grad_tile's shared accesses: which list entry a corner took is the
+ * order of the GPU's atomics, so a shared event's place and value are not compared (its
+ * thread, site, array and phase are) */
 static int same_event(const ks_event *a, const ks_event *b)
 {
     if (!memcmp(a, b, sizeof *a)) return 1;
-    if (a->kind != KS_EV_READ || !(a->flags & KS_FLAG_SHARED) || memcmp(a, b, offsetof(ks_event, u))) return 0;
+    if (!(a->flags & KS_FLAG_SHARED) || (a->kind != KS_EV_READ && a->kind != KS_EV_WRITE) ||
+        memcmp(a, b, offsetof(ks_event, u)))
+        return 0;
     ks_event x = *a, y = *b;
-    const float u = x.u.access.value, v = y.u.access.value;
     x.u.access.value = y.u.access.value = 0.0f;
-    return !memcmp(&x, &y, sizeof x) && fabsf(u - v) <= 1e-5f * (1 + fabsf(u));
+    x.u.access.offset = y.u.access.offset = 0;
+    x.u.access.y = y.u.access.y = x.u.access.x = y.u.access.x = 0;
+    return !memcmp(&x, &y, sizeof x);
 }
 
 static void *up(const float *h, int64_t n)
