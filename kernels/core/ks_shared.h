@@ -111,21 +111,6 @@ KS_FN void ks_shared_atomic_add(ks_thread *t, float *p, int64_t i, float v)
 #endif
 }
 
-/* atomicAdd on a shared int32, returning the old value (a native shared atomic on the
- * GPU): checked and unrecorded as ks_shared_atomic_add. */
-KS_FN int32_t ks_shared_atomic_add_i32(ks_thread *t, int32_t *p, int64_t i, int32_t v)
-{
-#if defined(__CUDA_ARCH__)
-    (void)t;
-    return atomicAdd(p + i, v);
-#else
-    if (!ks_sim_shared_atomic(t, p, i)) return 0;
-    const int32_t old = p[i];
-    p[i] += v;
-    return old;
-#endif
-}
-
 /* A barrier arrival (recorded items only): the line and the phase it ends. */
 KS_FN void ks_probe_barrier(ks_thread *t, int line)
 {

@@ -28,9 +28,9 @@ typedef struct ks_deform_args {
 } ks_deform_args;
 
 /* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 512 threads; its
- * window: rh x rw input pixels (the taps' reach, one more for the bottom-right corners,
- * the margin on each side; rw a multiple of 4, room for the first column to start on a
- * multiple of 4); `windows` channels per barrier phase (0: the window does not fit). */
+ * shared windows: rh x rw input pixels (the taps' reach, one more for the bottom-right
+ * corners, the margin on each side; rw a multiple of 4, room for the first column to
+ * start on a multiple of 4), one per channel of a phase: `windows` of them. */
 typedef struct ks_deform_tile {
     int64_t th, tw, rh, rw, windows;
 } ks_deform_tile;
@@ -45,10 +45,10 @@ KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
     s.th = tp / s.tw;
     s.rh = (s.th - 1) * a->stride_h + (a->kernel_h - 1) * a->dilation_h + 2 + 2 * KS_DEFORM_TILE_MARGIN;
     s.rw = ((s.tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN + 3 + 3) / 4 * 4;
-    const int64_t cpg = a->channels / a->offset_groups;
-    int64_t want = a->tile_windows > 0 ? a->tile_windows : 1;
-    want = want < KS_DEFORM_TILE_WINDOWS_MAX ? want : KS_DEFORM_TILE_WINDOWS_MAX;
-    s.windows = s.rh * s.rw > KS_DEFORM_TILE_SLOTS ? 0 : want < cpg ? want : cpg; /* 0: does not fit */
+    const int64_t cpg = a->channels / a->offset_groups, fit = KS_DEFORM_TILE_CAP / (s.rh * s.rw);
+    const int64_t want = a->tile_windows > 0 ? a->tile_windows : 1;
+    s.windows = fit < want ? fit : want;
+    s.windows = s.windows < cpg ? s.windows : cpg;
     return s;
 }
 

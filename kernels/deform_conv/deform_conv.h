@@ -101,16 +101,13 @@ typedef enum ks_deform_kernel {
     ((k) == KS_DEFORM_IM2COL_TAP || (k) == KS_DEFORM_GRAD_TAP ? KS_DEFORM_TAP_THREADS : KS_DEFORM_THREADS)
 /* grad_tile: output positions per tile (the block has kh*kw threads per position; fewer
  * positions when that passes 512; KSCOPE_DEFORM_TILE=N sets it), the pixels a tile's
- * window reaches past the taps' grid (corners up to this are summed in shared memory),
- * the window's largest size in pixels (larger: grad_tap runs instead), the longest list
- * of corners per window pixel, and the channels per barrier phase (KSCOPE_DEFORM_WINDOWS,
- * at most KS_DEFORM_TILE_WINDOWS_MAX) */
+ * shared window reaches past the taps' grid (offsets up to this stay in shared memory),
+ * and the window's largest size in floats (larger: grad_tap runs instead) */
 #define KS_DEFORM_TILE_POSITIONS 16
 #define KS_DEFORM_TILE_MARGIN 4
-#define KS_DEFORM_TILE_SLOTS 512
-#define KS_DEFORM_TILE_LIST 6
+#define KS_DEFORM_TILE_CAP 4096
+/* grad_tile: channels per barrier phase (one window each, as many as fit) */
 #define KS_DEFORM_TILE_WINDOWS 4
-#define KS_DEFORM_TILE_WINDOWS_MAX 4
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the
@@ -145,7 +142,7 @@ int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks
                          const ks_launch *launch, ks_sink *sink);
 int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                           const ks_launch *launch, const ks_sink *dev_sink, void *stream);
-/* 1 when grad_tile can run this geometry (its window fits KS_DEFORM_TILE_SLOTS pixels): the CUDA
+/* 1 when grad_tile can run this geometry (its window fits KS_DEFORM_TILE_CAP): the CUDA
  * layer then runs it in place of grad_tap */
 int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */

@@ -265,8 +265,8 @@ int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, co
     const ks_deform_tile t = ks_deform_tile_of(a);
     const int64_t kk = p->kernel_h * p->kernel_w;
     if (kk > 512 || t.windows < 1)
-        return ks_fail(KS_EINVAL, "grad_tile: a %lldx%lld window passes %d pixels",
-                       (long long)t.rh, (long long)t.rw, KS_DEFORM_TILE_SLOTS);
+        return ks_fail(KS_EINVAL, "grad_tile: a %lldx%lld window passes %d floats of shared memory",
+                       (long long)t.rh, (long long)t.rw, KS_DEFORM_TILE_CAP);
     const int64_t tiles = a->im2col_step * p->offset_groups * ((g->height_out + t.th - 1) / t.th) *
                           ((g->width_out + t.tw - 1) / t.tw);
     const int64_t cap = launch && launch->block_cap > 0 ? launch->block_cap : KS_DEFORM_BLOCK_CAP;
