@@ -19,9 +19,9 @@ static int cmp_event(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* grad_tile's shared accesses left out (which list entry a corner takes, and whether a
- * full list sends it to global memory instead, is the order of the GPU's atomics; its
- * global adds are recorded per corner either way): the count kept */
+/* grad_tile's shared accesses left out (its window sums, and so which pixels its flush
+ * finds touched, follow the order of the GPU's atomics; its global adds are recorded per
+ * corner either way): the count kept */
 static unsigned long long drop_shared(ks_event *e, unsigned long long n)
 {
     unsigned long long k = 0;
@@ -145,7 +145,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
                               "geometry %d kernel %d: plain and traced GPU outputs differ", t, k);
             }
             unsigned long long ne = ks_sink_count(ss), ng = ks_sink_count(gs);
-            if (k == KS_DEFORM_GRAD_TILE) { /* its list filing follows the atomics' order: */
+            if (k == KS_DEFORM_GRAD_TILE) { /* its window follows the atomics' order: */
                 ne = drop_shared(ss->events, ne);   /* compare the rest */
                 ng = drop_shared(gs->events, ng);
             }
