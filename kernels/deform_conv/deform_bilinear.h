@@ -93,6 +93,22 @@ KS_FN float ks_deform_coord_from(const float v[4], float lh, float lw, int dir)
     return fmaf(lh, v[3], fmaf(-lh, v[2], fmaf(hh, v[1], -hh * v[0])));
 }
 
+/* The sums of col2im_coord for one channel of a sample, in its order: with the corner
+ * values v (0 where not read), the fractions lh, lw, the column gradient cv and the mask
+ * m (use_mask), adds the y and x derivatives times cv (times m) to *gy, *gx and, inside
+ * the box with a mask, cv times the sample (blend weights w) to *gm. Returns what col2im
+ * scatters for the channel: cv, times m with a mask. */
+KS_FN float ks_deform_grad_channel(const float v[4], const float w[4], float lh, float lw, float cv, float m,
+                                   int use_mask, int coord_box, int in_box, float *gy, float *gx, float *gm)
+{
+    const float cwy = coord_box ? ks_deform_coord_from(v, lh, lw, 0) : 0.0f;
+    const float cwx = coord_box ? ks_deform_coord_from(v, lh, lw, 1) : 0.0f;
+    *gy = use_mask ? fmaf(cwy * cv, m, *gy) : fmaf(cwy, cv, *gy);
+    *gx = use_mask ? fmaf(cwx * cv, m, *gx) : fmaf(cwx, cv, *gx);
+    if (use_mask && in_box) *gm = fmaf(cv, ks_deform_blend(w, v), *gm);
+    return use_mask ? cv * m : cv;
+}
+
 /* col2im's weight of corner k for a sample at (y, x) with top-left (y0, x0): the
  * distance form 1 - |y - yy| of the references; 0 when the corner is outside the image
  * or a full pixel away. */

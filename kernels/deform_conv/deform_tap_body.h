@@ -49,6 +49,25 @@ KS_FN KS_VARIANT(ks_deform_tap) KS_VARIANT(ks_deform_tap_read)(ks_thread *t, con
     return s;
 }
 
+/* Writes a sample's gradients: grad_offset (dy, dx) and, with a mask, grad_mask. */
+KS_FN void KS_VARIANT(ks_deform_tap_write)(ks_thread *t, const ks_deform_args *a, const KS_VARIANT(ks_deform_tap) *s,
+                                           KS_IDX tap, KS_IDX h_col, KS_IDX w_col, float gy, float gx, float gm)
+{
+    const KS_IDX P = (KS_IDX)a->height_col * (KS_IDX)a->width_col;
+    a->grad_offset[s->oy] = gy;
+    a->grad_offset[s->ox] = gx;
+    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s->oy, s->oy / P, h_col, w_col,
+                            gy, 0));
+    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s->ox, s->ox / P, h_col, w_col,
+                            gx, 0));
+    if (a->use_mask) {
+        a->grad_mask[s->mi] = gm;
+        KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, s->mi, s->mi / P, h_col,
+                                w_col, gm, 0));
+    }
+    (void)t, (void)P, (void)h_col, (void)w_col;
+}
+
 /* im2col by tap: one item per (channel block, tap, b, h_col, w_col), w_col fastest, the
  * block slowest; a block is KS_DEFORM_TAP_CHANNELS channels of one offset group (the
  * group's last block may be short). Writes rows (c*kh + i)*kw + j of its channels. */
@@ -141,12 +160,8 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
                                    c * kk + tap, b * P + q, cv));
             float v[4];
             for (int k = 0; k < 4; ++k) v[k] = (read >> k) & 1 ? im[at[k]] : 0.0f;
-            const float cwy = coord_box ? ks_deform_coord_from(v, lh, lw, 0) : 0.0f;
-            const float cwx = coord_box ? ks_deform_coord_from(v, lh, lw, 1) : 0.0f;
-            gy = a->use_mask ? fmaf(cwy * cv, s.m, gy) : fmaf(cwy, cv, gy);
-            gx = a->use_mask ? fmaf(cwx * cv, s.m, gx) : fmaf(cwx, cv, gx);
-            if (a->use_mask && in_box) gm = fmaf(cv, ks_deform_blend(bw, v), gm);
-            const float top = a->use_mask ? cv * s.m : cv;
+            const float top = ks_deform_grad_channel(v, bw, lh, lw, cv, s.m, a->use_mask, coord_box, in_box, &gy,
+                                                     &gx, &gm);
             for (int k = 0; k < 4; ++k) {
                 if (!((add >> k) & 1)) continue;
                 const float d = sw[k] * top;
@@ -157,17 +172,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
             KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
                                      pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(bw, v), pl.flags));
         }
-        a->grad_offset[s.oy] = gy;
-        a->grad_offset[s.ox] = gx;
-        KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.oy, s.oy / P, h_col,
-                                w_col, gy, 0));
-        KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.ox, s.ox / P, h_col,
-                                w_col, gx, 0));
-        if (a->use_mask) {
-            a->grad_mask[s.mi] = gm;
-            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, s.mi, s.mi / P,
-                                    h_col, w_col, gm, 0));
-        }
+        KS_VARIANT(ks_deform_tap_write)(t, a, &s, tap, h_col, w_col, gy, gx, gm);
     }
 }
 

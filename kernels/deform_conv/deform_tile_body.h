@@ -93,12 +93,8 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                                        (c0 + j) * kk + tap, b * P + q, cv));
                 float v[4];
                 for (int k = 0; k < 4; ++k) v[k] = (m >> k) & 1 ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
-                const float cwy = coord_box ? ks_deform_coord_from(v, lh, lw, 0) : 0.0f;
-                const float cwx = coord_box ? ks_deform_coord_from(v, lh, lw, 1) : 0.0f;
-                gy = a->use_mask ? fmaf(cwy * cv, s.m, gy) : fmaf(cwy, cv, gy);
-                gx = a->use_mask ? fmaf(cwx * cv, s.m, gx) : fmaf(cwx, cv, gx);
-                if (a->use_mask && in_box) gm = fmaf(cv, ks_deform_blend(pl.w, v), gm);
-                const float top = a->use_mask ? cv * s.m : cv;
+                const float top = ks_deform_grad_channel(v, pl.w, lh, lw, cv, s.m, a->use_mask, coord_box, in_box,
+                                                         &gy, &gx, &gm);
                 for (int k = 0; k < 4; ++k) {
                     if (!((m >> (4 + k)) & 1)) continue;
                     const float d = sw[k] * top;
@@ -141,18 +137,6 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
             }
             ks_syncthreads(t); /* the windows are zero again */
         }
-        if (active) {
-            a->grad_offset[s.oy] = gy;
-            a->grad_offset[s.ox] = gx;
-            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.oy, s.oy / P, h_col,
-                                    w_col, gy, 0));
-            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s.ox, s.ox / P, h_col,
-                                    w_col, gx, 0));
-            if (a->use_mask) {
-                a->grad_mask[s.mi] = gm;
-                KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, s.mi, s.mi / P,
-                                        h_col, w_col, gm, 0));
-            }
-        }
+        if (active) KS_VARIANT(ks_deform_tap_write)(t, a, &s, tap, h_col, w_col, gy, gx, gm);
     }
 }
