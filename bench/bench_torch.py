@@ -238,19 +238,17 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
                      gi.data_ptr(), go.data_ptr(), gm.data_ptr())
     parts = []
     kernels = [(0, "im2col", None), (3, "im2col_tap", None), (1, "col2im", None), (2, "coord", None),
-               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}w{win}c{cp}", (tile, win, cp))
-                                         for tile, win, cp in ((16, 4, 1), (32, 4, 1), (16, 2, 2), (16, 4, 2),
-                                                               (16, 2, 5), (32, 2, 4), (32, 2, 9), (64, 2, 2))]
+               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}w{win}", (tile, win))
+                                         for tile, win in ((16, 1), (16, 4), (32, 1), (32, 2), (32, 4), (64, 1), (64, 2))]
     for k, name, tile in kernels:
         def run(k=k):
             if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
-        names = ("KSCOPE_DEFORM_TILE", "KSCOPE_DEFORM_WINDOWS", "KSCOPE_DEFORM_COPIES")
-        for var, value in zip(names, tile or ()):  # read at each launch
-            os.environ[var] = str(value)
+        if tile:  # read at each launch
+            os.environ["KSCOPE_DEFORM_TILE"], os.environ["KSCOPE_DEFORM_WINDOWS"] = str(tile[0]), str(tile[1])
         parts.append(f"{name} {median_ms(run, 10):.3f}")
-        for var in names:
-            os.environ.pop(var, None)
+        os.environ.pop("KSCOPE_DEFORM_TILE", None)
+        os.environ.pop("KSCOPE_DEFORM_WINDOWS", None)
     parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")
     # the forward's GEMM alone, as torch runs it: one GEMM over the chunk, and one per image
     wt = torch.rand((p.out_channels, rows), device=x.device)

@@ -344,7 +344,7 @@ END_TEST
  * bitwise col2im_coord's, their grad_input col2im's up to the order of the adds. Channel
  * counts cross the tap's 32-channel blocks; every third case has whole-number offsets,
  * so samples sit on the kinks, on -1 and on the far border; every fourth has offsets up
- * to 9, past grad_tile's window margin; tiles of 1 to 64 positions, 1 or 3 windows, 1 to 5 copies. The traced variants
+ * to 9, past grad_tile's window margin; tiles of 1 to 64 positions, 1 or 3 windows. The traced variants
  * compute the same bits and record one sample per channel and tap. */
 START_TEST(tap_kernels_equal_the_teaching_kernels)
 {
@@ -363,7 +363,6 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         df_init(&c, &p, 900 + (uint64_t)k, k % 4 == 1 ? 9.0f : 2.5f);
         setenv("KSCOPE_DEFORM_TILE", tiles[k % 6], 1);
         setenv("KSCOPE_DEFORM_WINDOWS", k % 3 ? "3" : "1", 1);
-        setenv("KSCOPE_DEFORM_COPIES", k % 4 < 2 ? "1" : k % 4 == 2 ? "2" : "5", 1);
         if (k % 3 == 2)
             for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         const int64_t nc = c.g.col_numel;
@@ -392,7 +391,6 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         }
         unsetenv("KSCOPE_DEFORM_TILE");
         unsetenv("KSCOPE_DEFORM_WINDOWS");
-        unsetenv("KSCOPE_DEFORM_COPIES");
         for (int v = 1; v < 5; ++v) {
             ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
             ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs", k);

@@ -125,7 +125,6 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         ks_launch l = t % 2 ? tu_launch(64, 2) : tu_launch(0, 0);
         static const char *const tiles[] = {"32", "4", "64", "1", "8", "16"};
         setenv("KSCOPE_DEFORM_TILE", tiles[t % 6], 1); /* grad_tile's positions per tile */
-        setenv("KSCOPE_DEFORM_COPIES", t % 3 ? "1" : "4", 1); /* and copies of its windows */
         for (int k = 0; k <= KS_DEFORM_GRAD_TILE; ++k) {
             const int atomics = k == KS_DEFORM_COL2IM || k >= KS_DEFORM_GRAD_TAP;
             ks_sink *ss = ks_host_sink_create(0, ks_filter_all()), *gs = ks_host_sink_create(0, ks_filter_all());
@@ -161,7 +160,6 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         }
         free(cols_in);
         unsetenv("KSCOPE_DEFORM_TILE");
-        unsetenv("KSCOPE_DEFORM_COPIES");
         df_free(&c);
     }
 }

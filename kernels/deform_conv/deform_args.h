@@ -25,16 +25,14 @@ typedef struct ks_deform_args {
     float *grad_mask;     /* coord: like mask (with a mask) */
     int64_t tile_positions; /* grad_tile: output positions per tile (a power of 2) */
     int64_t tile_windows;   /* grad_tile: channels per barrier phase, at most */
-    int64_t tile_copies;    /* grad_tile: copies of the windows, warp w adding to copy w % copies */
 } ks_deform_args;
 
 /* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 512 threads; its
  * shared windows: rh x rw input pixels (the taps' reach, one more for the bottom-right
  * corners, the margin on each side; rw a multiple of 4, room for the first column to
- * start on a multiple of 4), one per channel of a phase: `windows` of them, each in
- * `copies` copies (warp w adds to copy w % copies: fewer warps retry one shared atomic). */
+ * start on a multiple of 4), one per channel of a phase: `windows` of them. */
 typedef struct ks_deform_tile {
-    int64_t th, tw, rh, rw, windows, copies;
+    int64_t th, tw, rh, rw, windows;
 } ks_deform_tile;
 
 KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
@@ -47,13 +45,9 @@ KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
     s.th = tp / s.tw;
     s.rh = (s.th - 1) * a->stride_h + (a->kernel_h - 1) * a->dilation_h + 2 + 2 * KS_DEFORM_TILE_MARGIN;
     s.rw = ((s.tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN + 3 + 3) / 4 * 4;
-    const int64_t cpg = a->channels / a->offset_groups, warps = (kk * s.th * s.tw + 31) / 32;
-    const int64_t fit = KS_DEFORM_TILE_CAP / (s.rh * s.rw); /* windows x copies that fit */
+    const int64_t cpg = a->channels / a->offset_groups, fit = KS_DEFORM_TILE_CAP / (s.rh * s.rw);
     const int64_t want = a->tile_windows > 0 ? a->tile_windows : 1;
-    s.copies = a->tile_copies > 0 ? a->tile_copies : 1;
-    s.copies = s.copies < warps ? s.copies : warps;
-    s.copies = s.copies < fit ? s.copies : fit > 0 ? fit : 1;
-    s.windows = fit / s.copies < want ? fit / s.copies : want;
+    s.windows = fit < want ? fit : want;
     s.windows = s.windows < cpg ? s.windows : cpg;
     return s;
 }

@@ -105,11 +105,9 @@ typedef enum ks_deform_kernel {
  * and the window's largest size in floats (larger: grad_tap runs instead) */
 #define KS_DEFORM_TILE_POSITIONS 16
 #define KS_DEFORM_TILE_MARGIN 4
-#define KS_DEFORM_TILE_CAP 8192
+#define KS_DEFORM_TILE_CAP 4096
 /* grad_tile: channels per barrier phase (one window each, as many as fit) */
 #define KS_DEFORM_TILE_WINDOWS 4
-/* grad_tile: copies of each window (warp w adds to copy w % copies, the flush sums them) */
-#define KS_DEFORM_TILE_COPIES 1
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the

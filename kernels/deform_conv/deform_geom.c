@@ -145,9 +145,9 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
     return KS_OK;
 }
 
-/* grad_tile's positions per tile, windows per phase and copies: KSCOPE_DEFORM_TILE (a
- * power of 2, 1..1024), KSCOPE_DEFORM_WINDOWS and KSCOPE_DEFORM_COPIES (1..16), for
- * measuring other choices; else KS_DEFORM_TILE_POSITIONS, _WINDOWS and _COPIES */
+/* grad_tile's positions per tile and windows per phase: KSCOPE_DEFORM_TILE (a power of 2,
+ * 1..1024) and KSCOPE_DEFORM_WINDOWS (1..16), for measuring other choices; else
+ * KS_DEFORM_TILE_POSITIONS and KS_DEFORM_TILE_WINDOWS */
 static int64_t env_choice(const char *name, long max, int pow2, int64_t def)
 {
     const char *e = getenv(name);
@@ -186,7 +186,6 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->grad_mask = c->grad_mask;
     a->tile_positions = env_choice("KSCOPE_DEFORM_TILE", 1024, 1, KS_DEFORM_TILE_POSITIONS);
     a->tile_windows = env_choice("KSCOPE_DEFORM_WINDOWS", 16, 0, KS_DEFORM_TILE_WINDOWS);
-    a->tile_copies = env_choice("KSCOPE_DEFORM_COPIES", 16, 0, KS_DEFORM_TILE_COPIES);
 }
 
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,

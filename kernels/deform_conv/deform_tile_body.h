@@ -30,11 +30,10 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
     const KS_IDX P = Ho * Wo, col_stride = step * P;
     const ks_deform_tile ts = ks_deform_tile_of(a);
     const KS_IDX TH = (KS_IDX)ts.th, TW = (KS_IDX)ts.tw, RH = (KS_IDX)ts.rh, RW = (KS_IDX)ts.rw;
-    const KS_IDX NWIN = (KS_IDX)ts.windows, RW4 = RW / 4, NCOPY = (KS_IDX)ts.copies;
+    const KS_IDX NWIN = (KS_IDX)ts.windows, RW4 = RW / 4;
     const KS_IDX tiles_y = (Ho + TH - 1) / TH, tiles_x = (Wo + TW - 1) / TW;
     const KS_IDX n_tiles = step * G * tiles_y * tiles_x, nthreads = (KS_IDX)t->block_dim.x;
     const KS_IDX me = (KS_IDX)t->thread_idx.x, tap = me / (TH * TW), in_tile = me - tap * TH * TW;
-    const KS_IDX RHW = RH * RW, mine = (me / 32) % NCOPY * NWIN * RHW; /* this warp's copy */
     /* the flush's first unit of four and its stride, as (row, unit) */
     const KS_IDX r_first = me / RW4, u_first = me % RW4, dr = nthreads / RW4, du = nthreads % RW4;
     /* vector atomics: rows of a multiple of 4 floats and an aligned tensor keep every
@@ -56,7 +55,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
             KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, (((b * G + g) * kk + tap) * Ho + h_col) * Wo + w_col, iter,
                                    b, g, tap, h_col, w_col, 0, 0, 0));
         }
-        for (KS_IDX i = me; i < NCOPY * NWIN * RHW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
+        for (KS_IDX i = me; i < NWIN * RH * RW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
         /* the sample's geometry, as grad_tap's; a corner k sits at at0 + (k>>1)*W + (k&1) in
          * the plane and slot0 + (k>>1)*RW + (k&1) in a window. m: bits 0-3 the corners
          * the derivative reads, 4-7 those col2im adds to, 8-11 those inside the window */
@@ -100,7 +99,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                     if (!((m >> (4 + k)) & 1)) continue;
                     const float d = sw[k] * top;
                     const KS_IDX off = (k >> 1) * W + (k & 1);
-                    if ((m >> (8 + k)) & 1) ks_shared_atomic_add(t, win, mine + j * RHW + slot0 + (k >> 1) * RW + (k & 1), d);
+                    if ((m >> (8 + k)) & 1) ks_shared_atomic_add(t, win, j * RH * RW + slot0 + (k >> 1) * RW + (k & 1), d);
                     else ks_atomic_add_f32(grad + at0 + off, d);
                     KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
                                             (b * C + c0 + j) * plane + at0 + off, b * C + c0 + j, y0 + (k >> 1),
@@ -117,17 +116,12 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                 float *grad = a->grad_input + (b * C + c0 + j) * H * W;
                 KS_IDX r = r_first, u4 = u_first;
                 for (KS_IDX u = me; u < RH * RW4; u += nthreads) {
-                    const KS_IDX base = j * RHW + r * RW + 4 * u4;
+                    const KS_IDX base = j * RH * RW + r * RW + 4 * u4;
                     float v[4];
                     int any = 0;
-                    for (int e = 0; e < 4; ++e) { /* any: some copy was touched (its sum may be 0) */
+                    for (int e = 0; e < 4; ++e) {
                         v[e] = ks_shared_load(t, win, base + e);
                         any |= v[e] != 0.0f;
-                        for (KS_IDX cp = 1; cp < NCOPY; ++cp) {
-                            const float w = ks_shared_load(t, win, cp * NWIN * RHW + base + e);
-                            any |= w != 0.0f;
-                            v[e] += w;
-                        }
                     }
                     if (any) {
                         float *dst = grad + (ry0 + r) * W + rx0 + 4 * u4;
@@ -135,8 +129,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                         else
                             for (int e = 0; e < 4; ++e)
                                 if (v[e] != 0.0f) ks_atomic_add_f32(dst + e, v[e]);
-                        for (KS_IDX cp = 0; cp < NCOPY; ++cp)
-                            for (int e = 0; e < 4; ++e) ks_shared_store(t, win, cp * NWIN * RHW + base + e, 0.0f);
+                        for (int e = 0; e < 4; ++e) ks_shared_store(t, win, base + e, 0.0f);
                     }
                     u4 += du, r += dr;
                     if (u4 >= RW4) u4 -= RW4, ++r;
