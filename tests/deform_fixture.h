@@ -100,6 +100,33 @@ static inline void df_expect(const df_case *c, double tol, const char *ctx)
 #undef DF_CMP
 }
 
+/* TF32: got within tol of the largest |want| (one tensor), and every output of c so */
+static inline void df_scaled(const float *got, const double *want, int64_t n, double tol, const char *what)
+{
+    double big = 0, err = 0;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        big = fmax(big, fabs(want[i]));
+        if (fabs(got[i] - want[i]) > err) err = fabs(got[i] - want[i]), at = i;
+    }
+    ck_assert_msg(err <= tol * big, "%s[%lld] off by %g (largest entry %g)", what, (long long)at, err, big);
+}
+
+static inline void df_expect_scaled(const df_case *c, double tol, const char *ctx)
+{
+    char w[96];
+    const struct { const float *x; const double *r; int64_t n; const char *name; } v[] = {
+        {c->output, c->r_out, c->g.output_numel, "output"}, {c->grad_input, c->r_gi, c->g.input_numel, "grad_input"},
+        {c->grad_offset, c->r_go, c->g.offset_numel, "grad_offset"},
+        {c->grad_weight, c->r_gw, c->g.weight_numel, "grad_weight"},
+        {c->grad_mask, c->r_gm, c->p.use_mask ? c->g.mask_numel : 0, "grad_mask"},
+        {c->grad_bias, c->r_gb, c->p.use_bias ? c->p.out_channels : 0, "grad_bias"}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
+        snprintf(w, sizeof w, "%s: %s", ctx, v[i].name);
+        df_scaled(v[i].x, v[i].r, v[i].n, tol, w);
+    }
+}
+
 static inline void df_free(df_case *c)
 {
     void *all[] = {c->input, c->offset, c->mask, c->weight, c->bias, c->grad_output, c->output,

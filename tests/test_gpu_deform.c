@@ -165,33 +165,6 @@ START_TEST(deform_kernels_cuda_equal_simulator)
 }
 END_TEST
 
-/* TF32: every tensor within tol of its largest reference entry */
-static void expect_scaled(const float *got, const double *want, int64_t n, double tol, const char *what)
-{
-    double big = 0, err = 0;
-    int64_t at = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        big = fmax(big, fabs(want[i]));
-        if (fabs(got[i] - want[i]) > err) err = fabs(got[i] - want[i]), at = i;
-    }
-    ck_assert_msg(err <= tol * big, "%s[%lld] off by %g (largest entry %g)", what, (long long)at, err, big);
-}
-
-static void expect_near_scale(const df_case *c, double tol, const char *ctx)
-{
-    char w[96];
-    const struct { const float *x; const double *r; int64_t n; const char *name; } v[] = {
-        {c->output, c->r_out, c->g.output_numel, "output"}, {c->grad_input, c->r_gi, c->g.input_numel, "grad_input"},
-        {c->grad_offset, c->r_go, c->g.offset_numel, "grad_offset"},
-        {c->grad_weight, c->r_gw, c->g.weight_numel, "grad_weight"},
-        {c->grad_mask, c->r_gm, c->p.use_mask ? c->g.mask_numel : 0, "grad_mask"},
-        {c->grad_bias, c->r_gb, c->p.use_bias ? c->p.out_channels : 0, "grad_bias"}};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
-        snprintf(w, sizeof w, "%s: %s", ctx, v[i].name);
-        expect_scaled(v[i].x, v[i].r, v[i].n, tol, w);
-    }
-}
-
 /* the layer on the GPU (cuBLAS GEMMs) against the double reference; the last four in
  * TF32, within 2e-3 of each tensor's largest entry */
 START_TEST(deform_layer_cuda_matches_reference)
@@ -229,7 +202,7 @@ START_TEST(deform_layer_cuda_matches_reference)
         char ctx[64];
         snprintf(ctx, sizeof ctx, "gpu geometry %d%s", t, p.math ? " tf32" : "");
         if (p.math == KS_MATH_FP32) df_expect(&c, 2e-4, ctx);
-        else expect_near_scale(&c, 2e-3, ctx);
+        else df_expect_scaled(&c, 2e-3, ctx);
         void *rest[] = {(void *)d.input, (void *)d.offset, (void *)d.mask, (void *)d.weight, (void *)d.bias,
                         (void *)d.grad_output, ws};
         for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) ks_cuda_free(rest[i]);

@@ -54,13 +54,14 @@ float ks_round_tf32(float x)
     return x;
 }
 
-/* a copy of `rows` rows of `ld` floats (the last row `cols` long), rounded to TF32 */
+/* a rows x cols copy (leading dimension cols) of a matrix with leading dimension ld,
+ * rounded to TF32 */
 static float *rounded(const float *a, int64_t rows, int64_t cols, int64_t ld)
 {
-    const int64_t n = rows > 0 ? (rows - 1) * ld + cols : 0;
-    float *r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+    float *r = malloc((size_t)(rows * cols > 0 ? rows * cols : 1) * sizeof *r);
     if (!r) return NULL;
-    for (int64_t i = 0; i < n; ++i) r[i] = ks_round_tf32(a[i]);
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) r[i * cols + j] = ks_round_tf32(a[i * ld + j]);
     return r;
 }
 
@@ -69,8 +70,10 @@ int ks_sgemm_math(int math, int ta, int tb, int64_t M, int64_t N, int64_t K, con
 {
     if (math == KS_MATH_FP32) return ks_sgemm(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc);
     if (math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "unknown GEMM math %d", math);
-    float *a = rounded(A, ta ? K : M, ta ? M : K, lda), *b = rounded(B, tb ? N : K, tb ? K : N, ldb);
-    int rc = a && b ? ks_sgemm(ta, tb, M, N, K, a, lda, b, ldb, beta, C, ldc)
+    /* only the operands' used parts, packed: a slice of a wide matrix costs its size */
+    const int64_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+    float *a = rounded(A, ar, ac, lda), *b = rounded(B, br, bc, ldb);
+    int rc = a && b ? ks_sgemm(ta, tb, M, N, K, a, ac, b, bc, beta, C, ldc)
                     : ks_fail(KS_ENOMEM, "no memory for a TF32 GEMM's operands");
     free(a), free(b);
     return rc;

@@ -37,7 +37,8 @@ static const ks_param_spec conv_params[P_COUNT] = {
     [P_SEMANTICS] = {.name = "semantics", .kind = KS_PARAM_CHOICE, .choices = "auto|mmcv|torchvision",
                      .help = "auto: mmcv without a mask, torchvision with one"},
     [P_TRACE_KERNEL] = {.name = "trace-kernel", .kind = KS_PARAM_CHOICE, .choices = "auto|im2col|col2im|coord",
-                        .help = "kernel a trace records (auto: im2col, col2im with --backward)"},
+                        .help = "kernel a trace records (auto: im2col, col2im with --backward); the header's "
+                                "work items and launch are its"},
     [P_MATH] = {.name = "math", .kind = KS_PARAM_CHOICE, .choices = "fp32|tf32",
                 .help = "the GEMMs: fp32, or tf32 inputs (tensor cores; the simulator emulates the rounding)"},
 };

@@ -40,9 +40,15 @@ int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_
     int threads;
     int64_t blocks;
     if (k == KS_DEFORM_GRAD_TILE) { /* barriers: the block's threads as fibers */
+        ks_sim_report rep;
         ks_deform_args_fill(p, g, c, &a);
         int rc = ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks);
-        return rc ? rc : ks_sim_launch_coop(blocks, threads, sink ? grad_tile_traced : grad_tile_plain, &a, sink, NULL);
+        if (!rc) rc = ks_sim_launch_coop(blocks, threads, sink ? grad_tile_traced : grad_tile_plain, &a, sink, &rep);
+        /* a race, an unread barrier or an access outside the window is a bug of the
+         * kernel: its values alone would not show it (the fibers run one at a time) */
+        if (!rc && ks_sim_report_warn(&rep, "deform grad_tile on the simulator") > 0)
+            rc = ks_fail(KS_EINVAL, "deform grad_tile: the simulator found shared-memory problems (above)");
+        return rc;
     }
     int rc = ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, ks_deform_work(g, p, k, c->im2col_step),
                                &threads, &blocks);
