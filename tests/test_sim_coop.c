@@ -177,6 +177,39 @@ START_TEST(an_uninitialised_read_counts_once_per_slot_and_phase)
 }
 END_TEST
 
+/* A histogram in shared memory: every thread adds 1 to bin (thread % 5) with atomic adds,
+ * then (after a barrier, unless planted) thread b < 5 reads bin b. Atomic adds of many
+ * threads to one bin are no race; a plain read in the same phase as other threads' adds
+ * is. */
+static void histogram_body(ks_thread *t, const void *va)
+{
+    const int plant = *(const int *)va;
+    KS_SHARED(float, bins, 8);
+    const uint32_t th = t->thread_idx.x;
+    if (th < 5) ks_shared_store(t, bins, th, 0.0f);
+    ks_syncthreads(t);
+    ks_shared_atomic_add(t, bins, th % 5, 1.0f);
+    if (!plant) ks_syncthreads(t);
+    if (th < 5) {
+        const float v = ks_shared_load(t, bins, th);
+        if (!plant) ck_assert_float_eq(v, (float)((t->block_dim.x - th + 4) / 5));
+    }
+}
+
+START_TEST(atomic_adds_race_only_with_plain_accesses)
+{
+    ks_sim_report rep;
+    int plant = 0;
+    ck_assert_int_eq(ks_sim_launch_coop(2, 23, histogram_body, &plant, NULL, &rep), KS_OK);
+    ck_assert_uint_eq(rep.races, 0);
+    ck_assert_uint_eq(rep.uninit_reads, 0);
+    plant = 1; /* no barrier between the adds and the reads */
+    ck_assert_int_eq(ks_sim_launch_coop(2, 23, histogram_body, &plant, NULL, &rep), KS_OK);
+    ck_assert_uint_eq(rep.races, 2 * 5); /* each bin once per block */
+    ck_assert_msg(strstr(rep.first[0], "atomically") != NULL, "%s", rep.first[0]);
+}
+END_TEST
+
 /* tile[th + 1] of a tile of B: the last thread reads past it */
 static void off_by_one_body(ks_thread *t, const void *va)
 {
@@ -310,6 +343,7 @@ int main(void)
     tcase_add_test(tc, a_missing_barrier_is_a_race);
     tcase_add_test(tc, a_barrier_some_threads_skip_is_reported);
     tcase_add_test(tc, an_uninitialised_read_counts_once_per_slot_and_phase);
+    tcase_add_test(tc, atomic_adds_race_only_with_plain_accesses);
     tcase_add_test(tc, an_index_outside_the_array_is_reported_not_made);
     tcase_add_test(tc, more_than_four_arrays_keep_their_own_planes_in_the_trace);
     tcase_add_test(tc, a_fiber_stack_overflow_names_its_thread);

@@ -12,6 +12,9 @@
  *                  itself, and no other thread writes it in the phase (a read before
  *                  another thread's write is that write's hazard, a race); once per slot
  *                  and phase, known when the phase closes.
+ * Atomic adds (ks_hazard_atomic; the simulator's only: traces do not hold them) are no
+ * race with one another, but a plain access and an atomic add of different threads in one
+ * phase are (returned as 2). An atomic add counts as a write for later phases.
  * Host code only (plain C). */
 #ifndef KS_HAZARD_H
 #define KS_HAZARD_H
@@ -29,6 +32,8 @@ typedef struct ks_hazard {
     uint8_t cur_wrote, cur_unfed;      /* cur wrote it; cur read it before that */
     uint8_t any_unfed, writer_unfed;   /* some thread / the writer read it unfed */
     uint32_t unfed_thread;   /* the first thread that read it unfed */
+    uint32_t plain, atom;    /* the first thread with a plain access / an atomic add (or NOBODY) */
+    uint8_t plain2, atom2;   /* 2+ threads made plain accesses / atomic adds */
     uint64_t unfed_at, cur_unfed_at, writer_unfed_at; /* where (an event number, the caller's) */
 } ks_hazard;
 
@@ -43,24 +48,51 @@ static inline int ks_hazard_close(ks_hazard *h, uint32_t *thread, uint64_t *at)
     } else if (h->writer != KS_HZ_NOBODY && !h->writers2 && h->writer_unfed) {
         uninit = 1, *thread = h->writer, *at = h->writer_unfed_at;
     }
-    if (h->writer != KS_HZ_NOBODY) h->written = 1;
+    if (h->writer != KS_HZ_NOBODY || h->atom != KS_HZ_NOBODY) h->written = 1;
     h->phase = 0;
     return uninit;
 }
 
 /* One access of thread `th` in phase `phase` (numbered `at` by the caller). A different
  * phase than the open one closes that first (its verdict is lost: close phases yourself).
- * Returns 1 when this access makes the phase a race (the first time only). */
+ * Returns 1 when this access makes the phase a race (the first time only), 2 when the
+ * race is with another thread's atomic add. */
+static inline void ks_hazard_open(ks_hazard *h, uint32_t phase, uint32_t th)
+{
+    if (h->phase == phase + 1) return;
+    uint32_t t;
+    uint64_t a;
+    (void)ks_hazard_close(h, &t, &a);
+    h->phase = phase + 1;
+    h->first = h->cur = th, h->writer = KS_HZ_NOBODY;
+    h->threads2 = h->writers2 = h->raced = h->cur_wrote = h->cur_unfed = h->any_unfed = h->writer_unfed = 0;
+    h->plain = h->atom = KS_HZ_NOBODY, h->plain2 = h->atom2 = 0;
+}
+
+/* 1 when another thread than th is in [first, 2+ flag] */
+static inline int ks_hazard_other(uint32_t first, uint8_t two, uint32_t th)
+{
+    return first != KS_HZ_NOBODY && (first != th || two);
+}
+
+/* An atomic add of thread `th` in phase `phase`: 2 when it makes the phase a race with a
+ * plain access of another thread (the first time only), else 0. */
+static inline int ks_hazard_atomic(ks_hazard *h, uint32_t phase, uint32_t th)
+{
+    ks_hazard_open(h, phase, th);
+    if (h->atom == KS_HZ_NOBODY) h->atom = th;
+    else if (h->atom != th) h->atom2 = 1;
+    if (h->raced || !ks_hazard_other(h->plain, h->plain2, th)) return 0;
+    h->raced = 1;
+    return 2;
+}
+
 static inline int ks_hazard_access(ks_hazard *h, uint32_t phase, uint32_t th, int write, uint64_t at)
 {
-    if (h->phase != phase + 1) {
-        uint32_t t;
-        uint64_t a;
-        (void)ks_hazard_close(h, &t, &a);
-        h->phase = phase + 1;
-        h->first = h->cur = th, h->writer = KS_HZ_NOBODY;
-        h->threads2 = h->writers2 = h->raced = h->cur_wrote = h->cur_unfed = h->any_unfed = h->writer_unfed = 0;
-    }
+    ks_hazard_open(h, phase, th);
+    if (h->plain == KS_HZ_NOBODY) h->plain = th;
+    else if (h->plain != th) h->plain2 = 1;
+    const int with_atomic = ks_hazard_other(h->atom, h->atom2, th);
     if (th != h->cur) h->cur = th, h->cur_wrote = h->cur_unfed = 0, h->threads2 = 1;
     if (write) {
         if (h->writer == KS_HZ_NOBODY) {
@@ -73,7 +105,12 @@ static inline int ks_hazard_access(ks_hazard *h, uint32_t phase, uint32_t th, in
         h->cur_unfed = 1, h->cur_unfed_at = at;
         if (!h->any_unfed) h->any_unfed = 1, h->unfed_thread = th, h->unfed_at = at;
     }
-    if (h->raced || !h->threads2 || h->writer == KS_HZ_NOBODY) return 0;
+    if (h->raced) return 0;
+    if (with_atomic) {
+        h->raced = 1;
+        return 2;
+    }
+    if (!h->threads2 || h->writer == KS_HZ_NOBODY) return 0;
     h->raced = 1;
     return 1;
 }

@@ -98,9 +98,10 @@ KS_SHARED_ACCESSORS(, float)
 KS_SHARED_ACCESSORS(_i32, int32_t)
 
 /* atomicAdd on a shared float. In the simulator the fibers of a block run one at a time,
- * so a plain add is atomic; the slot is checked for the bounds only: atomic adds are no
- * race with one another (as racecheck sees them), and a plain access of the slot in the
- * same phase is not compared with them. Not recorded: the kernel records what it adds. */
+ * so a plain add is atomic. The race check sees it (ks_hazard_atomic): atomic adds are
+ * no race with one another, but a plain read or write of the slot by another thread in
+ * the same barrier phase is. Not recorded in the trace (the kernel records what it adds),
+ * so `kscope check` does not see it. */
 KS_FN void ks_shared_atomic_add(ks_thread *t, float *p, int64_t i, float v)
 {
 #if defined(__CUDA_ARCH__)

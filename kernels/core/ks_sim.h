@@ -56,7 +56,8 @@ void *ks_sim_shared_alloc(size_t bytes, const char *name);
 void ks_sim_barrier(ks_thread *t, int line);
 int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int write);
 /* An atomic add's slot: 1 when i is inside the array (else noted, as an access outside);
- * atomic adds are not races with one another and are not fed to the race check. */
+ * fed to the race check as an atomic (ks_hazard_atomic: a race only with another
+ * thread's plain access in the same phase). */
 int ks_sim_shared_atomic(const ks_thread *t, const void *arr, int64_t i);
 
 #ifdef __cplusplus

@@ -198,12 +198,26 @@ int ks_sim_shared_atomic(const ks_thread *t, const void *arr, int64_t i)
     if (!c) fatal("a shared-memory atomic in a kernel launched without ks_sim_launch_coop");
     const decl *d = decl_of(c, arr);
     if (!d) fatal("ks_shared_atomic_add of an address that is not a KS_SHARED array");
-    if (c->rep) c->rep->shared_accesses++;
-    if (i >= 0 && (uint64_t)i < d->bytes / 4) return 1;
-    if (c->rep) c->rep->outside++;
-    note(c, K_OUTSIDE, "block %u phase %u: thread %u adds to %s[%lld], outside the array (%zu elements; not made)",
-         t->block_idx.x, c->phase, t->thread_idx.x, d->name, (long long)i, d->bytes / 4);
-    return 0;
+    ks_sim_report *r = c->rep;
+    const uint32_t me = t->thread_idx.x;
+    if (r) r->shared_accesses++;
+    if (i < 0 || (uint64_t)i >= d->bytes / 4) {
+        if (r) r->outside++;
+        note(c, K_OUTSIDE, "block %u phase %u: thread %u adds to %s[%lld], outside the array (%zu elements; not made)",
+             t->block_idx.x, c->phase, me, d->name, (long long)i, d->bytes / 4);
+        return 0;
+    }
+    const size_t off = d->off + (size_t)i * 4;
+    ks_hazard *h = &c->sh[off / 4];
+    if (h->phase != c->phase + 1) c->touched[c->ntouched++] = (uint16_t)(off / 4); /* first touch this phase */
+    c->seq++;
+    if (!ks_hazard_atomic(h, c->phase, me) || !r) return 1;
+    r->races++;
+    char slot[96];
+    slot_name(c, off, slot, sizeof slot);
+    note(c, K_RACE, "block %u phase %u: thread %u adds atomically to %s, which another thread reads or writes "
+         "plainly with no barrier between", t->block_idx.x, c->phase, me, slot);
+    return 1;
 }
 
 int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int write)
@@ -225,11 +239,15 @@ int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int wri
     const size_t off = d->off + (size_t)i * 4;
     ks_hazard *h = &c->sh[off / 4];
     if (h->phase != c->phase + 1) c->touched[c->ntouched++] = (uint16_t)(off / 4); /* first touch this phase */
-    if (!ks_hazard_access(h, c->phase, me, write, c->seq++) || !r) return 1;
+    const int race = ks_hazard_access(h, c->phase, me, write, c->seq++);
+    if (!race || !r) return 1;
     r->races++;
     char slot[96];
     slot_name(c, off, slot, sizeof slot);
-    if (!write)
+    if (race == 2)
+        note(c, K_RACE, "block %u phase %u: thread %u %s %s, which another thread adds to atomically with no "
+             "barrier between", t->block_idx.x, c->phase, me, write ? "writes" : "reads", slot);
+    else if (!write)
         note(c, K_RACE, "block %u phase %u: thread %u reads %s written by thread %u with no barrier between (read after write)",
              t->block_idx.x, c->phase, me, slot, h->writer);
     else if (h->writer != me)
