@@ -220,15 +220,6 @@ def deform_case(lib, shape, main):
               f"   (max error {err:.1e} of the largest output)")
         t_ours = median_ms(ours_both, 10)
         print(f"{label:<34} {'tf32 fb':<7} {'':9} {t_ours:10.3f}")
-        # the forward's pipeline: a chunk in N pieces, im2col beside the GEMMs (default 4)
-        for math in (0, 1):
-            p.math = math
-            parts = []
-            for pieces in (1, 2, 4, 8):
-                os.environ["KSCOPE_DEFORM_PIECES"] = str(pieces)
-                parts.append(f"{pieces}: {median_ms(ours_fwd, 20):.3f}")
-            os.environ.pop("KSCOPE_DEFORM_PIECES", None)
-            print(f"{label:<34} fwd ms by pieces ({'tf32' if math else 'fp32'}): " + ", ".join(parts))
         p.math = 0
         deform_kernels(lib, p, x, off, mask, ws, launch, stream, label)
     del ws

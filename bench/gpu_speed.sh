@@ -75,4 +75,4 @@ for step in $STEPS; do
 done
 [ -f "$OUT/ncu-summary.txt" ] && cat "$OUT/ncu-summary.txt"
 echo "==== summary"
-grep -E "exit|==== ab|of copy|x plain|fwd|bwd|tf32|kernels|pieces|sanitize" "$log" | grep -v "^ncu" | tail -80
+grep -E "exit|==== ab|of copy|x plain|fwd|bwd|tf32|kernels|sanitize" "$log" | grep -v "^ncu" | tail -80

@@ -410,40 +410,6 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
 }
 END_TEST
 
-/* The forward in 1, 2, 3 and 5 pieces per chunk (KSCOPE_DEFORM_PIECES; the CUDA layer
- * pipelines them): bitwise the same output, each image's GEMM being the same */
-START_TEST(forward_pieces_give_the_same_output)
-{
-    uint64_t s = 0x91EC;
-    for (int k = 0; k < 8; ++k) {
-        ks_deform_params p = df_geometry(&s);
-        p.batch = 2 + k % 5, p.im2col_step = 2 + k % 5; /* one or more chunks of 2..6 images */
-        if (k % 2) p.batch *= 2;
-        p.semantics = KS_DEFORM_TORCHVISION;
-        df_case c;
-        df_init(&c, &p, 1200 + (uint64_t)k, 2.5f);
-        ks_deform_tensors t = df_tensors(&c);
-        ks_launch l = tu_launch(0, 0);
-        float *out[4];
-        static const char *const pieces[] = {"1", "2", "3", "5"};
-        for (int v = 0; v < 4; ++v) {
-            setenv("KSCOPE_DEFORM_PIECES", pieces[v], 1);
-            out[v] = df_alloc(c.g.output_numel);
-            t.output = out[v];
-            ck_assert_msg(ks_deform_forward_sim(&p, &t, &l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
-        }
-        unsetenv("KSCOPE_DEFORM_PIECES");
-        for (int v = 1; v < 4; ++v)
-            ck_assert_msg(!memcmp(out[0], out[v], (size_t)c.g.output_numel * 4), "case %d: %s pieces differ", k,
-                          pieces[v]);
-        ks_deform_ref_forward(&p, &t, c.r_out);
-        tu_expect_close(out[3], c.r_out, c.g.output_numel, 2e-4, "output in 5 pieces");
-        for (int v = 0; v < 4; ++v) free(out[v]);
-        df_free(&c);
-    }
-}
-END_TEST
-
 /* ks_round_tf32 keeps 10 mantissa bits, ties away from zero; the layer with TF32 math
  * stays within 2e-3 of the double reference (relative to each tensor's largest entry:
  * the output and every gradient), and differs from the fp32 layer (random inputs are not
@@ -520,7 +486,6 @@ int main(void)
     tcase_add_test(tc, traced_equals_plain_bitwise_for_every_kernel);
     tcase_add_test(tc, tap_kernels_equal_the_teaching_kernels);
     tcase_add_test(tc, tf32_math_rounds_the_gemm_inputs);
-    tcase_add_test(tc, forward_pieces_give_the_same_output);
     tcase_add_test(tc, bad_parameters_are_rejected_with_a_reason);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

@@ -173,7 +173,6 @@ START_TEST(deform_layer_cuda_matches_reference)
     for (int t = 0; t < 20; ++t) {
         ks_deform_params p = df_geometry(&s);
         if (t >= 16) p.channels *= 8, p.math = KS_MATH_TF32; /* longer sums; tensor cores */
-        setenv("KSCOPE_DEFORM_PIECES", t % 4 == 1 ? "1" : t % 4 == 2 ? "3" : "4", 1); /* the forward's pipeline */
         df_case c;
         df_init(&c, &p, 700 + (uint64_t)t, 2.5f);
         ks_deform_tensors h = df_tensors(&c), d;
@@ -209,7 +208,6 @@ START_TEST(deform_layer_cuda_matches_reference)
         for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) ks_cuda_free(rest[i]);
         df_free(&c);
     }
-    unsetenv("KSCOPE_DEFORM_PIECES");
 }
 END_TEST
 

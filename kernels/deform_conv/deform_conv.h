@@ -92,9 +92,6 @@ typedef enum ks_deform_kernel {
     KS_DEFORM_GRAD_TILE = 5   /* = GRAD_TAP, a block per tile of output positions: its adds to
                                  grad_input gather in shared memory first (deform_tile_body.h) */
 } ks_deform_kernel;
-/* the CUDA forward runs a chunk in this many pieces, piece i+1's im2col on a second
- * stream beside piece i's GEMMs (KSCOPE_DEFORM_PIECES=N for measuring; 1: none) */
-#define KS_DEFORM_PIECES 4
 /* channels an im2col_tap item blends with one placement */
 #define KS_DEFORM_TAP_CHANNELS 32
 /* the tap kernels' default block (the teaching kernels keep mmcv's 512): more blocks per

@@ -2,7 +2,6 @@
  * traced with 64-bit), and the layer's CUDA backend: cuBLAS SGEMM (fp32 by default, TF32
  * tensor cores with p->math) and three small kernels (bias, rearrangement, row sums). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../core/ks_cuda.h"
 #include "../core/ks_cuda_api.h"
@@ -132,79 +131,10 @@ __global__ void row_sums_k(const float *buf, float *gb, int64_t n)
 }
 
 typedef struct cuda_ctx {
-    cudaStream_t stream;  /* the caller's: GEMMs and everything else */
-    cudaStream_t kstream; /* the sampling kernels': `side` in the forward's pipeline */
+    cudaStream_t stream;
     const ks_launch *launch;
     const ks_sink *sink;
-    cudaStream_t side;                  /* the forward's im2col stream (0: none yet) */
-    cudaEvent_t ready[2], free_[2];     /* a columns buffer written / read by its GEMMs */
-    int freed[2];                       /* free_[buf] was recorded */
 } cuda_ctx;
-
-/* --- the forward's pipeline: im2col of piece i+1 on `side` while piece i's GEMMs run ---
- * (the side stream first waits for everything before the call on the caller's stream) */
-static int pipe_start(cuda_ctx *x)
-{
-    if (x->side) return KS_OK;
-    cudaEvent_t start;
-    int rc = ks_cuda_ok(cudaStreamCreateWithFlags(&x->side, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    for (int i = 0; i < 2 && !rc; ++i) {
-        rc = ks_cuda_ok(cudaEventCreateWithFlags(&x->ready[i], cudaEventDisableTiming), "cudaEventCreate");
-        if (!rc) rc = ks_cuda_ok(cudaEventCreateWithFlags(&x->free_[i], cudaEventDisableTiming), "cudaEventCreate");
-    }
-    if (!rc) rc = ks_cuda_ok(cudaEventCreateWithFlags(&start, cudaEventDisableTiming), "cudaEventCreate");
-    if (rc) return rc;
-    rc = ks_cuda_ok(cudaEventRecord(start, x->stream), "cudaEventRecord");
-    if (!rc) rc = ks_cuda_ok(cudaStreamWaitEvent(x->side, start, 0), "cudaStreamWaitEvent");
-    cudaEventDestroy(start);
-    x->kstream = x->side;
-    return rc;
-}
-
-static int pipe_im2col_begin(void *ctx, int buf)
-{
-    cuda_ctx *x = (cuda_ctx *)ctx;
-    int rc = pipe_start(x);
-    for (int i = 0; i < 2 && !rc; ++i)
-        if ((buf < 0 || buf == i) && x->freed[i])
-            rc = ks_cuda_ok(cudaStreamWaitEvent(x->side, x->free_[i], 0), "cudaStreamWaitEvent");
-    return rc;
-}
-
-static int pipe_im2col_end(void *ctx, int buf)
-{
-    cuda_ctx *x = (cuda_ctx *)ctx;
-    const int i = buf < 0 ? 0 : buf;
-    int rc = ks_cuda_ok(cudaEventRecord(x->ready[i], x->side), "cudaEventRecord");
-    return rc ? rc : ks_cuda_ok(cudaStreamWaitEvent(x->stream, x->ready[i], 0), "cudaStreamWaitEvent");
-}
-
-static int pipe_gemm_end(void *ctx, int buf)
-{
-    cuda_ctx *x = (cuda_ctx *)ctx;
-    int rc = KS_OK;
-    for (int i = 0; i < 2 && !rc; ++i)
-        if (buf < 0 || buf == i) {
-            rc = ks_cuda_ok(cudaEventRecord(x->free_[i], x->stream), "cudaEventRecord");
-            x->freed[i] = 1;
-        }
-    return rc;
-}
-
-/* nothing runs on `side` after its last im2col, which the caller's stream waited for */
-static int pipe_end(void *ctx)
-{
-    (void)ctx;
-    return KS_OK;
-}
-
-static void pipe_free(cuda_ctx *x)
-{
-    if (!x->side) return;
-    for (int i = 0; i < 2; ++i) cudaEventDestroy(x->ready[i]), cudaEventDestroy(x->free_[i]);
-    cudaStreamDestroy(x->side); /* released once its work is done */
-    x->side = 0;
-}
 
 static unsigned grid_for(int64_t n)
 {
@@ -218,7 +148,7 @@ static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom 
     const cuda_ctx *x = (const cuda_ctx *)ctx;
     /* the backward's adds gather in shared memory first where the window fits */
     if (k == KS_DEFORM_GRAD_TAP && !record && ks_deform_tile_fits(p, g)) k = KS_DEFORM_GRAD_TILE;
-    return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->kstream);
+    return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 
 static int cu_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
@@ -270,24 +200,13 @@ static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float
                     void *stream, int backward)
 {
     cuda_ctx x;
-    memset(&x, 0, sizeof x);
-    x.stream = x.kstream = (cudaStream_t)stream;
+    x.stream = (cudaStream_t)stream;
     x.launch = launch;
     x.sink = sink;
-    ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .add_bias = cu_add_bias,
-                           .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero, .copy = cu_copy,
-                           .pieces = 1, .im2col_begin = NULL, .im2col_end = NULL, .gemm_end = NULL,
-                           .pipeline_end = NULL};
-    if (!backward) { /* the forward's pieces: KSCOPE_DEFORM_PIECES (1: no pipeline) */
-        b.pieces = ks_deform_pieces(KS_DEFORM_PIECES);
-        if (b.pieces > 1) {
-            b.im2col_begin = pipe_im2col_begin, b.im2col_end = pipe_im2col_end;
-            b.gemm_end = pipe_gemm_end, b.pipeline_end = pipe_end;
-        }
-    }
-    const int rc = backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
-    pipe_free(&x);
-    return rc;
+    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .add_bias = cu_add_bias,
+                                 .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero,
+                                 .copy = cu_copy};
+    return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
 }
 
 extern "C" int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t,

@@ -75,38 +75,6 @@ static int run_im2col(const ks_deform_backend *b, const ks_deform_params *p, con
     return b->kernel(b->ctx, p, g, record ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c, record);
 }
 
-/* The forward of images [n0, n0 + n) of a chunk into `columns` (rows x n*P): im2col (the
- * teaching kernel when `record`), then the GEMMs straight into the output's layout (one
- * per conv group and image, batched: output[n, group gr's channels] = weight_gr x the
- * image's columns of group gr), then the bias. */
-static int forward_images(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_tensors *t,
-                          const chunk_view *v, const ks_deform_geom *g, int64_t n0, int64_t n, float *columns,
-                          int record, int buf)
-{
-    ks_deform_chunk c = chunk_at(p, t, v, n0);
-    c.im2col_step = n;
-    c.columns = columns;
-    int rc = b->im2col_begin ? b->im2col_begin(b->ctx, buf) : KS_OK;
-    if (!rc) rc = run_im2col(b, p, g, &c, record);
-    if (!rc && b->im2col_end) rc = b->im2col_end(b->ctx, buf);
-    if (!rc && n0 == 0 && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g->col_numel);
-    float *out = t->output + n0 * v->out_img;
-    const int64_t n_cols = n * v->P;
-    for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-        rc = b->gemm(b->ctx, p->math, 0, 0, v->Og, v->P, v->Kg, t->weight + gr * v->Og * v->Kg, v->Kg, 0,
-                     columns + gr * v->Kg * n_cols, n_cols, v->P, 0.0f, out + gr * v->Og * v->P, v->P, v->out_img, n);
-    if (!rc && p->use_bias) rc = b->add_bias(b->ctx, out, t->bias, p->out_channels, n, v->P);
-    if (!rc && b->gemm_end) rc = b->gemm_end(b->ctx, buf);
-    return rc;
-}
-
-int ks_deform_pieces(int def)
-{
-    const char *e = getenv("KSCOPE_DEFORM_PIECES");
-    const long n = e ? strtol(e, NULL, 10) : 0;
-    return n >= 1 && n <= 64 ? (int)n : def;
-}
-
 int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
                             const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced)
 {
@@ -115,25 +83,21 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
     int rc = view(p, &v, &g);
     if (!rc) rc = check_tensors(p, t, 0);
     if (rc || p->batch == 0) return rc;
-    int buf = 0;
+    float *columns = workspace;
+    const int64_t n_cols = v.im2col_step * v.P;
     for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
-        /* a traced chunk, or one whose columns are kept, runs whole; else in pieces of
-         * `per` images, alternating between the two halves of the columns buffer */
-        const int whole = (n0 == 0 && (traced == KS_DEFORM_IM2COL || t->columns0)) || b->pieces < 2 ||
-                          v.im2col_step < 2;
-        const int64_t per = whole ? v.im2col_step : (v.im2col_step + b->pieces - 1) / b->pieces;
-        const int64_t per2 = per <= v.im2col_step / 2 ? per : v.im2col_step / 2; /* two fit in the buffer */
-        const int64_t step = whole ? v.im2col_step : per2 > 0 ? per2 : 1;
-        for (int64_t m = 0; m < v.im2col_step && !rc; m += step, buf ^= 1) {
-            const int64_t n = m + step <= v.im2col_step ? step : v.im2col_step - m;
-            float *columns = workspace + (whole ? 0 : buf * v.K * step * v.P);
-            rc = forward_images(b, p, t, &v, &g, n0 + m, n, columns, n0 == 0 && traced == KS_DEFORM_IM2COL,
-                                whole ? -1 : buf);
-        }
-    }
-    if (b->pipeline_end) {
-        const int rc2 = b->pipeline_end(b->ctx);
-        rc = rc ? rc : rc2;
+        ks_deform_chunk c = chunk_at(p, t, &v, n0);
+        c.columns = columns;
+        rc = run_im2col(b, p, &g, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
+        if (!rc && n0 == 0 && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
+        /* output[n, group gr's channels] = weight_gr x the image's columns of group gr,
+         * straight into the output's layout: one GEMM per image, batched */
+        float *out = t->output + n0 * v.out_img;
+        for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
+            rc = b->gemm(b->ctx, p->math, 0, 0, v.Og, v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
+                         columns + gr * v.Kg * n_cols, n_cols, v.P, 0.0f, out + gr * v.Og * v.P, v.P, v.out_img,
+                         v.im2col_step);
+        if (!rc && p->use_bias) rc = b->add_bias(b->ctx, out, t->bias, p->out_channels, v.im2col_step, v.P);
     }
     return rc;
 }
@@ -256,10 +220,9 @@ static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const 
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
     sim_ctx s = {.launch = launch, .sink = sink};
-    /* pieces run one after another here (no pipeline hooks): the same results */
     const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .add_bias = sim_add_bias,
                                  .gather = sim_gather, .row_sums = sim_row_sums,
-                                 .zero = sim_zero, .copy = sim_copy, .pieces = ks_deform_pieces(1)};
+                                 .zero = sim_zero, .copy = sim_copy};
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;
     float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));

@@ -29,21 +29,7 @@ typedef struct ks_deform_backend {
     int (*row_sums)(void *ctx, const float *buf, float *grad_bias, int64_t O, int64_t n);
     int (*zero)(void *ctx, float *p, int64_t n);
     int (*copy)(void *ctx, float *dst, const float *src, int64_t n);
-    /* The forward's pipeline (optional, NULL: one piece per chunk, in order): a chunk runs
-     * as `pieces` pieces, piece i's im2col into columns buffer i % 2 while piece i-1's
-     * GEMMs run. Before piece i's im2col: im2col_begin(buf) (the buffer's last GEMM has
-     * read it); after it: im2col_end(buf) (its GEMMs may start); after its GEMMs:
-     * gemm_end(buf). buf -1: a whole chunk, both buffers. pipeline_end: everything issued
-     * is ordered before what follows. */
-    int pieces;
-    int (*im2col_begin)(void *ctx, int buf);
-    int (*im2col_end)(void *ctx, int buf);
-    int (*gemm_end)(void *ctx, int buf);
-    int (*pipeline_end)(void *ctx);
 } ks_deform_backend;
-
-/* The forward's pieces per chunk: KSCOPE_DEFORM_PIECES (1..64) when set, else def. */
-int ks_deform_pieces(int def);
 
 /* The layer over backend b; `traced` names the kernel whose first-chunk launch records. */
 int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
