@@ -247,11 +247,6 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
         if tile:  # read at each launch
             os.environ["KSCOPE_DEFORM_TILE"], os.environ["KSCOPE_DEFORM_WINDOWS"] = str(tile[0]), str(tile[1])
         parts.append(f"{name} {median_ms(run, 10):.3f}")
-        if tile == (16, 4):  # the default tile without and with the warp's sums
-            for sums in (1, 2):
-                os.environ["KSCOPE_DEFORM_WARP_SUMS"] = str(sums)
-                parts.append(f"grad_tile16w4{'+warp' if sums == 2 else '-warp'} {median_ms(run, 10):.3f}")
-            os.environ.pop("KSCOPE_DEFORM_WARP_SUMS", None)
         os.environ.pop("KSCOPE_DEFORM_TILE", None)
         os.environ.pop("KSCOPE_DEFORM_WINDOWS", None)
     parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")

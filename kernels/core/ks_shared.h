@@ -112,40 +112,6 @@ KS_FN void ks_shared_atomic_add(ks_thread *t, float *p, int64_t i, float v)
 #endif
 }
 
-/* ks_shared_atomic_add with the lanes of a warp that add to the same slot summing first
- * (__match_any_sync, then a tree over the equal lanes' values by shuffles): one shared
- * atomic per distinct slot, so a float add's compare-and-swap loop does not retry for
- * the warp's own collisions. The sums come in another order (not bitwise the same as
- * ks_shared_atomic_add). The simulator has no warps: ks_shared_atomic_add there. */
-KS_FN void ks_shared_atomic_add_warp(ks_thread *t, float *p, int64_t i, float v)
-{
-#if defined(__CUDA_ARCH__)
-    (void)t;
-    const unsigned act = __activemask(), lane = threadIdx.x & 31u;
-    const unsigned peers = __match_any_sync(act, (unsigned)i);
-    const unsigned multi = __ballot_sync(act, peers != (1u << lane)); /* lanes with company */
-    if (peers == (1u << lane)) {
-        atomicAdd(p + i, v);
-        return;
-    }
-    /* Westphal's segmented tree: each round a lane adds its next higher equal lane's
-     * value; lanes with an odd rank among their equals are then done */
-    unsigned above = peers & (0xfffffffeu << lane);
-    unsigned rank = __popc(peers & ((1u << lane) - 1u));
-    const int leader = rank == 0;
-    while (__any_sync(multi, above != 0)) {
-        const int next = above ? __ffs(above) - 1 : (int)lane;
-        const float o = __shfl_sync(multi, v, next);
-        if (above) v += o;
-        above &= __ballot_sync(multi, !(rank & 1u));
-        rank >>= 1;
-    }
-    if (leader) atomicAdd(p + i, v);
-#else
-    ks_shared_atomic_add(t, p, i, v);
-#endif
-}
-
 /* A barrier arrival (recorded items only): the line and the phase it ends. */
 KS_FN void ks_probe_barrier(ks_thread *t, int line)
 {

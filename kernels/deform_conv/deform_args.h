@@ -25,7 +25,6 @@ typedef struct ks_deform_args {
     float *grad_mask;     /* coord: like mask (with a mask) */
     int64_t tile_positions; /* grad_tile: output positions per tile (a power of 2) */
     int64_t tile_windows;   /* grad_tile: channels per barrier phase, at most */
-    int64_t tile_warp_sums; /* grad_tile: a warp's adds to one window pixel summed first */
 } ks_deform_args;
 
 /* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 512 threads; its

@@ -108,9 +108,6 @@ typedef enum ks_deform_kernel {
 #define KS_DEFORM_TILE_CAP 4096
 /* grad_tile: channels per barrier phase (one window each, as many as fit) */
 #define KS_DEFORM_TILE_WINDOWS 4
-/* grad_tile: 1: a warp's adds to one window pixel are summed before the shared atomic
- * (ks_shared_atomic_add_warp); KSCOPE_DEFORM_WARP_SUMS=1 (off) or 2 (on) for measuring */
-#define KS_DEFORM_TILE_WARP_SUMS 1
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the

@@ -186,7 +186,6 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->grad_mask = c->grad_mask;
     a->tile_positions = env_choice("KSCOPE_DEFORM_TILE", 1024, 1, KS_DEFORM_TILE_POSITIONS);
     a->tile_windows = env_choice("KSCOPE_DEFORM_WINDOWS", 16, 0, KS_DEFORM_TILE_WINDOWS);
-    a->tile_warp_sums = env_choice("KSCOPE_DEFORM_WARP_SUMS", 2, 0, KS_DEFORM_TILE_WARP_SUMS + 1) - 1;
 }
 
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,

@@ -99,10 +99,8 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                     if (!((m >> (4 + k)) & 1)) continue;
                     const float d = sw[k] * top;
                     const KS_IDX off = (k >> 1) * W + (k & 1);
-                    const KS_IDX at = j * RH * RW + slot0 + (k >> 1) * RW + (k & 1);
-                    if (!((m >> (8 + k)) & 1)) ks_atomic_add_f32(grad + at0 + off, d);
-                    else if (a->tile_warp_sums) ks_shared_atomic_add_warp(t, win, at, d);
-                    else ks_shared_atomic_add(t, win, at, d);
+                    if ((m >> (8 + k)) & 1) ks_shared_atomic_add(t, win, j * RH * RW + slot0 + (k >> 1) * RW + (k & 1), d);
+                    else ks_atomic_add_f32(grad + at0 + off, d);
                     KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
                                             (b * C + c0 + j) * plane + at0 + off, b * C + c0 + j, y0 + (k >> 1),
                                             x0 + (k & 1), d, 1));
