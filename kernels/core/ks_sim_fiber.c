@@ -192,31 +192,42 @@ static const decl *decl_of(const coop *c, const void *p)
     return NULL;
 }
 
+/* The hazard state of element i of shared array `arr`, its slot marked touched in this
+ * phase (*off: its byte offset in the arena); NULL when i is outside the array (noted:
+ * the thread `verb`s, `tail` after "not made"). `what` names the call for a pointer that
+ * is not a KS_SHARED array. */
+static ks_hazard *slot_of(coop *c, const ks_thread *t, const void *arr, int64_t i, const char *what,
+                          const char *verb, const char *tail, size_t *off)
+{
+    const decl *d = decl_of(c, arr);
+    if (!d) fatal("%s of an address that is not a KS_SHARED array", what);
+    if (c->rep) c->rep->shared_accesses++;
+    if (i < 0 || (uint64_t)i >= d->bytes / 4) {
+        if (c->rep) c->rep->outside++;
+        note(c, K_OUTSIDE, "block %u phase %u: thread %u %s %s[%lld], outside the array (%zu elements; not made%s)",
+             t->block_idx.x, c->phase, t->thread_idx.x, verb, d->name, (long long)i, d->bytes / 4, tail);
+        return NULL;
+    }
+    *off = d->off + (size_t)i * 4;
+    ks_hazard *h = &c->sh[*off / 4];
+    if (h->phase != c->phase + 1) c->touched[c->ntouched++] = (uint16_t)(*off / 4); /* first touch this phase */
+    return h;
+}
+
 int ks_sim_shared_atomic(const ks_thread *t, const void *arr, int64_t i)
 {
     coop *c = g_coop;
     if (!c) fatal("a shared-memory atomic in a kernel launched without ks_sim_launch_coop");
-    const decl *d = decl_of(c, arr);
-    if (!d) fatal("ks_shared_atomic_add of an address that is not a KS_SHARED array");
-    ks_sim_report *r = c->rep;
-    const uint32_t me = t->thread_idx.x;
-    if (r) r->shared_accesses++;
-    if (i < 0 || (uint64_t)i >= d->bytes / 4) {
-        if (r) r->outside++;
-        note(c, K_OUTSIDE, "block %u phase %u: thread %u adds to %s[%lld], outside the array (%zu elements; not made)",
-             t->block_idx.x, c->phase, me, d->name, (long long)i, d->bytes / 4);
-        return 0;
-    }
-    const size_t off = d->off + (size_t)i * 4;
-    ks_hazard *h = &c->sh[off / 4];
-    if (h->phase != c->phase + 1) c->touched[c->ntouched++] = (uint16_t)(off / 4); /* first touch this phase */
+    size_t off;
+    ks_hazard *h = slot_of(c, t, arr, i, "ks_shared_atomic_add", "adds to", "", &off);
+    if (!h) return 0;
     c->seq++;
-    if (!ks_hazard_atomic(h, c->phase, me) || !r) return 1;
-    r->races++;
+    if (!ks_hazard_atomic(h, c->phase, t->thread_idx.x) || !c->rep) return 1;
+    c->rep->races++;
     char slot[96];
     slot_name(c, off, slot, sizeof slot);
     note(c, K_RACE, "block %u phase %u: thread %u adds atomically to %s, which another thread reads or writes "
-         "plainly with no barrier between", t->block_idx.x, c->phase, me, slot);
+         "plainly with no barrier between", t->block_idx.x, c->phase, t->thread_idx.x, slot);
     return 1;
 }
 
@@ -224,21 +235,12 @@ int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int wri
 {
     coop *c = g_coop;
     if (!c) fatal("a shared-memory access in a kernel launched without ks_sim_launch_coop");
-    const decl *d = decl_of(c, arr);
-    if (!d) fatal("ks_shared_%s of an address that is not a KS_SHARED array", write ? "store" : "load");
+    size_t off;
+    ks_hazard *h = slot_of(c, t, arr, i, write ? "ks_shared_store" : "ks_shared_load", write ? "writes" : "reads",
+                           write ? "" : ", it reads 0", &off);
+    if (!h) return 0;
     ks_sim_report *r = c->rep;
     const uint32_t me = t->thread_idx.x;
-    if (r) r->shared_accesses++;
-    if (i < 0 || (uint64_t)i >= d->bytes / 4) {
-        if (r) r->outside++;
-        note(c, K_OUTSIDE, "block %u phase %u: thread %u %s %s[%lld], outside the array (%zu elements; not made%s)",
-             t->block_idx.x, c->phase, me, write ? "writes" : "reads", d->name, (long long)i, d->bytes / 4,
-             write ? "" : ", it reads 0");
-        return 0;
-    }
-    const size_t off = d->off + (size_t)i * 4;
-    ks_hazard *h = &c->sh[off / 4];
-    if (h->phase != c->phase + 1) c->touched[c->ntouched++] = (uint16_t)(off / 4); /* first touch this phase */
     const int race = ks_hazard_access(h, c->phase, me, write, c->seq++);
     if (!race || !r) return 1;
     r->races++;

@@ -49,6 +49,47 @@ KS_FN KS_VARIANT(ks_deform_tap) KS_VARIANT(ks_deform_tap_read)(ks_thread *t, con
     return s;
 }
 
+/* What the backward needs of a sample for every channel: the corners the derivative reads
+ * (bits 0-3 of m: inside the coordinate box and the image) and those col2im adds to (bits
+ * 4-7, with their scatter weights sw), the fractions lh, lw, the blend weights pl.w, the
+ * top-left corner (y0, x0) and its place at0 in a plane (corner k at at0 + (k>>1)*W +
+ * (k&1)). `active` 0: a tile's idle thread, nothing read or added. */
+typedef struct KS_VARIANT(ks_deform_corners) {
+    ks_bilinear pl;
+    float sw[4], lh, lw;
+    KS_IDX y0, x0, at0;
+    int in_box, coord_box, m;
+} KS_VARIANT(ks_deform_corners);
+
+KS_FN KS_VARIANT(ks_deform_corners) KS_VARIANT(ks_deform_corners_of)(const ks_deform_args *a,
+                                                                    const KS_VARIANT(ks_deform_tap) *s, int active)
+{
+    const KS_IDX H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    KS_VARIANT(ks_deform_corners) c;
+    c.in_box = active && ks_deform_in_box(s->y, s->x, H, W);
+    c.coord_box = active && ks_deform_coord_box(s->y, s->x, H, W, a->semantics);
+    /* read where the derivative needs them (a superset of the box) */
+    const float fy = c.coord_box ? floorf(s->y) : 0.0f, fx = c.coord_box ? floorf(s->x) : 0.0f;
+    c.lh = s->y - fy, c.lw = s->x - fx;
+    c.y0 = (KS_IDX)fy, c.x0 = (KS_IDX)fx;
+    c.at0 = c.y0 * W + c.x0;
+    c.m = 0;
+    ks_deform_place(H, W, s->y, s->x, &c.pl);
+    for (int k = 0; k < 4; ++k) {
+        int in = 0;
+        c.sw[k] = c.in_box ? ks_deform_scatter_weight(s->y, s->x, c.y0, c.x0, k, H, W, &in) : 0.0f;
+        c.m |= c.coord_box && ks_deform_corner_in(c.y0, c.x0, k, H, W) ? 1 << k : 0;
+        c.m |= in ? 16 << k : 0;
+    }
+    return c;
+}
+
+/* The corners' values in plane `im` (0 where bit k of m is clear). */
+KS_FN void KS_VARIANT(ks_deform_corner_values)(const float *im, KS_IDX at0, KS_IDX W, int m, float v[4])
+{
+    for (int k = 0; k < 4; ++k) v[k] = (m >> k) & 1 ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
+}
+
 /* Writes a sample's gradients: grad_offset (dy, dx) and, with a mask, grad_mask. */
 KS_FN void KS_VARIANT(ks_deform_tap_write)(ks_thread *t, const ks_deform_args *a, const KS_VARIANT(ks_deform_tap) *s,
                                            KS_IDX tap, KS_IDX h_col, KS_IDX w_col, float gy, float gx, float gm)
@@ -130,25 +171,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
         const KS_IDX tap = (index / P) % kk, g = (index / P / kk) % G, b = index / P / kk / G;
         KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, b, g, tap, h_col, w_col, 0, 0, 0));
         const KS_VARIANT(ks_deform_tap) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
-        const int in_box = ks_deform_in_box(s.y, s.x, H, W);
-        const int coord_box = ks_deform_coord_box(s.y, s.x, H, W, a->semantics);
-        /* the corners: read where the derivative needs them (a superset of the box) */
-        const float fy = coord_box ? floorf(s.y) : 0.0f, fx = coord_box ? floorf(s.x) : 0.0f;
-        const float lh = s.y - fy, lw = s.x - fx;
-        const KS_IDX y0 = (KS_IDX)fy, x0 = (KS_IDX)fx;
-        KS_IDX at[4];
-        int read = 0, add = 0;
-        float bw[4], sw[4]; /* blend weights (the mask gradient), scatter weights (col2im) */
-        ks_bilinear pl;
-        ks_deform_place(H, W, s.y, s.x, &pl);
-        for (int k = 0; k < 4; ++k) {
-            at[k] = (y0 + (k >> 1)) * W + x0 + (k & 1);
-            read |= coord_box && ks_deform_corner_in(y0, x0, k, H, W) ? 1 << k : 0;
-            int in = 0;
-            sw[k] = in_box ? ks_deform_scatter_weight(s.y, s.x, y0, x0, k, H, W, &in) : 0.0f;
-            add |= in ? 1 << k : 0;
-            bw[k] = pl.w[k];
-        }
+        const KS_VARIANT(ks_deform_corners) cr = KS_VARIANT(ks_deform_corners_of)(a, &s, 1);
         float gy = 0.0f, gx = 0.0f, gm = 0.0f;
         for (KS_IDX cnt = 0; cnt < cpg; ++cnt) {
             const KS_IDX c = g * cpg + cnt;
@@ -159,18 +182,20 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
             KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,
                                    c * kk + tap, b * P + q, cv));
             float v[4];
-            for (int k = 0; k < 4; ++k) v[k] = (read >> k) & 1 ? im[at[k]] : 0.0f;
-            const float top = ks_deform_grad_channel(v, bw, lh, lw, cv, s.m, a->use_mask, coord_box, in_box, &gy,
-                                                     &gx, &gm);
+            KS_VARIANT(ks_deform_corner_values)(im, cr.at0, W, cr.m, v);
+            const float top = ks_deform_grad_channel(v, cr.pl.w, cr.lh, cr.lw, cv, s.m, a->use_mask, cr.coord_box,
+                                                     cr.in_box, &gy, &gx, &gm);
             for (int k = 0; k < 4; ++k) {
-                if (!((add >> k) & 1)) continue;
-                const float d = sw[k] * top;
-                ks_atomic_add_f32(grad + at[k], d);
+                if (!((cr.m >> (4 + k)) & 1)) continue;
+                const float d = cr.sw[k] * top;
+                const KS_IDX at = cr.at0 + (k >> 1) * W + (k & 1);
+                ks_atomic_add_f32(grad + at, d);
                 KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
-                                        (b * C + c) * H * W + at[k], b * C + c, y0 + (k >> 1), x0 + (k & 1), d, 1));
+                                        (b * C + c) * H * W + at, b * C + c, cr.y0 + (k >> 1), cr.x0 + (k & 1), d, 1));
             }
             KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
-                                     pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(bw, v), pl.flags));
+                                     cr.pl.w[0], cr.pl.w[1], cr.pl.w[2], cr.pl.w[3], ks_deform_blend(cr.pl.w, v),
+                                     cr.pl.flags));
         }
         KS_VARIANT(ks_deform_tap_write)(t, a, &s, tap, h_col, w_col, gy, gx, gm);
     }

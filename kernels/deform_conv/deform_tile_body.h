@@ -56,28 +56,15 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                                    b, g, tap, h_col, w_col, 0, 0, 0));
         }
         for (KS_IDX i = me; i < NWIN * RH * RW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
-        /* the sample's geometry, as grad_tap's; a corner k sits at at0 + (k>>1)*W + (k&1) in
-         * the plane and slot0 + (k>>1)*RW + (k&1) in a window. m: bits 0-3 the corners
-         * the derivative reads, 4-7 those col2im adds to, 8-11 those inside the window */
+        /* the sample's corners, as grad_tap's (ks_deform_corners_of); bits 8-11 of m: the
+         * corners inside the window, corner k at slot0 + (k>>1)*RW + (k&1) there */
         KS_VARIANT(ks_deform_tap) s = {0, 0, 0, 0.0f, 0.0f, 1.0f};
         if (active) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
-        const int in_box = active && ks_deform_in_box(s.y, s.x, H, W);
-        const int coord_box = active && ks_deform_coord_box(s.y, s.x, H, W, a->semantics);
-        const float fy = coord_box ? floorf(s.y) : 0.0f, fx = coord_box ? floorf(s.x) : 0.0f;
-        const float lh = s.y - fy, lw = s.x - fx;
-        const KS_IDX y0 = (KS_IDX)fy, x0 = (KS_IDX)fx;
-        const KS_IDX at0 = y0 * W + x0, slot0 = (y0 - ry0) * RW + (x0 - rx0);
-        int m = 0;
-        float sw[4];
-        ks_bilinear pl;
-        ks_deform_place(H, W, s.y, s.x, &pl);
+        KS_VARIANT(ks_deform_corners) cr = KS_VARIANT(ks_deform_corners_of)(a, &s, active);
+        const KS_IDX slot0 = (cr.y0 - ry0) * RW + (cr.x0 - rx0);
         for (int k = 0; k < 4; ++k) {
-            const KS_IDX yy = y0 + (k >> 1), xx = x0 + (k & 1);
-            int in = 0;
-            sw[k] = in_box ? ks_deform_scatter_weight(s.y, s.x, y0, x0, k, H, W, &in) : 0.0f;
-            m |= coord_box && ks_deform_corner_in(y0, x0, k, H, W) ? 1 << k : 0;
-            m |= in ? 16 << k : 0;
-            m |= yy >= ry0 && yy < ry0 + RH && xx >= rx0 && xx < rx0 + RW ? 256 << k : 0;
+            const KS_IDX yy = cr.y0 + (k >> 1), xx = cr.x0 + (k & 1);
+            cr.m |= yy >= ry0 && yy < ry0 + RH && xx >= rx0 && xx < rx0 + RW ? 256 << k : 0;
         }
         ks_syncthreads(t); /* the windows are zero */
         float gy = 0.0f, gx = 0.0f, gm = 0.0f;
@@ -92,21 +79,22 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                 KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, colp - a->col_in, 0,
                                        (c0 + j) * kk + tap, b * P + q, cv));
                 float v[4];
-                for (int k = 0; k < 4; ++k) v[k] = (m >> k) & 1 ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
-                const float top = ks_deform_grad_channel(v, pl.w, lh, lw, cv, s.m, a->use_mask, coord_box, in_box,
-                                                         &gy, &gx, &gm);
+                KS_VARIANT(ks_deform_corner_values)(im, cr.at0, W, cr.m, v);
+                const float top = ks_deform_grad_channel(v, cr.pl.w, cr.lh, cr.lw, cv, s.m, a->use_mask, cr.coord_box,
+                                                         cr.in_box, &gy, &gx, &gm);
                 for (int k = 0; k < 4; ++k) {
-                    if (!((m >> (4 + k)) & 1)) continue;
-                    const float d = sw[k] * top;
+                    if (!((cr.m >> (4 + k)) & 1)) continue;
+                    const float d = cr.sw[k] * top;
                     const KS_IDX off = (k >> 1) * W + (k & 1);
-                    if ((m >> (8 + k)) & 1) ks_shared_atomic_add(t, win, j * RH * RW + slot0 + (k >> 1) * RW + (k & 1), d);
-                    else ks_atomic_add_f32(grad + at0 + off, d);
+                    if ((cr.m >> (8 + k)) & 1) ks_shared_atomic_add(t, win, j * RH * RW + slot0 + (k >> 1) * RW + (k & 1), d);
+                    else ks_atomic_add_f32(grad + cr.at0 + off, d);
                     KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
-                                            (b * C + c0 + j) * plane + at0 + off, b * C + c0 + j, y0 + (k >> 1),
-                                            x0 + (k & 1), d, 1));
+                                            (b * C + c0 + j) * plane + cr.at0 + off, b * C + c0 + j, cr.y0 + (k >> 1),
+                                            cr.x0 + (k & 1), d, 1));
                 }
                 KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c0 + j, s.y, s.x,
-                                         pl.w[0], pl.w[1], pl.w[2], pl.w[3], ks_deform_blend(pl.w, v), pl.flags));
+                                         cr.pl.w[0], cr.pl.w[1], cr.pl.w[2], cr.pl.w[3], ks_deform_blend(cr.pl.w, v),
+                                         cr.pl.flags));
             }
             ks_syncthreads(t); /* every add of these channels is in their windows */
             /* the windows' touched pixels to global memory, four at a time (only in-image
