@@ -261,6 +261,50 @@ START_TEST(plain_and_traced_outputs_are_bitwise_equal)
 }
 END_TEST
 
+/* The 3x3 stride-1 dilation-1 layer runs its own instance of the bodies (sizes as
+ * constants, ks_im2col_is_unit3). On random sizes, pads 0-3 and looping launches:
+ * im2col equals the reference exactly; col2im equals, bit for bit, a float sum written
+ * here in the documented order (taps from (2, 2) down, +0.0f for a tap outside), and the
+ * traced instance computes the same. */
+START_TEST(unit3_layer_matches_reference_bitwise)
+{
+    uint64_t s = 3313;
+    for (int k = 0; k < 60; ++k) {
+        ks_im2col_params p = {.batch = tu_int(&s, 1, 3), .channels = tu_int(&s, 1, 5), .height = tu_int(&s, 1, 17),
+                              .width = tu_int(&s, 1, 19), .kernel_h = 3, .kernel_w = 3, .pad_h = tu_int(&s, 0, 3),
+                              .pad_w = tu_int(&s, 0, 3), .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                              .dilation_w = 1};
+        ks_im2col_geom g;
+        if (ks_im2col_geometry(&p, &g) != KS_OK) continue; /* a window larger than the padded image */
+        const ks_launch l = tu_launch((int)tu_int(&s, 1, 96), tu_int(&s, 0, 2) == 0 ? 2 : -1);
+        expect_im2col_matches(&p, l, (uint64_t)k + 5);
+        float *cols = tu_random(&s, g.columns_numel);
+        float *out = malloc((size_t)g.image_numel * 4), *traced = malloc((size_t)g.image_numel * 4);
+        ks_sink *sink = ks_host_sink_create(0, ks_filter_all());
+        ck_assert_int_eq(ks_col2im_sim(&p, cols, out, &l, NULL), KS_OK);
+        ck_assert_int_eq(ks_col2im_sim(&p, cols, traced, &l, sink), KS_OK);
+        ck_assert_mem_eq(out, traced, (size_t)g.image_numel * 4);
+        const int64_t H = p.height, W = p.width, Ho = g.height_col, Wo = g.width_col;
+        for (int64_t plane = 0; plane < p.batch * p.channels; ++plane)
+            for (int64_t y = 0; y < H; ++y)
+                for (int64_t x = 0; x < W; ++x) {
+                    float want = 0.0f;
+                    for (int64_t i = 2; i >= 0; --i)
+                        for (int64_t j = 2; j >= 0; --j) {
+                            const int64_t oy = y + p.pad_h - i, ox = x + p.pad_w - j;
+                            const int in = oy >= 0 && oy < Ho && ox >= 0 && ox < Wo;
+                            want += in ? cols[((plane * 9 + i * 3 + j) * Ho + oy) * Wo + ox] : 0.0f;
+                        }
+                    const float got = out[(plane * H + y) * W + x];
+                    ck_assert_msg(memcmp(&got, &want, 4) == 0, "geometry %d plane %lld (%lld, %lld): %a, want %a", k,
+                                  (long long)plane, (long long)y, (long long)x, got, want);
+                }
+        ks_host_sink_free(sink);
+        free(cols), free(out), free(traced);
+    }
+}
+END_TEST
+
 /* one block of 32 threads: each thread loops over many work items */
 START_TEST(tiny_grid_and_block_caps_loop_threads)
 {
@@ -300,6 +344,7 @@ int main(void)
     tcase_add_test(tc, output_size_truncates_toward_zero);
     tcase_add_test(tc, geometry_rejects_bad_parameters);
     tcase_add_test(tc, plain_and_traced_outputs_are_bitwise_equal);
+    tcase_add_test(tc, unit3_layer_matches_reference_bitwise);
     tcase_add_test(tc, tiny_grid_and_block_caps_loop_threads);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

@@ -16,6 +16,23 @@ typedef struct ks_im2col_args {
     float *dst;       /* im2col: columns;          col2im: output [N,C,H,W] */
 } ks_im2col_args;
 
+/* The common layer - a 3x3 window, stride 1, dilation 1 - gets its own instance of the
+ * im2col and col2im bodies: they pass these sizes as constants, so the compiler unrolls
+ * the taps and drops the stride and dilation bookkeeping (for col2im, the remainders that
+ * are always 0). Same source and same arithmetic, so the same results bit for bit. Build
+ * with -DKS_IM2COL_UNIT3=0 to time the general instance alone. */
+#ifndef KS_IM2COL_UNIT3
+#define KS_IM2COL_UNIT3 1
+#endif
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int ks_im2col_is_unit3(const ks_im2col_args *a)
+{
+    return KS_IM2COL_UNIT3 && a->kernel_h == 3 && a->kernel_w == 3 && a->stride_h == 1 && a->stride_w == 1 &&
+           a->dilation_h == 1 && a->dilation_w == 1;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif

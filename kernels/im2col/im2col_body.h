@@ -21,17 +21,17 @@
  * three at a time (a 3-wide row, the common one, in one step): the loads first, then the
  * stores (a store between two loads would make the second wait: the compiler cannot move
  * a load above a store that may alias it). */
-KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, KS_IDX n,
+KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
+                                      const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw, KS_IDX n,
                                       KS_IDX c_im, KS_IDX h_col, KS_IDX w_col, const int probing)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
-    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, taps = kh * kw;
-    const KS_IDX dh = (KS_IDX)a->dilation_h, dw = (KS_IDX)a->dilation_w;
+    const KS_IDX taps = kh * kw;
     const KS_IDX c_index = n * C + c_im; /* the image plane */
     KS_ITEM_PROBE(ks_probe_fields(t, KS_IM2COL_SITE_WORK, n, c_im, h_col, w_col, 0, 0, 0, 0));
-    const KS_IDX h_off = h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h;
-    const KS_IDX w_off = w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w;
+    const KS_IDX h_off = h_col * sh - (KS_IDX)a->pad_h;
+    const KS_IDX w_off = w_col * sw - (KS_IDX)a->pad_w;
     const float *im = a->src + c_index * H * W;
     float *col = a->dst + (n * C + c_im) * taps * HoWo + h_col * Wo + w_col;
     float *out = col; /* the next tap's entry */
@@ -60,8 +60,10 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, KS_
 }
 
 /* im2col: one work item per (n, c_im, h_col, w_col), w_col fastest; column writes are
- * coalesced across neighbouring threads. */
-KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
+ * coalesced across neighbouring threads. The window's sizes come as arguments so that
+ * ks_im2col_body can pass the common ones as constants (ks_im2col_is_unit3). */
+KS_FN void KS_VARIANT(ks_im2col_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
+                                       const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw)
 {
     const KS_IDX C = (KS_IDX)a->channels, Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
     const KS_IDX n_work = (KS_IDX)a->batch * C * Ho * Wo;
@@ -72,10 +74,19 @@ KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
     KS_VARIANT(ks_walk_start)(&at, index, grid_stride, Wo, Ho, C);
     for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
         if (KS_TRACED && ks_probe_start(t, index, iter))
-            KS_VARIANT(ks_im2col_item)(t, a, at.d[3], at.d[2], at.d[1], at.d[0], 1);
+            KS_VARIANT(ks_im2col_item)(t, a, kh, kw, sh, sw, dh, dw, at.d[3], at.d[2], at.d[1], at.d[0], 1);
         else
-            KS_VARIANT(ks_im2col_item)(t, a, at.d[3], at.d[2], at.d[1], at.d[0], 0);
+            KS_VARIANT(ks_im2col_item)(t, a, kh, kw, sh, sw, dh, dw, at.d[3], at.d[2], at.d[1], at.d[0], 0);
     }
+}
+
+KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
+{
+    if (ks_im2col_is_unit3(a))
+        KS_VARIANT(ks_im2col_items)(t, a, 3, 3, 1, 1, 1, 1);
+    else
+        KS_VARIANT(ks_im2col_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
+                                    (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);
 }
 
 /* One col2im item (n, c_im, h, w): the sum of every column entry that im2col copied from
@@ -85,14 +96,13 @@ KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
  * position as a quotient and remainder by the stride that a step of the dilation
  * advances without dividing. A row of taps goes four at a time, loads before adds (a
  * missing tap adds +0.0f, which leaves a sum that started at +0.0f bitwise unchanged). */
-KS_FN void KS_VARIANT(ks_col2im_item)(ks_thread *t, const ks_im2col_args *a, KS_IDX index, KS_IDX n, KS_IDX c_im,
-                                      KS_IDX h, KS_IDX w, const int probing)
+KS_FN void KS_VARIANT(ks_col2im_item)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
+                                      const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw, KS_IDX index,
+                                      KS_IDX n, KS_IDX c_im, KS_IDX h, KS_IDX w, const int probing)
 {
     const KS_IDX C = (KS_IDX)a->channels;
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
-    const KS_IDX kh = (KS_IDX)a->kernel_h, kw = (KS_IDX)a->kernel_w, taps = kh * kw;
-    const KS_IDX sh = (KS_IDX)a->stride_h, sw = (KS_IDX)a->stride_w;
-    const KS_IDX dh = (KS_IDX)a->dilation_h, dw = (KS_IDX)a->dilation_w;
+    const KS_IDX taps = kh * kw;
     const KS_IDX h_im = h + (KS_IDX)a->pad_h, w_im = w + (KS_IDX)a->pad_w; /* in the padded image */
     KS_ITEM_PROBE({
         const KS_IDX ext_h = (kh - 1) * dh + 1, ext_w = (kw - 1) * dw + 1;
@@ -140,8 +150,9 @@ KS_FN void KS_VARIANT(ks_col2im_item)(ks_thread *t, const ks_im2col_args *a, KS_
 
 /* col2im in the gather form: one work item per image element (n, c_im, h, w), w fastest.
  * Each thread owns its output element, so there are no atomics and the sum order is
- * deterministic. */
-KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
+ * deterministic. Window sizes as arguments, as ks_im2col_items. */
+KS_FN void KS_VARIANT(ks_col2im_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
+                                       const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX n_work = (KS_IDX)a->batch * C * H * W;
@@ -152,10 +163,19 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
     KS_VARIANT(ks_walk_start)(&at, index, grid_stride, W, H, C);
     for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
         if (KS_TRACED && ks_probe_start(t, index, iter))
-            KS_VARIANT(ks_col2im_item)(t, a, index, at.d[3], at.d[2], at.d[1], at.d[0], 1);
+            KS_VARIANT(ks_col2im_item)(t, a, kh, kw, sh, sw, dh, dw, index, at.d[3], at.d[2], at.d[1], at.d[0], 1);
         else
-            KS_VARIANT(ks_col2im_item)(t, a, index, at.d[3], at.d[2], at.d[1], at.d[0], 0);
+            KS_VARIANT(ks_col2im_item)(t, a, kh, kw, sh, sw, dh, dw, index, at.d[3], at.d[2], at.d[1], at.d[0], 0);
     }
+}
+
+KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
+{
+    if (ks_im2col_is_unit3(a))
+        KS_VARIANT(ks_col2im_items)(t, a, 3, 3, 1, 1, 1, 1);
+    else
+        KS_VARIANT(ks_col2im_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
+                                    (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);
 }
 
 /* col2im in the scatter form (--algorithm scatter): one work item per columns element
