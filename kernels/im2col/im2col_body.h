@@ -17,13 +17,16 @@
 #include "im2col_args.h"
 
 /* One im2col item (n, c_im, h_col, w_col): the kh*kw taps of its window into kh*kw rows
- * of the columns matrix (Ho*Wo apart), 0 for taps in the padding. A row of taps goes
- * three at a time (a 3-wide row, the common one, in one step): the loads first, then the
- * stores (a store between two loads would make the second wait: the compiler cannot move
- * a load above a store that may alias it). */
+ * of the columns matrix (Ho*Wo apart), 0 for taps in the padding. The taps go in blocks
+ * of `block_rows` rows (1, or 3 for the 3x3 instance: the whole window in one step) by 3
+ * taps: the block's loads first, then its stores in tap order (a store between two loads
+ * would make the second wait: the compiler cannot move a load above a store that may
+ * alias it). Three rows at once in the general instance, or with probes, would spill
+ * registers. */
 KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
-                                      const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw, KS_IDX n,
-                                      KS_IDX c_im, KS_IDX h_col, KS_IDX w_col, const int probing)
+                                      const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw,
+                                      const KS_IDX block_rows, KS_IDX n, KS_IDX c_im, KS_IDX h_col, KS_IDX w_col,
+                                      const int probing)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
@@ -34,27 +37,32 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
     const KS_IDX w_off = w_col * sw - (KS_IDX)a->pad_w;
     const float *im = a->src + c_index * H * W;
     float *col = a->dst + (n * C + c_im) * taps * HoWo + h_col * Wo + w_col;
-    float *out = col; /* the next tap's entry */
-    for (KS_IDX i = 0; i < kh; ++i) {
-        const KS_IDX h = h_off + i * dh;
-        const int row_in = h >= 0 && h < H;
-        const float *src = im + (row_in ? h * W : 0);
+    for (KS_IDX i0 = 0; i0 < kh; i0 += block_rows) {
         for (KS_IDX j0 = 0; j0 < kw; j0 += 3) {
-            float v[3];
-            for (int u = 0; u < 3; ++u) {
-                const KS_IDX w = w_off + (j0 + u) * dw;
-                v[u] = j0 + u < kw && row_in && w >= 0 && w < W ? src[w] : 0.0f;
+            float v[3][3];
+            for (int r = 0; r < 3; ++r) {
+                const KS_IDX h = h_off + (i0 + r) * dh;
+                const int row_in = r < block_rows && i0 + r < kh && h >= 0 && h < H;
+                for (int u = 0; u < 3; ++u) {
+                    const KS_IDX w = w_off + (j0 + u) * dw;
+                    v[r][u] = row_in && j0 + u < kw && w >= 0 && w < W ? im[h * W + w] : 0.0f;
+                }
             }
-            for (int u = 0; u < 3 && j0 + u < kw; ++u, out += HoWo) {
-                const KS_IDX tap = i * kw + j0 + u, w = w_off + (j0 + u) * dw;
-                *out = v[u];
-                KS_ITEM_PROBE(ks_probe_read(t, KS_IM2COL_SITE_READ, KS_IM2COL_T_INPUT, (int)tap,
-                                            row_in && w >= 0 && w < W ? (int64_t)c_index * H * W + h * W + w : -1,
-                                            c_index, h, w, v[u]));
-                KS_ITEM_PROBE(ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_IM2COL_T_COLUMNS, (int)tap,
-                                             (int64_t)(col - a->dst) + (int64_t)tap * HoWo, n, c_im * taps + tap,
-                                             h_col * Wo + w_col, v[u], 0));
-            }
+            for (int r = 0; r < 3; ++r)
+                for (int u = 0; u < 3; ++u) {
+                    if (r >= block_rows || i0 + r >= kh || j0 + u >= kw) continue;
+                    const KS_IDX tap = (i0 + r) * kw + j0 + u;
+                    col[tap * HoWo] = v[r][u];
+                    KS_ITEM_PROBE({
+                        const KS_IDX h = h_off + (i0 + r) * dh, w = w_off + (j0 + u) * dw;
+                        const int in = h >= 0 && h < H && w >= 0 && w < W;
+                        ks_probe_read(t, KS_IM2COL_SITE_READ, KS_IM2COL_T_INPUT, (int)tap,
+                                      in ? (int64_t)c_index * H * W + h * W + w : -1, c_index, h, w, v[r][u]);
+                        ks_probe_write(t, KS_IM2COL_SITE_WRITE, KS_IM2COL_T_COLUMNS, (int)tap,
+                                       (int64_t)(col - a->dst) + (int64_t)tap * HoWo, n, c_im * taps + tap,
+                                       h_col * Wo + w_col, v[r][u], 0);
+                    });
+                }
         }
     }
 }
@@ -63,7 +71,8 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
  * coalesced across neighbouring threads. The window's sizes come as arguments so that
  * ks_im2col_body can pass the common ones as constants (ks_im2col_is_unit3). */
 KS_FN void KS_VARIANT(ks_im2col_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
-                                       const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw)
+                                       const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw,
+                                       const KS_IDX block_rows)
 {
     const KS_IDX C = (KS_IDX)a->channels, Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
     const KS_IDX n_work = (KS_IDX)a->batch * C * Ho * Wo;
@@ -74,19 +83,19 @@ KS_FN void KS_VARIANT(ks_im2col_items)(ks_thread *t, const ks_im2col_args *a, co
     KS_VARIANT(ks_walk_start)(&at, index, grid_stride, Wo, Ho, C);
     for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
         if (KS_TRACED && ks_probe_start(t, index, iter))
-            KS_VARIANT(ks_im2col_item)(t, a, kh, kw, sh, sw, dh, dw, at.d[3], at.d[2], at.d[1], at.d[0], 1);
+            KS_VARIANT(ks_im2col_item)(t, a, kh, kw, sh, sw, dh, dw, 1, at.d[3], at.d[2], at.d[1], at.d[0], 1);
         else
-            KS_VARIANT(ks_im2col_item)(t, a, kh, kw, sh, sw, dh, dw, at.d[3], at.d[2], at.d[1], at.d[0], 0);
+            KS_VARIANT(ks_im2col_item)(t, a, kh, kw, sh, sw, dh, dw, block_rows, at.d[3], at.d[2], at.d[1], at.d[0], 0);
     }
 }
 
 KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
 {
     if (ks_im2col_is_unit3(a))
-        KS_VARIANT(ks_im2col_items)(t, a, 3, 3, 1, 1, 1, 1);
+        KS_VARIANT(ks_im2col_items)(t, a, 3, 3, 1, 1, 1, 1, 3);
     else
         KS_VARIANT(ks_im2col_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
-                                    (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);
+                                    (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w, 1);
 }
 
 /* One col2im item (n, c_im, h, w): the sum of every column entry that im2col copied from
