@@ -41,8 +41,8 @@ static float *run_cuda(int col2im, const ks_im2col_params *p, const float *src, 
     return out;
 }
 
-static void expect_same_on_gpu(int col2im, const ks_im2col_params *p, ks_launch l, uint64_t seed,
-                               int traced)
+static void expect_same_on_gpu_filtered(int col2im, const ks_im2col_params *p, ks_launch l, uint64_t seed,
+                                        int traced, ks_filter filter)
 {
     ks_im2col_geom g;
     uint64_t s = seed;
@@ -52,8 +52,8 @@ static void expect_same_on_gpu(int col2im, const ks_im2col_params *p, ks_launch 
     float *src = tu_random(&s, n_src);
     float *sim = malloc((size_t)n_dst * 4);
     double *ref = malloc((size_t)n_dst * 8);
-    ks_sink *sim_sink = traced ? ks_host_sink_create(0, ks_filter_all()) : NULL;
-    ks_sink *gpu_sink = traced ? ks_host_sink_create(0, ks_filter_all()) : NULL;
+    ks_sink *sim_sink = traced ? ks_host_sink_create(0, filter) : NULL;
+    ks_sink *gpu_sink = traced ? ks_host_sink_create(0, filter) : NULL;
     ck_assert_int_eq(col2im ? ks_col2im_sim(p, src, sim, &l, sim_sink)
                             : ks_im2col_sim(p, src, sim, &l, sim_sink), KS_OK);
     const unsigned long long cap = (unsigned long long)n_dst * (2 + (unsigned long long)(p->kernel_h * p->kernel_w) * 2);
@@ -82,6 +82,11 @@ static void expect_same_on_gpu(int col2im, const ks_im2col_params *p, ks_launch 
     free(src), free(sim), free(ref), free(gpu);
 }
 
+static void expect_same_on_gpu(int col2im, const ks_im2col_params *p, ks_launch l, uint64_t seed, int traced)
+{
+    expect_same_on_gpu_filtered(col2im, p, l, seed, traced, ks_filter_all());
+}
+
 START_TEST(cuda_plain_matches_simulator_and_reference)
 {
     uint64_t s = 900;
@@ -107,6 +112,25 @@ START_TEST(cuda_traced_events_equal_simulator_events)
         ks_launch l = tu_launch((int)tu_int(&s, 1, 256), tu_int(&s, 0, 1) ? 3 : -1);
         expect_same_on_gpu(k % 2, &p, l, (uint64_t)k + 50, 1);
     }
+}
+END_TEST
+
+/* The 3x3 stride-1 instance traced (random geometries hardly ever draw it), recording
+ * everything, blocks 2-4 only, every third item, and nothing: a traced block whose
+ * filter passes none of its items runs the plain body, and must record nothing and
+ * compute the same. */
+START_TEST(cuda_traced_unit3_and_filters_equal_simulator)
+{
+    const ks_im2col_params p = {.batch = 2, .channels = 3, .height = 13, .width = 11, .kernel_h = 3, .kernel_w = 3,
+                                .pad_h = 1, .pad_w = 0, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+                                .dilation_w = 1};
+    ks_filter f[4] = {ks_filter_all(), ks_filter_all(), ks_filter_all(), ks_filter_all()};
+    f[1].block_lo = 2, f[1].block_hi = 5;
+    f[2].every = 3;
+    f[3].index_hi = 0;
+    for (int k = 0; k < 16; ++k) /* im2col and col2im; the default grid, and 2 blocks of 32 that loop */
+        expect_same_on_gpu_filtered(k % 2, &p, k / 2 % 2 ? tu_launch(32, 2) : tu_launch(64, -1), (uint64_t)k + 70, 1,
+                                    f[k / 4]);
 }
 END_TEST
 
@@ -243,6 +267,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, cuda_plain_matches_simulator_and_reference);
     tcase_add_test(tc, cuda_traced_events_equal_simulator_events);
+    tcase_add_test(tc, cuda_traced_unit3_and_filters_equal_simulator);
     tcase_add_test(tc, conv2d_cuda_equals_simulator_bitwise);
     tcase_add_test(tc, device_sink_overflow_counts_drops);
     tcase_add_test(tc, sizes_past_2_31_match_the_chunked_result);

@@ -54,6 +54,9 @@ static void compare(const ks_op *op, ks_run *r, int t)
     }
 }
 
+/* the filter of run_both's traced runs (every item unless a test sets another) */
+static ks_filter roi_filter = {0, INT64_MAX, 0, INT64_MAX, 1};
+
 static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t PH, int64_t sr, int aligned, int max,
                      int backward, int traced)
 {
@@ -74,7 +77,7 @@ static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t 
         r[d].pattern = KS_PAT_RANDOM;
         r[d].seed = (uint64_t)t;
         r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
-        r[d].sink = traced ? ks_host_sink_create(0, ks_filter_all()) : NULL;
+        r[d].sink = traced ? ks_host_sink_create(0, roi_filter) : NULL;
         ck_assert_msg(ks_run_execute(&r[d]) == KS_OK, "%s", ks_error_message());
     }
     compare(op, r, t);
@@ -123,6 +126,20 @@ START_TEST(roi_align_cuda_equals_simulator)
 }
 END_TEST
 
+/* traced with a block range, and with nothing recorded: a traced block whose filter
+ * passes none of its items runs the plain body (ks_traced32.h) and records nothing */
+START_TEST(roi_align_cuda_filtered_equals_simulator)
+{
+    for (int t = 0; t < 8; ++t) {
+        roi_filter = ks_filter_all();
+        if (t % 2) roi_filter.index_hi = 0;
+        else roi_filter.block_lo = 1, roi_filter.block_hi = 2;
+        run_both(t + 40, 60 + 20 * t, 5, 9, 11, 2 + t % 3, t % 3 - 1, t % 2, (t / 2) % 2, t / 4, 1); /* 2+ blocks */
+    }
+    roi_filter = ks_filter_all();
+}
+END_TEST
+
 START_TEST(roi_align_cuda_past_the_block_cap)
 {
     /* the plain kernels' slots, K*ceil(C/KS_ROI_CHUNK)*PH*PW = 1200*32*7*8 = 2.15M > 4096*512:
@@ -156,6 +173,7 @@ int main(void)
     TCase *tc = tcase_create("cuda");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, roi_align_cuda_equals_simulator);
+    tcase_add_test(tc, roi_align_cuda_filtered_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_past_the_block_cap);
     tcase_add_test(tc, roi_align_staged_cuda_equals_simulator);
     tcase_add_test(tc, patchify_cuda_equals_simulator);

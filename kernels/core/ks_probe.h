@@ -31,6 +31,13 @@ KS_FN int ks_filter_pass(const ks_filter *f, int64_t index, int64_t block)
     return f->every <= 1 || (index - f->index_lo) % f->every == 0;
 }
 
+/* No item of block `block` can pass f, whatever its index: the index range is empty or
+ * the block lies outside the block range. */
+KS_FN int ks_filter_drops_block(const ks_filter *f, int64_t block)
+{
+    return f->index_lo >= f->index_hi || block < f->block_lo || block >= f->block_hi;
+}
+
 /* Claim one slot and copy the event there; an event that finds no room is counted.
  * On the GPU the lanes of a warp that put an event together claim their slots with one
  * atomicAdd between them (the lowest lane adds the group's size and shares the base;

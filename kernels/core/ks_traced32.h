@@ -22,12 +22,15 @@
 #ifndef KS_CUDA_WRAPPERS4
 /* KS_CUDA_WRAPPERS (ks_cuda.h) plus name_k_traced32, each kernel with an attribute: PA on
  * the plain ones, TA on the traced ones, e.g. __launch_bounds__(1024) (at most 64
- * registers: any block size launches) or __maxnreg__(40) (more warps per SM). */
+ * registers: any block size launches) or __maxnreg__(40) (more warps per SM). A traced
+ * block whose filter passes none of its items (ks_filter_drops_block: an empty index
+ * range, or a block outside the block range) runs the plain body of the same index width:
+ * it would record nothing, and the plain code is what its dropped items run anyway. */
 #define KS_CUDA_WRAPPERS4(name, args_t, PA, TA)                                                    \
     KS_CUDA_PLAIN_KERNEL(name, plain32, args_t, PA)                                               \
     KS_CUDA_PLAIN_KERNEL(name, plain, args_t, PA)                                                 \
-    KS_CUDA_TRACED_KERNEL(name, traced, args_t, TA)                                               \
-    KS_CUDA_TRACED_KERNEL(name, traced32, args_t, TA)
+    KS_CUDA_TRACED_KERNEL(name, traced, plain, args_t, TA)                                        \
+    KS_CUDA_TRACED_KERNEL(name, traced32, plain32, args_t, TA)
 #define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA)                                                  \
     __global__ void PA name##_k_##v(args_t a)                                                     \
     {                                                                                             \
@@ -35,13 +38,18 @@
         ks_thread_from_builtins(&t, NULL);                                                        \
         name##_body_##v(&t, &a);                                                                  \
     }
-#define KS_CUDA_TRACED_KERNEL(name, v, args_t, TA)                                                 \
+#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA)                                             \
     __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
     {                                                                                             \
         ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, &sink);                                                       \
         const unsigned long long start = ks_globaltimer();                                        \
-        name##_body_##v(&t, &a);                                                                  \
+        if (ks_filter_drops_block(&sink.filter, blockIdx.x)) {                                    \
+            ks_thread_from_builtins(&t, NULL);                                                    \
+            name##_body_##pv(&t, &a);                                                             \
+        } else {                                                                                  \
+            ks_thread_from_builtins(&t, &sink);                                                   \
+            name##_body_##v(&t, &a);                                                              \
+        }                                                                                         \
         if (sink.schedule) ks_schedule_block(&sink, start);                                       \
     }
 #endif

@@ -14,8 +14,11 @@
 #ifndef KS_IM2COL_MAXNREG
 #define KS_IM2COL_MAXNREG 40
 #endif
-KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
-KS_CUDA_WRAPPERS4(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+#ifndef KS_IM2COL_TRACED_MAXNREG
+#define KS_IM2COL_TRACED_MAXNREG 64
+#endif
+KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
+KS_CUDA_WRAPPERS4(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
 KS_CUDA_WRAPPERS4(ks_col2im_scatter, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
 /* -> ks_im2col_k_plain32, _plain, _traced, _traced32 (bodies ks_im2col_body_plain32/...), likewise
  *    ks_col2im_k_* and ks_col2im_scatter_k_* */
