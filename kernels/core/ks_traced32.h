@@ -22,15 +22,19 @@
 #ifndef KS_CUDA_WRAPPERS4
 /* KS_CUDA_WRAPPERS (ks_cuda.h) plus name_k_traced32, each kernel with an attribute: PA on
  * the plain ones, TA on the traced ones, e.g. __launch_bounds__(1024) (at most 64
- * registers: any block size launches) or __maxnreg__(40) (more warps per SM). A traced
- * block whose filter passes none of its items (ks_filter_drops_block: an empty index
- * range, or a block outside the block range) runs the plain body of the same index width:
- * it would record nothing, and the plain code is what its dropped items run anyway. */
-#define KS_CUDA_WRAPPERS4(name, args_t, PA, TA)                                                    \
+ * registers: any block size launches) or __maxnreg__(40) (more warps per SM).
+ * KS_CUDA_WRAPPERS4_SKIP is for a body whose plain and traced variants walk the same
+ * items (im2col, not RoIAlign, whose plain slots take 4 channels and traced ones 1): there
+ * a traced block whose filter passes none of its items (ks_filter_drops_block: an empty
+ * index range, or a block outside the block range) runs the plain body of the same index
+ * width. It would record nothing, and its dropped items run the plain code anyway. */
+#define KS_CUDA_WRAPPERS4_IF(name, args_t, PA, TA, skip)                                            \
     KS_CUDA_PLAIN_KERNEL(name, plain32, args_t, PA)                                               \
     KS_CUDA_PLAIN_KERNEL(name, plain, args_t, PA)                                                 \
-    KS_CUDA_TRACED_KERNEL(name, traced, plain, args_t, TA)                                        \
-    KS_CUDA_TRACED_KERNEL(name, traced32, plain32, args_t, TA)
+    KS_CUDA_TRACED_KERNEL(name, traced, plain, args_t, TA, skip)                                  \
+    KS_CUDA_TRACED_KERNEL(name, traced32, plain32, args_t, TA, skip)
+#define KS_CUDA_WRAPPERS4(name, args_t, PA, TA) KS_CUDA_WRAPPERS4_IF(name, args_t, PA, TA, 0)
+#define KS_CUDA_WRAPPERS4_SKIP(name, args_t, PA, TA) KS_CUDA_WRAPPERS4_IF(name, args_t, PA, TA, 1)
 #define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA)                                                  \
     __global__ void PA name##_k_##v(args_t a)                                                     \
     {                                                                                             \
@@ -38,12 +42,12 @@
         ks_thread_from_builtins(&t, NULL);                                                        \
         name##_body_##v(&t, &a);                                                                  \
     }
-#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA)                                             \
+#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA, skip)                                       \
     __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
     {                                                                                             \
         ks_thread t;                                                                              \
         const unsigned long long start = ks_globaltimer();                                        \
-        if (ks_filter_drops_block(&sink.filter, blockIdx.x)) {                                    \
+        if ((skip) && ks_filter_drops_block(&sink.filter, blockIdx.x)) {                          \
             ks_thread_from_builtins(&t, NULL);                                                    \
             name##_body_##pv(&t, &a);                                                             \
         } else {                                                                                  \
