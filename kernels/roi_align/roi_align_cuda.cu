@@ -22,13 +22,8 @@ KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __launch_bounds__(1024), 
 #include "../core/ks_variants.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain32, ks_roi_align_args, __launch_bounds__(1024))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain, ks_roi_align_args, __launch_bounds__(1024))
-/* blocks per SM the staged backward's registers are held to (-DKS_ROI_STAGE_BWD_MINB=N to compare) */
-#ifndef KS_ROI_STAGE_BWD_MINB
-#define KS_ROI_STAGE_BWD_MINB 1
-#endif
-#define KS_ROI_STAGE_BWD_BOUNDS __launch_bounds__(KS_ROI_STAGE_THREADS, KS_ROI_STAGE_BWD_MINB)
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage_bwd, plain32, ks_roi_align_args, KS_ROI_STAGE_BWD_BOUNDS)
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage_bwd, plain, ks_roi_align_args, KS_ROI_STAGE_BWD_BOUNDS)
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage_bwd, plain32, ks_roi_align_args, __launch_bounds__(KS_ROI_STAGE_THREADS))
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage_bwd, plain, ks_roi_align_args, __launch_bounds__(KS_ROI_STAGE_THREADS))
 
 extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backward, const ks_launch *l,
                                         const ks_sink *dev_sink, void *stream)
