@@ -337,16 +337,6 @@ def bench_roi_align(lib):
         print(f"{label:<34} {'fwd-stg':<7} {t_tv:9.3f} {t_var:10.3f} {t_tv / t_var:12.2f}x")
         t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
         print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
-        # the slot backward (KS_ROI_BACKWARD=slot; row "fb-slot"), checked first
-        os.environ["KS_ROI_BACKWARD"] = "slot"
-        ours_both()
-        xl.grad = None  # the timed runs above accumulated into it
-        tv_both()
-        torch.cuda.synchronize()
-        assert torch.allclose(gin, xl.grad, atol=1e-3, rtol=1e-3), "roi_align grad (slot) differs from torchvision"
-        t_var = median_ms(ours_both, 10)
-        del os.environ["KS_ROI_BACKWARD"]
-        print(f"{label:<34} {'fb-slot':<7} {t_tv:9.3f} {t_var:10.3f} {t_tv / t_var:12.2f}x")
 
 
 class PatchParams(ctypes.Structure):  # ks_patchify_params

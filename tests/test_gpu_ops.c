@@ -126,20 +126,6 @@ START_TEST(roi_align_cuda_equals_simulator)
 }
 END_TEST
 
-/* plain: the staged backward (the default for avg), then the slot one (KS_ROI_BACKWARD=slot),
- * on footprints that take several passes through the tile (C 37: groups of 16 and 5), and
- * max mode (t 7), which runs the slot kernel either way */
-START_TEST(roi_align_plain_backward_cuda_equals_simulator)
-{
-    for (int slot = 0; slot < 2; ++slot) {
-        if (slot) setenv("KS_ROI_BACKWARD", "slot", 1);
-        for (int t = 0; t < 8; ++t)
-            run_both(t + 60, 5 + 9 * t, 37, 40 + t, 51 + 2 * t, 3 + t % 5, t % 4 - 1, t % 2, t == 7, 1, 0);
-        unsetenv("KS_ROI_BACKWARD");
-    }
-}
-END_TEST
-
 /* traced with a block range, and with nothing recorded: a traced block whose filter
  * passes none of its items runs the plain body (ks_traced32.h) and records nothing */
 START_TEST(roi_align_cuda_filtered_equals_simulator)
@@ -188,7 +174,6 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, roi_align_cuda_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_filtered_equals_simulator);
-    tcase_add_test(tc, roi_align_plain_backward_cuda_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_past_the_block_cap);
     tcase_add_test(tc, roi_align_staged_cuda_equals_simulator);
     tcase_add_test(tc, patchify_cuda_equals_simulator);

@@ -25,9 +25,8 @@ KS_FN int64_t ks_roi_align_slots(const ks_roi_align_args *a, int64_t cc)
     return a->num_rois * ((a->channels + cc - 1) / cc) * a->pooled_h * a->pooled_w;
 }
 
-/* The staged forward's and backward's work (roi_align_stage_body.h,
- * roi_align_stage_bwd_body.h): a block per RoI and group of channels,
- * K * ceil(C / KS_ROI_GROUP) blocks of KS_ROI_STAGE_THREADS. */
+/* The staged forward's work (roi_align_stage_body.h): a block per RoI and group of
+ * channels, K * ceil(C / KS_ROI_GROUP) blocks of KS_ROI_STAGE_THREADS. */
 KS_FN int64_t ks_roi_align_stage_work(const ks_roi_align_args *a)
 {
     return a->num_rois * ((a->channels + KS_ROI_GROUP - 1) / KS_ROI_GROUP) * KS_ROI_STAGE_THREADS;
@@ -40,11 +39,6 @@ extern "C" {
  * kernel (roi_align_stage_body.h; slower than the slot kernel on the H100, kept to
  * compare, docs/roi-align.md); otherwise 0, the slot kernel of roi_align_body.h. */
 int ks_roi_align_staged(void);
-/* 1 unless the environment has KS_ROI_BACKWARD=slot: the plain avg backward runs the
- * staged kernel (roi_align_stage_bwd_body.h: the adds gathered per RoI in shared memory,
- * docs/roi-align.md); with KS_ROI_BACKWARD=slot the slot kernel, to compare. Max mode and
- * traced launches always run the slot kernel. */
-int ks_roi_align_bwd_staged(void);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
 /* The forward (backward 0) or backward kernel on arguments ks_roi_align_args_make

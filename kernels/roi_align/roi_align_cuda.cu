@@ -14,16 +14,11 @@ KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __launch_bounds__(1024), 
 /* -> ks_roi_align_fwd_k_plain32, _plain, _traced, _traced32 (bodies ks_roi_align_fwd_body_plain32/...),
  *    likewise ks_roi_align_bwd_k_* */
 
-/* the plain forward through shared memory (roi_align_stage_body.h): KS_ROI_FORWARD=staged;
- * the plain avg backward through shared memory (roi_align_stage_bwd_body.h): the default */
+/* the plain forward through shared memory (roi_align_stage_body.h): KS_ROI_FORWARD=staged */
 #define KS_BODY "../roi_align/roi_align_stage_body.h"
-#include "../core/ks_variants.h"
-#define KS_BODY "../roi_align/roi_align_stage_bwd_body.h"
 #include "../core/ks_variants.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain32, ks_roi_align_args, __launch_bounds__(1024))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain, ks_roi_align_args, __launch_bounds__(1024))
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage_bwd, plain32, ks_roi_align_args, __launch_bounds__(KS_ROI_STAGE_THREADS))
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage_bwd, plain, ks_roi_align_args, __launch_bounds__(KS_ROI_STAGE_THREADS))
 
 extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backward, const ks_launch *l,
                                         const ks_sink *dev_sink, void *stream)
@@ -39,18 +34,13 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    if (!dev_sink && (backward ? a.pool_mode != KS_ROI_MAX && ks_roi_align_bwd_staged() : ks_roi_align_staged())) {
+    if (!backward && !dev_sink && ks_roi_align_staged()) {
         int st_threads;
         int64_t st_blocks;
         rc = ks_launch_resolve(l, KS_ROI_STAGE_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_stage_work(&a), &st_threads,
                                &st_blocks);
         if (rc) return rc;
         const unsigned sb = (unsigned)st_blocks;
-        if (backward) {
-            if (small) ks_roi_align_stage_bwd_k_plain32<<<sb, st_threads, 0, s>>>(a);
-            else ks_roi_align_stage_bwd_k_plain<<<sb, st_threads, 0, s>>>(a);
-            return ks_cuda_check_launch("roi_align_backward (staged)");
-        }
         if (small) ks_roi_align_stage_k_plain32<<<sb, st_threads, 0, s>>>(a);
         else ks_roi_align_stage_k_plain<<<sb, st_threads, 0, s>>>(a);
         return ks_cuda_check_launch("roi_align_forward (staged)");

@@ -52,12 +52,6 @@ int ks_roi_align_staged(void)
     return v && strcmp(v, "staged") == 0;
 }
 
-int ks_roi_align_bwd_staged(void)
-{
-    const char *v = getenv("KS_ROI_BACKWARD");
-    return !(v && strcmp(v, "slot") == 0);
-}
-
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
 {
     int rc = ks_roi_align_check(p);

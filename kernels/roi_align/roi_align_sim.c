@@ -6,14 +6,11 @@
 #include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 #define KS_BODY "../roi_align/roi_align_stage_body.h"
 #include "../core/ks_variants.h"
-#define KS_BODY "../roi_align/roi_align_stage_bwd_body.h"
-#include "../core/ks_variants.h"
 
 static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
 static void fwd_traced(ks_thread *t, const void *a) { ks_roi_align_fwd_body_traced(t, a); }
 static void bwd_plain(ks_thread *t, const void *a) { ks_roi_align_bwd_body_plain(t, a); }
 static void fwd_staged(ks_thread *t, const void *a) { ks_roi_align_stage_body_plain(t, a); }
-static void bwd_staged(ks_thread *t, const void *a) { ks_roi_align_stage_bwd_body_plain(t, a); }
 static void bwd_traced(ks_thread *t, const void *a) { ks_roi_align_bwd_body_traced(t, a); }
 
 int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_launch *l, ks_sink *sink)
@@ -21,17 +18,16 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
     const ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain) : (sink ? fwd_traced : fwd_plain);
     int threads;
     int64_t blocks;
-    /* the staged kernels: barriers, so fibers */
-    if (!sink && (backward ? a->pool_mode != KS_ROI_MAX && ks_roi_align_bwd_staged() : ks_roi_align_staged())) {
+    if (!backward && !sink && ks_roi_align_staged()) { /* the staged forward: barriers, so fibers */
         int rc = ks_launch_resolve(l, KS_ROI_STAGE_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_stage_work(a), &threads,
                                    &blocks);
         if (rc || blocks == 0) return rc;
         ks_sim_report rep;
-        rc = ks_sim_launch_coop(blocks, threads, backward ? bwd_staged : fwd_staged, a, NULL, &rep);
+        rc = ks_sim_launch_coop(blocks, threads, fwd_staged, a, NULL, &rep);
         if (rc) return rc;
         if (rep.races || rep.uninit_reads || rep.divergent_barriers)
-            return ks_fail(KS_ECHECK, "roi_align: the staged %s's shared memory: %s%s%s",
-                           backward ? "backward" : "forward", rep.first[0], rep.first[1], rep.first[2]);
+            return ks_fail(KS_ECHECK, "roi_align: the staged forward's shared memory: %s%s%s", rep.first[0],
+                           rep.first[1], rep.first[2]);
         return KS_OK;
     }
     int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_slots(a, sink ? 1 : KS_ROI_CHUNK),
