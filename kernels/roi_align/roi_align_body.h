@@ -142,6 +142,7 @@ KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plan
                                           float g)
 {
     for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a) {
+        if (ay[a] == 0.0f) continue; /* a row between two samples' corners: no atomics of zeros */
         const float wr = g * ay[a];
         float *row = grad + (ylo + a) * W;
         int done = 0;
