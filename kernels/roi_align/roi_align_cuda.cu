@@ -10,7 +10,11 @@
 /* at most 64 registers, so any block size launches (the traced bodies wanted more than 512
  * threads fit) and the plain ones keep 32 warps per SM in flight, which their gathers need */
 KS_CUDA_WRAPPERS4(ks_roi_align_fwd, ks_roi_align_args, __launch_bounds__(1024), __launch_bounds__(1024))
-KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __launch_bounds__(1024), __launch_bounds__(1024))
+/* the plain backward's register cap (-DKS_ROI_BWD_MAXNREG=N to compare: 40 fits 3 blocks of 512) */
+#ifndef KS_ROI_BWD_MAXNREG
+#define KS_ROI_BWD_MAXNREG 64
+#endif
+KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MAXNREG), __launch_bounds__(1024))
 /* -> ks_roi_align_fwd_k_plain32, _plain, _traced, _traced32 (bodies ks_roi_align_fwd_body_plain32/...),
  *    likewise ks_roi_align_bwd_k_* */
 
