@@ -123,6 +123,10 @@ START_TEST(roi_align_cuda_equals_simulator)
     for (int t = 0; t < 16; ++t)
         run_both(t, 1 + t % 5, 1 + t % 3, 7 + t % 5, 9 + t % 4, 1 + t % 3, t % 4 - 1, t % 2, (t / 2) % 2, t % 3 != 0, 1);
     run_both(99, 0, 2, 8, 8, 2, 2, 1, 0, 1, 1); /* zero RoIs: nothing launches */
+    /* plain backward on planes whose rows all start at one place in a 16-byte line (W and
+     * H*W multiples of 4): merged bins take the per-slot float4 path (ks_roi_scatter_bin4) */
+    for (int t = 0; t < 6; ++t)
+        run_both(t + 20, 30 + 7 * t, 6 + t, 37, 48, 2 + t % 4, t % 3, t % 2, 0, 1, 0);
 }
 END_TEST
 

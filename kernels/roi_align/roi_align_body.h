@@ -176,6 +176,54 @@ KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plan
     }
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#ifndef KS_ROI_LANES4
+#define KS_ROI_LANES4
+/* X[i] = ax[i - m] (0 outside the profile): a footprint row laid over aligned float4s
+ * starting m floats before its first pixel; m is a constant where inlined. */
+__device__ static inline void ks_roi_lanes4(float *X, const float *ax, const int m)
+{
+    for (int i = 0; i < 12; ++i) X[i] = i - m >= 0 && i - m < KS_ROI_SPAN ? ax[i - m] : 0.0f;
+}
+#endif
+/* ks_roi_scatter_bin for all nc channels of a slot at once, when every row of every
+ * channel plane starts at the same place in its 16-byte line (W and H*W multiples of 4,
+ * grad 16-byte aligned) and the row's float4s lie within the row: the float4 lanes of the
+ * footprint's columns are laid out once per slot, not per row and channel, and each row
+ * of each channel is up to three vector atomics of share * row weight * lanes (the same
+ * products as ks_roi_scatter_bin). Returns 0, having added nothing, otherwise. */
+__device__ static inline int KS_VARIANT(ks_roi_scatter_bin4)(float *grad, KS_IDX HW, KS_IDX W, int nc,
+                                                             const float *share, const float *ay, KS_IDX ylo, int ny,
+                                                             const float *ax, KS_IDX xlo, int nx)
+{
+    if ((W & 3) || (HW & 3) || ((uintptr_t)grad & 15)) return 0;
+    const int m = (int)(xlo & 3), groups = (m + nx + 3) >> 2;
+    if (xlo - m < 0 || xlo - m + 4 * groups > W) return 0;
+    float X[12];
+    switch (m) {
+    case 0: ks_roi_lanes4(X, ax, 0); break;
+    case 1: ks_roi_lanes4(X, ax, 1); break;
+    case 2: ks_roi_lanes4(X, ax, 2); break;
+    default: ks_roi_lanes4(X, ax, 3); break;
+    }
+    float rows[KS_ROI_SPAN]; /* shifted to the front one row at a time: registers, as ks_roi_scatter_bin */
+    for (int k = 0; k < KS_ROI_SPAN; ++k) rows[k] = ay[k];
+    for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a) {
+        const float ya = rows[0];
+        for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
+        if (ya == 0.0f) continue;
+        float *row = grad + (ylo + a) * W + xlo - m;
+        for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+            const float wr = share[j] * ya;
+            for (int q = 0; q < 3 && q < groups; ++q)
+                atomicAdd((float4 *)(row + j * HW + 4 * q),
+                          make_float4(wr * X[4 * q], wr * X[4 * q + 1], wr * X[4 * q + 2], wr * X[4 * q + 3]));
+        }
+    }
+    return 1;
+}
+#endif
+
 /* Backward of one slot: avg spreads grad/count over every in-range sample's corners (a
  * bin whose samples span at most KS_ROI_SPAN pixels per axis adds each pixel's summed
  * weight once); max sends the whole gradient to the corners of the argmax sample. Atomic
@@ -225,6 +273,11 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
             ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0, s.y, s.x, s.w[0],
                             s.w[1], s.w[2], s.w[3], share[0], s.flags);
         });
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (!KS_TRACED &&
+            KS_VARIANT(ks_roi_scatter_bin4)(grad, HW, W, (int)nc, share, ay, (KS_IDX)ylo, ny, ax, (KS_IDX)xlo, nx))
+            return;
+#endif
         for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
             KS_VARIANT(ks_roi_scatter_bin)(t, grad + j * HW, plane0 + j, H, W, ay, (KS_IDX)ylo, ny, ax, (KS_IDX)xlo,
                                            nx, share[j]);
