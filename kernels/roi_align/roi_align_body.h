@@ -19,82 +19,9 @@
 #include "roi_align_args.h"
 #include "roi_align_sample.h"
 
-#ifndef KS_ROI_FWD_MERGE /* -DKS_ROI_FWD_MERGE=0: the avg forward sums sample by sample, to compare */
-#define KS_ROI_FWD_MERGE 1
-#endif
 #ifndef KS_ROI_CC /* channels per slot in the variant being compiled (KS_TRACED is set per variant) */
 #define KS_ROI_CC (KS_TRACED ? 1 : KS_ROI_CHUNK)
 #endif
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#ifndef KS_ROI_LANES4
-#define KS_ROI_LANES4
-/* X[i] = ax[i - m] (0 outside the profile): a footprint row laid over aligned float4s
- * starting m floats before its first pixel; m is a constant where inlined. */
-__device__ static inline void ks_roi_lanes4(float *X, const float *ax, const int m)
-{
-    for (int i = 0; i < 12; ++i) X[i] = i - m >= 0 && i - m < KS_ROI_SPAN ? ax[i - m] : 0.0f;
-}
-#endif
-#endif
-
-/* The avg forward's sums of one bin whose samples merge per axis (ks_roi_profile), for
- * channels 0 .. nc-1 of plane im (HW apart): acc[j] = sum over rows a of ay[a] * (sum
- * over columns b of ax[b] * pixel), each footprint pixel read once instead of once per
- * sample corner on it (a sum of the same products, rounded differently). The rows and
- * columns that no sample's corner lies on (hy, hx bits) are left out; a corner of weight
- * 0 is not (0 * Inf is NaN, as in the per-sample sum). fmaf in a fixed order: the same
- * bits on both devices. On sm_90, when the rows of the planes start at one place in a
- * 16-byte line and the row's float4s lie within it, a row is read as up to three
- * aligned float4s (lanes outside the footprint not used). */
-KS_FN void KS_VARIANT(ks_roi_fwd_merged)(const float *im, KS_IDX HW, KS_IDX W, int nc, const float *ay, KS_IDX ylo,
-                                         int ny, unsigned hy, const float *ax, KS_IDX xlo, int nx, unsigned hx,
-                                         float *acc)
-{
-    float rows[KS_ROI_SPAN]; /* weights shifted to the front one at a time: registers (see ks_roi_scatter_bin) */
-    for (int k = 0; k < KS_ROI_SPAN; ++k) rows[k] = ay[k];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const int m = (int)(xlo & 3), groups = (m + nx + 3) >> 2;
-    const int vec = !(W & 3) && !(HW & 3) && !((uintptr_t)im & 15) && xlo - m >= 0 && xlo - m + 4 * groups <= W;
-    float X[12];
-    unsigned used = 0; /* bit i: lane i is a hit column */
-    switch (vec ? m : 0) {
-    case 0: ks_roi_lanes4(X, ax, 0); used = hx; break;
-    case 1: ks_roi_lanes4(X, ax, 1); used = hx << 1; break;
-    case 2: ks_roi_lanes4(X, ax, 2); used = hx << 2; break;
-    default: ks_roi_lanes4(X, ax, 3); used = hx << 3; break;
-    }
-#endif
-    for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a, hy >>= 1) {
-        const float ya = rows[0];
-        for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
-        if (!(hy & 1)) continue;
-        for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
-            const float *row = im + j * HW + (ylo + a) * W + xlo;
-            float s = 0.0f;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-            if (vec) {
-                for (int q = 0; q < 3 && q < groups; ++q) {
-                    const float4 v = *(const float4 *)(row - m + 4 * q);
-                    const float e[4] = {v.x, v.y, v.z, v.w};
-                    for (int l = 0; l < 4; ++l)
-                        if (used >> (4 * q + l) & 1) s = fmaf(X[4 * q + l], e[l], s);
-                }
-                acc[j] = fmaf(ya, s, acc[j]);
-                continue;
-            }
-#endif
-            float cols[KS_ROI_SPAN];
-            for (int k = 0; k < KS_ROI_SPAN; ++k) cols[k] = ax[k];
-            for (int b = 0; b < KS_ROI_SPAN && b < nx; ++b) {
-                const float xb = cols[0];
-                for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) cols[k] = cols[k + 1];
-                if (hx >> b & 1) s = fmaf(xb, row[b], s);
-            }
-            acc[j] = fmaf(ya, s, acc[j]);
-        }
-    }
-}
 
 /* Forward of one slot: avg = sum of the bin's samples / max(grid_h*grid_w, 1); max
  * (mmcv) = the largest sample, strictly greater wins (the first of equal ones),
@@ -116,30 +43,20 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     for (int j = 0; j < KS_ROI_CC; ++j) acc[j] = is_max ? -3.402823466e38f : 0.0f, best_y[j] = best_x[j] = -1.0f;
     const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c0) * HW;
     const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
-    /* avg: a bin whose samples merge per axis reads each footprint pixel once */
-    float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
-    int64_t ylo = 0, xlo = 0;
-    int ny = 0, nx = 0;
-    unsigned hy = 0, hx = 0;
-    const int merged = KS_ROI_FWD_MERGE && !is_max && gh > 0 && ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy) &&
-                       ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx);
-    if (merged)
-        KS_VARIANT(ks_roi_fwd_merged)(im, HW, W, (int)nc, ay, (KS_IDX)ylo, ny, hy, ax, (KS_IDX)xlo, nx, hx, acc);
-    if (!merged || KS_TRACED)
-        for (KS_IDX iy = 0; iy < gh; ++iy) {
-            for (KS_IDX ix = 0; ix < gw; ++ix) {
-                float y, x;
-                ks_roi_sample s;
-                const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
-                const KS_IDX y0 = (KS_IDX)s.y0 * W, y1 = (KS_IDX)s.y1 * W, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
-                for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
-                    const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
-                    KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix),
-                                             r.b * C + c0 + j, s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
-                    if (!merged) ks_roi_take(is_max, v, y, x, &acc[j], &best_y[j], &best_x[j]);
-                }
+    for (KS_IDX iy = 0; iy < gh; ++iy) {
+        for (KS_IDX ix = 0; ix < gw; ++ix) {
+            float y, x;
+            ks_roi_sample s;
+            const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
+            const KS_IDX y0 = (KS_IDX)s.y0 * W, y1 = (KS_IDX)s.y1 * W, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
+            for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+                const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
+                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix), r.b * C + c0 + j,
+                                         s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
+                ks_roi_take(is_max, v, y, x, &acc[j], &best_y[j], &best_x[j]);
             }
         }
+    }
     const KS_IDX count = gh * gw;
     for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
         const KS_IDX index = out0 + j * PH * PW, plane = k * C + c0 + j;
@@ -260,6 +177,15 @@ KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plan
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#ifndef KS_ROI_LANES4
+#define KS_ROI_LANES4
+/* X[i] = ax[i - m] (0 outside the profile): a footprint row laid over aligned float4s
+ * starting m floats before its first pixel; m is a constant where inlined. */
+__device__ static inline void ks_roi_lanes4(float *X, const float *ax, const int m)
+{
+    for (int i = 0; i < 12; ++i) X[i] = i - m >= 0 && i - m < KS_ROI_SPAN ? ax[i - m] : 0.0f;
+}
+#endif
 /* ks_roi_scatter_bin for all nc channels of a slot at once, when every row of every
  * channel plane starts at the same place in its 16-byte line (W and H*W multiples of 4,
  * grad 16-byte aligned) and the row's float4s lie within the row: the float4 lanes of the
@@ -338,9 +264,8 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
     int64_t ylo, xlo;
     int ny, nx;
-    unsigned hy, hx;
-    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy) &&
-        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx)) {
+    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny) &&
+        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx)) {
         KS_PROBE(for (KS_IDX iy = 0; iy < gh; ++iy) for (KS_IDX ix = 0; ix < gw; ++ix) {
             float y, x;
             ks_roi_sample s;

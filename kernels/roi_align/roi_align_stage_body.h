@@ -19,9 +19,7 @@
  *      margin rules out, would be read from global memory);
  *   3. barrier (the next s channels overwrite the tile).
  *
- * The outputs are therefore bitwise those of the slot and traced kernels in max mode; in
- * avg mode those sum a bin whose samples merge per axis pixel by pixel (ks_roi_fwd_merged),
- * which rounds differently. A RoI whose
+ * The outputs are therefore bitwise those of the slot and traced kernels. A RoI whose
  * footprint is larger than the tile, or whose samples per axis do not fit the tables, or
  * whose box is not finite, or whose batch index is bad, is not staged: the block does its
  * slot kernel's work (ks_roi_fwd_slot: include this body after roi_align_body.h, for the
