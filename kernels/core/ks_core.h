@@ -18,6 +18,14 @@
 #define KS_HD
 #define KS_FN static inline
 #endif
+/* A KS_FN that the C compiler must inline too (GCC, Clang): a body's item loop called
+ * with constant sizes, which only an inlined copy specialises (im2col_body.h: without it
+ * the simulator's traced col2im ran its 3x3 layer 1.45x slower) */
+#if defined(__CUDACC__)
+#define KS_FN_INLINE __host__ __device__ static __forceinline__
+#else
+#define KS_FN_INLINE static inline __attribute__((always_inline))
+#endif
 
 typedef struct ks_dim3 {
     uint32_t x, y, z;

@@ -70,7 +70,7 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
 /* im2col: one work item per (n, c_im, h_col, w_col), w_col fastest; column writes are
  * coalesced across neighbouring threads. The window's sizes come as arguments so that
  * ks_im2col_body can pass the common ones as constants (ks_im2col_is_unit3). */
-KS_FN void KS_VARIANT(ks_im2col_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
+KS_FN_INLINE void KS_VARIANT(ks_im2col_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
                                        const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw,
                                        const KS_IDX block_rows)
 {
@@ -160,7 +160,7 @@ KS_FN void KS_VARIANT(ks_col2im_item)(ks_thread *t, const ks_im2col_args *a, con
 /* col2im in the gather form: one work item per image element (n, c_im, h, w), w fastest.
  * Each thread owns its output element, so there are no atomics and the sum order is
  * deterministic. Window sizes as arguments, as ks_im2col_items. */
-KS_FN void KS_VARIANT(ks_col2im_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
+KS_FN_INLINE void KS_VARIANT(ks_col2im_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
                                        const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;

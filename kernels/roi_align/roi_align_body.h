@@ -141,13 +141,20 @@ KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plan
                                           const float *ay, KS_IDX ylo, int ny, const float *ax, KS_IDX xlo, int nx,
                                           float g)
 {
+#if defined(__CUDA_ARCH__)
     /* the row weights, shifted to the front one row at a time: indexed only by constants,
-     * they stay in registers (ay[a] put the array in local memory, 32 bytes a bin) */
+     * they stay in registers (ay[a] put the array in local memory, 32 bytes a bin); the
+     * simulator indexes them (the shift cost it 10%) */
     float rows[KS_ROI_SPAN];
     for (int k = 0; k < KS_ROI_SPAN; ++k) rows[k] = ay[k];
+#endif
     for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a) {
+#if defined(__CUDA_ARCH__)
         const float ya = rows[0];
         for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
+#else
+        const float ya = ay[a];
+#endif
         if (ya == 0.0f) continue; /* a row between two samples' corners: no atomics of zeros */
         const float wr = g * ya;
         float *row = grad + (ylo + a) * W;
