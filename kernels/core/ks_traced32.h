@@ -4,7 +4,7 @@
  *
  *   #define KS_BODY "../im2col/im2col_body.h"   (relative to this file)
  *   #include "../core/ks_traced32.h"            -> each body as NAME_traced32
- *   KS_CUDA_WRAPPERS4(ks_im2col, ks_im2col_args, plain attribute, traced attribute)
+ *   KS_CUDA_WRAPPERS4_SKIP(ks_im2col, ks_im2col_args, plain attribute, traced attribute)
  *       -> __global__ ks_im2col_k_plain32, _plain, _traced and _traced32
  * No include guard (one body per inclusion); the macros are defined once. */
 #ifndef KS_BODY

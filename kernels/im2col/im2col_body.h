@@ -41,11 +41,14 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
         for (KS_IDX j0 = 0; j0 < kw; j0 += 3) {
             float v[3][3];
             for (int r = 0; r < 3; ++r) {
-                const KS_IDX h = h_off + (i0 + r) * dh;
-                const int row_in = r < block_rows && i0 + r < kh && h >= 0 && h < H;
+                /* positions of taps past the window are not formed (a huge dilation would
+                 * overflow the 32-bit variant's index) */
+                const int tap_row = r < block_rows && i0 + r < kh;
+                const KS_IDX h = tap_row ? h_off + (i0 + r) * dh : -1;
+                const int row_in = tap_row && h >= 0 && h < H;
                 for (int u = 0; u < 3; ++u) {
-                    const KS_IDX w = w_off + (j0 + u) * dw;
-                    v[r][u] = row_in && j0 + u < kw && w >= 0 && w < W ? im[h * W + w] : 0.0f;
+                    const KS_IDX w = j0 + u < kw ? w_off + (j0 + u) * dw : -1;
+                    v[r][u] = row_in && w >= 0 && w < W ? im[h * W + w] : 0.0f;
                 }
             }
             for (int r = 0; r < 3; ++r)

@@ -206,6 +206,10 @@ __device__ static inline int KS_VARIANT(ks_roi_scatter_bin4)(float *grad, KS_IDX
     if ((W & 3) || (HW & 3) || ((uintptr_t)grad & 15)) return 0;
     const int m = (int)(xlo & 3), groups = (m + nx + 3) >> 2;
     if (xlo - m < 0 || xlo - m + 4 * groups > W) return 0;
+    /* lanes outside the footprint add wr * 0: 0 only for a finite wr (ks_roi_scatter_bin
+     * adds a literal 0 there, so a non-finite gradient stays inside the footprint) */
+    for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
+        if (!(share[j] - share[j] == 0.0f)) return 0;
     float X[12];
     switch (m) {
     case 0: ks_roi_lanes4(X, ax, 0); break;
