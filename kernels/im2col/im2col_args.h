@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "../core/ks_core.h"
 #include "im2col.h"
 
 /* Everything a thread needs, passed by value to the CUDA kernel. */
@@ -24,10 +25,7 @@ typedef struct ks_im2col_args {
 #ifndef KS_IM2COL_UNIT3
 #define KS_IM2COL_UNIT3 1
 #endif
-#if defined(__CUDACC__)
-__host__ __device__
-#endif
-static inline int ks_im2col_is_unit3(const ks_im2col_args *a)
+KS_FN int ks_im2col_is_unit3(const ks_im2col_args *a)
 {
     return KS_IM2COL_UNIT3 && a->kernel_h == 3 && a->kernel_w == 3 && a->stride_h == 1 && a->stride_w == 1 &&
            a->dilation_h == 1 && a->dilation_w == 1;

@@ -131,6 +131,19 @@ __device__ static inline void ks_roi_row4(float *dst, const float *ax, float wr,
 }
 #endif
 
+#if defined(__CUDA_ARCH__) && !defined(KS_ROI_NEXT_ROW)
+#define KS_ROI_NEXT_ROW
+/* rows[0], the rest shifted to the front: a loop over a merged bin's row weights that
+ * indexes them only by constants, so they stay in registers (rows[a] with a loop
+ * variable puts the array in local memory on the GPU, 32 bytes a bin) */
+__device__ static inline float ks_roi_next_row(float *rows)
+{
+    const float first = rows[0];
+    for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
+    return first;
+}
+#endif
+
 /* The merged backward of one bin on one plane (ks_roi_profile): g * ay[a] * ax[b] into
  * pixel (ylo + a, xlo + b), every pixel of the footprint once instead of once per sample
  * corner that lands on it. On sm_90 a row goes out as aligned float4 atomics (lanes
@@ -142,16 +155,14 @@ KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plan
                                           float g)
 {
 #if defined(__CUDA_ARCH__)
-    /* the row weights, shifted to the front one row at a time: indexed only by constants,
-     * they stay in registers (ay[a] put the array in local memory, 32 bytes a bin); the
-     * simulator indexes them (the shift cost it 10%) */
+    /* the row weights through ks_roi_next_row on the GPU; the simulator indexes them (the
+     * shift cost it 10%) */
     float rows[KS_ROI_SPAN];
     for (int k = 0; k < KS_ROI_SPAN; ++k) rows[k] = ay[k];
 #endif
     for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a) {
 #if defined(__CUDA_ARCH__)
-        const float ya = rows[0];
-        for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
+        const float ya = ks_roi_next_row(rows);
 #else
         const float ya = ay[a];
 #endif
@@ -217,11 +228,10 @@ __device__ static inline int KS_VARIANT(ks_roi_scatter_bin4)(float *grad, KS_IDX
     case 2: ks_roi_lanes4(X, ax, 2); break;
     default: ks_roi_lanes4(X, ax, 3); break;
     }
-    float rows[KS_ROI_SPAN]; /* shifted to the front one row at a time: registers, as ks_roi_scatter_bin */
+    float rows[KS_ROI_SPAN]; /* taken with ks_roi_next_row */
     for (int k = 0; k < KS_ROI_SPAN; ++k) rows[k] = ay[k];
     for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a) {
-        const float ya = rows[0];
-        for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
+        const float ya = ks_roi_next_row(rows);
         if (ya == 0.0f) continue;
         float *row = grad + (ylo + a) * W + xlo - m;
         for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
