@@ -153,15 +153,17 @@ START_TEST(roi_align_cuda_past_the_block_cap)
 }
 END_TEST
 
-/* the staged forward (KS_ROI_FORWARD=staged), plain: avg and max, odd channel counts,
- * several passes through the tile, and blocks that loop */
-START_TEST(roi_align_staged_cuda_equals_simulator)
+/* the plane forward (the GPU's default plain forward) against the simulator's slot kernel,
+ * beyond roi_align_cuda_equals_simulator's small planes: 450 x 300 planes, taller than a
+ * tile of the opt-in shared memory (193 rows on an H100: three bands), large RoIs across
+ * the bands, avg and max; a row too wide for the tile (the slot kernel runs); 1200 RoIs on
+ * 40 channels of 2 images */
+START_TEST(roi_align_plane_cuda_equals_simulator)
 {
-    setenv("KS_ROI_FORWARD", "staged", 1);
-    for (int t = 0; t < 6; ++t)
-        run_both(t, 3 + 5 * t, 17 + 4 * t, 20 + t % 5, 23 + 9 * (t % 4), 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
-    run_both(7, 1200, 40, 25, 34, 7, 2, 1, 1, 0, 0); /* 1200 * 3 blocks > 4096: blocks loop */
-    unsetenv("KS_ROI_FORWARD");
+    for (int t = 0; t < 4; ++t)
+        run_both(t, 9 + 5 * t, 3, 450, 300, 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
+    run_both(5, 6, 2, 5, 7400, 3, 2, 1, 0, 0, 0); /* 7400 floats a row: under 8 rows fit */
+    run_both(7, 1200, 40, 25, 34, 7, 2, 1, 1, 0, 0);
 }
 END_TEST
 
@@ -180,7 +182,7 @@ int main(void)
     tcase_add_test(tc, roi_align_cuda_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_filtered_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_past_the_block_cap);
-    tcase_add_test(tc, roi_align_staged_cuda_equals_simulator);
+    tcase_add_test(tc, roi_align_plane_cuda_equals_simulator);
     tcase_add_test(tc, patchify_cuda_equals_simulator);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_NOFORK);

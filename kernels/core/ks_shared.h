@@ -5,6 +5,8 @@
  *   ks_shared_store(t, tile, i, v);           tile[i] = v
  *   ks_syncthreads(t);                        CUDA: __syncthreads()
  *   float v = ks_shared_load(t, tile, i);     tile[i]
+ *   KS_SHARED_DYN(float, tile, n);            CUDA: extern __shared__ float tile[] (n floats
+ *                                             launched); the simulator: as KS_SHARED
  *
  * In the simulator the threads of a block run as cooperative fibers (ks_sim_launch_coop):
  * a thread runs until its next ks_syncthreads, and the block passes the barrier once every
@@ -32,9 +34,13 @@
 
 #if defined(__CUDA_ARCH__)
 #define KS_SHARED(type, name, count) __shared__ type name[count]
+/* a block's dynamic shared memory (the launch's third <<<>>> argument: at least count
+ * elements; past 48 KiB after cudaFuncSetAttribute(MaxDynamicSharedMemorySize)) */
+#define KS_SHARED_DYN(type, name, count) extern __shared__ type name[]
 #else
 #define KS_SHARED(type, name, count) \
     type *const name = (type *)ks_sim_shared_alloc(sizeof(type) * (size_t)(count), #name)
+#define KS_SHARED_DYN(type, name, count) KS_SHARED(type, name, count)
 #endif
 
 /* Names the trace tensor and sites of the shared accesses (see above). */

@@ -52,11 +52,10 @@ typedef struct ks_roi_align_params {
 
 #define KS_ROI_THREADS 512
 
-/* the staged plain forward (roi_align_stage_body.h): a block of KS_ROI_STAGE_THREADS per
- * RoI and group of KS_ROI_GROUP channels, KS_ROI_PAIR channels per thread item */
-#define KS_ROI_GROUP 16
-#define KS_ROI_PAIR 2
-#define KS_ROI_STAGE_THREADS 256
+/* the plane forward (roi_align_plane_body.h): blocks of 1024 threads when its tile is
+ * larger than 56 KiB (one or two blocks an SM), of 512 otherwise (up to four) */
+#define KS_ROI_PLANE_THREADS_BIG 1024
+#define KS_ROI_PLANE_THREADS 512
 #define KS_ROI_BLOCK_CAP 4096
 
 /* sites: both kernels have the first five (the RoI as the kernel uses it, with its bins,

@@ -16,6 +16,7 @@ typedef struct ks_roi_align_args {
     float *argmax_y, *argmax_x; /* forward (max): written; backward (max): read */
     const float *grad_output;   /* backward: [K, C, PH, PW] */
     float *grad_input;          /* backward: [N, C, H, W], accumulated */
+    int64_t tile_rows;          /* the plane forward: input rows its shared tile holds */
 } ks_roi_align_args;
 
 /* The kernels' work slots (roi_align_body.h): one per bin and chunk of cc channels,
@@ -25,20 +26,38 @@ KS_FN int64_t ks_roi_align_slots(const ks_roi_align_args *a, int64_t cc)
     return a->num_rois * ((a->channels + cc - 1) / cc) * a->pooled_h * a->pooled_w;
 }
 
-/* The staged forward's work (roi_align_stage_body.h): a block per RoI and group of
- * channels, K * ceil(C / KS_ROI_GROUP) blocks of KS_ROI_STAGE_THREADS. */
-KS_FN int64_t ks_roi_align_stage_work(const ks_roi_align_args *a)
+/* The bands of a plane of H rows when the tile holds cap rows (cap >= KS_ROI_PLANE_MIN_ROWS):
+ * one band of H rows when it fits, else bands of *S rows with *M rows of margin each side
+ * (S + 2M = cap). */
+#define KS_ROI_PLANE_MIN_ROWS 8
+KS_FN void ks_roi_plane_bands(int64_t H, int64_t cap, int64_t *S, int64_t *M, int64_t *nb)
 {
-    return a->num_rois * ((a->channels + KS_ROI_GROUP - 1) / KS_ROI_GROUP) * KS_ROI_STAGE_THREADS;
+    if (cap >= H) {
+        *S = H, *M = 0, *nb = 1;
+        return;
+    }
+    *M = cap / 4 < 8 ? cap / 4 : 8;
+    *S = cap - 2 * *M;
+    *nb = (H + *S - 1) / *S;
+}
+
+/* The plane forward's work (roi_align_plane_body.h): a block per input plane and band,
+ * N * C * bands blocks; a->tile_rows set. */
+KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
+{
+    int64_t S, M, nb;
+    ks_roi_plane_bands(a->height, a->tile_rows, &S, &M, &nb);
+    return a->batch * a->channels * nb;
 }
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* 1 when the environment has KS_ROI_FORWARD=staged: the plain forward runs the staged
- * kernel (roi_align_stage_body.h; slower than the slot kernel on the H100, kept to
- * compare, docs/roi-align.md); otherwise 0, the slot kernel of roi_align_body.h. */
-int ks_roi_align_staged(void);
+/* Which plain forward runs: 1 the plane kernel (roi_align_plane_body.h), 0 the slot
+ * kernel (roi_align_body.h). KS_ROI_FORWARD=plane or =slots in the environment chooses;
+ * otherwise `dflt` (the GPU's launcher passes 1, the simulator's 0). The plane kernel
+ * also needs a->tile_rows >= KS_ROI_PLANE_MIN_ROWS (the caller checks). */
+int ks_roi_align_use_plane(int dflt);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
 /* The forward (backward 0) or backward kernel on arguments ks_roi_align_args_make

@@ -18,11 +18,44 @@ KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MA
 /* -> ks_roi_align_fwd_k_plain32, _plain, _traced, _traced32 (bodies ks_roi_align_fwd_body_plain32/...),
  *    likewise ks_roi_align_bwd_k_* */
 
-/* the plain forward through shared memory (roi_align_stage_body.h): KS_ROI_FORWARD=staged */
-#define KS_BODY "../roi_align/roi_align_stage_body.h"
+/* the plain forward through shared memory, a block per input plane (roi_align_plane_body.h):
+ * the default; KS_ROI_FORWARD=slots runs the slot kernel instead */
+#define KS_BODY "../roi_align/roi_align_plane_body.h"
 #include "../core/ks_variants.h"
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain32, ks_roi_align_args, __launch_bounds__(1024))
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_stage, plain, ks_roi_align_args, __launch_bounds__(1024))
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain32, ks_roi_align_args, __launch_bounds__(1024))
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain, ks_roi_align_args, __launch_bounds__(1024))
+
+/* The plane forward of a (tile_rows and the launch chosen here): its tile holds as many rows
+ * as a block's shared memory can (the device's opt-in limit), the whole plane when it fits.
+ * *launched = 0 when a row of the input is too wide for KS_ROI_PLANE_MIN_ROWS of them. */
+static int ks_roi_plane_launch(const ks_roi_align_args *args, const ks_launch *l, int small, cudaStream_t s,
+                               int *launched)
+{
+    ks_roi_align_args a = *args;
+    int dev = 0, optin = 0;
+    *launched = 0;
+    int rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    if (!rc) rc = ks_cuda_ok(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+                             "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+    if (rc) return rc;
+    a.tile_rows = (int64_t)optin / 4 / a.width;
+    if (a.tile_rows < KS_ROI_PLANE_MIN_ROWS) return KS_OK;
+    if (a.tile_rows > a.height) a.tile_rows = a.height;
+    const int64_t bytes = a.tile_rows * a.width * 4;
+    int threads;
+    int64_t blocks;
+    const int dflt = bytes > 56 * 1024 ? KS_ROI_PLANE_THREADS_BIG : KS_ROI_PLANE_THREADS;
+    rc = ks_launch_resolve(l, dflt, KS_ROI_BLOCK_CAP, ks_roi_align_plane_blocks(&a) * dflt, &threads, &blocks);
+    if (rc) return rc;
+    *launched = 1;
+    const void *fn = small ? (const void *)ks_roi_align_plane_k_plain32 : (const void *)ks_roi_align_plane_k_plain;
+    rc = ks_cuda_ok(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+                    "cudaFuncSetAttribute(roi_align_forward (plane))");
+    if (rc || blocks == 0) return rc;
+    if (small) ks_roi_align_plane_k_plain32<<<(unsigned)blocks, threads, (size_t)bytes, s>>>(a);
+    else ks_roi_align_plane_k_plain<<<(unsigned)blocks, threads, (size_t)bytes, s>>>(a);
+    return ks_cuda_check_launch("roi_align_forward (plane)");
+}
 
 extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backward, const ks_launch *l,
                                         const ks_sink *dev_sink, void *stream)
@@ -38,16 +71,10 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    if (!backward && !dev_sink && ks_roi_align_staged()) {
-        int st_threads;
-        int64_t st_blocks;
-        rc = ks_launch_resolve(l, KS_ROI_STAGE_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_stage_work(&a), &st_threads,
-                               &st_blocks);
-        if (rc) return rc;
-        const unsigned sb = (unsigned)st_blocks;
-        if (small) ks_roi_align_stage_k_plain32<<<sb, st_threads, 0, s>>>(a);
-        else ks_roi_align_stage_k_plain<<<sb, st_threads, 0, s>>>(a);
-        return ks_cuda_check_launch("roi_align_forward (staged)");
+    if (!backward && !dev_sink && ks_roi_align_use_plane(1)) {
+        int launched;
+        rc = ks_roi_plane_launch(&a, l, small, s, &launched);
+        if (rc || launched) return rc;
     }
     if (!backward) {
         if (dev_sink && small) ks_roi_align_fwd_k_traced32<<<nb, threads, 0, s>>>(a, *dev_sink);

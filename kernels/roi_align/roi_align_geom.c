@@ -46,10 +46,12 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
     return KS_OK;
 }
 
-int ks_roi_align_staged(void)
+int ks_roi_align_use_plane(int dflt)
 {
     const char *v = getenv("KS_ROI_FORWARD");
-    return v && strcmp(v, "staged") == 0;
+    if (v && strcmp(v, "plane") == 0) return 1;
+    if (v && strcmp(v, "slots") == 0) return 0;
+    return dflt;
 }
 
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)

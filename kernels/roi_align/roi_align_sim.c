@@ -4,13 +4,13 @@
 
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
-#define KS_BODY "../roi_align/roi_align_stage_body.h"
+#define KS_BODY "../roi_align/roi_align_plane_body.h"
 #include "../core/ks_variants.h"
 
 static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
 static void fwd_traced(ks_thread *t, const void *a) { ks_roi_align_fwd_body_traced(t, a); }
 static void bwd_plain(ks_thread *t, const void *a) { ks_roi_align_bwd_body_plain(t, a); }
-static void fwd_staged(ks_thread *t, const void *a) { ks_roi_align_stage_body_plain(t, a); }
+static void fwd_plane(ks_thread *t, const void *a) { ks_roi_align_plane_body_plain(t, a); }
 static void bwd_traced(ks_thread *t, const void *a) { ks_roi_align_bwd_body_traced(t, a); }
 
 int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_launch *l, ks_sink *sink)
@@ -18,15 +18,21 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
     const ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain) : (sink ? fwd_traced : fwd_plain);
     int threads;
     int64_t blocks;
-    if (!backward && !sink && ks_roi_align_staged()) { /* the staged forward: barriers, so fibers */
-        int rc = ks_launch_resolve(l, KS_ROI_STAGE_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_stage_work(a), &threads,
+    /* the plane forward (KS_ROI_FORWARD=plane; the slot kernel is the simulator's default:
+     * a CPU gains nothing from the tile): barriers, so fibers, its tile in the 48 KiB arena */
+    if (!backward && !sink && ks_roi_align_use_plane(0) && KS_SIM_SHARED_BYTES / 4 / a->width >= KS_ROI_PLANE_MIN_ROWS) {
+        ks_roi_align_args pa = *a;
+        pa.tile_rows = KS_SIM_SHARED_BYTES / 4 / a->width;
+        if (pa.tile_rows > a->height) pa.tile_rows = a->height;
+        const int64_t nblk = ks_roi_align_plane_blocks(&pa);
+        int rc = ks_launch_resolve(l, KS_ROI_PLANE_THREADS, KS_ROI_BLOCK_CAP, nblk * KS_ROI_PLANE_THREADS, &threads,
                                    &blocks);
-        if (rc || blocks == 0) return rc;
+        if (rc || blocks == 0 || a->num_rois == 0) return rc;
         ks_sim_report rep;
-        rc = ks_sim_launch_coop(blocks, threads, fwd_staged, a, NULL, &rep);
+        rc = ks_sim_launch_coop(blocks, threads, fwd_plane, &pa, NULL, &rep);
         if (rc) return rc;
         if (rep.races || rep.uninit_reads || rep.divergent_barriers)
-            return ks_fail(KS_ECHECK, "roi_align: the staged forward's shared memory: %s%s%s", rep.first[0],
+            return ks_fail(KS_ECHECK, "roi_align: the plane forward's shared memory: %s%s%s", rep.first[0],
                            rep.first[1], rep.first[2]);
         return KS_OK;
     }
