@@ -326,15 +326,15 @@ def bench_roi_align(lib):
         label = f"N{n} C{c} {h}x{w} K{k} {ph}x{ph} sr{sr}"
         t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
-        # the slot kernel (KS_ROI_FORWARD=slots, docs/roi-align.md; row "fwd-slot"), checked first
-        os.environ["KS_ROI_FORWARD"] = "slots"
+        # the plane forward (KS_ROI_FORWARD=plane, docs/roi-align.md; row "fwd-pln"), checked first
+        os.environ["KS_ROI_FORWARD"] = "plane"
         out.fill_(float("nan"))
         ours_fwd()
         torch.cuda.synchronize()
-        assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), "roi_align (slot kernel) differs from torchvision"
+        assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), "roi_align (plane forward) differs from torchvision"
         t_var = median_ms(ours_fwd, 20)
         del os.environ["KS_ROI_FORWARD"]
-        print(f"{label:<34} {'fwd-slot':<7} {t_tv:9.3f} {t_var:10.3f} {t_tv / t_var:12.2f}x")
+        print(f"{label:<34} {'fwd-pln':<7} {t_tv:9.3f} {t_var:10.3f} {t_tv / t_var:12.2f}x")
         t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
         print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
 

@@ -153,17 +153,18 @@ START_TEST(roi_align_cuda_past_the_block_cap)
 }
 END_TEST
 
-/* the plane forward (the GPU's default plain forward) against the simulator's slot kernel,
- * beyond roi_align_cuda_equals_simulator's small planes: 450 x 300 planes, taller than a
- * tile of the opt-in shared memory (193 rows on an H100: three bands), large RoIs across
- * the bands, avg and max; a row too wide for the tile (the slot kernel runs); 1200 RoIs on
- * 40 channels of 2 images */
+/* the plane forward (KS_ROI_FORWARD=plane) on both: 450 x 300 planes, taller than a tile
+ * of the opt-in shared memory (193 rows on an H100: three bands; the simulator's 48 KiB:
+ * 40 rows, nineteen), large RoIs across the bands, avg and max; a row too wide for the tile
+ * (the slot kernel runs); 1200 RoIs on 40 channels of 2 images */
 START_TEST(roi_align_plane_cuda_equals_simulator)
 {
+    setenv("KS_ROI_FORWARD", "plane", 1);
     for (int t = 0; t < 4; ++t)
         run_both(t, 9 + 5 * t, 3, 450, 300, 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
     run_both(5, 6, 2, 5, 7400, 3, 2, 1, 0, 0, 0); /* 7400 floats a row: under 8 rows fit */
     run_both(7, 1200, 40, 25, 34, 7, 2, 1, 1, 0, 0);
+    unsetenv("KS_ROI_FORWARD");
 }
 END_TEST
 

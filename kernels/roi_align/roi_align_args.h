@@ -55,8 +55,9 @@ extern "C" {
 #endif
 /* Which plain forward runs: 1 the plane kernel (roi_align_plane_body.h), 0 the slot
  * kernel (roi_align_body.h). KS_ROI_FORWARD=plane or =slots in the environment chooses;
- * otherwise `dflt` (the GPU's launcher passes 1, the simulator's 0). The plane kernel
- * also needs a->tile_rows >= KS_ROI_PLANE_MIN_ROWS (the caller checks). */
+ * otherwise `dflt` (both launchers pass 0: the plane kernel measured slower on the
+ * H100, docs/roi-align.md). The plane kernel also needs a->tile_rows >=
+ * KS_ROI_PLANE_MIN_ROWS (the launchers check; the slot kernel runs otherwise). */
 int ks_roi_align_use_plane(int dflt);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);

@@ -19,7 +19,7 @@ KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MA
  *    likewise ks_roi_align_bwd_k_* */
 
 /* the plain forward through shared memory, a block per input plane (roi_align_plane_body.h):
- * the default; KS_ROI_FORWARD=slots runs the slot kernel instead */
+ * KS_ROI_FORWARD=plane (slower than the slot kernel on the H100, kept to compare) */
 #define KS_BODY "../roi_align/roi_align_plane_body.h"
 #include "../core/ks_variants.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain32, ks_roi_align_args, __launch_bounds__(1024))
@@ -71,7 +71,7 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    if (!backward && !dev_sink && ks_roi_align_use_plane(1)) {
+    if (!backward && !dev_sink && ks_roi_align_use_plane(0)) {
         int launched;
         rc = ks_roi_plane_launch(&a, l, small, s, &launched);
         if (rc || launched) return rc;

@@ -1,6 +1,7 @@
 /* roi_align_plane_body.h - the plain RoIAlign forward through shared memory, one input
  * plane at a time, written once for CUDA and the simulator (ks_shared.h; the simulator
- * runs it with ks_sim_launch_coop). The GPU's default plain forward (docs/roi-align.md).
+ * runs it with ks_sim_launch_coop). Chosen by KS_ROI_FORWARD=plane; slower than the slot
+ * kernel on the H100 (bench/RESULTS.md), kept to compare and to build on.
  *
  * Why: every input pixel lies in many RoIs (14-19 for bench_torch's boxes), and the slot
  * kernel (roi_align_body.h) gathers each sample's corners from L2 for every RoI, 4 bytes
