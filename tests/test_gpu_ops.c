@@ -6,6 +6,7 @@
 
 #include "../kernels/core/ks_cuda_api.h"
 #include "../kernels/registry.h"
+#include "../kernels/roi_align/roi_align_args.h"
 #include "test_util.h"
 
 static int cmp_event(const void *a, const void *b)
@@ -160,10 +161,15 @@ END_TEST
 START_TEST(roi_align_plane_cuda_equals_simulator)
 {
     setenv("KS_ROI_FORWARD", "plane", 1);
+    long long n = ks_roi_align_plane_launches();
     for (int t = 0; t < 4; ++t)
         run_both(t, 9 + 5 * t, 3, 450, 300, 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
+    ck_assert_int_eq(ks_roi_align_plane_launches() - n, 8); /* the plane kernel ran on both */
+    n = ks_roi_align_plane_launches();
     run_both(5, 6, 2, 5, 7400, 3, 2, 1, 0, 0, 0); /* 7400 floats a row: under 8 rows fit */
+    ck_assert_int_eq(ks_roi_align_plane_launches() - n, 0);
     run_both(7, 1200, 40, 25, 34, 7, 2, 1, 1, 0, 0);
+    ck_assert_int_eq(ks_roi_align_plane_launches() - n, 2);
     unsetenv("KS_ROI_FORWARD");
 }
 END_TEST

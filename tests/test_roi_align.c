@@ -6,6 +6,7 @@
 #include <float.h>
 
 #include "../kernels/roi_align/roi_align.h"
+#include "../kernels/roi_align/roi_align_args.h"
 #include "test_util.h"
 
 typedef struct rcase {
@@ -398,15 +399,19 @@ START_TEST(plane_forward_matches_the_reference_and_the_slot_kernel)
         rc_init(&c, &p, in, rois);
         const ks_launch launches[3] = {tu_launch(0, 0), tu_launch(37, 3), tu_launch(64, 1)};
         ks_launch l = launches[t % 3];
+        unsetenv("KS_ROI_FORWARD");
         rc_run(&c, &l); /* the slot kernel, and the reference */
         char what[64];
         snprintf(what, sizeof what, "plane case %d", t);
         float *out = malloc((size_t)c.n_out * 4), *ay = malloc((size_t)c.n_out * 4), *ax = malloc((size_t)c.n_out * 4);
         memset(out, 0xff, (size_t)c.n_out * 4), memset(ay, 0xff, (size_t)c.n_out * 4), memset(ax, 0xff, (size_t)c.n_out * 4);
+        const long long before = ks_roi_align_plane_launches();
         setenv("KS_ROI_FORWARD", "plane", 1);
         const int rc = ks_roi_align_forward_sim(&p, in, rois, out, ay, ax, &l, NULL);
         unsetenv("KS_ROI_FORWARD");
         ck_assert_msg(rc == KS_OK, "%s: %s", what, ks_error_message());
+        /* the plane kernel ran, but for the row too wide for its tile */
+        ck_assert_int_eq(ks_roi_align_plane_launches() - before, wide ? 0 : 1);
         /* coordinates up to ~300 (1600) are float to 3e-5 (1.2e-4), times slopes up to 2 of
          * random input */
         tu_expect_close(out, c.r_out, c.n_out, tall ? 1e-4 : (wide ? 5e-4 : 1e-5), what);

@@ -53,7 +53,8 @@ typedef struct ks_roi_align_params {
 #define KS_ROI_THREADS 512
 
 /* the plane forward (roi_align_plane_body.h): blocks of 1024 threads when its tile is
- * larger than 56 KiB (one or two blocks an SM), of 512 otherwise (up to four) */
+ * larger than 56 KiB, of 512 otherwise (64 registers a thread: one block of 1024 or two
+ * of 512 an SM) */
 #define KS_ROI_PLANE_THREADS_BIG 1024
 #define KS_ROI_PLANE_THREADS 512
 #define KS_ROI_BLOCK_CAP 4096

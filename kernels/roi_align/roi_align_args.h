@@ -59,6 +59,10 @@ extern "C" {
  * H100, docs/roi-align.md). The plane kernel also needs a->tile_rows >=
  * KS_ROI_PLANE_MIN_ROWS (the launchers check; the slot kernel runs otherwise). */
 int ks_roi_align_use_plane(int dflt);
+/* The launchers call this for each plane-forward launch; the count is what tests check,
+ * since the plane kernel's outputs equal the slot kernel's (a silent fallback would pass). */
+void ks_roi_align_plane_launched(void);
+long long ks_roi_align_plane_launches(void);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
 /* The forward (backward 0) or backward kernel on arguments ks_roi_align_args_make

@@ -54,7 +54,9 @@ static int ks_roi_plane_launch(const ks_roi_align_args *args, const ks_launch *l
     if (rc || blocks == 0) return rc;
     if (small) ks_roi_align_plane_k_plain32<<<(unsigned)blocks, threads, (size_t)bytes, s>>>(a);
     else ks_roi_align_plane_k_plain<<<(unsigned)blocks, threads, (size_t)bytes, s>>>(a);
-    return ks_cuda_check_launch("roi_align_forward (plane)");
+    rc = ks_cuda_check_launch("roi_align_forward (plane)");
+    if (!rc) ks_roi_align_plane_launched();
+    return rc;
 }
 
 extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backward, const ks_launch *l,
@@ -67,7 +69,7 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
     int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, work, &threads, &blocks);
     if (rc || blocks == 0) return rc; /* zero RoIs: nothing to launch */
     const int64_t lim = (int64_t)1 << 30;
-    const int small = a.num_rois * a.channels * a.pooled_h * a.pooled_w < lim &&
+    const int small = a.num_rois * a.channels * a.pooled_h * a.pooled_w < lim && a.num_rois * 5 < lim &&
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;

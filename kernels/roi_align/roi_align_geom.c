@@ -46,6 +46,18 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
     return KS_OK;
 }
 
+static _Atomic long long plane_launches;
+
+void ks_roi_align_plane_launched(void)
+{
+    ++plane_launches;
+}
+
+long long ks_roi_align_plane_launches(void)
+{
+    return plane_launches;
+}
+
 int ks_roi_align_use_plane(int dflt)
 {
     const char *v = getenv("KS_ROI_FORWARD");

@@ -31,6 +31,7 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
         ks_sim_report rep;
         rc = ks_sim_launch_coop(blocks, threads, fwd_plane, &pa, NULL, &rep);
         if (rc) return rc;
+        ks_roi_align_plane_launched();
         if (rep.races || rep.uninit_reads || rep.divergent_barriers)
             return ks_fail(KS_ECHECK, "roi_align: the plane forward's shared memory: %s%s%s", rep.first[0],
                            rep.first[1], rep.first[2]);
