@@ -41,6 +41,14 @@ KS_FN void ks_roi_plane_bands(int64_t H, int64_t cap, int64_t *S, int64_t *M, in
     *nb = (H + *S - 1) / *S;
 }
 
+/* The rows of each input plane a plane-forward tile of `bytes` holds (at most H, the whole
+ * plane); 0 when a row is too wide for KS_ROI_PLANE_MIN_ROWS of them (the slot kernel runs). */
+KS_FN int64_t ks_roi_plane_tile_rows(int64_t bytes, int64_t W, int64_t H)
+{
+    const int64_t rows = bytes / 4 / W;
+    return rows < KS_ROI_PLANE_MIN_ROWS ? 0 : (rows < H ? rows : H);
+}
+
 /* The plane forward's work (roi_align_plane_body.h): a block per input plane and band,
  * N * C * bands blocks; a->tile_rows set. */
 KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
@@ -53,12 +61,11 @@ KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Which plain forward runs: 1 the plane kernel (roi_align_plane_body.h), 0 the slot
- * kernel (roi_align_body.h). KS_ROI_FORWARD=plane or =slots in the environment chooses;
- * otherwise `dflt` (both launchers pass 0: the plane kernel measured slower on the
- * H100, docs/roi-align.md). The plane kernel also needs a->tile_rows >=
- * KS_ROI_PLANE_MIN_ROWS (the launchers check; the slot kernel runs otherwise). */
-int ks_roi_align_use_plane(int dflt);
+/* Which plain forward runs: 1 the plane kernel (roi_align_plane_body.h) when the
+ * environment has KS_ROI_FORWARD=plane, else 0, the slot kernel (roi_align_body.h; the
+ * plane kernel measured slower on the H100, docs/roi-align.md). The plane kernel also
+ * needs ks_roi_plane_tile_rows > 0 (the launchers check; the slot kernel runs otherwise). */
+int ks_roi_align_use_plane(void);
 /* The launchers call this for each plane-forward launch; the count is what tests check,
  * since the plane kernel's outputs equal the slot kernel's (a silent fallback would pass). */
 void ks_roi_align_plane_launched(void);

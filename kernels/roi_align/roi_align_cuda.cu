@@ -38,9 +38,8 @@ static int ks_roi_plane_launch(const ks_roi_align_args *args, const ks_launch *l
     if (!rc) rc = ks_cuda_ok(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
                              "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
     if (rc) return rc;
-    a.tile_rows = (int64_t)optin / 4 / a.width;
-    if (a.tile_rows < KS_ROI_PLANE_MIN_ROWS) return KS_OK;
-    if (a.tile_rows > a.height) a.tile_rows = a.height;
+    a.tile_rows = ks_roi_plane_tile_rows(optin, a.width, a.height);
+    if (a.tile_rows == 0) return KS_OK;
     const int64_t bytes = a.tile_rows * a.width * 4;
     int threads;
     int64_t blocks;
@@ -73,7 +72,7 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    if (!backward && !dev_sink && ks_roi_align_use_plane(0)) {
+    if (!backward && !dev_sink && ks_roi_align_use_plane()) {
         int launched;
         rc = ks_roi_plane_launch(&a, l, small, s, &launched);
         if (rc || launched) return rc;

@@ -58,12 +58,10 @@ long long ks_roi_align_plane_launches(void)
     return plane_launches;
 }
 
-int ks_roi_align_use_plane(int dflt)
+int ks_roi_align_use_plane(void)
 {
     const char *v = getenv("KS_ROI_FORWARD");
-    if (v && strcmp(v, "plane") == 0) return 1;
-    if (v && strcmp(v, "slots") == 0) return 0;
-    return dflt;
+    return v && strcmp(v, "plane") == 0;
 }
 
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)

@@ -20,10 +20,10 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
     int64_t blocks;
     /* the plane forward (KS_ROI_FORWARD=plane; the slot kernel is the simulator's default:
      * a CPU gains nothing from the tile): barriers, so fibers, its tile in the 48 KiB arena */
-    if (!backward && !sink && ks_roi_align_use_plane(0) && KS_SIM_SHARED_BYTES / 4 / a->width >= KS_ROI_PLANE_MIN_ROWS) {
+    const int64_t tile_rows = ks_roi_plane_tile_rows(KS_SIM_SHARED_BYTES, a->width, a->height);
+    if (!backward && !sink && ks_roi_align_use_plane() && tile_rows > 0) {
         ks_roi_align_args pa = *a;
-        pa.tile_rows = KS_SIM_SHARED_BYTES / 4 / a->width;
-        if (pa.tile_rows > a->height) pa.tile_rows = a->height;
+        pa.tile_rows = tile_rows;
         const int64_t nblk = ks_roi_align_plane_blocks(&pa);
         int rc = ks_launch_resolve(l, KS_ROI_PLANE_THREADS, KS_ROI_BLOCK_CAP, nblk * KS_ROI_PLANE_THREADS, &threads,
                                    &blocks);
