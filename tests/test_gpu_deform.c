@@ -1,7 +1,8 @@
 /* GPU suite for deformable convolution: the six kernels (three teaching, three tap) on
  * CUDA against the simulator (bitwise but for grad_input, whose atomics add in another
  * order; traced events bitwise), the layer on CUDA (cuBLAS, fp32 and TF32) against the
- * double reference and against torchvision's golden data, and a launch large enough that
+ * double reference and against torchvision's golden data, the fused TF32 forward against
+ * the double reference, and a launch large enough that
  * every thread loops. Exits 77 without a GPU; runs without fork (CUDA is never
  * initialized in a parent that forks). */
 #include <stddef.h>
@@ -211,6 +212,65 @@ START_TEST(deform_layer_cuda_matches_reference)
 }
 END_TEST
 
+/* The TF32 forward's fused kernel (deform_fused.cu) against the double reference, within
+ * 2e-3 of the largest output: its three tile shapes (128 x 128, 256 x 64, 256 x 128),
+ * outputs and columns that do not fill a tile, conv groups, offset groups, mask, bias,
+ * stride, dilation, a 3x2 kernel, and chunks after one that ran im2col + GEMM (columns0
+ * kept: the reordered weight is written again). The launch count shows the fused kernel
+ * ran; KS_DEFORM_FUSED=0 runs im2col + cuBLAS TF32 instead, also within 2e-3. */
+START_TEST(deform_fused_tf32_forward_matches_reference)
+{
+    const ks_deform_params base = {.kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1,
+                                   .stride_w = 1, .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
+                                   .im2col_step = 32, .semantics = KS_DEFORM_TORCHVISION, .math = KS_MATH_TF32};
+    ks_deform_params ps[4] = {base, base, base, base};
+    /* 3 x 13x11, C 64 -> 37, two offset groups, mask and bias: 429 columns */
+    ps[0].batch = 3, ps[0].channels = 64, ps[0].height = 13, ps[0].width = 11, ps[0].out_channels = 37;
+    ps[0].offset_groups = 2, ps[0].use_mask = 1, ps[0].use_bias = 1;
+    /* two conv groups of 32 channels and 70 outputs, kernel 3x2, stride 2, dilation 2 */
+    ps[1].batch = 2, ps[1].channels = 64, ps[1].height = 17, ps[1].width = 14, ps[1].out_channels = 140;
+    ps[1].groups = 2, ps[1].kernel_w = 2, ps[1].pad_h = 2, ps[1].stride_h = ps[1].stride_w = 2;
+    ps[1].dilation_h = ps[1].dilation_w = 2, ps[1].use_bias = 1;
+    /* 160 outputs (the 256-row tile), three offset groups, five chunks of one image */
+    ps[2].batch = 5, ps[2].channels = 96, ps[2].height = 13, ps[2].width = 15, ps[2].out_channels = 160;
+    ps[2].offset_groups = 3, ps[2].im2col_step = 1, ps[2].use_mask = 1;
+    ps[3] = ps[0]; /* again in the other tile shapes */
+    static const char *const shapes[] = {"", "", "", "42", "44", "0"};
+    for (int t = 0; t < 6; ++t) {
+        const ks_deform_params p = ps[t < 3 ? t : 3];
+        if (*shapes[t]) setenv("KS_DEFORM_FUSED", shapes[t], 1);
+        df_case c;
+        df_init(&c, &p, 910 + (uint64_t)t, 2.5f);
+        ks_deform_tensors h = df_tensors(&c), d;
+        memset(&d, 0, sizeof d);
+        d.input = up(c.input, c.g.input_numel), d.offset = up(c.offset, c.g.offset_numel);
+        d.mask = p.use_mask ? up(c.mask, c.g.mask_numel) : NULL;
+        d.weight = up(c.weight, c.g.weight_numel), d.bias = p.use_bias ? up(c.bias, p.out_channels) : NULL;
+        d.output = up(NULL, c.g.output_numel);
+        float *ws = up(NULL, ks_deform_workspace_floats(&p));
+        float *cols0 = t == 2 ? up(NULL, c.g.col_numel) : NULL;
+        d.columns0 = cols0;
+        const int fused = t < 5, chunks = (int)(p.batch / c.g.im2col_step);
+        ck_assert_int_eq(ks_deform_fused_fits(&p, &c.g), fused);
+        const long long before = ks_deform_fused_launches();
+        ks_launch l = tu_launch(0, 0);
+        ck_assert_msg(ks_deform_forward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_cuda_sync() == KS_OK, "%s", ks_error_message());
+        ck_assert_int_eq(ks_deform_fused_launches() - before, fused ? chunks - (t == 2) : 0);
+        free(c.output);
+        c.output = down(d.output, c.g.output_numel);
+        ks_deform_ref_forward(&p, &h, c.r_out);
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "fused tf32 case %d (%s): output", t, *shapes[t] ? shapes[t] : "default");
+        df_scaled(c.output, c.r_out, c.g.output_numel, 2e-3, ctx);
+        unsetenv("KS_DEFORM_FUSED");
+        void *rest[] = {(void *)d.input, (void *)d.offset, (void *)d.mask, (void *)d.weight, (void *)d.bias, ws, cols0};
+        for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) ks_cuda_free(rest[i]);
+        df_free(&c);
+    }
+}
+END_TEST
+
 /* torchvision deform_conv2d's golden data (tests/golden/d*), forward and every gradient,
  * through the CUDA layer: fp32 within 1e-4 as the simulator, TF32 within 2e-3 of each
  * tensor's largest entry */
@@ -314,6 +374,7 @@ int main(void)
     tcase_add_test(tc, deform_kernels_cuda_equal_simulator);
     tcase_add_test(tc, deform_layer_cuda_matches_reference);
     tcase_add_test(tc, deform_layer_cuda_matches_torchvision_golden);
+    tcase_add_test(tc, deform_fused_tf32_forward_matches_reference);
     tcase_add_test(tc, deform_im2col_grid_stride_past_the_block_cap);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_NOFORK);

@@ -1,6 +1,7 @@
 /* deform_cuda.cu - the deformable kernels on the GPU (plain with 32- and 64-bit indices,
  * traced with 64-bit), and the layer's CUDA backend: cuBLAS SGEMM (fp32 by default, TF32
- * tensor cores with p->math) and three small kernels (bias, rearrangement, row sums). */
+ * tensor cores with p->math), three small kernels (bias, rearrangement, row sums) and,
+ * for TF32 forwards, the fused kernel of deform_fused.cu. */
 #include <stdlib.h>
 
 #include "../core/ks_cuda.h"
@@ -195,6 +196,13 @@ static int cu_copy(void *ctx, float *dst, const float *src, int64_t n)
                       "cudaMemcpyAsync");
 }
 
+static int cu_fused(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
+                    const float *weight, float *weight_t, int prepare, const float *bias, float *out)
+{
+    const cuda_ctx *x = (const cuda_ctx *)ctx;
+    return ks_deform_fused_cuda(x->stream, p, g, c, weight, weight_t, prepare, bias, out);
+}
+
 static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float *ws,
                     const ks_launch *launch, ks_deform_kernel traced, const ks_sink *sink,
                     void *stream, int backward)
@@ -205,7 +213,7 @@ static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float
     x.sink = sink;
     const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .add_bias = cu_add_bias,
                                  .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero,
-                                 .copy = cu_copy};
+                                 .copy = cu_copy, .fused = cu_fused};
     return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
 }
 

@@ -7,6 +7,7 @@
 #include "../core/ks_error.h"
 #include "../core/ks_gemm.h"
 #include "deform_args.h"
+#include "deform_layer.h"
 
 /* a*b*c*d, or -1 past `limit` (operands >= 0) */
 static int64_t mul(int64_t a, int64_t b, int64_t c, int64_t d, int64_t limit)
@@ -257,6 +258,28 @@ int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g)
     ks_deform_args_fill(p, g, &c, &a);
     const ks_deform_tile t = ks_deform_tile_of(&a);
     return p->kernel_h * p->kernel_w <= 512 && t.windows >= 1;
+}
+
+int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g)
+{
+    const char *e = getenv("KS_DEFORM_FUSED");
+    const int64_t lim = (int64_t)1 << 30, Cg = p->channels / p->groups, cpg = p->channels / p->offset_groups;
+    if (e && !strcmp(e, "0")) return 0;
+    return p->math == KS_MATH_TF32 && Cg % 32 == 0 && cpg % 32 == 0 && g->input_numel < lim &&
+           g->offset_numel < lim && g->mask_numel < lim && g->output_numel < lim && g->col_numel < lim &&
+           g->weight_numel <= g->col_numel && p->groups <= 65535;
+}
+
+static _Atomic long long fused_launches;
+
+void ks_deform_fused_launched(void)
+{
+    ++fused_launches;
+}
+
+long long ks_deform_fused_launches(void)
+{
+    return fused_launches;
 }
 
 int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,

@@ -11,8 +11,9 @@
  *     columns = im2col again;  grad_weight_g += buf_g x columns_g^T;  grad_bias += rows of buf
  * im2col writes every entry, so the columns are not zero-filled first (mmcv does). The
  * kernels are the tap kernels (deform_tap_body.h, the same values) unless a chunk's
- * launch records, which runs the teaching kernel. Also the CPU backend (simulator
- * kernels, C GEMM). */
+ * launch records, which runs the teaching kernel. A backend with `fused` (CUDA, TF32)
+ * runs a chunk's forward as one kernel where ks_deform_fused_fits. Also the CPU backend
+ * (simulator kernels, C GEMM). */
 #include "deform_layer.h"
 
 #include <stdlib.h>
@@ -85,14 +86,24 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
     if (rc || p->batch == 0) return rc;
     float *columns = workspace;
     const int64_t n_cols = v.im2col_step * v.P;
+    /* the fused kernel keeps the reordered weight where the columns would go */
+    const int fused = b->fused && ks_deform_fused_fits(p, &g);
+    int weight_ready = 0;
     for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
-        rc = run_im2col(b, p, &g, &c, n0 == 0 && traced == KS_DEFORM_IM2COL);
-        if (!rc && n0 == 0 && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
+        float *out = t->output + n0 * v.out_img;
+        const int record = n0 == 0 && traced == KS_DEFORM_IM2COL, keep = n0 == 0 && t->columns0;
+        if (fused && !record && !keep) {
+            rc = b->fused(b->ctx, p, &g, &c, t->weight, columns, !weight_ready, p->use_bias ? t->bias : NULL, out);
+            weight_ready = 1;
+            continue;
+        }
+        weight_ready = 0;
+        rc = run_im2col(b, p, &g, &c, record);
+        if (!rc && keep) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
         /* output[n, group gr's channels] = weight_gr x the image's columns of group gr,
          * straight into the output's layout: one GEMM per image, batched */
-        float *out = t->output + n0 * v.out_img;
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = b->gemm(b->ctx, p->math, 0, 0, v.Og, v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
                          columns + gr * v.Kg * n_cols, n_cols, v.P, 0.0f, out + gr * v.Og * v.P, v.P, v.out_img,

@@ -29,7 +29,18 @@ typedef struct ks_deform_backend {
     int (*row_sums)(void *ctx, const float *buf, float *grad_bias, int64_t O, int64_t n);
     int (*zero)(void *ctx, float *p, int64_t n);
     int (*copy)(void *ctx, float *dst, const float *src, int64_t n);
+    /* optional (NULL: none): a chunk's whole forward in one kernel, output and bias
+     * included (CUDA's TF32 forward, deform_fused.cu), where ks_deform_fused_fits. weight_t:
+     * scratch of weight_numel floats, filled from weight when `prepare` */
+    int (*fused)(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
+                 const float *weight, float *weight_t, int prepare, const float *bias, float *out);
 } ks_deform_backend;
+
+/* deform_fused.cu's launcher (the CUDA backend's `fused`), and its launch count */
+int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, const ks_deform_geom *g,
+                         const ks_deform_chunk *c, const float *weight, float *weight_t, int prepare,
+                         const float *bias, float *out);
+void ks_deform_fused_launched(void);
 
 /* The layer over backend b; `traced` names the kernel whose first-chunk launch records. */
 int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
