@@ -228,11 +228,11 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
     ps[0].batch = 3, ps[0].channels = 64, ps[0].height = 13, ps[0].width = 11, ps[0].out_channels = 37;
     ps[0].offset_groups = 2, ps[0].use_mask = 1, ps[0].use_bias = 1;
     /* two conv groups of 32 channels and 70 outputs, kernel 3x2, stride 2, dilation 2 */
-    ps[1].batch = 2, ps[1].channels = 64, ps[1].height = 17, ps[1].width = 14, ps[1].out_channels = 140;
+    ps[1].batch = 2, ps[1].channels = 64, ps[1].height = 33, ps[1].width = 30, ps[1].out_channels = 140;
     ps[1].groups = 2, ps[1].kernel_w = 2, ps[1].pad_h = 2, ps[1].stride_h = ps[1].stride_w = 2;
     ps[1].dilation_h = ps[1].dilation_w = 2, ps[1].use_bias = 1;
     /* 160 outputs (the 256-row tile), three offset groups, five chunks of one image */
-    ps[2].batch = 5, ps[2].channels = 96, ps[2].height = 13, ps[2].width = 15, ps[2].out_channels = 160;
+    ps[2].batch = 5, ps[2].channels = 96, ps[2].height = 17, ps[2].width = 15, ps[2].out_channels = 160;
     ps[2].offset_groups = 3, ps[2].im2col_step = 1, ps[2].use_mask = 1;
     ps[3] = ps[0]; /* again in the other tile shapes */
     static const char *const shapes[] = {"", "", "", "42", "44", "0"};

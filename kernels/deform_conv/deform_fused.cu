@@ -3,26 +3,32 @@
  * global memory (the explicit path writes and reads it: 302 MB on N8 C256 64x64).
  *
  * For conv group gr (Og outputs, Cg channels, kk taps), with n = b*P + q a column:
- *   out[b, gr*Og + o, q] = sum over (tap, c) of Wt[gr*Og + o][tap][c] * S(b, gr*Cg + c, tap, q)
+ *   out[b, gr*Og + o, q] = sum over (tap, c) of W[gr*Og + o][c][tap] * S(b, gr*Cg + c, tap, q)
  *                          (+ bias[gr*Og + o])
- * where S is im2col's entry (the blend of the four corners, deform_bilinear.h, times the
- * mask: the tap kernels' own helpers) and Wt the weight [O][Cg][kk] laid out tap-major
- * ([O][kk][Cg]) and rounded to TF32 once per call (ks_deform_fused_weight_k).
+ * where S is im2col's entry: the blend of the four corners (deform_bilinear.h, the tap
+ * kernels' own helpers) times the mask.
  *
  * A block computes a BM x BN tile of (o, n) over K = kk*Cg in steps of one tap and 32
- * channels, taps outer: a thread keeps its column's sampling point (corner offset,
- * weights, flags, mask) for a whole tap, since the point does not depend on the channel.
- * Each step copies the weight slice [BM x 32] to shared memory, samples [32 x BN] there
- * (a thread samples BN-strided channels of one column: a warp reads neighbouring columns,
- * so neighbouring pixels), and the warps multiply with mma.sync m16n8k8 TF32, fp32 sums.
- * A warp owns 64 x 32 of the tile: 4 x 4 mma tiles, 64 accumulators a thread. MW warps
- * down the tile and NW across: BM = 64*MW, BN = 32*NW.
+ * channels, taps outer. Each step's weight slice [BM x 32] is one contiguous block of
+ * the prepared weight (ks_deform_fused_weight_k: rounded to TF32 once per call and laid
+ * out in mma.sync's fragment order, rows past the group zero), copied with cp.async; its
+ * samples [32 x BN] are written to shared memory in fragment order too, so a warp reads a
+ * fragment with one 16-byte load. A thread samples channels t, t+4, .., t+28 of one
+ * column (a warp: 32 neighbouring columns, one channel: neighbouring pixels) and keeps
+ * the column's sampling point for a whole tap, as the point does not depend on the
+ * channel. Two stages: step s+1's weight copy and corner loads are in flight while the
+ * warps multiply step s (mma.sync m16n8k8 TF32, fp32 sums). A warp owns 64 x 32 of the
+ * tile (4 x 4 mma tiles, 64 accumulators a thread); MW warps down, NW across:
+ * BM = 64*MW, BN = 32*NW.
  *
- * Shared memory: As[BM][36] (rows 144 bytes apart: the A fragments' lanes (row g, column
- * t) fall on banks 4g + t, all different) and Bs[32][BN + 8] (B fragments: banks 8t + g).
+ * Fragment order (PTX mma.m16n8k8 .tf32; lane l, g = l/4, t = l%4):
+ *   A, per (16-row tile i, 8-column slice k8): lane l's 4 floats at ((i*4 + k8)*32 + l)*4
+ *      are rows g, g+8, g, g+8 and columns t, t, t+4, t+4 of the tile;
+ *   B, per (16-channel half h, 8-column tile j): lane l's 4 floats at ((h*BN/8 + j)*32 + l)*4
+ *      are channels 16h + t + {0, 4, 8, 12} of column 8j + g: b0, b1 of slice 2h, then 2h+1.
  *
  * CUDA only (mma.sync): the simulator and the traced chunks run im2col + GEMM, which this
- * equals up to the TF32 GEMM's order of sums (documented tolerance: docs/deform-conv.md).
+ * equals up to the TF32 GEMM's order of sums (docs/deform-conv.md gives the tolerance).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,7 +40,7 @@
 #define KS_BODY "../deform_conv/deform_tap_body.h"
 #include "../core/ks_variants.h"
 
-enum { FUSED_BK = 32, FUSED_APAD = 4, FUSED_BPAD = 8 };
+enum { FUSED_BK = 32 };
 
 /* x rounded to TF32 (nearest, ties away), the tensor cores' input format */
 __device__ __forceinline__ uint32_t fused_tf32(float x)
@@ -53,18 +59,27 @@ __device__ __forceinline__ void fused_mma(float d[4], const uint32_t a[4], const
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/* wt[o][tap][c] = tf32(w[o][c][tap]); i indexes wt (O*Cg*kk < 2^30) */
-__global__ void ks_deform_fused_weight_k(const float *w, float *wt, int n, int Cg, int kk)
+/* The prepared weight of one forward: for conv group gr, tile of rows mb (BM rows), step s
+ * (tap s / (Cg/32), channels 32*(s % (Cg/32)) ..), the tile's [BM x 32] slice in fragment
+ * order, at ((gr*MB + mb)*steps + s)*BM*32; i indexes it (fewer than 2^30 floats). */
+__global__ void ks_deform_fused_weight_k(const float *w, float *wf, int n, int BM, int Og, int Cg, int kk)
 {
+    const int steps = kk * (Cg / FUSED_BK), MB = (Og + BM - 1) / BM;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const int c = i % Cg, tap = (i / Cg) % kk, o = i / (Cg * kk);
-        wt[i] = __uint_as_float(fused_tf32(w[(o * Cg + c) * kk + tap]));
+        const int e = i & 3, l = (i >> 2) & 31, k8 = (i >> 7) & 3;
+        int rest = i >> 9;
+        const int tile = rest % (BM / 16);
+        rest /= BM / 16;
+        const int s = rest % steps, mb = (rest / steps) % MB, gr = rest / steps / MB;
+        const int row = mb * BM + tile * 16 + (l >> 2) + (e & 1) * 8;
+        const int tap = s / (Cg / FUSED_BK), c = (s % (Cg / FUSED_BK)) * FUSED_BK + k8 * 8 + (l & 3) + (e >> 1) * 4;
+        wf[i] = row < Og ? __uint_as_float(fused_tf32(w[((gr * Og + row) * Cg + c) * kk + tap])) : 0.0f;
     }
 }
 
 typedef struct fused_args {
     ks_deform_args a;  /* the chunk's sampling: input, offset, mask, sizes */
-    const float *wt;   /* [O][kk][Cg], TF32 */
+    const float *wf;   /* the prepared weight (ks_deform_fused_weight_k) */
     const float *bias; /* [O] or NULL */
     float *out;        /* the chunk's output [im2col_step][O][P] */
     int O, Og, Cg;
@@ -94,11 +109,11 @@ __device__ __forceinline__ fused_point fused_place(const ks_deform_args *a, int 
 template <int MW, int NW>
 __global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_args f)
 {
-    constexpr int THREADS = 32 * MW * NW, BM = 64 * MW, BN = 32 * NW;
-    constexpr int AS = FUSED_BK + FUSED_APAD, BS = BN + FUSED_BPAD;
-    constexpr int CPT = FUSED_BK * BN / THREADS; /* channels a thread samples per step */
-    extern __shared__ uint32_t fused_smem[]; /* two stages of As then Bs */
-    constexpr int STAGE = BM * AS + FUSED_BK * BS;
+    constexpr int THREADS = 32 * MW * NW, BM = 64 * MW, BN = 32 * NW, NT8 = BN / 8;
+    constexpr int R = 4 * BN / THREADS;       /* columns a thread samples */
+    constexpr int A4 = BM * FUSED_BK / 4;     /* 16-byte pieces of a weight slice */
+    constexpr int STAGE4 = A4 + FUSED_BK * BN / 4;
+    extern __shared__ uint4 fused_smem[];     /* two stages: the weight slice, then the samples */
     const ks_deform_args *a = &f.a;
     const int C = (int)a->channels, W = (int)a->width, HW = (int)a->height * W;
     const int Wo = (int)a->width_col, P = (int)a->height_col * Wo, kk = (int)(a->kernel_h * a->kernel_w);
@@ -106,12 +121,20 @@ __global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_ar
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm = warp % MW, wn = warp / MW, g = lane >> 2, tg = lane & 3;
     const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM, gr = blockIdx.z;
-    /* the sampler: column sn of the tile, channels sc0 .. sc0 + CPT - 1 of each step */
-    const int sn = tid % BN, sc0 = (tid / BN) * CPT, n = n0 + sn, valid = n < n_cols;
-    const int b = valid ? n / P : 0, q = valid ? n - b * P : 0, h_col = q / Wo, w_col = q - h_col * Wo;
-    const float *wt = f.wt + (int64_t)(gr * f.Og + m0) * kk * f.Cg;
-    const int m_rows = f.Og - m0 < BM ? f.Og - m0 : BM; /* rows of this tile inside the group */
     const int blocks_c = f.Cg / FUSED_BK, steps = kk * blocks_c;
+    const float *wf = f.wf + ((int64_t)(gr * gridDim.y + blockIdx.y) * steps) * BM * FUSED_BK;
+    /* the sampler: channels st + 4j (j < 8) of columns sn[r] of the tile */
+    const int st = warp & 3;
+    int sn[R], sb[R], sh[R], sw[R], valid[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        sn[r] = (warp >> 2) * 32 + lane + r * (THREADS / 4);
+        const int n = n0 + sn[r];
+        valid[r] = n < n_cols;
+        sb[r] = valid[r] ? n / P : 0;
+        const int q = valid[r] ? n - sb[r] * P : 0;
+        sh[r] = q / Wo, sw[r] = q - sh[r] * Wo;
+    }
     float acc[4][4][4]; /* registers: every loop over it unrolls */
 #pragma unroll
     for (int i = 0; i < 4; ++i)
@@ -119,39 +142,49 @@ __global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_ar
         for (int j = 0; j < 4; ++j)
 #pragma unroll
             for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
-    /* step s: tap s / blocks_c, channels cb .. cb + 31 of the group, cb = (s % blocks_c)*32.
-     * The pipeline: step s+1's weight slice (cp.async) and corner values (registers) are
-     * in flight while the warps multiply step s; then the samples go to the other stage. */
     int goff = -1, tap_at = -1;
-    fused_point pt = {0, 0, {0.0f, 0.0f, 0.0f, 0.0f}, 1.0f};
-    float v[CPT][4];
-    auto load = [&](int st, int step) {
-        const int tap = step / blocks_c, cb = (step - tap * blocks_c) * FUSED_BK, c_first = gr * f.Cg + cb;
-        uint32_t *As = fused_smem + st * STAGE;
-        for (int i = tid; i < BM * (FUSED_BK / 4); i += THREADS) {
-            const int r = i / (FUSED_BK / 4), k4 = (i % (FUSED_BK / 4)) * 4;
-            const float *src = wt + ((int64_t)(r < m_rows ? r : 0) * kk + tap) * f.Cg + cb + k4;
-            const unsigned dst = (unsigned)__cvta_generic_to_shared(As + r * AS + k4);
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
-                         "r"(r < m_rows ? 16 : 0)); /* rows past the group: zeros */
+    fused_point pt[R];
+    float v[R][8][4];
+    auto load = [&](int stage, int s) {
+        const int tap = s / blocks_c, c_first = gr * f.Cg + (s - tap * blocks_c) * FUSED_BK;
+        const float *src = wf + (int64_t)s * BM * FUSED_BK;
+        uint4 *As = fused_smem + stage * STAGE4;
+#pragma unroll
+        for (int i = tid; i < A4; i += THREADS) {
+            const unsigned dst = (unsigned)__cvta_generic_to_shared(As + i);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * i));
         }
         asm volatile("cp.async.commit_group;");
         /* the point is the channel's: placed again only for a new tap or offset group */
-        if (tap != tap_at || c_first / cpg != goff)
-            tap_at = tap, goff = c_first / cpg, pt = fused_place(a, valid, b, goff, tap, h_col, w_col);
-        const float *im = a->input + (b * C + c_first + sc0) * HW;
+        if (tap != tap_at || c_first / cpg != goff) {
+            tap_at = tap, goff = c_first / cpg;
 #pragma unroll
-        for (int j = 0; j < CPT; ++j, im += HW)
+            for (int r = 0; r < R; ++r) pt[r] = fused_place(a, valid[r], sb[r], goff, tap, sh[r], sw[r]);
+        }
 #pragma unroll
-            for (int k = 0; k < 4; ++k)
-                v[j][k] = (pt.flags & (KS_FLAG_C00 << k)) ? im[pt.at0 + (k >> 1) * W + (k & 1)] : 0.0f;
+        for (int r = 0; r < R; ++r) {
+            const float *im = a->input + (sb[r] * C + c_first + st) * HW + pt[r].at0;
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    v[r][j][k] = (pt[r].flags & (KS_FLAG_C00 << k)) ? im[4 * j * HW + (k >> 1) * W + (k & 1)] : 0.0f;
+        }
     };
-    auto store = [&](int st) {
-        uint32_t *Bs = fused_smem + st * STAGE + BM * AS;
+    auto store = [&](int stage) {
+        uint4 *Bs = fused_smem + stage * STAGE4 + A4;
 #pragma unroll
-        for (int j = 0; j < CPT; ++j) {
-            const float blend = ks_deform_blend(pt.w, v[j]);
-            Bs[(sc0 + j) * BS + sn] = fused_tf32(a->use_mask ? blend * pt.m : blend);
+        for (int r = 0; r < R; ++r) {
+            uint32_t x[8];
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+                const float blend = ks_deform_blend(pt[r].w, v[r][j]);
+                x[j] = fused_tf32(a->use_mask ? blend * pt[r].m : blend);
+            }
+            /* half h holds channels 16h + st + {0, 4, 8, 12}: x[4h .. 4h+3] */
+            const int l = (sn[r] & 7) * 4 + st, j8 = sn[r] >> 3;
+            Bs[j8 * 32 + l] = make_uint4(x[0], x[1], x[2], x[3]);
+            Bs[(NT8 + j8) * 32 + l] = make_uint4(x[4], x[5], x[6], x[7]);
         }
     };
     load(0, 0);
@@ -159,32 +192,35 @@ __global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_ar
     asm volatile("cp.async.wait_all;");
     __syncthreads();
     for (int s = 0; s < steps; ++s) {
-        const int st = s & 1;
-        if (s + 1 < steps) load(st ^ 1, s + 1);
-        const uint32_t *As = fused_smem + st * STAGE, *Bs = As + BM * AS;
+        const int stage = s & 1;
+        if (s + 1 < steps) load(stage ^ 1, s + 1);
+        const uint4 *As = fused_smem + stage * STAGE4, *Bs = As + A4;
 #pragma unroll
-        for (int k8 = 0; k8 < FUSED_BK; k8 += 8) {
-            uint32_t af[4][4], bf[4][2];
+        for (int h = 0; h < 2; ++h) {
+            uint4 bq[4];
 #pragma unroll
-            for (int mt = 0; mt < 4; ++mt) {
-                const uint32_t *r0 = As + (wm * 64 + mt * 16 + g) * AS + k8 + tg;
-                af[mt][0] = r0[0], af[mt][1] = r0[8 * AS], af[mt][2] = r0[4], af[mt][3] = r0[8 * AS + 4];
+            for (int nt = 0; nt < 4; ++nt) bq[nt] = Bs[(h * NT8 + wn * 4 + nt) * 32 + lane];
+#pragma unroll
+            for (int kx = 0; kx < 2; ++kx) {
+                uint4 aq[4];
+#pragma unroll
+                for (int mt = 0; mt < 4; ++mt) aq[mt] = As[((wm * 4 + mt) * 4 + 2 * h + kx) * 32 + lane];
+#pragma unroll
+                for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+                    for (int nt = 0; nt < 4; ++nt) {
+                        const uint32_t af[4] = {aq[mt].x, aq[mt].y, aq[mt].z, aq[mt].w};
+                        const uint32_t bf[2] = {kx ? bq[nt].z : bq[nt].x, kx ? bq[nt].w : bq[nt].y};
+                        fused_mma(acc[mt][nt], af, bf);
+                    }
             }
-#pragma unroll
-            for (int nt = 0; nt < 4; ++nt) {
-                const uint32_t *c0 = Bs + (k8 + tg) * BS + wn * 32 + nt * 8 + g;
-                bf[nt][0] = c0[0], bf[nt][1] = c0[4 * BS];
-            }
-#pragma unroll
-            for (int mt = 0; mt < 4; ++mt)
-#pragma unroll
-                for (int nt = 0; nt < 4; ++nt) fused_mma(acc[mt][nt], af[mt], bf[nt]);
         }
-        if (s + 1 < steps) store(st ^ 1);
+        if (s + 1 < steps) store(stage ^ 1);
         asm volatile("cp.async.wait_all;");
         __syncthreads(); /* the next stage is full; every warp is done with this one */
     }
     /* accumulator e of tile (mt, nt): row g (+8 for e >= 2), column 2*tg (+1 for odd e) */
+    const int m_rows = f.Og - m0 < BM ? f.Og - m0 : BM; /* rows of this tile inside the group */
 #pragma unroll
     for (int mt = 0; mt < 4; ++mt)
 #pragma unroll
@@ -202,7 +238,7 @@ template <int MW, int NW>
 static int fused_launch(const fused_args *f, int64_t n_cols, int groups, cudaStream_t s)
 {
     constexpr int BM = 64 * MW, BN = 32 * NW;
-    const size_t bytes = 2 * (size_t)(BM * (FUSED_BK + FUSED_APAD) + FUSED_BK * (BN + FUSED_BPAD)) * sizeof(float);
+    const size_t bytes = 2 * (size_t)(BM + BN) * FUSED_BK * sizeof(float);
     int rc = ks_cuda_ok(cudaFuncSetAttribute(ks_deform_fused_k<MW, NW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)bytes),
                         "cudaFuncSetAttribute(deform fused)");
@@ -226,21 +262,23 @@ extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, con
                                     const float *bias, float *out)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    const int64_t kk = p->kernel_h * p->kernel_w, Cg = p->channels / p->groups;
+    const int64_t kk = p->kernel_h * p->kernel_w, Cg = p->channels / p->groups, Og = p->out_channels / p->groups;
+    const int shape = fused_shape(Og), BM = 64 * (shape / 10);
     if (prepare) {
-        const int n = (int)g->weight_numel;
-        ks_deform_fused_weight_k<<<(n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096, 256, 0, s>>>(weight, weight_t, n,
-                                                                                                 (int)Cg, (int)kk);
+        /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room for 256) */
+        const int n = (int)(p->groups * ((Og + BM - 1) / BM) * BM * kk * Cg), blocks = (n + 255) / 256;
+        ks_deform_fused_weight_k<<<blocks < 4096 ? blocks : 4096, 256, 0, s>>>(weight, weight_t, n, BM, (int)Og,
+                                                                                  (int)Cg, (int)kk);
         int rc = ks_cuda_check_launch("deformable_fused_tf32 weight");
         if (rc) return rc;
     }
     fused_args f;
     ks_deform_args_fill(p, g, c, &f.a);
-    f.wt = weight_t, f.bias = bias, f.out = out;
+    f.wf = weight_t, f.bias = bias, f.out = out;
     f.O = (int)p->out_channels, f.Og = (int)(p->out_channels / p->groups), f.Cg = (int)Cg;
     const int64_t n_cols = c->im2col_step * g->height_out * g->width_out;
     ks_deform_fused_launched();
-    switch (fused_shape(f.Og)) {
+    switch (shape) {
     case 42: return fused_launch<4, 2>(&f, n_cols, (int)p->groups, s);
     case 44: return fused_launch<4, 4>(&f, n_cols, (int)p->groups, s);
     default: return fused_launch<2, 4>(&f, n_cols, (int)p->groups, s);
