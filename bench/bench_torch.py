@@ -220,7 +220,7 @@ def deform_case(lib, shape, main):
               f"   (max error {err:.1e} of the largest output)")
         # the TF32 forward's paths (KS_DEFORM_FUSED): im2col + cuBLAS, and the fused
         # kernel's tile shapes (M x N warps); the default is the fused kernel
-        for v in ("0", "24", "42", "44"):
+        for v in ("0", "24", "42", "422", "44"):
             os.environ["KS_DEFORM_FUSED"] = v
             call(lib.ks_deform_forward_cuda)
             torch.cuda.synchronize()

@@ -16,8 +16,9 @@
  * fragment with one 16-byte load. A thread samples channels t, t+4, .., t+28 of one
  * column (a warp: 32 neighbouring columns, one channel: neighbouring pixels) and keeps
  * the column's sampling point for a whole tap, as the point does not depend on the
- * channel. Two stages: step s+1's weight copy and corner loads are in flight while the
- * warps multiply step s (mma.sync m16n8k8 TF32, fp32 sums). A warp owns 64 x 32 of the
+ * channel. Two stages: step s+1's weight copy is in flight while the warps multiply step
+ * s (mma.sync m16n8k8 TF32, fp32 sums), and so are the corner loads of each half of step
+ * s+1's samples while the warps multiply the same half of step s. A warp owns 64 x 32 of the
  * tile (4 x 4 mma tiles, 64 accumulators a thread); MW warps down, NW across:
  * BM = 64*MW, BN = 32*NW.
  *
@@ -106,8 +107,8 @@ __device__ __forceinline__ fused_point fused_place(const ks_deform_args *a, int 
     return pt;
 }
 
-template <int MW, int NW>
-__global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_args f)
+template <int MW, int NW, int MINB>
+__global__ void __launch_bounds__(32 * MW * NW, MINB) ks_deform_fused_k(const fused_args f)
 {
     constexpr int THREADS = 32 * MW * NW, BM = 64 * MW, BN = 32 * NW, NT8 = BN / 8;
     constexpr int R = 4 * BN / THREADS;       /* columns a thread samples */
@@ -144,8 +145,9 @@ __global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_ar
             for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
     int goff = -1, tap_at = -1;
     fused_point pt[R];
-    float v[R][8][4];
-    auto load = [&](int stage, int s) {
+    float v[R][4][4]; /* one half's corner values: channels 16h + st + 4j, j < 4 */
+    /* the weight slice of step s (cp.async) and, for a new tap or offset group, the points */
+    auto load_a = [&](int stage, int s) {
         const int tap = s / blocks_c, c_first = gr * f.Cg + (s - tap * blocks_c) * FUSED_BK;
         const float *src = wf + (int64_t)s * BM * FUSED_BK;
         uint4 *As = fused_smem + stage * STAGE4;
@@ -155,67 +157,68 @@ __global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_ar
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + 4 * i));
         }
         asm volatile("cp.async.commit_group;");
-        /* the point is the channel's: placed again only for a new tap or offset group */
         if (tap != tap_at || c_first / cpg != goff) {
             tap_at = tap, goff = c_first / cpg;
 #pragma unroll
             for (int r = 0; r < R; ++r) pt[r] = fused_place(a, valid[r], sb[r], goff, tap, sh[r], sw[r]);
         }
+    };
+    /* half h of step s's samples: corners into registers, then blended into the stage */
+    auto load_b = [&](int s, int h) {
+        const int tap = s / blocks_c, c_first = gr * f.Cg + (s - tap * blocks_c) * FUSED_BK + 16 * h;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const float *im = a->input + (sb[r] * C + c_first + st) * HW + pt[r].at0;
 #pragma unroll
-            for (int j = 0; j < 8; ++j)
+            for (int j = 0; j < 4; ++j)
 #pragma unroll
                 for (int k = 0; k < 4; ++k)
                     v[r][j][k] = (pt[r].flags & (KS_FLAG_C00 << k)) ? im[4 * j * HW + (k >> 1) * W + (k & 1)] : 0.0f;
         }
     };
-    auto store = [&](int stage) {
+    auto store_b = [&](int stage, int h) {
         uint4 *Bs = fused_smem + stage * STAGE4 + A4;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            uint32_t x[8];
+            uint32_t x[4];
 #pragma unroll
-            for (int j = 0; j < 8; ++j) {
+            for (int j = 0; j < 4; ++j) {
                 const float blend = ks_deform_blend(pt[r].w, v[r][j]);
                 x[j] = fused_tf32(a->use_mask ? blend * pt[r].m : blend);
             }
-            /* half h holds channels 16h + st + {0, 4, 8, 12}: x[4h .. 4h+3] */
-            const int l = (sn[r] & 7) * 4 + st, j8 = sn[r] >> 3;
-            Bs[j8 * 32 + l] = make_uint4(x[0], x[1], x[2], x[3]);
-            Bs[(NT8 + j8) * 32 + l] = make_uint4(x[4], x[5], x[6], x[7]);
+            Bs[(h * NT8 + (sn[r] >> 3)) * 32 + (sn[r] & 7) * 4 + st] = make_uint4(x[0], x[1], x[2], x[3]);
         }
     };
-    load(0, 0);
-    store(0);
+    load_a(0, 0);
+    for (int h = 0; h < 2; ++h) load_b(0, h), store_b(0, h);
     asm volatile("cp.async.wait_all;");
     __syncthreads();
     for (int s = 0; s < steps; ++s) {
-        const int stage = s & 1;
-        if (s + 1 < steps) load(stage ^ 1, s + 1);
-        const uint4 *As = fused_smem + stage * STAGE4, *Bs = As + A4;
+        const int stage = s & 1, more = s + 1 < steps;
+        if (more) load_a(stage ^ 1, s + 1);
+        const uint4 *As = fused_smem + stage * STAGE4;
+        const uint2 *Bs = (const uint2 *)(As + A4);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            uint4 bq[4];
-#pragma unroll
-            for (int nt = 0; nt < 4; ++nt) bq[nt] = Bs[(h * NT8 + wn * 4 + nt) * 32 + lane];
+            if (more) load_b(s + 1, h); /* in flight during this half's products */
 #pragma unroll
             for (int kx = 0; kx < 2; ++kx) {
-                uint4 aq[4];
+                uint2 bq[4];
 #pragma unroll
-                for (int mt = 0; mt < 4; ++mt) aq[mt] = As[((wm * 4 + mt) * 4 + 2 * h + kx) * 32 + lane];
+                for (int nt = 0; nt < 4; ++nt) bq[nt] = Bs[((h * NT8 + wn * 4 + nt) * 32 + lane) * 2 + kx];
 #pragma unroll
-                for (int mt = 0; mt < 4; ++mt)
+                for (int mt = 0; mt < 4; ++mt) {
+                    const uint4 aq = As[((wm * 4 + mt) * 4 + 2 * h + kx) * 32 + lane];
+                    const uint32_t af[4] = {aq.x, aq.y, aq.z, aq.w};
 #pragma unroll
                     for (int nt = 0; nt < 4; ++nt) {
-                        const uint32_t af[4] = {aq[mt].x, aq[mt].y, aq[mt].z, aq[mt].w};
-                        const uint32_t bf[2] = {kx ? bq[nt].z : bq[nt].x, kx ? bq[nt].w : bq[nt].y};
+                        const uint32_t bf[2] = {bq[nt].x, bq[nt].y};
                         fused_mma(acc[mt][nt], af, bf);
                     }
+                }
             }
+            if (more) store_b(stage ^ 1, h);
         }
-        if (s + 1 < steps) store(stage ^ 1);
         asm volatile("cp.async.wait_all;");
         __syncthreads(); /* the next stage is full; every warp is done with this one */
     }
@@ -234,26 +237,27 @@ __global__ void __launch_bounds__(32 * MW * NW) ks_deform_fused_k(const fused_ar
             }
 }
 
-template <int MW, int NW>
+template <int MW, int NW, int MINB>
 static int fused_launch(const fused_args *f, int64_t n_cols, int groups, cudaStream_t s)
 {
     constexpr int BM = 64 * MW, BN = 32 * NW;
     const size_t bytes = 2 * (size_t)(BM + BN) * FUSED_BK * sizeof(float);
-    int rc = ks_cuda_ok(cudaFuncSetAttribute(ks_deform_fused_k<MW, NW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    int rc = ks_cuda_ok(cudaFuncSetAttribute(ks_deform_fused_k<MW, NW, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)bytes),
                         "cudaFuncSetAttribute(deform fused)");
     if (rc) return rc;
     const dim3 grid((unsigned)((n_cols + BN - 1) / BN), (unsigned)((f->Og + BM - 1) / BM), (unsigned)groups);
-    ks_deform_fused_k<MW, NW><<<grid, 32 * MW * NW, bytes, s>>>(*f);
+    ks_deform_fused_k<MW, NW, MINB><<<grid, 32 * MW * NW, bytes, s>>>(*f);
     return ks_cuda_check_launch("deformable_fused_tf32");
 }
 
-/* The tile shape: KS_DEFORM_FUSED=MN (M, N warps: 24, 42 or 44) picks one; by default 4 x 4
- * warps (256 x 128) when a group has more than 128 outputs, else 2 x 4 (128 x 128). */
+/* The tile shape, as MN (M, N warps): KS_DEFORM_FUSED=24, 42 or 44 picks one (422: 42 at
+ * two blocks an SM, 128 registers); by default 44 (256 x 128) when a group has more than
+ * 128 outputs, else 24 (128 x 128). */
 static int fused_shape(int64_t Og)
 {
     const char *e = getenv("KS_DEFORM_FUSED");
-    if (e && (!strcmp(e, "24") || !strcmp(e, "42") || !strcmp(e, "44"))) return atoi(e);
+    if (e && (!strcmp(e, "24") || !strcmp(e, "42") || !strcmp(e, "44") || !strcmp(e, "422"))) return atoi(e);
     return Og > 128 ? 44 : 24;
 }
 
@@ -263,7 +267,7 @@ extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, con
 {
     cudaStream_t s = (cudaStream_t)stream;
     const int64_t kk = p->kernel_h * p->kernel_w, Cg = p->channels / p->groups, Og = p->out_channels / p->groups;
-    const int shape = fused_shape(Og), BM = 64 * (shape / 10);
+    const int shape = fused_shape(Og), BM = shape == 24 ? 128 : 256;
     if (prepare) {
         /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room for 256) */
         const int n = (int)(p->groups * ((Og + BM - 1) / BM) * BM * kk * Cg), blocks = (n + 255) / 256;
@@ -279,8 +283,9 @@ extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, con
     const int64_t n_cols = c->im2col_step * g->height_out * g->width_out;
     ks_deform_fused_launched();
     switch (shape) {
-    case 42: return fused_launch<4, 2>(&f, n_cols, (int)p->groups, s);
-    case 44: return fused_launch<4, 4>(&f, n_cols, (int)p->groups, s);
-    default: return fused_launch<2, 4>(&f, n_cols, (int)p->groups, s);
+    case 42: return fused_launch<4, 2, 1>(&f, n_cols, (int)p->groups, s);
+    case 422: return fused_launch<4, 2, 2>(&f, n_cols, (int)p->groups, s);
+    case 44: return fused_launch<4, 4, 1>(&f, n_cols, (int)p->groups, s);
+    default: return fused_launch<2, 4, 1>(&f, n_cols, (int)p->groups, s);
     }
 }
