@@ -213,7 +213,8 @@ START_TEST(deform_layer_cuda_matches_reference)
 END_TEST
 
 /* The TF32 forward's fused kernel (deform_fused.cu) against the double reference, within
- * 2e-3 of the largest output: its three tile shapes (128 x 128, 256 x 64, 256 x 128),
+ * 2e-3 of the largest output: its tile shapes (128 x 128, 256 x 64 at one and at two
+ * blocks an SM, 256 x 128),
  * outputs and columns that do not fill a tile, conv groups, offset groups, mask, bias,
  * stride, dilation, a 3x2 kernel, and chunks after one that ran im2col + GEMM (columns0
  * kept: the reordered weight is written again). The launch count shows the fused kernel
@@ -235,8 +236,8 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
     ps[2].batch = 5, ps[2].channels = 96, ps[2].height = 17, ps[2].width = 15, ps[2].out_channels = 160;
     ps[2].offset_groups = 3, ps[2].im2col_step = 1, ps[2].use_mask = 1;
     ps[3] = ps[0]; /* again in the other tile shapes */
-    static const char *const shapes[] = {"", "", "", "42", "44", "0"};
-    for (int t = 0; t < 6; ++t) {
+    static const char *const shapes[] = {"", "", "", "42", "422", "44", "0"};
+    for (int t = 0; t < 7; ++t) {
         const ks_deform_params p = ps[t < 3 ? t : 3];
         if (*shapes[t]) setenv("KS_DEFORM_FUSED", shapes[t], 1);
         df_case c;
@@ -250,7 +251,7 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
         float *ws = up(NULL, ks_deform_workspace_floats(&p));
         float *cols0 = t == 2 ? up(NULL, c.g.col_numel) : NULL;
         d.columns0 = cols0;
-        const int fused = t < 5, chunks = (int)(p.batch / c.g.im2col_step);
+        const int fused = t < 6, chunks = (int)(p.batch / c.g.im2col_step);
         ck_assert_int_eq(ks_deform_fused_fits(&p, &c.g), fused);
         const long long before = ks_deform_fused_launches();
         ks_launch l = tu_launch(0, 0);
