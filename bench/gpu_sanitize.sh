@@ -84,6 +84,8 @@ for tool in "${tools[@]}"; do
     for c in "${cases[@]}"; do
         name=${c%%|*}
         read -r -a args <<<"${c#*|}"
+        # the fused TF32 forward is opt-in (KS_DEFORM_FUSED): on for its cases only
+        if [[ $name == *fused* ]]; then export KS_DEFORM_FUSED=1; else unset KS_DEFORM_FUSED; fi
         sanitize "$tool" "$name" plain "$K" run "${args[@]}" --device cuda --quiet
         rm -f "$work/t.kst"
         sanitize "$tool" "$name" traced "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst"

@@ -469,6 +469,41 @@ START_TEST(bad_parameters_are_rejected_with_a_reason)
 }
 END_TEST
 
+/* when the CUDA layer takes the fused TF32 forward: opted in, TF32, blocks of 32 channels
+ * inside one conv group and one offset group, room for the prepared weight */
+START_TEST(fused_forward_runs_only_where_it_applies)
+{
+    ks_deform_params p = {.batch = 2, .channels = 64, .height = 12, .width = 10, .out_channels = 40,
+                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
+                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 2, .im2col_step = 32,
+                          .semantics = KS_DEFORM_TORCHVISION, .math = KS_MATH_TF32};
+    ks_deform_geom g;
+    ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
+    unsetenv("KS_DEFORM_FUSED");
+    ck_assert_int_eq(ks_deform_fused_fits(&p, &g), 0); /* not opted in */
+    setenv("KS_DEFORM_FUSED", "0", 1);
+    ck_assert_int_eq(ks_deform_fused_fits(&p, &g), 0);
+    setenv("KS_DEFORM_FUSED", "1", 1);
+    ck_assert_int_eq(ks_deform_fused_fits(&p, &g), 1);
+    ks_deform_params q = p;
+    q.math = KS_MATH_FP32;
+    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);
+    q = p, q.offset_groups = 4; /* 16 channels an offset group */
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK);
+    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);
+    q = p, q.groups = 4, q.offset_groups = 1; /* 16 channels a conv group */
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK);
+    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);
+    q = p, q.channels = 96, q.offset_groups = 3, q.height = q.width = 16;
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK);
+    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 1);
+    q = p, q.height = q.width = 2, q.batch = 1, q.pad_h = q.pad_w = 0, q.kernel_h = q.kernel_w = 1;
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK); /* 4 columns: no room for 256 weight rows */
+    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);
+    unsetenv("KS_DEFORM_FUSED");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("deform_conv");
@@ -487,6 +522,7 @@ int main(void)
     tcase_add_test(tc, tap_kernels_equal_the_teaching_kernels);
     tcase_add_test(tc, tf32_math_rounds_the_gemm_inputs);
     tcase_add_test(tc, bad_parameters_are_rejected_with_a_reason);
+    tcase_add_test(tc, fused_forward_runs_only_where_it_applies);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -217,8 +217,9 @@ END_TEST
  * blocks an SM, 256 x 128),
  * outputs and columns that do not fill a tile, conv groups, offset groups, mask, bias,
  * stride, dilation, a 3x2 kernel, and chunks after one that ran im2col + GEMM (columns0
- * kept: the reordered weight is written again). The launch count shows the fused kernel
- * ran; KS_DEFORM_FUSED=0 runs im2col + cuBLAS TF32 instead, also within 2e-3. */
+ * kept: the weight is prepared again). KS_DEFORM_FUSED opts in (1: the default shape);
+ * the launch count shows the fused kernel ran; KS_DEFORM_FUSED=0 runs im2col + cuBLAS
+ * TF32 instead, also within 2e-3. */
 START_TEST(deform_fused_tf32_forward_matches_reference)
 {
     const ks_deform_params base = {.kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1,
@@ -236,10 +237,10 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
     ps[2].batch = 5, ps[2].channels = 96, ps[2].height = 17, ps[2].width = 15, ps[2].out_channels = 160;
     ps[2].offset_groups = 3, ps[2].im2col_step = 1, ps[2].use_mask = 1;
     ps[3] = ps[0]; /* again in the other tile shapes */
-    static const char *const shapes[] = {"", "", "", "42", "422", "44", "0"};
+    static const char *const shapes[] = {"1", "1", "1", "42", "422", "44", "0"};
     for (int t = 0; t < 7; ++t) {
         const ks_deform_params p = ps[t < 3 ? t : 3];
-        if (*shapes[t]) setenv("KS_DEFORM_FUSED", shapes[t], 1);
+        setenv("KS_DEFORM_FUSED", shapes[t], 1);
         df_case c;
         df_init(&c, &p, 910 + (uint64_t)t, 2.5f);
         ks_deform_tensors h = df_tensors(&c), d;
@@ -262,7 +263,7 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
         c.output = down(d.output, c.g.output_numel);
         ks_deform_ref_forward(&p, &h, c.r_out);
         char ctx[64];
-        snprintf(ctx, sizeof ctx, "fused tf32 case %d (%s): output", t, *shapes[t] ? shapes[t] : "default");
+        snprintf(ctx, sizeof ctx, "fused tf32 case %d (KS_DEFORM_FUSED=%s): output", t, shapes[t]);
         df_scaled(c.output, c.r_out, c.g.output_numel, 2e-3, ctx);
         unsetenv("KS_DEFORM_FUSED");
         void *rest[] = {(void *)d.input, (void *)d.offset, (void *)d.mask, (void *)d.weight, (void *)d.bias, ws, cols0};

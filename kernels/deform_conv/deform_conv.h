@@ -146,11 +146,12 @@ int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const k
  * layer then runs it in place of grad_tap */
 int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when the CUDA layer's forward runs a chunk as one fused TF32 kernel (deform_fused.cu):
+ * opted in with the environment's KS_DEFORM_FUSED (1, or a tile shape: 24, 42, 422, 44;
+ * unset or 0: off, as on the H100 it is still slower than im2col + cuBLAS, bench/RESULTS.md),
  * p->math is TF32, every block of 32 channels lies in one conv group and one offset group
  * (C/groups and C/offset_groups multiples of 32), every tensor has fewer than 2^30
- * entries, the prepared weight (each group's rows rounded up to 256) fits in the
- * workspace, and the environment's
- * KS_DEFORM_FUSED is not 0. Traced chunks and a requested columns0 run im2col + GEMM. */
+ * entries and the prepared weight (each group's rows rounded up to 256) fits in the
+ * workspace. Traced chunks and a requested columns0 run im2col + GEMM. */
 int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* fused kernels launched by this process (tests check that the path they mean ran) */
 long long ks_deform_fused_launches(void);

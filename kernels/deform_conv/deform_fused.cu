@@ -252,8 +252,8 @@ static int fused_launch(const fused_args *f, int64_t n_cols, int groups, cudaStr
 }
 
 /* The tile shape, as MN (M, N warps): KS_DEFORM_FUSED=24, 42 or 44 picks one (422: 42 at
- * two blocks an SM, 128 registers); by default 44 (256 x 128) when a group has more than
- * 128 outputs, else 24 (128 x 128). */
+ * two blocks an SM, 128 registers); otherwise (KS_DEFORM_FUSED=1) 44 (256 x 128) when a
+ * group has more than 128 outputs, else 24 (128 x 128). */
 static int fused_shape(int64_t Og)
 {
     const char *e = getenv("KS_DEFORM_FUSED");
