@@ -25,8 +25,9 @@
  * Fragment order (PTX mma.m16n8k8 .tf32; lane l, g = l/4, t = l%4):
  *   A, per (16-row tile i, 8-column slice k8): lane l's 4 floats at ((i*4 + k8)*32 + l)*4
  *      are rows g, g+8, g, g+8 and columns t, t, t+4, t+4 of the tile;
- *   B, per (16-channel half h, 8-column tile j): lane l's 4 floats at ((h*BN/8 + j)*32 + l)*4
- *      are channels 16h + t + {0, 4, 8, 12} of column 8j + g: b0, b1 of slice 2h, then 2h+1.
+ *   B, per (16-channel half h, 8-column tile j): lane l's 4 floats at piece (h*BN/8 + j)*32 + l
+ *      (16-byte pieces, swizzled: fused_swizzle) are channels 16h + t + {0, 4, 8, 12} of
+ *      column 8j + g: b0, b1 of slice 2h, then 2h+1.
  *
  * CUDA only (mma.sync): the simulator and the traced chunks run im2col + GEMM, which this
  * equals up to the TF32 GEMM's order of sums (docs/deform-conv.md gives the tolerance).
@@ -78,6 +79,16 @@ __global__ void ks_deform_fused_weight_k(const float *w, float *wf, int n, int B
     }
 }
 
+/* Where piece c (16 bytes) of a sample stage lies: c ^ ((c >> 3) & 3). A warp's writes
+ * (32 columns, one channel residue t: pieces 4*(column%8) + t of four tiles) then cover
+ * all eight 16-byte bank groups in each quarter warp, and a warp's reads (32 pieces in a
+ * row) stay a permutation within each 128 bytes: no bank conflicts either way (without
+ * it the writes conflicted 16-way, Nsight Compute). */
+__device__ __forceinline__ int fused_swizzle(int c)
+{
+    return c ^ ((c >> 3) & 3);
+}
+
 typedef struct fused_args {
     ks_deform_args a;  /* the chunk's sampling: input, offset, mask, sizes */
     const float *wf;   /* the prepared weight (ks_deform_fused_weight_k) */
@@ -120,7 +131,7 @@ __global__ void __launch_bounds__(32 * MW * NW, MINB) ks_deform_fused_k(const fu
     const int Wo = (int)a->width_col, P = (int)a->height_col * Wo, kk = (int)(a->kernel_h * a->kernel_w);
     const int n_cols = (int)a->im2col_step * P, cpg = C / (int)a->offset_groups;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int wm = warp % MW, wn = warp / MW, g = lane >> 2, tg = lane & 3;
+    const int wm = warp % MW, wn = warp / MW, g = lane >> 2, tg = lane & 3, lane_sw = fused_swizzle(lane);
     const int n0 = blockIdx.x * BN, m0 = blockIdx.y * BM, gr = blockIdx.z;
     const int blocks_c = f.Cg / FUSED_BK, steps = kk * blocks_c;
     const float *wf = f.wf + ((int64_t)(gr * gridDim.y + blockIdx.y) * steps) * BM * FUSED_BK;
@@ -186,7 +197,8 @@ __global__ void __launch_bounds__(32 * MW * NW, MINB) ks_deform_fused_k(const fu
                 const float blend = ks_deform_blend(pt[r].w, v[r][j]);
                 x[j] = fused_tf32(a->use_mask ? blend * pt[r].m : blend);
             }
-            Bs[(h * NT8 + (sn[r] >> 3)) * 32 + (sn[r] & 7) * 4 + st] = make_uint4(x[0], x[1], x[2], x[3]);
+            /* the swizzle moves a piece within its 32: fused_swizzle of the low 5 bits */
+            Bs[(h * NT8 + (sn[r] >> 3)) * 32 + fused_swizzle((sn[r] & 7) * 4 + st)] = make_uint4(x[0], x[1], x[2], x[3]);
         }
     };
     load_a(0, 0);
@@ -205,7 +217,7 @@ __global__ void __launch_bounds__(32 * MW * NW, MINB) ks_deform_fused_k(const fu
             for (int kx = 0; kx < 2; ++kx) {
                 uint2 bq[4];
 #pragma unroll
-                for (int nt = 0; nt < 4; ++nt) bq[nt] = Bs[((h * NT8 + wn * 4 + nt) * 32 + lane) * 2 + kx];
+                for (int nt = 0; nt < 4; ++nt) bq[nt] = Bs[((h * NT8 + wn * 4 + nt) * 32 + lane_sw) * 2 + kx];
 #pragma unroll
                 for (int mt = 0; mt < 4; ++mt) {
                     const uint4 aq = As[((wm * 4 + mt) * 4 + 2 * h + kx) * 32 + lane];
