@@ -297,6 +297,19 @@ static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());
 }
 
+/* grad_tap / grad_tile with write_columns: buf holds the column gradient, then im2col's columns */
+static void run_kernel_in_place(const df_case *c, ks_deform_kernel k, float *buf, float *gi, float *go, float *gm,
+                                const ks_launch *l)
+{
+    ks_deform_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    ch.im2col_step = c->g.im2col_step, ch.input = c->input, ch.offset = c->offset;
+    ch.mask = c->p.use_mask ? c->mask : NULL;
+    ch.columns_in = buf, ch.columns = buf, ch.grad_input = gi, ch.grad_offset = go, ch.grad_mask = gm;
+    ch.write_columns = 1;
+    ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, NULL) == KS_OK, "%s", ks_error_message());
+}
+
 /* the traced variant computes the same bits as the plain one under the same launch (the
  * simulator's atomics add in thread order), also when a capped grid makes every thread
  * loop; and records one sample per tap */
@@ -341,15 +354,20 @@ END_TEST
 
 /* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap is
  * bitwise deformable_im2col; grad_tap's and grad_tile's grad_offset and grad_mask are
- * bitwise col2im_coord's, their grad_input col2im's up to the order of the adds. Channel
- * counts cross the tap's 32-channel blocks; every third case has whole-number offsets,
- * so samples sit on the kinks, on -1 and on the far border; every fourth has offsets up
- * to 9, past grad_tile's window margin; tiles of 1 to 64 positions, 1 or 3 windows. The traced variants
- * compute the same bits and record one sample per channel and tap. */
+ * bitwise col2im_coord's (grad_tile's with its rotated channel order off; on, within
+ * 1e-5: the sum runs over a phase's channels in another order), their grad_input
+ * col2im's up to the order of the adds. With write_columns, grad_tap and grad_tile leave
+ * im2col's columns, bitwise, in the buffer they read the column gradient from, and the
+ * same gradients. Channel counts cross the tap's 32-channel blocks; every third case has
+ * whole-number offsets, so samples sit on the kinks, on -1 and on the far border; every
+ * fourth has offsets up to 9, past grad_tile's window margin; tiles of 1 to 64 positions,
+ * 1 or 3 windows. The traced variants compute the same bits and record one sample per
+ * channel and tap. */
 START_TEST(tap_kernels_equal_the_teaching_kernels)
 {
     uint64_t s = 0x7A9;
     static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
+    enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile unrotated; 5, 6 rotated */
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
         p.channels *= tu_int(&s, 1, 17);
@@ -367,16 +385,16 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
             for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         const int64_t nc = c.g.col_numel;
         float *cols_in = tu_random(&s, nc);
-        float *out[5][4];
+        float *out[NV][4];
         const ks_launch l = k % 2 ? tu_launch(32, 3) : tu_launch(0, 0);
-        for (int v = 0; v < 5; ++v) {
+        for (int v = 0; v < NV; ++v) {
             out[v][0] = df_alloc(nc), out[v][1] = df_alloc(c.g.input_numel);
             out[v][2] = df_alloc(c.g.offset_numel), out[v][3] = df_alloc(c.g.mask_numel);
         }
         run_kernel(&c, KS_DEFORM_IM2COL, NULL, out[0][0], NULL, NULL, NULL, &l, NULL);
         run_kernel(&c, KS_DEFORM_COL2IM, cols_in, NULL, out[0][1], NULL, NULL, &l, NULL);
         run_kernel(&c, KS_DEFORM_COORD, cols_in, NULL, NULL, out[0][2], out[0][3], &l, NULL);
-        for (int v = 1; v < 5; ++v) {
+        for (int v = 1; v < NV; ++v) {
             ks_sink *sk = v % 2 ? NULL : ks_host_sink_create(0, ks_filter_all());
             run_kernel(&c, KS_DEFORM_IM2COL_TAP, NULL, out[v][0], NULL, NULL, NULL, &l, sk);
             if (sk) {
@@ -385,24 +403,46 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
                     samples += sk->events[e].kind == KS_EV_SAMPLE;
                 ck_assert_int_eq(samples, c.g.im2col_work * p.kernel_h * p.kernel_w);
             }
-            run_kernel(&c, v < 3 ? KS_DEFORM_GRAD_TAP : KS_DEFORM_GRAD_TILE, cols_in, NULL, out[v][1], out[v][2],
-                       out[v][3], &l, sk);
+            if (v == 3 || v == 4) setenv("KSCOPE_DEFORM_ROTATE", "0", 1);
+            const ks_deform_kernel kv = v < 3 ? KS_DEFORM_GRAD_TAP : KS_DEFORM_GRAD_TILE;
+            run_kernel(&c, kv, cols_in, NULL, out[v][1], out[v][2], out[v][3], &l, sk);
+            if (v == 1 || v == 5) { /* again, writing the columns over the gradient it reads */
+                float *buf = malloc((size_t)nc * 4), *gi = df_alloc(c.g.input_numel);
+                float *go = df_alloc(c.g.offset_numel), *gm = df_alloc(c.g.mask_numel);
+                memcpy(buf, cols_in, (size_t)nc * 4);
+                run_kernel_in_place(&c, kv, buf, gi, go, gm, &l);
+                ck_assert_msg(!memcmp(buf, out[0][0], (size_t)nc * 4), "case %d: variant %d: columns differ", k, v);
+                ck_assert(!memcmp(gi, out[v][1], (size_t)c.g.input_numel * 4));
+                ck_assert(!memcmp(go, out[v][2], (size_t)c.g.offset_numel * 4));
+                ck_assert(!p.use_mask || !memcmp(gm, out[v][3], (size_t)c.g.mask_numel * 4));
+                free(buf), free(gi), free(go), free(gm);
+            }
+            unsetenv("KSCOPE_DEFORM_ROTATE");
             ks_host_sink_free(sk);
         }
         unsetenv("KSCOPE_DEFORM_TILE");
         unsetenv("KSCOPE_DEFORM_WINDOWS");
-        for (int v = 1; v < 5; ++v) {
+        for (int v = 1; v < NV; ++v) {
             ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
-            ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs", k);
-            ck_assert_msg(!p.use_mask || !memcmp(out[0][3], out[v][3], (size_t)c.g.mask_numel * 4),
-                          "case %d: grad_mask differs", k);
-            ck_assert(!memcmp(out[v < 3 ? 1 : 3][1], out[v][1], (size_t)c.g.input_numel * 4)); /* traced == plain */
+            for (int q = 2; q < 4; ++q) {
+                const int64_t n = q == 2 ? c.g.offset_numel : p.use_mask ? c.g.mask_numel : 0;
+                if (v < 5) ck_assert_msg(!memcmp(out[0][q], out[v][q], (size_t)n * 4), "case %d: variant %d: %s differs",
+                                         k, v, q == 2 ? "grad_offset" : "grad_mask");
+                for (int64_t i = 0; i < n; ++i)
+                    ck_assert_msg(fabsf(out[0][q][i] - out[v][q][i]) <= 1e-5f * (1 + fabsf(out[0][q][i])),
+                                  "case %d: variant %d: gradient %d [%lld] %g against %g", k, v, q, (long long)i,
+                                  out[v][q][i], out[0][q][i]);
+            }
+            if (v % 2 == 0) /* traced == plain */
+                for (int q = 1; q < 4; ++q)
+                    ck_assert(!memcmp(out[v - 1][q], out[v][q],
+                                      (size_t)(q == 1 ? c.g.input_numel : q == 2 ? c.g.offset_numel : c.g.mask_numel) * 4));
             for (int64_t i = 0; i < c.g.input_numel; ++i)
                 ck_assert_msg(fabsf(out[0][1][i] - out[v][1][i]) <= 1e-5f * (1 + fabsf(out[0][1][i])),
                               "case %d: grad_input[%lld] col2im %g, variant %d %g", k, (long long)i, out[0][1][i], v,
                               out[v][1][i]);
         }
-        for (int v = 0; v < 5; ++v)
+        for (int v = 0; v < NV; ++v)
             for (int q = 0; q < 4; ++q) free(out[v][q]);
         free(cols_in);
         df_free(&c);

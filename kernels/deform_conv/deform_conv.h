@@ -136,6 +136,9 @@ typedef struct ks_deform_chunk {
     const float *columns_in; /* col2im, coord */
     float *columns;          /* im2col */
     float *grad_input, *grad_offset, *grad_mask;
+    int write_columns; /* grad_tap, grad_tile (the layer's backward, never traced): also write
+                          im2col's entry over each column-gradient entry they read (columns
+                          == columns_in), so the grad_weight GEMM needs no im2col pass */
 } ks_deform_chunk;
 
 int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,

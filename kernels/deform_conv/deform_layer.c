@@ -9,6 +9,9 @@
  *     buf = grad_output rearranged to [O, im2col_step*P];  columns_g = weight_g^T x buf_g
  *     grad_offset, grad_mask = col2im_coord(columns);  grad_input += col2im(columns)
  *     columns = im2col again;  grad_weight_g += buf_g x columns_g^T;  grad_bias += rows of buf
+ *   where the tap pass (grad_tap / grad_tile, below) doing col2im and col2im_coord also
+ *   writes im2col's entries over the column gradient as it reads it (write_columns), so
+ *   "im2col again" is not a pass of its own (the references run one).
  * im2col writes every entry, so the columns are not zero-filled first (mmcv does). The
  * kernels are the tap kernels (deform_tap_body.h, the same values) unless a chunk's
  * launch records, which runs the teaching kernel. A backend with `fused` (CUDA, TF32)
@@ -113,6 +116,14 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
     return rc;
 }
 
+/* KSCOPE_DEFORM_BWD_COLUMNS=im2col: the backward recomputes the columns with a separate
+ * im2col pass, as mmcv and torchvision do (for measuring) */
+static int separate_im2col(void)
+{
+    const char *e = getenv("KSCOPE_DEFORM_BWD_COLUMNS");
+    return e && !strcmp(e, "im2col");
+}
+
 int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params *p,
                              const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced)
 {
@@ -144,13 +155,18 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
         if (!rc && first && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
         /* the column gradient -> grad_offset, grad_mask, grad_input: the teaching kernels
          * when one of them records, else both in one tap pass */
+        int have_columns = 0;
         if (first && (traced == KS_DEFORM_COORD || traced == KS_DEFORM_COL2IM)) {
             if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COORD, &c, traced == KS_DEFORM_COORD);
             if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COL2IM, &c, traced == KS_DEFORM_COL2IM);
         } else if (!rc) {
+            /* the tap pass also writes the columns again, in place, unless this chunk's
+             * im2col records (or KSCOPE_DEFORM_BWD_COLUMNS=im2col asks for the pass) */
+            c.write_columns = !(first && traced == KS_DEFORM_IM2COL) && !separate_im2col();
             rc = b->kernel(b->ctx, p, &g, KS_DEFORM_GRAD_TAP, &c, 0);
+            have_columns = c.write_columns;
         }
-        if (!rc) rc = run_im2col(b, p, &g, &c, first && traced == KS_DEFORM_IM2COL);
+        if (!rc && !have_columns) rc = run_im2col(b, p, &g, &c, first && traced == KS_DEFORM_IM2COL);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = b->gemm(b->ctx, p->math, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols, 0,
                          columns + gr * v.Kg * n_cols, n_cols, 0, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg, 0, 1);

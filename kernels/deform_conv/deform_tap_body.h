@@ -90,6 +90,16 @@ KS_FN void KS_VARIANT(ks_deform_corner_values)(const float *im, KS_IDX at0, KS_I
     for (int k = 0; k < 4; ++k) v[k] = (m >> k) & 1 ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
 }
 
+/* im2col's entry for a channel from the backward's corner values v (write_columns): the
+ * same bits as im2col_tap, whose corners are those inside the image (the backward reads
+ * those and, outside the box, some that im2col does not: there the entry is 0). */
+KS_FN float KS_VARIANT(ks_deform_im2col_entry)(const KS_VARIANT(ks_deform_corners) *cr, const float v[4], float m,
+                                               int use_mask)
+{
+    const float blend = cr->in_box ? ks_deform_blend(cr->pl.w, v) : 0.0f;
+    return use_mask ? blend * m : blend;
+}
+
 /* Writes a sample's gradients: grad_offset (dy, dx) and, with a mask, grad_mask. */
 KS_FN void KS_VARIANT(ks_deform_tap_write)(ks_thread *t, const ks_deform_args *a, const KS_VARIANT(ks_deform_tap) *s,
                                            KS_IDX tap, KS_IDX h_col, KS_IDX w_col, float gy, float gx, float gm)
@@ -155,7 +165,8 @@ KS_FN void KS_VARIANT(ks_deform_im2col_tap_body)(ks_thread *t, const ks_deform_a
  * column-gradient entry and the sample's four corners once, and
  *   adds the entry (times the mask) to the corners of grad_input (atomics, as col2im),
  *   sums the coordinate derivatives into grad_offset (dy, dx) and the samples into
- *   grad_mask (as col2im_coord: the same products, the same order). */
+ *   grad_mask (as col2im_coord: the same products, the same order), and
+ *   with write_columns, writes im2col's entry over the entry it read. */
 KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_args *a)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
@@ -185,6 +196,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
             KS_VARIANT(ks_deform_corner_values)(im, cr.at0, W, cr.m, v);
             const float top = ks_deform_grad_channel(v, cr.pl.w, cr.lh, cr.lw, cv, s.m, a->use_mask, cr.coord_box,
                                                      cr.in_box, &gy, &gx, &gm);
+            if (a->write_columns) a->col_out[col_pos] = KS_VARIANT(ks_deform_im2col_entry)(&cr, v, s.m, a->use_mask);
             for (int k = 0; k < 4; ++k) {
                 if (!((cr.m >> (4 + k)) & 1)) continue;
                 const float d = cr.sw[k] * top;
