@@ -214,9 +214,11 @@ def deform_case(lib, shape, main):
                           ({"KSCOPE_DEFORM_ROTATE": "0"}, "fb/rot0"),
                           ({"KSCOPE_DEFORM_BWD_COLUMNS": "im2col", "KSCOPE_DEFORM_ROTATE": "0"}, "fb/both")):
             os.environ.update(envs)
-            t_v = median_ms(ours_both, reps[1])
-            for k in envs:
-                del os.environ[k]
+            try:
+                t_v = median_ms(ours_both, reps[1])
+            finally:
+                for k in envs:
+                    del os.environ[k]
             print(f"{label:<34} {tag:<7} {t_tv:9.3f} {t_v:10.3f} {t_tv / t_v:12.2f}x")
         # --math tf32: ours against fp32 torchvision's output; torchvision with TF32 beside it
         p.math = 1
@@ -233,12 +235,14 @@ def deform_case(lib, shape, main):
         # (M x N warps; 422: 42 at two blocks an SM); the row above is im2col + cuBLAS
         for v in ("24", "42", "422", "44"):
             os.environ["KS_DEFORM_FUSED"] = v
-            call(lib.ks_deform_forward_cuda)
-            torch.cuda.synchronize()
-            err = (out - ref).abs().max().item() / ref.abs().max().item()
-            t_v = median_ms(ours_fwd, 20)
+            try:
+                call(lib.ks_deform_forward_cuda)
+                torch.cuda.synchronize()
+                err = (out - ref).abs().max().item() / ref.abs().max().item()
+                t_v = median_ms(ours_fwd, 20)
+            finally:
+                del os.environ["KS_DEFORM_FUSED"]
             print(f"{label:<34} {'fused' + v:<7} {'':9} {t_v:10.3f} {t_tv / t_v:12.2f}x   (max error {err:.1e})")
-        del os.environ["KS_DEFORM_FUSED"]
         t_ours = median_ms(ours_both, 10)
         print(f"{label:<34} {'tf32 fb':<7} {'':9} {t_ours:10.3f}")
         p.math = 0

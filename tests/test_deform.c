@@ -368,6 +368,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
     uint64_t s = 0x7A9;
     static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
     enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile unrotated; 5, 6 rotated */
+    int rotated_bits = 0; /* cases where the rotated order changed grad_offset's bits */
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
         p.channels *= tu_int(&s, 1, 17);
@@ -406,6 +407,15 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
             if (v == 3 || v == 4) setenv("KSCOPE_DEFORM_ROTATE", "0", 1);
             const ks_deform_kernel kv = v < 3 ? KS_DEFORM_GRAD_TAP : KS_DEFORM_GRAD_TILE;
             run_kernel(&c, kv, cols_in, NULL, out[v][1], out[v][2], out[v][3], &l, sk);
+            if (v == 2) { /* write_columns is for untraced launches */
+                ks_deform_chunk ch;
+                memset(&ch, 0, sizeof ch);
+                ch.im2col_step = c.g.im2col_step, ch.input = c.input, ch.offset = c.offset;
+                ch.mask = p.use_mask ? c.mask : NULL, ch.columns_in = ch.columns = out[v][0];
+                ch.grad_input = out[v][1], ch.grad_offset = out[v][2], ch.grad_mask = out[v][3], ch.write_columns = 1;
+                ck_assert_int_eq(ks_deform_kernel_sim(&p, kv, &ch, &l, sk), KS_EINVAL);
+                ck_assert(strstr(ks_error_message(), "write_columns"));
+            }
             if (v == 1 || v == 5) { /* again, writing the columns over the gradient it reads */
                 float *buf = malloc((size_t)nc * 4), *gi = df_alloc(c.g.input_numel);
                 float *go = df_alloc(c.g.offset_numel), *gm = df_alloc(c.g.mask_numel);
@@ -442,11 +452,13 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
                               "case %d: grad_input[%lld] col2im %g, variant %d %g", k, (long long)i, out[0][1][i], v,
                               out[v][1][i]);
         }
+        rotated_bits += memcmp(out[3][2], out[5][2], (size_t)c.g.offset_numel * 4) != 0;
         for (int v = 0; v < NV; ++v)
             for (int q = 0; q < 4; ++q) free(out[v][q]);
         free(cols_in);
         df_free(&c);
     }
+    ck_assert_int_gt(rotated_bits, 0); /* the rotation is on by default */
 }
 END_TEST
 
@@ -537,6 +549,11 @@ START_TEST(fused_forward_runs_only_where_it_applies)
     q = p, q.channels = 96, q.offset_groups = 3, q.height = q.width = 16;
     ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK);
     ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 1);
+    setenv("KS_DEFORM_FUSED", "yes", 1); /* only 1 or a tile shape opts in */
+    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);
+    setenv("KS_DEFORM_FUSED", "422", 1);
+    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 1);
+    setenv("KS_DEFORM_FUSED", "44", 1);
     q = p, q.height = q.width = 2, q.batch = 1, q.pad_h = q.pad_w = 0, q.kernel_h = q.kernel_w = 1;
     ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK); /* 4 columns: no room for 256 weight rows */
     ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);

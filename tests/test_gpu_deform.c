@@ -58,9 +58,10 @@ static float *down(void *d, int64_t n)
 }
 
 /* kernel k of chunk 0 (all images) on the GPU; outputs come back in out[0..3]:
- * columns, grad_input, grad_offset, grad_mask */
-static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
-                       ks_sink *host_sink, float *out[4])
+ * columns, grad_input, grad_offset, grad_mask. in_place: grad_tap / grad_tile with
+ * write_columns, the columns written over cols_in's copy */
+static void gpu_kernel_at(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
+                          ks_sink *host_sink, float *out[4], int in_place)
 {
     ks_deform_chunk ch;
     ks_sink ds;
@@ -70,7 +71,8 @@ static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     ch.offset = up(c->offset, c->g.offset_numel);
     ch.mask = c->p.use_mask ? up(c->mask, c->g.mask_numel) : NULL;
     ch.columns_in = up(cols_in, c->g.col_numel);
-    ch.columns = up(NULL, c->g.col_numel);
+    ch.columns = in_place ? (float *)ch.columns_in : up(NULL, c->g.col_numel);
+    ch.write_columns = in_place;
     ch.grad_input = up(NULL, c->g.input_numel);
     ch.grad_offset = up(NULL, c->g.offset_numel);
     ch.grad_mask = up(NULL, c->g.mask_numel);
@@ -88,7 +90,13 @@ static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     out[2] = down(ch.grad_offset, c->g.offset_numel);
     out[3] = down(ch.grad_mask, c->g.mask_numel);
     ks_cuda_free((void *)ch.input), ks_cuda_free((void *)ch.offset), ks_cuda_free((void *)ch.mask);
-    ks_cuda_free((void *)ch.columns_in);
+    if (!in_place) ks_cuda_free((void *)ch.columns_in);
+}
+
+static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
+                       ks_sink *host_sink, float *out[4])
+{
+    gpu_kernel_at(c, k, cols_in, l, host_sink, out, 0);
 }
 
 static void sim_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
@@ -159,6 +167,21 @@ START_TEST(deform_kernels_cuda_equal_simulator)
             for (int q = 0; q < 4; ++q) free(a[q]), free(b[q]), free(plain[q]);
             ks_host_sink_free(ss), ks_host_sink_free(gs);
         }
+        /* the backward's in-place columns: im2col_tap's bits over the gradient, the same
+         * gradients as the simulator's */
+        float *want[4], *tap[4];
+        sim_kernel(&c, KS_DEFORM_IM2COL_TAP, NULL, &l, NULL, want);
+        for (int k = KS_DEFORM_GRAD_TAP; k <= KS_DEFORM_GRAD_TILE; ++k) {
+            float *got[4];
+            sim_kernel(&c, (ks_deform_kernel)k, cols_in, &l, NULL, tap);
+            gpu_kernel_at(&c, (ks_deform_kernel)k, cols_in, &l, NULL, got, 1);
+            ck_assert_msg(!memcmp(got[0], want[0], (size_t)c.g.col_numel * 4), "geometry %d kernel %d: in-place columns differ",
+                          t, k);
+            ck_assert(!memcmp(got[2], tap[2], (size_t)c.g.offset_numel * 4));
+            ck_assert(!memcmp(got[3], tap[3], (size_t)c.g.mask_numel * 4));
+            for (int q = 0; q < 4; ++q) free(got[q]), free(tap[q]);
+        }
+        for (int q = 0; q < 4; ++q) free(want[q]);
         free(cols_in);
         unsetenv("KSCOPE_DEFORM_TILE");
         df_free(&c);
@@ -214,7 +237,7 @@ END_TEST
 
 /* The TF32 forward's fused kernel (deform_fused.cu) against the double reference, within
  * 2e-3 of the largest output: its tile shapes (128 x 128, 256 x 64 at one and at two
- * blocks an SM, 256 x 128),
+ * blocks an SM, 256 x 128), groups of several row tiles,
  * outputs and columns that do not fill a tile, conv groups, offset groups, mask, bias,
  * stride, dilation, a 3x2 kernel, and chunks after one that ran im2col + GEMM (columns0
  * kept: the weight is prepared again). KS_DEFORM_FUSED opts in (1: the default shape);
@@ -225,7 +248,7 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
     const ks_deform_params base = {.kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1,
                                    .stride_w = 1, .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
                                    .im2col_step = 32, .semantics = KS_DEFORM_TORCHVISION, .math = KS_MATH_TF32};
-    ks_deform_params ps[4] = {base, base, base, base};
+    ks_deform_params ps[5] = {base, base, base, base, base};
     /* 3 x 13x11, C 64 -> 37, two offset groups, mask and bias: 429 columns */
     ps[0].batch = 3, ps[0].channels = 64, ps[0].height = 13, ps[0].width = 11, ps[0].out_channels = 37;
     ps[0].offset_groups = 2, ps[0].use_mask = 1, ps[0].use_bias = 1;
@@ -237,9 +260,14 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
     ps[2].batch = 5, ps[2].channels = 96, ps[2].height = 17, ps[2].width = 15, ps[2].out_channels = 160;
     ps[2].offset_groups = 3, ps[2].im2col_step = 1, ps[2].use_mask = 1;
     ps[3] = ps[0]; /* again in the other tile shapes */
-    static const char *const shapes[] = {"1", "1", "1", "42", "422", "44", "0"};
-    for (int t = 0; t < 7; ++t) {
-        const ks_deform_params p = ps[t < 3 ? t : 3];
+    /* two groups of 300 outputs: several row tiles a group, the last one partial */
+    ps[4] = base;
+    ps[4].batch = 2, ps[4].channels = 64, ps[4].height = 15, ps[4].width = 13, ps[4].out_channels = 600;
+    ps[4].groups = 2, ps[4].offset_groups = 2, ps[4].use_mask = 1, ps[4].use_bias = 1;
+    static const char *const shapes[] = {"1", "1", "1", "42", "422", "44", "24", "44", "0"};
+    static const int which[] = {0, 1, 2, 3, 3, 3, 4, 4, 0};
+    for (int t = 0; t < 9; ++t) {
+        const ks_deform_params p = ps[which[t]];
         setenv("KS_DEFORM_FUSED", shapes[t], 1);
         df_case c;
         df_init(&c, &p, 910 + (uint64_t)t, 2.5f);
@@ -252,7 +280,7 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
         float *ws = up(NULL, ks_deform_workspace_floats(&p));
         float *cols0 = t == 2 ? up(NULL, c.g.col_numel) : NULL;
         d.columns0 = cols0;
-        const int fused = t < 6, chunks = (int)(p.batch / c.g.im2col_step);
+        const int fused = t < 8, chunks = (int)(p.batch / c.g.im2col_step);
         ck_assert_int_eq(ks_deform_fused_fits(&p, &c.g), fused);
         const long long before = ks_deform_fused_launches();
         ks_launch l = tu_launch(0, 0);

@@ -14,7 +14,8 @@
  * out in mma.sync's fragment order, rows past the group zero), copied with cp.async; its
  * samples [32 x BN] are written to shared memory in fragment order too, so a warp reads a
  * fragment with one 16-byte load. A thread samples channels t, t+4, .., t+28 of one
- * column (a warp: 32 neighbouring columns, one channel: neighbouring pixels) and keeps
+ * column (two in the 128 x 128 tile; a warp: 32 neighbouring columns, one channel:
+ * neighbouring pixels) and keeps
  * the column's sampling point for a whole tap, as the point does not depend on the
  * channel. Two stages: step s+1's weight copy is in flight while the warps multiply step
  * s (mma.sync m16n8k8 TF32, fp32 sums), and so are the corner loads of each half of step

@@ -31,7 +31,9 @@ typedef struct ks_deform_backend {
     int (*copy)(void *ctx, float *dst, const float *src, int64_t n);
     /* optional (NULL: none): a chunk's whole forward in one kernel, output and bias
      * included (CUDA's TF32 forward, deform_fused.cu), where ks_deform_fused_fits. weight_t:
-     * scratch of weight_numel floats, filled from weight when `prepare` */
+     * scratch for the prepared weight, filled from weight when `prepare`: groups x (Og
+     * rounded up to its tile's rows, at most 256) x Kg floats, the room that
+     * ks_deform_fused_fits checks (the workspace) */
     int (*fused)(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
                  const float *weight, float *weight_t, int prepare, const float *bias, float *out);
 } ks_deform_backend;

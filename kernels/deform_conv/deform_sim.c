@@ -26,6 +26,7 @@ int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks
     ks_deform_args a;
     ks_deform_geom g;
     if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TILE) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (c->write_columns && sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_sim(p, &g, k, c, launch, sink);
 }
