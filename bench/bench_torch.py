@@ -208,11 +208,8 @@ def deform_case(lib, shape, main):
     t_tv, t_ours = median_ms(tv_both, reps[1]), median_ms(ours_both, reps[1])
     print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
     if main:
-        # the backward's choices, each turned off (same run): a separate im2col pass for the
-        # columns, grad_tile's channels in one order for every thread, and both
-        for envs, tag in (({"KSCOPE_DEFORM_BWD_COLUMNS": "im2col"}, "fb/im2c"),
-                          ({"KSCOPE_DEFORM_ROTATE": "0"}, "fb/rot0"),
-                          ({"KSCOPE_DEFORM_BWD_COLUMNS": "im2col", "KSCOPE_DEFORM_ROTATE": "0"}, "fb/both")):
+        # the backward with a separate im2col pass for the columns (as the references)
+        for envs, tag in (({"KSCOPE_DEFORM_BWD_COLUMNS": "im2col"}, "fb/im2c"),):
             os.environ.update(envs)
             try:
                 t_v = median_ms(ours_both, reps[1])
@@ -262,24 +259,21 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
     ch = DeformChunk(step, x.data_ptr(), off.data_ptr(), mask.data_ptr(), gcols.data_ptr(), cols.data_ptr(),
                      gi.data_ptr(), go.data_ptr(), gm.data_ptr(), 0)
     parts = []
-    # grad_tile: positions per tile, windows per phase, rotated channel order, columns written
+    # grad_tile: positions per tile, windows per phase, columns written (write_columns)
     kernels = [(0, "im2col", None), (3, "im2col_tap", None), (1, "col2im", None), (2, "coord", None),
-               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}w{win}{'' if rot else 'r0'}{'+cols' if wc else ''}",
-                                          (tile, win, rot, wc))
-                                         for tile, win, rot, wc in ((16, 4, 0, 0), (16, 4, 1, 0), (16, 4, 1, 1),
-                                                                    (16, 1, 1, 0), (16, 2, 1, 0), (32, 2, 1, 0),
-                                                                    (32, 4, 1, 0), (64, 2, 1, 0))]
+               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}w{win}{'+cols' if wc else ''}", (tile, win, wc))
+                                         for tile, win, wc in ((16, 4, 0), (16, 4, 1), (16, 1, 0), (16, 2, 0),
+                                                               (32, 2, 0), (32, 4, 0), (64, 2, 0))]
     for k, name, tile in kernels:
         def run(k=k):
             if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
         if tile:  # read at each launch
             os.environ["KSCOPE_DEFORM_TILE"], os.environ["KSCOPE_DEFORM_WINDOWS"] = str(tile[0]), str(tile[1])
-            os.environ["KSCOPE_DEFORM_ROTATE"] = str(tile[2])
-            ch.write_columns = tile[3]
+            ch.write_columns = tile[2]
         parts.append(f"{name} {median_ms(run, 10):.3f}")
         ch.write_columns = 0
-        for v in ("KSCOPE_DEFORM_TILE", "KSCOPE_DEFORM_WINDOWS", "KSCOPE_DEFORM_ROTATE"):
+        for v in ("KSCOPE_DEFORM_TILE", "KSCOPE_DEFORM_WINDOWS"):
             os.environ.pop(v, None)
     parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")
     # the forward's GEMM alone, as torch runs it: one GEMM over the chunk, and one per image

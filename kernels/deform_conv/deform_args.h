@@ -25,9 +25,6 @@ typedef struct ks_deform_args {
     float *grad_mask;     /* coord: like mask (with a mask) */
     int64_t tile_positions; /* grad_tile: output positions per tile (a power of 2) */
     int64_t tile_windows;   /* grad_tile: channels per barrier phase, at most */
-    int64_t tile_rotate;    /* grad_tile: 1: a thread starts a phase at channel (its index mod
-                               the phase's channels) and wraps, so neighbouring threads add to
-                               different windows at once (fewer shared-atomic retries) */
     int write_columns;      /* grad_tap, grad_tile: the chunk's write_columns */
 } ks_deform_args;
 

@@ -148,8 +148,7 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
 
 /* grad_tile's positions per tile and windows per phase: KSCOPE_DEFORM_TILE (a power of 2,
  * 1..1024) and KSCOPE_DEFORM_WINDOWS (1..16), for measuring other choices; else
- * KS_DEFORM_TILE_POSITIONS and KS_DEFORM_TILE_WINDOWS. KSCOPE_DEFORM_ROTATE=0 turns its
- * rotated channel order off (for measuring). */
+ * KS_DEFORM_TILE_POSITIONS and KS_DEFORM_TILE_WINDOWS */
 static int64_t env_choice(const char *name, long max, int pow2, int64_t def)
 {
     const char *e = getenv(name);
@@ -188,8 +187,6 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->grad_mask = c->grad_mask;
     a->tile_positions = env_choice("KSCOPE_DEFORM_TILE", 1024, 1, KS_DEFORM_TILE_POSITIONS);
     a->tile_windows = env_choice("KSCOPE_DEFORM_WINDOWS", 16, 0, KS_DEFORM_TILE_WINDOWS);
-    const char *rot = getenv("KSCOPE_DEFORM_ROTATE"); /* 0: every thread in channel order (A/B) */
-    a->tile_rotate = !(rot && !strcmp(rot, "0"));
     a->write_columns = c->write_columns;
 }
 

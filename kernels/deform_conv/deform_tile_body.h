@@ -6,13 +6,9 @@
  * four at a time where rows allow (W a multiple of 4: one vector atomic per 4 pixels):
  * a 4x8 tile of a 3x3 kernel makes 1152 adds per channel, its 15x24 window 90 vector
  * atomics. A corner outside the window (an offset past the margin) is added to global
- * memory directly. Up to KS_DEFORM_TILE_WINDOWS channels share a barrier phase; thread
- * `me` takes a phase's channels from me mod (their count) on, wrapping (tile_rotate), so
- * neighbouring threads, whose samples often share pixels, add to different windows at
- * the same time: a float atomicAdd on shared memory is a compare-and-swap loop that lanes
- * of a warp hitting one pixel retry. grad_offset and grad_mask are grad_tap's sums with
- * a phase's channels in that order (bitwise grad_tap's without tile_rotate), the same
- * on every backend. With write_columns it writes im2col's entry as grad_tap does. Launch: blocks over tiles
+ * memory directly. Up to KS_DEFORM_TILE_WINDOWS channels share a barrier phase. grad_offset and grad_mask
+ * are grad_tap's sums in grad_tap's order: bitwise the same. With write_columns it writes
+ * im2col's entry over each column-gradient entry it reads, as grad_tap does. Launch: blocks over tiles
  * (grid-stride), kh*kw*th*tw threads (ks_deform_tile_of), ks_sim_launch_coop in the
  * simulator. */
 #ifndef KS_IDX
@@ -76,14 +72,10 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
         const KS_IDX plane = H * W, col_step = kk * col_stride;
         for (KS_IDX c0 = g * cpg; c0 < (g + 1) * cpg; c0 += NWIN) {
             const KS_IDX nw = (g + 1) * cpg - c0 < NWIN ? (g + 1) * cpg - c0 : NWIN; /* channels this phase */
-            /* channel order: from `first` on, wrapping (first 0 without tile_rotate) */
-            const KS_IDX first = a->tile_rotate ? me % nw : 0;
-            const float *im0 = a->input + (b * C + c0) * plane;
-            float *grad0 = a->grad_input + (b * C + c0) * plane;
-            const KS_IDX col0 = (c0 * kk + tap) * col_stride + b * P + q;
-            for (KS_IDX i = 0, j = first; i < nw && active; ++i, j = j + 1 < nw ? j + 1 : 0) {
-                const float *im = im0 + j * plane, *colp = a->col_in + col0 + j * col_step;
-                float *grad = grad0 + j * plane;
+            const float *im = a->input + (b * C + c0) * plane;
+            float *grad = a->grad_input + (b * C + c0) * plane;
+            const float *colp = a->col_in + (c0 * kk + tap) * col_stride + b * P + q;
+            for (KS_IDX j = 0; j < nw && active; ++j, im += plane, grad += plane, colp += col_step) {
                 const float cv = *colp;
                 KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, colp - a->col_in, 0,
                                        (c0 + j) * kk + tap, b * P + q, cv));
@@ -92,7 +84,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                 const float top = ks_deform_grad_channel(v, cr.pl.w, cr.lh, cr.lw, cv, s.m, a->use_mask, cr.coord_box,
                                                          cr.in_box, &gy, &gx, &gm);
                 if (a->write_columns)
-                    a->col_out[col0 + j * col_step] = KS_VARIANT(ks_deform_im2col_entry)(&cr, v, s.m, a->use_mask);
+                    a->col_out[colp - a->col_in] = KS_VARIANT(ks_deform_im2col_entry)(&cr, v, s.m, a->use_mask);
                 for (int k = 0; k < 4; ++k) {
                     if (!((cr.m >> (4 + k)) & 1)) continue;
                     const float d = cr.sw[k] * top;
