@@ -143,9 +143,13 @@ def bench_deform(lib):
     lib.ks_deform_workspace_floats.restype = ctypes.c_int64
     print(f"\n{'deform_conv2d (mask, bias)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
     shapes = DEFORM_SHAPES + (DEFORM_SWEEP if os.environ.get("KS_DEFORM_SWEEP") else [])
+    main = len(DEFORM_SHAPES)
+    if os.environ.get("KS_DEFORM_SHAPES"):  # "N:C:H,...": only these, each as a main shape
+        shapes = [(n, c, c, h, h) for n, c, h in (map(int, t.split(":")) for t in os.environ["KS_DEFORM_SHAPES"].split(","))]
+        main = len(shapes)
     for i, shape in enumerate(shapes):
         try:
-            deform_case(lib, shape, main=i < len(DEFORM_SHAPES))
+            deform_case(lib, shape, main=i < main)
         except (AssertionError, RuntimeError, torch.cuda.OutOfMemoryError) as e:
             print(f"N{shape[0]} C{shape[1]}->{shape[2]} {shape[3]}x{shape[4]} k3: FAILED: {e}")
         torch.cuda.empty_cache()
