@@ -132,7 +132,8 @@ def bench_deform(lib):
     """forward, and forward + backward, against torchvision deform_conv2d (v2, with mask
     and bias), fp32, TF32 off on both sides; ratio = torchvision time / ours. Then, on
     the two main shapes, --math tf32 (ours; torchvision with TF32 allowed beside it), and
-    each kernel of ours alone. KS_DEFORM_SWEEP=1 adds the 36-shape sweep."""
+    each kernel of ours alone. KS_DEFORM_SWEEP=1 adds the 36-shape sweep;
+    KS_DEFORM_SHAPES="N:C:H,..." runs only those shapes (C in and out, H = W), each in full."""
     for name in ("ks_deform_forward_cuda", "ks_deform_backward_cuda"):
         getattr(lib, name).argtypes = [ctypes.POINTER(DeformParams), ctypes.POINTER(DeformTensors),
                                        ctypes.c_void_p, ctypes.POINTER(Launch), ctypes.c_int,
