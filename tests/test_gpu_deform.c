@@ -57,6 +57,19 @@ static float *down(void *d, int64_t n)
     return h;
 }
 
+/* the forward's tensors of c on the GPU, the output zeroed, the rest NULL */
+static ks_deform_tensors up_forward(const df_case *c)
+{
+    ks_deform_tensors d;
+    memset(&d, 0, sizeof d);
+    d.input = up(c->input, c->g.input_numel), d.offset = up(c->offset, c->g.offset_numel);
+    d.mask = c->p.use_mask ? up(c->mask, c->g.mask_numel) : NULL;
+    d.weight = up(c->weight, c->g.weight_numel);
+    d.bias = c->p.use_bias ? up(c->bias, c->p.out_channels) : NULL;
+    d.output = up(NULL, c->g.output_numel);
+    return d;
+}
+
 /* kernel k of chunk 0 (all images) on the GPU; outputs come back in out[0..3]:
  * columns, grad_input, grad_offset, grad_mask. in_place: grad_tap / grad_tile with
  * write_columns, the columns written over cols_in's copy */
@@ -199,13 +212,8 @@ START_TEST(deform_layer_cuda_matches_reference)
         if (t >= 16) p.channels *= 8, p.math = KS_MATH_TF32; /* longer sums; tensor cores */
         df_case c;
         df_init(&c, &p, 700 + (uint64_t)t, 2.5f);
-        ks_deform_tensors h = df_tensors(&c), d;
-        memset(&d, 0, sizeof d);
-        d.input = up(c.input, c.g.input_numel), d.offset = up(c.offset, c.g.offset_numel);
-        d.mask = p.use_mask ? up(c.mask, c.g.mask_numel) : NULL;
-        d.weight = up(c.weight, c.g.weight_numel), d.bias = p.use_bias ? up(c.bias, p.out_channels) : NULL;
-        d.grad_output = up(c.grad_output, c.g.output_numel);
-        d.output = up(NULL, c.g.output_numel), d.grad_input = up(NULL, c.g.input_numel);
+        ks_deform_tensors h = df_tensors(&c), d = up_forward(&c);
+        d.grad_output = up(c.grad_output, c.g.output_numel), d.grad_input = up(NULL, c.g.input_numel);
         d.grad_offset = up(NULL, c.g.offset_numel), d.grad_weight = up(NULL, c.g.weight_numel);
         d.grad_mask = p.use_mask ? up(NULL, c.g.mask_numel) : NULL;
         d.grad_bias = p.use_bias ? up(NULL, p.out_channels) : NULL;
@@ -271,12 +279,7 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
         setenv("KS_DEFORM_FUSED", shapes[t], 1);
         df_case c;
         df_init(&c, &p, 910 + (uint64_t)t, 2.5f);
-        ks_deform_tensors h = df_tensors(&c), d;
-        memset(&d, 0, sizeof d);
-        d.input = up(c.input, c.g.input_numel), d.offset = up(c.offset, c.g.offset_numel);
-        d.mask = p.use_mask ? up(c.mask, c.g.mask_numel) : NULL;
-        d.weight = up(c.weight, c.g.weight_numel), d.bias = p.use_bias ? up(c.bias, p.out_channels) : NULL;
-        d.output = up(NULL, c.g.output_numel);
+        ks_deform_tensors h = df_tensors(&c), d = up_forward(&c);
         float *ws = up(NULL, ks_deform_workspace_floats(&p));
         float *cols0 = t == 2 ? up(NULL, c.g.col_numel) : NULL;
         d.columns0 = cols0;
