@@ -15,9 +15,8 @@
  * samples [32 x BN] are written to shared memory in fragment order too, so a warp reads a
  * fragment with one 16-byte load. A thread samples channels t, t+4, .., t+28 of one
  * column (two in the 128 x 128 tile; a warp: 32 neighbouring columns, one channel:
- * neighbouring pixels) and keeps
- * the column's sampling point for a whole tap, as the point does not depend on the
- * channel. Two stages: step s+1's weight copy is in flight while the warps multiply step
+ * neighbouring pixels) and keeps the column's sampling point for a whole tap, as the
+ * point does not depend on the channel. Two stages: step s+1's weight copy is in flight while the warps multiply step
  * s (mma.sync m16n8k8 TF32, fp32 sums), and so are the corner loads of each half of step
  * s+1's samples while the warps multiply the same half of step s. A warp owns 64 x 32 of the
  * tile (4 x 4 mma tiles, 64 accumulators a thread); MW warps down, NW across:
@@ -34,8 +33,6 @@
  * equals up to the TF32 GEMM's order of sums (docs/deform-conv.md gives the tolerance).
  */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../core/ks_cuda.h"
 #include "deform_layer.h"
@@ -269,9 +266,8 @@ static int fused_launch(const fused_args *f, int64_t n_cols, int groups, cudaStr
  * group has more than 128 outputs, else 24 (128 x 128). */
 static int fused_shape(int64_t Og)
 {
-    const char *e = getenv("KS_DEFORM_FUSED");
-    if (e && (!strcmp(e, "24") || !strcmp(e, "42") || !strcmp(e, "44") || !strcmp(e, "422"))) return atoi(e);
-    return Og > 128 ? 44 : 24;
+    const int choice = ks_deform_fused_choice();
+    return choice > 1 ? choice : Og > 128 ? 44 : 24;
 }
 
 extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, const ks_deform_geom *g,
@@ -292,7 +288,7 @@ extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, con
     fused_args f;
     ks_deform_args_fill(p, g, c, &f.a);
     f.wf = weight_t, f.bias = bias, f.out = out;
-    f.O = (int)p->out_channels, f.Og = (int)(p->out_channels / p->groups), f.Cg = (int)Cg;
+    f.O = (int)p->out_channels, f.Og = (int)Og, f.Cg = (int)Cg;
     const int64_t n_cols = c->im2col_step * g->height_out * g->width_out;
     ks_deform_fused_launched();
     switch (shape) {

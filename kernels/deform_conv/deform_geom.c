@@ -261,14 +261,21 @@ int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g)
     return p->kernel_h * p->kernel_w <= 512 && t.windows >= 1;
 }
 
+int ks_deform_fused_choice(void)
+{
+    static const char *const choices[] = {"1", "24", "42", "422", "44"};
+    const char *e = getenv("KS_DEFORM_FUSED");
+    for (size_t i = 0; e && i < sizeof choices / sizeof choices[0]; ++i)
+        if (!strcmp(e, choices[i])) return atoi(e);
+    return 0;
+}
+
 int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g)
 {
-    const char *e = getenv("KS_DEFORM_FUSED");
     const int64_t lim = (int64_t)1 << 30, Cg = p->channels / p->groups, cpg = p->channels / p->offset_groups;
-    /* opt-in (slower than im2col + cuBLAS so far): 1, or a tile shape */
-    if (!e || (strcmp(e, "1") && strcmp(e, "24") && strcmp(e, "42") && strcmp(e, "422") && strcmp(e, "44"))) return 0;
+    if (!ks_deform_fused_choice()) return 0; /* opt-in: slower than im2col + cuBLAS so far */
     /* the prepared weight: every group's rows rounded up to the tallest tile, 256 */
-    const int64_t Og = p->out_channels / p->groups, wf = p->groups * ((Og + 255) / 256) * 256 * g->rows / p->groups;
+    const int64_t Og = p->out_channels / p->groups, wf = p->groups * ((Og + 255) / 256 * 256) * (g->rows / p->groups);
     return p->math == KS_MATH_TF32 && Cg % 32 == 0 && cpg % 32 == 0 && g->input_numel < lim &&
            g->offset_numel < lim && g->mask_numel < lim && g->output_numel < lim && g->col_numel < lim &&
            wf < lim && wf <= ks_deform_workspace_floats(p) && p->groups <= 65535 && (Og + 127) / 128 <= 65535;

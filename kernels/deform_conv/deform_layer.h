@@ -43,6 +43,9 @@ int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, const ks_defor
                          const ks_deform_chunk *c, const float *weight, float *weight_t, int prepare,
                          const float *bias, float *out);
 void ks_deform_fused_launched(void);
+/* KS_DEFORM_FUSED: 0 off (unset or anything else), 1 on, or the tile shape asked for (24,
+ * 42, 422, 44) */
+int ks_deform_fused_choice(void);
 
 /* The layer over backend b; `traced` names the kernel whose first-chunk launch records. */
 int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
