@@ -46,22 +46,25 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
     return KS_OK;
 }
 
-static _Atomic long long plane_launches;
+static _Atomic long long launches[KS_ROI_FWD_KINDS];
 
-void ks_roi_align_plane_launched(void)
+void ks_roi_align_count_launch(int kind)
 {
-    ++plane_launches;
+    if (kind >= 0 && kind < KS_ROI_FWD_KINDS) ++launches[kind];
 }
 
-long long ks_roi_align_plane_launches(void)
+long long ks_roi_align_launches(int kind)
 {
-    return plane_launches;
+    return kind >= 0 && kind < KS_ROI_FWD_KINDS ? launches[kind] : 0;
 }
 
-int ks_roi_align_use_plane(void)
+int ks_roi_align_forward_choice(int cuda)
 {
     const char *v = getenv("KS_ROI_FORWARD");
-    return v && strcmp(v, "plane") == 0;
+    if (v && strcmp(v, "slots") == 0) return KS_ROI_FWD_SLOTS;
+    if (v && strcmp(v, "plane") == 0) return KS_ROI_FWD_PLANE;
+    if (v && strcmp(v, "grid") == 0) return KS_ROI_FWD_GRID;
+    return cuda ? KS_ROI_FWD_GRID : KS_ROI_FWD_SLOTS;
 }
 
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
