@@ -435,8 +435,8 @@ END_TEST
 
 /* The grid forward (KS_ROI_FORWARD=grid, roi_align_grid_body.h; the CUDA default) against
  * the reference and bitwise against the slot kernel: sampling ratios 1-3 and adaptive,
- * avg and max, aligned on and off, 19 channels (chunks of 16 and 3), 7x7 and 14x14 and
- * 3x2 bins; a grid of 48x48 samples (one channel a pass) and one of
+ * avg and max, aligned on and off, 9 channels (chunks of 4, 4 and 1), 7x7 and 14x14 and
+ * 3x2 bins; a grid of 48x48 samples (one channel a pass: four passes a chunk) and one of
  * 6 x 1110 (more columns than the tables hold: the block runs the slot kernel's bins), RoIs
  * with a bad batch index or a NaN corner (no samples), block sizes that are not a multiple
  * of a warp, and grids where blocks loop over RoIs. */
@@ -447,7 +447,7 @@ START_TEST(grid_forward_matches_the_reference_and_the_slot_kernel)
         const int huge = t == 10, many = t == 9;
         const int64_t PH = t % 4 == 3 ? 3 : (t % 4 == 2 ? 14 : 7), PW = t % 4 == 3 ? 2 : PH;
         const int64_t sr = huge ? 0 : (many ? 24 : t % 5 - 1); /* -1, 0: adaptive */
-        ks_roi_align_params p = params(2, 19, 37 + t, 53 - t, 9, many || huge ? 2 : PH, many || huge ? 2 : PW,
+        ks_roi_align_params p = params(2, 9, 37 + t, 53 - t, 9, many || huge ? 2 : PH, many || huge ? 2 : PW,
                                        huge ? 1.0f : (t % 3 ? 0.5f : 0.25f), sr, t % 2,
                                        t % 3 == 1 ? KS_ROI_MAX : KS_ROI_AVG);
         const int64_t n_in = p.batch * p.channels * p.height * p.width;

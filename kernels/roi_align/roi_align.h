@@ -59,15 +59,11 @@ typedef struct ks_roi_align_params {
 #define KS_ROI_PLANE_THREADS 512
 #define KS_ROI_BLOCK_CAP 4096
 
-/* the grid forward (roi_align_grid_body.h): blocks of 256 threads, a work item a RoI and
- * KS_ROI_GRID_CC channels; a block's shared memory holds KS_ROI_GRID_VALS samples (the
- * RoI's grid for as many channels as fit) and tables of KS_ROI_GRID_AXIS rows and
- * columns: 24 KiB (a build may set -DKS_ROI_GRID_THREADS=N or -DKS_ROI_GRID_CC=N) */
+/* the grid forward (roi_align_grid_body.h): blocks of 256 threads, a block's shared
+ * memory holds a RoI's sample grid of at most KS_ROI_GRID_VALS samples (a channel at a
+ * time, or several when they fit) and KS_ROI_GRID_AXIS rows and columns: 22 KiB */
 #ifndef KS_ROI_GRID_THREADS
 #define KS_ROI_GRID_THREADS 256
-#endif
-#ifndef KS_ROI_GRID_CC
-#define KS_ROI_GRID_CC 16
 #endif
 #define KS_ROI_GRID_VALS 4096
 #define KS_ROI_GRID_AXIS 512

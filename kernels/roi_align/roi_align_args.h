@@ -50,10 +50,10 @@ KS_FN int64_t ks_roi_plane_tile_rows(int64_t bytes, int64_t W, int64_t H)
 }
 
 /* The grid forward's work items (roi_align_grid_body.h): a RoI and a chunk of
- * KS_ROI_GRID_CC channels each, K * ceil(C / KS_ROI_GRID_CC). */
+ * KS_ROI_CHUNK channels each, K * ceil(C / KS_ROI_CHUNK). */
 KS_FN int64_t ks_roi_align_grid_items(const ks_roi_align_args *a)
 {
-    return a->num_rois * ((a->channels + KS_ROI_GRID_CC - 1) / KS_ROI_GRID_CC);
+    return a->num_rois * ((a->channels + KS_ROI_CHUNK - 1) / KS_ROI_CHUNK);
 }
 
 /* The plane forward's work (roi_align_plane_body.h): a block per input plane and band,
