@@ -161,34 +161,16 @@ END_TEST
 START_TEST(roi_align_plane_cuda_equals_simulator)
 {
     setenv("KS_ROI_FORWARD", "plane", 1);
-    long long n = ks_roi_align_launches(KS_ROI_FWD_PLANE);
+    long long n = ks_roi_align_plane_launches();
     for (int t = 0; t < 4; ++t)
         run_both(t, 9 + 5 * t, 3, 450, 300, 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
-    ck_assert_int_eq(ks_roi_align_launches(KS_ROI_FWD_PLANE) - n, 8); /* the plane kernel ran on both */
-    n = ks_roi_align_launches(KS_ROI_FWD_PLANE);
+    ck_assert_int_eq(ks_roi_align_plane_launches() - n, 8); /* the plane kernel ran on both */
+    n = ks_roi_align_plane_launches();
     run_both(5, 6, 2, 5, 7400, 3, 2, 1, 0, 0, 0); /* 7400 floats a row: under 8 rows fit */
-    ck_assert_int_eq(ks_roi_align_launches(KS_ROI_FWD_PLANE) - n, 0);
+    ck_assert_int_eq(ks_roi_align_plane_launches() - n, 0);
     run_both(7, 1200, 40, 25, 34, 7, 2, 1, 1, 0, 0);
-    ck_assert_int_eq(ks_roi_align_launches(KS_ROI_FWD_PLANE) - n, 2);
+    ck_assert_int_eq(ks_roi_align_plane_launches() - n, 2);
     unsetenv("KS_ROI_FORWARD");
-}
-END_TEST
-
-/* the grid forward (roi_align_grid_body.h: the CUDA default, the simulator's default is
- * the slot kernel) bitwise equal to the simulator's slot kernel: 7x7 and 14x15 bins, fixed
- * and adaptive grids, avg and max; 42 x 48 samples (two channels a pass); 63 x 72 (more
- * than the block's shared memory holds: its bins run the slot kernel's code); 1500 RoIs on
- * 100 x 136 planes, adaptive (the bench's third shape, fewer channels: blocks loop) */
-START_TEST(roi_align_grid_cuda_equals_simulator)
-{
-    unsetenv("KS_ROI_FORWARD");
-    const long long n = ks_roi_align_launches(KS_ROI_FWD_GRID);
-    for (int t = 0; t < 6; ++t)
-        run_both(t, 30 + 40 * t, 3 + t % 5, 40 + 9 * t, 61 - 3 * t, t % 2 ? 14 : 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
-    run_both(6, 50, 5, 30, 40, 7, 6, 1, 0, 0, 0);
-    run_both(7, 50, 5, 30, 40, 7, 9, 1, 1, 0, 0);
-    run_both(8, 1500, 9, 100, 136, 7, 0, 1, 0, 0, 0);
-    ck_assert_int_eq(ks_roi_align_launches(KS_ROI_FWD_GRID) - n, 9); /* on the GPU, once a case */
 }
 END_TEST
 
@@ -208,7 +190,6 @@ int main(void)
     tcase_add_test(tc, roi_align_cuda_filtered_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_past_the_block_cap);
     tcase_add_test(tc, roi_align_plane_cuda_equals_simulator);
-    tcase_add_test(tc, roi_align_grid_cuda_equals_simulator);
     tcase_add_test(tc, patchify_cuda_equals_simulator);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_NOFORK);

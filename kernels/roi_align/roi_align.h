@@ -59,15 +59,6 @@ typedef struct ks_roi_align_params {
 #define KS_ROI_PLANE_THREADS 512
 #define KS_ROI_BLOCK_CAP 4096
 
-/* the grid forward (roi_align_grid_body.h): blocks of 256 threads, a block's shared
- * memory holds a RoI's sample grid of at most KS_ROI_GRID_VALS samples (a channel at a
- * time, or several when they fit) and KS_ROI_GRID_AXIS rows and columns: 22 KiB */
-#ifndef KS_ROI_GRID_THREADS
-#define KS_ROI_GRID_THREADS 256
-#endif
-#define KS_ROI_GRID_VALS 4096
-#define KS_ROI_GRID_AXIS 512
-
 /* sites: both kernels have the first five (the RoI as the kernel uses it, with its bins,
  * and, when aligned, the box before the half-pixel shift as a guide); max mode's forward
  * adds the argmax writes and the argmax point */

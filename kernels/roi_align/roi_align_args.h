@@ -49,13 +49,6 @@ KS_FN int64_t ks_roi_plane_tile_rows(int64_t bytes, int64_t W, int64_t H)
     return rows < KS_ROI_PLANE_MIN_ROWS ? 0 : (rows < H ? rows : H);
 }
 
-/* The grid forward's work items (roi_align_grid_body.h): a RoI and a chunk of
- * KS_ROI_CHUNK channels each, K * ceil(C / KS_ROI_CHUNK). */
-KS_FN int64_t ks_roi_align_grid_items(const ks_roi_align_args *a)
-{
-    return a->num_rois * ((a->channels + KS_ROI_CHUNK - 1) / KS_ROI_CHUNK);
-}
-
 /* The plane forward's work (roi_align_plane_body.h): a block per input plane and band,
  * N * C * bands blocks; a->tile_rows set. */
 KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
@@ -68,17 +61,15 @@ KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* The plain forward kernels. KS_ROI_FORWARD (slots, plane or grid) in the environment
- * picks one; unset or anything else: the device's default, the grid kernel on CUDA and the
- * slot kernel in the simulator (a CPU gains nothing from the grid's shared memory and pays
- * for its barriers). The plane kernel (slower on the H100, docs/roi-align.md) also needs
- * ks_roi_plane_tile_rows > 0 (the launchers check; the slot kernel runs otherwise). */
-enum ks_roi_forward { KS_ROI_FWD_SLOTS, KS_ROI_FWD_PLANE, KS_ROI_FWD_GRID, KS_ROI_FWD_KINDS };
-int ks_roi_align_forward_choice(int cuda);
-/* The launchers count each launch of a plain forward kernel; tests check the counts, since
- * the kernels' outputs are bitwise equal (a silent fallback would pass). */
-void ks_roi_align_count_launch(int kind);
-long long ks_roi_align_launches(int kind);
+/* Which plain forward runs: 1 the plane kernel (roi_align_plane_body.h) when the
+ * environment has KS_ROI_FORWARD=plane, else 0, the slot kernel (roi_align_body.h; the
+ * plane kernel measured slower on the H100, docs/roi-align.md). The plane kernel also
+ * needs ks_roi_plane_tile_rows > 0 (the launchers check; the slot kernel runs otherwise). */
+int ks_roi_align_use_plane(void);
+/* The launchers call this for each plane-forward launch; the count is what tests check,
+ * since the plane kernel's outputs equal the slot kernel's (a silent fallback would pass). */
+void ks_roi_align_plane_launched(void);
+long long ks_roi_align_plane_launches(void);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
 /* The forward (backward 0) or backward kernel on arguments ks_roi_align_args_make

@@ -25,16 +25,6 @@ KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MA
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain32, ks_roi_align_args, __launch_bounds__(1024))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain, ks_roi_align_args, __launch_bounds__(1024))
 
-/* the plain forward by sample grid (roi_align_grid_body.h), the CUDA default: at most 64
- * registers, so any block size launches (-DKS_ROI_GRID_MAXNREG=N to compare) */
-#ifndef KS_ROI_GRID_MAXNREG
-#define KS_ROI_GRID_MAXNREG 64
-#endif
-#define KS_BODY "../roi_align/roi_align_grid_body.h"
-#include "../core/ks_variants.h"
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_grid, plain32, ks_roi_align_args, __maxnreg__(KS_ROI_GRID_MAXNREG))
-KS_CUDA_PLAIN_KERNEL(ks_roi_align_grid, plain, ks_roi_align_args, __maxnreg__(KS_ROI_GRID_MAXNREG))
-
 /* The plane forward of a (tile_rows and the launch chosen here): its tile holds as many rows
  * as a block's shared memory can (the device's opt-in limit), the whole plane when it fits.
  * *launched = 0 when a row of the input is too wide for KS_ROI_PLANE_MIN_ROWS of them. */
@@ -64,7 +54,7 @@ static int ks_roi_plane_launch(const ks_roi_align_args *args, const ks_launch *l
     if (small) ks_roi_align_plane_k_plain32<<<(unsigned)blocks, threads, (size_t)bytes, s>>>(a);
     else ks_roi_align_plane_k_plain<<<(unsigned)blocks, threads, (size_t)bytes, s>>>(a);
     rc = ks_cuda_check_launch("roi_align_forward (plane)");
-    if (!rc) ks_roi_align_count_launch(KS_ROI_FWD_PLANE);
+    if (!rc) ks_roi_align_plane_launched();
     return rc;
 }
 
@@ -82,21 +72,10 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    const int choice = backward || dev_sink ? KS_ROI_FWD_SLOTS : ks_roi_align_forward_choice(1);
-    if (choice == KS_ROI_FWD_PLANE) {
+    if (!backward && !dev_sink && ks_roi_align_use_plane()) {
         int launched;
         rc = ks_roi_plane_launch(&a, l, small, s, &launched);
         if (rc || launched) return rc;
-    }
-    if (choice == KS_ROI_FWD_GRID) {
-        rc = ks_launch_resolve(l, KS_ROI_GRID_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_grid_items(&a) * KS_ROI_GRID_THREADS,
-                               &threads, &blocks);
-        if (rc || blocks == 0) return rc;
-        if (small) ks_roi_align_grid_k_plain32<<<(unsigned)blocks, threads, 0, s>>>(a);
-        else ks_roi_align_grid_k_plain<<<(unsigned)blocks, threads, 0, s>>>(a);
-        rc = ks_cuda_check_launch("roi_align_forward (grid)");
-        if (!rc) ks_roi_align_count_launch(KS_ROI_FWD_GRID);
-        return rc;
     }
     if (!backward) {
         if (dev_sink && small) ks_roi_align_fwd_k_traced32<<<nb, threads, 0, s>>>(a, *dev_sink);

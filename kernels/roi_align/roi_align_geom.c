@@ -46,25 +46,22 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
     return KS_OK;
 }
 
-static _Atomic long long launches[KS_ROI_FWD_KINDS];
+static _Atomic long long plane_launches;
 
-void ks_roi_align_count_launch(int kind)
+void ks_roi_align_plane_launched(void)
 {
-    if (kind >= 0 && kind < KS_ROI_FWD_KINDS) ++launches[kind];
+    ++plane_launches;
 }
 
-long long ks_roi_align_launches(int kind)
+long long ks_roi_align_plane_launches(void)
 {
-    return kind >= 0 && kind < KS_ROI_FWD_KINDS ? launches[kind] : 0;
+    return plane_launches;
 }
 
-int ks_roi_align_forward_choice(int cuda)
+int ks_roi_align_use_plane(void)
 {
     const char *v = getenv("KS_ROI_FORWARD");
-    if (v && strcmp(v, "slots") == 0) return KS_ROI_FWD_SLOTS;
-    if (v && strcmp(v, "plane") == 0) return KS_ROI_FWD_PLANE;
-    if (v && strcmp(v, "grid") == 0) return KS_ROI_FWD_GRID;
-    return cuda ? KS_ROI_FWD_GRID : KS_ROI_FWD_SLOTS;
+    return v && strcmp(v, "plane") == 0;
 }
 
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
