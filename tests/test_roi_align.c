@@ -373,13 +373,59 @@ START_TEST(traced_equals_plain)
 }
 END_TEST
 
+/* The avg forward of adaptive grids sums a bin whose samples merge per axis pixel by
+ * pixel (a->merge, ks_roi_fwd_merged): against the reference and against the sample-by-
+ * sample sums (KS_ROI_MERGE=0, the same products rounded in another order: close, and not
+ * bitwise equal everywhere, so the merged sums did run), for bins narrow enough to merge,
+ * bins wider than KS_ROI_SPAN pixels (sample by sample), reversed boxes (aligned: their
+ * samples walk down, not merged) and samples past the border; 5 channels (a chunk of 4
+ * and one of 1), a launch where threads loop. */
+START_TEST(merged_adaptive_forward_matches_the_reference_and_the_sample_sums)
+{
+    uint64_t s = 0x3E6;
+    for (int t = 0; t < 6; ++t) {
+        ks_roi_align_params p = params(2, 5, 30 + 7 * t, 41 - 3 * t, 9, 7, t % 2 ? 5 : 7, t % 3 ? 0.5f : 1.0f,
+                                       -(t % 2), t % 2, KS_ROI_AVG);
+        const int64_t n_in = p.batch * p.channels * p.height * p.width;
+        float *in = tu_random(&s, n_in), rois[45];
+        random_rois(&s, &p, rois);
+        for (int k = 0; k < 9; ++k) /* off whole bin sizes: the reference's grid is ceil() in double */
+            rois[5 * k + 3] += 0.013f, rois[5 * k + 4] += 0.017f;
+        rois[3] = rois[1] - 6.0f; /* RoI 0 reversed in x */
+        rcase c;
+        rc_init(&c, &p, in, rois);
+        ks_launch l = t % 3 ? tu_launch(0, 0) : tu_launch(64, 1);
+        unsetenv("KS_ROI_MERGE");
+        rc_run(&c, &l);
+        char what[64];
+        snprintf(what, sizeof what, "merged case %d", t);
+        float *plain = malloc((size_t)c.n_out * 4);
+        setenv("KS_ROI_MERGE", "0", 1);
+        const int rc = ks_roi_align_forward_sim(&p, in, rois, plain, c.ay, c.ax, &l, NULL);
+        unsetenv("KS_ROI_MERGE");
+        ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
+        int differ = 0;
+        for (int64_t i = 0; i < c.n_out; ++i) {
+            ck_assert_msg(fabsf(plain[i] - c.output[i]) <= 1e-6f * (1.0f + fabsf(plain[i])), "%s[%lld]: %g merged, %g by sample",
+                          what, (long long)i, (double)c.output[i], (double)plain[i]);
+            differ |= plain[i] != c.output[i];
+        }
+        tu_expect_close(c.output, c.r_out, c.n_out, 1e-5, what);
+        ck_assert_msg(differ, "%s: the merged sums are bitwise the per-sample ones: did they run?", what);
+        free(in), free(plain);
+        rc_free(&c);
+    }
+}
+END_TEST
+
 /* The plane forward (KS_ROI_FORWARD=plane, roi_align_plane_body.h) against the reference
  * and bitwise against the slot kernel (the simulator's default): planes that fit the
  * simulator's 48 KiB tile, planes of 300 rows cut into three bands (126 rows a tile: 8 of
  * margin, so the large RoIs' bins read corner rows past the band from global memory), a
  * row too wide for the tile (the slot kernel runs), 40 x 40 samples a bin, avg and max,
  * block sizes that are not a multiple of a warp and grids where blocks loop. The output
- * starts as NaN: a bin no band owned would show. */
+ * starts as NaN: a bin no band owned would show. An adaptive avg forward sums merged
+ * bins (a->merge), which the plane kernel does not: the slot kernel runs there too. */
 START_TEST(plane_forward_matches_the_reference_and_the_slot_kernel)
 {
     uint64_t s = 0x57A6;
@@ -410,8 +456,9 @@ START_TEST(plane_forward_matches_the_reference_and_the_slot_kernel)
         const int rc = ks_roi_align_forward_sim(&p, in, rois, out, ay, ax, &l, NULL);
         unsetenv("KS_ROI_FORWARD");
         ck_assert_msg(rc == KS_OK, "%s: %s", what, ks_error_message());
-        /* the plane kernel ran, but for the row too wide for its tile */
-        ck_assert_int_eq(ks_roi_align_plane_launches() - before, wide ? 0 : 1);
+        /* the plane kernel ran, but for the row too wide for its tile and merged bins */
+        const int merged = p.pool_mode == KS_ROI_AVG && p.sampling_ratio <= 0;
+        ck_assert_int_eq(ks_roi_align_plane_launches() - before, wide || merged ? 0 : 1);
         /* coordinates up to ~300 (1600) are float to 3e-5 (1.2e-4), times slopes up to 2 of
          * random input */
         tu_expect_close(out, c.r_out, c.n_out, tall ? 1e-4 : (wide ? 5e-4 : 1e-5), what);
@@ -441,6 +488,7 @@ int main(void)
     tcase_add_test(tc, empty_nan_and_bad_batch_rois);
     tcase_add_test(tc, reference_gradient_matches_finite_differences);
     tcase_add_test(tc, traced_equals_plain);
+    tcase_add_test(tc, merged_adaptive_forward_matches_the_reference_and_the_sample_sums);
     tcase_add_test(tc, plane_forward_matches_the_reference_and_the_slot_kernel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

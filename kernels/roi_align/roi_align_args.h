@@ -17,6 +17,8 @@ typedef struct ks_roi_align_args {
     const float *grad_output;   /* backward: [K, C, PH, PW] */
     float *grad_input;          /* backward: [N, C, H, W], accumulated */
     int64_t tile_rows;          /* the plane forward: input rows its shared tile holds */
+    int merge;                  /* avg forward, adaptive grid: sum merged bins pixel by pixel
+                                   (ks_roi_align_args_make; roi_align_body.h) */
 } ks_roi_align_args;
 
 /* The kernels' work slots (roi_align_body.h): one per bin and chunk of cc channels,
@@ -64,7 +66,8 @@ extern "C" {
 /* Which plain forward runs: 1 the plane kernel (roi_align_plane_body.h) when the
  * environment has KS_ROI_FORWARD=plane, else 0, the slot kernel (roi_align_body.h; the
  * plane kernel measured slower on the H100, docs/roi-align.md). The plane kernel also
- * needs ks_roi_plane_tile_rows > 0 (the launchers check; the slot kernel runs otherwise). */
+ * needs ks_roi_plane_tile_rows > 0 and a->merge 0 (it sums sample by sample; the
+ * launchers check; the slot kernel runs otherwise). */
 int ks_roi_align_use_plane(void);
 /* The launchers call this for each plane-forward launch; the count is what tests check,
  * since the plane kernel's outputs equal the slot kernel's (a silent fallback would pass). */

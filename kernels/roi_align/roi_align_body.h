@@ -23,12 +23,93 @@
 #define KS_ROI_CC (KS_TRACED ? 1 : KS_ROI_CHUNK)
 #endif
 
+#if defined(__CUDA_ARCH__) && !defined(KS_ROI_NEXT_ROW)
+#define KS_ROI_NEXT_ROW
+/* rows[0], the rest shifted to the front: a loop over a merged bin's row weights that
+ * indexes them only by constants, so they stay in registers (rows[a] with a loop
+ * variable puts the array in local memory on the GPU, 32 bytes a bin) */
+__device__ static inline float ks_roi_next_row(float *rows)
+{
+    const float first = rows[0];
+    for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
+    return first;
+}
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#ifndef KS_ROI_LANES4
+#define KS_ROI_LANES4
+/* X[i] = ax[i - m] (0 outside the profile): a footprint row laid over aligned float4s
+ * starting m floats before its first pixel; m is a constant where inlined. */
+__device__ static inline void ks_roi_lanes4(float *X, const float *ax, const int m)
+{
+    for (int i = 0; i < 12; ++i) X[i] = i - m >= 0 && i - m < KS_ROI_SPAN ? ax[i - m] : 0.0f;
+}
+#endif
+#endif
+
+/* The avg forward's sums of one bin whose samples merge per axis (ks_roi_profile), for
+ * channels 0 .. nc-1 of plane im (HW apart): acc[j] = sum over rows a of ay[a] * (sum
+ * over columns b of ax[b] * pixel), each footprint pixel read once instead of once per
+ * sample corner on it (a sum of the same products, rounded differently). The rows and
+ * columns that no sample's corner lies on (hy, hx bits) are left out; a corner of weight
+ * 0 is not (0 * Inf is NaN, as in the per-sample sum). fmaf in a fixed order: the same
+ * bits on both devices. On sm_90, when the rows of the planes start at one place in a
+ * 16-byte line and the row's float4s lie within it, a row is read as up to three
+ * aligned float4s (lanes outside the footprint not used), in the same order. */
+KS_FN void KS_VARIANT(ks_roi_fwd_merged)(const float *im, KS_IDX HW, KS_IDX W, int nc, const float *ay, KS_IDX ylo,
+                                         int ny, unsigned hy, const float *ax, KS_IDX xlo, int nx, unsigned hx,
+                                         float *acc)
+{
+    float rows[KS_ROI_SPAN]; /* taken with ks_roi_next_row on the GPU: registers */
+    for (int k = 0; k < KS_ROI_SPAN; ++k) rows[k] = ay[k];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const int m = (int)(xlo & 3), groups = (m + nx + 3) >> 2;
+    const int vec = !(W & 3) && !(HW & 3) && !((uintptr_t)im & 15) && xlo - m >= 0 && xlo - m + 4 * groups <= W;
+    float X[12];
+    unsigned used = 0; /* bit i: lane i is a hit column */
+    switch (vec ? m : 0) {
+    case 0: ks_roi_lanes4(X, ax, 0); used = hx; break;
+    case 1: ks_roi_lanes4(X, ax, 1); used = hx << 1; break;
+    case 2: ks_roi_lanes4(X, ax, 2); used = hx << 2; break;
+    default: ks_roi_lanes4(X, ax, 3); used = hx << 3; break;
+    }
+#endif
+    for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a, hy >>= 1) {
+#if defined(__CUDA_ARCH__)
+        const float ya = ks_roi_next_row(rows);
+#else
+        const float ya = rows[a];
+#endif
+        if (!(hy & 1)) continue;
+        for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+            const float *row = im + j * HW + (ylo + a) * W + xlo;
+            float s = 0.0f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+            if (vec) {
+                for (int q = 0; q < 3 && q < groups; ++q) {
+                    const float4 v = *(const float4 *)(row - m + 4 * q);
+                    const float e[4] = {v.x, v.y, v.z, v.w};
+                    for (int l = 0; l < 4; ++l)
+                        if (used >> (4 * q + l) & 1) s = fmaf(X[4 * q + l], e[l], s);
+                }
+                acc[j] = fmaf(ya, s, acc[j]);
+                continue;
+            }
+#endif
+            for (int b = 0; b < KS_ROI_SPAN && b < nx; ++b)
+                if (hx >> b & 1) s = fmaf(ax[b], row[b], s);
+            acc[j] = fmaf(ya, s, acc[j]);
+        }
+    }
+}
+
 /* Forward of one slot: avg = sum of the bin's samples / max(grid_h*grid_w, 1); max
  * (mmcv) = the largest sample, strictly greater wins (the first of equal ones),
  * out-of-range samples (0) compete; its (y, x) goes to argmax_y/x (-1 with no sample).
  * is_max is a constant where the caller inlines it: one loop without the other's work. */
 KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a, KS_IDX k, KS_IDX c0, KS_IDX ph,
-                                       KS_IDX pw, uint32_t iter, const int is_max)
+                                       KS_IDX pw, uint32_t iter, const int is_max, const int merge)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width, HW = H * W;
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
@@ -43,20 +124,30 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     for (int j = 0; j < KS_ROI_CC; ++j) acc[j] = is_max ? -3.402823466e38f : 0.0f, best_y[j] = best_x[j] = -1.0f;
     const float *im = a->input + ((KS_IDX)(r.b < 0 ? 0 : r.b) * C + c0) * HW;
     const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
-    for (KS_IDX iy = 0; iy < gh; ++iy) {
-        for (KS_IDX ix = 0; ix < gw; ++ix) {
-            float y, x;
-            ks_roi_sample s;
-            const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
-            const KS_IDX y0 = (KS_IDX)s.y0 * W, y1 = (KS_IDX)s.y1 * W, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
-            for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
-                const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
-                KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix), r.b * C + c0 + j,
-                                         s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
-                ks_roi_take(is_max, v, y, x, &acc[j], &best_y[j], &best_x[j]);
+    /* merge (avg, adaptive grid: a->merge): a bin whose samples merge per axis reads each
+     * footprint pixel once (ks_roi_fwd_merged); the traced variant records its samples */
+    float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
+    int64_t ylo = 0, xlo = 0;
+    int ny = 0, nx = 0;
+    unsigned hy = 0, hx = 0;
+    const int merged = merge && !is_max && gh > 0 && ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy) &&
+                       ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx);
+    if (merged) KS_VARIANT(ks_roi_fwd_merged)(im, HW, W, (int)nc, ay, (KS_IDX)ylo, ny, hy, ax, (KS_IDX)xlo, nx, hx, acc);
+    if (!merged || KS_TRACED)
+        for (KS_IDX iy = 0; iy < gh; ++iy) {
+            for (KS_IDX ix = 0; ix < gw; ++ix) {
+                float y, x;
+                ks_roi_sample s;
+                const int in = ks_roi_sample_in_bin(&r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
+                const KS_IDX y0 = (KS_IDX)s.y0 * W, y1 = (KS_IDX)s.y1 * W, x0 = (KS_IDX)s.x0, x1 = (KS_IDX)s.x1;
+                for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
+                    const float v = in ? ks_roi_blend_at(im + j * HW, y0 + x0, y0 + x1, y1 + x0, y1 + x1, s.w) : 0.0f;
+                    KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_INPUT, (int)(iy * gw + ix),
+                                             r.b * C + c0 + j, s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], v, s.flags));
+                    if (!merged) ks_roi_take(is_max, v, y, x, &acc[j], &best_y[j], &best_x[j]);
+                }
             }
         }
-    }
     const KS_IDX count = gh * gw;
     for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
         const KS_IDX index = out0 + j * PH * PW, plane = k * C + c0 + j;
@@ -131,18 +222,6 @@ __device__ static inline void ks_roi_row4(float *dst, const float *ax, float wr,
 }
 #endif
 
-#if defined(__CUDA_ARCH__) && !defined(KS_ROI_NEXT_ROW)
-#define KS_ROI_NEXT_ROW
-/* rows[0], the rest shifted to the front: a loop over a merged bin's row weights that
- * indexes them only by constants, so they stay in registers (rows[a] with a loop
- * variable puts the array in local memory on the GPU, 32 bytes a bin) */
-__device__ static inline float ks_roi_next_row(float *rows)
-{
-    const float first = rows[0];
-    for (int k = 0; k + 1 < KS_ROI_SPAN; ++k) rows[k] = rows[k + 1];
-    return first;
-}
-#endif
 
 /* The merged backward of one bin on one plane (ks_roi_profile): g * ay[a] * ax[b] into
  * pixel (ylo + a, xlo + b), every pixel of the footprint once instead of once per sample
@@ -195,15 +274,6 @@ KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plan
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#ifndef KS_ROI_LANES4
-#define KS_ROI_LANES4
-/* X[i] = ax[i - m] (0 outside the profile): a footprint row laid over aligned float4s
- * starting m floats before its first pixel; m is a constant where inlined. */
-__device__ static inline void ks_roi_lanes4(float *X, const float *ax, const int m)
-{
-    for (int i = 0; i < 12; ++i) X[i] = i - m >= 0 && i - m < KS_ROI_SPAN ? ax[i - m] : 0.0f;
-}
-#endif
 /* ks_roi_scatter_bin for all nc channels of a slot at once, when every row of every
  * channel plane starts at the same place in its 16-byte line (W and H*W multiples of 4,
  * grad 16-byte aligned) and the row's float4s lie within the row: the float4 lanes of the
@@ -285,8 +355,9 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
     int64_t ylo, xlo;
     int ny, nx;
-    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny) &&
-        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx)) {
+    unsigned hy, hx;
+    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy) &&
+        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx)) {
         KS_PROBE(for (KS_IDX iy = 0; iy < gh; ++iy) for (KS_IDX ix = 0; ix < gw; ++ix) {
             float y, x;
             ks_roi_sample s;
@@ -318,9 +389,11 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     }
 }
 
-/* The slots of this thread (grid-stride), forward or backward; backward and the pool
- * mode are constants where inlined, so each kernel holds one slot function. */
-KS_FN void KS_VARIANT(ks_roi_align_slots_run)(ks_thread *t, const ks_roi_align_args *a, const int backward)
+/* The slots of this thread (grid-stride), forward or backward; backward, the pool mode
+ * and merge (1: the merged avg forward, -1: a->merge decides) are constants where
+ * inlined, so each plain kernel holds one slot function. */
+KS_FN void KS_VARIANT(ks_roi_align_slots_run)(ks_thread *t, const ks_roi_align_args *a, const int backward,
+                                              const int merge)
 {
     const KS_IDX n_slots = (KS_IDX)ks_roi_align_slots(a, KS_ROI_CC);
     KS_IDX slot = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;
@@ -333,17 +406,26 @@ KS_FN void KS_VARIANT(ks_roi_align_slots_run)(ks_thread *t, const ks_roi_align_a
         const KS_IDX k = at.d[2], c0 = at.d[3] * KS_ROI_CC, ph = at.d[1], pw = at.d[0];
         if (backward && is_max) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 1);
         else if (backward) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 0);
-        else if (is_max) KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 1);
-        else KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 0);
+        else if (is_max) KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 1, 0);
+        else if (merge == 1 || (merge < 0 && a->merge)) KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 0, 1);
+        else KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 0, 0);
     }
 }
 
+/* The forward: the traced variant merges as a->merge says; the plain one never (the
+ * merged avg forward is its own plain kernel, fwdm below, so that the slot kernel of fixed
+ * grids keeps its registers: the launchers pick fwdm when a->merge). */
 KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_args *a)
 {
-    KS_VARIANT(ks_roi_align_slots_run)(t, a, 0);
+    KS_VARIANT(ks_roi_align_slots_run)(t, a, 0, KS_TRACED ? -1 : 0);
+}
+
+KS_FN void KS_VARIANT(ks_roi_align_fwdm_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_align_slots_run)(t, a, 0, 1);
 }
 
 KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_args *a)
 {
-    KS_VARIANT(ks_roi_align_slots_run)(t, a, 1);
+    KS_VARIANT(ks_roi_align_slots_run)(t, a, 1, 0);
 }

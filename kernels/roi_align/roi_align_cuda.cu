@@ -17,6 +17,14 @@ KS_CUDA_WRAPPERS4(ks_roi_align_fwd, ks_roi_align_args, __launch_bounds__(1024), 
 KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MAXNREG), __launch_bounds__(1024))
 /* -> ks_roi_align_fwd_k_plain32, _plain, _traced, _traced32 (bodies ks_roi_align_fwd_body_plain32/...),
  *    likewise ks_roi_align_bwd_k_* */
+/* the merged avg forward of adaptive grids (a->merge; its traced twin is the traced fwd
+ * kernel): at most 64 registers, so any block size launches (-DKS_ROI_FWDM_MAXNREG=N to
+ * compare; over 64, blocks of 1024 do not launch) */
+#ifndef KS_ROI_FWDM_MAXNREG
+#define KS_ROI_FWDM_MAXNREG 64
+#endif
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_fwdm, plain32, ks_roi_align_args, __maxnreg__(KS_ROI_FWDM_MAXNREG))
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_fwdm, plain, ks_roi_align_args, __maxnreg__(KS_ROI_FWDM_MAXNREG))
 
 /* the plain forward through shared memory, a block per input plane (roi_align_plane_body.h):
  * KS_ROI_FORWARD=plane (slower than the slot kernel on the H100, kept to compare) */
@@ -72,7 +80,7 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    if (!backward && !dev_sink && ks_roi_align_use_plane()) {
+    if (!backward && !dev_sink && !a.merge && ks_roi_align_use_plane()) {
         int launched;
         rc = ks_roi_plane_launch(&a, l, small, s, &launched);
         if (rc || launched) return rc;
@@ -80,6 +88,8 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
     if (!backward) {
         if (dev_sink && small) ks_roi_align_fwd_k_traced32<<<nb, threads, 0, s>>>(a, *dev_sink);
         else if (dev_sink) ks_roi_align_fwd_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
+        else if (small && a.merge) ks_roi_align_fwdm_k_plain32<<<nb, threads, 0, s>>>(a);
+        else if (a.merge) ks_roi_align_fwdm_k_plain<<<nb, threads, 0, s>>>(a);
         else if (small) ks_roi_align_fwd_k_plain32<<<nb, threads, 0, s>>>(a);
         else ks_roi_align_fwd_k_plain<<<nb, threads, 0, s>>>(a);
         return ks_cuda_check_launch("roi_align_forward");

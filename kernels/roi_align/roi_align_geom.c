@@ -73,6 +73,10 @@ int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
     a->num_rois = p->num_rois, a->pooled_h = p->pooled_h, a->pooled_w = p->pooled_w;
     a->sampling_ratio = p->sampling_ratio, a->spatial_scale = p->spatial_scale;
     a->aligned = p->aligned, a->pool_mode = p->pool_mode;
+    /* an adaptive grid's samples lie under a pixel apart (ceil(bin size) per axis): a bin
+     * reads each footprint pixel once; KS_ROI_MERGE=0 sums sample by sample, to compare */
+    const char *m = getenv("KS_ROI_MERGE");
+    a->merge = p->pool_mode == KS_ROI_AVG && p->sampling_ratio <= 0 && !(m && strcmp(m, "0") == 0);
     return KS_OK;
 }
 

@@ -158,13 +158,15 @@ KS_FN int ks_roi_sample_in_bin(const ks_roi_box *r, int64_t ph, int64_t pw, int6
  * L = H or W), with ks_roi_sample_at's range test, clamp and weights, so that a bin's
  * weight on pixel (lo_y + a, lo_x + b) is acc_y[a] * acc_x[b] (a sample's corner weight
  * is the product of its row and column weights, and it is in range when both are). *n =
- * pixels spanned (0: no sample in range). Returns 0 when they span more than
- * KS_ROI_SPAN pixels. Unrolled selects, not acc[k0] +=, so acc stays in registers. */
+ * pixels spanned (0: no sample in range); bit k of *hit: pixel lo + k is a corner of some
+ * sample (its weight may still be 0). Returns 0 when they span more than KS_ROI_SPAN
+ * pixels. Unrolled selects, not acc[k0] +=, so acc stays in registers. */
 #define KS_ROI_SPAN 8
-KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int64_t L, float *acc, int64_t *lo, int *n)
+KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int64_t L, float *acc, int64_t *lo, int *n,
+                         unsigned *hit)
 {
     for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] = 0.0f;
-    *lo = 0, *n = 0;
+    *lo = 0, *n = 0, *hit = 0;
     for (int64_t i = 0; i < grid; ++i) {
         const float c = ks_roi_coord(start, bin, size, i, grid);
         if (!(c >= -1.0f && c <= (float)L)) continue;
@@ -176,6 +178,7 @@ KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int
         const int64_t k0 = c0 - *lo, k1 = c1 - *lo;
         if (k0 < 0 || k1 >= KS_ROI_SPAN) return 0; /* a reversed box walks down: not merged */
         for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] += (k == k0 ? h : 0.0f) + (k == k1 ? l : 0.0f);
+        *hit |= 1u << k0 | 1u << k1;
         if (k1 + 1 > *n) *n = (int)(k1 + 1);
     }
     return 1;

@@ -8,6 +8,7 @@
 #include "../core/ks_variants.h"
 
 static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
+static void fwdm_plain(ks_thread *t, const void *a) { ks_roi_align_fwdm_body_plain(t, a); }
 static void fwd_traced(ks_thread *t, const void *a) { ks_roi_align_fwd_body_traced(t, a); }
 static void bwd_plain(ks_thread *t, const void *a) { ks_roi_align_bwd_body_plain(t, a); }
 static void fwd_plane(ks_thread *t, const void *a) { ks_roi_align_plane_body_plain(t, a); }
@@ -15,13 +16,14 @@ static void bwd_traced(ks_thread *t, const void *a) { ks_roi_align_bwd_body_trac
 
 int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_launch *l, ks_sink *sink)
 {
-    const ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain) : (sink ? fwd_traced : fwd_plain);
+    const ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain)
+                                      : (sink ? fwd_traced : (a->merge ? fwdm_plain : fwd_plain));
     int threads;
     int64_t blocks;
     /* the plane forward (KS_ROI_FORWARD=plane; the slot kernel is the simulator's default:
      * a CPU gains nothing from the tile): barriers, so fibers, its tile in the 48 KiB arena */
     const int64_t tile_rows = ks_roi_plane_tile_rows(KS_SIM_SHARED_BYTES, a->width, a->height);
-    if (!backward && !sink && ks_roi_align_use_plane() && tile_rows > 0) {
+    if (!backward && !sink && !a->merge && ks_roi_align_use_plane() && tile_rows > 0) {
         ks_roi_align_args pa = *a;
         pa.tile_rows = tile_rows;
         const int64_t nblk = ks_roi_align_plane_blocks(&pa);
