@@ -36,6 +36,9 @@ __device__ static inline float ks_roi_next_row(float *rows)
 }
 #endif
 
+#ifndef KS_ROI_FWD_VEC4 /* -DKS_ROI_FWD_VEC4=0: the merged forward reads rows pixel by pixel, to compare */
+#define KS_ROI_FWD_VEC4 1
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #ifndef KS_ROI_LANES4
 #define KS_ROI_LANES4
@@ -63,7 +66,7 @@ KS_FN void KS_VARIANT(ks_roi_fwd_merged)(const float *im, KS_IDX HW, KS_IDX W, i
 {
     float rows[KS_ROI_SPAN]; /* taken with ks_roi_next_row on the GPU: registers */
     for (int k = 0; k < KS_ROI_SPAN; ++k) rows[k] = ay[k];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && KS_ROI_FWD_VEC4
     const int m = (int)(xlo & 3), groups = (m + nx + 3) >> 2;
     const int vec = !(W & 3) && !(HW & 3) && !((uintptr_t)im & 15) && xlo - m >= 0 && xlo - m + 4 * groups <= W;
     float X[12];
@@ -85,7 +88,7 @@ KS_FN void KS_VARIANT(ks_roi_fwd_merged)(const float *im, KS_IDX HW, KS_IDX W, i
         for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
             const float *row = im + j * HW + (ylo + a) * W + xlo;
             float s = 0.0f;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && KS_ROI_FWD_VEC4
             if (vec) {
                 for (int q = 0; q < 3 && q < groups; ++q) {
                     const float4 v = *(const float4 *)(row - m + 4 * q);
