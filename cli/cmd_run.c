@@ -309,9 +309,10 @@ static int run_op(const ks_op *op, int argc, char **argv)
     }
     /* a trace that lost events says so, --quiet or not */
     if (trace && ks_sink_dropped(r.sink))
-        fprintf(stderr, "kscope: %s: the trace kept %llu events and dropped %llu (--trace-limit %llu events); "
-                        "record fewer with --filter or raise --trace-limit\n",
-                ctx, ks_sink_count(r.sink), ks_sink_dropped(r.sink), trace_limit / (unsigned long long)sizeof(ks_event));
+        fprintf(stderr, "kscope: %s: the trace kept %llu events and dropped %llu (--trace-limit %llu bytes: %llu events "
+                        "of %d bytes); record fewer with --filter or raise --trace-limit\n",
+                ctx, ks_sink_count(r.sink), ks_sink_dropped(r.sink), trace_limit,
+                trace_limit / (unsigned long long)sizeof(ks_event), (int)sizeof(ks_event));
     if (!quiet) {
         char shape[96];
         printf("%s on %s: %lld work items, %lld block%s x %d threads\n", op->name, r.device_name,

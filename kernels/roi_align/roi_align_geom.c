@@ -27,7 +27,8 @@ int ks_roi_align_check(const ks_roi_align_params *p)
     if (p->pool_mode != KS_ROI_AVG && p->pool_mode != KS_ROI_MAX)
         return ks_fail(KS_EINVAL, "pool_mode must be avg or max");
     if (p->sampling_ratio > KS_ROI_MAX_GRID)
-        return ks_fail(KS_EINVAL, "sampling_ratio must be <= %d", KS_ROI_MAX_GRID);
+        return ks_fail(KS_EINVAL, "sampling_ratio must be <= %d (got %lld)", KS_ROI_MAX_GRID,
+                       (long long)p->sampling_ratio);
     /* every product below stays under 2^62: each factor < 2^31, checked pairwise */
     const double in = (double)p->batch * p->channels * p->height * p->width;
     const double out = (double)p->num_rois * p->channels * p->pooled_h * p->pooled_w;
