@@ -160,7 +160,7 @@ KS_FN int ks_roi_sample_in_bin(const ks_roi_box *r, int64_t ph, int64_t pw, int6
  * is the product of its row and column weights, and it is in range when both are). *n =
  * pixels spanned (0: no sample in range); bit k of *hit: pixel lo + k is a corner of some
  * sample (its weight may still be 0). Returns 0 when they span more than KS_ROI_SPAN
- * pixels. Unrolled selects, not acc[k0] +=, so acc stays in registers. */
+ * pixels. On the GPU unrolled selects, not acc[k0] +=, so acc stays in registers. */
 #define KS_ROI_SPAN 8
 KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int64_t L, float *acc, int64_t *lo, int *n,
                          unsigned *hit)
@@ -177,7 +177,12 @@ KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int
         if (*n == 0) *lo = c0; /* coordinates grow with i: the first in range is the lowest */
         const int64_t k0 = c0 - *lo, k1 = c1 - *lo;
         if (k0 < 0 || k1 >= KS_ROI_SPAN) return 0; /* a reversed box walks down: not merged */
+#if defined(__CUDA_ARCH__)
         for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] += (k == k0 ? h : 0.0f) + (k == k1 ? l : 0.0f);
+#else /* the same sums, indexed (the other entries' + 0.0f leaves them as they are) */
+        if (k0 == k1) acc[k0] += h + l;
+        else acc[k0] += h, acc[k1] += l;
+#endif
         *hit |= 1u << k0 | 1u << k1;
         if (k1 + 1 > *n) *n = (int)(k1 + 1);
     }
