@@ -101,6 +101,11 @@ static void run_usage(FILE *out, const ks_op *op)
             "                    the dropped events are counted\n"
             "  --threads N       threads per block (default: the reference's)\n"
             "  --block-cap N     most blocks, so threads loop (-1: none; default: the reference's)\n"
+            "  --pattern P       the built-in value of the inputs an operator has none of its\n"
+            "                    own for (its rois, offsets, ... keep theirs): arange\n"
+            "                    (default), ones, or random (uniform in [-1, 1), from --seed)\n"
+            "  --seed N          the seed of random inputs, an integer >= 0 (default 0)\n"
+            "  --quiet           print nothing on success (errors and trace drops still)\n"
             "Per-axis parameters take H,W or one number for both.\n");
     if (op) {
         fputc('\n', out);
@@ -260,7 +265,7 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             else return ks_cli_error(ctx, "--pattern must be arange, ones or random (got '%s')", v);
             break;
         case 8:
-            if (ks_parse_i64(v, &n) || n < 0) return ks_cli_error(ctx, "--seed must be an integer >= 0");
+            if (ks_parse_i64(v, &n) || n < 0) return ks_cli_error(ctx, "--seed must be an integer >= 0 (got '%s')", v);
             r->seed = (uint64_t)n;
             break;
         case 9: image = v; break;
