@@ -377,9 +377,9 @@ END_TEST
  * pixel (a->merge, ks_roi_fwd_merged): against the reference and against the sample-by-
  * sample sums (KS_ROI_MERGE=0, the same products rounded in another order: close, and not
  * bitwise equal everywhere, so the merged sums did run), for bins narrow enough to merge,
- * bins wider than KS_ROI_SPAN pixels (sample by sample), reversed boxes (aligned: their
- * samples walk down, not merged) and samples past the border; 5 channels (a chunk of 4
- * and one of 1), a launch where threads loop. */
+ * bins wider than KS_ROI_SPAN pixels (sample by sample), a reversed box (an adaptive grid
+ * gives it no samples) and samples past the border; 5 channels (a chunk of 4 and one of
+ * 1), a launch where threads loop. */
 START_TEST(merged_adaptive_forward_matches_the_reference_and_the_sample_sums)
 {
     uint64_t s = 0x3E6;
@@ -414,6 +414,70 @@ START_TEST(merged_adaptive_forward_matches_the_reference_and_the_sample_sums)
         ck_assert_msg(differ, "%s: the merged sums are bitwise the per-sample ones: did they run?", what);
         free(in), free(plain);
         rc_free(&c);
+    }
+}
+END_TEST
+
+/* Inf and NaN pixels: the merged sums are NaN where the per-sample ones are (a pixel that
+ * a sample's corner meets with weight 0 - a whole-number coordinate, the last row or
+ * column - multiplies an Inf into NaN there), Inf where they are, and the traced kernel
+ * gives the same bits. Two hand cases (an Inf on the clamped last pixel; an Inf that
+ * integer sample coordinates meet with weight 0 and their neighbours with weight > 0),
+ * then random planes with 3 % of their pixels Inf, -Inf or NaN, boxes on whole and half
+ * pixels. */
+static void expect_same_nonfinite(const float *a, const float *b, int64_t n, const char *what)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        const int ok = isnan(a[i]) ? isnan(b[i]) : (isinf(a[i]) ? a[i] == b[i] : fabsf(a[i] - b[i]) <= 1e-6f * (1 + fabsf(a[i])));
+        ck_assert_msg(ok, "%s[%lld]: merged %g, by sample %g", what, (long long)i, (double)a[i], (double)b[i]);
+    }
+}
+
+static void merged_and_by_sample(const ks_roi_align_params *p, const float *in, const float *rois, float *merged,
+                                 float *by_sample, float *traced)
+{
+    ks_launch l = tu_launch(0, 0);
+    unsetenv("KS_ROI_MERGE");
+    ck_assert_int_eq(ks_roi_align_forward_sim(p, in, rois, merged, NULL, NULL, &l, NULL), KS_OK);
+    ks_sink *sink = ks_host_sink_create(0, ks_filter_all());
+    ck_assert_int_eq(ks_roi_align_forward_sim(p, in, rois, traced, NULL, NULL, &l, sink), KS_OK);
+    ks_host_sink_free(sink);
+    setenv("KS_ROI_MERGE", "0", 1);
+    ck_assert_int_eq(ks_roi_align_forward_sim(p, in, rois, by_sample, NULL, NULL, &l, NULL), KS_OK);
+    unsetenv("KS_ROI_MERGE");
+}
+
+START_TEST(merged_adaptive_forward_keeps_nan_and_inf_as_the_sample_sums)
+{
+    float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[3][1];
+    const float roi_last[5] = {0, 0, 0, 3, 3}, roi_half[5] = {0, -0.5f, -0.5f, 1.5f, 1.5f};
+    ks_roi_align_params p = params(1, 1, 3, 3, 1, 1, 1, 1.0f, 0, 0, KS_ROI_AVG);
+    in[8] = INFINITY; /* the last pixel, which clamped samples meet with weight 0 */
+    merged_and_by_sample(&p, in, roi_last, out[0], out[1], out[2]);
+    ck_assert_msg(isnan(out[0][0]) && isnan(out[1][0]), "last pixel Inf: merged %g, by sample %g", out[0][0], out[1][0]);
+    in[8] = 9, in[4] = INFINITY; /* samples at 0, 1: pixel 1's weight is 0 from one, 1 from another */
+    merged_and_by_sample(&p, in, roi_half, out[0], out[1], out[2]);
+    ck_assert_msg(isnan(out[0][0]) && isnan(out[1][0]), "middle pixel Inf: merged %g, by sample %g", out[0][0], out[1][0]);
+    ck_assert(!memcmp(out[0], out[2], sizeof out[0]));
+    uint64_t s = 0x1AF;
+    for (int t = 0; t < 8; ++t) {
+        ks_roi_align_params q = params(2, 3, 21 + t, 17 + 2 * t, 12, 3 + t % 3, 4, t % 2 ? 1.0f : 0.5f, 0, t % 2,
+                                       KS_ROI_AVG);
+        const int64_t n_in = q.batch * q.channels * q.height * q.width, n_out = 12 * 3 * q.pooled_h * 4;
+        float *x = tu_random(&s, n_in), rois[60];
+        const float bad[3] = {INFINITY, -INFINITY, NAN};
+        for (int64_t i = 0; i < n_in; ++i)
+            if (tu_int(&s, 0, 99) < 3) x[i] = bad[tu_int(&s, 0, 2)];
+        random_rois(&s, &q, rois);
+        for (int k = 0; k < 12; ++k) /* corners on whole or half pixels (after the scale) */
+            for (int e = 1; e < 5; ++e) rois[5 * k + e] = roundf(rois[5 * k + e] * q.spatial_scale * 2) / 2 / q.spatial_scale;
+        float *o = malloc((size_t)n_out * 12);
+        merged_and_by_sample(&q, x, rois, o, o + n_out, o + 2 * n_out);
+        char what[48];
+        snprintf(what, sizeof what, "non-finite case %d", t);
+        expect_same_nonfinite(o, o + n_out, n_out, what);
+        ck_assert_msg(!memcmp(o, o + 2 * n_out, (size_t)n_out * 4), "%s: traced != plain", what);
+        free(x), free(o);
     }
 }
 END_TEST
@@ -489,6 +553,7 @@ int main(void)
     tcase_add_test(tc, reference_gradient_matches_finite_differences);
     tcase_add_test(tc, traced_equals_plain);
     tcase_add_test(tc, merged_adaptive_forward_matches_the_reference_and_the_sample_sums);
+    tcase_add_test(tc, merged_adaptive_forward_keeps_nan_and_inf_as_the_sample_sums);
     tcase_add_test(tc, plane_forward_matches_the_reference_and_the_slot_kernel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

@@ -54,11 +54,10 @@ __device__ static inline void ks_roi_lanes4(float *X, const float *ax, const int
 /* The avg forward's sums of one bin whose samples merge per axis (ks_roi_profile), for
  * channels 0 .. nc-1 of plane im (HW apart): acc[j] = sum over rows a of ay[a] * (sum
  * over columns b of ax[b] * pixel), each footprint pixel read once instead of once per
- * sample corner on it (a sum of the same products, rounded differently). The rows and
- * columns that no sample's corner lies on (hy, hx bits) are left out; a corner of weight
- * 0 is not (0 * Inf is NaN, as in the per-sample sum). fmaf in a fixed order: the same
- * bits on both devices. On sm_90, when the rows of the planes start at one place in a
- * 16-byte line and the row's float4s lie within it, a row is read as up to three
+ * sample corner on it (a sum of the same products, rounded differently). Only rows and
+ * columns that are some sample's corner (hy, hx bits) are read. fmaf in a fixed order:
+ * the same bits on both devices. On sm_90, when the rows of the planes start at one place
+ * in a 16-byte line and the row's float4s lie within it, a row is read as up to three
  * aligned float4s (lanes outside the footprint not used), in the same order. */
 KS_FN void KS_VARIANT(ks_roi_fwd_merged)(const float *im, KS_IDX HW, KS_IDX W, int nc, const float *ay, KS_IDX ylo,
                                          int ny, unsigned hy, const float *ax, KS_IDX xlo, int nx, unsigned hx,
@@ -70,13 +69,13 @@ KS_FN void KS_VARIANT(ks_roi_fwd_merged)(const float *im, KS_IDX HW, KS_IDX W, i
     const int m = (int)(xlo & 3), groups = (m + nx + 3) >> 2;
     const int vec = !(W & 3) && !(HW & 3) && !((uintptr_t)im & 15) && xlo - m >= 0 && xlo - m + 4 * groups <= W;
     float X[12];
-    unsigned used = 0; /* bit i: lane i is a hit column */
     switch (vec ? m : 0) {
-    case 0: ks_roi_lanes4(X, ax, 0); used = hx; break;
-    case 1: ks_roi_lanes4(X, ax, 1); used = hx << 1; break;
-    case 2: ks_roi_lanes4(X, ax, 2); used = hx << 2; break;
-    default: ks_roi_lanes4(X, ax, 3); used = hx << 3; break;
+    case 0: ks_roi_lanes4(X, ax, 0); break;
+    case 1: ks_roi_lanes4(X, ax, 1); break;
+    case 2: ks_roi_lanes4(X, ax, 2); break;
+    default: ks_roi_lanes4(X, ax, 3); break;
     }
+    const unsigned used = hx << m; /* bit i: lane i is a hit column */
 #endif
     for (int a = 0; a < KS_ROI_SPAN && a < ny; ++a, hy >>= 1) {
 #if defined(__CUDA_ARCH__)
@@ -132,10 +131,17 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
     int64_t ylo = 0, xlo = 0;
     int ny = 0, nx = 0;
-    unsigned hy = 0, hx = 0;
-    const int merged = merge && !is_max && gh > 0 && ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy) &&
-                       ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx);
-    if (merged) KS_VARIANT(ks_roi_fwd_merged)(im, HW, W, (int)nc, ay, (KS_IDX)ylo, ny, hy, ax, (KS_IDX)xlo, nx, hx, acc);
+    unsigned hy = 0, hx = 0, zy = 0, zx = 0;
+    const int merged = merge && !is_max && gh > 0 &&
+                       ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy, &zy) &&
+                       ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx, &zx);
+    if (merged) {
+        KS_VARIANT(ks_roi_fwd_merged)(im, HW, W, (int)nc, ay, (KS_IDX)ylo, ny, hy, ax, (KS_IDX)xlo, nx, hx, acc);
+        /* an Inf that the per-sample sum would have multiplied by 0 somewhere: NaN there */
+        for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
+            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(im + j * HW, W, ylo, ny, hy, zy, xlo, nx, hx, zx))
+                acc[j] *= 0.0f;
+    }
     if (!merged || KS_TRACED)
         for (KS_IDX iy = 0; iy < gh; ++iy) {
             for (KS_IDX ix = 0; ix < gw; ++ix) {
@@ -358,9 +364,9 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
     int64_t ylo, xlo;
     int ny, nx;
-    unsigned hy, hx;
-    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy) &&
-        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx)) {
+    unsigned hy, hx, zy, zx; /* not needed: a scatter adds its gradient times each weight */
+    if (ks_roi_profile(r.y1, ph, r.bin_h, gh, H, ay, &ylo, &ny, &hy, &zy) &&
+        ks_roi_profile(r.x1, pw, r.bin_w, gw, W, ax, &xlo, &nx, &hx, &zx)) {
         KS_PROBE(for (KS_IDX iy = 0; iy < gh; ++iy) for (KS_IDX ix = 0; ix < gw; ++ix) {
             float y, x;
             ks_roi_sample s;

@@ -159,14 +159,17 @@ KS_FN int ks_roi_sample_in_bin(const ks_roi_box *r, int64_t ph, int64_t pw, int6
  * weight on pixel (lo_y + a, lo_x + b) is acc_y[a] * acc_x[b] (a sample's corner weight
  * is the product of its row and column weights, and it is in range when both are). *n =
  * pixels spanned (0: no sample in range); bit k of *hit: pixel lo + k is a corner of some
- * sample (its weight may still be 0). Returns 0 when they span more than KS_ROI_SPAN
+ * sample; bit k of *zero: pixel lo + k is a corner of weight 0 of some sample (its far
+ * corner when the coordinate is a whole number, or clamped to the last pixel: the
+ * per-sample sum multiplies that pixel by 0, which an Inf there turns into NaN; the near
+ * corner's weight 1 - l is never 0). Returns 0 when they span more than KS_ROI_SPAN
  * pixels. On the GPU unrolled selects, not acc[k0] +=, so acc stays in registers. */
 #define KS_ROI_SPAN 8
 KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int64_t L, float *acc, int64_t *lo, int *n,
-                         unsigned *hit)
+                         unsigned *hit, unsigned *zero)
 {
     for (int k = 0; k < KS_ROI_SPAN; ++k) acc[k] = 0.0f;
-    *lo = 0, *n = 0, *hit = 0;
+    *lo = 0, *n = 0, *hit = 0, *zero = 0;
     for (int64_t i = 0; i < grid; ++i) {
         const float c = ks_roi_coord(start, bin, size, i, grid);
         if (!(c >= -1.0f && c <= (float)L)) continue;
@@ -184,9 +187,31 @@ KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int
         else acc[k0] += h, acc[k1] += l;
 #endif
         *hit |= 1u << k0 | 1u << k1;
+        *zero |= l == 0.0f ? 1u << k1 : 0u;
         if (k1 + 1 > *n) *n = (int)(k1 + 1);
     }
     return 1;
+}
+
+/* 1 when a pixel of the merged bin that some sample's corner meets with weight 0 (zy, zx
+ * bits: ks_roi_profile) and that lies at a hit row and column is an Inf: the per-sample
+ * sum multiplies it by 0 there, which gives NaN, where the merged sum gives the Inf. Only
+ * asked when a merged sum came out Inf (rare: off the hot path). */
+#if defined(__CUDA_ARCH__)
+__device__ static __noinline__ int ks_roi_zero_meets_inf(
+#else
+static inline int ks_roi_zero_meets_inf(
+#endif
+    const float *plane, int64_t W, int64_t ylo, int ny, unsigned hy, unsigned zy, int64_t xlo, int nx, unsigned hx,
+    unsigned zx)
+{
+    for (int a = 0; a < ny; ++a) {
+        if (!(hy >> a & 1)) continue;
+        const unsigned cols = zy >> a & 1 ? hx : hx & zx;
+        for (int b = 0; b < nx; ++b)
+            if (cols >> b & 1 && isinf(plane[(ylo + a) * W + xlo + b])) return 1;
+    }
+    return 0;
 }
 
 #endif
