@@ -83,8 +83,18 @@ void ks_run_free(ks_run *r)
     r->schedule_data = NULL, r->schedule_blocks = 0;
 }
 
+/* An integer parameter's value against its smallest and the kernels' largest (every size
+ * a kernel takes is below 2^31: ks_check_sizes), named by its flag. */
+static int int_in_range(const char *name, const ks_param_spec *s, int64_t v)
+{
+    if (v < s->min) return ks_fail(KS_EINVAL, "--%s must be >= %lld (got %lld)", name, (long long)s->min, (long long)v);
+    if (v > INT32_MAX) return ks_fail(KS_EINVAL, "--%s must be <= %d (got %lld)", name, INT32_MAX, (long long)v);
+    return KS_OK;
+}
+
 int ks_run_set(ks_run *r, const char *name, const char *text)
 {
+    int rc;
     const int p = ks_op_param(r->op, name);
     if (p < 0) return ks_fail(KS_ENOENT, "%s has no parameter '%s' (kscope list %s)", r->op->name, name, r->op->name);
     const ks_param_spec *s = &r->op->params[p];
@@ -112,8 +122,7 @@ int ks_run_set(ks_run *r, const char *name, const char *text)
             if (ks_parse_list(text, 3, v, &count))
                 return ks_fail(KS_EINVAL, "--%s: '%s' is not N, H,W or D,H,W", name, text);
             for (int a = 0; a < count; ++a)
-                if (v[a] < s->min)
-                    return ks_fail(KS_EINVAL, "--%s must be >= %lld (got %lld)", name, (long long)s->min, (long long)v[a]);
+                if ((rc = int_in_range(name, s, v[a]))) return rc;
             memcpy(r->value[p], v, sizeof v);
             r->nvalues[p] = count;
             break;
@@ -121,8 +130,7 @@ int ks_run_set(ks_run *r, const char *name, const char *text)
         if (ks_parse_values(text, axes, v))
             return ks_fail(KS_EINVAL, "--%s: '%s' is not %s", name, text, axes == 2 ? "N or H,W" : "an integer");
         for (int a = 0; a < axes; ++a)
-            if (v[a] < s->min)
-                return ks_fail(KS_EINVAL, "--%s must be >= %lld (got %lld)", name, (long long)s->min, (long long)v[a]);
+            if ((rc = int_in_range(name, s, v[a]))) return rc;
         r->value[p][0] = v[0], r->value[p][1] = v[1], r->value[p][2] = v[1];
     }
     }
