@@ -109,7 +109,9 @@ KS_FN void KS_VARIANT(ks_roi_fwd_merged)(const float *im, KS_IDX HW, KS_IDX W, i
 /* Forward of one slot: avg = sum of the bin's samples / max(grid_h*grid_w, 1); max
  * (mmcv) = the largest sample, strictly greater wins (the first of equal ones),
  * out-of-range samples (0) compete; its (y, x) goes to argmax_y/x (-1 with no sample).
- * is_max is a constant where the caller inlines it: one loop without the other's work. */
+ * is_max is a constant where the caller inlines it: one loop without the other's work;
+ * merge (avg only) sums a bin whose samples merge per axis with ks_roi_fwd_merged: a
+ * constant in the plain kernels (fwd 0, fwdm 1), a->merge in the traced one. */
 KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a, KS_IDX k, KS_IDX c0, KS_IDX ph,
                                        KS_IDX pw, uint32_t iter, const int is_max, const int merge)
 {
