@@ -357,20 +357,24 @@ def bench_roi_align(lib):
         label = f"N{n} C{c} {h}x{w} K{k} {ph}x{ph} sr{sr}"
         t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
-        # other forwards (docs/roi-align.md), each checked first: the plane kernel
-        # (KS_ROI_FORWARD=plane, row "fwd-pln") and, for adaptive grids, the sample-by-sample
-        # sums instead of the merged bins (KS_ROI_MERGE=0, row "fwd-smp")
-        variants = [("KS_ROI_FORWARD", "plane", "fwd-pln")] + ([("KS_ROI_MERGE", "0", "fwd-smp")] if sr <= 0 else [])
-        for var, value, row in variants:
-            os.environ[var] = value
+        # other forwards (docs/roi-align.md), each checked first: the slot kernel on the NCHW
+        # input (KS_ROI_FORWARD=slot, row "fwd-slt"; "fwd" is the channels-last kernel with
+        # its transpose), the plane kernel (KS_ROI_FORWARD=plane, row "fwd-pln") and, for
+        # adaptive grids, the slot kernel's sample-by-sample sums instead of the merged bins
+        # (KS_ROI_FORWARD=slot KS_ROI_MERGE=0, row "fwd-smp")
+        variants = [({"KS_ROI_FORWARD": "slot"}, "fwd-slt"), ({"KS_ROI_FORWARD": "plane"}, "fwd-pln")] + (
+            [({"KS_ROI_FORWARD": "slot", "KS_ROI_MERGE": "0"}, "fwd-smp")] if sr <= 0 else [])
+        for env, row in variants:
+            os.environ.update(env)
             try:
                 out.fill_(float("nan"))
                 ours_fwd()
                 torch.cuda.synchronize()
-                assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), f"roi_align ({var}={value}) differs from torchvision"
+                assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), f"roi_align ({env}) differs from torchvision"
                 t_var = median_ms(ours_fwd, 20)
             finally:
-                del os.environ[var]
+                for var in env:
+                    del os.environ[var]
             print(f"{label:<34} {row:<7} {t_tv:9.3f} {t_var:10.3f} {t_tv / t_var:12.2f}x")
         t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
         print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")

@@ -176,6 +176,25 @@ START_TEST(roi_align_plane_cuda_equals_simulator)
 }
 END_TEST
 
+/* the channels-last forward (roi_align_cl_body.h, the CUDA default for avg) against the
+ * simulator's slot kernel, bitwise: 4, 2 and 1 channels a thread (C = 256, 68, 6, 37, 1),
+ * sampling ratios -1 .. 2 (adaptive ones merged), 14 x 15 bins (32 channels a tile), RoIs
+ * enough that blocks loop (5000 RoIs x 2 groups > 4096 blocks); max pooling runs the slot
+ * kernel (the launch count says which ran) */
+START_TEST(roi_align_channels_last_cuda_equals_simulator)
+{
+    const long long n = ks_roi_align_cl_launches();
+    const int C[6] = {256, 68, 6, 37, 1, 130};
+    for (int t = 0; t < 12; ++t)
+        run_both(t + 60, 3 + 11 * t, C[t % 6], 17 + 5 * t, 23 + 3 * t, t % 5 == 4 ? 14 : 2 + t % 6, t % 4 - 1, t % 2,
+                 0, 0, 0);
+    ck_assert_int_eq(ks_roi_align_cl_launches() - n, 12);
+    run_both(80, 5000, 200, 30, 41, 7, 0, 1, 0, 0, 0);
+    run_both(81, 40, 64, 30, 41, 7, 2, 1, 1, 0, 0); /* max */
+    ck_assert_int_eq(ks_roi_align_cl_launches() - n, 13);
+}
+END_TEST
+
 int main(void)
 {
     if (ks_cuda_device_count() < 1) {
@@ -192,6 +211,7 @@ int main(void)
     tcase_add_test(tc, roi_align_cuda_filtered_equals_simulator);
     tcase_add_test(tc, roi_align_cuda_past_the_block_cap);
     tcase_add_test(tc, roi_align_plane_cuda_equals_simulator);
+    tcase_add_test(tc, roi_align_channels_last_cuda_equals_simulator);
     tcase_add_test(tc, patchify_cuda_equals_simulator);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_NOFORK);

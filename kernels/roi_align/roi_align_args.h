@@ -19,7 +19,42 @@ typedef struct ks_roi_align_args {
     int64_t tile_rows;          /* the plane forward: input rows its shared tile holds */
     int merge;                  /* avg forward, adaptive grid: sum merged bins pixel by pixel
                                    (ks_roi_align_args_make; roi_align_body.h) */
+    float *input_cl;            /* the channels-last forward: scratch [N, H, W, C] */
+    int cl_vec;                 /* ... and its channels a thread (ks_roi_cl_vec) */
 } ks_roi_align_args;
+
+/* The channels-last forward (roi_align_cl_body.h): lanes of a block (32, fewer in a block
+ * of fewer threads) take a group of lanes * V channels; its shared tile holds that group's
+ * PH * PW outputs. */
+KS_FN int64_t ks_roi_cl_lanes(int64_t threads)
+{
+    return threads < 32 ? threads : 32;
+}
+#define KS_ROI_CL_THREADS 256
+#define KS_ROI_CL_MAX_THREADS 256 /* CUDA: larger blocks run the slot kernel (registers) */
+
+/* V for the channels-last forward: the most of 4, 2, 1 channels a thread that divides C
+ * (so a thread's channels are aligned and all exist or none) and keeps the tile within
+ * `bytes`; 0 when even V = 1 does not fit (the slot kernel runs). */
+KS_FN int ks_roi_cl_vec(int64_t C, int64_t bins, int64_t threads, int64_t bytes)
+{
+    for (int v = 4; v >= 1; v /= 2)
+        if (C % v == 0 && ks_roi_cl_lanes(threads) * v * bins * 4 <= bytes) return v;
+    return 0;
+}
+
+/* The channels-last forward's block work items: K * ceil(C / G). */
+KS_FN int64_t ks_roi_align_cl_items(const ks_roi_align_args *a, int64_t threads)
+{
+    const int64_t G = ks_roi_cl_lanes(threads) * a->cl_vec;
+    return a->num_rois * ((a->channels + G - 1) / G);
+}
+
+/* The transpose's block work items: tiles of 32 channels x 32 pixels. */
+KS_FN int64_t ks_roi_align_cl_t_items(const ks_roi_align_args *a)
+{
+    return a->batch * ((a->channels + 31) / 32) * ((a->height * a->width + 31) / 32);
+}
 
 /* The kernels' work slots (roi_align_body.h): one per bin and chunk of cc channels,
  * K * ceil(C / cc) * PH * PW; cc is KS_ROI_CHUNK for the plain kernels, 1 for the traced. */
@@ -69,6 +104,13 @@ extern "C" {
  * needs ks_roi_plane_tile_rows > 0 and a->merge 0 (it sums sample by sample; the
  * launchers check; the slot kernel runs otherwise). */
 int ks_roi_align_use_plane(void);
+/* The plain avg forward the environment asks for: KS_ROI_FORWARD=slot, plane or cl
+ * (channels-last), else the device's default (CUDA: cl; the simulator: slot). */
+enum { KS_ROI_FWD_DEFAULT, KS_ROI_FWD_SLOT, KS_ROI_FWD_PLANE, KS_ROI_FWD_CL };
+int ks_roi_align_forward_choice(void);
+/* Counted per channels-last launch, as the plane forward's (tests check the path ran). */
+void ks_roi_align_cl_launched(void);
+long long ks_roi_align_cl_launches(void);
 /* The launchers call this for each plane-forward launch; the count is what tests check,
  * since the plane kernel's outputs equal the slot kernel's (a silent fallback would pass). */
 void ks_roi_align_plane_launched(void);

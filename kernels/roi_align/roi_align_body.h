@@ -141,7 +141,7 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
         KS_VARIANT(ks_roi_fwd_merged)(im, HW, W, (int)nc, ay, (KS_IDX)ylo, ny, hy, ax, (KS_IDX)xlo, nx, hx, acc);
         /* an Inf that the per-sample sum would have multiplied by 0 somewhere: NaN there */
         for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
-            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(im + j * HW, W, ylo, ny, hy, zy, xlo, nx, hx, zx))
+            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(im + j * HW, W, ylo, ny, hy, zy, xlo, nx, hx, zx, 1))
                 acc[j] *= 0.0f;
     }
     if (!merged || KS_TRACED)

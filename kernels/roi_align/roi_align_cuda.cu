@@ -23,6 +23,10 @@ KS_CUDA_WRAPPERS4(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MA
 #ifndef KS_ROI_FWDM_MAXNREG
 #define KS_ROI_FWDM_MAXNREG 64
 #endif
+/* the channels-last forward's tile: within the 48 KiB a block gets without opting in */
+#ifndef KS_ROI_CL_TILE_BYTES
+#define KS_ROI_CL_TILE_BYTES 49152
+#endif
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_fwdm, plain32, ks_roi_align_args, __maxnreg__(KS_ROI_FWDM_MAXNREG))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_fwdm, plain, ks_roi_align_args, __maxnreg__(KS_ROI_FWDM_MAXNREG))
 
@@ -32,6 +36,120 @@ KS_CUDA_PLAIN_KERNEL(ks_roi_align_fwdm, plain, ks_roi_align_args, __maxnreg__(KS
 #include "../core/ks_variants.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain32, ks_roi_align_args, __launch_bounds__(1024))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain, ks_roi_align_args, __launch_bounds__(1024))
+
+/* the channels-last avg forward (roi_align_cl_body.h): the transpose into the scratch, then
+ * a block per RoI and channel group; the default for avg pooling (KS_ROI_FORWARD=slot: the
+ * slot kernel) */
+#define KS_BODY "../roi_align/roi_align_cl_body.h"
+#include "../core/ks_variants.h"
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain32, ks_roi_align_args, __launch_bounds__(1024))
+KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain, ks_roi_align_args, __launch_bounds__(1024))
+/* blocks of at most KS_ROI_CL_MAX_THREADS (the launcher runs the slot kernel for larger
+ * ones), so that the registers are not capped at 64 */
+#define KS_ROI_CL_KERNELS(v)                                                                          \
+    KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain32, ks_roi_align_args, __launch_bounds__(KS_ROI_CL_MAX_THREADS)) \
+    KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain, ks_roi_align_args, __launch_bounds__(KS_ROI_CL_MAX_THREADS))
+KS_ROI_CL_KERNELS(4)
+KS_ROI_CL_KERNELS(2)
+KS_ROI_CL_KERNELS(1)
+typedef void (*ks_roi_cl_kernel)(ks_roi_align_args);
+/* [small][V = 4, 2, 1] */
+static const ks_roi_cl_kernel cl_kernels[2][3] = {
+    {ks_roi_align_cl4_k_plain, ks_roi_align_cl2_k_plain, ks_roi_align_cl1_k_plain},
+    {ks_roi_align_cl4_k_plain32, ks_roi_align_cl2_k_plain32, ks_roi_align_cl1_k_plain32}};
+
+/* The channels-last copy of the input lives in one device buffer per process, grown as
+ * needed and freed at exit (cudaMalloc and cudaFree cost tens of microseconds, and cudaFree
+ * waits for the device). An event recorded after each use, which the next use's stream
+ * waits for, keeps calls on different streams from sharing it at once. One host thread at
+ * a time, like the tools. */
+static struct {
+    float *p;
+    size_t bytes;
+    int device;
+    cudaEvent_t done;
+} cl_scratch;
+
+static void cl_scratch_free(void)
+{
+    if (cl_scratch.p) cudaFree(cl_scratch.p);
+    if (cl_scratch.done) cudaEventDestroy(cl_scratch.done);
+    cl_scratch.p = NULL, cl_scratch.done = NULL, cl_scratch.bytes = 0;
+}
+
+/* *p = a scratch of `bytes` on the current device, once stream s waited for its last use;
+ * NULL (and KS_OK) when the device has no room: the caller runs the slot kernel. */
+static int cl_scratch_get(size_t bytes, cudaStream_t s, float **p)
+{
+    int dev = 0, rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    *p = NULL;
+    if (rc) return rc;
+    if (cl_scratch.p && (cl_scratch.bytes < bytes || cl_scratch.device != dev)) {
+        int cur = dev; /* free it on the device that holds it */
+        if (cl_scratch.device != dev) rc = ks_cuda_ok(cudaSetDevice(cl_scratch.device), "cudaSetDevice");
+        cl_scratch_free();
+        if (!rc && cur != cl_scratch.device) rc = ks_cuda_ok(cudaSetDevice(cur), "cudaSetDevice");
+        if (rc) return rc;
+    }
+    if (!cl_scratch.p) {
+        static int hooked;
+        if (cudaMalloc((void **)&cl_scratch.p, bytes) != cudaSuccess) {
+            (void)cudaGetLastError(); /* out of memory is not an error here: the slot kernel runs */
+            cl_scratch.p = NULL;
+            return KS_OK;
+        }
+        rc = ks_cuda_ok(cudaEventCreateWithFlags(&cl_scratch.done, cudaEventDisableTiming), "cudaEventCreate");
+        if (rc) {
+            cl_scratch_free();
+            return rc;
+        }
+        cl_scratch.bytes = bytes, cl_scratch.device = dev;
+        if (!hooked) hooked = !atexit(cl_scratch_free);
+        *p = cl_scratch.p;
+        return KS_OK;
+    }
+    rc = ks_cuda_ok(cudaStreamWaitEvent(s, cl_scratch.done, 0), "cudaStreamWaitEvent");
+    if (!rc) *p = cl_scratch.p;
+    return rc;
+}
+
+/* The channels-last forward of a (avg, no sink): *launched = 0 when its tile does not fit
+ * a block or the device has no room for the copy (the slot kernel runs instead). */
+static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, cudaStream_t s,
+                            int *launched)
+{
+    ks_roi_align_args a = *args;
+    int threads;
+    int64_t blocks;
+    *launched = 0;
+    int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a.num_rois * KS_ROI_CL_THREADS, &threads, &blocks);
+    if (rc || blocks == 0 || threads > KS_ROI_CL_MAX_THREADS) return rc;
+    a.cl_vec = ks_roi_cl_vec(a.channels, a.pooled_h * a.pooled_w, threads, KS_ROI_CL_TILE_BYTES);
+    if (a.cl_vec == 0 || ((uintptr_t)a.output & 15)) return KS_OK;
+    rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&a, threads) * threads,
+                           &threads, &blocks);
+    if (rc) return rc;
+    const size_t n = (size_t)(a.batch * a.channels * a.height * a.width);
+    rc = cl_scratch_get((n ? n : 1) * sizeof(float), s, &a.input_cl);
+    if (rc || !a.input_cl) return rc;
+    *launched = 1;
+    const int64_t tb = ks_roi_align_cl_t_items(&a);
+    const unsigned tblocks = (unsigned)(tb < KS_ROI_BLOCK_CAP * 4 ? tb : KS_ROI_BLOCK_CAP * 4);
+    const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.pooled_h * a.pooled_w * 4);
+    if (tblocks > 0) {
+        if (small) ks_roi_align_cl_t_k_plain32<<<tblocks, 256, 0, s>>>(a);
+        else ks_roi_align_cl_t_k_plain<<<tblocks, 256, 0, s>>>(a);
+        rc = ks_cuda_check_launch("roi_align_forward (channels-last copy)");
+    }
+    if (!rc) {
+        cl_kernels[small ? 1 : 0][a.cl_vec == 4 ? 0 : a.cl_vec == 2 ? 1 : 2]<<<(unsigned)blocks, threads, tile, s>>>(a);
+        rc = ks_cuda_check_launch("roi_align_forward (channels-last)");
+    }
+    const int erc = ks_cuda_ok(cudaEventRecord(cl_scratch.done, s), "cudaEventRecord");
+    if (!rc) rc = erc;
+    if (!rc) ks_roi_align_cl_launched();
+    return rc;
+}
 
 /* The plane forward of a (tile_rows and the launch chosen here): its tile holds as many rows
  * as a block's shared memory can (the device's opt-in limit), the whole plane when it fits.
@@ -80,7 +198,13 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    if (!backward && !dev_sink && !a.merge && ks_roi_align_use_plane()) {
+    const int choice = ks_roi_align_forward_choice();
+    if (!backward && !dev_sink && a.pool_mode == KS_ROI_AVG && (choice == KS_ROI_FWD_DEFAULT || choice == KS_ROI_FWD_CL)) {
+        int launched;
+        rc = ks_roi_cl_launch(&a, l, small, s, &launched);
+        if (rc || launched) return rc;
+    }
+    if (!backward && !dev_sink && !a.merge && choice == KS_ROI_FWD_PLANE) {
         int launched;
         rc = ks_roi_plane_launch(&a, l, small, s, &launched);
         if (rc || launched) return rc;

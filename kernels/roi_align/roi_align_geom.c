@@ -59,10 +59,31 @@ long long ks_roi_align_plane_launches(void)
     return plane_launches;
 }
 
-int ks_roi_align_use_plane(void)
+static _Atomic long long cl_launches;
+
+void ks_roi_align_cl_launched(void)
+{
+    ++cl_launches;
+}
+
+long long ks_roi_align_cl_launches(void)
+{
+    return cl_launches;
+}
+
+int ks_roi_align_forward_choice(void)
 {
     const char *v = getenv("KS_ROI_FORWARD");
-    return v && strcmp(v, "plane") == 0;
+    if (!v) return KS_ROI_FWD_DEFAULT;
+    if (strcmp(v, "slot") == 0) return KS_ROI_FWD_SLOT;
+    if (strcmp(v, "plane") == 0) return KS_ROI_FWD_PLANE;
+    if (strcmp(v, "cl") == 0) return KS_ROI_FWD_CL;
+    return KS_ROI_FWD_DEFAULT;
+}
+
+int ks_roi_align_use_plane(void)
+{
+    return ks_roi_align_forward_choice() == KS_ROI_FWD_PLANE;
 }
 
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)

@@ -196,20 +196,21 @@ KS_FN int ks_roi_profile(float start, int64_t bin, float size, int64_t grid, int
 /* 1 when a pixel of the merged bin that some sample's corner meets with weight 0 (zy, zx
  * bits: ks_roi_profile) and that lies at a hit row and column is an Inf: the per-sample
  * sum multiplies it by 0 there, which gives NaN, where the merged sum gives the Inf. Only
- * asked when a merged sum came out Inf (rare: off the hot path). */
+ * asked when a merged sum came out Inf (rare: off the hot path). Pixel (y, x) of the
+ * plane is plane[y * row + x * step]: row = W, step = 1 in NCHW; W * C and C channels-last. */
 #if defined(__CUDA_ARCH__)
 __device__ static __noinline__ int ks_roi_zero_meets_inf(
 #else
 static inline int ks_roi_zero_meets_inf(
 #endif
-    const float *plane, int64_t W, int64_t ylo, int ny, unsigned hy, unsigned zy, int64_t xlo, int nx, unsigned hx,
-    unsigned zx)
+    const float *plane, int64_t row, int64_t ylo, int ny, unsigned hy, unsigned zy, int64_t xlo, int nx, unsigned hx,
+    unsigned zx, int64_t step)
 {
     for (int a = 0; a < ny; ++a) {
         if (!(hy >> a & 1)) continue;
         const unsigned cols = zy >> a & 1 ? hx : hx & zx;
         for (int b = 0; b < nx; ++b)
-            if (cols >> b & 1 && isinf(plane[(ylo + a) * W + xlo + b])) return 1;
+            if (cols >> b & 1 && isinf(plane[(ylo + a) * row + (xlo + b) * step])) return 1;
     }
     return 0;
 }

@@ -6,6 +6,10 @@
 #include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 #define KS_BODY "../roi_align/roi_align_plane_body.h"
 #include "../core/ks_variants.h"
+#define KS_BODY "../roi_align/roi_align_cl_body.h"
+#include "../core/ks_variants.h"
+
+#include <stdlib.h>
 
 static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
 static void fwdm_plain(ks_thread *t, const void *a) { ks_roi_align_fwdm_body_plain(t, a); }
@@ -13,6 +17,54 @@ static void fwd_traced(ks_thread *t, const void *a) { ks_roi_align_fwd_body_trac
 static void bwd_plain(ks_thread *t, const void *a) { ks_roi_align_bwd_body_plain(t, a); }
 static void fwd_plane(ks_thread *t, const void *a) { ks_roi_align_plane_body_plain(t, a); }
 static void bwd_traced(ks_thread *t, const void *a) { ks_roi_align_bwd_body_traced(t, a); }
+static void cl_transpose(ks_thread *t, const void *a) { ks_roi_align_cl_t_body_plain(t, a); }
+static void cl_forward(ks_thread *t, const void *v)
+{
+    const ks_roi_align_args *a = v;
+    if (a->cl_vec == 4) ks_roi_align_cl4_body_plain(t, a);
+    else if (a->cl_vec == 2) ks_roi_align_cl2_body_plain(t, a);
+    else ks_roi_align_cl1_body_plain(t, a);
+}
+
+static int coop_report(const char *what, const ks_sim_report *rep)
+{
+    if (rep->races || rep->uninit_reads || rep->divergent_barriers)
+        return ks_fail(KS_ECHECK, "roi_align: %s's shared memory: %s%s%s", what, rep->first[0], rep->first[1],
+                       rep->first[2]);
+    return KS_OK;
+}
+
+/* The channels-last forward (KS_ROI_FORWARD=cl; roi_align_cl_body.h): the transpose into
+ * a host scratch, then the forward, both as cooperative fibers (barriers). *ran = 0 when
+ * the tile does not fit the 48 KiB arena (the slot kernel runs). */
+static int cl_launch(const ks_roi_align_args *a, const ks_launch *l, int *ran)
+{
+    int threads;
+    int64_t blocks;
+    *ran = 0;
+    int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * KS_ROI_CL_THREADS, &threads,
+                               &blocks);
+    if (rc) return rc;
+    ks_roi_align_args ca = *a;
+    ca.cl_vec = ks_roi_cl_vec(a->channels, a->pooled_h * a->pooled_w, threads, KS_SIM_SHARED_BYTES);
+    if (ca.cl_vec == 0) return KS_OK;
+    *ran = 1;
+    if (blocks == 0) return KS_OK;
+    const size_t n = (size_t)(a->batch * a->channels * a->height * a->width);
+    ca.input_cl = malloc((n ? n : 1) * sizeof(float));
+    if (!ca.input_cl) return ks_fail(KS_ENOMEM, "roi_align: no memory for a %zu-float channels-last copy", n);
+    ks_sim_report rep;
+    const int64_t tb = ks_roi_align_cl_t_items(&ca);
+    rc = ks_sim_launch_coop(tb < KS_ROI_BLOCK_CAP ? tb : KS_ROI_BLOCK_CAP, 256, cl_transpose, &ca, NULL, &rep);
+    if (!rc) rc = coop_report("channels-last transpose", &rep);
+    if (!rc) rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&ca, threads) * threads,
+                                    &threads, &blocks);
+    if (!rc) rc = ks_sim_launch_coop(blocks, threads, cl_forward, &ca, NULL, &rep);
+    if (!rc) rc = coop_report("channels-last forward", &rep);
+    free(ca.input_cl);
+    if (!rc) ks_roi_align_cl_launched();
+    return rc;
+}
 
 int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_launch *l, ks_sink *sink)
 {
@@ -22,6 +74,12 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
     int64_t blocks;
     /* the plane forward (KS_ROI_FORWARD=plane; the slot kernel is the simulator's default:
      * a CPU gains nothing from the tile): barriers, so fibers, its tile in the 48 KiB arena */
+    if (!backward && !sink && a->pool_mode == KS_ROI_AVG && a->num_rois > 0 &&
+        ks_roi_align_forward_choice() == KS_ROI_FWD_CL) {
+        int ran;
+        int rc = cl_launch(a, l, &ran);
+        if (rc || ran) return rc;
+    }
     const int64_t tile_rows = ks_roi_plane_tile_rows(KS_SIM_SHARED_BYTES, a->width, a->height);
     if (!backward && !sink && !a->merge && ks_roi_align_use_plane() && tile_rows > 0) {
         ks_roi_align_args pa = *a;
@@ -34,10 +92,7 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
         rc = ks_sim_launch_coop(blocks, threads, fwd_plane, &pa, NULL, &rep);
         if (rc) return rc;
         ks_roi_align_plane_launched();
-        if (rep.races || rep.uninit_reads || rep.divergent_barriers)
-            return ks_fail(KS_ECHECK, "roi_align: the plane forward's shared memory: %s%s%s", rep.first[0],
-                           rep.first[1], rep.first[2]);
-        return KS_OK;
+        return coop_report("the plane forward", &rep);
     }
     int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_slots(a, sink ? 1 : KS_ROI_CHUNK),
                                &threads, &blocks);

@@ -1,0 +1,184 @@
+/* roi_align_cl_body.h - the plain avg RoIAlign forward from a channels-last copy of the
+ * input, written once for CUDA and the simulator (ks_shared.h; the simulator runs it with
+ * ks_sim_launch_coop). The CUDA default for avg pooling (KS_ROI_FORWARD=slot: the slot
+ * kernel); the simulator's on KS_ROI_FORWARD=cl (docs/roi-align.md).
+ *
+ * Why: a bin's sampling geometry (box, samples, corners, weights, merged profiles) does
+ * not depend on the channel. The slot kernel (roi_align_body.h) gives its lanes 32 bins,
+ * works the geometry out per thread and gathers 4 bytes a corner from ~25 sectors per
+ * warp load, since NCHW puts channels a plane apart. Here the input is first copied to
+ * [N, H, W, C] (ks_roi_align_cl_t_body: a transpose through a 32 x 33 shared tile, reads
+ * and writes coalesced), so the C values of a pixel are contiguous, and
+ *
+ *   1. a block work item is one RoI k and a group of G = lanes * V channels (lanes = 32,
+ *      V = 4, 2 or 1 channels a thread: ks_roi_cl_vec);
+ *   2. a warp takes bins w, w + warps, ...; its lanes the group's channels, V each: the
+ *      warp works out the bin's geometry once for G channels, and each corner is one
+ *      coalesced load of G contiguous floats (float4 per lane when V = 4);
+ *   3. each bin's G results go to a shared tile [G][PH * PW]; after a barrier the block
+ *      writes the tile to output[k, c0 .. c0 + G - 1, :, :], contiguous there; barrier.
+ *
+ * Per channel the arithmetic is the slot kernel's, in its order: samples (iy, ix) blended
+ * with ks_roi_blend and summed, or, where a->merge, a merged bin's rows of column sums
+ * (ks_roi_fwd_merged's fmaf order, with its Inf -> NaN rule), then / count. So the outputs
+ * are bitwise those of the slot and traced kernels and of the simulator. Max pooling
+ * (argmax outputs) stays with the slot kernel. Block work items are numbered k * groups +
+ * group (groups = ceil(C / G)); blocks loop over them. */
+#ifndef KS_IDX
+#error "define KS_IDX (int32_t or int64_t) before including roi_align_cl_body.h"
+#endif
+#include "../core/ks_shared.h"
+#include "roi_align_args.h"
+#include "roi_align_sample.h"
+
+#ifndef KS_ROI_CL_DECL
+#define KS_ROI_CL_DECL
+/* V contiguous floats at p (channels of one pixel); float2 / float4 loads on the GPU (the
+ * launcher picks V so that p is aligned: C % V == 0, a 16-byte aligned copy). */
+KS_FN void ks_roi_cl_load(const float *p, const int V, float *v)
+{
+#if defined(__CUDA_ARCH__)
+    if (V == 4) {
+        const float4 q = *(const float4 *)p;
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        return;
+    }
+    if (V == 2) {
+        const float2 q = *(const float2 *)p;
+        v[0] = q.x, v[1] = q.y;
+        return;
+    }
+#endif
+    for (int j = 0; j < V; ++j) v[j] = p[j];
+}
+#endif
+
+/* The transpose: input [N, C, H, W] -> cl [N, H * W, C]. A block work item is a tile of
+ * 32 channels x 32 pixels of one image (numbered (n * ctiles + ct) * ptiles + pt): thread
+ * (x = tid % 32, y = tid / 32) reads rows y, y + rows, ... of the tile along the pixels and
+ * writes them along the channels after a barrier; a second barrier before the next tile. */
+KS_FN void KS_VARIANT(ks_roi_align_cl_t_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_SHARED(float, tile, 32 * 33); /* 33: a column of the tile falls in 32 banks */
+    const KS_IDX N = (KS_IDX)a->batch, C = (KS_IDX)a->channels, HW = (KS_IDX)a->height * (KS_IDX)a->width;
+    const KS_IDX tid = (KS_IDX)t->thread_idx.x, nt = (KS_IDX)t->block_dim.x;
+    const KS_IDX x = tid % 32, rows = nt < 32 ? 1 : nt / 32, y0 = nt < 32 ? 0 : tid / 32;
+    const KS_IDX ctiles = (C + 31) / 32, ptiles = (HW + 31) / 32, items = N * ctiles * ptiles;
+    for (KS_IDX item = (KS_IDX)t->block_idx.x; item < items; item += (KS_IDX)t->grid_dim.x) {
+        const KS_IDX pt = item % ptiles, nc = item / ptiles, ct = nc % ctiles, n = nc / ctiles;
+        const KS_IDX c0 = ct * 32, p0 = pt * 32;
+        if (y0 < rows && tid < 32 * rows) /* nt < 32: the first nt columns, a row each */
+            for (KS_IDX y = y0; y < 32; y += rows)
+                for (KS_IDX xx = x; xx < 32; xx += nt < 32 ? nt : 32)
+                    if (c0 + y < C && p0 + xx < HW)
+                        ks_shared_store(t, tile, y * 33 + xx, a->input[(n * C + c0 + y) * HW + p0 + xx]);
+        ks_syncthreads(t);
+        if (y0 < rows && tid < 32 * rows)
+            for (KS_IDX y = y0; y < 32; y += rows)
+                for (KS_IDX xx = x; xx < 32; xx += nt < 32 ? nt : 32)
+                    if (p0 + y < HW && c0 + xx < C)
+                        a->input_cl[(n * HW + p0 + y) * C + c0 + xx] = ks_shared_load(t, tile, xx * 33 + y);
+        ks_syncthreads(t);
+    }
+}
+
+/* One bin (ph, pw) of box r for this thread's V channels c .. c + V - 1 of image plane
+ * set im (the image's [H, W, C] block, at channel c): the sums before the / count, in
+ * the slot kernel's order (see the file comment). valid: the channels exist (else 0s). */
+KS_FN void KS_VARIANT(ks_roi_cl_bin)(const ks_roi_align_args *a, const ks_roi_box *r, const float *im, KS_IDX ph,
+                                     KS_IDX pw, const int V, int valid, float *acc)
+{
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX gh = r->b < 0 ? 0 : (KS_IDX)r->grid_h, gw = r->b < 0 ? 0 : (KS_IDX)r->grid_w;
+    for (int j = 0; j < 4; ++j) acc[j] = 0.0f;
+    if (!valid) return;
+    float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
+    int64_t ylo = 0, xlo = 0;
+    int ny = 0, nx = 0;
+    unsigned hy = 0, hx = 0, zy = 0, zx = 0;
+    const int merged = a->merge && gh > 0 && ks_roi_profile(r->y1, ph, r->bin_h, gh, H, ay, &ylo, &ny, &hy, &zy) &&
+                       ks_roi_profile(r->x1, pw, r->bin_w, gw, W, ax, &xlo, &nx, &hx, &zx);
+    if (merged) {
+        /* rows a and columns b by constants (registers on the GPU): ks_roi_fwd_merged's order */
+        for (int ra = 0; ra < KS_ROI_SPAN; ++ra) {
+            if (ra >= ny || !(hy >> ra & 1)) continue;
+            float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            const float *row = im + ((KS_IDX)ylo + ra) * W * C;
+            for (int cb = 0; cb < KS_ROI_SPAN; ++cb) {
+                if (cb >= nx || !(hx >> cb & 1)) continue;
+                float v[4];
+                ks_roi_cl_load(row + ((KS_IDX)xlo + cb) * C, V, v);
+                for (int j = 0; j < V; ++j) s[j] = fmaf(ax[cb], v[j], s[j]);
+            }
+            for (int j = 0; j < V; ++j) acc[j] = fmaf(ay[ra], s[j], acc[j]);
+        }
+        for (int j = 0; j < V; ++j)
+            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(im + j, W * C, ylo, ny, hy, zy, xlo, nx, hx, zx, C))
+                acc[j] *= 0.0f; /* NaN, as the per-sample sum (ks_roi_fwd_slot) */
+        return;
+    }
+    for (KS_IDX iy = 0; iy < gh; ++iy)
+        for (KS_IDX ix = 0; ix < gw; ++ix) {
+            float y, x;
+            ks_roi_sample s;
+            const int in = ks_roi_sample_in_bin(r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
+            if (!in) {
+                for (int j = 0; j < V; ++j) acc[j] += 0.0f; /* the slot kernel's v = 0 (-0 + 0 = +0) */
+                continue;
+            }
+            float v00[4], v01[4], v10[4], v11[4];
+            const float *r0 = im + (KS_IDX)s.y0 * W * C, *r1 = im + (KS_IDX)s.y1 * W * C;
+            ks_roi_cl_load(r0 + (KS_IDX)s.x0 * C, V, v00);
+            ks_roi_cl_load(r0 + (KS_IDX)s.x1 * C, V, v01);
+            ks_roi_cl_load(r1 + (KS_IDX)s.x0 * C, V, v10);
+            ks_roi_cl_load(r1 + (KS_IDX)s.x1 * C, V, v11);
+            for (int j = 0; j < V; ++j) acc[j] += ks_roi_blend(s.w, v00[j], v01[j], v10[j], v11[j]);
+        }
+}
+
+/* The forward: see the file comment. V channels a thread (a constant where inlined). */
+KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, const int V)
+{
+    const KS_IDX C = (KS_IDX)a->channels, HW = (KS_IDX)a->height * (KS_IDX)a->width;
+    const KS_IDX K = (KS_IDX)a->num_rois, PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w, bins = PH * PW;
+    const KS_IDX tid = (KS_IDX)t->thread_idx.x, nt = (KS_IDX)t->block_dim.x;
+    const KS_IDX lanes = ks_roi_cl_lanes(nt), G = lanes * V, groups = (C + G - 1) / G;
+    const KS_IDX warps = nt / lanes, w = tid / lanes, lane = tid - w * lanes;
+    KS_SHARED_DYN(float, tile, G * bins);
+    for (KS_IDX item = (KS_IDX)t->block_idx.x; item < K * groups; item += (KS_IDX)t->grid_dim.x) {
+        const KS_IDX k = item / groups, c0 = (item - k * groups) * G, nc = C - c0 < G ? C - c0 : G;
+        ks_roi_box r;
+        ks_roi_box_of(a->rois + k * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
+        const KS_IDX c = c0 + lane * V;
+        const float *im = a->input_cl + (KS_IDX)(r.b < 0 ? 0 : r.b) * HW * C + c;
+        const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
+        const float count = (float)(gh * gw > 0 ? gh * gw : 1);
+        if (w < warps)
+            for (KS_IDX bin = w; bin < bins; bin += warps) {
+                const KS_IDX ph = bin / PW, pw = bin - ph * PW;
+                float acc[4];
+                KS_VARIANT(ks_roi_cl_bin)(a, &r, im, ph, pw, V, c < C, acc);
+                for (int j = 0; j < V; ++j) ks_shared_store(t, tile, (lane * V + j) * bins + bin, acc[j] / count);
+            }
+        ks_syncthreads(t);
+        float *out = a->output + (k * C + c0) * bins; /* channels c0 .. c0 + nc - 1: nc * bins floats */
+        for (KS_IDX e = tid; e < nc * bins; e += nt) out[e] = ks_shared_load(t, tile, e);
+        ks_syncthreads(t);
+    }
+}
+
+/* one body (one CUDA kernel) per V, each with its own registers */
+KS_FN void KS_VARIANT(ks_roi_align_cl4_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_cl_run)(t, a, 4);
+}
+
+KS_FN void KS_VARIANT(ks_roi_align_cl2_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_cl_run)(t, a, 2);
+}
+
+KS_FN void KS_VARIANT(ks_roi_align_cl1_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_VARIANT(ks_roi_cl_run)(t, a, 1);
+}
