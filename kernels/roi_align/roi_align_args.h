@@ -20,12 +20,13 @@ typedef struct ks_roi_align_args {
     int merge;                  /* avg forward, adaptive grid: sum merged bins pixel by pixel
                                    (ks_roi_align_args_make; roi_align_body.h) */
     float *input_cl;            /* the channels-last forward: scratch [N, H, W, C] */
-    int cl_vec;                 /* ... and its channels a thread (ks_roi_cl_vec) */
+    int cl_vec;                 /* ... its channels a thread (ks_roi_cl_vec) */
+    int64_t cl_chunk;           /* ... and bins a work item (ks_roi_cl_chunk) */
 } ks_roi_align_args;
 
 /* The channels-last forward (roi_align_cl_body.h): lanes of a block (32, fewer in a block
- * of fewer threads) take a group of lanes * V channels; its shared tile holds that group's
- * PH * PW outputs. */
+ * of fewer threads) take a group of G = lanes * V channels; its shared tile holds that
+ * group's outputs of a chunk of the PH * PW bins. */
 KS_FN int64_t ks_roi_cl_lanes(int64_t threads)
 {
     return threads < 32 ? threads : 32;
@@ -33,21 +34,27 @@ KS_FN int64_t ks_roi_cl_lanes(int64_t threads)
 #define KS_ROI_CL_THREADS 256
 #define KS_ROI_CL_MAX_THREADS 256 /* CUDA: larger blocks run the slot kernel (registers) */
 
-/* V for the channels-last forward: the most of 4, 2, 1 channels a thread that divides C
- * (so a thread's channels are aligned and all exist or none) and keeps the tile within
- * `bytes`; 0 when even V = 1 does not fit (the slot kernel runs). */
-KS_FN int ks_roi_cl_vec(int64_t C, int64_t bins, int64_t threads, int64_t bytes)
+/* The channels-last forward's V: the most of 4, 2, 1 channels a thread that divides C (so
+ * a thread's channels are aligned, and all exist or none). */
+KS_FN int ks_roi_cl_vec(int64_t C)
 {
-    for (int v = 4; v >= 1; v /= 2)
-        if (C % v == 0 && ks_roi_cl_lanes(threads) * v * bins * 4 <= bytes) return v;
-    return 0;
+    return C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1;
 }
 
-/* The channels-last forward's block work items: K * ceil(C / G). */
+/* ... and its bins a work item: all PH * PW when the tile of G of them fits `bytes`, else
+ * the fewest equal chunks that fit (G * 4 <= 512 bytes a bin: at least 96 bins in 48 KiB). */
+KS_FN int64_t ks_roi_cl_chunk(int64_t bins, int64_t G, int64_t bytes)
+{
+    const int64_t most = bytes / (G * 4), n = (bins + most - 1) / most;
+    return (bins + n - 1) / n;
+}
+
+/* The channels-last forward's block work items: K * ceil(C / G) * ceil(bins / chunk),
+ * numbered (k * groups + group) * chunks + chunk. */
 KS_FN int64_t ks_roi_align_cl_items(const ks_roi_align_args *a, int64_t threads)
 {
-    const int64_t G = ks_roi_cl_lanes(threads) * a->cl_vec;
-    return a->num_rois * ((a->channels + G - 1) / G);
+    const int64_t G = ks_roi_cl_lanes(threads) * a->cl_vec, bins = a->pooled_h * a->pooled_w;
+    return a->num_rois * ((a->channels + G - 1) / G) * ((bins + a->cl_chunk - 1) / a->cl_chunk);
 }
 
 /* The transpose's block work items: tiles of 32 channels x 32 pixels. */

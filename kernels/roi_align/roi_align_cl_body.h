@@ -10,20 +10,22 @@
  * [N, H, W, C] (ks_roi_align_cl_t_body: a transpose through a 32 x 33 shared tile, reads
  * and writes coalesced), so the C values of a pixel are contiguous, and
  *
- *   1. a block work item is one RoI k and a group of G = lanes * V channels (lanes = 32,
- *      V = 4, 2 or 1 channels a thread: ks_roi_cl_vec);
+ *   1. a block work item is one RoI k, a group of G = lanes * V channels (lanes = 32,
+ *      V = 4, 2 or 1 channels a thread: ks_roi_cl_vec) and a chunk of its bins (all of
+ *      them when the tile of 3. fits 48 KiB: ks_roi_cl_chunk);
  *   2. a warp takes bins w, w + warps, ...; its lanes the group's channels, V each: the
  *      warp works out the bin's geometry once for G channels, and each corner is one
  *      coalesced load of G contiguous floats (float4 per lane when V = 4);
- *   3. each bin's G results go to a shared tile [G][PH * PW]; after a barrier the block
- *      writes the tile to output[k, c0 .. c0 + G - 1, :, :], contiguous there; barrier.
+ *   3. each bin's G results go to a shared tile [G][chunk]; after a barrier the block
+ *      writes the tile to output[k, c0 .. c0 + G - 1, chunk's bins] (all the bins:
+ *      contiguous there); barrier.
  *
  * Per channel the arithmetic is the slot kernel's, in its order: samples (iy, ix) blended
  * with ks_roi_blend and summed, or, where a->merge, a merged bin's rows of column sums
  * (ks_roi_fwd_merged's fmaf order, with its Inf -> NaN rule), then / count. So the outputs
  * are bitwise those of the slot and traced kernels and of the simulator. Max pooling
- * (argmax outputs) stays with the slot kernel. Block work items are numbered k * groups +
- * group (groups = ceil(C / G)); blocks loop over them. */
+ * (argmax outputs) stays with the slot kernel. Blocks loop over the work items
+ * (ks_roi_align_cl_items). */
 #ifndef KS_IDX
 #error "define KS_IDX (int32_t or int64_t) before including roi_align_cl_body.h"
 #endif
@@ -33,6 +35,9 @@
 
 #ifndef KS_ROI_CL_DECL
 #define KS_ROI_CL_DECL
+#ifndef KS_ROI_CL_STEP /* samples whose loads are in flight together (-DKS_ROI_CL_STEP=N to compare) */
+#define KS_ROI_CL_STEP 2
+#endif
 /* V contiguous floats at p (channels of one pixel); float2 / float4 loads on the GPU (the
  * launcher picks V so that p is aligned: C % V == 0, a 16-byte aligned copy). */
 KS_FN void ks_roi_cl_load(const float *p, const int V, float *v)
@@ -117,23 +122,29 @@ KS_FN void KS_VARIANT(ks_roi_cl_bin)(const ks_roi_align_args *a, const ks_roi_bo
                 acc[j] *= 0.0f; /* NaN, as the per-sample sum (ks_roi_fwd_slot) */
         return;
     }
-    for (KS_IDX iy = 0; iy < gh; ++iy)
-        for (KS_IDX ix = 0; ix < gw; ++ix) {
+    /* the samples in (iy, ix) order, KS_ROI_CL_STEP at a time: their corner loads are all
+     * issued before the first blend, then each adds to acc in order */
+    const KS_IDX n = gh * gw;
+    KS_IDX iy = 0, ix = 0;
+    for (KS_IDX q = 0; q < n; q += KS_ROI_CL_STEP) {
+        ks_roi_sample s[KS_ROI_CL_STEP];
+        int in[KS_ROI_CL_STEP];
+        float v[KS_ROI_CL_STEP][4][4]; /* [sample][corner][channel] */
+        for (int u = 0; u < KS_ROI_CL_STEP; ++u) {
             float y, x;
-            ks_roi_sample s;
-            const int in = ks_roi_sample_in_bin(r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s);
-            if (!in) {
-                for (int j = 0; j < V; ++j) acc[j] += 0.0f; /* the slot kernel's v = 0 (-0 + 0 = +0) */
-                continue;
-            }
-            float v00[4], v01[4], v10[4], v11[4];
-            const float *r0 = im + (KS_IDX)s.y0 * W * C, *r1 = im + (KS_IDX)s.y1 * W * C;
-            ks_roi_cl_load(r0 + (KS_IDX)s.x0 * C, V, v00);
-            ks_roi_cl_load(r0 + (KS_IDX)s.x1 * C, V, v01);
-            ks_roi_cl_load(r1 + (KS_IDX)s.x0 * C, V, v10);
-            ks_roi_cl_load(r1 + (KS_IDX)s.x1 * C, V, v11);
-            for (int j = 0; j < V; ++j) acc[j] += ks_roi_blend(s.w, v00[j], v01[j], v10[j], v11[j]);
+            in[u] = q + u < n && ks_roi_sample_in_bin(r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s[u]);
+            if (++ix == gw) ix = 0, ++iy;
+            if (!in[u]) continue;
+            const float *r0 = im + (KS_IDX)s[u].y0 * W * C, *r1 = im + (KS_IDX)s[u].y1 * W * C;
+            ks_roi_cl_load(r0 + (KS_IDX)s[u].x0 * C, V, v[u][0]);
+            ks_roi_cl_load(r0 + (KS_IDX)s[u].x1 * C, V, v[u][1]);
+            ks_roi_cl_load(r1 + (KS_IDX)s[u].x0 * C, V, v[u][2]);
+            ks_roi_cl_load(r1 + (KS_IDX)s[u].x1 * C, V, v[u][3]);
         }
+        for (int u = 0; u < KS_ROI_CL_STEP && q + u < n; ++u)
+            for (int j = 0; j < V; ++j) /* out of range: the slot kernel's v = 0 (-0 + 0 = +0) */
+                acc[j] += in[u] ? ks_roi_blend(s[u].w, v[u][0][j], v[u][1][j], v[u][2][j], v[u][3][j]) : 0.0f;
+    }
 }
 
 /* The forward: see the file comment. V channels a thread (a constant where inlined). */
@@ -143,10 +154,13 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
     const KS_IDX K = (KS_IDX)a->num_rois, PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w, bins = PH * PW;
     const KS_IDX tid = (KS_IDX)t->thread_idx.x, nt = (KS_IDX)t->block_dim.x;
     const KS_IDX lanes = ks_roi_cl_lanes(nt), G = lanes * V, groups = (C + G - 1) / G;
+    const KS_IDX chunk = (KS_IDX)a->cl_chunk, chunks = (bins + chunk - 1) / chunk;
     const KS_IDX warps = nt / lanes, w = tid / lanes, lane = tid - w * lanes;
-    KS_SHARED_DYN(float, tile, G * bins);
-    for (KS_IDX item = (KS_IDX)t->block_idx.x; item < K * groups; item += (KS_IDX)t->grid_dim.x) {
-        const KS_IDX k = item / groups, c0 = (item - k * groups) * G, nc = C - c0 < G ? C - c0 : G;
+    KS_SHARED_DYN(float, tile, G * chunk); /* [G][chunk] */
+    for (KS_IDX item = (KS_IDX)t->block_idx.x; item < K * groups * chunks; item += (KS_IDX)t->grid_dim.x) {
+        const KS_IDX kg = item / chunks, k = kg / groups, c0 = (kg - k * groups) * G;
+        const KS_IDX b0 = (item - kg * chunks) * chunk, nb = bins - b0 < chunk ? bins - b0 : chunk;
+        const KS_IDX nc = C - c0 < G ? C - c0 : G;
         ks_roi_box r;
         ks_roi_box_of(a->rois + k * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
         const KS_IDX c = c0 + lane * V;
@@ -154,15 +168,19 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
         const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
         const float count = (float)(gh * gw > 0 ? gh * gw : 1);
         if (w < warps)
-            for (KS_IDX bin = w; bin < bins; bin += warps) {
-                const KS_IDX ph = bin / PW, pw = bin - ph * PW;
+            for (KS_IDX i = w; i < nb; i += warps) {
+                const KS_IDX ph = (b0 + i) / PW, pw = b0 + i - ph * PW;
                 float acc[4];
                 KS_VARIANT(ks_roi_cl_bin)(a, &r, im, ph, pw, V, c < C, acc);
-                for (int j = 0; j < V; ++j) ks_shared_store(t, tile, (lane * V + j) * bins + bin, acc[j] / count);
+                for (int j = 0; j < V; ++j) ks_shared_store(t, tile, (lane * V + j) * chunk + i, acc[j] / count);
             }
         ks_syncthreads(t);
-        float *out = a->output + (k * C + c0) * bins; /* channels c0 .. c0 + nc - 1: nc * bins floats */
-        for (KS_IDX e = tid; e < nc * bins; e += nt) out[e] = ks_shared_load(t, tile, e);
+        /* channel c0 + e / nb's bins b0 .. b0 + nb - 1, contiguous in the output */
+        float *out = a->output + (k * C + c0) * bins + b0;
+        for (KS_IDX e = tid; e < nc * nb; e += nt) {
+            const KS_IDX ch = e / nb, i = e - ch * nb;
+            out[ch * bins + i] = ks_shared_load(t, tile, ch * chunk + i);
+        }
         ks_syncthreads(t);
     }
 }

@@ -46,9 +46,13 @@ KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain32, ks_roi_align_args, __launch_bou
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain, ks_roi_align_args, __launch_bounds__(1024))
 /* blocks of at most KS_ROI_CL_MAX_THREADS (the launcher runs the slot kernel for larger
  * ones), so that the registers are not capped at 64 */
-#define KS_ROI_CL_KERNELS(v)                                                                          \
-    KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain32, ks_roi_align_args, __launch_bounds__(KS_ROI_CL_MAX_THREADS)) \
-    KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain, ks_roi_align_args, __launch_bounds__(KS_ROI_CL_MAX_THREADS))
+#ifndef KS_ROI_CL_MINB /* -DKS_ROI_CL_MINB=N: N blocks of KS_ROI_CL_MAX_THREADS an SM (a register cap) */
+#define KS_ROI_CL_MINB 1
+#endif
+#define KS_ROI_CL_BOUNDS __launch_bounds__(KS_ROI_CL_MAX_THREADS, KS_ROI_CL_MINB)
+#define KS_ROI_CL_KERNELS(v)                                                              \
+    KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain32, ks_roi_align_args, KS_ROI_CL_BOUNDS) \
+    KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain, ks_roi_align_args, KS_ROI_CL_BOUNDS)
 KS_ROI_CL_KERNELS(4)
 KS_ROI_CL_KERNELS(2)
 KS_ROI_CL_KERNELS(1)
@@ -113,8 +117,9 @@ static int cl_scratch_get(size_t bytes, cudaStream_t s, float **p)
     return rc;
 }
 
-/* The channels-last forward of a (avg, no sink): *launched = 0 when its tile does not fit
- * a block or the device has no room for the copy (the slot kernel runs instead). */
+/* The channels-last forward of a (avg, no sink): *launched = 0 for blocks of more than
+ * KS_ROI_CL_MAX_THREADS or when the device has no room for the copy (the slot kernel runs
+ * instead). */
 static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, cudaStream_t s,
                             int *launched)
 {
@@ -124,8 +129,8 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
     *launched = 0;
     int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a.num_rois * KS_ROI_CL_THREADS, &threads, &blocks);
     if (rc || blocks == 0 || threads > KS_ROI_CL_MAX_THREADS) return rc;
-    a.cl_vec = ks_roi_cl_vec(a.channels, a.pooled_h * a.pooled_w, threads, KS_ROI_CL_TILE_BYTES);
-    if (a.cl_vec == 0 || ((uintptr_t)a.output & 15)) return KS_OK;
+    a.cl_vec = ks_roi_cl_vec(a.channels);
+    a.cl_chunk = ks_roi_cl_chunk(a.pooled_h * a.pooled_w, ks_roi_cl_lanes(threads) * a.cl_vec, KS_ROI_CL_TILE_BYTES);
     rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&a, threads) * threads,
                            &threads, &blocks);
     if (rc) return rc;
@@ -135,7 +140,7 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
     *launched = 1;
     const int64_t tb = ks_roi_align_cl_t_items(&a);
     const unsigned tblocks = (unsigned)(tb < KS_ROI_BLOCK_CAP * 4 ? tb : KS_ROI_BLOCK_CAP * 4);
-    const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.pooled_h * a.pooled_w * 4);
+    const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.cl_chunk * 4);
     if (tblocks > 0) {
         if (small) ks_roi_align_cl_t_k_plain32<<<tblocks, 256, 0, s>>>(a);
         else ks_roi_align_cl_t_k_plain<<<tblocks, 256, 0, s>>>(a);
