@@ -176,21 +176,25 @@ START_TEST(roi_align_plane_cuda_equals_simulator)
 }
 END_TEST
 
-/* the channels-last forward (roi_align_cl_body.h, the CUDA default for avg) against the
- * simulator's slot kernel, bitwise: 4, 2 and 1 channels a thread (C = 256, 68, 6, 37, 1),
- * sampling ratios -1 .. 2 (adaptive ones merged), 14 x 15 bins (32 channels a tile), RoIs
- * enough that blocks loop (5000 RoIs x 2 groups > 4096 blocks); max pooling runs the slot
- * kernel (the launch count says which ran) */
+/* the channels-last forward (roi_align_cl_body.h; KS_ROI_FORWARD=cl) against the
+ * simulator's slot kernel, bitwise: 4, 2 and 1 channels a thread (C = 256, 68, 6, 37, 1,
+ * 130), sampling ratios -1 .. 2 (adaptive ones merged), 14 x 15 bins (chunks of 96 for
+ * 128 channels); by default (no KS_ROI_FORWARD) it runs where bins merge, on RoIs enough
+ * that blocks loop (5000 RoIs x 2 groups > 4096 blocks), and not on a fixed grid nor in
+ * max pooling: the launch count says which ran */
 START_TEST(roi_align_channels_last_cuda_equals_simulator)
 {
     const long long n = ks_roi_align_cl_launches();
     const int C[6] = {256, 68, 6, 37, 1, 130};
+    setenv("KS_ROI_FORWARD", "cl", 1);
     for (int t = 0; t < 12; ++t)
         run_both(t + 60, 3 + 11 * t, C[t % 6], 17 + 5 * t, 23 + 3 * t, t % 5 == 4 ? 14 : 2 + t % 6, t % 4 - 1, t % 2,
                  0, 0, 0);
+    unsetenv("KS_ROI_FORWARD");
     ck_assert_int_eq(ks_roi_align_cl_launches() - n, 12);
     run_both(80, 5000, 200, 30, 41, 7, 0, 1, 0, 0, 0);
-    run_both(81, 40, 64, 30, 41, 7, 2, 1, 1, 0, 0); /* max */
+    run_both(81, 40, 64, 30, 41, 7, 2, 1, 0, 0, 0); /* fixed grid */
+    run_both(82, 40, 64, 30, 41, 7, 0, 1, 1, 0, 0); /* max */
     ck_assert_int_eq(ks_roi_align_cl_launches() - n, 13);
 }
 END_TEST

@@ -36,7 +36,7 @@
 #ifndef KS_ROI_CL_DECL
 #define KS_ROI_CL_DECL
 #ifndef KS_ROI_CL_STEP /* samples whose loads are in flight together (-DKS_ROI_CL_STEP=N to compare) */
-#define KS_ROI_CL_STEP 2
+#define KS_ROI_CL_STEP 1
 #endif
 /* V contiguous floats at p (channels of one pixel); float2 / float4 loads on the GPU (the
  * launcher picks V so that p is aligned: C % V == 0, a 16-byte aligned copy). */
@@ -56,6 +56,44 @@ KS_FN void ks_roi_cl_load(const float *p, const int V, float *v)
 #endif
     for (int j = 0; j < V; ++j) v[j] = p[j];
 }
+
+#if defined(__CUDA_ARCH__)
+/* ks_roi_profile worked out by the lanes of a warp (mask: the lanes taking part, lane
+ * `me`): lane i takes sample i (grid <= lanes, else the caller asks ks_roi_profile), and
+ * lane k < KS_ROI_SPAN sums pixel lo + k's weight over the samples in order, with the
+ * same adds as ks_roi_profile's (the same bits) - a warp's bins share their geometry, so
+ * its lanes split it instead of each working all of it out. *mine = that sum (lane k);
+ * lo, n, hit, zero and the result as ks_roi_profile's, in every lane. */
+__device__ static inline int ks_roi_profile_warp(unsigned mask, int me, float start, int64_t bin, float size,
+                                                 int64_t grid, int64_t L, float *mine, int64_t *lo, int *n,
+                                                 unsigned *hit, unsigned *zero)
+{
+    const float c = ks_roi_coord(start, bin, size, me, grid);
+    const int in = me < grid && c >= -1.0f && c <= (float)L;
+    int64_t c0 = 0, c1 = 0;
+    float cl, l = 0.0f;
+    if (in) ks_roi_axis(c, L, &c0, &c1, &cl, &l);
+    const float h = 1.0f - l;
+    const unsigned ins = __ballot_sync(mask, in);
+    *mine = 0.0f, *lo = 0, *n = 0, *hit = 0, *zero = 0;
+    if (!ins) return 1;
+    *lo = __shfl_sync(mask, (int)c0, __ffs(ins) - 1); /* the first in range: the lowest */
+    const int k0 = (int)(c0 - *lo), k1 = (int)(c1 - *lo);
+    if (__any_sync(mask, in && (k0 < 0 || k1 >= KS_ROI_SPAN))) return 0;
+    *hit = __reduce_or_sync(mask, in ? 1u << k0 | 1u << k1 : 0u);
+    *zero = __reduce_or_sync(mask, in && l == 0.0f ? 1u << k1 : 0u);
+    *n = (int)__reduce_max_sync(mask, in ? (unsigned)k1 + 1u : 0u);
+    float acc = 0.0f;
+    for (int i = 0; i < grid; ++i) {
+        if (!(ins >> i & 1)) continue;
+        const int a0 = __shfl_sync(mask, k0, i), a1 = __shfl_sync(mask, k1, i);
+        const float hi = __shfl_sync(mask, h, i), li = __shfl_sync(mask, l, i);
+        acc += (me == a0 ? hi : 0.0f) + (me == a1 ? li : 0.0f);
+    }
+    *mine = acc;
+    return 1;
+}
+#endif
 #endif
 
 /* The transpose: input [N, C, H, W] -> cl [N, H * W, C]. A block work item is a tile of
@@ -89,28 +127,48 @@ KS_FN void KS_VARIANT(ks_roi_align_cl_t_body)(ks_thread *t, const ks_roi_align_a
 
 /* One bin (ph, pw) of box r for this thread's V channels c .. c + V - 1 of image plane
  * set im (the image's [H, W, C] block, at channel c): the sums before the / count, in
- * the slot kernel's order (see the file comment). valid: the channels exist (else 0s). */
+ * the slot kernel's order (see the file comment). valid: the channels exist (else 0s; the
+ * thread still takes its part of the warp's geometry). lane, mask: this thread's lane of
+ * its warp and the warp's lanes. */
 KS_FN void KS_VARIANT(ks_roi_cl_bin)(const ks_roi_align_args *a, const ks_roi_box *r, const float *im, KS_IDX ph,
-                                     KS_IDX pw, const int V, int valid, float *acc)
+                                     KS_IDX pw, const int V, int valid, int lane, unsigned mask, float *acc)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX gh = r->b < 0 ? 0 : (KS_IDX)r->grid_h, gw = r->b < 0 ? 0 : (KS_IDX)r->grid_w;
     for (int j = 0; j < 4; ++j) acc[j] = 0.0f;
-    if (!valid) return;
     float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
     int64_t ylo = 0, xlo = 0;
     int ny = 0, nx = 0;
     unsigned hy = 0, hx = 0, zy = 0, zx = 0;
+#if defined(__CUDA_ARCH__)
+    /* a whole warp's lanes split the profiles of grids up to 32 samples (the same bits) */
+    int merged = a->merge && gh > 0;
+    float my = 0.0f, mx = 0.0f;
+    const int lanes = mask == 0xffffffffu ? 32 : 0; /* a short warp works them out each */
+    if (merged && gh <= lanes) merged = ks_roi_profile_warp(mask, lane, r->y1, ph, r->bin_h, gh, H, &my, &ylo, &ny, &hy, &zy);
+    else if (merged) merged = ks_roi_profile(r->y1, ph, r->bin_h, gh, H, ay, &ylo, &ny, &hy, &zy);
+    if (merged && gw <= lanes) merged = ks_roi_profile_warp(mask, lane, r->x1, pw, r->bin_w, gw, W, &mx, &xlo, &nx, &hx, &zx);
+    else if (merged) merged = ks_roi_profile(r->x1, pw, r->bin_w, gw, W, ax, &xlo, &nx, &hx, &zx);
+    if (merged) /* each lane's entry to every lane (lanes past KS_ROI_SPAN hold 0s) */
+        for (int k = 0; k < KS_ROI_SPAN; ++k) {
+            const float y = __shfl_sync(mask, my, k), x = __shfl_sync(mask, mx, k);
+            if (gh <= lanes) ay[k] = y;
+            if (gw <= lanes) ax[k] = x;
+        }
+#else
+    (void)lane, (void)mask;
     const int merged = a->merge && gh > 0 && ks_roi_profile(r->y1, ph, r->bin_h, gh, H, ay, &ylo, &ny, &hy, &zy) &&
                        ks_roi_profile(r->x1, pw, r->bin_w, gw, W, ax, &xlo, &nx, &hx, &zx);
+#endif
+    if (!valid) return;
     if (merged) {
         /* rows a and columns b by constants (registers on the GPU): ks_roi_fwd_merged's order */
         for (int ra = 0; ra < KS_ROI_SPAN; ++ra) {
-            if (ra >= ny || !(hy >> ra & 1)) continue;
+            if (!(hy >> ra & 1)) continue; /* hit bits lie below ny, nx */
             float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
             const float *row = im + ((KS_IDX)ylo + ra) * W * C;
             for (int cb = 0; cb < KS_ROI_SPAN; ++cb) {
-                if (cb >= nx || !(hx >> cb & 1)) continue;
+                if (!(hx >> cb & 1)) continue;
                 float v[4];
                 ks_roi_cl_load(row + ((KS_IDX)xlo + cb) * C, V, v);
                 for (int j = 0; j < V; ++j) s[j] = fmaf(ax[cb], v[j], s[j]);
@@ -156,6 +214,7 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
     const KS_IDX lanes = ks_roi_cl_lanes(nt), G = lanes * V, groups = (C + G - 1) / G;
     const KS_IDX chunk = (KS_IDX)a->cl_chunk, chunks = (bins + chunk - 1) / chunk;
     const KS_IDX warps = nt / lanes, w = tid / lanes, lane = tid - w * lanes;
+    const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u; /* a warp's lanes (lanes < 32: all nt) */
     KS_SHARED_DYN(float, tile, G * chunk); /* [G][chunk] */
     for (KS_IDX item = (KS_IDX)t->block_idx.x; item < K * groups * chunks; item += (KS_IDX)t->grid_dim.x) {
         const KS_IDX kg = item / chunks, k = kg / groups, c0 = (kg - k * groups) * G;
@@ -171,7 +230,7 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
             for (KS_IDX i = w; i < nb; i += warps) {
                 const KS_IDX ph = (b0 + i) / PW, pw = b0 + i - ph * PW;
                 float acc[4];
-                KS_VARIANT(ks_roi_cl_bin)(a, &r, im, ph, pw, V, c < C, acc);
+                KS_VARIANT(ks_roi_cl_bin)(a, &r, im, ph, pw, V, c < C, (int)lane, mask, acc);
                 for (int j = 0; j < V; ++j) ks_shared_store(t, tile, (lane * V + j) * chunk + i, acc[j] / count);
             }
         ks_syncthreads(t);

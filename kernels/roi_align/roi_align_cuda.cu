@@ -38,16 +38,16 @@ KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain32, ks_roi_align_args, __launch_bo
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain, ks_roi_align_args, __launch_bounds__(1024))
 
 /* the channels-last avg forward (roi_align_cl_body.h): the transpose into the scratch, then
- * a block per RoI and channel group; the default for avg pooling (KS_ROI_FORWARD=slot: the
- * slot kernel) */
+ * a block per RoI, channel group and chunk of bins; the default where bins merge (adaptive
+ * avg; KS_ROI_FORWARD=slot: the slot kernel, =cl: also on fixed grids) */
 #define KS_BODY "../roi_align/roi_align_cl_body.h"
 #include "../core/ks_variants.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain32, ks_roi_align_args, __launch_bounds__(1024))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain, ks_roi_align_args, __launch_bounds__(1024))
 /* blocks of at most KS_ROI_CL_MAX_THREADS (the launcher runs the slot kernel for larger
  * ones), so that the registers are not capped at 64 */
-#ifndef KS_ROI_CL_MINB /* -DKS_ROI_CL_MINB=N: N blocks of KS_ROI_CL_MAX_THREADS an SM (a register cap) */
-#define KS_ROI_CL_MINB 1
+#ifndef KS_ROI_CL_MINB /* N blocks of KS_ROI_CL_MAX_THREADS an SM: at most 85 registers (-D to compare) */
+#define KS_ROI_CL_MINB 3
 #endif
 #define KS_ROI_CL_BOUNDS __launch_bounds__(KS_ROI_CL_MAX_THREADS, KS_ROI_CL_MINB)
 #define KS_ROI_CL_KERNELS(v)                                                              \
@@ -204,7 +204,10 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
     const int choice = ks_roi_align_forward_choice();
-    if (!backward && !dev_sink && a.pool_mode == KS_ROI_AVG && (choice == KS_ROI_FWD_DEFAULT || choice == KS_ROI_FWD_CL)) {
+    /* the channels-last forward: by default where bins merge (adaptive grids), where it is
+     * faster; on fixed grids the slot kernel is (docs/roi-align.md) */
+    if (!backward && !dev_sink && a.pool_mode == KS_ROI_AVG &&
+        ((choice == KS_ROI_FWD_DEFAULT && a.merge) || choice == KS_ROI_FWD_CL)) {
         int launched;
         rc = ks_roi_cl_launch(&a, l, small, s, &launched);
         if (rc || launched) return rc;
