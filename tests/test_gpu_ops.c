@@ -57,6 +57,8 @@ static void compare(const ks_op *op, ks_run *r, int t)
 
 /* the filter of run_both's traced runs (every item unless a test sets another) */
 static ks_filter roi_filter = {0, INT64_MAX, 0, INT64_MAX, 1};
+/* KS_ROI_FORWARD for run_both's GPU runs only (NULL: unset); its simulator runs the slot kernel */
+static const char *gpu_forward;
 
 static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t PH, int64_t sr, int aligned, int max,
                      int backward, int traced)
@@ -79,7 +81,10 @@ static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t 
         r[d].seed = (uint64_t)t;
         r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
         r[d].sink = traced ? ks_host_sink_create(0, roi_filter) : NULL;
-        ck_assert_msg(ks_run_execute(&r[d]) == KS_OK, "%s", ks_error_message());
+        if (d && gpu_forward) setenv("KS_ROI_FORWARD", gpu_forward, 1);
+        const int rc = ks_run_execute(&r[d]);
+        if (d && gpu_forward) unsetenv("KS_ROI_FORWARD");
+        ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
     }
     compare(op, r, t);
 }
@@ -186,11 +191,11 @@ START_TEST(roi_align_channels_last_cuda_equals_simulator)
 {
     const long long n = ks_roi_align_cl_launches();
     const int C[6] = {256, 68, 6, 37, 1, 130};
-    setenv("KS_ROI_FORWARD", "cl", 1);
+    gpu_forward = "cl";
     for (int t = 0; t < 12; ++t)
         run_both(t + 60, 3 + 11 * t, C[t % 6], 17 + 5 * t, 23 + 3 * t, t % 5 == 4 ? 14 : 2 + t % 6, t % 4 - 1, t % 2,
                  0, 0, 0);
-    unsetenv("KS_ROI_FORWARD");
+    gpu_forward = NULL;
     ck_assert_int_eq(ks_roi_align_cl_launches() - n, 12);
     run_both(80, 5000, 200, 30, 41, 7, 0, 1, 0, 0, 0);
     run_both(81, 40, 64, 30, 41, 7, 2, 1, 0, 0, 0); /* fixed grid */

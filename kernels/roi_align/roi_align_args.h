@@ -57,10 +57,11 @@ KS_FN int64_t ks_roi_align_cl_items(const ks_roi_align_args *a, int64_t threads)
     return a->num_rois * ((a->channels + G - 1) / G) * ((bins + a->cl_chunk - 1) / a->cl_chunk);
 }
 
-/* The transpose's block work items: tiles of 32 channels x 32 pixels. */
+/* The transpose's block work items: tiles of 32 channels x KS_ROI_CL_TP pixels. */
+#define KS_ROI_CL_TP 128
 KS_FN int64_t ks_roi_align_cl_t_items(const ks_roi_align_args *a)
 {
-    return a->batch * ((a->channels + 31) / 32) * ((a->height * a->width + 31) / 32);
+    return a->batch * ((a->channels + 31) / 32) * ((a->height * a->width + KS_ROI_CL_TP - 1) / KS_ROI_CL_TP);
 }
 
 /* The kernels' work slots (roi_align_body.h): one per bin and chunk of cc channels,

@@ -97,30 +97,37 @@ __device__ static inline int ks_roi_profile_warp(unsigned mask, int me, float st
 #endif
 
 /* The transpose: input [N, C, H, W] -> cl [N, H * W, C]. A block work item is a tile of
- * 32 channels x 32 pixels of one image (numbered (n * ctiles + ct) * ptiles + pt): thread
- * (x = tid % 32, y = tid / 32) reads rows y, y + rows, ... of the tile along the pixels and
- * writes them along the channels after a barrier; a second barrier before the next tile. */
+ * 32 channels x KS_ROI_CL_TP (roi_align_args.h) pixels of one image (numbered (n * ctiles + ct) * ptiles +
+ * pt): the block reads it along the pixels (a warp 32 of one channel row) into shared
+ * memory, 16 loads a thread in flight, and after a barrier writes it along the channels
+ * (a warp the 32 channels of one pixel); a second barrier before the next tile. */
 KS_FN void KS_VARIANT(ks_roi_align_cl_t_body)(ks_thread *t, const ks_roi_align_args *a)
 {
-    KS_SHARED(float, tile, 32 * 33); /* 33: a column of the tile falls in 32 banks */
+    KS_SHARED(float, tile, 32 * (KS_ROI_CL_TP + 1)); /* [channel][pixel], + 1: a pixel's column in 32 banks */
     const KS_IDX N = (KS_IDX)a->batch, C = (KS_IDX)a->channels, HW = (KS_IDX)a->height * (KS_IDX)a->width;
-    const KS_IDX tid = (KS_IDX)t->thread_idx.x, nt = (KS_IDX)t->block_dim.x;
-    const KS_IDX x = tid % 32, rows = nt < 32 ? 1 : nt / 32, y0 = nt < 32 ? 0 : tid / 32;
-    const KS_IDX ctiles = (C + 31) / 32, ptiles = (HW + 31) / 32, items = N * ctiles * ptiles;
+    const KS_IDX tid = (KS_IDX)t->thread_idx.x, nt = (KS_IDX)t->block_dim.x, TP = KS_ROI_CL_TP, n_el = 32 * TP;
+    const KS_IDX ctiles = (C + 31) / 32, ptiles = (HW + TP - 1) / TP, items = N * ctiles * ptiles;
     for (KS_IDX item = (KS_IDX)t->block_idx.x; item < items; item += (KS_IDX)t->grid_dim.x) {
         const KS_IDX pt = item % ptiles, nc = item / ptiles, ct = nc % ctiles, n = nc / ctiles;
-        const KS_IDX c0 = ct * 32, p0 = pt * 32;
-        if (y0 < rows && tid < 32 * rows) /* nt < 32: the first nt columns, a row each */
-            for (KS_IDX y = y0; y < 32; y += rows)
-                for (KS_IDX xx = x; xx < 32; xx += nt < 32 ? nt : 32)
-                    if (c0 + y < C && p0 + xx < HW)
-                        ks_shared_store(t, tile, y * 33 + xx, a->input[(n * C + c0 + y) * HW + p0 + xx]);
+        const KS_IDX c0 = ct * 32, p0 = pt * TP;
+        const float *src = a->input + (n * C + c0) * HW + p0;
+        for (KS_IDX e0 = tid; e0 < n_el; e0 += 16 * nt) { /* element e: channel e / TP, pixel e % TP */
+            float v[16];
+            for (int q = 0; q < 16; ++q) {
+                const KS_IDX e = e0 + q * nt, y = e / TP, x = e - y * TP;
+                v[q] = e < n_el && c0 + y < C && p0 + x < HW ? src[y * HW + x] : 0.0f;
+            }
+            for (int q = 0; q < 16; ++q) {
+                const KS_IDX e = e0 + q * nt, y = e / TP, x = e - y * TP;
+                if (e < n_el) ks_shared_store(t, tile, y * (TP + 1) + x, v[q]);
+            }
+        }
         ks_syncthreads(t);
-        if (y0 < rows && tid < 32 * rows)
-            for (KS_IDX y = y0; y < 32; y += rows)
-                for (KS_IDX xx = x; xx < 32; xx += nt < 32 ? nt : 32)
-                    if (p0 + y < HW && c0 + xx < C)
-                        a->input_cl[(n * HW + p0 + y) * C + c0 + xx] = ks_shared_load(t, tile, xx * 33 + y);
+        float *dst = a->input_cl + (n * HW + p0) * C + c0;
+        for (KS_IDX e = tid; e < n_el; e += nt) { /* element e: pixel e / 32, channel e % 32 */
+            const KS_IDX x = e / 32, y = e - x * 32;
+            if (p0 + x < HW && c0 + y < C) dst[x * C + y] = ks_shared_load(t, tile, y * (TP + 1) + x);
+        }
         ks_syncthreads(t);
     }
 }
@@ -234,12 +241,16 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
                 for (int j = 0; j < V; ++j) ks_shared_store(t, tile, (lane * V + j) * chunk + i, acc[j] / count);
             }
         ks_syncthreads(t);
-        /* channel c0 + e / nb's bins b0 .. b0 + nb - 1, contiguous in the output */
+        /* channel c0 + e / nb's bins b0 .. b0 + nb - 1; all the bins (one chunk): the
+         * group's outputs, contiguous in the output */
         float *out = a->output + (k * C + c0) * bins + b0;
-        for (KS_IDX e = tid; e < nc * nb; e += nt) {
-            const KS_IDX ch = e / nb, i = e - ch * nb;
-            out[ch * bins + i] = ks_shared_load(t, tile, ch * chunk + i);
-        }
+        if (nb == bins)
+            for (KS_IDX e = tid; e < nc * nb; e += nt) out[e] = ks_shared_load(t, tile, e);
+        else
+            for (KS_IDX e = tid; e < nc * nb; e += nt) {
+                const KS_IDX ch = e / nb, i = e - ch * nb;
+                out[ch * bins + i] = ks_shared_load(t, tile, ch * chunk + i);
+            }
         ks_syncthreads(t);
     }
 }
