@@ -36,12 +36,9 @@ KS_FN int64_t ks_roi_cl_lanes(int64_t threads)
 
 /* The channels-last forward's V: the most of 4, 2, 1 channels a thread that divides C (so
  * a thread's channels are aligned, and all exist or none). */
-#ifndef KS_ROI_CL_VMAX /* -DKS_ROI_CL_VMAX=2 or 1: fewer channels a thread, to compare */
-#define KS_ROI_CL_VMAX 4
-#endif
 KS_FN int ks_roi_cl_vec(int64_t C)
 {
-    return C % 4 == 0 && KS_ROI_CL_VMAX >= 4 ? 4 : C % 2 == 0 && KS_ROI_CL_VMAX >= 2 ? 2 : 1;
+    return C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1;
 }
 
 /* ... and its bins a work item: all PH * PW when the tile of G of them fits `bytes`, else
@@ -53,9 +50,7 @@ KS_FN int64_t ks_roi_cl_chunk(int64_t bins, int64_t G, int64_t bytes)
 }
 
 /* The channels-last forward's block work items: K * ceil(C / G) * ceil(bins / chunk),
- * numbered (group * K + k) * chunks + chunk: the blocks running at one time read one
- * group's channels of every image (half the bytes of the copy for C = 256, G = 128), which
- * stay in L2 better than all the channels of a few RoIs. */
+ * numbered (k * groups + group) * chunks + chunk (group first measured the same). */
 KS_FN int64_t ks_roi_align_cl_items(const ks_roi_align_args *a, int64_t threads)
 {
     const int64_t G = ks_roi_cl_lanes(threads) * a->cl_vec, bins = a->pooled_h * a->pooled_w;

@@ -35,9 +35,6 @@
 
 #ifndef KS_ROI_CL_DECL
 #define KS_ROI_CL_DECL
-#ifndef KS_ROI_CL_GROUP_SLOWEST /* work items channel group first (1) or RoI first (0), to compare */
-#define KS_ROI_CL_GROUP_SLOWEST 1
-#endif
 #ifndef KS_ROI_CL_STEP /* samples whose loads are in flight together (-DKS_ROI_CL_STEP=N to compare) */
 #define KS_ROI_CL_STEP 1
 #endif
@@ -227,11 +224,7 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
     const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u; /* a warp's lanes (lanes < 32: all nt) */
     KS_SHARED_DYN(float, tile, G * chunk); /* [G][chunk] */
     for (KS_IDX item = (KS_IDX)t->block_idx.x; item < K * groups * chunks; item += (KS_IDX)t->grid_dim.x) {
-#if KS_ROI_CL_GROUP_SLOWEST
-        const KS_IDX kg = item / chunks, g = kg / K, k = kg - g * K, c0 = g * G;
-#else
         const KS_IDX kg = item / chunks, k = kg / groups, c0 = (kg - k * groups) * G;
-#endif
         const KS_IDX b0 = (item - kg * chunks) * chunk, nb = bins - b0 < chunk ? bins - b0 : chunk;
         const KS_IDX nc = C - c0 < G ? C - c0 : G;
         ks_roi_box r;
