@@ -34,6 +34,16 @@ KS_FN int64_t ks_roi_cl_lanes(int64_t threads)
 #define KS_ROI_CL_THREADS 256
 #define KS_ROI_CL_MAX_THREADS 256 /* CUDA: larger blocks run the slot kernel (registers) */
 
+/* The channels-last forward's shared memory also holds an item's PH + PW merged-bin
+ * profiles, KS_ROI_CL_PROF words each (roi_align_cl_body.h), at most KS_ROI_CL_PROF_MAX
+ * bytes of them: more bins than that run the slot kernel. */
+#define KS_ROI_CL_PROF 12 /* KS_ROI_SPAN weights, lo, n, hit, zero */
+#define KS_ROI_CL_PROF_MAX 16384
+KS_FN int64_t ks_roi_cl_prof_bytes(int64_t PH, int64_t PW)
+{
+    return (PH + PW) * KS_ROI_CL_PROF * 4;
+}
+
 /* The channels-last forward's V: the most of 4, 2, 1 channels a thread that divides C (so
  * a thread's channels are aligned, and all exist or none). */
 KS_FN int ks_roi_cl_vec(int64_t C)

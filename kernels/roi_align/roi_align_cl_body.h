@@ -29,6 +29,8 @@
 #ifndef KS_IDX
 #error "define KS_IDX (int32_t or int64_t) before including roi_align_cl_body.h"
 #endif
+#include <string.h>
+
 #include "../core/ks_shared.h"
 #include "roi_align_args.h"
 #include "roi_align_sample.h"
@@ -132,42 +134,98 @@ KS_FN void KS_VARIANT(ks_roi_align_cl_t_body)(ks_thread *t, const ks_roi_align_a
     }
 }
 
+/* A profile's record in shared memory (KS_ROI_CL_PROF words): the KS_ROI_SPAN weights,
+ * then lo, n (-1: ks_roi_profile returned 0, the bins sum sample by sample), hit, zero. */
+#ifndef KS_ROI_CL_PROF_DECL
+#define KS_ROI_CL_PROF_DECL
+KS_FN float ks_roi_cl_bits(int32_t i)
+{
+    float f;
+    memcpy(&f, &i, 4);
+    return f;
+}
+KS_FN int32_t ks_roi_cl_int(float f)
+{
+    int32_t i;
+    memcpy(&i, &f, 4);
+    return i;
+}
+
+/* Profile p's record (see above) from shared memory: its weights into w, 1 when it merged. */
+KS_FN int ks_roi_cl_profile_get(ks_thread *t, const float *sh, KS_IDX at, float *w, int64_t *lo, int *n,
+                                unsigned *hit, unsigned *zero)
+{
+    for (int k = 0; k < KS_ROI_SPAN; ++k) w[k] = ks_shared_load(t, sh, at + k);
+    *lo = ks_roi_cl_int(ks_shared_load(t, sh, at + KS_ROI_SPAN));
+    *n = ks_roi_cl_int(ks_shared_load(t, sh, at + KS_ROI_SPAN + 1));
+    *hit = (unsigned)ks_roi_cl_int(ks_shared_load(t, sh, at + KS_ROI_SPAN + 2));
+    *zero = (unsigned)ks_roi_cl_int(ks_shared_load(t, sh, at + KS_ROI_SPAN + 3));
+    return *n >= 0;
+}
+#endif
+
+/* The profiles of item RoI r into prof (PH along y, then PW along x, at word `base` of the
+ * block's shared array sh), KS_ROI_CL_PROF words each: warp w takes profiles w, w + warps,
+ * ..., its lanes splitting each (ks_roi_profile_warp) when it is a whole warp, else its
+ * first lane works them out (ks_roi_profile). */
+KS_FN void KS_VARIANT(ks_roi_cl_profiles)(ks_thread *t, const ks_roi_align_args *a, const ks_roi_box *r, float *sh,
+                                          KS_IDX base, KS_IDX w, KS_IDX warps, KS_IDX lane, unsigned mask)
+{
+    const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
+    const KS_IDX gh = (KS_IDX)r->grid_h, gw = (KS_IDX)r->grid_w;
+    (void)mask; /* the simulator: one lane a profile */
+    for (KS_IDX p = w; p < PH + PW; p += warps) {
+        const int along_y = p < PH;
+        const KS_IDX bin = along_y ? p : p - PH, grid = along_y ? gh : gw, L = along_y ? a->height : a->width;
+        const float start = along_y ? r->y1 : r->x1, size = along_y ? r->bin_h : r->bin_w;
+        float acc[KS_ROI_SPAN];
+        int64_t lo;
+        int n;
+        unsigned hit, zero;
+        const KS_IDX at = base + p * KS_ROI_CL_PROF;
+#if defined(__CUDA_ARCH__)
+        if (mask == 0xffffffffu && grid <= 32) {
+            float mine;
+            const int ok = ks_roi_profile_warp(mask, (int)lane, start, bin, size, grid, L, &mine, &lo, &n, &hit, &zero);
+            if (lane < KS_ROI_SPAN) ks_shared_store(t, sh, at + lane, mine);
+            if (lane == 0) {
+                ks_shared_store(t, sh, at + KS_ROI_SPAN, ks_roi_cl_bits((int32_t)lo));
+                ks_shared_store(t, sh, at + KS_ROI_SPAN + 1, ks_roi_cl_bits(ok ? n : -1));
+                ks_shared_store(t, sh, at + KS_ROI_SPAN + 2, ks_roi_cl_bits((int32_t)hit));
+                ks_shared_store(t, sh, at + KS_ROI_SPAN + 3, ks_roi_cl_bits((int32_t)zero));
+            }
+            continue;
+        }
+#endif
+        if (lane != 0) continue;
+        const int ok = ks_roi_profile(start, bin, size, grid, L, acc, &lo, &n, &hit, &zero);
+        for (int k = 0; k < KS_ROI_SPAN; ++k) ks_shared_store(t, sh, at + k, acc[k]);
+        ks_shared_store(t, sh, at + KS_ROI_SPAN, ks_roi_cl_bits((int32_t)lo));
+        ks_shared_store(t, sh, at + KS_ROI_SPAN + 1, ks_roi_cl_bits(ok ? n : -1));
+        ks_shared_store(t, sh, at + KS_ROI_SPAN + 2, ks_roi_cl_bits((int32_t)hit));
+        ks_shared_store(t, sh, at + KS_ROI_SPAN + 3, ks_roi_cl_bits((int32_t)zero));
+    }
+}
+
 /* One bin (ph, pw) of box r for this thread's V channels c .. c + V - 1 of image plane
  * set im (the image's [H, W, C] block, at channel c): the sums before the / count, in
- * the slot kernel's order (see the file comment). valid: the channels exist (else 0s; the
- * thread still takes its part of the warp's geometry). lane, mask: this thread's lane of
- * its warp and the warp's lanes. */
-KS_FN void KS_VARIANT(ks_roi_cl_bin)(const ks_roi_align_args *a, const ks_roi_box *r, const float *im, KS_IDX ph,
-                                     KS_IDX pw, const int V, int valid, int lane, unsigned mask, float *acc)
+ * the slot kernel's order (see the file comment). valid: the channels exist (else 0s).
+ * Where a->merge, the bin's profiles come from the records at word `base` of sh. */
+KS_FN void KS_VARIANT(ks_roi_cl_bin)(ks_thread *t, const ks_roi_align_args *a, const ks_roi_box *r, const float *im,
+                                     KS_IDX ph, KS_IDX pw, const int V, int valid, const float *sh, KS_IDX base,
+                                     float *acc)
 {
-    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
+    const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width, PH = (KS_IDX)a->pooled_h;
     const KS_IDX gh = r->b < 0 ? 0 : (KS_IDX)r->grid_h, gw = r->b < 0 ? 0 : (KS_IDX)r->grid_w;
     for (int j = 0; j < 4; ++j) acc[j] = 0.0f;
+    if (!valid) return;
     float ay[KS_ROI_SPAN], ax[KS_ROI_SPAN];
     int64_t ylo = 0, xlo = 0;
     int ny = 0, nx = 0;
     unsigned hy = 0, hx = 0, zy = 0, zx = 0;
-#if defined(__CUDA_ARCH__)
-    /* a whole warp's lanes split the profiles of grids up to 32 samples (the same bits) */
-    int merged = a->merge && gh > 0;
-    float my = 0.0f, mx = 0.0f;
-    const int lanes = mask == 0xffffffffu ? 32 : 0; /* a short warp works them out each */
-    if (merged && gh <= lanes) merged = ks_roi_profile_warp(mask, lane, r->y1, ph, r->bin_h, gh, H, &my, &ylo, &ny, &hy, &zy);
-    else if (merged) merged = ks_roi_profile(r->y1, ph, r->bin_h, gh, H, ay, &ylo, &ny, &hy, &zy);
-    if (merged && gw <= lanes) merged = ks_roi_profile_warp(mask, lane, r->x1, pw, r->bin_w, gw, W, &mx, &xlo, &nx, &hx, &zx);
-    else if (merged) merged = ks_roi_profile(r->x1, pw, r->bin_w, gw, W, ax, &xlo, &nx, &hx, &zx);
-    if (merged) /* each lane's entry to every lane (lanes past KS_ROI_SPAN hold 0s) */
-        for (int k = 0; k < KS_ROI_SPAN; ++k) {
-            const float y = __shfl_sync(mask, my, k), x = __shfl_sync(mask, mx, k);
-            if (gh <= lanes) ay[k] = y;
-            if (gw <= lanes) ax[k] = x;
-        }
-#else
-    (void)lane, (void)mask;
-    const int merged = a->merge && gh > 0 && ks_roi_profile(r->y1, ph, r->bin_h, gh, H, ay, &ylo, &ny, &hy, &zy) &&
-                       ks_roi_profile(r->x1, pw, r->bin_w, gw, W, ax, &xlo, &nx, &hx, &zx);
-#endif
-    if (!valid) return;
+    const int merged = a->merge && gh > 0 &&
+                       ks_roi_cl_profile_get(t, sh, base + ph * KS_ROI_CL_PROF, ay, &ylo, &ny, &hy, &zy) &&
+                       ks_roi_cl_profile_get(t, sh, base + (PH + pw) * KS_ROI_CL_PROF, ax, &xlo, &nx, &hx, &zx);
     if (merged) {
         /* rows a and columns b by constants (registers on the GPU): ks_roi_fwd_merged's order */
         for (int ra = 0; ra < KS_ROI_SPAN; ++ra) {
@@ -222,7 +280,9 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
     const KS_IDX chunk = (KS_IDX)a->cl_chunk, chunks = (bins + chunk - 1) / chunk;
     const KS_IDX warps = nt / lanes, w = tid / lanes, lane = tid - w * lanes;
     const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u; /* a warp's lanes (lanes < 32: all nt) */
-    KS_SHARED_DYN(float, tile, G * chunk); /* [G][chunk] */
+    /* the tile [G][chunk], then the item's PH + PW profile records (merged bins) */
+    KS_SHARED_DYN(float, tile, G * chunk + (PH + PW) * KS_ROI_CL_PROF);
+    const KS_IDX base = G * chunk;
     for (KS_IDX item = (KS_IDX)t->block_idx.x; item < K * groups * chunks; item += (KS_IDX)t->grid_dim.x) {
         const KS_IDX kg = item / chunks, k = kg / groups, c0 = (kg - k * groups) * G;
         const KS_IDX b0 = (item - kg * chunks) * chunk, nb = bins - b0 < chunk ? bins - b0 : chunk;
@@ -233,11 +293,15 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
         const float *im = a->input_cl + (KS_IDX)(r.b < 0 ? 0 : r.b) * HW * C + c;
         const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
         const float count = (float)(gh * gw > 0 ? gh * gw : 1);
+        if (a->merge && gh > 0) { /* the bins' profiles, once for the item */
+            if (w < warps) KS_VARIANT(ks_roi_cl_profiles)(t, a, &r, tile, base, w, warps, lane, mask);
+            ks_syncthreads(t);
+        }
         if (w < warps)
             for (KS_IDX i = w; i < nb; i += warps) {
                 const KS_IDX ph = (b0 + i) / PW, pw = b0 + i - ph * PW;
                 float acc[4];
-                KS_VARIANT(ks_roi_cl_bin)(a, &r, im, ph, pw, V, c < C, (int)lane, mask, acc);
+                KS_VARIANT(ks_roi_cl_bin)(t, a, &r, im, ph, pw, V, c < C, tile, base, acc);
                 for (int j = 0; j < V; ++j) ks_shared_store(t, tile, (lane * V + j) * chunk + i, acc[j] / count);
             }
         ks_syncthreads(t);

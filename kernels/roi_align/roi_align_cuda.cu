@@ -118,8 +118,8 @@ static int cl_scratch_get(size_t bytes, cudaStream_t s, float **p)
 }
 
 /* The channels-last forward of a (avg, no sink): *launched = 0 for blocks of more than
- * KS_ROI_CL_MAX_THREADS or when the device has no room for the copy (the slot kernel runs
- * instead). */
+ * KS_ROI_CL_MAX_THREADS, more than KS_ROI_CL_PROF_MAX bytes of profiles or when the
+ * device has no room for the copy (the slot kernel runs instead). */
 static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, cudaStream_t s,
                             int *launched)
 {
@@ -129,8 +129,11 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
     *launched = 0;
     int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a.num_rois * KS_ROI_CL_THREADS, &threads, &blocks);
     if (rc || blocks == 0 || threads > KS_ROI_CL_MAX_THREADS) return rc;
+    const int64_t prof = ks_roi_cl_prof_bytes(a.pooled_h, a.pooled_w);
+    if (prof > KS_ROI_CL_PROF_MAX) return KS_OK;
     a.cl_vec = ks_roi_cl_vec(a.channels);
-    a.cl_chunk = ks_roi_cl_chunk(a.pooled_h * a.pooled_w, ks_roi_cl_lanes(threads) * a.cl_vec, KS_ROI_CL_TILE_BYTES);
+    a.cl_chunk = ks_roi_cl_chunk(a.pooled_h * a.pooled_w, ks_roi_cl_lanes(threads) * a.cl_vec,
+                                 KS_ROI_CL_TILE_BYTES - prof);
     rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&a, threads) * threads,
                            &threads, &blocks);
     if (rc) return rc;
@@ -140,7 +143,7 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
     *launched = 1;
     const int64_t tb = ks_roi_align_cl_t_items(&a);
     const unsigned tblocks = (unsigned)(tb < KS_ROI_BLOCK_CAP * 4 ? tb : KS_ROI_BLOCK_CAP * 4);
-    const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.cl_chunk * 4);
+    const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.cl_chunk * 4 + prof);
     if (tblocks > 0) {
         if (small) ks_roi_align_cl_t_k_plain32<<<tblocks, 256, 0, s>>>(a);
         else ks_roi_align_cl_t_k_plain<<<tblocks, 256, 0, s>>>(a);

@@ -35,8 +35,9 @@ static int coop_report(const char *what, const ks_sim_report *rep)
 }
 
 /* The channels-last forward (KS_ROI_FORWARD=cl; roi_align_cl_body.h): the transpose into
- * a host scratch, then the forward, both as cooperative fibers (barriers); its tile within
- * the 48 KiB arena. *ran = 1 (kept for the launcher's shape). */
+ * a host scratch, then the forward, both as cooperative fibers (barriers); its tile and
+ * profiles within the 48 KiB arena. *ran = 0 when the profiles of PH + PW bins take more
+ * than KS_ROI_CL_PROF_MAX bytes (the slot kernel runs). */
 static int cl_launch(const ks_roi_align_args *a, const ks_launch *l, int *ran)
 {
     int threads;
@@ -46,8 +47,11 @@ static int cl_launch(const ks_roi_align_args *a, const ks_launch *l, int *ran)
                                &blocks);
     if (rc) return rc;
     ks_roi_align_args ca = *a;
+    const int64_t prof = ks_roi_cl_prof_bytes(a->pooled_h, a->pooled_w);
+    if (prof > KS_ROI_CL_PROF_MAX) return KS_OK;
     ca.cl_vec = ks_roi_cl_vec(a->channels);
-    ca.cl_chunk = ks_roi_cl_chunk(a->pooled_h * a->pooled_w, ks_roi_cl_lanes(threads) * ca.cl_vec, KS_SIM_SHARED_BYTES);
+    ca.cl_chunk = ks_roi_cl_chunk(a->pooled_h * a->pooled_w, ks_roi_cl_lanes(threads) * ca.cl_vec,
+                                  KS_SIM_SHARED_BYTES - prof);
     *ran = 1;
     if (blocks == 0) return KS_OK;
     const size_t n = (size_t)(a->batch * a->channels * a->height * a->width);
