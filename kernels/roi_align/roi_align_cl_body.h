@@ -207,13 +207,30 @@ KS_FN void KS_VARIANT(ks_roi_cl_profiles)(ks_thread *t, const ks_roi_align_args 
     }
 }
 
-/* One bin (ph, pw) of box r for this thread's V channels c .. c + V - 1 of image plane
- * set im (the image's [H, W, C] block, at channel c): the sums before the / count, in
- * the slot kernel's order (see the file comment). valid: the channels exist (else 0s).
- * Where a->merge, the bin's profiles come from the records at word `base` of sh. */
-KS_FN void KS_VARIANT(ks_roi_cl_bin)(ks_thread *t, const ks_roi_align_args *a, const ks_roi_box *r, const float *im,
-                                     KS_IDX ph, KS_IDX pw, const int V, int valid, const float *sh, KS_IDX base,
-                                     float *acc)
+/* A merged bin's row sums s[j] = sum over the hit columns cb < ncols (bits of hx) of
+ * ax[cb] * src[o + cb * C + j] (fmaf, cb ascending: ks_roi_fwd_merged's order); ncols a
+ * constant where inlined (4 or KS_ROI_SPAN), so that a narrow bin's row issues no
+ * predicated-off work for columns it does not have. */
+KS_FN void KS_VARIANT(ks_roi_cl_row)(const float *src, KS_IDX o, KS_IDX C, unsigned hx, const float *ax,
+                                     const int V, const int ncols, float *s)
+{
+    for (int j = 0; j < 4; ++j) s[j] = 0.0f;
+    for (int cb = 0; cb < ncols; ++cb) {
+        if (!(hx >> cb & 1)) continue;
+        float v[4];
+        ks_roi_cl_load(src + (o + cb * C), V, v);
+        for (int j = 0; j < V; ++j) s[j] = fmaf(ax[cb], v[j], s[j]);
+    }
+}
+
+/* One bin (ph, pw) of box r for this thread's V channels at element o0 of src (the copy:
+ * image b's [H, W, C] block, channel c): the sums before the / count, in the slot
+ * kernel's order (see the file comment). valid: the channels exist (else 0s). Where
+ * a->merge, the bin's profiles come from the records at word `base` of sh. Offsets, not
+ * pointers, so that an address is one multiply-add from the copy's base. */
+KS_FN void KS_VARIANT(ks_roi_cl_bin)(ks_thread *t, const ks_roi_align_args *a, const ks_roi_box *r, const float *src,
+                                     KS_IDX o0, KS_IDX ph, KS_IDX pw, const int V, int valid, const float *sh,
+                                     KS_IDX base, float *acc)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width, PH = (KS_IDX)a->pooled_h;
     const KS_IDX gh = r->b < 0 ? 0 : (KS_IDX)r->grid_h, gw = r->b < 0 ? 0 : (KS_IDX)r->grid_w;
@@ -228,20 +245,16 @@ KS_FN void KS_VARIANT(ks_roi_cl_bin)(ks_thread *t, const ks_roi_align_args *a, c
                        ks_roi_cl_profile_get(t, sh, base + (PH + pw) * KS_ROI_CL_PROF, ax, &xlo, &nx, &hx, &zx);
     if (merged) {
         /* rows a and columns b by constants (registers on the GPU): ks_roi_fwd_merged's order */
+        const KS_IDX o = o0 + ((KS_IDX)ylo * W + (KS_IDX)xlo) * C, WC = W * C;
         for (int ra = 0; ra < KS_ROI_SPAN; ++ra) {
             if (!(hy >> ra & 1)) continue; /* hit bits lie below ny, nx */
-            float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            const float *row = im + ((KS_IDX)ylo + ra) * W * C;
-            for (int cb = 0; cb < KS_ROI_SPAN; ++cb) {
-                if (!(hx >> cb & 1)) continue;
-                float v[4];
-                ks_roi_cl_load(row + ((KS_IDX)xlo + cb) * C, V, v);
-                for (int j = 0; j < V; ++j) s[j] = fmaf(ax[cb], v[j], s[j]);
-            }
+            float s[4];
+            if (nx <= 4) KS_VARIANT(ks_roi_cl_row)(src, o + ra * WC, C, hx, ax, V, 4, s);
+            else KS_VARIANT(ks_roi_cl_row)(src, o + ra * WC, C, hx, ax, V, KS_ROI_SPAN, s);
             for (int j = 0; j < V; ++j) acc[j] = fmaf(ay[ra], s[j], acc[j]);
         }
         for (int j = 0; j < V; ++j)
-            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(im + j, W * C, ylo, ny, hy, zy, xlo, nx, hx, zx, C))
+            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(src + o0 + j, WC, ylo, ny, hy, zy, xlo, nx, hx, zx, C))
                 acc[j] *= 0.0f; /* NaN, as the per-sample sum (ks_roi_fwd_slot) */
         return;
     }
@@ -258,11 +271,11 @@ KS_FN void KS_VARIANT(ks_roi_cl_bin)(ks_thread *t, const ks_roi_align_args *a, c
             in[u] = q + u < n && ks_roi_sample_in_bin(r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s[u]);
             if (++ix == gw) ix = 0, ++iy;
             if (!in[u]) continue;
-            const float *r0 = im + (KS_IDX)s[u].y0 * W * C, *r1 = im + (KS_IDX)s[u].y1 * W * C;
-            ks_roi_cl_load(r0 + (KS_IDX)s[u].x0 * C, V, v[u][0]);
-            ks_roi_cl_load(r0 + (KS_IDX)s[u].x1 * C, V, v[u][1]);
-            ks_roi_cl_load(r1 + (KS_IDX)s[u].x0 * C, V, v[u][2]);
-            ks_roi_cl_load(r1 + (KS_IDX)s[u].x1 * C, V, v[u][3]);
+            const KS_IDX r0 = o0 + (KS_IDX)s[u].y0 * W * C, r1 = o0 + (KS_IDX)s[u].y1 * W * C;
+            ks_roi_cl_load(src + (r0 + (KS_IDX)s[u].x0 * C), V, v[u][0]);
+            ks_roi_cl_load(src + (r0 + (KS_IDX)s[u].x1 * C), V, v[u][1]);
+            ks_roi_cl_load(src + (r1 + (KS_IDX)s[u].x0 * C), V, v[u][2]);
+            ks_roi_cl_load(src + (r1 + (KS_IDX)s[u].x1 * C), V, v[u][3]);
         }
         for (int u = 0; u < KS_ROI_CL_STEP && q + u < n; ++u)
             for (int j = 0; j < V; ++j) /* out of range: the slot kernel's v = 0 (-0 + 0 = +0) */
@@ -290,7 +303,7 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
         ks_roi_box r;
         ks_roi_box_of(a->rois + k * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
         const KS_IDX c = c0 + lane * V;
-        const float *im = a->input_cl + (KS_IDX)(r.b < 0 ? 0 : r.b) * HW * C + c;
+        const KS_IDX o0 = (KS_IDX)(r.b < 0 ? 0 : r.b) * HW * C + c; /* image b, channel c of the copy */
         const KS_IDX gh = r.b < 0 ? 0 : (KS_IDX)r.grid_h, gw = r.b < 0 ? 0 : (KS_IDX)r.grid_w;
         const float count = (float)(gh * gw > 0 ? gh * gw : 1);
         if (a->merge && gh > 0) { /* the bins' profiles, once for the item */
@@ -301,7 +314,7 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
             for (KS_IDX i = w; i < nb; i += warps) {
                 const KS_IDX ph = (b0 + i) / PW, pw = b0 + i - ph * PW;
                 float acc[4];
-                KS_VARIANT(ks_roi_cl_bin)(t, a, &r, im, ph, pw, V, c < C, tile, base, acc);
+                KS_VARIANT(ks_roi_cl_bin)(t, a, &r, a->input_cl, o0, ph, pw, V, c < C, tile, base, acc);
                 for (int j = 0; j < V; ++j) ks_shared_store(t, tile, (lane * V + j) * chunk + i, acc[j] / count);
             }
         ks_syncthreads(t);
