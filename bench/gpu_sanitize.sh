@@ -89,6 +89,8 @@ for tool in "${tools[@]}"; do
         read -r -a args <<<"${c#*|}"
         # the fused TF32 forward is opt-in (KS_DEFORM_FUSED): on for its cases only
         if [[ $name == *fused* ]]; then export KS_DEFORM_FUSED=1; else unset KS_DEFORM_FUSED; fi
+        # the channels-last RoIAlign forward (the default on adaptive grids): on fixed ones too
+        if [[ $name == *-cl* ]]; then export KS_ROI_FORWARD=cl; else unset KS_ROI_FORWARD; fi
         sanitize "$tool" "$name" plain "$K" run "${args[@]}" --device cuda --quiet
         rm -f "$work/t.kst"
         sanitize "$tool" "$name" traced "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst"
