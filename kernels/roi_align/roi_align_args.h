@@ -21,7 +21,8 @@ typedef struct ks_roi_align_args {
                                    (ks_roi_align_args_make; roi_align_body.h) */
     float *input_cl;            /* the channels-last forward: scratch [N, H, W, C] */
     int cl_vec;                 /* ... its channels a thread (ks_roi_cl_vec) */
-    int64_t cl_chunk;           /* ... and bins a work item (ks_roi_cl_chunk) */
+    int64_t cl_chunk;           /* ... its bins a work item (ks_roi_cl_chunk) */
+    const int32_t *cl_order;    /* ... and its RoIs in image order (NULL: 0 .. K-1) */
 } ks_roi_align_args;
 
 /* The channels-last forward (roi_align_cl_body.h): lanes of a block (32, fewer in a block

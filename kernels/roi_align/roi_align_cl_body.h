@@ -10,7 +10,9 @@
  * [N, H, W, C] (ks_roi_align_cl_t_body: a transpose through a 32 x 33 shared tile, reads
  * and writes coalesced), so the C values of a pixel are contiguous, and
  *
- *   1. a block work item is one RoI k, a group of G = lanes * V channels (lanes = 32,
+ *   1. a block work item is one RoI k (on the GPU in image order, a->cl_order, so that
+ *      the blocks running at one time read one image's pixels, which stay in L2), a
+ *      group of G = lanes * V channels (lanes = 32,
  *      V = 4, 2 or 1 channels a thread: ks_roi_cl_vec) and a chunk of its bins (all of
  *      them when the tile of 3. fits 48 KiB: ks_roi_cl_chunk);
  *   2. a warp takes bins w, w + warps, ...; its lanes the group's channels, V each: the
@@ -297,7 +299,8 @@ KS_FN void KS_VARIANT(ks_roi_cl_run)(ks_thread *t, const ks_roi_align_args *a, c
     KS_SHARED_DYN(float, tile, G * chunk + (PH + PW) * KS_ROI_CL_PROF);
     const KS_IDX base = G * chunk;
     for (KS_IDX item = (KS_IDX)t->block_idx.x; item < K * groups * chunks; item += (KS_IDX)t->grid_dim.x) {
-        const KS_IDX kg = item / chunks, k = kg / groups, c0 = (kg - k * groups) * G;
+        const KS_IDX kg = item / chunks, kk = kg / groups, c0 = (kg - kk * groups) * G;
+        const KS_IDX k = a->cl_order ? (KS_IDX)a->cl_order[kk] : kk; /* the kk-th RoI in image order */
         const KS_IDX b0 = (item - kg * chunks) * chunk, nb = bins - b0 < chunk ? bins - b0 : chunk;
         const KS_IDX nc = C - c0 < G ? C - c0 : G;
         ks_roi_box r;

@@ -117,6 +117,35 @@ static int cl_scratch_get(size_t bytes, cudaStream_t s, float **p)
     return rc;
 }
 
+/* The RoIs in image order (rois[k * 5] as ks_roi_box_of reads it; one out of range counts
+ * as image 0), for the channels-last forward's work items: one block, N counters in shared
+ * memory, an atomic slot each (the order within an image does not change the outputs). */
+#define KS_ROI_CL_ORDER_MAXN 1024
+#ifndef KS_ROI_CL_ORDER /* -DKS_ROI_CL_ORDER=0: the RoIs in their own order, to compare */
+#define KS_ROI_CL_ORDER 1
+#endif
+__global__ void __launch_bounds__(1024) ks_roi_cl_order_k(const float *rois, int K, int N, int *order)
+{
+    __shared__ int start[KS_ROI_CL_ORDER_MAXN];
+    for (int i = threadIdx.x; i < N; i += blockDim.x) start[i] = 0;
+    __syncthreads();
+    for (int k = threadIdx.x; k < K; k += blockDim.x) {
+        const float b = rois[(size_t)k * 5];
+        atomicAdd(&start[b > -1.0f && b < (float)N ? (int)b : 0], 1);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int i = 0, sum = 0; i < N; ++i) {
+            const int c = start[i];
+            start[i] = sum, sum += c;
+        }
+    __syncthreads();
+    for (int k = threadIdx.x; k < K; k += blockDim.x) {
+        const float b = rois[(size_t)k * 5];
+        order[atomicAdd(&start[b > -1.0f && b < (float)N ? (int)b : 0], 1)] = k;
+    }
+}
+
 /* The channels-last forward of a (avg, no sink): *launched = 0 for blocks of more than
  * KS_ROI_CL_MAX_THREADS, more than KS_ROI_CL_PROF_MAX bytes of profiles or when the
  * device has no room for the copy (the slot kernel runs instead). */
@@ -137,14 +166,21 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
     rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&a, threads) * threads,
                            &threads, &blocks);
     if (rc) return rc;
+    /* the scratch: the copy, then the RoIs' order (n floats, then K ints) */
     const size_t n = (size_t)(a.batch * a.channels * a.height * a.width);
-    rc = cl_scratch_get((n ? n : 1) * sizeof(float), s, &a.input_cl);
+    rc = cl_scratch_get((n + (size_t)a.num_rois) * sizeof(float) + 4, s, &a.input_cl);
     if (rc || !a.input_cl) return rc;
     *launched = 1;
+    if (KS_ROI_CL_ORDER && a.batch <= KS_ROI_CL_ORDER_MAXN && a.num_rois < ((int64_t)1 << 31)) {
+        int32_t *order = (int32_t *)(a.input_cl + n);
+        ks_roi_cl_order_k<<<1, 1024, 0, s>>>(a.rois, (int)a.num_rois, (int)a.batch, order);
+        rc = ks_cuda_check_launch("roi_align_forward (RoIs in image order)");
+        a.cl_order = order;
+    }
     const int64_t tb = ks_roi_align_cl_t_items(&a);
     const unsigned tblocks = (unsigned)(tb < KS_ROI_BLOCK_CAP * 4 ? tb : KS_ROI_BLOCK_CAP * 4);
     const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.cl_chunk * 4 + prof);
-    if (tblocks > 0) {
+    if (!rc && tblocks > 0) {
         if (small) ks_roi_align_cl_t_k_plain32<<<tblocks, 256, 0, s>>>(a);
         else ks_roi_align_cl_t_k_plain<<<tblocks, 256, 0, s>>>(a);
         rc = ks_cuda_check_launch("roi_align_forward (channels-last copy)");
