@@ -59,6 +59,9 @@ static void compare(const ks_op *op, ks_run *r, int t)
 static ks_filter roi_filter = {0, INT64_MAX, 0, INT64_MAX, 1};
 /* KS_ROI_FORWARD for run_both's GPU runs only (NULL: unset); its simulator runs the slot kernel */
 static const char *gpu_forward;
+/* run_both's launch (threads, block cap; 0: the defaults) */
+static int roi_threads;
+static int64_t roi_cap;
 
 static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t PH, int64_t sr, int aligned, int max,
                      int backward, int traced)
@@ -80,6 +83,7 @@ static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t 
         r[d].pattern = KS_PAT_RANDOM;
         r[d].seed = (uint64_t)t;
         r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
+        r[d].launch = tu_launch(roi_threads, roi_cap);
         r[d].sink = traced ? ks_host_sink_create(0, roi_filter) : NULL;
         if (d && gpu_forward) setenv("KS_ROI_FORWARD", gpu_forward, 1);
         const int rc = ks_run_execute(&r[d]);
@@ -183,10 +187,14 @@ END_TEST
 
 /* the channels-last forward (roi_align_cl_body.h; KS_ROI_FORWARD=cl) against the
  * simulator's slot kernel, bitwise: 4, 2 and 1 channels a thread (C = 256, 68, 6, 37, 1,
- * 130), sampling ratios -1 .. 2 (adaptive ones merged), 14 x 15 bins (chunks of 96 for
- * 128 channels); by default (no KS_ROI_FORWARD) it runs where bins merge, on RoIs enough
- * that blocks loop (5000 RoIs x 2 groups > 4096 blocks), and not on a fixed grid nor in
- * max pooling: the launch count says which ran */
+ * 130), sampling ratios -1 .. 2 (adaptive ones merged), 14 x 15 bins; 128 channels of
+ * 14 x 15 bins (G = 128: three chunks of 70) in blocks of 256, of 48 threads (a short
+ * warp: its lanes idle) and of 16 (G = 64, two chunks of 105; profiles by one lane
+ * each), grids capped so blocks
+ * loop, and adaptive bins of 45 samples (a profile past a warp: by one lane, then summed
+ * sample by sample); by default (no KS_ROI_FORWARD) it runs where bins merge, on RoIs
+ * enough that blocks loop (5000 RoIs x 2 groups > 4096 blocks), and not on a fixed grid
+ * nor in max pooling: the launch count says which ran */
 START_TEST(roi_align_channels_last_cuda_equals_simulator)
 {
     const long long n = ks_roi_align_cl_launches();
@@ -195,12 +203,19 @@ START_TEST(roi_align_channels_last_cuda_equals_simulator)
     for (int t = 0; t < 12; ++t)
         run_both(t + 60, 3 + 11 * t, C[t % 6], 17 + 5 * t, 23 + 3 * t, t % 5 == 4 ? 14 : 2 + t % 6, t % 4 - 1, t % 2,
                  0, 0, 0);
+    const int threads[3] = {0, 48, 16};
+    for (int t = 0; t < 6; ++t) {
+        roi_threads = threads[t % 3], roi_cap = t < 3 ? 0 : 3;
+        run_both(t + 90, 25, 128, 41, 37, 14, t % 2 ? 0 : 2, 1, 0, 0, 0);
+    }
+    roi_threads = 0, roi_cap = 0;
+    run_both(98, 6, 12, 60, 60, 1, 0, 1, 0, 0, 0); /* 1 x 2 bins of large RoIs: grids past 32 */
     gpu_forward = NULL;
-    ck_assert_int_eq(ks_roi_align_cl_launches() - n, 12);
+    ck_assert_int_eq(ks_roi_align_cl_launches() - n, 19);
     run_both(80, 5000, 200, 30, 41, 7, 0, 1, 0, 0, 0);
     run_both(81, 40, 64, 30, 41, 7, 2, 1, 0, 0, 0); /* fixed grid */
     run_both(82, 40, 64, 30, 41, 7, 0, 1, 1, 0, 0); /* max */
-    ck_assert_int_eq(ks_roi_align_cl_launches() - n, 13);
+    ck_assert_int_eq(ks_roi_align_cl_launches() - n, 20);
 }
 END_TEST
 

@@ -70,6 +70,7 @@ KS_FN int64_t ks_roi_align_cl_items(const ks_roi_align_args *a, int64_t threads)
 
 /* The transpose's block work items: tiles of 32 channels x KS_ROI_CL_TP pixels. */
 #define KS_ROI_CL_TP 128
+#define KS_ROI_CL_T_BLOCKS 16384 /* its grid's cap (blocks loop past it) */
 KS_FN int64_t ks_roi_align_cl_t_items(const ks_roi_align_args *a)
 {
     return a->batch * ((a->channels + 31) / 32) * ((a->height * a->width + KS_ROI_CL_TP - 1) / KS_ROI_CL_TP);
@@ -124,7 +125,8 @@ extern "C" {
  * launchers check; the slot kernel runs otherwise). */
 int ks_roi_align_use_plane(void);
 /* The plain avg forward the environment asks for: KS_ROI_FORWARD=slot, plane or cl
- * (channels-last), else the device's default (CUDA: cl; the simulator: slot). */
+ * (channels-last), else the device's default (CUDA: cl where bins merge - adaptive grids
+ * - else slot; the simulator: slot). */
 enum { KS_ROI_FWD_DEFAULT, KS_ROI_FWD_SLOT, KS_ROI_FWD_PLANE, KS_ROI_FWD_CL };
 int ks_roi_align_forward_choice(void);
 /* Counted per channels-last launch, as the plane forward's (tests check the path ran). */

@@ -1,7 +1,8 @@
 /* roi_align_cl_body.h - the plain avg RoIAlign forward from a channels-last copy of the
  * input, written once for CUDA and the simulator (ks_shared.h; the simulator runs it with
- * ks_sim_launch_coop). The CUDA default for avg pooling (KS_ROI_FORWARD=slot: the slot
- * kernel); the simulator's on KS_ROI_FORWARD=cl (docs/roi-align.md).
+ * ks_sim_launch_coop). The CUDA default for avg pooling where bins merge (adaptive grids;
+ * KS_ROI_FORWARD=slot: the slot kernel, =cl: also on fixed grids); the simulator's on
+ * KS_ROI_FORWARD=cl (docs/roi-align.md).
  *
  * Why: a bin's sampling geometry (box, samples, corners, weights, merged profiles) does
  * not depend on the channel. The slot kernel (roi_align_body.h) gives its lanes 32 bins,
@@ -61,7 +62,8 @@ KS_FN void ks_roi_cl_load(const float *p, const int V, float *v)
     for (int j = 0; j < V; ++j) v[j] = p[j];
 }
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 /* __reduce_*_sync */
+#define KS_ROI_CL_WARP_PROFILE 1
 /* ks_roi_profile worked out by the lanes of a warp (mask: the lanes taking part, lane
  * `me`): lane i takes sample i (grid <= lanes, else the caller asks ks_roi_profile), and
  * lane k < KS_ROI_SPAN sums pixel lo + k's weight over the samples in order, with the
@@ -185,7 +187,7 @@ KS_FN void KS_VARIANT(ks_roi_cl_profiles)(ks_thread *t, const ks_roi_align_args 
         int n;
         unsigned hit, zero;
         const KS_IDX at = base + p * KS_ROI_CL_PROF;
-#if defined(__CUDA_ARCH__)
+#if defined(KS_ROI_CL_WARP_PROFILE)
         if (mask == 0xffffffffu && grid <= 32) {
             float mine;
             const int ok = ks_roi_profile_warp(mask, (int)lane, start, bin, size, grid, L, &mine, &lo, &n, &hit, &zero);

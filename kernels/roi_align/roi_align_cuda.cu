@@ -1,5 +1,7 @@
 /* roi_align_cuda.cu - RoIAlign on the GPU: the bodies of roi_align_body.h as plain and
  * traced kernels, each with 32- and 64-bit indices. */
+#include <pthread.h>
+
 #include "../core/ks_cuda.h"
 
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
@@ -62,58 +64,77 @@ static const ks_roi_cl_kernel cl_kernels[2][3] = {
     {ks_roi_align_cl4_k_plain, ks_roi_align_cl2_k_plain, ks_roi_align_cl1_k_plain},
     {ks_roi_align_cl4_k_plain32, ks_roi_align_cl2_k_plain32, ks_roi_align_cl1_k_plain32}};
 
-/* The channels-last copy of the input lives in one device buffer per process, grown as
- * needed and freed at exit (cudaMalloc and cudaFree cost tens of microseconds, and cudaFree
- * waits for the device). An event recorded after each use, which the next use's stream
- * waits for, keeps calls on different streams from sharing it at once. One host thread at
- * a time, like the tools. */
+/* The channels-last copy of the input lives in one buffer per device, grown as needed and
+ * freed at exit (cudaMalloc and cudaFree cost tens of microseconds, and cudaFree waits for
+ * the device). A mutex is held from taking the buffer until the launches that use it are
+ * queued and an event recorded after them; the next use's stream waits for that event, so
+ * host threads and streams never share the buffer at once. */
+#define KS_ROI_CL_DEVICES 64
 static struct {
     float *p;
     size_t bytes;
-    int device;
     cudaEvent_t done;
-} cl_scratch;
+} cl_scratch[KS_ROI_CL_DEVICES];
+static pthread_mutex_t cl_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void cl_scratch_free(void)
+static void cl_scratch_free_all(void)
 {
-    if (cl_scratch.p) cudaFree(cl_scratch.p);
-    if (cl_scratch.done) cudaEventDestroy(cl_scratch.done);
-    cl_scratch.p = NULL, cl_scratch.done = NULL, cl_scratch.bytes = 0;
+    int cur = 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) return;
+    for (int d = 0; d < KS_ROI_CL_DEVICES; ++d) {
+        if (!cl_scratch[d].p) continue;
+        if (cudaSetDevice(d) == cudaSuccess) {
+            cudaFree(cl_scratch[d].p);
+            cudaEventDestroy(cl_scratch[d].done);
+        }
+        cl_scratch[d].p = NULL, cl_scratch[d].done = NULL, cl_scratch[d].bytes = 0;
+    }
+    cudaSetDevice(cur);
 }
 
-/* *p = a scratch of `bytes` on the current device, once stream s waited for its last use;
- * NULL (and KS_OK) when the device has no room: the caller runs the slot kernel. */
-static int cl_scratch_get(size_t bytes, cudaStream_t s, float **p)
+/* Locks cl_lock and sets *p to a scratch of `bytes` on the current device once stream s
+ * waited for its last use; the caller queues its launches and calls cl_scratch_done. On
+ * failure, and with *p NULL (and KS_OK: the device has no room, or a device past
+ * KS_ROI_CL_DEVICES, so the caller runs the slot kernel), the lock is released here. */
+static int cl_scratch_get(size_t bytes, cudaStream_t s, float **p, int *dev)
 {
-    int dev = 0, rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
     *p = NULL;
-    if (rc) return rc;
-    if (cl_scratch.p && (cl_scratch.bytes < bytes || cl_scratch.device != dev)) {
-        int cur = dev; /* free it on the device that holds it */
-        if (cl_scratch.device != dev) rc = ks_cuda_ok(cudaSetDevice(cl_scratch.device), "cudaSetDevice");
-        cl_scratch_free();
-        if (!rc && cur != cl_scratch.device) rc = ks_cuda_ok(cudaSetDevice(cur), "cudaSetDevice");
-        if (rc) return rc;
+    int rc = ks_cuda_ok(cudaGetDevice(dev), "cudaGetDevice");
+    if (rc || *dev < 0 || *dev >= KS_ROI_CL_DEVICES) return rc;
+    pthread_mutex_lock(&cl_lock);
+    auto &c = cl_scratch[*dev];
+    if (c.p && c.bytes < bytes) { /* grow: cudaFree waits for the device, so for its last use too */
+        rc = ks_cuda_ok(cudaFree(c.p), "cudaFree");
+        c.p = NULL, c.bytes = 0;
     }
-    if (!cl_scratch.p) {
+    if (!rc && !c.p) {
         static int hooked;
-        if (cudaMalloc((void **)&cl_scratch.p, bytes) != cudaSuccess) {
-            (void)cudaGetLastError(); /* out of memory is not an error here: the slot kernel runs */
-            cl_scratch.p = NULL;
+        const cudaError_t e = cudaMalloc((void **)&c.p, bytes);
+        if (e == cudaErrorMemoryAllocation) { /* no room: not an error, the slot kernel runs */
+            (void)cudaGetLastError();
+            c.p = NULL;
+            pthread_mutex_unlock(&cl_lock);
             return KS_OK;
         }
-        rc = ks_cuda_ok(cudaEventCreateWithFlags(&cl_scratch.done, cudaEventDisableTiming), "cudaEventCreate");
-        if (rc) {
-            cl_scratch_free();
-            return rc;
-        }
-        cl_scratch.bytes = bytes, cl_scratch.device = dev;
-        if (!hooked) hooked = !atexit(cl_scratch_free);
-        *p = cl_scratch.p;
-        return KS_OK;
+        rc = ks_cuda_ok(e, "cudaMalloc");
+        if (!rc) c.bytes = bytes;
+        if (!rc && !c.done) rc = ks_cuda_ok(cudaEventCreateWithFlags(&c.done, cudaEventDisableTiming), "cudaEventCreate");
+        if (!rc && !hooked) hooked = !atexit(cl_scratch_free_all);
     }
-    rc = ks_cuda_ok(cudaStreamWaitEvent(s, cl_scratch.done, 0), "cudaStreamWaitEvent");
-    if (!rc) *p = cl_scratch.p;
+    if (!rc) rc = ks_cuda_ok(cudaStreamWaitEvent(s, c.done, 0), "cudaStreamWaitEvent");
+    if (rc) {
+        pthread_mutex_unlock(&cl_lock);
+        return rc;
+    }
+    *p = c.p;
+    return KS_OK;
+}
+
+/* After the launches that use device dev's scratch: the event the next use waits for; unlocks. */
+static int cl_scratch_done(int dev, cudaStream_t s)
+{
+    const int rc = ks_cuda_ok(cudaEventRecord(cl_scratch[dev].done, s), "cudaEventRecord");
+    pthread_mutex_unlock(&cl_lock);
     return rc;
 }
 
@@ -147,8 +168,9 @@ __global__ void __launch_bounds__(1024) ks_roi_cl_order_k(const float *rois, int
 }
 
 /* The channels-last forward of a (avg, no sink): *launched = 0 for blocks of more than
- * KS_ROI_CL_MAX_THREADS, more than KS_ROI_CL_PROF_MAX bytes of profiles or when the
- * device has no room for the copy (the slot kernel runs instead). */
+ * KS_ROI_CL_MAX_THREADS, more than KS_ROI_CL_PROF_MAX bytes of profiles, a stream being
+ * captured into a graph, or when the device has no room for the copy (the slot kernel
+ * runs instead). */
 static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, cudaStream_t s,
                             int *launched)
 {
@@ -166,9 +188,14 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
     rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&a, threads) * threads,
                            &threads, &blocks);
     if (rc) return rc;
+    /* not while a CUDA graph is captured: no cudaMalloc there, and the event is outside it */
+    cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    rc = ks_cuda_ok(cudaStreamIsCapturing(s, &cap), "cudaStreamIsCapturing");
+    if (rc || cap != cudaStreamCaptureStatusNone) return rc;
     /* the scratch: the copy, then the RoIs' order (n floats, then K ints) */
     const size_t n = (size_t)(a.batch * a.channels * a.height * a.width);
-    rc = cl_scratch_get((n + (size_t)a.num_rois) * sizeof(float) + 4, s, &a.input_cl);
+    int dev;
+    rc = cl_scratch_get((n + (size_t)a.num_rois) * sizeof(float) + 4, s, &a.input_cl, &dev);
     if (rc || !a.input_cl) return rc;
     *launched = 1;
     if (KS_ROI_CL_ORDER && a.batch <= KS_ROI_CL_ORDER_MAXN && a.num_rois < ((int64_t)1 << 31)) {
@@ -178,7 +205,7 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
         a.cl_order = order;
     }
     const int64_t tb = ks_roi_align_cl_t_items(&a);
-    const unsigned tblocks = (unsigned)(tb < KS_ROI_BLOCK_CAP * 4 ? tb : KS_ROI_BLOCK_CAP * 4);
+    const unsigned tblocks = (unsigned)(tb < KS_ROI_CL_T_BLOCKS ? tb : KS_ROI_CL_T_BLOCKS);
     const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.cl_chunk * 4 + prof);
     if (!rc && tblocks > 0) {
         if (small) ks_roi_align_cl_t_k_plain32<<<tblocks, 256, 0, s>>>(a);
@@ -189,7 +216,7 @@ static int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, i
         cl_kernels[small ? 1 : 0][a.cl_vec == 4 ? 0 : a.cl_vec == 2 ? 1 : 2]<<<(unsigned)blocks, threads, tile, s>>>(a);
         rc = ks_cuda_check_launch("roi_align_forward (channels-last)");
     }
-    const int erc = ks_cuda_ok(cudaEventRecord(cl_scratch.done, s), "cudaEventRecord");
+    const int erc = cl_scratch_done(dev, s);
     if (!rc) rc = erc;
     if (!rc) ks_roi_align_cl_launched();
     return rc;

@@ -28,9 +28,9 @@ static void cl_forward(ks_thread *t, const void *v)
 
 static int coop_report(const char *what, const ks_sim_report *rep)
 {
-    if (rep->races || rep->uninit_reads || rep->divergent_barriers)
-        return ks_fail(KS_ECHECK, "roi_align: %s's shared memory: %s%s%s", what, rep->first[0], rep->first[1],
-                       rep->first[2]);
+    if (rep->races || rep->uninit_reads || rep->divergent_barriers || rep->outside)
+        return ks_fail(KS_ECHECK, "roi_align: %s's shared memory: %s%s%s%s", what, rep->first[0], rep->first[1],
+                       rep->first[2], rep->first[3]);
     return KS_OK;
 }
 
@@ -59,7 +59,7 @@ static int cl_launch(const ks_roi_align_args *a, const ks_launch *l, int *ran)
     if (!ca.input_cl) return ks_fail(KS_ENOMEM, "roi_align: no memory for a %zu-float channels-last copy", n);
     ks_sim_report rep;
     const int64_t tb = ks_roi_align_cl_t_items(&ca);
-    rc = ks_sim_launch_coop(tb < KS_ROI_BLOCK_CAP ? tb : KS_ROI_BLOCK_CAP, 256, cl_transpose, &ca, NULL, &rep);
+    rc = ks_sim_launch_coop(tb < KS_ROI_CL_T_BLOCKS ? tb : KS_ROI_CL_T_BLOCKS, 256, cl_transpose, &ca, NULL, &rep);
     if (!rc) rc = coop_report("channels-last transpose", &rep);
     if (!rc) rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&ca, threads) * threads,
                                     &threads, &blocks);
