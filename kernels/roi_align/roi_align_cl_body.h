@@ -8,17 +8,19 @@
  * not depend on the channel. The slot kernel (roi_align_body.h) gives its lanes 32 bins,
  * works the geometry out per thread and gathers 4 bytes a corner from ~25 sectors per
  * warp load, since NCHW puts channels a plane apart. Here the input is first copied to
- * [N, H, W, C] (ks_roi_align_cl_t_body: a transpose through a 32 x 33 shared tile, reads
- * and writes coalesced), so the C values of a pixel are contiguous, and
+ * [N, H, W, C] (ks_roi_align_cl_t_body: a transpose through a 32 x 129 shared tile,
+ * reads and writes coalesced), so the C values of a pixel are contiguous, and
  *
  *   1. a block work item is one RoI k (on the GPU in image order, a->cl_order, so that
  *      the blocks running at one time read one image's pixels, which stay in L2), a
- *      group of G = lanes * V channels (lanes = 32,
- *      V = 4, 2 or 1 channels a thread: ks_roi_cl_vec) and a chunk of its bins (all of
- *      them when the tile of 3. fits 48 KiB: ks_roi_cl_chunk);
+ *      group of G = lanes * V channels (lanes = 32, V = 4, 2 or 1 channels a thread:
+ *      ks_roi_cl_vec) and a chunk of its bins (all of them when the tile of 3. and the
+ *      profiles fit 48 KiB: ks_roi_cl_chunk); where bins merge, the item's PH + PW
+ *      profiles are worked out first, once, into shared memory (ks_roi_cl_profiles),
+ *      then a barrier;
  *   2. a warp takes bins w, w + warps, ...; its lanes the group's channels, V each: the
- *      warp works out the bin's geometry once for G channels, and each corner is one
- *      coalesced load of G contiguous floats (float4 per lane when V = 4);
+ *      bin's geometry is the warp's, shared by G channels, and each corner or footprint
+ *      pixel is one coalesced load of G contiguous floats (float4 per lane when V = 4);
  *   3. each bin's G results go to a shared tile [G][chunk]; after a barrier the block
  *      writes the tile to output[k, c0 .. c0 + G - 1, chunk's bins] (all the bins:
  *      contiguous there); barrier.
