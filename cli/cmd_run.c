@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../kernels/core/ks_sim.h"
 #include "../kernels/registry.h"
 #include "../trace/image.h"
 #include "../trace/ks_file.h"
@@ -105,8 +107,10 @@ static void run_usage(FILE *out, const ks_op *op)
             "                    own for (its rois, offsets, ... keep theirs): arange\n"
             "                    (default), ones, or random (uniform in [-1, 1), from --seed)\n"
             "  --seed N          the seed of random inputs, an integer >= 0 (default 0)\n"
-            "  --quiet           print nothing on success (errors and trace drops still)\n"
-            "Per-axis parameters take H,W or one number for both.\n");
+            "  --quiet           print nothing on success: no summary, no progress (errors\n"
+            "                    and trace drops still)\n"
+            "Per-axis parameters take H,W or one number for both. A simulator run past 2 s\n"
+            "reports its progress on stderr every 2 s (block i of n of the launch running).\n");
     if (op) {
         fputc('\n', out);
         print_op(out, op);
@@ -282,6 +286,28 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
     return image ? load_image(op, r, image, image_size, ctx) : KS_EXIT_OK;
 }
 
+/* A simulator run that takes a while says how far it got on stderr: from
+ * KS_RUN_PROGRESS_MS on, then as often, a line "block i of n" of the launch running (on a
+ * terminal one line rewritten in place). --quiet turns it off. */
+#define KS_RUN_PROGRESS_MS 2000
+typedef struct run_progress {
+    const char *op;
+    struct timespec t0;
+    int tty;
+} run_progress;
+
+static void show_progress(void *ctx, int64_t done, int64_t total)
+{
+    const run_progress *p = ctx;
+    struct timespec now;
+    timespec_get(&now, TIME_UTC);
+    const long long secs = (long long)(now.tv_sec - p->t0.tv_sec);
+    fprintf(stderr, "%skscope: %s: simulating, block %lld of %lld (%d%%), %lld s%s", p->tty ? "\r" : "", p->op,
+            (long long)done, (long long)total, (int)(total ? 100 * done / total : 100), secs,
+            !p->tty || done == total ? "\n" : "");
+    fflush(stderr);
+}
+
 static int run_op(const ks_op *op, int argc, char **argv)
 {
     static ks_run r; /* large: keep it off the stack */
@@ -303,7 +329,11 @@ static int run_op(const ks_op *op, int argc, char **argv)
         ks_run_free(&r);
         return ks_cli_error(ctx, "%s", ks_error_message());
     }
+    run_progress prog = {.op = op->name, .tty = isatty(STDERR_FILENO)};
+    timespec_get(&prog.t0, TIME_UTC);
+    if (!quiet && r.device == KS_DEV_SIM) ks_sim_set_progress(show_progress, &prog, KS_RUN_PROGRESS_MS);
     rc = ks_run_execute(&r);
+    ks_sim_set_progress(NULL, NULL, 0);
     if (rc) {
         rc = ks_cli_error(ctx, "%s", ks_error_message());
         goto out;

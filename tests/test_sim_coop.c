@@ -334,6 +334,53 @@ START_TEST(a_fiber_stack_overflow_names_its_thread)
 }
 END_TEST
 
+/* Progress (ks_sim_set_progress): with every_ms 0 the callback sees each block done, in
+ * order, then the total, for both launches; a body counts its threads so the calls are
+ * checked against the work done at the time; off again, no calls; with every_ms large,
+ * none (a short launch says nothing). */
+typedef struct prog_log {
+    int64_t done[16], total[16], ran_at[16];
+    int n;
+    int64_t ran; /* bodies run so far */
+} prog_log;
+static prog_log plog;
+static void prog_fn(void *ctx, int64_t done, int64_t total)
+{
+    prog_log *l = ctx;
+    if (l->n < 16) l->done[l->n] = done, l->total[l->n] = total, l->ran_at[l->n] = l->ran, ++l->n;
+}
+static void count_body(ks_thread *t, const void *a)
+{
+    (void)t, (void)a;
+    ++plog.ran;
+}
+
+START_TEST(progress_reports_blocks_in_order)
+{
+    for (int coop = 0; coop < 2; ++coop) {
+        memset(&plog, 0, sizeof plog);
+        ks_sim_set_progress(prog_fn, &plog, 0);
+        const int64_t blocks = 5 + coop;
+        if (coop) ck_assert_int_eq(ks_sim_launch_coop(blocks, 3, count_body, NULL, NULL, NULL), KS_OK);
+        else ks_sim_launch(blocks, 3, count_body, NULL, NULL);
+        ck_assert_int_eq(plog.n, blocks);
+        for (int i = 0; i < plog.n; ++i) {
+            ck_assert_int_eq(plog.done[i], i + 1);
+            ck_assert_int_eq(plog.total[i], blocks);
+            ck_assert_int_eq(plog.ran_at[i], 3 * (i + 1)); /* called after the block ran */
+        }
+        memset(&plog, 0, sizeof plog);
+        ks_sim_set_progress(prog_fn, &plog, 60000);
+        ks_sim_launch(blocks, 3, count_body, NULL, NULL);
+        ck_assert_int_eq(plog.n, 0);
+        ks_sim_set_progress(NULL, NULL, 0);
+        ks_sim_launch(blocks, 3, count_body, NULL, NULL);
+        ck_assert_int_eq(plog.n, 0);
+        ck_assert_int_eq(plog.ran, 6 * blocks);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim_coop");
@@ -347,6 +394,7 @@ int main(void)
     tcase_add_test(tc, an_index_outside_the_array_is_reported_not_made);
     tcase_add_test(tc, more_than_four_arrays_keep_their_own_planes_in_the_trace);
     tcase_add_test(tc, a_fiber_stack_overflow_names_its_thread);
+    tcase_add_test(tc, progress_reports_blocks_in_order);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ks_error.h"
 #include "ks_launch.h"
@@ -24,11 +25,49 @@ void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads)
     s[0] = b, s[1] = -1, s[2] = b * threads, s[3] = (b + 1) * threads;
 }
 
+static ks_sim_progress_fn g_progress;
+static void *g_progress_ctx;
+static int64_t g_progress_ms;
+
+void ks_sim_set_progress(ks_sim_progress_fn fn, void *ctx, int64_t every_ms)
+{
+    g_progress = fn, g_progress_ctx = ctx, g_progress_ms = every_ms < 0 ? 0 : every_ms;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    if (!timespec_get(&ts, TIME_UTC)) return 0;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void ks_sim_ticker_start(ks_sim_ticker *k)
+{
+    k->fn = g_progress, k->ctx = g_progress_ctx, k->every_ms = g_progress_ms, k->called = 0;
+    k->next_ms = k->fn ? now_ms() + k->every_ms : 0;
+}
+
+void ks_sim_ticker_block(ks_sim_ticker *k, int64_t done, int64_t total)
+{
+    if (!k->fn) return;
+    const int64_t now = now_ms();
+    if (now < k->next_ms) return;
+    k->fn(k->ctx, done, total);
+    k->called = 1, k->next_ms = now + k->every_ms;
+}
+
+void ks_sim_ticker_end(ks_sim_ticker *k, int64_t total)
+{
+    if (k->fn && k->called) k->fn(k->ctx, total, total);
+}
+
 void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args,
                    ks_sink *sink)
 {
     ks_thread t;
+    ks_sim_ticker tick;
     ks_sim_thread_init(&t, blocks, threads, sink);
+    ks_sim_ticker_start(&tick);
     for (int64_t b = 0; b < blocks; ++b) {
         t.block_idx.x = (uint32_t)b;
         for (int th = 0; th < threads; ++th) {
@@ -39,7 +78,9 @@ void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *ar
             body(&t, args);
         }
         ks_sim_schedule_block(sink, b, threads);
+        if (b + 1 < blocks) ks_sim_ticker_block(&tick, b + 1, blocks);
     }
+    ks_sim_ticker_end(&tick, blocks);
 }
 
 int ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap,

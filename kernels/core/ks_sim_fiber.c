@@ -387,13 +387,17 @@ int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void
     if (!rc) rc = ks_sim_stacks_open(&c->stacks, threads);
     if (!rc) {
         ks_thread base;
+        ks_sim_ticker tick;
         ks_sim_thread_init(&base, blocks, threads, sink);
+        ks_sim_ticker_start(&tick);
         g_coop = c;
         for (int64_t b = 0; b < blocks; ++b) {
             run_block(c, &base, (uint32_t)b);
             ks_sim_schedule_block(sink, b, threads);
+            if (b + 1 < blocks) ks_sim_ticker_block(&tick, b + 1, blocks);
         }
         g_coop = NULL;
+        ks_sim_ticker_end(&tick, blocks);
     }
     ks_sim_stacks_close(&c->stacks);
     free(c->f);
