@@ -110,7 +110,8 @@ static void run_usage(FILE *out, const ks_op *op)
             "  --quiet           print nothing on success: no summary, no progress (errors\n"
             "                    and trace drops still)\n"
             "Per-axis parameters take H,W or one number for both. A simulator run past 2 s\n"
-            "reports its progress on stderr every 2 s (block i of n of the launch running).\n");
+            "reports its progress on stderr every 2 s: the launch (an operator may run\n"
+            "several kernels, each a launch), its blocks done of its total, the time.\n");
     if (op) {
         fputc('\n', out);
         print_op(out, op);
@@ -296,15 +297,15 @@ typedef struct run_progress {
     int tty;
 } run_progress;
 
-static void show_progress(void *ctx, int64_t done, int64_t total)
+static void show_progress(void *ctx, int launch, int64_t done, int64_t total)
 {
     const run_progress *p = ctx;
     struct timespec now;
     timespec_get(&now, TIME_UTC);
     const long long secs = (long long)(now.tv_sec - p->t0.tv_sec);
-    fprintf(stderr, "%skscope: %s: simulating, block %lld of %lld (%d%%), %lld s%s", p->tty ? "\r" : "", p->op,
-            (long long)done, (long long)total, (int)(total ? 100 * done / total : 100), secs,
-            !p->tty || done == total ? "\n" : "");
+    fprintf(stderr, "%skscope: %s: simulating, launch %d, block %lld of %lld (%d%%), %lld s since the start%s",
+            p->tty ? "\r" : "", p->op, launch, (long long)done, (long long)total,
+            (int)(total ? 100 * done / total : 100), secs, !p->tty || done == total ? "\n" : "");
     fflush(stderr);
 }
 

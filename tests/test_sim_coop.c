@@ -336,18 +336,19 @@ END_TEST
 
 /* Progress (ks_sim_set_progress): with every_ms 0 the callback sees each block done, in
  * order, then the total, for both launches; a body counts its threads so the calls are
- * checked against the work done at the time; off again, no calls; with every_ms large,
- * none (a short launch says nothing). */
+ * checked against the work done at the time; the next launch is numbered 2; with every_ms
+ * large, no calls (a short launch says nothing); off again, none. */
 typedef struct prog_log {
     int64_t done[16], total[16], ran_at[16];
-    int n;
+    int launch[16], n;
     int64_t ran; /* bodies run so far */
 } prog_log;
 static prog_log plog;
-static void prog_fn(void *ctx, int64_t done, int64_t total)
+static void prog_fn(void *ctx, int launch, int64_t done, int64_t total)
 {
     prog_log *l = ctx;
-    if (l->n < 16) l->done[l->n] = done, l->total[l->n] = total, l->ran_at[l->n] = l->ran, ++l->n;
+    if (l->n < 16)
+        l->launch[l->n] = launch, l->done[l->n] = done, l->total[l->n] = total, l->ran_at[l->n] = l->ran, ++l->n;
 }
 static void count_body(ks_thread *t, const void *a)
 {
@@ -365,10 +366,16 @@ START_TEST(progress_reports_blocks_in_order)
         else ks_sim_launch(blocks, 3, count_body, NULL, NULL);
         ck_assert_int_eq(plog.n, blocks);
         for (int i = 0; i < plog.n; ++i) {
+            ck_assert_int_eq(plog.launch[i], 1);
             ck_assert_int_eq(plog.done[i], i + 1);
             ck_assert_int_eq(plog.total[i], blocks);
             ck_assert_int_eq(plog.ran_at[i], 3 * (i + 1)); /* called after the block ran */
         }
+        /* a second launch: numbered 2 */
+        plog.n = 0;
+        ks_sim_launch(2, 3, count_body, NULL, NULL);
+        ck_assert_int_eq(plog.n, 2);
+        ck_assert(plog.launch[0] == 2 && plog.launch[1] == 2 && plog.done[1] == 2 && plog.total[1] == 2);
         memset(&plog, 0, sizeof plog);
         ks_sim_set_progress(prog_fn, &plog, 60000);
         ks_sim_launch(blocks, 3, count_body, NULL, NULL);

@@ -28,10 +28,11 @@ void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads)
 static ks_sim_progress_fn g_progress;
 static void *g_progress_ctx;
 static int64_t g_progress_ms;
+static int g_launches; /* launches since ks_sim_set_progress */
 
 void ks_sim_set_progress(ks_sim_progress_fn fn, void *ctx, int64_t every_ms)
 {
-    g_progress = fn, g_progress_ctx = ctx, g_progress_ms = every_ms < 0 ? 0 : every_ms;
+    g_progress = fn, g_progress_ctx = ctx, g_progress_ms = every_ms < 0 ? 0 : every_ms, g_launches = 0;
 }
 
 static int64_t now_ms(void)
@@ -44,6 +45,7 @@ static int64_t now_ms(void)
 void ks_sim_ticker_start(ks_sim_ticker *k)
 {
     k->fn = g_progress, k->ctx = g_progress_ctx, k->every_ms = g_progress_ms, k->called = 0;
+    k->launch = k->fn ? ++g_launches : 0;
     k->next_ms = k->fn ? now_ms() + k->every_ms : 0;
 }
 
@@ -52,13 +54,13 @@ void ks_sim_ticker_block(ks_sim_ticker *k, int64_t done, int64_t total)
     if (!k->fn) return;
     const int64_t now = now_ms();
     if (now < k->next_ms) return;
-    k->fn(k->ctx, done, total);
+    k->fn(k->ctx, k->launch, done, total);
     k->called = 1, k->next_ms = now + k->every_ms;
 }
 
 void ks_sim_ticker_end(ks_sim_ticker *k, int64_t total)
 {
-    if (k->fn && k->called) k->fn(k->ctx, total, total);
+    if (k->fn && k->called) k->fn(k->ctx, k->launch, total, total);
 }
 
 void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args,

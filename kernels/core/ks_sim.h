@@ -26,18 +26,19 @@ void ks_sim_thread_init(ks_thread *t, int64_t blocks, int threads, ks_sink *sink
 void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads);
 
 /* Progress of long launches (kscope run shows it): after a block, once `every_ms` passed
- * since the launch began or since the last call, fn(ctx, done, total) with the blocks
- * done of the launch's total; and fn(ctx, total, total) at the end of a launch that
- * called it before. fn NULL (the default): none. One setting for the process (the
- * simulator runs on one thread); a launch reads it when it starts. */
-typedef void (*ks_sim_progress_fn)(void *ctx, int64_t done, int64_t total);
+ * since the launch began or since the last call, fn(ctx, launch, done, total) with the
+ * launch's number (1 for the first launch since ks_sim_set_progress) and its blocks done
+ * of its total; and fn(ctx, launch, total, total) at the end of a launch that called it
+ * before. fn NULL (the default): none. One setting for the process (the simulator runs
+ * on one thread); a launch reads it when it starts. */
+typedef void (*ks_sim_progress_fn)(void *ctx, int launch, int64_t done, int64_t total);
 void ks_sim_set_progress(ks_sim_progress_fn fn, void *ctx, int64_t every_ms);
 /* ... the launches' side: start, after each block, end */
 typedef struct ks_sim_ticker {
     ks_sim_progress_fn fn;
     void *ctx;
     int64_t every_ms, next_ms;
-    int called;
+    int called, launch;
 } ks_sim_ticker;
 void ks_sim_ticker_start(ks_sim_ticker *k);
 void ks_sim_ticker_block(ks_sim_ticker *k, int64_t done, int64_t total);
