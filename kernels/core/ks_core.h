@@ -57,10 +57,6 @@ typedef struct ks_thread {
     uint8_t nshared;
     uint32_t shared_rows, shared_cols;
     const void *shared_arr[KS_SHARED_ARRAYS];
-    /* GPU: slots reserved for this thread's next events (ks_probe_reserve): event k of
-     * resv_n goes to resv_base + k * resv_stride + resv_rank; resv_k used so far. */
-    unsigned long long resv_base;
-    uint32_t resv_n, resv_k, resv_stride, resv_rank;
 } ks_thread;
 
 /* The atomics helpers: a hardware atomic on the GPU, a plain add in the simulator

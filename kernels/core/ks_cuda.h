@@ -33,8 +33,6 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->shared_tensor = 255;
     t->nshared = 0;
     t->shared_rows = t->shared_cols = 0;
-    t->resv_base = 0;
-    t->resv_n = t->resv_k = t->resv_stride = t->resv_rank = 0;
 }
 
 /* The GPU's nanosecond clock (comparable across SMs) and the SM this thread runs on. */

@@ -74,54 +74,6 @@ KS_FN void ks_sink_put(ks_sink *s, const ks_event *e)
 #endif
 }
 
-/* Reserve slots for the next n events of this thread (a work item that knows how many it
- * records: im2col's 1 + 2 * taps). On the GPU the active lanes that all reserve the same n
- * claim n * lanes slots with one atomicAdd between them - one a warp and item instead of
- * one a warp and event - interleaved so that event k of the lanes lands in consecutive
- * slots (the stores stay coalesced). Lanes whose n differ, and the simulator, claim as
- * they go (ks_sink_put). The item must then record exactly n events: a slot reserved and
- * not written would hold garbage. Overflow is counted as ks_sink_put counts it. */
-KS_FN void ks_probe_reserve(ks_thread *t, uint32_t n)
-{
-#if defined(__CUDA_ARCH__)
-    t->resv_n = t->resv_k = 0;
-    const unsigned group = __activemask();
-    int same = 0;
-    __match_all_sync(group, n, &same);
-    if (!same || !t->sink) return;
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    const int leader = __ffs(group) - 1;
-    const unsigned lanes = (unsigned)__popc(group);
-    unsigned long long base = 0;
-    if ((int)lane == leader) base = atomicAdd(&t->sink->counters[0], (unsigned long long)n * lanes);
-    t->resv_base = __shfl_sync(group, base, leader);
-    t->resv_n = n, t->resv_stride = lanes, t->resv_rank = (unsigned)__popc(group & ((1u << lane) - 1u));
-#else
-    (void)t, (void)n;
-#endif
-}
-
-/* ks_sink_put through this thread's reservation while it lasts. */
-KS_FN void ks_thread_put(ks_thread *t, const ks_event *e)
-{
-#if defined(__CUDA_ARCH__)
-    if (t->resv_k < t->resv_n) {
-        const unsigned long long slot = t->resv_base + (unsigned long long)t->resv_k++ * t->resv_stride + t->resv_rank;
-        ks_sink *s = t->sink;
-        if (slot < s->capacity) {
-            const uint2 *src = (const uint2 *)e;
-            uint4 *dst = (uint4 *)(s->events + slot);
-            for (int q = 0; q < 4; ++q) dst[q] = make_uint4(src[2 * q].x, src[2 * q].y, src[2 * q + 1].x, src[2 * q + 1].y);
-        } else {
-            atomicAdd(&s->counters[1], 1ull);
-        }
-        return;
-    }
-#endif
-    ks_sink_put(t->sink, e);
-}
-
 KS_FN void ks_probe_head(ks_thread *t, ks_event *e, int kind, int site, int tensor, int tap)
 {
     e->kind = (uint8_t)kind;
@@ -165,7 +117,7 @@ KS_FN void ks_probe_fields(ks_thread *t, int site, int64_t f0, int64_t f1, int64
     e.u.field[5] = (int32_t)f5;
     e.u.field[6] = (int32_t)f6;
     e.u.field[7] = (int32_t)f7;
-    ks_thread_put(t, &e);
+    ks_sink_put(t->sink, &e);
 }
 
 /* Both: start a work item and, when kept, record its decomposition. */
@@ -193,7 +145,7 @@ KS_FN void ks_probe_access(ks_thread *t, int kind, int site, int tensor, int tap
     e.u.access.value = value;
     e.u.access.reserved[0] = 0;
     e.u.access.reserved[1] = 0;
-    ks_thread_put(t, &e);
+    ks_sink_put(t->sink, &e);
 }
 
 KS_FN void ks_probe_read(ks_thread *t, int site, int tensor, int tap, int64_t offset,
@@ -228,7 +180,7 @@ KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t 
     e.u.sample.w[2] = w10;
     e.u.sample.w[3] = w11;
     e.u.sample.value = value;
-    ks_thread_put(t, &e);
+    ks_sink_put(t->sink, &e);
 }
 
 /* A region of plane `plane` of tensor `tensor` the item works in (see ks_ev_region):
@@ -248,7 +200,7 @@ KS_FN void ks_probe_box(ks_thread *t, int site, int tensor, int64_t plane, float
     e.u.region.rows = (uint16_t)rows;
     e.u.region.cols = (uint16_t)cols;
     e.u.region.reserved[0] = e.u.region.reserved[1] = 0;
-    ks_thread_put(t, &e);
+    ks_sink_put(t->sink, &e);
 }
 
 /* A point (y, x) of plane `plane` (a region of 0 x 0 bins): a sparse site; `tap` labels
@@ -263,7 +215,7 @@ KS_FN void ks_probe_point(ks_thread *t, int site, int tensor, int tap, int64_t p
     e.u.region.x0 = e.u.region.x1 = (float)x;
     e.u.region.rows = e.u.region.cols = 0;
     e.u.region.reserved[0] = e.u.region.reserved[1] = 0;
-    ks_thread_put(t, &e);
+    ks_sink_put(t->sink, &e);
 }
 
 #endif /* KS_PROBE_H */

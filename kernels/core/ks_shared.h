@@ -75,7 +75,7 @@ KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, f
     e.u.access.value = value;
     e.u.access.reserved[0] = (int32_t)t->phase;
     e.u.access.reserved[1] = t->barrier_line;
-    ks_thread_put(t, &e);
+    ks_sink_put(t->sink, &e);
 }
 
 /* ks_shared_load / ks_shared_store (float) and ks_shared_load_i32 / ks_shared_store_i32:
@@ -127,7 +127,7 @@ KS_FN void ks_probe_barrier(ks_thread *t, int line)
     e.u.barrier.line = line;
     e.u.barrier.phase = t->phase;
     for (int k = 0; k < 6; ++k) e.u.barrier.reserved[k] = 0;
-    ks_thread_put(t, &e);
+    ks_sink_put(t->sink, &e);
 }
 
 /* __syncthreads(): the line names the barrier in reports and in the trace. */

@@ -32,8 +32,6 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, HoWo = Ho * Wo;
     const KS_IDX taps = kh * kw;
     const KS_IDX c_index = n * C + c_im; /* the image plane */
-    /* its events: the work event, then a read and a write a tap, in slots claimed at once */
-    KS_ITEM_PROBE(ks_probe_reserve(t, (uint32_t)(1 + 2 * taps)));
     KS_ITEM_PROBE(ks_probe_fields(t, KS_IM2COL_SITE_WORK, n, c_im, h_col, w_col, 0, 0, 0, 0));
     const KS_IDX h_off = h_col * sh - (KS_IDX)a->pad_h;
     const KS_IDX w_off = w_col * sw - (KS_IDX)a->pad_w;
