@@ -76,14 +76,16 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
                                       : (sink ? fwd_traced : (a->merge ? fwdm_plain : fwd_plain));
     int threads;
     int64_t blocks;
-    /* the plane forward (KS_ROI_FORWARD=plane; the slot kernel is the simulator's default:
-     * a CPU gains nothing from the tile): barriers, so fibers, its tile in the 48 KiB arena */
+    /* the channels-last forward (KS_ROI_FORWARD=cl; the slot kernel is the simulator's
+     * default: a CPU gains nothing from it) */
     if (!backward && !sink && a->pool_mode == KS_ROI_AVG && a->num_rois > 0 &&
         ks_roi_align_forward_choice() == KS_ROI_FWD_CL) {
         int ran;
         int rc = cl_launch(a, l, &ran);
         if (rc || ran) return rc;
     }
+    /* the plane forward (KS_ROI_FORWARD=plane; likewise not the default): barriers, so
+     * fibers, its tile in the 48 KiB arena */
     const int64_t tile_rows = ks_roi_plane_tile_rows(KS_SIM_SHARED_BYTES, a->width, a->height);
     if (!backward && !sink && !a->merge && ks_roi_align_use_plane() && tile_rows > 0) {
         ks_roi_align_args pa = *a;
