@@ -213,8 +213,10 @@ def deform_case(lib, shape, main):
     t_tv, t_ours = median_ms(tv_both, reps[1]), median_ms(ours_both, reps[1])
     print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
     if main:
-        # the backward with a separate im2col pass for the columns (as the references)
-        for envs, tag in (({"KSCOPE_DEFORM_BWD_COLUMNS": "im2col"}, "fb/im2c"),):
+        # the backward with a separate im2col pass for the columns (as the references), and
+        # with grad_tile or grad_tap in place of grad_gather
+        for envs, tag in (({"KSCOPE_DEFORM_BWD_COLUMNS": "im2col"}, "fb/im2c"), ({"KSCOPE_DEFORM_BWD": "tile"}, "fb/tile"),
+                          ({"KSCOPE_DEFORM_BWD": "tap"}, "fb/tap")):
             os.environ.update(envs)
             try:
                 t_v = median_ms(ours_both, reps[1])
@@ -264,22 +266,28 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
     ch = DeformChunk(step, x.data_ptr(), off.data_ptr(), mask.data_ptr(), gcols.data_ptr(), cols.data_ptr(),
                      gi.data_ptr(), go.data_ptr(), gm.data_ptr(), 0)
     parts = []
-    # grad_tile: positions per tile, windows per phase, columns written (write_columns)
-    kernels = [(0, "im2col", None), (3, "im2col_tap", None), (1, "col2im", None), (2, "coord", None),
-               (4, "grad_tap", None)] + [(5, f"grad_tile{tile}w{win}{'+cols' if wc else ''}", (tile, win, wc))
-                                         for tile, win, wc in ((16, 4, 0), (16, 4, 1), (16, 1, 0), (16, 2, 0),
-                                                               (32, 2, 0), (32, 4, 0), (64, 2, 0))]
-    for k, name, tile in kernels:
+    # grad_tile: positions per tile, windows per phase; grad_gather: positions per tile,
+    # channels per block; +cols: the columns written over the gradient (write_columns)
+    tile = [(5, f"grad_tile{t}w{w}{'+cols' if wc else ''}",
+             {"KSCOPE_DEFORM_TILE": t, "KSCOPE_DEFORM_WINDOWS": w}, wc)
+            for t, w, wc in ((16, 4, 0), (16, 4, 1), (32, 4, 0))]
+    gather = [(6, f"grad_gather{t}c{c}{'+cols' if wc else ''}",
+               {"KSCOPE_DEFORM_GATHER_TILE": t, "KSCOPE_DEFORM_GATHER_CHANNELS": c}, wc)
+              for t, c, wc in ((32, 32, 0), (32, 32, 1), (16, 32, 0), (32, 16, 0), (64, 16, 0), (8, 32, 0))]
+    kernels = [(0, "im2col", {}, 0), (3, "im2col_tap", {}, 0), (1, "col2im", {}, 0), (2, "coord", {}, 0),
+               (4, "grad_tap", {}, 0)] + tile + gather
+    for k, name, envs, wc in kernels:
         def run(k=k):
             if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
-        if tile:  # read at each launch
-            os.environ["KSCOPE_DEFORM_TILE"], os.environ["KSCOPE_DEFORM_WINDOWS"] = str(tile[0]), str(tile[1])
-            ch.write_columns = tile[2]
-        parts.append(f"{name} {median_ms(run, 10):.3f}")
-        ch.write_columns = 0
-        for v in ("KSCOPE_DEFORM_TILE", "KSCOPE_DEFORM_WINDOWS"):
-            os.environ.pop(v, None)
+        os.environ.update({v: str(x) for v, x in envs.items()})  # read at each launch
+        ch.write_columns = wc
+        try:
+            parts.append(f"{name} {median_ms(run, 10):.3f}")
+        finally:
+            ch.write_columns = 0
+            for v in envs:
+                os.environ.pop(v, None)
     parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")
     # the forward's GEMM alone, as torch runs it: one GEMM over the chunk, and one per image
     wt = torch.rand((p.out_channels, rows), device=x.device)

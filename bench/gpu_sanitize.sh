@@ -39,6 +39,8 @@ cases+=(
     "deform_conv-bwd-col2im|deform_conv --channels 4 --input-size 9,9 --mask --backward --trace-kernel col2im"
     "deform_conv-bwd-coord|deform_conv --channels 4 --input-size 9,9 --backward --trace-kernel coord --threads 64 --block-cap 2"
     "deform_conv-tap-chunks|deform_conv --batch 3 --im2col-step 1 --channels 19 --out-channels 5 --input-size 13,11 --offset-groups 1 --mask --bias --backward --offset-amount 3 --threads 64 --block-cap 3"
+    "deform_conv-gather-vec4|deform_conv --batch 2 --channels 40 --out-channels 8 --input-size 20,24 --offset-groups 2 --mask --backward --offset-amount 6"
+    "deform_conv-tile-chunks|deform_conv --batch 3 --im2col-step 1 --channels 19 --out-channels 5 --input-size 13,11 --offset-groups 1 --mask --bias --backward --offset-amount 3 --threads 64 --block-cap 3"
     "deform_conv-tap-tf32|deform_conv --batch 2 --channels 24 --out-channels 6 --groups 2 --offset-groups 3 --input-size 12,10 --stride 2 --dilation 2 --mask --backward --math tf32"
     "deform_conv-fused-tf32|deform_conv --batch 3 --im2col-step 1 --channels 64 --out-channels 37 --offset-groups 2 --input-size 13,11 --mask --bias --backward --offset-amount 3 --math tf32"
     "deform_conv-fused-tf32-wide|deform_conv --batch 3 --im2col-step 1 --channels 64 --out-channels 320 --groups 2 --input-size 9,10 --stride 2 --dilation 2 --mask --math tf32"
@@ -91,6 +93,8 @@ for tool in "${tools[@]}"; do
         if [[ $name == *fused* ]]; then export KS_DEFORM_FUSED=1; else unset KS_DEFORM_FUSED; fi
         # the channels-last RoIAlign forward (the default on adaptive grids): on fixed ones too
         if [[ $name == *-cl* ]]; then export KS_ROI_FORWARD=cl; else unset KS_ROI_FORWARD; fi
+        # the backward's tap pass is grad_gather; grad_tile for its cases
+        if [[ $name == *-tile* ]]; then export KSCOPE_DEFORM_BWD=tile; else unset KSCOPE_DEFORM_BWD; fi
         sanitize "$tool" "$name" plain "$K" run "${args[@]}" --device cuda --quiet
         rm -f "$work/t.kst"
         sanitize "$tool" "$name" traced "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst"

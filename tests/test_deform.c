@@ -353,20 +353,21 @@ START_TEST(traced_equals_plain_bitwise_for_every_kernel)
 END_TEST
 
 /* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap is
- * bitwise deformable_im2col; grad_tap's and grad_tile's grad_offset and grad_mask are
- * bitwise col2im_coord's, their grad_input col2im's up to the order of the adds. With
- * write_columns (rejected with a sink), grad_tap and grad_tile leave
+ * bitwise deformable_im2col; grad_tap's, grad_tile's and grad_gather's grad_offset and
+ * grad_mask are bitwise col2im_coord's, their grad_input col2im's up to the order of the
+ * adds. With write_columns (rejected with a sink), grad_tap, grad_tile and grad_gather leave
  * im2col's columns, bitwise, in the buffer they read the column gradient from, and the
  * same gradients. Channel counts cross the tap's 32-channel blocks; every third case has
  * whole-number offsets, so samples sit on the kinks, on -1 and on the far border; every
- * fourth has offsets up to 9, past grad_tile's window margin; tiles of 1 to 64 positions,
- * 1 or 3 windows. The traced variants compute the same bits and record one sample per
+ * fourth has offsets up to 9, past the tiles' window margin; tiles of 1 to 64 positions,
+ * 1 or 3 windows, 1, 5 or 32 channels a gather block. The traced variants compute the same bits and record one sample per
  * channel and tap. */
 START_TEST(tap_kernels_equal_the_teaching_kernels)
 {
     uint64_t s = 0x7A9;
     static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
-    enum { NV = 5 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile (plain, traced) */
+    static const char *const gather_channels[] = {"32", "5", "1"};
+    enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile; 5, 6 grad_gather (plain, traced) */
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
         p.channels *= tu_int(&s, 1, 17);
@@ -380,6 +381,8 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         df_init(&c, &p, 900 + (uint64_t)k, k % 4 == 1 ? 9.0f : 2.5f);
         setenv("KSCOPE_DEFORM_TILE", tiles[k % 6], 1);
         setenv("KSCOPE_DEFORM_WINDOWS", k % 3 ? "3" : "1", 1);
+        setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(k + 3) % 6], 1);
+        setenv("KSCOPE_DEFORM_GATHER_CHANNELS", gather_channels[k % 3], 1);
         if (k % 3 == 2)
             for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         const int64_t nc = c.g.col_numel;
@@ -402,7 +405,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
                     samples += sk->events[e].kind == KS_EV_SAMPLE;
                 ck_assert_int_eq(samples, c.g.im2col_work * p.kernel_h * p.kernel_w);
             }
-            const ks_deform_kernel kv = v < 3 ? KS_DEFORM_GRAD_TAP : KS_DEFORM_GRAD_TILE;
+            const ks_deform_kernel kv = v < 3 ? KS_DEFORM_GRAD_TAP : v < 5 ? KS_DEFORM_GRAD_TILE : KS_DEFORM_GRAD_GATHER;
             run_kernel(&c, kv, cols_in, NULL, out[v][1], out[v][2], out[v][3], &l, sk);
             if (v == 2) { /* write_columns is for untraced launches */
                 ks_deform_chunk ch;
@@ -413,7 +416,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
                 ck_assert_int_eq(ks_deform_kernel_sim(&p, kv, &ch, &l, sk), KS_EINVAL);
                 ck_assert(strstr(ks_error_message(), "write_columns"));
             }
-            if (v == 1 || v == 3) { /* again, writing the columns over the gradient it reads */
+            if (v % 2) { /* again, writing the columns over the gradient it reads */
                 float *buf = malloc((size_t)nc * 4), *gi = df_alloc(c.g.input_numel);
                 float *go = df_alloc(c.g.offset_numel), *gm = df_alloc(c.g.mask_numel);
                 memcpy(buf, cols_in, (size_t)nc * 4);
@@ -428,6 +431,8 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         }
         unsetenv("KSCOPE_DEFORM_TILE");
         unsetenv("KSCOPE_DEFORM_WINDOWS");
+        unsetenv("KSCOPE_DEFORM_GATHER_TILE");
+        unsetenv("KSCOPE_DEFORM_GATHER_CHANNELS");
         for (int v = 1; v < NV; ++v) {
             ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
             ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs", k);

@@ -147,7 +147,9 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         ks_launch l = t % 2 ? tu_launch(64, 2) : tu_launch(0, 0);
         static const char *const tiles[] = {"32", "4", "64", "1", "8", "16"};
         setenv("KSCOPE_DEFORM_TILE", tiles[t % 6], 1); /* grad_tile's positions per tile */
-        for (int k = 0; k <= KS_DEFORM_GRAD_TILE; ++k) {
+        setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(t + 1) % 6], 1); /* grad_gather's */
+        setenv("KSCOPE_DEFORM_GATHER_CHANNELS", t % 3 ? "32" : "7", 1);
+        for (int k = 0; k <= KS_DEFORM_GRAD_GATHER; ++k) {
             const int atomics = k == KS_DEFORM_COL2IM || k >= KS_DEFORM_GRAD_TAP;
             ks_sink *ss = ks_host_sink_create(0, ks_filter_all()), *gs = ks_host_sink_create(0, ks_filter_all());
             float *a[4], *b[4], *plain[4];
@@ -167,7 +169,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
                               "geometry %d kernel %d: plain and traced GPU outputs differ", t, k);
             }
             unsigned long long ne = ks_sink_count(ss), ng = ks_sink_count(gs);
-            if (k == KS_DEFORM_GRAD_TILE) { /* its window follows the atomics' order: */
+            if (k >= KS_DEFORM_GRAD_TILE) { /* its window follows the atomics' order: */
                 ne = drop_shared(ss->events, ne);   /* compare the rest */
                 ng = drop_shared(gs->events, ng);
             }
@@ -175,7 +177,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
             qsort(ss->events, ne, sizeof(ks_event), cmp_event);
             qsort(gs->events, ne, sizeof(ks_event), cmp_event);
             for (unsigned long long i = 0; i < ne; ++i)
-                ck_assert_msg(same_event(&ss->events[i], &gs->events[i], k == KS_DEFORM_GRAD_TILE),
+                ck_assert_msg(same_event(&ss->events[i], &gs->events[i], k >= KS_DEFORM_GRAD_TILE),
                               "geometry %d kernel %d: event %llu differs between GPU and simulator", t, k, i);
             for (int q = 0; q < 4; ++q) free(a[q]), free(b[q]), free(plain[q]);
             ks_host_sink_free(ss), ks_host_sink_free(gs);
@@ -184,7 +186,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
          * gradients as the simulator's */
         float *want[4], *tap[4];
         sim_kernel(&c, KS_DEFORM_IM2COL_TAP, NULL, &l, NULL, want);
-        for (int k = KS_DEFORM_GRAD_TAP; k <= KS_DEFORM_GRAD_TILE; ++k) {
+        for (int k = KS_DEFORM_GRAD_TAP; k <= KS_DEFORM_GRAD_GATHER; ++k) {
             float *got[4];
             sim_kernel(&c, (ks_deform_kernel)k, cols_in, &l, NULL, tap);
             gpu_kernel_at(&c, (ks_deform_kernel)k, cols_in, &l, NULL, got, 1);
@@ -197,6 +199,8 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         for (int q = 0; q < 4; ++q) free(want[q]);
         free(cols_in);
         unsetenv("KSCOPE_DEFORM_TILE");
+        unsetenv("KSCOPE_DEFORM_GATHER_TILE");
+        unsetenv("KSCOPE_DEFORM_GATHER_CHANNELS");
         df_free(&c);
     }
 }

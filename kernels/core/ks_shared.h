@@ -118,6 +118,21 @@ KS_FN void ks_shared_atomic_add(ks_thread *t, float *p, int64_t i, float v)
 #endif
 }
 
+/* atomicAdd on a shared int: returns the value before the add (a counting sort's rank).
+ * As ks_shared_atomic_add: checked, not recorded; 0 for a slot outside the array. */
+KS_FN int32_t ks_shared_atomic_add_i32(ks_thread *t, int32_t *p, int64_t i, int32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    (void)t;
+    return atomicAdd(p + i, v);
+#else
+    if (!ks_sim_shared_atomic(t, p, i)) return 0;
+    const int32_t old = p[i];
+    p[i] = old + v;
+    return old;
+#endif
+}
+
 /* A barrier arrival (recorded items only): the line and the phase it ends. */
 KS_FN void ks_probe_barrier(ks_thread *t, int line)
 {

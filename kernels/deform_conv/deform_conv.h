@@ -89,8 +89,11 @@ typedef enum ks_deform_kernel {
      * sampling geometry placed once for many channels; the same values as the three above */
     KS_DEFORM_IM2COL_TAP = 3, /* = IM2COL; items (channel block, tap, b, h_col, w_col) */
     KS_DEFORM_GRAD_TAP = 4,   /* = COL2IM + COORD in one pass; items (b, g, tap, h_col, w_col) */
-    KS_DEFORM_GRAD_TILE = 5   /* = GRAD_TAP, a block per tile of output positions: its adds to
+    KS_DEFORM_GRAD_TILE = 5,  /* = GRAD_TAP, a block per tile of output positions: its adds to
                                  grad_input gather in shared memory first (deform_tile_body.h) */
+    KS_DEFORM_GRAD_GATHER = 6 /* = GRAD_TAP, a block per tile: each window pixel sums the
+                                 entries that land on it, for 32 channels at once, with no
+                                 shared atomics (deform_gather_body.h) */
 } ks_deform_kernel;
 /* channels an im2col_tap item blends with one placement */
 #define KS_DEFORM_TAP_CHANNELS 32
@@ -108,6 +111,12 @@ typedef enum ks_deform_kernel {
 #define KS_DEFORM_TILE_CAP 4096
 /* grad_tile: channels per barrier phase (one window each, as many as fit) */
 #define KS_DEFORM_TILE_WINDOWS 4
+/* grad_gather: output positions per tile (KSCOPE_DEFORM_GATHER_TILE=N), channels per block
+ * (KSCOPE_DEFORM_GATHER_CHANNELS=N, 1..32; fewer where the shared memory runs out), and
+ * its shared memory in 4-byte slots: the simulator's 48 KiB arena */
+#define KS_DEFORM_GATHER_POSITIONS 32
+#define KS_DEFORM_GATHER_CHANNELS 32
+#define KS_DEFORM_GATHER_CAP 12288
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the
@@ -148,6 +157,8 @@ int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const k
 /* 1 when grad_tile can run this geometry (its window fits KS_DEFORM_TILE_CAP): the CUDA
  * layer then runs it in place of grad_tap */
 int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g);
+/* 1 when grad_gather can run this geometry (one channel's lists fit its shared memory) */
+int ks_deform_gather_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when the CUDA layer's forward runs a chunk as one fused TF32 kernel (deform_fused.cu):
  * opted in with the environment's KS_DEFORM_FUSED (1, or a tile shape: 24, 42, 422, 44;
  * unset or 0: off, as on the H100 it is still slower than im2col + cuBLAS, bench/RESULTS.md),

@@ -3,6 +3,7 @@
  * tensor cores with p->math), three small kernels (bias, rearrangement, row sums) and,
  * for TF32 forwards, the fused kernel of deform_fused.cu. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/ks_cuda.h"
 #include "../core/ks_cuda_api.h"
@@ -24,6 +25,7 @@ KS_CUDA_WRAPPERS(ks_deform_im2col_tap, ks_deform_args)
 KS_CUDA_WRAPPERS(ks_deform_grad_tap, ks_deform_args)
 /* at most 64 registers: two 512-thread blocks (or three of a 3x3 kernel's 288) per SM */
 KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512, 2))
+KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_gather, ks_deform_args, __launch_bounds__(512, 2))
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */
@@ -40,7 +42,7 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_TILE) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     if (c->write_columns && dev_sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_cuda(p, &g, k, c, launch, dev_sink, stream);
@@ -55,9 +57,11 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
     int64_t blocks;
     const int64_t work = ks_deform_work(g, p, k, c->im2col_step);
     ks_deform_args_fill(p, g, c, &a);
-    int rc = k == KS_DEFORM_GRAD_TILE ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
-                                      : ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, work, &threads,
-                                                          &blocks);
+    size_t shared = 0;
+    int rc = k == KS_DEFORM_GRAD_TILE     ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
+             : k == KS_DEFORM_GRAD_GATHER ? ks_deform_gather_launch(p, g, &a, launch, &threads, &blocks, &shared)
+                                          : ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, work,
+                                                              &threads, &blocks);
     if (rc || blocks == 0) return rc;
     cudaStream_t s = (cudaStream_t)stream;
     const int small = fits_int32(g, work, blocks, threads);
@@ -88,6 +92,11 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
         else if (small) ks_deform_grad_tile_k_plain32<<<nb, threads, 0, s>>>(a);
         else ks_deform_grad_tile_k_plain<<<nb, threads, 0, s>>>(a);
         return ks_cuda_check_launch("deformable_grad_tile");
+    case KS_DEFORM_GRAD_GATHER: /* at most 48 KiB of shared memory: no attribute to raise */
+        if (dev_sink) ks_deform_grad_gather_k_traced<<<nb, threads, shared, s>>>(a, *dev_sink);
+        else if (small) ks_deform_grad_gather_k_plain32<<<nb, threads, shared, s>>>(a);
+        else ks_deform_grad_gather_k_plain<<<nb, threads, shared, s>>>(a);
+        return ks_cuda_check_launch("deformable_grad_gather");
     default:
         if (dev_sink) ks_deform_coord_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
         else if (small) ks_deform_coord_k_plain32<<<nb, threads, 0, s>>>(a);
@@ -144,12 +153,24 @@ static unsigned grid_for(int64_t n)
     return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
 }
 
+/* The backward's tap pass: grad_gather where its lists fit, else grad_tile where its window
+ * fits, else grad_tap; KSCOPE_DEFORM_BWD=gather|tile|tap picks one for measuring (a choice
+ * that does not fit falls back as above). */
+static ks_deform_kernel ks_deform_backward_kernel(const ks_deform_params *p, const ks_deform_geom *g)
+{
+    const char *e = getenv("KSCOPE_DEFORM_BWD");
+    const int want = !e ? 0 : !strcmp(e, "tile") ? 1 : !strcmp(e, "tap") ? 2 : 0;
+    if (want == 0 && ks_deform_gather_fits(p, g)) return KS_DEFORM_GRAD_GATHER;
+    if (want <= 1 && ks_deform_tile_fits(p, g)) return KS_DEFORM_GRAD_TILE;
+    return KS_DEFORM_GRAD_TAP;
+}
+
 static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                      const ks_deform_chunk *c, int record)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
     /* the backward's adds gather in shared memory first where the window fits */
-    if (k == KS_DEFORM_GRAD_TAP && !record && ks_deform_tile_fits(p, g)) k = KS_DEFORM_GRAD_TILE;
+    if (k == KS_DEFORM_GRAD_TAP && !record) k = ks_deform_backward_kernel(p, g);
     return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 
