@@ -7,7 +7,7 @@
 # KS_NCU (regexes, space separated; default torchvision's and our RoIAlign forward, col2im,
 # im2col); sanitize = gpu_sanitize.sh over KS_SANITIZE_ONLY words (KS_SANITIZE_WORDS);
 # ab = builds with other compile-time choices, KS_AB="name:-DX=1,-DY=2 ...", each timed
-# by bench_gpu and bench_torch's roi section.
+# by bench_gpu and bench_torch's roi section (or bench_torch's KS_BENCH_TORCH sections).
 # Logs go to $OUT (or /tmp/ks-out); a summary table is printed last.
 set -uo pipefail
 OUT=${OUT:-/tmp/ks-out}
@@ -62,8 +62,9 @@ for step in $STEPS; do
                 cmake --build "build-$name" -j16 --target kscope bench_gpu >>"$OUT/build.log" 2>&1 ||
                 { echo "ab $name: build failed" | tee -a "$log"; continue; }
             echo "==== ab $name ($defs)" | tee -a "$log"
-            "./build-$name/bench/bench_gpu" 2>&1 | tee -a "$log"
-            python3 bench/bench_torch.py "build-$name/libkscope.so" roi 2>&1 | tee -a "$log"
+            # KS_BENCH_TORCH="deform ...": those bench_torch sections, no bench_gpu
+            [ -z "${KS_BENCH_TORCH:-}" ] && "./build-$name/bench/bench_gpu" 2>&1 | tee -a "$log"
+            python3 bench/bench_torch.py "build-$name/libkscope.so" ${KS_BENCH_TORCH:-roi} 2>&1 | tee -a "$log"
         done ;;
     sanitize)
         for w in ${KS_SANITIZE_WORDS:-roi_align im2col col2im patchify}; do

@@ -117,6 +117,10 @@ typedef enum ks_deform_kernel {
 #define KS_DEFORM_GATHER_POSITIONS 32
 #define KS_DEFORM_GATHER_CHANNELS 32
 #define KS_DEFORM_GATHER_CAP 12288
+/* grad_gather: channels whose loads its threads issue together (compile time) */
+#ifndef KS_DEFORM_GATHER_STEP
+#define KS_DEFORM_GATHER_STEP 2
+#endif
 
 /* Offsets that make sampling points visible, for every image, group and position:
  * ZERO; SHIFT by (a0, a1) = (dy, dx); RANDOM uniform in [-a0, a0] (seeded); ROTATE the

@@ -80,6 +80,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
         }
         /* bit k: corner k is one col2im adds to (bit 4+k of m) and lies in the window */
         const int land = (cr.m >> 4) & (cr.m >> 8) & 15;
+        const int outside = (cr.m >> 4) & ~(cr.m >> 8) & 15; /* col2im's corners past the window */
         ks_syncthreads(t); /* the counts are zero */
         int32_t rank[4] = {0, 0, 0, 0};
         for (int k = 0; k < 4; ++k)
@@ -122,29 +123,41 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
             const float *im = a->input + (b * C + c0) * plane;
             float *grad = a->grad_input + (b * C + c0) * plane;
             const float *colp = a->col_in + (c0 * kk + tap) * col_stride + b * P + q;
-            for (KS_IDX j = 0; j < nb && active; ++j, im += plane, grad += plane, colp += col_step) {
-                const float cv = *colp;
-                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, colp - a->col_in, 0,
-                                       (c0 + j) * kk + tap, b * P + q, cv));
-                float v[4];
-                KS_VARIANT(ks_deform_corner_values)(im, cr.at0, W, cr.m, v);
-                const float top = ks_deform_grad_channel(v, cr.pl.w, cr.lh, cr.lw, cv, s.m, a->use_mask, cr.coord_box,
-                                                         cr.in_box, &gy, &gx, &gm);
-                if (a->write_columns)
-                    a->col_out[colp - a->col_in] = KS_VARIANT(ks_deform_im2col_entry)(&cr, v, s.m, a->use_mask);
-                ks_shared_store(t, sm, j * EP + me, top);
-                for (int k = 0; k < 4; ++k) {
-                    if (!((cr.m >> (4 + k)) & 1)) continue;
-                    const float d = cr.sw[k] * top;
-                    const KS_IDX off = (k >> 1) * W + (k & 1);
-                    if (!((cr.m >> (8 + k)) & 1)) ks_atomic_add_f32(grad + cr.at0 + off, d);
-                    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
-                                            (b * C + c0 + j) * plane + cr.at0 + off, b * C + c0 + j, cr.y0 + (k >> 1),
-                                            cr.x0 + (k & 1), d, 1));
+            /* KS_DEFORM_GATHER_STEP channels a step, all their loads first: the corner
+             * gathers' latency, not the arithmetic, bounds this loop */
+            enum { U = KS_DEFORM_GATHER_STEP };
+            for (KS_IDX j = 0; j < nb && active; j += U, im += U * plane, grad += U * plane, colp += U * col_step) {
+                float cv[U], v[U][4];
+                for (int u = 0; u < U; ++u) {
+                    if (j + u >= nb) break;
+                    cv[u] = colp[u * col_step];
+                    KS_VARIANT(ks_deform_corner_values)(im + u * plane, cr.at0, W, cr.m, v[u]);
                 }
-                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c0 + j, s.y, s.x,
-                                         cr.pl.w[0], cr.pl.w[1], cr.pl.w[2], cr.pl.w[3], ks_deform_blend(cr.pl.w, v),
-                                         cr.pl.flags));
+                for (int u = 0; u < U; ++u) {
+                    if (j + u >= nb) break;
+                    const KS_IDX c = c0 + j + u;
+                    const float *cp = colp + u * col_step;
+                    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, cp - a->col_in, 0,
+                                           c * kk + tap, b * P + q, cv[u]));
+                    const float top = ks_deform_grad_channel(v[u], cr.pl.w, cr.lh, cr.lw, cv[u], s.m, a->use_mask,
+                                                             cr.coord_box, cr.in_box, &gy, &gx, &gm);
+                    if (a->write_columns)
+                        a->col_out[cp - a->col_in] = KS_VARIANT(ks_deform_im2col_entry)(&cr, v[u], s.m, a->use_mask);
+                    ks_shared_store(t, sm, (j + u) * EP + me, top);
+                    if (KS_TRACED || outside)
+                        for (int k = 0; k < 4; ++k) {
+                            if (!((cr.m >> (4 + k)) & 1)) continue;
+                            const float d = cr.sw[k] * top;
+                            const KS_IDX off = (k >> 1) * W + (k & 1);
+                            if ((outside >> k) & 1) ks_atomic_add_f32(grad + u * plane + cr.at0 + off, d);
+                            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
+                                                    (b * C + c) * plane + cr.at0 + off, b * C + c, cr.y0 + (k >> 1),
+                                                    cr.x0 + (k & 1), d, 1));
+                        }
+                    KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, s.y, s.x,
+                                             cr.pl.w[0], cr.pl.w[1], cr.pl.w[2], cr.pl.w[3],
+                                             ks_deform_blend(cr.pl.w, v[u]), cr.pl.flags));
+                }
             }
             ks_syncthreads(t); /* top holds the block's channels */
             /* item = (four pixels u of a window row, channel j), j fastest */
