@@ -136,6 +136,13 @@ long long ks_roi_align_cl_launches(void);
  * since the plane kernel's outputs equal the slot kernel's (a silent fallback would pass). */
 void ks_roi_align_plane_launched(void);
 long long ks_roi_align_plane_launches(void);
+/* The channels-last forward's launch for `tile_bytes` of shared memory and blocks of at
+ * most max_threads: sets a->cl_vec and a->cl_chunk, *threads, *blocks (0: the forward does
+ * not apply, the slot kernel runs: no RoIs, a larger block, profiles past
+ * KS_ROI_CL_PROF_MAX) and *shared (the bytes of the block's tile and profiles). Both
+ * launchers call it, so the simulator and CUDA cut the same work items. */
+int ks_roi_cl_plan(ks_roi_align_args *a, const ks_launch *l, int64_t tile_bytes, int max_threads, int *threads,
+                   int64_t *blocks, size_t *shared);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
 /* The forward (backward 0) or backward kernel on arguments ks_roi_align_args_make

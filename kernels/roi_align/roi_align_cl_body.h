@@ -42,9 +42,6 @@
 
 #ifndef KS_ROI_CL_DECL
 #define KS_ROI_CL_DECL
-#ifndef KS_ROI_CL_STEP /* samples whose loads are in flight together (-DKS_ROI_CL_STEP=N to compare) */
-#define KS_ROI_CL_STEP 1
-#endif
 /* V contiguous floats at p (channels of one pixel); float2 / float4 loads on the GPU (the
  * launcher picks V so that p is aligned: C % V == 0, a 16-byte aligned copy). */
 KS_FN void ks_roi_cl_load(const float *p, const int V, float *v)
@@ -264,29 +261,23 @@ KS_FN void KS_VARIANT(ks_roi_cl_bin)(ks_thread *t, const ks_roi_align_args *a, c
                 acc[j] *= 0.0f; /* NaN, as the per-sample sum (ks_roi_fwd_slot) */
         return;
     }
-    /* the samples in (iy, ix) order, KS_ROI_CL_STEP at a time: their corner loads are all
-     * issued before the first blend, then each adds to acc in order */
-    const KS_IDX n = gh * gw;
-    KS_IDX iy = 0, ix = 0;
-    for (KS_IDX q = 0; q < n; q += KS_ROI_CL_STEP) {
-        ks_roi_sample s[KS_ROI_CL_STEP];
-        int in[KS_ROI_CL_STEP];
-        float v[KS_ROI_CL_STEP][4][4]; /* [sample][corner][channel] */
-        for (int u = 0; u < KS_ROI_CL_STEP; ++u) {
+    /* the samples in (iy, ix) order, each adding to acc in turn */
+    for (KS_IDX iy = 0; iy < gh; ++iy)
+        for (KS_IDX ix = 0; ix < gw; ++ix) {
             float y, x;
-            in[u] = q + u < n && ks_roi_sample_in_bin(r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s[u]);
-            if (++ix == gw) ix = 0, ++iy;
-            if (!in[u]) continue;
-            const KS_IDX r0 = o0 + (KS_IDX)s[u].y0 * W * C, r1 = o0 + (KS_IDX)s[u].y1 * W * C;
-            ks_roi_cl_load(src + (r0 + (KS_IDX)s[u].x0 * C), V, v[u][0]);
-            ks_roi_cl_load(src + (r0 + (KS_IDX)s[u].x1 * C), V, v[u][1]);
-            ks_roi_cl_load(src + (r1 + (KS_IDX)s[u].x0 * C), V, v[u][2]);
-            ks_roi_cl_load(src + (r1 + (KS_IDX)s[u].x1 * C), V, v[u][3]);
+            ks_roi_sample s;
+            if (!ks_roi_sample_in_bin(r, ph, pw, iy, ix, gh, gw, H, W, &y, &x, &s)) {
+                for (int j = 0; j < V; ++j) acc[j] += 0.0f; /* the slot kernel's v = 0 (-0 + 0 = +0) */
+                continue;
+            }
+            float v[4][4]; /* [corner][channel] */
+            const KS_IDX r0 = o0 + (KS_IDX)s.y0 * W * C, r1 = o0 + (KS_IDX)s.y1 * W * C;
+            ks_roi_cl_load(src + (r0 + (KS_IDX)s.x0 * C), V, v[0]);
+            ks_roi_cl_load(src + (r0 + (KS_IDX)s.x1 * C), V, v[1]);
+            ks_roi_cl_load(src + (r1 + (KS_IDX)s.x0 * C), V, v[2]);
+            ks_roi_cl_load(src + (r1 + (KS_IDX)s.x1 * C), V, v[3]);
+            for (int j = 0; j < V; ++j) acc[j] += ks_roi_blend(s.w, v[0][j], v[1][j], v[2][j], v[3][j]);
         }
-        for (int u = 0; u < KS_ROI_CL_STEP && q + u < n; ++u)
-            for (int j = 0; j < V; ++j) /* out of range: the slot kernel's v = 0 (-0 + 0 = +0) */
-                acc[j] += in[u] ? ks_roi_blend(s[u].w, v[u][0][j], v[u][1][j], v[u][2][j], v[u][3][j]) : 0.0f;
-    }
 }
 
 /* The forward: see the file comment. V channels a thread (a constant where inlined). */

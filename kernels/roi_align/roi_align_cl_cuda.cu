@@ -150,17 +150,10 @@ int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int smal
     ks_roi_align_args a = *args;
     int threads;
     int64_t blocks;
+    size_t tile;
     *launched = 0;
-    int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a.num_rois * KS_ROI_CL_THREADS, &threads, &blocks);
-    if (rc || blocks == 0 || threads > KS_ROI_CL_MAX_THREADS) return rc;
-    const int64_t prof = ks_roi_cl_prof_bytes(a.pooled_h, a.pooled_w);
-    if (prof > KS_ROI_CL_PROF_MAX) return KS_OK;
-    a.cl_vec = ks_roi_cl_vec(a.channels);
-    a.cl_chunk = ks_roi_cl_chunk(a.pooled_h * a.pooled_w, ks_roi_cl_lanes(threads) * a.cl_vec,
-                                 KS_ROI_CL_TILE_BYTES - prof);
-    rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&a, threads) * threads,
-                           &threads, &blocks);
-    if (rc) return rc;
+    int rc = ks_roi_cl_plan(&a, l, KS_ROI_CL_TILE_BYTES, KS_ROI_CL_MAX_THREADS, &threads, &blocks, &tile);
+    if (rc || blocks == 0) return rc;
     /* not while a CUDA graph is captured: no cudaMalloc there, and the event is outside it */
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     rc = ks_cuda_ok(cudaStreamIsCapturing(s, &cap), "cudaStreamIsCapturing");
@@ -179,7 +172,6 @@ int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int smal
     }
     const int64_t tb = ks_roi_align_cl_t_items(&a);
     const unsigned tblocks = (unsigned)(tb < KS_ROI_CL_T_BLOCKS ? tb : KS_ROI_CL_T_BLOCKS);
-    const size_t tile = (size_t)(ks_roi_cl_lanes(threads) * a.cl_vec * a.cl_chunk * 4 + prof);
     if (!rc && tblocks > 0) {
         if (small) ks_roi_align_cl_t_k_plain32<<<tblocks, 256, 0, s>>>(a);
         else ks_roi_align_cl_t_k_plain<<<tblocks, 256, 0, s>>>(a);

@@ -86,6 +86,24 @@ int ks_roi_align_use_plane(void)
     return ks_roi_align_forward_choice() == KS_ROI_FWD_PLANE;
 }
 
+int ks_roi_cl_plan(ks_roi_align_args *a, const ks_launch *l, int64_t tile_bytes, int max_threads, int *threads,
+                   int64_t *blocks, size_t *shared)
+{
+    *shared = 0;
+    int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * KS_ROI_CL_THREADS, threads, blocks);
+    const int64_t prof = ks_roi_cl_prof_bytes(a->pooled_h, a->pooled_w);
+    if (rc || *blocks == 0 || *threads > max_threads || prof > KS_ROI_CL_PROF_MAX) {
+        *blocks = 0;
+        return rc;
+    }
+    a->cl_vec = ks_roi_cl_vec(a->channels);
+    a->cl_chunk = ks_roi_cl_chunk(a->pooled_h * a->pooled_w, ks_roi_cl_lanes(*threads) * a->cl_vec, tile_bytes - prof);
+    rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(a, *threads) * *threads,
+                           threads, blocks);
+    *shared = (size_t)(ks_roi_cl_lanes(*threads) * a->cl_vec * a->cl_chunk * 4 + prof);
+    return rc;
+}
+
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
 {
     int rc = ks_roi_align_check(p);

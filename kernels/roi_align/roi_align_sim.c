@@ -9,6 +9,7 @@
 #define KS_BODY "../roi_align/roi_align_cl_body.h"
 #include "../core/ks_variants.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static void fwd_plain(ks_thread *t, const void *a) { ks_roi_align_fwd_body_plain(t, a); }
@@ -42,18 +43,12 @@ static int cl_launch(const ks_roi_align_args *a, const ks_launch *l, int *ran)
 {
     int threads;
     int64_t blocks;
-    *ran = 0;
-    int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * KS_ROI_CL_THREADS, &threads,
-                               &blocks);
-    if (rc) return rc;
+    size_t shared;
     ks_roi_align_args ca = *a;
-    const int64_t prof = ks_roi_cl_prof_bytes(a->pooled_h, a->pooled_w);
-    if (prof > KS_ROI_CL_PROF_MAX) return KS_OK;
-    ca.cl_vec = ks_roi_cl_vec(a->channels);
-    ca.cl_chunk = ks_roi_cl_chunk(a->pooled_h * a->pooled_w, ks_roi_cl_lanes(threads) * ca.cl_vec,
-                                  KS_SIM_SHARED_BYTES - prof);
+    *ran = 0;
+    int rc = ks_roi_cl_plan(&ca, l, KS_SIM_SHARED_BYTES, INT32_MAX, &threads, &blocks, &shared);
+    if (rc || blocks == 0) return rc;
     *ran = 1;
-    if (blocks == 0) return KS_OK;
     const size_t n = (size_t)(a->batch * a->channels * a->height * a->width);
     ca.input_cl = malloc((n ? n : 1) * sizeof(float));
     if (!ca.input_cl) return ks_fail(KS_ENOMEM, "roi_align: no memory for a %zu-float channels-last copy", n);
@@ -61,8 +56,6 @@ static int cl_launch(const ks_roi_align_args *a, const ks_launch *l, int *ran)
     const int64_t tb = ks_roi_align_cl_t_items(&ca);
     rc = ks_sim_launch_coop(tb < KS_ROI_CL_T_BLOCKS ? tb : KS_ROI_CL_T_BLOCKS, 256, cl_transpose, &ca, NULL, &rep);
     if (!rc) rc = coop_report("channels-last transpose", &rep);
-    if (!rc) rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_cl_items(&ca, threads) * threads,
-                                    &threads, &blocks);
     if (!rc) rc = ks_sim_launch_coop(blocks, threads, cl_forward, &ca, NULL, &rep);
     if (!rc) rc = coop_report("channels-last forward", &rep);
     free(ca.input_cl);
