@@ -228,7 +228,7 @@ static const struct {
     {.args = "run deform_im2col --image pic.pgm --in input=in.npy", .fragment = "--image and --in input"},
     {.args = "run deform_im2col --image pic.pgm --image-size 0,3",
      .fragment = "--image-size must be H,W >= 1"},
-    {.args = "run roi_align --spatial-scale 0", .fragment = "spatial_scale must be a finite number > 0"},
+    {.args = "run roi_align --spatial-scale 0", .fragment = "--spatial-scale must be a finite number > 0"},
     {.args = "run roi_align --pool-mode min", .fragment = "--pool-mode must be one of avg|max"},
     {.args = "run roi_align --in rois=in.npy", .fragment = "rois must have shape (K, 5)"},
     {.args = "run roi_align --output-size 0", .fragment = "--output-size must be >= 1"},

@@ -1,5 +1,7 @@
 /* roi_align_op.c - the descriptor of roi_align: forward (avg, or max with argmax) or,
  * with --backward, the backward kernel after it; RoIs from .npy or random boxes. */
+#include <math.h>
+
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
 #include "roi_align_args.h"
@@ -48,11 +50,15 @@ static int prepare(ks_run *r)
     if ((rc = ks_run_take_nchw(r, KS_ROI_T_INPUT, P_BATCH, P_CHANNELS, P_HW)) ||
         (rc = ks_run_take(r, KS_ROI_T_ROIS, 2, roi_dims, KS_COUNT(roi_dims))))
         return rc;
+    /* the flag's name in the message (the C API's check names the field) */
+    const float scale = (float)r->fvalue[P_SCALE][0];
+    if (!(scale > 0.0f) || isinf(scale))
+        return ks_fail(KS_EINVAL, "--spatial-scale must be a finite number > 0 (got %g)", r->fvalue[P_SCALE][0]);
     *p = (ks_roi_align_params){
         .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0],
         .height = r->value[P_HW][0], .width = r->value[P_HW][1], .num_rois = r->value[P_ROIS][0],
         .pooled_h = r->value[P_OUT][0], .pooled_w = r->value[P_OUT][1],
-        .spatial_scale = (float)r->fvalue[P_SCALE][0], .sampling_ratio = r->value[P_RATIO][0],
+        .spatial_scale = scale, .sampling_ratio = r->value[P_RATIO][0],
         .aligned = (int)r->value[P_ALIGNED][0], .pool_mode = r->value[P_POOL][0] ? KS_ROI_MAX : KS_ROI_AVG,
     };
     if ((rc = ks_roi_align_args_make(p, &st->a))) return rc; /* validated here, once */
