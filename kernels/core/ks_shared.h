@@ -86,22 +86,34 @@ KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, f
 #else
 #define KS_SHARED_CHECK(t, p, i, write) ks_sim_shared_access((t), (p), (i), (write))
 #endif
-#define KS_SHARED_ACCESSORS(sfx, T)                                        \
-    KS_FN T ks_shared_load##sfx(ks_thread *t, const T *p, int64_t i)       \
-    {                                                                      \
-        const int in = KS_SHARED_CHECK(t, p, i, 0);                        \
-        const T v = in ? p[i] : (T)0;                                      \
-        ks_probe_shared(t, KS_EV_READ, p, i, (float)v, in);                \
-        return v;                                                          \
-    }                                                                      \
-    KS_FN void ks_shared_store##sfx(ks_thread *t, T *p, int64_t i, T v)    \
-    {                                                                      \
-        const int in = KS_SHARED_CHECK(t, p, i, 1);                        \
-        if (in) p[i] = v;                                                  \
-        ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v, in);               \
+#define KS_SHARED_ACCESSORS(sfx, T)                                                       \
+    KS_FN T ks_shared_load##sfx##_at(ks_thread *t, const T *p, int64_t i, int probe)      \
+    {                                                                                     \
+        const int in = KS_SHARED_CHECK(t, p, i, 0);                                       \
+        const T v = in ? p[i] : (T)0;                                                     \
+        if (probe) ks_probe_shared(t, KS_EV_READ, p, i, (float)v, in);                    \
+        return v;                                                                         \
+    }                                                                                     \
+    KS_FN void ks_shared_store##sfx##_at(ks_thread *t, T *p, int64_t i, T v, int probe)   \
+    {                                                                                     \
+        const int in = KS_SHARED_CHECK(t, p, i, 1);                                       \
+        if (in) p[i] = v;                                                                 \
+        if (probe) ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v, in);                   \
     }
 KS_SHARED_ACCESSORS(, float)
 KS_SHARED_ACCESSORS(_i32, int32_t)
+/* KS_SHARED_PROBES: whether an access may record. ks_variants.h makes it KS_TRACED while it
+ * compiles a body, so a plain variant drops the recording at compile time: on the GPU the
+ * check of t->keep would otherwise stay (a store through a global pointer may alias the
+ * thread's state, as far as the compiler knows) and keep ks_thread in local memory. Code
+ * outside ks_variants.h (the puzzles, tests) keeps the run-time check. */
+#ifndef KS_SHARED_PROBES
+#define KS_SHARED_PROBES 1
+#endif
+#define ks_shared_load(t, p, i) ks_shared_load_at((t), (p), (i), KS_SHARED_PROBES)
+#define ks_shared_store(t, p, i, v) ks_shared_store_at((t), (p), (i), (v), KS_SHARED_PROBES)
+#define ks_shared_load_i32(t, p, i) ks_shared_load_i32_at((t), (p), (i), KS_SHARED_PROBES)
+#define ks_shared_store_i32(t, p, i, v) ks_shared_store_i32_at((t), (p), (i), (v), KS_SHARED_PROBES)
 
 /* atomicAdd on a shared float. In the simulator the fibers of a block run one at a time,
  * so a plain add is atomic. The race check sees it (ks_hazard_atomic): atomic adds are
@@ -146,11 +158,11 @@ KS_FN void ks_probe_barrier(ks_thread *t, int line)
 }
 
 /* __syncthreads(): the line names the barrier in reports and in the trace. */
-#define ks_syncthreads(t) ks_syncthreads_at((t), __LINE__)
+#define ks_syncthreads(t) ks_syncthreads_at((t), __LINE__, KS_SHARED_PROBES)
 
-KS_FN void ks_syncthreads_at(ks_thread *t, int line)
+KS_FN void ks_syncthreads_at(ks_thread *t, int line, int probe)
 {
-    ks_probe_barrier(t, line);
+    if (probe) ks_probe_barrier(t, line);
 #if defined(__CUDA_ARCH__)
     __syncthreads();
 #else

@@ -12,6 +12,10 @@
 #error "define KS_BODY (the body file, quoted) before including ks_variants.h"
 #endif
 
+/* shared-memory accesses record only in the traced variant (ks_shared.h) */
+#undef KS_SHARED_PROBES
+#define KS_SHARED_PROBES KS_TRACED
+
 #if defined(__CUDACC__)
 #define KS_IDX int32_t
 #define KS_TRACED 0
@@ -36,3 +40,5 @@
 #undef KS_TRACED
 #undef KS_VARIANT
 #undef KS_BODY
+#undef KS_SHARED_PROBES
+#define KS_SHARED_PROBES 1
