@@ -352,8 +352,8 @@ START_TEST(traced_equals_plain_bitwise_for_every_kernel)
 }
 END_TEST
 
-/* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap and
- * im2col_tile are bitwise deformable_im2col; grad_tap's, grad_tile's and grad_gather's grad_offset and
+/* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap is
+ * bitwise deformable_im2col; grad_tap's, grad_tile's and grad_gather's grad_offset and
  * grad_mask are bitwise col2im_coord's, their grad_input col2im's up to the order of the
  * adds. With write_columns (rejected with a sink), grad_tap, grad_tile and grad_gather leave
  * im2col's columns, bitwise, in the buffer they read the column gradient from, and the
@@ -367,8 +367,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
     uint64_t s = 0x7A9;
     static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
     static const char *const gather_channels[] = {"32", "5", "1"};
-    enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile; 5, 6 grad_gather and im2col_tile
-                        (plain, traced); 1-4 im2col_tap */
+    enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile; 5, 6 grad_gather (plain, traced) */
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
         p.channels *= tu_int(&s, 1, 17);
@@ -384,8 +383,6 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         setenv("KSCOPE_DEFORM_WINDOWS", k % 3 ? "3" : "1", 1);
         setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(k + 3) % 6], 1);
         setenv("KSCOPE_DEFORM_GATHER_CHANNELS", gather_channels[k % 3], 1);
-        setenv("KSCOPE_DEFORM_STAGE_TILE", tiles[(k + 1) % 6], 1);
-        setenv("KSCOPE_DEFORM_STAGE_CHANNELS", gather_channels[(k + 1) % 3], 1);
         if (k % 3 == 2)
             for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         const int64_t nc = c.g.col_numel;
@@ -401,8 +398,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         run_kernel(&c, KS_DEFORM_COORD, cols_in, NULL, NULL, out[0][2], out[0][3], &l, NULL);
         for (int v = 1; v < NV; ++v) {
             ks_sink *sk = v % 2 ? NULL : ks_host_sink_create(0, ks_filter_all());
-            /* the forward: im2col_tap, or (with grad_gather) im2col_tile */
-            run_kernel(&c, v < 5 ? KS_DEFORM_IM2COL_TAP : KS_DEFORM_IM2COL_TILE, NULL, out[v][0], NULL, NULL, NULL, &l, sk);
+            run_kernel(&c, KS_DEFORM_IM2COL_TAP, NULL, out[v][0], NULL, NULL, NULL, &l, sk);
             if (sk) {
                 int64_t samples = 0;
                 for (unsigned long long e = 0; e < ks_sink_count(sk); ++e)
@@ -437,8 +433,6 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         unsetenv("KSCOPE_DEFORM_WINDOWS");
         unsetenv("KSCOPE_DEFORM_GATHER_TILE");
         unsetenv("KSCOPE_DEFORM_GATHER_CHANNELS");
-        unsetenv("KSCOPE_DEFORM_STAGE_TILE");
-        unsetenv("KSCOPE_DEFORM_STAGE_CHANNELS");
         for (int v = 1; v < NV; ++v) {
             ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
             ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs", k);

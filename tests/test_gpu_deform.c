@@ -149,9 +149,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         setenv("KSCOPE_DEFORM_TILE", tiles[t % 6], 1); /* grad_tile's positions per tile */
         setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(t + 1) % 6], 1); /* grad_gather's */
         setenv("KSCOPE_DEFORM_GATHER_CHANNELS", t % 3 ? "32" : "7", 1);
-        setenv("KSCOPE_DEFORM_STAGE_TILE", tiles[(t + 2) % 6], 1); /* im2col_tile's */
-        setenv("KSCOPE_DEFORM_STAGE_CHANNELS", t % 3 ? "32" : "5", 1);
-        for (int k = 0; k <= KS_DEFORM_IM2COL_TILE; ++k) {
+        for (int k = 0; k <= KS_DEFORM_GRAD_GATHER; ++k) {
             const int atomics = k == KS_DEFORM_COL2IM || k >= KS_DEFORM_GRAD_TAP;
             ks_sink *ss = ks_host_sink_create(0, ks_filter_all()), *gs = ks_host_sink_create(0, ks_filter_all());
             float *a[4], *b[4], *plain[4];
@@ -203,8 +201,6 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         unsetenv("KSCOPE_DEFORM_TILE");
         unsetenv("KSCOPE_DEFORM_GATHER_TILE");
         unsetenv("KSCOPE_DEFORM_GATHER_CHANNELS");
-        unsetenv("KSCOPE_DEFORM_STAGE_TILE");
-        unsetenv("KSCOPE_DEFORM_STAGE_CHANNELS");
         df_free(&c);
     }
 }

@@ -28,8 +28,6 @@ typedef struct ks_deform_args {
     int write_columns;      /* grad_tap, grad_tile, grad_gather: the chunk's write_columns */
     int64_t gather_positions; /* grad_gather: output positions per tile (a power of 2) */
     int64_t gather_channels;  /* grad_gather: channels per block, at most (1..32) */
-    int64_t stage_positions;  /* im2col_tile: output positions per tile (a power of 2) */
-    int64_t stage_channels;   /* im2col_tile: channels staged at once, at most (1..64) */
 } ks_deform_args;
 
 /* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 512 threads; its
@@ -102,29 +100,6 @@ KS_FN ks_deform_gather ks_deform_gather_of(const ks_deform_args *a)
     return s;
 }
 
-/* im2col_tile's tile: grad_tile's tile and window (ks_deform_window_of), thread = entry
- * (tap, position); its shared memory, `floats` 4-byte slots (at most KS_DEFORM_GATHER_CAP):
- * the window's rh x rw pixels of nb channels, win[channel][row][column]. */
-typedef struct ks_deform_stage {
-    ks_deform_tile w; /* th, tw, rh, rw (windows unused) */
-    int64_t entries, npix, nb, floats;
-} ks_deform_stage;
-
-KS_FN ks_deform_stage ks_deform_stage_of(const ks_deform_args *a)
-{
-    ks_deform_stage s;
-    ks_deform_window_of(a, a->stage_positions, &s.w);
-    s.w.windows = 0;
-    s.entries = a->kernel_h * a->kernel_w * s.w.th * s.w.tw;
-    s.npix = s.w.rh * s.w.rw;
-    const int64_t cpg = a->channels / a->offset_groups, fit = KS_DEFORM_GATHER_CAP / s.npix;
-    const int64_t want = a->stage_channels > 0 ? a->stage_channels : 1;
-    s.nb = fit < want ? fit : want;
-    s.nb = s.nb < cpg ? s.nb : cpg;
-    s.floats = s.nb * s.npix;
-    return s;
-}
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -139,9 +114,6 @@ int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, co
  * stride beyond) and its shared bytes; KS_EINVAL when not one channel's lists fit */
 int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
                             const ks_launch *launch, int *threads, int64_t *blocks, size_t *shared);
-/* im2col_tile's launch: as grad_gather's; KS_EINVAL when not one channel's window fits */
-int ks_deform_stage_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
-                           const ks_launch *launch, int *threads, int64_t *blocks, size_t *shared);
 int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_deform_args *a,
                         ks_deform_geom *g);
 #ifdef __cplusplus

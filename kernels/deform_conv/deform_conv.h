@@ -91,12 +91,9 @@ typedef enum ks_deform_kernel {
     KS_DEFORM_GRAD_TAP = 4,   /* = COL2IM + COORD in one pass; items (b, g, tap, h_col, w_col) */
     KS_DEFORM_GRAD_TILE = 5,  /* = GRAD_TAP, a block per tile of output positions: its adds to
                                  grad_input gather in shared memory first (deform_tile_body.h) */
-    KS_DEFORM_GRAD_GATHER = 6, /* = GRAD_TAP, a block per tile: each window pixel sums the
-                                  entries that land on it, for 32 channels at once, with no
-                                  shared atomics (deform_gather_body.h) */
-    KS_DEFORM_IM2COL_TILE = 7  /* = IM2COL, a block per tile of output positions: the tile's
-                                  window of the input is staged in shared memory, 32
-                                  channels at a time (deform_im2col_tile_body.h) */
+    KS_DEFORM_GRAD_GATHER = 6 /* = GRAD_TAP, a block per tile: each window pixel sums the
+                                 entries that land on it, for 32 channels at once, with no
+                                 shared atomics (deform_gather_body.h) */
 } ks_deform_kernel;
 /* channels an im2col_tap item blends with one placement */
 #define KS_DEFORM_TAP_CHANNELS 32
@@ -120,11 +117,6 @@ typedef enum ks_deform_kernel {
 #define KS_DEFORM_GATHER_POSITIONS 32
 #define KS_DEFORM_GATHER_CHANNELS 32
 #define KS_DEFORM_GATHER_CAP 12288
-/* im2col_tile: output positions per tile (KSCOPE_DEFORM_STAGE_TILE=N) and channels staged
- * at once (KSCOPE_DEFORM_STAGE_CHANNELS=N, 1..64; fewer where the window does not fit
- * KS_DEFORM_GATHER_CAP) */
-#define KS_DEFORM_STAGE_POSITIONS 32
-#define KS_DEFORM_STAGE_CHANNELS 32
 /* grad_gather: channels whose loads its threads issue together (compile time) */
 #ifndef KS_DEFORM_GATHER_STEP
 #define KS_DEFORM_GATHER_STEP 2
@@ -171,8 +163,6 @@ int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const k
 int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when grad_gather can run this geometry (one channel's lists fit its shared memory) */
 int ks_deform_gather_fits(const ks_deform_params *p, const ks_deform_geom *g);
-/* 1 when im2col_tile can run this geometry (one channel's window fits its shared memory) */
-int ks_deform_stage_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when the CUDA layer's forward runs a chunk as one fused TF32 kernel (deform_fused.cu):
  * opted in with the environment's KS_DEFORM_FUSED (1, or a tile shape: 24, 42, 422, 44;
  * unset or 0: off, as on the H100 it is still slower than im2col + cuBLAS, bench/RESULTS.md),

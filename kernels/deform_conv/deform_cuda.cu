@@ -31,7 +31,6 @@ KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512
 #define KS_DEFORM_GATHER_REGS 72
 #endif
 KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_gather, ks_deform_args, __maxnreg__(KS_DEFORM_GATHER_REGS))
-KS_CUDA_WRAPPERS_ATTR(ks_deform_im2col_tile, ks_deform_args, __launch_bounds__(512, 2))
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */
@@ -48,7 +47,7 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_IM2COL_TILE) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     if (c->write_columns && dev_sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_cuda(p, &g, k, c, launch, dev_sink, stream);
@@ -66,7 +65,6 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
     size_t shared = 0;
     int rc = k == KS_DEFORM_GRAD_TILE     ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
              : k == KS_DEFORM_GRAD_GATHER ? ks_deform_gather_launch(p, g, &a, launch, &threads, &blocks, &shared)
-             : k == KS_DEFORM_IM2COL_TILE ? ks_deform_stage_launch(p, g, &a, launch, &threads, &blocks, &shared)
                                           : ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, work,
                                                               &threads, &blocks);
     if (rc || blocks == 0) return rc;
@@ -104,11 +102,6 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
         else if (small) ks_deform_grad_gather_k_plain32<<<nb, threads, shared, s>>>(a);
         else ks_deform_grad_gather_k_plain<<<nb, threads, shared, s>>>(a);
         return ks_cuda_check_launch("deformable_grad_gather");
-    case KS_DEFORM_IM2COL_TILE: /* likewise */
-        if (dev_sink) ks_deform_im2col_tile_k_traced<<<nb, threads, shared, s>>>(a, *dev_sink);
-        else if (small) ks_deform_im2col_tile_k_plain32<<<nb, threads, shared, s>>>(a);
-        else ks_deform_im2col_tile_k_plain<<<nb, threads, shared, s>>>(a);
-        return ks_cuda_check_launch("deformable_im2col_tile");
     default:
         if (dev_sink) ks_deform_coord_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
         else if (small) ks_deform_coord_k_plain32<<<nb, threads, 0, s>>>(a);
@@ -183,11 +176,6 @@ static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom 
     const cuda_ctx *x = (const cuda_ctx *)ctx;
     /* the backward's adds gather in shared memory first where the window fits */
     if (k == KS_DEFORM_GRAD_TAP && !record) k = ks_deform_backward_kernel(p, g);
-    /* the forward reads a staged window where it fits (KSCOPE_DEFORM_FWD=tap: im2col_tap) */
-    if (k == KS_DEFORM_IM2COL_TAP && !record && ks_deform_stage_fits(p, g)) {
-        const char *e = getenv("KSCOPE_DEFORM_FWD");
-        if (!e || strcmp(e, "tap") != 0) k = KS_DEFORM_IM2COL_TILE;
-    }
     return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 

@@ -123,7 +123,6 @@ int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_de
     switch (k) {
     case KS_DEFORM_IM2COL: return p->channels * im2col_step * P;
     case KS_DEFORM_COL2IM: return g->rows * im2col_step * P;
-    case KS_DEFORM_IM2COL_TILE: return im2col_step * p->offset_groups * kk * P;
     case KS_DEFORM_IM2COL_TAP: {
         const int64_t cpg = p->channels / p->offset_groups;
         return p->offset_groups * ((cpg + KS_DEFORM_TAP_CHANNELS - 1) / KS_DEFORM_TAP_CHANNELS) * kk * im2col_step * P;
@@ -192,8 +191,6 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->write_columns = c->write_columns;
     a->gather_positions = env_choice("KSCOPE_DEFORM_GATHER_TILE", 1024, 1, KS_DEFORM_GATHER_POSITIONS);
     a->gather_channels = env_choice("KSCOPE_DEFORM_GATHER_CHANNELS", 32, 0, KS_DEFORM_GATHER_CHANNELS);
-    a->stage_positions = env_choice("KSCOPE_DEFORM_STAGE_TILE", 1024, 1, KS_DEFORM_STAGE_POSITIONS);
-    a->stage_channels = env_choice("KSCOPE_DEFORM_STAGE_CHANNELS", 64, 0, KS_DEFORM_STAGE_CHANNELS);
 }
 
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
@@ -285,32 +282,6 @@ int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, 
         return ks_fail(KS_EINVAL, "grad_gather: the lists of a %lldx%lld window and %lld entries pass %d floats of "
                        "shared memory", (long long)s.w.rh, (long long)s.w.rw, (long long)s.entries,
                        KS_DEFORM_GATHER_CAP);
-    const int64_t tiles = a->im2col_step * p->offset_groups * ((g->height_out + s.w.th - 1) / s.w.th) *
-                          ((g->width_out + s.w.tw - 1) / s.w.tw);
-    const int64_t cap = launch && launch->block_cap > 0 ? launch->block_cap : KS_DEFORM_BLOCK_CAP;
-    *threads = (int)s.entries;
-    *blocks = tiles < cap ? tiles : cap;
-    *shared = (size_t)s.floats * 4;
-    return KS_OK;
-}
-
-int ks_deform_stage_fits(const ks_deform_params *p, const ks_deform_geom *g)
-{
-    ks_deform_chunk c;
-    ks_deform_args a;
-    memset(&c, 0, sizeof c);
-    c.im2col_step = g->im2col_step;
-    ks_deform_args_fill(p, g, &c, &a);
-    return p->kernel_h * p->kernel_w <= 512 && ks_deform_stage_of(&a).nb >= 1;
-}
-
-int ks_deform_stage_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
-                           const ks_launch *launch, int *threads, int64_t *blocks, size_t *shared)
-{
-    const ks_deform_stage s = ks_deform_stage_of(a);
-    if (p->kernel_h * p->kernel_w > 512 || s.nb < 1)
-        return ks_fail(KS_EINVAL, "im2col_tile: a %lldx%lld window passes %d floats of shared memory",
-                       (long long)s.w.rh, (long long)s.w.rw, KS_DEFORM_GATHER_CAP);
     const int64_t tiles = a->im2col_step * p->offset_groups * ((g->height_out + s.w.th - 1) / s.w.th) *
                           ((g->width_out + s.w.tw - 1) / s.w.tw);
     const int64_t cap = launch && launch->block_cap > 0 ? launch->block_cap : KS_DEFORM_BLOCK_CAP;

@@ -23,15 +23,13 @@ static void grad_tile_plain(ks_thread *t, const void *a) { ks_deform_grad_tile_b
 static void grad_tile_traced(ks_thread *t, const void *a) { ks_deform_grad_tile_body_traced(t, a); }
 static void grad_gather_plain(ks_thread *t, const void *a) { ks_deform_grad_gather_body_plain(t, a); }
 static void grad_gather_traced(ks_thread *t, const void *a) { ks_deform_grad_gather_body_traced(t, a); }
-static void im2col_tile_plain(ks_thread *t, const void *a) { ks_deform_im2col_tile_body_plain(t, a); }
-static void im2col_tile_traced(ks_thread *t, const void *a) { ks_deform_im2col_tile_body_traced(t, a); }
 
 int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                          const ks_launch *launch, ks_sink *sink)
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_IM2COL_TILE) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     if (c->write_columns && sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_sim(p, &g, k, c, launch, sink);
@@ -46,25 +44,25 @@ int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_
     ks_deform_args a;
     int threads;
     int64_t blocks;
-    if (k >= KS_DEFORM_GRAD_TILE) { /* barriers: the block's threads as fibers */
-        static const char *const names[] = {"grad_tile", "grad_gather", "im2col_tile"};
-        static const ks_sim_body coop[3][2] = {{grad_tile_plain, grad_tile_traced},
-                                               {grad_gather_plain, grad_gather_traced},
-                                               {im2col_tile_plain, im2col_tile_traced}};
-        const int w = (int)k - KS_DEFORM_GRAD_TILE;
+    if (k == KS_DEFORM_GRAD_TILE || k == KS_DEFORM_GRAD_GATHER) { /* barriers: the block's threads as fibers */
         ks_sim_report rep;
         size_t shared;
+        const int tile = k == KS_DEFORM_GRAD_TILE;
+        const char *name = tile ? "grad_tile" : "grad_gather";
         ks_deform_args_fill(p, g, c, &a);
-        int rc = k == KS_DEFORM_GRAD_TILE     ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
-                 : k == KS_DEFORM_GRAD_GATHER ? ks_deform_gather_launch(p, g, &a, launch, &threads, &blocks, &shared)
-                                              : ks_deform_stage_launch(p, g, &a, launch, &threads, &blocks, &shared);
-        if (!rc) rc = ks_sim_launch_coop(blocks, threads, coop[w][sink != NULL], &a, sink, &rep);
+        int rc = tile ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
+                      : ks_deform_gather_launch(p, g, &a, launch, &threads, &blocks, &shared);
+        if (!rc)
+            rc = ks_sim_launch_coop(blocks, threads,
+                                    tile ? (sink ? grad_tile_traced : grad_tile_plain)
+                                         : (sink ? grad_gather_traced : grad_gather_plain),
+                                    &a, sink, &rep);
         /* a race, an unread barrier or an access outside the window is a bug of the
          * kernel: its values alone would not show it (the fibers run one at a time) */
         char what[64];
-        snprintf(what, sizeof what, "deform %s on the simulator", names[w]);
+        snprintf(what, sizeof what, "deform %s on the simulator", name);
         if (!rc && ks_sim_report_warn(&rep, what) > 0)
-            rc = ks_fail(KS_EINVAL, "deform %s: the simulator found shared-memory problems (above)", names[w]);
+            rc = ks_fail(KS_EINVAL, "deform %s: the simulator found shared-memory problems (above)", name);
         return rc;
     }
     int rc = ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, ks_deform_work(g, p, k, c->im2col_step),
