@@ -3,6 +3,7 @@
  * offset-channel probe, the zero blend at borders, the mmcv/torchvision differences,
  * chunking, and the traced variant against the plain one. */
 #include "../kernels/core/ks_gemm.h"
+#include "../kernels/deform_conv/deform_args.h"
 #include "deform_fixture.h"
 
 START_TEST(layer_matches_reference_on_random_geometries)
@@ -455,6 +456,59 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
 }
 END_TEST
 
+/* grad_gather's tile halves until one channel's lists fit: a 3x3 kernel dilated by 45 has a
+ * window too wide for the default 32 positions but not for 8; the gather then runs (it does
+ * not fall back) and gives grad_tap's grad_offset and grad_mask bitwise and its grad_input
+ * within rounding. A 23x23 kernel (529 taps, a thread each) does not fit at all. */
+START_TEST(gather_tile_halves_until_its_lists_fit)
+{
+    ks_deform_params p;
+    memset(&p, 0, sizeof p);
+    p.batch = p.im2col_step = 1, p.channels = 3, p.out_channels = 2, p.groups = p.offset_groups = 1;
+    p.height = 13, p.width = 97, p.kernel_h = p.kernel_w = 3, p.stride_h = p.stride_w = 1;
+    p.dilation_h = p.dilation_w = 45, p.pad_h = p.pad_w = 45, p.use_mask = 1;
+    df_case c;
+    df_init(&c, &p, 4242, 3.0f);
+    ks_deform_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    ch.im2col_step = 1;
+    ks_deform_args a;
+    ks_deform_args_fill(&p, &c.g, &ch, &a);
+    ck_assert_int_eq(a.gather_positions, KS_DEFORM_GATHER_POSITIONS);
+    const ks_deform_gather gs = ks_deform_gather_of(&a);
+    ck_assert_int_ge(gs.nb, 1);
+    ck_assert_int_lt(gs.w.th * gs.w.tw, KS_DEFORM_GATHER_POSITIONS); /* halved */
+    ck_assert_int_le(gs.floats, KS_DEFORM_GATHER_CAP);
+    ck_assert(ks_deform_gather_fits(&p, &c.g));
+    uint64_t s = 77;
+    float *cols_in = tu_random(&s, c.g.col_numel);
+    float *gi[2], *go[2], *gm[2];
+    const ks_launch l = tu_launch(0, 0);
+    for (int v = 0; v < 2; ++v) {
+        gi[v] = df_alloc(c.g.input_numel), go[v] = df_alloc(c.g.offset_numel), gm[v] = df_alloc(c.g.mask_numel);
+        run_kernel(&c, v ? KS_DEFORM_GRAD_GATHER : KS_DEFORM_GRAD_TAP, cols_in, NULL, gi[v], go[v], gm[v], &l, NULL);
+    }
+    ck_assert(!memcmp(go[0], go[1], (size_t)c.g.offset_numel * 4));
+    ck_assert(!memcmp(gm[0], gm[1], (size_t)c.g.mask_numel * 4));
+    double big = 0;
+    for (int64_t i = 0; i < c.g.input_numel; ++i) {
+        ck_assert_msg(fabsf(gi[0][i] - gi[1][i]) <= 1e-5f * (1 + fabsf(gi[0][i])), "grad_input[%lld]: %g %g",
+                      (long long)i, gi[0][i], gi[1][i]);
+        big = fmax(big, fabs(gi[0][i]));
+    }
+    ck_assert(big > 0.1); /* samples landed */
+    for (int v = 0; v < 2; ++v) free(gi[v]), free(go[v]), free(gm[v]);
+    free(cols_in);
+    df_free(&c);
+    /* 23x23 taps: one thread each passes 512 */
+    ks_deform_params q = p;
+    q.kernel_h = q.kernel_w = 23, q.dilation_h = q.dilation_w = 1, q.pad_h = q.pad_w = 11, q.height = 30;
+    ks_deform_geom g;
+    ck_assert_msg(ks_deform_geometry(&q, &g) == KS_OK, "%s", ks_error_message());
+    ck_assert(!ks_deform_gather_fits(&q, &g));
+}
+END_TEST
+
 /* ks_round_tf32 keeps 10 mantissa bits, ties away from zero; the layer with TF32 math
  * stays within 2e-3 of the double reference (relative to each tensor's largest entry:
  * the output and every gradient), and differs from the fp32 layer (random inputs are not
@@ -570,6 +624,7 @@ int main(void)
     tcase_add_test(tc, zero_offsets_are_a_grouped_convolution);
     tcase_add_test(tc, traced_equals_plain_bitwise_for_every_kernel);
     tcase_add_test(tc, tap_kernels_equal_the_teaching_kernels);
+    tcase_add_test(tc, gather_tile_halves_until_its_lists_fit);
     tcase_add_test(tc, tf32_math_rounds_the_gemm_inputs);
     tcase_add_test(tc, bad_parameters_are_rejected_with_a_reason);
     tcase_add_test(tc, fused_forward_runs_only_where_it_applies);

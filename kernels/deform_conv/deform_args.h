@@ -62,8 +62,8 @@ KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
     return s;
 }
 
-/* grad_gather's tile: grad_tile's tile and window (ks_deform_window_of), thread = entry
- * (tap, position), `entries` = kk*th*tw of them. Its shared memory, one array of
+/* grad_gather's tile: grad_tile's tile and window (ks_deform_window_of), halved while not
+ * one channel's lists fit, thread = entry (tap, position), `entries` = kk*th*tw of them. Its shared memory, one array of
  * `floats` 4-byte slots (at most KS_DEFORM_GATHER_CAP, the simulator's 48 KiB):
  *   top   [nb][ep] at 0:          each entry's scattered value (the column gradient, times
  *                                 the mask) for the block's nb channels; ep = entries rounded
@@ -82,16 +82,20 @@ typedef struct ks_deform_gather {
 KS_FN ks_deform_gather ks_deform_gather_of(const ks_deform_args *a)
 {
     ks_deform_gather s;
-    ks_deform_window_of(a, a->gather_positions, &s.w);
-    s.w.windows = 0;
-    s.entries = a->kernel_h * a->kernel_w * s.w.th * s.w.tw;
-    s.ep = (s.entries + 30) / 32 * 32 + 1;
-    s.npix = s.w.rh * s.w.rw;
-    const int64_t fixed = s.npix + 1 + 32 + 8 * s.entries, cpg = a->channels / a->offset_groups;
-    const int64_t fit = fixed < KS_DEFORM_GATHER_CAP ? (KS_DEFORM_GATHER_CAP - fixed) / s.ep : 0;
-    const int64_t want = a->gather_channels > 0 ? a->gather_channels : 1;
-    s.nb = fit < want ? fit : want;
-    s.nb = s.nb < cpg ? s.nb : cpg;
+    const int64_t cpg = a->channels / a->offset_groups, want = a->gather_channels > 0 ? a->gather_channels : 1;
+    /* the tile halves while not one channel's lists fit (a wide dilation or stride) */
+    for (int64_t tp = a->gather_positions > 0 ? a->gather_positions : 1;; tp /= 2) {
+        ks_deform_window_of(a, tp, &s.w);
+        s.w.windows = 0;
+        s.entries = a->kernel_h * a->kernel_w * s.w.th * s.w.tw;
+        s.ep = (s.entries + 30) / 32 * 32 + 1;
+        s.npix = s.w.rh * s.w.rw;
+        const int64_t fixed = s.npix + 1 + 32 + 8 * s.entries;
+        const int64_t fit = fixed < KS_DEFORM_GATHER_CAP ? (KS_DEFORM_GATHER_CAP - fixed) / s.ep : 0;
+        s.nb = fit < want ? fit : want;
+        s.nb = s.nb < cpg ? s.nb : cpg;
+        if (s.nb >= 1 || tp <= 1) break;
+    }
     s.at_start = s.nb * s.ep;
     s.at_part = s.at_start + s.npix + 1;
     s.at_le = s.at_part + 32;

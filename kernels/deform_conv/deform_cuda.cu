@@ -25,7 +25,7 @@ KS_CUDA_WRAPPERS(ks_deform_im2col_tap, ks_deform_args)
 KS_CUDA_WRAPPERS(ks_deform_grad_tap, ks_deform_args)
 /* at most 64 registers: two 512-thread blocks (or three of a 3x3 kernel's 288) per SM */
 KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512, 2))
-/* 288 threads of a 3x3 kernel's tile and 47.8 KiB of shared memory: three blocks an SM,
+/* 288 threads of a 3x3 kernel's tile and 46.7 KiB of shared memory: three blocks an SM,
  * which leaves 75 registers a thread (KS_DEFORM_GATHER_REGS) */
 #ifndef KS_DEFORM_GATHER_REGS
 #define KS_DEFORM_GATHER_REGS 72

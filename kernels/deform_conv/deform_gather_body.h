@@ -16,7 +16,8 @@
  *       the mask) in top[channel][entry]; a corner outside the window (an offset past
  *       the margin) goes to global memory directly;
  *     barrier; thread = (channel, four pixels of a window row), the lanes of a warp 32
- *       channels of one group of four: the pixels' lists, the same for every lane, summed
+ *       channels of one group of four (with 32 channels a block): the pixels' lists, the
+ *       same for every lane, summed
  *       as weight * top[channel][entry], added to grad_input as one vector atomic (W a
  *       multiple of 4) where any is nonzero; barrier.
  *

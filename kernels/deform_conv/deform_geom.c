@@ -278,7 +278,10 @@ int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, 
                             const ks_launch *launch, int *threads, int64_t *blocks, size_t *shared)
 {
     const ks_deform_gather s = ks_deform_gather_of(a);
-    if (p->kernel_h * p->kernel_w > 512 || s.nb < 1)
+    if (p->kernel_h * p->kernel_w > 512)
+        return ks_fail(KS_EINVAL, "grad_gather: a %lldx%lld kernel passes 512 taps (a thread each)",
+                       (long long)p->kernel_h, (long long)p->kernel_w);
+    if (s.nb < 1)
         return ks_fail(KS_EINVAL, "grad_gather: the lists of a %lldx%lld window and %lld entries pass %d floats of "
                        "shared memory", (long long)s.w.rh, (long long)s.w.rw, (long long)s.entries,
                        KS_DEFORM_GATHER_CAP);
