@@ -40,6 +40,7 @@ cases+=(
     "deform_conv-bwd-coord|deform_conv --channels 4 --input-size 9,9 --backward --trace-kernel coord --threads 64 --block-cap 2"
     "deform_conv-tap-chunks|deform_conv --batch 3 --im2col-step 1 --channels 19 --out-channels 5 --input-size 13,11 --offset-groups 1 --mask --bias --backward --offset-amount 3 --threads 64 --block-cap 3"
     "deform_conv-gather-vec4|deform_conv --batch 2 --channels 40 --out-channels 8 --input-size 20,24 --offset-groups 2 --mask --backward --offset-amount 6"
+    "deform_conv-gather-dilated|deform_conv --batch 2 --im2col-step 1 --channels 3 --input-size 13,97 --dilation 45 --padding 45 --mask --backward --offset-amount 3"
     "deform_conv-tile-chunks|deform_conv --batch 3 --im2col-step 1 --channels 19 --out-channels 5 --input-size 13,11 --offset-groups 1 --mask --bias --backward --offset-amount 3 --threads 64 --block-cap 3"
     "deform_conv-tap-tf32|deform_conv --batch 2 --channels 24 --out-channels 6 --groups 2 --offset-groups 3 --input-size 12,10 --stride 2 --dilation 2 --mask --backward --math tf32"
     "deform_conv-fused-tf32|deform_conv --batch 3 --im2col-step 1 --channels 64 --out-channels 37 --offset-groups 2 --input-size 13,11 --mask --bias --backward --offset-amount 3 --math tf32"
