@@ -367,13 +367,11 @@ def bench_roi_align(lib):
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
         # other forwards (docs/roi-align.md), each checked first: the slot kernel on the NCHW
         # input (KS_ROI_FORWARD=slot, row "fwd-slt"; "fwd" is the default: the channels-last
-        # kernel with its transpose for adaptive grids, the slot kernel for fixed ones), the
-        # plane kernel (KS_ROI_FORWARD=plane, row "fwd-pln"), for fixed grids the
-        # channels-last kernel (KS_ROI_FORWARD=cl, row "fwd-cl") and for adaptive ones the
-        # slot kernel's sample-by-sample sums (KS_ROI_FORWARD=slot KS_ROI_MERGE=0, "fwd-smp")
+        # kernel with its transpose), the plane kernel (KS_ROI_FORWARD=plane, row "fwd-pln")
+        # and for adaptive grids the slot kernel's sample-by-sample sums (KS_ROI_FORWARD=slot
+        # KS_ROI_MERGE=0, "fwd-smp")
         variants = [({"KS_ROI_FORWARD": "slot"}, "fwd-slt"), ({"KS_ROI_FORWARD": "plane"}, "fwd-pln")] + (
-            [({"KS_ROI_FORWARD": "slot", "KS_ROI_MERGE": "0"}, "fwd-smp")] if sr <= 0 else
-            [({"KS_ROI_FORWARD": "cl"}, "fwd-cl")])
+            [({"KS_ROI_FORWARD": "slot", "KS_ROI_MERGE": "0"}, "fwd-smp")] if sr <= 0 else [])
         for env, row in variants:
             os.environ.update(env)
             try:

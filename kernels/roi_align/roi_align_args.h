@@ -125,8 +125,7 @@ extern "C" {
  * launchers check; the slot kernel runs otherwise). */
 int ks_roi_align_use_plane(void);
 /* The plain avg forward the environment asks for: KS_ROI_FORWARD=slot, plane or cl
- * (channels-last), else the device's default (CUDA: cl where bins merge - adaptive grids
- * - else slot; the simulator: slot). */
+ * (channels-last), else the device's default (CUDA: cl; the simulator: slot). */
 enum { KS_ROI_FWD_DEFAULT, KS_ROI_FWD_SLOT, KS_ROI_FWD_PLANE, KS_ROI_FWD_CL };
 int ks_roi_align_forward_choice(void);
 /* Counted per channels-last launch, as the plane forward's (tests check the path ran). */

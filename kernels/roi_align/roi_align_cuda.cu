@@ -84,10 +84,10 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
     const int choice = ks_roi_align_forward_choice();
-    /* the channels-last forward: by default where bins merge (adaptive grids), where it is
-     * faster; on fixed grids the slot kernel is (docs/roi-align.md) */
+    /* the channels-last forward: the default for avg pooling, the fastest on fixed and
+     * adaptive grids alike (docs/roi-align.md); KS_ROI_FORWARD=slot or plane for the others */
     if (!backward && !dev_sink && a.pool_mode == KS_ROI_AVG &&
-        ((choice == KS_ROI_FWD_DEFAULT && a.merge) || choice == KS_ROI_FWD_CL)) {
+        (choice == KS_ROI_FWD_DEFAULT || choice == KS_ROI_FWD_CL)) {
         int launched;
         rc = ks_roi_cl_launch(&a, l, small, s, &launched);
         if (rc || launched) return rc;
