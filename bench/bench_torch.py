@@ -119,8 +119,8 @@ def bench_im2col(lib):
 
 class DeformChunk(ctypes.Structure):  # ks_deform_chunk
     _fields_ = [("im2col_step", ctypes.c_int64)] + [(n, ctypes.c_void_p) for n in (
-        "input", "offset", "mask", "columns_in", "columns", "grad_input", "grad_offset", "grad_mask",
-        "scratch")] + [("write_columns", ctypes.c_int)]
+        "input", "offset", "mask", "columns_in", "columns", "grad_input", "grad_offset", "grad_mask")] + [
+        ("write_columns", ctypes.c_int)]
 
 
 DEFORM_SHAPES = [(8, 256, 256, 64, 64), (16, 128, 128, 56, 56)]
@@ -224,14 +224,6 @@ def deform_case(lib, shape, main):
                 for k in envs:
                     del os.environ[k]
             print(f"{label:<34} {tag:<7} {t_tv:9.3f} {t_v:10.3f} {t_tv / t_v:12.2f}x")
-        # the forward with im2col_tap in place of im2col_cl
-        os.environ["KSCOPE_DEFORM_FWD"] = "tap"
-        try:
-            t_v = median_ms(ours_fwd, reps[0])
-        finally:
-            del os.environ["KSCOPE_DEFORM_FWD"]
-        t_tvf = median_ms(tv_fwd, reps[0])
-        print(f"{label:<34} {'fwd/tap':<7} {t_tvf:9.3f} {t_v:10.3f} {t_tvf / t_v:12.2f}x")
         # --math tf32: ours against fp32 torchvision's output; torchvision with TF32 beside it
         p.math = 1
         call(lib.ks_deform_forward_cuda)
@@ -243,12 +235,6 @@ def deform_case(lib, shape, main):
         torch.backends.cuda.matmul.allow_tf32 = False
         print(f"{label:<34} {'tf32':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x"
               f"   (max error {err:.1e} of the largest output)")
-        os.environ["KSCOPE_DEFORM_FWD"] = "tap"
-        try:
-            t_v = median_ms(ours_fwd, 20)
-        finally:
-            del os.environ["KSCOPE_DEFORM_FWD"]
-        print(f"{label:<34} {'tf32/tap':<7} {t_tv:9.3f} {t_v:10.3f} {t_tv / t_v:12.2f}x")
         # the TF32 forward's fused kernel (opt-in: KS_DEFORM_FUSED) in its tile shapes
         # (M x N warps; 422: 42 at two blocks an SM); the row above is im2col + cuBLAS
         for v in ("24", "42", "422", "44"):
@@ -277,9 +263,8 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
     cols = torch.empty(rows * step * p.height * p.width, device=x.device)
     gcols = torch.rand_like(cols)
     gi, go, gm = torch.empty_like(x), torch.empty_like(off), torch.empty_like(mask)
-    scratch = torch.empty_like(x)  # im2col_cl's channels-last copy
     ch = DeformChunk(step, x.data_ptr(), off.data_ptr(), mask.data_ptr(), gcols.data_ptr(), cols.data_ptr(),
-                     gi.data_ptr(), go.data_ptr(), gm.data_ptr(), scratch.data_ptr(), 0)
+                     gi.data_ptr(), go.data_ptr(), gm.data_ptr(), 0)
     parts = []
     # grad_tile: positions per tile, windows per phase; grad_gather: positions per tile,
     # channels per block; +cols: the columns written over the gradient (write_columns)
@@ -289,8 +274,8 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
     gather = [(6, f"grad_gather{t}c{c}{'+cols' if wc else ''}",
                {"KSCOPE_DEFORM_GATHER_TILE": t, "KSCOPE_DEFORM_GATHER_CHANNELS": c}, wc)
               for t, c, wc in ((32, 32, 0), (32, 32, 1), (16, 32, 0), (32, 16, 0), (64, 16, 0), (8, 32, 0))]
-    kernels = [(0, "im2col", {}, 0), (3, "im2col_tap", {}, 0), (7, "im2col_cl", {}, 0), (1, "col2im", {}, 0),
-               (2, "coord", {}, 0), (4, "grad_tap", {}, 0)] + tile + gather
+    kernels = [(0, "im2col", {}, 0), (3, "im2col_tap", {}, 0), (1, "col2im", {}, 0), (2, "coord", {}, 0),
+               (4, "grad_tap", {}, 0)] + tile + gather
     for k, name, envs, wc in kernels:
         def run(k=k):
             if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):

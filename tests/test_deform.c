@@ -295,11 +295,7 @@ static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     ch.im2col_step = c->g.im2col_step, ch.input = c->input, ch.offset = c->offset;
     ch.mask = c->p.use_mask ? c->mask : NULL;
     ch.columns_in = cols_in, ch.columns = cols, ch.grad_input = gi, ch.grad_offset = go, ch.grad_mask = gm;
-    /* im2col_cl's channels-last copy, NaN-filled: a slot it reads before writing shows */
-    ch.scratch = k == KS_DEFORM_IM2COL_CL ? malloc((size_t)c->g.input_numel * 4) : NULL;
-    for (int64_t i = 0; ch.scratch && i < c->g.input_numel; ++i) ch.scratch[i] = NAN;
     ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());
-    free(ch.scratch);
 }
 
 /* grad_tap / grad_tile with write_columns: buf holds the column gradient, then im2col's columns */
@@ -357,8 +353,8 @@ START_TEST(traced_equals_plain_bitwise_for_every_kernel)
 }
 END_TEST
 
-/* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap and
- * im2col_cl are bitwise deformable_im2col; grad_tap's, grad_tile's and grad_gather's grad_offset and
+/* The layer's tap kernels against the teaching kernels on the simulator: im2col_tap is
+ * bitwise deformable_im2col; grad_tap's, grad_tile's and grad_gather's grad_offset and
  * grad_mask are bitwise col2im_coord's, their grad_input col2im's up to the order of the
  * adds. With write_columns (rejected with a sink), grad_tap, grad_tile and grad_gather leave
  * im2col's columns, bitwise, in the buffer they read the column gradient from, and the
@@ -372,8 +368,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
     uint64_t s = 0x7A9;
     static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
     static const char *const gather_channels[] = {"32", "5", "1"};
-    enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile; 5, 6 grad_gather and im2col_cl
-                        (plain, traced); 1-4 im2col_tap */
+    enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile; 5, 6 grad_gather (plain, traced) */
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
         p.channels *= tu_int(&s, 1, 17);
@@ -404,8 +399,7 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         run_kernel(&c, KS_DEFORM_COORD, cols_in, NULL, NULL, out[0][2], out[0][3], &l, NULL);
         for (int v = 1; v < NV; ++v) {
             ks_sink *sk = v % 2 ? NULL : ks_host_sink_create(0, ks_filter_all());
-            /* the forward: im2col_tap, or (with grad_gather) im2col_cl */
-            run_kernel(&c, v < 5 ? KS_DEFORM_IM2COL_TAP : KS_DEFORM_IM2COL_CL, NULL, out[v][0], NULL, NULL, NULL, &l, sk);
+            run_kernel(&c, KS_DEFORM_IM2COL_TAP, NULL, out[v][0], NULL, NULL, NULL, &l, sk);
             if (sk) {
                 int64_t samples = 0;
                 for (unsigned long long e = 0; e < ks_sink_count(sk); ++e)

@@ -89,7 +89,6 @@ static void gpu_kernel_at(const df_case *c, ks_deform_kernel k, const float *col
     ch.grad_input = up(NULL, c->g.input_numel);
     ch.grad_offset = up(NULL, c->g.offset_numel);
     ch.grad_mask = up(NULL, c->g.mask_numel);
-    ch.scratch = k == KS_DEFORM_IM2COL_CL ? up(NULL, c->g.input_numel) : NULL; /* its channels-last copy */
     if (host_sink) ck_assert_int_eq(ks_cuda_sink_create(&ds, 1 << 22, host_sink->filter), KS_OK);
     int rc = ks_deform_kernel_cuda(&c->p, k, &ch, l, host_sink ? &ds : NULL, NULL);
     ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
@@ -104,7 +103,6 @@ static void gpu_kernel_at(const df_case *c, ks_deform_kernel k, const float *col
     out[2] = down(ch.grad_offset, c->g.offset_numel);
     out[3] = down(ch.grad_mask, c->g.mask_numel);
     ks_cuda_free((void *)ch.input), ks_cuda_free((void *)ch.offset), ks_cuda_free((void *)ch.mask);
-    ks_cuda_free(ch.scratch);
     if (!in_place) ks_cuda_free((void *)ch.columns_in);
 }
 
@@ -125,9 +123,7 @@ static void sim_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     ch.grad_input = out[1] = df_alloc(c->g.input_numel);
     ch.grad_offset = out[2] = df_alloc(c->g.offset_numel);
     ch.grad_mask = out[3] = df_alloc(c->g.mask_numel);
-    ch.scratch = k == KS_DEFORM_IM2COL_CL ? df_alloc(c->g.input_numel) : NULL;
     ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());
-    free(ch.scratch);
 }
 
 START_TEST(deform_kernels_cuda_equal_simulator)
@@ -153,7 +149,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         setenv("KSCOPE_DEFORM_TILE", tiles[t % 6], 1); /* grad_tile's positions per tile */
         setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(t + 1) % 6], 1); /* grad_gather's */
         setenv("KSCOPE_DEFORM_GATHER_CHANNELS", t % 3 ? "32" : "7", 1);
-        for (int k = 0; k <= KS_DEFORM_IM2COL_CL; ++k) {
+        for (int k = 0; k <= KS_DEFORM_GRAD_GATHER; ++k) {
             const int atomics = k == KS_DEFORM_COL2IM || k >= KS_DEFORM_GRAD_TAP;
             ks_sink *ss = ks_host_sink_create(0, ks_filter_all()), *gs = ks_host_sink_create(0, ks_filter_all());
             float *a[4], *b[4], *plain[4];

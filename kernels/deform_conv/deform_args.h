@@ -28,7 +28,6 @@ typedef struct ks_deform_args {
     int write_columns;      /* grad_tap, grad_tile, grad_gather: the chunk's write_columns */
     int64_t gather_positions; /* grad_gather: output positions per tile (a power of 2) */
     int64_t gather_channels;  /* grad_gather: channels per block, at most (1..32) */
-    float *input_cl;          /* im2col_cl: the chunk's input channels-last, [im2col_step, H, W, C] */
 } ks_deform_args;
 
 /* grad_tile's tile: th x tw output positions (tw <= 8), kk*th*tw <= 512 threads; its
@@ -105,28 +104,6 @@ KS_FN ks_deform_gather ks_deform_gather_of(const ks_deform_args *a)
     return s;
 }
 
-/* im2col_cl's item: 32 channels (a warp's lanes) of tp consecutive output positions (a
- * power of 2, halved from 32 while the shared memory does not fit); its shared memory, at
- * most KS_DEFORM_GATHER_CAP 4-byte slots: the tile [32][es] (es = kk*tp rounded up to
- * 32k + 1) and the geometry table [kk*tp][KS_DEFORM_CL_GEO] (deform_cl_body.h). */
-#define KS_DEFORM_CL_GEO 10
-#define KS_DEFORM_CL_THREADS 256
-typedef struct ks_deform_clt {
-    int64_t tp, entries, es, floats;
-} ks_deform_clt;
-
-KS_FN ks_deform_clt ks_deform_cl_of(const ks_deform_args *a)
-{
-    ks_deform_clt s;
-    for (s.tp = 32;; s.tp /= 2) {
-        s.entries = a->kernel_h * a->kernel_w * s.tp;
-        s.es = (s.entries + 30) / 32 * 32 + 1;
-        s.floats = 32 * s.es + KS_DEFORM_CL_GEO * s.entries;
-        if (s.floats <= KS_DEFORM_GATHER_CAP || s.tp == 1) break;
-    }
-    return s;
-}
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -137,11 +114,6 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
  * cap (KS_DEFORM_BLOCK_CAP by default) blocks; KS_EINVAL when its window does not fit */
 int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
                           const ks_launch *launch, int *threads, int64_t *blocks);
-/* im2col_cl's launches: the copy (blocks of KS_DEFORM_CL_THREADS over 32 x 32 tiles) and
- * the item kernel (blocks of KS_DEFORM_CL_THREADS, its shared bytes); KS_EINVAL when its
- * shared memory does not fit or the chunk has no scratch */
-int ks_deform_cl_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
-                        const ks_launch *launch, int64_t *copy_blocks, int64_t *blocks, size_t *shared);
 /* grad_gather's launch: one block of kk*th*tw threads per tile (at most the block cap, grid
  * stride beyond) and its shared bytes; KS_EINVAL when not one channel's lists fit */
 int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,

@@ -91,11 +91,9 @@ typedef enum ks_deform_kernel {
     KS_DEFORM_GRAD_TAP = 4,   /* = COL2IM + COORD in one pass; items (b, g, tap, h_col, w_col) */
     KS_DEFORM_GRAD_TILE = 5,  /* = GRAD_TAP, a block per tile of output positions: its adds to
                                  grad_input gather in shared memory first (deform_tile_body.h) */
-    KS_DEFORM_GRAD_GATHER = 6, /* = GRAD_TAP, a block per tile: each window pixel sums the
-                                  entries that land on it, for 32 channels at once, with no
-                                  shared atomics (deform_gather_body.h) */
-    KS_DEFORM_IM2COL_CL = 7    /* = IM2COL: a channels-last copy of the input (the chunk's
-                                  scratch), then lanes take channels (deform_cl_body.h) */
+    KS_DEFORM_GRAD_GATHER = 6 /* = GRAD_TAP, a block per tile: each window pixel sums the
+                                 entries that land on it, for 32 channels at once, with no
+                                 shared atomics (deform_gather_body.h) */
 } ks_deform_kernel;
 /* channels an im2col_tap item blends with one placement */
 #define KS_DEFORM_TAP_CHANNELS 32
@@ -151,8 +149,6 @@ typedef struct ks_deform_chunk {
     const float *columns_in; /* col2im, coord */
     float *columns;          /* im2col */
     float *grad_input, *grad_offset, *grad_mask;
-    float *scratch;    /* im2col_cl: room for the chunk's input channels-last
-                          (im2col_step*C*H*W floats) */
     int write_columns; /* grad_tap, grad_tile, untraced (a sink: KS_EINVAL): also write
                           im2col's entry over each column-gradient entry they read (columns
                           == columns_in), so the grad_weight GEMM needs no im2col pass */
@@ -165,8 +161,6 @@ int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const k
 /* 1 when grad_tile can run this geometry (its window fits KS_DEFORM_TILE_CAP): the CUDA
  * layer then runs it in place of grad_tap */
 int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g);
-/* 1 when im2col_cl can run this geometry (its item's shared memory fits) */
-int ks_deform_cl_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when grad_gather can run this geometry (one channel's lists fit its shared memory) */
 int ks_deform_gather_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when the CUDA layer's forward runs a chunk as one fused TF32 kernel (deform_fused.cu):
@@ -201,9 +195,7 @@ typedef struct ks_deform_tensors {
                         backward: the column gradient), rows * im2col_step*Ho*Wo floats */
 } ks_deform_tensors;
 
-/* Floats of scratch memory the layer needs: the columns of one chunk, then the larger of
- * the backward's GEMM buffer [O, im2col_step*P] and the forward's channels-last copy of a
- * chunk's input [im2col_step, H, W, C] (CUDA's im2col_cl). */
+/* Floats of scratch memory the layer needs: columns and a GEMM buffer of one chunk. */
 int64_t ks_deform_workspace_floats(const ks_deform_params *p);
 
 /* The layer on the simulator: host pointers; the scratch is allocated inside. `sink`

@@ -31,8 +31,6 @@ KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512
 #define KS_DEFORM_GATHER_REGS 72
 #endif
 KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_gather, ks_deform_args, __maxnreg__(KS_DEFORM_GATHER_REGS))
-KS_CUDA_WRAPPERS_ATTR(ks_deform_nhwc, ks_deform_args, __launch_bounds__(KS_DEFORM_CL_THREADS))
-KS_CUDA_WRAPPERS_ATTR(ks_deform_im2col_cl, ks_deform_args, __launch_bounds__(KS_DEFORM_CL_THREADS))
 
 /* 32-bit indices are exact when every tensor and every index the grid-stride loop can
  * reach stays under 2^30. */
@@ -49,7 +47,7 @@ extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_IM2COL_CL) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     if (c->write_columns && dev_sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_cuda(p, &g, k, c, launch, dev_sink, stream);
@@ -64,29 +62,13 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
     int64_t blocks;
     const int64_t work = ks_deform_work(g, p, k, c->im2col_step);
     ks_deform_args_fill(p, g, c, &a);
-    cudaStream_t s = (cudaStream_t)stream;
-    if (k == KS_DEFORM_IM2COL_CL) { /* the channels-last copy, then the items */
-        int64_t copy_blocks;
-        size_t shared;
-        int rc = ks_deform_cl_launch(p, g, &a, launch, &copy_blocks, &blocks, &shared);
-        if (rc || blocks == 0) return rc;
-        const int small = fits_int32(g, work, blocks, KS_DEFORM_CL_THREADS) &&
-                          g->im2col_work * p->kernel_h * p->kernel_w < ((int64_t)1 << 30);
-        if (small) ks_deform_nhwc_k_plain32<<<(unsigned)copy_blocks, KS_DEFORM_CL_THREADS, 0, s>>>(a);
-        else ks_deform_nhwc_k_plain<<<(unsigned)copy_blocks, KS_DEFORM_CL_THREADS, 0, s>>>(a);
-        rc = ks_cuda_check_launch("deformable_im2col_cl (channels-last copy)");
-        if (rc) return rc;
-        if (dev_sink) ks_deform_im2col_cl_k_traced<<<(unsigned)blocks, KS_DEFORM_CL_THREADS, shared, s>>>(a, *dev_sink);
-        else if (small) ks_deform_im2col_cl_k_plain32<<<(unsigned)blocks, KS_DEFORM_CL_THREADS, shared, s>>>(a);
-        else ks_deform_im2col_cl_k_plain<<<(unsigned)blocks, KS_DEFORM_CL_THREADS, shared, s>>>(a);
-        return ks_cuda_check_launch("deformable_im2col_cl");
-    }
     size_t shared = 0;
     int rc = k == KS_DEFORM_GRAD_TILE     ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
              : k == KS_DEFORM_GRAD_GATHER ? ks_deform_gather_launch(p, g, &a, launch, &threads, &blocks, &shared)
                                           : ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, work,
                                                               &threads, &blocks);
     if (rc || blocks == 0) return rc;
+    cudaStream_t s = (cudaStream_t)stream;
     const int small = fits_int32(g, work, blocks, threads);
     const unsigned nb = (unsigned)blocks;
     switch (k) {
@@ -194,12 +176,6 @@ static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom 
     const cuda_ctx *x = (const cuda_ctx *)ctx;
     /* the backward's adds gather in shared memory first where the window fits */
     if (k == KS_DEFORM_GRAD_TAP && !record) k = ks_deform_backward_kernel(p, g);
-    /* the forward's im2col from a channels-last copy, where the chunk has room for it
-     * (KSCOPE_DEFORM_FWD=tap: im2col_tap) */
-    if (k == KS_DEFORM_IM2COL_TAP && !record && c->scratch && ks_deform_cl_fits(p, g)) {
-        const char *e = getenv("KSCOPE_DEFORM_FWD");
-        if (!e || strcmp(e, "tap") != 0) k = KS_DEFORM_IM2COL_CL;
-    }
     return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 

@@ -112,11 +112,8 @@ int64_t ks_deform_workspace_floats(const ks_deform_params *p)
     ks_deform_geom g;
     if (ks_deform_geometry(p, &g)) return -1;
     const int64_t im2col_step = g.im2col_step > 0 ? g.im2col_step : 1;
-    /* columns [C*kh*kw, im2col_step*P], then the GEMM buffer [O, im2col_step*P] or the
-     * channels-last copy [im2col_step, H, W, C], whichever is larger */
-    const int64_t buf = p->out_channels * im2col_step * g.height_out * g.width_out;
-    const int64_t copy = im2col_step * p->channels * p->height * p->width;
-    return g.col_numel + (buf > copy ? buf : copy);
+    /* columns [C*kh*kw, im2col_step*P] + GEMM buffer [O, im2col_step*P] */
+    return g.col_numel + p->out_channels * im2col_step * g.height_out * g.width_out;
 }
 
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
@@ -131,7 +128,6 @@ int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_de
         return p->offset_groups * ((cpg + KS_DEFORM_TAP_CHANNELS - 1) / KS_DEFORM_TAP_CHANNELS) * kk * im2col_step * P;
     }
     case KS_DEFORM_GRAD_TAP:
-    case KS_DEFORM_IM2COL_CL:
     case KS_DEFORM_GRAD_TILE:
     case KS_DEFORM_GRAD_GATHER: return im2col_step * p->offset_groups * kk * P;
     default: return im2col_step * p->offset_groups * 2 * kk * P;
@@ -193,7 +189,6 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->tile_positions = env_choice("KSCOPE_DEFORM_TILE", 1024, 1, KS_DEFORM_TILE_POSITIONS);
     a->tile_windows = env_choice("KSCOPE_DEFORM_WINDOWS", 16, 0, KS_DEFORM_TILE_WINDOWS);
     a->write_columns = c->write_columns;
-    a->input_cl = c->scratch;
     a->gather_positions = env_choice("KSCOPE_DEFORM_GATHER_TILE", 1024, 1, KS_DEFORM_GATHER_POSITIONS);
     a->gather_channels = env_choice("KSCOPE_DEFORM_GATHER_CHANNELS", 32, 0, KS_DEFORM_GATHER_CHANNELS);
 }
@@ -267,34 +262,6 @@ int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g)
     ks_deform_args_fill(p, g, &c, &a);
     const ks_deform_tile t = ks_deform_tile_of(&a);
     return p->kernel_h * p->kernel_w <= 512 && t.windows >= 1;
-}
-
-int ks_deform_cl_fits(const ks_deform_params *p, const ks_deform_geom *g)
-{
-    ks_deform_chunk c;
-    ks_deform_args a;
-    memset(&c, 0, sizeof c);
-    c.im2col_step = g->im2col_step;
-    ks_deform_args_fill(p, g, &c, &a);
-    return ks_deform_cl_of(&a).floats <= KS_DEFORM_GATHER_CAP;
-}
-
-int ks_deform_cl_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
-                        const ks_launch *launch, int64_t *copy_blocks, int64_t *blocks, size_t *shared)
-{
-    const ks_deform_clt s = ks_deform_cl_of(a);
-    if (s.floats > KS_DEFORM_GATHER_CAP)
-        return ks_fail(KS_EINVAL, "im2col_cl: a %lldx%lld kernel's item passes %d floats of shared memory",
-                       (long long)p->kernel_h, (long long)p->kernel_w, KS_DEFORM_GATHER_CAP);
-    if (!a->input_cl) return ks_fail(KS_EINVAL, "im2col_cl needs the chunk's scratch (im2col_step*C*H*W floats)");
-    const int64_t P = g->height_out * g->width_out, cpg = p->channels / p->offset_groups;
-    const int64_t items = a->im2col_step * p->offset_groups * ((cpg + 31) / 32) * ((P + s.tp - 1) / s.tp);
-    const int64_t tiles = a->im2col_step * ((p->channels + 31) / 32) * ((p->height * p->width + 31) / 32);
-    const int64_t cap = launch && launch->block_cap > 0 ? launch->block_cap : KS_DEFORM_BLOCK_CAP;
-    *blocks = items < cap ? items : cap;
-    *copy_blocks = tiles < cap ? tiles : cap;
-    *shared = (size_t)s.floats * 4;
-    return KS_OK;
 }
 
 int ks_deform_gather_fits(const ks_deform_params *p, const ks_deform_geom *g)

@@ -95,7 +95,6 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
     for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
-        c.scratch = workspace + g.col_numel; /* the GEMM buffer's room: free in the forward */
         float *out = t->output + n0 * v.out_img;
         const int record = n0 == 0 && traced == KS_DEFORM_IM2COL, keep = n0 == 0 && t->columns0;
         if (fused && !record && !keep) {

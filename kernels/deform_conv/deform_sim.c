@@ -23,16 +23,13 @@ static void grad_tile_plain(ks_thread *t, const void *a) { ks_deform_grad_tile_b
 static void grad_tile_traced(ks_thread *t, const void *a) { ks_deform_grad_tile_body_traced(t, a); }
 static void grad_gather_plain(ks_thread *t, const void *a) { ks_deform_grad_gather_body_plain(t, a); }
 static void grad_gather_traced(ks_thread *t, const void *a) { ks_deform_grad_gather_body_traced(t, a); }
-static void nhwc_plain(ks_thread *t, const void *a) { ks_deform_nhwc_body_plain(t, a); }
-static void im2col_cl_plain(ks_thread *t, const void *a) { ks_deform_im2col_cl_body_plain(t, a); }
-static void im2col_cl_traced(ks_thread *t, const void *a) { ks_deform_im2col_cl_body_traced(t, a); }
 
 int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
                          const ks_launch *launch, ks_sink *sink)
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_IM2COL_CL) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
     if (c->write_columns && sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : ks_deform_launch_sim(p, &g, k, c, launch, sink);
@@ -47,21 +44,6 @@ int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_
     ks_deform_args a;
     int threads;
     int64_t blocks;
-    if (k == KS_DEFORM_IM2COL_CL) { /* the copy, then the items: barriers, fibers */
-        ks_sim_report rep;
-        int64_t copy_blocks;
-        size_t shared;
-        ks_deform_args_fill(p, g, c, &a);
-        int rc = ks_deform_cl_launch(p, g, &a, launch, &copy_blocks, &blocks, &shared);
-        if (!rc && blocks > 0) rc = ks_sim_launch_coop(copy_blocks, KS_DEFORM_CL_THREADS, nhwc_plain, &a, NULL, &rep);
-        if (!rc && blocks > 0 && ks_sim_report_warn(&rep, "deform im2col_cl's copy on the simulator") > 0)
-            rc = ks_fail(KS_EINVAL, "deform im2col_cl: the simulator found shared-memory problems (above)");
-        if (!rc && blocks > 0)
-            rc = ks_sim_launch_coop(blocks, KS_DEFORM_CL_THREADS, sink ? im2col_cl_traced : im2col_cl_plain, &a, sink, &rep);
-        if (!rc && blocks > 0 && ks_sim_report_warn(&rep, "deform im2col_cl on the simulator") > 0)
-            rc = ks_fail(KS_EINVAL, "deform im2col_cl: the simulator found shared-memory problems (above)");
-        return rc;
-    }
     if (k == KS_DEFORM_GRAD_TILE || k == KS_DEFORM_GRAD_GATHER) { /* barriers: the block's threads as fibers */
         ks_sim_report rep;
         size_t shared;

@@ -215,4 +215,3 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
 
 #include "deform_tile_body.h"   /* the same work with a shared window: grad_tile */
 #include "deform_gather_body.h" /* and with per-pixel sums: grad_gather */
-#include "deform_cl_body.h"     /* im2col_tap's values from a channels-last copy: im2col_cl */
