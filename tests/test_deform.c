@@ -298,7 +298,7 @@ static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     ck_assert_msg(ks_deform_kernel_sim(&c->p, k, &ch, l, sink) == KS_OK, "%s", ks_error_message());
 }
 
-/* grad_tap / grad_tile with write_columns: buf holds the column gradient, then im2col's columns */
+/* grad_tap / grad_tile / grad_gather with write_columns: buf holds the column gradient, then im2col's columns */
 static void run_kernel_in_place(const df_case *c, ks_deform_kernel k, float *buf, float *gi, float *go, float *gm,
                                 const ks_launch *l)
 {

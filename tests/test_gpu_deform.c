@@ -71,7 +71,7 @@ static ks_deform_tensors up_forward(const df_case *c)
 }
 
 /* kernel k of chunk 0 (all images) on the GPU; outputs come back in out[0..3]:
- * columns, grad_input, grad_offset, grad_mask. in_place: grad_tap / grad_tile with
+ * columns, grad_input, grad_offset, grad_mask. in_place: grad_tap / grad_tile / grad_gather with
  * write_columns, the columns written over cols_in's copy */
 static void gpu_kernel_at(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
                           ks_sink *host_sink, float *out[4], int in_place)

@@ -149,7 +149,7 @@ typedef struct ks_deform_chunk {
     const float *columns_in; /* col2im, coord */
     float *columns;          /* im2col */
     float *grad_input, *grad_offset, *grad_mask;
-    int write_columns; /* grad_tap, grad_tile, untraced (a sink: KS_EINVAL): also write
+    int write_columns; /* grad_tap, grad_tile, grad_gather, untraced (a sink: KS_EINVAL): also write
                           im2col's entry over each column-gradient entry they read (columns
                           == columns_in), so the grad_weight GEMM needs no im2col pass */
 } ks_deform_chunk;

@@ -9,8 +9,9 @@
  *     buf = grad_output rearranged to [O, im2col_step*P];  columns_g = weight_g^T x buf_g
  *     grad_offset, grad_mask = col2im_coord(columns);  grad_input += col2im(columns)
  *     columns = im2col again;  grad_weight_g += buf_g x columns_g^T;  grad_bias += rows of buf
- *   where the tap pass (grad_tap / grad_tile, below) doing col2im and col2im_coord also
- *   writes im2col's entries over the column gradient as it reads it (write_columns), so
+ *   where the tap pass (grad_tap, grad_tile or grad_gather, below) doing col2im and
+ *   col2im_coord also writes im2col's entries over the column gradient as it reads it
+ *   (write_columns), so
  *   "im2col again" is not a pass of its own (the references run one).
  * im2col writes every entry, so the columns are not zero-filled first (mmcv does). The
  * kernels are the tap kernels (deform_tap_body.h, the same values) unless a chunk's
