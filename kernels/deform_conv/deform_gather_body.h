@@ -45,7 +45,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
     const KS_IDX kk = (KS_IDX)a->kernel_h * (KS_IDX)a->kernel_w;
     const KS_IDX step = (KS_IDX)a->im2col_step, G = (KS_IDX)a->offset_groups, cpg = C / G;
     const KS_IDX P = Ho * Wo, col_stride = step * P, plane = H * W, col_step = kk * col_stride;
-    const KS_IDX TH = (KS_IDX)gs.w.th, TW = (KS_IDX)gs.w.tw, RH = (KS_IDX)gs.w.rh, RW = (KS_IDX)gs.w.rw;
+    const KS_IDX TH = (KS_IDX)gs.w.th, TW = (KS_IDX)gs.w.tw, RW = (KS_IDX)gs.w.rw;
     const KS_IDX NPIX = (KS_IDX)gs.npix, EP = (KS_IDX)gs.ep, NB = (KS_IDX)gs.nb;
     const KS_IDX AS = (KS_IDX)gs.at_start, AP = (KS_IDX)gs.at_part, ALE = (KS_IDX)gs.at_le, ALW = (KS_IDX)gs.at_lw;
     const KS_IDX tiles_y = (Ho + TH - 1) / TH, tiles_x = (Wo + TW - 1) / TW;
@@ -57,28 +57,15 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
     KS_PROBE(ks_shared_trace(t, KS_DEFORM_T_GRAD_INPUT, KS_DEFORM_SITE_TILE, 1, gs.floats));
     uint32_t iter = 0;
     for (KS_IDX tile = (KS_IDX)t->block_idx.x; tile < n_tiles; tile += (KS_IDX)t->grid_dim.x, ++iter) {
-        const KS_IDX tx = tile % tiles_x, ty = (tile / tiles_x) % tiles_y;
-        const KS_IDX g = (tile / tiles_x / tiles_y) % G, b = tile / tiles_x / tiles_y / G;
-        const KS_IDX h_col = ty * TH + in_tile / TW, w_col = tx * TW + in_tile % TW;
-        const int active = tap < kk && h_col < Ho && w_col < Wo;
-        const KS_IDX ry0 = ty * TH * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h - KS_DEFORM_TILE_MARGIN;
-        const KS_IDX rx_lo = tx * TW * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w - KS_DEFORM_TILE_MARGIN;
-        const KS_IDX rx0 = rx_lo - ((rx_lo % 4) + 4) % 4; /* down to a multiple of 4 */
-        const KS_IDX q = h_col * Wo + w_col;
-        if (active) {
-            KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, (((b * G + g) * kk + tap) * Ho + h_col) * Wo + w_col, iter,
-                                   b, g, tap, h_col, w_col, 0, 0, 0));
-        }
+        /* the item (ks_deform_tile_item_of); corner k's window pixel: pix0 + (k>>1)*RW +
+         * (k&1); bits 8-11 of cr.m: in the window */
+        const KS_VARIANT(ks_deform_tile_item) it = KS_VARIANT(ks_deform_tile_item_of)(t, a, &gs.w, tile, tap, in_tile, iter);
+        const KS_IDX b = it.b, g = it.g, h_col = it.h_col, w_col = it.w_col, ry0 = it.ry0, rx0 = it.rx0;
+        const int active = it.active;
+        const KS_VARIANT(ks_deform_tap) s = it.s;
+        const KS_VARIANT(ks_deform_corners) cr = it.cr;
+        const KS_IDX q = h_col * Wo + w_col, pix0 = (cr.y0 - ry0) * RW + (cr.x0 - rx0);
         for (KS_IDX i = me; i < NPIX; i += nthreads) ks_shared_store_i32(t, smi, AS + i, 0);
-        KS_VARIANT(ks_deform_tap) s = {0, 0, 0, 0.0f, 0.0f, 1.0f};
-        if (active) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
-        KS_VARIANT(ks_deform_corners) cr = KS_VARIANT(ks_deform_corners_of)(a, &s, active);
-        /* corner k's window pixel: pix0 + (k>>1)*RW + (k&1); bits 8-11 of m: in the window */
-        const KS_IDX pix0 = (cr.y0 - ry0) * RW + (cr.x0 - rx0);
-        for (int k = 0; k < 4; ++k) {
-            const KS_IDX yy = cr.y0 + (k >> 1), xx = cr.x0 + (k & 1);
-            cr.m |= yy >= ry0 && yy < ry0 + RH && xx >= rx0 && xx < rx0 + RW ? 256 << k : 0;
-        }
         /* bit k: corner k is one col2im adds to (bit 4+k of m) and lies in the window */
         const int land = (cr.m >> 4) & (cr.m >> 8) & 15;
         const int outside = (cr.m >> 4) & ~(cr.m >> 8) & 15; /* col2im's corners past the window */

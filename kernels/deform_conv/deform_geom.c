@@ -253,24 +253,26 @@ int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_defor
     return KS_DEFORM_NSITES;
 }
 
-int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g)
+/* the arguments of a full chunk without pointers: what the tile kernels' geometry reads */
+static ks_deform_args sizes_of(const ks_deform_params *p, const ks_deform_geom *g)
 {
     ks_deform_chunk c;
     ks_deform_args a;
     memset(&c, 0, sizeof c);
     c.im2col_step = g->im2col_step;
     ks_deform_args_fill(p, g, &c, &a);
-    const ks_deform_tile t = ks_deform_tile_of(&a);
-    return p->kernel_h * p->kernel_w <= 512 && t.windows >= 1;
+    return a;
+}
+
+int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g)
+{
+    const ks_deform_args a = sizes_of(p, g);
+    return p->kernel_h * p->kernel_w <= 512 && ks_deform_tile_of(&a).windows >= 1;
 }
 
 int ks_deform_gather_fits(const ks_deform_params *p, const ks_deform_geom *g)
 {
-    ks_deform_chunk c;
-    ks_deform_args a;
-    memset(&c, 0, sizeof c);
-    c.im2col_step = g->im2col_step;
-    ks_deform_args_fill(p, g, &c, &a);
+    const ks_deform_args a = sizes_of(p, g);
     return p->kernel_h * p->kernel_w <= 512 && ks_deform_gather_of(&a).nb >= 1;
 }
 

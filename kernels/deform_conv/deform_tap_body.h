@@ -213,5 +213,49 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
     }
 }
 
+/* A tile kernel's thread (grad_tile, grad_gather): entry (tap, in_tile) of tile `tile` (of
+ * ts's th x tw positions, tiles over (b, g, rows, columns), columns fastest), its work event
+ * (iteration `iter`), its sample (read only when active) and corners, the window's
+ * top-left pixel (ry0, rx0: the taps' reach less the margin, rx0 down to a multiple of 4),
+ * and bits 8-11 of cr.m: corner k lies in the window of ts's rh x rw pixels. */
+typedef struct KS_VARIANT(ks_deform_tile_item) {
+    KS_IDX b, g, h_col, w_col, ry0, rx0;
+    int active;
+    KS_VARIANT(ks_deform_tap) s;
+    KS_VARIANT(ks_deform_corners) cr;
+} KS_VARIANT(ks_deform_tile_item);
+
+KS_FN KS_VARIANT(ks_deform_tile_item) KS_VARIANT(ks_deform_tile_item_of)(ks_thread *t, const ks_deform_args *a,
+                                                                        const ks_deform_tile *ts, KS_IDX tile,
+                                                                        KS_IDX tap, KS_IDX in_tile, uint32_t iter)
+{
+    const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, G = (KS_IDX)a->offset_groups;
+    const KS_IDX kk = (KS_IDX)a->kernel_h * (KS_IDX)a->kernel_w;
+    const KS_IDX TH = (KS_IDX)ts->th, TW = (KS_IDX)ts->tw, RH = (KS_IDX)ts->rh, RW = (KS_IDX)ts->rw;
+    const KS_IDX tiles_y = (Ho + TH - 1) / TH, tiles_x = (Wo + TW - 1) / TW;
+    const KS_IDX tx = tile % tiles_x, ty = (tile / tiles_x) % tiles_y;
+    KS_VARIANT(ks_deform_tile_item) it;
+    it.g = (tile / tiles_x / tiles_y) % G, it.b = tile / tiles_x / tiles_y / G;
+    it.h_col = ty * TH + in_tile / TW, it.w_col = tx * TW + in_tile % TW;
+    it.active = tap < kk && it.h_col < Ho && it.w_col < Wo;
+    it.ry0 = ty * TH * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h - KS_DEFORM_TILE_MARGIN;
+    const KS_IDX rx_lo = tx * TW * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w - KS_DEFORM_TILE_MARGIN;
+    it.rx0 = rx_lo - ((rx_lo % 4) + 4) % 4; /* down to a multiple of 4 */
+    const KS_VARIANT(ks_deform_tap) none = {0, 0, 0, 0.0f, 0.0f, 1.0f};
+    it.s = none;
+    if (it.active) {
+        KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, (((it.b * G + it.g) * kk + tap) * Ho + it.h_col) * Wo + it.w_col,
+                               iter, it.b, it.g, tap, it.h_col, it.w_col, 0, 0, 0));
+        it.s = KS_VARIANT(ks_deform_tap_read)(t, a, it.b, it.g, tap, it.h_col, it.w_col);
+    }
+    it.cr = KS_VARIANT(ks_deform_corners_of)(a, &it.s, it.active);
+    for (int k = 0; k < 4; ++k) {
+        const KS_IDX yy = it.cr.y0 + (k >> 1), xx = it.cr.x0 + (k & 1);
+        it.cr.m |= yy >= it.ry0 && yy < it.ry0 + RH && xx >= it.rx0 && xx < it.rx0 + RW ? 256 << k : 0;
+    }
+    (void)iter;
+    return it;
+}
+
 #include "deform_tile_body.h"   /* the same work with a shared window: grad_tile */
 #include "deform_gather_body.h" /* and with per-pixel sums: grad_gather */

@@ -44,29 +44,15 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
     /* every thread of a block takes the same tiles: the barriers are reached by all */
     uint32_t iter = 0;
     for (KS_IDX tile = (KS_IDX)t->block_idx.x; tile < n_tiles; tile += (KS_IDX)t->grid_dim.x, ++iter) {
-        const KS_IDX tx = tile % tiles_x, ty = (tile / tiles_x) % tiles_y;
-        const KS_IDX g = (tile / tiles_x / tiles_y) % G, b = tile / tiles_x / tiles_y / G;
-        const KS_IDX h_col = ty * TH + in_tile / TW, w_col = tx * TW + in_tile % TW;
-        const int active = tap < kk && h_col < Ho && w_col < Wo;
-        const KS_IDX ry0 = ty * TH * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h - KS_DEFORM_TILE_MARGIN;
-        const KS_IDX rx_lo = tx * TW * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w - KS_DEFORM_TILE_MARGIN;
-        const KS_IDX rx0 = rx_lo - ((rx_lo % 4) + 4) % 4; /* down to a multiple of 4 */
-        const KS_IDX q = h_col * Wo + w_col;
-        if (active) {
-            KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, (((b * G + g) * kk + tap) * Ho + h_col) * Wo + w_col, iter,
-                                   b, g, tap, h_col, w_col, 0, 0, 0));
-        }
+        /* the item, its sample's corners as grad_tap's (ks_deform_corners_of); bits 8-11 of
+         * m: the corners inside the window, corner k at slot0 + (k>>1)*RW + (k&1) there */
+        const KS_VARIANT(ks_deform_tile_item) it = KS_VARIANT(ks_deform_tile_item_of)(t, a, &ts, tile, tap, in_tile, iter);
+        const KS_IDX b = it.b, g = it.g, h_col = it.h_col, w_col = it.w_col, ry0 = it.ry0, rx0 = it.rx0;
+        const int active = it.active;
+        const KS_VARIANT(ks_deform_tap) s = it.s;
+        const KS_VARIANT(ks_deform_corners) cr = it.cr;
+        const KS_IDX q = h_col * Wo + w_col, slot0 = (cr.y0 - ry0) * RW + (cr.x0 - rx0);
         for (KS_IDX i = me; i < NWIN * RH * RW; i += nthreads) ks_shared_store(t, win, i, 0.0f);
-        /* the sample's corners, as grad_tap's (ks_deform_corners_of); bits 8-11 of m: the
-         * corners inside the window, corner k at slot0 + (k>>1)*RW + (k&1) there */
-        KS_VARIANT(ks_deform_tap) s = {0, 0, 0, 0.0f, 0.0f, 1.0f};
-        if (active) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
-        KS_VARIANT(ks_deform_corners) cr = KS_VARIANT(ks_deform_corners_of)(a, &s, active);
-        const KS_IDX slot0 = (cr.y0 - ry0) * RW + (cr.x0 - rx0);
-        for (int k = 0; k < 4; ++k) {
-            const KS_IDX yy = cr.y0 + (k >> 1), xx = cr.x0 + (k & 1);
-            cr.m |= yy >= ry0 && yy < ry0 + RH && xx >= rx0 && xx < rx0 + RW ? 256 << k : 0;
-        }
         ks_syncthreads(t); /* the windows are zero */
         float gy = 0.0f, gx = 0.0f, gm = 0.0f;
         const KS_IDX plane = H * W, col_step = kk * col_stride;
