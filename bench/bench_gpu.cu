@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../kernels/core/ks_cuda_api.h"
 #include "../kernels/core/ks_error.h"
@@ -129,7 +130,13 @@ int main(void)
     ks_im2col_params mid = {.batch = 1, .channels = 64, .height = 56, .width = 56,
                             .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1,
                             .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1};
-    bench_size(&big, 0);
-    bench_size(&mid, 1);
+    /* KS_BENCH_GPU_SHAPE=big or =mid: that shape only (to profile one shape's launches) */
+    const char *only = getenv("KS_BENCH_GPU_SHAPE");
+    if (only && strcmp(only, "big") && strcmp(only, "mid")) {
+        fprintf(stderr, "bench_gpu: KS_BENCH_GPU_SHAPE must be big or mid, not '%s'\n", only);
+        return 2;
+    }
+    if (!only || !strcmp(only, "big")) bench_size(&big, 0);
+    if (!only || !strcmp(only, "mid")) bench_size(&mid, 1);
     return 0;
 }

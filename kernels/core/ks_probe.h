@@ -8,6 +8,9 @@
 #ifndef KS_PROBE_H
 #define KS_PROBE_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "ks_core.h"
 
 #define KS_PROBE_IF(cond, ...) \
@@ -38,46 +41,73 @@ KS_FN int ks_filter_drops_block(const ks_filter *f, int64_t block)
     return f->index_lo >= f->index_hi || block < f->block_lo || block >= f->block_hi;
 }
 
-/* Claim one slot and copy the event there; an event that finds no room is counted.
- * On the GPU the lanes of a warp that put an event together claim their slots with one
- * atomicAdd between them (the lowest lane adds the group's size and shares the base;
- * each lane takes base + its rank among the group), so the cursor sees one atomic per
- * warp and probe instead of 32, and the group's events land in consecutive slots: the
- * 64-byte events are written as four 16-byte stores that together cover whole lines
- * (measured faster than a structure copy, which stores field by field).
- * Slots are claimed in a different order than one atomic per lane would: traces compare
- * as sorted records (docs/trace-format.md). */
-KS_FN void ks_sink_put(ks_sink *s, const ks_event *e)
+/* The byte layout of ks_event (ks_event.h, docs/trace-format.md) that ks_probe_emit
+ * writes as sixteen little-endian 32-bit words: 0 kind | flags << 8 | site << 16,
+ * 1 tensor | tap << 16, 2 block, 3 thread, 4 iter, 5 seq, 6-7 index, 8-15 the union. */
+#ifdef __cplusplus
+#define KS_LAYOUT(cond) static_assert(cond, "ks_event layout")
+#else
+#define KS_LAYOUT(cond) _Static_assert(cond, "ks_event layout")
+#endif
+KS_LAYOUT(sizeof(ks_event) == 64 && offsetof(ks_event, flags) == 1 && offsetof(ks_event, site) == 2);
+KS_LAYOUT(offsetof(ks_event, tensor) == 4 && offsetof(ks_event, tap) == 6 && offsetof(ks_event, block) == 8);
+KS_LAYOUT(offsetof(ks_event, thread) == 12 && offsetof(ks_event, iter) == 16 && offsetof(ks_event, seq) == 20);
+KS_LAYOUT(offsetof(ks_event, index) == 24 && offsetof(ks_event, u) == 32);
+KS_LAYOUT(offsetof(ks_ev_access, plane) == 8 && offsetof(ks_ev_access, value) == 20);
+KS_LAYOUT(offsetof(ks_ev_sample, w) == 12 && offsetof(ks_ev_sample, value) == 28);
+KS_LAYOUT(offsetof(ks_ev_region, rows) == 20 && offsetof(ks_ev_region, cols) == 22);
+KS_LAYOUT(offsetof(ks_ev_barrier, phase) == 4);
+#undef KS_LAYOUT
+
+KS_FN_INLINE uint32_t ks_f32_bits(float f)
 {
 #if defined(__CUDA_ARCH__)
-    const unsigned group = __activemask();
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    const int leader = __ffs(group) - 1;
-    unsigned long long base = 0;
-    if ((int)lane == leader) base = atomicAdd(&s->counters[0], (unsigned long long)__popc(group));
-    base = __shfl_sync(group, base, leader);
-    const unsigned long long slot = base + (unsigned long long)__popc(group & ((1u << lane) - 1u));
-    if (slot < s->capacity) {
-        const uint2 *src = (const uint2 *)e; /* the event is 8-byte aligned, 64 bytes */
-        uint4 *dst = (uint4 *)(s->events + slot);
-        for (int q = 0; q < 4; ++q) dst[q] = make_uint4(src[2 * q].x, src[2 * q].y, src[2 * q + 1].x, src[2 * q + 1].y);
-    }
-    const unsigned over = __ballot_sync(group, slot >= s->capacity);
-    if (over && (int)lane == leader) atomicAdd(&s->counters[1], (unsigned long long)__popc(over));
+    return __float_as_uint(f);
 #else
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+#endif
+}
+
+/* Record one event of the item ks_probe_start kept: the header from t (seq advances)
+ * and the union's eight words p0..p7. On the GPU the event is put together in registers
+ * and written as four 16-byte stores: built as a ks_event field by field and copied, its
+ * byte and half-word fields went through local memory (Nsight Compute: 0.8 M local
+ * requests in one traced im2col launch, bench/RESULTS.md). Each event claims its slot with
+ * one atomicAdd on the cursor; the lanes of a warp claiming together (one atomicAdd a warp,
+ * `__ballot_sync` ranks) measured no faster and took registers that then spilled. An event
+ * that finds no room is counted (counters[1]). Slots are claimed in no fixed order: traces
+ * compare as sorted records (docs/trace-format.md). */
+KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t p0,
+                                uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4, uint32_t p5, uint32_t p6,
+                                uint32_t p7)
+{
+    const uint32_t seq = t->seq++;
+    const uint64_t index = (uint64_t)t->work;
+    ks_sink *s = t->sink;
+#if defined(__CUDA_ARCH__)
+    const unsigned long long slot = atomicAdd(&s->counters[0], 1ull);
+    if (slot >= s->capacity) {
+        atomicAdd(&s->counters[1], 1ull);
+        return;
+    }
+    const uint32_t h0 = (uint32_t)(kind & 0xff) | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
+    const uint32_t h1 = (uint32_t)(tensor & 0xff) | (uint32_t)(tap & 0xffff) << 16;
+    uint4 *dst = (uint4 *)(s->events + slot);
+    dst[0] = make_uint4(h0, h1, t->block_idx.x, t->thread_idx.x);
+    dst[1] = make_uint4(t->iter, seq, (uint32_t)index, (uint32_t)(index >> 32));
+    dst[2] = make_uint4(p0, p1, p2, p3);
+    dst[3] = make_uint4(p4, p5, p6, p7);
+#else
+    /* the simulator: host memory that grows; the same record written through its fields */
     if (s->counters[0] >= s->capacity && ks_host_sink_grow(s) != 0) {
         s->counters[1]++;
         return;
     }
-    s->events[s->counters[0]++] = *e;
-#endif
-}
-
-KS_FN void ks_probe_head(ks_thread *t, ks_event *e, int kind, int site, int tensor, int tap)
-{
+    ks_event *e = &s->events[s->counters[0]++];
     e->kind = (uint8_t)kind;
-    e->flags = 0;
+    e->flags = (uint8_t)flags;
     e->site = (uint16_t)site;
     e->tensor = (uint8_t)tensor;
     e->reserved = 0;
@@ -85,8 +115,11 @@ KS_FN void ks_probe_head(ks_thread *t, ks_event *e, int kind, int site, int tens
     e->block = t->block_idx.x;
     e->thread = t->thread_idx.x;
     e->iter = t->iter;
-    e->seq = t->seq++;
-    e->index = t->work;
+    e->seq = seq;
+    e->index = (int64_t)index;
+    const uint32_t p[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
+    for (int k = 0; k < 8; ++k) e->u.field[k] = (int32_t)p[k];
+#endif
 }
 
 /* Start a work item: decides (by the sink's filter) whether this item is recorded and
@@ -107,17 +140,8 @@ KS_FN int ks_probe_start(ks_thread *t, int64_t index, uint32_t iter)
 KS_FN void ks_probe_fields(ks_thread *t, int site, int64_t f0, int64_t f1, int64_t f2, int64_t f3, int64_t f4,
                            int64_t f5, int64_t f6, int64_t f7)
 {
-    ks_event e;
-    ks_probe_head(t, &e, KS_EV_WORK, site, KS_NO_TENSOR, 0);
-    e.u.field[0] = (int32_t)f0;
-    e.u.field[1] = (int32_t)f1;
-    e.u.field[2] = (int32_t)f2;
-    e.u.field[3] = (int32_t)f3;
-    e.u.field[4] = (int32_t)f4;
-    e.u.field[5] = (int32_t)f5;
-    e.u.field[6] = (int32_t)f6;
-    e.u.field[7] = (int32_t)f7;
-    ks_sink_put(t->sink, &e);
+    ks_probe_emit(t, KS_EV_WORK, 0, site, KS_NO_TENSOR, 0, (uint32_t)f0, (uint32_t)f1, (uint32_t)f2, (uint32_t)f3,
+                  (uint32_t)f4, (uint32_t)f5, (uint32_t)f6, (uint32_t)f7);
 }
 
 /* Both: start a work item and, when kept, record its decomposition. */
@@ -134,18 +158,9 @@ KS_FN void ks_probe_access(ks_thread *t, int kind, int site, int tensor, int tap
                            int64_t offset, int64_t plane, int64_t y, int64_t x,
                            float value, int flags)
 {
-    ks_event e;
     if (!t->keep) return;
-    ks_probe_head(t, &e, kind, site, tensor, tap);
-    e.flags = (uint8_t)flags;
-    e.u.access.offset = offset;
-    e.u.access.plane = (int32_t)plane;
-    e.u.access.y = (int32_t)y;
-    e.u.access.x = (int32_t)x;
-    e.u.access.value = value;
-    e.u.access.reserved[0] = 0;
-    e.u.access.reserved[1] = 0;
-    ks_sink_put(t->sink, &e);
+    ks_probe_emit(t, kind, flags, site, tensor, tap, (uint32_t)(uint64_t)offset, (uint32_t)((uint64_t)offset >> 32),
+                  (uint32_t)plane, (uint32_t)y, (uint32_t)x, ks_f32_bits(value), 0, 0);
 }
 
 KS_FN void ks_probe_read(ks_thread *t, int site, int tensor, int tap, int64_t offset,
@@ -168,19 +183,9 @@ KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t 
                            float y, float x, float w00, float w01, float w10, float w11,
                            float value, int flags)
 {
-    ks_event e;
     if (!t->keep) return;
-    ks_probe_head(t, &e, KS_EV_SAMPLE, site, tensor, tap);
-    e.flags = (uint8_t)flags;
-    e.u.sample.plane = (int32_t)plane;
-    e.u.sample.y = y;
-    e.u.sample.x = x;
-    e.u.sample.w[0] = w00;
-    e.u.sample.w[1] = w01;
-    e.u.sample.w[2] = w10;
-    e.u.sample.w[3] = w11;
-    e.u.sample.value = value;
-    ks_sink_put(t->sink, &e);
+    ks_probe_emit(t, KS_EV_SAMPLE, flags, site, tensor, tap, (uint32_t)plane, ks_f32_bits(y), ks_f32_bits(x),
+                  ks_f32_bits(w00), ks_f32_bits(w01), ks_f32_bits(w10), ks_f32_bits(w11), ks_f32_bits(value));
 }
 
 /* A region of plane `plane` of tensor `tensor` the item works in (see ks_ev_region):
@@ -188,34 +193,19 @@ KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t 
 KS_FN void ks_probe_box(ks_thread *t, int site, int tensor, int64_t plane, float y0, float x0, float y1,
                         float x1, int rows, int cols, int guide)
 {
-    ks_event e;
     if (!t->keep) return;
-    ks_probe_head(t, &e, KS_EV_REGION, site, tensor, 0);
-    e.flags = (uint8_t)(guide ? KS_FLAG_GUIDE : 0);
-    e.u.region.plane = (int32_t)plane;
-    e.u.region.y0 = y0;
-    e.u.region.x0 = x0;
-    e.u.region.y1 = y1;
-    e.u.region.x1 = x1;
-    e.u.region.rows = (uint16_t)rows;
-    e.u.region.cols = (uint16_t)cols;
-    e.u.region.reserved[0] = e.u.region.reserved[1] = 0;
-    ks_sink_put(t->sink, &e);
+    ks_probe_emit(t, KS_EV_REGION, guide ? KS_FLAG_GUIDE : 0, site, tensor, 0, (uint32_t)plane, ks_f32_bits(y0),
+                  ks_f32_bits(x0), ks_f32_bits(y1), ks_f32_bits(x1),
+                  (uint32_t)(rows & 0xffff) | (uint32_t)(cols & 0xffff) << 16, 0, 0);
 }
 
 /* A point (y, x) of plane `plane` (a region of 0 x 0 bins): a sparse site; `tap` labels
  * it (the kernel offset a pair came through). */
 KS_FN void ks_probe_point(ks_thread *t, int site, int tensor, int tap, int64_t plane, int64_t y, int64_t x)
 {
-    ks_event e;
     if (!t->keep) return;
-    ks_probe_head(t, &e, KS_EV_REGION, site, tensor, tap);
-    e.u.region.plane = (int32_t)plane;
-    e.u.region.y0 = e.u.region.y1 = (float)y;
-    e.u.region.x0 = e.u.region.x1 = (float)x;
-    e.u.region.rows = e.u.region.cols = 0;
-    e.u.region.reserved[0] = e.u.region.reserved[1] = 0;
-    ks_sink_put(t->sink, &e);
+    const uint32_t fy = ks_f32_bits((float)y), fx = ks_f32_bits((float)x);
+    ks_probe_emit(t, KS_EV_REGION, 0, site, tensor, tap, (uint32_t)plane, fy, fx, fy, fx, 0, 0, 0);
 }
 
 #endif /* KS_PROBE_H */

@@ -59,23 +59,17 @@ KS_FN void ks_shared_trace(ks_thread *t, int tensor, int site, int64_t rows, int
  * never an alias of another slot. */
 KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, float value, int inside)
 {
-    ks_event e;
     if (!t->keep) return;
     int id = 0;
     while (id < t->nshared && t->shared_arr[id] != arr) ++id;
     if (id == t->nshared && id < KS_SHARED_ARRAYS) t->shared_arr[t->nshared++] = arr;
     const int64_t cols = t->shared_cols ? t->shared_cols : 1, rows = t->shared_rows ? t->shared_rows : 1;
     const int ok = inside && id < KS_SHARED_ARRAYS && i >= 0 && i < rows * cols;
-    ks_probe_head(t, &e, kind, t->shared_site + (kind == KS_EV_WRITE), t->shared_tensor, 0);
-    e.flags = KS_FLAG_SHARED;
-    e.u.access.offset = ok ? (int64_t)id * rows * cols + i : -1;
-    e.u.access.plane = id;
-    e.u.access.y = ok ? (int32_t)(i / cols) : -1;
-    e.u.access.x = ok ? (int32_t)(i % cols) : (int32_t)i;
-    e.u.access.value = value;
-    e.u.access.reserved[0] = (int32_t)t->phase;
-    e.u.access.reserved[1] = t->barrier_line;
-    ks_sink_put(t->sink, &e);
+    const int64_t offset = ok ? (int64_t)id * rows * cols + i : -1;
+    ks_probe_emit(t, kind, KS_FLAG_SHARED, t->shared_site + (kind == KS_EV_WRITE), t->shared_tensor, 0,
+                  (uint32_t)(uint64_t)offset, (uint32_t)((uint64_t)offset >> 32), (uint32_t)id,
+                  ok ? (uint32_t)(i / cols) : (uint32_t)-1, ok ? (uint32_t)(i % cols) : (uint32_t)i,
+                  ks_f32_bits(value), t->phase, (uint32_t)t->barrier_line);
 }
 
 /* ks_shared_load / ks_shared_store (float) and ks_shared_load_i32 / ks_shared_store_i32:
@@ -148,13 +142,9 @@ KS_FN int32_t ks_shared_atomic_add_i32(ks_thread *t, int32_t *p, int64_t i, int3
 /* A barrier arrival (recorded items only): the line and the phase it ends. */
 KS_FN void ks_probe_barrier(ks_thread *t, int line)
 {
-    ks_event e;
     if (!t->keep) return;
-    ks_probe_head(t, &e, KS_EV_BARRIER, t->shared_site + 2, t->shared_tensor, 0);
-    e.u.barrier.line = line;
-    e.u.barrier.phase = t->phase;
-    for (int k = 0; k < 6; ++k) e.u.barrier.reserved[k] = 0;
-    ks_sink_put(t->sink, &e);
+    ks_probe_emit(t, KS_EV_BARRIER, 0, t->shared_site + 2, t->shared_tensor, 0, (uint32_t)line, t->phase, 0, 0, 0,
+                  0, 0, 0);
 }
 
 /* __syncthreads(): the line names the barrier in reports and in the trace. */
