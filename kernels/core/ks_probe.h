@@ -84,9 +84,9 @@ KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int
                                 uint32_t p7)
 {
     const uint32_t seq = t->seq++;
-    const uint64_t index = (uint64_t)t->work;
     ks_sink *s = t->sink;
 #if defined(__CUDA_ARCH__)
+    const uint64_t index = (uint64_t)t->work;
     const unsigned long long slot = atomicAdd(&s->counters[0], 1ull);
     if (slot >= s->capacity) {
         atomicAdd(&s->counters[1], 1ull);
@@ -116,7 +116,7 @@ KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int
     e->thread = t->thread_idx.x;
     e->iter = t->iter;
     e->seq = seq;
-    e->index = (int64_t)index;
+    e->index = t->work;
     const uint32_t p[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
     for (int k = 0; k < 8; ++k) e->u.field[k] = (int32_t)p[k];
 #endif

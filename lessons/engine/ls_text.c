@@ -202,7 +202,8 @@ void ls_thread_entry(const ls_session *S, int64_t g, char *buf, size_t n)
     for (uint32_t i = 0; i < S->idx.nitems; ++i)
         if (S->idx.items[i].block == b && S->idx.items[i].thread == t && k++ < 12 && used < n)
             used += (size_t)snprintf(buf + used, n - used, " %lld", (long long)S->idx.items[i].index);
-    if (used < n) snprintf(buf + used, n - used, k > 12 ? " ... (%d)" : k ? "" : " none", k);
+    if (used < n && k > 12) snprintf(buf + used, n - used, " ... (%d)", k);
+    else if (used < n && k == 0) snprintf(buf + used, n - used, " none");
 }
 
 static void show_threads(FILE *out, const ls_session *S, const ls_ctx *c)
