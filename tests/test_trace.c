@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../kernels/core/ks_probe.h"
 #include "../trace/check.h"
 #include "../trace/export.h"
 #include "../trace/npy.h"
@@ -142,6 +143,85 @@ START_TEST(full_buffer_counts_dropped_events_without_overflow)
     ck_assert_uint_eq(ks_sink_dropped(r.sink), total - 1000);
     ck_assert_uint_le(r.sink->capacity, 1000);
     tu_run_done(&r);
+}
+END_TEST
+
+/* A record as docs/trace-format.md lays it out, byte by byte (little-endian). */
+static void put(uint8_t *b, int off, uint64_t v, int n)
+{
+    for (int k = 0; k < n; ++k) b[off + k] = (uint8_t)(v >> (8 * k));
+}
+
+static uint32_t bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static void head(uint8_t *b, int kind, int flags, int site, int tensor, int tap, uint32_t seq, int64_t index)
+{
+    memset(b, 0, 64);
+    put(b, 0, (uint64_t)kind, 1), put(b, 1, (uint64_t)flags, 1), put(b, 2, (uint64_t)site, 2);
+    put(b, 4, (uint64_t)tensor, 1), put(b, 6, (uint64_t)tap, 2);
+    put(b, 8, 70001, 4), put(b, 12, 513, 4), put(b, 16, 3, 4), put(b, 20, seq, 4);
+    put(b, 24, (uint64_t)index, 8);
+}
+
+/* Every probe writes the documented bytes (values past 32 bits truncate, negative offsets,
+ * the widest site and tap), and the GPU's header words (ks_event_word0/1) are those bytes. */
+START_TEST(probes_write_the_documented_bytes)
+{
+    ks_sink *s = ks_host_sink_create(0, ks_filter_all());
+    ck_assert_ptr_nonnull(s);
+    ks_thread t;
+    memset(&t, 0, sizeof t);
+    t.sink = s;
+    t.block_idx.x = 70001, t.thread_idx.x = 513;
+    const int64_t index = 0x123456789ll;
+    ck_assert(ks_probe_start(&t, index, 3));
+    ks_probe_fields(&t, 2, -5, (1ll << 32) + 9, 7, 0, 1, 2, 3, -2147483648ll);
+    ks_probe_read(&t, 4, 1, 8, -1, 7, -2, 40, 0.0f);
+    ks_probe_write(&t, 65535, 2, 65535, 0x1234567890ll, 3, 11, 12, -1.5f, 1);
+    ks_probe_sample(&t, 6, 0, 17, 9, 2.25f, -0.5f, 0.125f, 0.25f, 0.375f, 0.25f, 7.0f,
+                    KS_FLAG_C00 | KS_FLAG_C11 | KS_FLAG_CLAMP_X);
+    ks_probe_box(&t, 7, 3, 4, 1.5f, 2.0f, 3.0f, 4.5f, 7, 300, 1);
+    ks_probe_point(&t, 8, 3, 6, 5, 10, -3);
+    ck_assert_uint_eq(ks_sink_count(s), 6);
+
+    uint8_t want[6][64];
+    head(want[0], KS_EV_WORK, 0, 2, 255, 0, 0, index);
+    const int64_t f[8] = {-5, 9, 7, 0, 1, 2, 3, -2147483648ll};
+    for (int k = 0; k < 8; ++k) put(want[0], 32 + 4 * k, (uint64_t)f[k], 4);
+    head(want[1], KS_EV_READ, KS_FLAG_PADDING, 4, 1, 8, 1, index);
+    put(want[1], 32, (uint64_t)-1ll, 8), put(want[1], 40, 7, 4), put(want[1], 44, (uint64_t)-2ll, 4);
+    put(want[1], 48, 40, 4);
+    head(want[2], KS_EV_WRITE, KS_FLAG_ATOMIC, 65535, 2, 65535, 2, index);
+    put(want[2], 32, 0x1234567890ull, 8), put(want[2], 40, 3, 4), put(want[2], 44, 11, 4);
+    put(want[2], 48, 12, 4), put(want[2], 52, bits(-1.5f), 4);
+    head(want[3], KS_EV_SAMPLE, KS_FLAG_C00 | KS_FLAG_C11 | KS_FLAG_CLAMP_X, 6, 0, 17, 3, index);
+    const float sv[7] = {2.25f, -0.5f, 0.125f, 0.25f, 0.375f, 0.25f, 7.0f};
+    put(want[3], 32, 9, 4);
+    for (int k = 0; k < 7; ++k) put(want[3], 36 + 4 * k, bits(sv[k]), 4);
+    head(want[4], KS_EV_REGION, KS_FLAG_GUIDE, 7, 3, 0, 4, index);
+    put(want[4], 32, 4, 4), put(want[4], 36, bits(1.5f), 4), put(want[4], 40, bits(2.0f), 4);
+    put(want[4], 44, bits(3.0f), 4), put(want[4], 48, bits(4.5f), 4), put(want[4], 52, 7, 2);
+    put(want[4], 54, 300, 2);
+    head(want[5], KS_EV_REGION, 0, 8, 3, 6, 5, index);
+    put(want[5], 32, 5, 4), put(want[5], 36, bits(10.0f), 4), put(want[5], 40, bits(-3.0f), 4);
+    put(want[5], 44, bits(10.0f), 4), put(want[5], 48, bits(-3.0f), 4);
+
+    for (int k = 0; k < 6; ++k) {
+        const uint8_t *got = (const uint8_t *)&s->events[k];
+        for (int b = 0; b < 64; ++b)
+            ck_assert_msg(got[b] == want[k][b], "event %d byte %d: %u, documented %u", k, b, got[b], want[k][b]);
+        const ks_event *e = &s->events[k];
+        uint32_t w[2];
+        memcpy(w, got, sizeof w);
+        ck_assert_uint_eq(w[0], ks_event_word0(e->kind, e->flags, e->site));
+        ck_assert_uint_eq(w[1], ks_event_word1(e->tensor, e->tap));
+    }
+    ks_host_sink_free(s);
 }
 END_TEST
 
@@ -326,6 +406,7 @@ int main(void)
     tcase_add_test(tc, check_catches_each_kind_of_corruption);
     tcase_add_test(tc, filter_keeps_exactly_the_selected_work_items);
     tcase_add_test(tc, full_buffer_counts_dropped_events_without_overflow);
+    tcase_add_test(tc, probes_write_the_documented_bytes);
     tcase_add_test(tc, kst_round_trip_preserves_everything);
     tcase_add_test(tc, export_writes_npy_files_that_read_back);
     tcase_add_test(tc, events_descr_itemsize_matches_the_row_export_writes);

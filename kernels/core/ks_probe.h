@@ -70,6 +70,19 @@ KS_FN_INLINE uint32_t ks_f32_bits(float f)
 #endif
 }
 
+/* A record's first two words: kind | flags << 8 | site << 16, and tensor | tap << 16
+ * (byte 5 is reserved, 0). The GPU stores them as they are; test_trace checks them
+ * against the documented bytes. */
+KS_FN_INLINE uint32_t ks_event_word0(int kind, int flags, int site)
+{
+    return (uint32_t)(kind & 0xff) | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
+}
+
+KS_FN_INLINE uint32_t ks_event_word1(int tensor, int tap)
+{
+    return (uint32_t)(tensor & 0xff) | (uint32_t)(tap & 0xffff) << 16;
+}
+
 /* Record one event of the item ks_probe_start kept: the header from t (seq advances)
  * and the union's eight words p0..p7. On the GPU the event is put together in registers
  * and written as four 16-byte stores: built as a ks_event field by field and copied, its
@@ -92,10 +105,9 @@ KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int
         atomicAdd(&s->counters[1], 1ull);
         return;
     }
-    const uint32_t h0 = (uint32_t)(kind & 0xff) | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
-    const uint32_t h1 = (uint32_t)(tensor & 0xff) | (uint32_t)(tap & 0xffff) << 16;
     uint4 *dst = (uint4 *)(s->events + slot);
-    dst[0] = make_uint4(h0, h1, t->block_idx.x, t->thread_idx.x);
+    dst[0] = make_uint4(ks_event_word0(kind, flags, site), ks_event_word1(tensor, tap), t->block_idx.x,
+                        t->thread_idx.x);
     dst[1] = make_uint4(t->iter, seq, (uint32_t)index, (uint32_t)(index >> 32));
     dst[2] = make_uint4(p0, p1, p2, p3);
     dst[3] = make_uint4(p4, p5, p6, p7);
