@@ -11,7 +11,7 @@
 BUILD ?= build
 PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev \
         libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
-        libpng-dev libgif-dev
+        libpng-dev libgif-dev clang-16 libdw-dev
 MAKEFLAGS += --no-print-directory
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 KSCOPE := $(BUILD)/kscope

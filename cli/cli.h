@@ -28,6 +28,7 @@ int ks_view_int_arg(const char *ctx, const char *flag, const char *v, int64_t lo
 
 int ks_cmd_list(int argc, char **argv);
 int ks_cmd_run(int argc, char **argv);
+int ks_cmd_run_cu(int argc, char **argv); /* kscope run FILE.cu (cmd_run_cu.c) */
 int ks_cmd_info(int argc, char **argv);
 int ks_cmd_step(int argc, char **argv);
 int ks_cmd_check(int argc, char **argv);

@@ -88,9 +88,7 @@ static void print_item(const ks_diff *d, const char *na, const char *nb, int64_t
 
 static double element(const ks_tensor *t, int64_t i)
 {
-    if (t->dtype == KS_F32) return ((const float *)t->data)[i];
-    if (t->dtype == KS_I32) return ((const int32_t *)t->data)[i];
-    return (double)((const int64_t *)t->data)[i];
+    return ks_tensor_value(t, i);
 }
 
 /* A's tensor NAME against REF.npy: 0 equal, 1 differs, 2 bad input. */

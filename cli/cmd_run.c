@@ -81,7 +81,8 @@ int ks_cmd_list(int argc, char **argv)
 static void run_usage(FILE *out, const ks_op *op)
 {
     fprintf(out,
-            "usage: kscope run OP [PARAMS] [--in NAME=FILE.npy]... [--save DIR] [--device sim|cuda]\n"
+            "usage: kscope run FILE.cu --kernel NAME --grid .. --block .. --arg P=V ...  (kscope run FILE.cu --help)\n"
+            "       kscope run OP [PARAMS] [--in NAME=FILE.npy]... [--save DIR] [--device sim|cuda]\n"
             "                     [--trace FILE.kst] [--filter SPEC] [--threads N] [--block-cap N]\n"
             "                     [--pattern arange|ones|random] [--seed N] [--quiet]\n"
             "                     [--image PICTURE [--image-size H,W]] [--trace-limit SIZE] [--schedule]\n\n"
@@ -375,6 +376,10 @@ int ks_cmd_run(int argc, char **argv)
         return argc < 2 ? KS_EXIT_ERROR : KS_EXIT_OK;
     }
     const ks_op *op = ks_op_find(argv[1]);
-    if (!op) return ks_cli_error("run", "unknown operator '%s' (kscope list shows them)", argv[1]);
+    const size_t len = strlen(argv[1]);
+    if (!op && (strchr(argv[1], '/') || (len > 3 && !strcmp(argv[1] + len - 3, ".cu")) ||
+                (len > 4 && (!strcmp(argv[1] + len - 4, ".cpp") || !strcmp(argv[1] + len - 4, ".cuh")))))
+        return ks_cmd_run_cu(argc, argv); /* a CUDA C file: cmd_run_cu.c */
+    if (!op) return ks_cli_error("run", "unknown operator '%s' (kscope list shows them, or give a FILE.cu)", argv[1]);
     return run_op(op, argc, argv);
 }

@@ -80,7 +80,7 @@ static const bad_line lines[] = {
     {.args = "run im2col --in input=long.npy", .want = "data is"},
     {.args = "run im2col --in input=header.npy", .want = "header length"},
     {.args = "run im2col --in input=t.kst", .want = "not a .npy file"},
-    {.args = "run im2col --in input=f64.npy", .want = "unsupported dtype '<f8' (float64: save it with .astype(np.float32)) (need"},
+    {.args = "run im2col --in input=f64.npy", .want = "input must be float32 (<f4), not float64 (<f8)"},
     {.args = "run im2col --in input=fifo", .want = "fifo: not a regular file"},
     {.args = "run im2col --in input=sub", .want = "sub: not a regular file"},
     {.args = "run im2col --in nosuch=good.npy", .want = "has no input tensor 'nosuch'"},

@@ -71,14 +71,7 @@ static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check
         violation(rep, i, e, "fields recompose to %lld, not to the index", (long long)recomposed);
 }
 
-static double tensor_value(const ks_tensor *t, int64_t off)
-{
-    switch (t->dtype) {
-    case KS_F32: return ((const float *)t->data)[off];
-    case KS_I32: return ((const int32_t *)t->data)[off];
-    default: return (double)((const int64_t *)t->data)[off];
-    }
-}
+static double tensor_value(const ks_tensor *t, int64_t off) { return ks_tensor_value(t, off); }
 
 /* In-bounds accesses: offset inside the tensor and (plane, y, x) recomposing to it. */
 static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,

@@ -94,6 +94,14 @@ static int parse_site(const reader *r, const cJSON *o, ks_site *s)
     s->tensor = (int)v;
     if ((rc = get_int(r, o, "writes_per_element", 0, 1 << 30, &v))) return rc;
     s->writes_per_element = (int)v;
+    s->line = s->col = 0, s->code[0] = 0;
+    if (cJSON_GetObjectItemCaseSensitive(o, "line")) { /* a .cu site: its source location */
+        if ((rc = get_int(r, o, "line", 1, INT32_MAX, &v))) return rc;
+        s->line = (int)v;
+        if ((rc = get_int(r, o, "col", 0, INT32_MAX, &v))) return rc;
+        s->col = (int)v;
+        if ((rc = get_str(r, o, "code", s->code, sizeof s->code))) return rc;
+    }
     const cJSON *fields = get_obj(o, "fields", 1);
     if (!fields) return hbad(r, "site fields", "is not an array");
     if (cJSON_GetArraySize(fields) > KS_WORK_FIELDS) return hbad(r, "site fields", "has more than 8 entries");
@@ -155,10 +163,9 @@ static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
     if (!strcmp(role, "input")) tr->roles[i] = KS_ROLE_INPUT;
     else if (!strcmp(role, "output")) tr->roles[i] = KS_ROLE_OUTPUT;
     else return hbad(r, "tensor role", "is not input or output");
-    if (!strcmp(dtype, "f32")) t->dtype = KS_F32;
-    else if (!strcmp(dtype, "i32")) t->dtype = KS_I32;
-    else if (!strcmp(dtype, "i64")) t->dtype = KS_I64;
-    else return hbad(r, "tensor dtype", "is not f32, i32 or i64");
+    const int dt = ks_dtype_parse(dtype);
+    if (dt < 0) return hbad(r, "tensor dtype", "is not one of f32, i32, i64, f64, u32, u64, i16, u16, i8, u8");
+    t->dtype = (ks_dtype)dt;
     const cJSON *shape = get_obj(o, "shape", 1);
     if (!shape) return hbad(r, "tensor shape", "is not an array");
     if (cJSON_GetArraySize(shape) > KS_MAX_DIMS) return hbad(r, "tensor shape", "has more than 6 dimensions");

@@ -31,6 +31,11 @@ static cJSON *site_json(const ks_site *s, int id)
     cJSON_AddStringToObject(o, "kind", ks_event_kind_name(s->kind));
     cJSON_AddNumberToObject(o, "tensor", s->tensor);
     cJSON_AddNumberToObject(o, "writes_per_element", s->writes_per_element);
+    if (s->line > 0) {
+        cJSON_AddNumberToObject(o, "line", s->line);
+        cJSON_AddNumberToObject(o, "col", s->col);
+        cJSON_AddStringToObject(o, "code", s->code);
+    }
     cJSON *fields = cJSON_AddArrayToObject(o, "fields");
     for (int i = 0; i < s->nfields; ++i) {
         const ks_field *f = &s->fields[i];
@@ -171,6 +176,8 @@ const char *ks_event_kind_name(int kind)
     case KS_EV_WRITE: return "write";
     case KS_EV_REGION: return "region";
     case KS_EV_BARRIER: return "barrier";
+    case KS_EV_WARP: return "warp";
+    case KS_EV_FAULT: return "fault";
     default: return "?";
     }
 }

@@ -44,7 +44,8 @@ static int write_header(ks_out_file *o, const char *descr, int ndim, const int64
 
 int ks_npy_put(ks_out_file *o, const ks_tensor *t)
 {
-    const char *descr = t->dtype == KS_F32 ? "'<f4'" : t->dtype == KS_I32 ? "'<i4'" : "'<i8'";
+    char descr[16];
+    snprintf(descr, sizeof descr, "'%s'", ks_dtype_descr(t->dtype));
     int64_t n = ks_tensor_numel(t);
     if (n < 0) return ks_fail(KS_EINVAL, "%s: tensor size overflows", o->path);
     int rc = write_header(o, descr, t->ndim, t->shape);
@@ -120,19 +121,21 @@ static int parse_header(const char *path, const char *dict, ks_tensor *t)
 {
     const char *d = dict_value(dict, "descr");
     if (!d) return BAD(10, "header has no 'descr'");
-    if (!strncmp(d, "'<f4'", 5) || !strncmp(d, "'float32'", 9))
-        t->dtype = KS_F32;
-    else if (!strncmp(d, "'<i4'", 5))
-        t->dtype = KS_I32;
-    else if (!strncmp(d, "'<i8'", 5))
-        t->dtype = KS_I64;
-    else {
+    static const struct { const char *descr; ks_dtype dt; } known[] = {
+        {"'<f4'", KS_F32}, {"'float32'", KS_F32}, {"'<i4'", KS_I32}, {"'<i8'", KS_I64}, {"'<f8'", KS_F64},
+        {"'<u4'", KS_U32}, {"'<u8'", KS_U64},     {"'<i2'", KS_I16}, {"'<u2'", KS_U16}, {"'|i1'", KS_I8},
+        {"'<i1'", KS_I8},  {"'|u1'", KS_U8},      {"'<u1'", KS_U8},  {"'|b1'", KS_U8}};
+    size_t k = 0;
+    while (k < sizeof known / sizeof known[0] && strncmp(d, known[k].descr, strlen(known[k].descr))) ++k;
+    if (k < sizeof known / sizeof known[0]) {
+        t->dtype = known[k].dt;
+    } else {
         /* the dtype string alone: up to its closing quote (or the next comma / brace) */
         const char q = *d == '\'' || *d == '"' ? *d : 0;
         const char *from = d + (q != 0), *to = from;
         while (*to && *to != (q ? q : ',') && *to != '}' && to - from < 32) ++to;
-        return BAD(10, "unsupported dtype '%.*s'%s (need float32 '<f4', int32 '<i4' or int64 '<i8')", (int)(to - from),
-                   from, !strncmp(from, "<f8", 3) ? " (float64: save it with .astype(np.float32))" : "");
+        return BAD(10, "unsupported dtype '%.*s' (need a little-endian number: <f4, <f8, <i1..<i8, <u1..<u8)",
+                   (int)(to - from), from);
     }
     const char *f = dict_value(dict, "fortran_order");
     if (!f) return BAD(10, "header has no 'fortran_order'");

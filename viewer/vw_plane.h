@@ -25,11 +25,7 @@ static inline vw_plane_dims vw_plane_dims_of(const ks_tensor *t)
 /* The value of element (plane, y, x) as a double (f32, i32 or i64 tensors). */
 static inline double vw_tensor_value(const ks_tensor *t, int64_t offset)
 {
-    switch (t->dtype) {
-    case KS_F32: return ((const float *)t->data)[offset];
-    case KS_I32: return ((const int32_t *)t->data)[offset];
-    default: return (double)((const int64_t *)t->data)[offset];
-    }
+    return ks_tensor_value(t, offset);
 }
 
 /* An integer tensor's negative element is an empty cell: index maps mark "nothing here"
@@ -37,11 +33,7 @@ static inline double vw_tensor_value(const ks_tensor *t, int64_t offset)
  * as background and leaves it out of the colour range. Float tensors have no empty cells. */
 static inline int vw_cell_empty(const ks_tensor *t, int64_t offset)
 {
-    switch (t->dtype) {
-    case KS_I32: return ((const int32_t *)t->data)[offset] < 0;
-    case KS_I64: return ((const int64_t *)t->data)[offset] < 0;
-    default: return 0;
-    }
+    return t->dtype != KS_F32 && t->dtype != KS_F64 && ks_tensor_value(t, offset) < 0;
 }
 
 #endif

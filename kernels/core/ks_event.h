@@ -21,9 +21,11 @@ enum ks_event_kind {
     KS_EV_SAMPLE = 3, /* a bilinear sample */
     KS_EV_WRITE = 4,  /* a plain store or an atomic add */
     KS_EV_REGION = 5, /* a rectangle (or a grid of bins, or a point) on a tensor plane */
-    KS_EV_BARRIER = 6 /* a thread arriving at a block barrier (__syncthreads) */
+    KS_EV_BARRIER = 6, /* a thread arriving at a block barrier (__syncthreads) */
+    KS_EV_WARP = 7,    /* a lane's part in a warp collective (.cu kernels: __shfl_sync, ...) */
+    KS_EV_FAULT = 8    /* a thread stopped by a fault (.cu kernels: outside, assert, ...) */
 };
-#define KS_EV_KINDS 7 /* kinds are 1..KS_EV_KINDS-1 */
+#define KS_EV_KINDS 9 /* kinds are 1..KS_EV_KINDS-1 */
 
 enum ks_event_flags {
     KS_FLAG_PADDING = 1u << 0, /* read: position outside the tensor, value is the pad 0 */
@@ -78,6 +80,27 @@ typedef struct ks_ev_barrier {
     int32_t reserved[6];
 } ks_ev_barrier;
 
+/* A lane's part in a warp collective (kscope run FILE.cu): the collective's source line,
+ * the mask the lane passed, the lanes that took part (arrived), the operation (cu_rt.h's
+ * ks_cu_warp_op), the lane, and the value it got back (the shuffled bits, the ballot). */
+typedef struct ks_ev_warp {
+    int32_t line;
+    uint32_t mask, arrived;
+    uint8_t op, lane;
+    uint16_t reserved0;
+    uint64_t value;
+    int32_t reserved[2];
+} ks_ev_warp;
+
+/* Why a thread stopped (kscope run FILE.cu): cu_rt.h's ks_cu_fault code, the source
+ * line, and the address it touched (outside) or 0. */
+typedef struct ks_ev_fault {
+    int32_t line;
+    uint32_t code;
+    uint64_t address;
+    int32_t reserved[4];
+} ks_ev_fault;
+
 typedef struct ks_event {
     uint8_t kind;    /* ks_event_kind */
     uint8_t flags;   /* ks_event_flags */
@@ -96,6 +119,8 @@ typedef struct ks_event {
         ks_ev_sample sample;           /* sample */
         ks_ev_region region;           /* region */
         ks_ev_barrier barrier;         /* barrier */
+        ks_ev_warp warp;               /* warp */
+        ks_ev_fault fault;             /* fault */
     } u;
 } ks_event;
 

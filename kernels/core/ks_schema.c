@@ -6,19 +6,47 @@
 
 #include "ks_error.h"
 
-size_t ks_dtype_size(ks_dtype d)
+static const struct {
+    const char *name, *descr, *longname;
+    size_t size;
+} k_dtypes[KS_DTYPES] = {
+    [KS_F32] = {"f32", "<f4", "float32 (<f4)", 4}, [KS_I32] = {"i32", "<i4", "int32 (<i4)", 4},
+    [KS_I64] = {"i64", "<i8", "int64 (<i8)", 8},   [KS_F64] = {"f64", "<f8", "float64 (<f8)", 8},
+    [KS_U32] = {"u32", "<u4", "uint32 (<u4)", 4},  [KS_U64] = {"u64", "<u8", "uint64 (<u8)", 8},
+    [KS_I16] = {"i16", "<i2", "int16 (<i2)", 2},   [KS_U16] = {"u16", "<u2", "uint16 (<u2)", 2},
+    [KS_I8] = {"i8", "|i1", "int8 (|i1)", 1},      [KS_U8] = {"u8", "|u1", "uint8 (|u1)", 1},
+};
+
+static int dtype_ok(ks_dtype d) { return (unsigned)d < KS_DTYPES; }
+
+size_t ks_dtype_size(ks_dtype d) { return dtype_ok(d) ? k_dtypes[d].size : 4; }
+const char *ks_dtype_name(ks_dtype d) { return dtype_ok(d) ? k_dtypes[d].name : "?"; }
+const char *ks_dtype_long_name(ks_dtype d) { return dtype_ok(d) ? k_dtypes[d].longname : "?"; }
+const char *ks_dtype_descr(ks_dtype d) { return dtype_ok(d) ? k_dtypes[d].descr : "?"; }
+
+int ks_dtype_parse(const char *name)
 {
-    return d == KS_I64 ? 8 : 4;
+    for (int d = 0; d < KS_DTYPES; ++d)
+        if (!strcmp(name, k_dtypes[d].name)) return d;
+    return -1;
 }
 
-const char *ks_dtype_name(ks_dtype d)
+double ks_tensor_value(const ks_tensor *t, int64_t i)
 {
-    return d == KS_F32 ? "f32" : d == KS_I32 ? "i32" : "i64";
-}
-
-const char *ks_dtype_long_name(ks_dtype d)
-{
-    return d == KS_F32 ? "float32 (<f4)" : d == KS_I32 ? "int32 (<i4)" : "int64 (<i8)";
+    const void *p = t->data;
+    switch (t->dtype) {
+    case KS_F32: return ((const float *)p)[i];
+    case KS_I32: return ((const int32_t *)p)[i];
+    case KS_I64: return (double)((const int64_t *)p)[i];
+    case KS_F64: return ((const double *)p)[i];
+    case KS_U32: return ((const uint32_t *)p)[i];
+    case KS_U64: return (double)((const uint64_t *)p)[i];
+    case KS_I16: return ((const int16_t *)p)[i];
+    case KS_U16: return ((const uint16_t *)p)[i];
+    case KS_I8: return ((const int8_t *)p)[i];
+    case KS_U8: return ((const uint8_t *)p)[i];
+    }
+    return 0.0;
 }
 
 int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d)

@@ -14,9 +14,16 @@ extern "C" {
 #define KS_MAX_DIMS 6
 #define KS_NAME_LEN 32
 #define KS_EXPR_LEN 96
-#define KS_MAX_SITES 16
+#define KS_MAX_SITES 64
+#define KS_CODE_LEN 120
 
-typedef enum ks_dtype { KS_F32 = 0, KS_I32 = 1, KS_I64 = 2 } ks_dtype;
+/* Element types. f32, i32 and i64 are the operators'; the others come with .cu buffers
+ * (kscope run FILE.cu --arg x=@x.npy). The numbers are stored nowhere: names are. */
+typedef enum ks_dtype {
+    KS_F32 = 0, KS_I32 = 1, KS_I64 = 2, KS_F64 = 3, KS_U32 = 4, KS_U64 = 5,
+    KS_I16 = 6, KS_U16 = 7, KS_I8 = 8, KS_U8 = 9
+} ks_dtype;
+#define KS_DTYPES 10
 
 /* A host tensor, C-contiguous. Owns `data` when created by ks_tensor_alloc. */
 typedef struct ks_tensor {
@@ -30,6 +37,11 @@ typedef struct ks_tensor {
 size_t ks_dtype_size(ks_dtype d);
 const char *ks_dtype_name(ks_dtype d);      /* "f32", "i32", "i64" */
 const char *ks_dtype_long_name(ks_dtype d); /* "float32 (<f4)", ... as .npy files say it */
+const char *ks_dtype_descr(ks_dtype d);     /* the .npy descr: "<f4", "|u1", ... */
+/* The dtype called `name` ("f32", ...), or -1. */
+int ks_dtype_parse(const char *name);
+/* Element i of a tensor's data as a double, whatever its dtype. */
+double ks_tensor_value(const ks_tensor *t, int64_t i);
 /* Elements of `shape`, or -1 if the product (times the element size) overflows or a
  * dimension is negative. */
 int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d);
@@ -79,6 +91,10 @@ typedef struct ks_site {
     /* write sites: how many times each element of `tensor` is written in a full launch
      * (0: not checked) */
     int writes_per_element;
+    /* a site of a .cu kernel (kscope run FILE.cu) is a source location: its line and
+     * column (0: none) and the text of that line, trimmed (cut at KS_CODE_LEN - 1) */
+    int line, col;
+    char code[KS_CODE_LEN];
 } ks_site;
 
 /* Schema builders. A digit field: name = (index / stride) % extent + bias (extent 0: no

@@ -402,11 +402,7 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
 
 double ls_tensor_value(const ks_tensor *t, int64_t i)
 {
-    switch (t->dtype) {
-    case KS_I32: return ((const int32_t *)t->data)[i];
-    case KS_I64: return (double)((const int64_t *)t->data)[i];
-    default: return ((const float *)t->data)[i];
-    }
+    return ks_tensor_value(t, i);
 }
 
 void ls_run_describe(const ls_lesson *L, int r, char *buf, size_t n)

@@ -1,0 +1,307 @@
+/* cu_build.c - finds clang, preprocesses, rewrites, adds the entry point and compiles a
+ * .cu file into a shared object for the runtime (cu_build.h). */
+#define _GNU_SOURCE
+#include "cu_build.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/ks_error.h"
+
+/* runs argv with stdout to `out` (NULL: ours); returns its exit status, -1 if it did not run */
+static int spawn(char *const *argv, const char *out, int quiet_err)
+{
+    fflush(stdout), fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (out && !freopen(out, "w", stdout)) _exit(127);
+        if (quiet_err && !freopen("/dev/null", "w", stderr)) _exit(127);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int clang_major(const char *exe)
+{
+    char tmp[] = "/tmp/kscope-clang-XXXXXX";
+    const int fd = mkstemp(tmp);
+    if (fd < 0) return 0;
+    close(fd);
+    char *argv[] = {(char *)exe, "--version", NULL};
+    int major = 0;
+    if (spawn(argv, tmp, 1) == 0) {
+        FILE *f = fopen(tmp, "r");
+        char line[256];
+        if (f && fgets(line, sizeof line, f)) {
+            const char *v = strstr(line, "clang version ");
+            if (v) major = atoi(v + 14);
+        }
+        if (f) fclose(f);
+    }
+    unlink(tmp);
+    return major;
+}
+
+int ks_cu_find_clang(char *out, size_t n)
+{
+    const char *env = getenv("KSCOPE_CLANG");
+    if (env && *env) {
+        const int m = clang_major(env);
+        if (m >= 16) return snprintf(out, n, "%s", env), KS_OK;
+        return ks_fail(KS_ENOENT, "KSCOPE_CLANG=%s is not clang 16 or newer%s", env, m ? "" : " (it did not run)");
+    }
+    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18", "clang++-17", "clang++-16", "clang++"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (clang_major(names[i]) >= 16) return snprintf(out, n, "%s", names[i]), KS_OK;
+    return ks_fail(KS_ENOENT, "no clang 16 or newer found: install the Debian package clang-16 (apt-get install clang-16) or set KSCOPE_CLANG");
+}
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) return ks_fail(KS_EIO, "%s: cannot write: %s", path, strerror(errno));
+    const int bad = fputs(text, f) < 0;
+    if (fclose(f) || bad) return ks_fail(KS_EIO, "%s: cannot write", path);
+    return KS_OK;
+}
+
+/* the headers a .cu file may include, all answered by kscope_cuda.h (or refused) */
+static int write_headers(const char *dir)
+{
+    static const char *const same[] = {"cuda_runtime.h", "cuda.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+                                       "device_functions.h", "vector_types.h", "sm_60_atomic_functions.h"};
+    int rc = write_text(dir, "kscope_cuda.h", (const char *)ks_cu_header_bytes);
+    for (size_t i = 0; i < sizeof same / sizeof same[0] && !rc; ++i)
+        rc = write_text(dir, same[i], "#include \"kscope_cuda.h\"\n");
+    if (!rc)
+        rc = write_text(dir, "math_constants.h",
+                        "#define CUDART_PI_F 3.141592654f\n#define CUDART_PI 3.1415926535897931e+0\n"
+                        "#define CUDART_INF_F __builtin_huge_valf()\n#define CUDART_NAN_F __builtin_nanf(\"\")\n");
+    if (!rc) rc = write_text(dir, "cooperative_groups.h", "#error \"kscope: cooperative groups are not supported by the simulator\"\n");
+    if (!rc) rc = write_text(dir, "cuda_fp16.h", "#error \"kscope: half precision (cuda_fp16.h) is not supported by the simulator\"\n");
+    if (!rc) rc = write_text(dir, "cuda_bf16.h", "#error \"kscope: bfloat16 (cuda_bf16.h) is not supported by the simulator\"\n");
+    return rc;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t n = 0, cap = 1 << 16;
+    char *s = malloc(cap);
+    size_t got;
+    while (s && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            char *g = realloc(s, cap *= 2);
+            if (!g) free(s);
+            s = g;
+        }
+    }
+    fclose(f);
+    if (s) s[n] = 0;
+    return s;
+}
+
+/* the entry point: the kernel's parameter types as cu_rt.h codes, and a caller that
+ * unpacks an array of argument pointers; neither is instrumented (their loads are of
+ * kscope's memory, not the kernel's) */
+static const char *const k_entry =
+    "\n# 1 \"<kscope entry>\"\n"
+    "namespace ks_cu_entry_ns {\n"
+    "template <class T> struct scal { static constexpr unsigned char v = std::is_class<T>::value || std::is_union<T>::value ? 12 : 0; };\n"
+    "template <> struct scal<float> { static constexpr unsigned char v = 1; };\n"
+    "template <> struct scal<double> { static constexpr unsigned char v = 2; };\n"
+    "template <> struct scal<char> { static constexpr unsigned char v = std::is_signed<char>::value ? 3 : 4; };\n"
+    "template <> struct scal<signed char> { static constexpr unsigned char v = 3; };\n"
+    "template <> struct scal<unsigned char> { static constexpr unsigned char v = 4; };\n"
+    "template <> struct scal<short> { static constexpr unsigned char v = 5; };\n"
+    "template <> struct scal<unsigned short> { static constexpr unsigned char v = 6; };\n"
+    "template <> struct scal<int> { static constexpr unsigned char v = 7; };\n"
+    "template <> struct scal<unsigned int> { static constexpr unsigned char v = 8; };\n"
+    "template <> struct scal<long> { static constexpr unsigned char v = sizeof(long) == 8 ? 9 : 7; };\n"
+    "template <> struct scal<unsigned long> { static constexpr unsigned char v = sizeof(long) == 8 ? 10 : 8; };\n"
+    "template <> struct scal<long long> { static constexpr unsigned char v = 9; };\n"
+    "template <> struct scal<unsigned long long> { static constexpr unsigned char v = 10; };\n"
+    "template <> struct scal<bool> { static constexpr unsigned char v = 11; };\n"
+    "template <class T> struct code { static constexpr unsigned char v = scal<T>::v == 12 ? 0 : scal<T>::v; };\n"
+    "template <class T> struct code<T *> { static constexpr unsigned char v = std::is_pointer<typename std::remove_cv<T>::type>::value ? 0 : (0x80 | scal<typename std::remove_cv<T>::type>::v); };\n"
+    "template <class F> struct sig;\n"
+    "template <class... P> struct sig<void (*)(P...)> {\n"
+    "  static constexpr int n = sizeof...(P);\n"
+    "  static constexpr unsigned char types[sizeof...(P) + 1] = {code<P>::v..., 0};\n"
+    "  template <std::size_t... I> __attribute__((no_sanitize(\"coverage\"), always_inline))\n"
+    "  static void call(void (*f)(P...), void **a, std::index_sequence<I...>) {\n"
+    "    f(*static_cast<typename std::remove_reference<P>::type *>(a[I])...);\n"
+    "  }\n"
+    "  __attribute__((no_sanitize(\"coverage\"), always_inline)) static void run(void (*f)(P...), void **a) {\n"
+    "    call(f, a, std::index_sequence_for<P...>{});\n"
+    "  }\n"
+    "};\n"
+    "} // namespace ks_cu_entry_ns\n"
+    "static constexpr auto ks_cu_the_kernel = &%s;\n"
+    "using ks_cu_sig_t = ks_cu_entry_ns::sig<typename std::remove_const<decltype(ks_cu_the_kernel)>::type>;\n"
+    "extern \"C\" const int ks_cu_nparams = ks_cu_sig_t::n;\n"
+    "extern \"C\" const unsigned char *const ks_cu_param_types = ks_cu_sig_t::types;\n"
+    "extern \"C\" __attribute__((no_sanitize(\"coverage\"))) void ks_cu_entry(void **a) { ks_cu_sig_t::run(ks_cu_the_kernel, a); }\n"
+    "extern \"C\" char __start_ks_cu_shared[] __attribute__((weak));\n"
+    "extern \"C\" char __stop_ks_cu_shared[] __attribute__((weak));\n"
+    "extern \"C\" __attribute__((no_sanitize(\"coverage\"))) void *ks_cu_shared_range(int end) {\n"
+    "  return end ? (void *)__stop_ks_cu_shared : (void *)__start_ks_cu_shared;\n"
+    "}\n";
+
+static int valid_expr(const char *s)
+{
+    if (!*s || strlen(s) >= 200 || !(isalpha((unsigned char)*s) || *s == '_' || *s == ':')) return 0;
+    for (; *s; ++s)
+        if (!isalnum((unsigned char)*s) && !strchr("_:<>, *&", *s)) return 0;
+    return 1;
+}
+
+static int rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    char path[4400];
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    return rmdir(dir);
+}
+
+void ks_cu_build_free(ks_cu_build *b)
+{
+    if (b->dir[0]) rm_tree(b->dir);
+    b->dir[0] = 0;
+}
+
+static int list_kernels(char *buf, size_t n, const ks_cu_kernel *k, int nk)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < nk && used < n; ++i)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", k[i].name);
+    return nk;
+}
+
+int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
+{
+    char pre[4400], full[4400], msg[600];
+    char *text = NULL, *out = NULL;
+    int rc;
+    if (!valid_expr(o->kernel))
+        return ks_fail(KS_EINVAL, "--kernel '%s' is not a function name (a template as C++ writes it: 'scale<float, 4>')", o->kernel);
+    snprintf(b->expr, sizeof b->expr, "%s", o->kernel);
+    snprintf(b->opts_file, sizeof b->opts_file, "%s", o->file);
+    if ((rc = ks_cu_find_clang(b->clang, sizeof b->clang))) return rc;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(b->dir, sizeof b->dir, "%s/kscope-cu.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(b->dir)) {
+        b->dir[0] = 0;
+        return ks_fail(KS_EIO, "cannot create a temporary folder: %s", strerror(errno));
+    }
+    if ((rc = write_headers(b->dir))) goto fail;
+    /* 1. preprocess, kscope_cuda.h first */
+    snprintf(pre, sizeof pre, "%s/pre.ii", b->dir);
+    snprintf(full, sizeof full, "%s/kscope_cuda.h", b->dir);
+    {
+        char *argv[16 + 2 * 64 + 8];
+        int a = 0;
+        argv[a++] = b->clang, argv[a++] = "-E", argv[a++] = "-x", argv[a++] = "c++", argv[a++] = "-std=c++17";
+        argv[a++] = "-I", argv[a++] = b->dir, argv[a++] = "-include", argv[a++] = full;
+        for (int i = 0; i < o->ndefines; ++i) argv[a++] = "-D", argv[a++] = (char *)o->defines[i];
+        for (int i = 0; i < o->nincludes; ++i) argv[a++] = "-I", argv[a++] = (char *)o->includes[i];
+        argv[a++] = (char *)o->file, argv[a++] = "-o", argv[a++] = pre, argv[a] = NULL;
+        if (spawn(argv, NULL, 0) != 0) {
+            rc = ks_fail(KS_EINVAL, "%s: the preprocessor failed (%s; its messages are above)", o->file, b->clang);
+            goto fail;
+        }
+    }
+    if (!(text = read_all(pre))) {
+        rc = ks_fail(KS_EIO, "%s: cannot read", pre);
+        goto fail;
+    }
+    /* 2. the kernel */
+    {
+        ks_cu_kernel ks[64];
+        const int nk = ks_cu_scan_kernels(text, ks, 64);
+        char base[200], names[400];
+        snprintf(base, sizeof base, "%s", o->kernel);
+        base[strcspn(base, "<")] = 0;
+        char *colon = strrchr(base, ':');
+        const char *bare = colon ? colon + 1 : base;
+        for (size_t k = strlen(bare); k && isspace((unsigned char)bare[k - 1]); --k) ((char *)bare)[k - 1] = 0;
+        int found = -1;
+        for (int i = 0; i < nk; ++i)
+            if (!strcmp(ks[i].name, bare)) found = i;
+        if (found < 0) {
+            list_kernels(names, sizeof names, ks, nk);
+            rc = ks_fail(KS_EINVAL, "%s: no __global__ function '%s' (%s%s)", o->file, bare,
+                         nk ? "the file's kernels: " : "the file has no __global__ function", names);
+            goto fail;
+        }
+        if (ks[found].bad[0]) {
+            rc = ks_fail(KS_EINVAL, "%s: %s", o->file, ks[found].bad);
+            goto fail;
+        }
+        b->kernel = ks[found];
+    }
+    /* 3. rewrite, the entry point, compile */
+    if (!(out = ks_cu_rewrite(text, b->dyn_name, sizeof b->dyn_name))) {
+        rc = ks_fail(KS_EINVAL, "%s: an extern __shared__ declaration kscope cannot read (write it as: extern __shared__ T name[];)", o->file);
+        goto fail;
+    }
+    {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/kernel.ii", b->dir);
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(out, f) < 0 || fprintf(f, k_entry, o->kernel) < 0) {
+            if (f) fclose(f);
+            rc = ks_fail(KS_EIO, "%s: cannot write", path);
+            goto fail;
+        }
+        if (fclose(f)) {
+            rc = ks_fail(KS_EIO, "%s: cannot write", path);
+            goto fail;
+        }
+        snprintf(b->so, sizeof b->so, "%s/kernel.so", b->dir);
+        char *argv[] = {b->clang, "-x", "c++-cpp-output", "-std=c++17", "-O1", "-g", "-gdwarf-aranges", "-fPIC", "-shared",
+                        "-fno-omit-frame-pointer", "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores",
+                        "-Wno-unused-command-line-argument", path, "-o", b->so, NULL};
+        if (spawn(argv, NULL, 0) != 0) {
+            snprintf(msg, sizeof msg, "%s: compilation failed (%s; its messages are above)", o->file, b->clang);
+            rc = ks_fail(KS_EINVAL, "%s", msg);
+            goto fail;
+        }
+    }
+    if ((rc = ks_cu_elf_shared(b->so, b->shared, KS_CU_MAX_SHARED, &b->nshared, &b->shared_bytes))) goto fail;
+    if (b->shared_bytes > KS_CU_STATIC_SMEM) {
+        rc = ks_fail(KS_EINVAL, "%s: the static __shared__ arrays take %llu bytes, past CUDA's 48 KiB (use extern __shared__ and --shared)",
+                     o->file, (unsigned long long)b->shared_bytes);
+        goto fail;
+    }
+    free(text), free(out);
+    return KS_OK;
+fail:
+    free(text), free(out);
+    ks_cu_build_free(b);
+    return rc;
+}

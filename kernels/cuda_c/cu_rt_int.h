@@ -1,0 +1,69 @@
+/* cu_rt_int.h - state shared by the runtime's two halves: the scheduler (cu_rt_sched.c:
+ * fibers, barriers, warp collectives, the child's main) and memory (cu_rt_mem.c: regions,
+ * the sanitizer-coverage callbacks, atomics, events). Child process only. */
+#ifndef KS_CU_RT_INT_H
+#define KS_CU_RT_INT_H
+
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "cu_rt.h"
+
+enum { F_RUN, F_WAIT_BAR, F_WAIT_WARP, F_DONE };
+
+typedef struct ks_cu_fib {
+    ucontext_t ctx;
+    int state;
+    uint32_t tid;             /* linear thread id in the block */
+    uint32_t tx, ty, tz;
+    uintptr_t stack_lo;
+    size_t stack_size;
+    uint32_t phase;           /* barriers passed in this block */
+    uint32_t bar_line_site;   /* raw site of the barrier that opened the phase (0: none) */
+    uint32_t seq;             /* events of this thread so far */
+    int keep;                 /* the filter records this thread */
+    /* a store announced by its callback, whose value is read at the next callback */
+    uintptr_t st_addr;
+    uint64_t st_first, st_count;
+    int st_region;
+    /* barrier */
+    uint32_t bar_site;
+    int bar_op, bar_pred, bar_res;
+    /* warp collective */
+    int w_op, w_arg, w_width;
+    unsigned w_mask;
+    uint32_t w_site;
+    unsigned long long w_val, w_res;
+} ks_cu_fib;
+
+typedef struct ks_cu_rt {
+    unsigned char *map;
+    ks_cu_ctl *ctl;
+    ks_event *ev;
+    uintptr_t so_base;
+    ks_cu_fib *fib;           /* the block's threads */
+    ks_cu_fib *cur;           /* running now, NULL outside a kernel */
+    int nthreads;
+    uint32_t block_lin;
+    int64_t block_first_index;
+    ucontext_t sched;
+    long long clock;
+} ks_cu_rt;
+
+extern ks_cu_rt ks_cu_g;
+
+/* memory half */
+void ks_cu_mem_setup(uintptr_t shared_lo, uintptr_t shared_hi);
+void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi);
+void ks_cu_mem_block_start(void); /* poison the shared arrays */
+void ks_cu_flush_store(ks_cu_fib *f);
+uint32_t ks_cu_site(uintptr_t pc, int kind, int flags);
+ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tensor);
+/* the thread stops here for good (a finding): a FAULT event, then back to the scheduler */
+void ks_cu_stop(ks_cu_fib *f, int code, uint32_t site, uint64_t address) __attribute__((noreturn));
+
+/* scheduler half */
+void ks_cu_yield(ks_cu_fib *f);   /* back to the scheduler; returns when resumed */
+
+#endif

@@ -1,0 +1,319 @@
+/* cu_rt_mem.c - every load, store and atomic of a .cu kernel: the sanitizer-coverage
+ * callbacks clang puts before each memory instruction of the user's file, classified by
+ * address, recorded as events, and stopped when they fall outside every buffer.
+ *
+ * An address is, in this order: the running thread's own stack (local memory: not
+ * recorded); a buffer (a pointer argument), a static __shared__ array or the dynamic
+ * shared memory (recorded, one event per element it covers); the module's own image or
+ * the built-in variables (globals and constants: not recorded); or nothing, which is a
+ * finding: the access is recorded at the nearest buffer (an offset past its end, or
+ * before its start), not made, and the thread stops there. A callback comes before its
+ * instruction, so a store's value is read at the thread's next callback (or when it
+ * yields or ends) and written into its events then.
+ */
+#include "cu_rt_int.h"
+
+#include <string.h>
+
+enum { R_BUF, R_SHARED, R_IGNORE };
+
+typedef struct region {
+    uintptr_t lo, hi;
+    int kind, tensor;
+    uint32_t elem;
+    int dtype;
+    int64_t rows, cols; /* the last two dimensions, for (plane, y, x) */
+} region;
+
+#define MAX_REGIONS (KS_CU_MAX_BUFS + KS_CU_MAX_SHARED + 16)
+static region g_reg[MAX_REGIONS];
+static int g_nreg, g_last;
+static uintptr_t g_shared_lo, g_shared_hi;
+
+/* site ids: (program counter) -> raw site, open addressing */
+#define SITE_SLOTS 16384
+static uintptr_t g_site_pc[SITE_SLOTS];
+static uint32_t g_site_id[SITE_SLOTS];
+
+static void add_region(uintptr_t lo, uintptr_t hi, int kind, int tensor, uint32_t elem, int dtype, int64_t rows,
+                       int64_t cols)
+{
+    if (g_nreg < MAX_REGIONS)
+        g_reg[g_nreg++] = (region){.lo = lo, .hi = hi, .kind = kind, .tensor = tensor, .elem = elem, .dtype = dtype,
+                                   .rows = rows > 0 ? rows : 1, .cols = cols > 0 ? cols : 1};
+}
+
+void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi) { add_region(lo, hi, R_IGNORE, -1, 1, KS_CU_U8, 1, 1); }
+
+void ks_cu_mem_setup(uintptr_t shared_lo, uintptr_t shared_hi)
+{
+    ks_cu_ctl *c = ks_cu_g.ctl;
+    int tensor = 0;
+    for (int i = 0; i < c->nbufs; ++i, ++tensor) {
+        const ks_cu_buf *b = &c->bufs[i];
+        const uintptr_t lo = (uintptr_t)(ks_cu_g.map + b->offset);
+        add_region(lo, lo + b->bytes, R_BUF, tensor, b->elem, b->dtype, b->rows, b->cols);
+    }
+    g_shared_lo = shared_lo, g_shared_hi = shared_hi;
+    for (int i = 0; i < c->nshared; ++i, ++tensor) {
+        const ks_cu_sharr *s = &c->shared[i];
+        add_region(shared_lo + s->offset, shared_lo + s->offset + s->bytes, R_SHARED, tensor, 4, KS_CU_F32, 1,
+                   (int64_t)(s->bytes / 4));
+    }
+    if (c->dyn_name[0])
+        add_region((uintptr_t)ks_cu_dyn_smem, (uintptr_t)ks_cu_dyn_smem + c->shared_bytes, R_SHARED, tensor, 4,
+                   KS_CU_F32, 1, (int64_t)(c->shared_bytes / 4));
+}
+
+/* CUDA leaves shared memory undefined at a block's start: 0xFF bytes (a float NaN), so
+ * a read of a slot nobody wrote shows, and `check` names it */
+void ks_cu_mem_block_start(void)
+{
+    if (g_shared_hi > g_shared_lo) memset((void *)g_shared_lo, 0xFF, g_shared_hi - g_shared_lo);
+    if (ks_cu_g.ctl->shared_bytes) memset(ks_cu_dyn_smem, 0xFF, ks_cu_g.ctl->shared_bytes);
+}
+
+uint32_t ks_cu_site(uintptr_t pc, int kind, int flags)
+{
+    ks_cu_ctl *c = ks_cu_g.ctl;
+    uint64_t h = ((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> 50; /* 14 bits */
+    for (;; h = (h + 1) & (SITE_SLOTS - 1)) {
+        if (g_site_pc[h] == pc && g_site_id[h]) return g_site_id[h];
+        if (!g_site_pc[h]) break;
+    }
+    if (c->npcs >= KS_CU_MAX_PCS) return KS_CU_MAX_PCS; /* the last: shared by the rest */
+    const uint32_t id = ++c->npcs;
+    c->pcs[id - 1] = pc - ks_cu_g.so_base;
+    c->pc_kind[id - 1] = (uint8_t)kind;
+    c->pc_flags[id - 1] = (uint8_t)flags;
+    g_site_pc[h] = pc, g_site_id[h] = id;
+    return id;
+}
+
+ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tensor)
+{
+    ks_cu_ctl *c = ks_cu_g.ctl;
+    if (!f->keep) return NULL;
+    if (c->nevents >= c->capacity) {
+        c->dropped++;
+        return NULL;
+    }
+    ks_event *e = &ks_cu_g.ev[c->nevents++];
+    memset(e, 0, sizeof *e);
+    e->kind = (uint8_t)kind;
+    e->flags = (uint8_t)flags;
+    e->site = (uint16_t)site;
+    e->tensor = tensor < 0 ? 255 : (uint8_t)tensor;
+    e->block = ks_cu_g.block_lin;
+    e->thread = f->tid;
+    e->seq = f->seq++;
+    e->index = ks_cu_g.block_first_index + f->tid;
+    return e;
+}
+
+static float value_at(const region *r, uintptr_t a)
+{
+    union {
+        float f;
+        double d;
+        int8_t i8;
+        uint8_t u8;
+        int16_t i16;
+        uint16_t u16;
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+    } v;
+    memcpy(&v, (const void *)a, r->elem <= 8 ? r->elem : 8);
+    switch (r->dtype) {
+    case KS_CU_F32: return v.f;
+    case KS_CU_F64: return (float)v.d;
+    case KS_CU_I8: return v.i8;
+    case KS_CU_U8: case KS_CU_BOOL: return v.u8;
+    case KS_CU_I16: return v.i16;
+    case KS_CU_U16: return v.u16;
+    case KS_CU_I32: return (float)v.i32;
+    case KS_CU_U32: return (float)v.u32;
+    case KS_CU_I64: return (float)v.i64;
+    case KS_CU_U64: return (float)v.u64;
+    default: return 0.0f;
+    }
+}
+
+static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+static void place(ks_event *e, const region *r, int64_t off)
+{
+    e->u.access.offset = off;
+    const int64_t row = floordiv(off, r->cols);
+    e->u.access.x = (int32_t)(off - row * r->cols);
+    e->u.access.plane = (int32_t)floordiv(row, r->rows);
+    e->u.access.y = (int32_t)(row - (int64_t)e->u.access.plane * r->rows);
+}
+
+void ks_cu_flush_store(ks_cu_fib *f)
+{
+    if (!f->st_count) return;
+    const region *r = &g_reg[f->st_region];
+    for (uint64_t k = 0; k < f->st_count; ++k)
+        ks_cu_g.ev[f->st_first + k].u.access.value = value_at(r, f->st_addr + k * r->elem);
+    f->st_count = 0;
+}
+
+static const region *find(uintptr_t a)
+{
+    const region *r = &g_reg[g_last];
+    if (a - r->lo < r->hi - r->lo) return r;
+    for (int i = 0; i < g_nreg; ++i)
+        if (a - g_reg[i].lo < g_reg[i].hi - g_reg[i].lo) return &g_reg[g_last = i];
+    return NULL;
+}
+
+/* the buffer an address outside them all belongs to in a reader's eyes: the one it
+ * follows most closely, else the first one after it */
+static const region *nearest(uintptr_t a)
+{
+    const region *best = NULL, *after = NULL;
+    for (int i = 0; i < g_nreg; ++i) {
+        const region *r = &g_reg[i];
+        if (r->kind == R_IGNORE) continue;
+        if (r->lo <= a && (!best || r->lo > best->lo)) best = r;
+        if (r->lo > a && (!after || r->lo < after->lo)) after = r;
+    }
+    return best ? best : after;
+}
+
+static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flags, uint32_t site)
+{
+    const region *r = nearest(a);
+    ks_event *e = ks_cu_emit(f, kind, flags | (r && r->kind == R_SHARED ? KS_FLAG_SHARED : 0), site,
+                             r ? r->tensor : -1);
+    if (e) {
+        if (r) place(e, r, floordiv((int64_t)(a - r->lo), r->elem));
+        else e->u.access.offset = -1;
+        e->tap = (uint16_t)size;
+        e->u.access.reserved[0] = (int32_t)f->phase;
+        e->u.access.reserved[1] = (int32_t)f->bar_line_site;
+    }
+    ks_cu_stop(f, KS_CU_F_OUTSIDE, site, a);
+}
+
+/* One access of `size` bytes at a. Returns the region, or NULL when it is not recorded. */
+static const region *access(uintptr_t a, unsigned size, int write, int flags, uintptr_t pc)
+{
+    ks_cu_fib *f = ks_cu_g.cur;
+    if (!f) return NULL;
+    ks_cu_flush_store(f);
+    if (a - f->stack_lo < f->stack_size) return NULL;
+    const region *r = find(a);
+    if (r && r->kind == R_IGNORE) return NULL;
+    const int kind = write ? KS_EV_WRITE : KS_EV_READ;
+    if (!r || a + size > r->hi) outside(f, r ? r->hi : a, size, kind, flags, ks_cu_site(pc, kind, flags));
+    if (!f->keep) return r;
+    const uint32_t site = ks_cu_site(pc, kind, flags);
+    const int64_t first = (int64_t)((a - r->lo) / r->elem), last = (int64_t)((a + size - 1 - r->lo) / r->elem);
+    if (r->kind == R_SHARED) flags |= KS_FLAG_SHARED;
+    const uint64_t at = ks_cu_g.ctl->nevents;
+    for (int64_t off = first; off <= last; ++off) {
+        ks_event *e = ks_cu_emit(f, kind, flags, site, r->tensor);
+        if (!e) break;
+        place(e, r, off);
+        e->tap = (uint16_t)size;
+        e->u.access.value = write ? 0.0f : value_at(r, r->lo + (uintptr_t)off * r->elem);
+        e->u.access.reserved[0] = (int32_t)f->phase;
+        e->u.access.reserved[1] = (int32_t)f->bar_line_site;
+    }
+    if (write && ks_cu_g.ctl->nevents > at) {
+        f->st_addr = r->lo + (uintptr_t)first * r->elem;
+        f->st_first = at, f->st_count = ks_cu_g.ctl->nevents - at;
+        f->st_region = (int)(r - g_reg);
+    }
+    return r;
+}
+
+#define KS_CU_CALLBACKS(n)                                                                                   \
+    void __sanitizer_cov_load##n(void *a);                                                                   \
+    void __sanitizer_cov_store##n(void *a);                                                                  \
+    void __sanitizer_cov_load##n(void *a) { access((uintptr_t)a, n, 0, 0, (uintptr_t)__builtin_return_address(0) - 1); } \
+    void __sanitizer_cov_store##n(void *a) { access((uintptr_t)a, n, 1, 0, (uintptr_t)__builtin_return_address(0) - 1); }
+KS_CU_CALLBACKS(1)
+KS_CU_CALLBACKS(2)
+KS_CU_CALLBACKS(4)
+KS_CU_CALLBACKS(8)
+KS_CU_CALLBACKS(16)
+
+/* -fsanitize-coverage needs one coverage kind; inline-bool-flag's table is not used */
+void __sanitizer_cov_bool_flag_init(void *start, void *end);
+void __sanitizer_cov_bool_flag_init(void *start, void *end) { (void)start, (void)end; }
+
+/* ---- atomics: one read-modify-write event, made here (fibers never interleave inside) ---- */
+static unsigned long long apply(int op, int type, unsigned long long old, unsigned long long v,
+                                unsigned long long cmp)
+{
+    union u { unsigned long long b; int32_t i; uint32_t u; int64_t l; uint64_t q; float f; double d; } o = {old}, x = {v}, r = {old};
+#define KS_ARITH(field)                                                                                   \
+    switch (op) {                                                                                         \
+    case KS_CU_A_ADD: r.field = o.field + x.field; break;                                                 \
+    case KS_CU_A_SUB: r.field = o.field - x.field; break;                                                 \
+    case KS_CU_A_MIN: r.field = x.field < o.field ? x.field : o.field; break;                             \
+    case KS_CU_A_MAX: r.field = x.field > o.field ? x.field : o.field; break;                             \
+    default: break;                                                                                       \
+    }
+    switch (type) {
+    case KS_CU_T_I32: KS_ARITH(i) break;
+    case KS_CU_T_U32: KS_ARITH(u) break;
+    case KS_CU_T_I64: KS_ARITH(l) break;
+    case KS_CU_T_U64: KS_ARITH(q) break;
+    case KS_CU_T_F32: KS_ARITH(f) break;
+    case KS_CU_T_F64: KS_ARITH(d) break;
+    default: break;
+    }
+#undef KS_ARITH
+    const unsigned long long mask = type == KS_CU_T_I32 || type == KS_CU_T_U32 || type == KS_CU_T_F32 ? 0xffffffffull : ~0ull;
+    switch (op) {
+    case KS_CU_A_EXCH: r.b = v; break;
+    case KS_CU_A_AND: r.b = old & v; break;
+    case KS_CU_A_OR: r.b = old | v; break;
+    case KS_CU_A_XOR: r.b = old ^ v; break;
+    case KS_CU_A_INC: r.b = (old & mask) >= (v & mask) ? 0 : old + 1; break;
+    case KS_CU_A_DEC: r.b = (old & mask) == 0 || (old & mask) > (v & mask) ? v : old - 1; break;
+    case KS_CU_A_CAS: r.b = (old & mask) == (cmp & mask) ? v : old; break;
+    default: break;
+    }
+    return r.b & mask;
+}
+
+unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long v, unsigned long long cmp)
+{
+    const uintptr_t pc = (uintptr_t)__builtin_return_address(0) - 1, a = (uintptr_t)addr;
+    const unsigned size = type == KS_CU_T_I32 || type == KS_CU_T_U32 || type == KS_CU_T_F32 ? 4 : 8;
+    ks_cu_fib *f = ks_cu_g.cur;
+    unsigned long long old = 0;
+    if (f) {
+        ks_cu_flush_store(f);
+        const region *r = find(a);
+        const int inside_stack = a - f->stack_lo < f->stack_size;
+        if (!inside_stack && (!r || a + size > r->hi))
+            outside(f, r ? r->hi : a, size, KS_EV_WRITE, KS_FLAG_ATOMIC, ks_cu_site(pc, KS_EV_WRITE, KS_FLAG_ATOMIC));
+        memcpy(&old, addr, size);
+        const unsigned long long now = apply(op, type, old, v, cmp);
+        memcpy(addr, &now, size);
+        if (!inside_stack && r->kind != R_IGNORE) {
+            ks_event *e = ks_cu_emit(f, KS_EV_WRITE, KS_FLAG_ATOMIC | (r->kind == R_SHARED ? KS_FLAG_SHARED : 0),
+                                     ks_cu_site(pc, KS_EV_WRITE, KS_FLAG_ATOMIC), r->tensor);
+            if (e) {
+                place(e, r, (int64_t)((a - r->lo) / r->elem));
+                e->tap = (uint16_t)size;
+                e->u.access.value = value_at(r, r->lo + (a - r->lo) / r->elem * r->elem);
+                e->u.access.reserved[0] = (int32_t)f->phase;
+                e->u.access.reserved[1] = (int32_t)f->bar_line_site;
+            }
+        }
+    } else {
+        memcpy(&old, addr, size);
+        const unsigned long long now = apply(op, type, old, v, cmp);
+        memcpy(addr, &now, size);
+    }
+    return old;
+}
