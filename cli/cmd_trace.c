@@ -98,31 +98,69 @@ int ks_cmd_step(int argc, char **argv)
 {
     static ks_trace tr;
     int64_t thread = -1, index = -1;
+    const char *thread3 = NULL, *block3 = NULL;
     if (wants_help(argc, argv)) {
-        printf("usage: kscope step FILE.kst --thread N | --index N\n\n"
+        printf("usage: kscope step FILE.kst --thread N | --index N | [--block X,Y,Z] --thread X,Y,Z\n\n"
                "  --thread N   every work item of global thread N (blockIdx.x * blockDim.x + threadIdx.x),\n"
                "               one per grid-stride iteration\n"
                "  --index N    the work item with linear index N\n"
+               "  --block X,Y,Z --thread X,Y,Z\n"
+               "               a .cu trace's thread by its blockIdx and threadIdx (block (0,0,0) if not given)\n"
                "For each work item: the index, each field of its decomposition with every division and\n"
-               "modulo evaluated, then every read and write with coordinates and values, in order.\n");
+               "modulo evaluated, then every read and write with coordinates and values, in order (a .cu\n"
+               "trace: each with its source line).\n");
         return KS_EXIT_OK;
     }
+    if (argc >= 2 && argv[1][0] == '-')
+        return ks_cli_error("step", "the trace file comes first: kscope step FILE.kst %s ...", argv[1]);
     for (int i = 2; i < argc; ++i) {
         const char *v;
         int m;
         int64_t *target = NULL;
-        if ((m = ks_flag(argc, argv, &i, "thread", &v)) != 0) target = &thread;
-        else if ((m = ks_flag(argc, argv, &i, "index", &v)) != 0) target = &index;
-        else return ks_cli_error("step", "unknown argument '%s' (kscope step --help)", argv[i]);
+        if ((m = ks_flag(argc, argv, &i, "thread", &v)) != 0) {
+            if (m > 0 && strchr(v, ',')) {
+                thread3 = v;
+                continue;
+            }
+            target = &thread;
+        } else if ((m = ks_flag(argc, argv, &i, "index", &v)) != 0) {
+            target = &index;
+        } else if ((m = ks_flag(argc, argv, &i, "block", &v)) != 0) {
+            if (m < 0) return ks_cli_error("step", "--block needs X,Y,Z");
+            block3 = v;
+            continue;
+        } else {
+            return ks_cli_error("step", "unknown argument '%s' (kscope step --help)", argv[i]);
+        }
         if (m < 0 || ks_parse_i64(v, target) || *target < 0)
             return ks_cli_error("step", "%s needs an integer >= 0", argv[i - (m > 0)]);
     }
-    if ((thread < 0) == (index < 0)) return ks_cli_error("step", "give exactly one of --thread N or --index N");
+    if (block3 && !thread3 && thread < 0) return ks_cli_error("step", "--block needs --thread X,Y,Z");
+    if (block3 && thread >= 0) return ks_cli_error("step", "--block takes --thread X,Y,Z (threadIdx), not a global number");
+    if ((thread < 0 && !thread3) == (index < 0)) return ks_cli_error("step", "give exactly one of --thread N or --index N");
     int rc = open_trace("step", argc, argv, &tr);
     if (rc) return rc;
+    if (thread3) { /* (blockIdx, threadIdx) -> the global thread */
+        uint32_t G[3], B[3];
+        long long t[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+        int nt = sscanf(thread3, "%lld,%lld,%lld", &t[0], &t[1], &t[2]);
+        int nb = block3 ? sscanf(block3, "%lld,%lld,%lld", &b[0], &b[1], &b[2]) : 3;
+        ks_trace_dims(&tr, G, B);
+        for (int d = 0; d < 3; ++d)
+            if (nt < 1 || nb < 1 || t[d] < 0 || t[d] >= B[d] || b[d] < 0 || b[d] >= G[d]) {
+                ks_trace_close(&tr);
+                return ks_cli_error("step", "--block %s --thread %s is not in the launch: grid (%u,%u,%u), block (%u,%u,%u)",
+                                    block3 ? block3 : "0,0,0", thread3, G[0], G[1], G[2], B[0], B[1], B[2]);
+            }
+        thread = ((b[2] * G[1] + b[1]) * G[0] + b[0]) * (long long)tr.threads + (t[2] * B[1] + t[1]) * B[0] + t[0];
+    }
     printf("%s on %s: %lld blocks x %d threads, %lld work items\n", tr.op, tr.device,
            (long long)tr.blocks, tr.threads, (long long)tr.work_items);
-    if (thread >= 0)
+    uint32_t G[3], B[3];
+    if (ks_trace_dims(&tr, G, B))
+        printf("launch: grid (%u,%u,%u) x block (%u,%u,%u); each thread is one work item\n", G[0], G[1], G[2], B[0],
+               B[1], B[2]);
+    else if (thread >= 0)
         printf("thread %lld = block %lld * %d + thread %lld; it handles index %lld, then every %lld more\n",
                (long long)thread, (long long)(thread / tr.threads), tr.threads,
                (long long)(thread % tr.threads), (long long)thread,

@@ -204,6 +204,7 @@ static int sort_work(const ks_trace *tr, work_ref **out, uint64_t *n, unsigned c
 
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
 {
+    if (!strcmp(tr->variant, "cuda-c")) return ks_check_cu(tr, rep); /* check_cu.c */
     memset(rep, 0, sizeof *rep);
     const ks_filter all = ks_filter_all();
     rep->complete = tr->dropped == 0 && !memcmp(&tr->filter, &all, sizeof all);
@@ -215,7 +216,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
     uint32_t *atomics[KS_MAX_TENSORS] = {0};
     int rc = sort_work(tr, &work, &nwork, &dup);
     /* shared memory and barriers first: their findings lead the kept lines */
-    if (!rc) rc = ks_check_shared(tr, rep, violation);
+    if (!rc) rc = ks_check_shared(tr, rep, violation, 0);
     for (int s = 0; s < tr->nsites && !rc; ++s) {
         int t = tr->sites[s].tensor;
         if (tr->sites[s].kind != KS_EV_WRITE || t < 0 || writes[t]) continue;

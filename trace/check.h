@@ -22,6 +22,12 @@ typedef struct ks_check_report {
     uint64_t shared_races;          /* slots touched by two threads of one phase, one writing */
     uint64_t shared_uninit;         /* reads of a slot nothing wrote before */
     uint64_t barrier_divergent;     /* barriers not reached alike by the threads of a block */
+    /* .cu traces (check_cu.c) */
+    uint64_t outside;               /* accesses outside every buffer */
+    uint64_t global_races;          /* elements two threads touch unordered, one writing plainly */
+    uint64_t unwritten_reads;       /* reads of `empty:` elements nothing wrote before */
+    uint64_t warp_mask;             /* warp collectives whose mask leaves out or names wrongly */
+    uint64_t faults;                /* threads stopped: assert, trap, division by zero, ... */
 } ks_check_report;
 
 /* Checks every event: site and kind agree with the schema; the thread follows the
@@ -40,5 +46,17 @@ typedef struct ks_check_report {
  * again as a NaN (it is the poison of an uninitialised slot, reported as such).
  * Returns KS_OK (violations may be > 0) or KS_ENOMEM. */
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep);
+
+/* The checks of a .cu trace (variant "cuda-c": kscope run FILE.cu), which
+ * ks_trace_check runs instead of the operator rules: every site, kind and thread in the
+ * launch; accesses inside their buffer (an access outside every buffer is how a thread
+ * stopped); shared-memory races, uninitialised shared reads and divergent barriers
+ * (check_shared.c, a thread's early return allowed); global-memory races (two threads, not
+ * ordered by a barrier of their block, touch an element and one of them stores to it
+ * plainly; atomics among themselves and reads beside atomics are fine); reads of an
+ * `empty:` buffer's element no write happened before; warp collectives whose mask leaves
+ * out the calling lane or names lanes that did not take part; and every fault. Each line
+ * names the thread as (x,y,z) of block (x,y,z) and the source line. */
+int ks_check_cu(const ks_trace *tr, ks_check_report *rep);
 
 #endif

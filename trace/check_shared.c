@@ -19,7 +19,7 @@
 #include "../kernels/core/ks_hazard.h"
 
 typedef struct ref {
-    uint32_t block, phase, thread, iter, seq;
+    uint32_t block, phase, thread, iter, seq, tensor;
     int64_t offset;
     uint64_t event;
 } ref;
@@ -37,7 +37,8 @@ static int by_slot(const void *pa, const void *pb)
 {
     const ref *a = pa, *b = pb;
     int c;
-    if ((c = cmp_u64(a->block, b->block)) || (c = (a->offset > b->offset) - (a->offset < b->offset)) ||
+    if ((c = cmp_u64(a->block, b->block)) || (c = cmp_u64(a->tensor, b->tensor)) ||
+        (c = (a->offset > b->offset) - (a->offset < b->offset)) ||
         (c = cmp_u64(a->phase, b->phase)) || (c = cmp_u64(a->thread, b->thread)) || (c = cmp_u64(a->iter, b->iter)))
         return c;
     return cmp_u64(a->seq, b->seq);
@@ -55,7 +56,7 @@ static int by_thread(const void *pa, const void *pb)
 static ref make_ref(const ks_event *e, uint64_t i, uint32_t phase, int64_t offset)
 {
     return (ref){.block = e->block, .phase = phase, .thread = e->thread, .iter = e->iter, .seq = e->seq,
-                 .offset = offset, .event = i};
+                 .tensor = e->tensor, .offset = offset, .event = i};
 }
 
 static const char *slot_tensor(const ks_trace *tr, const ks_event *e)
@@ -140,10 +141,18 @@ static void check_slots(const ks_trace *tr, ref *r, uint64_t n, const block_seen
         }
         ks_hazard h = {0};
         uint64_t s = a; /* one slot of one block: its phases in order */
-        while (s < n && r[s].block == r[a].block && r[s].offset == r[a].offset) {
+#define SAME_SLOT(x, y) (r[x].block == r[y].block && r[x].tensor == r[y].tensor && r[x].offset == r[y].offset)
+        while (s < n && SAME_SLOT(s, a)) {
             uint64_t e = s;
-            for (; e < n && r[e].block == r[s].block && r[e].offset == r[s].offset && r[e].phase == r[s].phase; ++e) {
-                const int write = tr->events[r[e].event].kind == KS_EV_WRITE;
+            for (; e < n && SAME_SLOT(e, s) && r[e].phase == r[s].phase; ++e) {
+                const ks_event *ev = &tr->events[r[e].event];
+                const int write = ev->kind == KS_EV_WRITE;
+                if (judge && write && (ev->flags & KS_FLAG_ATOMIC)) { /* atomics race only with plain accesses */
+                    if (ks_hazard_atomic(&h, r[e].phase, r[e].thread))
+                        add(fs, (finding){.block = r[e].block, .phase = r[e].phase, .event = r[e].event, .kind = F_RACE,
+                                          .a = h.plain, .b = WAW});
+                    continue;
+                }
                 if (!judge || !ks_hazard_access(&h, r[e].phase, r[e].thread, write, r[e].event)) continue;
                 const uint32_t other = !write ? h.writer : h.writer != r[e].thread ? h.writer : h.first;
                 add(fs, (finding){.block = r[e].block, .phase = r[e].phase, .event = r[e].event, .kind = F_RACE,
@@ -155,6 +164,7 @@ static void check_slots(const ks_trace *tr, ref *r, uint64_t n, const block_seen
                 add(fs, (finding){.block = r[s].block, .phase = r[s].phase, .event = at, .kind = F_UNINIT});
             s = e;
         }
+#undef SAME_SLOT
         a = s;
     }
 }
@@ -164,7 +174,7 @@ static void check_slots(const ks_trace *tr, ref *r, uint64_t n, const block_seen
  * One finding per block, its earliest, counting the block's divergent phases (as the
  * simulator counts the barriers it passes divergent). */
 static int check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, uint64_t b, const unsigned char *worked,
-                                const ks_check_report *rep, findings *fs)
+                                const ks_check_report *rep, findings *fs, int early_exit)
 {
     uint32_t most = 0, most_thread = 0;
     for (uint64_t k = a; k < b;) {
@@ -190,7 +200,7 @@ static int check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, ui
                            .line2 = tr->events[r[q].event].u.barrier.line};
         if (by_when(&f, &best) < 0) best = f;
     }
-    for (uint32_t th = 0; rep->complete && worked && th < (uint32_t)tr->threads; ++th) {
+    for (uint32_t th = 0; rep->complete && worked && !early_exit && th < (uint32_t)tr->threads; ++th) {
         if (!worked[th]) continue;
         uint32_t mine = 0;
         for (uint64_t k = a; k < b; ++k) mine += r[k].thread == th;
@@ -210,7 +220,7 @@ static int check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, ui
 }
 
 static int check_barriers(const ks_trace *tr, ref *r, uint64_t n, const ref *work, uint64_t nw,
-                          const ks_check_report *rep, findings *fs)
+                          const ks_check_report *rep, findings *fs, int early_exit)
 {
     unsigned char *worked = calloc((size_t)tr->threads, 1);
     if (!worked) return KS_ENOMEM;
@@ -223,7 +233,7 @@ static int check_barriers(const ks_trace *tr, ref *r, uint64_t n, const ref *wor
         while (w < nw && work[w].block < r[a].block) ++w;
         for (; w < nw && work[w].block == r[a].block; ++w)
             if (work[w].thread < (uint32_t)tr->threads) worked[work[w].thread] = 1;
-        const int rc = check_block_barriers(tr, r, a, b, worked, rep, fs);
+        const int rc = check_block_barriers(tr, r, a, b, worked, rep, fs, early_exit);
         if (rc) {
             free(worked);
             return rc;
@@ -266,7 +276,7 @@ static void report(const ks_trace *tr, const finding *f, ks_check_report *rep, k
     switch (f->kind) {
     case F_RACE:
         rep->shared_races++;
-        v(rep, f->event, e, "shared race: %s of %s (plane %d, y %d, x %d) in phase %u, which thread %u %s with no barrier between (%s)",
+        v(rep, f->event, e, "shared-memory race: %s of %s (plane %d, y %d, x %d) in phase %u, which thread %u %s with no barrier between (%s)",
           e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x,
           f->phase, f->a, f->b == WAR ? "reads" : "writes", how[f->b]);
         break;
@@ -288,7 +298,7 @@ static void report(const ks_trace *tr, const finding *f, ks_check_report *rep, k
     }
 }
 
-int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v)
+int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v, int early_exit)
 {
     uint64_t na = 0, nb = 0;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
@@ -313,7 +323,7 @@ int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v)
         else if (e->kind == KS_EV_BARRIER) bar[kb++] = make_ref(e, i, e->u.barrier.phase, 0);
     }
     if (!rc) check_slots(tr, acc, ka, seen, nseen, rep, &fs);
-    if (!rc && kb) rc = check_barriers(tr, bar, kb, work, nw, rep, &fs);
+    if (!rc && kb) rc = check_barriers(tr, bar, kb, work, nw, rep, &fs, early_exit);
     if (!rc && fs.nomem) rc = KS_ENOMEM;
     if (!rc) {
         if (fs.n) qsort(fs.f, fs.n, sizeof *fs.f, by_when);

@@ -60,6 +60,37 @@ void ks_format_real(char *buf, size_t n, double v)
     snprintf(buf, n, "%.*g", p <= KS_EXACT_DIGITS ? p : 4, v);
 }
 
+int ks_trace_dims(const ks_trace *tr, uint32_t grid[3], uint32_t block[3])
+{
+    for (int d = 0; d < 3; ++d) grid[d] = block[d] = 1;
+    grid[0] = (uint32_t)tr->blocks, block[0] = (uint32_t)tr->threads;
+    if (strcmp(tr->variant, "cuda-c")) return 0;
+    /* "grid":[x,y,z],"block":[x,y,z] of the params kscope run FILE.cu wrote */
+    const char *g = strstr(tr->params, "\"grid\":["), *b = strstr(tr->params, "\"block\":[");
+    unsigned long long gv[3], bv[3];
+    if (!g || !b || sscanf(g, "\"grid\":[%llu,%llu,%llu]", &gv[0], &gv[1], &gv[2]) != 3 ||
+        sscanf(b, "\"block\":[%llu,%llu,%llu]", &bv[0], &bv[1], &bv[2]) != 3)
+        return 0;
+    unsigned long long gn = 1, bn = 1;
+    for (int d = 0; d < 3; ++d) {
+        if (!gv[d] || !bv[d] || gv[d] > UINT32_MAX || bv[d] > 1024) return 0;
+        gn *= gv[d], bn *= bv[d];
+    }
+    if ((int64_t)gn != tr->blocks || (int64_t)bn != tr->threads) return 0;
+    for (int d = 0; d < 3; ++d) grid[d] = (uint32_t)gv[d], block[d] = (uint32_t)bv[d];
+    return 1;
+}
+
+void ks_step_thread_name(const ks_trace *tr, uint32_t block, uint32_t thread, char *buf, size_t n)
+{
+    uint32_t G[3], B[3];
+    if (ks_trace_dims(tr, G, B))
+        snprintf(buf, n, "thread (%u,%u,%u) of block (%u,%u,%u)", thread % B[0], thread / B[0] % B[1],
+                 thread / (B[0] * B[1]), block % G[0], block / G[0] % G[1], block / (G[0] * G[1]));
+    else
+        snprintf(buf, n, "block %u, thread %u", block, thread);
+}
+
 void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
 {
     ks_work_line lines[KS_WORK_LINES];
@@ -69,9 +100,15 @@ void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
         int len = (int)strlen(lines[k].name);
         if (len > width) width = len;
     }
-    fprintf(out, "\nwork item index %lld  (block %u, thread %u, iteration %u: %u * %d + %u + %u * %lld)\n",
-            (long long)e->index, e->block, e->thread, e->iter, e->block, tr->threads,
-            e->thread, e->iter, (long long)tr->blocks * tr->threads);
+    char who[96];
+    ks_step_thread_name(tr, e->block, e->thread, who, sizeof who);
+    if (!strcmp(tr->variant, "cuda-c"))
+        fprintf(out, "\n%s: global thread %lld (= block %u * %d + thread %u)\n", who, (long long)e->index, e->block,
+                tr->threads, e->thread);
+    else
+        fprintf(out, "\nwork item index %lld  (block %u, thread %u, iteration %u: %u * %d + %u + %u * %lld)\n",
+                (long long)e->index, e->block, e->thread, e->iter, e->block, tr->threads,
+                e->thread, e->iter, (long long)tr->blocks * tr->threads);
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
         fprintf(out, "  %-*s = %s%s%s = %s\n", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked, l->value);
@@ -87,9 +124,10 @@ static const char *real(char *buf, double v)
 
 /* "tap 3", or "shared" for a shared-memory access (its tap is always 0: the phase and the
  * slot say where it belongs) */
-static const char *tap_label(const ks_event *e, char *buf, size_t n)
+static const char *tap_label(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
-    if (e->flags & KS_FLAG_SHARED) snprintf(buf, n, "shared");
+    if (tr->sites[e->site].line > 0) snprintf(buf, n, "%s", e->flags & KS_FLAG_SHARED ? "shared" : "global");
+    else if (e->flags & KS_FLAG_SHARED) snprintf(buf, n, "shared");
     else snprintf(buf, n, "tap %u", e->tap);
     return buf;
 }
@@ -99,7 +137,11 @@ static const char *tap_label(const ks_event *e, char *buf, size_t n)
 static void access_element(const ks_trace *tr, const ks_event *e, char *where, size_t n)
 {
     const ks_ev_access *a = &e->u.access;
-    if ((e->flags & KS_FLAG_SHARED) && a->offset < 0)
+    if (e->tensor >= tr->ntensors) /* a .cu thread's access outside every buffer */
+        snprintf(where, n, "(outside every buffer)");
+    else if (tr->sites[e->site].line > 0 && (a->offset < 0 || a->offset >= ks_tensor_numel(&tr->tensors[e->tensor])))
+        snprintf(where, n, "%s[%lld]", tr->tensors[e->tensor].name, (long long)a->offset); /* past its end */
+    else if ((e->flags & KS_FLAG_SHARED) && a->offset < 0 && tr->sites[e->site].line <= 0)
         snprintf(where, n, "shared array %d [%d], outside it", a->plane, a->x);
     else
         ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, n);
@@ -115,6 +157,21 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
     if (e->kind == KS_EV_BARRIER) {
         snprintf(buf, n, "barrier __syncthreads() at line %d: phase %u ends", e->u.barrier.line,
                  e->u.barrier.phase);
+        return;
+    }
+    if (e->kind == KS_EV_WARP) {
+        static const char *const op[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+                                         "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp"};
+        const ks_ev_warp *w = &e->u.warp;
+        snprintf(buf, n, "warp  %s lane %u, mask 0x%08x, lanes taking part 0x%08x: got 0x%llx", w->op < 8 ? op[w->op] : "?",
+                 w->lane, w->mask, w->arrived, (unsigned long long)w->value);
+        return;
+    }
+    if (e->kind == KS_EV_FAULT) {
+        static const char *const why[] = {"", "an access outside its buffer (not made)", "assert() failed", "__trap()",
+                                          "integer division by zero", "stack overflow", "crashed", "time limit",
+                                          "unsupported", "warp collective deadlock"};
+        snprintf(buf, n, "fault %s: the thread stops here", e->u.fault.code < 10 ? why[e->u.fault.code] : "?");
         return;
     }
     const char *tensor = tr->tensors[e->tensor].name;
@@ -141,7 +198,7 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
     if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
         snprintf(buf, n, "tap %u read  %s = 0 (padding: outside the tensor)", e->tap, where);
     else
-        snprintf(buf, n, "%s %s %s = %s", tap_label(e, r[1], sizeof r[1]),
+        snprintf(buf, n, "%s %s %s = %s", tap_label(tr, e, r[1], sizeof r[1]),
                  e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
                  real(r[0], a->value));
     if ((e->flags & KS_FLAG_SHARED) && strlen(buf) + 16 < n)
@@ -165,9 +222,12 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
         ks_step_print_work(out, tr, e);
         return;
     }
-    if (e->kind == KS_EV_BARRIER) {
+    const ks_site *site = &tr->sites[e->site];
+    if (e->kind == KS_EV_BARRIER || e->kind == KS_EV_WARP || e->kind == KS_EV_FAULT) {
         ks_step_describe_event(tr, e, line, sizeof line);
-        fprintf(out, "  %s\n", line);
+        fprintf(out, "  %s", line);
+        if (site->line > 0) fprintf(out, "   %s  %s", site->name, site->code);
+        fputc('\n', out);
         return;
     }
     if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) { /* in columns: a table of accesses */
@@ -179,11 +239,16 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
         else
         {
             char tap[24];
-            fprintf(out, "  %-7s %s %-28s = %-12s (offset %lld", tap_label(e, tap, sizeof tap),
-                    e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
-                    real(v, a->value), (long long)a->offset);
+            const int64_t numel = e->tensor < tr->ntensors ? ks_tensor_numel(&tr->tensors[e->tensor]) : 0;
+            const int outside = site->line > 0 && (a->offset < 0 || a->offset >= numel);
+            fprintf(out, "  %-7s %s %-28s = %-12s (offset %lld", tap_label(tr, e, tap, sizeof tap),
+                    e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomic" : "write", where,
+                    outside ? "-" : real(v, a->value), (long long)a->offset);
             if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);
-            fputs(")\n", out);
+            if (outside) fprintf(out, ", OUTSIDE %s: not made", e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer");
+            fputs(")", out);
+            if (site->line > 0) fprintf(out, "   %s  %s", site->name, site->code);
+            fputc('\n', out);
         }
         return;
     }
@@ -202,8 +267,10 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
         const ks_event *e = &tr->events[i];
         int64_t g = (int64_t)e->block * tr->threads + e->thread;
         if (thread >= 0 ? g != thread : e->index != index) continue;
-        if (e->site >= tr->nsites || e->kind != tr->sites[e->site].kind ||
-            (e->kind != KS_EV_WORK && e->tensor >= tr->ntensors)) {
+        const int free_kind = e->kind == KS_EV_WORK || e->kind == KS_EV_WARP || e->kind == KS_EV_FAULT ||
+                              (e->site < tr->nsites && tr->sites[e->site].line > 0 && e->kind != KS_EV_SAMPLE &&
+                               e->kind != KS_EV_REGION); /* .cu: barriers, and accesses outside every buffer */
+        if (e->site >= tr->nsites || e->kind != tr->sites[e->site].kind || (!free_kind && e->tensor >= tr->ntensors)) {
             free(sel);
             return -ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + i * sizeof *e),
                                "event %llu does not match the header's sites and tensors (kscope check tells more)",

@@ -13,6 +13,12 @@
  * trace, with ks_error_message() saying why) or a negative ks_status. */
 int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t index);
 
+/* The 3-D grid and block of a .cu trace (kscope run FILE.cu) from its params: 1; any
+ * other trace: 0, with the 1-D launch (blocks, 1, 1) and (threads, 1, 1). */
+int ks_trace_dims(const ks_trace *tr, uint32_t grid[3], uint32_t block[3]);
+/* "thread (3,0,0) of block (1,0,0)" (.cu traces) or "block 1, thread 3". */
+void ks_step_thread_name(const ks_trace *tr, uint32_t block, uint32_t thread, char *buf, size_t n);
+
 /* One work event: its index, thread and iteration, then every field with its division
  * and modulo written out and evaluated. */
 void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e);

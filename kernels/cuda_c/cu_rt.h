@@ -7,7 +7,8 @@
  * block and the event array. A child that faults, hangs or dies leaves both readable, so
  * kscope writes the trace up to that point and the host is never touched.
  *
- * Events are format-1 records (ks_event.h). Work items are threads: index is the linear
+ * Events are format-1 records (ks_event.h); an access's `tap` is how many times its thread
+ * ran that site before (the k-th run of a line by a warp's lanes is one memory request). Work items are threads: index is the linear
  * thread id of the grid (x fastest: threadIdx.x, .y, .z, then blockIdx.x, .y, .z), block
  * the linear block id, thread the linear id within the block, iter 0. The child's site
  * ids are raw: 0 the work site, then one per distinct (kind, program counter); kscope maps

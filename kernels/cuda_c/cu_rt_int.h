@@ -27,6 +27,10 @@ typedef struct ks_cu_fib {
     uintptr_t st_addr;
     uint64_t st_first, st_count;
     int st_region;
+    /* how often the thread ran each site so far (a small direct-mapped table): an access's
+     * `tap`, so the k-th run of one line by the lanes of a warp is one request (kscope memory) */
+    uint32_t occ_site[16];
+    uint16_t occ_n[16];
     /* barrier */
     uint32_t bar_site;
     int bar_op, bar_pred, bar_res;

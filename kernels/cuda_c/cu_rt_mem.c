@@ -26,8 +26,11 @@ typedef struct region {
 } region;
 
 #define MAX_REGIONS (KS_CU_MAX_BUFS + KS_CU_MAX_SHARED + 16)
-static region g_reg[MAX_REGIONS];
+static region g_reg[MAX_REGIONS]; /* buffers and shared arrays */
 static int g_nreg, g_last;
+static region g_ign[16];          /* the module image and the built-ins: looked at last, as
+                                   * the static shared arrays lie inside the module */
+static int g_nign;
 static uintptr_t g_shared_lo, g_shared_hi;
 
 /* site ids: (program counter) -> raw site, open addressing */
@@ -43,7 +46,10 @@ static void add_region(uintptr_t lo, uintptr_t hi, int kind, int tensor, uint32_
                                    .rows = rows > 0 ? rows : 1, .cols = cols > 0 ? cols : 1};
 }
 
-void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi) { add_region(lo, hi, R_IGNORE, -1, 1, KS_CU_U8, 1, 1); }
+void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi)
+{
+    if (g_nign < 16) g_ign[g_nign++] = (region){.lo = lo, .hi = hi, .kind = R_IGNORE, .tensor = -1, .elem = 1};
+}
 
 void ks_cu_mem_setup(uintptr_t shared_lo, uintptr_t shared_hi)
 {
@@ -76,9 +82,10 @@ void ks_cu_mem_block_start(void)
 uint32_t ks_cu_site(uintptr_t pc, int kind, int flags)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
-    uint64_t h = ((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> 50; /* 14 bits */
+    const uintptr_t key = pc << 4 | (uintptr_t)kind; /* a fault at an access's pc is a site of its own */
+    uint64_t h = ((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 50; /* 14 bits */
     for (;; h = (h + 1) & (SITE_SLOTS - 1)) {
-        if (g_site_pc[h] == pc && g_site_id[h]) return g_site_id[h];
+        if (g_site_pc[h] == key && g_site_id[h]) return g_site_id[h];
         if (!g_site_pc[h]) break;
     }
     if (c->npcs >= KS_CU_MAX_PCS) return KS_CU_MAX_PCS; /* the last: shared by the rest */
@@ -86,7 +93,7 @@ uint32_t ks_cu_site(uintptr_t pc, int kind, int flags)
     c->pcs[id - 1] = pc - ks_cu_g.so_base;
     c->pc_kind[id - 1] = (uint8_t)kind;
     c->pc_flags[id - 1] = (uint8_t)flags;
-    g_site_pc[h] = pc, g_site_id[h] = id;
+    g_site_pc[h] = key, g_site_id[h] = id;
     return id;
 }
 
@@ -109,6 +116,13 @@ ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tenso
     e->seq = f->seq++;
     e->index = ks_cu_g.block_first_index + f->tid;
     return e;
+}
+
+static uint16_t occurrence(ks_cu_fib *f, uint32_t site)
+{
+    const unsigned k = site & 15;
+    if (f->occ_site[k] != site) f->occ_site[k] = site, f->occ_n[k] = 0;
+    return f->occ_n[k]++;
 }
 
 static float value_at(const region *r, uintptr_t a)
@@ -164,9 +178,11 @@ void ks_cu_flush_store(ks_cu_fib *f)
 static const region *find(uintptr_t a)
 {
     const region *r = &g_reg[g_last];
-    if (a - r->lo < r->hi - r->lo) return r;
+    if (g_nreg && a - r->lo < r->hi - r->lo) return r;
     for (int i = 0; i < g_nreg; ++i)
         if (a - g_reg[i].lo < g_reg[i].hi - g_reg[i].lo) return &g_reg[g_last = i];
+    for (int i = 0; i < g_nign; ++i)
+        if (a - g_ign[i].lo < g_ign[i].hi - g_ign[i].lo) return &g_ign[i];
     return NULL;
 }
 
@@ -184,8 +200,9 @@ static const region *nearest(uintptr_t a)
     return best ? best : after;
 }
 
-static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flags, uint32_t site)
+static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flags, uintptr_t pc)
 {
+    const uint32_t site = ks_cu_site(pc, kind, flags);
     const region *r = nearest(a);
     ks_event *e = ks_cu_emit(f, kind, flags | (r && r->kind == R_SHARED ? KS_FLAG_SHARED : 0), site,
                              r ? r->tensor : -1);
@@ -196,7 +213,7 @@ static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flag
         e->u.access.reserved[0] = (int32_t)f->phase;
         e->u.access.reserved[1] = (int32_t)f->bar_line_site;
     }
-    ks_cu_stop(f, KS_CU_F_OUTSIDE, site, a);
+    ks_cu_stop(f, KS_CU_F_OUTSIDE, ks_cu_site(pc, KS_EV_FAULT, 0), a);
 }
 
 /* One access of `size` bytes at a. Returns the region, or NULL when it is not recorded. */
@@ -209,17 +226,18 @@ static const region *access(uintptr_t a, unsigned size, int write, int flags, ui
     const region *r = find(a);
     if (r && r->kind == R_IGNORE) return NULL;
     const int kind = write ? KS_EV_WRITE : KS_EV_READ;
-    if (!r || a + size > r->hi) outside(f, r ? r->hi : a, size, kind, flags, ks_cu_site(pc, kind, flags));
+    if (!r || a + size > r->hi) outside(f, r ? r->hi : a, size, kind, flags, pc);
     if (!f->keep) return r;
     const uint32_t site = ks_cu_site(pc, kind, flags);
     const int64_t first = (int64_t)((a - r->lo) / r->elem), last = (int64_t)((a + size - 1 - r->lo) / r->elem);
     if (r->kind == R_SHARED) flags |= KS_FLAG_SHARED;
     const uint64_t at = ks_cu_g.ctl->nevents;
+    const uint16_t occ = occurrence(f, site);
     for (int64_t off = first; off <= last; ++off) {
         ks_event *e = ks_cu_emit(f, kind, flags, site, r->tensor);
         if (!e) break;
         place(e, r, off);
-        e->tap = (uint16_t)size;
+        e->tap = occ;
         e->u.access.value = write ? 0.0f : value_at(r, r->lo + (uintptr_t)off * r->elem);
         e->u.access.reserved[0] = (int32_t)f->phase;
         e->u.access.reserved[1] = (int32_t)f->bar_line_site;
@@ -227,7 +245,7 @@ static const region *access(uintptr_t a, unsigned size, int write, int flags, ui
     if (write && ks_cu_g.ctl->nevents > at) {
         f->st_addr = r->lo + (uintptr_t)first * r->elem;
         f->st_first = at, f->st_count = ks_cu_g.ctl->nevents - at;
-        f->st_region = (int)(r - g_reg);
+        f->st_region = (int)(r - g_reg); /* never an ignored region: those record nothing */
     }
     return r;
 }
@@ -295,7 +313,7 @@ unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long
         const region *r = find(a);
         const int inside_stack = a - f->stack_lo < f->stack_size;
         if (!inside_stack && (!r || a + size > r->hi))
-            outside(f, r ? r->hi : a, size, KS_EV_WRITE, KS_FLAG_ATOMIC, ks_cu_site(pc, KS_EV_WRITE, KS_FLAG_ATOMIC));
+            outside(f, r ? r->hi : a, size, KS_EV_WRITE, KS_FLAG_ATOMIC, pc);
         memcpy(&old, addr, size);
         const unsigned long long now = apply(op, type, old, v, cmp);
         memcpy(addr, &now, size);
@@ -304,7 +322,7 @@ unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long
                                      ks_cu_site(pc, KS_EV_WRITE, KS_FLAG_ATOMIC), r->tensor);
             if (e) {
                 place(e, r, (int64_t)((a - r->lo) / r->elem));
-                e->tap = (uint16_t)size;
+                e->tap = occurrence(f, e->site);
                 e->u.access.value = value_at(r, r->lo + (a - r->lo) / r->elem * r->elem);
                 e->u.access.reserved[0] = (int32_t)f->phase;
                 e->u.access.reserved[1] = (int32_t)f->bar_line_site;

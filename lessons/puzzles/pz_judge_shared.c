@@ -82,7 +82,7 @@ void pz_judge_shared(const ks_trace *tr, pz_verdict *v)
     judged.rule[PZ_UNINIT] = pz_rule_add(v, "no read of unwritten shared memory");
     judged.rule[PZ_BARRIER] = pz_rule_add(v, "every barrier reached by every thread");
     rep.complete = !tr->dropped; /* a puzzle records every work item: barrier counts are comparable */
-    if (ks_check_shared(tr, &rep, on_finding)) {
+    if (ks_check_shared(tr, &rep, on_finding, 0)) {
         snprintf(judged.rule[PZ_RACE]->detail, sizeof judged.rule[PZ_RACE]->detail, "out of memory");
         judged.rule[PZ_RACE]->ok = 0;
     }

@@ -1,0 +1,27 @@
+// Tiled transpose through shared memory (the classic one: 32x32 tiles, 8 rows of threads,
+// a padded tile so the column reads do not conflict on banks).
+#define TILE_DIM 32
+#define BLOCK_ROWS 8
+
+__global__ void transpose_tiled(const float *in, float *out, int rows, int cols)
+{
+    __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+
+    int x = blockIdx.x * TILE_DIM + threadIdx.x;
+    int y = blockIdx.y * TILE_DIM + threadIdx.y;
+    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {
+        if (x < cols && y + j < rows) {
+            tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+        }
+    }
+
+    __syncthreads();
+
+    x = blockIdx.y * TILE_DIM + threadIdx.x; // transposed block offset
+    y = blockIdx.x * TILE_DIM + threadIdx.y;
+    for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {
+        if (x < rows && y + j < cols) {
+            out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+        }
+    }
+}
