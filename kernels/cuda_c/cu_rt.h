@@ -95,10 +95,14 @@ typedef struct ks_cu_ctl {
     int64_t param_i[KS_CU_MAX_PARAMS];
     int param_isint[KS_CU_MAX_PARAMS];    /* the number was written as an integer */
     ks_filter filter;
-    uint64_t capacity;          /* event slots after the control block */
-    uint64_t events_at;         /* offset of the event array in the mapping */
+    uint64_t capacity;          /* most events the run keeps (--trace-limit) */
+    uint64_t ring_at, ring;     /* the event ring: its offset in the mapping, its slots */
+    /* events flow through the ring: the child fills slots up to `committed` (event numbers
+     * from the launch's start; a store's events are committed once its value is known) and
+     * waits while the ring is full; kscope copies them out up to `consumed` */
+    uint64_t committed, consumed; /* (atomic) */
     /* out */
-    uint64_t nevents, dropped;
+    uint64_t nevents, dropped;  /* produced by the child, and those over the capacity */
     uint32_t npcs;
     uint64_t pcs[KS_CU_MAX_PCS];    /* raw site i+1: its program counter, module-relative */
     uint8_t pc_kind[KS_CU_MAX_PCS]; /* KS_EV_READ / WRITE / BARRIER / WARP / FAULT */

@@ -6,14 +6,16 @@
 
 #define _GNU_SOURCE
 #include <stdint.h>
-#include <ucontext.h>
 
 #include "cu_rt.h"
 
 enum { F_RUN, F_WAIT_BAR, F_WAIT_WARP, F_DONE };
 
+/* A fiber's saved stack pointer: everything else it needs to resume is on its stack
+ * (cu_rt_sched.c's switch saves the callee-saved registers there, and no signal mask:
+ * glibc's swapcontext makes two system calls a switch). */
 typedef struct ks_cu_fib {
-    ucontext_t ctx;
+    void *sp;
     int state;
     uint32_t tid;             /* linear thread id in the block */
     uint32_t tx, ty, tz;
@@ -51,7 +53,7 @@ typedef struct ks_cu_rt {
     int nthreads;
     uint32_t block_lin;
     int64_t block_first_index;
-    ucontext_t sched;
+    void *sched_sp;
     long long clock;
 } ks_cu_rt;
 
@@ -62,6 +64,7 @@ void ks_cu_mem_setup(uintptr_t shared_lo, uintptr_t shared_hi);
 void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi);
 void ks_cu_mem_block_start(void); /* poison the shared arrays */
 void ks_cu_flush_store(ks_cu_fib *f);
+void ks_cu_publish(void); /* commits every whole event (call with the fiber's store flushed) */
 uint32_t ks_cu_site(uintptr_t pc, int kind, int flags);
 ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tensor);
 /* the thread stops here for good (a finding): a FAULT event, then back to the scheduler */

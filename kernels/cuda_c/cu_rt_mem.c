@@ -14,6 +14,7 @@
 #include "cu_rt_int.h"
 
 #include <string.h>
+#include <unistd.h>
 
 enum { R_BUF, R_SHARED, R_IGNORE };
 
@@ -97,6 +98,15 @@ uint32_t ks_cu_site(uintptr_t pc, int kind, int flags)
     return id;
 }
 
+static ks_event *slot(uint64_t n) { return &ks_cu_g.ev[n % ks_cu_g.ctl->ring]; }
+
+void ks_cu_publish(void)
+{
+    const ks_cu_fib *f = ks_cu_g.cur;
+    const uint64_t upto = f && f->st_count ? f->st_first : ks_cu_g.ctl->nevents;
+    __atomic_store_n(&ks_cu_g.ctl->committed, upto, __ATOMIC_RELEASE);
+}
+
 ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tensor)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
@@ -105,7 +115,12 @@ ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tenso
         c->dropped++;
         return NULL;
     }
-    ks_event *e = &ks_cu_g.ev[c->nevents++];
+    const uint64_t n = c->nevents;
+    /* every event before this one is whole now (the fiber made them in order) */
+    __atomic_store_n(&c->committed, f->st_count ? f->st_first : n, __ATOMIC_RELEASE);
+    while (n - __atomic_load_n(&c->consumed, __ATOMIC_ACQUIRE) >= c->ring) usleep(50); /* kscope copies them out */
+    c->nevents = n + 1;
+    ks_event *e = slot(n);
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
     e->flags = (uint8_t)flags;
@@ -171,7 +186,7 @@ void ks_cu_flush_store(ks_cu_fib *f)
     if (!f->st_count) return;
     const region *r = &g_reg[f->st_region];
     for (uint64_t k = 0; k < f->st_count; ++k)
-        ks_cu_g.ev[f->st_first + k].u.access.value = value_at(r, f->st_addr + k * r->elem);
+        slot(f->st_first + k)->u.access.value = value_at(r, f->st_addr + k * r->elem);
     f->st_count = 0;
 }
 
@@ -217,7 +232,7 @@ static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flag
 }
 
 /* One access of `size` bytes at a. Returns the region, or NULL when it is not recorded. */
-static const region *access(uintptr_t a, unsigned size, int write, int flags, uintptr_t pc)
+static const region *on_access(uintptr_t a, unsigned size, int write, int flags, uintptr_t pc)
 {
     ks_cu_fib *f = ks_cu_g.cur;
     if (!f) return NULL;
@@ -233,6 +248,7 @@ static const region *access(uintptr_t a, unsigned size, int write, int flags, ui
     if (r->kind == R_SHARED) flags |= KS_FLAG_SHARED;
     const uint64_t at = ks_cu_g.ctl->nevents;
     const uint16_t occ = occurrence(f, site);
+    if (write) f->st_first = at, f->st_count = UINT64_MAX; /* open: not committed before its value */
     for (int64_t off = first; off <= last; ++off) {
         ks_event *e = ks_cu_emit(f, kind, flags, site, r->tensor);
         if (!e) break;
@@ -242,7 +258,7 @@ static const region *access(uintptr_t a, unsigned size, int write, int flags, ui
         e->u.access.reserved[0] = (int32_t)f->phase;
         e->u.access.reserved[1] = (int32_t)f->bar_line_site;
     }
-    if (write && ks_cu_g.ctl->nevents > at) {
+    if (write) {
         f->st_addr = r->lo + (uintptr_t)first * r->elem;
         f->st_first = at, f->st_count = ks_cu_g.ctl->nevents - at;
         f->st_region = (int)(r - g_reg); /* never an ignored region: those record nothing */
@@ -253,8 +269,8 @@ static const region *access(uintptr_t a, unsigned size, int write, int flags, ui
 #define KS_CU_CALLBACKS(n)                                                                                   \
     void __sanitizer_cov_load##n(void *a);                                                                   \
     void __sanitizer_cov_store##n(void *a);                                                                  \
-    void __sanitizer_cov_load##n(void *a) { access((uintptr_t)a, n, 0, 0, (uintptr_t)__builtin_return_address(0) - 1); } \
-    void __sanitizer_cov_store##n(void *a) { access((uintptr_t)a, n, 1, 0, (uintptr_t)__builtin_return_address(0) - 1); }
+    void __sanitizer_cov_load##n(void *a) { on_access((uintptr_t)a, n, 0, 0, (uintptr_t)__builtin_return_address(0) - 1); } \
+    void __sanitizer_cov_store##n(void *a) { on_access((uintptr_t)a, n, 1, 0, (uintptr_t)__builtin_return_address(0) - 1); }
 KS_CU_CALLBACKS(1)
 KS_CU_CALLBACKS(2)
 KS_CU_CALLBACKS(4)

@@ -1,6 +1,6 @@
 /* cu_rt_sched.c - the child process of `kscope run FILE.cu`: it loads the compiled
  * kernel, binds its parameters and runs the grid, one block at a time, the block's
- * threads as fibers (glibc ucontext) in thread order. A fiber runs until it reaches
+ * threads as fibers (ks_cu_switch: a stack switch without system calls) in thread order. A fiber runs until it reaches
  * __syncthreads() or a warp collective, or ends; the block passes a barrier once every
  * thread that has not ended waits at one, and a warp collective completes once every live
  * lane of its mask arrived. Nothing waits forever: when no fiber can run, the collectives
@@ -21,7 +21,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
+
+/* ks_cu_switch(&save, load): saves the callee-saved registers, the SSE and x87 control
+ * words and the stack pointer into *save, and resumes the context whose stack pointer is
+ * `load` (System V x86-64). A new fiber's stack is laid out as if it had called it. */
+void ks_cu_switch(void **save, void *load);
+__asm__(".text\n"
+        ".globl ks_cu_switch\n"
+        ".type ks_cu_switch, @function\n"
+        "ks_cu_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size ks_cu_switch, .-ks_cu_switch\n");
 
 ks_cu_rt ks_cu_g;
 ks_cu_builtins_c ks_cu_b;
@@ -42,8 +60,9 @@ static void set_builtins(const ks_cu_fib *f)
 void ks_cu_yield(ks_cu_fib *f)
 {
     ks_cu_flush_store(f);
+    ks_cu_publish();
     ks_cu_g.cur = NULL;
-    swapcontext(&f->ctx, &ks_cu_g.sched);
+    ks_cu_switch(&f->sp, ks_cu_g.sched_sp);
     ks_cu_g.cur = f;
     set_builtins(f);
 }
@@ -55,9 +74,10 @@ void ks_cu_stop(ks_cu_fib *f, int code, uint32_t site, uint64_t address)
     ks_cu_g.ctl->stopped_threads++;
     f->st_count = 0; /* an access not made has no value to read */
     f->state = F_DONE;
+    ks_cu_publish();
     ks_cu_g.cur = NULL;
-    setcontext(&ks_cu_g.sched);
-    abort(); /* not reached */
+    ks_cu_switch(&f->sp, ks_cu_g.sched_sp);
+    abort(); /* not reached: a stopped fiber is never resumed */
 }
 
 static void fiber_main(void)
@@ -66,8 +86,22 @@ static void fiber_main(void)
     g_entry(g_args);
     ks_cu_flush_store(f);
     f->state = F_DONE;
+    ks_cu_publish();
     ks_cu_g.cur = NULL;
-    setcontext(&ks_cu_g.sched);
+    ks_cu_switch(&f->sp, ks_cu_g.sched_sp);
+    abort(); /* not reached */
+}
+
+/* a new fiber's stack: ks_cu_switch's saved frame (control words, six registers) and a
+ * return into fiber_main, which then finds its stack aligned as after a call */
+static void *fiber_stack(uintptr_t lo, size_t size)
+{
+    uint64_t *top = (uint64_t *)((lo + size) & ~(uintptr_t)15);
+    *--top = 0;                          /* fiber_main's own return address: none */
+    *--top = (uint64_t)(uintptr_t)fiber_main;
+    for (int r = 0; r < 6; ++r) *--top = 0;
+    *--top = 0x1F80ull | (0x037Full << 32); /* MXCSR default, x87 control word default */
+    return top;
 }
 
 /* ---- barriers ---- */
@@ -261,6 +295,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         (a - (uintptr_t)g_stacks) % (STACK_BYTES + GUARD_BYTES) < GUARD_BYTES)
         code = KS_CU_F_STACK;
     run_fault(code, pc, sig == SIGFPE ? 0 : a);
+    ks_cu_g.cur = NULL;
+    ks_cu_publish(); /* every event made so far: kscope writes the trace up to here */
     if (code == KS_CU_F_CRASH) snprintf(ks_cu_g.ctl->error, sizeof ks_cu_g.ctl->error, "%s", strsignal(sig));
     _exit(3);
 }
@@ -303,11 +339,7 @@ static void run_block(uint32_t bx, uint32_t by, uint32_t bz)
         f->stack_lo = (uintptr_t)g_stacks + (size_t)i * (STACK_BYTES + GUARD_BYTES) + GUARD_BYTES;
         f->stack_size = STACK_BYTES;
         f->keep = filter_keep(&c->filter, ks_cu_g.block_first_index + i, ks_cu_g.block_lin);
-        getcontext(&f->ctx);
-        f->ctx.uc_stack.ss_sp = (void *)f->stack_lo;
-        f->ctx.uc_stack.ss_size = STACK_BYTES;
-        f->ctx.uc_link = NULL;
-        makecontext(&f->ctx, fiber_main, 0);
+        f->sp = fiber_stack(f->stack_lo, STACK_BYTES);
         ks_event *e = ks_cu_emit(f, KS_EV_WORK, 0, 0, -1);
         if (e) {
             const int32_t v[6] = {(int32_t)bz, (int32_t)by, (int32_t)bx, (int32_t)f->tz, (int32_t)f->ty, (int32_t)f->tx};
@@ -322,7 +354,7 @@ static void run_block(uint32_t bx, uint32_t by, uint32_t bz)
             ran = 1;
             ks_cu_g.cur = f;
             set_builtins(f);
-            swapcontext(&ks_cu_g.sched, &f->ctx);
+            ks_cu_switch(&ks_cu_g.sched_sp, f->sp);
             ks_cu_g.cur = NULL;
         }
         if (ran) continue;
@@ -410,7 +442,7 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
 void ks_cu_child_main(unsigned char *map, const char *so)
 {
     ks_cu_ctl *c = (ks_cu_ctl *)map;
-    ks_cu_g.map = map, ks_cu_g.ctl = c, ks_cu_g.ev = (ks_event *)(map + c->events_at);
+    ks_cu_g.map = map, ks_cu_g.ctl = c, ks_cu_g.ev = (ks_event *)(map + c->ring_at);
     setvbuf(stdout, NULL, _IOLBF, 0);
     void *h = dlopen(so, RTLD_LAZY | RTLD_LOCAL);
     if (!h) {
@@ -458,6 +490,7 @@ void ks_cu_child_main(unsigned char *map, const char *so)
                 c->blocks_done++;
             }
     c->finished = 1;
+    ks_cu_publish();
     fflush(stdout);
     _exit(0);
 }

@@ -39,12 +39,18 @@ typedef struct ks_cu_exec {
     uint64_t trace_limit;   /* most events kept */
     double time_limit;      /* seconds */
     int quiet;
+    int prefault;           /* map the event memory before the run starts (bench_cu: the
+                             * clock then times recording, not the first touch of pages) */
     /* after the run */
     unsigned char *map;
     size_t map_size;
     ks_cu_ctl *ctl;
+    ks_event *events;       /* the events, copied out of the ring (private, trace_limit slots) */
+    size_t events_size;
+    uint64_t nevents;
     int exit_status;        /* the child's: 0 ran, 2 setup error, 3 a fault stopped it; -1 killed */
-    double seconds;
+    double seconds;         /* wall time of the run (fork to exit, the copy out included) */
+    double child_cpu;       /* CPU seconds (user + system) the child used */
     ks_tensor out[KS_CU_MAX_BUFS]; /* the buffers' final contents (views into map) */
 } ks_cu_exec;
 

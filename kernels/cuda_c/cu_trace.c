@@ -67,7 +67,7 @@ static void raw_tensors(const ks_cu_ctl *c, const ks_event *ev, uint64_t n, int 
 int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
 {
     ks_cu_ctl *c = e->ctl;
-    ks_event *ev = (ks_event *)(e->map + c->events_at);
+    ks_event *ev = e->events;
     memset(tr, 0, sizeof *tr);
     snprintf(tr->op, sizeof tr->op, "%.31s", e->build.kernel.name);
     snprintf(tr->variant, sizeof tr->variant, "cuda-c");
@@ -78,12 +78,12 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
     tr->work_items = tr->blocks * tr->threads;
     tr->filter = e->filter;
     tr->events = ev;
-    tr->nevents = c->nevents;
+    tr->nevents = e->nevents;
     tr->dropped = c->dropped;
 
     /* tensors: buffers, static shared arrays, the dynamic shared memory */
     int written[KS_MAX_TENSORS] = {0};
-    for (uint64_t i = 0; i < c->nevents; ++i)
+    for (uint64_t i = 0; i < e->nevents; ++i)
         if (ev[i].kind == KS_EV_WRITE && ev[i].tensor < KS_MAX_TENSORS) written[ev[i].tensor] = 1;
     for (int i = 0; i < e->nbufs; ++i) {
         tr->tensors[tr->ntensors] = e->out[i];
@@ -135,7 +135,7 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
         goto out;
     }
     if (npcs && (rc = ks_cu_lines(e->build.so, c->pcs, (int)npcs, loc))) goto out;
-    raw_tensors(c, ev, c->nevents, tensor);
+    raw_tensors(c, ev, e->nevents, tensor);
     for (int with_col = 1; with_col >= 0; --with_col) {
         tr->nsites = 1;
         int overflow = 0;
@@ -175,7 +175,7 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
     /* "writes_per_element" only kept atomic and plain sites of one line apart */
     for (int s = 1; s < tr->nsites; ++s) tr->sites[s].writes_per_element = 0;
     if (npcs == KS_CU_MAX_PCS) map[KS_CU_MAX_PCS] = map[KS_CU_MAX_PCS - 1];
-    for (uint64_t i = 0; i < c->nevents; ++i) {
+    for (uint64_t i = 0; i < e->nevents; ++i) {
         ks_event *x = &ev[i];
         const uint32_t raw = x->site <= npcs ? x->site : 0;
         x->site = raw ? map[raw] : 0;
