@@ -138,6 +138,7 @@ int ks_cu_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ks_cu_assert_fail(const char *expr, const char *file, int line) __attribute__((noreturn));
 void ks_cu_trap(void) __attribute__((noreturn));
 void ks_cu_unsupported(const char *what) __attribute__((noreturn));
+void __assert_fail(const char *expr, const char *file, unsigned int line, const char *function) __attribute__((noreturn));
 
 /* The child's side: everything after the fork. Loads `so`, binds the parameters (a
  * mismatch: ctl->error, exit 2), runs the grid and _exits 0 (or 3 when a fault stopped

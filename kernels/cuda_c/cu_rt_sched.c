@@ -248,12 +248,28 @@ int ks_cu_printf(const char *fmt, ...)
     return n;
 }
 
+static void assert_at(uintptr_t pc) __attribute__((noreturn));
+static void assert_at(uintptr_t pc)
+{
+    ks_cu_fib *f = ks_cu_g.cur;
+    if (f) ks_cu_stop(f, KS_CU_F_ASSERT, ks_cu_site(pc, KS_EV_FAULT, 0), 0);
+    _exit(3);
+}
+
 void ks_cu_assert_fail(const char *expr, const char *file, int line)
 {
     (void)expr, (void)file, (void)line;
-    ks_cu_fib *f = ks_cu_g.cur;
-    if (f) ks_cu_stop(f, KS_CU_F_ASSERT, ks_cu_site((uintptr_t)__builtin_return_address(0) - 1, KS_EV_FAULT, 0), 0);
-    _exit(3);
+    assert_at((uintptr_t)__builtin_return_address(0) - 1);
+}
+
+/* glibc's assert() calls this: a kernel that includes <assert.h> after kscope_cuda.h gets
+ * glibc's macro back, so the runtime answers it too. Outside a kernel it does what
+ * glibc's does. */
+void __assert_fail(const char *expr, const char *file, unsigned int line, const char *function)
+{
+    if (ks_cu_g.cur) assert_at((uintptr_t)__builtin_return_address(0) - 1);
+    fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, expr);
+    abort();
 }
 
 void ks_cu_trap(void)

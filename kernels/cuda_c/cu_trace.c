@@ -69,6 +69,27 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
     ks_cu_ctl *c = e->ctl;
     ks_event *ev = e->events;
     memset(tr, 0, sizeof *tr);
+    if (c->fault == KS_CU_F_TIMEOUT && c->npcs && e->nevents < e->trace_limit) {
+        /* killed from outside: the trace says so, at the running thread's last site */
+        uint32_t site = 0, seq = 0;
+        for (uint64_t i = e->nevents; i-- > 0 && !site;)
+            if (ev[i].block == c->fault_block && ev[i].thread == c->fault_thread) site = ev[i].site, seq = ev[i].seq + 1;
+        uint32_t fault_site = 0; /* a fault site of that line, or the site itself */
+        for (uint32_t r = 1; r <= c->npcs && site && !fault_site; ++r)
+            if (c->pc_kind[r - 1] == KS_EV_FAULT && c->pcs[r - 1] == c->pcs[site - 1]) fault_site = r;
+        if (site && !fault_site && c->npcs < KS_CU_MAX_PCS) {
+            c->pcs[c->npcs] = c->pcs[site - 1], c->pc_kind[c->npcs] = KS_EV_FAULT, c->pc_flags[c->npcs] = 0;
+            fault_site = ++c->npcs;
+        }
+        if (fault_site) {
+            ks_event *x = &ev[e->nevents++];
+            memset(x, 0, sizeof *x);
+            x->kind = KS_EV_FAULT, x->site = (uint16_t)fault_site, x->tensor = 255;
+            x->block = c->fault_block, x->thread = c->fault_thread;
+            x->index = (int64_t)c->fault_block * (e->block[0] * e->block[1] * e->block[2]) + c->fault_thread;
+            x->u.fault.code = KS_CU_F_TIMEOUT, x->seq = seq;
+        }
+    }
     snprintf(tr->op, sizeof tr->op, "%.31s", e->build.kernel.name);
     snprintf(tr->variant, sizeof tr->variant, "cuda-c");
     snprintf(tr->device, sizeof tr->device, "sim");
