@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../trace/check.h"
+#include "../trace/formula.h"
 #include "../trace/npy.h"
 #include "../viewer/vw_index.h"
 #include "../viewer/vw_state.h"
@@ -159,6 +160,59 @@ START_TEST(check_reports_a_recomposition_that_overflows)
     ks_check_report *rep = check(&tr);
     ck_assert_msg(any_violation(rep, "overflows"), "%s", rep->first[0]);
     ks_trace_close(&tr);
+}
+END_TEST
+
+static int sh(const char *fmt, const char *a, const char *b);
+
+/* Round 3, N3: a derived formula that overflows 64 bits or divides INT64_MIN by -1 is a
+ * violation, never SIGFPE; a formula nested past any stack is refused. */
+START_TEST(formula_overflow_is_a_violation_not_a_signal)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    static const char *const exprs[] = {"(0 - 9223372036854775807 - 1) / -1", "(0 - 9223372036854775807 - 1) % -1",
+                                        "9223372036854775807 * 2", "-(0 - 9223372036854775807 - 1)",
+                                        "9223372036854775807 + i + 1"};
+    small_trace(&c);
+    ks_field *d = &c.tr.sites[0].fields[1];
+    c.tr.sites[0].nfields = 2;
+    snprintf(d->name, sizeof d->name, "big");
+    snprintf(d->expr, sizeof d->expr, "%s", exprs[_i]);
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("formula.kst"), &tr), KS_OK);
+    ks_check_report *rep = check(&tr);
+    ck_assert_msg(any_violation(rep, "overflows 64-bit"), "%s: %s", exprs[_i], rep->first[0]);
+    ks_trace_close(&tr);
+    static char deep[20000];
+    memset(deep, '(', 9000), deep[9000] = '1', memset(deep + 9001, ')', 9000), deep[18001] = 0;
+    int64_t v;
+    ck_assert_int_eq(ks_formula_eval(deep, &c.tr.sites[0], &c.ev[0], &v), KS_EINVAL);
+    memset(deep, '-', 18000), deep[18000] = '1', deep[18001] = 0;
+    ck_assert_int_eq(ks_formula_eval(deep, &c.tr.sites[0], &c.ev[0], &v), KS_EINVAL);
+}
+END_TEST
+
+/* N11: a read, write, sample or region site with tensor -1 is refused at open (memory,
+ * the viewer and lessons would index tensors[-1]); N4: step and diff print an event whose
+ * site or tensor id lies outside the header as such, never index with it. */
+START_TEST(ids_outside_the_header_are_refused_or_named)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    small_trace(&c);
+    const char *p = tmp_path("minus.kst");
+    c.tr.sites[1].tensor = -1;
+    ck_assert_int_eq(ks_trace_write(p, &c.tr), KS_OK);
+    ck_assert_int_ne(ks_trace_open(p, &tr), KS_OK);
+    ck_assert_msg(strstr(ks_error_message(), "is -1 for a site that touches a tensor"), "%s", ks_error_message());
+    small_trace(&c);
+    const char *a = tmp_path("ids_a.kst"), *b = tmp_path("ids_b.kst");
+    ck_assert_int_eq(ks_trace_write(a, &c.tr), KS_OK);
+    c.ev[1].site = 60000, c.ev[2].tensor = 200;
+    ck_assert_int_eq(ks_trace_write(b, &c.tr), KS_OK);
+    ck_assert_int_eq(sh(KS_CLI " diff %s %s >/dev/null 2>&1", a, b), 1);
+    ck_assert_int_eq(sh(KS_CLI " diff %s %s 2>&1 | grep -q 'not in the header'", a, b), 0);
+    ck_assert_int_le(sh(KS_CLI " memory %s >/dev/null 2>&1 # %s", b, b), 2);
 }
 END_TEST
 
@@ -370,6 +424,8 @@ int main(void)
     tcase_add_test(tc, check_catches_a_grid_stride_product_that_wraps);
     tcase_add_test(tc, check_of_a_filtered_huge_launch_needs_memory_by_events);
     tcase_add_test(tc, check_reports_a_recomposition_that_overflows);
+    tcase_add_loop_test(tc, formula_overflow_is_a_violation_not_a_signal, 0, 5);
+    tcase_add_test(tc, ids_outside_the_header_are_refused_or_named);
     tcase_add_loop_test(tc, check_reports_a_nan_value_once, 0, 3);
     tcase_add_loop_test(tc, patchify_traces_of_nan_coordinates_pass_check, 0, 6);
     tcase_add_test(tc, viewer_panels_never_keep_a_plane_outside_their_tensor);

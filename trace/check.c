@@ -50,9 +50,12 @@ static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check
         int64_t shown;
         /* a derived field holds to the formula `step` shows for it (when it is integer
          * arithmetic over the fields; a formula naming a tensor or a float is described only) */
-        if (!d->digit && ks_formula_eval(d->expr, s, e, &shown) == KS_OK && shown != e->u.field[f])
+        const int frc = d->digit ? KS_ENOENT : ks_formula_eval(d->expr, s, e, &shown);
+        if (frc == KS_OK && shown != e->u.field[f])
             violation(rep, i, e, "%s = %d but its formula %s gives %lld", d->name, e->u.field[f], d->expr,
                       (long long)shown);
+        else if (frc == KS_ECHECK)
+            violation(rep, i, e, "%s = %d but its formula %s overflows 64-bit integers", d->name, e->u.field[f], d->expr);
         if (!d->digit) continue;
         int64_t want = e->index / d->stride;
         if (d->extent > 0) want %= d->extent;

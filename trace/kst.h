@@ -68,6 +68,10 @@ int ks_trace_open(const char *path, ks_trace *tr);
 int ks_trace_verify(const ks_trace *tr);
 void ks_trace_close(ks_trace *tr);
 
+/* 1 when an event's site, kind and tensor agree with the header (what every printer and
+ * index needs before it looks an id up: a crafted file may hold any numbers), else 0. */
+int ks_event_fits(const ks_trace *tr, const ks_event *e);
+
 /* Index of the tensor called name, or -1. */
 int ks_trace_tensor(const ks_trace *tr, const char *name);
 const char *ks_event_kind_name(int kind); /* "work", "read", ... or "?" */

@@ -196,6 +196,18 @@ static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
     return KS_OK;
 }
 
+int ks_event_fits(const ks_trace *tr, const ks_event *e)
+{
+    if (e->site >= tr->nsites || e->kind != tr->sites[e->site].kind) return 0;
+    switch (e->kind) {
+    case KS_EV_READ:
+    case KS_EV_WRITE:
+    case KS_EV_SAMPLE:
+    case KS_EV_REGION: return e->tensor < tr->ntensors;
+    default: return 1;
+    }
+}
+
 static int overlaps(const ks_section *a, const ks_section *b)
 {
     return a->length && b->length && a->offset < b->offset + b->length &&
@@ -249,6 +261,9 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
         if (!cJSON_IsObject(o)) return hbad(r, "site", "is not an object");
         if ((rc = parse_site(r, o, s))) return rc;
         if (s->tensor >= tr->ntensors) return hbad(r, "site tensor", "names no tensor");
+        if (s->tensor < 0 && s->kind != KS_EV_WORK && s->kind != KS_EV_BARRIER && s->kind != KS_EV_WARP &&
+            s->kind != KS_EV_FAULT)
+            return hbad(r, "site tensor", "is -1 for a site that touches a tensor");
         tr->nsites++;
     }
     const cJSON *ev = get_obj(h, "events", 0);

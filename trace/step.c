@@ -93,6 +93,12 @@ void ks_step_thread_name(const ks_trace *tr, uint32_t block, uint32_t thread, ch
 
 void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
 {
+    if (!ks_event_fits(tr, e) || e->kind != KS_EV_WORK) {
+        char line[240];
+        ks_step_describe_event(tr, e, line, sizeof line);
+        fprintf(out, "\n%s\n", line);
+        return;
+    }
     ks_work_line lines[KS_WORK_LINES];
     const int n = ks_step_work_lines(tr, e, lines, KS_WORK_LINES);
     int width = 0;
@@ -150,6 +156,11 @@ static void access_element(const ks_trace *tr, const ks_event *e, char *where, s
 void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
     char where[160], r[6][24];
+    if (!ks_event_fits(tr, e)) {
+        snprintf(buf, n, "(an event of kind %u at site %u, tensor %u: not in the header's %d sites and %d tensors)",
+                 e->kind, e->site, e->tensor, tr->nsites, tr->ntensors);
+        return;
+    }
     if (e->kind == KS_EV_WORK) {
         snprintf(buf, n, "work  index %lld", (long long)e->index);
         return;
@@ -218,6 +229,11 @@ static void print_sample_detail(FILE *out, const ks_event *e)
 void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
 {
     char line[320];
+    if (!ks_event_fits(tr, e)) {
+        ks_step_describe_event(tr, e, line, sizeof line);
+        fprintf(out, "  %s\n", line);
+        return;
+    }
     if (e->kind == KS_EV_WORK) {
         ks_step_print_work(out, tr, e);
         return;

@@ -219,11 +219,10 @@ static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flag
 {
     const uint32_t site = ks_cu_site(pc, kind, flags);
     const region *r = nearest(a);
-    ks_event *e = ks_cu_emit(f, kind, flags | (r && r->kind == R_SHARED ? KS_FLAG_SHARED : 0), site,
-                             r ? r->tensor : -1);
+    /* with no buffer at all only the fault event says it (its address) */
+    ks_event *e = r ? ks_cu_emit(f, kind, flags | (r->kind == R_SHARED ? KS_FLAG_SHARED : 0), site, r->tensor) : NULL;
     if (e) {
-        if (r) place(e, r, floordiv((int64_t)(a - r->lo), r->elem));
-        else e->u.access.offset = -1;
+        place(e, r, floordiv((int64_t)(a - r->lo), r->elem));
         e->tap = (uint16_t)size;
         e->u.access.reserved[0] = (int32_t)f->phase;
         e->u.access.reserved[1] = (int32_t)f->bar_line_site;

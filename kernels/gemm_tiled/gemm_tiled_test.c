@@ -148,7 +148,7 @@ START_TEST(planted_barrier_bugs_are_caught)
                       (unsigned long long)sim.divergent_barriers, (unsigned long long)rep.shared_races,
                       (unsigned long long)rep.shared_uninit, (unsigned long long)rep.barrier_divergent);
         /* the root cause leads the kept lines; the poison read is no "value is nan" line */
-        ck_assert_msg(strstr(rep.first[0], p < 2 ? "shared race" : "divergent barrier"), "%s: %s", plant[p], rep.first[0]);
+        ck_assert_msg(strstr(rep.first[0], p < 2 ? "shared-memory race" : "divergent barrier"), "%s: %s", plant[p], rep.first[0]);
         for (int k = 0; k < KS_CHECK_KEEP && k < (int)rep.violations; ++k)
             ck_assert_msg(!strstr(rep.first[k], "shared") || !strstr(rep.first[k], "value is"), "%s", rep.first[k]);
         if (p < 2) {
@@ -175,7 +175,7 @@ START_TEST(the_first_finding_is_the_earliest)
     run_op("no-first-barrier", "16", 1, &rep);
     /* thread 0 reads a_tile[0..15] and b_tile[0, 16, ..] first; thread 1 then writes a_tile[1]:
      * the first write after another thread's read of the launch (block 0, phase 0) */
-    ck_assert_msg(strstr(rep.first[0], "(block 0 thread 1 index 1): shared race: write of shared (plane 0, y 0, x 1) in phase 0, which thread 0 reads"),
+    ck_assert_msg(strstr(rep.first[0], "(block 0 thread 1 index 1): shared-memory race: write of shared (plane 0, y 0, x 1) in phase 0, which thread 0 reads"),
                   "%s", rep.first[0]);
     for (int k = 1; k < KS_CHECK_KEEP; ++k) {
         const unsigned long long prev = strtoull(rep.first[k - 1] + 6, NULL, 10), now = strtoull(rep.first[k] + 6, NULL, 10);
