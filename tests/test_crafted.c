@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
 #include "../trace/check.h"
 #include "../trace/formula.h"
 #include "../trace/npy.h"
@@ -213,6 +215,31 @@ START_TEST(ids_outside_the_header_are_refused_or_named)
     ck_assert_int_eq(sh(KS_CLI " diff %s %s >/dev/null 2>&1", a, b), 1);
     ck_assert_int_eq(sh(KS_CLI " diff %s %s 2>&1 | grep -q 'not in the header'", a, b), 0);
     ck_assert_int_le(sh(KS_CLI " memory %s >/dev/null 2>&1 # %s", b, b), 2);
+}
+END_TEST
+
+/* N13: export --perfetto of an op and device with quotes, backslashes and newlines, and a
+ * schedule whose clocks are the extremes of int64, is JSON cJSON reads. */
+START_TEST(perfetto_export_is_valid_json_for_any_names_and_clocks)
+{
+    static ct_trace c;
+    static int64_t sched[2][4] = {{0, 3, INT64_MIN, INT64_MAX}, {1, -1, INT64_MAX, INT64_MIN}};
+    small_trace(&c);
+    snprintf(c.tr.op, sizeof c.tr.op, "a\"b\\c\nd");
+    snprintf(c.tr.device, sizeof c.tr.device, "dev\"ice\t\\");
+    const int64_t shape[2] = {2, 4};
+    ct_tensor(&c, 2, "schedule", KS_ROLE_OUTPUT, 2, shape);
+    c.tr.tensors[2].dtype = KS_I64, c.tr.tensors[2].data = sched;
+    const char *kst = tmp_path("sched.kst"), *json = tmp_path("sched.json");
+    ck_assert_int_eq(ks_trace_write(kst, &c.tr), KS_OK);
+    ck_assert_int_eq(sh(KS_CLI " export %s --perfetto %s >/dev/null 2>&1", kst, json), 0);
+    char *text = tu_slurp(g_dir, "sched.json");
+    cJSON *doc = cJSON_Parse(text);
+    ck_assert_msg(doc != NULL, "not JSON: %.300s", text);
+    const cJSON *other = cJSON_GetObjectItemCaseSensitive(doc, "otherData");
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(other, "op")->valuestring, c.tr.op);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(other, "device")->valuestring, c.tr.device);
+    cJSON_Delete(doc);
 }
 END_TEST
 
@@ -426,6 +453,7 @@ int main(void)
     tcase_add_test(tc, check_reports_a_recomposition_that_overflows);
     tcase_add_loop_test(tc, formula_overflow_is_a_violation_not_a_signal, 0, 5);
     tcase_add_test(tc, ids_outside_the_header_are_refused_or_named);
+    tcase_add_test(tc, perfetto_export_is_valid_json_for_any_names_and_clocks);
     tcase_add_loop_test(tc, check_reports_a_nan_value_once, 0, 3);
     tcase_add_loop_test(tc, patchify_traces_of_nan_coordinates_pass_check, 0, 6);
     tcase_add_test(tc, viewer_panels_never_keep_a_plane_outside_their_tensor);

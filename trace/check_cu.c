@@ -190,6 +190,90 @@ static int check_globals(const ks_trace *tr, const int *empty, ks_check_report *
     return KS_OK;
 }
 
+/* ---- barriers a thread skips and runs past ----
+ * A thread that ends having passed fewer barriers than the others of its block returned
+ * early (allowed, as on sm_70 and later: it counts as arrived) unless it went on past the
+ * barrier it skipped: an event of it after its last barrier at a line at or below that
+ * barrier's, the code the others only reach through the barrier. */
+typedef struct tref {
+    uint32_t block, thread, seq;
+    int32_t line;
+    uint8_t barrier;
+    uint64_t event;
+} tref;
+
+static int by_thread_seq(const void *pa, const void *pb)
+{
+    const tref *a = pa, *b = pb;
+    if (a->block != b->block) return a->block < b->block ? -1 : 1;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static void skipped_barriers_of_block(const ks_trace *tr, const tref *r, uint64_t a, uint64_t b, ks_check_report *rep)
+{
+    uint64_t most = 0, most_at = a; /* the thread with the most barriers: where its events start */
+    for (uint64_t k = a; k < b;) {
+        uint64_t e = k, n = 0;
+        while (e < b && r[e].thread == r[k].thread) n += r[e++].barrier;
+        if (n > most) most = n, most_at = k;
+        k = e;
+    }
+    if (!most) return;
+    for (uint64_t k = a; k < b;) {
+        uint64_t e = k, n = 0, last = k;
+        int32_t after = 0; /* the highest line after its last barrier */
+        while (e < b && r[e].thread == r[k].thread) {
+            if (r[e].barrier) n++, last = e, after = 0;
+            else if (r[e].line > after) after = r[e].line;
+            ++e;
+        }
+        if (n < most) {
+            uint64_t q = most_at, seen = 0; /* the barrier it skipped: the (n+1)-th of the other */
+            for (; q < b && r[q].thread == r[most_at].thread; ++q)
+                if (r[q].barrier && seen++ == n) break;
+            if (q < b && r[q].barrier && after >= r[q].line) {
+                const ks_event *ev = &tr->events[r[last].event];
+                const uint32_t *B = g.block, t = r[most_at].thread;
+                rep->barrier_divergent++;
+                cu_violation(rep, r[last].event, ev,
+                             "divergent barrier: it skips the __syncthreads() at line %d that thread (%u,%u,%u) waits at, and runs on to line %d",
+                             r[q].line, t % B[0], t / B[0] % B[1], t / (B[0] * B[1]), after);
+            }
+        }
+        k = e;
+    }
+}
+
+static int check_skipped_barriers(const ks_trace *tr, ks_check_report *rep)
+{
+    uint64_t n = 0, bars = 0;
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        const ks_event *e = &tr->events[i];
+        n += e->kind != KS_EV_WORK && ks_event_fits(tr, e);
+        bars += e->kind == KS_EV_BARRIER;
+    }
+    if (!bars) return KS_OK;
+    tref *r = malloc((size_t)n * sizeof *r);
+    if (!r) return KS_ENOMEM;
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        const ks_event *e = &tr->events[i];
+        if (e->kind == KS_EV_WORK || !ks_event_fits(tr, e)) continue;
+        r[k++] = (tref){.block = e->block, .thread = e->thread, .seq = e->seq, .line = tr->sites[e->site].line,
+                        .barrier = e->kind == KS_EV_BARRIER, .event = i};
+    }
+    qsort(r, k, sizeof *r, by_thread_seq);
+    for (uint64_t a = 0; a < k;) {
+        uint64_t b = a;
+        while (b < k && r[b].block == r[a].block) ++b;
+        skipped_barriers_of_block(tr, r, a, b, rep);
+        a = b;
+    }
+    free(r);
+    return KS_OK;
+}
+
 static const char *const k_fault[] = {
     [2] = "assert() failed", [3] = "__trap() called", [4] = "integer division by zero: the run stopped here",
     [5] = "stack overflow: the run stopped here", [6] = "crashed: the run stopped here",
@@ -206,7 +290,9 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
     load_launch(tr, empty);
     const ks_filter all = ks_filter_all();
     rep->complete = tr->dropped == 0 && !memcmp(&tr->filter, &all, sizeof all);
-    int rc = ks_check_shared(tr, rep, cu_violation, 1);
+    /* a skipped barrier first: the races after it are its symptoms */
+    int rc = rep->complete ? check_skipped_barriers(tr, rep) : KS_OK;
+    if (!rc) rc = ks_check_shared(tr, rep, cu_violation, 1);
     char el[96];
     for (uint64_t i = 0; i < tr->nevents && !rc; ++i) {
         const ks_event *e = &tr->events[i];

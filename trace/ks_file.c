@@ -12,12 +12,13 @@
 
 #include "../kernels/core/ks_error.h"
 
-/* --- temporaries removed on SIGINT / SIGTERM / SIGHUP --- */
+/* --- temporaries removed on SIGINT / SIGTERM / SIGHUP / SIGPIPE; SIGXFSZ ignored, so a
+ * write past `ulimit -f` fails with EFBIG like a full disk: one line, the temporary gone --- */
 
 #define KS_TMP_SLOTS 32
 static char g_tmp[KS_TMP_SLOTS][4096];
 static volatile sig_atomic_t g_live[KS_TMP_SLOTS];
-static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 static void remove_temporaries(int sig)
 {
@@ -43,6 +44,8 @@ static void install_handlers(void)
         sigemptyset(&sa.sa_mask);
         sigaction(g_signals[i], &sa, NULL);
     }
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGXFSZ, SIG_IGN);
 }
 
 static int register_tmp(const char *tmp)

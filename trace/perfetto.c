@@ -7,6 +7,20 @@
 #include "../kernels/core/ks_error.h"
 #include "ks_file.h"
 
+/* s as the inside of a JSON string (quotes, backslashes and control characters escaped) */
+static const char *json_text(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 7 < n; ++s) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') buf[k++] = '\\', buf[k++] = (char)c;
+        else if (c < 0x20) k += (size_t)snprintf(buf + k, n - k, "\\u%04x", c);
+        else buf[k++] = (char)c;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 /* appends text to the output; the first failure sticks */
 static int put(ks_out_file *o, int rc, const char *text)
 {
@@ -26,13 +40,13 @@ int ks_trace_export_perfetto(const ks_trace *tr, const char *path)
     ks_out_file o;
     int rc = ks_out_open(&o, path);
     if (rc) return rc;
-    char line[1024];
+    char line[2048], op[200], dev[300];
+    json_text(tr->op, op, sizeof op), json_text(tr->device, dev, sizeof dev);
     snprintf(line, sizeof line,
              "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"op\": \"%s\", \"device\": \"%s\", \"clock\": \"%s\"},\n"
              " \"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, "
              "\"args\": {\"name\": \"%s %s: blocks on SMs\"}}",
-             tr->op, tr->device, virtual_clock ? "virtual (thread bodies run before; one simulated SM)" : "globaltimer (ns)",
-             tr->op, tr->device);
+             op, dev, virtual_clock ? "virtual (thread bodies run before; one simulated SM)" : "globaltimer (ns)", op, dev);
     rc = put(&o, rc, line);
     int seen[1024] = {0}; /* SM ids named so far (the simulator's -1 is track 0) */
     for (int64_t b = 0; b < blocks && !rc; ++b) {
@@ -51,7 +65,8 @@ int ks_trace_export_perfetto(const ks_trace *tr, const char *path)
         snprintf(line, sizeof line,
                  ",\n  {\"name\": \"block %lld\", \"cat\": \"block\", \"ph\": \"X\", \"pid\": 1, \"tid\": %lld, "
                  "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"block\": %lld, \"sm\": %lld}}",
-                 (long long)r[0], (long long)sm, (double)(r[2] - t0) * scale, (double)(r[3] - r[2]) * scale,
+                 /* in double: a crafted clock's differences would overflow int64 */
+                 (long long)r[0], (long long)sm, ((double)r[2] - (double)t0) * scale, ((double)r[3] - (double)r[2]) * scale,
                  (long long)r[0], (long long)r[1]);
         rc = put(&o, rc, line);
     }

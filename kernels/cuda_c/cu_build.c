@@ -33,6 +33,40 @@ static int spawn(char *const *argv, const char *out, int quiet_err)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* 1 when every "error:" line of clang's output is about kscope's appended entry point */
+static int only_entry_errors(const char *diag)
+{
+    int entry = 0, other = 0;
+    for (const char *line = diag; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        const size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        const char *err = strstr(line, ": error: ");
+        if (err && (size_t)(err - line) < len) {
+            if (!strncmp(line, "<kscope entry>", 14)) entry++;
+            else other++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return entry && !other;
+}
+
+/* runs argv with its stderr into the file errs; returns its exit status, -1 if it did not run */
+static int spawn_err(char *const *argv, const char *errs)
+{
+    fflush(stdout), fflush(stderr);
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (!freopen(errs, "w", stderr)) _exit(127);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static int clang_major(const char *exe)
 {
     char tmp[] = "/tmp/kscope-clang-XXXXXX";
@@ -158,11 +192,7 @@ static const char *const k_entry =
     "extern \"C\" const int ks_cu_nparams = ks_cu_sig_t::n;\n"
     "extern \"C\" const unsigned char *const ks_cu_param_types = ks_cu_sig_t::types;\n"
     "extern \"C\" __attribute__((no_sanitize(\"coverage\"))) void ks_cu_entry(void **a) { ks_cu_sig_t::run(ks_cu_the_kernel, a); }\n"
-    "extern \"C\" char __start_ks_cu_shared[] __attribute__((weak));\n"
-    "extern \"C\" char __stop_ks_cu_shared[] __attribute__((weak));\n"
-    "extern \"C\" __attribute__((no_sanitize(\"coverage\"))) void *ks_cu_shared_range(int end) {\n"
-    "  return end ? (void *)__stop_ks_cu_shared : (void *)__start_ks_cu_shared;\n"
-    "}\n";
+    ;
 
 static int valid_expr(const char *s)
 {
@@ -262,18 +292,27 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
             rc = ks_fail(KS_EINVAL, "%s: %s", o->file, ks[found].bad);
             goto fail;
         }
+        if (ks[found].is_template && !strchr(o->kernel, '<')) {
+            rc = ks_fail(KS_EINVAL, "%s: %s is a template: name an instantiation, as C++ writes it (--kernel '%s<float>', with its own arguments)",
+                         o->file, bare, bare);
+            goto fail;
+        }
         b->kernel = ks[found];
     }
     /* 3. rewrite, the entry point, compile */
-    if (!(out = ks_cu_rewrite(text, b->dyn_name, sizeof b->dyn_name))) {
-        rc = ks_fail(KS_EINVAL, "%s: an extern __shared__ declaration kscope cannot read (write it as: extern __shared__ T name[];)", o->file);
+    if (!(out = ks_cu_rewrite(text, b->dyn_name, sizeof b->dyn_name, b->shared, KS_CU_MAX_SHARED, &b->nshared))) {
+        rc = ks_fail(KS_EINVAL, "%s: a __shared__ declaration kscope cannot read (at most %d static arrays; write them as __shared__ T name[N]; and extern __shared__ T name[];)",
+                     o->file, KS_CU_MAX_SHARED);
         goto fail;
     }
     {
         char path[4400];
         snprintf(path, sizeof path, "%s/kernel.ii", b->dir);
         FILE *f = fopen(path, "w");
-        if (!f || fputs(out, f) < 0 || fprintf(f, k_entry, o->kernel) < 0) {
+        /* a bare name of a kernel inside a namespace is called through it */
+        char callee[400];
+        snprintf(callee, sizeof callee, "%s%s", strstr(o->kernel, "::") ? "" : b->kernel.ns, o->kernel);
+        if (!f || fputs(out, f) < 0 || fprintf(f, k_entry, callee) < 0) {
             if (f) fclose(f);
             rc = ks_fail(KS_EIO, "%s: cannot write", path);
             goto fail;
@@ -283,20 +322,29 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
             goto fail;
         }
         snprintf(b->so, sizeof b->so, "%s/kernel.so", b->dir);
+        char errs[4400];
+        snprintf(errs, sizeof errs, "%s/compile.err", b->dir);
         char *argv[] = {b->clang, "-x", "c++-cpp-output", "-std=c++17", "-O1", "-g", "-gdwarf-aranges", "-fPIC", "-shared",
                         "-fno-omit-frame-pointer", "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores",
                         "-Wno-unused-command-line-argument", path, "-o", b->so, NULL};
-        if (spawn(argv, NULL, 0) != 0) {
+        const int st = spawn_err(argv, errs);
+        char *diag = read_all(errs);
+        if (st != 0 && diag && only_entry_errors(diag)) {
+            /* only kscope's entry point failed: --kernel names nothing callable */
+            rc = ks_fail(KS_EINVAL, "%s: --kernel '%s' names no function kscope can call as written (%s%s is declared %s%s)",
+                         o->file, o->kernel, b->kernel.ns, b->kernel.name,
+                         b->kernel.is_template ? "as a template: give its arguments as C++ writes them" : "with other parameters",
+                         b->kernel.ns[0] ? " in a namespace" : "");
+            free(diag);
+            goto fail;
+        }
+        if (diag) fputs(diag, stderr); /* the compiler's own words: warnings, or the errors */
+        free(diag);
+        if (st != 0) {
             snprintf(msg, sizeof msg, "%s: compilation failed (%s; its messages are above)", o->file, b->clang);
             rc = ks_fail(KS_EINVAL, "%s", msg);
             goto fail;
         }
-    }
-    if ((rc = ks_cu_elf_shared(b->so, b->shared, KS_CU_MAX_SHARED, &b->nshared, &b->shared_bytes))) goto fail;
-    if (b->shared_bytes > KS_CU_STATIC_SMEM) {
-        rc = ks_fail(KS_EINVAL, "%s: the static __shared__ arrays take %llu bytes, past CUDA's 48 KiB (use extern __shared__ and --shared)",
-                     o->file, (unsigned long long)b->shared_bytes);
-        goto fail;
     }
     free(text), free(out);
     return KS_OK;

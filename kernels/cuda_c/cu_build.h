@@ -16,6 +16,8 @@ typedef struct ks_cu_kernel {
     int nparams;
     char params[KS_CU_MAX_PARAMS][32];
     char bad[320]; /* why it cannot run ("" when it can) */
+    int is_template; /* declared `template <...> __global__ ...` */
+    char ns[128];    /* the namespaces around it, "ops::" ("" at file scope) */
 } ks_cu_kernel;
 
 typedef struct ks_cu_build {
@@ -27,8 +29,7 @@ typedef struct ks_cu_build {
     char expr[256];        /* --kernel as given: "scale_shift<float, 4>" */
     char opts_file[4096];  /* the .cu file as given */
     int nshared;
-    ks_cu_sharr shared[KS_CU_MAX_SHARED];
-    uint64_t shared_bytes; /* the static __shared__ section */
+    ks_cu_sharr shared[KS_CU_MAX_SHARED]; /* the static __shared__ declarations, by slot id */
 } ks_cu_build;
 
 typedef struct ks_cu_build_opts {
@@ -49,14 +50,12 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o);
 void ks_cu_build_free(ks_cu_build *b);
 
 /* cu_scan.c: the __global__ functions of preprocessed text (at most max; returns how
- * many), and the text with extern __shared__ and <<<>>> rewritten (malloc'd; NULL when
- * out of memory or a declaration cannot be read). */
+ * many), and the text with __shared__ declarations and <<<>>> rewritten (malloc'd; NULL
+ * when out of memory or a declaration cannot be read): a static array becomes a reference
+ * to a runtime slot (shared[id].name; its size is known when it runs), extern ones a
+ * pointer to the dynamic shared memory (its name in dyn_name). */
 int ks_cu_scan_kernels(const char *text, ks_cu_kernel *out, int max);
-char *ks_cu_rewrite(const char *text, char *dyn_name, size_t dyn_cap);
-
-/* cu_elf.c: the static __shared__ arrays of the compiled object (names as the source
- * writes them, offsets in the section) and the section's size. */
-int ks_cu_elf_shared(const char *so, ks_cu_sharr *out, int max, int *n, uint64_t *bytes);
+char *ks_cu_rewrite(const char *text, char *dyn_name, size_t dyn_cap, ks_cu_sharr *shared, int max, int *nshared);
 
 /* the text of kscope_cuda.h, embedded at build time */
 extern const unsigned char ks_cu_header_bytes[];

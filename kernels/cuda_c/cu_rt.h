@@ -71,7 +71,8 @@ typedef struct ks_cu_buf {
     int64_t rows, cols;      /* its last two dimensions (1, n for a vector) */
 } ks_cu_buf;
 
-/* A static __shared__ array: its place in the module's ks_cu_shared section. */
+/* A static __shared__ array: kscope names it (its declaration's slot id is its index),
+ * the child places it (offset in the runtime's shared arena, bytes; 0 until it ran). */
 typedef struct ks_cu_sharr {
     char name[32];
     uint64_t offset, bytes;
@@ -116,7 +117,7 @@ typedef struct ks_cu_ctl {
     uint32_t fault_block, fault_thread;
     uint64_t fault_pc;
     uint64_t stopped_threads;       /* threads stopped by a finding (outside, assert, ...) */
-    uint64_t shared_static_bytes;
+    uint64_t shared_static_bytes;   /* the static __shared__ slots handed out so far */
     char error[512];                /* a setup error (exit 2), one line */
 } ks_cu_ctl;
 
@@ -127,6 +128,7 @@ typedef struct ks_cu_builtins_c { ks_cu_u3 thread_idx, block_idx, block_dim, gri
 /* What the user's code calls (declared again in kscope_cuda.h, which is C++). */
 extern ks_cu_builtins_c ks_cu_b;
 extern unsigned char ks_cu_dyn_smem[];
+void *ks_cu_shared_slot(int id, unsigned long bytes);
 void ks_cu_syncthreads(void);
 int ks_cu_syncthreads_op(int op, int pred);
 unsigned long long ks_cu_warp(int op, unsigned mask, unsigned long long v, int arg, int width);

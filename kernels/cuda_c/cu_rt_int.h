@@ -60,7 +60,7 @@ typedef struct ks_cu_rt {
 extern ks_cu_rt ks_cu_g;
 
 /* memory half */
-void ks_cu_mem_setup(uintptr_t shared_lo, uintptr_t shared_hi);
+void ks_cu_mem_setup(void);
 void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi);
 void ks_cu_mem_block_start(void); /* poison the shared arrays */
 void ks_cu_flush_store(ks_cu_fib *f);

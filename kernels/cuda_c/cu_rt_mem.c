@@ -13,6 +13,7 @@
  */
 #include "cu_rt_int.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,10 +30,14 @@ typedef struct region {
 #define MAX_REGIONS (KS_CU_MAX_BUFS + KS_CU_MAX_SHARED + 16)
 static region g_reg[MAX_REGIONS]; /* buffers and shared arrays */
 static int g_nreg, g_last;
-static region g_ign[16];          /* the module image and the built-ins: looked at last, as
-                                   * the static shared arrays lie inside the module */
+static region g_ign[16];          /* the module image and the built-ins: looked at last */
 static int g_nign;
-static uintptr_t g_shared_lo, g_shared_hi;
+
+/* static __shared__ arrays: slots of one arena, each followed by a guard gap */
+#define SLOT_GAP 256
+static unsigned char g_arena[KS_CU_STATIC_SMEM + KS_CU_MAX_SHARED * 2 * SLOT_GAP] __attribute__((aligned(256)));
+static uint64_t g_arena_used;
+static unsigned char g_slot_set[KS_CU_MAX_SHARED];
 
 /* site ids: (program counter) -> raw site, open addressing */
 #define SITE_SLOTS 16384
@@ -52,31 +57,47 @@ void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi)
     if (g_nign < 16) g_ign[g_nign++] = (region){.lo = lo, .hi = hi, .kind = R_IGNORE, .tensor = -1, .elem = 1};
 }
 
-void ks_cu_mem_setup(uintptr_t shared_lo, uintptr_t shared_hi)
+/* tensors: the buffers, then one per static __shared__ declaration, then the dynamic
+ * shared memory (cu_trace.c builds the trace's tensors in the same order) */
+void ks_cu_mem_setup(void)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
-    int tensor = 0;
-    for (int i = 0; i < c->nbufs; ++i, ++tensor) {
+    for (int i = 0; i < c->nbufs; ++i) {
         const ks_cu_buf *b = &c->bufs[i];
         const uintptr_t lo = (uintptr_t)(ks_cu_g.map + b->offset);
-        add_region(lo, lo + b->bytes, R_BUF, tensor, b->elem, b->dtype, b->rows, b->cols);
-    }
-    g_shared_lo = shared_lo, g_shared_hi = shared_hi;
-    for (int i = 0; i < c->nshared; ++i, ++tensor) {
-        const ks_cu_sharr *s = &c->shared[i];
-        add_region(shared_lo + s->offset, shared_lo + s->offset + s->bytes, R_SHARED, tensor, 4, KS_CU_F32, 1,
-                   (int64_t)(s->bytes / 4));
+        add_region(lo, lo + b->bytes, R_BUF, i, b->elem, b->dtype, b->rows, b->cols);
     }
     if (c->dyn_name[0])
-        add_region((uintptr_t)ks_cu_dyn_smem, (uintptr_t)ks_cu_dyn_smem + c->shared_bytes, R_SHARED, tensor, 4,
-                   KS_CU_F32, 1, (int64_t)(c->shared_bytes / 4));
+        add_region((uintptr_t)ks_cu_dyn_smem, (uintptr_t)ks_cu_dyn_smem + c->shared_bytes, R_SHARED,
+                   c->nbufs + c->nshared, 4, KS_CU_F32, 1, (int64_t)(c->shared_bytes / 4));
+}
+
+void *ks_cu_shared_slot(int id, unsigned long bytes)
+{
+    ks_cu_ctl *c = ks_cu_g.ctl;
+    if (id < 0 || id >= c->nshared) return g_arena; /* not a declaration kscope rewrote: cannot happen */
+    if (!g_slot_set[id]) {
+        if (c->shared_static_bytes + bytes > KS_CU_STATIC_SMEM) {
+            snprintf(c->error, sizeof c->error, "the static __shared__ arrays take more than CUDA's 48 KiB (%s: %lu bytes more); use extern __shared__ and --shared",
+                     c->shared[id].name, bytes);
+            _exit(2);
+        }
+        g_slot_set[id] = 1;
+        c->shared[id].offset = g_arena_used, c->shared[id].bytes = bytes;
+        add_region((uintptr_t)g_arena + g_arena_used, (uintptr_t)g_arena + g_arena_used + bytes, R_SHARED,
+                   c->nbufs + id, 4, KS_CU_F32, 1, (int64_t)((bytes + 3) / 4));
+        memset(g_arena + g_arena_used, 0xFF, bytes);
+        g_arena_used = (g_arena_used + bytes + SLOT_GAP + 255) / 256 * 256;
+        c->shared_static_bytes += bytes;
+    }
+    return g_arena + c->shared[id].offset;
 }
 
 /* CUDA leaves shared memory undefined at a block's start: 0xFF bytes (a float NaN), so
  * a read of a slot nobody wrote shows, and `check` names it */
 void ks_cu_mem_block_start(void)
 {
-    if (g_shared_hi > g_shared_lo) memset((void *)g_shared_lo, 0xFF, g_shared_hi - g_shared_lo);
+    if (g_arena_used) memset(g_arena, 0xFF, g_arena_used);
     if (ks_cu_g.ctl->shared_bytes) memset(ks_cu_dyn_smem, 0xFF, ks_cu_g.ctl->shared_bytes);
 }
 

@@ -409,7 +409,11 @@ static int bind_params(void **args, uint64_t *store, const uint8_t *types, int n
             const ks_cu_buf *b = &c->bufs[c->param_buf[i]];
             const int want = t & ~KS_CU_PTR;
             if (want != KS_CU_OPAQUE && want != b->dtype && !(want == KS_CU_BOOL && b->dtype == KS_CU_U8)) {
-                snprintf(c->error, sizeof c->error, "--arg %s: the buffer's dtype does not match the kernel's pointee type (code %d against %d; docs/cuda-c.md lists the pairs)", name, b->dtype, want);
+                static const char *const names[] = {"?", "float (f32)", "double (f64)", "signed char (i8)", "unsigned char (u8)",
+                                                    "short (i16)", "unsigned short (u16)", "int (i32)", "unsigned (u32)",
+                                                    "long (i64)", "unsigned long (u64)", "bool (u8)"};
+                snprintf(c->error, sizeof c->error, "--arg %s: the buffer holds %s, but '%s' points to %s", name,
+                         b->dtype < 12 ? names[b->dtype] : "?", name, want < 12 ? names[want] : "?");
                 return -1;
             }
             store[i] = (uint64_t)(uintptr_t)(ks_cu_g.map + b->offset);
@@ -469,9 +473,8 @@ void ks_cu_child_main(unsigned char *map, const char *so)
     const int *np = dlsym(h, "ks_cu_nparams");
     const uint8_t *const *tp = dlsym(h, "ks_cu_param_types");
     const uint8_t *types = tp ? *tp : NULL;
-    void *(*shared_range)(int) = (void *(*)(int))dlsym(h, "ks_cu_shared_range");
     Dl_info di;
-    if (!g_entry || !np || !types || !shared_range || !dladdr((void *)g_entry, &di)) {
+    if (!g_entry || !np || !types || !dladdr((void *)g_entry, &di)) {
         snprintf(c->error, sizeof c->error, "the compiled kernel lacks its entry point");
         _exit(2);
     }
@@ -483,7 +486,7 @@ void ks_cu_child_main(unsigned char *map, const char *so)
     g_args = args;
     dl_iterate_phdr(find_module, NULL);
     ks_cu_mem_ignore((uintptr_t)&ks_cu_b, (uintptr_t)(&ks_cu_b + 1));
-    ks_cu_mem_setup((uintptr_t)shared_range(0), (uintptr_t)shared_range(1));
+    ks_cu_mem_setup();
     ks_cu_g.nthreads = (int)(c->block[0] * c->block[1] * c->block[2]);
     const size_t stride = STACK_BYTES + GUARD_BYTES;
     g_stacks = mmap(NULL, stride * (size_t)ks_cu_g.nthreads, PROT_READ | PROT_WRITE,

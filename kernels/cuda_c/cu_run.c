@@ -250,7 +250,6 @@ int ks_cu_exec_run(ks_cu_exec *e)
     c->filter = e->filter;
     c->capacity = e->trace_limit;
     c->ring_at = ring_at, c->ring = ring;
-    c->shared_static_bytes = b->shared_bytes;
 
     fflush(stdout), fflush(stderr);
     const double t0 = now_s();

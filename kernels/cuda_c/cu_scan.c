@@ -85,10 +85,71 @@ static int read_params(const char *open, const char *close, ks_cu_kernel *k)
     return 0;
 }
 
+/* whether the declaration whose __global__ expansion starts at `at` is a template:
+ * "template <...>" right before it */
+static int after_template(const char *text, const char *at)
+{
+    const char *q = at;
+    while (q > text && isspace((unsigned char)q[-1])) q--;
+    if (q == text || q[-1] != '>') return 0;
+    int depth = 0;
+    do {
+        --q;
+        if (*q == '>') depth++;
+        if (*q == '<') depth--;
+    } while (q > text && depth);
+    while (q > text && isspace((unsigned char)q[-1])) q--;
+    return q - text >= 8 && !strncmp(q - 8, "template", 8);
+}
+
+/* The namespaces open at `at` ("a::b::"): every `namespace NAME {` before it whose brace
+ * has not closed (literals and line markers skipped; anonymous namespaces add nothing). */
+static void namespaces_at(const char *text, const char *at, char *out, size_t n)
+{
+    struct { int depth; char name[64]; } open[16];
+    int nopen = 0, depth = 0;
+    for (const char *p = text; p < at; ++p) {
+        if (*p == '"' || *p == '\'') {
+            p = skip_literal(p) - 1;
+            continue;
+        }
+        if (*p == '#' && (p == text || p[-1] == '\n')) {
+            const char *nl = strchr(p, '\n');
+            if (!nl || nl >= at) break;
+            p = nl;
+            continue;
+        }
+        if (*p == '{') depth++;
+        if (*p == '}') {
+            depth--;
+            while (nopen && open[nopen - 1].depth > depth) nopen--;
+        }
+        if (!strncmp(p, "namespace", 9) && (p == text || !is_ident(p[-1])) && !is_ident(p[9])) {
+            const char *q = p + 9;
+            while (isspace((unsigned char)*q)) q++;
+            const char *name = q;
+            while (is_ident(*q) || *q == ':') q++;
+            const char *brace = q;
+            while (isspace((unsigned char)*brace)) brace++;
+            if (*brace == '{' && nopen < 16) {
+                snprintf(open[nopen].name, sizeof open[nopen].name, "%.*s", (int)(q - name), name);
+                open[nopen++].depth = depth + 1;
+            }
+        }
+    }
+    size_t used = 0;
+    out[0] = 0;
+    for (int k = 0; k < nopen && used < n; ++k)
+        if (open[k].name[0]) used += (size_t)snprintf(out + used, n - used, "%s::", open[k].name);
+}
+
 int ks_cu_scan_kernels(const char *text, ks_cu_kernel *out, int max)
 {
     int n = 0;
     for (const char *p = strstr(text, GLOBAL_MARK); p; p = strstr(p, GLOBAL_MARK)) {
+        const char *attr = p;
+        while (attr > text && strncmp(attr, "__attribute__", 13)) --attr; /* the expansion's start */
+        const int is_template = after_template(text, attr);
         p += strlen(GLOBAL_MARK);
         const char *paren = strchr(p, '(');
         if (!paren) break;
@@ -106,6 +167,8 @@ int ks_cu_scan_kernels(const char *text, ks_cu_kernel *out, int max)
         ks_cu_kernel k;
         memset(&k, 0, sizeof k);
         snprintf(k.name, sizeof k.name, "%.*s", (int)(e - b), b);
+        k.is_template = is_template;
+        namespaces_at(text, attr, k.ns, sizeof k.ns);
         read_params(paren, close - 1, &k);
         int dup = 0;
         for (int i = 0; i < n && i < max; ++i) dup |= !strcmp(out[i].name, k.name);
@@ -179,11 +242,65 @@ static const char *callee_start(const char *text, const char *p)
     }
 }
 
-char *ks_cu_rewrite(const char *text, char *dyn_name, size_t dyn_cap)
+/* `static __shared__ SPEC a[4][5], b;` (p after the marker, up to its ';'): each
+ * declarator becomes a reference to a block-wide slot the runtime hands out, so each array
+ * has a guard gap after it and an index one past its end is caught, not another array's */
+static int shared_decl(sbuf *b, const char *q, const char *semi, ks_cu_sharr *shared, int max, int *nshared)
+{
+    /* SPEC: up to the first declarator's name, the identifier before its '[' or ',' or ';' */
+    const char *first_end = q;
+    int depth = 0;
+    for (; first_end < semi; ++first_end) {
+        if (!depth && (*first_end == '[' || *first_end == ',')) break;
+        if (*first_end == '(') depth++;
+        if (*first_end == ')') depth--;
+    }
+    const char *ne = first_end;
+    while (ne > q && isspace((unsigned char)ne[-1])) ne--;
+    const char *nb = ne;
+    while (nb > q && is_ident(nb[-1])) nb--;
+    if (nb == ne || nb == q) return -1;
+    char spec[512];
+    snprintf(spec, sizeof spec, "%.*s", (int)(nb - q), q);
+    drop_attributes(spec);
+    /* each declarator: NAME DIMS */
+    for (const char *d = nb; d < semi;) {
+        const char *end = d;
+        depth = 0;
+        for (; end < semi; ++end) {
+            if (*end == '(' || *end == '[') depth++;
+            if (*end == ')' || *end == ']') depth--;
+            if (!depth && *end == ',') break;
+        }
+        while (d < end && isspace((unsigned char)*d)) d++;
+        const char *n_end = d;
+        while (n_end < end && is_ident(*n_end)) n_end++;
+        if (n_end == d || *nshared >= max) return -1;
+        char name[32], dims[256], line[3072];
+        snprintf(name, sizeof name, "%.*s", (int)(n_end - d), d);
+        snprintf(dims, sizeof dims, "%.*s", (int)(end - n_end), n_end);
+        strip_spaces(dims);
+        const int id = (*nshared)++;
+        snprintf(shared[id].name, sizeof shared[id].name, "%s", name);
+        if (dims[0])
+            snprintf(line, sizeof line,
+                     "static %s (&%s)%s = *reinterpret_cast<%s (*)%s>(ks_cu_shared_slot(%d, sizeof(%s %s)));", spec,
+                     name, dims, spec, dims, id, spec, dims);
+        else
+            snprintf(line, sizeof line, "static %s &%s = *reinterpret_cast<%s *>(ks_cu_shared_slot(%d, sizeof(%s)));",
+                     spec, name, spec, id, spec);
+        if (puts_(b, line)) return -2;
+        d = end < semi ? end + 1 : end;
+    }
+    return 0;
+}
+
+char *ks_cu_rewrite(const char *text, char *dyn_name, size_t dyn_cap, ks_cu_sharr *shared, int max, int *nshared)
 {
     sbuf b = {0};
     const char *p = text, *copied = text;
     dyn_name[0] = 0;
+    *nshared = 0;
     while (*p) {
         if (*p == '"' || *p == '\'') {
             p = skip_literal(p);
@@ -219,6 +336,13 @@ char *ks_cu_rewrite(const char *text, char *dyn_name, size_t dyn_cap)
                 p = copied = semi + 1;
                 continue;
             }
+        }
+        if (!strncmp(p, SHARED_MARK, strlen(SHARED_MARK))) { /* a static __shared__ declaration */
+            const char *q = p + strlen(SHARED_MARK), *semi = strchr(q, ';');
+            if (!semi || put(&b, copied, (size_t)(p - copied))) goto oom;
+            if (shared_decl(&b, q, semi, shared, max, nshared)) goto oom;
+            p = copied = semi + 1;
+            continue;
         }
         if (p[0] == '<' && p[1] == '<' && p[2] == '<') {
             const char *end = strstr(p, ">>>");

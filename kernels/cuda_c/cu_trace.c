@@ -111,11 +111,13 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
         tr->roles[tr->ntensors] = written[tr->ntensors] ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
         tr->ntensors++;
     }
-    static unsigned char shared_copy[KS_CU_STATIC_SMEM];
+    static unsigned char shared_copy[KS_CU_STATIC_SMEM + 4];
     for (int i = 0; i < c->nshared; ++i) {
         ks_tensor *t = &tr->tensors[tr->ntensors];
         snprintf(t->name, sizeof t->name, "%s", c->shared[i].name);
-        t->dtype = KS_F32, t->ndim = 1, t->shape[0] = (int64_t)(c->shared[i].bytes / 4);
+        /* 4-byte words (the race check's slots); a declaration that never ran: one word */
+        const int64_t words = (int64_t)((c->shared[i].bytes + 3) / 4);
+        t->dtype = KS_F32, t->ndim = 1, t->shape[0] = words > 0 ? words : 1;
         t->data = shared_copy; /* shared memory lives per block: the trace keeps no contents */
         tr->roles[tr->ntensors++] = KS_ROLE_OUTPUT;
     }

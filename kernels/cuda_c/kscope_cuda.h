@@ -47,8 +47,9 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
-/* static shared arrays live in one section the runtime resets per block; kscope rewrites
- * `extern __shared__ T name[];` into a pointer to the launch's dynamic shared memory */
+/* a marker kscope rewrites (cu_scan.c): `__shared__ T a[N];` becomes a reference to a
+ * block-wide slot of the runtime (ks_cu_shared_slot, with a guard gap after it), and
+ * `extern __shared__ T name[];` a pointer to the launch's dynamic shared memory */
 #define __shared__ static __attribute__((section("ks_cu_shared")))
 
 /* ---- built-in variables ---- */
@@ -66,20 +67,24 @@ extern "C" const ks_cu_builtins_t ks_cu_b;
 #define gridDim (ks_cu_b.grid_dim)
 #define warpSize 32
 
-/* ---- the runtime (C; the return address names the user's line) ---- */
+/* ---- the runtime (C; the return address names the user's line, so every call is made
+ * straight from a macro at that line, and `nomerge` keeps clang from folding two calls of
+ * two lines into one) ---- */
+#define KS_CU_CALL __attribute__((nomerge))
 extern "C" {
-void ks_cu_syncthreads(void);
-int ks_cu_syncthreads_op(int op, int pred); /* 0 count, 1 and, 2 or */
-unsigned long long ks_cu_warp(int op, unsigned mask, unsigned long long v, int arg, int width);
+KS_CU_CALL void ks_cu_syncthreads(void);
+KS_CU_CALL int ks_cu_syncthreads_op(int op, int pred); /* 0 count, 1 and, 2 or */
+KS_CU_CALL unsigned long long ks_cu_warp(int op, unsigned mask, unsigned long long v, int arg, int width);
 unsigned ks_cu_activemask(void);
-unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long v, unsigned long long cmp);
+KS_CU_CALL unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long v, unsigned long long cmp);
 void ks_cu_threadfence(void);
 long long ks_cu_clock(void);
 int ks_cu_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void ks_cu_assert_fail(const char *expr, const char *file, int line) __attribute__((noreturn));
-void ks_cu_trap(void) __attribute__((noreturn));
+KS_CU_CALL void ks_cu_assert_fail(const char *expr, const char *file, int line) __attribute__((noreturn));
+KS_CU_CALL void ks_cu_trap(void) __attribute__((noreturn));
 void ks_cu_unsupported(const char *what) __attribute__((noreturn));
 extern unsigned char ks_cu_dyn_smem[];
+void *ks_cu_shared_slot(int id, unsigned long bytes);
 }
 
 /* ---- barriers, fences, clocks ---- */
@@ -146,7 +151,8 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
     return r;
 }
 
-/* ---- atomics (types: kernels/cuda_c/cu_rt.h) ---- */
+/* ---- atomics (types: kernels/cuda_c/cu_rt.h): macros, so the runtime's call is on the
+ * user's line ---- */
 namespace ks_cu_detail {
 template <class T> struct atype;
 template <> struct atype<int> { static constexpr int code = 0; };
@@ -157,25 +163,24 @@ template <> struct atype<float> { static constexpr int code = 4; };
 template <> struct atype<double> { static constexpr int code = 5; };
 template <> struct atype<unsigned long> { static constexpr int code = sizeof(unsigned long) == 8 ? 2 : 1; };
 template <> struct atype<long> { static constexpr int code = sizeof(long) == 8 ? 3 : 0; };
-template <class T, class V> static inline T atomic(int op, T *p, V v, V c = V())
-{
-    return of_bits<T>(ks_cu_atomic(op, atype<T>::code, (void *)p, bits_of((T)v), bits_of((T)c)));
-}
+template <class P> using elem_t = typename std::remove_cv<typename std::remove_pointer<P>::type>::type;
 } // namespace ks_cu_detail
-template <class T, class V> static inline T atomicAdd(T *p, V v) { return ks_cu_detail::atomic<T, T>(0, p, (T)v); }
-template <class T, class V> static inline T atomicSub(T *p, V v) { return ks_cu_detail::atomic<T, T>(1, p, (T)v); }
-template <class T, class V> static inline T atomicExch(T *p, V v) { return ks_cu_detail::atomic<T, T>(2, p, (T)v); }
-template <class T, class V> static inline T atomicMin(T *p, V v) { return ks_cu_detail::atomic<T, T>(3, p, (T)v); }
-template <class T, class V> static inline T atomicMax(T *p, V v) { return ks_cu_detail::atomic<T, T>(4, p, (T)v); }
-template <class T, class V> static inline T atomicAnd(T *p, V v) { return ks_cu_detail::atomic<T, T>(5, p, (T)v); }
-template <class T, class V> static inline T atomicOr(T *p, V v) { return ks_cu_detail::atomic<T, T>(6, p, (T)v); }
-template <class T, class V> static inline T atomicXor(T *p, V v) { return ks_cu_detail::atomic<T, T>(7, p, (T)v); }
-template <class T, class V> static inline T atomicInc(T *p, V v) { return ks_cu_detail::atomic<T, T>(8, p, (T)v); }
-template <class T, class V> static inline T atomicDec(T *p, V v) { return ks_cu_detail::atomic<T, T>(9, p, (T)v); }
-template <class T, class C, class V> static inline T atomicCAS(T *p, C c, V v)
-{
-    return ks_cu_detail::atomic<T, T>(10, p, (T)v, (T)c);
-}
+#define KS_CU_ATOMIC(op, p, v, c)                                                                         \
+    ks_cu_detail::of_bits<ks_cu_detail::elem_t<decltype(&*(p))>>(ks_cu_atomic(                            \
+        (op), ks_cu_detail::atype<ks_cu_detail::elem_t<decltype(&*(p))>>::code, (void *)(p),             \
+        ks_cu_detail::bits_of((ks_cu_detail::elem_t<decltype(&*(p))>)(v)),                                \
+        ks_cu_detail::bits_of((ks_cu_detail::elem_t<decltype(&*(p))>)(c))))
+#define atomicAdd(p, v) KS_CU_ATOMIC(0, p, v, 0)
+#define atomicSub(p, v) KS_CU_ATOMIC(1, p, v, 0)
+#define atomicExch(p, v) KS_CU_ATOMIC(2, p, v, 0)
+#define atomicMin(p, v) KS_CU_ATOMIC(3, p, v, 0)
+#define atomicMax(p, v) KS_CU_ATOMIC(4, p, v, 0)
+#define atomicAnd(p, v) KS_CU_ATOMIC(5, p, v, 0)
+#define atomicOr(p, v) KS_CU_ATOMIC(6, p, v, 0)
+#define atomicXor(p, v) KS_CU_ATOMIC(7, p, v, 0)
+#define atomicInc(p, v) KS_CU_ATOMIC(8, p, v, 0)
+#define atomicDec(p, v) KS_CU_ATOMIC(9, p, v, 0)
+#define atomicCAS(p, c, v) KS_CU_ATOMIC(10, p, v, c)
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
 
