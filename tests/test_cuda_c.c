@@ -686,6 +686,51 @@ START_TEST(compile_error_shows_clangs_diagnostic_and_exits_2)
 }
 END_TEST
 
+/* ---- faults: one line naming the thread and its line, exit 1, the trace up to there ---- */
+
+typedef struct fault_row {
+    const char *file, *kernel, *launch, *line, *say, *check;
+} fault_row;
+
+static const fault_row faults[] = {
+    {"divzero.cu", "divide", "--grid 1 --block 8 --arg a=@a.npy --arg out=zeros:8:i32 --arg n=8", "divzero.cu:6",
+     "thread (3,0,0) of block (0,0,0) divided an integer by zero", "integer division by zero"},
+    {"overflow.cu", "recurse", "--grid 1 --block 4 --arg out=zeros:4:i32", "overflow.cu:",
+     "thread (0,0,0) of block (0,0,0) overflowed its stack", "stack overflow"},
+    {"spin.cu", "wait_flag", "--grid 1 --block 4 --arg flag=zeros:4:i32 --time-limit 1", "spin.cu:5",
+     "was running when the time limit passed", "time limit"},
+    {"asserts.cu", "checked", "--grid 1 --block 8 --arg a=@a.npy --arg out=zeros:8:i32", "asserts.cu:8",
+     "thread (5,0,0) of block (0,0,0) failed an assert", "assert() failed"},
+};
+#define NFAULTS ((int)(sizeof faults / sizeof faults[0]))
+
+START_TEST(fault_stops_with_one_line_and_keeps_the_trace)
+{
+    const fault_row *f = &faults[_i];
+    setup();
+    ks_tensor a = {.dtype = KS_I32, .ndim = 1, .shape = {8}};
+    ck_assert_int_eq(ks_tensor_alloc(&a), KS_OK);
+    for (int i = 0; i < 8; ++i) ((int32_t *)a.data)[i] = i; /* a[i] = i: thread 3 and 5 hit */
+    write_tensor("a.npy", &a);
+    const int rc = kscope("run %s/tests/cuda_c/faults/%s --kernel %s %s --trace t.kst --save o", KS_SOURCE_DIR, f->file,
+                          f->kernel, f->launch);
+    char *err = slurp_copy("err");
+    ck_assert_msg(rc == 1, "%s: exited %d: %s", f->file, rc, err);
+    ck_assert_msg(strstr(err, f->say) && strstr(err, f->line), "%s: stderr does not say '%s' at %s: %s", f->file,
+                  f->say, f->line, err);
+    ck_assert_msg(exists("t.kst") && exists("o"), "%s: no trace or outputs after the fault", f->file);
+    free(err);
+    ck_assert_int_eq(kscope("check t.kst"), 1);
+    ck_assert_msg(strstr(slurp("out"), f->check), "%s: check does not report '%s': %s", f->file, f->check, slurp("out"));
+    if (!strcmp(f->file, "asserts.cu")) { /* the others ran on, and printf names each line's thread */
+        kscope("run %s/tests/cuda_c/faults/%s --kernel %s %s --quiet", KS_SOURCE_DIR, f->file, f->kernel, f->launch);
+        const char *out = slurp("out");
+        ck_assert_msg(strstr(out, "[block (0,0,0) thread (7,0,0)] thread 7 sees 7") && !strstr(out, "sees 5"), "%s", out);
+    }
+    cleanup();
+}
+END_TEST
+
 /* ---- clang ---- */
 
 static int clang_major(const char *exe)
@@ -730,6 +775,7 @@ int main(void)
     TCase *tb = tcase_create("bugs");
     tcase_set_timeout(tb, 120);
     tcase_add_loop_test(tb, planted_bug_is_found, 0, NBUGS);
+    tcase_add_loop_test(tb, fault_stops_with_one_line_and_keeps_the_trace, 0, NFAULTS);
     suite_add_tcase(s, tb);
     TCase *ti = tcase_create("bad_input");
     tcase_set_timeout(ti, 120);
