@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ks_version.h"
 
 static const struct {
     const char *name;
@@ -20,7 +21,7 @@ static const struct {
     {.name = "lesson", .fn = ks_cmd_lesson,
      .summary = "play a lesson (terminal, viewer or PNG slides); --list, --check"},
     {.name = "puzzle", .fn = ks_cmd_puzzle,
-     .summary = "GPU puzzles in C graded by their trace; --list, --init DIR, --solution"},
+     .summary = "GPU puzzles in CUDA C graded by their trace; --list, --init DIR, --solution"},
     {.name = "check", .fn = ks_cmd_check,
      .summary = "check a trace's invariants; exit 1 listing the first violations"},
     {.name = "diff", .fn = ks_cmd_diff,
@@ -37,6 +38,7 @@ static void usage(FILE *out)
                  "KernelScope: see and check the index math inside GPU kernels.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nkscope --version prints the version (%s).\n", KS_VERSION_STRING);
     fprintf(out, "\nexit codes: 0 success, 1 check found violations, 2 bad input or failure\n"
                  "example: kscope run im2col --trace t.kst && kscope step t.kst --thread 0\n");
 }
@@ -46,6 +48,10 @@ int main(int argc, char **argv)
     if (argc < 2) {
         usage(stderr);
         return KS_EXIT_ERROR;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("kscope %s\n", KS_VERSION_STRING);
+        return KS_EXIT_OK;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);

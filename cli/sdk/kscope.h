@@ -16,6 +16,7 @@
 #ifndef KSCOPE_H
 #define KSCOPE_H
 
+#include "ks_version.h" /* KS_VERSION_MAJOR, _MINOR, _PATCH, KS_VERSION_STRING */
 #include "kernels/core/ks_core.h"
 #include "kernels/core/ks_cuda_api.h"
 #include "kernels/core/ks_error.h"
