@@ -9,6 +9,7 @@
 #include "../trace/npy.h"
 #include "../kernels/deform_conv/deform_conv.h"
 #include "test_util.h"
+#include "ks_version.h"
 
 static char dir[64];
 
@@ -458,6 +459,17 @@ START_TEST(schedule_is_recorded_and_exported_for_perfetto)
 END_TEST
 
 /* --image: the picture becomes input (1, 1, H, W) in [0, 1] */
+/* kscope --version prints the version the build carries (<kscope/ks_version.h>) */
+START_TEST(version_is_printed)
+{
+    char want[64];
+    snprintf(want, sizeof want, "kscope %d.%d.%d\n", KS_VERSION_MAJOR, KS_VERSION_MINOR, KS_VERSION_PATCH);
+    ck_assert_int_eq(kscope("--version"), 0);
+    ck_assert_str_eq(slurp("out"), want);
+    ck_assert_str_eq(KS_VERSION_STRING "\n", want + 7);
+}
+END_TEST
+
 START_TEST(deform_im2col_samples_a_picture)
 {
     setup();
@@ -478,6 +490,7 @@ int main(void)
     TCase *tc = tcase_create("kscope");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, tour_works_on_defaults);
+    tcase_add_test(tc, version_is_printed);
     tcase_add_test(tc, run_on_npy_input_matches_reference_and_round_trips_through_col2im);
     tcase_add_test(tc, check_exits_1_on_a_violating_trace);
     tcase_add_test(tc, bad_input_gets_one_line_exit_2_and_no_output);
