@@ -463,6 +463,7 @@ END_TEST
 START_TEST(version_is_printed)
 {
     char want[64];
+    setup();
     snprintf(want, sizeof want, "kscope %d.%d.%d\n", KS_VERSION_MAJOR, KS_VERSION_MINOR, KS_VERSION_PATCH);
     ck_assert_int_eq(kscope("--version"), 0);
     ck_assert_str_eq(slurp("out"), want);
