@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test_puzzles.sh KSCOPE SOURCE - kscope puzzle from a student's side: every reference
-# solution passes its grader without a compiler warning; every planted wrong solution in
-# tests/puzzles/NAME.WHAT.c fails (exit 1) with the lines its "expect:" comments quote;
-# every stub compiles and fails; --list, --init, --solution and bad input behave.
+# solution (CUDA C, lessons/puzzles/solutions/NAME.cu) passes its grader without a
+# compiler warning; every planted wrong solution in tests/puzzles/NAME.WHAT.cu fails
+# (exit 1) with the lines its "expect:" comments quote (source lines included); every stub
+# compiles and fails; --list, --init, --solution, --trace and bad input behave; a crash, a
+# fault, a hanging compiler and a stop are errors that leave nothing behind.
 set -euo pipefail
 K=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$2" && pwd)
@@ -18,21 +20,24 @@ puzzle() {
     "$K" puzzle "$@" >"$out" 2>&1 || rc=$?
 }
 names=$("$K" puzzle --list | awk '$1 ~ /^[0-9]+$/ {print $2}')
-[ "$(echo "$names" | wc -l)" -eq 13 ] || fail "--list shows $(echo "$names" | wc -l) puzzles, not 13"
+[ "$(echo "$names" | wc -l)" -eq 14 ] || fail "--list shows $(echo "$names" | wc -l) puzzles, not 14"
+for n in map zip guard map2d broadcast blocks blocks2d shared pooling dot conv1d prefix_sum axis_sum matmul; do
+    echo "$names" | grep -qx "$n" || fail "--list lacks $n"
+done
 
 for n in $names; do
     # the reference solution passes, every rule ok, no warning
-    puzzle "$n.out" "$n" "$src/lessons/puzzles/solutions/$n.c" --trace "$n.kst"
+    puzzle "$n.out" "$n" "$src/lessons/puzzles/solutions/$n.cu" --trace "$n.kst"
     [ $rc -eq 0 ] || { cat "$n.out"; fail "$n: the solution exits $rc"; }
     grep -q "^puzzle $n: passed" "$n.out" || { cat "$n.out"; fail "$n: the solution is not passed"; }
     grep -q "warning:" "$n.out" && { cat "$n.out"; fail "$n: the solution compiles with warnings"; }
     "$K" check "$n.kst" >/dev/null 2>&1 || [ "$n" != map ] || fail "map: kscope check rejects the solution's trace"
     # --solution prints the same file
-    "$K" puzzle "$n" --solution | cmp -s - "$src/lessons/puzzles/solutions/$n.c" || fail "$n: --solution differs"
+    "$K" puzzle "$n" --solution | cmp -s - "$src/lessons/puzzles/solutions/$n.cu" || fail "$n: --solution differs"
     # two planted wrong solutions at least, each failing with its message
-    wrong=$(ls "$src/tests/puzzles/$n".*.c 2>/dev/null | wc -l)
+    wrong=$(ls "$src/tests/puzzles/$n".*.cu 2>/dev/null | wc -l)
     [ "$wrong" -ge 2 ] || fail "$n: $wrong wrong solutions in tests/puzzles, not 2"
-    for w in "$src/tests/puzzles/$n".*.c; do
+    for w in "$src/tests/puzzles/$n".*.cu; do
         puzzle w.out "$n" "$w" --trace "$n.kst"
         [ $rc -eq 1 ] || { cat w.out; fail "$(basename "$w"): exit $rc, not 1"; }
         grep -q "^puzzle $n: FAILED" w.out || { cat w.out; fail "$(basename "$w"): no FAILED verdict"; }
@@ -41,26 +46,30 @@ for n in $names; do
         while IFS= read -r e; do
             grep -qF -- "$e" w.out || { cat w.out; fail "$(basename "$w"): the output lacks '$e'"; }
         done <<<"$expects"
+        # every failed rule that points at an access names its source line
+        grep -q "^         at $(basename "$w"):[0-9]*: " w.out ||
+            grep -q "^  FAIL uses shared memory" w.out || { cat w.out; fail "$(basename "$w"): no source line named"; }
     done
     echo "test_puzzles: $n: the solution passes, $wrong wrong solutions fail as expected"
 done
 
 # --view without a display says so (and still exits 1 with the verdict)
 rc=0
-env -u DISPLAY -u WAYLAND_DISPLAY "$K" puzzle guard "$src/tests/puzzles/guard.off_by_one.c" --view >view.out 2>&1 || rc=$?
+env -u DISPLAY -u WAYLAND_DISPLAY "$K" puzzle guard "$src/tests/puzzles/guard.off_by_one.cu" --view >view.out 2>&1 || rc=$?
 [ $rc -eq 1 ] && grep -q -- "--view: no display here" view.out || { cat view.out; fail "--view without a display: exit $rc"; }
 
 # --init copies the stubs (and only them), keeps what is there; each stub compiles and fails
-mkdir mine && echo "/* mine */" >mine/map.c
+mkdir mine && echo "/* mine */" >mine/map.cu
 "$K" puzzle --init mine >init.out || fail "--init failed"
-grep -q "12 stubs copied into mine (1 already there, kept)" init.out || { cat init.out; fail "--init said: $(cat init.out)"; }
-grep -q "mine" mine/map.c || fail "--init replaced a student's file"
-[ "$(ls mine | wc -l)" -eq 13 ] || fail "--init made $(ls mine) "
+grep -q "13 stubs copied into mine (1 already there, kept)" init.out || { cat init.out; fail "--init said: $(cat init.out)"; }
+grep -q "mine" mine/map.cu || fail "--init replaced a student's file"
+[ "$(ls mine | wc -l)" -eq 14 ] || fail "--init made $(ls mine) "
 for n in $names; do
-    [ "$n" = map ] || grep -q "TODO" "mine/$n.c" || fail "--init: mine/$n.c has no TODO (not a stub?)"
-    cmp -s "mine/$n.c" "$src/lessons/puzzles/solutions/$n.c" && fail "--init copied the solution of $n"
+    [ "$n" = map ] || grep -q "TODO" "mine/$n.cu" || fail "--init: mine/$n.cu has no TODO (not a stub?)"
+    [ "$n" = map ] || grep -q "__global__ void $n(" "mine/$n.cu" || fail "--init: mine/$n.cu has no __global__ $n"
+    cmp -s "mine/$n.cu" "$src/lessons/puzzles/solutions/$n.cu" && fail "--init copied the solution of $n"
 done
-cp "$src/lessons/puzzles/stubs/map.c" mine/map.c
+cp "$src/lessons/puzzles/stubs/map.cu" mine/map.cu
 for n in $names; do
     rc=0
     (cd mine && "$K" puzzle "$n" >"../stub.out" 2>&1) || rc=$?
@@ -68,7 +77,47 @@ for n in $names; do
     grep -q "warning:" stub.out && { cat stub.out; fail "$n: the stub compiles with warnings"; }
     [ -f "mine/$n.kst" ] || fail "$n: no trace beside the stub (./$n.kst)"
 done
-echo "test_puzzles: --init copied 12 stubs and kept one; every stub compiles and fails"
+echo "test_puzzles: --init copied 13 stubs and kept one; every stub compiles and fails"
+
+# N9: --init never writes through a link planted in the folder: not at a stub's name
+# (dangling or not), nor at a name it might use for a temporary (the old DIR/NAME.cu.tmp)
+mkdir trap
+echo precious >victim
+echo precious >victim3
+ln -s "$tmp/victim" trap/map.cu.tmp
+ln -s "$tmp/victim" trap/map.c.tmp
+ln -s "$tmp/victim2" trap/zip.cu
+ln -s "$tmp/victim3" trap/guard.cu
+"$K" puzzle --init trap >init.out 2>&1 || { cat init.out; fail "--init into a folder with links failed"; }
+grep -q "12 stubs copied into trap (2 already there, kept)" init.out || { cat init.out; fail "--init with links said: $(cat init.out)"; }
+[ "$(cat victim)" = precious ] && [ "$(cat victim3)" = precious ] || fail "--init wrote through a planted link"
+[ ! -e victim2 ] && [ -L trap/zip.cu ] && [ -L trap/guard.cu ] || fail "--init replaced or followed a link at a stub's name"
+[ -z "$(find trap -name '*.tmp' -type f)" ] && [ -f trap/map.cu ] || fail "--init left a temporary or missed map.cu"
+echo "test_puzzles: --init never follows a planted link (N9)"
+
+# N1: --trace OUT is checked before anything runs and written whole at the end: never the
+# graded file (by name, link or hard link), never a FIFO, device or folder
+cp "$src/lessons/puzzles/solutions/map.cu" mymap.cu
+cp mymap.cu mymap.orig
+ln -s mymap.cu maplink.kst
+ln mymap.cu maphard.kst
+for out in mymap.cu maplink.kst maphard.kst "$tmp/mymap.cu"; do
+    puzzle bad.out map mymap.cu --trace "$out"
+    [ $rc -eq 2 ] && grep -q "is the file being graded" bad.out || { cat bad.out; fail "--trace $out (the source): exit $rc"; }
+    cmp -s mymap.cu mymap.orig || fail "--trace $out replaced the student's source"
+done
+[ -L maplink.kst ] || fail "--trace replaced a link to the source"
+mkfifo pipe.kst
+mkdir folder.kst
+for out in pipe.kst folder.kst; do
+    rc=0
+    timeout 60 "$K" puzzle map mymap.cu --trace "$out" >bad.out 2>&1 || rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l <bad.out)" -eq 1 ] || { cat bad.out; fail "--trace $out: exit $rc"; }
+done
+[ -p pipe.kst ] && [ -d folder.kst ] || fail "--trace replaced a FIFO or a folder"
+[ -z "$(ls -A folder.kst)" ] || fail "--trace wrote into a folder"
+[ -z "$(ls -a | grep '^\..*kst\.')" ] || fail "a staged trace was left behind: $(ls -a)"
+echo "test_puzzles: --trace refuses the source, a FIFO and a folder, and replaces nothing (N1)"
 
 # bad input: one line, exit 2
 bad() {
@@ -79,77 +128,111 @@ bad() {
         { cat bad.out; fail "puzzle $*: not one line"; }
 }
 bad nosuch
-bad map "$tmp/none.c"
+bad map "$tmp/none.cu"
+bad map "$tmp"
 bad --frobnicate
 bad
 bad map --trace
-bad map "$src/lessons/puzzles/solutions/map.c" --trace "$tmp/no/such/folder.kst"
-printf 'void map_kernel(void) { this is not C }\n' >broken.c
-puzzle bad.out map broken.c
-[ $rc -eq 2 ] && grep -q "broken.c does not compile" bad.out || { cat bad.out; fail "a file that does not compile: exit $rc"; }
-printf '#include "puzzle.h"\nvoid other_kernel(ks_thread *t, const pz_args *p) { (void)t, (void)p; }\n' >other.c
-puzzle bad.out map other.c
-[ $rc -eq 2 ] && grep -q "no function map_kernel" bad.out || { cat bad.out; fail "a file without map_kernel: exit $rc"; }
-printf '#include "puzzle.h"\nvoid map_kernel(ks_thread *t, const pz_args *p) { p->out.data[t->thread_idx.x * 100000000] = 1; }\n' >crash.c
-puzzle bad.out map crash.c
-[ $rc -eq 2 ] && grep -q "map_kernel crashed" bad.out || { cat bad.out; fail "a crashing kernel: exit $rc"; }
-echo "test_puzzles: bad input, a trace that cannot be written, a compile error, a missing function and a crash each give one error and exit 2"
+bad map "$src/lessons/puzzles/solutions/map.cu" --trace "$tmp/no/such/folder.kst"
+printf '__global__ void map(const float *a, float *out, int size) { this is not C }\n' >broken.cu
+puzzle bad.out map broken.cu
+[ $rc -eq 2 ] && grep -q "^kscope: puzzle: broken.cu: .*failed" bad.out || { cat bad.out; fail "a file that does not compile: exit $rc"; }
+printf '__global__ void other(const float *a, float *out, int size) {}\n' >other.cu
+puzzle bad.out map other.cu
+[ $rc -eq 2 ] && grep -q "no __global__ function 'map'" bad.out && grep -qF "keep the stub's kernel: __global__ void map(const float *a, float *out, int size)" bad.out ||
+    { cat bad.out; fail "a file without the kernel map: exit $rc"; }
+printf '__global__ void map(const float *x, float *out, int size) { out[threadIdx.x] = x[threadIdx.x]; }\n' >renamed.cu
+puzzle bad.out map renamed.cu
+[ $rc -eq 2 ] && grep -qF "map takes (x, out, size); the puzzle passes (a, out, size)" bad.out ||
+    { cat bad.out; fail "a kernel with a renamed parameter: exit $rc"; }
+printf '__global__ void map(const double *a, float *out, int size) { out[threadIdx.x] = a[threadIdx.x]; }\n' >typed.cu
+puzzle bad.out map typed.cu
+[ $rc -eq 2 ] && grep -qF "keep the stub's signature" bad.out || { cat bad.out; fail "a kernel with a parameter of another type: exit $rc"; }
+echo "test_puzzles: bad input, a trace that cannot be written, a compile error, a missing kernel and a changed signature each give one error and exit 2"
 
-# a body that ends the process itself is an error, never graded on the trace an earlier run left
-puzzle ok.out map "$src/lessons/puzzles/solutions/map.c" --trace stale.kst
+# a run that stops as a whole (an integer division by zero) is an error naming the thread
+# and the line, with the trace up to there; an access far outside is graded, not a crash
+printf '__global__ void map(const float *a, float *out, int size)\n{\n    int zero = size - 5;\n    out[threadIdx.x] = a[threadIdx.x] + 10 / zero;\n}\n' >crash.cu
+puzzle bad.out map crash.cu --trace crash.kst
+[ $rc -eq 2 ] && grep -q "divided an integer by zero at crash.cu:4" bad.out && [ -f crash.kst ] ||
+    { cat bad.out; fail "a kernel dividing by zero: exit $rc"; }
+printf '__global__ void map(const float *a, float *out, int size)\n{\n    out[threadIdx.x * 100000000] = a[threadIdx.x] + 10;\n}\n' >wild.cu
+puzzle ok.out map wild.cu
+[ $rc -eq 1 ] && grep -q "FAIL no access outside an array: thread 1 of block 0 (work item 1) wrote out\[100000000\]" ok.out ||
+    { cat ok.out; fail "a wild store: exit $rc"; }
+# a kernel that ends the process itself is an error; the trace an earlier run left stays as it was
+puzzle ok.out map "$src/lessons/puzzles/solutions/map.cu" --trace stale.kst
 [ $rc -eq 0 ] && [ -f stale.kst ] || { cat ok.out; fail "the map solution: exit $rc"; }
-printf '#include <stdlib.h>\n#include "puzzle.h"\nvoid map_kernel(ks_thread *t, const pz_args *p) { pz_store(t, &p->out, t->thread_idx.x, pz_load(t, &p->a, t->thread_idx.x) + 10); exit(0); }\n' >exits.c
-puzzle bad.out map exits.c --trace stale.kst
-[ $rc -eq 2 ] && grep -q "map_kernel ended the run itself (exit() or _exit() in the body?)" bad.out && [ ! -e stale.kst ] ||
-    { cat bad.out; fail "a body that calls exit(0): exit $rc, or the old trace is still there"; }
-# what the body prints reaches a file (the run's child flushes its stdio)
-{ echo '#include <stdio.h>'; sed 's/^\(.*pz_store.*\)$/\1 printf("hello from thread %u\\n", t->thread_idx.x);/' "$src/lessons/puzzles/solutions/map.c"; } >hello.c
-grep -q "hello from thread" hello.c || fail "could not plant a printf in map"
-puzzle ok.out map hello.c
-[ $rc -eq 0 ] && grep -q "hello from thread 3" ok.out || { cat ok.out; fail "the body's printf output is lost (exit $rc)"; }
-# a shared index past the array is graded (thread and index named), not a crash
-puzzle ok.out shared "$src/tests/puzzles/shared.tile_plus_one.c"
-[ $rc -eq 1 ] || { cat ok.out; fail "shared tile[local + 1]: exit $rc, not 1"; }
-# a frame larger than a fiber's stack: one line naming the thread, not a silent overwrite
-printf '#include "puzzle.h"\nvoid map_kernel(ks_thread *t, const pz_args *p) { volatile char buf[600000]; buf[t->thread_idx.x] = 1; pz_store(t, &p->out, t->thread_idx.x, pz_load(t, &p->a, t->thread_idx.x) + 10 + buf[0] * 0); }\n' >deep.c
-puzzle bad.out map deep.c
-[ $rc -eq 2 ] && grep -q "thread 0 of block 0 overflowed its fiber stack (256 KiB); set KSCOPE_FIBER_STACK=" bad.out ||
-    { cat bad.out; fail "a frame past the fiber stack: exit $rc"; }
-KSCOPE_FIBER_STACK=2048 "$K" puzzle map deep.c >ok.out 2>&1 || { cat ok.out; fail "KSCOPE_FIBER_STACK=2048 does not hold the frame"; }
-# KSCOPE_CC is a command of several words; a compile that hangs is stopped; a stopped
-# kscope leaves no temporary folder
-printf '#ifndef FROM_KSCOPE_CC\n#error not compiled with the words of KSCOPE_CC\n#endif\n' >words.c
-cat "$src/lessons/puzzles/solutions/map.c" >>words.c
-KSCOPE_CC="cc -DFROM_KSCOPE_CC  -DTWO=2" "$K" puzzle map words.c >ok.out 2>&1 || { cat ok.out; fail "KSCOPE_CC with options"; }
-printf '#!/bin/sh\ntouch "%s/cc.started"\nsleep 30\n' "$tmp" >slowcc && chmod +x slowcc
+cp stale.kst stale.orig
+printf '#include <cstdlib>\n__global__ void map(const float *a, float *out, int size)\n{\n    out[threadIdx.x] = a[threadIdx.x] + 10;\n    if (threadIdx.x == 2) exit(0);\n}\n' >exits.cu
+puzzle bad.out map exits.cu --trace stale.kst
+[ $rc -eq 2 ] && grep -q "exit() in the kernel?" bad.out && cmp -s stale.kst stale.orig ||
+    { cat bad.out; fail "a kernel that calls exit(0): exit $rc, or the old trace was replaced"; }
+# what the kernel prints reaches a file
+{ sed 's/^\( *out\[i\] = a\[i\] + 10;\)$/\1 printf("hello from thread %d\\n", i);/' "$src/lessons/puzzles/solutions/map.cu"; } >hello.cu
+grep -q "hello from thread" hello.cu || fail "could not plant a printf in map"
+puzzle ok.out map hello.cu
+[ $rc -eq 0 ] && grep -q "hello from thread 3" ok.out || { cat ok.out; fail "the kernel's printf output is lost (exit $rc)"; }
+# a frame larger than a thread's stack: one line naming the thread and the line. (The front
+# end compiles without -fstack-clash-protection: thread 0's frame may jump over its guard
+# and crash below the stacks instead of meeting the guard.)
+printf '__global__ void map(const float *a, float *out, int size)\n{\n    volatile char buf[600000];\n    buf[threadIdx.x] = 1;\n    out[threadIdx.x] = a[threadIdx.x] + 10 + buf[0] * 0;\n}\n' >deep.cu
+puzzle bad.out map deep.cu
+[ $rc -eq 2 ] && grep -Eq "of block \(0,0,0\) (overflowed its stack|crashed \(Segmentation fault\)) at deep.cu:4" bad.out ||
+    { cat bad.out; fail "a frame past the thread's stack: exit $rc"; }
+echo "test_puzzles: a division by zero, a wild store, exit() in a kernel, printf and a stack overflow behave"
+
+# KSCOPE_CLANG names the compiler; a compile that hangs is stopped; a stop during the
+# compile or the run leaves no temporary folder and no staged trace
+real=""
+for c in clang++-20 clang++-19 clang++-18 clang++-17 clang++-16 clang++; do
+    command -v "$c" >/dev/null && real=$(command -v "$c") && break
+done
+printf '#!/bin/sh\nexec "%s" -DFROM_KSCOPE_CLANG "$@"\n' "$real" >myclang && chmod +x myclang
+{ printf '#ifndef FROM_KSCOPE_CLANG\n#error not compiled by KSCOPE_CLANG\n#endif\n'; cat "$src/lessons/puzzles/solutions/map.cu"; } >words.cu
+KSCOPE_CLANG="$tmp/myclang" "$K" puzzle map words.cu >ok.out 2>&1 || { cat ok.out; fail "KSCOPE_CLANG"; }
+printf '#!/bin/sh\ncase "$*" in *--version*) echo "clang version 16.0.6"; exit 0;; esac\ntouch "%s/cc.started"\nsleep 30\n' "$tmp" >slowcc && chmod +x slowcc
 mkdir tmpd
 rc=0
 start=$(date +%s)
-TMPDIR="$tmp/tmpd" KSCOPE_CC="$tmp/slowcc" KSCOPE_CC_TIMEOUT=1 "$K" puzzle map words.c >bad.out 2>&1 || rc=$?
+TMPDIR="$tmp/tmpd" KSCOPE_CLANG="$tmp/slowcc" KSCOPE_CC_TIMEOUT=1 "$K" puzzle map words.cu >bad.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q "did not finish in 1 s" bad.out && [ $(($(date +%s) - start)) -lt 10 ] ||
     { cat bad.out; fail "a compile that hangs: exit $rc"; }
 [ -z "$(ls tmpd)" ] || fail "a stopped compile left $(ls tmpd)"
 rm -f cc.started
-TMPDIR="$tmp/tmpd" KSCOPE_CC="$tmp/slowcc" "$K" puzzle map words.c >bad.out 2>&1 &
+TMPDIR="$tmp/tmpd" KSCOPE_CLANG="$tmp/slowcc" "$K" puzzle map words.cu --trace sig.kst >bad.out 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -e cc.started ] && break; sleep 0.1; done
 kill -TERM $pid
-wait $pid || true
+rc=0
+{ wait $pid; } 2>/dev/null || rc=$?
+[ $rc -eq 143 ] || fail "SIGTERM during a compile: exit $rc, not 143"
 [ -z "$(ls tmpd)" ] || fail "SIGTERM during a compile left $(ls tmpd)"
-echo "test_puzzles: exit() in a body, a body's printf, a shared index past its tile, a fiber stack overflow, KSCOPE_CC words, a compile timeout and SIGTERM behave"
+printf '__global__ void map(const float *a, float *out, int size)\n{\n    volatile int spin = 1;\n    while (spin) {\n    }\n}\n' >spin.cu
+TMPDIR="$tmp/tmpd" "$K" puzzle map spin.cu --trace sig.kst >bad.out 2>&1 &
+pid=$!
+for _ in $(seq 200); do [ -n "$(find tmpd -name kernel.so 2>/dev/null)" ] && break; sleep 0.1; done
+sleep 0.5
+kill -HUP $pid # (a background job of a script ignores SIGINT)
+rc=0
+{ wait $pid; } 2>/dev/null || rc=$?
+[ $rc -eq 129 ] || fail "SIGHUP during a run: exit $rc, not 129"
+[ -z "$(ls tmpd)" ] || fail "SIGHUP during a run left $(ls tmpd)"
+[ ! -e sig.kst ] && [ -z "$(ls -a | grep '^\.sig\.kst')" ] || fail "SIGHUP during a run left a trace: $(ls -a)"
+echo "test_puzzles: KSCOPE_CLANG, a compile timeout, SIGTERM during a compile and SIGHUP during a run behave"
 
-# installed: kscope finds the stubs, solutions and headers under its prefix, not the source
+# installed: kscope finds the stubs and solutions under its prefix, not the source
 cmake --install "$(dirname "$K")" --prefix "$tmp/ks" >install.log 2>&1 || { cat install.log; fail "install failed"; }
-for f in share/kscope/puzzles/puzzle.h share/kscope/puzzles/stubs/matmul.c share/kscope/puzzles/solutions/matmul.c \
-         include/kscope/kernels/core/ks_shared.h; do
+for f in share/kscope/puzzles/stubs/matmul.cu share/kscope/puzzles/stubs/blocks2d.cu share/kscope/puzzles/solutions/matmul.cu; do
     [ -e "$tmp/ks/$f" ] || fail "the install lacks $f"
 done
 # marks in the installed copies (only there) show which files the installed kscope uses
-chmod u+w "$tmp/ks/share/kscope/puzzles/puzzle.h" "$tmp/ks/share/kscope/puzzles/solutions/dot.c"
-echo "#define PZ_INSTALLED_COPY 1" >>"$tmp/ks/share/kscope/puzzles/puzzle.h"
-echo "/* installed copy */" >>"$tmp/ks/share/kscope/puzzles/solutions/dot.c"
+chmod u+w "$tmp/ks/share/kscope/puzzles/stubs/zip.cu" "$tmp/ks/share/kscope/puzzles/solutions/dot.cu"
+echo "/* installed copy */" >>"$tmp/ks/share/kscope/puzzles/stubs/zip.cu"
+echo "/* installed copy */" >>"$tmp/ks/share/kscope/puzzles/solutions/dot.cu"
 "$tmp/ks/bin/kscope" puzzle dot --solution | grep -q "installed copy" || fail "the installed kscope's --solution reads elsewhere"
-mkdir inst
-{ cat "$src/lessons/puzzles/solutions/prefix_sum.c"; echo "#ifndef PZ_INSTALLED_COPY"; echo "#error not the installed puzzle.h"; echo "#endif"; } >inst/prefix_sum.c
-(cd inst && "$tmp/ks/bin/kscope" puzzle prefix_sum >inst.out 2>&1) || { cat inst/inst.out; fail "the installed kscope fails a solution with its own puzzle.h"; }
-echo "test_puzzles: the installed kscope grades a solution with its own headers"
+"$tmp/ks/bin/kscope" puzzle --init inst >/dev/null || fail "the installed kscope's --init failed"
+grep -q "installed copy" inst/zip.cu || fail "the installed kscope's --init copies other stubs"
+cp "$src/lessons/puzzles/solutions/prefix_sum.cu" inst/prefix_sum.cu
+(cd inst && "$tmp/ks/bin/kscope" puzzle prefix_sum >inst.out 2>&1) || { cat inst/inst.out; fail "the installed kscope fails a solution"; }
+echo "test_puzzles: the installed kscope uses its own stubs and solutions and grades a solution"

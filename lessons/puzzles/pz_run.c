@@ -1,46 +1,46 @@
-/* pz_run.c - one run of a student's puzzle body on the simulator, in a child process,
- * traced through the SDK's descriptor (trace/ks_user.h) like any kernel of your own: the
- * tensors a, b, out, a work site (one work item per thread: block, thread) and a read and a
- * write site per array, which puzzle.h's pz_load / pz_store probe. */
-#define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
+/* pz_run.c - one graded run of a student's .cu file: the CUDA C front end compiles it and
+ * runs its kernel on the puzzle's launch and inputs (kernels/cuda_c/cu_run.h, the library
+ * behind `kscope run FILE.cu`), and the trace is written for the judge.
+ *
+ * The whole of it happens in a child process with a process group of its own: the front
+ * end's compiler and simulator processes are its children, so a compiler that hangs, a
+ * stop (Ctrl-C, SIGTERM: pz_run_interrupt) or the time limit ends all of them at once,
+ * and with TMPDIR pointing into the caller's temporary folder every file they make is
+ * there. The kernel itself runs in the front end's own child (a crash, an access outside
+ * every array or an endless loop cannot harm kscope). The child reports through a page
+ * shared with kscope: how far it got and, at the end, the outcome and its one line. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../kernels/core/ks_error.h"
-#include "../../trace/ks_user.h"
+#include "../../kernels/cuda_c/cu_run.h"
 #include "pz_grade.h"
-#include "puzzle.h"
 
-enum { PZ_TIMEOUT_S = 10, PZ_MAX_ELEMS = 64 };
-enum { PZ_SITE_WORK = 0 };
-/* the child's exit codes, told apart by the parent; a run that ends well also says
- * PZ_DONE on the pipe once its trace is written, so a body that calls exit(0) itself is
- * not taken for a finished run */
-enum { PZ_CHILD_OK = 0, PZ_CHILD_LOAD = 3, PZ_CHILD_NOFN = 4, PZ_CHILD_TRACE = 5 };
-static const char PZ_DONE[] = "\001kscope-puzzle-run-done";
+/* events a run keeps: the largest puzzle makes a few thousand; a loop that runs away
+ * fills this and then meets the time limit */
+enum { PZ_TRACE_EVENTS = 1 << 20 };
+enum { PZ_PH_START, PZ_PH_COMPILE, PZ_PH_RUN, PZ_PH_DONE };
 
-typedef void (*pz_kernel)(ks_thread *t, const pz_args *p);
+typedef struct pz_report {
+    volatile int phase;
+    int outcome;
+    char message[512];
+} pz_report;
 
-typedef struct pz_launch {
-    pz_kernel kernel;
-    pz_args args;
-    int shared_tensor, shared_site; /* the shared tensor, its read, write and barrier sites */
-} pz_launch;
+static volatile pid_t g_child; /* the run's process group while it runs (0: none) */
 
-/* The simulator's body: a work item per thread (its global number), shared accesses
- * traced on the tensor `shared`, then the student's body. */
-static void run_thread(ks_thread *t, const void *v)
+void pz_run_interrupt(void)
 {
-    const pz_launch *l = (const pz_launch *)v;
-    const int64_t item = (int64_t)t->block_idx.x * t->block_dim.x + t->thread_idx.x;
-    ks_probe_work(t, PZ_SITE_WORK, item, 0, t->block_idx.x, t->thread_idx.x, 0, 0, 0, 0, 0, 0);
-    ks_shared_trace(t, l->shared_tensor, l->shared_site, PZ_SHARED_ROWS, PZ_SHARED_COLS);
-    l->kernel(t, &l->args);
+    if (g_child > 0) kill(-g_child, SIGKILL);
 }
 
 /* Inputs: integers in [-9, 9] without 0 (a dropped term always shows), from a generator
@@ -54,137 +54,191 @@ static void fill(float *x, int64_t n, uint32_t *state)
     }
 }
 
-/* Adds array `name` (shape sh) as a tensor and gives it its read and write sites. */
-static int add_array(ks_user_trace *d, const char *name, pz_shape sh, float *data, int output, pz_array *a)
+/* Adds array `name` as the buffer of the kernel's parameter of that name: the output as
+ * zeros, an input filled from the generator. */
+static int add_array(ks_cu_exec *e, const char *name, pz_shape sh, int input, uint32_t *seed)
 {
-    const int64_t shape[2] = {sh.rows, sh.cols};
-    a->data = data;
-    a->size = sh.rows * sh.cols, a->rows = sh.rows, a->cols = sh.cols;
-    a->tensor = ks_user_tensor(d, name, KS_F32, sh.ndim, sh.ndim == 1 ? shape + 1 : shape, data, output);
-    return a->tensor < 0;
+    char shape[64], value[96];
+    if (sh.ndim == 1) snprintf(shape, sizeof shape, "%lld", (long long)sh.cols);
+    else snprintf(shape, sizeof shape, "%lldx%lld", (long long)sh.rows, (long long)sh.cols);
+    snprintf(value, sizeof value, "zeros:%s", shape);
+    if (ks_cu_arg_parse(e, name, value) != 1) return KS_EINVAL;
+    if (!input) return KS_OK;
+    ks_cu_bufspec *b = &e->bufs[e->nbufs - 1];
+    if (ks_tensor_alloc(&b->t)) return ks_fail(KS_ENOMEM, "out of memory for the inputs");
+    fill((float *)b->t.data, sh.rows * sh.cols, seed);
+    snprintf(b->text, sizeof b->text, "puzzle input %s", shape); /* the trace's params */
+    return KS_OK;
 }
 
-static int add_sites(ks_user_trace *d, const pz_spec *s, const char *name, pz_array *a, int output)
+static int describe(ks_cu_exec *e, const pz_spec *s)
 {
-    char site[KS_NAME_LEN];
-    a->read_site = d->nsites;
-    snprintf(site, sizeof site, "%s.%s.read", s->name, name);
-    if (!ks_user_site(d, a->read_site, site, KS_EV_READ, a->tensor, 0)) return 1;
-    a->write_site = d->nsites;
-    snprintf(site, sizeof site, "%s.%s.write", s->name, name);
-    return !ks_user_site(d, a->write_site, site, KS_EV_WRITE, a->tensor, output); /* out: each element once */
-}
-
-static int describe(ks_user_trace *d, const pz_spec *s, pz_launch *l, float (*mem)[PZ_MAX_ELEMS])
-{
-    static float shared[KS_SHARED_ARRAYS * PZ_SHARED_SLOTS];
-    const int64_t shared_shape[3] = {KS_SHARED_ARRAYS, PZ_SHARED_ROWS, PZ_SHARED_COLS};
-    pz_args *p = &l->args;
-    static char params[128];
-    ks_user_trace_init(d, s->name, (int64_t)s->blocks * s->threads);
-    snprintf(params, sizeof params, "{\"puzzle\": \"%s\", \"size\": %d}", s->name, s->size);
-    d->params = params;
-    p->size = s->size;
-    if (add_array(d, "a", s->a, mem[0], 0, &p->a)) return 1;
-    if (s->b.rows && add_array(d, "b", s->b, mem[1], 0, &p->b)) return 1;
-    if (add_array(d, "out", s->out, mem[2], 1, &p->out)) return 1;
-    ks_site *w = ks_user_site(d, PZ_SITE_WORK, "puzzle.work", KS_EV_WORK, -1, 0);
-    if (!w || ks_user_field_digit(w, "block", s->threads, 0) || ks_user_field_digit(w, "thread", 1, s->threads))
-        return 1;
-    if (add_sites(d, s, "a", &p->a, 0)) return 1;
-    if (s->b.rows && add_sites(d, s, "b", &p->b, 0)) return 1;
-    if (add_sites(d, s, "out", &p->out, 1)) return 1;
-    /* an output that no site counts (as gemm_tiled's): check compares no value with it */
-    l->shared_tensor = ks_user_tensor(d, "shared", KS_F32, 3, shared_shape, shared, 1);
-    l->shared_site = d->nsites;
-    return l->shared_tensor < 0 || !ks_user_site(d, l->shared_site, "shared.read", KS_EV_READ, l->shared_tensor, 0) ||
-           !ks_user_site(d, l->shared_site + 1, "shared.write", KS_EV_WRITE, l->shared_tensor, 0) ||
-           !ks_user_site(d, l->shared_site + 2, "shared.barrier", KS_EV_BARRIER, l->shared_tensor, 0);
-}
-
-/* The child's error line goes to the parent through `fd`, which reports it as its own. */
-static int child(const pz_spec *s, const char *so, const char *trace_path, int fd)
-{
-    alarm(PZ_TIMEOUT_S);
-    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        dprintf(fd, "cannot load the compiled puzzle: %s", dlerror());
-        return PZ_CHILD_LOAD;
-    }
-    char fn[96];
-    snprintf(fn, sizeof fn, "%s_kernel", s->name);
-    static pz_launch l;
-    *(void **)&l.kernel = dlsym(h, fn);
-    if (!l.kernel) return PZ_CHILD_NOFN;
-    static float mem[3][PZ_MAX_ELEMS];
     uint32_t seed = 2166136261u;
     for (const char *c = s->name; *c; ++c) seed = (seed ^ (uint8_t)*c) * 16777619u;
-    fill(mem[0], s->a.rows * s->a.cols, &seed);
-    fill(mem[1], s->b.rows * s->b.cols, &seed);
-    /* the cooperative launch (threads of a block as fibers) for every puzzle, so that a
-     * barrier works wherever a student puts one; the grader reads races from the trace */
-    static ks_user_trace d;
-    ks_sink *sink = NULL;
-    int rc = describe(&d, s, &l, mem) ? KS_EINVAL : KS_OK;
-    if (!rc && !(sink = ks_host_sink_create(0, d.filter))) rc = KS_ENOMEM;
-    if (!rc) rc = ks_sim_launch_coop(s->blocks, s->threads, run_thread, &l, sink, NULL);
-    if (!rc) rc = ks_user_write(&d, s->threads, s->blocks, sink, "sim", trace_path);
-    ks_host_sink_free(sink);
-    if (rc) dprintf(fd, "%s", ks_error_message());
-    else dprintf(fd, "%s", PZ_DONE);
-    return rc ? PZ_CHILD_TRACE : PZ_CHILD_OK;
+    e->quiet = 1;
+    e->time_limit = PZ_RUN_LIMIT_S;
+    e->trace_limit = PZ_TRACE_EVENTS;
+    e->grid[0] = s->grid[0], e->grid[1] = s->grid[1], e->grid[2] = 1;
+    e->block[0] = s->block[0], e->block[1] = s->block[1], e->block[2] = 1;
+    int rc = add_array(e, "a", s->a, 1, &seed);
+    if (!rc && s->b.rows) rc = add_array(e, "b", s->b, 1, &seed);
+    if (!rc) rc = add_array(e, "out", s->out, 0, &seed);
+    for (int k = 0; k < PZ_MAX_INTS && s->ints[k] && !rc; ++k) {
+        char v[32];
+        snprintf(v, sizeof v, "%d", s->values[k]);
+        if (ks_cu_arg_parse(e, s->ints[k], v) != 0) rc = KS_EINVAL;
+    }
+    return rc;
 }
 
-int pz_run(const pz_spec *s, const char *so, const char *trace_path)
+/* The line the front end gives a run that stopped as a whole, with the code of the
+ * stopped thread's last source line. */
+static void stop_line(ks_cu_exec *e, const ks_trace *tr, const char *src, char *buf, size_t n)
 {
-    if (s->a.rows * s->a.cols > PZ_MAX_ELEMS || s->b.rows * s->b.cols > PZ_MAX_ELEMS ||
-        s->out.rows * s->out.cols > PZ_MAX_ELEMS)
-        return ks_fail(KS_EINVAL, "%s: arrays over %d elements", s->name, PZ_MAX_ELEMS);
-    int fds[2];
-    char why[512] = "";
-    if (pipe(fds)) return ks_fail(KS_EINVAL, "cannot start the run: %s", strerror(errno));
+    char line[300];
+    ks_cu_fault_line(e, tr, line, sizeof line);
+    const ks_cu_ctl *c = e->ctl;
+    const char *code = "";
+    for (uint64_t i = tr->nevents; i-- > 0;) {
+        const ks_event *x = &tr->events[i];
+        if (x->block == c->fault_block && x->thread == c->fault_thread && x->site && x->site < tr->nsites) {
+            code = tr->sites[x->site].code;
+            break;
+        }
+    }
+    snprintf(buf, n, "%s: %s%s%s%s", src, line[0] ? line : "the run stopped", *code ? ": `" : "", code, *code ? "`" : "");
+}
+
+/* The child: compile, run, write the trace. Returns the outcome, its line in r. */
+static int child(const pz_spec *s, const char *src, const char *trace_path, pz_report *r)
+{
+    static ks_cu_exec e;
+    static ks_trace tr;
+    int outcome = PZ_ERROR;
+    ks_cu_exec_init(&e);
+    r->phase = PZ_PH_COMPILE;
+    if (describe(&e, s) || pz_build(s, src, &e.build)) goto out;
+    r->phase = PZ_PH_RUN;
+    if (ks_cu_exec_run(&e)) goto out;
+    if (e.exit_status == 2) { /* the run could not start: a parameter's type */
+        const char *why = e.ctl->error;
+        const int arg = !strncmp(why, "--arg ", 6); /* the front end's words are kscope run's */
+        ks_fail(KS_EINVAL, "%s: %s%s (keep the stub's signature, %s)", src, arg ? "parameter " : "", why + (arg ? 6 : 0),
+                s->signature);
+        goto out;
+    }
+    if (ks_cu_trace_make(&e, &tr)) goto out;
+    if (!e.ctl->fault && !e.ctl->finished) {
+        ks_fail(KS_EINVAL, "%s: the run ended before every block ran (exit() in the kernel?): nothing to grade", src);
+        goto out;
+    }
+    if (!e.ctl->fault && tr.dropped) {
+        ks_fail(KS_EINVAL, "%s: the kernel made more than %d memory accesses (a loop that runs too long?): nothing to grade",
+                src, PZ_TRACE_EVENTS);
+        goto out;
+    }
+    if (ks_trace_write(trace_path, &tr)) goto out;
+    outcome = PZ_RAN;
+    if (e.ctl->fault) {
+        char line[512];
+        stop_line(&e, &tr, src, line, sizeof line);
+        ks_fail(KS_EINVAL, "%s", line);
+        outcome = PZ_STOPPED;
+    }
+out:
+    snprintf(r->message, sizeof r->message, "%s", outcome == PZ_RAN ? "" : ks_error_message());
+    ks_cu_exec_free(&e);
+    return outcome;
+}
+
+/* $KSCOPE_CC_TIMEOUT in seconds (1..3600), or PZ_COMPILE_LIMIT_S */
+static int compile_limit(void)
+{
+    const char *v = getenv("KSCOPE_CC_TIMEOUT");
+    const long sec = v && *v ? strtol(v, NULL, 10) : 0;
+    return sec >= 1 && sec <= 3600 ? (int)sec : PZ_COMPILE_LIMIT_S;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void end_group(pid_t pid)
+{
+    int st;
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+}
+
+int pz_run(const pz_spec *s, const char *src, const char *tmpdir, const char *trace_path)
+{
+    pz_report *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED) return ks_fail(KS_ENOMEM, "cannot start the run: %s", strerror(errno)), PZ_ERROR;
+    memset(r, 0, sizeof *r);
     fflush(stdout);
     fflush(stderr);
     const pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]), close(fds[1]);
-        return ks_fail(KS_EINVAL, "cannot start the run: %s", strerror(errno));
+        munmap(r, sizeof *r);
+        return ks_fail(KS_EINVAL, "cannot start the run: %s", strerror(errno)), PZ_ERROR;
     }
     if (pid == 0) {
-        close(fds[0]);
-        const int code = child(s, so, trace_path, fds[1]);
-        fflush(NULL); /* what the body printed, when stdout is a file or a pipe */
-        _exit(code);
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+        for (int k = 0; k < 3; ++k) signal(sigs[k], SIG_DFL);
+        if (setenv("TMPDIR", tmpdir, 1)) _exit(99);
+        r->outcome = child(s, src, trace_path, r);
+        r->phase = PZ_PH_DONE;
+        fflush(NULL); /* what the kernel printed, when stdout is a file or a pipe */
+        _exit(0);
     }
-    close(fds[1]);
-    size_t got = 0;
-    ssize_t n;
-    while (got + 1 < sizeof why && ((n = read(fds[0], why + got, sizeof why - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
-        got += n > 0 ? (size_t)n : 0;
-    why[got] = 0;
-    close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return ks_fail(KS_EINVAL, "waiting for the run: %s", strerror(errno));
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-        return ks_fail(KS_EINVAL, "%s_kernel did not finish in %d s (a loop that never ends? a barrier some "
-                       "threads never reach?)", s->name, PZ_TIMEOUT_S);
-    if (WIFSIGNALED(status))
-        return ks_fail(KS_EINVAL, "%s_kernel crashed (%s): an access through ->data outside an array? "
-                       "pz_load / pz_store check the bounds", s->name, strsignal(WTERMSIG(status)));
-    switch (WEXITSTATUS(status)) {
-    case PZ_CHILD_OK:
-        if (!strcmp(why, PZ_DONE)) return KS_OK;
-        remove(trace_path); /* whatever it left is no trace of a finished run */
-        return ks_fail(KS_EINVAL, "%s_kernel ended the run itself (exit() or _exit() in the body?) before its trace "
-                       "was written", s->name);
-    case PZ_CHILD_NOFN:
-        return ks_fail(KS_EINVAL, "the file has no function %s_kernel (keep the stub's name and signature)",
-                       s->name);
-    case PZ_CHILD_LOAD:
-    case PZ_CHILD_TRACE: return ks_fail(KS_EINVAL, "%s", why);
-    default: /* a sanitizer's report ends the process with a status of its own, as does exit() */
-        return ks_fail(KS_EINVAL, "%s_kernel crashed (the run ended with status %d: see the report above)", s->name,
-                       WEXITSTATUS(status));
+    setpgid(pid, pid);
+    g_child = pid;
+    const int limit = compile_limit();
+    const double t0 = now_s();
+    double run_from = 0;
+    int status = 0;
+    const struct timespec tick = {0, 5 * 1000 * 1000};
+    for (;;) {
+        const pid_t got = waitpid(pid, &status, WNOHANG);
+        if (got == pid) break;
+        if (got < 0 && errno != EINTR) {
+            g_child = 0;
+            end_group(pid);
+            munmap(r, sizeof *r);
+            return ks_fail(KS_EINVAL, "lost the run: %s", strerror(errno)), PZ_ERROR;
+        }
+        const double t = now_s();
+        if (r->phase >= PZ_PH_RUN && !run_from) run_from = t;
+        const int compiling = r->phase < PZ_PH_RUN;
+        if ((compiling && t - t0 > limit) || (!compiling && t - run_from > PZ_RUN_LIMIT_S + 30)) {
+            g_child = 0;
+            end_group(pid);
+            munmap(r, sizeof *r);
+            if (compiling)
+                return ks_fail(KS_EINVAL, "%s: the compiler did not finish in %d s (KSCOPE_CC_TIMEOUT sets the limit)", src,
+                               limit), PZ_ERROR;
+            return ks_fail(KS_EINVAL, "%s: the run did not finish", src), PZ_ERROR;
+        }
+        nanosleep(&tick, NULL);
     }
+    g_child = 0;
+    int outcome = PZ_ERROR;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->phase == PZ_PH_DONE) {
+        outcome = r->outcome;
+        if (outcome != PZ_RAN) ks_fail(KS_EINVAL, "%s", r->message);
+    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+        ks_fail(KS_EINVAL, "%s: the run was stopped", src);
+    } else if (WIFSIGNALED(status)) {
+        ks_fail(KS_EINVAL, "%s: the grader's run process died (%s)", src, strsignal(WTERMSIG(status)));
+    } else {
+        ks_fail(KS_EINVAL, "%s: the grader's run process ended with status %d", src, WEXITSTATUS(status));
+    }
+    munmap(r, sizeof *r);
+    return outcome;
 }

@@ -1,4 +1,4 @@
-/* pz_specs.c - the thirteen puzzles and their references (plain C, sums in double).
+/* pz_specs.c - the fourteen puzzles and their references (plain C, sums in double).
  * Sizes are odd or leave threads over on purpose: a guard that is off by one shows. */
 #include <stddef.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #define VEC(n) {.rows = 1, .cols = (n), .ndim = 1}
 #define MAT(r, c) {.rows = (r), .cols = (c), .ndim = 2}
 
-/* map, guard, blocks, shared: out[i] = a[i] + 10 */
+/* map, guard, map2d, blocks, blocks2d, shared: out[i] = a[i] + 10 (2-D: element by element) */
 static void ref_add10(const pz_spec *s, const float *a, const float *b, float *want)
 {
     (void)b;
@@ -90,45 +90,62 @@ static void ref_matmul(const pz_spec *s, const float *a, const float *b, float *
         }
 }
 
+#define SIG(name, params) "__global__ void " name "(" params ")"
+#define SIZE(n) .size = (n), .ints = {"size"}, .values = {(n)}
+
 static const pz_spec specs[] = {
-    {.name = "map", .title = "out[i] = a[i] + 10, one thread per element",
-     .teaches = "a thread's index", .threads = 5, .blocks = 1, .size = 5, .a = VEC(5), .out = VEC(5),
-     .max_reads = 1, .reference = ref_add10},
-    {.name = "zip", .title = "out[i] = a[i] + b[i]", .teaches = "two inputs", .threads = 5, .blocks = 1,
-     .size = 5, .a = VEC(5), .b = VEC(5), .out = VEC(5), .max_reads = 2, .reference = ref_zip},
-    {.name = "guard", .title = "out[i] = a[i] + 10 with more threads than elements",
-     .teaches = "a bounds guard", .threads = 8, .blocks = 1, .size = 5, .a = VEC(5), .out = VEC(5),
-     .max_reads = 1, .reference = ref_add10},
+    {.name = "map", .title = "out[i] = a[i] + 10, one thread per element", .teaches = "a thread's index",
+     .grid = {1, 1}, .block = {5, 1}, SIZE(5), .a = VEC(5), .out = VEC(5), .max_reads = 1,
+     .signature = SIG("map", "const float *a, float *out, int size"), .reference = ref_add10},
+    {.name = "zip", .title = "out[i] = a[i] + b[i]", .teaches = "two inputs", .grid = {1, 1}, .block = {5, 1},
+     SIZE(5), .a = VEC(5), .b = VEC(5), .out = VEC(5), .max_reads = 2,
+     .signature = SIG("zip", "const float *a, const float *b, float *out, int size"), .reference = ref_zip},
+    {.name = "guard", .title = "out[i] = a[i] + 10 with more threads than elements", .teaches = "a bounds guard",
+     .grid = {1, 1}, .block = {8, 1}, SIZE(5), .a = VEC(5), .out = VEC(5), .max_reads = 1,
+     .signature = SIG("guard", "const float *a, float *out, int size"), .reference = ref_add10},
     {.name = "map2d", .title = "out[r][c] = a[r][c] + 10 on a 3 x 3 array, a 4 x 4 block",
-     .teaches = "2-D indices from a thread number", .threads = 16, .blocks = 1, .size = 3, .a = MAT(3, 3),
-     .out = MAT(3, 3), .max_reads = 1, .reference = ref_add10},
-    {.name = "broadcast", .title = "out[r][c] = a[r] + b[c]: a column plus a row",
-     .teaches = "broadcasting", .threads = 16, .blocks = 1, .size = 3, .a = MAT(3, 1), .b = MAT(1, 3),
-     .out = MAT(3, 3), .max_reads = 2, .reference = ref_broadcast},
-    {.name = "blocks", .title = "out[i] = a[i] + 10 over 3 blocks of 4 threads",
-     .teaches = "block and thread index", .threads = 4, .blocks = 3, .size = 9, .a = VEC(9), .out = VEC(9),
-     .max_reads = 1, .reference = ref_add10},
+     .teaches = "threadIdx.x and threadIdx.y", .grid = {1, 1}, .block = {4, 4}, SIZE(3), .a = MAT(3, 3),
+     .out = MAT(3, 3), .max_reads = 1, .signature = SIG("map2d", "const float *a, float *out, int size"),
+     .reference = ref_add10},
+    {.name = "broadcast", .title = "out[r][c] = a[r] + b[c]: a column plus a row", .teaches = "broadcasting",
+     .grid = {1, 1}, .block = {4, 4}, SIZE(3), .a = MAT(3, 1), .b = MAT(1, 3), .out = MAT(3, 3), .max_reads = 2,
+     .signature = SIG("broadcast", "const float *a, const float *b, float *out, int size"),
+     .reference = ref_broadcast},
+    {.name = "blocks", .title = "out[i] = a[i] + 10 over 3 blocks of 4 threads", .teaches = "blockIdx and blockDim",
+     .grid = {3, 1}, .block = {4, 1}, SIZE(9), .a = VEC(9), .out = VEC(9), .max_reads = 1,
+     .signature = SIG("blocks", "const float *a, float *out, int size"), .reference = ref_add10},
+    {.name = "blocks2d", .title = "out[r][c] = a[r][c] + 10 on 5 x 5, 2 x 2 blocks of 3 x 3",
+     .teaches = "2-D block and thread indices", .grid = {2, 2}, .block = {3, 3}, SIZE(5), .a = MAT(5, 5),
+     .out = MAT(5, 5), .max_reads = 1, .signature = SIG("blocks2d", "const float *a, float *out, int size"),
+     .reference = ref_add10},
     {.name = "shared", .title = "out[i] = a[i] + 10 through a shared tile",
-     .teaches = "KS_SHARED and ks_syncthreads", .shared = 1, .threads = 4, .blocks = 3, .size = 10,
-     .a = VEC(10), .out = VEC(10), .max_reads = 1, .reference = ref_add10},
+     .teaches = "__shared__ and __syncthreads", .shared = 1, .grid = {3, 1}, .block = {4, 1}, SIZE(10),
+     .a = VEC(10), .out = VEC(10), .max_reads = 1, .signature = SIG("shared", "const float *a, float *out, int size"),
+     .reference = ref_add10},
     {.name = "pooling", .title = "out[i] = a[i-2] + a[i-1] + a[i], one global read a thread",
-     .teaches = "neighbours through shared memory", .shared = 1, .threads = 16, .blocks = 1, .size = 11,
-     .a = VEC(11), .out = VEC(11), .max_reads = 1, .reference = ref_pooling},
-    {.name = "dot", .title = "out[0] = sum of a[i] * b[i], one write",
-     .teaches = "a block reduction", .shared = 1, .threads = 16, .blocks = 1, .size = 11, .a = VEC(11),
-     .b = VEC(11), .out = VEC(1), .max_reads = 2, .reference = ref_dot},
+     .teaches = "neighbours through shared memory", .shared = 1, .grid = {1, 1}, .block = {16, 1}, SIZE(11),
+     .a = VEC(11), .out = VEC(11), .max_reads = 1,
+     .signature = SIG("pooling", "const float *a, float *out, int size"), .reference = ref_pooling},
+    {.name = "dot", .title = "out[0] = sum of a[i] * b[i], one write", .teaches = "a block reduction", .shared = 1,
+     .grid = {1, 1}, .block = {16, 1}, SIZE(11), .a = VEC(11), .b = VEC(11), .out = VEC(1), .max_reads = 2,
+     .signature = SIG("dot", "const float *a, const float *b, float *out, int size"), .reference = ref_dot},
     {.name = "conv1d", .title = "out[i] = sum of a[i+j] * b[j], j < 4, over 2 blocks",
-     .teaches = "a tile with a halo", .shared = 1, .threads = 8, .blocks = 2, .size = 15, .a = VEC(15),
-     .b = VEC(4), .out = VEC(15), .max_reads = 3, .reference = ref_conv1d},
+     .teaches = "a tile with a halo", .shared = 1, .grid = {2, 1}, .block = {8, 1}, .size = 15,
+     .ints = {"a_size", "b_size"}, .values = {15, 4}, .a = VEC(15), .b = VEC(4), .out = VEC(15), .max_reads = 3,
+     .signature = SIG("conv1d", "const float *a, const float *b, float *out, int a_size, int b_size"),
+     .reference = ref_conv1d},
     {.name = "prefix_sum", .title = "out[i] = a[0] + ... + a[i] in one block",
-     .teaches = "a scan in log steps, two barriers a step", .shared = 1, .threads = 16, .blocks = 1,
-     .size = 13, .a = VEC(13), .out = VEC(13), .max_reads = 1, .reference = ref_prefix_sum},
+     .teaches = "a scan in log steps, two barriers a step", .shared = 1, .grid = {1, 1}, .block = {16, 1},
+     SIZE(13), .a = VEC(13), .out = VEC(13), .max_reads = 1,
+     .signature = SIG("prefix_sum", "const float *a, float *out, int size"), .reference = ref_prefix_sum},
     {.name = "axis_sum", .title = "out[r] = sum of row r of a 5 x 7 array, a block a row",
-     .teaches = "one reduction per block", .shared = 1, .threads = 8, .blocks = 5, .size = 7,
-     .a = MAT(5, 7), .out = VEC(5), .max_reads = 1, .reference = ref_axis_sum},
-    {.name = "matmul", .title = "out = a @ b, 7 x 7, in 3 x 3 tiles",
-     .teaches = "a tiled matrix product", .shared = 1, .threads = 9, .blocks = 9, .size = 7, .a = MAT(7, 7),
-     .b = MAT(7, 7), .out = MAT(7, 7), .max_reads = 6, .reference = ref_matmul},
+     .teaches = "one reduction per block, blockIdx.y", .shared = 1, .grid = {1, 5}, .block = {8, 1}, SIZE(7),
+     .a = MAT(5, 7), .out = VEC(5), .max_reads = 1,
+     .signature = SIG("axis_sum", "const float *a, float *out, int size"), .reference = ref_axis_sum},
+    {.name = "matmul", .title = "out = a @ b, 7 x 7, in 3 x 3 tiles", .teaches = "a tiled matrix product",
+     .shared = 1, .grid = {3, 3}, .block = {3, 3}, SIZE(7), .a = MAT(7, 7), .b = MAT(7, 7), .out = MAT(7, 7),
+     .max_reads = 6, .signature = SIG("matmul", "const float *a, const float *b, float *out, int size"),
+     .reference = ref_matmul},
 };
 
 const pz_spec *pz_specs(int *n)
