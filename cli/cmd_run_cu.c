@@ -150,7 +150,7 @@ static int run(ks_cu_exec *e, ks_cu_build_opts *bo, const char *trace, const cha
                           (unsigned long long)tr.dropped);
         if (save) printf("outputs saved in %s/\n", save);
     }
-    if (tr.dropped)
+    if (tr.dropped && trace)
         fprintf(stderr, "kscope: run: the trace kept %llu events and dropped %llu; record fewer with --filter or raise --trace-limit\n",
                 (unsigned long long)tr.nevents, (unsigned long long)tr.dropped);
     if (e->ctl->fault) {
@@ -285,11 +285,17 @@ int ks_cmd_run_cu(int argc, char **argv)
                           (unsigned long long)e.block[0] * e.block[1] * e.block[2]);
         goto out;
     }
+    const double total = (double)e.grid[0] * e.grid[1] * e.grid[2] * e.block[0] * e.block[1] * e.block[2];
+    if (total > 9007199254740992.0) { /* 2^53: a trace's work_items */
+        rc = ks_cli_error("run", "--grid %s --block %s makes %.3g threads; kscope simulates at most 2^53", grid, block, total);
+        goto out;
+    }
     if (filter_given && !trace) {
         rc = ks_cli_error("run", "--filter needs --trace FILE.kst");
         goto out;
     }
     if (source_ok(bo.file)) goto out;
+    if (!trace) e.filter.index_hi = 0; /* no trace: record nothing but faults (they name the line) */
     rc = run(&e, &bo, trace, save);
 out:
     ks_cu_exec_free(&e);

@@ -3,6 +3,7 @@
  * answers agree with the im2col geometry computed here; the text player judges typed
  * answers; slides focus what the steps say; pictures load as feature maps. */
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include "../trace/image.h"
 #include "../trace/memory.h"
 #include "../viewer/vw_state.h"
+#include "crafted_trace.h"
 #include "test_util.h"
 
 static char dir[64];
@@ -144,6 +146,7 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
     ck_assert_msg(!strstr(out_text("err"), "kscope: warning"), "%s", out_text("err"));
     ck_assert_ptr_nonnull(strstr(out_text("out"), "08-sparse-conv.json (18 steps"));
     ck_assert_ptr_nonnull(strstr(out_text("out"), "09-bug-hunt.json (11 steps"));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "13-unmodified-kernel.json (11 steps"));
     ck_assert_int_eq(lesson("--check 08"), 0);
     ck_assert_int_eq(lesson("--check 09"), 0);
     ck_assert_int_eq(lesson("--list"), 0);
@@ -153,8 +156,9 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
     ck_assert_ptr_nonnull(strstr(list, "04-conv-gemm"));
     ck_assert_ptr_nonnull(strstr(list, "08-sparse-conv"));
     ck_assert_ptr_nonnull(strstr(list, "09-bug-hunt"));
-    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm", "sparse-conv", "bug-hunt"};
-    for (int i = 0; i < 6; ++i) {
+    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm", "sparse-conv", "bug-hunt",
+                                        "unmodified-kernel"};
+    for (int i = 0; i < 7; ++i) {
         char args[64];
         snprintf(args, sizeof args, "%s --auto", names[i]);
         ck_assert_msg(lesson(args) == 0, "lesson %s: %s", names[i], out_text("err"));
@@ -881,7 +885,7 @@ START_TEST(a_run_can_be_a_recorded_trace)
          .want = "{diff.b.count}: run b and this step's run record different work: the traces have different tensors"},
         {.top = "\"trace\": \"rec.kst\"", .text = "{diff.c.count}", .want = "{diff.c.count}: the lesson has no run 'c'"},
         {.top = "\"trace\": \"rec.kst\"", .text = "{diff.lesson.last}", .want = "diff.lesson has count, items, first, event"},
-        {.top = "\"trace\": \"rec.kst\"", .text = "{check.ok}", .want = "check has violations and collisions (not 'ok')"},
+        {.top = "\"trace\": \"rec.kst\"", .text = "{check.ok}", .want = "check has violations, collisions, shared_races, global_races, first (not 'ok')"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         snprintf(text, sizeof text,
@@ -1003,6 +1007,267 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "input[1, 4, 1] = 61, row 4 and column 1, where the work item is row y = 1, column x = 4"));
     ck_assert_ptr_nonnull(strstr(text, "0 of 9 questions right at the first try"));
     free(text);
+}
+END_TEST
+
+/* Template `tmpl` rendered at work item `index` of run R (its first access of each kind in
+ * focus, as a step's {"index": N} focus has it); the problem text when it does not render. */
+static const char *render_at(const ls_session *R, int64_t index, const char *tmpl)
+{
+    static char out[LS_TEXT_MAX];
+    char err[512];
+    ls_ctx c;
+    ls_ctx_init(&c);
+    ls_focus f = {.kind = LS_FOCUS_INDEX, .index = index};
+    ck_assert_msg(ls_focus_resolve(R, &f, &c, err, sizeof err) == 0, "%s", err);
+    if (ls_render(R, &c, tmpl, out, sizeof out, err, sizeof err)) snprintf(out, sizeof out, "problem: %s", err);
+    ls_ctx_free(&c);
+    return out;
+}
+
+/* Lesson 13's words against its recorded traces (lessons/data, made by make_13.sh from the
+ * ordinary CUDA files 13-transpose.cu and 13-transpose-fix.cu): the two files differ by the
+ * barrier alone; the race count is the kernel's index math (every slot a thread loads is
+ * stored by another, but on a tile's diagonal); check's first line, the threads that store
+ * what a thread loads and the values it gets are what the text says; the templates of a .cu
+ * trace (threadIdx, source lines, writers, check's line) render them. */
+START_TEST(lesson_13_says_what_its_traces_show)
+{
+    /* the kernel as written is the fixed file without its __syncthreads() line */
+    char *fix = strdup(slurp(KS_SOURCE_DIR "/lessons/data/13-transpose-fix.cu"));
+    const char *as_written = slurp(KS_SOURCE_DIR "/lessons/data/13-transpose.cu");
+    static const char line[] = "    __syncthreads();\n";
+    char *bar = strstr(fix, line);
+    ck_assert_ptr_nonnull(bar);
+    ck_assert_ptr_null(strstr(bar + strlen(line), "__syncthreads"));
+    memmove(bar, bar + strlen(line), strlen(bar + strlen(line)) + 1);
+    ck_assert_str_eq(fix, as_written);
+    free(fix);
+
+    static ls_lesson L;
+    static ls_session S;
+    open_lesson("13", &L, &S);
+    ck_assert_ptr_null(L.op);
+    ck_assert_int_eq(L.nruns, 2);
+    ck_assert_str_eq(L.runs[1].name, "fix");
+    const ls_session *race = &S, *good = ls_run_session(&S, 1);
+    ck_assert(race->recorded && good->recorded);
+    ck_assert_str_eq(race->tr.variant, "cuda-c");
+    ck_assert_int_eq(race->tr.threads, 64);
+    ck_assert_int_eq(race->tr.blocks, 4);
+    const ks_tensor *in = run_tensor(race, "in"), *ob = run_tensor(race, "out"), *og = run_tensor(good, "out");
+    const int64_t R = in->shape[0], C = in->shape[1];
+    ck_assert(in->ndim == 2 && R == 27 && C == 21 && ob->shape[0] == C && ob->shape[1] == R);
+    const float *x = in->data, *b = ob->data, *g = og->data;
+    /* step 1: element i of in is i; the fixed kernel's out is the transpose */
+    for (int64_t r = 0; r < R; ++r)
+        for (int64_t c = 0; c < C; ++c) {
+            ck_assert_float_eq(x[r * C + c], (float)(r * C + c));
+            ck_assert_float_eq(g[c * R + r], x[r * C + c]);
+        }
+    /* step 5: out[0, 1] holds a NaN, out[1, 0] is in[0, 1] */
+    ck_assert(isnan(b[0 * R + 1]));
+    ck_assert_float_eq(b[1 * R + 0], x[0 * C + 1]);
+    /* step 6: each element passes through a slot tile[i][j] that thread (j, i % 4) stores and
+     * thread (i, j % 4) loads: a race but on the diagonal, i = j */
+    uint64_t races = 0;
+    for (int by = 0; by < 2; ++by)
+        for (int bx = 0; bx < 2; ++bx)
+            for (int i = 0; i < 16; ++i)
+                for (int j = 0; j < 16; ++j)
+                    races += by * 16 + i < R && bx * 16 + j < C && i != j;
+    static ks_check_report cr;
+    ck_assert_int_eq(ks_trace_check(&race->tr, &cr), KS_OK);
+    ck_assert_uint_eq(races, 530);
+    ck_assert_uint_eq(cr.violations, races);
+    ck_assert_uint_eq(cr.shared_races, races);
+    /* step 7: the first line is thread (4,0,0)'s store of tile[0][4], which thread 0 loads
+     * (its second loop: tile[0][0], [0][4], [0][8], [0][12]) */
+    ck_assert_msg(strstr(cr.first[0], "thread (4,0,0) of block (0,0,0) at 13-transpose.cu:18: shared-memory race: "
+                                      "write of tile (plane 0, y 0, x 4) in phase 0, which thread 0 reads"),
+                  "%s", cr.first[0]);
+    const ks_event *ev[16];
+    ck_assert_int_eq(item_events(race, 0, KS_EV_READ, "tile", ev, 16), 4);
+    ck_assert_int_eq(ev[1]->u.access.offset, 4);
+    ck_assert_int_eq(item_events(race, 4, KS_EV_WRITE, "tile", ev, 16), 4);
+    ck_assert_int_eq(ev[0]->u.access.offset, 4);
+    ck_assert_str_eq(render_at(race, 4, "{work.threadIdx} {write.tile.at} {write.tile.line}"), "(4,0,0) tile[4] 18");
+    /* the writer of the slot a thread loads first: tile[tx][ty] is stored by thread (ty, tx % 4) */
+    static const struct {
+        int64_t index;
+        const char *want;
+    } wr[] = {{1, "(1,0,0) loads tile[16] = -nan, stored by (0,1,0) = work item 16"},
+              {18, "(2,1,0) loads tile[33] = -nan, stored by (1,2,0) = work item 33"},
+              {16, "(0,1,0) loads tile[1] = 1, stored by (1,0,0) = work item 1"},
+              {32, "(0,2,0) loads tile[2] = 2, stored by (2,0,0) = work item 2"}};
+    for (size_t i = 0; i < sizeof wr / sizeof *wr; ++i)
+        ck_assert_str_eq(render_at(race, wr[i].index, "{work.threadIdx} loads {read.tile.at} = {read.tile.value}, "
+                                                      "stored by {read.tile.writer.threadIdx} = work item "
+                                                      "{read.tile.writer}"),
+                         wr[i].want);
+    /* the no-tensor form, and a field of the writer */
+    ck_assert_str_eq(render_at(race, 18, "{read.writer} {read.writer.threadIdx.y} {write.writer.blockIdx}"),
+                     "problem: {read.writer}: no work item writes in[1, 2]");
+    ck_assert_str_eq(render_at(race, 18, "{read.tile.writer.threadIdx.y} {write.tile.writer.blockIdx}"), "2 (0,0,0)");
+    /* the templates of a .cu trace at thread (3,1,0) of block (1,0,0) */
+    ck_assert_str_eq(render_at(race, 83, "{work.threadIdx} of {work.blockIdx}: {work.threadIdx.x} {read.in.site} "
+                                         "{read.in.line} {read.in.col} {read.tile.line} {read.tile.x} "
+                                         "{item.reads.in} {check.shared_races} {check.global_races}"),
+                     "(3,1,0) of (1,0,0): 3 13-transpose.cu:18:72 18 72 23 49 4 530 0");
+    ck_assert_str_eq(render_at(race, 83, "{read.in.code}"),
+                     "tile[threadIdx.y + k][threadIdx.x] = in[(r + k) * cols + c];");
+    ck_assert_str_eq(render_at(race, 165, "{work.threadIdx} {work.blockIdx} {item.reads.in} {read.tile.x}"),
+                     "(5,2,0) (0,1,0) 3 82");
+    ck_assert_str_eq(render_at(race, 83, "{work.thread}"),
+                     "problem: {work.thread}: the work event has no field 'thread' (fields: blockIdx.z, blockIdx.y, "
+                     "blockIdx.x, threadIdx.z, threadIdx.y, threadIdx.x)");
+    /* steps 10 and 11: the fix has its barrier, a phase later; check passes */
+    ck_assert_int_eq(ks_trace_check(&good->tr, &cr), KS_OK);
+    ck_assert_uint_eq(cr.violations, 0);
+    ck_assert_uint_eq(cr.barriers, 256);
+    ck_assert_str_eq(render_at(good, 18, "{read.tile.at} = {read.tile.value} {read.in.line} {read.tile.line} "
+                                         "{check.violations} {check.first}"),
+                     "tile[33] = 43 18 24 0 none");
+    ck_assert_int_eq(item_events(good, 1, KS_EV_READ, "tile", ev, 16), 4);
+    ck_assert_int_eq(ev[0]->u.access.reserved[0], 1); /* phase 1 */
+    ck_assert_float_eq(ev[0]->u.access.value, x[1 * C + 0]);
+    ls_session_close(&S);
+    ls_free(&L);
+
+    /* the words */
+    ck_assert_int_eq(lesson("13 --auto"), 0);
+    char *text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "the load from in is 13-transpose.cu:18:72, line 18: tile[threadIdx.y + k][threadIdx.x] = in[(r + k) * cols + c];"));
+    ck_assert_ptr_nonnull(strstr(text, "Work item 83 is thread (3,1,0) of block (1,0,0)"));
+    ck_assert_ptr_nonnull(strstr(text, "((0 * 2 + 1) * 4 + 1) * 16 + 3."));
+    ck_assert_ptr_nonnull(strstr(text, "global read in[1, 19] = 40 line 18"));
+    ck_assert_ptr_nonnull(strstr(text, "out[0, 1] should be in[1, 0] = 21 but holds -nan, a NaN"));
+    ck_assert_ptr_nonnull(strstr(text, "The first: thread (4,0,0) of block (0,0,0) at 13-transpose.cu:18: shared-memory race"));
+    ck_assert_ptr_nonnull(strstr(text, "stored tile[4] = tile[0][4] at line 18"));
+    ck_assert_ptr_nonnull(strstr(text, "That slot is stored by thread (0,1,0) (work item 16)"));
+    ck_assert_ptr_nonnull(strstr(text, "[run 'fix': the recorded trace data/13-transpose-fix.kst]"));
+    ck_assert_ptr_nonnull(strstr(text, "barrier __syncthreads() at line 19: phase 0 ends"));
+    ck_assert_ptr_nonnull(strstr(text, "between line 18 and line 24"));
+    ck_assert_ptr_nonnull(strstr(text, "10 of 10 questions right at the first try"));
+    free(text);
+    /* the explanations: shown after a wrong answer */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 13 >out 2>err", dir,
+             KS_SOURCE_DIR, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "530, all of them shared-memory races (530)"));
+    ck_assert_ptr_nonnull(strstr(text, "tile[2][1] by thread (1,2,0) at k = 0, work item 33"));
+    ck_assert_ptr_nonnull(strstr(text, "in[2, 1] = 2 * 21 + 1 = 43"));
+    ck_assert_ptr_nonnull(strstr(text, "0 of 10 questions right at the first try"));
+    free(text);
+}
+END_TEST
+
+/* The clang kscope run FILE.cu would use (as tests/test_cuda_c.c finds it): 16 or newer. */
+static int have_clang16(void)
+{
+    char cmd[512];
+    const char *env = getenv("KSCOPE_CLANG");
+    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18", "clang++-17", "clang++-16", "clang++"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
+        const char *exe = env && *env ? env : names[i];
+        snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null | grep -o 'clang version [0-9]*' | grep -o '[0-9]*$'", exe);
+        FILE *p = popen(cmd, "r");
+        int major = 0;
+        if (p) {
+            if (fscanf(p, "%d", &major) != 1) major = 0;
+            pclose(p);
+        }
+        if (major >= 16) return 1;
+        if (env && *env) return 0;
+    }
+    return 0;
+}
+
+/* lessons/data/make_13.sh makes lesson 13's traces afresh with kscope run: they equal the
+ * committed ones, so those cannot drift from the .cu files (without clang 16: skipped) */
+START_TEST(lesson_13_traces_equal_fresh_ones)
+{
+    if (!have_clang16()) {
+        printf("lesson_13_traces_equal_fresh_ones: skipped: kscope run FILE.cu needs clang 16 or newer\n");
+        return;
+    }
+    char build[4096], cmd[8192];
+    snprintf(build, sizeof build, "%s", KS_CLI);
+    *strrchr(build, '/') = 0;
+    snprintf(cmd, sizeof cmd, "bash %s/lessons/data/make_13.sh %s %s >%s/make.log 2>&1", KS_SOURCE_DIR, build, dir, dir);
+    ck_assert_msg(sh(cmd) == 0, "make_13.sh failed: %s", out_text("make.log"));
+    static const char *const names[] = {"13-transpose", "13-transpose-fix"};
+    for (int i = 0; i < 2; ++i) {
+        snprintf(cmd, sizeof cmd, "%s diff %s/lessons/data/%s.kst %s/%s.kst >%s/diff.txt 2>&1", KS_CLI,
+                 KS_SOURCE_DIR, names[i], dir, names[i], dir);
+        ck_assert_msg(sh(cmd) == 0, "lessons/data/%s.kst differs from a fresh one (run lessons/data/make_13.sh BUILD): %s",
+                      names[i], out_text("diff.txt"));
+    }
+}
+END_TEST
+
+/* read.writer on a hand-made trace: an element two work items write has no single writer,
+ * one nothing writes has none; a site that is not a source location has no line; an access
+ * outside every tensor of the trace has no element, site or writer to name */
+START_TEST(writer_and_source_line_templates_say_when_there_is_none)
+{
+    static ct_trace c;
+    ct_init(&c, 5, 1, 5);
+    const int64_t shape[2] = {1, 4};
+    ct_tensor(&c, 0, "a", KS_ROLE_INPUT, 2, shape);
+    ct_tensor(&c, 1, "b", KS_ROLE_OUTPUT, 2, shape);
+    c.tr.nsites = 4; /* site 3: a read of b */
+    snprintf(c.tr.sites[3].name, KS_NAME_LEN, "c.read_b");
+    c.tr.sites[3].kind = KS_EV_READ;
+    c.tr.sites[3].tensor = 1;
+    for (int64_t i = 0; i < 5; ++i) ct_event(&c, KS_EV_WORK, 0, i, 0, (uint32_t)i, 0);
+    /* items 0 and 1 write b[0, 0], item 1 b[0, 1]; item 2 reads a[0, 2] and b[0, 1], item 3 b[0, 0] */
+    ct_access(&c, KS_EV_WRITE, 0, 0, 0, 0)->seq = 1;
+    ct_access(&c, KS_EV_WRITE, 1, 0, 0, 0)->seq = 1;
+    ct_access(&c, KS_EV_WRITE, 1, 0, 0, 1)->seq = 2;
+    ct_access(&c, KS_EV_READ, 2, 0, 0, 2)->seq = 1;
+    for (int i = 0; i < 2; ++i) {
+        ks_event *e = ct_access(&c, KS_EV_READ, 2 + i, 0, 0, 1 - i);
+        e->site = 3;
+        e->tensor = 1;
+        e->seq = (uint32_t)(2 - i);
+    }
+    ks_event *out = ct_access(&c, KS_EV_READ, 4, 0, 0, 3); /* item 4: a read of no tensor of the trace */
+    out->seq = 1;
+    out->tensor = 7;
+    char path[256];
+    snprintf(path, sizeof path, "%s/w.kst", dir);
+    ck_assert_int_eq(ks_trace_write(path, &c.tr), KS_OK);
+    static const struct {
+        int index;
+        const char *text, *want;
+    } cases[] = {
+        {2, "{read.b.writer} {read.b.writer.i} {read.b.site}", "ok: "},
+        {2, "{read.writer}", "{read.writer}: no work item writes a[0, 2]"},
+        {3, "{read.b.writer}", "{read.b.writer}: work items 0 and 1 both write b[0, 0]: it has no single writer"},
+        {2, "{read.line}", "{read.line}: site c.read is no source location (line, col and code belong to a .cu"},
+        {2, "{read.writer.x}", "{read.writer.x}: no work item writes a[0, 2]"},
+        {2, "{read.b.writer.x}", "{read.b.writer.x}: the work event has no field 'x' (fields: i)"},
+        {2, "{check.worst}", "check has violations, collisions, shared_races, global_races, first (not 'worst')"},
+        {4, "{read.value}", "ok: "},
+        {4, "{read.writer}", "{read.writer}: the read of work item 4 is outside every buffer or site of the trace: it has no writer"},
+        {4, "{read.at}", "{read.at}: the read of work item 4 is outside every buffer or site of the trace: it has no at"},
+        {4, "{read.site}", "it has no site"},
+    };
+    for (size_t i = sizeof cases / sizeof *cases; i-- > 0;) { /* the last: case 0, which plays */
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"title\": \"w\", \"level\": \"beginner\", \"trace\": \"w.kst\", \"steps\": [{\"title\": \"a\", "
+                 "\"focus\": {\"index\": %d}, \"text\": \"W %s\"}]}\n", cases[i].index, cases[i].text);
+        write_file("w.json", text);
+        const int rc = lesson("--check w.json");
+        ck_assert_msg(strstr(out_text("out"), cases[i].want), "case %zu: %s", i, out_text("out"));
+        ck_assert_int_eq(rc, strcmp(cases[i].want, "ok: ") ? 1 : 0);
+    }
+    ck_assert_int_eq(lesson("w.json --auto"), 0);
+    ck_assert_msg(strstr(out_text("out"), "W 1 1 c.read_b"), "%s", out_text("out"));
 }
 END_TEST
 
@@ -1648,6 +1913,9 @@ int main(void)
     tcase_add_test(tc, lesson_08_says_what_its_traces_show);
     tcase_add_test(tc, a_run_can_be_a_recorded_trace);
     tcase_add_test(tc, lesson_09_says_what_its_traces_show);
+    tcase_add_test(tc, lesson_13_says_what_its_traces_show);
+    tcase_add_test(tc, lesson_13_traces_equal_fresh_ones);
+    tcase_add_test(tc, writer_and_source_line_templates_say_when_there_is_none);
     tcase_add_test(tc, memory_templates_count_sectors_from_the_trace);
     tcase_add_test(tc, lesson_10_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);

@@ -166,19 +166,19 @@ puzzle ok.out map "$src/lessons/puzzles/solutions/map.cu" --trace stale.kst
 cp stale.kst stale.orig
 printf '#include <cstdlib>\n__global__ void map(const float *a, float *out, int size)\n{\n    out[threadIdx.x] = a[threadIdx.x] + 10;\n    if (threadIdx.x == 2) exit(0);\n}\n' >exits.cu
 puzzle bad.out map exits.cu --trace stale.kst
-[ $rc -eq 2 ] && grep -q "exit() in the kernel?" bad.out && cmp -s stale.kst stale.orig ||
-    { cat bad.out; fail "a kernel that calls exit(0): exit $rc, or the old trace was replaced"; }
+[ $rc -eq 2 ] && grep -q "called exit() inside the kernel" bad.out ||
+    { cat bad.out; fail "a kernel that calls exit(0): exit $rc"; }
 # what the kernel prints reaches a file
 { sed 's/^\( *out\[i\] = a\[i\] + 10;\)$/\1 printf("hello from thread %d\\n", i);/' "$src/lessons/puzzles/solutions/map.cu"; } >hello.cu
 grep -q "hello from thread" hello.cu || fail "could not plant a printf in map"
 puzzle ok.out map hello.cu
 [ $rc -eq 0 ] && grep -q "hello from thread 3" ok.out || { cat ok.out; fail "the kernel's printf output is lost (exit $rc)"; }
-# a frame larger than a thread's stack: one line naming the thread and the line. (The front
-# end compiles without -fstack-clash-protection: thread 0's frame may jump over its guard
-# and crash below the stacks instead of meeting the guard.)
+# a frame larger than a thread's stack: one line naming the thread and the line (the front
+# end compiles with -fstack-clash-protection: the frame's probes meet the guard at the
+# function's entry, line 2, or at the store, line 4)
 printf '__global__ void map(const float *a, float *out, int size)\n{\n    volatile char buf[600000];\n    buf[threadIdx.x] = 1;\n    out[threadIdx.x] = a[threadIdx.x] + 10 + buf[0] * 0;\n}\n' >deep.cu
 puzzle bad.out map deep.cu
-[ $rc -eq 2 ] && grep -Eq "of block \(0,0,0\) (overflowed its stack|crashed \(Segmentation fault\)) at deep.cu:4" bad.out ||
+[ $rc -eq 2 ] && grep -Eq "of block \(0,0,0\) overflowed its stack at deep.cu:[24]" bad.out ||
     { cat bad.out; fail "a frame past the thread's stack: exit $rc"; }
 echo "test_puzzles: a division by zero, a wild store, exit() in a kernel, printf and a stack overflow behave"
 

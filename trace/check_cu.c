@@ -357,6 +357,7 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
         default: break;
         }
     }
+    if (!rep->complete) memset(empty, 0, sizeof empty); /* unrecorded threads may have written them */
     if (!rc) rc = check_globals(tr, empty, rep);
     return rc ? ks_fail(rc, "out of memory for the checks") : KS_OK;
 }

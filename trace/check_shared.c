@@ -317,8 +317,10 @@ int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v,
     int rc = acc && bar ? work_threads(tr, &work, &nw, &seen, &nseen) : KS_ENOMEM;
     for (uint64_t i = 0; i < tr->nevents && !rc; ++i) {
         const ks_event *e = &tr->events[i];
-        /* an access outside its array (offset -1) is check_access's violation, no slot's */
-        if (is_shared(tr, e) && e->u.access.offset >= 0)
+        /* an access outside its array (offset -1, or past its end) is check_access's
+         * violation, no slot's */
+        if (is_shared(tr, e) && e->u.access.offset >= 0 && e->tensor < tr->ntensors &&
+            e->u.access.offset < ks_tensor_numel(&tr->tensors[e->tensor]))
             acc[ka++] = make_ref(e, i, (uint32_t)e->u.access.reserved[0], e->u.access.offset);
         else if (e->kind == KS_EV_BARRIER) bar[kb++] = make_ref(e, i, e->u.barrier.phase, 0);
     }

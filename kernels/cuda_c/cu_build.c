@@ -69,7 +69,9 @@ static int spawn_err(char *const *argv, const char *errs)
 
 static int clang_major(const char *exe)
 {
-    char tmp[] = "/tmp/kscope-clang-XXXXXX";
+    char tmp[4200];
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/kscope-clang-XXXXXX", dir && *dir ? dir : "/tmp");
     const int fd = mkstemp(tmp);
     if (fd < 0) return 0;
     close(fd);
@@ -325,7 +327,14 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
         char errs[4400];
         snprintf(errs, sizeof errs, "%s/compile.err", b->dir);
         char *argv[] = {b->clang, "-x", "c++-cpp-output", "-std=c++17", "-O1", "-g", "-gdwarf-aranges", "-fPIC", "-shared",
-                        "-fno-omit-frame-pointer", "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores",
+                        /* no tail calls: a runtime call's return address must be the user's line;
+                         * stack-clash protection: a huge frame meets its fiber's guard */
+                        "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", "-fstack-clash-protection",
+                        "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores",
+                        /* memcpy, memset and memmove calls of the kernel go through the runtime
+                         * (checked and recorded), and so does exit() */
+                        "-fno-builtin-memcpy", "-fno-builtin-memset", "-fno-builtin-memmove",
+                        "-Wl,--wrap=memcpy,--wrap=memset,--wrap=memmove,--wrap=exit",
                         "-Wno-unused-command-line-argument", path, "-o", b->so, NULL};
         const int st = spawn_err(argv, errs);
         char *diag = read_all(errs);

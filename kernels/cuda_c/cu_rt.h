@@ -108,6 +108,7 @@ typedef struct ks_cu_ctl {
     uint64_t pcs[KS_CU_MAX_PCS];    /* raw site i+1: its program counter, module-relative */
     uint8_t pc_kind[KS_CU_MAX_PCS]; /* KS_EV_READ / WRITE / BARRIER / WARP / FAULT */
     uint8_t pc_flags[KS_CU_MAX_PCS];/* KS_FLAG_ATOMIC for atomics */
+    uint8_t pc_tensor[KS_CU_MAX_PCS];/* an access site's tensor (255: none) */
     uint8_t param_type[KS_CU_MAX_PARAMS];
     int started;                    /* the kernel began */
     int finished;                   /* every block ran */

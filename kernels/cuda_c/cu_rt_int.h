@@ -66,6 +66,7 @@ void ks_cu_mem_block_start(void); /* poison the shared arrays */
 void ks_cu_flush_store(ks_cu_fib *f);
 void ks_cu_publish(void); /* commits every whole event (call with the fiber's store flushed) */
 uint32_t ks_cu_site(uintptr_t pc, int kind, int flags);
+uint32_t ks_cu_site_of(uintptr_t pc, int kind, int flags, int tensor); /* an access site: its tensor */
 ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tensor);
 /* the thread stops here for good (a finding): a FAULT event, then back to the scheduler */
 void ks_cu_stop(ks_cu_fib *f, int code, uint32_t site, uint64_t address) __attribute__((noreturn));

@@ -34,7 +34,7 @@ static region g_ign[16];          /* the module image and the built-ins: looked 
 static int g_nign;
 
 /* static __shared__ arrays: slots of one arena, each followed by a guard gap */
-#define SLOT_GAP 256
+#define SLOT_GAP 4096 /* an index up to 4 KiB past an array touches no other */
 static unsigned char g_arena[KS_CU_STATIC_SMEM + KS_CU_MAX_SHARED * 2 * SLOT_GAP] __attribute__((aligned(256)));
 static uint64_t g_arena_used;
 static unsigned char g_slot_set[KS_CU_MAX_SHARED];
@@ -101,7 +101,7 @@ void ks_cu_mem_block_start(void)
     if (ks_cu_g.ctl->shared_bytes) memset(ks_cu_dyn_smem, 0xFF, ks_cu_g.ctl->shared_bytes);
 }
 
-uint32_t ks_cu_site(uintptr_t pc, int kind, int flags)
+uint32_t ks_cu_site_of(uintptr_t pc, int kind, int flags, int tensor)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
     const uintptr_t key = pc << 4 | (uintptr_t)kind; /* a fault at an access's pc is a site of its own */
@@ -115,9 +115,12 @@ uint32_t ks_cu_site(uintptr_t pc, int kind, int flags)
     c->pcs[id - 1] = pc - ks_cu_g.so_base;
     c->pc_kind[id - 1] = (uint8_t)kind;
     c->pc_flags[id - 1] = (uint8_t)flags;
+    c->pc_tensor[id - 1] = tensor < 0 ? 255 : (uint8_t)tensor;
     g_site_pc[h] = key, g_site_id[h] = id;
     return id;
 }
+
+uint32_t ks_cu_site(uintptr_t pc, int kind, int flags) { return ks_cu_site_of(pc, kind, flags, -1); }
 
 static ks_event *slot(uint64_t n) { return &ks_cu_g.ev[n % ks_cu_g.ctl->ring]; }
 
@@ -131,7 +134,7 @@ void ks_cu_publish(void)
 ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tensor)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
-    if (!f->keep) return NULL;
+    if (!f->keep && kind != KS_EV_FAULT) return NULL; /* a fault is kept whatever the filter: it names the line */
     if (c->nevents >= c->capacity) {
         c->dropped++;
         return NULL;
@@ -222,24 +225,24 @@ static const region *find(uintptr_t a)
     return NULL;
 }
 
-/* the buffer an address outside them all belongs to in a reader's eyes: the one it
- * follows most closely, else the first one after it */
+/* the buffer an address outside them all belongs to in a reader's eyes: the nearest, by
+ * the distance past its end or before its start (b[-1] is b's, not the end of a) */
 static const region *nearest(uintptr_t a)
 {
-    const region *best = NULL, *after = NULL;
+    const region *best = NULL;
+    uintptr_t best_d = UINTPTR_MAX;
     for (int i = 0; i < g_nreg; ++i) {
         const region *r = &g_reg[i];
-        if (r->kind == R_IGNORE) continue;
-        if (r->lo <= a && (!best || r->lo > best->lo)) best = r;
-        if (r->lo > a && (!after || r->lo < after->lo)) after = r;
+        const uintptr_t d = a >= r->hi ? a - r->hi : a < r->lo ? r->lo - a : 0;
+        if (d < best_d) best = r, best_d = d;
     }
-    return best ? best : after;
+    return best;
 }
 
 static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flags, uintptr_t pc)
 {
-    const uint32_t site = ks_cu_site(pc, kind, flags);
     const region *r = nearest(a);
+    const uint32_t site = ks_cu_site_of(pc, kind, flags, r ? r->tensor : -1);
     /* with no buffer at all only the fault event says it (its address) */
     ks_event *e = r ? ks_cu_emit(f, kind, flags | (r->kind == R_SHARED ? KS_FLAG_SHARED : 0), site, r->tensor) : NULL;
     if (e) {
@@ -263,7 +266,7 @@ static const region *on_access(uintptr_t a, unsigned size, int write, int flags,
     const int kind = write ? KS_EV_WRITE : KS_EV_READ;
     if (!r || a + size > r->hi) outside(f, r ? r->hi : a, size, kind, flags, pc);
     if (!f->keep) return r;
-    const uint32_t site = ks_cu_site(pc, kind, flags);
+    const uint32_t site = ks_cu_site_of(pc, kind, flags, r->tensor);
     const int64_t first = (int64_t)((a - r->lo) / r->elem), last = (int64_t)((a + size - 1 - r->lo) / r->elem);
     if (r->kind == R_SHARED) flags |= KS_FLAG_SHARED;
     const uint64_t at = ks_cu_g.ctl->nevents;
@@ -355,7 +358,7 @@ unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long
         memcpy(addr, &now, size);
         if (!inside_stack && r->kind != R_IGNORE) {
             ks_event *e = ks_cu_emit(f, KS_EV_WRITE, KS_FLAG_ATOMIC | (r->kind == R_SHARED ? KS_FLAG_SHARED : 0),
-                                     ks_cu_site(pc, KS_EV_WRITE, KS_FLAG_ATOMIC), r->tensor);
+                                     ks_cu_site_of(pc, KS_EV_WRITE, KS_FLAG_ATOMIC, r->tensor), r->tensor);
             if (e) {
                 place(e, r, (int64_t)((a - r->lo) / r->elem));
                 e->tap = occurrence(f, e->site);
@@ -370,4 +373,87 @@ unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long
         memcpy(addr, &now, size);
     }
     return old;
+}
+
+/* ---- memcpy, memset, memmove of the kernel (linked as __wrap_*: cu_build.c): every byte
+ * range checked like an access and recorded element by element, then made ---- */
+void *__wrap_memcpy(void *d, const void *s, size_t n);
+void *__wrap_memset(void *d, int c, size_t n);
+void *__wrap_memmove(void *d, const void *s, size_t n);
+
+/* the range [a, a + n) by the running thread: KS_OK to make it (recorded when it is a
+ * buffer's or a shared array's), else the thread stops here */
+static void range(uintptr_t a, size_t n, int write, uintptr_t pc, uint64_t *first_ev, const region **out)
+{
+    ks_cu_fib *f = ks_cu_g.cur;
+    *out = NULL, *first_ev = UINT64_MAX;
+    if (!f || !n) return;
+    ks_cu_flush_store(f);
+    if (a - f->stack_lo < f->stack_size && a + n - f->stack_lo <= f->stack_size) return;
+    const region *r = find(a);
+    if (r && r->kind == R_IGNORE && a + n <= r->hi) return;
+    const int kind = write ? KS_EV_WRITE : KS_EV_READ;
+    if (!r || r->kind == R_IGNORE || a + n > r->hi) outside(f, r && r->kind != R_IGNORE ? r->hi : a, (unsigned)(n < 65535 ? n : 65535), kind, 0, pc);
+    *out = r;
+    if (!f->keep) return;
+    const uint32_t site = ks_cu_site_of(pc, kind, 0, r->tensor);
+    const uint16_t occ = occurrence(f, site);
+    const int flags = r->kind == R_SHARED ? KS_FLAG_SHARED : 0;
+    const int64_t lo = (int64_t)((a - r->lo) / r->elem), hi = (int64_t)((a + n - 1 - r->lo) / r->elem);
+    for (int64_t off = lo; off <= hi; ++off) {
+        ks_event *e = ks_cu_emit(f, kind, flags, site, r->tensor);
+        if (!e) break;
+        if (*first_ev == UINT64_MAX) *first_ev = ks_cu_g.ctl->nevents - 1;
+        place(e, r, off);
+        e->tap = occ;
+        e->u.access.value = write ? 0.0f : value_at(r, r->lo + (uintptr_t)off * r->elem);
+        e->u.access.reserved[0] = (int32_t)f->phase;
+        e->u.access.reserved[1] = (int32_t)f->bar_line_site;
+    }
+}
+
+/* the values a range now holds, into its write events */
+static void range_values(uint64_t first_ev, const region *r)
+{
+    if (first_ev == UINT64_MAX || !r) return;
+    for (uint64_t k = first_ev; k < ks_cu_g.ctl->nevents; ++k) {
+        ks_event *e = slot(k);
+        if (e->kind != KS_EV_WRITE || e->tensor != (uint8_t)r->tensor) break;
+        e->u.access.value = value_at(r, r->lo + (uintptr_t)e->u.access.offset * r->elem);
+    }
+}
+
+void *__wrap_memcpy(void *d, const void *s, size_t n)
+{
+    const uintptr_t pc = (uintptr_t)__builtin_return_address(0) - 1;
+    uint64_t ev;
+    const region *r;
+    range((uintptr_t)s, n, 0, pc, &ev, &r);
+    range((uintptr_t)d, n, 1, pc, &ev, &r);
+    memcpy(d, s, n); /* libc's: only the kernel's module is linked with --wrap */
+    range_values(ev, r);
+    return d;
+}
+
+void *__wrap_memmove(void *d, const void *s, size_t n)
+{
+    const uintptr_t pc = (uintptr_t)__builtin_return_address(0) - 1;
+    uint64_t ev;
+    const region *r;
+    range((uintptr_t)s, n, 0, pc, &ev, &r);
+    range((uintptr_t)d, n, 1, pc, &ev, &r);
+    memmove(d, s, n);
+    range_values(ev, r);
+    return d;
+}
+
+void *__wrap_memset(void *d, int c, size_t n)
+{
+    const uintptr_t pc = (uintptr_t)__builtin_return_address(0) - 1;
+    uint64_t ev;
+    const region *r;
+    range((uintptr_t)d, n, 1, pc, &ev, &r);
+    memset(d, c, n);
+    range_values(ev, r);
+    return d;
 }

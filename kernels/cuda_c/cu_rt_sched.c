@@ -301,6 +301,20 @@ void ks_cu_unsupported(const char *what)
     _exit(3);
 }
 
+/* exit() called by the kernel (linked as __wrap_exit: cu_build.c) ends the run as a fault
+ * of its thread; outside a kernel it is exit() */
+void __wrap_exit(int code) __attribute__((noreturn));
+void __wrap_exit(int code)
+{
+    if (!ks_cu_g.cur) exit(code); /* libc's: only the kernel's module is linked with --wrap */
+    snprintf(ks_cu_g.ctl->error, sizeof ks_cu_g.ctl->error, "called exit() inside the kernel");
+    run_fault(KS_CU_F_CRASH, (uintptr_t)__builtin_return_address(0) - 1, 0);
+    ks_cu_g.cur = NULL;
+    ks_cu_publish();
+    fflush(stdout);
+    _exit(3);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     const uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -362,6 +376,7 @@ static void run_block(uint32_t bx, uint32_t by, uint32_t bz)
             memcpy(e->u.field, v, sizeof v);
         }
     }
+    ks_cu_publish(); /* the block's work events are whole: a thread that never makes another still shows */
     for (;;) {
         int ran = 0;
         for (int i = 0; i < ks_cu_g.nthreads; ++i) {

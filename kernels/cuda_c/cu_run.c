@@ -197,12 +197,15 @@ int ks_cu_exec_run(ks_cu_exec *e)
     if (e->build.nshared + e->nbufs + 1 > KS_MAX_TENSORS)
         return ks_fail(KS_EINVAL, "%d buffers and %d __shared__ arrays: a trace holds at most %d", e->nbufs,
                        e->build.nshared, KS_MAX_TENSORS - 1);
-    /* the mapping: control block, buffers 256-aligned with a 256-byte gap after each (an
-     * index one past the end touches no other buffer), then the events */
-    uint64_t at = align_up(sizeof(ks_cu_ctl), 4096), offs[KS_CU_MAX_BUFS];
+    /* the mapping: control block, then each buffer at a GiB boundary with at least a GiB
+     * of unmapped-in-practice gap before and after it (the mapping reserves no memory: a
+     * page costs only once touched), so an index well past a buffer's end or before its
+     * start lands in no other buffer and is caught; then the event ring */
+    const uint64_t gib = 1ull << 30;
+    uint64_t at = gib, offs[KS_CU_MAX_BUFS];
     for (int i = 0; i < e->nbufs; ++i) {
         offs[i] = at;
-        at = align_up(at + (uint64_t)ks_tensor_numel(&e->bufs[i].t) * ks_dtype_size(e->bufs[i].t.dtype) + 256, 256);
+        at = align_up(at + (uint64_t)ks_tensor_numel(&e->bufs[i].t) * ks_dtype_size(e->bufs[i].t.dtype), gib) + gib;
     }
     const uint64_t ring_at = align_up(at, 4096), ring = e->trace_limit < KS_CU_RING ? e->trace_limit : KS_CU_RING;
     e->map_size = (size_t)(ring_at + ring * sizeof(ks_event));
@@ -213,8 +216,8 @@ int ks_cu_exec_run(ks_cu_exec *e)
     if (e->events != MAP_FAILED) madvise(e->events, e->events_size, MADV_HUGEPAGE); /* fewer faults */
     if (e->events != MAP_FAILED && e->prefault)
         for (size_t k = 0; k < e->events_size; k += 4096) ((volatile unsigned char *)e->events)[k] = 0;
-    if (e->map != MAP_FAILED && e->prefault)
-        for (size_t k = 0; k < e->map_size; k += 4096) ((volatile unsigned char *)e->map)[k] = 0;
+    if (e->map != MAP_FAILED && e->prefault) /* the ring, not the gaps between buffers */
+        for (size_t k = (size_t)ring_at; k < e->map_size; k += 4096) ((volatile unsigned char *)e->map)[k] = 0;
     if (e->map == MAP_FAILED || e->events == MAP_FAILED) {
         if (e->map != MAP_FAILED) munmap(e->map, e->map_size);
         if (e->events != MAP_FAILED) munmap(e->events, e->events_size);
@@ -268,8 +271,8 @@ int ks_cu_exec_run(ks_cu_exec *e)
             e->child_cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
                            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
         if (w == pid) break;
-        if (drain(e)) continue; /* the child may wait on a full ring */
         if (w < 0 && errno != EINTR) return ks_fail(KS_EIO, "lost the simulator process: %s", strerror(errno));
+        const uint64_t moved = drain(e); /* the child may wait on a full ring */
         const double t = now_s();
         if (t - t0 > e->time_limit) {
             kill(pid, SIGKILL);
@@ -287,7 +290,7 @@ int ks_cu_exec_run(ks_cu_exec *e)
             fflush(stderr);
             next = t + 2.0, shown = 1;
         }
-        usleep(200);
+        if (!moved) usleep(200);
     }
     drain(e);
     if (shown && tty) fputc('\n', stderr);
@@ -296,6 +299,11 @@ int ks_cu_exec_run(ks_cu_exec *e)
     if (e->exit_status == -1 && !c->fault) {
         c->fault = KS_CU_F_CRASH;
         snprintf(c->error, sizeof c->error, "the simulator process died (%s)", strsignal(WTERMSIG(st)));
+    }
+    if (e->exit_status == 0 && !c->finished && !c->fault) { /* exit() inside the kernel */
+        c->fault = KS_CU_F_CRASH, c->fault_block = c->cur_block, c->fault_thread = c->cur_thread;
+        snprintf(c->error, sizeof c->error, "the kernel ended the process before the grid ran");
+        e->exit_status = 3;
     }
     return KS_OK;
 }

@@ -53,14 +53,14 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* the tensor of raw site r: of its first event (-1 for none) */
-static void raw_tensors(const ks_cu_ctl *c, const ks_event *ev, uint64_t n, int *tensor)
+/* the tensor of raw site r (-1 for none), as the child noted it when the site first ran:
+ * a site whose events were all dropped keeps it */
+static void raw_tensors(const ks_cu_ctl *c, int *tensor)
 {
-    for (uint32_t r = 0; r <= c->npcs; ++r) tensor[r] = -2;
-    for (uint64_t i = 0; i < n; ++i) {
-        const ks_event *e = &ev[i];
-        if (e->site <= c->npcs && tensor[e->site] == -2)
-            tensor[e->site] = (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && e->tensor != 255 ? e->tensor : -1;
+    tensor[0] = -1;
+    for (uint32_t r = 1; r <= c->npcs; ++r) {
+        const int k = c->pc_kind[r - 1];
+        tensor[r] = (k == KS_EV_READ || k == KS_EV_WRITE) && c->pc_tensor[r - 1] != 255 ? c->pc_tensor[r - 1] : -1;
     }
 }
 
@@ -69,16 +69,24 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
     ks_cu_ctl *c = e->ctl;
     ks_event *ev = e->events;
     memset(tr, 0, sizeof *tr);
-    if (c->fault == KS_CU_F_TIMEOUT && c->npcs && e->nevents < e->trace_limit) {
-        /* killed from outside: the trace says so, at the running thread's last site */
+    int has_fault = 0;
+    for (uint64_t i = e->nevents; i-- > 0 && !has_fault;)
+        has_fault = ev[i].kind == KS_EV_FAULT && ev[i].block == c->fault_block && ev[i].thread == c->fault_thread;
+    if (c->fault && !has_fault && e->nevents < e->trace_limit) {
+        /* stopped from outside (the time limit, exit()): the trace says so, at the running
+         * thread's last site (or a site of no line when it made no event but its start) */
         uint32_t site = 0, seq = 0;
-        for (uint64_t i = e->nevents; i-- > 0 && !site;)
-            if (ev[i].block == c->fault_block && ev[i].thread == c->fault_thread) site = ev[i].site, seq = ev[i].seq + 1;
-        uint32_t fault_site = 0; /* a fault site of that line, or the site itself */
-        for (uint32_t r = 1; r <= c->npcs && site && !fault_site; ++r)
-            if (c->pc_kind[r - 1] == KS_EV_FAULT && c->pcs[r - 1] == c->pcs[site - 1]) fault_site = r;
-        if (site && !fault_site && c->npcs < KS_CU_MAX_PCS) {
-            c->pcs[c->npcs] = c->pcs[site - 1], c->pc_kind[c->npcs] = KS_EV_FAULT, c->pc_flags[c->npcs] = 0;
+        int found = 0;
+        for (uint64_t i = e->nevents; i-- > 0 && !found;)
+            if (ev[i].block == c->fault_block && ev[i].thread == c->fault_thread)
+                site = ev[i].site, seq = ev[i].seq + 1, found = 1;
+        const uint64_t pc = site ? c->pcs[site - 1] : 0;
+        uint32_t fault_site = 0; /* a fault site of that instruction, or a new one */
+        for (uint32_t r = 1; r <= c->npcs && !fault_site; ++r)
+            if (c->pc_kind[r - 1] == KS_EV_FAULT && c->pcs[r - 1] == pc) fault_site = r;
+        if (!fault_site && c->npcs < KS_CU_MAX_PCS) {
+            c->pcs[c->npcs] = pc, c->pc_kind[c->npcs] = KS_EV_FAULT, c->pc_flags[c->npcs] = 0;
+            c->pc_tensor[c->npcs] = 255;
             fault_site = ++c->npcs;
         }
         if (fault_site) {
@@ -87,7 +95,7 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
             x->kind = KS_EV_FAULT, x->site = (uint16_t)fault_site, x->tensor = 255;
             x->block = c->fault_block, x->thread = c->fault_thread;
             x->index = (int64_t)c->fault_block * (e->block[0] * e->block[1] * e->block[2]) + c->fault_thread;
-            x->u.fault.code = KS_CU_F_TIMEOUT, x->seq = seq;
+            x->u.fault.code = (uint32_t)c->fault, x->seq = seq;
         }
     }
     snprintf(tr->op, sizeof tr->op, "%.31s", e->build.kernel.name);
@@ -103,9 +111,9 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
     tr->dropped = c->dropped;
 
     /* tensors: buffers, static shared arrays, the dynamic shared memory */
-    int written[KS_MAX_TENSORS] = {0};
-    for (uint64_t i = 0; i < e->nevents; ++i)
-        if (ev[i].kind == KS_EV_WRITE && ev[i].tensor < KS_MAX_TENSORS) written[ev[i].tensor] = 1;
+    int written[KS_MAX_TENSORS] = {0}; /* from the sites: a trace that dropped events still knows */
+    for (uint32_t r = 0; r < c->npcs; ++r)
+        if (c->pc_kind[r] == KS_EV_WRITE && c->pc_tensor[r] < KS_MAX_TENSORS) written[c->pc_tensor[r]] = 1;
     for (int i = 0; i < e->nbufs; ++i) {
         tr->tensors[tr->ntensors] = e->out[i];
         tr->roles[tr->ntensors] = written[tr->ntensors] ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
@@ -158,7 +166,8 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
         goto out;
     }
     if (npcs && (rc = ks_cu_lines(e->build.so, c->pcs, (int)npcs, loc))) goto out;
-    raw_tensors(c, ev, e->nevents, tensor);
+    raw_tensors(c, tensor);
+    const char *site_file[KS_MAX_SITES] = {""};
     for (int with_col = 1; with_col >= 0; --with_col) {
         tr->nsites = 1;
         int overflow = 0;
@@ -170,7 +179,7 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
             for (; s < tr->nsites; ++s) {
                 const ks_site *o = &tr->sites[s];
                 if (o->kind == kind && o->tensor == t && o->line == l->line && (!with_col || o->col == l->col) &&
-                    o->writes_per_element == atomic && !strncmp(o->name, base_name(l->file), strcspn(o->name, ":")))
+                    o->writes_per_element == atomic && !strcmp(site_file[s], l->file))
                     break;
             }
             if (s == tr->nsites) {
@@ -178,9 +187,18 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
                     overflow = 1;
                     break;
                 }
+                site_file[tr->nsites] = l->file;
                 ks_site *n = &tr->sites[tr->nsites++];
                 memset(n, 0, sizeof *n);
-                if (l->line) snprintf(n->name, sizeof n->name, "%.20s:%d:%d", base_name(l->file), l->line, with_col ? l->col : 0);
+                if (l->line) {
+                    /* FILE:LINE:COL; a long file name drops the column, then keeps its end */
+                    char tail[24];
+                    const char *bn = base_name(l->file);
+                    int tl = snprintf(tail, sizeof tail, ":%d:%d", l->line, with_col ? l->col : 0);
+                    if ((int)strlen(bn) + tl > (int)sizeof n->name - 1) tl = snprintf(tail, sizeof tail, ":%d", l->line);
+                    const int room = (int)sizeof n->name - 1 - tl, bl = (int)strlen(bn);
+                    snprintf(n->name, sizeof n->name, "%s%s%s", bl > room ? "~" : "", bl > room ? bn + bl - room + 1 : bn, tail);
+                }
                 else snprintf(n->name, sizeof n->name, "%.31s", l->file);
                 n->kind = kind, n->tensor = t, n->line = l->line, n->col = with_col ? l->col : 0;
                 n->writes_per_element = atomic; /* 0: not checked; this marks the atomic site apart */

@@ -61,19 +61,45 @@ static int fail(char *err, size_t n, const char *name, const char *fmt, ...)
     return -1;
 }
 
-static int work_field(const ls_session *S, const ls_ctx *c, const char *name, const char *f, out_buf *o,
-                      char *err, size_t en)
+/* The value of work field f of item `item`'s work event; -1 when it has none. */
+static int field_of(const ls_session *S, uint32_t item, const char *f, int32_t *v)
 {
-    const ks_event *w = &S->tr.events[S->idx.by_item[S->idx.items[c->item].first]];
+    const ks_event *w = &S->tr.events[S->idx.by_item[S->idx.items[item].first]];
     const ks_site *site = &S->tr.sites[w->site];
-    char list[200] = "";
-    for (int i = 0; i < site->nfields; ++i) {
+    for (int i = 0; i < site->nfields; ++i)
         if (!strcmp(site->fields[i].name, f)) {
-            put(o, "%d", w->u.field[i]);
+            *v = w->u.field[i];
             return 0;
         }
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", site->fields[i].name);
+    return -1;
+}
+
+/* work.F: field F of the item's work event. A name F with fields F.x, F.y and F.z (a .cu
+ * trace's threadIdx and blockIdx) stands for all three, "(x,y,z)" as kscope check and step
+ * name a thread: {work.threadIdx} is "(3,1,0)". */
+static int work_field(const ls_session *S, uint32_t item, const char *name, const char *f, out_buf *o, char *err,
+                      size_t en)
+{
+    int32_t v, xyz[3];
+    if (!field_of(S, item, f, &v)) {
+        put(o, "%d", v);
+        return 0;
     }
+    int found = 0;
+    for (int a = 0; a < 3 && strlen(f) < KS_NAME_LEN; ++a) {
+        char axis[KS_NAME_LEN + 4];
+        snprintf(axis, sizeof axis, "%s.%c", f, "xyz"[a]);
+        found += !field_of(S, item, axis, &xyz[a]);
+    }
+    if (found == 3) {
+        put(o, "(%d,%d,%d)", xyz[0], xyz[1], xyz[2]);
+        return 0;
+    }
+    const ks_event *w = &S->tr.events[S->idx.by_item[S->idx.items[item].first]];
+    const ks_site *site = &S->tr.sites[w->site];
+    char list[200] = "";
+    for (int i = 0; i < site->nfields; ++i)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", site->fields[i].name);
     return fail(err, en, name, "the work event has no field '%s' (fields: %s)", f, list);
 }
 
@@ -96,6 +122,39 @@ static uint32_t item_access(const ls_session *S, const ls_ctx *c, int kind, int 
     return e;
 }
 
+/* read.writer, read.writer.F: the work item that writes the element access e touches (its
+ * index; with F, field F of its work event, as work.F), for a shared-memory access a write
+ * of the same block (each block has its own copy of a shared array). An element nothing
+ * writes, or that more than one work item writes, has no writer: a problem that says so. */
+static int writer_attr(const ls_session *S, uint32_t e, const char *name, const char *field, out_buf *o, char *err,
+                       size_t en)
+{
+    const ks_event *a = &S->tr.events[e];
+    const int shared = (a->flags & KS_FLAG_SHARED) != 0;
+    uint32_t item = VW_NONE, other = VW_NONE;
+    for (uint64_t i = 0; i < S->tr.nevents && other == VW_NONE; ++i) {
+        const ks_event *w = &S->tr.events[i];
+        const uint32_t it = S->idx.item_of[i];
+        if (w->kind != KS_EV_WRITE || it == VW_NONE || w->tensor != a->tensor ||
+            w->u.access.offset != a->u.access.offset || ((w->flags & KS_FLAG_SHARED) != 0) != shared ||
+            (shared && w->block != a->block))
+            continue;
+        if (item == VW_NONE) item = it;
+        else if (it != item) other = it;
+    }
+    char where[160];
+    ks_format_element(&S->tr, a->tensor, a->u.access.plane, a->u.access.y, a->u.access.x, where, sizeof where);
+    if (item == VW_NONE)
+        return fail(err, en, name, "no work item writes %s%s", where, shared ? " in this block" : "");
+    if (other != VW_NONE)
+        return fail(err, en, name, "work items %lld and %lld both write %s%s: it has no single writer",
+                    (long long)S->idx.items[item].index, (long long)S->idx.items[other].index, where,
+                    shared ? " in this block" : "");
+    if (field) return work_field(S, item, name, field, o, err, en);
+    put(o, "%lld", (long long)S->idx.items[item].index);
+    return 0;
+}
+
 /* read.ATTR, read.TENSOR.ATTR, write..., sample... */
 static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, int kind, const char *rest,
                        out_buf *o, char *err, size_t en)
@@ -104,7 +163,8 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
     const char *attr = rest;
     const char *dot = strchr(rest, '.');
     int tensor = -1;
-    if (dot) {
+    /* read.TENSOR.A, unless the first part is an attribute with parts of its own (read.writer.F) */
+    if (dot && !(strncmp(rest, "writer.", 7) == 0 && ks_trace_tensor(&S->tr, "writer") < 0)) {
         snprintf(tname, sizeof tname, "%.*s", (int)(dot - rest), rest);
         attr = dot + 1;
         if ((tensor = ks_trace_tensor(&S->tr, tname)) < 0)
@@ -130,7 +190,22 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
         return 0;
     }
     const ks_ev_access *a = &ev->u.access;
-    if (!strcmp(attr, "value")) put_num(o, a->value);
+    const ks_site *site = &S->tr.sites[ev->site < S->tr.nsites ? ev->site : 0];
+    static const char *const placed[] = {"at", "site", "line", "col", "code", "writer"};
+    for (size_t i = 0; i < sizeof placed / sizeof *placed && !ks_event_fits(&S->tr, ev); ++i)
+        if (!strncmp(attr, placed[i], strlen(placed[i])) && (!attr[strlen(placed[i])] || attr[strlen(placed[i])] == '.'))
+            return fail(err, en, name, "the %s of work item %lld is outside every buffer or site of the trace: it has "
+                        "no %s", ks_event_kind_name(kind), (long long)S->idx.items[c->item].index, placed[i]);
+    if (!strcmp(attr, "site")) put(o, "%s", site->name);
+    else if (!strcmp(attr, "line") || !strcmp(attr, "col") || !strcmp(attr, "code")) {
+        if (site->line <= 0)
+            return fail(err, en, name, "site %s is no source location (line, col and code belong to a .cu "
+                        "kernel's trace: kscope run FILE.cu)", site->name);
+        if (!strcmp(attr, "code")) put(o, "%s", site->code);
+        else put(o, "%d", attr[0] == 'l' ? site->line : site->col);
+    } else if (!strcmp(attr, "writer") || !strncmp(attr, "writer.", 7))
+        return writer_attr(S, e, name, attr[6] ? attr + 7 : NULL, o, err, en);
+    else if (!strcmp(attr, "value")) put_num(o, a->value);
     else if (!strcmp(attr, "y")) put(o, "%d", a->y);
     else if (!strcmp(attr, "x")) put(o, "%d", a->x);
     else if (!strcmp(attr, "plane")) put(o, "%d", a->plane);
@@ -142,8 +217,8 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
         ks_format_element(&S->tr, ev->tensor, a->plane, a->y, a->x, buf, sizeof buf);
         put(o, "%s", buf);
     } else
-        return fail(err, en, name, "a %s has value, y, x, plane, offset, tap, pad, at (not '%s')",
-                    ks_event_kind_name(kind), attr);
+        return fail(err, en, name, "a %s has value, y, x, plane, offset, tap, pad, at, site, line, col, code, "
+                    "writer, writer.F (not '%s')", ks_event_kind_name(kind), attr);
     return 0;
 }
 
@@ -323,19 +398,26 @@ static int diff_attr(const ls_session *S, const char *name, const char *rest, ou
 
 /* check.violations: what `kscope check` finds in the step's trace (0: every invariant
  * holds); check.collisions: its atomic collisions (elements receiving more than one atomic
- * add) */
+ * add); check.shared_races, check.global_races: its races on shared slots and on global
+ * elements; check.first: the first line it prints under "FAIL" ("none" when it passes) */
 static int check_attr(const ls_session *S, const char *name, const char *attr, out_buf *o, char *err, size_t en)
 {
-    int collisions = !strcmp(attr, "collisions");
-    if (strcmp(attr, "violations") && !collisions)
-        return fail(err, en, name, "check has violations and collisions (not '%s')", attr);
+    static const char *const names[] = {"violations", "collisions", "shared_races", "global_races", "first"};
+    int which = -1;
+    for (int i = 0; i < 5 && which < 0; ++i)
+        if (!strcmp(attr, names[i])) which = i;
+    if (which < 0)
+        return fail(err, en, name, "check has violations, collisions, shared_races, global_races, first (not '%s')",
+                    attr);
     ks_check_report *rep = calloc(1, sizeof *rep);
     if (!rep) return fail(err, en, name, "out of memory");
     if (ks_trace_check(&S->tr, rep)) {
         free(rep);
         return fail(err, en, name, "%s", ks_error_message());
     }
-    put(o, "%llu", (unsigned long long)(collisions ? rep->atomic_collisions : rep->violations));
+    const uint64_t v[] = {rep->violations, rep->atomic_collisions, rep->shared_races, rep->global_races};
+    if (which < 4) put(o, "%llu", (unsigned long long)v[which]);
+    else put(o, "%s", rep->violations ? rep->first[0] : "none");
     free(rep);
     return 0;
 }
@@ -496,10 +578,10 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         } else
             return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
                         "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
-                        "run.NAME.X, diff.RUN.A, check.violations, check.collisions, memory.SITE.A, request.A)");
+                        "run.NAME.X, diff.RUN.A, check.A, memory.SITE.A, request.A)");
         return 0;
     }
-    if (!strcmp(head, "work")) return work_field(S, c, name, rest, o, err, en);
+    if (!strcmp(head, "work")) return work_field(S, c->item, name, rest, o, err, en);
     if (!strcmp(head, "read")) return access_attr(S, c, name, KS_EV_READ, rest, o, err, en);
     if (!strcmp(head, "write")) return access_attr(S, c, name, KS_EV_WRITE, rest, o, err, en);
     if (!strcmp(head, "sample")) return access_attr(S, c, name, KS_EV_SAMPLE, rest, o, err, en);

@@ -230,7 +230,13 @@ static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
     for (uint32_t k = lo; k < hi; ++k) {
         char line[VW_LINE_LEN];
         uint32_t e = S->idx.by_item[it->first + k];
-        ks_step_describe_event(&S->tr, &S->tr.events[e], line, sizeof line);
+        const ks_event *ev = &S->tr.events[e];
+        ks_step_describe_event(&S->tr, ev, line, sizeof line);
+        /* a .cu kernel's event: its source line, as kscope step gives it (a barrier says it) */
+        const int src = ks_event_fits(&S->tr, ev) && ev->kind != KS_EV_WORK && ev->kind != KS_EV_BARRIER
+                            ? S->tr.sites[ev->site].line : 0;
+        if (src > 0 && strlen(line) + 16 < sizeof line)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "   line %d", src);
         fprintf(out, "  %c %s\n", e == c->event ? '>' : ' ', line);
     }
 }
