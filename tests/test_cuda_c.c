@@ -731,6 +731,37 @@ START_TEST(fault_stops_with_one_line_and_keeps_the_trace)
 }
 END_TEST
 
+/* __syncwarp() orders the lanes of a warp for check (no false race in the warp-synchronous
+ * reduction; the same code without it races), and __activemask() past an early return
+ * gives the lanes left, 0x000fffff for n = 20 */
+START_TEST(warp_sync_orders_lanes_and_activemask_counts_the_live_ones)
+{
+    setup();
+    write_f32("in.npy", 77, 1, 64, 0, 0);
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/warp_sync.cu --kernel warpred --grid 1 --block 64 --arg in=@in.npy "
+                            "--arg out=zeros:1 --trace w.kst --save o --quiet", KS_SOURCE_DIR), 0);
+    ks_tensor in = load("in.npy", KS_F32, 1, 64, 0, 0), out = load("o/out.npy", KS_F32, 1, 1, 0, 0);
+    double want = 0;
+    for (int i = 0; i < 32; ++i) want += ((float *)in.data)[i];
+    ck_assert_msg(fabs(((float *)out.data)[0] - want) < 1e-4, "%g against %g", ((float *)out.data)[0], want);
+    ks_tensor_free(&in), ks_tensor_free(&out);
+    ck_assert_msg(kscope("check w.kst") == 0, "%s", slurp("out"));
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/warp_sync.cu --kernel racy --grid 1 --block 64 --arg in=@in.npy "
+                            "--arg out=zeros:1 --trace r.kst --quiet", KS_SOURCE_DIR), 0);
+    ck_assert_int_eq(kscope("check r.kst"), 1);
+    ck_assert_msg(strstr(slurp("out"), "shared-memory race"), "%s", slurp("out"));
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/warp_sync.cu --kernel am --grid 1 --block 32 --arg out=zeros:32:i32 "
+                            "--arg n=20 --trace a.kst --save ao --quiet", KS_SOURCE_DIR), 0);
+    ks_tensor m = load("ao/out.npy", KS_I32, 1, 32, 0, 0);
+    for (int i = 0; i < 32; ++i)
+        ck_assert_msg((uint32_t)((int32_t *)m.data)[i] == (i < 20 ? 0x000fffffu : 0u), "lane %d: 0x%x", i,
+                      (unsigned)((int32_t *)m.data)[i]);
+    ks_tensor_free(&m);
+    ck_assert_msg(kscope("check a.kst") == 0, "%s", slurp("out"));
+    cleanup();
+}
+END_TEST
+
 /* ---- clang ---- */
 
 static int clang_major(const char *exe)
@@ -776,6 +807,7 @@ int main(void)
     tcase_set_timeout(tb, 120);
     tcase_add_loop_test(tb, planted_bug_is_found, 0, NBUGS);
     tcase_add_loop_test(tb, fault_stops_with_one_line_and_keeps_the_trace, 0, NFAULTS);
+    tcase_add_test(tb, warp_sync_orders_lanes_and_activemask_counts_the_live_ones);
     suite_add_tcase(s, tb);
     TCase *ti = tcase_create("bad_input");
     tcase_set_timeout(ti, 120);

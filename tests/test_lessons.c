@@ -1084,7 +1084,7 @@ START_TEST(lesson_13_says_what_its_traces_show)
     /* step 7: the first line is thread (4,0,0)'s store of tile[0][4], which thread 0 loads
      * (its second loop: tile[0][0], [0][4], [0][8], [0][12]) */
     ck_assert_msg(strstr(cr.first[0], "thread (4,0,0) of block (0,0,0) at 13-transpose.cu:18: shared-memory race: "
-                                      "write of tile (plane 0, y 0, x 4) in phase 0, which thread 0 reads"),
+                                      "write of tile[4] in phase 0, which thread (0,0,0) reads"),
                   "%s", cr.first[0]);
     const ks_event *ev[16];
     ck_assert_int_eq(item_events(race, 0, KS_EV_READ, "tile", ev, 16), 4);

@@ -302,7 +302,7 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
                          (unsigned long long)i, ks_event_kind_name(e->kind), e->site);
             continue;
         }
-        if (e->block >= tr->blocks || e->thread >= (uint32_t)tr->threads || e->iter ||
+        if (e->block >= tr->blocks || e->thread >= (uint32_t)tr->threads ||
             e->index != (int64_t)e->block * tr->threads + e->thread) {
             cu_violation(rep, i, NULL, "event %llu: block %u thread %u index %lld is not a thread of the launch",
                          (unsigned long long)i, e->block, e->thread, (long long)e->index);

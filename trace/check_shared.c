@@ -14,6 +14,9 @@
 #include "check_shared.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "step.h"
 
 #include "../kernels/core/ks_error.h"
 #include "../kernels/core/ks_hazard.h"
@@ -125,9 +128,28 @@ static int judged(const ks_trace *tr, const ks_check_report *rep, const block_se
     return (s ? (int64_t)s->threads : 0) >= need;
 }
 
+/* .cu traces: the accesses of one slot and phase [a, b) hold a race that no __syncwarp()
+ * orders: two threads, one storing (atomics among themselves excepted), not lanes of one
+ * warp that a __syncwarp() between them orders (an access's iter counts its thread's). */
+static int unordered_conflict(const ks_trace *tr, const ref *r, uint64_t a, uint64_t b)
+{
+    for (uint64_t w = a; w < b; ++w) {
+        const ks_event *x = &tr->events[r[w].event];
+        if (x->kind != KS_EV_WRITE) continue;
+        for (uint64_t k = a; k < b; ++k) {
+            const ks_event *y = &tr->events[r[k].event];
+            if (r[k].thread == r[w].thread) continue;
+            if ((x->flags & KS_FLAG_ATOMIC) && y->kind == KS_EV_WRITE && (y->flags & KS_FLAG_ATOMIC)) continue;
+            if (r[k].thread / 32 == r[w].thread / 32 && r[k].iter != r[w].iter) continue;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The slots of the judged blocks, each phase in thread and program order through ks_hazard. */
 static void check_slots(const ks_trace *tr, ref *r, uint64_t n, const block_seen *seen, size_t nseen,
-                        ks_check_report *rep, findings *fs)
+                        ks_check_report *rep, findings *fs, int cu)
 {
     qsort(r, n, sizeof *r, by_slot);
     uint32_t last_block = UINT32_MAX;
@@ -143,17 +165,19 @@ static void check_slots(const ks_trace *tr, ref *r, uint64_t n, const block_seen
         uint64_t s = a; /* one slot of one block: its phases in order */
 #define SAME_SLOT(x, y) (r[x].block == r[y].block && r[x].tensor == r[y].tensor && r[x].offset == r[y].offset)
         while (s < n && SAME_SLOT(s, a)) {
-            uint64_t e = s;
+            uint64_t e = s, pe = s;
+            while (pe < n && SAME_SLOT(pe, s) && r[pe].phase == r[s].phase) ++pe;
+            const int real = !cu || unordered_conflict(tr, r, s, pe); /* cu: a __syncwarp may order it */
             for (; e < n && SAME_SLOT(e, s) && r[e].phase == r[s].phase; ++e) {
                 const ks_event *ev = &tr->events[r[e].event];
                 const int write = ev->kind == KS_EV_WRITE;
                 if (judge && write && (ev->flags & KS_FLAG_ATOMIC)) { /* atomics race only with plain accesses */
-                    if (ks_hazard_atomic(&h, r[e].phase, r[e].thread))
+                    if (ks_hazard_atomic(&h, r[e].phase, r[e].thread) && real)
                         add(fs, (finding){.block = r[e].block, .phase = r[e].phase, .event = r[e].event, .kind = F_RACE,
                                           .a = h.plain, .b = WAW});
                     continue;
                 }
-                if (!judge || !ks_hazard_access(&h, r[e].phase, r[e].thread, write, r[e].event)) continue;
+                if (!judge || !ks_hazard_access(&h, r[e].phase, r[e].thread, write, r[e].event) || !real) continue;
                 const uint32_t other = !write ? h.writer : h.writer != r[e].thread ? h.writer : h.first;
                 add(fs, (finding){.block = r[e].block, .phase = r[e].phase, .event = r[e].event, .kind = F_RACE,
                                   .a = other, .b = !write ? RAW : h.writer != r[e].thread ? WAW : WAR});
@@ -276,12 +300,25 @@ static void report(const ks_trace *tr, const finding *f, ks_check_report *rep, k
     switch (f->kind) {
     case F_RACE:
         rep->shared_races++;
+        if (!strcmp(tr->variant, "cuda-c")) { /* a .cu trace: the element and the thread as CUDA names them */
+            uint32_t G[3], B[3];
+            ks_trace_dims(tr, G, B);
+            v(rep, f->event, e, "shared-memory race: %s of %s[%lld] in phase %u, which thread (%u,%u,%u) %s with no barrier between (%s)",
+              e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), (long long)e->u.access.offset, f->phase,
+              f->a % B[0], f->a / B[0] % B[1], f->a / (B[0] * B[1]), f->b == WAR ? "reads" : "writes", how[f->b]);
+            break;
+        }
         v(rep, f->event, e, "shared-memory race: %s of %s (plane %d, y %d, x %d) in phase %u, which thread %u %s with no barrier between (%s)",
           e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x,
           f->phase, f->a, f->b == WAR ? "reads" : "writes", how[f->b]);
         break;
     case F_UNINIT:
         rep->shared_uninit++;
+        if (!strcmp(tr->variant, "cuda-c")) {
+            v(rep, f->event, e, "read of uninitialised shared memory %s[%lld] in phase %u: nothing wrote it before",
+              slot_tensor(tr, e), (long long)e->u.access.offset, f->phase);
+            break;
+        }
         v(rep, f->event, e, "read of uninitialised shared memory %s (plane %d, y %d, x %d) in phase %u: nothing wrote it before",
           slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x, f->phase);
         break;
@@ -324,7 +361,7 @@ int ks_check_shared(const ks_trace *tr, ks_check_report *rep, ks_violation_fn v,
             acc[ka++] = make_ref(e, i, (uint32_t)e->u.access.reserved[0], e->u.access.offset);
         else if (e->kind == KS_EV_BARRIER) bar[kb++] = make_ref(e, i, e->u.barrier.phase, 0);
     }
-    if (!rc) check_slots(tr, acc, ka, seen, nseen, rep, &fs);
+    if (!rc) check_slots(tr, acc, ka, seen, nseen, rep, &fs, early_exit);
     if (!rc && kb) rc = check_barriers(tr, bar, kb, work, nw, rep, &fs, early_exit);
     if (!rc && fs.nomem) rc = KS_ENOMEM;
     if (!rc) {

@@ -32,7 +32,7 @@
 /* warp collectives (kscope_cuda.h passes these) */
 enum ks_cu_warp_op {
     KS_CU_SHFL = 0, KS_CU_SHFL_UP = 1, KS_CU_SHFL_DOWN = 2, KS_CU_SHFL_XOR = 3,
-    KS_CU_BALLOT = 4, KS_CU_ANY = 5, KS_CU_ALL = 6, KS_CU_SYNCWARP = 7, KS_CU_WARP_OPS = 8
+    KS_CU_BALLOT = 4, KS_CU_ANY = 5, KS_CU_ALL = 6, KS_CU_SYNCWARP = 7, KS_CU_ACTIVEMASK = 8, KS_CU_WARP_OPS = 9
 };
 /* atomics and their types (kscope_cuda.h) */
 enum ks_cu_atomic_op {

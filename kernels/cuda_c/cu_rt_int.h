@@ -24,6 +24,8 @@ typedef struct ks_cu_fib {
     uint32_t phase;           /* barriers passed in this block */
     uint32_t bar_line_site;   /* raw site of the barrier that opened the phase (0: none) */
     uint32_t seq;             /* events of this thread so far */
+    uint32_t wphase;          /* __syncwarp()s passed: an access's `iter` (check orders a warp's
+                               * lanes by it, as a barrier orders a block's threads) */
     int keep;                 /* the filter records this thread */
     /* a store announced by its callback, whose value is read at the next callback */
     uintptr_t st_addr;

@@ -153,6 +153,7 @@ ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tenso
     e->block = ks_cu_g.block_lin;
     e->thread = f->tid;
     e->seq = f->seq++;
+    e->iter = f->wphase; /* the thread's __syncwarp count (work items are threads: no loop) */
     e->index = ks_cu_g.block_first_index + f->tid;
     return e;
 }

@@ -167,6 +167,7 @@ static unsigned long long result(const ks_cu_fib *w, unsigned group, int lane)
         if (f->w_op == KS_CU_BALLOT) return ballot;
         if (f->w_op == KS_CU_ANY) return ballot != 0;
         if (f->w_op == KS_CU_ALL) return ballot == (group & 0xffffffffull);
+        if (f->w_op == KS_CU_ACTIVEMASK) return group; /* the lanes that reached it together */
         return 0;
     }
     }
@@ -185,9 +186,11 @@ static void complete(int warp, ks_cu_fib *self)
     for (int l = 0; l < 32; ++l) {
         if (!(group >> l & 1)) continue;
         ks_cu_fib *f = &w[l];
+        if (f->w_op == KS_CU_SYNCWARP) f->wphase++;
         ks_event *e = ks_cu_emit(f, KS_EV_WARP, 0, f->w_site, -1);
         if (e) {
-            e->u.warp.mask = f->w_mask, e->u.warp.arrived = group;
+            /* __activemask() asks for no lanes: its mask is what it found */
+            e->u.warp.mask = f->w_op == KS_CU_ACTIVEMASK ? group : f->w_mask, e->u.warp.arrived = group;
             e->u.warp.op = (uint8_t)f->w_op, e->u.warp.lane = (uint8_t)l;
             e->u.warp.value = f->w_res;
             e->u.warp.line = (int32_t)f->w_site; /* kscope puts the line */
@@ -196,9 +199,8 @@ static void complete(int warp, ks_cu_fib *self)
     }
 }
 
-unsigned long long ks_cu_warp(int op, unsigned mask, unsigned long long v, int arg, int width)
+static unsigned long long warp_op(int op, unsigned mask, unsigned long long v, int arg, int width, uintptr_t pc)
 {
-    const uintptr_t pc = (uintptr_t)__builtin_return_address(0) - 1;
     ks_cu_fib *f = ks_cu_g.cur;
     if (!f) return v;
     ks_cu_flush_store(f);
@@ -216,10 +218,16 @@ unsigned long long ks_cu_warp(int op, unsigned mask, unsigned long long v, int a
     return f->w_res;
 }
 
+unsigned long long ks_cu_warp(int op, unsigned mask, unsigned long long v, int arg, int width)
+{
+    return warp_op(op, mask, v, arg, width, (uintptr_t)__builtin_return_address(0) - 1);
+}
+
+/* The lanes that reach it together: it waits for every live lane of the warp to reach a
+ * collective or end, so the lanes of a partial warp past `if (i >= n) return;` are out. */
 unsigned ks_cu_activemask(void)
 {
-    const ks_cu_fib *f = ks_cu_g.cur;
-    return f ? lanes_of((int)(f->tid / 32), -1) : 0;
+    return (unsigned)warp_op(KS_CU_ACTIVEMASK, 0xffffffffu, 0, 0, 32, (uintptr_t)__builtin_return_address(0) - 1);
 }
 
 /* ---- the rest of the device API ---- */

@@ -75,7 +75,7 @@ extern "C" {
 KS_CU_CALL void ks_cu_syncthreads(void);
 KS_CU_CALL int ks_cu_syncthreads_op(int op, int pred); /* 0 count, 1 and, 2 or */
 KS_CU_CALL unsigned long long ks_cu_warp(int op, unsigned mask, unsigned long long v, int arg, int width);
-unsigned ks_cu_activemask(void);
+KS_CU_CALL unsigned ks_cu_activemask(void);
 KS_CU_CALL unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long v, unsigned long long cmp);
 void ks_cu_threadfence(void);
 long long ks_cu_clock(void);

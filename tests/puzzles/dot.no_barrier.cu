@@ -1,6 +1,6 @@
 /* dot, wrong: thread 0 adds the products before the others have stored theirs.
  * expect: FAIL no shared-memory race:
- * expect: write of products (plane 0, y 0, x 1) in phase 0, which thread 0 reads
+ * expect: write of products[1] in phase 0, which thread (0,0,0) reads
  * expect: by thread 1 of block 0 (work item 1)
  * expect: got NaN, want 55 (written last by thread 0 of block 0 (work item 0))
  * expect: at dot.no_barrier.cu:13: products[i] = i < size ? a[i] * b[i] : 0.0f; */

@@ -1,7 +1,7 @@
 /* matmul, wrong: no barrier after the products, so the next load overwrites a tile that
  * other threads still read.
  * expect: FAIL no shared-memory race:
- * expect: read of ta (plane 0, y 0, x 0) in phase 1, which thread 0 writes
+ * expect: read of ta[0] in phase 1, which thread (0,0,0) writes
  * expect: by thread (1,0) of block (0,0) (work item 1) */
 #define TPB 3
 

@@ -1,6 +1,6 @@
 /* pooling, wrong: no barrier between filling the tile and reading the neighbours.
  * expect: FAIL no shared-memory race:
- * expect: read of tile (plane 0, y 0, x 0) in phase 0, which thread 0 writes
+ * expect: read of tile[0] in phase 0, which thread (0,0,0) writes
  * expect: by thread 1 of block 0 (work item 1); two threads touch one slot between the same two barriers
  * expect: at pooling.no_barrier.cu:18: sum += tile[i - 1];
  * expect: at pooling.no_barrier.cu:14 (thread 0 of block 0 (work item 0)): tile[i] = a[i]; */

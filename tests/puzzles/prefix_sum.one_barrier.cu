@@ -1,6 +1,6 @@
 /* prefix_sum, wrong: no barrier between a step's reads and its writes.
  * expect: FAIL no shared-memory race:
- * expect: read of tile (plane 0, y 0, x 0) in phase 1, which thread 0 writes
+ * expect: read of tile[0] in phase 1, which thread (0,0,0) writes
  * expect: by thread 1 of block 0 (work item 1)
  * expect: at prefix_sum.one_barrier.cu:17: v += tile[i - s]; */
 #define TPB 16

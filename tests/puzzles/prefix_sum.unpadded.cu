@@ -1,5 +1,5 @@
 /* prefix_sum, wrong: slots past the end are never stored, then read by the scan.
- * expect: FAIL no read of unwritten shared memory: read of uninitialised shared memory tile (plane 0, y 0, x 13)
+ * expect: FAIL no read of unwritten shared memory: read of uninitialised shared memory tile[13]
  * expect: by thread 13 of block 0 (work item 13)
  * expect: at prefix_sum.unpadded.cu:16: float v = tile[i];
  * expect: ok   output matches the reference */
