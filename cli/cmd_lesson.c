@@ -8,6 +8,7 @@
 #include "../kernels/core/ks_error.h"
 #include "../lessons/engine/ls_lesson.h"
 #include "../lessons/engine/ls_slides.h"
+#include "../trace/ks_file.h"
 #include "cli.h"
 #ifdef KS_HAVE_VIEWER
 #include "../viewer/vw_app.h"
@@ -181,6 +182,10 @@ int ks_cmd_lesson(int argc, char **argv)
     if (delay_given && !gif) return ks_cli_error("lesson", "--delay goes with --gif");
     char path[4096];
     if (resolve(name, path, sizeof path)) return KS_EXIT_ERROR;
+    /* the outputs, before the lesson runs: writable, and not the lesson itself */
+    if (gif && ks_out_check(gif)) return ks_cli_error("lesson", "%s", ks_error_message());
+    if (gif && ks_same_path(gif, path)) return ks_cli_error("lesson", "--gif %s would replace the lesson %s", gif, path);
+    if (frames && ks_out_dir_check(frames)) return ks_cli_error("lesson", "%s", ks_error_message());
     static ls_lesson L;
     static ls_session S;
     ls_report rep = {.out = stderr, .file = path, .count = 0,

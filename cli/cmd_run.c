@@ -189,9 +189,16 @@ static int load_image(const ks_op *op, ks_run *r, const char *path, const char *
     return KS_EXIT_OK;
 }
 
+/* The files a run reads (--in, --image), for the check that no output replaces one. */
+typedef struct run_inputs {
+    const char *path[KS_OP_TENSORS + 1];
+    int n;
+} run_inputs;
+
 static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
                            const char **save, const char **trace, ks_filter *filter,
-                           int *filter_given, int *quiet, unsigned long long *trace_limit, const char *ctx)
+                           int *filter_given, int *quiet, unsigned long long *trace_limit,
+                           int *limit_given, run_inputs *in, const char *ctx)
 {
     const char *image = NULL, *image_size = NULL;
     for (int i = 2; i < argc; ++i) {
@@ -241,6 +248,7 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
         switch (which) {
         case 0:
             if (load_input(op, r, v, ctx)) return KS_EXIT_ERROR;
+            if (in->n < KS_OP_TENSORS) in->path[in->n++] = strchr(v, '=') + 1;
             break;
         case 1: *save = v; break;
         case 2:
@@ -279,13 +287,44 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
         case 11:
             if (ks_parse_bytes(v, trace_limit) || *trace_limit < 64)
                 return ks_cli_error(ctx, "--trace-limit takes a size such as 4G, 512M or 65536 (bytes; got '%s')", v);
+            *limit_given = 1;
             break;
         default:
             return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
         }
     }
     if (image_size && !image) return ks_cli_error(ctx, "--image-size needs --image");
+    if (image) in->path[in->n++] = image;
     return image ? load_image(op, r, image, image_size, ctx) : KS_EXIT_OK;
+}
+
+/* Before the run: the outputs can be written (a regular file or none, in a folder that
+ * exists), and none of them is another output or an input (--trace D/x.npy --save D
+ * used to lose the trace; --trace or --save over an --in file replaced it). Every
+ * output the operator has counts, written in this mode or not. */
+static int check_outputs(const ks_op *op, const char *trace, const char *save, const run_inputs *in,
+                         const char *ctx)
+{
+    char path[4400];
+    if (trace && ks_out_check(trace)) return ks_cli_error(ctx, "%s", ks_error_message());
+    if (save && ks_out_dir_check(save)) return ks_cli_error(ctx, "%s", ks_error_message());
+    if (trace && save && ks_same_path(trace, save))
+        return ks_cli_error(ctx, "--trace %s is the --save folder; give the trace a file name", trace);
+    for (int i = 0; trace && i < in->n; ++i)
+        if (ks_same_path(trace, in->path[i]))
+            return ks_cli_error(ctx, "--trace %s would replace the input %s", trace, in->path[i]);
+    for (int t = 0; save && t < op->ntensors; ++t) {
+        if (!op->tensors[t].output) continue;
+        snprintf(path, sizeof path, "%s/%s.npy", save, op->tensors[t].name);
+        if (trace && ks_same_path(trace, path))
+            return ks_cli_error(ctx, "--trace %s is where --save writes %s; give them different names", trace,
+                                op->tensors[t].name);
+        for (int i = 0; i < in->n; ++i)
+            if (ks_same_path(path, in->path[i]))
+                return ks_cli_error(ctx, "--save %s would replace the input %s with the output %s", save,
+                                    in->path[i], op->tensors[t].name);
+    }
+    return KS_EXIT_OK;
 }
 
 /* A simulator run that takes a while says how far it got on stderr: from
@@ -315,17 +354,24 @@ static int run_op(const ks_op *op, int argc, char **argv)
     static ks_run r; /* large: keep it off the stack */
     const char *save = NULL, *trace = NULL, *ctx = op->name;
     ks_filter filter = ks_filter_all();
-    int quiet = 0, filter_given = 0, rc;
+    int quiet = 0, filter_given = 0, limit_given = 0, rc;
     unsigned long long trace_limit = KS_TRACE_LIMIT_DEFAULT * sizeof(ks_event);
+    run_inputs in = {.n = 0};
     ks_run_init(&r, op);
-    rc = parse_run_flags(op, &r, argc, argv, &save, &trace, &filter, &filter_given, &quiet, &trace_limit, ctx);
+    rc = parse_run_flags(op, &r, argc, argv, &save, &trace, &filter, &filter_given, &quiet, &trace_limit,
+                         &limit_given, &in, ctx);
     if (rc) {
         ks_run_free(&r);
         return rc < 0 ? KS_EXIT_OK : rc;
     }
-    if ((filter_given || r.schedule) && !trace) {
+    if ((filter_given || r.schedule || limit_given) && !trace) {
         ks_run_free(&r);
-        return ks_cli_error(ctx, "%s needs --trace FILE.kst", filter_given ? "--filter" : "--schedule");
+        return ks_cli_error(ctx, "%s needs --trace FILE.kst",
+                            filter_given ? "--filter" : r.schedule ? "--schedule" : "--trace-limit");
+    }
+    if ((rc = check_outputs(op, trace, save, &in, ctx))) {
+        ks_run_free(&r);
+        return rc;
     }
     if (trace && !(r.sink = ks_host_sink_create(trace_limit / sizeof(ks_event), filter))) {
         ks_run_free(&r);

@@ -5,6 +5,7 @@
 #include "../kernels/core/ks_error.h"
 #include "../trace/check.h"
 #include "../trace/export.h"
+#include "../trace/ks_file.h"
 #include "../trace/kst.h"
 #include "../trace/perfetto.h"
 #include "../trace/step.h"
@@ -111,8 +112,13 @@ int ks_cmd_step(int argc, char **argv)
                "trace: each with its source line).\n");
         return KS_EXIT_OK;
     }
-    if (argc >= 2 && argv[1][0] == '-')
-        return ks_cli_error("step", "the trace file comes first: kscope step FILE.kst %s ...", argv[1]);
+    if (argc >= 2 && argv[1][0] == '-') { /* kscope step --thread 0 t.kst: say it the right way round */
+        const char *file = argc > 3 && argv[argc - 1][0] != '-' ? argv[argc - 1] : "FILE.kst";
+        char rest[512] = "";
+        for (int i = 1; i < argc - (file == argv[argc - 1]) && strlen(rest) < 400; ++i)
+            snprintf(rest + strlen(rest), sizeof rest - strlen(rest), " %.80s", argv[i]);
+        return ks_cli_error("step", "the trace file comes first: kscope step %.200s%s", file, rest);
+    }
     for (int i = 2; i < argc; ++i) {
         const char *v;
         int m;
@@ -247,8 +253,27 @@ int ks_cmd_export(int argc, char **argv)
         if (m == 0) return ks_cli_error("export", "unknown argument '%s' (kscope export --help)", argv[i]);
     }
     if (!dir && !perfetto) return ks_cli_error("export", "needs --npy DIR or --perfetto OUT.json");
+    if (argc >= 2 && argv[1][0] != '-') { /* the outputs, before the trace is read */
+        if (perfetto && ks_out_check(perfetto)) return ks_cli_error("export", "%s", ks_error_message());
+        if (perfetto && ks_same_path(perfetto, argv[1]))
+            return ks_cli_error("export", "--perfetto %s would replace the trace", perfetto);
+        if (dir && ks_out_dir_check(dir)) return ks_cli_error("export", "%s", ks_error_message());
+    }
     int rc = open_trace("export", argc, argv, &tr);
     if (rc) return rc;
+    for (int i = 0; perfetto && dir && i < tr.ntensors + 2; ++i) { /* --perfetto inside --npy DIR */
+        char path[4400];
+        if (i < tr.ntensors) snprintf(path, sizeof path, "%s/%s.npy", dir, tr.tensors[i].name);
+        else snprintf(path, sizeof path, "%s/%s", dir, i == tr.ntensors ? "events.npy" : "header.json");
+        if (ks_same_path(perfetto, path)) {
+            ks_trace_close(&tr);
+            return ks_cli_error("export", "--perfetto %s is also a file of --npy %s; give it another name", perfetto, dir);
+        }
+    }
+    if (perfetto && dir && ks_trace_tensor(&tr, "schedule") < 0) { /* before --npy writes anything */
+        ks_trace_close(&tr);
+        return ks_cli_error("export", "%s has no schedule (record one: kscope run OP --trace FILE --schedule)", argv[1]);
+    }
     if (ks_trace_verify(&tr) || (dir && ks_trace_export_npy(&tr, dir)) ||
         (perfetto && ks_trace_export_perfetto(&tr, perfetto)))
         rc = ks_cli_error("export", "%s", ks_error_message());

@@ -87,6 +87,7 @@ int ks_cmd_view(int argc, char **argv)
                                 "libsdl2-image-dev and rebuild); try kscope step instead");
 #else
     vw_options o;
+    const char *seq_flag = NULL, *delay_flag = NULL; /* flags of a sequence, of a GIF */
     vw_options_init(&o);
     if (argc < 2 || argv[1][0] == '-') return ks_cli_error("view", "needs a trace file (kscope view --help)");
     o.path = argv[1];
@@ -104,12 +105,14 @@ int ks_cmd_view(int argc, char **argv)
         else if (FLAG("delay")) {
             int64_t ms;
             if (ks_view_int_arg("view", "--delay", v, 10, 60000, &ms)) return KS_EXIT_ERROR;
-            o.delay_ms = (int)ms;
+            o.delay_ms = (int)ms, delay_flag = "--delay";
         }
         else if (FLAG("every")) {
             if (count_arg("--every", v, &o.every)) return KS_EXIT_ERROR;
+            seq_flag = "--every";
         } else if (FLAG("max-frames")) {
             if (count_arg("--max-frames", v, &o.max_frames)) return KS_EXIT_ERROR;
+            seq_flag = "--max-frames";
         } else if (FLAG("text-size")) {
             int64_t px;
             if (ks_view_int_arg("view", "--text-size", v, 8, 96, &px)) return KS_EXIT_ERROR;
@@ -132,6 +135,8 @@ int ks_cmd_view(int argc, char **argv)
     if (o.headless && !o.png && !o.frames_dir && !o.gif)
         return ks_cli_error("view", "--headless needs --png OUT.png, --frames DIR or --gif OUT.gif");
     if (o.frames_dir && o.gif) return ks_cli_error("view", "--frames and --gif: pick one");
+    if (seq_flag && !o.frames_dir && !o.gif) return ks_cli_error("view", "%s goes with --frames DIR or --gif OUT.gif", seq_flag);
+    if (delay_flag && !o.gif) return ks_cli_error("view", "--delay goes with --gif OUT.gif");
     if (vw_main(&o)) return ks_cli_error("view", "%s", ks_error_message());
     return KS_EXIT_OK;
 #endif

@@ -158,6 +158,35 @@ static const bad_line lines[] = {
     {.args = "lesson --list extra", .want = "--list takes nothing else"},
     {.args = "lesson 02 --view --frames fr", .want = "--view and --frames: pick one"},
     {.args = "lesson 02 --size 800x600", .want = "--keys and --size go with --view or --frames"},
+    /* round 3 (issue 39). N6: a built-in scene bounded like a run's work, at once */
+    {.args = "run sparse_conv --spatial-shape 1073741823,1073741823", .want = "the built-in scene visits every cell"},
+    {.args = "lesson sp.json", .want = "the built-in scene visits every cell"},
+    /* N12: an output over another output or over an input */
+    {.args = "run im2col --trace sub/columns.npy --save sub", .want = "is where --save writes columns"},
+    {.args = "run im2col --in input=good.npy --trace good.npy", .want = "would replace the input good.npy"},
+    {.args = "run im2col --image good.pgm --trace ./good.pgm", .want = "would replace the input good.pgm"},
+    {.args = "run im2col --in input=columns.npy --save .", .want = "would replace the input columns.npy"},
+    {.args = "view t.kst --png t.kst", .want = "--png t.kst would replace the input t.kst"},
+    {.args = "view t.kst --gif ./t.kst", .want = "--gif ./t.kst would replace the input t.kst"},
+    {.args = "view t.kst --png v.png --gif v.png", .want = "--png and --gif both name v.png"},
+    {.args = "export t.kst --perfetto t.kst", .want = "--perfetto t.kst would replace the trace"},
+    {.args = "export t.kst --npy sub --perfetto sub/events.npy", .want = "is also a file of --npy sub"},
+    {.args = "export dup.kst --npy ex", .want = "tensors 0 and 1 are both named 'input'"},
+    {.args = "export events.kst --npy ex", .want = "tensor 1 is named 'events'"},
+    {.args = "lesson l02.json --gif l02.json", .want = "--gif l02.json would replace the lesson"},
+    /* N14: the batch size from the indices, past int32 */
+    {.args = "run sparse_conv --in indices=bigbatch.npy --spatial-shape 5,5", .want = "must be < 2^30 (got 2147483648)"},
+    /* N16: messages, conflicting flags, outputs checked before any work */
+    {.args = "step --thread 0 t.kst", .want = "the trace file comes first: kscope step t.kst --thread 0"},
+    {.args = "run im2col --trace-limit 1M", .want = "--trace-limit needs --trace FILE.kst"},
+    {.args = "view t.kst --every 2 --png v.png", .want = "--every goes with --frames DIR or --gif OUT.gif"},
+    {.args = "view t.kst --delay 20 --frames fr", .want = "--delay goes with --gif OUT.gif"},
+    {.args = "view t.kst --frames keep.txt", .want = "keep.txt: cannot create directory: Not a directory"},
+    {.args = "view t.kst --png nodir/v.png", .want = "nodir/v.png: cannot create"},
+    {.args = "export t.kst --npy ex --perfetto p.json", .want = "t.kst has no schedule"},
+    {.args = "export t.kst --npy ex --perfetto fifo", .want = "fifo: not a regular file"},
+    {.args = "lesson 02 --frames keep.txt", .want = "keep.txt: cannot create directory: Not a directory"},
+    {.args = "lesson 02 --gif sub", .want = "sub: is a directory"},
 };
 
 static int sh(const char *cmd)
@@ -188,6 +217,21 @@ static void npy_raw(const char *name, const char *dict, size_t data)
     buf[8] = (unsigned char)(len + pad + 1);
     for (size_t i = 0; i < data; ++i) buf[10 + len + pad + 1 + i] = (unsigned char)(i * 37 + 11);
     put(name, buf, 10 + len + pad + 1 + data);
+}
+
+static void npy_i32(const char *name, int ndim, const int64_t *shape, const int32_t *values)
+{
+    char path[256];
+    ks_tensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = KS_I32;
+    t.ndim = ndim;
+    for (int d = 0; d < ndim; ++d) t.shape[d] = shape[d];
+    ck_assert_int_eq(ks_tensor_alloc(&t), KS_OK);
+    memcpy(t.data, values, (size_t)ks_tensor_numel(&t) * 4);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+    ks_tensor_free(&t);
 }
 
 static void npy_f32(const char *name, int ndim, const int64_t *shape, const float *values)
@@ -239,6 +283,10 @@ static void setup(void)
     const float badbatch[5] = {7, 1, 1, 3, 3};
     const int64_t one_roi[2] = {1, 5};
     npy_f32("badbatch.npy", 2, one_roi, badbatch);
+    npy_f32("columns.npy", 4, good, v); /* an input named like im2col's output */
+    const int32_t bigbatch[3] = {2147483647, 1, 1};
+    const int64_t one_site[2] = {1, 3};
+    npy_i32("bigbatch.npy", 2, one_site, bigbatch);
     npy_raw("int.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 16);
     npy_raw("fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 1, 2, 2), }", 16);
     npy_raw("short.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 12);
@@ -270,6 +318,14 @@ static void setup(void)
     ct_patch(path, "\"blocks\":\t1,", "\"blocks\":\t9007199254740993,");
     snprintf(path, sizeof path, "%s/json.kst", dir);
     ct_patch(path, "\"launch\":\t{", "\"launch\":\t{{");
+    /* tensor names export --npy cannot write: twice the same, and `events` */
+    snprintf(cmd, sizeof cmd, "cd %s && cp t.kst dup.kst && cp t.kst events.kst && cp %s/lessons/02-im2col.json l02.json",
+             dir, KS_SOURCE_DIR);
+    ck_assert_int_eq(sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/dup.kst", dir);
+    ct_patch(path, "\"name\":\t\"columns\"", "\"name\":\t\"input\"");
+    snprintf(path, sizeof path, "%s/events.kst", dir);
+    ct_patch(path, "\"name\":\t\"columns\"", "\"name\":\t\"events\"");
     lesson_file("json.json", "{\"title\": \"t\",\n \"steps\": [ {,} ]\n}\n");
     lesson_file("op.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"nosuchop\", "
                            "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
@@ -280,6 +336,9 @@ static void setup(void)
     lesson_file("items.json", "{\"title\": \"big\", \"level\": \"beginner\", \"operator\": \"im2col\", "
                               "\"params\": {\"input-size\": [10000, 10000]}, "
                               "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
+    lesson_file("sp.json", "{\"title\": \"big\", \"level\": \"beginner\", \"operator\": \"sparse_conv\", "
+                           "\"params\": {\"spatial-shape\": [1073741823, 1073741823]}, "
+                           "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");
     lesson_file("tensor.json", "{\"title\": \"big\", \"level\": \"beginner\", \"operator\": \"roi_align\", "
                                "\"params\": {\"input-size\": [10000, 10000], \"num-rois\": 1}, "
                                "\"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}\n");

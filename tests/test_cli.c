@@ -405,6 +405,32 @@ START_TEST(sparse_conv_runs_and_inverts_from_the_command_line)
 }
 END_TEST
 
+/* Issue 39, N8: sparse_conv over no sites (the built-in ring of a 1 x 1 space, or an
+ * empty --in indices) exits 0 and writes a trace every reader opens: check passes, info,
+ * export and memory read it; each kernel a trace can record. */
+START_TEST(sparse_conv_with_no_sites_writes_a_trace_every_reader_opens)
+{
+    static const char *const kernels[] = {"rulebook", "insert", "gather", "reduce"};
+    static const char *const readers[] = {"check z.kst", "info z.kst", "export z.kst --npy zx%d", "memory z.kst"};
+    char args[256], cmd[256];
+    setup();
+    ks_tensor none = {.dtype = KS_I32, .ndim = 2, .shape = {0, 3}};
+    char path[128];
+    snprintf(path, sizeof path, "%s/none.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &none), KS_OK);
+    for (int k = 0; k < 8; ++k) {
+        snprintf(args, sizeof args, "run sparse_conv %s --trace-kernel %s --trace z.kst --save z%d --quiet",
+                 k < 4 ? "--spatial-shape 1,1 --kernel-size 1" : "--in indices=none.npy --spatial-shape 5,5",
+                 kernels[k % 4], k);
+        ck_assert_msg(kscope(args) == 0, "%s: %s", args, slurp("err"));
+        for (int r = 0; r < 4; ++r) {
+            snprintf(cmd, sizeof cmd, readers[r], k);
+            ck_assert_msg(kscope(cmd) == 0, "%s, then %s: %s", args, cmd, slurp("err"));
+        }
+    }
+}
+END_TEST
+
 /* --schedule: the trace holds each block's line (block, SM, start, end); export
  * --perfetto writes it as Chrome trace-event JSON: metadata naming the tracks, one
  * complete event per block, in order on the simulator's virtual clock */
@@ -500,6 +526,7 @@ int main(void)
     tcase_add_test(tc, diff_compares_work_items_and_outputs);
     tcase_add_test(tc, sparse_conv_runs_and_inverts_from_the_command_line);
     tcase_add_test(tc, schedule_is_recorded_and_exported_for_perfetto);
+    tcase_add_test(tc, sparse_conv_with_no_sites_writes_a_trace_every_reader_opens);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -9,20 +9,25 @@
 #include <cJSON.h>
 
 #include "../trace/check.h"
+#include "../trace/export.h"
 #include "../trace/formula.h"
+#include "../trace/memory.h"
 #include "../trace/npy.h"
 #include "../viewer/vw_index.h"
 #include "../viewer/vw_state.h"
 #include "crafted_trace.h"
 
-static char g_dir[64];
+static char g_dir[4096];
 
+/* KS_CRAFTED_SEEDS=DIR (tests/fuzz/make_seeds.sh): every file goes to DIR and stays, named
+ * by the test's process so that each loop iteration keeps its own: the fuzzers' seeds. */
 static const char *tmp_path(const char *name)
 {
-    static char path[4][160];
+    static char path[4][4200];
     static int k;
     k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", g_dir, name);
+    if (getenv("KS_CRAFTED_SEEDS")) snprintf(path[k], sizeof path[k], "%s/%d-%s", g_dir, (int)getpid(), name);
+    else snprintf(path[k], sizeof path[k], "%s/%s", g_dir, name);
     return path[k];
 }
 
@@ -233,13 +238,71 @@ START_TEST(perfetto_export_is_valid_json_for_any_names_and_clocks)
     const char *kst = tmp_path("sched.kst"), *json = tmp_path("sched.json");
     ck_assert_int_eq(ks_trace_write(kst, &c.tr), KS_OK);
     ck_assert_int_eq(sh(KS_CLI " export %s --perfetto %s >/dev/null 2>&1", kst, json), 0);
-    char *text = tu_slurp(g_dir, "sched.json");
+    char *text = tu_slurp(NULL, json);
     cJSON *doc = cJSON_Parse(text);
     ck_assert_msg(doc != NULL, "not JSON: %.300s", text);
     const cJSON *other = cJSON_GetObjectItemCaseSensitive(doc, "otherData");
     ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(other, "op")->valuestring, c.tr.op);
     ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(other, "device")->valuestring, c.tr.device);
     cJSON_Delete(doc);
+}
+END_TEST
+
+/* Found by fuzz_memory (issue 39): a read event whose site is the work site (tensor -1):
+ * its memory request is counted in the event's own tensor, never tensors[-1] (make
+ * test-asan reports the index). */
+START_TEST(memory_request_of_an_access_at_a_site_without_tensor)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    ks_mem_access acc[64];
+    ks_mem_request req;
+    small_trace(&c);
+    ck_assert_int_eq(c.ev[1].kind, KS_EV_READ);
+    c.ev[1].site = 0; /* the work site */
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("memsite.kst"), &tr), KS_OK);
+    ck_assert_int_eq(ks_memory_request(&tr, &tr.events[1], 0, acc, 64, &req), 1);
+    ck_assert_uint_eq(req.lanes, 1);
+    ck_assert_uint_eq(req.sectors, 1);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+/* Round 3, N12: export --npy writes DIR/<tensor>.npy and DIR/events.npy, so two tensors of
+ * one name, or one named `events`, would silently lose a file: refused, nothing made. */
+START_TEST(export_refuses_names_that_would_collide)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    static const char *const second[] = {"input", "events"}, *const why[] = {"both named 'input'", "named 'events'"};
+    small_trace(&c);
+    snprintf(c.tr.tensors[1].name, KS_NAME_LEN, "%s", second[_i]);
+    ck_assert_int_eq(ct_roundtrip(&c, tmp_path("names.kst"), &tr), KS_OK);
+    const char *ex = tmp_path("names_ex");
+    ck_assert_int_ne(ks_trace_export_npy(&tr, ex), KS_OK);
+    ck_assert_msg(strstr(ks_error_message(), why[_i]), "%s", ks_error_message());
+    ck_assert_int_ne(access(ex, F_OK), 0); /* not even the folder */
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "%s export %s --npy %s 2>&1 | grep -q \"%s\"", KS_CLI, tr.path, ex, why[_i]);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_ne(access(ex, F_OK), 0);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+/* Two .cu traces fuzz_kst found: a warp event of lane 40 (a shift past the mask's word)
+ * and a launch of 0 blocks (naming a thread divided by it); check and step take both. */
+START_TEST(cu_traces_fuzz_found_are_checked_without_undefined_behaviour)
+{
+    static ks_trace tr;
+    static const char *const files[] = {"check_cu_lane.kst", "check_cu_div0.kst"};
+    char path[400];
+    snprintf(path, sizeof path, "%s/tests/fuzz/regress/%s", KS_SOURCE_DIR, files[_i]);
+    if (ks_trace_open(path, &tr) != KS_OK) return; /* refused at open is fine too */
+    ks_check_report *rep = check(&tr); /* KS_OK; under UBSan, no report */
+    ck_assert_msg(rep->violations > 0, "%s: a crafted trace passes check", files[_i]);
+    ks_trace_close(&tr);
+    ck_assert_int_le(sh(KS_CLI " step %s --thread 0 >/dev/null 2>&1 # %s", path, path), 2);
 }
 END_TEST
 
@@ -441,8 +504,9 @@ END_TEST
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/ks_crafted.XXXXXX");
-    if (!mkdtemp(g_dir)) return 1; /* before the forks: every test writes here */
+    const char *seeds = getenv("KS_CRAFTED_SEEDS");
+    snprintf(g_dir, sizeof g_dir, "%s", seeds ? seeds : "/tmp/ks_crafted.XXXXXX");
+    if (!seeds && !mkdtemp(g_dir)) return 1; /* before the forks: every test writes here */
     Suite *s = suite_create("crafted");
     TCase *tc = tcase_create("crafted");
     tcase_set_timeout(tc, 120);
@@ -454,6 +518,9 @@ int main(void)
     tcase_add_loop_test(tc, formula_overflow_is_a_violation_not_a_signal, 0, 5);
     tcase_add_test(tc, ids_outside_the_header_are_refused_or_named);
     tcase_add_test(tc, perfetto_export_is_valid_json_for_any_names_and_clocks);
+    tcase_add_loop_test(tc, cu_traces_fuzz_found_are_checked_without_undefined_behaviour, 0, 2);
+    tcase_add_test(tc, memory_request_of_an_access_at_a_site_without_tensor);
+    tcase_add_loop_test(tc, export_refuses_names_that_would_collide, 0, 2);
     tcase_add_loop_test(tc, check_reports_a_nan_value_once, 0, 3);
     tcase_add_loop_test(tc, patchify_traces_of_nan_coordinates_pass_check, 0, 6);
     tcase_add_test(tc, viewer_panels_never_keep_a_plane_outside_their_tensor);
@@ -462,9 +529,9 @@ int main(void)
     suite_add_tcase(s, tc);
     int rc = tu_run_suite(s, CK_FORK);
     {
-        char cmd[128];
+        char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-        if (!getenv("KS_KEEP_TMP") && system(cmd) != 0) rc = 1; /* KS_KEEP_TMP=1 keeps them to look at */
+        if (!seeds && !getenv("KS_KEEP_TMP") && system(cmd) != 0) rc = 1; /* KS_KEEP_TMP=1 keeps them to look at */
     }
     return rc;
 }

@@ -762,6 +762,29 @@ START_TEST(warp_sync_orders_lanes_and_activemask_counts_the_live_ones)
 }
 END_TEST
 
+/* kscope diff of two .cu traces: the same file twice is equal (exit 0); the vector add
+ * against its `i <= n` copy, another file whose lines differ, names the one thread that
+ * reads past the end, at its read */
+START_TEST(diff_lines_up_two_versions_of_a_file)
+{
+    setup();
+    write_f32("x.npy", 11, 1, 1001, 0, 0);
+    write_f32("y.npy", 12, 1, 1001, 0, 0);
+    const char *args = "--grid 8 --block 128 --arg a=@x.npy --arg b=@y.npy --arg c=empty:1001 --arg n=1001";
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/vadd.cu --kernel vadd %s --trace a.kst --quiet", KS_SOURCE_DIR, args), 0);
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/vadd.cu --kernel vadd %s --trace a2.kst --quiet", KS_SOURCE_DIR, args), 0);
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/bugs/global_oob.cu --kernel vadd %s --trace b.kst --quiet", KS_SOURCE_DIR,
+                            args), 1);
+    ck_assert_msg(kscope("diff a.kst a2.kst") == 0, "%s%s", slurp("out"), slurp("err"));
+    ck_assert_int_eq(kscope("diff a.kst b.kst"), 1);
+    const char *out = slurp("out");
+    ck_assert_msg(strstr(out, "1 of 1024 work items differ") && strstr(out, "thread (105,0,0) of block (7,0,0)") &&
+                      strstr(out, "OUTSIDE a"),
+                  "%s", out);
+    cleanup();
+}
+END_TEST
+
 /* ---- clang ---- */
 
 static int clang_major(const char *exe)
@@ -808,6 +831,7 @@ int main(void)
     tcase_add_loop_test(tb, planted_bug_is_found, 0, NBUGS);
     tcase_add_loop_test(tb, fault_stops_with_one_line_and_keeps_the_trace, 0, NFAULTS);
     tcase_add_test(tb, warp_sync_orders_lanes_and_activemask_counts_the_live_ones);
+    tcase_add_test(tb, diff_lines_up_two_versions_of_a_file);
     suite_add_tcase(s, tb);
     TCase *ti = tcase_create("bad_input");
     tcase_set_timeout(ti, 120);

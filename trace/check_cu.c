@@ -22,7 +22,8 @@ static void load_launch(const ks_trace *tr, int *empty)
 {
     g.tr = tr;
     for (int d = 0; d < 3; ++d) g.grid[d] = g.block[d] = 1;
-    g.block[0] = (uint32_t)tr->threads, g.grid[0] = (uint32_t)tr->blocks;
+    /* a crafted trace may say 0 blocks: 1, so naming a thread never divides by 0 */
+    g.block[0] = tr->threads > 0 ? (uint32_t)tr->threads : 1, g.grid[0] = tr->blocks > 0 ? (uint32_t)tr->blocks : 1;
     cJSON *p = cJSON_Parse(tr->params);
     if (!p) return;
     const cJSON *gr = cJSON_GetObjectItemCaseSensitive(p, "grid"), *bl = cJSON_GetObjectItemCaseSensitive(p, "block");
@@ -339,7 +340,7 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
             const char *op = w->op < 8 ? k_warp_op[w->op] : "a warp collective";
             const uint32_t warp_first = e->thread / 32 * 32, lanes = (uint32_t)tr->threads - warp_first;
             const uint32_t exist = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
-            if (!(w->mask >> w->lane & 1)) {
+            if (w->lane >= 32 || !(w->mask >> w->lane & 1)) { /* a crafted lane past 31: no shift past the word */
                 rep->warp_mask++;
                 cu_violation(rep, i, e, "lane %u calls %s with mask 0x%08x, which leaves the calling lane out", w->lane, op, w->mask);
             } else if (w->mask & exist & ~w->arrived) {

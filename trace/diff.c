@@ -7,9 +7,62 @@
 
 #include "../kernels/core/ks_error.h"
 
+static int close_to(double x, double y, double tol)
+{
+    return x == y || (isnan(x) && isnan(y)) || fabs(x - y) <= tol * (1.0 + fabs(x));
+}
+
+static int is_cu(const ks_trace *t) { return !strcmp(t->variant, "cuda-c"); }
+
+/* two .cu traces: the same launch, and every buffer of one in the other by name, dtype and
+ * shape; their sites (source lines) may differ, as two versions of a file's do */
+static int cu_compatible(const ks_trace *a, const ks_trace *b)
+{
+    char sa[96], sb[96];
+    if (a->threads != b->threads || a->blocks != b->blocks)
+        return ks_fail(KS_EINVAL, "the traces ran different launches: %lld blocks x %d threads against %lld x %d",
+                       (long long)a->blocks, a->threads, (long long)b->blocks, b->threads);
+    for (int t = 0; t < a->ntensors; ++t) {
+        const ks_tensor *x = &a->tensors[t];
+        const int u = ks_trace_tensor(b, x->name);
+        if (u < 0) continue; /* a shared array of one version only: its events differ */
+        const ks_tensor *y = &b->tensors[u];
+        int same = x->dtype == y->dtype && x->ndim == y->ndim;
+        for (int k = 0; same && k < x->ndim; ++k) same = x->shape[k] == y->shape[k];
+        if (!same)
+            return ks_fail(KS_EINVAL, "the traces have different tensors: %s %s %s against %s %s", x->name,
+                           ks_dtype_name(x->dtype), ks_shape_str(x->ndim, x->shape, sa, sizeof sa), ks_dtype_name(y->dtype),
+                           ks_shape_str(y->ndim, y->shape, sb, sizeof sb));
+    }
+    return KS_OK;
+}
+
+/* a .cu trace's event against the other's: kind, flags, the tensor by name, element and
+ * value; its site is a source line, which two versions of a file number apart */
+static int cu_same_event(const ks_trace *ta, const ks_event *x, const ks_trace *tb, const ks_event *y, double tol)
+{
+    if (x->kind != y->kind || x->flags != y->flags || x->index != y->index) return 0;
+    switch (x->kind) {
+    case KS_EV_WORK: return !memcmp(x->u.field, y->u.field, sizeof x->u.field);
+    case KS_EV_READ:
+    case KS_EV_WRITE: {
+        const int same_tensor = x->tensor < ta->ntensors && y->tensor < tb->ntensors &&
+                                !strcmp(ta->tensors[x->tensor].name, tb->tensors[y->tensor].name);
+        return same_tensor && x->u.access.offset == y->u.access.offset &&
+               close_to(x->u.access.value, y->u.access.value, tol);
+    }
+    case KS_EV_BARRIER: return x->u.barrier.phase == y->u.barrier.phase;
+    case KS_EV_WARP:
+        return x->u.warp.op == y->u.warp.op && x->u.warp.mask == y->u.warp.mask && x->u.warp.value == y->u.warp.value;
+    case KS_EV_FAULT: return x->u.fault.code == y->u.fault.code;
+    default: return ks_diff_same_event(x, y, tol);
+    }
+}
+
 int ks_diff_compatible(const ks_trace *a, const ks_trace *b)
 {
     char sa[96], sb[96];
+    if (is_cu(a) && is_cu(b)) return cu_compatible(a, b);
     if (a->nsites != b->nsites)
         return ks_fail(KS_EINVAL, "the traces have different schemas: %d sites against %d", a->nsites, b->nsites);
     for (int s = 0; s < a->nsites; ++s) {
@@ -43,10 +96,6 @@ static int by_index_seq(const void *p, const void *q)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int close_to(double x, double y, double tol)
-{
-    return x == y || (isnan(x) && isnan(y)) || fabs(x - y) <= tol * (1.0 + fabs(x));
-}
 
 int ks_diff_same_event(const ks_event *x, const ks_event *y, double tol)
 {
@@ -111,6 +160,7 @@ int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol)
     }
     uint64_t i = 0, j = 0;
     const uint64_t na = a->nevents, nb = b->nevents;
+    const int cu = is_cu(a) && is_cu(b);
     while (i < na || j < nb) {
         const int64_t ia = i < na ? d->sorted[0][i]->index : INT64_MAX, ib = j < nb ? d->sorted[1][j]->index : INT64_MAX;
         if (ia != ib) { /* recorded on one side only */
@@ -125,8 +175,9 @@ int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol)
         uint64_t first = UINT64_MAX;
         for (uint64_t k = 0; k < x.n || k < y.n; ++k) {
             const ks_event *e = k < x.n ? x.ev[k] : y.ev[k];
-            const int same = k < x.n && k < y.n && ks_diff_same_event(x.ev[k], y.ev[k], tol);
-            if (e->site < KS_MAX_SITES) {
+            const int same = k < x.n && k < y.n &&
+                             (cu ? cu_same_event(a, x.ev[k], b, y.ev[k], tol) : ks_diff_same_event(x.ev[k], y.ev[k], tol));
+            if (!cu && e->site < KS_MAX_SITES) { /* .cu sites differ between the two: not per site */
                 d->site_events[e->site]++;
                 d->site_differing[e->site] += !same;
             }

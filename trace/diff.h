@@ -43,7 +43,10 @@ typedef struct ks_diff {
 
 /* KS_OK when a and b record the same work: the same sites (names, kinds, tensors, field
  * names) and the same tensors (names, dtypes, shapes); else KS_EINVAL with one line saying
- * what differs. */
+ * what differs. Two .cu traces (kscope run FILE.cu) need only the same launch and the same
+ * buffers by name: their sites are source lines, which two versions of a file number
+ * apart, so their events are compared by kind, tensor name, element and value (a warp
+ * collective by its operation, mask and result, a barrier by its phase), not by site. */
 int ks_diff_compatible(const ks_trace *a, const ks_trace *b);
 /* Compares a and b (compatible) into d; d holds sorted copies of the event pointers until
  * ks_diff_free. KS_OK or KS_ENOMEM. */

@@ -66,12 +66,38 @@ static void fill_event(void *ctx, int64_t i, unsigned char *row)
 /* Every file of the export is written to its temporary first; only when all are whole
  * are they renamed into place, so a failure part-way leaves none of them behind (and
  * removes DIR when the export created it). */
+/* Every file name once: two tensors of one name, or one named `events`, would make two
+ * files of one name and the second would replace the first (silently dropping a tensor);
+ * no file over the trace being exported. Checked before anything is made. */
+static int names_ok(const ks_trace *tr, const char *dir)
+{
+    char path[4400];
+    const char *what = tr->path[0] ? tr->path : "the trace";
+    for (int i = 0; i < tr->ntensors; ++i) {
+        if (!strcmp(tr->tensors[i].name, "events"))
+            return ks_fail(KS_EINVAL, "%s: tensor %d is named 'events', the name of the events' file: export --npy "
+                           "cannot write both", what, i);
+        for (int j = 0; j < i; ++j)
+            if (!strcmp(tr->tensors[i].name, tr->tensors[j].name))
+                return ks_fail(KS_EINVAL, "%s: tensors %d and %d are both named '%s': export --npy cannot write "
+                               "both as %s.npy", what, j, i, tr->tensors[i].name, tr->tensors[i].name);
+    }
+    for (int i = 0; tr->path[0] && i < tr->ntensors + 2; ++i) {
+        if (i < tr->ntensors) snprintf(path, sizeof path, "%s/%s.npy", dir, tr->tensors[i].name);
+        else snprintf(path, sizeof path, "%s/%s", dir, i == tr->ntensors ? "events.npy" : "header.json");
+        if (ks_same_path(path, tr->path)) return ks_fail(KS_EINVAL, "%s would replace the trace %s", path, tr->path);
+    }
+    return KS_OK;
+}
+
 int ks_trace_export_npy(const ks_trace *tr, const char *dir)
 {
     enum { MAX_FILES = KS_MAX_TENSORS + 2 };
     char path[4400];
+    int rc = names_ok(tr, dir);
+    if (rc) return rc;
     ks_out_file *out = calloc(MAX_FILES, sizeof *out);
-    int n = 0, rc = KS_OK, created = 0;
+    int n = 0, created = 0;
     if (!out) return ks_fail(KS_ENOMEM, "%s: out of memory", dir);
     if (mkdir(dir, 0777) == 0) created = 1;
     else if (errno != EEXIST) rc = ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(errno));

@@ -104,6 +104,97 @@ static int resolve_target(const char *path, char *dest, size_t n)
     return KS_OK;
 }
 
+int ks_out_check(const char *path)
+{
+    char dest[4096], dir[4096];
+    if (strlen(path) + 16 >= sizeof dest) return ks_fail(KS_EIO, "%s: path too long", path);
+    int rc = resolve_target(path, dest, sizeof dest);
+    if (rc) return rc;
+    const char *slash = strrchr(dest, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dest) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - dest), dest);
+    struct stat st;
+    if (stat(dir, &st) != 0) return ks_fail(KS_EIO, "%s: cannot create: %s", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return ks_fail(KS_EIO, "%s: cannot create: %s", path, strerror(ENOTDIR));
+    if (access(dir, W_OK | X_OK) != 0) return ks_fail(KS_EIO, "%s: cannot create: %s", path, strerror(errno));
+    return KS_OK;
+}
+
+int ks_out_dir_check(const char *dir)
+{
+    struct stat st;
+    char parent[4096];
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) return ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(ENOTDIR));
+        if (access(dir, W_OK | X_OK) != 0) return ks_fail(KS_EIO, "%s: cannot write in it: %s", dir, strerror(errno));
+        return KS_OK;
+    }
+    if (errno != ENOENT) return ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') --len;
+    while (len > 0 && dir[len - 1] != '/') --len;
+    if (len >= sizeof parent) return ks_fail(KS_EIO, "%s: path too long", dir);
+    if (len) snprintf(parent, sizeof parent, "%.*s", (int)len, dir);
+    else snprintf(parent, sizeof parent, ".");
+    const int bad = stat(parent, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR
+                  : access(parent, W_OK | X_OK) != 0 ? errno : 0;
+    if (bad) return ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(bad));
+    return KS_OK;
+}
+
+/* The absolute path of `path`: realpath() of its longest existing prefix, then the
+ * remaining components applied as text ('.' dropped, '..' removing one). -1 if too long. */
+static int canonical(const char *path, char *out, size_t n)
+{
+    char head[PATH_MAX], real[PATH_MAX];
+    size_t rest;
+    if (strlen(path) >= sizeof head) return -1;
+    snprintf(head, sizeof head, "%s", path);
+    rest = strlen(head);
+    while (!realpath(head[0] ? head : ".", real)) {
+        char *slash = strrchr(head, '/');
+        if (!slash) {
+            head[0] = '\0', rest = 0;
+        } else if (slash == head) {
+            if (!head[1]) return -1; /* "/" itself: cannot happen */
+            head[1] = '\0', rest = 1;
+        } else {
+            *slash = '\0', rest = (size_t)(slash - head);
+        }
+    }
+    if (strlen(real) >= n) return -1;
+    snprintf(out, n, "%s", real);
+    for (const char *p = path + rest; *p;) {
+        while (*p == '/') ++p;
+        const size_t len = strcspn(p, "/");
+        if (!len) break;
+        if (len == 2 && p[0] == '.' && p[1] == '.') {
+            char *s = strrchr(out, '/');
+            if (s && s != out) *s = '\0';
+            else snprintf(out, n, "/");
+        } else if (!(len == 1 && p[0] == '.')) {
+            size_t l = strlen(out);
+            if (l + len + 2 > n) return -1;
+            if (out[l - 1] != '/') out[l++] = '/';
+            memcpy(out + l, p, len);
+            out[l + len] = '\0';
+        }
+        p += len;
+    }
+    return 0;
+}
+
+int ks_same_path(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    const int ha = stat(a, &sa) == 0, hb = stat(b, &sb) == 0;
+    if (ha && hb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ha || hb) return 0; /* one exists and the other does not */
+    char ca[PATH_MAX], cb[PATH_MAX];
+    return canonical(a, ca, sizeof ca) == 0 && canonical(b, cb, sizeof cb) == 0 && !strcmp(ca, cb);
+}
+
 int ks_out_open(ks_out_file *o, const char *path)
 {
     memset(o, 0, sizeof *o);

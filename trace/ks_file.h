@@ -34,6 +34,20 @@ int ks_out_commit(ks_out_file *o);
 void ks_out_abort(ks_out_file *o);
 /* Writes n bytes, KS_EIO on a short write. */
 int ks_out_write(ks_out_file *o, const void *data, size_t n);
+/* What ks_out_open checks, without creating anything: the target is a regular file or
+ * absent (not a device, FIFO, socket, directory or dangling link) and its folder exists.
+ * For commands that check their outputs before any work. KS_EIO with the same line
+ * ks_out_open would give. */
+int ks_out_check(const char *path);
+/* The same for a folder outputs go in: it is a folder the user may write, or it does not
+ * exist and its parent folder does (the command will make it). KS_EIO with
+ * "DIR: cannot create directory: why". */
+int ks_out_dir_check(const char *dir);
+/* 1 when paths a and b name the same file: the same inode when both exist (links
+ * followed, hard links too), else the same absolute path with links resolved as far as
+ * the folders exist and '.' and '..' applied to the rest; 0 otherwise. So an output that
+ * would replace an input, or another output, is refused before anything is written. */
+int ks_same_path(const char *a, const char *b);
 
 /* Opens path for reading only when it is a regular file (checked on the open
  * descriptor, opened without blocking, so a FIFO is refused instead of waited on).

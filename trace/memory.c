@@ -184,7 +184,10 @@ int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_
                                  .byte = (uint64_t)off * ks_dtype_size(tr->tensors[f->tensor].dtype)};
     }
     qsort(a, (size_t)n, sizeof *a, by_byte);
-    const int st = tr->sites[e->site].tensor < tr->ntensors ? tr->sites[e->site].tensor : e->tensor;
+    /* the site's tensor; the event's own when the site names none (an access event
+     * pointing at a work site: a crafted trace, issue 39's fuzz_memory) */
+    const int site_t = tr->sites[e->site].tensor;
+    const int st = site_t >= 0 && site_t < tr->ntensors ? site_t : e->tensor;
     count_request(a, n, ks_dtype_size(tr->tensors[st].dtype), req);
     req->block = e->block, req->warp = warp, req->iter = e->iter, req->tap = e->tap, req->corner = (uint8_t)c;
     qsort(a, (size_t)n, sizeof *a, by_lane);

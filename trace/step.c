@@ -63,7 +63,7 @@ void ks_format_real(char *buf, size_t n, double v)
 int ks_trace_dims(const ks_trace *tr, uint32_t grid[3], uint32_t block[3])
 {
     for (int d = 0; d < 3; ++d) grid[d] = block[d] = 1;
-    grid[0] = (uint32_t)tr->blocks, block[0] = (uint32_t)tr->threads;
+    grid[0] = tr->blocks > 0 ? (uint32_t)tr->blocks : 1, block[0] = tr->threads > 0 ? (uint32_t)tr->threads : 1;
     if (strcmp(tr->variant, "cuda-c")) return 0;
     /* "grid":[x,y,z],"block":[x,y,z] of the params kscope run FILE.cu wrote */
     const char *g = strstr(tr->params, "\"grid\":["), *b = strstr(tr->params, "\"block\":[");

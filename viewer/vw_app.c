@@ -7,6 +7,8 @@
 
 #include <SDL.h>
 #include <SDL_image.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,20 +55,93 @@ static int index_thread(void *arg)
     return 0;
 }
 
-/* Writes the surface as PNG through ks_out (trace/ks_file.h): a temporary file renamed
- * onto the target, so no half-written image, and no device, FIFO or link replaced. */
+/* A growing memory buffer as an SDL_RWops that SDL_image encodes a PNG into: nothing
+ * touches the disk until the whole image is in memory. */
+typedef struct png_mem {
+    unsigned char *data;
+    size_t len, cap, pos;
+    int failed; /* out of memory: the encoder may not check what write returns */
+} png_mem;
+
+static size_t SDLCALL mem_write(SDL_RWops *rw, const void *p, size_t size, size_t num)
+{
+    png_mem *m = rw->hidden.unknown.data1;
+    if (!size || !num) return 0;
+    if (num > SIZE_MAX / size || size * num > SIZE_MAX - m->pos) {
+        m->failed = 1;
+        return 0;
+    }
+    const size_t n = size * num, end = m->pos + n;
+    if (end > m->cap) {
+        size_t cap = m->cap ? m->cap : 1 << 16;
+        while (cap < end) cap = cap > SIZE_MAX / 2 ? end : cap * 2;
+        unsigned char *d = realloc(m->data, cap);
+        if (!d) {
+            m->failed = 1;
+            return 0;
+        }
+        m->data = d, m->cap = cap;
+    }
+    if (m->pos > m->len) memset(m->data + m->len, 0, m->pos - m->len);
+    memcpy(m->data + m->pos, p, n);
+    m->pos = end;
+    if (end > m->len) m->len = end;
+    return num;
+}
+
+static Sint64 SDLCALL mem_seek(SDL_RWops *rw, Sint64 offset, int whence)
+{
+    png_mem *m = rw->hidden.unknown.data1;
+    const Sint64 base = whence == RW_SEEK_SET ? 0 : whence == RW_SEEK_CUR ? (Sint64)m->pos : (Sint64)m->len;
+    if (offset < -base || offset > INT64_MAX / 2 - base) return -1;
+    m->pos = (size_t)(base + offset);
+    return (Sint64)m->pos;
+}
+
+static Sint64 SDLCALL mem_size(SDL_RWops *rw)
+{
+    return (Sint64)((png_mem *)rw->hidden.unknown.data1)->len;
+}
+
+static size_t SDLCALL mem_read(SDL_RWops *rw, void *p, size_t size, size_t num)
+{
+    (void)rw, (void)p, (void)size, (void)num;
+    return 0;
+}
+
+static int SDLCALL mem_close(SDL_RWops *rw)
+{
+    SDL_FreeRW(rw);
+    return 0;
+}
+
+/* Encodes the surface as PNG in memory, then writes it through ks_out
+ * (trace/ks_file.h): a temporary file beside the target, flushed, synced and renamed
+ * onto it only when every byte is on disk. A full disk or `ulimit -f` fails with one
+ * line and leaves the previous file as it was; no device, FIFO or link is replaced. */
 static int save_png(SDL_Surface *surf, const char *path)
 {
-    ks_out_file o;
-    int rc = ks_out_open(&o, path);
+    png_mem m = {0};
+    int rc = ks_out_check(path);
     if (rc) return rc;
-    fclose(o.f); /* SDL_image writes the temporary by name */
-    o.f = NULL;
-    if (IMG_SavePNG(surf, o.tmp) != 0) {
-        ks_out_abort(&o);
-        return ks_fail(KS_EIO, "cannot write %s: %s", path, IMG_GetError());
+    SDL_RWops *rw = SDL_AllocRW();
+    if (!rw) return ks_fail(KS_ENOMEM, "cannot write %s: %s", path, SDL_GetError());
+    rw->type = SDL_RWOPS_UNKNOWN;
+    rw->size = mem_size, rw->seek = mem_seek, rw->read = mem_read, rw->write = mem_write, rw->close = mem_close;
+    rw->hidden.unknown.data1 = &m;
+    const int bad = IMG_SavePNG_RW(surf, rw, 0) != 0;
+    SDL_FreeRW(rw);
+    if (bad || m.failed || !m.len) {
+        free(m.data);
+        return ks_fail(KS_EIO, "cannot write %s: %s", path, m.failed ? "out of memory" : IMG_GetError());
     }
-    return ks_out_commit(&o);
+    ks_out_file o;
+    if (!(rc = ks_out_open(&o, path))) {
+        if ((rc = ks_out_write(&o, m.data, m.len))) ks_out_abort(&o);
+        else rc = ks_out_commit(&o);
+    }
+    free(m.data);
+    return rc;
 }
 
 /* The text size for a w x h frame: --text-size, else derived from the size. */
@@ -111,6 +186,7 @@ static int make_dir(const char *dir)
 typedef struct frame_sink {
     const vw_options *o;
     SDL_Surface *surf;
+    int created; /* the PNG folder was made here: removed again if nothing went in */
 #ifdef KS_HAVE_GIF
     vw_gif *gif;
 #endif
@@ -121,7 +197,10 @@ static int sink_open(frame_sink *k, const vw_options *o, SDL_Surface *surf)
     memset(k, 0, sizeof *k);
     k->o = o;
     k->surf = surf;
-    if (!o->gif) return make_dir(o->frames_dir);
+    if (!o->gif) {
+        k->created = mkdir(o->frames_dir, 0777) == 0;
+        return make_dir(o->frames_dir);
+    }
 #ifdef KS_HAVE_GIF
     return vw_gif_open(&k->gif, o->gif, surf->w, surf->h);
 #else
@@ -143,6 +222,7 @@ static int sink_put(frame_sink *k, const char *name)
 /* Finishes the GIF (renamed onto its name only when every frame went in). */
 static int sink_close(frame_sink *k, int rc)
 {
+    if (rc && k->created) rmdir(k->o->frames_dir); /* only when empty: whole frames stay */
 #ifdef KS_HAVE_GIF
     if (k->gif && rc) vw_gif_abort(k->gif);
     else if (k->gif) rc = vw_gif_close(k->gif);
@@ -422,6 +502,24 @@ out:
     return rc;
 }
 
+/* Before the trace is opened: --png and --gif can be written (regular files or none, in
+ * folders that exist), neither replaces the input (the trace, or a lesson's file) nor the
+ * other, and the --frames folder exists or can be made. */
+static int check_outputs(const vw_options *o)
+{
+    const char *out[2] = {o->png, o->gif}, *flag[2] = {"--png", "--gif"};
+    for (int i = 0; i < 2; ++i) {
+        if (!out[i]) continue;
+        if (ks_out_check(out[i])) return KS_EIO;
+        if (o->path && ks_same_path(out[i], o->path))
+            return ks_fail(KS_EINVAL, "%s %s would replace the input %s", flag[i], out[i], o->path);
+    }
+    if (o->png && o->gif && ks_same_path(o->png, o->gif))
+        return ks_fail(KS_EINVAL, "--png and --gif both name %s; give them different names", o->png);
+    if (o->frames_dir && !o->gif && ks_out_dir_check(o->frames_dir)) return KS_EIO;
+    return KS_OK;
+}
+
 int vw_main(const vw_options *o)
 {
     static ks_trace tr;
@@ -430,6 +528,7 @@ int vw_main(const vw_options *o)
     if (o->width < VW_MIN_W || o->height < VW_MIN_H || o->width > 16384 || o->height > 16384)
         return ks_fail(KS_EINVAL, "--size must be between %dx%d and 16384x16384", VW_MIN_W, VW_MIN_H);
     if (o->every < 1) return ks_fail(KS_EINVAL, "--every must be >= 1");
+    if (check_outputs(o)) return KS_EIO;
     if (o->keys && vw_script_parse(o->keys, &script, &nscript)) return KS_EINVAL;
     if (o->trace) {
         int rc = o->headless ? run_headless(o, o->trace, script, nscript) : run_window(o, o->trace, script, nscript);

@@ -1,8 +1,10 @@
 /* vw_gif.c - animated GIF export (see vw_gif.h). */
 #include "vw_gif.h"
 
+#include <errno.h>
 #include <gif_lib.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,16 +31,21 @@ struct vw_gif {
     uint32_t nused;
     GifPixelType *line;
     bin *hist;
+    int werr; /* errno of the first short write (a full disk says so, not only giflib) */
 };
 
 static int writer(GifFileType *gif, const GifByteType *buf, int n)
 {
-    return (int)fwrite(buf, 1, (size_t)n, (FILE *)gif->UserData);
+    vw_gif *g = gif->UserData;
+    const size_t put = fwrite(buf, 1, (size_t)n, g->out.f);
+    if (put != (size_t)n && !g->werr) g->werr = errno ? errno : EIO;
+    return (int)put;
 }
 
 static int gif_error(vw_gif *g, int err)
 {
-    return ks_fail(KS_EIO, "cannot write %s: %s", g->out.path, GifErrorString(err ? err : g->gif->Error));
+    return ks_fail(KS_EIO, "cannot write %s: %s%s%s", g->out.path, GifErrorString(err ? err : g->gif->Error),
+                   g->werr ? ": " : "", g->werr ? strerror(g->werr) : "");
 }
 
 static uint32_t *slot(vw_gif *g, uint32_t rgb)
@@ -77,7 +84,7 @@ int vw_gif_open(vw_gif **out, const char *path, int w, int h)
         vw_gif_abort(g);
         return rc;
     }
-    g->gif = EGifOpen(g->out.f, writer, &err);
+    g->gif = EGifOpen(g, writer, &err);
     if (!g->gif) {
         ks_out_abort(&g->out);
         g->out.f = NULL;
@@ -244,7 +251,8 @@ int vw_gif_close(vw_gif *g)
 {
     int err = 0;
     if (EGifCloseFile(g->gif, &err) != GIF_OK) {
-        const int rc = ks_fail(KS_EIO, "cannot write %s: %s", g->out.path, GifErrorString(err));
+        const int rc = ks_fail(KS_EIO, "cannot write %s: %s%s%s", g->out.path, GifErrorString(err),
+                               g->werr ? ": " : "", g->werr ? strerror(g->werr) : "");
         ks_out_abort(&g->out);
         release(g);
         return rc;

@@ -182,12 +182,20 @@ static int check_rulebook(const ks_tensor *t, const ks_sparse_geom *g)
 /* ---- the built-in scene ----------------------------------------------------------- */
 
 /* A ring of active sites around the middle of each plane (3-D: each z-slice, its radius
- * growing with z); a second batch element, if any, gets a smaller ring. */
+ * growing with z); a second batch element, if any, gets a smaller ring. It visits every
+ * cell of the space, so the space is bounded first by the work a run's trace holds by
+ * default (KS_TRACE_LIMIT_DEFAULT, 2^26): a 2^30 x 2^30 space used to spin for hours
+ * (in `lesson --check` too, whose size check runs this prepare). */
 static int scene(ks_run *r, const ks_sparse_geom *g, int64_t B)
 {
     const int D = g->ndim;
     const int64_t *S = g->mode == KS_SP_INVERSE ? g->out_shape : g->in_shape;
     const int64_t H = S[D - 2], W = S[D - 1], Z = D == 3 ? S[0] : 1;
+    const double cells = (double)B * (double)Z * (double)H * (double)W;
+    if (cells > (double)KS_TRACE_LIMIT_DEFAULT)
+        return ks_fail(KS_EINVAL, "the built-in scene visits every cell of the space: %.0f cells (batch x spatial "
+                       "shape), more than %llu; give the sites with --in indices=I.npy, or a smaller --spatial-shape",
+                       cells, (unsigned long long)KS_TRACE_LIMIT_DEFAULT);
     int64_t n = 0;
     for (int pass = 0; pass < 2; ++pass) {
         int32_t *row = pass ? r->tensor[KS_SP_T_INDICES].data : NULL;
@@ -242,7 +250,8 @@ static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
     w->tensor = -1;
     if (trace == KS_SPK_RULEBOOK) {
         snprintf(w->name, sizeof w->name, "sparse_conv.rulebook");
-        ks_field_digit(&w->fields[0], "k", g->n_in, 0, 0);
+        /* no sites: no work items; a stride of 1 keeps the schema one the reader opens */
+        ks_field_digit(&w->fields[0], "k", g->n_in > 0 ? g->n_in : 1, 0, 0);
         ks_field_digit(&w->fields[1], "i", 1, g->n_in, 0);
         w->nfields = 2;
         int64_t m = 1;
@@ -348,8 +357,11 @@ static int prepare(ks_run *r)
     int64_t B = r->set[P_BATCH] ? r->value[P_BATCH][0] : 1;
     if (!r->set[P_BATCH] && ix->data)
         for (int64_t i = 0; i < ix->shape[0]; ++i)
-            if ((int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1 > B) B = ((int32_t *)ix->data)[i * (D + 1)] + 1;
-    if (B > ((int64_t)1 << 30)) return ks_fail(KS_EINVAL, "--batch-size must be < 2^30");
+            if ((int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1 > B) B = (int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1;
+    if (B > ((int64_t)1 << 30))
+        return ks_fail(KS_EINVAL, "%s must be < 2^30 (got %lld)",
+                       r->set[P_BATCH] ? "--batch-size" : "the batch size (1 + the largest batch index of indices)",
+                       (long long)B);
     double space = (double)B;
     for (int a = 0; a < D; ++a) space *= (double)(g->in_shape[a] > g->out_shape[a] ? g->in_shape[a] : g->out_shape[a]);
     if (space >= 4e18) return ks_fail(KS_EINVAL, "the space has too many cells (batch x spatial shape >= 2^62)");

@@ -1,9 +1,17 @@
 /* libFuzzer: a .kst through everything that reads one: the reader, the checksums, check,
  * step (by thread and by index), export, and the viewer's index, state and text, plus
- * (with SDL) headless frames drawn after a script of keys and clicks. The header CRC is
+ * (with SDL) a headless frame drawn after a script of keys and clicks. The header CRC is
  * fixed up before the file is written, so mutations of the JSON reach the parser; section
  * CRCs are left as they are and every consumer runs whatever verify says (each must be
- * safe on any trace the reader opens). */
+ * safe on any trace the reader opens).
+ *
+ * Speed (issue 39: 84 executions a second never reached what crafted traces reach):
+ * inputs are capped at FZ_KST_MAX bytes (every reader is linear in the events, so a
+ * bigger file adds time, not code; the seeds are small launches and crafted traces), the
+ * cheap readers (open, check, step) run on every input, and the costly ones on a share of
+ * the inputs that the input's last byte and length pick: the checksums (a CRC of every
+ * byte) on one in four, export on one in eight small traces, the viewer's index, state
+ * and text on one in eight, a drawn frame on one in sixty-four. */
 #include "../../kernels/core/ks_error.h"
 #include "../../trace/check.h"
 #include "../../trace/crc32.h"
@@ -17,10 +25,7 @@
 #include "../../viewer/vw_draw.h"
 #endif
 
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+#define FZ_KST_MAX (16u << 10)
 
 #ifdef FZ_DRAW
 /* One software renderer and font for the whole run; the caches start empty per trace. */
@@ -63,7 +68,7 @@ static void view(const ks_trace *tr, uint8_t seed)
                                        "Right", "N", "Ctrl+Tab", "M", "O", "4", "Left", "Z", "P",
                                        "Right", "X", "U", "V", "Z", "Up", "I", "R", "P", "6"};
 #ifdef FZ_DRAW
-    vw_draw *d = drawer();
+    vw_draw *d = (seed & 63) == 0 ? drawer() : NULL; /* one frame for one input in 64 */
 #endif
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k) {
         vw_action a;
@@ -73,11 +78,13 @@ static void view(const ks_trace *tr, uint8_t seed)
                            .b = 60 + (int64_t)(seed + k * 37) % 500};
             vw_apply(&st, &L, &c);
         }
-        vw_describe_focus(&st, &lines, VW_MAX_LINES);
-        vw_describe_status(&st, 1000, buf, sizeof buf);
-        vw_describe_panel(&st, (int)(k & 1), 0, 1, buf, sizeof buf);
+        if (k % 8 == (unsigned)(seed >> 5)) { /* the text, every eighth key */
+            vw_describe_focus(&st, &lines, VW_MAX_LINES);
+            vw_describe_status(&st, 1000, buf, sizeof buf);
+            vw_describe_panel(&st, (int)(k & 1), 0, 1, buf, sizeof buf);
+        }
 #ifdef FZ_DRAW
-        if (d && k % 8 == 7) vw_draw_frame(d, &st, &L, 1000);
+        if (d && k == 8 + (seed >> 4) % 24) vw_draw_frame(d, &st, &L, 1000); /* one frame, somewhere */
 #endif
     }
     vw_describe_title(&st, buf, sizeof buf);
@@ -89,21 +96,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static ks_trace tr;
     static ks_check_report rep;
-    if (size > (8u << 20)) return 0;
-    uint8_t *buf = malloc(size ? size : 1);
-    if (!buf) return 0;
-    memcpy(buf, data, size);
-    if (size >= 24) {
-        uint32_t hlen = get_u32(buf + 12);
-        if (hlen <= size - 24) {
-            uint32_t crc = ks_crc32(0, buf + 24, hlen);
-            for (int i = 0; i < 4; ++i) buf[16 + i] = (uint8_t)(crc >> (8 * i));
-        }
-    }
-    const char *path = fz_file("in.kst", buf, size);
-    free(buf);
-    if (ks_trace_open(path, &tr) != KS_OK) return 0;
-    (void)ks_trace_verify(&tr);
+    if (size > FZ_KST_MAX) return 0;
+    /* picks the share of the costly parts: the last byte and the length mixed (a trace's
+     * last byte is mostly padding, 0) */
+    const uint8_t seed = (uint8_t)(((size ? data[size - 1] : 0) ^ (uint32_t)size) * 0x9E3779B1u >> 24);
+    if (ks_trace_open(fz_kst_file("in.kst", data, size), &tr) != KS_OK) return 0;
+    if ((seed & 3) == 3) (void)ks_trace_verify(&tr);
     if (ks_trace_check(&tr, &rep) != KS_OK) abort(); /* memory follows the file: never ENOMEM here */
     FILE *null = fz_null();
     ks_step_print(null, &tr, 0, -1);
@@ -113,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ks_step_print(null, &tr, (int64_t)e->block * tr.threads + e->thread, -1);
         ks_step_print(null, &tr, -1, e->index);
     }
-    if (tr.nevents <= 4096 && ks_trace_export_npy(&tr, fz_path("ex")) == KS_OK) {
+    if (tr.nevents <= 512 && (seed & 7) == 1 && ks_trace_export_npy(&tr, fz_path("ex")) == KS_OK) {
         for (int i = 0; i < tr.ntensors; ++i) {
             char p[400];
             snprintf(p, sizeof p, "%s/%s.npy", fz_path("ex"), tr.tensors[i].name);
@@ -122,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unlink(fz_path("ex/events.npy"));
         unlink(fz_path("ex/header.json"));
     }
-    view(&tr, size ? data[size - 1] : 0);
+    if ((seed & 7) == 0) view(&tr, seed);
     ks_trace_close(&tr);
     return 0;
 }

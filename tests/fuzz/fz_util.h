@@ -55,6 +55,29 @@ static inline const char *fz_file(const char *name, const uint8_t *data, size_t 
     return path;
 }
 
+/* The first `size` bytes of a .kst as the file dir/name, its header CRC fixed up first so
+ * that mutations of the header's JSON reach the parser (section CRCs are left as they
+ * are: every consumer must be safe on whatever verify says). Needs trace/crc32.h. */
+#ifdef KS_CRC32_H
+static inline const char *fz_kst_file(const char *name, const uint8_t *data, size_t size)
+{
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf) abort();
+    memcpy(buf, data, size);
+    if (size >= 24) {
+        const uint32_t hlen = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 |
+                              (uint32_t)buf[15] << 24;
+        if (hlen <= size - 24) {
+            const uint32_t crc = ks_crc32(0, buf + 24, hlen);
+            for (int i = 0; i < 4; ++i) buf[16 + i] = (uint8_t)(crc >> (8 * i));
+        }
+    }
+    const char *path = fz_file(name, buf, size);
+    free(buf);
+    return path;
+}
+#endif
+
 static inline FILE *fz_null(void)
 {
     static FILE *null;

@@ -10,7 +10,8 @@ seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_kst fuzz_lesson fuzz_npy fuzz_image fuzz_args)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_kst fuzz_lesson fuzz_npy fuzz_image fuzz_args fuzz_diff fuzz_memory
+                                     fuzz_perfetto fuzz_formula)
 seeds="$build/fuzz-seeds"
 rm -rf "$seeds"
 "$here/make_seeds.sh" "$build" "$seeds" || { echo "fuzz: cannot make the seed corpora"; exit 1; }
@@ -24,7 +25,15 @@ for t in "${targets[@]}"; do
     # -timeout: one input may take 30 s at most; -rss_limit_mb: 2 GiB (also the largest
     # single allocation); -close_fd_mask=3: the commands' own output is dropped, the
     # sanitizers' and libFuzzer's reports are kept
-    "$build/tests/fuzz/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+    # -max_len: the .kst targets read at most 16 KiB a trace (two for diff), so longer
+    # inputs would only be skipped; formulas are short
+    case $t in
+        fuzz_kst | fuzz_memory | fuzz_perfetto) len=(-max_len=16384) ;;
+        fuzz_diff) len=(-max_len=32772) ;;
+        fuzz_formula) len=(-max_len=1024) ;;
+        *) len=() ;;
+    esac
+    "$build/tests/fuzz/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 "${len[@]}" \
         -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t/" \
         "$build/fuzz-corpus/$t" "$seeds/$t" >"$build/fuzz-$t.log" 2>&1 &
     pids+=($!)
@@ -41,7 +50,7 @@ for i in "${!targets[@]}"; do
         echo "fuzz: $t FAILED (exit $rc) after ${execs:-?} executions; log $build/fuzz-$t.log:"
         grep -E 'ERROR|SUMMARY|artifact|Test unit written' "$build/fuzz-$t.log" | head -8
     else
-        echo "fuzz: $t ok: ${execs:-?} executions in ${seconds}s, $cov, corpus $(ls "$build/fuzz-corpus/$t" | wc -l) files"
+        echo "fuzz: $t ok: ${execs:-?} executions in ${seconds}s ($(( ${execs:-0} / seconds ))/s), $cov, corpus $(ls "$build/fuzz-corpus/$t" | wc -l) files"
     fi
 done
 exit $bad
