@@ -135,6 +135,7 @@ static int run(ks_cu_exec *e, ks_cu_build_opts *bo, const char *trace, const cha
     if (ks_cu_exec_run(e)) return ks_cli_error("run", "%s", ks_error_message());
     if (e->exit_status == 2) return ks_cli_error("run", "%s: %s", bo->file, e->ctl->error);
     if (ks_cu_trace_make(e, &tr)) return ks_cli_error("run", "%s", ks_error_message());
+    ks_cu_build_free(&e->build); /* the compiled kernel served its lines: the folder goes before any output is written */
     if ((trace || save) && write_outputs(e, &tr, trace, save)) return ks_cli_error("run", "%s", ks_error_message());
     char fault[600];
     ks_cu_fault_line(e, &tr, fault, sizeof fault);

@@ -102,8 +102,8 @@ int ks_cmd_step(int argc, char **argv)
     const char *thread3 = NULL, *block3 = NULL;
     if (wants_help(argc, argv)) {
         printf("usage: kscope step FILE.kst --thread N | --index N | [--block X,Y,Z] --thread X,Y,Z\n\n"
-               "  --thread N   every work item of global thread N (blockIdx.x * blockDim.x + threadIdx.x),\n"
-               "               one per grid-stride iteration\n"
+               "  --thread N   every work item of global thread N (block * threads a block + thread, linear\n"
+               "               ids), one per grid-stride iteration\n"
                "  --index N    the work item with linear index N\n"
                "  --block X,Y,Z --thread X,Y,Z\n"
                "               a .cu trace's thread by its blockIdx and threadIdx (block (0,0,0) if not given)\n"
@@ -190,6 +190,12 @@ int ks_cmd_check(int argc, char **argv)
                "outputs; no NaN/Inf; in-range bilinear weights sum to 1; each work item once; in a\n"
                "complete trace, every work item present and each output element written the expected\n"
                "number of times. Reports atomic collisions.\n"
+               "A trace of a .cu kernel (kscope run FILE.cu) is held to compute-sanitizer's rules\n"
+               "instead: accesses outside every buffer; shared-memory races (__syncthreads orders a\n"
+               "block, __syncwarp a warp) and reads of unwritten shared memory; global-memory races;\n"
+               "divergent barriers; warp collectives whose mask leaves lanes out; reads of empty:\n"
+               "buffers nothing wrote; faults (assert, __trap, division by zero, the time limit).\n"
+               "Each line names the thread as (x,y,z) of block (x,y,z) and its source line.\n"
                "Exit 0: all hold; 1: violations (the first ones listed); 2: unreadable file.\n");
         return KS_EXIT_OK;
     }

@@ -12,7 +12,7 @@ static const struct {
 } commands[] = {
     {.name = "list", .fn = ks_cmd_list, .summary = "operators, their parameters, defaults and tensors"},
     {.name = "run", .fn = ks_cmd_run,
-     .summary = "run an operator on the simulator or the GPU, save outputs and a trace"},
+     .summary = "run an operator, or a kernel of a .cu file as it is, save outputs and a trace"},
     {.name = "info", .fn = ks_cmd_info, .summary = "summarize a trace file and verify its checksums"},
     {.name = "step", .fn = ks_cmd_step,
      .summary = "step through one thread's (or one work item's) index math and memory"},

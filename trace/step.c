@@ -172,10 +172,20 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
     }
     if (e->kind == KS_EV_WARP) {
         static const char *const op[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-                                         "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp"};
+                                         "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp", "__activemask"};
         const ks_ev_warp *w = &e->u.warp;
-        snprintf(buf, n, "warp  %s lane %u, mask 0x%08x, lanes taking part 0x%08x: got 0x%llx", w->op < 8 ? op[w->op] : "?",
-                 w->lane, w->mask, w->arrived, (unsigned long long)w->value);
+        const size_t used = (size_t)snprintf(buf, n, "warp  %s lane %u, mask 0x%08x, lanes taking part 0x%08x",
+                                             w->op < 9 ? op[w->op] : "?", w->lane, w->mask, w->arrived);
+        if (used >= n) return;
+        if (w->op <= 3) { /* a shuffle moves bits: as a float and as an int, which the kernel's type says */
+            float f;
+            const uint32_t lo = (uint32_t)w->value;
+            memcpy(&f, &lo, 4);
+            snprintf(buf + used, n - used, ": got 0x%llx (%s as a float, %d as an int)", (unsigned long long)w->value,
+                     real(r[0], f), (int32_t)lo);
+        } else if (w->op != 7) {
+            snprintf(buf + used, n - used, ": got 0x%llx", (unsigned long long)w->value);
+        }
         return;
     }
     if (e->kind == KS_EV_FAULT) {

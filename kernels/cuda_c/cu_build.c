@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,23 +16,87 @@
 
 #include "../core/ks_error.h"
 
-/* runs argv with stdout to `out` (NULL: ours); returns its exit status, -1 if it did not run */
-static int spawn(char *const *argv, const char *out, int quiet_err)
+/* ---- the temporary folder goes on SIGINT, SIGTERM, SIGHUP (its files are known) ---- */
+static const char *const k_files[] = {"kscope_cuda.h", "cuda_runtime.h", "cuda.h", "cuda_runtime_api.h",
+                                      "device_launch_parameters.h", "device_functions.h", "vector_types.h",
+                                      "sm_60_atomic_functions.h", "math_constants.h", "cooperative_groups.h",
+                                      "cuda_fp16.h", "cuda_bf16.h", "pre.ii", "kernel.ii", "kernel.so", "compile.err"};
+#define NFILES (sizeof k_files / sizeof k_files[0])
+static char g_paths[NFILES + 1][4400]; /* the files, then the folder: made before a signal can need them */
+static volatile sig_atomic_t g_armed;
+static volatile pid_t g_compiler;
+
+static void on_stop(int sig)
+{
+    if (g_compiler > 0) kill(g_compiler, SIGKILL);
+    if (g_armed) {
+        for (size_t i = 0; i < NFILES; ++i) unlink(g_paths[i]); /* async-signal-safe */
+        rmdir(g_paths[NFILES]);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm_cleanup(const char *dir)
+{
+    for (size_t i = 0; i < NFILES; ++i) snprintf(g_paths[i], sizeof g_paths[i], "%s/%s", dir, k_files[i]);
+    snprintf(g_paths[NFILES], sizeof g_paths[NFILES], "%s", dir);
+    g_armed = 1;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* seconds a compiler step may take: $KSCOPE_CC_TIMEOUT, default 60 */
+static double compile_limit(void)
+{
+    const char *v = getenv("KSCOPE_CC_TIMEOUT");
+    const double s = v ? atof(v) : 0;
+    return s > 0 ? s : 60.0;
+}
+
+/* runs argv with stdout to `out` and stderr to `err` (NULL: ours, or /dev/null when
+ * quiet_err); returns its exit status, -1 if it did not run, -2 past the time limit */
+static int run_tool(char *const *argv, const char *out, const char *err, int quiet_err)
 {
     fflush(stdout), fflush(stderr);
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
         if (out && !freopen(out, "w", stdout)) _exit(127);
-        if (quiet_err && !freopen("/dev/null", "w", stderr)) _exit(127);
+        if (err ? !freopen(err, "w", stderr) : quiet_err && !freopen("/dev/null", "w", stderr)) _exit(127);
         execvp(argv[0], argv);
         _exit(127);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return -1;
+    g_compiler = pid;
+    const double limit = compile_limit();
+    int st = 0;
+    for (double waited = 0;; waited += 0.01) {
+        const pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) {
+            g_compiler = 0;
+            return -1;
+        }
+        if (waited > limit) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+            g_compiler = 0;
+            return -2;
+        }
+        usleep(10000);
+    }
+    g_compiler = 0;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+static int spawn(char *const *argv, const char *out, int quiet_err) { return run_tool(argv, out, NULL, quiet_err); }
 
 /* 1 when every "error:" line of clang's output is about kscope's appended entry point */
 static int only_entry_errors(const char *diag)
@@ -50,22 +115,7 @@ static int only_entry_errors(const char *diag)
     return entry && !other;
 }
 
-/* runs argv with its stderr into the file errs; returns its exit status, -1 if it did not run */
-static int spawn_err(char *const *argv, const char *errs)
-{
-    fflush(stdout), fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        if (!freopen(errs, "w", stderr)) _exit(127);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int spawn_err(char *const *argv, const char *errs) { return run_tool(argv, NULL, errs, 0); }
 
 static int clang_major(const char *exe)
 {
@@ -223,6 +273,12 @@ void ks_cu_build_free(ks_cu_build *b)
 {
     if (b->dir[0]) rm_tree(b->dir);
     b->dir[0] = 0;
+    g_armed = 0;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP}; /* the next writer (ks_file.c) installs its own */
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == on_stop) signal(sigs[i], SIG_DFL);
+    }
 }
 
 static int list_kernels(char *buf, size_t n, const ks_cu_kernel *k, int nk)
@@ -250,6 +306,7 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
         b->dir[0] = 0;
         return ks_fail(KS_EIO, "cannot create a temporary folder: %s", strerror(errno));
     }
+    arm_cleanup(b->dir);
     if ((rc = write_headers(b->dir))) goto fail;
     /* 1. preprocess, kscope_cuda.h first */
     snprintf(pre, sizeof pre, "%s/pre.ii", b->dir);
@@ -262,7 +319,12 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
         for (int i = 0; i < o->ndefines; ++i) argv[a++] = "-D", argv[a++] = (char *)o->defines[i];
         for (int i = 0; i < o->nincludes; ++i) argv[a++] = "-I", argv[a++] = (char *)o->includes[i];
         argv[a++] = (char *)o->file, argv[a++] = "-o", argv[a++] = pre, argv[a] = NULL;
-        if (spawn(argv, NULL, 0) != 0) {
+        const int st = spawn(argv, NULL, 0);
+        if (st == -2) {
+            rc = ks_fail(KS_EINVAL, "%s: the preprocessor ran past %g s (KSCOPE_CC_TIMEOUT)", o->file, compile_limit());
+            goto fail;
+        }
+        if (st != 0) {
             rc = ks_fail(KS_EINVAL, "%s: the preprocessor failed (%s; its messages are above)", o->file, b->clang);
             goto fail;
         }
@@ -349,6 +411,10 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
         }
         if (diag) fputs(diag, stderr); /* the compiler's own words: warnings, or the errors */
         free(diag);
+        if (st == -2) {
+            rc = ks_fail(KS_EINVAL, "%s: the compiler ran past %g s (KSCOPE_CC_TIMEOUT)", o->file, compile_limit());
+            goto fail;
+        }
         if (st != 0) {
             snprintf(msg, sizeof msg, "%s: compilation failed (%s; its messages are above)", o->file, b->clang);
             rc = ks_fail(KS_EINVAL, "%s", msg);

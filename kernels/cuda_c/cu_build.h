@@ -44,7 +44,8 @@ typedef struct ks_cu_build_opts {
 /* A clang++ of version 16 or newer ($KSCOPE_CLANG first, then clang++-20 .. clang++-16,
  * clang++). KS_ENOENT with the package to install. */
 int ks_cu_find_clang(char *out, size_t n);
-/* Compiles; KS_OK, or KS_EINVAL (bad kernel name, unknown kernel, compile error after
+/* Compiles (each clang step at most $KSCOPE_CC_TIMEOUT seconds, default 60; the temporary
+ * folder goes on SIGINT, SIGTERM and SIGHUP until ks_cu_build_free); KS_OK, or KS_EINVAL (bad kernel name, unknown kernel, compile error after
  * clang printed its diagnostics) / KS_EIO with the one-line message set. */
 int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o);
 void ks_cu_build_free(ks_cu_build *b);

@@ -122,12 +122,11 @@ typedef struct ks_cu_ctl {
     char error[512];                /* a setup error (exit 2), one line */
 } ks_cu_ctl;
 
-/* The built-in variables as the user's code sees them (kscope_cuda.h's ks_cu_builtins_t). */
+/* The built-in variables, by the names the user's code reads (kscope_cuda.h: uint3, dim3). */
 typedef struct ks_cu_u3 { unsigned x, y, z; } ks_cu_u3;
-typedef struct ks_cu_builtins_c { ks_cu_u3 thread_idx, block_idx, block_dim, grid_dim; } ks_cu_builtins_c;
 
 /* What the user's code calls (declared again in kscope_cuda.h, which is C++). */
-extern ks_cu_builtins_c ks_cu_b;
+extern ks_cu_u3 threadIdx, blockIdx, blockDim, gridDim;
 extern unsigned char ks_cu_dyn_smem[];
 void *ks_cu_shared_slot(int id, unsigned long bytes);
 void ks_cu_syncthreads(void);

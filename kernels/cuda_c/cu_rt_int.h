@@ -35,6 +35,9 @@ typedef struct ks_cu_fib {
      * `tap`, so the k-th run of one line by the lanes of a warp is one request (kscope memory) */
     uint32_t occ_site[16];
     uint16_t occ_n[16];
+    /* printf text of the thread not yet ended by a newline: printed with its line */
+    char pbuf[256];
+    int plen;
     /* barrier */
     uint32_t bar_site;
     int bar_op, bar_pred, bar_res;

@@ -14,6 +14,7 @@
 #include "cu_rt_int.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <link.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -42,7 +43,7 @@ __asm__(".text\n"
         ".size ks_cu_switch, .-ks_cu_switch\n");
 
 ks_cu_rt ks_cu_g;
-ks_cu_builtins_c ks_cu_b;
+ks_cu_u3 threadIdx, blockIdx, blockDim, gridDim; /* the user's code reads them by these names */
 unsigned char ks_cu_dyn_smem[KS_CU_DYN_SMEM] __attribute__((aligned(256)));
 
 #define STACK_BYTES (256 * 1024)
@@ -53,7 +54,7 @@ static void **g_args;
 
 static void set_builtins(const ks_cu_fib *f)
 {
-    ks_cu_b.thread_idx.x = f->tx, ks_cu_b.thread_idx.y = f->ty, ks_cu_b.thread_idx.z = f->tz;
+    threadIdx.x = f->tx, threadIdx.y = f->ty, threadIdx.z = f->tz;
     ks_cu_g.ctl->cur_thread = f->tid;
 }
 
@@ -80,10 +81,13 @@ void ks_cu_stop(ks_cu_fib *f, int code, uint32_t site, uint64_t address)
     abort(); /* not reached: a stopped fiber is never resumed */
 }
 
+static void flush_printf(ks_cu_fib *f);
+
 static void fiber_main(void)
 {
     ks_cu_fib *f = ks_cu_g.cur;
     g_entry(g_args);
+    flush_printf(f);
     ks_cu_flush_store(f);
     f->state = F_DONE;
     ks_cu_publish();
@@ -234,6 +238,18 @@ unsigned ks_cu_activemask(void)
 void ks_cu_threadfence(void) {}
 long long ks_cu_clock(void) { return ks_cu_g.clock += 4; }
 
+static void print_line(const ks_cu_fib *f, const char *p, int len)
+{
+    printf("[block (%u,%u,%u) thread (%u,%u,%u)] %.*s\n", blockIdx.x, blockIdx.y, blockIdx.z, f->tx, f->ty, f->tz, len, p);
+}
+
+/* what a thread printed without a newline, at its end */
+static void flush_printf(ks_cu_fib *f)
+{
+    if (f->plen) print_line(f, f->pbuf, f->plen);
+    f->plen = 0;
+}
+
 int ks_cu_printf(const char *fmt, ...)
 {
     char text[4096];
@@ -241,16 +257,15 @@ int ks_cu_printf(const char *fmt, ...)
     va_start(ap, fmt);
     const int n = vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    const ks_cu_fib *f = ks_cu_g.cur;
-    const char *p = text;
-    while (*p) { /* every line with its thread */
+    ks_cu_fib *f = ks_cu_g.cur;
+    if (!f) return printf("%s", text);
+    for (const char *p = text; *p;) { /* each whole line with its thread; the rest waits for one */
         const char *nl = strchr(p, '\n');
         const int len = nl ? (int)(nl - p) : (int)strlen(p);
-        if (f)
-            printf("[block (%u,%u,%u) thread (%u,%u,%u)] %.*s\n", ks_cu_b.block_idx.x, ks_cu_b.block_idx.y,
-                   ks_cu_b.block_idx.z, f->tx, f->ty, f->tz, len, p);
-        else
-            printf("%.*s\n", len, p);
+        const int room = (int)sizeof f->pbuf - f->plen, take = len < room ? len : room;
+        memcpy(f->pbuf + f->plen, p, (size_t)take);
+        f->plen += take;
+        if (nl || f->plen == (int)sizeof f->pbuf) flush_printf(f);
         p += len + (nl != NULL);
     }
     return n;
@@ -364,7 +379,7 @@ static void run_block(uint32_t bx, uint32_t by, uint32_t bz)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
     const uint32_t *B = c->block, *G = c->grid;
-    ks_cu_b.block_idx.x = bx, ks_cu_b.block_idx.y = by, ks_cu_b.block_idx.z = bz;
+    blockIdx.x = bx, blockIdx.y = by, blockIdx.z = bz;
     ks_cu_g.block_lin = (bz * G[1] + by) * G[0] + bx;
     ks_cu_g.block_first_index = (int64_t)ks_cu_g.block_lin * ks_cu_g.nthreads;
     c->cur_block = ks_cu_g.block_lin;
@@ -457,6 +472,10 @@ static int bind_params(void **args, uint64_t *store, const uint8_t *types, int n
             [KS_CU_U16] = {0, 65535, 2}, [KS_CU_I32] = {INT32_MIN, INT32_MAX, 4}, [KS_CU_U32] = {0, UINT32_MAX, 4},
             [KS_CU_I64] = {INT64_MIN, INT64_MAX, 8}, [KS_CU_U64] = {0, INT64_MAX, 8}, [KS_CU_BOOL] = {0, 1, 1}};
         if (t == KS_CU_F32) {
+            if (fabs(x) > 3.4028234663852886e38) {
+                snprintf(c->error, sizeof c->error, "--arg %s: %g does not fit a float", name, x);
+                return -1;
+            }
             const float v = (float)x;
             memcpy(&store[i], &v, 4);
         } else if (t == KS_CU_F64) {
@@ -508,7 +527,10 @@ void ks_cu_child_main(unsigned char *map, const char *so)
     if (rc) _exit(2);
     g_args = args;
     dl_iterate_phdr(find_module, NULL);
-    ks_cu_mem_ignore((uintptr_t)&ks_cu_b, (uintptr_t)(&ks_cu_b + 1));
+    ks_cu_mem_ignore((uintptr_t)&threadIdx, (uintptr_t)(&threadIdx + 1));
+    ks_cu_mem_ignore((uintptr_t)&blockIdx, (uintptr_t)(&blockIdx + 1));
+    ks_cu_mem_ignore((uintptr_t)&blockDim, (uintptr_t)(&blockDim + 1));
+    ks_cu_mem_ignore((uintptr_t)&gridDim, (uintptr_t)(&gridDim + 1));
     ks_cu_mem_setup();
     ks_cu_g.nthreads = (int)(c->block[0] * c->block[1] * c->block[2]);
     const size_t stride = STACK_BYTES + GUARD_BYTES;
@@ -521,8 +543,8 @@ void ks_cu_child_main(unsigned char *map, const char *so)
     }
     for (int i = 0; i < ks_cu_g.nthreads; ++i) mprotect(g_stacks + (size_t)i * stride, GUARD_BYTES, PROT_NONE);
     ks_cu_g.fib = fibs;
-    ks_cu_b.block_dim.x = c->block[0], ks_cu_b.block_dim.y = c->block[1], ks_cu_b.block_dim.z = c->block[2];
-    ks_cu_b.grid_dim.x = c->grid[0], ks_cu_b.grid_dim.y = c->grid[1], ks_cu_b.grid_dim.z = c->grid[2];
+    blockDim.x = c->block[0], blockDim.y = c->block[1], blockDim.z = c->block[2];
+    gridDim.x = c->grid[0], gridDim.y = c->grid[1], gridDim.z = c->grid[2];
     install_handlers();
     c->started = 1;
     for (uint32_t bz = 0; bz < c->grid[2]; ++bz)

@@ -124,6 +124,7 @@ int ks_cu_arg_parse(ks_cu_exec *e, const char *param, const char *value)
             return ks_fail(KS_EINVAL, "--arg %s: '%s' is neither a number nor a buffer (@FILE.npy, zeros:SHAPE[:DTYPE], empty:SHAPE[:DTYPE])",
                            param, value), -1;
         n->f = f, n->isint = 0;
+        if (f == floor(f) && fabs(f) < 9.2e18) n->i = (int64_t)f, n->isint = 1; /* 1e3: an integer too */
     }
     if (e->nnums == KS_CU_MAX_PARAMS) return ks_fail(KS_EINVAL, "too many arguments"), -1;
     e->nnums++;
@@ -142,6 +143,13 @@ static int bind(ks_cu_exec *e, ks_cu_ctl *c)
     size_t used = 0;
     for (int p = 0; p < k->nparams && used < sizeof list; ++p)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", p ? ", " : "", k->params[p]);
+    /* an unknown name first: a misspelt --arg is what makes one missing */
+    for (int i = 0; i < e->nbufs + e->nnums; ++i) {
+        const char *given = i < e->nbufs ? e->bufs[i].param : e->nums[i - e->nbufs].param;
+        int known = 0;
+        for (int p = 0; p < k->nparams; ++p) known |= !strcmp(given, k->params[p]);
+        if (!known) return ks_fail(KS_EINVAL, "--arg %s: %s has no parameter '%s' (it takes: %s)", given, k->name, given, list);
+    }
     c->nparams = k->nparams;
     for (int p = 0; p < k->nparams; ++p) {
         snprintf(c->param_name[p], sizeof c->param_name[p], "%s", k->params[p]);
@@ -156,12 +164,6 @@ static int bind(ks_cu_exec *e, ks_cu_ctl *c)
             }
         if (!found)
             return ks_fail(KS_EINVAL, "missing --arg %s=VALUE (%s takes: %s)", k->params[p], k->name, list);
-    }
-    for (int i = 0; i < e->nbufs + e->nnums; ++i) {
-        const char *given = i < e->nbufs ? e->bufs[i].param : e->nums[i - e->nbufs].param;
-        int known = 0;
-        for (int p = 0; p < k->nparams; ++p) known |= !strcmp(given, k->params[p]);
-        if (!known) return ks_fail(KS_EINVAL, "--arg %s: %s has no parameter '%s' (it takes: %s)", given, k->name, given, list);
     }
     return KS_OK;
 }

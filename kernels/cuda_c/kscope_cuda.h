@@ -59,13 +59,11 @@ struct dim3 {
     constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
     constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
-struct ks_cu_builtins_t { uint3 thread_idx, block_idx; dim3 block_dim, grid_dim; };
-extern "C" const ks_cu_builtins_t ks_cu_b;
-#define threadIdx (ks_cu_b.thread_idx)
-#define blockIdx (ks_cu_b.block_idx)
-#define blockDim (ks_cu_b.block_dim)
-#define gridDim (ks_cu_b.grid_dim)
-#define warpSize 32
+/* the runtime's variables, set at every fiber switch (real names, so a diagnostic about a
+ * line quotes it as written) */
+extern "C" const uint3 threadIdx, blockIdx;
+extern "C" const dim3 blockDim, gridDim;
+static constexpr int warpSize = 32;
 
 /* ---- the runtime (C; the return address names the user's line, so every call is made
  * straight from a macro at that line, and `nomerge` keeps clang from folding two calls of
@@ -323,14 +321,32 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
 cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaStreamCreate(cudaStream_t *s);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaGetDeviceCount(int *n);
 }
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8, cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
+template <class F> static inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return 0; }
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem, sharedMemPerBlock;
+    int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], major, minor,
+        multiProcessorCount;
+};
+extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device);
+/* the host fills __constant__ and __device__ variables this way; kscope runs no host code,
+ * so such a variable keeps its initializer (docs/cuda-c.md) */
+template <class T> static inline cudaError_t cudaMemcpyToSymbol(const T &, const void *, size_t, size_t = 0,
+                                                                cudaMemcpyKind = cudaMemcpyHostToDevice) { return 0; }
+template <class T> static inline cudaError_t cudaMemcpyFromSymbol(void *, const T &, size_t, size_t = 0,
+                                                                  cudaMemcpyKind = cudaMemcpyDeviceToHost) { return 0; }
 template <class T> static inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
 template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t n) { return cudaMallocManaged((void **)p, n); }
 /* a host-side launch `k<<<g, b>>>(args)` is rewritten to `(ks_cu_host_launch(g, b), k)(args)` */
 template <class... A> static inline int ks_cu_host_launch(A...) { ks_cu_unsupported("a kernel launch from inside a kernel (dynamic parallelism)"); }
 
 /* ---- what the simulator does not do: a compile error that names it ---- */
-template <class T> struct ks_cu_never : std::false_type {};
+template <class... T> struct ks_cu_never : std::false_type {};
 #define KS_CU_UNSUPPORTED(name, what)                                                                       \
     template <class... A> static inline int name(A...)                                                      \
     {                                                                                                       \
@@ -342,8 +358,19 @@ KS_CU_UNSUPPORTED(tex2D, "texture memory (tex2D)")
 KS_CU_UNSUPPORTED(tex3D, "texture memory (tex3D)")
 KS_CU_UNSUPPORTED(surf2Dread, "surface memory (surf2Dread)")
 KS_CU_UNSUPPORTED(surf2Dwrite, "surface memory (surf2Dwrite)")
+KS_CU_UNSUPPORTED(tex2DLayered, "texture memory (tex2DLayered)")
 KS_CU_UNSUPPORTED(__match_any_sync, "__match_any_sync")
+KS_CU_UNSUPPORTED(__match_all_sync, "__match_all_sync")
 KS_CU_UNSUPPORTED(__reduce_add_sync, "__reduce_add_sync")
+KS_CU_UNSUPPORTED(__reduce_min_sync, "__reduce_min_sync")
+KS_CU_UNSUPPORTED(__reduce_max_sync, "__reduce_max_sync")
 #undef KS_CU_UNSUPPORTED
+/* texture objects and references: the types exist, any use is a compile error naming them */
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+enum cudaTextureReadMode { cudaReadModeElementType, cudaReadModeNormalizedFloat };
+template <class T, int D = 1, int M = cudaReadModeElementType> struct texture {
+    static_assert(ks_cu_never<T>::value, "kscope: texture references are not supported by the simulator");
+};
 
 #endif /* KSCOPE_CUDA_H */
