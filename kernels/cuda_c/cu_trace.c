@@ -216,6 +216,17 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
     /* "writes_per_element" only kept atomic and plain sites of one line apart */
     for (int s = 1; s < tr->nsites; ++s) tr->sites[s].writes_per_element = 0;
     if (npcs == KS_CU_MAX_PCS) map[KS_CU_MAX_PCS] = map[KS_CU_MAX_PCS - 1];
+    /* the instructions of one site (a loop unrolled, a line's two loads of one array) tell
+     * their accesses apart in the low 4 bits of tap: one instruction a memory request */
+    uint8_t *rank = calloc(npcs + 2, 1);
+    if (!rank) {
+        rc = ks_fail(KS_ENOMEM, "out of memory");
+        goto out;
+    }
+    {
+        uint8_t next[KS_MAX_SITES] = {0};
+        for (uint32_t r = 1; r <= npcs; ++r) rank[r] = (uint8_t)(next[map[r]]++ & 15);
+    }
     for (uint64_t i = 0; i < e->nevents; ++i) {
         ks_event *x = &ev[i];
         const uint32_t raw = x->site <= npcs ? x->site : 0;
@@ -225,11 +236,13 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
         else if (x->kind == KS_EV_WARP) x->u.warp.line = line;
         else if (x->kind == KS_EV_FAULT) x->u.fault.line = line;
         else if (x->kind == KS_EV_READ || x->kind == KS_EV_WRITE) {
+            x->tap = (uint16_t)(x->tap << 4 | rank[raw]);
             const int32_t b = x->u.access.reserved[1];
             x->u.access.reserved[1] = b > 0 && (uint32_t)b <= npcs ? tr->sites[map[b]].line : 0;
         }
     }
     c->npcs = 0; /* the events are mapped: a second call must not map them again */
+    free(rank);
 
     /* params: what ran, as given */
     {
