@@ -11,7 +11,7 @@
 typedef struct access {
     uint32_t block, warp, iter;
     uint16_t tap;
-    uint8_t corner, lane;
+    uint8_t corner;
     uint64_t byte;
 } access;
 
@@ -64,17 +64,15 @@ static void count_site(ks_mem_site *s, const access *a, uint64_t n, uint64_t ele
     for (uint64_t i = 0; i < n;) {
         uint64_t j = i, sectors = 0, lines = 0, distinct = 0;
         uint64_t last_byte = UINT64_MAX, last_sector = UINT64_MAX, last_line = UINT64_MAX;
-        uint32_t lanes = 0; /* the lanes in it (a lane's float4 is four elements, one lane) */
         for (; j < n && same_request(&a[i], &a[j]); ++j) { /* sorted by byte within: distinct = changes */
-            lanes |= 1u << a[j].lane;
             if (a[j].byte != last_byte) distinct++, last_byte = a[j].byte;
             if (a[j].byte / 32 != last_sector) sectors++, last_sector = a[j].byte / 32;
             if (a[j].byte / 128 != last_line) lines++, last_line = a[j].byte / 128;
         }
         const ks_mem_request r = {.block = a[i].block, .warp = a[i].warp, .iter = a[i].iter, .tap = a[i].tap,
-                                  .corner = a[i].corner, .lanes = (uint32_t)__builtin_popcount(lanes), .sectors = (uint32_t)sectors,
+                                  .corner = a[i].corner, .lanes = (uint32_t)(j - i), .sectors = (uint32_t)sectors,
                                   .ideal = (uint32_t)((distinct * elem + 31) / 32)};
-        s->requests++, s->accesses += r.lanes, s->sectors += sectors, s->lines += lines, s->ideal += r.ideal;
+        s->requests++, s->accesses += j - i, s->sectors += sectors, s->lines += lines, s->ideal += r.ideal;
         keep_worst(s, &r);
         i = j;
     }
@@ -99,8 +97,7 @@ int ks_memory_analyze(const ks_trace *tr, ks_mem_report *rep)
                                tr->path, (unsigned long long)i);
             }
             const uint64_t elem = ks_dtype_size(tr->tensors[e->tensor].dtype);
-            const access base = {.block = e->block, .warp = e->thread / 32, .iter = e->iter, .tap = e->tap,
-                                 .lane = (uint8_t)(e->thread % 32)};
+            const access base = {.block = e->block, .warp = e->thread / 32, .iter = e->iter, .tap = e->tap};
             if (kind == KS_EV_SAMPLE) {
                 for (int c = 0; c < 4; ++c) {
                     const int64_t off = ks_memory_corner(tr, e, c);
