@@ -785,6 +785,24 @@ START_TEST(diff_lines_up_two_versions_of_a_file)
 }
 END_TEST
 
+/* process, file and signal calls from a kernel stop the run with one line naming them,
+ * and nothing is created (docs/cuda-c.md: a guard, not a sandbox) */
+START_TEST(hostile_calls_are_refused)
+{
+    static const char *const kernels[] = {"forker", "shell", "writer", "sleeper"};
+    static const char *const calls[] = {"fork()", "system()", "fopen()", "signal()"};
+    setup();
+    remove("/tmp/kscope_pwned");
+    const int rc = kscope("run %s/tests/cuda_c/faults/hostile.cu --kernel %s --grid 1 --block 2 --arg o=zeros:2:i32 "
+                          "--time-limit 5 --quiet", KS_SOURCE_DIR, kernels[_i]);
+    const char *err = slurp("err");
+    ck_assert_msg(rc == 1 && strstr(err, calls[_i]) && strstr(err, "thread (0,0,0) of block (0,0,0)"), "%s: exit %d: %s",
+                  kernels[_i], rc, err);
+    ck_assert_msg(access("/tmp/kscope_pwned", F_OK) != 0, "%s created a file", kernels[_i]);
+    cleanup();
+}
+END_TEST
+
 /* ---- clang ---- */
 
 static int clang_major(const char *exe)
@@ -832,6 +850,7 @@ int main(void)
     tcase_add_loop_test(tb, fault_stops_with_one_line_and_keeps_the_trace, 0, NFAULTS);
     tcase_add_test(tb, warp_sync_orders_lanes_and_activemask_counts_the_live_ones);
     tcase_add_test(tb, diff_lines_up_two_versions_of_a_file);
+    tcase_add_loop_test(tb, hostile_calls_are_refused, 0, 4);
     suite_add_tcase(s, tb);
     TCase *ti = tcase_create("bad_input");
     tcase_set_timeout(ti, 120);

@@ -397,6 +397,10 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
                          * (checked and recorded), and so does exit() */
                         "-fno-builtin-memcpy", "-fno-builtin-memset", "-fno-builtin-memmove",
                         "-Wl,--wrap=memcpy,--wrap=memset,--wrap=memmove,--wrap=exit",
+                        /* what a kernel has no business calling: a fault naming it (cu_rt_sched.c) */
+                        "-Wl,--wrap=fork,--wrap=vfork,--wrap=system,--wrap=popen,--wrap=execve,--wrap=execv,"
+                        "--wrap=execvp,--wrap=daemon,--wrap=fopen,--wrap=open,--wrap=creat,--wrap=unlink,"
+                        "--wrap=remove,--wrap=rename,--wrap=kill,--wrap=signal,--wrap=sigaction,--wrap=alarm",
                         "-Wno-unused-command-line-argument", path, "-o", b->so, NULL};
         const int st = spawn_err(argv, errs);
         char *diag = read_all(errs);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -338,6 +339,46 @@ void __wrap_exit(int code)
     _exit(3);
 }
 
+/* Calls the kernel's module may not make (linked as __wrap_NAME: cu_build.c): processes,
+ * files, signals. The run stops with one line naming the call and the thread. Not a
+ * sandbox against a determined program (a raw system call passes), but a kernel that
+ * forks, spawns, writes files or takes over signals stops at once. */
+static void refused(const char *what, uintptr_t pc) __attribute__((noreturn));
+static void refused(const char *what, uintptr_t pc)
+{
+    snprintf(ks_cu_g.ctl->error, sizeof ks_cu_g.ctl->error, "called %s() inside the kernel, which the simulator refuses", what);
+    run_fault(KS_CU_F_UNSUPPORTED, pc, 0);
+    ks_cu_g.cur = NULL;
+    ks_cu_publish();
+    fflush(stdout);
+    _exit(3);
+}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter" /* the wrappers' parameters only mirror libc's */
+#define KS_CU_REFUSE(name, ret, params)                                                                      \
+    ret __wrap_##name params;                                                                                \
+    ret __wrap_##name params { refused(#name, (uintptr_t)__builtin_return_address(0) - 1); }
+KS_CU_REFUSE(fork, int, (void))
+KS_CU_REFUSE(vfork, int, (void))
+KS_CU_REFUSE(system, int, (const char *c))
+KS_CU_REFUSE(popen, void *, (const char *c, const char *m))
+KS_CU_REFUSE(execve, int, (const char *p, char *const *a, char *const *e))
+KS_CU_REFUSE(execv, int, (const char *p, char *const *a))
+KS_CU_REFUSE(execvp, int, (const char *p, char *const *a))
+KS_CU_REFUSE(daemon, int, (int a, int b))
+KS_CU_REFUSE(fopen, void *, (const char *p, const char *m))
+KS_CU_REFUSE(open, int, (const char *p, int f, ...))
+KS_CU_REFUSE(creat, int, (const char *p, unsigned m))
+KS_CU_REFUSE(unlink, int, (const char *p))
+KS_CU_REFUSE(remove, int, (const char *p))
+KS_CU_REFUSE(rename, int, (const char *a, const char *b))
+KS_CU_REFUSE(kill, int, (int p, int s))
+KS_CU_REFUSE(signal, void *, (int s, void *h))
+KS_CU_REFUSE(sigaction, int, (int s, const void *a, void *o))
+KS_CU_REFUSE(alarm, unsigned, (unsigned s))
+#undef KS_CU_REFUSE
+#pragma GCC diagnostic pop
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     const uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -526,6 +567,9 @@ void ks_cu_child_main(unsigned char *map, const char *so)
     const int rc = bind_params(args, store, types, *np);
     if (rc) _exit(2);
     g_args = args;
+    /* no core files, no large files, few descriptors from here on */
+    const struct rlimit core = {0, 0}, fsize = {1ull << 30, 1ull << 30}, files = {64, 64};
+    setrlimit(RLIMIT_CORE, &core), setrlimit(RLIMIT_FSIZE, &fsize), setrlimit(RLIMIT_NOFILE, &files);
     dl_iterate_phdr(find_module, NULL);
     ks_cu_mem_ignore((uintptr_t)&threadIdx, (uintptr_t)(&threadIdx + 1));
     ks_cu_mem_ignore((uintptr_t)&blockIdx, (uintptr_t)(&blockIdx + 1));
