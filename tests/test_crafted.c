@@ -220,6 +220,11 @@ START_TEST(ids_outside_the_header_are_refused_or_named)
     ck_assert_int_eq(sh(KS_CLI " diff %s %s >/dev/null 2>&1", a, b), 1);
     ck_assert_int_eq(sh(KS_CLI " diff %s %s 2>&1 | grep -q 'not in the header'", a, b), 0);
     ck_assert_int_le(sh(KS_CLI " memory %s >/dev/null 2>&1 # %s", b, b), 2);
+    /* a .cu trace with such an id against itself: equal (fuzz_diff's property) */
+    snprintf(c.tr.variant, sizeof c.tr.variant, "cuda-c");
+    const char *cu = tmp_path("ids_cu.kst");
+    ck_assert_int_eq(ks_trace_write(cu, &c.tr), KS_OK);
+    ck_assert_int_eq(sh(KS_CLI " diff %s %s >/dev/null 2>&1", cu, cu), 0);
 }
 END_TEST
 
