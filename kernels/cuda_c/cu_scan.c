@@ -282,13 +282,14 @@ static int shared_decl(sbuf *b, const char *q, const char *semi, ks_cu_sharr *sh
         strip_spaces(dims);
         const int id = (*nshared)++;
         snprintf(shared[id].name, sizeof shared[id].name, "%s", name);
+        /* not static: a local reference lives in a register (a static one would be a guarded
+         * variable loaded again at every access, each load a callback) */
         if (dims[0])
-            snprintf(line, sizeof line,
-                     "static %s (&%s)%s = *reinterpret_cast<%s (*)%s>(ks_cu_shared_slot(%d, sizeof(%s %s)));", spec,
-                     name, dims, spec, dims, id, spec, dims);
+            snprintf(line, sizeof line, "%s (&%s)%s = *reinterpret_cast<%s (*)%s>(ks_cu_shared_slot(%d, sizeof(%s %s)));",
+                     spec, name, dims, spec, dims, id, spec, dims);
         else
-            snprintf(line, sizeof line, "static %s &%s = *reinterpret_cast<%s *>(ks_cu_shared_slot(%d, sizeof(%s)));",
-                     spec, name, spec, id, spec);
+            snprintf(line, sizeof line, "%s &%s = *reinterpret_cast<%s *>(ks_cu_shared_slot(%d, sizeof(%s)));", spec,
+                     name, spec, id, spec);
         if (puts_(b, line)) return -2;
         d = end < semi ? end + 1 : end;
     }

@@ -30,7 +30,7 @@ static void source_line(src_file *files, int *nfiles, const char *path, int line
         FILE *f = fopen(path, "rb");
         if (f) {
             files[k].text = calloc(1, 1 << 20);
-            if (files[k].text) fread(files[k].text, 1, (1 << 20) - 1, f);
+            if (files[k].text && fread(files[k].text, 1, (1 << 20) - 1, f) == 0) files[k].text[0] = 0;
             fclose(f);
         }
         (*nfiles)++;
