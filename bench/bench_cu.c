@@ -4,7 +4,7 @@
  *   - a 16M-element vector add (`kscope run vadd.cu`, grid-stride, 4096 x 256 threads);
  *   - a 4096 x 4096 tiled transpose with __syncthreads (32 x 32 tiles, blocks of 32 x 8).
  * The .cu rows time ks_cu_exec_run: the child simulating and recording, and kscope
- * copying the events out, not the compile nor writing a .kst. Goal: each .cu row at least
+ * copying the events out, not the compile nor writing a .kst; every row is its best of 3. Goal: each .cu row at least
  * half the im2col row's events per second. Usage: bench_cu [--small] (1M elements and
  * 1024 x 1024, for a quick look). */
 #define _GNU_SOURCE
@@ -114,13 +114,16 @@ int main(int argc, char **argv)
     const uint32_t tg[3] = {(uint32_t)(side / 32), (uint32_t)(side / 32), 1}, tb[3] = {32, 8, 1};
     uint64_t ve = 0, te = 0;
     const double base = im2col_events_per_s();
-    double v[2], t[2];
-    for (int warm = 1; warm >= 0; --warm) {
-        v[warm] = cu_events_per_s(path, "vadd", vg, vb, vargs, 4, &ve, warm);
-        t[warm] = cu_events_per_s(path, "transpose", tg, tb, targs, 3, &te, warm);
-    }
+    double v[2] = {0, 0}, t[2] = {0, 0};
+    for (int rep = 0; rep < 3; ++rep) /* best of 3, as the built-in row */
+        for (int warm = 1; warm >= 0; --warm) {
+            const double a = cu_events_per_s(path, "vadd", vg, vb, vargs, 4, &ve, warm);
+            const double b = cu_events_per_s(path, "transpose", tg, tb, targs, 3, &te, warm);
+            if (a > v[warm]) v[warm] = a;
+            if (b > t[warm]) t[warm] = b;
+        }
     remove(path);
-    printf("simulator recording speed, one run (events/s; goal: .cu rows >= 0.5 of im2col)\n");
+    printf("simulator recording speed, one run, each row its best of 3 (events/s; goal: .cu rows >= 0.5 of im2col)\n");
     printf("warm: event memory already mapped (the built-in's best of 3 reuses its heap); cold: first touch in the run\n");
     printf("%-44s %12s %12s %8s %12s %8s\n", "workload", "events", "warm ev/s", "ratio", "cold ev/s", "ratio");
     printf("%-44s %12s %12.3g %8.2f\n", "im2col traced every event (built-in)", "-", base, 1.0);
