@@ -803,6 +803,32 @@ START_TEST(hostile_calls_are_refused)
 }
 END_TEST
 
+/* The README's "Your own kernel" commands, as written, on examples/cuda_c/transpose.cu:
+ * out is in transposed, check passes, step shows the thread's line of code, memory lists
+ * the source lines */
+START_TEST(readme_example_runs_end_to_end)
+{
+    setup();
+    write_f32("in.npy", 3, 2, 53, 37, 0);
+    ck_assert_msg(kscope("run %s/examples/cuda_c/transpose.cu --kernel transpose_tiled --grid 2,2 --block 32,8 "
+                         "--arg in=@in.npy --arg out=empty:37x53 --arg rows=53 --arg cols=37 --trace t.kst --save saved",
+                         KS_SOURCE_DIR) == 0,
+                  "%s", slurp("err"));
+    ks_tensor in = load("in.npy", KS_F32, 2, 53, 37, 0), out = load("saved/out.npy", KS_F32, 2, 37, 53, 0);
+    for (int r = 0; r < 53; ++r)
+        for (int c = 0; c < 37; ++c) ck_assert(F(out)[c * 53 + r] == F(in)[r * 37 + c]);
+    ks_tensor_free(&in), ks_tensor_free(&out);
+    ck_assert_int_eq(kscope("step t.kst --block 1,0,0 --thread 3,2,0"), 0);
+    ck_assert_msg(strstr(slurp("out"), "thread (3,2,0) of block (1,0,0)") &&
+                      strstr(slurp("out"), "out[(r + k) * rows + c] = tile[threadIdx.x][threadIdx.y + k];"),
+                  "%s", slurp("out"));
+    ck_assert_msg(kscope("check t.kst") == 0, "%s", slurp("out"));
+    ck_assert_int_eq(kscope("memory t.kst"), 0);
+    ck_assert_msg(strstr(slurp("out"), "transpose.cu:34:"), "%s", slurp("out"));
+    cleanup();
+}
+END_TEST
+
 /* ---- clang ---- */
 
 static int clang_major(const char *exe)
@@ -851,6 +877,7 @@ int main(void)
     tcase_add_test(tb, warp_sync_orders_lanes_and_activemask_counts_the_live_ones);
     tcase_add_test(tb, diff_lines_up_two_versions_of_a_file);
     tcase_add_loop_test(tb, hostile_calls_are_refused, 0, 4);
+    tcase_add_test(tb, readme_example_runs_end_to_end);
     suite_add_tcase(s, tb);
     TCase *ti = tcase_create("bad_input");
     tcase_set_timeout(ti, 120);
