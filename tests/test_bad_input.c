@@ -75,7 +75,7 @@ static const bad_line lines[] = {
     {.args = "run im2col --in input=int.npy", .want = "int.npy: input must be float32"},
     {.args = "run im2col --in input=flat.npy",
      .want = "input must have shape (N, C, H, W) (4 dimensions); got (5, 5)"},
-    {.args = "run im2col --in input=fortran.npy", .want = "Fortran-order"},
+    {.args = "run im2col --in input=fortran.npy", .want = "'fortran_order' is neither True nor False"},
     {.args = "run im2col --in input=short.npy", .want = "data is"},
     {.args = "run im2col --in input=long.npy", .want = "data is"},
     {.args = "run im2col --in input=header.npy", .want = "header length"},
@@ -288,7 +288,7 @@ static void setup(void)
     const int64_t one_site[2] = {1, 3};
     npy_i32("bigbatch.npy", 2, one_site, bigbatch);
     npy_raw("int.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 16);
-    npy_raw("fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 1, 2, 2), }", 16);
+    npy_raw("fortran.npy", "{'descr': '<f4', 'fortran_order': None, 'shape': (1, 1, 2, 2), }", 16);
     npy_raw("short.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 12);
     npy_raw("long.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 20);
     npy_raw("f64.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", 32);

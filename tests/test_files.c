@@ -161,6 +161,51 @@ START_TEST(a_signal_removes_the_unfinished_temporary)
 }
 END_TEST
 
+/* A Fortran-order .npy (numpy writes them for transposes and np.argwhere) reads as the C
+ * order array it stands for: a 2 x 3 i32 and a 2 x 3 x 2 f32, against their elements
+ * worked out from the first-index-fastest layout */
+START_TEST(fortran_order_npy_is_read_in_c_order)
+{
+    static const struct {
+        const char *dict;
+        int ndim;
+        int64_t shape[3];
+    } cases[] = {{"{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }", 2, {2, 3, 1}},
+                 {"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3, 2), }", 3, {2, 3, 2}}};
+    const int c = _i;
+    const int64_t n = cases[c].shape[0] * cases[c].shape[1] * cases[c].shape[2];
+    unsigned char buf[512] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    const size_t len = strlen(cases[c].dict), pad = (64 - (10 + len + 1) % 64) % 64;
+    memcpy(buf + 10, cases[c].dict, len);
+    memset(buf + 10 + len, ' ', pad);
+    buf[10 + len + pad] = '\n';
+    buf[8] = (unsigned char)(len + pad + 1);
+    unsigned char *data = buf + 10 + len + pad + 1;
+    for (int64_t f = 0; f < n; ++f) { /* the file's f-th value is 7 f + 3 */
+        int32_t iv = (int32_t)(7 * f + 3);
+        float fv = (float)(7 * f + 3);
+        memcpy(data + 4 * f, c == 0 ? (void *)&iv : (void *)&fv, 4);
+    }
+    FILE *out = fopen(in_dir("f.npy"), "wb");
+    ck_assert_ptr_nonnull(out);
+    ck_assert_uint_eq(fwrite(buf, 1, (size_t)(data - buf) + 4 * (size_t)n, out), (size_t)(data - buf) + 4 * (size_t)n);
+    fclose(out);
+    ks_tensor t;
+    ck_assert_msg(ks_npy_read(in_dir("f.npy"), &t) == KS_OK, "%s", ks_error_message());
+    ck_assert_int_eq(t.ndim, cases[c].ndim);
+    const int64_t *S = cases[c].shape;
+    for (int64_t i = 0; i < S[0]; ++i)
+        for (int64_t j = 0; j < S[1]; ++j)
+            for (int64_t k = 0; k < S[2]; ++k) {
+                const int64_t f = i + S[0] * (j + S[1] * k), at = (i * S[1] + j) * S[2] + k;
+                const double got = c == 0 ? ((int32_t *)t.data)[at] : ((float *)t.data)[at];
+                ck_assert_msg(got == (double)(7 * f + 3), "case %d (%lld, %lld, %lld): %g, not %lld", c, (long long)i,
+                              (long long)j, (long long)k, got, (long long)(7 * f + 3));
+            }
+    ks_tensor_free(&t);
+}
+END_TEST
+
 START_TEST(readers_refuse_a_fifo_instead_of_waiting)
 {
     ks_tensor t;
@@ -222,6 +267,7 @@ int main(void)
     tcase_add_loop_test(tc, new_files_get_the_mode_the_umask_allows, 0, 4);
     tcase_add_loop_test(tc, a_signal_removes_the_unfinished_temporary, 0, 3);
     tcase_add_test(tc, readers_refuse_a_fifo_instead_of_waiting);
+    tcase_add_loop_test(tc, fortran_order_npy_is_read_in_c_order, 0, 2);
     tcase_add_test(tc, an_export_that_fails_part_way_leaves_no_file);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

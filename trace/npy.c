@@ -117,7 +117,7 @@ static const char *dict_value(const char *dict, const char *key)
 
 #define BAD(off, ...) ks_fail_at(path, (off), __VA_ARGS__)
 
-static int parse_header(const char *path, const char *dict, ks_tensor *t)
+static int parse_header(const char *path, const char *dict, ks_tensor *t, int *fortran)
 {
     const char *d = dict_value(dict, "descr");
     if (!d) return BAD(10, "header has no 'descr'");
@@ -139,7 +139,8 @@ static int parse_header(const char *path, const char *dict, ks_tensor *t)
     }
     const char *f = dict_value(dict, "fortran_order");
     if (!f) return BAD(10, "header has no 'fortran_order'");
-    if (strncmp(f, "False", 5)) return BAD(10, "Fortran-order arrays are not supported");
+    if (!strncmp(f, "True", 4)) *fortran = 1; /* first index fastest: transposed after the read */
+    else if (strncmp(f, "False", 5)) return BAD(10, "'fortran_order' is neither True nor False");
     const char *s = dict_value(dict, "shape");
     if (!s || *s != '(') return BAD(10, "header has no 'shape' tuple");
     ++s;
@@ -159,6 +160,26 @@ static int parse_header(const char *path, const char *dict, ks_tensor *t)
         if (*s == ',') ++s;
         else if (*s != ')') return BAD(10, "malformed shape");
     }
+    return KS_OK;
+}
+
+/* Fortran-order data (the first index fastest: numpy writes it for a transposed or
+ * broadcast result, and np.argwhere's) into C order, in place of t->data */
+static int to_c_order(ks_tensor *t)
+{
+    const size_t es = ks_dtype_size(t->dtype);
+    const int64_t n = ks_tensor_numel(t);
+    unsigned char *c = malloc((size_t)n * es), *src = t->data;
+    if (!c) return KS_ENOMEM;
+    int64_t idx[KS_MAX_DIMS] = {0}; /* the C-order position k's index, last dimension fastest */
+    for (int64_t k = 0; k < n; ++k) {
+        int64_t at = 0, stride = 1;
+        for (int d = 0; d < t->ndim; ++d) at += idx[d] * stride, stride *= t->shape[d];
+        memcpy(c + (size_t)k * es, src + (size_t)at * es, es);
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->shape[d]; --d) idx[d] = 0;
+    }
+    free(t->data);
+    t->data = c;
     return KS_OK;
 }
 
@@ -193,7 +214,8 @@ int ks_npy_read(const char *path, ks_tensor *t)
     if (fread(dict, 1, (size_t)hlen, f) != (size_t)hlen) { rc = BAD(hstart, "truncated header"); goto out; }
     dict[hlen] = '\0';
     if (strlen(dict) != (size_t)hlen || dict[0] != '{') { rc = BAD(hstart, "header is not a dict"); goto out; }
-    rc = parse_header(path, dict, t);
+    int fortran = 0;
+    rc = parse_header(path, dict, t, &fortran);
     if (rc) goto out;
     int64_t n = ks_tensor_numel(t);
     if (n < 0) { rc = BAD(hstart, "shape overflows"); goto out; }
@@ -209,6 +231,7 @@ int ks_npy_read(const char *path, ks_tensor *t)
         rc = ks_fail(KS_EIO, "%s: read failed", path);
         goto out;
     }
+    if (fortran && t->ndim > 1 && n && (rc = to_c_order(t))) rc = ks_fail(rc, "%s: out of memory", path);
 out:
     if (rc) ks_tensor_free(t);
     free(dict);

@@ -1,4 +1,5 @@
-/* npy.h - NumPy .npy files (format 1.0 written; 1.0, 2.0 and 3.0 read), C order only. */
+/* npy.h - NumPy .npy files (format 1.0 written; 1.0, 2.0 and 3.0 read). Written in C
+ * order; a Fortran-order file is read and transposed into C order on load. */
 #ifndef KS_NPY_H
 #define KS_NPY_H
 
