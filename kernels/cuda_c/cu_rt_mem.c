@@ -165,6 +165,17 @@ static uint16_t occurrence(ks_cu_fib *f, uint32_t site)
     return f->occ_n[k]++;
 }
 
+static void place(ks_event *e, const region *r, int64_t off);
+
+/* an access event's element, tap, and the thread's barrier phase and its opening line */
+static void put_access(ks_event *e, const region *r, int64_t off, const ks_cu_fib *f, uint16_t tap)
+{
+    place(e, r, off);
+    e->tap = tap;
+    e->u.access.reserved[0] = (int32_t)f->phase;
+    e->u.access.reserved[1] = (int32_t)f->bar_line_site;
+}
+
 static float value_at(const region *r, uintptr_t a)
 {
     union {
@@ -247,10 +258,7 @@ static void outside(ks_cu_fib *f, uintptr_t a, unsigned size, int kind, int flag
     /* with no buffer at all only the fault event says it (its address) */
     ks_event *e = r ? ks_cu_emit(f, kind, flags | (r->kind == R_SHARED ? KS_FLAG_SHARED : 0), site, r->tensor) : NULL;
     if (e) {
-        place(e, r, floordiv((int64_t)(a - r->lo), r->elem));
-        e->tap = (uint16_t)size;
-        e->u.access.reserved[0] = (int32_t)f->phase;
-        e->u.access.reserved[1] = (int32_t)f->bar_line_site;
+        put_access(e, r, floordiv((int64_t)(a - r->lo), r->elem), f, (uint16_t)size);
     }
     ks_cu_stop(f, KS_CU_F_OUTSIDE, ks_cu_site(pc, KS_EV_FAULT, 0), a);
 }
@@ -276,11 +284,8 @@ static const region *on_access(uintptr_t a, unsigned size, int write, int flags,
     for (int64_t off = first; off <= last; ++off) {
         ks_event *e = ks_cu_emit(f, kind, flags, site, r->tensor);
         if (!e) break;
-        place(e, r, off);
-        e->tap = occ;
+        put_access(e, r, off, f, occ);
         e->u.access.value = write ? 0.0f : value_at(r, r->lo + (uintptr_t)off * r->elem);
-        e->u.access.reserved[0] = (int32_t)f->phase;
-        e->u.access.reserved[1] = (int32_t)f->bar_line_site;
     }
     if (write) {
         f->st_addr = r->lo + (uintptr_t)first * r->elem;
@@ -361,11 +366,8 @@ unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long
             ks_event *e = ks_cu_emit(f, KS_EV_WRITE, KS_FLAG_ATOMIC | (r->kind == R_SHARED ? KS_FLAG_SHARED : 0),
                                      ks_cu_site_of(pc, KS_EV_WRITE, KS_FLAG_ATOMIC, r->tensor), r->tensor);
             if (e) {
-                place(e, r, (int64_t)((a - r->lo) / r->elem));
-                e->tap = occurrence(f, e->site);
+                put_access(e, r, (int64_t)((a - r->lo) / r->elem), f, occurrence(f, e->site));
                 e->u.access.value = value_at(r, r->lo + (a - r->lo) / r->elem * r->elem);
-                e->u.access.reserved[0] = (int32_t)f->phase;
-                e->u.access.reserved[1] = (int32_t)f->bar_line_site;
             }
         }
     } else {
@@ -405,11 +407,8 @@ static void range(uintptr_t a, size_t n, int write, uintptr_t pc, uint64_t *firs
         ks_event *e = ks_cu_emit(f, kind, flags, site, r->tensor);
         if (!e) break;
         if (*first_ev == UINT64_MAX) *first_ev = ks_cu_g.ctl->nevents - 1;
-        place(e, r, off);
-        e->tap = occ;
+        put_access(e, r, off, f, occ);
         e->u.access.value = write ? 0.0f : value_at(r, r->lo + (uintptr_t)off * r->elem);
-        e->u.access.reserved[0] = (int32_t)f->phase;
-        e->u.access.reserved[1] = (int32_t)f->bar_line_site;
     }
 }
 
