@@ -47,10 +47,30 @@ static void print_op(FILE *out, const ks_op *op)
         }
         fprintf(out, "  %-18s %-8s %s%s\n", flag, def, p->help, range);
     }
+    if (op->nkernels) {
+        int def = 0;
+        for (int k = 0; k < op->nkernels; ++k) def += !op->kernels[k].plain_only;
+        fprintf(out, "  %-18s %-8s the kernel the trace records: auto (the mode's own) or one of %d below\n",
+                "--trace-kernel", "auto", def);
+    }
     fprintf(out, "\ntensors:\n");
     for (int i = 0; i < op->ntensors; ++i)
         fprintf(out, "  %-17s %-7s %s\n", op->tensors[i].name,
                 op->tensors[i].output ? "output" : "input", op->tensors[i].shape);
+    if (op->nkernels) { /* each row's reference launch; --threads / --block-cap set all of them */
+        fprintf(out, "\nkernels (--trace-kernel NAME; --threads and --block-cap apply to each):\n");
+        for (int k = 0; k < op->nkernels; ++k) {
+            const ks_kernel *row = &op->kernels[k];
+            char launch[64], cap[32] = "no cap";
+            if (row->block_cap > 0) snprintf(cap, sizeof cap, "<= %lld blocks", (long long)row->block_cap);
+            if (row->block_of) snprintf(launch, sizeof launch, "a tile per block, %s", cap);
+            else snprintf(launch, sizeof launch, "%d threads, %s", row->threads, cap);
+            fprintf(out, "  %-17s %-26s %s", row->name, launch, row->help ? row->help : "");
+            if (row->plain_only) fprintf(out, " (CUDA only, not traced: %s traces the same)", row->twin);
+            fputc('\n', out);
+        }
+        return;
+    }
     fprintf(out, "\nlaunch default: %d threads per block, ", op->default_threads);
     if (op->default_block_cap > 0)
         fprintf(out, "at most %lld blocks\n", (long long)op->default_block_cap);
@@ -237,7 +257,8 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
         if (matched) continue;
         static const char *const valued[] = {"in",        "save",    "device", "trace",
                                              "filter",    "threads", "block-cap", "pattern",
-                                             "seed",      "image",   "image-size", "trace-limit"};
+                                             "seed",      "image",   "image-size", "trace-limit",
+                                             "trace-kernel"};
         int which = -1;
         for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; ++k) {
             m = ks_flag(argc, argv, &i, valued[k], &v);
@@ -288,6 +309,10 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             if (ks_parse_bytes(v, trace_limit) || *trace_limit < 64)
                 return ks_cli_error(ctx, "--trace-limit takes a size such as 4G, 512M or 65536 (bytes; got '%s')", v);
             *limit_given = 1;
+            break;
+        case 12:
+            if (!op->nkernels) return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
+            if (ks_run_set(r, "trace-kernel", v)) return ks_cli_error(ctx, "%s", ks_error_message());
             break;
         default:
             return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);

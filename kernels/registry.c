@@ -66,6 +66,7 @@ void ks_run_init(ks_run *r, const ks_op *op)
 {
     memset(r, 0, sizeof *r);
     r->op = op;
+    r->trace_kernel = -1;
     for (int i = 0; i < op->nparams; ++i) {
         r->value[i][0] = op->params[i].def[0];
         r->value[i][1] = op->params[i].axes >= 2 ? op->params[i].def[1] : op->params[i].def[0];
@@ -92,10 +93,32 @@ static int int_in_range(const char *name, const ks_param_spec *s, int64_t v)
     return KS_OK;
 }
 
+/* --trace-kernel WORD: "auto" (the mode's default) or a kernel row that records */
+static int set_trace_kernel(ks_run *r, const char *text)
+{
+    const ks_op *op = r->op;
+    int k = strcmp(text, "auto") ? ks_kernel_find(op->kernels, op->nkernels, text) : -1;
+    if (k >= 0 && op->kernels[k].plain_only) k = -2;
+    if (k == -1 && !strcmp(text, "auto")) {
+        r->trace_kernel = -1;
+        return KS_OK;
+    }
+    if (k >= 0) {
+        r->trace_kernel = k;
+        return KS_OK;
+    }
+    char words[256] = "auto";
+    size_t n = strlen(words);
+    for (int i = 0; i < op->nkernels && n < sizeof words; ++i)
+        if (!op->kernels[i].plain_only) n += (size_t)snprintf(words + n, sizeof words - n, "|%s", op->kernels[i].name);
+    return ks_fail(KS_EINVAL, "--trace-kernel must be one of %s (got '%s')", words, text);
+}
+
 int ks_run_set(ks_run *r, const char *name, const char *text)
 {
     int rc;
     const int p = ks_op_param(r->op, name);
+    if (p < 0 && r->op->nkernels && !strcmp(name, "trace-kernel")) return set_trace_kernel(r, text);
     if (p < 0) return ks_fail(KS_ENOENT, "%s has no parameter '%s' (kscope list %s)", r->op->name, name, r->op->name);
     const ks_param_spec *s = &r->op->params[p];
     const int axes = s->axes == 2 ? 2 : 1;
@@ -250,6 +273,132 @@ int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed)
             d[i] = ks_rand_unit(&s) * 2.0f - 1.0f;
         else
             d[i] = (float)(i + 1); /* 1, 2, 3, ...: value v sits at memory position v - 1 */
+    }
+    return KS_OK;
+}
+
+int ks_op_check(const ks_op *op)
+{
+    const char *who = op && op->name ? op->name : "an operator";
+    if (!op || !op->name || !op->summary || !op->prepare || !op->launch == !op->run || !op->run != !op->kernels)
+        return ks_fail(KS_EINVAL, "%s: a descriptor needs a name, a summary, prepare, and launch or kernels and run",
+                       who);
+    if (op->nparams > KS_MAX_PARAMS || op->ntensors > KS_OP_TENSORS)
+        return ks_fail(KS_EINVAL, "%s: more than %d parameters or %d tensors", who, KS_MAX_PARAMS, KS_OP_TENSORS);
+    for (int i = 0; i < op->nparams; ++i) {
+        const ks_param_spec *s = &op->params[i];
+        if (!s->name || !*s->name) return ks_fail(KS_EINVAL, "%s: parameter row %d is missing", who, i);
+        if (!s->help || !*s->help) return ks_fail(KS_EINVAL, "%s: --%s has no help", who, s->name);
+        if (ks_op_param(op, s->name) != i) return ks_fail(KS_EINVAL, "%s: --%s appears twice", who, s->name);
+        if (s->kind < KS_PARAM_INT || s->kind > KS_PARAM_CHOICE || s->axes < 0 || s->axes > KS_PARAM_AXES)
+            return ks_fail(KS_EINVAL, "%s: --%s: kind or axes out of range", who, s->name);
+        if (s->kind == KS_PARAM_CHOICE && (!s->choices || s->def[0] < 0))
+            return ks_fail(KS_EINVAL, "%s: --%s: a choice needs its words", who, s->name);
+        if (op->nkernels && !strcmp(s->name, "trace-kernel"))
+            return ks_fail(KS_EINVAL, "%s: --trace-kernel is the registry's (its kernel rows' names)", who);
+    }
+    for (int i = 0; i < op->ntensors; ++i) {
+        const ks_tensor_spec *t = &op->tensors[i];
+        if (!t->name || !*t->name || !t->shape) return ks_fail(KS_EINVAL, "%s: tensor row %d is missing", who, i);
+        if (ks_op_tensor(op, t->name) != i) return ks_fail(KS_EINVAL, "%s: tensor %s appears twice", who, t->name);
+    }
+    return op->kernels ? ks_kernel_rows_check(who, op->kernels, op->nkernels) : KS_OK;
+}
+
+int ks_run_trace_row(ks_run *r, int def)
+{
+    return r->traced_row = r->trace_kernel >= 0 ? r->trace_kernel : def;
+}
+
+ks_exec ks_exec_for(const ks_run *r, ks_sink *sink)
+{
+    ks_exec x = ks_exec_make(r->op->kernels, r->op->nkernels, r->device, &r->launch);
+    x.sink = sink, x.trace = r->traced_row;
+    for (int i = 0; i < r->op->ntensors; ++i)
+        if (!r->absent[i]) ks_exec_size(&x, ks_tensor_numel(&r->tensor[i]));
+    return x;
+}
+
+static int is_ident_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_ident(int c)
+{
+    return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/* field i of site s: a name; a digit's stride; a derived formula's names and numbers */
+static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
+{
+    const char *op = r->op->name;
+    if (!is_ident_start((unsigned char)f->name[0]))
+        return ks_fail(KS_EINVAL, "%s: site %s: field '%s' is not a name", op, s->name, f->name);
+    for (const char *c = f->name; *c; ++c)
+        if (!is_ident((unsigned char)*c)) return ks_fail(KS_EINVAL, "%s: site %s: field '%s' is not a name", op, s->name, f->name);
+    if (f->digit) {
+        if (f->stride < 1 || f->extent < 0)
+            return ks_fail(KS_EINVAL, "%s: site %s: field %s: stride %lld, extent %lld", op, s->name, f->name,
+                           (long long)f->stride, (long long)f->extent);
+        return KS_OK;
+    }
+    const size_t len = strlen(f->expr);
+    if (!len || len >= KS_EXPR_LEN - 1)
+        return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula %s", op, s->name, f->name, len ? "cut short" : "empty");
+    for (const char *c = f->expr; *c;) {
+        if (is_ident_start((unsigned char)*c)) {
+            const char *b = c;
+            while (is_ident((unsigned char)*c)) ++c;
+            const size_t n = (size_t)(c - b);
+            /* min, max; floor and (int) of a float field; an op tensor's element, t[i, j] (a
+             * load: step describes it, check cannot evaluate it) */
+            int known = (n == 3 && (!strncmp(b, "min", 3) || !strncmp(b, "max", 3) || !strncmp(b, "int", 3))) ||
+                        (n == 5 && !strncmp(b, "floor", 5)) || (n == 4 && !strncmp(b, "ceil", 4));
+            for (int t = 0; t < r->op->ntensors && !known && *c == '['; ++t)
+                known = strlen(r->op->tensors[t].name) == n && !strncmp(r->op->tensors[t].name, b, n);
+            for (const char *y = r->op->symbols; y && *y && !known;) { /* the descriptor's own names */
+                const size_t m = strcspn(y, " ");
+                known = m == n && !strncmp(y, b, n);
+                y += m + (y[m] == ' ');
+            }
+            for (int k = 0; k < s->nfields && !known; ++k)
+                known = &s->fields[k] != f && strlen(s->fields[k].name) == n && !strncmp(s->fields[k].name, b, n);
+            if (!known)
+                return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula '%s' names '%.*s', not a field", op, s->name,
+                               f->name, f->expr, (int)n, b);
+        } else if (*c >= '0' && *c <= '9') {
+            if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))
+                for (c += 2; strchr("0123456789abcdefABCDEF", *c) && *c;) ++c;
+            while (*c >= '0' && *c <= '9') ++c;
+            if (*c == '.' || *c == 'e' || *c == 'E' || is_ident_start((unsigned char)*c))
+                return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula '%s' has a number that is not an integer", op,
+                               s->name, f->name, f->expr);
+        } else if (strchr(" +-*/%()<>=!?:,[]&|^", *c)) {
+            ++c;
+        } else {
+            return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula '%s' has '%c'", op, s->name, f->name, f->expr, *c);
+        }
+    }
+    return KS_OK;
+}
+
+int ks_run_sites_check(const ks_run *r)
+{
+    const char *op = r->op->name;
+    if (r->nsites < 1 || r->nsites > KS_MAX_SITES) return ks_fail(KS_EINVAL, "%s: %d sites", op, r->nsites);
+    for (int i = 0; i < r->nsites; ++i) {
+        const ks_site *s = &r->sites[i];
+        if (!s->name[0]) return ks_fail(KS_EINVAL, "%s: site %d is not filled (sites are the first r->nsites ids)", op, i);
+        if (s->kind < 1 || s->kind >= KS_EV_KINDS) return ks_fail(KS_EINVAL, "%s: site %s: kind %d", op, s->name, s->kind);
+        if (s->kind == KS_EV_WORK ? s->tensor != -1 : (s->tensor < -1 || s->tensor >= r->op->ntensors))
+            return ks_fail(KS_EINVAL, "%s: site %s: tensor %d", op, s->name, s->tensor);
+        if (s->nfields < 0 || s->nfields > (int)KS_COUNT(s->fields))
+            return ks_fail(KS_EINVAL, "%s: site %s: %d fields", op, s->name, s->nfields);
+        for (int k = 0; k < s->nfields; ++k) {
+            int rc = field_check(r, s, &s->fields[k]);
+            if (rc) return rc;
+        }
     }
     return KS_OK;
 }

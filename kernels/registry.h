@@ -18,6 +18,7 @@
 #define KS_REGISTRY_H
 
 #include "core/ks_event.h"
+#include "core/ks_kernel.h"
 #include "core/ks_launch.h"
 #include "core/ks_schema.h"
 
@@ -33,6 +34,8 @@ extern "C" {
 #define KS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* A descriptor's two tables with their counts: `.name = "x", KS_OP_ROWS(params, tensors), ...` */
 #define KS_OP_ROWS(p, t) .params = (p), .nparams = KS_COUNT(p), .tensors = (t), .ntensors = KS_COUNT(t)
+/* and its kernel rows (ks_kernel.h): `.name = "x", KS_OP_ROWS(...), KS_OP_KERNELS(kernels), ...` */
+#define KS_OP_KERNELS(k) .kernels = (k), .nkernels = KS_COUNT(k)
 
 /* How a parameter is given. INT: --name N or --name H,W (value[]), or with axes 3 one to
  * three values (D,H,W or H,W; nvalues[] says how many were typed, 1 fills every axis). FLOAT: the same with
@@ -61,7 +64,6 @@ typedef struct ks_tensor_spec {
     int seed;          /* a built-in input's pattern uses the run's seed + this */
 } ks_tensor_spec;
 
-enum ks_device { KS_DEV_SIM = 0, KS_DEV_CUDA = 1 };
 enum ks_pattern { KS_PAT_ARANGE = 0, KS_PAT_ONES = 1, KS_PAT_RANDOM = 2 };
 
 /* The most events a trace keeps unless --trace-limit says otherwise: 4 GiB of events. */
@@ -88,6 +90,10 @@ typedef struct ks_run {
     uint64_t seed;
     ks_launch launch;
     ks_sink *sink; /* host sink; NULL runs the plain variant */
+    /* The kernel row asked to record (--trace-kernel WORD; -1: "auto", the default), and
+     * the row that does, which prepare sets with ks_run_trace_row (and builds its sites). */
+    int trace_kernel;
+    int traced_row;
     unsigned long long trace_limit; /* most events kept (0: KS_TRACE_LIMIT_DEFAULT) */
     int schedule; /* traced: also record the schedule (each block's SM and clocks) */
     /* set by prepare */
@@ -141,7 +147,36 @@ struct ks_op {
      * on CUDA; NULL when absent), sink a host or device sink (NULL: plain variant).
      * r->device says which. Outputs arrive zeroed. */
     int (*launch)(const ks_run *r, void *const *ptr, ks_sink *sink);
+    /* Its kernels (ks_kernel.h), one row each, and in place of launch the sequence that
+     * runs them: ks_exec_kernel(x, K_ROW, &args, work) on x = ks_exec_for(r, sink), which
+     * the registry made and checks afterwards (the traced row ran). --trace-kernel takes
+     * the rows' names. NULL for an operator that still launches by hand. */
+    const ks_kernel *kernels;
+    int nkernels;
+    int (*run)(ks_exec *x, const ks_run *r, void *const *ptr);
+    /* Names a work formula may use besides its site's fields, min/max/floor/ceil/int and
+     * the op's tensors as t[i, j]: values `step` explains (space-separated; NULL: none). */
+    const char *symbols;
 };
+
+/* The checks of a descriptor the registry makes before its first run, and test_ops for
+ * every operator: every parameter and tensor row present (no gap in a designated table),
+ * named, with help; kernel rows well formed (ks_kernel_rows_check). KS_OK, or KS_EINVAL
+ * with one line naming the operator and the row. */
+int ks_op_check(const ks_op *op);
+/* For prepare: the kernel row that records, as --trace-kernel asked or else `def` (the
+ * mode's default); sets r->traced_row. */
+int ks_run_trace_row(ks_run *r, int def);
+/* The sequence of an operator's launch: its kernel rows on r's device and launch, the row
+ * r->trace_kernel recording into `sink`, the 32-bit choice from every tensor's size. */
+ks_exec ks_exec_for(const ks_run *r, ks_sink *sink);
+/* The checks of the sites prepare set (run by ks_run_execute): each of the first
+ * r->nsites filled (a name, a known kind, its tensor a row of the op or -1 for work),
+ * field names identifiers, digit fields with a stride >= 1, and formulas that name only
+ * the site's fields, functions, tensors and the op's symbols, with integer literals, not
+ * cut short. KS_OK, or
+ * KS_EINVAL with one line naming the operator, the site and the field. */
+int ks_run_sites_check(const ks_run *r);
 
 const ks_op *ks_op_find(const char *name);
 int ks_op_count(void);

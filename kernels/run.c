@@ -141,13 +141,26 @@ static int zero_outputs(const ks_run *r, void *const *dev)
     return rc;
 }
 
+/* The operator's kernels once, on ptr (host or device copies): by its launch, or by its
+ * kernel rows' sequence, which must have run the traced row when there is a sink. */
+static int op_launch(const ks_run *r, void *const *ptr, ks_sink *sink)
+{
+    if (!r->op->run) return r->op->launch(r, ptr, sink);
+    ks_exec x = ks_exec_for(r, sink);
+    int rc = r->op->run(&x, r, ptr);
+    if (!rc && sink && !x.traced_ran)
+        rc = ks_fail(KS_EINVAL, "--trace-kernel %s does not run in this mode (kscope list %s)",
+                     r->op->kernels[r->traced_row].name, r->op->name);
+    return rc;
+}
+
 /* One traced or plain launch on the device copies; a traced one whose buffer overflowed
  * is rerun once with a buffer of exactly the events it claimed (capped by the limit). */
 static int launch_on_gpu(ks_run *r, void *const *dev)
 {
     ks_sink dsink;
     if (!r->sink) {
-        int rc = r->op->launch(r, dev, NULL);
+        int rc = op_launch(r, dev, NULL);
         return rc ? rc : ks_cuda_sync();
     }
     const unsigned long long limit = r->sink->limit;
@@ -167,7 +180,7 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
             return rc;
         }
         dsink.schedule = sched, dsink.schedule_blocks = r->schedule_blocks;
-        rc = r->op->launch(r, dev, &dsink);
+        rc = op_launch(r, dev, &dsink);
         if (!rc) rc = ks_cuda_sync();
         if (!rc) rc = ks_cuda_sink_claimed(&dsink, &claimed);
         if (!rc && claimed > cap && cap < limit) { /* too small: size it and run again */
@@ -229,7 +242,20 @@ int ks_run_execute(ks_run *r)
                            ks_dtype_long_name(t->dtype));
         r->absent[i] = 0, r->expect_ndim[i] = 0, r->given[i] = t->data != NULL;
     }
-    if ((rc = op->prepare(r)) || (rc = place_tensors(r))) return rc;
+    if ((rc = ks_op_check(op))) return rc;
+    if (op->kernels && (r->trace_kernel < -1 || r->trace_kernel >= op->nkernels))
+        return ks_fail(KS_EINVAL, "%s: no kernel row %d", op->name, r->trace_kernel);
+    r->traced_row = -1;
+    if ((rc = op->prepare(r)) || (rc = ks_run_sites_check(r))) return rc;
+    if (op->kernels) { /* the row that records: as asked, or the mode's default prepare chose */
+        if (r->traced_row < 0 || r->traced_row >= op->nkernels || op->kernels[r->traced_row].plain_only)
+            return ks_fail(KS_EINVAL, "%s: prepare chose no kernel row to trace", op->name);
+        const ks_kernel *k = &op->kernels[r->traced_row];
+        if (!r->default_threads) r->default_threads = k->threads, r->default_block_cap = k->block_cap;
+        ks_run_fact(r, "kernel", "\"%s\"", k->name);
+        ks_run_fact(r, "body", "\"%s\"", k->body);
+    }
+    if ((rc = place_tensors(r))) return rc;
     if ((rc = ks_launch_resolve(&r->launch, r->default_threads, r->default_block_cap, r->work_items, &r->threads,
                                 &r->blocks)))
         return rc;
@@ -249,7 +275,7 @@ int ks_run_execute(ks_run *r)
     for (int i = 0; i < op->ntensors; ++i) ptr[i] = r->absent[i] ? NULL : r->tensor[i].data;
     snprintf(r->device_name, sizeof r->device_name, "sim");
     if (r->sink) r->sink->schedule = r->schedule_data, r->sink->schedule_blocks = r->schedule_blocks;
-    rc = op->launch(r, ptr, r->sink);
+    rc = op_launch(r, ptr, r->sink);
     if (r->sink) r->sink->schedule = NULL, r->sink->schedule_blocks = 0;
     return rc;
 }

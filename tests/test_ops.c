@@ -20,9 +20,10 @@ START_TEST(table_has_unique_operators)
     for (int i = 0; i < ks_op_count(); ++i) {
         const ks_op *op = ks_op_at(i);
         ck_assert_ptr_eq(ks_op_find(op->name), op);
-        ck_assert_msg(op->prepare && op->launch, "%s: prepare and launch are required", op->name);
+        ck_assert_msg(ks_op_check(op) == KS_OK, "%s", ks_error_message());
         ck_assert_msg(op->summary && *op->summary, "%s has no summary", op->name);
-        ck_assert_msg(op->default_threads >= 1 && op->default_threads <= 1024, "%s: threads", op->name);
+        if (!op->kernels) /* a kernel row table carries its own launches (ks_op_check) */
+            ck_assert_msg(op->default_threads >= 1 && op->default_threads <= 1024, "%s: threads", op->name);
     }
     ck_assert_ptr_null(ks_op_find("no_such_op"));
 }
@@ -116,6 +117,87 @@ START_TEST(bad_parameter_text_is_one_clear_error)
 }
 END_TEST
 
+/* A copy of a real descriptor with one row broken is refused by ks_op_check, naming the
+ * operator and the row: a student never meets a "--(null)" flag or a segfault. */
+static int check_broken(ks_op *op, const char *want)
+{
+    const int rc = ks_op_check(op);
+    ck_assert_msg(rc == KS_EINVAL && strstr(ks_error_message(), want), "want '%s', got rc %d: %s", want, rc,
+                  ks_error_message());
+    return rc;
+}
+
+START_TEST(broken_descriptors_are_refused_naming_the_row)
+{
+    const ks_op *real = NULL;
+    for (int i = 0; i < ks_op_count() && !real; ++i)
+        if (ks_op_at(i)->nkernels >= 2) real = ks_op_at(i);
+    ck_assert_ptr_nonnull(real);
+    ks_param_spec params[KS_MAX_PARAMS];
+    ks_kernel kernels[8];
+    ck_assert_int_le(real->nkernels, 8);
+    ks_op op = *real;
+    memcpy(params, real->params, sizeof *params * (size_t)real->nparams);
+    memcpy(kernels, real->kernels, sizeof *kernels * (size_t)real->nkernels);
+    op.params = params, op.kernels = kernels;
+    ck_assert_int_eq(ks_op_check(&op), KS_OK);
+    /* a parameter row left out of a designated table: all zero */
+    memset(&params[1], 0, sizeof params[1]);
+    check_broken(&op, "parameter row 1 is missing");
+    params[1] = real->params[1];
+    /* kernel rows: a name twice, a bad name, a bad launch, a plain_only row with no twin */
+    kernels[1].name = kernels[0].name;
+    check_broken(&op, "appears twice");
+    kernels[1].name = "Bad Name";
+    check_broken(&op, "is not lower-case");
+    kernels[1] = real->kernels[1];
+    kernels[1].threads = 0;
+    check_broken(&op, "reference threads 0");
+    kernels[1] = real->kernels[1];
+    kernels[1].plain_only = 1, kernels[1].sim_plain = kernels[1].sim_traced = NULL;
+    check_broken(&op, "needs a twin row");
+    kernels[1].twin = kernels[0].name;
+    ck_assert_int_eq(ks_op_check(&op), KS_OK);
+    memset(&kernels[0], 0, sizeof kernels[0]);
+    check_broken(&op, "kernel row 0 is missing");
+}
+END_TEST
+
+/* The sites prepare sets are checked before anything runs: here the real sites of each
+ * operator, then with one formula or site broken. */
+START_TEST(broken_sites_are_refused_naming_the_site_and_field)
+{
+    static ks_run r;
+    for (int i = 0; i < ks_op_count(); ++i) {
+        ks_run_init(&r, ks_op_at(i));
+        ck_assert_int_eq(r.op->prepare(&r), KS_OK);
+        ck_assert_msg(ks_run_sites_check(&r) == KS_OK, "%s: %s", r.op->name, ks_error_message());
+        ks_site *w = NULL;
+        for (int s = 0; s < r.nsites && !w; ++s)
+            if (r.sites[s].kind == KS_EV_WORK && r.sites[s].nfields >= 1 && r.sites[s].nfields < 8) w = &r.sites[s];
+        ks_run_free(&r);
+        if (!w) continue;
+        ks_field *f = &w->fields[w->nfields++];
+        const char *bad[][2] = {{"no_such_name + 1", "names 'no_such_name'"},
+                                {"2 * 0.5", "not an integer"},
+                                {"1 ; 2", "has ';'"}};
+        for (int b = 0; b < 3; ++b) {
+            ks_field_derived(f, "extra", bad[b][0]);
+            ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);
+            ck_assert_msg(strstr(ks_error_message(), bad[b][1]) && strstr(ks_error_message(), w->name),
+                          "%s: %s", r.op->name, ks_error_message());
+        }
+        memset(f->expr, '1', KS_EXPR_LEN - 1), f->expr[KS_EXPR_LEN - 1] = 0; /* as a cut snprintf leaves it */
+        ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);
+        ck_assert_ptr_nonnull(strstr(ks_error_message(), "cut short"));
+        w->nfields--;
+        memset(&r.sites[r.nsites++], 0, sizeof r.sites[0]); /* an id past the filled prefix */
+        ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);
+        ck_assert_ptr_nonnull(strstr(ks_error_message(), "is not filled"));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ops");
@@ -125,6 +207,8 @@ int main(void)
     tcase_add_test(tc, parameter_and_tensor_rows_are_well_formed);
     tcase_add_loop_test(tc, every_operator_runs_traced_and_passes_check, 0, ks_op_count());
     tcase_add_test(tc, bad_parameter_text_is_one_clear_error);
+    tcase_add_test(tc, broken_descriptors_are_refused_naming_the_row);
+    tcase_add_test(tc, broken_sites_are_refused_naming_the_site_and_field);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "ks_core.h"
+#include "ks_kernel.h"
 #include "ks_error.h"
 
 __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sink)
@@ -107,6 +108,54 @@ static inline int ks_cuda_ok(cudaError_t e, const char *what)
 static inline int ks_cuda_check_launch(const char *kernel)
 {
     return ks_cuda_ok(cudaGetLastError(), kernel);
+}
+
+
+/* The wrappers of one variant of a body: a plain kernel (args by value), and a traced one
+ * (args and the device sink by value). With `skip`, a traced block whose filter passes
+ * none of its items (ks_filter_drops_block: an empty index range, or a block outside the
+ * block range) runs the plain variant `pv` of the same index width: it would record
+ * nothing, and its dropped items run the plain code anyway (only for bodies whose plain
+ * and traced variants walk the same items). PA / TA: attributes such as
+ * __launch_bounds__(1024) or __maxnreg__(40). */
+#define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA)                                                  \
+    __global__ void PA name##_k_##v(args_t a)                                                     \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        ks_thread_from_builtins(&t, NULL);                                                        \
+        name##_body_##v(&t, &a);                                                                  \
+    }
+#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA, skip)                                       \
+    __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
+    {                                                                                             \
+        ks_thread t;                                                                              \
+        const unsigned long long start = ks_globaltimer();                                        \
+        if ((skip) && ks_filter_drops_block(&sink.filter, blockIdx.x)) {                          \
+            ks_thread_from_builtins(&t, NULL);                                                    \
+            name##_body_##pv(&t, &a);                                                             \
+        } else {                                                                                  \
+            ks_thread_from_builtins(&t, &sink);                                                   \
+            name##_body_##v(&t, &a);                                                              \
+        }                                                                                         \
+        if (sink.schedule) ks_schedule_block(&sink, start);                                       \
+    }
+
+/* The launch of every kernel row (ks_kernel.h, KS_KERNEL in ks_variants.h): the variant
+ * the registry chose (traced when there is a sink, 32-bit when g->narrow), then the check. */
+template <typename A>
+static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink *sink, void (*plain32)(A),
+                                     void (*plain)(A), void (*traced)(A, ks_sink), void (*traced32)(A, ks_sink))
+{
+    const dim3 grid((unsigned)g->blocks), block((unsigned)g->threads);
+    cudaStream_t s = (cudaStream_t)g->stream;
+    if (sink) {
+        void (*k)(A, ks_sink) = g->narrow && traced32 ? traced32 : traced;
+        k<<<grid, block, g->shared, s>>>(a, *sink);
+    } else {
+        void (*k)(A) = g->narrow ? plain32 : plain;
+        k<<<grid, block, g->shared, s>>>(a);
+    }
+    return ks_cuda_check_launch(g->name);
 }
 
 #endif

@@ -35,25 +35,4 @@
     KS_CUDA_TRACED_KERNEL(name, traced32, plain32, args_t, TA, skip)
 #define KS_CUDA_WRAPPERS4(name, args_t, PA, TA) KS_CUDA_WRAPPERS4_IF(name, args_t, PA, TA, 0)
 #define KS_CUDA_WRAPPERS4_SKIP(name, args_t, PA, TA) KS_CUDA_WRAPPERS4_IF(name, args_t, PA, TA, 1)
-#define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA)                                                  \
-    __global__ void PA name##_k_##v(args_t a)                                                     \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_##v(&t, &a);                                                                  \
-    }
-#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA, skip)                                       \
-    __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        const unsigned long long start = ks_globaltimer();                                        \
-        if ((skip) && ks_filter_drops_block(&sink.filter, blockIdx.x)) {                          \
-            ks_thread_from_builtins(&t, NULL);                                                    \
-            name##_body_##pv(&t, &a);                                                             \
-        } else {                                                                                  \
-            ks_thread_from_builtins(&t, &sink);                                                   \
-            name##_body_##v(&t, &a);                                                              \
-        }                                                                                         \
-        if (sink.schedule) ks_schedule_block(&sink, start);                                       \
-    }
 #endif

@@ -5,25 +5,53 @@
  *
  * In C (the simulator): name_plain and name_traced, 64-bit indices. Under nvcc also
  * name_plain32, with 32-bit indices, for launches whose every size fits 2^30 (64-bit
- * division would dominate the cost). KS_BODY is included once per variant with KS_IDX,
- * KS_TRACED and KS_VARIANT set (see ks_probe.h); the body must not have include guards.
- * No include guard here either: a file may include it for several bodies. */
+ * division would dominate the cost), and with KS_BODY_TRACED32 defined name_traced32 too
+ * (ks_traced32.h says why). KS_BODY is included once per variant with KS_IDX, KS_TRACED
+ * and KS_VARIANT set (see ks_probe.h); the body must not have include guards. No include
+ * guard here either: a file may include it for several bodies.
+ *
+ * A body's kernel lines, KS_KERNEL(fn, args_t) (ks_kernel.h), expand only in the last
+ * variant, when every variant of every body of the file exists: in C to the simulator's
+ * fn_sim_plain / fn_sim_traced and a declaration of fn_cuda; under nvcc to the __global__
+ * wrappers and fn_cuda, which launches through ks_cuda_launch_row. The forms:
+ *   KS_KERNEL(fn, args_t)                    no attributes
+ *   KS_KERNEL_ATTR(fn, args_t, PA, TA)       PA on the plain kernels, TA on the traced ones
+ *   KS_KERNEL_FAST(fn, args_t, PA, TA)       also a 32-bit traced kernel, and traced blocks
+ *                                            the filter drops run the plain body (needs
+ *                                            KS_BODY_TRACED32; plain and traced must walk
+ *                                            the same items) */
 #ifndef KS_BODY
 #error "define KS_BODY (the body file, quoted) before including ks_variants.h"
 #endif
+#include "ks_kernel.h"
 
 /* shared-memory accesses record only in the traced variant (ks_shared.h) */
 #undef KS_SHARED_PROBES
 #define KS_SHARED_PROBES KS_TRACED
+
+/* every variant but the last: kernel lines expand to nothing */
+#undef KS_KERNEL
+#undef KS_KERNEL_ATTR
+#undef KS_KERNEL_FAST
+#define KS_KERNEL(fn, args_t)
+#define KS_KERNEL_ATTR(fn, args_t, PA, TA)
+#define KS_KERNEL_FAST(fn, args_t, PA, TA)
 
 #if defined(__CUDACC__)
 #define KS_IDX int32_t
 #define KS_TRACED 0
 #define KS_VARIANT(name) name##_plain32
 #include KS_BODY
-#undef KS_IDX
 #undef KS_TRACED
 #undef KS_VARIANT
+#ifdef KS_BODY_TRACED32
+#define KS_TRACED 1
+#define KS_VARIANT(name) name##_traced32
+#include KS_BODY
+#undef KS_TRACED
+#undef KS_VARIANT
+#endif
+#undef KS_IDX
 #endif
 
 #define KS_IDX int64_t
@@ -33,6 +61,45 @@
 #undef KS_TRACED
 #undef KS_VARIANT
 
+/* the last variant: kernel lines expand */
+#undef KS_KERNEL
+#undef KS_KERNEL_ATTR
+#undef KS_KERNEL_FAST
+#if defined(__CUDACC__)
+#define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                 \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                   \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                       \
+    extern "C" int fn##_cuda(const void *a, const ks_grid *g, const ks_sink *s)                   \
+    {                                                                                             \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, \
+                                          fn##_k_traced, NULL);                                   \
+    }
+#define KS_KERNEL_FAST(fn, args_t, PA, TA)                                                         \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                 \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                   \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                       \
+    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                   \
+    extern "C" int fn##_cuda(const void *a, const ks_grid *g, const ks_sink *s)                   \
+    {                                                                                             \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, \
+                                          fn##_k_traced, fn##_k_traced32);                        \
+    }
+#else
+#define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
+    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)               \
+    {                                                                                             \
+        fn##_body_plain(t, (const args_t *)a);                                                    \
+    }                                                                                             \
+    __attribute__((unused)) static void fn##_sim_traced(ks_thread *t, const void *a)              \
+    {                                                                                             \
+        fn##_body_traced(t, (const args_t *)a);                                                   \
+    }                                                                                             \
+    int fn##_cuda(const void *a, const ks_grid *g, const ks_sink *s);
+#define KS_KERNEL_FAST(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
+#endif
+#define KS_KERNEL(fn, args_t) KS_KERNEL_ATTR(fn, args_t, , )
+
 #define KS_TRACED 1
 #define KS_VARIANT(name) name##_traced
 #include KS_BODY
@@ -40,5 +107,13 @@
 #undef KS_TRACED
 #undef KS_VARIANT
 #undef KS_BODY
+#undef KS_BODY_TRACED32
 #undef KS_SHARED_PROBES
 #define KS_SHARED_PROBES 1
+/* kernel lines outside ks_variants.h (a body included on its own) expand to nothing */
+#undef KS_KERNEL
+#undef KS_KERNEL_ATTR
+#undef KS_KERNEL_FAST
+#define KS_KERNEL(fn, args_t)
+#define KS_KERNEL_ATTR(fn, args_t, PA, TA)
+#define KS_KERNEL_FAST(fn, args_t, PA, TA)

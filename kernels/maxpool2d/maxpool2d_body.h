@@ -51,9 +51,9 @@ enum { KS_MP_SITE_WORK, KS_MP_SITE_READ, KS_MP_SITE_WRITE, KS_MP_SITE_INDEX, KS_
        KS_MP_NSITES };
 
 /* The GPU launch of the forward (backward 0) or backward (1) kernel on device pointers;
- * dev_sink NULL runs the plain variant. (maxpool2d_cuda.cu) */
+ * dev_sink NULL runs the plain variant. (maxpool2d_op.c, through its kernel rows) */
 int ks_maxpool2d_cuda(const ks_maxpool2d_args *a, int backward, const ks_launch *l, const ks_sink *dev_sink);
-/* The same on the simulator, host pointers. (maxpool2d_op.c) */
+/* The same on the simulator, host pointers. */
 int ks_maxpool2d_sim(const ks_maxpool2d_args *a, int backward, const ks_launch *l, ks_sink *sink);
 /* Independent reference in double from the definition (maxpool2d_ref.c): output and
  * indices, and grad_input (N*C*H*W, zeroed here) of sum(output * grad_output). */
@@ -120,6 +120,7 @@ KS_FN void KS_VARIANT(ks_maxpool2d_fwd_body)(ks_thread *t, const ks_maxpool2d_ar
                                                 0));
     }
 }
+KS_KERNEL(ks_maxpool2d_fwd, ks_maxpool2d_args)
 
 /* Backward: one work item per output element; its gradient goes to the input element its
  * window chose (atomic: windows overlap when the stride is below the kernel). */
@@ -147,4 +148,5 @@ KS_FN void KS_VARIANT(ks_maxpool2d_bwd_body)(ks_thread *t, const ks_maxpool2d_ar
                                 at / W, at % W, g, 1));
     }
 }
+KS_KERNEL(ks_maxpool2d_bwd, ks_maxpool2d_args)
 #endif /* KS_VARIANT */

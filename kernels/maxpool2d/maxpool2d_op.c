@@ -6,11 +6,11 @@
 
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
-#include "../core/ks_sim.h"
 
 #define KS_BODY "../maxpool2d/maxpool2d_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
 
+enum { K_FWD, K_BWD }; /* kernel rows */
 enum { P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_CEIL, P_BACKWARD, P_BATCH, P_CHANNELS, P_HW, P_COUNT };
 
 static const ks_param_spec params[P_COUNT] = {
@@ -135,47 +135,54 @@ static int prepare(ks_run *r)
         ks_run_absent(r, KS_MP_T_GRAD_INPUT);
     }
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)a->out_h, (long long)a->out_w);
-    ks_run_fact(r, "kernel", "\"%s\"", backward ? "maxpool2d_backward" : "maxpool2d_forward");
+    /* the trace records the forward, or with --backward the backward (--trace-kernel forward: the forward) */
+    const int traced_bwd = ks_run_trace_row(r, backward ? K_BWD : K_FWD) == K_BWD;
     r->work_items = N * C * a->out_h * a->out_w;
-    r->nsites = sites(a, backward, r->sites);
+    r->nsites = sites(a, traced_bwd, r->sites);
     return KS_OK;
 }
 
-static void fwd_plain(ks_thread *t, const void *a) { ks_maxpool2d_fwd_body_plain(t, a); }
-static void fwd_traced(ks_thread *t, const void *a) { ks_maxpool2d_fwd_body_traced(t, a); }
-static void bwd_plain(ks_thread *t, const void *a) { ks_maxpool2d_bwd_body_plain(t, a); }
-static void bwd_traced(ks_thread *t, const void *a) { ks_maxpool2d_bwd_body_traced(t, a); }
+/* the kernel rows: the forward and the backward, torch's launch (256 threads, no cap) */
+static const ks_kernel kernels[] = {
+    [K_FWD] = KS_KERNEL_ROW(ks_maxpool2d_fwd, "forward", .threads = KS_MAXPOOL_THREADS, .block_cap = KS_MAXPOOL_BLOCK_CAP,
+                            .help = "one output element per item: its window's maximum and index"),
+    [K_BWD] = KS_KERNEL_ROW(ks_maxpool2d_bwd, "backward", .threads = KS_MAXPOOL_THREADS, .block_cap = KS_MAXPOOL_BLOCK_CAP,
+                            .help = "--backward: one output element per item adds its grad at its index"),
+};
+
+static int64_t work(const ks_maxpool2d_args *a)
+{
+    return a->batch * a->channels * a->out_h * a->out_w;
+}
+
+/* The SDK's entry points (bench/bench_torch.py loads ks_maxpool2d_cuda): one kernel. */
+static int sdk(int device, const ks_maxpool2d_args *a, int backward, const ks_launch *l, ks_sink *sink)
+{
+    ks_exec x = ks_exec_make(kernels, KS_COUNT(kernels), device, l);
+    x.sink = sink, x.trace = backward ? K_BWD : K_FWD;
+    ks_exec_size(&x, a->batch * a->channels * a->height * a->width);
+    ks_exec_size(&x, work(a));
+    return ks_exec_kernel(&x, x.trace, a, work(a));
+}
 
 int ks_maxpool2d_sim(const ks_maxpool2d_args *a, int backward, const ks_launch *l, ks_sink *sink)
 {
-    int threads;
-    int64_t blocks;
-    int rc = ks_launch_resolve(l, KS_MAXPOOL_THREADS, KS_MAXPOOL_BLOCK_CAP,
-                               a->batch * a->channels * a->out_h * a->out_w, &threads, &blocks);
-    if (rc) return rc;
-    ks_sim_body body = backward ? (sink ? bwd_traced : bwd_plain) : (sink ? fwd_traced : fwd_plain);
-    ks_sim_launch(blocks, threads, body, a, sink);
-    return KS_OK;
+    return sdk(KS_DEV_SIM, a, backward, l, sink);
 }
 
-/* the forward, then (--backward) the backward; the last kernel run is the traced one */
-static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+int ks_maxpool2d_cuda(const ks_maxpool2d_args *a, int backward, const ks_launch *l, const ks_sink *dev_sink)
+{
+    return sdk(KS_DEV_CUDA, a, backward, l, (ks_sink *)dev_sink);
+}
+
+/* the forward, then (--backward) the backward */
+static int run(ks_exec *x, const ks_run *r, void *const *d)
 {
     ks_maxpool2d_args a = *KS_RUN_CTX(r, const ks_maxpool2d_args);
-    const int backward = (int)r->value[P_BACKWARD][0];
     a.input = d[KS_MP_T_INPUT], a.output = d[KS_MP_T_OUTPUT], a.indices = d[KS_MP_T_INDICES];
     a.grad_output = d[KS_MP_T_GRAD_OUTPUT], a.grad_input = d[KS_MP_T_GRAD_INPUT];
-    int rc = KS_OK;
-    for (int k = 0; k <= backward && !rc; ++k) {
-        ks_sink *s = k == backward ? sink : NULL;
-#ifdef KS_HAVE_CUDA
-        if (r->device == KS_DEV_CUDA) {
-            rc = ks_maxpool2d_cuda(&a, k, &r->launch, s);
-            continue;
-        }
-#endif
-        rc = ks_maxpool2d_sim(&a, k, &r->launch, s);
-    }
+    int rc = ks_exec_kernel(x, K_FWD, &a, work(&a));
+    if (!rc && r->value[P_BACKWARD][0]) rc = ks_exec_kernel(x, K_BWD, &a, work(&a));
     return rc;
 }
 
@@ -183,8 +190,7 @@ const ks_op ks_op_maxpool2d = {
     .name = "maxpool2d",
     .summary = "2-D max pooling (torch F.max_pool2d): window, argmax indices; --backward",
     KS_OP_ROWS(params, tensors),
-    .default_threads = KS_MAXPOOL_THREADS,
-    .default_block_cap = KS_MAXPOOL_BLOCK_CAP,
+    KS_OP_KERNELS(kernels),
     .prepare = prepare,
-    .launch = launch,
+    .run = run,
 };

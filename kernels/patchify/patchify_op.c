@@ -116,6 +116,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 const ks_op ks_op_patchify = {
     .name = "patchify",
     .summary = "DPVO patchify: raw (2R+2)^2 patches, their bilinear (2R+1)^2 output; --backward",
+    .symbols = "x y R", /* names step_work.c explains */
     KS_OP_ROWS(params, tensors),
     .default_threads = KS_PATCH_THREADS,
     .default_block_cap = KS_PATCH_BLOCK_CAP,

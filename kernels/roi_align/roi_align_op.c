@@ -127,6 +127,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 const ks_op ks_op_roi_align = {
     .name = "roi_align",
     .summary = "RoIAlign (mmcv avg/max, torchvision): bins of bilinear samples; --backward",
+    .symbols = "sampling_ratio roi_h roi_w PH PW", /* names step_work.c explains */
     KS_OP_ROWS(params, tensors),
     .default_threads = KS_ROI_THREADS,
     .default_block_cap = KS_ROI_BLOCK_CAP,

@@ -526,6 +526,7 @@ const ks_sparse_geom *ks_sparse_geom_of(const ks_run *r)
 const ks_op ks_op_sparse_conv = {
     .name = "sparse_conv",
     .summary = "sparse convolution (spconv): rulebook, gather-GEMM-scatter; --subm, --transposed, --inverse, --backward",
+    .symbols = "key keys rulebook", /* names step_work.c explains */
     KS_OP_ROWS(params, tensors),
     .default_threads = KS_SPARSE_THREADS,
     .default_block_cap = KS_SPARSE_BLOCK_CAP,

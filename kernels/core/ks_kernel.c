@@ -1,0 +1,110 @@
+/* ks_kernel.c - running a kernel row (ks_kernel.h): sizing, the 32-bit choice, plain or
+ * traced, simulator or CUDA, and the checks of a table of rows. */
+#include "ks_kernel.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ks_error.h"
+#include "ks_sim.h"
+
+ks_exec ks_exec_make(const ks_kernel *kernels, int n, int device, const ks_launch *launch)
+{
+    ks_exec x;
+    memset(&x, 0, sizeof x);
+    x.kernels = kernels, x.nkernels = n, x.device = device, x.narrow = 1, x.trace = -1;
+    if (launch) x.launch = *launch;
+    return x;
+}
+
+void ks_exec_size(ks_exec *x, int64_t count)
+{
+    if (count >= KS_NARROW_LIMIT) x->narrow = 0;
+}
+
+static int sim_run(ks_exec *x, const ks_kernel *row, int64_t blocks, int threads, const void *args, ks_sink *sink)
+{
+    ks_kernel_sim_fn fn = sink ? row->sim_traced : row->sim_plain;
+    if (!fn) return ks_fail(KS_EINVAL, "kernel %s runs only on CUDA (its twin %s runs on the simulator)", row->name,
+                            row->twin ? row->twin : "?");
+    if (!row->coop) {
+        ks_sim_launch(blocks, threads, fn, args, sink);
+        return KS_OK;
+    }
+    ks_sim_report rep;
+    const int was = x->quiet ? ks_sim_quiet_warnings(1) : 0;
+    int rc = ks_sim_launch_coop(blocks, threads, fn, args, sink, &rep);
+    if (!rc) {
+        char what[96];
+        snprintf(what, sizeof what, "%s on the simulator", row->name);
+        x->sim_problems += ks_sim_report_warn(&rep, what);
+    }
+    if (x->quiet) ks_sim_quiet_warnings(was);
+    return rc;
+}
+
+int ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work)
+{
+    if (k < 0 || k >= x->nkernels) return ks_fail(KS_EINVAL, "no kernel row %d (of %d)", k, x->nkernels);
+    const ks_kernel *row = &x->kernels[k];
+    const int traced = x->sink && k == x->trace;
+    int ref_threads = row->block_of ? row->block_of(args) : row->threads;
+    int threads;
+    int64_t blocks;
+    int rc = ks_launch_resolve(&x->launch, ref_threads, row->block_cap, work, &threads, &blocks);
+    if (rc) return rc;
+    if (row->block_of && threads != ref_threads)
+        return ks_fail(KS_EINVAL, "%s: a block is one tile of %d threads, not %d", row->name, ref_threads, threads);
+    const size_t shared = x->shared;
+    x->shared = 0;
+    x->launches++;
+    x->traced_ran += traced;
+    if (blocks == 0) return KS_OK; /* no items: nothing to launch (CUDA refuses a 0-block grid) */
+    if (x->device == KS_DEV_CUDA) {
+        if (!row->cuda) return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
+        ks_grid g = {.blocks = blocks, .threads = threads, .shared = shared, .stream = x->stream, .name = row->name};
+        g.narrow = x->narrow && work < KS_NARROW_LIMIT && blocks * threads < KS_NARROW_LIMIT;
+        return row->cuda(args, &g, traced ? x->sink : NULL);
+    }
+    return sim_run(x, row, blocks, threads, args, traced ? x->sink : NULL);
+}
+
+int ks_kernel_find(const ks_kernel *kernels, int n, const char *word)
+{
+    for (int i = 0; i < n; ++i)
+        if (kernels[i].name && !strcmp(kernels[i].name, word)) return i;
+    return -1;
+}
+
+int ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const ks_kernel *r = &kernels[i];
+        if (!r->name || !*r->name || !r->body)
+            return ks_fail(KS_EINVAL, "%s: kernel row %d is missing (no name or body)", owner, i);
+        if (ks_kernel_find(kernels, n, r->name) != i)
+            return ks_fail(KS_EINVAL, "%s: kernel %s appears twice", owner, r->name);
+        if (strspn(r->name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(r->name))
+            return ks_fail(KS_EINVAL, "%s: kernel name '%s' is not lower-case letters, digits and '_'", owner,
+                           r->name);
+        if (!r->block_of && (r->threads < 1 || r->threads > 1024))
+            return ks_fail(KS_EINVAL, "%s: kernel %s: reference threads %d outside 1..1024", owner, r->name,
+                           r->threads);
+        if (r->block_cap == 0 || r->block_cap < -1)
+            return ks_fail(KS_EINVAL, "%s: kernel %s: block cap %lld (>= 1, or -1 for none)", owner, r->name,
+                           (long long)r->block_cap);
+        if (r->plain_only) {
+            const int t = r->twin ? ks_kernel_find(kernels, n, r->twin) : -1;
+            if (t < 0 || t == i || kernels[t].plain_only || !kernels[t].sim_traced)
+                return ks_fail(KS_EINVAL, "%s: plain_only kernel %s needs a twin row the simulator traces (got %s)",
+                               owner, r->name, r->twin ? r->twin : "none");
+            if (r->sim_plain || r->sim_traced)
+                return ks_fail(KS_EINVAL, "%s: plain_only kernel %s has simulator entry points", owner, r->name);
+        } else if (!r->sim_plain || !r->sim_traced) {
+            return ks_fail(KS_EINVAL, "%s: kernel %s lacks its simulator entry points", owner, r->name);
+        } else if (r->twin) {
+            return ks_fail(KS_EINVAL, "%s: kernel %s has a twin but is not plain_only", owner, r->name);
+        }
+    }
+    return KS_OK;
+}
