@@ -251,7 +251,8 @@ int ks_run_execute(ks_run *r)
         if (r->traced_row < 0 || r->traced_row >= op->nkernels || op->kernels[r->traced_row].plain_only)
             return ks_fail(KS_EINVAL, "%s: prepare chose no kernel row to trace", op->name);
         const ks_kernel *k = &op->kernels[r->traced_row];
-        if (!r->default_threads) r->default_threads = k->threads, r->default_block_cap = k->block_cap;
+        if (!r->default_threads) r->default_threads = k->threads; /* a tile row's prepare sets it */
+        if (!r->default_block_cap) r->default_block_cap = k->block_cap;
         ks_run_fact(r, "kernel", "\"%s\"", k->name);
         ks_run_fact(r, "body", "\"%s\"", k->body);
     }

@@ -7,7 +7,7 @@
  *
  * ks_variants.h expands that line once, after the last variant, into what each build
  * needs: in C the simulator's two entry points (ks_maxpool2d_fwd_sim_plain, _sim_traced);
- * under nvcc the __global__ wrappers and ks_maxpool2d_fwd_cuda, whose one launch line is
+ * under nvcc the __global__ wrappers and ks_maxpool2d_fwd_cuda_row, whose one launch line is
  * ks_cuda_launch_row (ks_cuda.h). An operator then lists its kernels as rows,
  *
  *   static const ks_kernel kernels[] = {
@@ -76,7 +76,7 @@ typedef struct ks_kernel {
  * (.threads, .block_cap, .coop, .help, ...) follow as designated initialisers. */
 #define KS_KERNEL_ROW(fn, word, ...)                                                                \
     {.name = (word), .body = #fn, .sim_plain = fn##_sim_plain, .sim_traced = fn##_sim_traced,        \
-     .cuda = KS_KERNEL_CUDA_FN(fn##_cuda), __VA_ARGS__}
+     .cuda = KS_KERNEL_CUDA_FN(fn##_cuda_row), __VA_ARGS__}
 
 /* One sequence of launches: what an operator's launch (or an SDK entry point) hands to
  * ks_exec_kernel. The registry fills it from a run (ks_exec_for, registry.h). */

@@ -12,8 +12,8 @@
  *
  * A body's kernel lines, KS_KERNEL(fn, args_t) (ks_kernel.h), expand only in the last
  * variant, when every variant of every body of the file exists: in C to the simulator's
- * fn_sim_plain / fn_sim_traced and a declaration of fn_cuda; under nvcc to the __global__
- * wrappers and fn_cuda, which launches through ks_cuda_launch_row. The forms:
+ * fn_sim_plain / fn_sim_traced and a declaration of fn_cuda_row; under nvcc to the __global__
+ * wrappers and fn_cuda_row, which launches through ks_cuda_launch_row. The forms:
  *   KS_KERNEL(fn, args_t)                    no attributes
  *   KS_KERNEL_ATTR(fn, args_t, PA, TA)       PA on the plain kernels, TA on the traced ones
  *   KS_KERNEL_FAST(fn, args_t, PA, TA)       also a 32-bit traced kernel, and traced blocks
@@ -67,35 +67,35 @@
 #undef KS_KERNEL_FAST
 #if defined(__CUDACC__)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
-    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                 \
-    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                   \
-    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                       \
-    extern "C" int fn##_cuda(const void *a, const ks_grid *g, const ks_sink *s)                   \
-    {                                                                                             \
-        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, \
-                                          fn##_k_traced, NULL);                                   \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                        \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
+    {                                                                                              \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
+                                          fn##_k_traced, NULL);                                    \
     }
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)                                                         \
-    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                 \
-    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                   \
-    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                       \
-    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                   \
-    extern "C" int fn##_cuda(const void *a, const ks_grid *g, const ks_sink *s)                   \
-    {                                                                                             \
-        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, \
-                                          fn##_k_traced, fn##_k_traced32);                        \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                        \
+    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                    \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
+    {                                                                                              \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
+                                          fn##_k_traced, fn##_k_traced32);                         \
     }
 #else
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
-    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)               \
-    {                                                                                             \
-        fn##_body_plain(t, (const args_t *)a);                                                    \
-    }                                                                                             \
-    __attribute__((unused)) static void fn##_sim_traced(ks_thread *t, const void *a)              \
-    {                                                                                             \
-        fn##_body_traced(t, (const args_t *)a);                                                   \
-    }                                                                                             \
-    int fn##_cuda(const void *a, const ks_grid *g, const ks_sink *s);
+    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)                \
+    {                                                                                              \
+        fn##_body_plain(t, (const args_t *)a);                                                     \
+    }                                                                                              \
+    __attribute__((unused)) static void fn##_sim_traced(ks_thread *t, const void *a)               \
+    {                                                                                              \
+        fn##_body_traced(t, (const args_t *)a);                                                    \
+    }                                                                                              \
+    int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s);
 #define KS_KERNEL_FAST(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #endif
 #define KS_KERNEL(fn, args_t) KS_KERNEL_ATTR(fn, args_t, , )

@@ -57,7 +57,7 @@ enum { KS_GT_SITE_WORK, KS_GT_SITE_READ_A, KS_GT_SITE_READ_B, KS_GT_SITE_SHARED_
 
 /* Tiles of c: ceil(m/T) * ceil(n/T); work items: that times T*T. */
 int64_t ks_gemm_tiled_work(const ks_gemm_tiled_args *a);
-/* The GPU launch on device pointers (gemm_tiled_cuda.cu); dev_sink NULL: plain. */
+/* The GPU launch on device pointers (gemm_tiled_op.c, through its kernel row); dev_sink NULL: plain. */
 int ks_gemm_tiled_cuda(const ks_gemm_tiled_args *a, const ks_launch *l, const ks_sink *dev_sink);
 /* The simulator launch on host pointers (gemm_tiled_op.c); rep (may be NULL) gets what
  * the race and barrier checks found. */
@@ -125,4 +125,6 @@ KS_FN void KS_VARIANT(ks_gemm_tiled_body)(ks_thread *t, const ks_gemm_tiled_args
         }
     }
 }
+KS_KERNEL_ATTR(ks_gemm_tiled, ks_gemm_tiled_args, __launch_bounds__(KS_GT_MAX_TILE * KS_GT_MAX_TILE),
+               __launch_bounds__(KS_GT_MAX_TILE * KS_GT_MAX_TILE)) /* --tile 32: 1024 threads, traced too */
 #endif /* KS_VARIANT */

@@ -11,6 +11,7 @@
 #define KS_BODY "../gemm_tiled/gemm_tiled_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
 
+enum { K_TILED }; /* kernel rows */
 enum { P_M, P_K, P_N, P_TILE, P_ALGORITHM, P_PLANT, P_COUNT };
 
 static const ks_param_spec params[P_COUNT] = {
@@ -113,6 +114,7 @@ static int prepare(ks_run *r)
     ks_run_fact(r, "tiles", "[%lld, %lld]", (long long)((a->m + T - 1) / T), (long long)((a->n + T - 1) / T));
     r->default_threads = (int)(T * T);
     r->work_items = ks_gemm_tiled_work(a);
+    ks_run_trace_row(r, K_TILED);
     r->nsites = KS_GT_NSITES;
     sites(a, r->sites);
     return KS_OK;
@@ -129,8 +131,17 @@ static int fill(ks_run *r, int t)
     return KS_OK;
 }
 
-static void body_plain(ks_thread *t, const void *a) { ks_gemm_tiled_body_plain(t, a); }
-static void body_traced(ks_thread *t, const void *a) { ks_gemm_tiled_body_traced(t, a); }
+/* the kernel row: a block is one T x T tile (its threads are fixed by --tile) */
+static int tile_threads(const void *a)
+{
+    const ks_gemm_tiled_args *g = a;
+    return (int)(g->tile * g->tile);
+}
+
+static const ks_kernel kernels[] = {
+    [K_TILED] = KS_KERNEL_ROW(ks_gemm_tiled, "tiled", .block_of = tile_threads, .block_cap = KS_GT_BLOCK_CAP,
+                              .coop = 1, .help = "one C element per thread, a T x T tile per block, two barriers per step"),
+};
 
 int ks_gemm_tiled_sim(const ks_gemm_tiled_args *a, const ks_launch *l, ks_sink *sink, ks_sim_report *rep)
 {
@@ -141,29 +152,30 @@ int ks_gemm_tiled_sim(const ks_gemm_tiled_args *a, const ks_launch *l, ks_sink *
     if (threads != a->tile * a->tile)
         return ks_fail(KS_EINVAL, "gemm_tiled: a block is one %lld x %lld tile, not %d threads", (long long)a->tile,
                        (long long)a->tile, threads);
-    return ks_sim_launch_coop(blocks, threads, sink ? body_traced : body_plain, a, sink, rep);
+    return ks_sim_launch_coop(blocks, threads, sink ? ks_gemm_tiled_sim_traced : ks_gemm_tiled_sim_plain, a, sink, rep);
 }
 
-static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+int ks_gemm_tiled_cuda(const ks_gemm_tiled_args *a, const ks_launch *l, const ks_sink *dev_sink)
+{
+    ks_exec x = ks_exec_make(kernels, KS_COUNT(kernels), KS_DEV_CUDA, l);
+    x.sink = (ks_sink *)dev_sink, x.trace = K_TILED;
+    ks_exec_size(&x, a->m * a->k), ks_exec_size(&x, a->k * a->n), ks_exec_size(&x, a->m * a->n);
+    return ks_exec_kernel(&x, K_TILED, a, ks_gemm_tiled_work(a));
+}
+
+static int run(ks_exec *x, const ks_run *r, void *const *d)
 {
     ks_gemm_tiled_args a = *KS_RUN_CTX(r, const ks_gemm_tiled_args);
     a.a = d[KS_GT_T_A], a.b = d[KS_GT_T_B], a.c = d[KS_GT_T_C];
-#ifdef KS_HAVE_CUDA
-    if (r->device == KS_DEV_CUDA) return ks_gemm_tiled_cuda(&a, &r->launch, sink);
-#endif
-    ks_sim_report rep;
-    int rc = ks_gemm_tiled_sim(&a, &r->launch, sink, &rep);
-    if (!rc) ks_sim_report_warn(&rep, "gemm_tiled on the simulator");
-    return rc;
+    return ks_exec_kernel(x, K_TILED, &a, ks_gemm_tiled_work(&a));
 }
 
 const ks_op ks_op_gemm_tiled = {
     .name = "gemm_tiled",
     .summary = "C = A B through 16x16 (or 32x32) shared-memory tiles with two barriers; --plant a missing one",
     KS_OP_ROWS(params, tensors),
-    .default_threads = 256,
-    .default_block_cap = KS_GT_BLOCK_CAP,
+    KS_OP_KERNELS(kernels),
     .prepare = prepare,
     .fill = fill,
-    .launch = launch,
+    .run = run,
 };
