@@ -49,7 +49,7 @@ cases+=(
     "roi_align-adaptive-loop|roi_align --channels 5 --input-size 37,29 --num-rois 9 --output-size 3,5 --spatial-scale 0.5 --threads 64 --block-cap 2"
     "roi_align-cl4|roi_align --channels 68 --input-size 37,29 --num-rois 9 --output-size 7 --sampling-ratio 2 --spatial-scale 0.5"
     "roi_align-cl1-loop|roi_align --channels 37 --input-size 23,31 --num-rois 30 --output-size 14,15 --spatial-scale 0.5 --threads 48 --block-cap 3"
-    "patchify-bilinear-bwd|patchify --channels 2 --input-size 9,9 --num-points 5 --backward --trace-kernel bilinear --threads 32 --block-cap 1"
+    "patchify-bilinear-bwd|patchify --channels 2 --input-size 9,9 --num-points 5 --backward --trace-kernel bilinear_backward --threads 32 --block-cap 1"
     "sparse_conv-3d-reduce|sparse_conv --spatial-shape 4,9,11 --stride 2 --padding 1 --in-channels 3 --out-channels 5 --bias --backward --trace-kernel reduce"
     "sparse_conv-subm-collide|sparse_conv --subm --hash-slots 32 --trace-kernel insert --threads 32 --block-cap 1"
     "sparse_conv-transposed-gather|sparse_conv --transposed --stride 2 --output-padding 1 --in-channels 2 --backward --trace-kernel gather"

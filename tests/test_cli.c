@@ -239,7 +239,7 @@ static const struct {
     {.args = "run patchify --in coords=in3d.npy",
      .fragment = "coords must have shape (1, 2, 2); got (1, 2, 6)"},
     {.args = "run patchify --radius -1", .fragment = "--radius must be >= 0"},
-    {.args = "run patchify --trace-kernel all", .fragment = "--trace-kernel must be one of patches|bilinear"},
+    {.args = "run patchify --trace-kernel all", .fragment = "--trace-kernel must be one of auto|patches|bilinear|bilinear_backward|patches_backward"},
     {.args = "run sparse_conv --in indices=in.npy", .fragment = "indices must be int32 (<i4), not float32"},
     {.args = "run sparse_conv --in features=int.npy", .fragment = "features must be float32 (<f4), not int32"},
     {.args = "run sparse_conv --subm --stride 2", .fragment = "takes no --stride"},

@@ -106,7 +106,8 @@ static void patchify_both(int t, int64_t B, int64_t M, int64_t C, int64_t H, int
         set(&r[d], op, "input-size", H, W);
         set(&r[d], op, "radius", R, 0);
         set(&r[d], op, "backward", backward, 0);
-        set(&r[d], op, "trace-kernel", bilinear, 0);
+        static const char *const rows[2][2] = {{"patches", "bilinear"}, {"patches_backward", "bilinear_backward"}};
+        ck_assert_int_eq(ks_run_set(&r[d], "trace-kernel", rows[backward != 0][bilinear != 0]), KS_OK);
         r[d].pattern = KS_PAT_RANDOM;
         r[d].seed = (uint64_t)t;
         r[d].launch = tu_launch(threads, cap);

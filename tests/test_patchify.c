@@ -1,7 +1,7 @@
 /* DPVO patchify on the simulator: the operator notes' test 20 and 21 cases, random
  * geometries against the double reference (forward and backward), overlapping patches,
  * NaN coordinates, and traced == plain. */
-#include "../kernels/patchify/patchify.h"
+#include "../kernels/patchify/patchify_body.h"
 #include "test_util.h"
 
 typedef struct pcase {

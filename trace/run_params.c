@@ -41,7 +41,9 @@ static int default_threads_of(const ks_run *r)
     *tmp = *r;
     tmp->default_threads = r->op->default_threads;
     tmp->default_block_cap = r->op->default_block_cap;
-    const int threads = r->op->prepare(tmp) == KS_OK ? tmp->default_threads : 0;
+    tmp->traced_row = -1;
+    int threads = r->op->prepare(tmp) == KS_OK ? tmp->default_threads : 0;
+    if (!threads && r->op->kernels && tmp->traced_row >= 0) threads = r->op->kernels[tmp->traced_row].threads;
     ks_run_free(tmp);
     free(tmp);
     ks_error_clear();
@@ -72,6 +74,9 @@ int ks_run_from_trace(ks_run *r, const ks_trace *tr)
             memcpy(r->fvalue[p], fvalue, sizeof fvalue);
         }
     }
+    /* the kernel row it recorded (an operator with kernel rows writes "kernel": its name) */
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "kernel");
+    if (op->nkernels && cJSON_IsString(k) && ks_run_set(r, "trace-kernel", k->valuestring) != KS_OK) r->trace_kernel = -1;
     cJSON_Delete(root);
     /* a trace of the operator's default launch re-runs with the default of the new
      * parameters (gemm_tiled's block is its tile: --tile 32 needs 1024 threads); any other

@@ -1,16 +1,32 @@
 /* patchify_op.c - the descriptor of patchify (DPVO): the raw patches and their bilinear
- * output, --backward for both backward kernels; one kernel is traced. */
+ * output, --backward for both backward kernels; one kernel is traced. The geometry and the
+ * trace schema (validated here, once), the kernel rows and the SDK's entry points. The
+ * bodies are patchify_body.h. */
+#include <stdio.h>
+#include <string.h>
+
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
-#include "patchify.h"
 
-enum { P_RADIUS, P_BACKWARD, P_TRACE, P_BATCH, P_CHANNELS, P_HW, P_POINTS, P_COUNT };
+#define KS_BODY "../patchify/patchify_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
+
+enum { P_RADIUS, P_BACKWARD, P_BATCH, P_CHANNELS, P_HW, P_POINTS, P_COUNT };
+
+/* the rows, indexed by ks_patchify_kernel; DPVO's launch: 256 threads, no block cap */
+#define ROW(fn, k, word, what) \
+    [k] = KS_KERNEL_ROW(fn, word, .threads = KS_PATCH_THREADS, .block_cap = KS_PATCH_BLOCK_CAP, .help = what)
+static const ks_kernel kernels[] = {
+    ROW(ks_patch_fwd, KS_PATCH_PATCHES, "patches", "one raw entry (b, m, jj, ii) per item, its C channels copied"),
+    ROW(ks_patch_bilinear, KS_PATCH_BILINEAR, "bilinear", "one output element per item: 4 raw entries weighted"),
+    ROW(ks_patch_bilinear_bwd, KS_PATCH_BILINEAR_BWD, "bilinear_backward",
+        "--backward: each raw entry gathers its output grads"),
+    ROW(ks_patch_bwd, KS_PATCH_PATCHES_BWD, "patches_backward", "--backward: each raw entry adds into grad_input (atomics)"),
+};
 
 static const ks_param_spec params[P_COUNT] = {
     [P_RADIUS] = {.name = "radius", .def = {1, 1}, .help = "R: output patches are (2R+1)^2, raw patches (2R+2)^2"},
     [P_BACKWARD] = {.name = "backward", .kind = KS_PARAM_SWITCH, .help = "also grad_input of sum(output * grad_output)"},
-    [P_TRACE] = {.name = "trace-kernel", .kind = KS_PARAM_CHOICE, .choices = "patches|bilinear",
-                 .help = "kernel a trace records (raw patches or their bilinear combination)"},
     [P_BATCH] = KS_ROW_BATCH("B", 1, "input"),
     [P_CHANNELS] = KS_ROW_CHANNELS(1, "input"),
     [P_HW] = KS_ROW_INPUT_SIZE(6, 6),
@@ -29,19 +45,118 @@ static const ks_tensor_spec tensors[] = {
     [KS_PATCH_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(B, C, H, W): with --backward"},
 };
 
-/* forward: the raw patches (or the combination); backward: their backward twins */
-static ks_patchify_kernel traced_kernel(const ks_run *r)
+int ks_patchify_check(const ks_patchify_params *p)
 {
-    const int bil = (int)r->value[P_TRACE][0];
-    if (r->value[P_BACKWARD][0]) return bil ? KS_PATCH_BILINEAR_BWD : KS_PATCH_PATCHES_BWD;
-    return bil ? KS_PATCH_BILINEAR : KS_PATCH_PATCHES;
+    const ks_size_check checks[] = {
+        {.name = "batch", .v = p->batch, .lo = 1},           {.name = "channels", .v = p->channels, .lo = 1},
+        {.name = "height", .v = p->height, .lo = 1},         {.name = "width", .v = p->width, .lo = 1},
+        {.name = "num_points", .v = p->num_points, .lo = 0}, {.name = "radius", .v = p->radius, .lo = 0},
+    };
+    int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
+    if (rc) return rc;
+    const double D = 2.0 * (double)p->radius + 2;
+    if ((double)p->batch * p->num_points * p->channels * D * D > 1e18 ||
+        (double)p->batch * p->channels * p->height * p->width > 1e18)
+        return ks_fail(KS_EINVAL, "tensor sizes overflow");
+    return KS_OK;
+}
+
+int64_t ks_patchify_work(const ks_patchify_params *p, ks_patchify_kernel k)
+{
+    const int64_t D = 2 * p->radius + 2, d = 2 * p->radius + 1, BM = p->batch * p->num_points;
+    switch (k) {
+    case KS_PATCH_PATCHES:
+    case KS_PATCH_PATCHES_BWD: return BM * D * D;
+    case KS_PATCH_BILINEAR: return BM * p->channels * d * d;
+    default: return BM * p->channels * D * D;
+    }
+}
+
+int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site *s)
+{
+    /* zero points: no work, but the schema stays well formed (strides >= 1) */
+    const int64_t M = p->num_points > 0 ? p->num_points : 1, C = p->channels, D = 2 * p->radius + 2, d = D - 1;
+    static const char *const names[4] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward",
+                                         "patchify_backward"}; /* the sites' prefixes */
+    char buf[KS_NAME_LEN];
+    ks_site *w = &s[KS_PATCH_SITE_WORK];
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "%s.work", names[k]);
+    w->kind = KS_EV_WORK;
+    w->tensor = -1;
+    if (k == KS_PATCH_PATCHES || k == KS_PATCH_PATCHES_BWD) {
+        w->nfields = 6;
+        ks_field_digit(&w->fields[0], "b", M * D * D, 0, 0);
+        ks_field_digit(&w->fields[1], "m", D * D, M, 0);
+        ks_field_digit(&w->fields[2], "jj", D, D, 0);
+        ks_field_digit(&w->fields[3], "ii", 1, D, 0);
+        ks_field_derived(&w->fields[4], "i", "floor(y) + ii - R");
+        ks_field_derived(&w->fields[5], "j", "floor(x) + jj - R");
+    } else {
+        const int64_t e = k == KS_PATCH_BILINEAR ? d : D;
+        w->nfields = 5;
+        ks_field_digit(&w->fields[0], "b", M * C * e * e, 0, 0);
+        ks_field_digit(&w->fields[1], "m", C * e * e, M, 0);
+        ks_field_digit(&w->fields[2], "c", e * e, C, 0);
+        ks_field_digit(&w->fields[3], k == KS_PATCH_BILINEAR ? "r" : "ii", e, e, 0);
+        ks_field_digit(&w->fields[4], k == KS_PATCH_BILINEAR ? "s" : "jj", 1, e, 0);
+    }
+    static const int reads[4] = {KS_PATCH_T_INPUT, KS_PATCH_T_PATCHES, KS_PATCH_T_GRAD_OUTPUT, KS_PATCH_T_GRAD_PATCHES};
+    static const int writes[4] = {KS_PATCH_T_PATCHES, KS_PATCH_T_OUTPUT, KS_PATCH_T_GRAD_PATCHES, KS_PATCH_T_GRAD_INPUT};
+    snprintf(buf, sizeof buf, "%s.read", names[k]);
+    ks_site_access(&s[KS_PATCH_SITE_READ], buf, KS_EV_READ, reads[k], 0);
+    snprintf(buf, sizeof buf, "%s.sample", names[k]);
+    ks_site_access(&s[KS_PATCH_SITE_SAMPLE], buf, KS_EV_SAMPLE, KS_PATCH_T_PATCHES, 0);
+    snprintf(buf, sizeof buf, "%s.write", names[k]);
+    ks_site_access(&s[KS_PATCH_SITE_WRITE], buf, KS_EV_WRITE, writes[k], k == KS_PATCH_PATCHES_BWD ? 0 : 1);
+    snprintf(buf, sizeof buf, "%s.patch", names[k]);
+    ks_site_access(&s[KS_PATCH_SITE_PATCH], buf, KS_EV_REGION,
+                   k == KS_PATCH_PATCHES_BWD ? KS_PATCH_T_GRAD_INPUT : KS_PATCH_T_INPUT, 0);
+    return KS_PATCH_NSITES;
+}
+
+static ks_patchify_args args_of(const ks_patchify_params *p, const ks_patchify_tensors *t)
+{
+    return (ks_patchify_args){.batch = p->batch, .channels = p->channels, .height = p->height, .width = p->width,
+                              .num_points = p->num_points, .radius = p->radius, .t = *t};
+}
+
+/* every tensor's element count, for the 32-bit choice */
+static void sizes(ks_exec *x, const ks_patchify_params *p)
+{
+    const int64_t D = 2 * p->radius + 2;
+    ks_exec_size(x, p->batch * p->channels * p->height * p->width);
+    ks_exec_size(x, p->batch * p->num_points * p->channels * D * D);
+}
+
+static int sdk(int device, const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
+               const ks_launch *l, ks_sink *sink, void *stream)
+{
+    if (k < KS_PATCH_PATCHES || k > KS_PATCH_PATCHES_BWD) return ks_fail(KS_EINVAL, "unknown patchify kernel %d", (int)k);
+    int rc = ks_patchify_check(p);
+    if (rc) return rc;
+    ks_exec x = ks_exec_make(kernels, KS_COUNT(kernels), device, l);
+    x.sink = sink, x.trace = k, x.stream = stream;
+    sizes(&x, p);
+    const ks_patchify_args a = args_of(p, t);
+    return ks_exec_kernel(&x, k, &a, ks_patchify_work(p, k));
+}
+
+int ks_patchify_kernel_sim(const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
+                           const ks_launch *l, ks_sink *sink)
+{
+    return sdk(KS_DEV_SIM, p, k, t, l, sink, NULL);
+}
+
+int ks_patchify_kernel_cuda(const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
+                            const ks_launch *l, const ks_sink *dev_sink, void *stream)
+{
+    return sdk(KS_DEV_CUDA, p, k, t, l, (ks_sink *)dev_sink, stream);
 }
 
 static int prepare(ks_run *r)
 {
     static const ks_dim_bind xy_dims[] = {{.dim = 1, .param = P_POINTS, .axis = 0}};
-    static const char *const names[] = {"patchify", "patchify_bilinear", "patchify_bilinear_backward",
-                                        "patchify_backward"};
     ks_patchify_params *p = KS_RUN_CTX(r, ks_patchify_params);
     const ks_tensor *xy = &r->tensor[KS_PATCH_T_COORDS];
     int rc;
@@ -72,8 +187,9 @@ static int prepare(ks_run *r)
         ks_run_absent(r, KS_PATCH_T_GRAD_PATCHES);
         ks_run_absent(r, KS_PATCH_T_GRAD_INPUT);
     }
-    const ks_patchify_kernel k = traced_kernel(r);
-    ks_run_fact(r, "kernel", "\"%s\"", names[k]);
+    /* the raw patches, or with --backward their backward (scatter into grad_input) */
+    const ks_patchify_kernel k =
+        (ks_patchify_kernel)ks_run_trace_row(r, r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD : KS_PATCH_PATCHES);
     r->work_items = ks_patchify_work(p, k);
     r->nsites = ks_patchify_sites(p, k, r->sites);
     return KS_OK;
@@ -93,8 +209,8 @@ static int fill(ks_run *r, int t)
     return KS_OK;
 }
 
-/* the forward pair, then (--backward) the backward pair; only the traced kernel records */
-static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+/* the forward pair, then (--backward) the backward pair; only the traced row records */
+static int run(ks_exec *x, const ks_run *r, void *const *d)
 {
     const ks_patchify_params *p = KS_RUN_CTX(r, const ks_patchify_params);
     const ks_patchify_tensors t = {
@@ -102,14 +218,10 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
         .output = d[KS_PATCH_T_OUTPUT], .grad_output = d[KS_PATCH_T_GRAD_OUTPUT],
         .grad_patches = d[KS_PATCH_T_GRAD_PATCHES], .grad_input = d[KS_PATCH_T_GRAD_INPUT],
     };
-    const ks_patchify_kernel traced = traced_kernel(r);
+    const ks_patchify_args a = args_of(p, &t);
     const int last = r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD : KS_PATCH_BILINEAR;
     int rc = KS_OK;
-    for (int k = KS_PATCH_PATCHES; k <= last && !rc; ++k) {
-        ks_sink *s = k == (int)traced ? sink : NULL;
-        rc = r->device == KS_DEV_CUDA ? ks_patchify_launch_cuda(p, (ks_patchify_kernel)k, &t, &r->launch, s, NULL)
-                                      : ks_patchify_launch_sim(p, (ks_patchify_kernel)k, &t, &r->launch, s);
-    }
+    for (int k = KS_PATCH_PATCHES; k <= last && !rc; ++k) rc = ks_exec_kernel(x, k, &a, ks_patchify_work(p, k));
     return rc;
 }
 
@@ -118,9 +230,8 @@ const ks_op ks_op_patchify = {
     .summary = "DPVO patchify: raw (2R+2)^2 patches, their bilinear (2R+1)^2 output; --backward",
     .symbols = "x y R", /* names step_work.c explains */
     KS_OP_ROWS(params, tensors),
-    .default_threads = KS_PATCH_THREADS,
-    .default_block_cap = KS_PATCH_BLOCK_CAP,
+    KS_OP_KERNELS(kernels),
     .prepare = prepare,
     .fill = fill,
-    .launch = launch,
+    .run = run,
 };

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "patchify.h"
+#include "patchify_body.h"
 
 static double px(const ks_patchify_params *p, const float *plane, double i, double j)
 {

@@ -101,6 +101,7 @@ typedef struct ls_run_spec {
     const ks_op *op;   /* a run's own "operator" (its own params only, no lesson inputs); NULL: the lesson's */
     int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES];
     int nvalues[KS_MAX_PARAMS];
+    int trace_kernel; /* --trace-kernel: a kernel row, -1 auto (ks_run.trace_kernel) */
     double fvalue[KS_MAX_PARAMS][2];
     int set[KS_MAX_PARAMS];
 } ls_run_spec;

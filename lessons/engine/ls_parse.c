@@ -304,6 +304,7 @@ static void parse_params(ls_report *rep, ls_lesson *L, ls_run_spec *spec, const 
     memcpy(spec->fvalue, run.fvalue, sizeof spec->fvalue);
     memcpy(spec->set, run.set, sizeof spec->set);
     memcpy(spec->nvalues, run.nvalues, sizeof spec->nvalues);
+    spec->trace_kernel = run.trace_kernel;
 }
 
 /* "runs": {"NAME": {"params": {...}}, "OTHER": {"trace": "file.kst"},

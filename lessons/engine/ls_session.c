@@ -148,6 +148,7 @@ static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep
     memcpy(r->fvalue, spec->fvalue, sizeof r->fvalue);
     memcpy(r->set, spec->set, sizeof r->set);
     memcpy(r->nvalues, spec->nvalues, sizeof r->nvalues);
+    r->trace_kernel = spec->trace_kernel;
     r->device = KS_DEV_SIM;
     r->pattern = L->pattern;
     r->seed = L->seed;
@@ -434,7 +435,12 @@ int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n)
         memcpy(defaults.fvalue, run.fvalue, sizeof defaults.fvalue);
         memcpy(defaults.set, run.set, sizeof defaults.set);
         memcpy(defaults.nvalues, run.nvalues, sizeof defaults.nvalues);
+        defaults.trace_kernel = run.trace_kernel;
         a = &defaults;
+    }
+    if (op->nkernels && b->trace_kernel >= 0 && b->trace_kernel != a->trace_kernel) {
+        const int k = snprintf(buf, n, "--trace-kernel %s", op->kernels[b->trace_kernel].name);
+        used = k < 0 ? 0 : (size_t)k < n ? (size_t)k : n - 1;
     }
     for (int p = 0; p < op->nparams && used < n; ++p) {
         const ks_param_spec *s = &op->params[p];

@@ -33,7 +33,7 @@ trace deform_conv --input-size 4,4 --channels 1 --out-channels 1
 trace deform_conv --input-size 4,4 --channels 2 --mask --backward --trace-kernel col2im
 trace deform_conv --input-size 4,4 --channels 1 --out-channels 1 --backward --trace-kernel coord
 trace patchify --input-size 5,5 --num-points 2
-trace patchify --input-size 5,5 --num-points 2 --trace-kernel bilinear --backward
+trace patchify --input-size 5,5 --num-points 2 --trace-kernel bilinear_backward --backward
 trace conv2d --channels 1 --input-size 4,4
 head -c 3000 "$work/t1.kst" >"$out/fuzz_kst/cut.kst"
 "$K" export "$work/t1.kst" --npy "$work/ex" >/dev/null
