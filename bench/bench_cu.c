@@ -15,7 +15,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../kernels/cuda_c/cu_run.h"
-#include "../kernels/im2col/im2col.h"
+#include "../kernels/im2col/im2col_body.h"
 
 static double now(void)
 {

@@ -13,7 +13,7 @@
 
 #include "../kernels/core/ks_cuda_api.h"
 #include "../kernels/core/ks_error.h"
-#include "../kernels/im2col/im2col.h"
+#include "../kernels/im2col/im2col_body.h"
 
 #define CK(x)                                                                           \
     do {                                                                                \

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../kernels/im2col/im2col.h"
+#include "../kernels/im2col/im2col_body.h"
 #include "../kernels/roi_align/roi_align.h"
 
 static double now(void)

@@ -1,7 +1,7 @@
 /* im2col and col2im on the simulator against the independent reference, hand-checked
  * cases, coverage, the twin check and launch shapes. */
 #include "../trace/check.h"
-#include "../kernels/im2col/im2col_args.h"
+#include "../kernels/im2col/im2col_body.h"
 #include "test_util.h"
 
 static void expect_im2col_matches(const ks_im2col_params *p, ks_launch l, uint64_t seed)

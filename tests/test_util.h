@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
-#include "../kernels/im2col/im2col.h"
+#include "../kernels/im2col/im2col_body.h"
 #include "../kernels/registry.h"
 #include "../trace/run_trace.h"
 

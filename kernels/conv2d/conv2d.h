@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "../im2col/im2col.h"
+#include "../im2col/im2col_body.h"
 
 #ifdef __cplusplus
 extern "C" {

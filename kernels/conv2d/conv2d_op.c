@@ -1,7 +1,7 @@
 /* conv2d_op.c - the descriptor of conv2d: im2col (plain) then the GEMM kernel (traced). */
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
-#include "../im2col/im2col_args.h"
+#include "../im2col/im2col_body.h"
 #include "conv2d_args.h"
 
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_BATCH, P_CHANNELS, P_HW, P_OUT, P_COUNT };

@@ -1,20 +1,157 @@
-/* im2col_body.h - the im2col and col2im kernel bodies, written once.
+/* im2col_body.h - im2col and col2im (Caffe/MXNet semantics, with a batch dimension).
  *
- * Included twice per build (see ks_probe.h): KS_TRACED 0 gives the plain kernels,
- * KS_TRACED 1 the traced ones. Both nvcc (im2col_cuda.cu) and the C simulator
- * (im2col_sim.c) compile this file. Indices are 64-bit: C*kh*kw*Ho*Wo passes 2^31 on
- * real layers (the torchvision #4269 bug). The includer picks the index type KS_IDX:
- * int64_t always works; the CUDA build adds int32_t variants, plain and traced, for
- * launches whose every size fits in 2^30 (ks_traced32.h). Each body walks its items with
- * ks_walk.h (no division per item) and hands each to an item function, instantiated
- * twice in the traced variant so that an item the filter drops runs the plain code.
+ *   im2col: input   [N, C, H, W]            -> columns [N, C*kh*kw, Ho*Wo]
+ *   col2im: columns [N, C*kh*kw, Ho*Wo]     -> output  [N, C, H, W]   (sums overlaps)
+ *
+ * Column row c_col = (c*kh + i)*kw + j, column h_col*Wo + w_col.
+ * Ho = (H + 2*pad_h - (dilation_h*(kh-1)+1)) / stride_h + 1 with C truncation toward 0;
+ * a geometry whose Ho or Wo is < 1 is rejected. Plain C API; pointers are host memory
+ * for *_sim and *_ref, device memory for *_cuda.
+ *
+ * The declarations both builds share, then (per variant, ks_variants.h) the bodies, each
+ * kernel followed by its line: the rows of im2col_op.c. Indices are 64-bit: C*kh*kw*Ho*Wo
+ * passes 2^31 on real layers (the torchvision #4269 bug); the CUDA build adds int32_t
+ * variants, plain and traced, for launches whose every size fits in 2^30. Each body walks
+ * its items with ks_walk.h (no division per item) and hands each to an item function,
+ * instantiated twice in the traced variant so that an item the filter drops runs the
+ * plain code.
  */
-#ifndef KS_IDX
-#error "define KS_IDX (int32_t or int64_t) before including im2col_body.h"
+#ifndef KS_IM2COL_DECL
+#define KS_IM2COL_DECL
+
+
+#include <stdint.h>
+
+#include "../core/ks_event.h"
+#include "../core/ks_launch.h"
+#include "../core/ks_core.h"
+#include "../core/ks_schema.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+typedef struct ks_im2col_params {
+    int64_t batch, channels, height, width; /* the image: N, C, H, W */
+    int64_t kernel_h, kernel_w;
+    int64_t pad_h, pad_w;
+    int64_t stride_h, stride_w;
+    int64_t dilation_h, dilation_w;
+} ks_im2col_params;
+
+typedef struct ks_im2col_geom {
+    int64_t height_col, width_col; /* Ho, Wo */
+    int64_t rows;                  /* C*kh*kw */
+    int64_t image_numel;           /* N*C*H*W: col2im work items */
+    int64_t columns_numel;         /* N*rows*Ho*Wo */
+    int64_t im2col_work;           /* N*C*Ho*Wo */
+} ks_im2col_geom;
+
+/* Reference launch configuration (Caffe): 512 threads per block, no block cap. */
+#define KS_IM2COL_THREADS 512
+/* At most 2048 blocks (1M threads) unless the launch names a cap: a thread of a large
+ * launch takes several items and pays its setup (the divisions that place its first item)
+ * once; smaller launches keep one item per thread. */
+#define KS_IM2COL_BLOCK_CAP 2048
+
+/* Site and tensor ids in an im2col/col2im trace. */
+enum { KS_IM2COL_SITE_WORK = 0, KS_IM2COL_SITE_READ = 1, KS_IM2COL_SITE_WRITE = 2 };
+enum { KS_IM2COL_T_INPUT = 0, KS_IM2COL_T_COLUMNS = 1 }; /* im2col */
+enum { KS_COL2IM_T_COLUMNS = 0, KS_COL2IM_T_OUTPUT = 1 }; /* col2im */
+
+/* Validates p (sizes >= 1, kernel/stride/dilation >= 1, padding >= 0, no overflow,
+ * output size >= 1) and fills g. KS_EINVAL with a message naming the parameter. */
+int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g);
+
+/* Simulator. `sink` NULL runs the plain variant, otherwise the traced one. */
+int ks_im2col_sim(const ks_im2col_params *p, const float *input, float *columns,
+                  const ks_launch *launch, ks_sink *sink);
+int ks_col2im_sim(const ks_im2col_params *p, const float *columns, float *output,
+                  const ks_launch *launch, ks_sink *sink);
+
+/* CUDA, device pointers. `dev_sink` NULL runs the plain kernel; otherwise a sink from
+ * ks_cuda_sink_create. `stream` is a cudaStream_t (NULL: default stream). Checks the
+ * launch; does not synchronize. KS_ECUDA if built without CUDA. */
+int ks_im2col_cuda(const ks_im2col_params *p, const float *input, float *columns,
+                   const ks_launch *launch, const ks_sink *dev_sink, void *stream);
+int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, float *output,
+                   const ks_launch *launch, const ks_sink *dev_sink, void *stream);
+
+/* Independent double-precision reference, from the definition (im2col_ref.c). */
+void ks_im2col_ref(const ks_im2col_params *p, const float *input, double *columns);
+void ks_col2im_ref(const ks_im2col_params *p, const float *columns, double *output);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Everything a thread needs, passed by value to the CUDA kernel. */
+typedef struct ks_im2col_args {
+    int64_t batch, channels, height, width;
+    int64_t kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w;
+    int64_t height_col, width_col;
+    const float *src; /* im2col: input [N,C,H,W];  col2im: columns [N,C*kh*kw,Ho*Wo] */
+    float *dst;       /* im2col: columns;          col2im: output [N,C,H,W] */
+} ks_im2col_args;
+
+/* The common layer - a 3x3 window, stride 1, dilation 1 - gets its own instance of the
+ * im2col and col2im bodies: they pass these sizes as constants, so the compiler unrolls
+ * the taps and drops the stride and dilation bookkeeping (for col2im, the remainders that
+ * are always 0). Same source and same arithmetic, so the same results bit for bit. Build
+ * with -DKS_IM2COL_UNIT3=0 to time the general instance alone. */
+#ifndef KS_IM2COL_UNIT3
+#define KS_IM2COL_UNIT3 1
+#endif
+KS_FN int ks_im2col_is_unit3(const ks_im2col_args *a)
+{
+    return KS_IM2COL_UNIT3 && a->kernel_h == 3 && a->kernel_w == 3 && a->stride_h == 1 && a->stride_w == 1 &&
+           a->dilation_h == 1 && a->dilation_w == 1;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Validates p and fills the kernel arguments and geometry (KS_EINVAL on bad p). */
+int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
+                        ks_im2col_args *a, ks_im2col_geom *g);
+/* The same from a geometry ks_im2col_geometry already validated (no check). */
+void ks_im2col_args_fill(const ks_im2col_params *p, const ks_im2col_geom *g, const float *src, float *dst,
+                         ks_im2col_args *a);
+/* The kernel (col2im 0: im2col, 1: col2im, gather form; KS_COL2IM_SCATTER: col2im's
+ * scatter form, with atomics) on arguments ks_im2col_args_make validated:
+ * nothing is checked again. Host pointers and sink on the simulator; device pointers, a
+ * device sink and a cudaStream_t (or NULL) on CUDA. */
+int ks_im2col_launch_sim(const ks_im2col_args *a, int col2im, const ks_launch *l, ks_sink *sink);
+/* (through the kernel rows of im2col_op.c, as every launch) */
+int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const ks_launch *l, const ks_sink *dev_sink,
+                          void *stream);
+/* The trace schema of each kernel (3 sites), with the launch's constants. */
+int ks_im2col_sites(const ks_im2col_args *a, ks_site *sites);
+int ks_col2im_sites(const ks_im2col_args *a, ks_site *sites);
+int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
+#define KS_COL2IM_SCATTER 2
+#ifdef __cplusplus
+}
+#endif
+
+/* register caps of the CUDA kernels: plain at most 40 (3 blocks of 512 threads per SM:
+ * the gathers need warps in flight; -DKS_IM2COL_MAXNREG=N to compare), traced at most 64
+ * (-DKS_IM2COL_TRACED_MAXNREG=N), so any block size launches (40 measured the same). A
+ * traced block whose filter drops all its items runs the plain body (KS_KERNEL_FAST):
+ * with a filter that records nothing the traced kernel cost 1.10-1.30x plain before,
+ * 1.02-1.13x after. */
+#ifndef KS_IM2COL_MAXNREG
+#define KS_IM2COL_MAXNREG 40
+#endif
+#ifndef KS_IM2COL_TRACED_MAXNREG
+#define KS_IM2COL_TRACED_MAXNREG 64
+#endif
+#endif /* KS_IM2COL_DECL */
+
+#ifdef KS_VARIANT
 #include "../core/ks_probe.h"
 #include "../core/ks_walk.h"
-#include "im2col_args.h"
 
 /* One im2col item (n, c_im, h_col, w_col): the kh*kw taps of its window into kh*kw rows
  * of the columns matrix (Ho*Wo apart), 0 for taps in the padding. The taps go in blocks
@@ -100,6 +237,7 @@ KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
         KS_VARIANT(ks_im2col_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w, 1);
 }
+KS_KERNEL_FAST(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
 
 /* One col2im item (n, c_im, h, w): the sum of every column entry that im2col copied from
  * this element. Tap (i, j) came from it at window position h_col = (h + ph - i*dh) / sh
@@ -189,6 +327,7 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
         KS_VARIANT(ks_col2im_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);
 }
+KS_KERNEL_FAST(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
 
 /* col2im in the scatter form (--algorithm scatter): one work item per columns element
  * (n, c_col, h_col, w_col), w_col fastest, c_col = (c_im*kh + i)*kw + j. It adds its value
@@ -222,3 +361,5 @@ KS_FN void KS_VARIANT(ks_col2im_scatter_body)(ks_thread *t, const ks_im2col_args
                                 v, 1));
     }
 }
+KS_KERNEL_FAST(ks_col2im_scatter, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __launch_bounds__(1024))
+#endif

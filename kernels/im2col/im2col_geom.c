@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../core/ks_error.h"
-#include "im2col_args.h"
+#include "im2col_body.h"
 
 /* a*b, or -1 if it passes `limit` (operands >= 0). */
 static int64_t mul_capped(int64_t a, int64_t b, int64_t limit)

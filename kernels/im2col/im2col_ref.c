@@ -6,7 +6,7 @@
  *
  * Loops run over the output and the taps (scatter form for col2im); nothing is shared
  * with the kernel body, not even the output-size helper. */
-#include "im2col.h"
+#include "im2col_body.h"
 
 static long long out_size(long long in, long long k, long long pad, long long stride,
                           long long dil)
