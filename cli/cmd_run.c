@@ -65,7 +65,7 @@ static void print_op(FILE *out, const ks_op *op)
             if (row->block_cap > 0) snprintf(cap, sizeof cap, "<= %lld blocks", (long long)row->block_cap);
             if (row->block_of) snprintf(launch, sizeof launch, "a tile per block, %s", cap);
             else snprintf(launch, sizeof launch, "%d threads, %s", row->threads, cap);
-            fprintf(out, "  %-17s %-26s %s", row->name, launch, row->help ? row->help : "");
+            fprintf(out, "  %-17s %-28s %s", row->name, launch, row->help ? row->help : "");
             if (row->plain_only) fprintf(out, " (CUDA only, not traced: %s traces the same)", row->twin);
             fputc('\n', out);
         }

@@ -1,7 +1,7 @@
 /* conv2d (im2col + GEMM, the lesson 04 operator) on the simulator: outputs against the
  * direct convolution in double, the trace against the GEMM's definition, plain vs traced
  * bitwise, and the op's input checks. */
-#include "../kernels/conv2d/conv2d.h"
+#include "../kernels/conv2d/conv2d_body.h"
 #include "test_util.h"
 
 static ks_conv2d_params random_conv(uint64_t *s)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "../kernels/core/ks_cuda_api.h"
-#include "../kernels/conv2d/conv2d.h"
+#include "../kernels/conv2d/conv2d_body.h"
 #include "test_util.h"
 
 static int cmp_event(const void *a, const void *b)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../core/ks_error.h"
-#include "conv2d_args.h"
+#include "conv2d_body.h"
 
 int ks_conv2d_geometry(const ks_conv2d_params *p, ks_conv2d_geom *g)
 {

@@ -1,8 +1,53 @@
-/* conv2d_op.c - the descriptor of conv2d: im2col (plain) then the GEMM kernel (traced). */
+/* conv2d_op.c - the descriptor of conv2d: im2col then the GEMM kernel (traced, or with
+ * --trace-kernel im2col the im2col step), its kernel rows and the SDK's GEMM entry points.
+ * The geometry and sites are conv2d_geom.c; the GEMM body conv2d_body.h. */
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
-#include "../im2col/im2col_body.h"
-#include "conv2d_args.h"
+
+#define KS_BODY "../im2col/im2col_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
+#define KS_BODY "../conv2d/conv2d_body.h"
+#include "../core/ks_variants.h"
+
+enum { K_IM2COL, K_GEMM }; /* kernel rows */
+static const ks_kernel kernels[] = {
+    [K_IM2COL] = KS_KERNEL_ROW(ks_im2col, "im2col", .threads = KS_IM2COL_THREADS, .block_cap = KS_IM2COL_BLOCK_CAP,
+                               .help = "the im2col kernel: input into the columns matrix"),
+    [K_GEMM] = KS_KERNEL_ROW(ks_conv_gemm, "gemm", .threads = KS_CONV_GEMM_THREADS, .block_cap = KS_CONV_GEMM_BLOCK_CAP,
+                             .help = "one output element (n, o, h_out, w_out) per item: a row of weight times a column"),
+};
+
+static void gemm_sizes(ks_exec *x, const ks_conv_gemm_args *a)
+{
+    ks_exec_size(x, a->out_channels * a->rows);
+    ks_exec_size(x, a->batch * a->rows * a->height_col * a->width_col);
+    ks_exec_size(x, a->batch * a->out_channels * a->height_col * a->width_col);
+}
+
+static int gemm_sdk(int device, const ks_conv2d_params *p, const float *weight, const float *columns, float *output,
+                    const ks_launch *launch, ks_sink *sink, void *stream)
+{
+    ks_conv_gemm_args a;
+    ks_conv2d_geom g;
+    int rc = ks_conv_gemm_args_make(p, weight, columns, output, &a, &g);
+    if (rc) return rc;
+    ks_exec x = ks_exec_make(kernels, KS_COUNT(kernels), device, launch);
+    x.sink = sink, x.trace = K_GEMM, x.stream = stream;
+    gemm_sizes(&x, &a);
+    return ks_exec_kernel(&x, K_GEMM, &a, g.output_numel);
+}
+
+int ks_conv_gemm_sim(const ks_conv2d_params *p, const float *weight, const float *columns, float *output,
+                     const ks_launch *launch, ks_sink *sink)
+{
+    return gemm_sdk(KS_DEV_SIM, p, weight, columns, output, launch, sink, NULL);
+}
+
+int ks_conv_gemm_cuda(const ks_conv2d_params *p, const float *weight, const float *columns, float *output,
+                      const ks_launch *launch, const ks_sink *dev_sink, void *stream)
+{
+    return gemm_sdk(KS_DEV_CUDA, p, weight, columns, output, launch, (ks_sink *)dev_sink, stream);
+}
 
 enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_BATCH, P_CHANNELS, P_HW, P_OUT, P_COUNT };
 
@@ -61,35 +106,35 @@ static int prepare(ks_run *r)
     ks_run_shape4(r, KS_CONV_T_COLUMNS, 3, p->im.batch, g.im.rows, Ho * Wo, 0);
     ks_run_shape4(r, KS_CONV_T_OUTPUT, 4, p->im.batch, p->out_channels, Ho, Wo);
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)Ho, (long long)Wo);
-    r->work_items = g.output_numel;
-    r->nsites = ks_conv_gemm_sites(&s->gemm, r->sites);
+    if (ks_run_trace_row(r, K_GEMM) == K_IM2COL) { /* its own sites: input and columns are tensors 0 and 1 */
+        r->work_items = g.im.im2col_work;
+        r->nsites = ks_im2col_sites(&s->im, r->sites);
+    } else {
+        r->work_items = g.output_numel;
+        r->nsites = ks_conv_gemm_sites(&s->gemm, r->sites);
+    }
     return KS_OK;
 }
 
-/* im2col (plain, at its reference launch), then the traced GEMM */
-static int launch(const ks_run *r, void *const *ptr, ks_sink *sink)
+/* im2col, then the GEMM */
+_Static_assert((int)KS_CONV_T_INPUT == (int)KS_IM2COL_T_INPUT && (int)KS_CONV_T_COLUMNS == (int)KS_IM2COL_T_COLUMNS,
+               "conv2d's im2col row records into its input and columns");
+static int run(ks_exec *x, const ks_run *r, void *const *ptr)
 {
     const conv2d_state *s = KS_RUN_CTX(r, const conv2d_state);
-    const ks_launch im_launch = {0};
     ks_im2col_args im = s->im;
     ks_conv_gemm_args gemm = s->gemm;
     im.src = ptr[KS_CONV_T_INPUT], im.dst = ptr[KS_CONV_T_COLUMNS];
     gemm.weight = ptr[KS_CONV_T_WEIGHT], gemm.columns = ptr[KS_CONV_T_COLUMNS], gemm.output = ptr[KS_CONV_T_OUTPUT];
-    int rc;
-    if (r->device == KS_DEV_CUDA) {
-        if ((rc = ks_im2col_launch_cuda(&im, 0, &im_launch, NULL, NULL))) return rc;
-        return ks_conv_gemm_launch_cuda(&gemm, &r->launch, sink, NULL);
-    }
-    if ((rc = ks_im2col_launch_sim(&im, 0, &im_launch, NULL))) return rc;
-    return ks_conv_gemm_launch_sim(&gemm, &r->launch, sink);
+    int rc = ks_exec_kernel(x, K_IM2COL, &im, im.batch * im.channels * im.height_col * im.width_col);
+    return rc ? rc : ks_exec_kernel(x, K_GEMM, &gemm, gemm.batch * gemm.out_channels * gemm.height_col * gemm.width_col);
 }
 
 const ks_op ks_op_conv2d = {
     .name = "conv2d",
-    .summary = "convolution as im2col + GEMM (the GEMM kernel is traced; a teaching kernel)",
+    .summary = "convolution as im2col + GEMM (the GEMM kernel is traced, or --trace-kernel im2col; a teaching kernel)",
     KS_OP_ROWS(params, tensors),
-    .default_threads = KS_CONV_GEMM_THREADS,
-    .default_block_cap = KS_CONV_GEMM_BLOCK_CAP,
+    KS_OP_KERNELS(kernels),
     .prepare = prepare,
-    .launch = launch,
+    .run = run,
 };

@@ -1,6 +1,6 @@
 /* conv2d_ref.c - the direct convolution in double, from the definition. It shares no
  * code with im2col or the GEMM body: it walks output positions and kernel taps. */
-#include "conv2d.h"
+#include "conv2d_body.h"
 
 void ks_conv2d_ref(const ks_conv2d_params *p, const float *input, const float *weight,
                    double *output)

@@ -149,7 +149,8 @@ int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
 #endif
 #endif /* KS_IM2COL_DECL */
 
-#ifdef KS_VARIANT
+/* KS_DECL_ONLY: another body's declarations include these (conv2d_body.h) */
+#if defined(KS_VARIANT) && !defined(KS_DECL_ONLY)
 #include "../core/ks_probe.h"
 #include "../core/ks_walk.h"
 
