@@ -98,7 +98,7 @@ static int set_trace_kernel(ks_run *r, const char *text)
 {
     const ks_op *op = r->op;
     int k = strcmp(text, "auto") ? ks_kernel_find(op->kernels, op->nkernels, text) : -1;
-    if (k >= 0 && op->kernels[k].plain_only) k = -2;
+    if (k >= 0 && (op->kernels[k].plain_only || op->kernels[k].no_trace)) k = -2;
     if (k == -1 && !strcmp(text, "auto")) {
         r->trace_kernel = -1;
         return KS_OK;
@@ -110,7 +110,8 @@ static int set_trace_kernel(ks_run *r, const char *text)
     char words[256] = "auto";
     size_t n = strlen(words);
     for (int i = 0; i < op->nkernels && n < sizeof words; ++i)
-        if (!op->kernels[i].plain_only) n += (size_t)snprintf(words + n, sizeof words - n, "|%s", op->kernels[i].name);
+        if (!op->kernels[i].plain_only && !op->kernels[i].no_trace)
+            n += (size_t)snprintf(words + n, sizeof words - n, "|%s", op->kernels[i].name);
     return ks_fail(KS_EINVAL, "--trace-kernel must be one of %s (got '%s')", words, text);
 }
 
@@ -280,7 +281,7 @@ int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed)
 int ks_op_check(const ks_op *op)
 {
     const char *who = op && op->name ? op->name : "an operator";
-    if (!op || !op->name || !op->summary || !op->prepare || !op->launch == !op->run || !op->run != !op->kernels)
+    if (!op || !op->name || !op->summary || !op->prepare || !op->launch == !op->run || (op->run && !op->kernels))
         return ks_fail(KS_EINVAL, "%s: a descriptor needs a name, a summary, prepare, and launch or kernels and run",
                        who);
     if (op->nparams > KS_MAX_PARAMS || op->ntensors > KS_OP_TENSORS)

@@ -150,7 +150,9 @@ struct ks_op {
     /* Its kernels (ks_kernel.h), one row each, and in place of launch the sequence that
      * runs them: ks_exec_kernel(x, K_ROW, &args, work) on x = ks_exec_for(r, sink), which
      * the registry made and checks afterwards (the traced row ran). --trace-kernel takes
-     * the rows' names. NULL for an operator that still launches by hand. */
+     * the rows' names. NULL for an operator that still launches by hand. An operator whose
+     * own pipeline runs its rows (sparse_conv) gives kernels and launch: launch records
+     * into sink only in row r->traced_row. */
     const ks_kernel *kernels;
     int nkernels;
     int (*run)(ks_exec *x, const ks_run *r, void *const *ptr);

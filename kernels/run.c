@@ -248,7 +248,8 @@ int ks_run_execute(ks_run *r)
     r->traced_row = -1;
     if ((rc = op->prepare(r)) || (rc = ks_run_sites_check(r))) return rc;
     if (op->kernels) { /* the row that records: as asked, or the mode's default prepare chose */
-        if (r->traced_row < 0 || r->traced_row >= op->nkernels || op->kernels[r->traced_row].plain_only)
+        if (r->traced_row < 0 || r->traced_row >= op->nkernels || op->kernels[r->traced_row].plain_only ||
+            op->kernels[r->traced_row].no_trace)
             return ks_fail(KS_EINVAL, "%s: prepare chose no kernel row to trace", op->name);
         const ks_kernel *k = &op->kernels[r->traced_row];
         if (!r->default_threads) r->default_threads = k->threads; /* a tile row's prepare sets it */

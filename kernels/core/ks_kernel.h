@@ -61,6 +61,7 @@ typedef struct ks_kernel {
     /* the block size its args fix (a tile), or NULL; a launch of another size is refused */
     int (*block_of)(const void *args);
     int coop;                       /* barriers or shared memory: simulated with fibers */
+    int no_trace;                   /* no trace schema: always plain (--trace-kernel refuses it) */
     int plain_only;                 /* CUDA only, never traced: `twin` computes the same */
     const char *twin;               /* plain_only: the row whose traced body stands for it */
     const char *help;               /* one line for `kscope list OP` */

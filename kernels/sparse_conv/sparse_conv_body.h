@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/ks_kernel.h"
 #include "../core/ks_core.h"
 #include "../core/ks_event.h"
 #include "../core/ks_launch.h"
@@ -147,8 +148,10 @@ enum { KS_SP_S_CLAIM = KS_SP_S_PAIR, KS_SP_S_WRITE_INDEX = KS_SP_S_COUNT };
 enum { KS_SP_S_READ = 1, KS_SP_S_WRITE = 2, KS_SP_S_FROM = 3, KS_SP_S_TO = 4 };
 
 /* Runs kernel `k` over `work` items on the simulator (host pointers) or the GPU (device
- * pointers); sink NULL runs the plain variant. */
+ * pointers) through its kernel row (ks_sparse_rows, sparse_conv_plan.c); sink NULL runs
+ * the plain variant. */
 int ks_sparse_kernel_sim(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink);
+extern const ks_kernel ks_sparse_rows[KS_SPK_COUNT];
 int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, const ks_sink *dev_sink);
 
 /* The tensors of one run (device pointers on the GPU; NULL where the run has none). */
@@ -370,6 +373,7 @@ KS_FN void KS_VARIANT(ks_sparse_candidates_body)(ks_thread *t, const ks_sparse_a
         a->cand[index] = ks_sparse_candidate(&a->g, c, ka, o) ? ks_sparse_key(a->g.ndim, b, o, a->g.out_shape) : -1;
     }
 }
+KS_KERNEL(ks_sparse_candidates, ks_sparse_args)
 
 /* insert: work item = a site row r. Submanifold: the input sites (key from indices);
  * regular and transposed: the sorted unique output keys, decoded into out_indices. */
@@ -426,6 +430,7 @@ KS_FN void KS_VARIANT(ks_sparse_insert_body)(ks_thread *t, const ks_sparse_args 
         }
     }
 }
+KS_KERNEL(ks_sparse_insert, ks_sparse_args)
 
 /* hash_rows: work item = a site row r: its key's slot gets r (after insert: the table is final) */
 KS_FN void KS_VARIANT(ks_sparse_hash_rows_body)(ks_thread *t, const ks_sparse_args *a)
@@ -445,6 +450,7 @@ KS_FN void KS_VARIANT(ks_sparse_hash_rows_body)(ks_thread *t, const ks_sparse_ar
         if (slot >= 0) a->hash_rows[slot] = (int32_t)index;
     }
 }
+KS_KERNEL(ks_sparse_hash_rows, ks_sparse_args)
 
 /* rulebook: work item (k, i), index = k*n + i: the candidate output site, looked up in
  * the hash table; pair_table[k, i] = its row or -1; pair_count[k] counts the pairs. */
@@ -493,6 +499,7 @@ KS_FN void KS_VARIANT(ks_sparse_rulebook_body)(ks_thread *t, const ks_sparse_arg
         }
     }
 }
+KS_KERNEL(ks_sparse_rulebook, ks_sparse_args)
 
 /* compact: work item (k, i): a pair goes to rulebook row pair_pos[k, i] */
 KS_FN void KS_VARIANT(ks_sparse_compact_body)(ks_thread *t, const ks_sparse_args *a)
@@ -506,6 +513,7 @@ KS_FN void KS_VARIANT(ks_sparse_compact_body)(ks_thread *t, const ks_sparse_args
         r[0] = (int32_t)(index / n), r[1] = (int32_t)(index % n), r[2] = row;
     }
 }
+KS_KERNEL(ks_sparse_compact, ks_sparse_args)
 
 /* index_pairs: work item = pair p: where each (k, row) has its pair, per side */
 KS_FN void KS_VARIANT(ks_sparse_index_pairs_body)(ks_thread *t, const ks_sparse_args *a)
@@ -520,6 +528,7 @@ KS_FN void KS_VARIANT(ks_sparse_index_pairs_body)(ks_thread *t, const ks_sparse_
         if (a->count_pairs) ks_atomic_add_i32(a->pair_count + k, 1);
     }
 }
+KS_KERNEL(ks_sparse_index_pairs, ks_sparse_args)
 
 /* gather: work item (p, c), index = p*C + c: dst[p, c] = src[rulebook[p, col], c] */
 KS_FN void KS_VARIANT(ks_sparse_gather_body)(ks_thread *t, const ks_sparse_args *a)
@@ -537,6 +546,7 @@ KS_FN void KS_VARIANT(ks_sparse_gather_body)(ks_thread *t, const ks_sparse_args 
         KS_PROBE(ks_probe_write(t, KS_SP_S_WRITE, KS_SP_T_GATHERED, (int)r[0], index, 0, p, c, v, 0));
     }
 }
+KS_KERNEL(ks_sparse_gather, ks_sparse_args)
 
 /* reduce: work item (o, c), index = o*C + c: the bias, then each offset's product row for
  * this output row, k ascending (the scatter-add of every offset, as one ordered sum) */
@@ -572,6 +582,7 @@ KS_FN void KS_VARIANT(ks_sparse_reduce_body)(ks_thread *t, const ks_sparse_args 
         KS_PROBE(ks_probe_write(t, KS_SP_S_WRITE, KS_SP_T_OUT_FEATURES, 0, index, 0, o, c, acc, 0));
     }
 }
+KS_KERNEL(ks_sparse_reduce, ks_sparse_args)
 
 /* sites: work item = site row r: its row number into the dense site map */
 KS_FN void KS_VARIANT(ks_sparse_sites_body)(ks_thread *t, const ks_sparse_args *a)
@@ -585,6 +596,7 @@ KS_FN void KS_VARIANT(ks_sparse_sites_body)(ks_thread *t, const ks_sparse_args *
         a->grid[ks_sparse_key(D, s[0], c, a->grid_shape)] = (int32_t)index;
     }
 }
+KS_KERNEL(ks_sparse_sites, ks_sparse_args)
 
 /* colsum: work item = channel c: the sum of column c over the rows, rows ascending */
 KS_FN void KS_VARIANT(ks_sparse_colsum_body)(ks_thread *t, const ks_sparse_args *a)
@@ -597,5 +609,6 @@ KS_FN void KS_VARIANT(ks_sparse_colsum_body)(ks_thread *t, const ks_sparse_args 
         a->dst[index] = s;
     }
 }
+KS_KERNEL(ks_sparse_colsum, ks_sparse_args)
 #undef KS_SP_LOOP
 #endif /* KS_VARIANT */

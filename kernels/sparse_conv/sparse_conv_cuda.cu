@@ -1,5 +1,5 @@
-/* sparse_conv_cuda.cu - sparse convolution on the GPU: the bodies of sparse_conv_body.h as
- * plain (32- and 64-bit indices) and traced kernels, and the device's own steps for
+/* sparse_conv_cuda.cu - sparse convolution on the GPU: the bodies of sparse_conv_body.h in
+ * every variant, their kernel lines as kernels, and the device's own steps for
  * ks_sparse_run: cudaMalloc'd workspace, CUB radix sort / unique / scan, cuBLAS SGEMM. */
 #include <cub/cub.cuh>
 
@@ -9,61 +9,8 @@
 #define KS_BODY "../sparse_conv/sparse_conv_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
 
-KS_CUDA_WRAPPERS(ks_sparse_candidates, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_insert, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_hash_rows, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_rulebook, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_compact, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_index_pairs, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_gather, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_reduce, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_sites, ks_sparse_args)
-KS_CUDA_WRAPPERS(ks_sparse_colsum, ks_sparse_args)
-
-typedef void (*sp_kernel)(ks_sparse_args);
-typedef void (*sp_kernel_traced)(ks_sparse_args, ks_sink);
-
-/* 32-bit indices when every index a body forms stays below 2^30 */
-static int fits32(const ks_sparse_args *a, int64_t work, int64_t blocks, int threads)
-{
-    const ks_sparse_geom *g = &a->g;
-    const int64_t C = g->c_in > g->c_out ? g->c_in : g->c_out, D1 = g->ndim + 1;
-    const int64_t sizes[] = {work, blocks * threads, g->n_in * g->kvol, g->n_out * g->kvol, g->pairs * C, g->pairs * 3,
-                             g->n_in * D1, g->n_out * D1, g->n_in * C, g->n_out * C};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
-        if (sizes[i] >= ((int64_t)1 << 30)) return 0;
-    return 1;
-}
-
-extern "C" int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l,
-                                     const ks_sink *dev_sink)
-{
-    static const sp_kernel plain32[KS_SPK_COUNT] = {
-        ks_sparse_candidates_k_plain32, ks_sparse_insert_k_plain32, ks_sparse_hash_rows_k_plain32, ks_sparse_rulebook_k_plain32,
-        ks_sparse_compact_k_plain32,    ks_sparse_index_pairs_k_plain32, ks_sparse_gather_k_plain32,
-        ks_sparse_reduce_k_plain32,     ks_sparse_sites_k_plain32,   ks_sparse_colsum_k_plain32};
-    static const sp_kernel plain[KS_SPK_COUNT] = {
-        ks_sparse_candidates_k_plain, ks_sparse_insert_k_plain, ks_sparse_hash_rows_k_plain, ks_sparse_rulebook_k_plain,
-        ks_sparse_compact_k_plain,    ks_sparse_index_pairs_k_plain, ks_sparse_gather_k_plain,
-        ks_sparse_reduce_k_plain,     ks_sparse_sites_k_plain,   ks_sparse_colsum_k_plain};
-    static const sp_kernel_traced traced[KS_SPK_COUNT] = {
-        ks_sparse_candidates_k_traced, ks_sparse_insert_k_traced, ks_sparse_hash_rows_k_traced, ks_sparse_rulebook_k_traced,
-        ks_sparse_compact_k_traced,    ks_sparse_index_pairs_k_traced, ks_sparse_gather_k_traced,
-        ks_sparse_reduce_k_traced,     ks_sparse_sites_k_traced,   ks_sparse_colsum_k_traced};
-    static const char *names[KS_SPK_COUNT] = {"sparse_conv candidates", "sparse_conv insert", "sparse_conv hash_rows", "sparse_conv rulebook",
-                                              "sparse_conv compact",    "sparse_conv index_pairs", "sparse_conv gather",
-                                              "sparse_conv reduce",     "sparse_conv sites",  "sparse_conv colsum"};
-    int threads;
-    int64_t blocks;
-    int rc = ks_launch_resolve(l, KS_SPARSE_THREADS, KS_SPARSE_BLOCK_CAP, work, &threads, &blocks);
-    if (rc || work == 0) return rc;
-    if (blocks > 2147483647) return ks_fail(KS_EINVAL, "%s: %lld blocks is more than a grid holds", names[k], (long long)blocks);
-    const unsigned nb = (unsigned)blocks;
-    if (dev_sink) traced[k]<<<nb, threads>>>(*a, *dev_sink);
-    else if (fits32(a, work, blocks, threads)) plain32[k]<<<nb, threads>>>(*a);
-    else plain[k]<<<nb, threads>>>(*a);
-    return ks_cuda_check_launch(names[k]);
-}
+/* -> each KS_KERNEL line of the body as kernels and ks_sparse_X_cuda_row, their one launch
+ * (the rows of sparse_conv_plan.c, which ks_sparse_kernel_cuda runs) */
 
 /* ---- the device's steps ---------------------------------------------------------- */
 

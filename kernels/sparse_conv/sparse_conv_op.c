@@ -15,7 +15,7 @@
 
 enum {
     P_SPATIAL, P_BATCH, P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_OUT_PAD, P_SUBM, P_TRANSPOSED, P_INVERSE,
-    P_IN_CH, P_OUT_CH, P_BIAS, P_BACKWARD, P_HASH, P_TRACE, P_COUNT
+    P_IN_CH, P_OUT_CH, P_BIAS, P_BACKWARD, P_HASH, P_COUNT
 };
 
 static const ks_param_spec params[P_COUNT] = {
@@ -38,8 +38,6 @@ static const ks_param_spec params[P_COUNT] = {
     [P_BACKWARD] = KS_ROW_BACKWARD,
     [P_HASH] = {.name = "hash-slots", .def = {0}, .min = 1,
                 .help = "hash table size, a power of two above the sites (auto: >= 2x; small ones collide)"},
-    [P_TRACE] = {.name = "trace-kernel", .kind = KS_PARAM_CHOICE, .choices = "rulebook|insert|gather|reduce",
-                 .help = "the kernel a trace records (--inverse: gather or reduce)"},
 };
 
 static const ks_tensor_spec tensors[KS_SP_NTENSORS] = {
@@ -425,8 +423,7 @@ static int prepare(ks_run *r)
     if ((double)g->n_out * (double)g->kvol >= 2147483647.0 || (double)g->pairs * (double)(g->c_in > g->c_out ? g->c_in : g->c_out) >= 9e15)
         return ks_fail(KS_EINVAL, "too many output sites or pairs");
     /* which kernel the trace records */
-    x->trace = (int[]){KS_SPK_RULEBOOK, KS_SPK_INSERT, KS_SPK_GATHER, KS_SPK_REDUCE}[r->value[P_TRACE][0]];
-    if (inverse && !r->set[P_TRACE]) x->trace = KS_SPK_REDUCE, r->value[P_TRACE][0] = 3; /* the params JSON says so */
+    x->trace = ks_run_trace_row(r, inverse ? KS_SPK_REDUCE : KS_SPK_RULEBOOK); /* the trace's "kernel" says which */
     if (inverse && (x->trace == KS_SPK_RULEBOOK || x->trace == KS_SPK_INSERT))
         return ks_fail(KS_EINVAL, "--inverse builds no rulebook or hash table: trace gather or reduce");
     /* shapes */
@@ -487,8 +484,6 @@ static int prepare(ks_run *r)
     ks_run_fact(r, "sites", "[%lld, %lld]", (long long)n, (long long)m);
     ks_run_fact(r, "pairs", "%lld", (long long)P);
     ks_run_fact(r, "hash_slots", "%lld", inverse ? 0LL : (long long)1 << g->hash_bits);
-    ks_run_fact(r, "kernel", "\"%s\"", (const char *[]){"candidates", "insert", "hash_rows", "rulebook", "compact",
-                                                        "index_pairs", "gather", "reduce"}[x->trace]);
     r->work_items = x->trace == KS_SPK_RULEBOOK ? n * K
                     : x->trace == KS_SPK_INSERT ? (g->mode == KS_SP_SUBM ? n : m)
                     : x->trace == KS_SPK_GATHER ? P * g->c_in
@@ -528,8 +523,8 @@ const ks_op ks_op_sparse_conv = {
     .summary = "sparse convolution (spconv): rulebook, gather-GEMM-scatter; --subm, --transposed, --inverse, --backward",
     .symbols = "key keys rulebook", /* names step_work.c explains */
     KS_OP_ROWS(params, tensors),
-    .default_threads = KS_SPARSE_THREADS,
-    .default_block_cap = KS_SPARSE_BLOCK_CAP,
+    .kernels = ks_sparse_rows,
+    .nkernels = KS_SPK_COUNT,
     .prepare = prepare,
     .launch = launch,
 };

@@ -360,35 +360,48 @@ int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *
 
 /* ---- the simulator's steps ---------------------------------------------------------- */
 
-typedef void (*sp_body)(ks_thread *, const void *);
 #define KS_BODY "../sparse_conv/sparse_conv_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
-#define SP_BODIES(name)                                                                              \
-    static void name##_p(ks_thread *t, const void *a) { ks_sparse_##name##_body_plain(t, a); }      \
-    static void name##_t(ks_thread *t, const void *a) { ks_sparse_##name##_body_traced(t, a); }
-SP_BODIES(candidates)
-SP_BODIES(insert)
-SP_BODIES(hash_rows)
-SP_BODIES(rulebook)
-SP_BODIES(compact)
-SP_BODIES(index_pairs)
-SP_BODIES(gather)
-SP_BODIES(reduce)
-SP_BODIES(sites)
-SP_BODIES(colsum)
+
+/* The kernel rows, indexed by ks_sparse_kernel. spconv's index kernels: 256 threads, no
+ * block cap. Four have a trace schema (sparse_conv_op.c); the others run plain only. */
+#define ROW(fn, word, what, ...) \
+    KS_KERNEL_ROW(fn, word, .threads = KS_SPARSE_THREADS, .block_cap = KS_SPARSE_BLOCK_CAP, .help = what, __VA_ARGS__)
+const ks_kernel ks_sparse_rows[KS_SPK_COUNT] = {
+    [KS_SPK_CANDIDATES] = ROW(ks_sparse_candidates, "candidates", "(k, i): the output site input i reaches", .no_trace = 1),
+    [KS_SPK_INSERT] = ROW(ks_sparse_insert, "insert", "one site per item into the hash table (ordered probing)"),
+    [KS_SPK_HASH_ROWS] = ROW(ks_sparse_hash_rows, "hash_rows", "each stored key's row", .no_trace = 1),
+    [KS_SPK_RULEBOOK] = ROW(ks_sparse_rulebook, "rulebook", "(k, i): hash lookup, a pair when found"),
+    [KS_SPK_COMPACT] = ROW(ks_sparse_compact, "compact", "the scan's pairs into rows sorted by (k, in_row)", .no_trace = 1),
+    [KS_SPK_INDEX_PAIRS] = ROW(ks_sparse_index_pairs, "index_pairs", "the pair table of each offset", .no_trace = 1),
+    [KS_SPK_GATHER] = ROW(ks_sparse_gather, "gather", "one (pair, channel) per item: input rows gathered"),
+    [KS_SPK_REDUCE] = ROW(ks_sparse_reduce, "reduce", "one (output row, channel) per item: products summed in order"),
+    [KS_SPK_SITES] = ROW(ks_sparse_sites, "sites", "the dense site maps", .no_trace = 1),
+    [KS_SPK_COLSUM] = ROW(ks_sparse_colsum, "colsum", "grad_bias: one channel's column sum", .no_trace = 1),
+};
+
+/* kernel k on x's device: every index a body forms counted for the 32-bit choice */
+static int sparse_exec(int device, int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink)
+{
+    if (k < 0 || k >= KS_SPK_COUNT) return ks_fail(KS_EINVAL, "unknown sparse_conv kernel %d", k);
+    const ks_sparse_geom *g = &a->g;
+    const int64_t C = g->c_in > g->c_out ? g->c_in : g->c_out, D1 = g->ndim + 1;
+    const int64_t sizes[] = {g->n_in * g->kvol, g->n_out * g->kvol, g->pairs * C, g->pairs * 3,
+                             g->n_in * D1,      g->n_out * D1,      g->n_in * C,  g->n_out * C};
+    ks_exec x = ks_exec_make(ks_sparse_rows, KS_SPK_COUNT, device, l);
+    x.sink = sink, x.trace = k;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) ks_exec_size(&x, sizes[i]);
+    return ks_exec_kernel(&x, k, a, work);
+}
 
 int ks_sparse_kernel_sim(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink)
 {
-    static const sp_body plain[KS_SPK_COUNT] = {candidates_p, insert_p, hash_rows_p, rulebook_p, compact_p, index_pairs_p,
-                                                gather_p,     reduce_p, sites_p,    colsum_p};
-    static const sp_body traced[KS_SPK_COUNT] = {candidates_t, insert_t, hash_rows_t, rulebook_t, compact_t, index_pairs_t,
-                                                 gather_t,     reduce_t, sites_t,    colsum_t};
-    int threads;
-    int64_t blocks;
-    int rc = ks_launch_resolve(l, KS_SPARSE_THREADS, KS_SPARSE_BLOCK_CAP, work, &threads, &blocks);
-    if (rc || work == 0) return rc;
-    ks_sim_launch(blocks, threads, sink ? traced[k] : plain[k], a, sink);
-    return KS_OK;
+    return sparse_exec(KS_DEV_SIM, k, a, work, l, sink);
+}
+
+int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, const ks_sink *dev_sink)
+{
+    return sparse_exec(KS_DEV_CUDA, k, a, work, l, (ks_sink *)dev_sink);
 }
 
 static int sim_alloc(void *ctx, void **p, size_t bytes)
