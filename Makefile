@@ -4,6 +4,8 @@
 #               then lesson 02 (im2col) in the viewer with a display, or in the terminal
 #               (answering itself) plus its slides as PNG without one
 #   make test   build and run every Check suite through ctest
+#   make test-props  the random property test over every operator (test_props) with 50
+#                    draws per operator and mode instead of make test's 6
 #   make test-asan   the same suites built with clang -fsanitize=address,undefined (CUDA off)
 #   make install PREFIX=P   kscope, libkscope, the SDK headers, CMake package and kscope.pc
 #                           under P (default /usr/local): docs/your-own-kernel.md
@@ -24,7 +26,7 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
            LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-.PHONY: all deps deps-clang configure build test test-asan fuzz demo bench clean install
+.PHONY: all deps deps-clang configure build test test-props test-asan fuzz demo bench clean install
 all: build
 
 deps:
@@ -61,6 +63,9 @@ install: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-props: build
+	cd $(BUILD) && KS_PROPS_DRAWS=50 ctest --output-on-failure -R '^test_props$$'
 
 test-asan: deps-clang
 	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_SANITIZE=ON \

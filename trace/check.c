@@ -76,9 +76,12 @@ static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check
 
 static double tensor_value(const ks_tensor *t, int64_t off) { return ks_tensor_value(t, off); }
 
-/* In-bounds accesses: offset inside the tensor and (plane, y, x) recomposing to it. */
+/* In-bounds accesses: offset inside the tensor and (plane, y, x) recomposing to it.
+ * empty_ok: the event is a store of +-Inf by a work item that read only padding, the
+ * identity of a max (or min) over no element (maxpool2d's window wholly in the padding,
+ * as torch gives it): not a non-finite value to report. */
 static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,
-                        ks_check_report *rep)
+                        ks_check_report *rep, int empty_ok)
 {
     const ks_tensor *t = &tr->tensors[s->tensor];
     const ks_ev_access *a = &e->u.access;
@@ -87,7 +90,8 @@ static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const 
     const int64_t Y = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
     const int shared = (e->flags & KS_FLAG_SHARED) != 0;
     /* a shared read of NaN is the simulator's poison: an uninitialised read (check_shared.c) */
-    if (!isfinite(a->value) && !(shared && e->kind == KS_EV_READ)) violation(rep, i, e, "value is %g", a->value);
+    if (!isfinite(a->value) && !(shared && e->kind == KS_EV_READ) && !(empty_ok && isinf(a->value)))
+        violation(rep, i, e, "value is %g", a->value);
     if (shared && a->offset == -1 && a->y == -1) {
         violation(rep, i, e, "shared %s of element %d of array %d (plane of %s): outside the array",
                   e->kind == KS_EV_WRITE ? "write" : "read", a->x, a->plane, t->name);
@@ -205,6 +209,40 @@ static int sort_work(const ks_trace *tr, work_ref **out, uint64_t *n, unsigned c
     return KS_OK;
 }
 
+/* The position in the sorted `work` of the first work item numbered `index`, or nwork. */
+static uint64_t find_work(const work_ref *work, uint64_t nwork, int64_t index)
+{
+    uint64_t lo = 0, hi = nwork;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (work[mid].index < index) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < nwork && work[lo].index == index ? lo : nwork;
+}
+
+/* Whether event e, a store of +-Inf, is an empty window's identity (see check_access):
+ * its work item read only padding. *reads (built on first need) holds what each work
+ * item of `work` read: 1 only padding, 2 some element (a read or a sample), 0 nothing. */
+static int empty_window(const ks_trace *tr, const work_ref *work, uint64_t nwork, unsigned char **reads,
+                        const ks_event *e)
+{
+    if (!*reads) {
+        if (!(*reads = calloc((size_t)nwork + 1, 1))) return 0;
+        for (uint64_t i = 0; i < tr->nevents; ++i) {
+            const ks_event *r = &tr->events[i];
+            if ((r->kind != KS_EV_READ && r->kind != KS_EV_SAMPLE) || r->site >= tr->nsites ||
+                tr->sites[r->site].kind != r->kind)
+                continue;
+            const uint64_t k = find_work(work, nwork, r->index);
+            const unsigned char what = r->kind == KS_EV_READ && (r->flags & KS_FLAG_PADDING) ? 1 : 2;
+            if (k < nwork && (*reads)[k] < what) (*reads)[k] = what;
+        }
+    }
+    const uint64_t k = find_work(work, nwork, e->index);
+    return k < nwork && (*reads)[k] == 1;
+}
+
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
 {
     if (!strcmp(tr->variant, "cuda-c")) return ks_check_cu(tr, rep); /* check_cu.c */
@@ -214,7 +252,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
     const int64_t grid = tr->blocks * tr->threads; /* the reader bounds both: no overflow */
     work_ref *work = NULL;
     uint64_t nwork = 0;
-    unsigned char *dup = NULL;
+    unsigned char *dup = NULL, *reads = NULL;
     uint32_t *writes[KS_MAX_TENSORS] = {0};
     uint32_t *atomics[KS_MAX_TENSORS] = {0};
     int rc = sort_work(tr, &work, &nwork, &dup);
@@ -273,7 +311,9 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
             continue;
         }
         if (s->kind == KS_EV_BARRIER) continue; /* ks_check_shared */
-        if (!check_access(tr, s, i, e, rep) || s->kind != KS_EV_WRITE) continue;
+        const int empty_ok = s->kind == KS_EV_WRITE && !(e->flags & KS_FLAG_SHARED) && isinf(e->u.access.value) &&
+                             empty_window(tr, work, nwork, &reads, e);
+        if (!check_access(tr, s, i, e, rep, empty_ok) || s->kind != KS_EV_WRITE) continue;
         const int64_t off = e->u.access.offset;
         writes[s->tensor][off]++;
         if (e->flags & KS_FLAG_ATOMIC) {
@@ -307,6 +347,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
 out:
     free(work);
     free(dup);
+    free(reads);
     for (int t = 0; t < KS_MAX_TENSORS; ++t) {
         free(writes[t]);
         free(atomics[t]);

@@ -34,8 +34,9 @@ typedef struct ks_check_report {
  * grid-stride loop (index == block*threads + thread + iter*blocks*threads); work fields
  * recompose to the index; reads/writes are in bounds, or padding reads marked as such,
  * with coordinates that recompose to the offset; read values equal the stored input;
- * plain stores equal the stored output; no NaN/Inf; bilinear weights of in-range samples
- * sum to 1; each work item appears once; in a complete trace every work item appears and
+ * plain stores equal the stored output; no NaN/Inf (a store of +-Inf by a work item that
+ * read only padding is the max of an empty window: allowed); bilinear weights of in-range
+ * samples sum to 1; each work item appears once; in a complete trace every work item appears and
  * every element of a written tensor is written the site's expected number of times.
  * Shared memory (events flagged KS_FLAG_SHARED, barrier events): no two threads of a block
  * touch one slot in one barrier phase with one of them writing (racecheck's hazards), no
