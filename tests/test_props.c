@@ -105,12 +105,19 @@ static void add_switch(draw *d, const char *name, int on)
     add(d, name, on ? "on" : "off", cli);
 }
 
-/* Word k of the op's --trace-kernel (a CHOICE row of that name) into buf (NULL: none);
- * returns the number of words, 0 where the op has none. */
+/* Word k of the op's --trace-kernel into buf (NULL: none): a CHOICE row of that name, or
+ * "auto" and the kernel rows that can record. Returns the number of words, 0: none. */
 static int tk_word(const ks_op *op, int k, char *buf, size_t size)
 {
     const int p = ks_op_param(op, "trace-kernel");
-    return p >= 0 && op->params[p].kind == KS_PARAM_CHOICE ? choice_word(&op->params[p], k, buf, size) : 0;
+    if (p >= 0) return op->params[p].kind == KS_PARAM_CHOICE ? choice_word(&op->params[p], k, buf, size) : 0;
+    if (!op->nkernels) return 0;
+    int n = 1;
+    if (k == 0 && buf) snprintf(buf, size, "auto");
+    for (int i = 0; i < op->nkernels; ++i)
+        if (!op->kernels[i].plain_only && !op->kernels[i].no_trace && n++ == k && buf)
+            snprintf(buf, size, "%s", op->kernels[i].name);
+    return n;
 }
 
 /* A draw of the mode's flags only (p_bwd: the backward row, -1 where the op has none;

@@ -411,10 +411,16 @@ KS_FN void KS_VARIANT(ks_roi_align_slots_run)(ks_thread *t, const ks_roi_align_a
     const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;
     if (slot >= n_slots) return;
     const int is_max = a->pool_mode == KS_ROI_MAX;
-    KS_VARIANT(ks_walk) at; /* at.d: pw, ph, k, chunk */
-    KS_VARIANT(ks_walk_start)(&at, slot, grid_stride, (KS_IDX)a->pooled_w, (KS_IDX)a->pooled_h, (KS_IDX)a->num_rois);
+    /* at.d: pw, ph, k, chunk (chunk slowest); with one channel a slot (the traced kernels,
+     * and every kernel on the simulator) a slot is one output element and goes in the
+     * output's order, pw, ph, c, k (k slowest): the work item a thread records (numbered
+     * as the output) is the one its grid-stride loop gives it */
+    const int by_output = KS_ROI_CC == 1;
+    KS_VARIANT(ks_walk) at;
+    KS_VARIANT(ks_walk_start)(&at, slot, grid_stride, (KS_IDX)a->pooled_w, (KS_IDX)a->pooled_h,
+                              by_output ? (KS_IDX)a->channels : (KS_IDX)a->num_rois);
     for (uint32_t iter = 0; slot < n_slots; slot += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
-        const KS_IDX k = at.d[2], c0 = at.d[3] * KS_ROI_CC, ph = at.d[1], pw = at.d[0];
+        const KS_IDX k = at.d[by_output ? 3 : 2], c0 = at.d[by_output ? 2 : 3] * KS_ROI_CC, ph = at.d[1], pw = at.d[0];
         if (backward && is_max) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 1);
         else if (backward) KS_VARIANT(ks_roi_bwd_slot)(t, a, k, c0, ph, pw, iter, 0);
         else if (is_max) KS_VARIANT(ks_roi_fwd_slot)(t, a, k, c0, ph, pw, iter, 1, 0);

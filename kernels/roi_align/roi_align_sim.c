@@ -2,6 +2,11 @@
 #include "../core/ks_error.h"
 #include "../core/ks_sim.h"
 
+/* one channel a slot in the plain kernels too, as in the traced ones: the same threads
+ * make the same atomic adds in the same order, so a traced run's grad_input is bitwise the
+ * plain run's (the GPU keeps KS_ROI_CHUNK channels a slot in its plain kernels) */
+#define KS_ROI_CC 1
+
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
 #define KS_BODY "../roi_align/roi_align_plane_body.h"
@@ -93,7 +98,7 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
         ks_roi_align_plane_launched();
         return coop_report("the plane forward", &rep);
     }
-    int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_slots(a, sink ? 1 : KS_ROI_CHUNK),
+    int rc = ks_launch_resolve(l, KS_ROI_THREADS, KS_ROI_BLOCK_CAP, ks_roi_align_slots(a, KS_ROI_CC),
                                &threads, &blocks);
     if (rc) return rc;
     if (blocks > 0) ks_sim_launch(blocks, threads, body, a, sink); /* zero RoIs launch nothing */

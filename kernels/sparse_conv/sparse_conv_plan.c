@@ -81,7 +81,7 @@ int ks_sparse_hash_bits(int64_t rows, int64_t slots, int *bits)
     int64_t T = 16;
     if (slots) {
         T = slots;
-        if (T & (T - 1) || T <= rows || T > ((int64_t)1 << 32))
+        if (T < 2 || T & (T - 1) || T <= rows || T > ((int64_t)1 << 32)) /* 1: hash_bits 0 reads as automatic */
             return ks_fail(KS_EINVAL, "--hash-slots must be a power of two above the %lld sites it holds (got %lld)",
                            (long long)rows, (long long)T);
     } else {
