@@ -302,7 +302,10 @@ class RoiParams(ctypes.Structure):  # ks_roi_align_params
     _fields_ = [(n, ctypes.c_int64) for n in ("batch", "channels", "height", "width", "num_rois",
                                                "pooled_h", "pooled_w")] + [
         ("spatial_scale", ctypes.c_float), ("sampling_ratio", ctypes.c_int64), ("aligned", ctypes.c_int),
-        ("pool_mode", ctypes.c_int)]
+        ("pool_mode", ctypes.c_int), ("forward", ctypes.c_int)]
+
+
+ROI_FORWARD = {"auto": 0, "slot": 1, "samples": 2, "plane": 3, "cl": 4}  # enum ks_roi_forward
 
 
 def bench_roi_align(lib):
@@ -365,24 +368,22 @@ def bench_roi_align(lib):
         label = f"N{n} C{c} {h}x{w} K{k} {ph}x{ph} sr{sr}"
         t_tv, t_ours = median_ms(tv_fwd, 20), median_ms(ours_fwd, 20)
         print(f"{label:<34} {'fwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")
-        # other forwards (docs/roi-align.md), each checked first: the slot kernel on the NCHW
-        # input (KS_ROI_FORWARD=slot, row "fwd-slt"; "fwd" is the default: the channels-last
-        # kernel with its transpose), the plane kernel (KS_ROI_FORWARD=plane, row "fwd-pln")
-        # and for adaptive grids the slot kernel's sample-by-sample sums (KS_ROI_FORWARD=slot
-        # KS_ROI_MERGE=0, "fwd-smp")
-        variants = [({"KS_ROI_FORWARD": "slot"}, "fwd-slt"), ({"KS_ROI_FORWARD": "plane"}, "fwd-pln")] + (
-            [({"KS_ROI_FORWARD": "slot", "KS_ROI_MERGE": "0"}, "fwd-smp")] if sr <= 0 else [])
-        for env, row in variants:
-            os.environ.update(env)
+        # other forwards (docs/roi-align.md; the params' forward field, kscope's --forward),
+        # each checked first: the slot kernel on the NCHW input (slot, row "fwd-slt"; "fwd" is
+        # the default: the channels-last kernel with its transpose), the plane kernel (plane,
+        # row "fwd-pln") and for adaptive grids the slot kernel's sample-by-sample sums
+        # (samples, "fwd-smp")
+        variants = [("slot", "fwd-slt"), ("plane", "fwd-pln")] + ([("samples", "fwd-smp")] if sr <= 0 else [])
+        for word, row in variants:
+            p.forward = ROI_FORWARD[word]
             try:
                 out.fill_(float("nan"))
                 ours_fwd()
                 torch.cuda.synchronize()
-                assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), f"roi_align ({env}) differs from torchvision"
+                assert torch.allclose(out, ref, atol=1e-5, rtol=1e-5), f"roi_align (--forward {word}) differs from torchvision"
                 t_var = median_ms(ours_fwd, 20)
             finally:
-                for var in env:
-                    del os.environ[var]
+                p.forward = 0
             print(f"{label:<34} {row:<7} {t_tv:9.3f} {t_var:10.3f} {t_tv / t_var:12.2f}x")
         t_tv, t_ours = median_ms(tv_both, 10), median_ms(ours_both, 10)
         print(f"{label:<34} {'fwd+bwd':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x")

@@ -93,7 +93,7 @@ for tool in "${tools[@]}"; do
         # the fused TF32 forward is opt-in (KS_DEFORM_FUSED): on for its cases only
         if [[ $name == *fused* ]]; then export KS_DEFORM_FUSED=1; else unset KS_DEFORM_FUSED; fi
         # the channels-last RoIAlign forward (the default on adaptive grids): on fixed ones too
-        if [[ $name == *-cl* ]]; then export KS_ROI_FORWARD=cl; else unset KS_ROI_FORWARD; fi
+        [[ $name == *-cl* ]] && args+=(--forward cl)
         # the backward's tap pass is grad_gather; grad_tile for its cases
         if [[ $name == *-tile* ]]; then export KSCOPE_DEFORM_BWD=tile; else unset KSCOPE_DEFORM_BWD; fi
         sanitize "$tool" "$name" plain "$K" run "${args[@]}" --device cuda --quiet

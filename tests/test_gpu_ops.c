@@ -57,8 +57,9 @@ static void compare(const ks_op *op, ks_run *r, int t)
 
 /* the filter of run_both's traced runs (every item unless a test sets another) */
 static ks_filter roi_filter = {0, INT64_MAX, 0, INT64_MAX, 1};
-/* KS_ROI_FORWARD for run_both's GPU runs only (NULL: unset); its simulator runs the slot kernel */
-static const char *gpu_forward;
+/* --forward for run_both's GPU runs only (NULL: auto; its simulator runs the slot kernel),
+ * and for both runs */
+static const char *gpu_forward, *both_forward;
 /* run_both's launch (threads, block cap; 0: the defaults) */
 static int roi_threads;
 static int64_t roi_cap;
@@ -85,9 +86,9 @@ static void run_both(int t, int64_t K, int64_t C, int64_t H, int64_t W, int64_t 
         r[d].device = d ? KS_DEV_CUDA : KS_DEV_SIM;
         r[d].launch = tu_launch(roi_threads, roi_cap);
         r[d].sink = traced ? ks_host_sink_create(0, roi_filter) : NULL;
-        if (d && gpu_forward) setenv("KS_ROI_FORWARD", gpu_forward, 1);
+        const char *fw = d && gpu_forward ? gpu_forward : both_forward;
+        if (fw) ck_assert_int_eq(ks_run_set(&r[d], "forward", fw), KS_OK);
         const int rc = ks_run_execute(&r[d]);
-        if (d && gpu_forward) unsetenv("KS_ROI_FORWARD");
         ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
     }
     compare(op, r, t);
@@ -164,13 +165,13 @@ START_TEST(roi_align_cuda_past_the_block_cap)
 }
 END_TEST
 
-/* the plane forward (KS_ROI_FORWARD=plane) on both: 450 x 300 planes, taller than a tile
+/* the plane forward (--forward plane) on both: 450 x 300 planes, taller than a tile
  * of the opt-in shared memory (193 rows on an H100: three bands; the simulator's 48 KiB:
  * 40 rows, nineteen), large RoIs across the bands, avg and max; a row too wide for the tile
  * (the slot kernel runs); 1200 RoIs on 40 channels of 2 images */
 START_TEST(roi_align_plane_cuda_equals_simulator)
 {
-    setenv("KS_ROI_FORWARD", "plane", 1);
+    both_forward = "plane";
     long long n = ks_roi_align_plane_launches();
     for (int t = 0; t < 4; ++t)
         run_both(t, 9 + 5 * t, 3, 450, 300, 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
@@ -182,18 +183,18 @@ START_TEST(roi_align_plane_cuda_equals_simulator)
     ck_assert_int_eq(ks_roi_align_plane_launches() - n, 0);
     run_both(7, 1200, 40, 25, 34, 7, 2, 1, 1, 0, 0);
     ck_assert_int_eq(ks_roi_align_plane_launches() - n, 2);
-    unsetenv("KS_ROI_FORWARD");
+    both_forward = NULL;
 }
 END_TEST
 
-/* the channels-last forward (roi_align_cl_body.h; KS_ROI_FORWARD=cl) against the
+/* the channels-last forward (roi_align_cl_body.h; --forward cl) against the
  * simulator's slot kernel, bitwise: 4, 2 and 1 channels a thread (C = 256, 68, 6, 37, 1,
  * 130), sampling ratios -1 .. 2 (adaptive ones merged), 14 x 15 bins; 128 channels of
  * 14 x 15 bins (G = 128: three chunks of 70) in blocks of 256, of 48 threads (a short
  * warp: its lanes idle) and of 16 (G = 64, two chunks of 105; profiles by one lane
  * each), grids capped so blocks
  * loop, and adaptive bins of 45 samples (a profile past a warp: by one lane, then summed
- * sample by sample); by default (no KS_ROI_FORWARD) it runs for avg pooling, on adaptive
+ * sample by sample); by default (--forward auto) it runs for avg pooling, on adaptive
  * grids with RoIs enough that blocks loop (5000 RoIs x 2 groups > 4096 blocks) and on
  * fixed ones, not in max pooling: the launch count says which ran */
 START_TEST(roi_align_channels_last_cuda_equals_simulator)

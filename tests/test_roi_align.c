@@ -375,7 +375,7 @@ END_TEST
 
 /* The avg forward of adaptive grids sums a bin whose samples merge per axis pixel by
  * pixel (a->merge, ks_roi_fwd_merged): against the reference and against the sample-by-
- * sample sums (KS_ROI_MERGE=0, the same products rounded in another order: close, and not
+ * sample sums (forward KS_ROI_FWD_SAMPLES, the same products rounded in another order: close, and not
  * bitwise equal everywhere, so the merged sums did run), for bins narrow enough to merge,
  * bins wider than KS_ROI_SPAN pixels (sample by sample), a reversed box (an adaptive grid
  * gives it no samples) and samples past the border; 5 channels (a chunk of 4 and one of
@@ -395,14 +395,13 @@ START_TEST(merged_adaptive_forward_matches_the_reference_and_the_sample_sums)
         rcase c;
         rc_init(&c, &p, in, rois);
         ks_launch l = t % 3 ? tu_launch(0, 0) : tu_launch(64, 1);
-        unsetenv("KS_ROI_MERGE");
         rc_run(&c, &l);
         char what[64];
         snprintf(what, sizeof what, "merged case %d", t);
         float *plain = malloc((size_t)c.n_out * 4);
-        setenv("KS_ROI_MERGE", "0", 1);
-        const int rc = ks_roi_align_forward_sim(&p, in, rois, plain, c.ay, c.ax, &l, NULL);
-        unsetenv("KS_ROI_MERGE");
+        ks_roi_align_params by_sample = p;
+        by_sample.forward = KS_ROI_FWD_SAMPLES;
+        const int rc = ks_roi_align_forward_sim(&by_sample, in, rois, plain, c.ay, c.ax, &l, NULL);
         ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
         int differ = 0;
         for (int64_t i = 0; i < c.n_out; ++i) {
@@ -437,14 +436,13 @@ static void merged_and_by_sample(const ks_roi_align_params *p, const float *in, 
                                  float *by_sample, float *traced)
 {
     ks_launch l = tu_launch(0, 0);
-    unsetenv("KS_ROI_MERGE");
     ck_assert_int_eq(ks_roi_align_forward_sim(p, in, rois, merged, NULL, NULL, &l, NULL), KS_OK);
     ks_sink *sink = ks_host_sink_create(0, ks_filter_all());
     ck_assert_int_eq(ks_roi_align_forward_sim(p, in, rois, traced, NULL, NULL, &l, sink), KS_OK);
     ks_host_sink_free(sink);
-    setenv("KS_ROI_MERGE", "0", 1);
-    ck_assert_int_eq(ks_roi_align_forward_sim(p, in, rois, by_sample, NULL, NULL, &l, NULL), KS_OK);
-    unsetenv("KS_ROI_MERGE");
+    ks_roi_align_params ps = *p;
+    ps.forward = KS_ROI_FWD_SAMPLES;
+    ck_assert_int_eq(ks_roi_align_forward_sim(&ps, in, rois, by_sample, NULL, NULL, &l, NULL), KS_OK);
 }
 
 START_TEST(merged_adaptive_forward_keeps_nan_and_inf_as_the_sample_sums)
@@ -482,7 +480,7 @@ START_TEST(merged_adaptive_forward_keeps_nan_and_inf_as_the_sample_sums)
 }
 END_TEST
 
-/* The plane forward (KS_ROI_FORWARD=plane, roi_align_plane_body.h) against the reference
+/* The plane forward (KS_ROI_FWD_PLANE, roi_align_plane_body.h) against the reference
  * and bitwise against the slot kernel (the simulator's default): planes that fit the
  * simulator's 48 KiB tile, planes of 300 rows cut into three bands (126 rows a tile: 8 of
  * margin, so the large RoIs' bins read corner rows past the band from global memory), a
@@ -509,16 +507,15 @@ START_TEST(plane_forward_matches_the_reference_and_the_slot_kernel)
         rc_init(&c, &p, in, rois);
         const ks_launch launches[3] = {tu_launch(0, 0), tu_launch(37, 3), tu_launch(64, 1)};
         ks_launch l = launches[t % 3];
-        unsetenv("KS_ROI_FORWARD");
         rc_run(&c, &l); /* the slot kernel, and the reference */
         char what[64];
         snprintf(what, sizeof what, "plane case %d", t);
         float *out = malloc((size_t)c.n_out * 4), *ay = malloc((size_t)c.n_out * 4), *ax = malloc((size_t)c.n_out * 4);
         memset(out, 0xff, (size_t)c.n_out * 4), memset(ay, 0xff, (size_t)c.n_out * 4), memset(ax, 0xff, (size_t)c.n_out * 4);
         const long long before = ks_roi_align_plane_launches();
-        setenv("KS_ROI_FORWARD", "plane", 1);
-        const int rc = ks_roi_align_forward_sim(&p, in, rois, out, ay, ax, &l, NULL);
-        unsetenv("KS_ROI_FORWARD");
+        ks_roi_align_params pf = p;
+        pf.forward = KS_ROI_FWD_PLANE;
+        const int rc = ks_roi_align_forward_sim(&pf, in, rois, out, ay, ax, &l, NULL);
         ck_assert_msg(rc == KS_OK, "%s: %s", what, ks_error_message());
         /* the plane kernel ran, but for the row too wide for its tile and merged bins */
         const int merged = p.pool_mode == KS_ROI_AVG && p.sampling_ratio <= 0;
@@ -535,7 +532,7 @@ START_TEST(plane_forward_matches_the_reference_and_the_slot_kernel)
 }
 END_TEST
 
-/* The channels-last forward (KS_ROI_FORWARD=cl, roi_align_cl_body.h: the CUDA default for
+/* The channels-last forward (KS_ROI_FWD_CL, roi_align_cl_body.h: the CUDA default for
  * the avg forward of adaptive grids) against the reference and bitwise against the slot
  * kernel (the simulator's default; a NaN where the slot kernel has one: the CPU may give
  * it another sign bit), its output starting as a sentinel no result has: 4, 2 and 1
@@ -572,16 +569,15 @@ START_TEST(channels_last_forward_matches_the_reference_and_the_slot_kernel)
         rcase c;
         rc_init(&c, &p, in, rois);
         ks_launch l = tu_launch(cs[t].threads, cs[t].cap);
-        unsetenv("KS_ROI_FORWARD");
         rc_run(&c, &l); /* the slot kernel, and the reference */
         char what[64];
         snprintf(what, sizeof what, "channels-last case %d", t);
         float *out = malloc((size_t)c.n_out * 4), *ay = malloc((size_t)c.n_out * 4), *ax = malloc((size_t)c.n_out * 4);
         for (int64_t i = 0; i < c.n_out; ++i) out[i] = 1e30f; /* unwritten shows */
         const long long before = ks_roi_align_cl_launches();
-        setenv("KS_ROI_FORWARD", "cl", 1);
-        const int rc = ks_roi_align_forward_sim(&p, in, rois, out, ay, ax, &l, NULL);
-        unsetenv("KS_ROI_FORWARD");
+        ks_roi_align_params pf = p;
+        pf.forward = KS_ROI_FWD_CL;
+        const int rc = ks_roi_align_forward_sim(&pf, in, rois, out, ay, ax, &l, NULL);
         ck_assert_msg(rc == KS_OK, "%s: %s", what, ks_error_message());
         ck_assert_int_eq(ks_roi_align_cl_launches() - before, cs[t].max || cs[t].PH + cs[t].PW > 341 ? 0 : 1);
         if (!cs[t].bad) tu_expect_close(out, c.r_out, c.n_out, 1e-5, what);

@@ -37,7 +37,22 @@ typedef struct ks_roi_align_params {
     int64_t sampling_ratio; /* samples per bin and axis; <= 0: adaptive per RoI */
     int aligned;
     int pool_mode;          /* ks_roi_pool (max: mmcv only) */
+    int forward;            /* ks_roi_forward: the plain avg forward's body (0: the device's default) */
 } ks_roi_align_params;
+
+/* The body of the plain forward (--forward; the traced forward is always the slot body):
+ *   AUTO     the device's default: CUDA the channels-last body (cl) for avg pooling where it
+ *            applies, else as SLOT; the simulator as SLOT
+ *   SLOT     the slot body (roi_align_body.h), an adaptive avg grid's bins merged pixel by
+ *            pixel (ks_roi_fwd_merged)
+ *   SAMPLES  the slot body summing sample by sample (no merging: the traced body's sums)
+ *   PLANE    a block per input plane through shared memory (roi_align_plane_body.h; kept to
+ *            compare, slower on the H100); sample by sample
+ *   CL       the channels-last body (roi_align_cl_body.h) on fixed grids too, and on the
+ *            simulator (cooperative fibers)
+ * A body that does not apply (max pooling, a block too large, a tile that does not fit)
+ * falls back to SLOT; the launch counters say which ran. */
+enum ks_roi_forward { KS_ROI_FWD_DEFAULT, KS_ROI_FWD_SLOT, KS_ROI_FWD_SAMPLES, KS_ROI_FWD_PLANE, KS_ROI_FWD_CL };
 
 /* A grid larger than this per axis (an adaptive grid of a huge, Inf or NaN RoI) is
  * treated as malformed: the bin has no samples. */

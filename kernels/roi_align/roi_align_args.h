@@ -19,6 +19,7 @@ typedef struct ks_roi_align_args {
     int64_t tile_rows;          /* the plane forward: input rows its shared tile holds */
     int merge;                  /* avg forward, adaptive grid: sum merged bins pixel by pixel
                                    (ks_roi_align_args_make; roi_align_body.h) */
+    int forward;                /* ks_roi_forward: the plain forward's body (the params') */
     float *input_cl;            /* the channels-last forward: scratch [N, H, W, C] */
     int cl_vec;                 /* ... its channels a thread (ks_roi_cl_vec) */
     int64_t cl_chunk;           /* ... its bins a work item (ks_roi_cl_chunk) */
@@ -118,16 +119,6 @@ KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Which plain forward runs: 1 the plane kernel (roi_align_plane_body.h) when the
- * environment has KS_ROI_FORWARD=plane, else 0, the slot kernel (roi_align_body.h; the
- * plane kernel measured slower on the H100, docs/roi-align.md). The plane kernel also
- * needs ks_roi_plane_tile_rows > 0 and a->merge 0 (it sums sample by sample; the
- * launchers check; the slot kernel runs otherwise). */
-int ks_roi_align_use_plane(void);
-/* The plain avg forward the environment asks for: KS_ROI_FORWARD=slot, plane or cl
- * (channels-last), else the device's default (CUDA: cl; the simulator: slot). */
-enum { KS_ROI_FWD_DEFAULT, KS_ROI_FWD_SLOT, KS_ROI_FWD_PLANE, KS_ROI_FWD_CL };
-int ks_roi_align_forward_choice(void);
 /* Counted per channels-last launch, as the plane forward's (tests check the path ran). */
 void ks_roi_align_cl_launched(void);
 long long ks_roi_align_cl_launches(void);

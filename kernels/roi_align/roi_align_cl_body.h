@@ -1,8 +1,8 @@
 /* roi_align_cl_body.h - the plain avg RoIAlign forward from a channels-last copy of the
  * input, written once for CUDA and the simulator (ks_shared.h; the simulator runs it with
  * ks_sim_launch_coop). The CUDA default for avg pooling where bins merge (adaptive grids;
- * KS_ROI_FORWARD=slot: the slot kernel, =cl: also on fixed grids); the simulator's on
- * KS_ROI_FORWARD=cl (docs/roi-align.md).
+ * --forward slot: the slot kernel, cl: also on fixed grids); the simulator's on
+ * --forward cl (docs/roi-align.md).
  *
  * Why: a bin's sampling geometry (box, samples, corners, weights, merged profiles) does
  * not depend on the channel. The slot kernel (roi_align_body.h) gives its lanes 32 bins,

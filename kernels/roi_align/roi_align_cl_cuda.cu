@@ -13,7 +13,7 @@
 
 /* the channels-last avg forward (roi_align_cl_body.h): the transpose into the scratch, then
  * a block per RoI, channel group and chunk of bins; the default where bins merge (adaptive
- * avg; KS_ROI_FORWARD=slot: the slot kernel, =cl: also on fixed grids) */
+ * avg; --forward slot: the slot kernel, cl: also on fixed grids) */
 #define KS_BODY "../roi_align/roi_align_cl_body.h"
 #include "../core/ks_variants.h"
 #define KS_BODY "../roi_align/roi_align_cl_body.h" /* for KS_CUDA_PLAIN_KERNEL (its traced32 unused) */

@@ -27,7 +27,7 @@ KS_CUDA_PLAIN_KERNEL(ks_roi_align_fwdm, plain32, ks_roi_align_args, __maxnreg__(
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_fwdm, plain, ks_roi_align_args, __maxnreg__(KS_ROI_FWDM_MAXNREG))
 
 /* the plain forward through shared memory, a block per input plane (roi_align_plane_body.h):
- * KS_ROI_FORWARD=plane (slower than the slot kernel on the H100, kept to compare) */
+ * --forward plane (slower than the slot kernel on the H100, kept to compare) */
 #define KS_BODY "../roi_align/roi_align_plane_body.h"
 #include "../core/ks_variants.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_plane, plain32, ks_roi_align_args, __launch_bounds__(1024))
@@ -83,9 +83,9 @@ extern "C" int ks_roi_align_launch_cuda(const ks_roi_align_args *args, int backw
                       a.batch * a.channels * a.height * a.width < lim && blocks * threads < lim;
     cudaStream_t s = (cudaStream_t)stream;
     const unsigned nb = (unsigned)blocks;
-    const int choice = ks_roi_align_forward_choice();
+    const int choice = a.forward;
     /* the channels-last forward: the default for avg pooling, the fastest on fixed and
-     * adaptive grids alike (docs/roi-align.md); KS_ROI_FORWARD=slot or plane for the others */
+     * adaptive grids alike (docs/roi-align.md); --forward slot, samples or plane for the others */
     if (!backward && !dev_sink && a.pool_mode == KS_ROI_AVG &&
         (choice == KS_ROI_FWD_DEFAULT || choice == KS_ROI_FWD_CL)) {
         int launched;

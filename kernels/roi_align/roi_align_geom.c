@@ -26,6 +26,8 @@ int ks_roi_align_check(const ks_roi_align_params *p)
         return ks_fail(KS_EINVAL, "spatial_scale must be a finite number > 0 (got %g)", (double)p->spatial_scale);
     if (p->pool_mode != KS_ROI_AVG && p->pool_mode != KS_ROI_MAX)
         return ks_fail(KS_EINVAL, "pool_mode must be avg or max");
+    if (p->forward < KS_ROI_FWD_DEFAULT || p->forward > KS_ROI_FWD_CL)
+        return ks_fail(KS_EINVAL, "forward must be a ks_roi_forward (0..%d, got %d)", KS_ROI_FWD_CL, p->forward);
     if (p->sampling_ratio > KS_ROI_MAX_GRID)
         return ks_fail(KS_EINVAL, "sampling_ratio must be <= %d (got %lld)", KS_ROI_MAX_GRID,
                        (long long)p->sampling_ratio);
@@ -71,21 +73,6 @@ long long ks_roi_align_cl_launches(void)
     return cl_launches;
 }
 
-int ks_roi_align_forward_choice(void)
-{
-    const char *v = getenv("KS_ROI_FORWARD");
-    if (!v) return KS_ROI_FWD_DEFAULT;
-    if (strcmp(v, "slot") == 0) return KS_ROI_FWD_SLOT;
-    if (strcmp(v, "plane") == 0) return KS_ROI_FWD_PLANE;
-    if (strcmp(v, "cl") == 0) return KS_ROI_FWD_CL;
-    return KS_ROI_FWD_DEFAULT;
-}
-
-int ks_roi_align_use_plane(void)
-{
-    return ks_roi_align_forward_choice() == KS_ROI_FWD_PLANE;
-}
-
 int ks_roi_cl_plan(ks_roi_align_args *a, const ks_launch *l, int64_t tile_bytes, int max_threads, int *threads,
                    int64_t *blocks, size_t *shared)
 {
@@ -114,9 +101,9 @@ int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a)
     a->sampling_ratio = p->sampling_ratio, a->spatial_scale = p->spatial_scale;
     a->aligned = p->aligned, a->pool_mode = p->pool_mode;
     /* an adaptive grid's samples lie under a pixel apart (ceil(bin size) per axis): a bin
-     * reads each footprint pixel once; KS_ROI_MERGE=0 sums sample by sample, to compare */
-    const char *m = getenv("KS_ROI_MERGE");
-    a->merge = p->pool_mode == KS_ROI_AVG && p->sampling_ratio <= 0 && !(m && strcmp(m, "0") == 0);
+     * reads each footprint pixel once; --forward samples (and plane) sum sample by sample */
+    a->forward = p->forward;
+    a->merge = p->pool_mode == KS_ROI_AVG && p->sampling_ratio <= 0 && p->forward != KS_ROI_FWD_SAMPLES;
     return KS_OK;
 }
 

@@ -6,7 +6,7 @@
 #include "../core/ks_params.h"
 #include "roi_align_args.h"
 
-enum { P_OUT, P_SCALE, P_RATIO, P_ALIGNED, P_POOL, P_BACKWARD, P_BATCH, P_CHANNELS, P_HW, P_ROIS, P_COUNT };
+enum { P_OUT, P_SCALE, P_RATIO, P_ALIGNED, P_POOL, P_FORWARD, P_BACKWARD, P_BATCH, P_CHANNELS, P_HW, P_ROIS, P_COUNT };
 
 static const ks_param_spec params[P_COUNT] = {
     [P_OUT] = {.name = "output-size", .axes = 2, .def = {2, 2}, .min = 1, .help = "PH, PW: bins per RoI"},
@@ -18,6 +18,8 @@ static const ks_param_spec params[P_COUNT] = {
                    .help = "shift the box by -0.5 pixel (mmcv default; --no-aligned: legacy)"},
     [P_POOL] = {.name = "pool-mode", .kind = KS_PARAM_CHOICE, .choices = "avg|max",
                 .help = "average the samples, or take the largest (mmcv)"},
+    [P_FORWARD] = {.name = "forward", .kind = KS_PARAM_CHOICE, .choices = "auto|slot|samples|plane|cl",
+                   .help = "the plain avg forward's body (a trace records the slot body's traced variant)"},
     [P_BACKWARD] = {.name = "backward", .kind = KS_PARAM_SWITCH, .help = "also grad_input of sum(output * grad_output)"},
     [P_BATCH] = KS_ROW_BATCH("N", 1, "input"),
     [P_CHANNELS] = KS_ROW_CHANNELS(1, "input"),
@@ -60,6 +62,7 @@ static int prepare(ks_run *r)
         .pooled_h = r->value[P_OUT][0], .pooled_w = r->value[P_OUT][1],
         .spatial_scale = scale, .sampling_ratio = r->value[P_RATIO][0],
         .aligned = (int)r->value[P_ALIGNED][0], .pool_mode = r->value[P_POOL][0] ? KS_ROI_MAX : KS_ROI_AVG,
+        .forward = (int)r->value[P_FORWARD][0], /* the choice's words in ks_roi_forward's order */
     };
     if ((rc = ks_roi_align_args_make(p, &st->a))) return rc; /* validated here, once */
     /* a given RoI's batch index is checked before anything runs */
@@ -83,6 +86,7 @@ static int prepare(ks_run *r)
         ks_run_absent(r, KS_ROI_T_GRAD_INPUT);
     }
     ks_run_fact(r, "kernel", "\"%s\"", backward ? "roi_align_backward" : "roi_align_forward");
+    ks_run_fact(r, "body", "\"%s\"", backward ? "ks_roi_align_bwd" : "ks_roi_align_fwd"); /* what records */
     r->work_items = K * C * p->pooled_h * p->pooled_w;
     r->nsites = ks_roi_align_sites(p, backward, r->sites);
     return KS_OK;

@@ -1,6 +1,6 @@
 /* roi_align_plane_body.h - the plain RoIAlign forward through shared memory, one input
  * plane at a time, written once for CUDA and the simulator (ks_shared.h; the simulator
- * runs it with ks_sim_launch_coop). Chosen by KS_ROI_FORWARD=plane; slower than the slot
+ * runs it with ks_sim_launch_coop). Chosen by --forward plane; slower than the slot
  * kernel on the H100 (bench/RESULTS.md), kept to compare and to build on.
  *
  * Why: every input pixel lies in many RoIs (14-19 for bench_torch's boxes), and the slot

@@ -40,7 +40,7 @@ static int coop_report(const char *what, const ks_sim_report *rep)
     return KS_OK;
 }
 
-/* The channels-last forward (KS_ROI_FORWARD=cl; roi_align_cl_body.h): the transpose into
+/* The channels-last forward (--forward cl; roi_align_cl_body.h): the transpose into
  * a host scratch, then the forward, both as cooperative fibers (barriers); its tile and
  * profiles within the 48 KiB arena. *ran = 0 when the profiles of PH + PW bins take more
  * than KS_ROI_CL_PROF_MAX bytes (the slot kernel runs). */
@@ -74,18 +74,18 @@ int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_l
                                       : (sink ? fwd_traced : (a->merge ? fwdm_plain : fwd_plain));
     int threads;
     int64_t blocks;
-    /* the channels-last forward (KS_ROI_FORWARD=cl; the slot kernel is the simulator's
+    /* the channels-last forward (--forward cl; the slot kernel is the simulator's
      * default: a CPU gains nothing from it) */
     if (!backward && !sink && a->pool_mode == KS_ROI_AVG && a->num_rois > 0 &&
-        ks_roi_align_forward_choice() == KS_ROI_FWD_CL) {
+        a->forward == KS_ROI_FWD_CL) {
         int ran;
         int rc = cl_launch(a, l, &ran);
         if (rc || ran) return rc;
     }
-    /* the plane forward (KS_ROI_FORWARD=plane; likewise not the default): barriers, so
+    /* the plane forward (--forward plane; likewise not the default): barriers, so
      * fibers, its tile in the 48 KiB arena */
     const int64_t tile_rows = ks_roi_plane_tile_rows(KS_SIM_SHARED_BYTES, a->width, a->height);
-    if (!backward && !sink && !a->merge && ks_roi_align_use_plane() && tile_rows > 0) {
+    if (!backward && !sink && !a->merge && a->forward == KS_ROI_FWD_PLANE && tile_rows > 0) {
         ks_roi_align_args pa = *a;
         pa.tile_rows = tile_rows;
         const int64_t nblk = ks_roi_align_plane_blocks(&pa);
