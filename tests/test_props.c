@@ -17,6 +17,12 @@
  * A failure names the op, the mode, every parameter (as the CLI command that reproduces
  * it, and the params JSON) and the first violation.
  *
+ * Built as test_gpu_props (KS_PROPS_GPU), each accepted draw also
+ *   3. runs traced on CUDA with the same seed: outputs equal the simulator's (bitwise but
+ *      for float atomics and GEMM sums, within 1e-5 relative) and so do the events, sorted
+ *      (the sparse insert kernel's probes depend on which thread displaces which key
+ *      first: counted only). Without a GPU it exits 77 (skipped) with a message.
+ *
  * KS_PROPS_DRAWS: accepted draws per op/mode (default 6; `make test-props` runs 50).
  * KS_PROPS_SEED: another fixed stream of draws (default 1), to explore.
  * KS_PROPS_VERBOSE=1: one line of counts per op/mode on stderr (silent otherwise); 2: also
@@ -29,6 +35,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+#include <stddef.h>
+
+#include "../kernels/core/ks_cuda_api.h"
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
 #include "../trace/check.h"
@@ -47,7 +57,10 @@ typedef struct draw {
     uint64_t seed;
 } draw;
 
-static ks_run traced, plain; /* large: off the stack */
+static ks_run traced, plain, gpu; /* large: off the stack */
+#ifndef KS_PROPS_GPU
+#define KS_PROPS_GPU 0
+#endif
 
 static int env_int(const char *name, int def)
 {
@@ -195,10 +208,12 @@ static void draw_params(uint64_t *rng, const ks_op *op, int p_bwd, int backward,
     if (d->launch.block_cap) cat(d->cli, sizeof d->cli, " --block-cap %lld", (long long)d->launch.block_cap);
 }
 
-/* ks_run_execute of draw d on the simulator, traced (with a host sink) or plain. */
+/* ks_run_execute of draw d on the simulator (or on CUDA for r == &gpu), traced (with a
+ * host sink) or plain. */
 static int run(ks_run *r, const ks_op *op, const draw *d, int with_sink)
 {
     ks_run_init(r, op);
+    r->device = r == &gpu ? KS_DEV_CUDA : KS_DEV_SIM;
     for (int i = 0; i < d->n; ++i)
         ck_assert_msg(ks_run_set(r, d->name[i], d->text[i]) == KS_OK, "%s: %s", d->cli, ks_error_message());
     r->pattern = KS_PAT_RANDOM;
@@ -213,6 +228,71 @@ static void done(ks_run *r)
     if (r->sink) ks_host_sink_free(r->sink);
     r->sink = NULL;
     ks_run_free(r);
+}
+
+static int close_f(float x, float y)
+{
+    return !memcmp(&x, &y, 4) || (isnan(x) && isnan(y)) || fabsf(x - y) <= 1e-5f * (1 + fabsf(x));
+}
+
+/* events in (index, seq) order, ties by the rest of the record */
+static int by_item(const void *pa, const void *pb)
+{
+    const ks_event *a = pa, *b = pb;
+    if (a->index != b->index) return a->index < b->index ? -1 : 1;
+    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+    return memcmp(a, b, sizeof *a);
+}
+
+/* Who, where and which element bitwise; float values (GEMM sums and atomics round
+ * differently) within 1e-5 relative. */
+static int same_event(const ks_event *a, const ks_event *b)
+{
+    if (memcmp(a, b, offsetof(ks_event, u))) return 0;
+    if (a->kind == KS_EV_WORK) return !memcmp(&a->u, &b->u, sizeof a->u);
+    if (a->kind == KS_EV_SAMPLE) {
+        const ks_ev_sample *x = &a->u.sample, *y = &b->u.sample;
+        int ok = x->plane == y->plane && close_f(x->y, y->y) && close_f(x->x, y->x) && close_f(x->value, y->value);
+        for (int k = 0; k < 4; ++k) ok = ok && close_f(x->w[k], y->w[k]);
+        return ok;
+    }
+    const ks_ev_access *x = &a->u.access, *y = &b->u.access;
+    return x->offset == y->offset && x->plane == y->plane && x->y == y->y && x->x == y->x && close_f(x->value, y->value);
+}
+
+/* Property 3: draw d on CUDA equals the simulator's traced run. */
+static void check_gpu(const ks_op *op, const draw *d)
+{
+    const int rc = run(&gpu, op, d, 1);
+    ck_assert_msg(rc == KS_OK, "%s --device cuda: %s", d->cli, ks_error_message());
+    for (int t = 0; t < op->ntensors; ++t) {
+        if (!op->tensors[t].output || traced.absent[t]) continue;
+        const ks_tensor *a = &traced.tensor[t], *b = &gpu.tensor[t];
+        const int64_t n = ks_tensor_numel(a);
+        if (a->dtype != KS_F32) {
+            ck_assert_msg(!memcmp(a->data, b->data, (size_t)n * ks_dtype_size(a->dtype)), "%s --device cuda: %s differs",
+                          d->cli, a->name);
+            continue;
+        }
+        const float *x = a->data, *y = b->data;
+        for (int64_t k = 0; k < n; ++k)
+            ck_assert_msg(close_f(x[k], y[k]), "%s --device cuda: %s[%lld] sim %.9g gpu %.9g", d->cli, a->name,
+                          (long long)k, x[k], y[k]);
+    }
+    const unsigned long long n = ks_sink_count(traced.sink);
+    ck_assert_msg(ks_sink_count(gpu.sink) == n, "%s --device cuda: %llu events, the simulator %llu", d->cli,
+                  ks_sink_count(gpu.sink), n);
+    const int counted_only = op->nkernels && traced.traced_row >= 0 && !strcmp(op->kernels[traced.traced_row].name, "insert");
+    if (!counted_only) {
+        qsort(traced.sink->events, n, sizeof(ks_event), by_item);
+        qsort(gpu.sink->events, n, sizeof(ks_event), by_item);
+        for (unsigned long long i = 0; i < n; ++i) {
+            const ks_event *a = &traced.sink->events[i], *b = &gpu.sink->events[i];
+            ck_assert_msg(same_event(a, b), "%s --device cuda: event %llu (index %lld seq %u kind %d site %d) differs",
+                          d->cli, i, (long long)a->index, a->seq, a->kind, a->site);
+        }
+    }
+    done(&gpu);
 }
 
 /* The properties of one accepted draw (traced holds its traced run). */
@@ -243,6 +323,7 @@ static void check_draw(const ks_op *op, const draw *d)
                       d->cli, a->name, (long long)i, ks_tensor_value(a, i), ks_tensor_value(b, i), traced.params_json);
     }
     done(&plain);
+    if (KS_PROPS_GPU) check_gpu(op, d);
 }
 
 /* The modes of an op: backward off/on (where it has that switch) x each trace-kernel word
@@ -315,6 +396,10 @@ END_TEST
 
 int main(void)
 {
+    if (KS_PROPS_GPU && ks_cuda_device_count() < 1) {
+        printf("test_gpu_props: skipped: no CUDA device (%s)\n", ks_error_message());
+        return 77;
+    }
     for (int i = 0; i < ks_op_count(); ++i) {
         const ks_op *op = ks_op_at(i);
         const int words = tk_word(op, 0, NULL, 0) ? tk_word(op, 0, NULL, 0) : 1;
