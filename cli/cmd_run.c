@@ -49,7 +49,7 @@ static void print_op(FILE *out, const ks_op *op)
     }
     if (op->nkernels) {
         int def = 0;
-        for (int k = 0; k < op->nkernels; ++k) def += !op->kernels[k].plain_only;
+        for (int k = 0; k < op->nkernels; ++k) def += !op->kernels[k].plain_only && !op->kernels[k].no_trace;
         fprintf(out, "  %-18s %-8s the kernel the trace records: auto (the mode's own) or one of %d below\n",
                 "--trace-kernel", "auto", def);
     }
@@ -66,7 +66,8 @@ static void print_op(FILE *out, const ks_op *op)
             if (row->block_of) snprintf(launch, sizeof launch, "a tile per block, %s", cap);
             else snprintf(launch, sizeof launch, "%d threads, %s", row->threads, cap);
             fprintf(out, "  %-17s %-28s %s", row->name, launch, row->help ? row->help : "");
-            if (row->plain_only) fprintf(out, " (CUDA only, not traced: %s traces the same)", row->twin);
+            if (row->plain_only) fprintf(out, " (not traced: %s traces the same)", row->twin);
+            else if (row->no_trace) fprintf(out, " (plain only: not traced)");
             fputc('\n', out);
         }
         return;

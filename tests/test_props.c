@@ -2,7 +2,8 @@
  * without naming any (a new operator is covered by its line there).
  *
  * For each operator and mode (forward; --backward where the op has that SWITCH; each word
- * of a "trace-kernel" CHOICE, with and without --backward) it draws random parameter sets
+ * --trace-kernel takes, "auto" and the kernel rows that record (or an operator's own
+ * "trace-kernel" CHOICE), with and without --backward) it draws random parameter sets
  * from the operator's own rows: INT rows in [min, 2 * default + 1] per axis (odd sizes,
  * batch and channels > 1 often, small so a Debug build runs them fast), FLOAT rows around
  * their default, SWITCH and CHOICE rows at random (a "plant" choice, a planted bug meant
