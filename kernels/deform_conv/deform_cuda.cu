@@ -112,39 +112,10 @@ extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_
 
 /* --- the layer's CUDA backend --- */
 
-/* out [im2col_step, O, P] += bias[o]; i indexes out */
-__global__ void add_bias_k(float *out, const float *bias, int64_t O, int64_t P, int64_t n)
-{
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        out[i] += bias[(i / P) % O];
-}
-
-__global__ void gather_k(const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
-{
-    const int64_t n = O * im2col_step * P;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        /* i indexes buf [O, im2col_step, P] */
-        const int64_t q = i % P, s = (i / P) % im2col_step, o = i / (P * im2col_step);
-        buf[i] = g[(s * O + o) * P + q];
-    }
-}
-
-/* one block per row: a tree sum in shared memory */
-__global__ void row_sums_k(const float *buf, float *gb, int64_t n)
-{
-    __shared__ float part[256];
-    const float *row = buf + blockIdx.x * n;
-    float s = 0.0f;
-    for (int64_t q = threadIdx.x; q < n; q += blockDim.x) s += row[q];
-    part[threadIdx.x] = s;
-    __syncthreads();
-    for (int w = blockDim.x / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) gb[blockIdx.x] += part[0];
-}
+/* the bias add, gradient gather and row sums (deform_bias_body.h): their KS_KERNEL lines
+ * as kernels, launched through the rows of deform_layer.c */
+#define KS_BODY "../deform_conv/deform_bias_body.h"
+#include "../core/ks_variants.h"
 
 typedef struct cuda_ctx {
     cudaStream_t stream;
@@ -152,11 +123,6 @@ typedef struct cuda_ctx {
     const ks_sink *sink;
 } cuda_ctx;
 
-static unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + 255) / 256;
-    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
-}
 
 /* The backward's tap pass: grad_gather where its lists fit, else grad_tile where its window
  * fits, else grad_tap; KSCOPE_DEFORM_BWD=gather|tile|tap picks one for measuring (a choice
@@ -187,29 +153,6 @@ static int cu_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, in
     return ks_cuda_sgemm_batched(x->stream, math, ta, tb, M, N, K, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
 }
 
-static int cu_add_bias(void *ctx, float *out, const float *bias, int64_t O, int64_t im2col_step, int64_t P)
-{
-    const cuda_ctx *x = (const cuda_ctx *)ctx;
-    const int64_t n = im2col_step * O * P;
-    add_bias_k<<<grid_for(n), 256, 0, x->stream>>>(out, bias, O, P, n);
-    return ks_cuda_check_launch("deform_conv bias");
-}
-
-static int cu_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
-{
-    const cuda_ctx *x = (const cuda_ctx *)ctx;
-    gather_k<<<grid_for(O * im2col_step * P), 256, 0, x->stream>>>(g, buf, O, im2col_step, P);
-    return ks_cuda_check_launch("deform_conv gather");
-}
-
-static int cu_row_sums(void *ctx, const float *buf, float *gb, int64_t O, int64_t n)
-{
-    const cuda_ctx *x = (const cuda_ctx *)ctx;
-    if (O > 2147483647) return ks_fail(KS_EINVAL, "too many output channels");
-    row_sums_k<<<(unsigned)O, 256, 0, x->stream>>>(buf, gb, n);
-    return ks_cuda_check_launch("deform_conv bias gradient");
-}
-
 static int cu_zero(void *ctx, float *p, int64_t n)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
@@ -238,8 +181,8 @@ static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float
     x.stream = (cudaStream_t)stream;
     x.launch = launch;
     x.sink = sink;
-    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .add_bias = cu_add_bias,
-                                 .gather = cu_gather, .row_sums = cu_row_sums, .zero = cu_zero,
+    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .device = KS_DEV_CUDA,
+                                 .stream = stream, .zero = cu_zero,
                                  .copy = cu_copy, .fused = cu_fused};
     return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
 }

@@ -26,6 +26,36 @@
 #include "../core/ks_error.h"
 #include "../core/ks_gemm.h"
 
+#define KS_BODY "../deform_conv/deform_bias_body.h" /* relative to ks_variants.h */
+#include "../core/ks_variants.h"
+
+/* The small kernels around the GEMMs (deform_bias_body.h): rows without a trace schema,
+ * at a fixed launch (256 threads; a block per row for the sums). */
+enum { K_ADD_BIAS, K_GATHER_GRAD, K_ROW_SUMS };
+static int row_sums_block(const void *args)
+{
+    (void)args;
+    return KS_DEFORM_ROW_SUMS_THREADS;
+}
+static const ks_kernel bias_rows[] = {
+    [K_ADD_BIAS] = KS_KERNEL_ROW(ks_deform_add_bias, "add_bias", .threads = 256, .block_cap = 65535, .no_trace = 1,
+                                 .help = "out += bias[o], one item per element"),
+    [K_GATHER_GRAD] = KS_KERNEL_ROW(ks_deform_gather_grad, "gather_grad", .threads = 256, .block_cap = 65535,
+                                    .no_trace = 1, .help = "grad_output [S, O, P] into [O, S, P]"),
+    [K_ROW_SUMS] = KS_KERNEL_ROW(ks_deform_row_sums, "row_sums", .block_of = row_sums_block, .block_cap = -1,
+                                 .coop = 1, .no_trace = 1, .help = "grad_bias[o] += a row's sum, a block per row"),
+};
+
+/* kernel k of bias_rows on the backend's device (the fixed launch: no user --threads) */
+static int bias_kernel(const ks_deform_backend *b, int k, const ks_deform_bias_args *a)
+{
+    const int64_t n = a->S * a->O * a->P;
+    ks_exec x = ks_exec_make(bias_rows, (int)(sizeof bias_rows / sizeof bias_rows[0]), b->device, NULL);
+    x.stream = b->stream, x.quiet = 0;
+    ks_exec_size(&x, n);
+    return ks_exec_kernel(&x, k, a, k == K_ROW_SUMS ? a->O * KS_DEFORM_ROW_SUMS_THREADS : n);
+}
+
 typedef struct chunk_view {
     int64_t im2col_step, P, K, Kg, Og, in_img, off_img, mask_img, out_img;
 } chunk_view;
@@ -112,7 +142,10 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
             rc = b->gemm(b->ctx, p->math, 0, 0, v.Og, v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
                          columns + gr * v.Kg * n_cols, n_cols, v.P, 0.0f, out + gr * v.Og * v.P, v.P, v.out_img,
                          v.im2col_step);
-        if (!rc && p->use_bias) rc = b->add_bias(b->ctx, out, t->bias, p->out_channels, v.im2col_step, v.P);
+        if (!rc && p->use_bias) {
+            const ks_deform_bias_args ba = {.out = out, .bias = t->bias, .O = p->out_channels, .S = v.im2col_step, .P = v.P};
+            rc = bias_kernel(b, K_ADD_BIAS, &ba);
+        }
     }
     return rc;
 }
@@ -149,7 +182,9 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
         c.grad_input = t->grad_input + n0 * v.in_img;
         c.grad_offset = t->grad_offset + n0 * v.off_img;
         c.grad_mask = p->use_mask ? t->grad_mask + n0 * v.mask_img : NULL;
-        rc = b->gather(b->ctx, t->grad_output + n0 * v.out_img, buf, p->out_channels, v.im2col_step, v.P);
+        const ks_deform_bias_args ba = {.grad_out = t->grad_output + n0 * v.out_img, .buf = buf, .grad_bias = t->grad_bias,
+                                        .O = p->out_channels, .S = v.im2col_step, .P = v.P};
+        rc = bias_kernel(b, K_GATHER_GRAD, &ba);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = b->gemm(b->ctx, p->math, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
                          buf + gr * v.Og * n_cols, n_cols, 0, 0.0f, columns + gr * v.Kg * n_cols, n_cols, 0, 1);
@@ -171,7 +206,7 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = b->gemm(b->ctx, p->math, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols, 0,
                          columns + gr * v.Kg * n_cols, n_cols, 0, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg, 0, 1);
-        if (!rc && p->use_bias) rc = b->row_sums(b->ctx, buf, t->grad_bias, p->out_channels, n_cols);
+        if (!rc && p->use_bias) rc = bias_kernel(b, K_ROW_SUMS, &ba);
     }
     return rc;
 }
@@ -201,35 +236,6 @@ static int sim_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, i
     return rc;
 }
 
-static int sim_add_bias(void *ctx, float *out, const float *bias, int64_t O, int64_t im2col_step, int64_t P)
-{
-    (void)ctx;
-    for (int64_t s = 0; s < im2col_step; ++s)
-        for (int64_t o = 0; o < O; ++o)
-            for (int64_t q = 0; q < P; ++q) out[(s * O + o) * P + q] += bias[o];
-    return KS_OK;
-}
-
-static int sim_gather(void *ctx, const float *g, float *buf, int64_t O, int64_t im2col_step, int64_t P)
-{
-    (void)ctx;
-    for (int64_t o = 0; o < O; ++o)
-        for (int64_t s = 0; s < im2col_step; ++s)
-            memcpy(buf + (o * im2col_step + s) * P, g + (s * O + o) * P, (size_t)P * sizeof(float));
-    return KS_OK;
-}
-
-static int sim_row_sums(void *ctx, const float *buf, float *gb, int64_t O, int64_t n)
-{
-    (void)ctx;
-    for (int64_t o = 0; o < O; ++o) {
-        float s = 0.0f;
-        for (int64_t q = 0; q < n; ++q) s += buf[o * n + q];
-        gb[o] += s;
-    }
-    return KS_OK;
-}
-
 static int sim_zero(void *ctx, float *p, int64_t n)
 {
     (void)ctx;
@@ -248,8 +254,7 @@ static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const 
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
     sim_ctx s = {.launch = launch, .sink = sink};
-    const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .add_bias = sim_add_bias,
-                                 .gather = sim_gather, .row_sums = sim_row_sums,
+    const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .device = KS_DEV_SIM,
                                  .zero = sim_zero, .copy = sim_copy};
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;

@@ -21,12 +21,10 @@ typedef struct ks_deform_backend {
     int (*gemm)(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
                 int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
                 int64_t ldc, int64_t sc, int64_t batch);
-    /* out [im2col_step, O, P] += bias[o] */
-    int (*add_bias)(void *ctx, float *out, const float *bias, int64_t O, int64_t im2col_step, int64_t P);
-    /* grad_output [im2col_step, O, P] -> buf [O, im2col_step, P] */
-    int (*gather)(void *ctx, const float *grad_out, float *buf, int64_t O, int64_t im2col_step, int64_t P);
-    /* grad_bias[o] += sum of buf[o, :] (n values per row) */
-    int (*row_sums)(void *ctx, const float *buf, float *grad_bias, int64_t O, int64_t n);
+    /* where the bias add, the gradient gather and the row sums (deform_bias_body.h, the
+     * kernel rows of deform_layer.c) run: KS_DEV_SIM or KS_DEV_CUDA, on `stream` */
+    int device;
+    void *stream;
     int (*zero)(void *ctx, float *p, int64_t n);
     int (*copy)(void *ctx, float *dst, const float *src, int64_t n);
     /* optional (NULL: none): a chunk's whole forward in one kernel, output and bias
