@@ -4,17 +4,26 @@ ctypes) against the peer implementations, torch F.unfold / F.fold and torchvisio
 deform_conv2d, in one process on the same tensors.
 
     python3 bench/bench_torch.py build-gpu/libkscope.so [SECTION...]
+    python3 bench/bench_torch.py --check     # SECTIONS against kernels/ops.def; no torch
 
 SECTION (default all): im2col, deform, roi, maxpool, patchify.
 Checks the results first (unfold bitwise, fold to 1e-5), then times each op: median of
-50 runs with CUDA events after warm-up. Prints a table; ratio = torch time / ours."""
+50 runs with CUDA events after warm-up. Prints a table; ratio = torch time / ours.
+Every operator of kernels/ops.def is in a section or in NO_PEER with the reason; each run
+checks that first (ctest's test_ops_lists runs --check)."""
 import ctypes
 import os
+import re
 import sys
 
-import torch
-import torch.nn.functional as F
-from torchvision.ops import deform_conv2d, roi_align
+try:
+    import torch
+    import torch.nn.functional as F
+    from torchvision.ops import deform_conv2d, roi_align
+except ImportError as e:  # --check needs neither
+    PEERS_MISSING = e
+else:
+    PEERS_MISSING = None
 
 
 class Params(ctypes.Structure):  # ks_im2col_params: 12 x int64
@@ -56,7 +65,45 @@ def median_ms(fn, reps=50):
     return times[len(times) // 2]
 
 
-SECTIONS = ("im2col", "deform", "roi", "maxpool", "patchify")
+# section -> the operators of kernels/ops.def it times against their peer
+SECTIONS = {"im2col": ("im2col", "col2im"), "deform": ("deform_conv",), "roi": ("roi_align",),
+            "maxpool": ("maxpool2d",), "patchify": ("patchify",)}
+# Every other operator of kernels/ops.def, with why no section times it. A new operator
+# stops every run until it is in a section or here.
+NO_PEER = {
+    "conv2d": "im2col + a teaching GEMM: its im2col is the im2col section's kernel; its GEMM makes no "
+              "speed claim against cuBLAS or cuDNN",
+    "deform_im2col": "torchvision does not expose deform_conv2d's im2col: the deform section times ours "
+                     "alone (its kernels line)",
+    "gemm_tiled": "a teaching kernel (shared-memory tiles, barriers): no speed claim against cuBLAS",
+    "sparse_conv": "timed against spconv by bench/bench_spconv.py",
+}
+
+
+def ops_def():
+    """The operator names of kernels/ops.def, in its order."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "ops.def")
+    with open(path) as f:
+        names = re.findall(r"^KS_OP\((\w+)\)", f.read(), re.M)
+    if not names:
+        sys.exit(f"bench_torch: no KS_OP line in {os.path.normpath(path)}")
+    return names
+
+
+def check_sections():
+    """Exits with one line per fault unless SECTIONS and NO_PEER cover kernels/ops.def
+    exactly, each operator once."""
+    ops = ops_def()
+    timed = [op for covered in SECTIONS.values() for op in covered]
+    faults = [f"bench_torch: no benchmark for {op} (kernels/ops.def): add it to a section of SECTIONS, or "
+              "to NO_PEER with the reason" for op in ops if op not in timed and op not in NO_PEER]
+    faults += [f"bench_torch: {op} is in SECTIONS or NO_PEER, but kernels/ops.def has no such operator"
+               for op in timed + list(NO_PEER) if op not in ops]
+    faults += [f"bench_torch: {op} is named {(timed + list(NO_PEER)).count(op)} times in SECTIONS and NO_PEER"
+               for op in ops if (timed + list(NO_PEER)).count(op) > 1]
+    if faults:
+        sys.exit("\n".join(faults))
+    return ops
 
 
 def main(lib_path, sections):
@@ -508,8 +555,15 @@ def bench_maxpool(lib):
 
 
 if __name__ == "__main__":
+    ops = check_sections()
+    if sys.argv[1:2] == ["--check"]:
+        print(f"bench_torch: {len(ops)} operators of kernels/ops.def, {len(SECTIONS)} sections, "
+              f"{len(NO_PEER)} without a peer here ({', '.join(NO_PEER)})")
+        sys.exit(0)
     wanted = sys.argv[2:] or list(SECTIONS)
     unknown = [w for w in wanted if w not in SECTIONS]
     if unknown:
         sys.exit(f"bench_torch: unknown section {unknown[0]!r} (one of {', '.join(SECTIONS)})")
+    if PEERS_MISSING is not None:
+        raise PEERS_MISSING
     main(sys.argv[1] if len(sys.argv) > 1 else "build-gpu/libkscope.so", wanted)

@@ -5,30 +5,25 @@
 # forward and backward, plus the GPU suite's overflow test and a traced launch of 20 M
 # events. Called by bench/gpu_session.sh; runs alone as well:
 #   bench/gpu_sanitize.sh BUILD OUTDIR      (BUILD: a CUDA build, e.g. build-gpu)
+#   bench/gpu_sanitize.sh BUILD --check     (only the case table against `kscope list`; no GPU)
 # Writes OUTDIR/sanitize/*.log (one per run), OUTDIR/sanitize.tsv (tool, case, variant,
 # exit code, errors) and OUTDIR/sanitize.md (the table for bench/RESULTS.md). Exit 0 when
 # every run is clean, 1 otherwise (every run still happens).
 set -uo pipefail
 build=$(cd "${1:?usage: gpu_sanitize.sh BUILD OUTDIR}" && pwd)
 out=${2:?usage: gpu_sanitize.sh BUILD OUTDIR}
-mkdir -p "$out/sanitize"
-out=$(cd "$out" && pwd)
 K="$build/kscope"
-CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-if [ -z "$CS" ] || [ ! -x "$CS" ]; then
-    echo "gpu_sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 1
-fi
-if [ ! -x "$K" ] || ! "$K" run im2col --device cuda --quiet >/dev/null 2>&1; then
+if [ ! -x "$K" ]; then
     echo "gpu_sanitize: $K cannot run on the GPU (a CUDA build and a GPU are needed)"; exit 1
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # name | kscope run arguments: every operator of the table (`kscope list`) at its defaults
 # with random inputs, and with --backward where it has one; then small odd sizes with
 # looping threads and the other trace kernels
+ops=" $("$K" list | awk 'NR > 1 && NF { print $1 }' | tr '\n' ' ')"
+[ "$ops" != " " ] || { echo "gpu_sanitize: $K list names no operator"; exit 1; }
 cases=()
-for op in $("$K" list | awk 'NR > 1 && NF { print $1 }'); do
+for op in $ops; do
     cases+=("$op|$op --pattern random")
     "$K" list "$op" | grep -q -- "--\[no-\]backward" && cases+=("$op-bwd|$op --pattern random --backward")
 done
@@ -55,6 +50,23 @@ cases+=(
     "sparse_conv-transposed-gather|sparse_conv --transposed --stride 2 --output-padding 1 --in-channels 2 --backward --trace-kernel gather"
     "gemm_tiled-loop|gemm_tiled --m 37 --k 41 --n 29 --tile 32 --block-cap 1 --pattern random"
 )
+# each case runs an operator of the table: a case of one that ops.def lost stops here
+for c in "${cases[@]}"; do
+    args=${c#*|}
+    [[ $ops == *" ${args%% *} "* ]] || { echo "gpu_sanitize: case ${c%%|*} runs ${args%% *}, which $K list (kernels/ops.def) lacks"; exit 1; }
+done
+[ "$out" = --check ] && { echo "gpu_sanitize: ${#cases[@]} cases over${ops% }"; exit 0; }
+mkdir -p "$out/sanitize"
+out=$(cd "$out" && pwd)
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+if [ -z "$CS" ] || [ ! -x "$CS" ]; then
+    echo "gpu_sanitize: compute-sanitizer not found (it ships with the CUDA toolkit)"; exit 1
+fi
+if ! "$K" run im2col --device cuda --quiet >/dev/null 2>&1; then
+    echo "gpu_sanitize: $K cannot run on the GPU (a CUDA build and a GPU are needed)"; exit 1
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 # KS_SANITIZE_ONLY=WORD: only the cases whose name contains WORD (and no suite or big runs)
 if [ -n "${KS_SANITIZE_ONLY:-}" ]; then
     kept=()

@@ -13,6 +13,9 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 K="$build/kscope"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# the operators, from the table (kernels/ops.def): every one gets a .kst seed below
+ops=" $(sed -n 's/^KS_OP(\(.*\))/\1/p' "$src/kernels/ops.def" | tr '\n' ' ')"
+[ "$ops" != " " ] || { echo "make_seeds: no KS_OP line in $src/kernels/ops.def" >&2; exit 1; }
 mkdir -p "$out"/{fuzz_kst,fuzz_npy,fuzz_image,fuzz_lesson,fuzz_args,fuzz_diff,fuzz_memory,fuzz_perfetto,fuzz_formula}
 
 # traces: one per operator and kernel, small; outputs saved as .npy
@@ -42,9 +45,10 @@ for f in "$work/ex"/*.npy; do cp "$f" "$out/fuzz_npy/ex-$(basename "$f")"; done
 # the .kst targets read at most 16 KiB a trace (tests/fuzz/fuzz_kst.c): small launches,
 # complete where they fit, else the first work items (--filter); every operator, a .cu
 # kernel with shared memory and barriers, schedules for export --perfetto
-small() { # NAME ARGS...: $work/small/NAME.kst of at most 16 KiB
+small() { # NAME OP ARGS...: $work/small/NAME.kst of at most 16 KiB (none if no filter fits)
     local name=$1 f
     shift
+    [[ $ops == *" $1 "* ]] || { echo "make_seeds: small $name runs $1, which kernels/ops.def lacks" >&2; exit 1; }
     mkdir -p "$work/small"
     for f in "" index=0:8 index=0:2 index=0:1; do
         rm -f "$work/small/$name.kst"
@@ -77,6 +81,12 @@ small sched_im2col im2col --channels 1 --input-size 3,3 --kernel-size 2 --thread
 small sched_roi roi_align --input-size 4,4 --num-rois 2 --output-size 2 --threads 4 --schedule
 small threads_im2col im2col --channels 1 --input-size 3,3 --kernel-size 2 --threads 3 --block-cap 1
 small pattern_im2col im2col --channels 1 --input-size 3,3 --kernel-size 2 --pattern random --seed 3
+# every operator of ops.def has a seed named after it: one the lines above did not make is
+# its defaults (filtered to fit); an operator with none at all stops the script
+for op in $ops; do
+    [ -f "$work/small/$op.kst" ] || small "$op" "$op"
+    [ -f "$work/small/$op.kst" ] || { echo "make_seeds: no .kst seed of at most 16 KiB for operator $op (kernels/ops.def): add a small line for it" >&2; exit 1; }
+done
 "$K" run "$src/tests/cuda_c/vadd.cu" --kernel vadd --grid 1 --block 32 --arg a=zeros:40 --arg b=zeros:40 \
     --arg c=empty:40 --arg n=40 --trace "$work/small/cu_vadd.kst" --quiet >/dev/null 2>&1 || true
 "$K" run "$src/tests/cuda_c/reduce_sum.cu" --kernel reduce_sum --grid 1 --block 32 --arg in=zeros:32 \

@@ -5,6 +5,12 @@ torchvision.ops.roi_align, max pooling from torch F.max_pool2d (`--only maxpool2
 just that). Run where torch exists (the GPU machine); commits small .npy files:
 
     python3 tests/golden/make_golden.py tests/golden
+    python3 tests/golden/make_golden.py tests/golden --only roi_align   # one operator's data
+    python3 tests/golden/make_golden.py --check    # GOLDEN against kernels/ops.def; no torch
+
+Every operator of kernels/ops.def is in GOLDEN: the function that makes its data, or why
+it has none here. Each run checks that first and stops on an operator GOLDEN lacks or one
+ops.def lacks (ctest's test_ops_lists runs --check).
 
 For geometry k: g<k>_input.npy (N, C, H, W) -> g<k>_unfold.npy (N, C*kh*kw, L), and
 g<k>_cols.npy (random columns) -> g<k>_fold.npy (N, C, H, W). geometries.json lists
@@ -19,13 +25,19 @@ false means deform_conv2d(mask=None) and no mask files.
 """
 import json
 import os
+import re
 import sys
 
-import numpy as np
-import torch
-import torch.nn.functional as F
-import torchvision
-from torchvision.ops import deform_conv2d, roi_align
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    import torchvision
+    from torchvision.ops import deform_conv2d, roi_align
+except ImportError as e:  # --check needs none of them
+    PEERS_MISSING = e
+else:
+    PEERS_MISSING = None
 
 # (N, C, H, W, kernel, padding, stride, dilation), per-axis (h, w)
 GEOMETRIES = [
@@ -148,9 +160,7 @@ def make_maxpool(out, gen):
     print(f"wrote {len(listing)} max-pooling geometries to {out}")
 
 
-def main(out):
-    os.makedirs(out, exist_ok=True)
-    gen = torch.Generator().manual_seed(1234)
+def make_unfold(out, gen):
     listing = []
     for k, (n, c, h, w, ks, pad, st, dil) in enumerate(GEOMETRIES):
         x = torch.rand((n, c, h, w), generator=gen, dtype=torch.float32) * 2 - 1
@@ -167,19 +177,78 @@ def main(out):
         json.dump({"source": f"torch {torch.__version__} F.unfold / F.fold, float32",
                    "geometries": listing}, f, indent=1)
     print(f"wrote {len(listing)} geometries to {out}")
-    make_deform(out, torch.Generator().manual_seed(4321))
-    make_roi(out, torch.Generator().manual_seed(5678))
-    make_maxpool(out, torch.Generator().manual_seed(2468))
+
+
+# The generators in the order they run, each with its generator's seed.
+MAKERS = ((make_unfold, 1234), (make_deform, 4321), (make_roi, 5678), (make_maxpool, 2468))
+
+# Every operator of kernels/ops.def: the generator of its golden data (in MAKERS), or a
+# string saying why this file makes none. A new operator stops every run until it is here.
+GOLDEN = {
+    "im2col": make_unfold,  # F.unfold
+    "col2im": make_unfold,  # F.fold (one generator makes both: the same geometries)
+    "conv2d": "im2col + a teaching GEMM: its im2col is im2col's golden data; test_conv2d checks the "
+              "output against the direct convolution in double",
+    "deform_im2col": "the sampling step of deform_conv alone (the same body): deform_conv's golden data "
+                     "covers it",
+    "deform_conv": make_deform,  # torchvision deform_conv2d
+    "roi_align": make_roi,  # torchvision roi_align
+    "patchify": "DPVO's patchify has no packaged peer (bench/bench_torch.py writes one with torch "
+                "gathers); test_patchify checks it against the double reference",
+    "maxpool2d": make_maxpool,  # F.max_pool2d(return_indices=True)
+    "gemm_tiled": "a teaching GEMM with no peer semantics to match: test_gemm_tiled checks it against "
+                  "its double reference",
+    "sparse_conv": "tests/golden/make_sparse_golden.py (dense torch convolution, spconv's semantics)",
+}
+
+
+def ops_def():
+    """The operator names of kernels/ops.def, in its order."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "ops.def")
+    with open(path) as f:
+        names = re.findall(r"^KS_OP\((\w+)\)", f.read(), re.M)
+    if not names:
+        sys.exit(f"make_golden: no KS_OP line in {os.path.normpath(path)}")
+    return names
+
+
+def check_golden():
+    """Exits with one line per fault unless GOLDEN covers kernels/ops.def exactly."""
+    ops = ops_def()
+    faults = [f"make_golden: no golden data for {op} (kernels/ops.def): add a generator to GOLDEN, "
+              "or list it there with the reason it has none" for op in ops if op not in GOLDEN]
+    faults += [f"make_golden: GOLDEN names {op}, which kernels/ops.def lacks" for op in GOLDEN if op not in ops]
+    faults += [f"make_golden: GOLDEN's generator for {op} is not in MAKERS" for op, g in GOLDEN.items()
+               if callable(g) and g not in dict(MAKERS)]
+    if faults:
+        sys.exit("\n".join(faults))
+    return ops
+
+
+def main(out, only=None):
+    """Every generator's data, or with `only` (an operator) just its generator's."""
+    want = GOLDEN[only] if only is not None else None
+    os.makedirs(out, exist_ok=True)
+    for make, seed in MAKERS:
+        if want is None or make is want:
+            make(out, torch.Generator().manual_seed(seed))
 
 
 if __name__ == "__main__":
-    # make_golden.py [DIR] [--only maxpool2d]: one operator's data, the rest untouched
+    # make_golden.py [DIR] [--only OP]: one operator's data, the rest untouched; --check
     argv = sys.argv[1:]
+    ops = check_golden()
+    if "--check" in argv:
+        made = sorted({g.__name__ for g in GOLDEN.values() if callable(g)})
+        print(f"make_golden: {len(ops)} operators of kernels/ops.def, {len(made)} generators ({', '.join(made)})")
+        sys.exit(0)
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
+    if only is not None and only not in GOLDEN:
+        sys.exit(f"make_golden: --only {only}: not an operator of kernels/ops.def ({', '.join(ops)})")
+    if only is not None and not callable(GOLDEN[only]):
+        sys.exit(f"make_golden: no golden data for {only} here: {GOLDEN[only]}")
+    if PEERS_MISSING is not None:
+        raise PEERS_MISSING
     args = [a for i, a in enumerate(argv) if a != "--only" and (i == 0 or argv[i - 1] != "--only")]
     dest = args[0] if args else os.path.dirname(os.path.abspath(__file__))
-    if only == "maxpool2d":
-        os.makedirs(dest, exist_ok=True)
-        make_maxpool(dest, torch.Generator().manual_seed(2468))
-    else:
-        main(dest)
+    main(dest, only)
