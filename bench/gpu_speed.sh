@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU call for the speed work of issue 20: unpack the carried Debian packages (as
 # gpu_session.sh), build with CUDA (no viewer), then by STEPS (space separated, default
-# "test bench"): test = the four GPU suites; bench = bench_gpu and bench_torch's roi,
+# "test bench"): test = the five GPU suites; bench = bench_gpu and bench_torch's roi,
 # patchify and im2col sections (KS_BENCH_TORCH="roi gpu": only bench_torch's roi section
 # and bench_gpu);
 # ncu = Nsight Compute on one launch of each kernel named in
@@ -36,7 +36,7 @@ benches() {
 for step in $STEPS; do
     case $step in
     test)
-        for t in test_gpu test_gpu_deform test_gpu_ops test_gpu_each_op; do
+        for t in test_gpu test_gpu_deform test_gpu_ops test_gpu_each_op test_gpu_props; do
             ./build-gpu/tests/$t >/tmp/$t.log 2>&1
             echo "$t: exit $? ($(grep -E '^[0-9]+%' /tmp/$t.log | tail -1))" | tee -a "$log"
             cat /tmp/$t.log >>"$OUT/tests.log"
