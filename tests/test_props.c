@@ -414,5 +414,5 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, random_parameters_trace_cleanly_and_match_the_plain_run, 0, nmodes);
     suite_add_tcase(s, tc);
-    return tu_run_suite(s, CK_FORK);
+    return tu_run_suite(s, KS_PROPS_GPU ? CK_NOFORK : CK_FORK); /* CUDA does not survive a fork */
 }
