@@ -61,11 +61,15 @@
 #undef KS_TRACED
 #undef KS_VARIANT
 
-/* the last variant: kernel lines expand */
+/* the last variant: kernel lines expand (unless KS_BODY_NO_KERNELS: a file that wants a
+ * body's helpers, not its kernels, which another file of the build defines) */
 #undef KS_KERNEL
 #undef KS_KERNEL_ATTR
 #undef KS_KERNEL_FAST
-#if defined(__CUDACC__)
+#if defined(KS_BODY_NO_KERNELS)
+#define KS_KERNEL_ATTR(fn, args_t, PA, TA)
+#define KS_KERNEL_FAST(fn, args_t, PA, TA)
+#elif defined(__CUDACC__)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
     KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
     KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
@@ -108,6 +112,7 @@
 #undef KS_VARIANT
 #undef KS_BODY
 #undef KS_BODY_TRACED32
+#undef KS_BODY_NO_KERNELS
 #undef KS_SHARED_PROBES
 #define KS_SHARED_PROBES 1
 /* kernel lines outside ks_variants.h (a body included on its own) expand to nothing */

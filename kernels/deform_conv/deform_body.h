@@ -73,6 +73,7 @@ KS_FN void KS_VARIANT(ks_deform_im2col_body)(ks_thread *t, const ks_deform_args 
         }
     }
 }
+KS_KERNEL(ks_deform_im2col, ks_deform_args)
 
 /* deformable_col2im: one work item per columns entry (c, i, j, b, h_col, w_col), w_col
  * fastest (the entry's own index). It scatters the entry's gradient (times the mask) to
@@ -139,6 +140,7 @@ KS_FN void KS_VARIANT(ks_deform_col2im_body)(ks_thread *t, const ks_deform_args 
                                  y, x, w4[0], w4[1], w4[2], w4[3], top, flags));
     }
 }
+KS_KERNEL(ks_deform_col2im, ks_deform_args)
 
 /* deformable_col2im_coord: one work item per offset element (b, g, tap, dir, h_col,
  * w_col), w_col fastest; no atomics. The gradient of offset (dy or dx) of one tap sums,
@@ -209,3 +211,4 @@ KS_FN void KS_VARIANT(ks_deform_coord_body)(ks_thread *t, const ks_deform_args *
         }
     }
 }
+KS_KERNEL(ks_deform_coord, ks_deform_args)

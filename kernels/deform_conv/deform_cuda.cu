@@ -1,7 +1,7 @@
-/* deform_cuda.cu - the deformable kernels on the GPU (plain with 32- and 64-bit indices,
- * traced with 64-bit), and the layer's CUDA backend: cuBLAS SGEMM (fp32 by default, TF32
- * tensor cores with p->math), three small kernels (bias, rearrangement, row sums) and,
- * for TF32 forwards, the fused kernel of deform_fused.cu. */
+/* deform_cuda.cu - the deformable kernels on the GPU (their bodies in every variant, and
+ * the kernels their KS_KERNEL lines make), and the layer's CUDA backend: cuBLAS SGEMM (fp32
+ * by default, TF32 tensor cores with p->math) and, for TF32 forwards, the fused kernel of
+ * deform_fused.cu; the bias add, gather and row sums are deform_bias_body.h's rows. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,100 +15,8 @@
 #include "../core/ks_variants.h"
 
 
-KS_CUDA_WRAPPERS(ks_deform_im2col, ks_deform_args)
-/* -> ks_deform_im2col_k_plain32, ks_deform_im2col_k_plain, ks_deform_im2col_k_traced (bodies ks_deform_im2col_body_plain32/_plain/_traced) */
-KS_CUDA_WRAPPERS(ks_deform_col2im, ks_deform_args)
-/* -> ks_deform_col2im_k_plain32, ks_deform_col2im_k_plain, ks_deform_col2im_k_traced (bodies ks_deform_col2im_body_plain32/_plain/_traced) */
-KS_CUDA_WRAPPERS(ks_deform_coord, ks_deform_args)
-/* -> ks_deform_coord_k_plain32, ks_deform_coord_k_plain, ks_deform_coord_k_traced (bodies ks_deform_coord_body_plain32/_plain/_traced) */
-KS_CUDA_WRAPPERS(ks_deform_im2col_tap, ks_deform_args)
-KS_CUDA_WRAPPERS(ks_deform_grad_tap, ks_deform_args)
-/* at most 64 registers: two 512-thread blocks (or three of a 3x3 kernel's 288) per SM */
-KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512, 2))
-/* 288 threads of a 3x3 kernel's tile and 46.7 KiB of shared memory: three blocks an SM,
- * which leaves 75 registers a thread (KS_DEFORM_GATHER_REGS) */
-#ifndef KS_DEFORM_GATHER_REGS
-#define KS_DEFORM_GATHER_REGS 72
-#endif
-KS_CUDA_WRAPPERS_ATTR(ks_deform_grad_gather, ks_deform_args, __maxnreg__(KS_DEFORM_GATHER_REGS))
-
-/* 32-bit indices are exact when every tensor and every index the grid-stride loop can
- * reach stays under 2^30. */
-static int fits_int32(const ks_deform_geom *g, int64_t work, int64_t blocks, int threads)
-{
-    const int64_t lim = (int64_t)1 << 30;
-    return g->input_numel < lim && g->offset_numel < lim && g->col_numel < lim && work < lim &&
-           blocks * threads < lim;
-}
-
-extern "C" int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k,
-                                     const ks_deform_chunk *c, const ks_launch *launch,
-                                     const ks_sink *dev_sink, void *stream)
-{
-    ks_deform_args a;
-    ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
-    if (c->write_columns && dev_sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
-    int rc = ks_deform_args_make(p, c, &a, &g);
-    return rc ? rc : ks_deform_launch_cuda(p, &g, k, c, launch, dev_sink, stream);
-}
-
-extern "C" int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                                     const ks_deform_chunk *c, const ks_launch *launch, const ks_sink *dev_sink,
-                                     void *stream)
-{
-    ks_deform_args a;
-    int threads;
-    int64_t blocks;
-    const int64_t work = ks_deform_work(g, p, k, c->im2col_step);
-    ks_deform_args_fill(p, g, c, &a);
-    size_t shared = 0;
-    int rc = k == KS_DEFORM_GRAD_TILE     ? ks_deform_tile_launch(p, g, &a, launch, &threads, &blocks)
-             : k == KS_DEFORM_GRAD_GATHER ? ks_deform_gather_launch(p, g, &a, launch, &threads, &blocks, &shared)
-                                          : ks_launch_resolve(launch, KS_DEFORM_DEFAULT_THREADS(k), KS_DEFORM_BLOCK_CAP, work,
-                                                              &threads, &blocks);
-    if (rc || blocks == 0) return rc;
-    cudaStream_t s = (cudaStream_t)stream;
-    const int small = fits_int32(g, work, blocks, threads);
-    const unsigned nb = (unsigned)blocks;
-    switch (k) {
-    case KS_DEFORM_IM2COL:
-        if (dev_sink) ks_deform_im2col_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
-        else if (small) ks_deform_im2col_k_plain32<<<nb, threads, 0, s>>>(a);
-        else ks_deform_im2col_k_plain<<<nb, threads, 0, s>>>(a);
-        return ks_cuda_check_launch("deformable_im2col");
-    case KS_DEFORM_COL2IM:
-        if (dev_sink) ks_deform_col2im_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
-        else if (small) ks_deform_col2im_k_plain32<<<nb, threads, 0, s>>>(a);
-        else ks_deform_col2im_k_plain<<<nb, threads, 0, s>>>(a);
-        return ks_cuda_check_launch("deformable_col2im");
-    case KS_DEFORM_IM2COL_TAP:
-        if (dev_sink) ks_deform_im2col_tap_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
-        else if (small) ks_deform_im2col_tap_k_plain32<<<nb, threads, 0, s>>>(a);
-        else ks_deform_im2col_tap_k_plain<<<nb, threads, 0, s>>>(a);
-        return ks_cuda_check_launch("deformable_im2col_tap");
-    case KS_DEFORM_GRAD_TAP:
-        if (dev_sink) ks_deform_grad_tap_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
-        else if (small) ks_deform_grad_tap_k_plain32<<<nb, threads, 0, s>>>(a);
-        else ks_deform_grad_tap_k_plain<<<nb, threads, 0, s>>>(a);
-        return ks_cuda_check_launch("deformable_grad_tap");
-    case KS_DEFORM_GRAD_TILE:
-        if (dev_sink) ks_deform_grad_tile_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
-        else if (small) ks_deform_grad_tile_k_plain32<<<nb, threads, 0, s>>>(a);
-        else ks_deform_grad_tile_k_plain<<<nb, threads, 0, s>>>(a);
-        return ks_cuda_check_launch("deformable_grad_tile");
-    case KS_DEFORM_GRAD_GATHER: /* at most 48 KiB of shared memory: no attribute to raise */
-        if (dev_sink) ks_deform_grad_gather_k_traced<<<nb, threads, shared, s>>>(a, *dev_sink);
-        else if (small) ks_deform_grad_gather_k_plain32<<<nb, threads, shared, s>>>(a);
-        else ks_deform_grad_gather_k_plain<<<nb, threads, shared, s>>>(a);
-        return ks_cuda_check_launch("deformable_grad_gather");
-    default:
-        if (dev_sink) ks_deform_coord_k_traced<<<nb, threads, 0, s>>>(a, *dev_sink);
-        else if (small) ks_deform_coord_k_plain32<<<nb, threads, 0, s>>>(a);
-        else ks_deform_coord_k_plain<<<nb, threads, 0, s>>>(a);
-        return ks_cuda_check_launch("deformable_col2im_coord");
-    }
-}
+/* -> each body's KS_KERNEL line as kernels and ks_deform_X_cuda_row, their one launch (the
+ *    rows of deform_kernels.c, which ks_deform_kernel_cuda and the layer run) */
 
 /* --- the layer's CUDA backend --- */
 

@@ -38,6 +38,7 @@
 #include "deform_layer.h"
 
 #define KS_BODY "../deform_conv/deform_tap_body.h"
+#define KS_BODY_NO_KERNELS /* its helpers only: deform_cuda.cu defines the kernels */
 #include "../core/ks_variants.h"
 
 enum { FUSED_BK = 32 };

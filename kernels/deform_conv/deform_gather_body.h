@@ -176,3 +176,9 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
         if (active) KS_VARIANT(ks_deform_tap_write)(t, a, &s, tap, h_col, w_col, gy, gx, gm);
     }
 }
+/* 288 threads of a 3x3 kernel's tile and 46.7 KiB of shared memory: three blocks an SM,
+ * which leaves 75 registers a thread (KS_DEFORM_GATHER_REGS) */
+#ifndef KS_DEFORM_GATHER_REGS
+#define KS_DEFORM_GATHER_REGS 72
+#endif
+KS_KERNEL_ATTR(ks_deform_grad_gather, ks_deform_args, __maxnreg__(KS_DEFORM_GATHER_REGS), __maxnreg__(KS_DEFORM_GATHER_REGS))

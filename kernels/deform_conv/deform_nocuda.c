@@ -1,17 +1,11 @@
-/* deform_nocuda.c - the CUDA entry points of a build without nvcc: same API, clear error. */
+/* deform_nocuda.c - the layer's CUDA entry points (cuBLAS) in a build without nvcc: same API,
+ * clear error. The kernels' own entries run through their rows (deform_kernels.c). */
 #include "../core/ks_error.h"
 #include "deform_conv.h"
 
 static int no_cuda(void)
 {
     return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
-}
-
-int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
-                          const ks_launch *launch, const ks_sink *dev_sink, void *stream)
-{
-    (void)p, (void)k, (void)c, (void)launch, (void)dev_sink, (void)stream;
-    return no_cuda();
 }
 
 int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
@@ -28,11 +22,4 @@ int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *
 {
     (void)p, (void)t, (void)workspace, (void)launch, (void)traced, (void)dev_sink, (void)stream;
     return no_cuda();
-}
-
-int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                          const ks_deform_chunk *c, const ks_launch *launch, const ks_sink *dev_sink, void *stream)
-{
-    (void)p, (void)g, (void)k, (void)c, (void)launch, (void)dev_sink, (void)stream;
-    return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
 }

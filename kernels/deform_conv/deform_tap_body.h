@@ -159,6 +159,7 @@ KS_FN void KS_VARIANT(ks_deform_im2col_tap_body)(ks_thread *t, const ks_deform_a
         }
     }
 }
+KS_KERNEL(ks_deform_im2col_tap, ks_deform_args)
 
 /* The backward by tap (col2im and col2im_coord in one pass): one item per (b, g, tap,
  * h_col, w_col), w_col fastest. Over the group's channels in order it reads each
@@ -212,6 +213,7 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
         KS_VARIANT(ks_deform_tap_write)(t, a, &s, tap, h_col, w_col, gy, gx, gm);
     }
 }
+KS_KERNEL(ks_deform_grad_tap, ks_deform_args)
 
 /* A tile kernel's thread (grad_tile, grad_gather): entry (tap, in_tile) of tile `tile` (of
  * ts's th x tw positions, tiles over (b, g, rows, columns), columns fastest), its work event

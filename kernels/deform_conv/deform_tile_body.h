@@ -117,3 +117,5 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
         if (active) KS_VARIANT(ks_deform_tap_write)(t, a, &s, tap, h_col, w_col, gy, gx, gm);
     }
 }
+/* at most 64 registers: two 512-thread blocks (or three of a 3x3 kernel's 288) per SM */
+KS_KERNEL_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512, 2), __launch_bounds__(512, 2))
