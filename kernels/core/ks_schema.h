@@ -56,14 +56,29 @@ typedef struct ks_size_check {
 /* KS_OK, or KS_EINVAL with "NAME must be >= LO (got V)" (or "<= 2147483647") for the
  * first size out of range. */
 int ks_check_sizes(const ks_size_check *c, size_t n);
-/* The rows of a sliding window's sizes (kernel, padding, stride, dilation per axis) for a
- * struct with the fields kernel_h, kernel_w, pad_h, ..., dilation_w: one table, every
- * windowed operator. */
-#define KS_WINDOW_SIZE_CHECKS(p)                                                                               \
+/* The rows of a sliding window's sizes for a struct with the fields kernel_h, kernel_w,
+ * pad_h, pad_w, stride_h, stride_w (and, for KS_WINDOW_SIZE_CHECKS, dilation_h and
+ * dilation_w): one table, every windowed operator; a window without dilation (average
+ * pooling) takes the first. */
+#define KS_WINDOW_SIZE_CHECKS_UNDILATED(p)                                                                     \
     {.name = "kernel_h", .v = (p)->kernel_h, .lo = 1}, {.name = "kernel_w", .v = (p)->kernel_w, .lo = 1},    \
         {.name = "pad_h", .v = (p)->pad_h, .lo = 0}, {.name = "pad_w", .v = (p)->pad_w, .lo = 0},            \
-        {.name = "stride_h", .v = (p)->stride_h, .lo = 1}, {.name = "stride_w", .v = (p)->stride_w, .lo = 1}, \
-        {.name = "dilation_h", .v = (p)->dilation_h, .lo = 1}, {.name = "dilation_w", .v = (p)->dilation_w, .lo = 1}
+        {.name = "stride_h", .v = (p)->stride_h, .lo = 1}, {.name = "stride_w", .v = (p)->stride_w, .lo = 1}
+#define KS_WINDOW_SIZE_CHECKS(p)                                                                               \
+    KS_WINDOW_SIZE_CHECKS_UNDILATED(p), {.name = "dilation_h", .v = (p)->dilation_h, .lo = 1},                \
+        {.name = "dilation_w", .v = (p)->dilation_w, .lo = 1}
+
+/* A pooling window's output size along one axis, torch's rule (F.max_pool2d, F.avg_pool2d):
+ * floor((in + 2p - d(k-1) - 1 + (ceil_mode ? s - 1 : 0)) / s) + 1, and with ceil_mode a last
+ * window that would start past the input and its left padding is dropped. < 1 when no
+ * window fits. Every argument < 2^31: no overflow. */
+static inline int64_t ks_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int ceil_mode)
+{
+    const int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+    int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+    if (ceil_mode && (o - 1) * s >= in + p) --o;
+    return o;
+}
 
 /* Allocates zeroed data for t (name/dtype/ndim/shape already set). */
 int ks_tensor_alloc(ks_tensor *t);

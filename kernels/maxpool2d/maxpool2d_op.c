@@ -36,15 +36,6 @@ static const ks_tensor_spec tensors[] = {
     [KS_MP_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(N, C, H, W): with --backward"},
 };
 
-/* torch's output size along one axis (floor division, the ceil_mode rule), or < 1 */
-static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int ceil_mode)
-{
-    const int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-    int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-    if (ceil_mode && (o - 1) * s >= in + p) --o;
-    return o;
-}
-
 static int geometry(ks_run *r, ks_maxpool2d_args *a)
 {
     for (int ax = 0; ax < 2; ++ax)
@@ -71,8 +62,8 @@ static int geometry(ks_run *r, ks_maxpool2d_args *a)
         return ks_fail(KS_EINVAL, "--padding %lld,%lld must be at most half the kernel size %lld,%lld", (long long)a->pad_h,
                        (long long)a->pad_w, (long long)a->kernel_h, (long long)a->kernel_w);
     /* every term < 2^31: no overflow below */
-    a->out_h = out_size(a->height, a->kernel_h, a->stride_h, a->pad_h, a->dilation_h, a->ceil_mode);
-    a->out_w = out_size(a->width, a->kernel_w, a->stride_w, a->pad_w, a->dilation_w, a->ceil_mode);
+    a->out_h = ks_pool_out_size(a->height, a->kernel_h, a->stride_h, a->pad_h, a->dilation_h, a->ceil_mode);
+    a->out_w = ks_pool_out_size(a->width, a->kernel_w, a->stride_w, a->pad_w, a->dilation_w, a->ceil_mode);
     if (a->out_h < 1 || a->out_w < 1)
         return ks_fail(KS_EINVAL, "output size %lldx%lld < 1: input %lldx%lld, kernel %lldx%lld, dilation %lldx%lld",
                        (long long)a->out_h, (long long)a->out_w, (long long)a->height, (long long)a->width,
