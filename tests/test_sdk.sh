@@ -31,6 +31,16 @@ for ex in upsample transpose; do
     grep -q "^work item [0-9]*: first difference" "$b/diff.txt" || { cat "$b/diff.txt"; fail "$ex: diff names no work item"; }
     echo "test_sdk: $ex: built against the install, check ok, diff: $(head -1 "$b/diff.txt")"
 done
+# a TARGET that is not a C identifier: the generated include guard is sanitised
+h="$tmp/hyphen"
+mkdir -p "$h"
+cp "$src/examples/upsample/main.c" "$src/examples/upsample/upsample_body.h" "$h/"
+sed 's/upsample_kernel/upsample-kernel/g' "$src/examples/upsample/CMakeLists.txt" >"$h/CMakeLists.txt"
+sed -i 's/"upsample_kernel.h"/"upsample-kernel.h"/' "$h/main.c"
+{ cmake -S "$h" -B "$h/b" -DCMAKE_PREFIX_PATH="$tmp/ks" && cmake --build "$h/b"; } >"$h.log" 2>&1 ||
+    { cat "$h.log"; fail "a TARGET with '-' does not build"; }
+grep -q "^#ifndef KS_GEN_UPSAMPLE_KERNEL_H" "$h/b/kscope_upsample-kernel/upsample-kernel.h" ||
+    fail "the guard of TARGET upsample-kernel is not KS_GEN_UPSAMPLE_KERNEL_H"
 # the upsample bug breaks a declared formula: check finds it; the transpose bug does not
 "$K" check "$tmp/build-upsample/bad.kst" >/dev/null && fail "check accepts upsample's planted bug"
 "$K" check "$tmp/build-transpose/bad.kst" >/dev/null || fail "check rejects transpose's bug (it cannot see it)"

@@ -7,6 +7,7 @@
 #include "../trace/check.h"
 #include "../trace/export.h"
 #include "../trace/npy.h"
+#include "../trace/ks_user.h"
 #include "../trace/step.h"
 #include "test_util.h"
 
@@ -426,6 +427,28 @@ START_TEST(npy_round_trip_all_dtypes)
 }
 END_TEST
 
+/* An SDK trace's op name longer than a trace holds is refused by the next call, naming the
+ * limit; one that fits is kept whole (it was cut silently before). */
+START_TEST(user_trace_refuses_an_op_name_too_long)
+{
+    static ks_user_trace d;
+    char name[KS_NAME_LEN + 8];
+    memset(name, 'k', sizeof name - 1), name[sizeof name - 1] = 0;
+    const int64_t shape[1] = {4};
+    float x[4] = {1, 2, 3, 4};
+    ks_user_trace_init(&d, name, 4);
+    ck_assert_int_eq(ks_user_tensor(&d, "x", KS_F32, 1, shape, x, 0), -1);
+    ck_assert_ptr_nonnull(strstr(ks_error_message(), "longer than 31 characters"));
+    ck_assert_ptr_null(ks_user_site(&d, 0, "work", KS_EV_WORK, -1, 0));
+    ck_assert_int_eq(ks_user_write(&d, 32, 1, NULL, "sim", "never.kst"), KS_EINVAL);
+    ck_assert_int_ne(access("never.kst", F_OK), 0);
+    name[KS_NAME_LEN - 1] = 0; /* 31 characters: fits */
+    ks_user_trace_init(&d, name, 4);
+    ck_assert_int_eq(ks_user_tensor(&d, "x", KS_F32, 1, shape, x, 0), 0);
+    ck_assert_str_eq(d.op, name);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("trace");
@@ -434,6 +457,7 @@ int main(void)
     tcase_add_test(tc, traces_of_random_geometries_pass_every_invariant);
     tcase_add_test(tc, check_catches_each_kind_of_corruption);
     tcase_add_test(tc, check_allows_minus_inf_from_an_empty_window_only);
+    tcase_add_test(tc, user_trace_refuses_an_op_name_too_long);
     tcase_add_test(tc, filter_keeps_exactly_the_selected_work_items);
     tcase_add_test(tc, full_buffer_counts_dropped_events_without_overflow);
     tcase_add_test(tc, probes_write_the_documented_bytes);

@@ -11,13 +11,24 @@ void ks_user_trace_init(ks_user_trace *d, const char *op, int64_t work_items)
 {
     memset(d, 0, sizeof *d);
     snprintf(d->op, sizeof d->op, "%s", op ? op : "kernel");
+    d->op_too_long = op && strlen(op) >= KS_NAME_LEN; /* refused, not cut silently: see name_ok */
     d->work_items = work_items;
     d->filter = ks_filter_all();
+}
+
+/* KS_OK, or the error of an op name longer than a trace holds (ks_user_trace_init cannot
+ * return one: the next call does) */
+static int name_ok(const ks_user_trace *d)
+{
+    if (!d->op_too_long) return KS_OK;
+    return ks_fail(KS_EINVAL, "the op name '%s...' is longer than %d characters (a trace keeps %d)", d->op,
+                   KS_NAME_LEN - 1, KS_NAME_LEN - 1);
 }
 
 int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape, void *data,
                    int output)
 {
+    if (name_ok(d)) return -1;
     if (d->ntensors == KS_MAX_TENSORS) return ks_fail(KS_EINVAL, "%s: more than %d tensors", d->op, KS_MAX_TENSORS), -1;
     if (!name || !*name || strlen(name) >= KS_NAME_LEN)
         return ks_fail(KS_EINVAL, "%s: a tensor needs a name of 1..%d characters", d->op, KS_NAME_LEN - 1), -1;
@@ -39,6 +50,7 @@ int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim,
 
 ks_site *ks_user_site(ks_user_trace *d, int id, const char *name, int kind, int tensor, int writes)
 {
+    if (name_ok(d)) return NULL;
     if (id != d->nsites || id >= KS_MAX_SITES)
         return ks_fail(KS_EINVAL, "%s: declare sites in order 0, 1, ... (at most %d); got %d after %d", d->op,
                        KS_MAX_SITES, id, d->nsites),
@@ -82,6 +94,7 @@ int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_
                   const char *path)
 {
     static ks_trace tr; /* large: not on the stack */
+    if (name_ok(d)) return KS_EINVAL;
     if (d->nsites < 1 || d->sites[0].kind != KS_EV_WORK)
         return ks_fail(KS_EINVAL, "%s: site 0 must be the work site (ks_user_site(d, 0, ..., KS_EV_WORK, -1, 0))", d->op);
     memset(&tr, 0, sizeof tr);
@@ -107,6 +120,7 @@ int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_
 int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, int threads, int64_t blocks,
                     const char *path)
 {
+    if (name_ok(d)) return KS_EINVAL;
     if (threads < 1 || threads > 1024) return ks_fail(KS_EINVAL, "%s: threads must be in 1..1024 (got %d)", d->op, threads);
     if (d->work_items < 0 || blocks < 0) return ks_fail(KS_EINVAL, "%s: work items and blocks must be >= 0", d->op);
     if (!blocks) blocks = (d->work_items + threads - 1) / threads;

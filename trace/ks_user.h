@@ -45,6 +45,7 @@ typedef struct ks_user_trace {
     ks_tensor tensors[KS_MAX_TENSORS]; /* data: yours (host memory) */
     int roles[KS_MAX_TENSORS];         /* KS_ROLE_INPUT or KS_ROLE_OUTPUT */
     ks_filter filter;                  /* which work items to record (default: all) */
+    int op_too_long;                   /* the name given was cut: every later call refuses */
 } ks_user_trace;
 
 /* Empties d and names it; `work_items` is the count your loop covers (index < work_items). */
