@@ -98,8 +98,8 @@ int ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n)
             if (t < 0 || t == i || kernels[t].plain_only || !kernels[t].sim_traced)
                 return ks_fail(KS_EINVAL, "%s: plain_only kernel %s needs a twin row the simulator traces (got %s)",
                                owner, r->name, r->twin ? r->twin : "none");
-            if (r->sim_plain || r->sim_traced)
-                return ks_fail(KS_EINVAL, "%s: plain_only kernel %s has simulator entry points", owner, r->name);
+            if (r->sim_traced)
+                return ks_fail(KS_EINVAL, "%s: plain_only kernel %s has a traced entry point", owner, r->name);
         } else if (!r->sim_plain || !r->sim_traced) {
             return ks_fail(KS_EINVAL, "%s: kernel %s lacks its simulator entry points", owner, r->name);
         } else if (r->twin) {

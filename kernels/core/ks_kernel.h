@@ -62,7 +62,8 @@ typedef struct ks_kernel {
     int (*block_of)(const void *args);
     int coop;                       /* barriers or shared memory: simulated with fibers */
     int no_trace;                   /* no trace schema: always plain (--trace-kernel refuses it) */
-    int plain_only;                 /* CUDA only, never traced: `twin` computes the same */
+    int plain_only;                 /* never traced (no traced variant; sim_plain may be NULL:
+                                       CUDA only): `twin` computes the same */
     const char *twin;               /* plain_only: the row whose traced body stands for it */
     const char *help;               /* one line for `kscope list OP` */
 } ks_kernel;
@@ -78,6 +79,12 @@ typedef struct ks_kernel {
 #define KS_KERNEL_ROW(fn, word, ...)                                                                \
     {.name = (word), .body = #fn, .sim_plain = fn##_sim_plain, .sim_traced = fn##_sim_traced,        \
      .cuda = KS_KERNEL_CUDA_FN(fn##_cuda_row), __VA_ARGS__}
+
+/* A plain_only row (its body line KS_KERNEL_PLAIN): no traced variant; `twin`, a row of
+ * the same table, traces what it computes (the tests compare the two). */
+#define KS_KERNEL_PLAIN_ROW(fn, word, twin_, ...)                                                    \
+    {.name = (word), .body = #fn, .sim_plain = fn##_sim_plain, .cuda = KS_KERNEL_CUDA_FN(fn##_cuda_row), \
+     .plain_only = 1, .twin = (twin_), __VA_ARGS__}
 
 /* One sequence of launches: what an operator's launch (or an SDK entry point) hands to
  * ks_exec_kernel. The registry fills it from a run (ks_exec_for, registry.h). */

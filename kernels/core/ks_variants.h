@@ -19,7 +19,10 @@
  *   KS_KERNEL_FAST(fn, args_t, PA, TA)       also a 32-bit traced kernel, and traced blocks
  *                                            the filter drops run the plain body (needs
  *                                            KS_BODY_TRACED32; plain and traced must walk
- *                                            the same items) */
+ *                                            the same items)
+ *   KS_KERNEL_T32(fn, args_t, PA, TA)        the 32-bit traced kernel without the skip
+ *   KS_KERNEL_PLAIN(fn, args_t, PA)          no traced variant: a plain_only row's body
+ *                                            (KS_KERNEL_PLAIN_ROW, ks_kernel.h) */
 #ifndef KS_BODY
 #error "define KS_BODY (the body file, quoted) before including ks_variants.h"
 #endif
@@ -33,9 +36,13 @@
 #undef KS_KERNEL
 #undef KS_KERNEL_ATTR
 #undef KS_KERNEL_FAST
+#undef KS_KERNEL_T32
+#undef KS_KERNEL_PLAIN
 #define KS_KERNEL(fn, args_t)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)
+#define KS_KERNEL_T32(fn, args_t, PA, TA)
+#define KS_KERNEL_PLAIN(fn, args_t, PA)
 
 #if defined(__CUDACC__)
 #define KS_IDX int32_t
@@ -66,9 +73,13 @@
 #undef KS_KERNEL
 #undef KS_KERNEL_ATTR
 #undef KS_KERNEL_FAST
+#undef KS_KERNEL_T32
+#undef KS_KERNEL_PLAIN
 #if defined(KS_BODY_NO_KERNELS)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)
+#define KS_KERNEL_T32(fn, args_t, PA, TA)
+#define KS_KERNEL_PLAIN(fn, args_t, PA)
 #elif defined(__CUDACC__)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
     KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
@@ -89,6 +100,24 @@
         return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
                                           fn##_k_traced, fn##_k_traced32);                         \
     }
+#define KS_KERNEL_T32(fn, args_t, PA, TA)                                                          \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                        \
+    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 0)                                    \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
+    {                                                                                              \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
+                                          fn##_k_traced, fn##_k_traced32);                         \
+    }
+#define KS_KERNEL_PLAIN(fn, args_t, PA)                                                            \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
+    {                                                                                              \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
+                                          NULL, NULL);                                             \
+    }
 #else
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
     __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)                \
@@ -101,6 +130,13 @@
     }                                                                                              \
     int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s);
 #define KS_KERNEL_FAST(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
+#define KS_KERNEL_T32(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
+#define KS_KERNEL_PLAIN(fn, args_t, PA)                                                            \
+    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)               \
+    {                                                                                             \
+        fn##_body_plain(t, (const args_t *)a);                                                    \
+    }                                                                                             \
+    int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s);
 #endif
 #define KS_KERNEL(fn, args_t) KS_KERNEL_ATTR(fn, args_t, , )
 
@@ -119,6 +155,10 @@
 #undef KS_KERNEL
 #undef KS_KERNEL_ATTR
 #undef KS_KERNEL_FAST
+#undef KS_KERNEL_T32
+#undef KS_KERNEL_PLAIN
 #define KS_KERNEL(fn, args_t)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)
+#define KS_KERNEL_T32(fn, args_t, PA, TA)
+#define KS_KERNEL_PLAIN(fn, args_t, PA)

@@ -3,6 +3,7 @@
 #ifndef KS_ROI_ALIGN_ARGS_H
 #define KS_ROI_ALIGN_ARGS_H
 
+#include "../core/ks_kernel.h"
 #include "../core/ks_core.h"
 #include "roi_align.h"
 
@@ -119,6 +120,16 @@ KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* RoIAlign's kernel rows (roi_align_kernels.c): the slot forward, the backward, and the
+ * merged forward of adaptive avg grids, plain_only with the forward as its twin. */
+enum { KS_ROI_K_FWD, KS_ROI_K_BWD, KS_ROI_K_FWDM, KS_ROI_NROWS };
+extern const ks_kernel ks_roi_rows[KS_ROI_NROWS];
+/* The CUDA launches of the channels-last forward (roi_align_cl_cuda.cu) and the plane
+ * forward (roi_align_cuda.cu) of args (avg, no sink; `small`: 32-bit indices): *launched = 0
+ * when they do not apply (the slot kernel runs instead). stream: a cudaStream_t or NULL. */
+int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream, int *launched);
+int ks_roi_plane_launch_cuda(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream,
+                             int *launched);
 /* Counted per channels-last launch, as the plane forward's (tests check the path ran). */
 void ks_roi_align_cl_launched(void);
 long long ks_roi_align_cl_launches(void);

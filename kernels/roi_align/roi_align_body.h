@@ -436,13 +436,28 @@ KS_FN void KS_VARIANT(ks_roi_align_fwd_body)(ks_thread *t, const ks_roi_align_ar
 {
     KS_VARIANT(ks_roi_align_slots_run)(t, a, 0, KS_TRACED ? -1 : 0);
 }
+/* at most 64 registers, so any block size launches (the traced bodies wanted more than 512
+ * threads fit) and the plain ones keep 32 warps per SM in flight, which their gathers need */
+KS_KERNEL_T32(ks_roi_align_fwd, ks_roi_align_args, __launch_bounds__(1024), __launch_bounds__(1024))
 
+/* the merged avg forward of adaptive grids (a->merge; its traced twin is the forward row):
+ * at most 64 registers, so any block size launches (-DKS_ROI_FWDM_MAXNREG=N to compare;
+ * over 64, blocks of 1024 do not launch) */
+#ifndef KS_ROI_FWDM_MAXNREG
+#define KS_ROI_FWDM_MAXNREG 64
+#endif
 KS_FN void KS_VARIANT(ks_roi_align_fwdm_body)(ks_thread *t, const ks_roi_align_args *a)
 {
     KS_VARIANT(ks_roi_align_slots_run)(t, a, 0, 1);
 }
+KS_KERNEL_PLAIN(ks_roi_align_fwdm, ks_roi_align_args, __maxnreg__(KS_ROI_FWDM_MAXNREG))
 
+/* the plain backward's register cap (-DKS_ROI_BWD_MAXNREG=N to compare: 40 fits 3 blocks of 512) */
+#ifndef KS_ROI_BWD_MAXNREG
+#define KS_ROI_BWD_MAXNREG 64
+#endif
 KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_args *a)
 {
     KS_VARIANT(ks_roi_align_slots_run)(t, a, 1, 0);
 }
+KS_KERNEL_T32(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MAXNREG), __launch_bounds__(1024))

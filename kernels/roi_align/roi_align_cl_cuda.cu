@@ -145,8 +145,10 @@ __global__ void __launch_bounds__(1024) ks_roi_cl_order_k(const float *rois, int
  * KS_ROI_CL_MAX_THREADS, more than KS_ROI_CL_PROF_MAX bytes of profiles, a stream being
  * captured into a graph, or when the device has no room for the copy (the slot kernel
  * runs instead). */
-int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, cudaStream_t s, int *launched)
+extern "C" int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream,
+                                int *launched)
 {
+    cudaStream_t s = (cudaStream_t)stream;
     ks_roi_align_args a = *args;
     int threads;
     int64_t blocks;

@@ -85,10 +85,12 @@ static int prepare(ks_run *r)
         ks_run_absent(r, KS_ROI_T_GRAD_OUTPUT);
         ks_run_absent(r, KS_ROI_T_GRAD_INPUT);
     }
-    ks_run_fact(r, "kernel", "\"%s\"", backward ? "roi_align_backward" : "roi_align_forward");
-    ks_run_fact(r, "body", "\"%s\"", backward ? "ks_roi_align_bwd" : "ks_roi_align_fwd"); /* what records */
+    /* the row that records: the forward, or with --backward the backward (--trace-kernel
+     * forward: the forward of a --backward run) */
+    const int traced_bwd = ks_run_trace_row(r, backward ? KS_ROI_K_BWD : KS_ROI_K_FWD) == KS_ROI_K_BWD;
+    if (traced_bwd && !backward) return ks_fail(KS_EINVAL, "--trace-kernel backward runs with --backward: add it");
     r->work_items = K * C * p->pooled_h * p->pooled_w;
-    r->nsites = ks_roi_align_sites(p, backward, r->sites);
+    r->nsites = ks_roi_align_sites(p, traced_bwd, r->sites);
     return KS_OK;
 }
 
@@ -111,7 +113,7 @@ static int fill(ks_run *r, int t)
     return KS_OK;
 }
 
-/* the forward, then (--backward) the backward; the last kernel run is the traced one */
+/* the forward, then (--backward) the backward; the row r->traced_row records */
 static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 {
     ks_roi_align_args a = KS_RUN_CTX(r, const roi_state)->a;
@@ -121,7 +123,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     a.grad_output = d[KS_ROI_T_GRAD_OUTPUT], a.grad_input = d[KS_ROI_T_GRAD_INPUT];
     int rc = KS_OK;
     for (int k = 0; k <= backward && !rc; ++k) {
-        ks_sink *s = k == backward ? sink : NULL;
+        ks_sink *s = (k ? KS_ROI_K_BWD : KS_ROI_K_FWD) == r->traced_row ? sink : NULL;
         rc = r->device == KS_DEV_CUDA ? ks_roi_align_launch_cuda(&a, k, &r->launch, s, NULL)
                                       : ks_roi_align_launch_sim(&a, k, &r->launch, s);
     }
@@ -133,8 +135,8 @@ const ks_op ks_op_roi_align = {
     .summary = "RoIAlign (mmcv avg/max, torchvision): bins of bilinear samples; --backward",
     .symbols = "sampling_ratio roi_h roi_w PH PW", /* names step_work.c explains */
     KS_OP_ROWS(params, tensors),
-    .default_threads = KS_ROI_THREADS,
-    .default_block_cap = KS_ROI_BLOCK_CAP,
+    .kernels = ks_roi_rows, /* run by its own launch: channels-last and plane forwards come first */
+    .nkernels = KS_ROI_NROWS,
     .prepare = prepare,
     .fill = fill,
     .launch = launch,
