@@ -182,7 +182,7 @@ int ks_cmd_check(int argc, char **argv)
     static ks_trace tr;
     static ks_check_report rep;
     if (wants_help(argc, argv)) {
-        printf("usage: kscope check FILE.kst\n\n"
+        printf("usage: kscope check FILE.kst [--max N]\n\n"
                "Verifies the checksums, then the invariants: sites and kinds agree with the schema;\n"
                "each event's thread follows the grid-stride loop; work fields recompose to the index;\n"
                "reads and writes are in bounds (or padding reads, marked) with coordinates that\n"
@@ -196,10 +196,23 @@ int ks_cmd_check(int argc, char **argv)
                "divergent barriers; warp collectives whose mask leaves lanes out; reads of empty:\n"
                "buffers nothing wrote; faults (assert, __trap, division by zero, the time limit).\n"
                "Each line names the thread as (x,y,z) of block (x,y,z) and its source line.\n"
-               "Exit 0: all hold; 1: violations (the first ones listed); 2: unreadable file.\n");
+               "On violations: the count per rule, then the first N lines (--max N, default 10, at\n"
+               "most %d).\n"
+               "Exit 0: all hold; 1: violations (the first ones listed); 2: unreadable file.\n",
+               KS_CHECK_KEEP);
         return KS_EXIT_OK;
     }
-    if (argc > 2) return ks_cli_error("check", "unexpected argument '%s'", argv[2]);
+    int64_t max = 10;
+    for (int i = 2; i < argc; ++i) {
+        if (!strcmp(argv[i], "--max") && i + 1 < argc) {
+            if (ks_parse_i64(argv[++i], &max) || max < 0 || max > KS_CHECK_KEEP)
+                return ks_cli_error("check", "--max takes 0..%d lines (got '%s')", KS_CHECK_KEEP, argv[i]);
+        } else if (!strcmp(argv[i], "--max")) {
+            return ks_cli_error("check", "--max needs a value");
+        } else {
+            return ks_cli_error("check", "unexpected argument '%s'", argv[i]);
+        }
+    }
     int rc = open_trace("check", argc, argv, &tr);
     if (rc) return rc;
     if (ks_trace_verify(&tr) || ks_trace_check(&tr, &rep)) {
@@ -229,8 +242,15 @@ int ks_cmd_check(int argc, char **argv)
                (unsigned long long)rep.padding_inside);
     ks_trace_close(&tr);
     if (rep.violations) {
-        printf("FAIL: %llu violations; the first:\n", (unsigned long long)rep.violations);
-        for (uint64_t i = 0; i < rep.violations && i < KS_CHECK_KEEP; ++i) printf("  %s\n", rep.first[i]);
+        printf("FAIL: %llu violations, by rule:\n", (unsigned long long)rep.violations);
+        for (int k = 0; k < rep.nrules; ++k) {
+            char text[256];
+            ks_check_rule_text(rep.rules[k].rule, text, sizeof text);
+            printf("  %10llu  %s\n", (unsigned long long)rep.rules[k].count, text);
+        }
+        if (rep.rules_other) printf("  %10llu  (other rules)\n", (unsigned long long)rep.rules_other);
+        if (max > 0) printf("the first %lld:\n", (long long)(rep.violations < (uint64_t)max ? (int64_t)rep.violations : max));
+        for (uint64_t i = 0; i < rep.violations && i < (uint64_t)max; ++i) printf("  %s\n", rep.first[i]);
         return KS_EXIT_VIOLATIONS;
     }
     printf("ok: all invariants hold\n");

@@ -157,6 +157,21 @@ START_TEST(check_exits_1_on_a_violating_trace)
     ck_assert_int_eq(ks_trace_write(p, &tr), KS_OK);
     ck_assert_int_eq(kscope("check bad.kst"), 1);
     ck_assert_ptr_nonnull(strstr(slurp("out"), "h_im = 2 but index 0 gives"));
+    /* a second rule broken too: the summary counts each once, --max bounds the lines */
+    r.sink->events[1].u.field[2] += 1;
+    r.sink->events[2].u.field[3] += 1;
+    ks_trace_from_run(op, &r, &tr);
+    ck_assert_int_eq(ks_trace_write(p, &tr), KS_OK);
+    ck_assert_int_eq(kscope("check bad.kst --max 1"), 1);
+    const char *out = slurp("out");
+    ck_assert_msg(strstr(out, "by rule:") && strstr(out, "X = N but index N gives X = N") &&
+                      strstr(out, "the first 1:"),
+                  "%s", out);
+    int lines = 0;
+    for (const char *c = strstr(out, "the first 1:"); c && *c; ++c) lines += *c == '\n';
+    ck_assert_int_eq(lines, 2); /* the heading and one violation */
+    ck_assert_int_eq(kscope("check bad.kst --max 0"), 1);
+    ck_assert_ptr_null(strstr(slurp("out"), "the first"));
     ks_host_sink_free(r.sink);
     ks_run_free(&r);
 }
@@ -239,6 +254,8 @@ static const struct {
     {.args = "run patchify --in coords=in3d.npy",
      .fragment = "coords must have shape (1, 2, 2); got (1, 2, 6)"},
     {.args = "run patchify --radius -1", .fragment = "--radius must be >= 0"},
+    {.args = "check t.kst --max 101", .fragment = "--max takes 0..100 lines"},
+    {.args = "check t.kst --max", .fragment = "--max needs a value"},
     {.args = "run patchify --trace-kernel all", .fragment = "--trace-kernel must be one of auto|patches|bilinear|bilinear_backward|patches_backward"},
     {.args = "run sparse_conv --in indices=in.npy", .fragment = "indices must be int32 (<i4), not float32"},
     {.args = "run sparse_conv --in features=int.npy", .fragment = "features must be float32 (<f4), not int32"},

@@ -12,8 +12,42 @@
 
 static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
     KS_PRINTF(4, 5);
+void ks_check_count_rule(ks_check_report *rep, const char *rule)
+{
+    for (int k = 0; k < rep->nrules; ++k)
+        if (rep->rules[k].rule == rule || !strcmp(rep->rules[k].rule, rule)) {
+            rep->rules[k].count++;
+            return;
+        }
+    if (rep->nrules == KS_CHECK_RULES) {
+        rep->rules_other++;
+        return;
+    }
+    rep->rules[rep->nrules].rule = rule;
+    rep->rules[rep->nrules++].count = 1;
+}
+
+void ks_check_rule_text(const char *rule, char *buf, size_t n)
+{
+    size_t o = 0;
+    for (const char *c = rule; *c && o + 2 < n; ++c) {
+        if (c[0] == '%' && c[1] == '%') {
+            buf[o++] = '%', ++c;
+        } else if (*c == '%') { /* flags, width, precision, length, then the conversion */
+            ++c;
+            while (*c && strchr("-+ #0123456789.*hlLzjt", *c)) ++c;
+            buf[o++] = *c == 's' ? 'X' : 'N'; /* a name, or a number */
+            if (!*c) break;
+        } else {
+            buf[o++] = *c;
+        }
+    }
+    buf[o] = 0;
+}
+
 static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
 {
+    ks_check_count_rule(rep, fmt);
     if (rep->violations < KS_CHECK_KEEP) {
         char *line = rep->first[rep->violations];
         int n = e ? snprintf(line, 256, "event %llu (block %u thread %u index %lld): ",

@@ -4,11 +4,21 @@
 
 #include "kst.h"
 
-#define KS_CHECK_KEEP 10
+#define KS_CHECK_KEEP 100 /* violation lines kept (kscope check --max N prints up to this) */
+#define KS_CHECK_RULES 64 /* distinct rules counted (by their message's template) */
+
+/* How many violations one rule produced: `rule` is its message template ("value is %g"). */
+typedef struct ks_check_rule {
+    const char *rule;
+    uint64_t count;
+} ks_check_rule;
 
 typedef struct ks_check_report {
     uint64_t violations;
     char first[KS_CHECK_KEEP][256]; /* the first violations, one line each */
+    ks_check_rule rules[KS_CHECK_RULES]; /* violations per rule, in order of first appearance */
+    int nrules;
+    uint64_t rules_other;           /* violations of rules past KS_CHECK_RULES */
     uint64_t by_kind[KS_EV_KINDS];  /* events per ks_event_kind */
     uint64_t padding_reads;
     uint64_t atomic_collisions;     /* elements receiving more than one atomic add */
@@ -59,5 +69,12 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep);
  * out the calling lane or names lanes that did not take part; and every fault. Each line
  * names the thread as (x,y,z) of block (x,y,z) and the source line. */
 int ks_check_cu(const ks_trace *tr, ks_check_report *rep);
+
+/* Counts one violation of `rule` (its message template) in rep's per-rule summary; the
+ * checks' violation functions call it. */
+void ks_check_count_rule(ks_check_report *rep, const char *rule);
+/* A rule's template for people: a number's conversion becomes "N", a string's "X"
+ * ("value is %g" -> "value is N"). */
+void ks_check_rule_text(const char *rule, char *buf, size_t n);
 
 #endif

@@ -50,6 +50,7 @@ static void cu_violation(ks_check_report *rep, uint64_t i, const ks_event *e, co
 static void cu_violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
 {
     (void)i;
+    ks_check_count_rule(rep, fmt);
     if (rep->violations < KS_CHECK_KEEP) {
         char *line = rep->first[rep->violations];
         int n = 0;
