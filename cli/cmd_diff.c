@@ -134,16 +134,18 @@ static int against(const ks_trace *tr, const char *spec, double tol)
     printf("%s: %lld of %lld elements differ from %s; the first is %s = %.9g, reference %.9g\n", name, (long long)wrong,
            (long long)n, eq + 1, where, element(x, first), element(&ref, first));
     int writers = 0;
+    int64_t writer = -1;
     for (uint64_t e = 0; e < tr->nevents; ++e) {
         const ks_event *ev = &tr->events[e];
         if (ev->kind != KS_EV_WRITE || ev->tensor != t || ev->u.access.offset != first) continue;
+        if (writer < 0) writer = ev->index;
         if (writers++ < 5)
             printf("  written by work item %lld (block %u, thread %u, tap %u): %g%s\n", (long long)ev->index, ev->block,
                    ev->thread, ev->tap, ev->u.access.value, ev->flags & KS_FLAG_ATOMIC ? " (atomicAdd)" : "");
     }
     if (!writers) printf("  no recorded event writes it (never written, or its writer was not recorded)\n");
     else if (writers > 5) printf("  ... %d writes in all\n", writers);
-    printf("  kscope step %s --index N shows a work item\n", tr->path);
+    if (writer >= 0) printf("  kscope step %s --index %lld shows the first of them\n", tr->path, (long long)writer);
     ks_tensor_free(&ref);
     return KS_EXIT_VIOLATIONS;
 }

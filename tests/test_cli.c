@@ -386,7 +386,7 @@ START_TEST(diff_compares_work_items_and_outputs)
     ck_assert_int_eq(kscope("diff a.kst --against columns=ref.npy"), 1);
     out = slurp("out");
     ck_assert_msg(strstr(out, "1 of 756 elements differ") && strstr(out, "columns[0, 2, 16]") &&
-                      strstr(out, "written by work item 16"),
+                      strstr(out, "written by work item 16") && strstr(out, "step a.kst --index 16 shows"),
                   "%s", out);
 }
 END_TEST
