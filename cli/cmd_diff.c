@@ -47,7 +47,8 @@ static char *capture_work(const ks_trace *tr, const ks_event *e)
     return text;
 }
 
-/* Two blocks of text side by side, line by line. */
+/* Two blocks of text side by side, line by line; a line longer than COLUMN continues on
+ * the next rows of its own column, so the bar stays straight. */
 static void side_by_side(const char *left, const char *right)
 {
     const char *l = left ? left : "", *r = right ? right : "";
@@ -55,10 +56,15 @@ static void side_by_side(const char *left, const char *right)
     while (*r == '\n') ++r;
     while (*l || *r) {
         const char *le = strchr(l, '\n'), *re = strchr(r, '\n');
-        const int ln = le ? (int)(le - l) : (int)strlen(l), rn = re ? (int)(re - r) : (int)strlen(r);
-        printf("  %-*.*s | %.*s\n", COLUMN, ln, l, rn, r);
-        l += ln + (le != NULL);
-        r += rn + (re != NULL);
+        int ln = le ? (int)(le - l) : (int)strlen(l), rn = re ? (int)(re - r) : (int)strlen(r);
+        const char *lp = l, *rp = r;
+        do { /* COLUMN characters of each side a row */
+            const int lc = ln < COLUMN ? ln : COLUMN, rc = rn < COLUMN ? rn : COLUMN;
+            printf("  %-*.*s | %.*s\n", COLUMN, lc, lp, rc, rp);
+            lp += lc, ln -= lc, rp += rc, rn -= rc;
+        } while (ln > 0 || rn > 0);
+        l = le ? le + 1 : l + strlen(l);
+        r = re ? re + 1 : r + strlen(r);
     }
 }
 

@@ -356,7 +356,7 @@ START_TEST(deform_conv_backward_saves_every_gradient)
 END_TEST
 
 /* diff: the same work in another launch is equal (exit 0); other input values differ
- * (exit 1) and the first differing work item is shown side by side; different work is
+ * (exit 1) and the first differing work item is shown side by side, its bar straight; different work is
  * refused (exit 2); --against names the first wrong element and its writer */
 START_TEST(diff_compares_work_items_and_outputs)
 {
@@ -372,6 +372,17 @@ START_TEST(diff_compares_work_items_and_outputs)
     ck_assert_ptr_nonnull(strstr(out, "im2col.read_input"));
     ck_assert_ptr_nonnull(strstr(out, "work item 0: first difference at its event"));
     ck_assert_ptr_nonnull(strstr(out, "first differing event:"));
+    /* side by side, the bar stays in column 61 even where a line is longer than its column
+     * (the work item's first line is): long lines continue on the next row */
+    int rows = 0;
+    for (const char *line = out; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line)) {
+        const char *bar = strstr(line, " | "), *end = strchr(line, '\n');
+        if (!bar || (end && bar > end)) continue;
+        ck_assert_msg(bar - line == 60, "the bar is at column %d: %.*s", (int)(bar - line) + 1,
+                      end ? (int)(end - line) : 80, line);
+        rows++;
+    }
+    ck_assert_int_ge(rows, 6);
     ck_assert_int_eq(kscope("run im2col --channels 2 --input-size 6,7 --padding 0 --trace d.kst --quiet"), 0);
     ck_assert_int_eq(kscope("diff a.kst d.kst"), 2);
     ck_assert_ptr_nonnull(strstr(slurp("err"), "different tensors"));
