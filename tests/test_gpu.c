@@ -117,7 +117,7 @@ END_TEST
 
 /* The 3x3 stride-1 instance traced (random geometries hardly ever draw it), recording
  * everything, blocks 1-2 only, every third item, and nothing: a traced block whose
- * filter passes none of its items runs the plain body (KS_CUDA_WRAPPERS4_SKIP), and must
+ * filter passes none of its items runs the plain body (KS_KERNEL_FAST), and must
  * record nothing and compute the same. Only the 32-bit kernels: the 64-bit ones need
  * sizes past 2^30. */
 START_TEST(cuda_traced_unit3_and_filters_equal_simulator)

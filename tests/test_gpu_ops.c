@@ -144,7 +144,7 @@ END_TEST
 
 /* traced with a block range, and with nothing recorded: RoIAlign's traced blocks run the
  * traced body whatever the filter (its plain slots take 4 channels, its traced ones 1, so
- * it has no KS_CUDA_WRAPPERS4_SKIP); the events and outputs match the simulator's */
+ * it has no KS_KERNEL_FAST); the events and outputs match the simulator's */
 START_TEST(roi_align_cuda_filtered_equals_simulator)
 {
     for (int t = 0; t < 8; ++t) {

@@ -6,7 +6,8 @@
  * In C (the simulator): name_plain and name_traced, 64-bit indices. Under nvcc also
  * name_plain32, with 32-bit indices, for launches whose every size fits 2^30 (64-bit
  * division would dominate the cost), and with KS_BODY_TRACED32 defined name_traced32 too
- * (ks_traced32.h says why). KS_BODY is included once per variant with KS_IDX, KS_TRACED
+ * (a traced kernel whose filter records nothing cost twice the plain one with 64-bit
+ * index arithmetic). KS_BODY is included once per variant with KS_IDX, KS_TRACED
  * and KS_VARIANT set (see ks_probe.h); the body must not have include guards. No include
  * guard here either: a file may include it for several bodies.
  *

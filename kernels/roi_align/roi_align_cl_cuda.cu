@@ -16,8 +16,6 @@
  * avg; --forward slot: the slot kernel, cl: also on fixed grids) */
 #define KS_BODY "../roi_align/roi_align_cl_body.h"
 #include "../core/ks_variants.h"
-#define KS_BODY "../roi_align/roi_align_cl_body.h" /* for KS_CUDA_PLAIN_KERNEL (its traced32 unused) */
-#include "../core/ks_traced32.h"
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain32, ks_roi_align_args, __launch_bounds__(1024))
 KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain, ks_roi_align_args, __launch_bounds__(1024))
 /* blocks of at most KS_ROI_CL_MAX_THREADS (the launcher runs the slot kernel for larger
