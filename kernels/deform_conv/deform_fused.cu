@@ -281,7 +281,7 @@ extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, con
     if (prepare) {
         /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room for 256) */
         const int n = (int)(p->groups * ((Og + BM - 1) / BM) * BM * kk * Cg), blocks = (n + 255) / 256;
-        ks_deform_fused_weight_k<<<blocks < 4096 ? blocks : 4096, 256, 0, s>>>(weight, weight_t, n, BM, (int)Og,
+        ks_deform_fused_weight_k<<<(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(weight, weight_t, n, BM, (int)Og,
                                                                                   (int)Cg, (int)kk);
         int rc = ks_cuda_check_launch("deformable_fused_tf32 weight");
         if (rc) return rc;
