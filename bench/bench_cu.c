@@ -26,8 +26,18 @@ static double now(void)
 
 static double im2col_events_per_s(void)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 32, .height = 64, .width = 64, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1};
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 32,
+                          .height = 64,
+                          .width = 64,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1};
     ks_im2col_geom g;
     if (ks_im2col_geometry(&p, &g)) return 0;
     float *src = calloc((size_t)g.image_numel, 4), *dst = calloc((size_t)g.columns_numel, 4);
@@ -124,12 +134,14 @@ int main(int argc, char **argv)
         }
     remove(path);
     printf("simulator recording speed, one run, each row its best of 3 (events/s; goal: .cu rows >= 0.5 of im2col)\n");
-    printf("warm: event memory already mapped (the built-in's best of 3 reuses its heap); cold: first touch in the run\n");
+    printf(
+        "warm: event memory already mapped (the built-in's best of 3 reuses its heap); cold: first touch in the run\n");
     printf("%-44s %12s %12s %8s %12s %8s\n", "workload", "events", "warm ev/s", "ratio", "cold ev/s", "ratio");
     printf("%-44s %12s %12.3g %8.2f\n", "im2col traced every event (built-in)", "-", base, 1.0);
     printf("%-44s %12llu %12.3g %8.2f %12.3g %8.2f\n", small ? "vadd.cu 1M elements" : "vadd.cu 16M elements",
            (unsigned long long)ve, v[1], base > 0 ? v[1] / base : 0, v[0], base > 0 ? v[0] / base : 0);
-    printf("%-44s %12llu %12.3g %8.2f %12.3g %8.2f\n", small ? "transpose.cu 1024x1024 tiled" : "transpose.cu 4096x4096 tiled",
-           (unsigned long long)te, t[1], base > 0 ? t[1] / base : 0, t[0], base > 0 ? t[0] / base : 0);
+    printf("%-44s %12llu %12.3g %8.2f %12.3g %8.2f\n",
+           small ? "transpose.cu 1024x1024 tiled" : "transpose.cu 4096x4096 tiled", (unsigned long long)te, t[1],
+           base > 0 ? t[1] / base : 0, t[0], base > 0 ? t[0] / base : 0);
     return v[1] > 0 && t[1] > 0 ? 0 : 1;
 }

@@ -15,20 +15,20 @@
 #include "../kernels/core/ks_error.h"
 #include "../kernels/im2col/im2col_body.h"
 
-#define CK(x)                                                                           \
-    do {                                                                                \
-        cudaError_t e_ = (x);                                                           \
-        if (e_ != cudaSuccess) {                                                        \
-            fprintf(stderr, "bench_gpu: %s: %s\n", #x, cudaGetErrorString(e_));         \
-            exit(2);                                                                    \
-        }                                                                               \
+#define CK(x)                                                                   \
+    do {                                                                        \
+        cudaError_t e_ = (x);                                                   \
+        if (e_ != cudaSuccess) {                                                \
+            fprintf(stderr, "bench_gpu: %s: %s\n", #x, cudaGetErrorString(e_)); \
+            exit(2);                                                            \
+        }                                                                       \
     } while (0)
-#define KS(x)                                                                           \
-    do {                                                                                \
-        if ((x) != KS_OK) {                                                             \
-            fprintf(stderr, "bench_gpu: %s: %s\n", #x, ks_error_message());             \
-            exit(2);                                                                    \
-        }                                                                               \
+#define KS(x)                                                               \
+    do {                                                                    \
+        if ((x) != KS_OK) {                                                 \
+            fprintf(stderr, "bench_gpu: %s: %s\n", #x, ks_error_message()); \
+            exit(2);                                                        \
+        }                                                                   \
     } while (0)
 
 enum { REPS = 20, BATCH = 10 };
@@ -40,8 +40,8 @@ static int cmp(const void *a, const void *b)
 }
 
 /* which: 0 copy, 1 im2col, 2 col2im */
-static float time_ms(int which, const ks_im2col_params *p, float *img, float *cols, float *copy_dst,
-                     size_t copy_bytes, const ks_sink *sink)
+static float time_ms(int which, const ks_im2col_params *p, float *img, float *cols, float *copy_dst, size_t copy_bytes,
+                     const ks_sink *sink)
 {
     cudaEvent_t a, b;
     float t[REPS];
@@ -84,10 +84,10 @@ static void bench_size(const ks_im2col_params *p, int traced_full)
     const double bytes = (double)(img_b + col_b); /* each side once */
     const float t_copy = time_ms(0, p, img, cols, copy, col_b, NULL);
     const double copy_bw = 2.0 * col_b / (t_copy * 1e-3); /* read + write */
-    printf("\nN=%lld C=%lld %lldx%lld k%lldx%lld: image %.1f MB, columns %.1f MB; D2D copy of the columns %.3f ms = %.0f GB/s\n",
-           (long long)p->batch, (long long)p->channels, (long long)p->height, (long long)p->width,
-           (long long)p->kernel_h, (long long)p->kernel_w, img_b / 1e6, col_b / 1e6, t_copy,
-           copy_bw / 1e9);
+    printf(
+        "\nN=%lld C=%lld %lldx%lld k%lldx%lld: image %.1f MB, columns %.1f MB; D2D copy of the columns %.3f ms = %.0f GB/s\n",
+        (long long)p->batch, (long long)p->channels, (long long)p->height, (long long)p->width, (long long)p->kernel_h,
+        (long long)p->kernel_w, img_b / 1e6, col_b / 1e6, t_copy, copy_bw / 1e9);
     printf("%-8s %-26s %10s %10s %12s\n", "op", "variant", "ms", "GB/s", "vs copy/plain");
     ks_filter none = ks_filter_all();
     none.index_hi = 0;
@@ -124,12 +124,30 @@ int main(void)
     char name[128];
     KS(ks_cuda_device_name(name, sizeof name));
     printf("bench_gpu on %s, fp32, plain kernels at the default launch (512 threads, at most 2048 blocks)\n", name);
-    ks_im2col_params big = {.batch = 8, .channels = 64, .height = 128, .width = 128,
-                            .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1,
-                            .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1};
-    ks_im2col_params mid = {.batch = 1, .channels = 64, .height = 56, .width = 56,
-                            .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1,
-                            .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1};
+    ks_im2col_params big = {.batch = 8,
+                            .channels = 64,
+                            .height = 128,
+                            .width = 128,
+                            .kernel_h = 3,
+                            .kernel_w = 3,
+                            .pad_h = 1,
+                            .pad_w = 1,
+                            .stride_h = 1,
+                            .stride_w = 1,
+                            .dilation_h = 1,
+                            .dilation_w = 1};
+    ks_im2col_params mid = {.batch = 1,
+                            .channels = 64,
+                            .height = 56,
+                            .width = 56,
+                            .kernel_h = 3,
+                            .kernel_w = 3,
+                            .pad_h = 1,
+                            .pad_w = 1,
+                            .stride_h = 1,
+                            .stride_w = 1,
+                            .dilation_h = 1,
+                            .dilation_w = 1};
     /* KS_BENCH_GPU_SHAPE=big or =mid: that shape only (to profile one shape's launches) */
     const char *only = getenv("KS_BENCH_GPU_SHAPE");
     if (only && strcmp(only, "big") && strcmp(only, "mid")) {

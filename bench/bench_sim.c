@@ -17,8 +17,7 @@ static double now(void)
 }
 
 /* median of 5 runs, in seconds */
-static double time_run(int col2im, const ks_im2col_params *p, const float *src, float *dst,
-                       ks_filter *filter)
+static double time_run(int col2im, const ks_im2col_params *p, const float *src, float *dst, ks_filter *filter)
 {
     double t[5];
     ks_launch l = {0};
@@ -32,7 +31,11 @@ static double time_run(int col2im, const ks_im2col_params *p, const float *src, 
     }
     for (int i = 0; i < 5; ++i)
         for (int j = i + 1; j < 5; ++j)
-            if (t[j] < t[i]) { double x = t[i]; t[i] = t[j]; t[j] = x; }
+            if (t[j] < t[i]) {
+                double x = t[i];
+                t[i] = t[j];
+                t[j] = x;
+            }
     return t[2];
 }
 
@@ -40,8 +43,16 @@ static double time_run(int col2im, const ks_im2col_params *p, const float *src, 
  * elements per second, median of 5 */
 static void bench_roi(int64_t ratio)
 {
-    ks_roi_align_params p = {.batch = 2, .channels = 32, .height = 50, .width = 68, .num_rois = 300, .pooled_h = 7,
-                             .pooled_w = 7, .spatial_scale = 0.25f, .sampling_ratio = ratio, .aligned = 1,
+    ks_roi_align_params p = {.batch = 2,
+                             .channels = 32,
+                             .height = 50,
+                             .width = 68,
+                             .num_rois = 300,
+                             .pooled_h = 7,
+                             .pooled_w = 7,
+                             .spatial_scale = 0.25f,
+                             .sampling_ratio = ratio,
+                             .aligned = 1,
                              .pool_mode = KS_ROI_AVG};
     const int64_t in_n = 2 * 32 * 50 * 68, out_n = 300 * 32 * 49;
     float *in = malloc((size_t)in_n * 4), *rois = malloc(300 * 5 * 4), *out = malloc((size_t)out_n * 4);
@@ -68,7 +79,11 @@ static void bench_roi(int64_t ratio)
             }
             for (int i = 0; i < 5; ++i)
                 for (int j = i + 1; j < 5; ++j)
-                    if (t[j] < t[i]) { double x = t[i]; t[i] = t[j]; t[j] = x; }
+                    if (t[j] < t[i]) {
+                        double x = t[i];
+                        t[i] = t[j];
+                        t[j] = x;
+                    }
             printf("%-8s %-22s %14.3g\n", bwd ? "roi_bwd" : "roi_fwd",
                    traced ? (ratio ? "traced, sr2" : "traced, adaptive") : (ratio ? "plain, sr2" : "plain, adaptive"),
                    out_n / t[2]);
@@ -79,8 +94,17 @@ static void bench_roi(int64_t ratio)
 
 int main(void)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 32, .height = 64, .width = 64, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 32,
+                          .height = 64,
+                          .width = 64,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     ks_im2col_geom g;
     if (ks_im2col_geometry(&p, &g)) return 1;

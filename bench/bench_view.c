@@ -154,10 +154,10 @@ static int bench_one(const char *dir, int64_t channels, int frames_too)
         return 1;
     }
     double t_index = now() - t0;
-    printf("trace %lld events, %.0f MB (written in %.1f s)\n", (long long)tr.nevents,
-           (double)tr.map_size / 1e6, t_write);
-    printf("  open + first frame  %8.1f ms   read the file once %8.1f ms   ratio %.4f\n",
-           t_open * 1e3, t_read * 1e3, t_open / t_read);
+    printf("trace %lld events, %.0f MB (written in %.1f s)\n", (long long)tr.nevents, (double)tr.map_size / 1e6,
+           t_write);
+    printf("  open + first frame  %8.1f ms   read the file once %8.1f ms   ratio %.4f\n", t_open * 1e3, t_read * 1e3,
+           t_open / t_read);
     printf("  index build         %8.1f ms   (in the background; the window stays live)\n", t_index * 1e3);
     if (frames_too) {
         vw_state_set_index(&s, &idx);
@@ -169,8 +169,8 @@ static int bench_one(const char *dir, int64_t channels, int frames_too)
                 s.unit = VW_UNIT_THREAD;
             }
             frames f = run_frames(&d, &s, &L, 300, how);
-            printf("  %-27s mean %6.2f ms  p99 %6.2f ms  = %5.0f fps  (%.2f of the 16.7 ms budget)\n",
-                   names[how], f.mean * 1e3, f.p99 * 1e3, 1.0 / f.mean, f.p99 / (1.0 / 60));
+            printf("  %-27s mean %6.2f ms  p99 %6.2f ms  = %5.0f fps  (%.2f of the 16.7 ms budget)\n", names[how],
+                   f.mean * 1e3, f.p99 * 1e3, 1.0 / f.mean, f.p99 / (1.0 / 60));
         }
     }
     vw_index_free(&idx);
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
     int big = 0;
     for (int i = 1; i < argc; ++i) big |= !strcmp(argv[i], "--events-1g");
     printf("bench_view: headless 1280x800, software renderer\n");
-    if (bench_one(dir, 128, 1)) return 1; /* 128 * 4096 * 19 = 9.96 M events, 637 MB */
+    if (bench_one(dir, 128, 1)) return 1;        /* 128 * 4096 * 19 = 9.96 M events, 637 MB */
     if (big && bench_one(dir, 216, 0)) return 1; /* 16.8 M events, 1.08 GB */
     return 0;
 }

@@ -17,22 +17,21 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: kscope diff A.kst B.kst [--tol T] [--max N] [--summary]\n"
-            "       kscope diff A.kst [B.kst] --against NAME=REF.npy [--against ...] [--tol T]\n\n"
-            "Compares two traces of the same work (the same sites and tensor shapes: the same\n"
-            "operator on the same sizes, in another launch, on another device, or a variant of\n"
-            "the kernel), aligned by work item index: every read, sample, write and region of\n"
-            "each work item, in order - offsets and coordinates exactly, values, sample\n"
-            "coordinates and weights within --tol (relative, default 1e-5). Prints how many work\n"
-            "items differ, then the first --max (default 3) of them: both index decompositions\n"
-            "side by side and the first differing event.\n\n"
-            "  --summary        events compared and differing per site\n"
-            "  --against N=F    the trace's stored tensor N (A's) against F (same shape; float32,\n"
-            "                   int32 or int64): the first element off by more than --tol, and\n"
-            "                   the work items that wrote it\n\n"
-            "exit: 0 everything matches, 1 something differs, 2 bad input (unreadable files,\n"
-            "traces of different work, a reference of another shape)\n");
+    fprintf(out, "usage: kscope diff A.kst B.kst [--tol T] [--max N] [--summary]\n"
+                 "       kscope diff A.kst [B.kst] --against NAME=REF.npy [--against ...] [--tol T]\n\n"
+                 "Compares two traces of the same work (the same sites and tensor shapes: the same\n"
+                 "operator on the same sizes, in another launch, on another device, or a variant of\n"
+                 "the kernel), aligned by work item index: every read, sample, write and region of\n"
+                 "each work item, in order - offsets and coordinates exactly, values, sample\n"
+                 "coordinates and weights within --tol (relative, default 1e-5). Prints how many work\n"
+                 "items differ, then the first --max (default 3) of them: both index decompositions\n"
+                 "side by side and the first differing event.\n\n"
+                 "  --summary        events compared and differing per site\n"
+                 "  --against N=F    the trace's stored tensor N (A's) against F (same shape; float32,\n"
+                 "                   int32 or int64): the first element off by more than --tol, and\n"
+                 "                   the work items that wrote it\n\n"
+                 "exit: 0 everything matches, 1 something differs, 2 bad input (unreadable files,\n"
+                 "traces of different work, a reference of another shape)\n");
 }
 
 /* Everything fprintf'd into *text by fn(out, ...), as one string (caller frees). */
@@ -92,10 +91,7 @@ static void print_item(const ks_diff *d, const char *na, const char *nb, int64_t
     else printf("  (no event: the work item ends here)\n");
 }
 
-static double element(const ks_tensor *t, int64_t i)
-{
-    return ks_tensor_value(t, i);
-}
+static double element(const ks_tensor *t, int64_t i) { return ks_tensor_value(t, i); }
 
 /* A's tensor NAME against REF.npy: 0 equal, 1 differs, 2 bad input. */
 static int against(const ks_trace *tr, const char *spec, double tol)
@@ -219,9 +215,11 @@ int ks_cmd_diff(int argc, char **argv)
                     printf("  %-32s %12llu %12llu\n", a.sites[s].name, (unsigned long long)d.site_events[s],
                            (unsigned long long)d.site_differing[s]);
             }
-            for (int k = 0; k < d.nfirst && k < max_items; ++k) print_item(&d, files[0], files[1], d.first[k], d.first_event[k]);
+            for (int k = 0; k < d.nfirst && k < max_items; ++k)
+                print_item(&d, files[0], files[1], d.first[k], d.first_event[k]);
             if (d.differing > (uint64_t)max_items && max_items > 0)
-                printf("\n... %llu more (--max N lists more)\n", (unsigned long long)(d.differing - (uint64_t)max_items));
+                printf("\n... %llu more (--max N lists more)\n",
+                       (unsigned long long)(d.differing - (uint64_t)max_items));
             if (d.differing && rc == KS_EXIT_OK) rc = KS_EXIT_VIOLATIONS;
             ks_diff_free(&d);
         }

@@ -14,35 +14,34 @@
 #include "../viewer/vw_app.h"
 #endif
 
-static const char *usage =
-    "usage: kscope lesson NAME|FILE [--auto]\n"
-    "       kscope lesson NAME|FILE --view [--size WxH] [--text-size PX] [--keys SCRIPT]\n"
-    "       kscope lesson NAME|FILE --frames DIR [--size WxH] [--text-size PX]\n"
-    "       kscope lesson NAME|FILE --gif OUT.gif [--size WxH] [--text-size PX] [--delay MS]\n"
-    "       kscope lesson --list\n"
-    "       kscope lesson --check [FILE|NAME]...\n\n"
-    "Plays a lesson: a walk through a kernel, step by step, with narration that quotes the\n"
-    "trace, drawings of the small tensors with the focused cells marked, and questions.\n"
-    "NAME is a lesson of the lesson folder by file name (02-im2col), number (02) or name\n"
-    "(im2col); FILE is any lesson file. docs/lessons.md tells how to write one.\n"
-    "  (no flag)       in the terminal; questions are answered on stdin (a wrong answer\n"
-    "                  gets the explanation and a second try); at a terminal it waits for\n"
-    "                  Enter between steps (b goes back, q quits)\n"
-    "  --auto          answer every question correctly and never wait (what CI runs)\n"
-    "  --view          in the viewer window: PageDown / PageUp step, A shows the answer\n"
-    "  --frames DIR    render every step to DIR/step-01.png ... (and step-NN-answer.png\n"
-    "                  for a question), no display needed: slides for a class\n"
-    "  --gif OUT.gif   the same slides as one animated GIF that loops (needs a build with\n"
-    "                  giflib)\n"
-    "  --delay MS      how long each GIF slide shows (default 4000, 10 to 60000)\n"
-    "  --size WxH      viewer window or slide size (default 1280x960)\n"
-    "  --text-size PX  text height in pixels per em (default: from the size, 30 at\n"
-    "                  1920x1080 and in proportion below, at least 12; 8 to 96)\n"
-    "  --keys SCRIPT   keys for the viewer, as in kscope view (PageDown,PageDown,A,S,Q)\n"
-    "  --list          the lessons with their level and title\n"
-    "  --check         check lessons against their traces (every lesson when none is\n"
-    "                  named): focus, templates, stated answers. Exit 1 on a problem.\n"
-    "The lesson folder is $KSCOPE_LESSONS, else the one this build was configured with.\n";
+static const char *usage = "usage: kscope lesson NAME|FILE [--auto]\n"
+                           "       kscope lesson NAME|FILE --view [--size WxH] [--text-size PX] [--keys SCRIPT]\n"
+                           "       kscope lesson NAME|FILE --frames DIR [--size WxH] [--text-size PX]\n"
+                           "       kscope lesson NAME|FILE --gif OUT.gif [--size WxH] [--text-size PX] [--delay MS]\n"
+                           "       kscope lesson --list\n"
+                           "       kscope lesson --check [FILE|NAME]...\n\n"
+                           "Plays a lesson: a walk through a kernel, step by step, with narration that quotes the\n"
+                           "trace, drawings of the small tensors with the focused cells marked, and questions.\n"
+                           "NAME is a lesson of the lesson folder by file name (02-im2col), number (02) or name\n"
+                           "(im2col); FILE is any lesson file. docs/lessons.md tells how to write one.\n"
+                           "  (no flag)       in the terminal; questions are answered on stdin (a wrong answer\n"
+                           "                  gets the explanation and a second try); at a terminal it waits for\n"
+                           "                  Enter between steps (b goes back, q quits)\n"
+                           "  --auto          answer every question correctly and never wait (what CI runs)\n"
+                           "  --view          in the viewer window: PageDown / PageUp step, A shows the answer\n"
+                           "  --frames DIR    render every step to DIR/step-01.png ... (and step-NN-answer.png\n"
+                           "                  for a question), no display needed: slides for a class\n"
+                           "  --gif OUT.gif   the same slides as one animated GIF that loops (needs a build with\n"
+                           "                  giflib)\n"
+                           "  --delay MS      how long each GIF slide shows (default 4000, 10 to 60000)\n"
+                           "  --size WxH      viewer window or slide size (default 1280x960)\n"
+                           "  --text-size PX  text height in pixels per em (default: from the size, 30 at\n"
+                           "                  1920x1080 and in proportion below, at least 12; 8 to 96)\n"
+                           "  --keys SCRIPT   keys for the viewer, as in kscope view (PageDown,PageDown,A,S,Q)\n"
+                           "  --list          the lessons with their level and title\n"
+                           "  --check         check lessons against their traces (every lesson when none is\n"
+                           "                  named): focus, templates, stated answers. Exit 1 on a problem.\n"
+                           "The lesson folder is $KSCOPE_LESSONS, else the one this build was configured with.\n";
 
 /* Loads, runs and checks one lesson. 0 when it is good; problems go to rep. */
 static int open_lesson(const char *path, ls_lesson *L, ls_session *S, ls_report *rep)
@@ -90,8 +89,8 @@ static int cmd_list(void)
         if (ls_load(&L, paths[i], &quiet)) {
             printf("  %-22.*s (broken: kscope lesson --check %s)\n", (int)(strlen(base) - 5), base, paths[i]);
         } else {
-            printf("  %-22.*s %-12s %s  (%d steps, %d questions)\n", (int)(strlen(base) - 5), base, L.level,
-                   L.title, L.nsteps, count_questions(&L));
+            printf("  %-22.*s %-12s %s  (%d steps, %d questions)\n", (int)(strlen(base) - 5), base, L.level, L.title,
+                   L.nsteps, count_questions(&L));
         }
         ls_free(&L);
     }
@@ -104,8 +103,7 @@ static int cmd_check(int argc, char **argv, int first)
     int n = 0, bad = 0;
     for (int i = first; i < argc && n < 128; ++i)
         if (resolve(argv[i], paths[n++], 4096)) return KS_EXIT_ERROR;
-    if (n == 0 && (n = ls_list(paths, 128)) <= 0)
-        return ks_cli_error("lesson", "no lessons in %s", ls_dir());
+    if (n == 0 && (n = ls_list(paths, 128)) <= 0) return ks_cli_error("lesson", "no lessons in %s", ls_dir());
     for (int i = 0; i < n; ++i) {
         static ls_lesson L;
         static ls_session S;
@@ -178,17 +176,21 @@ int ks_cmd_lesson(int argc, char **argv)
     if (gif && (view || frames)) return ks_cli_error("lesson", "--gif and %s: pick one", view ? "--view" : "--frames");
     if ((keys || size) && !view && !frames && !gif)
         return ks_cli_error("lesson", "--keys and --size go with --view or --frames or --gif");
-    if (text_size && !view && !frames && !gif) return ks_cli_error("lesson", "--text-size goes with --view, --frames or --gif");
+    if (text_size && !view && !frames && !gif)
+        return ks_cli_error("lesson", "--text-size goes with --view, --frames or --gif");
     if (delay_given && !gif) return ks_cli_error("lesson", "--delay goes with --gif");
     char path[4096];
     if (resolve(name, path, sizeof path)) return KS_EXIT_ERROR;
     /* the outputs, before the lesson runs: writable, and not the lesson itself */
     if (gif && ks_out_check(gif)) return ks_cli_error("lesson", "%s", ks_error_message());
-    if (gif && ks_same_path(gif, path)) return ks_cli_error("lesson", "--gif %s would replace the lesson %s", gif, path);
+    if (gif && ks_same_path(gif, path))
+        return ks_cli_error("lesson", "--gif %s would replace the lesson %s", gif, path);
     if (frames && ks_out_dir_check(frames)) return ks_cli_error("lesson", "%s", ks_error_message());
     static ls_lesson L;
     static ls_session S;
-    ls_report rep = {.out = stderr, .file = path, .count = 0,
+    ls_report rep = {.out = stderr,
+                     .file = path,
+                     .count = 0,
                      .first_only = 1}; /* one line: the first problem (--check lists all) */
     if (open_lesson(path, &L, &S, &rep)) return KS_EXIT_ERROR;
     int rc = KS_EXIT_OK;
@@ -219,8 +221,10 @@ int ks_cmd_lesson(int argc, char **argv)
     } else {
         int pause = !auto_answer && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
         if (ls_play_text(&S, stdin, stdout, auto_answer, pause))
-            rc = ks_cli_error("lesson", "stdin ended before an answer (kscope lesson %s --auto answers "
-                              "by itself)", name);
+            rc = ks_cli_error("lesson",
+                              "stdin ended before an answer (kscope lesson %s --auto answers "
+                              "by itself)",
+                              name);
     }
 #ifdef KS_HAVE_VIEWER
 out:

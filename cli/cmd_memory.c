@@ -26,16 +26,17 @@ static void usage(FILE *out)
 
 static void print_json(const ks_trace *tr, const ks_mem_report *rep, int worst)
 {
-    printf("{\"trace\": \"%s\", \"op\": \"%s\", \"threads_per_block\": %d, \"sites\": [", tr->path, tr->op, tr->threads);
+    printf("{\"trace\": \"%s\", \"op\": \"%s\", \"threads_per_block\": %d, \"sites\": [", tr->path, tr->op,
+           tr->threads);
     for (int i = 0; i < rep->nsites; ++i) {
         const ks_mem_site *s = &rep->sites[i];
         const ks_site *d = &tr->sites[s->site];
         printf("%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"tensor\": \"%s\", \"atomic\": %s, \"requests\": %llu, "
                "\"accesses\": %llu, \"sectors\": %llu, \"ideal_sectors\": %llu, \"lines\": %llu, \"efficiency\": %.6f, "
                "\"worst\": [",
-               i ? "," : "", d->name, ks_event_kind_name(d->kind), tr->tensors[d->tensor].name, s->atomic ? "true" : "false",
-               (unsigned long long)s->requests, (unsigned long long)s->accesses, (unsigned long long)s->sectors,
-               (unsigned long long)s->ideal, (unsigned long long)s->lines,
+               i ? "," : "", d->name, ks_event_kind_name(d->kind), tr->tensors[d->tensor].name,
+               s->atomic ? "true" : "false", (unsigned long long)s->requests, (unsigned long long)s->accesses,
+               (unsigned long long)s->sectors, (unsigned long long)s->ideal, (unsigned long long)s->lines,
                s->sectors ? (double)s->ideal / (double)s->sectors : 1.0);
         for (int w = 0; w < s->nworst && w < worst; ++w) {
             const ks_mem_request *r = &s->worst[w];
@@ -59,9 +60,10 @@ static void print_table(const ks_trace *tr, const ks_mem_report *rep, int worst)
         const ks_site *d = &tr->sites[s->site];
         char kind[16];
         snprintf(kind, sizeof kind, "%s", s->atomic ? "atomic" : ks_event_kind_name(d->kind));
-        printf("  %-30s %-6s %10llu %9.1f %10llu %10llu %8.2f %9.0f%%\n", d->name, kind, (unsigned long long)s->requests,
-               (double)s->accesses / (double)s->requests, (unsigned long long)s->sectors, (unsigned long long)s->ideal,
-               (double)s->sectors / (double)s->requests, 100.0 * (double)s->ideal / (double)s->sectors);
+        printf("  %-30s %-6s %10llu %9.1f %10llu %10llu %8.2f %9.0f%%\n", d->name, kind,
+               (unsigned long long)s->requests, (double)s->accesses / (double)s->requests,
+               (unsigned long long)s->sectors, (unsigned long long)s->ideal, (double)s->sectors / (double)s->requests,
+               100.0 * (double)s->ideal / (double)s->sectors);
     }
     for (int i = 0; i < rep->nsites && worst > 0; ++i) {
         const ks_mem_site *s = &rep->sites[i];
@@ -70,9 +72,9 @@ static void print_table(const ks_trace *tr, const ks_mem_report *rep, int worst)
             const ks_mem_request *r = &s->worst[w];
             printf("    block %u warp %u (threads %u..%u) iteration %u tap %u%s: %u lanes, %u sectors (ideal %u)\n",
                    r->block, r->warp, r->warp * 32, r->warp * 32 + 31, r->iter, r->tap,
-                   tr->sites[s->site].kind == KS_EV_SAMPLE ? (const char *[]){" corner 00", " corner 01", " corner 10",
-                                                                              " corner 11"}[r->corner]
-                                                            : "",
+                   tr->sites[s->site].kind == KS_EV_SAMPLE
+                       ? (const char *[]){" corner 00", " corner 01", " corner 10", " corner 11"}[r->corner]
+                       : "",
                    r->lanes, r->sectors, r->ideal);
         }
     }

@@ -51,8 +51,11 @@ static int list(void)
     printf("puzzles (kscope puzzle --init DIR copies their stubs; kscope puzzle NAME grades one):\n");
     for (int i = 0; i < n; ++i) {
         char launch[48];
-        if (s[i].grid[1] == 1 && s[i].block[1] == 1) snprintf(launch, sizeof launch, "<<<%u, %u>>>", s[i].grid[0], s[i].block[0]);
-        else snprintf(launch, sizeof launch, "<<<(%u,%u), (%u,%u)>>>", s[i].grid[0], s[i].grid[1], s[i].block[0], s[i].block[1]);
+        if (s[i].grid[1] == 1 && s[i].block[1] == 1)
+            snprintf(launch, sizeof launch, "<<<%u, %u>>>", s[i].grid[0], s[i].block[0]);
+        else
+            snprintf(launch, sizeof launch, "<<<(%u,%u), (%u,%u)>>>", s[i].grid[0], s[i].grid[1], s[i].block[0],
+                     s[i].block[1]);
         printf("  %2d %-11s %-62s %-20s %s%s\n", i + 1, s[i].name, s[i].title, launch, s[i].teaches,
                s[i].shared ? " [shared]" : "");
     }
@@ -336,7 +339,8 @@ int ks_cmd_puzzle(int argc, char **argv)
         } else if ((m = ks_flag(argc, argv, &i, "trace", &v)) != 0) {
             if (m < 0) return ks_cli_error("puzzle", "--trace needs a file");
             trace = v;
-        } else if (argv[i][0] == '-') return ks_cli_error("puzzle", "unknown argument '%s' (kscope puzzle --help)", argv[i]);
+        } else if (argv[i][0] == '-')
+            return ks_cli_error("puzzle", "unknown argument '%s' (kscope puzzle --help)", argv[i]);
         else if (!name) name = argv[i];
         else if (!file) file = argv[i];
         else return ks_cli_error("puzzle", "one puzzle and one file at most (got '%s')", argv[i]);
@@ -348,7 +352,7 @@ int ks_cmd_puzzle(int argc, char **argv)
     if (!name) return ks_cli_error("puzzle", "name a puzzle (kscope puzzle --list), or --init DIR");
     const pz_spec *s = pz_find(name);
     if (!s) return ks_cli_error("puzzle", "no puzzle '%s' (kscope puzzle --list names them)", name);
-    if (want_solution) return file || trace || view ? ks_cli_error("puzzle", "--solution takes only a puzzle name")
-                                                     : solution(&p, s);
+    if (want_solution)
+        return file || trace || view ? ks_cli_error("puzzle", "--solution takes only a puzzle name") : solution(&p, s);
     return grade(s, file, trace, view);
 }

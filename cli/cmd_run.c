@@ -41,8 +41,7 @@ static void print_op(FILE *out, const ks_op *op)
                 snprintf(def, sizeof def, "auto");
             else if (p->axes == 2 || (p->axes == 3 && p->def[1] != p->def[0]))
                 snprintf(def, sizeof def, "%lld,%lld", (long long)p->def[0], (long long)p->def[1]);
-            else
-                snprintf(def, sizeof def, "%lld", (long long)p->def[0]);
+            else snprintf(def, sizeof def, "%lld", (long long)p->def[0]);
             snprintf(range, sizeof range, " (>= %lld)", (long long)p->min);
         }
         fprintf(out, "  %-18s %-8s %s%s\n", flag, def, p->help, range);
@@ -55,8 +54,8 @@ static void print_op(FILE *out, const ks_op *op)
     }
     fprintf(out, "\ntensors:\n");
     for (int i = 0; i < op->ntensors; ++i)
-        fprintf(out, "  %-17s %-7s %s\n", op->tensors[i].name,
-                op->tensors[i].output ? "output" : "input", op->tensors[i].shape);
+        fprintf(out, "  %-17s %-7s %s\n", op->tensors[i].name, op->tensors[i].output ? "output" : "input",
+                op->tensors[i].shape);
     if (op->nkernels) { /* each row's reference launch; --threads / --block-cap set all of them */
         fprintf(out, "\nkernels (--trace-kernel NAME; --threads and --block-cap apply to each):\n");
         for (int k = 0; k < op->nkernels; ++k) {
@@ -73,10 +72,8 @@ static void print_op(FILE *out, const ks_op *op)
         return;
     }
     fprintf(out, "\nlaunch default: %d threads per block, ", op->default_threads);
-    if (op->default_block_cap > 0)
-        fprintf(out, "at most %lld blocks\n", (long long)op->default_block_cap);
-    else
-        fprintf(out, "no block cap\n");
+    if (op->default_block_cap > 0) fprintf(out, "at most %lld blocks\n", (long long)op->default_block_cap);
+    else fprintf(out, "no block cap\n");
 }
 
 int ks_cmd_list(int argc, char **argv)
@@ -94,8 +91,7 @@ int ks_cmd_list(int argc, char **argv)
         return KS_EXIT_OK;
     }
     printf("operators (kscope list OP for parameters and tensors):\n");
-    for (int i = 0; i < ks_op_count(); ++i)
-        printf("  %-10s %s\n", ks_op_at(i)->name, ks_op_at(i)->summary);
+    for (int i = 0; i < ks_op_count(); ++i) printf("  %-10s %s\n", ks_op_at(i)->name, ks_op_at(i)->summary);
     return KS_EXIT_OK;
 }
 
@@ -184,15 +180,16 @@ static int load_input(const ks_op *op, ks_run *r, const char *spec, const char *
     snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
     int t = ks_op_tensor(op, name);
     if (t < 0 || (op->tensors[t].output && !op->tensors[t].may_give))
-        return ks_cli_error(ctx, "--in %s: %s has no input tensor '%s' (kscope list %s)", name,
-                            op->name, name, op->name);
+        return ks_cli_error(ctx, "--in %s: %s has no input tensor '%s' (kscope list %s)", name, op->name, name,
+                            op->name);
     if (r->tensor[t].data) return ks_cli_error(ctx, "--in %s given twice", name);
     if (ks_npy_read(eq + 1, &r->tensor[t])) return ks_cli_error(ctx, "%s", ks_error_message());
     snprintf(r->tensor[t].name, KS_NAME_LEN, "%s", name);
     if (r->tensor[t].dtype != (ks_dtype)op->tensors[t].dtype) {
         const char *got = ks_dtype_long_name(r->tensor[t].dtype);
         ks_tensor_free(&r->tensor[t]);
-        return ks_cli_error(ctx, "%s: %s must be %s, not %s", eq + 1, name, ks_dtype_long_name((ks_dtype)op->tensors[t].dtype), got);
+        return ks_cli_error(ctx, "%s: %s must be %s, not %s", eq + 1, name,
+                            ks_dtype_long_name((ks_dtype)op->tensors[t].dtype), got);
     }
     return KS_EXIT_OK;
 }
@@ -202,7 +199,8 @@ static int load_image(const ks_op *op, ks_run *r, const char *path, const char *
 {
     int64_t hw[2] = {0, 0};
     int t = ks_op_tensor(op, "input");
-    if (t < 0 || (op->tensors[t].output && !op->tensors[t].may_give)) return ks_cli_error(ctx, "--image: %s has no input tensor 'input'", op->name);
+    if (t < 0 || (op->tensors[t].output && !op->tensors[t].may_give))
+        return ks_cli_error(ctx, "--image: %s has no input tensor 'input'", op->name);
     if (r->tensor[t].data) return ks_cli_error(ctx, "--image and --in input both give the input");
     if (size && (ks_parse_values(size, 2, hw) || hw[0] < 1 || hw[1] < 1))
         return ks_cli_error(ctx, "--image-size must be H,W >= 1 (got '%s')", size);
@@ -216,9 +214,8 @@ typedef struct run_inputs {
     int n;
 } run_inputs;
 
-static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
-                           const char **save, const char **trace, ks_filter *filter,
-                           int *filter_given, int *quiet, unsigned long long *trace_limit,
+static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv, const char **save, const char **trace,
+                           ks_filter *filter, int *filter_given, int *quiet, unsigned long long *trace_limit,
                            int *limit_given, run_inputs *in, const char *ctx)
 {
     const char *image = NULL, *image_size = NULL;
@@ -256,10 +253,9 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             matched = 1;
         }
         if (matched) continue;
-        static const char *const valued[] = {"in",        "save",    "device", "trace",
-                                             "filter",    "threads", "block-cap", "pattern",
-                                             "seed",      "image",   "image-size", "trace-limit",
-                                             "trace-kernel"};
+        static const char *const valued[] = {"in",         "save",        "device",      "trace", "filter",
+                                             "threads",    "block-cap",   "pattern",     "seed",  "image",
+                                             "image-size", "trace-limit", "trace-kernel"};
         int which = -1;
         for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; ++k) {
             m = ks_flag(argc, argv, &i, valued[k], &v);
@@ -315,8 +311,7 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
             if (!op->nkernels) return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
             if (ks_run_set(r, "trace-kernel", v)) return ks_cli_error(ctx, "%s", ks_error_message());
             break;
-        default:
-            return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
+        default: return ks_cli_error(ctx, "unknown flag '%s' (kscope run %s --help)", argv[i], op->name);
         }
     }
     if (image_size && !image) return ks_cli_error(ctx, "--image-size needs --image");
@@ -328,8 +323,7 @@ static int parse_run_flags(const ks_op *op, ks_run *r, int argc, char **argv,
  * exists), and none of them is another output or an input (--trace D/x.npy --save D
  * used to lose the trace; --trace or --save over an --in file replaced it). Every
  * output the operator has counts, written in this mode or not. */
-static int check_outputs(const ks_op *op, const char *trace, const char *save, const run_inputs *in,
-                         const char *ctx)
+static int check_outputs(const ks_op *op, const char *trace, const char *save, const run_inputs *in, const char *ctx)
 {
     char path[4400];
     if (trace && ks_out_check(trace)) return ks_cli_error(ctx, "%s", ks_error_message());
@@ -347,8 +341,8 @@ static int check_outputs(const ks_op *op, const char *trace, const char *save, c
                                 op->tensors[t].name);
         for (int i = 0; i < in->n; ++i)
             if (ks_same_path(path, in->path[i]))
-                return ks_cli_error(ctx, "--save %s would replace the input %s with the output %s", save,
-                                    in->path[i], op->tensors[t].name);
+                return ks_cli_error(ctx, "--save %s would replace the input %s with the output %s", save, in->path[i],
+                                    op->tensors[t].name);
     }
     return KS_EXIT_OK;
 }
@@ -384,8 +378,8 @@ static int run_op(const ks_op *op, int argc, char **argv)
     unsigned long long trace_limit = KS_TRACE_LIMIT_DEFAULT * sizeof(ks_event);
     run_inputs in = {.n = 0};
     ks_run_init(&r, op);
-    rc = parse_run_flags(op, &r, argc, argv, &save, &trace, &filter, &filter_given, &quiet, &trace_limit,
-                         &limit_given, &in, ctx);
+    rc = parse_run_flags(op, &r, argc, argv, &save, &trace, &filter, &filter_given, &quiet, &trace_limit, &limit_given,
+                         &in, ctx);
     if (rc) {
         ks_run_free(&r);
         return rc < 0 ? KS_EXIT_OK : rc;
@@ -393,7 +387,9 @@ static int run_op(const ks_op *op, int argc, char **argv)
     if ((filter_given || r.schedule || limit_given) && !trace) {
         ks_run_free(&r);
         return ks_cli_error(ctx, "%s needs --trace FILE.kst",
-                            filter_given ? "--filter" : r.schedule ? "--schedule" : "--trace-limit");
+                            filter_given ? "--filter"
+                            : r.schedule ? "--schedule"
+                                         : "--trace-limit");
     }
     if ((rc = check_outputs(op, trace, save, &in, ctx))) {
         ks_run_free(&r);
@@ -418,8 +414,9 @@ static int run_op(const ks_op *op, int argc, char **argv)
     }
     /* a trace that lost events says so, --quiet or not */
     if (trace && ks_sink_dropped(r.sink))
-        fprintf(stderr, "kscope: %s: the trace kept %llu events and dropped %llu (--trace-limit %llu bytes: %llu events "
-                        "of %d bytes); record fewer with --filter or raise --trace-limit\n",
+        fprintf(stderr,
+                "kscope: %s: the trace kept %llu events and dropped %llu (--trace-limit %llu bytes: %llu events "
+                "of %d bytes); record fewer with --filter or raise --trace-limit\n",
                 ctx, ks_sink_count(r.sink), ks_sink_dropped(r.sink), trace_limit,
                 trace_limit / (unsigned long long)sizeof(ks_event), (int)sizeof(ks_event));
     if (!quiet) {
@@ -431,8 +428,7 @@ static int run_op(const ks_op *op, int argc, char **argv)
                 printf("  %-7s %-12s %s\n", op->tensors[i].output ? "output" : "input", r.tensor[i].name,
                        ks_shape_str(r.tensor[i].ndim, r.tensor[i].shape, shape, sizeof shape));
         if (trace)
-            printf("trace: %s (%llu events, %llu dropped)\n", trace, ks_sink_count(r.sink),
-                   ks_sink_dropped(r.sink));
+            printf("trace: %s (%llu events, %llu dropped)\n", trace, ks_sink_count(r.sink), ks_sink_dropped(r.sink));
         if (save) printf("outputs saved in %s/\n", save);
     }
 out:

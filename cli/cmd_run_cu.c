@@ -128,14 +128,17 @@ static int run(ks_cu_exec *e, ks_cu_build_opts *bo, const char *trace, const cha
         }
     }
     for (int i = 0; i < e->nbufs; ++i)
-        if (e->bufs[i].text[0] == '@' && ((trace && same_file(e->bufs[i].text + 1, trace)) || !strcmp(e->bufs[i].text + 1, bo->file)))
+        if (e->bufs[i].text[0] == '@' &&
+            ((trace && same_file(e->bufs[i].text + 1, trace)) || !strcmp(e->bufs[i].text + 1, bo->file)))
             return ks_cli_error("run", "--arg %s: %s is also an output", e->bufs[i].param, e->bufs[i].text + 1);
-    if (trace && same_file(trace, bo->file)) return ks_cli_error("run", "--trace %s would replace the source file", trace);
+    if (trace && same_file(trace, bo->file))
+        return ks_cli_error("run", "--trace %s would replace the source file", trace);
     if (ks_cu_build_run(&e->build, bo)) return ks_cli_error("run", "%s", ks_error_message());
     if (ks_cu_exec_run(e)) return ks_cli_error("run", "%s", ks_error_message());
     if (e->exit_status == 2) return ks_cli_error("run", "%s: %s", bo->file, e->ctl->error);
     if (ks_cu_trace_make(e, &tr)) return ks_cli_error("run", "%s", ks_error_message());
-    ks_cu_build_free(&e->build); /* the compiled kernel served its lines: the folder goes before any output is written */
+    ks_cu_build_free(
+        &e->build); /* the compiled kernel served its lines: the folder goes before any output is written */
     if ((trace || save) && write_outputs(e, &tr, trace, save)) return ks_cli_error("run", "%s", ks_error_message());
     char fault[600];
     ks_cu_fault_line(e, &tr, fault, sizeof fault);
@@ -146,14 +149,18 @@ static int run(ks_cu_exec *e, ks_cu_build_opts *bo, const char *trace, const cha
         char shape[96];
         for (int i = 0; i < e->nbufs; ++i)
             printf("  %-6s %-12s %s %s\n", tr.roles[i] == KS_ROLE_OUTPUT ? "output" : "input", e->bufs[i].param,
-                   ks_dtype_name(e->bufs[i].t.dtype), ks_shape_str(e->bufs[i].t.ndim, e->bufs[i].t.shape, shape, sizeof shape));
-        if (trace) printf("trace: %s (%llu events, %llu dropped)\n", trace, (unsigned long long)tr.nevents,
-                          (unsigned long long)tr.dropped);
+                   ks_dtype_name(e->bufs[i].t.dtype),
+                   ks_shape_str(e->bufs[i].t.ndim, e->bufs[i].t.shape, shape, sizeof shape));
+        if (trace)
+            printf("trace: %s (%llu events, %llu dropped)\n", trace, (unsigned long long)tr.nevents,
+                   (unsigned long long)tr.dropped);
         if (save) printf("outputs saved in %s/\n", save);
     }
     if (tr.dropped && trace)
-        fprintf(stderr, "kscope: run: the trace kept %llu events and dropped %llu; record fewer with --filter or raise --trace-limit\n",
-                (unsigned long long)tr.nevents, (unsigned long long)tr.dropped);
+        fprintf(
+            stderr,
+            "kscope: run: the trace kept %llu events and dropped %llu; record fewer with --filter or raise --trace-limit\n",
+            (unsigned long long)tr.nevents, (unsigned long long)tr.dropped);
     if (e->ctl->fault) {
         fprintf(stderr, "kscope: run: %s: %s%s\n", bo->file, fault,
                 trace ? "; the trace holds the run up to there" : "");
@@ -204,8 +211,8 @@ int ks_cmd_run_cu(int argc, char **argv)
             else bo.includes[bo.nincludes++] = v;
             continue;
         }
-        static const char *const valued[] = {"kernel", "grid", "block", "shared", "arg", "trace",
-                                             "save", "filter", "time-limit", "trace-limit"};
+        static const char *const valued[] = {"kernel", "grid", "block",  "shared",     "arg",
+                                             "trace",  "save", "filter", "time-limit", "trace-limit"};
         int which = -1;
         for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; ++k) {
             m = ks_flag(argc, argv, &i, valued[k], &v);
@@ -266,9 +273,7 @@ int ks_cmd_run_cu(int argc, char **argv)
             }
             e.trace_limit = bytes / sizeof(ks_event);
             break;
-        default:
-            rc = ks_cli_error("run", "unknown flag '%s' (kscope run FILE.cu --help)", argv[i]);
-            goto out;
+        default: rc = ks_cli_error("run", "unknown flag '%s' (kscope run FILE.cu --help)", argv[i]); goto out;
         }
     }
     static const uint32_t gmax[3] = {2147483647u, 65535u, 65535u}, bmax[3] = {1024u, 1024u, 64u};
@@ -288,7 +293,8 @@ int ks_cmd_run_cu(int argc, char **argv)
     }
     const double total = (double)e.grid[0] * e.grid[1] * e.grid[2] * e.block[0] * e.block[1] * e.block[2];
     if (total > 9007199254740992.0) { /* 2^53: a trace's work_items */
-        rc = ks_cli_error("run", "--grid %s --block %s makes %.3g threads; kscope simulates at most 2^53", grid, block, total);
+        rc = ks_cli_error("run", "--grid %s --block %s makes %.3g threads; kscope simulates at most 2^53", grid, block,
+                          total);
         goto out;
     }
     if (filter_given && !trace) {

@@ -21,8 +21,7 @@ static int wants_help(int argc, char **argv)
 /* Opens argv[1] as a trace, or reports why not. */
 static int open_trace(const char *cmd, int argc, char **argv, ks_trace *tr)
 {
-    if (argc < 2 || argv[1][0] == '-')
-        return ks_cli_error(cmd, "needs a trace file (kscope %s --help)", cmd);
+    if (argc < 2 || argv[1][0] == '-') return ks_cli_error(cmd, "needs a trace file (kscope %s --help)", cmd);
     if (ks_trace_open(argv[1], tr)) return ks_cli_error(cmd, "%s", ks_error_message());
     return KS_EXIT_OK;
 }
@@ -59,23 +58,20 @@ int ks_cmd_info(int argc, char **argv)
     printf("trace:    %s\n", argv[1]);
     printf("operator: %s (%s, device %s)\n", tr.op, tr.variant, tr.device);
     printf("params:   %s\n", tr.params);
-    printf("launch:   %lld block(s) x %d threads, block cap %lld, %lld work items",
-           (long long)tr.blocks, tr.threads, (long long)tr.block_cap, (long long)tr.work_items);
+    printf("launch:   %lld block(s) x %d threads, block cap %lld, %lld work items", (long long)tr.blocks, tr.threads,
+           (long long)tr.block_cap, (long long)tr.work_items);
     const int64_t grid = tr.blocks * tr.threads;
-    if (grid > 0)
-        printf(" (each thread loops up to %lld times)\n", (long long)((tr.work_items + grid - 1) / grid));
-    else
-        printf("\n");
+    if (grid > 0) printf(" (each thread loops up to %lld times)\n", (long long)((tr.work_items + grid - 1) / grid));
+    else printf("\n");
     print_filter(&tr.filter);
     printf("events:   %llu (work %llu, read %llu, sample %llu, write %llu), dropped %llu\n",
-           (unsigned long long)tr.nevents, (unsigned long long)kinds[1],
-           (unsigned long long)kinds[2], (unsigned long long)kinds[3],
-           (unsigned long long)kinds[4], (unsigned long long)tr.dropped);
+           (unsigned long long)tr.nevents, (unsigned long long)kinds[1], (unsigned long long)kinds[2],
+           (unsigned long long)kinds[3], (unsigned long long)kinds[4], (unsigned long long)tr.dropped);
     printf("tensors:\n");
     for (int i = 0; i < tr.ntensors; ++i) {
         char shape[96];
-        printf("  %-10s %-6s %s %s\n", tr.tensors[i].name,
-               tr.roles[i] == KS_ROLE_OUTPUT ? "output" : "input", ks_dtype_name(tr.tensors[i].dtype),
+        printf("  %-10s %-6s %s %s\n", tr.tensors[i].name, tr.roles[i] == KS_ROLE_OUTPUT ? "output" : "input",
+               ks_dtype_name(tr.tensors[i].dtype),
                ks_shape_str(tr.tensors[i].ndim, tr.tensors[i].shape, shape, sizeof shape));
     }
     printf("sites:\n");
@@ -87,10 +83,8 @@ int ks_cmd_info(int argc, char **argv)
         printf("\n");
     }
     rc = ks_trace_verify(&tr);
-    if (rc)
-        rc = ks_cli_error("info", "%s", ks_error_message());
-    else
-        printf("checksums: ok\n");
+    if (rc) rc = ks_cli_error("info", "%s", ks_error_message());
+    else printf("checksums: ok\n");
     ks_trace_close(&tr);
     return rc ? KS_EXIT_ERROR : KS_EXIT_OK;
 }
@@ -142,8 +136,10 @@ int ks_cmd_step(int argc, char **argv)
             return ks_cli_error("step", "%s needs an integer >= 0", argv[i - (m > 0)]);
     }
     if (block3 && !thread3 && thread < 0) return ks_cli_error("step", "--block needs --thread X,Y,Z");
-    if (block3 && thread >= 0) return ks_cli_error("step", "--block takes --thread X,Y,Z (threadIdx), not a global number");
-    if ((thread < 0 && !thread3) == (index < 0)) return ks_cli_error("step", "give exactly one of --thread N or --index N");
+    if (block3 && thread >= 0)
+        return ks_cli_error("step", "--block takes --thread X,Y,Z (threadIdx), not a global number");
+    if ((thread < 0 && !thread3) == (index < 0))
+        return ks_cli_error("step", "give exactly one of --thread N or --index N");
     int rc = open_trace("step", argc, argv, &tr);
     if (rc) return rc;
     if (thread3) { /* (blockIdx, threadIdx) -> the global thread */
@@ -155,22 +151,22 @@ int ks_cmd_step(int argc, char **argv)
         for (int d = 0; d < 3; ++d)
             if (nt < 1 || nb < 1 || t[d] < 0 || t[d] >= B[d] || b[d] < 0 || b[d] >= G[d]) {
                 ks_trace_close(&tr);
-                return ks_cli_error("step", "--block %s --thread %s is not in the launch: grid (%u,%u,%u), block (%u,%u,%u)",
+                return ks_cli_error("step",
+                                    "--block %s --thread %s is not in the launch: grid (%u,%u,%u), block (%u,%u,%u)",
                                     block3 ? block3 : "0,0,0", thread3, G[0], G[1], G[2], B[0], B[1], B[2]);
             }
         thread = ((b[2] * G[1] + b[1]) * G[0] + b[0]) * (long long)tr.threads + (t[2] * B[1] + t[1]) * B[0] + t[0];
     }
-    printf("%s on %s: %lld blocks x %d threads, %lld work items\n", tr.op, tr.device,
-           (long long)tr.blocks, tr.threads, (long long)tr.work_items);
+    printf("%s on %s: %lld blocks x %d threads, %lld work items\n", tr.op, tr.device, (long long)tr.blocks, tr.threads,
+           (long long)tr.work_items);
     uint32_t G[3], B[3];
     if (ks_trace_dims(&tr, G, B))
         printf("launch: grid (%u,%u,%u) x block (%u,%u,%u); each thread is one work item\n", G[0], G[1], G[2], B[0],
                B[1], B[2]);
     else if (thread >= 0)
         printf("thread %lld = block %lld * %d + thread %lld; it handles index %lld, then every %lld more\n",
-               (long long)thread, (long long)(thread / tr.threads), tr.threads,
-               (long long)(thread % tr.threads), (long long)thread,
-               (long long)tr.blocks * tr.threads);
+               (long long)thread, (long long)(thread / tr.threads), tr.threads, (long long)(thread % tr.threads),
+               (long long)thread, (long long)tr.blocks * tr.threads);
     int64_t n = ks_step_print(stdout, &tr, thread, index);
     ks_trace_close(&tr);
     if (n <= 0) return ks_cli_error("step", "%s", ks_error_message());
@@ -249,7 +245,8 @@ int ks_cmd_check(int argc, char **argv)
             printf("  %10llu  %s\n", (unsigned long long)rep.rules[k].count, text);
         }
         if (rep.rules_other) printf("  %10llu  (other rules)\n", (unsigned long long)rep.rules_other);
-        if (max > 0) printf("the first %lld:\n", (long long)(rep.violations < (uint64_t)max ? (int64_t)rep.violations : max));
+        if (max > 0)
+            printf("the first %lld:\n", (long long)(rep.violations < (uint64_t)max ? (int64_t)rep.violations : max));
         for (uint64_t i = 0; i < rep.violations && i < (uint64_t)max; ++i) printf("  %s\n", rep.first[i]);
         return KS_EXIT_VIOLATIONS;
     }
@@ -293,21 +290,22 @@ int ks_cmd_export(int argc, char **argv)
         else snprintf(path, sizeof path, "%s/%s", dir, i == tr.ntensors ? "events.npy" : "header.json");
         if (ks_same_path(perfetto, path)) {
             ks_trace_close(&tr);
-            return ks_cli_error("export", "--perfetto %s is also a file of --npy %s; give it another name", perfetto, dir);
+            return ks_cli_error("export", "--perfetto %s is also a file of --npy %s; give it another name", perfetto,
+                                dir);
         }
     }
     if (perfetto && dir && ks_trace_tensor(&tr, "schedule") < 0) { /* before --npy writes anything */
         ks_trace_close(&tr);
-        return ks_cli_error("export", "%s has no schedule (record one: kscope run OP --trace FILE --schedule)", argv[1]);
+        return ks_cli_error("export", "%s has no schedule (record one: kscope run OP --trace FILE --schedule)",
+                            argv[1]);
     }
     if (ks_trace_verify(&tr) || (dir && ks_trace_export_npy(&tr, dir)) ||
         (perfetto && ks_trace_export_perfetto(&tr, perfetto)))
         rc = ks_cli_error("export", "%s", ks_error_message());
     else if (dir)
-        printf("exported %s to %s/: header.json, %d tensors, events.npy (%llu events)%s%s\n", argv[1], dir,
-               tr.ntensors, (unsigned long long)tr.nevents, perfetto ? "; the schedule to " : "", perfetto ? perfetto : "");
-    else
-        printf("exported the schedule of %s to %s (open it in ui.perfetto.dev)\n", argv[1], perfetto);
+        printf("exported %s to %s/: header.json, %d tensors, events.npy (%llu events)%s%s\n", argv[1], dir, tr.ntensors,
+               (unsigned long long)tr.nevents, perfetto ? "; the schedule to " : "", perfetto ? perfetto : "");
+    else printf("exported the schedule of %s to %s (open it in ui.perfetto.dev)\n", argv[1], perfetto);
     ks_trace_close(&tr);
     return rc;
 }

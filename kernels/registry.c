@@ -17,15 +17,9 @@ static const ks_op *const table[] = {
 };
 #undef KS_OP
 
-int ks_op_count(void)
-{
-    return KS_COUNT(table);
-}
+int ks_op_count(void) { return KS_COUNT(table); }
 
-const ks_op *ks_op_at(int i)
-{
-    return i >= 0 && i < ks_op_count() ? table[i] : NULL;
-}
+const ks_op *ks_op_at(int i) { return i >= 0 && i < ks_op_count() ? table[i] : NULL; }
 
 const ks_op *ks_op_find(const char *name)
 {
@@ -137,7 +131,8 @@ int ks_run_set(ks_run *r, const char *name, const char *text)
     }
     case KS_PARAM_FLOAT:
         if (ks_parse_doubles(text, axes, r->fvalue[p]))
-            return ks_fail(KS_EINVAL, "--%s: '%s' is not %s", name, text, axes == 2 ? "a number or two (A,B)" : "a number");
+            return ks_fail(KS_EINVAL, "--%s: '%s' is not %s", name, text,
+                           axes == 2 ? "a number or two (A,B)" : "a number");
         break;
     default: {
         int64_t v[KS_PARAM_AXES];
@@ -162,15 +157,9 @@ int ks_run_set(ks_run *r, const char *name, const char *text)
     return KS_OK;
 }
 
-int64_t ks_run_int(const ks_run *r, int p, int axis)
-{
-    return r->value[p][axis];
-}
+int64_t ks_run_int(const ks_run *r, int p, int axis) { return r->value[p][axis]; }
 
-double ks_run_float(const ks_run *r, int p, int axis)
-{
-    return r->fvalue[p][axis];
-}
+double ks_run_float(const ks_run *r, int p, int axis) { return r->fvalue[p][axis]; }
 
 int ks_run_take(ks_run *r, int t, int ndim, const ks_dim_bind *b, int n)
 {
@@ -178,8 +167,8 @@ int ks_run_take(ks_run *r, int t, int ndim, const ks_dim_bind *b, int n)
     char got[96];
     if (!x->data) return KS_OK;
     if (x->ndim != ndim)
-        return ks_fail(KS_EINVAL, "%s must have shape %s (%d dimensions); got %s", x->name, r->op->tensors[t].shape, ndim,
-                       ks_shape_str(x->ndim, x->shape, got, sizeof got));
+        return ks_fail(KS_EINVAL, "%s must have shape %s (%d dimensions); got %s", x->name, r->op->tensors[t].shape,
+                       ndim, ks_shape_str(x->ndim, x->shape, got, sizeof got));
     int rc = KS_OK;
     for (int k = 0; k < n && !rc; ++k) rc = ks_run_bind(r, t, b[k].param, b[k].axis, x->shape[b[k].dim]);
     return rc;
@@ -255,10 +244,7 @@ static uint64_t next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-float ks_rand_unit(uint64_t *state)
-{
-    return (float)((next(state) >> 40) * (1.0 / 16777216.0));
-}
+float ks_rand_unit(uint64_t *state) { return (float)((next(state) >> 40) * (1.0 / 16777216.0)); }
 
 int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed)
 {
@@ -268,12 +254,9 @@ int ks_fill_pattern(ks_tensor *t, int pattern, uint64_t seed)
     float *d = t->data;
     uint64_t s = seed;
     for (int64_t i = 0; i < n; ++i) {
-        if (pattern == KS_PAT_ONES)
-            d[i] = 1.0f;
-        else if (pattern == KS_PAT_RANDOM)
-            d[i] = ks_rand_unit(&s) * 2.0f - 1.0f;
-        else
-            d[i] = (float)(i + 1); /* 1, 2, 3, ...: value v sits at memory position v - 1 */
+        if (pattern == KS_PAT_ONES) d[i] = 1.0f;
+        else if (pattern == KS_PAT_RANDOM) d[i] = ks_rand_unit(&s) * 2.0f - 1.0f;
+        else d[i] = (float)(i + 1); /* 1, 2, 3, ...: value v sits at memory position v - 1 */
     }
     return KS_OK;
 }
@@ -306,10 +289,7 @@ int ks_op_check(const ks_op *op)
     return op->kernels ? ks_kernel_rows_check(who, op->kernels, op->nkernels) : KS_OK;
 }
 
-int ks_run_trace_row(ks_run *r, int def)
-{
-    return r->traced_row = r->trace_kernel >= 0 ? r->trace_kernel : def;
-}
+int ks_run_trace_row(ks_run *r, int def) { return r->traced_row = r->trace_kernel >= 0 ? r->trace_kernel : def; }
 
 ks_exec ks_exec_for(const ks_run *r, ks_sink *sink)
 {
@@ -320,15 +300,9 @@ ks_exec ks_exec_for(const ks_run *r, ks_sink *sink)
     return x;
 }
 
-static int is_ident_start(int c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+static int is_ident_start(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
-static int is_ident(int c)
-{
-    return is_ident_start(c) || (c >= '0' && c <= '9');
-}
+static int is_ident(int c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 /* field i of site s: a name; a digit's stride; a derived formula's names and numbers */
 static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
@@ -337,7 +311,8 @@ static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
     if (!is_ident_start((unsigned char)f->name[0]))
         return ks_fail(KS_EINVAL, "%s: site %s: field '%s' is not a name", op, s->name, f->name);
     for (const char *c = f->name; *c; ++c)
-        if (!is_ident((unsigned char)*c)) return ks_fail(KS_EINVAL, "%s: site %s: field '%s' is not a name", op, s->name, f->name);
+        if (!is_ident((unsigned char)*c))
+            return ks_fail(KS_EINVAL, "%s: site %s: field '%s' is not a name", op, s->name, f->name);
     if (f->digit) {
         if (f->stride < 1 || f->extent < 0)
             return ks_fail(KS_EINVAL, "%s: site %s: field %s: stride %lld, extent %lld", op, s->name, f->name,
@@ -346,7 +321,8 @@ static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
     }
     const size_t len = strlen(f->expr);
     if (!len || len >= KS_EXPR_LEN - 1)
-        return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula %s", op, s->name, f->name, len ? "cut short" : "empty");
+        return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula %s", op, s->name, f->name,
+                       len ? "cut short" : "empty");
     for (const char *c = f->expr; *c;) {
         if (is_ident_start((unsigned char)*c)) {
             const char *b = c;
@@ -378,7 +354,8 @@ static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
         } else if (strchr(" +-*/%()<>=!?:,[]&|^", *c)) {
             ++c;
         } else {
-            return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula '%s' has '%c'", op, s->name, f->name, f->expr, *c);
+            return ks_fail(KS_EINVAL, "%s: site %s: field %s: formula '%s' has '%c'", op, s->name, f->name, f->expr,
+                           *c);
         }
     }
     return KS_OK;
@@ -390,8 +367,10 @@ int ks_run_sites_check(const ks_run *r)
     if (r->nsites < 1 || r->nsites > KS_MAX_SITES) return ks_fail(KS_EINVAL, "%s: %d sites", op, r->nsites);
     for (int i = 0; i < r->nsites; ++i) {
         const ks_site *s = &r->sites[i];
-        if (!s->name[0]) return ks_fail(KS_EINVAL, "%s: site %d is not filled (sites are the first r->nsites ids)", op, i);
-        if (s->kind < 1 || s->kind >= KS_EV_KINDS) return ks_fail(KS_EINVAL, "%s: site %s: kind %d", op, s->name, s->kind);
+        if (!s->name[0])
+            return ks_fail(KS_EINVAL, "%s: site %d is not filled (sites are the first r->nsites ids)", op, i);
+        if (s->kind < 1 || s->kind >= KS_EV_KINDS)
+            return ks_fail(KS_EINVAL, "%s: site %s: kind %d", op, s->name, s->kind);
         if (s->kind == KS_EV_WORK ? s->tensor != -1 : (s->tensor < -1 || s->tensor >= r->op->ntensors))
             return ks_fail(KS_EINVAL, "%s: site %s: tensor %d", op, s->name, s->tensor);
         if (s->nfields < 0 || s->nfields > (int)KS_COUNT(s->fields))

@@ -44,13 +44,13 @@ extern "C" {
 enum ks_param_kind { KS_PARAM_INT = 0, KS_PARAM_FLOAT, KS_PARAM_SWITCH, KS_PARAM_CHOICE };
 
 typedef struct ks_param_spec {
-    const char *name;    /* as the flag: "kernel-size" for --kernel-size */
-    int kind;            /* ks_param_kind (0: INT) */
-    int axes;            /* 2: "H,W" per axis (one number means both); 3: up to three; 0, 1: one value */
-    int64_t def[KS_PARAM_AXES];      /* INT, SWITCH, CHOICE: default (a CHOICE's position) */
-    int64_t min;         /* INT: smallest value accepted */
-    double fdef[2];      /* FLOAT: defaults */
-    const char *choices; /* CHOICE: the words, '|'-separated */
+    const char *name;           /* as the flag: "kernel-size" for --kernel-size */
+    int kind;                   /* ks_param_kind (0: INT) */
+    int axes;                   /* 2: "H,W" per axis (one number means both); 3: up to three; 0, 1: one value */
+    int64_t def[KS_PARAM_AXES]; /* INT, SWITCH, CHOICE: default (a CHOICE's position) */
+    int64_t min;                /* INT: smallest value accepted */
+    double fdef[2];             /* FLOAT: defaults */
+    const char *choices;        /* CHOICE: the words, '|'-separated */
     const char *help;
     const char *key; /* its key in the trace's params JSON; NULL: the name with '_' */
 } ks_param_spec;
@@ -78,12 +78,12 @@ typedef struct ks_run {
     const ks_op *op;
     int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES]; /* indexed by the op's parameter ids */
     int nvalues[KS_MAX_PARAMS];                  /* axes 3: how many values were given (0: default) */
-    double fvalue[KS_MAX_PARAMS][2]; /* FLOAT parameters */
-    int set[KS_MAX_PARAMS];          /* given explicitly */
-    ks_tensor tensor[KS_OP_TENSORS]; /* indexed by the op's tensor ids */
-    int absent[KS_OP_TENSORS];       /* not used in this mode (shape (0), no data) */
-    int given[KS_OP_TENSORS];        /* set by ks_run_execute: came with data (uploaded, kept) */
-    int expect_ndim[KS_OP_TENSORS];  /* the shapes prepare set (a given input must match) */
+    double fvalue[KS_MAX_PARAMS][2];             /* FLOAT parameters */
+    int set[KS_MAX_PARAMS];                      /* given explicitly */
+    ks_tensor tensor[KS_OP_TENSORS];             /* indexed by the op's tensor ids */
+    int absent[KS_OP_TENSORS];                   /* not used in this mode (shape (0), no data) */
+    int given[KS_OP_TENSORS];                    /* set by ks_run_execute: came with data (uploaded, kept) */
+    int expect_ndim[KS_OP_TENSORS];              /* the shapes prepare set (a given input must match) */
     int64_t expect[KS_OP_TENSORS][KS_MAX_DIMS];
     int device;
     int pattern;
@@ -95,7 +95,7 @@ typedef struct ks_run {
     int trace_kernel;
     int traced_row;
     unsigned long long trace_limit; /* most events kept (0: KS_TRACE_LIMIT_DEFAULT) */
-    int schedule; /* traced: also record the schedule (each block's SM and clocks) */
+    int schedule;                   /* traced: also record the schedule (each block's SM and clocks) */
     /* set by prepare */
     int64_t work_items;        /* of the kernel the trace records */
     int default_threads;       /* that kernel's reference launch (from the op unless */
@@ -115,8 +115,8 @@ typedef struct ks_run {
     /* set by ks_run_execute */
     int threads;
     int64_t blocks, block_cap;
-    int reruns; /* GPU: reruns that sized the trace buffer */
-    int64_t *schedule_data;  /* with schedule: (blocks, 4) int64 block, SM, start, end (owned) */
+    int reruns;             /* GPU: reruns that sized the trace buffer */
+    int64_t *schedule_data; /* with schedule: (blocks, 4) int64 block, SM, start, end (owned) */
     int64_t schedule_blocks;
     char device_name[128];
     char params_json[1024];

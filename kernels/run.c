@@ -128,16 +128,14 @@ static void params_json(ks_run *r)
     snprintf(buf + len, n - len, "}");
 }
 
-static size_t tensor_bytes(const ks_tensor *t)
-{
-    return (size_t)ks_tensor_numel(t) * ks_dtype_size(t->dtype);
-}
+static size_t tensor_bytes(const ks_tensor *t) { return (size_t)ks_tensor_numel(t) * ks_dtype_size(t->dtype); }
 
 static int zero_outputs(const ks_run *r, void *const *dev)
 {
     int rc = KS_OK;
     for (int i = 0; i < r->op->ntensors && !rc; ++i)
-        if (r->op->tensors[i].output && !r->given[i] && dev[i]) rc = ks_cuda_memset(dev[i], 0, tensor_bytes(&r->tensor[i]));
+        if (r->op->tensors[i].output && !r->given[i] && dev[i])
+            rc = ks_cuda_memset(dev[i], 0, tensor_bytes(&r->tensor[i]));
     return rc;
 }
 
@@ -220,7 +218,8 @@ static int run_cuda(ks_run *r)
     if (!rc) rc = zero_outputs(r, dev);
     if (!rc) rc = launch_on_gpu(r, dev);
     for (int i = 0; i < op->ntensors && !rc; ++i)
-        if (op->tensors[i].output && !r->given[i] && dev[i]) rc = ks_cuda_download(r->tensor[i].data, dev[i], tensor_bytes(&r->tensor[i]));
+        if (op->tensors[i].output && !r->given[i] && dev[i])
+            rc = ks_cuda_download(r->tensor[i].data, dev[i], tensor_bytes(&r->tensor[i]));
     for (int i = 0; i < op->ntensors; ++i) ks_cuda_free(dev[i]);
     return rc;
 }
@@ -267,7 +266,8 @@ int ks_run_execute(ks_run *r)
     if (r->schedule && r->sink) { /* one line per block of the traced launch, -1 until it ran */
         r->schedule_blocks = r->blocks;
         r->schedule_data = malloc((size_t)(r->blocks ? r->blocks : 1) * 4 * sizeof(int64_t));
-        if (!r->schedule_data) return ks_fail(KS_ENOMEM, "out of memory for the schedule of %lld blocks", (long long)r->blocks);
+        if (!r->schedule_data)
+            return ks_fail(KS_ENOMEM, "out of memory for the schedule of %lld blocks", (long long)r->blocks);
         memset(r->schedule_data, 0xff, (size_t)r->blocks * 4 * sizeof(int64_t));
         ks_run_fact(r, "schedule_clock", "\"%s\"", r->device == KS_DEV_CUDA ? "globaltimer_ns" : "virtual");
     }

@@ -51,8 +51,7 @@ static inline void ct_init(ct_trace *c, int threads, int64_t blocks, int64_t wor
 }
 
 /* Tensor i: f32 of the given shape (at most 64 elements of data), values 1, 2, 3, ... */
-static inline void ct_tensor(ct_trace *c, int i, const char *name, int role, int ndim,
-                             const int64_t *shape)
+static inline void ct_tensor(ct_trace *c, int i, const char *name, int role, int ndim, const int64_t *shape)
 {
     ks_tensor *t = &c->tr.tensors[i];
     snprintf(t->name, KS_NAME_LEN, "%s", name);
@@ -65,8 +64,8 @@ static inline void ct_tensor(ct_trace *c, int i, const char *name, int role, int
     if (i >= c->tr.ntensors) c->tr.ntensors = i + 1;
 }
 
-static inline ks_event *ct_event(ct_trace *c, int kind, int site, int64_t index, uint32_t block,
-                                 uint32_t thread, uint32_t iter)
+static inline ks_event *ct_event(ct_trace *c, int kind, int site, int64_t index, uint32_t block, uint32_t thread,
+                                 uint32_t iter)
 {
     ck_assert_uint_lt(c->tr.nevents, CT_MAX_EVENTS);
     ks_event *e = &c->ev[c->tr.nevents++];
@@ -131,7 +130,8 @@ static inline void ct_patch(const char *path, const char *from, const char *to)
     unsigned char pre[24];
     memcpy(pre, old, 24);
     uint32_t crc = ks_crc32(0, nh, nlen);
-    for (int i = 0; i < 4; ++i) pre[12 + i] = (unsigned char)(nlen >> (8 * i)), pre[16 + i] = (unsigned char)(crc >> (8 * i));
+    for (int i = 0; i < 4; ++i)
+        pre[12 + i] = (unsigned char)(nlen >> (8 * i)), pre[16 + i] = (unsigned char)(crc >> (8 * i));
     static const unsigned char zeros[64];
     ck_assert_int_eq(fwrite(pre, 1, 24, f), 24);
     ck_assert_int_eq(fwrite(nh, 1, nlen, f), nlen);

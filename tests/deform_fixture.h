@@ -15,15 +15,9 @@ typedef struct df_case {
     double *r_out, *r_gi, *r_go, *r_gm, *r_gw, *r_gb;
 } df_case;
 
-static inline float *df_alloc(int64_t n)
-{
-    return calloc((size_t)(n > 0 ? n : 1), sizeof(float));
-}
+static inline float *df_alloc(int64_t n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(float)); }
 
-static inline double *df_dalloc(int64_t n)
-{
-    return calloc((size_t)(n > 0 ? n : 1), sizeof(double));
-}
+static inline double *df_dalloc(int64_t n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(double)); }
 
 /* Random tensors for p: input and weight in [-1, 1), offsets in [-spread, spread) (so
  * samples leave the image), masks in [-1, 1) (not clamped, as torchvision tests). */
@@ -74,8 +68,11 @@ static inline void df_run(df_case *c, const ks_launch *l)
     ks_deform_tensors t = df_tensors(c);
     ck_assert_msg(ks_deform_forward_sim(&c->p, &t, l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
     ck_assert_msg(ks_deform_backward_sim(&c->p, &t, l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
-    ks_deform_ref_grads g = {.grad_input = c->r_gi, .grad_offset = c->r_go, .grad_mask = c->r_gm,
-                             .grad_weight = c->r_gw, .grad_bias = c->r_gb};
+    ks_deform_ref_grads g = {.grad_input = c->r_gi,
+                             .grad_offset = c->r_go,
+                             .grad_mask = c->r_gm,
+                             .grad_weight = c->r_gw,
+                             .grad_bias = c->r_gb};
     ks_deform_ref_forward(&c->p, &t, c->r_out);
     ks_deform_ref_backward(&c->p, &t, &g);
 }
@@ -84,8 +81,8 @@ static inline void df_run(df_case *c, const ks_launch *l)
 static inline void df_expect(const df_case *c, double tol, const char *ctx)
 {
     char what[160];
-#define DF_CMP(got, want, n, name)                                     \
-    snprintf(what, sizeof what, "%s: %s", ctx, name);                  \
+#define DF_CMP(got, want, n, name)                    \
+    snprintf(what, sizeof what, "%s: %s", ctx, name); \
     tu_expect_close(got, want, n, tol, what)
     DF_CMP(c->output, c->r_out, c->g.output_numel, "output");
     DF_CMP(c->grad_input, c->r_gi, c->g.input_numel, "grad_input");
@@ -115,12 +112,17 @@ static inline void df_scaled(const float *got, const double *want, int64_t n, do
 static inline void df_expect_scaled(const df_case *c, double tol, const char *ctx)
 {
     char w[96];
-    const struct { const float *x; const double *r; int64_t n; const char *name; } v[] = {
-        {c->output, c->r_out, c->g.output_numel, "output"}, {c->grad_input, c->r_gi, c->g.input_numel, "grad_input"},
-        {c->grad_offset, c->r_go, c->g.offset_numel, "grad_offset"},
-        {c->grad_weight, c->r_gw, c->g.weight_numel, "grad_weight"},
-        {c->grad_mask, c->r_gm, c->p.use_mask ? c->g.mask_numel : 0, "grad_mask"},
-        {c->grad_bias, c->r_gb, c->p.use_bias ? c->p.out_channels : 0, "grad_bias"}};
+    const struct {
+        const float *x;
+        const double *r;
+        int64_t n;
+        const char *name;
+    } v[] = {{c->output, c->r_out, c->g.output_numel, "output"},
+             {c->grad_input, c->r_gi, c->g.input_numel, "grad_input"},
+             {c->grad_offset, c->r_go, c->g.offset_numel, "grad_offset"},
+             {c->grad_weight, c->r_gw, c->g.weight_numel, "grad_weight"},
+             {c->grad_mask, c->r_gm, c->p.use_mask ? c->g.mask_numel : 0, "grad_mask"},
+             {c->grad_bias, c->r_gb, c->p.use_bias ? c->p.out_channels : 0, "grad_bias"}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i) {
         snprintf(w, sizeof w, "%s: %s", ctx, v[i].name);
         df_scaled(v[i].x, v[i].r, v[i].n, tol, w);
@@ -129,9 +131,9 @@ static inline void df_expect_scaled(const df_case *c, double tol, const char *ct
 
 static inline void df_free(df_case *c)
 {
-    void *all[] = {c->input, c->offset, c->mask, c->weight, c->bias, c->grad_output, c->output,
-                   c->grad_input, c->grad_offset, c->grad_mask, c->grad_weight, c->grad_bias,
-                   c->r_out, c->r_gi, c->r_go, c->r_gm, c->r_gw, c->r_gb};
+    void *all[] = {c->input,  c->offset,     c->mask,        c->weight,    c->bias,        c->grad_output,
+                   c->output, c->grad_input, c->grad_offset, c->grad_mask, c->grad_weight, c->grad_bias,
+                   c->r_out,  c->r_gi,       c->r_go,        c->r_gm,      c->r_gw,        c->r_gb};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
 }
 

@@ -47,17 +47,25 @@ static inline int64_t item(const cJSON *o, const char *key, int i)
 static inline ks_deform_params golden_deform_params(const cJSON *g)
 {
     const int mask = cJSON_IsTrue(cJSON_GetObjectItem(g, "mask"));
-    ks_deform_params p = {.batch = item(g, "batch", 0), .channels = item(g, "channels", 0),
+    ks_deform_params p = {.batch = item(g, "batch", 0),
+                          .channels = item(g, "channels", 0),
                           .height = item(g, "input_size", 0),
-                          .width = item(g, "input_size", 1), .out_channels = item(g, "out_channels", 0),
-                          .kernel_h = item(g, "kernel_size", 0), .kernel_w = item(g, "kernel_size", 1),
+                          .width = item(g, "input_size", 1),
+                          .out_channels = item(g, "out_channels", 0),
+                          .kernel_h = item(g, "kernel_size", 0),
+                          .kernel_w = item(g, "kernel_size", 1),
                           .pad_h = item(g, "padding", 0),
-                          .pad_w = item(g, "padding", 1), .stride_h = item(g, "stride", 0),
+                          .pad_w = item(g, "padding", 1),
+                          .stride_h = item(g, "stride", 0),
                           .stride_w = item(g, "stride", 1),
-                          .dilation_h = item(g, "dilation", 0), .dilation_w = item(g, "dilation", 1),
+                          .dilation_h = item(g, "dilation", 0),
+                          .dilation_w = item(g, "dilation", 1),
                           .groups = item(g, "groups", 0),
-                          .offset_groups = item(g, "offset_groups", 0), .im2col_step = 32,
-                          .use_mask = mask, .use_bias = 1, .semantics = KS_DEFORM_TORCHVISION};
+                          .offset_groups = item(g, "offset_groups", 0),
+                          .im2col_step = 32,
+                          .use_mask = mask,
+                          .use_bias = 1,
+                          .semantics = KS_DEFORM_TORCHVISION};
     return p;
 }
 

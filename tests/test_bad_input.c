@@ -73,8 +73,7 @@ static const bad_line lines[] = {
     /* .npy inputs: missing, wrong dtype, shape, order, truncated */
     {.args = "run im2col --in input=missing.npy", .want = "missing.npy: cannot open"},
     {.args = "run im2col --in input=int.npy", .want = "int.npy: input must be float32"},
-    {.args = "run im2col --in input=flat.npy",
-     .want = "input must have shape (N, C, H, W) (4 dimensions); got (5, 5)"},
+    {.args = "run im2col --in input=flat.npy", .want = "input must have shape (N, C, H, W) (4 dimensions); got (5, 5)"},
     {.args = "run im2col --in input=fortran.npy", .want = "'fortran_order' is neither True nor False"},
     {.args = "run im2col --in input=short.npy", .want = "data is"},
     {.args = "run im2col --in input=long.npy", .want = "data is"},
@@ -91,8 +90,7 @@ static const bad_line lines[] = {
     {.args = "run roi_align --in rois=rois4.npy", .want = "rois must have shape (3, 5); got (3, 4)"},
     {.args = "run roi_align --in rois=badbatch.npy", .want = "batch index 7 is outside"},
     {.args = "run deform_conv --in offset=good.npy", .want = "offset must have shape"},
-    {.args = "run patchify --in coords=coords3.npy",
-     .want = "coords must have shape (1, 2, 2); got (1, 2, 3)"},
+    {.args = "run patchify --in coords=coords3.npy", .want = "coords must have shape (1, 2, 2); got (1, 2, 3)"},
     /* pictures */
     {.args = "run im2col --image missing.ppm", .want = "missing.ppm: cannot open"},
     {.args = "run im2col --image bad.ppm", .want = "bad PGM/PPM header"},
@@ -175,7 +173,8 @@ static const bad_line lines[] = {
     {.args = "export events.kst --npy ex", .want = "tensor 1 is named 'events'"},
     {.args = "lesson l02.json --gif l02.json", .want = "--gif l02.json would replace the lesson"},
     /* N14: the batch size from the indices, past int32 */
-    {.args = "run sparse_conv --in indices=bigbatch.npy --spatial-shape 5,5", .want = "must be < 2^30 (got 2147483648)"},
+    {.args = "run sparse_conv --in indices=bigbatch.npy --spatial-shape 5,5",
+     .want = "must be < 2^30 (got 2147483648)"},
     /* N16: messages, conflicting flags, outputs checked before any work */
     {.args = "step --thread 0 t.kst", .want = "the trace file comes first: kscope step t.kst --thread 0"},
     {.args = "run im2col --trace-limit 1M", .want = "--trace-limit needs --trace FILE.kst"},
@@ -262,10 +261,7 @@ static void trace_copy(const char *name, long at, unsigned char byte, long len)
     put(name, buf, len > 0 ? (size_t)len : n);
 }
 
-static void lesson_file(const char *name, const char *text)
-{
-    put(name, text, strlen(text));
-}
+static void lesson_file(const char *name, const char *text) { put(name, text, strlen(text)); }
 
 static void setup(void)
 {
@@ -298,8 +294,10 @@ static void setup(void)
     put("keep.txt", "a file that must stay as it is\n", 31);
     snprintf(cmd, sizeof cmd, "cp %s/lessons/images/shapes.pgm %s/good.pgm", KS_SOURCE_DIR, dir);
     ck_assert_int_eq(sh(cmd), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && mkfifo fifo && mkdir sub && ln -s gone.kst dangling.kst && "
-             "%s run im2col --channels 2 --input-size 5,5 --trace t.kst --quiet", dir, KS_CLI);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkfifo fifo && mkdir sub && ln -s gone.kst dangling.kst && "
+             "%s run im2col --channels 2 --input-size 5,5 --trace t.kst --quiet",
+             dir, KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
     struct stat st;
     char path[256];
@@ -319,8 +317,9 @@ static void setup(void)
     snprintf(path, sizeof path, "%s/json.kst", dir);
     ct_patch(path, "\"launch\":\t{", "\"launch\":\t{{");
     /* tensor names export --npy cannot write: twice the same, and `events` */
-    snprintf(cmd, sizeof cmd, "cd %s && cp t.kst dup.kst && cp t.kst events.kst && cp %s/lessons/02-im2col.json l02.json",
-             dir, KS_SOURCE_DIR);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && cp t.kst dup.kst && cp t.kst events.kst && cp %s/lessons/02-im2col.json l02.json", dir,
+             KS_SOURCE_DIR);
     ck_assert_int_eq(sh(cmd), 0);
     snprintf(path, sizeof path, "%s/dup.kst", dir);
     ct_patch(path, "\"name\":\t\"columns\"", "\"name\":\t\"input\"");
@@ -355,8 +354,10 @@ static void teardown(void)
 static void snapshot(char *out, size_t n)
 {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "cd %s && find . -mindepth 1 -path ./.out -prune -o -path ./.err -prune -o "
-             "-printf '%%p %%y %%s %%T@\\n' | sort", dir);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && find . -mindepth 1 -path ./.out -prune -o -path ./.err -prune -o "
+             "-printf '%%p %%y %%s %%T@\\n' | sort",
+             dir);
     FILE *p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
     size_t got = fread(out, 1, n - 1, p);
@@ -364,10 +365,7 @@ static void snapshot(char *out, size_t n)
     ck_assert_int_eq(pclose(p), 0);
 }
 
-static char *slurp(const char *name)
-{
-    return tu_slurp(dir, name);
-}
+static char *slurp(const char *name) { return tu_slurp(dir, name); }
 
 START_TEST(each_bad_line_exits_2_with_one_line_and_leaves_nothing)
 {
@@ -375,8 +373,8 @@ START_TEST(each_bad_line_exits_2_with_one_line_and_leaves_nothing)
     const bad_line *b = &lines[_i];
     char cmd[1024];
     snapshot(before, sizeof before);
-    snprintf(cmd, sizeof cmd, "cd %s && KSCOPE_LESSONS=%s/lessons timeout 60 %s %s >.out 2>.err </dev/null",
-             dir, KS_SOURCE_DIR, KS_CLI, b->args);
+    snprintf(cmd, sizeof cmd, "cd %s && KSCOPE_LESSONS=%s/lessons timeout 60 %s %s >.out 2>.err </dev/null", dir,
+             KS_SOURCE_DIR, KS_CLI, b->args);
     int rc = sh(cmd);
     char *err = slurp(".err");
     /* make test-asan: an allocation the allocator refuses gets a sanitizer warning line
@@ -391,8 +389,8 @@ START_TEST(each_bad_line_exits_2_with_one_line_and_leaves_nothing)
                   "kscope %s: not one line on stderr:\n%s", b->args, err);
     ck_assert_msg(no_viewer || strstr(err, b->want), "kscope %s: wanted '%s' in: %s", b->args, b->want, err);
     snapshot(after, sizeof after);
-    ck_assert_msg(!strcmp(before, after), "kscope %s changed the folder:\nbefore:\n%s\nafter:\n%s", b->args,
-                  before, after);
+    ck_assert_msg(!strcmp(before, after), "kscope %s changed the folder:\nbefore:\n%s\nafter:\n%s", b->args, before,
+                  after);
     ck_assert_str_eq(slurp("keep.txt"), "a file that must stay as it is\n");
 }
 END_TEST

@@ -22,10 +22,7 @@ static int kscope(const char *args)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *name)
-{
-    return tu_slurp(dir, name);
-}
+static char *slurp(const char *name) { return tu_slurp(dir, name); }
 
 static int exists(const char *name)
 {
@@ -98,8 +95,8 @@ START_TEST(tour_works_on_defaults)
     ck_assert_int_eq(kscope("list"), 0);
     ck_assert_int_eq(kscope("list im2col"), 0);
     ck_assert_ptr_nonnull(strstr(slurp("out"), "--kernel-size"));
-    const char *helps[] = {"--help", "run --help", "run col2im --help", "info --help",
-                           "step --help", "check --help", "export --help", "list --help"};
+    const char *helps[] = {"--help",      "run --help",   "run col2im --help", "info --help",
+                           "step --help", "check --help", "export --help",     "list --help"};
     for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i)
         ck_assert_msg(kscope(helps[i]) == 0 && strstr(slurp("out"), "usage"), "%s", helps[i]);
 }
@@ -109,7 +106,8 @@ START_TEST(run_on_npy_input_matches_reference_and_round_trips_through_col2im)
 {
     setup();
     ck_assert_int_eq(kscope("run im2col --in input=in.npy --kernel-size 3,2 --stride 2,1 "
-                            "--padding 1,0 --dilation 1,2 --save o --trace t.kst --filter every=3"), 0);
+                            "--padding 1,0 --dilation 1,2 --save o --trace t.kst --filter every=3"),
+                     0);
     ck_assert_int_eq(kscope("check t.kst"), 0);
     ks_tensor in, cols, img;
     char p[128];
@@ -117,8 +115,17 @@ START_TEST(run_on_npy_input_matches_reference_and_round_trips_through_col2im)
     ck_assert_int_eq(ks_npy_read(p, &in), KS_OK);
     snprintf(p, sizeof p, "%s/o/columns.npy", dir);
     ck_assert_int_eq(ks_npy_read(p, &cols), KS_OK);
-    ks_im2col_params prm = {.batch = 1, .channels = 2, .height = 6, .width = 7, .kernel_h = 3, .kernel_w = 2,
-                            .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params prm = {.batch = 1,
+                            .channels = 2,
+                            .height = 6,
+                            .width = 7,
+                            .kernel_h = 3,
+                            .kernel_w = 2,
+                            .pad_h = 1,
+                            .pad_w = 0,
+                            .stride_h = 2,
+                            .stride_w = 1,
+                            .dilation_h = 1,
                             .dilation_w = 2};
     ks_im2col_geom g;
     ck_assert_int_eq(ks_im2col_geometry(&prm, &g), KS_OK);
@@ -130,7 +137,8 @@ START_TEST(run_on_npy_input_matches_reference_and_round_trips_through_col2im)
     free(ref);
     /* feed the columns to col2im and compare with its reference */
     ck_assert_int_eq(kscope("run col2im --in columns=o/columns.npy --kernel-size 3,2 --stride 2,1 "
-                            "--padding 1,0 --dilation 1,2 --output-size 6,7 --save o2"), 0);
+                            "--padding 1,0 --dilation 1,2 --output-size 6,7 --save o2"),
+                     0);
     snprintf(p, sizeof p, "%s/o2/output.npy", dir);
     ck_assert_int_eq(ks_npy_read(p, &img), KS_OK);
     double *back = malloc(84 * sizeof *back);
@@ -200,8 +208,7 @@ static const struct {
     {.args = "run roi_align --output-size 99999999999", .fragment = "--output-size must be <= 2147483647"},
     {.args = "run roi_align --sampling-ratio 70000", .fragment = "sampling_ratio must be <= 65536 (got 70000)"},
     {.args = "run roi_align --seed x", .fragment = "--seed must be an integer >= 0 (got 'x')"},
-    {.args = "run im2col --batch 2000000000 --channels 2000000000 --input-size 2000,2000",
-     .fragment = "too large"},
+    {.args = "run im2col --batch 2000000000 --channels 2000000000 --input-size 2000,2000", .fragment = "too large"},
     {.args = "run im2col --device gpu", .fragment = "--device must be sim or cuda"},
     {.args = "run im2col --filter bogus=1", .fragment = "--filter"},
     {.args = "run im2col --filter every=2 --save o2", .fragment = "--filter needs --trace"},
@@ -224,26 +231,20 @@ static const struct {
     {.args = "list nosuchop", .fragment = "unknown operator"},
     {.args = "run deform_conv --groups 3", .fragment = "groups 3 must divide channels 2"},
     {.args = "run deform_conv --offset-groups 3", .fragment = "offset_groups 3 must divide channels 2"},
-    {.args = "run deform_conv --batch 10 --im2col-step 3",
-     .fragment = "batch size must be divisible by im2col_step"},
-    {.args = "run deform_conv --input-size 2,2 --padding 2",
-     .fragment = "input image is smaller than kernel"},
-    {.args = "run deform_conv --semantics pytorch",
-     .fragment = "--semantics must be one of auto|mmcv|torchvision"},
+    {.args = "run deform_conv --batch 10 --im2col-step 3", .fragment = "batch size must be divisible by im2col_step"},
+    {.args = "run deform_conv --input-size 2,2 --padding 2", .fragment = "input image is smaller than kernel"},
+    {.args = "run deform_conv --semantics pytorch", .fragment = "--semantics must be one of auto|mmcv|torchvision"},
     {.args = "run deform_conv --offset-amount x", .fragment = "'x' is not a number"},
     {.args = "run deform_conv --trace-kernel coord", .fragment = "add --backward"},
     {.args = "run deform_conv --in grad_output=in.npy",
      .fragment = "grad_output is given but this run does not use it ((N, O, Ho, Wo): with --backward)"},
     {.args = "run deform_conv --in offset=in.npy", .fragment = "offset must have shape (1, 18, 7, 7)"},
-    {.args = "run deform_conv --in input=in.npy --in mask=in.npy",
-     .fragment = "mask must have shape (1, 9, 6, 7)"},
-    {.args = "run deform_conv --in input=in.npy --in mask=in.npy --no-mask",
-     .fragment = "--no-mask disagrees"},
+    {.args = "run deform_conv --in input=in.npy --in mask=in.npy", .fragment = "mask must have shape (1, 9, 6, 7)"},
+    {.args = "run deform_conv --in input=in.npy --in mask=in.npy --no-mask", .fragment = "--no-mask disagrees"},
     {.args = "run deform_im2col --image missing.pgm", .fragment = "cannot open"},
     {.args = "run deform_im2col --image-size 4,4", .fragment = "--image-size needs --image"},
     {.args = "run deform_im2col --image pic.pgm --in input=in.npy", .fragment = "--image and --in input"},
-    {.args = "run deform_im2col --image pic.pgm --image-size 0,3",
-     .fragment = "--image-size must be H,W >= 1"},
+    {.args = "run deform_im2col --image pic.pgm --image-size 0,3", .fragment = "--image-size must be H,W >= 1"},
     {.args = "run roi_align --spatial-scale 0", .fragment = "--spatial-scale must be a finite number > 0"},
     {.args = "run roi_align --pool-mode min", .fragment = "--pool-mode must be one of avg|max"},
     {.args = "run roi_align --in rois=in.npy", .fragment = "rois must have shape (K, 5)"},
@@ -251,12 +252,12 @@ static const struct {
     {.args = "run roi_align --in grad_output=in.npy",
      .fragment = "grad_output is given but this run does not use it ((K, C, PH, PW): with --backward)"},
     {.args = "run patchify --in coords=coords2.npy", .fragment = "coords has batch 2 but the input has 1"},
-    {.args = "run patchify --in coords=in3d.npy",
-     .fragment = "coords must have shape (1, 2, 2); got (1, 2, 6)"},
+    {.args = "run patchify --in coords=in3d.npy", .fragment = "coords must have shape (1, 2, 2); got (1, 2, 6)"},
     {.args = "run patchify --radius -1", .fragment = "--radius must be >= 0"},
     {.args = "check t.kst --max 101", .fragment = "--max takes 0..100 lines"},
     {.args = "check t.kst --max", .fragment = "--max needs a value"},
-    {.args = "run patchify --trace-kernel all", .fragment = "--trace-kernel must be one of auto|patches|bilinear|bilinear_backward|patches_backward"},
+    {.args = "run patchify --trace-kernel all",
+     .fragment = "--trace-kernel must be one of auto|patches|bilinear|bilinear_backward|patches_backward"},
     {.args = "run sparse_conv --in indices=in.npy", .fragment = "indices must be int32 (<i4), not float32"},
     {.args = "run sparse_conv --in features=int.npy", .fragment = "features must be float32 (<f4), not int32"},
     {.args = "run sparse_conv --subm --stride 2", .fragment = "takes no --stride"},
@@ -281,15 +282,14 @@ START_TEST(bad_input_gets_one_line_exit_2_and_no_output)
     setup();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         /* every run also asks for a trace and saved outputs: neither may appear */
-        if (!strncmp(bad[i].args, "run ", 4) && !strstr(bad[i].args, "--filter every") && !strstr(bad[i].args, "--schedule"))
+        if (!strncmp(bad[i].args, "run ", 4) && !strstr(bad[i].args, "--filter every") &&
+            !strstr(bad[i].args, "--schedule"))
             snprintf(args, sizeof args, "%s --trace t_bad.kst --save o_bad", bad[i].args);
-        else
-            snprintf(args, sizeof args, "%s", bad[i].args);
+        else snprintf(args, sizeof args, "%s", bad[i].args);
         int rc = kscope(args);
         const char *err = slurp("err");
         ck_assert_msg(rc == 2, "'%s' exited %d (stderr: %s)", args, rc, err);
-        ck_assert_msg(strstr(err, bad[i].fragment), "'%s': expected '%s' in stderr: %s", args,
-                      bad[i].fragment, err);
+        ck_assert_msg(strstr(err, bad[i].fragment), "'%s': expected '%s' in stderr: %s", args, bad[i].fragment, err);
         ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "'%s': not one line: %s", args, err);
         ck_assert_msg(!exists("t_bad.kst") && !exists("o_bad") && !exists("o2") && !exists("x"),
                       "'%s' left an output behind", args);
@@ -312,32 +312,56 @@ START_TEST(deform_conv_backward_saves_every_gradient)
 {
     setup();
     ck_assert_int_eq(kscope("run deform_conv --in input=in.npy --mask --bias --backward --offset-pattern random "
-                            "--out-channels 3 --pattern random --save d1"), 0);
+                            "--out-channels 3 --pattern random --save d1"),
+                     0);
     ks_tensor t[12];
-    const char *names[12] = {"d1/output.npy", "d1/grad_input.npy", "d1/grad_offset.npy", "d1/grad_mask.npy",
-                             "d1/grad_weight.npy", "d1/grad_bias.npy", "d1/columns.npy"};
+    const char *names[12] = {"d1/output.npy",      "d1/grad_input.npy", "d1/grad_offset.npy", "d1/grad_mask.npy",
+                             "d1/grad_weight.npy", "d1/grad_bias.npy",  "d1/columns.npy"};
     for (int i = 0; i < 7; ++i) t[i] = load_out(names[i]);
     ck_assert_int_eq(ks_tensor_numel(&t[0]), 1 * 3 * 6 * 7);
     ck_assert_int_eq(ks_tensor_numel(&t[3]), 1 * 9 * 6 * 7);
     ck_assert_int_eq(ks_tensor_numel(&t[5]), 3);
     /* the inputs: run the forward again saving nothing but reading back its inputs via a trace */
     ck_assert_int_eq(kscope("run deform_conv --in input=in.npy --mask --bias --backward --offset-pattern random "
-                            "--out-channels 3 --pattern random --trace d1.kst --quiet"), 0);
+                            "--out-channels 3 --pattern random --trace d1.kst --quiet"),
+                     0);
     ck_assert_int_eq(kscope("export d1.kst --npy d1x"), 0);
     ks_tensor in = load_out("d1x/input.npy"), off = load_out("d1x/offset.npy"), m = load_out("d1x/mask.npy");
     ks_tensor w = load_out("d1x/weight.npy"), b = load_out("d1x/bias.npy"), go = load_out("d1x/grad_output.npy");
-    ks_deform_params p = {.batch = 1, .channels = 2, .height = 6, .width = 7, .out_channels = 3,
-                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
-                          .im2col_step = 32, .use_mask = 1, .use_bias = 1,
+    ks_deform_params p = {.batch = 1,
+                          .channels = 2,
+                          .height = 6,
+                          .width = 7,
+                          .out_channels = 3,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 1,
+                          .im2col_step = 32,
+                          .use_mask = 1,
+                          .use_bias = 1,
                           .semantics = KS_DEFORM_TORCHVISION};
-    ks_deform_tensors h = {.input = in.data, .offset = off.data, .mask = m.data, .weight = w.data,
-                           .bias = b.data, .output = NULL, .grad_output = go.data, .grad_input = NULL,
-                           .grad_offset = NULL, .grad_mask = NULL, .grad_weight = NULL, .grad_bias = NULL,
+    ks_deform_tensors h = {.input = in.data,
+                           .offset = off.data,
+                           .mask = m.data,
+                           .weight = w.data,
+                           .bias = b.data,
+                           .output = NULL,
+                           .grad_output = go.data,
+                           .grad_input = NULL,
+                           .grad_offset = NULL,
+                           .grad_mask = NULL,
+                           .grad_weight = NULL,
+                           .grad_bias = NULL,
                            .columns0 = NULL};
     double out[126], gi[84], gof[756], gm[378], gw[54], gb[3];
-    ks_deform_ref_grads g = {.grad_input = gi, .grad_offset = gof, .grad_mask = gm, .grad_weight = gw,
-                             .grad_bias = gb};
+    ks_deform_ref_grads g = {.grad_input = gi, .grad_offset = gof, .grad_mask = gm, .grad_weight = gw, .grad_bias = gb};
     ks_deform_ref_forward(&p, &h, out);
     ks_deform_ref_backward(&p, &h, &g);
     tu_expect_close(t[0].data, out, 126, 1e-4, "output");
@@ -407,7 +431,8 @@ END_TEST
 START_TEST(sparse_conv_runs_and_inverts_from_the_command_line)
 {
     setup();
-    ck_assert_int_eq(kscope("run sparse_conv --stride 2 --padding 1 --in-channels 2 --out-channels 3 --save s1 --quiet"), 0);
+    ck_assert_int_eq(
+        kscope("run sparse_conv --stride 2 --padding 1 --in-channels 2 --out-channels 3 --save s1 --quiet"), 0);
     ks_tensor oi = load_out("s1/out_indices.npy"), rb = load_out("s1/rulebook.npy"), pc = load_out("s1/pair_count.npy");
     ck_assert_int_eq(oi.dtype, KS_I32);
     ck_assert_int_eq(rb.shape[1], 3);
@@ -422,10 +447,11 @@ START_TEST(sparse_conv_runs_and_inverts_from_the_command_line)
     /* the built-in ring's sites, then the inverse back onto them */
     ck_assert_int_eq(kscope("run sparse_conv --trace s1.kst --quiet"), 0);
     ck_assert_int_eq(kscope("export s1.kst --npy s1x"), 0);
-    ck_assert_int_eq(kscope("run sparse_conv --inverse --spatial-shape 11,13 --stride 2 --padding 1 --in indices=s1/out_indices.npy "
-                            "--in inverse_indices=s1x/indices.npy --in rulebook=s1/rulebook.npy --in-channels 3 "
-                            "--out-channels 2 --save s2 --quiet"),
-                     0);
+    ck_assert_int_eq(
+        kscope("run sparse_conv --inverse --spatial-shape 11,13 --stride 2 --padding 1 --in indices=s1/out_indices.npy "
+               "--in inverse_indices=s1x/indices.npy --in rulebook=s1/rulebook.npy --in-channels 3 "
+               "--out-channels 2 --save s2 --quiet"),
+        0);
     ks_tensor a = load_out("s1x/indices.npy"), b = load_out("s2/out_indices.npy");
     ck_assert_int_eq(ks_tensor_numel(&a), ks_tensor_numel(&b));
     ck_assert(!memcmp(a.data, b.data, (size_t)ks_tensor_numel(&a) * 4));
@@ -465,7 +491,8 @@ END_TEST
 START_TEST(schedule_is_recorded_and_exported_for_perfetto)
 {
     setup();
-    ck_assert_int_eq(kscope("run im2col --channels 4 --input-size 16,16 --threads 64 --trace s.kst --schedule --quiet"), 0);
+    ck_assert_int_eq(kscope("run im2col --channels 4 --input-size 16,16 --threads 64 --trace s.kst --schedule --quiet"),
+                     0);
     ck_assert_int_eq(kscope("export s.kst --npy sx --perfetto p.json"), 0);
     ks_tensor sch = load_out("sx/schedule.npy");
     ck_assert_int_eq(sch.dtype, KS_I64);
@@ -502,8 +529,9 @@ START_TEST(schedule_is_recorded_and_exported_for_perfetto)
     }
     ck_assert_int_eq(blocks, 16);
     ck_assert_int_eq(tracks, 1);
-    ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "otherData"), "clock")->valuestring,
-                                 "virtual"));
+    ck_assert_ptr_nonnull(
+        strstr(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "otherData"), "clock")->valuestring,
+               "virtual"));
     cJSON_Delete(j);
     ck_assert_int_eq(kscope("run im2col --trace n.kst --quiet"), 0);
     ck_assert_int_eq(kscope("export n.kst --perfetto q.json"), 2);
@@ -528,7 +556,8 @@ END_TEST
 START_TEST(deform_im2col_samples_a_picture)
 {
     setup();
-    ck_assert_int_eq(kscope("run deform_im2col --image pic.pgm --offset-pattern zero --kernel-size 1 --padding 0 --save d3"), 0);
+    ck_assert_int_eq(
+        kscope("run deform_im2col --image pic.pgm --offset-pattern zero --kernel-size 1 --padding 0 --save d3"), 0);
     ck_assert_ptr_nonnull(strstr(slurp("out"), "input        (1, 1, 6, 5)"));
     ks_tensor c = load_out("d3/columns.npy");
     ck_assert_int_eq(ks_tensor_numel(&c), 30);

@@ -13,8 +13,8 @@ static ks_conv2d_params random_conv(uint64_t *s)
 }
 
 /* Runs im2col + GEMM on the simulator; returns the output (N, O, Ho, Wo). */
-static float *run_sim(const ks_conv2d_params *p, const float *in, const float *w, ks_launch l,
-                      ks_sink *sink, ks_conv2d_geom *g)
+static float *run_sim(const ks_conv2d_params *p, const float *in, const float *w, ks_launch l, ks_sink *sink,
+                      ks_conv2d_geom *g)
 {
     ck_assert_int_eq(ks_conv2d_geometry(p, g), KS_OK);
     float *cols = malloc((size_t)g->im.columns_numel * 4);
@@ -49,9 +49,19 @@ START_TEST(conv2d_3x3_by_hand)
 {
     /* 1x1x3x3 image 1..9, one 3x3 filter of ones, padding 1: each output is the sum of its
      * 3x3 neighbourhood; the centre sees all nine (45), a corner four (1+2+4+5 = 12). */
-    ks_conv2d_params p = {.im = {.batch = 1, .channels = 1, .height = 3, .width = 3, .kernel_h = 3,
-                                 .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                                 .dilation_h = 1, .dilation_w = 1}, .out_channels = 1};
+    ks_conv2d_params p = {.im = {.batch = 1,
+                                 .channels = 1,
+                                 .height = 3,
+                                 .width = 3,
+                                 .kernel_h = 3,
+                                 .kernel_w = 3,
+                                 .pad_h = 1,
+                                 .pad_w = 1,
+                                 .stride_h = 1,
+                                 .stride_w = 1,
+                                 .dilation_h = 1,
+                                 .dilation_w = 1},
+                          .out_channels = 1};
     const float in[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     float w[9];
     for (int i = 0; i < 9; ++i) w[i] = 1;

@@ -84,8 +84,8 @@ START_TEST(reader_refuses_header_numbers_out_of_bounds)
     static ct_trace c;
     static ks_trace tr;
     const int k = _i;
-    const char *want[] = {"blocks", "blocks", "block_cap", "bias", "tensor shape", "tensor shape",
-                          "tensor name", "tensor name"};
+    const char *want[] = {"blocks",       "blocks",       "block_cap",   "bias",
+                          "tensor shape", "tensor shape", "tensor name", "tensor name"};
     small_trace(&c);
     switch (k) {
     case 0: c.tr.blocks = 1LL << 53; break; /* the trace: iter * grid wrapped */
@@ -148,8 +148,7 @@ START_TEST(check_of_a_filtered_huge_launch_needs_memory_by_events)
     ck_assert(!rep->complete);
     ck_assert_uint_eq(rep->by_kind[KS_EV_WORK], 10);
     ck_assert_uint_eq(rep->violations, 1);
-    ck_assert_msg(strstr(rep->first[0], "event 7 ") && strstr(rep->first[0], "recorded twice"), "%s",
-                  rep->first[0]);
+    ck_assert_msg(strstr(rep->first[0], "event 7 ") && strstr(rep->first[0], "recorded twice"), "%s", rep->first[0]);
     ks_trace_close(&tr);
 }
 END_TEST
@@ -304,7 +303,7 @@ START_TEST(cu_traces_fuzz_found_are_checked_without_undefined_behaviour)
     char path[400];
     snprintf(path, sizeof path, "%s/tests/fuzz/regress/%s", KS_SOURCE_DIR, files[_i]);
     if (ks_trace_open(path, &tr) != KS_OK) return; /* refused at open is fine too */
-    ks_check_report *rep = check(&tr); /* KS_OK; under UBSan, no report */
+    ks_check_report *rep = check(&tr);             /* KS_OK; under UBSan, no report */
     ck_assert_msg(rep->violations > 0, "%s: a crafted trace passes check", files[_i]);
     ks_trace_close(&tr);
     ck_assert_int_le(sh(KS_CLI " step %s --thread 0 >/dev/null 2>&1 # %s", path, path), 2);
@@ -409,9 +408,8 @@ static void assert_panels_inside(const vw_state *st)
         ck_assert(t >= -1 && t < st->tr->ntensors);
         if (t < 0) continue;
         int64_t planes = st->tr->tensors[t].shape[0];
-        ck_assert_msg(st->panel[p].plane >= 0 && st->panel[p].plane < planes,
-                      "panel %d shows %s plane %lld of %lld", p, st->tr->tensors[t].name,
-                      (long long)st->panel[p].plane, (long long)planes);
+        ck_assert_msg(st->panel[p].plane >= 0 && st->panel[p].plane < planes, "panel %d shows %s plane %lld of %lld", p,
+                      st->tr->tensors[t].name, (long long)st->panel[p].plane, (long long)planes);
     }
 }
 

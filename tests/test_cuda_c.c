@@ -208,9 +208,21 @@ static void verify_histogram(void)
 
 /* Caffe's im2col: 3 channels of 13 x 11, kernel 3 x 2, padding (1, 0), stride (2, 1),
  * dilation (1, 2): 7 x 9 columns, (3 * 3 * 2) x 63 out, exactly */
-enum { IC_C = 3, IC_H = 13, IC_W = 11, IC_KH = 3, IC_KW = 2, IC_PH = 1, IC_PW = 0, IC_SH = 2, IC_SW = 1, IC_DH = 1,
-       IC_DW = 2, IC_HC = (IC_H + 2 * IC_PH - (IC_DH * (IC_KH - 1) + 1)) / IC_SH + 1,
-       IC_WC = (IC_W + 2 * IC_PW - (IC_DW * (IC_KW - 1) + 1)) / IC_SW + 1 };
+enum {
+    IC_C = 3,
+    IC_H = 13,
+    IC_W = 11,
+    IC_KH = 3,
+    IC_KW = 2,
+    IC_PH = 1,
+    IC_PW = 0,
+    IC_SH = 2,
+    IC_SW = 1,
+    IC_DH = 1,
+    IC_DW = 2,
+    IC_HC = (IC_H + 2 * IC_PH - (IC_DH * (IC_KH - 1) + 1)) / IC_SH + 1,
+    IC_WC = (IC_W + 2 * IC_PW - (IC_DW * (IC_KW - 1) + 1)) / IC_SW + 1
+};
 static void make_im2col(void) { write_f32("im.npy", 501, 3, IC_C, IC_H, IC_W); }
 
 static void verify_im2col(void)
@@ -226,8 +238,9 @@ static void verify_im2col(void)
                     for (int wc = 0; wc < IC_WC; ++wc) {
                         const int row = (c * IC_KH + ki) * IC_KW + kj;
                         const int h = hc * IC_SH - IC_PH + ki * IC_DH, w = wc * IC_SW - IC_PW + kj * IC_DW;
-                        want[row * IC_HC * IC_WC + hc * IC_WC + wc] =
-                            h >= 0 && h < IC_H && w >= 0 && w < IC_W ? F(im)[(c * IC_H + h) * IC_W + w] : 0.0;
+                        want[row * IC_HC * IC_WC + hc * IC_WC + wc] = h >= 0 && h < IC_H && w >= 0 && w < IC_W
+                                                                          ? F(im)[(c * IC_H + h) * IC_W + w]
+                                                                          : 0.0;
                     }
     tu_expect_close(F(col), want, n, 0.0, "data_col");
     free(want);
@@ -247,7 +260,8 @@ static float rs_source(float scale, int dst)
 
 static void verify_resize(void)
 {
-    ks_tensor in = load("img.npy", KS_F32, 3, RS_C, RS_IH, RS_IW), out = load("saved/out.npy", KS_F32, 3, RS_C, RS_OH, RS_OW);
+    ks_tensor in = load("img.npy", KS_F32, 3, RS_C, RS_IH, RS_IW),
+              out = load("saved/out.npy", KS_F32, 3, RS_C, RS_OH, RS_OW);
     double *want = malloc(RS_C * RS_OH * RS_OW * sizeof *want);
     for (int c = 0; c < RS_C; ++c)
         for (int oy = 0; oy < RS_OH; ++oy)
@@ -257,9 +271,9 @@ static void verify_resize(void)
                 const int y1 = y0 + 1 < RS_IH ? y0 + 1 : RS_IH - 1, x1 = x0 + 1 < RS_IW ? x0 + 1 : RS_IW - 1;
                 const double ly = sy - y0, lx = sx - x0;
                 const float *p = F(in) + c * RS_IH * RS_IW;
-                want[(c * RS_OH + oy) * RS_OW + ox] =
-                    (1 - ly) * ((1 - lx) * p[y0 * RS_IW + x0] + lx * p[y0 * RS_IW + x1]) +
-                    ly * ((1 - lx) * p[y1 * RS_IW + x0] + lx * p[y1 * RS_IW + x1]);
+                want[(c * RS_OH + oy) * RS_OW + ox] = (1 - ly) *
+                                                          ((1 - lx) * p[y0 * RS_IW + x0] + lx * p[y0 * RS_IW + x1]) +
+                                                      ly * ((1 - lx) * p[y1 * RS_IW + x0] + lx * p[y1 * RS_IW + x1]);
             }
     tu_expect_close(F(out), want, RS_C * RS_OH * RS_OW, 1e-6, "out");
     free(want);
@@ -382,9 +396,8 @@ static const kernel_row kernels[] = {
      "--arg height_col=7 --arg width_col=9 --arg data_col=empty:18x63",
      make_im2col, verify_im2col, 7, "data_im_ptr[i * dilation_h * width + j * dilation_w] : 0;", NULL},
     {"resize_bilinear.cu", "resize_bilinear", "2,7,3", "16,8", 0,
-     "--arg in=@img.npy --arg out=empty:3x50x29 --arg in_h=37 --arg in_w=53 --arg out_h=50 --arg out_w=29",
-     make_resize, verify_resize, 17,
-     "out[((size_t)c * out_h + oy) * out_w + ox] = h0lambda * top + h1lambda * bottom;", NULL},
+     "--arg in=@img.npy --arg out=empty:3x50x29 --arg in_h=37 --arg in_w=53 --arg out_h=50 --arg out_w=29", make_resize,
+     verify_resize, 17, "out[((size_t)c * out_h + oy) * out_w + ox] = h0lambda * top + h1lambda * bottom;", NULL},
     {"scale_shift.cu", "scale_shift<float, 4>", "2", "64", 0,
      "--arg in=@in.npy --arg out=empty:1001 --arg n=1001 --arg scale=1.5 --arg shift=-0.25", make_scale_shift,
      verify_scale_shift, 1, "V x = in_v[v];", NULL},
@@ -536,8 +549,8 @@ START_TEST(planted_bug_is_found)
     setup();
     fails[0] = 0;
     make_bug_inputs();
-    const int rc = kscope("run %s/bugs/%s --kernel %s %s --trace t.kst --save saved --quiet", CU_DIR, b->file, b->kernel,
-                          b->launch);
+    const int rc = kscope("run %s/bugs/%s --kernel %s %s --trace t.kst --save saved --quiet", CU_DIR, b->file,
+                          b->kernel, b->launch);
     char *err = slurp_copy("err");
     soft(b->run_faults ? rc == 1 : rc == 0, "kscope run exited %d, expected %d: %s", rc, b->run_faults,
          first_line(err, line, sizeof line));
@@ -564,19 +577,24 @@ static const struct {
     const char *args; /* after "run"; every row also gets --trace tb.kst --save ob */
     const char *fragment;
 } bad[] = {
-    {CU_DIR "/vadd.cu --kernel nosuch --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel nosuch --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "no __global__ function 'nosuch'"},
     {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001",
      "missing --arg n"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001 --arg m=3",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001 --arg m=3",
      "no parameter 'm'"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001 --arg n=5",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001 --arg n=5",
      "--arg n given twice"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1",
      "--arg a given twice"},
     {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=3 --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "'a' is a pointer"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=zeros:4",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=zeros:4",
      "'n' is a scalar"},
     {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@i.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "--arg a: the buffer holds int (i32), but 'a' points to float (f32)"},
@@ -592,23 +610,30 @@ static const struct {
      "bad SHAPE '3x'"},
     {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:abc --arg n=1001",
      "bad SHAPE 'abc'"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=zeros:1001:f16 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=zeros:1001:f16 --arg n=1001",
      "unknown dtype 'f16'"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@nosuch.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 128 --arg a=@nosuch.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "cannot open"},
     {CU_DIR "/vadd.cu --kernel vadd --grid 0 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "--grid"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3,0 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3,0 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "--grid"},
     {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 0 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "--block"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 1025 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 1025 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "--block"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 41,25 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 41,25 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "1025 threads"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 1,1,65 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 1,1,65 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "z must be in 1..64"},
-    {CU_DIR "/vadd.cu --kernel vadd --grid 3 --block 128 --shared 300000 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
+    {CU_DIR
+     "/vadd.cu --kernel vadd --grid 3 --block 128 --shared 300000 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "--shared"},
     {CU_DIR "/vadd.cu --grid 3 --block 128 --arg a=@x.npy --arg b=@x.npy --arg c=empty:1001 --arg n=1001",
      "--kernel NAME is required"},
@@ -620,8 +645,9 @@ static const struct {
      "binary"},
     /* a template kernel named without its arguments, a kernel in a namespace without it:
      * one line that says how to name it, not errors in kscope's own entry code */
-    {CU_DIR "/scale_shift.cu --kernel scale_shift --grid 2 --block 64 --arg in=@x.npy --arg out=empty:1001 --arg n=1001 "
-            "--arg scale=2 --arg shift=1",
+    {CU_DIR
+     "/scale_shift.cu --kernel scale_shift --grid 2 --block 64 --arg in=@x.npy --arg out=empty:1001 --arg n=1001 "
+     "--arg scale=2 --arg shift=1",
      "template"},
     {"ns.cu --kernel other::fill --grid 1 --block 32 --arg p=empty:20 --arg n=20 --arg v=3", "ops::fill"},
 };
@@ -643,7 +669,8 @@ static void make_bad_inputs(void)
     f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs("namespace ops {\n__global__ void fill(float *p, int n, float v)\n{\n"
-          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) p[i] = v;\n}\n}\n", f);
+          "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) p[i] = v;\n}\n}\n",
+          f);
     fclose(f);
 }
 
@@ -654,8 +681,10 @@ START_TEST(bad_input_exits_2_with_one_line_and_writes_nothing)
     const int rc = kscope("run %s --trace tb.kst --save ob", bad[_i].args);
     const char *err = slurp("err");
     ck_assert_msg(rc == 2, "'%s' exited %d (stderr: %s)", bad[_i].args, rc, err);
-    ck_assert_msg(strstr(err, bad[_i].fragment), "'%s': expected '%s' in stderr: %s", bad[_i].args, bad[_i].fragment, err);
-    ck_assert_msg(!strncmp(err, "kscope: run: ", 13), "'%s': stderr does not start 'kscope: run: ': %s", bad[_i].args, err);
+    ck_assert_msg(strstr(err, bad[_i].fragment), "'%s': expected '%s' in stderr: %s", bad[_i].args, bad[_i].fragment,
+                  err);
+    ck_assert_msg(!strncmp(err, "kscope: run: ", 13), "'%s': stderr does not start 'kscope: run: ': %s", bad[_i].args,
+                  err);
     ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "'%s': not one line: %s", bad[_i].args, err);
     ck_assert_msg(!exists("tb.kst") && !exists("ob"), "'%s' left an output behind", bad[_i].args);
     cleanup();
@@ -672,7 +701,8 @@ START_TEST(compile_error_shows_clangs_diagnostic_and_exits_2)
     ck_assert_ptr_nonnull(f);
     fputs("__global__ void scale(float *p, int n)\n{\n    p[0] = n * ;\n}\n", f);
     fclose(f);
-    const int rc = kscope("run broken.cu --kernel scale --grid 1 --block 1 --arg p=zeros:4 --arg n=2 --trace tb.kst --save ob");
+    const int rc = kscope(
+        "run broken.cu --kernel scale --grid 1 --block 1 --arg p=zeros:4 --arg n=2 --trace tb.kst --save ob");
     const char *err = slurp("err");
     ck_assert_msg(rc == 2, "exited %d (stderr: %s)", rc, err);
     ck_assert_msg(strstr(err, "broken.cu:3:") && strstr(err, "error"), "no clang diagnostic at broken.cu:3: %s", err);
@@ -695,8 +725,8 @@ typedef struct fault_row {
 static const fault_row faults[] = {
     {"divzero.cu", "divide", "--grid 1 --block 8 --arg a=@a.npy --arg out=zeros:8:i32 --arg n=8", "divzero.cu:6",
      "thread (3,0,0) of block (0,0,0) divided an integer by zero", "integer division by zero"},
-    {"overflow.cu", "recurse", "--grid 1 --block 4 --arg out=zeros:4:i32", "overflow.cu:",
-     "thread (0,0,0) of block (0,0,0) overflowed its stack", "stack overflow"},
+    {"overflow.cu", "recurse", "--grid 1 --block 4 --arg out=zeros:4:i32",
+     "overflow.cu:", "thread (0,0,0) of block (0,0,0) overflowed its stack", "stack overflow"},
     {"spin.cu", "wait_flag", "--grid 1 --block 4 --arg flag=zeros:4:i32 --time-limit 1", "spin.cu:5",
      "was running when the time limit passed", "time limit"},
     {"asserts.cu", "checked", "--grid 1 --block 8 --arg a=@a.npy --arg out=zeros:8:i32", "asserts.cu:8",
@@ -721,11 +751,13 @@ START_TEST(fault_stops_with_one_line_and_keeps_the_trace)
     ck_assert_msg(exists("t.kst") && exists("o"), "%s: no trace or outputs after the fault", f->file);
     free(err);
     ck_assert_int_eq(kscope("check t.kst"), 1);
-    ck_assert_msg(strstr(slurp("out"), f->check), "%s: check does not report '%s': %s", f->file, f->check, slurp("out"));
+    ck_assert_msg(strstr(slurp("out"), f->check), "%s: check does not report '%s': %s", f->file, f->check,
+                  slurp("out"));
     if (!strcmp(f->file, "asserts.cu")) { /* the others ran on, and printf names each line's thread */
         kscope("run %s/tests/cuda_c/faults/%s --kernel %s %s --quiet", KS_SOURCE_DIR, f->file, f->kernel, f->launch);
         const char *out = slurp("out");
-        ck_assert_msg(strstr(out, "[block (0,0,0) thread (7,0,0)] thread 7 sees 7") && !strstr(out, "sees 5"), "%s", out);
+        ck_assert_msg(strstr(out, "[block (0,0,0) thread (7,0,0)] thread 7 sees 7") && !strstr(out, "sees 5"), "%s",
+                      out);
     }
     cleanup();
 }
@@ -739,7 +771,9 @@ START_TEST(warp_sync_orders_lanes_and_activemask_counts_the_live_ones)
     setup();
     write_f32("in.npy", 77, 1, 64, 0, 0);
     ck_assert_int_eq(kscope("run %s/tests/cuda_c/warp_sync.cu --kernel warpred --grid 1 --block 64 --arg in=@in.npy "
-                            "--arg out=zeros:1 --trace w.kst --save o --quiet", KS_SOURCE_DIR), 0);
+                            "--arg out=zeros:1 --trace w.kst --save o --quiet",
+                            KS_SOURCE_DIR),
+                     0);
     ks_tensor in = load("in.npy", KS_F32, 1, 64, 0, 0), out = load("o/out.npy", KS_F32, 1, 1, 0, 0);
     double want = 0;
     for (int i = 0; i < 32; ++i) want += ((float *)in.data)[i];
@@ -747,11 +781,15 @@ START_TEST(warp_sync_orders_lanes_and_activemask_counts_the_live_ones)
     ks_tensor_free(&in), ks_tensor_free(&out);
     ck_assert_msg(kscope("check w.kst") == 0, "%s", slurp("out"));
     ck_assert_int_eq(kscope("run %s/tests/cuda_c/warp_sync.cu --kernel racy --grid 1 --block 64 --arg in=@in.npy "
-                            "--arg out=zeros:1 --trace r.kst --quiet", KS_SOURCE_DIR), 0);
+                            "--arg out=zeros:1 --trace r.kst --quiet",
+                            KS_SOURCE_DIR),
+                     0);
     ck_assert_int_eq(kscope("check r.kst"), 1);
     ck_assert_msg(strstr(slurp("out"), "shared-memory race"), "%s", slurp("out"));
     ck_assert_int_eq(kscope("run %s/tests/cuda_c/warp_sync.cu --kernel am --grid 1 --block 32 --arg out=zeros:32:i32 "
-                            "--arg n=20 --trace a.kst --save ao --quiet", KS_SOURCE_DIR), 0);
+                            "--arg n=20 --trace a.kst --save ao --quiet",
+                            KS_SOURCE_DIR),
+                     0);
     ks_tensor m = load("ao/out.npy", KS_I32, 1, 32, 0, 0);
     for (int i = 0; i < 32; ++i)
         ck_assert_msg((uint32_t)((int32_t *)m.data)[i] == (i < 20 ? 0x000fffffu : 0u), "lane %d: 0x%x", i,
@@ -771,10 +809,13 @@ START_TEST(diff_lines_up_two_versions_of_a_file)
     write_f32("x.npy", 11, 1, 1001, 0, 0);
     write_f32("y.npy", 12, 1, 1001, 0, 0);
     const char *args = "--grid 8 --block 128 --arg a=@x.npy --arg b=@y.npy --arg c=empty:1001 --arg n=1001";
-    ck_assert_int_eq(kscope("run %s/tests/cuda_c/vadd.cu --kernel vadd %s --trace a.kst --quiet", KS_SOURCE_DIR, args), 0);
-    ck_assert_int_eq(kscope("run %s/tests/cuda_c/vadd.cu --kernel vadd %s --trace a2.kst --quiet", KS_SOURCE_DIR, args), 0);
-    ck_assert_int_eq(kscope("run %s/tests/cuda_c/bugs/global_oob.cu --kernel vadd %s --trace b.kst --quiet", KS_SOURCE_DIR,
-                            args), 1);
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/vadd.cu --kernel vadd %s --trace a.kst --quiet", KS_SOURCE_DIR, args),
+                     0);
+    ck_assert_int_eq(kscope("run %s/tests/cuda_c/vadd.cu --kernel vadd %s --trace a2.kst --quiet", KS_SOURCE_DIR, args),
+                     0);
+    ck_assert_int_eq(
+        kscope("run %s/tests/cuda_c/bugs/global_oob.cu --kernel vadd %s --trace b.kst --quiet", KS_SOURCE_DIR, args),
+        1);
     ck_assert_msg(kscope("diff a.kst a2.kst") == 0, "%s%s", slurp("out"), slurp("err"));
     ck_assert_int_eq(kscope("diff a.kst b.kst"), 1);
     const char *out = slurp("out");
@@ -794,10 +835,11 @@ START_TEST(hostile_calls_are_refused)
     setup();
     remove("/tmp/kscope_pwned");
     const int rc = kscope("run %s/tests/cuda_c/faults/hostile.cu --kernel %s --grid 1 --block 2 --arg o=zeros:2:i32 "
-                          "--time-limit 5 --quiet", KS_SOURCE_DIR, kernels[_i]);
+                          "--time-limit 5 --quiet",
+                          KS_SOURCE_DIR, kernels[_i]);
     const char *err = slurp("err");
-    ck_assert_msg(rc == 1 && strstr(err, calls[_i]) && strstr(err, "thread (0,0,0) of block (0,0,0)"), "%s: exit %d: %s",
-                  kernels[_i], rc, err);
+    ck_assert_msg(rc == 1 && strstr(err, calls[_i]) && strstr(err, "thread (0,0,0) of block (0,0,0)"),
+                  "%s: exit %d: %s", kernels[_i], rc, err);
     ck_assert_msg(access("/tmp/kscope_pwned", F_OK) != 0, "%s created a file", kernels[_i]);
     cleanup();
 }
@@ -810,10 +852,11 @@ START_TEST(readme_example_runs_end_to_end)
 {
     setup();
     write_f32("in.npy", 3, 2, 53, 37, 0);
-    ck_assert_msg(kscope("run %s/examples/cuda_c/transpose.cu --kernel transpose_tiled --grid 2,2 --block 32,8 "
-                         "--arg in=@in.npy --arg out=empty:37x53 --arg rows=53 --arg cols=37 --trace t.kst --save saved",
-                         KS_SOURCE_DIR) == 0,
-                  "%s", slurp("err"));
+    ck_assert_msg(
+        kscope("run %s/examples/cuda_c/transpose.cu --kernel transpose_tiled --grid 2,2 --block 32,8 "
+               "--arg in=@in.npy --arg out=empty:37x53 --arg rows=53 --arg cols=37 --trace t.kst --save saved",
+               KS_SOURCE_DIR) == 0,
+        "%s", slurp("err"));
     ks_tensor in = load("in.npy", KS_F32, 2, 53, 37, 0), out = load("saved/out.npy", KS_F32, 2, 37, 53, 0);
     for (int r = 0; r < 53; ++r)
         for (int c = 0; c < 37; ++c) ck_assert(F(out)[c * 53 + r] == F(in)[r * 37 + c]);
@@ -852,7 +895,8 @@ static int have_clang(void)
 {
     const char *env = getenv("KSCOPE_CLANG");
     if (env && *env) return clang_major(env) >= 16;
-    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18", "clang++-17", "clang++-16", "clang++"};
+    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18",
+                                        "clang++-17", "clang++-16", "clang++"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (clang_major(names[i]) >= 16) return 1;
     return 0;

@@ -27,10 +27,24 @@ END_TEST
  * stride (2, 1), padding (1, 0), dilation (2, 1), input 5x4, batch 33, mask, bias */
 START_TEST(layer_matches_reference_on_torchvision_test_geometry)
 {
-    ks_deform_params p = {.batch = 33, .channels = 6, .height = 5, .width = 4, .out_channels = 2,
-                          .kernel_h = 3, .kernel_w = 2, .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1,
-                          .dilation_h = 2, .dilation_w = 1, .groups = 2, .offset_groups = 3,
-                          .im2col_step = 32, .use_mask = 1, .use_bias = 1,
+    ks_deform_params p = {.batch = 33,
+                          .channels = 6,
+                          .height = 5,
+                          .width = 4,
+                          .out_channels = 2,
+                          .kernel_h = 3,
+                          .kernel_w = 2,
+                          .pad_h = 1,
+                          .pad_w = 0,
+                          .stride_h = 2,
+                          .stride_w = 1,
+                          .dilation_h = 2,
+                          .dilation_w = 1,
+                          .groups = 2,
+                          .offset_groups = 3,
+                          .im2col_step = 32,
+                          .use_mask = 1,
+                          .use_bias = 1,
                           .semantics = KS_DEFORM_TORCHVISION};
     df_case c;
     df_init(&c, &p, 7, 2.0f);
@@ -79,22 +93,29 @@ START_TEST(reference_gradients_match_finite_differences)
         for (int64_t i = 0; i < c.g.offset_numel; ++i)
             c.offset[i] = (float)tu_int(&r, -2, 1) + 0.2f + 0.6f * (float)(tu_next(&r) % 1000) / 1000.0f;
         ks_deform_tensors t = df_tensors(&c);
-        ks_deform_ref_grads g = {.grad_input = c.r_gi, .grad_offset = c.r_go, .grad_mask = c.r_gm,
-                                 .grad_weight = c.r_gw, .grad_bias = c.r_gb};
+        ks_deform_ref_grads g = {.grad_input = c.r_gi,
+                                 .grad_offset = c.r_go,
+                                 .grad_mask = c.r_gm,
+                                 .grad_weight = c.r_gw,
+                                 .grad_bias = c.r_gb};
         ks_deform_ref_backward(&c.p, &t, &g);
-        struct { float *x; double *g; int64_t n; const char *name; } v[] = {
-            {.x = c.input, .g = c.r_gi, .n = c.g.input_numel, .name = "input"},
-            {.x = c.offset, .g = c.r_go, .n = c.g.offset_numel, .name = "offset"},
-            {.x = c.weight, .g = c.r_gw, .n = c.g.weight_numel, .name = "weight"},
-            {.x = c.mask, .g = c.r_gm, .n = p.use_mask ? c.g.mask_numel : 0, .name = "mask"},
-            {.x = c.bias, .g = c.r_gb, .n = p.use_bias ? p.out_channels : 0, .name = "bias"}};
+        struct {
+            float *x;
+            double *g;
+            int64_t n;
+            const char *name;
+        } v[] = {{.x = c.input, .g = c.r_gi, .n = c.g.input_numel, .name = "input"},
+                 {.x = c.offset, .g = c.r_go, .n = c.g.offset_numel, .name = "offset"},
+                 {.x = c.weight, .g = c.r_gw, .n = c.g.weight_numel, .name = "weight"},
+                 {.x = c.mask, .g = c.r_gm, .n = p.use_mask ? c.g.mask_numel : 0, .name = "mask"},
+                 {.x = c.bias, .g = c.r_gb, .n = p.use_bias ? p.out_channels : 0, .name = "bias"}};
         for (size_t q = 0; q < sizeof v / sizeof v[0]; ++q)
             for (int trial = 0; trial < 8 && v[q].n > 0; ++trial) {
                 const int64_t i = tu_int(&r, 0, v[q].n - 1);
                 const double want = v[q].g[i], got = fd(&c, &v[q].x[i]);
                 ck_assert_msg(fabs(got - want) <= 1e-6 * (1 + fabs(want)),
-                              "geometry %d: d loss / d %s[%lld]: analytic %.9g, finite difference %.9g",
-                              k, v[q].name, (long long)i, want, got);
+                              "geometry %d: d loss / d %s[%lld]: analytic %.9g, finite difference %.9g", k, v[q].name,
+                              (long long)i, want, got);
             }
         df_free(&c);
     }
@@ -102,8 +123,8 @@ START_TEST(reference_gradients_match_finite_differences)
 END_TEST
 
 /* deformable im2col of one image into columns [C*kh*kw, Ho*Wo] */
-static void im2col(const ks_deform_params *p, const float *in, const float *off, const float *mask,
-                   float *cols, const ks_launch *l, ks_sink *sink)
+static void im2col(const ks_deform_params *p, const float *in, const float *off, const float *mask, float *cols,
+                   const ks_launch *l, ks_sink *sink)
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
@@ -115,10 +136,25 @@ static void im2col(const ks_deform_params *p, const float *in, const float *off,
  * channels one row down; +1 on the x channel one column right (reference test 7) */
 START_TEST(offset_channel_probe_moves_one_tap_of_one_group)
 {
-    ks_deform_params p = {.batch = 1, .channels = 6, .height = 5, .width = 4, .out_channels = 1,
-                          .kernel_h = 3, .kernel_w = 2, .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1,
-                          .dilation_h = 2, .dilation_w = 1, .groups = 1, .offset_groups = 3, .im2col_step = 1,
-                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1,
+                          .channels = 6,
+                          .height = 5,
+                          .width = 4,
+                          .out_channels = 1,
+                          .kernel_h = 3,
+                          .kernel_w = 2,
+                          .pad_h = 1,
+                          .pad_w = 0,
+                          .stride_h = 2,
+                          .stride_w = 1,
+                          .dilation_h = 2,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 3,
+                          .im2col_step = 1,
+                          .use_mask = 0,
+                          .use_bias = 0,
+                          .semantics = KS_DEFORM_MMCV};
     ks_deform_geom g;
     ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
     uint64_t s = 5;
@@ -139,10 +175,11 @@ START_TEST(offset_channel_probe_moves_one_tap_of_one_group)
                             int64_t y = (q / g.width_out) * 2 - 1 + (t / 2) * 2 + (moved && dir == 0);
                             int64_t x = (q % g.width_out) * 1 - 0 + (t % 2) * 1 + (moved && dir == 1);
                             float want = y >= 0 && y < 5 && x >= 0 && x < 4 ? in[(c * 5 + y) * 4 + x] : 0.0f;
-                            ck_assert_msg(cols[(c * kk + t) * P + q] == want,
-                                          "dir %d group %lld tap %lld: channel %lld tap %lld position %lld = %g, want %g",
-                                          dir, (long long)grp, (long long)tap, (long long)c, (long long)t,
-                                          (long long)q, cols[(c * kk + t) * P + q], want);
+                            ck_assert_msg(
+                                cols[(c * kk + t) * P + q] == want,
+                                "dir %d group %lld tap %lld: channel %lld tap %lld position %lld = %g, want %g", dir,
+                                (long long)grp, (long long)tap, (long long)c, (long long)t, (long long)q,
+                                cols[(c * kk + t) * P + q], want);
                         }
             }
     free(in), free(off), free(cols);
@@ -152,10 +189,25 @@ END_TEST
 /* [[1,2],[3,4]], 1x1 kernel: samples at (-0.5, 0), (-1, 1), (1.5, 0), (0.5, 0.5) */
 START_TEST(border_samples_blend_with_zero_not_clamp)
 {
-    ks_deform_params p = {.batch = 1, .channels = 1, .height = 2, .width = 2, .out_channels = 1,
-                          .kernel_h = 1, .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1, .im2col_step = 1,
-                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1,
+                          .channels = 1,
+                          .height = 2,
+                          .width = 2,
+                          .out_channels = 1,
+                          .kernel_h = 1,
+                          .kernel_w = 1,
+                          .pad_h = 0,
+                          .pad_w = 0,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 1,
+                          .im2col_step = 1,
+                          .use_mask = 0,
+                          .use_bias = 0,
+                          .semantics = KS_DEFORM_MMCV};
     const float in[4] = {1, 2, 3, 4};
     /* offset [1, 2, 2, 2]: dy plane then dx plane, positions (0,0) (0,1) (1,0) (1,1) */
     const float off[8] = {-0.5f, -1.0f, 0.5f, -0.5f, 0, 0, 0, -0.5f};
@@ -173,10 +225,24 @@ END_TEST
 START_TEST(coordinate_gradient_at_minus_one_follows_the_semantics)
 {
     for (int sem = 0; sem < 2; ++sem) {
-        ks_deform_params p = {.batch = 1, .channels = 1, .height = 2, .width = 2, .out_channels = 1,
-                              .kernel_h = 1, .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1,
-                              .stride_w = 1, .dilation_h = 1, .dilation_w = 1, .groups = 1,
-                              .offset_groups = 1, .im2col_step = 1, .use_mask = 0, .use_bias = 0,
+        ks_deform_params p = {.batch = 1,
+                              .channels = 1,
+                              .height = 2,
+                              .width = 2,
+                              .out_channels = 1,
+                              .kernel_h = 1,
+                              .kernel_w = 1,
+                              .pad_h = 0,
+                              .pad_w = 0,
+                              .stride_h = 1,
+                              .stride_w = 1,
+                              .dilation_h = 1,
+                              .dilation_w = 1,
+                              .groups = 1,
+                              .offset_groups = 1,
+                              .im2col_step = 1,
+                              .use_mask = 0,
+                              .use_bias = 0,
                               .semantics = sem};
         df_case c;
         df_init(&c, &p, 1, 0.0f);
@@ -202,31 +268,62 @@ END_TEST
 /* y in (-1, 0): the gradient lands on row 0 with weight 1 - |y| (floor, not trunc) */
 START_TEST(col2im_above_the_image_lands_on_row_zero)
 {
-    ks_deform_params p = {.batch = 1, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
-                          .kernel_h = 1, .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1, .im2col_step = 1,
-                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1,
+                          .channels = 1,
+                          .height = 3,
+                          .width = 3,
+                          .out_channels = 1,
+                          .kernel_h = 1,
+                          .kernel_w = 1,
+                          .pad_h = 0,
+                          .pad_w = 0,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 1,
+                          .im2col_step = 1,
+                          .use_mask = 0,
+                          .use_bias = 0,
+                          .semantics = KS_DEFORM_MMCV};
     df_case c;
     df_init(&c, &p, 2, 0.0f);
     memset(c.offset, 0, 18 * sizeof(float));
     memset(c.grad_output, 0, 9 * sizeof(float));
-    c.offset[1] = -0.3f;     /* position (0, 1) samples (-0.3, 1) */
+    c.offset[1] = -0.3f; /* position (0, 1) samples (-0.3, 1) */
     c.grad_output[1] = 2.0f;
     c.weight[0] = 1.0f;
     ks_launch l = tu_launch(0, 0);
     df_run(&c, &l);
     for (int i = 0; i < 9; ++i)
-        ck_assert_msg(fabsf(c.grad_input[i] - (i == 1 ? 1.4f : 0.0f)) < 1e-6f, "grad_input[%d] = %g", i, c.grad_input[i]);
+        ck_assert_msg(fabsf(c.grad_input[i] - (i == 1 ? 1.4f : 0.0f)) < 1e-6f, "grad_input[%d] = %g", i,
+                      c.grad_input[i]);
     df_free(&c);
 }
 END_TEST
 
 START_TEST(chunks_give_the_same_results)
 {
-    ks_deform_params p = {.batch = 10, .channels = 4, .height = 7, .width = 6, .out_channels = 3,
-                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 2, .im2col_step = 1,
-                          .use_mask = 1, .use_bias = 1, .semantics = KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 10,
+                          .channels = 4,
+                          .height = 7,
+                          .width = 6,
+                          .out_channels = 3,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 2,
+                          .im2col_step = 1,
+                          .use_mask = 1,
+                          .use_bias = 1,
+                          .semantics = KS_DEFORM_MMCV};
     df_case ref;
     df_init(&ref, &p, 11, 2.0f);
     ks_launch l = tu_launch(0, 0);
@@ -256,10 +353,24 @@ END_TEST
 /* zero offsets and mask 1: a grouped convolution (conv groups 2, offset groups 3) */
 START_TEST(zero_offsets_are_a_grouped_convolution)
 {
-    ks_deform_params p = {.batch = 2, .channels = 6, .height = 6, .width = 5, .out_channels = 4,
-                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 2, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 2, .offset_groups = 3,
-                          .im2col_step = 32, .use_mask = 1, .use_bias = 0,
+    ks_deform_params p = {.batch = 2,
+                          .channels = 6,
+                          .height = 6,
+                          .width = 5,
+                          .out_channels = 4,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 2,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 2,
+                          .offset_groups = 3,
+                          .im2col_step = 32,
+                          .use_mask = 1,
+                          .use_bias = 0,
                           .semantics = KS_DEFORM_TORCHVISION};
     df_case c;
     df_init(&c, &p, 3, 0.0f);
@@ -277,18 +388,19 @@ START_TEST(zero_offsets_are_a_grouped_convolution)
                             for (int64_t j = 0; j < 3; ++j) {
                                 const int64_t yy = y * 2 - 1 + i, xx = x - 1 + j, ch = (o / 2) * 3 + cl;
                                 if (yy < 0 || yy >= 6 || xx < 0 || xx >= 5) continue;
-                                acc += (double)c.weight[((o * 3 + cl) * 3 + i) * 3 + j] * c.input[((n * 6 + ch) * 6 + yy) * 5 + xx];
+                                acc += (double)c.weight[((o * 3 + cl) * 3 + i) * 3 + j] *
+                                       c.input[((n * 6 + ch) * 6 + yy) * 5 + xx];
                             }
                     const float got = c.output[((n * 4 + o) * Ho + y) * Wo + x];
-                    ck_assert_msg(fabs(got - acc) < 1e-5, "output[%lld,%lld,%lld,%lld] = %g, conv %g",
-                                  (long long)n, (long long)o, (long long)y, (long long)x, got, acc);
+                    ck_assert_msg(fabs(got - acc) < 1e-5, "output[%lld,%lld,%lld,%lld] = %g, conv %g", (long long)n,
+                                  (long long)o, (long long)y, (long long)x, got, acc);
                 }
     df_free(&c);
 }
 END_TEST
 
-static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, float *cols,
-                       float *gi, float *go, float *gm, const ks_launch *l, ks_sink *sink)
+static void run_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, float *cols, float *gi, float *go,
+                       float *gm, const ks_launch *l, ks_sink *sink)
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
@@ -335,7 +447,8 @@ START_TEST(traced_equals_plain_bitwise_for_every_kernel)
                 int64_t samples = 0;
                 for (unsigned long long e = 0; e < ks_sink_count(sink); ++e)
                     samples += sink->events[e].kind == KS_EV_SAMPLE;
-                ck_assert_int_eq(samples, p.channels * p.batch * c.g.height_out * c.g.width_out * p.kernel_h * p.kernel_w);
+                ck_assert_int_eq(samples,
+                                 p.channels * p.batch * c.g.height_out * c.g.width_out * p.kernel_h * p.kernel_w);
             }
             run_kernel(&c, KS_DEFORM_COL2IM, cols_in, NULL, out[v][1], NULL, NULL, &l, sink);
             run_kernel(&c, KS_DEFORM_COORD, cols_in, NULL, NULL, out[v][2], out[v][3], &l, sink);
@@ -406,7 +519,9 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
                     samples += sk->events[e].kind == KS_EV_SAMPLE;
                 ck_assert_int_eq(samples, c.g.im2col_work * p.kernel_h * p.kernel_w);
             }
-            const ks_deform_kernel kv = v < 3 ? KS_DEFORM_GRAD_TAP : v < 5 ? KS_DEFORM_GRAD_TILE : KS_DEFORM_GRAD_GATHER;
+            const ks_deform_kernel kv = v < 3   ? KS_DEFORM_GRAD_TAP
+                                        : v < 5 ? KS_DEFORM_GRAD_TILE
+                                                : KS_DEFORM_GRAD_GATHER;
             run_kernel(&c, kv, cols_in, NULL, out[v][1], out[v][2], out[v][3], &l, sk);
             if (v == 2) { /* write_columns is for untraced launches */
                 ks_deform_chunk ch;
@@ -436,13 +551,17 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         unsetenv("KSCOPE_DEFORM_GATHER_CHANNELS");
         for (int v = 1; v < NV; ++v) {
             ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
-            ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs", k);
+            ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs",
+                          k);
             ck_assert_msg(!p.use_mask || !memcmp(out[0][3], out[v][3], (size_t)c.g.mask_numel * 4),
                           "case %d: grad_mask differs", k);
             if (v % 2 == 0) /* traced == plain */
                 for (int q = 1; q < 4; ++q)
                     ck_assert(!memcmp(out[v - 1][q], out[v][q],
-                                      (size_t)(q == 1 ? c.g.input_numel : q == 2 ? c.g.offset_numel : c.g.mask_numel) * 4));
+                                      (size_t)(q == 1   ? c.g.input_numel
+                                               : q == 2 ? c.g.offset_numel
+                                                        : c.g.mask_numel) *
+                                          4));
             for (int64_t i = 0; i < c.g.input_numel; ++i)
                 ck_assert_msg(fabsf(out[0][1][i] - out[v][1][i]) <= 1e-5f * (1 + fabsf(out[0][1][i])),
                               "case %d: grad_input[%lld] col2im %g, variant %d %g", k, (long long)i, out[0][1][i], v,
@@ -544,16 +663,33 @@ END_TEST
 
 START_TEST(bad_parameters_are_rejected_with_a_reason)
 {
-    ks_deform_params ok = {.batch = 2, .channels = 4, .height = 5, .width = 5, .out_channels = 2,
-                           .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                           .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
-                           .im2col_step = 32, .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
+    ks_deform_params ok = {.batch = 2,
+                           .channels = 4,
+                           .height = 5,
+                           .width = 5,
+                           .out_channels = 2,
+                           .kernel_h = 3,
+                           .kernel_w = 3,
+                           .pad_h = 1,
+                           .pad_w = 1,
+                           .stride_h = 1,
+                           .stride_w = 1,
+                           .dilation_h = 1,
+                           .dilation_w = 1,
+                           .groups = 1,
+                           .offset_groups = 1,
+                           .im2col_step = 32,
+                           .use_mask = 0,
+                           .use_bias = 0,
+                           .semantics = KS_DEFORM_MMCV};
     ks_deform_geom g;
     ck_assert_int_eq(ks_deform_geometry(&ok, &g), KS_OK);
-    struct { ks_deform_params p; const char *msg; } bad[] = {
-        {.p = ok, .msg = "groups"}, {.p = ok, .msg = "offset_groups"},
-        {.p = ok, .msg = "smaller than kernel"}, {.p = ok, .msg = "stride_h"},
-        {.p = ok, .msg = "output size"}, {.p = ok, .msg = "math must be fp32 or tf32"},
+    struct {
+        ks_deform_params p;
+        const char *msg;
+    } bad[] = {
+        {.p = ok, .msg = "groups"},   {.p = ok, .msg = "offset_groups"}, {.p = ok, .msg = "smaller than kernel"},
+        {.p = ok, .msg = "stride_h"}, {.p = ok, .msg = "output size"},   {.p = ok, .msg = "math must be fp32 or tf32"},
     };
     bad[0].p.groups = 3;
     bad[1].p.offset_groups = 3;
@@ -572,10 +708,24 @@ END_TEST
  * inside one conv group and one offset group, room for the prepared weight */
 START_TEST(fused_forward_runs_only_where_it_applies)
 {
-    ks_deform_params p = {.batch = 2, .channels = 64, .height = 12, .width = 10, .out_channels = 40,
-                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 2, .im2col_step = 32,
-                          .semantics = KS_DEFORM_TORCHVISION, .math = KS_MATH_TF32};
+    ks_deform_params p = {.batch = 2,
+                          .channels = 64,
+                          .height = 12,
+                          .width = 10,
+                          .out_channels = 40,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 2,
+                          .im2col_step = 32,
+                          .semantics = KS_DEFORM_TORCHVISION,
+                          .math = KS_MATH_TF32};
     ks_deform_geom g;
     ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
     unsetenv("KS_DEFORM_FUSED");

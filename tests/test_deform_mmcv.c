@@ -8,16 +8,13 @@
 static void allclose(const double *got, const double *want, int n, double rtol, const char *what)
 {
     for (int i = 0; i < n; ++i)
-        ck_assert_msg(fabs(got[i] - want[i]) <= 1e-8 + rtol * fabs(want[i]), "%s[%d] = %.6f, mmcv %.6f",
-                      what, i, got[i], want[i]);
+        ck_assert_msg(fabs(got[i] - want[i]) <= 1e-8 + rtol * fabs(want[i]), "%s[%d] = %.6f, mmcv %.6f", what, i,
+                      got[i], want[i]);
 }
 
 /* conv_offset: a 2x2 convolution of the 1-channel image `in` [3, 3] with padding `pad`
  * into `oc` channels of [Ho, Wo]; pixel (y, x) of the output reads in[y+i-pad, x+j-pad] */
-static double pix(const double *in, int y, int x)
-{
-    return y >= 0 && y < 3 && x >= 0 && x < 3 ? in[y * 3 + x] : 0.0;
-}
+static double pix(const double *in, int y, int x) { return y >= 0 && y < 3 && x >= 0 && x < 3 ? in[y * 3 + x] : 0.0; }
 
 START_TEST(mmcv_deform_conv_v1_forward_and_gradients)
 {
@@ -27,10 +24,25 @@ START_TEST(mmcv_deform_conv_v1_forward_and_gradients)
     const double ob[8] = {0.7, 0.1, 0.8, 0.5, 0.6, 0.5, 0.4, 0.7};
     const float dw[4] = {0.4f, 0.2f, 0.1f, 0.9f};
     /* batch 10 (mmcv's test ignores its argument), im2col_step 2, kernel 2, no padding */
-    ks_deform_params p = {.batch = 10, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
-                          .kernel_h = 2, .kernel_w = 2, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1, .im2col_step = 2,
-                          .use_mask = 0, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 10,
+                          .channels = 1,
+                          .height = 3,
+                          .width = 3,
+                          .out_channels = 1,
+                          .kernel_h = 2,
+                          .kernel_w = 2,
+                          .pad_h = 0,
+                          .pad_w = 0,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 1,
+                          .im2col_step = 2,
+                          .use_mask = 0,
+                          .use_bias = 0,
+                          .semantics = KS_DEFORM_MMCV};
     df_case c;
     df_init(&c, &p, 1, 0.0f);
     for (int n = 0; n < 10; ++n)
@@ -51,15 +63,14 @@ START_TEST(mmcv_deform_conv_v1_forward_and_gradients)
 
     const double gt_out[4] = {1.650, 0, 0, 0};
     const double gt_x_grad[9] = {-0.666, 0.204, 0.000, 0.030, -0.416, 0.012, 0.000, 0.252, 0.129};
-    const double gt_ow_grad[32] = {1.44, 2.88, 0.00, 1.44, -0.72, -1.44, 0.00, -0.72, 0, 0, 0, 0, 0, 0, 0, 0,
-                                   -0.10, -0.20, 0.00, -0.10, -0.08, -0.16, 0.00, -0.08,
-                                   -0.54, -1.08, 0.00, -0.54, -0.54, -1.08, 0.00, -0.54};
+    const double gt_ow_grad[32] = {1.44, 2.88,  0.00,  1.44,  -0.72, -1.44, 0.00,  -0.72, 0,     0,     0,
+                                   0,    0,     0,     0,     0,     -0.10, -0.20, 0.00,  -0.10, -0.08, -0.16,
+                                   0.00, -0.08, -0.54, -1.08, 0.00,  -0.54, -0.54, -1.08, 0.00,  -0.54};
     const double gt_ob_grad[8] = {1.44, -0.72, 0., 0., -0.10, -0.08, -0.54, -0.54};
     const double gt_dw_grad[4] = {3.62, 0., 0.40, 0.18};
     double out[4], xg[9] = {0}, owg[32] = {0}, obg[8] = {0}, dwg[4];
     for (int n = 0; n < 10; ++n) {
-        for (int i = 0; i < 4; ++i)
-            ck_assert_float_eq(c.output[n * 4 + i], c.output[i]); /* every image the same */
+        for (int i = 0; i < 4; ++i) ck_assert_float_eq(c.output[n * 4 + i], c.output[i]); /* every image the same */
         for (int oc = 0; oc < 8; ++oc)
             for (int q = 0; q < 4; ++q) {
                 const double g = c.grad_offset[(n * 8 + oc) * 4 + q] / 10.0;
@@ -94,10 +105,25 @@ START_TEST(mmcv_modulated_deform_conv_v2_forward_and_gradients)
     /* zero offsets, mask sigmoid(0) = 0.5, weight 1, padding 1, kernel 2: every sample on
      * an integer position, some exactly at -1 and at H (the one-sided gradient rules) */
     const double in[9] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
-    ks_deform_params p = {.batch = 1, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
-                          .kernel_h = 2, .kernel_w = 2, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
-                          .im2col_step = 32, .use_mask = 1, .use_bias = 0, .semantics = KS_DEFORM_MMCV};
+    ks_deform_params p = {.batch = 1,
+                          .channels = 1,
+                          .height = 3,
+                          .width = 3,
+                          .out_channels = 1,
+                          .kernel_h = 2,
+                          .kernel_w = 2,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 1,
+                          .im2col_step = 32,
+                          .use_mask = 1,
+                          .use_bias = 0,
+                          .semantics = KS_DEFORM_MMCV};
     df_case c;
     df_init(&c, &p, 1, 0.0f);
     for (int i = 0; i < 9; ++i) c.input[i] = (float)in[i];
@@ -112,10 +138,10 @@ START_TEST(mmcv_modulated_deform_conv_v2_forward_and_gradients)
     const double output_t[16] = {0.5, 1.5, 2.5, 1.5, 1.0, 3.0, 5.0, 3.0, 1.0, 3.0, 5.0, 3.0, 0.5, 1.5, 2.5, 1.5};
     const double input_grad[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
     const double w_grad[4] = {9, 9, 9, 9};
-    const double ow_grad[48] = {-7.0, -4.0, 0.0, 0.0, -9.0, 7.5, -6.0, 5.0, -4.0, -7.0, 0.0, 0.0,
-                                -7.5, -9.0, -5.0, -6.0, -7.0, -4.0, -7.0, -4.0, -6.0, 5.0, -9.0, 7.5,
-                                -4.0, -7.0, -4.0, -7.0, -5.0, -6.0, -7.5, -9.0, 10.5, 6.0, 7.0, 4.0,
-                                6.0, 10.5, 4.0, 7.0, 7.0, 4.0, 10.5, 6.0, 4.0, 7.0, 6.0, 10.5};
+    const double ow_grad[48] = {-7.0, -4.0, 0.0,  0.0,  -9.0, 7.5,  -6.0, 5.0,  -4.0, -7.0, 0.0,  0.0,
+                                -7.5, -9.0, -5.0, -6.0, -7.0, -4.0, -7.0, -4.0, -6.0, 5.0,  -9.0, 7.5,
+                                -4.0, -7.0, -4.0, -7.0, -5.0, -6.0, -7.5, -9.0, 10.5, 6.0,  7.0,  4.0,
+                                6.0,  10.5, 4.0,  7.0,  7.0,  4.0,  10.5, 6.0,  4.0,  7.0,  6.0,  10.5};
     const double ob_grad[12] = {-3.0, -1.5, -3.0, -1.5, -3.0, -1.5, -3.0, -1.5, 4.5, 4.5, 4.5, 4.5};
     /* conv_offset (weight 0) gives 12 channels: 8 offsets, then 4 mask logits (sigmoid'
      * = 0.25 at 0); its input pixel for output (y, x), tap k is in[y+k/2-1, x+k%2-1] */
@@ -144,10 +170,24 @@ START_TEST(torchvision_rule_changes_the_v2_offset_gradient_on_row_minus_one)
 {
     const float in[9] = {1, 2, 3, 1, 2, 3, 1, 2, 3};
     for (int sem = 0; sem < 2; ++sem) {
-        ks_deform_params p = {.batch = 1, .channels = 1, .height = 3, .width = 3, .out_channels = 1,
-                              .kernel_h = 2, .kernel_w = 2, .pad_h = 1, .pad_w = 1, .stride_h = 1,
-                              .stride_w = 1, .dilation_h = 1, .dilation_w = 1, .groups = 1,
-                              .offset_groups = 1, .im2col_step = 32, .use_mask = 1, .use_bias = 0,
+        ks_deform_params p = {.batch = 1,
+                              .channels = 1,
+                              .height = 3,
+                              .width = 3,
+                              .out_channels = 1,
+                              .kernel_h = 2,
+                              .kernel_w = 2,
+                              .pad_h = 1,
+                              .pad_w = 1,
+                              .stride_h = 1,
+                              .stride_w = 1,
+                              .dilation_h = 1,
+                              .dilation_w = 1,
+                              .groups = 1,
+                              .offset_groups = 1,
+                              .im2col_step = 32,
+                              .use_mask = 1,
+                              .use_bias = 0,
                               .semantics = sem};
         df_case c;
         df_init(&c, &p, 1, 0.0f);

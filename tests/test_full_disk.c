@@ -33,7 +33,8 @@ static void setup(void)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(disk, sizeof disk, "%s/disk", dir);
     ck_assert_int_eq(mkdir(disk, 0755), 0);
-    snprintf(cmd, sizeof cmd, "cd %s && %s run im2col --channels 2 --input-size 5,5 --trace t.kst --quiet", dir, KS_CLI);
+    snprintf(cmd, sizeof cmd, "cd %s && %s run im2col --channels 2 --input-size 5,5 --trace t.kst --quiet", dir,
+             KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
     mounted = mount("tmpfs", disk, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") == 0;
 }

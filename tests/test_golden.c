@@ -10,24 +10,28 @@
 #include "../kernels/core/ks_gemm.h"
 #include "golden_util.h"
 
-static ks_tensor load(int id, const char *what)
-{
-    return load_prefixed('g', id, what);
-}
+static ks_tensor load(int id, const char *what) { return load_prefixed('g', id, what); }
 
 START_TEST(simulator_matches_torch_unfold_and_fold)
 {
     cJSON *root = listing("geometries.json");
     const cJSON *g;
     int count = 0;
-    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries"))
+    {
         int id = (int)item(g, "id", 0);
-        ks_im2col_params p = {.batch = item(g, "batch", 0), .channels = item(g, "channels", 0),
-                              .height = item(g, "input_size", 0), .width = item(g, "input_size", 1),
-                              .kernel_h = item(g, "kernel_size", 0), .kernel_w = item(g, "kernel_size", 1),
-                              .pad_h = item(g, "padding", 0), .pad_w = item(g, "padding", 1),
-                              .stride_h = item(g, "stride", 0), .stride_w = item(g, "stride", 1),
-                              .dilation_h = item(g, "dilation", 0), .dilation_w = item(g, "dilation", 1)};
+        ks_im2col_params p = {.batch = item(g, "batch", 0),
+                              .channels = item(g, "channels", 0),
+                              .height = item(g, "input_size", 0),
+                              .width = item(g, "input_size", 1),
+                              .kernel_h = item(g, "kernel_size", 0),
+                              .kernel_w = item(g, "kernel_size", 1),
+                              .pad_h = item(g, "padding", 0),
+                              .pad_w = item(g, "padding", 1),
+                              .stride_h = item(g, "stride", 0),
+                              .stride_w = item(g, "stride", 1),
+                              .dilation_h = item(g, "dilation", 0),
+                              .dilation_w = item(g, "dilation", 1)};
         ks_im2col_geom geo;
         ck_assert_int_eq(ks_im2col_geometry(&p, &geo), KS_OK);
         ks_tensor in = load(id, "input"), unfold = load(id, "unfold");
@@ -59,8 +63,8 @@ static void expect_golden(const float *got, const ks_tensor *want, int64_t n, in
     ck_assert_int_eq(ks_tensor_numel(want), n);
     const float *w = want->data;
     for (int64_t i = 0; i < n; ++i)
-        ck_assert_msg(fabsf(got[i] - w[i]) <= 1e-4f * (1 + fabsf(w[i])), "geometry %d: %s[%lld] = %.7g, torchvision %.7g",
-                      id, what, (long long)i, got[i], w[i]);
+        ck_assert_msg(fabsf(got[i] - w[i]) <= 1e-4f * (1 + fabsf(w[i])),
+                      "geometry %d: %s[%lld] = %.7g, torchvision %.7g", id, what, (long long)i, got[i], w[i]);
 }
 
 START_TEST(simulator_matches_torchvision_deform_conv2d)
@@ -68,16 +72,18 @@ START_TEST(simulator_matches_torchvision_deform_conv2d)
     cJSON *root = listing("deform.json");
     const cJSON *g;
     int count = 0;
-    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries"))
+    {
         const int id = (int)item(g, "id", 0);
         const int mask = cJSON_IsTrue(cJSON_GetObjectItem(g, "mask"));
         ks_deform_params p = golden_deform_params(g);
         ks_deform_geom geo;
         ck_assert_int_eq(ks_deform_geometry(&p, &geo), KS_OK);
         static const char *const in_names[] = {"input", "offset", "weight", "bias", "grad_output", "mask"};
-        static const char *const out_names[] = {"output", "grad_input", "grad_offset", "grad_weight", "grad_bias", "grad_mask"};
-        const int64_t sizes[] = {geo.output_numel, geo.input_numel, geo.offset_numel, geo.weight_numel,
-                                 p.out_channels, geo.mask_numel};
+        static const char *const out_names[] = {"output",      "grad_input", "grad_offset",
+                                                "grad_weight", "grad_bias",  "grad_mask"};
+        const int64_t sizes[] = {geo.output_numel, geo.input_numel, geo.offset_numel,
+                                 geo.weight_numel, p.out_channels,  geo.mask_numel};
         ks_tensor in[6], want[6];
         float *got[6];
         for (int i = 0; i < 5 + mask; ++i) {
@@ -85,11 +91,19 @@ START_TEST(simulator_matches_torchvision_deform_conv2d)
             want[i] = load_prefixed('d', id, out_names[i]);
             got[i] = calloc((size_t)sizes[i], 4);
         }
-        ks_deform_tensors t = {.input = in[0].data, .offset = in[1].data, .mask = mask ? in[5].data : NULL,
-                               .weight = in[2].data, .bias = in[3].data,
-                               .output = got[0], .grad_output = in[4].data, .grad_input = got[1],
-                               .grad_offset = got[2], .grad_mask = mask ? got[5] : NULL,
-                               .grad_weight = got[3], .grad_bias = got[4], .columns0 = NULL};
+        ks_deform_tensors t = {.input = in[0].data,
+                               .offset = in[1].data,
+                               .mask = mask ? in[5].data : NULL,
+                               .weight = in[2].data,
+                               .bias = in[3].data,
+                               .output = got[0],
+                               .grad_output = in[4].data,
+                               .grad_input = got[1],
+                               .grad_offset = got[2],
+                               .grad_mask = mask ? got[5] : NULL,
+                               .grad_weight = got[3],
+                               .grad_bias = got[4],
+                               .columns0 = NULL};
         ks_launch l = tu_launch(0, 0);
         ck_assert_msg(ks_deform_forward_sim(&p, &t, &l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
         ck_assert_msg(ks_deform_backward_sim(&p, &t, &l, KS_DEFORM_NONE, NULL) == KS_OK, "%s", ks_error_message());
@@ -117,11 +131,14 @@ START_TEST(simulator_matches_torchvision_roi_align)
     cJSON *root = listing("roi_align.json");
     const cJSON *g;
     int count = 0;
-    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries"))
+    {
         const int id = (int)item(g, "id", 0);
-        ks_roi_align_params p = {.batch = item(g, "batch", 0), .channels = item(g, "channels", 0),
+        ks_roi_align_params p = {.batch = item(g, "batch", 0),
+                                 .channels = item(g, "channels", 0),
                                  .height = item(g, "input_size", 0),
-                                 .width = item(g, "input_size", 1), .num_rois = item(g, "num_rois", 0),
+                                 .width = item(g, "input_size", 1),
+                                 .num_rois = item(g, "num_rois", 0),
                                  .pooled_h = item(g, "output_size", 0),
                                  .pooled_w = item(g, "output_size", 1),
                                  .spatial_scale = (float)cJSON_GetObjectItem(g, "spatial_scale")->valuedouble,

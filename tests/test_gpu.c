@@ -16,8 +16,8 @@ static int cmp_event(const void *a, const void *b)
 }
 
 /* Runs op (0 im2col, 1 col2im) on the GPU: returns the output, fills sink if given. */
-static float *run_cuda(int col2im, const ks_im2col_params *p, const float *src, int64_t n_src,
-                       int64_t n_dst, ks_launch l, ks_sink *host_sink, unsigned long long cap)
+static float *run_cuda(int col2im, const ks_im2col_params *p, const float *src, int64_t n_src, int64_t n_dst,
+                       ks_launch l, ks_sink *host_sink, unsigned long long cap)
 {
     void *d_src, *d_dst;
     ks_sink dsink;
@@ -41,8 +41,8 @@ static float *run_cuda(int col2im, const ks_im2col_params *p, const float *src, 
     return out;
 }
 
-static void expect_same_on_gpu_filtered(int col2im, const ks_im2col_params *p, ks_launch l, uint64_t seed,
-                                        int traced, ks_filter filter)
+static void expect_same_on_gpu_filtered(int col2im, const ks_im2col_params *p, ks_launch l, uint64_t seed, int traced,
+                                        ks_filter filter)
 {
     ks_im2col_geom g;
     uint64_t s = seed;
@@ -54,9 +54,10 @@ static void expect_same_on_gpu_filtered(int col2im, const ks_im2col_params *p, k
     double *ref = malloc((size_t)n_dst * 8);
     ks_sink *sim_sink = traced ? ks_host_sink_create(0, filter) : NULL;
     ks_sink *gpu_sink = traced ? ks_host_sink_create(0, filter) : NULL;
-    ck_assert_int_eq(col2im ? ks_col2im_sim(p, src, sim, &l, sim_sink)
-                            : ks_im2col_sim(p, src, sim, &l, sim_sink), KS_OK);
-    const unsigned long long cap = (unsigned long long)n_dst * (2 + (unsigned long long)(p->kernel_h * p->kernel_w) * 2);
+    ck_assert_int_eq(col2im ? ks_col2im_sim(p, src, sim, &l, sim_sink) : ks_im2col_sim(p, src, sim, &l, sim_sink),
+                     KS_OK);
+    const unsigned long long cap = (unsigned long long)n_dst *
+                                   (2 + (unsigned long long)(p->kernel_h * p->kernel_w) * 2);
     float *gpu = run_cuda(col2im, p, src, n_src, n_dst, l, NULL, 0);
     /* same body, same order of additions: bitwise equal, including col2im's sums */
     ck_assert_mem_eq(gpu, sim, (size_t)n_dst * 4);
@@ -96,9 +97,18 @@ START_TEST(cuda_plain_matches_simulator_and_reference)
         expect_same_on_gpu(k % 2, &p, l, (uint64_t)k, 0);
     }
     /* a real layer under a 64-block cap: each thread loops hundreds of times */
-    ks_im2col_params big = {.batch = 2, .channels = 64, .height = 63, .width = 65, .kernel_h = 3,
-                            .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                            .dilation_h = 1, .dilation_w = 1};
+    ks_im2col_params big = {.batch = 2,
+                            .channels = 64,
+                            .height = 63,
+                            .width = 65,
+                            .kernel_h = 3,
+                            .kernel_w = 3,
+                            .pad_h = 1,
+                            .pad_w = 1,
+                            .stride_h = 1,
+                            .stride_w = 1,
+                            .dilation_h = 1,
+                            .dilation_w = 1};
     expect_same_on_gpu(0, &big, tu_launch(512, 64), 1, 0);
     expect_same_on_gpu(1, &big, tu_launch(512, 64), 2, 0);
 }
@@ -122,8 +132,17 @@ END_TEST
  * sizes past 2^30. */
 START_TEST(cuda_traced_unit3_and_filters_equal_simulator)
 {
-    const ks_im2col_params p = {.batch = 2, .channels = 3, .height = 13, .width = 11, .kernel_h = 3, .kernel_w = 3,
-                                .pad_h = 1, .pad_w = 0, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    const ks_im2col_params p = {.batch = 2,
+                                .channels = 3,
+                                .height = 13,
+                                .width = 11,
+                                .kernel_h = 3,
+                                .kernel_w = 3,
+                                .pad_h = 1,
+                                .pad_w = 0,
+                                .stride_h = 1,
+                                .stride_w = 1,
+                                .dilation_h = 1,
                                 .dilation_w = 1};
     ks_filter f[4] = {ks_filter_all(), ks_filter_all(), ks_filter_all(), ks_filter_all()};
     f[1].block_lo = 1, f[1].block_hi = 3; /* the 2-block launch: block 1 recorded, block 0 skipped */
@@ -170,8 +189,8 @@ START_TEST(conv2d_cuda_equals_simulator_bitwise)
         const ks_tensor *out = &r[1].tensor[KS_CONV_T_OUTPUT];
         double *ref = malloc((size_t)ks_tensor_numel(out) * 8);
         ks_conv2d_ref(&cp, r[1].tensor[KS_CONV_T_INPUT].data, r[1].tensor[KS_CONV_T_WEIGHT].data, ref);
-        tu_expect_close(out->data, ref, ks_tensor_numel(out),
-                        1e-6 * (double)(p.channels * p.kernel_h * p.kernel_w), "conv2d gpu");
+        tu_expect_close(out->data, ref, ks_tensor_numel(out), 1e-6 * (double)(p.channels * p.kernel_h * p.kernel_w),
+                        "conv2d gpu");
         free(ref);
         const unsigned long long n = ks_sink_count(r[0].sink);
         ck_assert_uint_eq(ks_sink_count(r[1].sink), n);
@@ -187,8 +206,17 @@ END_TEST
 
 START_TEST(device_sink_overflow_counts_drops)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 8, .height = 33, .width = 31, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 8,
+                          .height = 33,
+                          .width = 31,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     ks_im2col_geom g;
     uint64_t s = 3;
@@ -207,9 +235,18 @@ END_TEST
 /* C*kh*kw*Ho*Wo > 2^31: the full launch equals per-channel launches (chunked result) */
 START_TEST(sizes_past_2_31_match_the_chunked_result)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 16, .height = 4099, .width = 4097, .kernel_h = 3,
-                          .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1};
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 16,
+                          .height = 4099,
+                          .width = 4097,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1};
     ks_im2col_geom g, g1;
     ks_im2col_geometry(&p, &g);
     ck_assert_int_gt(g.columns_numel, 2147483648LL);
@@ -230,10 +267,9 @@ START_TEST(sizes_past_2_31_match_the_chunked_result)
     ks_im2col_geometry(&one, &g1);
     float *full = malloc((size_t)g1.columns_numel * 4);
     for (int64_t c = 0; c < p.channels; c += 5) {
-        float *chunk = run_cuda(0, &one, in + c * g1.image_numel, g1.image_numel,
-                                g1.columns_numel, l, NULL, 0);
-        ck_assert_int_eq(ks_cuda_download(full, (float *)d_cols + c * g1.columns_numel,
-                                          (size_t)g1.columns_numel * 4), KS_OK);
+        float *chunk = run_cuda(0, &one, in + c * g1.image_numel, g1.image_numel, g1.columns_numel, l, NULL, 0);
+        ck_assert_int_eq(ks_cuda_download(full, (float *)d_cols + c * g1.columns_numel, (size_t)g1.columns_numel * 4),
+                         KS_OK);
         ck_assert_mem_eq(full, chunk, (size_t)g1.columns_numel * 4);
         free(chunk);
     }
@@ -244,11 +280,10 @@ START_TEST(sizes_past_2_31_match_the_chunked_result)
     ck_assert_int_eq(ks_cuda_sync(), KS_OK);
     float *img = malloc((size_t)g1.image_numel * 4);
     int64_t c = p.channels - 1;
-    ck_assert_int_eq(ks_cuda_download(full, (float *)d_cols + c * g1.columns_numel,
-                                      (size_t)g1.columns_numel * 4), KS_OK);
+    ck_assert_int_eq(ks_cuda_download(full, (float *)d_cols + c * g1.columns_numel, (size_t)g1.columns_numel * 4),
+                     KS_OK);
     float *chunk = run_cuda(1, &one, full, g1.columns_numel, g1.image_numel, l, NULL, 0);
-    ck_assert_int_eq(ks_cuda_download(img, (float *)d_img + c * g1.image_numel,
-                                      (size_t)g1.image_numel * 4), KS_OK);
+    ck_assert_int_eq(ks_cuda_download(img, (float *)d_img + c * g1.image_numel, (size_t)g1.image_numel * 4), KS_OK);
     ck_assert_mem_eq(img, chunk, (size_t)g1.image_numel * 4);
     free(chunk), free(img), free(full), free(in);
     ks_cuda_free(d_img), ks_cuda_free(d_in), ks_cuda_free(d_cols);

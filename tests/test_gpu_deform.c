@@ -112,8 +112,8 @@ static void gpu_kernel(const df_case *c, ks_deform_kernel k, const float *cols_i
     gpu_kernel_at(c, k, cols_in, l, host_sink, out, 0);
 }
 
-static void sim_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l,
-                       ks_sink *sink, float *out[4])
+static void sim_kernel(const df_case *c, ks_deform_kernel k, const float *cols_in, const ks_launch *l, ks_sink *sink,
+                       float *out[4])
 {
     ks_deform_chunk ch;
     memset(&ch, 0, sizeof ch);
@@ -133,7 +133,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         ks_deform_params p = df_geometry(&s);
         p.batch = p.im2col_step = 1 + t % 3;
         if (t >= 6) p.channels *= 9; /* past the tap's 32-channel blocks */
-        if (t % 4 == 1) { /* images larger than grad_tile's window, offsets past its margin */
+        if (t % 4 == 1) {            /* images larger than grad_tile's window, offsets past its margin */
             ks_deform_geom g;
             ks_deform_params q = p;
             q.height = 14 + t, q.width = 27 - t;
@@ -146,7 +146,7 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         float *cols_in = tu_random(&s, c.g.col_numel);
         ks_launch l = t % 2 ? tu_launch(64, 2) : tu_launch(0, 0);
         static const char *const tiles[] = {"32", "4", "64", "1", "8", "16"};
-        setenv("KSCOPE_DEFORM_TILE", tiles[t % 6], 1); /* grad_tile's positions per tile */
+        setenv("KSCOPE_DEFORM_TILE", tiles[t % 6], 1);              /* grad_tile's positions per tile */
         setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(t + 1) % 6], 1); /* grad_gather's */
         setenv("KSCOPE_DEFORM_GATHER_CHANNELS", t % 3 ? "32" : "7", 1);
         for (int k = 0; k <= KS_DEFORM_GRAD_GATHER; ++k) {
@@ -161,16 +161,18 @@ START_TEST(deform_kernels_cuda_equal_simulator)
                 if (atomics && q == 1) { /* another order of adds */
                     for (int64_t i = 0; i < n[q]; ++i)
                         ck_assert_msg(fabsf(a[q][i] - b[q][i]) <= 1e-5f * (1 + fabsf(a[q][i])),
-                                      "geometry %d col2im grad_input[%lld]: sim %g gpu %g", t, (long long)i, a[q][i], b[q][i]);
+                                      "geometry %d col2im grad_input[%lld]: sim %g gpu %g", t, (long long)i, a[q][i],
+                                      b[q][i]);
                 } else {
-                    ck_assert_msg(!memcmp(a[q], b[q], (size_t)n[q] * 4), "geometry %d kernel %d output %d differs", t, k, q);
+                    ck_assert_msg(!memcmp(a[q], b[q], (size_t)n[q] * 4), "geometry %d kernel %d output %d differs", t,
+                                  k, q);
                 }
                 ck_assert_msg(!memcmp(plain[q], b[q], (size_t)n[q] * 4) || (atomics && q == 1),
                               "geometry %d kernel %d: plain and traced GPU outputs differ", t, k);
             }
             unsigned long long ne = ks_sink_count(ss), ng = ks_sink_count(gs);
-            if (k >= KS_DEFORM_GRAD_TILE) { /* its window follows the atomics' order: */
-                ne = drop_shared(ss->events, ne);   /* compare the rest */
+            if (k >= KS_DEFORM_GRAD_TILE) {       /* its window follows the atomics' order: */
+                ne = drop_shared(ss->events, ne); /* compare the rest */
                 ng = drop_shared(gs->events, ng);
             }
             ck_assert_uint_eq(ng, ne);
@@ -190,8 +192,8 @@ START_TEST(deform_kernels_cuda_equal_simulator)
             float *got[4];
             sim_kernel(&c, (ks_deform_kernel)k, cols_in, &l, NULL, tap);
             gpu_kernel_at(&c, (ks_deform_kernel)k, cols_in, &l, NULL, got, 1);
-            ck_assert_msg(!memcmp(got[0], want[0], (size_t)c.g.col_numel * 4), "geometry %d kernel %d: in-place columns differ",
-                          t, k);
+            ck_assert_msg(!memcmp(got[0], want[0], (size_t)c.g.col_numel * 4),
+                          "geometry %d kernel %d: in-place columns differ", t, k);
             ck_assert(!memcmp(got[2], tap[2], (size_t)c.g.offset_numel * 4));
             ck_assert(!memcmp(got[3], tap[3], (size_t)c.g.mask_numel * 4));
             for (int q = 0; q < 4; ++q) free(got[q]), free(tap[q]);
@@ -223,24 +225,35 @@ START_TEST(deform_layer_cuda_matches_reference)
         d.grad_bias = p.use_bias ? up(NULL, p.out_channels) : NULL;
         float *ws = up(NULL, ks_deform_workspace_floats(&p));
         ks_launch l = tu_launch(0, 0);
-        ck_assert_msg(ks_deform_forward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s", ks_error_message());
-        ck_assert_msg(ks_deform_backward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_deform_forward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s",
+                      ks_error_message());
+        ck_assert_msg(ks_deform_backward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s",
+                      ks_error_message());
         ck_assert_msg(ks_cuda_sync() == KS_OK, "%s", ks_error_message());
-        free(c.output), free(c.grad_input), free(c.grad_offset), free(c.grad_weight), free(c.grad_mask), free(c.grad_bias);
+        free(c.output), free(c.grad_input), free(c.grad_offset), free(c.grad_weight), free(c.grad_mask),
+            free(c.grad_bias);
         c.output = down(d.output, c.g.output_numel), c.grad_input = down(d.grad_input, c.g.input_numel);
         c.grad_offset = down(d.grad_offset, c.g.offset_numel), c.grad_weight = down(d.grad_weight, c.g.weight_numel);
         c.grad_mask = p.use_mask ? down(d.grad_mask, c.g.mask_numel) : df_alloc(1);
         c.grad_bias = p.use_bias ? down(d.grad_bias, p.out_channels) : df_alloc(1);
-        ks_deform_ref_grads g = {.grad_input = c.r_gi, .grad_offset = c.r_go, .grad_mask = c.r_gm,
-                                 .grad_weight = c.r_gw, .grad_bias = c.r_gb};
+        ks_deform_ref_grads g = {.grad_input = c.r_gi,
+                                 .grad_offset = c.r_go,
+                                 .grad_mask = c.r_gm,
+                                 .grad_weight = c.r_gw,
+                                 .grad_bias = c.r_gb};
         ks_deform_ref_forward(&p, &h, c.r_out);
         ks_deform_ref_backward(&p, &h, &g);
         char ctx[64];
         snprintf(ctx, sizeof ctx, "gpu geometry %d%s", t, p.math ? " tf32" : "");
         if (p.math == KS_MATH_FP32) df_expect(&c, 2e-4, ctx);
         else df_expect_scaled(&c, 2e-3, ctx);
-        void *rest[] = {(void *)d.input, (void *)d.offset, (void *)d.mask, (void *)d.weight, (void *)d.bias,
-                        (void *)d.grad_output, ws};
+        void *rest[] = {(void *)d.input,
+                        (void *)d.offset,
+                        (void *)d.mask,
+                        (void *)d.weight,
+                        (void *)d.bias,
+                        (void *)d.grad_output,
+                        ws};
         for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) ks_cuda_free(rest[i]);
         df_free(&c);
     }
@@ -257,9 +270,19 @@ END_TEST
  * TF32 instead, also within 2e-3. */
 START_TEST(deform_fused_tf32_forward_matches_reference)
 {
-    const ks_deform_params base = {.kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1,
-                                   .stride_w = 1, .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 1,
-                                   .im2col_step = 32, .semantics = KS_DEFORM_TORCHVISION, .math = KS_MATH_TF32};
+    const ks_deform_params base = {.kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .pad_h = 1,
+                                   .pad_w = 1,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .dilation_h = 1,
+                                   .dilation_w = 1,
+                                   .groups = 1,
+                                   .offset_groups = 1,
+                                   .im2col_step = 32,
+                                   .semantics = KS_DEFORM_TORCHVISION,
+                                   .math = KS_MATH_TF32};
     ks_deform_params ps[5] = {base, base, base, base, base};
     /* 3 x 13x11, C 64 -> 37, two offset groups, mask and bias: 429 columns */
     ps[0].batch = 3, ps[0].channels = 64, ps[0].height = 13, ps[0].width = 11, ps[0].out_channels = 37;
@@ -291,7 +314,8 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
         ck_assert_int_eq(ks_deform_fused_fits(&p, &c.g), fused);
         const long long before = ks_deform_fused_launches();
         ks_launch l = tu_launch(0, 0);
-        ck_assert_msg(ks_deform_forward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_deform_forward_cuda(&p, &d, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s",
+                      ks_error_message());
         ck_assert_msg(ks_cuda_sync() == KS_OK, "%s", ks_error_message());
         ck_assert_int_eq(ks_deform_fused_launches() - before, fused ? chunks - (t == 2) : 0);
         free(c.output);
@@ -316,7 +340,8 @@ START_TEST(deform_layer_cuda_matches_torchvision_golden)
     cJSON *root = listing("deform.json");
     const cJSON *g;
     int count = 0;
-    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries")) {
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(root, "geometries"))
+    {
         const int id = (int)item(g, "id", 0);
         for (int math = KS_MATH_FP32; math <= KS_MATH_TF32; ++math) {
             ks_deform_params p = golden_deform_params(g);
@@ -324,12 +349,12 @@ START_TEST(deform_layer_cuda_matches_torchvision_golden)
             ks_deform_geom geo;
             ck_assert_int_eq(ks_deform_geometry(&p, &geo), KS_OK);
             static const char *const in_names[] = {"input", "offset", "weight", "bias", "grad_output", "mask"};
-            static const char *const out_names[] = {"output", "grad_input", "grad_offset", "grad_weight", "grad_bias",
-                                                    "grad_mask"};
-            const int64_t in_n[] = {geo.input_numel, geo.offset_numel, geo.weight_numel, p.out_channels,
-                                    geo.output_numel, geo.mask_numel};
-            const int64_t out_n[] = {geo.output_numel, geo.input_numel, geo.offset_numel, geo.weight_numel,
-                                     p.out_channels, geo.mask_numel};
+            static const char *const out_names[] = {"output",      "grad_input", "grad_offset",
+                                                    "grad_weight", "grad_bias",  "grad_mask"};
+            const int64_t in_n[] = {geo.input_numel, geo.offset_numel, geo.weight_numel,
+                                    p.out_channels,  geo.output_numel, geo.mask_numel};
+            const int64_t out_n[] = {geo.output_numel, geo.input_numel, geo.offset_numel,
+                                     geo.weight_numel, p.out_channels,  geo.mask_numel};
             const int nt = 5 + p.use_mask;
             ks_tensor in[6], want[6];
             void *din[6] = {NULL}, *dout[6] = {NULL};
@@ -341,10 +366,19 @@ START_TEST(deform_layer_cuda_matches_torchvision_golden)
                 din[i] = up(in[i].data, in_n[i]);
                 dout[i] = up(NULL, out_n[i]);
             }
-            ks_deform_tensors t = {.input = din[0], .offset = din[1], .mask = din[5], .weight = din[2],
-                                   .bias = din[3], .output = dout[0], .grad_output = din[4], .grad_input = dout[1],
-                                   .grad_offset = dout[2], .grad_mask = dout[5], .grad_weight = dout[3],
-                                   .grad_bias = dout[4], .columns0 = NULL};
+            ks_deform_tensors t = {.input = din[0],
+                                   .offset = din[1],
+                                   .mask = din[5],
+                                   .weight = din[2],
+                                   .bias = din[3],
+                                   .output = dout[0],
+                                   .grad_output = din[4],
+                                   .grad_input = dout[1],
+                                   .grad_offset = dout[2],
+                                   .grad_mask = dout[5],
+                                   .grad_weight = dout[3],
+                                   .grad_bias = dout[4],
+                                   .columns0 = NULL};
             float *ws = up(NULL, ks_deform_workspace_floats(&p));
             ks_launch l = tu_launch(0, 0);
             ck_assert_msg(ks_deform_forward_cuda(&p, &t, ws, &l, KS_DEFORM_NONE, NULL, NULL) == KS_OK, "%s",
@@ -379,10 +413,25 @@ END_TEST
  * equals the simulator */
 START_TEST(deform_im2col_grid_stride_past_the_block_cap)
 {
-    ks_deform_params p = {.batch = 4, .channels = 136, .height = 64, .width = 64, .out_channels = 1,
-                          .kernel_h = 3, .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                          .dilation_h = 1, .dilation_w = 1, .groups = 1, .offset_groups = 4, .im2col_step = 4,
-                          .use_mask = 1, .use_bias = 0, .semantics = KS_DEFORM_TORCHVISION};
+    ks_deform_params p = {.batch = 4,
+                          .channels = 136,
+                          .height = 64,
+                          .width = 64,
+                          .out_channels = 1,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1,
+                          .groups = 1,
+                          .offset_groups = 4,
+                          .im2col_step = 4,
+                          .use_mask = 1,
+                          .use_bias = 0,
+                          .semantics = KS_DEFORM_TORCHVISION};
     df_case c;
     df_init(&c, &p, 4242, 3.0f);
     ck_assert_int_gt(c.g.im2col_work, 4096LL * 512);

@@ -89,7 +89,8 @@ static void expect_same_events(const ks_op *op)
     qsort(R[1].sink->events, n, sizeof(ks_event), by_item);
     for (unsigned long long i = 0; i < n; ++i) {
         const ks_event *a = &R[0].sink->events[i], *b = &R[1].sink->events[i];
-        ck_assert_msg(same_event(a, b), "%s: event %llu (index %lld seq %u kind %d site %d tap %d) differs between GPU and simulator",
+        ck_assert_msg(same_event(a, b),
+                      "%s: event %llu (index %lld seq %u kind %d site %d tap %d) differs between GPU and simulator",
                       op->name, i, (long long)a->index, a->seq, a->kind, a->site, a->tap);
     }
 }
@@ -184,7 +185,8 @@ END_TEST
 
 START_TEST(col2im_scatter_is_the_same_on_gpu)
 {
-    static const char *const set[] = {"algorithm", "scatter", "channels", "3", "output-size", "9,11", "stride", "1,2", NULL};
+    static const char *const set[] = {"algorithm", "scatter", "channels", "3", "output-size",
+                                      "9,11",      "stride",  "1,2",      NULL};
     run_both(ks_op_find("col2im"), 0, set, 0);
     expect_same_outputs(ks_op_find("col2im"));
     expect_same_events(ks_op_find("col2im"));

@@ -32,8 +32,8 @@ static void compare(const ks_op *op, ks_run *r, int t)
         const float *a = r[0].tensor[i].data, *b = r[1].tensor[i].data;
         if (!strcmp(op->tensors[i].name, "grad_input")) { /* atomics */
             for (int64_t k = 0; k < n; ++k)
-                ck_assert_msg(fabsf(a[k] - b[k]) <= 1e-5f * (1 + fabsf(a[k])), "%s case %d grad_input[%lld]: sim %g gpu %g",
-                              op->name, t, (long long)k, a[k], b[k]);
+                ck_assert_msg(fabsf(a[k] - b[k]) <= 1e-5f * (1 + fabsf(a[k])),
+                              "%s case %d grad_input[%lld]: sim %g gpu %g", op->name, t, (long long)k, a[k], b[k]);
         } else {
             ck_assert_msg(!memcmp(a, b, (size_t)n * 4), "%s case %d: %s differs between GPU and simulator", op->name, t,
                           op->tensors[i].name);
@@ -133,12 +133,12 @@ END_TEST
 START_TEST(roi_align_cuda_equals_simulator)
 {
     for (int t = 0; t < 16; ++t)
-        run_both(t, 1 + t % 5, 1 + t % 3, 7 + t % 5, 9 + t % 4, 1 + t % 3, t % 4 - 1, t % 2, (t / 2) % 2, t % 3 != 0, 1);
+        run_both(t, 1 + t % 5, 1 + t % 3, 7 + t % 5, 9 + t % 4, 1 + t % 3, t % 4 - 1, t % 2, (t / 2) % 2, t % 3 != 0,
+                 1);
     run_both(99, 0, 2, 8, 8, 2, 2, 1, 0, 1, 1); /* zero RoIs: nothing launches */
     /* plain backward on planes whose rows all start at one place in a 16-byte line (W and
      * H*W multiples of 4): merged bins take the per-slot float4 path (ks_roi_scatter_bin4) */
-    for (int t = 0; t < 6; ++t)
-        run_both(t + 20, 30 + 7 * t, 6 + t, 37, 48, 2 + t % 4, t % 3, t % 2, 0, 1, 0);
+    for (int t = 0; t < 6; ++t) run_both(t + 20, 30 + 7 * t, 6 + t, 37, 48, 2 + t % 4, t % 3, t % 2, 0, 1, 0);
 }
 END_TEST
 
@@ -173,8 +173,7 @@ START_TEST(roi_align_plane_cuda_equals_simulator)
 {
     both_forward = "plane";
     long long n = ks_roi_align_plane_launches();
-    for (int t = 0; t < 4; ++t)
-        run_both(t, 9 + 5 * t, 3, 450, 300, 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
+    for (int t = 0; t < 4; ++t) run_both(t, 9 + 5 * t, 3, 450, 300, 7, t % 3 - 1, t % 2, (t / 2) % 2, 0, 0);
     /* the plane kernel ran on both in the two max-mode cases; the two avg ones are adaptive,
      * whose merged bins the slot kernel sums (a->merge) */
     ck_assert_int_eq(ks_roi_align_plane_launches() - n, 4);
@@ -203,8 +202,8 @@ START_TEST(roi_align_channels_last_cuda_equals_simulator)
     const int C[6] = {256, 68, 6, 37, 1, 130};
     gpu_forward = "cl";
     for (int t = 0; t < 12; ++t)
-        run_both(t + 60, 3 + 11 * t, C[t % 6], 17 + 5 * t, 23 + 3 * t, t % 5 == 4 ? 14 : 2 + t % 6, t % 4 - 1, t % 2,
-                 0, 0, 0);
+        run_both(t + 60, 3 + 11 * t, C[t % 6], 17 + 5 * t, 23 + 3 * t, t % 5 == 4 ? 14 : 2 + t % 6, t % 4 - 1, t % 2, 0,
+                 0, 0);
     const int threads[3] = {0, 48, 16};
     for (int t = 0; t < 6; ++t) {
         roi_threads = threads[t % 3], roi_cap = t < 3 ? 0 : 3;

@@ -100,32 +100,49 @@ END_TEST
 /* reference section 7 case 2: 1x4x4 image holding 1..16, k3 p1 s2 d1 -> 2x2 output */
 START_TEST(im2col_4x4_image_by_hand)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 1, .height = 4, .width = 4, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 2, .stride_w = 2, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 1,
+                          .height = 4,
+                          .width = 4,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 2,
+                          .stride_w = 2,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     float in[16], cols[9 * 4];
     for (int i = 0; i < 16; ++i) in[i] = (float)(i + 1);
     /* row (i, j) of the columns matrix, columns (oh, ow) = (0,0) (0,1) (1,0) (1,1);
      * window origin (oh*2 - 1, ow*2 - 1), written out by hand */
     static const float want[9][4] = {
-        {0, 0, 0, 6},   {0, 0, 5, 7},   {0, 0, 6, 8},
-        {0, 2, 0, 10},  {1, 3, 9, 11},  {2, 4, 10, 12},
-        {0, 6, 0, 14},  {5, 7, 13, 15}, {6, 8, 14, 16},
+        {0, 0, 0, 6},   {0, 0, 5, 7},  {0, 0, 6, 8},   {0, 2, 0, 10},  {1, 3, 9, 11},
+        {2, 4, 10, 12}, {0, 6, 0, 14}, {5, 7, 13, 15}, {6, 8, 14, 16},
     };
     ks_launch l = tu_launch(0, 0);
     ck_assert_int_eq(ks_im2col_sim(&p, in, cols, &l, NULL), KS_OK);
     for (int r = 0; r < 9; ++r)
         for (int c = 0; c < 4; ++c)
-            ck_assert_msg(cols[r * 4 + c] == want[r][c], "row %d col %d: %g, want %g", r, c,
-                          cols[r * 4 + c], want[r][c]);
+            ck_assert_msg(cols[r * 4 + c] == want[r][c], "row %d col %d: %g, want %g", r, c, cols[r * 4 + c],
+                          want[r][c]);
 }
 END_TEST
 
 /* reference section 7 case 1: catches h/w, kh/kw and row-order swaps */
 START_TEST(im2col_asymmetric_geometry_matches_brute_force)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 2, .height = 5, .width = 4, .kernel_h = 3, .kernel_w = 2,
-                          .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1, .dilation_h = 2,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 2,
+                          .height = 5,
+                          .width = 4,
+                          .kernel_h = 3,
+                          .kernel_w = 2,
+                          .pad_h = 1,
+                          .pad_w = 0,
+                          .stride_h = 2,
+                          .stride_w = 1,
+                          .dilation_h = 2,
                           .dilation_w = 1};
     ks_im2col_geom g;
     ck_assert_int_eq(ks_im2col_geometry(&p, &g), KS_OK);
@@ -171,31 +188,67 @@ static void expect_coverage(ks_im2col_params p)
                                      ow * p.stride_w - p.pad_w + j * p.dilation_w == x;
             for (int64_t c = 0; c < p.batch * p.channels; ++c)
                 ck_assert_msg(cover[(c * p.height + y) * p.width + x] == (float)count,
-                              "pixel (%lld, %lld): %g windows, counted %d", (long long)y,
-                              (long long)x, cover[(c * p.height + y) * p.width + x], count);
+                              "pixel (%lld, %lld): %g windows, counted %d", (long long)y, (long long)x,
+                              cover[(c * p.height + y) * p.width + x], count);
         }
     free(ones), free(cols), free(cover);
 }
 
 START_TEST(col2im_of_im2col_ones_counts_coverage)
 {
-    expect_coverage((ks_im2col_params){.batch = 1, .channels = 1, .height = 7, .width = 6, .kernel_h = 3,
-                                       .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 2, .stride_w = 2,
-                                       .dilation_h = 2, .dilation_w = 2});
-    expect_coverage((ks_im2col_params){.batch = 1, .channels = 1, .height = 5, .width = 5, .kernel_h = 3,
-                                       .kernel_w = 3, .pad_h = 2, .pad_w = 2, .stride_h = 1, .stride_w = 1,
-                                       .dilation_h = 2, .dilation_w = 2});
-    expect_coverage((ks_im2col_params){.batch = 2, .channels = 3, .height = 9, .width = 11, .kernel_h = 2,
-                                       .kernel_w = 4, .pad_h = 3, .pad_w = 0, .stride_h = 3, .stride_w = 1,
-                                       .dilation_h = 1, .dilation_w = 3});
+    expect_coverage((ks_im2col_params){.batch = 1,
+                                       .channels = 1,
+                                       .height = 7,
+                                       .width = 6,
+                                       .kernel_h = 3,
+                                       .kernel_w = 3,
+                                       .pad_h = 1,
+                                       .pad_w = 1,
+                                       .stride_h = 2,
+                                       .stride_w = 2,
+                                       .dilation_h = 2,
+                                       .dilation_w = 2});
+    expect_coverage((ks_im2col_params){.batch = 1,
+                                       .channels = 1,
+                                       .height = 5,
+                                       .width = 5,
+                                       .kernel_h = 3,
+                                       .kernel_w = 3,
+                                       .pad_h = 2,
+                                       .pad_w = 2,
+                                       .stride_h = 1,
+                                       .stride_w = 1,
+                                       .dilation_h = 2,
+                                       .dilation_w = 2});
+    expect_coverage((ks_im2col_params){.batch = 2,
+                                       .channels = 3,
+                                       .height = 9,
+                                       .width = 11,
+                                       .kernel_h = 2,
+                                       .kernel_w = 4,
+                                       .pad_h = 3,
+                                       .pad_w = 0,
+                                       .stride_h = 3,
+                                       .stride_w = 1,
+                                       .dilation_h = 1,
+                                       .dilation_w = 3});
 }
 END_TEST
 
 START_TEST(output_size_truncates_toward_zero)
 {
     /* H=2, k=3, p=0, s=2: (2 - 3) / 2 + 1 = 0 + 1 = 1 in C (torch unfold rejects it) */
-    ks_im2col_params p = {.batch = 1, .channels = 1, .height = 2, .width = 2, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 0, .pad_w = 0, .stride_h = 2, .stride_w = 2, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 1,
+                          .height = 2,
+                          .width = 2,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 0,
+                          .pad_w = 0,
+                          .stride_h = 2,
+                          .stride_w = 2,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     ks_im2col_geom g;
     ck_assert_int_eq(ks_im2col_geometry(&p, &g), KS_OK);
@@ -208,9 +261,18 @@ END_TEST
 
 START_TEST(geometry_rejects_bad_parameters)
 {
-    const ks_im2col_params good = {.batch = 1, .channels = 1, .height = 5, .width = 5, .kernel_h = 3,
-                                   .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                                   .dilation_h = 1, .dilation_w = 1};
+    const ks_im2col_params good = {.batch = 1,
+                                   .channels = 1,
+                                   .height = 5,
+                                   .width = 5,
+                                   .kernel_h = 3,
+                                   .kernel_w = 3,
+                                   .pad_h = 1,
+                                   .pad_w = 1,
+                                   .stride_h = 1,
+                                   .stride_w = 1,
+                                   .dilation_h = 1,
+                                   .dilation_w = 1};
     ks_im2col_geom g;
     ks_im2col_params p = good;
     p.height = 1, p.pad_h = 0, p.kernel_h = 3, p.stride_h = 1; /* (1 - 3)/1 + 1 = -1 */
@@ -270,9 +332,17 @@ START_TEST(unit3_layer_matches_reference_bitwise)
 {
     uint64_t s = 3313;
     for (int k = 0; k < 60; ++k) {
-        ks_im2col_params p = {.batch = tu_int(&s, 1, 3), .channels = tu_int(&s, 1, 5), .height = tu_int(&s, 1, 17),
-                              .width = tu_int(&s, 1, 19), .kernel_h = 3, .kernel_w = 3, .pad_h = tu_int(&s, 0, 3),
-                              .pad_w = tu_int(&s, 0, 3), .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+        ks_im2col_params p = {.batch = tu_int(&s, 1, 3),
+                              .channels = tu_int(&s, 1, 5),
+                              .height = tu_int(&s, 1, 17),
+                              .width = tu_int(&s, 1, 19),
+                              .kernel_h = 3,
+                              .kernel_w = 3,
+                              .pad_h = tu_int(&s, 0, 3),
+                              .pad_w = tu_int(&s, 0, 3),
+                              .stride_h = 1,
+                              .stride_w = 1,
+                              .dilation_h = 1,
                               .dilation_w = 1};
         ks_im2col_geom g;
         if (ks_im2col_geometry(&p, &g) != KS_OK) continue; /* a window larger than the padded image */
@@ -308,8 +378,17 @@ END_TEST
 /* one block of 32 threads: each thread loops over many work items */
 START_TEST(tiny_grid_and_block_caps_loop_threads)
 {
-    ks_im2col_params p = {.batch = 2, .channels = 3, .height = 17, .width = 19, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 2,
+                          .channels = 3,
+                          .height = 17,
+                          .width = 19,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     expect_im2col_matches(&p, tu_launch(32, 1), 1);
     expect_col2im_matches(&p, tu_launch(32, 1), 2);

@@ -6,10 +6,10 @@
 #include "../trace/crc32.h"
 #include "test_util.h"
 
-static unsigned char *good;   /* a valid trace file */
+static unsigned char *good; /* a valid trace file */
 static size_t good_len;
-static char *good_json;       /* its header */
-static size_t data_start;     /* where its sections begin */
+static char *good_json;   /* its header */
+static size_t data_start; /* where its sections begin */
 
 /* outside any test: plain abort() on failure */
 static void make_good(void)
@@ -106,54 +106,54 @@ END_TEST
 START_TEST(byte_level_damage_is_rejected)
 {
     unsigned char *b = malloc(good_len);
-    expect_rejected(good, 0, "too short");                  /* 1 empty */
-    expect_rejected(good, 10, "too short");                 /* 2 shorter than the preamble */
+    expect_rejected(good, 0, "too short");  /* 1 empty */
+    expect_rejected(good, 10, "too short"); /* 2 shorter than the preamble */
     memcpy(b, good, good_len);
     b[0] = 'X';
-    expect_rejected(b, good_len, "bad magic");              /* 3 */
+    expect_rejected(b, good_len, "bad magic"); /* 3 */
     memcpy(b, good, good_len);
     b[8] = 9;
-    expect_rejected(b, good_len, "unsupported version");    /* 4 */
+    expect_rejected(b, good_len, "unsupported version"); /* 4 */
     memcpy(b, good, good_len);
     b[15] = 0x7f;
-    expect_rejected(b, good_len, "header length");          /* 5 */
+    expect_rejected(b, good_len, "header length"); /* 5 */
     memcpy(b, good, good_len);
     b[30] ^= 0x20;
-    expect_rejected(b, good_len, "header checksum");        /* 6 */
-    expect_rejected(good, good_len - 100, "past the end");  /* 7 truncated in the events */
-    expect_rejected(good, data_start + 8, "past the end");  /* 8 truncated in a tensor */
+    expect_rejected(b, good_len, "header checksum");       /* 6 */
+    expect_rejected(good, good_len - 100, "past the end"); /* 7 truncated in the events */
+    expect_rejected(good, data_start + 8, "past the end"); /* 8 truncated in a tensor */
     memcpy(b, good, good_len);
     b[good_len - 5] ^= 1;
-    expect_rejected(b, good_len, "events checksum");        /* 9 */
+    expect_rejected(b, good_len, "events checksum"); /* 9 */
     memcpy(b, good, good_len);
     b[data_start + 3] ^= 1;
-    expect_rejected(b, good_len, "tensor input checksum");  /* 10 */
+    expect_rejected(b, good_len, "tensor input checksum"); /* 10 */
     uint64_t s = 5;
     for (size_t i = 0; i < good_len; ++i) b[i] = (unsigned char)tu_next(&s);
-    expect_rejected(b, good_len, "bad magic");              /* 11 garbage */
+    expect_rejected(b, good_len, "bad magic"); /* 11 garbage */
     memcpy(b, good, 24);
-    expect_rejected(b, good_len, "header checksum");        /* 12 good preamble, garbage after */
+    expect_rejected(b, good_len, "header checksum"); /* 12 good preamble, garbage after */
     free(b);
 }
 END_TEST
 
 START_TEST(header_damage_is_rejected)
 {
-    expect_header_rejected("{", "[", "not valid JSON");                       /* 13 */
-    expect_header_rejected("\"op\"", "\"oq\"", "op is missing");              /* 14 */
-    expect_header_rejected("\"f32\"", "\"f16\"", "dtype");                    /* 15 */
-    expect_header_rejected("\"shape\":\t[1", "\"shape\":\t[-1", "shape");    /* 16 */
-    expect_header_rejected("\"shape\":\t[1", "\"shape\":\t[4000000000000, 4000000000000, 1", "overflows"); /* 17 */
-    expect_header_rejected("\"length\":\t200", "\"length\":\t204", "does not match its shape"); /* 18 */
-    expect_header_rejected("\"offset\":\t0", "\"offset\":\t640000", "past the end"); /* 19 */
-    expect_header_rejected("\"record_size\":\t64", "\"record_size\":\t32", "record_size"); /* 20 */
-    expect_header_rejected("\"count\":\t950", "\"count\":\t951", "count * 64");  /* 21 */
-    expect_header_rejected("\"tensor\":\t1", "\"tensor\":\t9", "tensor");      /* 22 */
+    expect_header_rejected("{", "[", "not valid JSON");                                                      /* 13 */
+    expect_header_rejected("\"op\"", "\"oq\"", "op is missing");                                             /* 14 */
+    expect_header_rejected("\"f32\"", "\"f16\"", "dtype");                                                   /* 15 */
+    expect_header_rejected("\"shape\":\t[1", "\"shape\":\t[-1", "shape");                                    /* 16 */
+    expect_header_rejected("\"shape\":\t[1", "\"shape\":\t[4000000000000, 4000000000000, 1", "overflows");   /* 17 */
+    expect_header_rejected("\"length\":\t200", "\"length\":\t204", "does not match its shape");              /* 18 */
+    expect_header_rejected("\"offset\":\t0", "\"offset\":\t640000", "past the end");                         /* 19 */
+    expect_header_rejected("\"record_size\":\t64", "\"record_size\":\t32", "record_size");                   /* 20 */
+    expect_header_rejected("\"count\":\t950", "\"count\":\t951", "count * 64");                              /* 21 */
+    expect_header_rejected("\"tensor\":\t1", "\"tensor\":\t9", "tensor");                                    /* 22 */
     expect_header_rejected("\"threads_per_block\":\t512", "\"threads_per_block\":\t0", "threads_per_block"); /* 23 */
-    expect_header_rejected("\"stride\":\t1,", "\"stride\":\t0,", "stride");    /* 24 */
-    expect_header_rejected("\"version\":\t1", "\"version\":\t1.5", "not an integer"); /* 25 */
-    expect_header_rejected("\"offset\":\t256", "\"offset\":\t64", "overlaps"); /* 26 */
-    expect_header_rejected("\"format\":\t\"kscope-trace\"", "\"format\":\t7", "format"); /* 27 */
+    expect_header_rejected("\"stride\":\t1,", "\"stride\":\t0,", "stride");                                  /* 24 */
+    expect_header_rejected("\"version\":\t1", "\"version\":\t1.5", "not an integer");                        /* 25 */
+    expect_header_rejected("\"offset\":\t256", "\"offset\":\t64", "overlaps");                               /* 26 */
+    expect_header_rejected("\"format\":\t\"kscope-trace\"", "\"format\":\t7", "format");                     /* 27 */
 }
 END_TEST
 

@@ -27,10 +27,7 @@ static int sh(const char *cmd)
     return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *path)
-{
-    return tu_slurp(NULL, path);
-}
+static char *slurp(const char *path) { return tu_slurp(NULL, path); }
 
 static void write_file(const char *name, const char *text)
 {
@@ -102,7 +99,8 @@ static void small_lesson(const char *name, const char *step2)
              " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"stride\": [2, 1]},\n"
              " \"steps\": [\n"
              "  {\"title\": \"one\", \"focus\": {\"index\": 3}, \"text\": \"index {index} h_col {work.h_col}\"},\n"
-             "  %s\n ]}\n", step2);
+             "  %s\n ]}\n",
+             step2);
     write_file(name, text);
 }
 
@@ -156,8 +154,8 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
     ck_assert_ptr_nonnull(strstr(list, "04-conv-gemm"));
     ck_assert_ptr_nonnull(strstr(list, "08-sparse-conv"));
     ck_assert_ptr_nonnull(strstr(list, "09-bug-hunt"));
-    static const char *const names[] = {"01", "im2col", "03-col2im", "conv-gemm", "sparse-conv", "bug-hunt",
-                                        "unmodified-kernel"};
+    static const char *const names[] = {"01",          "im2col",   "03-col2im",        "conv-gemm",
+                                        "sparse-conv", "bug-hunt", "unmodified-kernel"};
     for (int i = 0; i < 7; ++i) {
         char args[64];
         snprintf(args, sizeof args, "%s --auto", names[i]);
@@ -202,22 +200,25 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
          .want = "step 2: focus index 999 is not in the trace"},
         {.step2 = "{\"title\": \"two\", \"focus\": {\"thread\": 0, \"iter\": 3}, \"text\": \"x\"}",
          .want = "step 2: focus thread 0 iteration 3"},
-        {.step2 = "{\"title\": \"two\", \"focus\": {\"tensor\": \"input\", \"at\": [0, 0, 9, 0]}, \"text\": \"x\"}", .want = "step 2: focus: input at dimension 2 is 9"},
-        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"cell\", \"prompt\": \"p\", \"tap\": [0, 0], \"answer\": [1, 1], \"explain\": \"e\"}}",
+        {.step2 = "{\"title\": \"two\", \"focus\": {\"tensor\": \"input\", \"at\": [0, 0, 9, 0]}, \"text\": \"x\"}",
+         .want = "step 2: focus: input at dimension 2 is 9"},
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"cell\", \"prompt\": \"p\", \"tap\": [0, 0], \"answer\": [1, 1], \"explain\": \"e\"}}",
          .want = "step 2: the trace contradicts the answer"},
-        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 7, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 7, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
          .want = "step 2: the trace contradicts the answer: {work.w_col} gives 3, the lesson says 7"},
-        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"3\", \"4\"], \"answer\": 2, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"3\", \"4\"], \"answer\": 2, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}",
          .want = "step 2: the trace contradicts the answer: check gives '3'"},
         {.step2 = "{\"title\": \"two\", \"narration\": \"x\", \"text\": \"y\"}",
          .want = "step 2: step: unknown key 'narration'"},
-        {.step2 = "{\"title\": \"two\", \"text\": \"{index\"}",
-         .want = "step 2: text: unclosed or empty '{'"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"{index\"}", .want = "step 2: text: unclosed or empty '{'"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": [3, 0]}}",
          .want = "step 2: tap (3, 0) is outside the 3x3 kernel"},
-        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"show\": [\"colums\"]}",
-         .want = "step 2: show: 'colums'"},
-        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"a\", \"b\"], \"answer\": 3, \"explain\": \"e\"}}",
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"show\": [\"colums\"]}", .want = "step 2: show: 'colums'"},
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"a\", \"b\"], \"answer\": 3, \"explain\": \"e\"}}",
          .want = "step 2: question: answer (the number of the right choice) must be an integer in 1..2"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"mode\": [\"reads\", \"colours\"]}",
          .want = "step 2: mode must be values, reads, weights, writes, visits or sectors (got 'colours')"},
@@ -274,9 +275,10 @@ static void six_steps(const char *name, const char *const questions[6])
                                 " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"stride\": [2, 1]},\n"
                                 " \"steps\": [\n");
     for (int k = 0; k < 6; ++k)
-        u += (size_t)snprintf(text + u, sizeof text - u,
-                              "  {\"title\": \"s\", \"focus\": {\"index\": %d}, \"text\": \"w_col {work.w_col}, tap (1, 1)\"%s%s}%s\n",
-                              k, questions[k][0] ? ", \"question\": " : "", questions[k], k < 5 ? "," : "");
+        u += (size_t)snprintf(
+            text + u, sizeof text - u,
+            "  {\"title\": \"s\", \"focus\": {\"index\": %d}, \"text\": \"w_col {work.w_col}, tap (1, 1)\"%s%s}%s\n", k,
+            questions[k][0] ? ", \"question\": " : "", questions[k], k < 5 ? "," : "");
     snprintf(text + u, sizeof text - u, " ]}\n");
     write_file(name, text);
 }
@@ -287,31 +289,39 @@ static void six_steps(const char *name, const char *const questions[6])
 START_TEST(check_wants_predictions_and_few_printed_answers)
 {
     /* w_col of the step's own item: printed by {work.w_col} */
-    static const char own[] = "{\"kind\": \"number\", \"prompt\": \"p\", \"answer\": %d, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    static const char own[] =
+        "{\"kind\": \"number\", \"prompt\": \"p\", \"answer\": %d, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
     /* w_col of item 8 (3): another item, not printed */
-    static const char other[] = "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    static const char other[] =
+        "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
     /* the cell item 7 reads at tap (1, 1): (h_col*2 - 1 + 1, w_col - 1 + 1) = (2, 2) */
-    static const char cell[] = "{\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [2, 2], \"explain\": \"e\"}";
+    static const char cell[] =
+        "{\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [2, 2], \"explain\": \"e\"}";
     static char q[6][256];
     const char *qs[6];
     for (int k = 0; k < 6; ++k) snprintf(q[k], sizeof q[k], own, k), qs[k] = q[k];
     six_steps("copy.json", qs);
     ck_assert_int_eq(lesson("--check copy.json"), 1);
     const char *out = out_text("out");
-    ck_assert_msg(strstr(out, "copy.json: 0 questions ask about a work item or tap the narration did not work through"), "%s", out);
-    ck_assert_msg(strstr(out, "copy.json: 6 of 6 questions have their answer printed above the prompt (steps 1, 2, 3, 4, 5, 6)"), "%s", out);
+    ck_assert_msg(strstr(out, "copy.json: 0 questions ask about a work item or tap the narration did not work through"),
+                  "%s", out);
+    ck_assert_msg(
+        strstr(out, "copy.json: 6 of 6 questions have their answer printed above the prompt (steps 1, 2, 3, 4, 5, 6)"),
+        "%s", out);
     /* two predictions, three printed of five: still too many printed */
     qs[0] = other, qs[1] = cell, qs[5] = "";
     six_steps("half.json", qs);
     ck_assert_int_eq(lesson("--check half.json"), 1);
     out = out_text("out");
     ck_assert_ptr_null(strstr(out, "did not work through"));
-    ck_assert_msg(strstr(out, "3 of 5 questions have their answer printed above the prompt (steps 3, 4, 5)"), "%s", out);
+    ck_assert_msg(strstr(out, "3 of 5 questions have their answer printed above the prompt (steps 3, 4, 5)"), "%s",
+                  out);
     qs[4] = "";
     six_steps("good.json", qs);
     ck_assert_int_eq(lesson("--check good.json"), 0);
     /* a question about another tap of the step's own item that the step draws is no prediction */
-    static const char drawn[] = "{\"kind\": \"cell\", \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [0, 0], \"explain\": \"e\"}";
+    static const char drawn[] =
+        "{\"kind\": \"cell\", \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [0, 0], \"explain\": \"e\"}";
     qs[0] = drawn;
     six_steps("drawn.json", qs);
     ck_assert_int_eq(lesson("--check drawn.json"), 0); /* no show: the tap is not drawn, it predicts */
@@ -326,9 +336,12 @@ START_TEST(check_wants_predictions_and_few_printed_answers)
     fprintf(f, "%.*s\"show\": [\"input\"], %s", (int)(at - text), text, at);
     fclose(f);
     ck_assert_int_eq(lesson("--check drawn.json"), 1);
-    ck_assert_ptr_nonnull(strstr(out_text("out"), "1 question asks about a work item or tap the narration did not work through"));
+    ck_assert_ptr_nonnull(
+        strstr(out_text("out"), "1 question asks about a work item or tap the narration did not work through"));
     /* a sketch of fewer steps is not held to it */
-    small_lesson("sketch.json", "{\"title\": \"two\", \"text\": \"w_col {work.w_col}\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}");
+    small_lesson(
+        "sketch.json",
+        "{\"title\": \"two\", \"text\": \"w_col {work.w_col}\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}");
     ck_assert_int_eq(lesson("--check sketch.json"), 0);
 }
 END_TEST
@@ -395,14 +408,15 @@ START_TEST(templates_match_the_im2col_geometry)
         ks_im2col_params p = tu_geometry(&s);
         char text[1024], path[256];
         snprintf(path, sizeof path, "%s/g.json", dir);
-        snprintf(text, sizeof text,
-                 "{\"title\": \"g\", \"level\": \"advanced\", \"operator\": \"im2col\", \"pattern\": \"random\", \"params\": "
-                 "{\"batch\": %lld, \"channels\": %lld, \"input-size\": [%lld, %lld], \"kernel-size\": [%lld, %lld], "
-                 "\"padding\": [%lld, %lld], \"stride\": [%lld, %lld], \"dilation\": [%lld, %lld]},"
-                 " \"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}",
-                 (long long)p.batch, (long long)p.channels, (long long)p.height, (long long)p.width,
-                 (long long)p.kernel_h, (long long)p.kernel_w, (long long)p.pad_h, (long long)p.pad_w,
-                 (long long)p.stride_h, (long long)p.stride_w, (long long)p.dilation_h, (long long)p.dilation_w);
+        snprintf(
+            text, sizeof text,
+            "{\"title\": \"g\", \"level\": \"advanced\", \"operator\": \"im2col\", \"pattern\": \"random\", \"params\": "
+            "{\"batch\": %lld, \"channels\": %lld, \"input-size\": [%lld, %lld], \"kernel-size\": [%lld, %lld], "
+            "\"padding\": [%lld, %lld], \"stride\": [%lld, %lld], \"dilation\": [%lld, %lld]},"
+            " \"steps\": [{\"title\": \"a\", \"text\": \"x\"}]}",
+            (long long)p.batch, (long long)p.channels, (long long)p.height, (long long)p.width, (long long)p.kernel_h,
+            (long long)p.kernel_w, (long long)p.pad_h, (long long)p.pad_w, (long long)p.stride_h, (long long)p.stride_w,
+            (long long)p.dilation_h, (long long)p.dilation_w);
         write_file("g.json", text);
         static ls_lesson L;
         static ls_session S;
@@ -428,12 +442,14 @@ START_TEST(templates_match_the_im2col_geometry)
             const int64_t x = w_col * p.stride_w - p.pad_w + f.tap[1] * p.dilation_w;
             const int64_t row = c_im * p.kernel_h * p.kernel_w + f.tap[0] * p.kernel_w + f.tap[1];
             const int pad = y < 0 || x < 0 || y >= p.height || x >= p.width;
-            ck_assert_int_eq(ls_render(&S, &c, "{work.c_im} {work.h_col} {work.w_col} {read.y} {read.x} {read.pad} "
-                                       "{write.y} {write.x} {tap} {{}}", out, sizeof out, err, sizeof err), 0);
+            ck_assert_int_eq(ls_render(&S, &c,
+                                       "{work.c_im} {work.h_col} {work.w_col} {read.y} {read.x} {read.pad} "
+                                       "{write.y} {write.x} {tap} {{}}",
+                                       out, sizeof out, err, sizeof err),
+                             0);
             snprintf(want, sizeof want, "%lld %lld %lld %lld %lld %s %lld %lld %lld {}", (long long)c_im,
-                     (long long)h_col, (long long)w_col, (long long)y, (long long)x, pad ? "yes" : "no",
-                     (long long)row, (long long)(h_col * g.width_col + w_col),
-                     (long long)(f.tap[0] * p.kernel_w + f.tap[1]));
+                     (long long)h_col, (long long)w_col, (long long)y, (long long)x, pad ? "yes" : "no", (long long)row,
+                     (long long)(h_col * g.width_col + w_col), (long long)(f.tap[0] * p.kernel_w + f.tap[1]));
             ck_assert_str_eq(out, want);
             ls_ctx_free(&c);
         }
@@ -460,7 +476,7 @@ START_TEST(lessons_say_what_the_trace_shows)
     ck_assert_int_eq(lesson("06 --auto"), 0);
     const char *six = out_text("out");
     ck_assert_ptr_nonnull(strstr(six, "tap 3 sample input plane 0 at (y 1.25, x 1.625) = 10.125\n"));
-    ck_assert_ptr_nonnull(strstr(six, "  roi_h  = y2 - y1 = 5.5 - 3 = 2.5\n"));   /* RoI 1: (3.5, 3.5)-(6, 6) - 0.5 */
+    ck_assert_ptr_nonnull(strstr(six, "  roi_h  = y2 - y1 = 5.5 - 3 = 2.5\n")); /* RoI 1: (3.5, 3.5)-(6, 6) - 0.5 */
     ck_assert_ptr_nonnull(strstr(six, "  bin_h  = roi_h / PH = 2.5 / 2 = 1.25\n"));
     ck_assert_ptr_nonnull(strstr(six, "  grid_h = sampling_ratio = 2\n"));
     no_phrase(six, "10.12\n", "lesson 06");
@@ -492,18 +508,19 @@ END_TEST
  * about, and the checker names an unknown run or a bad parameter of a run. */
 START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
 {
-    write_file("runs.json",
-               "{\"title\": \"runs\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
-               " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"padding\": 0},\n"
-               " \"runs\": {\"strided\": {\"params\": {\"stride\": [2, 1]}}, \"padded\": {\"params\": {\"padding\": 1}}},\n"
-               " \"steps\": [\n"
-               "  {\"title\": \"own\", \"focus\": {\"index\": 2}, \"text\": \"A stride {param.stride} items {launch.work_items} index {index} F {run.strided.launch.work_items} {run.lesson.param.stride}\"},\n"
-               "  {\"title\": \"strided\", \"run\": \"strided\", \"focus\": {\"index\": 1}, \"text\": \"B stride {param.stride} items {launch.work_items}\",\n"
-               "   \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{launch.work_items}\", \"explain\": \"e\"}},\n"
-               "  {\"title\": \"own again\", \"text\": \"C index {index} stride {param.stride}\"},\n"
-               "  {\"title\": \"strided again\", \"run\": \"strided\", \"text\": \"D index {index}\"},\n"
-               "  {\"title\": \"padded\", \"run\": \"padded\", \"text\": \"E index {index} items {launch.work_items}\"}\n"
-               " ]}\n");
+    write_file(
+        "runs.json",
+        "{\"title\": \"runs\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+        " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"padding\": 0},\n"
+        " \"runs\": {\"strided\": {\"params\": {\"stride\": [2, 1]}}, \"padded\": {\"params\": {\"padding\": 1}}},\n"
+        " \"steps\": [\n"
+        "  {\"title\": \"own\", \"focus\": {\"index\": 2}, \"text\": \"A stride {param.stride} items {launch.work_items} index {index} F {run.strided.launch.work_items} {run.lesson.param.stride}\"},\n"
+        "  {\"title\": \"strided\", \"run\": \"strided\", \"focus\": {\"index\": 1}, \"text\": \"B stride {param.stride} items {launch.work_items}\",\n"
+        "   \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{launch.work_items}\", \"explain\": \"e\"}},\n"
+        "  {\"title\": \"own again\", \"text\": \"C index {index} stride {param.stride}\"},\n"
+        "  {\"title\": \"strided again\", \"run\": \"strided\", \"text\": \"D index {index}\"},\n"
+        "  {\"title\": \"padded\", \"run\": \"padded\", \"text\": \"E index {index} items {launch.work_items}\"}\n"
+        " ]}\n");
     ck_assert_msg(lesson("--check runs.json") == 0, "%s", out_text("out"));
     ck_assert_int_eq(lesson("runs.json --auto"), 0);
     const char *out = out_text("out");
@@ -550,20 +567,26 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     } bad[] = {
         {.runs = "{\"strided\": {\"params\": {\"stride\": 0}}}", .step = "", .want = "runs: strided: params: --stride"},
         {.runs = "{\"strided\": {\"parms\": {}}}", .step = "", .want = "runs: strided: unknown key 'parms'"},
-        {.runs = "{\"strided\": {}}", .step = ", \"run\": \"stridd\"", .want = "step 1: run: the lesson has no run 'stridd' (runs: strided)"},
+        {.runs = "{\"strided\": {}}",
+         .step = ", \"run\": \"stridd\"",
+         .want = "step 1: run: the lesson has no run 'stridd' (runs: strided)"},
         {.runs = "[1]", .step = "", .want = "runs must be an object"},
         {.runs = "{\"lesson\": {}}", .step = "", .want = "runs: lesson: a run's name cannot be 'lesson'"},
         {.runs = "{\"a\": {}}", .step = "", .text = "{run.b.param.stride}", .want = "the lesson has no run 'b'"},
-        {.runs = "{\"a\": {}}", .step = "", .text = "{run.a.index}", .want = "run.a takes param, tensor, launch, ratio, check or memory"},
-        {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}", .step = "",
+        {.runs = "{\"a\": {}}",
+         .step = "",
+         .text = "{run.a.index}",
+         .want = "run.a takes param, tensor, launch, ratio, check or memory"},
+        {.runs = "{\"big\": {\"params\": {\"input-size\": [200, 200], \"channels\": 64}}}",
+         .step = "",
          .want = "more than the 1048576 events"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         char text[2048];
         snprintf(text, sizeof text,
                  "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\", \"runs\": %s,\n"
-                 " \"steps\": [{\"title\": \"a\", \"text\": \"%s\"%s}]}\n", bad[i].runs,
-                 bad[i].text ? bad[i].text : "x", bad[i].step);
+                 " \"steps\": [{\"title\": \"a\", \"text\": \"%s\"%s}]}\n",
+                 bad[i].runs, bad[i].text ? bad[i].text : "x", bad[i].step);
         write_file("bad.json", text);
         ck_assert_int_ne(lesson("--check bad.json"), 0);
         ck_assert_msg(strstr(out_text("out"), bad[i].want), "case %zu: wanted '%s' in:\n%s", i, bad[i].want,
@@ -577,8 +600,8 @@ END_TEST
 START_TEST(templates_count_per_tensor_and_read_any_element)
 {
     small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"R {item.reads} "
-                 "{item.reads.input} {item.writes.columns} {item.writes.input} V {tensor.input.at.0.0.2.3} "
-                 "{tensor.columns.at.0.4.7}\"}");
+                           "{item.reads.input} {item.writes.columns} {item.writes.input} V {tensor.input.at.0.0.2.3} "
+                           "{tensor.columns.at.0.4.7}\"}");
     ck_assert_msg(lesson("--check t.json") == 0, "%s", out_text("out"));
     ck_assert_int_eq(lesson("t.json --auto"), 0);
     /* item 7: its 3x3 window is inside the input (9 reads of input, 9 writes of columns,
@@ -588,17 +611,19 @@ START_TEST(templates_count_per_tensor_and_read_any_element)
     ck_assert_msg(strstr(out, "R 9 9 9 0 V 14 13"), "%s", out);
     small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{tensor.input.at.0.0.4.0}\"}");
     ck_assert_int_eq(lesson("--check t.json"), 1);
-    ck_assert_ptr_nonnull(strstr(out_text("out"), "{tensor.input.at.0.0.4.0}: input(1, 1, 4, 5) has no element 0.0.4.0"));
+    ck_assert_ptr_nonnull(
+        strstr(out_text("out"), "{tensor.input.at.0.0.4.0}: input(1, 1, 4, 5) has no element 0.0.4.0"));
     small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{tensor.input.at.0.0}\"}");
     ck_assert_int_eq(lesson("--check t.json"), 1);
     small_lesson("t.json", "{\"title\": \"two\", \"text\": \"{item.reads.colums}\"}");
     ck_assert_int_eq(lesson("--check t.json"), 1);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "the trace has no tensor 'colums'"));
     /* int32 and int64 tensors: values, not their bits read as floats */
-    write_file("sp.json",
-               "{\"title\": \"sp\", \"level\": \"advanced\", \"operator\": \"sparse_conv\", \"params\": {\"subm\": true},\n"
-               " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 30}, \"show\": [\"in_sites\", \"hash_keys\"],\n"
-               "  \"text\": \"S {tensor.in_sites.at.0.2.9} {tensor.in_sites.at.0.0.0} K {tensor.out_indices.at.6.2}\"}]}\n");
+    write_file(
+        "sp.json",
+        "{\"title\": \"sp\", \"level\": \"advanced\", \"operator\": \"sparse_conv\", \"params\": {\"subm\": true},\n"
+        " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 30}, \"show\": [\"in_sites\", \"hash_keys\"],\n"
+        "  \"text\": \"S {tensor.in_sites.at.0.2.9} {tensor.in_sites.at.0.0.0} K {tensor.out_indices.at.6.2}\"}]}\n");
     ck_assert_msg(lesson("--check sp.json") == 0, "%s", out_text("out"));
     ck_assert_int_eq(lesson("sp.json --auto"), 0);
     out = out_text("out");
@@ -788,7 +813,8 @@ START_TEST(lesson_08_says_what_its_traces_show)
     for (char *c = text; *c; ++c)
         if (*c == '\n') *c = ' ';
     ck_assert_ptr_nonnull(strstr(text, "rulebook row 4 is (1, 7, 9) and our pair is row 5, (1, 8, 10)"));
-    ck_assert_ptr_nonnull(strstr(text, "Take offset k = 5, (ky, kx) = (1, 2): its 8 pairs are consecutive rulebook rows from p = 48 on"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "Take offset k = 5, (ky, kx) = (1, 2): its 8 pairs are consecutive rulebook rows from p = 48 on"));
     ck_assert_ptr_nonnull(strstr(text, "times weight[1, 2] = (11, 12)"));
     ck_assert_ptr_nonnull(strstr(text, "has home slot 10; it reads 4 slots and writes 3 times"));
     ck_assert_ptr_nonnull(strstr(text, "probe 10 reads 20 in slot 22, after 11 reads in all"));
@@ -808,22 +834,27 @@ START_TEST(a_run_can_be_a_recorded_trace)
 {
     char cmd[4096];
     /* an im2col lesson with a run recorded by kscope run: the same work, so no difference */
-    snprintf(cmd, sizeof cmd, "cd %s && %s run im2col --channels 1 --input-size 4,5 --stride 2,1 --trace rec.kst "
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s run im2col --channels 1 --input-size 4,5 --stride 2,1 --trace rec.kst "
              "--quiet >/dev/null && %s run im2col --channels 1 --input-size 4,5 --stride 2,1 --pattern ones "
              "--trace ones.kst --quiet >/dev/null && %s run im2col --channels 1 --input-size 4,5 --trace other.kst "
-             "--quiet >/dev/null", dir, KS_CLI, KS_CLI, KS_CLI);
+             "--quiet >/dev/null",
+             dir, KS_CLI, KS_CLI, KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
-    small_lesson("rec.json", "{\"title\": \"two\", \"run\": \"rec\", \"focus\": {\"index\": 3, \"tap\": [1, 1]}, "
-                 "\"show\": [\"input\", \"events\"], \"text\": \"R {index} {work.h_col} {read.at} {read.value} "
-                 "{tensor.input.at.0.0.1.1} {item.reads} D {diff.lesson.count} {diff.lesson.items} {diff.lesson.first} "
-                 "{diff.ones.count} {diff.ones.first} {diff.ones.event} C {check.violations} {run.lesson.check.violations}\","
-                 " \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 0, \"check\": \"{diff.lesson.count}\", \"explain\": \"e\"}}");
+    small_lesson(
+        "rec.json",
+        "{\"title\": \"two\", \"run\": \"rec\", \"focus\": {\"index\": 3, \"tap\": [1, 1]}, "
+        "\"show\": [\"input\", \"events\"], \"text\": \"R {index} {work.h_col} {read.at} {read.value} "
+        "{tensor.input.at.0.0.1.1} {item.reads} D {diff.lesson.count} {diff.lesson.items} {diff.lesson.first} "
+        "{diff.ones.count} {diff.ones.first} {diff.ones.event} C {check.violations} {run.lesson.check.violations}\","
+        " \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 0, \"check\": \"{diff.lesson.count}\", \"explain\": \"e\"}}");
     /* the runs go in after the lesson's params */
     const char *t = out_text("rec.json");
     char text[4096];
     const char *at = strstr(t, " \"steps\"");
     ck_assert_ptr_nonnull(at);
-    snprintf(text, sizeof text, "%.*s \"runs\": {\"rec\": {\"trace\": \"rec.kst\"}, \"ones\": {\"trace\": \"ones.kst\"}},\n%s",
+    snprintf(text, sizeof text,
+             "%.*s \"runs\": {\"rec\": {\"trace\": \"rec.kst\"}, \"ones\": {\"trace\": \"ones.kst\"}},\n%s",
              (int)(at - t), t, at);
     write_file("rec.json", text);
     ck_assert_msg(lesson("--check rec.json") == 0, "%s", out_text("out"));
@@ -837,10 +868,11 @@ START_TEST(a_run_can_be_a_recorded_trace)
     ck_assert_ptr_nonnull(strstr(out, "[run 'rec': the recorded trace rec.kst]"));
     ck_assert_ptr_nonnull(strstr(out, "[v]"));
     /* a lesson of a recorded trace alone: no operator */
-    write_file("own.json",
-               "{\"title\": \"own\", \"level\": \"beginner\", \"trace\": \"rec.kst\", \"runs\": {\"o\": {\"trace\": \"ones.kst\"}},\n"
-               " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 2}, \"text\": \"S {param.stride} {index} {work.w_col} "
-               "{launch.work_items} {diff.o.count}\"}]}\n");
+    write_file(
+        "own.json",
+        "{\"title\": \"own\", \"level\": \"beginner\", \"trace\": \"rec.kst\", \"runs\": {\"o\": {\"trace\": \"ones.kst\"}},\n"
+        " \"steps\": [{\"title\": \"a\", \"focus\": {\"index\": 2}, \"text\": \"S {param.stride} {index} {work.w_col} "
+        "{launch.work_items} {diff.o.count}\"}]}\n");
     ck_assert_msg(lesson("--check own.json") == 0, "%s", out_text("out"));
     ck_assert_int_eq(lesson("own.json --auto"), 0);
     out = out_text("out");
@@ -863,8 +895,10 @@ START_TEST(a_run_can_be_a_recorded_trace)
     ls_session_close(&S);
     ls_free(&L);
     /* damaged traces */
-    snprintf(cmd, sizeof cmd, "cd %s && head -c 700 rec.kst >short.kst && cp rec.kst crc.kst && "
-             "printf '\\377' | dd of=crc.kst bs=1 seek=$(( $(stat -c %%s crc.kst) - 5 )) conv=notrunc 2>/dev/null", dir);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && head -c 700 rec.kst >short.kst && cp rec.kst crc.kst && "
+             "printf '\\377' | dd of=crc.kst bs=1 seek=$(( $(stat -c %%s crc.kst) - 5 )) conv=notrunc 2>/dev/null",
+             dir);
     ck_assert_int_eq(sh(cmd), 0);
     static const struct {
         const char *top, *runs, *text, *want;
@@ -873,19 +907,30 @@ START_TEST(a_run_can_be_a_recorded_trace)
         {.top = "\"trace\": \"short.kst\"", .want = "rec.json: trace short.kst: offset 12: header length"},
         {.top = "\"trace\": \"crc.kst\"", .want = "events checksum mismatch"},
         {.top = "\"trace\": \"rec.json\"", .want = "rec.json: trace rec.json: "},
-        {.top = "\"trace\": \"rec.kst\"", .runs = "{\"b\": {\"trace\": \"nothere.kst\"}}",
+        {.top = "\"trace\": \"rec.kst\"",
+         .runs = "{\"b\": {\"trace\": \"nothere.kst\"}}",
          .want = "rec.json: run b: trace nothere.kst: cannot open"},
         {.top = "\"trace\": \"rec.kst\", \"params\": {\"stride\": 2}", .want = "params goes with an operator to run"},
-        {.top = "\"trace\": \"rec.kst\", \"operator\": \"im2col\"", .want = "operator and trace: a lesson runs an operator or reads"},
+        {.top = "\"trace\": \"rec.kst\", \"operator\": \"im2col\"",
+         .want = "operator and trace: a lesson runs an operator or reads"},
         {.top = "\"trace\": \"rec.kst\"", .runs = "{\"b\": {\"params\": {}}}", .want = "runs: b: needs a \"trace\""},
-        {.top = "\"operator\": \"im2col\"", .runs = "{\"b\": {\"params\": {}, \"trace\": \"rec.kst\"}}",
+        {.top = "\"operator\": \"im2col\"",
+         .runs = "{\"b\": {\"params\": {}, \"trace\": \"rec.kst\"}}",
          .want = "runs: b: params or trace, not both"},
         {.top = "\"level\": \"x\"", .want = "'operator' is missing (or give a recorded \"trace\")"},
-        {.top = "\"trace\": \"rec.kst\"", .runs = "{\"b\": {\"trace\": \"other.kst\"}}", .text = "{diff.b.count}",
+        {.top = "\"trace\": \"rec.kst\"",
+         .runs = "{\"b\": {\"trace\": \"other.kst\"}}",
+         .text = "{diff.b.count}",
          .want = "{diff.b.count}: run b and this step's run record different work: the traces have different tensors"},
-        {.top = "\"trace\": \"rec.kst\"", .text = "{diff.c.count}", .want = "{diff.c.count}: the lesson has no run 'c'"},
-        {.top = "\"trace\": \"rec.kst\"", .text = "{diff.lesson.last}", .want = "diff.lesson has count, items, first, event"},
-        {.top = "\"trace\": \"rec.kst\"", .text = "{check.ok}", .want = "check has violations, collisions, shared_races, global_races, first (not 'ok')"},
+        {.top = "\"trace\": \"rec.kst\"",
+         .text = "{diff.c.count}",
+         .want = "{diff.c.count}: the lesson has no run 'c'"},
+        {.top = "\"trace\": \"rec.kst\"",
+         .text = "{diff.lesson.last}",
+         .want = "diff.lesson has count, items, first, event"},
+        {.top = "\"trace\": \"rec.kst\"",
+         .text = "{check.ok}",
+         .want = "check has violations, collisions, shared_races, global_races, first (not 'ok')"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         snprintf(text, sizeof text,
@@ -930,7 +975,7 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_int_eq(N, 6);
     ck_assert_int_eq(in->shape[2], N);
     const float *x = in->data, *b = ob->data, *g = og->data;
-#define AT(p, y, xx) (((p) * N + (y)) * N + (xx))
+#define AT(p, y, xx) (((p)*N + (y)) * N + (xx))
     /* step 1: the input holds its offset; the good output is the transpose of every plane */
     for (int64_t p = 0; p < P; ++p)
         for (int64_t y = 0; y < N; ++y)
@@ -983,7 +1028,9 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_int_eq(lesson("09 --auto"), 0);
     char *text = one_line(out_text("out"));
     ck_assert_ptr_nonnull(strstr(text, "a batched square transpose of 3 planes of 6 x 6"));
-    ck_assert_ptr_nonnull(strstr(text, "output[2, 4, 1] should be input[2, 1, 4] = 82 (the correct kernel stored 82) but holds 97. It was written by work item 82."));
+    ck_assert_ptr_nonnull(strstr(
+        text,
+        "output[2, 4, 1] should be input[2, 1, 4] = 82 (the correct kernel stored 82) but holds 97. It was written by work item 82."));
     ck_assert_ptr_nonnull(strstr(text, "Plane 0 passes: output[0, 4, 1] = 10 = input[0, 1, 4] = 10"));
     ck_assert_ptr_nonnull(strstr(text, "prints '60 of 108 work items differ'"));
     ck_assert_ptr_nonnull(strstr(text, "reads input[1, 0, 1] = 37 and writes output[1, 1, 0] = 37"));
@@ -993,18 +1040,20 @@ START_TEST(lesson_09_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "9 of 9 questions right at the first try"));
     /* the explanations: shown after a wrong answer */
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 09 >out 2>err", dir,
-             KS_SOURCE_DIR, KS_CLI);
+    snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 09 >out 2>err", dir, KS_SOURCE_DIR,
+             KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
     free(text);
     text = one_line(out_text("out"));
     ck_assert_ptr_nonnull(strstr(text, "2 x (6 x 6 - 6)"));
-    ck_assert_ptr_nonnull(strstr(text, "Plane 0 (items 0 to 35) is right, and item 36, the first of plane 1, is (1, 0, 0)"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "Plane 0 (items 0 to 35) is right, and item 36, the first of plane 1, is (1, 0, 0)"));
     ck_assert_ptr_nonnull(strstr(text, "Item 37 is (1, 0, 1)"));
     /* the predictions: work item 46 is (p, y, x) = (1, 1, 4), offset 36 + 6 + 4 in the input;
      * the good kernel reads that cell, the bug the swapped one, offset 36 + 24 + 1 = 61 */
     ck_assert_ptr_nonnull(strstr(text, "it reads input[1, 1, 3], the cell at its own (p, y, x)"));
-    ck_assert_ptr_nonnull(strstr(text, "input[1, 4, 1] = 61, row 4 and column 1, where the work item is row y = 1, column x = 4"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "input[1, 4, 1] = 61, row 4 and column 1, where the work item is row y = 1, column x = 4"));
     ck_assert_ptr_nonnull(strstr(text, "0 of 9 questions right at the first try"));
     free(text);
 }
@@ -1074,8 +1123,7 @@ START_TEST(lesson_13_says_what_its_traces_show)
     for (int by = 0; by < 2; ++by)
         for (int bx = 0; bx < 2; ++bx)
             for (int i = 0; i < 16; ++i)
-                for (int j = 0; j < 16; ++j)
-                    races += by * 16 + i < R && bx * 16 + j < C && i != j;
+                for (int j = 0; j < 16; ++j) races += by * 16 + i < R && bx * 16 + j < C && i != j;
     static ks_check_report cr;
     ck_assert_int_eq(ks_trace_check(&race->tr, &cr), KS_OK);
     ck_assert_uint_eq(races, 530);
@@ -1101,18 +1149,20 @@ START_TEST(lesson_13_says_what_its_traces_show)
               {16, "(0,1,0) loads tile[1] = 1, stored by (1,0,0) = work item 1"},
               {32, "(0,2,0) loads tile[2] = 2, stored by (2,0,0) = work item 2"}};
     for (size_t i = 0; i < sizeof wr / sizeof *wr; ++i)
-        ck_assert_str_eq(render_at(race, wr[i].index, "{work.threadIdx} loads {read.tile.at} = {read.tile.value}, "
-                                                      "stored by {read.tile.writer.threadIdx} = work item "
-                                                      "{read.tile.writer}"),
+        ck_assert_str_eq(render_at(race, wr[i].index,
+                                   "{work.threadIdx} loads {read.tile.at} = {read.tile.value}, "
+                                   "stored by {read.tile.writer.threadIdx} = work item "
+                                   "{read.tile.writer}"),
                          wr[i].want);
     /* the no-tensor form, and a field of the writer */
     ck_assert_str_eq(render_at(race, 18, "{read.writer} {read.writer.threadIdx.y} {write.writer.blockIdx}"),
                      "problem: {read.writer}: no work item writes in[1, 2]");
     ck_assert_str_eq(render_at(race, 18, "{read.tile.writer.threadIdx.y} {write.tile.writer.blockIdx}"), "2 (0,0,0)");
     /* the templates of a .cu trace at thread (3,1,0) of block (1,0,0) */
-    ck_assert_str_eq(render_at(race, 83, "{work.threadIdx} of {work.blockIdx}: {work.threadIdx.x} {read.in.site} "
-                                         "{read.in.line} {read.in.col} {read.tile.line} {read.tile.x} "
-                                         "{item.reads.in} {check.shared_races} {check.global_races}"),
+    ck_assert_str_eq(render_at(race, 83,
+                               "{work.threadIdx} of {work.blockIdx}: {work.threadIdx.x} {read.in.site} "
+                               "{read.in.line} {read.in.col} {read.tile.line} {read.tile.x} "
+                               "{item.reads.in} {check.shared_races} {check.global_races}"),
                      "(3,1,0) of (1,0,0): 3 13-transpose.cu:18:72 18 72 23 49 4 530 0");
     ck_assert_str_eq(render_at(race, 83, "{read.in.code}"),
                      "tile[threadIdx.y + k][threadIdx.x] = in[(r + k) * cols + c];");
@@ -1125,8 +1175,9 @@ START_TEST(lesson_13_says_what_its_traces_show)
     ck_assert_int_eq(ks_trace_check(&good->tr, &cr), KS_OK);
     ck_assert_uint_eq(cr.violations, 0);
     ck_assert_uint_eq(cr.barriers, 256);
-    ck_assert_str_eq(render_at(good, 18, "{read.tile.at} = {read.tile.value} {read.in.line} {read.tile.line} "
-                                         "{check.violations} {check.first}"),
+    ck_assert_str_eq(render_at(good, 18,
+                               "{read.tile.at} = {read.tile.value} {read.in.line} {read.tile.line} "
+                               "{check.violations} {check.first}"),
                      "tile[33] = 43 18 24 0 none");
     ck_assert_int_eq(item_events(good, 1, KS_EV_READ, "tile", ev, 16), 4);
     ck_assert_int_eq(ev[0]->u.access.reserved[0], 1); /* phase 1 */
@@ -1137,12 +1188,15 @@ START_TEST(lesson_13_says_what_its_traces_show)
     /* the words */
     ck_assert_int_eq(lesson("13 --auto"), 0);
     char *text = one_line(out_text("out"));
-    ck_assert_ptr_nonnull(strstr(text, "the load from in is 13-transpose.cu:18:72, line 18: tile[threadIdx.y + k][threadIdx.x] = in[(r + k) * cols + c];"));
+    ck_assert_ptr_nonnull(strstr(
+        text,
+        "the load from in is 13-transpose.cu:18:72, line 18: tile[threadIdx.y + k][threadIdx.x] = in[(r + k) * cols + c];"));
     ck_assert_ptr_nonnull(strstr(text, "Work item 83 is thread (3,1,0) of block (1,0,0)"));
     ck_assert_ptr_nonnull(strstr(text, "((0 * 2 + 1) * 4 + 1) * 16 + 3."));
     ck_assert_ptr_nonnull(strstr(text, "global read in[1, 19] = 40 line 18"));
     ck_assert_ptr_nonnull(strstr(text, "out[0, 1] should be in[1, 0] = 21 but holds -nan, a NaN"));
-    ck_assert_ptr_nonnull(strstr(text, "The first: thread (4,0,0) of block (0,0,0) at 13-transpose.cu:18: shared-memory race"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "The first: thread (4,0,0) of block (0,0,0) at 13-transpose.cu:18: shared-memory race"));
     ck_assert_ptr_nonnull(strstr(text, "stored tile[4] = tile[0][4] at line 18"));
     ck_assert_ptr_nonnull(strstr(text, "That slot is stored by thread (0,1,0) (work item 16)"));
     ck_assert_ptr_nonnull(strstr(text, "[run 'fix': the recorded trace data/13-transpose-fix.kst]"));
@@ -1152,8 +1206,8 @@ START_TEST(lesson_13_says_what_its_traces_show)
     free(text);
     /* the explanations: shown after a wrong answer */
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 13 >out 2>err", dir,
-             KS_SOURCE_DIR, KS_CLI);
+    snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 13 >out 2>err", dir, KS_SOURCE_DIR,
+             KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
     text = one_line(out_text("out"));
     ck_assert_ptr_nonnull(strstr(text, "530, all of them shared-memory races (530)"));
@@ -1169,7 +1223,8 @@ static int have_clang16(void)
 {
     char cmd[512];
     const char *env = getenv("KSCOPE_CLANG");
-    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18", "clang++-17", "clang++-16", "clang++"};
+    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18",
+                                        "clang++-17", "clang++-16", "clang++"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
         const char *exe = env && *env ? env : names[i];
         snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null | grep -o 'clang version [0-9]*' | grep -o '[0-9]*$'", exe);
@@ -1196,14 +1251,16 @@ START_TEST(lesson_13_traces_equal_fresh_ones)
     char build[4096], cmd[8192];
     snprintf(build, sizeof build, "%s", KS_CLI);
     *strrchr(build, '/') = 0;
-    snprintf(cmd, sizeof cmd, "bash %s/lessons/data/make_13.sh %s %s >%s/make.log 2>&1", KS_SOURCE_DIR, build, dir, dir);
+    snprintf(cmd, sizeof cmd, "bash %s/lessons/data/make_13.sh %s %s >%s/make.log 2>&1", KS_SOURCE_DIR, build, dir,
+             dir);
     ck_assert_msg(sh(cmd) == 0, "make_13.sh failed: %s", out_text("make.log"));
     static const char *const names[] = {"13-transpose", "13-transpose-fix"};
     for (int i = 0; i < 2; ++i) {
-        snprintf(cmd, sizeof cmd, "%s diff %s/lessons/data/%s.kst %s/%s.kst >%s/diff.txt 2>&1", KS_CLI,
-                 KS_SOURCE_DIR, names[i], dir, names[i], dir);
-        ck_assert_msg(sh(cmd) == 0, "lessons/data/%s.kst differs from a fresh one (run lessons/data/make_13.sh BUILD): %s",
-                      names[i], out_text("diff.txt"));
+        snprintf(cmd, sizeof cmd, "%s diff %s/lessons/data/%s.kst %s/%s.kst >%s/diff.txt 2>&1", KS_CLI, KS_SOURCE_DIR,
+                 names[i], dir, names[i], dir);
+        ck_assert_msg(sh(cmd) == 0,
+                      "lessons/data/%s.kst differs from a fresh one (run lessons/data/make_13.sh BUILD): %s", names[i],
+                      out_text("diff.txt"));
     }
 }
 END_TEST
@@ -1252,15 +1309,18 @@ START_TEST(writer_and_source_line_templates_say_when_there_is_none)
         {2, "{read.b.writer.x}", "{read.b.writer.x}: the work event has no field 'x' (fields: i)"},
         {2, "{check.worst}", "check has violations, collisions, shared_races, global_races, first (not 'worst')"},
         {4, "{read.value}", "ok: "},
-        {4, "{read.writer}", "{read.writer}: the read of work item 4 is outside every buffer or site of the trace: it has no writer"},
-        {4, "{read.at}", "{read.at}: the read of work item 4 is outside every buffer or site of the trace: it has no at"},
+        {4, "{read.writer}",
+         "{read.writer}: the read of work item 4 is outside every buffer or site of the trace: it has no writer"},
+        {4, "{read.at}",
+         "{read.at}: the read of work item 4 is outside every buffer or site of the trace: it has no at"},
         {4, "{read.site}", "it has no site"},
     };
     for (size_t i = sizeof cases / sizeof *cases; i-- > 0;) { /* the last: case 0, which plays */
         char text[1024];
         snprintf(text, sizeof text,
                  "{\"title\": \"w\", \"level\": \"beginner\", \"trace\": \"w.kst\", \"steps\": [{\"title\": \"a\", "
-                 "\"focus\": {\"index\": %d}, \"text\": \"W %s\"}]}\n", cases[i].index, cases[i].text);
+                 "\"focus\": {\"index\": %d}, \"text\": \"W %s\"}]}\n",
+                 cases[i].index, cases[i].text);
         write_file("w.json", text);
         const int rc = lesson("--check w.json");
         ck_assert_msg(strstr(out_text("out"), cases[i].want), "case %zu: %s", i, out_text("out"));
@@ -1278,10 +1338,11 @@ START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
     static const struct {
         float v;
         const char *text;
-    } cases[] = {{.v = 10.125f, .text = "10.125"}, {.v = 6.375f, .text = "6.375"}, {.v = 0.1f, .text = "0.1"},
-                 {.v = -2.5f, .text = "-2.5"},    {.v = 3.0f, .text = "3"},       {.v = 0.73645231f, .text = "0.7365"},
+    } cases[] = {{.v = 10.125f, .text = "10.125"},  {.v = 6.375f, .text = "6.375"},
+                 {.v = 0.1f, .text = "0.1"},        {.v = -2.5f, .text = "-2.5"},
+                 {.v = 3.0f, .text = "3"},          {.v = 0.73645231f, .text = "0.7365"},
                  {.v = 1234.5678f, .text = "1235"}, {.v = 10.0f, .text = "10"},
-                 {.v = -300.0f, .text = "-300"},  {.v = 1e6f, .text = "1000000"}};
+                 {.v = -300.0f, .text = "-300"},    {.v = 1e6f, .text = "1000000"}};
     char buf[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         ls_format_value(buf, sizeof buf, cases[i].v);
@@ -1298,8 +1359,10 @@ END_TEST
 
 START_TEST(text_player_judges_typed_answers)
 {
-    small_lesson("q.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
-                 "{\"kind\": \"cell\", \"prompt\": \"which?\", \"tap\": [2, 1], \"answer\": [3, 2], \"explain\": \"EXPLAIN {read.at}\"}}");
+    small_lesson(
+        "q.json",
+        "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
+        "{\"kind\": \"cell\", \"prompt\": \"which?\", \"tap\": [2, 1], \"answer\": [3, 2], \"explain\": \"EXPLAIN {read.at}\"}}");
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "cd %s && printf '0, 0\\n(3, 2)\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
@@ -1317,17 +1380,20 @@ START_TEST(text_player_judges_typed_answers)
     ck_assert_ptr_nonnull(strstr(out_text("out"), "The answer is 3, 2."));
     /* a value the check prints rounded (0.73645231 as 0.7365): what lies within half a unit
      * of the printed last digit is right, what lies outside is not */
-    write_file("r.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
-                         " \"params\": {\"channels\": 1, \"input-size\": [2, 2]},\n"
-                         " \"inputs\": {\"input\": {\"values\": [1, 2, 3, 0.73645231], \"shape\": [1, 1, 2, 2]}},\n"
-                         " \"steps\": [{\"title\": \"s\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\",\n"
-                         "  \"answer\": 0.7365, \"check\": \"{tensor.input.at.0.0.1.1}\", \"explain\": \"e\"}}]}\n");
+    write_file(
+        "r.json",
+        "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+        " \"params\": {\"channels\": 1, \"input-size\": [2, 2]},\n"
+        " \"inputs\": {\"input\": {\"values\": [1, 2, 3, 0.73645231], \"shape\": [1, 1, 2, 2]}},\n"
+        " \"steps\": [{\"title\": \"s\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\",\n"
+        "  \"answer\": 0.7365, \"check\": \"{tensor.input.at.0.0.1.1}\", \"explain\": \"e\"}}]}\n");
     static const struct {
         const char *typed;
         int right;
     } typed[] = {{"0.7365", 1}, {"0.73645231", 1}, {"0.73648", 1}, {"0.7364", 0}, {"0.74", 0}, {"0.7366", 0}};
     for (size_t i = 0; i < sizeof typed / sizeof typed[0]; ++i) {
-        snprintf(cmd, sizeof cmd, "cd %s && printf '%s\\n1\\n' | %s lesson r.json >out 2>err", dir, typed[i].typed, KS_CLI);
+        snprintf(cmd, sizeof cmd, "cd %s && printf '%s\\n1\\n' | %s lesson r.json >out 2>err", dir, typed[i].typed,
+                 KS_CLI);
         ck_assert_int_eq(sh(cmd), 0);
         ck_assert_msg(strstr(out_text("out"), typed[i].right ? "1 of 1 questions" : "0 of 1 questions"), "typed %s",
                       typed[i].typed);
@@ -1390,7 +1456,8 @@ START_TEST(memory_templates_count_sectors_from_the_trace)
     out = out_text("out");
     ck_assert_int_eq(problem_lines(out), 1);
     ck_assert_msg(strstr(out, "step 1: text: {memory.im2col.read_inptu.sectors}: the trace has no memory site "
-                              "'im2col.read_inptu' (im2col.read_input, im2col.write_columns)"), "%s", out);
+                              "'im2col.read_inptu' (im2col.read_input, im2col.write_columns)"),
+                  "%s", out);
     coalesce_lesson("c3.json", 1, "{memory.im2col.read_input.speed} {memory.sectors}");
     ck_assert_int_eq(lesson("--check c3.json"), 1);
     out = out_text("out");
@@ -1410,11 +1477,13 @@ START_TEST(memory_templates_count_sectors_from_the_trace)
     ck_assert_int_eq(lesson("--check t.json"), 1);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "the focused event is no access"));
     /* a padding read is in no request */
-    small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"{request.lanes}\"}");
+    small_lesson("t.json",
+                 "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"{request.lanes}\"}");
     ck_assert_int_eq(lesson("--check t.json"), 1);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "touches no memory (padding)"));
     /* but its write is */
-    small_lesson("t.json", "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"L {request.write.lanes}\"}");
+    small_lesson("t.json",
+                 "{\"title\": \"two\", \"focus\": {\"index\": 0, \"tap\": 0}, \"text\": \"L {request.write.lanes}\"}");
     ck_assert_msg(lesson("--check t.json") == 0, "%s", out_text("out"));
 
     /* a run of another operator: its own params on its defaults, the lesson's launch;
@@ -1434,12 +1503,14 @@ START_TEST(memory_templates_count_sectors_from_the_trace)
     ck_assert_msg(strstr(out, "A 0"), "%s", out);
     ck_assert_msg(strstr(out, "B 5 32 16 0"), "%s", out);
     ck_assert_msg(strstr(out, "[run 'sc': operator col2im --kernel-size 2 --padding 0 --channels 1 --output-size 3 "
-                              "--algorithm scatter]"), "%s", out);
-    write_file("op.json",
-               "{\"title\": \"o\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
-               " \"runs\": {\"x\": {\"operator\": \"col2imm\"}, \"y\": {\"operator\": \"col2im\", \"trace\": \"a.kst\"},\n"
-               "          \"z\": {\"operator\": \"col2im\", \"params\": {\"input-size\": 4}}},\n"
-               " \"steps\": [{\"title\": \"a\", \"text\": \"a\"}]}\n");
+                              "--algorithm scatter]"),
+                  "%s", out);
+    write_file(
+        "op.json",
+        "{\"title\": \"o\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+        " \"runs\": {\"x\": {\"operator\": \"col2imm\"}, \"y\": {\"operator\": \"col2im\", \"trace\": \"a.kst\"},\n"
+        "          \"z\": {\"operator\": \"col2im\", \"params\": {\"input-size\": 4}}},\n"
+        " \"steps\": [{\"title\": \"a\", \"text\": \"a\"}]}\n");
     ck_assert_int_eq(lesson("--check op.json"), 1);
     out = out_text("out");
     ck_assert_msg(strstr(out, "runs: x: unknown operator 'col2imm'"), "%s", out);
@@ -1451,8 +1522,7 @@ END_TEST
 /* The sectors of the request that items first..first+31 of run R make at tap `tap` on
  * tensor `name` (kind: read or write), counted here from the events' offsets; *ideal: the
  * distinct floats * 4 / 32, rounded up; returns the sectors, *lanes the accesses. */
-static int warp_sectors(const ls_session *R, int64_t first, int kind, const char *name, int tap, int *ideal,
-                        int *lanes)
+static int warp_sectors(const ls_session *R, int64_t first, int kind, const char *name, int tap, int *ideal, int *lanes)
 {
     int64_t sec[32], off[32];
     int ns = 0, no = 0;
@@ -1547,16 +1617,19 @@ START_TEST(lesson_10_says_what_its_traces_show)
     ck_assert_int_eq(ls_focus_resolve(s1, &L.steps[3].focus, &c, err, sizeof err), 0);
     ck_assert_int_eq(ls_render(s1, &c, L.steps[4].text, text, sizeof text, err, sizeof err), 0);
     ck_assert_msg(strstr(text, "1104 sectors against an ideal of 1104, 3.83 sectors per request. The efficiency, "
-                               "ideal / sectors, is 100%"), "%s", text);
+                               "ideal / sectors, is 100%"),
+                  "%s", text);
     ls_ctx_free(&c);
     ls_ctx_init(&c);
     ck_assert_int_eq(ls_focus_resolve(s2, &L.steps[5].focus, &c, err, sizeof err), 0);
     ck_assert_int_eq(ls_render(s2, &c, L.steps[6].text, text, sizeof text, err, sizeof err), 0);
     ck_assert_msg(strstr(text, "moves 552 sectors against an ideal of 276: 7.67 sectors per request (the stride-1 "
-                               "run: 3.83)"), "%s", text);
+                               "run: 3.83)"),
+                  "%s", text);
     ck_assert_int_eq(ls_render(s2, &c, L.steps[8].text, text, sizeof text, err, sizeof err), 0);
     ck_assert_msg(strstr(text, "4 sectors per request, efficiency 100%. At stride 1: 288 requests, 4 sectors per "
-                               "request, efficiency 100%"), "%s", text);
+                               "request, efficiency 100%"),
+                  "%s", text);
     ls_ctx_free(&c);
 
     /* steps 11-13, patchify (R = 1, D = 4, one channel, 4 points, 64 work items): a warp's
@@ -1643,7 +1716,8 @@ START_TEST(lesson_10_says_what_its_traces_show)
     ck_assert_msg(strstr(text, "with kind atomic: 8464 atomic adds"), "%s", text);
     ck_assert_int_eq(ls_render(sc, &c, L.steps[15].text, text, sizeof text, err, sizeof err), 0);
     ck_assert_msg(strstr(text, "1152 sectors for all 9216 entries of columns (those of padding windows too), against "
-                               "the gather's 1712 for the 8464 it needs"), "%s", text);
+                               "the gather's 1712 for the 8464 it needs"),
+                  "%s", text);
     ck_assert_msg(strstr(text, "(atomic collisions 1024)"), "%s", text);
     ls_ctx_free(&c);
     ls_session_close(&S);
@@ -1729,8 +1803,10 @@ START_TEST(lesson01_slides_show_the_thread_table)
         tables++;
         for (int64_t g = 0; g < grid; ++g) {
             char want[128];
-            int used = snprintf(want, sizeof want, "%3lld (%lld, %lld):", (long long)g, (long long)(g / 4), (long long)(g % 4));
-            for (int64_t i = g; i < items; i += grid) used += snprintf(want + used, sizeof want - (size_t)used, " %lld", (long long)i);
+            int used = snprintf(want, sizeof want, "%3lld (%lld, %lld):", (long long)g, (long long)(g / 4),
+                                (long long)(g % 4));
+            for (int64_t i = g; i < items; i += grid)
+                used += snprintf(want + used, sizeof want - (size_t)used, " %lld", (long long)i);
             const char *at = strstr(sl[k].text, want);
             ck_assert_msg(at, "step %d: no '%s' in\n%s", k + 1, want, sl[k].text);
             /* the focused thread (the step's focus) carries the '>' */
@@ -1741,7 +1817,8 @@ START_TEST(lesson01_slides_show_the_thread_table)
     ck_assert_int_ge(tables, 5);
     ck_assert_ptr_nonnull(strstr(sl[7].text, "ks_walk.h"));
     ck_assert_ptr_null(strstr(sl[7].text, "every time round the loop)"));
-    ck_assert_ptr_nonnull(strstr(slurp(KS_SOURCE_DIR "/kernels/im2col/im2col_body.h"), "KS_VARIANT(ks_walk_step)(&at)"));
+    ck_assert_ptr_nonnull(
+        strstr(slurp(KS_SOURCE_DIR "/kernels/im2col/im2col_body.h"), "KS_VARIANT(ks_walk_step)(&at)"));
     ls_slides_free(sl, n);
     ls_session_close(&S);
     ls_free(&L);
@@ -1759,15 +1836,23 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         int step; /* 1-based */
         vw_mode mode;
         const char *panel0, *panel1;
-    } want[] = {{"03", 9, VW_MODE_READS, "columns", "output"}, {"03", 10, VW_MODE_VALUES, "columns", "output"},
-                {"04", 4, VW_MODE_VALUES, "weight", "columns"}, {"04", 8, VW_MODE_READS, "weight", "columns"},
-                {"05", 3, VW_MODE_VALUES, "offset", "input"},   {"05", 5, VW_MODE_READS, "input", "columns"},
-                {"05", 6, VW_MODE_WEIGHTS, "input", "columns"}, {"07", 1, VW_MODE_VALUES, "input", "output"},
-                {"07", 4, VW_MODE_READS, "patches", "output"},  {"07", 6, VW_MODE_WEIGHTS, "patches", "output"},
+    } want[] = {{"03", 9, VW_MODE_READS, "columns", "output"},
+                {"03", 10, VW_MODE_VALUES, "columns", "output"},
+                {"04", 4, VW_MODE_VALUES, "weight", "columns"},
+                {"04", 8, VW_MODE_READS, "weight", "columns"},
+                {"05", 3, VW_MODE_VALUES, "offset", "input"},
+                {"05", 5, VW_MODE_READS, "input", "columns"},
+                {"05", 6, VW_MODE_WEIGHTS, "input", "columns"},
+                {"07", 1, VW_MODE_VALUES, "input", "output"},
+                {"07", 4, VW_MODE_READS, "patches", "output"},
+                {"07", 6, VW_MODE_WEIGHTS, "patches", "output"},
                 /* sparse pairs per site, sectors per request, as lessons 08 and 10 say */
-                {"08", 7, VW_MODE_VISITS, "in_sites", "out_sites"},   {"08", 10, VW_MODE_VALUES, NULL, NULL},
-                {"08", 18, VW_MODE_VISITS, "in_sites", "out_sites"},  {"10", 3, VW_MODE_SECTORS, "input", "columns"},
-                {"10", 7, VW_MODE_SECTORS, "input", "columns"},       {"10", 13, VW_MODE_SECTORS, "input", "patches"}};
+                {"08", 7, VW_MODE_VISITS, "in_sites", "out_sites"},
+                {"08", 10, VW_MODE_VALUES, NULL, NULL},
+                {"08", 18, VW_MODE_VISITS, "in_sites", "out_sites"},
+                {"10", 3, VW_MODE_SECTORS, "input", "columns"},
+                {"10", 7, VW_MODE_SECTORS, "input", "columns"},
+                {"10", 13, VW_MODE_SECTORS, "input", "patches"}};
     /* every viewer mode has its lesson name, and no other name is one */
     for (int m = 0; m < VW_NMODES; ++m) ck_assert_int_eq(ls_mode_number(vw_mode_name((vw_mode)m)), m);
     ck_assert_int_eq(ls_mode_number("visit"), -1);
@@ -1783,8 +1868,8 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         vw_story_set(&st, sl, n);
         for (int k = 0; k < want[i].step; ++k) vw_story_show(&st, k); /* modes and panels carry over */
         /* the left panel's mode: a step's one mode, or its own ("mode": [left, right]) */
-        ck_assert_msg(vw_panel_mode(&st, 0) == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson,
-                      want[i].step, vw_panel_mode(&st, 0));
+        ck_assert_msg(vw_panel_mode(&st, 0) == want[i].mode, "lesson %s step %d: mode %d", want[i].lesson, want[i].step,
+                      vw_panel_mode(&st, 0));
         const ks_trace *shown = &ls_step_session(&S, want[i].step - 1)->tr; /* the step's run */
         ck_assert_ptr_eq(st.tr, shown);
         for (int p = 0; p < 2 && want[i].panel0; ++p) /* NULL: the panels follow the focus */
@@ -1817,7 +1902,8 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 for (int c = 0; c < 4; ++c) reads[y0 + c / 2][x0 + c % 2]++;
             }
             for (int r = 0; r < 4; ++r)
-                for (int c = 0; c < 4; ++c) ck_assert_int_eq(reads[r][c], (r == 0 || r == 3 ? 1 : 2) * (c == 0 || c == 3 ? 1 : 2));
+                for (int c = 0; c < 4; ++c)
+                    ck_assert_int_eq(reads[r][c], (r == 0 || r == 3 ? 1 : 2) * (c == 0 || c == 3 ? 1 : 2));
         }
         vw_state_free(&st);
         ls_slides_free(sl, n);
@@ -1878,7 +1964,7 @@ START_TEST(pictures_load_as_feature_maps)
     ck_assert_int_eq(ks_image_read(path, 0, 0, 0, &t), KS_OK);
     ck_assert_int_eq(t.shape[1], 3);
     ck_assert_int_eq(t.shape[3], 2);
-    ck_assert_double_eq_tol(((float *)t.data)[0 * 2 + 1], 1.0, 1e-6);     /* R of pixel 1 */
+    ck_assert_double_eq_tol(((float *)t.data)[0 * 2 + 1], 1.0, 1e-6);          /* R of pixel 1 */
     ck_assert_double_eq_tol(((float *)t.data)[2 * 2 + 0], 0x30 / 255.0, 1e-6); /* B of pixel 0 */
     ks_tensor_free(&t);
     ck_assert_int_eq(ks_image_read(path, 1, 0, 0, &t), KS_OK); /* grey: the mean */

@@ -41,8 +41,8 @@ static flat *flatten(const ks_trace *tr, int64_t *n)
 
 static int same_req(const flat *a, const flat *b)
 {
-    return a->site == b->site && a->block == b->block && a->warp == b->warp && a->iter == b->iter &&
-           a->tap == b->tap && a->corner == b->corner;
+    return a->site == b->site && a->block == b->block && a->warp == b->warp && a->iter == b->iter && a->tap == b->tap &&
+           a->corner == b->corner;
 }
 
 /* requests, sectors and ideal sectors of `site`, by the quadratic scan */
@@ -93,7 +93,8 @@ START_TEST(memory_counts_match_an_independent_count_on_every_operator)
         for (int i = 0; i < rep.nsites; ++i) {
             const ks_mem_site *s = &rep.sites[i];
             uint64_t req, sec, ideal;
-            brute(f, n, s->site, &req, &sec, &ideal, (int64_t)ks_dtype_size(tr.tensors[tr.sites[s->site].tensor].dtype));
+            brute(f, n, s->site, &req, &sec, &ideal,
+                  (int64_t)ks_dtype_size(tr.tensors[tr.sites[s->site].tensor].dtype));
             ck_assert_msg(s->requests == req && s->sectors == sec && s->ideal == ideal,
                           "%s %s: requests %llu/%llu sectors %llu/%llu ideal %llu/%llu (memory/independent)", op->name,
                           tr.sites[s->site].name, (unsigned long long)s->requests, (unsigned long long)req,
@@ -187,7 +188,8 @@ static int add_request(void *ctx, int site, const ks_mem_request *r, const ks_me
     ck_assert(q.sectors == r->sectors && q.ideal == r->ideal && q.lanes == r->lanes && q.block == r->block &&
               q.warp == r->warp && q.iter == r->iter && q.tap == r->tap && q.corner == r->corner);
     uint64_t sum_a = 0, sum_b = 0;
-    for (uint32_t i = 0; i < n; ++i) sum_a += acc[i].event * 4 + acc[i].corner, sum_b += got[i].event * 4 + got[i].corner;
+    for (uint32_t i = 0; i < n; ++i)
+        sum_a += acc[i].event * 4 + acc[i].corner, sum_b += got[i].event * 4 + got[i].corner;
     ck_assert_uint_eq(sum_a, sum_b);
     for (uint32_t i = 1; i < n; ++i) ck_assert_uint_le(got[i - 1].lane, got[i].lane);
     return 0;

@@ -44,7 +44,8 @@ START_TEST(parameter_and_tensor_rows_are_well_formed)
             if (s->kind == KS_PARAM_CHOICE)
                 ck_assert_msg(s->choices && s->def[0] >= 0 && ks_param_choice(s, "no-such-word") < 0,
                               "%s --%s: a choice needs its words", op->name, s->name);
-            if (s->kind == KS_PARAM_SWITCH) ck_assert_msg(s->def[0] == 0 || s->def[0] == 1, "%s --%s", op->name, s->name);
+            if (s->kind == KS_PARAM_SWITCH)
+                ck_assert_msg(s->def[0] == 0 || s->def[0] == 1, "%s --%s", op->name, s->name);
         }
         for (int t = 0; t < op->ntensors; ++t) {
             const ks_tensor_spec *s = &op->tensors[t];
@@ -184,8 +185,8 @@ START_TEST(broken_sites_are_refused_naming_the_site_and_field)
         for (int b = 0; b < 3; ++b) {
             ks_field_derived(f, "extra", bad[b][0]);
             ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);
-            ck_assert_msg(strstr(ks_error_message(), bad[b][1]) && strstr(ks_error_message(), w->name),
-                          "%s: %s", r.op->name, ks_error_message());
+            ck_assert_msg(strstr(ks_error_message(), bad[b][1]) && strstr(ks_error_message(), w->name), "%s: %s",
+                          r.op->name, ks_error_message());
         }
         memset(f->expr, '1', KS_EXPR_LEN - 1), f->expr[KS_EXPR_LEN - 1] = 0; /* as a cut snprintf leaves it */
         ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);

@@ -36,8 +36,12 @@ static void pc_init(pcase *c, const ks_patchify_params *p, const float *input, c
 
 static void pc_run(pcase *c, const ks_launch *l, ks_sink *sink)
 {
-    ks_patchify_tensors t = {.input = c->input, .coords = c->coords, .patches = c->patches,
-                             .output = c->output, .grad_output = c->gout, .grad_patches = c->gpatch,
+    ks_patchify_tensors t = {.input = c->input,
+                             .coords = c->coords,
+                             .patches = c->patches,
+                             .output = c->output,
+                             .grad_output = c->gout,
+                             .grad_patches = c->gpatch,
                              .grad_input = c->gin};
     memset(c->gin, 0, (size_t)c->n_in * 4);
     for (int k = 0; k < 4; ++k)
@@ -60,7 +64,8 @@ static void pc_expect(const pcase *c, const char *ctx)
 
 static void pc_free(pcase *c)
 {
-    void *all[] = {c->input, c->coords, c->patches, c->output, c->gout, c->gpatch, c->gin, c->r_patches, c->r_out, c->r_gin};
+    void *all[] = {c->input,  c->coords, c->patches,   c->output, c->gout,
+                   c->gpatch, c->gin,    c->r_patches, c->r_out,  c->r_gin};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
 }
 
@@ -80,8 +85,8 @@ START_TEST(arange_points_in_x_y_order)
     /* point 0: output[R][R] = input(y, x) = 4*1.25 + 1.5; the raw patch starts at (0, 0) */
     ck_assert_float_eq_tol(c.output[4], 6.5f, 1e-6f);
     ck_assert_float_eq(c.patches[0], 0.0f);
-    ck_assert_float_eq(c.patches[1], 1.0f);  /* (ii 0, jj 1): row 0, column 1 */
-    ck_assert_float_eq(c.patches[4], 4.0f);  /* (ii 1, jj 0): row 1, column 0 */
+    ck_assert_float_eq(c.patches[1], 1.0f); /* (ii 0, jj 1): row 0, column 1 */
+    ck_assert_float_eq(c.patches[4], 4.0f); /* (ii 1, jj 0): row 1, column 0 */
     /* point 2 at (3, 3): centre 15, the next row and column are outside: 0 */
     ck_assert_float_eq(c.output[2 * 9 + 4], 15.0f);
     ck_assert_float_eq(c.output[2 * 9 + 8], 0.0f);
@@ -90,8 +95,7 @@ START_TEST(arange_points_in_x_y_order)
     pc_free(&c);
     /* R = 0 at (3.5, 3.5): D = 2, one output, the bilinear blend of pixel 15 and zeros */
     const float xy0[2] = {3.5f, 3.5f};
-    ks_patchify_params p0 = {.batch = 1, .channels = 1, .height = 4, .width = 4, .num_points = 1,
-                             .radius = 0};
+    ks_patchify_params p0 = {.batch = 1, .channels = 1, .height = 4, .width = 4, .num_points = 1, .radius = 0};
     pc_init(&c, &p0, in, xy0, 2);
     pc_run(&c, &l, NULL);
     pc_expect(&c, "R=0");
@@ -115,8 +119,10 @@ START_TEST(random_geometries_match_the_reference)
 {
     uint64_t s = 0x9A7;
     for (int t = 0; t < 40; ++t) {
-        ks_patchify_params p = {.batch = tu_int(&s, 1, 3), .channels = tu_int(&s, 1, 4),
-                                .height = tu_int(&s, 2, 9), .width = tu_int(&s, 2, 9),
+        ks_patchify_params p = {.batch = tu_int(&s, 1, 3),
+                                .channels = tu_int(&s, 1, 4),
+                                .height = tu_int(&s, 2, 9),
+                                .width = tu_int(&s, 2, 9),
                                 .num_points = tu_int(&s, 1, 5),
                                 .radius = tu_int(&s, 0, 2)};
         float *in = tu_random(&s, p.batch * p.channels * p.height * p.width), *xy = random_coords(&s, &p);
@@ -197,8 +203,7 @@ START_TEST(traced_equals_plain_bitwise)
 {
     uint64_t s = 0x7B;
     for (int t = 0; t < 6; ++t) {
-        ks_patchify_params p = {.batch = 2, .channels = 3, .height = 7, .width = 6, .num_points = 3,
-                                .radius = t % 3};
+        ks_patchify_params p = {.batch = 2, .channels = 3, .height = 7, .width = 6, .num_points = 3, .radius = t % 3};
         float *in = tu_random(&s, 2 * 3 * 42), *xy = random_coords(&s, &p);
         pcase c[2];
         ks_launch l = tu_launch(t % 2 ? 32 : 0, t % 2 ? 1 : 0);

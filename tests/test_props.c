@@ -77,8 +77,7 @@ static char current[sizeof(((draw *)0)->cli)];
 static void on_signal(int sig)
 {
     static const char head[] = "test_props: crashed on the draw (add --trace t.kst): ";
-    if (write(2, head, sizeof head - 1) < 0 || write(2, current, strlen(current)) < 0 || write(2, "\n", 1) < 0) {
-    }
+    if (write(2, head, sizeof head - 1) < 0 || write(2, current, strlen(current)) < 0 || write(2, "\n", 1) < 0) {}
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -262,7 +261,8 @@ static int same_event(const ks_event *a, const ks_event *b)
         return ok;
     }
     const ks_ev_access *x = &a->u.access, *y = &b->u.access;
-    return x->offset == y->offset && x->plane == y->plane && x->y == y->y && x->x == y->x && close_f(x->value, y->value);
+    return x->offset == y->offset && x->plane == y->plane && x->y == y->y && x->x == y->x &&
+           close_f(x->value, y->value);
 }
 
 /* Property 3: draw d on CUDA equals the simulator's traced run. */
@@ -275,8 +275,8 @@ static void check_gpu(const ks_op *op, const draw *d)
         const ks_tensor *a = &traced.tensor[t], *b = &gpu.tensor[t];
         const int64_t n = ks_tensor_numel(a);
         if (a->dtype != KS_F32) {
-            ck_assert_msg(!memcmp(a->data, b->data, (size_t)n * ks_dtype_size(a->dtype)), "%s --device cuda: %s differs",
-                          d->cli, a->name);
+            ck_assert_msg(!memcmp(a->data, b->data, (size_t)n * ks_dtype_size(a->dtype)),
+                          "%s --device cuda: %s differs", d->cli, a->name);
             continue;
         }
         const float *x = a->data, *y = b->data;
@@ -397,8 +397,8 @@ START_TEST(random_parameters_trace_cleanly_and_match_the_plain_run)
                       "%s%s: no draw runs, with or without --backward", op->name, mode);
         return;
     }
-    ck_assert_msg(accepted == want, "%s%s: only %d of %d draws valid in %d tries: the generator is broken",
-                  op->name, mode, accepted, want, accepted + rejected);
+    ck_assert_msg(accepted == want, "%s%s: only %d of %d draws valid in %d tries: the generator is broken", op->name,
+                  mode, accepted, want, accepted + rejected);
 }
 END_TEST
 

@@ -56,9 +56,17 @@ static void rc_free(rcase *c)
 static ks_roi_align_params params(int64_t N, int64_t C, int64_t H, int64_t W, int64_t K, int64_t PH, int64_t PW,
                                   float scale, int64_t sr, int aligned, int mode)
 {
-    ks_roi_align_params p = {.batch = N, .channels = C, .height = H, .width = W, .num_rois = K,
-                             .pooled_h = PH, .pooled_w = PW, .spatial_scale = scale, .sampling_ratio = sr,
-                             .aligned = aligned, .pool_mode = mode};
+    ks_roi_align_params p = {.batch = N,
+                             .channels = C,
+                             .height = H,
+                             .width = W,
+                             .num_rois = K,
+                             .pooled_h = PH,
+                             .pooled_w = PW,
+                             .spatial_scale = scale,
+                             .sampling_ratio = sr,
+                             .aligned = aligned,
+                             .pool_mode = mode};
     return p;
 }
 
@@ -70,12 +78,16 @@ START_TEST(mmcv_hard_coded_cases_forward_and_gradient)
     const double out1[4] = {1.0, 1.25, 1.5, 1.75}, out2[8] = {1.0, 1.25, 1.5, 1.75, 4.0, 3.75, 3.5, 3.25};
     const double out3[4] = {1.9375, 4.75, 7.5625, 10.375};
     const double g1[4] = {3.0625, 0.4375, 0.4375, 0.0625};
-    const double g3[16] = {0.47265625, 0.42968750, 0.42968750, 0.04296875, 0.42968750, 0.39062500, 0.39062500, 0.03906250,
-                           0.42968750, 0.39062500, 0.39062500, 0.03906250, 0.04296875, 0.03906250, 0.03906250, 0.00390625};
-    struct { int64_t C, H; const float *in, *roi; const double *out, *grad; } cases[3] = {
-        {.C = 1, .H = 2, .in = in1, .roi = roi12, .out = out1, .grad = g1},
-        {.C = 2, .H = 2, .in = in2, .roi = roi12, .out = out2, .grad = NULL},
-        {.C = 1, .H = 4, .in = in3, .roi = roi3, .out = out3, .grad = g3}};
+    const double g3[16] = {0.47265625, 0.42968750, 0.42968750, 0.04296875, 0.42968750, 0.39062500,
+                           0.39062500, 0.03906250, 0.42968750, 0.39062500, 0.39062500, 0.03906250,
+                           0.04296875, 0.03906250, 0.03906250, 0.00390625};
+    struct {
+        int64_t C, H;
+        const float *in, *roi;
+        const double *out, *grad;
+    } cases[3] = {{.C = 1, .H = 2, .in = in1, .roi = roi12, .out = out1, .grad = g1},
+                  {.C = 2, .H = 2, .in = in2, .roi = roi12, .out = out2, .grad = NULL},
+                  {.C = 1, .H = 4, .in = in3, .roi = roi3, .out = out3, .grad = g3}};
     for (int k = 0; k < 3; ++k) {
         /* roi_align(x, rois, (2, 2), 1.0, 2, 'avg', aligned=True), backward with ones */
         ks_roi_align_params p = params(1, cases[k].C, cases[k].H, cases[k].H, 1, 2, 2, 1.0f, 2, 1, KS_ROI_AVG);
@@ -201,10 +213,10 @@ END_TEST
  * backwards, so they are not merged) */
 START_TEST(backward_merged_wide_and_reversed_bins_match_the_reference)
 {
-    const float rois[20] = {0, 2, 3, 14, 11,   /* 2x3 bins of 6 x 2.7 px: merged */
-                            1, 0, 0, 47, 39,   /* 2x3 bins of 15.7 x 19.5 px, 3x3 samples: too wide */
-                            0, 30, 20, 10, 5,  /* reversed in x and y */
-                            1, 5.5f, 7.25f, 9, 30};
+    const float rois[20] = {0, 2,    3,     14, 11, /* 2x3 bins of 6 x 2.7 px: merged */
+                            1, 0,    0,     47, 39, /* 2x3 bins of 15.7 x 19.5 px, 3x3 samples: too wide */
+                            0, 30,   20,    10, 5,  /* reversed in x and y */
+                            1, 5.5f, 7.25f, 9,  30};
     uint64_t s = 0xB4C;
     for (int ratio = 0; ratio < 4; ratio += 3) {
         ks_roi_align_params p = params(2, 5, 41, 48, 4, 2, 3, 1.0f, ratio, 1, KS_ROI_AVG);
@@ -367,7 +379,8 @@ START_TEST(traced_equals_plain)
         for (int i = 0; i < 432; ++i)
             ck_assert_msg(fabsf(gin[0][i] - gin[1][i]) <= 1e-6f * (1.0f + fabsf(gin[0][i])), "grad_input[%d]: %g vs %g",
                           i, gin[0][i], gin[1][i]);
-        if (p.pool_mode == KS_ROI_MAX) ck_assert(!memcmp(ay[0], ay[1], sizeof ay[0]) && !memcmp(ax[0], ax[1], sizeof ax[0]));
+        if (p.pool_mode == KS_ROI_MAX)
+            ck_assert(!memcmp(ay[0], ay[1], sizeof ay[0]) && !memcmp(ax[0], ax[1], sizeof ax[0]));
         free(in), free(g);
     }
 }
@@ -384,8 +397,8 @@ START_TEST(merged_adaptive_forward_matches_the_reference_and_the_sample_sums)
 {
     uint64_t s = 0x3E6;
     for (int t = 0; t < 6; ++t) {
-        ks_roi_align_params p = params(2, 5, 30 + 7 * t, 41 - 3 * t, 9, 7, t % 2 ? 5 : 7, t % 3 ? 0.5f : 1.0f,
-                                       -(t % 2), t % 2, KS_ROI_AVG);
+        ks_roi_align_params p = params(2, 5, 30 + 7 * t, 41 - 3 * t, 9, 7, t % 2 ? 5 : 7, t % 3 ? 0.5f : 1.0f, -(t % 2),
+                                       t % 2, KS_ROI_AVG);
         const int64_t n_in = p.batch * p.channels * p.height * p.width;
         float *in = tu_random(&s, n_in), rois[45];
         random_rois(&s, &p, rois);
@@ -405,8 +418,9 @@ START_TEST(merged_adaptive_forward_matches_the_reference_and_the_sample_sums)
         ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
         int differ = 0;
         for (int64_t i = 0; i < c.n_out; ++i) {
-            ck_assert_msg(fabsf(plain[i] - c.output[i]) <= 1e-6f * (1.0f + fabsf(plain[i])), "%s[%lld]: %g merged, %g by sample",
-                          what, (long long)i, (double)c.output[i], (double)plain[i]);
+            ck_assert_msg(fabsf(plain[i] - c.output[i]) <= 1e-6f * (1.0f + fabsf(plain[i])),
+                          "%s[%lld]: %g merged, %g by sample", what, (long long)i, (double)c.output[i],
+                          (double)plain[i]);
             differ |= plain[i] != c.output[i];
         }
         tu_expect_close(c.output, c.r_out, c.n_out, 1e-5, what);
@@ -427,7 +441,8 @@ END_TEST
 static void expect_same_nonfinite(const float *a, const float *b, int64_t n, const char *what)
 {
     for (int64_t i = 0; i < n; ++i) {
-        const int ok = isnan(a[i]) ? isnan(b[i]) : (isinf(a[i]) ? a[i] == b[i] : fabsf(a[i] - b[i]) <= 1e-6f * (1 + fabsf(a[i])));
+        const int ok = isnan(a[i]) ? isnan(b[i])
+                                   : (isinf(a[i]) ? a[i] == b[i] : fabsf(a[i] - b[i]) <= 1e-6f * (1 + fabsf(a[i])));
         ck_assert_msg(ok, "%s[%lld]: merged %g, by sample %g", what, (long long)i, (double)a[i], (double)b[i]);
     }
 }
@@ -452,10 +467,12 @@ START_TEST(merged_adaptive_forward_keeps_nan_and_inf_as_the_sample_sums)
     ks_roi_align_params p = params(1, 1, 3, 3, 1, 1, 1, 1.0f, 0, 0, KS_ROI_AVG);
     in[8] = INFINITY; /* the last pixel, which clamped samples meet with weight 0 */
     merged_and_by_sample(&p, in, roi_last, out[0], out[1], out[2]);
-    ck_assert_msg(isnan(out[0][0]) && isnan(out[1][0]), "last pixel Inf: merged %g, by sample %g", out[0][0], out[1][0]);
+    ck_assert_msg(isnan(out[0][0]) && isnan(out[1][0]), "last pixel Inf: merged %g, by sample %g", out[0][0],
+                  out[1][0]);
     in[8] = 9, in[4] = INFINITY; /* samples at 0, 1: pixel 1's weight is 0 from one, 1 from another */
     merged_and_by_sample(&p, in, roi_half, out[0], out[1], out[2]);
-    ck_assert_msg(isnan(out[0][0]) && isnan(out[1][0]), "middle pixel Inf: merged %g, by sample %g", out[0][0], out[1][0]);
+    ck_assert_msg(isnan(out[0][0]) && isnan(out[1][0]), "middle pixel Inf: merged %g, by sample %g", out[0][0],
+                  out[1][0]);
     ck_assert(!memcmp(out[0], out[2], sizeof out[0]));
     uint64_t s = 0x1AF;
     for (int t = 0; t < 8; ++t) {
@@ -468,7 +485,8 @@ START_TEST(merged_adaptive_forward_keeps_nan_and_inf_as_the_sample_sums)
             if (tu_int(&s, 0, 99) < 3) x[i] = bad[tu_int(&s, 0, 2)];
         random_rois(&s, &q, rois);
         for (int k = 0; k < 12; ++k) /* corners on whole or half pixels (after the scale) */
-            for (int e = 1; e < 5; ++e) rois[5 * k + e] = roundf(rois[5 * k + e] * q.spatial_scale * 2) / 2 / q.spatial_scale;
+            for (int e = 1; e < 5; ++e)
+                rois[5 * k + e] = roundf(rois[5 * k + e] * q.spatial_scale * 2) / 2 / q.spatial_scale;
         float *o = malloc((size_t)n_out * 12);
         merged_and_by_sample(&q, x, rois, o, o + n_out, o + 2 * n_out);
         char what[48];
@@ -511,7 +529,8 @@ START_TEST(plane_forward_matches_the_reference_and_the_slot_kernel)
         char what[64];
         snprintf(what, sizeof what, "plane case %d", t);
         float *out = malloc((size_t)c.n_out * 4), *ay = malloc((size_t)c.n_out * 4), *ax = malloc((size_t)c.n_out * 4);
-        memset(out, 0xff, (size_t)c.n_out * 4), memset(ay, 0xff, (size_t)c.n_out * 4), memset(ax, 0xff, (size_t)c.n_out * 4);
+        memset(out, 0xff, (size_t)c.n_out * 4), memset(ay, 0xff, (size_t)c.n_out * 4),
+            memset(ax, 0xff, (size_t)c.n_out * 4);
         const long long before = ks_roi_align_plane_launches();
         ks_roi_align_params pf = p;
         pf.forward = KS_ROI_FWD_PLANE;
@@ -551,10 +570,10 @@ START_TEST(channels_last_forward_matches_the_reference_and_the_slot_kernel)
         int C, PH, PW, sr, max, bad;
         float scale;
         int threads, cap;
-    } cs[] = {{8, 7, 7, 2, 0, 0, 0.25f, 0, 0},    {6, 3, 5, 0, 0, 0, 0.5f, 37, 3},    {37, 4, 3, 1, 0, 0, 0.25f, 16, 2},
-              {68, 7, 7, 0, 0, 1, 0.5f, 0, 0},    {129, 2, 3, 2, 0, 0, 0.25f, 37, 3}, {8, 14, 14, 2, 0, 0, 0.5f, 16, 2},
-              {5, 3, 3, 2, 1, 0, 0.25f, 0, 0},    {3, 20, 20, 0, 0, 0, 0.5f, 37, 3},  {132, 14, 14, 0, 0, 0, 0.25f, 16, 2},
-              {12, 2, 1, 0, 0, 0, 1.0f, 0, 0},    {5, 1, 400, 0, 0, 0, 1.0f, 37, 3},  {128, 14, 14, 0, 0, 0, 0.25f, 0, 0},
+    } cs[] = {{8, 7, 7, 2, 0, 0, 0.25f, 0, 0}, {6, 3, 5, 0, 0, 0, 0.5f, 37, 3},    {37, 4, 3, 1, 0, 0, 0.25f, 16, 2},
+              {68, 7, 7, 0, 0, 1, 0.5f, 0, 0}, {129, 2, 3, 2, 0, 0, 0.25f, 37, 3}, {8, 14, 14, 2, 0, 0, 0.5f, 16, 2},
+              {5, 3, 3, 2, 1, 0, 0.25f, 0, 0}, {3, 20, 20, 0, 0, 0, 0.5f, 37, 3},  {132, 14, 14, 0, 0, 0, 0.25f, 16, 2},
+              {12, 2, 1, 0, 0, 0, 1.0f, 0, 0}, {5, 1, 400, 0, 0, 0, 1.0f, 37, 3},  {128, 14, 14, 0, 0, 0, 0.25f, 0, 0},
               {40, 5, 4, 0, 0, 1, 1.0f, 16, 2}};
     for (int t = 0; t < (int)(sizeof cs / sizeof cs[0]); ++t) {
         ks_roi_align_params p = params(2, cs[t].C, 23 + t, 31 - t, 9, cs[t].PH, cs[t].PW, cs[t].scale, cs[t].sr,
@@ -583,7 +602,8 @@ START_TEST(channels_last_forward_matches_the_reference_and_the_slot_kernel)
         if (!cs[t].bad) tu_expect_close(out, c.r_out, c.n_out, 1e-5, what);
         for (int64_t i = 0; i < c.n_out; ++i) /* bitwise, and a NaN where the slot kernel has one */
             ck_assert_msg(isnan(out[i]) ? isnan(c.output[i]) : !memcmp(&out[i], &c.output[i], 4),
-                          "%s: output[%lld] %g, slot kernel %g", what, (long long)i, (double)out[i], (double)c.output[i]);
+                          "%s: output[%lld] %g, slot kernel %g", what, (long long)i, (double)out[i],
+                          (double)c.output[i]);
         free(in), free(out), free(ay), free(ax);
         rc_free(&c);
     }

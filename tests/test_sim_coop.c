@@ -134,7 +134,8 @@ START_TEST(a_barrier_some_threads_skip_is_reported)
     a = make(&seed, 9, 3, &in, &out);
     ck_assert_int_eq(ks_sim_launch_coop(1, 9, reverse_body, &a, NULL, &rep), KS_OK);
     ck_assert_uint_eq(rep.divergent_barriers, 1);
-    ck_assert_msg(strstr(rep.first[2], "threads 0, 2, 4, 6, 8 wait at line") && strstr(rep.first[2], "threads 1, 3, 5, 7 at line"),
+    ck_assert_msg(strstr(rep.first[2], "threads 0, 2, 4, 6, 8 wait at line") &&
+                      strstr(rep.first[2], "threads 1, 3, 5, 7 at line"),
                   "%s", rep.first[2]);
     free(in), free(out);
     /* 301 threads: 151 even ones at one line, 150 odd ones at another; a list too long

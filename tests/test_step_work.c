@@ -75,8 +75,9 @@ START_TEST(values_print_in_their_shortest_exact_form)
     static const struct {
         float v;
         const char *text;
-    } cases[] = {{10.125f, "10.125"}, {6.375f, "6.375"}, {2.5f, "2.5"}, {3.0f, "3"}, {0.1f, "0.1"},
-                 {0.73645231f, "0.7365"}, {-1.0625f, "-1.0625"}, {1234.5625f, "1235"} /* 8 digits exactly: 4 significant */};
+    } cases[] = {
+        {10.125f, "10.125"},     {6.375f, "6.375"},     {2.5f, "2.5"},       {3.0f, "3"}, {0.1f, "0.1"},
+        {0.73645231f, "0.7365"}, {-1.0625f, "-1.0625"}, {1234.5625f, "1235"} /* 8 digits exactly: 4 significant */};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         char buf[40];
         ks_format_real(buf, sizeof buf, cases[i].v);
@@ -90,13 +91,12 @@ END_TEST
  * comes from the printed bin size. */
 START_TEST(roi_align_lines_show_the_box_and_bin_sizes)
 {
-    static const char *const sets[4][7] = {
-        {"aligned", "on", "sampling-ratio", "0", "output-size", "2,3", NULL},
-        {"aligned", "off", "sampling-ratio", "0", "output-size", "3,2", NULL},
-        {"aligned", "on", "sampling-ratio", "2", "spatial-scale", "0.5", NULL},
-        {"aligned", "off", "sampling-ratio", "3", "input-size", "9,7", NULL}};
-    static const char *const order[] = {"n", "c", "ph", "pw", "b", "y1", "y2", "roi_h", "bin_h", "grid_h",
-                                        "x1", "x2", "roi_w", "bin_w", "grid_w"};
+    static const char *const sets[4][7] = {{"aligned", "on", "sampling-ratio", "0", "output-size", "2,3", NULL},
+                                           {"aligned", "off", "sampling-ratio", "0", "output-size", "3,2", NULL},
+                                           {"aligned", "on", "sampling-ratio", "2", "spatial-scale", "0.5", NULL},
+                                           {"aligned", "off", "sampling-ratio", "3", "input-size", "9,7", NULL}};
+    static const char *const order[] = {"n",     "c",      "ph", "pw", "b",     "y1",    "y2",    "roi_h",
+                                        "bin_h", "grid_h", "x1", "x2", "roi_w", "bin_w", "grid_w"};
     for (int k = 0; k < 4; ++k) {
         traced("roi_align", sets[k], 300 + (uint64_t)k);
         int checked = 0;
@@ -237,10 +237,13 @@ END_TEST
  * rulebook). Each names an operator of the table; every operator is covered above. */
 START_TEST(other_forms_derived_lines_show_their_inputs_values)
 {
-    static const char *const forms[][5] = {
-        {"col2im", "padding", "2", NULL}, {"col2im", "algorithm", "scatter", NULL}, {"maxpool2d", "padding", "1", NULL},
-        {"sparse_conv", "trace-kernel", "insert", NULL}, {"sparse_conv", "subm", "on", "trace-kernel", "insert"},
-        {"sparse_conv", "trace-kernel", "gather", NULL}, {"sparse_conv", "transposed", "on", "stride", "2"}};
+    static const char *const forms[][5] = {{"col2im", "padding", "2", NULL},
+                                           {"col2im", "algorithm", "scatter", NULL},
+                                           {"maxpool2d", "padding", "1", NULL},
+                                           {"sparse_conv", "trace-kernel", "insert", NULL},
+                                           {"sparse_conv", "subm", "on", "trace-kernel", "insert"},
+                                           {"sparse_conv", "trace-kernel", "gather", NULL},
+                                           {"sparse_conv", "transposed", "on", "stride", "2"}};
     for (size_t o = 0; o < sizeof forms / sizeof forms[0]; ++o) {
         ck_assert_msg(ks_op_find(forms[o][0]) != NULL, "forms[%zu] names %s, which kernels/ops.def lacks", o,
                       forms[o][0]);

@@ -28,7 +28,7 @@ START_TEST(traces_of_random_geometries_pass_every_invariant)
         ks_im2col_params p = tu_geometry(&s);
         const char *name = k % 2 ? "col2im" : "im2col";
         const ks_op *op = tu_run_traced(&r, name, &p, ks_filter_all(), 0, (int)tu_int(&s, 1, 40),
-                                     tu_int(&s, 0, 1) ? 2 : -1);
+                                        tu_int(&s, 0, 1) ? 2 : -1);
         ks_trace_from_run(op, &r, &tr);
         ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
         ck_assert_msg(rep.violations == 0, "%s: %s", name, rep.first[0]);
@@ -46,8 +46,17 @@ START_TEST(check_catches_each_kind_of_corruption)
 {
     static ks_run r;
     static ks_trace tr;
-    ks_im2col_params p = {.batch = 1, .channels = 2, .height = 6, .width = 5, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 2,
+                          .height = 6,
+                          .width = 5,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     const ks_op *op = tu_run_traced(&r, "im2col", &p, ks_filter_all(), 0, 16, 2);
     ks_trace_from_run(op, &r, &tr);
@@ -64,26 +73,26 @@ START_TEST(check_catches_each_kind_of_corruption)
         if (ev[i].kind == KS_EV_WRITE && write < 0) write = (int64_t)i;
     }
     ck_assert(work >= 0 && read >= 0 && pad >= 0 && write >= 0);
-#define MUTATE(idx, stmt)                                  \
-    do {                                                   \
-        keep = ev[idx];                                    \
-        stmt;                                              \
+#define MUTATE(idx, stmt)                                     \
+    do {                                                      \
+        keep = ev[idx];                                       \
+        stmt;                                                 \
         ck_assert_msg(violations(&tr) > 0, "missed: " #stmt); \
-        ev[idx] = keep;                                    \
+        ev[idx] = keep;                                       \
     } while (0)
-    MUTATE(work, ev[work].u.field[3] += 1);            /* w_col does not match the index */
-    MUTATE(work, ev[work].index += 1);                 /* grid-stride relation broken */
-    MUTATE(work, ev[work].site = 7);                   /* site not in the schema */
-    MUTATE(work, ev[work].kind = KS_EV_READ);          /* kind disagrees with the site */
-    MUTATE(read, ev[read].u.access.value += 1.0f);     /* read value differs from the input */
-    MUTATE(read, ev[read].u.access.x += 1);            /* coordinates do not recompose */
-    MUTATE(read, ev[read].u.access.offset = 1 << 20);  /* out of bounds */
-    MUTATE(pad, ev[pad].u.access.offset = 0);          /* padding with an offset */
-    MUTATE(pad, ev[pad].flags = 0);                    /* out-of-bounds read not marked */
-    MUTATE(write, ev[write].u.access.value = NAN);     /* NaN */
+    MUTATE(work, ev[work].u.field[3] += 1);              /* w_col does not match the index */
+    MUTATE(work, ev[work].index += 1);                   /* grid-stride relation broken */
+    MUTATE(work, ev[work].site = 7);                     /* site not in the schema */
+    MUTATE(work, ev[work].kind = KS_EV_READ);            /* kind disagrees with the site */
+    MUTATE(read, ev[read].u.access.value += 1.0f);       /* read value differs from the input */
+    MUTATE(read, ev[read].u.access.x += 1);              /* coordinates do not recompose */
+    MUTATE(read, ev[read].u.access.offset = 1 << 20);    /* out of bounds */
+    MUTATE(pad, ev[pad].u.access.offset = 0);            /* padding with an offset */
+    MUTATE(pad, ev[pad].flags = 0);                      /* out-of-bounds read not marked */
+    MUTATE(write, ev[write].u.access.value = NAN);       /* NaN */
     MUTATE(write, ev[write].u.access.value = -INFINITY); /* -Inf from an item that read data */
-    MUTATE(write, ev[write].u.access.offset += 1);     /* element written twice, one never */
-    MUTATE(write, ev[write].block = 1000);             /* thread outside the launch */
+    MUTATE(write, ev[write].u.access.offset += 1);       /* element written twice, one never */
+    MUTATE(write, ev[write].block = 1000);               /* thread outside the launch */
     ck_assert_uint_eq(violations(&tr), 0);
     tr.nevents = n - 1; /* the last write lost: an element written 0 times */
     ck_assert_uint_gt(violations(&tr), 0);
@@ -126,8 +135,17 @@ START_TEST(filter_keeps_exactly_the_selected_work_items)
 {
     static ks_run r;
     static ks_trace tr;
-    ks_im2col_params p = {.batch = 1, .channels = 3, .height = 7, .width = 9, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 3,
+                          .height = 7,
+                          .width = 9,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1}; /* 189 work items */
     ks_filter f = ks_filter_all();
     f.index_lo = 10, f.index_hi = 100, f.every = 7;
@@ -148,8 +166,7 @@ START_TEST(filter_keeps_exactly_the_selected_work_items)
     f = ks_filter_all();
     f.block_lo = 1, f.block_hi = 2;
     tu_run_traced(&r, "col2im", &p, f, 0, 32, -1);
-    for (uint64_t i = 0; i < ks_sink_count(r.sink); ++i)
-        ck_assert_uint_eq(r.sink->events[i].block, 1);
+    for (uint64_t i = 0; i < ks_sink_count(r.sink); ++i) ck_assert_uint_eq(r.sink->events[i].block, 1);
     ck_assert_uint_gt(ks_sink_count(r.sink), 0);
     tu_run_done(&r);
     /* an empty range records nothing */
@@ -164,8 +181,17 @@ END_TEST
 START_TEST(full_buffer_counts_dropped_events_without_overflow)
 {
     static ks_run r;
-    ks_im2col_params p = {.batch = 2, .channels = 3, .height = 9, .width = 9, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 2,
+                          .channels = 3,
+                          .height = 9,
+                          .width = 9,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     tu_run_traced(&r, "im2col", &p, ks_filter_all(), 1000, 0, 0);
     const uint64_t total = (uint64_t)r.work_items * (1 + 2 * 9);
@@ -262,8 +288,17 @@ START_TEST(kst_round_trip_preserves_everything)
     char path[] = "/tmp/ks_rt_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    ks_im2col_params p = {.batch = 2, .channels = 3, .height = 5, .width = 7, .kernel_h = 2, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 0, .stride_h = 2, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 2,
+                          .channels = 3,
+                          .height = 5,
+                          .width = 7,
+                          .kernel_h = 2,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 0,
+                          .stride_h = 2,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 2};
     ks_filter f = ks_filter_all();
     f.every = 2;
@@ -286,8 +321,7 @@ START_TEST(kst_round_trip_preserves_everything)
         ck_assert_str_eq(back.tensors[i].name, tr.tensors[i].name);
         ck_assert_int_eq(back.tensors[i].ndim, tr.tensors[i].ndim);
         ck_assert_mem_eq(back.tensors[i].shape, tr.tensors[i].shape, sizeof(int64_t) * (size_t)tr.tensors[i].ndim);
-        ck_assert_mem_eq(back.tensors[i].data, tr.tensors[i].data,
-                         (size_t)ks_tensor_numel(&tr.tensors[i]) * 4);
+        ck_assert_mem_eq(back.tensors[i].data, tr.tensors[i].data, (size_t)ks_tensor_numel(&tr.tensors[i]) * 4);
         ck_assert_int_eq(back.roles[i], tr.roles[i]);
     }
     ck_assert_uint_eq(back.nevents, tr.nevents);
@@ -306,8 +340,17 @@ START_TEST(export_writes_npy_files_that_read_back)
     char dir[] = "/tmp/ks_ex_XXXXXX", path[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t.kst", dir);
-    ks_im2col_params p = {.batch = 1, .channels = 2, .height = 4, .width = 5, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 2,
+                          .height = 4,
+                          .width = 5,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     const ks_op *op = tu_run_traced(&r, "im2col", &p, ks_filter_all(), 0, 0, 0);
     ks_trace_from_run(op, &r, &tr);
@@ -388,8 +431,7 @@ START_TEST(step_works_out_only_the_branch_taken)
             char buf[256], want[256];
             const long long h_im = e->u.field[2];
             ks_expr_worked(&tr.sites[e->site], e, tr.sites[e->site].fields[4].expr, buf, sizeof buf);
-            if (h_im < ext)
-                snprintf(want, sizeof want, "%lld < %lld, so 0", h_im, ext);
+            if (h_im < ext) snprintf(want, sizeof want, "%lld < %lld, so 0", h_im, ext);
             else
                 snprintf(want, sizeof want, "%lld < %lld is false, so (%lld - %lld) / %lld + 1", h_im, ext, h_im, ext,
                          (long long)p.stride_h);

@@ -62,20 +62,16 @@ static inline ks_im2col_params tu_geometry(uint64_t *s)
 
 /* Every element equal to the double reference rounded to float (im2col copies exactly),
  * or within a tolerance relative to the magnitude of the terms (col2im sums). */
-static inline void tu_expect_close(const float *got, const double *want, int64_t n, double tol,
-                                   const char *what)
+static inline void tu_expect_close(const float *got, const double *want, int64_t n, double tol, const char *what)
 {
     for (int64_t i = 0; i < n; ++i)
-        ck_assert_msg(fabs(got[i] - want[i]) <= tol * (1.0 + fabs(want[i])),
-                      "%s[%lld] = %.9g, reference %.9g", what, (long long)i, got[i], want[i]);
+        ck_assert_msg(fabs(got[i] - want[i]) <= tol * (1.0 + fabs(want[i])), "%s[%lld] = %.9g, reference %.9g", what,
+                      (long long)i, got[i], want[i]);
 }
 
 /* Threads per block for a run of `op` that asks for `want`: an operator whose block is
  * one tile (a --tile parameter: gemm_tiled) takes its default tile's 16 x 16 instead. */
-static inline int tu_op_threads(const ks_op *op, int want)
-{
-    return ks_op_param(op, "tile") >= 0 ? 256 : want;
-}
+static inline int tu_op_threads(const ks_op *op, int want) { return ks_op_param(op, "tile") >= 0 ? 256 : want; }
 
 static inline ks_launch tu_launch(int threads, int64_t cap)
 {
@@ -94,8 +90,8 @@ static inline void tu_set2(ks_run *r, const ks_op *op, const char *name, int64_t
 }
 
 /* Runs op (im2col or col2im) on the simulator with a random input into a traced run. */
-static inline const ks_op *tu_run_traced(ks_run *r, const char *name, const ks_im2col_params *p,
-                               ks_filter f, unsigned long long limit, int threads, int64_t cap)
+static inline const ks_op *tu_run_traced(ks_run *r, const char *name, const ks_im2col_params *p, ks_filter f,
+                                         unsigned long long limit, int threads, int64_t cap)
 {
     const ks_op *op = ks_op_find(name);
     ck_assert_ptr_nonnull(op);
@@ -160,8 +156,8 @@ static inline void tu_sample_trace_init(tu_sample_trace *st, int64_t planes, int
 }
 
 /* Appends a sample at (y, x) of `plane` with corner validity `flags` and weights w. */
-static inline ks_event *tu_sample_add(tu_sample_trace *st, int plane, float y, float x,
-                                      unsigned flags, const float w[4])
+static inline ks_event *tu_sample_add(tu_sample_trace *st, int plane, float y, float x, unsigned flags,
+                                      const float w[4])
 {
     ck_assert(st->tr.nevents < 8);
     ks_event *e = &st->ev[st->tr.nevents];

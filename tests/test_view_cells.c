@@ -19,10 +19,7 @@ static void open_trace(void)
     vf_open(&f, 1280, 800);
 }
 
-static void draw(void)
-{
-    vf_draw(&f, &s);
-}
+static void draw(void) { vf_draw(&f, &s); }
 
 static void close_trace(void)
 {
@@ -129,10 +126,7 @@ static void plain_slide(vw_slide *sl, uint32_t event, char *text)
     sl->event = event, sl->look_tensor = -1, sl->panel[0] = sl->panel[1] = -1, sl->mode = -1;
 }
 
-static int count_colour(uint32_t col)
-{
-    return vf_count_colour(f.surf, col);
-}
+static int count_colour(uint32_t col) { return vf_count_colour(f.surf, col); }
 
 START_TEST(the_answer_cell_is_highlighted_once_revealed)
 {

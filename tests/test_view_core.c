@@ -187,8 +187,7 @@ static uint32_t geometry_reads(int64_t y, int64_t x)
         for (int64_t i = 0; i < p->kernel_h; ++i)
             if (hc * p->stride_h - p->pad_h + i * p->dilation_h == y)
                 for (int64_t wc = 0; wc < fx.g.width_col; ++wc)
-                    for (int64_t j = 0; j < p->kernel_w; ++j)
-                        n += wc * p->stride_w - p->pad_w + j * p->dilation_w == x;
+                    for (int64_t j = 0; j < p->kernel_w; ++j) n += wc * p->stride_w - p->pad_w + j * p->dilation_w == x;
     return n;
 }
 
@@ -469,12 +468,14 @@ START_TEST(layout_panels_stay_inside_the_window_and_apart)
         vw_layout L;
         int w = (int)tu_int(&s, 560, 3000), h = (int)tu_int(&s, 400, 2000);
         vw_layout_compute(&L, w, h, (int)tu_int(&s, 12, 22));
-        vw_rect r[] = {L.title, L.input, L.input_legend, L.output, L.output_legend, L.decomp, L.grid, L.timeline, L.status};
+        vw_rect r[] = {L.title,  L.input, L.input_legend, L.output, L.output_legend,
+                       L.decomp, L.grid,  L.timeline,     L.status};
         int n = (int)(sizeof r / sizeof r[0]);
         for (int i = 0; i < n; ++i) {
             ck_assert(r[i].x >= 0 && r[i].y >= 0 && r[i].x + r[i].w <= L.w && r[i].y + r[i].h <= L.h);
             ck_assert(r[i].w > 0 && r[i].h > 0);
-            for (int j = i + 1; j < n; ++j) ck_assert_msg(!vw_rect_overlap(r[i], r[j]), "panels %d and %d overlap at %dx%d", i, j, w, h);
+            for (int j = i + 1; j < n; ++j)
+                ck_assert_msg(!vw_rect_overlap(r[i], r[j]), "panels %d and %d overlap at %dx%d", i, j, w, h);
         }
         ck_assert(L.w >= VW_MIN_W && L.h >= VW_MIN_H);
     }
@@ -485,8 +486,10 @@ START_TEST(heatmap_cells_tile_and_hit_testing_inverts_them)
 {
     uint64_t s = 701;
     for (int k = 0; k < 200; ++k) {
-        vw_rect area = {.x = (int)tu_int(&s, 0, 50), .y = (int)tu_int(&s, 0, 50),
-                        .w = (int)tu_int(&s, 100, 900), .h = (int)tu_int(&s, 80, 700)};
+        vw_rect area = {.x = (int)tu_int(&s, 0, 50),
+                        .y = (int)tu_int(&s, 0, 50),
+                        .w = (int)tu_int(&s, 100, 900),
+                        .h = (int)tu_int(&s, 80, 700)};
         int64_t rows = tu_int(&s, 1, k % 3 ? 40 : 3000), cols = tu_int(&s, 1, k % 3 ? 40 : 3000);
         vw_heatmap m = vw_heatmap_fit(area, rows, cols, (int)tu_int(&s, 0, 3));
         vw_rect last = vw_heatmap_cell(&m, rows - 1 + m.margin, cols - 1 + m.margin);
@@ -642,9 +645,8 @@ START_TEST(state_keeps_the_focused_event_across_orders_and_plays_to_the_end)
     vw_layout L;
     vw_layout_compute(&L, 1280, 800, 16);
     vw_state_init(&st, &fx.tr, &fx.idx);
-    vw_action right = {.kind = VW_ACT_STEP, .a = 1, .b = 0}, order = {.kind = VW_ACT_ORDER, .a = 0,
-                                                                      .b = 0}, play = {.kind = VW_ACT_PLAY,
-                                                                                       .a = 0, .b = 0};
+    vw_action right = {.kind = VW_ACT_STEP, .a = 1, .b = 0}, order = {.kind = VW_ACT_ORDER, .a = 0, .b = 0},
+              play = {.kind = VW_ACT_PLAY, .a = 0, .b = 0};
     for (int k = 0; k < 5; ++k) vw_apply(&st, &L, &right);
     uint32_t ev = vw_state_event(&st);
     for (int o = 0; o < VW_NORDERS; ++o) {

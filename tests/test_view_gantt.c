@@ -53,26 +53,40 @@ START_TEST(rows_lanes_and_bars_of_a_crafted_schedule)
     /* geometry in a 400 x 90 plot: 30 px a row (29 drawn), SM 7's row in two lanes */
     const vw_rect plot = {.x = 100, .y = 50, .w = 400, .h = 90};
     vw_rect r = vw_gantt_bar_rect(&g, plot, vw_gantt_find(&g, 0));
-    ck_assert_int_eq(r.x, 100); ck_assert_int_eq(r.w, 200); ck_assert_int_eq(r.y, 80); ck_assert_int_eq(r.h, 14);
+    ck_assert_int_eq(r.x, 100);
+    ck_assert_int_eq(r.w, 200);
+    ck_assert_int_eq(r.y, 80);
+    ck_assert_int_eq(r.h, 14);
     r = vw_gantt_bar_rect(&g, plot, vw_gantt_find(&g, 2));
-    ck_assert_int_eq(r.x, 150); ck_assert_int_eq(r.w, 100); ck_assert_int_eq(r.y, 94); ck_assert_int_eq(r.h, 15);
+    ck_assert_int_eq(r.x, 150);
+    ck_assert_int_eq(r.w, 100);
+    ck_assert_int_eq(r.y, 94);
+    ck_assert_int_eq(r.h, 15);
     r = vw_gantt_bar_rect(&g, plot, vw_gantt_find(&g, 3));
-    ck_assert_int_eq(r.x, 200); ck_assert_int_eq(r.x + r.w, 500); ck_assert_int_eq(r.y, 110); ck_assert_int_eq(r.h, 29);
+    ck_assert_int_eq(r.x, 200);
+    ck_assert_int_eq(r.x + r.w, 500);
+    ck_assert_int_eq(r.y, 110);
+    ck_assert_int_eq(r.h, 29);
     r = vw_gantt_bar_rect(&g, plot, vw_gantt_find(&g, 4));
-    ck_assert_int_eq(r.x, 210); ck_assert_int_eq(r.x + r.w, 400); ck_assert_int_eq(r.y, 50);
+    ck_assert_int_eq(r.x, 210);
+    ck_assert_int_eq(r.x + r.w, 400);
+    ck_assert_int_eq(r.y, 50);
     ck_assert_int_eq(vw_gantt_x(&g, plot, 1000), 100);
     ck_assert_int_eq(vw_gantt_x(&g, plot, 5000), 500);
     ck_assert_int_eq(vw_gantt_x(&g, plot, -1000000), 100); /* clamped */
 
     /* hit testing: the bar under the pointer, a thin miss snaps within 3 px, else none */
-    const struct { int x, y; int64_t block; } hits[] = {
-        {200, 85, 0}, {200, 100, 2}, {148, 100, 2}, {120, 100, -1}, {150, 60, 1}, {300, 60, 4},
-        {450, 60, -1}, {499, 138, 3}, {200, 139, -1}, {60, 85, -1}, {350, 85, 5}, {300, 20, -1},
+    const struct {
+        int x, y;
+        int64_t block;
+    } hits[] = {
+        {200, 85, 0},  {200, 100, 2}, {148, 100, 2},  {120, 100, -1}, {150, 60, 1}, {300, 60, 4},
+        {450, 60, -1}, {499, 138, 3}, {200, 139, -1}, {60, 85, -1},   {350, 85, 5}, {300, 20, -1},
     };
     for (size_t k = 0; k < sizeof hits / sizeof hits[0]; ++k) {
         const int64_t i = vw_gantt_hit(&g, plot, hits[k].x, hits[k].y);
-        ck_assert_msg((i < 0 ? -1 : g.bars[i].block) == hits[k].block, "(%d, %d): bar %lld, want block %lld",
-                      hits[k].x, hits[k].y, (long long)i, (long long)hits[k].block);
+        ck_assert_msg((i < 0 ? -1 : g.bars[i].block) == hits[k].block, "(%d, %d): bar %lld, want block %lld", hits[k].x,
+                      hits[k].y, (long long)i, (long long)hits[k].block);
     }
     /* bars tile their row without overlapping one another on screen */
     for (int64_t i = 0; i < g.nbars; ++i)

@@ -15,10 +15,7 @@ static void make_dir(void)
     vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
 }
 
-static void remove_dir(void)
-{
-    vf_rmdir(dir);
-}
+static void remove_dir(void) { vf_rmdir(dir); }
 
 typedef struct decoded {
     GifFileType *g;
@@ -48,8 +45,8 @@ static void show(decoded *d, int k)
         for (int y = 0; y < id->Height; ++y)
             for (int x = 0; x < id->Width; ++x) {
                 const GifColorType c = map->Colors[im->RasterBits[y * id->Width + x]];
-                d->canvas[(size_t)(id->Top + y) * d->g->SWidth + id->Left + x] =
-                    (uint32_t)c.Red << 16 | (uint32_t)c.Green << 8 | c.Blue;
+                d->canvas[(size_t)(id->Top + y) * d->g->SWidth + id->Left + x] = (uint32_t)c.Red << 16 |
+                                                                                 (uint32_t)c.Green << 8 | c.Blue;
             }
     }
     d->k = k;
@@ -182,12 +179,14 @@ START_TEST(gif_bad_paths_leave_nothing_half_written)
         snprintf(cmd, sizeof cmd, "%s view %s %s 2> %s > /dev/null", KS_CLI, path, args, err);
         ck_assert_int_eq(vf_sh(cmd), 2);
         const char *msg = tu_slurp(NULL, err);
-        ck_assert_msg(!strncmp(msg, "kscope: view: ", 14) && strchr(msg, '\n') == msg + strlen(msg) - 1,
-                      "%s: %s", args, msg);
+        ck_assert_msg(!strncmp(msg, "kscope: view: ", 14) && strchr(msg, '\n') == msg + strlen(msg) - 1, "%s: %s", args,
+                      msg);
     }
     /* a lesson run that fails before its end (an unknown key in the script) */
-    snprintf(cmd, sizeof cmd, "echo old > %s/keep.gif && KSCOPE_LESSONS=%s/lessons %s lesson 03 --gif %s/keep.gif "
-             "--keys Nope 2> %s", dir, KS_SOURCE_DIR, KS_CLI, dir, err);
+    snprintf(cmd, sizeof cmd,
+             "echo old > %s/keep.gif && KSCOPE_LESSONS=%s/lessons %s lesson 03 --gif %s/keep.gif "
+             "--keys Nope 2> %s",
+             dir, KS_SOURCE_DIR, KS_CLI, dir, err);
     ck_assert_int_eq(vf_sh(cmd), 2);
     ck_assert_str_eq(tu_slurp(dir, "keep.gif"), "old\n");
     snprintf(cmd, sizeof cmd, "ls -A %s | grep -v -x -e t.kst -e err.txt -e keep.gif", dir);

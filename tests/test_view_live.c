@@ -15,9 +15,18 @@
 #include "view_fixture.h"
 
 /* im2col on a random (2, 3, 7, 6) input, 3x3, padding 1: odd sizes, two images. */
-static const ks_im2col_params geometry = {.batch = 2, .channels = 3, .height = 7, .width = 6, .kernel_h = 3,
-                                          .kernel_w = 3, .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1,
-                                          .dilation_h = 1, .dilation_w = 1};
+static const ks_im2col_params geometry = {.batch = 2,
+                                          .channels = 3,
+                                          .height = 7,
+                                          .width = 6,
+                                          .kernel_h = 3,
+                                          .kernel_w = 3,
+                                          .pad_h = 1,
+                                          .pad_w = 1,
+                                          .stride_h = 1,
+                                          .stride_w = 1,
+                                          .dilation_h = 1,
+                                          .dilation_w = 1};
 
 typedef struct fixture {
     ks_run run;
@@ -109,7 +118,8 @@ static void expect_im2col(int64_t k, int64_t st)
                             const float want = y >= 0 && y < g->height && xx >= 0 && xx < g->width
                                                    ? x[((n * g->channels + ch) * g->height + y) * g->width + xx]
                                                    : 0.0f;
-                            const float got = c[(n * g->channels * k * k + (ch * k + i) * k + j) * Ho * Wo + ho * Wo + wo];
+                            const float got =
+                                c[(n * g->channels * k * k + (ch * k + i) * k + j) * Ho * Wo + ho * Wo + wo];
                             ck_assert_float_eq(got, want);
                             nonzero += want != 0.0f;
                         }
@@ -317,7 +327,8 @@ START_TEST(the_tile_of_gemm_tiled_changes_live)
     key(".");
     ck_assert_msg(F.s.tr != &F.tr && !F.live.error[0], "%s | %s", F.live.error, F.s.message);
     ck_assert_int_eq(F.s.tr->threads, 1024);
-    const ks_tensor *a = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "a")], *b = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "b")],
+    const ks_tensor *a = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "a")],
+                    *b = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "b")],
                     *c = &F.s.tr->tensors[ks_trace_tensor(F.s.tr, "c")];
     const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
     ck_assert_int_eq(c->shape[0] * c->shape[1], M * N);
@@ -327,7 +338,8 @@ START_TEST(the_tile_of_gemm_tiled_changes_live)
         for (int64_t j = 0; j < N; ++j) {
             double want = 0; /* small integers: exact in float */
             for (int64_t k = 0; k < K; ++k) want += (double)A[i * K + k] * B[k * N + j];
-            ck_assert_msg(C[i * N + j] == want, "c[%lld, %lld] = %g, want %g", (long long)i, (long long)j, C[i * N + j], want);
+            ck_assert_msg(C[i * N + j] == want, "c[%lld, %lld] = %g, want %g", (long long)i, (long long)j, C[i * N + j],
+                          want);
             nonzero += want != 0;
         }
     ck_assert_int_gt(nonzero, 0);
@@ -369,7 +381,7 @@ START_TEST(keys_and_scripts_reach_the_panel_and_unknown_operators_say_why)
     ck_assert_int_eq(vw_script_parse("L,J,K,Period,Comma,.,D,T", &acts, &n), KS_OK);
     ck_assert_uint_eq(n, 8); /* "," separates steps: "." stands alone, Comma names "," */
     static const int64_t cmd[] = {VW_LIVE_PANEL, VW_LIVE_SELECT, VW_LIVE_SELECT, VW_LIVE_STEP,
-                                  VW_LIVE_STEP, VW_LIVE_STEP, VW_LIVE_REVERT, VW_LIVE_SAVE};
+                                  VW_LIVE_STEP,  VW_LIVE_STEP,   VW_LIVE_REVERT, VW_LIVE_SAVE};
     static const int64_t dir[] = {0, 1, -1, 1, -1, 1, 0, 0};
     for (size_t i = 0; i < n; ++i) {
         ck_assert_int_eq(acts[i].kind, VW_ACT_LIVE);
@@ -452,7 +464,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    return tu_run_suite(suite(), CK_FORK);
-}
+int main(void) { return tu_run_suite(suite(), CK_FORK); }

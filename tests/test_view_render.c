@@ -20,10 +20,7 @@ static void make_dir(void)
     vf_write_trace(path, "im2col", vf_small(), ks_filter_all(), 0);
 }
 
-static void remove_dir(void)
-{
-    vf_rmdir(dir);
-}
+static void remove_dir(void) { vf_rmdir(dir); }
 
 /* Opens path and renders the frame after `spec` and `steps` single-event steps. */
 typedef struct opened {
@@ -183,7 +180,9 @@ START_TEST(cli_png_is_the_frame_rendered_in_process)
     char cmd[1024], png[300];
     make_dir();
     snprintf(png, sizeof png, "%s/f.png", dir);
-    snprintf(cmd, sizeof cmd, "%s view %s --goto index=12 --keys 2,Right,1,Right,Right --text-size 13 --png %s > /dev/null", KS_CLI, path, png);
+    snprintf(cmd, sizeof cmd,
+             "%s view %s --goto index=12 --keys 2,Right,1,Right,Right --text-size 13 --png %s > /dev/null", KS_CLI,
+             path, png);
     ck_assert_int_eq(vf_sh(cmd), 0);
     SDL_Surface *img = vf_load(png);
     ck_assert_ptr_nonnull(img);
@@ -219,11 +218,13 @@ START_TEST(bad_traces_fail_with_the_readers_error_and_write_nothing)
     fclose(e);
     ck_assert_ptr_nonnull(strstr(line, "kscope: view: "));
     ck_assert_ptr_nonnull(strstr(line, "bad.kst"));
-    const char *bad_args[] = {"--goto index=999", "--order sideways", "--keys Nope", "--size 10x10", "--headless", "--every 0 --frames x"};
+    const char *bad_args[] = {"--goto index=999", "--order sideways", "--keys Nope",
+                              "--size 10x10",     "--headless",       "--every 0 --frames x"};
     for (size_t i = 0; i < sizeof bad_args / sizeof bad_args[0]; ++i) {
         snprintf(cmd, sizeof cmd, "%s view %s %s --png %s 2> %s", KS_CLI, path, bad_args[i],
                  strstr(bad_args[i], "headless") ? "" : png, err);
-        if (strstr(bad_args[i], "headless")) snprintf(cmd, sizeof cmd, "%s view %s --headless 2> %s", KS_CLI, path, err);
+        if (strstr(bad_args[i], "headless"))
+            snprintf(cmd, sizeof cmd, "%s view %s --headless 2> %s", KS_CLI, path, err);
         ck_assert_msg(vf_sh(cmd) == 2, "%s", bad_args[i]);
         ck_assert_int_ne(access(png, F_OK), 0);
     }
@@ -240,14 +241,27 @@ START_TEST(empty_single_dropped_and_huge_traces_render)
     none.index_lo = none.index_hi = 3; /* records nothing */
     one.index_lo = 3;
     one.index_hi = 4;
-    ks_im2col_params big = {.batch = 1, .channels = 1, .height = 1500, .width = 1300, .kernel_h = 1,
-                            .kernel_w = 1, .pad_h = 0, .pad_w = 0, .stride_h = 1, .stride_w = 1,
-                            .dilation_h = 1, .dilation_w = 1};
-    struct { ks_im2col_params p; ks_filter f; unsigned long long limit; const char *op; } cases[] = {
-        {.p = vf_small(), .f = none, .limit = 0, .op = "im2col"},
-        {.p = vf_small(), .f = one, .limit = 1, .op = "im2col"},
-        {.p = vf_small(), .f = ks_filter_all(), .limit = 40, .op = "col2im"},
-        {.p = big, .f = one, .limit = 0, .op = "im2col"}};
+    ks_im2col_params big = {.batch = 1,
+                            .channels = 1,
+                            .height = 1500,
+                            .width = 1300,
+                            .kernel_h = 1,
+                            .kernel_w = 1,
+                            .pad_h = 0,
+                            .pad_w = 0,
+                            .stride_h = 1,
+                            .stride_w = 1,
+                            .dilation_h = 1,
+                            .dilation_w = 1};
+    struct {
+        ks_im2col_params p;
+        ks_filter f;
+        unsigned long long limit;
+        const char *op;
+    } cases[] = {{.p = vf_small(), .f = none, .limit = 0, .op = "im2col"},
+                 {.p = vf_small(), .f = one, .limit = 1, .op = "im2col"},
+                 {.p = vf_small(), .f = ks_filter_all(), .limit = 40, .op = "col2im"},
+                 {.p = big, .f = one, .limit = 0, .op = "im2col"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         vf_write_trace(path, cases[i].op, cases[i].p, cases[i].f, cases[i].limit);
         snprintf(cmd, sizeof cmd, "%s view %s --png %s --keys Right,2,Right,O,M,Left > /dev/null", KS_CLI, path, png);
@@ -279,8 +293,8 @@ START_TEST(lesson_frames_are_slides_of_every_step)
     char cmd[1024], png[400], frames[300];
     make_dir();
     snprintf(frames, sizeof frames, "%s/slides", dir);
-    snprintf(cmd, sizeof cmd, "KSCOPE_LESSONS=%s/lessons %s lesson 03 --frames %s > /dev/null", KS_SOURCE_DIR,
-             KS_CLI, frames);
+    snprintf(cmd, sizeof cmd, "KSCOPE_LESSONS=%s/lessons %s lesson 03 --frames %s > /dev/null", KS_SOURCE_DIR, KS_CLI,
+             frames);
     ck_assert_int_eq(vf_sh(cmd), 0);
     for (int k = 1; k <= 10; ++k) {
         snprintf(png, sizeof png, "%s/step-%02d.png", frames, k);
@@ -358,8 +372,8 @@ static void check_bars(SDL_Surface *surf, const vw_gantt *g, vw_rect plot, int64
 {
     for (int64_t i = 0; i < g->nbars; ++i) {
         const vw_rect r = vw_gantt_bar_rect(g, plot, i);
-        ck_assert_msg(vf_pixel(surf, r.x + r.w / 2, r.y + r.h / 2) == vw_gantt_color(g, g->bars[i].block),
-                      "block %lld", (long long)g->bars[i].block);
+        ck_assert_msg(vf_pixel(surf, r.x + r.w / 2, r.y + r.h / 2) == vw_gantt_color(g, g->bars[i].block), "block %lld",
+                      (long long)g->bars[i].block);
     }
     const vw_rect f = vw_gantt_bar_rect(g, plot, vw_gantt_find(g, focus));
     ck_assert_uint_eq(vf_pixel(surf, f.x + f.w / 2, f.y - 2), VW_COL_FOCUS);
@@ -402,10 +416,11 @@ START_TEST(cli_schedule_chart_of_a_simulator_run)
     make_dir();
     snprintf(kst, sizeof kst, "%s/s.kst", dir);
     snprintf(png, sizeof png, "%s/s.png", dir);
-    snprintf(cmd, sizeof cmd, "%s run im2col --channels 2 --input-size 8,8 --threads 32 --trace %s --schedule > /dev/null",
-             KS_CLI, kst);
+    snprintf(cmd, sizeof cmd,
+             "%s run im2col --channels 2 --input-size 8,8 --threads 32 --trace %s --schedule > /dev/null", KS_CLI, kst);
     ck_assert_int_eq(vf_sh(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s view %s --goto index=70 --keys C --text-size 13 --png %s > /dev/null", KS_CLI, kst, png);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=70 --keys C --text-size 13 --png %s > /dev/null", KS_CLI, kst,
+             png);
     ck_assert_int_eq(vf_sh(cmd), 0);
     ks_trace tr;
     ck_assert_int_eq(ks_trace_open(kst, &tr), KS_OK);

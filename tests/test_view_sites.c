@@ -44,10 +44,7 @@ static int tensor_named(const char *name)
     return -1;
 }
 
-static const ks_event *item_event(uint32_t it, uint32_t k)
-{
-    return &tr.events[idx.by_item[idx.items[it].first + k]];
-}
+static const ks_event *item_event(uint32_t it, uint32_t k) { return &tr.events[idx.by_item[idx.items[it].first + k]]; }
 
 /* The first region point of item `it` on tensor t (NULL: none). */
 static const ks_event *point_on(uint32_t it, int t)
@@ -236,8 +233,11 @@ START_TEST(visits_round_points_to_cells_and_skip_boxes_and_bad_points)
     for (int k = 0; k < 5; ++k) {
         ks_event *e = &st.ev[st.tr.nevents++];
         *e = (ks_event){.kind = KS_EV_REGION, .site = 2, .tensor = 0, .seq = (uint32_t)k + 1};
-        e->u.region = (ks_ev_region){.y0 = pts[k][0], .x0 = pts[k][1], .y1 = pts[k][0] + pts[k][2],
-                                     .x1 = pts[k][1] + pts[k][3], .rows = (uint16_t)pts[k][2],
+        e->u.region = (ks_ev_region){.y0 = pts[k][0],
+                                     .x0 = pts[k][1],
+                                     .y1 = pts[k][0] + pts[k][2],
+                                     .x1 = pts[k][1] + pts[k][3],
+                                     .rows = (uint16_t)pts[k][2],
                                      .cols = (uint16_t)pts[k][3]};
     }
     ck_assert_int_eq(vw_index_build(&ix, &st.tr, NULL), KS_OK);
@@ -255,10 +255,7 @@ START_TEST(visits_round_points_to_cells_and_skip_boxes_and_bad_points)
 END_TEST
 
 /* the boxes of an item and the output site its input site leads to */
-static int item_boxes(uint32_t it, vw_box *b)
-{
-    return vw_item_boxes(&tr, &idx, it, b, 64);
-}
+static int item_boxes(uint32_t it, vw_box *b) { return vw_item_boxes(&tr, &idx, it, b, 64); }
 
 static int box_on(const vw_box *b, int n, int t)
 {
@@ -354,11 +351,13 @@ START_TEST(stepping_by_the_first_field_walks_the_offsets_and_the_output_sites)
     memset(&bare, 0, sizeof bare);
     bare.tr = &tr;
     pos = 0;
-    for (int k = 1; k < nstops; ++k) ck_assert_uint_eq(pos = vw_step(&bare, VW_ORDER_RECORDED, pos, VW_UNIT_FIELD, 1), stops[k]);
+    for (int k = 1; k < nstops; ++k)
+        ck_assert_uint_eq(pos = vw_step(&bare, VW_ORDER_RECORDED, pos, VW_UNIT_FIELD, 1), stops[k]);
     /* a derived first field: read from the items' work events */
     tr.sites[0].fields[0].digit = 0;
     pos = 0;
-    for (int k = 1; k < nstops; ++k) ck_assert_uint_eq(pos = vw_step(&idx, VW_ORDER_RECORDED, pos, VW_UNIT_FIELD, 1), stops[k]);
+    for (int k = 1; k < nstops; ++k)
+        ck_assert_uint_eq(pos = vw_step(&idx, VW_ORDER_RECORDED, pos, VW_UNIT_FIELD, 1), stops[k]);
     sparse_done();
     /* reduce with two channels: one stop per output site o, at (o, c = 0) */
     static const char *const red[] = {"subm", "on", "trace-kernel", "reduce", "out-channels", "2", NULL};

@@ -12,15 +12,9 @@
 
 static char dir[64];
 
-static void make_dir(void)
-{
-    vf_tmpdir(dir, sizeof dir, "ks_slides");
-}
+static void make_dir(void) { vf_tmpdir(dir, sizeof dir, "ks_slides"); }
 
-static void remove_dir(void)
-{
-    vf_rmdir(dir);
-}
+static void remove_dir(void) { vf_rmdir(dir); }
 
 /* The rows of the narration band: the two rows whose middle half is all outline colour. */
 static int band_rows(SDL_Surface *s, int *top, int *bottom)
@@ -204,8 +198,10 @@ START_TEST(long_title_wraps_inside_the_window_at_1024x768)
     /* the wrap only drops the spaces at its breaks */
     char a[2048], b[2048];
     int na = 0, nb = 0;
-    for (const char *p = joined; *p; ++p) if (*p != ' ') a[na++] = *p;
-    for (const char *p = full; *p; ++p) if (*p != ' ') b[nb++] = *p;
+    for (const char *p = joined; *p; ++p)
+        if (*p != ' ') a[na++] = *p;
+    for (const char *p = full; *p; ++p)
+        if (*p != ' ') b[nb++] = *p;
     a[na] = b[nb] = 0;
     ck_assert_str_eq(a, b);
     vw_draw_frame(&f.d, &s, &f.L, 1000);
@@ -324,15 +320,19 @@ START_TEST(decomposition_panel_works_fields_out_with_values)
     make_dir();
     /* roi_align, 3x3 bins, spatial scale 0.5, seed 7: work item 13 is roi n = 13 / 9 = 1 */
     open_run("roi_align", "--output-size 3,3 --spatial-scale 0.5 --pattern random --seed 7", 13, &st, &lines);
-    for (int i = 0; i < lines.n; ++i) ck_assert_msg(!strstr(lines.text[i], "sampling_ratio = sampling_ratio"), "%s", lines.text[i]);
+    for (int i = 0; i < lines.n; ++i)
+        ck_assert_msg(!strstr(lines.text[i], "sampling_ratio = sampling_ratio"), "%s", lines.text[i]);
     const double r2 = tensor_at("rois", 1 * 5 + 2), r4 = tensor_at("rois", 1 * 5 + 4);
     const double y1 = r2 * 0.5 - 0.5, roi_h = r4 * 0.5 - 0.5 - y1;
     const char *l = field_line(&lines, "y1"), *g = field_line(&lines, "grid_h");
     ck_assert_msg(l && g, "no y1 / grid_h line");
     double a, b, got, v;
-    ck_assert_msg(sscanf(strstr(l, "] * spatial_scale - 0.5 = ") + 26, "%lf * 0.5 - 0.5 = %lf", &a, &got) == 2, "%s", l);
-    ck_assert_msg(fabs(a - r2) < 1e-3 * fabs(r2) + 1e-3 && fabs(got - y1) < 1e-3 * fabs(y1) + 1e-3, "%s (roi y %g)", l, r2);
-    ck_assert_msg(sscanf(strstr(strstr(g, "= ceil(") + 1, "= ceil(") + 7, "%lf / %lf) = %lf", &a, &b, &v) == 3, "%s", g);
+    ck_assert_msg(sscanf(strstr(l, "] * spatial_scale - 0.5 = ") + 26, "%lf * 0.5 - 0.5 = %lf", &a, &got) == 2, "%s",
+                  l);
+    ck_assert_msg(fabs(a - r2) < 1e-3 * fabs(r2) + 1e-3 && fabs(got - y1) < 1e-3 * fabs(y1) + 1e-3, "%s (roi y %g)", l,
+                  r2);
+    ck_assert_msg(sscanf(strstr(strstr(g, "= ceil(") + 1, "= ceil(") + 7, "%lf / %lf) = %lf", &a, &b, &v) == 3, "%s",
+                  g);
     ck_assert_msg(fabs(a - roi_h) < 2e-3 * roi_h && b == 3 && v == ceil(roi_h / 3), "%s (roi_h %g)", g, roi_h);
     vw_state_free(&st);
     vw_index_free(&idx);
@@ -342,8 +342,11 @@ START_TEST(decomposition_panel_works_fields_out_with_values)
     open_run("patchify", "--radius 2 --pattern random --seed 11", 21, &st, &lines);
     const double y = tensor_at("coords", 1);
     l = field_line(&lines, "i");
-    ck_assert_msg(l && sscanf(strstr(strstr(l, "= floor(") + 1, "= floor(") + 8, "%lf) + %lf - %lf = %lf", &a, &b, &got, &v) == 4, "%s", l ? l : "no i line");
-    ck_assert_msg(fabs(a - y) < 1e-3 * fabs(y) + 1e-3 && b == 3 && got == 2 && v == floor(y) + 3 - 2, "%s (y %g)", l, y);
+    ck_assert_msg(
+        l && sscanf(strstr(strstr(l, "= floor(") + 1, "= floor(") + 8, "%lf) + %lf - %lf = %lf", &a, &b, &got, &v) == 4,
+        "%s", l ? l : "no i line");
+    ck_assert_msg(fabs(a - y) < 1e-3 * fabs(y) + 1e-3 && b == 3 && got == 2 && v == floor(y) + 3 - 2, "%s (y %g)", l,
+                  y);
     /* a slide's short panel (7 lines) keeps the worked-out fields (y, i, x) before the
      * index's digits (b, m, jj, ii: the header's index gives them) */
     vw_describe_focus(&st, &lines, 7);
@@ -403,8 +406,8 @@ START_TEST(slides_of_another_run_show_that_run)
                              (long long)ten->shape[d]);
                 strcat(shape, ")");
                 vw_describe_panel(&st, p, 0, 0, head, sizeof head);
-                ck_assert_msg(strstr(head, ten->name) && strstr(head, shape), "lesson %s slide %d: header '%s', want %s %s",
-                              names[l], k + 1, head, ten->name, shape);
+                ck_assert_msg(strstr(head, ten->name) && strstr(head, shape),
+                              "lesson %s slide %d: header '%s', want %s %s", names[l], k + 1, head, ten->name, shape);
             }
             sum[k] = rows_sum(f.surf, y0, y1);
             if (!slides[k].run) continue;
@@ -456,9 +459,9 @@ START_TEST(a_step_sets_each_panels_mode)
 {
     static const struct {
         const char *lesson;
-        int step;           /* 1-based */
+        int step; /* 1-based */
         vw_mode left;
-        int sample;         /* the focus is a sample */
+        int sample; /* the focus is a sample */
     } want[] = {
         {"05", 5, VW_MODE_READS, 1}, {"05", 6, VW_MODE_WEIGHTS, 1}, {"12", 1, VW_MODE_READS, 0},
         {"12", 3, VW_MODE_READS, 0}, {"12", 4, VW_MODE_READS, 0},   {"12", 5, VW_MODE_READS, 0},
@@ -547,8 +550,9 @@ START_TEST(the_band_keeps_every_question_choice_and_answer)
                     if (slides[k].question && reveal && slides[k].answer)
                         vw_wrap(&want, VW_MAX_LINES, VW_STYLE_HEAD, slides[k].answer, cols);
                     for (int i = 0; i < want.n; ++i)
-                        ck_assert_msg(has_line(&lines, want.text[i]), "lesson %s slide %d%s at %dx%d: '%s' is not shown",
-                                      name, k + 1, reveal ? " (answer)" : "", sizes[z][0], sizes[z][1], want.text[i]);
+                        ck_assert_msg(has_line(&lines, want.text[i]),
+                                      "lesson %s slide %d%s at %dx%d: '%s' is not shown", name, k + 1,
+                                      reveal ? " (answer)" : "", sizes[z][0], sizes[z][1], want.text[i]);
                     want.n = 0;
                     vw_wrap(&want, VW_MAX_LINES, VW_STYLE_TEXT, slides[k].text, cols);
                     int narration = 0, mark = 0;
@@ -598,13 +602,13 @@ START_TEST(slide_decomposition_lines_fit_their_panel)
                 for (int i = 0; i < lines.n; ++i) long_lines += (int)strlen(lines.text[i]) > cols;
                 vw_describe_focus_wrapped(&st, cols, &lines, (a.h - 4) / line);
                 ck_assert_int_ge(lines.n, 3);
-                ck_assert_msg(2 + lines.n * line <= a.h, "lesson %s slide %d at %dx%d: %d lines in %d px",
-                              names[l], k + 1, w, h, lines.n, a.h);
+                ck_assert_msg(2 + lines.n * line <= a.h, "lesson %s slide %d at %dx%d: %d lines in %d px", names[l],
+                              k + 1, w, h, lines.n, a.h);
                 int focus = 0;
                 for (int i = 0; i < lines.n; ++i) {
                     ck_assert_msg(4 + (int)strlen(lines.text[i]) * adv <= a.w - 4,
-                                  "lesson %s slide %d at %dx%d: '%s' is cut at the panel's edge", names[l], k + 1, w,
-                                  h, lines.text[i]);
+                                  "lesson %s slide %d at %dx%d: '%s' is cut at the panel's edge", names[l], k + 1, w, h,
+                                  lines.text[i]);
                     focus += lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
                 }
                 ck_assert_int_eq(focus, 1);
@@ -620,7 +624,8 @@ START_TEST(slide_decomposition_lines_fit_their_panel)
                 }
                 if (l == 0 && k == 4) {
                     int whole = 0;
-                    for (int i = 0; i < lines.n; ++i) whole += lines.text[i][0] == '>' && strstr(lines.text[i], "= 6.375");
+                    for (int i = 0; i < lines.n; ++i)
+                        whole += lines.text[i][0] == '>' && strstr(lines.text[i], "= 6.375");
                     ck_assert_msg(whole, "lesson 06 slide 5 at %dx%d: the sample's value is cut", w, h);
                 }
             }

@@ -31,8 +31,17 @@ static int note(void *ctx, int site, const ks_mem_request *r, const ks_mem_acces
 
 static void open_im2col(int stride)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 4, .height = 16, .width = 16, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = stride, .stride_w = stride, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 4,
+                          .height = 16,
+                          .width = 16,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = stride,
+                          .stride_w = stride,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     tu_run_traced(&fx.r, "im2col", &p, ks_filter_all(), 0, 512, -1);
     ks_trace_from_run(ks_op_find("im2col"), &fx.r, &fx.tr);
@@ -179,8 +188,8 @@ START_TEST(sectors_heatmap_is_the_mean_over_the_cells_requests)
                 ck_assert(v == -1);
                 continue;
             }
-            ck_assert_msg(fabs(v - sum[off] / (double)cnt[off]) < 1e-5, "%s[%lld]: %g, want %g",
-                          fx.tr.tensors[t].name, (long long)off, v, sum[off] / (double)cnt[off]);
+            ck_assert_msg(fabs(v - sum[off] / (double)cnt[off]) < 1e-5, "%s[%lld]: %g, want %g", fx.tr.tensors[t].name,
+                          (long long)off, v, sum[off] / (double)cnt[off]);
             if (v > hi) hi = v;
             if (!strcmp(fx.tr.tensors[t].name, "columns")) ck_assert(v == 4); /* coalesced stores */
         }

@@ -30,7 +30,8 @@ START_TEST(window_steps_screenshots_and_quits_under_xvfb)
     ck_assert_int_eq(rc, 0);
     snprintf(cmd, sizeof cmd, "grep -q 'screenshot: %s' %s", shot, out);
     ck_assert_int_eq(vf_sh(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s view %s --goto index=7 --keys Right,Right,Right --png %s > /dev/null", KS_CLI, path, ref);
+    snprintf(cmd, sizeof cmd, "%s view %s --goto index=7 --keys Right,Right,Right --png %s > /dev/null", KS_CLI, path,
+             ref);
     ck_assert_int_eq(vf_sh(cmd), 0);
     SDL_Surface *a = vf_load(shot), *b = vf_load(ref);
     ck_assert_ptr_nonnull(a);
@@ -41,7 +42,8 @@ START_TEST(window_steps_screenshots_and_quits_under_xvfb)
     vw_layout_compute(&L, 1280, 800, 15);
     int differ = 0;
     for (int y = 0; y < L.timeline.y; ++y)
-        differ += memcmp((uint8_t *)a->pixels + (size_t)y * a->pitch, (uint8_t *)b->pixels + (size_t)y * b->pitch, 1280 * 4) != 0;
+        differ += memcmp((uint8_t *)a->pixels + (size_t)y * a->pitch, (uint8_t *)b->pixels + (size_t)y * b->pitch,
+                         1280 * 4) != 0;
     ck_assert_msg(differ == 0, "%d rows of the window differ from the headless frame", differ);
     /* and the focus is the third read of work item 7: input (0, 2), cyan-outlined */
     int cyan = 0;

@@ -21,10 +21,7 @@ static void open_kst(const char *kst)
     vf_open(&f, 1280, 800);
 }
 
-static void draw(void)
-{
-    vf_draw(&f, &s);
-}
+static void draw(void) { vf_draw(&f, &s); }
 
 static void close_kst(void)
 {
@@ -41,15 +38,9 @@ static void key(const char *name, int shift)
     vw_apply(&s, &f.L, &a);
 }
 
-static void make_dir(void)
-{
-    vf_tmpdir(dir, sizeof dir, "ks_zoom");
-}
+static void make_dir(void) { vf_tmpdir(dir, sizeof dir, "ks_zoom"); }
 
-static void remove_dir(void)
-{
-    vf_rmdir(dir);
-}
+static void remove_dir(void) { vf_rmdir(dir); }
 
 static vw_rect focused_cell(void)
 {
@@ -108,8 +99,8 @@ START_TEST(zoom_keys_grow_the_focused_cell_and_pan_moves_it)
     ck_assert(m1.cell > m0.cell * 1.4);
     const double fx0 = (px - m0.ox) / m0.cell, fx1 = (px - m1.ox) / m1.cell;
     const double fy0 = (py - m0.oy) / m0.cell, fy1 = (py - m1.oy) / m1.cell;
-    ck_assert_msg(fabs(fx0 - fx1) * m1.cell <= 2 && fabs(fy0 - fy1) * m1.cell <= 2, "moved %.2f, %.2f cells",
-                  fx1 - fx0, fy1 - fy0);
+    ck_assert_msg(fabs(fx0 - fx1) * m1.cell <= 2 && fabs(fy0 - fy1) * m1.cell <= 2, "moved %.2f, %.2f cells", fx1 - fx0,
+                  fy1 - fy0);
     /* the output panel was not under the pointer: unchanged */
     ck_assert_double_eq(s.panel[1].zoom, out_zoom);
     close_kst();
@@ -122,8 +113,10 @@ START_TEST(auto_zoom_shows_the_focused_sample_over_a_picture)
     char cmd[1024];
     make_dir();
     snprintf(path, sizeof path, "%s/d.kst", dir);
-    snprintf(cmd, sizeof cmd, "%s run deform_im2col --image %s/lessons/images/shapes.pgm --image-size 96,128 "
-             "--offset-pattern rotate --filter index=4990:5010 --trace %s > /dev/null", KS_CLI, KS_SOURCE_DIR, path);
+    snprintf(cmd, sizeof cmd,
+             "%s run deform_im2col --image %s/lessons/images/shapes.pgm --image-size 96,128 "
+             "--offset-pattern rotate --filter index=4990:5010 --trace %s > /dev/null",
+             KS_CLI, KS_SOURCE_DIR, path);
     ck_assert_int_eq(vf_sh(cmd), 0);
     open_kst(path);
     ck_assert_int_eq(vw_goto(&s, "index=5001"), KS_OK);
@@ -173,8 +166,10 @@ START_TEST(columns_of_a_640x480_image_keep_a_useful_height)
     char cmd[1024];
     make_dir();
     snprintf(path, sizeof path, "%s/c.kst", dir);
-    snprintf(cmd, sizeof cmd, "%s run im2col --image %s/lessons/images/shapes.pgm --image-size 480,640 "
-             "--filter index=150000:150010 --trace %s > /dev/null", KS_CLI, KS_SOURCE_DIR, path);
+    snprintf(cmd, sizeof cmd,
+             "%s run im2col --image %s/lessons/images/shapes.pgm --image-size 480,640 "
+             "--filter index=150000:150010 --trace %s > /dev/null",
+             KS_CLI, KS_SOURCE_DIR, path);
     ck_assert_int_eq(vf_sh(cmd), 0);
     open_kst(path);
     ck_assert_int_eq(vw_goto(&s, "index=150003"), KS_OK);

@@ -30,8 +30,17 @@ static inline void vf_write_trace(const char *path, const char *op, ks_im2col_pa
 
 static inline ks_im2col_params vf_small(void)
 {
-    ks_im2col_params p = {.batch = 1, .channels = 2, .height = 5, .width = 5, .kernel_h = 3, .kernel_w = 3,
-                          .pad_h = 1, .pad_w = 1, .stride_h = 1, .stride_w = 1, .dilation_h = 1,
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 2,
+                          .height = 5,
+                          .width = 5,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
                           .dilation_w = 1};
     return p;
 }
@@ -54,10 +63,7 @@ static inline void vf_open_text(vf_frame *f, int w, int h, int text_px)
     vw_layout_compute(&f->L, w, h, f->d.font.line);
 }
 
-static inline void vf_open(vf_frame *f, int w, int h)
-{
-    vf_open_text(f, w, h, 13);
-}
+static inline void vf_open(vf_frame *f, int w, int h) { vf_open_text(f, w, h, 13); }
 
 static inline void vf_close(vf_frame *f)
 {

@@ -10,8 +10,7 @@
 #include "check_shared.h"
 #include "formula.h"
 
-static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...)
-    KS_PRINTF(4, 5);
+static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const char *fmt, ...) KS_PRINTF(4, 5);
 void ks_check_count_rule(ks_check_report *rep, const char *rule)
 {
     for (int k = 0; k < rep->nrules; ++k)
@@ -50,8 +49,8 @@ static void violation(ks_check_report *rep, uint64_t i, const ks_event *e, const
     ks_check_count_rule(rep, fmt);
     if (rep->violations < KS_CHECK_KEEP) {
         char *line = rep->first[rep->violations];
-        int n = e ? snprintf(line, 256, "event %llu (block %u thread %u index %lld): ",
-                             (unsigned long long)i, e->block, e->thread, (long long)e->index)
+        int n = e ? snprintf(line, 256, "event %llu (block %u thread %u index %lld): ", (unsigned long long)i, e->block,
+                             e->thread, (long long)e->index)
                   : 0;
         va_list ap;
         va_start(ap, fmt);
@@ -70,10 +69,7 @@ static int mul_add(int64_t a, int64_t b, int64_t c, int64_t *out)
 }
 
 /* NaN equals NaN here: a NaN value is reported once, as NaN, not again as a mismatch */
-static int same_value(double a, double b)
-{
-    return a == b || (isnan(a) && isnan(b));
-}
+static int same_value(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
 static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check_report *rep)
 {
@@ -89,14 +85,15 @@ static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check
             violation(rep, i, e, "%s = %d but its formula %s gives %lld", d->name, e->u.field[f], d->expr,
                       (long long)shown);
         else if (frc == KS_ECHECK)
-            violation(rep, i, e, "%s = %d but its formula %s overflows 64-bit integers", d->name, e->u.field[f], d->expr);
+            violation(rep, i, e, "%s = %d but its formula %s overflows 64-bit integers", d->name, e->u.field[f],
+                      d->expr);
         if (!d->digit) continue;
         int64_t want = e->index / d->stride;
         if (d->extent > 0) want %= d->extent;
         want += d->bias;
         if (e->u.field[f] != want)
-            violation(rep, i, e, "%s = %d but index %lld gives %s = %lld", d->name,
-                      e->u.field[f], (long long)e->index, d->expr, (long long)want);
+            violation(rep, i, e, "%s = %d but index %lld gives %s = %lld", d->name, e->u.field[f], (long long)e->index,
+                      d->expr, (long long)want);
         if (!mul_add((int64_t)e->u.field[f] - d->bias, d->stride, recomposed, &recomposed)) {
             violation(rep, i, e, "field %s = %d times stride %lld overflows", d->name, e->u.field[f],
                       (long long)d->stride);
@@ -114,8 +111,8 @@ static double tensor_value(const ks_tensor *t, int64_t off) { return ks_tensor_v
  * empty_ok: the event is a store of +-Inf by a work item that read only padding, the
  * identity of a max (or min) over no element (maxpool2d's window wholly in the padding,
  * as torch gives it): not a non-finite value to report. */
-static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e,
-                        ks_check_report *rep, int empty_ok)
+static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const ks_event *e, ks_check_report *rep,
+                        int empty_ok)
 {
     const ks_tensor *t = &tr->tensors[s->tensor];
     const ks_ev_access *a = &e->u.access;
@@ -143,20 +140,17 @@ static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const 
         return 0;
     }
     if (a->offset < 0 || a->offset >= numel) {
-        violation(rep, i, e, "offset %lld outside %s (%lld elements)", (long long)a->offset,
-                  t->name, (long long)numel);
+        violation(rep, i, e, "offset %lld outside %s (%lld elements)", (long long)a->offset, t->name, (long long)numel);
         return 0;
     }
     int64_t row, off;
     if (a->y < 0 || a->y >= Y || a->x < 0 || a->x >= X || !mul_add(a->plane, Y, a->y, &row) ||
         !mul_add(row, X, a->x, &off) || off != a->offset)
-        violation(rep, i, e, "(plane %d, y %d, x %d) does not recompose to offset %lld of %s",
-                  a->plane, a->y, a->x, (long long)a->offset, t->name);
+        violation(rep, i, e, "(plane %d, y %d, x %d) does not recompose to offset %lld of %s", a->plane, a->y, a->x,
+                  (long long)a->offset, t->name);
     const double stored = tensor_value(t, a->offset);
-    if (e->kind == KS_EV_READ && tr->roles[s->tensor] == KS_ROLE_INPUT &&
-        !same_value(stored, a->value))
-        violation(rep, i, e, "read %g but %s[%lld] holds %g", a->value, t->name,
-                  (long long)a->offset, stored);
+    if (e->kind == KS_EV_READ && tr->roles[s->tensor] == KS_ROLE_INPUT && !same_value(stored, a->value))
+        violation(rep, i, e, "read %g but %s[%lld] holds %g", a->value, t->name, (long long)a->offset, stored);
     return 1;
 }
 
@@ -169,8 +163,7 @@ static void check_region(const ks_trace *tr, const ks_site *s, uint64_t i, const
     const int64_t planes = X > 0 && Y > 0 ? ks_tensor_numel(t) / X / Y : 0;
     if (g->plane < 0 || g->plane >= planes)
         violation(rep, i, e, "region on plane %d of %s, which has %lld planes", g->plane, t->name, (long long)planes);
-    if (!isfinite(g->y0) || !isfinite(g->x0) || !isfinite(g->y1) || !isfinite(g->x1) || g->y1 < g->y0 ||
-        g->x1 < g->x0)
+    if (!isfinite(g->y0) || !isfinite(g->x0) || !isfinite(g->y1) || !isfinite(g->x1) || g->y1 < g->y0 || g->x1 < g->x0)
         violation(rep, i, e, "region (%g, %g)-(%g, %g) is not a finite box", g->y0, g->x0, g->y1, g->x1);
     if ((g->rows == 0) != (g->cols == 0)) violation(rep, i, e, "region of %u x %u bins", g->rows, g->cols);
 }
@@ -186,16 +179,15 @@ static void check_sample(uint64_t i, const ks_event *e, ks_check_report *rep)
         if (!isfinite(m->w[k])) violation(rep, i, e, "weight %d is %g", k, m->w[k]);
         sum += m->w[k];
     }
-    if (all && fabsf(sum - 1.0f) > 1e-5f)
-        violation(rep, i, e, "in-range sample weights sum to %.7g, not 1", sum);
+    if (all && fabsf(sum - 1.0f) > 1e-5f) violation(rep, i, e, "in-range sample weights sum to %.7g, not 1", sum);
 }
 
 /* Work events that reach the "recorded twice" test: site in the schema, kind work,
  * index in range. */
 static int countable_work(const ks_trace *tr, const ks_event *e)
 {
-    return e->kind == KS_EV_WORK && e->site < tr->nsites && tr->sites[e->site].kind == KS_EV_WORK &&
-           e->index >= 0 && e->index < tr->work_items;
+    return e->kind == KS_EV_WORK && e->site < tr->nsites && tr->sites[e->site].kind == KS_EV_WORK && e->index >= 0 &&
+           e->index < tr->work_items;
 }
 
 typedef struct work_ref {
@@ -311,29 +303,28 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
         }
         const ks_site *s = &tr->sites[e->site];
         if (e->kind != s->kind) {
-            violation(rep, i, e, "kind %s at site %s, which records %s",
-                      ks_event_kind_name(e->kind), s->name, ks_event_kind_name(s->kind));
+            violation(rep, i, e, "kind %s at site %s, which records %s", ks_event_kind_name(e->kind), s->name,
+                      ks_event_kind_name(s->kind));
             continue;
         }
         if (e->block >= tr->blocks || e->thread >= (uint32_t)tr->threads)
-            violation(rep, i, e, "thread outside the launch (%lld blocks x %d threads)",
-                      (long long)tr->blocks, tr->threads);
+            violation(rep, i, e, "thread outside the launch (%lld blocks x %d threads)", (long long)tr->blocks,
+                      tr->threads);
         if (e->index < 0 || e->index >= tr->work_items) {
             violation(rep, i, e, "index outside 0..%lld", (long long)tr->work_items - 1);
             continue;
         }
         int64_t at;
         if (!mul_add(e->iter, grid, (int64_t)e->block * tr->threads + e->thread, &at) || at != e->index)
-            violation(rep, i, e, "grid-stride loop: block %u * %d + thread %u + iter %u * %lld != index",
-                      e->block, tr->threads, e->thread, e->iter, (long long)grid);
+            violation(rep, i, e, "grid-stride loop: block %u * %d + thread %u + iter %u * %lld != index", e->block,
+                      tr->threads, e->thread, e->iter, (long long)grid);
         if (s->kind == KS_EV_WORK) {
             if (dup[i / 8] & (1u << (i % 8))) violation(rep, i, e, "work item recorded twice");
             check_work(s, i, e, rep);
             continue;
         }
         if (e->tensor != s->tensor) {
-            violation(rep, i, e, "tensor %u but site %s touches tensor %d", e->tensor, s->name,
-                      s->tensor);
+            violation(rep, i, e, "tensor %u but site %s touches tensor %d", e->tensor, s->name, s->tensor);
             continue;
         }
         if (s->kind == KS_EV_SAMPLE) {
@@ -354,26 +345,23 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
             if (++atomics[s->tensor][off] == 2) rep->atomic_collisions++;
         } else if (s->writes_per_element == 1 && tr->roles[s->tensor] == KS_ROLE_OUTPUT &&
                    !same_value(tensor_value(&tr->tensors[s->tensor], off), e->u.access.value)) {
-            violation(rep, i, e, "stored %g but %s[%lld] holds %g", e->u.access.value,
-                      tr->tensors[s->tensor].name, (long long)off,
-                      tensor_value(&tr->tensors[s->tensor], off));
+            violation(rep, i, e, "stored %g but %s[%lld] holds %g", e->u.access.value, tr->tensors[s->tensor].name,
+                      (long long)off, tensor_value(&tr->tensors[s->tensor], off));
         }
     }
     if (rep->complete) {
         int64_t next = 0; /* the first index not yet seen, walking the sorted items */
         for (uint64_t k = 0; k < nwork && work[k].index <= next; ++k)
             if (work[k].index == next) next++;
-        if (next < tr->work_items)
-            violation(rep, 0, NULL, "work item %lld never recorded", (long long)next);
+        if (next < tr->work_items) violation(rep, 0, NULL, "work item %lld never recorded", (long long)next);
         for (int s = 0; s < tr->nsites; ++s) {
             const ks_site *site = &tr->sites[s];
             if (site->kind != KS_EV_WRITE || site->writes_per_element <= 0) continue;
             const int64_t n = ks_tensor_numel(&tr->tensors[site->tensor]);
             for (int64_t k = 0; k < n; ++k)
                 if (writes[site->tensor][k] != (uint32_t)site->writes_per_element) {
-                    violation(rep, 0, NULL, "%s[%lld] written %u times, expected %d",
-                              tr->tensors[site->tensor].name, (long long)k,
-                              writes[site->tensor][k], site->writes_per_element);
+                    violation(rep, 0, NULL, "%s[%lld] written %u times, expected %d", tr->tensors[site->tensor].name,
+                              (long long)k, writes[site->tensor][k], site->writes_per_element);
                     break;
                 }
         }

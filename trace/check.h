@@ -15,29 +15,29 @@ typedef struct ks_check_rule {
 
 typedef struct ks_check_report {
     uint64_t violations;
-    char first[KS_CHECK_KEEP][256]; /* the first violations, one line each */
+    char first[KS_CHECK_KEEP][256];      /* the first violations, one line each */
     ks_check_rule rules[KS_CHECK_RULES]; /* violations per rule, in order of first appearance */
     int nrules;
-    uint64_t rules_other;           /* violations of rules past KS_CHECK_RULES */
-    uint64_t by_kind[KS_EV_KINDS];  /* events per ks_event_kind */
+    uint64_t rules_other;          /* violations of rules past KS_CHECK_RULES */
+    uint64_t by_kind[KS_EV_KINDS]; /* events per ks_event_kind */
     uint64_t padding_reads;
-    uint64_t atomic_collisions;     /* elements receiving more than one atomic add */
-    uint64_t padding_inside;        /* padding reads recorded at in-bounds (y, x): a kernel
+    uint64_t atomic_collisions; /* elements receiving more than one atomic add */
+    uint64_t padding_inside;    /* padding reads recorded at in-bounds (y, x): a kernel
                                      * that refused its coordinate (patchify at NaN) */
-    int complete;                   /* no filter and no dropped events: counts are checked */
+    int complete;               /* no filter and no dropped events: counts are checked */
     /* block-shared memory and barriers (check_shared.c) */
     uint64_t shared_accesses, barriers;
-    uint64_t shared_blocks;         /* blocks with shared accesses, and those judged for */
-    uint64_t shared_blocks_judged;  /* races and uninitialised reads (every thread recorded) */
-    uint64_t shared_races;          /* slots touched by two threads of one phase, one writing */
-    uint64_t shared_uninit;         /* reads of a slot nothing wrote before */
-    uint64_t barrier_divergent;     /* barriers not reached alike by the threads of a block */
+    uint64_t shared_blocks;        /* blocks with shared accesses, and those judged for */
+    uint64_t shared_blocks_judged; /* races and uninitialised reads (every thread recorded) */
+    uint64_t shared_races;         /* slots touched by two threads of one phase, one writing */
+    uint64_t shared_uninit;        /* reads of a slot nothing wrote before */
+    uint64_t barrier_divergent;    /* barriers not reached alike by the threads of a block */
     /* .cu traces (check_cu.c) */
-    uint64_t outside;               /* accesses outside every buffer */
-    uint64_t global_races;          /* elements two threads touch unordered, one writing plainly */
-    uint64_t unwritten_reads;       /* reads of `empty:` elements nothing wrote before */
-    uint64_t warp_mask;             /* warp collectives whose mask leaves out or names wrongly */
-    uint64_t faults;                /* threads stopped: assert, trap, division by zero, ... */
+    uint64_t outside;         /* accesses outside every buffer */
+    uint64_t global_races;    /* elements two threads touch unordered, one writing plainly */
+    uint64_t unwritten_reads; /* reads of `empty:` elements nothing wrote before */
+    uint64_t warp_mask;       /* warp collectives whose mask leaves out or names wrongly */
+    uint64_t faults;          /* threads stopped: assert, trap, division by zero, ... */
 } ks_check_report;
 
 /* Checks every event: site and kind agree with the schema; the thread follows the

@@ -31,14 +31,17 @@ static void load_launch(const ks_trace *tr, int *empty)
         uint32_t gg[3], bb[3];
         uint64_t gn = 1, bn = 1;
         for (int d = 0; d < 3; ++d) {
-            const double x = cJSON_GetNumberValue(cJSON_GetArrayItem(gr, d)), y = cJSON_GetNumberValue(cJSON_GetArrayItem(bl, d));
+            const double x = cJSON_GetNumberValue(cJSON_GetArrayItem(gr, d)),
+                         y = cJSON_GetNumberValue(cJSON_GetArrayItem(bl, d));
             gg[d] = x >= 1 && x < 4294967296.0 ? (uint32_t)x : 1, bb[d] = y >= 1 && y <= 1024 ? (uint32_t)y : 1;
             gn *= gg[d], bn *= bb[d];
         }
-        if ((int64_t)gn == tr->blocks && (int64_t)bn == tr->threads) memcpy(g.grid, gg, sizeof gg), memcpy(g.block, bb, sizeof bb);
+        if ((int64_t)gn == tr->blocks && (int64_t)bn == tr->threads)
+            memcpy(g.grid, gg, sizeof gg), memcpy(g.block, bb, sizeof bb);
     }
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(p, "args"), *a;
-    cJSON_ArrayForEach(a, args) {
+    cJSON_ArrayForEach(a, args)
+    {
         if (!cJSON_IsString(a) || strncmp(a->valuestring, "empty:", 6)) continue;
         const int t = ks_trace_tensor(tr, a->string);
         if (t >= 0) empty[t] = 1;
@@ -128,10 +131,14 @@ static void judge_element(const ks_trace *tr, const gref *r, uint64_t a, uint64_
             element(tr, e, el, sizeof el);
             const uint32_t *B = g.block, *G = g.grid;
             rep->global_races++;
-            cu_violation(rep, r[k].event, e,
-                         "global-memory race: stores %s, which thread (%u,%u,%u) of block (%u,%u,%u) %s with no barrier or atomic between",
-                         el, o->thread % B[0], o->thread / B[0] % B[1], o->thread / (B[0] * B[1]), o->block % G[0],
-                         o->block / G[0] % G[1], o->block / (G[0] * G[1]), r[q].atomic ? "updates atomically" : r[q].write ? "also stores" : "reads");
+            cu_violation(
+                rep, r[k].event, e,
+                "global-memory race: stores %s, which thread (%u,%u,%u) of block (%u,%u,%u) %s with no barrier or atomic between",
+                el, o->thread % B[0], o->thread / B[0] % B[1], o->thread / (B[0] * B[1]), o->block % G[0],
+                o->block / G[0] % G[1], o->block / (G[0] * G[1]),
+                r[q].atomic  ? "updates atomically"
+                : r[q].write ? "also stores"
+                             : "reads");
             return; /* one line an element */
         }
     }
@@ -142,7 +149,8 @@ static void judge_element(const ks_trace *tr, const gref *r, uint64_t a, uint64_
         int fed = 0;
         for (uint64_t q = a; q < b && !fed; ++q)
             fed = r[q].write && r[q].block == r[k].block &&
-                  (r[q].phase < r[k].phase || (r[q].thread == r[k].thread && r[q].phase == r[k].phase && r[q].seq < r[k].seq));
+                  (r[q].phase < r[k].phase ||
+                   (r[q].thread == r[k].thread && r[q].phase == r[k].phase && r[q].seq < r[k].seq));
         if (fed) continue;
         const ks_event *e = &tr->events[r[k].event];
         element(tr, e, el, sizeof el);
@@ -158,7 +166,8 @@ static int check_globals(const ks_trace *tr, const int *empty, ks_check_report *
     uint64_t n = 0;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = &tr->events[i];
-        n += (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && !(e->flags & KS_FLAG_SHARED) && e->tensor < tr->ntensors;
+        n += (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && !(e->flags & KS_FLAG_SHARED) &&
+             e->tensor < tr->ntensors;
     }
     if (!n) return KS_OK;
     gref *r = malloc((size_t)n * sizeof *r);
@@ -166,24 +175,33 @@ static int check_globals(const ks_trace *tr, const int *empty, ks_check_report *
     uint64_t k = 0;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = &tr->events[i];
-        if (!((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && !(e->flags & KS_FLAG_SHARED) && e->tensor < tr->ntensors))
+        if (!((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && !(e->flags & KS_FLAG_SHARED) &&
+              e->tensor < tr->ntensors))
             continue;
         const int64_t off = e->u.access.offset;
         if (off < 0 || off >= ks_tensor_numel(&tr->tensors[e->tensor])) continue; /* outside: its own rule */
-        r[k++] = (gref){.offset = off, .block = e->block, .phase = (uint32_t)e->u.access.reserved[0], .thread = e->thread,
-                        .seq = e->seq, .event = i, .tensor = e->tensor, .write = e->kind == KS_EV_WRITE,
+        r[k++] = (gref){.offset = off,
+                        .block = e->block,
+                        .phase = (uint32_t)e->u.access.reserved[0],
+                        .thread = e->thread,
+                        .seq = e->seq,
+                        .event = i,
+                        .tensor = e->tensor,
+                        .write = e->kind == KS_EV_WRITE,
                         .atomic = (e->flags & KS_FLAG_ATOMIC) != 0};
     }
     qsort(r, k, sizeof *r, by_element);
     for (uint64_t a = 0; a < k;) {
         uint64_t b = a;
         int plain_write = 0;
-        while (b < k && r[b].tensor == r[a].tensor && r[b].offset == r[a].offset) plain_write |= r[b].write && !r[b].atomic, ++b;
+        while (b < k && r[b].tensor == r[a].tensor && r[b].offset == r[a].offset)
+            plain_write |= r[b].write && !r[b].atomic, ++b;
         /* an element only read, or only updated by atomics and read, cannot race; a big
          * group of one thread (a loop over its own element) needs no pairing either */
         if (plain_write || empty[r[a].tensor]) {
             int one_thread = 1;
-            for (uint64_t q = a + 1; q < b && one_thread; ++q) one_thread = r[q].block == r[a].block && r[q].thread == r[a].thread;
+            for (uint64_t q = a + 1; q < b && one_thread; ++q)
+                one_thread = r[q].block == r[a].block && r[q].thread == r[a].thread;
             if (!one_thread || empty[r[a].tensor]) judge_element(tr, r, a, b, empty[r[a].tensor], rep);
         }
         a = b;
@@ -238,9 +256,10 @@ static void skipped_barriers_of_block(const ks_trace *tr, const tref *r, uint64_
                 const ks_event *ev = &tr->events[r[last].event];
                 const uint32_t *B = g.block, t = r[most_at].thread;
                 rep->barrier_divergent++;
-                cu_violation(rep, r[last].event, ev,
-                             "divergent barrier: it skips the __syncthreads() at line %d that thread (%u,%u,%u) waits at, and runs on to line %d",
-                             r[q].line, t % B[0], t / B[0] % B[1], t / (B[0] * B[1]), after);
+                cu_violation(
+                    rep, r[last].event, ev,
+                    "divergent barrier: it skips the __syncthreads() at line %d that thread (%u,%u,%u) waits at, and runs on to line %d",
+                    r[q].line, t % B[0], t / B[0] % B[1], t / (B[0] * B[1]), after);
             }
         }
         k = e;
@@ -262,8 +281,12 @@ static int check_skipped_barriers(const ks_trace *tr, ks_check_report *rep)
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = &tr->events[i];
         if (e->kind == KS_EV_WORK || !ks_event_fits(tr, e)) continue;
-        r[k++] = (tref){.block = e->block, .thread = e->thread, .seq = e->seq, .line = tr->sites[e->site].line,
-                        .barrier = e->kind == KS_EV_BARRIER, .event = i};
+        r[k++] = (tref){.block = e->block,
+                        .thread = e->thread,
+                        .seq = e->seq,
+                        .line = tr->sites[e->site].line,
+                        .barrier = e->kind == KS_EV_BARRIER,
+                        .event = i};
     }
     qsort(r, k, sizeof *r, by_thread_seq);
     for (uint64_t a = 0; a < k;) {
@@ -276,14 +299,17 @@ static int check_skipped_barriers(const ks_trace *tr, ks_check_report *rep)
     return KS_OK;
 }
 
-static const char *const k_fault[] = {
-    [2] = "assert() failed", [3] = "__trap() called", [4] = "integer division by zero: the run stopped here",
-    [5] = "stack overflow: the run stopped here", [6] = "crashed: the run stopped here",
-    [7] = "still running when the time limit passed", [8] = "uses what the simulator does not support",
-    [9] = "a warp collective waited for lanes that never came"};
+static const char *const k_fault[] = {[2] = "assert() failed",
+                                      [3] = "__trap() called",
+                                      [4] = "integer division by zero: the run stopped here",
+                                      [5] = "stack overflow: the run stopped here",
+                                      [6] = "crashed: the run stopped here",
+                                      [7] = "still running when the time limit passed",
+                                      [8] = "uses what the simulator does not support",
+                                      [9] = "a warp collective waited for lanes that never came"};
 
-static const char *const k_warp_op[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-                                        "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp"};
+static const char *const k_warp_op[] = {"__shfl_sync",   "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+                                        "__ballot_sync", "__any_sync",     "__all_sync",       "__syncwarp"};
 
 int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
 {
@@ -314,8 +340,11 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
         case KS_EV_WORK: {
             const ks_site *s = &tr->sites[e->site];
             int64_t back = 0;
-            for (int f = 0; f < s->nfields && f < KS_WORK_FIELDS; ++f) back += (int64_t)e->u.field[f] * s->fields[f].stride;
-            if (back != e->index) cu_violation(rep, i, e, "its blockIdx and threadIdx make index %lld, not %lld", (long long)back, (long long)e->index);
+            for (int f = 0; f < s->nfields && f < KS_WORK_FIELDS; ++f)
+                back += (int64_t)e->u.field[f] * s->fields[f].stride;
+            if (back != e->index)
+                cu_violation(rep, i, e, "its blockIdx and threadIdx make index %lld, not %lld", (long long)back,
+                             (long long)e->index);
             break;
         }
         case KS_EV_READ:
@@ -323,14 +352,16 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
             const char *verb = e->flags & KS_FLAG_ATOMIC ? "atomic on" : e->kind == KS_EV_READ ? "reads" : "stores";
             if (e->tensor >= tr->ntensors) {
                 rep->outside++;
-                cu_violation(rep, i, e, "%s memory outside every buffer, shared array and its stack (the thread stopped)", verb);
+                cu_violation(rep, i, e,
+                             "%s memory outside every buffer, shared array and its stack (the thread stopped)", verb);
                 break;
             }
             const int64_t numel = ks_tensor_numel(&tr->tensors[e->tensor]), off = e->u.access.offset;
             if (off < 0 || off >= numel) {
                 rep->outside++;
                 element(tr, e, el, sizeof el);
-                cu_violation(rep, i, e, "%s %s, outside %s (%lld elements%s): the access was not made and the thread stopped",
+                cu_violation(rep, i, e,
+                             "%s %s, outside %s (%lld elements%s): the access was not made and the thread stopped",
                              verb, el, tr->tensors[e->tensor].name, (long long)numel,
                              e->flags & KS_FLAG_SHARED ? ", shared" : "");
             }
@@ -343,18 +374,23 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
             const uint32_t exist = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
             if (w->lane >= 32 || !(w->mask >> w->lane & 1)) { /* a crafted lane past 31: no shift past the word */
                 rep->warp_mask++;
-                cu_violation(rep, i, e, "lane %u calls %s with mask 0x%08x, which leaves the calling lane out", w->lane, op, w->mask);
+                cu_violation(rep, i, e, "lane %u calls %s with mask 0x%08x, which leaves the calling lane out", w->lane,
+                             op, w->mask);
             } else if (w->mask & exist & ~w->arrived) {
                 rep->warp_mask++;
-                cu_violation(rep, i, e, "%s with mask 0x%08x names lanes that did not take part (0x%08x arrived): they had ended or were elsewhere",
-                             op, w->mask, w->arrived);
+                cu_violation(
+                    rep, i, e,
+                    "%s with mask 0x%08x names lanes that did not take part (0x%08x arrived): they had ended or were elsewhere",
+                    op, w->mask, w->arrived);
             }
             break;
         }
         case KS_EV_FAULT:
             if (e->u.fault.code == 1) break; /* outside: its access event says it */
             rep->faults++;
-            cu_violation(rep, i, e, "%s", e->u.fault.code < 10 && k_fault[e->u.fault.code] ? k_fault[e->u.fault.code] : "stopped by a fault");
+            cu_violation(rep, i, e, "%s",
+                         e->u.fault.code < 10 && k_fault[e->u.fault.code] ? k_fault[e->u.fault.code]
+                                                                          : "stopped by a fault");
             break;
         default: break;
         }

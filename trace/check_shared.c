@@ -41,8 +41,8 @@ static int by_slot(const void *pa, const void *pb)
     const ref *a = pa, *b = pb;
     int c;
     if ((c = cmp_u64(a->block, b->block)) || (c = cmp_u64(a->tensor, b->tensor)) ||
-        (c = (a->offset > b->offset) - (a->offset < b->offset)) ||
-        (c = cmp_u64(a->phase, b->phase)) || (c = cmp_u64(a->thread, b->thread)) || (c = cmp_u64(a->iter, b->iter)))
+        (c = (a->offset > b->offset) - (a->offset < b->offset)) || (c = cmp_u64(a->phase, b->phase)) ||
+        (c = cmp_u64(a->thread, b->thread)) || (c = cmp_u64(a->iter, b->iter)))
         return c;
     return cmp_u64(a->seq, b->seq);
 }
@@ -58,8 +58,14 @@ static int by_thread(const void *pa, const void *pb)
 
 static ref make_ref(const ks_event *e, uint64_t i, uint32_t phase, int64_t offset)
 {
-    return (ref){.block = e->block, .phase = phase, .thread = e->thread, .iter = e->iter, .seq = e->seq,
-                 .tensor = e->tensor, .offset = offset, .event = i};
+    return (ref){.block = e->block,
+                 .phase = phase,
+                 .thread = e->thread,
+                 .iter = e->iter,
+                 .seq = e->seq,
+                 .tensor = e->tensor,
+                 .offset = offset,
+                 .event = i};
 }
 
 static const char *slot_tensor(const ks_trace *tr, const ks_event *e)
@@ -173,14 +179,24 @@ static void check_slots(const ks_trace *tr, ref *r, uint64_t n, const block_seen
                 const int write = ev->kind == KS_EV_WRITE;
                 if (judge && write && (ev->flags & KS_FLAG_ATOMIC)) { /* atomics race only with plain accesses */
                     if (ks_hazard_atomic(&h, r[e].phase, r[e].thread) && real)
-                        add(fs, (finding){.block = r[e].block, .phase = r[e].phase, .event = r[e].event, .kind = F_RACE,
-                                          .a = h.plain, .b = WAW});
+                        add(fs, (finding){.block = r[e].block,
+                                          .phase = r[e].phase,
+                                          .event = r[e].event,
+                                          .kind = F_RACE,
+                                          .a = h.plain,
+                                          .b = WAW});
                     continue;
                 }
                 if (!judge || !ks_hazard_access(&h, r[e].phase, r[e].thread, write, r[e].event) || !real) continue;
                 const uint32_t other = !write ? h.writer : h.writer != r[e].thread ? h.writer : h.first;
-                add(fs, (finding){.block = r[e].block, .phase = r[e].phase, .event = r[e].event, .kind = F_RACE,
-                                  .a = other, .b = !write ? RAW : h.writer != r[e].thread ? WAW : WAR});
+                add(fs, (finding){.block = r[e].block,
+                                  .phase = r[e].phase,
+                                  .event = r[e].event,
+                                  .kind = F_RACE,
+                                  .a = other,
+                                  .b = !write                    ? RAW
+                                       : h.writer != r[e].thread ? WAW
+                                                                 : WAR});
             }
             uint32_t th;
             uint64_t at;
@@ -219,8 +235,13 @@ static int check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, ui
         while (q < m + most && r[q].phase != r[k].phase) ++q;
         if (q == m + most || tr->events[r[q].event].u.barrier.line == e->u.barrier.line) continue;
         bad[q - m] = 1;
-        const finding f = {.block = r[k].block, .phase = r[k].phase, .event = r[k].event, .kind = F_BAR_LINE,
-                           .a = r[k].thread, .b = most_thread, .line1 = e->u.barrier.line,
+        const finding f = {.block = r[k].block,
+                           .phase = r[k].phase,
+                           .event = r[k].event,
+                           .kind = F_BAR_LINE,
+                           .a = r[k].thread,
+                           .b = most_thread,
+                           .line1 = e->u.barrier.line,
                            .line2 = tr->events[r[q].event].u.barrier.line};
         if (by_when(&f, &best) < 0) best = f;
     }
@@ -232,8 +253,14 @@ static int check_block_barriers(const ks_trace *tr, const ref *r, uint64_t a, ui
         /* it misses the most-barriers thread's arrivals from number `mine` on */
         for (uint32_t p = mine; p < most; ++p) bad[p] = 1;
         const ks_event *miss = &tr->events[r[m + mine].event];
-        const finding f = {.block = r[a].block, .phase = miss->u.barrier.phase, .event = r[m + mine].event,
-                           .kind = F_BAR_MISS, .a = th, .b = mine, .c = most_thread, .d = most,
+        const finding f = {.block = r[a].block,
+                           .phase = miss->u.barrier.phase,
+                           .event = r[m + mine].event,
+                           .kind = F_BAR_MISS,
+                           .a = th,
+                           .b = mine,
+                           .c = most_thread,
+                           .d = most,
                            .line1 = miss->u.barrier.line};
         if (by_when(&f, &best) < 0) best = f;
     }
@@ -303,14 +330,16 @@ static void report(const ks_trace *tr, const finding *f, ks_check_report *rep, k
         if (!strcmp(tr->variant, "cuda-c")) { /* a .cu trace: the element and the thread as CUDA names them */
             uint32_t G[3], B[3];
             ks_trace_dims(tr, G, B);
-            v(rep, f->event, e, "shared-memory race: %s of %s[%lld] in phase %u, which thread (%u,%u,%u) %s with no barrier between (%s)",
+            v(rep, f->event, e,
+              "shared-memory race: %s of %s[%lld] in phase %u, which thread (%u,%u,%u) %s with no barrier between (%s)",
               e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), (long long)e->u.access.offset, f->phase,
               f->a % B[0], f->a / B[0] % B[1], f->a / (B[0] * B[1]), f->b == WAR ? "reads" : "writes", how[f->b]);
             break;
         }
-        v(rep, f->event, e, "shared-memory race: %s of %s (plane %d, y %d, x %d) in phase %u, which thread %u %s with no barrier between (%s)",
-          e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x,
-          f->phase, f->a, f->b == WAR ? "reads" : "writes", how[f->b]);
+        v(rep, f->event, e,
+          "shared-memory race: %s of %s (plane %d, y %d, x %d) in phase %u, which thread %u %s with no barrier between (%s)",
+          e->kind == KS_EV_WRITE ? "write" : "read", slot_tensor(tr, e), e->u.access.plane, e->u.access.y,
+          e->u.access.x, f->phase, f->a, f->b == WAR ? "reads" : "writes", how[f->b]);
         break;
     case F_UNINIT:
         rep->shared_uninit++;
@@ -319,7 +348,8 @@ static void report(const ks_trace *tr, const finding *f, ks_check_report *rep, k
               slot_tensor(tr, e), (long long)e->u.access.offset, f->phase);
             break;
         }
-        v(rep, f->event, e, "read of uninitialised shared memory %s (plane %d, y %d, x %d) in phase %u: nothing wrote it before",
+        v(rep, f->event, e,
+          "read of uninitialised shared memory %s (plane %d, y %d, x %d) in phase %u: nothing wrote it before",
           slot_tensor(tr, e), e->u.access.plane, e->u.access.y, e->u.access.x, f->phase);
         break;
     case F_BAR_LINE:

@@ -31,8 +31,8 @@ static int cu_compatible(const ks_trace *a, const ks_trace *b)
         for (int k = 0; same && k < x->ndim; ++k) same = x->shape[k] == y->shape[k];
         if (!same)
             return ks_fail(KS_EINVAL, "the traces have different tensors: %s %s %s against %s %s", x->name,
-                           ks_dtype_name(x->dtype), ks_shape_str(x->ndim, x->shape, sa, sizeof sa), ks_dtype_name(y->dtype),
-                           ks_shape_str(y->ndim, y->shape, sb, sizeof sb));
+                           ks_dtype_name(x->dtype), ks_shape_str(x->ndim, x->shape, sa, sizeof sa),
+                           ks_dtype_name(y->dtype), ks_shape_str(y->ndim, y->shape, sb, sizeof sb));
     }
     return KS_OK;
 }
@@ -69,8 +69,8 @@ int ks_diff_compatible(const ks_trace *a, const ks_trace *b)
     for (int s = 0; s < a->nsites; ++s) {
         const ks_site *x = &a->sites[s], *y = &b->sites[s];
         if (strcmp(x->name, y->name) || x->kind != y->kind || x->tensor != y->tensor || x->nfields != y->nfields)
-            return ks_fail(KS_EINVAL, "the traces have different schemas: site %d is %s (%s) against %s (%s)", s, x->name,
-                           ks_event_kind_name(x->kind), y->name, ks_event_kind_name(y->kind));
+            return ks_fail(KS_EINVAL, "the traces have different schemas: site %d is %s (%s) against %s (%s)", s,
+                           x->name, ks_event_kind_name(x->kind), y->name, ks_event_kind_name(y->kind));
         for (int f = 0; f < x->nfields; ++f)
             if (strcmp(x->fields[f].name, y->fields[f].name))
                 return ks_fail(KS_EINVAL, "the traces have different schemas: %s field %d is %s against %s", x->name, f,
@@ -104,8 +104,7 @@ int ks_diff_same_event(const ks_event *x, const ks_event *y, double tol)
         x->flags != y->flags || x->index != y->index)
         return 0;
     switch (x->kind) {
-    case KS_EV_WORK:
-        return !memcmp(x->u.field, y->u.field, sizeof x->u.field);
+    case KS_EV_WORK: return !memcmp(x->u.field, y->u.field, sizeof x->u.field);
     case KS_EV_SAMPLE: {
         const ks_ev_sample *a = &x->u.sample, *b = &y->u.sample;
         int ok = a->plane == b->plane && close_to(a->y, b->y, tol) && close_to(a->x, b->x, tol) &&
@@ -163,7 +162,8 @@ int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol)
     const uint64_t na = a->nevents, nb = b->nevents;
     const int cu = is_cu(a) && is_cu(b);
     while (i < na || j < nb) {
-        const int64_t ia = i < na ? d->sorted[0][i]->index : INT64_MAX, ib = j < nb ? d->sorted[1][j]->index : INT64_MAX;
+        const int64_t ia = i < na ? d->sorted[0][i]->index : INT64_MAX,
+                      ib = j < nb ? d->sorted[1][j]->index : INT64_MAX;
         if (ia != ib) { /* recorded on one side only */
             const int side = ia < ib ? 0 : 1;
             ks_diff_item it = side ? take(d->sorted[1], nb, &j) : take(d->sorted[0], na, &i);
@@ -177,7 +177,8 @@ int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol)
         for (uint64_t k = 0; k < x.n || k < y.n; ++k) {
             const ks_event *e = k < x.n ? x.ev[k] : y.ev[k];
             const int same = k < x.n && k < y.n &&
-                             (cu ? cu_same_event(a, x.ev[k], b, y.ev[k], tol) : ks_diff_same_event(x.ev[k], y.ev[k], tol));
+                             (cu ? cu_same_event(a, x.ev[k], b, y.ev[k], tol)
+                                 : ks_diff_same_event(x.ev[k], y.ev[k], tol));
             if (!cu && e->site < KS_MAX_SITES) { /* .cu sites differ between the two: not per site */
                 d->site_events[e->site]++;
                 d->site_differing[e->site] += !same;

@@ -30,10 +30,10 @@ typedef struct ks_diff {
     /* every event of each trace, sorted by (index, seq) */
     const ks_event **sorted[2];
     /* counts */
-    uint64_t items[2];       /* work items recorded in a, in b */
-    uint64_t compared;       /* work items in both */
-    uint64_t differing;      /* compared and not equal, or recorded on one side only */
-    uint64_t only[2];        /* recorded in a only, in b only */
+    uint64_t items[2];  /* work items recorded in a, in b */
+    uint64_t compared;  /* work items in both */
+    uint64_t differing; /* compared and not equal, or recorded on one side only */
+    uint64_t only[2];   /* recorded in a only, in b only */
     uint64_t site_events[KS_MAX_SITES], site_differing[KS_MAX_SITES]; /* events compared per site */
     /* the first differing work items, ascending index, and where each first differs */
     int nfirst;

@@ -19,25 +19,25 @@ const char KS_EVENTS_DESCR[] =
     "('offset', '<i8'), ('plane', '<i4'), ('y', '<i4'), ('x', '<i4'), ('value', '<f4'), "
     "('fy', '<f4'), ('fx', '<f4'), ('w', '<f4', (4,)), ('field', '<i4', (8,))]";
 
-#define PUT(off, v)                            \
-    do {                                       \
-        __typeof__(v) v_ = (v);                \
-        memcpy(row + (off), &v_, sizeof v_);   \
+#define PUT(off, v)                          \
+    do {                                     \
+        __typeof__(v) v_ = (v);              \
+        memcpy(row + (off), &v_, sizeof v_); \
     } while (0)
 
 static void fill_event(void *ctx, int64_t i, unsigned char *row)
 {
     const ks_event *e = &((const ks_event *)ctx)[i];
-    PUT(0, e->kind);      /* 0 */
-    PUT(1, e->flags);     /* 1 */
-    PUT(2, e->site);      /* 2..3 */
-    PUT(4, e->tensor);    /* 4 */
-    PUT(5, e->tap);       /* 5..6 */
-    PUT(7, e->block);     /* 7..10 */
-    PUT(11, e->thread);   /* 11..14 */
-    PUT(15, e->iter);     /* 15..18 */
-    PUT(19, e->seq);      /* 19..22 */
-    PUT(23, e->index);    /* 23..30 */
+    PUT(0, e->kind);    /* 0 */
+    PUT(1, e->flags);   /* 1 */
+    PUT(2, e->site);    /* 2..3 */
+    PUT(4, e->tensor);  /* 4 */
+    PUT(5, e->tap);     /* 5..6 */
+    PUT(7, e->block);   /* 7..10 */
+    PUT(11, e->thread); /* 11..14 */
+    PUT(15, e->iter);   /* 15..18 */
+    PUT(19, e->seq);    /* 19..22 */
+    PUT(23, e->index);  /* 23..30 */
     int64_t offset = -1;
     if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
         offset = e->u.access.offset;
@@ -51,7 +51,7 @@ static void fill_event(void *ctx, int64_t i, unsigned char *row)
         PUT(55, e->u.sample.y);
         PUT(59, e->u.sample.x);
         memcpy(row + 63, e->u.sample.w, 16); /* 63..78 */
-    } else if (e->kind == KS_EV_REGION) { /* y, x: the first corner; w: y1, x1, rows, cols */
+    } else if (e->kind == KS_EV_REGION) {    /* y, x: the first corner; w: y1, x1, rows, cols */
         const float w[4] = {e->u.region.y1, e->u.region.x1, e->u.region.rows, e->u.region.cols};
         PUT(39, e->u.region.plane);
         PUT(55, e->u.region.y0);
@@ -75,12 +75,16 @@ static int names_ok(const ks_trace *tr, const char *dir)
     const char *what = tr->path[0] ? tr->path : "the trace";
     for (int i = 0; i < tr->ntensors; ++i) {
         if (!strcmp(tr->tensors[i].name, "events"))
-            return ks_fail(KS_EINVAL, "%s: tensor %d is named 'events', the name of the events' file: export --npy "
-                           "cannot write both", what, i);
+            return ks_fail(KS_EINVAL,
+                           "%s: tensor %d is named 'events', the name of the events' file: export --npy "
+                           "cannot write both",
+                           what, i);
         for (int j = 0; j < i; ++j)
             if (!strcmp(tr->tensors[i].name, tr->tensors[j].name))
-                return ks_fail(KS_EINVAL, "%s: tensors %d and %d are both named '%s': export --npy cannot write "
-                               "both as %s.npy", what, j, i, tr->tensors[i].name, tr->tensors[i].name);
+                return ks_fail(KS_EINVAL,
+                               "%s: tensors %d and %d are both named '%s': export --npy cannot write "
+                               "both as %s.npy",
+                               what, j, i, tr->tensors[i].name, tr->tensors[i].name);
     }
     for (int i = 0; tr->path[0] && i < tr->ntensors + 2; ++i) {
         if (i < tr->ntensors) snprintf(path, sizeof path, "%s/%s.npy", dir, tr->tensors[i].name);
@@ -111,8 +115,8 @@ int ks_trace_export_npy(const ks_trace *tr, const char *dir)
         snprintf(path, sizeof path, "%s/events.npy", dir);
         if (!(rc = ks_out_open(&out[n], path))) {
             n++;
-            rc = ks_npy_put_records(&out[n - 1], KS_EVENTS_DESCR, (int64_t)tr->nevents, KS_EVENTS_ROW,
-                                    fill_event, (void *)tr->events);
+            rc = ks_npy_put_records(&out[n - 1], KS_EVENTS_DESCR, (int64_t)tr->nevents, KS_EVENTS_ROW, fill_event,
+                                    (void *)tr->events);
             if (!rc) rc = ks_out_finish(&out[n - 1]);
         }
     }

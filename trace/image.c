@@ -45,19 +45,19 @@ static int read_pnm(const char *path, FILE *f, raw_image *im)
     if (fread(magic, 1, 2, f) != 2 || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6'))
         return ks_fail(KS_EFORMAT, "%s: not a PNG or a binary PGM/PPM (P5/P6) image", path);
     im->ch = magic[1] == '5' ? 1 : 3;
-    if (pnm_token(f, &im->w) || pnm_token(f, &im->h) || pnm_token(f, &maxval) || im->w < 1 ||
-        im->h < 1 || maxval < 1 || maxval > 65535)
+    if (pnm_token(f, &im->w) || pnm_token(f, &im->h) || pnm_token(f, &maxval) || im->w < 1 || im->h < 1 || maxval < 1 ||
+        maxval > 65535)
         return ks_fail(KS_EFORMAT, "%s: bad PGM/PPM header", path);
     const int bytes = maxval > 255 ? 2 : 1;
     if (im->h * im->w > KS_IMAGE_MAX_PIXELS)
-        return ks_fail(KS_EFORMAT, "%s: %lldx%lld pixels, more than the %lld this reader takes", path,
-                       (long long)im->w, (long long)im->h, (long long)KS_IMAGE_MAX_PIXELS);
+        return ks_fail(KS_EFORMAT, "%s: %lldx%lld pixels, more than the %lld this reader takes", path, (long long)im->w,
+                       (long long)im->h, (long long)KS_IMAGE_MAX_PIXELS);
     const size_t n = (size_t)im->h * (size_t)im->w * (size_t)im->ch;
     long at = ftell(f);
     if (at < 0 || fseek(f, 0, SEEK_END) != 0 || ftell(f) - at < (long)(n * (size_t)bytes) ||
         fseek(f, at, SEEK_SET) != 0)
-        return ks_fail(KS_EFORMAT, "%s: truncated pixel data (%lldx%lld needs %zu bytes)", path,
-                       (long long)im->w, (long long)im->h, n * (size_t)bytes);
+        return ks_fail(KS_EFORMAT, "%s: truncated pixel data (%lldx%lld needs %zu bytes)", path, (long long)im->w,
+                       (long long)im->h, n * (size_t)bytes);
     unsigned char *buf = malloc(n * (size_t)bytes);
     im->px = malloc(n);
     if (!buf || !im->px) {
@@ -82,12 +82,11 @@ static int read_png(const char *path, FILE *f, raw_image *im)
     png_image p;
     memset(&p, 0, sizeof p);
     p.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_stdio(&p, f))
-        return ks_fail(KS_EFORMAT, "%s: %s", path, p.message);
+    if (!png_image_begin_read_from_stdio(&p, f)) return ks_fail(KS_EFORMAT, "%s: %s", path, p.message);
     if ((int64_t)p.width * p.height > KS_IMAGE_MAX_PIXELS) {
         png_image_free(&p);
-        return ks_fail(KS_EFORMAT, "%s: %ux%u pixels, more than the %lld this reader takes", path,
-                       p.width, p.height, (long long)KS_IMAGE_MAX_PIXELS);
+        return ks_fail(KS_EFORMAT, "%s: %ux%u pixels, more than the %lld this reader takes", path, p.width, p.height,
+                       (long long)KS_IMAGE_MAX_PIXELS);
     }
     p.format = PNG_FORMAT_RGB;
     im->ch = 3;
@@ -98,8 +97,7 @@ static int read_png(const char *path, FILE *f, raw_image *im)
         png_image_free(&p);
         return ks_fail(KS_ENOMEM, "%s: out of memory", path);
     }
-    if (!png_image_finish_read(&p, NULL, im->px, 0, NULL))
-        return ks_fail(KS_EFORMAT, "%s: %s", path, p.message);
+    if (!png_image_finish_read(&p, NULL, im->px, 0, NULL)) return ks_fail(KS_EFORMAT, "%s: %s", path, p.message);
     return KS_OK;
 }
 #endif
@@ -108,10 +106,9 @@ int ks_image_read(const char *path, int gray, int64_t h, int64_t w, ks_tensor *t
 {
     raw_image im = {0};
     unsigned char sig[8] = {0};
-    if (h > 0 && w > 0 &&
-        (h > KS_IMAGE_MAX_PIXELS || w > KS_IMAGE_MAX_PIXELS || h * w > KS_IMAGE_MAX_PIXELS))
-        return ks_fail(KS_EINVAL, "%s: a %lldx%lld picture is more than the %lld pixels this reader makes",
-                       path, (long long)h, (long long)w, (long long)KS_IMAGE_MAX_PIXELS);
+    if (h > 0 && w > 0 && (h > KS_IMAGE_MAX_PIXELS || w > KS_IMAGE_MAX_PIXELS || h * w > KS_IMAGE_MAX_PIXELS))
+        return ks_fail(KS_EINVAL, "%s: a %lldx%lld picture is more than the %lld pixels this reader makes", path,
+                       (long long)h, (long long)w, (long long)KS_IMAGE_MAX_PIXELS);
     FILE *f = ks_in_fopen(path); /* a FIFO is refused, not waited on */
     if (!f) return KS_EIO;
     size_t got = fread(sig, 1, 8, f);
@@ -124,8 +121,10 @@ int ks_image_read(const char *path, int gray, int64_t h, int64_t w, ks_tensor *t
         fclose(f);
 #else
         fclose(f);
-        rc = ks_fail(KS_EFORMAT, "%s: this build reads PNG only with libpng (apt-get install "
-                     "libpng-dev); convert it to PPM", path);
+        rc = ks_fail(KS_EFORMAT,
+                     "%s: this build reads PNG only with libpng (apt-get install "
+                     "libpng-dev); convert it to PPM",
+                     path);
 #endif
     } else {
         rewind(f);

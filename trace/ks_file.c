@@ -92,15 +92,13 @@ static int resolve_target(const char *path, char *dest, size_t n)
     if (S_ISLNK(st.st_mode)) {
         char real[PATH_MAX];
         if (!realpath(path, real) || stat(real, &st) != 0)
-            return ks_fail(KS_EIO, "%s: a symbolic link to a missing file; refusing to replace the link",
-                           path);
+            return ks_fail(KS_EIO, "%s: a symbolic link to a missing file; refusing to replace the link", path);
         if (strlen(real) >= n) return ks_fail(KS_EIO, "%s: path too long", path);
         snprintf(dest, n, "%s", real);
     }
     if (S_ISDIR(st.st_mode)) return ks_fail(KS_EIO, "%s: is a directory", path);
     if (!S_ISREG(st.st_mode))
-        return ks_fail(KS_EIO, "%s: not a regular file (a device, FIFO or socket); refusing to replace it",
-                       path);
+        return ks_fail(KS_EIO, "%s: not a regular file (a device, FIFO or socket); refusing to replace it", path);
     return KS_OK;
 }
 
@@ -137,8 +135,10 @@ int ks_out_dir_check(const char *dir)
     if (len >= sizeof parent) return ks_fail(KS_EIO, "%s: path too long", dir);
     if (len) snprintf(parent, sizeof parent, "%.*s", (int)len, dir);
     else snprintf(parent, sizeof parent, ".");
-    const int bad = stat(parent, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR
-                  : access(parent, W_OK | X_OK) != 0 ? errno : 0;
+    const int bad = stat(parent, &st) != 0             ? errno
+                    : !S_ISDIR(st.st_mode)             ? ENOTDIR
+                    : access(parent, W_OK | X_OK) != 0 ? errno
+                                                       : 0;
     if (bad) return ks_fail(KS_EIO, "%s: cannot create directory: %s", dir, strerror(bad));
     return KS_OK;
 }
@@ -231,8 +231,7 @@ int ks_out_open(ks_out_file *o, const char *path)
 
 int ks_out_write(ks_out_file *o, const void *data, size_t n)
 {
-    if (n && fwrite(data, 1, n, o->f) != n)
-        return ks_fail(KS_EIO, "%s: write failed: %s", o->path, strerror(errno));
+    if (n && fwrite(data, 1, n, o->f) != n) return ks_fail(KS_EIO, "%s: write failed: %s", o->path, strerror(errno));
     return KS_OK;
 }
 

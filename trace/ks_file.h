@@ -18,7 +18,7 @@ typedef struct ks_out_file {
     char path[4096]; /* the target as given (for messages) */
     char dest[4096]; /* what gets replaced: the target, or the file a link points to */
     char tmp[4096];
-    int slot;        /* in the signal cleanup table, -1 when not registered */
+    int slot; /* in the signal cleanup table, -1 when not registered */
 } ks_out_file;
 
 /* Checks the target, then opens DIR/.name.XXXXXX for writing. KS_EIO with the path on

@@ -33,7 +33,8 @@ int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim,
     if (!name || !*name || strlen(name) >= KS_NAME_LEN)
         return ks_fail(KS_EINVAL, "%s: a tensor needs a name of 1..%d characters", d->op, KS_NAME_LEN - 1), -1;
     for (int t = 0; t < d->ntensors; ++t)
-        if (!strcmp(d->tensors[t].name, name)) return ks_fail(KS_EINVAL, "%s: tensor %s declared twice", d->op, name), -1;
+        if (!strcmp(d->tensors[t].name, name))
+            return ks_fail(KS_EINVAL, "%s: tensor %s declared twice", d->op, name), -1;
     if (ndim < 1 || ndim > KS_MAX_DIMS || (dtype != KS_F32 && dtype != KS_I32 && dtype != KS_I64) ||
         ks_shape_numel(ndim, shape, dtype) < 0)
         return ks_fail(KS_EINVAL, "%s: tensor %s has an invalid dtype or shape", d->op, name), -1;
@@ -55,7 +56,8 @@ ks_site *ks_user_site(ks_user_trace *d, int id, const char *name, int kind, int 
         return ks_fail(KS_EINVAL, "%s: declare sites in order 0, 1, ... (at most %d); got %d after %d", d->op,
                        KS_MAX_SITES, id, d->nsites),
                NULL;
-    if (kind < KS_EV_WORK || kind >= KS_EV_KINDS) return ks_fail(KS_EINVAL, "%s: site %s has an unknown kind", d->op, name), NULL;
+    if (kind < KS_EV_WORK || kind >= KS_EV_KINDS)
+        return ks_fail(KS_EINVAL, "%s: site %s has an unknown kind", d->op, name), NULL;
     if (kind == KS_EV_WORK ? tensor != -1 : (tensor < 0 || tensor >= d->ntensors))
         return ks_fail(KS_EINVAL, "%s: site %s: %s", d->op, name,
                        kind == KS_EV_WORK ? "a work site touches no tensor (-1)" : "its tensor is not declared"),
@@ -96,7 +98,8 @@ int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_
     static ks_trace tr; /* large: not on the stack */
     if (name_ok(d)) return KS_EINVAL;
     if (d->nsites < 1 || d->sites[0].kind != KS_EV_WORK)
-        return ks_fail(KS_EINVAL, "%s: site 0 must be the work site (ks_user_site(d, 0, ..., KS_EV_WORK, -1, 0))", d->op);
+        return ks_fail(KS_EINVAL, "%s: site 0 must be the work site (ks_user_site(d, 0, ..., KS_EV_WORK, -1, 0))",
+                       d->op);
     memset(&tr, 0, sizeof tr);
     snprintf(tr.op, sizeof tr.op, "%s", d->op);
     snprintf(tr.variant, sizeof tr.variant, "traced");
@@ -121,7 +124,8 @@ int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, 
                     const char *path)
 {
     if (name_ok(d)) return KS_EINVAL;
-    if (threads < 1 || threads > 1024) return ks_fail(KS_EINVAL, "%s: threads must be in 1..1024 (got %d)", d->op, threads);
+    if (threads < 1 || threads > 1024)
+        return ks_fail(KS_EINVAL, "%s: threads must be in 1..1024 (got %d)", d->op, threads);
     if (d->work_items < 0 || blocks < 0) return ks_fail(KS_EINVAL, "%s: work items and blocks must be >= 0", d->op);
     if (!blocks) blocks = (d->work_items + threads - 1) / threads;
     if (blocks > KS_MAX_GRID_X) blocks = KS_MAX_GRID_X;

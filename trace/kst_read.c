@@ -38,13 +38,11 @@ static int hbad(const reader *r, const char *where, const char *what)
     return ks_fail_at(r->path, KS_KST_PREAMBLE, "header: %s %s", where, what);
 }
 
-static int get_int(const reader *r, const cJSON *o, const char *key, double lo, double hi,
-                   int64_t *out)
+static int get_int(const reader *r, const cJSON *o, const char *key, double lo, double hi, int64_t *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) return hbad(r, key, "is missing");
-    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
-        return hbad(r, key, "is not an integer");
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble)) return hbad(r, key, "is not an integer");
     if (v->valuedouble < lo || v->valuedouble > hi || fabs(v->valuedouble) > MAX_EXACT)
         return hbad(r, key, "is out of range");
     *out = (int64_t)v->valuedouble;
@@ -67,14 +65,13 @@ static const cJSON *get_obj(const cJSON *o, const char *key, int array)
     return v && (array ? cJSON_IsArray(v) : cJSON_IsObject(v)) ? v : NULL;
 }
 
-static int get_range(const reader *r, const cJSON *filter, const char *key, int64_t *lo,
-                     int64_t *hi)
+static int get_range(const reader *r, const cJSON *filter, const char *key, int64_t *lo, int64_t *hi)
 {
     const cJSON *a = get_obj(filter, key, 1);
     if (!a || cJSON_GetArraySize(a) != 2) return hbad(r, key, "is not a [lo, hi] pair");
     const cJSON *l = cJSON_GetArrayItem(a, 0), *h = cJSON_GetArrayItem(a, 1);
-    if (!cJSON_IsNumber(l) || !cJSON_IsNumber(h) || l->valuedouble < 0 ||
-        l->valuedouble > MAX_EXACT || h->valuedouble < -1 || h->valuedouble > MAX_EXACT)
+    if (!cJSON_IsNumber(l) || !cJSON_IsNumber(h) || l->valuedouble < 0 || l->valuedouble > MAX_EXACT ||
+        h->valuedouble < -1 || h->valuedouble > MAX_EXACT)
         return hbad(r, key, "range is out of range");
     *lo = (int64_t)l->valuedouble;
     *hi = h->valuedouble < 0 ? INT64_MAX : (int64_t)h->valuedouble;
@@ -107,7 +104,8 @@ static int parse_site(const reader *r, const cJSON *o, ks_site *s)
     if (cJSON_GetArraySize(fields) > KS_WORK_FIELDS) return hbad(r, "site fields", "has more than 8 entries");
     s->nfields = 0;
     const cJSON *f;
-    cJSON_ArrayForEach(f, fields) {
+    cJSON_ArrayForEach(f, fields)
+    {
         ks_field *d = &s->fields[s->nfields++];
         const cJSON *digit = cJSON_GetObjectItemCaseSensitive(f, "digit");
         if (!cJSON_IsObject(f)) return hbad(r, "site field", "is not an object");
@@ -124,16 +122,15 @@ static int parse_site(const reader *r, const cJSON *o, ks_site *s)
 }
 
 /* Checks that a section lies inside the file, aligned; records where. */
-static int check_section(const reader *r, uint64_t data_start, const ks_section *s,
-                         const char *name)
+static int check_section(const reader *r, uint64_t data_start, const ks_section *s, const char *name)
 {
     if (s->offset % KS_KST_ALIGN)
-        return ks_fail_at(r->path, (long long)(data_start + s->offset),
-                          "section %s is not %d-byte aligned", name, KS_KST_ALIGN);
+        return ks_fail_at(r->path, (long long)(data_start + s->offset), "section %s is not %d-byte aligned", name,
+                          KS_KST_ALIGN);
     if (data_start + s->offset > r->size || s->length > r->size - data_start - s->offset)
         return ks_fail_at(r->path, (long long)(data_start + s->offset),
-                          "section %s (%llu bytes) runs past the end of the file (%llu bytes)",
-                          name, (unsigned long long)s->length, (unsigned long long)r->size);
+                          "section %s (%llu bytes) runs past the end of the file (%llu bytes)", name,
+                          (unsigned long long)s->length, (unsigned long long)r->size);
     return KS_OK;
 }
 
@@ -143,8 +140,8 @@ static int plain_name(const char *s)
 {
     if (!*s || *s == '.') return 0;
     for (; *s; ++s)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '-' || *s == '.'))
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+              *s == '-' || *s == '.'))
             return 0;
     return 1;
 }
@@ -171,9 +168,10 @@ static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
     if (cJSON_GetArraySize(shape) > KS_MAX_DIMS) return hbad(r, "tensor shape", "has more than 6 dimensions");
     t->ndim = 0;
     const cJSON *d;
-    cJSON_ArrayForEach(d, shape) {
-        if (!cJSON_IsNumber(d) || d->valuedouble != floor(d->valuedouble) ||
-            d->valuedouble < 0 || d->valuedouble > MAX_EXACT)
+    cJSON_ArrayForEach(d, shape)
+    {
+        if (!cJSON_IsNumber(d) || d->valuedouble != floor(d->valuedouble) || d->valuedouble < 0 ||
+            d->valuedouble > MAX_EXACT)
             return hbad(r, "tensor shape", "has a dimension that is not a size");
         t->shape[t->ndim++] = (int64_t)d->valuedouble;
     }
@@ -189,8 +187,8 @@ static int parse_tensor(const reader *r, const cJSON *o, ks_trace *tr, int i)
     s->crc32 = (uint32_t)v;
     if (s->length != (uint64_t)numel * ks_dtype_size(t->dtype))
         return ks_fail_at(r->path, KS_KST_PREAMBLE,
-                          "header: tensor %s length %llu does not match its shape (%lld elements)",
-                          t->name, (unsigned long long)s->length, (long long)numel);
+                          "header: tensor %s length %llu does not match its shape (%lld elements)", t->name,
+                          (unsigned long long)s->length, (long long)numel);
     if ((rc = check_section(r, tr->data_start, s, t->name))) return rc;
     t->data = (void *)(r->base + tr->data_start + s->offset);
     return KS_OK;
@@ -210,8 +208,7 @@ int ks_event_fits(const ks_trace *tr, const ks_event *e)
 
 static int overlaps(const ks_section *a, const ks_section *b)
 {
-    return a->length && b->length && a->offset < b->offset + b->length &&
-           b->offset < a->offset + a->length;
+    return a->length && b->length && a->offset < b->offset + b->length && b->offset < a->offset + a->length;
 }
 
 static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
@@ -248,7 +245,8 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
     if (!tensors) return hbad(r, "tensors", "is not an array");
     if (cJSON_GetArraySize(tensors) > KS_MAX_TENSORS) return hbad(r, "tensors", "has too many entries");
     const cJSON *o;
-    cJSON_ArrayForEach(o, tensors) {
+    cJSON_ArrayForEach(o, tensors)
+    {
         if (!cJSON_IsObject(o)) return hbad(r, "tensor", "is not an object");
         if ((rc = parse_tensor(r, o, tr, tr->ntensors))) return rc;
         tr->ntensors++;
@@ -256,7 +254,8 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
     const cJSON *sites = get_obj(h, "sites", 1);
     if (!sites) return hbad(r, "sites", "is not an array");
     if (cJSON_GetArraySize(sites) > KS_MAX_SITES) return hbad(r, "sites", "has too many entries");
-    cJSON_ArrayForEach(o, sites) {
+    cJSON_ArrayForEach(o, sites)
+    {
         ks_site *s = &tr->sites[tr->nsites];
         if (!cJSON_IsObject(o)) return hbad(r, "site", "is not an object");
         if ((rc = parse_site(r, o, s))) return rc;
@@ -280,8 +279,7 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
     tr->event_sec.length = (uint64_t)v;
     if ((rc = get_int(r, ev, "crc32", 0, 4294967295.0, &v))) return rc;
     tr->event_sec.crc32 = (uint32_t)v;
-    if (tr->event_sec.length / sizeof(ks_event) != tr->nevents ||
-        tr->event_sec.length % sizeof(ks_event))
+    if (tr->event_sec.length / sizeof(ks_event) != tr->nevents || tr->event_sec.length % sizeof(ks_event))
         return hbad(r, "events length", "does not match count * 64");
     if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
     tr->events = (const ks_event *)(r->base + tr->data_start + tr->event_sec.offset);
@@ -292,8 +290,7 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
         for (int j = 0; j < i; ++j)
             if (overlaps(&tr->tensor_sec[i], &tr->tensor_sec[j]))
                 return ks_fail_at(r->path, (long long)(tr->data_start + tr->tensor_sec[i].offset),
-                                  "section %s overlaps tensor %s", tr->tensors[i].name,
-                                  tr->tensors[j].name);
+                                  "section %s overlaps tensor %s", tr->tensors[i].name, tr->tensors[j].name);
     }
     return KS_OK;
 }
@@ -315,8 +312,8 @@ int ks_trace_open(const char *path, ks_trace *tr)
     r.size = (uint64_t)st.st_size;
     if (r.size < KS_KST_PREAMBLE) {
         close(fd);
-        return ks_fail_at(path, 0, "file is %llu bytes, too short for the %d-byte preamble",
-                          (unsigned long long)r.size, KS_KST_PREAMBLE);
+        return ks_fail_at(path, 0, "file is %llu bytes, too short for the %d-byte preamble", (unsigned long long)r.size,
+                          KS_KST_PREAMBLE);
     }
     void *map = mmap(NULL, (size_t)r.size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
@@ -330,13 +327,12 @@ int ks_trace_open(const char *path, ks_trace *tr)
     }
     uint32_t version = get_u32(r.base + 8), hlen = get_u32(r.base + 12);
     if (version != KS_KST_VERSION) {
-        rc = ks_fail_at(path, 8, "unsupported version %u (this reader knows %d)", version,
-                        KS_KST_VERSION);
+        rc = ks_fail_at(path, 8, "unsupported version %u (this reader knows %d)", version, KS_KST_VERSION);
         goto fail;
     }
     if (hlen == 0 || hlen > r.size - KS_KST_PREAMBLE) {
-        rc = ks_fail_at(path, 12, "header length %u runs past the end of the file (%llu bytes)",
-                        hlen, (unsigned long long)r.size);
+        rc = ks_fail_at(path, 12, "header length %u runs past the end of the file (%llu bytes)", hlen,
+                        (unsigned long long)r.size);
         goto fail;
     }
     const char *json = (const char *)r.base + KS_KST_PREAMBLE;
@@ -367,12 +363,11 @@ int ks_trace_verify(const ks_trace *tr)
     for (int i = 0; i < tr->ntensors; ++i) {
         const ks_section *s = &tr->tensor_sec[i];
         if (ks_crc32(0, tr->tensors[i].data, s->length) != s->crc32)
-            return ks_fail_at(tr->path, (long long)(tr->data_start + s->offset),
-                              "tensor %s checksum mismatch", tr->tensors[i].name);
+            return ks_fail_at(tr->path, (long long)(tr->data_start + s->offset), "tensor %s checksum mismatch",
+                              tr->tensors[i].name);
     }
     if (ks_crc32(0, tr->events, tr->event_sec.length) != tr->event_sec.crc32)
-        return ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset),
-                          "events checksum mismatch");
+        return ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset), "events checksum mismatch");
     return KS_OK;
 }
 

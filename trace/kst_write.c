@@ -8,10 +8,7 @@
 #include "ks_file.h"
 #include "kst.h"
 
-static uint64_t align_up(uint64_t v)
-{
-    return (v + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN;
-}
+static uint64_t align_up(uint64_t v) { return (v + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN; }
 
 /* [lo, hi] of a filter range; JSON cannot hold INT64_MAX exactly, so "no upper bound"
  * is written as -1. */
@@ -80,8 +77,7 @@ static char *header_json(const ks_trace *tr, ks_section *tsec, ks_section *esec)
         cJSON_AddStringToObject(o, "role", tr->roles[i] == KS_ROLE_OUTPUT ? "output" : "input");
         cJSON_AddStringToObject(o, "dtype", ks_dtype_name(t->dtype));
         cJSON *shape = cJSON_AddArrayToObject(o, "shape");
-        for (int d = 0; d < t->ndim; ++d)
-            cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t->shape[d]));
+        for (int d = 0; d < t->ndim; ++d) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t->shape[d]));
         cJSON_AddNumberToObject(o, "offset", (double)tsec[i].offset);
         cJSON_AddNumberToObject(o, "length", (double)tsec[i].length);
         cJSON_AddNumberToObject(o, "crc32", tsec[i].crc32);
@@ -110,8 +106,7 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
     const char *path = o->path;
     ks_section tsec[KS_MAX_TENSORS], esec;
     uint64_t at = 0;
-    if (tr->ntensors < 0 || tr->ntensors > KS_MAX_TENSORS || tr->nsites < 0 ||
-        tr->nsites > KS_MAX_SITES)
+    if (tr->ntensors < 0 || tr->ntensors > KS_MAX_TENSORS || tr->nsites < 0 || tr->nsites > KS_MAX_SITES)
         return ks_fail(KS_EINVAL, "%s: too many tensors or sites", path);
     for (int i = 0; i < tr->ntensors; ++i) {
         const ks_tensor *t = &tr->tensors[i];

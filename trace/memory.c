@@ -69,8 +69,13 @@ static void count_site(ks_mem_site *s, const access *a, uint64_t n, uint64_t ele
             if (a[j].byte / 32 != last_sector) sectors++, last_sector = a[j].byte / 32;
             if (a[j].byte / 128 != last_line) lines++, last_line = a[j].byte / 128;
         }
-        const ks_mem_request r = {.block = a[i].block, .warp = a[i].warp, .iter = a[i].iter, .tap = a[i].tap,
-                                  .corner = a[i].corner, .lanes = (uint32_t)(j - i), .sectors = (uint32_t)sectors,
+        const ks_mem_request r = {.block = a[i].block,
+                                  .warp = a[i].warp,
+                                  .iter = a[i].iter,
+                                  .tap = a[i].tap,
+                                  .corner = a[i].corner,
+                                  .lanes = (uint32_t)(j - i),
+                                  .sectors = (uint32_t)sectors,
                                   .ideal = (uint32_t)((distinct * elem + 31) / 32)};
         s->requests++, s->accesses += j - i, s->sectors += sectors, s->lines += lines, s->ideal += r.ideal;
         keep_worst(s, &r);
@@ -180,7 +185,10 @@ int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_
             }
             a = b, cap *= 2;
         }
-        a[n++] = (ks_mem_access){.event = i, .lane = f->thread % 32, .corner = (uint8_t)c, .offset = off,
+        a[n++] = (ks_mem_access){.event = i,
+                                 .lane = f->thread % 32,
+                                 .corner = (uint8_t)c,
+                                 .offset = off,
                                  .byte = (uint64_t)off * ks_dtype_size(tr->tensors[f->tensor].dtype)};
     }
     qsort(a, (size_t)n, sizeof *a, by_byte);
@@ -245,9 +253,16 @@ int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx)
                 const int64_t off = access_offset(tr, e, c);
                 if (off < 0) continue;
                 keyed *k = &a[n++];
-                k->k = (access){.block = e->block, .warp = e->thread / 32, .iter = e->iter, .tap = e->tap,
-                                .corner = (uint8_t)c, .byte = (uint64_t)off * elem};
-                k->a = (ks_mem_access){.event = i, .lane = e->thread % 32, .corner = (uint8_t)c, .offset = off,
+                k->k = (access){.block = e->block,
+                                .warp = e->thread / 32,
+                                .iter = e->iter,
+                                .tap = e->tap,
+                                .corner = (uint8_t)c,
+                                .byte = (uint64_t)off * elem};
+                k->a = (ks_mem_access){.event = i,
+                                       .lane = e->thread % 32,
+                                       .corner = (uint8_t)c,
+                                       .offset = off,
                                        .byte = k->k.byte};
             }
         }
@@ -255,7 +270,10 @@ int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx)
         const uint64_t elem = ks_dtype_size(tr->tensors[tr->sites[s].tensor].dtype);
         for (uint64_t i = 0, j; i < n && !stop; i = j) {
             for (j = i; j < n && same_request(&a[i].k, &a[j].k); ++j) run[j - i] = a[j].a;
-            ks_mem_request r = {.block = a[i].k.block, .warp = a[i].k.warp, .iter = a[i].k.iter, .tap = a[i].k.tap,
+            ks_mem_request r = {.block = a[i].k.block,
+                                .warp = a[i].k.warp,
+                                .iter = a[i].k.iter,
+                                .tap = a[i].k.tap,
                                 .corner = a[i].k.corner};
             count_request(run, j - i, elem, &r);
             if (fn(ctx, s, &r, run, (uint32_t)(j - i))) stop = 1;

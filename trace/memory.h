@@ -26,7 +26,7 @@ extern "C" {
 typedef struct ks_mem_request {
     uint32_t block, warp, iter;
     uint16_t tap;
-    uint8_t corner; /* a sample's corner 0..3, else 0 */
+    uint8_t corner;   /* a sample's corner 0..3, else 0 */
     uint32_t lanes;   /* accesses in it */
     uint32_t sectors; /* distinct 32-byte sectors */
     uint32_t ideal;   /* ceil(distinct bytes / 32) */
@@ -75,8 +75,7 @@ int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_
  * (block, warp, iter, tap, corner) order) with its site, counts and accesses sorted by
  * byte address; fn returns 0 to go on. KS_OK, KS_ENOMEM or KS_EINVAL as
  * ks_memory_analyze; the sum of the requests' counts equals its report. */
-typedef int (*ks_mem_request_fn)(void *ctx, int site, const ks_mem_request *req, const ks_mem_access *acc,
-                                 uint32_t n);
+typedef int (*ks_mem_request_fn)(void *ctx, int site, const ks_mem_request *req, const ks_mem_access *acc, uint32_t n);
 int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx);
 
 #ifdef __cplusplus

@@ -19,13 +19,10 @@ static int write_header(ks_out_file *o, const char *descr, int ndim, const int64
     size_t n = 0;
     n += (size_t)snprintf(shp + n, sizeof shp - n, "(");
     for (int i = 0; i < ndim; ++i)
-        n += (size_t)snprintf(shp + n, sizeof shp - n, "%lld,%s", (long long)shape[i],
-                              i + 1 < ndim ? " " : "");
+        n += (size_t)snprintf(shp + n, sizeof shp - n, "%lld,%s", (long long)shape[i], i + 1 < ndim ? " " : "");
     snprintf(shp + n, sizeof shp - n, ")");
-    int len = snprintf(dict, sizeof dict, "{'descr': %s, 'fortran_order': False, 'shape': %s, }",
-                       descr, shp);
-    if (len < 0 || len + 64 >= (int)sizeof dict)
-        return ks_fail(KS_EINVAL, "%s: npy header too long", o->path);
+    int len = snprintf(dict, sizeof dict, "{'descr': %s, 'fortran_order': False, 'shape': %s, }", descr, shp);
+    if (len < 0 || len + 64 >= (int)sizeof dict) return ks_fail(KS_EINVAL, "%s: npy header too long", o->path);
     /* pad with spaces so that magic + 4 + dict + '\n' is a multiple of 64 */
     int total = 10 + len + 1;
     int pad = (64 - total % 64) % 64;
@@ -52,8 +49,7 @@ int ks_npy_put(ks_out_file *o, const ks_tensor *t)
     return rc ? rc : ks_out_write(o, t->data, (size_t)n * ks_dtype_size(t->dtype));
 }
 
-int ks_npy_put_records(ks_out_file *o, const char *descr, int64_t count, size_t itemsize,
-                       ks_npy_fill fill, void *ctx)
+int ks_npy_put_records(ks_out_file *o, const char *descr, int64_t count, size_t itemsize, ks_npy_fill fill, void *ctx)
 {
     enum { CHUNK = 4096 };
     unsigned char *buf = malloc(CHUNK * itemsize);
@@ -81,8 +77,8 @@ int ks_npy_write(const char *path, const ks_tensor *t)
     return ks_out_commit(&o);
 }
 
-int ks_npy_write_records(const char *path, const char *descr, int64_t count, size_t itemsize,
-                         ks_npy_fill fill, void *ctx)
+int ks_npy_write_records(const char *path, const char *descr, int64_t count, size_t itemsize, ks_npy_fill fill,
+                         void *ctx)
 {
     ks_out_file o;
     int rc = ks_out_open(&o, path);
@@ -121,10 +117,12 @@ static int parse_header(const char *path, const char *dict, ks_tensor *t, int *f
 {
     const char *d = dict_value(dict, "descr");
     if (!d) return BAD(10, "header has no 'descr'");
-    static const struct { const char *descr; ks_dtype dt; } known[] = {
-        {"'<f4'", KS_F32}, {"'float32'", KS_F32}, {"'<i4'", KS_I32}, {"'<i8'", KS_I64}, {"'<f8'", KS_F64},
-        {"'<u4'", KS_U32}, {"'<u8'", KS_U64},     {"'<i2'", KS_I16}, {"'<u2'", KS_U16}, {"'|i1'", KS_I8},
-        {"'<i1'", KS_I8},  {"'|u1'", KS_U8},      {"'<u1'", KS_U8},  {"'|b1'", KS_U8}};
+    static const struct {
+        const char *descr;
+        ks_dtype dt;
+    } known[] = {{"'<f4'", KS_F32}, {"'float32'", KS_F32}, {"'<i4'", KS_I32}, {"'<i8'", KS_I64}, {"'<f8'", KS_F64},
+                 {"'<u4'", KS_U32}, {"'<u8'", KS_U64},     {"'<i2'", KS_I16}, {"'<u2'", KS_U16}, {"'|i1'", KS_I8},
+                 {"'<i1'", KS_I8},  {"'|u1'", KS_U8},      {"'<u1'", KS_U8},  {"'|b1'", KS_U8}};
     size_t k = 0;
     while (k < sizeof known / sizeof known[0] && strncmp(d, known[k].descr, strlen(known[k].descr))) ++k;
     if (k < sizeof known / sizeof known[0]) {
@@ -191,34 +189,61 @@ int ks_npy_read(const char *path, ks_tensor *t)
     memset(t, 0, sizeof *t);
     FILE *f = ks_in_fopen(path); /* a FIFO is refused, not waited on */
     if (!f) return KS_EIO;
-    if (fseek(f, 0, SEEK_END) != 0) { rc = ks_fail(KS_EIO, "%s: cannot seek", path); goto out; }
+    if (fseek(f, 0, SEEK_END) != 0) {
+        rc = ks_fail(KS_EIO, "%s: cannot seek", path);
+        goto out;
+    }
     long size = ftell(f);
     rewind(f);
-    if (size < 10 || fread(pre, 1, 10, f) != 10) { rc = BAD(0, "file too short for a .npy header"); goto out; }
-    if (memcmp(pre, MAGIC, 6)) { rc = BAD(0, "not a .npy file (bad magic)"); goto out; }
+    if (size < 10 || fread(pre, 1, 10, f) != 10) {
+        rc = BAD(0, "file too short for a .npy header");
+        goto out;
+    }
+    if (memcmp(pre, MAGIC, 6)) {
+        rc = BAD(0, "not a .npy file (bad magic)");
+        goto out;
+    }
     long hlen, hstart;
     if (pre[6] == 1) {
         hlen = pre[8] | (long)pre[9] << 8;
         hstart = 10;
     } else if (pre[6] == 2 || pre[6] == 3) {
-        if (size < 12 || fread(pre + 10, 1, 2, f) != 2) { rc = BAD(8, "truncated header length"); goto out; }
+        if (size < 12 || fread(pre + 10, 1, 2, f) != 2) {
+            rc = BAD(8, "truncated header length");
+            goto out;
+        }
         hlen = pre[8] | (long)pre[9] << 8 | (long)pre[10] << 16 | (long)pre[11] << 24;
         hstart = 12;
     } else {
         rc = BAD(6, "unsupported .npy version %d.%d", pre[6], pre[7]);
         goto out;
     }
-    if (hlen <= 0 || hstart + hlen > size) { rc = BAD(8, "header length %ld runs past the end of the file (%ld bytes)", hlen, size); goto out; }
+    if (hlen <= 0 || hstart + hlen > size) {
+        rc = BAD(8, "header length %ld runs past the end of the file (%ld bytes)", hlen, size);
+        goto out;
+    }
     dict = malloc((size_t)hlen + 1);
-    if (!dict) { rc = ks_fail(KS_ENOMEM, "%s: out of memory", path); goto out; }
-    if (fread(dict, 1, (size_t)hlen, f) != (size_t)hlen) { rc = BAD(hstart, "truncated header"); goto out; }
+    if (!dict) {
+        rc = ks_fail(KS_ENOMEM, "%s: out of memory", path);
+        goto out;
+    }
+    if (fread(dict, 1, (size_t)hlen, f) != (size_t)hlen) {
+        rc = BAD(hstart, "truncated header");
+        goto out;
+    }
     dict[hlen] = '\0';
-    if (strlen(dict) != (size_t)hlen || dict[0] != '{') { rc = BAD(hstart, "header is not a dict"); goto out; }
+    if (strlen(dict) != (size_t)hlen || dict[0] != '{') {
+        rc = BAD(hstart, "header is not a dict");
+        goto out;
+    }
     int fortran = 0;
     rc = parse_header(path, dict, t, &fortran);
     if (rc) goto out;
     int64_t n = ks_tensor_numel(t);
-    if (n < 0) { rc = BAD(hstart, "shape overflows"); goto out; }
+    if (n < 0) {
+        rc = BAD(hstart, "shape overflows");
+        goto out;
+    }
     long data_off = hstart + hlen;
     if ((int64_t)(size - data_off) != n * (int64_t)ks_dtype_size(t->dtype)) {
         rc = BAD(data_off, "data is %ld bytes but shape needs %lld", size - data_off,

@@ -12,13 +12,12 @@ int ks_npy_write(const char *path, const ks_tensor *t);
  * literal such as "[('a', '<i4'), ('b', '<f4')]"), each `itemsize` bytes, record i
  * produced by fill(ctx, i, record) (streamed, so the records never sit in memory). */
 typedef void (*ks_npy_fill)(void *ctx, int64_t i, unsigned char *record);
-int ks_npy_write_records(const char *path, const char *descr, int64_t count, size_t itemsize,
-                         ks_npy_fill fill, void *ctx);
+int ks_npy_write_records(const char *path, const char *descr, int64_t count, size_t itemsize, ks_npy_fill fill,
+                         void *ctx);
 /* The same into an output the caller opened (ks_file.h) and commits or aborts: several
  * files that appear together or not at all (kscope export). */
 int ks_npy_put(ks_out_file *o, const ks_tensor *t);
-int ks_npy_put_records(ks_out_file *o, const char *descr, int64_t count, size_t itemsize,
-                       ks_npy_fill fill, void *ctx);
+int ks_npy_put_records(ks_out_file *o, const char *descr, int64_t count, size_t itemsize, ks_npy_fill fill, void *ctx);
 /* Reads a .npy of dtype <f4, <i4 or <i8 into t (allocated; free with ks_tensor_free);
  * t->name is left empty. KS_EFORMAT / KS_EIO with "path: offset N: problem". */
 int ks_npy_read(const char *path, ks_tensor *t);

@@ -22,10 +22,7 @@ static const char *json_text(const char *s, char *buf, size_t n)
 }
 
 /* appends text to the output; the first failure sticks */
-static int put(ks_out_file *o, int rc, const char *text)
-{
-    return rc ? rc : ks_out_write(o, text, strlen(text));
-}
+static int put(ks_out_file *o, int rc, const char *text) { return rc ? rc : ks_out_write(o, text, strlen(text)); }
 
 int ks_trace_export_perfetto(const ks_trace *tr, const char *path)
 {
@@ -46,7 +43,8 @@ int ks_trace_export_perfetto(const ks_trace *tr, const char *path)
              "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"op\": \"%s\", \"device\": \"%s\", \"clock\": \"%s\"},\n"
              " \"traceEvents\": [\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, "
              "\"args\": {\"name\": \"%s %s: blocks on SMs\"}}",
-             op, dev, virtual_clock ? "virtual (thread bodies run before; one simulated SM)" : "globaltimer (ns)", op, dev);
+             op, dev, virtual_clock ? "virtual (thread bodies run before; one simulated SM)" : "globaltimer (ns)", op,
+             dev);
     rc = put(&o, rc, line);
     int seen[1024] = {0}; /* SM ids named so far (the simulator's -1 is track 0) */
     for (int64_t b = 0; b < blocks && !rc; ++b) {
@@ -55,9 +53,10 @@ int ks_trace_export_perfetto(const ks_trace *tr, const char *path)
         const int64_t sm = r[1] < 0 ? 0 : r[1];
         if (sm < 1024 && !seen[sm]) {
             seen[sm] = 1;
-            snprintf(line, sizeof line,
-                     ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %lld, \"args\": {\"name\": \"%s %lld\"}}",
-                     (long long)sm, r[1] < 0 ? "simulator" : "SM", (long long)sm);
+            snprintf(
+                line, sizeof line,
+                ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %lld, \"args\": {\"name\": \"%s %lld\"}}",
+                (long long)sm, r[1] < 0 ? "simulator" : "SM", (long long)sm);
             rc = put(&o, rc, line);
         }
         /* microseconds: the unit of ts and dur; a virtual tick shows as one */
@@ -66,8 +65,8 @@ int ks_trace_export_perfetto(const ks_trace *tr, const char *path)
                  ",\n  {\"name\": \"block %lld\", \"cat\": \"block\", \"ph\": \"X\", \"pid\": 1, \"tid\": %lld, "
                  "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"block\": %lld, \"sm\": %lld}}",
                  /* in double: a crafted clock's differences would overflow int64 */
-                 (long long)r[0], (long long)sm, ((double)r[2] - (double)t0) * scale, ((double)r[3] - (double)r[2]) * scale,
-                 (long long)r[0], (long long)r[1]);
+                 (long long)r[0], (long long)sm, ((double)r[2] - (double)t0) * scale,
+                 ((double)r[3] - (double)r[2]) * scale, (long long)r[0], (long long)r[1]);
         rc = put(&o, rc, line);
     }
     rc = put(&o, rc, "\n]}\n");

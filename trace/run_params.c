@@ -76,7 +76,8 @@ int ks_run_from_trace(ks_run *r, const ks_trace *tr)
     }
     /* the kernel row it recorded (an operator with kernel rows writes "kernel": its name) */
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "kernel");
-    if (op->nkernels && cJSON_IsString(k) && ks_run_set(r, "trace-kernel", k->valuestring) != KS_OK) r->trace_kernel = -1;
+    if (op->nkernels && cJSON_IsString(k) && ks_run_set(r, "trace-kernel", k->valuestring) != KS_OK)
+        r->trace_kernel = -1;
     cJSON_Delete(root);
     /* a trace of the operator's default launch re-runs with the default of the new
      * parameters (gemm_tiled's block is its tile: --tile 32 needs 1024 threads); any other

@@ -9,8 +9,7 @@
 
 #include "../kernels/core/ks_error.h"
 
-void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x,
-                       char *buf, size_t n)
+void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x, char *buf, size_t n)
 {
     const ks_tensor *t = &tr->tensors[tensor];
     int64_t lead[KS_MAX_DIMS];
@@ -25,10 +24,8 @@ void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y,
     for (int d = 0; d < nlead && used < n; ++d)
         used += (size_t)snprintf(buf + used, n - used, "%lld, ", (long long)lead[d]);
     if (used < n) {
-        if (t->ndim >= 2)
-            snprintf(buf + used, n - used, "%lld, %lld]", (long long)y, (long long)x);
-        else
-            snprintf(buf + used, n - used, "%lld]", (long long)x);
+        if (t->ndim >= 2) snprintf(buf + used, n - used, "%lld, %lld]", (long long)y, (long long)x);
+        else snprintf(buf + used, n - used, "%lld]", (long long)x);
     }
 }
 
@@ -87,8 +84,7 @@ void ks_step_thread_name(const ks_trace *tr, uint32_t block, uint32_t thread, ch
     if (ks_trace_dims(tr, G, B))
         snprintf(buf, n, "thread (%u,%u,%u) of block (%u,%u,%u)", thread % B[0], thread / B[0] % B[1],
                  thread / (B[0] * B[1]), block % G[0], block / G[0] % G[1], block / (G[0] * G[1]));
-    else
-        snprintf(buf, n, "block %u, thread %u", block, thread);
+    else snprintf(buf, n, "block %u, thread %u", block, thread);
 }
 
 void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
@@ -113,8 +109,8 @@ void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
                 tr->threads, e->thread);
     else
         fprintf(out, "\nwork item index %lld  (block %u, thread %u, iteration %u: %u * %d + %u + %u * %lld)\n",
-                (long long)e->index, e->block, e->thread, e->iter, e->block, tr->threads,
-                e->thread, e->iter, (long long)tr->blocks * tr->threads);
+                (long long)e->index, e->block, e->thread, e->iter, e->block, tr->threads, e->thread, e->iter,
+                (long long)tr->blocks * tr->threads);
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
         fprintf(out, "  %-*s = %s%s%s = %s\n", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked, l->value);
@@ -149,8 +145,7 @@ static void access_element(const ks_trace *tr, const ks_event *e, char *where, s
         snprintf(where, n, "%s[%lld]", tr->tensors[e->tensor].name, (long long)a->offset); /* past its end */
     else if ((e->flags & KS_FLAG_SHARED) && a->offset < 0 && tr->sites[e->site].line <= 0)
         snprintf(where, n, "shared array %d [%d], outside it", a->plane, a->x);
-    else
-        ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, n);
+    else ks_format_element(tr, e->tensor, a->plane, a->y, a->x, where, n);
 }
 
 void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
@@ -166,13 +161,13 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
         return;
     }
     if (e->kind == KS_EV_BARRIER) {
-        snprintf(buf, n, "barrier __syncthreads() at line %d: phase %u ends", e->u.barrier.line,
-                 e->u.barrier.phase);
+        snprintf(buf, n, "barrier __syncthreads() at line %d: phase %u ends", e->u.barrier.line, e->u.barrier.phase);
         return;
     }
     if (e->kind == KS_EV_WARP) {
-        static const char *const op[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-                                         "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp", "__activemask"};
+        static const char *const op[] = {"__shfl_sync",     "__shfl_up_sync", "__shfl_down_sync",
+                                         "__shfl_xor_sync", "__ballot_sync",  "__any_sync",
+                                         "__all_sync",      "__syncwarp",     "__activemask"};
         const ks_ev_warp *w = &e->u.warp;
         const size_t used = (size_t)snprintf(buf, n, "warp  %s lane %u, mask 0x%08x, lanes taking part 0x%08x",
                                              w->op < 9 ? op[w->op] : "?", w->lane, w->mask, w->arrived);
@@ -189,9 +184,16 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
         return;
     }
     if (e->kind == KS_EV_FAULT) {
-        static const char *const why[] = {"", "an access outside its buffer (not made)", "assert() failed", "__trap()",
-                                          "integer division by zero", "stack overflow", "crashed", "time limit",
-                                          "unsupported", "warp collective deadlock"};
+        static const char *const why[] = {"",
+                                          "an access outside its buffer (not made)",
+                                          "assert() failed",
+                                          "__trap()",
+                                          "integer division by zero",
+                                          "stack overflow",
+                                          "crashed",
+                                          "time limit",
+                                          "unsupported",
+                                          "warp collective deadlock"};
         snprintf(buf, n, "fault %s: the thread stops here", e->u.fault.code < 10 ? why[e->u.fault.code] : "?");
         return;
     }
@@ -205,7 +207,8 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
         else
             snprintf(buf, n, "%s: y %s..%s, x %s..%s, %ux%u bin%s on %s plane %d%s", what, real(r[0], g->y0),
                      real(r[1], g->y1), real(r[2], g->x0), real(r[3], g->x1), g->rows, g->cols,
-                     g->rows == 1 && g->cols == 1 ? "" : "s", tensor, g->plane, e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
+                     g->rows == 1 && g->cols == 1 ? "" : "s", tensor, g->plane,
+                     e->flags & KS_FLAG_GUIDE ? " (guide)" : "");
         return;
     }
     if (e->kind == KS_EV_SAMPLE) {
@@ -220,8 +223,10 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
         snprintf(buf, n, "tap %u read  %s = 0 (padding: outside the tensor)", e->tap, where);
     else
         snprintf(buf, n, "%s %s %s = %s", tap_label(tr, e, r[1], sizeof r[1]),
-                 e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd" : "write", where,
-                 real(r[0], a->value));
+                 e->kind == KS_EV_READ         ? "read "
+                 : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd"
+                                               : "write",
+                 where, real(r[0], a->value));
     if ((e->flags & KS_FLAG_SHARED) && strlen(buf) + 16 < n)
         snprintf(buf + strlen(buf), n - strlen(buf), " (phase %d)", a->reserved[0]);
 }
@@ -262,16 +267,19 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
         access_element(tr, e, where, sizeof where);
         if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
             fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
-        else
-        {
+        else {
             char tap[24];
             const int64_t numel = e->tensor < tr->ntensors ? ks_tensor_numel(&tr->tensors[e->tensor]) : 0;
             const int outside = site->line > 0 && (a->offset < 0 || a->offset >= numel);
             fprintf(out, "  %-7s %s %-28s = %-12s (offset %lld", tap_label(tr, e, tap, sizeof tap),
-                    e->kind == KS_EV_READ ? "read " : (e->flags & KS_FLAG_ATOMIC) ? "atomic" : "write", where,
-                    outside ? "-" : real(v, a->value), (long long)a->offset);
+                    e->kind == KS_EV_READ         ? "read "
+                    : (e->flags & KS_FLAG_ATOMIC) ? "atomic"
+                                                  : "write",
+                    where, outside ? "-" : real(v, a->value), (long long)a->offset);
             if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);
-            if (outside) fprintf(out, ", OUTSIDE %s: not made", e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer");
+            if (outside)
+                fprintf(out, ", OUTSIDE %s: not made",
+                        e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer");
             fputs(")", out);
             if (site->line > 0) fprintf(out, "   %s  %s", site->name, site->code);
             fputc('\n', out);
@@ -321,9 +329,11 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
     free(sel);
     if (!items) {
         if (thread >= 0)
-            ks_fail(KS_EINVAL, "no work item of thread %lld in this trace (launch: %lld blocks x %d threads = %lld threads, %lld work items; filter and dropped events may hide some)",
-                    (long long)thread, (long long)tr->blocks, tr->threads,
-                    (long long)tr->blocks * tr->threads, (long long)tr->work_items);
+            ks_fail(
+                KS_EINVAL,
+                "no work item of thread %lld in this trace (launch: %lld blocks x %d threads = %lld threads, %lld work items; filter and dropped events may hide some)",
+                (long long)thread, (long long)tr->blocks, tr->threads, (long long)tr->blocks * tr->threads,
+                (long long)tr->work_items);
         else
             ks_fail(KS_EINVAL, "work item %lld is not in this trace (%lld work items; the filter may have excluded it)",
                     (long long)index, (long long)tr->work_items);

@@ -40,13 +40,11 @@ void ks_format_real(char *buf, size_t n, double v);
 
 /* "input[0, 1, 2, 3]": the tensor's name and the element's full coordinates, the plane
  * split over the leading dimensions. */
-void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x,
-                       char *buf, size_t n);
+void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x, char *buf, size_t n);
 
 /* Writes expr with every field name (and "index") replaced by its value in the work
  * event e of site s: "h_im < 3 ? 0 : (h_im - 3) / 1 + 1" -> "4 < 3 ? 0 : (4 - 3) / 1 + 1". */
-void ks_expr_substitute(const ks_site *s, const ks_event *e, const char *expr, char *buf,
-                        size_t n);
+void ks_expr_substitute(const ks_site *s, const ks_event *e, const char *expr, char *buf, size_t n);
 /* The formula worked out for a student: the values substituted, and for `c ? a : b` the
  * condition with its values and only the branch taken ("3 < 5, so 0";
  * "7 < 5 is false, so (7 - 5) / 1 + 1"). Falls back to ks_expr_substitute when the

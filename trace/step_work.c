@@ -88,8 +88,7 @@ static void substitute(const names *x, const char *expr, char *buf, size_t n)
             }
             if (*q != '(' && lookup(x, p, (size_t)(q - p), val, sizeof val)) /* not a function */
                 used += (size_t)snprintf(buf + used, n - used, "%s", val);
-            else
-                used += (size_t)snprintf(buf + used, n - used, "%.*s", (int)(q - p), p);
+            else used += (size_t)snprintf(buf + used, n - used, "%.*s", (int)(q - p), p);
             p = q;
         } else {
             buf[used++] = *p++;
@@ -169,8 +168,8 @@ static int field_of(const ks_site *s, const char *name)
     return -1;
 }
 
-static void add_given(givens *g, names *x, const char *before, const char *name, const char *expr,
-                      const char *work, double v)
+static void add_given(givens *g, names *x, const char *before, const char *name, const char *expr, const char *work,
+                      double v)
 {
     if (g->n >= KS_WORK_LINES) return;
     ks_work_line *l = &g->line[g->n];

@@ -2,8 +2,7 @@
 
 #include <string.h>
 
-int vw_sample_anchor(const ks_trace *tr, const vw_index *idx, uint32_t item, const ks_event *s,
-                     float *ay, float *ax)
+int vw_sample_anchor(const ks_trace *tr, const vw_index *idx, uint32_t item, const ks_event *s, float *ay, float *ax)
 {
     float d[2];
     int found = 0;

@@ -9,7 +9,6 @@
 #include "vw_index.h"
 
 /* 1 and (ay, ax) when sample event `s` of work item `item` has an anchor, else 0. */
-int vw_sample_anchor(const ks_trace *tr, const vw_index *idx, uint32_t item, const ks_event *s,
-                     float *ay, float *ax);
+int vw_sample_anchor(const ks_trace *tr, const vw_index *idx, uint32_t item, const ks_event *s, float *ay, float *ax);
 
 #endif

@@ -98,10 +98,7 @@ static Sint64 SDLCALL mem_seek(SDL_RWops *rw, Sint64 offset, int whence)
     return (Sint64)m->pos;
 }
 
-static Sint64 SDLCALL mem_size(SDL_RWops *rw)
-{
-    return (Sint64)((png_mem *)rw->hidden.unknown.data1)->len;
-}
+static Sint64 SDLCALL mem_size(SDL_RWops *rw) { return (Sint64)((png_mem *)rw->hidden.unknown.data1)->len; }
 
 static size_t SDLCALL mem_read(SDL_RWops *rw, void *p, size_t size, size_t num)
 {
@@ -145,10 +142,7 @@ static int save_png(SDL_Surface *surf, const char *path)
 }
 
 /* The text size for a w x h frame: --text-size, else derived from the size. */
-static int text_px(const vw_options *o, int w, int h)
-{
-    return o->text_size > 0 ? o->text_size : vw_text_px(w, h);
-}
+static int text_px(const vw_options *o, int w, int h) { return o->text_size > 0 ? o->text_size : vw_text_px(w, h); }
 
 static void relayout(vw_layout *L, const vw_state *s, const vw_font *f, int w, int h)
 {
@@ -177,8 +171,7 @@ static int configure(vw_state *s, const vw_options *o)
 /* Makes `dir` (or accepts it when it exists and is writable). */
 static int make_dir(const char *dir)
 {
-    if (mkdir(dir, 0777) != 0 && access(dir, W_OK) != 0)
-        return ks_fail(KS_EIO, "cannot create the folder %s", dir);
+    if (mkdir(dir, 0777) != 0 && access(dir, W_OK) != 0) return ks_fail(KS_EIO, "cannot create the folder %s", dir);
     return KS_OK;
 }
 
@@ -232,8 +225,8 @@ static int sink_close(frame_sink *k, int rc)
 }
 
 /* One frame per slide, and one more with the answer shown for a slide with a question. */
-static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L,
-                        SDL_Renderer *r, SDL_Surface *surf)
+static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L, SDL_Renderer *r,
+                        SDL_Surface *surf)
 {
     frame_sink k;
     int rc = sink_open(&k, o, surf), n = 0;
@@ -257,8 +250,8 @@ static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_l
 }
 
 /* One frame every o->every positions from the current one, at most o->max_frames. */
-static int sequence_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L,
-                           SDL_Renderer *r, SDL_Surface *surf)
+static int sequence_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L, SDL_Renderer *r,
+                           SDL_Surface *surf)
 {
     frame_sink sink;
     int rc = sink_open(&sink, o, surf);
@@ -273,8 +266,9 @@ static int sequence_frames(const vw_options *o, vw_state *s, vw_draw *d, const v
         SDL_RenderPresent(r);
         snprintf(name, sizeof name, "frame-%06llu.png", (unsigned long long)k);
         if ((rc = sink_put(&sink, name))) break;
-        if (k % 100 == 99) fprintf(stderr, "kscope: view: %llu of %llu frames\n",
-                                   (unsigned long long)k + 1, (unsigned long long)total);
+        if (k % 100 == 99)
+            fprintf(stderr, "kscope: view: %llu of %llu frames\n", (unsigned long long)k + 1,
+                    (unsigned long long)total);
     }
     rc = sink_close(&sink, rc);
     const char *more = n > start && (n - start + o->every - 1) / o->every > total ? " - stopped at --max-frames" : "";
@@ -341,8 +335,7 @@ static void screenshot(SDL_Renderer *r, const vw_options *o, vw_state *s)
         snprintf(path, sizeof path, "%s/kscope-shot-%03d.png", o->shot_dir, i);
         if (access(path, F_OK) != 0) break;
     }
-    if (save_png(surf, path))
-        snprintf(s->message, sizeof s->message, "%s", ks_error_message());
+    if (save_png(surf, path)) snprintf(s->message, sizeof s->message, "%s", ks_error_message());
     else {
         snprintf(s->message, sizeof s->message, "saved %.240s", path);
         printf("screenshot: %s\n", path);
@@ -415,13 +408,12 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     int rc = KS_OK, dragging = 0, was_prompt = 0;
     size_t next_step = 0;
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
-        return ks_fail(KS_EIO, "no display (%s); render to a file with --headless --png OUT.png",
-                       SDL_GetError());
+        return ks_fail(KS_EIO, "no display (%s); render to a file with --headless --png OUT.png", SDL_GetError());
     char title[4200];
     if (o->title) snprintf(title, sizeof title, "kscope lesson: %s", o->title);
     else snprintf(title, sizeof title, "kscope view %s", o->path);
-    SDL_Window *win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, o->width,
-                                       o->height, SDL_WINDOW_RESIZABLE);
+    SDL_Window *win = SDL_CreateWindow(title, SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, o->width, o->height,
+                                       SDL_WINDOW_RESIZABLE);
     SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE) : NULL;
     if (!r) {
         rc = ks_fail(KS_EIO, "cannot open a window: %s", SDL_GetError());

@@ -16,12 +16,12 @@ typedef struct vw_options {
                                animated GIF, each frame shown delay_ms (vw_gif.h) */
     int delay_ms;
     uint64_t every, max_frames;
-    const char *goto_spec;  /* index=N, thread=T, event=P */
+    const char *goto_spec; /* index=N, thread=T, event=P */
     const char *order, *mode, *unit;
-    const char *keys;       /* a key script: "Right,Right,S,Q" (see docs/viewer.md) */
-    const char *shot_dir;   /* where S / F12 screenshots go */
+    const char *keys;     /* a key script: "Right,Right,S,Q" (see docs/viewer.md) */
+    const char *shot_dir; /* where S / F12 screenshots go */
     int width, height;
-    int text_size;          /* text pixels per em; 0: from the frame size (vw_text_px) */
+    int text_size; /* text pixels per em; 0: from the frame size (vw_text_px) */
     /* lessons: an in-memory trace instead of `path`, slides, and the title line. With
      * slides, --frames writes one PNG per slide (step-01.png ..., and step-NN-answer.png
      * for a slide with a question). */

@@ -12,17 +12,25 @@ int vw_item_boxes(const ks_trace *tr, const vw_index *idx, uint32_t item, vw_box
         const ks_event *e = &tr->events[id];
         if (e->kind != KS_EV_REGION || e->tensor >= tr->ntensors || e->site >= tr->nsites) continue;
         const ks_ev_region *g = &e->u.region;
-        boxes[n++] = (vw_box){.y0 = g->y0, .x0 = g->x0, .y1 = g->y1, .x1 = g->x1, .rows = g->rows, .cols = g->cols,
-                              .plane = g->plane, .dim = (e->flags & KS_FLAG_GUIDE) != 0, .tensor = e->tensor,
-                              .site = e->site, .tap = e->tap, .event = id};
+        boxes[n++] = (vw_box){.y0 = g->y0,
+                              .x0 = g->x0,
+                              .y1 = g->y1,
+                              .x1 = g->x1,
+                              .rows = g->rows,
+                              .cols = g->cols,
+                              .plane = g->plane,
+                              .dim = (e->flags & KS_FLAG_GUIDE) != 0,
+                              .tensor = e->tensor,
+                              .site = e->site,
+                              .tap = e->tap,
+                              .event = id};
     }
     return n;
 }
 
 int vw_point_target(const ks_trace *tr, const vw_box *b, int n, int k, int to, double *ty, double *tx)
 {
-    if (k < 0 || k >= n || !vw_box_is_point(&b[k]) || to < 0 || to >= tr->ntensors || to == b[k].tensor)
-        return 0;
+    if (k < 0 || k >= n || !vw_box_is_point(&b[k]) || to < 0 || to >= tr->ntensors || to == b[k].tensor) return 0;
     const vw_plane_dims a = vw_plane_dims_of(&tr->tensors[b[k].tensor]), c = vw_plane_dims_of(&tr->tensors[to]);
     if (a.h != c.h || a.w != c.w || a.planes != c.planes) return 0;
     for (int j = 0; j < n; ++j)

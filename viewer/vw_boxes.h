@@ -22,10 +22,7 @@ typedef struct vw_box {
 /* The regions of work item `item`, in event order (at most max); 0 when it has none. */
 int vw_item_boxes(const ks_trace *tr, const vw_index *idx, uint32_t item, vw_box *boxes, int max);
 
-static inline int vw_box_is_point(const vw_box *b)
-{
-    return b->rows == 0 && b->cols == 0;
-}
+static inline int vw_box_is_point(const vw_box *b) { return b->rows == 0 && b->cols == 0; }
 
 /* Where point b[k] leads: the first point among b[0..n) on tensor `to` (another tensor)
  * whose planes have the same size as those of b[k]'s tensor, on the same plane number.

@@ -11,8 +11,7 @@
  * navy, indigo, magenta, orange, pale yellow. */
 static inline uint32_t vw_colormap(double t)
 {
-    static const uint8_t stops[5][3] = {
-        {16, 12, 48}, {64, 44, 140}, {176, 56, 124}, {242, 128, 56}, {252, 238, 156}};
+    static const uint8_t stops[5][3] = {{16, 12, 48}, {64, 44, 140}, {176, 56, 124}, {242, 128, 56}, {252, 238, 156}};
     if (isnan(t)) return 0xFF00FF;
     if (t < 0) t = 0;
     if (t > 1) t = 1;
@@ -53,7 +52,7 @@ static inline double vw_colormap_t(double v, double lo, double hi)
 #define VW_COL_PENDING 0x34384A
 #define VW_COL_IDLE 0x1C1C22
 #define VW_COL_CURRENT 0x00FFFF
-#define VW_COL_ANSWER 0x9CFF2E  /* the cell a question asks about, once answered: lime */
-#define VW_COL_CLAMP 0xFF9C1A   /* a sample corner clamped onto the last row/column: orange */
+#define VW_COL_ANSWER 0x9CFF2E /* the cell a question asks about, once answered: lime */
+#define VW_COL_CLAMP 0xFF9C1A  /* a sample corner clamped onto the last row/column: orange */
 
 #endif

@@ -27,8 +27,7 @@ static void add(vw_lines *L, int style, const char *fmt, ...)
 void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
     if (e->kind != KS_EV_WORK && e->kind != KS_EV_BARRIER && e->tensor >= tr->ntensors) {
-        snprintf(buf, n, "tap %u %s of tensor %u (not in this trace)", e->tap, ks_event_kind_name(e->kind),
-                 e->tensor);
+        snprintf(buf, n, "tap %u %s of tensor %u (not in this trace)", e->tap, ks_event_kind_name(e->kind), e->tensor);
         return;
     }
     if (e->kind == KS_EV_REGION && e->site >= tr->nsites) {
@@ -49,11 +48,10 @@ static void describe_lookup(const vw_state *s, vw_lines *L)
         return;
     }
     const ks_event *e = &s->tr->events[lk->hits[lk->at].event];
-    add(L, VW_STYLE_HEAD, "lookup %s: %s %llu of %llu%s: thread %lld, index %lld, weight %.4g",
-        where, lk->writes ? "write" : "read", (unsigned long long)lk->at + 1,
-        (unsigned long long)lk->total, lk->n < lk->total ? " (first ones kept)" : "",
-        (long long)vw_gthread(s->tr, e->block, e->thread), (long long)e->index,
-        lk->hits[lk->at].weight);
+    add(L, VW_STYLE_HEAD, "lookup %s: %s %llu of %llu%s: thread %lld, index %lld, weight %.4g", where,
+        lk->writes ? "write" : "read", (unsigned long long)lk->at + 1, (unsigned long long)lk->total,
+        lk->n < lk->total ? " (first ones kept)" : "", (long long)vw_gthread(s->tr, e->block, e->thread),
+        (long long)e->index, lk->hits[lk->at].weight);
 }
 
 /* A field read straight off the index ("index / 9 % 2", "index % 4"): its digits. */
@@ -85,8 +83,8 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
     int64_t grid = tr->blocks * tr->threads;
     add(L, VW_STYLE_HEAD, "work item %lld: block %u, thread %u, iteration %u  (global thread %lld)",
         (long long)w->index, w->block, w->thread, w->iter, (long long)vw_gthread(tr, w->block, w->thread));
-    add(L, VW_STYLE_TEXT, "  index = block*%d + thread + iteration*%lld = %u*%d + %u + %u*%lld",
-        tr->threads, (long long)grid, w->block, tr->threads, w->thread, w->iter, (long long)grid);
+    add(L, VW_STYLE_TEXT, "  index = block*%d + thread + iteration*%lld = %u*%d + %u + %u*%lld", tr->threads,
+        (long long)grid, w->block, tr->threads, w->thread, w->iter, (long long)grid);
     if (w->site >= tr->nsites) {
         add(L, VW_STYLE_DIM, "  (site %u is not in the header)", w->site);
         return;
@@ -154,11 +152,11 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     const ks_event *e = &tr->events[ev];
     uint32_t it = vw_state_item(s);
     if (it == VW_NONE) {
-        if (e->kind == KS_EV_WORK)
-            describe_work(s, e, L, -1, 1);
+        if (e->kind == KS_EV_WORK) describe_work(s, e, L, -1, 1);
         else
-            add(L, VW_STYLE_DIM, s->idx ? "event %u has no work event in the trace (thread %u of block %u)"
-                                        : "event %u (thread %u of block %u); its work item shows once indexing ends",
+            add(L, VW_STYLE_DIM,
+                s->idx ? "event %u has no work event in the trace (thread %u of block %u)"
+                       : "event %u (thread %u of block %u); its work item shows once indexing ends",
                 ev, e->thread, e->block);
         vw_describe_event(tr, e, line, sizeof line);
         add(L, VW_STYLE_FOCUS, "> %s", line);
@@ -209,7 +207,8 @@ static void wrap_line(vw_lines *out, int style, const char *text, int cols)
             take = (size_t)avail;
             size_t at = take;
             while (at > 0 && strncmp(p + at, " = ", 3)) at--;
-            if (at == 0) for (at = take; at > 0 && p[at] != ' '; ) at--;
+            if (at == 0)
+                for (at = take; at > 0 && p[at] != ' ';) at--;
             if (at > 0) take = at;
         }
         add(out, style, "%*s%.*s", pad, "", (int)take, p);
@@ -242,7 +241,8 @@ int vw_describe_focus_needed(const vw_state *s, int cols)
     describe_focus(s, &raw, VW_MAX_LINES, &window, 0);
     out.n = 0;
     for (int i = 0; i < raw.n; ++i)
-        if (i < window || raw.style[i] == VW_STYLE_FOCUS) wrap_line(&out, raw.style[i], raw.text[i], cols < 16 ? 16 : cols);
+        if (i < window || raw.style[i] == VW_STYLE_FOCUS)
+            wrap_line(&out, raw.style[i], raw.text[i], cols < 16 ? 16 : cols);
     return out.n;
 }
 
@@ -264,7 +264,8 @@ void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols
         add(out, style, "%.*s", (int)take, p);
         p += take;
         if (eol && p == eol) p++;
-        else while (*p == ' ') p++;
+        else
+            while (*p == ' ') p++;
     }
 }
 
@@ -300,27 +301,26 @@ void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines
         out->style[out->n] = body.style[i];
         memcpy(out->text[out->n++], body.text[i], sizeof body.text[i]);
     }
-    if (keep < body.n && out->n < room)
-        add(out, VW_STYLE_DIM, "%s", "... (the rest: kscope lesson in a terminal)");
+    if (keep < body.n && out->n < room) add(out, VW_STYLE_DIM, "%s", "... (the rest: kscope lesson in a terminal)");
     for (int i = 0; i < tail.n && out->n < room; ++i) {
         out->style[out->n] = tail.style[i];
         memcpy(out->text[out->n++], tail.text[i], sizeof tail.text[i]);
     }
     if (out->n < max_lines)
-        add(out, VW_STYLE_DIM, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1,
-            s->nslides, sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
+        add(out, VW_STYLE_DIM, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1, s->nslides,
+            sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
 }
 
 void vw_describe_title(const vw_state *s, char *buf, size_t n)
 {
     const ks_trace *tr = s->tr;
     if (s->title) {
-        snprintf(buf, n, "%s  |  %s on %s, %lld block(s) x %d threads, %lld work items", s->title, tr->op,
-                 tr->device, (long long)tr->blocks, tr->threads, (long long)tr->work_items);
+        snprintf(buf, n, "%s  |  %s on %s, %lld block(s) x %d threads, %lld work items", s->title, tr->op, tr->device,
+                 (long long)tr->blocks, tr->threads, (long long)tr->work_items);
         return;
     }
-    snprintf(buf, n, "%s on %s  |  %lld block(s) x %d threads, %lld work items  |  %s", tr->op,
-             tr->device, (long long)tr->blocks, tr->threads, (long long)tr->work_items, tr->path);
+    snprintf(buf, n, "%s on %s  |  %lld block(s) x %d threads, %lld work items  |  %s", tr->op, tr->device,
+             (long long)tr->blocks, tr->threads, (long long)tr->work_items, tr->path);
 }
 
 int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out)
@@ -360,7 +360,8 @@ static void panel_where(const vw_state *s, int panel, char *where, size_t n)
     char *last = strrchr(where, '[');
     if (T->ndim > 2 && last) {
         char *comma = where + strlen(where);
-        for (int c = 0; c < 2 && comma > last; ) if (*--comma == ',') ++c;
+        for (int c = 0; c < 2 && comma > last;)
+            if (*--comma == ',') ++c;
         if (comma > last) snprintf(comma, n - (size_t)(comma - where), ", :, :]");
     } else {
         snprintf(where, n, "%s", T->name);
@@ -403,7 +404,10 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
     const ks_trace *tr = s->tr;
     uint64_t len = vw_state_len(s);
     size_t used = 0;
-#define PUT(...) do { if (used < n) used += (size_t)snprintf(buf + used, n - used, __VA_ARGS__); } while (0)
+#define PUT(...)                                                                   \
+    do {                                                                           \
+        if (used < n) used += (size_t)snprintf(buf + used, n - used, __VA_ARGS__); \
+    } while (0)
     if (s->prompt) {
         PUT("go to (index=N, thread=T, event=P; Enter, Esc): %s_", s->prompt_text);
         return;
@@ -415,9 +419,8 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
     const vw_mode m0 = vw_panel_mode(s, 0), m1 = vw_panel_mode(s, 1);
     PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s%s%s",
         (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len,
-        vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), unit,
-        s->playing ? "playing" : "paused", s->speed, vw_mode_name(m0), m0 != m1 ? " / " : "",
-        m0 != m1 ? vw_mode_name(m1) : "");
+        vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), unit, s->playing ? "playing" : "paused", s->speed,
+        vw_mode_name(m0), m0 != m1 ? " / " : "", m0 != m1 ? vw_mode_name(m1) : "");
     if (permille < 1000) PUT("  |  indexing %d%%", permille / 10);
     if (tr->dropped) PUT("  |  %llu events DROPPED", (unsigned long long)tr->dropped);
     if (s->idx && s->idx->orphans) PUT("  |  %llu without work item", (unsigned long long)s->idx->orphans);
@@ -432,8 +435,8 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
         ks_format_element(tr, t, s->panel[s->hover_panel].plane, s->hover_y, s->hover_x, where, sizeof where);
         PUT("  |  %s = %.6g%s", where, vw_tensor_value(T, off), vw_cell_empty(T, off) ? " (empty)" : "");
         if (s->idx && s->idx->agg[t].reads)
-            PUT(" (reads %u, weight %.4g, writes %u, visits %u", s->idx->agg[t].reads[off],
-                s->idx->agg[t].weights[off], s->idx->agg[t].writes[off], s->idx->agg[t].visits[off]);
+            PUT(" (reads %u, weight %.4g, writes %u, visits %u", s->idx->agg[t].reads[off], s->idx->agg[t].weights[off],
+                s->idx->agg[t].writes[off], s->idx->agg[t].visits[off]);
         if (s->idx && s->idx->agg[t].reads && vw_sectors_at(s->idx, t, off) >= 0)
             PUT(", sectors/request %.3g", vw_sectors_at(s->idx, t, off));
         if (s->idx && s->idx->agg[t].reads) PUT(")");

@@ -50,8 +50,7 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     /* long lines wrap: no number is cut at the panel's edge */
     vw_describe_focus_wrapped(s, (a.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), &lines, rows);
     for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) /* whole lines only */
-        vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8,
-                lines.text[i]);
+        vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8, lines.text[i]);
     if (s->shared) vw_draw_shared(d, s, shared); /* after the text, which may run long */
 }
 
@@ -66,8 +65,7 @@ static void draw_story(vw_draw *d, const vw_state *s, const vw_layout *L)
     int rows = (a.h - 8) / d->font.line, cols = (a.w - 16) / (d->font.advance > 0 ? d->font.advance : 8);
     vw_describe_story(s, cols, &lines, rows);
     for (int i = 0; i < lines.n; ++i)
-        vw_text(&d->font, d->r, a.x + 8, a.y + 4 + i * d->font.line, colors[lines.style[i]], a.w - 16,
-                lines.text[i]);
+        vw_text(&d->font, d->r, a.x + 8, a.y + 4 + i * d->font.line, colors[lines.style[i]], a.w - 16, lines.text[i]);
 }
 
 static void draw_timeline(vw_draw *d, const vw_state *s, const vw_layout *L)
@@ -100,12 +98,12 @@ static void draw_help(vw_draw *d, const vw_layout *L)
         if ((int)strlen(h[n]) > w) w = (int)strlen(h[n]);
     vw_rect box = {.x = L->w / 2 - (w * d->font.advance) / 2 - 12,
                    .y = L->h / 2 - (n * d->font.line) / 2 - 12,
-                   .w = w * d->font.advance + 24, .h = n * d->font.line + 24};
+                   .w = w * d->font.advance + 24,
+                   .h = n * d->font.line + 24};
     vw_fill(d->r, box, 0x101014);
     vw_outline(d->r, box, VW_COL_HEAD, 1, 0);
     for (int i = 0; i < n; ++i)
-        vw_text(&d->font, d->r, box.x + 12, box.y + 12 + i * d->font.line,
-                i ? VW_COL_TEXT : VW_COL_HEAD, 0, h[i]);
+        vw_text(&d->font, d->r, box.x + 12, box.y + 12 + i * d->font.line, i ? VW_COL_TEXT : VW_COL_HEAD, 0, h[i]);
 }
 
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille)
@@ -131,8 +129,8 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     draw_timeline(d, s, L);
     vw_fill(d->r, L->status, 0x2A2A40);
     vw_describe_status(s, permille, buf, sizeof buf);
-    vw_text(&d->font, d->r, L->status.x + 6, L->status.y + 3, s->prompt ? VW_COL_HEAD : VW_COL_TEXT,
-            L->status.w - 12, buf);
+    vw_text(&d->font, d->r, L->status.x + 6, L->status.y + 3, s->prompt ? VW_COL_HEAD : VW_COL_TEXT, L->status.w - 12,
+            buf);
     vw_draw_live(d, s, L);
     if (s->help) draw_help(d, L);
 }

@@ -16,15 +16,15 @@ typedef struct vw_heat_cache {
     int tensor, indexed, w, h;
     vw_mode mode;
     int64_t plane;
-    double lo, hi;  /* the colour range: values of the non-empty cells */
-    double ramp0;   /* where on the ramp lo sits: 0, or 0.25 with empty cells so the lowest
+    double lo, hi; /* the colour range: values of the non-empty cells */
+    double ramp0;  /* where on the ramp lo sits: 0, or 0.25 with empty cells so the lowest
                        value stays apart from the background */
-    int64_t empty;  /* empty cells of the plane (negative integers, vw_cell_empty) */
+    int64_t empty; /* empty cells of the plane (negative integers, vw_cell_empty) */
     vw_rect area;
     int64_t wy0, wy1, wx0, wx1; /* the cells in view: the texture covers these */
     double cell;
-    int pictures;   /* the state's picture switch it was built with */
-    int picture;    /* 1 or 3: drawn as a grey or RGB picture, not through the ramp */
+    int pictures; /* the state's picture switch it was built with */
+    int picture;  /* 1 or 3: drawn as a grey or RGB picture, not through the ramp */
 } vw_heat_cache;
 
 typedef struct vw_grid_cache {
@@ -43,7 +43,7 @@ typedef struct vw_draw {
     vw_grid_cache grid;
     vw_warp warp; /* the warp strip's request, rebuilt when the focused event changes */
     int warp_built;
-    unsigned live_gen; /* the live re-run the caches were built for (vw_draw_live.c) */
+    unsigned live_gen;        /* the live re-run the caches were built for (vw_draw_live.c) */
     const ks_trace *cache_tr; /* and the trace (a lesson's slides switch runs) */
 } vw_draw;
 

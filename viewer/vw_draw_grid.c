@@ -46,17 +46,16 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
     const ks_trace *tr = s->tr;
     vw_rect area = L->grid;
     vw_fill(d->r, area, VW_COL_PANEL);
-    vw_rect cells = {.x = area.x + 4, .y = area.y + 2 * L->line + 6, .w = area.w - 8,
-                     .h = area.h - 3 * L->line - 12};
+    vw_rect cells = {.x = area.x + 4, .y = area.y + 2 * L->line + 6, .w = area.w - 8, .h = area.h - 3 * L->line - 12};
     vw_grid g = vw_grid_fit(cells, tr->blocks, tr->threads);
     char head[160];
-    snprintf(head, sizeof head, "grid: %lld block(s) x %d threads%s", (long long)tr->blocks,
-             tr->threads, g.bg > 1 || g.tg > 1 ? "" : "  (one cell per thread)");
+    snprintf(head, sizeof head, "grid: %lld block(s) x %d threads%s", (long long)tr->blocks, tr->threads,
+             g.bg > 1 || g.tg > 1 ? "" : "  (one cell per thread)");
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     if (g.bg > 1 || g.tg > 1) {
         /* the longest wording that fits the panel (a slide's grid panel is narrow) */
-        static const char *const forms[] = {"one cell = %lld block(s) x %lld thread(s)", "cell = %lld x %lld (block x thread)",
-                                            "cell = %lld x %lld"};
+        static const char *const forms[] = {"one cell = %lld block(s) x %lld thread(s)",
+                                            "cell = %lld x %lld (block x thread)", "cell = %lld x %lld"};
         for (int k = 0; k < 3; ++k) {
             snprintf(head, sizeof head, forms[k], (long long)g.bg, (long long)g.tg);
             if ((int)strlen(head) * d->font.advance <= area.w - 8) break;
@@ -64,8 +63,7 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
         vw_text(&d->font, d->r, area.x + 4, area.y + 2 + L->line, VW_COL_DIM, area.w - 8, head);
     }
     vw_grid_cache *c = &d->grid;
-    if (!c->first || c->order != s->order || c->indexed != (s->idx != NULL) ||
-        memcmp(&c->g, &g, sizeof g))
+    if (!c->first || c->order != s->order || c->indexed != (s->idx != NULL) || memcmp(&c->g, &g, sizeof g))
         if (rebuild(c, s, g)) return;
     uint64_t pos = s->pos;
     for (int64_t i = 0; i < g.rows * g.cols; ++i) {
@@ -74,13 +72,13 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
             col = c->last[i] < pos ? VW_COL_DONE : c->first[i] > pos ? VW_COL_PENDING : VW_COL_RUNNING;
         c->pixels[i] = 0xFF000000u | col;
     }
-    if (!c->tex) c->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING,
-                                            (int)g.cols, (int)g.rows);
+    if (!c->tex)
+        c->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, (int)g.cols,
+                                   (int)g.rows);
     if (c->tex) {
         SDL_UpdateTexture(c->tex, NULL, c->pixels, (int)g.cols * 4);
         vw_rect last = vw_grid_cell(&g, g.rows - 1, g.cols - 1);
-        SDL_Rect dst = {.x = cells.x, .y = cells.y, .w = last.x + last.w - cells.x,
-                        .h = last.y + last.h - cells.y};
+        SDL_Rect dst = {.x = cells.x, .y = cells.y, .w = last.x + last.w - cells.x, .h = last.y + last.h - cells.y};
         SDL_RenderCopy(d->r, c->tex, NULL, &dst);
     }
     uint32_t ev = vw_state_event(s);
@@ -93,10 +91,14 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
         }
     }
     int ly = area.y + area.h - L->line - 2, lx = area.x + 4;
-    static const struct { uint32_t col; const char *name; } key[] = {
-        {.col = VW_COL_DONE, .name = "done"},       {.col = VW_COL_RUNNING, .name = "running"},
-        {.col = VW_COL_PENDING, .name = "pending"}, {.col = VW_COL_IDLE, .name = "no work"},
-        {.col = VW_COL_CURRENT, .name = "focused"}};
+    static const struct {
+        uint32_t col;
+        const char *name;
+    } key[] = {{.col = VW_COL_DONE, .name = "done"},
+               {.col = VW_COL_RUNNING, .name = "running"},
+               {.col = VW_COL_PENDING, .name = "pending"},
+               {.col = VW_COL_IDLE, .name = "no work"},
+               {.col = VW_COL_CURRENT, .name = "focused"}};
     for (size_t k = 0; k < sizeof key / sizeof key[0]; ++k) {
         int need = 14 + (int)strlen(key[k].name) * d->font.advance;
         if (lx + need > area.x + area.w - 4) break; /* a narrow panel shows what fits */

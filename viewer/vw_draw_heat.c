@@ -145,8 +145,9 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
                 int64_t x0 = c->wx0 + tx * nx / tw, x1 = c->wx0 + (tx + 1) * nx / tw;
                 col = 0;
                 for (int k = 0; k < 3; ++k)
-                    col = col << 8 | (vw_heat_colour(c, block_mean(s, t, mode, first + k * chan, pd.w, y0, y1, x0,
-                                                                   x1, &used, &ignored)) & 255);
+                    col = col << 8 | (vw_heat_colour(c, block_mean(s, t, mode, first + k * chan, pd.w, y0, y1, x0, x1,
+                                                                   &used, &ignored)) &
+                                      255);
             }
             px[i] = 0xFF000000u | col;
         }
@@ -174,8 +175,7 @@ static void draw_margin(SDL_Renderer *r, const vw_heatmap *m, vw_rect area)
         }
 }
 
-static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
-                        const vw_heat_cache *c)
+static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c)
 {
     vw_rect lg = panel ? L->output_legend : L->input_legend;
     int bar_w = lg.w < 512 ? lg.w : 512;
@@ -189,17 +189,17 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     ks_format_real(hi, sizeof hi, c->picture ? 1 : c->hi);
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     const vw_mode want = vw_panel_mode(s, panel);
-    if (want != c->mode) snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(want),
-                                  s->idx ? (want == VW_MODE_SECTORS ? "trace too big" : "tensor too big")
-                                         : "after indexing");
+    if (want != c->mode)
+        snprintf(mid, sizeof mid, "values (%s: %s)", vw_mode_name(want),
+                 s->idx ? (want == VW_MODE_SECTORS ? "trace too big" : "tensor too big") : "after indexing");
     else if (c->empty) snprintf(mid, sizeof mid, "values, %lld empty (< 0)", (long long)c->empty);
     else if (c->mode == VW_MODE_SECTORS) snprintf(mid, sizeof mid, "sectors per request (log2 scale)");
-    else if (c->picture) snprintf(mid, sizeof mid, "picture, %s 0 .. 1 (I: colormap)", c->picture == 3 ? "RGB" : "grey");
+    else if (c->picture)
+        snprintf(mid, sizeof mid, "picture, %s 0 .. 1 (I: colormap)", c->picture == 3 ? "RGB" : "grey");
     int ty = lg.y + 12;
     vw_text(&d->font, d->r, lg.x, ty, VW_COL_TEXT, 0, lo);
     vw_text(&d->font, d->r, lg.x + bar_w - (int)strlen(hi) * d->font.advance, ty, VW_COL_TEXT, 0, hi);
-    vw_text(&d->font, d->r, lg.x + bar_w / 2 - (int)strlen(mid) * d->font.advance / 2, ty,
-            VW_COL_DIM, 0, mid);
+    vw_text(&d->font, d->r, lg.x + bar_w / 2 - (int)strlen(mid) * d->font.advance / 2, ty, VW_COL_DIM, 0, mid);
 }
 
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
@@ -219,10 +219,9 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     const vw_rect map = vw_panel_map_area(L, panel);
     int64_t wy0, wy1, wx0, wx1;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
-    if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane ||
-        c->indexed != (s->idx != NULL) || (c->mode != effective_mode(s, panel)) ||
-        memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 || c->wy1 != wy1 || c->wx0 != wx0 ||
-        c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture) {
+    if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane || c->indexed != (s->idx != NULL) ||
+        (c->mode != effective_mode(s, panel)) || memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 ||
+        c->wy1 != wy1 || c->wx0 != wx0 || c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture) {
         if (c->tex) SDL_DestroyTexture(c->tex);
         c->tex = NULL;
         c->tensor = t;
@@ -239,7 +238,9 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     SDL_RenderSetClipRect(d->r, &clip);
     draw_margin(d->r, &m, map);
     int x0 = (int)floor(m.ox + m.cell * (double)wx0), y0 = (int)floor(m.oy + m.cell * (double)wy0);
-    SDL_Rect dst = {.x = x0, .y = y0, .w = (int)floor(m.ox + m.cell * (double)wx1) - x0,
+    SDL_Rect dst = {.x = x0,
+                    .y = y0,
+                    .w = (int)floor(m.ox + m.cell * (double)wx1) - x0,
                     .h = (int)floor(m.oy + m.cell * (double)wy1) - y0};
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
@@ -266,12 +267,10 @@ static vw_rect visible(vw_rect r)
 
 /* The regular kernel-grid position (a hollow square) and an arrow from it to the sample:
  * the deformable-convolution picture. */
-static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], int px, int py,
-                        int focused)
+static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], int px, int py, int focused)
 {
     int ax, ay;
-    if (!isfinite(anchor[0]) || !isfinite(anchor[1]) || fabsf(anchor[0]) > 1e6f || fabsf(anchor[1]) > 1e6f)
-        return;
+    if (!isfinite(anchor[0]) || !isfinite(anchor[1]) || fabsf(anchor[0]) > 1e6f || fabsf(anchor[1]) > 1e6f) return;
     vw_heatmap_point(m, anchor[0], anchor[1], &ax, &ay);
     const unsigned col = focused ? VW_COL_FOCUS : VW_COL_HEAD;
     vw_rect box = {.x = ax - 3, .y = ay - 3, .w = 7, .h = 7};
@@ -279,8 +278,8 @@ static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], 
     vw_draw_arrow(d->r, ax, ay, px, py, col);
 }
 
-static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e,
-                        int focused, const float *anchor, vw_rect bounds)
+static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int focused, const float *anchor,
+                        vw_rect bounds)
 {
     int64_t ys[2], xs[2];
     int px, py;
@@ -318,8 +317,8 @@ static int on_panel(const vw_state *s, int panel, const ks_event *e)
     return (e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane) == s->panel[panel].plane;
 }
 
-static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
-                       int focused, const vw_state *s, uint32_t item, vw_rect bounds)
+static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int focused, const vw_state *s,
+                       uint32_t item, vw_rect bounds)
 {
     if (e->kind == KS_EV_SAMPLE) {
         float a[2];
@@ -330,19 +329,17 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e,
     const ks_ev_access *a = &e->u.access;
     int pad = e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING);
     /* cells beyond the drawn margin are not drawn */
-    if (a->y < -m->margin || a->y >= m->rows + m->margin || a->x < -m->margin ||
-        a->x >= m->cols + m->margin)
-        return;
+    if (a->y < -m->margin || a->y >= m->rows + m->margin || a->x < -m->margin || a->x >= m->cols + m->margin) return;
     vw_rect cell = vw_heatmap_cell(m, a->y, a->x);
     if (focused) {
         vw_outline(d->r, visible(cell), VW_COL_FOCUS, 3, 1);
     } else {
-        vw_outline(d->r, m->cell >= 7 ? cell : visible(cell), pad ? VW_COL_PADDING : VW_COL_ITEM,
-                   m->cell >= 12 ? 2 : 1, 0);
+        vw_outline(d->r, m->cell >= 7 ? cell : visible(cell), pad ? VW_COL_PADDING : VW_COL_ITEM, m->cell >= 12 ? 2 : 1,
+                   0);
     }
     if (pad && m->cell >= 14)
-        vw_text(&d->font, d->r, cell.x + cell.w / 2 - d->font.advance / 2,
-                cell.y + cell.h / 2 - d->font.line / 2, VW_COL_PADDING, 0, "0");
+        vw_text(&d->font, d->r, cell.x + cell.w / 2 - d->font.advance / 2, cell.y + cell.h / 2 - d->font.line / 2,
+                VW_COL_PADDING, 0, "0");
 }
 
 /* the item's region events (a RoI and its bins, a patch, points): outlines in continuous
@@ -354,8 +351,7 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
     for (int k = n - 1; k >= 0; --k) {
         /* all four corners finite and near the plane (a NaN y1 used to reach an int cast) */
         if (vw_box_is_point(&b[k]) || b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane ||
-            !(fabs(b[k].y0) <= 1e6) || !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) ||
-            !(fabs(b[k].x1) <= 1e6))
+            !(fabs(b[k].y0) <= 1e6) || !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) || !(fabs(b[k].x1) <= 1e6))
             continue;
         vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
         for (int i = 0; i <= b[k].rows; ++i) { /* horizontal lines: edges and bin rows */

@@ -82,9 +82,9 @@ void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
 /* The focused sample's corner weights, one label per corner cell (clamped corners share
  * one: "0.25+0.25 clamped"), placed by vw_place_labels inside bounds. */
 typedef struct vw_weight_label {
-    int64_t y, x;   /* the corner cell */
-    int corners;    /* how many of the 4 corners sit on it (> 1: clamped) */
-    int valid;      /* inside the tensor (its weight blends a real value) */
+    int64_t y, x; /* the corner cell */
+    int corners;  /* how many of the 4 corners sit on it (> 1: clamped) */
+    int valid;    /* inside the tensor (its weight blends a real value) */
     char text[64];
     vw_label label; /* anchor and box on screen */
 } vw_weight_label;

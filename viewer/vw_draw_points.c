@@ -82,7 +82,9 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
             char tap[12];
             snprintf(tap, sizeof tap, "%d", b[k].tap);
             const vw_rect cell = vw_heatmap_cell(m, (int64_t)floor(b[k].y0 + 0.5), (int64_t)floor(b[k].x0 + 0.5));
-            vw_rect bg = {.x = cell.x + 1, .y = cell.y + 1, .w = (int)strlen(tap) * d->font.advance + 3,
+            vw_rect bg = {.x = cell.x + 1,
+                          .y = cell.y + 1,
+                          .w = (int)strlen(tap) * d->font.advance + 3,
                           .h = d->font.line};
             vw_fill(d->r, bg, 0x000000);
             vw_text(&d->font, d->r, bg.x + 2, bg.y, col, 0, tap);

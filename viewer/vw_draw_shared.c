@@ -12,10 +12,7 @@
 
 static const uint32_t hue[8] = {0x4C78C8, 0xE0A030, 0x50B060, 0xC85050, 0x9068C0, 0x40B0B0, 0xC070A0, 0xA0A040};
 
-static uint32_t dim(uint32_t c)
-{
-    return ((c >> 1) & 0x7F7F7F) - ((c >> 3) & 0x1F1F1F);
-}
+static uint32_t dim(uint32_t c) { return ((c >> 1) & 0x7F7F7F) - ((c >> 3) & 0x1F1F1F); }
 
 vw_rect vw_shared_area(vw_rect *decomp, int line)
 {
@@ -69,9 +66,13 @@ void vw_draw_shared(vw_draw *d, const vw_state *s, vw_rect area)
         for (int64_t y = 0; y < Y; ++y)
             for (int64_t x = 0; x < X; ++x) {
                 const int64_t k = (p * Y + y) * X + x;
-                const vw_rect c = {.x = area.x + 4 + (int)(p * (X * cell + 8) + x * cell), .y = top + (int)(y * cell),
-                                   .w = cell - (cell > 3), .h = cell - (cell > 3)};
-                const uint32_t col = last[k] < 0 ? 0x2C2C34 : last[k] == phase ? hue[last[k] % 8] : dim(hue[last[k] % 8]);
+                const vw_rect c = {.x = area.x + 4 + (int)(p * (X * cell + 8) + x * cell),
+                                   .y = top + (int)(y * cell),
+                                   .w = cell - (cell > 3),
+                                   .h = cell - (cell > 3)};
+                const uint32_t col = last[k] < 0        ? 0x2C2C34
+                                     : last[k] == phase ? hue[last[k] % 8]
+                                                        : dim(hue[last[k] % 8]);
                 vw_fill(d->r, c, col);
                 if (touched[k] & 1) { /* read in this phase: a white dot */
                     const int dot = cell / 3 > 1 ? cell / 3 : 1;

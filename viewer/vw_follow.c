@@ -44,10 +44,7 @@ static int region_only(const vw_state *s, uint32_t it, const ks_event *focus, co
     return n;
 }
 
-static int64_t region_plane(const ks_event *e)
-{
-    return e->kind == KS_EV_REGION ? e->u.region.plane : event_plane(e);
-}
+static int64_t region_plane(const ks_event *e) { return e->kind == KS_EV_REGION ? e->u.region.plane : event_plane(e); }
 
 /* Panels follow the focused event: the input side shows what it reads, the output side
  * what it writes; a work event looks ahead into its item. Tensors the item only has
@@ -99,4 +96,3 @@ void vw_follow_focus(vw_state *s)
     }
     vw_state_clamp(s);
 }
-

@@ -44,8 +44,7 @@ int vw_font_open(vw_font *f, SDL_Renderer *r, int size)
     for (int c = FIRST; c <= LAST; ++c) {
         SDL_Surface *g = TTF_RenderGlyph_Blended(font, (Uint16)c, white);
         if (!g) continue;
-        SDL_Rect dst = {.x = (c - FIRST) * f->advance, .y = 0, .w = g->w < f->advance ? g->w : f->advance,
-                        .h = g->h};
+        SDL_Rect dst = {.x = (c - FIRST) * f->advance, .y = 0, .w = g->w < f->advance ? g->w : f->advance, .h = g->h};
         SDL_SetSurfaceBlendMode(g, SDL_BLENDMODE_NONE);
         SDL_Rect src = {.x = 0, .y = 0, .w = dst.w, .h = g->h < h ? g->h : h};
         SDL_BlitSurface(g, &src, atlas, &dst);
@@ -65,8 +64,7 @@ void vw_font_close(vw_font *f)
     f->atlas = NULL;
 }
 
-int vw_text(const vw_font *f, SDL_Renderer *r, int x, int y, uint32_t color, int max_w,
-            const char *text)
+int vw_text(const vw_font *f, SDL_Renderer *r, int x, int y, uint32_t color, int max_w, const char *text)
 {
     int h;
     SDL_QueryTexture(f->atlas, NULL, NULL, NULL, &h);

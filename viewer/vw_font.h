@@ -17,7 +17,6 @@ int vw_font_open(vw_font *f, SDL_Renderer *r, int size);
 void vw_font_close(vw_font *f);
 /* Draws text (0xRRGGBB) with its top-left at (x, y), clipped to max_w pixels when > 0;
  * returns the width drawn. Characters outside printable ASCII show as '?'. */
-int vw_text(const vw_font *f, SDL_Renderer *r, int x, int y, uint32_t color, int max_w,
-            const char *text);
+int vw_text(const vw_font *f, SDL_Renderer *r, int x, int y, uint32_t color, int max_w, const char *text);
 
 #endif

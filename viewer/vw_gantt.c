@@ -147,9 +147,11 @@ void vw_gantt_title(const vw_gantt *g, char *buf, size_t n)
         return;
     }
     const int sim = g->nrows == 1 && g->row_sm[0] < 0;
-    snprintf(buf, n, "schedule: %lld block%s on %d SM%s%s", (long long)g->nbars, g->nbars == 1 ? "" : "s",
-             g->nrows, g->nrows == 1 ? "" : "s",
-             sim ? " (the simulator: one row)" : g->clock == VW_CLOCK_NS ? " (%globaltimer)" : "");
+    snprintf(buf, n, "schedule: %lld block%s on %d SM%s%s", (long long)g->nbars, g->nbars == 1 ? "" : "s", g->nrows,
+             g->nrows == 1 ? "" : "s",
+             sim                       ? " (the simulator: one row)"
+             : g->clock == VW_CLOCK_NS ? " (%globaltimer)"
+                                       : "");
 }
 
 const char *vw_gantt_unit(const vw_gantt *g)
@@ -161,15 +163,14 @@ const char *vw_gantt_unit(const vw_gantt *g)
     }
 }
 
-double vw_gantt_scale(const vw_gantt *g)
-{
-    return g->clock == VW_CLOCK_NS ? 1e-3 : 1.0;
-}
+double vw_gantt_scale(const vw_gantt *g) { return g->clock == VW_CLOCK_NS ? 1e-3 : 1.0; }
 
 vw_rect vw_gantt_plot(vw_rect panel, int line)
 {
     const int label_w = 4 * line, top = line + 8, bottom = 2 * line + 10;
-    vw_rect r = {.x = panel.x + 6 + label_w, .y = panel.y + top, .w = panel.w - 14 - label_w,
+    vw_rect r = {.x = panel.x + 6 + label_w,
+                 .y = panel.y + top,
+                 .w = panel.w - 14 - label_w,
                  .h = panel.h - top - bottom};
     if (r.w < 1) r.w = 1;
     if (r.h < 1) r.h = 1;

@@ -31,13 +31,13 @@ typedef struct vw_gantt {
     int built; /* vw_gantt_build ran */
     int ok;    /* the trace has a schedule tensor of the right type and shape */
     vw_gantt_clock clock;
-    int64_t t0, t1;     /* first start, last end */
-    int64_t nbars;      /* blocks that ran (rows with block >= 0), in the tensor's order */
+    int64_t t0, t1; /* first start, last end */
+    int64_t nbars;  /* blocks that ran (rows with block >= 0), in the tensor's order */
     vw_gantt_bar *bars;
-    int nrows;          /* SMs present */
-    int64_t *row_sm;    /* per row: its SM id, ascending */
-    int *row_lanes;     /* per row: lanes (1 when its blocks never overlap) */
-    int64_t max_block;  /* the largest block id (for the colour ramp) */
+    int nrows;         /* SMs present */
+    int64_t *row_sm;   /* per row: its SM id, ascending */
+    int *row_lanes;    /* per row: lanes (1 when its blocks never overlap) */
+    int64_t max_block; /* the largest block id (for the colour ramp) */
 } vw_gantt;
 
 /* The trace's schedule tensor: its index, or -1 when there is none of type int64 and

@@ -25,9 +25,9 @@ struct vw_gif {
     GifFileType *gif;
     ks_out_file out;
     int w, h, frames;
-    uint32_t *prev;             /* the previous frame, 0xRRGGBB, w x h */
-    uint32_t *key, *val;        /* colour + 1 -> count, then palette index + 1 */
-    uint32_t *used;             /* slots in use, to clear them after each frame */
+    uint32_t *prev;      /* the previous frame, 0xRRGGBB, w x h */
+    uint32_t *key, *val; /* colour + 1 -> count, then palette index + 1 */
+    uint32_t *used;      /* slots in use, to clear them after each frame */
     uint32_t nused;
     GifPixelType *line;
     bin *hist;
@@ -114,7 +114,8 @@ static int by_count(const void *a, const void *b)
 
 static int dist(const GifColorType *p, uint32_t rgb)
 {
-    const int dr = p->Red - (int)(rgb >> 16 & 255), dg = p->Green - (int)(rgb >> 8 & 255), db = p->Blue - (int)(rgb & 255);
+    const int dr = p->Red - (int)(rgb >> 16 & 255), dg = p->Green - (int)(rgb >> 8 & 255),
+              db = p->Blue - (int)(rgb & 255);
     return 2 * dr * dr + 4 * dg * dg + 3 * db * db; /* green counts most to the eye */
 }
 
@@ -214,7 +215,8 @@ int vw_gif_frame(vw_gif *g, const uint32_t *px, int pitch, int delay_ms)
     if (!map) return ks_fail(KS_ENOMEM, "out of memory for a GIF palette");
     memset(map->Colors, 0, sizeof(GifColorType) * (size_t)(1 << bits));
     memcpy(map->Colors, pal, sizeof(GifColorType) * (size_t)np);
-    GraphicsControlBlock gcb = {.DisposalMode = DISPOSE_DO_NOT, .UserInputFlag = false,
+    GraphicsControlBlock gcb = {.DisposalMode = DISPOSE_DO_NOT,
+                                .UserInputFlag = false,
                                 .DelayTime = (delay_ms + 5) / 10 < 2 ? 2 : (delay_ms + 5) / 10,
                                 .TransparentColor = NO_TRANSPARENT_COLOR};
     GifByteType ext[4];
@@ -251,8 +253,8 @@ int vw_gif_close(vw_gif *g)
 {
     int err = 0;
     if (EGifCloseFile(g->gif, &err) != GIF_OK) {
-        const int rc = ks_fail(KS_EIO, "cannot write %s: %s%s%s", g->out.path, GifErrorString(err),
-                               g->werr ? ": " : "", g->werr ? strerror(g->werr) : "");
+        const int rc = ks_fail(KS_EIO, "cannot write %s: %s%s%s", g->out.path, GifErrorString(err), g->werr ? ": " : "",
+                               g->werr ? strerror(g->werr) : "");
         ks_out_abort(&g->out);
         release(g);
         return rc;

@@ -26,8 +26,7 @@ void vw_sample_corners(const ks_event *e, int64_t y[2], int64_t x[2])
     x[1] = (e->flags & KS_FLAG_CLAMP_X) ? x[0] : x[0] + 1;
 }
 
-static int item_cmp(const vw_item *a, int64_t index, uint32_t block, uint32_t thread,
-                    uint32_t iter)
+static int item_cmp(const vw_item *a, int64_t index, uint32_t block, uint32_t thread, uint32_t iter)
 {
     if (a->index != index) return a->index < index ? -1 : 1;
     if (a->block != block) return a->block < block ? -1 : 1;
@@ -48,13 +47,10 @@ static uint32_t find_item(const vw_index *idx, const ks_event *e)
     uint32_t lo = 0, hi = idx->nitems;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (item_cmp(&idx->items[mid], e->index, e->block, e->thread, e->iter) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (item_cmp(&idx->items[mid], e->index, e->block, e->thread, e->iter) < 0) lo = mid + 1;
+        else hi = mid;
     }
-    if (lo < idx->nitems && !item_cmp(&idx->items[lo], e->index, e->block, e->thread, e->iter))
-        return lo;
+    if (lo < idx->nitems && !item_cmp(&idx->items[lo], e->index, e->block, e->thread, e->iter)) return lo;
     return VW_NONE;
 }
 
@@ -63,10 +59,8 @@ uint32_t vw_index_find(const vw_index *idx, int64_t index)
     uint32_t lo = 0, hi = idx->nitems;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (idx->items[mid].index < index)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (idx->items[mid].index < index) lo = mid + 1;
+        else hi = mid;
     }
     return lo < idx->nitems && idx->items[lo].index == index ? lo : VW_NONE;
 }
@@ -117,10 +111,7 @@ static void progress_set(vw_progress *p, int permille)
     if (p) p->permille = permille;
 }
 
-static int cancelled(const vw_progress *p)
-{
-    return p && p->cancel;
-}
+static int cancelled(const vw_progress *p) { return p && p->cancel; }
 
 /* Element offset of (plane, y, x) in t, or -1 when outside it. */
 static int64_t element(const ks_tensor *t, int64_t plane, int64_t y, int64_t x)
@@ -142,8 +133,7 @@ static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
         a->writes = calloc((size_t)n, sizeof *a->writes);
         a->visits = calloc((size_t)n, sizeof *a->visits);
         if (!a->reads || !a->weights || !a->writes || !a->visits)
-            return ks_fail(KS_ENOMEM, "out of memory for the aggregates of %s",
-                           idx->tr->tensors[t].name);
+            return ks_fail(KS_ENOMEM, "out of memory for the aggregates of %s", idx->tr->tensors[t].name);
     }
     *out = a;
     return KS_OK;
@@ -286,8 +276,9 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     order_key *keys = NULL;
     uint32_t *count = NULL;
     int rc = KS_OK;
-    if (n >= VW_NONE) return ks_fail(KS_EINVAL, "%llu events; the viewer handles at most %u (record fewer with --filter)",
-                                     (unsigned long long)n, VW_NONE - 1);
+    if (n >= VW_NONE)
+        return ks_fail(KS_EINVAL, "%llu events; the viewer handles at most %u (record fewer with --filter)",
+                       (unsigned long long)n, VW_NONE - 1);
     /* pass 1: one item per work event */
     uint64_t nwork = 0;
     for (uint64_t i = 0; i < n; ++i) nwork += ev[i].kind == KS_EV_WORK;
@@ -343,8 +334,7 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     }
     for (uint64_t i = 0; i < n; ++i)
         if (idx->item_of[i] != VW_NONE) idx->by_item[count[idx->item_of[i]]++] = (uint32_t)i;
-    for (uint32_t it = 0; it < idx->nitems; ++it)
-        idx->items[it].count = count[it] - idx->items[it].first;
+    for (uint32_t it = 0; it < idx->nitems; ++it) idx->items[it].count = count[it] - idx->items[it].first;
     progress_set(progress, 700);
     keys = malloc((idx->nitems ? idx->nitems : 1) * sizeof *keys);
     if (!keys) {

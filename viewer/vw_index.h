@@ -40,7 +40,7 @@ typedef struct vw_item_order {
 } vw_item_order;
 
 typedef struct vw_aggregate {
-    uint32_t *reads;  /* per element of the tensor, NULL when not touched or too big */
+    uint32_t *reads; /* per element of the tensor, NULL when not touched or too big */
     float *weights;
     uint32_t *writes;
     uint32_t *visits; /* region points on the element (rounded to the nearest cell) */
@@ -57,14 +57,14 @@ typedef struct vw_index {
     const ks_trace *tr;
     uint32_t nitems;
     vw_item *items;
-    uint32_t *by_item; /* event ids grouped by item */
-    uint32_t *item_of; /* per event: its item, VW_NONE for an event without a work event */
-    uint64_t orphans;  /* events whose work item is not in the trace */
-    uint64_t outside;  /* reads/writes outside their tensor, samples on a plane it lacks */
+    uint32_t *by_item;                /* event ids grouped by item */
+    uint32_t *item_of;                /* per event: its item, VW_NONE for an event without a work event */
+    uint64_t orphans;                 /* events whose work item is not in the trace */
+    uint64_t outside;                 /* reads/writes outside their tensor, samples on a plane it lacks */
     vw_item_order orders[VW_NORDERS]; /* [VW_ORDER_RECORDED] unused */
     vw_aggregate agg[KS_MAX_TENSORS];
     int margin[KS_MAX_TENSORS]; /* how many cells outside a plane padding reads reach (0..4) */
-    int point_taps; /* some region point has a tap other than 0: points are labelled with it */
+    int point_taps;             /* some region point has a tap other than 0: points are labelled with it */
 } vw_index;
 
 /* Progress of a build in [0, 1000], readable from another thread while it runs. */

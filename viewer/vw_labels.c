@@ -31,11 +31,10 @@ int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, in
     int stuck = 0;
     for (int k = 0; k < n; ++k) {
         vw_label *a = &l[k];
-        const vw_rect near[4] = {
-            {.x = a->ax + gap, .y = a->ay + gap, .w = a->w, .h = a->h},
-            {.x = a->ax + gap, .y = a->ay - gap - a->h, .w = a->w, .h = a->h},
-            {.x = a->ax - gap - a->w, .y = a->ay + gap, .w = a->w, .h = a->h},
-            {.x = a->ax - gap - a->w, .y = a->ay - gap - a->h, .w = a->w, .h = a->h}};
+        const vw_rect near[4] = {{.x = a->ax + gap, .y = a->ay + gap, .w = a->w, .h = a->h},
+                                 {.x = a->ax + gap, .y = a->ay - gap - a->h, .w = a->w, .h = a->h},
+                                 {.x = a->ax - gap - a->w, .y = a->ay + gap, .w = a->w, .h = a->h},
+                                 {.x = a->ax - gap - a->w, .y = a->ay - gap - a->h, .w = a->w, .h = a->h}};
         a->leader = 0;
         a->box = near[0];
         int found = 0;

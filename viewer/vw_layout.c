@@ -11,10 +11,7 @@ static vw_rect rect(int x, int y, int w, int h)
     return r;
 }
 
-int vw_rect_contains(vw_rect r, int x, int y)
-{
-    return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
-}
+int vw_rect_contains(vw_rect r, int x, int y) { return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h; }
 
 int vw_rect_overlap(vw_rect a, vw_rect b)
 {
@@ -29,10 +26,7 @@ static void heat_panel(vw_rect r, int line, vw_rect *map, vw_rect *legend)
     *legend = rect(r.x, r.y + r.h - lh, r.w, lh);
 }
 
-void vw_layout_compute(vw_layout *L, int w, int h, int line)
-{
-    vw_layout_compute_story(L, w, h, line, 0);
-}
+void vw_layout_compute(vw_layout *L, int w, int h, int line) { vw_layout_compute_story(L, w, h, line, 0); }
 
 int vw_text_px(int w, int h)
 {
@@ -58,8 +52,7 @@ int vw_layout_decomp_width(int w, int story)
     return story ? (w - 3 * PAD) * 2 / 3 : (w - 3 * PAD) * 11 / 20;
 }
 
-void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_lines, int title_lines,
-                              int decomp_lines)
+void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_lines, int title_lines, int decomp_lines)
 {
     if (w < VW_MIN_W) w = VW_MIN_W;
     if (h < VW_MIN_H) h = VW_MIN_H;

@@ -21,7 +21,7 @@ typedef struct vw_rect {
 typedef struct vw_layout {
     int w, h, line; /* window size; text line height */
     vw_rect title, input, input_legend, output, output_legend, decomp, grid, timeline, status;
-    vw_rect story; /* a lesson's narration band above the timeline (0 high without one) */
+    vw_rect story;   /* a lesson's narration band above the timeline (0 high without one) */
     int title_lines; /* the title bar's text lines: a title too long for one line wraps */
 } vw_layout;
 
@@ -37,8 +37,7 @@ void vw_layout_compute_story(vw_layout *L, int w, int h, int line, int story_lin
 void vw_layout_compute_full(vw_layout *L, int w, int h, int line, int story_lines, int title_lines);
 /* The same for slides: the decomposition panel as tall as decomp_lines text lines (0:
  * the default), within half the room the narration band leaves. */
-void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_lines, int title_lines,
-                              int decomp_lines);
+void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_lines, int title_lines, int decomp_lines);
 /* The decomposition panel's width in a w wide window, with a narration band (story) or not. */
 int vw_layout_decomp_width(int w, int story);
 

@@ -84,7 +84,8 @@ static int run_into(vw_live *l, vw_live_slot *sl, const ks_run *v, unsigned give
     r->sink = sl->sink;
     if ((rc = ks_run_execute(r))) return rc;
     ks_trace_from_run(l->op, r, &sl->tr);
-    snprintf(sl->tr.path, sizeof sl->tr.path, "live re-run of %.4000s", l->orig_tr->path[0] ? l->orig_tr->path : "the trace");
+    snprintf(sl->tr.path, sizeof sl->tr.path, "live re-run of %.4000s",
+             l->orig_tr->path[0] ? l->orig_tr->path : "the trace");
     if ((rc = vw_index_build(&sl->idx, &sl->tr, NULL))) return rc;
     sl->used = 1;
     return KS_OK;
@@ -365,12 +366,12 @@ void vw_live_lines(const vw_live *l, vw_lines *out, int max_lines)
 {
     out->n = 0;
     if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
-#define ADD(st, ...)                                                                       \
-    do {                                                                                   \
-        if (out->n < max_lines) {                                                          \
-            out->style[out->n] = (st);                                                     \
-            snprintf(out->text[out->n++], VW_LINE_LEN, __VA_ARGS__);                       \
-        }                                                                                  \
+#define ADD(st, ...)                                                 \
+    do {                                                             \
+        if (out->n < max_lines) {                                    \
+            out->style[out->n] = (st);                               \
+            snprintf(out->text[out->n++], VW_LINE_LEN, __VA_ARGS__); \
+        }                                                            \
     } while (0)
     if (!l->op) {
         ADD(VW_STYLE_HEAD, "live parameters (L closes)");
@@ -398,7 +399,4 @@ void vw_live_lines(const vw_live *l, vw_lines *out, int max_lines)
 #undef ADD
 }
 
-vw_rect vw_live_area(const vw_layout *L)
-{
-    return L->grid;
-}
+vw_rect vw_live_area(const vw_layout *L) { return L->grid; }

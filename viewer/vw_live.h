@@ -33,21 +33,21 @@ typedef struct vw_live_slot {
 } vw_live_slot;
 
 typedef struct vw_live {
-    const ks_op *op;           /* the trace's operator; NULL: none this build runs (why[] says) */
-    const ks_trace *orig_tr;   /* the trace the viewer opened, and (once built) its index */
+    const ks_op *op;         /* the trace's operator; NULL: none this build runs (why[] says) */
+    const ks_trace *orig_tr; /* the trace the viewer opened, and (once built) its index */
     const vw_index *orig_idx;
-    const vw_slide *slides;    /* a lesson's slides: off while a re-run shows */
+    const vw_slide *slides; /* a lesson's slides: off while a re-run shows */
     int nslides;
-    ks_run *vals;              /* the parameters shown (values only; heap) */
-    vw_live_slot *slot[2];     /* heap; slot[at] shows, at = -1: the opened trace */
+    ks_run *vals;          /* the parameters shown (values only; heap) */
+    vw_live_slot *slot[2]; /* heap; slot[at] shows, at = -1: the opened trace */
     int at;
     int open, sel;
-    unsigned gen;              /* bumped at every replace: drawing caches rebuild */
-    double last_ms;            /* the last re-run + index, in milliseconds */
-    const char *dir;           /* where T writes (default ".") */
-    char error[256];           /* the last refusal (the old trace stays) */
-    char note[256];            /* inputs that could not be kept, and why */
-    char why[200];             /* no live parameters: why */
+    unsigned gen;    /* bumped at every replace: drawing caches rebuild */
+    double last_ms;  /* the last re-run + index, in milliseconds */
+    const char *dir; /* where T writes (default ".") */
+    char error[256]; /* the last refusal (the old trace stays) */
+    char note[256];  /* inputs that could not be kept, and why */
+    char why[200];   /* no live parameters: why */
 } vw_live;
 
 /* Sets l up for tr (borrowed: it must outlive l). A trace of an operator this build does

@@ -23,8 +23,7 @@ static int add(vw_lookup *lk, uint64_t *cap, uint32_t ev, float w)
     return KS_OK;
 }
 
-int vw_lookup_run(vw_lookup *lk, const ks_trace *tr, int tensor, int64_t plane, int64_t y,
-                  int64_t x, int writes)
+int vw_lookup_run(vw_lookup *lk, const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x, int writes)
 {
     vw_lookup_free(lk);
     lk->tensor = tensor;
@@ -47,8 +46,7 @@ int vw_lookup_run(vw_lookup *lk, const ks_trace *tr, int tensor, int64_t plane, 
             float w = 0;
             int hit = 0;
             for (int c = 0; c < 4; ++c)
-                if ((e->flags & (KS_FLAG_C00 << c)) && ys[c >> 1] == y && xs[c & 1] == x &&
-                    e->u.sample.w[c] != 0) {
+                if ((e->flags & (KS_FLAG_C00 << c)) && ys[c >> 1] == y && xs[c & 1] == x && e->u.sample.w[c] != 0) {
                     w += e->u.sample.w[c]; /* clamped corners can coincide: their weights add */
                     hit = 1;
                 }

@@ -13,11 +13,11 @@ typedef struct vw_hit {
 typedef struct vw_lookup {
     int tensor;
     int64_t plane, y, x;
-    int writes;      /* 1: writes to the element; 0: reads and samples of it */
-    vw_hit *hits;    /* in file order, at most VW_LOOKUP_MAX */
-    uint64_t n;      /* hits kept */
-    uint64_t total;  /* hits found (more than n when capped) */
-    uint64_t at;     /* the hit being shown */
+    int writes;     /* 1: writes to the element; 0: reads and samples of it */
+    vw_hit *hits;   /* in file order, at most VW_LOOKUP_MAX */
+    uint64_t n;     /* hits kept */
+    uint64_t total; /* hits found (more than n when capped) */
+    uint64_t at;    /* the hit being shown */
 } vw_lookup;
 
 #define VW_LOOKUP_MAX 65536
@@ -25,8 +25,7 @@ typedef struct vw_lookup {
 /* Fills lk with the events that read (writes = 0: read events and sample corners with
  * a non-zero weight) or wrote (writes = 1) element (plane, y, x) of tensor `tensor`.
  * Frees what lk held before. Returns KS_OK or KS_ENOMEM. */
-int vw_lookup_run(vw_lookup *lk, const ks_trace *tr, int tensor, int64_t plane, int64_t y,
-                  int64_t x, int writes);
+int vw_lookup_run(vw_lookup *lk, const ks_trace *tr, int tensor, int64_t plane, int64_t y, int64_t x, int writes);
 void vw_lookup_free(vw_lookup *lk);
 
 #endif

@@ -53,10 +53,8 @@ static uint32_t rank_at(const vw_item_order *io, uint32_t n, uint64_t pos)
     uint32_t lo = 0, hi = n;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (io->cum[mid] <= pos)
-            lo = mid;
-        else
-            hi = mid;
+        if (io->cum[mid] <= pos) lo = mid;
+        else hi = mid;
     }
     while (lo + 1 < n && io->cum[lo + 1] <= pos) ++lo;
     return lo;
@@ -132,7 +130,7 @@ uint64_t vw_step(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u, int d
     }
     /* back to the start of this unit's run, then to the start of the previous run */
     uint64_t p = hop ? io->cum[rank_at(io, idx->nitems, pos)] : pos;
-#define BEFORE(q) (hop ? io->cum[rank_at(io, idx->nitems, (q) - 1)] : (q) - 1)
+#define BEFORE(q) (hop ? io->cum[rank_at(io, idx->nitems, (q)-1)] : (q)-1)
     while (p > 0 && unit_key(idx, o, BEFORE(p), u) == k) p = BEFORE(p);
     if (p == 0) return 0;
     uint64_t q = BEFORE(p);
@@ -159,8 +157,8 @@ int vw_jump_thread(const vw_index *idx, vw_order o, int64_t g, uint64_t *pos)
             if (vw_gthread(tr, tr->events[i].block, tr->events[i].thread) == g) best = i;
     }
     if (best == UINT64_MAX)
-        return ks_fail(KS_EINVAL, "thread %lld has no events in this trace (%lld blocks x %d threads)",
-                       (long long)g, (long long)tr->blocks, tr->threads);
+        return ks_fail(KS_EINVAL, "thread %lld has no events in this trace (%lld blocks x %d threads)", (long long)g,
+                       (long long)tr->blocks, tr->threads);
     *pos = best;
     return KS_OK;
 }
@@ -182,7 +180,8 @@ int vw_jump_block(const vw_index *idx, vw_order o, int64_t b, uint64_t *pos)
             if ((int64_t)tr->events[i].block == b) best = i;
     }
     if (best == UINT64_MAX)
-        return ks_fail(KS_EINVAL, "block %lld has no events in this trace (%lld blocks; the filter may have left it out)",
+        return ks_fail(KS_EINVAL,
+                       "block %lld has no events in this trace (%lld blocks; the filter may have left it out)",
                        (long long)b, (long long)tr->blocks);
     *pos = best;
     return KS_OK;

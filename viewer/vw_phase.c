@@ -57,8 +57,7 @@ uint32_t vw_phase_step(const ks_trace *tr, uint32_t ev, int dir)
     return VW_NONE;
 }
 
-void vw_shared_tile(const ks_trace *tr, uint32_t block, int64_t phase, int32_t *last, unsigned char *touched,
-                    int64_t n)
+void vw_shared_tile(const ks_trace *tr, uint32_t block, int64_t phase, int32_t *last, unsigned char *touched, int64_t n)
 {
     for (int64_t k = 0; k < n; ++k) last[k] = -1, touched[k] = 0;
     for (uint64_t i = 0; i < tr->nevents; ++i) {

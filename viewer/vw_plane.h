@@ -23,10 +23,7 @@ static inline vw_plane_dims vw_plane_dims_of(const ks_tensor *t)
 }
 
 /* The value of element (plane, y, x) as a double (f32, i32 or i64 tensors). */
-static inline double vw_tensor_value(const ks_tensor *t, int64_t offset)
-{
-    return ks_tensor_value(t, offset);
-}
+static inline double vw_tensor_value(const ks_tensor *t, int64_t offset) { return ks_tensor_value(t, offset); }
 
 /* An integer tensor's negative element is an empty cell: index maps mark "nothing here"
  * with -1 (no site at this position, no pair, a free hash slot), so the heatmap draws it

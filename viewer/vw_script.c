@@ -60,7 +60,10 @@ static int parse_step(const char *tok, vw_action **out, size_t *n, size_t *cap)
     int shift = !strncmp(tok, "Shift+", 6) && strcmp(tok, "Shift+Tab");
     if (!vw_key_action(shift ? tok + 6 : tok, shift, &a)) return push(out, n, cap, a);
 bad:
-    return ks_fail(KS_EINVAL, "--keys: unknown step '%s' (key names like Right, Space, O, Shift+N; type:TEXT; click:X:Y; wheel:X:Y:+1|-1; wait:N)", tok);
+    return ks_fail(
+        KS_EINVAL,
+        "--keys: unknown step '%s' (key names like Right, Space, O, Shift+N; type:TEXT; click:X:Y; wheel:X:Y:+1|-1; wait:N)",
+        tok);
 }
 
 int vw_script_parse(const char *keys, vw_action **out, size_t *n)

@@ -12,10 +12,7 @@
 
 static const char *mode_names[VW_NMODES] = {"values", "reads", "weights", "writes", "visits", "sectors"};
 
-const char *vw_mode_name(vw_mode m)
-{
-    return m >= 0 && m < VW_NMODES ? mode_names[m] : "?";
-}
+const char *vw_mode_name(vw_mode m) { return m >= 0 && m < VW_NMODES ? mode_names[m] : "?"; }
 
 vw_mode vw_panel_mode(const vw_state *s, int p)
 {
@@ -66,10 +63,7 @@ void vw_state_free(vw_state *s)
 }
 
 /* Orders other than the recorded one need the index. */
-static vw_order effective_order(const vw_state *s)
-{
-    return s->idx ? s->order : VW_ORDER_RECORDED;
-}
+static vw_order effective_order(const vw_state *s) { return s->idx ? s->order : VW_ORDER_RECORDED; }
 
 /* Navigation on a trace with no index yet: an index with only the trace set. */
 static const vw_index *nav_index(const vw_state *s, vw_index *tmp)
@@ -201,10 +195,7 @@ static void show_hit(vw_state *s)
     seek(s, vw_order_pos(idx, effective_order(s), ev));
 }
 
-vw_rect vw_gantt_area(const vw_layout *L)
-{
-    return vw_gantt_plot(L->grid, L->line);
-}
+vw_rect vw_gantt_area(const vw_layout *L) { return vw_gantt_plot(L->grid, L->line); }
 
 /* C: the schedule chart on / off; a trace without a schedule says so. */
 static void toggle_gantt(vw_state *s)
@@ -239,8 +230,8 @@ static void click_gantt(vw_state *s, const vw_layout *L, int x, int y)
     char row[32];
     vw_gantt_row_name(&s->sched, b->row, row, sizeof row);
     snprintf(s->message, sizeof s->message, "block %lld on %s, %.4g .. %.4g %s: its first work item",
-             (long long)b->block, row, (double)(b->start - s->sched.t0) * k,
-             (double)(b->end - s->sched.t0) * k, s->sched.clock == VW_CLOCK_NS ? "us" : "ticks");
+             (long long)b->block, row, (double)(b->start - s->sched.t0) * k, (double)(b->end - s->sched.t0) * k,
+             s->sched.clock == VW_CLOCK_NS ? "us" : "ticks");
 }
 
 static void click(vw_state *s, const vw_layout *L, int x, int y)
@@ -249,18 +240,16 @@ static void click(vw_state *s, const vw_layout *L, int x, int y)
         vw_heatmap m = vw_panel_map(s, L, p);
         int64_t cy, cx;
         int t = s->panel[p].tensor;
-        if (t < 0 || !vw_rect_contains(p ? L->output : L->input, x, y) ||
-            !vw_heatmap_hit(&m, x, y, &cy, &cx))
-            continue;
+        if (t < 0 || !vw_rect_contains(p ? L->output : L->input, x, y) || !vw_heatmap_hit(&m, x, y, &cy, &cx)) continue;
         int writes = s->tr->roles[t] == KS_ROLE_OUTPUT;
         if (vw_lookup_run(&s->look, s->tr, t, s->panel[p].plane, cy, cx, writes)) {
             snprintf(s->message, sizeof s->message, "%s", ks_error_message());
             return;
         }
         snprintf(s->message, sizeof s->message, "%llu %s of %s[plane %lld, %lld, %lld]%s",
-                 (unsigned long long)s->look.total, writes ? "writes" : "reads",
-                 s->tr->tensors[t].name, (long long)s->panel[p].plane, (long long)cy,
-                 (long long)cx, s->look.total ? " (N / Shift+N cycle through them)" : "");
+                 (unsigned long long)s->look.total, writes ? "writes" : "reads", s->tr->tensors[t].name,
+                 (long long)s->panel[p].plane, (long long)cy, (long long)cx,
+                 s->look.total ? " (N / Shift+N cycle through them)" : "");
         int follow = s->follow;
         s->follow = 0; /* keep the clicked plane in view while showing the hit */
         show_hit(s);
@@ -320,10 +309,8 @@ static void prompt_key(vw_state *s, const vw_action *a)
         s->prompt_text[len - 1] = '\0';
     } else if (a->kind == VW_ACT_ENTER) {
         s->prompt = 0;
-        if (vw_goto(s, s->prompt_text))
-            snprintf(s->message, sizeof s->message, "%s", ks_error_message());
-        else
-            snprintf(s->message, sizeof s->message, "went to %s", s->prompt_text);
+        if (vw_goto(s, s->prompt_text)) snprintf(s->message, sizeof s->message, "%s", ks_error_message());
+        else snprintf(s->message, sizeof s->message, "went to %s", s->prompt_text);
     } else if (a->kind == VW_ACT_ESCAPE) {
         s->prompt = 0;
     }
@@ -412,11 +399,13 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_AUTOZOOM:
         s->autozoom = !s->autozoom;
         s->panel[0].zoom = s->panel[1].zoom = 0;
-        snprintf(s->message, sizeof s->message, "auto-zoom %s", s->autozoom ? "on: small cells zoom to the focus" : "off: whole planes");
+        snprintf(s->message, sizeof s->message, "auto-zoom %s",
+                 s->autozoom ? "on: small cells zoom to the focus" : "off: whole planes");
         break;
     case VW_ACT_PICTURE:
         s->picture = !s->picture;
-        snprintf(s->message, sizeof s->message, "pictures %s", s->picture ? "as themselves (grey / RGB)" : "through the colormap");
+        snprintf(s->message, sizeof s->message, "pictures %s",
+                 s->picture ? "as themselves (grey / RGB)" : "through the colormap");
         break;
     default: break;
     }

@@ -13,54 +13,54 @@
 #include "vw_slide.h"
 
 typedef enum vw_mode {
-    VW_MODE_VALUES = 0, /* tensor values */
-    VW_MODE_READS = 1,  /* how many reads (and sample corners) touched each element */
-    VW_MODE_WEIGHTS = 2,/* the sum of the weights each element was read with */
-    VW_MODE_WRITES = 3, /* how many writes each element got (>1: atomic collisions) */
-    VW_MODE_VISITS = 4, /* how many region points lie on each element (sparse: pairs per site) */
-    VW_MODE_SECTORS = 5,/* mean 32-byte sectors per warp request of the requests that touched it */
+    VW_MODE_VALUES = 0,  /* tensor values */
+    VW_MODE_READS = 1,   /* how many reads (and sample corners) touched each element */
+    VW_MODE_WEIGHTS = 2, /* the sum of the weights each element was read with */
+    VW_MODE_WRITES = 3,  /* how many writes each element got (>1: atomic collisions) */
+    VW_MODE_VISITS = 4,  /* how many region points lie on each element (sparse: pairs per site) */
+    VW_MODE_SECTORS = 5, /* mean 32-byte sectors per warp request of the requests that touched it */
     VW_NMODES = 6
 } vw_mode;
 
 typedef enum vw_action_kind {
     VW_ACT_NONE = 0,
-    VW_ACT_STEP,      /* a: +1 / -1, by the current unit */
-    VW_ACT_UNIT,      /* a: vw_unit */
-    VW_ACT_ORDER,     /* cycle the order, keeping the focused event */
-    VW_ACT_PLAY,      /* play / pause */
-    VW_ACT_SPEED,     /* a: +1 faster, -1 slower */
-    VW_ACT_MODE,      /* cycle the aggregate mode */
-    VW_ACT_PLANE,     /* a: panel (0 input, 1 output), b: +1 / -1 */
-    VW_ACT_TENSOR,    /* a: panel, b: +1 / -1 */
-    VW_ACT_FOLLOW,    /* toggle: panels follow the focused event's tensor and plane */
+    VW_ACT_STEP,   /* a: +1 / -1, by the current unit */
+    VW_ACT_UNIT,   /* a: vw_unit */
+    VW_ACT_ORDER,  /* cycle the order, keeping the focused event */
+    VW_ACT_PLAY,   /* play / pause */
+    VW_ACT_SPEED,  /* a: +1 faster, -1 slower */
+    VW_ACT_MODE,   /* cycle the aggregate mode */
+    VW_ACT_PLANE,  /* a: panel (0 input, 1 output), b: +1 / -1 */
+    VW_ACT_TENSOR, /* a: panel, b: +1 / -1 */
+    VW_ACT_FOLLOW, /* toggle: panels follow the focused event's tensor and plane */
     VW_ACT_HOME,
     VW_ACT_END,
-    VW_ACT_LOOKUP,    /* a: +1 / -1, cycle through the lookup's hits */
-    VW_ACT_SHOT,      /* save a screenshot (the app does it) */
+    VW_ACT_LOOKUP, /* a: +1 / -1, cycle through the lookup's hits */
+    VW_ACT_SHOT,   /* save a screenshot (the app does it) */
     VW_ACT_QUIT,
     VW_ACT_HELP,
-    VW_ACT_PROMPT,    /* open the "go to" prompt */
-    VW_ACT_TEXT,      /* a: a character typed into the prompt */
+    VW_ACT_PROMPT, /* open the "go to" prompt */
+    VW_ACT_TEXT,   /* a: a character typed into the prompt */
     VW_ACT_ENTER,
     VW_ACT_BACKSPACE,
     VW_ACT_ESCAPE,
-    VW_ACT_CLICK,     /* a, b: window coordinates */
-    VW_ACT_HOVER,     /* a, b */
-    VW_ACT_SEEK,      /* a: position in the order */
-    VW_ACT_SLIDE,     /* a: +1 next slide, -1 back */
-    VW_ACT_REVEAL,    /* show / hide the slide's answer */
-    VW_ACT_BARS,      /* one-row planes (1-D tensors) as bars over their cells, or not */
-    VW_ACT_STRIP,     /* the warp strip (the focused request's lanes and sectors) on / off */
-    VW_ACT_GANTT,     /* the schedule chart in place of the grid, or back (traces with a schedule) */
-    VW_ACT_LIVE,      /* live parameters (vw_live.h): a vw_live_cmd, b its direction */
-    VW_ACT_SHARED,    /* the shared-tile panel on / off (vw_draw_shared.c) */
-    VW_ACT_PHASE,     /* a: +1 / -1, the focus to the next / previous barrier phase of its block */
-    VW_ACT_ZOOM,      /* a: +1 in / -1 out; b, c: at window point (b, c), or -1: both panels' middles */
-    VW_ACT_PAN,       /* a, b: move; c: the panel (-1 both); quarters (keys) when `c` < 2, else
+    VW_ACT_CLICK,      /* a, b: window coordinates */
+    VW_ACT_HOVER,      /* a, b */
+    VW_ACT_SEEK,       /* a: position in the order */
+    VW_ACT_SLIDE,      /* a: +1 next slide, -1 back */
+    VW_ACT_REVEAL,     /* show / hide the slide's answer */
+    VW_ACT_BARS,       /* one-row planes (1-D tensors) as bars over their cells, or not */
+    VW_ACT_STRIP,      /* the warp strip (the focused request's lanes and sectors) on / off */
+    VW_ACT_GANTT,      /* the schedule chart in place of the grid, or back (traces with a schedule) */
+    VW_ACT_LIVE,       /* live parameters (vw_live.h): a vw_live_cmd, b its direction */
+    VW_ACT_SHARED,     /* the shared-tile panel on / off (vw_draw_shared.c) */
+    VW_ACT_PHASE,      /* a: +1 / -1, the focus to the next / previous barrier phase of its block */
+    VW_ACT_ZOOM,       /* a: +1 in / -1 out; b, c: at window point (b, c), or -1: both panels' middles */
+    VW_ACT_PAN,        /* a, b: move; c: the panel (-1 both); quarters (keys) when `c` < 2, else
                          pixels the content follows (a drag; panel c - 2) */
-    VW_ACT_VIEW_RESET,/* both panels back to automatic: the whole plane, or the focus */
-    VW_ACT_AUTOZOOM,  /* automatic views zoom to the focused item's accesses, or show the plane */
-    VW_ACT_PICTURE    /* pictures (1 or 3 channel inputs in [0, 1]) as grey / RGB, or colormapped */
+    VW_ACT_VIEW_RESET, /* both panels back to automatic: the whole plane, or the focus */
+    VW_ACT_AUTOZOOM,   /* automatic views zoom to the focused item's accesses, or show the plane */
+    VW_ACT_PICTURE     /* pictures (1 or 3 channel inputs in [0, 1]) as grey / RGB, or colormapped */
 } vw_action_kind;
 
 typedef struct vw_action {
@@ -73,7 +73,7 @@ typedef struct vw_action {
 #define VW_BARS_MAX 4096
 
 typedef struct vw_panel {
-    int tensor;    /* -1: none */
+    int tensor; /* -1: none */
     int64_t plane;
     /* the user's view (vw_view.c): zoom > 0 magnifies the whole-plane view that many
      * times around plane point (cy, cx); 0: automatic (the plane, or the focus) */
@@ -93,12 +93,12 @@ typedef struct vw_state {
     vw_mode mode;
     vw_panel panel[2]; /* 0: input side, 1: output side */
     int follow;
-    int bars; /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
-    int strip; /* the warp strip under the decomposition panel (default off; W) */
-    int gantt; /* the schedule chart replaces the grid panel (default off; C) */
-    int shared; /* the shared-tile panel (default on in a trace with shared memory; U) */
-    int autozoom; /* small cells zoom to the focused item's accesses (default on; V) */
-    int picture;  /* picture tensors drawn as themselves, grey or RGB (default on; I) */
+    int bars;       /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
+    int strip;      /* the warp strip under the decomposition panel (default off; W) */
+    int gantt;      /* the schedule chart replaces the grid panel (default off; C) */
+    int shared;     /* the shared-tile panel (default on in a trace with shared memory; U) */
+    int autozoom;   /* small cells zoom to the focused item's accesses (default on; V) */
+    int picture;    /* picture tensors drawn as themselves, grey or RGB (default on; I) */
     vw_gantt sched; /* the chart's rows and bars, built at the first C */
     vw_lookup look;
     int help, quit, want_shot;
@@ -115,7 +115,7 @@ typedef struct vw_state {
      * its own shows these (vw_story_show switches s->tr and s->idx per slide) */
     const ks_trace *story_tr;
     const vw_index *story_idx;
-    const char *title; /* replaces the trace's title line when set */
+    const char *title;    /* replaces the trace's title line when set */
     struct vw_live *live; /* live parameters (vw_live.h), NULL: none */
 } vw_state;
 

@@ -91,8 +91,7 @@ void vw_story_show(vw_state *s, int k)
             }
     }
     if (sl->look_tensor >= 0) {
-        vw_lookup_run(&s->look, s->tr, sl->look_tensor, sl->look_plane, sl->look_y, sl->look_x,
-                      sl->look_writes);
+        vw_lookup_run(&s->look, s->tr, sl->look_tensor, sl->look_plane, sl->look_y, sl->look_x, sl->look_writes);
         for (int p = 0; p < 2; ++p)
             if (s->panel[p].tensor == sl->look_tensor) s->panel[p].plane = sl->look_plane;
     } else {

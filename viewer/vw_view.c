@@ -9,9 +9,9 @@
 #include "vw_plane.h"
 #include "vw_state.h"
 
-#define AUTO_CELL 7   /* whole-plane cells smaller than this (pixels) zoom to the focus */
-#define MIN_WINDOW 8  /* an auto-zoomed window is at least this many cells a side */
-#define MIN_SHORT 16  /* a very wide plane shows at least this many columns (a tall one rows) */
+#define AUTO_CELL 7  /* whole-plane cells smaller than this (pixels) zoom to the focus */
+#define MIN_WINDOW 8 /* an auto-zoomed window is at least this many cells a side */
+#define MIN_SHORT 16 /* a very wide plane shows at least this many columns (a tall one rows) */
 #define ZOOM_STEP 1.25
 #define ZOOM_MAX 4096.0
 

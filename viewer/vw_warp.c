@@ -116,8 +116,7 @@ double vw_warp_axis(const vw_warp *w, uint64_t b, double width)
 
 uint32_t vw_warp_color(uint32_t k)
 {
-    static const uint32_t pal[8] = {0xE6194B, 0x3CB44B, 0xFFE119, 0x4363D8,
-                                    0xF58231, 0xB45AE6, 0xF032E6, 0xBCF60C};
+    static const uint32_t pal[8] = {0xE6194B, 0x3CB44B, 0xFFE119, 0x4363D8, 0xF58231, 0xB45AE6, 0xF032E6, 0xBCF60C};
     return pal[k % 8];
 }
 

@@ -19,8 +19,8 @@
 #define VW_WARP_MAX 256 /* accesses kept (a request of single accesses has at most 32) */
 
 typedef struct vw_warp {
-    int ok;         /* the event touches memory (not padding, work or region) */
-    uint32_t event; /* the event it was built for */
+    int ok;                         /* the event touches memory (not padding, work or region) */
+    uint32_t event;                 /* the event it was built for */
     int site, sample, corner, elem; /* elem: bytes per element */
     ks_mem_request req;             /* lanes (accesses), sectors, ideal, and the key */
     int nacc;                       /* accesses kept, in lane order: min(req.lanes, VW_WARP_MAX) */

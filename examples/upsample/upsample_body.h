@@ -33,8 +33,8 @@ KS_FN int64_t upsample_source(int64_t o, int64_t in, int64_t out, int align, int
     int64_t num, den;
     if (align) { /* sy = o * (in - 1) / (out - 1) */
         num = o * (in - 1);
-        den = out > 1 ? out - 1 + bug : 1; /* the bug: out instead of out - 1 */
-    } else { /* sy = ((2o + 1) in - out) / (2 out), at least 0 */
+        den = out > 1 ? out - 1 + bug : 1;        /* the bug: out instead of out - 1 */
+    } else {                                      /* sy = ((2o + 1) in - out) / (2 out), at least 0 */
         num = (2 * o + 1) * in - (bug ? 0 : out); /* the bug: the half-pixel shift forgotten */
         den = 2 * out;
         if (num < 0) num = 0;
@@ -66,8 +66,8 @@ KS_FN void KS_VARIANT(upsample_body)(ks_thread *t, const upsample_args *a)
         /* fmaf: the same rounding on the GPU (nvcc would fuse a*b+c) and the simulator */
         const float v = fmaf(w11, im[y1 * a->w + x1],
                              fmaf(w10, im[y1 * a->w + x0], fmaf(w01, im[y0 * a->w + x1], w00 * im[y0 * a->w + x0])));
-        KS_PROBE(ks_probe_sample(t, UP_SITE_SAMPLE, UP_T_INPUT, 0, p, (float)y0 + ly, (float)x0 + lx, w00, w01, w10, w11,
-                                 v,
+        KS_PROBE(ks_probe_sample(t, UP_SITE_SAMPLE, UP_T_INPUT, 0, p, (float)y0 + ly, (float)x0 + lx, w00, w01, w10,
+                                 w11, v,
                                  KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11 |
                                      (y1 == y0 ? KS_FLAG_CLAMP_Y : 0) | (x1 == x0 ? KS_FLAG_CLAMP_X : 0)));
         a->output[index] = v;

@@ -26,12 +26,12 @@ extern "C" {
 #endif
 
 typedef struct ks_conv2d_params {
-    ks_im2col_params im; /* the image and the window: N, C, H, W, kernel, padding, ... */
+    ks_im2col_params im;  /* the image and the window: N, C, H, W, kernel, padding, ... */
     int64_t out_channels; /* O */
 } ks_conv2d_params;
 
 typedef struct ks_conv2d_geom {
-    ks_im2col_geom im; /* Ho, Wo, K (= rows), columns size */
+    ks_im2col_geom im;    /* Ho, Wo, K (= rows), columns size */
     int64_t output_numel; /* N*O*Ho*Wo: GEMM work items */
     int64_t weight_numel; /* O*K */
 } ks_conv2d_geom;
@@ -49,17 +49,15 @@ int ks_conv2d_geometry(const ks_conv2d_params *p, ks_conv2d_geom *g);
 
 /* The GEMM step: output = weight x columns. Host pointers (sim) or device pointers
  * (cuda, `stream` a cudaStream_t or NULL). `sink` / `dev_sink` NULL: plain variant. */
-int ks_conv_gemm_sim(const ks_conv2d_params *p, const float *weight, const float *columns,
-                     float *output, const ks_launch *launch, ks_sink *sink);
-int ks_conv_gemm_cuda(const ks_conv2d_params *p, const float *weight, const float *columns,
-                      float *output, const ks_launch *launch, const ks_sink *dev_sink,
-                      void *stream);
+int ks_conv_gemm_sim(const ks_conv2d_params *p, const float *weight, const float *columns, float *output,
+                     const ks_launch *launch, ks_sink *sink);
+int ks_conv_gemm_cuda(const ks_conv2d_params *p, const float *weight, const float *columns, float *output,
+                      const ks_launch *launch, const ks_sink *dev_sink, void *stream);
 
 /* Independent reference: the direct convolution from its definition, in double, with
  * no columns matrix: out[n,o,y,x] = sum_{c,i,j} w[o,c,i,j] * in[n,c,y*sh-ph+i*dh,x*sw-pw+j*dw]
  * (0 outside the image). */
-void ks_conv2d_ref(const ks_conv2d_params *p, const float *input, const float *weight,
-                   double *output);
+void ks_conv2d_ref(const ks_conv2d_params *p, const float *input, const float *weight, double *output);
 
 
 #ifdef __cplusplus
@@ -69,16 +67,16 @@ void ks_conv2d_ref(const ks_conv2d_params *p, const float *input, const float *w
 typedef struct ks_conv_gemm_args {
     int64_t batch, out_channels, rows, height_col, width_col; /* N, O, K, Ho, Wo */
     int64_t channels, kernel_h, kernel_w;                     /* to name weight elements */
-    const float *weight;  /* [O, K] */
-    const float *columns; /* [N, K, Ho*Wo] */
-    float *output;        /* [N, O, Ho, Wo] */
+    const float *weight;                                      /* [O, K] */
+    const float *columns;                                     /* [N, K, Ho*Wo] */
+    float *output;                                            /* [N, O, Ho, Wo] */
 } ks_conv_gemm_args;
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-int ks_conv_gemm_args_make(const ks_conv2d_params *p, const float *weight, const float *columns,
-                           float *output, ks_conv_gemm_args *a, ks_conv2d_geom *g);
+int ks_conv_gemm_args_make(const ks_conv2d_params *p, const float *weight, const float *columns, float *output,
+                           ks_conv_gemm_args *a, ks_conv2d_geom *g);
 /* The trace schema of the GEMM kernel (4 sites). */
 int ks_conv_gemm_sites(const ks_conv_gemm_args *a, ks_site *sites);
 #ifdef __cplusplus
@@ -103,8 +101,7 @@ KS_FN void KS_VARIANT(ks_conv_gemm_body)(ks_thread *t, const ks_conv_gemm_args *
         const KS_IDX p = index % P; /* h_out * Wo + w_out: the column of the columns matrix */
         const KS_IDX o = (index / P) % O;
         const KS_IDX n = index / (P * O);
-        KS_PROBE(ks_probe_work(t, KS_CONV_SITE_WORK, index, iter, n, o, p / Wo, p % Wo, 0, 0,
-                               0, 0));
+        KS_PROBE(ks_probe_work(t, KS_CONV_SITE_WORK, index, iter, n, o, p / Wo, p % Wo, 0, 0, 0, 0));
         const float *w = a->weight + o * K;
         const float *col = a->columns + n * K * P + p;
         float acc = 0.0f;
@@ -113,14 +110,13 @@ KS_FN void KS_VARIANT(ks_conv_gemm_body)(ks_thread *t, const ks_conv_gemm_args *
             acc = fmaf(wv, cv, acc); /* one rounding, the same on the GPU and the CPU */
             /* weight[o, c, i, j]: plane o*C + c, row i, column j */
             KS_PROBE(ks_probe_read(t, KS_CONV_SITE_READ_W, KS_CONV_T_WEIGHT, (int)k, o * K + k,
-                                   o * (KS_IDX)a->channels + k / taps,
-                                   (k % taps) / (KS_IDX)a->kernel_w, k % (KS_IDX)a->kernel_w, wv));
-            KS_PROBE(ks_probe_read(t, KS_CONV_SITE_READ_COL, KS_CONV_T_COLUMNS, (int)k,
-                                   (n * K + k) * P + p, n, k, p, cv));
+                                   o * (KS_IDX)a->channels + k / taps, (k % taps) / (KS_IDX)a->kernel_w,
+                                   k % (KS_IDX)a->kernel_w, wv));
+            KS_PROBE(
+                ks_probe_read(t, KS_CONV_SITE_READ_COL, KS_CONV_T_COLUMNS, (int)k, (n * K + k) * P + p, n, k, p, cv));
         }
         a->output[index] = acc;
-        KS_PROBE(ks_probe_write(t, KS_CONV_SITE_WRITE, KS_CONV_T_OUTPUT, 0, index, n * O + o,
-                                p / Wo, p % Wo, acc, 0));
+        KS_PROBE(ks_probe_write(t, KS_CONV_SITE_WRITE, KS_CONV_T_OUTPUT, 0, index, n * O + o, p / Wo, p % Wo, acc, 0));
     }
 }
 KS_KERNEL(ks_conv_gemm, ks_conv_gemm_args)

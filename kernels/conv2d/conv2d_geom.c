@@ -17,17 +17,15 @@ int ks_conv2d_geometry(const ks_conv2d_params *p, ks_conv2d_geom *g)
     const int64_t O = p->out_channels;
     /* every factor is < 2^31 and P, K already fit 2^31: check the products in steps */
     if (O > lim / g->im.rows || O * g->im.rows > lim)
-        return ks_fail(KS_EINVAL, "weight O*C*kh*kw = %lld*%lld passes 2^31", (long long)O,
-                       (long long)g->im.rows);
+        return ks_fail(KS_EINVAL, "weight O*C*kh*kw = %lld*%lld passes 2^31", (long long)O, (long long)g->im.rows);
     g->weight_numel = O * g->im.rows;
-    if (O * P / O != P || O * P > numel_max / p->im.batch)
-        return ks_fail(KS_EINVAL, "output N*O*Ho*Wo is too large");
+    if (O * P / O != P || O * P > numel_max / p->im.batch) return ks_fail(KS_EINVAL, "output N*O*Ho*Wo is too large");
     g->output_numel = p->im.batch * O * P;
     return KS_OK;
 }
 
-int ks_conv_gemm_args_make(const ks_conv2d_params *p, const float *weight, const float *columns,
-                           float *output, ks_conv_gemm_args *a, ks_conv2d_geom *g)
+int ks_conv_gemm_args_make(const ks_conv2d_params *p, const float *weight, const float *columns, float *output,
+                           ks_conv_gemm_args *a, ks_conv2d_geom *g)
 {
     int rc = ks_conv2d_geometry(p, g);
     if (rc) return rc;

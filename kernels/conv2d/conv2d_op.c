@@ -13,8 +13,9 @@ enum { K_IM2COL, K_GEMM }; /* kernel rows */
 static const ks_kernel kernels[] = {
     [K_IM2COL] = KS_KERNEL_ROW(ks_im2col, "im2col", .threads = KS_IM2COL_THREADS, .block_cap = KS_IM2COL_BLOCK_CAP,
                                .help = "the im2col kernel: input into the columns matrix"),
-    [K_GEMM] = KS_KERNEL_ROW(ks_conv_gemm, "gemm", .threads = KS_CONV_GEMM_THREADS, .block_cap = KS_CONV_GEMM_BLOCK_CAP,
-                             .help = "one output element (n, o, h_out, w_out) per item: a row of weight times a column"),
+    [K_GEMM] = KS_KERNEL_ROW(
+        ks_conv_gemm, "gemm", .threads = KS_CONV_GEMM_THREADS, .block_cap = KS_CONV_GEMM_BLOCK_CAP,
+        .help = "one output element (n, o, h_out, w_out) per item: a row of weight times a column"),
 };
 
 static void gemm_sizes(ks_exec *x, const ks_conv_gemm_args *a)
@@ -59,8 +60,8 @@ static const ks_param_spec params[P_COUNT] = {
     [P_BATCH] = KS_ROW_BATCH("N", 1, "input"),
     [P_CHANNELS] = KS_ROW_CHANNELS(2, "input"),
     [P_HW] = KS_ROW_INPUT_SIZE(5, 5),
-    [P_OUT] = {.name = "out-channels", .axes = 1, .def = {2, 2}, .min = 1,
-               .help = "O, the filters (an --in weight sets it)"},
+    [P_OUT] =
+        {.name = "out-channels", .axes = 1, .def = {2, 2}, .min = 1, .help = "O, the filters (an --in weight sets it)"},
 };
 
 static const ks_tensor_spec tensors[] = {
@@ -89,12 +90,18 @@ static int prepare(ks_run *r)
         (rc = ks_run_take(r, KS_CONV_T_WEIGHT, 4, w_dims, KS_COUNT(w_dims))))
         return rc;
     *p = (ks_conv2d_params){
-        .im = {.batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0],
-               .height = r->value[P_HW][0], .width = r->value[P_HW][1],
-               .kernel_h = r->value[P_KERNEL][0], .kernel_w = r->value[P_KERNEL][1],
-               .pad_h = r->value[P_PADDING][0], .pad_w = r->value[P_PADDING][1],
-               .stride_h = r->value[P_STRIDE][0], .stride_w = r->value[P_STRIDE][1],
-               .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1]},
+        .im = {.batch = r->value[P_BATCH][0],
+               .channels = r->value[P_CHANNELS][0],
+               .height = r->value[P_HW][0],
+               .width = r->value[P_HW][1],
+               .kernel_h = r->value[P_KERNEL][0],
+               .kernel_w = r->value[P_KERNEL][1],
+               .pad_h = r->value[P_PADDING][0],
+               .pad_w = r->value[P_PADDING][1],
+               .stride_h = r->value[P_STRIDE][0],
+               .stride_w = r->value[P_STRIDE][1],
+               .dilation_h = r->value[P_DILATION][0],
+               .dilation_w = r->value[P_DILATION][1]},
         .out_channels = r->value[P_OUT][0],
     };
     /* validated here, once: both kernels' arguments come from this geometry */
@@ -127,7 +134,8 @@ static int run(ks_exec *x, const ks_run *r, void *const *ptr)
     im.src = ptr[KS_CONV_T_INPUT], im.dst = ptr[KS_CONV_T_COLUMNS];
     gemm.weight = ptr[KS_CONV_T_WEIGHT], gemm.columns = ptr[KS_CONV_T_COLUMNS], gemm.output = ptr[KS_CONV_T_OUTPUT];
     int rc = ks_exec_kernel(x, K_IM2COL, &im, im.batch * im.channels * im.height_col * im.width_col);
-    return rc ? rc : ks_exec_kernel(x, K_GEMM, &gemm, gemm.batch * gemm.out_channels * gemm.height_col * gemm.width_col);
+    return rc ? rc
+              : ks_exec_kernel(x, K_GEMM, &gemm, gemm.batch * gemm.out_channels * gemm.height_col * gemm.width_col);
 }
 
 const ks_op ks_op_conv2d = {

@@ -2,8 +2,7 @@
  * code with im2col or the GEMM body: it walks output positions and kernel taps. */
 #include "conv2d_body.h"
 
-void ks_conv2d_ref(const ks_conv2d_params *p, const float *input, const float *weight,
-                   double *output)
+void ks_conv2d_ref(const ks_conv2d_params *p, const float *input, const float *weight, double *output)
 {
     const ks_im2col_params *q = &p->im;
     const int64_t H = q->height, W = q->width, C = q->channels;

@@ -56,10 +56,7 @@ extern "C" int ks_cuda_memset(void *dst, int byte, size_t bytes)
     return ks_cuda_ok(cudaMemset(dst, byte, bytes), "cudaMemset");
 }
 
-extern "C" int ks_cuda_sync(void)
-{
-    return ks_cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-}
+extern "C" int ks_cuda_sync(void) { return ks_cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
 extern "C" int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)
 {
@@ -150,7 +147,8 @@ extern "C" int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, co
                                     int64_t ldb, float *const *C, int64_t ldc)
 {
     if (groups <= 0) return KS_OK;
-    if (lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
+    if (lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
+        return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
     int rc = blas_ready(stream, KS_MATH_FP32);
     if (rc) return rc;
     /* host arrays per group (column-major: C^T = op(B)^T op(A)^T), device pointer arrays */
@@ -178,21 +176,23 @@ extern "C" int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, co
         if (!rc) group_cap = g * 3;
     }
     dev = group_ptrs;
-    if (!rc) rc = ks_cuda_ok(cudaMemcpyAsync(dev, host, g * 3 * sizeof *dev, cudaMemcpyHostToDevice, (cudaStream_t)stream),
-                             "cudaMemcpyAsync");
+    if (!rc)
+        rc = ks_cuda_ok(cudaMemcpyAsync(dev, host, g * 3 * sizeof *dev, cudaMemcpyHostToDevice, (cudaStream_t)stream),
+                        "cudaMemcpyAsync");
     if (!rc) {
         cublasStatus_t st = cublasSgemmGroupedBatched(
             blas, opa, opa + g, dims, dims + g, dims + 2 * g, scal, (const float *const *)dev, dims + 3 * g,
-            (const float *const *)(dev + g), dims + 4 * g, scal + g, (float *const *)(dev + 2 * g), dims + 5 * g, groups,
-            dims + 6 * g);
-        if (st != CUBLAS_STATUS_SUCCESS) rc = ks_fail(KS_ECUDA, "cublasSgemmGroupedBatched failed (status %d)", (int)st);
+            (const float *const *)(dev + g), dims + 4 * g, scal + g, (float *const *)(dev + 2 * g), dims + 5 * g,
+            groups, dims + 6 * g);
+        if (st != CUBLAS_STATUS_SUCCESS)
+            rc = ks_fail(KS_ECUDA, "cublasSgemmGroupedBatched failed (status %d)", (int)st);
     }
     free(opa), free(dims), free(scal), free(host);
     return rc;
 }
 
-extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                             int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                             const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     const float one = 1.0f;
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
@@ -200,15 +200,15 @@ extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N,
     int rc = blas_ready(stream, KS_MATH_FP32);
     if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
-    cublasStatus_t st = cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M, (int)K, &one,
-                     B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
+    cublasStatus_t st = cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N,
+                                    (int)M, (int)K, &one, B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemm failed (status %d)", (int)st);
     return KS_OK;
 }
 
 extern "C" int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int64_t M, int64_t N, int64_t K,
-                                     const float *A, int64_t lda, int64_t sa, const float *B, int64_t ldb,
-                                     int64_t sb, float beta, float *C, int64_t ldc, int64_t sc, int64_t batch)
+                                     const float *A, int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb,
+                                     float beta, float *C, int64_t ldc, int64_t sc, int64_t batch)
 {
     const float one = 1.0f;
     if (math != KS_MATH_FP32 && math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "unknown GEMM math %d", math);
@@ -220,8 +220,8 @@ extern "C" int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int
     if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
     cublasStatus_t st = cublasSgemmStridedBatched(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                                  (int)N, (int)M, (int)K, &one, B, (int)ldb, sb, A, (int)lda, sa,
-                                                  &beta, C, (int)ldc, sc, (int)batch);
+                                                  (int)N, (int)M, (int)K, &one, B, (int)ldb, sb, A, (int)lda, sa, &beta,
+                                                  C, (int)ldc, sc, (int)batch);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemmStridedBatched failed (status %d)", (int)st);
     return KS_OK;
 }

@@ -66,33 +66,33 @@ __device__ static inline void ks_schedule_block(const ks_sink *sink, unsigned lo
  * trace), so probe calls (ks_probe_work first, then reads and writes) can be dropped into
  * it:  KS_THREAD_FROM_BUILTINS(t, sink); ks_probe_work(&t, 0, i, 0, y, x, 0, 0, 0, 0, 0, 0); */
 #define KS_THREAD_FROM_BUILTINS(name, sink) \
-    ks_thread name;                        \
+    ks_thread name;                         \
     ks_thread_from_builtins(&name, (sink))
 
 /* The three __global__ wrappers of a body compiled by ks_variants.h: name_k_plain32,
  * name_k_plain (args by value) and name_k_traced (args and the device sink by value).
  * KS_CUDA_WRAPPERS_ATTR adds `attr` to each, e.g. __launch_bounds__(1024) for a body whose
  * block size is fixed by its shared tiles (the traced variant must fit 1024 threads too). */
-#define KS_CUDA_WRAPPERS_ATTR(name, args_t, attr)                                                 \
-    __global__ void attr name##_k_plain32(args_t a)                                               \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain32(&t, &a);                                                              \
-    }                                                                                             \
-    __global__ void attr name##_k_plain(args_t a)                                                 \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_plain(&t, &a);                                                                \
-    }                                                                                             \
-    __global__ void attr name##_k_traced(args_t a, ks_sink sink)                                  \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, &sink);                                                       \
-        const unsigned long long start = ks_globaltimer();                                        \
-        name##_body_traced(&t, &a);                                                               \
-        if (sink.schedule) ks_schedule_block(&sink, start);                                       \
+#define KS_CUDA_WRAPPERS_ATTR(name, args_t, attr)                \
+    __global__ void attr name##_k_plain32(args_t a)              \
+    {                                                            \
+        ks_thread t;                                             \
+        ks_thread_from_builtins(&t, NULL);                       \
+        name##_body_plain32(&t, &a);                             \
+    }                                                            \
+    __global__ void attr name##_k_plain(args_t a)                \
+    {                                                            \
+        ks_thread t;                                             \
+        ks_thread_from_builtins(&t, NULL);                       \
+        name##_body_plain(&t, &a);                               \
+    }                                                            \
+    __global__ void attr name##_k_traced(args_t a, ks_sink sink) \
+    {                                                            \
+        ks_thread t;                                             \
+        ks_thread_from_builtins(&t, &sink);                      \
+        const unsigned long long start = ks_globaltimer();       \
+        name##_body_traced(&t, &a);                              \
+        if (sink.schedule) ks_schedule_block(&sink, start);      \
     }
 #define KS_CUDA_WRAPPERS(name, args_t) KS_CUDA_WRAPPERS_ATTR(name, args_t, )
 
@@ -105,10 +105,7 @@ static inline int ks_cuda_ok(cudaError_t e, const char *what)
 
 /* After a <<<>>> launch: a bad configuration is reported here; errors raised while the
  * kernel runs surface at the next synchronizing call, which the caller checks. */
-static inline int ks_cuda_check_launch(const char *kernel)
-{
-    return ks_cuda_ok(cudaGetLastError(), kernel);
-}
+static inline int ks_cuda_check_launch(const char *kernel) { return ks_cuda_ok(cudaGetLastError(), kernel); }
 
 
 /* The wrappers of one variant of a body: a plain kernel (args by value), and a traced one
@@ -118,26 +115,26 @@ static inline int ks_cuda_check_launch(const char *kernel)
  * nothing, and its dropped items run the plain code anyway (only for bodies whose plain
  * and traced variants walk the same items). PA / TA: attributes such as
  * __launch_bounds__(1024) or __maxnreg__(40). */
-#define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA)                                                  \
-    __global__ void PA name##_k_##v(args_t a)                                                     \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        ks_thread_from_builtins(&t, NULL);                                                        \
-        name##_body_##v(&t, &a);                                                                  \
+#define KS_CUDA_PLAIN_KERNEL(name, v, args_t, PA) \
+    __global__ void PA name##_k_##v(args_t a)     \
+    {                                             \
+        ks_thread t;                              \
+        ks_thread_from_builtins(&t, NULL);        \
+        name##_body_##v(&t, &a);                  \
     }
-#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA, skip)                                       \
-    __global__ void TA name##_k_##v(args_t a, ks_sink sink)                                       \
-    {                                                                                             \
-        ks_thread t;                                                                              \
-        const unsigned long long start = ks_globaltimer();                                        \
-        if ((skip) && ks_filter_drops_block(&sink.filter, blockIdx.x)) {                          \
-            ks_thread_from_builtins(&t, NULL);                                                    \
-            name##_body_##pv(&t, &a);                                                             \
-        } else {                                                                                  \
-            ks_thread_from_builtins(&t, &sink);                                                   \
-            name##_body_##v(&t, &a);                                                              \
-        }                                                                                         \
-        if (sink.schedule) ks_schedule_block(&sink, start);                                       \
+#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA, skip)             \
+    __global__ void TA name##_k_##v(args_t a, ks_sink sink)              \
+    {                                                                    \
+        ks_thread t;                                                     \
+        const unsigned long long start = ks_globaltimer();               \
+        if ((skip) && ks_filter_drops_block(&sink.filter, blockIdx.x)) { \
+            ks_thread_from_builtins(&t, NULL);                           \
+            name##_body_##pv(&t, &a);                                    \
+        } else {                                                         \
+            ks_thread_from_builtins(&t, &sink);                          \
+            name##_body_##v(&t, &a);                                     \
+        }                                                                \
+        if (sink.schedule) ks_schedule_block(&sink, start);              \
     }
 
 /* The launch of every kernel row (ks_kernel.h, KS_KERNEL in ks_variants.h): the variant

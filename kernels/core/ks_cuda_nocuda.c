@@ -5,20 +5,57 @@
 #define NO_CUDA ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)")
 
 int ks_cuda_device_count(void) { return 0; }
-int ks_cuda_device_name(char *buf, size_t n) { (void)buf, (void)n; return NO_CUDA; }
-int ks_cuda_malloc(void **p, size_t bytes) { *p = 0; (void)bytes; return NO_CUDA; }
+int ks_cuda_device_name(char *buf, size_t n)
+{
+    (void)buf, (void)n;
+    return NO_CUDA;
+}
+int ks_cuda_malloc(void **p, size_t bytes)
+{
+    *p = 0;
+    (void)bytes;
+    return NO_CUDA;
+}
 void ks_cuda_free(void *p) { (void)p; }
-int ks_cuda_upload(void *d, const void *s, size_t b) { (void)d, (void)s, (void)b; return NO_CUDA; }
-int ks_cuda_download(void *d, const void *s, size_t b) { (void)d, (void)s, (void)b; return NO_CUDA; }
-int ks_cuda_memset(void *d, int v, size_t b) { (void)d, (void)v, (void)b; return NO_CUDA; }
+int ks_cuda_upload(void *d, const void *s, size_t b)
+{
+    (void)d, (void)s, (void)b;
+    return NO_CUDA;
+}
+int ks_cuda_download(void *d, const void *s, size_t b)
+{
+    (void)d, (void)s, (void)b;
+    return NO_CUDA;
+}
+int ks_cuda_memset(void *d, int v, size_t b)
+{
+    (void)d, (void)v, (void)b;
+    return NO_CUDA;
+}
 int ks_cuda_sync(void) { return NO_CUDA; }
-int ks_cuda_sink_create(ks_sink *o, unsigned long long c, ks_filter f) { (void)o, (void)c, (void)f; return NO_CUDA; }
-int ks_cuda_sink_reset(ks_sink *d) { (void)d; return NO_CUDA; }
-int ks_cuda_sink_claimed(const ks_sink *d, unsigned long long *c) { (void)d, (void)c; return NO_CUDA; }
-int ks_cuda_sink_download(const ks_sink *d, ks_sink *h) { (void)d, (void)h; return NO_CUDA; }
+int ks_cuda_sink_create(ks_sink *o, unsigned long long c, ks_filter f)
+{
+    (void)o, (void)c, (void)f;
+    return NO_CUDA;
+}
+int ks_cuda_sink_reset(ks_sink *d)
+{
+    (void)d;
+    return NO_CUDA;
+}
+int ks_cuda_sink_claimed(const ks_sink *d, unsigned long long *c)
+{
+    (void)d, (void)c;
+    return NO_CUDA;
+}
+int ks_cuda_sink_download(const ks_sink *d, ks_sink *h)
+{
+    (void)d, (void)h;
+    return NO_CUDA;
+}
 void ks_cuda_sink_free(ks_sink *d) { (void)d; }
-int ks_cuda_sgemm(void *s, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+int ks_cuda_sgemm(void *s, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B,
+                  int64_t ldb, float beta, float *C, int64_t ldc)
 {
     (void)s, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C,
         (void)ldc;

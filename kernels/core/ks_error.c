@@ -25,12 +25,6 @@ int ks_fail_at(const char *path, long long offset, const char *fmt, ...)
     return KS_EFORMAT;
 }
 
-const char *ks_error_message(void)
-{
-    return g_message[0] ? g_message : "no error";
-}
+const char *ks_error_message(void) { return g_message[0] ? g_message : "no error"; }
 
-void ks_error_clear(void)
-{
-    g_message[0] = '\0';
-}
+void ks_error_clear(void) { g_message[0] = '\0'; }

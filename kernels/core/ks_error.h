@@ -9,13 +9,13 @@ extern "C" {
 
 typedef enum ks_status {
     KS_OK = 0,
-    KS_EINVAL = 1, /* bad parameters or shapes */
-    KS_ENOMEM = 2, /* allocation failed */
-    KS_EIO = 3,    /* file could not be read or written */
-    KS_EFORMAT = 4,/* a file is malformed */
-    KS_ECUDA = 5,  /* a CUDA call failed, or CUDA is not available */
-    KS_ECHECK = 6, /* an invariant check found violations */
-    KS_ENOENT = 7  /* no such name (a parameter, a tensor) */
+    KS_EINVAL = 1,  /* bad parameters or shapes */
+    KS_ENOMEM = 2,  /* allocation failed */
+    KS_EIO = 3,     /* file could not be read or written */
+    KS_EFORMAT = 4, /* a file is malformed */
+    KS_ECUDA = 5,   /* a CUDA call failed, or CUDA is not available */
+    KS_ECHECK = 6,  /* an invariant check found violations */
+    KS_ENOENT = 7   /* no such name (a parameter, a tensor) */
 } ks_status;
 
 #if defined(__GNUC__)

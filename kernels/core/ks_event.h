@@ -16,11 +16,11 @@ extern "C" {
 #endif
 
 enum ks_event_kind {
-    KS_EV_WORK = 1,   /* a grid-stride iteration: index and its decomposition */
-    KS_EV_READ = 2,   /* an integer-position read (or padding) */
-    KS_EV_SAMPLE = 3, /* a bilinear sample */
-    KS_EV_WRITE = 4,  /* a plain store or an atomic add */
-    KS_EV_REGION = 5, /* a rectangle (or a grid of bins, or a point) on a tensor plane */
+    KS_EV_WORK = 1,    /* a grid-stride iteration: index and its decomposition */
+    KS_EV_READ = 2,    /* an integer-position read (or padding) */
+    KS_EV_SAMPLE = 3,  /* a bilinear sample */
+    KS_EV_WRITE = 4,   /* a plain store or an atomic add */
+    KS_EV_REGION = 5,  /* a rectangle (or a grid of bins, or a point) on a tensor plane */
     KS_EV_BARRIER = 6, /* a thread arriving at a block barrier (__syncthreads) */
     KS_EV_WARP = 7,    /* a lane's part in a warp collective (.cu kernels: __shfl_sync, ...) */
     KS_EV_FAULT = 8    /* a thread stopped by a fault (.cu kernels: outside, assert, ...) */
@@ -102,10 +102,10 @@ typedef struct ks_ev_fault {
 } ks_ev_fault;
 
 typedef struct ks_event {
-    uint8_t kind;    /* ks_event_kind */
-    uint8_t flags;   /* ks_event_flags */
-    uint16_t site;   /* index into the trace's site schema */
-    uint8_t tensor;  /* index into the trace's tensor list (255: none) */
+    uint8_t kind;   /* ks_event_kind */
+    uint8_t flags;  /* ks_event_flags */
+    uint16_t site;  /* index into the trace's site schema */
+    uint8_t tensor; /* index into the trace's tensor list (255: none) */
     uint8_t reserved;
     uint16_t tap;    /* site-defined sub-step: kernel tap i*kw+j, gathered entry number */
     uint32_t block;  /* linear block index */
@@ -140,8 +140,8 @@ typedef struct ks_filter {
 typedef struct ks_sink {
     ks_event *events;
     unsigned long long *counters;
-    unsigned long long capacity;  /* slots allocated now */
-    unsigned long long limit;     /* simulator: most slots it may grow to */
+    unsigned long long capacity; /* slots allocated now */
+    unsigned long long limit;    /* simulator: most slots it may grow to */
     ks_filter filter;
     /* Optional (NULL: none): the schedule of the traced launch, 4 int64 per block
      * (block, SM id, start, end): the GPU's %smid and %globaltimer (ns), the simulator's

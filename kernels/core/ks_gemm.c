@@ -7,8 +7,8 @@
 
 enum { TILE_N = 256, TILE_K = 64 };
 
-int ks_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-             const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+int ks_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+             float beta, float *C, int64_t ldc)
 {
     if (ta && tb) return ks_fail(KS_EINVAL, "ks_sgemm: A and B both transposed is not supported");
     for (int64_t i = 0; i < M; ++i)
@@ -49,7 +49,7 @@ float ks_round_tf32(float x)
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     if ((u & 0x7F800000u) == 0x7F800000u) return x; /* inf, NaN */
-    u = (u + 0x1000u) & ~0x1FFFu; /* half of the 13 dropped bits, then drop them */
+    u = (u + 0x1000u) & ~0x1FFFu;                   /* half of the 13 dropped bits, then drop them */
     memcpy(&x, &u, sizeof x);
     return x;
 }

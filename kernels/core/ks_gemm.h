@@ -21,8 +21,8 @@ enum { KS_MATH_FP32 = 0, KS_MATH_TF32 = 1 };
  * cvt.rna.tf32.f32); infinities and NaN unchanged. */
 float ks_round_tf32(float x);
 
-int ks_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-             const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+int ks_sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+             float beta, float *C, int64_t ldc);
 /* ks_sgemm in `math`: with KS_MATH_TF32 on copies of A and B rounded by ks_round_tf32 (an
  * emulation of the tensor cores' inputs; their sum order differs, so not bitwise). */
 int ks_sgemm_math(int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,

@@ -24,16 +24,16 @@
 #define KS_HZ_NOBODY UINT32_MAX
 
 typedef struct ks_hazard {
-    uint32_t phase;          /* phase + 1 of the open phase (0: none open) */
-    uint32_t first, writer;  /* the first thread to touch it, the first to write (or NOBODY) */
-    uint32_t cur;            /* the thread whose accesses arrive now */
-    uint8_t written;         /* an earlier phase wrote it */
+    uint32_t phase;                    /* phase + 1 of the open phase (0: none open) */
+    uint32_t first, writer;            /* the first thread to touch it, the first to write (or NOBODY) */
+    uint32_t cur;                      /* the thread whose accesses arrive now */
+    uint8_t written;                   /* an earlier phase wrote it */
     uint8_t threads2, writers2, raced; /* 2+ threads touched it, 2+ wrote it, race reported */
     uint8_t cur_wrote, cur_unfed;      /* cur wrote it; cur read it before that */
     uint8_t any_unfed, writer_unfed;   /* some thread / the writer read it unfed */
-    uint32_t unfed_thread;   /* the first thread that read it unfed */
-    uint32_t plain, atom;    /* the first thread with a plain access / an atomic add (or NOBODY) */
-    uint8_t plain2, atom2;   /* 2+ threads made plain accesses / atomic adds */
+    uint32_t unfed_thread;             /* the first thread that read it unfed */
+    uint32_t plain, atom;              /* the first thread with a plain access / an atomic add (or NOBODY) */
+    uint8_t plain2, atom2;             /* 2+ threads made plain accesses / atomic adds */
     uint64_t unfed_at, cur_unfed_at, writer_unfed_at; /* where (an event number, the caller's) */
 } ks_hazard;
 

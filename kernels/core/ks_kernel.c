@@ -25,8 +25,9 @@ void ks_exec_size(ks_exec *x, int64_t count)
 static int sim_run(ks_exec *x, const ks_kernel *row, int64_t blocks, int threads, const void *args, ks_sink *sink)
 {
     ks_kernel_sim_fn fn = sink ? row->sim_traced : row->sim_plain;
-    if (!fn) return ks_fail(KS_EINVAL, "kernel %s runs only on CUDA (its twin %s runs on the simulator)", row->name,
-                            row->twin ? row->twin : "?");
+    if (!fn)
+        return ks_fail(KS_EINVAL, "kernel %s runs only on CUDA (its twin %s runs on the simulator)", row->name,
+                       row->twin ? row->twin : "?");
     if (!row->coop) {
         ks_sim_launch(blocks, threads, fn, args, sink);
         return KS_OK;
@@ -85,8 +86,7 @@ int ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n)
         if (ks_kernel_find(kernels, n, r->name) != i)
             return ks_fail(KS_EINVAL, "%s: kernel %s appears twice", owner, r->name);
         if (strspn(r->name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(r->name))
-            return ks_fail(KS_EINVAL, "%s: kernel name '%s' is not lower-case letters, digits and '_'", owner,
-                           r->name);
+            return ks_fail(KS_EINVAL, "%s: kernel name '%s' is not lower-case letters, digits and '_'", owner, r->name);
         if (!r->block_of && (r->threads < 1 || r->threads > 1024))
             return ks_fail(KS_EINVAL, "%s: kernel %s: reference threads %d outside 1..1024", owner, r->name,
                            r->threads);

@@ -51,21 +51,21 @@ typedef void (*ks_kernel_sim_fn)(ks_thread *t, const void *args);
 typedef int (*ks_kernel_cuda_fn)(const void *args, const ks_grid *g, const ks_sink *dev_sink);
 
 typedef struct ks_kernel {
-    const char *name;               /* "maxpool2d_forward": --trace-kernel's word, the trace's "kernel" */
-    const char *body;               /* "ks_maxpool2d_fwd": the body the trace's "body" names */
-    ks_kernel_sim_fn sim_plain;     /* NULL for a plain_only row */
+    const char *name;           /* "maxpool2d_forward": --trace-kernel's word, the trace's "kernel" */
+    const char *body;           /* "ks_maxpool2d_fwd": the body the trace's "body" names */
+    ks_kernel_sim_fn sim_plain; /* NULL for a plain_only row */
     ks_kernel_sim_fn sim_traced;
-    ks_kernel_cuda_fn cuda;         /* NULL in a build without nvcc */
-    int threads;                    /* the reference launch: threads per block */
-    int64_t block_cap;              /* and the most blocks (-1: none) */
+    ks_kernel_cuda_fn cuda; /* NULL in a build without nvcc */
+    int threads;            /* the reference launch: threads per block */
+    int64_t block_cap;      /* and the most blocks (-1: none) */
     /* the block size its args fix (a tile), or NULL; a launch of another size is refused */
     int (*block_of)(const void *args);
-    int coop;                       /* barriers or shared memory: simulated with fibers */
-    int no_trace;                   /* no trace schema: always plain (--trace-kernel refuses it) */
-    int plain_only;                 /* never traced (no traced variant; sim_plain may be NULL:
+    int coop;         /* barriers or shared memory: simulated with fibers */
+    int no_trace;     /* no trace schema: always plain (--trace-kernel refuses it) */
+    int plain_only;   /* never traced (no traced variant; sim_plain may be NULL:
                                        CUDA only): `twin` computes the same */
-    const char *twin;               /* plain_only: the row whose traced body stands for it */
-    const char *help;               /* one line for `kscope list OP` */
+    const char *twin; /* plain_only: the row whose traced body stands for it */
+    const char *help; /* one line for `kscope list OP` */
 } ks_kernel;
 
 #ifdef KS_HAVE_CUDA
@@ -76,31 +76,35 @@ typedef struct ks_kernel {
 
 /* A row for the kernel whose body line is KS_KERNEL(fn, ...), named `word`; more fields
  * (.threads, .block_cap, .coop, .help, ...) follow as designated initialisers. */
-#define KS_KERNEL_ROW(fn, word, ...)                                                                \
-    {.name = (word), .body = #fn, .sim_plain = fn##_sim_plain, .sim_traced = fn##_sim_traced,        \
-     .cuda = KS_KERNEL_CUDA_FN(fn##_cuda_row), __VA_ARGS__}
+#define KS_KERNEL_ROW(fn, word, ...)                                                             \
+    {                                                                                            \
+        .name = (word), .body = #fn, .sim_plain = fn##_sim_plain, .sim_traced = fn##_sim_traced, \
+        .cuda = KS_KERNEL_CUDA_FN(fn##_cuda_row), __VA_ARGS__                                    \
+    }
 
 /* A plain_only row (its body line KS_KERNEL_PLAIN): no traced variant; `twin`, a row of
  * the same table, traces what it computes (the tests compare the two). */
-#define KS_KERNEL_PLAIN_ROW(fn, word, twin_, ...)                                                    \
-    {.name = (word), .body = #fn, .sim_plain = fn##_sim_plain, .cuda = KS_KERNEL_CUDA_FN(fn##_cuda_row), \
-     .plain_only = 1, .twin = (twin_), __VA_ARGS__}
+#define KS_KERNEL_PLAIN_ROW(fn, word, twin_, ...)                                                           \
+    {                                                                                                       \
+        .name = (word), .body = #fn, .sim_plain = fn##_sim_plain, .cuda = KS_KERNEL_CUDA_FN(fn##_cuda_row), \
+        .plain_only = 1, .twin = (twin_), __VA_ARGS__                                                       \
+    }
 
 /* One sequence of launches: what an operator's launch (or an SDK entry point) hands to
  * ks_exec_kernel. The registry fills it from a run (ks_exec_for, registry.h). */
 typedef struct ks_exec {
     const ks_kernel *kernels;
     int nkernels;
-    int device;      /* ks_device */
+    int device;       /* ks_device */
     ks_launch launch; /* threads and block cap as given; 0: each row's reference */
-    ks_sink *sink;   /* host sink (simulator), device sink (CUDA), NULL: all plain */
-    int trace;       /* the row that records into sink; every other row runs plain */
-    int narrow;      /* every tensor the kernels index has < 2^30 elements */
+    ks_sink *sink;    /* host sink (simulator), device sink (CUDA), NULL: all plain */
+    int trace;        /* the row that records into sink; every other row runs plain */
+    int narrow;       /* every tensor the kernels index has < 2^30 elements */
     void *stream;
-    size_t shared;   /* dynamic shared bytes of the next launch (reset after it) */
-    int quiet;       /* coop rows: count shared-memory problems, print nothing */
+    size_t shared; /* dynamic shared bytes of the next launch (reset after it) */
+    int quiet;     /* coop rows: count shared-memory problems, print nothing */
     /* filled by ks_exec_kernel */
-    int traced_ran;  /* launches of the traced row */
+    int traced_ran; /* launches of the traced row */
     int launches;
     uint64_t sim_problems; /* coop rows on the simulator: races and the like found */
 } ks_exec;

@@ -157,43 +157,38 @@ KS_FN void ks_probe_fields(ks_thread *t, int site, int64_t f0, int64_t f1, int64
 }
 
 /* Both: start a work item and, when kept, record its decomposition. */
-KS_FN void ks_probe_work(ks_thread *t, int site, int64_t index, uint32_t iter, int64_t f0,
-                         int64_t f1, int64_t f2, int64_t f3, int64_t f4, int64_t f5,
-                         int64_t f6, int64_t f7)
+KS_FN void ks_probe_work(ks_thread *t, int site, int64_t index, uint32_t iter, int64_t f0, int64_t f1, int64_t f2,
+                         int64_t f3, int64_t f4, int64_t f5, int64_t f6, int64_t f7)
 {
     if (ks_probe_start(t, index, iter)) ks_probe_fields(t, site, f0, f1, f2, f3, f4, f5, f6, f7);
 }
 
 /* A read or write at element `offset` of tensor `tensor` (offset -1: padding), at
  * (plane, y, x) in the tensor's own last-two-dimension view. */
-KS_FN void ks_probe_access(ks_thread *t, int kind, int site, int tensor, int tap,
-                           int64_t offset, int64_t plane, int64_t y, int64_t x,
-                           float value, int flags)
+KS_FN void ks_probe_access(ks_thread *t, int kind, int site, int tensor, int tap, int64_t offset, int64_t plane,
+                           int64_t y, int64_t x, float value, int flags)
 {
     if (!t->keep) return;
     ks_probe_emit(t, kind, flags, site, tensor, tap, (uint32_t)(uint64_t)offset, (uint32_t)((uint64_t)offset >> 32),
                   (uint32_t)plane, (uint32_t)y, (uint32_t)x, ks_f32_bits(value), 0, 0);
 }
 
-KS_FN void ks_probe_read(ks_thread *t, int site, int tensor, int tap, int64_t offset,
-                         int64_t plane, int64_t y, int64_t x, float value)
+KS_FN void ks_probe_read(ks_thread *t, int site, int tensor, int tap, int64_t offset, int64_t plane, int64_t y,
+                         int64_t x, float value)
 {
-    ks_probe_access(t, KS_EV_READ, site, tensor, tap, offset, plane, y, x, value,
-                    offset < 0 ? KS_FLAG_PADDING : 0);
+    ks_probe_access(t, KS_EV_READ, site, tensor, tap, offset, plane, y, x, value, offset < 0 ? KS_FLAG_PADDING : 0);
 }
 
-KS_FN void ks_probe_write(ks_thread *t, int site, int tensor, int tap, int64_t offset,
-                          int64_t plane, int64_t y, int64_t x, float value, int atomic)
+KS_FN void ks_probe_write(ks_thread *t, int site, int tensor, int tap, int64_t offset, int64_t plane, int64_t y,
+                          int64_t x, float value, int atomic)
 {
-    ks_probe_access(t, KS_EV_WRITE, site, tensor, tap, offset, plane, y, x, value,
-                    atomic ? KS_FLAG_ATOMIC : 0);
+    ks_probe_access(t, KS_EV_WRITE, site, tensor, tap, offset, plane, y, x, value, atomic ? KS_FLAG_ATOMIC : 0);
 }
 
 /* A bilinear sample at float (y, x) of plane `plane`; flags carry corner validity and
  * clamping, w the four corner weights, value the blended result. */
-KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t plane,
-                           float y, float x, float w00, float w01, float w10, float w11,
-                           float value, int flags)
+KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t plane, float y, float x, float w00,
+                           float w01, float w10, float w11, float value, int flags)
 {
     if (!t->keep) return;
     ks_probe_emit(t, KS_EV_SAMPLE, flags, site, tensor, tap, (uint32_t)plane, ks_f32_bits(y), ks_f32_bits(x),
@@ -202,8 +197,8 @@ KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t 
 
 /* A region of plane `plane` of tensor `tensor` the item works in (see ks_ev_region):
  * RoIAlign's RoI with its bins, patchify's patch. guide: drawn faintly. */
-KS_FN void ks_probe_box(ks_thread *t, int site, int tensor, int64_t plane, float y0, float x0, float y1,
-                        float x1, int rows, int cols, int guide)
+KS_FN void ks_probe_box(ks_thread *t, int site, int tensor, int64_t plane, float y0, float x0, float y1, float x1,
+                        int rows, int cols, int guide)
 {
     if (!t->keep) return;
     ks_probe_emit(t, KS_EV_REGION, guide ? KS_FLAG_GUIDE : 0, site, tensor, 0, (uint32_t)plane, ks_f32_bits(y0),

@@ -62,19 +62,14 @@ int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d)
     return n;
 }
 
-int64_t ks_tensor_numel(const ks_tensor *t)
-{
-    return ks_shape_numel(t->ndim, t->shape, t->dtype);
-}
+int64_t ks_tensor_numel(const ks_tensor *t) { return ks_shape_numel(t->ndim, t->shape, t->dtype); }
 
 int ks_tensor_alloc(ks_tensor *t)
 {
     int64_t n = ks_tensor_numel(t);
     if (n < 0) return ks_fail(KS_EINVAL, "tensor %s: size overflows", t->name);
     t->data = calloc(n ? (size_t)n : 1, ks_dtype_size(t->dtype));
-    if (!t->data)
-        return ks_fail(KS_ENOMEM, "tensor %s: out of memory for %lld elements", t->name,
-                       (long long)n);
+    if (!t->data) return ks_fail(KS_ENOMEM, "tensor %s: out of memory for %lld elements", t->name, (long long)n);
     return KS_OK;
 }
 
@@ -90,7 +85,8 @@ int ks_check_sizes(const ks_size_check *c, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
         if (c[i].v < c[i].lo)
-            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", c[i].name, (long long)c[i].lo, (long long)c[i].v);
+            return ks_fail(KS_EINVAL, "%s must be >= %lld (got %lld)", c[i].name, (long long)c[i].lo,
+                           (long long)c[i].v);
         if (c[i].v > INT32_MAX)
             return ks_fail(KS_EINVAL, "%s must be <= %lld (got %lld)", c[i].name, (long long)INT32_MAX,
                            (long long)c[i].v);
@@ -110,8 +106,7 @@ const char *ks_shape_str(int ndim, const int64_t *shape, char *buf, size_t n)
     size_t used = 0;
     used += (size_t)snprintf(buf, n, "(");
     for (int i = 0; i < ndim && used < n; ++i)
-        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "",
-                                 (long long)shape[i]);
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "", (long long)shape[i]);
     if (used < n) snprintf(buf + used, n - used, ")");
     return buf;
 }
@@ -126,14 +121,10 @@ void ks_field_digit(ks_field *f, const char *name, int64_t stride, int64_t exten
     f->stride = stride;
     f->extent = extent;
     f->bias = bias;
-    if (stride == 1)
-        snprintf(part, sizeof part, "index");
-    else
-        snprintf(part, sizeof part, "index / %lld", (long long)stride);
-    if (extent > 0)
-        snprintf(f->expr, sizeof f->expr, "%s %% %lld", part, (long long)extent);
-    else
-        snprintf(f->expr, sizeof f->expr, "%s", part);
+    if (stride == 1) snprintf(part, sizeof part, "index");
+    else snprintf(part, sizeof part, "index / %lld", (long long)stride);
+    if (extent > 0) snprintf(f->expr, sizeof f->expr, "%s %% %lld", part, (long long)extent);
+    else snprintf(f->expr, sizeof f->expr, "%s", part);
     if (bias) {
         size_t n = strlen(f->expr);
         snprintf(f->expr + n, sizeof f->expr - n, " + %lld", (long long)bias);
@@ -155,4 +146,3 @@ void ks_site_access(ks_site *s, const char *name, int kind, int tensor, int writ
     s->tensor = tensor;
     s->writes_per_element = writes;
 }
-

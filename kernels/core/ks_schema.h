@@ -20,8 +20,16 @@ extern "C" {
 /* Element types. f32, i32 and i64 are the operators'; the others come with .cu buffers
  * (kscope run FILE.cu --arg x=@x.npy). The numbers are stored nowhere: names are. */
 typedef enum ks_dtype {
-    KS_F32 = 0, KS_I32 = 1, KS_I64 = 2, KS_F64 = 3, KS_U32 = 4, KS_U64 = 5,
-    KS_I16 = 6, KS_U16 = 7, KS_I8 = 8, KS_U8 = 9
+    KS_F32 = 0,
+    KS_I32 = 1,
+    KS_I64 = 2,
+    KS_F64 = 3,
+    KS_U32 = 4,
+    KS_U64 = 5,
+    KS_I16 = 6,
+    KS_U16 = 7,
+    KS_I8 = 8,
+    KS_U8 = 9
 } ks_dtype;
 #define KS_DTYPES 10
 
@@ -60,13 +68,18 @@ int ks_check_sizes(const ks_size_check *c, size_t n);
  * pad_h, pad_w, stride_h, stride_w (and, for KS_WINDOW_SIZE_CHECKS, dilation_h and
  * dilation_w): one table, every windowed operator; a window without dilation (average
  * pooling) takes the first. */
-#define KS_WINDOW_SIZE_CHECKS_UNDILATED(p)                                                                     \
-    {.name = "kernel_h", .v = (p)->kernel_h, .lo = 1}, {.name = "kernel_w", .v = (p)->kernel_w, .lo = 1},    \
-        {.name = "pad_h", .v = (p)->pad_h, .lo = 0}, {.name = "pad_w", .v = (p)->pad_w, .lo = 0},            \
-        {.name = "stride_h", .v = (p)->stride_h, .lo = 1}, {.name = "stride_w", .v = (p)->stride_w, .lo = 1}
-#define KS_WINDOW_SIZE_CHECKS(p)                                                                               \
-    KS_WINDOW_SIZE_CHECKS_UNDILATED(p), {.name = "dilation_h", .v = (p)->dilation_h, .lo = 1},                \
-        {.name = "dilation_w", .v = (p)->dilation_w, .lo = 1}
+#define KS_WINDOW_SIZE_CHECKS_UNDILATED(p)                                                                \
+    {.name = "kernel_h", .v = (p)->kernel_h, .lo = 1}, {.name = "kernel_w", .v = (p)->kernel_w, .lo = 1}, \
+        {.name = "pad_h", .v = (p)->pad_h, .lo = 0}, {.name = "pad_w", .v = (p)->pad_w, .lo = 0},         \
+        {.name = "stride_h", .v = (p)->stride_h, .lo = 1},                                                \
+    {                                                                                                     \
+        .name = "stride_w", .v = (p)->stride_w, .lo = 1                                                   \
+    }
+#define KS_WINDOW_SIZE_CHECKS(p)                                                               \
+    KS_WINDOW_SIZE_CHECKS_UNDILATED(p), {.name = "dilation_h", .v = (p)->dilation_h, .lo = 1}, \
+    {                                                                                          \
+        .name = "dilation_w", .v = (p)->dilation_w, .lo = 1                                    \
+    }
 
 /* A pooling window's output size along one axis, torch's rule (F.max_pool2d, F.avg_pool2d):
  * floor((in + 2p - d(k-1) - 1 + (ceil_mode ? s - 1 : 0)) / s) + 1, and with ceil_mode a last

@@ -68,8 +68,8 @@ KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, f
     const int64_t offset = ok ? (int64_t)id * rows * cols + i : -1;
     ks_probe_emit(t, kind, KS_FLAG_SHARED, t->shared_site + (kind == KS_EV_WRITE), t->shared_tensor, 0,
                   (uint32_t)(uint64_t)offset, (uint32_t)((uint64_t)offset >> 32), (uint32_t)id,
-                  ok ? (uint32_t)(i / cols) : (uint32_t)-1, ok ? (uint32_t)(i % cols) : (uint32_t)i,
-                  ks_f32_bits(value), t->phase, (uint32_t)t->barrier_line);
+                  ok ? (uint32_t)(i / cols) : (uint32_t)-1, ok ? (uint32_t)(i % cols) : (uint32_t)i, ks_f32_bits(value),
+                  t->phase, (uint32_t)t->barrier_line);
 }
 
 /* ks_shared_load / ks_shared_store (float) and ks_shared_load_i32 / ks_shared_store_i32:
@@ -80,19 +80,19 @@ KS_FN void ks_probe_shared(ks_thread *t, int kind, const void *arr, int64_t i, f
 #else
 #define KS_SHARED_CHECK(t, p, i, write) ks_sim_shared_access((t), (p), (i), (write))
 #endif
-#define KS_SHARED_ACCESSORS(sfx, T)                                                       \
-    KS_FN T ks_shared_load##sfx##_at(ks_thread *t, const T *p, int64_t i, int probe)      \
-    {                                                                                     \
-        const int in = KS_SHARED_CHECK(t, p, i, 0);                                       \
-        const T v = in ? p[i] : (T)0;                                                     \
-        if (probe) ks_probe_shared(t, KS_EV_READ, p, i, (float)v, in);                    \
-        return v;                                                                         \
-    }                                                                                     \
-    KS_FN void ks_shared_store##sfx##_at(ks_thread *t, T *p, int64_t i, T v, int probe)   \
-    {                                                                                     \
-        const int in = KS_SHARED_CHECK(t, p, i, 1);                                       \
-        if (in) p[i] = v;                                                                 \
-        if (probe) ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v, in);                   \
+#define KS_SHARED_ACCESSORS(sfx, T)                                                     \
+    KS_FN T ks_shared_load##sfx##_at(ks_thread *t, const T *p, int64_t i, int probe)    \
+    {                                                                                   \
+        const int in = KS_SHARED_CHECK(t, p, i, 0);                                     \
+        const T v = in ? p[i] : (T)0;                                                   \
+        if (probe) ks_probe_shared(t, KS_EV_READ, p, i, (float)v, in);                  \
+        return v;                                                                       \
+    }                                                                                   \
+    KS_FN void ks_shared_store##sfx##_at(ks_thread *t, T *p, int64_t i, T v, int probe) \
+    {                                                                                   \
+        const int in = KS_SHARED_CHECK(t, p, i, 1);                                     \
+        if (in) p[i] = v;                                                               \
+        if (probe) ks_probe_shared(t, KS_EV_WRITE, p, i, (float)v, in);                 \
     }
 KS_SHARED_ACCESSORS(, float)
 KS_SHARED_ACCESSORS(_i32, int32_t)
@@ -143,8 +143,8 @@ KS_FN int32_t ks_shared_atomic_add_i32(ks_thread *t, int32_t *p, int64_t i, int3
 KS_FN void ks_probe_barrier(ks_thread *t, int line)
 {
     if (!t->keep) return;
-    ks_probe_emit(t, KS_EV_BARRIER, 0, t->shared_site + 2, t->shared_tensor, 0, (uint32_t)line, t->phase, 0, 0, 0,
-                  0, 0, 0);
+    ks_probe_emit(t, KS_EV_BARRIER, 0, t->shared_site + 2, t->shared_tensor, 0, (uint32_t)line, t->phase, 0, 0, 0, 0, 0,
+                  0);
 }
 
 /* __syncthreads(): the line names the barrier in reports and in the trace. */

@@ -63,8 +63,7 @@ void ks_sim_ticker_end(ks_sim_ticker *k, int64_t total)
     if (k->fn && k->called) k->fn(k->ctx, k->launch, total, total);
 }
 
-void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args,
-                   ks_sink *sink)
+void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink)
 {
     ks_thread t;
     ks_sim_ticker tick;
@@ -85,16 +84,15 @@ void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *ar
     ks_sim_ticker_end(&tick, blocks);
 }
 
-int ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap,
-                      int64_t work, int *threads_out, int64_t *blocks_out)
+int ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap, int64_t work, int *threads_out,
+                      int64_t *blocks_out)
 {
     int threads = l && l->threads ? l->threads : default_threads;
     int64_t cap = l && l->block_cap ? l->block_cap : default_cap;
     if (threads < 1 || threads > 1024)
         return ks_fail(KS_EINVAL, "threads per block must be in 1..1024 (got %d)", threads);
     if (cap == 0 || cap < -1)
-        return ks_fail(KS_EINVAL, "block cap must be >= 1 or -1 for none (got %lld)",
-                       (long long)cap);
+        return ks_fail(KS_EINVAL, "block cap must be >= 1 or -1 for none (got %lld)", (long long)cap);
     int64_t blocks = work / threads + (work % threads != 0);
     if (cap > 0 && blocks > cap) blocks = cap;
     if (blocks > KS_MAX_GRID_X) blocks = KS_MAX_GRID_X;
@@ -158,7 +156,4 @@ unsigned long long ks_sink_count(const ks_sink *s)
     return s->counters[0] < s->capacity ? s->counters[0] : s->capacity;
 }
 
-unsigned long long ks_sink_dropped(const ks_sink *s)
-{
-    return s->counters[1];
-}
+unsigned long long ks_sink_dropped(const ks_sink *s) { return s->counters[1]; }

@@ -17,8 +17,7 @@ extern "C" {
 typedef void (*ks_sim_body)(ks_thread *t, const void *args);
 
 /* Runs `body` over a 1-D grid of `blocks` x `threads`. `sink` may be NULL (plain). */
-void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args,
-                   ks_sink *sink);
+void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink);
 
 /* The two launches' common steps: a thread of a blocks x threads grid (no block or thread
  * index yet, phase 0), and block b's line of the sink's schedule (a virtual clock). */
@@ -59,8 +58,8 @@ typedef struct ks_sim_report {
 /* Runs `body` over `blocks` x `threads` with the threads of a block as fibers (stacks
  * allocated once per launch, reused by every block). `rep` may be NULL. KS_OK, or
  * KS_ENOMEM / KS_EINVAL with ks_error_message() set. */
-int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void *args,
-                       ks_sink *sink, ks_sim_report *rep);
+int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink,
+                       ks_sim_report *rep);
 /* One line per kind of problem of `rep` on stderr ("kscope: warning: <what>: ..."); returns
  * the number of problems. */
 uint64_t ks_sim_report_warn(const ks_sim_report *rep, const char *what);

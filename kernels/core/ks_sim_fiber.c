@@ -59,10 +59,10 @@ typedef struct coop {
     ks_sim_body body;
     const void *args;
     unsigned char arena[KS_SIM_SHARED_BYTES];
-    ks_hazard sh[KS_SIM_SHARED_BYTES / 4]; /* per 4-byte slot: ks_hazard.h's classification */
+    ks_hazard sh[KS_SIM_SHARED_BYTES / 4];     /* per 4-byte slot: ks_hazard.h's classification */
     uint16_t touched[KS_SIM_SHARED_BYTES / 4]; /* the slots of this phase, to close at its end */
     int ntouched;
-    uint64_t seq;                          /* shared accesses so far: the order of findings */
+    uint64_t seq; /* shared accesses so far: the order of findings */
     size_t used;
     decl d[MAX_DECLS];
     int ndecl;
@@ -88,10 +88,7 @@ static void fatal(const char *fmt, ...)
     abort();
 }
 
-static unsigned char *stack_of(const coop *c, int th)
-{
-    return ks_sim_stacks_at(&c->stacks, th);
-}
+static unsigned char *stack_of(const coop *c, int th) { return ks_sim_stacks_at(&c->stacks, th); }
 
 /* The first problem of a kind is kept as a line; all are counted by the caller. */
 static void note(coop *c, int kind, const char *fmt, ...) KS_PRINTF(3, 4);
@@ -163,7 +160,8 @@ void *ks_sim_shared_alloc(size_t bytes, const char *name)
         return c->arena + c->d[k].off;
     }
     const size_t off = (c->used + 15) & ~(size_t)15;
-    if (c->ndecl == MAX_DECLS) fatal("more than %d shared arrays in a block (KS_SHARED_ARRAYS): declaring %s", MAX_DECLS, name);
+    if (c->ndecl == MAX_DECLS)
+        fatal("more than %d shared arrays in a block (KS_SHARED_ARRAYS): declaring %s", MAX_DECLS, name);
     if (bytes > KS_SIM_SHARED_BYTES - off)
         fatal("shared array %s (%zu bytes) does not fit the block's %d bytes (%zu used)", name, bytes,
               KS_SIM_SHARED_BYTES, off);
@@ -196,8 +194,8 @@ static const decl *decl_of(const coop *c, const void *p)
  * phase (*off: its byte offset in the arena); NULL when i is outside the array (noted:
  * the thread `verb`s, `tail` after "not made"). `what` names the call for a pointer that
  * is not a KS_SHARED array. */
-static ks_hazard *slot_of(coop *c, const ks_thread *t, const void *arr, int64_t i, const char *what,
-                          const char *verb, const char *tail, size_t *off)
+static ks_hazard *slot_of(coop *c, const ks_thread *t, const void *arr, int64_t i, const char *what, const char *verb,
+                          const char *tail, size_t *off)
 {
     const decl *d = decl_of(c, arr);
     if (!d) fatal("%s of an address that is not a KS_SHARED array", what);
@@ -226,8 +224,10 @@ int ks_sim_shared_atomic(const ks_thread *t, const void *arr, int64_t i)
     c->rep->races++;
     char slot[96];
     slot_name(c, off, slot, sizeof slot);
-    note(c, K_RACE, "block %u phase %u: thread %u adds atomically to %s, which another thread reads or writes "
-         "plainly with no barrier between", t->block_idx.x, c->phase, t->thread_idx.x, slot);
+    note(c, K_RACE,
+         "block %u phase %u: thread %u adds atomically to %s, which another thread reads or writes "
+         "plainly with no barrier between",
+         t->block_idx.x, c->phase, t->thread_idx.x, slot);
     return 1;
 }
 
@@ -247,16 +247,21 @@ int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int wri
     char slot[96];
     slot_name(c, off, slot, sizeof slot);
     if (race == 2)
-        note(c, K_RACE, "block %u phase %u: thread %u %s %s, which another thread adds to atomically with no "
-             "barrier between", t->block_idx.x, c->phase, me, write ? "writes" : "reads", slot);
+        note(c, K_RACE,
+             "block %u phase %u: thread %u %s %s, which another thread adds to atomically with no "
+             "barrier between",
+             t->block_idx.x, c->phase, me, write ? "writes" : "reads", slot);
     else if (!write)
-        note(c, K_RACE, "block %u phase %u: thread %u reads %s written by thread %u with no barrier between (read after write)",
+        note(c, K_RACE,
+             "block %u phase %u: thread %u reads %s written by thread %u with no barrier between (read after write)",
              t->block_idx.x, c->phase, me, slot, h->writer);
     else if (h->writer != me)
-        note(c, K_RACE, "block %u phase %u: threads %u and %u both write %s with no barrier between (write after write)",
+        note(c, K_RACE,
+             "block %u phase %u: threads %u and %u both write %s with no barrier between (write after write)",
              t->block_idx.x, c->phase, h->writer, me, slot);
     else
-        note(c, K_RACE, "block %u phase %u: thread %u writes %s that thread %u read with no barrier between (write after read)",
+        note(c, K_RACE,
+             "block %u phase %u: thread %u writes %s that thread %u read with no barrier between (write after read)",
              t->block_idx.x, c->phase, me, slot, h->first);
     return 1;
 }
@@ -321,12 +326,15 @@ static void pass_barrier(coop *c, uint32_t block)
         thread_list(c, WAITING, line, in, sizeof in);
         if (other >= 0) {
             thread_list(c, WAITING, c->f[other].line, out, sizeof out);
-            note(c, K_BARRIER, "block %u phase %u: divergent barrier: threads %s wait at line %d, threads %s at line %d", block,
+            note(c, K_BARRIER,
+                 "block %u phase %u: divergent barrier: threads %s wait at line %d, threads %s at line %d", block,
                  c->phase, in, line, out, c->f[other].line);
         } else {
             thread_list(c, DONE, -1, out, sizeof out);
-            note(c, K_BARRIER, "block %u phase %u: divergent barrier: the barrier at line %d is reached only by threads %s; threads %s finished",
-                 block, c->phase, line, in, out);
+            note(
+                c, K_BARRIER,
+                "block %u phase %u: divergent barrier: the barrier at line %d is reached only by threads %s; threads %s finished",
+                block, c->phase, line, in, out);
         }
     }
     for (int th = 0; th < c->n; ++th)

@@ -89,7 +89,8 @@ int ks_sim_stacks_open(ks_sim_stacks *s, int n)
     s->stride = 2 * s->stack; /* a guard as large as the stack, then the stack */
     s->n = n;
     void *m = mmap(NULL, s->stride * (size_t)n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return ks_fail(KS_ENOMEM, "out of address space for %d fiber stacks of %zu KiB", n, s->stack / 1024);
+    if (m == MAP_FAILED)
+        return ks_fail(KS_ENOMEM, "out of address space for %d fiber stacks of %zu KiB", n, s->stack / 1024);
     s->base = m;
     for (int th = 0; th < n; ++th)
         if (mprotect(ks_sim_stacks_at(s, th), s->stack, PROT_READ | PROT_WRITE) != 0) {

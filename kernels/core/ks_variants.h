@@ -82,61 +82,60 @@
 #define KS_KERNEL_T32(fn, args_t, PA, TA)
 #define KS_KERNEL_PLAIN(fn, args_t, PA)
 #elif defined(__CUDACC__)
-#define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
-    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
-    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
-    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                        \
-    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
-    {                                                                                              \
-        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
-                                          fn##_k_traced, NULL);                                    \
+#define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                                       \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                                \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                                  \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                                      \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                              \
+    {                                                                                                            \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, fn##_k_traced, \
+                                          NULL);                                                                 \
     }
-#define KS_KERNEL_FAST(fn, args_t, PA, TA)                                                         \
-    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
-    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
-    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                        \
-    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                    \
-    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
-    {                                                                                              \
-        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
-                                          fn##_k_traced, fn##_k_traced32);                         \
+#define KS_KERNEL_FAST(fn, args_t, PA, TA)                                                                       \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                                \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                                  \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                                      \
+    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                                  \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                              \
+    {                                                                                                            \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, fn##_k_traced, \
+                                          fn##_k_traced32);                                                      \
     }
-#define KS_KERNEL_T32(fn, args_t, PA, TA)                                                          \
-    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
-    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
-    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                        \
-    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 0)                                    \
-    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
-    {                                                                                              \
-        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
-                                          fn##_k_traced, fn##_k_traced32);                         \
+#define KS_KERNEL_T32(fn, args_t, PA, TA)                                                                        \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                                \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                                  \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 0)                                                      \
+    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 0)                                                  \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                              \
+    {                                                                                                            \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, fn##_k_traced, \
+                                          fn##_k_traced32);                                                      \
     }
-#define KS_KERNEL_PLAIN(fn, args_t, PA)                                                            \
-    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                  \
-    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                    \
-    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                \
-    {                                                                                              \
-        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain,  \
-                                          NULL, NULL);                                             \
+#define KS_KERNEL_PLAIN(fn, args_t, PA)                                                                        \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                              \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                                \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                            \
+    {                                                                                                          \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, NULL, NULL); \
     }
 #else
-#define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                                         \
-    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)                \
-    {                                                                                              \
-        fn##_body_plain(t, (const args_t *)a);                                                     \
-    }                                                                                              \
-    __attribute__((unused)) static void fn##_sim_traced(ks_thread *t, const void *a)               \
-    {                                                                                              \
-        fn##_body_traced(t, (const args_t *)a);                                                    \
-    }                                                                                              \
+#define KS_KERNEL_ATTR(fn, args_t, PA, TA)                                           \
+    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)  \
+    {                                                                                \
+        fn##_body_plain(t, (const args_t *)a);                                       \
+    }                                                                                \
+    __attribute__((unused)) static void fn##_sim_traced(ks_thread *t, const void *a) \
+    {                                                                                \
+        fn##_body_traced(t, (const args_t *)a);                                      \
+    }                                                                                \
     int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s);
 #define KS_KERNEL_FAST(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_T32(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
-#define KS_KERNEL_PLAIN(fn, args_t, PA)                                                            \
-    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a)               \
-    {                                                                                             \
-        fn##_body_plain(t, (const args_t *)a);                                                    \
-    }                                                                                             \
+#define KS_KERNEL_PLAIN(fn, args_t, PA)                                             \
+    __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a) \
+    {                                                                               \
+        fn##_body_plain(t, (const args_t *)a);                                      \
+    }                                                                               \
     int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s);
 #endif
 #define KS_KERNEL(fn, args_t) KS_KERNEL_ATTR(fn, args_t, , )

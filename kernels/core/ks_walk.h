@@ -19,30 +19,30 @@
 
 #include "ks_core.h"
 
-#define KS_WALK_DEFINE(sfx, T)                                                                       \
-    typedef struct ks_walk_##sfx {                                                                  \
-        T d[4], g[4], size[3]; /* g[0] < 0: g[3] still holds the whole stride */                  \
-    } ks_walk_##sfx;                                                                                \
-    KS_FN void ks_walk_start_##sfx(ks_walk_##sfx *w, T index, T stride, T S0, T S1, T S2)          \
-    {                                                                                               \
-        w->size[0] = S0, w->size[1] = S1, w->size[2] = S2;                                          \
-        for (int k = 0; k < 3; ++k) w->d[k] = index % w->size[k], index /= w->size[k];              \
-        w->d[3] = index, w->g[0] = -1, w->g[3] = stride;                                            \
-    }                                                                                               \
-    KS_FN void ks_walk_step_##sfx(ks_walk_##sfx *w)                                                 \
-    {                                                                                               \
-        if (w->g[0] < 0) {                                                                          \
-            T stride = w->g[3];                                                                     \
-            for (int k = 0; k < 3; ++k) w->g[k] = stride % w->size[k], stride /= w->size[k];        \
-            w->g[3] = stride;                                                                       \
-        }                                                                                           \
-        T carry = 0;                                                                                \
-        for (int k = 0; k < 3; ++k) {                                                               \
-            w->d[k] += w->g[k] + carry;                                                             \
-            carry = w->d[k] >= w->size[k];                                                          \
-            if (carry) w->d[k] -= w->size[k];                                                       \
-        }                                                                                           \
-        w->d[3] += w->g[3] + carry;                                                                 \
+#define KS_WALK_DEFINE(sfx, T)                                                               \
+    typedef struct ks_walk_##sfx {                                                           \
+        T d[4], g[4], size[3]; /* g[0] < 0: g[3] still holds the whole stride */             \
+    } ks_walk_##sfx;                                                                         \
+    KS_FN void ks_walk_start_##sfx(ks_walk_##sfx *w, T index, T stride, T S0, T S1, T S2)    \
+    {                                                                                        \
+        w->size[0] = S0, w->size[1] = S1, w->size[2] = S2;                                   \
+        for (int k = 0; k < 3; ++k) w->d[k] = index % w->size[k], index /= w->size[k];       \
+        w->d[3] = index, w->g[0] = -1, w->g[3] = stride;                                     \
+    }                                                                                        \
+    KS_FN void ks_walk_step_##sfx(ks_walk_##sfx *w)                                          \
+    {                                                                                        \
+        if (w->g[0] < 0) {                                                                   \
+            T stride = w->g[3];                                                              \
+            for (int k = 0; k < 3; ++k) w->g[k] = stride % w->size[k], stride /= w->size[k]; \
+            w->g[3] = stride;                                                                \
+        }                                                                                    \
+        T carry = 0;                                                                         \
+        for (int k = 0; k < 3; ++k) {                                                        \
+            w->d[k] += w->g[k] + carry;                                                      \
+            carry = w->d[k] >= w->size[k];                                                   \
+            if (carry) w->d[k] -= w->size[k];                                                \
+        }                                                                                    \
+        w->d[3] += w->g[3] + carry;                                                          \
     }
 
 KS_WALK_DEFINE(plain, int64_t)

@@ -17,10 +17,22 @@
 #include "../core/ks_error.h"
 
 /* ---- the temporary folder goes on SIGINT, SIGTERM, SIGHUP (its files are known) ---- */
-static const char *const k_files[] = {"kscope_cuda.h", "cuda_runtime.h", "cuda.h", "cuda_runtime_api.h",
-                                      "device_launch_parameters.h", "device_functions.h", "vector_types.h",
-                                      "sm_60_atomic_functions.h", "math_constants.h", "cooperative_groups.h",
-                                      "cuda_fp16.h", "cuda_bf16.h", "pre.ii", "kernel.ii", "kernel.so", "compile.err"};
+static const char *const k_files[] = {"kscope_cuda.h",
+                                      "cuda_runtime.h",
+                                      "cuda.h",
+                                      "cuda_runtime_api.h",
+                                      "device_launch_parameters.h",
+                                      "device_functions.h",
+                                      "vector_types.h",
+                                      "sm_60_atomic_functions.h",
+                                      "math_constants.h",
+                                      "cooperative_groups.h",
+                                      "cuda_fp16.h",
+                                      "cuda_bf16.h",
+                                      "pre.ii",
+                                      "kernel.ii",
+                                      "kernel.so",
+                                      "compile.err"};
 #define NFILES (sizeof k_files / sizeof k_files[0])
 static char g_paths[NFILES + 1][4400]; /* the files, then the folder: made before a signal can need them */
 static volatile sig_atomic_t g_armed;
@@ -148,10 +160,13 @@ int ks_cu_find_clang(char *out, size_t n)
         if (m >= 16) return snprintf(out, n, "%s", env), KS_OK;
         return ks_fail(KS_ENOENT, "KSCOPE_CLANG=%s is not clang 16 or newer%s", env, m ? "" : " (it did not run)");
     }
-    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18", "clang++-17", "clang++-16", "clang++"};
+    static const char *const names[] = {"clang++-20", "clang++-19", "clang++-18",
+                                        "clang++-17", "clang++-16", "clang++"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (clang_major(names[i]) >= 16) return snprintf(out, n, "%s", names[i]), KS_OK;
-    return ks_fail(KS_ENOENT, "no clang 16 or newer found: install the Debian package clang-16 (apt-get install clang-16) or set KSCOPE_CLANG");
+    return ks_fail(
+        KS_ENOENT,
+        "no clang 16 or newer found: install the Debian package clang-16 (apt-get install clang-16) or set KSCOPE_CLANG");
 }
 
 static int write_text(const char *dir, const char *name, const char *text)
@@ -168,8 +183,9 @@ static int write_text(const char *dir, const char *name, const char *text)
 /* the headers a .cu file may include, all answered by kscope_cuda.h (or refused) */
 static int write_headers(const char *dir)
 {
-    static const char *const same[] = {"cuda_runtime.h", "cuda.h", "cuda_runtime_api.h", "device_launch_parameters.h",
-                                       "device_functions.h", "vector_types.h", "sm_60_atomic_functions.h"};
+    static const char *const same[] = {
+        "cuda_runtime.h",     "cuda.h",         "cuda_runtime_api.h",      "device_launch_parameters.h",
+        "device_functions.h", "vector_types.h", "sm_60_atomic_functions.h"};
     int rc = write_text(dir, "kscope_cuda.h", (const char *)ks_cu_header_bytes);
     for (size_t i = 0; i < sizeof same / sizeof same[0] && !rc; ++i)
         rc = write_text(dir, same[i], "#include \"kscope_cuda.h\"\n");
@@ -177,9 +193,15 @@ static int write_headers(const char *dir)
         rc = write_text(dir, "math_constants.h",
                         "#define CUDART_PI_F 3.141592654f\n#define CUDART_PI 3.1415926535897931e+0\n"
                         "#define CUDART_INF_F __builtin_huge_valf()\n#define CUDART_NAN_F __builtin_nanf(\"\")\n");
-    if (!rc) rc = write_text(dir, "cooperative_groups.h", "#error \"kscope: cooperative groups are not supported by the simulator\"\n");
-    if (!rc) rc = write_text(dir, "cuda_fp16.h", "#error \"kscope: half precision (cuda_fp16.h) is not supported by the simulator\"\n");
-    if (!rc) rc = write_text(dir, "cuda_bf16.h", "#error \"kscope: bfloat16 (cuda_bf16.h) is not supported by the simulator\"\n");
+    if (!rc)
+        rc = write_text(dir, "cooperative_groups.h",
+                        "#error \"kscope: cooperative groups are not supported by the simulator\"\n");
+    if (!rc)
+        rc = write_text(dir, "cuda_fp16.h",
+                        "#error \"kscope: half precision (cuda_fp16.h) is not supported by the simulator\"\n");
+    if (!rc)
+        rc = write_text(dir, "cuda_bf16.h",
+                        "#error \"kscope: bfloat16 (cuda_bf16.h) is not supported by the simulator\"\n");
     return rc;
 }
 
@@ -243,8 +265,7 @@ static const char *const k_entry =
     "using ks_cu_sig_t = ks_cu_entry_ns::sig<typename std::remove_const<decltype(ks_cu_the_kernel)>::type>;\n"
     "extern \"C\" const int ks_cu_nparams = ks_cu_sig_t::n;\n"
     "extern \"C\" const unsigned char *const ks_cu_param_types = ks_cu_sig_t::types;\n"
-    "extern \"C\" __attribute__((no_sanitize(\"coverage\"))) void ks_cu_entry(void **a) { ks_cu_sig_t::run(ks_cu_the_kernel, a); }\n"
-    ;
+    "extern \"C\" __attribute__((no_sanitize(\"coverage\"))) void ks_cu_entry(void **a) { ks_cu_sig_t::run(ks_cu_the_kernel, a); }\n";
 
 static int valid_expr(const char *s)
 {
@@ -296,7 +317,9 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
     char *text = NULL, *out = NULL;
     int rc;
     if (!valid_expr(o->kernel))
-        return ks_fail(KS_EINVAL, "--kernel '%s' is not a function name (a template as C++ writes it: 'scale<float, 4>')", o->kernel);
+        return ks_fail(KS_EINVAL,
+                       "--kernel '%s' is not a function name (a template as C++ writes it: 'scale<float, 4>')",
+                       o->kernel);
     snprintf(b->expr, sizeof b->expr, "%s", o->kernel);
     snprintf(b->opts_file, sizeof b->opts_file, "%s", o->file);
     if ((rc = ks_cu_find_clang(b->clang, sizeof b->clang))) return rc;
@@ -357,16 +380,20 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
             goto fail;
         }
         if (ks[found].is_template && !strchr(o->kernel, '<')) {
-            rc = ks_fail(KS_EINVAL, "%s: %s is a template: name an instantiation, as C++ writes it (--kernel '%s<float>', with its own arguments)",
-                         o->file, bare, bare);
+            rc = ks_fail(
+                KS_EINVAL,
+                "%s: %s is a template: name an instantiation, as C++ writes it (--kernel '%s<float>', with its own arguments)",
+                o->file, bare, bare);
             goto fail;
         }
         b->kernel = ks[found];
     }
     /* 3. rewrite, the entry point, compile */
     if (!(out = ks_cu_rewrite(text, b->dyn_name, sizeof b->dyn_name, b->shared, KS_CU_MAX_SHARED, &b->nshared))) {
-        rc = ks_fail(KS_EINVAL, "%s: a __shared__ declaration kscope cannot read (at most %d static arrays; write them as __shared__ T name[N]; and extern __shared__ T name[];)",
-                     o->file, KS_CU_MAX_SHARED);
+        rc = ks_fail(
+            KS_EINVAL,
+            "%s: a __shared__ declaration kscope cannot read (at most %d static arrays; write them as __shared__ T name[N]; and extern __shared__ T name[];)",
+            o->file, KS_CU_MAX_SHARED);
         goto fail;
     }
     {
@@ -388,7 +415,8 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
         snprintf(b->so, sizeof b->so, "%s/kernel.so", b->dir);
         char errs[4400];
         snprintf(errs, sizeof errs, "%s/compile.err", b->dir);
-        char *argv[] = {b->clang, "-x", "c++-cpp-output", "-std=c++17", "-O1", "-g", "-gdwarf-aranges", "-fPIC", "-shared",
+        char *argv[] = {b->clang, "-x", "c++-cpp-output", "-std=c++17", "-O1", "-g", "-gdwarf-aranges", "-fPIC",
+                        "-shared",
                         /* no tail calls: a runtime call's return address must be the user's line;
                          * stack-clash protection: a huge frame meets its fiber's guard */
                         "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", "-fstack-clash-protection",
@@ -406,9 +434,11 @@ int ks_cu_build_run(ks_cu_build *b, const ks_cu_build_opts *o)
         char *diag = read_all(errs);
         if (st != 0 && diag && only_entry_errors(diag)) {
             /* only kscope's entry point failed: --kernel names nothing callable */
-            rc = ks_fail(KS_EINVAL, "%s: --kernel '%s' names no function kscope can call as written (%s%s is declared %s%s)",
+            rc = ks_fail(KS_EINVAL,
+                         "%s: --kernel '%s' names no function kscope can call as written (%s%s is declared %s%s)",
                          o->file, o->kernel, b->kernel.ns, b->kernel.name,
-                         b->kernel.is_template ? "as a template: give its arguments as C++ writes them" : "with other parameters",
+                         b->kernel.is_template ? "as a template: give its arguments as C++ writes them"
+                                               : "with other parameters",
                          b->kernel.ns[0] ? " in a namespace" : "");
             free(diag);
             goto fail;

@@ -15,19 +15,19 @@ typedef struct ks_cu_kernel {
     char name[128];
     int nparams;
     char params[KS_CU_MAX_PARAMS][32];
-    char bad[320]; /* why it cannot run ("" when it can) */
+    char bad[320];   /* why it cannot run ("" when it can) */
     int is_template; /* declared `template <...> __global__ ...` */
     char ns[128];    /* the namespaces around it, "ops::" ("" at file scope) */
 } ks_cu_kernel;
 
 typedef struct ks_cu_build {
     char clang[256];
-    char dir[4096];        /* the temporary folder (removed by ks_cu_build_free) */
-    char so[4200];         /* the compiled kernel */
-    char dyn_name[32];     /* the extern __shared__ array, "" if none */
-    ks_cu_kernel kernel;   /* the one --kernel names */
-    char expr[256];        /* --kernel as given: "scale_shift<float, 4>" */
-    char opts_file[4096];  /* the .cu file as given */
+    char dir[4096];       /* the temporary folder (removed by ks_cu_build_free) */
+    char so[4200];        /* the compiled kernel */
+    char dyn_name[32];    /* the extern __shared__ array, "" if none */
+    ks_cu_kernel kernel;  /* the one --kernel names */
+    char expr[256];       /* --kernel as given: "scale_shift<float, 4>" */
+    char opts_file[4096]; /* the .cu file as given */
     int nshared;
     ks_cu_sharr shared[KS_CU_MAX_SHARED]; /* the static __shared__ declarations, by slot id */
 } ks_cu_build;

@@ -17,16 +17,16 @@ enum { F_RUN, F_WAIT_BAR, F_WAIT_WARP, F_DONE };
 typedef struct ks_cu_fib {
     void *sp;
     int state;
-    uint32_t tid;             /* linear thread id in the block */
+    uint32_t tid; /* linear thread id in the block */
     uint32_t tx, ty, tz;
     uintptr_t stack_lo;
     size_t stack_size;
-    uint32_t phase;           /* barriers passed in this block */
-    uint32_t bar_line_site;   /* raw site of the barrier that opened the phase (0: none) */
-    uint32_t seq;             /* events of this thread so far */
-    uint32_t wphase;          /* __syncwarp()s passed: an access's `iter` (check orders a warp's
+    uint32_t phase;         /* barriers passed in this block */
+    uint32_t bar_line_site; /* raw site of the barrier that opened the phase (0: none) */
+    uint32_t seq;           /* events of this thread so far */
+    uint32_t wphase;        /* __syncwarp()s passed: an access's `iter` (check orders a warp's
                                * lanes by it, as a barrier orders a block's threads) */
-    int keep;                 /* the filter records this thread */
+    int keep;               /* the filter records this thread */
     /* a store announced by its callback, whose value is read at the next callback */
     uintptr_t st_addr;
     uint64_t st_first, st_count;
@@ -53,8 +53,8 @@ typedef struct ks_cu_rt {
     ks_cu_ctl *ctl;
     ks_event *ev;
     uintptr_t so_base;
-    ks_cu_fib *fib;           /* the block's threads */
-    ks_cu_fib *cur;           /* running now, NULL outside a kernel */
+    ks_cu_fib *fib; /* the block's threads */
+    ks_cu_fib *cur; /* running now, NULL outside a kernel */
     int nthreads;
     uint32_t block_lin;
     int64_t block_first_index;
@@ -77,6 +77,6 @@ ks_event *ks_cu_emit(ks_cu_fib *f, int kind, int flags, uint32_t site, int tenso
 void ks_cu_stop(ks_cu_fib *f, int code, uint32_t site, uint64_t address) __attribute__((noreturn));
 
 /* scheduler half */
-void ks_cu_yield(ks_cu_fib *f);   /* back to the scheduler; returns when resumed */
+void ks_cu_yield(ks_cu_fib *f); /* back to the scheduler; returns when resumed */
 
 #endif

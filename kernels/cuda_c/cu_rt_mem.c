@@ -30,7 +30,7 @@ typedef struct region {
 #define MAX_REGIONS (KS_CU_MAX_BUFS + KS_CU_MAX_SHARED + 16)
 static region g_reg[MAX_REGIONS]; /* buffers and shared arrays */
 static int g_nreg, g_last;
-static region g_ign[16];          /* the module image and the built-ins: looked at last */
+static region g_ign[16]; /* the module image and the built-ins: looked at last */
 static int g_nign;
 
 /* static __shared__ arrays: slots of one arena, each followed by a guard gap */
@@ -48,8 +48,14 @@ static void add_region(uintptr_t lo, uintptr_t hi, int kind, int tensor, uint32_
                        int64_t cols)
 {
     if (g_nreg < MAX_REGIONS)
-        g_reg[g_nreg++] = (region){.lo = lo, .hi = hi, .kind = kind, .tensor = tensor, .elem = elem, .dtype = dtype,
-                                   .rows = rows > 0 ? rows : 1, .cols = cols > 0 ? cols : 1};
+        g_reg[g_nreg++] = (region){.lo = lo,
+                                   .hi = hi,
+                                   .kind = kind,
+                                   .tensor = tensor,
+                                   .elem = elem,
+                                   .dtype = dtype,
+                                   .rows = rows > 0 ? rows : 1,
+                                   .cols = cols > 0 ? cols : 1};
 }
 
 void ks_cu_mem_ignore(uintptr_t lo, uintptr_t hi)
@@ -78,8 +84,10 @@ void *ks_cu_shared_slot(int id, unsigned long bytes)
     if (id < 0 || id >= c->nshared) return g_arena; /* not a declaration kscope rewrote: cannot happen */
     if (!g_slot_set[id]) {
         if (c->shared_static_bytes + bytes > KS_CU_STATIC_SMEM) {
-            snprintf(c->error, sizeof c->error, "the static __shared__ arrays take more than CUDA's 48 KiB (%s: %lu bytes more); use extern __shared__ and --shared",
-                     c->shared[id].name, bytes);
+            snprintf(
+                c->error, sizeof c->error,
+                "the static __shared__ arrays take more than CUDA's 48 KiB (%s: %lu bytes more); use extern __shared__ and --shared",
+                c->shared[id].name, bytes);
             _exit(2);
         }
         g_slot_set[id] = 1;
@@ -104,7 +112,7 @@ void ks_cu_mem_block_start(void)
 uint32_t ks_cu_site_of(uintptr_t pc, int kind, int flags, int tensor)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
-    const uintptr_t key = pc << 4 | (uintptr_t)kind; /* a fault at an access's pc is a site of its own */
+    const uintptr_t key = pc << 4 | (uintptr_t)kind;            /* a fault at an access's pc is a site of its own */
     uint64_t h = ((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 50; /* 14 bits */
     for (;; h = (h + 1) & (SITE_SLOTS - 1)) {
         if (g_site_pc[h] == key && g_site_id[h]) return g_site_id[h];
@@ -195,7 +203,8 @@ static float value_at(const region *r, uintptr_t a)
     case KS_CU_F32: return v.f;
     case KS_CU_F64: return (float)v.d;
     case KS_CU_I8: return v.i8;
-    case KS_CU_U8: case KS_CU_BOOL: return v.u8;
+    case KS_CU_U8:
+    case KS_CU_BOOL: return v.u8;
     case KS_CU_I16: return v.i16;
     case KS_CU_U16: return v.u16;
     case KS_CU_I32: return (float)v.i32;
@@ -295,11 +304,17 @@ static const region *on_access(uintptr_t a, unsigned size, int write, int flags,
     return r;
 }
 
-#define KS_CU_CALLBACKS(n)                                                                                   \
-    void __sanitizer_cov_load##n(void *a);                                                                   \
-    void __sanitizer_cov_store##n(void *a);                                                                  \
-    void __sanitizer_cov_load##n(void *a) { on_access((uintptr_t)a, n, 0, 0, (uintptr_t)__builtin_return_address(0) - 1); } \
-    void __sanitizer_cov_store##n(void *a) { on_access((uintptr_t)a, n, 1, 0, (uintptr_t)__builtin_return_address(0) - 1); }
+#define KS_CU_CALLBACKS(n)                                                            \
+    void __sanitizer_cov_load##n(void *a);                                            \
+    void __sanitizer_cov_store##n(void *a);                                           \
+    void __sanitizer_cov_load##n(void *a)                                             \
+    {                                                                                 \
+        on_access((uintptr_t)a, n, 0, 0, (uintptr_t)__builtin_return_address(0) - 1); \
+    }                                                                                 \
+    void __sanitizer_cov_store##n(void *a)                                            \
+    {                                                                                 \
+        on_access((uintptr_t)a, n, 1, 0, (uintptr_t)__builtin_return_address(0) - 1); \
+    }
 KS_CU_CALLBACKS(1)
 KS_CU_CALLBACKS(2)
 KS_CU_CALLBACKS(4)
@@ -311,17 +326,24 @@ void __sanitizer_cov_bool_flag_init(void *start, void *end);
 void __sanitizer_cov_bool_flag_init(void *start, void *end) { (void)start, (void)end; }
 
 /* ---- atomics: one read-modify-write event, made here (fibers never interleave inside) ---- */
-static unsigned long long apply(int op, int type, unsigned long long old, unsigned long long v,
-                                unsigned long long cmp)
+static unsigned long long apply(int op, int type, unsigned long long old, unsigned long long v, unsigned long long cmp)
 {
-    union u { unsigned long long b; int32_t i; uint32_t u; int64_t l; uint64_t q; float f; double d; } o = {old}, x = {v}, r = {old};
-#define KS_ARITH(field)                                                                                   \
-    switch (op) {                                                                                         \
-    case KS_CU_A_ADD: r.field = o.field + x.field; break;                                                 \
-    case KS_CU_A_SUB: r.field = o.field - x.field; break;                                                 \
-    case KS_CU_A_MIN: r.field = x.field < o.field ? x.field : o.field; break;                             \
-    case KS_CU_A_MAX: r.field = x.field > o.field ? x.field : o.field; break;                             \
-    default: break;                                                                                       \
+    union u {
+        unsigned long long b;
+        int32_t i;
+        uint32_t u;
+        int64_t l;
+        uint64_t q;
+        float f;
+        double d;
+    } o = {old}, x = {v}, r = {old};
+#define KS_ARITH(field)                                                       \
+    switch (op) {                                                             \
+    case KS_CU_A_ADD: r.field = o.field + x.field; break;                     \
+    case KS_CU_A_SUB: r.field = o.field - x.field; break;                     \
+    case KS_CU_A_MIN: r.field = x.field < o.field ? x.field : o.field; break; \
+    case KS_CU_A_MAX: r.field = x.field > o.field ? x.field : o.field; break; \
+    default: break;                                                           \
     }
     switch (type) {
     case KS_CU_T_I32: KS_ARITH(i) break;
@@ -333,7 +355,8 @@ static unsigned long long apply(int op, int type, unsigned long long old, unsign
     default: break;
     }
 #undef KS_ARITH
-    const unsigned long long mask = type == KS_CU_T_I32 || type == KS_CU_T_U32 || type == KS_CU_T_F32 ? 0xffffffffull : ~0ull;
+    const unsigned long long mask = type == KS_CU_T_I32 || type == KS_CU_T_U32 || type == KS_CU_T_F32 ? 0xffffffffull
+                                                                                                      : ~0ull;
     switch (op) {
     case KS_CU_A_EXCH: r.b = v; break;
     case KS_CU_A_AND: r.b = old & v; break;
@@ -357,8 +380,7 @@ unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long
         ks_cu_flush_store(f);
         const region *r = find(a);
         const int inside_stack = a - f->stack_lo < f->stack_size;
-        if (!inside_stack && (!r || a + size > r->hi))
-            outside(f, r ? r->hi : a, size, KS_EV_WRITE, KS_FLAG_ATOMIC, pc);
+        if (!inside_stack && (!r || a + size > r->hi)) outside(f, r ? r->hi : a, size, KS_EV_WRITE, KS_FLAG_ATOMIC, pc);
         memcpy(&old, addr, size);
         const unsigned long long now = apply(op, type, old, v, cmp);
         memcpy(addr, &now, size);
@@ -396,7 +418,8 @@ static void range(uintptr_t a, size_t n, int write, uintptr_t pc, uint64_t *firs
     const region *r = find(a);
     if (r && r->kind == R_IGNORE && a + n <= r->hi) return;
     const int kind = write ? KS_EV_WRITE : KS_EV_READ;
-    if (!r || r->kind == R_IGNORE || a + n > r->hi) outside(f, r && r->kind != R_IGNORE ? r->hi : a, (unsigned)(n < 65535 ? n : 65535), kind, 0, pc);
+    if (!r || r->kind == R_IGNORE || a + n > r->hi)
+        outside(f, r && r->kind != R_IGNORE ? r->hi : a, (unsigned)(n < 65535 ? n : 65535), kind, 0, pc);
     *out = r;
     if (!f->keep) return;
     const uint32_t site = ks_cu_site_of(pc, kind, 0, r->tensor);

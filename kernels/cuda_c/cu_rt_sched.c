@@ -102,7 +102,7 @@ static void fiber_main(void)
 static void *fiber_stack(uintptr_t lo, size_t size)
 {
     uint64_t *top = (uint64_t *)((lo + size) & ~(uintptr_t)15);
-    *--top = 0;                          /* fiber_main's own return address: none */
+    *--top = 0; /* fiber_main's own return address: none */
     *--top = (uint64_t)(uintptr_t)fiber_main;
     for (int r = 0; r < 6; ++r) *--top = 0;
     *--top = 0x1F80ull | (0x037Full << 32); /* MXCSR default, x87 control word default */
@@ -241,7 +241,8 @@ long long ks_cu_clock(void) { return ks_cu_g.clock += 4; }
 
 static void print_line(const ks_cu_fib *f, const char *p, int len)
 {
-    printf("[block (%u,%u,%u) thread (%u,%u,%u)] %.*s\n", blockIdx.x, blockIdx.y, blockIdx.z, f->tx, f->ty, f->tz, len, p);
+    printf("[block (%u,%u,%u) thread (%u,%u,%u)] %.*s\n", blockIdx.x, blockIdx.y, blockIdx.z, f->tx, f->ty, f->tz, len,
+           p);
 }
 
 /* what a thread printed without a newline, at its end */
@@ -346,7 +347,8 @@ void __wrap_exit(int code)
 static void refused(const char *what, uintptr_t pc) __attribute__((noreturn));
 static void refused(const char *what, uintptr_t pc)
 {
-    snprintf(ks_cu_g.ctl->error, sizeof ks_cu_g.ctl->error, "called %s() inside the kernel, which the simulator refuses", what);
+    snprintf(ks_cu_g.ctl->error, sizeof ks_cu_g.ctl->error,
+             "called %s() inside the kernel, which the simulator refuses", what);
     run_fault(KS_CU_F_UNSUPPORTED, pc, 0);
     ks_cu_g.cur = NULL;
     ks_cu_publish();
@@ -355,8 +357,8 @@ static void refused(const char *what, uintptr_t pc)
 }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter" /* the wrappers' parameters only mirror libc's */
-#define KS_CU_REFUSE(name, ret, params)                                                                      \
-    ret __wrap_##name params;                                                                                \
+#define KS_CU_REFUSE(name, ret, params) \
+    ret __wrap_##name params;           \
     ret __wrap_##name params { refused(#name, (uintptr_t)__builtin_return_address(0) - 1); }
 KS_CU_REFUSE(fork, int, (void))
 KS_CU_REFUSE(vfork, int, (void))
@@ -436,7 +438,8 @@ static void run_block(uint32_t bx, uint32_t by, uint32_t bz)
         f->sp = fiber_stack(f->stack_lo, STACK_BYTES);
         ks_event *e = ks_cu_emit(f, KS_EV_WORK, 0, 0, -1);
         if (e) {
-            const int32_t v[6] = {(int32_t)bz, (int32_t)by, (int32_t)bx, (int32_t)f->tz, (int32_t)f->ty, (int32_t)f->tx};
+            const int32_t v[6] = {(int32_t)bz,    (int32_t)by,    (int32_t)bx,
+                                  (int32_t)f->tz, (int32_t)f->ty, (int32_t)f->tx};
             memcpy(e->u.field, v, sizeof v);
         }
     }
@@ -476,21 +479,35 @@ static int bind_params(void **args, uint64_t *store, const uint8_t *types, int n
         const int t = types[i];
         c->param_type[i] = (uint8_t)t;
         if (t == KS_CU_BAD || t == (KS_CU_PTR | KS_CU_BAD) || (t & KS_CU_PTR ? 0 : t == KS_CU_OPAQUE)) {
-            snprintf(c->error, sizeof c->error, "parameter '%s' has a type kscope cannot give (a struct, a reference or a pointer to a pointer)", name);
+            snprintf(c->error, sizeof c->error,
+                     "parameter '%s' has a type kscope cannot give (a struct, a reference or a pointer to a pointer)",
+                     name);
             return -1;
         }
         args[i] = &store[i];
         if (t & KS_CU_PTR) {
             if (c->param_buf[i] < 0) {
-                snprintf(c->error, sizeof c->error, "--arg %s: '%s' is a pointer: give a buffer (@FILE.npy, zeros:SHAPE or empty:SHAPE), not a number", name, name);
+                snprintf(
+                    c->error, sizeof c->error,
+                    "--arg %s: '%s' is a pointer: give a buffer (@FILE.npy, zeros:SHAPE or empty:SHAPE), not a number",
+                    name, name);
                 return -1;
             }
             const ks_cu_buf *b = &c->bufs[c->param_buf[i]];
             const int want = t & ~KS_CU_PTR;
             if (want != KS_CU_OPAQUE && want != b->dtype && !(want == KS_CU_BOOL && b->dtype == KS_CU_U8)) {
-                static const char *const names[] = {"?", "float (f32)", "double (f64)", "signed char (i8)", "unsigned char (u8)",
-                                                    "short (i16)", "unsigned short (u16)", "int (i32)", "unsigned (u32)",
-                                                    "long (i64)", "unsigned long (u64)", "bool (u8)"};
+                static const char *const names[] = {"?",
+                                                    "float (f32)",
+                                                    "double (f64)",
+                                                    "signed char (i8)",
+                                                    "unsigned char (u8)",
+                                                    "short (i16)",
+                                                    "unsigned short (u16)",
+                                                    "int (i32)",
+                                                    "unsigned (u32)",
+                                                    "long (i64)",
+                                                    "unsigned long (u64)",
+                                                    "bool (u8)"};
                 snprintf(c->error, sizeof c->error, "--arg %s: the buffer holds %s, but '%s' points to %s", name,
                          b->dtype < 12 ? names[b->dtype] : "?", name, want < 12 ? names[want] : "?");
                 return -1;
@@ -505,13 +522,23 @@ static int bind_params(void **args, uint64_t *store, const uint8_t *types, int n
         const double x = c->param_f[i];
         const int64_t k = c->param_i[i];
         if (t != KS_CU_F32 && t != KS_CU_F64 && !c->param_isint[i]) {
-            snprintf(c->error, sizeof c->error, "--arg %s: '%s' is an integer: give an integer (got %g)", name, name, x);
+            snprintf(c->error, sizeof c->error, "--arg %s: '%s' is an integer: give an integer (got %g)", name, name,
+                     x);
             return -1;
         }
-        static const struct { int64_t lo; uint64_t hi; int bytes; } range[] = {
-            [KS_CU_I8] = {-128, 127, 1}, [KS_CU_U8] = {0, 255, 1}, [KS_CU_I16] = {-32768, 32767, 2},
-            [KS_CU_U16] = {0, 65535, 2}, [KS_CU_I32] = {INT32_MIN, INT32_MAX, 4}, [KS_CU_U32] = {0, UINT32_MAX, 4},
-            [KS_CU_I64] = {INT64_MIN, INT64_MAX, 8}, [KS_CU_U64] = {0, INT64_MAX, 8}, [KS_CU_BOOL] = {0, 1, 1}};
+        static const struct {
+            int64_t lo;
+            uint64_t hi;
+            int bytes;
+        } range[] = {[KS_CU_I8] = {-128, 127, 1},
+                     [KS_CU_U8] = {0, 255, 1},
+                     [KS_CU_I16] = {-32768, 32767, 2},
+                     [KS_CU_U16] = {0, 65535, 2},
+                     [KS_CU_I32] = {INT32_MIN, INT32_MAX, 4},
+                     [KS_CU_U32] = {0, UINT32_MAX, 4},
+                     [KS_CU_I64] = {INT64_MIN, INT64_MAX, 8},
+                     [KS_CU_U64] = {0, INT64_MAX, 8},
+                     [KS_CU_BOOL] = {0, 1, 1}};
         if (t == KS_CU_F32) {
             if (fabs(x) > 3.4028234663852886e38) {
                 snprintf(c->error, sizeof c->error, "--arg %s: %g does not fit a float", name, x);
@@ -537,7 +564,8 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
     if ((uintptr_t)info->dlpi_addr != ks_cu_g.so_base) return 0;
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-        if (p->p_type == PT_LOAD) ks_cu_mem_ignore(info->dlpi_addr + p->p_vaddr, info->dlpi_addr + p->p_vaddr + p->p_memsz);
+        if (p->p_type == PT_LOAD)
+            ks_cu_mem_ignore(info->dlpi_addr + p->p_vaddr, info->dlpi_addr + p->p_vaddr + p->p_memsz);
     }
     return 1;
 }

@@ -40,10 +40,9 @@ void ks_cu_exec_free(ks_cu_exec *e)
 
 static int cu_type_of(ks_dtype d)
 {
-    static const int map[KS_DTYPES] = {[KS_F32] = KS_CU_F32, [KS_I32] = KS_CU_I32, [KS_I64] = KS_CU_I64,
-                                       [KS_F64] = KS_CU_F64, [KS_U32] = KS_CU_U32, [KS_U64] = KS_CU_U64,
-                                       [KS_I16] = KS_CU_I16, [KS_U16] = KS_CU_U16, [KS_I8] = KS_CU_I8,
-                                       [KS_U8] = KS_CU_U8};
+    static const int map[KS_DTYPES] = {
+        [KS_F32] = KS_CU_F32, [KS_I32] = KS_CU_I32, [KS_I64] = KS_CU_I64, [KS_F64] = KS_CU_F64, [KS_U32] = KS_CU_U32,
+        [KS_U64] = KS_CU_U64, [KS_I16] = KS_CU_I16, [KS_U16] = KS_CU_U16, [KS_I8] = KS_CU_I8,   [KS_U8] = KS_CU_U8};
     return (unsigned)d < KS_DTYPES ? map[d] : KS_CU_BAD;
 }
 
@@ -121,8 +120,11 @@ int ks_cu_arg_parse(ks_cu_exec *e, const char *param, const char *value)
         errno = 0;
         const double f = strtod(value, &end);
         if (!*value || *end || errno || !isfinite(f))
-            return ks_fail(KS_EINVAL, "--arg %s: '%s' is neither a number nor a buffer (@FILE.npy, zeros:SHAPE[:DTYPE], empty:SHAPE[:DTYPE])",
-                           param, value), -1;
+            return ks_fail(
+                       KS_EINVAL,
+                       "--arg %s: '%s' is neither a number nor a buffer (@FILE.npy, zeros:SHAPE[:DTYPE], empty:SHAPE[:DTYPE])",
+                       param, value),
+                   -1;
         n->f = f, n->isint = 0;
         if (f == floor(f) && fabs(f) < 9.2e18) n->i = (int64_t)f, n->isint = 1; /* 1e3: an integer too */
     }
@@ -148,7 +150,8 @@ static int bind(ks_cu_exec *e, ks_cu_ctl *c)
         const char *given = i < e->nbufs ? e->bufs[i].param : e->nums[i - e->nbufs].param;
         int known = 0;
         for (int p = 0; p < k->nparams; ++p) known |= !strcmp(given, k->params[p]);
-        if (!known) return ks_fail(KS_EINVAL, "--arg %s: %s has no parameter '%s' (it takes: %s)", given, k->name, given, list);
+        if (!known)
+            return ks_fail(KS_EINVAL, "--arg %s: %s has no parameter '%s' (it takes: %s)", given, k->name, given, list);
     }
     c->nparams = k->nparams;
     for (int p = 0; p < k->nparams; ++p) {
@@ -162,8 +165,7 @@ static int bind(ks_cu_exec *e, ks_cu_ctl *c)
                 c->param_f[p] = e->nums[i].f, c->param_i[p] = e->nums[i].i, c->param_isint[p] = e->nums[i].isint;
                 found = 1;
             }
-        if (!found)
-            return ks_fail(KS_EINVAL, "missing --arg %s=VALUE (%s takes: %s)", k->params[p], k->name, list);
+        if (!found) return ks_fail(KS_EINVAL, "missing --arg %s=VALUE (%s takes: %s)", k->params[p], k->name, list);
     }
     return KS_OK;
 }
@@ -224,7 +226,8 @@ int ks_cu_exec_run(ks_cu_exec *e)
         if (e->map != MAP_FAILED) munmap(e->map, e->map_size);
         if (e->events != MAP_FAILED) munmap(e->events, e->events_size);
         e->map = NULL, e->events = NULL;
-        return ks_fail(KS_ENOMEM, "cannot map %llu bytes for the run", (unsigned long long)(e->map_size + e->events_size));
+        return ks_fail(KS_ENOMEM, "cannot map %llu bytes for the run",
+                       (unsigned long long)(e->map_size + e->events_size));
     }
     ks_cu_ctl *c = e->ctl = (ks_cu_ctl *)e->map;
     int rc = bind(e, c);

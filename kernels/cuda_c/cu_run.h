@@ -16,8 +16,8 @@
  * or empty:SHAPE[:DTYPE]. */
 typedef struct ks_cu_bufspec {
     char param[32];
-    char text[160];  /* as given, for the trace's params */
-    ks_tensor t;     /* shape and dtype; data for @FILE.npy (owned) */
+    char text[160]; /* as given, for the trace's params */
+    ks_tensor t;    /* shape and dtype; data for @FILE.npy (owned) */
     int empty;
 } ks_cu_bufspec;
 
@@ -36,21 +36,21 @@ typedef struct ks_cu_exec {
     ks_cu_number nums[KS_CU_MAX_PARAMS];
     uint32_t grid[3], block[3], shared_bytes;
     ks_filter filter;
-    uint64_t trace_limit;   /* most events kept */
-    double time_limit;      /* seconds */
+    uint64_t trace_limit; /* most events kept */
+    double time_limit;    /* seconds */
     int quiet;
-    int prefault;           /* map the event memory before the run starts (bench_cu: the
+    int prefault; /* map the event memory before the run starts (bench_cu: the
                              * clock then times recording, not the first touch of pages) */
     /* after the run */
     unsigned char *map;
     size_t map_size;
     ks_cu_ctl *ctl;
-    ks_event *events;       /* the events, copied out of the ring (private, trace_limit slots) */
+    ks_event *events; /* the events, copied out of the ring (private, trace_limit slots) */
     size_t events_size;
     uint64_t nevents;
-    int exit_status;        /* the child's: 0 ran, 2 setup error, 3 a fault stopped it; -1 killed */
-    double seconds;         /* wall time of the run (fork to exit, the copy out included) */
-    double child_cpu;       /* CPU seconds (user + system) the child used */
+    int exit_status;               /* the child's: 0 ran, 2 setup error, 3 a fault stopped it; -1 killed */
+    double seconds;                /* wall time of the run (fork to exit, the copy out included) */
+    double child_cpu;              /* CPU seconds (user + system) the child used */
     ks_tensor out[KS_CU_MAX_BUFS]; /* the buffers' final contents (views into map) */
 } ks_cu_exec;
 

@@ -106,7 +106,10 @@ static int after_template(const char *text, const char *at)
  * has not closed (literals and line markers skipped; anonymous namespaces add nothing). */
 static void namespaces_at(const char *text, const char *at, char *out, size_t n)
 {
-    struct { int depth; char name[64]; } open[16];
+    struct {
+        int depth;
+        char name[64];
+    } open[16];
     int nopen = 0, depth = 0;
     for (const char *p = text; p < at; ++p) {
         if (*p == '"' || *p == '\'') {
@@ -285,8 +288,9 @@ static int shared_decl(sbuf *b, const char *q, const char *semi, ks_cu_sharr *sh
         /* not static: a local reference lives in a register (a static one would be a guarded
          * variable loaded again at every access, each load a callback) */
         if (dims[0])
-            snprintf(line, sizeof line, "%s (&%s)%s = *reinterpret_cast<%s (*)%s>(ks_cu_shared_slot(%d, sizeof(%s %s)));",
-                     spec, name, dims, spec, dims, id, spec, dims);
+            snprintf(line, sizeof line,
+                     "%s (&%s)%s = *reinterpret_cast<%s (*)%s>(ks_cu_shared_slot(%d, sizeof(%s %s)));", spec, name,
+                     dims, spec, dims, id, spec, dims);
         else
             snprintf(line, sizeof line, "%s &%s = *reinterpret_cast<%s *>(ks_cu_shared_slot(%d, sizeof(%s)));", spec,
                      name, spec, id, spec);

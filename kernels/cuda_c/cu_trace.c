@@ -195,11 +195,12 @@ int ks_cu_trace_make(ks_cu_exec *e, ks_trace *tr)
                     char tail[24];
                     const char *bn = base_name(l->file);
                     int tl = snprintf(tail, sizeof tail, ":%d:%d", l->line, with_col ? l->col : 0);
-                    if ((int)strlen(bn) + tl > (int)sizeof n->name - 1) tl = snprintf(tail, sizeof tail, ":%d", l->line);
+                    if ((int)strlen(bn) + tl > (int)sizeof n->name - 1)
+                        tl = snprintf(tail, sizeof tail, ":%d", l->line);
                     const int room = (int)sizeof n->name - 1 - tl, bl = (int)strlen(bn);
-                    snprintf(n->name, sizeof n->name, "%s%s%s", bl > room ? "~" : "", bl > room ? bn + bl - room + 1 : bn, tail);
-                }
-                else snprintf(n->name, sizeof n->name, "%.31s", l->file);
+                    snprintf(n->name, sizeof n->name, "%s%s%s", bl > room ? "~" : "",
+                             bl > room ? bn + bl - room + 1 : bn, tail);
+                } else snprintf(n->name, sizeof n->name, "%.31s", l->file);
                 n->kind = kind, n->tensor = t, n->line = l->line, n->col = with_col ? l->col : 0;
                 n->writes_per_element = atomic; /* 0: not checked; this marks the atomic site apart */
                 if (l->line) source_line(files, &nfiles, l->file, l->line, n->code, sizeof n->code);
@@ -270,12 +271,15 @@ out:
 
 void ks_cu_fault_line(const ks_cu_exec *e, const ks_trace *tr, char *buf, size_t n)
 {
-    static const char *const what[] = {
-        [KS_CU_F_OUTSIDE] = "touched memory outside every buffer", [KS_CU_F_ASSERT] = "failed an assert",
-        [KS_CU_F_TRAP] = "called __trap()", [KS_CU_F_DIVZERO] = "divided an integer by zero",
-        [KS_CU_F_STACK] = "overflowed its stack", [KS_CU_F_CRASH] = "crashed",
-        [KS_CU_F_TIMEOUT] = "was running when the time limit passed", [KS_CU_F_UNSUPPORTED] = "used what the simulator lacks",
-        [KS_CU_F_DEADLOCK] = "waited for lanes that never came"};
+    static const char *const what[] = {[KS_CU_F_OUTSIDE] = "touched memory outside every buffer",
+                                       [KS_CU_F_ASSERT] = "failed an assert",
+                                       [KS_CU_F_TRAP] = "called __trap()",
+                                       [KS_CU_F_DIVZERO] = "divided an integer by zero",
+                                       [KS_CU_F_STACK] = "overflowed its stack",
+                                       [KS_CU_F_CRASH] = "crashed",
+                                       [KS_CU_F_TIMEOUT] = "was running when the time limit passed",
+                                       [KS_CU_F_UNSUPPORTED] = "used what the simulator lacks",
+                                       [KS_CU_F_DEADLOCK] = "waited for lanes that never came"};
     buf[0] = 0;
     const ks_event *first = NULL;
     for (uint64_t i = 0; i < tr->nevents && !first; ++i)
@@ -296,9 +300,8 @@ void ks_cu_fault_line(const ks_cu_exec *e, const ks_trace *tr, char *buf, size_t
         return;
     }
     const uint32_t gx = e->grid[0], gy = e->grid[1], bxd = e->block[0], byd = e->block[1];
-    size_t used = (size_t)snprintf(buf, n, "thread (%u,%u,%u) of block (%u,%u,%u) %s", thread % bxd,
-                                   thread / bxd % byd, thread / (bxd * byd), block % gx, block / gx % gy,
-                                   block / (gx * gy),
+    size_t used = (size_t)snprintf(buf, n, "thread (%u,%u,%u) of block (%u,%u,%u) %s", thread % bxd, thread / bxd % byd,
+                                   thread / (bxd * byd), block % gx, block / gx % gy, block / (gx * gy),
                                    code < sizeof what / sizeof what[0] && what[code] ? what[code] : "stopped");
     if (used >= n) return;
     if (c->error[0] && (code == KS_CU_F_CRASH || code == KS_CU_F_UNSUPPORTED))

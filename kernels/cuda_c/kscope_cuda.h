@@ -53,7 +53,9 @@
 #define __shared__ static __attribute__((section("ks_cu_shared")))
 
 /* ---- built-in variables ---- */
-struct uint3 { unsigned int x, y, z; };
+struct uint3 {
+    unsigned int x, y, z;
+};
 struct dim3 {
     unsigned int x, y, z;
     constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
@@ -153,21 +155,37 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
  * user's line ---- */
 namespace ks_cu_detail {
 template <class T> struct atype;
-template <> struct atype<int> { static constexpr int code = 0; };
-template <> struct atype<unsigned int> { static constexpr int code = 1; };
-template <> struct atype<unsigned long long> { static constexpr int code = 2; };
-template <> struct atype<long long> { static constexpr int code = 3; };
-template <> struct atype<float> { static constexpr int code = 4; };
-template <> struct atype<double> { static constexpr int code = 5; };
-template <> struct atype<unsigned long> { static constexpr int code = sizeof(unsigned long) == 8 ? 2 : 1; };
-template <> struct atype<long> { static constexpr int code = sizeof(long) == 8 ? 3 : 0; };
+template <> struct atype<int> {
+    static constexpr int code = 0;
+};
+template <> struct atype<unsigned int> {
+    static constexpr int code = 1;
+};
+template <> struct atype<unsigned long long> {
+    static constexpr int code = 2;
+};
+template <> struct atype<long long> {
+    static constexpr int code = 3;
+};
+template <> struct atype<float> {
+    static constexpr int code = 4;
+};
+template <> struct atype<double> {
+    static constexpr int code = 5;
+};
+template <> struct atype<unsigned long> {
+    static constexpr int code = sizeof(unsigned long) == 8 ? 2 : 1;
+};
+template <> struct atype<long> {
+    static constexpr int code = sizeof(long) == 8 ? 3 : 0;
+};
 template <class P> using elem_t = typename std::remove_cv<typename std::remove_pointer<P>::type>::type;
 } // namespace ks_cu_detail
 #define KS_CU_ATOMIC(op, p, v, c)                                                                         \
-    ks_cu_detail::of_bits<ks_cu_detail::elem_t<decltype(&*(p))>>(ks_cu_atomic(                            \
-        (op), ks_cu_detail::atype<ks_cu_detail::elem_t<decltype(&*(p))>>::code, (void *)(p),             \
-        ks_cu_detail::bits_of((ks_cu_detail::elem_t<decltype(&*(p))>)(v)),                                \
-        ks_cu_detail::bits_of((ks_cu_detail::elem_t<decltype(&*(p))>)(c))))
+    ks_cu_detail::of_bits<ks_cu_detail::elem_t<decltype(&*(p))>>(                                         \
+        ks_cu_atomic((op), ks_cu_detail::atype<ks_cu_detail::elem_t<decltype(&*(p))>>::code, (void *)(p), \
+                     ks_cu_detail::bits_of((ks_cu_detail::elem_t<decltype(&*(p))>)(v)),                   \
+                     ks_cu_detail::bits_of((ks_cu_detail::elem_t<decltype(&*(p))>)(c))))
 #define atomicAdd(p, v) KS_CU_ATOMIC(0, p, v, 0)
 #define atomicSub(p, v) KS_CU_ATOMIC(1, p, v, 0)
 #define atomicExch(p, v) KS_CU_ATOMIC(2, p, v, 0)
@@ -194,12 +212,18 @@ template <class P> using elem_t = typename std::remove_cv<typename std::remove_p
 #define __stwb(p, v) ((void)(*(p) = (v)))
 
 /* ---- vector types ---- */
-#define KS_CU_VEC(T, N2, N3, N4, A2, A4)                                                                \
-    struct __attribute__((aligned(A2))) N2 { T x, y; };                                                    \
-    struct N3 { T x, y, z; };                                                                             \
-    struct __attribute__((aligned(A4))) N4 { T x, y, z, w; };                                              \
-    static inline N2 make_##N2(T x, T y) { return N2{x, y}; }                                             \
-    static inline N3 make_##N3(T x, T y, T z) { return N3{x, y, z}; }                                     \
+#define KS_CU_VEC(T, N2, N3, N4, A2, A4)                              \
+    struct __attribute__((aligned(A2))) N2 {                          \
+        T x, y;                                                       \
+    };                                                                \
+    struct N3 {                                                       \
+        T x, y, z;                                                    \
+    };                                                                \
+    struct __attribute__((aligned(A4))) N4 {                          \
+        T x, y, z, w;                                                 \
+    };                                                                \
+    static inline N2 make_##N2(T x, T y) { return N2{x, y}; }         \
+    static inline N3 make_##N3(T x, T y, T z) { return N3{x, y, z}; } \
     static inline N4 make_##N4(T x, T y, T z, T w) { return N4{x, y, z, w}; }
 KS_CU_VEC(float, float2, float3, float4, 8, 16)
 KS_CU_VEC(int, int2, int3, int4, 8, 16)
@@ -214,8 +238,12 @@ KS_CU_VEC(unsigned char, uchar2, uchar3, uchar4, 2, 4)
 #undef KS_CU_VEC
 static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
 static inline dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); }
-struct float1 { float x; };
-struct int1 { int x; };
+struct float1 {
+    float x;
+};
+struct int1 {
+    int x;
+};
 static inline float1 make_float1(float x) { return float1{x}; }
 static inline int1 make_int1(int x) { return int1{x}; }
 
@@ -278,8 +306,14 @@ static inline int __float_as_int(float x) { return ks_cu_detail::of_bits<int>(ks
 static inline unsigned __float_as_uint(float x) { return ks_cu_detail::of_bits<unsigned>(ks_cu_detail::bits_of(x)); }
 static inline float __int_as_float(int x) { return ks_cu_detail::of_bits<float>(ks_cu_detail::bits_of(x)); }
 static inline float __uint_as_float(unsigned x) { return ks_cu_detail::of_bits<float>(ks_cu_detail::bits_of(x)); }
-static inline long long __double_as_longlong(double x) { return ks_cu_detail::of_bits<long long>(ks_cu_detail::bits_of(x)); }
-static inline double __longlong_as_double(long long x) { return ks_cu_detail::of_bits<double>(ks_cu_detail::bits_of(x)); }
+static inline long long __double_as_longlong(double x)
+{
+    return ks_cu_detail::of_bits<long long>(ks_cu_detail::bits_of(x));
+}
+static inline double __longlong_as_double(long long x)
+{
+    return ks_cu_detail::of_bits<double>(ks_cu_detail::bits_of(x));
+}
 static inline int __sad(int x, int y, int z) { return z + (x > y ? x - y : y - x); }
 static inline int __hadd(int x, int y) { return (int)(((long long)x + y) >> 1); }
 static inline int __rhadd(int x, int y) { return (int)(((long long)x + y + 1) >> 1); }
@@ -298,7 +332,13 @@ static inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678f); }
 typedef int cudaError_t;
 typedef void *cudaStream_t;
 typedef void *cudaEvent_t;
-enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost,
+    cudaMemcpyHostToDevice,
+    cudaMemcpyDeviceToHost,
+    cudaMemcpyDeviceToDevice,
+    cudaMemcpyDefault
+};
 #define cudaSuccess 0
 extern "C" {
 cudaError_t cudaMalloc(void **p, size_t n);
@@ -325,33 +365,49 @@ cudaError_t cudaStreamCreate(cudaStream_t *s);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
 cudaError_t cudaGetDeviceCount(int *n);
 }
-enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8, cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
 template <class F> static inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int) { return 0; }
 struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem, sharedMemPerBlock;
-    int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], major, minor,
-        multiProcessorCount;
+    int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], major, minor, multiProcessorCount;
 };
 extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device);
 /* the host fills __constant__ and __device__ variables this way; kscope runs no host code,
  * so such a variable keeps its initializer (docs/cuda-c.md) */
-template <class T> static inline cudaError_t cudaMemcpyToSymbol(const T &, const void *, size_t, size_t = 0,
-                                                                cudaMemcpyKind = cudaMemcpyHostToDevice) { return 0; }
-template <class T> static inline cudaError_t cudaMemcpyFromSymbol(void *, const T &, size_t, size_t = 0,
-                                                                  cudaMemcpyKind = cudaMemcpyDeviceToHost) { return 0; }
+template <class T>
+static inline cudaError_t cudaMemcpyToSymbol(const T &, const void *, size_t, size_t = 0,
+                                             cudaMemcpyKind = cudaMemcpyHostToDevice)
+{
+    return 0;
+}
+template <class T>
+static inline cudaError_t cudaMemcpyFromSymbol(void *, const T &, size_t, size_t = 0,
+                                               cudaMemcpyKind = cudaMemcpyDeviceToHost)
+{
+    return 0;
+}
 template <class T> static inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
-template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t n) { return cudaMallocManaged((void **)p, n); }
+template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t n)
+{
+    return cudaMallocManaged((void **)p, n);
+}
 /* a host-side launch `k<<<g, b>>>(args)` is rewritten to `(ks_cu_host_launch(g, b), k)(args)` */
-template <class... A> static inline int ks_cu_host_launch(A...) { ks_cu_unsupported("a kernel launch from inside a kernel (dynamic parallelism)"); }
+template <class... A> static inline int ks_cu_host_launch(A...)
+{
+    ks_cu_unsupported("a kernel launch from inside a kernel (dynamic parallelism)");
+}
 
 /* ---- what the simulator does not do: a compile error that names it ---- */
 template <class... T> struct ks_cu_never : std::false_type {};
-#define KS_CU_UNSUPPORTED(name, what)                                                                       \
-    template <class... A> static inline int name(A...)                                                      \
-    {                                                                                                       \
-        static_assert(ks_cu_never<A...>::value, "kscope: " what " is not supported by the simulator");       \
-        return 0;                                                                                           \
+#define KS_CU_UNSUPPORTED(name, what)                                                                  \
+    template <class... A> static inline int name(A...)                                                 \
+    {                                                                                                  \
+        static_assert(ks_cu_never<A...>::value, "kscope: " what " is not supported by the simulator"); \
+        return 0;                                                                                      \
     }
 KS_CU_UNSUPPORTED(tex1Dfetch, "texture memory (tex1Dfetch)")
 KS_CU_UNSUPPORTED(tex2D, "texture memory (tex2D)")

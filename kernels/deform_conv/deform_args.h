@@ -15,17 +15,17 @@ typedef struct ks_deform_args {
     int64_t kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w;
     int64_t im2col_step, offset_groups, height_col, width_col;
     int use_mask, semantics;
-    const float *input;   /* [im2col_step, C, H, W] */
-    const float *offset;  /* [im2col_step, G_off*2*kh*kw, Ho, Wo] */
-    const float *mask;    /* [im2col_step, G_off*kh*kw, Ho, Wo] or NULL */
-    const float *col_in;  /* col2im, coord: [C*kh*kw, im2col_step*Ho*Wo] */
-    float *col_out;       /* im2col: [C*kh*kw, im2col_step*Ho*Wo] */
-    float *grad_input;    /* col2im: [im2col_step, C, H, W], accumulated */
-    float *grad_offset;   /* coord: like offset */
-    float *grad_mask;     /* coord: like mask (with a mask) */
-    int64_t tile_positions; /* grad_tile: output positions per tile (a power of 2) */
-    int64_t tile_windows;   /* grad_tile: channels per barrier phase, at most */
-    int write_columns;      /* grad_tap, grad_tile, grad_gather: the chunk's write_columns */
+    const float *input;       /* [im2col_step, C, H, W] */
+    const float *offset;      /* [im2col_step, G_off*2*kh*kw, Ho, Wo] */
+    const float *mask;        /* [im2col_step, G_off*kh*kw, Ho, Wo] or NULL */
+    const float *col_in;      /* col2im, coord: [C*kh*kw, im2col_step*Ho*Wo] */
+    float *col_out;           /* im2col: [C*kh*kw, im2col_step*Ho*Wo] */
+    float *grad_input;        /* col2im: [im2col_step, C, H, W], accumulated */
+    float *grad_offset;       /* coord: like offset */
+    float *grad_mask;         /* coord: like mask (with a mask) */
+    int64_t tile_positions;   /* grad_tile: output positions per tile (a power of 2) */
+    int64_t tile_windows;     /* grad_tile: channels per barrier phase, at most */
+    int write_columns;        /* grad_tap, grad_tile, grad_gather: the chunk's write_columns */
     int64_t gather_positions; /* grad_gather: output positions per tile (a power of 2) */
     int64_t gather_channels;  /* grad_gather: channels per block, at most (1..32) */
 } ks_deform_args;
@@ -48,7 +48,8 @@ KS_FN void ks_deform_window_of(const ks_deform_args *a, int64_t tp, ks_deform_ti
     s->tw = tp >= 8 ? 8 : tp;
     s->th = tp / s->tw;
     s->rh = (s->th - 1) * a->stride_h + (a->kernel_h - 1) * a->dilation_h + 2 + 2 * KS_DEFORM_TILE_MARGIN;
-    s->rw = ((s->tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN + 3 + 3) / 4 * 4;
+    s->rw = ((s->tw - 1) * a->stride_w + (a->kernel_w - 1) * a->dilation_w + 2 + 2 * KS_DEFORM_TILE_MARGIN + 3 + 3) /
+            4 * 4;
 }
 
 KS_FN ks_deform_tile ks_deform_tile_of(const ks_deform_args *a)
@@ -118,8 +119,7 @@ int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, co
  * stride beyond) and its shared bytes; KS_EINVAL when not one channel's lists fit */
 int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
                             const ks_launch *launch, int *threads, int64_t *blocks, size_t *shared);
-int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_deform_args *a,
-                        ks_deform_geom *g);
+int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_deform_args *a, ks_deform_geom *g);
 #ifdef __cplusplus
 }
 #endif

@@ -24,7 +24,7 @@ typedef struct ks_deform_bias_args {
 } ks_deform_bias_args;
 
 #define KS_DEFORM_ROW_SUMS_THREADS 256 /* the tree's width: a power of two */
-#endif /* KS_DEFORM_BIAS_DECL */
+#endif                                 /* KS_DEFORM_BIAS_DECL */
 
 #ifdef KS_VARIANT
 #include "../core/ks_shared.h"

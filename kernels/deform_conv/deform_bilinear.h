@@ -18,10 +18,10 @@
 #include "deform_conv.h"
 
 typedef struct ks_bilinear {
-    int64_t y0, x0;  /* top-left corner (floor); 0 when the sample is out of range */
-    float w[4];      /* corner weights in KS_FLAG_C00..C11 order */
-    float value;     /* the blend (0 out of range) */
-    int flags;       /* KS_FLAG_Cxx for the corners inside the image */
+    int64_t y0, x0; /* top-left corner (floor); 0 when the sample is out of range */
+    float w[4];     /* corner weights in KS_FLAG_C00..C11 order */
+    float value;    /* the blend (0 out of range) */
+    int flags;      /* KS_FLAG_Cxx for the corners inside the image */
 } ks_bilinear;
 
 KS_FN int ks_deform_in_box(float y, float x, int64_t H, int64_t W)
@@ -112,8 +112,7 @@ KS_FN float ks_deform_grad_channel(const float v[4], const float w[4], float lh,
 /* col2im's weight of corner k for a sample at (y, x) with top-left (y0, x0): the
  * distance form 1 - |y - yy| of the references; 0 when the corner is outside the image
  * or a full pixel away. */
-KS_FN float ks_deform_scatter_weight(float y, float x, int64_t y0, int64_t x0, int k, int64_t H, int64_t W,
-                                     int *in)
+KS_FN float ks_deform_scatter_weight(float y, float x, int64_t y0, int64_t x0, int k, int64_t H, int64_t W, int *in)
 {
     const int64_t yy = y0 + (k >> 1), xx = x0 + (k & 1);
     const float ay = fabsf(y - (float)yy), ax = fabsf(x - (float)xx);
@@ -126,8 +125,7 @@ KS_FN float ks_deform_scatter_weight(float y, float x, int64_t y0, int64_t x0, i
  * (semantics 0) gives 0 unless (y, x) is inside the open box; torchvision (1) only tests
  * corners, so exactly on y == -1 or x == -1 it gives the derivative from the inside
  * corners. For y: -(1-lw) v00 - lw v01 + (1-lw) v10 + lw v11. */
-KS_FN float ks_deform_coord_weight(const float *im, int64_t H, int64_t W, float y, float x,
-                                   int dir, int semantics)
+KS_FN float ks_deform_coord_weight(const float *im, int64_t H, int64_t W, float y, float x, int dir, int semantics)
 {
     if (!ks_deform_coord_box(y, x, H, W, semantics)) return 0.0f;
     const float fy = floorf(y), fx = floorf(x);

@@ -32,8 +32,7 @@ KS_FN void KS_VARIANT(ks_deform_im2col_body)(ks_thread *t, const ks_deform_args 
         const KS_IDX b = (index / Wo / Ho) % im2col_step;
         const KS_IDX c_im = index / Wo / Ho / im2col_step;
         const KS_IDX g = c_im / (C / G); /* the offset group of this channel */
-        KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, c_im, b, h_col, w_col, g, 0,
-                               0, 0));
+        KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, c_im, b, h_col, w_col, g, 0, 0, 0));
         const KS_IDX h_in = h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h;
         const KS_IDX w_in = w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w;
         const float *im = a->input + (b * C + c_im) * H * W;
@@ -50,24 +49,22 @@ KS_FN void KS_VARIANT(ks_deform_im2col_body)(ks_thread *t, const ks_deform_args 
                 ks_bilinear s;
                 ks_deform_bilinear(im, H, W, y, x, &s);
                 float v = s.value;
-                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap,
-                                       oy, oy / (Ho * Wo), h_col, w_col, dy));
-                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap,
-                                       ox, ox / (Ho * Wo), h_col, w_col, dx));
-                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap,
-                                         b * C + c_im, y, x, s.w[0], s.w[1], s.w[2], s.w[3],
-                                         s.value, s.flags));
+                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, oy, oy / (Ho * Wo),
+                                       h_col, w_col, dy));
+                KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, ox, ox / (Ho * Wo),
+                                       h_col, w_col, dx));
+                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c_im, y, x,
+                                         s.w[0], s.w[1], s.w[2], s.w[3], s.value, s.flags));
                 if (a->use_mask) {
                     const KS_IDX mi = mask0 + tap * Ho * Wo;
                     const float m = a->mask[mi];
                     v *= m;
-                    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap,
-                                           mi, mi / (Ho * Wo), h_col, w_col, m));
+                    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, mi, mi / (Ho * Wo),
+                                           h_col, w_col, m));
                 }
                 *col = v;
-                KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_COLUMNS, (int)tap,
-                                        col - a->col_out, 0, (c_im * kk + tap),
-                                        (b * Ho + h_col) * Wo + w_col, v, 0));
+                KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_COLUMNS, (int)tap, col - a->col_out, 0,
+                                        (c_im * kk + tap), (b * Ho + h_col) * Wo + w_col, v, 0));
                 col += im2col_step * Ho * Wo;
             }
         }
@@ -103,21 +100,21 @@ KS_FN void KS_VARIANT(ks_deform_col2im_body)(ks_thread *t, const ks_deform_args 
         const KS_IDX oy = (b * G + g) * 2 * kk * Ho * Wo + (2 * tap * Ho + h_col) * Wo + w_col;
         const KS_IDX ox = oy + Ho * Wo;
         const float dy = a->offset[oy], dx = a->offset[ox];
-        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, oy,
-                               oy / (Ho * Wo), h_col, w_col, dy));
-        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, ox,
-                               ox / (Ho * Wo), h_col, w_col, dx));
+        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, oy, oy / (Ho * Wo), h_col,
+                               w_col, dy));
+        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, ox, ox / (Ho * Wo), h_col,
+                               w_col, dx));
         const float y = (float)(h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h + i * (KS_IDX)a->dilation_h) + dy;
         const float x = (float)(w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w + j * (KS_IDX)a->dilation_w) + dx;
         float top = a->col_in[index];
-        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, index, 0,
-                               c * kk + tap, (b * Ho + h_col) * Wo + w_col, top));
+        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, index, 0, c * kk + tap,
+                               (b * Ho + h_col) * Wo + w_col, top));
         if (a->use_mask) {
             const KS_IDX mi = (b * G + g) * kk * Ho * Wo + (tap * Ho + h_col) * Wo + w_col;
             const float m = a->mask[mi];
             top *= m;
-            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, mi,
-                                   mi / (Ho * Wo), h_col, w_col, m));
+            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, mi, mi / (Ho * Wo), h_col,
+                                   w_col, m));
         }
         float w4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
         int flags = 0;
@@ -136,8 +133,8 @@ KS_FN void KS_VARIANT(ks_deform_col2im_body)(ks_thread *t, const ks_deform_args 
                                         (b * C + c) * H * W + yy * W + xx, b * C + c, yy, xx, add, 1));
             }
         }
-        KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_GRAD_INPUT, (int)tap, b * C + c,
-                                 y, x, w4[0], w4[1], w4[2], w4[3], top, flags));
+        KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_GRAD_INPUT, (int)tap, b * C + c, y, x, w4[0],
+                                 w4[1], w4[2], w4[3], top, flags));
     }
 }
 KS_KERNEL(ks_deform_col2im, ks_deform_args)
@@ -169,18 +166,18 @@ KS_FN void KS_VARIANT(ks_deform_coord_body)(ks_thread *t, const ks_deform_args *
         const KS_IDX oy = (b * G + g) * 2 * kk * Ho * Wo + (2 * tap * Ho + h_col) * Wo + w_col;
         const KS_IDX ox = oy + Ho * Wo;
         const float dy = a->offset[oy], dx = a->offset[ox];
-        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, oy,
-                               oy / (Ho * Wo), h_col, w_col, dy));
-        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, ox,
-                               ox / (Ho * Wo), h_col, w_col, dx));
+        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, oy, oy / (Ho * Wo), h_col,
+                               w_col, dy));
+        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, ox, ox / (Ho * Wo), h_col,
+                               w_col, dx));
         const float y = (float)(h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h + i * (KS_IDX)a->dilation_h) + dy;
         const float x = (float)(w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w + j * (KS_IDX)a->dilation_w) + dx;
         const KS_IDX mi = (b * G + g) * kk * Ho * Wo + (tap * Ho + h_col) * Wo + w_col;
         float m = 1.0f;
         if (a->use_mask) {
             m = a->mask[mi];
-            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, mi,
-                                   mi / (Ho * Wo), h_col, w_col, m));
+            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, mi, mi / (Ho * Wo), h_col,
+                                   w_col, m));
         }
         const int in_box = ks_deform_in_box(y, x, H, W);
         float val = 0.0f, mval = 0.0f;
@@ -195,19 +192,19 @@ KS_FN void KS_VARIANT(ks_deform_coord_body)(ks_thread *t, const ks_deform_args *
             ks_bilinear s = {.y0 = 0, .x0 = 0, .w = {0.0f, 0.0f, 0.0f, 0.0f}, .value = 0.0f, .flags = 0};
             if (KS_TRACED || (a->use_mask && dir == 0)) ks_deform_bilinear(im, H, W, y, x, &s);
             if (a->use_mask && dir == 0 && in_box) mval = fmaf(cv, s.value, mval);
-            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,
-                                   row, (b * Ho + h_col) * Wo + w_col, cv));
+            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0, row,
+                                   (b * Ho + h_col) * Wo + w_col, cv));
             /* the sample point with its bilinear weights; the value is its derivative */
-            KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, y,
-                                     x, s.w[0], s.w[1], s.w[2], s.w[3], cw, s.flags));
+            KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c, y, x, s.w[0],
+                                     s.w[1], s.w[2], s.w[3], cw, s.flags));
         }
         a->grad_offset[dir ? ox : oy] = val;
-        KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap,
-                                dir ? ox : oy, (dir ? ox : oy) / (Ho * Wo), h_col, w_col, val, 0));
+        KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, dir ? ox : oy,
+                                (dir ? ox : oy) / (Ho * Wo), h_col, w_col, val, 0));
         if (a->use_mask && dir == 0) {
             a->grad_mask[mi] = mval;
-            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, mi,
-                                    mi / (Ho * Wo), h_col, w_col, mval, 0));
+            KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, mi, mi / (Ho * Wo),
+                                    h_col, w_col, mval, 0));
         }
     }
 }

@@ -47,8 +47,8 @@ typedef struct ks_deform_params {
     int64_t im2col_step;   /* images per chunk (bound); 32 in both references */
     int use_mask;          /* v2: multiply each sample by its mask value */
     int use_bias;
-    int semantics;         /* ks_deform_semantics */
-    int math;              /* the GEMMs: KS_MATH_FP32 (0, default) or KS_MATH_TF32 (1, ks_gemm.h):
+    int semantics; /* ks_deform_semantics */
+    int math;      /* the GEMMs: KS_MATH_FP32 (0, default) or KS_MATH_TF32 (1, ks_gemm.h):
                               inputs rounded to TF32 (cuBLAS on the tensor cores; the
                               simulator emulates the rounding), sums in fp32 */
 } ks_deform_params;
@@ -58,10 +58,10 @@ typedef struct ks_deform_geom {
     int64_t im2col_step;           /* images per chunk, by the semantics' rule */
     int64_t rows;                  /* C*kh*kw */
     int64_t input_numel, offset_numel, mask_numel, weight_numel, output_numel;
-    int64_t col_numel;      /* rows * im2col_step*Ho*Wo: the columns matrix of one chunk */
-    int64_t im2col_work;    /* C*im2col_step*Ho*Wo: im2col work items per chunk */
-    int64_t col2im_work;    /* C*kh*kw*im2col_step*Ho*Wo */
-    int64_t coord_work;     /* im2col_step*G_off*2*kh*kw*Ho*Wo */
+    int64_t col_numel;   /* rows * im2col_step*Ho*Wo: the columns matrix of one chunk */
+    int64_t im2col_work; /* C*im2col_step*Ho*Wo: im2col work items per chunk */
+    int64_t col2im_work; /* C*kh*kw*im2col_step*Ho*Wo */
+    int64_t coord_work;  /* im2col_step*G_off*2*kh*kw*Ho*Wo */
 } ks_deform_geom;
 
 /* mmcv launches: 512 threads, at most 4096 blocks (grid-stride beyond). */
@@ -69,17 +69,35 @@ typedef struct ks_deform_geom {
 #define KS_DEFORM_BLOCK_CAP 4096
 
 /* Trace sites and tensors of the three kernels (one kernel per trace). */
-enum { KS_DEFORM_SITE_WORK, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_SITE_READ_MASK,
-       KS_DEFORM_SITE_SAMPLE, KS_DEFORM_SITE_WRITE, /* im2col has these five */
-       KS_DEFORM_SITE_READ_COL, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_NSITES,
-       /* grad_tile's shared window: read, write, barrier (three sites past the schema's;
+enum {
+    KS_DEFORM_SITE_WORK,
+    KS_DEFORM_SITE_READ_OFFSET,
+    KS_DEFORM_SITE_READ_MASK,
+    KS_DEFORM_SITE_SAMPLE,
+    KS_DEFORM_SITE_WRITE, /* im2col has these five */
+    KS_DEFORM_SITE_READ_COL,
+    KS_DEFORM_SITE_WRITE_MASK,
+    KS_DEFORM_NSITES,
+    /* grad_tile's shared window: read, write, barrier (three sites past the schema's;
           the operator never traces grad_tile) */
-       KS_DEFORM_SITE_TILE = KS_DEFORM_NSITES };
+    KS_DEFORM_SITE_TILE = KS_DEFORM_NSITES
+};
 /* The kernels touch the first seven; the layer (deform_conv) adds the rest. */
-enum { KS_DEFORM_T_INPUT, KS_DEFORM_T_OFFSET, KS_DEFORM_T_MASK, KS_DEFORM_T_COLUMNS,
-       KS_DEFORM_T_GRAD_INPUT, KS_DEFORM_T_GRAD_OFFSET, KS_DEFORM_T_GRAD_MASK,
-       KS_DEFORM_T_WEIGHT, KS_DEFORM_T_BIAS, KS_DEFORM_T_OUTPUT, KS_DEFORM_T_GRAD_OUTPUT,
-       KS_DEFORM_T_GRAD_WEIGHT, KS_DEFORM_T_GRAD_BIAS };
+enum {
+    KS_DEFORM_T_INPUT,
+    KS_DEFORM_T_OFFSET,
+    KS_DEFORM_T_MASK,
+    KS_DEFORM_T_COLUMNS,
+    KS_DEFORM_T_GRAD_INPUT,
+    KS_DEFORM_T_GRAD_OFFSET,
+    KS_DEFORM_T_GRAD_MASK,
+    KS_DEFORM_T_WEIGHT,
+    KS_DEFORM_T_BIAS,
+    KS_DEFORM_T_OUTPUT,
+    KS_DEFORM_T_GRAD_OUTPUT,
+    KS_DEFORM_T_GRAD_WEIGHT,
+    KS_DEFORM_T_GRAD_BIAS
+};
 typedef enum ks_deform_kernel {
     KS_DEFORM_NONE = -1, /* as `traced`: record nothing */
     KS_DEFORM_IM2COL = 0,
@@ -127,9 +145,14 @@ typedef enum ks_deform_kernel {
  * kernel grid by a0 degrees about the window centre; SCALE it by a0 about the centre
  * (offset = (a0 - 1) * the tap's place relative to the centre). offset has
  * p->batch * G_off*2*kh*kw * Ho*Wo floats. */
-typedef enum ks_offset_pattern { KS_OFF_RANDOM, KS_OFF_SHIFT, KS_OFF_ROTATE, KS_OFF_SCALE, KS_OFF_ZERO } ks_offset_pattern;
-int ks_deform_offset_fill(const ks_deform_params *p, int pattern, const double amount[2],
-                          uint64_t seed, float *offset);
+typedef enum ks_offset_pattern {
+    KS_OFF_RANDOM,
+    KS_OFF_SHIFT,
+    KS_OFF_ROTATE,
+    KS_OFF_SCALE,
+    KS_OFF_ZERO
+} ks_offset_pattern;
+int ks_deform_offset_fill(const ks_deform_params *p, int pattern, const double amount[2], uint64_t seed, float *offset);
 
 /* Validates p (every size >= 1 where it must be, divisibility, the offset-group and
  * chunk rules, no product past 2^62) and fills g. KS_EINVAL with a message otherwise. */
@@ -174,8 +197,7 @@ int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* fused kernels launched by this process (tests check that the path they mean ran) */
 long long ks_deform_fused_launches(void);
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
-int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
-                       int64_t im2col_step);
+int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step);
 /* ks_deform_kernel_sim/_cuda on a geometry ks_deform_geometry validated (g) and a chunk of 1..g->im2col_step
  * images: nothing checked again (the layer and the operator call these). */
 int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
@@ -201,20 +223,18 @@ int64_t ks_deform_workspace_floats(const ks_deform_params *p);
 /* The layer on the simulator: host pointers; the scratch is allocated inside. `sink`
  * records the kernel `traced` of the first chunk only (NULL: nothing traced). The GEMM
  * is a blocked GEMM in C. */
-int ks_deform_forward_sim(const ks_deform_params *p, const ks_deform_tensors *t,
-                          const ks_launch *launch, ks_deform_kernel traced, ks_sink *sink);
-int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t,
-                           const ks_launch *launch, ks_deform_kernel traced, ks_sink *sink);
+int ks_deform_forward_sim(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
+                          ks_deform_kernel traced, ks_sink *sink);
+int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
+                           ks_deform_kernel traced, ks_sink *sink);
 
 /* The layer on the GPU: device pointers, `workspace` device memory of
  * ks_deform_workspace_floats() floats; GEMM with cuBLAS (fp32, no TF32). `dev_sink`
  * records the kernel `traced` of the first chunk. */
 int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
-                           const ks_launch *launch, ks_deform_kernel traced,
-                           const ks_sink *dev_sink, void *stream);
+                           const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream);
 int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
-                            const ks_launch *launch, ks_deform_kernel traced,
-                            const ks_sink *dev_sink, void *stream);
+                            const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream);
 
 /* Independent reference in double, from the definition (direct loops, no columns, no
  * chunks): forward, and every gradient of sum(output * grad_output). The coordinate
@@ -224,8 +244,7 @@ void ks_deform_ref_forward(const ks_deform_params *p, const ks_deform_tensors *t
 typedef struct ks_deform_ref_grads {
     double *grad_input, *grad_offset, *grad_mask, *grad_weight, *grad_bias;
 } ks_deform_ref_grads;
-void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *t,
-                            const ks_deform_ref_grads *g);
+void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *t, const ks_deform_ref_grads *g);
 
 /* The trace schema of kernel k for a chunk of `im2col_step` images: returns the number of
  * sites (5 for im2col, whose tensors are the first four; KS_DEFORM_NSITES otherwise). */

@@ -53,9 +53,9 @@ static int cu_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom 
     return ks_deform_launch_cuda(p, g, k, c, x->launch, record ? x->sink : NULL, x->stream);
 }
 
-static int cu_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                   int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
-                   int64_t ldc, int64_t sc, int64_t batch)
+static int cu_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                   int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C, int64_t ldc, int64_t sc,
+                   int64_t batch)
 {
     const cuda_ctx *x = (const cuda_ctx *)ctx;
     return ks_cuda_sgemm_batched(x->stream, math, ta, tb, M, N, K, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
@@ -81,30 +81,34 @@ static int cu_fused(void *ctx, const ks_deform_params *p, const ks_deform_geom *
     return ks_deform_fused_cuda(x->stream, p, g, c, weight, weight_t, prepare, bias, out);
 }
 
-static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float *ws,
-                    const ks_launch *launch, ks_deform_kernel traced, const ks_sink *sink,
-                    void *stream, int backward)
+static int cuda_run(const ks_deform_params *p, const ks_deform_tensors *t, float *ws, const ks_launch *launch,
+                    ks_deform_kernel traced, const ks_sink *sink, void *stream, int backward)
 {
     cuda_ctx x;
     x.stream = (cudaStream_t)stream;
     x.launch = launch;
     x.sink = sink;
-    const ks_deform_backend b = {.ctx = &x, .kernel = cu_kernel, .gemm = cu_gemm, .device = KS_DEV_CUDA,
-                                 .stream = stream, .zero = cu_zero,
-                                 .copy = cu_copy, .fused = cu_fused};
+    const ks_deform_backend b = {.ctx = &x,
+                                 .kernel = cu_kernel,
+                                 .gemm = cu_gemm,
+                                 .device = KS_DEV_CUDA,
+                                 .stream = stream,
+                                 .zero = cu_zero,
+                                 .copy = cu_copy,
+                                 .fused = cu_fused};
     return backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
 }
 
-extern "C" int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t,
-                                      float *workspace, const ks_launch *launch, ks_deform_kernel traced,
-                                      const ks_sink *dev_sink, void *stream)
+extern "C" int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                                      const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink,
+                                      void *stream)
 {
     return cuda_run(p, t, workspace, launch, traced, dev_sink, stream, 0);
 }
 
-extern "C" int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t,
-                                       float *workspace, const ks_launch *launch, ks_deform_kernel traced,
-                                       const ks_sink *dev_sink, void *stream)
+extern "C" int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                                       const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink,
+                                       void *stream)
 {
     return cuda_run(p, t, workspace, launch, traced, dev_sink, stream, 1);
 }

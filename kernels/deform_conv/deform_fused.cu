@@ -83,10 +83,7 @@ __global__ void ks_deform_fused_weight_k(const float *w, float *wf, int n, int B
  * all eight 16-byte bank groups in each quarter warp, and a warp's reads (32 pieces in a
  * row) stay a permutation within each 128 bytes: no bank conflicts either way (without
  * it the writes conflicted 16-way, Nsight Compute). */
-__device__ __forceinline__ int fused_swizzle(int c)
-{
-    return c ^ ((c >> 3) & 3);
-}
+__device__ __forceinline__ int fused_swizzle(int c) { return c ^ ((c >> 3) & 3); }
 
 typedef struct fused_args {
     ks_deform_args a;  /* the chunk's sampling: input, offset, mask, sizes */
@@ -121,10 +118,10 @@ template <int MW, int NW, int MINB>
 __global__ void __launch_bounds__(32 * MW * NW, MINB) ks_deform_fused_k(const fused_args f)
 {
     constexpr int THREADS = 32 * MW * NW, BM = 64 * MW, BN = 32 * NW, NT8 = BN / 8;
-    constexpr int R = 4 * BN / THREADS;       /* columns a thread samples */
-    constexpr int A4 = BM * FUSED_BK / 4;     /* 16-byte pieces of a weight slice */
+    constexpr int R = 4 * BN / THREADS;   /* columns a thread samples */
+    constexpr int A4 = BM * FUSED_BK / 4; /* 16-byte pieces of a weight slice */
     constexpr int STAGE4 = A4 + FUSED_BK * BN / 4;
-    extern __shared__ uint4 fused_smem[];     /* two stages: the weight slice, then the samples */
+    extern __shared__ uint4 fused_smem[]; /* two stages: the weight slice, then the samples */
     const ks_deform_args *a = &f.a;
     const int C = (int)a->channels, W = (int)a->width, HW = (int)a->height * W;
     const int Wo = (int)a->width_col, P = (int)a->height_col * Wo, kk = (int)(a->kernel_h * a->kernel_w);
@@ -197,7 +194,8 @@ __global__ void __launch_bounds__(32 * MW * NW, MINB) ks_deform_fused_k(const fu
                 x[j] = fused_tf32(a->use_mask ? blend * pt[r].m : blend);
             }
             /* the swizzle moves a piece within its 32: fused_swizzle of the low 5 bits */
-            Bs[(h * NT8 + (sn[r] >> 3)) * 32 + fused_swizzle((sn[r] & 7) * 4 + st)] = make_uint4(x[0], x[1], x[2], x[3]);
+            Bs[(h * NT8 + (sn[r] >> 3)) * 32 + fused_swizzle((sn[r] & 7) * 4 + st)] = make_uint4(x[0], x[1], x[2],
+                                                                                                 x[3]);
         }
     };
     load_a(0, 0);
@@ -253,9 +251,9 @@ static int fused_launch(const fused_args *f, int64_t n_cols, int groups, cudaStr
 {
     constexpr int BM = 64 * MW, BN = 32 * NW;
     const size_t bytes = 2 * (size_t)(BM + BN) * FUSED_BK * sizeof(float);
-    int rc = ks_cuda_ok(cudaFuncSetAttribute(ks_deform_fused_k<MW, NW, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)bytes),
-                        "cudaFuncSetAttribute(deform fused)");
+    int rc = ks_cuda_ok(
+        cudaFuncSetAttribute(ks_deform_fused_k<MW, NW, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
+        "cudaFuncSetAttribute(deform fused)");
     if (rc) return rc;
     const dim3 grid((unsigned)((n_cols + BN - 1) / BN), (unsigned)((f->Og + BM - 1) / BM), (unsigned)groups);
     ks_deform_fused_k<MW, NW, MINB><<<grid, 32 * MW * NW, bytes, s>>>(*f);
@@ -282,7 +280,7 @@ extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, con
         /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room for 256) */
         const int n = (int)(p->groups * ((Og + BM - 1) / BM) * BM * kk * Cg), blocks = (n + 255) / 256;
         ks_deform_fused_weight_k<<<(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(weight, weight_t, n, BM, (int)Og,
-                                                                                  (int)Cg, (int)kk);
+                                                                                 (int)Cg, (int)kk);
         int rc = ks_cuda_check_launch("deformable_fused_tf32 weight");
         if (rc) return rc;
     }

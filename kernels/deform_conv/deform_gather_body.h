@@ -59,7 +59,8 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
     for (KS_IDX tile = (KS_IDX)t->block_idx.x; tile < n_tiles; tile += (KS_IDX)t->grid_dim.x, ++iter) {
         /* the item (ks_deform_tile_item_of); corner k's window pixel: pix0 + (k>>1)*RW +
          * (k&1); bits 8-11 of cr.m: in the window */
-        const KS_VARIANT(ks_deform_tile_item) it = KS_VARIANT(ks_deform_tile_item_of)(t, a, &gs.w, tile, tap, in_tile, iter);
+        const KS_VARIANT(ks_deform_tile_item) it = KS_VARIANT(ks_deform_tile_item_of)(t, a, &gs.w, tile, tap, in_tile,
+                                                                                      iter);
         const KS_IDX b = it.b, g = it.g, h_col = it.h_col, w_col = it.w_col, ry0 = it.ry0, rx0 = it.rx0;
         const int active = it.active;
         const KS_VARIANT(ks_deform_tap) s = it.s;
@@ -69,14 +70,15 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
         /* bit k: corner k is one col2im adds to (bit 4+k of m) and lies in the window */
         const int land = (cr.m >> 4) & (cr.m >> 8) & 15;
         const int outside = (cr.m >> 4) & ~(cr.m >> 8) & 15; /* col2im's corners past the window */
-        ks_syncthreads(t); /* the counts are zero */
+        ks_syncthreads(t);                                   /* the counts are zero */
         int32_t rank[4] = {0, 0, 0, 0};
         for (int k = 0; k < 4; ++k)
             if ((land >> k) & 1) rank[k] = ks_shared_atomic_add_i32(t, smi, AS + pix0 + (k >> 1) * RW + (k & 1), 1);
         ks_syncthreads(t); /* every corner counted */
         int32_t run = 0;
         if (me < nch) {
-            for (KS_IDX i = me * chunk; i < (me + 1) * chunk && i < NPIX; ++i) run += ks_shared_load_i32(t, smi, AS + i);
+            for (KS_IDX i = me * chunk; i < (me + 1) * chunk && i < NPIX; ++i)
+                run += ks_shared_load_i32(t, smi, AS + i);
             ks_shared_store_i32(t, smi, AP + me, run);
         }
         ks_syncthreads(t); /* the chunks' totals */
@@ -181,4 +183,5 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
 #ifndef KS_DEFORM_GATHER_REGS
 #define KS_DEFORM_GATHER_REGS 72
 #endif
-KS_KERNEL_ATTR(ks_deform_grad_gather, ks_deform_args, __maxnreg__(KS_DEFORM_GATHER_REGS), __maxnreg__(KS_DEFORM_GATHER_REGS))
+KS_KERNEL_ATTR(ks_deform_grad_gather, ks_deform_args, __maxnreg__(KS_DEFORM_GATHER_REGS),
+               __maxnreg__(KS_DEFORM_GATHER_REGS))

@@ -38,8 +38,7 @@ static int chunk_im2col_step(const ks_deform_params *p, int64_t *im2col_step)
     }
     const int64_t s = bound < N ? bound : N;
     if (N % s)
-        return ks_fail(KS_EINVAL,
-                       "batch size must be divisible by im2col_step (batch %lld, im2col_step %lld)",
+        return ks_fail(KS_EINVAL, "batch size must be divisible by im2col_step (batch %lld, im2col_step %lld)",
                        (long long)N, (long long)s);
     *im2col_step = s;
     return KS_OK;
@@ -66,25 +65,24 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
         return ks_fail(KS_EINVAL, "semantics must be mmcv or torchvision");
     if (p->math != KS_MATH_FP32 && p->math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "math must be fp32 or tf32");
     if (p->channels % p->groups || p->out_channels % p->groups)
-        return ks_fail(KS_EINVAL, "groups %lld must divide channels %lld and out_channels %lld",
-                       (long long)p->groups, (long long)p->channels, (long long)p->out_channels);
+        return ks_fail(KS_EINVAL, "groups %lld must divide channels %lld and out_channels %lld", (long long)p->groups,
+                       (long long)p->channels, (long long)p->out_channels);
     if (p->channels % p->offset_groups)
-        return ks_fail(KS_EINVAL, "offset_groups %lld must divide channels %lld",
-                       (long long)p->offset_groups, (long long)p->channels);
+        return ks_fail(KS_EINVAL, "offset_groups %lld must divide channels %lld", (long long)p->offset_groups,
+                       (long long)p->channels);
     if (p->semantics == KS_DEFORM_MMCV && (p->height < p->kernel_h || p->width < p->kernel_w))
-        return ks_fail(KS_EINVAL, "input image is smaller than kernel (%lldx%lld < %lldx%lld)",
-                       (long long)p->height, (long long)p->width, (long long)p->kernel_h,
-                       (long long)p->kernel_w);
+        return ks_fail(KS_EINVAL, "input image is smaller than kernel (%lldx%lld < %lldx%lld)", (long long)p->height,
+                       (long long)p->width, (long long)p->kernel_h, (long long)p->kernel_w);
     const int64_t ext_h = p->dilation_h * (p->kernel_h - 1) + 1;
     const int64_t ext_w = p->dilation_w * (p->kernel_w - 1) + 1;
     /* C division truncates toward 0, as in both references */
     g->height_out = (p->height + 2 * p->pad_h - ext_h) / p->stride_h + 1;
     g->width_out = (p->width + 2 * p->pad_w - ext_w) / p->stride_w + 1;
     if (g->height_out < 1 || g->width_out < 1)
-        return ks_fail(KS_EINVAL, "output size %lldx%lld < 1 (input %lldx%lld, kernel extent %lldx%lld, padding %lldx%lld)",
-                       (long long)g->height_out, (long long)g->width_out, (long long)p->height,
-                       (long long)p->width, (long long)ext_h, (long long)ext_w,
-                       (long long)p->pad_h, (long long)p->pad_w);
+        return ks_fail(KS_EINVAL,
+                       "output size %lldx%lld < 1 (input %lldx%lld, kernel extent %lldx%lld, padding %lldx%lld)",
+                       (long long)g->height_out, (long long)g->width_out, (long long)p->height, (long long)p->width,
+                       (long long)ext_h, (long long)ext_w, (long long)p->pad_h, (long long)p->pad_w);
     rc = chunk_im2col_step(p, &g->im2col_step);
     if (rc) return rc;
     const int64_t P = g->height_out * g->width_out, kk = p->kernel_h * p->kernel_w;
@@ -99,9 +97,11 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
     g->im2col_work = mul(p->channels, im2col_step, P, 1, numel_max);
     g->col2im_work = g->col_numel;
     g->coord_work = mul(im2col_step, p->offset_groups * 2, kk, P, numel_max);
-    const int64_t all[] = {g->rows, g->input_numel, g->offset_numel, g->mask_numel, g->weight_numel,
-                           g->output_numel, g->col_numel, g->im2col_work, g->coord_work,
-                           mul(p->out_channels, im2col_step, P, 1, numel_max)};
+    const int64_t all[] = {g->rows,         g->input_numel,
+                           g->offset_numel, g->mask_numel,
+                           g->weight_numel, g->output_numel,
+                           g->col_numel,    g->im2col_work,
+                           g->coord_work,   mul(p->out_channels, im2col_step, P, 1, numel_max)};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i] < 0) return ks_fail(KS_EINVAL, "tensor sizes overflow (a product of sizes passes 2^60)");
     return KS_OK;
@@ -116,8 +116,7 @@ int64_t ks_deform_workspace_floats(const ks_deform_params *p)
     return g.col_numel + p->out_channels * im2col_step * g.height_out * g.width_out;
 }
 
-int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k,
-                       int64_t im2col_step)
+int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step)
 {
     const int64_t P = g->height_out * g->width_out, kk = p->kernel_h * p->kernel_w;
     switch (k) {
@@ -134,8 +133,7 @@ int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_de
     }
 }
 
-int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_deform_args *a,
-                        ks_deform_geom *g)
+int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_deform_args *a, ks_deform_geom *g)
 {
     int rc = ks_deform_geometry(p, g);
     if (rc) return rc;
@@ -240,15 +238,14 @@ int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_defor
     if (k == KS_DEFORM_IM2COL)
         ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_im2col.write_columns", KS_EV_WRITE, KS_DEFORM_T_COLUMNS, 1);
     else if (k == KS_DEFORM_COL2IM)
-        ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_col2im.add_grad_input", KS_EV_WRITE, KS_DEFORM_T_GRAD_INPUT, 0);
+        ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_col2im.add_grad_input", KS_EV_WRITE, KS_DEFORM_T_GRAD_INPUT,
+                       0);
     else
-        ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_coord.write_grad_offset", KS_EV_WRITE,
-                       KS_DEFORM_T_GRAD_OFFSET,
+        ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_coord.write_grad_offset", KS_EV_WRITE, KS_DEFORM_T_GRAD_OFFSET,
                        im2col_step == g->im2col_step && p->batch == im2col_step ? 1 : 0);
     if (k == KS_DEFORM_IM2COL) return KS_DEFORM_SITE_WRITE + 1;
     ks_site_access(&s[KS_DEFORM_SITE_READ_COL], "deform.read_columns", KS_EV_READ, KS_DEFORM_T_COLUMNS, 0);
-    ks_site_access(&s[KS_DEFORM_SITE_WRITE_MASK], "deform_coord.write_grad_mask", KS_EV_WRITE,
-                   KS_DEFORM_T_GRAD_MASK,
+    ks_site_access(&s[KS_DEFORM_SITE_WRITE_MASK], "deform_coord.write_grad_mask", KS_EV_WRITE, KS_DEFORM_T_GRAD_MASK,
                    k == KS_DEFORM_COORD && p->use_mask && p->batch == im2col_step ? 1 : 0);
     return KS_DEFORM_NSITES;
 }
@@ -284,9 +281,10 @@ int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, 
         return ks_fail(KS_EINVAL, "grad_gather: a %lldx%lld kernel passes 512 taps (a thread each)",
                        (long long)p->kernel_h, (long long)p->kernel_w);
     if (s.nb < 1)
-        return ks_fail(KS_EINVAL, "grad_gather: the lists of a %lldx%lld window and %lld entries pass %d floats of "
-                       "shared memory", (long long)s.w.rh, (long long)s.w.rw, (long long)s.entries,
-                       KS_DEFORM_GATHER_CAP);
+        return ks_fail(KS_EINVAL,
+                       "grad_gather: the lists of a %lldx%lld window and %lld entries pass %d floats of "
+                       "shared memory",
+                       (long long)s.w.rh, (long long)s.w.rw, (long long)s.entries, KS_DEFORM_GATHER_CAP);
     const int64_t tiles = a->im2col_step * p->offset_groups * ((g->height_out + s.w.th - 1) / s.w.th) *
                           ((g->width_out + s.w.tw - 1) / s.w.tw);
     const int64_t cap = launch && launch->block_cap > 0 ? launch->block_cap : KS_DEFORM_BLOCK_CAP;
@@ -311,22 +309,16 @@ int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g)
     if (!ks_deform_fused_choice()) return 0; /* opt-in: slower than im2col + cuBLAS so far */
     /* the prepared weight: every group's rows rounded up to the tallest tile, 256 */
     const int64_t Og = p->out_channels / p->groups, wf = p->groups * ((Og + 255) / 256 * 256) * (g->rows / p->groups);
-    return p->math == KS_MATH_TF32 && Cg % 32 == 0 && cpg % 32 == 0 && g->input_numel < lim &&
-           g->offset_numel < lim && g->mask_numel < lim && g->output_numel < lim && g->col_numel < lim &&
-           wf < lim && wf <= ks_deform_workspace_floats(p) && p->groups <= 65535 && (Og + 127) / 128 <= 65535;
+    return p->math == KS_MATH_TF32 && Cg % 32 == 0 && cpg % 32 == 0 && g->input_numel < lim && g->offset_numel < lim &&
+           g->mask_numel < lim && g->output_numel < lim && g->col_numel < lim && wf < lim &&
+           wf <= ks_deform_workspace_floats(p) && p->groups <= 65535 && (Og + 127) / 128 <= 65535;
 }
 
 static _Atomic long long fused_launches;
 
-void ks_deform_fused_launched(void)
-{
-    ++fused_launches;
-}
+void ks_deform_fused_launched(void) { ++fused_launches; }
 
-long long ks_deform_fused_launches(void)
-{
-    return fused_launches;
-}
+long long ks_deform_fused_launches(void) { return fused_launches; }
 
 int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_args *a,
                           const ks_launch *launch, int *threads, int64_t *blocks)
@@ -334,8 +326,8 @@ int ks_deform_tile_launch(const ks_deform_params *p, const ks_deform_geom *g, co
     const ks_deform_tile t = ks_deform_tile_of(a);
     const int64_t kk = p->kernel_h * p->kernel_w;
     if (kk > 512 || t.windows < 1)
-        return ks_fail(KS_EINVAL, "grad_tile: a %lldx%lld window passes %d floats of shared memory",
-                       (long long)t.rh, (long long)t.rw, KS_DEFORM_TILE_CAP);
+        return ks_fail(KS_EINVAL, "grad_tile: a %lldx%lld window passes %d floats of shared memory", (long long)t.rh,
+                       (long long)t.rw, KS_DEFORM_TILE_CAP);
     const int64_t tiles = a->im2col_step * p->offset_groups * ((g->height_out + t.th - 1) / t.th) *
                           ((g->width_out + t.tw - 1) / t.tw);
     const int64_t cap = launch && launch->block_cap > 0 ? launch->block_cap : KS_DEFORM_BLOCK_CAP;

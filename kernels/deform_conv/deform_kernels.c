@@ -16,15 +16,18 @@
 #define T KS_DEFORM_THREADS
 /* indexed by ks_deform_kernel */
 static const ks_kernel rows[] = {
-    [KS_DEFORM_IM2COL] = ROW(ks_deform_im2col, "im2col", T, "one (c, h_col, w_col) per item: its taps' bilinear samples"),
+    [KS_DEFORM_IM2COL] = ROW(ks_deform_im2col, "im2col", T,
+                             "one (c, h_col, w_col) per item: its taps' bilinear samples"),
     [KS_DEFORM_COL2IM] = ROW(ks_deform_col2im, "col2im", T, "one columns entry per item: its 4 corners, atomically"),
     [KS_DEFORM_COORD] = ROW(ks_deform_coord, "coord", T, "one offset (and mask) gradient per item"),
-    [KS_DEFORM_IM2COL_TAP] = ROW(ks_deform_im2col_tap, "im2col_tap", KS_DEFORM_TAP_THREADS, "one tap per item, channels looped"),
+    [KS_DEFORM_IM2COL_TAP] = ROW(ks_deform_im2col_tap, "im2col_tap", KS_DEFORM_TAP_THREADS,
+                                 "one tap per item, channels looped"),
     [KS_DEFORM_GRAD_TAP] = ROW(ks_deform_grad_tap, "grad_tap", KS_DEFORM_TAP_THREADS,
                                "one tap per item: col2im and coord in one pass"),
-    [KS_DEFORM_GRAD_TILE] = ROW(ks_deform_grad_tile, "grad_tile", T, "grad_tap with a shared window per tile", .coop = 1),
-    [KS_DEFORM_GRAD_GATHER] = ROW(ks_deform_grad_gather, "grad_gather", T, "grad_tap with per-pixel sums in shared memory",
-                                  .coop = 1),
+    [KS_DEFORM_GRAD_TILE] = ROW(ks_deform_grad_tile, "grad_tile", T, "grad_tap with a shared window per tile",
+                                .coop = 1),
+    [KS_DEFORM_GRAD_GATHER] = ROW(ks_deform_grad_gather, "grad_gather", T,
+                                  "grad_tap with per-pixel sums in shared memory", .coop = 1),
 };
 #undef T
 _Static_assert(sizeof rows / sizeof rows[0] == KS_DEFORM_GRAD_GATHER + 1, "a row per ks_deform_kernel");
@@ -61,8 +64,10 @@ static int checked(int device, const ks_deform_params *p, ks_deform_kernel k, co
 {
     ks_deform_args a;
     ks_deform_geom g;
-    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER) return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
-    if (c->write_columns && sink) return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
+    if (k < KS_DEFORM_IM2COL || k > KS_DEFORM_GRAD_GATHER)
+        return ks_fail(KS_EINVAL, "unknown deformable kernel %d", (int)k);
+    if (c->write_columns && sink)
+        return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
     return rc ? rc : launch(device, p, &g, k, c, l, sink, stream);
 }

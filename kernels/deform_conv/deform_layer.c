@@ -42,8 +42,8 @@ static const ks_kernel bias_rows[] = {
                                  .help = "out += bias[o], one item per element"),
     [K_GATHER_GRAD] = KS_KERNEL_ROW(ks_deform_gather_grad, "gather_grad", .threads = 256, .block_cap = 65535,
                                     .no_trace = 1, .help = "grad_output [S, O, P] into [O, S, P]"),
-    [K_ROW_SUMS] = KS_KERNEL_ROW(ks_deform_row_sums, "row_sums", .block_of = row_sums_block, .block_cap = -1,
-                                 .coop = 1, .no_trace = 1, .help = "grad_bias[o] += a row's sum, a block per row"),
+    [K_ROW_SUMS] = KS_KERNEL_ROW(ks_deform_row_sums, "row_sums", .block_of = row_sums_block, .block_cap = -1, .coop = 1,
+                                 .no_trace = 1, .help = "grad_bias[o] += a row's sum, a block per row"),
 };
 
 /* kernel k of bias_rows on the backend's device (the fixed launch: no user --threads) */
@@ -77,8 +77,7 @@ static int view(const ks_deform_params *p, chunk_view *v, ks_deform_geom *g)
     return KS_OK;
 }
 
-static ks_deform_chunk chunk_at(const ks_deform_params *p, const ks_deform_tensors *t,
-                                const chunk_view *v, int64_t n0)
+static ks_deform_chunk chunk_at(const ks_deform_params *p, const ks_deform_tensors *t, const chunk_view *v, int64_t n0)
 {
     ks_deform_chunk c;
     memset(&c, 0, sizeof c);
@@ -91,13 +90,12 @@ static ks_deform_chunk chunk_at(const ks_deform_params *p, const ks_deform_tenso
 
 static int check_tensors(const ks_deform_params *p, const ks_deform_tensors *t, int backward)
 {
-    if (!t->input || !t->offset || !t->weight)
-        return ks_fail(KS_EINVAL, "input, offset and weight are required");
+    if (!t->input || !t->offset || !t->weight) return ks_fail(KS_EINVAL, "input, offset and weight are required");
     if (p->use_mask && !t->mask) return ks_fail(KS_EINVAL, "use_mask without a mask");
     if (p->use_bias && !t->bias) return ks_fail(KS_EINVAL, "use_bias without a bias");
     if (!backward) return t->output ? KS_OK : ks_fail(KS_EINVAL, "no output");
-    if (!t->grad_output || !t->grad_input || !t->grad_offset || !t->grad_weight ||
-        (p->use_mask && !t->grad_mask) || (p->use_bias && !t->grad_bias))
+    if (!t->grad_output || !t->grad_input || !t->grad_offset || !t->grad_weight || (p->use_mask && !t->grad_mask) ||
+        (p->use_bias && !t->grad_bias))
         return ks_fail(KS_EINVAL, "backward needs grad_output and every gradient");
     return KS_OK;
 }
@@ -110,8 +108,8 @@ static int run_im2col(const ks_deform_backend *b, const ks_deform_params *p, con
     return b->kernel(b->ctx, p, g, record ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c, record);
 }
 
-int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
-                            const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced)
+int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_tensors *t,
+                            float *workspace, ks_deform_kernel traced)
 {
     chunk_view v;
     ks_deform_geom g;
@@ -143,7 +141,11 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
                          columns + gr * v.Kg * n_cols, n_cols, v.P, 0.0f, out + gr * v.Og * v.P, v.P, v.out_img,
                          v.im2col_step);
         if (!rc && p->use_bias) {
-            const ks_deform_bias_args ba = {.out = out, .bias = t->bias, .O = p->out_channels, .S = v.im2col_step, .P = v.P};
+            const ks_deform_bias_args ba = {.out = out,
+                                            .bias = t->bias,
+                                            .O = p->out_channels,
+                                            .S = v.im2col_step,
+                                            .P = v.P};
             rc = bias_kernel(b, K_ADD_BIAS, &ba);
         }
     }
@@ -158,8 +160,8 @@ static int separate_im2col(void)
     return e && !strcmp(e, "im2col");
 }
 
-int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params *p,
-                             const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced)
+int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_tensors *t,
+                             float *workspace, ks_deform_kernel traced)
 {
     chunk_view v;
     ks_deform_geom g;
@@ -182,8 +184,12 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
         c.grad_input = t->grad_input + n0 * v.in_img;
         c.grad_offset = t->grad_offset + n0 * v.off_img;
         c.grad_mask = p->use_mask ? t->grad_mask + n0 * v.mask_img : NULL;
-        const ks_deform_bias_args ba = {.grad_out = t->grad_output + n0 * v.out_img, .buf = buf, .grad_bias = t->grad_bias,
-                                        .O = p->out_channels, .S = v.im2col_step, .P = v.P};
+        const ks_deform_bias_args ba = {.grad_out = t->grad_output + n0 * v.out_img,
+                                        .buf = buf,
+                                        .grad_bias = t->grad_bias,
+                                        .O = p->out_channels,
+                                        .S = v.im2col_step,
+                                        .P = v.P};
         rc = bias_kernel(b, K_GATHER_GRAD, &ba);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = b->gemm(b->ctx, p->math, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
@@ -225,9 +231,9 @@ static int sim_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom
     return ks_deform_launch_sim(p, g, k, c, s->launch, record ? s->sink : NULL);
 }
 
-static int sim_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                    int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
-                    int64_t ldc, int64_t sc, int64_t batch)
+static int sim_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                    int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C, int64_t ldc, int64_t sc,
+                    int64_t batch)
 {
     (void)ctx;
     int rc = KS_OK;
@@ -254,26 +260,25 @@ static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const 
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
     sim_ctx s = {.launch = launch, .sink = sink};
-    const ks_deform_backend b = {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .device = KS_DEV_SIM,
-                                 .zero = sim_zero, .copy = sim_copy};
+    const ks_deform_backend b =
+        {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .device = KS_DEV_SIM, .zero = sim_zero, .copy = sim_copy};
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;
     float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!ws) return ks_fail(KS_ENOMEM, "no memory for a %lld-float workspace", (long long)n);
-    int rc = backward ? ks_deform_layer_backward(&b, p, t, ws, traced)
-                      : ks_deform_layer_forward(&b, p, t, ws, traced);
+    int rc = backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
     free(ws);
     return rc;
 }
 
-int ks_deform_forward_sim(const ks_deform_params *p, const ks_deform_tensors *t,
-                          const ks_launch *launch, ks_deform_kernel traced, ks_sink *sink)
+int ks_deform_forward_sim(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
+                          ks_deform_kernel traced, ks_sink *sink)
 {
     return sim_run(p, t, launch, traced, sink, 0);
 }
 
-int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t,
-                           const ks_launch *launch, ks_deform_kernel traced, ks_sink *sink)
+int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
+                           ks_deform_kernel traced, ks_sink *sink)
 {
     return sim_run(p, t, launch, traced, sink, 1);
 }

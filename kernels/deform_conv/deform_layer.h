@@ -18,9 +18,9 @@ typedef struct ks_deform_backend {
                   const ks_deform_chunk *c, int record);
     /* `batch` row-major GEMMs C_s[M,N] = beta*C_s + op(A_s) op(B_s) (as ks_sgemm), X_s =
      * X + s*sx; math KS_MATH_FP32 or KS_MATH_TF32 */
-    int (*gemm)(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
-                int64_t ldc, int64_t sc, int64_t batch);
+    int (*gemm)(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C, int64_t ldc, int64_t sc,
+                int64_t batch);
     /* where the bias add, the gradient gather and the row sums (deform_bias_body.h, the
      * kernel rows of deform_layer.c) run: KS_DEV_SIM or KS_DEV_CUDA, on `stream` */
     int device;
@@ -37,19 +37,18 @@ typedef struct ks_deform_backend {
 } ks_deform_backend;
 
 /* deform_fused.cu's launcher (the CUDA backend's `fused`), and its launch count */
-int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, const ks_deform_geom *g,
-                         const ks_deform_chunk *c, const float *weight, float *weight_t, int prepare,
-                         const float *bias, float *out);
+int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
+                         const float *weight, float *weight_t, int prepare, const float *bias, float *out);
 void ks_deform_fused_launched(void);
 /* KS_DEFORM_FUSED: 0 off (unset or anything else), 1 on, or the tile shape asked for (24,
  * 42, 422, 44) */
 int ks_deform_fused_choice(void);
 
 /* The layer over backend b; `traced` names the kernel whose first-chunk launch records. */
-int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p,
-                            const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced);
-int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params *p,
-                             const ks_deform_tensors *t, float *workspace, ks_deform_kernel traced);
+int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_tensors *t,
+                            float *workspace, ks_deform_kernel traced);
+int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_tensors *t,
+                             float *workspace, ks_deform_kernel traced);
 
 #ifdef __cplusplus
 }

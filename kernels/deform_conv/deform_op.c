@@ -9,50 +9,91 @@
 #include "deform_conv.h"
 
 /* The two ops share the first P_SHARED rows. */
-enum { P_KERNEL, P_PADDING, P_STRIDE, P_DILATION, P_OFFSET_GROUPS, P_BATCH, P_CHANNELS, P_HW,
-       P_MASK, P_OFFSET_PATTERN, P_OFFSET_AMOUNT, P_SHARED,
-       P_OUT = P_SHARED, P_GROUPS, P_IM2COL_STEP, P_BIAS, P_BACKWARD, P_SEMANTICS, P_TRACE_KERNEL, P_MATH, P_COUNT };
+enum {
+    P_KERNEL,
+    P_PADDING,
+    P_STRIDE,
+    P_DILATION,
+    P_OFFSET_GROUPS,
+    P_BATCH,
+    P_CHANNELS,
+    P_HW,
+    P_MASK,
+    P_OFFSET_PATTERN,
+    P_OFFSET_AMOUNT,
+    P_SHARED,
+    P_OUT = P_SHARED,
+    P_GROUPS,
+    P_IM2COL_STEP,
+    P_BIAS,
+    P_BACKWARD,
+    P_SEMANTICS,
+    P_TRACE_KERNEL,
+    P_MATH,
+    P_COUNT
+};
 
-#define SHARED_ROWS                                                                                          \
-    [P_KERNEL] = KS_ROW_KERNEL_SIZE(3), [P_PADDING] = KS_ROW_PADDING(1), [P_STRIDE] = KS_ROW_STRIDE,         \
-    [P_DILATION] = KS_ROW_DILATION,                                                                          \
-    [P_OFFSET_GROUPS] = {.name = "offset-groups", .def = {1, 1}, .min = 1,                                   \
-                         .help = "deformable groups (an --in offset sets it)"},                              \
-    [P_BATCH] = KS_ROW_BATCH("N", 1, "input"), [P_CHANNELS] = KS_ROW_CHANNELS(2, "input"),                   \
-    [P_HW] = KS_ROW_INPUT_SIZE(7, 7),                                                                        \
-    [P_MASK] = {.name = "mask", .kind = KS_PARAM_SWITCH,                                                     \
-                .help = "v2: modulate by a mask (uniform in [0, 1) unless --in mask)"},                      \
-    [P_OFFSET_PATTERN] = {.name = "offset-pattern", .kind = KS_PARAM_CHOICE,                                 \
-                          .choices = "random|shift|rotate|scale|zero", .help = "generated offsets (unless --in offset)"}, \
-    [P_OFFSET_AMOUNT] = {.name = "offset-amount", .kind = KS_PARAM_FLOAT, .axes = 2,                         \
-                         .help = "random: max |d| (1); shift: dy,dx (0.5,0.5); rotate: degrees (30); scale: factor (2)"}
+#define SHARED_ROWS                                                                                  \
+    [P_KERNEL] = KS_ROW_KERNEL_SIZE(3), [P_PADDING] = KS_ROW_PADDING(1), [P_STRIDE] = KS_ROW_STRIDE, \
+    [P_DILATION] = KS_ROW_DILATION,                                                                  \
+    [P_OFFSET_GROUPS] = {.name = "offset-groups",                                                    \
+                         .def = {1, 1},                                                              \
+                         .min = 1,                                                                   \
+                         .help = "deformable groups (an --in offset sets it)"},                      \
+    [P_BATCH] = KS_ROW_BATCH("N", 1, "input"), [P_CHANNELS] = KS_ROW_CHANNELS(2, "input"),           \
+    [P_HW] = KS_ROW_INPUT_SIZE(7, 7),                                                                \
+    [P_MASK] = {.name = "mask",                                                                      \
+                .kind = KS_PARAM_SWITCH,                                                             \
+                .help = "v2: modulate by a mask (uniform in [0, 1) unless --in mask)"},              \
+    [P_OFFSET_PATTERN] = {.name = "offset-pattern",                                                  \
+                          .kind = KS_PARAM_CHOICE,                                                   \
+                          .choices = "random|shift|rotate|scale|zero",                               \
+                          .help = "generated offsets (unless --in offset)"},                         \
+    [P_OFFSET_AMOUNT] = {                                                                            \
+        .name = "offset-amount",                                                                     \
+        .kind = KS_PARAM_FLOAT,                                                                      \
+        .axes = 2,                                                                                   \
+        .help = "random: max |d| (1); shift: dy,dx (0.5,0.5); rotate: degrees (30); scale: factor (2)"}
 
 static const ks_param_spec conv_params[P_COUNT] = {
     SHARED_ROWS,
     [P_OUT] = {.name = "out-channels", .def = {2, 2}, .min = 1, .help = "O, the filters (an --in weight sets it)"},
     [P_GROUPS] = {.name = "groups", .def = {1, 1}, .min = 1, .help = "convolution groups"},
-    [P_IM2COL_STEP] = {.name = "im2col-step", .def = {32, 32}, .min = 1, .help = "images per chunk (mmcv: must divide the batch)"},
+    [P_IM2COL_STEP] = {.name = "im2col-step",
+                       .def = {32, 32},
+                       .min = 1,
+                       .help = "images per chunk (mmcv: must divide the batch)"},
     [P_BIAS] = {.name = "bias", .kind = KS_PARAM_SWITCH, .help = "add a bias (built-in unless --in bias)"},
     [P_BACKWARD] = KS_ROW_BACKWARD,
-    [P_SEMANTICS] = {.name = "semantics", .kind = KS_PARAM_CHOICE, .choices = "auto|mmcv|torchvision",
+    [P_SEMANTICS] = {.name = "semantics",
+                     .kind = KS_PARAM_CHOICE,
+                     .choices = "auto|mmcv|torchvision",
                      .help = "auto: mmcv without a mask, torchvision with one"},
-    [P_TRACE_KERNEL] = {.name = "trace-kernel", .kind = KS_PARAM_CHOICE, .choices = "auto|im2col|col2im|coord",
+    [P_TRACE_KERNEL] = {.name = "trace-kernel",
+                        .kind = KS_PARAM_CHOICE,
+                        .choices = "auto|im2col|col2im|coord",
                         .help = "kernel a trace records (auto: im2col, col2im with --backward); the header's "
                                 "work items and launch are its"},
-    [P_MATH] = {.name = "math", .kind = KS_PARAM_CHOICE, .choices = "fp32|tf32",
+    [P_MATH] = {.name = "math",
+                .kind = KS_PARAM_CHOICE,
+                .choices = "fp32|tf32",
                 .help = "the GEMMs: fp32, or tf32 inputs (tensor cores; the simulator emulates the rounding)"},
 };
 static const ks_param_spec im2col_params[P_SHARED] = {SHARED_ROWS};
 
-#define INPUT_ROWS                                                                                           \
-    [KS_DEFORM_T_INPUT] = {.name = "input", .shape = "(N, C, H, W)"},                                        \
-    [KS_DEFORM_T_OFFSET] = {.name = "offset", .shape = "(N, 2*offset_groups*kh*kw, Ho, Wo): (dy, dx) per tap", .seed = 5}, \
+#define INPUT_ROWS                                                                           \
+    [KS_DEFORM_T_INPUT] = {.name = "input", .shape = "(N, C, H, W)"},                        \
+    [KS_DEFORM_T_OFFSET] = {.name = "offset",                                                \
+                            .shape = "(N, 2*offset_groups*kh*kw, Ho, Wo): (dy, dx) per tap", \
+                            .seed = 5},                                                      \
     [KS_DEFORM_T_MASK] = {.name = "mask", .shape = "(N, offset_groups*kh*kw, Ho, Wo): with --mask", .seed = 2}
 
 static const ks_tensor_spec conv_tensors[] = {
     INPUT_ROWS,
-    [KS_DEFORM_T_COLUMNS] = {.name = "columns", .output = 1,
-                             .shape = "(C*kh*kw, im2col_step*Ho*Wo): first chunk's im2col (its gradient with --backward)"},
+    [KS_DEFORM_T_COLUMNS] = {.name = "columns",
+                             .output = 1,
+                             .shape =
+                                 "(C*kh*kw, im2col_step*Ho*Wo): first chunk's im2col (its gradient with --backward)"},
     [KS_DEFORM_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(N, C, H, W): with --backward"},
     [KS_DEFORM_T_GRAD_OFFSET] = {.name = "grad_offset", .output = 1, .shape = "like offset: with --backward"},
     [KS_DEFORM_T_GRAD_MASK] = {.name = "grad_mask", .output = 1, .shape = "like mask: with --backward and --mask"},
@@ -95,15 +136,23 @@ static int read_params(ks_run *r, deform_state *s)
     if (off->data && off->ndim == 4 && !r->set[P_OFFSET_GROUPS] && off->shape[1] % (2 * kk) == 0)
         r->value[P_OFFSET_GROUPS][0] = off->shape[1] / (2 * kk); /* as torchvision infers it */
     *p = (ks_deform_params){
-        .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0],
-        .height = r->value[P_HW][0], .width = r->value[P_HW][1],
-        .kernel_h = r->value[P_KERNEL][0], .kernel_w = r->value[P_KERNEL][1],
-        .pad_h = r->value[P_PADDING][0], .pad_w = r->value[P_PADDING][1],
-        .stride_h = r->value[P_STRIDE][0], .stride_w = r->value[P_STRIDE][1],
-        .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1],
+        .batch = r->value[P_BATCH][0],
+        .channels = r->value[P_CHANNELS][0],
+        .height = r->value[P_HW][0],
+        .width = r->value[P_HW][1],
+        .kernel_h = r->value[P_KERNEL][0],
+        .kernel_w = r->value[P_KERNEL][1],
+        .pad_h = r->value[P_PADDING][0],
+        .pad_w = r->value[P_PADDING][1],
+        .stride_h = r->value[P_STRIDE][0],
+        .stride_w = r->value[P_STRIDE][1],
+        .dilation_h = r->value[P_DILATION][0],
+        .dilation_w = r->value[P_DILATION][1],
         .offset_groups = r->value[P_OFFSET_GROUPS][0],
         .use_mask = r->value[P_MASK][0] || t[KS_DEFORM_T_MASK].data,
-        .groups = 1, .out_channels = 1, .im2col_step = 1,
+        .groups = 1,
+        .out_channels = 1,
+        .im2col_step = 1,
     };
     if (!s->conv) {
         p->im2col_step = p->batch; /* one launch over the batch */
@@ -117,8 +166,10 @@ static int read_params(ks_run *r, deform_state *s)
     p->use_bias = r->value[P_BIAS][0] || t[KS_DEFORM_T_BIAS].data;
     p->math = r->value[P_MATH][0] ? KS_MATH_TF32 : KS_MATH_FP32;
     const int64_t sem = r->value[P_SEMANTICS][0];
-    p->semantics = sem == 1 ? KS_DEFORM_MMCV : sem == 2 ? KS_DEFORM_TORCHVISION
-                   : p->use_mask ? KS_DEFORM_TORCHVISION : KS_DEFORM_MMCV;
+    p->semantics = sem == 1      ? KS_DEFORM_MMCV
+                   : sem == 2    ? KS_DEFORM_TORCHVISION
+                   : p->use_mask ? KS_DEFORM_TORCHVISION
+                                 : KS_DEFORM_MMCV;
     s->backward = (int)r->value[P_BACKWARD][0];
     const int64_t tk = r->value[P_TRACE_KERNEL][0]; /* auto|im2col|col2im|coord */
     s->traced = tk == 0 ? (s->backward ? KS_DEFORM_COL2IM : KS_DEFORM_IM2COL) : (ks_deform_kernel)(tk - 1);
@@ -211,17 +262,27 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     const deform_state *s = KS_RUN_CTX(r, const deform_state);
     const int cuda = r->device == KS_DEV_CUDA;
     if (!s->conv) {
-        const ks_deform_chunk ch = {.im2col_step = s->p.batch, .input = d[KS_DEFORM_T_INPUT], .offset = d[KS_DEFORM_T_OFFSET],
-                                    .mask = d[KS_DEFORM_T_MASK], .columns = d[KS_DEFORM_T_COLUMNS]};
+        const ks_deform_chunk ch = {.im2col_step = s->p.batch,
+                                    .input = d[KS_DEFORM_T_INPUT],
+                                    .offset = d[KS_DEFORM_T_OFFSET],
+                                    .mask = d[KS_DEFORM_T_MASK],
+                                    .columns = d[KS_DEFORM_T_COLUMNS]};
         return cuda ? ks_deform_launch_cuda(&s->p, &s->g, KS_DEFORM_IM2COL, &ch, &r->launch, sink, NULL)
                     : ks_deform_launch_sim(&s->p, &s->g, KS_DEFORM_IM2COL, &ch, &r->launch, sink);
     }
     ks_deform_tensors t = {
-        .input = d[KS_DEFORM_T_INPUT], .offset = d[KS_DEFORM_T_OFFSET], .mask = d[KS_DEFORM_T_MASK],
-        .weight = d[KS_DEFORM_T_WEIGHT], .bias = d[KS_DEFORM_T_BIAS], .output = d[KS_DEFORM_T_OUTPUT],
-        .grad_output = d[KS_DEFORM_T_GRAD_OUTPUT], .grad_input = d[KS_DEFORM_T_GRAD_INPUT],
-        .grad_offset = d[KS_DEFORM_T_GRAD_OFFSET], .grad_mask = d[KS_DEFORM_T_GRAD_MASK],
-        .grad_weight = d[KS_DEFORM_T_GRAD_WEIGHT], .grad_bias = d[KS_DEFORM_T_GRAD_BIAS],
+        .input = d[KS_DEFORM_T_INPUT],
+        .offset = d[KS_DEFORM_T_OFFSET],
+        .mask = d[KS_DEFORM_T_MASK],
+        .weight = d[KS_DEFORM_T_WEIGHT],
+        .bias = d[KS_DEFORM_T_BIAS],
+        .output = d[KS_DEFORM_T_OUTPUT],
+        .grad_output = d[KS_DEFORM_T_GRAD_OUTPUT],
+        .grad_input = d[KS_DEFORM_T_GRAD_INPUT],
+        .grad_offset = d[KS_DEFORM_T_GRAD_OFFSET],
+        .grad_mask = d[KS_DEFORM_T_GRAD_MASK],
+        .grad_weight = d[KS_DEFORM_T_GRAD_WEIGHT],
+        .grad_bias = d[KS_DEFORM_T_GRAD_BIAS],
         .columns0 = d[KS_DEFORM_T_COLUMNS],
     };
     const ks_deform_kernel fwd_traced = s->backward ? KS_DEFORM_NONE : s->traced;

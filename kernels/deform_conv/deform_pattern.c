@@ -5,8 +5,7 @@
 #include "../registry.h"
 #include "deform_conv.h"
 
-int ks_deform_offset_fill(const ks_deform_params *p, int pattern, const double amount[2],
-                          uint64_t seed, float *offset)
+int ks_deform_offset_fill(const ks_deform_params *p, int pattern, const double amount[2], uint64_t seed, float *offset)
 {
     ks_deform_geom g;
     int rc = ks_deform_geometry(p, &g);

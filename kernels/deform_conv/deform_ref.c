@@ -57,8 +57,8 @@ typedef struct tap_pos {
     int64_t oy, ox, om; /* element offsets of dy, dx and the mask */
 } tap_pos;
 
-static tap_pos position(const ks_deform_params *p, const ks_deform_tensors *t, const ref_geo *r,
-                        int64_t n, int64_t g, int64_t i, int64_t j, int64_t ho, int64_t wo)
+static tap_pos position(const ks_deform_params *p, const ks_deform_tensors *t, const ref_geo *r, int64_t n, int64_t g,
+                        int64_t i, int64_t j, int64_t ho, int64_t wo)
 {
     tap_pos s;
     const int64_t k = i * r->kw + j, P = r->Ho * r->Wo, q = ho * r->Wo + wo;
@@ -94,8 +94,7 @@ void ks_deform_ref_forward(const ks_deform_params *p, const ks_deform_tensors *t
                 }
 }
 
-void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *t,
-                            const ks_deform_ref_grads *gr)
+void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *t, const ks_deform_ref_grads *gr)
 {
     ref_geo r;
     ks_deform_geom g;
@@ -123,8 +122,10 @@ void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *
                                 const double v = sample(im, r.H, r.W, s.y, s.x);
                                 gr->grad_weight[wi] += go * s.m * v;
                                 if (p->use_mask) gr->grad_mask[s.om] += go * w * v;
-                                gr->grad_offset[s.oy] += go * w * s.m * dsample(im, r.H, r.W, s.y, s.x, 0, p->semantics);
-                                gr->grad_offset[s.ox] += go * w * s.m * dsample(im, r.H, r.W, s.y, s.x, 1, p->semantics);
+                                gr->grad_offset[s.oy] += go * w * s.m *
+                                                         dsample(im, r.H, r.W, s.y, s.x, 0, p->semantics);
+                                gr->grad_offset[s.ox] += go * w * s.m *
+                                                         dsample(im, r.H, r.W, s.y, s.x, 1, p->semantics);
                                 /* d out / d in[yy, xx]: the corner weights (inside the box) */
                                 if (!(s.y > -1 && s.y < r.H && s.x > -1 && s.x < r.W)) continue;
                                 const int64_t y0 = (int64_t)floor(s.y), x0 = (int64_t)floor(s.x);

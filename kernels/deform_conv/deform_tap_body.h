@@ -23,7 +23,7 @@ typedef struct KS_VARIANT(ks_deform_tap) {
 } KS_VARIANT(ks_deform_tap);
 
 KS_FN KS_VARIANT(ks_deform_tap) KS_VARIANT(ks_deform_tap_read)(ks_thread *t, const ks_deform_args *a, KS_IDX b,
-                                                              KS_IDX g, KS_IDX tap, KS_IDX h_col, KS_IDX w_col)
+                                                               KS_IDX g, KS_IDX tap, KS_IDX h_col, KS_IDX w_col)
 {
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, kw = (KS_IDX)a->kernel_w;
     const KS_IDX kk = (KS_IDX)a->kernel_h * kw, G = (KS_IDX)a->offset_groups;
@@ -33,17 +33,17 @@ KS_FN KS_VARIANT(ks_deform_tap) KS_VARIANT(ks_deform_tap_read)(ks_thread *t, con
     s.ox = s.oy + Ho * Wo;
     s.mi = (b * G + g) * kk * Ho * Wo + (tap * Ho + h_col) * Wo + w_col;
     const float dy = a->offset[s.oy], dx = a->offset[s.ox];
-    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, s.oy, s.oy / (Ho * Wo),
-                           h_col, w_col, dy));
-    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, s.ox, s.ox / (Ho * Wo),
-                           h_col, w_col, dx));
+    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, s.oy, s.oy / (Ho * Wo), h_col,
+                           w_col, dy));
+    KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_OFFSET, KS_DEFORM_T_OFFSET, (int)tap, s.ox, s.ox / (Ho * Wo), h_col,
+                           w_col, dx));
     s.y = (float)(h_col * (KS_IDX)a->stride_h - (KS_IDX)a->pad_h + i * (KS_IDX)a->dilation_h) + dy;
     s.x = (float)(w_col * (KS_IDX)a->stride_w - (KS_IDX)a->pad_w + j * (KS_IDX)a->dilation_w) + dx;
     s.m = 1.0f;
     if (a->use_mask) {
         s.m = a->mask[s.mi];
-        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, s.mi, s.mi / (Ho * Wo),
-                               h_col, w_col, s.m));
+        KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_MASK, KS_DEFORM_T_MASK, (int)tap, s.mi, s.mi / (Ho * Wo), h_col,
+                               w_col, s.m));
     }
     (void)t;
     return s;
@@ -61,8 +61,8 @@ typedef struct KS_VARIANT(ks_deform_corners) {
     int in_box, coord_box, m;
 } KS_VARIANT(ks_deform_corners);
 
-KS_FN KS_VARIANT(ks_deform_corners) KS_VARIANT(ks_deform_corners_of)(const ks_deform_args *a,
-                                                                    const KS_VARIANT(ks_deform_tap) *s, int active)
+KS_FN KS_VARIANT(ks_deform_corners)
+    KS_VARIANT(ks_deform_corners_of)(const ks_deform_args *a, const KS_VARIANT(ks_deform_tap) *s, int active)
 {
     const KS_IDX H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     KS_VARIANT(ks_deform_corners) c;
@@ -148,7 +148,8 @@ KS_FN void KS_VARIANT(ks_deform_im2col_tap_body)(ks_thread *t, const ks_deform_a
         float *col = a->col_out + (c0 * kk + tap) * col_stride + pos;
         for (KS_IDX c = c0; c < c1; ++c, im += plane, col += col_step) {
             float v[4];
-            for (int k = 0; k < 4; ++k) v[k] = (pl.flags & (KS_FLAG_C00 << k)) ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
+            for (int k = 0; k < 4; ++k)
+                v[k] = (pl.flags & (KS_FLAG_C00 << k)) ? im[at0 + (k >> 1) * W + (k & 1)] : 0.0f;
             const float blend = ks_deform_blend(pl.w, v);
             const float out = a->use_mask ? blend * s.m : blend;
             *col = out;
@@ -191,8 +192,8 @@ KS_FN void KS_VARIANT(ks_deform_grad_tap_body)(ks_thread *t, const ks_deform_arg
             const float cv = a->col_in[col_pos];
             const float *im = a->input + (b * C + c) * H * W;
             float *grad = a->grad_input + (b * C + c) * H * W;
-            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0,
-                                   c * kk + tap, b * P + q, cv));
+            KS_PROBE(ks_probe_read(t, KS_DEFORM_SITE_READ_COL, KS_DEFORM_T_COLUMNS, (int)tap, col_pos, 0, c * kk + tap,
+                                   b * P + q, cv));
             float v[4];
             KS_VARIANT(ks_deform_corner_values)(im, cr.at0, W, cr.m, v);
             const float top = ks_deform_grad_channel(v, cr.pl.w, cr.lh, cr.lw, cv, s.m, a->use_mask, cr.coord_box,
@@ -227,9 +228,9 @@ typedef struct KS_VARIANT(ks_deform_tile_item) {
     KS_VARIANT(ks_deform_corners) cr;
 } KS_VARIANT(ks_deform_tile_item);
 
-KS_FN KS_VARIANT(ks_deform_tile_item) KS_VARIANT(ks_deform_tile_item_of)(ks_thread *t, const ks_deform_args *a,
-                                                                        const ks_deform_tile *ts, KS_IDX tile,
-                                                                        KS_IDX tap, KS_IDX in_tile, uint32_t iter)
+KS_FN KS_VARIANT(ks_deform_tile_item)
+    KS_VARIANT(ks_deform_tile_item_of)(ks_thread *t, const ks_deform_args *a, const ks_deform_tile *ts, KS_IDX tile,
+                                       KS_IDX tap, KS_IDX in_tile, uint32_t iter)
 {
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col, G = (KS_IDX)a->offset_groups;
     const KS_IDX kk = (KS_IDX)a->kernel_h * (KS_IDX)a->kernel_w;

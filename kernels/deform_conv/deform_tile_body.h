@@ -46,7 +46,8 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
     for (KS_IDX tile = (KS_IDX)t->block_idx.x; tile < n_tiles; tile += (KS_IDX)t->grid_dim.x, ++iter) {
         /* the item, its sample's corners as grad_tap's (ks_deform_corners_of); bits 8-11 of
          * m: the corners inside the window, corner k at slot0 + (k>>1)*RW + (k&1) there */
-        const KS_VARIANT(ks_deform_tile_item) it = KS_VARIANT(ks_deform_tile_item_of)(t, a, &ts, tile, tap, in_tile, iter);
+        const KS_VARIANT(ks_deform_tile_item) it = KS_VARIANT(ks_deform_tile_item_of)(t, a, &ts, tile, tap, in_tile,
+                                                                                      iter);
         const KS_IDX b = it.b, g = it.g, h_col = it.h_col, w_col = it.w_col, ry0 = it.ry0, rx0 = it.rx0;
         const int active = it.active;
         const KS_VARIANT(ks_deform_tap) s = it.s;
@@ -75,15 +76,16 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
                     if (!((cr.m >> (4 + k)) & 1)) continue;
                     const float d = cr.sw[k] * top;
                     const KS_IDX off = (k >> 1) * W + (k & 1);
-                    if ((cr.m >> (8 + k)) & 1) ks_shared_atomic_add(t, win, j * RH * RW + slot0 + (k >> 1) * RW + (k & 1), d);
+                    if ((cr.m >> (8 + k)) & 1)
+                        ks_shared_atomic_add(t, win, j * RH * RW + slot0 + (k >> 1) * RW + (k & 1), d);
                     else ks_atomic_add_f32(grad + cr.at0 + off, d);
                     KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_INPUT, (int)tap,
                                             (b * C + c0 + j) * plane + cr.at0 + off, b * C + c0 + j, cr.y0 + (k >> 1),
                                             cr.x0 + (k & 1), d, 1));
                 }
-                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c0 + j, s.y, s.x,
-                                         cr.pl.w[0], cr.pl.w[1], cr.pl.w[2], cr.pl.w[3], ks_deform_blend(cr.pl.w, v),
-                                         cr.pl.flags));
+                KS_PROBE(ks_probe_sample(t, KS_DEFORM_SITE_SAMPLE, KS_DEFORM_T_INPUT, (int)tap, b * C + c0 + j, s.y,
+                                         s.x, cr.pl.w[0], cr.pl.w[1], cr.pl.w[2], cr.pl.w[3],
+                                         ks_deform_blend(cr.pl.w, v), cr.pl.flags));
             }
             ks_syncthreads(t); /* every add of these channels is in their windows */
             /* the windows' touched pixels to global memory, four at a time (only in-image

@@ -52,8 +52,16 @@ typedef struct ks_gemm_tiled_args {
 /* tensor ids (the op's rows and the trace's tensors) and sites; the three shared sites are
  * consecutive (ks_shared_trace) */
 enum { KS_GT_T_A, KS_GT_T_B, KS_GT_T_C, KS_GT_T_SHARED };
-enum { KS_GT_SITE_WORK, KS_GT_SITE_READ_A, KS_GT_SITE_READ_B, KS_GT_SITE_SHARED_READ, KS_GT_SITE_SHARED_WRITE,
-       KS_GT_SITE_BARRIER, KS_GT_SITE_WRITE_C, KS_GT_NSITES };
+enum {
+    KS_GT_SITE_WORK,
+    KS_GT_SITE_READ_A,
+    KS_GT_SITE_READ_B,
+    KS_GT_SITE_SHARED_READ,
+    KS_GT_SITE_SHARED_WRITE,
+    KS_GT_SITE_BARRIER,
+    KS_GT_SITE_WRITE_C,
+    KS_GT_NSITES
+};
 
 /* Tiles of c: ceil(m/T) * ceil(n/T); work items: that times T*T. */
 int64_t ks_gemm_tiled_work(const ks_gemm_tiled_args *a);
@@ -87,7 +95,8 @@ KS_FN void KS_VARIANT(ks_gemm_tiled_body)(ks_thread *t, const ks_gemm_tiled_args
     for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter) {
         const KS_IDX tile = index / (T * T);
         const KS_IDX row = tile / tiles_n * T + ty, col = tile % tiles_n * T + tx;
-        KS_PROBE(ks_probe_work(t, KS_GT_SITE_WORK, index, iter, tile / tiles_n, tile % tiles_n, ty, tx, row, col, 0, 0));
+        KS_PROBE(
+            ks_probe_work(t, KS_GT_SITE_WORK, index, iter, tile / tiles_n, tile % tiles_n, ty, tx, row, col, 0, 0));
         if (a->plant == KS_GT_PLANT_DIVERGENT && (row >= M || col >= N)) continue; /* the bug: skips the barriers */
         float acc = 0.0f;
         if (a->naive) {
@@ -102,11 +111,13 @@ KS_FN void KS_VARIANT(ks_gemm_tiled_body)(ks_thread *t, const ks_gemm_tiled_args
             float av = 0.0f, bv = 0.0f;
             if (row < M && k0 + tx < K) {
                 av = a->a[row * K + k0 + tx];
-                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_A, KS_GT_T_A, (int)(k0 / T), (int64_t)row * K + k0 + tx, 0, row, k0 + tx, av));
+                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_A, KS_GT_T_A, (int)(k0 / T), (int64_t)row * K + k0 + tx, 0,
+                                       row, k0 + tx, av));
             }
             if (k0 + ty < K && col < N) {
                 bv = a->b[(k0 + ty) * N + col];
-                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_B, KS_GT_T_B, (int)(k0 / T), (int64_t)(k0 + ty) * N + col, 0, k0 + ty, col, bv));
+                KS_PROBE(ks_probe_read(t, KS_GT_SITE_READ_B, KS_GT_T_B, (int)(k0 / T), (int64_t)(k0 + ty) * N + col, 0,
+                                       k0 + ty, col, bv));
             }
             ks_shared_store(t, a_tile, ty * T + tx, av);
             ks_shared_store(t, b_tile, ty * T + tx, bv);
@@ -125,6 +136,6 @@ KS_FN void KS_VARIANT(ks_gemm_tiled_body)(ks_thread *t, const ks_gemm_tiled_args
         }
     }
 }
-KS_KERNEL_ATTR(ks_gemm_tiled, ks_gemm_tiled_args, __launch_bounds__(KS_GT_MAX_TILE * KS_GT_MAX_TILE),
-               __launch_bounds__(KS_GT_MAX_TILE * KS_GT_MAX_TILE)) /* --tile 32: 1024 threads, traced too */
-#endif /* KS_VARIANT */
+KS_KERNEL_ATTR(ks_gemm_tiled, ks_gemm_tiled_args, __launch_bounds__(KS_GT_MAX_TILE *KS_GT_MAX_TILE),
+               __launch_bounds__(KS_GT_MAX_TILE *KS_GT_MAX_TILE)) /* --tile 32: 1024 threads, traced too */
+#endif                                                            /* KS_VARIANT */

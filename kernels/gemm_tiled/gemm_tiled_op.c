@@ -18,12 +18,20 @@ static const ks_param_spec params[P_COUNT] = {
     [P_M] = {.name = "m", .def = {19}, .min = 1, .help = "rows of a and c (taken from a given a)"},
     [P_K] = {.name = "k", .def = {23}, .min = 1, .help = "columns of a, rows of b (taken from a given a or b)"},
     [P_N] = {.name = "n", .def = {17}, .min = 1, .help = "columns of b and c (taken from a given b)"},
-    [P_TILE] = {.name = "tile", .kind = KS_PARAM_CHOICE, .choices = "16|32", .def = {0},
+    [P_TILE] = {.name = "tile",
+                .kind = KS_PARAM_CHOICE,
+                .choices = "16|32",
+                .def = {0},
                 .help = "tile side T: a block is T x T threads"},
-    [P_ALGORITHM] = {.name = "algorithm", .kind = KS_PARAM_CHOICE, .choices = "tiled|naive", .def = {0},
+    [P_ALGORITHM] = {.name = "algorithm",
+                     .kind = KS_PARAM_CHOICE,
+                     .choices = "tiled|naive",
+                     .def = {0},
                      .help = "tiled, or naive: each thread reads its row and column from global memory"},
-    [P_PLANT] = {.name = "plant", .kind = KS_PARAM_CHOICE,
-                 .choices = "none|no-first-barrier|no-second-barrier|divergent-barrier", .def = {0},
+    [P_PLANT] = {.name = "plant",
+                 .kind = KS_PARAM_CHOICE,
+                 .choices = "none|no-first-barrier|no-second-barrier|divergent-barrier",
+                 .def = {0},
                  .help = "a planted bug (tiled; docs/simulator.md)"},
 };
 
@@ -31,8 +39,10 @@ static const ks_tensor_spec tensors[] = {
     [KS_GT_T_A] = {.name = "a", .shape = "(M, K)"},
     [KS_GT_T_B] = {.name = "b", .shape = "(K, N)", .seed = 1},
     [KS_GT_T_C] = {.name = "c", .output = 1, .shape = "(M, N)"},
-    [KS_GT_T_SHARED] = {.name = "shared", .output = 1,
-                        .shape = "(2, T, T): the block's a and b tiles, as the trace's shared events name them (left 0)"},
+    [KS_GT_T_SHARED] = {.name = "shared",
+                        .output = 1,
+                        .shape =
+                            "(2, T, T): the block's a and b tiles, as the trace's shared events name them (left 0)"},
 };
 
 int64_t ks_gemm_tiled_work(const ks_gemm_tiled_args *a)
@@ -53,8 +63,12 @@ static int sizes(ks_run *r, ks_gemm_tiled_args *a)
     int rc = ks_run_take(r, KS_GT_T_A, 2, ab, KS_COUNT(ab));
     if (rc || (rc = ks_run_take(r, KS_GT_T_B, 2, bb, KS_COUNT(bb)))) return rc;
     *a = (ks_gemm_tiled_args){
-        .m = r->value[P_M][0], .k = r->value[P_K][0], .n = r->value[P_N][0],
-        .tile = r->value[P_TILE][0] ? 32 : 16, .naive = (int)r->value[P_ALGORITHM][0], .plant = (int)r->value[P_PLANT][0],
+        .m = r->value[P_M][0],
+        .k = r->value[P_K][0],
+        .n = r->value[P_N][0],
+        .tile = r->value[P_TILE][0] ? 32 : 16,
+        .naive = (int)r->value[P_ALGORITHM][0],
+        .plant = (int)r->value[P_PLANT][0],
     };
     const ks_size_check checks[] = {
         {.name = "m", .v = a->m, .lo = 1},
@@ -139,8 +153,8 @@ static int tile_threads(const void *a)
 }
 
 static const ks_kernel kernels[] = {
-    [K_TILED] = KS_KERNEL_ROW(ks_gemm_tiled, "tiled", .block_of = tile_threads, .block_cap = KS_GT_BLOCK_CAP,
-                              .coop = 1, .help = "one C element per thread, a T x T tile per block, two barriers per step"),
+    [K_TILED] = KS_KERNEL_ROW(ks_gemm_tiled, "tiled", .block_of = tile_threads, .block_cap = KS_GT_BLOCK_CAP, .coop = 1,
+                              .help = "one C element per thread, a T x T tile per block, two barriers per step"),
 };
 
 int ks_gemm_tiled_sim(const ks_gemm_tiled_args *a, const ks_launch *l, ks_sink *sink, ks_sim_report *rep)

@@ -34,7 +34,9 @@ START_TEST(random_odd_sizes_match_the_reference)
 {
     uint64_t s = 41;
     for (int round = 0; round < 8; ++round) {
-        ks_gemm_tiled_args a = {.m = tu_int(&s, 1, 45), .k = tu_int(&s, 1, 70), .n = tu_int(&s, 1, 45),
+        ks_gemm_tiled_args a = {.m = tu_int(&s, 1, 45),
+                                .k = tu_int(&s, 1, 70),
+                                .n = tu_int(&s, 1, 45),
                                 .tile = round % 2 ? 32 : 16};
         float *A = tu_random(&s, a.m * a.k), *B = tu_random(&s, a.k * a.n);
         a.a = A, a.b = B, a.c = calloc((size_t)(a.m * a.n), sizeof *a.c);
@@ -148,7 +150,8 @@ START_TEST(planted_barrier_bugs_are_caught)
                       (unsigned long long)sim.divergent_barriers, (unsigned long long)rep.shared_races,
                       (unsigned long long)rep.shared_uninit, (unsigned long long)rep.barrier_divergent);
         /* the root cause leads the kept lines; the poison read is no "value is nan" line */
-        ck_assert_msg(strstr(rep.first[0], p < 2 ? "shared-memory race" : "divergent barrier"), "%s: %s", plant[p], rep.first[0]);
+        ck_assert_msg(strstr(rep.first[0], p < 2 ? "shared-memory race" : "divergent barrier"), "%s: %s", plant[p],
+                      rep.first[0]);
         for (int k = 0; k < KS_CHECK_KEEP && k < (int)rep.violations; ++k)
             ck_assert_msg(!strstr(rep.first[k], "shared") || !strstr(rep.first[k], "value is"), "%s", rep.first[k]);
         if (p < 2) {
@@ -175,10 +178,14 @@ START_TEST(the_first_finding_is_the_earliest)
     run_op("no-first-barrier", "16", 1, &rep);
     /* thread 0 reads a_tile[0..15] and b_tile[0, 16, ..] first; thread 1 then writes a_tile[1]:
      * the first write after another thread's read of the launch (block 0, phase 0) */
-    ck_assert_msg(strstr(rep.first[0], "(block 0 thread 1 index 1): shared-memory race: write of shared (plane 0, y 0, x 1) in phase 0, which thread 0 reads"),
-                  "%s", rep.first[0]);
+    ck_assert_msg(
+        strstr(
+            rep.first[0],
+            "(block 0 thread 1 index 1): shared-memory race: write of shared (plane 0, y 0, x 1) in phase 0, which thread 0 reads"),
+        "%s", rep.first[0]);
     for (int k = 1; k < KS_CHECK_KEEP; ++k) {
-        const unsigned long long prev = strtoull(rep.first[k - 1] + 6, NULL, 10), now = strtoull(rep.first[k] + 6, NULL, 10);
+        const unsigned long long prev = strtoull(rep.first[k - 1] + 6, NULL, 10),
+                                 now = strtoull(rep.first[k] + 6, NULL, 10);
         ck_assert_msg(prev < now, "%s, then %s", rep.first[k - 1], rep.first[k]); /* event order within the phase */
     }
     run_done();

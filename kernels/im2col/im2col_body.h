@@ -56,7 +56,7 @@ typedef struct ks_im2col_geom {
 
 /* Site and tensor ids in an im2col/col2im trace. */
 enum { KS_IM2COL_SITE_WORK = 0, KS_IM2COL_SITE_READ = 1, KS_IM2COL_SITE_WRITE = 2 };
-enum { KS_IM2COL_T_INPUT = 0, KS_IM2COL_T_COLUMNS = 1 }; /* im2col */
+enum { KS_IM2COL_T_INPUT = 0, KS_IM2COL_T_COLUMNS = 1 };  /* im2col */
 enum { KS_COL2IM_T_COLUMNS = 0, KS_COL2IM_T_OUTPUT = 1 }; /* col2im */
 
 /* Validates p (sizes >= 1, kernel/stride/dilation >= 1, padding >= 0, no overflow,
@@ -64,18 +64,18 @@ enum { KS_COL2IM_T_COLUMNS = 0, KS_COL2IM_T_OUTPUT = 1 }; /* col2im */
 int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g);
 
 /* Simulator. `sink` NULL runs the plain variant, otherwise the traced one. */
-int ks_im2col_sim(const ks_im2col_params *p, const float *input, float *columns,
-                  const ks_launch *launch, ks_sink *sink);
-int ks_col2im_sim(const ks_im2col_params *p, const float *columns, float *output,
-                  const ks_launch *launch, ks_sink *sink);
+int ks_im2col_sim(const ks_im2col_params *p, const float *input, float *columns, const ks_launch *launch,
+                  ks_sink *sink);
+int ks_col2im_sim(const ks_im2col_params *p, const float *columns, float *output, const ks_launch *launch,
+                  ks_sink *sink);
 
 /* CUDA, device pointers. `dev_sink` NULL runs the plain kernel; otherwise a sink from
  * ks_cuda_sink_create. `stream` is a cudaStream_t (NULL: default stream). Checks the
  * launch; does not synchronize. KS_ECUDA if built without CUDA. */
-int ks_im2col_cuda(const ks_im2col_params *p, const float *input, float *columns,
-                   const ks_launch *launch, const ks_sink *dev_sink, void *stream);
-int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, float *output,
-                   const ks_launch *launch, const ks_sink *dev_sink, void *stream);
+int ks_im2col_cuda(const ks_im2col_params *p, const float *input, float *columns, const ks_launch *launch,
+                   const ks_sink *dev_sink, void *stream);
+int ks_col2im_cuda(const ks_im2col_params *p, const float *columns, float *output, const ks_launch *launch,
+                   const ks_sink *dev_sink, void *stream);
 
 /* Independent double-precision reference, from the definition (im2col_ref.c). */
 void ks_im2col_ref(const ks_im2col_params *p, const float *input, double *columns);
@@ -113,8 +113,7 @@ KS_FN int ks_im2col_is_unit3(const ks_im2col_args *a)
 extern "C" {
 #endif
 /* Validates p and fills the kernel arguments and geometry (KS_EINVAL on bad p). */
-int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
-                        ks_im2col_args *a, ks_im2col_geom *g);
+int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst, ks_im2col_args *a, ks_im2col_geom *g);
 /* The same from a geometry ks_im2col_geometry already validated (no check). */
 void ks_im2col_args_fill(const ks_im2col_params *p, const ks_im2col_geom *g, const float *src, float *dst,
                          ks_im2col_args *a);
@@ -212,8 +211,8 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
  * coalesced across neighbouring threads. The window's sizes come as arguments so that
  * ks_im2col_body can pass the common ones as constants (ks_im2col_is_unit3). */
 KS_FN_INLINE void KS_VARIANT(ks_im2col_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
-                                       const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw,
-                                       const KS_IDX block_rows)
+                                              const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw,
+                                              const KS_IDX block_rows)
 {
     const KS_IDX C = (KS_IDX)a->channels, Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
     const KS_IDX n_work = (KS_IDX)a->batch * C * Ho * Wo;
@@ -232,8 +231,7 @@ KS_FN_INLINE void KS_VARIANT(ks_im2col_items)(ks_thread *t, const ks_im2col_args
 
 KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
 {
-    if (ks_im2col_is_unit3(a))
-        KS_VARIANT(ks_im2col_items)(t, a, 3, 3, 1, 1, 1, 1, 3);
+    if (ks_im2col_is_unit3(a)) KS_VARIANT(ks_im2col_items)(t, a, 3, 3, 1, 1, 1, 1, 3);
     else
         KS_VARIANT(ks_im2col_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w, 1);
@@ -303,7 +301,7 @@ KS_FN void KS_VARIANT(ks_col2im_item)(ks_thread *t, const ks_im2col_args *a, con
  * Each thread owns its output element, so there are no atomics and the sum order is
  * deterministic. Window sizes as arguments, as ks_im2col_items. */
 KS_FN_INLINE void KS_VARIANT(ks_col2im_items)(ks_thread *t, const ks_im2col_args *a, const KS_IDX kh, const KS_IDX kw,
-                                       const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw)
+                                              const KS_IDX sh, const KS_IDX sw, const KS_IDX dh, const KS_IDX dw)
 {
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX n_work = (KS_IDX)a->batch * C * H * W;
@@ -315,15 +313,13 @@ KS_FN_INLINE void KS_VARIANT(ks_col2im_items)(ks_thread *t, const ks_im2col_args
     for (uint32_t iter = 0; index < n_work; index += grid_stride, ++iter, KS_VARIANT(ks_walk_step)(&at)) {
         if (KS_TRACED && ks_probe_start(t, index, iter))
             KS_VARIANT(ks_col2im_item)(t, a, kh, kw, sh, sw, dh, dw, index, at.d[3], at.d[2], at.d[1], at.d[0], 1);
-        else
-            KS_VARIANT(ks_col2im_item)(t, a, kh, kw, sh, sw, dh, dw, index, at.d[3], at.d[2], at.d[1], at.d[0], 0);
+        else KS_VARIANT(ks_col2im_item)(t, a, kh, kw, sh, sw, dh, dw, index, at.d[3], at.d[2], at.d[1], at.d[0], 0);
     }
 }
 
 KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
 {
-    if (ks_im2col_is_unit3(a))
-        KS_VARIANT(ks_col2im_items)(t, a, 3, 3, 1, 1, 1, 1);
+    if (ks_im2col_is_unit3(a)) KS_VARIANT(ks_col2im_items)(t, a, 3, 3, 1, 1, 1, 1);
     else
         KS_VARIANT(ks_col2im_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);

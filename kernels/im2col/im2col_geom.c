@@ -44,27 +44,25 @@ int ks_im2col_geometry(const ks_im2col_params *p, ks_im2col_geom *g)
         return ks_fail(KS_EINVAL,
                        "output size %lldx%lld < 1: input %lldx%lld, kernel %lldx%lld, "
                        "padding %lldx%lld, stride %lldx%lld, dilation %lldx%lld",
-                       (long long)g->height_col, (long long)g->width_col,
-                       (long long)p->height, (long long)p->width, (long long)p->kernel_h,
-                       (long long)p->kernel_w, (long long)p->pad_h, (long long)p->pad_w,
-                       (long long)p->stride_h, (long long)p->stride_w,
-                       (long long)p->dilation_h, (long long)p->dilation_w);
+                       (long long)g->height_col, (long long)g->width_col, (long long)p->height, (long long)p->width,
+                       (long long)p->kernel_h, (long long)p->kernel_w, (long long)p->pad_h, (long long)p->pad_w,
+                       (long long)p->stride_h, (long long)p->stride_w, (long long)p->dilation_h,
+                       (long long)p->dilation_w);
     g->rows = mul4(p->channels, p->kernel_h, p->kernel_w, 1, dim_max);
     const int64_t plane = mul_capped(g->height_col, g->width_col, dim_max);
     g->image_numel = mul4(p->batch, p->channels, p->height, p->width, numel_max);
     g->im2col_work = mul4(p->batch, p->channels, g->height_col, g->width_col, numel_max);
     g->columns_numel = g->rows < 0 || plane < 0 ? -1 : mul4(p->batch, g->rows, plane, 1, numel_max);
-    if (g->rows < 0 || plane < 0 || g->image_numel < 0 || g->im2col_work < 0 ||
-        g->columns_numel < 0)
-        return ks_fail(KS_EINVAL, "sizes too large: N=%lld C=%lld H=%lld W=%lld kernel "
-                                  "%lldx%lld overflow the element counts",
-                       (long long)p->batch, (long long)p->channels, (long long)p->height,
-                       (long long)p->width, (long long)p->kernel_h, (long long)p->kernel_w);
+    if (g->rows < 0 || plane < 0 || g->image_numel < 0 || g->im2col_work < 0 || g->columns_numel < 0)
+        return ks_fail(KS_EINVAL,
+                       "sizes too large: N=%lld C=%lld H=%lld W=%lld kernel "
+                       "%lldx%lld overflow the element counts",
+                       (long long)p->batch, (long long)p->channels, (long long)p->height, (long long)p->width,
+                       (long long)p->kernel_h, (long long)p->kernel_w);
     return KS_OK;
 }
 
-int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst,
-                        ks_im2col_args *a, ks_im2col_geom *g)
+int ks_im2col_args_make(const ks_im2col_params *p, const float *src, float *dst, ks_im2col_args *a, ks_im2col_geom *g)
 {
     int rc = ks_im2col_geometry(p, g);
     if (rc) return rc;
@@ -124,17 +122,13 @@ int ks_col2im_sites(const ks_im2col_args *p, ks_site *s)
     ks_field_digit(&s[0].fields[1], "c_im", p->height * p->width, p->channels, 0);
     ks_field_digit(&s[0].fields[2], "h_im", p->width, p->height, p->pad_h);
     ks_field_digit(&s[0].fields[3], "w_im", 1, p->width, p->pad_w);
-    snprintf(e, sizeof e, "h_im < %lld ? 0 : (h_im - %lld) / %lld + 1", ext_h, ext_h,
-             (long long)p->stride_h);
+    snprintf(e, sizeof e, "h_im < %lld ? 0 : (h_im - %lld) / %lld + 1", ext_h, ext_h, (long long)p->stride_h);
     ks_field_derived(&s[0].fields[4], "h_col_start", e);
-    snprintf(e, sizeof e, "min(h_im / %lld + 1, %lld)", (long long)p->stride_h,
-             (long long)p->height_col);
+    snprintf(e, sizeof e, "min(h_im / %lld + 1, %lld)", (long long)p->stride_h, (long long)p->height_col);
     ks_field_derived(&s[0].fields[5], "h_col_end", e);
-    snprintf(e, sizeof e, "w_im < %lld ? 0 : (w_im - %lld) / %lld + 1", ext_w, ext_w,
-             (long long)p->stride_w);
+    snprintf(e, sizeof e, "w_im < %lld ? 0 : (w_im - %lld) / %lld + 1", ext_w, ext_w, (long long)p->stride_w);
     ks_field_derived(&s[0].fields[6], "w_col_start", e);
-    snprintf(e, sizeof e, "min(w_im / %lld + 1, %lld)", (long long)p->stride_w,
-             (long long)p->width_col);
+    snprintf(e, sizeof e, "min(w_im / %lld + 1, %lld)", (long long)p->stride_w, (long long)p->width_col);
     ks_field_derived(&s[0].fields[7], "w_col_end", e);
     ks_site_access(&s[1], "col2im.read_columns", KS_EV_READ, KS_COL2IM_T_COLUMNS, 0);
     ks_site_access(&s[2], "col2im.write_output", KS_EV_WRITE, KS_COL2IM_T_OUTPUT, 1);

@@ -56,8 +56,8 @@ int ks_im2col_launch_cuda(const ks_im2col_args *a, int col2im, const ks_launch *
 }
 
 /* the checked entry points: parameters validated, then one kernel */
-static int checked(int device, const ks_im2col_params *p, const float *src, float *dst, int col2im,
-                   const ks_launch *l, ks_sink *sink, void *stream)
+static int checked(int device, const ks_im2col_params *p, const float *src, float *dst, int col2im, const ks_launch *l,
+                   ks_sink *sink, void *stream)
 {
     ks_im2col_args a;
     ks_im2col_geom g;
@@ -65,8 +65,7 @@ static int checked(int device, const ks_im2col_params *p, const float *src, floa
     return rc ? rc : sdk(device, &a, col2im, l, sink, stream);
 }
 
-int ks_im2col_sim(const ks_im2col_params *p, const float *input, float *columns, const ks_launch *launch,
-                  ks_sink *sink)
+int ks_im2col_sim(const ks_im2col_params *p, const float *input, float *columns, const ks_launch *launch, ks_sink *sink)
 {
     return checked(KS_DEV_SIM, p, input, columns, 0, launch, sink, NULL);
 }
@@ -104,7 +103,9 @@ static const ks_param_spec im2col_params[P_COUNT] = {
 };
 
 static const ks_param_spec col2im_params[P_COUNT + 1] = {
-    [P_ALGO] = {.name = "algorithm", .kind = KS_PARAM_CHOICE, .choices = "gather|scatter",
+    [P_ALGO] = {.name = "algorithm",
+                .kind = KS_PARAM_CHOICE,
+                .choices = "gather|scatter",
                 .help = "gather: a thread per image element sums its entries; scatter: a thread per entry, atomics"},
     [P_KERNEL] = KS_ROW_KERNEL_SIZE(3),
     [P_PADDING] = KS_ROW_PADDING(1),
@@ -112,7 +113,11 @@ static const ks_param_spec col2im_params[P_COUNT + 1] = {
     [P_DILATION] = KS_ROW_DILATION,
     [P_BATCH] = KS_ROW_BATCH("N", 1, "columns"),
     [P_CHANNELS] = KS_ROW_CHANNELS(2, "columns"),
-    [P_HW] = {.name = "output-size", .axes = 2, .def = {5, 5}, .min = 1, .help = "H, W of the image to rebuild",
+    [P_HW] = {.name = "output-size",
+              .axes = 2,
+              .def = {5, 5},
+              .min = 1,
+              .help = "H, W of the image to rebuild",
               .key = "input_size"},
 };
 
@@ -137,12 +142,18 @@ static int geometry(ks_run *r, int col2im, ks_im2col_geom *g)
 {
     im2col_state *s = KS_RUN_CTX(r, im2col_state);
     const ks_im2col_params p = {
-        .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0],
-        .height = r->value[P_HW][0], .width = r->value[P_HW][1],
-        .kernel_h = r->value[P_KERNEL][0], .kernel_w = r->value[P_KERNEL][1],
-        .pad_h = r->value[P_PADDING][0], .pad_w = r->value[P_PADDING][1],
-        .stride_h = r->value[P_STRIDE][0], .stride_w = r->value[P_STRIDE][1],
-        .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1],
+        .batch = r->value[P_BATCH][0],
+        .channels = r->value[P_CHANNELS][0],
+        .height = r->value[P_HW][0],
+        .width = r->value[P_HW][1],
+        .kernel_h = r->value[P_KERNEL][0],
+        .kernel_w = r->value[P_KERNEL][1],
+        .pad_h = r->value[P_PADDING][0],
+        .pad_w = r->value[P_PADDING][1],
+        .stride_h = r->value[P_STRIDE][0],
+        .stride_w = r->value[P_STRIDE][1],
+        .dilation_h = r->value[P_DILATION][0],
+        .dilation_w = r->value[P_DILATION][1],
     };
     s->col2im = col2im && r->value[P_ALGO][0] == 1 ? KS_COL2IM_SCATTER : col2im;
     int rc = ks_im2col_args_make(&p, NULL, NULL, &s->a, g);

@@ -8,8 +8,7 @@
  * with the kernel body, not even the output-size helper. */
 #include "im2col_body.h"
 
-static long long out_size(long long in, long long k, long long pad, long long stride,
-                          long long dil)
+static long long out_size(long long in, long long k, long long pad, long long stride, long long dil)
 {
     long long span = dil * (k - 1) + 1;
     long long num = in + 2 * pad - span;
@@ -34,8 +33,7 @@ void ks_im2col_ref(const ks_im2col_params *p, const float *input, double *column
                             long long w = w_col * p->stride_w - p->pad_w + j * p->dilation_w;
                             long long c_col = (c_im * KH + i) * KW + j;
                             double v = 0.0;
-                            if (0 <= h && h < H && 0 <= w && w < W)
-                                v = input[((n * C + c_im) * H + h) * W + w];
+                            if (0 <= h && h < H && 0 <= w && w < W) v = input[((n * C + c_im) * H + h) * W + w];
                             columns[((n * C * KH * KW) + c_col) * Ho * Wo + h_col * Wo + w_col] = v;
                         }
 }

@@ -47,8 +47,15 @@ enum { KS_MP_T_INPUT, KS_MP_T_OUTPUT, KS_MP_T_INDICES, KS_MP_T_GRAD_OUTPUT, KS_M
 /* forward: work, read input, write output, write indices, then two regions for the
  * viewer: the window's extent and the maximum it chose; backward: work, read grad_output,
  * add grad_input, read indices */
-enum { KS_MP_SITE_WORK, KS_MP_SITE_READ, KS_MP_SITE_WRITE, KS_MP_SITE_INDEX, KS_MP_SITE_WINDOW, KS_MP_SITE_ARGMAX,
-       KS_MP_NSITES };
+enum {
+    KS_MP_SITE_WORK,
+    KS_MP_SITE_READ,
+    KS_MP_SITE_WRITE,
+    KS_MP_SITE_INDEX,
+    KS_MP_SITE_WINDOW,
+    KS_MP_SITE_ARGMAX,
+    KS_MP_NSITES
+};
 
 /* The GPU launch of the forward (backward 0) or backward (1) kernel on device pointers;
  * dev_sink NULL runs the plain variant. (maxpool2d_op.c, through its kernel rows) */
@@ -99,7 +106,8 @@ KS_FN void KS_VARIANT(ks_maxpool2d_fwd_body)(ks_thread *t, const ks_maxpool2d_ar
             for (KS_IDX j = 0; j < kw; ++j) {
                 const KS_IDX w = w_start + j * (KS_IDX)a->dilation_w;
                 if (h < 0 || h >= H || w < 0 || w >= W) {
-                    KS_PROBE(ks_probe_read(t, KS_MP_SITE_READ, KS_MP_T_INPUT, (int)(i * kw + j), -1, plane, h, w, 0.0f));
+                    KS_PROBE(
+                        ks_probe_read(t, KS_MP_SITE_READ, KS_MP_T_INPUT, (int)(i * kw + j), -1, plane, h, w, 0.0f));
                     continue;
                 }
                 const float v = im[h * W + w];
@@ -115,9 +123,9 @@ KS_FN void KS_VARIANT(ks_maxpool2d_fwd_body)(ks_thread *t, const ks_maxpool2d_ar
         a->indices[index] = best_at;
         KS_PROBE(ks_probe_write(t, KS_MP_SITE_WRITE, KS_MP_T_OUTPUT, 0, index, plane, oh, ow, best, 0));
         KS_PROBE(ks_probe_write(t, KS_MP_SITE_INDEX, KS_MP_T_INDICES, 0, index, plane, oh, ow, (float)best_at, 0));
-        KS_PROBE(if (best_at >= 0) ks_probe_box(t, KS_MP_SITE_ARGMAX, KS_MP_T_INPUT, plane, (float)(best_at / W),
-                                                (float)(best_at % W), (float)(best_at / W), (float)(best_at % W), 0, 0,
-                                                0));
+        KS_PROBE(if (best_at >= 0)
+                     ks_probe_box(t, KS_MP_SITE_ARGMAX, KS_MP_T_INPUT, plane, (float)(best_at / W),
+                                  (float)(best_at % W), (float)(best_at / W), (float)(best_at % W), 0, 0, 0));
     }
 }
 KS_KERNEL(ks_maxpool2d_fwd, ks_maxpool2d_args)
@@ -144,8 +152,8 @@ KS_FN void KS_VARIANT(ks_maxpool2d_bwd_body)(ks_thread *t, const ks_maxpool2d_ar
         KS_PROBE(ks_probe_read(t, KS_MP_SITE_INDEX, KS_MP_T_INDICES, 1, index, plane, oh, ow, (float)at));
         if (at < 0 || at >= (int64_t)(H * W)) continue; /* a window with no input element */
         ks_atomic_add_f32(a->grad_input + plane * H * W + (KS_IDX)at, g);
-        KS_PROBE(ks_probe_write(t, KS_MP_SITE_WRITE, KS_MP_T_GRAD_INPUT, 0, (int64_t)plane * H * W + at, plane,
-                                at / W, at % W, g, 1));
+        KS_PROBE(ks_probe_write(t, KS_MP_SITE_WRITE, KS_MP_T_GRAD_INPUT, 0, (int64_t)plane * H * W + at, plane, at / W,
+                                at % W, g, 1));
     }
 }
 KS_KERNEL(ks_maxpool2d_bwd, ks_maxpool2d_args)

@@ -15,13 +15,23 @@ enum { P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_CEIL, P_BACKWARD, P_BATCH, P
 
 static const ks_param_spec params[P_COUNT] = {
     [P_KERNEL] = KS_ROW_KERNEL_SIZE(2),
-    [P_STRIDE] = {.name = "stride", .axes = 2, .def = {0, 0}, .min = 1, .help = "window step (auto: the kernel size, as torch's stride=None)"},
-    [P_PADDING] = {.name = "padding", .axes = 2, .def = {0, 0}, .min = 0,
+    [P_STRIDE] = {.name = "stride",
+                  .axes = 2,
+                  .def = {0, 0},
+                  .min = 1,
+                  .help = "window step (auto: the kernel size, as torch's stride=None)"},
+    [P_PADDING] = {.name = "padding",
+                   .axes = 2,
+                   .def = {0, 0},
+                   .min = 0,
                    .help = "-inf padding on each side, at most half the kernel"},
     [P_DILATION] = KS_ROW_DILATION,
-    [P_CEIL] = {.name = "ceil-mode", .kind = KS_PARAM_SWITCH,
+    [P_CEIL] = {.name = "ceil-mode",
+                .kind = KS_PARAM_SWITCH,
                 .help = "round the output size up (a last window must start inside the input or left padding)"},
-    [P_BACKWARD] = {.name = "backward", .kind = KS_PARAM_SWITCH, .help = "also grad_input of sum(output * grad_output)"},
+    [P_BACKWARD] = {.name = "backward",
+                    .kind = KS_PARAM_SWITCH,
+                    .help = "also grad_input of sum(output * grad_output)"},
     [P_BATCH] = KS_ROW_BATCH("N", 1, "input"),
     [P_CHANNELS] = KS_ROW_CHANNELS(1, "input"),
     [P_HW] = KS_ROW_INPUT_SIZE(6, 6),
@@ -30,7 +40,9 @@ static const ks_param_spec params[P_COUNT] = {
 static const ks_tensor_spec tensors[] = {
     [KS_MP_T_INPUT] = {.name = "input", .shape = "(N, C, H, W)"},
     [KS_MP_T_OUTPUT] = {.name = "output", .output = 1, .shape = "(N, C, Ho, Wo)"},
-    [KS_MP_T_INDICES] = {.name = "indices", .output = 1, .dtype = KS_I64,
+    [KS_MP_T_INDICES] = {.name = "indices",
+                         .output = 1,
+                         .dtype = KS_I64,
                          .shape = "(N, C, Ho, Wo): int64, h * W + w of each window's maximum"},
     [KS_MP_T_GRAD_OUTPUT] = {.name = "grad_output", .shape = "(N, C, Ho, Wo): with --backward", .seed = 4},
     [KS_MP_T_GRAD_INPUT] = {.name = "grad_input", .output = 1, .shape = "(N, C, H, W): with --backward"},
@@ -41,12 +53,18 @@ static int geometry(ks_run *r, ks_maxpool2d_args *a)
     for (int ax = 0; ax < 2; ++ax)
         if (!r->set[P_STRIDE]) r->value[P_STRIDE][ax] = r->value[P_KERNEL][ax]; /* torch: stride=None */
     *a = (ks_maxpool2d_args){
-        .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0],
-        .height = r->value[P_HW][0], .width = r->value[P_HW][1],
-        .kernel_h = r->value[P_KERNEL][0], .kernel_w = r->value[P_KERNEL][1],
-        .stride_h = r->value[P_STRIDE][0], .stride_w = r->value[P_STRIDE][1],
-        .pad_h = r->value[P_PADDING][0], .pad_w = r->value[P_PADDING][1],
-        .dilation_h = r->value[P_DILATION][0], .dilation_w = r->value[P_DILATION][1],
+        .batch = r->value[P_BATCH][0],
+        .channels = r->value[P_CHANNELS][0],
+        .height = r->value[P_HW][0],
+        .width = r->value[P_HW][1],
+        .kernel_h = r->value[P_KERNEL][0],
+        .kernel_w = r->value[P_KERNEL][1],
+        .stride_h = r->value[P_STRIDE][0],
+        .stride_w = r->value[P_STRIDE][1],
+        .pad_h = r->value[P_PADDING][0],
+        .pad_w = r->value[P_PADDING][1],
+        .dilation_h = r->value[P_DILATION][0],
+        .dilation_w = r->value[P_DILATION][1],
         .ceil_mode = (int)r->value[P_CEIL][0],
     };
     const ks_size_check checks[] = {
@@ -59,15 +77,16 @@ static int geometry(ks_run *r, ks_maxpool2d_args *a)
     int rc = ks_check_sizes(checks, sizeof checks / sizeof checks[0]);
     if (rc) return rc;
     if (2 * a->pad_h > a->kernel_h || 2 * a->pad_w > a->kernel_w)
-        return ks_fail(KS_EINVAL, "--padding %lld,%lld must be at most half the kernel size %lld,%lld", (long long)a->pad_h,
-                       (long long)a->pad_w, (long long)a->kernel_h, (long long)a->kernel_w);
+        return ks_fail(KS_EINVAL, "--padding %lld,%lld must be at most half the kernel size %lld,%lld",
+                       (long long)a->pad_h, (long long)a->pad_w, (long long)a->kernel_h, (long long)a->kernel_w);
     /* every term < 2^31: no overflow below */
     a->out_h = ks_pool_out_size(a->height, a->kernel_h, a->stride_h, a->pad_h, a->dilation_h, a->ceil_mode);
     a->out_w = ks_pool_out_size(a->width, a->kernel_w, a->stride_w, a->pad_w, a->dilation_w, a->ceil_mode);
     if (a->out_h < 1 || a->out_w < 1)
         return ks_fail(KS_EINVAL, "output size %lldx%lld < 1: input %lldx%lld, kernel %lldx%lld, dilation %lldx%lld",
                        (long long)a->out_h, (long long)a->out_w, (long long)a->height, (long long)a->width,
-                       (long long)a->kernel_h, (long long)a->kernel_w, (long long)a->dilation_h, (long long)a->dilation_w);
+                       (long long)a->kernel_h, (long long)a->kernel_w, (long long)a->dilation_h,
+                       (long long)a->dilation_w);
     const int64_t planes = a->batch * a->channels; /* both < 2^31 */
     if (planes > INT64_MAX / 8 / a->height / a->width || planes > INT64_MAX / 8 / a->out_h / a->out_w)
         return ks_fail(KS_EINVAL, "sizes too large: N*C*H*W overflows the element count");
@@ -135,16 +154,15 @@ static int prepare(ks_run *r)
 
 /* the kernel rows: the forward and the backward, torch's launch (256 threads, no cap) */
 static const ks_kernel kernels[] = {
-    [K_FWD] = KS_KERNEL_ROW(ks_maxpool2d_fwd, "forward", .threads = KS_MAXPOOL_THREADS, .block_cap = KS_MAXPOOL_BLOCK_CAP,
+    [K_FWD] = KS_KERNEL_ROW(ks_maxpool2d_fwd, "forward", .threads = KS_MAXPOOL_THREADS,
+                            .block_cap = KS_MAXPOOL_BLOCK_CAP,
                             .help = "one output element per item: its window's maximum and index"),
-    [K_BWD] = KS_KERNEL_ROW(ks_maxpool2d_bwd, "backward", .threads = KS_MAXPOOL_THREADS, .block_cap = KS_MAXPOOL_BLOCK_CAP,
+    [K_BWD] = KS_KERNEL_ROW(ks_maxpool2d_bwd, "backward", .threads = KS_MAXPOOL_THREADS,
+                            .block_cap = KS_MAXPOOL_BLOCK_CAP,
                             .help = "--backward: one output element per item adds its grad at its index"),
 };
 
-static int64_t work(const ks_maxpool2d_args *a)
-{
-    return a->batch * a->channels * a->out_h * a->out_w;
-}
+static int64_t work(const ks_maxpool2d_args *a) { return a->batch * a->channels * a->out_h * a->out_w; }
 
 /* The SDK's entry points (bench/bench_torch.py loads ks_maxpool2d_cuda): one kernel. */
 static int sdk(int device, const ks_maxpool2d_args *a, int backward, const ks_launch *l, ks_sink *sink)

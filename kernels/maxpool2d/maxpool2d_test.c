@@ -87,9 +87,15 @@ START_TEST(maxpool2d_matches_reference_on_random_geometries)
     snprintf(stride, sizeof stride, "%lld,%lld", (long long)tu_int(&s, 1, 5), (long long)tu_int(&s, 1, 3));
     snprintf(padding, sizeof padding, "%lld,%lld", (long long)tu_int(&s, 0, kh / 2), (long long)tu_int(&s, 0, kw / 2));
     snprintf(dilation, sizeof dilation, "%lld,%lld", (long long)tu_int(&s, 1, 3), (long long)tu_int(&s, 1, 2));
-    const mp_case k = {.kernel = kernel, .stride = _i % 3 ? stride : NULL, .padding = padding,
-                       .dilation = dilation, .ceil_mode = (int)(_i % 2), .backward = (int)(_i % 4 >= 2),
-                       .n = tu_int(&s, 1, 3), .c = tu_int(&s, 1, 3), .h = tu_int(&s, 9, 23),
+    const mp_case k = {.kernel = kernel,
+                       .stride = _i % 3 ? stride : NULL,
+                       .padding = padding,
+                       .dilation = dilation,
+                       .ceil_mode = (int)(_i % 2),
+                       .backward = (int)(_i % 4 >= 2),
+                       .n = tu_int(&s, 1, 3),
+                       .c = tu_int(&s, 1, 3),
+                       .h = tu_int(&s, 9, 23),
                        .w = tu_int(&s, 9, 21)};
     mp_run(&k, NULL, 0);
     expect_reference();
@@ -99,8 +105,16 @@ END_TEST
 
 START_TEST(stride_defaults_to_the_kernel_size)
 {
-    const mp_case k = {.kernel = "3,2", .stride = NULL, .padding = NULL, .dilation = NULL, .ceil_mode = 0,
-                       .backward = 0, .n = 1, .c = 1, .h = 9, .w = 8};
+    const mp_case k = {.kernel = "3,2",
+                       .stride = NULL,
+                       .padding = NULL,
+                       .dilation = NULL,
+                       .ceil_mode = 0,
+                       .backward = 0,
+                       .n = 1,
+                       .c = 1,
+                       .h = 9,
+                       .w = 8};
     mp_run(&k, NULL, 0);
     ck_assert_int_eq(R.value[ks_op_param(R.op, "stride")][0], 3);
     ck_assert_int_eq(R.value[ks_op_param(R.op, "stride")][1], 2);
@@ -115,8 +129,16 @@ END_TEST
 START_TEST(ties_keep_the_first_maximum)
 {
     const float in[] = {5, 5, 7, 7};
-    const mp_case k = {.kernel = "1,2", .stride = "1", .padding = NULL, .dilation = NULL, .ceil_mode = 0,
-                       .backward = 0, .n = 1, .c = 1, .h = 1, .w = 4};
+    const mp_case k = {.kernel = "1,2",
+                       .stride = "1",
+                       .padding = NULL,
+                       .dilation = NULL,
+                       .ceil_mode = 0,
+                       .backward = 0,
+                       .n = 1,
+                       .c = 1,
+                       .h = 1,
+                       .w = 4};
     mp_run(&k, in, 0);
     const int64_t *idx = R.tensor[KS_MP_T_INDICES].data;
     ck_assert_int_eq(idx[0], 0);
@@ -130,8 +152,16 @@ END_TEST
 START_TEST(nan_propagates_and_minus_infinity_is_a_value)
 {
     const float in[] = {1, NAN, 3, 4, -INFINITY, -INFINITY};
-    const mp_case k = {.kernel = "1,2", .stride = "1", .padding = NULL, .dilation = NULL, .ceil_mode = 0,
-                       .backward = 0, .n = 1, .c = 1, .h = 1, .w = 6};
+    const mp_case k = {.kernel = "1,2",
+                       .stride = "1",
+                       .padding = NULL,
+                       .dilation = NULL,
+                       .ceil_mode = 0,
+                       .backward = 0,
+                       .n = 1,
+                       .c = 1,
+                       .h = 1,
+                       .w = 6};
     mp_run(&k, in, 0);
     const float *out = R.tensor[KS_MP_T_OUTPUT].data;
     const int64_t *idx = R.tensor[KS_MP_T_INDICES].data;
@@ -151,20 +181,44 @@ END_TEST
  * the last window starts at 6 - 1 = 5 >= H + p = 5, so 3 */
 START_TEST(ceil_mode_drops_a_window_starting_past_the_input)
 {
-    const mp_case a = {.kernel = "2", .stride = "2", .padding = NULL, .dilation = NULL, .ceil_mode = 1,
-                       .backward = 0, .n = 1, .c = 1, .h = 5, .w = 5};
+    const mp_case a = {.kernel = "2",
+                       .stride = "2",
+                       .padding = NULL,
+                       .dilation = NULL,
+                       .ceil_mode = 1,
+                       .backward = 0,
+                       .n = 1,
+                       .c = 1,
+                       .h = 5,
+                       .w = 5};
     mp_run(&a, NULL, 0);
     ck_assert_int_eq(R.tensor[KS_MP_T_OUTPUT].shape[2], 3);
     expect_reference();
     mp_done();
-    const mp_case b = {.kernel = "2", .stride = "2", .padding = "1", .dilation = NULL, .ceil_mode = 1,
-                       .backward = 0, .n = 1, .c = 1, .h = 4, .w = 4};
+    const mp_case b = {.kernel = "2",
+                       .stride = "2",
+                       .padding = "1",
+                       .dilation = NULL,
+                       .ceil_mode = 1,
+                       .backward = 0,
+                       .n = 1,
+                       .c = 1,
+                       .h = 4,
+                       .w = 4};
     mp_run(&b, NULL, 0);
     ck_assert_int_eq(R.tensor[KS_MP_T_OUTPUT].shape[2], 3);
     expect_reference();
     mp_done();
-    const mp_case c = {.kernel = "2", .stride = "2", .padding = NULL, .dilation = NULL, .ceil_mode = 0,
-                       .backward = 0, .n = 1, .c = 1, .h = 5, .w = 5};
+    const mp_case c = {.kernel = "2",
+                       .stride = "2",
+                       .padding = NULL,
+                       .dilation = NULL,
+                       .ceil_mode = 0,
+                       .backward = 0,
+                       .n = 1,
+                       .c = 1,
+                       .h = 5,
+                       .w = 5};
     mp_run(&c, NULL, 0);
     ck_assert_int_eq(R.tensor[KS_MP_T_OUTPUT].shape[2], 2);
     mp_done();
@@ -176,8 +230,16 @@ START_TEST(backward_sums_overlapping_windows)
 {
     float in[25];
     for (int i = 0; i < 25; ++i) in[i] = i == 12 ? 100.0f : (float)(i % 7);
-    const mp_case k = {.kernel = "3", .stride = "1", .padding = NULL, .dilation = NULL, .ceil_mode = 0,
-                       .backward = 1, .n = 1, .c = 1, .h = 5, .w = 5};
+    const mp_case k = {.kernel = "3",
+                       .stride = "1",
+                       .padding = NULL,
+                       .dilation = NULL,
+                       .ceil_mode = 0,
+                       .backward = 1,
+                       .n = 1,
+                       .c = 1,
+                       .h = 5,
+                       .w = 5};
     mp_run(&k, in, 0);
     const float *g = R.tensor[KS_MP_T_GRAD_OUTPUT].data, *gin = R.tensor[KS_MP_T_GRAD_INPUT].data;
     float sum = 0;
@@ -191,8 +253,16 @@ END_TEST
 START_TEST(traced_equals_plain_and_passes_check)
 {
     for (int backward = 0; backward < 2; ++backward) {
-        const mp_case k = {.kernel = "3,2", .stride = "2,1", .padding = "1,1", .dilation = "2,1",
-                           .ceil_mode = 1, .backward = backward, .n = 2, .c = 3, .h = 11, .w = 9};
+        const mp_case k = {.kernel = "3,2",
+                           .stride = "2,1",
+                           .padding = "1,1",
+                           .dilation = "2,1",
+                           .ceil_mode = 1,
+                           .backward = backward,
+                           .n = 2,
+                           .c = 3,
+                           .h = 11,
+                           .w = 9};
         static float out[2][2 * 3 * 6 * 9], gin[2][2 * 3 * 11 * 9]; /* at least the outputs' sizes */
         int64_t n_out = 0, n_in = 0;
         for (int traced = 0; traced < 2; ++traced) {
@@ -223,12 +293,39 @@ START_TEST(bad_geometry_is_refused)
         mp_case k;
         const char *why;
     } bad[] = {
-        {.k = {.kernel = "3", .stride = "1", .padding = "2", .dilation = NULL, .ceil_mode = 0, .backward = 0,
-               .n = 1, .c = 1, .h = 8, .w = 8}, .why = "at most half the kernel"},
-        {.k = {.kernel = "3", .stride = "1", .padding = NULL, .dilation = "4", .ceil_mode = 0, .backward = 0,
-               .n = 1, .c = 1, .h = 5, .w = 5}, .why = "output size"},
-        {.k = {.kernel = "6", .stride = "1", .padding = NULL, .dilation = NULL, .ceil_mode = 0, .backward = 0,
-               .n = 1, .c = 1, .h = 5, .w = 5}, .why = "output size"},
+        {.k = {.kernel = "3",
+               .stride = "1",
+               .padding = "2",
+               .dilation = NULL,
+               .ceil_mode = 0,
+               .backward = 0,
+               .n = 1,
+               .c = 1,
+               .h = 8,
+               .w = 8},
+         .why = "at most half the kernel"},
+        {.k = {.kernel = "3",
+               .stride = "1",
+               .padding = NULL,
+               .dilation = "4",
+               .ceil_mode = 0,
+               .backward = 0,
+               .n = 1,
+               .c = 1,
+               .h = 5,
+               .w = 5},
+         .why = "output size"},
+        {.k = {.kernel = "6",
+               .stride = "1",
+               .padding = NULL,
+               .dilation = NULL,
+               .ceil_mode = 0,
+               .backward = 0,
+               .n = 1,
+               .c = 1,
+               .h = 5,
+               .w = 5},
+         .why = "output size"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         ks_run_init(&R, ks_op_find("maxpool2d"));
@@ -253,8 +350,16 @@ START_TEST(check_catches_a_field_that_disagrees_with_its_formula)
 {
     static ks_trace tr;
     ks_check_report rep;
-    const mp_case k = {.kernel = "3", .stride = "2", .padding = "1", .dilation = NULL, .ceil_mode = 0,
-                       .backward = 0, .n = 1, .c = 2, .h = 9, .w = 9};
+    const mp_case k = {.kernel = "3",
+                       .stride = "2",
+                       .padding = "1",
+                       .dilation = NULL,
+                       .ceil_mode = 0,
+                       .backward = 0,
+                       .n = 1,
+                       .c = 2,
+                       .h = 9,
+                       .w = 9};
     mp_run(&k, NULL, 1);
     ks_trace_from_run(R.op, &R, &tr);
     ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
@@ -307,8 +412,9 @@ START_TEST(maxpool2d_matches_torch_golden_data)
         ck_assert_int_eq(ks_run_set(&R, "stride", pair(g, "stride", st, sizeof st)), KS_OK);
         ck_assert_int_eq(ks_run_set(&R, "padding", pair(g, "padding", pd, sizeof pd)), KS_OK);
         ck_assert_int_eq(ks_run_set(&R, "dilation", pair(g, "dilation", dl, sizeof dl)), KS_OK);
-        ck_assert_int_eq(ks_run_set(&R, "ceil-mode", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "ceil_mode")) ? "on" : "off"),
-                         KS_OK);
+        ck_assert_int_eq(
+            ks_run_set(&R, "ceil-mode", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "ceil_mode")) ? "on" : "off"),
+            KS_OK);
         ck_assert_int_eq(ks_run_set(&R, "backward", "on"), KS_OK);
         R.tensor[KS_MP_T_INPUT] = golden(id, "input");
         R.tensor[KS_MP_T_GRAD_OUTPUT] = golden(id, "grad_output");

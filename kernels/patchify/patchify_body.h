@@ -40,8 +40,8 @@ typedef struct ks_patchify_params {
 
 typedef enum ks_patchify_kernel {
     KS_PATCH_NONE = -1,
-    KS_PATCH_PATCHES = 0,    /* input -> patches */
-    KS_PATCH_BILINEAR = 1,   /* patches -> output */
+    KS_PATCH_PATCHES = 0,      /* input -> patches */
+    KS_PATCH_BILINEAR = 1,     /* patches -> output */
     KS_PATCH_BILINEAR_BWD = 2, /* grad_output -> grad_patches */
     KS_PATCH_PATCHES_BWD = 3   /* grad_patches -> grad_input (atomics) */
 } ks_patchify_kernel;
@@ -51,11 +51,24 @@ typedef enum ks_patchify_kernel {
 #define KS_PATCH_BLOCK_CAP (-1)
 
 /* PATCH: the raw kernels' region, the D x D patch around floor(x, y) */
-enum { KS_PATCH_SITE_WORK, KS_PATCH_SITE_READ, KS_PATCH_SITE_SAMPLE, KS_PATCH_SITE_WRITE, KS_PATCH_SITE_PATCH,
-       KS_PATCH_NSITES };
+enum {
+    KS_PATCH_SITE_WORK,
+    KS_PATCH_SITE_READ,
+    KS_PATCH_SITE_SAMPLE,
+    KS_PATCH_SITE_WRITE,
+    KS_PATCH_SITE_PATCH,
+    KS_PATCH_NSITES
+};
 /* tensor ids in traces: the patchify op's order */
-enum { KS_PATCH_T_INPUT, KS_PATCH_T_COORDS, KS_PATCH_T_PATCHES, KS_PATCH_T_OUTPUT, KS_PATCH_T_GRAD_OUTPUT,
-       KS_PATCH_T_GRAD_PATCHES, KS_PATCH_T_GRAD_INPUT };
+enum {
+    KS_PATCH_T_INPUT,
+    KS_PATCH_T_COORDS,
+    KS_PATCH_T_PATCHES,
+    KS_PATCH_T_OUTPUT,
+    KS_PATCH_T_GRAD_OUTPUT,
+    KS_PATCH_T_GRAD_PATCHES,
+    KS_PATCH_T_GRAD_INPUT
+};
 
 /* Validates p: sizes >= 1 (M >= 0, R >= 0), no overflow. KS_EINVAL otherwise. */
 int ks_patchify_check(const ks_patchify_params *p);
@@ -134,9 +147,9 @@ KS_FN void KS_VARIANT(ks_patch_fwd_body)(ks_thread *t, const ks_patchify_args *a
         const KS_IDX j = (KS_IDX)ks_patch_floor(xy[0], &ok) + jj - R;
         KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, b, m, jj, ii, i, j, 0, 0));
         /* the patch this item's pixel belongs to (a pixel covers its centre +- 0.5) */
-        KS_PROBE(if (ok && D <= 65535) ks_probe_box(t, KS_PATCH_SITE_PATCH, KS_PATCH_T_INPUT, b * C, (float)(i - ii) - 0.5f,
-                                      (float)(j - jj) - 0.5f, (float)(i - ii + D) - 0.5f, (float)(j - jj + D) - 0.5f,
-                                      (int)D, (int)D, 0));
+        KS_PROBE(if (ok && D <= 65535) ks_probe_box(
+            t, KS_PATCH_SITE_PATCH, KS_PATCH_T_INPUT, b * C, (float)(i - ii) - 0.5f, (float)(j - jj) - 0.5f,
+            (float)(i - ii + D) - 0.5f, (float)(j - jj + D) - 0.5f, (int)D, (int)D, 0));
         const int inside = ok && i >= 0 && i < H && j >= 0 && j < W;
         for (KS_IDX k = 0; k < C; ++k) {
             const float v = inside ? a->t.input[((b * C + k) * H + i) * W + j] : 0.0f;
@@ -233,9 +246,9 @@ KS_FN void KS_VARIANT(ks_patch_bwd_body)(ks_thread *t, const ks_patchify_args *a
         const KS_IDX j = (KS_IDX)ks_patch_floor(xy[0], &ok) + jj - R;
         KS_PROBE(ks_probe_work(t, KS_PATCH_SITE_WORK, index, iter, b, m, jj, ii, i, j, 0, 0));
         /* the patch this item's pixel belongs to (a pixel covers its centre +- 0.5) */
-        KS_PROBE(if (ok && D <= 65535) ks_probe_box(t, KS_PATCH_SITE_PATCH, KS_PATCH_T_GRAD_INPUT, b * C, (float)(i - ii) - 0.5f,
-                                      (float)(j - jj) - 0.5f, (float)(i - ii + D) - 0.5f, (float)(j - jj + D) - 0.5f,
-                                      (int)D, (int)D, 0));
+        KS_PROBE(if (ok && D <= 65535) ks_probe_box(
+            t, KS_PATCH_SITE_PATCH, KS_PATCH_T_GRAD_INPUT, b * C, (float)(i - ii) - 0.5f, (float)(j - jj) - 0.5f,
+            (float)(i - ii + D) - 0.5f, (float)(j - jj + D) - 0.5f, (int)D, (int)D, 0));
         if (!(ok && i >= 0 && i < H && j >= 0 && j < W)) continue;
         for (KS_IDX k = 0; k < C; ++k) {
             const KS_IDX src = (((b * M + m) * C + k) * D + ii) * D + jj, dst = ((b * C + k) * H + i) * W + j;

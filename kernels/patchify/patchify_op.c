@@ -21,24 +21,31 @@ static const ks_kernel kernels[] = {
     ROW(ks_patch_bilinear, KS_PATCH_BILINEAR, "bilinear", "one output element per item: 4 raw entries weighted"),
     ROW(ks_patch_bilinear_bwd, KS_PATCH_BILINEAR_BWD, "bilinear_backward",
         "--backward: each raw entry gathers its output grads"),
-    ROW(ks_patch_bwd, KS_PATCH_PATCHES_BWD, "patches_backward", "--backward: each raw entry adds into grad_input (atomics)"),
+    ROW(ks_patch_bwd, KS_PATCH_PATCHES_BWD, "patches_backward",
+        "--backward: each raw entry adds into grad_input (atomics)"),
 };
 
 static const ks_param_spec params[P_COUNT] = {
     [P_RADIUS] = {.name = "radius", .def = {1, 1}, .help = "R: output patches are (2R+1)^2, raw patches (2R+2)^2"},
-    [P_BACKWARD] = {.name = "backward", .kind = KS_PARAM_SWITCH, .help = "also grad_input of sum(output * grad_output)"},
+    [P_BACKWARD] = {.name = "backward",
+                    .kind = KS_PARAM_SWITCH,
+                    .help = "also grad_input of sum(output * grad_output)"},
     [P_BATCH] = KS_ROW_BATCH("B", 1, "input"),
     [P_CHANNELS] = KS_ROW_CHANNELS(1, "input"),
     [P_HW] = KS_ROW_INPUT_SIZE(6, 6),
-    [P_POINTS] = {.name = "num-points", .def = {2, 2},
+    [P_POINTS] = {.name = "num-points",
+                  .def = {2, 2},
                   .help = "M built-in points per image, random (x, y) (an --in coords sets it)"},
 };
 
 static const ks_tensor_spec tensors[] = {
     [KS_PATCH_T_INPUT] = {.name = "input", .shape = "(B, C, H, W)"},
     [KS_PATCH_T_COORDS] = {.name = "coords", .shape = "(B, M, 2): (x, y) per point", .seed = 9},
-    [KS_PATCH_T_PATCHES] = {.name = "patches", .output = 1, .shape = "(B, M, C, 2R+2, 2R+2): raw pixels around floor(x, y)"},
-    [KS_PATCH_T_OUTPUT] = {.name = "output", .output = 1,
+    [KS_PATCH_T_PATCHES] = {.name = "patches",
+                            .output = 1,
+                            .shape = "(B, M, C, 2R+2, 2R+2): raw pixels around floor(x, y)"},
+    [KS_PATCH_T_OUTPUT] = {.name = "output",
+                           .output = 1,
                            .shape = "(B, M, C, 2R+1, 2R+1): bilinear samples at (y + r - R, x + s - R)"},
     [KS_PATCH_T_GRAD_OUTPUT] = {.name = "grad_output", .shape = "like output: with --backward", .seed = 4},
     [KS_PATCH_T_GRAD_PATCHES] = {.name = "grad_patches", .output = 1, .shape = "like patches: with --backward"},
@@ -102,7 +109,8 @@ int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site
         ks_field_digit(&w->fields[4], k == KS_PATCH_BILINEAR ? "s" : "jj", 1, e, 0);
     }
     static const int reads[4] = {KS_PATCH_T_INPUT, KS_PATCH_T_PATCHES, KS_PATCH_T_GRAD_OUTPUT, KS_PATCH_T_GRAD_PATCHES};
-    static const int writes[4] = {KS_PATCH_T_PATCHES, KS_PATCH_T_OUTPUT, KS_PATCH_T_GRAD_PATCHES, KS_PATCH_T_GRAD_INPUT};
+    static const int writes[4] = {KS_PATCH_T_PATCHES, KS_PATCH_T_OUTPUT, KS_PATCH_T_GRAD_PATCHES,
+                                  KS_PATCH_T_GRAD_INPUT};
     snprintf(buf, sizeof buf, "%s.read", names[k]);
     ks_site_access(&s[KS_PATCH_SITE_READ], buf, KS_EV_READ, reads[k], 0);
     snprintf(buf, sizeof buf, "%s.sample", names[k]);
@@ -117,8 +125,13 @@ int ks_patchify_sites(const ks_patchify_params *p, ks_patchify_kernel k, ks_site
 
 static ks_patchify_args args_of(const ks_patchify_params *p, const ks_patchify_tensors *t)
 {
-    return (ks_patchify_args){.batch = p->batch, .channels = p->channels, .height = p->height, .width = p->width,
-                              .num_points = p->num_points, .radius = p->radius, .t = *t};
+    return (ks_patchify_args){.batch = p->batch,
+                              .channels = p->channels,
+                              .height = p->height,
+                              .width = p->width,
+                              .num_points = p->num_points,
+                              .radius = p->radius,
+                              .t = *t};
 }
 
 /* every tensor's element count, for the 32-bit choice */
@@ -132,7 +145,8 @@ static void sizes(ks_exec *x, const ks_patchify_params *p)
 static int sdk(int device, const ks_patchify_params *p, ks_patchify_kernel k, const ks_patchify_tensors *t,
                const ks_launch *l, ks_sink *sink, void *stream)
 {
-    if (k < KS_PATCH_PATCHES || k > KS_PATCH_PATCHES_BWD) return ks_fail(KS_EINVAL, "unknown patchify kernel %d", (int)k);
+    if (k < KS_PATCH_PATCHES || k > KS_PATCH_PATCHES_BWD)
+        return ks_fail(KS_EINVAL, "unknown patchify kernel %d", (int)k);
     int rc = ks_patchify_check(p);
     if (rc) return rc;
     ks_exec x = ks_exec_make(kernels, KS_COUNT(kernels), device, l);
@@ -164,11 +178,16 @@ static int prepare(ks_run *r)
         (rc = ks_run_take(r, KS_PATCH_T_COORDS, 3, xy_dims, KS_COUNT(xy_dims))))
         return rc;
     if (xy->data && xy->shape[0] != r->value[P_BATCH][0])
-        return ks_fail(KS_EINVAL, "coords has batch %lld but the input has %lld (DPVO#24: a mismatch reads out of bounds)",
+        return ks_fail(KS_EINVAL,
+                       "coords has batch %lld but the input has %lld (DPVO#24: a mismatch reads out of bounds)",
                        (long long)xy->shape[0], (long long)r->value[P_BATCH][0]);
     *p = (ks_patchify_params){
-        .batch = r->value[P_BATCH][0], .channels = r->value[P_CHANNELS][0], .height = r->value[P_HW][0],
-        .width = r->value[P_HW][1], .num_points = r->value[P_POINTS][0], .radius = r->value[P_RADIUS][0],
+        .batch = r->value[P_BATCH][0],
+        .channels = r->value[P_CHANNELS][0],
+        .height = r->value[P_HW][0],
+        .width = r->value[P_HW][1],
+        .num_points = r->value[P_POINTS][0],
+        .radius = r->value[P_RADIUS][0],
     };
     if ((rc = ks_patchify_check(p))) return rc;
     const int64_t D = 2 * p->radius + 2, d = D - 1;
@@ -188,8 +207,8 @@ static int prepare(ks_run *r)
         ks_run_absent(r, KS_PATCH_T_GRAD_INPUT);
     }
     /* the raw patches, or with --backward their backward (scatter into grad_input) */
-    const ks_patchify_kernel k =
-        (ks_patchify_kernel)ks_run_trace_row(r, r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD : KS_PATCH_PATCHES);
+    const ks_patchify_kernel k = (ks_patchify_kernel)ks_run_trace_row(r, r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD
+                                                                                                 : KS_PATCH_PATCHES);
     r->work_items = ks_patchify_work(p, k);
     r->nsites = ks_patchify_sites(p, k, r->sites);
     return KS_OK;
@@ -214,9 +233,13 @@ static int run(ks_exec *x, const ks_run *r, void *const *d)
 {
     const ks_patchify_params *p = KS_RUN_CTX(r, const ks_patchify_params);
     const ks_patchify_tensors t = {
-        .input = d[KS_PATCH_T_INPUT], .coords = d[KS_PATCH_T_COORDS], .patches = d[KS_PATCH_T_PATCHES],
-        .output = d[KS_PATCH_T_OUTPUT], .grad_output = d[KS_PATCH_T_GRAD_OUTPUT],
-        .grad_patches = d[KS_PATCH_T_GRAD_PATCHES], .grad_input = d[KS_PATCH_T_GRAD_INPUT],
+        .input = d[KS_PATCH_T_INPUT],
+        .coords = d[KS_PATCH_T_COORDS],
+        .patches = d[KS_PATCH_T_PATCHES],
+        .output = d[KS_PATCH_T_OUTPUT],
+        .grad_output = d[KS_PATCH_T_GRAD_OUTPUT],
+        .grad_patches = d[KS_PATCH_T_GRAD_PATCHES],
+        .grad_input = d[KS_PATCH_T_GRAD_INPUT],
     };
     const ks_patchify_args a = args_of(p, &t);
     const int last = r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD : KS_PATCH_BILINEAR;

@@ -24,7 +24,9 @@ void ks_patchify_ref(const ks_patchify_params *p, const float *input, const floa
                 const int64_t q = (b * p->num_points + m) * p->channels + c;
                 for (int64_t ii = 0; ii < D; ++ii)
                     for (int64_t jj = 0; jj < D; ++jj)
-                        patches[(q * D + ii) * D + jj] = isfinite(fy) && isfinite(fx) ? px(p, plane, fy + ii - R, fx + jj - R) : 0;
+                        patches[(q * D + ii) * D + jj] = isfinite(fy) && isfinite(fx)
+                                                             ? px(p, plane, fy + ii - R, fx + jj - R)
+                                                             : 0;
                 for (int64_t r = 0; r < d; ++r)
                     for (int64_t s = 0; s < d; ++s) {
                         const double i0 = fy + r - R, j0 = fx + s - R;

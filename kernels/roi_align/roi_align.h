@@ -36,8 +36,8 @@ typedef struct ks_roi_align_params {
     float spatial_scale;
     int64_t sampling_ratio; /* samples per bin and axis; <= 0: adaptive per RoI */
     int aligned;
-    int pool_mode;          /* ks_roi_pool (max: mmcv only) */
-    int forward;            /* ks_roi_forward: the plain avg forward's body (0: the device's default) */
+    int pool_mode; /* ks_roi_pool (max: mmcv only) */
+    int forward;   /* ks_roi_forward: the plain avg forward's body (0: the device's default) */
 } ks_roi_align_params;
 
 /* The body of the plain forward (--forward; the traced forward is always the slot body):
@@ -77,11 +77,27 @@ enum ks_roi_forward { KS_ROI_FWD_DEFAULT, KS_ROI_FWD_SLOT, KS_ROI_FWD_SAMPLES, K
 /* sites: both kernels have the first five (the RoI as the kernel uses it, with its bins,
  * and, when aligned, the box before the half-pixel shift as a guide); max mode's forward
  * adds the argmax writes and the argmax point */
-enum { KS_ROI_SITE_WORK, KS_ROI_SITE_SAMPLE, KS_ROI_SITE_WRITE, KS_ROI_SITE_BOX, KS_ROI_SITE_BOX_GUIDE,
-       KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_SITE_ARGMAX, KS_ROI_NSITES };
+enum {
+    KS_ROI_SITE_WORK,
+    KS_ROI_SITE_SAMPLE,
+    KS_ROI_SITE_WRITE,
+    KS_ROI_SITE_BOX,
+    KS_ROI_SITE_BOX_GUIDE,
+    KS_ROI_SITE_WRITE_ARGMAX_Y,
+    KS_ROI_SITE_WRITE_ARGMAX_X,
+    KS_ROI_SITE_ARGMAX,
+    KS_ROI_NSITES
+};
 /* tensor ids in traces: the roi_align op's order */
-enum { KS_ROI_T_INPUT, KS_ROI_T_ROIS, KS_ROI_T_OUTPUT, KS_ROI_T_ARGMAX_Y, KS_ROI_T_ARGMAX_X,
-       KS_ROI_T_GRAD_OUTPUT, KS_ROI_T_GRAD_INPUT };
+enum {
+    KS_ROI_T_INPUT,
+    KS_ROI_T_ROIS,
+    KS_ROI_T_OUTPUT,
+    KS_ROI_T_ARGMAX_Y,
+    KS_ROI_T_ARGMAX_X,
+    KS_ROI_T_GRAD_OUTPUT,
+    KS_ROI_T_GRAD_INPUT
+};
 
 /* Validates p (sizes, pooled size >= 1, finite positive scale, pool mode) -> KS_EINVAL. */
 int ks_roi_align_check(const ks_roi_align_params *p);
@@ -92,24 +108,21 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois);
 /* Forward: output (and argmax_y/x in max mode). Backward: grad_input += from grad_output
  * [K, C, PH, PW] (contiguous); max mode reads argmax_y/x. grad_input must be zeroed by
  * the caller. Host pointers (sim) or device pointers (cuda). sink/dev_sink NULL: plain. */
-int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, const float *rois,
-                             float *output, float *argmax_y, float *argmax_x, const ks_launch *l,
-                             ks_sink *sink);
+int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, const float *rois, float *output,
+                             float *argmax_y, float *argmax_x, const ks_launch *l, ks_sink *sink);
 int ks_roi_align_backward_sim(const ks_roi_align_params *p, const float *grad_output, const float *rois,
-                              const float *argmax_y, const float *argmax_x, float *grad_input,
-                              const ks_launch *l, ks_sink *sink);
-int ks_roi_align_forward_cuda(const ks_roi_align_params *p, const float *input, const float *rois,
-                              float *output, float *argmax_y, float *argmax_x, const ks_launch *l,
-                              const ks_sink *dev_sink, void *stream);
-int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_output,
-                               const float *rois, const float *argmax_y, const float *argmax_x,
-                               float *grad_input, const ks_launch *l, const ks_sink *dev_sink,
-                               void *stream);
+                              const float *argmax_y, const float *argmax_x, float *grad_input, const ks_launch *l,
+                              ks_sink *sink);
+int ks_roi_align_forward_cuda(const ks_roi_align_params *p, const float *input, const float *rois, float *output,
+                              float *argmax_y, float *argmax_x, const ks_launch *l, const ks_sink *dev_sink,
+                              void *stream);
+int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_output, const float *rois,
+                               const float *argmax_y, const float *argmax_x, float *grad_input, const ks_launch *l,
+                               const ks_sink *dev_sink, void *stream);
 
 /* Independent reference in double from the definition: output, and grad_input of
  * sum(output * grad_output) (max mode: through the reference's own argmax). */
-void ks_roi_align_ref_forward(const ks_roi_align_params *p, const float *input, const float *rois,
-                              double *output);
+void ks_roi_align_ref_forward(const ks_roi_align_params *p, const float *input, const float *rois, double *output);
 void ks_roi_align_ref_backward(const ks_roi_align_params *p, const float *input, const float *rois,
                                const float *grad_output, double *grad_input);
 

@@ -11,9 +11,9 @@ typedef struct ks_roi_align_args {
     int64_t batch, channels, height, width, num_rois, pooled_h, pooled_w, sampling_ratio;
     float spatial_scale;
     int aligned, pool_mode;
-    const float *input;     /* forward: [N, C, H, W] */
-    const float *rois;      /* [K, 5] */
-    float *output;          /* forward: [K, C, PH, PW] */
+    const float *input;         /* forward: [N, C, H, W] */
+    const float *rois;          /* [K, 5] */
+    float *output;              /* forward: [K, C, PH, PW] */
     float *argmax_y, *argmax_x; /* forward (max): written; backward (max): read */
     const float *grad_output;   /* backward: [K, C, PH, PW] */
     float *grad_input;          /* backward: [N, C, H, W], accumulated */
@@ -30,10 +30,7 @@ typedef struct ks_roi_align_args {
 /* The channels-last forward (roi_align_cl_body.h): lanes of a block (32, fewer in a block
  * of fewer threads) take a group of G = lanes * V channels; its shared tile holds that
  * group's outputs of a chunk of the PH * PW bins. */
-KS_FN int64_t ks_roi_cl_lanes(int64_t threads)
-{
-    return threads < 32 ? threads : 32;
-}
+KS_FN int64_t ks_roi_cl_lanes(int64_t threads) { return threads < 32 ? threads : 32; }
 #define KS_ROI_CL_THREADS 256
 #define KS_ROI_CL_MAX_THREADS 256 /* CUDA: larger blocks run the slot kernel (registers) */
 
@@ -42,17 +39,11 @@ KS_FN int64_t ks_roi_cl_lanes(int64_t threads)
  * bytes of them: more bins than that run the slot kernel. */
 #define KS_ROI_CL_PROF 12 /* KS_ROI_SPAN weights, lo, n, hit, zero */
 #define KS_ROI_CL_PROF_MAX 16384
-KS_FN int64_t ks_roi_cl_prof_bytes(int64_t PH, int64_t PW)
-{
-    return (PH + PW) * KS_ROI_CL_PROF * 4;
-}
+KS_FN int64_t ks_roi_cl_prof_bytes(int64_t PH, int64_t PW) { return (PH + PW) * KS_ROI_CL_PROF * 4; }
 
 /* The channels-last forward's V: the most of 4, 2, 1 channels a thread that divides C (so
  * a thread's channels are aligned, and all exist or none). */
-KS_FN int ks_roi_cl_vec(int64_t C)
-{
-    return C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1;
-}
+KS_FN int ks_roi_cl_vec(int64_t C) { return C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1; }
 
 /* ... and its bins a work item: all PH * PW when the tile of G of them fits `bytes`, else
  * the fewest equal chunks that fit (G * 4 <= 512 bytes a bin: at least 96 bins in 48 KiB). */
@@ -128,8 +119,7 @@ extern const ks_kernel ks_roi_rows[KS_ROI_NROWS];
  * forward (roi_align_cuda.cu) of args (avg, no sink; `small`: 32-bit indices): *launched = 0
  * when they do not apply (the slot kernel runs instead). stream: a cudaStream_t or NULL. */
 int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream, int *launched);
-int ks_roi_plane_launch_cuda(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream,
-                             int *launched);
+int ks_roi_plane_launch_cuda(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream, int *launched);
 /* Counted per channels-last launch, as the plane forward's (tests check the path ran). */
 void ks_roi_align_cl_launched(void);
 long long ks_roi_align_cl_launches(void);

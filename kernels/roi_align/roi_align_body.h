@@ -118,7 +118,7 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width, HW = H * W;
     const KS_IDX PH = (KS_IDX)a->pooled_h, PW = (KS_IDX)a->pooled_w;
     const KS_IDX nc = C - c0 < KS_ROI_CC ? C - c0 : KS_ROI_CC; /* channels of this slot */
-    const KS_IDX out0 = ((k * C + c0) * PH + ph) * PW + pw;   /* its first output element */
+    const KS_IDX out0 = ((k * C + c0) * PH + ph) * PW + pw;    /* its first output element */
     ks_roi_box r;
     ks_roi_box_of(a->rois + k * 5, a->batch, a->spatial_scale, a->aligned, PH, PW, a->sampling_ratio, &r);
     KS_PROBE(if (ks_probe_start(t, out0, iter))
@@ -141,7 +141,8 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
         KS_VARIANT(ks_roi_fwd_merged)(im, HW, W, (int)nc, ay, (KS_IDX)ylo, ny, hy, ax, (KS_IDX)xlo, nx, hx, acc);
         /* an Inf that the per-sample sum would have multiplied by 0 somewhere: NaN there */
         for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
-            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(im + j * HW, W, ylo, ny, hy, zy, xlo, nx, hx, zx, 1))
+            if (isinf(acc[j]) && (zy | zx) &&
+                ks_roi_zero_meets_inf(im + j * HW, W, ylo, ny, hy, zy, xlo, nx, hx, zx, 1))
                 acc[j] *= 0.0f;
     }
     if (!merged || KS_TRACED)
@@ -167,10 +168,12 @@ KS_FN void KS_VARIANT(ks_roi_fwd_slot)(ks_thread *t, const ks_roi_align_args *a,
         } else {
             a->argmax_y[index] = best_y[j];
             a->argmax_x[index] = best_x[j];
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_T_ARGMAX_Y, 0, index, plane, ph, pw, best_y[j], 0));
-            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_T_ARGMAX_X, 0, index, plane, ph, pw, best_x[j], 0));
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_Y, KS_ROI_T_ARGMAX_Y, 0, index, plane, ph, pw,
+                                    best_y[j], 0));
+            KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE_ARGMAX_X, KS_ROI_T_ARGMAX_X, 0, index, plane, ph, pw,
+                                    best_x[j], 0));
             KS_PROBE(if (best_y[j] != -1.0f) ks_probe_box(t, KS_ROI_SITE_ARGMAX, KS_ROI_T_INPUT, r.b * C + c0 + j,
-                                                         best_y[j], best_x[j], best_y[j], best_x[j], 0, 0, 0));
+                                                          best_y[j], best_x[j], best_y[j], best_x[j], 0, 0, 0));
         }
         a->output[index] = acc[j];
         KS_PROBE(ks_probe_write(t, KS_ROI_SITE_WRITE, KS_ROI_T_OUTPUT, 0, index, plane, ph, pw, acc[j], 0));
@@ -240,9 +243,8 @@ __device__ static inline void ks_roi_row4(float *dst, const float *ax, float wr,
  * outside the footprint add 0) when they lie within the row: a quarter of the atomic
  * requests the L2 serves. Elsewhere, and in the simulator, one atomic per pixel of
  * nonzero weight, rows then columns; the trace records those. */
-KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plane, KS_IDX H, KS_IDX W,
-                                          const float *ay, KS_IDX ylo, int ny, const float *ax, KS_IDX xlo, int nx,
-                                          float g)
+KS_FN void KS_VARIANT(ks_roi_scatter_bin)(ks_thread *t, float *grad, KS_IDX plane, KS_IDX H, KS_IDX W, const float *ay,
+                                          KS_IDX ylo, int ny, const float *ax, KS_IDX xlo, int nx, float g)
 {
 #if defined(__CUDA_ARCH__)
     /* the row weights through ks_roi_next_row on the GPU; the simulator indexes them (the
@@ -382,8 +384,8 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
             return;
 #endif
         for (int j = 0; j < KS_ROI_CC && j < nc; ++j)
-            KS_VARIANT(ks_roi_scatter_bin)(t, grad + j * HW, plane0 + j, H, W, ay, (KS_IDX)ylo, ny, ax, (KS_IDX)xlo,
-                                           nx, share[j]);
+            KS_VARIANT(ks_roi_scatter_bin)(t, grad + j * HW, plane0 + j, H, W, ay, (KS_IDX)ylo, ny, ax, (KS_IDX)xlo, nx,
+                                           share[j]);
         return;
     }
     for (KS_IDX iy = 0; iy < gh; ++iy) {
@@ -394,7 +396,8 @@ KS_FN void KS_VARIANT(ks_roi_bwd_slot)(ks_thread *t, const ks_roi_align_args *a,
             for (int j = 0; j < KS_ROI_CC && j < nc; ++j) {
                 KS_PROBE(ks_probe_sample(t, KS_ROI_SITE_SAMPLE, KS_ROI_T_GRAD_INPUT, (int)(iy * gw + ix), plane0 + j,
                                          s.y, s.x, s.w[0], s.w[1], s.w[2], s.w[3], share[j], s.flags));
-                if (in) KS_VARIANT(ks_roi_scatter)(t, grad + j * HW, plane0 + j, H, W, &s, share[j], (int)(iy * gw + ix));
+                if (in)
+                    KS_VARIANT(ks_roi_scatter)(t, grad + j * HW, plane0 + j, H, W, &s, share[j], (int)(iy * gw + ix));
             }
         }
     }

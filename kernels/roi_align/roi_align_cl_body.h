@@ -155,8 +155,8 @@ KS_FN int32_t ks_roi_cl_int(float f)
 }
 
 /* Profile p's record (see above) from shared memory: its weights into w, 1 when it merged. */
-KS_FN int ks_roi_cl_profile_get(ks_thread *t, const float *sh, KS_IDX at, float *w, int64_t *lo, int *n,
-                                unsigned *hit, unsigned *zero)
+KS_FN int ks_roi_cl_profile_get(ks_thread *t, const float *sh, KS_IDX at, float *w, int64_t *lo, int *n, unsigned *hit,
+                                unsigned *zero)
 {
     for (int k = 0; k < KS_ROI_SPAN; ++k) w[k] = ks_shared_load(t, sh, at + k);
     *lo = ks_roi_cl_int(ks_shared_load(t, sh, at + KS_ROI_SPAN));
@@ -214,8 +214,8 @@ KS_FN void KS_VARIANT(ks_roi_cl_profiles)(ks_thread *t, const ks_roi_align_args 
  * ax[cb] * src[o + cb * C + j] (fmaf, cb ascending: ks_roi_fwd_merged's order); ncols a
  * constant where inlined (4 or KS_ROI_SPAN), so that a narrow bin's row issues no
  * predicated-off work for columns it does not have. */
-KS_FN void KS_VARIANT(ks_roi_cl_row)(const float *src, KS_IDX o, KS_IDX C, unsigned hx, const float *ax,
-                                     const int V, const int ncols, float *s)
+KS_FN void KS_VARIANT(ks_roi_cl_row)(const float *src, KS_IDX o, KS_IDX C, unsigned hx, const float *ax, const int V,
+                                     const int ncols, float *s)
 {
     for (int j = 0; j < 4; ++j) s[j] = 0.0f;
     for (int cb = 0; cb < ncols; ++cb) {
@@ -257,7 +257,8 @@ KS_FN void KS_VARIANT(ks_roi_cl_bin)(ks_thread *t, const ks_roi_align_args *a, c
             for (int j = 0; j < V; ++j) acc[j] = fmaf(ay[ra], s[j], acc[j]);
         }
         for (int j = 0; j < V; ++j)
-            if (isinf(acc[j]) && (zy | zx) && ks_roi_zero_meets_inf(src + o0 + j, WC, ylo, ny, hy, zy, xlo, nx, hx, zx, C))
+            if (isinf(acc[j]) && (zy | zx) &&
+                ks_roi_zero_meets_inf(src + o0 + j, WC, ylo, ny, hy, zy, xlo, nx, hx, zx, C))
                 acc[j] *= 0.0f; /* NaN, as the per-sample sum (ks_roi_fwd_slot) */
         return;
     }

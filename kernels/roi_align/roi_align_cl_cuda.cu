@@ -24,7 +24,7 @@ KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl_t, plain, ks_roi_align_args, __launch_bound
 #define KS_ROI_CL_MINB 3
 #endif
 #define KS_ROI_CL_BOUNDS __launch_bounds__(KS_ROI_CL_MAX_THREADS, KS_ROI_CL_MINB)
-#define KS_ROI_CL_KERNELS(v)                                                              \
+#define KS_ROI_CL_KERNELS(v)                                                               \
     KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain32, ks_roi_align_args, KS_ROI_CL_BOUNDS) \
     KS_CUDA_PLAIN_KERNEL(ks_roi_align_cl##v, plain, ks_roi_align_args, KS_ROI_CL_BOUNDS)
 KS_ROI_CL_KERNELS(4)
@@ -90,7 +90,8 @@ static int cl_scratch_get(size_t bytes, cudaStream_t s, float **p, int *dev)
         }
         rc = ks_cuda_ok(e, "cudaMalloc");
         if (!rc) c.bytes = bytes;
-        if (!rc && !c.done) rc = ks_cuda_ok(cudaEventCreateWithFlags(&c.done, cudaEventDisableTiming), "cudaEventCreate");
+        if (!rc && !c.done)
+            rc = ks_cuda_ok(cudaEventCreateWithFlags(&c.done, cudaEventDisableTiming), "cudaEventCreate");
         if (!rc && !hooked) hooked = !atexit(cl_scratch_free_all);
     }
     if (!rc) rc = ks_cuda_ok(cudaStreamWaitEvent(s, c.done, 0), "cudaStreamWaitEvent");
@@ -186,4 +187,3 @@ extern "C" int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *
     if (!rc) ks_roi_align_cl_launched();
     return rc;
 }
-

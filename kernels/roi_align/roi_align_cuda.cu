@@ -26,8 +26,9 @@ extern "C" int ks_roi_plane_launch_cuda(const ks_roi_align_args *args, const ks_
     int dev = 0, optin = 0;
     *launched = 0;
     int rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
-    if (!rc) rc = ks_cuda_ok(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
-                             "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+    if (!rc)
+        rc = ks_cuda_ok(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+                        "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
     if (rc) return rc;
     a.tile_rows = ks_roi_plane_tile_rows(optin, a.width, a.height);
     if (a.tile_rows == 0) return KS_OK;

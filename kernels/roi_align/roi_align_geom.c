@@ -43,41 +43,30 @@ int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois)
     for (int64_t k = 0; k < p->num_rois; ++k) {
         const float b = rois[k * 5];
         if (!(b > -1.0f && b < (float)p->batch))
-            return ks_fail(KS_EINVAL, "rois[%lld]: batch index %g is outside the input's batch of %lld",
-                           (long long)k, (double)b, (long long)p->batch);
+            return ks_fail(KS_EINVAL, "rois[%lld]: batch index %g is outside the input's batch of %lld", (long long)k,
+                           (double)b, (long long)p->batch);
     }
     return KS_OK;
 }
 
 static _Atomic long long plane_launches;
 
-void ks_roi_align_plane_launched(void)
-{
-    ++plane_launches;
-}
+void ks_roi_align_plane_launched(void) { ++plane_launches; }
 
-long long ks_roi_align_plane_launches(void)
-{
-    return plane_launches;
-}
+long long ks_roi_align_plane_launches(void) { return plane_launches; }
 
 static _Atomic long long cl_launches;
 
-void ks_roi_align_cl_launched(void)
-{
-    ++cl_launches;
-}
+void ks_roi_align_cl_launched(void) { ++cl_launches; }
 
-long long ks_roi_align_cl_launches(void)
-{
-    return cl_launches;
-}
+long long ks_roi_align_cl_launches(void) { return cl_launches; }
 
 int ks_roi_cl_plan(ks_roi_align_args *a, const ks_launch *l, int64_t tile_bytes, int max_threads, int *threads,
                    int64_t *blocks, size_t *shared)
 {
     *shared = 0;
-    int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * KS_ROI_CL_THREADS, threads, blocks);
+    int rc = ks_launch_resolve(l, KS_ROI_CL_THREADS, KS_ROI_BLOCK_CAP, a->num_rois * KS_ROI_CL_THREADS, threads,
+                               blocks);
     const int64_t prof = ks_roi_cl_prof_bytes(a->pooled_h, a->pooled_w);
     if (rc || *blocks == 0 || *threads > max_threads || prof > KS_ROI_CL_PROF_MAX) {
         *blocks = 0;
@@ -127,8 +116,7 @@ int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *s)
                    backward ? KS_ROI_T_GRAD_INPUT : KS_ROI_T_INPUT, 0);
     if (backward)
         ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align_backward.add_grad_input", KS_EV_WRITE, KS_ROI_T_GRAD_INPUT, 0);
-    else
-        ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align.write_output", KS_EV_WRITE, KS_ROI_T_OUTPUT, 1);
+    else ks_site_access(&s[KS_ROI_SITE_WRITE], "roi_align.write_output", KS_EV_WRITE, KS_ROI_T_OUTPUT, 1);
     const int on = backward ? KS_ROI_T_GRAD_INPUT : KS_ROI_T_INPUT;
     ks_site_access(&s[KS_ROI_SITE_BOX], backward ? "roi_align_backward.roi" : "roi_align.roi", KS_EV_REGION, on, 0);
     ks_site_access(&s[KS_ROI_SITE_BOX_GUIDE], backward ? "roi_align_backward.roi_unshifted" : "roi_align.roi_unshifted",

@@ -14,7 +14,7 @@
 #define KS_ROI_CC 1
 
 #define KS_BODY "../roi_align/roi_align_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h" /* -> each body as NAME_plain and NAME_traced */
+#include "../core/ks_variants.h"                /* -> each body as NAME_plain and NAME_traced */
 #define KS_BODY "../roi_align/roi_align_plane_body.h"
 #include "../core/ks_variants.h"
 #define KS_BODY "../roi_align/roi_align_cl_body.h"
@@ -24,14 +24,15 @@
 #include <stdlib.h>
 
 const ks_kernel ks_roi_rows[KS_ROI_NROWS] = {
-    [KS_ROI_K_FWD] = KS_KERNEL_ROW(ks_roi_align_fwd, "forward", .threads = KS_ROI_THREADS, .block_cap = KS_ROI_BLOCK_CAP,
+    [KS_ROI_K_FWD] = KS_KERNEL_ROW(ks_roi_align_fwd, "forward", .threads = KS_ROI_THREADS,
+                                   .block_cap = KS_ROI_BLOCK_CAP,
                                    .help = "one bin (k, c, ph, pw) per item: its samples' bilinear values pooled"),
     [KS_ROI_K_BWD] = KS_KERNEL_ROW(ks_roi_align_bwd, "backward", .threads = KS_ROI_THREADS,
                                    .block_cap = KS_ROI_BLOCK_CAP,
                                    .help = "--backward: one bin per item adds its grad into the sample corners"),
-    [KS_ROI_K_FWDM] = KS_KERNEL_PLAIN_ROW(ks_roi_align_fwdm, "forward_merged", "forward", .threads = KS_ROI_THREADS,
-                                          .block_cap = KS_ROI_BLOCK_CAP,
-                                          .help = "the plain forward of adaptive avg grids: bins summed pixel by pixel"),
+    [KS_ROI_K_FWDM] = KS_KERNEL_PLAIN_ROW(
+        ks_roi_align_fwdm, "forward_merged", "forward", .threads = KS_ROI_THREADS, .block_cap = KS_ROI_BLOCK_CAP,
+        .help = "the plain forward of adaptive avg grids: bins summed pixel by pixel"),
 };
 static void fwd_plane(ks_thread *t, const void *a) { ks_roi_align_plane_body_plain(t, a); }
 static void cl_transpose(ks_thread *t, const void *a) { ks_roi_align_cl_t_body_plain(t, a); }
@@ -91,7 +92,8 @@ static int plane_sim(const ks_roi_align_args *a, const ks_launch *l, int *ran)
     ks_roi_align_args pa = *a;
     pa.tile_rows = tile_rows;
     const int64_t nblk = ks_roi_align_plane_blocks(&pa);
-    int rc = ks_launch_resolve(l, KS_ROI_PLANE_THREADS, KS_ROI_BLOCK_CAP, nblk * KS_ROI_PLANE_THREADS, &threads, &blocks);
+    int rc = ks_launch_resolve(l, KS_ROI_PLANE_THREADS, KS_ROI_BLOCK_CAP, nblk * KS_ROI_PLANE_THREADS, &threads,
+                               &blocks);
     if (rc || blocks == 0 || a->num_rois == 0) return rc;
     *ran = 1;
     ks_sim_report rep;
@@ -107,7 +109,8 @@ static int roi_launch(int device, const ks_roi_align_args *a, int backward, cons
 {
     const int64_t lim = KS_NARROW_LIMIT;
     if (!backward && !sink) { /* a plain forward: the channels-last (avg) or plane body first */
-        const int cl = a->pool_mode == KS_ROI_AVG && a->num_rois > 0, plane = a->forward == KS_ROI_FWD_PLANE && !a->merge;
+        const int cl = a->pool_mode == KS_ROI_AVG && a->num_rois > 0,
+                  plane = a->forward == KS_ROI_FWD_PLANE && !a->merge;
         int ran = 0, rc = KS_OK;
         if (device == KS_DEV_SIM) {
             /* where --forward asks (the simulator's default is the slot kernel: a CPU gains
@@ -127,8 +130,7 @@ static int roi_launch(int device, const ks_roi_align_args *a, int backward, cons
              * adaptive grids alike (docs/roi-align.md); --forward slot, samples or plane: not */
             if (!rc && cl && (a->forward == KS_ROI_FWD_DEFAULT || a->forward == KS_ROI_FWD_CL))
                 rc = ks_roi_cl_launch(a, l, small, stream, &ran);
-            else if (!rc && plane)
-                rc = ks_roi_plane_launch_cuda(a, l, small, stream, &ran);
+            else if (!rc && plane) rc = ks_roi_plane_launch_cuda(a, l, small, stream, &ran);
 #else
             (void)lim;
 #endif
@@ -157,9 +159,8 @@ int ks_roi_align_launch_cuda(const ks_roi_align_args *a, int backward, const ks_
     return roi_launch(KS_DEV_CUDA, a, backward, l, (ks_sink *)dev_sink, stream);
 }
 
-int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, const float *rois,
-                             float *output, float *argmax_y, float *argmax_x, const ks_launch *l,
-                             ks_sink *sink)
+int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, const float *rois, float *output,
+                             float *argmax_y, float *argmax_x, const ks_launch *l, ks_sink *sink)
 {
     ks_roi_align_args a;
     int rc = ks_roi_align_args_make(p, &a);
@@ -171,8 +172,8 @@ int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, c
 }
 
 int ks_roi_align_backward_sim(const ks_roi_align_params *p, const float *grad_output, const float *rois,
-                              const float *argmax_y, const float *argmax_x, float *grad_input,
-                              const ks_launch *l, ks_sink *sink)
+                              const float *argmax_y, const float *argmax_x, float *grad_input, const ks_launch *l,
+                              ks_sink *sink)
 {
     ks_roi_align_args a;
     int rc = ks_roi_align_args_make(p, &a);

@@ -62,8 +62,8 @@ static double value(const ks_roi_align_params *p, const float *plane, double y, 
 }
 
 /* bin (n, c, ph, pw): the output, and the winning sample of max mode (iy, ix; -1: none) */
-static double bin(const ks_roi_align_params *p, const float *input, const float *rois, int64_t n, int64_t c,
-                  int64_t ph, int64_t pw, double *wy, double *wx)
+static double bin(const ks_roi_align_params *p, const float *input, const float *rois, int64_t n, int64_t c, int64_t ph,
+                  int64_t pw, double *wy, double *wx)
 {
     const ref_bin r = box(p, rois + n * 5);
     *wy = *wx = -1;

@@ -15,9 +15,9 @@
 
 typedef struct ks_roi_sample {
     int64_t y0, x0, y1, x1; /* corner rows and columns (-1: out of range) */
-    float y, x;            /* the coordinates after clamping (what is interpolated) */
-    float w[4];            /* (y0,x0) (y0,x1) (y1,x0) (y1,x1) */
-    int flags;             /* KS_FLAG_Cxx of the corners used, KS_FLAG_CLAMP_Y/X */
+    float y, x;             /* the coordinates after clamping (what is interpolated) */
+    float w[4];             /* (y0,x0) (y0,x1) (y1,x0) (y1,x1) */
+    int flags;              /* KS_FLAG_Cxx of the corners used, KS_FLAG_CLAMP_Y/X */
 } ks_roi_sample;
 
 /* One axis of the sampler at a coordinate c already in [-1, L]: c <= 0 becomes 0; the
@@ -76,7 +76,7 @@ KS_FN float ks_roi_blend_at(const float *im, int64_t o00, int64_t o01, int64_t o
 
 /* One RoI's box and grid. */
 typedef struct ks_roi_box {
-    int64_t b;               /* batch index ((int) of rois[0]); -1 if not in [0, N) */
+    int64_t b; /* batch index ((int) of rois[0]); -1 if not in [0, N) */
     float y1, x1, bin_h, bin_w;
     int64_t grid_h, grid_w;
 } ks_roi_box;
@@ -103,8 +103,8 @@ KS_FN int64_t ks_roi_grid(int64_t ratio, float extent)
     return (int64_t)ceilf(extent);
 }
 
-KS_FN void ks_roi_box_of(const float *roi, int64_t N, float scale, int aligned, int64_t PH, int64_t PW,
-                         int64_t ratio, ks_roi_box *r)
+KS_FN void ks_roi_box_of(const float *roi, int64_t N, float scale, int aligned, int64_t PH, int64_t PW, int64_t ratio,
+                         ks_roi_box *r)
 {
     const float off = aligned ? 0.5f : 0.0f;
     const float b = roi[0];
@@ -134,7 +134,9 @@ KS_FN void ks_roi_probe_boxes(ks_thread *t, const ks_roi_box *r, int aligned, in
     if (!(y1 - r->y1 < 3e38f && x1 - r->x1 < 3e38f && r->y1 == r->y1 && r->x1 == r->x1) || PH > 65535 || PW > 65535)
         return; /* not a finite box (NaN fails every comparison) */
     ks_probe_box(t, KS_ROI_SITE_BOX, tensor, plane, r->y1, r->x1, y1, x1, (int)PH, (int)PW, 0);
-    if (aligned) ks_probe_box(t, KS_ROI_SITE_BOX_GUIDE, tensor, plane, r->y1 + 0.5f, r->x1 + 0.5f, y1 + 0.5f, x1 + 0.5f, 1, 1, 1);
+    if (aligned)
+        ks_probe_box(t, KS_ROI_SITE_BOX_GUIDE, tensor, plane, r->y1 + 0.5f, r->x1 + 0.5f, y1 + 0.5f, x1 + 0.5f, 1, 1,
+                     1);
 }
 
 /* sample (iy, ix) of bin (ph, pw) */

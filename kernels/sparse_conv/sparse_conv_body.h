@@ -54,13 +54,13 @@ enum ks_sparse_mode { KS_SP_REGULAR = 0, KS_SP_SUBM = 1, KS_SP_TRANSPOSED = 2, K
 
 /* The validated geometry of one sparse convolution (every size < 2^31, keys < 2^62). */
 typedef struct ks_sparse_geom {
-    int ndim, mode, use_bias;                     /* D (2 or 3), ks_sparse_mode */
-    int hash_bits;                                /* T = 2^hash_bits hash slots */
-    int64_t batch;                                /* B */
-    int64_t in_shape[3], out_shape[3];            /* spatial sizes, D used */
+    int ndim, mode, use_bias;          /* D (2 or 3), ks_sparse_mode */
+    int hash_bits;                     /* T = 2^hash_bits hash slots */
+    int64_t batch;                     /* B */
+    int64_t in_shape[3], out_shape[3]; /* spatial sizes, D used */
     int64_t kernel[3], stride[3], pad[3], dilation[3];
-    int64_t kvol;                                 /* K: offsets */
-    int64_t n_in, n_out, pairs;                   /* n, m, P */
+    int64_t kvol;               /* K: offsets */
+    int64_t n_in, n_out, pairs; /* n, m, P */
     int64_t c_in, c_out;
 } ks_sparse_geom;
 
@@ -143,7 +143,15 @@ enum {
 };
 
 /* sites of the traced kernels (each kernel's schema numbers its own from 0) */
-enum { KS_SP_S_WORK, KS_SP_S_READ_INDEX, KS_SP_S_SITE_IN, KS_SP_S_SITE_OUT, KS_SP_S_PROBE, KS_SP_S_PAIR, KS_SP_S_COUNT };
+enum {
+    KS_SP_S_WORK,
+    KS_SP_S_READ_INDEX,
+    KS_SP_S_SITE_IN,
+    KS_SP_S_SITE_OUT,
+    KS_SP_S_PROBE,
+    KS_SP_S_PAIR,
+    KS_SP_S_COUNT
+};
 enum { KS_SP_S_CLAIM = KS_SP_S_PAIR, KS_SP_S_WRITE_INDEX = KS_SP_S_COUNT };
 enum { KS_SP_S_READ = 1, KS_SP_S_WRITE = 2, KS_SP_S_FROM = 3, KS_SP_S_TO = 4 };
 
@@ -177,8 +185,8 @@ typedef struct ks_sparse_backend {
     int (*kernel)(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink);
     int (*sort_unique)(void *ctx, int64_t *keys, int64_t n, int64_t bound, int64_t *kept);
     int (*scan)(void *ctx, const int32_t *flags, int32_t *pos, int64_t n);
-    int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                const float *B, int64_t ldb, float *C, int64_t ldc);
+    int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B,
+                int64_t ldb, float *C, int64_t ldc);
     /* `groups` GEMMs like gemm (ta, tb and the leading dimensions shared), at once */
     int (*gemm_groups)(void *ctx, int ta, int tb, int groups, const int64_t *M, const int64_t *N, const int64_t *K,
                        const float *const *A, int64_t lda, const float *const *B, int64_t ldb, float *const *C,
@@ -203,8 +211,8 @@ int ks_sparse_hash_bits(int64_t rows, int64_t slots, int *bits);
 typedef struct ks_sparse_plan {
     const ks_sparse_backend *be;
     void *ctx;
-    ks_sparse_geom g;    /* n_out and pairs as found */
-    ks_sparse_buffers t; /* out_indices, rulebook, pair_count, ... (device) */
+    ks_sparse_geom g;         /* n_out and pairs as found */
+    ks_sparse_buffers t;      /* out_indices, rulebook, pair_count, ... (device) */
     void *out_pair, *in_pair; /* (K, m), (K, n): the pair of (offset, row) or -1 */
     int32_t *count;           /* host copy of pair_count */
     void *owned[KS_SPARSE_OWNED];
@@ -231,11 +239,12 @@ size_t ks_sparse_geom_size(void); /* for callers that hold a geometry as bytes (
  * ks_sparse_plan_sites); backward after a forward; ms[3] of a profiled forward: gather,
  * GEMMs, reduce in milliseconds. Each returns KS_OK or an error (ks_error_message). */
 int ks_sparse_cuda_plan(const ks_sparse_geom *g, const int32_t *indices, ks_sparse_plan **out);
-int ks_sparse_cuda_forward(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias, float *out);
+int ks_sparse_cuda_forward(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias,
+                           float *out);
 int ks_sparse_cuda_backward(ks_sparse_plan *pl, const float *grad_out, float *grad_features, float *grad_weight,
                             float *grad_bias);
-int ks_sparse_cuda_profile(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias, float *out,
-                           float *ms);
+int ks_sparse_cuda_profile(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias,
+                           float *out, float *ms);
 void ks_sparse_cuda_plan_free(ks_sparse_plan *pl);
 
 /* The simulator's steps (host memory). */
@@ -252,8 +261,8 @@ const ks_sparse_geom *ks_sparse_geom_of(const struct ks_run *r);
 int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g, const ks_sparse_buffers *t,
                   int backward, int trace, ks_sink *sink);
 /* The same on the GPU with device buffers (sparse_conv_cuda.cu). */
-int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace,
-                       const ks_launch *l, ks_sink *dev_sink);
+int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace, const ks_launch *l,
+                       ks_sink *dev_sink);
 /* The first row whose key repeats an earlier row's, -1 if none, -2 out of memory. */
 int64_t ks_sparse_first_duplicate(const int64_t *keys, int64_t n);
 
@@ -344,9 +353,9 @@ KS_FN int64_t ks_sparse_plane(int ndim, int64_t b, const int64_t *c, const int64
 #ifdef KS_VARIANT
 #include "../core/ks_probe.h"
 
-#define KS_SP_LOOP(n_work)                                                                         \
-    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x;    \
-    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;                    \
+#define KS_SP_LOOP(n_work)                                                                    \
+    KS_IDX index = (KS_IDX)t->block_idx.x * (KS_IDX)t->block_dim.x + (KS_IDX)t->thread_idx.x; \
+    const KS_IDX grid_stride = (KS_IDX)t->grid_dim.x * (KS_IDX)t->block_dim.x;                \
     for (uint32_t iter = 0; index < (KS_IDX)(n_work); index += grid_stride, ++iter)
 
 /* The site of input row i: batch and coordinates, read from indices (traced: each read). */
@@ -400,13 +409,15 @@ KS_FN void KS_VARIANT(ks_sparse_insert_body)(ks_thread *t, const ks_sparse_args 
             key = a->keys[index];
         }
         if (D == 2) {
-            KS_PROBE(ks_probe_work(t, KS_SP_S_WORK, index, iter, index, b, c[0], c[1], ks_sparse_hash(key, a->g.hash_bits),
-                                   0, 0, 0));
+            KS_PROBE(ks_probe_work(t, KS_SP_S_WORK, index, iter, index, b, c[0], c[1],
+                                   ks_sparse_hash(key, a->g.hash_bits), 0, 0, 0));
         } else {
             KS_PROBE(ks_probe_work(t, KS_SP_S_WORK, index, iter, index, b, c[0], c[1], c[2],
                                    ks_sparse_hash(key, a->g.hash_bits), 0, 0));
         }
-        KS_PROBE(if (a->trace_tensor_out_grid != KS_NO_TENSOR) ks_probe_point(t, KS_SP_S_SITE_OUT, a->trace_tensor_out_grid, 0, ks_sparse_plane(D, b, c, a->g.out_shape), c[D - 2], c[D - 1]));
+        KS_PROBE(if (a->trace_tensor_out_grid != KS_NO_TENSOR)
+                     ks_probe_point(t, KS_SP_S_SITE_OUT, a->trace_tensor_out_grid, 0,
+                                    ks_sparse_plane(D, b, c, a->g.out_shape), c[D - 2], c[D - 1]));
         if (a->g.mode != KS_SP_SUBM) {
             int32_t *row = a->out_indices + index * (D + 1);
             row[0] = (int32_t)b;
@@ -424,9 +435,10 @@ KS_FN void KS_VARIANT(ks_sparse_insert_body)(ks_thread *t, const ks_sparse_args 
             const int64_t prev = ks_atomic_max_i64(a->hash_keys + slot, carry);
             KS_PROBE(ks_probe_read(t, KS_SP_S_PROBE, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)prev));
             if (prev < carry)
-                KS_PROBE(ks_probe_write(t, KS_SP_S_CLAIM, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)carry, 0));
+                KS_PROBE(
+                    ks_probe_write(t, KS_SP_S_CLAIM, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)carry, 0));
             if (prev == -1 || prev == carry) break; /* an empty slot (or the key itself): placed */
-            if (prev < carry) carry = prev;          /* the smaller key moves on */
+            if (prev < carry) carry = prev;         /* the smaller key moves on */
         }
     }
 }
@@ -474,10 +486,14 @@ KS_FN void KS_VARIANT(ks_sparse_rulebook_body)(ks_thread *t, const ks_sparse_arg
             KS_PROBE(ks_probe_work(t, KS_SP_S_WORK, index, iter, k, i, ka[0], ka[1], ka[2], o[0], o[1], o[2]));
         }
         const int64_t b = KS_VARIANT(ks_sparse_read_site)(t, a, i, c);
-        KS_PROBE(if (a->trace_tensor_grid != KS_NO_TENSOR) ks_probe_point(t, KS_SP_S_SITE_IN, a->trace_tensor_grid, (int)k, ks_sparse_plane(D, b, c, a->g.in_shape), c[D - 2], c[D - 1]));
+        KS_PROBE(if (a->trace_tensor_grid != KS_NO_TENSOR)
+                     ks_probe_point(t, KS_SP_S_SITE_IN, a->trace_tensor_grid, (int)k,
+                                    ks_sparse_plane(D, b, c, a->g.in_shape), c[D - 2], c[D - 1]));
         int32_t row = -1;
         if (ok) {
-            KS_PROBE(if (a->trace_tensor_out_grid != KS_NO_TENSOR) ks_probe_point(t, KS_SP_S_SITE_OUT, a->trace_tensor_out_grid, (int)k, ks_sparse_plane(D, b, o, a->g.out_shape), o[D - 2], o[D - 1]));
+            KS_PROBE(if (a->trace_tensor_out_grid != KS_NO_TENSOR)
+                         ks_probe_point(t, KS_SP_S_SITE_OUT, a->trace_tensor_out_grid, (int)k,
+                                        ks_sparse_plane(D, b, o, a->g.out_shape), o[D - 2], o[D - 1]));
             const int64_t key = ks_sparse_key(D, b, o, a->g.out_shape);
             int64_t slot = ks_sparse_hash(key, a->g.hash_bits);
             for (int64_t probe = 0; probe < T; ++probe, slot = (slot + 1) & (T - 1)) {
@@ -562,7 +578,8 @@ KS_FN void KS_VARIANT(ks_sparse_reduce_body)(ks_thread *t, const ks_sparse_args 
             int64_t oc[3] = {0, 0, 0};
             const int32_t *s = a->out_indices + o * (D + 1);
             for (int q = 0; q < D; ++q) oc[q] = s[1 + q];
-            ks_probe_point(t, KS_SP_S_TO, a->trace_tensor_out_grid, 0, ks_sparse_plane(D, s[0], oc, a->g.out_shape), oc[D - 2], oc[D - 1]);
+            ks_probe_point(t, KS_SP_S_TO, a->trace_tensor_out_grid, 0, ks_sparse_plane(D, s[0], oc, a->g.out_shape),
+                           oc[D - 2], oc[D - 1]);
         }
         float acc = a->bias ? a->bias[c] : 0.0f;
         for (KS_IDX k = 0; k < (KS_IDX)a->g.kvol; ++k) {
@@ -574,7 +591,8 @@ KS_FN void KS_VARIANT(ks_sparse_reduce_body)(ks_thread *t, const ks_sparse_args 
                 int64_t ic[3] = {0, 0, 0};
                 const int32_t *s = a->indices + (KS_IDX)a->pairs_ro[(KS_IDX)q * 3 + a->col] * (D + 1);
                 for (int d = 0; d < D; ++d) ic[d] = s[1 + d];
-                ks_probe_point(t, KS_SP_S_FROM, a->trace_tensor_grid, (int)k, ks_sparse_plane(D, s[0], ic, a->g.in_shape), ic[D - 2], ic[D - 1]);
+                ks_probe_point(t, KS_SP_S_FROM, a->trace_tensor_grid, (int)k,
+                               ks_sparse_plane(D, s[0], ic, a->g.in_shape), ic[D - 2], ic[D - 1]);
             }
             acc += v;
         }

@@ -133,8 +133,8 @@ static int cu_scan(void *, const int32_t *flags, int32_t *pos, int64_t n)
     return rc;
 }
 
-static int cu_gemm(void *, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                   const float *B, int64_t ldb, float *C, int64_t ldc)
+static int cu_gemm(void *, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B,
+                   int64_t ldb, float *C, int64_t ldc)
 {
     return ks_cuda_sgemm(NULL, ta, tb, M, N, K, A, lda, B, ldb, 0.0f, C, ldc);
 }
@@ -153,7 +153,8 @@ static void cu_mark(void *ctx, int at)
 }
 
 static const ks_sparse_backend cuda_backend = {
-    cu_alloc, cu_release, cu_fill, cu_copy, cu_to_host, cu_kernel, cu_sort_unique, cu_scan, cu_gemm, cu_gemm_groups, cu_mark,
+    cu_alloc,       cu_release, cu_fill, cu_copy,        cu_to_host, cu_kernel,
+    cu_sort_unique, cu_scan,    cu_gemm, cu_gemm_groups, cu_mark,
 };
 
 extern "C" int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace,
@@ -217,7 +218,8 @@ extern "C" int ks_sparse_cuda_profile(ks_sparse_plan *pl, const float *features,
     for (int i = 0; i < 4 && !rc; ++i) rc = ks_cuda_ok(cudaEventCreate(&x->marks[i]), "cudaEventCreate");
     if (!rc) rc = ks_sparse_cuda_forward(pl, features, weight, bias, out);
     if (!rc) rc = ks_cuda_ok(cudaEventSynchronize(x->marks[3]), "cudaEventSynchronize");
-    for (int i = 0; i < 3 && !rc; ++i) rc = ks_cuda_ok(cudaEventElapsedTime(&ms[i], x->marks[i], x->marks[i + 1]), "cudaEventElapsedTime");
+    for (int i = 0; i < 3 && !rc; ++i)
+        rc = ks_cuda_ok(cudaEventElapsedTime(&ms[i], x->marks[i], x->marks[i + 1]), "cudaEventElapsedTime");
     for (int i = 0; i < 4; ++i) {
         if (x->marks[i]) cudaEventDestroy(x->marks[i]);
         x->marks[i] = NULL;

@@ -14,56 +14,97 @@
 #include "sparse_conv_body.h"
 
 enum {
-    P_SPATIAL, P_BATCH, P_KERNEL, P_STRIDE, P_PADDING, P_DILATION, P_OUT_PAD, P_SUBM, P_TRANSPOSED, P_INVERSE,
-    P_IN_CH, P_OUT_CH, P_BIAS, P_BACKWARD, P_HASH, P_COUNT
+    P_SPATIAL,
+    P_BATCH,
+    P_KERNEL,
+    P_STRIDE,
+    P_PADDING,
+    P_DILATION,
+    P_OUT_PAD,
+    P_SUBM,
+    P_TRANSPOSED,
+    P_INVERSE,
+    P_IN_CH,
+    P_OUT_CH,
+    P_BIAS,
+    P_BACKWARD,
+    P_HASH,
+    P_COUNT
 };
 
 static const ks_param_spec params[P_COUNT] = {
-    [P_SPATIAL] = {.name = "spatial-shape", .axes = 3, .def = {11, 13, 0}, .min = 1,
+    [P_SPATIAL] = {.name = "spatial-shape",
+                   .axes = 3,
+                   .def = {11, 13, 0},
+                   .min = 1,
                    .help = "H,W or D,H,W of the input space (--inverse: of the output space)"},
     [P_BATCH] = {.name = "batch-size", .def = {0}, .min = 1, .help = "B (auto: 1 + the largest batch index)"},
     [P_KERNEL] = {.name = "kernel-size", .axes = 3, .def = {3, 3, 3}, .min = 1, .help = "per axis, or one for all"},
     [P_STRIDE] = {.name = "stride", .axes = 3, .def = {1, 1, 1}, .min = 1, .help = "per axis (not with --subm)"},
     [P_PADDING] = {.name = "padding", .axes = 3, .def = {0, 0, 0}, .min = 0, .help = "per axis (not with --subm)"},
     [P_DILATION] = {.name = "dilation", .axes = 3, .def = {1, 1, 1}, .min = 1, .help = "spacing of the kernel taps"},
-    [P_OUT_PAD] = {.name = "output-padding", .axes = 3, .def = {0, 0, 0}, .min = 0,
+    [P_OUT_PAD] = {.name = "output-padding",
+                   .axes = 3,
+                   .def = {0, 0, 0},
+                   .min = 0,
                    .help = "--transposed: added to the output size (< stride or dilation)"},
     [P_SUBM] = {.name = "subm", .kind = KS_PARAM_SWITCH, .help = "submanifold: the output sites are the input sites"},
-    [P_TRANSPOSED] = {.name = "transposed", .kind = KS_PARAM_SWITCH, .help = "transposed: o = i*stride - padding + k*dilation"},
-    [P_INVERSE] = {.name = "inverse", .kind = KS_PARAM_SWITCH,
+    [P_TRANSPOSED] = {.name = "transposed",
+                      .kind = KS_PARAM_SWITCH,
+                      .help = "transposed: o = i*stride - padding + k*dilation"},
+    [P_INVERSE] = {.name = "inverse",
+                   .kind = KS_PARAM_SWITCH,
                    .help = "run the given rulebook (of a regular conv with these flags) backwards"},
     [P_IN_CH] = {.name = "in-channels", .def = {1}, .min = 1, .help = "C_in of built-in features (an --in sets it)"},
     [P_OUT_CH] = {.name = "out-channels", .def = {1}, .min = 1, .help = "C_out of a built-in weight (an --in sets it)"},
     [P_BIAS] = {.name = "bias", .kind = KS_PARAM_SWITCH, .help = "add a bias (built in unless --in bias is given)"},
     [P_BACKWARD] = KS_ROW_BACKWARD,
-    [P_HASH] = {.name = "hash-slots", .def = {0}, .min = 1,
+    [P_HASH] = {.name = "hash-slots",
+                .def = {0},
+                .min = 1,
                 .help = "hash table size, a power of two above the sites (auto: >= 2x; small ones collide)"},
 };
 
 static const ks_tensor_spec tensors[KS_SP_NTENSORS] = {
     [KS_SP_T_FEATURES] = {.name = "features", .shape = "(n, C_in)"},
-    [KS_SP_T_INDICES] = {.name = "indices", .dtype = KS_I32,
+    [KS_SP_T_INDICES] = {.name = "indices",
+                         .dtype = KS_I32,
                          .shape = "(n, 1 + D) int32: batch, then D coordinates (built in: a ring)"},
     [KS_SP_T_WEIGHT] = {.name = "weight", .shape = "(*kernel, C_in, C_out)", .seed = 2},
     [KS_SP_T_BIAS] = {.name = "bias", .shape = "(C_out): with --bias", .seed = 3},
     [KS_SP_T_GRAD_OUT] = {.name = "grad_out_features", .shape = "(m, C_out): with --backward", .seed = 4},
-    [KS_SP_T_INVERSE_INDICES] = {.name = "inverse_indices", .dtype = KS_I32,
+    [KS_SP_T_INVERSE_INDICES] = {.name = "inverse_indices",
+                                 .dtype = KS_I32,
                                  .shape = "(m, 1 + D) int32: --inverse, the sites to restore"},
     [KS_SP_T_OUT_FEATURES] = {.name = "out_features", .output = 1, .shape = "(m, C_out)"},
-    [KS_SP_T_OUT_INDICES] = {.name = "out_indices", .output = 1, .dtype = KS_I32,
+    [KS_SP_T_OUT_INDICES] = {.name = "out_indices",
+                             .output = 1,
+                             .dtype = KS_I32,
                              .shape = "(m, 1 + D) int32, sorted by (batch, d0, ..) (subm: the input's)"},
-    [KS_SP_T_RULEBOOK] = {.name = "rulebook", .output = 1, .may_give = 1, .dtype = KS_I32,
+    [KS_SP_T_RULEBOOK] = {.name = "rulebook",
+                          .output = 1,
+                          .may_give = 1,
+                          .dtype = KS_I32,
                           .shape = "(P, 3) int32 (offset, in_row, out_row) sorted; --inverse takes one"},
     [KS_SP_T_PAIR_COUNT] = {.name = "pair_count", .output = 1, .dtype = KS_I32, .shape = "(K) int32: pairs per offset"},
-    [KS_SP_T_PAIR_TABLE] = {.name = "pair_table", .output = 1, .dtype = KS_I32,
+    [KS_SP_T_PAIR_TABLE] = {.name = "pair_table",
+                            .output = 1,
+                            .dtype = KS_I32,
                             .shape = "(K, n) int32: out row of (offset, in row), -1 none"},
-    [KS_SP_T_HASH_KEYS] = {.name = "hash_keys", .output = 1, .dtype = KS_I64, .shape = "(T) int64: site keys, -1 empty"},
+    [KS_SP_T_HASH_KEYS] = {.name = "hash_keys",
+                           .output = 1,
+                           .dtype = KS_I64,
+                           .shape = "(T) int64: site keys, -1 empty"},
     [KS_SP_T_HASH_ROWS] = {.name = "hash_rows", .output = 1, .dtype = KS_I32, .shape = "(T) int32: the key's row"},
     [KS_SP_T_GATHERED] = {.name = "gathered", .output = 1, .shape = "(P, C_in): input rows, pair by pair"},
     [KS_SP_T_PRODUCTS] = {.name = "products", .output = 1, .shape = "(P, C_out): gathered @ weight[offset]"},
-    [KS_SP_T_IN_SITES] = {.name = "in_sites", .output = 1, .dtype = KS_I32,
+    [KS_SP_T_IN_SITES] = {.name = "in_sites",
+                          .output = 1,
+                          .dtype = KS_I32,
                           .shape = "(B[*D0], H, W) int32: row of each input site, -1 none (small spaces)"},
-    [KS_SP_T_OUT_SITES] = {.name = "out_sites", .output = 1, .dtype = KS_I32,
+    [KS_SP_T_OUT_SITES] = {.name = "out_sites",
+                           .output = 1,
+                           .dtype = KS_I32,
                            .shape = "(B[*D0'], H', W') int32: row of each output site, -1 none"},
     [KS_SP_T_GRAD_FEATURES] = {.name = "grad_features", .output = 1, .shape = "(n, C_in): with --backward"},
     [KS_SP_T_GRAD_WEIGHT] = {.name = "grad_weight", .output = 1, .shape = "(*kernel, C_in, C_out): with --backward"},
@@ -101,9 +142,10 @@ static int geometry(ks_run *r, ks_sparse_geom *g)
         return ks_fail(KS_EINVAL, "indices must have shape (n, %d) for a %d-D space; got %d dimensions%s", D + 1, D,
                        ix->ndim, ix->ndim == 2 ? " with another column count" : "");
     if (D == 1) return ks_fail(KS_EINVAL, "--spatial-shape needs 2 or 3 sizes (H,W or D,H,W)");
-    g->mode = r->value[P_INVERSE][0] ? KS_SP_INVERSE : r->value[P_TRANSPOSED][0] ? KS_SP_TRANSPOSED
-              : r->value[P_SUBM][0]  ? KS_SP_SUBM
-                                     : KS_SP_REGULAR;
+    g->mode = r->value[P_INVERSE][0]      ? KS_SP_INVERSE
+              : r->value[P_TRANSPOSED][0] ? KS_SP_TRANSPOSED
+              : r->value[P_SUBM][0]       ? KS_SP_SUBM
+                                          : KS_SP_REGULAR;
     if (r->value[P_SUBM][0] + r->value[P_TRANSPOSED][0] + r->value[P_INVERSE][0] > 1)
         return ks_fail(KS_EINVAL, "--subm, --transposed and --inverse exclude each other");
     int64_t v[6][3];
@@ -129,7 +171,8 @@ static int check_sites(const char *what, const ks_tensor *t, int64_t B, const in
         const int32_t *row = ix + i * (D + 1);
         if (row[0] < 0 || row[0] >= B) {
             free(keys);
-            return ks_fail(KS_EINVAL, "%s row %lld: batch %d outside 0..%lld", what, (long long)i, row[0], (long long)B - 1);
+            return ks_fail(KS_EINVAL, "%s row %lld: batch %d outside 0..%lld", what, (long long)i, row[0],
+                           (long long)B - 1);
         }
         for (int a = 0; a < D; ++a) {
             c[a] = row[1 + a];
@@ -144,7 +187,8 @@ static int check_sites(const char *what, const ks_tensor *t, int64_t B, const in
     int64_t dup = ks_sparse_first_duplicate(keys, n);
     free(keys);
     if (dup == -2) return ks_fail(KS_ENOMEM, "out of memory checking %s", what);
-    if (dup >= 0) return ks_fail(KS_EINVAL, "%s: row %lld repeats an earlier site (sites must be unique)", what, (long long)dup);
+    if (dup >= 0)
+        return ks_fail(KS_EINVAL, "%s: row %lld repeats an earlier site (sites must be unique)", what, (long long)dup);
     return KS_OK;
 }
 
@@ -156,21 +200,23 @@ static int check_rulebook(const ks_tensor *t, const ks_sparse_geom *g)
     if (t->ndim != 2 || t->shape[1] != 3)
         return ks_fail(KS_EINVAL, "rulebook must have shape (P, 3): offset, in_row, out_row");
     const int32_t *rb = t->data;
-    int32_t *seen_a = calloc((size_t)g->n_out + 1, sizeof *seen_a), *seen_b = calloc((size_t)g->n_in + 1, sizeof *seen_b);
+    int32_t *seen_a = calloc((size_t)g->n_out + 1, sizeof *seen_a),
+            *seen_b = calloc((size_t)g->n_in + 1, sizeof *seen_b);
     int rc = seen_a && seen_b ? KS_OK : ks_fail(KS_ENOMEM, "out of memory checking the rulebook");
     for (int64_t p = 0; p < t->shape[0] && !rc; ++p) {
         const int32_t k = rb[3 * p], a = rb[3 * p + 1], b = rb[3 * p + 2];
         if (k < 0 || k >= g->kvol || (p && k < rb[3 * (p - 1)]))
-            rc = ks_fail(KS_EINVAL, "rulebook row %lld: offset %d is outside 0..%lld or out of order (rows go by offset)",
+            rc = ks_fail(KS_EINVAL,
+                         "rulebook row %lld: offset %d is outside 0..%lld or out of order (rows go by offset)",
                          (long long)p, k, (long long)g->kvol - 1);
         else if (a < 0 || a >= g->n_out || b < 0 || b >= g->n_in)
-            rc = ks_fail(KS_EINVAL, "rulebook row %lld: rows (%d, %d) outside the %lld inverse_indices and %lld indices rows",
+            rc = ks_fail(KS_EINVAL,
+                         "rulebook row %lld: rows (%d, %d) outside the %lld inverse_indices and %lld indices rows",
                          (long long)p, a, b, (long long)g->n_out, (long long)g->n_in);
         else if (seen_a[a] == k + 1 || seen_b[b] == k + 1)
             rc = ks_fail(KS_EINVAL, "rulebook row %lld: offset %d pairs a row twice (not a convolution's rulebook)",
                          (long long)p, k);
-        else
-            seen_a[a] = seen_b[b] = k + 1;
+        else seen_a[a] = seen_b[b] = k + 1;
     }
     free(seen_a);
     free(seen_b);
@@ -191,7 +237,8 @@ static int scene(ks_run *r, const ks_sparse_geom *g, int64_t B)
     const int64_t H = S[D - 2], W = S[D - 1], Z = D == 3 ? S[0] : 1;
     const double cells = (double)B * (double)Z * (double)H * (double)W;
     if (cells > (double)KS_TRACE_LIMIT_DEFAULT)
-        return ks_fail(KS_EINVAL, "the built-in scene visits every cell of the space: %.0f cells (batch x spatial "
+        return ks_fail(KS_EINVAL,
+                       "the built-in scene visits every cell of the space: %.0f cells (batch x spatial "
                        "shape), more than %llu; give the sites with --in indices=I.npy, or a smaller --spatial-shape",
                        cells, (unsigned long long)KS_TRACE_LIMIT_DEFAULT);
     int64_t n = 0;
@@ -278,13 +325,14 @@ static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
             snprintf(ka, sizeof ka, "k%s", axis[first + a]);
             char e[KS_EXPR_LEN];
             if (g->mode == KS_SP_SUBM)
-                snprintf(e, sizeof e, "%s - (%s - %lld) * %lld", c, ka, (long long)(g->kernel[a] / 2), (long long)g->dilation[a]);
-            else if (g->mode == KS_SP_TRANSPOSED)
-                snprintf(e, sizeof e, "%s * %lld - %lld + %s * %lld", c, (long long)g->stride[a], (long long)g->pad[a], ka,
+                snprintf(e, sizeof e, "%s - (%s - %lld) * %lld", c, ka, (long long)(g->kernel[a] / 2),
                          (long long)g->dilation[a]);
+            else if (g->mode == KS_SP_TRANSPOSED)
+                snprintf(e, sizeof e, "%s * %lld - %lld + %s * %lld", c, (long long)g->stride[a], (long long)g->pad[a],
+                         ka, (long long)g->dilation[a]);
             else
-                snprintf(e, sizeof e, "(%s + %lld - %s * %lld) / %lld", c, (long long)g->pad[a], ka, (long long)g->dilation[a],
-                         (long long)g->stride[a]);
+                snprintf(e, sizeof e, "(%s + %lld - %s * %lld) / %lld", c, (long long)g->pad[a], ka,
+                         (long long)g->dilation[a], (long long)g->stride[a]);
             ks_field_derived(&w->fields[w->nfields++], name, e);
         }
         ks_site_access(&s[KS_SP_S_READ_INDEX], "sparse_conv.read_site", KS_EV_READ, KS_SP_T_INDICES, 0);
@@ -355,7 +403,8 @@ static int prepare(ks_run *r)
     int64_t B = r->set[P_BATCH] ? r->value[P_BATCH][0] : 1;
     if (!r->set[P_BATCH] && ix->data)
         for (int64_t i = 0; i < ix->shape[0]; ++i)
-            if ((int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1 > B) B = (int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1;
+            if ((int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1 > B)
+                B = (int64_t)((int32_t *)ix->data)[i * (D + 1)] + 1;
     if (B > ((int64_t)1 << 30))
         return ks_fail(KS_EINVAL, "%s must be < 2^30 (got %lld)",
                        r->set[P_BATCH] ? "--batch-size" : "the batch size (1 + the largest batch index of indices)",
@@ -365,7 +414,10 @@ static int prepare(ks_run *r)
     if (space >= 4e18) return ks_fail(KS_EINVAL, "the space has too many cells (batch x spatial shape >= 2^62)");
     g->batch = B;
     if (!ix->data) {
-        if (inverse) return ks_fail(KS_EINVAL, "--inverse needs --in indices (the sites of the features: the outputs of the convolution it inverts)");
+        if (inverse)
+            return ks_fail(
+                KS_EINVAL,
+                "--inverse needs --in indices (the sites of the features: the outputs of the convolution it inverts)");
         if ((rc = scene(r, g, B))) return rc;
     }
     if ((rc = check_sites("indices", ix, B, g->in_shape, D))) return rc;
@@ -379,7 +431,8 @@ static int prepare(ks_run *r)
     const ks_tensor *w = &r->tensor[KS_SP_T_WEIGHT];
     if (w->data) {
         if (w->ndim != D + 2)
-            return ks_fail(KS_EINVAL, "weight must have shape (*kernel, C_in, C_out): %d dimensions for D = %d", D + 2, D);
+            return ks_fail(KS_EINVAL, "weight must have shape (*kernel, C_in, C_out): %d dimensions for D = %d", D + 2,
+                           D);
         for (int a = 0; a < D; ++a)
             if (w->shape[a] != g->kernel[a])
                 return ks_fail(KS_EINVAL, "weight's kernel axis %d is %lld but --kernel-size gives %lld", a,
@@ -401,7 +454,8 @@ static int prepare(ks_run *r)
      * checks its counts against these) */
     if (inverse) {
         ks_tensor *ii = &r->tensor[KS_SP_T_INVERSE_INDICES], *rb = &r->tensor[KS_SP_T_RULEBOOK];
-        if (!ii->data || !rb->data) return ks_fail(KS_EINVAL, "--inverse needs --in rulebook=R.npy and --in inverse_indices=I.npy");
+        if (!ii->data || !rb->data)
+            return ks_fail(KS_EINVAL, "--inverse needs --in rulebook=R.npy and --in inverse_indices=I.npy");
         if (ii->ndim != 2 || ii->shape[1] != D + 1)
             return ks_fail(KS_EINVAL, "inverse_indices must have shape (m, %d)", D + 1);
         if ((rc = check_sites("inverse_indices", ii, B, g->out_shape, D))) return rc;
@@ -417,10 +471,12 @@ static int prepare(ks_run *r)
         free(oi);
         free(rb);
         ks_run_absent(r, KS_SP_T_INVERSE_INDICES);
-        if ((rc = ks_sparse_hash_bits(g->mode == KS_SP_SUBM ? g->n_in : g->n_out, r->set[P_HASH] ? r->value[P_HASH][0] : 0, &g->hash_bits)))
+        if ((rc = ks_sparse_hash_bits(g->mode == KS_SP_SUBM ? g->n_in : g->n_out,
+                                      r->set[P_HASH] ? r->value[P_HASH][0] : 0, &g->hash_bits)))
             return rc;
     }
-    if ((double)g->n_out * (double)g->kvol >= 2147483647.0 || (double)g->pairs * (double)(g->c_in > g->c_out ? g->c_in : g->c_out) >= 9e15)
+    if ((double)g->n_out * (double)g->kvol >= 2147483647.0 ||
+        (double)g->pairs * (double)(g->c_in > g->c_out ? g->c_in : g->c_out) >= 9e15)
         return ks_fail(KS_EINVAL, "too many output sites or pairs");
     /* which kernel the trace records */
     x->trace = ks_run_trace_row(r, inverse ? KS_SPK_REDUCE : KS_SPK_RULEBOOK); /* the trace's "kernel" says which */
@@ -478,8 +534,7 @@ static int prepare(ks_run *r)
     if (g->mode == KS_SP_TRANSPOSED)
         ks_run_fact(r, "output_padding", D == 2 ? "[%lld, %lld]" : "[%lld, %lld, %lld]", (long long)op[0],
                     (long long)op[1], (long long)op[2]);
-    else
-        ks_run_fact(r, "output_padding", "null");
+    else ks_run_fact(r, "output_padding", "null");
     ks_run_fact(r, "batch_size", "%lld", (long long)B);
     ks_run_fact(r, "sites", "[%lld, %lld]", (long long)n, (long long)m);
     ks_run_fact(r, "pairs", "%lld", (long long)P);
@@ -498,29 +553,39 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 {
     const sp_ctx *x = KS_RUN_CTX(r, const sp_ctx);
     ks_sparse_buffers t = {
-        .features = d[KS_SP_T_FEATURES], .indices = d[KS_SP_T_INDICES], .weight = d[KS_SP_T_WEIGHT],
-        .bias = d[KS_SP_T_BIAS], .grad_out = d[KS_SP_T_GRAD_OUT], .inverse_indices = d[KS_SP_T_INVERSE_INDICES],
-        .out_features = d[KS_SP_T_OUT_FEATURES], .out_indices = d[KS_SP_T_OUT_INDICES], .rulebook = d[KS_SP_T_RULEBOOK],
-        .pair_count = d[KS_SP_T_PAIR_COUNT], .pair_table = d[KS_SP_T_PAIR_TABLE], .hash_keys = d[KS_SP_T_HASH_KEYS],
-        .hash_rows = d[KS_SP_T_HASH_ROWS], .gathered = d[KS_SP_T_GATHERED], .products = d[KS_SP_T_PRODUCTS],
-        .in_sites = d[KS_SP_T_IN_SITES], .out_sites = d[KS_SP_T_OUT_SITES], .grad_features = d[KS_SP_T_GRAD_FEATURES],
-        .grad_weight = d[KS_SP_T_GRAD_WEIGHT], .grad_bias = d[KS_SP_T_GRAD_BIAS],
+        .features = d[KS_SP_T_FEATURES],
+        .indices = d[KS_SP_T_INDICES],
+        .weight = d[KS_SP_T_WEIGHT],
+        .bias = d[KS_SP_T_BIAS],
+        .grad_out = d[KS_SP_T_GRAD_OUT],
+        .inverse_indices = d[KS_SP_T_INVERSE_INDICES],
+        .out_features = d[KS_SP_T_OUT_FEATURES],
+        .out_indices = d[KS_SP_T_OUT_INDICES],
+        .rulebook = d[KS_SP_T_RULEBOOK],
+        .pair_count = d[KS_SP_T_PAIR_COUNT],
+        .pair_table = d[KS_SP_T_PAIR_TABLE],
+        .hash_keys = d[KS_SP_T_HASH_KEYS],
+        .hash_rows = d[KS_SP_T_HASH_ROWS],
+        .gathered = d[KS_SP_T_GATHERED],
+        .products = d[KS_SP_T_PRODUCTS],
+        .in_sites = d[KS_SP_T_IN_SITES],
+        .out_sites = d[KS_SP_T_OUT_SITES],
+        .grad_features = d[KS_SP_T_GRAD_FEATURES],
+        .grad_weight = d[KS_SP_T_GRAD_WEIGHT],
+        .grad_bias = d[KS_SP_T_GRAD_BIAS],
     };
 #ifdef KS_HAVE_CUDA
-    if (r->device == KS_DEV_CUDA)
-        return ks_sparse_run_cuda(&x->g, &t, x->backward, x->trace, &r->launch, sink);
+    if (r->device == KS_DEV_CUDA) return ks_sparse_run_cuda(&x->g, &t, x->backward, x->trace, &r->launch, sink);
 #endif
     return ks_sparse_run(&ks_sparse_sim_backend, (void *)&r->launch, &x->g, &t, x->backward, x->trace, sink);
 }
 
-const ks_sparse_geom *ks_sparse_geom_of(const ks_run *r)
-{
-    return &KS_RUN_CTX(r, const sp_ctx)->g;
-}
+const ks_sparse_geom *ks_sparse_geom_of(const ks_run *r) { return &KS_RUN_CTX(r, const sp_ctx)->g; }
 
 const ks_op ks_op_sparse_conv = {
     .name = "sparse_conv",
-    .summary = "sparse convolution (spconv): rulebook, gather-GEMM-scatter; --subm, --transposed, --inverse, --backward",
+    .summary =
+        "sparse convolution (spconv): rulebook, gather-GEMM-scatter; --subm, --transposed, --inverse, --backward",
     .symbols = "key keys rulebook", /* names step_work.c explains */
     KS_OP_ROWS(params, tensors),
     .kernels = ks_sparse_rows,

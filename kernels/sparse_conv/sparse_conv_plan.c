@@ -30,9 +30,12 @@ int ks_sparse_geom_init(ks_sparse_geom *g, int ndim, int mode, int64_t batch, co
 {
     memset(g, 0, sizeof *g);
     if (ndim != 2 && ndim != 3) return ks_fail(KS_EINVAL, "the space needs 2 or 3 axes (got %d)", ndim);
-    if (mode < KS_SP_REGULAR || mode > KS_SP_INVERSE) return ks_fail(KS_EINVAL, "unknown sparse convolution mode %d", mode);
-    if (batch < 1 || batch > ((int64_t)1 << 30)) return ks_fail(KS_EINVAL, "batch size must be in 1..2^30 (got %lld)", (long long)batch);
-    if (n_in < 0 || n_in > INT32_MAX) return ks_fail(KS_EINVAL, "sites must be in 0..2^31-1 (got %lld)", (long long)n_in);
+    if (mode < KS_SP_REGULAR || mode > KS_SP_INVERSE)
+        return ks_fail(KS_EINVAL, "unknown sparse convolution mode %d", mode);
+    if (batch < 1 || batch > ((int64_t)1 << 30))
+        return ks_fail(KS_EINVAL, "batch size must be in 1..2^30 (got %lld)", (long long)batch);
+    if (n_in < 0 || n_in > INT32_MAX)
+        return ks_fail(KS_EINVAL, "sites must be in 0..2^31-1 (got %lld)", (long long)n_in);
     if (c_in < 1 || c_out < 1 || c_in > (1 << 24) || c_out > (1 << 24))
         return ks_fail(KS_EINVAL, "channels must be in 1..2^24 (got %lld, %lld)", (long long)c_in, (long long)c_out);
     g->ndim = ndim, g->mode = mode, g->batch = batch, g->use_bias = use_bias != 0;
@@ -50,7 +53,8 @@ int ks_sparse_geom_init(ks_sparse_geom *g, int ndim, int mode, int64_t batch, co
         if (g->kvol > 4096) return ks_fail(KS_EINVAL, "the kernel has more than 4096 offsets (spconv's limit too)");
         if (mode == KS_SP_SUBM && (stride[a] != 1 || pad[a] != 0))
             return ks_fail(KS_EINVAL, "--subm keeps the sites: it takes no --stride or --padding");
-        if (mode != KS_SP_TRANSPOSED && out_pad[a]) return ks_fail(KS_EINVAL, "--output-padding is for --transposed only");
+        if (mode != KS_SP_TRANSPOSED && out_pad[a])
+            return ks_fail(KS_EINVAL, "--output-padding is for --transposed only");
         if (out_pad[a] && out_pad[a] >= stride[a] && out_pad[a] >= dilation[a])
             return ks_fail(KS_EINVAL, "--output-padding %lld must be below the stride or the dilation (as torch)",
                            (long long)out_pad[a]);
@@ -63,7 +67,8 @@ int ks_sparse_geom_init(ks_sparse_geom *g, int ndim, int mode, int64_t batch, co
         if (mode == KS_SP_REGULAR) out = span < 0 ? 0 : span / stride[a] + 1;
         if (mode == KS_SP_INVERSE) in = span < 0 ? 0 : span / stride[a] + 1;
         if (in < 1 || out < 1 || out > big)
-            return ks_fail(KS_EINVAL, "axis %d: the %s space would be %s (spatial %lld, kernel %lld, dilation %lld, padding %lld)",
+            return ks_fail(KS_EINVAL,
+                           "axis %d: the %s space would be %s (spatial %lld, kernel %lld, dilation %lld, padding %lld)",
                            a, in < 1 ? "input" : "output", out > big ? "too large" : "empty", (long long)spatial[a],
                            (long long)kernel[a], (long long)dilation[a], (long long)pad[a]);
         g->in_shape[a] = in, g->out_shape[a] = out;
@@ -87,8 +92,7 @@ int ks_sparse_hash_bits(int64_t rows, int64_t slots, int *bits)
     } else {
         while (T < 2 * rows) T *= 2;
     }
-    for (*bits = 0; ((int64_t)1 << *bits) < T; ++*bits) {
-    }
+    for (*bits = 0; ((int64_t)1 << *bits) < T; ++*bits) {}
     return KS_OK;
 }
 
@@ -151,8 +155,8 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
             STEP(be->sort_unique(ctx, cand, K * n, bound, &m));
         }
         if (!rc && G->n_out >= 0 && m != G->n_out)
-            rc = ks_fail(KS_EINVAL, "sparse_conv: the kernels found %lld output sites, the reference %lld", (long long)m,
-                         (long long)G->n_out);
+            rc = ks_fail(KS_EINVAL, "sparse_conv: the kernels found %lld output sites, the reference %lld",
+                         (long long)m, (long long)G->n_out);
         G->n_out = m;
         if (!rc && !G->hash_bits) rc = ks_sparse_hash_bits(m, 0, &G->hash_bits);
         const size_t T = (size_t)1 << G->hash_bits;
@@ -232,9 +236,15 @@ static int offset_gemms(const ks_sparse_plan *pl, int kind, const float *X, cons
         const int64_t n = pl->count[k];
         if (!n) continue;
         int64_t *d = dims + 3 * g; /* M, N, K of group g, then its A, B, C */
-        if (kind == 0) d[0] = n, d[1] = Co, d[2] = Ci, ab[2 * g] = X + base * Ci, ab[2 * g + 1] = W + k * Ci * Co, c[g] = Z + base * Co;
-        if (kind == 1) d[0] = Ci, d[1] = Co, d[2] = n, ab[2 * g] = X + base * Ci, ab[2 * g + 1] = Y + base * Co, c[g] = Z + k * Ci * Co;
-        if (kind == 2) d[0] = n, d[1] = Ci, d[2] = Co, ab[2 * g] = Y + base * Co, ab[2 * g + 1] = W + k * Ci * Co, c[g] = Z + base * Ci;
+        if (kind == 0)
+            d[0] = n, d[1] = Co, d[2] = Ci, ab[2 * g] = X + base * Ci, ab[2 * g + 1] = W + k * Ci * Co,
+            c[g] = Z + base * Co;
+        if (kind == 1)
+            d[0] = Ci, d[1] = Co, d[2] = n, ab[2 * g] = X + base * Ci, ab[2 * g + 1] = Y + base * Co,
+            c[g] = Z + k * Ci * Co;
+        if (kind == 2)
+            d[0] = n, d[1] = Ci, d[2] = Co, ab[2 * g] = Y + base * Co, ab[2 * g + 1] = W + k * Ci * Co,
+            c[g] = Z + base * Ci;
         g++;
     }
     int64_t *M = NULL, *N = NULL, *KK = NULL;
@@ -330,22 +340,10 @@ void ks_sparse_plan_release(ks_sparse_plan *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-int64_t ks_sparse_plan_sites(const ks_sparse_plan *pl)
-{
-    return pl->g.n_out;
-}
-int64_t ks_sparse_plan_pairs(const ks_sparse_plan *pl)
-{
-    return pl->g.pairs;
-}
-const int32_t *ks_sparse_plan_out_indices(const ks_sparse_plan *pl)
-{
-    return pl->t.out_indices;
-}
-size_t ks_sparse_geom_size(void)
-{
-    return sizeof(ks_sparse_geom);
-}
+int64_t ks_sparse_plan_sites(const ks_sparse_plan *pl) { return pl->g.n_out; }
+int64_t ks_sparse_plan_pairs(const ks_sparse_plan *pl) { return pl->g.pairs; }
+const int32_t *ks_sparse_plan_out_indices(const ks_sparse_plan *pl) { return pl->t.out_indices; }
+size_t ks_sparse_geom_size(void) { return sizeof(ks_sparse_geom); }
 
 int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g, const ks_sparse_buffers *t,
                   int backward, int trace, ks_sink *sink)
@@ -368,11 +366,13 @@ int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *
 #define ROW(fn, word, what, ...) \
     KS_KERNEL_ROW(fn, word, .threads = KS_SPARSE_THREADS, .block_cap = KS_SPARSE_BLOCK_CAP, .help = what, __VA_ARGS__)
 const ks_kernel ks_sparse_rows[KS_SPK_COUNT] = {
-    [KS_SPK_CANDIDATES] = ROW(ks_sparse_candidates, "candidates", "(k, i): the output site input i reaches", .no_trace = 1),
+    [KS_SPK_CANDIDATES] = ROW(ks_sparse_candidates, "candidates", "(k, i): the output site input i reaches",
+                              .no_trace = 1),
     [KS_SPK_INSERT] = ROW(ks_sparse_insert, "insert", "one site per item into the hash table (ordered probing)"),
     [KS_SPK_HASH_ROWS] = ROW(ks_sparse_hash_rows, "hash_rows", "each stored key's row", .no_trace = 1),
     [KS_SPK_RULEBOOK] = ROW(ks_sparse_rulebook, "rulebook", "(k, i): hash lookup, a pair when found"),
-    [KS_SPK_COMPACT] = ROW(ks_sparse_compact, "compact", "the scan's pairs into rows sorted by (k, in_row)", .no_trace = 1),
+    [KS_SPK_COMPACT] = ROW(ks_sparse_compact, "compact", "the scan's pairs into rows sorted by (k, in_row)",
+                           .no_trace = 1),
     [KS_SPK_INDEX_PAIRS] = ROW(ks_sparse_index_pairs, "index_pairs", "the pair table of each offset", .no_trace = 1),
     [KS_SPK_GATHER] = ROW(ks_sparse_gather, "gather", "one (pair, channel) per item: input rows gathered"),
     [KS_SPK_REDUCE] = ROW(ks_sparse_reduce, "reduce", "one (output row, channel) per item: products summed in order"),
@@ -468,12 +468,21 @@ static int sim_gemm_groups(void *ctx, int ta, int tb, int groups, const int64_t 
                            int64_t ldc)
 {
     int rc = KS_OK;
-    for (int g = 0; g < groups && !rc; ++g) rc = sim_gemm(ctx, ta, tb, M[g], N[g], K[g], A[g], lda, B[g], ldb, C[g], ldc);
+    for (int g = 0; g < groups && !rc; ++g)
+        rc = sim_gemm(ctx, ta, tb, M[g], N[g], K[g], A[g], lda, B[g], ldb, C[g], ldc);
     return rc;
 }
 
 const ks_sparse_backend ks_sparse_sim_backend = {
-    .alloc = sim_alloc, .release = sim_release, .fill = sim_fill, .copy = sim_copy, .to_host = sim_copy,
-    .kernel = sim_kernel, .sort_unique = sim_sort_unique, .scan = sim_scan, .gemm = sim_gemm,
-    .gemm_groups = sim_gemm_groups, .mark = NULL,
+    .alloc = sim_alloc,
+    .release = sim_release,
+    .fill = sim_fill,
+    .copy = sim_copy,
+    .to_host = sim_copy,
+    .kernel = sim_kernel,
+    .sort_unique = sim_sort_unique,
+    .scan = sim_scan,
+    .gemm = sim_gemm,
+    .gemm_groups = sim_gemm_groups,
+    .mark = NULL,
 };

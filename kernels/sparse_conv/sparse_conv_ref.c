@@ -63,12 +63,8 @@ static int64_t out_coord(const ks_sparse_geom *g, int a, int64_t c, int64_t j)
 {
     int64_t o;
     switch (g->mode) {
-    case KS_SP_SUBM: /* o + (j - k/2) d = c */
-        o = c - (j - g->kernel[a] / 2) * g->dilation[a];
-        break;
-    case KS_SP_TRANSPOSED: /* o = c s - p + j d */
-        o = c * g->stride[a] - g->pad[a] + j * g->dilation[a];
-        break;
+    case KS_SP_SUBM: /* o + (j - k/2) d = c */ o = c - (j - g->kernel[a] / 2) * g->dilation[a]; break;
+    case KS_SP_TRANSPOSED: /* o = c s - p + j d */ o = c * g->stride[a] - g->pad[a] + j * g->dilation[a]; break;
     default: { /* c = o s - p + j d */
         const int64_t t = c + g->pad[a] - j * g->dilation[a];
         if (t < 0 || t % g->stride[a]) return -1;
@@ -131,7 +127,8 @@ int ks_sparse_ref_rulebook(const ks_sparse_geom *g, const int32_t *indices, int6
     } else {
         for (int64_t r = 0; r < mo; ++r) { /* decode the key */
             int64_t key = sorted[2 * r];
-            for (int a = D - 1; a >= 0; --a) (*out_indices)[r * (D + 1) + 1 + a] = (int32_t)(key % g->out_shape[a]), key /= g->out_shape[a];
+            for (int a = D - 1; a >= 0; --a)
+                (*out_indices)[r * (D + 1) + 1 + a] = (int32_t)(key % g->out_shape[a]), key /= g->out_shape[a];
             (*out_indices)[r * (D + 1)] = (int32_t)key;
         }
     }

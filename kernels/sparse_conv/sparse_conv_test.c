@@ -31,19 +31,153 @@ typedef struct sp_case {
 /* The geometries every oracle test walks: 2-D and 3-D, each mode, stride, dilation,
  * padding, even kernels, batch 2. */
 static const sp_case cases[] = {
-    {.D = 2, .mode = KS_SP_REGULAR, .B = 2, .S = {7, 9}, .k = {3, 3}, .s = {2, 2}, .p = {1, 1}, .d = {1, 1}, .cin = 3, .cout = 5, .bias = 1, .density = 0.3},
-    {.D = 2, .mode = KS_SP_REGULAR, .B = 1, .S = {9, 8}, .k = {3, 2}, .s = {1, 1}, .p = {0, 1}, .d = {2, 1}, .cin = 2, .cout = 3, .density = 0.25},
-    {.D = 2, .mode = KS_SP_REGULAR, .B = 2, .S = {5, 5}, .k = {3, 3}, .s = {2, 2}, .p = {1, 1}, .d = {1, 1}, .cin = 1, .cout = 1, .density = 0.4},
-    {.D = 2, .mode = KS_SP_REGULAR, .B = 1, .S = {11, 6}, .k = {2, 3}, .s = {3, 2}, .p = {0, 2}, .d = {1, 1}, .cin = 4, .cout = 2, .bias = 1, .density = 0.2},
-    {.D = 2, .mode = KS_SP_SUBM, .B = 2, .S = {8, 9}, .k = {3, 3}, .s = {1, 1}, .d = {1, 1}, .cin = 3, .cout = 5, .density = 0.3},
-    {.D = 2, .mode = KS_SP_SUBM, .B = 1, .S = {9, 7}, .k = {5, 3}, .s = {1, 1}, .d = {2, 1}, .cin = 2, .cout = 3, .bias = 1, .density = 0.35},
-    {.D = 2, .mode = KS_SP_SUBM, .B = 1, .S = {6, 7}, .k = {2, 2}, .s = {1, 1}, .d = {1, 1}, .cin = 1, .cout = 2, .density = 0.4},
-    {.D = 2, .mode = KS_SP_TRANSPOSED, .B = 2, .S = {5, 4}, .k = {3, 3}, .s = {2, 2}, .p = {1, 0}, .d = {1, 1}, .op = {1, 0}, .cin = 3, .cout = 2, .density = 0.35},
-    {.D = 2, .mode = KS_SP_TRANSPOSED, .B = 1, .S = {4, 5}, .k = {2, 3}, .s = {1, 1}, .p = {0, 1}, .d = {2, 2}, .op = {1, 0}, .cin = 2, .cout = 3, .bias = 1, .density = 0.4},
-    {.D = 3, .mode = KS_SP_REGULAR, .B = 2, .S = {5, 6, 7}, .k = {3, 3, 3}, .s = {2, 2, 2}, .p = {1, 1, 1}, .d = {1, 1, 1}, .cin = 3, .cout = 4, .density = 0.15},
-    {.D = 3, .mode = KS_SP_REGULAR, .B = 1, .S = {6, 5, 7}, .k = {3, 2, 3}, .s = {1, 1, 1}, .p = {1, 0, 2}, .d = {1, 2, 2}, .cin = 2, .cout = 3, .bias = 1, .density = 0.2},
-    {.D = 3, .mode = KS_SP_SUBM, .B = 2, .S = {5, 5, 6}, .k = {3, 3, 3}, .s = {1, 1, 1}, .d = {1, 1, 1}, .cin = 3, .cout = 3, .density = 0.2},
-    {.D = 3, .mode = KS_SP_TRANSPOSED, .B = 1, .S = {3, 4, 3}, .k = {3, 3, 2}, .s = {2, 2, 2}, .p = {1, 0, 0}, .d = {1, 1, 1}, .op = {1, 0, 1}, .cin = 2, .cout = 2, .density = 0.3},
+    {.D = 2,
+     .mode = KS_SP_REGULAR,
+     .B = 2,
+     .S = {7, 9},
+     .k = {3, 3},
+     .s = {2, 2},
+     .p = {1, 1},
+     .d = {1, 1},
+     .cin = 3,
+     .cout = 5,
+     .bias = 1,
+     .density = 0.3},
+    {.D = 2,
+     .mode = KS_SP_REGULAR,
+     .B = 1,
+     .S = {9, 8},
+     .k = {3, 2},
+     .s = {1, 1},
+     .p = {0, 1},
+     .d = {2, 1},
+     .cin = 2,
+     .cout = 3,
+     .density = 0.25},
+    {.D = 2,
+     .mode = KS_SP_REGULAR,
+     .B = 2,
+     .S = {5, 5},
+     .k = {3, 3},
+     .s = {2, 2},
+     .p = {1, 1},
+     .d = {1, 1},
+     .cin = 1,
+     .cout = 1,
+     .density = 0.4},
+    {.D = 2,
+     .mode = KS_SP_REGULAR,
+     .B = 1,
+     .S = {11, 6},
+     .k = {2, 3},
+     .s = {3, 2},
+     .p = {0, 2},
+     .d = {1, 1},
+     .cin = 4,
+     .cout = 2,
+     .bias = 1,
+     .density = 0.2},
+    {.D = 2,
+     .mode = KS_SP_SUBM,
+     .B = 2,
+     .S = {8, 9},
+     .k = {3, 3},
+     .s = {1, 1},
+     .d = {1, 1},
+     .cin = 3,
+     .cout = 5,
+     .density = 0.3},
+    {.D = 2,
+     .mode = KS_SP_SUBM,
+     .B = 1,
+     .S = {9, 7},
+     .k = {5, 3},
+     .s = {1, 1},
+     .d = {2, 1},
+     .cin = 2,
+     .cout = 3,
+     .bias = 1,
+     .density = 0.35},
+    {.D = 2,
+     .mode = KS_SP_SUBM,
+     .B = 1,
+     .S = {6, 7},
+     .k = {2, 2},
+     .s = {1, 1},
+     .d = {1, 1},
+     .cin = 1,
+     .cout = 2,
+     .density = 0.4},
+    {.D = 2,
+     .mode = KS_SP_TRANSPOSED,
+     .B = 2,
+     .S = {5, 4},
+     .k = {3, 3},
+     .s = {2, 2},
+     .p = {1, 0},
+     .d = {1, 1},
+     .op = {1, 0},
+     .cin = 3,
+     .cout = 2,
+     .density = 0.35},
+    {.D = 2,
+     .mode = KS_SP_TRANSPOSED,
+     .B = 1,
+     .S = {4, 5},
+     .k = {2, 3},
+     .s = {1, 1},
+     .p = {0, 1},
+     .d = {2, 2},
+     .op = {1, 0},
+     .cin = 2,
+     .cout = 3,
+     .bias = 1,
+     .density = 0.4},
+    {.D = 3,
+     .mode = KS_SP_REGULAR,
+     .B = 2,
+     .S = {5, 6, 7},
+     .k = {3, 3, 3},
+     .s = {2, 2, 2},
+     .p = {1, 1, 1},
+     .d = {1, 1, 1},
+     .cin = 3,
+     .cout = 4,
+     .density = 0.15},
+    {.D = 3,
+     .mode = KS_SP_REGULAR,
+     .B = 1,
+     .S = {6, 5, 7},
+     .k = {3, 2, 3},
+     .s = {1, 1, 1},
+     .p = {1, 0, 2},
+     .d = {1, 2, 2},
+     .cin = 2,
+     .cout = 3,
+     .bias = 1,
+     .density = 0.2},
+    {.D = 3,
+     .mode = KS_SP_SUBM,
+     .B = 2,
+     .S = {5, 5, 6},
+     .k = {3, 3, 3},
+     .s = {1, 1, 1},
+     .d = {1, 1, 1},
+     .cin = 3,
+     .cout = 3,
+     .density = 0.2},
+    {.D = 3,
+     .mode = KS_SP_TRANSPOSED,
+     .B = 1,
+     .S = {3, 4, 3},
+     .k = {3, 3, 2},
+     .s = {2, 2, 2},
+     .p = {1, 0, 0},
+     .d = {1, 1, 1},
+     .op = {1, 0, 1},
+     .cin = 2,
+     .cout = 2,
+     .density = 0.3},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -173,8 +307,7 @@ static void expect_brute_force_rulebook(const sp_case *c)
                 for (int a = 0; a < D && ok; ++a) {
                     if (c->mode == KS_SP_SUBM) i[a] = o[a] + (tap[a] - c->k[a] / 2) * c->d[a];
                     else if (c->mode == KS_SP_REGULAR) i[a] = o[a] * c->s[a] - c->p[a] + tap[a] * c->d[a];
-                    else { /* transposed: o = i*s - p + k*d */
-                        const int64_t num = o[a] + c->p[a] - tap[a] * c->d[a];
+                    else { /* transposed: o = i*s - p + k*d */ const int64_t num = o[a] + c->p[a] - tap[a] * c->d[a];
                         ok = num >= 0 && num % c->s[a] == 0;
                         i[a] = num / c->s[a];
                     }
@@ -200,7 +333,8 @@ static void expect_brute_force_rulebook(const sp_case *c)
     for (int64_t r = 0; r < m; ++r) {
         int64_t oc[3];
         for (int a = 0; a < D; ++a) oc[a] = oi[r * (D + 1) + 1 + a];
-        ck_assert_msg(out_row[cell_of(D, oi[r * (D + 1)], oc, g->out_shape)] == r, "out_indices row %lld", (long long)r);
+        ck_assert_msg(out_row[cell_of(D, oi[r * (D + 1)], oc, g->out_shape)] == r, "out_indices row %lld",
+                      (long long)r);
     }
     /* the rulebook: the same pairs, sorted by (k, in_row) */
     const int32_t *rb = R.tensor[KS_SP_T_RULEBOOK].data;
@@ -338,8 +472,16 @@ END_TEST
  * isolated site has only its centre pair */
 START_TEST(submanifold_centre_counts_every_site_and_counts_mirror)
 {
-    const sp_case c = {.D = 3, .mode = KS_SP_SUBM, .B = 2, .S = {7, 6, 5}, .k = {3, 3, 3}, .s = {1, 1, 1},
-                       .d = {1, 1, 1}, .cin = 2, .cout = 2, .density = 0.2};
+    const sp_case c = {.D = 3,
+                       .mode = KS_SP_SUBM,
+                       .B = 2,
+                       .S = {7, 6, 5},
+                       .k = {3, 3, 3},
+                       .s = {1, 1, 1},
+                       .d = {1, 1, 1},
+                       .cin = 2,
+                       .cout = 2,
+                       .density = 0.2};
     sp_run(&c, 77, 0, NULL);
     const int32_t *pc = R.tensor[KS_SP_T_PAIR_COUNT].data;
     const int64_t n = R.tensor[KS_SP_T_INDICES].shape[0];
@@ -397,8 +539,17 @@ END_TEST
  * it uninitialised) */
 START_TEST(taps_without_pairs_have_zero_weight_gradient)
 {
-    const sp_case c = {.D = 2, .mode = KS_SP_REGULAR, .B = 1, .S = {3, 3}, .k = {5, 5}, .s = {1, 1}, .p = {0, 0},
-                       .d = {1, 1}, .cin = 2, .cout = 3, .density = 0.05};
+    const sp_case c = {.D = 2,
+                       .mode = KS_SP_REGULAR,
+                       .B = 1,
+                       .S = {3, 3},
+                       .k = {5, 5},
+                       .s = {1, 1},
+                       .p = {0, 0},
+                       .d = {1, 1},
+                       .cin = 2,
+                       .cout = 3,
+                       .density = 0.05};
     int zero_taps = 0;
     for (uint64_t seed = 1; seed < 40 && !zero_taps; ++seed) {
         sp_case cc = c;
@@ -609,7 +760,8 @@ START_TEST(inverse_refuses_a_rulebook_that_does_not_fit)
     ks_run_init(&R, ks_op_find("sparse_conv"));
     ck_assert_int_eq(ks_run_set(&R, "spatial-shape", "5,5"), KS_OK);
     ck_assert_int_eq(ks_run_set(&R, "inverse", "on"), KS_OK);
-    ks_tensor *rb = &R.tensor[KS_SP_T_RULEBOOK], *ix = &R.tensor[KS_SP_T_INDICES], *ii = &R.tensor[KS_SP_T_INVERSE_INDICES];
+    ks_tensor *rb = &R.tensor[KS_SP_T_RULEBOOK], *ix = &R.tensor[KS_SP_T_INDICES],
+              *ii = &R.tensor[KS_SP_T_INVERSE_INDICES];
     const ks_tensor *ts[3] = {rb, ix, ii};
     const void *data[3] = {rows, sites, sites};
     for (int q = 0; q < 3; ++q) {
@@ -680,7 +832,8 @@ START_TEST(sparse_conv_matches_torch_golden_data)
         R.tensor[KS_SP_T_WEIGHT] = golden(name, "weight");
         R.tensor[KS_SP_T_GRAD_OUT] = golden(name, "grad_out");
         snprintf(R.tensor[KS_SP_T_GRAD_OUT].name, KS_NAME_LEN, "grad_out_features");
-        const int bias = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "flags"), "bias"));
+        const int bias = cJSON_IsTrue(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "flags"), "bias"));
         if (bias) R.tensor[KS_SP_T_BIAS] = golden(name, "bias");
         ck_assert_msg(ks_run_execute(&R) == KS_OK, "%s: %s", name, ks_error_message());
         ck_assert_int_eq(R.tensor[KS_SP_T_RULEBOOK].shape[0], cJSON_GetObjectItemCaseSensitive(c, "pairs")->valueint);

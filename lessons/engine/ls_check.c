@@ -19,8 +19,7 @@ static const char *trim(char *s)
     return s;
 }
 
-int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *q, ls_ctx *qc, char *err,
-                    size_t n)
+int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *q, ls_ctx *qc, char *err, size_t n)
 {
     ls_ctx_init(qc);
     qc->item = step->item;
@@ -30,8 +29,7 @@ int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *
 }
 
 /* The cell read at the question's tap (qc: the question's focus): (plane, y, x). */
-static int cell_truth(const ls_session *S, const ls_ctx *qc, const ls_question *q, int64_t cell[3], char *err,
-                      size_t n)
+static int cell_truth(const ls_session *S, const ls_ctx *qc, const ls_question *q, int64_t cell[3], char *err, size_t n)
 {
     int tensor = -1;
     if (q->tensor[0] && (tensor = ks_trace_tensor(&S->tr, q->tensor)) < 0) {
@@ -41,8 +39,7 @@ static int cell_truth(const ls_session *S, const ls_ctx *qc, const ls_question *
     uint32_t e = ls_item_event(S, qc->item, KS_EV_READ, qc->tap, tensor);
     if (e == VW_NONE) {
         snprintf(err, n, "question: work item %lld reads nothing at tap %lld%s%s",
-                 (long long)S->idx.items[qc->item].index, (long long)qc->tap, tensor >= 0 ? " of " : "",
-                 q->tensor);
+                 (long long)S->idx.items[qc->item].index, (long long)qc->tap, tensor >= 0 ? " of " : "", q->tensor);
         return -1;
     }
     const ks_ev_access *a = &S->tr.events[e].u.access;
@@ -70,7 +67,8 @@ int ls_answer_text(const ls_session *S, const ls_ctx *c, int k, char *out, size_
     case LS_Q_NUMBER: return checked(S, c, q, out, n, err, sizeof err);
     case LS_Q_CELL:
         if (cell_truth(S, c, q, cell, err, sizeof err)) return -1;
-        if (q->ncell == 3) snprintf(out, n, "%lld, %lld, %lld", (long long)cell[0], (long long)cell[1], (long long)cell[2]);
+        if (q->ncell == 3)
+            snprintf(out, n, "%lld, %lld, %lld", (long long)cell[0], (long long)cell[1], (long long)cell[2]);
         else snprintf(out, n, "%lld, %lld", (long long)cell[1], (long long)cell[2]);
         return 0;
     default: return -1;
@@ -164,10 +162,9 @@ static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_repor
         }
         if (match != q->answer)
             ls_problem(rep, step, "the trace contradicts the answer: check gives '%s', %s, but answer is %d ('%s')",
-                       buf, match >= 0 ? "which is another choice" : "which is none of the choices",
-                       q->answer + 1, q->choices[q->answer]);
-        else if (matches > 1)
-            ls_problem(rep, step, "two choices read '%s': the question is ambiguous", buf);
+                       buf, match >= 0 ? "which is another choice" : "which is none of the choices", q->answer + 1,
+                       q->choices[q->answer]);
+        else if (matches > 1) ls_problem(rep, step, "two choices read '%s': the question is ambiguous", buf);
     } else if (q->kind == LS_Q_NUMBER) {
         char *end;
         if (checked(S, c, q, buf, sizeof buf, err, sizeof err)) {
@@ -175,8 +172,7 @@ static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_repor
             return;
         }
         double v = strtod(buf, &end);
-        if (!*buf || *end)
-            ls_problem(rep, step, "check renders '%s', not a number", buf);
+        if (!*buf || *end) ls_problem(rep, step, "check renders '%s', not a number", buf);
         else if (fabs(v - q->number) > 1e-6 * (1 + fabs(v)))
             ls_problem(rep, step, "the trace contradicts the answer: %s gives %s, the lesson says %g", q->check, buf,
                        q->number);
@@ -193,10 +189,11 @@ static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_repor
             if (q->ncell == 3)
                 snprintf(stated, sizeof stated, "(%lld, %lld, %lld)", (long long)q->cell[0], (long long)q->cell[1],
                          (long long)q->cell[2]);
-            else
-                snprintf(stated, sizeof stated, "(%lld, %lld)", (long long)q->cell[0], (long long)q->cell[1]);
-            ls_problem(rep, step, "the trace contradicts the answer: the read is at plane %lld, (y, x) = (%lld, %lld), "
-                       "the lesson says %s", (long long)cell[0], (long long)cell[1], (long long)cell[2], stated);
+            else snprintf(stated, sizeof stated, "(%lld, %lld)", (long long)q->cell[0], (long long)q->cell[1]);
+            ls_problem(rep, step,
+                       "the trace contradicts the answer: the read is at plane %lld, (y, x) = (%lld, %lld), "
+                       "the lesson says %s",
+                       (long long)cell[0], (long long)cell[1], (long long)cell[2], stated);
         }
     }
 }
@@ -211,8 +208,10 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
         int ok = ks_trace_tensor(&S->tr, st->show[i]) >= 0;
         for (const char *const *w = words; *w && !ok; ++w) ok = !strcmp(st->show[i], *w);
         if (!ok) {
-            ls_problem(rep, k + 1, "show: '%s' is neither a tensor of the trace nor decomposition, events, "
-                       "launch or threads", st->show[i]);
+            ls_problem(rep, k + 1,
+                       "show: '%s' is neither a tensor of the trace nor decomposition, events, "
+                       "launch or threads",
+                       st->show[i]);
             bad++;
         }
     }

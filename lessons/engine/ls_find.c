@@ -17,10 +17,7 @@ const char *ls_dir(void)
     return env && *env ? env : KS_LESSON_DIR;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp((const char *)a, (const char *)b);
-}
+static int by_name(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
 
 int ls_list(char paths[][4096], int max)
 {

@@ -21,7 +21,7 @@
 #define LS_MAX_CHOICES 6
 #define LS_MAX_SHOW 8
 #define LS_MAX_INPUTS 4
-#define LS_MAX_RUNS 8   /* the lesson's own run and up to 7 more ("runs") */
+#define LS_MAX_RUNS 8    /* the lesson's own run and up to 7 more ("runs") */
 #define LS_TEXT_MAX 4096 /* a rendered narration */
 
 /* Problems go to `out` (stderr for players, stdout for --check) as
@@ -35,10 +35,10 @@ typedef struct ls_report {
 void ls_problem(ls_report *rep, int step, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 enum ls_focus_kind {
-    LS_FOCUS_KEEP = 0,  /* the previous focus in the step's run (its first step: index 0) */
-    LS_FOCUS_INDEX,     /* a work item by its linear index */
-    LS_FOCUS_THREAD,    /* global thread T (block*threads + threadIdx) at iteration `iter` */
-    LS_FOCUS_ELEMENT    /* an element of a tensor: its writer (output) or its readers */
+    LS_FOCUS_KEEP = 0, /* the previous focus in the step's run (its first step: index 0) */
+    LS_FOCUS_INDEX,    /* a work item by its linear index */
+    LS_FOCUS_THREAD,   /* global thread T (block*threads + threadIdx) at iteration `iter` */
+    LS_FOCUS_ELEMENT   /* an element of a tensor: its writer (output) or its readers */
 };
 
 typedef struct ls_focus {
@@ -56,29 +56,29 @@ enum ls_question_kind { LS_Q_NONE = 0, LS_Q_CHOICE, LS_Q_NUMBER, LS_Q_CELL };
 
 typedef struct ls_question {
     int kind;
-    const char *prompt;  /* a template */
+    const char *prompt; /* a template */
     const char *choices[LS_MAX_CHOICES];
     int nchoices;
-    int answer;          /* choice: index of the right choice */
-    double number;       /* number: the stated answer */
-    const char *check;   /* choice/number: a template the trace must render to the answer */
-    ls_focus at;         /* the work item and tap asked about (default: the step's) */
+    int answer;               /* choice: index of the right choice */
+    double number;            /* number: the stated answer */
+    const char *check;        /* choice/number: a template the trace must render to the answer */
+    ls_focus at;              /* the work item and tap asked about (default: the step's) */
     char tensor[KS_NAME_LEN]; /* cell: which tensor's cell (default: the one read at the tap) */
-    int64_t cell[3];     /* cell: stated answer (y, x) or (plane, y, x) */
+    int64_t cell[3];          /* cell: stated answer (y, x) or (plane, y, x) */
     int ncell;
     const char *explain; /* shown after a wrong answer (a template) */
 } ls_question;
 
 typedef struct ls_step {
     const char *title;
-    const char *text;    /* narration, a template */
+    const char *text; /* narration, a template */
     ls_focus focus;
     const char *show[LS_MAX_SHOW]; /* text player: tensor names, "decomposition", "events", "launch", "threads" */
     int nshow;
-    const char *panels[2]; /* viewer: tensors of the two heatmaps (NULL: keep) */
-    const char *mode;      /* viewer: values | reads | weights | writes | visits | sectors (NULL: keep) */
+    const char *panels[2];     /* viewer: tensors of the two heatmaps (NULL: keep) */
+    const char *mode;          /* viewer: values | reads | weights | writes | visits | sectors (NULL: keep) */
     const char *panel_mode[2]; /* viewer: "mode": [left, right], one per panel (NULL: none) */
-    int run;               /* which of the lesson's runs the step looks at (0: its own) */
+    int run;                   /* which of the lesson's runs the step looks at (0: its own) */
     ls_question q;
 } ls_step;
 
@@ -86,8 +86,8 @@ typedef struct ls_input {
     const char *tensor;
     const char *npy, *image; /* paths relative to the lesson file */
     int gray;
-    int64_t size[2];         /* image: resample to H, W (0: keep) */
-    double *values;          /* explicit values, with shape */
+    int64_t size[2]; /* image: resample to H, W (0: keep) */
+    double *values;  /* explicit values, with shape */
     int64_t nvalues;
     int64_t shape[KS_MAX_DIMS];
     int ndim;
@@ -96,7 +96,7 @@ typedef struct ls_input {
 /* One run: the operator's parameters, as the registry holds them after ks_run_set, or a
  * recorded trace file (then the parameters are unused). */
 typedef struct ls_run_spec {
-    const char *name; /* "runs" key; NULL for the lesson's own run */
+    const char *name;  /* "runs" key; NULL for the lesson's own run */
     const char *trace; /* a recorded .kst, relative to the lesson file; NULL: run the operator */
     const ks_op *op;   /* a run's own "operator" (its own params only, no lesson inputs); NULL: the lesson's */
     int64_t value[KS_MAX_PARAMS][KS_PARAM_AXES];
@@ -109,9 +109,9 @@ typedef struct ls_run_spec {
 typedef struct ls_lesson {
     char path[4096];
     char dir[4096];
-    char id[64];       /* the file name without .json */
+    char id[64]; /* the file name without .json */
     const char *title, *level, *summary;
-    const ks_op *op;   /* NULL when the lesson's own run is a recorded trace ("trace") */
+    const ks_op *op; /* NULL when the lesson's own run is a recorded trace ("trace") */
     /* runs[0]: the lesson's "params" (or its "trace"); runs[1..]: "runs", each the lesson's
      * parameters with its own changes on top (same operator, inputs, pattern, seed and
      * launch), or a recorded trace of its own */
@@ -139,13 +139,13 @@ void ls_free(ls_lesson *L);
  * its other runs. */
 typedef struct ls_session {
     const ls_lesson *L;
-    int which; /* L->runs[which] */
+    int which;    /* L->runs[which] */
     int recorded; /* tr was opened from the run's trace file (ks_trace_close), not run */
     ks_run run;
     ks_trace tr;
     vw_index idx;
-    void *params; /* the trace's parameter object (cJSON) */
-    struct ls_session *more; /* runs 1 .. L->nruns - 1 (in the first session only) */
+    void *params;                   /* the trace's parameter object (cJSON) */
+    struct ls_session *more;        /* runs 1 .. L->nruns - 1 (in the first session only) */
     const struct ls_session *first; /* the lesson's own run's session (run.NAME.X templates) */
 } ls_session;
 
@@ -170,10 +170,10 @@ double ls_tensor_value(const ks_tensor *t, int64_t i);
 /* Where a step looks: a work item, an optional tap, the focused event, and for an
  * element focus the element and the events that touched it. */
 typedef struct ls_ctx {
-    uint32_t item;  /* into S->idx.items */
-    int64_t tap;    /* -1: none */
-    uint32_t event; /* the focused event: the tap's first access, or the work event */
-    int elem_tensor;                /* -1: no element focus */
+    uint32_t item;   /* into S->idx.items */
+    int64_t tap;     /* -1: none */
+    uint32_t event;  /* the focused event: the tap's first access, or the work event */
+    int elem_tensor; /* -1: no element focus */
     int64_t elem_plane, elem_y, elem_x;
     int elem_writes;
     uint32_t *hits; /* events that touched the element (reads or writes), file order */
@@ -195,8 +195,7 @@ uint32_t ls_item_event(const ls_session *S, uint32_t item, int kind, int64_t tap
 /* Renders a template: every {name} replaced by its value in ctx (docs/lessons.md lists
  * the names; "{{" is a literal brace). Returns 0, or -1 with err naming the template and
  * why ("{work.h_cl}: the work event has no field h_cl (n, c_im, h_col, w_col)"). */
-int ls_render(const ls_session *S, const ls_ctx *ctx, const char *tmpl, char *out, size_t n,
-              char *err, size_t errn);
+int ls_render(const ls_session *S, const ls_ctx *ctx, const char *tmpl, char *out, size_t n, char *err, size_t errn);
 
 /* Checks every step against the trace: focus, templates, stated answers. Problems go to
  * rep; returns their number. */
@@ -204,8 +203,7 @@ int ls_check(const ls_session *S, ls_report *rep);
 
 /* The focus of step k's question: the step's (ctx `step`) with the question's own index,
  * thread, iter or tap on top. Everything about a question renders against it. */
-int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *q, ls_ctx *qc, char *err,
-                    size_t n);
+int ls_question_ctx(const ls_session *S, const ls_ctx *step, const ls_question *q, ls_ctx *qc, char *err, size_t n);
 /* The right answer of step k's question (c: the question's resolved focus), as a student
  * would type it ("2", "17", "1, 3"); and whether a typed answer is right. Both ask the
  * trace, not the lesson file. */

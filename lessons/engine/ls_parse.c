@@ -27,8 +27,7 @@ void ls_problem(ls_report *rep, int step, const char *fmt, ...)
 }
 
 /* Unknown keys are reported: a misspelt "narration" must not silently vanish. */
-static void known_keys(ls_report *rep, int step, const char *what, const cJSON *o,
-                       const char *const *keys)
+static void known_keys(ls_report *rep, int step, const char *what, const cJSON *o, const char *const *keys)
 {
     for (const cJSON *c = o->child; c; c = c->next) {
         int ok = 0;
@@ -56,8 +55,7 @@ static const char *get_string(ls_report *rep, int step, const cJSON *o, const ch
 }
 
 /* An integer value: whole, within [lo, hi]. */
-static int get_int(ls_report *rep, int step, const cJSON *v, const char *what, int64_t lo, int64_t hi,
-                   int64_t *out)
+static int get_int(ls_report *rep, int step, const cJSON *v, const char *what, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < (double)lo ||
         v->valuedouble > (double)hi) {
@@ -69,8 +67,8 @@ static int get_int(ls_report *rep, int step, const cJSON *v, const char *what, i
 }
 
 /* [a, b, ...] of integers into out (at most max). Returns the count or -1. */
-static int get_ints(ls_report *rep, int step, const cJSON *v, const char *what, int min, int max,
-                    int64_t lo, int64_t *out)
+static int get_ints(ls_report *rep, int step, const cJSON *v, const char *what, int min, int max, int64_t lo,
+                    int64_t *out)
 {
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
     if (n < min || n > max) {
@@ -147,8 +145,8 @@ static void parse_focus(ls_report *rep, int step, const cJSON *o, ls_focus *f, c
 
 static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question *q)
 {
-    static const char *const keys[] = {"kind", "prompt", "choices", "answer", "check", "explain",
-                                       "index", "thread", "iter", "tap", "tensor", NULL};
+    static const char *const keys[] = {"kind",  "prompt", "choices", "answer", "check",  "explain",
+                                       "index", "thread", "iter",    "tap",    "tensor", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, step, "question must be an object");
         return;
@@ -196,15 +194,15 @@ static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question
         if (!cJSON_IsNumber(answer)) ls_problem(rep, step, "question: answer must be a number");
         else q->number = answer->valuedouble;
         if (!q->check)
-            ls_problem(rep, step, "question: a number question needs a check template that "
+            ls_problem(rep, step,
+                       "question: a number question needs a check template that "
                        "computes the answer from the trace");
     } else if (!strcmp(kind, "cell")) {
         q->kind = LS_Q_CELL;
         if (!q->at.tap_given) ls_problem(rep, step, "question: a cell question needs a tap");
         const char *t = get_string(rep, step, o, "tensor", 0);
         if (t) snprintf(q->tensor, sizeof q->tensor, "%s", t);
-        q->ncell = get_ints(rep, step, answer, "question: answer (y, x) or (plane, y, x)", 2, 3,
-                            INT32_MIN, q->cell);
+        q->ncell = get_ints(rep, step, answer, "question: answer (y, x) or (plane, y, x)", 2, 3, INT32_MIN, q->cell);
     } else {
         ls_problem(rep, step, "question: kind must be choice, number or cell (got '%s')", kind);
     }
@@ -236,18 +234,15 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
         if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsString(v->child) ||
             !cJSON_IsString(v->child->next))
             ls_problem(rep, k, "panels must be two tensor names [left, right]");
-        else
-            s->panels[0] = v->child->valuestring, s->panels[1] = v->child->next->valuestring;
+        else s->panels[0] = v->child->valuestring, s->panels[1] = v->child->next->valuestring;
     }
     /* "mode": "reads" for both panels, or ["reads", "values"], one per panel */
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(o, "mode");
     if (cJSON_IsArray(mode) && cJSON_GetArraySize(mode) == 2 && cJSON_IsString(mode->child) &&
         cJSON_IsString(mode->child->next))
         s->panel_mode[0] = mode->child->valuestring, s->panel_mode[1] = mode->child->next->valuestring;
-    else if (mode && !cJSON_IsString(mode))
-        ls_problem(rep, k, "mode must be a mode name or two, [left, right]");
-    else
-        s->mode = mode ? mode->valuestring : NULL;
+    else if (mode && !cJSON_IsString(mode)) ls_problem(rep, k, "mode must be a mode name or two, [left, right]");
+    else s->mode = mode ? mode->valuestring : NULL;
     for (int p = 0; p < 3; ++p) {
         const char *m = p < 2 ? s->panel_mode[p] : s->mode;
         if (m && ls_mode_number(m) < 0)
@@ -284,8 +279,7 @@ static void apply_params(ls_report *rep, ks_run *run, const cJSON *o, const char
         char text[128];
         if (param_text(c, text, sizeof text))
             ls_problem(rep, 0, "%s: %s takes a number, [a, b], true/false or a word", what, c->string);
-        else if (ks_run_set(run, c->string, text))
-            ls_problem(rep, 0, "%s: %s", what, ks_error_message());
+        else if (ks_run_set(run, c->string, text)) ls_problem(rep, 0, "%s: %s", what, ks_error_message());
     }
 }
 
@@ -406,8 +400,7 @@ static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)
             int64_t want = ks_shape_numel(in->ndim, in->shape, KS_F32);
             int n = cJSON_IsArray(vals) ? cJSON_GetArraySize(vals) : -1;
             if (n != want) {
-                ls_problem(rep, 0, "inputs: %s: %d values for shape of %lld elements", c->string, n,
-                           (long long)want);
+                ls_problem(rep, 0, "inputs: %s: %d values for shape of %lld elements", c->string, n, (long long)want);
                 continue;
             }
             in->values = malloc((size_t)(n ? n : 1) * sizeof *in->values);
@@ -426,8 +419,8 @@ static void parse_inputs(ls_report *rep, ls_lesson *L, const cJSON *o)
 
 static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
 {
-    static const char *const keys[] = {"title", "level", "summary", "operator", "trace", "params", "runs",
-                                       "pattern", "seed", "launch", "inputs", "steps", NULL};
+    static const char *const keys[] = {"title",   "level", "summary", "operator", "trace", "params", "runs",
+                                       "pattern", "seed",  "launch",  "inputs",   "steps", NULL};
     if (!cJSON_IsObject(root)) {
         ls_problem(rep, 0, "a lesson must be a JSON object");
         return;
@@ -436,8 +429,7 @@ static void parse_top(ls_report *rep, ls_lesson *L, const cJSON *root)
     L->title = get_string(rep, 0, root, "title", 1);
     L->level = get_string(rep, 0, root, "level", 1);
     L->summary = get_string(rep, 0, root, "summary", 0);
-    if (L->level && strcmp(L->level, "beginner") && strcmp(L->level, "intermediate") &&
-        strcmp(L->level, "advanced"))
+    if (L->level && strcmp(L->level, "beginner") && strcmp(L->level, "intermediate") && strcmp(L->level, "advanced"))
         ls_problem(rep, 0, "level must be beginner, intermediate or advanced (got '%s')", L->level);
     const cJSON *v;
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");

@@ -12,10 +12,7 @@
 
 /* a character that continues a number or word: the match is part of something longer
  * ("18", "0.75", "8x8": none of them prints the answer 8) */
-static int joins(char c)
-{
-    return isalnum((unsigned char)c) || c == '.' || c == '_';
-}
+static int joins(char c) { return isalnum((unsigned char)c) || c == '.' || c == '_'; }
 
 /* `needle` in `text` as a whole token (case-insensitive for words) */
 static int has_token(const char *text, const char *needle, int word)
@@ -105,10 +102,14 @@ void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *pr
     }
     if (L->nsteps < LS_FULL_LESSON) return; /* a sketch, not a lesson for a class */
     if (npred < LS_MIN_PREDICTIONS)
-        ls_problem(rep, 0, "%d question%s ask%s about a work item or tap the narration did not work through, "
+        ls_problem(rep, 0,
+                   "%d question%s ask%s about a work item or tap the narration did not work through, "
                    "with the answer not printed above the prompt; a lesson needs at least %d (a question's own "
-                   "index, thread or tap)", npred, npred == 1 ? "" : "s", npred == 1 ? "s" : "", LS_MIN_PREDICTIONS);
+                   "index, thread or tap)",
+                   npred, npred == 1 ? "" : "s", npred == 1 ? "s" : "", LS_MIN_PREDICTIONS);
     if (2 * np > nq)
-        ls_problem(rep, 0, "%d of %d questions have their answer printed above the prompt (steps %s): at most half "
-                   "may", np, nq, steps);
+        ls_problem(rep, 0,
+                   "%d of %d questions have their answer printed above the prompt (steps %s): at most half "
+                   "may",
+                   np, nq, steps);
 }

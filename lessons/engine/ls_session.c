@@ -20,11 +20,11 @@
 static int load_input(const ls_lesson *L, const ls_input *in, ks_tensor *t, ls_report *rep)
 {
     if (in->image && in->size[0] > 0 && in->size[1] > 0 &&
-        (in->size[0] > LS_MAX_EVENTS || in->size[1] > LS_MAX_EVENTS ||
-         in->size[0] * in->size[1] > LS_MAX_EVENTS)) {
-        ls_problem(rep, 0, "inputs: %s: a %lldx%lld picture is too big for a lesson (at most %u "
-                   "elements): make it smaller", in->tensor, (long long)in->size[0],
-                   (long long)in->size[1], LS_MAX_EVENTS);
+        (in->size[0] > LS_MAX_EVENTS || in->size[1] > LS_MAX_EVENTS || in->size[0] * in->size[1] > LS_MAX_EVENTS)) {
+        ls_problem(rep, 0,
+                   "inputs: %s: a %lldx%lld picture is too big for a lesson (at most %u "
+                   "elements): make it smaller",
+                   in->tensor, (long long)in->size[0], (long long)in->size[1], LS_MAX_EVENTS);
         return -1;
     }
     char path[8300];
@@ -51,8 +51,10 @@ static int load_input(const ls_lesson *L, const ls_input *in, ks_tensor *t, ls_r
     snprintf(t->name, KS_NAME_LEN, "%s", in->tensor);
     if (rc) ls_problem(rep, 0, "inputs: %s: %s", in->tensor, ks_error_message());
     if (!rc && ks_tensor_numel(t) > (int64_t)LS_MAX_EVENTS) {
-        ls_problem(rep, 0, "inputs: %s has %lld elements, too many for a lesson (at most %u): make "
-                   "it smaller", in->tensor, (long long)ks_tensor_numel(t), LS_MAX_EVENTS);
+        ls_problem(rep, 0,
+                   "inputs: %s has %lld elements, too many for a lesson (at most %u): make "
+                   "it smaller",
+                   in->tensor, (long long)ks_tensor_numel(t), LS_MAX_EVENTS);
         ks_tensor_free(t);
         rc = KS_EINVAL;
     }
@@ -74,16 +76,19 @@ static int too_big(const ks_run *r, ls_report *rep)
     int big = 0;
     if (probe->op->prepare(probe) == KS_OK) { /* an error: the real run reports it */
         if (probe->work_items > (int64_t)LS_MAX_EVENTS) {
-            ls_problem(rep, 0, "the run has %lld work items, more than the %u events a lesson may record: "
-                       "make the lesson's input smaller", (long long)probe->work_items, LS_MAX_EVENTS);
+            ls_problem(rep, 0,
+                       "the run has %lld work items, more than the %u events a lesson may record: "
+                       "make the lesson's input smaller",
+                       (long long)probe->work_items, LS_MAX_EVENTS);
             big = 1;
         }
         for (int t = 0; t < probe->op->ntensors && !big; ++t) {
             const int64_t n = ks_tensor_numel(&probe->tensor[t]);
             if (!probe->absent[t] && !probe->tensor[t].data && (n < 0 || n > LS_MAX_TENSOR)) {
-                ls_problem(rep, 0, "tensor %s would have %lld elements, more than the %lld a lesson may "
-                           "use: make the lesson's input smaller", probe->op->tensors[t].name, (long long)n,
-                           LS_MAX_TENSOR);
+                ls_problem(rep, 0,
+                           "tensor %s would have %lld elements, more than the %lld a lesson may "
+                           "use: make the lesson's input smaller",
+                           probe->op->tensors[t].name, (long long)n, LS_MAX_TENSOR);
                 big = 1;
             }
         }
@@ -98,8 +103,7 @@ static int too_big(const ks_run *r, ls_report *rep)
 
 /* A recorded run: the trace file opened, its structure and checksums verified, and small
  * enough for a lesson. Problems: one line, "[run NAME: ]trace FILE: why". */
-static int open_recorded(ls_session *S, const ls_lesson *L, const ls_run_spec *spec, const char *run,
-                         ls_report *rep)
+static int open_recorded(ls_session *S, const ls_lesson *L, const ls_run_spec *spec, const char *run, ls_report *rep)
 {
     char path[8300];
     if (spec->trace[0] == '/') snprintf(path, sizeof path, "%s", spec->trace);
@@ -117,8 +121,8 @@ static int open_recorded(ls_session *S, const ls_lesson *L, const ls_run_spec *s
         return -1;
     }
     if (S->tr.nevents > LS_MAX_EVENTS) {
-        ls_problem(rep, 0, "%strace %s: %llu events, more than the %u a lesson may read: record a smaller launch",
-                   run, spec->trace, (unsigned long long)S->tr.nevents, LS_MAX_EVENTS);
+        ls_problem(rep, 0, "%strace %s: %llu events, more than the %u a lesson may read: record a smaller launch", run,
+                   spec->trace, (unsigned long long)S->tr.nevents, LS_MAX_EVENTS);
         return -1;
     }
     if (vw_index_build(&S->idx, &S->tr, NULL)) {
@@ -158,8 +162,7 @@ static int open_run(ls_session *S, const ls_lesson *L, int which, ls_report *rep
     char run[80] = "";
     if (which) snprintf(run, sizeof run, "run %.40s: ", spec->name);
     for (int i = 0; i < L->ninputs && op == L->op; ++i) /* the lesson's inputs are its operator's */
-        if (load_input(L, &L->inputs[i], &r->tensor[ks_op_tensor(L->op, L->inputs[i].tensor)], rep))
-            return -1;
+        if (load_input(L, &L->inputs[i], &r->tensor[ks_op_tensor(L->op, L->inputs[i].tensor)], rep)) return -1;
     /* lessons are small: a trace of more than 2^20 events is a mistake in the lesson */
     if (too_big(r, rep)) return -1;
     if (!(r->sink = ks_host_sink_create(LS_MAX_EVENTS, ks_filter_all()))) {
@@ -230,10 +233,7 @@ const ls_session *ls_run_session(const ls_session *S, int r)
     return r > 0 && S->more && r < S->L->nruns ? &S->more[r - 1] : S;
 }
 
-const ls_session *ls_step_session(const ls_session *S, int k)
-{
-    return ls_run_session(S, S->L->steps[k].run);
-}
+const ls_session *ls_step_session(const ls_session *S, int k) { return ls_run_session(S, S->L->steps[k].run); }
 
 void ls_ctx_init(ls_ctx *ctx)
 {
@@ -262,8 +262,8 @@ int64_t ls_tap_number(const ls_session *S, const ls_focus *f, char *err, size_t 
     const int64_t kh = (int64_t)cJSON_GetArrayItem(ks, 0)->valuedouble;
     const int64_t kw = (int64_t)cJSON_GetArrayItem(ks, 1)->valuedouble;
     if (f->tap[0] >= kh || f->tap[1] >= kw) {
-        snprintf(err, n, "tap (%lld, %lld) is outside the %lldx%lld kernel", (long long)f->tap[0],
-                 (long long)f->tap[1], (long long)kh, (long long)kw);
+        snprintf(err, n, "tap (%lld, %lld) is outside the %lldx%lld kernel", (long long)f->tap[0], (long long)f->tap[1],
+                 (long long)kh, (long long)kw);
         return -1;
     }
     return f->tap[0] * kw + f->tap[1];
@@ -275,15 +275,14 @@ uint32_t ls_item_event(const ls_session *S, uint32_t item, int kind, int64_t tap
     for (uint32_t k = 0; k < it->count; ++k) {
         uint32_t e = S->idx.by_item[it->first + k];
         const ks_event *ev = &S->tr.events[e];
-        if (ev->kind == kind && (tap < 0 || ev->tap == tap) && (tensor < 0 || ev->tensor == tensor))
-            return e;
+        if (ev->kind == kind && (tap < 0 || ev->tap == tap) && (tensor < 0 || ev->tensor == tensor)) return e;
     }
     return VW_NONE;
 }
 
 /* The element's coordinates as (plane, y, x) of its tensor; -1 with err when outside. */
-static int element(const ks_trace *tr, const ls_focus *f, int *t, int64_t *plane, int64_t *y,
-                   int64_t *x, char *err, size_t n)
+static int element(const ks_trace *tr, const ls_focus *f, int *t, int64_t *plane, int64_t *y, int64_t *x, char *err,
+                   size_t n)
 {
     *t = ks_trace_tensor(tr, f->tensor);
     if (*t < 0) {
@@ -300,8 +299,8 @@ static int element(const ks_trace *tr, const ls_focus *f, int *t, int64_t *plane
     *plane = 0;
     for (int d = 0; d < ts->ndim; ++d) {
         if (f->coord[d] >= ts->shape[d]) {
-            snprintf(err, n, "focus: %s at dimension %d is %lld, outside %s", f->tensor, d,
-                     (long long)f->coord[d], ks_shape_str(ts->ndim, ts->shape, shape, sizeof shape));
+            snprintf(err, n, "focus: %s at dimension %d is %lld, outside %s", f->tensor, d, (long long)f->coord[d],
+                     ks_shape_str(ts->ndim, ts->shape, shape, sizeof shape));
             return -1;
         }
         if (d < ts->ndim - 2) *plane = *plane * ts->shape[d] + f->coord[d];
@@ -344,9 +343,10 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
                     idx->items[i].iter == f->iter)
                     ctx->item = i;
             if (ctx->item == VW_NONE) {
-                snprintf(err, n, "focus thread %lld iteration %lld is not in the trace (%lld blocks x %d "
-                         "threads; that thread has fewer iterations or none)", (long long)f->thread,
-                         (long long)f->iter, (long long)S->tr.blocks, S->tr.threads);
+                snprintf(err, n,
+                         "focus thread %lld iteration %lld is not in the trace (%lld blocks x %d "
+                         "threads; that thread has fewer iterations or none)",
+                         (long long)f->thread, (long long)f->iter, (long long)S->tr.blocks, S->tr.threads);
                 return -1;
             }
         } else {
@@ -363,8 +363,7 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
             }
             if (!lk.n) {
                 vw_lookup_free(&lk);
-                snprintf(err, n, "focus: no event %s %s at that element", writes ? "writes" : "reads",
-                         f->tensor);
+                snprintf(err, n, "focus: no event %s %s at that element", writes ? "writes" : "reads", f->tensor);
                 return -1;
             }
             ctx->elem_tensor = t, ctx->elem_plane = plane, ctx->elem_y = y, ctx->elem_x = x;
@@ -401,10 +400,7 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
     return 0;
 }
 
-double ls_tensor_value(const ks_tensor *t, int64_t i)
-{
-    return ks_tensor_value(t, i);
-}
+double ls_tensor_value(const ks_tensor *t, int64_t i) { return ks_tensor_value(t, i); }
 
 void ls_run_describe(const ls_lesson *L, int r, char *buf, size_t n)
 {
@@ -414,10 +410,8 @@ void ls_run_describe(const ls_lesson *L, int r, char *buf, size_t n)
     }
     char flags[512];
     ls_run_flags(L, r, flags, sizeof flags);
-    if (L->runs[r].op)
-        snprintf(buf, n, "operator %s%s%s", L->runs[r].op->name, flags[0] ? " " : "", flags);
-    else
-        snprintf(buf, n, "the lesson's parameters with %s", flags[0] ? flags : "no change");
+    if (L->runs[r].op) snprintf(buf, n, "operator %s%s%s", L->runs[r].op->name, flags[0] ? " " : "", flags);
+    else snprintf(buf, n, "the lesson's parameters with %s", flags[0] ? flags : "no change");
 }
 
 int ls_run_flags(const ls_lesson *L, int r, char *buf, size_t n)

@@ -91,8 +91,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             char what[600];
             ls_run_describe(L, st->run, what, sizeof what);
             snprintf(text, sizeof text, "[run '%s': %s]\n%.3000s", L->runs[st->run].name, what, buf);
-        } else
-            snprintf(text, sizeof text, "%s", buf);
+        } else snprintf(text, sizeof text, "%s", buf);
         if (shows(st, "threads")) append_threads(S, &c, text, sizeof text);
         v->text = dup_text(text);
         v->trace = &S->tr;
@@ -116,7 +115,8 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 ls_render(S, &qc, q->choices[i], buf, sizeof buf, err, sizeof err);
                 used += (size_t)snprintf(text + used, sizeof text - used, "\n  %d) %.300s", i + 1, buf);
             }
-            if (q->kind == LS_Q_CELL && used < sizeof text) snprintf(text + used, sizeof text - used, q->ncell == 3 ? "  (plane, y, x)" : "  (y, x)");
+            if (q->kind == LS_Q_CELL && used < sizeof text)
+                snprintf(text + used, sizeof text - used, q->ncell == 3 ? "  (plane, y, x)" : "  (y, x)");
             v->question = dup_text(text);
             ls_answer_text(S, &qc, k, ans, sizeof ans);
             ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);
@@ -124,9 +124,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 char chosen[512];
                 ls_render(S, &qc, q->choices[q->answer], chosen, sizeof chosen, err, sizeof err);
                 snprintf(text, sizeof text, "Answer: %s) %.300s. %.3000s", ans, chosen, buf);
-            }
-            else
-                snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
+            } else snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
             v->answer = dup_text(text);
             /* the cell asked about: a cell question's access on its tensor (or at its
              * tap), the element a focus names (its writer or first reader), else the
@@ -136,8 +134,8 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             if (q->kind == LS_Q_CELL) ev = qc.event;
             if (q->kind == LS_Q_CELL && q->tensor[0])
                 ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
-            if ((q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE &&
-                ev < S->tr.nevents && S->tr.events[ev].kind != KS_EV_WORK) {
+            if ((q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE && ev < S->tr.nevents &&
+                S->tr.events[ev].kind != KS_EV_WORK) {
                 v->has_answer_cell = 1;
                 v->answer_event = ev;
             }

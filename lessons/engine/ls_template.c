@@ -144,8 +144,7 @@ static int writer_attr(const ls_session *S, uint32_t e, const char *name, const 
     }
     char where[160];
     ks_format_element(&S->tr, a->tensor, a->u.access.plane, a->u.access.y, a->u.access.x, where, sizeof where);
-    if (item == VW_NONE)
-        return fail(err, en, name, "no work item writes %s%s", where, shared ? " in this block" : "");
+    if (item == VW_NONE) return fail(err, en, name, "no work item writes %s%s", where, shared ? " in this block" : "");
     if (other != VW_NONE)
         return fail(err, en, name, "work items %lld and %lld both write %s%s: it has no single writer",
                     (long long)S->idx.items[item].index, (long long)S->idx.items[other].index, where,
@@ -156,8 +155,8 @@ static int writer_attr(const ls_session *S, uint32_t e, const char *name, const 
 }
 
 /* read.ATTR, read.TENSOR.ATTR, write..., sample... */
-static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, int kind, const char *rest,
-                       out_buf *o, char *err, size_t en)
+static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, int kind, const char *rest, out_buf *o,
+                       char *err, size_t en)
 {
     char tname[KS_NAME_LEN] = "";
     const char *attr = rest;
@@ -185,7 +184,8 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
         else if (!strcmp(attr, "value")) put_num(o, sm->value);
         else if (!strcmp(attr, "plane")) put(o, "%d", sm->plane);
         else if (!strcmp(attr, "tap")) put(o, "%u", ev->tap);
-        else if (strlen(attr) == 2 && attr[0] == 'w' && attr[1] >= '0' && attr[1] <= '3') put_num(o, sm->w[attr[1] - '0']);
+        else if (strlen(attr) == 2 && attr[0] == 'w' && attr[1] >= '0' && attr[1] <= '3')
+            put_num(o, sm->w[attr[1] - '0']);
         else return fail(err, en, name, "a sample has y, x, value, plane, tap, w0..w3 (not '%s')", attr);
         return 0;
     }
@@ -193,14 +193,19 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
     const ks_site *site = &S->tr.sites[ev->site < S->tr.nsites ? ev->site : 0];
     static const char *const placed[] = {"at", "site", "line", "col", "code", "writer"};
     for (size_t i = 0; i < sizeof placed / sizeof *placed && !ks_event_fits(&S->tr, ev); ++i)
-        if (!strncmp(attr, placed[i], strlen(placed[i])) && (!attr[strlen(placed[i])] || attr[strlen(placed[i])] == '.'))
-            return fail(err, en, name, "the %s of work item %lld is outside every buffer or site of the trace: it has "
-                        "no %s", ks_event_kind_name(kind), (long long)S->idx.items[c->item].index, placed[i]);
+        if (!strncmp(attr, placed[i], strlen(placed[i])) &&
+            (!attr[strlen(placed[i])] || attr[strlen(placed[i])] == '.'))
+            return fail(err, en, name,
+                        "the %s of work item %lld is outside every buffer or site of the trace: it has "
+                        "no %s",
+                        ks_event_kind_name(kind), (long long)S->idx.items[c->item].index, placed[i]);
     if (!strcmp(attr, "site")) put(o, "%s", site->name);
     else if (!strcmp(attr, "line") || !strcmp(attr, "col") || !strcmp(attr, "code")) {
         if (site->line <= 0)
-            return fail(err, en, name, "site %s is no source location (line, col and code belong to a .cu "
-                        "kernel's trace: kscope run FILE.cu)", site->name);
+            return fail(err, en, name,
+                        "site %s is no source location (line, col and code belong to a .cu "
+                        "kernel's trace: kscope run FILE.cu)",
+                        site->name);
         if (!strcmp(attr, "code")) put(o, "%s", site->code);
         else put(o, "%d", attr[0] == 'l' ? site->line : site->col);
     } else if (!strcmp(attr, "writer") || !strncmp(attr, "writer.", 7))
@@ -217,14 +222,16 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
         ks_format_element(&S->tr, ev->tensor, a->plane, a->y, a->x, buf, sizeof buf);
         put(o, "%s", buf);
     } else
-        return fail(err, en, name, "a %s has value, y, x, plane, offset, tap, pad, at, site, line, col, code, "
-                    "writer, writer.F (not '%s')", ks_event_kind_name(kind), attr);
+        return fail(err, en, name,
+                    "a %s has value, y, x, plane, offset, tap, pad, at, site, line, col, code, "
+                    "writer, writer.F (not '%s')",
+                    ks_event_kind_name(kind), attr);
     return 0;
 }
 
 /* item.reads, item.writes, ...; item.reads.TENSOR: only the events on that tensor */
-static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o,
-                     char *err, size_t en)
+static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o, char *err,
+                     size_t en)
 {
     const vw_item *it = &S->idx.items[c->item];
     char attr[32];
@@ -245,13 +252,14 @@ static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, con
     else if (!strcmp(attr, "reads")) put(o, "%d", counts[KS_EV_READ]);
     else if (!strcmp(attr, "samples")) put(o, "%d", counts[KS_EV_SAMPLE]);
     else if (!strcmp(attr, "writes")) put(o, "%d", counts[KS_EV_WRITE]);
-    else return fail(err, en, name, "item has events, reads, samples, writes, each optionally .TENSOR (not '%s')", attr);
+    else
+        return fail(err, en, name, "item has events, reads, samples, writes, each optionally .TENSOR (not '%s')", attr);
     return 0;
 }
 
 /* thread.items / thread.indices: the work items of the focused item's thread */
-static int thread_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o,
-                       char *err, size_t en)
+static int thread_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o, char *err,
+                       size_t en)
 {
     const vw_item *it = &S->idx.items[c->item];
     uint32_t *mine = malloc(S->idx.nitems * sizeof *mine), n = 0;
@@ -310,7 +318,8 @@ static int tensor_attr(const ls_session *S, const char *name, const char *rest, 
     char buf[96];
     if (!strcmp(attr, "shape")) put(o, "%s", ks_shape_str(ts->ndim, ts->shape, buf, sizeof buf));
     else if (!strcmp(attr, "size")) put(o, "%lld", (long long)ks_tensor_numel(ts));
-    else if (!strcmp(attr, "bytes")) put(o, "%lld", (long long)(ks_tensor_numel(ts) * (int64_t)ks_dtype_size(ts->dtype)));
+    else if (!strcmp(attr, "bytes"))
+        put(o, "%lld", (long long)(ks_tensor_numel(ts) * (int64_t)ks_dtype_size(ts->dtype)));
     else if (!strncmp(attr, "dim", 3) && attr[3] >= '0' && attr[3] <= '9' && !attr[4] && attr[3] - '0' < ts->ndim)
         put(o, "%lld", (long long)ts->shape[attr[3] - '0']);
     else if (!strncmp(attr, "at.", 3)) { /* at.I.J...: the element's value, all coordinates given */
@@ -333,8 +342,8 @@ static int tensor_attr(const ls_session *S, const char *name, const char *rest, 
     return 0;
 }
 
-static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o,
-                        char *err, size_t en)
+static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *attr, out_buf *o, char *err,
+                        size_t en)
 {
     if (c->elem_tensor < 0) return fail(err, en, name, "this step has no tensor element in focus");
     if (!strcmp(attr, "count")) put(o, "%u", c->nhits);
@@ -355,8 +364,7 @@ static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, 
         }
         put_indices(o, S, items, n);
         free(items);
-    } else
-        return fail(err, en, name, "element has count, at, value, indices (not '%s')", attr);
+    } else return fail(err, en, name, "element has count, at, value, indices (not '%s')", attr);
     return 0;
 }
 
@@ -430,8 +438,7 @@ static int check_attr(const ls_session *S, const char *name, const char *attr, o
 static int memory_attr(const ls_session *S, const char *name, const char *rest, out_buf *o, char *err, size_t en)
 {
     const char *dot = strrchr(rest, '.');
-    if (!dot || dot == rest)
-        return fail(err, en, name, "write memory.SITE.A (memory.im2col.read_input.sectors)");
+    if (!dot || dot == rest) return fail(err, en, name, "write memory.SITE.A (memory.im2col.read_input.sectors)");
     char site[KS_NAME_LEN];
     snprintf(site, sizeof site, "%.*s", (int)(dot - rest), rest);
     const char *attr = dot + 1;
@@ -464,7 +471,8 @@ static int memory_attr(const ls_session *S, const char *name, const char *rest, 
     else
         rc = fail(err, en, name,
                   "a memory site has requests, accesses, sectors, ideal, lines, per_request, lanes, efficiency "
-                  "(not '%s')", attr);
+                  "(not '%s')",
+                  attr);
     free(rep);
     return rc;
 }
@@ -474,13 +482,15 @@ static int memory_attr(const ls_session *S, const char *name, const char *rest, 
  * (a sample: its corner (y0, x0)). A: sectors, lanes, ideal, lines, warp (thread / 32 in
  * its block), block, iter. An access that touches no memory (a padding read) is in no
  * request: its sectors, lanes, ideal and lines are an error. */
-static int request_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o,
-                        char *err, size_t en)
+static int request_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o, char *err,
+                        size_t en)
 {
     const char *attr = rest;
     uint32_t e = c->event;
-    static const struct { const char *w; int kind; } kinds[] = {
-        {"read.", KS_EV_READ}, {"write.", KS_EV_WRITE}, {"sample.", KS_EV_SAMPLE}};
+    static const struct {
+        const char *w;
+        int kind;
+    } kinds[] = {{"read.", KS_EV_READ}, {"write.", KS_EV_WRITE}, {"sample.", KS_EV_SAMPLE}};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; ++k)
         if (!strncmp(rest, kinds[k].w, strlen(kinds[k].w))) {
             attr = rest + strlen(kinds[k].w);
@@ -488,12 +498,13 @@ static int request_attr(const ls_session *S, const ls_ctx *c, const char *name, 
             if (e == VW_NONE) {
                 char tap[32] = "";
                 if (c->tap >= 0) snprintf(tap, sizeof tap, " at tap %lld", (long long)c->tap);
-                return fail(err, en, name, "work item %lld has no %s event%s",
-                            (long long)S->idx.items[c->item].index, ks_event_kind_name(kinds[k].kind), tap);
+                return fail(err, en, name, "work item %lld has no %s event%s", (long long)S->idx.items[c->item].index,
+                            ks_event_kind_name(kinds[k].kind), tap);
             }
         }
     if (e == VW_NONE || S->tr.events[e].kind == KS_EV_WORK)
-        return fail(err, en, name, "the focused event is no access: give the focus a tap, or write request.read.A "
+        return fail(err, en, name,
+                    "the focused event is no access: give the focus a tap, or write request.read.A "
                     "or request.write.A");
     const vw_item *it = &S->idx.items[c->item];
     if (!strcmp(attr, "warp")) put(o, "%u", it->thread / 32);
@@ -524,15 +535,15 @@ static int request_attr(const ls_session *S, const ls_ctx *c, const char *name, 
         }
         if (n == 0) {
             free(acc);
-            return fail(err, en, name, "the %s of work item %lld at tap %u touches no memory (padding): it is in no "
-                        "request; focus a lane that loads", ks_event_kind_name(S->tr.events[e].kind),
-                        (long long)it->index, S->tr.events[e].tap);
+            return fail(err, en, name,
+                        "the %s of work item %lld at tap %u touches no memory (padding): it is in no "
+                        "request; focus a lane that loads",
+                        ks_event_kind_name(S->tr.events[e].kind), (long long)it->index, S->tr.events[e].tap);
         }
         if (!strcmp(attr, "sectors")) put(o, "%u", req.sectors);
         else if (!strcmp(attr, "lanes")) put(o, "%u", req.lanes);
         else if (!strcmp(attr, "ideal")) put(o, "%u", req.ideal);
-        else { /* lines: the distinct 128-byte lines, counted on the accesses sorted by thread */
-            uint32_t lines = 0;
+        else { /* lines: the distinct 128-byte lines, counted on the accesses sorted by thread */ uint32_t lines = 0;
             for (int64_t i = 0; i < n; ++i) {
                 int seen = 0;
                 for (int64_t j = 0; j < i && !seen; ++j) seen = acc[j].byte / 128 == acc[i].byte / 128;
@@ -563,7 +574,8 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         static const char *const heads[] = {"param.", "tensor.", "launch.", "ratio.", "check.", "memory.", NULL};
         for (const char *const *h = heads; d2 && *h; ++h)
             if (!strncmp(d2 + 1, *h, strlen(*h))) return lookup(R, c, d2 + 1, o, err, en);
-        return fail(err, en, name, "run.%s takes param, tensor, launch, ratio, check or memory names (the focus is the step's)", rn);
+        return fail(err, en, name,
+                    "run.%s takes param, tensor, launch, ratio, check or memory names (the focus is the step's)", rn);
     }
     const vw_item *it = &S->idx.items[c->item];
     if (!dot) {
@@ -576,7 +588,8 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
             if (c->tap < 0) return fail(err, en, name, "this step has no tap in focus");
             put(o, "%lld", (long long)c->tap);
         } else
-            return fail(err, en, name, "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
+            return fail(err, en, name,
+                        "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
                         "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
                         "run.NAME.X, diff.RUN.A, check.A, memory.SITE.A, request.A)");
         return 0;
@@ -612,8 +625,7 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
         else if (!strcmp(rest, "block_cap")) {
             if (S->tr.block_cap < 0) put(o, "none");
             else put(o, "%lld", (long long)S->tr.block_cap);
-        } else
-            return fail(err, en, name, "launch has threads, blocks, grid, work_items, block_cap");
+        } else return fail(err, en, name, "launch has threads, blocks, grid, work_items, block_cap");
         return 0;
     }
     return fail(err, en, name, "unknown name '%s'", head);

@@ -80,7 +80,8 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
             vw_sample_corners(ev, ys, xs);
             for (int q = 0; q < 4 && n < max; ++q)
                 if (ev->flags & (KS_FLAG_C00 << q))
-                    m[n++] = (mark){.y = ys[q >> 1], .x = xs[q & 1],
+                    m[n++] = (mark){.y = ys[q >> 1],
+                                    .x = xs[q & 1],
                                     .focus = e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
             continue;
         }
@@ -95,7 +96,8 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
         if (!have_plane) *plane = ev->u.access.plane, have_plane = 1;
         if (ev->u.access.plane != *plane) continue;
         /* the tap in focus is marked in every tensor it touches (read here, written there) */
-        m[n++] = (mark){.y = ev->u.access.y, .x = ev->u.access.x,
+        m[n++] = (mark){.y = ev->u.access.y,
+                        .x = ev->u.access.x,
                         .focus = e == c->event || (c->tap >= 0 && ev->tap == c->tap)};
     }
     if (!have_plane) *plane = 0;
@@ -168,8 +170,8 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
         snprintf(where + used, sizeof where - (size_t)used, "%s]", ts->ndim >= 2 ? ":, :" : ":");
     fprintf(out, "\n  %s of %s %s", where, ts->name, shape);
     if (y0 != 0 || x0 != 0 || y1 != H || x1 != W) /* cropped, or a margin of padding */
-        fprintf(out, "; rows %lld..%lld, columns %lld..%lld shown", (long long)y0, (long long)y1 - 1,
-                (long long)x0, (long long)x1 - 1);
+        fprintf(out, "; rows %lld..%lld, columns %lld..%lld shown", (long long)y0, (long long)y1 - 1, (long long)x0,
+                (long long)x1 - 1);
     fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s\n", (long long)S->idx.items[c->item].index,
             y0 < 0 || x0 < 0 || y1 > H || x1 > W ? ", outside the tensor: padding" : "");
     fprintf(out, "      ");
@@ -226,7 +228,8 @@ static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
     for (uint32_t k = 0; k < it->count; ++k)
         if (S->idx.by_item[it->first + k] == c->event) focus = k;
     uint32_t lo = focus > 8 ? focus - 8 : 0, hi = lo + 18 < it->count ? lo + 18 : it->count;
-    fprintf(out, "\n  events of work item %lld%s:\n", (long long)it->index, lo || hi < it->count ? " (around the focus)" : "");
+    fprintf(out, "\n  events of work item %lld%s:\n", (long long)it->index,
+            lo || hi < it->count ? " (around the focus)" : "");
     for (uint32_t k = lo; k < hi; ++k) {
         char line[VW_LINE_LEN];
         uint32_t e = S->idx.by_item[it->first + k];
@@ -234,7 +237,8 @@ static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
         ks_step_describe_event(&S->tr, ev, line, sizeof line);
         /* a .cu kernel's event: its source line, as kscope step gives it (a barrier says it) */
         const int src = ks_event_fits(&S->tr, ev) && ev->kind != KS_EV_WORK && ev->kind != KS_EV_BARRIER
-                            ? S->tr.sites[ev->site].line : 0;
+                            ? S->tr.sites[ev->site].line
+                            : 0;
         if (src > 0 && strlen(line) + 16 < sizeof line)
             snprintf(line + strlen(line), sizeof line - strlen(line), "   line %d", src);
         fprintf(out, "  %c %s\n", e == c->event ? '>' : ' ', line);
@@ -327,8 +331,9 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
     ls_ctx c;
     ls_ctx_init(&c);
     if (L->op) fprintf(out, "%s  (%s, %d steps, operator %s)\n", L->title, L->level, L->nsteps, L->op->name);
-    else fprintf(out, "%s  (%s, %d steps, the recorded trace %s of %s)\n", L->title, L->level, L->nsteps,
-                 L->runs[0].trace, S->tr.op);
+    else
+        fprintf(out, "%s  (%s, %d steps, the recorded trace %s of %s)\n", L->title, L->level, L->nsteps,
+                L->runs[0].trace, S->tr.op);
     if (L->summary) wrap(out, L->summary, "");
     const ls_session *S0 = S;
     for (int k = 0; k < L->nsteps; ++k) {

@@ -110,29 +110,34 @@ static void check_accesses(const pz_spec *s, const char *src, const ks_trace *tr
         const char *verb = e->kind == KS_EV_READ ? "read" : "wrote";
         pz_who(by, sizeof by, s, e);
         if (bounds->ok && e->tensor >= tr->ntensors) {
-            snprintf(bounds->detail, sizeof bounds->detail,
-                     "%s %s memory outside every array (a pointer gone astray?); the access was not made and the thread "
-                     "stopped there", by, e->kind == KS_EV_READ ? "read" : "wrote to");
+            snprintf(
+                bounds->detail, sizeof bounds->detail,
+                "%s %s memory outside every array (a pointer gone astray?); the access was not made and the thread "
+                "stopped there",
+                by, e->kind == KS_EV_READ ? "read" : "wrote to");
             pz_where(bounds->where[0], sizeof bounds->where[0], tr, src, e);
             fail(bounds, e->index);
         } else if (bounds->ok && k >= 0 && outside(&vw[k], e->u.access.offset)) {
             element(el, sizeof el, names[k], &vw[k], e->u.access.offset, 0);
             if (vw[k].ndim == 1) snprintf(shape, sizeof shape, "%lld elements", (long long)vw[k].cols);
-            else snprintf(shape, sizeof shape, "%lld x %lld, %lld elements", (long long)vw[k].rows,
-                          (long long)vw[k].cols, (long long)(vw[k].rows * vw[k].cols));
+            else
+                snprintf(shape, sizeof shape, "%lld x %lld, %lld elements", (long long)vw[k].rows,
+                         (long long)vw[k].cols, (long long)(vw[k].rows * vw[k].cols));
             snprintf(bounds->detail, sizeof bounds->detail,
                      "%s %s %s, outside %s (%s): a guard is missing or off by one (the access was not made; the thread "
-                     "stopped there)", by, verb, el, names[k], shape);
+                     "stopped there)",
+                     by, verb, el, names[k], shape);
             pz_where(bounds->where[0], sizeof bounds->where[0], tr, src, e);
             fail(bounds, e->index);
         } else if (bounds->ok && k < 0 && (e->flags & KS_FLAG_SHARED)) {
             const ks_tensor *t = &tr->tensors[e->tensor];
             const int64_t numel = ks_tensor_numel(t);
             if (e->u.access.offset < 0 || e->u.access.offset >= numel) {
-                snprintf(bounds->detail, sizeof bounds->detail,
-                         "%s %s %s[%lld], outside the __shared__ array %s (%lld elements): a shared index is off by one "
-                         "or unguarded (the access was not made; the thread stopped there)",
-                         by, verb, t->name, (long long)e->u.access.offset, t->name, (long long)numel);
+                snprintf(
+                    bounds->detail, sizeof bounds->detail,
+                    "%s %s %s[%lld], outside the __shared__ array %s (%lld elements): a shared index is off by one "
+                    "or unguarded (the access was not made; the thread stopped there)",
+                    by, verb, t->name, (long long)e->u.access.offset, t->name, (long long)numel);
                 pz_where(bounds->where[0], sizeof bounds->where[0], tr, src, e);
                 fail(bounds, e->index);
             }
@@ -196,18 +201,22 @@ static void check_output(const pz_spec *s, const char *src, const ks_trace *tr, 
             element(el, sizeof el, "out", &vw[2], o, 1);
             pz_who(by, sizeof by, s, e);
             if (first->index == e->index)
-                snprintf(once->detail, sizeof once->detail, "%s written twice by %s: write each element once, its final "
-                         "value", el, by);
+                snprintf(once->detail, sizeof once->detail,
+                         "%s written twice by %s: write each element once, its final "
+                         "value",
+                         el, by);
             else if ((first->flags & KS_FLAG_ATOMIC) && (e->flags & KS_FLAG_ATOMIC)) {
                 pz_who(by2, sizeof by2, s, first);
                 snprintf(once->detail, sizeof once->detail,
                          "%s updated atomically by %s and by %s (and maybe more): no race, but the puzzle wants one "
-                         "write by one thread (sum in shared memory first)", el, by2, by);
+                         "write by one thread (sum in shared memory first)",
+                         el, by2, by);
             } else {
                 pz_who(by2, sizeof by2, s, first);
                 snprintf(once->detail, sizeof once->detail,
                          "%s written by %s and by %s (and maybe more): on a GPU these writes race; one thread must "
-                         "write it", el, by2, by);
+                         "write it",
+                         el, by2, by);
             }
             pz_where(once->where[0], sizeof once->where[0], tr, src, e);
             if (first->site != e->site) pz_where(once->where[1], sizeof once->where[1], tr, src, first);
@@ -238,8 +247,9 @@ static void check_output(const pz_spec *s, const char *src, const ks_trace *tr, 
         element(el, sizeof el, "out", &vw[2], first, 1);
         if (count[first]) pz_who(by, sizeof by, s, &tr->events[last[first]]);
         char got[32], exp[32];
-        snprintf(right->detail, sizeof right->detail, "%lld of %lld elements wrong; the first, %s: got %s, want %s (%s%s)",
-                 (long long)wrong, (long long)n, el, num(got, sizeof got, vw[2].data[first]), num(exp, sizeof exp, want[first]),
+        snprintf(right->detail, sizeof right->detail,
+                 "%lld of %lld elements wrong; the first, %s: got %s, want %s (%s%s)", (long long)wrong, (long long)n,
+                 el, num(got, sizeof got, vw[2].data[first]), num(exp, sizeof exp, want[first]),
                  count[first] ? "written last by " : "no thread wrote it", by);
         if (count[first]) pz_where(right->where[0], sizeof right->where[0], tr, src, &tr->events[last[first]]);
         else if (writer) pz_where(right->where[0], sizeof right->where[0], tr, src, writer);
@@ -283,8 +293,8 @@ static void check_reads(const pz_spec *s, const char *src, const ks_trace *tr, c
             len += (size_t)snprintf(r->detail + len, sizeof r->detail - len, "%s%s", shown++ ? ", " : "", el);
         }
         if (len < sizeof r->detail)
-            snprintf(r->detail + len, sizeof r->detail - len, "%s); read each value once%s", shown < reads[worst] ? ", ..." : "",
-                     s->shared ? " into shared memory and use it from there" : "");
+            snprintf(r->detail + len, sizeof r->detail - len, "%s); read each value once%s",
+                     shown < reads[worst] ? ", ..." : "", s->shared ? " into shared memory and use it from there" : "");
         pz_where(r->where[0], sizeof r->where[0], tr, src, &tr->events[over]);
         fail(r, worst);
     }
@@ -299,8 +309,10 @@ static void check_stops(const pz_spec *s, const char *src, const ks_trace *tr, p
     for (uint64_t i = 0; i < tr->nevents && r->ok; ++i) {
         const ks_event *e = &tr->events[i];
         if (e->kind != KS_EV_FAULT || e->u.fault.code == KS_CU_F_OUTSIDE) continue;
-        static const char *const what[] = {[KS_CU_F_ASSERT] = "failed an assert()", [KS_CU_F_TRAP] = "called __trap()",
-                                           [KS_CU_F_DEADLOCK] = "waited in a warp collective for lanes that never came"};
+        static const char *const what[] = {
+            [KS_CU_F_ASSERT] = "failed an assert()",
+            [KS_CU_F_TRAP] = "called __trap()",
+            [KS_CU_F_DEADLOCK] = "waited in a warp collective for lanes that never came"};
         const uint32_t code = e->u.fault.code;
         char by[96];
         pz_who(by, sizeof by, s, e);
@@ -336,8 +348,8 @@ static void check_invariants(const ks_trace *tr, pz_verdict *v)
     } else if (rep.violations) {
         /* a count violation can come without its line: kscope check lists them all */
         snprintf(r->detail, sizeof r->detail, "%llu violation%s; %s%s", (unsigned long long)rep.violations,
-                 rep.violations == 1 ? "" : "s", rep.first[0][0] ? "the first: " : "kscope check on the trace lists them",
-                 rep.first[0]);
+                 rep.violations == 1 ? "" : "s",
+                 rep.first[0][0] ? "the first: " : "kscope check on the trace lists them", rep.first[0]);
         fail(r, -1);
     }
 }

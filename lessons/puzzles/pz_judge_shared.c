@@ -87,7 +87,8 @@ static void on_finding(ks_check_report *rep, uint64_t i, const ks_event *e, cons
 
 int pz_is_shared(const ks_event *e)
 {
-    return e->kind == KS_EV_BARRIER || ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && (e->flags & KS_FLAG_SHARED));
+    return e->kind == KS_EV_BARRIER ||
+           ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && (e->flags & KS_FLAG_SHARED));
 }
 
 /* Every block stores into and loads from shared memory (a block's events are together:
@@ -99,7 +100,8 @@ static void check_used(const pz_spec *s, const ks_trace *tr, pz_rule *used)
         int64_t reads = 0, writes = 0;
         for (hi = lo; hi < tr->nevents && tr->events[hi].block == block; ++hi) {
             const ks_event *e = &tr->events[hi];
-            if (pz_is_shared(e) && e->kind != KS_EV_BARRIER) reads += e->kind == KS_EV_READ, writes += e->kind == KS_EV_WRITE;
+            if (pz_is_shared(e) && e->kind != KS_EV_BARRIER)
+                reads += e->kind == KS_EV_READ, writes += e->kind == KS_EV_WRITE;
         }
         if (reads && writes) continue;
         char name[48];
@@ -107,7 +109,8 @@ static void check_used(const pz_spec *s, const ks_trace *tr, pz_rule *used)
         else snprintf(name, sizeof name, "(%u,%u)", block % s->grid[0], block / s->grid[0]);
         snprintf(used->detail, sizeof used->detail,
                  "block %s never %s shared memory: declare the block's tile (__shared__ float tile[N];), store into "
-                 "it, __syncthreads(), read from it", name, writes ? "reads" : "writes");
+                 "it, __syncthreads(), read from it",
+                 name, writes ? "reads" : "writes");
         used->ok = 0;
         used->item = (int64_t)block * tr->threads;
     }

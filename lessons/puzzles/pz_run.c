@@ -106,7 +106,8 @@ static void stop_line(ks_cu_exec *e, const ks_trace *tr, const char *src, char *
             break;
         }
     }
-    snprintf(buf, n, "%s: %s%s%s%s", src, line[0] ? line : "the run stopped", *code ? ": `" : "", code, *code ? "`" : "");
+    snprintf(buf, n, "%s: %s%s%s%s", src, line[0] ? line : "the run stopped", *code ? ": `" : "", code,
+             *code ? "`" : "");
 }
 
 /* The child: compile, run, write the trace. Returns the outcome, its line in r. */
@@ -123,8 +124,8 @@ static int child(const pz_spec *s, const char *src, const char *trace_path, pz_r
     if (e.exit_status == 2) { /* the run could not start: a parameter's type */
         const char *why = e.ctl->error;
         const int arg = !strncmp(why, "--arg ", 6); /* the front end's words are kscope run's */
-        ks_fail(KS_EINVAL, "%s: %s%s (keep the stub's signature, %s)", src, arg ? "parameter " : "", why + (arg ? 6 : 0),
-                s->signature);
+        ks_fail(KS_EINVAL, "%s: %s%s (keep the stub's signature, %s)", src, arg ? "parameter " : "",
+                why + (arg ? 6 : 0), s->signature);
         goto out;
     }
     if (ks_cu_trace_make(&e, &tr)) goto out;
@@ -133,8 +134,9 @@ static int child(const pz_spec *s, const char *src, const char *trace_path, pz_r
         goto out;
     }
     if (!e.ctl->fault && tr.dropped) {
-        ks_fail(KS_EINVAL, "%s: the kernel made more than %d memory accesses (a loop that runs too long?): nothing to grade",
-                src, PZ_TRACE_EVENTS);
+        ks_fail(KS_EINVAL,
+                "%s: the kernel made more than %d memory accesses (a loop that runs too long?): nothing to grade", src,
+                PZ_TRACE_EVENTS);
         goto out;
     }
     if (ks_trace_write(trace_path, &tr)) goto out;
@@ -170,8 +172,7 @@ static void end_group(pid_t pid)
 {
     int st;
     kill(-pid, SIGKILL);
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
 }
 
 int pz_run(const pz_spec *s, const char *src, const char *tmpdir, const char *trace_path)
@@ -221,8 +222,9 @@ int pz_run(const pz_spec *s, const char *src, const char *tmpdir, const char *tr
             end_group(pid);
             munmap(r, sizeof *r);
             if (compiling)
-                return ks_fail(KS_EINVAL, "%s: the compiler did not finish in %d s (KSCOPE_CC_TIMEOUT sets the limit)", src,
-                               limit), PZ_ERROR;
+                return ks_fail(KS_EINVAL, "%s: the compiler did not finish in %d s (KSCOPE_CC_TIMEOUT sets the limit)",
+                               src, limit),
+                       PZ_ERROR;
             return ks_fail(KS_EINVAL, "%s: the run did not finish", src), PZ_ERROR;
         }
         nanosleep(&tick, NULL);

@@ -24,15 +24,15 @@ struct pz_spec {
     const char *name;  /* the files NAME.cu, the __global__ function NAME */
     const char *title; /* what it computes, one line */
     const char *teaches;
-    int shared;        /* 1: needs shared memory and barriers (__shared__, __syncthreads) */
+    int shared;                 /* 1: needs shared memory and barriers (__shared__, __syncthreads) */
     unsigned grid[2], block[2]; /* the launch NAME<<<dim3(grid), dim3(block)>>> (x, y) */
-    int size;          /* the size the references use (the first int parameter) */
+    int size;                   /* the size the references use (the first int parameter) */
     pz_shape a, b, out;
     /* the int parameters after the pointers (a, [b,] out), by name, and their values */
     const char *ints[PZ_MAX_INTS];
     int values[PZ_MAX_INTS];
     const char *signature; /* the stub's declaration, for messages */
-    int max_reads;     /* global reads (of a, b and out) per thread, at most */
+    int max_reads;         /* global reads (of a, b and out) per thread, at most */
     pz_reference reference;
 };
 

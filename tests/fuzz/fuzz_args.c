@@ -11,9 +11,8 @@
 
 #define MAX_ARGS 24
 
-static int (*const commands[])(int, char **) = {ks_cmd_run,  ks_cmd_list,   ks_cmd_info,
-                                                  ks_cmd_step, ks_cmd_check,  ks_cmd_export,
-                                                  ks_cmd_view, ks_cmd_lesson};
+static int (*const commands[])(int, char **) = {ks_cmd_run,   ks_cmd_list,   ks_cmd_info, ks_cmd_step,
+                                                ks_cmd_check, ks_cmd_export, ks_cmd_view, ks_cmd_lesson};
 static const char *const names[] = {"run", "list", "info", "step", "check", "export", "view", "lesson"};
 
 static void parsers(const char *a)
@@ -75,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[argc++] = cuda;
     }
     argv[argc] = NULL;
-    if (chdir(fz_dir()) != 0) abort(); /* whatever a command writes lands in the scratch folder */
+    if (chdir(fz_dir()) != 0) abort();     /* whatever a command writes lands in the scratch folder */
     setenv("KSCOPE_LESSONS", fz_dir(), 1); /* no lessons: `lesson --check` stays quick */
     unsetenv("DISPLAY");
     unsetenv("WAYLAND_DISPLAY");

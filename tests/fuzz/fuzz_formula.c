@@ -19,7 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         site.kind = KS_EV_WORK;
         site.tensor = -1;
         site.nfields = KS_WORK_FIELDS;
-        for (int f = 0; f < KS_WORK_FIELDS; ++f) snprintf(site.fields[f].name, sizeof site.fields[f].name, "%s", names[f]);
+        for (int f = 0; f < KS_WORK_FIELDS; ++f)
+            snprintf(site.fields[f].name, sizeof site.fields[f].name, "%s", names[f]);
     }
     memset(&ev, 0, sizeof ev);
     ev.kind = KS_EV_WORK;

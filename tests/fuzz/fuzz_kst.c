@@ -63,10 +63,10 @@ static void view(const ks_trace *tr, uint8_t seed)
     if (vw_index_build(&idx, tr, NULL) != KS_OK) return;
     vw_layout_compute(&L, 800, 600, 15);
     vw_state_init(&st, tr, &idx);
-    static const char *const keys[] = {"Right", "2", "Right", "3", "Right", "O", "End", "Left", "]",
-                                       "'", "[", "Tab", "M", "Right", "Home", "F", "Right", "5",
-                                       "Right", "N", "Ctrl+Tab", "M", "O", "4", "Left", "Z", "P",
-                                       "Right", "X", "U", "V", "Z", "Up", "I", "R", "P", "6"};
+    static const char *const keys[] = {
+        "Right", "2",     "Right", "3",     "Right", "O",     "End", "Left",     "]", "'", "[", "Tab",  "M",
+        "Right", "Home",  "F",     "Right", "5",     "Right", "N",   "Ctrl+Tab", "M", "O", "4", "Left", "Z",
+        "P",     "Right", "X",     "U",     "V",     "Z",     "Up",  "I",        "R", "P", "6"};
 #ifdef FZ_DRAW
     vw_draw *d = (seed & 63) == 0 ? drawer() : NULL; /* one frame for one input in 64 */
 #endif
@@ -74,7 +74,8 @@ static void view(const ks_trace *tr, uint8_t seed)
         vw_action a;
         if (vw_key_action(keys[k], (seed >> (k % 8)) & 1, &a) == 0) vw_apply(&st, &L, &a);
         if (k % 6 == 5) { /* a click and a hover somewhere in the panels and the timeline */
-            vw_action c = {.kind = k % 12 == 5 ? VW_ACT_CLICK : VW_ACT_HOVER, .a = 40 + (int64_t)(seed * k) % 700,
+            vw_action c = {.kind = k % 12 == 5 ? VW_ACT_CLICK : VW_ACT_HOVER,
+                           .a = 40 + (int64_t)(seed * k) % 700,
                            .b = 60 + (int64_t)(seed + k * 37) % 500};
             vw_apply(&st, &L, &c);
         }

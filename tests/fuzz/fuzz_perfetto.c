@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const cJSON *other = cJSON_GetObjectItemCaseSensitive(doc, "otherData");
             const cJSON *op = cJSON_GetObjectItemCaseSensitive(other, "op");
             size_t escaped = 0; /* the writer keeps what fits its 200-byte field, escaped */
-            for (const char *c = tr.op; *c; ++c) escaped += *c == '"' || *c == '\\' ? 2 : (unsigned char)*c < 0x20 ? 6 : 1;
+            for (const char *c = tr.op; *c; ++c)
+                escaped += *c == '"' || *c == '\\' ? 2 : (unsigned char)*c < 0x20 ? 6 : 1;
             if (!cJSON_IsString(op) || (escaped + 8 < 200 && strcmp(op->valuestring, tr.op))) abort();
         }
         cJSON_Delete(doc);
