@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/ks_kernel.h"
 #include "../core/ks_event.h"
 #include "../core/ks_launch.h"
 #include "../core/ks_schema.h"
@@ -198,6 +199,9 @@ int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g);
 long long ks_deform_fused_launches(void);
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step);
+/* The kernel rows (deform_kernels.c), indexed by ks_deform_kernel; the operators list
+ * the first three (im2col, col2im, coord: the ones their traces record). */
+extern const ks_kernel ks_deform_rows[KS_DEFORM_GRAD_GATHER + 1];
 /* ks_deform_kernel_sim/_cuda on a geometry ks_deform_geometry validated (g) and a chunk of 1..g->im2col_step
  * images: nothing checked again (the layer and the operator call these). */
 int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,

@@ -14,8 +14,8 @@
 #define ROW(fn, word, threads_, what, ...) \
     KS_KERNEL_ROW(fn, word, .threads = (threads_), .block_cap = KS_DEFORM_BLOCK_CAP, .help = what, __VA_ARGS__)
 #define T KS_DEFORM_THREADS
-/* indexed by ks_deform_kernel */
-static const ks_kernel rows[] = {
+/* indexed by ks_deform_kernel (the operators list the first three: the ones they trace) */
+const ks_kernel ks_deform_rows[KS_DEFORM_GRAD_GATHER + 1] = {
     [KS_DEFORM_IM2COL] = ROW(ks_deform_im2col, "im2col", T,
                              "one (c, h_col, w_col) per item: its taps' bilinear samples"),
     [KS_DEFORM_COL2IM] = ROW(ks_deform_col2im, "col2im", T, "one columns entry per item: its 4 corners, atomically"),
@@ -30,14 +30,15 @@ static const ks_kernel rows[] = {
                                   "grad_tap with per-pixel sums in shared memory", .coop = 1),
 };
 #undef T
-_Static_assert(sizeof rows / sizeof rows[0] == KS_DEFORM_GRAD_GATHER + 1, "a row per ks_deform_kernel");
+_Static_assert(sizeof ks_deform_rows / sizeof ks_deform_rows[0] == KS_DEFORM_GRAD_GATHER + 1,
+               "a row per ks_deform_kernel");
 
 static int launch(int device, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                   const ks_deform_chunk *c, const ks_launch *l, ks_sink *sink, void *stream)
 {
     ks_deform_args a;
     ks_deform_args_fill(p, g, c, &a);
-    ks_exec x = ks_exec_make(rows, (int)(sizeof rows / sizeof rows[0]), device, l);
+    ks_exec x = ks_exec_make(ks_deform_rows, (int)(sizeof ks_deform_rows / sizeof ks_deform_rows[0]), device, l);
     x.sink = sink, x.trace = k, x.stream = stream;
     ks_exec_size(&x, g->input_numel), ks_exec_size(&x, g->offset_numel), ks_exec_size(&x, g->col_numel);
     int64_t work = ks_deform_work(g, p, k, c->im2col_step);
@@ -55,7 +56,8 @@ static int launch(int device, const ks_deform_params *p, const ks_deform_geom *g
     /* a race, an unmet barrier or an access outside the window is a bug of the kernel: its
      * values alone would not show it (the fibers run one at a time) */
     if (!rc && x.sim_problems)
-        return ks_fail(KS_EINVAL, "deform %s: the simulator found shared-memory problems (above)", rows[k].name);
+        return ks_fail(KS_EINVAL, "deform %s: the simulator found shared-memory problems (above)",
+                       ks_deform_rows[k].name);
     return rc;
 }
 

@@ -28,7 +28,6 @@ enum {
     P_BIAS,
     P_BACKWARD,
     P_SEMANTICS,
-    P_TRACE_KERNEL,
     P_MATH,
     P_COUNT
 };
@@ -69,11 +68,6 @@ static const ks_param_spec conv_params[P_COUNT] = {
                      .kind = KS_PARAM_CHOICE,
                      .choices = "auto|mmcv|torchvision",
                      .help = "auto: mmcv without a mask, torchvision with one"},
-    [P_TRACE_KERNEL] = {.name = "trace-kernel",
-                        .kind = KS_PARAM_CHOICE,
-                        .choices = "auto|im2col|col2im|coord",
-                        .help = "kernel a trace records (auto: im2col, col2im with --backward); the header's "
-                                "work items and launch are its"},
     [P_MATH] = {.name = "math",
                 .kind = KS_PARAM_CHOICE,
                 .choices = "fp32|tf32",
@@ -171,8 +165,9 @@ static int read_params(ks_run *r, deform_state *s)
                    : p->use_mask ? KS_DEFORM_TORCHVISION
                                  : KS_DEFORM_MMCV;
     s->backward = (int)r->value[P_BACKWARD][0];
-    const int64_t tk = r->value[P_TRACE_KERNEL][0]; /* auto|im2col|col2im|coord */
-    s->traced = tk == 0 ? (s->backward ? KS_DEFORM_COL2IM : KS_DEFORM_IM2COL) : (ks_deform_kernel)(tk - 1);
+    /* the row --trace-kernel names (its rows: im2col, col2im, coord), by default im2col, or
+     * col2im with --backward; the layer records its first chunk's launch of it */
+    s->traced = (ks_deform_kernel)ks_run_trace_row(r, s->backward ? KS_DEFORM_COL2IM : KS_DEFORM_IM2COL);
     if (!s->backward && s->traced != KS_DEFORM_IM2COL)
         return ks_fail(KS_EINVAL, "--trace-kernel col2im and coord run in the backward pass: add --backward");
     return KS_OK;
@@ -214,13 +209,11 @@ static int prepare_op(ks_run *r, int conv)
     int rc;
     memset(s, 0, sizeof *s);
     s->conv = conv;
-    s->traced = KS_DEFORM_IM2COL;
+    s->traced = (ks_deform_kernel)ks_run_trace_row(r, KS_DEFORM_IM2COL); /* deform_conv's read_params: its own */
     if ((rc = read_params(r, s)) || (rc = ks_deform_geometry(&s->p, gp))) return rc;
     const ks_deform_geom g = *gp;
     const ks_deform_params *p = &s->p;
     shapes(r, s, &g);
-    static const char *const kernels[] = {"deformable_im2col", "deformable_col2im", "deformable_col2im_coord"};
-    ks_run_fact(r, "kernel", "\"%s\"", kernels[s->traced]);
     ks_run_fact(r, "offset_groups", "%lld", (long long)p->offset_groups);
     ks_run_fact(r, "mask", "%s", p->use_mask ? "true" : "false");
     ks_run_fact(r, "traced_images", "%lld", (long long)g.im2col_step);
@@ -304,8 +297,8 @@ const ks_op ks_op_deform_conv = {
     .name = "deform_conv",
     .summary = "deformable convolution v1/v2 (mmcv, torchvision): forward, --backward",
     KS_OP_ROWS(conv_params, conv_tensors),
-    .default_threads = KS_DEFORM_THREADS,
-    .default_block_cap = KS_DEFORM_BLOCK_CAP,
+    .kernels = ks_deform_rows, /* im2col, col2im, coord: the ones a trace records */
+    .nkernels = KS_DEFORM_COORD + 1,
     .prepare = prepare_conv,
     .fill = fill,
     .launch = launch,
@@ -315,8 +308,8 @@ const ks_op ks_op_deform_im2col = {
     .name = "deform_im2col",
     .summary = "deformable im2col: where each tap samples, bilinear weights, the mask",
     KS_OP_ROWS(im2col_params, im2col_tensors),
-    .default_threads = KS_DEFORM_THREADS,
-    .default_block_cap = KS_DEFORM_BLOCK_CAP,
+    .kernels = ks_deform_rows, /* its one kernel */
+    .nkernels = KS_DEFORM_IM2COL + 1,
     .prepare = prepare_im2col,
     .fill = fill,
     .launch = launch,
