@@ -95,6 +95,15 @@ START_TEST(tour_works_on_defaults)
     ck_assert_int_eq(kscope("list"), 0);
     ck_assert_int_eq(kscope("list im2col"), 0);
     ck_assert_ptr_nonnull(strstr(slurp("out"), "--kernel-size"));
+    /* the kernel rows: names, reference launches, which ones a trace can record */
+    ck_assert_int_eq(kscope("list sparse_conv"), 0);
+    const char *rows = slurp("out");
+    ck_assert_msg(strstr(rows, "--trace-kernel") && strstr(rows, "one of 4 below") &&
+                      strstr(rows, "256 threads, no cap") && strstr(rows, "candidates") &&
+                      strstr(rows, "(plain only: not traced)"),
+                  "%s", rows);
+    ck_assert_int_eq(kscope("list roi_align"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "(not traced: forward traces the same)"));
     const char *helps[] = {"--help",      "run --help",   "run col2im --help", "info --help",
                            "step --help", "check --help", "export --help",     "list --help"};
     for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i)
@@ -254,6 +263,9 @@ static const struct {
     {.args = "run patchify --in coords=coords2.npy", .fragment = "coords has batch 2 but the input has 1"},
     {.args = "run patchify --in coords=in3d.npy", .fragment = "coords must have shape (1, 2, 2); got (1, 2, 6)"},
     {.args = "run patchify --radius -1", .fragment = "--radius must be >= 0"},
+    {.args = "run maxpool2d --trace-kernel backward --trace t_bad.kst",
+     .fragment = "--trace-kernel backward does not run in this mode"},
+    {.args = "run roi_align --trace-kernel forward_merged", .fragment = "must be one of auto|forward|backward"},
     {.args = "check t.kst --max 101", .fragment = "--max takes 0..100 lines"},
     {.args = "check t.kst --max", .fragment = "--max needs a value"},
     {.args = "run patchify --trace-kernel all",
