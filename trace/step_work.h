@@ -14,7 +14,7 @@
 #define KS_WORK_LINES 24
 
 typedef struct ks_work_line {
-    char name[24];
+    char name[KS_NAME_LEN]; /* a field's name, whole */
     char expr[KS_EXPR_LEN];
     char worked[192]; /* the expression with values; "" when it would repeat expr or value */
     char value[40];
