@@ -35,6 +35,7 @@ int ks_cmd_check(int argc, char **argv);
 int ks_cmd_diff(int argc, char **argv);
 int ks_cmd_memory(int argc, char **argv);
 int ks_cmd_export(int argc, char **argv);
+int ks_cmd_convert(int argc, char **argv);
 int ks_cmd_view(int argc, char **argv);
 int ks_cmd_lesson(int argc, char **argv);
 int ks_cmd_puzzle(int argc, char **argv);

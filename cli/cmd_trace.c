@@ -64,6 +64,15 @@ int ks_cmd_info(int argc, char **argv)
     if (grid > 0) printf(" (each thread loops up to %lld times)\n", (long long)((tr.work_items + grid - 1) / grid));
     else printf("\n");
     print_filter(&tr.filter);
+    if (tr.version == 1) {
+        printf("format:   version 1, 64 bytes an event\n");
+    } else {
+        const uint64_t chunks = tr.index_sec.length / 32;
+        printf("format:   version 2, %llu bytes of events in %llu chunk%s", (unsigned long long)tr.event_sec.length,
+               (unsigned long long)chunks, chunks == 1 ? "" : "s");
+        if (tr.nevents) printf(", %.1f bytes an event", (double)tr.event_sec.length / (double)tr.nevents);
+        printf("\n");
+    }
     printf("events:   %llu (work %llu, read %llu, sample %llu, write %llu), dropped %llu\n",
            (unsigned long long)tr.nevents, (unsigned long long)kinds[1], (unsigned long long)kinds[2],
            (unsigned long long)kinds[3], (unsigned long long)kinds[4], (unsigned long long)tr.dropped);
@@ -306,6 +315,47 @@ int ks_cmd_export(int argc, char **argv)
         printf("exported %s to %s/: header.json, %d tensors, events.npy (%llu events)%s%s\n", argv[1], dir, tr.ntensors,
                (unsigned long long)tr.nevents, perfetto ? "; the schedule to " : "", perfetto ? perfetto : "");
     else printf("exported the schedule of %s to %s (open it in ui.perfetto.dev)\n", argv[1], perfetto);
+    ks_trace_close(&tr);
+    return rc;
+}
+
+int ks_cmd_convert(int argc, char **argv)
+{
+    static ks_trace tr;
+    const char *out = NULL, *ver = NULL;
+    if (wants_help(argc, argv)) {
+        printf("usage: kscope convert IN.kst OUT.kst [--version 1|2]\n\n"
+               "Rewrites a trace in another format version (default %d, the compact one; 1 is the\n"
+               "64-byte record of earlier releases, which every release reads). The records are the\n"
+               "same: converting 1 -> 2 -> 1 gives the first file back byte for byte. Checksums are\n"
+               "verified first; OUT appears whole or not at all. docs/trace-format.md.\n",
+               KS_KST_VERSION);
+        return KS_EXIT_OK;
+    }
+    for (int i = 2; i < argc; ++i) {
+        int m = ks_flag(argc, argv, &i, "version", &ver);
+        if (m < 0) return ks_cli_error("convert", "--version needs 1 or 2");
+        if (m > 0) continue;
+        if (argv[i][0] == '-' || out)
+            return ks_cli_error("convert", "unexpected argument '%s' (kscope convert --help)", argv[i]);
+        out = argv[i];
+    }
+    if (ver && strcmp(ver, "1") && strcmp(ver, "2"))
+        return ks_cli_error("convert", "--version is 1 or 2, not '%s'", ver);
+    if (argc >= 2 && argv[1][0] != '-' && !out)
+        return ks_cli_error("convert", "needs an output file: kscope convert IN.kst OUT.kst");
+    if (out && ks_out_check(out)) return ks_cli_error("convert", "%s", ks_error_message());
+    if (out && argc >= 2 && ks_same_path(out, argv[1]))
+        return ks_cli_error("convert", "OUT %s would replace IN; give another name", out);
+    int rc = open_trace("convert", argc, argv, &tr);
+    if (rc) return rc;
+    const int from = tr.version;
+    if (ks_trace_verify(&tr) || (tr.version = ver ? ver[0] - '0' : KS_KST_VERSION, ks_trace_write(out, &tr))) {
+        rc = ks_cli_error("convert", "%s", ks_error_message());
+    } else {
+        printf("converted %s (version %d) to %s (version %d): %llu events\n", argv[1], from, out, tr.version,
+               (unsigned long long)tr.nevents);
+    }
     ks_trace_close(&tr);
     return rc;
 }

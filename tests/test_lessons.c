@@ -897,7 +897,7 @@ START_TEST(a_run_can_be_a_recorded_trace)
     /* damaged traces */
     snprintf(cmd, sizeof cmd,
              "cd %s && head -c 700 rec.kst >short.kst && cp rec.kst crc.kst && "
-             "printf '\\377' | dd of=crc.kst bs=1 seek=$(( $(stat -c %%s crc.kst) - 5 )) conv=notrunc 2>/dev/null",
+             "printf '\\377' | dd of=crc.kst bs=1 seek=$(( $(stat -c %%s crc.kst) - 100 )) conv=notrunc 2>/dev/null",
              dir);
     ck_assert_int_eq(sh(cmd), 0);
     static const struct {

@@ -339,10 +339,11 @@ int ks_check_cu(const ks_trace *tr, ks_check_report *rep)
         switch (e->kind) {
         case KS_EV_WORK: {
             const ks_site *s = &tr->sites[e->site];
-            int64_t back = 0;
+            /* unsigned: a crafted field or stride wraps instead of overflowing (then it mismatches) */
+            uint64_t back = 0;
             for (int f = 0; f < s->nfields && f < KS_WORK_FIELDS; ++f)
-                back += (int64_t)e->u.field[f] * s->fields[f].stride;
-            if (back != e->index)
+                back += (uint64_t)(int64_t)e->u.field[f] * (uint64_t)s->fields[f].stride;
+            if ((int64_t)back != e->index)
                 cu_violation(rep, i, e, "its blockIdx and threadIdx make index %lld, not %lld", (long long)back,
                              (long long)e->index);
             break;

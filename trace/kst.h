@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 #define KS_KST_MAGIC "KSTRACE\0"
-#define KS_KST_VERSION 1
+#define KS_KST_VERSION 2 /* what ks_trace_write writes unless told 1; both are read */
 #define KS_KST_PREAMBLE 24
 #define KS_KST_ALIGN 64
 #define KS_MAX_TENSORS 24
@@ -49,12 +49,19 @@ typedef struct ks_trace {
     int roles[KS_MAX_TENSORS];
     const ks_event *events;
     uint64_t nevents, dropped;
+    /* writing: the format version to write, 0 for KS_KST_VERSION; reading: the file's */
+    int version;
     /* filled by ks_trace_open */
     char path[4096];
     void *map;
     size_t map_size;
     uint64_t data_start;
     ks_section tensor_sec[KS_MAX_TENSORS], event_sec;
+    /* version 2: the chunk index section, events per chunk, and the decoded events
+     * (`events` points here; version 1 maps its records instead) */
+    ks_section index_sec;
+    uint64_t chunk_events;
+    ks_event *decoded;
 } ks_trace;
 
 int ks_trace_write(const char *path, const ks_trace *tr);

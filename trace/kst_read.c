@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 #include "crc32.h"
 #include "ks_file.h"
 #include "kst.h"
+#include "kst_codec.h"
 
 #define MAX_EXACT 9007199254740992.0 /* 2^53: the largest integer a JSON double holds */
 /* Launch bounds: an event's block is a u32, so blocks * threads stays below 2^42 and
@@ -211,6 +213,104 @@ static int overlaps(const ks_section *a, const ks_section *b)
     return a->length && b->length && a->offset < b->offset + b->length && b->offset < a->offset + a->length;
 }
 
+static int parse_events_v1(const reader *r, const cJSON *ev, ks_trace *tr)
+{
+    int64_t v;
+    int rc;
+    if ((rc = get_int(r, ev, "record_size", 0, 1e9, &v))) return rc;
+    if (v != (int64_t)sizeof(ks_event)) return hbad(r, "events record_size", "is not 64");
+    if ((rc = get_int(r, ev, "count", 0, MAX_EXACT, &v))) return rc;
+    tr->nevents = (uint64_t)v;
+    if ((rc = get_int(r, ev, "dropped", 0, MAX_EXACT, &v))) return rc;
+    tr->dropped = (uint64_t)v;
+    if ((rc = get_int(r, ev, "offset", 0, MAX_EXACT, &v))) return rc;
+    tr->event_sec.offset = (uint64_t)v;
+    if ((rc = get_int(r, ev, "length", 0, MAX_EXACT, &v))) return rc;
+    tr->event_sec.length = (uint64_t)v;
+    if ((rc = get_int(r, ev, "crc32", 0, 4294967295.0, &v))) return rc;
+    tr->event_sec.crc32 = (uint32_t)v;
+    if (tr->event_sec.length / sizeof(ks_event) != tr->nevents || tr->event_sec.length % sizeof(ks_event))
+        return hbad(r, "events length", "does not match count * 64");
+    if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
+    tr->events = (const ks_event *)(r->base + tr->data_start + tr->event_sec.offset);
+    return KS_OK;
+}
+
+/* Version 2: the chunk index is checked whole (its CRC too: it is small), then every
+ * chunk is decoded into tr->decoded; a chunk's own CRC waits for ks_trace_verify. */
+static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
+{
+    int64_t v;
+    char enc[16];
+    int rc = get_str(r, ev, "encoding", enc, sizeof enc);
+    if (rc) return rc;
+    if (strcmp(enc, "kst2")) return hbad(r, "events encoding", "is not kst2");
+    if ((rc = get_int(r, ev, "count", 0, MAX_EXACT, &v))) return rc;
+    tr->nevents = (uint64_t)v;
+    if ((rc = get_int(r, ev, "dropped", 0, MAX_EXACT, &v))) return rc;
+    tr->dropped = (uint64_t)v;
+    if ((rc = get_int(r, ev, "chunk_events", 1, 1 << 20, &v))) return rc;
+    tr->chunk_events = (uint64_t)v;
+    if ((rc = get_int(r, ev, "offset", 0, MAX_EXACT, &v))) return rc;
+    tr->event_sec.offset = (uint64_t)v;
+    if ((rc = get_int(r, ev, "length", 0, MAX_EXACT, &v))) return rc;
+    tr->event_sec.length = (uint64_t)v;
+    const cJSON *ix = get_obj(ev, "index", 0);
+    if (!ix) return hbad(r, "events index", "is not an object");
+    if ((rc = get_int(r, ix, "offset", 0, MAX_EXACT, &v))) return rc;
+    tr->index_sec.offset = (uint64_t)v;
+    if ((rc = get_int(r, ix, "length", 0, MAX_EXACT, &v))) return rc;
+    tr->index_sec.length = (uint64_t)v;
+    if ((rc = get_int(r, ix, "crc32", 0, 4294967295.0, &v))) return rc;
+    tr->index_sec.crc32 = (uint32_t)v;
+    if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
+    if ((rc = check_section(r, tr->data_start, &tr->index_sec, "index"))) return rc;
+    /* every record takes at least 2 bytes: the count cannot ask for more memory than that */
+    if (tr->nevents > tr->event_sec.length / KS_KST2_MIN_RECORD)
+        return hbad(r, "events count", "is more than its section's bytes could hold");
+    const uint64_t nchunks = (tr->nevents + tr->chunk_events - 1) / tr->chunk_events;
+    if (tr->index_sec.length != nchunks * KS_KST2_ENTRY)
+        return hbad(r, "events index length", "does not match one 32-byte entry per chunk");
+    if (overlaps(&tr->index_sec, &tr->event_sec))
+        return ks_fail_at(r->path, (long long)(tr->data_start + tr->index_sec.offset),
+                          "section index overlaps section events");
+    const unsigned char *index = r->base + tr->data_start + tr->index_sec.offset;
+    const unsigned char *chunks = r->base + tr->data_start + tr->event_sec.offset;
+    if (ks_crc32(0, index, tr->index_sec.length) != tr->index_sec.crc32)
+        return ks_fail_at(r->path, (long long)(tr->data_start + tr->index_sec.offset), "index checksum mismatch");
+    tr->decoded = malloc(tr->nevents ? tr->nevents * sizeof(ks_event) : 1);
+    if (!tr->decoded)
+        return ks_fail(KS_ENOMEM, "%s: out of memory for %llu events", r->path, (unsigned long long)tr->nevents);
+    ks_kst2_ctx ctx;
+    ks_kst2_ctx_make(tr, &ctx);
+    uint64_t at = 0;
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        ks_kst2_entry e;
+        ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
+        const long long where = (long long)(tr->data_start + tr->index_sec.offset + k * KS_KST2_ENTRY);
+        const uint64_t first = k * tr->chunk_events;
+        const uint64_t n = tr->nevents - first < tr->chunk_events ? tr->nevents - first : tr->chunk_events;
+        if (e.offset != at || e.length > tr->event_sec.length - at)
+            return ks_fail_at(r->path, where, "chunk %llu does not follow the one before inside the events",
+                              (unsigned long long)k);
+        size_t bad;
+        const char *why;
+        if (ks_kst2_decode(&ctx, chunks + at, e.length, tr->decoded + first, (size_t)n, &bad, &why)) {
+            if (ks_crc32(0, chunks + at, e.length) != e.crc32) /* damage, not a writer's bug: say so */
+                return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset + at),
+                                  "events checksum mismatch in chunk %llu", (unsigned long long)k);
+            return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset + at + bad), "chunk %llu: %s",
+                              (unsigned long long)k, why);
+        }
+        at += e.length;
+    }
+    if (at != tr->event_sec.length)
+        return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset + at),
+                          "the events section holds bytes after its last chunk");
+    tr->events = tr->decoded;
+    return KS_OK;
+}
+
 static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
 {
     char fmt[32];
@@ -220,7 +320,7 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
     if ((rc = get_str(r, h, "format", fmt, sizeof fmt))) return rc;
     if (strcmp(fmt, "kscope-trace")) return hbad(r, "format", "is not kscope-trace");
     if ((rc = get_int(r, h, "version", 0, 1e9, &v))) return rc;
-    if (v != KS_KST_VERSION) return hbad(r, "version", "is not supported");
+    if (v != tr->version) return hbad(r, "version", "differs from the preamble's");
     if ((rc = get_str(r, h, "op", tr->op, sizeof tr->op))) return rc;
     if ((rc = get_str(r, h, "variant", tr->variant, sizeof tr->variant))) return rc;
     if ((rc = get_str(r, h, "device", tr->device, sizeof tr->device))) return rc;
@@ -267,26 +367,14 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
     }
     const cJSON *ev = get_obj(h, "events", 0);
     if (!ev) return hbad(r, "events", "is not an object");
-    if ((rc = get_int(r, ev, "record_size", 0, 1e9, &v))) return rc;
-    if (v != (int64_t)sizeof(ks_event)) return hbad(r, "events record_size", "is not 64");
-    if ((rc = get_int(r, ev, "count", 0, MAX_EXACT, &v))) return rc;
-    tr->nevents = (uint64_t)v;
-    if ((rc = get_int(r, ev, "dropped", 0, MAX_EXACT, &v))) return rc;
-    tr->dropped = (uint64_t)v;
-    if ((rc = get_int(r, ev, "offset", 0, MAX_EXACT, &v))) return rc;
-    tr->event_sec.offset = (uint64_t)v;
-    if ((rc = get_int(r, ev, "length", 0, MAX_EXACT, &v))) return rc;
-    tr->event_sec.length = (uint64_t)v;
-    if ((rc = get_int(r, ev, "crc32", 0, 4294967295.0, &v))) return rc;
-    tr->event_sec.crc32 = (uint32_t)v;
-    if (tr->event_sec.length / sizeof(ks_event) != tr->nevents || tr->event_sec.length % sizeof(ks_event))
-        return hbad(r, "events length", "does not match count * 64");
-    if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
-    tr->events = (const ks_event *)(r->base + tr->data_start + tr->event_sec.offset);
+    if ((rc = tr->version == 1 ? parse_events_v1(r, ev, tr) : parse_events_v2(r, ev, tr))) return rc;
     for (int i = 0; i < tr->ntensors; ++i) {
         if (overlaps(&tr->tensor_sec[i], &tr->event_sec))
             return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset),
                               "section events overlaps tensor %s", tr->tensors[i].name);
+        if (overlaps(&tr->tensor_sec[i], &tr->index_sec))
+            return ks_fail_at(r->path, (long long)(tr->data_start + tr->index_sec.offset),
+                              "section index overlaps tensor %s", tr->tensors[i].name);
         for (int j = 0; j < i; ++j)
             if (overlaps(&tr->tensor_sec[i], &tr->tensor_sec[j]))
                 return ks_fail_at(r->path, (long long)(tr->data_start + tr->tensor_sec[i].offset),
@@ -326,10 +414,11 @@ int ks_trace_open(const char *path, ks_trace *tr)
         goto fail;
     }
     uint32_t version = get_u32(r.base + 8), hlen = get_u32(r.base + 12);
-    if (version != KS_KST_VERSION) {
-        rc = ks_fail_at(path, 8, "unsupported version %u (this reader knows %d)", version, KS_KST_VERSION);
+    if (version != 1 && version != 2) {
+        rc = ks_fail_at(path, 8, "unsupported version %u (this reader knows 1 and 2)", version);
         goto fail;
     }
+    tr->version = (int)version;
     if (hlen == 0 || hlen > r.size - KS_KST_PREAMBLE) {
         rc = ks_fail_at(path, 12, "header length %u runs past the end of the file (%llu bytes)", hlen,
                         (unsigned long long)r.size);
@@ -355,6 +444,9 @@ int ks_trace_open(const char *path, ks_trace *tr)
 fail:
     munmap(map, (size_t)r.size);
     tr->map = NULL;
+    free(tr->decoded);
+    tr->decoded = NULL;
+    tr->events = NULL;
     return rc;
 }
 
@@ -366,8 +458,19 @@ int ks_trace_verify(const ks_trace *tr)
             return ks_fail_at(tr->path, (long long)(tr->data_start + s->offset), "tensor %s checksum mismatch",
                               tr->tensors[i].name);
     }
-    if (ks_crc32(0, tr->events, tr->event_sec.length) != tr->event_sec.crc32)
-        return ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset), "events checksum mismatch");
+    const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
+    if (tr->version == 1) {
+        if (ks_crc32(0, tr->events, tr->event_sec.length) != tr->event_sec.crc32)
+            return ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset), "events checksum mismatch");
+        return KS_OK;
+    }
+    for (uint64_t k = 0; k < tr->index_sec.length / KS_KST2_ENTRY; ++k) { /* the index was checked at open */
+        ks_kst2_entry e;
+        ks_kst2_entry_get(base + tr->index_sec.offset + k * KS_KST2_ENTRY, &e);
+        if (ks_crc32(0, base + tr->event_sec.offset + e.offset, e.length) != e.crc32)
+            return ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + e.offset),
+                              "events checksum mismatch in chunk %llu", (unsigned long long)k);
+    }
     return KS_OK;
 }
 
@@ -375,6 +478,8 @@ void ks_trace_close(ks_trace *tr)
 {
     if (tr->map) munmap(tr->map, tr->map_size);
     tr->map = NULL;
+    free(tr->decoded);
+    tr->decoded = NULL;
 }
 
 int ks_trace_tensor(const ks_trace *tr, const char *name)

@@ -7,6 +7,13 @@
 #include "crc32.h"
 #include "ks_file.h"
 #include "kst.h"
+#include "kst_codec.h"
+
+/* Version 2's encoded events: the chunks back to back, and their index. */
+typedef struct encoded {
+    unsigned char *data, *index;
+    uint64_t length, nchunks;
+} encoded;
 
 static uint64_t align_up(uint64_t v) { return (v + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN; }
 
@@ -48,11 +55,11 @@ static cJSON *site_json(const ks_site *s, int id)
     return o;
 }
 
-static char *header_json(const ks_trace *tr, ks_section *tsec, ks_section *esec)
+static char *header_json(const ks_trace *tr, int version, ks_section *tsec, ks_section *esec, const ks_section *isec)
 {
     cJSON *h = cJSON_CreateObject();
     cJSON_AddStringToObject(h, "format", "kscope-trace");
-    cJSON_AddNumberToObject(h, "version", KS_KST_VERSION);
+    cJSON_AddNumberToObject(h, "version", version);
     cJSON_AddStringToObject(h, "op", tr->op);
     cJSON_AddStringToObject(h, "variant", tr->variant);
     cJSON_AddStringToObject(h, "device", tr->device);
@@ -84,12 +91,21 @@ static char *header_json(const ks_trace *tr, ks_section *tsec, ks_section *esec)
         cJSON_AddItemToArray(tensors, o);
     }
     cJSON *ev = cJSON_AddObjectToObject(h, "events");
-    cJSON_AddNumberToObject(ev, "record_size", sizeof(ks_event));
+    if (version == 1) cJSON_AddNumberToObject(ev, "record_size", sizeof(ks_event));
+    else cJSON_AddStringToObject(ev, "encoding", "kst2");
     cJSON_AddNumberToObject(ev, "count", (double)tr->nevents);
     cJSON_AddNumberToObject(ev, "dropped", (double)tr->dropped);
+    if (version != 1) cJSON_AddNumberToObject(ev, "chunk_events", KS_KST2_CHUNK);
     cJSON_AddNumberToObject(ev, "offset", (double)esec->offset);
     cJSON_AddNumberToObject(ev, "length", (double)esec->length);
-    cJSON_AddNumberToObject(ev, "crc32", esec->crc32);
+    if (version == 1) {
+        cJSON_AddNumberToObject(ev, "crc32", esec->crc32);
+    } else { /* each chunk has its CRC in the index */
+        cJSON *ix = cJSON_AddObjectToObject(ev, "index");
+        cJSON_AddNumberToObject(ix, "offset", (double)isec->offset);
+        cJSON_AddNumberToObject(ix, "length", (double)isec->length);
+        cJSON_AddNumberToObject(ix, "crc32", isec->crc32);
+    }
     char *text = cJSON_Print(h);
     cJSON_Delete(h);
     return text;
@@ -100,14 +116,55 @@ static void put_u32(unsigned char *p, uint32_t v)
     for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* Encodes the events chunk by chunk; the output grows as it fills (about 10 bytes an
+ * event), so memory stays near the file's size whatever the count. */
+static int encode(const ks_trace *tr, encoded *out, const char *path)
+{
+    ks_kst2_ctx ctx;
+    ks_kst2_ctx_make(tr, &ctx);
+    memset(out, 0, sizeof *out);
+    out->nchunks = (tr->nevents + KS_KST2_CHUNK - 1) / KS_KST2_CHUNK;
+    out->index = calloc(out->nchunks ? out->nchunks : 1, KS_KST2_ENTRY);
+    unsigned char *scratch = malloc((size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD);
+    int failed = !out->index || !scratch;
+    uint64_t cap = 0;
+    for (uint64_t k = 0; k < out->nchunks && !failed; ++k) {
+        const uint64_t first = k * KS_KST2_CHUNK;
+        const size_t n = (size_t)(tr->nevents - first < KS_KST2_CHUNK ? tr->nevents - first : KS_KST2_CHUNK);
+        ks_kst2_entry ent;
+        const size_t len = ks_kst2_encode(&ctx, tr->events + first, n, scratch, &ent);
+        if (out->length + len > cap) {
+            uint64_t ncap = cap ? cap * 2 : (uint64_t)KS_KST2_CHUNK * 16;
+            while (ncap < out->length + len) ncap *= 2;
+            unsigned char *grown = realloc(out->data, ncap);
+            failed = !grown;
+            if (failed) break;
+            out->data = grown, cap = ncap;
+        }
+        memcpy(out->data + out->length, scratch, len);
+        ent.offset = out->length;
+        ent.crc32 = ks_crc32(0, scratch, len);
+        ks_kst2_entry_put(out->index + k * KS_KST2_ENTRY, &ent);
+        out->length += len;
+    }
+    free(scratch);
+    if (!failed) return KS_OK;
+    free(out->data), free(out->index);
+    memset(out, 0, sizeof *out);
+    return ks_fail(KS_ENOMEM, "%s: out of memory encoding %llu events", path, (unsigned long long)tr->nevents);
+}
+
 int ks_trace_put(ks_out_file *o, const ks_trace *tr)
 {
     static const unsigned char zeros[KS_KST_ALIGN];
     const char *path = o->path;
-    ks_section tsec[KS_MAX_TENSORS], esec;
+    ks_section tsec[KS_MAX_TENSORS], esec, isec = {0, 0, 0};
     uint64_t at = 0;
+    const int version = tr->version ? tr->version : KS_KST_VERSION;
     if (tr->ntensors < 0 || tr->ntensors > KS_MAX_TENSORS || tr->nsites < 0 || tr->nsites > KS_MAX_SITES)
         return ks_fail(KS_EINVAL, "%s: too many tensors or sites", path);
+    if (version != 1 && version != 2)
+        return ks_fail(KS_EINVAL, "%s: no trace format version %d (1 or 2)", path, version);
     for (int i = 0; i < tr->ntensors; ++i) {
         const ks_tensor *t = &tr->tensors[i];
         int64_t n = ks_tensor_numel(t);
@@ -117,16 +174,30 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
         tsec[i].crc32 = ks_crc32(0, t->data, tsec[i].length);
         at = align_up(at + tsec[i].length);
     }
+    encoded enc = {NULL, NULL, 0, 0};
     esec.offset = at;
-    esec.length = tr->nevents * sizeof(ks_event);
-    esec.crc32 = ks_crc32(0, tr->events, esec.length);
+    if (version == 1) {
+        esec.length = tr->nevents * sizeof(ks_event);
+        esec.crc32 = ks_crc32(0, tr->events, esec.length);
+    } else {
+        int rc = encode(tr, &enc, path);
+        if (rc) return rc;
+        esec.length = enc.length;
+        esec.crc32 = 0;
+        isec.offset = align_up(esec.offset + esec.length);
+        isec.length = enc.nchunks * KS_KST2_ENTRY;
+        isec.crc32 = ks_crc32(0, enc.index, isec.length);
+    }
 
-    char *json = header_json(tr, tsec, &esec);
-    if (!json) return ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
+    char *json = header_json(tr, version, tsec, &esec, &isec);
+    if (!json) {
+        free(enc.data), free(enc.index);
+        return ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
+    }
     const size_t hlen = strlen(json);
     unsigned char pre[KS_KST_PREAMBLE];
     memcpy(pre, KS_KST_MAGIC, 8);
-    put_u32(pre + 8, KS_KST_VERSION);
+    put_u32(pre + 8, (uint32_t)version);
     put_u32(pre + 12, (uint32_t)hlen);
     put_u32(pre + 16, ks_crc32(0, json, hlen));
     put_u32(pre + 20, 0);
@@ -142,7 +213,15 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
         if (!rc) rc = ks_out_write(o, zeros, align_up(end) - end);
         pos = align_up(end);
     }
-    if (!rc) rc = ks_out_write(o, tr->events, esec.length);
+    if (version == 1) {
+        if (!rc) rc = ks_out_write(o, tr->events, esec.length);
+    } else {
+        const uint64_t end = pos + esec.length;
+        if (!rc) rc = ks_out_write(o, enc.data, esec.length);
+        if (!rc) rc = ks_out_write(o, zeros, align_up(end) - end);
+        if (!rc) rc = ks_out_write(o, enc.index, isec.length);
+    }
+    free(enc.data), free(enc.index);
     free(json);
     return rc;
 }

@@ -3,7 +3,9 @@
 # a corpus seeded from real outputs (make_seeds.sh) and kept in BUILD/fuzz-corpus/ between
 # runs. Fails (exit 1) on any crash, timeout, leak or out-of-memory, naming the target and
 # the artifact that reproduces it (BUILD/fuzz-artifacts/TARGET/). Prints the executions
-# of each target. Usage: tests/fuzz/run.sh BUILD SECONDS [TARGET...]
+# of each target. libFuzzer's seed is KS_FUZZ_SEED (default 1): a CI run is repeatable;
+# explore with other seeds and longer runs locally.
+# Usage: tests/fuzz/run.sh BUILD SECONDS [TARGET...]
 set -uo pipefail
 build=$(cd "$1" && pwd)
 seconds=$2
@@ -33,7 +35,7 @@ for t in "${targets[@]}"; do
         fuzz_formula) len=(-max_len=1024) ;;
         *) len=() ;;
     esac
-    "$build/tests/fuzz/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 "${len[@]}" \
+    "$build/tests/fuzz/$t" -seed="${KS_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 "${len[@]}" \
         -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$t/" \
         "$build/fuzz-corpus/$t" "$seeds/$t" >"$build/fuzz-$t.log" 2>&1 &
     pids+=($!)
