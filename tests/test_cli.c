@@ -104,10 +104,47 @@ START_TEST(tour_works_on_defaults)
                   "%s", rows);
     ck_assert_int_eq(kscope("list roi_align"), 0);
     ck_assert_ptr_nonnull(strstr(slurp("out"), "(not traced: forward traces the same)"));
-    const char *helps[] = {"--help",      "run --help",   "run col2im --help", "info --help",
-                           "step --help", "check --help", "export --help",     "list --help"};
+    const char *helps[] = {"--help",       "run --help",    "run col2im --help", "info --help",   "step --help",
+                           "check --help", "export --help", "list --help",       "convert --help"};
     for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i)
         ck_assert_msg(kscope(helps[i]) == 0 && strstr(slurp("out"), "usage"), "%s", helps[i]);
+}
+END_TEST
+
+/* Format 2 is what run writes; version 1 (kscope convert) reads the same everywhere:
+ * step prints the same text, export the same events.npy, and 1 -> 2 is the original. */
+START_TEST(convert_keeps_every_reader_the_same)
+{
+    setup();
+    ck_assert_int_eq(kscope("run deform_conv --channels 3 --input-size 5,7 --mask --trace t.kst --quiet"), 0);
+    ck_assert_int_eq(kscope("info t.kst"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "format:   version 2,"));
+    ck_assert_int_eq(kscope("convert t.kst v1.kst --version 1"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "(version 2) to v1.kst (version 1)"));
+    ck_assert_int_eq(kscope("info v1.kst"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "format:   version 1, 64 bytes an event"));
+    const char *same[][2] = {{"step t.kst --index 17", "step v1.kst --index 17"},
+                             {"check t.kst", "check v1.kst"},
+                             {"memory t.kst", "memory v1.kst"}};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; ++i) {
+        ck_assert_int_eq(kscope(same[i][0]), 0);
+        char *a = strdup(slurp("out"));
+        ck_assert_int_eq(kscope(same[i][1]), 0);
+        const char *b = slurp("out"), *na = strstr(a, "t.kst"), *nb = strstr(b, "v1.kst");
+        /* the file name may appear once; the rest is equal */
+        if (na && nb) ck_assert_msg(!strcmp(na + 5, nb + 6) && !strncmp(a, b, (size_t)(na - a)), "%s", same[i][0]);
+        else ck_assert_msg(!strcmp(a, b), "%s differs:\n%s\n---\n%s", same[i][0], a, b);
+        ck_assert_uint_gt(strlen(a), 40);
+        free(a);
+    }
+    ck_assert_int_eq(kscope("export t.kst --npy e2"), 0);
+    ck_assert_int_eq(kscope("export v1.kst --npy e1"), 0);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cd %s && cmp -s e1/events.npy e2/events.npy && cmp -s e1/input.npy e2/input.npy", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(kscope("convert v1.kst back.kst"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && cmp -s t.kst back.kst", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -586,6 +623,7 @@ int main(void)
     TCase *tc = tcase_create("kscope");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, tour_works_on_defaults);
+    tcase_add_test(tc, convert_keeps_every_reader_the_same);
     tcase_add_test(tc, version_is_printed);
     tcase_add_test(tc, run_on_npy_input_matches_reference_and_round_trips_through_col2im);
     tcase_add_test(tc, check_exits_1_on_a_violating_trace);
