@@ -1,6 +1,8 @@
 /* Simulator throughput: work items per second for im2col and col2im, plain and traced
  * (full trace, and a filter that records nothing), and for RoIAlign's forward and
- * backward (plain and fully traced; avg, sampling ratio 2 and adaptive). Prints a table. */
+ * backward (plain and fully traced; avg, sampling ratio 2 and adaptive), with the events
+ * a second the traced runs record. Every traced run records into a new sink, as a
+ * `kscope run --trace` does (its memory is fresh: the kernel zeroes each page). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +18,9 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* median of 5 runs, in seconds */
-static double time_run(int col2im, const ks_im2col_params *p, const float *src, float *dst, ks_filter *filter)
+/* median of 5 runs, in seconds; *events: what one traced run recorded */
+static double time_run(int col2im, const ks_im2col_params *p, const float *src, float *dst, ks_filter *filter,
+                       double *events)
 {
     double t[5];
     ks_launch l = {0};
@@ -27,6 +30,7 @@ static double time_run(int col2im, const ks_im2col_params *p, const float *src, 
         if (col2im) ks_col2im_sim(p, src, dst, &l, sink);
         else ks_im2col_sim(p, src, dst, &l, sink);
         t[r] = now() - t0;
+        if (events) *events = sink ? (double)ks_sink_count(sink) : 0;
         ks_host_sink_free(sink);
     }
     for (int i = 0; i < 5; ++i)
@@ -68,13 +72,14 @@ static void bench_roi(int64_t ratio)
     ks_launch l = {0};
     for (int bwd = 0; bwd < 2; ++bwd) {
         for (int traced = 0; traced < 2; ++traced) {
-            double t[5];
+            double t[5], events = 0;
             for (int r = 0; r < 5; ++r) {
                 ks_sink *sink = traced ? ks_host_sink_create(1ULL << 27, ks_filter_all()) : NULL;
                 double t0 = now();
                 if (bwd) ks_roi_align_backward_sim(&p, g, rois, NULL, NULL, gin, &l, sink);
                 else ks_roi_align_forward_sim(&p, in, rois, out, NULL, NULL, &l, sink);
                 t[r] = now() - t0;
+                if (sink) events = (double)ks_sink_count(sink);
                 ks_host_sink_free(sink);
             }
             for (int i = 0; i < 5; ++i)
@@ -84,9 +89,11 @@ static void bench_roi(int64_t ratio)
                         t[i] = t[j];
                         t[j] = x;
                     }
-            printf("%-8s %-22s %14.3g\n", bwd ? "roi_bwd" : "roi_fwd",
+            printf("%-8s %-22s %14.3g", bwd ? "roi_bwd" : "roi_fwd",
                    traced ? (ratio ? "traced, sr2" : "traced, adaptive") : (ratio ? "plain, sr2" : "plain, adaptive"),
                    out_n / t[2]);
+            if (traced) printf(" %12s %14.3g", "", events / t[2]);
+            printf("\n");
         }
     }
     free(in), free(rois), free(out), free(g), free(gin);
@@ -114,17 +121,19 @@ int main(void)
     ks_filter all = ks_filter_all(), none = ks_filter_all();
     none.index_hi = 0;
     printf("simulator, one CPU thread: N=1 C=32 64x64, k3 p1 s1 d1 (median of 5)\n");
-    printf("%-8s %-22s %14s %12s\n", "op", "variant", "work items/s", "vs plain");
+    printf("%-8s %-22s %14s %12s %14s\n", "op", "variant", "work items/s", "vs plain", "events/s");
     for (int op = 0; op < 2; ++op) {
         const char *name = op ? "col2im" : "im2col";
         const int64_t work = op ? g.image_numel : g.im2col_work;
         float *src = op ? cols : img, *dst = op ? img : cols;
-        double plain = time_run(op, &p, src, dst, NULL);
-        double t_none = time_run(op, &p, src, dst, &none);
-        double t_all = time_run(op, &p, src, dst, &all);
+        double events = 0;
+        double plain = time_run(op, &p, src, dst, NULL, NULL);
+        double t_none = time_run(op, &p, src, dst, &none, NULL);
+        double t_all = time_run(op, &p, src, dst, &all, &events);
         printf("%-8s %-22s %14.3g %12s\n", name, "plain", work / plain, "1.00");
         printf("%-8s %-22s %14.3g %11.2fx\n", name, "traced, filter none", work / t_none, t_none / plain);
-        printf("%-8s %-22s %14.3g %11.2fx\n", name, "traced, every event", work / t_all, t_all / plain);
+        printf("%-8s %-22s %14.3g %11.2fx %14.3g\n", name, "traced, every event", work / t_all, t_all / plain,
+               events / t_all);
     }
     free(img), free(cols);
     printf("RoIAlign: 2x32x50x68, 300 RoIs, 7x7 (output elements/s, median of 5)\n");

@@ -141,9 +141,12 @@ static int against(const ks_trace *tr, const char *spec, double tol)
         const ks_event *ev = &tr->events[e];
         if (ev->kind != KS_EV_WRITE || ev->tensor != t || ev->u.access.offset != first) continue;
         if (writer < 0) writer = ev->index;
-        if (writers++ < 5)
-            printf("  written by work item %lld (block %u, thread %u, tap %u): %g%s\n", (long long)ev->index, ev->block,
-                   ev->thread, ev->tap, ev->u.access.value, ev->flags & KS_FLAG_ATOMIC ? " (atomicAdd)" : "");
+        if (writers++ < 5) {
+            char v[32];
+            ks_format_real(v, sizeof v, ks_access_value(&ev->u.access, ev->flags));
+            printf("  written by work item %lld (block %u, thread %u, tap %u): %s%s\n", (long long)ev->index, ev->block,
+                   ev->thread, ev->tap, v, ev->flags & KS_FLAG_ATOMIC ? " (atomicAdd)" : "");
+        }
     }
     if (!writers) printf("  no recorded event writes it (never written, or its writer was not recorded)\n");
     else if (writers > 5) printf("  ... %d writes in all\n", writers);

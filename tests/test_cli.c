@@ -148,6 +148,26 @@ START_TEST(convert_keeps_every_reader_the_same)
 }
 END_TEST
 
+/* Integer values past 2^24 are recorded exactly (issue 39 N7): maxpool2d's indices on a
+ * row of 8388701 elements are odd numbers near 2^24 + 2^23, which a float cannot hold;
+ * check passes (it failed when events held floats) and step prints them exactly. */
+START_TEST(integer_values_past_2_24_are_exact)
+{
+    setup();
+    ck_assert_int_eq(kscope("run maxpool2d --input-size 2,8388701 --filter index=4194300:4194302 --trace m.kst "
+                            "--quiet"),
+                     0);
+    ck_assert_int_eq(kscope("check m.kst"), 0);
+    ck_assert_int_eq(kscope("step m.kst --index 4194301"), 0);
+    /* the window of output column 4194301 is input columns 8388602..8388603 of both rows; the
+     * built-in input (memory position + 1, as floats) is largest in row 1, where both columns
+     * round to one float, so the first wins: 8388701 + 8388602, an odd number past 2^24 */
+    ck_assert_msg(strstr(slurp("out"), "write indices[0, 0, 0, 4194301]    = 16777303"), "%s", slurp("out"));
+    ck_assert_int_eq(kscope("convert m.kst m1.kst --version 1"), 0);
+    ck_assert_int_eq(kscope("check m1.kst"), 0);
+}
+END_TEST
+
 START_TEST(run_on_npy_input_matches_reference_and_round_trips_through_col2im)
 {
     setup();
@@ -624,6 +644,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, tour_works_on_defaults);
     tcase_add_test(tc, convert_keeps_every_reader_the_same);
+    tcase_add_test(tc, integer_values_past_2_24_are_exact);
     tcase_add_test(tc, version_is_printed);
     tcase_add_test(tc, run_on_npy_input_matches_reference_and_round_trips_through_col2im);
     tcase_add_test(tc, check_exits_1_on_a_violating_trace);

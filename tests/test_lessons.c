@@ -19,6 +19,9 @@
 #include "crafted_trace.h"
 #include "test_util.h"
 
+/* an access event's value, an integer event's too (sparse_conv's hash keys) */
+#define VAL(e) ks_access_value(&(e)->u.access, (e)->flags)
+
 static char dir[64];
 
 static int sh(const char *cmd)
@@ -705,9 +708,9 @@ START_TEST(lesson_08_says_what_its_traces_show)
     /* steps 4 and 5: item 30 reads one slot, empty; item 32 finds its key in the first */
     const ks_event *ev[32];
     ck_assert_int_eq(item_events(sub, 30, KS_EV_READ, "hash_keys", ev, 32), 1);
-    ck_assert_float_eq(ev[0]->u.access.value, -1.0f);
+    ck_assert_float_eq(VAL(ev[0]), -1.0f);
     ck_assert_int_eq(item_events(sub, 32, KS_EV_READ, "hash_keys", ev, 32), 1);
-    ck_assert_float_eq(ev[0]->u.access.value, (float)((0 * 11 + 4) * 13 + 10));
+    ck_assert_float_eq(VAL(ev[0]), (float)((0 * 11 + 4) * 13 + 10));
     /* step 6: rulebook sorted by (k, in_row); offset 1 starts at row 4, and item 32's
      * pair (k 1, i 8) is row 5; every pair_table entry written by one item */
     const ks_tensor *rbt = run_tensor(sub, "rulebook");
@@ -775,7 +778,7 @@ START_TEST(lesson_08_says_what_its_traces_show)
         ck_assert_int_eq(item_events(red, o, KS_EV_WRITE, "out_features", &wr, 1), 1);
         int k = item_events(red, o, KS_EV_READ, "products", ev, 32);
         float sum = 0;
-        for (int q = 0; q < k; ++q) sum += ev[q]->u.access.value;
+        for (int q = 0; q < k; ++q) sum += ev[q]->u.access.value; /* products: floats */
         ck_assert_float_eq(out[o], sum);
     }
     /* step 14: row 10 (site (4, 10), key 62), home slot 10: it takes slot 10 from 41, 41
@@ -785,25 +788,25 @@ START_TEST(lesson_08_says_what_its_traces_show)
     static const float seen[4] = {41, 54, 20, -1};
     for (int q = 0; q < 4; ++q) {
         ck_assert_int_eq(ev[q]->u.access.x, 10 + q);
-        ck_assert_float_eq(ev[q]->u.access.value, seen[q]);
+        ck_assert_float_eq(VAL(ev[q]), seen[q]);
     }
     const ks_event *wr3[8];
     ck_assert_int_eq(item_events(ins, 10, KS_EV_WRITE, "hash_keys", wr3, 8), 3);
-    ck_assert(wr3[0]->u.access.x == 10 && wr3[0]->u.access.value == 62.0f && wr3[1]->u.access.x == 12 &&
-              wr3[1]->u.access.value == 41.0f && wr3[2]->u.access.x == 13 && wr3[2]->u.access.value == 20.0f);
+    ck_assert(wr3[0]->u.access.x == 10 && VAL(wr3[0]) == 62.0f && wr3[1]->u.access.x == 12 && VAL(wr3[1]) == 41.0f &&
+              wr3[2]->u.access.x == 13 && VAL(wr3[2]) == 20.0f);
     ck_assert_int_ge(run_tensor(sub, "hash_keys")->shape[0], 2 * n);
     /* steps 15 and 16: the lookup of item 32 + 1 (key 67) reads 4 larger keys, then its own in
      * slot 17, whose row is 11 */
     const ks_event *lk[32];
     ck_assert_int_eq(item_events(look, 33, KS_EV_READ, "hash_keys", lk, 32), 5);
-    for (int q = 0; q < 5; ++q) ck_assert(q == 4 ? lk[q]->u.access.value == 67.0f : lk[q]->u.access.value > 67.0f);
+    for (int q = 0; q < 5; ++q) ck_assert(q == 4 ? VAL(lk[q]) == 67.0f : VAL(lk[q]) > 67.0f);
     ck_assert_int_eq(lk[4]->u.access.x, 17);
     ck_assert_int_eq(((const int32_t *)run_tensor(look, "hash_rows")->data)[17], 11);
     /* step 17: the miss of item 2 (key 33) ends at the first smaller key, after 11 reads
      * (5 in the automatic table) */
     m = item_events(look, 2, KS_EV_READ, "hash_keys", lk, 32);
     ck_assert_int_eq(m, 11);
-    for (int q = 0; q < m; ++q) ck_assert(q == m - 1 ? lk[q]->u.access.value < 33.0f : lk[q]->u.access.value > 33.0f);
+    for (int q = 0; q < m; ++q) ck_assert(q == m - 1 ? VAL(lk[q]) < 33.0f : VAL(lk[q]) > 33.0f);
     ck_assert_int_eq(item_events(sub, 2, KS_EV_READ, "hash_keys", lk, 32), 5);
     ls_session_close(&S);
     ls_free(&L);

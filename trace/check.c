@@ -107,6 +107,31 @@ static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check
 
 static double tensor_value(const ks_tensor *t, int64_t off) { return ks_tensor_value(t, off); }
 
+/* Does an access's value agree with the element? An integer event (KS_FLAG_INT) holds it
+ * exactly; any other holds the nearest float, so the element is compared rounded the same
+ * way (an index past 2^24 recorded by an older writer is not a mismatch). */
+static int value_matches(double stored, const ks_event *e)
+{
+    if (!(e->flags & KS_FLAG_INT)) stored = (double)(float)stored;
+    return same_value(stored, ks_access_value(&e->u.access, e->flags));
+}
+
+/* An event's value as text: an integer event's exactly, a float's as %g. */
+static const char *value_text(char *buf, size_t n, const ks_event *e)
+{
+    if (e->flags & KS_FLAG_INT) snprintf(buf, n, "%d", e->u.access.ivalue);
+    else snprintf(buf, n, "%g", e->u.access.value);
+    return buf;
+}
+
+/* An element as text: integers exactly (up to 2^53), floats as %g. */
+static const char *stored_text(char *buf, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) snprintf(buf, n, "%.0f", v);
+    else snprintf(buf, n, "%g", v);
+    return buf;
+}
+
 /* In-bounds accesses: offset inside the tensor and (plane, y, x) recomposing to it.
  * empty_ok: the event is a store of +-Inf by a work item that read only padding, the
  * identity of a max (or min) over no element (maxpool2d's window wholly in the padding,
@@ -120,9 +145,11 @@ static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const 
     const int64_t X = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
     const int64_t Y = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
     const int shared = (e->flags & KS_FLAG_SHARED) != 0;
+    const double v = ks_access_value(a, e->flags);
+    char vt[32], st[32];
     /* a shared read of NaN is the simulator's poison: an uninitialised read (check_shared.c) */
-    if (!isfinite(a->value) && !(shared && e->kind == KS_EV_READ) && !(empty_ok && isinf(a->value)))
-        violation(rep, i, e, "value is %g", a->value);
+    if (!isfinite(v) && !(shared && e->kind == KS_EV_READ) && !(empty_ok && isinf(v)))
+        violation(rep, i, e, "value is %g", v);
     if (shared && a->offset == -1 && a->y == -1) {
         violation(rep, i, e, "shared %s of element %d of array %d (plane of %s): outside the array",
                   e->kind == KS_EV_WRITE ? "write" : "read", a->x, a->plane, t->name);
@@ -136,7 +163,7 @@ static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const 
          * the padding read where its index math put it, which may be inside: counted, not
          * a violation (docs/trace-format.md) */
         if (a->y >= 0 && a->y < Y && a->x >= 0 && a->x < X) rep->padding_inside++;
-        if (a->value != 0.0f) violation(rep, i, e, "padding read of %g, not 0", a->value);
+        if (v != 0.0) violation(rep, i, e, "padding read of %s, not 0", value_text(vt, sizeof vt, e));
         return 0;
     }
     if (a->offset < 0 || a->offset >= numel) {
@@ -149,8 +176,9 @@ static int check_access(const ks_trace *tr, const ks_site *s, uint64_t i, const 
         violation(rep, i, e, "(plane %d, y %d, x %d) does not recompose to offset %lld of %s", a->plane, a->y, a->x,
                   (long long)a->offset, t->name);
     const double stored = tensor_value(t, a->offset);
-    if (e->kind == KS_EV_READ && tr->roles[s->tensor] == KS_ROLE_INPUT && !same_value(stored, a->value))
-        violation(rep, i, e, "read %g but %s[%lld] holds %g", a->value, t->name, (long long)a->offset, stored);
+    if (e->kind == KS_EV_READ && tr->roles[s->tensor] == KS_ROLE_INPUT && !value_matches(stored, e))
+        violation(rep, i, e, "read %s but %s[%lld] holds %s", value_text(vt, sizeof vt, e), t->name,
+                  (long long)a->offset, stored_text(st, sizeof st, stored));
     return 1;
 }
 
@@ -336,17 +364,19 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
             continue;
         }
         if (s->kind == KS_EV_BARRIER) continue; /* ks_check_shared */
-        const int empty_ok = s->kind == KS_EV_WRITE && !(e->flags & KS_FLAG_SHARED) && isinf(e->u.access.value) &&
-                             empty_window(tr, work, nwork, &reads, e);
+        const int empty_ok = s->kind == KS_EV_WRITE && !(e->flags & (KS_FLAG_SHARED | KS_FLAG_INT)) &&
+                             isinf(e->u.access.value) && empty_window(tr, work, nwork, &reads, e);
         if (!check_access(tr, s, i, e, rep, empty_ok) || s->kind != KS_EV_WRITE) continue;
         const int64_t off = e->u.access.offset;
         writes[s->tensor][off]++;
         if (e->flags & KS_FLAG_ATOMIC) {
             if (++atomics[s->tensor][off] == 2) rep->atomic_collisions++;
         } else if (s->writes_per_element == 1 && tr->roles[s->tensor] == KS_ROLE_OUTPUT &&
-                   !same_value(tensor_value(&tr->tensors[s->tensor], off), e->u.access.value)) {
-            violation(rep, i, e, "stored %g but %s[%lld] holds %g", e->u.access.value, tr->tensors[s->tensor].name,
-                      (long long)off, tensor_value(&tr->tensors[s->tensor], off));
+                   !value_matches(tensor_value(&tr->tensors[s->tensor], off), e)) {
+            char vt[32], st[32];
+            violation(rep, i, e, "stored %s but %s[%lld] holds %s", value_text(vt, sizeof vt, e),
+                      tr->tensors[s->tensor].name, (long long)off,
+                      stored_text(st, sizeof st, tensor_value(&tr->tensors[s->tensor], off)));
         }
     }
     if (rep->complete) {

@@ -50,7 +50,7 @@ static int cu_same_event(const ks_trace *ta, const ks_event *x, const ks_trace *
         const int same_tensor = xt && yt ? !strcmp(ta->tensors[x->tensor].name, tb->tensors[y->tensor].name)
                                          : !xt && !yt && x->tensor == y->tensor;
         return same_tensor && x->u.access.offset == y->u.access.offset &&
-               close_to(x->u.access.value, y->u.access.value, tol);
+               close_to(ks_access_value(&x->u.access, x->flags), ks_access_value(&y->u.access, y->flags), tol);
     }
     case KS_EV_BARRIER: return x->u.barrier.phase == y->u.barrier.phase;
     case KS_EV_WARP:
@@ -120,7 +120,7 @@ int ks_diff_same_event(const ks_event *x, const ks_event *y, double tol)
     default: {
         const ks_ev_access *a = &x->u.access, *b = &y->u.access;
         return a->offset == b->offset && a->plane == b->plane && a->y == b->y && a->x == b->x &&
-               close_to(a->value, b->value, tol);
+               close_to(ks_access_value(a, x->flags), ks_access_value(b, y->flags), tol);
     }
     }
 }

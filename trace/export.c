@@ -44,7 +44,8 @@ static void fill_event(void *ctx, int64_t i, unsigned char *row)
         PUT(39, e->u.access.plane);
         PUT(43, e->u.access.y);
         PUT(47, e->u.access.x);
-        PUT(51, e->u.access.value);
+        const float v = (float)ks_access_value(&e->u.access, e->flags); /* an integer past 2^24: rounded */
+        PUT(51, v);
     } else if (e->kind == KS_EV_SAMPLE) {
         PUT(39, e->u.sample.plane);
         PUT(51, e->u.sample.value);

@@ -226,7 +226,7 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
                  e->kind == KS_EV_READ         ? "read "
                  : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd"
                                                : "write",
-                 where, real(r[0], a->value));
+                 where, real(r[0], ks_access_value(a, e->flags)));
     if ((e->flags & KS_FLAG_SHARED) && strlen(buf) + 16 < n)
         snprintf(buf + strlen(buf), n - strlen(buf), " (phase %d)", a->reserved[0]);
 }
@@ -275,7 +275,7 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
                     e->kind == KS_EV_READ         ? "read "
                     : (e->flags & KS_FLAG_ATOMIC) ? "atomic"
                                                   : "write",
-                    where, outside ? "-" : real(v, a->value), (long long)a->offset);
+                    where, outside ? "-" : real(v, ks_access_value(a, e->flags)), (long long)a->offset);
             if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);
             if (outside)
                 fprintf(out, ", OUTSIDE %s: not made",

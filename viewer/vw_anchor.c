@@ -12,7 +12,7 @@ int vw_sample_anchor(const ks_trace *tr, const vw_index *idx, uint32_t item, con
         const ks_event *e = &tr->events[idx->by_item[it->first + k]];
         if (e->kind != KS_EV_READ || e->tap != s->tap || e->tensor >= tr->ntensors) continue;
         if (strcmp(tr->tensors[e->tensor].name, "offset")) continue;
-        d[found++] = e->u.access.value;
+        d[found++] = (float)ks_access_value(&e->u.access, e->flags);
     }
     if (found < 2) return 0;
     *ay = s->u.sample.y - d[0];

@@ -39,7 +39,10 @@ enum ks_event_flags {
     KS_FLAG_CLAMP_X = 1u << 7,
     KS_FLAG_GUIDE = 1u << 0, /* region: a guide drawn faintly (the box before a shift) */
     /* read, write: block-shared memory (ks_shared.h); reserved[0] holds the barrier phase */
-    KS_FLAG_SHARED = 1u << 2
+    KS_FLAG_SHARED = 1u << 2,
+    /* read, write: the element is an integer and `ivalue` holds it exactly (a float would
+     * round values past 2^24); set by the _int probes when it fits 32 bits */
+    KS_FLAG_INT = 1u << 3
 };
 
 #define KS_WORK_FIELDS 8
@@ -50,9 +53,18 @@ enum ks_event_flags {
 typedef struct ks_ev_access {
     int64_t offset;
     int32_t plane, y, x;
-    float value;
+    union {
+        float value;    /* what was read or written */
+        int32_t ivalue; /* the same, exactly, when the event has KS_FLAG_INT */
+    };
     int32_t reserved[2];
 } ks_ev_access;
+
+/* An access's value whichever way it is held. */
+static inline double ks_access_value(const ks_ev_access *a, unsigned flags)
+{
+    return flags & KS_FLAG_INT ? (double)a->ivalue : (double)a->value;
+}
 
 typedef struct ks_ev_sample {
     int32_t plane;
@@ -148,13 +160,18 @@ typedef struct ks_sink {
      * SM -1 and a virtual clock (thread bodies run before). Same memory space as events. */
     int64_t *schedule;
     int64_t schedule_blocks;
+    /* simulator: bytes of address space reserved for `events` up front (0: malloc'd, grown
+     * by copying); pages are only touched as events arrive */
+    unsigned long long reserved_bytes;
 } ks_sink;
 
 /* The filter that keeps everything. */
 ks_filter ks_filter_all(void);
 
-/* Simulator sink: starts small and grows up to `limit` events (0: 1<<26), then counts
- * drops. Returns NULL with ks_error_message() set on allocation failure. */
+/* Simulator sink: room for `limit` events (0: 1<<26), then it counts drops. The room is
+ * address space reserved at once (no copy as it fills; huge pages where the kernel gives
+ * them), or where the system refuses that, an array that starts small and grows. Returns
+ * NULL with ks_error_message() set on allocation failure. */
 ks_sink *ks_host_sink_create(unsigned long long limit, ks_filter filter);
 void ks_host_sink_free(ks_sink *s);
 unsigned long long ks_sink_count(const ks_sink *s);   /* events stored */

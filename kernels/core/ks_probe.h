@@ -185,6 +185,30 @@ KS_FN void ks_probe_write(ks_thread *t, int site, int tensor, int tap, int64_t o
     ks_probe_access(t, KS_EV_WRITE, site, tensor, tap, offset, plane, y, x, value, atomic ? KS_FLAG_ATOMIC : 0);
 }
 
+/* A read or write of an integer element (indices, hash keys, counts): the value is kept
+ * exactly (KS_FLAG_INT) when it fits 32 bits, else as the nearest float. */
+KS_FN void ks_probe_access_int(ks_thread *t, int kind, int site, int tensor, int tap, int64_t offset, int64_t plane,
+                               int64_t y, int64_t x, int64_t value, int flags)
+{
+    if (!t->keep) return;
+    const int fits = value >= INT32_MIN && value <= INT32_MAX;
+    ks_probe_emit(t, kind, flags | (fits ? KS_FLAG_INT : 0), site, tensor, tap, (uint32_t)(uint64_t)offset,
+                  (uint32_t)((uint64_t)offset >> 32), (uint32_t)plane, (uint32_t)y, (uint32_t)x,
+                  fits ? (uint32_t)value : ks_f32_bits((float)value), 0, 0);
+}
+
+KS_FN void ks_probe_read_int(ks_thread *t, int site, int tensor, int tap, int64_t offset, int64_t plane, int64_t y,
+                             int64_t x, int64_t value)
+{
+    ks_probe_access_int(t, KS_EV_READ, site, tensor, tap, offset, plane, y, x, value, offset < 0 ? KS_FLAG_PADDING : 0);
+}
+
+KS_FN void ks_probe_write_int(ks_thread *t, int site, int tensor, int tap, int64_t offset, int64_t plane, int64_t y,
+                              int64_t x, int64_t value, int atomic)
+{
+    ks_probe_access_int(t, KS_EV_WRITE, site, tensor, tap, offset, plane, y, x, value, atomic ? KS_FLAG_ATOMIC : 0);
+}
+
 /* A bilinear sample at float (y, x) of plane `plane`; flags carry corner validity and
  * clamping, w the four corner weights, value the blended result. */
 KS_FN void ks_probe_sample(ks_thread *t, int site, int tensor, int tap, int64_t plane, float y, float x, float w00,

@@ -1,6 +1,8 @@
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, madvise */
 #include "ks_sim.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 
@@ -121,6 +123,21 @@ ks_sink *ks_host_sink_create(unsigned long long limit, ks_filter filter)
     s->capacity = 0;
     s->limit = limit ? limit : (1ULL << 26);
     s->filter = filter;
+    /* Reserve the whole room: growing by realloc copied every event once or twice and
+     * faulted a fresh 4 KiB page every 64 events (bench_sim: the larger part of a traced
+     * run's time). Only pages that events reach are ever backed. */
+    if (s->limit <= (1ULL << 40) / sizeof(ks_event)) {
+        const size_t bytes = (size_t)(s->limit * sizeof(ks_event));
+        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
+            (void)madvise(m, bytes, MADV_HUGEPAGE); /* fewer faults where the kernel allows it */
+#endif
+            s->events = m;
+            s->capacity = s->limit;
+            s->reserved_bytes = bytes;
+        }
+    }
     return s;
 fail:
     free(s);
@@ -146,7 +163,8 @@ int ks_host_sink_grow(ks_sink *s)
 void ks_host_sink_free(ks_sink *s)
 {
     if (!s) return;
-    free(s->events);
+    if (s->reserved_bytes) munmap(s->events, (size_t)s->reserved_bytes);
+    else free(s->events);
     free(s->counters);
     free(s);
 }

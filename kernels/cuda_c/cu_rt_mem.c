@@ -215,6 +215,43 @@ static float value_at(const region *r, uintptr_t a)
     }
 }
 
+/* An access's value: an integer buffer's element exactly (KS_FLAG_INT) when it fits 32
+ * bits, anything else as the nearest float (value_at). */
+static void set_value(ks_event *e, const region *r, uintptr_t a)
+{
+    union {
+        int8_t i8;
+        uint8_t u8;
+        int16_t i16;
+        uint16_t u16;
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+    } v;
+    memcpy(&v, (const void *)a, r->elem <= 8 ? r->elem : 8);
+    int64_t i;
+    switch (r->dtype) {
+    case KS_CU_I8: i = v.i8; break;
+    case KS_CU_U8:
+    case KS_CU_BOOL: i = v.u8; break;
+    case KS_CU_I16: i = v.i16; break;
+    case KS_CU_U16: i = v.u16; break;
+    case KS_CU_I32: i = v.i32; break;
+    case KS_CU_U32: i = v.u32; break;
+    case KS_CU_I64: i = v.i64; break;
+    case KS_CU_U64: i = v.u64 > INT64_MAX ? -1 : (int64_t)v.u64; break;
+    default: i = INT64_MIN; /* not an integer buffer */
+    }
+    if (i >= INT32_MIN && i <= INT32_MAX && !(r->dtype == KS_CU_U64 && v.u64 > INT64_MAX)) {
+        e->flags |= KS_FLAG_INT;
+        e->u.access.ivalue = (int32_t)i;
+    } else {
+        e->flags &= (uint8_t)~KS_FLAG_INT;
+        e->u.access.value = value_at(r, a);
+    }
+}
+
 static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 static void place(ks_event *e, const region *r, int64_t off)
@@ -230,8 +267,7 @@ void ks_cu_flush_store(ks_cu_fib *f)
 {
     if (!f->st_count) return;
     const region *r = &g_reg[f->st_region];
-    for (uint64_t k = 0; k < f->st_count; ++k)
-        slot(f->st_first + k)->u.access.value = value_at(r, f->st_addr + k * r->elem);
+    for (uint64_t k = 0; k < f->st_count; ++k) set_value(slot(f->st_first + k), r, f->st_addr + k * r->elem);
     f->st_count = 0;
 }
 
@@ -294,7 +330,7 @@ static const region *on_access(uintptr_t a, unsigned size, int write, int flags,
         ks_event *e = ks_cu_emit(f, kind, flags, site, r->tensor);
         if (!e) break;
         put_access(e, r, off, f, occ);
-        e->u.access.value = write ? 0.0f : value_at(r, r->lo + (uintptr_t)off * r->elem);
+        if (!write) set_value(e, r, r->lo + (uintptr_t)off * r->elem); /* a store's: at its flush */
     }
     if (write) {
         f->st_addr = r->lo + (uintptr_t)first * r->elem;
@@ -389,7 +425,7 @@ unsigned long long ks_cu_atomic(int op, int type, void *addr, unsigned long long
                                      ks_cu_site_of(pc, KS_EV_WRITE, KS_FLAG_ATOMIC, r->tensor), r->tensor);
             if (e) {
                 put_access(e, r, (int64_t)((a - r->lo) / r->elem), f, occurrence(f, e->site));
-                e->u.access.value = value_at(r, r->lo + (a - r->lo) / r->elem * r->elem);
+                set_value(e, r, r->lo + (a - r->lo) / r->elem * r->elem);
             }
         }
     } else {
@@ -431,7 +467,7 @@ static void range(uintptr_t a, size_t n, int write, uintptr_t pc, uint64_t *firs
         if (!e) break;
         if (*first_ev == UINT64_MAX) *first_ev = ks_cu_g.ctl->nevents - 1;
         put_access(e, r, off, f, occ);
-        e->u.access.value = write ? 0.0f : value_at(r, r->lo + (uintptr_t)off * r->elem);
+        if (!write) set_value(e, r, r->lo + (uintptr_t)off * r->elem); /* a store's: at its flush */
     }
 }
 
@@ -442,7 +478,7 @@ static void range_values(uint64_t first_ev, const region *r)
     for (uint64_t k = first_ev; k < ks_cu_g.ctl->nevents; ++k) {
         ks_event *e = slot(k);
         if (e->kind != KS_EV_WRITE || e->tensor != (uint8_t)r->tensor) break;
-        e->u.access.value = value_at(r, r->lo + (uintptr_t)e->u.access.offset * r->elem);
+        set_value(e, r, r->lo + (uintptr_t)e->u.access.offset * r->elem);
     }
 }
 

@@ -122,7 +122,7 @@ KS_FN void KS_VARIANT(ks_maxpool2d_fwd_body)(ks_thread *t, const ks_maxpool2d_ar
         a->output[index] = best;
         a->indices[index] = best_at;
         KS_PROBE(ks_probe_write(t, KS_MP_SITE_WRITE, KS_MP_T_OUTPUT, 0, index, plane, oh, ow, best, 0));
-        KS_PROBE(ks_probe_write(t, KS_MP_SITE_INDEX, KS_MP_T_INDICES, 0, index, plane, oh, ow, (float)best_at, 0));
+        KS_PROBE(ks_probe_write_int(t, KS_MP_SITE_INDEX, KS_MP_T_INDICES, 0, index, plane, oh, ow, best_at, 0));
         KS_PROBE(if (best_at >= 0)
                      ks_probe_box(t, KS_MP_SITE_ARGMAX, KS_MP_T_INPUT, plane, (float)(best_at / W),
                                   (float)(best_at % W), (float)(best_at / W), (float)(best_at % W), 0, 0, 0));
@@ -149,7 +149,7 @@ KS_FN void KS_VARIANT(ks_maxpool2d_bwd_body)(ks_thread *t, const ks_maxpool2d_ar
         const float g = a->grad_output[index];
         const int64_t at = a->indices[index];
         KS_PROBE(ks_probe_read(t, KS_MP_SITE_READ, KS_MP_T_GRAD_OUTPUT, 0, index, plane, oh, ow, g));
-        KS_PROBE(ks_probe_read(t, KS_MP_SITE_INDEX, KS_MP_T_INDICES, 1, index, plane, oh, ow, (float)at));
+        KS_PROBE(ks_probe_read_int(t, KS_MP_SITE_INDEX, KS_MP_T_INDICES, 1, index, plane, oh, ow, at));
         if (at < 0 || at >= (int64_t)(H * W)) continue; /* a window with no input element */
         ks_atomic_add_f32(a->grad_input + plane * H * W + (KS_IDX)at, g);
         KS_PROBE(ks_probe_write(t, KS_MP_SITE_WRITE, KS_MP_T_GRAD_INPUT, 0, (int64_t)plane * H * W + at, plane, at / W,

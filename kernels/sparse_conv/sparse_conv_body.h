@@ -364,8 +364,8 @@ KS_FN int64_t KS_VARIANT(ks_sparse_read_site)(ks_thread *t, const ks_sparse_args
     const int cols = a->g.ndim + 1;
     const int32_t *row = a->indices + i * cols;
     for (int q = 0; q < cols; ++q)
-        KS_PROBE(ks_probe_read(t, KS_SP_S_READ_INDEX, 1 /* KS_SP_T_INDICES */, q, (int64_t)i * cols + q, 0, i, q,
-                               (float)row[q]));
+        KS_PROBE(ks_probe_read_int(t, KS_SP_S_READ_INDEX, 1 /* KS_SP_T_INDICES */, q, (int64_t)i * cols + q, 0, i, q,
+                                   row[q]));
     for (int q = 1; q < cols; ++q) c[q - 1] = row[q];
     return row[0];
 }
@@ -423,8 +423,8 @@ KS_FN void KS_VARIANT(ks_sparse_insert_body)(ks_thread *t, const ks_sparse_args 
             row[0] = (int32_t)b;
             for (int q = 0; q < D; ++q) row[1 + q] = (int32_t)c[q];
             for (int q = 0; q <= D; ++q)
-                KS_PROBE(ks_probe_write(t, KS_SP_S_WRITE_INDEX, KS_SP_T_OUT_INDICES, q, (int64_t)index * (D + 1) + q, 0,
-                                        index, q, (float)row[q], 0));
+                KS_PROBE(ks_probe_write_int(t, KS_SP_S_WRITE_INDEX, KS_SP_T_OUT_INDICES, q,
+                                            (int64_t)index * (D + 1) + q, 0, index, q, row[q], 0));
         }
         /* ordered linear probing (Amble and Knuth; concurrent as Shun and Blelloch's
          * deterministic hash table): a larger key takes a slot from a smaller one, which
@@ -433,10 +433,10 @@ KS_FN void KS_VARIANT(ks_sparse_insert_body)(ks_thread *t, const ks_sparse_args 
         int64_t carry = key, slot = ks_sparse_hash(key, a->g.hash_bits);
         for (int64_t probe = 0; probe < T; ++probe, slot = (slot + 1) & (T - 1)) {
             const int64_t prev = ks_atomic_max_i64(a->hash_keys + slot, carry);
-            KS_PROBE(ks_probe_read(t, KS_SP_S_PROBE, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)prev));
+            KS_PROBE(ks_probe_read_int(t, KS_SP_S_PROBE, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, prev));
             if (prev < carry)
                 KS_PROBE(
-                    ks_probe_write(t, KS_SP_S_CLAIM, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)carry, 0));
+                    ks_probe_write_int(t, KS_SP_S_CLAIM, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, carry, 0));
             if (prev == -1 || prev == carry) break; /* an empty slot (or the key itself): placed */
             if (prev < carry) carry = prev;         /* the smaller key moves on */
         }
@@ -498,7 +498,7 @@ KS_FN void KS_VARIANT(ks_sparse_rulebook_body)(ks_thread *t, const ks_sparse_arg
             int64_t slot = ks_sparse_hash(key, a->g.hash_bits);
             for (int64_t probe = 0; probe < T; ++probe, slot = (slot + 1) & (T - 1)) {
                 const int64_t have = a->hash_keys[slot];
-                KS_PROBE(ks_probe_read(t, KS_SP_S_PROBE, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, (float)have));
+                KS_PROBE(ks_probe_read_int(t, KS_SP_S_PROBE, KS_SP_T_HASH_KEYS, (int)probe, slot, 0, 0, slot, have));
                 if (have == key) {
                     row = a->hash_rows[slot];
                     break;
@@ -508,10 +508,10 @@ KS_FN void KS_VARIANT(ks_sparse_rulebook_body)(ks_thread *t, const ks_sparse_arg
         }
         a->pair_table[index] = row;
         a->pair_flag[index] = row >= 0;
-        KS_PROBE(ks_probe_write(t, KS_SP_S_PAIR, KS_SP_T_PAIR_TABLE, (int)k, index, 0, k, i, (float)row, 0));
+        KS_PROBE(ks_probe_write_int(t, KS_SP_S_PAIR, KS_SP_T_PAIR_TABLE, (int)k, index, 0, k, i, row, 0));
         if (row >= 0) {
             ks_atomic_count_i32(a->pair_count + k); /* a warp's pairs of one offset: one atomicAdd */
-            KS_PROBE(ks_probe_write(t, KS_SP_S_COUNT, KS_SP_T_PAIR_COUNT, (int)k, k, 0, 0, k, 1.0f, 1));
+            KS_PROBE(ks_probe_write_int(t, KS_SP_S_COUNT, KS_SP_T_PAIR_COUNT, (int)k, k, 0, 0, k, 1, 1));
         }
     }
 }

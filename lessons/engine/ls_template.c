@@ -210,7 +210,7 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
         else put(o, "%d", attr[0] == 'l' ? site->line : site->col);
     } else if (!strcmp(attr, "writer") || !strncmp(attr, "writer.", 7))
         return writer_attr(S, e, name, attr[6] ? attr + 7 : NULL, o, err, en);
-    else if (!strcmp(attr, "value")) put_num(o, a->value);
+    else if (!strcmp(attr, "value")) put_num(o, ks_access_value(a, ev->flags));
     else if (!strcmp(attr, "y")) put(o, "%d", a->y);
     else if (!strcmp(attr, "x")) put(o, "%d", a->x);
     else if (!strcmp(attr, "plane")) put(o, "%d", a->plane);
