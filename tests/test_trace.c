@@ -131,6 +131,49 @@ START_TEST(check_allows_minus_inf_from_an_empty_window_only)
 }
 END_TEST
 
+/* Bilinear samples are checked for sense (issue 37): weights in [0, 1], the products of
+ * the fractional position, none where no corner is valid. Correct samples of deform_im2col
+ * (random offsets: corners past the border, which keep their mmcv weight) and of RoIAlign
+ * (clamped rows) pass; each planted defect is caught. */
+START_TEST(check_finds_samples_that_make_no_sense)
+{
+    static const char *const runs[][3] = {{"deform_im2col", "offset-pattern", "random"}, {"roi_align", NULL, NULL}};
+    for (int o = 0; o < 2; ++o) {
+        static ks_run r;
+        static ks_trace tr;
+        const ks_op *op = ks_op_find(runs[o][0]);
+        ks_run_init(&r, op);
+        if (runs[o][1]) ck_assert_int_eq(ks_run_set(&r, runs[o][1], runs[o][2]), KS_OK);
+        if (o == 0) ck_assert_int_eq(ks_run_set(&r, "offset-amount", "3"), KS_OK);
+        r.seed = 11;
+        ck_assert_ptr_nonnull(r.sink = ks_host_sink_create(0, ks_filter_all()));
+        ck_assert_int_eq(ks_run_execute(&r), KS_OK);
+        ks_trace_from_run(op, &r, &tr);
+        ck_assert_uint_eq(violations(&tr), 0);
+        ks_event *ev = r.sink->events, keep;
+        int64_t some = -1, border = -1;
+        const unsigned all = KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11;
+        for (uint64_t i = 0; i < ks_sink_count(r.sink); ++i) {
+            if (ev[i].kind != KS_EV_SAMPLE) continue;
+            const unsigned c = ev[i].flags & all;
+            const float *w = ev[i].u.sample.w;
+            if (c == all && w[0] > 0.05f && w[0] < 0.95f && w[3] > 0.0f && some < 0) some = (int64_t)i;
+            for (int k = 0; k < 4 && o == 0; ++k)
+                if (c && !(c & (KS_FLAG_C00 << k)) && w[k] > 0.0f) border = (int64_t)i;
+        }
+        ck_assert_msg(some >= 0, "%s: no sample strictly inside", runs[o][0]);
+        if (o == 0) ck_assert_msg(border >= 0, "deform: no sample with a weighted corner past the border");
+        MUTATE(some, ev[some].u.sample.w[0] = 1.435f);                                    /* a weight above 1 */
+        MUTATE(some, ev[some].u.sample.w[3] = -0.247f);                                   /* below 0 */
+        MUTATE(some, ev[some].flags &= (uint8_t)~all);                                    /* weight, no valid corner */
+        MUTATE(some, ev[some].u.sample.y += 0.3f);                                        /* the position moved */
+        MUTATE(some, (ev[some].u.sample.w[0] += 0.01f, ev[some].u.sample.w[1] -= 0.01f)); /* sum 1, wrong split */
+        ck_assert_uint_eq(violations(&tr), 0);
+        tu_run_done(&r);
+    }
+}
+END_TEST
+
 START_TEST(filter_keeps_exactly_the_selected_work_items)
 {
     static ks_run r;
@@ -499,6 +542,7 @@ int main(void)
     tcase_add_test(tc, traces_of_random_geometries_pass_every_invariant);
     tcase_add_test(tc, check_catches_each_kind_of_corruption);
     tcase_add_test(tc, check_allows_minus_inf_from_an_empty_window_only);
+    tcase_add_test(tc, check_finds_samples_that_make_no_sense);
     tcase_add_test(tc, user_trace_refuses_an_op_name_too_long);
     tcase_add_test(tc, filter_keeps_exactly_the_selected_work_items);
     tcase_add_test(tc, full_buffer_counts_dropped_events_without_overflow);

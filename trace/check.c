@@ -196,18 +196,49 @@ static void check_region(const ks_trace *tr, const ks_site *s, uint64_t i, const
     if ((g->rows == 0) != (g->cols == 0)) violation(rep, i, e, "region of %u x %u bins", g->rows, g->cols);
 }
 
+/* One float's spacing at v: what rounding can move a coordinate's fraction by. */
+static double ulp_at(float v) { return (double)nextafterf(fabsf(v), INFINITY) - fabsf(v); }
+
+/* A bilinear sample: finite value and weights; each weight in [0, 1]; the four the
+ * products of the fractional position, (1-ly)(1-lx), (1-ly)lx, ly(1-lx), ly lx with
+ * ly = y - floor(y) (a clamped coordinate sits on its corner: ly = 0), within the float
+ * rounding of the coordinates; weight only where some corner is valid (a sample outside
+ * the plane weighs nothing); and all four corners valid: weights summing to 1. An invalid
+ * corner inside the plane's border may carry its weight (mmcv's rule: the weight is
+ * computed, the value read is 0). */
 static void check_sample(uint64_t i, const ks_event *e, ks_check_report *rep)
 {
     const ks_ev_sample *m = &e->u.sample;
+    const unsigned corners = e->flags & (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11);
+    const int all = corners == (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11);
     float sum = 0.0f;
-    int all = (e->flags & (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11)) ==
-              (KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11);
+    int finite = 1, weighed = 0;
     if (!isfinite(m->value)) violation(rep, i, e, "sampled value is %g", m->value);
     for (int k = 0; k < 4; ++k) {
-        if (!isfinite(m->w[k])) violation(rep, i, e, "weight %d is %g", k, m->w[k]);
+        if (!isfinite(m->w[k])) {
+            violation(rep, i, e, "weight %d is %g", k, m->w[k]);
+            finite = 0;
+            continue;
+        }
+        if (m->w[k] < -1e-6f || m->w[k] > 1.0f + 1e-6f)
+            violation(rep, i, e, "weight %d is %.7g, outside [0, 1]", k, m->w[k]);
+        weighed |= m->w[k] != 0.0f;
         sum += m->w[k];
     }
-    if (all && fabsf(sum - 1.0f) > 1e-5f) violation(rep, i, e, "in-range sample weights sum to %.7g, not 1", sum);
+    if (all && finite && fabsf(sum - 1.0f) > 1e-5f)
+        violation(rep, i, e, "in-range sample weights sum to %.7g, not 1", sum);
+    if (!corners && weighed) violation(rep, i, e, "no corner is valid, yet the weights are not all 0");
+    if (!finite || !corners || !isfinite(m->y) || !isfinite(m->x)) return;
+    const double ly = e->flags & KS_FLAG_CLAMP_Y ? 0.0 : (double)m->y - floor((double)m->y);
+    const double lx = e->flags & KS_FLAG_CLAMP_X ? 0.0 : (double)m->x - floor((double)m->x);
+    const double want[4] = {(1 - ly) * (1 - lx), (1 - ly) * lx, ly * (1 - lx), ly * lx};
+    const double tol = 1e-5 + 4 * (ulp_at(m->y) + ulp_at(m->x));
+    for (int k = 0; k < 4; ++k)
+        if (fabs(m->w[k] - want[k]) > tol) {
+            violation(rep, i, e, "weight %d is %.7g, but the position (y %.7g, x %.7g) gives %.7g", k, m->w[k], m->y,
+                      m->x, want[k]);
+            break;
+        }
 }
 
 /* Work events that reach the "recorded twice" test: site in the schema, kind work,
