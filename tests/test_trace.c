@@ -6,6 +6,7 @@
 #include "../kernels/core/ks_probe.h"
 #include "../trace/check.h"
 #include "../trace/export.h"
+#include "../trace/formula.h"
 #include "../trace/npy.h"
 #include "../trace/ks_user.h"
 #include "../trace/step.h"
@@ -171,6 +172,119 @@ START_TEST(check_finds_samples_that_make_no_sense)
         ck_assert_uint_eq(violations(&tr), 0);
         tu_run_done(&r);
     }
+}
+END_TEST
+
+/* step never prints a false equation (issue 37): a recorded field its formula or the
+ * index does not give, coordinates that are not the offset, an access outside its tensor
+ * are each marked on their line; a correct item has no mark. */
+static char *step_text(const ks_trace *tr, int64_t index)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(ks_step_print(f, tr, -1, index), 1);
+    fclose(f);
+    return buf;
+}
+
+START_TEST(step_marks_what_does_not_hold)
+{
+    static ks_run r;
+    static ks_trace tr;
+    const ks_im2col_params p = {.batch = 1,
+                                .channels = 2,
+                                .height = 5,
+                                .width = 7,
+                                .kernel_h = 3,
+                                .kernel_w = 3,
+                                .pad_h = 1,
+                                .pad_w = 1,
+                                .stride_h = 2,
+                                .stride_w = 1,
+                                .dilation_h = 1,
+                                .dilation_w = 1};
+    const ks_op *op = tu_run_traced(&r, "col2im", &p, ks_filter_all(), 0, 16, 2);
+    ks_trace_from_run(op, &r, &tr);
+    ks_event *ev = r.sink->events;
+    const int64_t item = 23;
+    char *clean = step_text(&tr, item);
+    ck_assert_msg(!strstr(clean, "gives") && !strstr(clean, "BUT") && !strstr(clean, "OUTSIDE"), "%s", clean);
+    free(clean);
+    const ks_site *site = &tr.sites[0];
+    int derived = -1, digit = -1;
+    for (int f = 0; f < site->nfields; ++f) {
+        if (!site->fields[f].digit && derived < 0) derived = f;
+        if (site->fields[f].digit && digit < 0) digit = f;
+    }
+    ck_assert(derived >= 0 && digit >= 0);
+    int64_t work = -1, access = -1;
+    for (uint64_t i = 0; i < ks_sink_count(r.sink); ++i) {
+        if (ev[i].index != item) continue;
+        if (ev[i].kind == KS_EV_WORK) work = (int64_t)i;
+        else if (ev[i].kind == KS_EV_READ && access < 0) access = (int64_t)i;
+    }
+    ck_assert(work >= 0 && access >= 0);
+    ev[work].u.field[derived] += 3;
+    ev[work].u.field[digit] += 1;
+    char *text = step_text(&tr, item);
+    char want[96];
+    snprintf(want, sizeof want, "(recorded %d, but the formula gives %d)", ev[work].u.field[derived],
+             ev[work].u.field[derived] - 3);
+    ck_assert_msg(strstr(text, want), "no '%s' in\n%s", want, text);
+    snprintf(want, sizeof want, "(recorded %d, but the index gives %d)", ev[work].u.field[digit],
+             ev[work].u.field[digit] - 1);
+    ck_assert_msg(strstr(text, want), "no '%s' in\n%s", want, text);
+    free(text);
+    ev[access].u.access.x ^= 1; /* shown at a neighbour of its offset */
+    text = step_text(&tr, item);
+    ck_assert_msg(strstr(text, "BUT its (plane, y, x) is not this offset"), "%s", text);
+    free(text);
+    ev[access].u.access.offset = 1 << 20;
+    text = step_text(&tr, item);
+    ck_assert_msg(strstr(text, "OUTSIDE columns ("), "%s", text);
+    free(text);
+    tu_run_done(&r);
+}
+END_TEST
+
+/* Formulas may name the index and the trace's integer parameters; floats stay unnamed. */
+START_TEST(formulas_name_parameters)
+{
+    ks_site s;
+    memset(&s, 0, sizeof s);
+    s.kind = KS_EV_WORK, s.nfields = 2;
+    snprintf(s.fields[0].name, sizeof s.fields[0].name, "oy");
+    snprintf(s.fields[1].name, sizeof s.fields[1].name, "H");
+    ks_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = KS_EV_WORK, e.index = 40, e.u.field[0] = 3, e.u.field[1] = 5;
+    ks_formula_params p;
+    ks_formula_params_from("{\"OH\": 7, \"H\": 99, \"scale\": 0.5, \"mask\": true, \"output_size\": [2, 3]}", &p);
+    int64_t v;
+    ck_assert_int_eq(ks_formula_eval_with("oy * OH + index % 7 + mask + PH * PW", &s, &e, &p, &v), KS_OK);
+    ck_assert_int_eq(v, 3 * 7 + 40 % 7 + 1 + 6);
+    ck_assert_int_eq(ks_formula_eval_with("H", &s, &e, &p, &v), KS_OK); /* the field wins */
+    ck_assert_int_eq(v, 5);
+    ck_assert_int_eq(ks_formula_eval_with("oy * scale", &s, &e, &p, &v), KS_ENOENT); /* a float value */
+    ck_assert_int_eq(ks_formula_eval("oy * OH", &s, &e, &v), KS_ENOENT);             /* no parameters given */
+    /* typed: floats in f32 with one rounding per operation, as the kernel's float code */
+    ks_formula_value t;
+    ck_assert_int_eq(ks_formula_eval_value("(int)((oy + 0.5) * 13 / 11 - 0.5)", &s, &e, &p, &t), KS_OK);
+    volatile float o = 3.0f;
+    ck_assert(!t.is_float && t.i == (int64_t)((o + 0.5f) * 13 / 11 - 0.5f));
+    ck_assert_int_eq(ks_formula_eval_value("oy * scale + 0.1f", &s, &e, &p, &t), KS_OK);
+    ck_assert(t.is_float && t.f == o * 0.5f + 0.1f);
+    ck_assert_int_eq(ks_formula_eval_value("floor(oy / 2.0) + ceil(0.25) + max(oy, 2.5) + min(H, 1)", &s, &e, &p, &t),
+                     KS_OK);
+    ck_assert(t.is_float && t.f == 1.0f + 1.0f + 3.0f + 1.0f);
+    ck_assert_int_eq(ks_formula_eval_value("oy / 2 + oy > 2.5", &s, &e, &p, &t), KS_OK); /* 1 + 3 > 2.5 */
+    ck_assert(!t.is_float && t.i == 1);
+    ck_assert_int_eq(ks_formula_eval_value("oy % 1.5", &s, &e, &p, &t), KS_EINVAL);        /* not C */
+    ck_assert_int_eq(ks_formula_eval_value("(int)(oy / 0.0)", &s, &e, &p, &t), KS_ECHECK); /* (int) of Inf */
+    ck_assert_int_eq(ks_formula_eval_value("sqrtf(oy)", &s, &e, &p, &t), KS_ENOENT);
+    ck_assert_int_eq(ks_formula_eval_value("rois[oy, 0]", &s, &e, &p, &t), KS_ENOENT);
 }
 END_TEST
 
@@ -543,6 +657,8 @@ int main(void)
     tcase_add_test(tc, check_catches_each_kind_of_corruption);
     tcase_add_test(tc, check_allows_minus_inf_from_an_empty_window_only);
     tcase_add_test(tc, check_finds_samples_that_make_no_sense);
+    tcase_add_test(tc, step_marks_what_does_not_hold);
+    tcase_add_test(tc, formulas_name_parameters);
     tcase_add_test(tc, user_trace_refuses_an_op_name_too_long);
     tcase_add_test(tc, filter_keeps_exactly_the_selected_work_items);
     tcase_add_test(tc, full_buffer_counts_dropped_events_without_overflow);

@@ -71,20 +71,24 @@ static int mul_add(int64_t a, int64_t b, int64_t c, int64_t *out)
 /* NaN equals NaN here: a NaN value is reported once, as NaN, not again as a mismatch */
 static int same_value(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
-static void check_work(const ks_site *s, uint64_t i, const ks_event *e, ks_check_report *rep)
+static void check_work(const ks_site *s, const ks_formula_params *params, uint64_t i, const ks_event *e,
+                       ks_check_report *rep)
 {
     int64_t recomposed = 0;
     int digits = 0;
     for (int f = 0; f < s->nfields; ++f) {
         const ks_field *d = &s->fields[f];
-        int64_t shown;
-        /* a derived field holds to the formula `step` shows for it (when it is integer
-         * arithmetic over the fields; a formula naming a tensor or a float is described only) */
-        const int frc = d->digit ? KS_ENOENT : ks_formula_eval(d->expr, s, e, &shown);
-        if (frc == KS_OK && shown != e->u.field[f])
-            violation(rep, i, e, "%s = %d but its formula %s gives %lld", d->name, e->u.field[f], d->expr,
-                      (long long)shown);
-        else if (frc == KS_ECHECK)
+        ks_formula_value shown;
+        /* a derived field holds to the formula `step` shows for it, evaluated as C types it
+         * (integers exactly, floats in f32) over the fields, the index and the trace's
+         * parameters; a formula naming a tensor is described only, and step says so */
+        const int frc = d->digit ? KS_ENOENT : ks_formula_eval_value(d->expr, s, e, params, &shown);
+        if (frc == KS_OK && (shown.is_float ? (double)shown.f != (double)e->u.field[f] : shown.i != e->u.field[f])) {
+            char got[40];
+            if (shown.is_float) snprintf(got, sizeof got, "%.9g", shown.f);
+            else snprintf(got, sizeof got, "%lld", (long long)shown.i);
+            violation(rep, i, e, "%s = %d but its formula %s gives %s", d->name, e->u.field[f], d->expr, got);
+        } else if (frc == KS_ECHECK)
             violation(rep, i, e, "%s = %d but its formula %s overflows 64-bit integers", d->name, e->u.field[f],
                       d->expr);
         if (!d->digit) continue;
@@ -201,8 +205,8 @@ static double ulp_at(float v) { return (double)nextafterf(fabsf(v), INFINITY) - 
 
 /* A bilinear sample: finite value and weights; each weight in [0, 1]; the four the
  * products of the fractional position, (1-ly)(1-lx), (1-ly)lx, ly(1-lx), ly lx with
- * ly = y - floor(y) (a clamped coordinate sits on its corner: ly = 0), within the float
- * rounding of the coordinates; weight only where some corner is valid (a sample outside
+ * ly = y - floor(y), within the float rounding of the coordinates (an axis clamped to its
+ * last row or column has one pixel for its two corners: only their sums are held); weight only where some corner is valid (a sample outside
  * the plane weighs nothing); and all four corners valid: weights summing to 1. An invalid
  * corner inside the plane's border may carry its weight (mmcv's rule: the weight is
  * computed, the value read is 0). */
@@ -229,16 +233,26 @@ static void check_sample(uint64_t i, const ks_event *e, ks_check_report *rep)
         violation(rep, i, e, "in-range sample weights sum to %.7g, not 1", sum);
     if (!corners && weighed) violation(rep, i, e, "no corner is valid, yet the weights are not all 0");
     if (!finite || !corners || !isfinite(m->y) || !isfinite(m->x)) return;
-    const double ly = e->flags & KS_FLAG_CLAMP_Y ? 0.0 : (double)m->y - floor((double)m->y);
-    const double lx = e->flags & KS_FLAG_CLAMP_X ? 0.0 : (double)m->x - floor((double)m->x);
+    const double ly = (double)m->y - floor((double)m->y), lx = (double)m->x - floor((double)m->x);
     const double want[4] = {(1 - ly) * (1 - lx), (1 - ly) * lx, ly * (1 - lx), ly * lx};
     const double tol = 1e-5 + 4 * (ulp_at(m->y) + ulp_at(m->x));
-    for (int k = 0; k < 4; ++k)
-        if (fabs(m->w[k] - want[k]) > tol) {
-            violation(rep, i, e, "weight %d is %.7g, but the position (y %.7g, x %.7g) gives %.7g", k, m->w[k], m->y,
-                      m->x, want[k]);
-            break;
-        }
+    const int cy = (e->flags & KS_FLAG_CLAMP_Y) != 0, cx = (e->flags & KS_FLAG_CLAMP_X) != 0;
+    if (!cy && !cx) {
+        for (int k = 0; k < 4; ++k)
+            if (fabs(m->w[k] - want[k]) > tol) {
+                violation(rep, i, e, "weight %d is %.7g, but the position (y %.7g, x %.7g) gives %.7g", k, m->w[k],
+                          m->y, m->x, want[k]);
+                return;
+            }
+    } else if (cy != cx) {
+        /* one axis clamped: its two corners are one pixel, so only their sum is known
+         * (RoIAlign puts it all on the first, torch's upsample splits it by the fraction) */
+        const double a = cy ? m->w[0] + m->w[2] : m->w[0] + m->w[1], b = cy ? m->w[1] + m->w[3] : m->w[2] + m->w[3];
+        const double l = cy ? lx : ly;
+        if (fabs(a - (1 - l)) > tol || fabs(b - l) > tol)
+            violation(rep, i, e, "weights %.7g %.7g %.7g %.7g do not split as the position (y %.7g, x %.7g) says",
+                      m->w[0], m->w[1], m->w[2], m->w[3], m->y, m->x);
+    }
 }
 
 /* Work events that reach the "recorded twice" test: site in the schema, kind work,
@@ -340,6 +354,8 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
     unsigned char *dup = NULL, *reads = NULL;
     uint32_t *writes[KS_MAX_TENSORS] = {0};
     uint32_t *atomics[KS_MAX_TENSORS] = {0};
+    ks_formula_params params; /* about 2 KB */
+    ks_formula_params_from(tr->params, &params);
     int rc = sort_work(tr, &work, &nwork, &dup);
     /* shared memory and barriers first: their findings lead the kept lines */
     if (!rc) rc = ks_check_shared(tr, rep, violation, 0);
@@ -379,7 +395,7 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
                       tr->threads, e->thread, e->iter, (long long)grid);
         if (s->kind == KS_EV_WORK) {
             if (dup[i / 8] & (1u << (i % 8))) violation(rep, i, e, "work item recorded twice");
-            check_work(s, i, e, rep);
+            check_work(s, &params, i, e, rep);
             continue;
         }
         if (e->tensor != s->tensor) {

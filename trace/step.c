@@ -113,7 +113,8 @@ void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
                 (long long)tr->blocks * tr->threads);
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
-        fprintf(out, "  %-*s = %s%s%s = %s\n", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked, l->value);
+        fprintf(out, "  %-*s = %s%s%s = %s%s%s%s\n", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked,
+                l->value, l->note[0] ? "   (" : "", l->note, l->note[0] ? ")" : "");
     }
 }
 
@@ -270,7 +271,9 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
         else {
             char tap[24];
             const int64_t numel = e->tensor < tr->ntensors ? ks_tensor_numel(&tr->tensors[e->tensor]) : 0;
-            const int outside = site->line > 0 && (a->offset < 0 || a->offset >= numel);
+            /* a .cu thread's access outside its buffer was not made (the thread stopped);
+             * a probed body's was (check reports both) */
+            const int beyond = a->offset < 0 || a->offset >= numel, outside = site->line > 0 && beyond;
             fprintf(out, "  %-7s %s %-28s = %-12s (offset %lld", tap_label(tr, e, tap, sizeof tap),
                     e->kind == KS_EV_READ         ? "read "
                     : (e->flags & KS_FLAG_ATOMIC) ? "atomic"
@@ -280,6 +283,20 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
             if (outside)
                 fprintf(out, ", OUTSIDE %s: not made",
                         e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer");
+            else if (beyond && !(e->flags & KS_FLAG_SHARED))
+                fprintf(out, ", OUTSIDE %s (%lld elements)",
+                        e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer", (long long)numel);
+            else if (!beyond) { /* the coordinates shown must be the offset's (check's rule) */
+                const ks_tensor *t = &tr->tensors[e->tensor];
+                const int64_t X = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1,
+                              Y = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+                int64_t at;
+                if (a->y < 0 || a->y >= Y || a->x < 0 || a->x >= X ||
+                    __builtin_mul_overflow((int64_t)a->plane, Y, &at) ||
+                    __builtin_add_overflow(at, (int64_t)a->y, &at) || __builtin_mul_overflow(at, X, &at) ||
+                    __builtin_add_overflow(at, (int64_t)a->x, &at) || at != a->offset)
+                    fputs(", BUT its (plane, y, x) is not this offset", out);
+            }
             fputs(")", out);
             if (site->line > 0) fprintf(out, "   %s  %s", site->name, site->code);
             fputc('\n', out);

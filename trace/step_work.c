@@ -159,6 +159,7 @@ typedef struct givens {
     int n;
     char before[KS_WORK_LINES][24]; /* the field they are printed before */
     ks_work_line line[KS_WORK_LINES];
+    float exact[KS_WORK_LINES]; /* each line's value, for the formulas that name it */
 } givens;
 
 static int field_of(const ks_site *s, const char *name)
@@ -173,11 +174,13 @@ static void add_given(givens *g, names *x, const char *before, const char *name,
 {
     if (g->n >= KS_WORK_LINES) return;
     ks_work_line *l = &g->line[g->n];
+    g->exact[g->n] = (float)v;
     snprintf(g->before[g->n++], sizeof g->before[0], "%s", before);
     snprintf(l->name, sizeof l->name, "%s", name);
     snprintf(l->expr, sizeof l->expr, "%s", expr);
     snprintf(l->worked, sizeof l->worked, "%s", work);
     ks_format_real(l->value, sizeof l->value, v);
+    l->note[0] = '\0'; /* worked out here, from the stored tensors: it holds */
     if (x->nvars < MAX_VARS) {
         snprintf(x->var[x->nvars], sizeof x->var[0], "%s", name);
         snprintf(x->val[x->nvars++], sizeof x->val[0], "%s", l->value);
@@ -315,6 +318,34 @@ static void find_givens(const ks_trace *tr, const ks_event *e, names *x, givens 
     else if (!strcmp(site, "sparse_conv.insert")) key_givens(tr, e, x, g);
 }
 
+/* Is the recorded field what its line says? A digit is recomputed from the index, an
+ * integer formula from the fields, the index and the parameters (as check does); the
+ * value shown is always the recorded one, so a line that does not hold, or that kscope
+ * cannot recompute, says so instead of printing a false or unchecked equation. */
+static void field_note(const ks_formula_params *params, const ks_site *s, const ks_event *e, int f, char *note,
+                       size_t n)
+{
+    const ks_field *d = &s->fields[f];
+    const int32_t rec = e->u.field[f];
+    note[0] = '\0';
+    if (d->digit) {
+        int64_t want = e->index / d->stride;
+        if (d->extent > 0) want %= d->extent;
+        want += d->bias;
+        if (want != rec) snprintf(note, n, "recorded %d, but the index gives %lld", rec, (long long)want);
+        return;
+    }
+    ks_formula_value got;
+    const int rc = ks_formula_eval_value(d->expr, s, e, params, &got);
+    char g[40];
+    if (got.is_float) ks_format_real(g, sizeof g, got.f);
+    else snprintf(g, sizeof g, "%lld", (long long)got.i);
+    if (rc == KS_OK && (got.is_float ? (double)got.f != (double)rec : got.i != rec))
+        snprintf(note, n, "recorded %d, but the formula gives %s", rec, g);
+    else if (rc == KS_ECHECK) snprintf(note, n, "recorded %d; the formula overflows", rec);
+    else if (rc != KS_OK) snprintf(note, n, "recorded: the formula names a tensor, not recomputed");
+}
+
 int ks_step_work_lines(const ks_trace *tr, const ks_event *e, ks_work_line *out, int max)
 {
     givens g;
@@ -322,6 +353,10 @@ int ks_step_work_lines(const ks_trace *tr, const ks_event *e, ks_work_line *out,
     g.n = 0;
     find_givens(tr, e, &x, &g);
     int n = 0;
+    ks_formula_params params;
+    ks_formula_params_from(tr->params, &params);
+    for (int k = 0; k < g.n; ++k) /* the values worked out from the tensors, exactly as floats */
+        ks_formula_params_add(&params, g.line[k].name, g.exact[k]);
     for (int f = 0; f < x.site->nfields && f < KS_WORK_FIELDS; ++f) {
         const ks_field *d = &x.site->fields[f];
         for (int k = 0; k < g.n; ++k)
@@ -332,6 +367,7 @@ int ks_step_work_lines(const ks_trace *tr, const ks_event *e, ks_work_line *out,
         snprintf(l->expr, sizeof l->expr, "%s", d->expr);
         worked(&x, d->expr, l->worked, sizeof l->worked);
         snprintf(l->value, sizeof l->value, "%lld", (long long)e->u.field[f]);
+        field_note(&params, x.site, e, f, l->note, sizeof l->note);
     }
     for (int k = 0; k < n; ++k) /* "r = index = 3 = 3": say it once */
         if (!strcmp(out[k].worked, out[k].expr) || !strcmp(out[k].worked, out[k].value)) out[k].worked[0] = '\0';

@@ -18,6 +18,9 @@ typedef struct ks_work_line {
     char expr[KS_EXPR_LEN];
     char worked[192]; /* the expression with values; "" when it would repeat expr or value */
     char value[40];
+    /* "" when the line holds; else what is wrong or unchecked with the recorded value:
+     * "the formula gives 15", "a tensor or float formula: not re-computed" */
+    char note[112];
 } ks_work_line;
 
 /* The lines of work event e (site and fields valid for tr), in order: givens just before
