@@ -181,6 +181,7 @@ static void add_given(givens *g, names *x, const char *before, const char *name,
     snprintf(l->worked, sizeof l->worked, "%s", work);
     ks_format_real(l->value, sizeof l->value, v);
     l->note[0] = '\0'; /* worked out here, from the stored tensors: it holds */
+    l->wrong = 0;
     if (x->nvars < MAX_VARS) {
         snprintf(x->var[x->nvars], sizeof x->var[0], "%s", name);
         snprintf(x->val[x->nvars++], sizeof x->val[0], "%s", l->value);
@@ -322,9 +323,11 @@ static void find_givens(const ks_trace *tr, const ks_event *e, names *x, givens 
  * integer formula from the fields, the index and the parameters (as check does); the
  * value shown is always the recorded one, so a line that does not hold, or that kscope
  * cannot recompute, says so instead of printing a false or unchecked equation. */
-static void field_note(const ks_formula_params *params, const ks_site *s, const ks_event *e, int f, char *note,
-                       size_t n)
+static void field_note(const ks_formula_params *params, const ks_site *s, const ks_event *e, int f, ks_work_line *l)
 {
+    char *note = l->note;
+    const size_t n = sizeof l->note;
+    l->wrong = 0;
     const ks_field *d = &s->fields[f];
     const int32_t rec = e->u.field[f];
     note[0] = '\0';
@@ -332,7 +335,7 @@ static void field_note(const ks_formula_params *params, const ks_site *s, const 
         int64_t want = e->index / d->stride;
         if (d->extent > 0) want %= d->extent;
         want += d->bias;
-        if (want != rec) snprintf(note, n, "recorded %d, but the index gives %lld", rec, (long long)want);
+        if (want != rec) snprintf(note, n, "recorded %d, but the index gives %lld", rec, (long long)want), l->wrong = 1;
         return;
     }
     ks_formula_value got;
@@ -341,8 +344,8 @@ static void field_note(const ks_formula_params *params, const ks_site *s, const 
     if (got.is_float) ks_format_real(g, sizeof g, got.f);
     else snprintf(g, sizeof g, "%lld", (long long)got.i);
     if (rc == KS_OK && (got.is_float ? (double)got.f != (double)rec : got.i != rec))
-        snprintf(note, n, "recorded %d, but the formula gives %s", rec, g);
-    else if (rc == KS_ECHECK) snprintf(note, n, "recorded %d; the formula overflows", rec);
+        snprintf(note, n, "recorded %d, but the formula gives %s", rec, g), l->wrong = 1;
+    else if (rc == KS_ECHECK) snprintf(note, n, "recorded %d; the formula overflows", rec), l->wrong = 1;
     else if (rc != KS_OK) snprintf(note, n, "recorded: the formula names a tensor, not recomputed");
 }
 
@@ -367,7 +370,7 @@ int ks_step_work_lines(const ks_trace *tr, const ks_event *e, ks_work_line *out,
         snprintf(l->expr, sizeof l->expr, "%s", d->expr);
         worked(&x, d->expr, l->worked, sizeof l->worked);
         snprintf(l->value, sizeof l->value, "%lld", (long long)e->u.field[f]);
-        field_note(&params, x.site, e, f, l->note, sizeof l->note);
+        field_note(&params, x.site, e, f, l);
     }
     for (int k = 0; k < n; ++k) /* "r = index = 3 = 3": say it once */
         if (!strcmp(out[k].worked, out[k].expr) || !strcmp(out[k].worked, out[k].value)) out[k].worked[0] = '\0';

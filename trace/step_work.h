@@ -21,6 +21,7 @@ typedef struct ks_work_line {
     /* "" when the line holds; else what is wrong or unchecked with the recorded value:
      * "the formula gives 15", "a tensor or float formula: not re-computed" */
     char note[112];
+    int wrong; /* 1: the recorded value is not what the line says (note says what is) */
 } ks_work_line;
 
 /* The lines of work event e (site and fields valid for tr), in order: givens just before

@@ -109,8 +109,10 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
         if (!keep[k]) continue;
-        add(L, VW_STYLE_TEXT, "  %-*s = %s%s%s = %s", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked,
-            l->value);
+        /* step's mark when the recorded value does not hold (the panel leaves out step's
+         * "not recomputed" remark: no room) */
+        add(L, VW_STYLE_TEXT, "  %-*s = %s%s%s = %s%s%s%s", width, l->name, l->expr, l->worked[0] ? " = " : "",
+            l->worked, l->value, l->wrong ? "   (" : "", l->wrong ? l->note : "", l->wrong ? ")" : "");
     }
 }
 
