@@ -219,6 +219,22 @@ rc=0
 [ $rc -eq 129 ] || fail "SIGHUP during a run: exit $rc, not 129"
 [ -z "$(ls tmpd)" ] || fail "SIGHUP during a run left $(ls tmpd)"
 [ ! -e sig.kst ] && [ -z "$(ls -a | grep '^\.sig\.kst')" ] || fail "SIGHUP during a run left a trace: $(ls -a)"
+# the real compiler stopped anywhere (issue 39 N15): its own temporaries (clang's
+# kernel-*.o, made in TMPDIR) and kscope's go with it, and no output appears
+for d in 0.05 0.15 0.25 0.35 0.45 0.6; do
+    TMPDIR="$tmp/tmpd" "$K" run "$src/tests/cuda_c/vadd.cu" --kernel vadd --grid 1 --block 32 --arg a=zeros:40 \
+        --arg b=zeros:40 --arg c=empty:40 --arg n=40 --trace stop.kst --save stopdir >/dev/null 2>&1 &
+    pid=$!
+    sleep $d
+    kill -TERM $pid 2>/dev/null || true
+    rc=0
+    { wait $pid; } 2>/dev/null || rc=$?
+    [ -z "$(ls -A tmpd)" ] || fail "SIGTERM after ${d} s of kscope run FILE.cu left $(ls -A tmpd) in TMPDIR"
+    if [ $rc -eq 143 ]; then
+        [ ! -e stop.kst ] && [ ! -e stopdir ] || fail "SIGTERM after ${d} s left an output: $(ls)"
+    fi
+    rm -rf stop.kst stopdir
+done
 echo "test_puzzles: KSCOPE_CLANG, a compile timeout, SIGTERM during a compile and SIGHUP during a run behave"
 
 # installed: kscope finds the stubs and solutions under its prefix, not the source

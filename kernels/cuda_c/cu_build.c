@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/ks_error.h"
@@ -38,12 +39,41 @@ static char g_paths[NFILES + 1][4400]; /* the files, then the folder: made befor
 static volatile sig_atomic_t g_armed;
 static volatile pid_t g_compiler;
 
+/* Stops a compiler child: SIGTERM first, so clang removes the temporaries it made in
+ * $TMPDIR (LLVM deletes its registered files on that signal; SIGKILL left a kernel-*.o
+ * behind), then SIGKILL if it has not gone within a second. Async-signal-safe. */
+static void stop_child(pid_t pid)
+{
+    int st;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 100; ++i) {
+        if (waitpid(pid, &st, WNOHANG) == pid) return;
+        const struct timespec ten_ms = {0, 10000000};
+        nanosleep(&ten_ms, NULL);
+    }
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+}
+
 static void on_stop(int sig)
 {
-    if (g_compiler > 0) kill(g_compiler, SIGKILL);
+    const int saved = errno;
+    if (g_compiler > 0) stop_child(g_compiler);
+    errno = saved;
     if (g_armed) {
         for (size_t i = 0; i < NFILES; ++i) unlink(g_paths[i]); /* async-signal-safe */
-        rmdir(g_paths[NFILES]);
+        if (rmdir(g_paths[NFILES]) != 0) {
+            /* the compiler's own temporaries are in it too (its TMPDIR): fork and exec are
+             * async-signal-safe, a directory walk here is not */
+            const pid_t rm = fork();
+            if (rm == 0) {
+                execl("/bin/rm", "rm", "-rf", "--", g_paths[NFILES], (char *)NULL);
+                _exit(127);
+            }
+            int st;
+            if (rm > 0)
+                while (waitpid(rm, &st, 0) < 0 && errno == EINTR) {}
+        }
     }
     signal(sig, SIG_DFL);
     raise(sig);
@@ -73,14 +103,19 @@ static double compile_limit(void)
     return s > 0 ? s : 60.0;
 }
 
-/* runs argv with stdout to `out` and stderr to `err` (NULL: ours, or /dev/null when
- * quiet_err); returns its exit status, -1 if it did not run, -2 past the time limit */
-static int run_tool(char *const *argv, const char *out, const char *err, int quiet_err)
+/* runs argv with stdout to `out` (or, out NULL, to the descriptor out_fd when >= 0) and
+ * stderr to `err` (NULL: ours, or /dev/null when quiet_err); returns its exit status, -1
+ * if it did not run, -2 past the time limit */
+static int run_tool_fd(char *const *argv, const char *out, int out_fd, const char *err, int quiet_err)
 {
     fflush(stdout), fflush(stderr);
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        /* the compiler's temporaries (clang's kernel-*.o) go into kscope's own folder,
+         * which every exit removes, a signal's too */
+        if (g_armed && setenv("TMPDIR", g_paths[NFILES], 1) != 0) _exit(127);
+        if (!out && out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) _exit(127);
         if (out && !freopen(out, "w", stdout)) _exit(127);
         if (err ? !freopen(err, "w", stderr) : quiet_err && !freopen("/dev/null", "w", stderr)) _exit(127);
         execvp(argv[0], argv);
@@ -97,8 +132,7 @@ static int run_tool(char *const *argv, const char *out, const char *err, int qui
             return -1;
         }
         if (waited > limit) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+            stop_child(pid);
             g_compiler = 0;
             return -2;
         }
@@ -106,6 +140,11 @@ static int run_tool(char *const *argv, const char *out, const char *err, int qui
     }
     g_compiler = 0;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_tool(char *const *argv, const char *out, const char *err, int quiet_err)
+{
+    return run_tool_fd(argv, out, -1, err, quiet_err);
 }
 
 static int spawn(char *const *argv, const char *out, int quiet_err) { return run_tool(argv, out, NULL, quiet_err); }
@@ -129,26 +168,25 @@ static int only_entry_errors(const char *diag)
 
 static int spawn_err(char *const *argv, const char *errs) { return run_tool(argv, NULL, errs, 0); }
 
+/* clang's major version from its first line of `--version`, read through a pipe (a
+ * temporary file here was left behind when kscope was stopped between making and
+ * removing it); 0 when it is not clang or did not run */
 static int clang_major(const char *exe)
 {
-    char tmp[4200];
-    const char *dir = getenv("TMPDIR");
-    snprintf(tmp, sizeof tmp, "%s/kscope-clang-XXXXXX", dir && *dir ? dir : "/tmp");
-    const int fd = mkstemp(tmp);
-    if (fd < 0) return 0;
-    close(fd);
+    int p[2];
+    if (pipe(p) != 0) return 0;
     char *argv[] = {(char *)exe, "--version", NULL};
     int major = 0;
-    if (spawn(argv, tmp, 1) == 0) {
-        FILE *f = fopen(tmp, "r");
-        char line[256];
-        if (f && fgets(line, sizeof line, f)) {
-            const char *v = strstr(line, "clang version ");
-            if (v) major = atoi(v + 14);
-        }
-        if (f) fclose(f);
+    const int st = run_tool_fd(argv, NULL, p[1], NULL, 1); /* its output fits the pipe's buffer */
+    close(p[1]);
+    char line[256];
+    ssize_t got = st == 0 ? read(p[0], line, sizeof line - 1) : -1;
+    close(p[0]);
+    if (got > 0) {
+        line[got] = '\0';
+        const char *v = strstr(line, "clang version ");
+        if (v) major = atoi(v + 14);
     }
-    unlink(tmp);
     return major;
 }
 
