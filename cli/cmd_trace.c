@@ -149,8 +149,10 @@ int ks_cmd_step(int argc, char **argv)
         return ks_cli_error("step", "--block takes --thread X,Y,Z (threadIdx), not a global number");
     if ((thread < 0 && !thread3) == (index < 0))
         return ks_cli_error("step", "give exactly one of --thread N or --index N");
-    int rc = open_trace("step", argc, argv, &tr);
-    if (rc) return rc;
+    if (argc < 2 || argv[1][0] == '-') return ks_cli_error("step", "needs a trace file (kscope step --help)");
+    /* the header and chunk index only: one work item decodes only the chunks that hold it */
+    if (ks_trace_open_lazy(argv[1], &tr)) return ks_cli_error("step", "%s", ks_error_message());
+    int rc = KS_OK;
     if (thread3) { /* (blockIdx, threadIdx) -> the global thread */
         uint32_t G[3], B[3];
         long long t[3] = {0, 0, 0}, b[3] = {0, 0, 0};
@@ -165,6 +167,16 @@ int ks_cmd_step(int argc, char **argv)
                                     block3 ? block3 : "0,0,0", thread3, G[0], G[1], G[2], B[0], B[1], B[2]);
             }
         thread = ((b[2] * G[1] + b[1]) * G[0] + b[0]) * (long long)tr.threads + (t[2] * B[1] + t[1]) * B[0] + t[0];
+    }
+    {
+        uint32_t G[3], B[3];
+        /* a work item, or a .cu trace's thread (its one work item: the global thread id) */
+        const int64_t one = index >= 0 ? index : ks_trace_dims(&tr, G, B) ? thread : -1;
+        rc = one >= 0 ? ks_trace_load_range(&tr, one, one) : ks_trace_load_range(&tr, INT64_MIN, INT64_MAX);
+        if (rc) {
+            ks_trace_close(&tr);
+            return ks_cli_error("step", "%s", ks_error_message());
+        }
     }
     printf("%s on %s: %lld blocks x %d threads, %lld work items\n", tr.op, tr.device, (long long)tr.blocks, tr.threads,
            (long long)tr.work_items);
@@ -327,7 +339,8 @@ int ks_cmd_convert(int argc, char **argv)
         printf("usage: kscope convert IN.kst OUT.kst [--version 1|2]\n\n"
                "Rewrites a trace in another format version (default %d, the compact one; 1 is the\n"
                "64-byte record of earlier releases, which every release reads). The records are the\n"
-               "same: converting 1 -> 2 -> 1 gives the first file back byte for byte. Checksums are\n"
+               "same, bit for bit (version 2 keeps them in work-item order, so 2 -> 1 -> 2 gives the\n"
+               "first file back byte for byte). Checksums are\n"
                "verified first; OUT appears whole or not at all. docs/trace-format.md.\n",
                KS_KST_VERSION);
         return KS_EXIT_OK;

@@ -482,7 +482,9 @@ START_TEST(kst_round_trip_preserves_everything)
         ck_assert_int_eq(back.roles[i], tr.roles[i]);
     }
     ck_assert_uint_eq(back.nevents, tr.nevents);
-    ck_assert_mem_eq(back.events, tr.events, tr.nevents * sizeof(ks_event));
+    ks_event *want = tu_item_order(tr.events, tr.nevents); /* version 2 stores them by item */
+    ck_assert_mem_eq(back.events, want, tr.nevents * sizeof(ks_event));
+    free(want);
     ck_assert_uint_eq(violations(&back), 0);
     ks_trace_close(&back);
     unlink(path);

@@ -192,6 +192,34 @@ static inline char *tu_slurp(const char *dir, const char *name)
 }
 
 /* Runs a suite and returns the process exit code (0: all passed). */
+/* Events in the order a version 2 trace stores them: by (index, seq), ties in their
+ * given order (the writer's runs). A malloc'd copy. */
+typedef struct tu_keyed {
+    int64_t index;
+    uint32_t seq;
+    uint64_t at;
+} tu_keyed;
+
+static inline int tu_by_item(const void *a, const void *b)
+{
+    const tu_keyed *x = (const tu_keyed *)a, *y = (const tu_keyed *)b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+static inline ks_event *tu_item_order(const ks_event *ev, uint64_t n)
+{
+    tu_keyed *k = (tu_keyed *)malloc((n ? n : 1) * sizeof *k);
+    ks_event *out = (ks_event *)malloc((n ? n : 1) * sizeof *out);
+    ck_assert(k && out);
+    for (uint64_t i = 0; i < n; ++i) k[i] = (tu_keyed){ev[i].index, ev[i].seq, i};
+    qsort(k, n, sizeof *k, tu_by_item);
+    for (uint64_t i = 0; i < n; ++i) out[i] = ev[k[i].at];
+    free(k);
+    return out;
+}
+
 static inline int tu_run_suite(Suite *s, enum fork_status fork)
 {
     SRunner *sr = srunner_create(s);

@@ -62,6 +62,7 @@ typedef struct ks_trace {
     ks_section index_sec;
     uint64_t chunk_events;
     ks_event *decoded;
+    uint64_t file_events; /* the file's count (nevents counts those loaded) */
 } ks_trace;
 
 int ks_trace_write(const char *path, const ks_trace *tr);
@@ -71,6 +72,14 @@ struct ks_out_file;
 int ks_trace_put(struct ks_out_file *o, const ks_trace *tr);
 /* Opens and validates the structure of a trace. On error nothing stays mapped. */
 int ks_trace_open(const char *path, ks_trace *tr);
+/* The header and (version 2) the chunk index only: tr->events is NULL and tr->nevents 0
+ * until ks_trace_load_range decodes what a reader needs, so a look at one work item of a
+ * huge trace reads only its chunks. A version 1 file opens as ks_trace_open does. */
+int ks_trace_open_lazy(const char *path, ks_trace *tr);
+/* Decodes the chunks whose work indices meet [lo, hi] (INT64_MIN, INT64_MAX: all), in file
+ * order, into tr->events / tr->nevents (replacing what was loaded). A version 1 file keeps
+ * all its events. */
+int ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi);
 /* Checks the header's and every section's CRC-32. */
 int ks_trace_verify(const ks_trace *tr);
 void ks_trace_close(ks_trace *tr);

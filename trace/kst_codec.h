@@ -6,7 +6,7 @@
  * unless the head says otherwise, and are then deltas. Every chunk starts from a zero
  * record, so it decodes alone: the chunk index (ks_kst2_entry) gives random access.
  * Any record the compact forms cannot give back bit for bit is stored raw (64 bytes), so
- * version 1 -> 2 -> 1 is exact for every file.
+ * every record of any file survives version 1 -> 2 -> 1 (kst_write.c orders them by item).
  */
 #ifndef KS_KST_CODEC_H
 #define KS_KST_CODEC_H

@@ -229,6 +229,7 @@ static int parse_events_v1(const reader *r, const cJSON *ev, ks_trace *tr)
     tr->event_sec.length = (uint64_t)v;
     if ((rc = get_int(r, ev, "crc32", 0, 4294967295.0, &v))) return rc;
     tr->event_sec.crc32 = (uint32_t)v;
+    tr->file_events = tr->nevents;
     if (tr->event_sec.length / sizeof(ks_event) != tr->nevents || tr->event_sec.length % sizeof(ks_event))
         return hbad(r, "events length", "does not match count * 64");
     if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
@@ -246,7 +247,7 @@ static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
     if (rc) return rc;
     if (strcmp(enc, "kst2")) return hbad(r, "events encoding", "is not kst2");
     if ((rc = get_int(r, ev, "count", 0, MAX_EXACT, &v))) return rc;
-    tr->nevents = (uint64_t)v;
+    tr->nevents = tr->file_events = (uint64_t)v;
     if ((rc = get_int(r, ev, "dropped", 0, MAX_EXACT, &v))) return rc;
     tr->dropped = (uint64_t)v;
     if ((rc = get_int(r, ev, "chunk_events", 1, 1 << 20, &v))) return rc;
@@ -275,40 +276,75 @@ static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
         return ks_fail_at(r->path, (long long)(tr->data_start + tr->index_sec.offset),
                           "section index overlaps section events");
     const unsigned char *index = r->base + tr->data_start + tr->index_sec.offset;
-    const unsigned char *chunks = r->base + tr->data_start + tr->event_sec.offset;
     if (ks_crc32(0, index, tr->index_sec.length) != tr->index_sec.crc32)
         return ks_fail_at(r->path, (long long)(tr->data_start + tr->index_sec.offset), "index checksum mismatch");
-    tr->decoded = malloc(tr->nevents ? tr->nevents * sizeof(ks_event) : 1);
-    if (!tr->decoded)
-        return ks_fail(KS_ENOMEM, "%s: out of memory for %llu events", r->path, (unsigned long long)tr->nevents);
-    ks_kst2_ctx ctx;
-    ks_kst2_ctx_make(tr, &ctx);
-    uint64_t at = 0;
+    uint64_t at = 0; /* the chunks follow each other and fill the section: checked once, here */
     for (uint64_t k = 0; k < nchunks; ++k) {
         ks_kst2_entry e;
         ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
-        const long long where = (long long)(tr->data_start + tr->index_sec.offset + k * KS_KST2_ENTRY);
-        const uint64_t first = k * tr->chunk_events;
-        const uint64_t n = tr->nevents - first < tr->chunk_events ? tr->nevents - first : tr->chunk_events;
         if (e.offset != at || e.length > tr->event_sec.length - at)
-            return ks_fail_at(r->path, where, "chunk %llu does not follow the one before inside the events",
-                              (unsigned long long)k);
-        size_t bad;
-        const char *why;
-        if (ks_kst2_decode(&ctx, chunks + at, e.length, tr->decoded + first, (size_t)n, &bad, &why)) {
-            if (ks_crc32(0, chunks + at, e.length) != e.crc32) /* damage, not a writer's bug: say so */
-                return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset + at),
-                                  "events checksum mismatch in chunk %llu", (unsigned long long)k);
-            return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset + at + bad), "chunk %llu: %s",
-                              (unsigned long long)k, why);
-        }
+            return ks_fail_at(r->path, (long long)(tr->data_start + tr->index_sec.offset + k * KS_KST2_ENTRY),
+                              "chunk %llu does not follow the one before inside the events", (unsigned long long)k);
         at += e.length;
     }
     if (at != tr->event_sec.length)
         return ks_fail_at(r->path, (long long)(tr->data_start + tr->event_sec.offset + at),
                           "the events section holds bytes after its last chunk");
-    tr->events = tr->decoded;
+    tr->events = NULL; /* decoded by ks_trace_open, or chunk by chunk (ks_trace_load_range) */
+    tr->nevents = 0;
     return KS_OK;
+}
+
+/* Decodes the chunks whose index range meets [lo, hi] (all of them: INT64_MIN, INT64_MAX)
+ * into tr->decoded, in file order; a chunk that does not decode is reported as damaged
+ * when its CRC says so. */
+static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi)
+{
+    const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
+    const unsigned char *index = base + tr->index_sec.offset, *chunks = base + tr->event_sec.offset;
+    const uint64_t nchunks = tr->index_sec.length / KS_KST2_ENTRY, total = tr->file_events;
+    const int all = lo == INT64_MIN && hi == INT64_MAX;
+    uint64_t want = 0;
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        ks_kst2_entry e;
+        ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
+        const uint64_t first = k * tr->chunk_events;
+        if (all || (e.index_lo <= hi && e.index_hi >= lo))
+            want += total - first < tr->chunk_events ? total - first : tr->chunk_events;
+    }
+    free(tr->decoded);
+    tr->decoded = malloc(want ? want * sizeof(ks_event) : 1);
+    tr->events = NULL;
+    if (!tr->decoded)
+        return ks_fail(KS_ENOMEM, "%s: out of memory for %llu events", tr->path, (unsigned long long)want);
+    ks_kst2_ctx ctx;
+    ks_kst2_ctx_make(tr, &ctx);
+    uint64_t got = 0;
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        ks_kst2_entry e;
+        ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
+        if (!all && !(e.index_lo <= hi && e.index_hi >= lo)) continue;
+        const uint64_t first = k * tr->chunk_events;
+        const uint64_t n = total - first < tr->chunk_events ? total - first : tr->chunk_events;
+        size_t bad;
+        const char *why;
+        if (ks_kst2_decode(&ctx, chunks + e.offset, e.length, tr->decoded + got, (size_t)n, &bad, &why)) {
+            const long long at = (long long)(tr->data_start + tr->event_sec.offset + e.offset);
+            if (ks_crc32(0, chunks + e.offset, e.length) != e.crc32) /* damage, not a writer's bug: say so */
+                return ks_fail_at(tr->path, at, "events checksum mismatch in chunk %llu", (unsigned long long)k);
+            return ks_fail_at(tr->path, at + (long long)bad, "chunk %llu: %s", (unsigned long long)k, why);
+        }
+        got += n;
+    }
+    tr->events = tr->decoded;
+    tr->nevents = got;
+    return KS_OK;
+}
+
+int ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi)
+{
+    if (tr->version == 1) return KS_OK; /* mapped whole: every event is there */
+    return decode_chunks(tr, lo, hi);
 }
 
 static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
@@ -383,7 +419,7 @@ static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
     return KS_OK;
 }
 
-int ks_trace_open(const char *path, ks_trace *tr)
+static int open_trace(const char *path, ks_trace *tr, int lazy)
 {
     struct stat st;
     reader r;
@@ -439,6 +475,7 @@ int ks_trace_open(const char *path, ks_trace *tr)
     tr->data_start = (KS_KST_PREAMBLE + (uint64_t)hlen + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN;
     rc = parse_header(&r, h, tr);
     cJSON_Delete(h);
+    if (!rc && tr->version == 2 && !lazy) rc = decode_chunks(tr, INT64_MIN, INT64_MAX);
     if (rc) goto fail;
     return KS_OK;
 fail:
@@ -449,6 +486,10 @@ fail:
     tr->events = NULL;
     return rc;
 }
+
+int ks_trace_open(const char *path, ks_trace *tr) { return open_trace(path, tr, 0); }
+
+int ks_trace_open_lazy(const char *path, ks_trace *tr) { return open_trace(path, tr, 1); }
 
 int ks_trace_verify(const ks_trace *tr)
 {

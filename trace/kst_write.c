@@ -116,8 +116,59 @@ static void put_u32(unsigned char *p, uint32_t v)
     for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Encodes the events chunk by chunk; the output grows as it fills (about 10 bytes an
- * event), so memory stays near the file's size whatever the count. */
+/* A run of events of one work item in a row (seq counting up), as the simulator writes a
+ * thread's item; on the GPU most runs are one event. */
+typedef struct item_run {
+    int64_t index;
+    uint32_t seq, len;
+    uint64_t start;
+} item_run;
+
+static int by_item(const void *a, const void *b)
+{
+    const item_run *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The events' runs in (index, seq) order, records of equal keys in their given order: a
+ * chunk then holds a few neighbouring work items, so its index range finds them
+ * (ks_trace_load_range), and an item's records sit together (they compress to a byte of
+ * ids). NULL on out of memory. */
+static item_run *item_order(const ks_trace *tr, uint64_t *nruns)
+{
+    item_run *r = malloc((tr->nevents ? tr->nevents : 1) * sizeof *r);
+    if (!r) return NULL;
+    uint64_t n = 0;
+    int sorted = 1;
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        const ks_event *e = &tr->events[i];
+        if (n && e->index == r[n - 1].index && e->seq == r[n - 1].seq + r[n - 1].len && r[n - 1].len < UINT32_MAX) {
+            r[n - 1].len++;
+            continue;
+        }
+        r[n] = (item_run){e->index, e->seq, 1, i};
+        if (n && by_item(&r[n - 1], &r[n]) > 0) sorted = 0;
+        n++;
+    }
+    if (!sorted) qsort(r, n, sizeof *r, by_item);
+    /* whole runs in order are the records in order unless one run's keys interleave
+     * another's (a crafted trace's repeated (index, seq)): then one record a run */
+    for (uint64_t k = 1; k < n; ++k) {
+        const item_run last = {r[k - 1].index, r[k - 1].seq + r[k - 1].len - 1, 1, r[k - 1].start + r[k - 1].len - 1};
+        if (by_item(&last, &r[k]) < 0) continue;
+        for (uint64_t i = 0; i < tr->nevents; ++i) r[i] = (item_run){tr->events[i].index, tr->events[i].seq, 1, i};
+        n = tr->nevents;
+        qsort(r, n, sizeof *r, by_item);
+        break;
+    }
+    *nruns = n;
+    return r;
+}
+
+/* Encodes the events chunk by chunk, in (index, seq) order; the output grows as it fills
+ * (about 10 bytes an event), so memory stays near the file's size whatever the count. */
 static int encode(const ks_trace *tr, encoded *out, const char *path)
 {
     ks_kst2_ctx ctx;
@@ -126,13 +177,20 @@ static int encode(const ks_trace *tr, encoded *out, const char *path)
     out->nchunks = (tr->nevents + KS_KST2_CHUNK - 1) / KS_KST2_CHUNK;
     out->index = calloc(out->nchunks ? out->nchunks : 1, KS_KST2_ENTRY);
     unsigned char *scratch = malloc((size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD);
-    int failed = !out->index || !scratch;
+    ks_event *chunk = malloc((size_t)KS_KST2_CHUNK * sizeof *chunk);
+    uint64_t nruns = 0, run = 0, in_run = 0;
+    item_run *runs = item_order(tr, &nruns);
+    int failed = !out->index || !scratch || !chunk || !runs;
     uint64_t cap = 0;
     for (uint64_t k = 0; k < out->nchunks && !failed; ++k) {
         const uint64_t first = k * KS_KST2_CHUNK;
         const size_t n = (size_t)(tr->nevents - first < KS_KST2_CHUNK ? tr->nevents - first : KS_KST2_CHUNK);
+        for (size_t j = 0; j < n; ++j) { /* the next n events in item order */
+            chunk[j] = tr->events[runs[run].start + in_run];
+            if (++in_run == runs[run].len) run++, in_run = 0;
+        }
         ks_kst2_entry ent;
-        const size_t len = ks_kst2_encode(&ctx, tr->events + first, n, scratch, &ent);
+        const size_t len = ks_kst2_encode(&ctx, chunk, n, scratch, &ent);
         if (out->length + len > cap) {
             uint64_t ncap = cap ? cap * 2 : (uint64_t)KS_KST2_CHUNK * 16;
             while (ncap < out->length + len) ncap *= 2;
@@ -147,7 +205,7 @@ static int encode(const ks_trace *tr, encoded *out, const char *path)
         ks_kst2_entry_put(out->index + k * KS_KST2_ENTRY, &ent);
         out->length += len;
     }
-    free(scratch);
+    free(scratch), free(chunk), free(runs);
     if (!failed) return KS_OK;
     free(out->data), free(out->index);
     memset(out, 0, sizeof *out);

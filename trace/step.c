@@ -323,9 +323,14 @@ int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t ind
                                e->kind != KS_EV_REGION); /* .cu: barriers, and accesses outside every buffer */
         if (e->site >= tr->nsites || e->kind != tr->sites[e->site].kind || (!free_kind && e->tensor >= tr->ntensors)) {
             free(sel);
-            return -ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + i * sizeof *e),
-                               "event %llu does not match the header's sites and tensors (kscope check tells more)",
-                               (unsigned long long)i);
+            /* version 1: the record's own offset; version 2: its section's (records vary in size,
+             * and a lazily opened trace holds only some) */
+            const long long at = (long long)(tr->data_start + tr->event_sec.offset) +
+                                 (tr->version == 1 ? (long long)(i * sizeof *e) : 0);
+            return -ks_fail_at(tr->path, at,
+                               "an event of work item %lld (site %u) does not match the header's sites and tensors "
+                               "(kscope check tells more)",
+                               (long long)e->index, e->site);
         }
         if (n == cap) {
             const ks_event **grown = realloc(sel, (cap *= 2) * sizeof *sel);
