@@ -50,11 +50,19 @@ int ks_cmd_info(int argc, char **argv)
         return KS_EXIT_OK;
     }
     if (argc > 2) return ks_cli_error("info", "unexpected argument '%s'", argv[2]);
-    int rc = open_trace("info", argc, argv, &tr);
-    if (rc) return rc;
+    if (argc < 2 || argv[1][0] == '-') return ks_cli_error("info", "needs a trace file (kscope info --help)");
+    /* the counts chunk by chunk: memory stays a chunk's, whatever the trace's size */
+    if (ks_trace_open_lazy(argv[1], &tr)) return ks_cli_error("info", "%s", ks_error_message());
+    int rc = KS_OK;
     uint64_t kinds[5] = {0};
-    for (uint64_t i = 0; i < tr.nevents; ++i)
-        if (tr.events[i].kind >= 1 && tr.events[i].kind <= 4) kinds[tr.events[i].kind]++;
+    for (uint64_t k = 0; k < ks_trace_chunks(&tr); k += 64) {
+        if ((rc = ks_trace_load_chunks(&tr, k, 64))) {
+            ks_trace_close(&tr);
+            return ks_cli_error("info", "%s", ks_error_message());
+        }
+        for (uint64_t i = 0; i < tr.nevents; ++i)
+            if (tr.events[i].kind >= 1 && tr.events[i].kind <= 4) kinds[tr.events[i].kind]++;
+    }
     printf("trace:    %s\n", argv[1]);
     printf("operator: %s (%s, device %s)\n", tr.op, tr.variant, tr.device);
     printf("params:   %s\n", tr.params);
@@ -70,11 +78,11 @@ int ks_cmd_info(int argc, char **argv)
         const uint64_t chunks = tr.index_sec.length / 32;
         printf("format:   version 2, %llu bytes of events in %llu chunk%s", (unsigned long long)tr.event_sec.length,
                (unsigned long long)chunks, chunks == 1 ? "" : "s");
-        if (tr.nevents) printf(", %.1f bytes an event", (double)tr.event_sec.length / (double)tr.nevents);
+        if (tr.file_events) printf(", %.1f bytes an event", (double)tr.event_sec.length / (double)tr.file_events);
         printf("\n");
     }
     printf("events:   %llu (work %llu, read %llu, sample %llu, write %llu), dropped %llu\n",
-           (unsigned long long)tr.nevents, (unsigned long long)kinds[1], (unsigned long long)kinds[2],
+           (unsigned long long)tr.file_events, (unsigned long long)kinds[1], (unsigned long long)kinds[2],
            (unsigned long long)kinds[3], (unsigned long long)kinds[4], (unsigned long long)tr.dropped);
     printf("tensors:\n");
     for (int i = 0; i < tr.ntensors; ++i) {

@@ -80,6 +80,11 @@ int ks_trace_open_lazy(const char *path, ks_trace *tr);
  * order, into tr->events / tr->nevents (replacing what was loaded). A version 1 file keeps
  * all its events. */
 int ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi);
+/* Chunk by chunk, for a reader that looks at every event once (info's counts): the number
+ * of chunks (a version 1 file: 1, all its events), and chunks first .. first + count - 1
+ * decoded into tr->events / tr->nevents. */
+uint64_t ks_trace_chunks(const ks_trace *tr);
+int ks_trace_load_chunks(ks_trace *tr, uint64_t first, uint64_t count);
 /* Checks the header's and every section's CRC-32. */
 int ks_trace_verify(const ks_trace *tr);
 void ks_trace_close(ks_trace *tr);

@@ -295,17 +295,18 @@ static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
     return KS_OK;
 }
 
-/* Decodes the chunks whose index range meets [lo, hi] (all of them: INT64_MIN, INT64_MAX)
- * into tr->decoded, in file order; a chunk that does not decode is reported as damaged
+/* Decodes the chunks k0 <= k < k1 whose index range meets [lo, hi] (all of them:
+ * INT64_MIN, INT64_MAX, 0, UINT64_MAX) into tr->decoded, in file order; a chunk that does not decode is reported as damaged
  * when its CRC says so. */
-static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi)
+static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi, uint64_t k0, uint64_t k1)
 {
     const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
     const unsigned char *index = base + tr->index_sec.offset, *chunks = base + tr->event_sec.offset;
     const uint64_t nchunks = tr->index_sec.length / KS_KST2_ENTRY, total = tr->file_events;
     const int all = lo == INT64_MIN && hi == INT64_MAX;
     uint64_t want = 0;
-    for (uint64_t k = 0; k < nchunks; ++k) {
+    if (k1 > nchunks) k1 = nchunks;
+    for (uint64_t k = k0; k < k1; ++k) {
         ks_kst2_entry e;
         ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
         const uint64_t first = k * tr->chunk_events;
@@ -320,7 +321,7 @@ static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi)
     ks_kst2_ctx ctx;
     ks_kst2_ctx_make(tr, &ctx);
     uint64_t got = 0;
-    for (uint64_t k = 0; k < nchunks; ++k) {
+    for (uint64_t k = k0; k < k1; ++k) {
         ks_kst2_entry e;
         ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
         if (!all && !(e.index_lo <= hi && e.index_hi >= lo)) continue;
@@ -344,7 +345,15 @@ static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi)
 int ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi)
 {
     if (tr->version == 1) return KS_OK; /* mapped whole: every event is there */
-    return decode_chunks(tr, lo, hi);
+    return decode_chunks(tr, lo, hi, 0, UINT64_MAX);
+}
+
+uint64_t ks_trace_chunks(const ks_trace *tr) { return tr->version == 1 ? 1 : tr->index_sec.length / KS_KST2_ENTRY; }
+
+int ks_trace_load_chunks(ks_trace *tr, uint64_t first, uint64_t count)
+{
+    if (tr->version == 1) return KS_OK;
+    return decode_chunks(tr, INT64_MIN, INT64_MAX, first, count > UINT64_MAX - first ? UINT64_MAX : first + count);
 }
 
 static int parse_header(const reader *r, const cJSON *h, ks_trace *tr)
@@ -475,7 +484,7 @@ static int open_trace(const char *path, ks_trace *tr, int lazy)
     tr->data_start = (KS_KST_PREAMBLE + (uint64_t)hlen + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN;
     rc = parse_header(&r, h, tr);
     cJSON_Delete(h);
-    if (!rc && tr->version == 2 && !lazy) rc = decode_chunks(tr, INT64_MIN, INT64_MAX);
+    if (!rc && tr->version == 2 && !lazy) rc = decode_chunks(tr, INT64_MIN, INT64_MAX, 0, UINT64_MAX);
     if (rc) goto fail;
     return KS_OK;
 fail:
