@@ -8,11 +8,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../kernels/core/ks_cuda_api.h"
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
 #include "../trace/check.h"
 #include "../trace/run_trace.h"
 #include "test_util.h"
+
+/* cuBLAS is loaded at the first GEMM, not linked (issue 37): without a GPU the call gets
+ * as far as creating its handle, so the library and all seven functions were found; a
+ * build without CUDA says so. (With a GPU, the GPU suites run the GEMMs.) */
+START_TEST(cublas_loads_when_a_gemm_first_needs_it)
+{
+    if (ks_cuda_device_count() > 0) return;
+    float a = 1, b = 1, c = 0;
+    ck_assert_int_ne(ks_cuda_sgemm(NULL, 0, 0, 1, 1, 1, &a, 1, &b, 1, 0.0f, &c, 1), KS_OK);
+    const char *m = ks_error_message();
+    ck_assert_msg(strstr(m, "this build has no CUDA") || strstr(m, "cublasCreate failed"), "%s", m);
+}
+END_TEST
 
 START_TEST(table_has_unique_operators)
 {
@@ -205,6 +219,7 @@ int main(void)
     TCase *tc = tcase_create("table");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, table_has_unique_operators);
+    tcase_add_test(tc, cublas_loads_when_a_gemm_first_needs_it);
     tcase_add_test(tc, parameter_and_tensor_rows_are_well_formed);
     tcase_add_loop_test(tc, every_operator_runs_traced_and_passes_check, 0, ks_op_count());
     tcase_add_test(tc, bad_parameter_text_is_one_clear_error);

@@ -4,6 +4,7 @@
 #include "ks_gemm.h"
 
 #include <cublas_v2.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,26 +119,70 @@ static cublasHandle_t blas = NULL;
 static void **group_ptrs = NULL; /* the grouped GEMM's device pointer arrays, kept */
 static size_t group_cap = 0;
 
+/* cuBLAS is loaded when a GEMM first needs it, not linked: a program that never runs one
+ * (every simulator run, `kscope list`, the viewer) no longer maps its ~700 MB library at
+ * start (kscope's resident memory at start was 227 MB, most of it cuBLAS). The names are
+ * cublas_v2.h's, macros included (cublasCreate is cublasCreate_v2), so each pointer has
+ * the header's exact type. */
+#define KS_STR2(x) #x
+#define KS_STR(x) KS_STR2(x)
+#define KS_BLAS_FNS(X) \
+    X(cublasCreate)    \
+    X(cublasDestroy)   \
+    X(cublasSetStream) X(cublasSetMathMode) X(cublasSgemm) X(cublasSgemmStridedBatched) X(cublasSgemmGroupedBatched)
+#define KS_BLAS_PTR(f) static decltype(&f) p_##f = NULL;
+KS_BLAS_FNS(KS_BLAS_PTR)
+
+static int blas_load(void)
+{
+    static int loaded = 0;
+    static char why[160];
+    if (loaded > 0) return KS_OK;
+    if (loaded < 0) return ks_fail(KS_ECUDA, "%s", why);
+    /* the toolkit's folder found at build time first, then the loader's search path */
+    static const char *const names[] = {KS_CUBLAS_DIR "/libcublas.so." KS_STR(CUBLAS_VER_MAJOR),
+                                        "libcublas.so." KS_STR(CUBLAS_VER_MAJOR), "libcublas.so"};
+    void *lib = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; ++i) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(why, sizeof why, "cannot load cuBLAS (libcublas.so.%d): %s", (int)CUBLAS_VER_MAJOR, dlerror());
+        loaded = -1;
+        return ks_fail(KS_ECUDA, "%s", why);
+    }
+#define KS_BLAS_SYM(f)                                           \
+    if (!(p_##f = (decltype(&f))dlsym(lib, KS_STR(f)))) {        \
+        snprintf(why, sizeof why, "cuBLAS lacks %s", KS_STR(f)); \
+        loaded = -1;                                             \
+        return ks_fail(KS_ECUDA, "%s", why);                     \
+    }
+    KS_BLAS_FNS(KS_BLAS_SYM)
+#undef KS_BLAS_SYM
+    loaded = 1;
+    return KS_OK;
+}
+
 static void blas_release(void)
 {
-    if (blas) cublasDestroy(blas);
+    if (blas) p_cublasDestroy(blas);
     if (group_ptrs) cudaFree(group_ptrs);
     blas = NULL, group_ptrs = NULL, group_cap = 0;
 }
 
 static int blas_ready(void *stream, int math)
 {
+    int rc = blas_load();
+    if (rc) return rc;
     if (!blas) {
-        cublasStatus_t st = cublasCreate(&blas);
+        cublasStatus_t st = p_cublasCreate(&blas);
         if (st != CUBLAS_STATUS_SUCCESS) {
             blas = NULL;
             return ks_fail(KS_ECUDA, "cublasCreate failed (status %d)", (int)st);
         }
         atexit(blas_release);
     }
-    cublasStatus_t st = cublasSetStream(blas, (cudaStream_t)stream);
+    cublasStatus_t st = p_cublasSetStream(blas, (cudaStream_t)stream);
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasSetMathMode(blas, math == KS_MATH_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+        st = p_cublasSetMathMode(blas, math == KS_MATH_TF32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cuBLAS setup failed (status %d)", (int)st);
     return KS_OK;
 }
@@ -180,7 +225,7 @@ extern "C" int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, co
         rc = ks_cuda_ok(cudaMemcpyAsync(dev, host, g * 3 * sizeof *dev, cudaMemcpyHostToDevice, (cudaStream_t)stream),
                         "cudaMemcpyAsync");
     if (!rc) {
-        cublasStatus_t st = cublasSgemmGroupedBatched(
+        cublasStatus_t st = p_cublasSgemmGroupedBatched(
             blas, opa, opa + g, dims, dims + g, dims + 2 * g, scal, (const float *const *)dev, dims + 3 * g,
             (const float *const *)(dev + g), dims + 4 * g, scal + g, (float *const *)(dev + 2 * g), dims + 5 * g,
             groups, dims + 6 * g);
@@ -200,8 +245,8 @@ extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N,
     int rc = blas_ready(stream, KS_MATH_FP32);
     if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
-    cublasStatus_t st = cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N,
-                                    (int)M, (int)K, &one, B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
+    cublasStatus_t st = p_cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N,
+                                      (int)M, (int)K, &one, B, (int)ldb, A, (int)lda, &beta, C, (int)ldc);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemm failed (status %d)", (int)st);
     return KS_OK;
 }
@@ -219,9 +264,9 @@ extern "C" int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int
     int rc = blas_ready(stream, math);
     if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
-    cublasStatus_t st = cublasSgemmStridedBatched(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                                  (int)N, (int)M, (int)K, &one, B, (int)ldb, sb, A, (int)lda, sa, &beta,
-                                                  C, (int)ldc, sc, (int)batch);
+    cublasStatus_t st = p_cublasSgemmStridedBatched(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                                    ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M, (int)K, &one, B,
+                                                    (int)ldb, sb, A, (int)lda, sa, &beta, C, (int)ldc, sc, (int)batch);
     if (st != CUBLAS_STATUS_SUCCESS) return ks_fail(KS_ECUDA, "cublasSgemmStridedBatched failed (status %d)", (int)st);
     return KS_OK;
 }
