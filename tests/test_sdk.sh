@@ -16,6 +16,11 @@ for f in include/kscope/kscope.h include/kscope/trace/ks_user.h lib/libkscope.so
          lib/cmake/KernelScope/KernelScopeConfig.cmake bin/kscope; do
     [ -e "$tmp/ks/$f" ] || fail "the install lacks $f"
 done
+# the library exports the API only (cli/sdk/kscope.map): no cub or C++ runtime symbols
+if command -v nm >/dev/null; then
+    foreign=$(nm -D --defined-only "$tmp/ks/lib/libkscope.so" | awk '{print $3}' | grep -v '^ks_\|^kscope_\|^KS_' | head -3)
+    [ -z "$foreign" ] || fail "libkscope.so exports symbols outside the API: $foreign"
+fi
 for ex in upsample transpose; do
     b="$tmp/build-$ex"
     cmake -S "$src/examples/$ex" -B "$b" -DCMAKE_PREFIX_PATH="$tmp/ks" >"$b.log" 2>&1 || { cat "$b.log"; fail "$ex: configure failed"; }
