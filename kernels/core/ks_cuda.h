@@ -1,5 +1,8 @@
 /* ks_cuda.h - CUDA-only helpers for the .cu launchers: filling ks_thread from the
- * builtins and checking launches. Not a public header. */
+ * builtins and checking launches. Installed as <kscope/kernels/core/ks_cuda.h>: its public
+ * part for your own .cu files is KS_THREAD_FROM_BUILTINS (probes in a plain __global__
+ * kernel), KS_CUDA_WRAPPERS (a body's three kernels) and ks_cuda_check_launch; the rest
+ * serves KernelScope's own launches. */
 #ifndef KS_CUDA_H
 #define KS_CUDA_H
 
