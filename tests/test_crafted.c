@@ -128,6 +128,33 @@ END_TEST
 
 /* A filtered trace of 2^53 work items: 10 recorded. check used to want a 2^50-byte
  * bitmap; now it sorts the 10. Random indices with a fixed seed, one repeated. */
+/* A kernel whose thread does 4 items in a row (issue 37) passes check once its params
+ * declare "mapping": "per-thread:4" (as grid-stride it is 48 false alarms); "none" checks
+ * no mapping; a planted index and an unknown mapping are still reported. */
+START_TEST(check_holds_the_declared_mapping)
+{
+    static ct_trace c;
+    static ks_trace tr;
+    static const char *const maps[] = {"{\"mapping\": \"per-thread:4\"}", "{}", "{\"mapping\": \"none\"}",
+                                       "{\"mapping\": \"per-thread:4\"}", "{\"mapping\": \"diagonal\"}"};
+    for (int m = 0; m < 5; ++m) {
+        ct_init(&c, 8, 2, 64);
+        c.tr.nsites = 1; /* work events only */
+        snprintf(c.tr.params, sizeof c.tr.params, "%s", maps[m]);
+        for (uint32_t g = 0; g < 16; ++g)
+            for (uint32_t it = 0; it < 4; ++it) ct_event(&c, KS_EV_WORK, 0, g * 4 + it, g / 8, g % 8, it);
+        if (m == 3) c.ev[21].index = 23, c.ev[23].index = 21, c.ev[21].u.field[0] = 23, c.ev[23].u.field[0] = 21;
+        ck_assert_msg(ct_roundtrip(&c, tmp_path("map.kst"), &tr) == KS_OK, "%s: %s", maps[m], ks_error_message());
+        const ks_check_report *rep = check(&tr);
+        if (m == 0 || m == 2) ck_assert_msg(rep->violations == 0, "%s: %s", maps[m], rep->first[0]);
+        if (m == 1) ck_assert(rep->violations >= 48 && any_violation(rep, "grid-stride loop"));
+        if (m == 3) ck_assert(rep->violations == 2 && any_violation(rep, "per-thread:4 mapping"));
+        if (m == 4) ck_assert(any_violation(rep, "'diagonal' is not grid-stride, per-thread:N or none"));
+        ks_trace_close(&tr);
+    }
+}
+END_TEST
+
 START_TEST(check_of_a_filtered_huge_launch_needs_memory_by_events)
 {
     static ct_trace c;
@@ -519,6 +546,7 @@ int main(void)
     tcase_add_loop_test(tc, reader_refuses_header_numbers_out_of_bounds, 0, 8);
     tcase_add_test(tc, check_catches_a_grid_stride_product_that_wraps);
     tcase_add_test(tc, check_of_a_filtered_huge_launch_needs_memory_by_events);
+    tcase_add_test(tc, check_holds_the_declared_mapping);
     tcase_add_test(tc, check_reports_a_recomposition_that_overflows);
     tcase_add_loop_test(tc, formula_overflow_is_a_violation_not_a_signal, 0, 5);
     tcase_add_test(tc, ids_outside_the_header_are_refused_or_named);

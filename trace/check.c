@@ -1,5 +1,7 @@
 #include "check.h"
 
+#include <cJSON.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -342,6 +344,32 @@ static int empty_window(const ks_trace *tr, const work_ref *work, uint64_t nwork
     return k < nwork && (*reads)[k] == 1;
 }
 
+/* How a thread finds its work items: the params' "mapping" (docs/trace-format.md).
+ * "grid-stride" (the default): index == block * threads + thread + iter * grid;
+ * "per-thread:N": a thread does N items in a row, index == (block * threads + thread) * N
+ * + iter with iter < N; "none": the kernel's own mapping, not checked. */
+enum { MAP_GRID_STRIDE, MAP_PER_THREAD, MAP_NONE };
+
+static int read_mapping(const ks_trace *tr, int64_t *per, char *bad, size_t n)
+{
+    int kind = MAP_GRID_STRIDE;
+    bad[0] = '\0';
+    cJSON *root = cJSON_Parse(tr->params);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "mapping");
+    if (m) {
+        long long v = 0;
+        char tail;
+        if (!cJSON_IsString(m)) snprintf(bad, n, "is not a string");
+        else if (!strcmp(m->valuestring, "grid-stride")) kind = MAP_GRID_STRIDE;
+        else if (!strcmp(m->valuestring, "none")) kind = MAP_NONE;
+        else if (sscanf(m->valuestring, "per-thread:%lld%c", &v, &tail) == 1 && v >= 1 && v <= (1LL << 32))
+            kind = MAP_PER_THREAD, *per = v;
+        else snprintf(bad, n, "'%.40s' is not grid-stride, per-thread:N or none", m->valuestring);
+    }
+    cJSON_Delete(root);
+    return kind;
+}
+
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
 {
     if (!strcmp(tr->variant, "cuda-c")) return ks_check_cu(tr, rep); /* check_cu.c */
@@ -356,6 +384,10 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
     uint32_t *atomics[KS_MAX_TENSORS] = {0};
     ks_formula_params params; /* about 2 KB */
     ks_formula_params_from(tr->params, &params);
+    int64_t per = 1;
+    char bad_map[128];
+    const int map = read_mapping(tr, &per, bad_map, sizeof bad_map);
+    if (bad_map[0]) violation(rep, 0, NULL, "the params' mapping %s: checked as grid-stride", bad_map);
     int rc = sort_work(tr, &work, &nwork, &dup);
     /* shared memory and barriers first: their findings lead the kept lines */
     if (!rc) rc = ks_check_shared(tr, rep, violation, 0);
@@ -390,9 +422,13 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
             continue;
         }
         int64_t at;
-        if (!mul_add(e->iter, grid, (int64_t)e->block * tr->threads + e->thread, &at) || at != e->index)
+        const int64_t gthread = (int64_t)e->block * tr->threads + e->thread;
+        if (map == MAP_GRID_STRIDE && (!mul_add(e->iter, grid, gthread, &at) || at != e->index))
             violation(rep, i, e, "grid-stride loop: block %u * %d + thread %u + iter %u * %lld != index", e->block,
                       tr->threads, e->thread, e->iter, (long long)grid);
+        else if (map == MAP_PER_THREAD && (e->iter >= per || !mul_add(gthread, per, e->iter, &at) || at != e->index))
+            violation(rep, i, e, "per-thread:%lld mapping: (block %u * %d + thread %u) * %lld + iter %u != index",
+                      (long long)per, e->block, tr->threads, e->thread, (long long)per, e->iter);
         if (s->kind == KS_EV_WORK) {
             if (dup[i / 8] & (1u << (i % 8))) violation(rep, i, e, "work item recorded twice");
             check_work(s, &params, i, e, rep);
