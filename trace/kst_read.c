@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -298,14 +299,64 @@ static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
 /* Decodes the chunks k0 <= k < k1 whose index range meets [lo, hi] (all of them:
  * INT64_MIN, INT64_MAX, 0, UINT64_MAX) into tr->decoded, in file order; a chunk that does not decode is reported as damaged
  * when its CRC says so. */
+/* One thread's share of a whole decode: chunks [k_begin, k_end), each at its own place
+ * (chunk k's events start at event k * chunk_events); the first chunk that fails stops it. */
+typedef struct decode_job {
+    const ks_trace *tr;
+    const ks_kst2_ctx *ctx;
+    uint64_t k_begin, k_end, k0;
+    ks_event *out;
+    uint64_t fail_k; /* UINT64_MAX: none */
+    size_t bad;
+    const char *why;
+} decode_job;
+
+static void *decode_span(void *arg)
+{
+    decode_job *j = arg;
+    const ks_trace *tr = j->tr;
+    const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
+    for (uint64_t k = j->k_begin; k < j->k_end; ++k) {
+        ks_kst2_entry e;
+        ks_kst2_entry_get(base + tr->index_sec.offset + k * KS_KST2_ENTRY, &e);
+        const uint64_t first = k * tr->chunk_events;
+        const uint64_t n = tr->file_events - first < tr->chunk_events ? tr->file_events - first : tr->chunk_events;
+        if (ks_kst2_decode(j->ctx, base + tr->event_sec.offset + e.offset, e.length,
+                           j->out + (first - j->k0 * tr->chunk_events), (size_t)n, &j->bad, &j->why)) {
+            j->fail_k = k;
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* The message for a chunk that did not decode: damage when its CRC fails, else what. */
+static int chunk_failed(const ks_trace *tr, uint64_t k, size_t bad, const char *why)
+{
+    const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
+    ks_kst2_entry e;
+    ks_kst2_entry_get(base + tr->index_sec.offset + k * KS_KST2_ENTRY, &e);
+    const long long at = (long long)(tr->data_start + tr->event_sec.offset + e.offset);
+    if (ks_crc32(0, base + tr->event_sec.offset + e.offset, e.length) != e.crc32) /* damage, not a writer's bug */
+        return ks_fail_at(tr->path, at, "events checksum mismatch in chunk %llu", (unsigned long long)k);
+    return ks_fail_at(tr->path, at + (long long)bad, "chunk %llu: %s", (unsigned long long)k, why);
+}
+
+#define KS_DECODE_THREADS 8
+
+/* Decodes the chunks k0 <= k < k1 whose index range meets [lo, hi] (all of them:
+ * INT64_MIN, INT64_MAX, 0, UINT64_MAX) into tr->decoded, in file order. Chunks decode
+ * alone, so a whole decode of many is shared among threads (up to 8, the online CPUs);
+ * the error reported is the first failing chunk's, as one thread would find it. */
 static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi, uint64_t k0, uint64_t k1)
 {
     const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
-    const unsigned char *index = base + tr->index_sec.offset, *chunks = base + tr->event_sec.offset;
+    const unsigned char *index = base + tr->index_sec.offset;
     const uint64_t nchunks = tr->index_sec.length / KS_KST2_ENTRY, total = tr->file_events;
     const int all = lo == INT64_MIN && hi == INT64_MAX;
     uint64_t want = 0;
     if (k1 > nchunks) k1 = nchunks;
+    if (k0 > k1) k0 = k1;
     for (uint64_t k = k0; k < k1; ++k) {
         ks_kst2_entry e;
         ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
@@ -321,21 +372,40 @@ static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi, uint64_t k0, uint
     ks_kst2_ctx ctx;
     ks_kst2_ctx_make(tr, &ctx);
     uint64_t got = 0;
-    for (uint64_t k = k0; k < k1; ++k) {
-        ks_kst2_entry e;
-        ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
-        if (!all && !(e.index_lo <= hi && e.index_hi >= lo)) continue;
-        const uint64_t first = k * tr->chunk_events;
-        const uint64_t n = total - first < tr->chunk_events ? total - first : tr->chunk_events;
-        size_t bad;
-        const char *why;
-        if (ks_kst2_decode(&ctx, chunks + e.offset, e.length, tr->decoded + got, (size_t)n, &bad, &why)) {
-            const long long at = (long long)(tr->data_start + tr->event_sec.offset + e.offset);
-            if (ks_crc32(0, chunks + e.offset, e.length) != e.crc32) /* damage, not a writer's bug: say so */
-                return ks_fail_at(tr->path, at, "events checksum mismatch in chunk %llu", (unsigned long long)k);
-            return ks_fail_at(tr->path, at + (long long)bad, "chunk %llu: %s", (unsigned long long)k, why);
+    if (all) {
+        const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        uint64_t nt = cpus > 1 ? (uint64_t)cpus : 1;
+        if (nt > KS_DECODE_THREADS) nt = KS_DECODE_THREADS;
+        if (nt > (k1 - k0) / 16) nt = (k1 - k0) / 16 ? (k1 - k0) / 16 : 1; /* 16 chunks a thread at least */
+        decode_job jobs[KS_DECODE_THREADS];
+        pthread_t th[KS_DECODE_THREADS];
+        int started[KS_DECODE_THREADS] = {0};
+        for (uint64_t t = 0; t < nt; ++t) {
+            jobs[t] = (decode_job){
+                tr, &ctx, k0 + (k1 - k0) * t / nt, k0 + (k1 - k0) * (t + 1) / nt, k0, tr->decoded, UINT64_MAX, 0, NULL};
+            started[t] = t > 0 && pthread_create(&th[t], NULL, decode_span, &jobs[t]) == 0;
         }
-        got += n;
+        for (uint64_t t = 0; t < nt; ++t) /* the first share here, and any thread that did not start */
+            if (!started[t]) decode_span(&jobs[t]);
+        for (uint64_t t = 0; t < nt; ++t)
+            if (started[t]) pthread_join(th[t], NULL);
+        for (uint64_t t = 0; t < nt; ++t)
+            if (jobs[t].fail_k != UINT64_MAX) return chunk_failed(tr, jobs[t].fail_k, jobs[t].bad, jobs[t].why);
+        got = want;
+    } else {
+        for (uint64_t k = k0; k < k1; ++k) {
+            ks_kst2_entry e;
+            ks_kst2_entry_get(index + k * KS_KST2_ENTRY, &e);
+            if (!(e.index_lo <= hi && e.index_hi >= lo)) continue;
+            const uint64_t first = k * tr->chunk_events;
+            const uint64_t n = total - first < tr->chunk_events ? total - first : tr->chunk_events;
+            size_t bad;
+            const char *why;
+            if (ks_kst2_decode(&ctx, base + tr->event_sec.offset + e.offset, e.length, tr->decoded + got, (size_t)n,
+                               &bad, &why))
+                return chunk_failed(tr, k, bad, why);
+            got += n;
+        }
     }
     tr->events = tr->decoded;
     tr->nevents = got;
