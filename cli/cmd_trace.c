@@ -311,8 +311,10 @@ int ks_cmd_export(int argc, char **argv)
             return ks_cli_error("export", "--perfetto %s would replace the trace", perfetto);
         if (dir && ks_out_dir_check(dir)) return ks_cli_error("export", "%s", ks_error_message());
     }
-    int rc = open_trace("export", argc, argv, &tr);
-    if (rc) return rc;
+    if (argc < 2 || argv[1][0] == '-') return ks_cli_error("export", "needs a trace file (kscope export --help)");
+    /* lazily: the events are written chunk by chunk, in a chunk's memory */
+    if (ks_trace_open_lazy(argv[1], &tr)) return ks_cli_error("export", "%s", ks_error_message());
+    int rc = KS_OK;
     for (int i = 0; perfetto && dir && i < tr.ntensors + 2; ++i) { /* --perfetto inside --npy DIR */
         char path[4400];
         if (i < tr.ntensors) snprintf(path, sizeof path, "%s/%s.npy", dir, tr.tensors[i].name);
@@ -333,7 +335,7 @@ int ks_cmd_export(int argc, char **argv)
         rc = ks_cli_error("export", "%s", ks_error_message());
     else if (dir)
         printf("exported %s to %s/: header.json, %d tensors, events.npy (%llu events)%s%s\n", argv[1], dir, tr.ntensors,
-               (unsigned long long)tr.nevents, perfetto ? "; the schedule to " : "", perfetto ? perfetto : "");
+               (unsigned long long)tr.file_events, perfetto ? "; the schedule to " : "", perfetto ? perfetto : "");
     else printf("exported the schedule of %s to %s (open it in ui.perfetto.dev)\n", argv[1], perfetto);
     ks_trace_close(&tr);
     return rc;

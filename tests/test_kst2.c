@@ -12,6 +12,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
+#include "../trace/export.h"
 #include "../trace/kst_codec.h"
 #include "../trace/run_trace.h"
 #include "test_util.h"
@@ -364,6 +365,19 @@ START_TEST(a_work_item_loads_without_the_rest)
     ck_assert_int_eq(ks_trace_load_range(&lazy, INT64_MIN, INT64_MAX), KS_OK);
     ck_assert_uint_eq(lazy.nevents, n);
     ks_trace_close(&lazy);
+    /* export streams a lazy trace chunk by chunk: the same events.npy as from all of it */
+    char d1[64], d2[64], cmd[320];
+    snprintf(d1, sizeof d1, "/tmp/ks_kst2_x1_XXXXXX"), snprintf(d2, sizeof d2, "/tmp/ks_kst2_x2_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(d1));
+    ck_assert_ptr_nonnull(mkdtemp(d2));
+    ck_assert_int_eq(ks_trace_open_lazy(path, &lazy), KS_OK);
+    ck_assert_int_eq(ks_trace_export_npy(&lazy, d1), KS_OK);
+    ks_trace_close(&lazy);
+    ck_assert_int_eq(ks_trace_open(path, &lazy), KS_OK);
+    ck_assert_int_eq(ks_trace_export_npy(&lazy, d2), KS_OK);
+    ks_trace_close(&lazy);
+    snprintf(cmd, sizeof cmd, "cmp -s %s/events.npy %s/events.npy && rm -rf %s %s", d1, d2, d1, d2);
+    ck_assert_int_eq(system(cmd), 0);
     unlink(path);
     free(ev);
 }

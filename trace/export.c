@@ -25,9 +25,32 @@ const char KS_EVENTS_DESCR[] =
         memcpy(row + (off), &v_, sizeof v_); \
     } while (0)
 
+/* The events row by row: from the loaded array, or (a lazily opened trace) chunk by
+ * chunk as the rows reach it, so an export's memory is one chunk's. */
+typedef struct event_source {
+    ks_trace *tr;
+    uint64_t first; /* the event number of tr->events[0] */
+    int failed;     /* a chunk did not decode: the export is abandoned */
+} event_source;
+
+static const ks_event *event_at(event_source *src, int64_t i)
+{
+    ks_trace *tr = src->tr;
+    const uint64_t at = (uint64_t)i;
+    if (at >= src->first && at - src->first < tr->nevents) return &tr->events[at - src->first];
+    const uint64_t k = at / tr->chunk_events;
+    if (src->failed || ks_trace_load_chunks(tr, k, 1) || at - k * tr->chunk_events >= tr->nevents) {
+        src->failed = 1;
+        return NULL;
+    }
+    src->first = k * tr->chunk_events;
+    return &tr->events[at - src->first];
+}
+
 static void fill_event(void *ctx, int64_t i, unsigned char *row)
 {
-    const ks_event *e = &((const ks_event *)ctx)[i];
+    const ks_event *e = event_at(ctx, i);
+    if (!e) return;     /* the row stays zero; the export fails */
     PUT(0, e->kind);    /* 0 */
     PUT(1, e->flags);   /* 1 */
     PUT(2, e->site);    /* 2..3 */
@@ -95,7 +118,7 @@ static int names_ok(const ks_trace *tr, const char *dir)
     return KS_OK;
 }
 
-int ks_trace_export_npy(const ks_trace *tr, const char *dir)
+int ks_trace_export_npy(ks_trace *tr, const char *dir)
 {
     enum { MAX_FILES = KS_MAX_TENSORS + 2 };
     char path[4400];
@@ -116,8 +139,14 @@ int ks_trace_export_npy(const ks_trace *tr, const char *dir)
         snprintf(path, sizeof path, "%s/events.npy", dir);
         if (!(rc = ks_out_open(&out[n], path))) {
             n++;
-            rc = ks_npy_put_records(&out[n - 1], KS_EVENTS_DESCR, (int64_t)tr->nevents, KS_EVENTS_ROW, fill_event,
-                                    (void *)tr->events);
+            /* a version 2 file opened lazily gives its chunks on demand; anything else (a
+             * run's trace, version 1, a whole decode) has its events loaded */
+            const int lazy = tr->map && tr->version == 2 && tr->nevents != tr->file_events;
+            const uint64_t count = lazy ? tr->file_events : tr->nevents;
+            event_source src = {tr, 0, 0};
+            if (lazy) tr->nevents = 0;
+            rc = ks_npy_put_records(&out[n - 1], KS_EVENTS_DESCR, (int64_t)count, KS_EVENTS_ROW, fill_event, &src);
+            if (!rc && src.failed) rc = KS_EFORMAT; /* ks_error_message() names the chunk */
             if (!rc) rc = ks_out_finish(&out[n - 1]);
         }
     }

@@ -10,6 +10,6 @@ extern const char KS_EVENTS_DESCR[];
 #define KS_EVENTS_ROW 111
 
 /* Creates DIR if needed; each file appears whole or not at all. */
-int ks_trace_export_npy(const ks_trace *tr, const char *dir);
+int ks_trace_export_npy(ks_trace *tr, const char *dir); /* a lazily opened trace: chunk by chunk */
 
 #endif
