@@ -120,7 +120,10 @@ int ks_cmd_step(int argc, char **argv)
                "               a .cu trace's thread by its blockIdx and threadIdx (block (0,0,0) if not given)\n"
                "For each work item: the index, each field of its decomposition with every division and\n"
                "modulo evaluated, then every read and write with coordinates and values, in order (a .cu\n"
-               "trace: each with its source line).\n");
+               "trace: each with its source line). The values are the recorded ones; a field its formula\n"
+               "does not give, one kscope cannot recompute, and an access outside its tensor or shown at\n"
+               "coordinates that are not its offset are marked. A version 2 trace decodes only the\n"
+               "chunks that hold the item.\n");
         return KS_EXIT_OK;
     }
     if (argc >= 2 && argv[1][0] == '-') { /* kscope step --thread 0 t.kst: say it the right way round */
@@ -209,10 +212,12 @@ int ks_cmd_check(int argc, char **argv)
     if (wants_help(argc, argv)) {
         printf("usage: kscope check FILE.kst [--max N]\n\n"
                "Verifies the checksums, then the invariants: sites and kinds agree with the schema;\n"
-               "each event's thread follows the grid-stride loop; work fields recompose to the index;\n"
-               "reads and writes are in bounds (or padding reads, marked) with coordinates that\n"
-               "recompose to the offset; read values equal the stored inputs and stores the stored\n"
-               "outputs; no NaN/Inf; in-range bilinear weights sum to 1; each work item once; in a\n"
+               "each event's thread follows the grid-stride loop (or the params' \"mapping\":\n"
+               "per-thread:N, none); digit fields recompose to the index and derived fields equal\n"
+               "their formulas (evaluated as C types them); reads and writes are in bounds (or padding\n"
+               "reads, marked) with coordinates that recompose to the offset; read values equal the\n"
+               "stored inputs and stores the stored outputs; no NaN/Inf; bilinear weights in [0, 1],\n"
+               "matching the sample's position, summing to 1 in range; each work item once; in a\n"
                "complete trace, every work item present and each output element written the expected\n"
                "number of times. Reports atomic collisions.\n"
                "A trace of a .cu kernel (kscope run FILE.cu) is held to compute-sanitizer's rules\n"
