@@ -184,7 +184,9 @@ static void put_access(ks_event *e, const region *r, int64_t off, const ks_cu_fi
     e->u.access.reserved[1] = (int32_t)f->bar_line_site;
 }
 
-static float value_at(const region *r, uintptr_t a)
+/* An access's value: an integer buffer's element exactly (KS_FLAG_INT) when it fits 32
+ * bits, anything else as the nearest float. */
+static void set_value(ks_event *e, const region *r, uintptr_t a)
 {
     union {
         float f;
@@ -199,56 +201,28 @@ static float value_at(const region *r, uintptr_t a)
         uint64_t u64;
     } v;
     memcpy(&v, (const void *)a, r->elem <= 8 ? r->elem : 8);
+    float f = 0.0f;
+    int64_t i = INT64_MIN; /* INT64_MIN: not an integer that fits 32 bits */
     switch (r->dtype) {
-    case KS_CU_F32: return v.f;
-    case KS_CU_F64: return (float)v.d;
-    case KS_CU_I8: return v.i8;
-    case KS_CU_U8:
-    case KS_CU_BOOL: return v.u8;
-    case KS_CU_I16: return v.i16;
-    case KS_CU_U16: return v.u16;
-    case KS_CU_I32: return (float)v.i32;
-    case KS_CU_U32: return (float)v.u32;
-    case KS_CU_I64: return (float)v.i64;
-    case KS_CU_U64: return (float)v.u64;
-    default: return 0.0f;
-    }
-}
-
-/* An access's value: an integer buffer's element exactly (KS_FLAG_INT) when it fits 32
- * bits, anything else as the nearest float (value_at). */
-static void set_value(ks_event *e, const region *r, uintptr_t a)
-{
-    union {
-        int8_t i8;
-        uint8_t u8;
-        int16_t i16;
-        uint16_t u16;
-        int32_t i32;
-        uint32_t u32;
-        int64_t i64;
-        uint64_t u64;
-    } v;
-    memcpy(&v, (const void *)a, r->elem <= 8 ? r->elem : 8);
-    int64_t i;
-    switch (r->dtype) {
+    case KS_CU_F32: f = v.f; break;
+    case KS_CU_F64: f = (float)v.d; break;
     case KS_CU_I8: i = v.i8; break;
     case KS_CU_U8:
     case KS_CU_BOOL: i = v.u8; break;
     case KS_CU_I16: i = v.i16; break;
     case KS_CU_U16: i = v.u16; break;
     case KS_CU_I32: i = v.i32; break;
-    case KS_CU_U32: i = v.u32; break;
-    case KS_CU_I64: i = v.i64; break;
-    case KS_CU_U64: i = v.u64 > INT64_MAX ? -1 : (int64_t)v.u64; break;
-    default: i = INT64_MIN; /* not an integer buffer */
+    case KS_CU_U32: i = v.u32, f = (float)v.u32; break;
+    case KS_CU_I64: i = v.i64, f = (float)v.i64; break;
+    case KS_CU_U64: i = v.u64 > INT32_MAX ? INT64_MIN : (int64_t)v.u64, f = (float)v.u64; break;
+    default: break;
     }
-    if (i >= INT32_MIN && i <= INT32_MAX && !(r->dtype == KS_CU_U64 && v.u64 > INT64_MAX)) {
+    if (i >= INT32_MIN && i <= INT32_MAX) {
         e->flags |= KS_FLAG_INT;
         e->u.access.ivalue = (int32_t)i;
     } else {
         e->flags &= (uint8_t)~KS_FLAG_INT;
-        e->u.access.value = value_at(r, a);
+        e->u.access.value = f;
     }
 }
 
