@@ -1782,6 +1782,71 @@ START_TEST(slides_focus_what_the_steps_say)
 }
 END_TEST
 
+/* Issue 38 (D2): a question slide does not draw its answer. On every lesson's slides, a
+ * number question asking the value of a work item's write or sample (the cell its answer
+ * slide outlines) is covered on any panel that would show that cell's value, until the answer
+ * is revealed; lesson 08's count of a regular convolution's output sites covers the
+ * out_sites map, whose picture is the answer. The four slides a teacher found showing
+ * their answer (04 step 7, 06 step 6, 07 step 7, 08 step 8) each cover one. */
+START_TEST(question_slides_do_not_draw_their_answer)
+{
+    static const char *const ids[] = {"01", "02", "03", "04", "05", "06", "07", "08", "10", "11", "12"};
+    static const struct {
+        const char *lesson;
+        int step;
+        const char *tensor;
+    } found[] = {{"04", 7, "output"}, {"06", 6, "output"}, {"07", 7, "output"}, {"08", 8, "out_sites"}};
+    int covered[4] = {0};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; ++i) {
+        static ls_lesson L;
+        static ls_session S;
+        open_lesson(ids[i], &L, &S);
+        vw_slide *sl;
+        const int n = ls_slides_make(&S, &sl);
+        vw_state st;
+        vw_state_init(&st, &S.tr, &S.idx);
+        vw_story_set(&st, sl, n);
+        for (int k = 0; k < n; ++k) {
+            if (!sl[k].question) continue;
+            vw_story_show(&st, k);
+            for (int p = 0; p < 2; ++p) {
+                const int t = st.panel[p].tensor;
+                for (size_t f = 0; f < sizeof found / sizeof found[0]; ++f)
+                    if (!strcmp(ids[i], found[f].lesson) && k + 1 == found[f].step && t >= 0 &&
+                        !strcmp(st.tr->tensors[t].name, found[f].tensor)) {
+                        ck_assert_msg(vw_story_hides(&st, p), "lesson %s step %d draws %s", ids[i], k + 1,
+                                      found[f].tensor);
+                        covered[f]++;
+                    }
+                if (L.steps[k].q.kind != LS_Q_NUMBER || !sl[k].has_answer_cell || !strstr(L.steps[k].q.check, "value}"))
+                    continue;
+                uint32_t a = sl[k].answer_event;
+                const ks_event *e = &st.tr->events[a];
+                if (e->kind == KS_EV_SAMPLE) { /* the sampled value is drawn where the item writes it */
+                    const double v = e->u.sample.value;
+                    a = ls_item_event(ls_step_session(&S, k), st.idx->item_of[a], KS_EV_WRITE, e->tap, -1);
+                    if (a == VW_NONE || VAL(&st.tr->events[a]) != v) continue; /* RoIAlign writes the mean */
+                }
+                if (a == VW_NONE || st.tr->events[a].kind != KS_EV_WRITE) continue;
+                e = &st.tr->events[a];
+                if (t == e->tensor && st.panel[p].plane == e->u.access.plane && vw_panel_mode(&st, p) == VW_MODE_VALUES)
+                    ck_assert_msg(vw_story_hides(&st, p), "lesson %s step %d draws its answer on panel %d", ids[i],
+                                  k + 1, p);
+            }
+            st.reveal = 1; /* the answer slide shows everything */
+            for (int p = 0; p < 2; ++p) ck_assert(!vw_story_hides(&st, p));
+        }
+        vw_state_free(&st);
+        ls_slides_free(sl, n);
+        ls_session_close(&S);
+        ls_free(&L);
+    }
+    for (size_t f = 0; f < sizeof found / sizeof found[0]; ++f)
+        ck_assert_msg(covered[f] == 1, "lesson %s step %d: no panel of %s to cover", found[f].lesson, found[f].step,
+                      found[f].tensor);
+}
+END_TEST
+
 /* Lesson 01's slides that show "threads" carry the thread -> indices table (the viewer's
  * grid cells of a 2 x 4 launch are too thin to read on a projector): every thread's
  * indices, worked out here from the launch (g, g + grid, ... below n), the focused
@@ -2010,6 +2075,7 @@ int main(void)
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, slides_show_the_mode_and_tensors_the_text_names);
     tcase_add_test(tc, lesson01_slides_show_the_thread_table);
+    tcase_add_test(tc, question_slides_do_not_draw_their_answer);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

@@ -215,6 +215,17 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_DIM, area.w - 8, head);
         return;
     }
+    if (vw_story_hides(s, panel)) {
+        /* the slide's question is about these values: nothing of them until the answer
+         * (not the range in the header or legend either) */
+        const ks_tensor *T = &s->tr->tensors[t];
+        snprintf(head, sizeof head, "%s: hidden until the answer", T->name);
+        vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
+        const char *q = "?";
+        vw_text(&d->font, d->r, area.x + area.w / 2 - d->font.advance / 2, area.y + area.h / 2 - d->font.line / 2,
+                VW_COL_DIM, 0, q);
+        return;
+    }
     vw_heatmap m = vw_panel_map(s, L, panel);
     const vw_rect map = vw_panel_map_area(L, panel);
     int64_t wy0, wy1, wx0, wx1;
@@ -388,7 +399,7 @@ static const ks_event *lone_sample(const vw_state *s, uint32_t it)
 
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
-    if (s->panel[panel].tensor < 0) return;
+    if (s->panel[panel].tensor < 0 || vw_story_hides(s, panel)) return;
     vw_heatmap m = vw_panel_map(s, L, panel);
     vw_rect clip = vw_panel_map_area(L, panel); /* below the header: a zoomed plane reaches past it */
     SDL_Rect sc = vw_sdl(clip);

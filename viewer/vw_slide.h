@@ -33,6 +33,11 @@ typedef struct vw_slide {
      * once the answer is revealed; has_answer_cell 0: none */
     int has_answer_cell;
     uint32_t answer_event;
+    /* tensors whose values would give the question's answer away (lesson 04's output
+     * beside a question about one of its cells): until the answer is revealed a panel
+     * showing one of them is covered, header, values, legend and marks (vw_story_hides) */
+    int hide[2];
+    int nhide;
     /* the trace the slide shows and its index (both borrowed; they outlive the viewer):
      * NULL shows the trace the viewer opened. event, look_tensor, panel and answer_event
      * are ids into this trace. run: the lesson's run (0: its own), for the tests. */

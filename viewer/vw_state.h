@@ -152,6 +152,9 @@ void vw_focus_event(vw_state *s, uint32_t ev);
  * lookup, panels and mode (vw_story.c). Needs the index. */
 void vw_story_set(vw_state *s, const vw_slide *slides, int n);
 void vw_story_show(vw_state *s, int k);
+/* Whether panel p is covered on the slide shown: its tensor is one the slide hides
+ * until the answer is revealed (vw_slide.hide). */
+int vw_story_hides(const vw_state *s, int p);
 /* The layout of a w x h frame for text of `advance` x `line` pixels: the title bar as many
  * lines as the title wraps to, the story band as many as the longest slide needs (one
  * height for every slide, so stepping through them moves nothing). */

@@ -101,6 +101,15 @@ void vw_story_show(vw_state *s, int k)
     vw_state_clamp(s);
 }
 
+int vw_story_hides(const vw_state *s, int p)
+{
+    if (!s->nslides || s->reveal || p < 0 || p > 1 || s->panel[p].tensor < 0) return 0;
+    const vw_slide *sl = &s->slides[s->slide];
+    for (int i = 0; i < sl->nhide && i < 2; ++i)
+        if (sl->hide[i] == s->panel[p].tensor) return 1;
+    return 0;
+}
+
 /* The decomposition lines the slides need whole at `cols` columns (their most): each
  * slide's focus in its trace, as vw_story_show will show it, plus its lookup's line. */
 static int decomp_lines_needed(const vw_state *s, int cols)

@@ -220,6 +220,11 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
             ls_problem(rep, k + 1, "panels: the trace has no tensor '%s'", st->panels[p]);
             bad++;
         }
+    for (int i = 0; i < st->q.nhide; ++i)
+        if (ks_trace_tensor(&S->tr, st->q.hide[i]) < 0) {
+            ls_problem(rep, k + 1, "question: hide: the trace has no tensor '%s'", st->q.hide[i]);
+            bad++;
+        }
     return bad;
 }
 

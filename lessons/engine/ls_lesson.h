@@ -67,6 +67,10 @@ typedef struct ls_question {
     int64_t cell[3];          /* cell: stated answer (y, x) or (plane, y, x) */
     int ncell;
     const char *explain; /* shown after a wrong answer (a template) */
+    /* tensors whose panels the question slide covers until the answer shows: they would
+     * draw the answer (lesson 04's output beside a question about one of its cells) */
+    const char *hide[2];
+    int nhide;
 } ls_question;
 
 typedef struct ls_step {

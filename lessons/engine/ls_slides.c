@@ -118,6 +118,8 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             if (q->kind == LS_Q_CELL && used < sizeof text)
                 snprintf(text + used, sizeof text - used, q->ncell == 3 ? "  (plane, y, x)" : "  (y, x)");
             v->question = dup_text(text);
+            for (int i = 0; i < q->nhide; ++i)
+                if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
             ls_answer_text(S, &qc, k, ans, sizeof ans);
             ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);
             if (q->kind == LS_Q_CHOICE) {
@@ -132,6 +134,15 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             const ls_ctx *el = qc.elem_tensor >= 0 ? &qc : c.elem_tensor >= 0 && qc.item == c.item ? &c : NULL;
             uint32_t ev = el && el->nhits ? el->hits[0] : qc.event;
             if (q->kind == LS_Q_CELL) ev = qc.event;
+            /* a number the check reads off the item's write or sample: that cell */
+            if (q->kind == LS_Q_NUMBER && q->check && !el) {
+                const int kind = strstr(q->check, "{write.")    ? KS_EV_WRITE
+                                 : strstr(q->check, "{sample.") ? KS_EV_SAMPLE
+                                                                : 0;
+                const uint32_t w = kind ? ls_item_event(S, qc.item, kind, qc.tap, -1) : VW_NONE;
+                const uint32_t any = kind && w == VW_NONE ? ls_item_event(S, qc.item, kind, -1, -1) : w;
+                if (any != VW_NONE) ev = any;
+            }
             if (q->kind == LS_Q_CELL && q->tensor[0])
                 ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
             if ((q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE && ev < S->tr.nevents &&
