@@ -347,27 +347,115 @@ static int empty_window(const ks_trace *tr, const work_ref *work, uint64_t nwork
 /* How a thread finds its work items: the params' "mapping" (docs/trace-format.md).
  * "grid-stride" (the default): index == block * threads + thread + iter * grid;
  * "per-thread:N": a thread does N items in a row, index == (block * threads + thread) * N
- * + iter with iter < N; "none": the kernel's own mapping, not checked. */
+ * + iter with iter < N; "none": the kernel's own mapping, not checked.
+ * A 2-D or 3-D launch (the params' "grid" and "block", as ks_user_launch_sim writes them)
+ * maps a thread's global coordinates x = blockIdx.x * blockDim.x + threadIdx.x, y, z onto
+ * the row-major work_shape [Z, Y, X] (the params' "work_shape", 1 to 3 numbers, last one
+ * fastest; by default the launch's own extent: gridDim * blockDim, times N along x for
+ * per-thread:N): the thread's items are those of row (z, y) at x' = x + iter * gridDim.x *
+ * blockDim.x (grid-stride: one item per thread when iter is 0) or x' = x * N + iter
+ * (per-thread:N), index == (z * Y + y) * X + x', each coordinate inside its extent. */
 enum { MAP_GRID_STRIDE, MAP_PER_THREAD, MAP_NONE };
 
-static int read_mapping(const ks_trace *tr, int64_t *per, char *bad, size_t n)
+typedef struct mapping {
+    int kind;
+    int64_t per; /* per-thread:N's N (else 1) */
+    int dims;    /* a 2-D or 3-D launch: the rest is set */
+    uint32_t grid[3], block[3];
+    int64_t shape[3]; /* the work's extents X, Y, Z (x first) */
+} mapping;
+
+/* grid and block of params p when they multiply to the header's blocks and threads; 1 when
+ * they name a 2-D or 3-D launch */
+static int launch_dims(const ks_trace *tr, const cJSON *p, uint32_t grid[3], uint32_t block[3])
 {
-    int kind = MAP_GRID_STRIDE;
-    bad[0] = '\0';
+    const cJSON *gr = cJSON_GetObjectItemCaseSensitive(p, "grid"), *bl = cJSON_GetObjectItemCaseSensitive(p, "block");
+    if (cJSON_GetArraySize(gr) != 3 || cJSON_GetArraySize(bl) != 3) return 0;
+    uint64_t gn = 1, bn = 1;
+    int multi = 0;
+    for (int d = 0; d < 3; ++d) {
+        const cJSON *x = cJSON_GetArrayItem(gr, d), *y = cJSON_GetArrayItem(bl, d);
+        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y)) return 0;
+        const double gv = x->valuedouble, bv = y->valuedouble;
+        if (!(gv >= 1 && gv <= UINT32_MAX && gv == floor(gv) && bv >= 1 && bv <= 1024 && bv == floor(bv))) return 0;
+        grid[d] = (uint32_t)gv, block[d] = (uint32_t)bv;
+        gn *= grid[d], bn *= block[d];
+        if (d && (grid[d] > 1 || block[d] > 1)) multi = 1;
+    }
+    return multi && gn == (uint64_t)tr->blocks && bn == (uint64_t)tr->threads;
+}
+
+/* bad: what is wrong with the mapping, bad_shape: with the work_shape ("" when nothing);
+ * n bytes each */
+static void read_mapping(const ks_trace *tr, mapping *m, char *bad, char *bad_shape, size_t n)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = MAP_GRID_STRIDE, m->per = 1;
+    bad[0] = bad_shape[0] = '\0';
     cJSON *root = cJSON_Parse(tr->params);
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "mapping");
-    if (m) {
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, "mapping");
+    if (j) {
         long long v = 0;
         char tail;
-        if (!cJSON_IsString(m)) snprintf(bad, n, "is not a string");
-        else if (!strcmp(m->valuestring, "grid-stride")) kind = MAP_GRID_STRIDE;
-        else if (!strcmp(m->valuestring, "none")) kind = MAP_NONE;
-        else if (sscanf(m->valuestring, "per-thread:%lld%c", &v, &tail) == 1 && v >= 1 && v <= (1LL << 32))
-            kind = MAP_PER_THREAD, *per = v;
-        else snprintf(bad, n, "'%.40s' is not grid-stride, per-thread:N or none", m->valuestring);
+        if (!cJSON_IsString(j)) snprintf(bad, n, "is not a string");
+        else if (!strcmp(j->valuestring, "grid-stride")) m->kind = MAP_GRID_STRIDE;
+        else if (!strcmp(j->valuestring, "none")) m->kind = MAP_NONE;
+        else if (sscanf(j->valuestring, "per-thread:%lld%c", &v, &tail) == 1 && v >= 1 && v <= (1LL << 32))
+            m->kind = MAP_PER_THREAD, m->per = v;
+        else snprintf(bad, n, "'%.40s' is not grid-stride, per-thread:N or none", j->valuestring);
+    }
+    m->dims = launch_dims(tr, root, m->grid, m->block);
+    if (m->dims) {
+        for (int d = 0; d < 3; ++d) m->shape[d] = (int64_t)m->grid[d] * m->block[d];
+        m->shape[0] *= m->per;
+        const cJSON *ws = cJSON_GetObjectItemCaseSensitive(root, "work_shape");
+        const int nd = cJSON_GetArraySize(ws);
+        if (ws) {
+            int64_t sh[3] = {1, 1, 1}, total = 1;
+            int ok = cJSON_IsArray(ws) && nd >= 1 && nd <= 3;
+            for (int d = 0; ok && d < nd; ++d) { /* C order: the last is x */
+                const cJSON *x = cJSON_GetArrayItem(ws, nd - 1 - d);
+                ok = cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= 9007199254740992.0 &&
+                     x->valuedouble == floor(x->valuedouble) &&
+                     !__builtin_mul_overflow(total, (int64_t)x->valuedouble, &total);
+                if (ok) sh[d] = (int64_t)x->valuedouble;
+            }
+            if (ok && total == tr->work_items) memcpy(m->shape, sh, sizeof sh);
+            else
+                snprintf(bad_shape, n, "is not 1 to 3 extents whose product is the %lld work items",
+                         (long long)tr->work_items);
+        }
     }
     cJSON_Delete(root);
-    return kind;
+}
+
+/* The mapping's rule for event e, when it breaks it (a 2-D or 3-D launch) */
+static void check_mapping_dims(const mapping *m, uint64_t i, const ks_event *e, ks_check_report *rep)
+{
+    const uint32_t *G = m->grid, *B = m->block;
+    const int64_t bx = e->block % G[0], by = e->block / G[0] % G[1], bz = e->block / G[0] / G[1];
+    const int64_t tx = e->thread % B[0], ty = e->thread / B[0] % B[1], tz = e->thread / B[0] / B[1];
+    const int64_t x = bx * B[0] + tx, y = by * B[1] + ty, z = bz * B[2] + tz;
+    char name[48] = "grid-stride loop";
+    if (m->kind == MAP_PER_THREAD) snprintf(name, sizeof name, "per-thread:%lld mapping", (long long)m->per);
+    int64_t xi; /* the item's place in its row */
+    const int ok = m->kind == MAP_GRID_STRIDE ? mul_add(e->iter, (int64_t)G[0] * B[0], x, &xi)
+                                              : e->iter < m->per && mul_add(x, m->per, e->iter, &xi);
+    if (!ok || xi >= m->shape[0] || y >= m->shape[1] || z >= m->shape[2]) {
+        violation(rep, i, e,
+                  "%s over the work shape (z %lld, y %lld, x %lld): thread (x %lld, y %lld, z %lld) iter %u "
+                  "has no item there",
+                  name, (long long)m->shape[2], (long long)m->shape[1], (long long)m->shape[0], (long long)x,
+                  (long long)y, (long long)z, e->iter);
+        return;
+    }
+    const int64_t want = (z * m->shape[1] + y) * m->shape[0] + xi; /* < work_items: no overflow */
+    if (want != e->index)
+        violation(rep, i, e,
+                  "%s over the work shape (z %lld, y %lld, x %lld): thread (x %lld, y %lld, z %lld) iter %u "
+                  "does item (%lld, %lld, %lld) = index %lld",
+                  name, (long long)m->shape[2], (long long)m->shape[1], (long long)m->shape[0], (long long)x,
+                  (long long)y, (long long)z, e->iter, (long long)z, (long long)y, (long long)xi, (long long)want);
 }
 
 int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
@@ -384,10 +472,13 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
     uint32_t *atomics[KS_MAX_TENSORS] = {0};
     ks_formula_params params; /* about 2 KB */
     ks_formula_params_from(tr->params, &params);
-    int64_t per = 1;
-    char bad_map[128];
-    const int map = read_mapping(tr, &per, bad_map, sizeof bad_map);
+    mapping mp;
+    char bad_map[128], bad_shape[128];
+    read_mapping(tr, &mp, bad_map, bad_shape, sizeof bad_map);
+    const int map = mp.kind;
+    const int64_t per = mp.per;
     if (bad_map[0]) violation(rep, 0, NULL, "the params' mapping %s: checked as grid-stride", bad_map);
+    if (bad_shape[0]) violation(rep, 0, NULL, "the params' work_shape %s: checked over the launch's extent", bad_shape);
     int rc = sort_work(tr, &work, &nwork, &dup);
     /* shared memory and barriers first: their findings lead the kept lines */
     if (!rc) rc = ks_check_shared(tr, rep, violation, 0);
@@ -423,7 +514,8 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
         }
         int64_t at;
         const int64_t gthread = (int64_t)e->block * tr->threads + e->thread;
-        if (map == MAP_GRID_STRIDE && (!mul_add(e->iter, grid, gthread, &at) || at != e->index))
+        if (mp.dims && map != MAP_NONE) check_mapping_dims(&mp, i, e, rep);
+        else if (map == MAP_GRID_STRIDE && (!mul_add(e->iter, grid, gthread, &at) || at != e->index))
             violation(rep, i, e, "grid-stride loop: block %u * %d + thread %u + iter %u * %lld != index", e->block,
                       tr->threads, e->thread, e->iter, (long long)grid);
         else if (map == MAP_PER_THREAD && (e->iter >= per || !mul_add(gthread, per, e->iter, &at) || at != e->index))

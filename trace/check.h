@@ -41,7 +41,9 @@ typedef struct ks_check_report {
 } ks_check_report;
 
 /* Checks every event: site and kind agree with the schema; the thread follows the
- * grid-stride loop (index == block*threads + thread + iter*blocks*threads); work fields
+ * grid-stride loop (index == block*threads + thread + iter*blocks*threads) or the mapping
+ * the params declare ("per-thread:N", "none"; a 2-D or 3-D launch over the params'
+ * "work_shape": docs/trace-format.md); work fields
  * recompose to the index; reads/writes are in bounds, or padding reads marked as such,
  * with coordinates that recompose to the offset; read values equal the stored input;
  * plain stores equal the stored output; no NaN/Inf (a store of +-Inf by a work item that

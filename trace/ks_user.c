@@ -1,6 +1,9 @@
 /* ks_user.c - tracing a kernel of your own (ks_user.h). */
 #include "ks_user.h"
 
+#include <cJSON.h>
+
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,19 +95,80 @@ int ks_user_field_derived(ks_site *s, const char *name, const char *expr)
     return KS_OK;
 }
 
-int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_sink *sink, const char *device,
-                  const char *path)
+/* a ks_dim3 with its 0 components as 1 (as a dim3's omitted ones) */
+static ks_dim3 dims_or_one(ks_dim3 v)
+{
+    if (!v.x) v.x = 1;
+    if (!v.y) v.y = 1;
+    if (!v.z) v.z = 1;
+    return v;
+}
+
+static int multi_dim(ks_dim3 grid, ks_dim3 block) { return grid.y > 1 || grid.z > 1 || block.y > 1 || block.z > 1; }
+
+/* The launch's shape checked: KS_OK with *threads and *blocks its totals, or KS_EINVAL. */
+static int launch_totals(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, int *threads, int64_t *blocks)
+{
+    const uint64_t t = (uint64_t)block.x * block.y * block.z, b = (uint64_t)grid.x * grid.y * grid.z;
+    if (t < 1 || t > 1024 || block.z > 64)
+        return ks_fail(KS_EINVAL, "%s: a block of (%u, %u, %u) threads: at most 1024 in all, z at most 64", d->op,
+                       block.x, block.y, block.z);
+    if (b < 1 || b > UINT32_MAX || grid.y > 65535 || grid.z > 65535 || grid.x > KS_MAX_GRID_X)
+        return ks_fail(KS_EINVAL,
+                       "%s: a grid of (%u, %u, %u) blocks: x at most %lld, y and z at most 65535, "
+                       "at most 2^32 - 1 in all",
+                       d->op, grid.x, grid.y, grid.z, (long long)KS_MAX_GRID_X);
+    *threads = (int)t, *blocks = (int64_t)b;
+    return KS_OK;
+}
+
+/* d's params with the launch's "grid" and "block" set, into out (n bytes) */
+static int params_with_dims(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, char *out, size_t n)
+{
+    cJSON *p = cJSON_Parse(d->params ? d->params : "{}");
+    if (!cJSON_IsObject(p)) {
+        cJSON_Delete(p);
+        return ks_fail(KS_EINVAL, "%s: the params are not a JSON object", d->op);
+    }
+    const double g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "grid");
+    cJSON_DeleteItemFromObjectCaseSensitive(p, "block");
+    char *text = NULL;
+    if (cJSON_AddItemToObject(p, "grid", cJSON_CreateDoubleArray(g, 3)) &&
+        cJSON_AddItemToObject(p, "block", cJSON_CreateDoubleArray(b, 3)))
+        text = cJSON_PrintUnformatted(p);
+    cJSON_Delete(p);
+    if (!text) return ks_fail(KS_ENOMEM, "%s: out of memory for the params", d->op);
+    const int fits = strlen(text) < n;
+    if (fits) memcpy(out, text, strlen(text) + 1);
+    cJSON_free(text);
+    return fits ? KS_OK
+                : ks_fail(KS_EINVAL, "%s: the params with the launch's grid and block pass %zu bytes", d->op, n - 1);
+}
+
+int ks_user_write_launch(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, const ks_sink *sink, const char *device,
+                         const char *path)
 {
     static ks_trace tr; /* large: not on the stack */
     if (name_ok(d)) return KS_EINVAL;
     if (d->nsites < 1 || d->sites[0].kind != KS_EV_WORK)
         return ks_fail(KS_EINVAL, "%s: site 0 must be the work site (ks_user_site(d, 0, ..., KS_EV_WORK, -1, 0))",
                        d->op);
+    grid = dims_or_one(grid), block = dims_or_one(block);
+    int threads = 0;
+    int64_t blocks = 0;
+    int rc = launch_totals(d, grid, block, &threads, &blocks);
+    if (rc) return rc;
+    if (!sink) return ks_fail(KS_EINVAL, "%s: no sink of events to write", d->op);
     memset(&tr, 0, sizeof tr);
+    if (multi_dim(grid, block)) {
+        if ((rc = params_with_dims(d, grid, block, tr.params, sizeof tr.params))) return rc;
+    } else {
+        snprintf(tr.params, sizeof tr.params, "%s", d->params ? d->params : "{}"); /* as written before */
+    }
     snprintf(tr.op, sizeof tr.op, "%s", d->op);
     snprintf(tr.variant, sizeof tr.variant, "traced");
     snprintf(tr.device, sizeof tr.device, "%s", device ? device : "sim");
-    snprintf(tr.params, sizeof tr.params, "%s", d->params ? d->params : "{}");
     tr.threads = threads;
     tr.blocks = blocks;
     tr.block_cap = -1;
@@ -120,6 +184,42 @@ int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_
     return ks_trace_write(path, &tr);
 }
 
+int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *args, ks_dim3 grid, ks_dim3 block,
+                       const char *path)
+{
+    if (name_ok(d)) return KS_EINVAL;
+    if (d->work_items < 0) return ks_fail(KS_EINVAL, "%s: work items must be >= 0", d->op);
+    block = dims_or_one(block);
+    if (!grid.x && grid.y <= 1 && grid.z <= 1 && !multi_dim(grid, block)) { /* enough blocks */
+        const int64_t b = (d->work_items + block.x - 1) / block.x;
+        grid.x = (uint32_t)(b < 1 ? 1 : b > KS_MAX_GRID_X ? KS_MAX_GRID_X : b);
+    }
+    if (!grid.x) return ks_fail(KS_EINVAL, "%s: a 2-D or 3-D launch needs its grid (grid.x is 0)", d->op);
+    grid = dims_or_one(grid);
+    int threads = 0;
+    int64_t blocks = 0;
+    int rc = launch_totals(d, grid, block, &threads, &blocks);
+    if (rc) return rc;
+    ks_sink *sink = ks_host_sink_create(0, d->filter);
+    if (!sink) return KS_ENOMEM;
+    ks_sim_launch_dims(grid, block, body, args, sink);
+    rc = ks_user_write_launch(d, grid, block, sink, "sim", path);
+    ks_host_sink_free(sink);
+    return rc;
+}
+
+/* the deprecated 1-D names (ks_user.h) */
+int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_sink *sink, const char *device,
+                  const char *path)
+{
+    if (threads < 1 || threads > 1024 || blocks < 1 || blocks > UINT32_MAX)
+        return name_ok(d) ? KS_EINVAL
+                          : ks_fail(KS_EINVAL, "%s: %lld blocks of %d threads is no launch", d->op, (long long)blocks,
+                                    threads);
+    return ks_user_write_launch(d, ks_dims((uint32_t)blocks, 1, 1), ks_dims((uint32_t)threads, 1, 1), sink, device,
+                                path);
+}
+
 int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, int threads, int64_t blocks,
                     const char *path)
 {
@@ -127,12 +227,6 @@ int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, 
     if (threads < 1 || threads > 1024)
         return ks_fail(KS_EINVAL, "%s: threads must be in 1..1024 (got %d)", d->op, threads);
     if (d->work_items < 0 || blocks < 0) return ks_fail(KS_EINVAL, "%s: work items and blocks must be >= 0", d->op);
-    if (!blocks) blocks = (d->work_items + threads - 1) / threads;
     if (blocks > KS_MAX_GRID_X) blocks = KS_MAX_GRID_X;
-    ks_sink *sink = ks_host_sink_create(0, d->filter);
-    if (!sink) return KS_ENOMEM;
-    ks_sim_launch(blocks, threads, body, args, sink);
-    int rc = ks_user_write(d, threads, blocks, sink, "sim", path);
-    ks_host_sink_free(sink);
-    return rc;
+    return ks_user_launch_sim(d, body, args, ks_dims((uint32_t)blocks, 1, 1), ks_dims((uint32_t)threads, 1, 1), path);
 }

@@ -17,7 +17,8 @@
  *   ks_user_field_digit(w, "x", 1, W_out);                     // index % W_out
  *   ks_user_site(&d, 1, "upsample.read", KS_EV_READ, in, 0);
  *   ks_user_site(&d, 2, "upsample.write", KS_EV_WRITE, out, 1); // each element once
- *   ks_user_run_sim(&d, my_body_traced, &args, 128, 0, "t.kst"); // 0 blocks: enough
+ *   ks_user_launch_sim(&d, my_body_traced, &args, ks_dims(0, 1, 1), ks_dims(128, 1, 1), "t.kst");
+ *                                                      // grid 0: enough blocks (1-D)
  *
  * Every function returns KS_OK or an error code with ks_error_message() set (one line);
  * nothing here keeps a pointer past the call but the tensors' data, which must stay valid
@@ -38,7 +39,7 @@ extern "C" {
 typedef struct ks_user_trace {
     char op[KS_NAME_LEN];
     const char *params; /* a JSON object of your parameters for `kscope info`, or NULL */
-    int64_t work_items; /* the size of the work the grid-stride loop covers */
+    int64_t work_items; /* the number of work items (index 0 .. work_items - 1) */
     int nsites;
     ks_site sites[KS_MAX_SITES];
     int ntensors;
@@ -69,15 +70,48 @@ ks_site *ks_user_site(ks_user_trace *d, int id, const char *name, int kind, int 
 int ks_user_field_digit(ks_site *s, const char *name, int64_t stride, int64_t extent);
 int ks_user_field_derived(ks_site *s, const char *name, const char *expr);
 
-/* Runs body (your body's traced variant, as a ks_sim_body) on the simulator over blocks x
- * threads (blocks 0: enough blocks for every work item) and writes the trace to path
- * (whole or not at all). The tensors' data are read after the run, so outputs carry their
- * final values. */
+/* A launch's grid or block, as CUDA's dim3(x, y, z) (C and C++ alike). A 0 component of a
+ * ks_dim3 passed below counts as 1, as a dim3's omitted one does, except grid.x 0 (below). */
+static inline ks_dim3 ks_dims(uint32_t x, uint32_t y, uint32_t z)
+{
+    ks_dim3 d;
+    d.x = x, d.y = y, d.z = z;
+    return d;
+}
+
+/* Runs body (your body's traced variant, as a ks_sim_body) on the simulator as the launch
+ * <<<grid, block>>>, 1-D, 2-D or 3-D (block.x * block.y * block.z at most 1024 threads), and
+ * writes the trace to path (whole or not at all). A 1-D launch with grid.x 0 gets enough
+ * blocks for every work item. A thread is named by its linear block and thread numbers
+ * (ks_block_linear, ks_thread_linear); a 2-D or 3-D launch's shape goes into the trace's
+ * params as "grid": [x, y, z] and "block": [x, y, z], which `kscope check` reads to hold
+ * the mapping (docs/your-own-kernel.md: each thread does the items of the params'
+ * "mapping" in the row-major "work_shape"). The tensors' data are read after the run, so
+ * outputs carry their final values. */
+int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *args, ks_dim3 grid, ks_dim3 block,
+                       const char *path);
+/* Writes the events in `sink` (a host sink: the simulator's, or a GPU sink downloaded with
+ * ks_cuda_sink_download) as the trace of the launch <<<grid, block>>> on `device` ("sim"
+ * or the GPU's name). The tensors' data must hold the launch's results (download them
+ * first). */
+int ks_user_write_launch(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, const ks_sink *sink, const char *device,
+                         const char *path);
+
+/* Deprecated (1-D only; kept for programs written against KernelScope 0.2 and to be
+ * removed in a later minor version): ks_user_run_sim(d, body, args, threads, blocks, path)
+ * is ks_user_launch_sim(d, body, args, ks_dims(blocks, 1, 1), ks_dims(threads, 1, 1),
+ * path), and ks_user_write(d, threads, blocks, ...) is ks_user_write_launch(d,
+ * ks_dims(blocks, 1, 1), ks_dims(threads, 1, 1), ...). A compiler that knows the attribute
+ * warns where they are called; define KS_NO_DEPRECATED before the include to silence it. */
+#if defined(KS_NO_DEPRECATED) || !(defined(__GNUC__) || defined(__clang__))
+#define KS_DEPRECATED(msg)
+#else
+#define KS_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#endif
+KS_DEPRECATED("use ks_user_launch_sim (any launch shape)")
 int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, int threads, int64_t blocks,
                     const char *path);
-/* Writes the events in `sink` (a host sink: the simulator's, or a GPU sink downloaded with
- * ks_cuda_sink_download) as the trace of a launch of blocks x threads on `device` ("sim" or
- * the GPU's name). The tensors' data must hold the launch's results (download them first). */
+KS_DEPRECATED("use ks_user_write_launch (any launch shape)")
 int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_sink *sink, const char *device,
                   const char *path);
 

@@ -4,10 +4,11 @@
  *   probes             KS_PROBE, ks_probe_work/read/write/sample/box  kernels/core/ks_probe.h
  *   events and sinks   ks_event, ks_sink, ks_filter                   kernels/core/ks_event.h
  *   sites and tensors  ks_site, ks_field, ks_tensor, ks_dtype         kernels/core/ks_schema.h
- *   the simulator      ks_sim_launch                                  kernels/core/ks_sim.h
+ *   the simulator      ks_sim_launch_dims, ks_sim_launch              kernels/core/ks_sim.h
  *   GPU memory, sinks  ks_cuda_malloc, ks_cuda_sink_create, ...       kernels/core/ks_cuda_api.h
  *   errors             ks_error_message                               kernels/core/ks_error.h
- *   your trace         ks_user_trace, ks_user_run_sim, ks_user_write  trace/ks_user.h
+ *   your trace         ks_user_trace, ks_user_launch_sim, ks_dims,    trace/ks_user.h
+ *                      ks_user_write_launch (any launch shape)
  *   reading traces     ks_trace_open, ks_trace_close                  trace/kst.h
  * In a .cu file also <kscope/kernels/core/ks_cuda.h>: KS_CUDA_WRAPPERS and
  * KS_THREAD_FROM_BUILTINS. A body compiled in every variant: #define KS_BODY "my_body.h",

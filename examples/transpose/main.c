@@ -51,7 +51,7 @@ static int run_cuda(const ks_user_trace *d, transpose_args *a, float *output, co
     ks_sink *host = rc ? NULL : ks_host_sink_create(0, d->filter);
     if (!rc && !host) rc = KS_ENOMEM;
     if (!rc) rc = ks_cuda_sink_download(&dev, host);
-    if (!rc) rc = ks_user_write(d, 64, blocks, host, name, path);
+    if (!rc) rc = ks_user_write_launch(d, ks_dims(blocks, 1, 1), ks_dims(64, 1, 1), host, name, path);
     ks_host_sink_free(host);
     ks_cuda_sink_free(&dev);
     ks_cuda_free((void *)g.input), ks_cuda_free(g.output);
@@ -90,7 +90,8 @@ int main(int argc, char **argv)
         return 2;
 #endif
     } else {
-        rc = ks_user_run_sim(&d, transpose_sim_traced, &a, 64, 0, path);
+        rc = ks_user_launch_sim(&d, transpose_sim_traced, &a, ks_dims(0, 1, 1), ks_dims(64, 1, 1),
+                                path); /* grid 0: enough */
     }
     if (rc) {
         fprintf(stderr, "transpose: %s\n", ks_error_message());

@@ -75,7 +75,9 @@ static int run_cuda(const ks_user_trace *d, upsample_args *a, float *output, con
     ks_sink *host = rc ? NULL : ks_host_sink_create(0, d->filter);
     if (!rc && !host) rc = KS_ENOMEM;
     if (!rc) rc = ks_cuda_sink_download(&dev, host);
-    if (!rc) rc = ks_user_write(d, 128, (P * OH * OW + 127) / 128, host, name, path);
+    if (!rc)
+        rc = ks_user_write_launch(d, ks_dims((uint32_t)((P * OH * OW + 127) / 128), 1, 1), ks_dims(128, 1, 1), host,
+                                  name, path);
     ks_host_sink_free(host);
     ks_cuda_sink_free(&dev);
     ks_cuda_free((void *)g.input), ks_cuda_free(g.output);
@@ -118,7 +120,8 @@ int main(int argc, char **argv)
         return 2;
 #endif
     } else {
-        rc = ks_user_run_sim(&d, upsample_sim_traced, &a, 128, 0, path);
+        rc = ks_user_launch_sim(&d, upsample_sim_traced, &a, ks_dims(0, 1, 1), ks_dims(128, 1, 1),
+                                path); /* grid 0: enough */
     }
     if (rc) {
         fprintf(stderr, "upsample: %s\n", ks_error_message());

@@ -59,6 +59,20 @@ typedef struct ks_thread {
     const void *shared_arr[KS_SHARED_ARRAYS];
 } ks_thread;
 
+/* A thread's block and its place in the block as single numbers, as CUDA numbers them (x
+ * fastest): (z * dim.y + y) * dim.x + x. A 1-D launch's are block_idx.x and thread_idx.x.
+ * The events record these (ks_probe.h), so a 2-D or 3-D launch's trace names each thread
+ * once. */
+KS_FN_INLINE uint32_t ks_block_linear(const ks_thread *t)
+{
+    return (t->block_idx.z * t->grid_dim.y + t->block_idx.y) * t->grid_dim.x + t->block_idx.x;
+}
+
+KS_FN_INLINE uint32_t ks_thread_linear(const ks_thread *t)
+{
+    return (t->thread_idx.z * t->block_dim.y + t->thread_idx.y) * t->block_dim.x + t->thread_idx.x;
+}
+
 /* The atomics helpers: a hardware atomic on the GPU, a plain add in the simulator
  * (the simulator runs one thread at a time, so a plain add is exact and deterministic). */
 KS_FN void ks_atomic_add_f32(float *p, float v)

@@ -59,9 +59,11 @@ __device__ static inline unsigned ks_smid(void)
 __device__ static inline void ks_schedule_block(const ks_sink *sink, unsigned long long start)
 {
     __syncthreads();
-    if (threadIdx.x != 0 || (int64_t)blockIdx.x >= sink->schedule_blocks) return;
-    int64_t *s = sink->schedule + 4 * (int64_t)blockIdx.x;
-    s[0] = blockIdx.x, s[1] = ks_smid(), s[2] = (int64_t)start, s[3] = (int64_t)ks_globaltimer();
+    /* the linear block number, as the events name it (a 2-D or 3-D grid too) */
+    const int64_t b = ((int64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0 || b >= sink->schedule_blocks) return;
+    int64_t *s = sink->schedule + 4 * b;
+    s[0] = b, s[1] = ks_smid(), s[2] = (int64_t)start, s[3] = (int64_t)ks_globaltimer();
 }
 
 /* For a plain __global__ kernel that is not in the body form: declares `ks_thread name`

@@ -106,8 +106,8 @@ KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int
         return;
     }
     uint4 *dst = (uint4 *)(s->events + slot);
-    dst[0] = make_uint4(ks_event_word0(kind, flags, site), ks_event_word1(tensor, tap), t->block_idx.x,
-                        t->thread_idx.x);
+    dst[0] = make_uint4(ks_event_word0(kind, flags, site), ks_event_word1(tensor, tap), ks_block_linear(t),
+                        ks_thread_linear(t));
     dst[1] = make_uint4(t->iter, seq, (uint32_t)index, (uint32_t)(index >> 32));
     dst[2] = make_uint4(p0, p1, p2, p3);
     dst[3] = make_uint4(p4, p5, p6, p7);
@@ -124,8 +124,8 @@ KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int
     e->tensor = (uint8_t)tensor;
     e->reserved = 0;
     e->tap = (uint16_t)tap;
-    e->block = t->block_idx.x;
-    e->thread = t->thread_idx.x;
+    e->block = ks_block_linear(t);
+    e->thread = ks_thread_linear(t);
     e->iter = t->iter;
     e->seq = seq;
     e->index = t->work;
@@ -143,7 +143,7 @@ KS_FN int ks_probe_start(ks_thread *t, int64_t index, uint32_t iter)
     t->work = index;
     t->iter = iter;
     t->seq = 0;
-    t->keep = t->sink != 0 && ks_filter_pass(&t->sink->filter, index, t->block_idx.x);
+    t->keep = t->sink != 0 && ks_filter_pass(&t->sink->filter, index, ks_block_linear(t));
     return t->keep;
 }
 

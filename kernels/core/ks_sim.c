@@ -86,6 +86,41 @@ void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *ar
     ks_sim_ticker_end(&tick, blocks);
 }
 
+void ks_sim_launch_dims(ks_dim3 grid, ks_dim3 block, ks_sim_body body, const void *args, ks_sink *sink)
+{
+    ks_dim3 *const dims[2] = {&grid, &block};
+    for (int k = 0; k < 2; ++k) {
+        if (!dims[k]->x) dims[k]->x = 1;
+        if (!dims[k]->y) dims[k]->y = 1;
+        if (!dims[k]->z) dims[k]->z = 1;
+    }
+    const int64_t blocks = (int64_t)grid.x * grid.y * grid.z;
+    const int threads = (int)(block.x * block.y * block.z);
+    ks_thread t;
+    ks_sim_ticker tick;
+    ks_sim_thread_init(&t, blocks, threads, sink);
+    t.grid_dim = grid, t.block_dim = block;
+    ks_sim_ticker_start(&tick);
+    int64_t b = 0; /* the linear block number */
+    for (uint32_t bz = 0; bz < grid.z; ++bz)
+        for (uint32_t by = 0; by < grid.y; ++by)
+            for (uint32_t bx = 0; bx < grid.x; ++bx, ++b) {
+                t.block_idx.x = bx, t.block_idx.y = by, t.block_idx.z = bz;
+                for (uint32_t tz = 0; tz < block.z; ++tz)
+                    for (uint32_t ty = 0; ty < block.y; ++ty)
+                        for (uint32_t tx = 0; tx < block.x; ++tx) {
+                            t.thread_idx.x = tx, t.thread_idx.y = ty, t.thread_idx.z = tz;
+                            t.keep = 0;
+                            t.seq = 0;
+                            t.iter = 0;
+                            body(&t, args);
+                        }
+                ks_sim_schedule_block(sink, b, threads);
+                if (b + 1 < blocks) ks_sim_ticker_block(&tick, b + 1, blocks);
+            }
+    ks_sim_ticker_end(&tick, blocks);
+}
+
 int ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap, int64_t work, int *threads_out,
                       int64_t *blocks_out)
 {

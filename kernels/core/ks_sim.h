@@ -19,6 +19,13 @@ typedef void (*ks_sim_body)(ks_thread *t, const void *args);
 /* Runs `body` over a 1-D grid of `blocks` x `threads`. `sink` may be NULL (plain). */
 void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink);
 
+/* Runs `body` over a grid of `grid` blocks of `block` threads, 1-D, 2-D or 3-D as CUDA's
+ * <<<grid, block>>> (a 0 component counts as 1): blocks in their linear order (x fastest),
+ * and in each block its threads likewise; the events name a block and a thread by their
+ * linear numbers (ks_block_linear, ks_thread_linear). ks_sim_launch(b, t, ...) is
+ * ks_sim_launch_dims({b, 1, 1}, {t, 1, 1}, ...). */
+void ks_sim_launch_dims(ks_dim3 grid, ks_dim3 block, ks_sim_body body, const void *args, ks_sink *sink);
+
 /* The two launches' common steps: a thread of a blocks x threads grid (no block or thread
  * index yet, phase 0), and block b's line of the sink's schedule (a virtual clock). */
 void ks_sim_thread_init(ks_thread *t, int64_t blocks, int threads, ks_sink *sink);
