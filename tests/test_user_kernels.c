@@ -1,6 +1,6 @@
 /* Kernels of one's own through the SDK (issue 37): launches of any shape on the simulator,
  * `check` holding their declared mapping with no false alarm and still catching planted
- * bugs. Every result is
+ * bugs, and out-of-bounds accesses of a simulated body kept off the host. Every result is
  * compared with a reference this file computes its own way (loops over the elements, in
  * double), never with the kernel's own arithmetic. Fixed seeds, odd sizes. */
 #define KS_TRACED 1 /* the bodies below are traced variants: their KS_PROBE lines run */
@@ -66,6 +66,19 @@ static unsigned char *read_all(const char *path, size_t *n)
     fclose(f);
     *n = (size_t)len;
     return buf;
+}
+
+/* every rule that fired (all violations, not only the kept lines) has a template containing
+ * one of the needles (NULL-terminated) */
+static int only_rules(const ks_check_report *rep, const char *const *needles)
+{
+    if (rep->rules_other) return 0;
+    for (int r = 0; r < rep->nrules; ++r) {
+        int known = 0;
+        for (const char *const *n = needles; *n && !known; ++n) known = strstr(rep->rules[r].rule, *n) != NULL;
+        if (!known) return 0;
+    }
+    return 1;
 }
 
 static void dump(const ks_check_report *rep)
@@ -243,6 +256,169 @@ START_TEST(old_names_still_launch_and_bad_shapes_are_refused)
 }
 END_TEST
 
+/* ---- item 2: the hidden case -------------------------------------------------------- */
+
+/* A torch-style bilinear resize (align_corners false) of P planes H x W to OH x OW with a
+ * float source coordinate, launched 2-D: y is the output row of all planes (p * OH + oy),
+ * x a thread's four output columns in a row (ox = 4 x .. 4 x + 3: "per-thread:4" over the
+ * work_shape [P * OH, OW]); each output value also counts into an NB-bin histogram with
+ * an atomic add. Planted bugs, one at a time: */
+enum { BUG_NONE, BUG_COORD, BUG_LAUNCH, BUG_PER, BUG_ATOMIC, BUG_KINDS };
+static const char *const bug_name[BUG_KINDS] = {"none", "coordinate", "2-D launch", "4 per thread", "atomics"};
+#define RS_P 2
+#define RS_H 13
+#define RS_W 31
+#define RS_OH 17
+#define RS_OW 23
+#define RS_NB 8
+typedef struct resize_args {
+    int bug;
+    const float *in; /* [P, H, W] */
+    float *out;      /* [P, OH, OW] */
+    float *hist;     /* [NB] */
+} resize_args;
+
+static void resize_traced(ks_thread *t, const void *p)
+{
+    const resize_args *a = p;
+    const int64_t x = (int64_t)t->block_idx.x * t->block_dim.x + t->thread_idx.x;
+    /* BUG_LAUNCH: the row from blockDim.x */
+    const int64_t y = (int64_t)t->block_idx.y * (a->bug == BUG_LAUNCH ? t->block_dim.x : t->block_dim.y) +
+                      t->thread_idx.y;
+    if (y >= RS_P * RS_OH) return;
+    const int64_t pl = y / RS_OH, oy = y % RS_OH;
+    const int per = a->bug == BUG_PER ? 5 : 4; /* BUG_PER: one item too many */
+    for (int k = 0; k < per; ++k) {
+        const int64_t ox = x * 4 + k;
+        if (ox >= RS_OW) break;
+        const int64_t index = y * RS_OW + ox;
+        /* BUG_COORD: the half-pixel shift forgotten */
+        float sy = (oy + 0.5f) * RS_H / RS_OH - (a->bug == BUG_COORD ? 0.0f : 0.5f);
+        float sx = (ox + 0.5f) * RS_W / RS_OW - 0.5f;
+        sy = fmaxf(sy, 0.0f), sx = fmaxf(sx, 0.0f);
+        const int y0 = (int)sy, x0 = (int)sx;
+        const int y1 = y0 < RS_H - 1 ? y0 + 1 : RS_H - 1, x1 = x0 < RS_W - 1 ? x0 + 1 : RS_W - 1;
+        const float ly = sy - (float)y0, lx = sx - (float)x0;
+        const float w00 = (1 - ly) * (1 - lx), w01 = (1 - ly) * lx, w10 = ly * (1 - lx), w11 = ly * lx;
+        const float *plane = a->in + pl * RS_H * RS_W;
+        const float v = w00 * plane[y0 * RS_W + x0] + w01 * plane[y0 * RS_W + x1] + w10 * plane[y1 * RS_W + x0] +
+                        w11 * plane[y1 * RS_W + x1];
+        KS_PROBE(ks_probe_work(t, 0, index, (uint32_t)k, pl, oy, ox, y0, x0, 0, 0, 0));
+        KS_PROBE(ks_probe_sample(t, 1, 0, 0, pl, sy, sx, w00, w01, w10, w11, v, TU_CORNERS_ALL));
+        a->out[index] = v;
+        KS_PROBE(ks_probe_write(t, 2, 1, 0, index, pl, oy, ox, v, 0));
+        int bin = (int)(v * RS_NB);
+        if (a->bug != BUG_ATOMIC && bin > RS_NB - 1) bin = RS_NB - 1; /* BUG_ATOMIC: v == 1 counts past the end */
+        ks_atomic_add_f32(&a->hist[bin], 1.0f);
+        KS_PROBE(ks_probe_write(t, 3, 2, 0, bin, 0, 0, bin, 1.0f, 1));
+    }
+}
+
+/* the reference: torch's rule written from its definition, in double */
+static double resize_ref(const float *in, int64_t pl, int64_t oy, int64_t ox)
+{
+    double sy = ((double)oy + 0.5) * RS_H / RS_OH - 0.5, sx = ((double)ox + 0.5) * RS_W / RS_OW - 0.5;
+    if (sy < 0) sy = 0;
+    if (sx < 0) sx = 0;
+    const int64_t y0 = (int64_t)floor(sy), x0 = (int64_t)floor(sx);
+    const int64_t y1 = y0 + 1 < RS_H ? y0 + 1 : RS_H - 1, x1 = x0 + 1 < RS_W ? x0 + 1 : RS_W - 1;
+    const double ly = sy - (double)y0, lx = sx - (double)x0;
+    const float *P = in + pl * RS_H * RS_W;
+    return (1 - ly) * ((1 - lx) * P[y0 * RS_W + x0] + lx * P[y0 * RS_W + x1]) +
+           ly * ((1 - lx) * P[y1 * RS_W + x0] + lx * P[y1 * RS_W + x1]);
+}
+
+/* runs the resize with `bug`, checks its trace; returns the report (the trace closed) */
+static const ks_check_report *resize_run(int bug, float *in, float *out, float *hist)
+{
+    resize_args a = {bug, in, out, hist};
+    const int64_t in_shape[3] = {RS_P, RS_H, RS_W}, out_shape[3] = {RS_P, RS_OH, RS_OW}, hist_shape[1] = {RS_NB};
+    static ks_user_trace d;
+    ks_user_trace_init(&d, "resize_hist", RS_P * RS_OH * RS_OW);
+    d.params =
+        "{\"H\": 13, \"W\": 31, \"OH\": 17, \"OW\": 23, \"mapping\": \"per-thread:4\", \"work_shape\": [34, 23]}";
+    ck_assert_int_eq(ks_user_tensor(&d, "input", KS_F32, 3, in_shape, in, 0), 0);
+    ck_assert_int_eq(ks_user_tensor(&d, "output", KS_F32, 3, out_shape, out, 1), 1);
+    ck_assert_int_eq(ks_user_tensor(&d, "hist", KS_F32, 1, hist_shape, hist, 1), 2);
+    ks_site *w = ks_user_site(&d, 0, "resize.work", KS_EV_WORK, -1, 0);
+    ck_assert_int_eq(ks_user_field_digit(w, "p", RS_OH * RS_OW, 0), KS_OK);
+    ck_assert_int_eq(ks_user_field_digit(w, "oy", RS_OW, RS_OH), KS_OK);
+    ck_assert_int_eq(ks_user_field_digit(w, "ox", 1, RS_OW), KS_OK);
+    ck_assert_int_eq(ks_user_field_derived(w, "y0", "(int)fmaxf((oy + 0.5f) * H / OH - 0.5f, 0.0f)"), KS_OK);
+    ck_assert_int_eq(ks_user_field_derived(w, "x0", "(int)fmaxf((ox + 0.5f) * W / OW - 0.5f, 0.0f)"), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(&d, 1, "resize.sample", KS_EV_SAMPLE, 0, 0));
+    ck_assert_ptr_nonnull(ks_user_site(&d, 2, "resize.write", KS_EV_WRITE, 1, 1));
+    ck_assert_ptr_nonnull(ks_user_site(&d, 3, "resize.count", KS_EV_WRITE, 2, 0));
+    /* 2-D: x threads cover ceil(23 / 4) = 6 column groups (8, two idle), y the 34 rows (35) */
+    const char *path = tmp_path("resize.kst");
+    ck_assert_msg(ks_user_launch_sim(&d, resize_traced, &a, ks_dims(2, 7, 1), ks_dims(4, 5, 1), path) == KS_OK, "%s",
+                  ks_error_message());
+    static ks_trace tr;
+    const ks_check_report *rep = check_file(path, &tr);
+    ks_trace_close(&tr);
+    unlink(path);
+    return rep;
+}
+
+/* The hidden case of issue 37: a float coordinate, a 2-D launch, 4 items per thread and
+ * atomics pass check with zero violations, and compute what the reference says; each
+ * planted bug is caught, by exactly the rules it breaks. */
+START_TEST(hidden_case_passes_and_its_planted_bugs_are_caught)
+{
+    uint64_t seed = 3737;
+    float *in = tu_random(&seed, RS_P * RS_H * RS_W);
+    for (int64_t i = 0; i < RS_P * RS_H * RS_W; ++i) in[i] = fabsf(in[i]) / 2; /* [0, 1) */
+    for (int64_t i = RS_H * RS_W; i < 2 * RS_H * RS_W; i += 3) in[i] = 1.0f;   /* exact ones in plane 1 */
+    in[RS_H * RS_W] = in[RS_H * RS_W + 1] = in[RS_H * RS_W + RS_W] = 1.0f;     /* output (1, 0, 0) is 1 */
+    const int64_t n = RS_P * RS_OH * RS_OW;
+    float *out = malloc((size_t)n * sizeof *out);
+    float *hist = malloc((RS_NB + 8) * sizeof *hist); /* 8 more: the atomics bug's count past the end */
+    static const char *const rules[BUG_KINDS][5] = {
+        {NULL},
+        {"but its formula %s gives", NULL},
+        {"over the work shape", "never recorded", "recorded twice", "written %u times", NULL},
+        {"over the work shape", "recorded twice", "written %u times", NULL},
+        {"outside %s", NULL},
+    };
+    static const char *const want[BUG_KINDS][5] = {
+        {NULL},
+        {"but its formula", NULL},
+        {"per-thread:4 mapping over the work shape", "never recorded", "recorded twice", "written", NULL},
+        {"per-thread:4 mapping over the work shape", "recorded twice", "written 2 times", NULL},
+        {"outside hist", NULL},
+    };
+    for (int bug = 0; bug < BUG_KINDS; ++bug) {
+        for (int64_t i = 0; i < n; ++i) out[i] = -7.0f;
+        for (int b = 0; b < RS_NB + 8; ++b) hist[b] = 0.0f;
+        const ks_check_report *rep = resize_run(bug, in, out, hist);
+        if (bug == BUG_NONE) {
+            if (rep->violations) dump(rep);
+            ck_assert_msg(rep->violations == 0, "the good kernel: %llu violations",
+                          (unsigned long long)rep->violations);
+            double counts[RS_NB] = {0}; /* the histogram of the outputs, counted here */
+            for (int64_t pl = 0; pl < RS_P; ++pl)
+                for (int64_t oy = 0; oy < RS_OH; ++oy)
+                    for (int64_t ox = 0; ox < RS_OW; ++ox) {
+                        const float v = out[(pl * RS_OH + oy) * RS_OW + ox];
+                        ck_assert_msg(fabs(v - resize_ref(in, pl, oy, ox)) < 1e-5, "(%lld, %lld, %lld): %g vs %g",
+                                      (long long)pl, (long long)oy, (long long)ox, v, resize_ref(in, pl, oy, ox));
+                        const int b = v >= 1.0f ? RS_NB - 1 : (int)floor((double)v * RS_NB);
+                        counts[b] += 1;
+                    }
+            ck_assert_float_eq(out[RS_OH * RS_OW], 1.0f); /* an exact 1: the top bin, not past it */
+            for (int b = 0; b < RS_NB; ++b) ck_assert_float_eq(hist[b], (float)counts[b]);
+            continue;
+        }
+        if (!only_violations(rep, want[bug])) dump(rep);
+        ck_assert_msg(rep->violations > 0 && only_violations(rep, want[bug]), "%s bug: %llu violations, first: %s",
+                      bug_name[bug], (unsigned long long)rep->violations, rep->first[0]);
+        ck_assert_msg(count_violations(rep, want[bug][0]) > 0, "%s bug: no '%s'", bug_name[bug], want[bug][0]);
+        ck_assert_msg(only_rules(rep, rules[bug]), "%s bug: a rule it should not break", bug_name[bug]);
+    }
+    free(in), free(out), free(hist);
+}
+END_TEST
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -253,6 +429,7 @@ int main(void)
     tcase_add_test(tc, launches_of_any_shape_pass_check);
     tcase_add_test(tc, check_catches_a_2d_mapping_slip);
     tcase_add_test(tc, old_names_still_launch_and_bad_shapes_are_refused);
+    tcase_add_test(tc, hidden_case_passes_and_its_planted_bugs_are_caught);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }
