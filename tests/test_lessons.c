@@ -231,6 +231,18 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
          .want = "step 2: focus: event goes with a tap"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": 0, \"event\": \"sample\"}}",
          .want = "step 2: focus: work item 1 has no sample at tap 0"},
+        /* the hint after a first wrong answer never holds the answer (issue 38 D7): a
+         * "hint" that renders it, or an explanation that writes it out literally */
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"hint\": \"w_col is {work.w_col}\", \"explain\": \"e\"}}",
+         .want = "step 2: the hint after a first wrong answer gives the answer away: \"w_col is 3\""},
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"index mod 5 = 3\"}}",
+         .want =
+             "step 2: the hint after a first wrong answer gives the answer away: \"index mod 5 = 3\" (write a \"hint\")"},
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"hide\": \"colums\", \"explain\": \"e\"}}",
+         .want = "step 2: question: hide: the trace has no tensor 'colums'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         small_lesson("bad.json", cases[i].step2);
@@ -462,7 +474,7 @@ START_TEST(templates_match_the_im2col_geometry)
 }
 END_TEST
 
-/* Typed answers: a wrong one gets the explanation and a second try; the answer is the
+/* Typed answers: a first wrong one gets a hint and a second try; the answer is the
  * trace's, so "5 4" is right for a read at (5, 4) however the student writes it. */
 START_TEST(lessons_say_what_the_trace_shows)
 {
@@ -1371,9 +1383,36 @@ START_TEST(text_player_judges_typed_answers)
     ck_assert_int_eq(sh(cmd), 0);
     const char *out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "Not quite."));
-    ck_assert_ptr_nonnull(strstr(out, "EXPLAIN input[0, 0, 3, 2]"));
+    /* the first wrong answer gets a hint, not the answer: the explanation with the value
+     * that names the cell masked (issue 38 D7) */
+    ck_assert_ptr_nonnull(strstr(out, "Not quite. A hint:\n  EXPLAIN ?\n"));
+    ck_assert_ptr_null(strstr(out, "3, 2"));
     ck_assert_ptr_nonnull(strstr(out, "Right."));
     ck_assert_ptr_nonnull(strstr(out, "0 of 1 questions right at the first try"));
+    /* ? asks for the answer worked out: the answer and the whole explanation */
+    snprintf(cmd, sizeof cmd, "cd %s && printf '?\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    out = out_text("out");
+    ck_assert_ptr_nonnull(strstr(out, "The answer is 3, 2.\n  EXPLAIN input[0, 0, 3, 2]"));
+    ck_assert_ptr_null(strstr(out, "Not quite"));
+    ck_assert_ptr_nonnull(strstr(out, "0 of 1 questions right at the first try"));
+    /* q quits: no second prompt, and the question is not counted */
+    snprintf(cmd, sizeof cmd, "cd %s && printf 'q\\n3 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    out = out_text("out");
+    ck_assert_ptr_null(strstr(out, "Not quite"));
+    ck_assert_ptr_null(strstr(out, "Right."));
+    ck_assert_ptr_null(strstr(out, "questions right"));
+    ck_assert_ptr_nonnull(strstr(out, "End of lesson"));
+    /* a hint of the lesson's own replaces the masked explanation */
+    small_lesson("h.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
+                           "{\"kind\": \"cell\", \"prompt\": \"which?\", \"tap\": [2, 1], \"answer\": [3, 2], "
+                           "\"hint\": \"HINT h_col {work.h_col}\", \"explain\": \"EXPLAIN {read.at}\"}}");
+    snprintf(cmd, sizeof cmd, "cd %s && printf '0 0\\n0 0\\n' | %s lesson h.json >out 2>err", dir, KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    out = out_text("out");
+    ck_assert_ptr_nonnull(strstr(out, "A hint:\n  HINT h_col 1\n  Try once more."));
+    ck_assert_ptr_nonnull(strstr(out, "Not quite. The answer is 3, 2.\n  EXPLAIN input[0, 0, 3, 2]"));
     snprintf(cmd, sizeof cmd, "cd %s && printf '3 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
     ck_assert_int_eq(sh(cmd), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "1 of 1 questions right at the first try"));

@@ -146,6 +146,10 @@ static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_repor
     const int step = k + 1;
     if (ls_render(S, c, q->prompt, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "question: %s", err);
     if (ls_render(S, c, q->explain, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "explain: %s", err);
+    else if (ls_hint_text(S, c, k, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "hint: %s", err);
+    else if (ls_text_gives_answer(S, c, k, buf))
+        ls_problem(rep, step,
+                   "the hint after a first wrong answer gives the answer away: \"%.200s\" (write a \"hint\")", buf);
     for (int i = 0; i < q->nchoices; ++i)
         if (ls_render(S, c, q->choices[i], buf, sizeof buf, err, sizeof err))
             ls_problem(rep, step, "choice %d: %s", i + 1, err);

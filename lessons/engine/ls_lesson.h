@@ -66,7 +66,9 @@ typedef struct ls_question {
     char tensor[KS_NAME_LEN]; /* cell: which tensor's cell (default: the one read at the tap) */
     int64_t cell[3];          /* cell: stated answer (y, x) or (plane, y, x) */
     int ncell;
-    const char *explain; /* shown after a wrong answer (a template) */
+    const char *explain; /* the worked answer: after a second wrong answer or '?' (a template) */
+    const char *hint;    /* after a first wrong answer (a template; NULL: the explanation with
+                          * every value that gives the answer away masked); never the answer */
     /* tensors whose panels the question slide covers until the answer shows: they would
      * draw the answer (lesson 04's output beside a question about one of its cells) */
     const char *hide[2];
@@ -225,6 +227,14 @@ int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
 #define LS_MIN_PREDICTIONS 2
 int ls_answer_printed(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k);
 int ls_question_predicts(const ls_session *S, const ls_step *st, const ls_ctx *c, const ls_ctx *qc, int printed);
+/* Whether text holds step k's answer (qc: the question's focus): the number as a whole
+ * token ("6", not the 6 of "16" or "6.5"), the cell as "y, x" (or "plane, y, x"), or the
+ * right choice's words. */
+int ls_text_gives_answer(const ls_session *S, const ls_ctx *qc, int k, const char *text);
+/* The hint a student gets after a first wrong answer: the question's "hint", else its
+ * explanation with each template value that gives the answer away shown as "?". Returns
+ * 0, or -1 with err when a template does not render. */
+int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, char *out, size_t n, char *err, size_t errn);
 void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep);
 
 /* A value as the players print it, as `kscope step` does (ks_format_real, trace/step.h):
@@ -249,9 +259,10 @@ int ls_mode_number(const char *name);
 void ls_thread_entry(const ls_session *S, int64_t g, char *buf, size_t n);
 
 /* Text player. auto_answer: answer every question correctly and never wait. Otherwise
- * answers are read from `in` (a wrong one gets the explanation and a second try); when
- * `pause` the player waits for Enter between steps ("b" goes back, "q" quits).
- * Returns 0, or -1 when `in` ends before an answer. */
+ * answers are read from `in`: a first wrong one gets a hint (ls_hint_text) and a second
+ * try, a second wrong one or "?" the answer worked out, "q" ends the lesson without
+ * counting the question; when `pause` the player waits for Enter between steps ("b"
+ * goes back, "q" quits). Returns 0, or -1 when `in` ends before an answer. */
 int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int pause);
 
 /* Finding lessons: NAME is a file path, a file name in the lesson folder ("02-im2col"),

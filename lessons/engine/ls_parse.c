@@ -145,8 +145,8 @@ static void parse_focus(ls_report *rep, int step, const cJSON *o, ls_focus *f, c
 
 static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question *q)
 {
-    static const char *const keys[] = {"kind",  "prompt", "choices", "answer", "check",  "explain", "hide",
-                                       "index", "thread", "iter",    "tap",    "tensor", NULL};
+    static const char *const keys[] = {"kind", "prompt", "choices", "answer", "check", "explain", "hint",
+                                       "hide", "index",  "thread",  "iter",   "tap",   "tensor",  NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, step, "question must be an object");
         return;
@@ -156,6 +156,7 @@ static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question
     q->prompt = get_string(rep, step, o, "prompt", 1);
     q->explain = get_string(rep, step, o, "explain", 1);
     q->check = get_string(rep, step, o, "check", 0);
+    q->hint = get_string(rep, step, o, "hint", 0);
     /* "hide": "output" or ["output", "columns"]: tensors the question slide must not draw */
     const cJSON *hide = cJSON_GetObjectItemCaseSensitive(o, "hide");
     if (cJSON_IsString(hide)) q->hide[q->nhide++] = hide->valuestring;

@@ -274,7 +274,7 @@ static char *read_line(FILE *in, char *buf, size_t n)
     return buf;
 }
 
-/* Returns 1 right at the first try, 0 otherwise, -1 at the end of input. */
+/* Returns 1 right at the first try, 0 otherwise, -1 at the end of input, -2 on q. */
 static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *out, int auto_answer);
 static int ask(const ls_session *S, const ls_ctx *step, int k, FILE *in, FILE *out, int auto_answer)
 {
@@ -299,6 +299,7 @@ static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *o
     }
     if (q->kind == LS_Q_CELL) fprintf(out, q->ncell == 3 ? "  (answer as plane, y, x)\n" : "  (answer as y, x)\n");
     ls_answer_text(S, c, k, answer, sizeof answer);
+    if (!auto_answer) fprintf(out, "  (? shows the answer worked out, q quits)\n");
     for (int attempt = 0; attempt < 2; ++attempt) {
         fprintf(out, "  answer> ");
         if (auto_answer) {
@@ -311,14 +312,25 @@ static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *o
                 return -1;
             }
         }
-        if (ls_answer_ok(S, c, k, line)) {
+        const char *t = line + strspn(line, " \t");
+        if (!strcmp(t, "q") || !strcmp(t, "quit")) return -2; /* not an answer: nothing counts */
+        const int give_up = !strcmp(t, "?");
+        if (!give_up && ls_answer_ok(S, c, k, line)) {
             fprintf(out, "  Right.\n");
             return attempt == 0;
         }
-        ls_render(S, c, q->explain, buf, sizeof buf, err, sizeof err);
-        fprintf(out, attempt == 0 ? "  Not quite.\n" : "  Not quite. The answer is %s.\n", answer);
+        if (give_up || attempt == 1) {
+            /* the worked answer: asked for, or after the second try */
+            ls_render(S, c, q->explain, buf, sizeof buf, err, sizeof err);
+            fprintf(out, give_up ? "  The answer is %s.\n" : "  Not quite. The answer is %s.\n", answer);
+            wrap(out, buf, "  ");
+            return 0;
+        }
+        /* the first wrong answer: a hint that does not give the answer away */
+        ls_hint_text(S, c, k, buf, sizeof buf, err, sizeof err);
+        fprintf(out, "  Not quite. A hint:\n");
         wrap(out, buf, "  ");
-        if (attempt == 0) fprintf(out, "  Try once more.\n");
+        fprintf(out, "  Try once more.\n");
     }
     return 0;
 }
@@ -363,6 +375,7 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
         show(out, S, &c, st);
         if (st->q.kind != LS_Q_NONE) {
             int r = ask(S, &c, k, in, out, auto_answer);
+            if (r == -2) break; /* q: the lesson ends here, this question uncounted */
             if (r < 0) {
                 ls_ctx_free(&c);
                 return -1;
