@@ -36,7 +36,7 @@ benches() {
 for step in $STEPS; do
     case $step in
     test)
-        for t in test_gpu test_gpu_deform test_gpu_ops test_gpu_each_op test_gpu_props; do
+        for t in test_gpu test_gpu_deform test_gpu_ops test_gpu_each_op test_gpu_props test_gpu_record; do
             ./build-gpu/tests/$t >/tmp/$t.log 2>&1
             echo "$t: exit $? ($(grep -E '^[0-9]+%' /tmp/$t.log | tail -1))" | tee -a "$log"
             cat /tmp/$t.log >>"$OUT/tests.log"

@@ -39,5 +39,6 @@ int ks_cmd_convert(int argc, char **argv);
 int ks_cmd_view(int argc, char **argv);
 int ks_cmd_lesson(int argc, char **argv);
 int ks_cmd_puzzle(int argc, char **argv);
+int ks_cmd_record(int argc, char **argv); /* kscope record -- PROGRAM (cmd_record.c) */
 
 #endif

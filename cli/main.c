@@ -1,4 +1,4 @@
-/* kscope - the front door: list, run, info, step, view, lesson, puzzle, check, diff, memory, export, convert. */
+/* kscope - the front door: list, run, info, step, view, lesson, puzzle, check, diff, memory, export, convert, record. */
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +35,9 @@ static const struct {
      .fn = ks_cmd_memory,
      .summary = "warp requests, 32-byte sectors and coalescing efficiency of each memory site"},
     {.name = "export", .fn = ks_cmd_export, .summary = "write a trace as header.json and .npy files numpy reads"},
+    {.name = "record",
+     .fn = ks_cmd_record,
+     .summary = "record an unmodified CUDA program's kernels on the GPU: kscope record -- PROGRAM"},
     {.name = "convert", .fn = ks_cmd_convert, .summary = "rewrite a trace in format version 2 (compact) or 1"},
 };
 

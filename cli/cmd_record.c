@@ -1,0 +1,331 @@
+/* cmd_record.c - kscope record: run an unmodified CUDA program with the recorder
+ * (libkscope_record.so, record/record_inject.c) injected through CUDA_INJECTION64_PATH,
+ * and report the traces it wrote. The program's output is its own and its exit status is
+ * passed through; kscope's own failures exit 2 with one line. docs/record.md. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kernels/core/ks_error.h"
+#include "../trace/ks_file.h"
+#include "cli.h"
+
+#define CTX "record"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: kscope record [--kernel REGEX] [--launch K|all] [--out DIR] [--filter block=A:B,thread=A:B]\n"
+                 "                     [--max-events N] -- COMMAND [ARGS...]\n\n"
+                 "Runs COMMAND (a CUDA program, or python script.py with PyTorch) unmodified, with KernelScope's\n"
+                 "recorder injected through NVIDIA's Compute Sanitizer API, and writes DIR/NNNN-KERNEL.kst for\n"
+                 "every launch it records: every global load, store and atomic of every thread, with its value,\n"
+                 "size, source line (when built with -lineinfo) and the buffer it falls in. The traces read with\n"
+                 "info, step, check, view, diff, memory and export.\n\n"
+                 "  --kernel REGEX   record launches whose demangled kernel name matches (extended regex);\n"
+                 "                   default: every launch\n"
+                 "  --launch K|all   only the K-th matching launch (from 0), or all of them (default)\n"
+                 "  --out DIR        where the traces go (default kscope-record; made if missing)\n"
+                 "  --filter F       record only blocks A..B-1 (block=A:B) and/or global threads A..B-1\n"
+                 "                   (thread=A:B), linear ids (x fastest)\n"
+                 "  --max-events N   records a launch keeps on the GPU (default 8388608, 32 bytes each);\n"
+                 "                   more are dropped and counted in the trace (a launch cannot be rerun)\n\n"
+                 "Python programs name tensors for the trace with the kscope_record module (on PYTHONPATH\n"
+                 "under kscope record):  with kscope_record.names(input=x, output=y): ...\n"
+                 "Exit: the program's own status when it fails; 2 when kscope cannot record (no command, program\n"
+                 "not found, recorder library missing, no Sanitizer API, no launch matched, a trace not written).\n");
+}
+
+/* the folder of this executable */
+static int exe_dir(char *out, size_t n)
+{
+    char self[PATH_MAX];
+    const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0) return -1;
+    self[k] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash) return -1;
+    *slash = 0;
+    snprintf(out, n, "%s", self);
+    return 0;
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* dir + tail into out (n bytes); -1 when it does not fit */
+static int join(char *out, size_t n, const char *dir, const char *tail)
+{
+    const size_t a = strlen(dir), b = strlen(tail);
+    if (a + b + 1 > n) return -1;
+    memcpy(out, dir, a);
+    memcpy(out + a, tail, b + 1);
+    return 0;
+}
+
+/* libkscope_record.so: $KS_RECORD_LIB, beside kscope (a build tree), or PREFIX/lib/kscope;
+ * and the folder of kscope_record.py (the same two places) into py, or "" */
+static int find_lib(char *lib, char *py)
+{
+    const char *env = getenv("KS_RECORD_LIB");
+    char dir[PATH_MAX], cand[PATH_MAX];
+    py[0] = 0;
+    if (exe_dir(dir, sizeof dir) == 0) {
+        if (!join(cand, sizeof cand, dir, "/kscope_record.py") && is_file(cand)) join(py, PATH_MAX, dir, "");
+        else if (!join(cand, sizeof cand, dir, "/../share/kscope/python/kscope_record.py") && is_file(cand))
+            join(py, PATH_MAX, dir, "/../share/kscope/python");
+        if (!env) {
+            if (!join(cand, sizeof cand, dir, "/libkscope_record.so") && is_file(cand) && realpath(cand, lib)) return 0;
+            if (!join(cand, sizeof cand, dir, "/../lib/kscope/libkscope_record.so") && is_file(cand) &&
+                realpath(cand, lib))
+                return 0;
+        }
+    }
+    if (env && is_file(env) && realpath(env, lib)) return 0;
+    return -1;
+}
+
+static int parse_filter(const char *s, char *blocks, char *threads, size_t n)
+{
+    char buf[256];
+    if (strlen(s) >= sizeof buf) return -1;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save = NULL, *part = strtok_r(buf, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(part, '=');
+        if (!eq) return -1;
+        *eq = 0;
+        char *end;
+        errno = 0;
+        const unsigned long long a = strtoull(eq + 1, &end, 10);
+        if (end == eq + 1 || *end != ':' || eq[1] == '-') return -1;
+        const char *hs = end + 1;
+        const unsigned long long b = strtoull(hs, &end, 10);
+        if (end == hs || *end || *hs == '-' || errno || b <= a) return -1;
+        if (!strcmp(part, "block")) snprintf(blocks, n, "%llu:%llu", a, b);
+        else if (!strcmp(part, "thread")) snprintf(threads, n, "%llu:%llu", a, b);
+        else return -1;
+    }
+    return 0;
+}
+
+static volatile sig_atomic_t g_child = 0;
+static void forward(int sig)
+{
+    if (g_child > 0) kill((pid_t)g_child, sig);
+}
+
+typedef struct summary {
+    int started, traces, errors;
+    char seen[2048];
+} summary;
+
+/* the recorder's status lines: what it wrote, what it saw, what failed */
+static void report(const char *status_path, summary *s)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(status_path, "r");
+    if (!f) return;
+    char line[1400];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!strncmp(line, "start ", 6)) s->started = 1;
+        else if (!strncmp(line, "trace ", 6)) {
+            char path[1200], kernel[512] = "";
+            unsigned long long recs = 0, dropped = 0;
+            if (sscanf(line + 6, "%1199s %llu %llu %511[^\n]", path, &recs, &dropped, kernel) >= 3) {
+                s->traces++;
+                fprintf(stderr, "kscope record: %s: %llu accesses%s", path, recs, dropped ? "" : "\n");
+                if (dropped) fprintf(stderr, ", %llu more dropped (raise --max-events or --filter)\n", dropped);
+            }
+        } else if (!strncmp(line, "seen ", 5)) {
+            const size_t u = strlen(s->seen);
+            if (u + strlen(line + 5) + 3 < sizeof s->seen)
+                snprintf(s->seen + u, sizeof s->seen - u, "%s%s", u ? ", " : "", line + 5);
+        } else if (!strncmp(line, "error ", 6)) {
+            s->errors++;
+            fprintf(stderr, "kscope: record: %s\n", line + 6);
+        } else if (!strncmp(line, "note ", 5)) fprintf(stderr, "kscope record: %s\n", line + 5);
+    }
+    fclose(f);
+}
+
+int ks_cmd_record(int argc, char **argv)
+{
+    const char *kernel = NULL, *launch = "all", *out = "kscope-record", *filter = NULL, *max_events = NULL;
+    int i = 1, cmd = -1;
+    for (; i < argc; ++i) {
+        const char *a = argv[i], *v = NULL;
+        int m;
+        if (!strcmp(a, "--")) {
+            cmd = i + 1;
+            break;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return KS_EXIT_OK;
+        }
+        if ((m = ks_flag(argc, argv, &i, "kernel", &v)) || (m = ks_flag(argc, argv, &i, "launch", &v)) ||
+            (m = ks_flag(argc, argv, &i, "out", &v)) || (m = ks_flag(argc, argv, &i, "filter", &v)) ||
+            (m = ks_flag(argc, argv, &i, "max-events", &v))) {
+            if (m < 0) return ks_cli_error(CTX, "%s needs a value", a);
+            if (!strncmp(a, "--kernel", 8)) kernel = v;
+            else if (!strncmp(a, "--launch", 8)) launch = v;
+            else if (!strncmp(a, "--out", 5)) out = v;
+            else if (!strncmp(a, "--filter", 8)) filter = v;
+            else max_events = v;
+            continue;
+        }
+        if (a[0] == '-') return ks_cli_error(CTX, "unknown flag %s (kscope record --help)", a);
+        cmd = i; /* a command without "--" */
+        break;
+    }
+    if (cmd < 0 || cmd >= argc)
+        return ks_cli_error(CTX, "no command to run (kscope record [FLAGS] -- COMMAND ARGS...)");
+    if (kernel) {
+        regex_t re;
+        if (regcomp(&re, kernel, REG_EXTENDED | REG_NOSUB)) return ks_cli_error(CTX, "bad --kernel regex: %s", kernel);
+        regfree(&re);
+    }
+    if (strcmp(launch, "all")) {
+        char *end;
+        errno = 0;
+        const long long k = strtoll(launch, &end, 10);
+        if (!*launch || *end || errno || k < 0)
+            return ks_cli_error(CTX, "--launch must be all or a number >= 0: %s", launch);
+    }
+    char blocks[64] = "", threads[64] = "";
+    if (filter && parse_filter(filter, blocks, threads, sizeof blocks))
+        return ks_cli_error(CTX, "bad --filter %s (block=A:B and/or thread=A:B, A < B, comma separated)", filter);
+    if (max_events) {
+        char *end;
+        errno = 0;
+        const long long n = strtoll(max_events, &end, 10);
+        if (!*max_events || *end || errno || n < 1024 || n > (1ll << 32))
+            return ks_cli_error(CTX, "--max-events must be a number from 1024 to 4294967296: %s", max_events);
+    }
+    char lib[PATH_MAX], pydir[PATH_MAX], patches[PATH_MAX + 64];
+    if (find_lib(lib, pydir))
+        return ks_cli_error(CTX, "the recorder library libkscope_record.so is not built or installed (it needs the "
+                                 "Compute Sanitizer API at configure time: docs/record.md)");
+    snprintf(patches, sizeof patches, "%s", lib);
+    *strrchr(patches, '/') = 0;
+    strcat(patches, "/kscope_record_patches.fatbin");
+    if (!is_file(patches)) return ks_cli_error(CTX, "%s: missing (the recorder's device code)", patches);
+    if (ks_out_dir_check(out)) return ks_cli_error(CTX, "%s", ks_error_message());
+    const int made = mkdir(out, 0777) == 0;
+    if (!made && errno != EEXIST) return ks_cli_error(CTX, "%s: cannot create directory: %s", out, strerror(errno));
+    char outabs[PATH_MAX];
+    if (!realpath(out, outabs)) return ks_cli_error(CTX, "%s: %s", out, strerror(errno));
+    char status_path[PATH_MAX + 64];
+    snprintf(status_path, sizeof status_path, "%s/.kscope-record-XXXXXX", outabs);
+    const int sfd = mkstemp(status_path);
+    if (sfd < 0) return ks_cli_error(CTX, "%s: cannot write: %s", outabs, strerror(errno));
+    close(sfd);
+
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC)) {
+        unlink(status_path);
+        return ks_cli_error(CTX, "pipe: %s", strerror(errno));
+    }
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        unlink(status_path);
+        return ks_cli_error(CTX, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(pipefd[0]);
+        setenv("CUDA_INJECTION64_PATH", lib, 1);
+        setenv("KS_RECORD_OUT", outabs, 1);
+        setenv("KS_RECORD_STATUS", status_path, 1);
+        setenv("KS_RECORD_PATCHES", patches, 1);
+        setenv("KS_RECORD_LIB", lib, 1); /* for kscope_record.py */
+        setenv("KS_RECORD_LAUNCH", launch, 1);
+        if (kernel) setenv("KS_RECORD_KERNEL", kernel, 1);
+        else unsetenv("KS_RECORD_KERNEL");
+        if (blocks[0]) setenv("KS_RECORD_BLOCKS", blocks, 1);
+        else unsetenv("KS_RECORD_BLOCKS");
+        if (threads[0]) setenv("KS_RECORD_THREADS", threads, 1);
+        else unsetenv("KS_RECORD_THREADS");
+        if (max_events) setenv("KS_RECORD_MAX_EVENTS", max_events, 1);
+        else unsetenv("KS_RECORD_MAX_EVENTS");
+        /* modules load whole, so every kernel is patched before its first launch */
+        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+        if (pydir[0]) {
+            const char *old = getenv("PYTHONPATH");
+            char pp[2 * PATH_MAX + 2];
+            snprintf(pp, sizeof pp, "%s%s%s", pydir, old && *old ? ":" : "", old && *old ? old : "");
+            setenv("PYTHONPATH", pp, 1);
+        }
+        execvp(argv[cmd], argv + cmd);
+        const int e = errno;
+        if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(127);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    g_child = pid;
+    struct sigaction sa, old_int, old_term, old_hup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    int exec_errno = 0;
+    ssize_t got;
+    do got = read(pipefd[0], &exec_errno, sizeof exec_errno);
+    while (got < 0 && errno == EINTR);
+    close(pipefd[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    g_child = 0;
+    if (got == (ssize_t)sizeof exec_errno) {
+        unlink(status_path);
+        if (made) rmdir(outabs);
+        return ks_cli_error(CTX, "%s: cannot run: %s", argv[cmd], strerror(exec_errno));
+    }
+    summary s;
+    report(status_path, &s);
+    unlink(status_path);
+    if (made && !s.traces) rmdir(outabs); /* nothing recorded: no empty folder stays */
+    if (WIFSIGNALED(st)) {
+        fprintf(stderr, "kscope: record: %s was killed by signal %d (%s); %d trace%s written before it\n", argv[cmd],
+                WTERMSIG(st), strsignal(WTERMSIG(st)), s.traces, s.traces == 1 ? "" : "s");
+        return 128 + WTERMSIG(st);
+    }
+    const int code = WIFEXITED(st) ? WEXITSTATUS(st) : KS_EXIT_ERROR;
+    if (code != 0) {
+        fprintf(stderr, "kscope record: %s exited with status %d; %d trace%s written\n", argv[cmd], code, s.traces,
+                s.traces == 1 ? "" : "s");
+        return code;
+    }
+    if (!s.started)
+        return ks_cli_error(CTX,
+                            "the recorder never started: %s made no CUDA call, or the CUDA driver could not "
+                            "load %s",
+                            argv[cmd], lib);
+    if (s.errors) return KS_EXIT_ERROR;
+    if (!s.traces) {
+        if (kernel)
+            return ks_cli_error(CTX, "no launch matched --kernel %s (launched: %s)", kernel,
+                                s.seen[0] ? s.seen : "none");
+        if (strcmp(launch, "all"))
+            return ks_cli_error(CTX, "no launch %s (launched: %s)", launch, s.seen[0] ? s.seen : "none");
+        return ks_cli_error(CTX, "%s launched no kernel", argv[cmd]);
+    }
+    fprintf(stderr, "kscope record: %d trace%s in %s\n", s.traces, s.traces == 1 ? "" : "s", out);
+    return KS_EXIT_OK;
+}

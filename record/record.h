@@ -1,0 +1,50 @@
+/* record.h - what the recorder's device callbacks (record_patch.cu) and its host side
+ * (record_inject.c) share: the 32-byte record a patched memory instruction writes on the
+ * GPU, and the per-launch state the callbacks read through their userdata pointer.
+ *
+ * The GPU writes little: an access is 32 bytes (two 16-byte stores), half a format 1
+ * event, with no index decomposition; the host turns records into trace events after the
+ * launch (record_trace.c). A 16-byte access is two records of 8 bytes, so every record
+ * carries its whole value.
+ */
+#ifndef KS_RECORD_H
+#define KS_RECORD_H
+
+#include <stdint.h>
+
+/* rec_flags: what the access was */
+enum { KS_REC_READ = 1, KS_REC_WRITE = 2, KS_REC_ATOMIC = 4 };
+
+/* One access by one thread: the address, the instruction (its PC minus the function's
+ * first PC), the linear block (x fastest) and the linear thread in the block, its size in
+ * bytes, the flags and the bytes read or written (little-endian, low `size` bytes; an
+ * atomic: the memory before it). The order of one thread's records is its program order:
+ * slots come from one atomicAdd on one counter, and a thread's atomics on one address are
+ * ordered. */
+typedef struct ks_rec {
+    uint64_t addr;
+    uint32_t pc;
+    uint32_t block;
+    uint16_t thread;
+    uint8_t size;
+    uint8_t flags;
+    uint32_t reserved;
+    uint64_t value;
+} ks_rec;
+
+/* The device state of a launch (userdata of every callback). counters[0] claims slots,
+ * counters[1] counts records that found no room. Only blocks [block_lo, block_hi) and
+ * linear global threads [thread_lo, thread_hi) are recorded; `on` 0 records nothing
+ * (a launch that is not recorded runs patched code all the same). */
+typedef struct ks_rec_state {
+    unsigned long long counters[2];
+    ks_rec *recs;
+    unsigned long long capacity;
+    uint64_t fn_pc;
+    uint32_t block_lo, block_hi;
+    uint64_t thread_lo, thread_hi;
+    uint32_t on;
+    uint32_t pad;
+} ks_rec_state;
+
+#endif

@@ -1,0 +1,498 @@
+/* record_inject.c - libkscope_record.so, the library `kscope record` injects into an
+ * unmodified CUDA program (CUDA_INJECTION64_PATH). Through NVIDIA's Compute Sanitizer API
+ * it patches every global memory instruction of each module the program loads with
+ * ks_rec_global (record_patch.cu), follows the allocations, and around each launch that
+ * matches the recording's choice: gives the launch a device state (a record buffer and
+ * the filter), waits for it at its end, copies the records back and writes the trace
+ * DIR/NNNN-KERNEL.kst (record_trace.c). Launches not recorded run with a state that
+ * records nothing.
+ *
+ * Its settings come from the environment kscope record sets: KS_RECORD_OUT (folder),
+ * KS_RECORD_KERNEL (extended regex on the demangled name), KS_RECORD_LAUNCH ("all" or the
+ * K-th matching launch, from 0), KS_RECORD_BLOCKS / KS_RECORD_THREADS ("A:B", linear ids),
+ * KS_RECORD_MAX_EVENTS (records per launch), KS_RECORD_PATCHES (the patch fatbin; default:
+ * beside this library) and KS_RECORD_STATUS, a file it appends one line per happening to
+ * ("trace PATH EVENTS RECORDS DROPPED", "seen KERNEL", "error MESSAGE"), which kscope
+ * record reads when the program ends.
+ *
+ * A program names a range of memory (a tensor) with kscope_record_name, found with
+ * dlsym: the Python module kscope_record does that through ctypes.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sanitizer.h>
+
+#include "../kernels/core/ks_error.h"
+#include "record_int.h"
+
+#define KS_API __attribute__((visibility("default")))
+
+#define MAX_CTX 16
+#define MAX_LIVE 64
+
+typedef struct ctx_state {
+    CUcontext ctx;
+    int patches;                /* the patch module is loaded in this context */
+    ks_rec_state *on_d, *off_d; /* device states: recording, and recording nothing */
+    ks_rec *recs_d;
+    unsigned long long capacity; /* records recs_d holds */
+} ctx_state;
+
+typedef struct live_launch {
+    Sanitizer_LaunchHandle handle;
+    int used;
+    uint64_t number;
+    ks_rec_state host;
+} live_launch;
+
+static struct {
+    pthread_mutex_t mu;
+    int ready;
+    char out[2048], status[2048], patches[2048];
+    int have_regex, launch_all;
+    regex_t regex;
+    unsigned long long launch_k, max_records;
+    uint64_t block_lo, block_hi, thread_lo, thread_hi;
+    uint64_t launches, matched;
+    ctx_state ctx[MAX_CTX];
+    live_launch live[MAX_LIVE];
+    ks_rec_buf *bufs; /* named ranges and allocations */
+    int nbufs, cap_bufs, next_alloc;
+    char seen[32][64];
+    int nseen;
+    Sanitizer_SubscriberHandle sub;
+} g = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void status(const char *fmt, ...)
+{
+    char line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (n > (int)sizeof line - 2) n = (int)sizeof line - 2;
+    for (int i = 0; i < n; ++i)
+        if (line[i] == '\n') line[i] = ' ';
+    line[n++] = '\n';
+    if (!g.status[0]) {
+        fwrite(line, 1, (size_t)n, stderr);
+        return;
+    }
+    const int fd = open(g.status, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    if (write(fd, line, (size_t)n) != n) { /* nothing more to do: the status is lost */
+    }
+    close(fd);
+}
+
+static const char *san_error(SanitizerResult r)
+{
+    const char *s = NULL;
+    if (sanitizerGetResultString(r, &s) != SANITIZER_SUCCESS || !s) s = "unknown error";
+    return s;
+}
+
+static void demangle(const char *name, char *out, size_t n)
+{
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    static demangle_fn fn;
+    static int looked;
+    if (!looked) {
+        looked = 1;
+        fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        if (!fn) {
+            void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+            if (h) fn = (demangle_fn)dlsym(h, "__cxa_demangle");
+        }
+    }
+    int st = -1;
+    char *d = fn && name ? fn(name, NULL, NULL, &st) : NULL;
+    snprintf(out, n, "%s", d && st == 0 ? d : name ? name : "?");
+    free(d);
+}
+
+static void device_name(CUcontext c, char *out, size_t n)
+{
+    (void)c;
+    typedef CUresult (*get_dev)(CUdevice *);
+    typedef CUresult (*get_name)(char *, int, CUdevice);
+    get_dev gd = (get_dev)dlsym(RTLD_DEFAULT, "cuCtxGetDevice");
+    get_name gn = (get_name)dlsym(RTLD_DEFAULT, "cuDeviceGetName");
+    CUdevice dev;
+    snprintf(out, n, "cuda");
+    if (gd && gn && gd(&dev) == CUDA_SUCCESS) gn(out, (int)n, dev);
+}
+
+static ctx_state *ctx_of(CUcontext c)
+{
+    for (int i = 0; i < MAX_CTX; ++i)
+        if (g.ctx[i].ctx == c) return &g.ctx[i];
+    for (int i = 0; i < MAX_CTX; ++i)
+        if (!g.ctx[i].ctx) {
+            memset(&g.ctx[i], 0, sizeof g.ctx[i]);
+            g.ctx[i].ctx = c;
+            return &g.ctx[i];
+        }
+    return NULL;
+}
+
+static int add_buf(const ks_rec_buf *b)
+{
+    if (g.nbufs == g.cap_bufs) {
+        const int cap = g.cap_bufs ? g.cap_bufs * 2 : 256;
+        ks_rec_buf *nb = realloc(g.bufs, (size_t)cap * sizeof *nb);
+        if (!nb) return -1;
+        g.bufs = nb, g.cap_bufs = cap;
+    }
+    g.bufs[g.nbufs++] = *b;
+    return 0;
+}
+
+static void drop_bufs(uint64_t addr, int named)
+{
+    int k = 0;
+    for (int i = 0; i < g.nbufs; ++i)
+        if (!(g.bufs[i].named == named && g.bufs[i].addr == addr)) g.bufs[k++] = g.bufs[i];
+    g.nbufs = k;
+}
+
+static void on_alloc(const Sanitizer_ResourceMemoryData *m)
+{
+    if (!m || !m->address || !m->size) return;
+    ks_rec_buf b;
+    memset(&b, 0, sizeof b);
+    b.addr = m->address, b.bytes = m->size;
+    snprintf(b.name, sizeof b.name, "alloc%d", g.next_alloc++);
+    /* 4-byte elements unless the size says otherwise (a name gives the real dtype) */
+    b.dtype = m->size % 4 ? KS_U8 : KS_F32;
+    b.ndim = 1, b.shape[0] = (int64_t)(m->size / ks_dtype_size(b.dtype));
+    drop_bufs(b.addr, 0);
+    if (add_buf(&b)) status("error out of memory");
+}
+
+static void on_module(const Sanitizer_ResourceModuleData *m)
+{
+    ctx_state *c = ctx_of(m->context);
+    if (!c) {
+        status("error more than %d CUDA contexts", MAX_CTX);
+        return;
+    }
+    SanitizerResult r;
+    if (!c->patches) {
+        if ((r = sanitizerAddPatchesFromFile(g.patches, m->context)) != SANITIZER_SUCCESS) {
+            status("error cannot load the recorder's patches %s: %s", g.patches, san_error(r));
+            return;
+        }
+        c->patches = 1;
+    }
+    if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module, "ks_rec_global")) !=
+            SANITIZER_SUCCESS ||
+        (r = sanitizerPatchModule(m->module)) != SANITIZER_SUCCESS)
+        status("error cannot patch a module: %s", san_error(r));
+}
+
+/* the device states of a context, and (recording) a record buffer of up to max_records */
+static int ctx_buffers(ctx_state *c, Sanitizer_StreamHandle st, int recording)
+{
+    if (!c->off_d) {
+        if (sanitizerAlloc(c->ctx, (void **)&c->off_d, sizeof(ks_rec_state)) != SANITIZER_SUCCESS ||
+            sanitizerAlloc(c->ctx, (void **)&c->on_d, sizeof(ks_rec_state)) != SANITIZER_SUCCESS) {
+            c->off_d = NULL;
+            status("error cannot allocate the recorder's state on the GPU");
+            return -1;
+        }
+        ks_rec_state off;
+        memset(&off, 0, sizeof off);
+        if (sanitizerMemcpyHostToDeviceAsync(c->off_d, &off, sizeof off, st) != SANITIZER_SUCCESS ||
+            sanitizerStreamSynchronize(st) != SANITIZER_SUCCESS) {
+            status("error cannot set the recorder's state on the GPU");
+            return -1;
+        }
+    }
+    if (recording && !c->recs_d) {
+        for (unsigned long long cap = g.max_records; cap >= 1024; cap /= 2)
+            if (sanitizerAlloc(c->ctx, (void **)&c->recs_d, cap * sizeof(ks_rec)) == SANITIZER_SUCCESS) {
+                c->capacity = cap;
+                if (cap < g.max_records)
+                    status("note the GPU had room for %llu records a launch, not %llu", cap, g.max_records);
+                break;
+            }
+        if (!c->recs_d) {
+            status("error cannot allocate a record buffer on the GPU");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void note_seen(const char *s)
+{
+    for (int i = 0; i < g.nseen; ++i)
+        if (!strcmp(g.seen[i], s)) return;
+    if (g.nseen == 32) return;
+    snprintf(g.seen[g.nseen++], sizeof g.seen[0], "%s", s);
+    status("seen %s", s);
+}
+
+static void on_launch_begin(const Sanitizer_LaunchData *l)
+{
+    const uint64_t number = g.launches++;
+    ctx_state *c = ctx_of(l->context);
+    if (!c) return;
+    char name[512], short_name[64];
+    demangle(l->functionName, name, sizeof name);
+    ks_rec_short_name(name, short_name, sizeof short_name);
+    note_seen(short_name);
+    int rec = !g.have_regex || regexec(&g.regex, name, 0, NULL, 0) == 0;
+    if (rec) {
+        rec = g.launch_all || g.matched == g.launch_k;
+        g.matched++;
+    }
+    if (ctx_buffers(c, l->hStream, rec)) rec = 0;
+    int slot = -1;
+    for (int i = 0; i < MAX_LIVE && rec && slot < 0; ++i)
+        if (!g.live[i].used) slot = i;
+    if (rec && slot < 0) rec = 0;
+    if (!rec) {
+        sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, c->off_d);
+        return;
+    }
+    live_launch *v = &g.live[slot];
+    memset(v, 0, sizeof *v);
+    v->used = 1, v->handle = l->hLaunch, v->number = number;
+    ks_rec_state *h = &v->host;
+    h->recs = c->recs_d, h->capacity = c->capacity, h->on = 1;
+    uint64_t pc = 0, size = 0;
+    if (sanitizerGetFunctionPcAndSize(l->module, l->functionName, &pc, &size) != SANITIZER_SUCCESS) pc = 0;
+    h->fn_pc = pc;
+    h->block_lo = (uint32_t)g.block_lo,
+    h->block_hi = (uint32_t)(g.block_hi > 0xffffffffull ? 0xffffffffull : g.block_hi);
+    h->thread_lo = g.thread_lo, h->thread_hi = g.thread_hi;
+    if (sanitizerMemcpyHostToDeviceAsync(c->on_d, h, sizeof *h, l->hStream) != SANITIZER_SUCCESS ||
+        sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, c->on_d) != SANITIZER_SUCCESS) {
+        status("error cannot set up the recording of launch %llu", (unsigned long long)number);
+        v->used = 0;
+    }
+}
+
+typedef struct copy_ctx {
+    Sanitizer_StreamHandle stream;
+} copy_ctx;
+
+static int copy_back(void *dst, uint64_t addr, size_t bytes, void *ctx)
+{
+    const copy_ctx *cc = ctx;
+    return sanitizerMemcpyDeviceToHost(dst, (void *)(uintptr_t)addr, bytes, cc->stream) == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+static void on_launch_end(const Sanitizer_LaunchData *l)
+{
+    live_launch *v = NULL;
+    for (int i = 0; i < MAX_LIVE && !v; ++i)
+        if (g.live[i].used && g.live[i].handle == l->hLaunch) v = &g.live[i];
+    if (!v) return;
+    v->used = 0;
+    ctx_state *c = ctx_of(l->context);
+    SanitizerResult r = sanitizerStreamSynchronize(l->hStream);
+    if (r != SANITIZER_SUCCESS) {
+        status("error launch %llu did not finish: %s", (unsigned long long)v->number, san_error(r));
+        return;
+    }
+    ks_rec_state dev;
+    if (sanitizerMemcpyDeviceToHost(&dev, c->on_d, sizeof dev, l->hStream) != SANITIZER_SUCCESS) {
+        status("error cannot read the records of launch %llu", (unsigned long long)v->number);
+        return;
+    }
+    const unsigned long long n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
+    ks_rec *recs = malloc((n ? n : 1) * sizeof *recs);
+    if (!recs) {
+        status("error out of memory for %llu records", n);
+        return;
+    }
+    if (n && sanitizerMemcpyDeviceToHost(recs, c->recs_d, n * sizeof *recs, l->hStream) != SANITIZER_SUCCESS) {
+        free(recs);
+        status("error cannot read the records of launch %llu", (unsigned long long)v->number);
+        return;
+    }
+    ks_rec_launch L;
+    memset(&L, 0, sizeof L);
+    L.number = v->number;
+    demangle(l->functionName, L.kernel, sizeof L.kernel);
+    ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
+    device_name(l->context, L.device, sizeof L.device);
+    L.grid[0] = l->gridDim_x, L.grid[1] = l->gridDim_y, L.grid[2] = l->gridDim_z;
+    L.block[0] = l->blockDim_x, L.block[1] = l->blockDim_y, L.block[2] = l->blockDim_z;
+    const uint64_t T = (uint64_t)L.block[0] * L.block[1] * L.block[2];
+    const uint64_t blocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
+    L.filter.block_lo = (int64_t)(g.block_lo < blocks ? g.block_lo : blocks);
+    L.filter.block_hi = (int64_t)(g.block_hi < blocks ? g.block_hi : blocks);
+    L.filter.index_lo = (int64_t)(g.thread_lo < blocks * T ? g.thread_lo : blocks * T);
+    L.filter.index_hi = (int64_t)(g.thread_hi < blocks * T ? g.thread_hi : blocks * T);
+    if (L.filter.index_lo < L.filter.block_lo * (int64_t)T) L.filter.index_lo = L.filter.block_lo * (int64_t)T;
+    if (L.filter.index_hi > L.filter.block_hi * (int64_t)T) L.filter.index_hi = L.filter.block_hi * (int64_t)T;
+    L.filter.every = 1;
+    L.recs = recs, L.nrecs = n;
+    L.dropped = dev.counters[1];
+    L.bufs = g.bufs, L.nbufs = g.nbufs;
+    copy_ctx cc = {l->hStream};
+    L.copy = copy_back, L.ctx = &cc;
+    char path[2300];
+    snprintf(path, sizeof path, "%s/%04llu-%s.kst", g.out, (unsigned long long)v->number, L.short_name);
+    if (ks_rec_write_trace(&L, path) != KS_OK) status("error %s: %s", path, ks_error_message());
+    else status("trace %s %llu %llu %s", path, n, (unsigned long long)L.dropped, L.kernel);
+    free(recs);
+}
+
+static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
+                                     const void *data)
+{
+    (void)user;
+    pthread_mutex_lock(&g.mu);
+    if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+        switch (cbid) {
+        case SANITIZER_CBID_RESOURCE_MODULE_LOADED: on_module(data); break;
+        case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
+        case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC: on_alloc(data); break;
+        case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
+        case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC: {
+            const Sanitizer_ResourceMemoryData *m = data;
+            if (m) drop_bufs(m->address, 0);
+            break;
+        }
+        default: break;
+        }
+    } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
+        if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) on_launch_begin(data);
+        else if (cbid == SANITIZER_CBID_LAUNCH_END) on_launch_end(data);
+    }
+    pthread_mutex_unlock(&g.mu);
+}
+
+static int range_env(const char *name, uint64_t *lo, uint64_t *hi)
+{
+    *lo = 0, *hi = UINT64_MAX;
+    const char *s = getenv(name);
+    if (!s || !*s) return 0;
+    char *end;
+    unsigned long long a = strtoull(s, &end, 10), b;
+    if (*end != ':') return -1;
+    b = strtoull(end + 1, &end, 10);
+    if (*end || b <= a) return -1;
+    *lo = a, *hi = b;
+    return 0;
+}
+
+KS_API int InitializeInjection(void)
+{
+    pthread_mutex_lock(&g.mu);
+    if (g.ready) {
+        pthread_mutex_unlock(&g.mu);
+        return 1;
+    }
+    g.ready = 1;
+    const char *s;
+    snprintf(g.status, sizeof g.status, "%s", (s = getenv("KS_RECORD_STATUS")) ? s : "");
+    snprintf(g.out, sizeof g.out, "%s", (s = getenv("KS_RECORD_OUT")) && *s ? s : ".");
+    if ((s = getenv("KS_RECORD_PATCHES")) && *s) snprintf(g.patches, sizeof g.patches, "%s", s);
+    else {
+        Dl_info info;
+        const char *dir = ".";
+        char self[2048] = ".";
+        if (dladdr((void *)InitializeInjection, &info) && info.dli_fname) {
+            snprintf(self, sizeof self, "%s", info.dli_fname);
+            char *slash = strrchr(self, '/');
+            if (slash) *slash = 0, dir = self;
+        }
+        snprintf(g.patches, sizeof g.patches, "%s/kscope_record_patches.fatbin", dir);
+    }
+    if ((s = getenv("KS_RECORD_KERNEL")) && *s) {
+        if (regcomp(&g.regex, s, REG_EXTENDED | REG_NOSUB)) status("error bad --kernel regex: %s", s);
+        else g.have_regex = 1;
+    }
+    s = getenv("KS_RECORD_LAUNCH");
+    g.launch_all = !s || !*s || !strcmp(s, "all");
+    if (!g.launch_all) g.launch_k = strtoull(s, NULL, 10);
+    s = getenv("KS_RECORD_MAX_EVENTS");
+    g.max_records = s && *s ? strtoull(s, NULL, 10) : (8ull << 20);
+    if (g.max_records < 1024) g.max_records = 1024;
+    if (range_env("KS_RECORD_BLOCKS", &g.block_lo, &g.block_hi) ||
+        range_env("KS_RECORD_THREADS", &g.thread_lo, &g.thread_hi))
+        status("error bad filter range");
+    SanitizerResult r;
+    if ((r = sanitizerSubscribe(&g.sub, on_callback, NULL)) != SANITIZER_SUCCESS ||
+        (r = sanitizerEnableDomain(1, g.sub, SANITIZER_CB_DOMAIN_RESOURCE)) != SANITIZER_SUCCESS ||
+        (r = sanitizerEnableDomain(1, g.sub, SANITIZER_CB_DOMAIN_LAUNCH)) != SANITIZER_SUCCESS) {
+        status("error the Compute Sanitizer API is not available: %s", san_error(r));
+        pthread_mutex_unlock(&g.mu);
+        return 0;
+    }
+    status("start %d", (int)getpid());
+    pthread_mutex_unlock(&g.mu);
+    return 1;
+}
+
+/* Names [ptr, ptr + bytes) for the traces of later launches: `name` (at most 31
+ * characters), dtype ("f32", "float32", "torch.float32", "int64", ...; half and bfloat16
+ * are shown as their 16 bits, "u16") and a C-order shape of ndim dimensions (0: 1-D,
+ * bytes / itemsize). Returns 0, or -1 for a bad argument. */
+KS_API int kscope_record_name(const void *ptr, uint64_t bytes, const char *name, const char *dtype, int ndim,
+                              const int64_t *shape)
+{
+    if (!ptr || !bytes || !name || !*name || ndim < 0 || ndim > KS_MAX_DIMS || (ndim && !shape)) return -1;
+    const char *d = dtype ? dtype : "f32";
+    if (!strncmp(d, "torch.", 6)) d += 6;
+    static const char *const alias[][2] = {{"float32", "f32"}, {"float", "f32"},  {"float64", "f64"}, {"double", "f64"},
+                                           {"int32", "i32"},   {"int", "i32"},    {"int64", "i64"},   {"long", "i64"},
+                                           {"int16", "i16"},   {"short", "i16"},  {"int8", "i8"},     {"uint8", "u8"},
+                                           {"bool", "u8"},     {"uint16", "u16"}, {"uint32", "u32"},  {"uint64", "u64"},
+                                           {"float16", "u16"}, {"half", "u16"},   {"bfloat16", "u16"}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; ++i)
+        if (!strcmp(d, alias[i][0])) d = alias[i][1];
+    const int dt = ks_dtype_parse(d);
+    if (dt < 0) return -1;
+    ks_rec_buf b;
+    memset(&b, 0, sizeof b);
+    b.addr = (uint64_t)(uintptr_t)ptr, b.bytes = bytes, b.named = 1, b.dtype = (ks_dtype)dt;
+    snprintf(b.name, sizeof b.name, "%s", name);
+    const size_t el = ks_dtype_size(b.dtype);
+    if (ndim == 0) b.ndim = 1, b.shape[0] = (int64_t)(bytes / el);
+    else {
+        b.ndim = ndim;
+        uint64_t numel = 1;
+        for (int i = 0; i < ndim; ++i) {
+            if (shape[i] < 0) return -1;
+            b.shape[i] = shape[i], numel *= (uint64_t)shape[i];
+        }
+        if (numel * el > bytes) return -1;
+    }
+    pthread_mutex_lock(&g.mu);
+    drop_bufs(b.addr, 1);
+    const int rc = add_buf(&b);
+    pthread_mutex_unlock(&g.mu);
+    return rc;
+}
+
+/* Forgets the name given at ptr (NULL: every name). */
+KS_API void kscope_record_unname(const void *ptr)
+{
+    pthread_mutex_lock(&g.mu);
+    if (ptr) drop_bufs((uint64_t)(uintptr_t)ptr, 1);
+    else {
+        int k = 0;
+        for (int i = 0; i < g.nbufs; ++i)
+            if (!g.bufs[i].named) g.bufs[k++] = g.bufs[i];
+        g.nbufs = k;
+    }
+    pthread_mutex_unlock(&g.mu);
+}

@@ -1,0 +1,59 @@
+/* record_int.h - the recorder's host side: the buffers it knows (allocations seen through
+ * the Sanitizer API's resource callbacks, and ranges the program named with
+ * kscope_record_name) and one recorded launch, turned into a trace by record_trace.c. */
+#ifndef KS_RECORD_INT_H
+#define KS_RECORD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../trace/kst.h"
+#include "record.h"
+
+/* A buffer: [addr, addr + bytes). A named one carries the program's name, dtype and
+ * shape; an allocation is 1-D, called allocN (N: the order of allocation). */
+typedef struct ks_rec_buf {
+    uint64_t addr, bytes;
+    char name[KS_NAME_LEN];
+    int named;
+    ks_dtype dtype;
+    int ndim;
+    int64_t shape[KS_MAX_DIMS];
+} ks_rec_buf;
+
+/* Copies `bytes` of device memory at `addr` to `dst` (0 on success). */
+typedef int (*ks_rec_copy_fn)(void *dst, uint64_t addr, size_t bytes, void *ctx);
+
+/* The source of one instruction: file and line (0: none, the site is named by offset). */
+typedef struct ks_rec_line {
+    char file[256];
+    int line;
+} ks_rec_line;
+
+typedef struct ks_rec_launch {
+    uint64_t number;     /* this process's launch count, from 0 */
+    char kernel[512];    /* demangled */
+    char short_name[64]; /* the identifier: no return type, scope, template or arguments */
+    char device[128];    /* the GPU's name */
+    uint32_t grid[3], block[3];
+    uint64_t fn_size;        /* bytes of the kernel's code */
+    ks_filter filter;        /* threads and blocks recorded (index = global linear thread) */
+    const ks_rec *recs;      /* in slot order */
+    uint64_t nrecs, dropped; /* dropped: records that found no room */
+    const ks_rec_buf *bufs;  /* named ranges first: they win over the allocation they lie in */
+    int nbufs;
+    /* where an instruction's source is; NULL or returning 0: sites named by offset */
+    int (*line_of)(uint32_t pc, ks_rec_line *out, void *ctx);
+    ks_rec_copy_fn copy;
+    void *ctx;
+} ks_rec_launch;
+
+/* Writes the trace of one launch to `path` (whole or not at all). */
+int ks_rec_write_trace(const ks_rec_launch *l, const char *path);
+
+/* "roi_align_forward_kernel" from "void at::native::(anonymous namespace)::roi_align_
+ * forward_kernel<float>(int, float const*, ...)", at most n - 1 characters of
+ * [A-Za-z0-9_]. */
+void ks_rec_short_name(const char *demangled, char *out, size_t n);
+
+#endif

@@ -1,0 +1,522 @@
+/* record_trace.c - one recorded launch as a trace, laid out as a `kscope run FILE.cu`
+ * trace is (cu_trace.c): a work item is a thread (index = linear block * threads per block
+ * + linear thread, fields blockIdx.z/y/x and threadIdx.z/y/x), a site is a source line
+ * (or, without line info, the kernel's name and the instruction's offset), a tensor is a
+ * buffer. An access of S bytes is S / itemsize events of one site and tap, one per element
+ * it covers, valued in the buffer's dtype; an access narrower than an element (a byte of a
+ * float buffer) is one event whose value is its bytes as an integer (KS_FLAG_INT). The
+ * variant is "cuda-c", as the simulator's: check, step and diff read both alike; the
+ * device is the GPU's name and the params say "frontend":"record".
+ *
+ * Every thread of a block that made a recorded access gets a work event, so a thread that
+ * touched nothing still shows (as on the simulator); a block with no recorded access has
+ * none. */
+#include "record_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+
+void ks_rec_short_name(const char *d, char *out, size_t n)
+{
+    /* the identifier before the argument list: the last name at template depth 0 */
+    const char *end = d + strlen(d), *paren = NULL;
+    int depth = 0;
+    for (const char *p = d; p < end; ++p) {
+        if (*p == '<') ++depth;
+        else if (*p == '>' && depth > 0) --depth;
+        else if (*p == '(' && depth == 0 && p > d && !(p[1] == 'a' && !strncmp(p, "(anonymous", 10))) {
+            paren = p;
+            break;
+        }
+    }
+    if (!paren) paren = end;
+    const char *q = paren; /* back over a template argument list */
+    if (q > d && q[-1] == '>') {
+        int dd = 0;
+        while (q > d) {
+            --q;
+            if (*q == '>') ++dd;
+            else if (*q == '<' && --dd == 0) break;
+        }
+    }
+    const char *s = q;
+    while (s > d && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) --s;
+    size_t k = 0;
+    for (const char *p = s; p < q && k + 1 < n; ++p) out[k++] = *p;
+    if (k == 0)
+        for (const char *p = d; *p && k + 1 < n; ++p) out[k++] = isalnum((unsigned char)*p) ? *p : '_';
+    out[k] = 0;
+}
+
+typedef struct tens {
+    const ks_rec_buf *buf; /* the buffer (or a range of unknown memory, in `own`) */
+    ks_rec_buf own;
+    int written;
+} tens;
+
+typedef struct site_key {
+    int kind, tensor, line;
+    uint32_t pc;
+    const char *file;
+} site_key;
+
+typedef struct builder {
+    const ks_rec_launch *l;
+    const ks_rec_buf **named, **allocs; /* allocations sorted by address */
+    int nnamed, nallocs;
+    ks_rec_buf *unknown; /* ranges of memory in no buffer, sorted */
+    int nunknown;
+    tens t[KS_MAX_TENSORS];
+    int nt;
+    const ks_rec_buf *tensor_buf[KS_MAX_TENSORS];
+    ks_trace *tr;
+    site_key keys[KS_MAX_SITES];
+    uint32_t site_pcs[KS_MAX_SITES][16]; /* the instructions of a site, for tap */
+    int site_npcs[KS_MAX_SITES];
+    ks_rec_line *lines; /* one per distinct pc, found lazily */
+    uint32_t *line_pcs;
+    int nlines, line_cap;
+} builder;
+
+static int cmp_buf_addr(const void *a, const void *b)
+{
+    const ks_rec_buf *x = *(const ks_rec_buf *const *)a, *y = *(const ks_rec_buf *const *)b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static const ks_rec_buf *find_buf(const builder *b, uint64_t a)
+{
+    for (int i = b->nnamed; i-- > 0;) /* the latest name of a range wins */
+        if (a >= b->named[i]->addr && a - b->named[i]->addr < b->named[i]->bytes) return b->named[i];
+    int lo = 0, hi = b->nallocs - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        const ks_rec_buf *x = b->allocs[mid];
+        if (a < x->addr) hi = mid - 1;
+        else if (a - x->addr >= x->bytes) lo = mid + 1;
+        else return x;
+    }
+    lo = 0, hi = b->nunknown - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        const ks_rec_buf *x = &b->unknown[mid];
+        if (a < x->addr) hi = mid - 1;
+        else if (a - x->addr >= x->bytes) lo = mid + 1;
+        else return x;
+    }
+    return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* memory in no buffer (a __device__ variable, memory allocated before the recorder saw
+ * it): ranges of touched addresses less than 64 KiB apart, 4-byte aligned, "globalN" */
+static int find_unknown(builder *b)
+{
+    const ks_rec_launch *l = b->l;
+    uint64_t *a = NULL;
+    size_t n = 0, cap = 0;
+    for (uint64_t i = 0; i < l->nrecs; ++i) {
+        if (b->nnamed + b->nallocs && find_buf(b, l->recs[i].addr)) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 256;
+            uint64_t *g = realloc(a, cap * sizeof *a);
+            if (!g) {
+                free(a);
+                return ks_fail(KS_ENOMEM, "out of memory");
+            }
+            a = g;
+        }
+        a[n++] = l->recs[i].addr;
+    }
+    if (!n) return KS_OK;
+    qsort(a, n, sizeof *a, cmp_u64);
+    int count = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (i == 0 || a[i] - a[i - 1] > 65536) ++count;
+    b->unknown = calloc((size_t)count, sizeof *b->unknown);
+    if (!b->unknown) {
+        free(a);
+        return ks_fail(KS_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (i == 0 || a[i] - a[i - 1] > 65536) {
+            ks_rec_buf *u = &b->unknown[b->nunknown];
+            snprintf(u->name, sizeof u->name, "global%d", b->nunknown);
+            u->addr = a[i] & ~(uint64_t)3;
+            b->nunknown++;
+        }
+        ks_rec_buf *u = &b->unknown[b->nunknown - 1];
+        const uint64_t end = (a[i] + 16 + 3) & ~(uint64_t)3; /* room for the widest access */
+        if (end - u->addr > u->bytes) u->bytes = end - u->addr;
+    }
+    for (int k = 0; k < b->nunknown; ++k) {
+        ks_rec_buf *u = &b->unknown[k];
+        u->dtype = KS_F32, u->ndim = 1, u->shape[0] = (int64_t)(u->bytes / 4);
+    }
+    free(a);
+    return KS_OK;
+}
+
+/* the element size and count of a buffer as the trace describes it */
+static size_t elem_of(const ks_rec_buf *x) { return ks_dtype_size(x->dtype); }
+
+static int tensor_of(builder *b, const ks_rec_buf *x)
+{
+    for (int i = 0; i < b->nt; ++i)
+        if (b->tensor_buf[i] == x) return i;
+    if (b->nt == KS_MAX_TENSORS)
+        return -ks_fail(KS_EINVAL,
+                        "the launch touches more than %d buffers; a trace holds %d (record fewer "
+                        "threads with --filter)",
+                        KS_MAX_TENSORS, KS_MAX_TENSORS);
+    b->tensor_buf[b->nt] = x;
+    b->t[b->nt].buf = x;
+    return b->nt++;
+}
+
+static const ks_rec_line *line_for(builder *b, uint32_t pc)
+{
+    static const ks_rec_line none = {"", 0};
+    if (!b->l->line_of) return &none;
+    for (int i = 0; i < b->nlines; ++i)
+        if (b->line_pcs[i] == pc) return &b->lines[i];
+    if (b->nlines == b->line_cap) {
+        const int cap = b->line_cap ? b->line_cap * 2 : 64;
+        ks_rec_line *nl = realloc(b->lines, (size_t)cap * sizeof *nl);
+        if (!nl) return &none;
+        b->lines = nl;
+        uint32_t *np = realloc(b->line_pcs, (size_t)cap * sizeof *np);
+        if (!np) return &none;
+        b->line_pcs = np;
+        b->line_cap = cap;
+    }
+    ks_rec_line *out = &b->lines[b->nlines];
+    memset(out, 0, sizeof *out);
+    if (!b->l->line_of(pc, out, b->l->ctx)) out->line = 0, out->file[0] = 0;
+    b->line_pcs[b->nlines] = pc;
+    return &b->lines[b->nlines++];
+}
+
+static void source_text(const char *path, int line, char *out, size_t n)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    for (int k = 1; fgets(buf, sizeof buf, f); ++k)
+        if (k == line) {
+            const char *p = buf;
+            while (*p == ' ' || *p == '\t') ++p;
+            size_t len = strcspn(p, "\r\n");
+            while (len && isspace((unsigned char)p[len - 1])) --len;
+            snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), p);
+            break;
+        }
+    fclose(f);
+}
+
+/* the rank of instruction pc among its site's (the low 4 bits of tap, as cu_trace.c: the
+ * instructions of one line, a loop unrolled, told apart) */
+static int rank_of(builder *b, int s, uint32_t pc)
+{
+    for (int k = 0; k < b->site_npcs[s]; ++k)
+        if (b->site_pcs[s][k] == pc) return k;
+    if (b->site_npcs[s] == 16) return 15;
+    b->site_pcs[s][b->site_npcs[s]] = pc;
+    return b->site_npcs[s]++;
+}
+
+/* the site of an access at instruction pc of tensor t: one per source line (or offset),
+ * kind and tensor; past KS_MAX_SITES a line shares the first site of its kind and tensor */
+static int site_of(builder *b, uint32_t pc, int kind, int t)
+{
+    const ks_rec_line *ln = line_for(b, pc);
+    ks_trace *tr = b->tr;
+    int share = -1;
+    for (int s = 1; s < tr->nsites; ++s) {
+        const site_key *k = &b->keys[s];
+        if (k->kind != kind || k->tensor != t) continue;
+        if (share < 0) share = s;
+        if (ln->line ? (k->line == ln->line && !strcmp(k->file, ln->file)) : (k->line == 0 && k->pc == pc)) return s;
+    }
+    if (tr->nsites == KS_MAX_SITES) return share >= 0 ? share : 1;
+    const int s = tr->nsites++;
+    b->keys[s] = (site_key){kind, t, ln->line, pc, ln->file};
+    ks_site *n = &tr->sites[s];
+    memset(n, 0, sizeof *n);
+    n->kind = kind, n->tensor = t, n->line = ln->line;
+    if (ln->line) {
+        const char *base = strrchr(ln->file, '/');
+        base = base ? base + 1 : ln->file;
+        char tail[16];
+        const int tl = snprintf(tail, sizeof tail, ":%d", ln->line);
+        const int room = (int)sizeof n->name - 1 - tl, bl = (int)strlen(base);
+        if (bl > room) snprintf(n->name, sizeof n->name, "~%.*s%s", room - 1, base + bl - room + 1, tail);
+        else snprintf(n->name, sizeof n->name, "%.*s%s", room, base, tail);
+        source_text(ln->file, ln->line, n->code, sizeof n->code);
+    } else {
+        snprintf(n->name, sizeof n->name, "%.20s+0x%x", b->l->short_name, pc);
+    }
+    return s;
+}
+
+static int64_t floordiv(int64_t a, int64_t c) { return a >= 0 ? a / c : -((-a + c - 1) / c); }
+
+/* one element's value into an access event, by dtype (integers exactly when they fit) */
+static void set_value(ks_event *e, ks_dtype d, const uint8_t *p, size_t n)
+{
+    union {
+        float f;
+        double g;
+        int8_t i8;
+        uint8_t u8;
+        int16_t i16;
+        uint16_t u16;
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+    } v = {0};
+    memcpy(&v, p, n <= 8 ? n : 8);
+    int64_t i = INT64_MIN;
+    float f = 0.0f;
+    if (n != ks_dtype_size(d)) i = (int64_t)(n == 1 ? v.u8 : n == 2 ? v.u16 : n == 4 ? v.u32 : v.i64);
+    else switch (d) {
+        case KS_F32: f = v.f; break;
+        case KS_F64: f = (float)v.g; break;
+        case KS_I8: i = v.i8; break;
+        case KS_U8: i = v.u8; break;
+        case KS_I16: i = v.i16; break;
+        case KS_U16: i = v.u16; break;
+        case KS_I32: i = v.i32; break;
+        case KS_U32: i = v.u32, f = (float)v.u32; break;
+        case KS_I64: i = v.i64, f = (float)v.i64; break;
+        case KS_U64: i = v.u64 > INT32_MAX ? INT64_MIN : (int64_t)v.u64, f = (float)v.u64; break;
+        }
+    if (i >= INT32_MIN && i <= INT32_MAX) {
+        e->flags |= KS_FLAG_INT;
+        e->u.access.ivalue = (int32_t)i;
+    } else e->u.access.value = f;
+}
+
+static void place(ks_event *e, const ks_rec_buf *x, int64_t off)
+{
+    const int64_t cols = x->ndim ? x->shape[x->ndim - 1] : 1, rows = x->ndim >= 2 ? x->shape[x->ndim - 2] : 1;
+    e->u.access.offset = off;
+    const int64_t row = floordiv(off, cols > 0 ? cols : 1);
+    e->u.access.x = (int32_t)(off - row * cols);
+    e->u.access.plane = (int32_t)floordiv(row, rows > 0 ? rows : 1);
+    e->u.access.y = (int32_t)(row - (int64_t)e->u.access.plane * rows);
+}
+
+typedef struct order {
+    uint64_t key; /* block << 16 | thread */
+    uint64_t slot;
+} order;
+
+static int cmp_order(const void *a, const void *b)
+{
+    const order *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+static int escape_json(char *out, size_t n, const char *s)
+{
+    size_t k = 0;
+    for (; *s && k + 7 < n; ++s) {
+        if (*s == '"' || *s == '\\') out[k++] = '\\', out[k++] = *s;
+        else if ((unsigned char)*s < 0x20) k += (size_t)snprintf(out + k, n - k, "\\u%04x", (unsigned char)*s);
+        else out[k++] = *s;
+    }
+    out[k] = 0;
+    return (int)k;
+}
+
+static int build(builder *b, ks_event **out_events, uint64_t *out_n)
+{
+    const ks_rec_launch *l = b->l;
+    const uint32_t T = l->block[0] * l->block[1] * l->block[2];
+    order *ord = malloc((l->nrecs ? l->nrecs : 1) * sizeof *ord);
+    if (!ord) return ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
+    for (uint64_t i = 0; i < l->nrecs; ++i) ord[i] = (order){(uint64_t)l->recs[i].block << 16 | l->recs[i].thread, i};
+    qsort(ord, l->nrecs, sizeof *ord, cmp_order);
+
+    /* events: the elements the records cover, plus work events */
+    uint64_t cap = 0, nblocks = 0;
+    for (uint64_t i = 0; i < l->nrecs; ++i) {
+        if (i == 0 || (ord[i].key >> 16) != (ord[i - 1].key >> 16)) ++nblocks;
+        const ks_rec_buf *x = find_buf(b, l->recs[ord[i].slot].addr);
+        const size_t el = x ? elem_of(x) : 1;
+        cap += l->recs[ord[i].slot].size / el + 1;
+    }
+    cap += nblocks * T;
+    ks_event *ev = calloc(cap ? cap : 1, sizeof *ev);
+    if (!ev) {
+        free(ord);
+        return ks_fail(KS_ENOMEM, "out of memory (%llu events)", (unsigned long long)cap);
+    }
+    uint64_t n = 0;
+    const uint32_t bx = l->block[0], by = l->block[1], gx = l->grid[0], gy = l->grid[1];
+    int rc = KS_OK;
+    for (uint64_t i = 0; i < l->nrecs && rc == KS_OK;) {
+        const uint32_t blk = (uint32_t)(ord[i].key >> 16);
+        uint64_t j = i;
+        while (j < l->nrecs && (uint32_t)(ord[j].key >> 16) == blk) ++j;
+        uint64_t r = i;
+        for (uint32_t t = 0; t < T && rc == KS_OK; ++t) {
+            const int64_t index = (int64_t)blk * T + t;
+            const int kept = index >= l->filter.index_lo && index < l->filter.index_hi;
+            if (kept) {
+                ks_event *w = &ev[n++];
+                w->kind = KS_EV_WORK, w->tensor = 255, w->block = blk, w->thread = t, w->index = index;
+                const int32_t v[6] = {(int32_t)(blk / (gx * gy)), (int32_t)(blk / gx % gy), (int32_t)(blk % gx),
+                                      (int32_t)(t / (bx * by)),   (int32_t)(t / bx % by),   (int32_t)(t % bx)};
+                memcpy(w->u.field, v, sizeof v);
+            }
+            uint32_t seq = 1;
+            for (; r < j && (ord[r].key & 0xffff) == t; ++r) {
+                if (!kept) continue;
+                const ks_rec *rec = &l->recs[ord[r].slot];
+                const ks_rec_buf *x = find_buf(b, rec->addr);
+                const int ti = tensor_of(b, x);
+                if (ti < 0) {
+                    rc = -ti;
+                    break;
+                }
+                const int kind = rec->flags & KS_REC_WRITE ? KS_EV_WRITE : KS_EV_READ;
+                const int atomic = (rec->flags & KS_REC_ATOMIC) != 0;
+                if (kind == KS_EV_WRITE) b->t[ti].written = 1;
+                const int s = site_of(b, rec->pc, kind, ti);
+                const uint16_t tap = (uint16_t)rank_of(b, s, rec->pc);
+                const size_t el = elem_of(x);
+                const uint64_t boff = rec->addr - x->addr;
+                const int whole = rec->size >= el && rec->size % el == 0 && boff % el == 0;
+                const uint32_t parts = whole ? (uint32_t)(rec->size / el) : 1;
+                const uint8_t *bytes = (const uint8_t *)&rec->value;
+                for (uint32_t k = 0; k < parts; ++k) {
+                    ks_event *e = &ev[n++];
+                    e->kind = (uint8_t)kind, e->flags = atomic ? KS_FLAG_ATOMIC : 0, e->site = (uint16_t)s;
+                    e->tensor = (uint8_t)ti, e->block = blk, e->thread = t, e->index = index, e->seq = seq++;
+                    e->tap = tap;
+                    place(e, x, (int64_t)(boff / el) + k);
+                    set_value(e, x->dtype, bytes + k * (whole ? el : 0), whole ? el : rec->size);
+                }
+            }
+        }
+        i = j;
+    }
+    free(ord);
+    if (rc) {
+        free(ev);
+        return rc;
+    }
+    *out_events = ev;
+    *out_n = n;
+    return KS_OK;
+}
+
+int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
+{
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.l = l;
+    ks_trace *tr = calloc(1, sizeof *tr);
+    b.named = calloc((size_t)l->nbufs + 1, sizeof *b.named);
+    b.allocs = calloc((size_t)l->nbufs + 1, sizeof *b.allocs);
+    int rc = KS_OK;
+    ks_event *ev = NULL;
+    uint64_t nev = 0;
+    void *data[KS_MAX_TENSORS] = {0};
+    if (!tr || !b.named || !b.allocs) {
+        rc = ks_fail(KS_ENOMEM, "out of memory");
+        goto out;
+    }
+    b.tr = tr;
+    for (int i = 0; i < l->nbufs; ++i) {
+        if (l->bufs[i].named) b.named[b.nnamed++] = &l->bufs[i];
+        else b.allocs[b.nallocs++] = &l->bufs[i];
+    }
+    qsort(b.allocs, (size_t)b.nallocs, sizeof *b.allocs, cmp_buf_addr);
+    if ((rc = find_unknown(&b))) goto out;
+
+    ks_site *w = &tr->sites[0];
+    snprintf(w->name, sizeof w->name, "thread");
+    w->kind = KS_EV_WORK, w->tensor = -1, w->nfields = 6;
+    const int64_t T = (int64_t)l->block[0] * l->block[1] * l->block[2];
+    const int64_t gx = l->grid[0], gy = l->grid[1], bx = l->block[0], by = l->block[1];
+    ks_field_digit(&w->fields[0], "blockIdx.z", T * gx * gy, 0, 0);
+    ks_field_digit(&w->fields[1], "blockIdx.y", T * gx, gy, 0);
+    ks_field_digit(&w->fields[2], "blockIdx.x", T, gx, 0);
+    ks_field_digit(&w->fields[3], "threadIdx.z", bx * by, l->block[2], 0);
+    ks_field_digit(&w->fields[4], "threadIdx.y", bx, by, 0);
+    ks_field_digit(&w->fields[5], "threadIdx.x", 1, bx, 0);
+    tr->nsites = 1;
+    if ((rc = build(&b, &ev, &nev))) goto out;
+
+    snprintf(tr->op, sizeof tr->op, "%.31s", l->short_name);
+    snprintf(tr->variant, sizeof tr->variant, "cuda-c");
+    snprintf(tr->device, sizeof tr->device, "%s", l->device);
+    tr->threads = (int)T;
+    tr->blocks = (int64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    tr->block_cap = -1;
+    tr->work_items = tr->blocks * T;
+    tr->filter = l->filter;
+    tr->events = ev;
+    tr->nevents = nev;
+    tr->dropped = l->dropped;
+    for (int i = 0; i < b.nt; ++i) {
+        const ks_rec_buf *x = b.t[i].buf;
+        ks_tensor *t = &tr->tensors[i];
+        snprintf(t->name, sizeof t->name, "%s", x->name);
+        t->dtype = x->dtype, t->ndim = x->ndim;
+        memcpy(t->shape, x->shape, sizeof t->shape);
+        const size_t bytes = (size_t)ks_shape_numel(x->ndim, x->shape, x->dtype) * elem_of(x);
+        data[i] = calloc(1, bytes ? bytes : 1);
+        if (!data[i]) {
+            rc = ks_fail(KS_ENOMEM, "out of memory (buffer %s, %zu bytes)", x->name, bytes);
+            goto out;
+        }
+        /* the contents after the launch (a range past what was allocated stays 0) */
+        const size_t have = bytes < x->bytes ? bytes : (size_t)x->bytes;
+        if (have && l->copy && l->copy(data[i], x->addr, have, l->ctx) != 0)
+            memset(data[i], 0, have); /* unreadable (freed, or not device memory): zeros */
+        t->data = data[i];
+        tr->roles[i] = b.t[i].written ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
+    }
+    tr->ntensors = b.nt;
+    {
+        char kernel[400];
+        escape_json(kernel, sizeof kernel, l->kernel);
+        size_t used = (size_t)snprintf(tr->params, sizeof tr->params,
+                                       "{\"frontend\":\"record\",\"kernel\":\"%s\",\"launch\":%llu,"
+                                       "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"buffers\":{",
+                                       kernel, (unsigned long long)l->number, l->grid[0], l->grid[1], l->grid[2],
+                                       l->block[0], l->block[1], l->block[2]);
+        for (int i = 0; i < b.nt && used + 100 < sizeof tr->params; ++i)
+            used += (size_t)snprintf(tr->params + used, sizeof tr->params - used, "%s\"%s\":\"0x%llx+%llu\"",
+                                     i ? "," : "", b.t[i].buf->name, (unsigned long long)b.t[i].buf->addr,
+                                     (unsigned long long)b.t[i].buf->bytes);
+        snprintf(tr->params + used, sizeof tr->params - used, "}}");
+    }
+    rc = ks_trace_write(path, tr);
+out:
+    for (int i = 0; i < KS_MAX_TENSORS; ++i) free(data[i]);
+    free(ev);
+    free(b.named);
+    free(b.allocs);
+    free(b.unknown);
+    free(b.lines);
+    free(b.line_pcs);
+    free(tr);
+    return rc;
+}

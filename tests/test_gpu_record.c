@@ -1,0 +1,294 @@
+/* kscope record end to end: an ordinary CUDA program (tests/record/record_target.cu) runs
+ * under the recorder, and every thread's recorded accesses are compared, in order, with
+ * what the kernels' source says each thread reads and writes, computed here from the
+ * inputs this test wrote. Bad input gets exit 2 and one line everywhere; the GPU part
+ * skips with a message without a GPU or without the recorder (no Compute Sanitizer API
+ * at configure time). */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kernels/core/ks_cuda_api.h"
+#include "../trace/kst.h"
+#include "test_util.h"
+
+#define H 37
+#define W 53
+#define NB 13
+
+static char dir[64];
+static float g_x[H * W];
+static int g_idx[H * W];
+
+static int kscope(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s >out 2>err", dir, KS_CLI, args);
+    const int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *name) { return tu_slurp(dir, name); }
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; ++s) n += *s == '\n';
+    return n;
+}
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/ks_rec_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    uint64_t seed = 20261128;
+    for (int i = 0; i < H * W; ++i) {
+        g_x[i] = (float)((tu_next(&seed) >> 40) * (1.0 / 8388608.0) - 1.0);
+        g_idx[i] = (int)tu_int(&seed, 0, H * W - 1);
+    }
+    char p[128];
+    snprintf(p, sizeof p, "%s/x.bin", dir);
+    FILE *f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(g_x, sizeof g_x, 1, f), 1);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/idx.bin", dir);
+    f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(g_idx, sizeof g_idx, 1, f), 1);
+    fclose(f);
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ---- bad input: no GPU needed ---- */
+START_TEST(bad_input_one_line_exit_2)
+{
+    static const char *const cases[] = {
+        "record",
+        "record --",
+        "record --filter block=5:2 -- true",
+        "record --filter warp=0:1 -- true",
+        "record --filter block=0:x -- true",
+        "record --launch -1 -- true",
+        "record --launch first -- true",
+        "record --max-events 12 -- true",
+        "record --kernel '(' -- true",
+        "record --bogus -- true",
+        "record --out",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        ck_assert_msg(kscope(cases[i]) == 2, "%s: exit code", cases[i]);
+        char *err = slurp("err");
+        ck_assert_msg(lines(err) == 1 && strstr(err, "kscope: record: "), "%s: stderr '%s'", cases[i], err);
+    }
+    struct stat st;
+    char p[128];
+    snprintf(p, sizeof p, "%s/kscope-record", dir);
+    ck_assert_msg(stat(p, &st) != 0, "a refused command made its output folder");
+}
+END_TEST
+
+#ifdef KS_RECORD_TARGET
+static void record(const char *flags, const char *tail, int want)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "record %s -- %s x.bin idx.bin y.bin %s", flags, KS_RECORD_TARGET, tail);
+    const int rc = kscope(args);
+    char *err = slurp("err");
+    ck_assert_msg(rc == want, "kscope %s: exit %d, want %d: %s", args, rc, want, err);
+}
+
+static void open_trace(const char *name, ks_trace *tr)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    ck_assert_msg(ks_trace_open(p, tr) == KS_OK, "%s: %s", p, ks_error_message());
+}
+
+/* what one recorded access must be */
+typedef struct want_ev {
+    int kind, flags;
+    const char *tensor; /* NULL: an allocation ("allocN") */
+    int64_t offset;
+    int is_int;
+    double value; /* NAN: not compared (an atomic's memory before it) */
+} want_ev;
+
+static void expect_thread(const ks_trace *tr, uint64_t *pos, int64_t index, const want_ev *w, int n)
+{
+    const ks_event *e = &tr->events[*pos];
+    ck_assert_msg(*pos < tr->nevents && e->kind == KS_EV_WORK && e->index == index, "thread %lld: no work event",
+                  (long long)index);
+    ++*pos;
+    for (int k = 0; k < n; ++k, ++*pos) {
+        ck_assert_msg(*pos < tr->nevents, "thread %lld: %d of %d accesses", (long long)index, k, n);
+        e = &tr->events[*pos];
+        ck_assert_msg(e->index == index && e->kind == w[k].kind && e->seq == (uint32_t)k + 1,
+                      "thread %lld access %d: kind %d index %lld seq %u", (long long)index, k, e->kind,
+                      (long long)e->index, e->seq);
+        ck_assert_int_eq(e->flags & KS_FLAG_ATOMIC, w[k].flags & KS_FLAG_ATOMIC);
+        const char *tn = tr->tensors[e->tensor].name;
+        if (w[k].tensor) ck_assert_str_eq(tn, w[k].tensor);
+        else ck_assert_msg(!strncmp(tn, "alloc", 5), "thread %lld: tensor %s", (long long)index, tn);
+        ck_assert_int_eq(e->u.access.offset, w[k].offset);
+        if (isnan(w[k].value)) continue;
+        ck_assert_int_eq(!!(e->flags & KS_FLAG_INT), w[k].is_int);
+        const double got = ks_access_value(&e->u.access, e->flags);
+        ck_assert_msg(got == w[k].value, "thread %lld access %d: value %g, want %g", (long long)index, k, got,
+                      w[k].value);
+    }
+}
+
+START_TEST(record_every_access_of_an_unmodified_program)
+{
+    record("--out rec", "", 0);
+    char *out = slurp("out");
+    ck_assert_msg(strstr(out, "record_target: done"), "the program's own output: %s", out);
+
+    /* gather2d: a 2-D grid of 2-D blocks, every thread in range reads idx then x and
+     * writes y */
+    ks_trace tr;
+    open_trace("rec/0000-gather2d.kst", &tr);
+    ck_assert_str_eq(tr.op, "gather2d");
+    ck_assert_str_eq(tr.variant, "cuda-c");
+    ck_assert_msg(strstr(tr.params, "\"frontend\":\"record\""), "%s", tr.params);
+    ck_assert_int_eq(tr.threads, 64);
+    ck_assert_int_eq(tr.blocks, 40);
+    ck_assert_int_eq(tr.dropped, 0);
+    ck_assert_int_eq(ks_trace_tensor(&tr, "x") >= 0 && ks_trace_tensor(&tr, "idx") >= 0, 1);
+    const ks_tensor *tx = &tr.tensors[ks_trace_tensor(&tr, "x")];
+    ck_assert_int_eq(tx->ndim, 2);
+    ck_assert_int_eq(tx->shape[0], H);
+    ck_assert_int_eq(tx->shape[1], W);
+    uint64_t pos = 0;
+    const int gx = (W + 15) / 16;
+    for (int64_t index = 0; index < 40 * 64; ++index) {
+        const int blk = (int)(index / 64), t = (int)(index % 64);
+        const int c = blk % gx * 16 + t % 16, r = blk / gx * 4 + t / 16;
+        if (r < H && c < W) {
+            const int k = g_idx[r * W + c];
+            const want_ev w[3] = {{KS_EV_READ, 0, "idx", r * W + c, 1, g_idx[r * W + c]},
+                                  {KS_EV_READ, 0, "x", k, 0, g_x[k]},
+                                  {KS_EV_WRITE, 0, NULL, r * W + c, 0, g_x[k] * 2.0f + 1.0f}};
+            expect_thread(&tr, &pos, index, w, 3);
+        } else expect_thread(&tr, &pos, index, NULL, 0);
+    }
+    ck_assert_int_eq(pos, tr.nevents);
+    ks_trace_close(&tr);
+    ck_assert_int_eq(kscope("check rec/0000-gather2d.kst"), 0);
+
+    /* hist, twice: grid-stride, each item reads idx[i] and adds 1 to its bin atomically;
+     * the second launch's bins are the histogram of both */
+    const int launches[2][3] = {{3, 64, H * W}, {2, 96, 301}};
+    int bins[NB] = {0};
+    for (int L = 0; L < 2; ++L) {
+        char name[64];
+        snprintf(name, sizeof name, "rec/%04d-hist.kst", L + 1);
+        open_trace(name, &tr);
+        const int nthreads = launches[L][0] * launches[L][1], n = launches[L][2];
+        pos = 0;
+        for (int g = 0; g < nthreads; ++g) {
+            want_ev w[64];
+            int m = 0;
+            for (int i = g; i < n; i += nthreads) {
+                w[m++] = (want_ev){KS_EV_READ, 0, "idx", i, 1, g_idx[i]};
+                w[m++] = (want_ev){KS_EV_WRITE, KS_FLAG_ATOMIC, "bins", g_idx[i] % NB, 1, NAN};
+                bins[g_idx[i] % NB]++;
+            }
+            expect_thread(&tr, &pos, g, w, m);
+        }
+        ck_assert_int_eq(pos, tr.nevents);
+        if (L == 1) {
+            const ks_tensor *tb = &tr.tensors[ks_trace_tensor(&tr, "bins")];
+            ck_assert_int_eq(tb->dtype, KS_I32);
+            ck_assert_mem_eq(tb->data, bins, sizeof bins);
+        }
+        ks_trace_close(&tr);
+    }
+}
+END_TEST
+
+START_TEST(record_chooses_kernel_launch_and_threads)
+{
+    record("--out rec --kernel '^void hist' --launch 1 --filter block=1:2", "", 0);
+    struct stat st;
+    char p[128];
+    snprintf(p, sizeof p, "%s/rec/0000-gather2d.kst", dir);
+    ck_assert_int_ne(stat(p, &st), 0);
+    snprintf(p, sizeof p, "%s/rec/0001-hist.kst", dir);
+    ck_assert_int_ne(stat(p, &st), 0);
+    ks_trace tr;
+    open_trace("rec/0002-hist.kst", &tr);
+    ck_assert_int_eq(tr.filter.block_lo, 1);
+    ck_assert_int_eq(tr.filter.block_hi, 2);
+    uint64_t works = 0;
+    for (uint64_t i = 0; i < tr.nevents; ++i) {
+        ck_assert_int_eq(tr.events[i].block, 1);
+        works += tr.events[i].kind == KS_EV_WORK;
+    }
+    ck_assert_int_eq(works, 96);
+    /* block 1 of hist<<<2, 96>>> over 301 items: threads 96..191 take i and i + 192 */
+    uint64_t accesses = 0;
+    for (int g = 96; g < 192; ++g)
+        for (int i = g; i < 301; i += 192) accesses += 2;
+    ck_assert_int_eq(tr.nevents, works + accesses);
+    ks_trace_close(&tr);
+
+    /* a bounded buffer: what did not fit is counted, exactly */
+    record("--out rec2 --kernel hist --launch 0 --max-events 1024", "", 0);
+    open_trace("rec2/0001-hist.kst", &tr);
+    ck_assert_int_eq(tr.dropped, 2 * H * W - 1024);
+    ks_trace_close(&tr);
+}
+END_TEST
+
+START_TEST(record_failures_pass_through_and_explain)
+{
+    record("--out rec", "--fail 3", 3); /* the program's status, its traces kept */
+    struct stat st;
+    char p[128];
+    snprintf(p, sizeof p, "%s/rec/0002-hist.kst", dir);
+    ck_assert_int_eq(stat(p, &st), 0);
+    record("--out rec3 --kernel nomatch", "", 2);
+    char *err = slurp("err");
+    ck_assert_msg(strstr(err, "no launch matched --kernel nomatch") && strstr(err, "gather2d"), "%s", err);
+    ck_assert_int_eq(kscope("record -- ./no-such-program"), 2);
+    err = slurp("err");
+    ck_assert_msg(lines(err) == 1 && strstr(err, "no-such-program"), "%s", err);
+}
+END_TEST
+#endif
+
+int main(void)
+{
+    Suite *s = suite_create("record");
+    TCase *tc = tcase_create("cli");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, bad_input_one_line_exit_2);
+    suite_add_tcase(s, tc);
+#ifdef KS_RECORD_TARGET
+    if (ks_cuda_device_count() >= 1) {
+        TCase *g = tcase_create("gpu");
+        tcase_set_timeout(g, 600);
+        tcase_add_checked_fixture(g, setup, teardown);
+        tcase_add_test(g, record_every_access_of_an_unmodified_program);
+        tcase_add_test(g, record_chooses_kernel_launch_and_threads);
+        tcase_add_test(g, record_failures_pass_through_and_explain);
+        suite_add_tcase(s, g);
+    } else printf("SKIP: the recorder's GPU tests not run: no CUDA device here\n");
+#else
+    printf("SKIP: the recorder's GPU tests not run: built without the Compute Sanitizer API (docs/record.md)\n");
+#endif
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
