@@ -419,6 +419,152 @@ START_TEST(hidden_case_passes_and_its_planted_bugs_are_caught)
 }
 END_TEST
 
+/* ---- item 3: safe simulation ----------------------------------------------------------- */
+
+/* item i of a[n] (i < n) is a[i] = i + 0.5; bug: also stores at a[n + i] and reads
+ * in[n + i] (off the end: into whatever lies there), or (wild) stores far outside, after
+ * recording the store */
+typedef struct spill_args {
+    int64_t n, wild;
+    const float *in;
+    float *a;
+} spill_args;
+
+static void spill_traced(ks_thread *t, const void *p)
+{
+    const spill_args *a = p;
+    const int64_t i = (int64_t)t->block_idx.x * t->block_dim.x + t->thread_idx.x;
+    if (i >= a->n) return;
+    KS_PROBE(ks_probe_work(t, 0, i, 0, i, 0, 0, 0, 0, 0, 0, 0));
+    const float v = a->in[i];
+    KS_PROBE(ks_probe_read(t, 1, 0, 0, i, 0, 0, i, v));
+    a->a[i] = v + 0.5f;
+    KS_PROBE(ks_probe_write(t, 2, 1, 0, i, 0, 0, i, v + 0.5f, 0));
+    if (i % 4 != 1) return;
+    const int64_t off = a->wild ? a->wild : a->n + i; /* the bug */
+    const float w = a->in[a->n + i];
+    KS_PROBE(ks_probe_read(t, 1, 0, 0, a->n + i, 0, 0, a->n + i, w));
+    KS_PROBE(ks_probe_write(t, 2, 1, 0, off, 0, 0, off, -1.0f, 0));
+    a->a[off] = -1.0f;
+}
+
+static void spill_describe(ks_user_trace *d, spill_args *a, float *b, int64_t nb)
+{
+    const int64_t shape[1] = {a->n}, bshape[1] = {nb};
+    ks_user_trace_init(d, "spill", a->n);
+    ck_assert_int_eq(ks_user_tensor(d, "in", KS_F32, 1, shape, (void *)a->in, 0), 0);
+    ck_assert_int_eq(ks_user_tensor(d, "a", KS_F32, 1, shape, a->a, 1), 1);
+    ck_assert_int_eq(ks_user_tensor(d, "b", KS_F32, 1, bshape, b, 1), 2);
+    ks_site *w = ks_user_site(d, 0, "spill.work", KS_EV_WORK, -1, 0);
+    ck_assert_int_eq(ks_user_field_digit(w, "i", 1, 0), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(d, 1, "spill.read", KS_EV_READ, 0, 0));
+    ck_assert_ptr_nonnull(ks_user_site(d, 2, "spill.write", KS_EV_WRITE, 1, 0));
+}
+
+/* runs fn with stderr in a file; returns what it printed (static) */
+static const char *stderr_of(int (*fn)(void *), void *ctx, int *rc)
+{
+    static char text[4096];
+    const char *path = tmp_path("stderr.txt");
+    fflush(stderr);
+    const int keep = dup(2);
+    FILE *f = fopen(path, "w+");
+    ck_assert(keep >= 0 && f);
+    dup2(fileno(f), 2);
+    *rc = fn(ctx);
+    fflush(stderr);
+    dup2(keep, 2);
+    close(keep);
+    rewind(f);
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    unlink(path);
+    return text;
+}
+
+typedef struct spill_run {
+    ks_user_trace *d;
+    spill_args *a;
+    const char *path;
+} spill_run;
+
+static int spill_launch(void *p)
+{
+    const spill_run *r = p;
+    return ks_user_launch_sim(r->d, spill_traced, r->a, ks_dims(3, 1, 1), ks_dims(7, 1, 1), r->path);
+}
+
+/* Stores past the end of tensor a land, in memory, on tensor b (one allocation holds a, b
+ * and the input's tail): none is made on the host, b keeps every value, a holds exactly the
+ * reference, the reads past in's end come back harmless, each is reported with its thread
+ * and site, and check names them. */
+START_TEST(accesses_outside_are_reported_and_not_made)
+{
+    enum { N = 19, NB = 29 };
+    float *pool = malloc((N + N + NB) * sizeof *pool); /* in | a | b, back to back */
+    float *in = pool, *av = pool + N, *b = pool + 2 * N;
+    for (int i = 0; i < N; ++i) in[i] = (float)(3 * i + 1), av[i] = 0.0f;
+    for (int i = 0; i < NB; ++i) b[i] = (float)(100 + i);
+    spill_args a = {N, 0, in, av};
+    static ks_user_trace d;
+    spill_describe(&d, &a, b, NB);
+    spill_run r = {&d, &a, tmp_path("spill.kst")};
+    int rc = -1;
+    const char *err = stderr_of(spill_launch, &r, &rc);
+    ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
+    for (int i = 0; i < N; ++i) ck_assert_float_eq(av[i], (float)(3 * i + 1) + 0.5f);
+    for (int i = 0; i < NB; ++i) ck_assert_float_eq(b[i], (float)(100 + i)); /* a[19 + i] is b[i]: untouched */
+    for (int i = 0; i < N; ++i) ck_assert_float_eq(in[i], (float)(3 * i + 1));
+    /* items 1, 5, 9, 13, 17 each read and write one element past the end: 10 accesses */
+    ck_assert_msg(strstr(err, "spill: 10 accesses outside their tensor, not made on the host; the first: thread "
+                              "(1,0,0) of block (0,0,0) at site spill.read reads in[20], outside its 19 elements"),
+                  "%s", err);
+    static ks_trace tr;
+    const ks_check_report *rep = check_file(r.path, &tr);
+    ck_assert_msg(rep->violations == 10 && count_violations(rep, "offset 20 outside in (19 elements)") == 1 &&
+                      count_violations(rep, "offset 20 outside a (19 elements)") == 1 &&
+                      count_violations(rep, "outside") == 10,
+                  "%llu: %s", (unsigned long long)rep->violations, rep->first[0]);
+    ks_trace_close(&tr);
+    unlink(r.path);
+    free(pool); /* the heap is whole */
+}
+END_TEST
+
+/* A store far outside every allocation: on the host it would crash the program; here the
+ * simulation's process stops, the call reports the thread and site of the last event (the
+ * store, recorded before it was tried) and the host's tensors are as they were. */
+START_TEST(a_wild_store_stops_the_simulation_not_the_program)
+{
+    enum { N = 13, NB = 3 };
+    float *in = malloc(2 * N * sizeof *in), *av = malloc(N * sizeof *av), *b = malloc(NB * sizeof *b);
+    for (int i = 0; i < 2 * N; ++i) in[i] = (float)i;
+    for (int i = 0; i < N; ++i) av[i] = 7.0f;
+    for (int i = 0; i < NB; ++i) b[i] = 9.0f;
+    spill_args a = {N, (int64_t)1 << 40, in, av};
+    static ks_user_trace d;
+    spill_describe(&d, &a, b, NB);
+    spill_run r = {&d, &a, tmp_path("wild.kst")};
+    int rc = 0;
+    (void)stderr_of(spill_launch, &r, &rc);
+    ck_assert_int_eq(rc, KS_EINVAL);
+    ck_assert_msg(strstr(ks_error_message(), "spill: the simulated body stopped (signal 11) after thread (1,0,0) of "
+                                             "block (0,0,0)'s event at site spill.write (work item 1)"),
+                  "%s", ks_error_message());
+    ck_assert_msg(strstr(ks_error_message(), "the first access outside: thread (1,0,0) of block (0,0,0) at site "
+                                             "spill.read reads in[14], outside its 13 elements"),
+                  "%s", ks_error_message());
+    for (int i = 0; i < N; ++i) ck_assert_float_eq(av[i], 7.0f); /* nothing came back: the run stopped */
+    static ks_trace tr;
+    const ks_check_report *rep = check_file(r.path, &tr); /* the events up to the stop */
+    ck_assert_msg(count_violations(rep, "offset 1099511627776 outside a (13 elements)") == 1, "%s", rep->first[0]);
+    ks_trace_close(&tr);
+    unlink(r.path);
+    free(in), free(av), free(b);
+}
+END_TEST
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -430,6 +576,8 @@ int main(void)
     tcase_add_test(tc, check_catches_a_2d_mapping_slip);
     tcase_add_test(tc, old_names_still_launch_and_bad_shapes_are_refused);
     tcase_add_test(tc, hidden_case_passes_and_its_planted_bugs_are_caught);
+    tcase_add_test(tc, accesses_outside_are_reported_and_not_made);
+    tcase_add_test(tc, a_wild_store_stops_the_simulation_not_the_program);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

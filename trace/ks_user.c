@@ -1,10 +1,16 @@
 /* ks_user.c - tracing a kernel of your own (ks_user.h). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include "ks_user.h"
 
 #include <cJSON.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
@@ -184,6 +190,162 @@ int ks_user_write_launch(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, co
     return ks_trace_write(path, &tr);
 }
 
+/* Safe simulation (issue 37), the way `kscope run FILE.cu` keeps a kernel off the host
+ * (cu_rt.h): the body runs in a child process that shares one mapping with this one, for
+ * the events and, at the end, the registered tensors' bytes. A store outside its tensor is
+ * made, if at all, in the child's copy of this process; a body that crashes kills the
+ * child only. Back here the tensors are copied in, except the elements that a recorded
+ * access outside its own tensor reached in another (a heap neighbour), and every recorded
+ * access outside its tensor is reported with its thread and site. */
+typedef struct iso_shared {
+    unsigned long long counters[2]; /* the sink's cursor and drops */
+    int done;                       /* the child ran the launch and copied the tensors */
+} iso_shared;
+
+/* the bytes of tensor t, or 0 */
+static size_t tensor_bytes(const ks_tensor *x)
+{
+    const int64_t n = ks_tensor_numel(x);
+    return n > 0 ? (size_t)n * ks_dtype_size(x->dtype) : 0;
+}
+
+static void thread_text(char *buf, size_t n, ks_dim3 g, ks_dim3 b, const ks_event *e)
+{
+    snprintf(buf, n, "thread (%u,%u,%u) of block (%u,%u,%u)", e->thread % b.x, e->thread / b.x % b.y,
+             e->thread / (b.x * b.y), e->block % g.x, e->block / g.x % g.y, e->block / (g.x * g.y));
+}
+
+/* The recorded accesses outside their tensor: counted, the first described in `first`;
+ * each write's element that lies inside another tensor is listed in prot (byte ranges of
+ * the host's memory kept as they were). */
+typedef struct iso_guard {
+    uint64_t outside;
+    char first[320];
+    struct {
+        unsigned char *at;
+        size_t bytes;
+        unsigned char keep[8];
+    } * prot;
+    size_t nprot, cap;
+} iso_guard;
+
+static void find_outside(const ks_user_trace *d, ks_dim3 g, ks_dim3 b, const ks_event *ev, uint64_t n, iso_guard *gd)
+{
+    for (uint64_t i = 0; i < n; ++i) {
+        const ks_event *e = &ev[i];
+        if ((e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) || (e->flags & (KS_FLAG_PADDING | KS_FLAG_SHARED)) ||
+            e->tensor >= d->ntensors)
+            continue;
+        const ks_tensor *x = &d->tensors[e->tensor];
+        const int64_t off = e->u.access.offset, numel = ks_tensor_numel(x);
+        if (off >= 0 && off < numel) continue;
+        if (!gd->outside++) {
+            char who[96];
+            thread_text(who, sizeof who, g, b, e);
+            snprintf(gd->first, sizeof gd->first, "%s at site %s %s %s[%lld], outside its %lld elements", who,
+                     e->site < d->nsites ? d->sites[e->site].name : "?", e->kind == KS_EV_WRITE ? "writes" : "reads",
+                     x->name, (long long)off, (long long)numel);
+        }
+        if (e->kind != KS_EV_WRITE || !x->data) continue;
+        const size_t es = ks_dtype_size(x->dtype);
+        const uintptr_t at = (uintptr_t)x->data + (uintptr_t)(off * (int64_t)es); /* wraps like the body's */
+        for (int u = 0; u < d->ntensors; ++u) {
+            const uintptr_t lo = (uintptr_t)d->tensors[u].data, hi = lo + tensor_bytes(&d->tensors[u]);
+            if (u == e->tensor || !lo || at < lo || at >= hi) continue;
+            if (gd->nprot == gd->cap) {
+                const size_t cap = gd->cap ? 2 * gd->cap : 16;
+                void *m = realloc(gd->prot, cap * sizeof *gd->prot);
+                if (!m) break; /* out of memory: that element may come back */
+                gd->prot = m, gd->cap = cap;
+            }
+            gd->prot[gd->nprot].at = (unsigned char *)at;
+            gd->prot[gd->nprot++].bytes = es <= 8 && at + es <= hi ? es : (size_t)(hi - at < 8 ? hi - at : 8);
+        }
+    }
+}
+
+static int run_isolated(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, ks_sim_body body, const void *args,
+                        const char *path)
+{
+    const unsigned long long limit = 1ULL << 26; /* the host sink's room (ks_host_sink_create) */
+    size_t tbytes = 0;
+    for (int t = 0; t < d->ntensors; ++t) tbytes += tensor_bytes(&d->tensors[t]);
+    const size_t head = 4096, total = head + tbytes, ev_bytes = (size_t)(limit * sizeof(ks_event));
+    unsigned char *sh = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void *evm = mmap(NULL, ev_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (sh == MAP_FAILED || evm == MAP_FAILED) {
+        if (sh != MAP_FAILED) munmap(sh, total);
+        if (evm != MAP_FAILED) munmap(evm, ev_bytes);
+        return ks_fail(KS_ENOMEM, "%s: no memory to share with the simulation's process", d->op);
+    }
+    iso_shared *ctl = (iso_shared *)sh;
+    ks_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.events = evm, sink.counters = ctl->counters, sink.capacity = sink.limit = limit, sink.filter = d->filter;
+    fflush(NULL); /* nothing buffered is written twice */
+    const pid_t pid = fork();
+    if (pid == 0) { /* the child: run, hand the tensors over, leave without atexit handlers */
+        ks_sim_launch_dims(grid, block, body, args, &sink);
+        size_t o = head;
+        for (int t = 0; t < d->ntensors; ++t) {
+            const size_t n = tensor_bytes(&d->tensors[t]);
+            if (n) memcpy(sh + o, d->tensors[t].data, n);
+            o += n;
+        }
+        __atomic_store_n(&ctl->done, 1, __ATOMIC_SEQ_CST);
+        _exit(0);
+    }
+    int status = 0, rc = KS_OK;
+    if (pid < 0) rc = ks_fail(KS_ENOMEM, "%s: cannot start the simulation's process", d->op);
+    else
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+    const int ok = !rc && __atomic_load_n(&ctl->done, __ATOMIC_SEQ_CST);
+    iso_guard gd;
+    memset(&gd, 0, sizeof gd);
+    const uint64_t nev = !rc ? ks_sink_count(&sink) : 0;
+    if (!rc) find_outside(d, grid, block, sink.events, nev, &gd);
+    if (ok) { /* the tensors come back, but for what an access outside another tensor reached */
+        for (size_t k = 0; k < gd.nprot; ++k) memcpy(gd.prot[k].keep, gd.prot[k].at, gd.prot[k].bytes);
+        size_t o = head;
+        for (int t = 0; t < d->ntensors; ++t) {
+            const size_t n = tensor_bytes(&d->tensors[t]);
+            if (n) memcpy(d->tensors[t].data, sh + o, n);
+            o += n;
+        }
+        for (size_t k = 0; k < gd.nprot; ++k) memcpy(gd.prot[k].at, gd.prot[k].keep, gd.prot[k].bytes);
+    }
+    if (gd.outside) {
+        const int quiet = ks_sim_quiet_warnings(1);
+        ks_sim_quiet_warnings(quiet);
+        if (!quiet)
+            fprintf(stderr,
+                    "kscope: warning: %s: %llu access%s outside %s tensor, not made on the host; the first: %s\n",
+                    d->op, (unsigned long long)gd.outside, gd.outside == 1 ? "" : "es",
+                    gd.outside == 1 ? "its" : "their", gd.first);
+    }
+    if (!rc && !ok) { /* the body stopped the child: its events up to there, the host untouched */
+        char where[200] = "before its first event";
+        if (nev) {
+            const ks_event *e = &sink.events[nev - 1];
+            char who[96];
+            thread_text(who, sizeof who, grid, block, e);
+            snprintf(where, sizeof where, "after %s's event at site %s (work item %lld)", who,
+                     e->site < d->nsites ? d->sites[e->site].name : "?", (long long)e->index);
+        }
+        const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+        ks_user_write_launch(d, grid, block, &sink, "sim", path); /* for step and check: best effort */
+        rc = ks_fail(KS_EINVAL, "%s: the simulated body stopped (%s %d) %s; %s holds the events up to there%s%s", d->op,
+                     sig ? "signal" : "exit status", sig ? sig : WEXITSTATUS(status), where, path,
+                     gd.outside ? "; the first access outside: " : "", gd.outside ? gd.first : "");
+    } else if (!rc) {
+        rc = ks_user_write_launch(d, grid, block, &sink, "sim", path);
+    }
+    free(gd.prot);
+    munmap(evm, ev_bytes);
+    munmap(sh, total);
+    return rc;
+}
+
 int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *args, ks_dim3 grid, ks_dim3 block,
                        const char *path)
 {
@@ -200,12 +362,10 @@ int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *arg
     int64_t blocks = 0;
     int rc = launch_totals(d, grid, block, &threads, &blocks);
     if (rc) return rc;
-    ks_sink *sink = ks_host_sink_create(0, d->filter);
-    if (!sink) return KS_ENOMEM;
-    ks_sim_launch_dims(grid, block, body, args, sink);
-    rc = ks_user_write_launch(d, grid, block, sink, "sim", path);
-    ks_host_sink_free(sink);
-    return rc;
+    if (d->nsites < 1 || d->sites[0].kind != KS_EV_WORK)
+        return ks_fail(KS_EINVAL, "%s: site 0 must be the work site (ks_user_site(d, 0, ..., KS_EV_WORK, -1, 0))",
+                       d->op);
+    return run_isolated(d, grid, block, body, args, path);
 }
 
 /* the deprecated 1-D names (ks_user.h) */

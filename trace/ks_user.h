@@ -87,7 +87,16 @@ static inline ks_dim3 ks_dims(uint32_t x, uint32_t y, uint32_t z)
  * params as "grid": [x, y, z] and "block": [x, y, z], which `kscope check` reads to hold
  * the mapping (docs/your-own-kernel.md: each thread does the items of the params'
  * "mapping" in the row-major "work_shape"). The tensors' data are read after the run, so
- * outputs carry their final values. */
+ * outputs carry their final values.
+ * Safe simulation: the body runs in a child process (as `kscope run FILE.cu` runs a .cu
+ * kernel), so a store outside its tensor never reaches this program's memory; afterwards
+ * the registered tensors' contents are copied back (only they: memory the body writes
+ * that is not a registered tensor keeps its old contents here), except elements that a
+ * recorded access outside another tensor reached. Every access the probes record outside
+ * its tensor is reported on stderr (count, and the first with its thread and site; unless
+ * ks_sim_quiet_warnings(1)) and by `kscope check`. A body that crashes or exits stops the
+ * child only: the call returns KS_EINVAL naming the signal and the thread and site of the
+ * last event, writes the events up to there to path, and leaves the tensors as they were. */
 int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *args, ks_dim3 grid, ks_dim3 block,
                        const char *path);
 /* Writes the events in `sink` (a host sink: the simulator's, or a GPU sink downloaded with
