@@ -1363,11 +1363,21 @@ START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
     static const struct {
         float v;
         const char *text;
-    } cases[] = {{.v = 10.125f, .text = "10.125"},  {.v = 6.375f, .text = "6.375"},
-                 {.v = 0.1f, .text = "0.1"},        {.v = -2.5f, .text = "-2.5"},
-                 {.v = 3.0f, .text = "3"},          {.v = 0.73645231f, .text = "0.7365"},
-                 {.v = 1234.5678f, .text = "1235"}, {.v = 10.0f, .text = "10"},
-                 {.v = -300.0f, .text = "-300"},    {.v = 1e6f, .text = "1000000"}};
+    } cases[] = {{.v = 10.125f, .text = "10.125"},
+                 {.v = 6.375f, .text = "6.375"},
+                 {.v = 0.1f, .text = "0.1"},
+                 {.v = -2.5f, .text = "-2.5"},
+                 {.v = 3.0f, .text = "3"},
+                 /* rounded values say so; exact binary fractions print in full (issue 38 D9:
+                  * 34.47 beside an exact 26.375 read as exact) */
+                 {.v = 0.73645231f, .text = "about 0.7365"},
+                 {.v = 1234.5678f, .text = "about 1235"},
+                 {.v = 34.46875f, .text = "34.46875"},
+                 {.v = -0.03125f, .text = "-0.03125"},
+                 {.v = 27.53125f, .text = "27.53125"},
+                 {.v = 10.0f, .text = "10"},
+                 {.v = -300.0f, .text = "-300"},
+                 {.v = 1e6f, .text = "1000000"}};
     char buf[32];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         ls_format_value(buf, sizeof buf, cases[i].v);
@@ -1375,6 +1385,8 @@ START_TEST(values_print_exactly_and_answers_match_the_printed_precision)
         ck_assert(ls_number_matches(buf, cases[i].v)); /* what is printed is accepted */
     }
     ck_assert(!ls_number_matches("10.12", 10.125f)); /* printed exactly: must be exact */
+    ck_assert(!ls_number_matches("34.47", 34.46875f));
+    ck_assert(ls_number_matches("0.7365", 0.73645231f));
     ck_assert(!ls_number_matches("10.13", 10.125f));
     ck_assert(ls_number_matches("0.73645", 0.73645231f));
     ck_assert(!ls_number_matches("0.736", 0.73645231f)); /* coarser than printed */

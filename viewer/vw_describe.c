@@ -1,6 +1,7 @@
 /* vw_describe.c - the viewer's text (see vw_describe.h). */
 #include "vw_describe.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -476,4 +477,42 @@ const char *const *vw_help_lines(void)
         NULL,
     };
     return lines;
+}
+
+int vw_value_text(char *buf, size_t n, double v)
+{
+    if (!isfinite(v)) { /* nan, -nan, inf: what it is */
+        snprintf(buf, n, "%g", v);
+        return 1;
+    }
+    if (v == floor(v) && fabs(v) < 1e15) { /* 20, not 2e+01 */
+        snprintf(buf, n, "%lld", (long long)v);
+        return 1;
+    }
+    /* a binary fraction with k fractional bits has exactly k decimals */
+    for (int k = 1; k <= 40 && isfinite(v); ++k) {
+        const double s = ldexp(v, k);
+        if (s != floor(s)) continue;
+        if (fabs(s) >= 9007199254740992.0) break; /* past 2^53: not held exactly */
+        char full[96];
+        snprintf(full, sizeof full, "%.*f", k, v);
+        int sig = 0, lead = 1;
+        for (const char *p = full; *p; ++p) {
+            if (*p < '0' || *p > '9') continue;
+            if (*p != '0') lead = 0;
+            sig += !lead;
+        }
+        if (sig <= 9) {
+            snprintf(buf, n, "%s", full);
+            return 1;
+        }
+        break;
+    }
+    const int p = ks_real_digits(v);
+    if (p <= KS_EXACT_DIGITS) { /* 0.1: the float's own shortest name */
+        snprintf(buf, n, "%.*g", p, v);
+        return 1;
+    }
+    snprintf(buf, n, "%.4g", v);
+    return 0;
 }

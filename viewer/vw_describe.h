@@ -54,6 +54,13 @@ int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out);
 /* The most lines any of the n slides takes at cols characters with its answer shown
  * (title, narration, question, answer and the keys line), so one band fits them all. */
 int vw_story_lines_needed(const vw_slide *slides, int n, int cols);
+/* A value as slides and lessons print it: in full when it is exact there, a whole number
+ * (20), a binary fraction whose decimal expansion is short (34.46875, 0.03125: at most 9
+ * significant digits) or a float whose shortest text reads back as itself and has at most
+ * KS_EXACT_DIGITS digits (0.1); otherwise rounded to 4 significant digits (0.7365 for
+ * 0.73645231), which the caller marks as rounded ("about", "~"). Returns 1 when the text
+ * is exact, 0 when it is rounded. */
+int vw_value_text(char *buf, size_t n, double v);
 /* Text wrapped at cols characters (at spaces; '\n' breaks), each line added with `style`. */
 void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../trace/step.h"
+#include "vw_describe.h"
 #include "vw_draw_int.h"
 #include "vw_labels.h"
 #include "vw_plane.h"
@@ -29,6 +30,18 @@ void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y
     *x1 = b < 0 ? 0 : b > (double)m->cols ? m->cols : (int64_t)b;
 }
 
+/* A cell's number: exact values in full (34.46875 beside 26.375), a rounded one marked
+ * "~" (issue 38 D9); `narrow`: an exact value longer than its rounded form is rounded and
+ * marked too, for cells too small for the full text */
+static void cell_text(char *buf, size_t n, double v, int narrow)
+{
+    char t[40], r[40];
+    int exact = vw_value_text(t, sizeof t, v);
+    snprintf(r, sizeof r, "%.4g", v);
+    if (narrow && exact && strlen(t) > strlen(r) + 1) exact = 0, snprintf(t, sizeof t, "%s", r);
+    snprintf(buf, n, "%s%s", exact ? "" : "~", t);
+}
+
 void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
                          const vw_heat_cache *c)
 {
@@ -46,19 +59,24 @@ void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_
     char buf[48];
     /* one rule for the plane: numbers everywhere or nowhere, so none is missing */
     size_t longest = 0;
-    for (int64_t y = y0; y < y1; ++y)
-        for (int64_t x = x0; x < x1; ++x) {
-            ks_format_real(buf, sizeof buf, vw_heat_value(s, t, base + y * pd.w + x, mode));
-            if (strlen(buf) > longest) longest = strlen(buf);
-        }
-    if ((double)longest * d->font.advance > m->cell - 4) return;
+    int narrow = 0;
+    for (; narrow < 2; ++narrow) { /* the full values, else the rounded ones */
+        longest = 0;
+        for (int64_t y = y0; y < y1; ++y)
+            for (int64_t x = x0; x < x1; ++x) {
+                cell_text(buf, sizeof buf, vw_heat_value(s, t, base + y * pd.w + x, mode), narrow);
+                if (strlen(buf) > longest) longest = strlen(buf);
+            }
+        if ((double)longest * d->font.advance <= m->cell - 4) break;
+    }
+    if (narrow == 2) return;
     const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
     for (int64_t y = y0; y < y1; ++y)
         for (int64_t x = x0; x < x1; ++x) {
             const int64_t off = base + y * pd.w + x;
             const double v = vw_heat_value(s, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
-            ks_format_real(buf, sizeof buf, v);
+            cell_text(buf, sizeof buf, v, narrow);
             const uint32_t bg = vw_heat_colour(c, v);
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * d->font.advance;

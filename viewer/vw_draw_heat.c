@@ -184,9 +184,10 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         const double f = (double)i / (bar_w > 1 ? bar_w - 1 : 1);
         vw_fill(d->r, px, c->picture ? vw_heat_colour(c, f) : vw_colormap(c->ramp0 + (1 - c->ramp0) * f));
     }
-    char lo[48], hi[48], mid[64];
-    ks_format_real(lo, sizeof lo, c->picture ? 0 : c->lo);
-    ks_format_real(hi, sizeof hi, c->picture ? 1 : c->hi);
+    char lo[48], hi[48], mid[64], t[40];
+    /* the ends of the range as the cells print them: exact, or marked rounded (issue 38 D9) */
+    snprintf(lo, sizeof lo, "%s%s", vw_value_text(t, sizeof t, c->picture ? 0 : c->lo) ? "" : "~", t);
+    snprintf(hi, sizeof hi, "%s%s", vw_value_text(t, sizeof t, c->picture ? 1 : c->hi) ? "" : "~", t);
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     const vw_mode want = vw_panel_mode(s, panel);
     if (want != c->mode)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../trace/step.h"
+#include "../../viewer/vw_describe.h"
 #include "ls_lesson.h"
 
 static const char *trim(char *s)
@@ -53,7 +54,7 @@ static int checked(const ls_session *S, const ls_ctx *c, const ls_question *q, c
 {
     char buf[LS_TEXT_MAX];
     if (ls_render(S, c, q->check, buf, sizeof buf, err, en)) return -1;
-    snprintf(out, n, "%s", trim(buf));
+    snprintf(out, n, "%s", ls_skip_about(trim(buf))); /* the number: "about 0.7365" is 0.7365 */
     return 0;
 }
 
@@ -126,6 +127,7 @@ int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
     if (q->kind == LS_Q_NUMBER) {
         char want[128], *end;
         if (checked(S, c, q, want, sizeof want, err, sizeof err)) return 0;
+        a = ls_skip_about(a); /* "about 0.7365", as printed, is 0.7365 */
         (void)strtod(a, &end);
         return *a && !*end && (ls_number_matches(a, strtod(want, NULL)) || within_rounding(a, want));
     }
@@ -268,14 +270,26 @@ int ls_check(const ls_session *S0, ls_report *rep)
 
 void ls_format_value(char *buf, size_t n, double v)
 {
-    ks_format_real(buf, n, v); /* the step-through's form: 10 (not 1e+01), 10.125, 0.7365 */
+    /* 10 (not 1e+01), 10.125, 34.46875, "about 0.7365": a rounded value says so (issue 38 D9) */
+    char t[64];
+    const int exact = vw_value_text(t, sizeof t, v);
+    snprintf(buf, n, "%s%s", exact ? "" : LS_ABOUT, t);
+}
+
+const char *ls_skip_about(const char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    if (!strncmp(s, LS_ABOUT, strlen(LS_ABOUT))) s += strlen(LS_ABOUT);
+    else if (*s == '~') s++;
+    return s;
 }
 
 int ls_number_matches(const char *typed, double truth)
 {
-    const double v = strtod(typed, NULL);
+    char t[64];
+    const double v = strtod(ls_skip_about(typed), NULL);
     if (fabs(v - truth) <= 1e-6 * (1 + fabs(truth))) return 1;
-    if (ks_real_digits(truth) <= KS_EXACT_DIGITS || truth == 0) return 0; /* printed exactly */
+    if (vw_value_text(t, sizeof t, truth) || truth == 0) return 0; /* printed exactly */
     /* printed to 4 significant digits: within half a unit of the 4th */
     const double unit = pow(10.0, floor(log10(fabs(truth))) - 3);
     return fabs(v - truth) <= 0.5 * unit * (1 + 1e-9);

@@ -237,14 +237,17 @@ int ls_text_gives_answer(const ls_session *S, const ls_ctx *qc, int k, const cha
 int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, char *out, size_t n, char *err, size_t errn);
 void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep);
 
-/* A value as the players print it, as `kscope step` does (ks_format_real, trace/step.h):
- * whole numbers whole (10, not 1e+01), the shortest text that reads back as the same
- * float when that has at most KS_EXACT_DIGITS significant digits (10.125, 6.375, 0.1:
- * such values print exactly), otherwise rounded to 4 significant digits. */
+/* A value as the players print it (vw_value_text, viewer/vw_describe.h): whole numbers
+ * whole (10, not 1e+01), exact binary fractions in full (10.125, 34.46875), a float by its
+ * shortest text when that has at most KS_EXACT_DIGITS significant digits (0.1), otherwise
+ * rounded to 4 significant digits and marked: "about 0.7365". */
+#define LS_ABOUT "about "
 void ls_format_value(char *buf, size_t n, double v);
-/* A typed number is right when it equals the truth, or, for a truth the drawings print
- * rounded (to 4 significant digits), when it is within half a unit of that 4th digit:
- * what a student reads off the drawing counts. */
+/* s past leading blanks and a rounded value's mark ("about ", '~'). */
+const char *ls_skip_about(const char *s);
+/* A typed number is right when it equals the truth, or, for a truth printed rounded (to 4
+ * significant digits), when it is within half a unit of that 4th digit: what a student
+ * reads off the drawing counts. */
 int ls_number_matches(const char *typed, double truth);
 
 

@@ -104,10 +104,16 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
     return n;
 }
 
+/* A cell's value: "~" marks a rounded one (the drawing's legend says so) */
 static void fmt_value(char *buf, size_t n, double v, int integral)
 {
-    if (integral) snprintf(buf, n, "%lld", (long long)v);
-    else ls_format_value(buf, n, v);
+    if (integral) {
+        snprintf(buf, n, "%lld", (long long)v);
+        return;
+    }
+    char t[64];
+    const int exact = vw_value_text(t, sizeof t, v);
+    snprintf(buf, n, "%s%.28s", exact ? "" : "~", t);
 }
 
 /* Plane `plane` of tensor t as a grid: [v] a cell the focused item touched, <v> the
@@ -133,11 +139,12 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
         const double v = ls_tensor_value(ts, base + i);
         integral = v == floor(v) && fabs(v) < 1e15;
     }
-    int cw = 1;
+    int cw = 1, rounded = 0;
     for (int64_t i = 0; i < H * W; ++i) {
         char b[32];
         fmt_value(b, sizeof b, ls_tensor_value(ts, base + i), integral);
         if ((int)strlen(b) > cw) cw = (int)strlen(b);
+        rounded |= b[0] == '~';
     }
     cw += 2; /* the brackets */
     /* crop to what fits: keep the marks (or the top-left) in view */
@@ -172,8 +179,9 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
     if (y0 != 0 || x0 != 0 || y1 != H || x1 != W) /* cropped, or a margin of padding */
         fprintf(out, "; rows %lld..%lld, columns %lld..%lld shown", (long long)y0, (long long)y1 - 1, (long long)x0,
                 (long long)x1 - 1);
-    fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s\n", (long long)S->idx.items[c->item].index,
-            y0 < 0 || x0 < 0 || y1 > H || x1 > W ? ", outside the tensor: padding" : "");
+    fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s%s\n", (long long)S->idx.items[c->item].index,
+            y0 < 0 || x0 < 0 || y1 > H || x1 > W ? ", outside the tensor: padding" : "",
+            rounded ? ", ~ rounded to 4 digits" : "");
     fprintf(out, "      ");
     for (int64_t x = x0; x < x1; ++x) fprintf(out, " %*lld", cw, (long long)x);
     fputc('\n', out);
