@@ -354,10 +354,18 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     free(recs);
 }
 
+/* A callback the recorder's own Sanitizer API calls cause (an allocation, the patch
+ * module loading, a memset's launch) comes on the same thread while the first one holds
+ * the lock: it is not the program's, so it is passed over, and the lock is never taken
+ * twice. */
+static __thread int t_inside;
+
 static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                                      const void *data)
 {
     (void)user;
+    if (t_inside) return;
+    t_inside = 1;
     pthread_mutex_lock(&g.mu);
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
         switch (cbid) {
@@ -377,6 +385,7 @@ static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain
         else if (cbid == SANITIZER_CBID_LAUNCH_END) on_launch_end(data);
     }
     pthread_mutex_unlock(&g.mu);
+    t_inside = 0;
 }
 
 static int range_env(const char *name, uint64_t *lo, uint64_t *hi)

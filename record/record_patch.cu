@@ -7,6 +7,9 @@
 
 #include "record.h"
 
+/* an atomic that only writes (a reduction): named in newer toolkits' headers only */
+#define KS_SAN_ATOMIC_WRITE_ONLY (1u << 8)
+
 static __device__ __forceinline__ uint64_t load_bytes(const void *p, uint32_t size)
 {
     /* the value a read is about to get (the callback runs before the instruction) */
@@ -45,7 +48,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_global(void *user
     const int write = (flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE) != 0;
     const int read = (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ) != 0;
     /* an atomic reads and writes (or only writes, ATOMIC_WRITE_ONLY) and gives no data */
-    const int atomic = (read && write) || (flags & SANITIZER_MEMORY_DEVICE_FLAG_ATOMIC_WRITE_ONLY) || (write && !data);
+    const int atomic = (read && write) || (flags & KS_SAN_ATOMIC_WRITE_ONLY) || (write && !data);
     const uint32_t kind = atomic ? (KS_REC_WRITE | KS_REC_ATOMIC) : write ? KS_REC_WRITE : KS_REC_READ;
     const uint32_t off = (uint32_t)(pc - s->fn_pc);
     const uint8_t *src = (const uint8_t *)(write && !atomic ? data : ptr);
