@@ -399,7 +399,10 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
     if ((int)strlen(buf) <= cols) return;
     snprintf(buf, n, "%s %s  plane %lld of %lld", where, shape, p, np);
     if ((int)strlen(buf) <= cols) return;
-    snprintf(buf, n, "%s  %lld/%lld", where, p, np);
+    snprintf(buf, n, "%s  plane %lld of %lld", where, p, np);
+    if ((int)strlen(buf) <= cols) return;
+    /* the plane's coordinates in `where` say which it is ("0/2" said too little: issue 38 D12) */
+    snprintf(buf, n, "%s", where);
 }
 
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)

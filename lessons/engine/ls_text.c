@@ -12,12 +12,13 @@
 
 #define WIDTH 78
 #define MAX_ROWS 20
-#define MAX_LINE 110
+#define MAX_LINE 80 /* a drawing is cropped to what fits a terminal of 80 columns */
 
-/* Narration wrapped at WIDTH columns; '\n' in the text starts a new paragraph line. */
-static void wrap(FILE *out, const char *text, const char *indent)
+/* Text wrapped at WIDTH columns, the first line after `first`, the others after `rest`
+ * (a choice's "    1) " and its hanging indent); '\n' in the text starts a new line. */
+static void wrap_hang(FILE *out, const char *text, const char *first, const char *rest)
 {
-    const char *p = text;
+    const char *p = text, *indent = first;
     while (*p) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
@@ -31,6 +32,7 @@ static void wrap(FILE *out, const char *text, const char *indent)
             size_t wl = (size_t)(we - w);
             if (!wl) break;
             if (col && col + 1 + wl > WIDTH - strlen(indent)) {
+                indent = rest;
                 fprintf(out, "\n%s", indent);
                 col = 0;
             }
@@ -39,9 +41,13 @@ static void wrap(FILE *out, const char *text, const char *indent)
             w = we;
         }
         fputc('\n', out);
+        indent = rest;
         p = eol ? eol + 1 : end;
     }
 }
+
+/* Narration wrapped at WIDTH columns, every line after `indent`. */
+static void wrap(FILE *out, const char *text, const char *indent) { wrap_hang(out, text, indent, indent); }
 
 typedef struct mark {
     int64_t y, x;
@@ -149,9 +155,15 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
     cw += 2; /* the brackets */
     /* crop to what fits: keep the marks (or the top-left) in view */
     const int64_t max_cols = (MAX_LINE - 6) / (cw + 1);
-    int64_t fy = y0, fx = x0;
-    for (int i = 0; i < nm; ++i)
-        if (m[i].focus) fy = m[i].y, fx = m[i].x;
+    /* the focused mark, else the middle of the marks, stays in view */
+    int64_t fy = y0, fx = x0, lo_y = INT64_MAX, hi_y = INT64_MIN, lo_x = INT64_MAX, hi_x = INT64_MIN;
+    int focused = 0;
+    for (int i = 0; i < nm; ++i) {
+        if (m[i].focus) fy = m[i].y, fx = m[i].x, focused = 1;
+        lo_y = m[i].y < lo_y ? m[i].y : lo_y, hi_y = m[i].y > hi_y ? m[i].y : hi_y;
+        lo_x = m[i].x < lo_x ? m[i].x : lo_x, hi_x = m[i].x > hi_x ? m[i].x : hi_x;
+    }
+    if (!focused && nm) fy = lo_y + (hi_y - lo_y) / 2, fx = lo_x + (hi_x - lo_x) / 2;
     if (y1 - y0 > MAX_ROWS) {
         int64_t a = fy - MAX_ROWS / 2;
         if (a < y0) a = y0;
@@ -302,8 +314,10 @@ static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *o
     fprintf(out, "\n  Question\n");
     wrap(out, buf, "  ");
     for (int i = 0; i < q->nchoices; ++i) {
+        char num[16];
         ls_render(S, c, q->choices[i], buf, sizeof buf, err, sizeof err);
-        fprintf(out, "    %d) %s\n", i + 1, buf);
+        snprintf(num, sizeof num, "    %d) ", i + 1);
+        wrap_hang(out, buf, num, "       ");
     }
     if (q->kind == LS_Q_CELL) fprintf(out, q->ncell == 3 ? "  (answer as plane, y, x)\n" : "  (answer as y, x)\n");
     ls_answer_text(S, c, k, answer, sizeof answer);
@@ -350,10 +364,12 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
     int questions = 0, first_try = 0;
     ls_ctx c;
     ls_ctx_init(&c);
-    if (L->op) fprintf(out, "%s  (%s, %d steps, operator %s)\n", L->title, L->level, L->nsteps, L->op->name);
+    if (L->op)
+        snprintf(text, sizeof text, "%s  (%s, %d steps, operator %s)", L->title, L->level, L->nsteps, L->op->name);
     else
-        fprintf(out, "%s  (%s, %d steps, the recorded trace %s of %s)\n", L->title, L->level, L->nsteps,
-                L->runs[0].trace, S->tr.op);
+        snprintf(text, sizeof text, "%s  (%s, %d steps, the recorded trace %s of %s)", L->title, L->level, L->nsteps,
+                 L->runs[0].trace, S->tr.op);
+    wrap(out, text, "");
     if (L->summary) wrap(out, L->summary, "");
     const ls_session *S0 = S;
     for (int k = 0; k < L->nsteps; ++k) {
@@ -374,7 +390,8 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
         if (st->run && (k == 0 || L->steps[k - 1].run != st->run)) {
             char what[600];
             ls_run_describe(L, st->run, what, sizeof what);
-            fprintf(out, "[run '%s': %s]\n", L->runs[st->run].name, what);
+            snprintf(text, sizeof text, "[run '%s': %s]", L->runs[st->run].name, what);
+            wrap_hang(out, text, "", "  ");
         } else if (!st->run && k > 0 && L->steps[k - 1].run) {
             fprintf(out, "[back to the lesson's own run]\n");
         }
@@ -399,9 +416,12 @@ int ls_play_text(const ls_session *S, FILE *in, FILE *out, int auto_answer, int 
             if (line[0] == 'b') k = k > 0 ? k - 2 : -1;
         }
     }
-    fprintf(out, "\nEnd of lesson: %s. ", L->title);
-    if (questions) fprintf(out, "%d of %d questions right at the first try.\n", first_try, questions);
-    else fprintf(out, "\n");
+    if (questions)
+        snprintf(text, sizeof text, "End of lesson: %s. %d of %d questions right at the first try.", L->title,
+                 first_try, questions);
+    else snprintf(text, sizeof text, "End of lesson: %s.", L->title);
+    fputc('\n', out);
+    wrap(out, text, "");
     ls_ctx_free(&c);
     return 0;
 }
