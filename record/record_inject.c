@@ -47,11 +47,15 @@ typedef struct ctx_state {
     unsigned long long capacity; /* records recs_d holds */
 } ctx_state;
 
+/* a recorded launch between its begin and end callbacks; the grid, the block and the
+ * name are valid only at the begin */
 typedef struct live_launch {
     Sanitizer_LaunchHandle handle;
     int used;
     uint64_t number;
     ks_rec_state host;
+    uint32_t grid[3], block[3];
+    char kernel[512];
 } live_launch;
 
 static struct {
@@ -271,6 +275,9 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
     live_launch *v = &g.live[slot];
     memset(v, 0, sizeof *v);
     v->used = 1, v->handle = l->hLaunch, v->number = number;
+    v->grid[0] = l->gridDim_x, v->grid[1] = l->gridDim_y, v->grid[2] = l->gridDim_z;
+    v->block[0] = l->blockDim_x, v->block[1] = l->blockDim_y, v->block[2] = l->blockDim_z;
+    snprintf(v->kernel, sizeof v->kernel, "%s", name);
     ks_rec_state *h = &v->host;
     h->recs = c->recs_d, h->capacity = c->capacity, h->on = 1;
     uint64_t pc = 0, size = 0;
@@ -328,11 +335,11 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     ks_rec_launch L;
     memset(&L, 0, sizeof L);
     L.number = v->number;
-    demangle(l->functionName, L.kernel, sizeof L.kernel);
+    snprintf(L.kernel, sizeof L.kernel, "%s", v->kernel);
     ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
     device_name(l->context, L.device, sizeof L.device);
-    L.grid[0] = l->gridDim_x, L.grid[1] = l->gridDim_y, L.grid[2] = l->gridDim_z;
-    L.block[0] = l->blockDim_x, L.block[1] = l->blockDim_y, L.block[2] = l->blockDim_z;
+    memcpy(L.grid, v->grid, sizeof L.grid);
+    memcpy(L.block, v->block, sizeof L.block);
     const uint64_t T = (uint64_t)L.block[0] * L.block[1] * L.block[2];
     const uint64_t blocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
     L.filter.block_lo = (int64_t)(g.block_lo < blocks ? g.block_lo : blocks);

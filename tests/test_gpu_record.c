@@ -218,7 +218,7 @@ END_TEST
 
 START_TEST(record_chooses_kernel_launch_and_threads)
 {
-    record("--out rec --kernel '^void hist' --launch 1 --filter block=1:2", "", 0);
+    record("--out rec --kernel '^hist' --launch 1 --filter block=1:2", "", 0);
     struct stat st;
     char p[128];
     snprintf(p, sizeof p, "%s/rec/0000-gather2d.kst", dir);

@@ -1,0 +1,261 @@
+/* The recorder's host side without a GPU: records as the device callbacks write them
+ * (record/record.h), for a made-up 2-D launch whose accesses this test decides, become a
+ * trace (record_trace.c) that this test reads back event by event against its own list,
+ * and that kscope check passes. Covers: slots in any order across threads (program order
+ * within one), named and unnamed buffers, memory in no buffer, a 16-byte access split
+ * into elements, an access narrower than its element, atomics, a block with no access,
+ * the filter and the dropped count. */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../record/record_int.h"
+#include "test_util.h"
+
+#define R 5
+#define C 19
+#define GX 3
+#define GY 2
+#define BX 8
+#define BY 3
+#define T (BX * BY)
+
+static float g_in[R * C], g_w[4 * 8];
+static int32_t g_cnt[7];
+static uint8_t g_global[4096];
+static const uint64_t A_IN = 0x7f0000000000ull, A_W = 0x7f0000100000ull, A_CNT = 0x7f0000200000ull,
+                      A_GLOBAL = 0x7f0000300000ull;
+
+static int copy_fn(void *dst, uint64_t addr, size_t bytes, void *ctx)
+{
+    (void)ctx;
+    const struct {
+        uint64_t a;
+        const void *p;
+        size_t n;
+    } m[4] = {{A_IN, g_in, sizeof g_in},
+              {A_W, g_w, sizeof g_w},
+              {A_CNT, g_cnt, sizeof g_cnt},
+              {A_GLOBAL, g_global, sizeof g_global}};
+    for (int i = 0; i < 4; ++i)
+        if (addr >= m[i].a && addr + bytes <= m[i].a + m[i].n) {
+            memcpy(dst, (const uint8_t *)m[i].p + (addr - m[i].a), bytes);
+            return 0;
+        }
+    return -1;
+}
+
+/* one thread's accesses, in program order: what the kernel in this test does */
+typedef struct acc {
+    uint64_t addr;
+    uint32_t pc, size, flags;
+    uint64_t value;
+} acc;
+
+static int thread_accesses(int blk, int t, acc *a)
+{
+    const int bx = blk % GX, by = blk / GX, c = bx * BX + t % BX, r = by * BY + t / BX;
+    if (blk == 4 || r >= R || c >= C) return 0; /* block 4 returns at once */
+    int n = 0;
+    uint32_t bits;
+    memcpy(&bits, &g_in[r * C + c], 4);
+    a[n++] = (acc){A_IN + 4u * (uint64_t)(r * C + c), 0x40, 4, KS_REC_READ, bits};
+    const int q = c % 3; /* a 16-byte load of w[4q .. 4q+3]: two 8-byte records */
+    for (int h = 0; h < 2; ++h) {
+        uint64_t v;
+        memcpy(&v, &g_w[4 * q + 2 * h], 8);
+        a[n++] = (acc){A_W + 16u * (uint64_t)q + 8u * (uint64_t)h, 0x80, 8, KS_REC_READ, v};
+    }
+    a[n++] = (acc){A_W + 1, 0x90, 1, KS_REC_READ, ((const uint8_t *)g_w)[1]}; /* one byte of w[0] */
+    a[n++] = (acc){A_CNT + 4u * (uint64_t)(c % 7), 0xc0, 4, KS_REC_WRITE | KS_REC_ATOMIC, 0};
+    const float out = (float)(r * 100 + c);
+    memcpy(&bits, &out, 4);
+    a[n++] = (acc){A_GLOBAL + 4u * (uint64_t)(r * C + c), 0xe0, 4, KS_REC_WRITE, bits};
+    return n;
+}
+
+static ks_rec_buf bufs[3];
+
+static void setup_bufs(void)
+{
+    uint64_t s = 42;
+    for (int i = 0; i < R * C; ++i) g_in[i] = (float)((tu_next(&s) >> 40) * (1.0 / 8388608.0) - 1.0);
+    for (int i = 0; i < 32; ++i) g_w[i] = (float)tu_int(&s, -50, 50) * 0.25f;
+    for (int i = 0; i < 7; ++i) g_cnt[i] = (int32_t)tu_int(&s, 0, 9);
+    memset(bufs, 0, sizeof bufs);
+    bufs[0] = (ks_rec_buf){A_IN, sizeof g_in, "in", 1, KS_F32, 2, {R, C}};
+    bufs[1] = (ks_rec_buf){A_W, sizeof g_w, "alloc3", 0, KS_F32, 1, {32}};
+    bufs[2] = (ks_rec_buf){A_CNT, sizeof g_cnt, "cnt", 1, KS_I32, 1, {7}};
+}
+
+/* records of every thread, slots interleaved across threads in a scrambled order */
+static ks_rec *make_records(uint64_t *n, int blo, int bhi)
+{
+    ks_rec *recs = calloc(GX * GY * T * 8, sizeof *recs);
+    acc a[GX * GY * T][8];
+    int na[GX * GY * T], next[GX * GY * T] = {0}, left = 0;
+    for (int g = 0; g < GX * GY * T; ++g) {
+        na[g] = g / T >= blo && g / T < bhi ? thread_accesses(g / T, g % T, a[g]) : 0;
+        left += na[g];
+    }
+    uint64_t s = 7, k = 0;
+    while (left) {
+        const int g = (int)tu_int(&s, 0, GX * GY * T - 1);
+        if (next[g] == na[g]) continue;
+        const acc *x = &a[g][next[g]++];
+        recs[k++] = (ks_rec){x->addr,           x->pc, (uint32_t)(g / T), (uint16_t)(g % T), (uint8_t)x->size,
+                             (uint8_t)x->flags, 0,     x->value};
+        --left;
+    }
+    *n = k;
+    return recs;
+}
+
+static void write_trace(const char *path, const ks_rec *recs, uint64_t n, int blo, int bhi, uint64_t dropped)
+{
+    ks_rec_launch L;
+    memset(&L, 0, sizeof L);
+    L.number = 5;
+    snprintf(L.kernel, sizeof L.kernel, "void ns::copy_t<float, 3>(float const*, float*, int)");
+    ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
+    snprintf(L.device, sizeof L.device, "test GPU");
+    L.grid[0] = GX, L.grid[1] = GY, L.grid[2] = 1, L.block[0] = BX, L.block[1] = BY, L.block[2] = 1;
+    L.filter = (ks_filter){(int64_t)blo * T, (int64_t)bhi * T, blo, bhi, 1};
+    L.recs = recs, L.nrecs = n, L.dropped = dropped;
+    L.bufs = bufs, L.nbufs = 3;
+    L.copy = copy_fn;
+    ck_assert_msg(ks_rec_write_trace(&L, path) == KS_OK, "%s", ks_error_message());
+}
+
+START_TEST(short_names)
+{
+    char s[64];
+    ks_rec_short_name("void ns::copy_t<float, 3>(float const*, float*, int)", s, sizeof s);
+    ck_assert_str_eq(s, "copy_t");
+    ks_rec_short_name("void at::native::(anonymous namespace)::roi_align_forward_kernel<float>(int, float const*)", s,
+                      sizeof s);
+    ck_assert_str_eq(s, "roi_align_forward_kernel");
+    ks_rec_short_name("hist(int const*, int*, int, int)", s, sizeof s);
+    ck_assert_str_eq(s, "hist");
+    ks_rec_short_name("_Z4fooPf", s, sizeof s);
+    ck_assert_str_eq(s, "_Z4fooPf");
+}
+END_TEST
+
+START_TEST(records_become_the_trace_of_each_thread)
+{
+    setup_bufs();
+    uint64_t n;
+    ks_rec *recs = make_records(&n, 0, GX * GY);
+    char dir[] = "/tmp/ks_rt_XXXXXX", path[64], cmd[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    write_trace(path, recs, n, 0, GX * GY, 0);
+    ks_trace tr;
+    ck_assert_msg(ks_trace_open(path, &tr) == KS_OK, "%s", ks_error_message());
+    ck_assert_str_eq(tr.op, "copy_t");
+    ck_assert_str_eq(tr.variant, "cuda-c");
+    ck_assert_str_eq(tr.device, "test GPU");
+    ck_assert_int_eq(tr.threads, T);
+    ck_assert_int_eq(tr.blocks, GX * GY);
+    const int tin = ks_trace_tensor(&tr, "in"), tw = ks_trace_tensor(&tr, "alloc3"), tc = ks_trace_tensor(&tr, "cnt"),
+              tg = ks_trace_tensor(&tr, "global0");
+    ck_assert_msg(tin >= 0 && tw >= 0 && tc >= 0 && tg >= 0, "tensors");
+    ck_assert_int_eq(tr.tensors[tin].ndim, 2);
+    ck_assert_int_eq(tr.tensors[tin].shape[1], C);
+    ck_assert_mem_eq(tr.tensors[tc].data, g_cnt, sizeof g_cnt);
+    ck_assert_mem_eq(tr.tensors[tin].data, g_in, sizeof g_in);
+    ck_assert_int_eq(tr.roles[tc], KS_ROLE_OUTPUT);
+    ck_assert_int_eq(tr.roles[tin], KS_ROLE_INPUT);
+    uint64_t pos = 0;
+    int sites_seen[KS_MAX_SITES] = {0};
+    for (int blk = 0; blk < GX * GY; ++blk) {
+        if (blk == 4) continue; /* no access, no work events */
+        for (int t = 0; t < T; ++t) {
+            const int64_t index = (int64_t)blk * T + t;
+            const ks_event *w = &tr.events[pos++];
+            ck_assert_int_eq(w->kind, KS_EV_WORK);
+            ck_assert_int_eq(w->index, index);
+            ck_assert_int_eq(w->u.field[2], blk % GX); /* blockIdx.x */
+            ck_assert_int_eq(w->u.field[1], blk / GX); /* blockIdx.y */
+            ck_assert_int_eq(w->u.field[5], t % BX);   /* threadIdx.x */
+            ck_assert_int_eq(w->u.field[4], t / BX);   /* threadIdx.y */
+            const int c = blk % GX * BX + t % BX, r = blk / GX * BY + t / BX;
+            if (r >= R || c >= C) continue;
+            /* in[r][c]; w[4q..4q+3] (4 events of one site and tap); one byte of w[0]; the
+             * atomic on cnt; the store to memory in no buffer */
+            const int q = c % 3;
+            struct {
+                int tensor, kind, atomic, is_int;
+                int64_t offset;
+                double value;
+            } want[8] = {{tin, KS_EV_READ, 0, 0, r * C + c, g_in[r * C + c]},
+                         {tw, KS_EV_READ, 0, 0, 4 * q, g_w[4 * q]},
+                         {tw, KS_EV_READ, 0, 0, 4 * q + 1, g_w[4 * q + 1]},
+                         {tw, KS_EV_READ, 0, 0, 4 * q + 2, g_w[4 * q + 2]},
+                         {tw, KS_EV_READ, 0, 0, 4 * q + 3, g_w[4 * q + 3]},
+                         {tw, KS_EV_READ, 0, 1, 0, ((const uint8_t *)g_w)[1]},
+                         {tc, KS_EV_WRITE, 1, 1, c % 7, 0},
+                         {tg, KS_EV_WRITE, 0, 0, r * C + c, r * 100 + c}};
+            for (int k = 0; k < 8; ++k) {
+                const ks_event *e = &tr.events[pos++];
+                ck_assert_msg(e->index == index && e->seq == (uint32_t)k + 1 && e->kind == want[k].kind &&
+                                  e->tensor == want[k].tensor,
+                              "thread %lld event %d: index %lld seq %u kind %d tensor %d", (long long)index, k,
+                              (long long)e->index, e->seq, e->kind, e->tensor);
+                ck_assert_int_eq(e->block, blk);
+                ck_assert_int_eq(e->thread, t);
+                ck_assert_int_eq(!!(e->flags & KS_FLAG_ATOMIC), want[k].atomic);
+                ck_assert_int_eq(e->u.access.offset, want[k].offset);
+                ck_assert_int_eq(tr.sites[e->site].kind, e->kind);
+                ck_assert_int_eq(tr.sites[e->site].tensor, e->tensor);
+                sites_seen[e->site] = 1;
+                if (want[k].atomic) continue; /* the memory before an atomic: not this test's */
+                ck_assert_int_eq(!!(e->flags & KS_FLAG_INT), want[k].is_int);
+                ck_assert_msg(ks_access_value(&e->u.access, e->flags) == want[k].value, "value of event %d", k);
+            }
+            /* the 16-byte load: one site, one instruction (tap); the byte load: its own */
+            ck_assert_int_eq(tr.events[pos - 7].site, tr.events[pos - 4].site);
+            ck_assert_int_eq(tr.events[pos - 7].tap, tr.events[pos - 4].tap);
+            ck_assert_int_ne(tr.events[pos - 3].site, tr.events[pos - 4].site);
+        }
+    }
+    ck_assert_int_eq(pos, tr.nevents);
+    int nsites = 0;
+    for (int s = 1; s < tr.nsites; ++s) nsites += sites_seen[s];
+    ck_assert_int_eq(nsites, 5); /* pcs 0x40, 0x80, 0x90, 0xc0, 0xe0: the byte read of w is apart */
+    ck_assert_int_eq(tr.nsites, 6);
+    ck_assert_str_eq(tr.sites[1].name, "copy_t+0x40");
+    ks_trace_close(&tr);
+    snprintf(cmd, sizeof cmd, "%s check %s >/dev/null 2>&1", KS_CLI, path);
+    int st = system(cmd);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "kscope check on the trace: %d", st);
+    free(recs);
+
+    /* blocks 2..3 only, with records the device could not keep */
+    recs = make_records(&n, 2, 4);
+    write_trace(path, recs, n, 2, 4, 77);
+    ck_assert_int_eq(ks_trace_open(path, &tr), KS_OK);
+    ck_assert_int_eq(tr.dropped, 77);
+    ck_assert_int_eq(tr.filter.block_lo, 2);
+    for (uint64_t i = 0; i < tr.nevents; ++i)
+        ck_assert_msg(tr.events[i].block == 2 || tr.events[i].block == 3, "block");
+    ks_trace_close(&tr);
+    free(recs);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("record_trace");
+    TCase *tc = tcase_create("host");
+    tcase_add_test(tc, short_names);
+    tcase_add_test(tc, records_become_the_trace_of_each_thread);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
