@@ -331,9 +331,18 @@ START_TEST(check_wants_predictions_and_few_printed_answers)
     ck_assert_ptr_null(strstr(out, "did not work through"));
     ck_assert_msg(strstr(out, "3 of 5 questions have their answer printed above the prompt (steps 3, 4, 5)"), "%s",
                   out);
+    /* two printed of four is within half, but a printed answer is one a student copies:
+     * each fails on its own (issue 38 D7), and without them the lesson passes */
     qs[4] = "";
     six_steps("good.json", qs);
-    ck_assert_int_eq(lesson("--check good.json"), 0);
+    ck_assert_int_eq(lesson("--check good.json"), 1);
+    out = out_text("out");
+    ck_assert_ptr_null(strstr(out, "have their answer printed above the prompt"));
+    ck_assert_msg(strstr(out, "good.json: step 3: the narration holds the answer (2) above the question"), "%s", out);
+    ck_assert_msg(strstr(out, "good.json: step 4: the narration holds the answer (3) above the question"), "%s", out);
+    qs[2] = qs[3] = "";
+    six_steps("good.json", qs);
+    ck_assert_msg(lesson("--check good.json") == 0, "%s", out_text("out"));
     /* a question about another tap of the step's own item that the step draws is no prediction */
     static const char drawn[] =
         "{\"kind\": \"cell\", \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [0, 0], \"explain\": \"e\"}";
@@ -358,6 +367,59 @@ START_TEST(check_wants_predictions_and_few_printed_answers)
         "sketch.json",
         "{\"title\": \"two\", \"text\": \"w_col {work.w_col}\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}}");
     ck_assert_int_eq(lesson("--check sketch.json"), 0);
+}
+END_TEST
+
+/* Issue 38 (D7): --check fails a full lesson whose question has its answer in plain sight
+ * above it: in the prompt, the step's title or its narration, as text (a number as a
+ * whole token, a cell as "y, x", a choice's words), whatever wrote it, a template or the
+ * author. A planted lesson with one of each fails on exactly those steps; the shipped
+ * lessons all pass. */
+static int problem_lines(const char *text);
+
+START_TEST(check_fails_a_question_whose_answer_stands_above_it)
+{
+    /* six_steps: step k + 1 looks at work item k, narration "w_col {work.w_col}, tap (1, 1)";
+     * item k < 5 has w_col k */
+    static const char *const planted[6] = {
+        /* the narration "w_col 0, tap (1, 1)" holds the right choice's words, "tap" */
+        "{\"kind\": \"choice\", \"prompt\": \"What does the narration name last?\", \"choices\": [\"w_col\", \"tap\"], "
+        "\"answer\": 2, \"explain\": \"e\"}",
+        /* a prediction about item 8 (w_col 3): nothing above gives it */
+        "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"Predict w_col of item {index}.\", \"answer\": 3, "
+        "\"check\": \"{work.w_col}\", \"explain\": \"e {work.w_col}\"}",
+        /* the author wrote the answer into the prompt */
+        "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"Item 8 has w_col 3. Which w_col does it have?\", "
+        "\"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}",
+        /* a template of the narration renders it: "w_col 3" */
+        "{\"kind\": \"number\", \"prompt\": \"Which w_col?\", \"answer\": 3, \"check\": \"{work.w_col}\", "
+        "\"explain\": \"e\"}",
+        /* a cell given as (y, x) in the prompt: item 7 reads (2, 2) at tap (1, 1) */
+        "{\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": \"Is it (2, 2)?\", \"answer\": [2, 2], "
+        "\"explain\": \"e\"}",
+        /* a cell prediction that gives nothing away */
+        "{\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": \"Which cell?\", \"answer\": [2, 2], "
+        "\"explain\": \"e\"}"};
+    six_steps("copy.json", planted);
+    ck_assert_int_eq(lesson("--check copy.json"), 1);
+    const char *out = out_text("out");
+    static const char *const want[] = {
+        "copy.json: step 1: the narration holds the answer (choice 2, its words) above the question",
+        "copy.json: step 3: the prompt holds the answer (3) above the question",
+        "copy.json: step 4: the narration holds the answer (3) above the question",
+        "copy.json: step 5: the prompt holds the answer (2, 2) above the question"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) ck_assert_msg(strstr(out, want[i]), "%s", out);
+    ck_assert_int_eq(problem_lines(out), 4); /* steps 2 and 6 are fine, and nothing else fails */
+    /* playing it is refused, with the first of them */
+    ck_assert_int_eq(lesson("copy.json --auto"), 2);
+    ck_assert_ptr_nonnull(strstr(out_text("err"), "step 1: the narration holds the answer"));
+    /* the same lesson without the four: it passes */
+    const char *const fine[6] = {"", planted[1], "", "", "", planted[5]};
+    six_steps("fine.json", fine);
+    ck_assert_msg(lesson("--check fine.json") == 0, "%s", out_text("out"));
+    /* every shipped lesson passes the rule */
+    ck_assert_msg(lesson("--check") == 0, "%s", out_text("out"));
+    ck_assert_ptr_null(strstr(out_text("out"), "holds the answer"));
 }
 END_TEST
 
@@ -2136,6 +2198,7 @@ int main(void)
     tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
     tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
+    tcase_add_test(tc, check_fails_a_question_whose_answer_stands_above_it);
     tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
     tcase_add_test(tc, templates_match_the_im2col_geometry);

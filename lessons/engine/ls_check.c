@@ -258,6 +258,14 @@ int ls_check(const ls_session *S0, ls_report *rep)
             ls_problem(rep, k + 1, "question: %s", err);
         } else {
             check_question(S, &qc, k, rep);
+            const char *shown = S0->L->nsteps >= LS_FULL_LESSON ? ls_answer_shown(S, c, &qc, k) : NULL;
+            char ans[256];
+            if (shown && !ls_answer_text(S, &qc, k, ans, sizeof ans))
+                ls_problem(rep, k + 1,
+                           "the %s holds the answer (%s%s%s) above the question: a student copies it instead of "
+                           "working it out (reword it, or ask about another work item, tap or run)",
+                           shown, st->q.kind == LS_Q_CHOICE ? "choice " : "", ans,
+                           st->q.kind == LS_Q_CHOICE ? ", its words" : "");
             printed[k] = ls_answer_printed(S, c, &qc, k);
             predicts[k] = ls_question_predicts(S, st, c, &qc, printed[k]);
         }

@@ -231,6 +231,11 @@ int ls_question_predicts(const ls_session *S, const ls_step *st, const ls_ctx *c
  * token ("6", not the 6 of "16" or "6.5"), the cell as "y, x" (or "plane, y, x"), or the
  * right choice's words. */
 int ls_text_gives_answer(const ls_session *S, const ls_ctx *qc, int k, const char *text);
+/* Where step k's answer stands in plain sight above its question: "prompt", "title" or
+ * "narration" when the rendered text holds it (ls_text_gives_answer; c: the step's focus,
+ * qc: the question's), NULL when none does. A full lesson (LS_FULL_LESSON steps) with
+ * one fails --check: a student copies it instead of working it out. */
+const char *ls_answer_shown(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k);
 /* The hint a student gets after a first wrong answer: the question's "hint", else its
  * explanation with each template value that gives the answer away shown as "?". Returns
  * 0, or -1 with err when a template does not render. */

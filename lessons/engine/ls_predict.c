@@ -88,6 +88,20 @@ int ls_text_gives_answer(const ls_session *S, const ls_ctx *qc, int k, const cha
     return has_token(text, ans, 0);
 }
 
+const char *ls_answer_shown(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k)
+{
+    const ls_step *st = &S->L->steps[k];
+    static char text[LS_TEXT_MAX];
+    char err[400];
+    if (!ls_render(S, qc, st->q.prompt, text, sizeof text, err, sizeof err) && ls_text_gives_answer(S, qc, k, text))
+        return "prompt";
+    if (!ls_render(S, c, st->title, text, sizeof text, err, sizeof err) && ls_text_gives_answer(S, qc, k, text))
+        return "title";
+    if (!ls_render(S, c, st->text, text, sizeof text, err, sizeof err) && ls_text_gives_answer(S, qc, k, text))
+        return "narration";
+    return NULL;
+}
+
 int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, char *out, size_t n, char *err, size_t errn)
 {
     const ls_question *q = &S->L->steps[k].q;
