@@ -32,12 +32,20 @@
 #include <sanitizer.h>
 
 #include "../kernels/core/ks_error.h"
+#include "cubin_lines.h"
 #include "record_int.h"
 
 #define KS_API __attribute__((visibility("default")))
 
 #define MAX_CTX 16
 #define MAX_LIVE 64
+#define MAX_MODULES 256
+
+/* the source lines of a module built with -lineinfo, read when it loads */
+typedef struct module_lines {
+    CUmodule module;
+    ks_cubin_lines lines;
+} module_lines;
 
 typedef struct ctx_state {
     CUcontext ctx;
@@ -56,6 +64,8 @@ typedef struct live_launch {
     ks_rec_state host;
     uint32_t grid[3], block[3];
     char kernel[512];
+    char mangled[512];
+    CUmodule module;
 } live_launch;
 
 static struct {
@@ -73,6 +83,8 @@ static struct {
     int nbufs, cap_bufs, next_alloc;
     char seen[32][64];
     int nseen;
+    module_lines modules[MAX_MODULES];
+    int nmodules;
     Sanitizer_SubscriberHandle sub;
 } g = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -131,11 +143,14 @@ static void device_name(CUcontext c, char *out, size_t n)
     (void)c;
     typedef CUresult (*get_dev)(CUdevice *);
     typedef CUresult (*get_name)(char *, int, CUdevice);
-    get_dev gd = (get_dev)dlsym(RTLD_DEFAULT, "cuCtxGetDevice");
-    get_name gn = (get_name)dlsym(RTLD_DEFAULT, "cuDeviceGetName");
+    /* the driver is loaded (it loaded us), maybe not globally: ask it by name */
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    get_dev gd = (get_dev)dlsym(h ? h : RTLD_DEFAULT, "cuCtxGetDevice");
+    get_name gn = (get_name)dlsym(h ? h : RTLD_DEFAULT, "cuDeviceGetName");
     CUdevice dev;
     snprintf(out, n, "cuda");
     if (gd && gn && gd(&dev) == CUDA_SUCCESS) gn(out, (int)n, dev);
+    if (h) dlclose(h);
 }
 
 static ctx_state *ctx_of(CUcontext c)
@@ -199,6 +214,13 @@ static void on_module(const Sanitizer_ResourceModuleData *m)
             return;
         }
         c->patches = 1;
+    }
+    ks_cubin_lines lines;
+    if (m->pCubin && ks_cubin_lines_read(m->pCubin, m->cubinSize, &lines) == 0) {
+        if (lines.nrows && g.nmodules < MAX_MODULES) {
+            g.modules[g.nmodules].module = m->module;
+            g.modules[g.nmodules++].lines = lines;
+        } else ks_cubin_lines_free(&lines);
     }
     if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module, "ks_rec_global")) !=
             SANITIZER_SUCCESS ||
@@ -278,6 +300,8 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
     v->grid[0] = l->gridDim_x, v->grid[1] = l->gridDim_y, v->grid[2] = l->gridDim_z;
     v->block[0] = l->blockDim_x, v->block[1] = l->blockDim_y, v->block[2] = l->blockDim_z;
     snprintf(v->kernel, sizeof v->kernel, "%s", name);
+    snprintf(v->mangled, sizeof v->mangled, "%s", l->functionName ? l->functionName : "");
+    v->module = l->module;
     ks_rec_state *h = &v->host;
     h->recs = c->recs_d, h->capacity = c->capacity, h->on = 1;
     uint64_t pc = 0, size = 0;
@@ -295,7 +319,20 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
 
 typedef struct copy_ctx {
     Sanitizer_StreamHandle stream;
+    const ks_cubin_lines *lines; /* NULL: the module has no line info */
+    const char *mangled;
 } copy_ctx;
+
+static int line_of(uint32_t pc, ks_rec_line *out, void *ctx)
+{
+    const copy_ctx *cc = ctx;
+    const char *file;
+    int line;
+    if (!cc->lines || !ks_cubin_line_of(cc->lines, cc->mangled, pc, &file, &line)) return 0;
+    snprintf(out->file, sizeof out->file, "%s", file);
+    out->line = line;
+    return 1;
+}
 
 static int copy_back(void *dst, uint64_t addr, size_t bytes, void *ctx)
 {
@@ -349,11 +386,16 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     if (L.filter.index_lo < L.filter.block_lo * (int64_t)T) L.filter.index_lo = L.filter.block_lo * (int64_t)T;
     if (L.filter.index_hi > L.filter.block_hi * (int64_t)T) L.filter.index_hi = L.filter.block_hi * (int64_t)T;
     L.filter.every = 1;
+    if (g.block_lo == 0 && g.block_hi == UINT64_MAX && g.thread_lo == 0 && g.thread_hi == UINT64_MAX)
+        L.filter = ks_filter_all(); /* nothing left out: check's whole-launch rules apply */
     L.recs = recs, L.nrecs = n;
     L.dropped = dev.counters[1];
     L.bufs = g.bufs, L.nbufs = g.nbufs;
-    copy_ctx cc = {l->hStream};
+    copy_ctx cc = {l->hStream, NULL, v->mangled};
+    for (int i = 0; i < g.nmodules; ++i)
+        if (g.modules[i].module == v->module) cc.lines = &g.modules[i].lines;
     L.copy = copy_back, L.ctx = &cc;
+    L.line_of = line_of;
     char path[2300];
     snprintf(path, sizeof path, "%s/%04llu-%s.kst", g.out, (unsigned long long)v->number, L.short_name);
     if (ks_rec_write_trace(&L, path) != KS_OK) status("error %s: %s", path, ks_error_message());
@@ -377,6 +419,16 @@ static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
         switch (cbid) {
         case SANITIZER_CBID_RESOURCE_MODULE_LOADED: on_module(data); break;
+        case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
+            const Sanitizer_ResourceModuleData *m = data;
+            for (int i = 0; i < g.nmodules; ++i)
+                if (g.modules[i].module == m->module) {
+                    ks_cubin_lines_free(&g.modules[i].lines);
+                    g.modules[i] = g.modules[--g.nmodules];
+                    break;
+                }
+            break;
+        }
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
         case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC: on_alloc(data); break;
         case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:

@@ -147,6 +147,36 @@ static void expect_thread(const ks_trace *tr, uint64_t *pos, int64_t index, cons
     }
 }
 
+/* the line of the first source line holding `text` in record_target.cu */
+static int source_line_of(const char *text)
+{
+    FILE *f = fopen(KS_RECORD_CU, "r");
+    ck_assert_ptr_nonnull(f);
+    char buf[512];
+    int n = 0, found = 0;
+    while (!found && fgets(buf, sizeof buf, f)) ++n, found = strstr(buf, text) ? n : 0;
+    fclose(f);
+    ck_assert_msg(found, "%s not in the source", text);
+    return found;
+}
+
+/* every access of `kind` to tensor `name` comes from one site, named FILE:LINE of `text` */
+static void expect_site(const ks_trace *tr, int kind, const char *name, const char *text)
+{
+    const int t = ks_trace_tensor(tr, name), line = source_line_of(text);
+    char want[64];
+    snprintf(want, sizeof want, "record_target.cu:%d", line);
+    int seen = 0;
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        const ks_event *e = &tr->events[i];
+        if (e->kind != kind || e->tensor != t) continue;
+        ck_assert_str_eq(tr->sites[e->site].name, want);
+        ck_assert_int_eq(tr->sites[e->site].line, line);
+        seen = 1;
+    }
+    ck_assert_msg(seen, "no %s event of %s", ks_event_kind_name(kind), name);
+}
+
 START_TEST(record_every_access_of_an_unmodified_program)
 {
     record("--out rec", "", 0);
@@ -182,6 +212,10 @@ START_TEST(record_every_access_of_an_unmodified_program)
         } else expect_thread(&tr, &pos, index, NULL, 0);
     }
     ck_assert_int_eq(pos, tr.nevents);
+    /* sites are source lines (the program is built with -lineinfo) */
+    expect_site(&tr, KS_EV_READ, "idx", "const int k = idx[");
+    expect_site(&tr, KS_EV_READ, "x", "y[r * w + c] = x[k]");
+    ck_assert_msg(strcmp(tr.device, "cuda") && strlen(tr.device) > 4, "device %s", tr.device);
     ks_trace_close(&tr);
     ck_assert_int_eq(kscope("check rec/0000-gather2d.kst"), 0);
 
@@ -206,6 +240,7 @@ START_TEST(record_every_access_of_an_unmodified_program)
             expect_thread(&tr, &pos, g, w, m);
         }
         ck_assert_int_eq(pos, tr.nevents);
+        expect_site(&tr, KS_EV_WRITE, "bins", "atomicAdd(&bins");
         if (L == 1) {
             const ks_tensor *tb = &tr.tensors[ks_trace_tensor(&tr, "bins")];
             ck_assert_int_eq(tb->dtype, KS_I32);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../record/cubin_lines.h"
 #include "../record/record_int.h"
 #include "test_util.h"
 
@@ -246,12 +247,93 @@ START_TEST(records_become_the_trace_of_each_thread)
 }
 END_TEST
 
+#ifdef KS_RECORD_CUBIN
+/* the line of the first source line holding `text` in the kernel source */
+static int source_line_of(const char *text)
+{
+    FILE *f = fopen(KS_RECORD_CU, "r");
+    ck_assert_ptr_nonnull(f);
+    char buf[512];
+    int n = 0, found = 0;
+    while (!found && fgets(buf, sizeof buf, f)) found = ++n, found = strstr(buf, text) ? n : 0;
+    fclose(f);
+    ck_assert_msg(found, "%s not in the source", text);
+    return found;
+}
+
+/* the cubin's line rows against binutils' reading of the same table (readelf), and the
+ * lines of two instructions against the source */
+START_TEST(cubin_line_table)
+{
+    FILE *f = fopen(KS_RECORD_CUBIN, "rb");
+    ck_assert_ptr_nonnull(f);
+    static uint8_t img[1 << 20];
+    const size_t size = fread(img, 1, sizeof img, f);
+    fclose(f);
+    ks_cubin_lines t;
+    ck_assert_int_eq(ks_cubin_lines_read(img, size, &t), 0);
+    ck_assert_int_eq(t.nfns, 2);
+    ck_assert_uint_gt(t.nrows, 8);
+    /* readelf's rows: "FILE LINE ADDR ..." under --debug-dump=decodedline */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "readelf --debug-dump=decodedline %s 2>/dev/null", KS_RECORD_CUBIN);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char buf[512];
+    size_t matched = 0, theirs = 0;
+    int *used = calloc(t.nrows, sizeof *used);
+    while (fgets(buf, sizeof buf, p)) {
+        char file[256], addr[64];
+        int line;
+        if (sscanf(buf, "%255s %d %63s", file, &line, addr) != 3 || !strstr(file, ".")) continue;
+        const uint32_t a = (uint32_t)strtoul(addr, NULL, 0);
+        ++theirs;
+        for (size_t k = 0; k < t.nrows; ++k) {
+            const char *base = strrchr(t.files[t.rows[k].file], '/');
+            base = base ? base + 1 : t.files[t.rows[k].file];
+            if (!used[k] && t.rows[k].line == line && t.rows[k].addr == a && !strcmp(base, file)) {
+                used[k] = 1, ++matched;
+                break;
+            }
+        }
+    }
+    pclose(p);
+    free(used);
+    ck_assert_msg(theirs == t.nrows && matched == t.nrows, "readelf %zu rows, ours %zu, %zu equal", theirs, t.nrows,
+                  matched);
+    /* hist's atomicAdd comes from a toolkit header: its line is the user's call */
+    const char *file;
+    int line, found = 0;
+    for (size_t k = 0; k < t.nrows; ++k)
+        if (strstr(t.files[t.rows[k].file], "atomic") && !strcmp(t.fns[t.rows[k].fn], "_Z4histPKiPiii")) {
+            ck_assert_int_eq(ks_cubin_line_of(&t, "_Z4histPKiPiii", t.rows[k].addr, &file, &line), 1);
+            ck_assert_int_eq(line, source_line_of("atomicAdd(&bins"));
+            ck_assert_ptr_nonnull(strstr(file, "record_target.cu"));
+            found = 1;
+        }
+    ck_assert_msg(found, "no toolkit row in hist");
+    ck_assert_int_eq(ks_cubin_line_of(&t, "_Z8gather2dPKfPKiPfii", 0, &file, &line), 1);
+    ck_assert_int_eq(line, source_line_of("__global__ void gather2d"));
+    ck_assert_int_eq(ks_cubin_line_of(&t, "_Z5otherv", 0, &file, &line), 0);
+    ks_cubin_lines_free(&t);
+    /* a cut image reads as no lines, never past its end */
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) {
+        ck_assert_int_eq(ks_cubin_lines_read(img, cut, &t), 0);
+        ks_cubin_lines_free(&t);
+    }
+}
+END_TEST
+#endif
+
 int main(void)
 {
     Suite *s = suite_create("record_trace");
     TCase *tc = tcase_create("host");
     tcase_add_test(tc, short_names);
     tcase_add_test(tc, records_become_the_trace_of_each_thread);
+#ifdef KS_RECORD_CUBIN
+    tcase_add_test(tc, cubin_line_table);
+#endif
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
