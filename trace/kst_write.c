@@ -138,6 +138,7 @@ static int by_item(const void *a, const void *b)
  * ids). NULL on out of memory. */
 static item_run *item_order(const ks_trace *tr, uint64_t *nruns)
 {
+    if (tr->nevents > SIZE_MAX / sizeof(item_run)) return NULL;
     item_run *r = malloc((tr->nevents ? tr->nevents : 1) * sizeof *r);
     if (!r) return NULL;
     uint64_t n = 0;
