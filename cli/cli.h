@@ -41,4 +41,17 @@ int ks_cmd_lesson(int argc, char **argv);
 int ks_cmd_puzzle(int argc, char **argv);
 int ks_cmd_record(int argc, char **argv); /* kscope record -- PROGRAM (cmd_record.c) */
 
+/* Where the recorder is and what it records (cmd_record.c): the injected library, its
+ * patch fatbin, the folder of kscope_record.py ("" when not found), and the settings the
+ * recorder reads ("" for a default). */
+typedef struct ks_record_paths {
+    char lib[4096], patches[4200], pydir[4096];
+    char kernel[256], launch[32], blocks[64], threads[64], max_events[32];
+} ks_record_paths;
+/* Finds the library and patches: 0, -1 no library, -2 no patches. */
+int ks_record_paths_find(ks_record_paths *p);
+/* In a child, before CUDA starts: the environment that injects the recorder with p's
+ * settings (ctx is a ks_record_paths), writing traces into out and reporting to status. */
+void ks_record_child_env(void *ctx, const char *out, const char *status);
+
 #endif

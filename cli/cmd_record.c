@@ -96,6 +96,46 @@ static int find_lib(char *lib, char *py)
     return -1;
 }
 
+int ks_record_paths_find(ks_record_paths *p)
+{
+    if (find_lib(p->lib, p->pydir)) return -1;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", p->lib);
+    *strrchr(dir, '/') = 0;
+    if (join(p->patches, sizeof p->patches, dir, "/kscope_record_patches.fatbin") || !is_file(p->patches)) return -2;
+    return 0;
+}
+
+/* the environment of a recorded program (its child process, before CUDA starts) */
+static void set_env(const ks_record_paths *p, const char *out, const char *status)
+{
+    setenv("CUDA_INJECTION64_PATH", p->lib, 1);
+    setenv("KS_RECORD_OUT", out, 1);
+    setenv("KS_RECORD_STATUS", status, 1);
+    setenv("KS_RECORD_PATCHES", p->patches, 1);
+    setenv("KS_RECORD_LIB", p->lib, 1); /* for kscope_record.py */
+    setenv("KS_RECORD_LAUNCH", p->launch[0] ? p->launch : "all", 1);
+    const struct {
+        const char *name, *value;
+    } opt[] = {{"KS_RECORD_KERNEL", p->kernel},
+               {"KS_RECORD_BLOCKS", p->blocks},
+               {"KS_RECORD_THREADS", p->threads},
+               {"KS_RECORD_MAX_EVENTS", p->max_events}};
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; ++i)
+        if (opt[i].value[0]) setenv(opt[i].name, opt[i].value, 1);
+        else unsetenv(opt[i].name);
+    /* modules load whole, so every kernel is patched before its first launch */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    if (p->pydir[0]) {
+        const char *old = getenv("PYTHONPATH");
+        char pp[2 * PATH_MAX + 2];
+        snprintf(pp, sizeof pp, "%s%s%s", p->pydir, old && *old ? ":" : "", old && *old ? old : "");
+        setenv("PYTHONPATH", pp, 1);
+    }
+}
+
+void ks_record_child_env(void *ctx, const char *out, const char *status) { set_env(ctx, out, status); }
+
 static int parse_filter(const char *s, char *blocks, char *threads, size_t n)
 {
     char buf[256];
@@ -214,14 +254,17 @@ int ks_cmd_record(int argc, char **argv)
         if (!*max_events || *end || errno || n < 1024 || n > (1ll << 32))
             return ks_cli_error(CTX, "--max-events must be a number from 1024 to 4294967296: %s", max_events);
     }
-    char lib[PATH_MAX], pydir[PATH_MAX], patches[PATH_MAX + 64];
-    if (find_lib(lib, pydir))
+    static ks_record_paths rp;
+    char *const lib = rp.lib;
+    if (find_lib(rp.lib, rp.pydir))
         return ks_cli_error(CTX, "the recorder library libkscope_record.so is not built or installed (it needs the "
                                  "Compute Sanitizer API at configure time: docs/record.md)");
-    snprintf(patches, sizeof patches, "%s", lib);
-    *strrchr(patches, '/') = 0;
-    strcat(patches, "/kscope_record_patches.fatbin");
-    if (!is_file(patches)) return ks_cli_error(CTX, "%s: missing (the recorder's device code)", patches);
+    if (ks_record_paths_find(&rp)) return ks_cli_error(CTX, "%s: missing (the recorder's device code)", rp.patches);
+    snprintf(rp.kernel, sizeof rp.kernel, "%s", kernel ? kernel : "");
+    snprintf(rp.launch, sizeof rp.launch, "%s", launch);
+    snprintf(rp.blocks, sizeof rp.blocks, "%s", blocks);
+    snprintf(rp.threads, sizeof rp.threads, "%s", threads);
+    snprintf(rp.max_events, sizeof rp.max_events, "%s", max_events ? max_events : "");
     if (ks_out_dir_check(out)) return ks_cli_error(CTX, "%s", ks_error_message());
     const int made = mkdir(out, 0777) == 0;
     if (!made && errno != EEXIST) return ks_cli_error(CTX, "%s: cannot create directory: %s", out, strerror(errno));
@@ -246,28 +289,7 @@ int ks_cmd_record(int argc, char **argv)
     }
     if (pid == 0) {
         close(pipefd[0]);
-        setenv("CUDA_INJECTION64_PATH", lib, 1);
-        setenv("KS_RECORD_OUT", outabs, 1);
-        setenv("KS_RECORD_STATUS", status_path, 1);
-        setenv("KS_RECORD_PATCHES", patches, 1);
-        setenv("KS_RECORD_LIB", lib, 1); /* for kscope_record.py */
-        setenv("KS_RECORD_LAUNCH", launch, 1);
-        if (kernel) setenv("KS_RECORD_KERNEL", kernel, 1);
-        else unsetenv("KS_RECORD_KERNEL");
-        if (blocks[0]) setenv("KS_RECORD_BLOCKS", blocks, 1);
-        else unsetenv("KS_RECORD_BLOCKS");
-        if (threads[0]) setenv("KS_RECORD_THREADS", threads, 1);
-        else unsetenv("KS_RECORD_THREADS");
-        if (max_events) setenv("KS_RECORD_MAX_EVENTS", max_events, 1);
-        else unsetenv("KS_RECORD_MAX_EVENTS");
-        /* modules load whole, so every kernel is patched before its first launch */
-        setenv("CUDA_MODULE_LOADING", "EAGER", 1);
-        if (pydir[0]) {
-            const char *old = getenv("PYTHONPATH");
-            char pp[2 * PATH_MAX + 2];
-            snprintf(pp, sizeof pp, "%s%s%s", pydir, old && *old ? ":" : "", old && *old ? old : "");
-            setenv("PYTHONPATH", pp, 1);
-        }
+        set_env(&rp, outabs, status_path);
         execvp(argv[cmd], argv + cmd);
         const int e = errno;
         if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(127);

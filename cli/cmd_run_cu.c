@@ -11,36 +11,42 @@
 #include "../kernels/cuda_c/cu_run.h"
 #include "../trace/ks_file.h"
 #include "../trace/npy.h"
+#include "../kernels/cuda_c/cu_gpu.h"
 #include "cli.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: kscope run FILE.cu --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
-            "                  --arg PARAM=VALUE ... [--trace T.kst] [--save DIR] [--filter SPEC]\n"
-            "                  [--quiet] [-D NAME[=VALUE]] [-I DIR] [--time-limit SECONDS] [--trace-limit SIZE]\n\n"
-            "Runs a __global__ function of an unmodified CUDA C file on the simulator: clang (16 or\n"
-            "newer) compiles it against kscope's CUDA header, each block's threads run as fibers, and\n"
-            "every load and store is recorded with its source line (docs/cuda-c.md).\n"
-            "  --kernel NAME     the __global__ function; a template as C++ writes it: 'scale<float, 4>'\n"
-            "  --grid, --block   the launch, as in <<<grid, block>>> (block: at most 1024 threads, z <= 64)\n"
-            "  --shared BYTES    the dynamic shared memory of a block (extern __shared__), at most 227 KiB\n"
-            "  --arg P=VALUE     every parameter of the kernel, once, by its name:\n"
-            "                      a number for a scalar (int, unsigned, long, size_t, float, double, bool)\n"
-            "                      a buffer for a pointer: @x.npy (its dtype must match the pointee),\n"
-            "                      zeros:SHAPE[:DTYPE] (0), empty:SHAPE[:DTYPE] (not initialised: a read of\n"
-            "                      an element nobody wrote is a finding); SHAPE like 37x53; DTYPE f32\n"
-            "                      (default), f64, i32, u32, i64, u64, i16, u16, i8, u8\n"
-            "  --trace T.kst     record every access, barrier and warp collective (kscope step/check/view)\n"
-            "  --save DIR        each buffer's final contents as DIR/PARAM.npy\n"
-            "  --filter SPEC     which threads to record: index=LO:HI,block=LO:HI,every=N (linear ids)\n"
-            "  -D, -I            passed to the compiler\n"
-            "  --time-limit S    stop a kernel running past S seconds (default 10)\n"
-            "  --trace-limit S   most events a trace keeps, as bytes of 64-byte events (default 4G)\n"
-            "  --quiet           print nothing on success\n"
-            "Exit: 0 ran; 1 a thread faulted (an access outside every buffer, an assert, a division by\n"
-            "zero, the time limit...): one line names the first, the trace and outputs are written; 2 bad\n"
-            "input or a compile error.\n");
+    fprintf(out, "usage: kscope run FILE.cu --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--shared BYTES]\n"
+                 "                  --arg PARAM=VALUE ... [--trace T.kst] [--save DIR] [--filter SPEC]\n"
+                 "                  [--quiet] [-D NAME[=VALUE]] [-I DIR] [--time-limit SECONDS] [--trace-limit SIZE]\n"
+                 "                  [--device sim|cuda]\n\n"
+                 "Runs a __global__ function of an unmodified CUDA C file on the simulator: clang (16 or\n"
+                 "newer) compiles it against kscope's CUDA header, each block's threads run as fibers, and\n"
+                 "every load and store is recorded with its source line (docs/cuda-c.md).\n"
+                 "  --kernel NAME     the __global__ function; a template as C++ writes it: 'scale<float, 4>'\n"
+                 "  --grid, --block   the launch, as in <<<grid, block>>> (block: at most 1024 threads, z <= 64)\n"
+                 "  --shared BYTES    the dynamic shared memory of a block (extern __shared__), at most 227 KiB\n"
+                 "  --arg P=VALUE     every parameter of the kernel, once, by its name:\n"
+                 "                      a number for a scalar (int, unsigned, long, size_t, float, double, bool)\n"
+                 "                      a buffer for a pointer: @x.npy (its dtype must match the pointee),\n"
+                 "                      zeros:SHAPE[:DTYPE] (0), empty:SHAPE[:DTYPE] (not initialised: a read of\n"
+                 "                      an element nobody wrote is a finding); SHAPE like 37x53; DTYPE f32\n"
+                 "                      (default), f64, i32, u32, i64, u64, i16, u16, i8, u8\n"
+                 "  --trace T.kst     record every access, barrier and warp collective (kscope step/check/view)\n"
+                 "  --save DIR        each buffer's final contents as DIR/PARAM.npy\n"
+                 "  --filter SPEC     which threads to record: index=LO:HI,block=LO:HI,every=N (linear ids)\n"
+                 "  -D, -I            passed to the compiler\n"
+                 "  --time-limit S    stop a kernel running past S seconds (default 10)\n"
+                 "  --trace-limit S   most events a trace keeps, as bytes of 64-byte events (default 4G)\n"
+                 "  --quiet           print nothing on success\n"
+                 "  --device cuda     run it on the GPU instead: nvcc compiles the file (-lineinfo) with a launcher,\n"
+                 "                    kscope record's recorder records every global load, store and atomic\n"
+                 "                    (docs/record.md); the same flags, outputs and trace, so kscope diff compares\n"
+                 "                    a sim trace with a cuda one. Shared memory, barriers and warp collectives are\n"
+                 "                    not recorded on the GPU; empty: buffers start as zeros there\n"
+                 "Exit: 0 ran; 1 a thread faulted (an access outside every buffer, an assert, a division by\n"
+                 "zero, the time limit...): one line names the first, the trace and outputs are written; 2 bad\n"
+                 "input or a compile error.\n");
 }
 
 /* "X[,Y[,Z]]" */
@@ -116,6 +122,66 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* --device cuda: the file on the GPU under the recorder (kernels/cuda_c/cu_gpu.c) */
+static int run_gpu(ks_cu_exec *e, ks_cu_build_opts *bo, const char *trace, const char *save)
+{
+#ifndef KS_NVCC
+    (void)e, (void)bo, (void)trace, (void)save;
+    return ks_cli_error("run", "--device cuda: this kscope was built without CUDA");
+#else
+    static ks_record_paths rp;
+    const int found = ks_record_paths_find(&rp);
+    if (found)
+        return ks_cli_error("run", "--device cuda needs the recorder (%s): docs/record.md",
+                            found == -1 ? "libkscope_record.so is not built" : "its patch fatbin is missing");
+    if (e->filter.every > 1) return ks_cli_error("run", "--device cuda: --filter every=N is not recorded on the GPU");
+    if (e->filter.index_lo > 0 || e->filter.index_hi < INT64_MAX)
+        snprintf(rp.threads, sizeof rp.threads, "%lld:%lld", (long long)e->filter.index_lo,
+                 (long long)(e->filter.index_hi > e->filter.index_lo ? e->filter.index_hi : e->filter.index_lo + 1));
+    if (e->filter.block_lo > 0 || e->filter.block_hi < INT64_MAX)
+        snprintf(rp.blocks, sizeof rp.blocks, "%lld:%lld", (long long)e->filter.block_lo,
+                 (long long)e->filter.block_hi);
+    const uint64_t most = e->trace_limit / 2 > (1ull << 32) ? (1ull << 32) : e->trace_limit / 2;
+    snprintf(rp.max_events, sizeof rp.max_events, "%llu", (unsigned long long)(most < 1024 ? 1024 : most));
+    const char *nvcc = getenv("KS_NVCC") && *getenv("KS_NVCC") ? getenv("KS_NVCC") : KS_NVCC;
+    const ks_cu_gpu_opts go = {nvcc, KS_CUDA_ARCH, ks_record_child_env, &rp};
+    static ks_trace tr;
+    char fault[700];
+    if (ks_cu_build_run(&e->build, bo)) return ks_cli_error("run", "%s", ks_error_message());
+    int rc = ks_cu_gpu_run(e, bo, &go, &tr, fault, sizeof fault);
+    ks_cu_build_free(&e->build);
+    if (rc) {
+        ks_cu_gpu_free();
+        return ks_cli_error("run", "%s", ks_error_message());
+    }
+    rc = (trace || save) ? write_outputs(e, &tr, trace, save) : KS_OK;
+    if (rc) rc = ks_cli_error("run", "%s", ks_error_message());
+    else if (!e->quiet) {
+        printf("%s on %s: grid (%u,%u,%u) x block (%u,%u,%u): %lld threads, %.2f s\n", e->build.kernel.name, tr.device,
+               e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2], (long long)tr.work_items,
+               e->seconds);
+        if (trace)
+            printf("trace: %s (%llu events, %llu dropped)\n", trace, (unsigned long long)tr.nevents,
+                   (unsigned long long)tr.dropped);
+        if (save) printf("outputs saved in %s/\n", save);
+    }
+    if (!rc && tr.dropped && trace)
+        fprintf(stderr,
+                "kscope: run: the trace kept %llu events and dropped %llu; record fewer with --filter or "
+                "raise --trace-limit\n",
+                (unsigned long long)tr.nevents, (unsigned long long)tr.dropped);
+    ks_trace_close(&tr);
+    ks_cu_gpu_free();
+    if (!rc && fault[0]) {
+        fprintf(stderr, "kscope: run: %s: %s%s\n", bo->file, fault, trace ? "; the trace holds what was recorded" : "");
+        return KS_EXIT_VIOLATIONS;
+    }
+    return rc;
+#endif
+}
+
+static int g_device_cuda;
+
 static int run(ks_cu_exec *e, ks_cu_build_opts *bo, const char *trace, const char *save)
 {
     static ks_trace tr;
@@ -133,6 +199,7 @@ static int run(ks_cu_exec *e, ks_cu_build_opts *bo, const char *trace, const cha
             return ks_cli_error("run", "--arg %s: %s is also an output", e->bufs[i].param, e->bufs[i].text + 1);
     if (trace && same_file(trace, bo->file))
         return ks_cli_error("run", "--trace %s would replace the source file", trace);
+    if (g_device_cuda) return run_gpu(e, bo, trace, save);
     if (ks_cu_build_run(&e->build, bo)) return ks_cli_error("run", "%s", ks_error_message());
     if (ks_cu_exec_run(e)) return ks_cli_error("run", "%s", ks_error_message());
     if (e->exit_status == 2) return ks_cli_error("run", "%s: %s", bo->file, e->ctl->error);
@@ -211,8 +278,8 @@ int ks_cmd_run_cu(int argc, char **argv)
             else bo.includes[bo.nincludes++] = v;
             continue;
         }
-        static const char *const valued[] = {"kernel", "grid", "block",  "shared",     "arg",
-                                             "trace",  "save", "filter", "time-limit", "trace-limit"};
+        static const char *const valued[] = {"kernel", "grid",   "block",      "shared",      "arg",   "trace",
+                                             "save",   "filter", "time-limit", "trace-limit", "device"};
         int which = -1;
         for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; ++k) {
             m = ks_flag(argc, argv, &i, valued[k], &v);
@@ -272,6 +339,13 @@ int ks_cmd_run_cu(int argc, char **argv)
                 goto out;
             }
             e.trace_limit = bytes / sizeof(ks_event);
+            break;
+        case 10:
+            if (strcmp(v, "sim") && strcmp(v, "cuda")) {
+                rc = ks_cli_error("run", "--device takes sim or cuda (got '%s')", v);
+                goto out;
+            }
+            g_device_cuda = !strcmp(v, "cuda");
             break;
         default: rc = ks_cli_error("run", "unknown flag '%s' (kscope run FILE.cu --help)", argv[i]); goto out;
         }

@@ -11,6 +11,7 @@
 
 #include "../kernels/core/ks_cuda_api.h"
 #include "../trace/kst.h"
+#include "../trace/npy.h"
 #include "test_util.h"
 
 #define H 37
@@ -300,6 +301,78 @@ START_TEST(record_failures_pass_through_and_explain)
     ck_assert_msg(lines(err) == 1 && strstr(err, "no-such-program"), "%s", err);
 }
 END_TEST
+/* kscope run FILE.cu --device cuda against the simulator: the same file, launch and
+ * inputs; every thread's accesses equal (kscope diff) and the outputs within float
+ * rounding (the GPU contracts a * b + c into one FMA, the simulator's x86 build does not) */
+static void write_npy(const char *name, ks_dtype d, int ndim, int64_t d0, int64_t d1, int64_t d2, uint64_t seed)
+{
+    ks_tensor t = {.dtype = d, .ndim = ndim, .shape = {d0, d1, d2}};
+    const int64_t n = ks_tensor_numel(&t);
+    if (d == KS_F32) t.data = tu_random(&seed, n);
+    else {
+        int32_t *v = malloc((size_t)n * 4);
+        for (int64_t i = 0; i < n; ++i) v[i] = (int32_t)tu_int(&seed, 0, 100000);
+        t.data = v;
+    }
+    char p[128];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    ck_assert_int_eq(ks_npy_write(p, &t), KS_OK);
+    free(t.data);
+}
+
+START_TEST(run_cu_on_the_gpu_equals_the_simulator)
+{
+    static const struct {
+        const char *file, *launch, *args;
+    } k[] = {
+        {"vadd.cu", "--kernel vadd --grid 3 --block 128",
+         "--arg a=@a.npy --arg b=@b.npy --arg c=empty:1001 --arg n=1001"},
+        {"transpose_naive.cu", "--kernel transpose_naive --grid 4,5 --block 16,8",
+         "--arg in=@in.npy --arg out=empty:53x37 --arg rows=37 --arg cols=53"},
+        {"im2col.cu", "--kernel 'im2col_gpu_kernel<float>' --grid 2 --block 64",
+         "--arg n=189 --arg data_im=@im.npy --arg height=13 --arg width=11 --arg kernel_h=3 --arg kernel_w=2 "
+         "--arg pad_h=1 --arg pad_w=0 --arg stride_h=2 --arg stride_w=1 --arg dilation_h=1 --arg dilation_w=2 "
+         "--arg height_col=7 --arg width_col=9 --arg data_col=empty:18x63"},
+        {"resize_bilinear.cu", "--kernel resize_bilinear --grid 2,7,3 --block 16,8",
+         "--arg in=@img.npy --arg out=empty:3x50x29 --arg in_h=37 --arg in_w=53 --arg out_h=50 --arg out_w=29"},
+        {"histogram.cu", "--kernel histogram --grid 3 --block 48",
+         "--arg data=@data.npy --arg n=1001 --arg hist=zeros:64:i32"},
+    };
+    write_npy("a.npy", KS_F32, 1, 1001, 0, 0, 1);
+    write_npy("b.npy", KS_F32, 1, 1001, 0, 0, 2);
+    write_npy("in.npy", KS_F32, 2, 37, 53, 0, 3);
+    write_npy("im.npy", KS_F32, 3, 3, 13, 11, 4);
+    write_npy("img.npy", KS_F32, 3, 3, 37, 53, 5);
+    write_npy("data.npy", KS_I32, 1, 1001, 0, 0, 6);
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
+        char args[1400];
+        for (int gpu = 0; gpu < 2; ++gpu) {
+            snprintf(args, sizeof args, "run %s/tests/cuda_c/%s %s %s --quiet --trace %s.kst --save %s %s",
+                     KS_SOURCE_DIR, k[i].file, k[i].launch, k[i].args, gpu ? "cuda" : "sim",
+                     gpu ? "out_cuda" : "out_sim", gpu ? "--device cuda" : "");
+            const int rc = kscope(args);
+            ck_assert_msg(rc == 0, "%s: kscope %s: exit %d: %s", k[i].file, args, rc, slurp("err"));
+        }
+        const int rc = kscope("diff sim.kst cuda.kst");
+        ck_assert_msg(rc == 0, "%s: diff sim cuda: exit %d: %s", k[i].file, rc, slurp("out"));
+        ks_trace tr;
+        open_trace("cuda.kst", &tr);
+        ck_assert_msg(strstr(tr.params, "\"device\":\"cuda\""), "%s", tr.params);
+        ck_assert_int_eq(tr.dropped, 0);
+        ks_trace_close(&tr);
+        /* outputs: the same files, equal to float rounding */
+        snprintf(args, sizeof args,
+                 "cd %s && for f in out_sim/*.npy; do cmp -s $f out_cuda/${f#out_sim/} || "
+                 "echo $f; done > differ",
+                 dir);
+        ck_assert_int_eq(system(args), 0);
+        char *d = slurp("differ");
+        ck_assert_msg(!strcmp(k[i].file, "resize_bilinear.cu") || !d[0], "%s: outputs differ: %s", k[i].file, d);
+        snprintf(args, sizeof args, "rm -rf %s/out_sim %s/out_cuda %s/sim.kst %s/cuda.kst", dir, dir, dir, dir);
+        ck_assert_int_eq(system(args), 0);
+    }
+}
+END_TEST
 #endif
 
 int main(void)
@@ -317,6 +390,7 @@ int main(void)
         tcase_add_test(g, record_every_access_of_an_unmodified_program);
         tcase_add_test(g, record_chooses_kernel_launch_and_threads);
         tcase_add_test(g, record_failures_pass_through_and_explain);
+        tcase_add_test(g, run_cu_on_the_gpu_equals_the_simulator);
         suite_add_tcase(s, g);
     } else printf("SKIP: the recorder's GPU tests not run: no CUDA device here\n");
 #else
