@@ -267,8 +267,7 @@ static char *read_all(const char *path)
  * unpacks an array of argument pointers; neither is instrumented (their loads are of
  * kscope's memory, not the kernel's) */
 static const char *const k_entry =
-    "\n# 1 \"<kscope entry>\"\n"
-    KS_CU_ENTRY_TYPES
+    "\n# 1 \"<kscope entry>\"\n" KS_CU_ENTRY_TYPES
 
     "static constexpr auto ks_cu_the_kernel = &%s;\n"
     "using ks_cu_sig_t = ks_cu_entry_ns::sig<typename std::remove_const<decltype(ks_cu_the_kernel)>::type>;\n"

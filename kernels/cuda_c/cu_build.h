@@ -14,37 +14,37 @@
 /* C++ that gives a kernel's parameter types as cu_rt.h codes (ks_cu_entry_ns::sig<F>::
  * types) and calls it from an array of argument pointers: the simulator's entry point and
  * the GPU launcher (cu_gpu.c) both append it to the user's file. */
-#define KS_CU_ENTRY_TYPES \
-    "namespace ks_cu_entry_ns {\n" \
-    "template <class T> struct scal { static constexpr unsigned char v = std::is_class<T>::value || std::is_union<T>::value ? 12 : 0; };\n" \
-    "template <> struct scal<float> { static constexpr unsigned char v = 1; };\n" \
-    "template <> struct scal<double> { static constexpr unsigned char v = 2; };\n" \
-    "template <> struct scal<char> { static constexpr unsigned char v = std::is_signed<char>::value ? 3 : 4; };\n" \
-    "template <> struct scal<signed char> { static constexpr unsigned char v = 3; };\n" \
-    "template <> struct scal<unsigned char> { static constexpr unsigned char v = 4; };\n" \
-    "template <> struct scal<short> { static constexpr unsigned char v = 5; };\n" \
-    "template <> struct scal<unsigned short> { static constexpr unsigned char v = 6; };\n" \
-    "template <> struct scal<int> { static constexpr unsigned char v = 7; };\n" \
-    "template <> struct scal<unsigned int> { static constexpr unsigned char v = 8; };\n" \
-    "template <> struct scal<long> { static constexpr unsigned char v = sizeof(long) == 8 ? 9 : 7; };\n" \
-    "template <> struct scal<unsigned long> { static constexpr unsigned char v = sizeof(long) == 8 ? 10 : 8; };\n" \
-    "template <> struct scal<long long> { static constexpr unsigned char v = 9; };\n" \
-    "template <> struct scal<unsigned long long> { static constexpr unsigned char v = 10; };\n" \
-    "template <> struct scal<bool> { static constexpr unsigned char v = 11; };\n" \
-    "template <class T> struct code { static constexpr unsigned char v = scal<T>::v == 12 ? 0 : scal<T>::v; };\n" \
+#define KS_CU_ENTRY_TYPES                                                                                                                                                                              \
+    "namespace ks_cu_entry_ns {\n"                                                                                                                                                                     \
+    "template <class T> struct scal { static constexpr unsigned char v = std::is_class<T>::value || std::is_union<T>::value ? 12 : 0; };\n"                                                            \
+    "template <> struct scal<float> { static constexpr unsigned char v = 1; };\n"                                                                                                                      \
+    "template <> struct scal<double> { static constexpr unsigned char v = 2; };\n"                                                                                                                     \
+    "template <> struct scal<char> { static constexpr unsigned char v = std::is_signed<char>::value ? 3 : 4; };\n"                                                                                     \
+    "template <> struct scal<signed char> { static constexpr unsigned char v = 3; };\n"                                                                                                                \
+    "template <> struct scal<unsigned char> { static constexpr unsigned char v = 4; };\n"                                                                                                              \
+    "template <> struct scal<short> { static constexpr unsigned char v = 5; };\n"                                                                                                                      \
+    "template <> struct scal<unsigned short> { static constexpr unsigned char v = 6; };\n"                                                                                                             \
+    "template <> struct scal<int> { static constexpr unsigned char v = 7; };\n"                                                                                                                        \
+    "template <> struct scal<unsigned int> { static constexpr unsigned char v = 8; };\n"                                                                                                               \
+    "template <> struct scal<long> { static constexpr unsigned char v = sizeof(long) == 8 ? 9 : 7; };\n"                                                                                               \
+    "template <> struct scal<unsigned long> { static constexpr unsigned char v = sizeof(long) == 8 ? 10 : 8; };\n"                                                                                     \
+    "template <> struct scal<long long> { static constexpr unsigned char v = 9; };\n"                                                                                                                  \
+    "template <> struct scal<unsigned long long> { static constexpr unsigned char v = 10; };\n"                                                                                                        \
+    "template <> struct scal<bool> { static constexpr unsigned char v = 11; };\n"                                                                                                                      \
+    "template <class T> struct code { static constexpr unsigned char v = scal<T>::v == 12 ? 0 : scal<T>::v; };\n"                                                                                      \
     "template <class T> struct code<T *> { static constexpr unsigned char v = std::is_pointer<typename std::remove_cv<T>::type>::value ? 0 : (0x80 | scal<typename std::remove_cv<T>::type>::v); };\n" \
-    "template <class F> struct sig;\n" \
-    "template <class... P> struct sig<void (*)(P...)> {\n" \
-    "  static constexpr int n = sizeof...(P);\n" \
-    "  static constexpr unsigned char types[sizeof...(P) + 1] = {code<P>::v..., 0};\n" \
-    "  template <std::size_t... I> __attribute__((no_sanitize(\"coverage\"), always_inline))\n" \
-    "  static void call(void (*f)(P...), void **a, std::index_sequence<I...>) {\n" \
-    "    f(*static_cast<typename std::remove_reference<P>::type *>(a[I])...);\n" \
-    "  }\n" \
-    "  __attribute__((no_sanitize(\"coverage\"), always_inline)) static void run(void (*f)(P...), void **a) {\n" \
-    "    call(f, a, std::index_sequence_for<P...>{});\n" \
-    "  }\n" \
-    "};\n" \
+    "template <class F> struct sig;\n"                                                                                                                                                                 \
+    "template <class... P> struct sig<void (*)(P...)> {\n"                                                                                                                                             \
+    "  static constexpr int n = sizeof...(P);\n"                                                                                                                                                       \
+    "  static constexpr unsigned char types[sizeof...(P) + 1] = {code<P>::v..., 0};\n"                                                                                                                 \
+    "  template <std::size_t... I> __attribute__((no_sanitize(\"coverage\"), always_inline))\n"                                                                                                        \
+    "  static void call(void (*f)(P...), void **a, std::index_sequence<I...>) {\n"                                                                                                                     \
+    "    f(*static_cast<typename std::remove_reference<P>::type *>(a[I])...);\n"                                                                                                                       \
+    "  }\n"                                                                                                                                                                                            \
+    "  __attribute__((no_sanitize(\"coverage\"), always_inline)) static void run(void (*f)(P...), void **a) {\n"                                                                                       \
+    "    call(f, a, std::index_sequence_for<P...>{});\n"                                                                                                                                               \
+    "  }\n"                                                                                                                                                                                            \
+    "};\n"                                                                                                                                                                                             \
     "} // namespace ks_cu_entry_ns\n"
 
 typedef struct ks_cu_kernel {
