@@ -61,6 +61,7 @@ static const char *const k_launcher =
     "                                   dim3(b[0], b[1], b[2]), a, shared, 0);\n"
     "  if (e == cudaSuccess) e = cudaDeviceSynchronize();\n"
     "  return ks_err(e);\n}\n"
+    "extern \"C\" const char *ks_gpu_init(void) { return ks_err(cudaFree(0)); }\n"
     "extern \"C\" const char *ks_gpu_alloc(void **p, size_t n) { return ks_err(cudaMalloc(p, n)); }\n"
     "extern \"C\" const char *ks_gpu_copy(void *d, const void *s, size_t n, int to_device) {\n"
     "  return ks_err(cudaMemcpy(d, s, n, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));\n}\n";
@@ -165,8 +166,21 @@ static void child(ks_cu_exec *e, const ks_cu_gpu_opts *o, const char *so, const 
         snprintf(c->error, sizeof c->error, "the compiled kernel lacks its launcher");
         _exit(2);
     }
+    /* CUDA starts here, and the driver loads the recorder, whose naming call we need */
+    const char *(*init)(void) = (const char *(*)(void))dlsym(h, "ks_gpu_init");
+    const char *err = init ? init() : "the compiled kernel lacks its launcher";
+    if (err) {
+        snprintf(c->error, sizeof c->error, "the GPU: %s", err);
+        _exit(2);
+    }
     const char *lib = getenv("KS_RECORD_LIB");
     void *rh = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    name_fn nm = rh ? (name_fn)dlsym(rh, "kscope_record_name") : NULL;
+    if (!nm) {
+        snprintf(c->error, sizeof c->error, "the recorder did not load into the GPU run (%s)",
+                 lib ? lib : "no library");
+        _exit(2);
+    }
     const ks_cu_kernel *k = &e->build.kernel;
     if (*np != k->nparams) {
         snprintf(c->error, sizeof c->error, "the kernel takes %d parameters, its declaration names %d", *np,
@@ -175,7 +189,6 @@ static void child(ks_cu_exec *e, const ks_cu_gpu_opts *o, const char *so, const 
     }
     void *args[KS_CU_MAX_PARAMS], *dev[KS_CU_MAX_BUFS] = {0};
     uint64_t store[KS_CU_MAX_PARAMS];
-    const char *err;
     for (int p = 0; p < k->nparams; ++p) {
         const char *name = k->params[p];
         const int t = (*tp)[p];
@@ -204,8 +217,7 @@ static void child(ks_cu_exec *e, const ks_cu_gpu_opts *o, const char *so, const 
                 snprintf(c->error, sizeof c->error, "--arg %s: %s", name, err);
                 _exit(2);
             }
-            name_fn nm = rh ? (name_fn)dlsym(rh, "kscope_record_name") : NULL;
-            if (nm && bytes) nm(dev[b], bytes, name, ks_dtype_name(ts->dtype), ts->ndim, ts->shape);
+            if (bytes) nm(dev[b], bytes, name, ks_dtype_name(ts->dtype), ts->ndim, ts->shape);
             store[p] = (uint64_t)(uintptr_t)dev[b];
         } else {
             if (nidx < 0) {
