@@ -351,10 +351,11 @@ START_TEST(run_cu_on_the_gpu_equals_the_simulator)
                      KS_SOURCE_DIR, k[i].file, k[i].launch, k[i].args, gpu ? "cuda" : "sim",
                      gpu ? "out_cuda" : "out_sim", gpu ? "--device cuda" : "");
             const int rc = kscope(args);
-            ck_assert_msg(rc == 0, "%s: kscope %s: exit %d: %s", k[i].file, args, rc, slurp("err"));
+            ck_assert_msg(rc == 0, "%s: kscope %.300s: exit %d: %.300s", k[i].file, args, rc, slurp("err"));
         }
         const int rc = kscope("diff sim.kst cuda.kst --max 3");
-        ck_assert_msg(rc == 0, "%s: diff sim cuda: exit %d: %s", k[i].file, rc, slurp("out"));
+        if (rc) printf("%s: kscope diff sim.kst cuda.kst:\n%.3000s\n", k[i].file, slurp("out"));
+        ck_assert_msg(rc == 0, "%s: diff sim cuda: exit %d: %.300s", k[i].file, rc, slurp("out"));
         ks_trace tr;
         open_trace("cuda.kst", &tr);
         ck_assert_msg(strstr(tr.params, "\"device\":\"cuda\""), "%s", tr.params);
