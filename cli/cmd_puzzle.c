@@ -1,8 +1,9 @@
 /* kscope puzzle: GPU-Puzzles-style exercises in CUDA C, graded by their trace (docs/puzzles.md). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +293,8 @@ static int grade(const pz_spec *s, const char *file, const char *trace, int view
         ks_out_abort(&staged);
         return ks_cli_error("puzzle", "cannot make a temporary folder: %s", strerror(err));
     }
+    char abs_tmp[PATH_MAX]; /* the run works in it and confines its writes to it by path */
+    if (realpath(tmpdir, abs_tmp) && strlen(abs_tmp) < sizeof tmpdir) snprintf(tmpdir, sizeof tmpdir, "%s", abs_tmp);
     snprintf(tmp_trace, sizeof tmp_trace, "%s/%s.kst", tmpdir, s->name);
     int outcome = pz_run(s, src, tmpdir, tmp_trace);
     if (outcome != PZ_RAN) snprintf(why, sizeof why, "%s", ks_error_message());

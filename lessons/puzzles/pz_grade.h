@@ -31,13 +31,21 @@ enum {
     PZ_ERROR = 2    /* no trace: ks_error_message() says why */
 };
 enum { PZ_RUN_LIMIT_S = 10, PZ_COMPILE_LIMIT_S = 60 };
+/* each process of a run (compiler, kernel): at most this much heap, file size and open
+ * files; with the user's other processes, this many more (not as root) */
+enum { PZ_DATA_BYTES = 1 << 30, PZ_FILE_BYTES = 1 << 28, PZ_OPEN_FILES = 256, PZ_PROCESSES = 64 };
 
 /* Compiles and runs src on the spec's launch and inputs (integers in [-9, 9] without 0,
  * fixed per puzzle) in a child process of its own process group, so that neither a
  * compiler that hangs (stopped after $KSCOPE_CC_TIMEOUT seconds, default 60) nor the
  * kernel (crash, endless loop: stopped after 10 s) can take kscope down; every file it
- * makes is under tmpdir. Writes the trace to trace_path. */
+ * makes is under tmpdir (an absolute path), which is also the only place it may write
+ * where the kernel has Landlock; every process it made is gone when it returns, and the
+ * limits above hold in each. Writes the trace to trace_path. kscope puzzle must have no
+ * other child processes while it runs (it reaps them all). */
 int pz_run(const pz_spec *s, const char *src, const char *tmpdir, const char *trace_path);
+/* Landlock's ABI version on this machine, 0: none (writes are then not confined) */
+int pz_landlock_abi(void);
 /* Async-signal-safe: kills a pz_run in progress (its whole process group); pz_run then
  * returns PZ_ERROR. */
 void pz_run_interrupt(void);
