@@ -1,25 +1,40 @@
 /* bench_view - the viewer's speed on big traces, headless at 1280x800 (the same software
  * renderer the window uses):
- *   open:   ks_trace_open + the first frame, against reading the whole file once (the
+ *   open:   opening the trace + the first frame, against reading the whole file once (the
  *           peer: what a viewer that parses everything at open would pay at the least);
  *   index:  the background index build (orders, items, aggregates);
  *   frames: playing (1000 events a frame), scrubbing (a random position a frame) and
- *           stepping by thread in iteration-major order, against the 16.7 ms of 60 fps.
- * usage: bench_view [DIR] [--events-1g]  (default DIR /tmp; the traces are deleted after)
+ *           stepping by thread in iteration-major order, against the 16.7 ms of 60 fps;
+ *   memory: the peak resident size of the case (each case runs in a child process), file
+ *           pages the viewer touched included, against the file's size.
+ * usage: bench_view [DIR] [--events-1g] [--events-100m] [--full-open]
+ *   (default DIR /tmp; the traces are deleted after). --events-100m adds im2col C = 1285
+ *   (100 M events), written slice by slice as a format-2 file (never all events in memory);
+ *   --full-open opens with ks_trace_open (every event decoded) as the viewer did before
+ *   issue 35, for the before figures.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* wait4 */
 #include <SDL.h>
+#include <cJSON.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
+#include "../trace/crc32.h"
+#include "../trace/kst_codec.h"
 #include "../trace/run_trace.h"
 #include "../viewer/vw_draw.h"
+
+static int full_open; /* --full-open: the viewer's open before issue 35 */
 
 static double now(void)
 {
@@ -58,6 +73,174 @@ static int write_trace(const char *path, int64_t channels)
     }
     ks_host_sink_free(r.sink);
     ks_run_free(&r);
+    return rc;
+}
+
+typedef struct item_run {
+    int64_t index;
+    uint64_t start, len;
+} item_run;
+
+static int by_index(const void *a, const void *b)
+{
+    const item_run *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int put_at(int fd, const void *p, size_t n, uint64_t at)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = pwrite(fd, c, n, (off_t)at);
+        if (w <= 0) return ks_fail(KS_EIO, "bench_view: write failed");
+        c += w, n -= (size_t)w, at += (uint64_t)w;
+    }
+    return KS_OK;
+}
+
+typedef struct sliced {
+    int fd;
+    uint64_t events_at; /* file offset of the events section */
+    uint64_t length, nchunks, nevents, cap;
+    unsigned char *index, *scratch;
+    ks_event chunk[KS_KST2_CHUNK];
+    size_t fill;
+    ks_kst2_ctx ctx;
+} sliced;
+
+static int flush_chunk(sliced *w)
+{
+    if (!w->fill) return KS_OK;
+    ks_kst2_entry ent;
+    const size_t len = ks_kst2_encode(&w->ctx, w->chunk, w->fill, w->scratch, &ent);
+    ent.offset = w->length;
+    ent.crc32 = ks_crc32(0, w->scratch, len);
+    if (w->nchunks == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 4096;
+        unsigned char *g = realloc(w->index, w->cap * KS_KST2_ENTRY);
+        if (!g) return ks_fail(KS_ENOMEM, "bench_view: out of memory");
+        w->index = g;
+    }
+    ks_kst2_entry_put(w->index + w->nchunks++ * KS_KST2_ENTRY, &ent);
+    int rc = put_at(w->fd, w->scratch, len, w->events_at + w->length);
+    w->length += len, w->nevents += w->fill, w->fill = 0;
+    return rc;
+}
+
+/* im2col on (1, C, 64, 64) like write_trace, as a format-2 file written slice by slice:
+ * the simulator records work items [lo, lo + 2^18) a run, their events go out in item
+ * order 4096 to a chunk, so memory holds one slice (~5 M events), whatever C. The header
+ * is the one ks_trace_write gives the same run with no events, its event numbers filled
+ * in; it is padded with spaces to a length fixed before the events are written. */
+static int write_trace_sliced(const char *path, int64_t channels)
+{
+    const ks_op *op = ks_op_find("im2col");
+    const int64_t items = channels * 4096, slice = 1 << 18;
+    static ks_run r;
+    static sliced w;
+    static ks_trace hdr, tmpl;
+    char tpath[600];
+    snprintf(tpath, sizeof tpath, "%s.header", path);
+    memset(&w, 0, sizeof w);
+    w.fd = -1;
+    w.scratch = malloc((size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD);
+    int rc = w.scratch ? KS_OK : ks_fail(KS_ENOMEM, "bench_view: out of memory");
+    uint64_t hlen = 0, data_start = 0;
+    for (int64_t lo = 0; lo < items && !rc; lo += slice) {
+        ks_run_init(&r, op);
+        set(&r, op, "channels", channels, 0);
+        set(&r, op, "input-size", 64, 64);
+        set(&r, op, "kernel-size", 3, 3);
+        set(&r, op, "padding", 1, 1);
+        r.pattern = KS_PAT_RANDOM;
+        r.seed = 7;
+        r.launch.threads = 512;
+        r.launch.block_cap = 64;
+        ks_filter f = ks_filter_all();
+        f.index_lo = lo;
+        f.index_hi = lo + slice;
+        r.sink = ks_host_sink_create((unsigned long long)slice * 20, f);
+        rc = r.sink ? ks_run_execute(&r) : KS_ENOMEM;
+        if (!rc && lo == 0) { /* the header: the same run with no events, whole filter */
+            ks_trace_from_run(op, &r, &hdr);
+            hdr.filter = ks_filter_all();
+            hdr.events = NULL;
+            hdr.nevents = hdr.dropped = 0;
+            hdr.version = 2;
+            rc = ks_trace_write(tpath, &hdr);
+            if (!rc) rc = ks_trace_open_lazy(tpath, &tmpl);
+            if (!rc) {
+                hlen = tmpl.data_start - KS_KST_PREAMBLE + 256; /* room for the event numbers */
+                data_start = (KS_KST_PREAMBLE + hlen + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN;
+                w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                if (w.fd < 0) rc = ks_fail(KS_EIO, "bench_view: cannot create %s", path);
+            }
+            if (!rc) /* the tensors, as the header places them */
+                rc = put_at(w.fd, (const char *)tmpl.map + tmpl.data_start, tmpl.event_sec.offset, data_start);
+            w.events_at = data_start + tmpl.event_sec.offset;
+            ks_kst2_ctx_make(&tmpl, &w.ctx);
+        }
+        const uint64_t n = rc ? 0 : ks_sink_count(r.sink);
+        const ks_event *ev = r.sink ? r.sink->events : NULL;
+        item_run *runs = malloc((n ? n : 1) * sizeof *runs);
+        uint64_t nr = 0;
+        if (!runs && !rc) rc = ks_fail(KS_ENOMEM, "bench_view: out of memory");
+        for (uint64_t i = 0; i < n && !rc; ++i) {
+            if (nr && ev[i].index == runs[nr - 1].index && runs[nr - 1].start + runs[nr - 1].len == i)
+                runs[nr - 1].len++;
+            else runs[nr++] = (item_run){ev[i].index, i, 1};
+        }
+        qsort(runs, nr, sizeof *runs, by_index);
+        for (uint64_t k = 0; k < nr && !rc; ++k)
+            for (uint64_t j = 0; j < runs[k].len && !rc; ++j) {
+                w.chunk[w.fill++] = ev[runs[k].start + j];
+                if (w.fill == KS_KST2_CHUNK) rc = flush_chunk(&w);
+            }
+        free(runs);
+        ks_host_sink_free(r.sink);
+        ks_run_free(&r);
+    }
+    if (!rc) rc = flush_chunk(&w);
+    cJSON *h = NULL;
+    if (!rc) {
+        const uint64_t ioff = (tmpl.event_sec.offset + w.length + KS_KST_ALIGN - 1) / KS_KST_ALIGN * KS_KST_ALIGN;
+        const uint64_t ilen = w.nchunks * KS_KST2_ENTRY;
+        h = cJSON_ParseWithLength((const char *)tmpl.map + KS_KST_PREAMBLE, tmpl.data_start - KS_KST_PREAMBLE);
+        cJSON *e = h ? cJSON_GetObjectItem(h, "events") : NULL, *ix = e ? cJSON_GetObjectItem(e, "index") : NULL;
+        if (!ix) rc = ks_fail(KS_EFORMAT, "bench_view: the header has no events index");
+        if (!rc) {
+            cJSON_SetNumberValue(cJSON_GetObjectItem(e, "count"), (double)w.nevents);
+            cJSON_SetNumberValue(cJSON_GetObjectItem(e, "length"), (double)w.length);
+            cJSON_SetNumberValue(cJSON_GetObjectItem(ix, "offset"), (double)ioff);
+            cJSON_SetNumberValue(cJSON_GetObjectItem(ix, "length"), (double)ilen);
+            cJSON_SetNumberValue(cJSON_GetObjectItem(ix, "crc32"), (double)ks_crc32(0, w.index, ilen));
+            char *text = cJSON_PrintUnformatted(h);
+            const size_t tl = text ? strlen(text) : 0;
+            char *json = text && tl <= hlen ? malloc(hlen) : NULL;
+            if (!json) rc = ks_fail(KS_ENOMEM, "bench_view: the header does not fit");
+            if (!rc) {
+                memset(json, ' ', hlen);
+                memcpy(json, text, tl);
+                unsigned char pre[KS_KST_PREAMBLE] = {0};
+                const uint32_t v[3] = {2, (uint32_t)hlen, ks_crc32(0, json, hlen)};
+                memcpy(pre, KS_KST_MAGIC, 8);
+                for (int i = 0; i < 3; ++i)
+                    for (int b = 0; b < 4; ++b) pre[8 + 4 * i + b] = (unsigned char)(v[i] >> (8 * b));
+                rc = put_at(w.fd, pre, sizeof pre, 0);
+                if (!rc) rc = put_at(w.fd, json, hlen, KS_KST_PREAMBLE);
+                if (!rc) rc = put_at(w.fd, w.index, ilen, data_start + ioff);
+            }
+            free(json);
+            free(text);
+        }
+    }
+    cJSON_Delete(h);
+    if (tmpl.map) ks_trace_close(&tmpl);
+    remove(tpath);
+    if (w.fd >= 0 && close(w.fd) && !rc) rc = ks_fail(KS_EIO, "bench_view: cannot write %s", path);
+    free(w.index);
+    free(w.scratch);
     return rc;
 }
 
@@ -116,17 +299,18 @@ static frames run_frames(vw_draw *d, vw_state *s, const vw_layout *L, int n, int
     return f;
 }
 
-static int bench_one(const char *dir, int64_t channels, int frames_too)
+/* What the viewer does (vw_trace_open: the header and chunk index), or with --full-open
+ * what it did before issue 35 (every event decoded at open). */
+static int open_trace(const char *path, ks_trace *tr)
 {
-    char path[512];
+    return full_open ? ks_trace_open(path, tr) : vw_trace_open(path, tr);
+}
+
+static void close_trace(ks_trace *tr) { vw_trace_close(tr); }
+
+static int bench_one(const char *path, int frames_too)
+{
     static ks_trace tr;
-    snprintf(path, sizeof path, "%s/bench_view_%lld.kst", dir, (long long)channels);
-    double t0 = now();
-    if (write_trace(path, channels)) {
-        fprintf(stderr, "bench_view: %s\n", ks_error_message());
-        return 1;
-    }
-    double t_write = now() - t0;
     double t_read = read_all(path);
     SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
@@ -139,8 +323,8 @@ static int bench_one(const char *dir, int64_t channels, int frames_too)
         return 1;
     }
     vw_layout_compute(&L, 1280, 800, d.font.line);
-    t0 = now();
-    if (ks_trace_open(path, &tr)) {
+    double t0 = now();
+    if (open_trace(path, &tr)) {
         fprintf(stderr, "bench_view: %s\n", ks_error_message());
         return 1;
     }
@@ -154,8 +338,7 @@ static int bench_one(const char *dir, int64_t channels, int frames_too)
         return 1;
     }
     double t_index = now() - t0;
-    printf("trace %lld events, %.0f MB (written in %.1f s)\n", (long long)tr.nevents, (double)tr.map_size / 1e6,
-           t_write);
+    printf("trace %lld events, %.0f MB\n", (long long)tr.nevents, (double)tr.map_size / 1e6);
     printf("  open + first frame  %8.1f ms   read the file once %8.1f ms   ratio %.4f\n", t_open * 1e3, t_read * 1e3,
            t_open / t_read);
     printf("  index build         %8.1f ms   (in the background; the window stays live)\n", t_index * 1e3);
@@ -173,23 +356,57 @@ static int bench_one(const char *dir, int64_t channels, int frames_too)
                    f.mean * 1e3, f.p99 * 1e3, 1.0 / f.mean, f.p99 / (1.0 / 60));
         }
     }
+    fflush(stdout);
     vw_index_free(&idx);
     vw_state_free(&s);
-    ks_trace_close(&tr);
+    close_trace(&tr);
     vw_draw_free(&d);
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(surf);
-    remove(path);
     return 0;
+}
+
+/* Writes the trace of C channels, then measures it in a child process (its peak resident
+ * size is the case's alone); the trace is deleted after. */
+static int bench_case(const char *dir, int64_t channels, int sliced_write, int frames_too)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench_view_%lld.kst", dir, (long long)channels);
+    double t0 = now();
+    if (sliced_write ? write_trace_sliced(path, channels) : write_trace(path, channels)) {
+        fprintf(stderr, "bench_view: %s\n", ks_error_message());
+        remove(path);
+        return 1;
+    }
+    printf("C = %lld: written in %.1f s (%s)\n", (long long)channels, now() - t0,
+           sliced_write ? "slice by slice" : "ks_trace_write");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) _exit(bench_one(path, frames_too));
+    int status = 1;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) status = 1;
+    struct stat st;
+    const double mb = stat(path, &st) ? 0 : (double)st.st_size / 1e6;
+    printf("  peak resident       %8.0f MB   file %.0f MB   (file + %.0f MB)\n", ru.ru_maxrss / 1e3, mb,
+           ru.ru_maxrss / 1e3 - mb);
+    remove(path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 && argv[1][0] != '-' ? argv[1] : "/tmp";
-    int big = 0;
-    for (int i = 1; i < argc; ++i) big |= !strcmp(argv[i], "--events-1g");
-    printf("bench_view: headless 1280x800, software renderer\n");
-    if (bench_one(dir, 128, 1)) return 1;        /* 128 * 4096 * 19 = 9.96 M events, 637 MB */
-    if (big && bench_one(dir, 216, 0)) return 1; /* 16.8 M events, 1.08 GB */
+    int big = 0, huge = 0;
+    for (int i = 1; i < argc; ++i) {
+        big |= !strcmp(argv[i], "--events-1g");
+        huge |= !strcmp(argv[i], "--events-100m");
+        full_open |= !strcmp(argv[i], "--full-open");
+    }
+    printf("bench_view: headless 1280x800, software renderer%s\n", full_open ? ", full open (before issue 35)" : "");
+    if (bench_case(dir, 128, 0, 1)) return 1;          /* 128 * 4096 * 19 = 9.96 M events */
+    if (big && bench_case(dir, 216, 0, 0)) return 1;   /* 16.8 M events */
+    if (huge && bench_case(dir, 1285, 1, 1)) return 1; /* 1285 * 4096 * 19 = 100.0 M events */
     return 0;
 }

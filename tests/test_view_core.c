@@ -2,6 +2,7 @@
  * reverse lookup, layout and hit-testing, key scripts and the decomposition text, each
  * checked against an independent computation (sorting, geometry loops, brute force). */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "../trace/run_trace.h"
 #include "../viewer/vw_describe.h"
@@ -21,6 +22,24 @@ typedef struct fixture {
 } fixture;
 
 static fixture fx;
+
+/* im2col on (1, 6, 20, 20), 3x3, padding 1: 45600 events, 12 chunks of format 2. */
+static ks_im2col_params vf_big(void)
+{
+    ks_im2col_params p = {.batch = 1,
+                          .channels = 6,
+                          .height = 20,
+                          .width = 20,
+                          .kernel_h = 3,
+                          .kernel_w = 3,
+                          .pad_h = 1,
+                          .pad_w = 1,
+                          .stride_h = 1,
+                          .stride_w = 1,
+                          .dilation_h = 1,
+                          .dilation_w = 1};
+    return p;
+}
 
 static void setup_run(const char *op, uint64_t *seed)
 {
@@ -541,6 +560,110 @@ START_TEST(grid_and_timeline_map_back_and_forth)
 }
 END_TEST
 
+/* A format-2 file opened as the viewer opens it (vw_trace_open: header and chunk index,
+ * events decoded chunk by chunk) reads the same events and builds the same index as the
+ * whole decode (ks_trace_open) - items, item_of, by_item, orders, aggregates - and a
+ * state steps through the same events. Loop 0 is a bigger im2col of 11 chunks. */
+static void same_index(const vw_index *a, const vw_index *b, uint64_t n)
+{
+    ck_assert_uint_eq(a->nitems, b->nitems);
+    ck_assert_uint_eq(a->orphans, b->orphans);
+    ck_assert_uint_eq(a->outside, b->outside);
+    ck_assert_int_eq(a->point_taps, b->point_taps);
+    for (uint32_t i = 0; i < a->nitems; ++i) { /* field by field: the struct has padding */
+        const vw_item *x = &a->items[i], *y = &b->items[i];
+        ck_assert(x->index == y->index && x->block == y->block && x->thread == y->thread && x->iter == y->iter);
+        ck_assert(x->first == y->first && x->count == y->count);
+    }
+    ck_assert_mem_eq(a->item_of, b->item_of, n * sizeof *a->item_of);
+    ck_assert_mem_eq(a->by_item, b->by_item,
+                     (a->nitems ? a->items[a->nitems - 1].first + a->items[a->nitems - 1].count : 0) *
+                         sizeof *a->by_item);
+    for (int o = 1; o < VW_NORDERS; ++o) {
+        ck_assert_mem_eq(a->orders[o].ord, b->orders[o].ord, a->nitems * sizeof(uint32_t));
+        ck_assert_mem_eq(a->orders[o].cum, b->orders[o].cum, (a->nitems + 1) * sizeof(uint64_t));
+    }
+    for (int t = 0; t < a->tr->ntensors; ++t) {
+        const vw_aggregate *x = &a->agg[t], *y = &b->agg[t];
+        const int64_t m = ks_tensor_numel(&a->tr->tensors[t]);
+        ck_assert_int_eq(a->margin[t], b->margin[t]);
+        ck_assert(!x->reads == !y->reads && !x->sector_n == !y->sector_n);
+        if (x->reads) {
+            ck_assert_mem_eq(x->reads, y->reads, m * sizeof *x->reads);
+            ck_assert_mem_eq(x->weights, y->weights, m * sizeof *x->weights);
+            ck_assert_mem_eq(x->writes, y->writes, m * sizeof *x->writes);
+            ck_assert_mem_eq(x->visits, y->visits, m * sizeof *x->visits);
+            ck_assert(x->max_reads == y->max_reads && x->max_writes == y->max_writes && x->max_weight == y->max_weight);
+        }
+        if (x->sector_n) {
+            ck_assert_mem_eq(x->sector_n, y->sector_n, m * sizeof *x->sector_n);
+            ck_assert_mem_eq(x->sector_sum, y->sector_sum, m * sizeof *x->sector_sum);
+        }
+    }
+}
+
+START_TEST(lazy_open_reads_and_indexes_as_the_whole_decode)
+{
+    uint64_t seed = 0x35A0 + (uint64_t)_i;
+    static ks_trace full, lazy;
+    static vw_index fi, li;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_view_lazy_%d.kst", (int)getpid());
+    if (_i == 0) {
+        fx.p = vf_big();
+        tu_run_traced(&fx.r, "im2col", &fx.p, ks_filter_all(), 0, 64, 3);
+        ks_trace_from_run(ks_op_find("im2col"), &fx.r, &fx.tr);
+    } else {
+        fx.p = tu_geometry(&seed);
+        tu_run_traced(&fx.r, _i % 2 ? "im2col" : "col2im", &fx.p, ks_filter_all(), 0, (int)tu_int(&seed, 1, 70),
+                      tu_int(&seed, 0, 2) ? tu_int(&seed, 1, 3) : -1);
+        ks_trace_from_run(ks_op_find(_i % 2 ? "im2col" : "col2im"), &fx.r, &fx.tr);
+    }
+    fx.tr.version = 2;
+    ck_assert_int_eq(ks_trace_write(path, &fx.tr), KS_OK);
+    tu_run_done(&fx.r);
+    ck_assert_int_eq(ks_trace_open(path, &full), KS_OK);
+    ck_assert_int_eq(vw_trace_open(path, &lazy), KS_OK);
+    ck_assert(vw_trace_lazy(&lazy) && !vw_trace_lazy(&full));
+    ck_assert_ptr_null(lazy.events);
+    ck_assert_uint_eq(lazy.nevents, full.nevents);
+    if (_i == 0) ck_assert_uint_gt(lazy.nevents, 10 * lazy.chunk_events);
+    /* every event, forwards and from the back (each chunk decoded again after eviction) */
+    for (uint64_t i = 0; i < full.nevents; ++i) ck_assert_mem_eq(vw_event(&lazy, i), &full.events[i], sizeof(ks_event));
+    for (uint64_t i = full.nevents; i-- > 0;) ck_assert_mem_eq(vw_event(&lazy, i), &full.events[i], sizeof(ks_event));
+    ck_assert_int_eq(vw_event(&lazy, full.nevents)->kind, 0); /* past the end: fits nothing */
+    vw_progress pr = {0, 0};
+    ck_assert_int_eq(vw_index_build(&fi, &full, NULL), KS_OK);
+    ck_assert_int_eq(vw_index_build(&li, &lazy, &pr), KS_OK);
+    ck_assert_int_eq(pr.permille, 1000);
+    same_index(&li, &fi, full.nevents);
+    /* the same walk through both: stepping by each unit in each order */
+    static vw_state a, b;
+    vw_state_init(&a, &full, &fi);
+    vw_state_init(&b, &lazy, &li);
+    vw_layout L;
+    vw_layout_compute(&L, 1280, 800, 16);
+    for (int k = 0; k < 400; ++k) {
+        vw_action act = {.kind = VW_ACT_STEP, .a = tu_int(&seed, 0, 3) ? 1 : -1};
+        if (k % 50 == 0) act = (vw_action){.kind = VW_ACT_ORDER};
+        if (k % 20 == 10) act = (vw_action){.kind = VW_ACT_UNIT, .a = tu_int(&seed, 0, VW_NUNITS - 1)};
+        if (k % 97 == 5) act = (vw_action){.kind = VW_ACT_SEEK, .a = tu_int(&seed, 0, (int64_t)full.nevents)};
+        vw_apply(&a, &L, &act);
+        vw_apply(&b, &L, &act);
+        ck_assert_uint_eq(a.pos, b.pos);
+        ck_assert_uint_eq(vw_state_event(&a), vw_state_event(&b));
+        ck_assert(a.panel[0].tensor == b.panel[0].tensor && a.panel[1].plane == b.panel[1].plane);
+    }
+    vw_state_free(&a);
+    vw_state_free(&b);
+    vw_index_free(&fi);
+    vw_index_free(&li);
+    ks_trace_close(&full);
+    vw_trace_close(&lazy);
+    remove(path);
+}
+END_TEST
+
 START_TEST(key_scripts_parse_and_bad_ones_name_the_step)
 {
     vw_action *a;
@@ -731,6 +854,7 @@ int main(void)
     tcase_add_test(tc, decomposition_text_evaluates_every_field_of_the_focused_item);
     tcase_add_test(tc, state_keeps_the_focused_event_across_orders_and_plays_to_the_end);
     tcase_add_test(tc, empty_and_tiny_traces_describe_themselves_without_crashing);
+    tcase_add_loop_test(tc, lazy_open_reads_and_indexes_as_the_whole_decode, 0, 9);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -527,12 +527,12 @@ int vw_main(const vw_options *o)
         free(script);
         return rc;
     }
-    if (ks_trace_open(o->path, &tr)) {
+    if (vw_trace_open(o->path, &tr)) { /* header and chunk index: events decode as they are needed */
         free(script);
         return KS_EFORMAT;
     }
     int rc = o->headless ? run_headless(o, &tr, script, nscript) : run_window(o, &tr, script, nscript);
-    ks_trace_close(&tr);
+    vw_trace_close(&tr);
     free(script);
     return rc;
 }

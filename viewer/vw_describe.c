@@ -48,7 +48,7 @@ static void describe_lookup(const vw_state *s, vw_lines *L)
         add(L, VW_STYLE_HEAD, "lookup %s: no %s in this trace", where, lk->writes ? "writes" : "reads");
         return;
     }
-    const ks_event *e = &s->tr->events[lk->hits[lk->at].event];
+    const ks_event *e = vw_event(s->tr, lk->hits[lk->at].event);
     add(L, VW_STYLE_HEAD, "lookup %s: %s %llu of %llu%s: thread %lld, index %lld, weight %.4g", where,
         lk->writes ? "write" : "read", (unsigned long long)lk->at + 1, (unsigned long long)lk->total,
         lk->n < lk->total ? " (first ones kept)" : "", (long long)vw_gthread(s->tr, e->block, e->thread),
@@ -125,7 +125,7 @@ void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it
     if (it >= idx->nitems) return;
     const vw_item *item = &idx->items[it];
     for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *e = &tr->events[idx->by_item[item->first + k]];
+        const ks_event *e = vw_event(tr, idx->by_item[item->first + k]);
         if (e->kind != KS_EV_WORK && e->site < tr->nsites && e->site < KS_MAX_SITES) count[e->site]++;
     }
     for (int i = 0; i < tr->nsites && i < KS_MAX_SITES && used < n; ++i) {
@@ -152,7 +152,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
         add(L, VW_STYLE_DIM, "this trace has no events (%llu dropped)", (unsigned long long)tr->dropped);
         return;
     }
-    const ks_event *e = &tr->events[ev];
+    const ks_event *e = vw_event(tr, ev);
     uint32_t it = vw_state_item(s);
     if (it == VW_NONE) {
         if (e->kind == KS_EV_WORK) describe_work(s, e, L, -1, 1);
@@ -166,7 +166,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
         return;
     }
     const vw_item *item = &s->idx->items[it];
-    const ks_event *w = &tr->events[s->idx->by_item[item->first]];
+    const ks_event *w = vw_event(tr, s->idx->by_item[item->first]);
     const int before = L->n;
     const int fields = max_lines - 4 - before; /* less the header, index, event header and focus */
     describe_work(s, w, L, fields > 0 ? fields : 0, whole);
@@ -185,7 +185,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     uint32_t lo = k > (uint32_t)room / 2 ? k - (uint32_t)room / 2 : 0;
     if (lo + (uint32_t)room > item->count) lo = item->count > (uint32_t)room ? item->count - (uint32_t)room : 0;
     for (uint32_t j = lo; j < item->count && L->n < max_lines; ++j) {
-        vw_describe_event(tr, &tr->events[s->idx->by_item[item->first + j]], line, sizeof line);
+        vw_describe_event(tr, vw_event(tr, s->idx->by_item[item->first + j]), line, sizeof line);
         add(L, j == k ? VW_STYLE_FOCUS : VW_STYLE_TEXT, "%s %s", j == k ? ">" : " ", line);
     }
 }

@@ -89,7 +89,7 @@ void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
     if (!s->nslides || !s->reveal) return;
     const vw_slide *sl = &s->slides[s->slide];
     if (!sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return;
-    const ks_event *e = &s->tr->events[sl->answer_event];
+    const ks_event *e = vw_event(s->tr, sl->answer_event);
     int64_t y, x, plane;
     if (e->kind == KS_EV_SAMPLE) {
         if (!(fabsf(e->u.sample.y) < 1e6f) || !(fabsf(e->u.sample.x) < 1e6f)) return;

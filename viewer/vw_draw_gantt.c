@@ -63,7 +63,7 @@ void vw_draw_gantt(vw_draw *d, const vw_state *s, const vw_layout *L)
     /* the focused work item's block */
     const uint32_t it = vw_state_item(s), ev = vw_state_event(s);
     const int64_t block = it != VW_NONE   ? (int64_t)s->idx->items[it].block
-                          : ev != VW_NONE ? (int64_t)s->tr->events[ev].block
+                          : ev != VW_NONE ? (int64_t)vw_event(s->tr, ev)->block
                                           : -1;
     const int64_t f = block >= 0 ? vw_gantt_find(g, block) : -1;
     if (f >= 0) vw_outline(d->r, vw_gantt_bar_rect(g, plot, f), VW_COL_FOCUS, 2, 2);

@@ -83,7 +83,7 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
     }
     uint32_t ev = vw_state_event(s);
     if (ev != VW_NONE) {
-        const ks_event *e = &tr->events[ev];
+        const ks_event *e = vw_event(tr, ev);
         if (e->block < g.blocks && e->thread < g.threads) {
             vw_rect cur = vw_grid_cell(&g, e->block / g.bg, e->thread / g.tg);
             vw_fill(d->r, cur, VW_COL_CURRENT);

@@ -390,7 +390,7 @@ static const ks_event *lone_sample(const vw_state *s, uint32_t it)
     const vw_item *item = &s->idx->items[it];
     const ks_event *one = NULL;
     for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *e = &s->tr->events[s->idx->by_item[item->first + k]];
+        const ks_event *e = vw_event(s->tr, s->idx->by_item[item->first + k]);
         if (e->kind != KS_EV_SAMPLE) continue;
         if (one) return NULL;
         one = e;
@@ -409,13 +409,13 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
     const ks_trace *tr = s->tr;
     /* the focused event, and its partner of the same tap (im2col's read and the columns
      * entry it is copied to), in cyan; the rest of the work item in white */
-    const ks_event *f = ev != VW_NONE ? &tr->events[ev] : NULL;
+    const ks_event *f = ev != VW_NONE ? vw_event(tr, ev) : NULL;
     const ks_event *partner = NULL;
     if (it != VW_NONE) draw_boxes(d, &m, s, panel, it);
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
-            const ks_event *e = &tr->events[s->idx->by_item[item->first + k]];
+            const ks_event *e = vw_event(tr, s->idx->by_item[item->first + k]);
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
                        e->kind != KS_EV_WORK && e->kind != KS_EV_REGION;
             if (pair && !partner) partner = e;

@@ -41,7 +41,7 @@ void vw_draw_shared(vw_draw *d, const vw_state *s, vw_rect area)
     const ks_tensor *ts = &tr->tensors[t];
     const int64_t n = ks_tensor_numel(ts), X = ts->ndim >= 1 ? ts->shape[ts->ndim - 1] : 1,
                   Y = ts->ndim >= 2 ? ts->shape[ts->ndim - 2] : 1, planes = X * Y > 0 ? n / (X * Y) : 0;
-    const uint32_t block = tr->events[ev].block;
+    const uint32_t block = vw_event(tr, ev)->block;
     snprintf(text, sizeof text, "shared: block %u, phase %lld (P / Shift+P: next / previous phase)", block,
              (long long)phase);
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_HEAD, area.w - 8, text);
@@ -59,8 +59,8 @@ void vw_draw_shared(vw_draw *d, const vw_state *s, vw_rect area)
     int cell = (int)((area.w - 8 - 8 * (planes - 1)) / (planes * X));
     if (cell > avail_h / (int)Y) cell = avail_h / (int)Y;
     if (cell > 16) cell = 16;
-    const int64_t focus_off = tr->events[ev].kind != KS_EV_BARRIER && (tr->events[ev].flags & KS_FLAG_SHARED)
-                                  ? tr->events[ev].u.access.offset
+    const int64_t focus_off = vw_event(tr, ev)->kind != KS_EV_BARRIER && (vw_event(tr, ev)->flags & KS_FLAG_SHARED)
+                                  ? vw_event(tr, ev)->u.access.offset
                                   : -1;
     for (int64_t p = 0; cell >= 2 && p < planes; ++p)
         for (int64_t y = 0; y < Y; ++y)

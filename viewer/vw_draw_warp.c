@@ -51,7 +51,7 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
             vw_text(&d->font, d->r, x0 + 2, axis.y + axis.h + 2, VW_COL_DIM, 0, addr);
     }
     /* the accesses: a box on the axis, a link up to the lane, the lane filled */
-    const uint32_t lane_of_ev = s->tr->events[ev].thread % 32;
+    const uint32_t lane_of_ev = vw_event(s->tr, ev)->thread % 32;
     for (int i = w->nacc - 1; i >= 0; --i) {
         const ks_mem_access *a = &w->acc[i];
         const uint32_t col = vw_warp_color(w->sector[i]);

@@ -8,8 +8,84 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../trace/kst_codec.h"
 #include "../trace/memory.h"
 #include "vw_plane.h"
+
+int vw_trace_lazy(const ks_trace *tr) { return !tr->events && tr->version == 2 && tr->nevents && tr->map; }
+
+int vw_trace_open(const char *path, ks_trace *tr)
+{
+    int rc = ks_trace_open_lazy(path, tr);
+    if (!rc && tr->version == 2) tr->nevents = tr->file_events; /* read through vw_event */
+    return rc;
+}
+
+/* Chunk k of a lazily opened trace into out (room for tr->chunk_events); its event count
+ * in *n. Returns 0, or -1 with ks_error_message() saying where it failed. */
+static int decode_chunk(const ks_trace *tr, uint64_t k, ks_event *out, size_t *n)
+{
+    const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
+    const uint64_t first = k * tr->chunk_events;
+    ks_kst2_entry e;
+    ks_kst2_ctx ctx;
+    size_t bad;
+    const char *why;
+    ks_kst2_entry_get(base + tr->index_sec.offset + k * KS_KST2_ENTRY, &e);
+    *n = (size_t)(tr->nevents - first < tr->chunk_events ? tr->nevents - first : tr->chunk_events);
+    ks_kst2_ctx_make(tr, &ctx);
+    if (!ks_kst2_decode(&ctx, base + tr->event_sec.offset + e.offset, e.length, out, *n, &bad, &why)) return 0;
+    ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + e.offset + bad), "chunk %llu: %s",
+               (unsigned long long)k, why);
+    return -1;
+}
+
+typedef struct chunk_slot {
+    const ks_trace *tr;
+    const void *map;
+    uint64_t k, used, cap;
+    ks_event *ev;
+} chunk_slot;
+
+static _Thread_local chunk_slot cache[VW_EVENT_CACHE];
+static _Thread_local uint64_t cache_clock;
+
+const ks_event *vw_event(const ks_trace *tr, uint64_t id)
+{
+    static const ks_event bad; /* kind 0: fits no site */
+    if (tr->events || !vw_trace_lazy(tr)) return tr->events ? &tr->events[id] : &bad;
+    if (id >= tr->nevents) return &bad;
+    const uint64_t k = id / tr->chunk_events, at = id % tr->chunk_events;
+    chunk_slot *old = &cache[0];
+    for (int i = 0; i < VW_EVENT_CACHE; ++i) {
+        chunk_slot *c = &cache[i];
+        if (c->tr == tr && c->map == tr->map && c->k == k) {
+            c->used = ++cache_clock;
+            return c->ev ? &c->ev[at] : &bad;
+        }
+        if (c->used < old->used) old = c;
+    }
+    if (old->cap < tr->chunk_events) {
+        free(old->ev);
+        old->ev = malloc(tr->chunk_events * sizeof *old->ev);
+        old->cap = old->ev ? tr->chunk_events : 0;
+    }
+    size_t n;
+    old->tr = tr, old->map = tr->map, old->k = k, old->used = ++cache_clock;
+    if (!old->ev) return &bad;
+    if (decode_chunk(tr, k, old->ev, &n)) memset(old->ev, 0, tr->chunk_events * sizeof *old->ev);
+    return &old->ev[at];
+}
+
+void vw_trace_close(ks_trace *tr)
+{
+    for (int i = 0; i < VW_EVENT_CACHE; ++i)
+        if (cache[i].tr == tr) {
+            free(cache[i].ev);
+            memset(&cache[i], 0, sizeof cache[i]);
+        }
+    ks_trace_close(tr);
+}
 
 int64_t vw_gthread(const ks_trace *tr, uint32_t block, uint32_t thread)
 {
@@ -225,15 +301,21 @@ double vw_sectors_at(const vw_index *idx, int t, int64_t off)
 }
 
 /* One request: its sectors go to every element it touched, once per element. */
+typedef struct sectors_ctx {
+    vw_index *idx;
+    const ks_trace *tr; /* idx->tr, or a copy of it with every event decoded */
+} sectors_ctx;
+
 static int add_sectors(void *ctx, int site, const ks_mem_request *r, const ks_mem_access *acc, uint32_t n)
 {
-    vw_index *idx = ctx;
+    vw_index *idx = ((sectors_ctx *)ctx)->idx;
+    const ks_trace *tr = ((sectors_ctx *)ctx)->tr;
     (void)site;
     for (uint32_t i = 0; i < n; ++i) {
-        const ks_event *e = &idx->tr->events[acc[i].event];
+        const ks_event *e = &tr->events[acc[i].event];
         vw_aggregate *a = &idx->agg[e->tensor];
         if (!a->sector_n || acc[i].offset >= ks_tensor_numel(&idx->tr->tensors[e->tensor])) continue;
-        if (i && acc[i - 1].offset == acc[i].offset && idx->tr->events[acc[i - 1].event].tensor == e->tensor)
+        if (i && acc[i - 1].offset == acc[i].offset && tr->events[acc[i - 1].event].tensor == e->tensor)
             continue; /* sorted by byte: the same element again (a broadcast) */
         a->sector_sum[acc[i].offset] += (float)r->sectors;
         a->sector_n[acc[i].offset]++;
@@ -242,11 +324,26 @@ static int add_sectors(void *ctx, int site, const ks_mem_request *r, const ks_me
 }
 
 /* The sectors-per-request aggregate of every tensor that has aggregates; a failure (out
- * of memory, a trace too big) leaves it out and the index stands. */
+ * of memory, a trace too big) leaves it out and the index stands. A lazily opened trace
+ * (at most VW_SECTORS_MAX_EVENTS events) is decoded whole for it, then let go. */
 static void build_sectors(vw_index *idx)
 {
     const ks_trace *tr = idx->tr;
     if (tr->nevents > VW_SECTORS_MAX_EVENTS) return;
+    sectors_ctx ctx = {idx, tr};
+    ks_trace *full = NULL;
+    if (vw_trace_lazy(tr)) {
+        full = malloc(sizeof *full);
+        if (!full) return;
+        *full = *tr;
+        full->decoded = NULL;
+        if (ks_trace_load_chunks(full, 0, UINT64_MAX)) {
+            free(full->decoded);
+            free(full);
+            return;
+        }
+        ctx.tr = full;
+    }
     int any = 0;
     for (int t = 0; t < tr->ntensors && t < KS_MAX_TENSORS; ++t) {
         vw_aggregate *a = &idx->agg[t];
@@ -257,7 +354,7 @@ static void build_sectors(vw_index *idx)
         if (!a->sector_sum || !a->sector_n) goto drop;
         any = 1;
     }
-    if (any && ks_memory_each_request(tr, add_sectors, idx) == KS_OK) return;
+    if (any && ks_memory_each_request(ctx.tr, add_sectors, &ctx) == KS_OK) goto done;
 drop:
     for (int t = 0; t < KS_MAX_TENSORS; ++t) {
         free(idx->agg[t].sector_sum);
@@ -265,30 +362,59 @@ drop:
         idx->agg[t].sector_sum = NULL;
         idx->agg[t].sector_n = NULL;
     }
+done:
+    if (full) free(full->decoded);
+    free(full);
 }
 
-int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
+/* What follows item_of: each item's run of events in by_item (file order = seq order per
+ * thread), the item orders and the sectors aggregate. Progress from 600 to 800. */
+static int index_tail(vw_index *idx, vw_progress *progress)
 {
-    memset(idx, 0, sizeof *idx);
-    idx->tr = tr;
-    uint64_t n = tr->nevents;
+    const uint64_t n = idx->tr->nevents;
+    uint32_t *count = calloc((size_t)idx->nitems + 1, sizeof *count);
+    order_key *keys = malloc((idx->nitems ? idx->nitems : 1) * sizeof *keys);
+    if (!count || !keys) {
+        free(count), free(keys);
+        return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+    }
+    idx->orphans = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        if (idx->item_of[i] == VW_NONE) idx->orphans++;
+        else count[idx->item_of[i]]++;
+    }
+    uint64_t at = 0;
+    for (uint32_t it = 0; it < idx->nitems; ++it) {
+        idx->items[it].first = (uint32_t)at;
+        at += count[it];
+        count[it] = idx->items[it].first;
+    }
+    for (uint64_t i = 0; i < n; ++i)
+        if (idx->item_of[i] != VW_NONE) idx->by_item[count[idx->item_of[i]]++] = (uint32_t)i;
+    for (uint32_t it = 0; it < idx->nitems; ++it) idx->items[it].count = count[it] - idx->items[it].first;
+    progress_set(progress, 700);
+    int rc = build_order(idx, VW_ORDER_THREAD, keys);
+    if (!rc) rc = build_order(idx, VW_ORDER_ITER, keys);
+    free(keys), free(count);
+    progress_set(progress, 800);
+    return rc;
+}
+
+/* A trace in memory (or mapped): items from its work events, sorted; every event to its
+ * item; the tail; the aggregates over the events. */
+static int build_loaded(vw_index *idx, vw_progress *progress)
+{
+    const ks_trace *tr = idx->tr;
+    const uint64_t n = tr->nevents;
     const ks_event *ev = tr->events;
-    order_key *keys = NULL;
-    uint32_t *count = NULL;
-    int rc = KS_OK;
-    if (n >= VW_NONE)
-        return ks_fail(KS_EINVAL, "%llu events; the viewer handles at most %u (record fewer with --filter)",
-                       (unsigned long long)n, VW_NONE - 1);
     /* pass 1: one item per work event */
     uint64_t nwork = 0;
     for (uint64_t i = 0; i < n; ++i) nwork += ev[i].kind == KS_EV_WORK;
     idx->items = malloc((nwork ? nwork : 1) * sizeof *idx->items);
     idx->item_of = malloc((n ? n : 1) * sizeof *idx->item_of);
     idx->by_item = malloc((n ? n : 1) * sizeof *idx->by_item);
-    if (!idx->items || !idx->item_of || !idx->by_item) {
-        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-        goto fail;
-    }
+    if (!idx->items || !idx->item_of || !idx->by_item)
+        return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
     for (uint64_t i = 0; i < n; ++i) {
         if (ev[i].kind != KS_EV_WORK) continue;
         vw_item *it = &idx->items[idx->nitems++];
@@ -302,11 +428,6 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     qsort(idx->items, idx->nitems, sizeof *idx->items, by_key);
     progress_set(progress, 200);
     /* pass 2: each event to its item; consecutive events usually share one */
-    count = calloc((size_t)idx->nitems + 1, sizeof *count);
-    if (!count) {
-        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-        goto fail;
-    }
     uint32_t last = VW_NONE;
     for (uint64_t i = 0; i < n; ++i) {
         const ks_event *e = &ev[i];
@@ -314,55 +435,156 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
                           ? last
                           : find_item(idx, e);
         idx->item_of[i] = it;
-        if (it == VW_NONE) {
-            idx->orphans++;
-        } else {
-            count[it]++;
-            last = it;
-        }
+        if (it != VW_NONE) last = it;
         if ((i & 0xFFFFF) == 0) {
             progress_set(progress, 200 + (int)(400 * i / n));
-            if (cancelled(progress)) goto cancel;
+            if (cancelled(progress)) return ks_fail(KS_EINVAL, "indexing cancelled");
         }
     }
-    /* pass 3: scatter event ids into their items' runs (file order = seq order per thread) */
-    uint64_t at = 0;
-    for (uint32_t it = 0; it < idx->nitems; ++it) {
-        idx->items[it].first = (uint32_t)at;
-        at += count[it];
-        count[it] = idx->items[it].first;
-    }
-    for (uint64_t i = 0; i < n; ++i)
-        if (idx->item_of[i] != VW_NONE) idx->by_item[count[idx->item_of[i]]++] = (uint32_t)i;
-    for (uint32_t it = 0; it < idx->nitems; ++it) idx->items[it].count = count[it] - idx->items[it].first;
-    progress_set(progress, 700);
-    keys = malloc((idx->nitems ? idx->nitems : 1) * sizeof *keys);
-    if (!keys) {
-        rc = ks_fail(KS_ENOMEM, "out of memory for the replay orders");
-        goto fail;
-    }
-    if ((rc = build_order(idx, VW_ORDER_THREAD, keys))) goto fail;
-    if ((rc = build_order(idx, VW_ORDER_ITER, keys))) goto fail;
-    progress_set(progress, 800);
-    for (uint64_t i = 0; i < n; ++i) {
-        if ((rc = aggregate(idx, &ev[i]))) goto fail;
+    int rc = index_tail(idx, progress);
+    for (uint64_t i = 0; i < n && !rc; ++i) {
+        rc = aggregate(idx, &ev[i]);
         if ((i & 0xFFFFF) == 0) {
             progress_set(progress, 800 + (int)(199 * i / n));
-            if (cancelled(progress)) goto cancel;
+            if (cancelled(progress)) return ks_fail(KS_EINVAL, "indexing cancelled");
         }
     }
+    return rc;
+}
+
+/* By the item key, then by when the work event came (kept in `first` while sorting). */
+static int by_key_then_order(const void *pa, const void *pb)
+{
+    const vw_item *a = pa, *b = pb;
+    int c = item_cmp(a, b->index, b->block, b->thread, b->iter);
+    return c ? c : (a->first > b->first) - (a->first < b->first);
+}
+
+/* An event whose item was not the one just before it: resolved once all items are known. */
+typedef struct pending {
+    uint32_t id, block, thread, iter;
+    int64_t index;
+} pending;
+
+/* A lazily opened trace, in one pass over its chunks (each decoded once, never all at
+ * once): items are appended as their work events come (a format-2 file stores events by
+ * item, so an item's events follow its work event), every other event goes to the item
+ * just before it when it has its key, else waits in a list; the aggregates are summed on
+ * the way. Then the items are sorted (stably: equal keys go to the first, as find_item
+ * gives), item_of renumbered and the waiting events looked up. Same index as build_loaded. */
+static int build_lazy(vw_index *idx, vw_progress *progress)
+{
+    const ks_trace *tr = idx->tr;
+    const uint64_t n = tr->nevents, nchunks = (n + tr->chunk_events - 1) / tr->chunk_events;
+    uint64_t cap = tr->work_items > 0 && (uint64_t)tr->work_items < n ? (uint64_t)tr->work_items : 1024;
+    uint64_t npend = 0, pcap = 0;
+    pending *pend = NULL;
+    uint32_t *renum = NULL;
+    ks_event *buf = malloc(tr->chunk_events * sizeof *buf);
+    idx->items = malloc(cap * sizeof *idx->items);
+    idx->item_of = malloc(n * sizeof *idx->item_of);
+    idx->by_item = malloc(n * sizeof *idx->by_item);
+    int rc = KS_OK;
+    if (!buf || !idx->items || !idx->item_of || !idx->by_item) {
+        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+        goto out;
+    }
+    uint32_t last = VW_NONE;
+    for (uint64_t k = 0; k < nchunks && !rc; ++k) {
+        size_t m;
+        if (decode_chunk(tr, k, buf, &m)) {
+            rc = KS_EFORMAT;
+            goto out;
+        }
+        for (size_t j = 0; j < m; ++j) {
+            const ks_event *e = &buf[j];
+            const uint64_t id = k * tr->chunk_events + j;
+            if (e->kind == KS_EV_WORK) {
+                if (idx->nitems == cap) {
+                    vw_item *g = realloc(idx->items, 2 * cap * sizeof *g);
+                    if (!g) {
+                        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+                        goto out;
+                    }
+                    idx->items = g, cap *= 2;
+                }
+                vw_item *it = &idx->items[idx->nitems];
+                *it = (vw_item){e->index, e->block, e->thread, e->iter, idx->nitems, 0};
+                last = idx->nitems++;
+                idx->item_of[id] = last;
+            } else if (last != VW_NONE && !item_cmp(&idx->items[last], e->index, e->block, e->thread, e->iter)) {
+                idx->item_of[id] = last;
+            } else {
+                if (npend == pcap) {
+                    pcap = pcap ? 2 * pcap : 1024;
+                    pending *g = realloc(pend, pcap * sizeof *g);
+                    if (!g) {
+                        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+                        goto out;
+                    }
+                    pend = g;
+                }
+                pend[npend++] = (pending){(uint32_t)id, e->block, e->thread, e->iter, e->index};
+                idx->item_of[id] = VW_NONE;
+            }
+            if ((rc = aggregate(idx, e))) goto out;
+        }
+        if ((k & 63) == 0) {
+            progress_set(progress, (int)(500 * k / nchunks));
+            if (cancelled(progress)) {
+                rc = ks_fail(KS_EINVAL, "indexing cancelled");
+                goto out;
+            }
+        }
+    }
+    progress_set(progress, 500);
+    /* sort the items, their append number in `first`; renum: append number -> sorted id,
+     * equal keys to the first of them */
+    int sorted = 1;
+    for (uint32_t i = 1; i < idx->nitems && sorted; ++i)
+        sorted = by_key_then_order(&idx->items[i - 1], &idx->items[i]) < 0;
+    if (!sorted) qsort(idx->items, idx->nitems, sizeof *idx->items, by_key_then_order);
+    renum = malloc(((size_t)idx->nitems + 1) * sizeof *renum);
+    if (!renum) {
+        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+        goto out;
+    }
+    for (uint32_t i = 0, canon = 0; i < idx->nitems; ++i) {
+        const vw_item *it = &idx->items[i];
+        if (!i || by_key(&idx->items[i - 1], it)) canon = i;
+        renum[it->first] = canon;
+    }
+    for (uint64_t i = 0; i < n; ++i)
+        if (idx->item_of[i] != VW_NONE) idx->item_of[i] = renum[idx->item_of[i]];
+    for (uint64_t p = 0; p < npend; ++p) {
+        const ks_event e = {.index = pend[p].index,
+                            .block = pend[p].block,
+                            .thread = pend[p].thread,
+                            .iter = pend[p].iter};
+        idx->item_of[pend[p].id] = find_item(idx, &e);
+    }
+    progress_set(progress, 600);
+    rc = index_tail(idx, progress);
+out:
+    free(buf), free(pend), free(renum);
+    return rc;
+}
+
+int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
+{
+    memset(idx, 0, sizeof *idx);
+    idx->tr = tr;
+    if (tr->nevents >= VW_NONE)
+        return ks_fail(KS_EINVAL, "%llu events; the viewer handles at most %u (record fewer with --filter)",
+                       (unsigned long long)tr->nevents, VW_NONE - 1);
+    int rc = vw_trace_lazy(tr) ? build_lazy(idx, progress) : build_loaded(idx, progress);
+    if (rc) {
+        vw_index_free(idx);
+        return rc;
+    }
     build_sectors(idx);
-    free(keys);
-    free(count);
     progress_set(progress, 1000);
     return KS_OK;
-cancel:
-    rc = ks_fail(KS_EINVAL, "indexing cancelled");
-fail:
-    free(keys);
-    free(count);
-    vw_index_free(idx);
-    return rc;
 }
 
 void vw_index_free(vw_index *idx)

@@ -67,6 +67,23 @@ typedef struct vw_index {
     int point_taps;             /* some region point has a tap other than 0: points are labelled with it */
 } vw_index;
 
+/* Traces the viewer opens: a format-2 file opens with its header and chunk index only
+ * (ks_trace_open_lazy), so the first frame waits for no decoding: tr->events stays NULL
+ * and tr->nevents is the file's count. Its events are read through vw_event, which
+ * decodes their chunk on demand into a small cache (one per thread: the index thread
+ * decodes on its own, chunk by chunk, and never holds all events). A version 1 file and a
+ * trace in memory (tr->events set) are read in place. vw_trace_close drops the calling
+ * thread's cached chunks of tr and closes it. */
+int vw_trace_open(const char *path, ks_trace *tr);
+void vw_trace_close(ks_trace *tr);
+/* Event id of tr (< tr->nevents). A pointer into the cache stays valid until
+ * VW_EVENT_CACHE other chunks have been read on the same thread; a chunk that does not
+ * decode (a damaged file) reads as an event of kind 0, which ks_event_fits rejects. */
+#define VW_EVENT_CACHE 16
+const ks_event *vw_event(const ks_trace *tr, uint64_t id);
+/* Whether tr's events are read chunk by chunk (opened by vw_trace_open, format 2). */
+int vw_trace_lazy(const ks_trace *tr);
+
 /* Progress of a build in [0, 1000], readable from another thread while it runs. */
 typedef struct vw_progress {
     volatile int permille;

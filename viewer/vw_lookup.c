@@ -33,7 +33,7 @@ int vw_lookup_run(vw_lookup *lk, const ks_trace *tr, int tensor, int64_t plane, 
     lk->writes = writes;
     uint64_t cap = 0;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
-        const ks_event *e = &tr->events[i];
+        const ks_event *e = vw_event(tr, i);
         int rc = KS_OK;
         if (e->tensor != tensor) continue;
         if (e->kind == (writes ? KS_EV_WRITE : KS_EV_READ)) {

@@ -35,7 +35,7 @@ static int64_t field_key(const vw_index *idx, const ks_event *e, uint32_t ev)
     }
     uint32_t it = idx->item_of ? idx->item_of[ev] : VW_NONE;
     if (w && it != VW_NONE && idx->items[it].count) {
-        const ks_event *first = &idx->tr->events[idx->by_item[idx->items[it].first]];
+        const ks_event *first = vw_event(idx->tr, idx->by_item[idx->items[it].first]);
         if (first->kind == KS_EV_WORK) return first->u.field[0];
     }
     return -1 - e->index; /* no field to read: each work index is its own run */
@@ -98,7 +98,7 @@ static int64_t unit_key(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u
 {
     const ks_trace *tr = idx->tr;
     uint32_t ev = vw_order_event(idx, o, pos);
-    const ks_event *e = &tr->events[ev];
+    const ks_event *e = vw_event(tr, ev);
     switch (u) {
     case VW_UNIT_ITEM:
         if (idx->item_of && idx->item_of[ev] != VW_NONE) return idx->item_of[ev];
@@ -154,7 +154,7 @@ int vw_jump_thread(const vw_index *idx, vw_order o, int64_t g, uint64_t *pos)
         }
     } else {
         for (uint64_t i = 0; i < tr->nevents && best == UINT64_MAX; ++i)
-            if (vw_gthread(tr, tr->events[i].block, tr->events[i].thread) == g) best = i;
+            if (vw_gthread(tr, vw_event(tr, i)->block, vw_event(tr, i)->thread) == g) best = i;
     }
     if (best == UINT64_MAX)
         return ks_fail(KS_EINVAL, "thread %lld has no events in this trace (%lld blocks x %d threads)", (long long)g,
@@ -177,7 +177,7 @@ int vw_jump_block(const vw_index *idx, vw_order o, int64_t b, uint64_t *pos)
         }
     } else {
         for (uint64_t i = 0; i < tr->nevents && best == UINT64_MAX; ++i)
-            if ((int64_t)tr->events[i].block == b) best = i;
+            if ((int64_t)vw_event(tr, i)->block == b) best = i;
     }
     if (best == UINT64_MAX)
         return ks_fail(KS_EINVAL,
@@ -199,7 +199,7 @@ int vw_jump_index(const vw_index *idx, vw_order o, int64_t index, uint64_t *pos)
         }
     } else {
         for (uint64_t i = 0; i < tr->nevents; ++i)
-            if (tr->events[i].kind == KS_EV_WORK && tr->events[i].index == index) {
+            if (vw_event(tr, i)->kind == KS_EV_WORK && vw_event(tr, i)->index == index) {
                 *pos = i;
                 return KS_OK;
             }

@@ -17,10 +17,16 @@ static int64_t own_phase(const ks_event *e)
     return e->kind == KS_EV_BARRIER ? (int64_t)e->u.barrier.phase : (int64_t)e->u.access.reserved[0];
 }
 
+/* A trace read chunk by chunk (vw_trace_lazy) is looked at in its first chunks only: a
+ * whole scan would decode every event before the first frame. */
+#define SHARED_SCAN_CHUNKS 8
+
 int vw_shared_tensor(const ks_trace *tr)
 {
-    for (uint64_t i = 0; i < tr->nevents; ++i) {
-        const ks_event *e = &tr->events[i];
+    uint64_t n = tr->nevents;
+    if (vw_trace_lazy(tr) && n > SHARED_SCAN_CHUNKS * tr->chunk_events) n = SHARED_SCAN_CHUNKS * tr->chunk_events;
+    for (uint64_t i = 0; i < n; ++i) {
+        const ks_event *e = vw_event(tr, i);
         if (is_phased(e) && e->kind != KS_EV_BARRIER && e->tensor < tr->ntensors) return e->tensor;
     }
     return -1;
@@ -31,14 +37,14 @@ int vw_shared_tensor(const ks_trace *tr)
 int64_t vw_event_phase(const ks_trace *tr, uint32_t ev)
 {
     if (ev >= tr->nevents) return -1;
-    const ks_event *e = &tr->events[ev];
+    const ks_event *e = vw_event(tr, ev);
     if (is_phased(e)) return own_phase(e);
     for (uint64_t i = ev + 1; i < tr->nevents && i <= (uint64_t)ev + NEAR; ++i) {
-        const ks_event *f = &tr->events[i];
+        const ks_event *f = vw_event(tr, i);
         if (f->index == e->index && f->block == e->block && f->thread == e->thread && is_phased(f)) return own_phase(f);
     }
     for (uint64_t i = ev; i-- > 0 && i + NEAR >= ev;) {
-        const ks_event *f = &tr->events[i];
+        const ks_event *f = vw_event(tr, i);
         if (f->index == e->index && f->block == e->block && f->thread == e->thread && is_phased(f)) return own_phase(f);
     }
     return -1;
@@ -48,10 +54,10 @@ uint32_t vw_phase_step(const ks_trace *tr, uint32_t ev, int dir)
 {
     if (ev >= tr->nevents) return VW_NONE;
     const int64_t want = vw_event_phase(tr, ev) + (dir > 0 ? 1 : -1);
-    const uint32_t block = tr->events[ev].block;
+    const uint32_t block = vw_event(tr, ev)->block;
     if (want < 0) return VW_NONE;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
-        const ks_event *f = &tr->events[i];
+        const ks_event *f = vw_event(tr, i);
         if (f->block == block && is_phased(f) && own_phase(f) == want) return (uint32_t)i;
     }
     return VW_NONE;
@@ -61,7 +67,7 @@ void vw_shared_tile(const ks_trace *tr, uint32_t block, int64_t phase, int32_t *
 {
     for (int64_t k = 0; k < n; ++k) last[k] = -1, touched[k] = 0;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
-        const ks_event *e = &tr->events[i];
+        const ks_event *e = vw_event(tr, i);
         if (e->block != block || !is_phased(e) || e->kind == KS_EV_BARRIER) continue;
         const int64_t p = own_phase(e), off = e->u.access.offset;
         if (off < 0 || off >= n || p > phase) continue;
@@ -79,6 +85,6 @@ void vw_phase_focus(vw_state *s, int dir)
         return;
     }
     vw_focus_event(s, to);
-    snprintf(s->message, sizeof s->message, "block %u, phase %lld", s->tr->events[to].block,
+    snprintf(s->message, sizeof s->message, "block %u, phase %lld", vw_event(s->tr, to)->block,
              (long long)vw_event_phase(s->tr, to));
 }

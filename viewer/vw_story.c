@@ -82,7 +82,7 @@ void vw_story_show(vw_state *s, int k)
             for (uint32_t j = 0; j <= item->count; ++j) {
                 const uint32_t id = j ? s->idx->by_item[item->first + j - 1] : ev;
                 if (id == VW_NONE) continue;
-                const ks_event *e = &s->tr->events[id];
+                const ks_event *e = vw_event(s->tr, id);
                 if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) &&
                     e->tensor == s->panel[p].tensor) {
                     s->panel[p].plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;

@@ -49,15 +49,39 @@ uint32_t vw_warp_event(const vw_state *s, int *own)
 {
     const uint32_t ev = vw_state_event(s), it = vw_state_item(s);
     *own = 1;
-    if (ev != VW_NONE && touches_memory(s->tr, &s->tr->events[ev])) return ev;
+    if (ev != VW_NONE && touches_memory(s->tr, vw_event(s->tr, ev))) return ev;
     *own = 0;
     if (it == VW_NONE) return VW_NONE;
     const vw_item *item = &s->idx->items[it];
     for (uint32_t k = 0; k < item->count; ++k) {
         const uint32_t e = s->idx->by_item[item->first + k];
-        if (touches_memory(s->tr, &s->tr->events[e])) return e;
+        if (touches_memory(s->tr, vw_event(s->tr, e))) return e;
     }
     return VW_NONE;
+}
+
+/* The request of event ev. A trace read chunk by chunk (vw_trace_lazy) is searched in the
+ * chunks around ev's (WINDOW_CHUNKS on each side, decoded into a copy of the trace): a
+ * format-2 file stores events by work item, so a warp's lanes lie next to each other. */
+#define WINDOW_CHUNKS 1
+
+static int64_t request(const ks_trace *tr, uint32_t ev, const ks_event *e, vw_warp *w)
+{
+    if (!vw_trace_lazy(tr)) return ks_memory_request(tr, e, w->corner, w->acc, VW_WARP_MAX, &w->req);
+    const uint64_t k = ev / tr->chunk_events, k0 = k > WINDOW_CHUNKS ? k - WINDOW_CHUNKS : 0;
+    ks_trace *win = malloc(sizeof *win);
+    if (!win) return -1;
+    *win = *tr;
+    win->decoded = NULL;
+    int64_t n = -1;
+    if (!ks_trace_load_chunks(win, k0, k - k0 + 1 + WINDOW_CHUNKS)) {
+        const ks_event self = *e;
+        n = ks_memory_request(win, &self, w->corner, w->acc, VW_WARP_MAX, &w->req);
+        for (int64_t i = 0; i < n && i < VW_WARP_MAX; ++i) w->acc[i].event += k0 * tr->chunk_events;
+    }
+    free(win->decoded);
+    free(win);
+    return n;
 }
 
 int vw_warp_build(const ks_trace *tr, uint32_t ev, vw_warp *w)
@@ -66,7 +90,7 @@ int vw_warp_build(const ks_trace *tr, uint32_t ev, vw_warp *w)
     w->event = ev;
     w->site = -1;
     if (ev >= tr->nevents) return 0;
-    const ks_event *e = &tr->events[ev];
+    const ks_event *e = vw_event(tr, ev);
     if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE && e->kind != KS_EV_SAMPLE) return 0;
     if (e->tensor >= tr->ntensors || e->site >= tr->nsites) return 0;
     w->sample = e->kind == KS_EV_SAMPLE;
@@ -74,7 +98,7 @@ int vw_warp_build(const ks_trace *tr, uint32_t ev, vw_warp *w)
         for (w->corner = 0; w->corner < 4 && ks_memory_corner(tr, e, w->corner) < 0; ++w->corner) {}
         if (w->corner == 4) return 0;
     }
-    const int64_t n = ks_memory_request(tr, e, w->corner, w->acc, VW_WARP_MAX, &w->req);
+    const int64_t n = request(tr, ev, e, w);
     if (n < 0) return ks_fail(KS_ENOMEM, "out of memory for the warp strip"), -1;
     if (n == 0) return 0;
     w->ok = 1;
