@@ -17,7 +17,7 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: kscope diff A.kst B.kst [--tol T] [--max N] [--summary]\n"
+    fprintf(out, "usage: kscope diff A.kst B.kst [--tol T] [--max N] [--summary] [--access-sets]\n"
                  "       kscope diff A.kst [B.kst] --against NAME=REF.npy [--against ...] [--tol T]\n\n"
                  "Compares two traces of the same work (the same sites and tensor shapes: the same\n"
                  "operator on the same sizes, in another launch, on another device, or a variant of\n"
@@ -27,6 +27,9 @@ static void usage(FILE *out)
                  "items differ, then the first --max (default 3) of them: both index decompositions\n"
                  "side by side and the first differing event.\n\n"
                  "  --summary        events compared and differing per site\n"
+                 "  --access-sets    compare each work item's reads and writes as a multiset (element, count,\n"
+                 "                   value), not in order: two compilers order independent loads apart\n"
+                 "                   (kscope run FILE.cu --device cuda against the simulator)\n"
                  "  --against N=F    the trace's stored tensor N (A's) against F (same shape; float32,\n"
                  "                   int32 or int64): the first element off by more than --tol, and\n"
                  "                   the work items that wrote it\n\n"
@@ -159,7 +162,7 @@ int ks_cmd_diff(int argc, char **argv)
 {
     static ks_trace a, b;
     const char *files[2] = {NULL, NULL}, *against_spec[MAX_AGAINST];
-    int nfiles = 0, nagainst = 0, summary = 0;
+    int nfiles = 0, nagainst = 0, summary = 0, sets = 0;
     double tol = 1e-5;
     int64_t max_items = 3;
     for (int i = 1; i < argc; ++i) {
@@ -170,6 +173,8 @@ int ks_cmd_diff(int argc, char **argv)
             return KS_EXIT_OK;
         } else if (!strcmp(argv[i], "--summary")) {
             summary = 1;
+        } else if (!strcmp(argv[i], "--access-sets")) {
+            sets = 1;
         } else if ((m = ks_flag(argc, argv, &i, "tol", &v))) {
             char *end;
             if (m < 0 || !(tol = strtod(v, &end), *end == '\0' && end != v && tol >= 0 && isfinite(tol)))
@@ -203,7 +208,7 @@ int ks_cmd_diff(int argc, char **argv)
             rc = ks_cli_error("diff", "%s", ks_error_message());
         } else if (ks_diff_compatible(&a, &b)) {
             rc = ks_cli_error("diff", "%s and %s: %s", files[0], files[1], ks_error_message());
-        } else if (ks_diff_run(&d, &a, &b, tol)) {
+        } else if ((sets ? ks_diff_run_sets(&d, &a, &b, tol) : ks_diff_run(&d, &a, &b, tol))) {
             rc = ks_cli_error("diff", "%s", ks_error_message());
         } else {
             printf("%s and %s: %llu of %llu work items differ", files[0], files[1], (unsigned long long)d.differing,

@@ -89,13 +89,21 @@ static void setup_bufs(void)
 }
 
 /* records of every thread, slots interleaved across threads in a scrambled order */
-static ks_rec *make_records(uint64_t *n, int blo, int bhi)
+static ks_rec *make_records_order(uint64_t *n, int blo, int bhi, int reverse);
+static ks_rec *make_records(uint64_t *n, int blo, int bhi) { return make_records_order(n, blo, bhi, 0); }
+
+/* reverse: each thread's accesses in the opposite order (another compiler's schedule) */
+static ks_rec *make_records_order(uint64_t *n, int blo, int bhi, int reverse)
 {
     ks_rec *recs = calloc(GX * GY * T * 8, sizeof *recs);
     acc a[GX * GY * T][8];
     int na[GX * GY * T], next[GX * GY * T] = {0}, left = 0;
     for (int g = 0; g < GX * GY * T; ++g) {
         na[g] = g / T >= blo && g / T < bhi ? thread_accesses(g / T, g % T, a[g]) : 0;
+        for (int k = 0; reverse && k < na[g] / 2; ++k) {
+            const acc x = a[g][k];
+            a[g][k] = a[g][na[g] - 1 - k], a[g][na[g] - 1 - k] = x;
+        }
         left += na[g];
     }
     uint64_t s = 7, k = 0;
@@ -126,6 +134,44 @@ static void write_trace(const char *path, const ks_rec *recs, uint64_t n, int bl
     L.copy = copy_fn;
     ck_assert_msg(ks_rec_write_trace(&L, path) == KS_OK, "%s", ks_error_message());
 }
+
+static int kscope_rc(const char *args)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", KS_CLI, args);
+    const int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* kscope diff --access-sets: the same accesses in another order are equal, a changed
+ * element is not; plain diff tells the orders apart */
+START_TEST(diff_access_sets)
+{
+    setup_bufs();
+    char dir[] = "/tmp/ks_rs_XXXXXX", p1[64], p2[64], p3[64], args[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(p1, sizeof p1, "%s/a.kst", dir), snprintf(p2, sizeof p2, "%s/b.kst", dir);
+    snprintf(p3, sizeof p3, "%s/c.kst", dir);
+    uint64_t n;
+    ks_rec *r = make_records_order(&n, 0, GX * GY, 0);
+    write_trace(p1, r, n, 0, GX * GY, 0);
+    free(r);
+    r = make_records_order(&n, 0, GX * GY, 1);
+    write_trace(p2, r, n, 0, GX * GY, 0);
+    for (uint64_t i = 0; i < n; ++i)
+        if (r[i].block == 0 && r[i].thread == 5 && r[i].pc == 0x40) r[i].addr += 4; /* one read moved */
+    write_trace(p3, r, n, 0, GX * GY, 0);
+    free(r);
+    snprintf(args, sizeof args, "diff %s %s", p1, p2);
+    ck_assert_int_eq(kscope_rc(args), 1);
+    snprintf(args, sizeof args, "diff %s %s --access-sets", p1, p2);
+    ck_assert_int_eq(kscope_rc(args), 0);
+    snprintf(args, sizeof args, "diff %s %s --access-sets", p1, p3);
+    ck_assert_int_eq(kscope_rc(args), 1);
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    ck_assert_int_eq(system(args), 0);
+}
+END_TEST
 
 START_TEST(short_names)
 {
@@ -330,6 +376,7 @@ int main(void)
     Suite *s = suite_create("record_trace");
     TCase *tc = tcase_create("host");
     tcase_add_test(tc, short_names);
+    tcase_add_test(tc, diff_access_sets);
     tcase_add_test(tc, records_become_the_trace_of_each_thread);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);

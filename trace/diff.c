@@ -49,8 +49,11 @@ static int cu_same_event(const ks_trace *ta, const ks_event *x, const ks_trace *
         const int xt = x->tensor < ta->ntensors, yt = y->tensor < tb->ntensors; /* a crafted id: compared as is */
         const int same_tensor = xt && yt ? !strcmp(ta->tensors[x->tensor].name, tb->tensors[y->tensor].name)
                                          : !xt && !yt && x->tensor == y->tensor;
+        /* an atomic's value is the memory around it, which other threads' atomics change
+         * in any order (and the GPU recorder sees it before the operation): not compared */
         return same_tensor && x->u.access.offset == y->u.access.offset &&
-               close_to(ks_access_value(&x->u.access, x->flags), ks_access_value(&y->u.access, y->flags), tol);
+               ((x->flags & KS_FLAG_ATOMIC) ||
+                close_to(ks_access_value(&x->u.access, x->flags), ks_access_value(&y->u.access, y->flags), tol));
     }
     case KS_EV_BARRIER: return x->u.barrier.phase == y->u.barrier.phase;
     case KS_EV_WARP:
@@ -150,7 +153,45 @@ static void note_first(ks_diff *d, int64_t index, uint64_t at)
     d->first_event[d->nfirst++] = at;
 }
 
-int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol)
+/* --access-sets: within an item, events in a canonical order both traces share (the
+ * trace is needed for tensor names: a static, as qsort takes no context) */
+static const ks_trace *g_set_trace;
+
+static int by_content(const void *p, const void *q)
+{
+    const ks_event *x = *(const ks_event *const *)p, *y = *(const ks_event *const *)q;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    if (x->kind != KS_EV_READ && x->kind != KS_EV_WRITE) return memcmp(&x->u, &y->u, sizeof x->u);
+    const ks_trace *t = g_set_trace;
+    const char *nx = x->tensor < t->ntensors ? t->tensors[x->tensor].name : "",
+               *ny = y->tensor < t->ntensors ? t->tensors[y->tensor].name : "";
+    const int c = strcmp(nx, ny);
+    if (c) return c;
+    if (x->u.access.offset != y->u.access.offset) return x->u.access.offset < y->u.access.offset ? -1 : 1;
+    if ((x->flags ^ y->flags) & KS_FLAG_ATOMIC) return x->flags & KS_FLAG_ATOMIC ? 1 : -1;
+    if (x->flags & KS_FLAG_ATOMIC) return 0;
+    const double vx = ks_access_value(&x->u.access, x->flags), vy = ks_access_value(&y->u.access, y->flags);
+    return (vx > vy) - (vx < vy);
+}
+
+static void sort_items(const ks_trace *tr, const ks_event **ev)
+{
+    g_set_trace = tr;
+    for (uint64_t i = 0; i < tr->nevents;) {
+        uint64_t j = i;
+        while (j < tr->nevents && ev[j]->index == ev[i]->index) ++j;
+        qsort(ev + i, (size_t)(j - i), sizeof *ev, by_content);
+        i = j;
+    }
+}
+
+static int diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol, int sets);
+
+int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol) { return diff_run(d, a, b, tol, 0); }
+
+int ks_diff_run_sets(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol) { return diff_run(d, a, b, tol, 1); }
+
+static int diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol, int sets)
 {
     memset(d, 0, sizeof *d);
     d->a = a, d->b = b;
@@ -158,6 +199,7 @@ int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol)
         ks_diff_free(d);
         return KS_ENOMEM;
     }
+    if (sets) sort_items(a, d->sorted[0]), sort_items(b, d->sorted[1]);
     uint64_t i = 0, j = 0;
     const uint64_t na = a->nevents, nb = b->nevents;
     const int cu = is_cu(a) && is_cu(b);

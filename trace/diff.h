@@ -51,6 +51,11 @@ int ks_diff_compatible(const ks_trace *a, const ks_trace *b);
 /* Compares a and b (compatible) into d; d holds sorted copies of the event pointers until
  * ks_diff_free. KS_OK or KS_ENOMEM. */
 int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol);
+/* The same with each work item's events compared as a multiset (kscope diff --access-sets):
+ * which elements a thread reads and writes, how often, with what values, in any order. Two
+ * compilers may order a thread's independent loads differently (nvcc against the
+ * simulator's clang); the set is what the index math decides. */
+int ks_diff_run_sets(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol);
 /* The events of work item `index` in trace side (0: a, 1: b). */
 ks_diff_item ks_diff_find(const ks_diff *d, int side, int64_t index);
 /* 1 when two events match under the rules above. */
