@@ -664,6 +664,28 @@ START_TEST(lazy_open_reads_and_indexes_as_the_whole_decode)
 }
 END_TEST
 
+/* The index build's progress bar: along the bottom of the status line, growing with the
+ * build, gone when it is done. */
+START_TEST(progress_bar_grows_with_the_build_and_goes_when_done)
+{
+    const vw_rect st = {.x = 10, .y = 700, .w = 1000, .h = 20};
+    int last = -1;
+    for (int pm = 0; pm < 1000; pm += 37) {
+        const vw_rect b = vw_progress_bar(st, pm);
+        ck_assert_int_eq(b.x, st.x);
+        ck_assert_int_eq(b.y + b.h, st.y + st.h);
+        ck_assert_int_eq(b.h, 3);
+        ck_assert_int_eq(b.w, pm);
+        ck_assert_int_ge(b.w, last);
+        last = b.w;
+    }
+    ck_assert_int_eq(vw_progress_bar(st, 1000).w, 0);
+    ck_assert_int_eq(vw_progress_bar(st, -5).w, 0);
+    ck_assert_int_eq(vw_progress_bar((vw_rect){.x = 0, .y = 0, .w = 640, .h = 2}, 500).h, 2);
+    ck_assert_int_eq(vw_progress_bar((vw_rect){.x = 0, .y = 0, .w = 640, .h = 2}, 500).w, 320);
+}
+END_TEST
+
 START_TEST(key_scripts_parse_and_bad_ones_name_the_step)
 {
     vw_action *a;
@@ -855,6 +877,7 @@ int main(void)
     tcase_add_test(tc, state_keeps_the_focused_event_across_orders_and_plays_to_the_end);
     tcase_add_test(tc, empty_and_tiny_traces_describe_themselves_without_crashing);
     tcase_add_loop_test(tc, lazy_open_reads_and_indexes_as_the_whole_decode, 0, 9);
+    tcase_add_test(tc, progress_bar_grows_with_the_build_and_goes_when_done);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -131,6 +131,8 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     vw_describe_status(s, permille, buf, sizeof buf);
     vw_text(&d->font, d->r, L->status.x + 6, L->status.y + 3, s->prompt ? VW_COL_HEAD : VW_COL_TEXT, L->status.w - 12,
             buf);
+    const vw_rect bar = vw_progress_bar(L->status, permille); /* the index build, while it runs */
+    if (bar.w > 0) vw_fill(d->r, bar, VW_COL_HEAD);
     vw_draw_live(d, s, L);
     if (s->help) draw_help(d, L);
 }

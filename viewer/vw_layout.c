@@ -237,3 +237,11 @@ uint64_t vw_timeline_pos(vw_rect r, uint64_t n, int x)
     if (x >= r.x + r.w - 1) return n - 1;
     return (uint64_t)((double)(x - r.x) / (r.w - 1) * (double)(n - 1) + 0.5);
 }
+
+vw_rect vw_progress_bar(vw_rect r, int permille)
+{
+    const int h = r.h < 3 ? r.h : 3;
+    if (permille < 0) permille = 0;
+    const int w = permille >= 1000 ? 0 : (int)((int64_t)r.w * permille / 1000);
+    return (vw_rect){.x = r.x, .y = r.y + r.h - h, .w = w, .h = h};
+}

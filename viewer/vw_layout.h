@@ -96,4 +96,8 @@ int vw_grid_hit(const vw_grid *g, int px, int py, int64_t *block, int64_t *threa
 int vw_timeline_x(vw_rect r, uint64_t n, uint64_t pos);
 uint64_t vw_timeline_pos(vw_rect r, uint64_t n, int x);
 
+/* The background index build's progress bar (permille in [0, 1000]) along the bottom of the
+ * status line r: 3 pixels high, filled from the left; 0 wide once the build is done. */
+vw_rect vw_progress_bar(vw_rect r, int permille);
+
 #endif
