@@ -303,7 +303,9 @@ START_TEST(record_failures_pass_through_and_explain)
 END_TEST
 /* kscope run FILE.cu --device cuda against the simulator: the same file, launch and
  * inputs; every thread's accesses equal (kscope diff) and the outputs within float
- * rounding (the GPU contracts a * b + c into one FMA, the simulator's x86 build does not) */
+ * rounding (the GPU contracts a * b + c into one FMA, the simulator's x86 build does not).
+ * Kernels with shared memory, barriers or warp collectives (histogram.cu, reduce_sum.cu,
+ * transpose_tiled.cu) are left out: the GPU recorder records global memory only. */
 static void write_npy(const char *name, ks_dtype d, int ndim, int64_t d0, int64_t d1, int64_t d2, uint64_t seed)
 {
     ks_tensor t = {.dtype = d, .ndim = ndim, .shape = {d0, d1, d2}};
@@ -335,15 +337,12 @@ START_TEST(run_cu_on_the_gpu_equals_the_simulator)
          "--arg height_col=7 --arg width_col=9 --arg data_col=empty:18x63"},
         {"resize_bilinear.cu", "--kernel resize_bilinear --grid 2,7,3 --block 16,8",
          "--arg in=@img.npy --arg out=empty:3x50x29 --arg in_h=37 --arg in_w=53 --arg out_h=50 --arg out_w=29"},
-        {"histogram.cu", "--kernel histogram --grid 3 --block 48",
-         "--arg data=@data.npy --arg n=1001 --arg hist=zeros:64:i32"},
     };
     write_npy("a.npy", KS_F32, 1, 1001, 0, 0, 1);
     write_npy("b.npy", KS_F32, 1, 1001, 0, 0, 2);
     write_npy("in.npy", KS_F32, 2, 37, 53, 0, 3);
     write_npy("im.npy", KS_F32, 3, 3, 13, 11, 4);
     write_npy("img.npy", KS_F32, 3, 3, 37, 53, 5);
-    write_npy("data.npy", KS_I32, 1, 1001, 0, 0, 6);
     for (size_t i = 0; i < sizeof k / sizeof k[0]; ++i) {
         char args[1400];
         for (int gpu = 0; gpu < 2; ++gpu) {
