@@ -238,6 +238,89 @@ for d in 0.05 0.15 0.25 0.35 0.45 0.6; do
 done
 echo "test_puzzles: KSCOPE_CLANG, a compile timeout, SIGTERM during a compile and SIGHUP during a run behave"
 
+# issue 39 N5: a hostile kernel. The wall limit is kscope's (an alarm(0) and blocked
+# signals change nothing); no process of the run outlives it (forked children, a setsid
+# daemon holding the output pipe, on a normal end and on SIGTERM); no descriptor is
+# inherited; a relative write lands in the run's own folder; with Landlock, nothing is
+# written outside it; the heap is limited (not under a sanitizer, whose shadow counts)
+gone() { # gone OUT: every pid the kernel printed as "pid N" has ended
+    local p
+    for p in $(sed -n 's/.*pid \([0-9][0-9]*\).*/\1/p' "$1"); do
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || continue 2; sleep 0.1; done
+        fail "process $p the kernel made outlived kscope: $(ps -o pid,ppid,pgid,sid,args -p "$p" | tail -1)"
+    done
+}
+hostile() { # hostile NAME BODY: a map kernel whose thread 0 runs BODY first
+    { printf '#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n'
+      printf '#include <string.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n'
+      printf 'static void say(const char *w) { char b[64]; int n = snprintf(b, sizeof b, "%%s pid %%ld\\n", w, (long)syscall(SYS_getpid)); (void)!write(1, b, n); }\n'
+      printf '__global__ void map(const float *a, float *out, int size)\n{\n    int i = threadIdx.x;\n'
+      printf '    if (i == 0) {\n%s\n    }\n    out[i] = a[i] + 10;\n}\n' "$2"; } >"$1.cu"
+}
+hostile daemon '        if (syscall(SYS_fork) == 0) { syscall(SYS_setsid); if (syscall(SYS_fork) == 0) { say("daemon"); for (;;) sleep(1); } _exit(0); }
+        usleep(100000);'
+rc=0 # (through a pipe, whose reader waits for every writer: the daemon too)
+{ "$K" puzzle map daemon.cu 2>&1; echo "kscope exit $?"; } | timeout 30 cat >daemon.out || rc=$?
+[ $rc -eq 0 ] && grep -q "^kscope exit 0" daemon.out && grep -q "daemon pid" daemon.out ||
+    { cat daemon.out; fail "a kernel leaving a daemon on the output pipe: exit $rc (124: the pipe stayed open)"; }
+gone daemon.out
+hostile bomb '        for (int k = 0; k < 16; ++k) if (syscall(SYS_fork) == 0) { syscall(SYS_fork); say("child"); for (;;) pause(); }
+        usleep(100000);'
+puzzle bomb.out map bomb.cu
+[ $rc -eq 0 ] && [ "$(grep -c "child pid" bomb.out)" -ge 16 ] || { cat bomb.out; fail "a kernel forking 32 processes: exit $rc"; }
+gone bomb.out
+hostile sleeper '        syscall(SYS_alarm, 0);
+        sigset_t s;
+        sigfillset(&s);
+        sigprocmask(SIG_BLOCK, &s, 0);
+        for (;;) syscall(SYS_pause);'
+start=$(date +%s)
+puzzle sleeper.out map sleeper.cu
+[ $rc -eq 2 ] && grep -q "was running when the time limit passed" sleeper.out && [ $(($(date +%s) - start)) -lt 40 ] ||
+    { cat sleeper.out; fail "a kernel blocking every signal and sleeping: exit $rc after $(($(date +%s) - start)) s"; }
+echo keep >leak.txt
+hostile writer "        int fd = openat(AT_FDCWD, \"$tmp/outside.txt\", O_WRONLY | O_CREAT, 0644);
+        if (fd >= 0) (void)!write(fd, \"x\", 1);
+        fd = openat(AT_FDCWD, \"relative.txt\", O_WRONLY | O_CREAT, 0644);
+        if (fd >= 0) (void)!write(fd, \"x\", 1);
+        (void)!write(9, \"leak\", 4);"
+rc=0
+"$K" puzzle map writer.cu >writer.out 2>&1 9>>leak.txt || rc=$?
+[ $rc -eq 0 ] || { cat writer.out; fail "a kernel writing files: exit $rc"; }
+[ "$(cat leak.txt)" = keep ] || fail "the kernel wrote to a descriptor kscope inherited"
+[ ! -e relative.txt ] || fail "the kernel's relative write landed in the caller's folder"
+printf '#define _GNU_SOURCE\n#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) { return syscall(SYS_landlock_create_ruleset, 0, 0, 1) > 0 ? 0 : 1; }\n' >ll.c
+if "$real" -x c ll.c -o ll 2>/dev/null && ./ll; then
+    [ ! -e outside.txt ] || fail "the kernel wrote outside the run's folder although Landlock is there"
+    confined="Landlock: no write outside the run's folder"
+else
+    rm -f outside.txt
+    confined="skipped the write outside the folder: this kernel has no Landlock"
+fi
+if grep -q __asan_init "$K"; then
+    heap="skipped the heap limit: a sanitized build"
+else
+    hostile hog '        void *volatile p = malloc(3ull << 30);
+        if (p) out[0] = 1; /* written twice: failed */'
+    puzzle hog.out map hog.cu
+    [ $rc -eq 0 ] || { cat hog.out; fail "a kernel allocating 3 GiB got it (exit $rc)"; }
+    heap="no 3 GiB heap"
+fi
+# a stop while a daemon and the kernel run: both go, with the folder
+hostile stopped '        if (syscall(SYS_fork) == 0) { syscall(SYS_setsid); say("daemon"); for (;;) sleep(1); }
+        say("kernel");
+        for (;;) usleep(1000);'
+TMPDIR="$tmp/tmpd" "$K" puzzle map stopped.cu --trace sig.kst >stopped.out 2>&1 &
+pid=$!
+for _ in $(seq 200); do [ "$(grep -c "pid" stopped.out)" -ge 2 ] && break; sleep 0.1; done
+kill -TERM $pid
+rc=0
+{ wait $pid; } 2>/dev/null || rc=$?
+[ $rc -eq 143 ] || { cat stopped.out; fail "SIGTERM during a run with a daemon: exit $rc, not 143"; }
+gone stopped.out
+[ -z "$(ls tmpd)" ] || fail "SIGTERM during a run with a daemon left $(ls tmpd)"
+echo "test_puzzles: a daemon, 32 forks, a sleeper blocking signals, writes and a stop leave nothing running or written; $confined; $heap (N5)"
+
 # installed: kscope finds the stubs and solutions under its prefix, not the source
 cmake --install "$(dirname "$K")" --prefix "$tmp/ks" >install.log 2>&1 || { cat install.log; fail "install failed"; }
 for f in share/kscope/puzzles/stubs/matmul.cu share/kscope/puzzles/stubs/blocks2d.cu share/kscope/puzzles/solutions/matmul.cu; do
