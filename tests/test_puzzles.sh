@@ -306,6 +306,27 @@ else
     [ $rc -eq 0 ] || { cat hog.out; fail "a kernel allocating 3 GiB got it (exit $rc)"; }
     heap="no 3 GiB heap"
 fi
+# a fork bomb: at most PZ_PROCESSES (64) more processes than the user has (the kernel
+# does not hold root to RLIMIT_NPROC: as root the bomb runs as nobody)
+hostile forks '        int made = 0;
+        for (int k = 0; k < 300; ++k) { long p = syscall(SYS_fork); if (p == 0) { for (;;) pause(); } made += p > 0; }
+        char b[64];
+        (void)!write(1, b, snprintf(b, sizeof b, "made %d\n", made));'
+as=""
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    mkdir -m 777 nobody && cp forks.cu nobody/ && chmod 755 "$tmp" && chmod 644 nobody/forks.cu
+fi
+if [ "$(id -u)" != 0 ] || [ -n "$as" ]; then
+    rc=0
+    (cd "$([ -n "$as" ] && echo nobody || echo .)" && $as "$K" puzzle map forks.cu) >forks.out 2>&1 || rc=$?
+    made=$(sed -n 's/^made \([0-9]*\)$/\1/p' forks.out)
+    [ $rc -eq 0 ] && [ -n "$made" ] && [ "$made" -le 64 ] || { cat forks.out; fail "a fork bomb made ${made:-?} processes (exit $rc)"; }
+    [ -z "$(pgrep -f "$K puzzle map forks.cu")" ] || fail "the fork bomb's processes outlived kscope"
+    bomb="a fork bomb made $made of 300 processes"
+else
+    bomb="skipped the fork bomb: root without setpriv"
+fi
 # a stop while a daemon and the kernel run: both go, with the folder
 hostile stopped '        if (syscall(SYS_fork) == 0) { syscall(SYS_setsid); say("daemon"); for (;;) sleep(1); }
         say("kernel");
@@ -319,7 +340,7 @@ rc=0
 [ $rc -eq 143 ] || { cat stopped.out; fail "SIGTERM during a run with a daemon: exit $rc, not 143"; }
 gone stopped.out
 [ -z "$(ls tmpd)" ] || fail "SIGTERM during a run with a daemon left $(ls tmpd)"
-echo "test_puzzles: a daemon, 32 forks, a sleeper blocking signals, writes and a stop leave nothing running or written; $confined; $heap (N5)"
+echo "test_puzzles: a daemon, 32 forks, a sleeper blocking signals, writes and a stop leave nothing running or written; $confined; $heap; $bomb (N5)"
 
 # installed: kscope finds the stubs and solutions under its prefix, not the source
 cmake --install "$(dirname "$K")" --prefix "$tmp/ks" >install.log 2>&1 || { cat install.log; fail "install failed"; }
