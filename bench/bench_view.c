@@ -7,8 +7,8 @@
  *           stepping by thread in iteration-major order, against the 16.7 ms of 60 fps;
  *   memory: the peak resident size of the case (each case runs in a child process), file
  *           pages the viewer touched included, against the file's size.
- * usage: bench_view [DIR] [--events-1g] [--events-100m] [--full-open]
- *   (default DIR /tmp; the traces are deleted after). --events-100m adds im2col C = 1285
+ * usage: bench_view [DIR] [--events-1g] [--events-100m] [--full-open] [--keep]
+ *   (default DIR /tmp; the traces are deleted after unless --keep). --events-100m adds im2col C = 1285
  *   (100 M events), written slice by slice as a format-2 file (never all events in memory);
  *   --full-open opens with ks_trace_open (every event decoded) as the viewer did before
  *   issue 35, for the before figures.
@@ -35,6 +35,7 @@
 #include "../viewer/vw_draw.h"
 
 static int full_open; /* --full-open: the viewer's open before issue 35 */
+static int keep;      /* --keep: leave the traces in DIR */
 
 static double now(void)
 {
@@ -332,15 +333,16 @@ static int bench_one(const char *path, int frames_too)
     vw_draw_frame(&d, &s, &L, 0);
     SDL_RenderPresent(r);
     double t_open = now() - t0;
+    printf("trace %lld events, %.0f MB\n", (long long)tr.nevents, (double)tr.map_size / 1e6);
+    printf("  open + first frame  %8.1f ms   read the file once %8.1f ms   ratio %.4f\n", t_open * 1e3, t_read * 1e3,
+           t_open / t_read);
+    fflush(stdout);
     t0 = now();
     if (vw_index_build(&idx, &tr, NULL)) {
         fprintf(stderr, "bench_view: %s\n", ks_error_message());
         return 1;
     }
     double t_index = now() - t0;
-    printf("trace %lld events, %.0f MB\n", (long long)tr.nevents, (double)tr.map_size / 1e6);
-    printf("  open + first frame  %8.1f ms   read the file once %8.1f ms   ratio %.4f\n", t_open * 1e3, t_read * 1e3,
-           t_open / t_read);
     printf("  index build         %8.1f ms   (in the background; the window stays live)\n", t_index * 1e3);
     if (frames_too) {
         vw_state_set_index(&s, &idx);
@@ -391,7 +393,7 @@ static int bench_case(const char *dir, int64_t channels, int sliced_write, int f
     const double mb = stat(path, &st) ? 0 : (double)st.st_size / 1e6;
     printf("  peak resident       %8.0f MB   file %.0f MB   (file + %.0f MB)\n", ru.ru_maxrss / 1e3, mb,
            ru.ru_maxrss / 1e3 - mb);
-    remove(path);
+    if (!keep) remove(path);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
@@ -403,6 +405,7 @@ int main(int argc, char **argv)
         big |= !strcmp(argv[i], "--events-1g");
         huge |= !strcmp(argv[i], "--events-100m");
         full_open |= !strcmp(argv[i], "--full-open");
+        keep |= !strcmp(argv[i], "--keep");
     }
     printf("bench_view: headless 1280x800, software renderer%s\n", full_open ? ", full open (before issue 35)" : "");
     if (bench_case(dir, 128, 0, 1)) return 1;          /* 128 * 4096 * 19 = 9.96 M events */

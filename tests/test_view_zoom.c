@@ -189,6 +189,39 @@ START_TEST(columns_of_a_640x480_image_keep_a_useful_height)
 }
 END_TEST
 
+/* The plane's colour range is kept between frames while an automatic window follows the
+ * focus (the plane is scanned once, not every frame): after stepping through a 36 x 4096
+ * columns plane in values and in reads mode, each frame equals a fresh drawing of the same
+ * state with no caches. */
+START_TEST(a_window_that_follows_the_focus_draws_as_a_fresh_frame)
+{
+    make_dir();
+    snprintf(path, sizeof path, "%s/w.kst", dir);
+    ks_im2col_params p = vf_small();
+    p.channels = 4, p.height = p.width = 64;
+    vf_write_trace(path, "im2col", p, ks_filter_all(), 0);
+    open_kst(path);
+    static vf_frame g;
+    vf_open(&g, 1280, 800);
+    for (int mode = 0; mode < 2; ++mode) {
+        ck_assert_int_eq(vw_set_mode(&s, mode ? "reads" : "values"), KS_OK);
+        for (int k = 0; k < 12; ++k) {
+            for (int j = 0; j < 1 + 7 * k; ++j) key("Right", 0);
+            draw();
+            vw_draw_free(&g.d); /* a fresh drawing context: no texture, no kept range */
+            ck_assert_int_eq(vw_draw_init(&g.d, g.r, 13), KS_OK);
+            vf_draw(&g, &s);
+            ck_assert_int_eq(f.surf->pitch, g.surf->pitch);
+            ck_assert_mem_eq(f.surf->pixels, g.surf->pixels, (size_t)f.surf->pitch * f.surf->h);
+        }
+    }
+    ck_assert_int_eq(f.d.heat[1].range_ok, 1); /* the columns window kept its plane's range */
+    vf_close(&g);
+    close_kst();
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("view_zoom");
@@ -197,6 +230,7 @@ int main(void)
     tcase_add_test(tc, zoom_keys_grow_the_focused_cell_and_pan_moves_it);
     tcase_add_test(tc, auto_zoom_shows_the_focused_sample_over_a_picture);
     tcase_add_test(tc, columns_of_a_640x480_image_keep_a_useful_height);
+    tcase_add_test(tc, a_window_that_follows_the_focus_draws_as_a_fresh_frame);
     suite_add_tcase(su, tc);
     return tu_run_suite(su, CK_FORK);
 }

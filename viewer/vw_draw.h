@@ -25,6 +25,13 @@ typedef struct vw_heat_cache {
     double cell;
     int pictures; /* the state's picture switch it was built with */
     int picture;  /* 1 or 3: drawn as a grey or RGB picture, not through the ramp */
+    /* a window's colour range is the whole plane's: kept for (tensor, plane, mode, index)
+     * so a window that follows the focus does not scan the plane every frame (dropped
+     * with the textures when the trace or its live run changes) */
+    int range_ok, range_tensor, range_indexed;
+    vw_mode range_mode;
+    int64_t range_plane, range_empty;
+    double range_lo, range_hi;
 } vw_heat_cache;
 
 typedef struct vw_grid_cache {

@@ -93,6 +93,8 @@ uint32_t vw_heat_colour(const vw_heat_cache *c, double v)
  * recolours a cell. Values of an integer tensor's empty cells (negative) are left out: a
  * texel with only empty cells is background. A picture is drawn as itself: grey, or its
  * image's three channels as RGB. */
+#define RANGE_CELLS (1 << 20) /* most cells a window's colour range scans */
+
 static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c, const vw_heatmap *m)
 {
     int t = s->panel[panel].tensor;
@@ -124,12 +126,26 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
             if (isfinite(v) && v > hi) hi = v;
         }
     }
-    for (int64_t y = 0; !whole && y < pd.h; ++y) /* a window: the range of the plane's cells */
-        for (int64_t x = 0; x < pd.w; ++x) {
-            const double v = block_mean(s, t, mode, base, pd.w, y, y + 1, x, x + 1, &used, &empty);
-            if (used && isfinite(v) && v < lo) lo = v;
-            if (used && isfinite(v) && v > hi) hi = v;
-        }
+    const int same_range = c->range_ok && c->range_tensor == t && c->range_plane == plane && c->range_mode == mode &&
+                           c->range_indexed == (s->idx != NULL);
+    if (!whole && same_range) /* a window of a plane scanned before */
+        lo = c->range_lo, hi = c->range_hi, empty = c->range_empty;
+    /* a window: the range of the plane's cells; of every stride-th cell of a plane over
+     * RANGE_CELLS (a 100 M-event trace's columns plane has 47 M: the first frame would
+     * wait a second for them), its empty cells counted as stride each */
+    const int64_t cells = pd.h * pd.w, stride = cells > RANGE_CELLS ? (cells + RANGE_CELLS - 1) / RANGE_CELLS : 1;
+    for (int64_t i = 0; !whole && !same_range && i < cells; i += stride) {
+        const int64_t y = i / pd.w, x = i % pd.w, was = empty;
+        const double v = block_mean(s, t, mode, base, pd.w, y, y + 1, x, x + 1, &used, &empty);
+        empty += (empty - was) * (stride - 1);
+        if (used && isfinite(v) && v < lo) lo = v;
+        if (used && isfinite(v) && v > hi) hi = v;
+    }
+    if (!whole && !same_range) {
+        c->range_ok = 1, c->range_tensor = t, c->range_plane = plane, c->range_mode = mode;
+        c->range_indexed = s->idx != NULL;
+        c->range_lo = lo, c->range_hi = hi, c->range_empty = empty;
+    }
     if (mode != VW_MODE_VALUES && lo > 0) lo = 0; /* counts start at zero */
     if (!(lo <= hi)) lo = hi = 0;
     if (mode == VW_MODE_SECTORS) lo = 1, hi = 32; /* one scale for every plane and trace */

@@ -15,11 +15,13 @@ void vw_draw_live_sync(vw_draw *d, const vw_state *s)
     if (gen == d->live_gen && s->tr == d->cache_tr) return;
     d->live_gen = gen;
     d->cache_tr = s->tr;
-    for (int p = 0; p < 2; ++p)
+    for (int p = 0; p < 2; ++p) {
         if (d->heat[p].tex) {
             SDL_DestroyTexture(d->heat[p].tex);
             d->heat[p].tex = NULL;
         }
+        d->heat[p].range_ok = 0;
+    }
     free(d->grid.first); /* the grid's spans are positions in the old trace */
     d->grid.first = NULL;
     d->warp_built = 0;
