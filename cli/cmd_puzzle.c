@@ -229,9 +229,11 @@ static void catch_stops(int on)
     }
 }
 
-/* Removes a folder and everything in it (links are removed, never followed). */
+/* Removes a folder and everything in it (links are removed, never followed; a folder the
+ * run made unreadable, chmod 000, is opened up first: it is ours). */
 static void remove_tree(const char *dir)
 {
+    chmod(dir, 0700);
     DIR *d = opendir(dir);
     if (d) {
         struct dirent *e;

@@ -252,7 +252,7 @@ gone() { # gone OUT: every pid the kernel printed as "pid N" has ended
 }
 hostile() { # hostile NAME BODY: a map kernel whose thread 0 runs BODY first
     { printf '#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n#include <stdlib.h>\n'
-      printf '#include <string.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n'
+      printf '#include <string.h>\n#include <sys/stat.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n'
       printf 'static void say(const char *w) { char b[64]; int n = snprintf(b, sizeof b, "%%s pid %%ld\\n", w, (long)syscall(SYS_getpid)); (void)!write(1, b, n); }\n'
       printf '__global__ void map(const float *a, float *out, int size)\n{\n    int i = threadIdx.x;\n'
       printf '    if (i == 0) {\n%s\n    }\n    out[i] = a[i] + 10;\n}\n' "$2"; } >"$1.cu"
@@ -310,6 +310,7 @@ fi
 # does not hold root to RLIMIT_NPROC: as root the bomb runs as nobody)
 hostile forks '        int made = 0;
         for (int k = 0; k < 300; ++k) { long p = syscall(SYS_fork); if (p == 0) { for (;;) pause(); } made += p > 0; }
+        if (mkdirat(AT_FDCWD, "locked", 0700) == 0) { close(openat(AT_FDCWD, "locked/f", O_WRONLY | O_CREAT, 0600)); fchmodat(AT_FDCWD, "locked", 0, 0); }
         char b[64];
         (void)!write(1, b, snprintf(b, sizeof b, "made %d\n", made));'
 as=""
@@ -318,8 +319,10 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     mkdir -m 777 nobody && cp forks.cu nobody/ && chmod 755 "$tmp" && chmod 644 nobody/forks.cu
 fi
 if [ "$(id -u)" != 0 ] || [ -n "$as" ]; then
-    rc=0
-    (cd "$([ -n "$as" ] && echo nobody || echo .)" && $as "$K" puzzle map forks.cu) >forks.out 2>&1 || rc=$?
+    rc=0 # (the kernel also leaves a folder it made unreadable: kscope removes it all the same)
+    mkdir -m 777 tmpn
+    (cd "$([ -n "$as" ] && echo nobody || echo .)" && TMPDIR="$tmp/tmpn" $as "$K" puzzle map forks.cu) >forks.out 2>&1 || rc=$?
+    [ -z "$(ls -A tmpn)" ] || fail "a run that locked a folder of its own left $(ls -A tmpn) in TMPDIR"
     made=$(sed -n 's/^made \([0-9]*\)$/\1/p' forks.out)
     [ $rc -eq 0 ] && [ -n "$made" ] && [ "$made" -le 64 ] || { cat forks.out; fail "a fork bomb made ${made:-?} processes (exit $rc)"; }
     [ -z "$(pgrep -f "$K puzzle map forks.cu")" ] || fail "the fork bomb's processes outlived kscope"
