@@ -330,6 +330,33 @@ static int cmp_order(const void *a, const void *b)
     return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+/* The records in (block, thread) order, each thread's in slot order, by a counting sort
+ * over the global thread ids the records span (a stable sort in two passes); -1 when those
+ * ids are too many to count (then qsort does it). */
+static int sort_by_thread(const ks_rec_launch *l, order *ord)
+{
+    const uint64_t T = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint64_t i = 0; i < l->nrecs; ++i) {
+        const uint64_t g = (uint64_t)l->recs[i].block * T + l->recs[i].thread;
+        if (g < lo) lo = g;
+        if (g > hi) hi = g;
+    }
+    if (!l->nrecs) return 0;
+    const uint64_t span = hi - lo + 1;
+    if (span > 4 * l->nrecs + 1024 || span > (1ull << 28)) return -1;
+    uint64_t *start = calloc(span + 1, sizeof *start);
+    if (!start) return -1;
+    for (uint64_t i = 0; i < l->nrecs; ++i) start[(uint64_t)l->recs[i].block * T + l->recs[i].thread - lo + 1]++;
+    for (uint64_t k = 0; k < span; ++k) start[k + 1] += start[k];
+    for (uint64_t i = 0; i < l->nrecs; ++i) {
+        const ks_rec *r = &l->recs[i];
+        ord[start[(uint64_t)r->block * T + r->thread - lo]++] = (order){(uint64_t)r->block << 16 | r->thread, i};
+    }
+    free(start);
+    return 0;
+}
+
 static int escape_json(char *out, size_t n, const char *s)
 {
     size_t k = 0;
@@ -348,8 +375,11 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
     const uint32_t T = l->block[0] * l->block[1] * l->block[2];
     order *ord = malloc((l->nrecs ? l->nrecs : 1) * sizeof *ord);
     if (!ord) return ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
-    for (uint64_t i = 0; i < l->nrecs; ++i) ord[i] = (order){(uint64_t)l->recs[i].block << 16 | l->recs[i].thread, i};
-    qsort(ord, l->nrecs, sizeof *ord, cmp_order);
+    if (sort_by_thread(l, ord)) {
+        for (uint64_t i = 0; i < l->nrecs; ++i)
+            ord[i] = (order){(uint64_t)l->recs[i].block << 16 | l->recs[i].thread, i};
+        qsort(ord, l->nrecs, sizeof *ord, cmp_order);
+    }
 
     /* events: the elements the records cover, plus work events */
     uint64_t cap = 0, nblocks = 0;

@@ -12,6 +12,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
+#include "../trace/crc32.h"
 #include "../trace/export.h"
 #include "../trace/kst_codec.h"
 #include "../trace/run_trace.h"
@@ -300,6 +301,21 @@ START_TEST(the_encoder_writes_the_documented_bytes)
 }
 END_TEST
 
+/* the checksum is zlib's CRC-32, whatever the length and however the data is split
+ * (values from Python's zlib.crc32) */
+START_TEST(crc32_is_zlibs)
+{
+    ck_assert_uint_eq(ks_crc32(0, "123456789", 9), 0xcbf43926u);
+    unsigned char buf[771];
+    for (int i = 0; i < 768; ++i) buf[i] = (unsigned char)i;
+    memcpy(buf + 768, "abc", 3);
+    ck_assert_uint_eq(ks_crc32(0, buf, sizeof buf), 0x9d3a9924u);
+    for (size_t cut = 0; cut <= sizeof buf; cut += 37)
+        ck_assert_uint_eq(ks_crc32(ks_crc32(0, buf, cut), buf + cut, sizeof buf - cut), 0x9d3a9924u);
+    ck_assert_uint_eq(ks_crc32(0, buf, 0), 0u);
+}
+END_TEST
+
 START_TEST(the_index_gives_each_chunk_its_range)
 {
     static ks_trace tr, back;
@@ -391,6 +407,7 @@ int main(void)
     tcase_add_test(tc, every_operator_reads_back_its_events);
     tcase_add_test(tc, random_events_come_back_bit_for_bit);
     tcase_add_test(tc, the_encoder_writes_the_documented_bytes);
+    tcase_add_test(tc, crc32_is_zlibs);
     tcase_add_test(tc, the_index_gives_each_chunk_its_range);
     tcase_add_test(tc, a_work_item_loads_without_the_rest);
     suite_add_tcase(s, tc);

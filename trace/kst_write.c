@@ -1,5 +1,7 @@
 /* kst_write.c - writes a .kst: preamble, JSON header, 64-byte aligned sections. */
 #include <cJSON.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +170,43 @@ static item_run *item_order(const ks_trace *tr, uint64_t *nruns)
     return r;
 }
 
+/* Chunks are encoded in batches, each batch's chunks on up to KS_ENCODE_THREADS threads
+ * (the encoder reads the context and its chunk only), then appended in order. */
+#define KS_ENCODE_THREADS 8
+#define KS_ENCODE_BATCH 64 /* chunks a batch: 64 x 4096 events, 19 MB of scratch */
+
+typedef struct enc_job {
+    const ks_trace *tr;
+    const ks_kst2_ctx *ctx;
+    const item_run *runs;
+    const uint64_t *start_run, *start_in; /* where each chunk's events begin in runs */
+    uint64_t first, count;                /* the batch: chunks first .. first + count - 1 */
+    int stride, offset;                   /* this job's chunks: offset, offset + stride, ... */
+    unsigned char *scratch;               /* KS_ENCODE_BATCH slots of a chunk's room */
+    size_t len[KS_ENCODE_BATCH];
+    ks_kst2_entry ent[KS_ENCODE_BATCH];
+    ks_event *chunk;
+} enc_job;
+
+static void *encode_some(void *arg)
+{
+    enc_job *j = arg;
+    const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
+    for (uint64_t c = (uint64_t)j->offset; c < j->count; c += (uint64_t)j->stride) {
+        const uint64_t k = j->first + c, first = k * KS_KST2_CHUNK;
+        const size_t n = (size_t)(j->tr->nevents - first < KS_KST2_CHUNK ? j->tr->nevents - first : KS_KST2_CHUNK);
+        uint64_t run = j->start_run[k], in_run = j->start_in[k];
+        for (size_t e = 0; e < n; ++e) { /* the chunk's events in item order */
+            j->chunk[e] = j->tr->events[j->runs[run].start + in_run];
+            if (++in_run == j->runs[run].len) run++, in_run = 0;
+        }
+        unsigned char *out = j->scratch + c * room;
+        j->len[c] = ks_kst2_encode(j->ctx, j->chunk, n, out, &j->ent[c]);
+        j->ent[c].crc32 = ks_crc32(0, out, j->len[c]);
+    }
+    return NULL;
+}
+
 /* Encodes the events chunk by chunk, in (index, seq) order; the output grows as it fills
  * (about 10 bytes an event), so memory stays near the file's size whatever the count. */
 static int encode(const ks_trace *tr, encoded *out, const char *path)
@@ -177,36 +216,66 @@ static int encode(const ks_trace *tr, encoded *out, const char *path)
     memset(out, 0, sizeof *out);
     out->nchunks = (tr->nevents + KS_KST2_CHUNK - 1) / KS_KST2_CHUNK;
     out->index = calloc(out->nchunks ? out->nchunks : 1, KS_KST2_ENTRY);
-    unsigned char *scratch = malloc((size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD);
-    ks_event *chunk = malloc((size_t)KS_KST2_CHUNK * sizeof *chunk);
-    uint64_t nruns = 0, run = 0, in_run = 0;
+    const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
+    const uint64_t batch = out->nchunks < KS_ENCODE_BATCH ? (out->nchunks ? out->nchunks : 1) : KS_ENCODE_BATCH;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = cpus > 1 ? (int)cpus : 1;
+    if (nt > KS_ENCODE_THREADS) nt = KS_ENCODE_THREADS;
+    if ((uint64_t)nt > batch) nt = (int)batch;
+    unsigned char *scratch = malloc(batch * room);
+    uint64_t *start_run = malloc((out->nchunks + 1) * sizeof *start_run),
+             *start_in = malloc((out->nchunks + 1) * sizeof *start_in);
+    enc_job *jobs = calloc((size_t)nt, sizeof *jobs);
+    uint64_t nruns = 0;
     item_run *runs = item_order(tr, &nruns);
-    int failed = !out->index || !scratch || !chunk || !runs;
-    uint64_t cap = 0;
-    for (uint64_t k = 0; k < out->nchunks && !failed; ++k) {
-        const uint64_t first = k * KS_KST2_CHUNK;
-        const size_t n = (size_t)(tr->nevents - first < KS_KST2_CHUNK ? tr->nevents - first : KS_KST2_CHUNK);
-        for (size_t j = 0; j < n; ++j) { /* the next n events in item order */
-            chunk[j] = tr->events[runs[run].start + in_run];
-            if (++in_run == runs[run].len) run++, in_run = 0;
+    int failed = !out->index || !scratch || !start_run || !start_in || !jobs || !runs;
+    for (int t = 0; t < nt && !failed; ++t)
+        failed = !(jobs[t].chunk = malloc((size_t)KS_KST2_CHUNK * sizeof(ks_event)));
+    /* where each chunk starts: one pass over the runs */
+    for (uint64_t k = 0, run = 0, in_run = 0, pos = 0; !failed && k < out->nchunks; ++k) {
+        const uint64_t want = k * KS_KST2_CHUNK;
+        while (pos < want) {
+            const uint64_t step = runs[run].len - in_run < want - pos ? runs[run].len - in_run : want - pos;
+            pos += step, in_run += step;
+            if (in_run == runs[run].len) run++, in_run = 0;
         }
-        ks_kst2_entry ent;
-        const size_t len = ks_kst2_encode(&ctx, chunk, n, scratch, &ent);
-        if (out->length + len > cap) {
-            uint64_t ncap = cap ? cap * 2 : (uint64_t)KS_KST2_CHUNK * 16;
-            while (ncap < out->length + len) ncap *= 2;
-            unsigned char *grown = realloc(out->data, ncap);
-            failed = !grown;
-            if (failed) break;
-            out->data = grown, cap = ncap;
-        }
-        memcpy(out->data + out->length, scratch, len);
-        ent.offset = out->length;
-        ent.crc32 = ks_crc32(0, scratch, len);
-        ks_kst2_entry_put(out->index + k * KS_KST2_ENTRY, &ent);
-        out->length += len;
+        start_run[k] = run, start_in[k] = in_run;
     }
-    free(scratch), free(chunk), free(runs);
+    uint64_t cap = 0;
+    for (uint64_t first = 0; first < out->nchunks && !failed; first += batch) {
+        const uint64_t count = out->nchunks - first < batch ? out->nchunks - first : batch;
+        pthread_t th[KS_ENCODE_THREADS];
+        int started[KS_ENCODE_THREADS] = {0};
+        for (int t = 0; t < nt; ++t) {
+            enc_job *j = &jobs[t];
+            j->tr = tr, j->ctx = &ctx, j->runs = runs, j->start_run = start_run, j->start_in = start_in;
+            j->first = first, j->count = count, j->stride = nt, j->offset = t, j->scratch = scratch;
+            started[t] = t > 0 && pthread_create(&th[t], NULL, encode_some, j) == 0;
+        }
+        for (int t = 0; t < nt; ++t)
+            if (t == 0 || !started[t]) encode_some(&jobs[t]); /* this thread's share, and any not started */
+        for (int t = 1; t < nt; ++t)
+            if (started[t]) pthread_join(th[t], NULL);
+        for (uint64_t c = 0; c < count && !failed; ++c) {
+            const enc_job *j = &jobs[c % (uint64_t)nt];
+            const size_t len = j->len[c];
+            if (out->length + len > cap) {
+                uint64_t ncap = cap ? cap * 2 : (uint64_t)KS_KST2_CHUNK * 16;
+                while (ncap < out->length + len) ncap *= 2;
+                unsigned char *grown = realloc(out->data, ncap);
+                failed = !grown;
+                if (failed) break;
+                out->data = grown, cap = ncap;
+            }
+            memcpy(out->data + out->length, scratch + c * room, len);
+            ks_kst2_entry ent = j->ent[c];
+            ent.offset = out->length;
+            ks_kst2_entry_put(out->index + (first + c) * KS_KST2_ENTRY, &ent);
+            out->length += len;
+        }
+    }
+    for (int t = 0; jobs && t < nt; ++t) free(jobs[t].chunk);
+    free(jobs), free(scratch), free(start_run), free(start_in), free(runs);
     if (!failed) return KS_OK;
     free(out->data), free(out->index);
     memset(out, 0, sizeof *out);

@@ -1,0 +1,90 @@
+/* bench_record: the recorder's host side (record/record_trace.c) on records shaped like a
+ * recorded torchvision roi_align forward (the launch bench/RESULTS.md timed on the GPU at
+ * 8.24 M accesses): 1-D blocks of 512 threads, each thread reading its RoI (5 floats)
+ * then 4 samples x 4 corners of a named input and writing one output, slots interleaved
+ * across the threads of a block as the GPU's atomic cursor hands them out. No GPU: the
+ * records are made here.
+ *   bench_record [MILLIONS_OF_ACCESSES]   (default 8.24)
+ * Prints the time to turn the records into a written trace, and accesses per second. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernels/core/ks_error.h"
+#include "../record/record_int.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#define IN_BYTES (2u * 64 * 56 * 56 * 4)
+
+static int copy_zero(void *dst, uint64_t addr, size_t bytes, void *ctx)
+{
+    (void)addr, (void)ctx;
+    memset(dst, 0, bytes);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const double millions = argc > 1 ? atof(argv[1]) : 8.24;
+    const int per_thread = 5 + 16 + 1, T = 512;
+    const uint64_t threads = (uint64_t)(millions * 1e6 / per_thread), n = threads * per_thread;
+    const uint32_t blocks = (uint32_t)((threads + T - 1) / T);
+    ks_rec *recs = malloc(n * sizeof *recs);
+    if (!recs) return 1;
+    const uint64_t in = 0x7f0000000000ull, rois = 0x7f1000000000ull, out = 0x7f2000000000ull;
+    uint64_t k = 0, seed = 1;
+    for (uint32_t b = 0; b < blocks; ++b) {
+        const uint32_t nt = (uint32_t)(threads - (uint64_t)b * T < (uint64_t)T ? threads - (uint64_t)b * T : T);
+        for (int step = 0; step < per_thread; ++step) /* a warp's lanes, step by step */
+            for (uint32_t t = 0; t < nt; ++t) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                const uint64_t g = (uint64_t)b * T + t;
+                ks_rec *r = &recs[k++];
+                memset(r, 0, sizeof *r);
+                r->block = b, r->thread = (uint16_t)t, r->size = 4;
+                if (step < 5)
+                    r->addr = rois + 20 * (g % 128) + 4u * (uint32_t)step, r->pc = 0x680 + 16u * (uint32_t)step;
+                else if (step < 21)
+                    r->addr = in + 4 * ((seed >> 20) % (IN_BYTES / 4)), r->pc = 0x1300 + 16u * (uint32_t)(step % 4);
+                else r->addr = out + 4 * g, r->pc = 0x2200;
+                r->flags = step < 21 ? KS_REC_READ : KS_REC_WRITE;
+                r->value = seed >> 32;
+            }
+    }
+    ks_rec_buf bufs[3];
+    memset(bufs, 0, sizeof bufs);
+    bufs[0] = (ks_rec_buf){in, IN_BYTES, "input", 1, KS_F32, 4, {2, 64, 56, 56}};
+    bufs[1] = (ks_rec_buf){rois, 128 * 20, "rois", 1, KS_F32, 2, {128, 5}};
+    bufs[2] = (ks_rec_buf){out, threads * 4, "alloc1", 0, KS_F32, 1, {(int64_t)threads}};
+    ks_rec_launch L;
+    memset(&L, 0, sizeof L);
+    snprintf(L.kernel, sizeof L.kernel, "void vision::ops::roi_align_forward_kernel_impl<float>(int)");
+    ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
+    snprintf(L.device, sizeof L.device, "bench");
+    L.grid[0] = blocks, L.grid[1] = L.grid[2] = 1, L.block[0] = (uint32_t)T, L.block[1] = L.block[2] = 1;
+    L.filter = ks_filter_all();
+    L.recs = recs, L.nrecs = n, L.bufs = bufs, L.nbufs = 3, L.copy = copy_zero;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/bench_record_%d.kst", (int)getpid());
+    const double t0 = now_s();
+    const int rc = ks_rec_write_trace(&L, path);
+    const double dt = now_s() - t0;
+    unlink(path);
+    if (rc) {
+        fprintf(stderr, "bench_record: %s\n", ks_error_message());
+        return 1;
+    }
+    printf("bench_record: %llu accesses of %llu threads into a trace: %.2f s, %.1f M accesses/s\n",
+           (unsigned long long)n, (unsigned long long)threads, dt, (double)n / dt / 1e6);
+    free(recs);
+    return 0;
+}
