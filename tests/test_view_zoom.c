@@ -222,6 +222,34 @@ START_TEST(a_window_that_follows_the_focus_draws_as_a_fresh_frame)
 }
 END_TEST
 
+/* A texture built on two threads (each half of the texel rows) is the one built on one:
+ * the same frame pixel for pixel, whole plane and window, values and reads. */
+START_TEST(a_texture_built_on_two_threads_is_the_one_built_on_one)
+{
+    make_dir();
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    ks_im2col_params p = vf_small();
+    p.channels = 3, p.height = p.width = 40;
+    vf_write_trace(path, "im2col", p, ks_filter_all(), 0);
+    open_kst(path);
+    static vf_frame g;
+    vf_open(&g, 1280, 800);
+    f.d.split_cells = 1 << 30; /* one thread */
+    g.d.split_cells = 1;       /* two, for every texture */
+    for (int k = 0; k < 8; ++k) {
+        if (k == 4) ck_assert_int_eq(vw_set_mode(&s, "reads"), KS_OK);
+        if (k % 2) key("V", 0); /* auto-zoom off: whole planes; on: windows */
+        for (int j = 0; j < 37 * k; ++j) key("Right", 0);
+        draw();
+        vf_draw(&g, &s);
+        ck_assert_mem_eq(f.surf->pixels, g.surf->pixels, (size_t)f.surf->pitch * f.surf->h);
+    }
+    vf_close(&g);
+    close_kst();
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("view_zoom");
@@ -231,6 +259,7 @@ int main(void)
     tcase_add_test(tc, auto_zoom_shows_the_focused_sample_over_a_picture);
     tcase_add_test(tc, columns_of_a_640x480_image_keep_a_useful_height);
     tcase_add_test(tc, a_window_that_follows_the_focus_draws_as_a_fresh_frame);
+    tcase_add_test(tc, a_texture_built_on_two_threads_is_the_one_built_on_one);
     suite_add_tcase(su, tc);
     return tu_run_suite(su, CK_FORK);
 }

@@ -52,6 +52,9 @@ typedef struct vw_draw {
     int warp_built;
     unsigned live_gen;        /* the live re-run the caches were built for (vw_draw_live.c) */
     const ks_trace *cache_tr; /* and the trace (a lesson's slides switch runs) */
+    /* a heatmap texture over at least this many cells is built on two threads (0: the
+     * default, 4 M cells; the tests set 1 to compare both ways on small planes) */
+    int64_t split_cells;
 } vw_draw;
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */

@@ -1,6 +1,7 @@
 /* vw_draw_heat.c - a tensor plane as a heatmap, its legend, and the focused work item's
  * cells, padding reads and sample points drawn over it. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,14 @@ static double block_mean(const vw_state *s, int t, vw_mode mode, int64_t base, i
     const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
     double sum = 0;
     *used = 0;
+    if (mode == VW_MODE_VALUES && T->dtype == KS_F32 && T->data) { /* the usual case, read directly: the
+        whole-plane overview of a 47 M-cell plane is the first frame's main cost */
+        const float *f = T->data;
+        for (int64_t y = y0; y < y1; ++y)
+            for (int64_t x = x0; x < x1; ++x) sum += f[base + y * w + x];
+        *used = y1 > y0 && x1 > x0 ? (y1 - y0) * (x1 - x0) : 0;
+        return *used ? sum / (double)*used : 0;
+    }
     for (int64_t y = y0; y < y1; ++y)
         for (int64_t x = x0; x < x1; ++x) {
             const int64_t off = base + y * w + x;
@@ -93,7 +102,43 @@ uint32_t vw_heat_colour(const vw_heat_cache *c, double v)
  * recolours a cell. Values of an integer tensor's empty cells (negative) are left out: a
  * texel with only empty cells is background. A picture is drawn as itself: grey, or its
  * image's three channels as RGB. */
-#define RANGE_CELLS (1 << 20) /* most cells a window's colour range scans */
+#define RANGE_CELLS (1 << 20)        /* most cells a window's colour range scans */
+#define TEXEL_THREAD_CELLS (1 << 22) /* a texture over more cells is built on two threads */
+
+/* Texel rows [ty0, ty1) of a texture being built: their block means into acc and none,
+ * the range of a whole plane's texels and its empty cells. */
+typedef struct texel_rows {
+    const vw_state *s;
+    const vw_heat_cache *c;
+    int t;
+    vw_mode mode;
+    int64_t base, w, ny, nx;
+    int tw, th, whole, ty0, ty1;
+    double *acc;
+    uint8_t *none;
+    double lo, hi;
+    int64_t empty;
+} texel_rows;
+
+static void *texel_span(void *arg)
+{
+    texel_rows *r = arg;
+    int64_t used, ignored = 0;
+    for (int ty = r->ty0; ty < r->ty1; ++ty) {
+        int64_t y0 = r->c->wy0 + ty * r->ny / r->th, y1 = r->c->wy0 + (ty + 1) * r->ny / r->th;
+        for (int tx = 0; tx < r->tw; ++tx) {
+            int64_t x0 = r->c->wx0 + tx * r->nx / r->tw, x1 = r->c->wx0 + (tx + 1) * r->nx / r->tw;
+            const double v = block_mean(r->s, r->t, r->mode, r->base, r->w, y0, y1, x0, x1, &used,
+                                        r->whole ? &r->empty : &ignored);
+            r->acc[(size_t)ty * r->tw + tx] = v;
+            r->none[(size_t)ty * r->tw + tx] = !used;
+            if (!used || !r->whole) continue;
+            if (isfinite(v) && v < r->lo) r->lo = v;
+            if (isfinite(v) && v > r->hi) r->hi = v;
+        }
+    }
+    return NULL;
+}
 
 static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c, const vw_heatmap *m)
 {
@@ -114,17 +159,20 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     double lo = INFINITY, hi = -INFINITY;
     int64_t empty = 0, used, ignored = 0;
     if (!acc || !px || !none) goto out;
-    for (int ty = 0; ty < th; ++ty) {
-        int64_t y0 = c->wy0 + ty * ny / th, y1 = c->wy0 + (ty + 1) * ny / th;
-        for (int tx = 0; tx < tw; ++tx) {
-            int64_t x0 = c->wx0 + tx * nx / tw, x1 = c->wx0 + (tx + 1) * nx / tw;
-            const double v = block_mean(s, t, mode, base, pd.w, y0, y1, x0, x1, &used, whole ? &empty : &ignored);
-            acc[(size_t)ty * tw + tx] = v;
-            none[(size_t)ty * tw + tx] = !used;
-            if (!used || !whole) continue;
-            if (isfinite(v) && v < lo) lo = v;
-            if (isfinite(v) && v > hi) hi = v;
-        }
+    /* the texels' block means, the lower half of the rows on a second thread when the
+     * plane is big (each texel as one thread would compute it: the same pixels) */
+    texel_rows half[2] = {{s, c, t, mode, base, pd.w, ny, nx, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0},
+                          {s, c, t, mode, base, pd.w, ny, nx, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0}};
+    pthread_t helper;
+    const int two = ny * nx >= (d->split_cells > 0 ? d->split_cells : TEXEL_THREAD_CELLS) && th > 1;
+    if (two) half[0].ty1 = half[1].ty0 = th / 2;
+    const int started = two && pthread_create(&helper, NULL, texel_span, &half[1]) == 0;
+    texel_span(&half[0]);
+    if (started) pthread_join(helper, NULL);
+    else if (two) texel_span(&half[1]);
+    for (int k = 0; k < 1 + two; ++k) {
+        lo = fmin(lo, half[k].lo), hi = fmax(hi, half[k].hi);
+        empty += half[k].empty;
     }
     const int same_range = c->range_ok && c->range_tensor == t && c->range_plane == plane && c->range_mode == mode &&
                            c->range_indexed == (s->idx != NULL);

@@ -200,7 +200,8 @@ static int64_t element(const ks_tensor *t, int64_t plane, int64_t y, int64_t x)
 static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
 {
     vw_aggregate *a = &idx->agg[t];
-    *out = NULL;
+    *out = a->reads ? a : NULL; /* allocated already: the usual case, per event */
+    if (a->reads) return KS_OK;
     int64_t n = ks_tensor_numel(&idx->tr->tensors[t]);
     if (n <= 0 || n > VW_AGG_MAX_ELEMENTS) return KS_OK;
     if (!a->reads) {
