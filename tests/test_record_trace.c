@@ -5,6 +5,8 @@
  * within one), named and unnamed buffers, memory in no buffer, a 16-byte access split
  * into elements, an access narrower than its element, atomics, a block with no access,
  * the filter and the dropped count. */
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -371,12 +373,48 @@ START_TEST(cubin_line_table)
 END_TEST
 #endif
 
+/* a full disk (a file size limit here): the write fails with a message and leaves no
+ * file and no temporary behind */
+START_TEST(a_full_disk_leaves_nothing)
+{
+    setup_bufs();
+    char dir[] = "/tmp/ks_rf_XXXXXX", path[64], cmd[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        const struct rlimit small = {8192, 8192};
+        setrlimit(RLIMIT_FSIZE, &small);
+        uint64_t n;
+        ks_rec *recs = make_records(&n, 0, GX * GY);
+        ks_rec_launch L;
+        memset(&L, 0, sizeof L);
+        snprintf(L.kernel, sizeof L.kernel, "k(int)");
+        snprintf(L.short_name, sizeof L.short_name, "k");
+        L.grid[0] = GX, L.grid[1] = GY, L.grid[2] = 1, L.block[0] = BX, L.block[1] = BY, L.block[2] = 1;
+        L.filter = ks_filter_all();
+        L.recs = recs, L.nrecs = n, L.bufs = bufs, L.nbufs = 3, L.copy = copy_fn;
+        const int rc = ks_rec_write_trace(&L, path);
+        _exit(rc != KS_OK && strchr(ks_error_message(), '\n') == NULL ? 0 : 1);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the write did not fail with one line");
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    ck_assert_msg(system(cmd) == 0, "something stayed in %s", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("record_trace");
     TCase *tc = tcase_create("host");
     tcase_add_test(tc, short_names);
     tcase_add_test(tc, diff_access_sets);
+    tcase_add_test(tc, a_full_disk_leaves_nothing);
     tcase_add_test(tc, records_become_the_trace_of_each_thread);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);
