@@ -97,6 +97,28 @@ START_TEST(bad_input_one_line_exit_2)
 }
 END_TEST
 
+/* the Python naming module outside kscope record: it does nothing and says so */
+START_TEST(python_module_is_inert_outside_record)
+{
+    if (system("command -v python3 >/dev/null 2>&1") != 0) {
+        printf("SKIP python_module_is_inert_outside_record: no python3\n");
+        return;
+    }
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && env -u KS_RECORD_LIB -u CUDA_INJECTION64_PATH PYTHONPATH=%s/record python3 -c \""
+             "import kscope_record as k\n"
+             "assert not k.active()\n"
+             "with k.names(x=(0x1000, 64, 'float32', (4, 4)), y=(0x2000, 16)):\n"
+             "    pass\n"
+             "k.name('z', 0x3000, 4)\n"
+             "print('inert')\" >out 2>err",
+             dir, KS_SOURCE_DIR);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_str_eq(slurp("out"), "inert\n");
+}
+END_TEST
+
 #ifdef KS_RECORD_TARGET
 static void record(const char *flags, const char *tail, int want)
 {
@@ -385,6 +407,7 @@ int main(void)
     TCase *tc = tcase_create("cli");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, bad_input_one_line_exit_2);
+    tcase_add_test(tc, python_module_is_inert_outside_record);
     suite_add_tcase(s, tc);
 #ifdef KS_RECORD_TARGET
     if (ks_cuda_device_count() >= 1) {
