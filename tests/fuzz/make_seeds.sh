@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 # the operators, from the table (kernels/ops.def): every one gets a .kst seed below
 ops=" $(sed -n 's/^KS_OP(\(.*\))/\1/p' "$src/kernels/ops.def" | tr '\n' ' ')"
 [ "$ops" != " " ] || { echo "make_seeds: no KS_OP line in $src/kernels/ops.def" >&2; exit 1; }
-mkdir -p "$out"/{fuzz_kst,fuzz_npy,fuzz_image,fuzz_lesson,fuzz_args,fuzz_diff,fuzz_memory,fuzz_perfetto,fuzz_formula}
+mkdir -p "$out"/{fuzz_kst,fuzz_npy,fuzz_image,fuzz_lesson,fuzz_args,fuzz_diff,fuzz_memory,fuzz_perfetto,fuzz_formula,fuzz_cuscan}
 
 # traces: one per operator and kernel, small; outputs saved as .npy
 n=0
@@ -146,6 +146,16 @@ if "$K" view "$work/t1.kst" --png "$work/v.png" --size 640x480 >/dev/null 2>&1; 
 fi
 # fuzz_image reads its last byte as the mode (grey, resample size): append one
 for f in "$out"/fuzz_image/*; do printf '\045' >>"$f"; done
+
+# .cu text: the test kernels and puzzle stubs as written, and preprocessed the way the
+# front end sees them after its header: __global__ and __shared__ as the attributes it
+# scans for
+for f in "$src"/tests/cuda_c/*.cu "$src"/lessons/puzzles/stubs/*.cu; do
+    b=$(basename "$f" .cu)
+    cp "$f" "$out/fuzz_cuscan/$b.cu"
+    sed 's/__global__/__attribute__((annotate("ks_global")))/g; s/__shared__/static __attribute__((section("ks_cu_shared")))/g' "$f" \
+        >"$out/fuzz_cuscan/$b.pp"
+done
 
 # lessons: every lesson of the tree and the docs' minimal one
 cp "$src"/lessons/*.json "$out/fuzz_lesson/"
