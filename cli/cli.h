@@ -39,7 +39,8 @@ int ks_cmd_convert(int argc, char **argv);
 int ks_cmd_view(int argc, char **argv);
 int ks_cmd_lesson(int argc, char **argv);
 int ks_cmd_puzzle(int argc, char **argv);
-int ks_cmd_record(int argc, char **argv); /* kscope record -- PROGRAM (cmd_record.c) */
+int ks_cmd_record(int argc, char **argv);  /* kscope record -- PROGRAM (cmd_record.c) */
+int ks_cmd_gallery(int argc, char **argv); /* kscope gallery DIR (cmd_gallery.c) */
 
 /* Where the recorder is and what it records (cmd_record.c): the injected library, its
  * patch fatbin, the folder of kscope_record.py ("" when not found), and the settings the

@@ -39,6 +39,9 @@ static const struct {
      .fn = ks_cmd_record,
      .summary = "record an unmodified CUDA program's kernels on the GPU: kscope record -- PROGRAM"},
     {.name = "convert", .fn = ks_cmd_convert, .summary = "rewrite a trace in format version 2 (compact) or 1"},
+    {.name = "gallery",
+     .fn = ks_cmd_gallery,
+     .summary = "conv_arithmetic's animations (GIF, PNG) from real im2col/col2im traces"},
 };
 
 static void usage(FILE *out)

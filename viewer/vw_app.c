@@ -19,6 +19,7 @@
 #include "../trace/ks_file.h"
 #include "vw_describe.h"
 #include "vw_draw.h"
+#include "vw_gallery.h"
 #include "vw_live.h"
 #ifdef KS_HAVE_GIF
 #include "vw_gif.h"
@@ -140,6 +141,9 @@ static int save_png(SDL_Surface *surf, const char *path)
     free(m.data);
     return rc;
 }
+
+/* the same for the gallery (vw_gallery.h) */
+int vw_save_png(SDL_Surface *surf, const char *path) { return save_png(surf, path); }
 
 /* The text size for a w x h frame: --text-size, else derived from the size. */
 static int text_px(const vw_options *o, int w, int h) { return o->text_size > 0 ? o->text_size : vw_text_px(w, h); }
