@@ -13,6 +13,8 @@
 #   make install PREFIX=P   kscope, libkscope, the SDK headers, CMake package and kscope.pc
 #                           under P (default /usr/local): docs/your-own-kernel.md
 #   make fuzz        every libFuzzer target for FUZZ_SECONDS (default 60) each, in parallel
+#   make gallery     conv_arithmetic's animations (GIF + PNG frames) from real im2col/col2im
+#                    traces into $(BUILD)/gallery, or GALLERY=DIR (docs/gallery.md)
 BUILD ?= build
 PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev \
         libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
@@ -34,7 +36,7 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null
            LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
 .PHONY: all deps deps-clang configure build test test-props test-asan fuzz demo bench clean install \
-        format format-tool format-check
+        format format-tool format-check gallery
 all: build
 
 deps:
@@ -132,6 +134,10 @@ demo: build
 	  rm -rf $(DEMO)/frames && $(KSCOPE) view $(DEMO)/im2col.kst --frames $(DEMO)/frames --every 19 && \
 	  $(KSCOPE) view $(DEMO)/im2col.kst --goto index=7 --keys 1,Right,Right,Right --png $(DEMO)/view.png; \
 	 fi
+
+GALLERY ?= $(BUILD)/gallery
+gallery: build
+	$(KSCOPE) gallery $(GALLERY)
 
 bench: build
 	$(BUILD)/bench/bench_sim
