@@ -782,6 +782,55 @@ START_TEST(decomposition_text_evaluates_every_field_of_the_focused_item)
 }
 END_TEST
 
+/* The value of digit `name` in the panel: its own line's, or its "name=V" in the line of
+ * index digits a short panel gathers them in (issue 37: the item panel keeps every digit). */
+static long long digit_value(const vw_lines *L, const char *name)
+{
+    char key[48];
+    snprintf(key, sizeof key, " %s=", name);
+    for (int i = 0; i < L->n; ++i) {
+        const char *d = strstr(L->text[i], "index digits:"), *p = d ? strstr(d, key) : NULL;
+        if (p) return strtoll(p + strlen(key), NULL, 10);
+    }
+    return field_value(L, name);
+}
+
+START_TEST(a_short_item_panel_keeps_every_digit_field)
+{
+    uint64_t s = 911;
+    setup_run("im2col", &s);
+    static vw_state st;
+    static vw_lines L;
+    vw_state_init(&st, &fx.tr, &fx.idx);
+    const int64_t hw = fx.g.height_col * fx.g.width_col;
+    const char *names[4] = {"n", "c_im", "h_col", "w_col"};
+    for (int k = 0; k < 12; ++k) {
+        const int64_t index = tu_int(&s, 0, fx.tr.work_items - 1);
+        char spec[40];
+        snprintf(spec, sizeof spec, "index=%lld", (long long)index);
+        ck_assert_int_eq(vw_goto(&st, spec), KS_OK);
+        const int64_t want[4] = {index / (hw * fx.p.channels), index / hw % fx.p.channels,
+                                 index / fx.g.width_col % fx.g.height_col, index % fx.g.width_col};
+        /* 5 .. 8 lines: the header, the index line, the event header and the focus leave 1 .. 4 */
+        for (int rows = 5; rows <= 8; ++rows) {
+            vw_describe_focus(&st, &L, rows);
+            ck_assert_int_le(L.n, rows);
+            for (int f = 0; f < 4; ++f) {
+                const long long got = digit_value(&L, names[f]);
+                ck_assert_msg(got == want[f], "%d rows: %s is %lld, the index gives %lld", rows, names[f], got,
+                              (long long)want[f]);
+            }
+        }
+        /* wrapped, as drawn (80 columns) */
+        vw_describe_focus_wrapped(&st, 80, &L, 8);
+        ck_assert_int_le(L.n, 8);
+        for (int f = 0; f < 4; ++f) ck_assert_int_eq(digit_value(&L, names[f]), want[f]);
+    }
+    vw_state_free(&st);
+    teardown_run();
+}
+END_TEST
+
 START_TEST(state_keeps_the_focused_event_across_orders_and_plays_to_the_end)
 {
     uint64_t s = 1009;
@@ -874,6 +923,7 @@ int main(void)
     tcase_add_test(tc, grid_and_timeline_map_back_and_forth);
     tcase_add_test(tc, key_scripts_parse_and_bad_ones_name_the_step);
     tcase_add_test(tc, decomposition_text_evaluates_every_field_of_the_focused_item);
+    tcase_add_test(tc, a_short_item_panel_keeps_every_digit_field);
     tcase_add_test(tc, state_keeps_the_focused_event_across_orders_and_plays_to_the_end);
     tcase_add_test(tc, empty_and_tiny_traces_describe_themselves_without_crashing);
     tcase_add_loop_test(tc, lazy_open_reads_and_indexes_as_the_whole_decode, 0, 9);

@@ -99,12 +99,17 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
     int width = 0;
     for (int k = 0; k < n; ++k)
         if ((int)strlen(lines[k].name) > width) width = (int)strlen(lines[k].name);
-    /* rank 0: narrated, 1: worked out, 2: digits; the room goes to the lower ranks first */
-    int budget = room >= 0 && room < n ? room : n;
-    for (int k = 0; k < n; ++k) keep[k] = 0;
+    /* rank 0: narrated, 1: worked out (or a digit that does not hold), 2: digits; the room
+     * goes to the lower ranks first */
+    int budget = room >= 0 && room < n ? room : n, ndigits = 0;
+    for (int k = 0; k < n; ++k) keep[k] = 0, ndigits += is_digit_line(&lines[k]) && !lines[k].wrong;
+    /* outside a slide every digit stays: when their lines do not all fit, one line holds
+     * them all ("index digits: p=0, oy=4, ox=1"), so its room is kept first */
+    const int compact = digits && !s->nslides && ndigits > 0 && budget > 0 && budget < n;
+    budget -= compact;
     for (int rank = 0; rank < 3; ++rank)
         for (int k = 0; k < n && budget > 0; ++k) {
-            const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) ? 2 : 1;
+            const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) && !lines[k].wrong ? 2 : 1;
             if (r == rank && !keep[k] && (r < 2 || digits)) keep[k] = 1, budget--;
         }
     for (int k = 0; k < n; ++k) {
@@ -115,6 +120,16 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
         add(L, VW_STYLE_TEXT, "  %-*s = %s%s%s = %s%s%s%s", width, l->name, l->expr, l->worked[0] ? " = " : "",
             l->worked, l->value, l->wrong ? "   (" : "", l->wrong ? l->note : "", l->wrong ? ")" : "");
     }
+    if (!compact) return;
+    char text[VW_LINE_LEN];
+    int used = snprintf(text, sizeof text, "  index digits:");
+    for (int k = 0, first = 1; k < n && used < (int)sizeof text; ++k)
+        if (is_digit_line(&lines[k]) && !lines[k].wrong && !keep[k]) {
+            used += snprintf(text + used, sizeof text - (size_t)used, "%s %s=%s", first ? "" : ",", lines[k].name,
+                             lines[k].value);
+            first = 0;
+        }
+    if (strchr(text, '=')) add(L, VW_STYLE_TEXT, "%s", text);
 }
 
 void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it, char *buf, size_t n)
