@@ -156,6 +156,25 @@ static int by_order_key(const void *pa, const void *pb)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* keys[i] (id i) stably by their first key into ord, when its range is at most n values
+ * (count: room for n + 1, used as scratch). Returns 0 when the range is wider. */
+static int counting_sort(const order_key *keys, uint32_t n, uint32_t *ord, uint32_t *count)
+{
+    if (!n) return 0;
+    int64_t lo = keys[0].a, hi = keys[0].a;
+    for (uint32_t i = 1; i < n; ++i) lo = keys[i].a < lo ? keys[i].a : lo, hi = keys[i].a > hi ? keys[i].a : hi;
+    if ((uint64_t)(hi - lo) >= n) return 0;
+    const uint32_t m = (uint32_t)(hi - lo) + 1;
+    memset(count, 0, (size_t)m * sizeof *count);
+    for (uint32_t i = 0; i < n; ++i) count[keys[i].a - lo]++;
+    for (uint32_t v = 0, at = 0; v < m; ++v) {
+        const uint32_t c = count[v];
+        count[v] = at, at += c;
+    }
+    for (uint32_t i = 0; i < n; ++i) ord[count[keys[i].a - lo]++] = i;
+    return 1;
+}
+
 static int build_order(vw_index *idx, vw_order which, order_key *keys)
 {
     vw_item_order *o = &idx->orders[which];
@@ -172,12 +191,25 @@ static int build_order(vw_index *idx, vw_order which, order_key *keys)
         keys[i].c = it->index;
         keys[i].id = i;
     }
-    qsort(keys, n, sizeof *keys, by_order_key);
+    /* items come sorted by index: the iteration-major keys of a grid-stride loop are in
+     * order already, and the thread-major ones are once stably sorted by thread (a counting
+     * sort into ord). Either is checked against the full key, else the keys are sorted. */
+    int done = 1;
+    for (uint32_t i = 1; i < n && done; ++i) done = by_order_key(&keys[i - 1], &keys[i]) < 0;
+    if (done) {
+        for (uint32_t i = 0; i < n; ++i) o->ord[i] = i;
+    } else if (counting_sort(keys, n, o->ord, o->rank)) {
+        done = 1;
+        for (uint32_t r = 1; r < n && done; ++r) done = by_order_key(&keys[o->ord[r - 1]], &keys[o->ord[r]]) < 0;
+    }
+    if (!done) {
+        qsort(keys, n, sizeof *keys, by_order_key);
+        for (uint32_t r = 0; r < n; ++r) o->ord[r] = keys[r].id;
+    }
     o->cum[0] = 0;
     for (uint32_t r = 0; r < n; ++r) {
-        o->ord[r] = keys[r].id;
-        o->rank[keys[r].id] = r;
-        o->cum[r + 1] = o->cum[r] + idx->items[keys[r].id].count;
+        o->rank[o->ord[r]] = r;
+        o->cum[r + 1] = o->cum[r] + idx->items[o->ord[r]].count;
     }
     return KS_OK;
 }
