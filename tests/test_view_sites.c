@@ -475,6 +475,38 @@ START_TEST(the_item_counts_its_events_per_site)
 }
 END_TEST
 
+/* The item orders when a thread's iterations do not follow the index (a crafted launch: the
+ * stable sorts by thread or iteration alone are out of order, so the full sort decides):
+ * thread-major by (thread, iteration), iteration-major by (iteration, thread). */
+START_TEST(orders_fall_back_to_the_full_sort_when_iterations_run_against_the_index)
+{
+    static ks_trace t;
+    static ks_event ev[6];
+    static vw_index ix;
+    memset(&t, 0, sizeof t);
+    t.threads = 2, t.blocks = 1, t.block_cap = -1, t.work_items = 6;
+    t.nsites = 1;
+    t.sites[0].kind = KS_EV_WORK, t.sites[0].tensor = -1;
+    const uint32_t thread[6] = {0, 1, 0, 1, 0, 1}, iter[6] = {2, 0, 1, 2, 0, 1};
+    for (int i = 0; i < 6; ++i) {
+        memset(&ev[i], 0, sizeof ev[i]);
+        ev[i].kind = KS_EV_WORK, ev[i].index = i, ev[i].thread = thread[i], ev[i].iter = iter[i];
+    }
+    t.events = ev, t.nevents = 6;
+    ck_assert_int_eq(vw_index_build(&ix, &t, NULL), KS_OK);
+    const uint32_t by_thread[6] = {4, 2, 0, 1, 5, 3}, by_iter[6] = {4, 1, 2, 5, 0, 3};
+    for (uint32_t r = 0; r < 6; ++r) {
+        ck_assert_uint_eq(ix.orders[VW_ORDER_THREAD].ord[r], by_thread[r]);
+        ck_assert_uint_eq(ix.orders[VW_ORDER_ITER].ord[r], by_iter[r]);
+        ck_assert_uint_eq(ix.orders[VW_ORDER_THREAD].rank[by_thread[r]], r);
+        ck_assert_uint_eq(ix.orders[VW_ORDER_ITER].rank[by_iter[r]], r);
+        ck_assert_uint_eq(vw_order_event(&ix, VW_ORDER_THREAD, r), by_thread[r]); /* one event an item */
+        ck_assert_uint_eq(ix.orders[VW_ORDER_ITER].cum[r + 1], r + 1);
+    }
+    vw_index_free(&ix);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_sites");
@@ -491,6 +523,7 @@ int main(void)
     tcase_add_test(tc, keys_choose_the_field_unit_the_bars_and_the_visits_mode);
     tcase_add_test(tc, tab_visits_every_tensor_with_elements_and_skips_empty_ones);
     tcase_add_test(tc, the_item_counts_its_events_per_site);
+    tcase_add_test(tc, orders_fall_back_to_the_full_sort_when_iterations_run_against_the_index);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }
