@@ -81,6 +81,15 @@ static int only_rules(const ks_check_report *rep, const char *const *needles)
     return 1;
 }
 
+/* the deprecated undeclared descriptor (KernelScope 0.2): still works, numbered by call order */
+static void old_init(ks_user_trace *d, const char *op, int64_t work_items)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    ks_user_trace_init(d, op, work_items);
+#pragma GCC diagnostic pop
+}
+
 static void dump(const ks_check_report *rep)
 {
     for (uint64_t i = 0; i < rep->violations && i < 6; ++i) fprintf(stderr, "  %s\n", rep->first[i]);
@@ -115,7 +124,7 @@ static void scale_traced(ks_thread *t, const void *p)
 static void scale_describe(ks_user_trace *d, const scale_args *a, const char *params)
 {
     const int64_t shape[3] = {a->Z, a->Y, a->X};
-    ks_user_trace_init(d, "scale", a->X * a->Y * a->Z);
+    old_init(d, "scale", a->X * a->Y * a->Z);
     d->params = params;
     ck_assert_int_eq(ks_user_tensor(d, "in", KS_F32, 3, shape, (void *)a->in, 0), 0);
     ck_assert_int_eq(ks_user_tensor(d, "out", KS_F32, 3, shape, a->out, 1), 1);
@@ -256,6 +265,147 @@ START_TEST(old_names_still_launch_and_bad_shapes_are_refused)
 }
 END_TEST
 
+/* ---- one declaration ------------------------------------------------------------------ */
+
+/* scale's tensors and sites declared once (ks_decl.h); scale_traced's numbers are these */
+#define SC_TENSORS(X) X(SC_T_IN, "in") X(SC_T_OUT, "out")
+#define SC_SITES(X) X(SC_SITE_WORK, "scale.work") X(SC_SITE_READ, "scale.read") X(SC_SITE_WRITE, "scale.write")
+KS_DECLARE(scale, SC_TENSORS, SC_SITES)
+_Static_assert(SC_T_IN == 0 && SC_T_OUT == 1 && SC_SITE_WORK == 0 && SC_SITE_WRITE == 2, "scale_traced's numbers");
+
+/* Tensors and sites declared once and registered by name in any order: the same trace,
+ * byte for byte, as the old descriptor registered in the body's order; check passes. */
+START_TEST(a_declaration_registers_by_name_in_any_order)
+{
+    uint64_t seed = 3704;
+    scale_args a = {13, 7, 1, 0, NULL, NULL};
+    const int64_t n = a.X * a.Y;
+    float *in = tu_random(&seed, n), *out = calloc((size_t)n, sizeof *out);
+    a.in = in, a.out = out;
+    static ks_user_trace d;
+    /* a site needs its tensor registered first */
+    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), n), KS_OK);
+    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, "scale.write", KS_EV_WRITE, SC_T_OUT, 1));
+    ck_assert_ptr_nonnull(strstr(ks_error_message(), "not registered yet"));
+    const char *params = "{\"work_shape\": [7, 13]}";
+    const char *p_new = tmp_path("declared.kst"), *p_old = tmp_path("undeclared.kst");
+    scale_describe(&d, &a, params);
+    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), p_old), KS_OK);
+    memset(out, 0, (size_t)n * sizeof *out);
+    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), n), KS_OK);
+    d.params = params;
+    const int64_t shape[3] = {a.Z, a.Y, a.X};
+    ck_assert_int_eq(ks_user_tensor(&d, "out", KS_F32, 3, shape, a.out, 1), SC_T_OUT);
+    ck_assert_ptr_nonnull(ks_user_site(&d, KS_BY_NAME, "scale.write", KS_EV_WRITE, SC_T_OUT, 1));
+    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, (void *)a.in, 0), SC_T_IN);
+    ck_assert_ptr_nonnull(ks_user_site(&d, SC_SITE_READ, NULL, KS_EV_READ, SC_T_IN, 0));
+    ks_site *w = ks_user_site(&d, SC_SITE_WORK, "scale.work", KS_EV_WORK, -1, 0);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_int_eq(ks_user_field_digit(w, "z", a.X * a.Y, 0), KS_OK);
+    ck_assert_int_eq(ks_user_field_digit(w, "y", a.X, a.Y), KS_OK);
+    ck_assert_int_eq(ks_user_field_digit(w, "x", 1, a.X), KS_OK);
+    ck_assert_msg(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), p_new) == KS_OK, "%s",
+                  ks_error_message());
+    for (int64_t i = 0; i < n; ++i) ck_assert_float_eq(out[i], (float)(2.0 * (double)in[i]));
+    size_t nx = 0, ny = 0;
+    unsigned char *x = read_all(p_old, &nx), *y = read_all(p_new, &ny);
+    ck_assert(nx > 0 && nx == ny && !memcmp(x, y, nx)); /* the same bytes */
+    free(x), free(y);
+    static ks_trace tr;
+    const ks_check_report *rep = check_file(p_new, &tr);
+    if (rep->violations) dump(rep);
+    ck_assert_uint_eq(rep->violations, 0);
+    ck_assert_str_eq(tr.sites[SC_SITE_READ].name, "scale.read");
+    ck_assert_str_eq(tr.tensors[SC_T_OUT].name, "out");
+    ks_trace_close(&tr);
+    unlink(p_old), unlink(p_new);
+    free(in), free(out);
+}
+END_TEST
+
+/* what ks_error_message() says contains every needle (NULL-terminated) */
+static void error_names(const char *const *needles)
+{
+    for (const char *const *n = needles; *n; ++n)
+        ck_assert_msg(strstr(ks_error_message(), *n), "'%s' lacks '%s'", ks_error_message(), *n);
+}
+
+/* A registration that disagrees with the declaration is an error naming both sides; a
+ * declared tensor or site never registered stops the launch, naming it; a bad
+ * declaration is refused and so is every later call. */
+START_TEST(declaration_mismatches_name_both_sides)
+{
+    scale_args a = {5, 1, 1, 0, NULL, NULL};
+    float in[5] = {1, 2, 3, 4, 5}, out[5] = {0};
+    a.in = in, a.out = out;
+    const int64_t shape[3] = {1, 1, 5};
+    static ks_user_trace d;
+    const char *path = tmp_path("mismatch.kst");
+    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), 5), KS_OK);
+    /* a tensor name the body does not declare */
+    ck_assert_int_eq(ks_user_tensor(&d, "inp", KS_F32, 3, shape, in, 0), -1);
+    error_names((const char *const[]){"main registers tensor inp", "in (SC_T_IN)", "out (SC_T_OUT)", NULL});
+    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, in, 0), SC_T_IN);
+    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, in, 0), -1);
+    error_names((const char *const[]){"tensor in registered twice", NULL});
+    ck_assert_int_eq(ks_user_tensor(&d, "out", KS_F32, 3, shape, out, 1), SC_T_OUT);
+    /* an enum and a name that disagree: main's name, the body's enum, name and number */
+    ck_assert_ptr_null(ks_user_site(&d, SC_SITE_READ, "scale.write", KS_EV_READ, SC_T_IN, 0));
+    error_names((const char *const[]){"main registers site 1 as scale.write", "SC_SITE_READ = 1 as scale.read",
+                                      "scale.write as SC_SITE_WRITE = 2", NULL});
+    ck_assert_ptr_null(ks_user_site(&d, SC_SITE_READ, "scale.reed", KS_EV_READ, SC_T_IN, 0));
+    error_names((const char *const[]){"scale.reed", "SC_SITE_READ = 1 as scale.read", NULL});
+    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, "scale.red", KS_EV_READ, SC_T_IN, 0));
+    error_names((const char *const[]){"main registers site scale.red", "scale.read (SC_SITE_READ)", NULL});
+    ck_assert_ptr_null(ks_user_site(&d, 3, NULL, KS_EV_READ, SC_T_IN, 0));
+    error_names((const char *const[]){"site 3", "0..2", NULL});
+    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, NULL, KS_EV_READ, SC_T_IN, 0));
+    ks_site *w = ks_user_site(&d, SC_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_str_eq(w->name, "scale.work");
+    ck_assert_int_eq(ks_user_field_digit(w, "x", 1, 0), KS_OK);
+    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, "scale.work", KS_EV_WORK, -1, 0));
+    error_names((const char *const[]){"site scale.work registered twice", NULL});
+    ck_assert_ptr_nonnull(ks_user_site(&d, SC_SITE_WRITE, NULL, KS_EV_WRITE, SC_T_OUT, 1));
+    /* scale.read declared, never registered: no launch, no trace */
+    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
+    error_names((const char *const[]){"the body declares site scale.read (SC_SITE_READ = 1)", "never registers", NULL});
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ks_sink *sink = ks_host_sink_create(0, d.filter);
+    ck_assert_ptr_nonnull(sink);
+    ck_assert_int_eq(ks_user_write_launch(&d, ks_dims(1, 1, 1), ks_dims(8, 1, 1), sink, "sim", path), KS_EINVAL);
+    error_names((const char *const[]){"scale.read (SC_SITE_READ = 1)", NULL});
+    ck_assert_int_ne(access(path, F_OK), 0);
+    /* once registered, it runs */
+    ck_assert_ptr_nonnull(ks_user_site(&d, KS_BY_NAME, "scale.read", KS_EV_READ, SC_T_IN, 0));
+    ck_assert_msg(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path) == KS_OK, "%s",
+                  ks_error_message());
+    unlink(path);
+    /* a declared tensor never registered */
+    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), 5), KS_OK);
+    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, in, 0), SC_T_IN);
+    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
+    error_names((const char *const[]){"the body declares tensor out (SC_T_OUT = 1)", NULL});
+    /* declarations refused: a name twice, none, a long op name; every later call refuses */
+    static const ks_user_decl twice = {"twice", 2, 1, {"a", "a"}, {"T_A", "T_B"}, {"twice.work"}, {"W"}};
+    ck_assert_int_eq(ks_user_trace_declare(&d, &twice, 5), KS_EINVAL);
+    error_names((const char *const[]){"names tensor a twice", NULL});
+    ck_assert_int_eq(ks_user_tensor(&d, "a", KS_F32, 3, shape, in, 0), -1);
+    error_names((const char *const[]){"declaration was refused", NULL});
+    ck_assert_ptr_null(ks_user_site(&d, 0, NULL, KS_EV_WORK, -1, 0));
+    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
+    static const ks_user_decl no_sites = {"empty", 1, 0, {"a"}, {"T_A"}, {NULL}, {NULL}};
+    ck_assert_int_eq(ks_user_trace_declare(&d, &no_sites, 5), KS_EINVAL);
+    error_names((const char *const[]){"0 sites", NULL});
+    static const ks_user_decl long_op = {"an_operator_name_of_thirty_two_c", 1, 1, {"a"}, {"T_A"}, {"w"}, {"W"}};
+    ck_assert_int_eq(ks_user_trace_declare(&d, &long_op, 5), KS_EINVAL);
+    error_names((const char *const[]){"longer than 31", NULL});
+    ck_assert_int_eq(ks_user_trace_declare(&d, NULL, 5), KS_EINVAL);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ks_host_sink_free(sink);
+}
+END_TEST
+
 /* ---- item 2: the hidden case -------------------------------------------------------- */
 
 /* A torch-style bilinear resize (align_corners false) of P planes H x W to OH x OW with a
@@ -271,6 +421,12 @@ static const char *const bug_name[BUG_KINDS] = {"none", "coordinate", "2-D launc
 #define RS_OH 17
 #define RS_OW 23
 #define RS_NB 8
+/* its tensors and sites, declared once (ks_decl.h): the body's numbers, main's names */
+#define RS_TENSORS(X) X(RS_T_INPUT, "input") X(RS_T_OUTPUT, "output") X(RS_T_HIST, "hist")
+#define RS_SITES(X)                \
+    X(RS_SITE_WORK, "resize.work") \
+    X(RS_SITE_SAMPLE, "resize.sample") X(RS_SITE_WRITE, "resize.write") X(RS_SITE_COUNT, "resize.count")
+KS_DECLARE(resize_hist, RS_TENSORS, RS_SITES)
 typedef struct resize_args {
     int bug;
     const float *in; /* [P, H, W] */
@@ -303,14 +459,14 @@ static void resize_traced(ks_thread *t, const void *p)
         const float *plane = a->in + pl * RS_H * RS_W;
         const float v = w00 * plane[y0 * RS_W + x0] + w01 * plane[y0 * RS_W + x1] + w10 * plane[y1 * RS_W + x0] +
                         w11 * plane[y1 * RS_W + x1];
-        KS_PROBE(ks_probe_work(t, 0, index, (uint32_t)k, pl, oy, ox, y0, x0, 0, 0, 0));
-        KS_PROBE(ks_probe_sample(t, 1, 0, 0, pl, sy, sx, w00, w01, w10, w11, v, TU_CORNERS_ALL));
+        KS_PROBE(ks_probe_work(t, RS_SITE_WORK, index, (uint32_t)k, pl, oy, ox, y0, x0, 0, 0, 0));
+        KS_PROBE(ks_probe_sample(t, RS_SITE_SAMPLE, RS_T_INPUT, 0, pl, sy, sx, w00, w01, w10, w11, v, TU_CORNERS_ALL));
         a->out[index] = v;
-        KS_PROBE(ks_probe_write(t, 2, 1, 0, index, pl, oy, ox, v, 0));
+        KS_PROBE(ks_probe_write(t, RS_SITE_WRITE, RS_T_OUTPUT, 0, index, pl, oy, ox, v, 0));
         int bin = (int)(v * RS_NB);
         if (a->bug != BUG_ATOMIC && bin > RS_NB - 1) bin = RS_NB - 1; /* BUG_ATOMIC: v == 1 counts past the end */
         ks_atomic_add_f32(&a->hist[bin], 1.0f);
-        KS_PROBE(ks_probe_write(t, 3, 2, 0, bin, 0, 0, bin, 1.0f, 1));
+        KS_PROBE(ks_probe_write(t, RS_SITE_COUNT, RS_T_HIST, 0, bin, 0, 0, bin, 1.0f, 1));
     }
 }
 
@@ -334,21 +490,22 @@ static const ks_check_report *resize_run(int bug, float *in, float *out, float *
     resize_args a = {bug, in, out, hist};
     const int64_t in_shape[3] = {RS_P, RS_H, RS_W}, out_shape[3] = {RS_P, RS_OH, RS_OW}, hist_shape[1] = {RS_NB};
     static ks_user_trace d;
-    ks_user_trace_init(&d, "resize_hist", RS_P * RS_OH * RS_OW);
+    ck_assert_int_eq(ks_user_trace_declare(&d, resize_hist_decl(), RS_P * RS_OH * RS_OW), KS_OK);
     d.params =
         "{\"H\": 13, \"W\": 31, \"OH\": 17, \"OW\": 23, \"mapping\": \"per-thread:4\", \"work_shape\": [34, 23]}";
-    ck_assert_int_eq(ks_user_tensor(&d, "input", KS_F32, 3, in_shape, in, 0), 0);
-    ck_assert_int_eq(ks_user_tensor(&d, "output", KS_F32, 3, out_shape, out, 1), 1);
-    ck_assert_int_eq(ks_user_tensor(&d, "hist", KS_F32, 1, hist_shape, hist, 1), 2);
-    ks_site *w = ks_user_site(&d, 0, "resize.work", KS_EV_WORK, -1, 0);
+    /* registered by name in another order than declared: the declaration's numbers hold */
+    ck_assert_int_eq(ks_user_tensor(&d, "hist", KS_F32, 1, hist_shape, hist, 1), RS_T_HIST);
+    ck_assert_int_eq(ks_user_tensor(&d, "input", KS_F32, 3, in_shape, in, 0), RS_T_INPUT);
+    ck_assert_int_eq(ks_user_tensor(&d, "output", KS_F32, 3, out_shape, out, 1), RS_T_OUTPUT);
+    ck_assert_ptr_nonnull(ks_user_site(&d, KS_BY_NAME, "resize.count", KS_EV_WRITE, RS_T_HIST, 0));
+    ks_site *w = ks_user_site(&d, RS_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
     ck_assert_int_eq(ks_user_field_digit(w, "p", RS_OH * RS_OW, 0), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "oy", RS_OW, RS_OH), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "ox", 1, RS_OW), KS_OK);
     ck_assert_int_eq(ks_user_field_derived(w, "y0", "(int)fmaxf((oy + 0.5f) * H / OH - 0.5f, 0.0f)"), KS_OK);
     ck_assert_int_eq(ks_user_field_derived(w, "x0", "(int)fmaxf((ox + 0.5f) * W / OW - 0.5f, 0.0f)"), KS_OK);
-    ck_assert_ptr_nonnull(ks_user_site(&d, 1, "resize.sample", KS_EV_SAMPLE, 0, 0));
-    ck_assert_ptr_nonnull(ks_user_site(&d, 2, "resize.write", KS_EV_WRITE, 1, 1));
-    ck_assert_ptr_nonnull(ks_user_site(&d, 3, "resize.count", KS_EV_WRITE, 2, 0));
+    ck_assert_ptr_nonnull(ks_user_site(&d, RS_SITE_WRITE, "resize.write", KS_EV_WRITE, RS_T_OUTPUT, 1));
+    ck_assert_ptr_nonnull(ks_user_site(&d, RS_SITE_SAMPLE, NULL, KS_EV_SAMPLE, RS_T_INPUT, 0));
     /* 2-D: x threads cover ceil(23 / 4) = 6 column groups (8, two idle), y the 34 rows (35) */
     const char *path = tmp_path("resize.kst");
     ck_assert_msg(ks_user_launch_sim(&d, resize_traced, &a, ks_dims(2, 7, 1), ks_dims(4, 5, 1), path) == KS_OK, "%s",
@@ -451,7 +608,7 @@ static void spill_traced(ks_thread *t, const void *p)
 static void spill_describe(ks_user_trace *d, spill_args *a, float *b, int64_t nb)
 {
     const int64_t shape[1] = {a->n}, bshape[1] = {nb};
-    ks_user_trace_init(d, "spill", a->n);
+    old_init(d, "spill", a->n);
     ck_assert_int_eq(ks_user_tensor(d, "in", KS_F32, 1, shape, (void *)a->in, 0), 0);
     ck_assert_int_eq(ks_user_tensor(d, "a", KS_F32, 1, shape, a->a, 1), 1);
     ck_assert_int_eq(ks_user_tensor(d, "b", KS_F32, 1, bshape, b, 1), 2);
@@ -575,6 +732,8 @@ int main(void)
     tcase_add_test(tc, launches_of_any_shape_pass_check);
     tcase_add_test(tc, check_catches_a_2d_mapping_slip);
     tcase_add_test(tc, old_names_still_launch_and_bad_shapes_are_refused);
+    tcase_add_test(tc, a_declaration_registers_by_name_in_any_order);
+    tcase_add_test(tc, declaration_mismatches_name_both_sides);
     tcase_add_test(tc, hidden_case_passes_and_its_planted_bugs_are_caught);
     tcase_add_test(tc, accesses_outside_are_reported_and_not_made);
     tcase_add_test(tc, a_wild_store_stops_the_simulation_not_the_program);

@@ -16,7 +16,7 @@
 #include "../kernels/core/ks_error.h"
 #include "../kernels/core/ks_launch.h"
 
-void ks_user_trace_init(ks_user_trace *d, const char *op, int64_t work_items)
+static void init(ks_user_trace *d, const char *op, int64_t work_items)
 {
     memset(d, 0, sizeof *d);
     snprintf(d->op, sizeof d->op, "%s", op ? op : "kernel");
@@ -25,55 +25,194 @@ void ks_user_trace_init(ks_user_trace *d, const char *op, int64_t work_items)
     d->filter = ks_filter_all();
 }
 
+void ks_user_trace_init(ks_user_trace *d, const char *op, int64_t work_items) { init(d, op, work_items); }
+
+_Static_assert(KS_DECL_TENSORS == KS_MAX_TENSORS && KS_DECL_SITES == KS_MAX_SITES, "ks_decl.h's limits");
+
+/* The number of `name` among the n names of a declaration, or -1. */
+static int decl_find(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; name && i < n; ++i)
+        if (names[i] && !strcmp(names[i], name)) return i;
+    return -1;
+}
+
+/* "input (UP_T_INPUT), output (UP_T_OUTPUT)": what a declaration's list holds, cut with
+ * "..." past n bytes */
+static const char *decl_list(const char *const *names, const char *const *ids, int count, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && used + 1 < n; ++i) {
+        int w = snprintf(buf + used, n - used, "%s%s (%s)", i ? ", " : "", names[i], ids[i] ? ids[i] : "?");
+        if (w < 0 || used + (size_t)w >= n) {
+            snprintf(buf + (n > 4 ? n - 4 : 0), n > 4 ? 4 : n, "...");
+            break;
+        }
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+/* One list of a declaration: 1..max names of 1..KS_NAME_LEN-1 characters, none twice. */
+static int decl_list_ok(const char *op, const char *what, const char *const *names, int count, int max)
+{
+    if (count < 1 || count > max)
+        return ks_fail(KS_EINVAL, "%s: the declaration has %d %ss (1..%d)", op, count, what, max);
+    for (int i = 0; i < count; ++i) {
+        if (!names[i] || !*names[i] || strlen(names[i]) >= KS_NAME_LEN)
+            return ks_fail(KS_EINVAL, "%s: the declaration's %s %d needs a name of 1..%d characters", op, what, i,
+                           KS_NAME_LEN - 1);
+        if (decl_find(names, i, names[i]) >= 0)
+            return ks_fail(KS_EINVAL, "%s: the declaration names %s %s twice", op, what, names[i]);
+    }
+    return KS_OK;
+}
+
+int ks_user_trace_declare(ks_user_trace *d, const ks_user_decl *decl, int64_t work_items)
+{
+    init(d, decl ? decl->op : NULL, work_items);
+    int rc = decl ? KS_OK : ks_fail(KS_EINVAL, "ks_user_trace_declare: no declaration (KS_DECLARE's <op>_decl())");
+    if (!rc && (!decl->op || !*decl->op))
+        rc = ks_fail(KS_EINVAL, "ks_user_trace_declare: the declaration has no op name");
+    if (!rc && d->op_too_long)
+        rc = ks_fail(KS_EINVAL, "the op name '%s...' is longer than %d characters (a trace keeps %d)", d->op,
+                     KS_NAME_LEN - 1, KS_NAME_LEN - 1);
+    if (!rc) rc = decl_list_ok(d->op, "tensor", decl->tensors, decl->ntensors, KS_MAX_TENSORS);
+    if (!rc) rc = decl_list_ok(d->op, "site", decl->sites, decl->nsites, KS_MAX_SITES);
+    if (rc) {
+        d->refused = 1; /* every later call refuses too */
+        return rc;
+    }
+    d->decl = decl;
+    d->ntensors = decl->ntensors; /* registered: those with a name (ks_user_tensor) */
+    d->nsites = decl->nsites;
+    return KS_OK;
+}
+
 /* KS_OK, or the error of an op name longer than a trace holds (ks_user_trace_init cannot
- * return one: the next call does) */
+ * return one: the next call does) or of a refused declaration */
 static int name_ok(const ks_user_trace *d)
 {
+    if (d->refused) return ks_fail(KS_EINVAL, "%s: its declaration was refused (ks_user_trace_declare)", d->op);
     if (!d->op_too_long) return KS_OK;
     return ks_fail(KS_EINVAL, "the op name '%s...' is longer than %d characters (a trace keeps %d)", d->op,
                    KS_NAME_LEN - 1, KS_NAME_LEN - 1);
 }
 
+/* With a declaration: every tensor and site it declares is registered (KS_OK), else the
+ * error names the first missing one on both sides. */
+static int decl_complete(const ks_user_trace *d)
+{
+    const ks_user_decl *decl = d->decl;
+    if (!decl) return KS_OK;
+    for (int t = 0; t < decl->ntensors; ++t)
+        if (!d->tensors[t].name[0])
+            return ks_fail(KS_EINVAL,
+                           "%s: the body declares tensor %s (%s = %d) but main never registers it (ks_user_tensor)",
+                           d->op, decl->tensors[t], decl->tensor_ids[t] ? decl->tensor_ids[t] : "?", t);
+    for (int i = 0; i < decl->nsites; ++i)
+        if (!d->sites[i].name[0])
+            return ks_fail(KS_EINVAL,
+                           "%s: the body declares site %s (%s = %d) but main never registers it (ks_user_site)", d->op,
+                           decl->sites[i], decl->site_ids[i] ? decl->site_ids[i] : "?", i);
+    return KS_OK;
+}
+
 int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape, void *data,
                    int output)
 {
+    char list[160];
     if (name_ok(d)) return -1;
-    if (d->ntensors == KS_MAX_TENSORS) return ks_fail(KS_EINVAL, "%s: more than %d tensors", d->op, KS_MAX_TENSORS), -1;
+    const ks_user_decl *decl = d->decl;
+    if (!decl && d->ntensors == KS_MAX_TENSORS)
+        return ks_fail(KS_EINVAL, "%s: more than %d tensors", d->op, KS_MAX_TENSORS), -1;
     if (!name || !*name || strlen(name) >= KS_NAME_LEN)
         return ks_fail(KS_EINVAL, "%s: a tensor needs a name of 1..%d characters", d->op, KS_NAME_LEN - 1), -1;
-    for (int t = 0; t < d->ntensors; ++t)
-        if (!strcmp(d->tensors[t].name, name))
-            return ks_fail(KS_EINVAL, "%s: tensor %s declared twice", d->op, name), -1;
+    int t = d->ntensors;
+    if (decl) { /* its number is the body's */
+        if ((t = decl_find(decl->tensors, decl->ntensors, name)) < 0)
+            return ks_fail(KS_EINVAL,
+                           "%s: main registers tensor %s, which the body's declaration lacks (it declares %s)", d->op,
+                           name, decl_list(decl->tensors, decl->tensor_ids, decl->ntensors, list, sizeof list)),
+                   -1;
+        if (d->tensors[t].name[0]) return ks_fail(KS_EINVAL, "%s: tensor %s registered twice", d->op, name), -1;
+    } else {
+        for (int u = 0; u < d->ntensors; ++u)
+            if (!strcmp(d->tensors[u].name, name))
+                return ks_fail(KS_EINVAL, "%s: tensor %s declared twice", d->op, name), -1;
+    }
     if (ndim < 1 || ndim > KS_MAX_DIMS || (dtype != KS_F32 && dtype != KS_I32 && dtype != KS_I64) ||
         ks_shape_numel(ndim, shape, dtype) < 0)
         return ks_fail(KS_EINVAL, "%s: tensor %s has an invalid dtype or shape", d->op, name), -1;
     if (!data && ks_shape_numel(ndim, shape, dtype) > 0)
         return ks_fail(KS_EINVAL, "%s: tensor %s has no data", d->op, name), -1;
-    ks_tensor *x = &d->tensors[d->ntensors];
+    ks_tensor *x = &d->tensors[t];
     memset(x, 0, sizeof *x);
     snprintf(x->name, sizeof x->name, "%s", name);
     x->dtype = dtype, x->ndim = ndim, x->data = data;
     memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
-    d->roles[d->ntensors] = output ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
-    return d->ntensors++;
+    d->roles[t] = output ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
+    if (!decl) d->ntensors++;
+    return t;
+}
+
+/* With a declaration: the site's number (id, or by name when id < 0), its name the
+ * body's; -1 with the error naming both sides */
+static int decl_site(const ks_user_trace *d, int id, const char **name)
+{
+    const ks_user_decl *decl = d->decl;
+    char list[400];
+    const int by_name = decl_find(decl->sites, decl->nsites, *name);
+    if (id < 0 && by_name < 0)
+        return ks_fail(KS_EINVAL, "%s: main registers site %s, which the body's declaration lacks (it declares %s)",
+                       d->op, *name ? *name : "(no name)",
+                       decl_list(decl->sites, decl->site_ids, decl->nsites, list, sizeof list)),
+               -1;
+    if (id >= decl->nsites)
+        return ks_fail(KS_EINVAL, "%s: main registers site %d (%s), but the body declares sites 0..%d only", d->op, id,
+                       *name ? *name : "no name", decl->nsites - 1),
+               -1;
+    if (id >= 0 && *name && by_name != id) {
+        const char *sid = decl->site_ids[id] ? decl->site_ids[id] : "?";
+        if (by_name >= 0)
+            return ks_fail(KS_EINVAL,
+                           "%s: main registers site %d as %s, but the body declares %s = %d as %s (and %s as %s = %d)",
+                           d->op, id, *name, sid, id, decl->sites[id], *name,
+                           decl->site_ids[by_name] ? decl->site_ids[by_name] : "?", by_name),
+                   -1;
+        return ks_fail(KS_EINVAL, "%s: main registers site %d as %s, but the body declares %s = %d as %s", d->op, id,
+                       *name, sid, id, decl->sites[id]),
+               -1;
+    }
+    if (id < 0) id = by_name;
+    *name = decl->sites[id];
+    if (d->sites[id].name[0]) return ks_fail(KS_EINVAL, "%s: site %s registered twice", d->op, *name), -1;
+    return id;
 }
 
 ks_site *ks_user_site(ks_user_trace *d, int id, const char *name, int kind, int tensor, int writes)
 {
     if (name_ok(d)) return NULL;
-    if (id != d->nsites || id >= KS_MAX_SITES)
+    if (d->decl) {
+        if ((id = decl_site(d, id, &name)) < 0) return NULL;
+    } else if (id != d->nsites || id >= KS_MAX_SITES) {
         return ks_fail(KS_EINVAL, "%s: declare sites in order 0, 1, ... (at most %d); got %d after %d", d->op,
                        KS_MAX_SITES, id, d->nsites),
                NULL;
+    }
     if (kind < KS_EV_WORK || kind >= KS_EV_KINDS)
         return ks_fail(KS_EINVAL, "%s: site %s has an unknown kind", d->op, name), NULL;
-    if (kind == KS_EV_WORK ? tensor != -1 : (tensor < 0 || tensor >= d->ntensors))
+    if (kind == KS_EV_WORK ? tensor != -1 : (tensor < 0 || tensor >= d->ntensors || !d->tensors[tensor].name[0]))
         return ks_fail(KS_EINVAL, "%s: site %s: %s", d->op, name,
-                       kind == KS_EV_WORK ? "a work site touches no tensor (-1)" : "its tensor is not declared"),
+                       kind == KS_EV_WORK ? "a work site touches no tensor (-1)"
+                       : d->decl && tensor >= 0 && tensor < d->ntensors
+                           ? "its tensor is not registered yet (register tensors first)"
+                           : "its tensor is not declared"),
                NULL;
     if (!name || !*name || strlen(name) >= KS_NAME_LEN)
         return ks_fail(KS_EINVAL, "%s: a site needs a name of 1..%d characters", d->op, KS_NAME_LEN - 1), NULL;
-    ks_site *s = &d->sites[d->nsites++];
+    ks_site *s = d->decl ? &d->sites[id] : &d->sites[d->nsites++];
     memset(s, 0, sizeof *s);
     if (kind == KS_EV_WORK) {
         snprintf(s->name, sizeof s->name, "%s", name);
@@ -156,7 +295,7 @@ int ks_user_write_launch(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, co
                          const char *path)
 {
     static ks_trace tr; /* large: not on the stack */
-    if (name_ok(d)) return KS_EINVAL;
+    if (name_ok(d) || decl_complete(d)) return KS_EINVAL;
     if (d->nsites < 1 || d->sites[0].kind != KS_EV_WORK)
         return ks_fail(KS_EINVAL, "%s: site 0 must be the work site (ks_user_site(d, 0, ..., KS_EV_WORK, -1, 0))",
                        d->op);
@@ -349,7 +488,7 @@ static int run_isolated(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, ks_
 int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *args, ks_dim3 grid, ks_dim3 block,
                        const char *path)
 {
-    if (name_ok(d)) return KS_EINVAL;
+    if (name_ok(d) || decl_complete(d)) return KS_EINVAL;
     if (d->work_items < 0) return ks_fail(KS_EINVAL, "%s: work items must be >= 0", d->op);
     block = dims_or_one(block);
     if (!grid.x && grid.y <= 1 && grid.z <= 1 && !multi_dim(grid, block)) { /* enough blocks */

@@ -9,23 +9,32 @@
  * index - and writes it as a .kst file that `kscope info/step/check/diff/view/export`
  * read. docs/your-own-kernel.md walks through it.
  *
+ * The tensors and sites are declared once, in the body's declarations (ks_decl.h), which
+ * give the probes their numbers and main the same list by name:
+ *
+ *   #define UP_TENSORS(X) X(UP_T_INPUT, "input") X(UP_T_OUTPUT, "output")
+ *   #define UP_SITES(X) X(UP_SITE_WORK, "upsample.work") X(UP_SITE_READ, "upsample.read") \
+ *                       X(UP_SITE_WRITE, "upsample.write")
+ *   KS_DECLARE(upsample, UP_TENSORS, UP_SITES)        // enums + upsample_decl()
+ *
  *   ks_user_trace d;
- *   ks_user_trace_init(&d, "upsample", n_out);                  // name, work items
- *   int in = ks_user_tensor(&d, "input", KS_F32, 4, in_shape, input, 0);
- *   int out = ks_user_tensor(&d, "output", KS_F32, 4, out_shape, output, 1);
- *   ks_site *w = ks_user_site(&d, 0, "upsample.work", KS_EV_WORK, -1, 0);
+ *   ks_user_trace_declare(&d, upsample_decl(), n_out);         // op name, work items
+ *   ks_user_tensor(&d, "output", KS_F32, 4, out_shape, output, 1); // by name, any order
+ *   ks_user_tensor(&d, "input", KS_F32, 4, in_shape, input, 0);
+ *   ks_site *w = ks_user_site(&d, UP_SITE_WORK, NULL, KS_EV_WORK, -1, 0); // name: the body's
  *   ks_user_field_digit(w, "x", 1, W_out);                     // index % W_out
- *   ks_user_site(&d, 1, "upsample.read", KS_EV_READ, in, 0);
- *   ks_user_site(&d, 2, "upsample.write", KS_EV_WRITE, out, 1); // each element once
+ *   ks_user_site(&d, KS_BY_NAME, "upsample.read", KS_EV_READ, UP_T_INPUT, 0);
+ *   ks_user_site(&d, UP_SITE_WRITE, NULL, KS_EV_WRITE, UP_T_OUTPUT, 1); // each element once
  *   ks_user_launch_sim(&d, my_body_traced, &args, ks_dims(0, 1, 1), ks_dims(128, 1, 1), "t.kst");
  *                                                      // grid 0: enough blocks (1-D)
  *
  * Every function returns KS_OK or an error code with ks_error_message() set (one line);
  * nothing here keeps a pointer past the call but the tensors' data, which must stay valid
- * until the trace is written. */
+ * until the trace is written, and the declaration (KS_DECLARE's is static). */
 #ifndef KS_USER_H
 #define KS_USER_H
 
+#include "../kernels/core/ks_decl.h"
 #include "../kernels/core/ks_event.h"
 #include "../kernels/core/ks_schema.h"
 #include "../kernels/core/ks_sim.h"
@@ -47,18 +56,47 @@ typedef struct ks_user_trace {
     int roles[KS_MAX_TENSORS];         /* KS_ROLE_INPUT or KS_ROLE_OUTPUT */
     ks_filter filter;                  /* which work items to record (default: all) */
     int op_too_long;                   /* the name given was cut: every later call refuses */
+    const ks_user_decl *decl;          /* the body's declaration (ks_user_trace_declare), or NULL */
+    int refused;                       /* the declaration was refused: every later call refuses */
 } ks_user_trace;
 
-/* Empties d and names it; `work_items` is the count your loop covers (index < work_items). */
+/* Deprecation: a compiler that knows the attribute warns where a deprecated call is made;
+ * define KS_NO_DEPRECATED before the include to silence it. */
+#if defined(KS_NO_DEPRECATED) || !(defined(__GNUC__) || defined(__clang__))
+#define KS_DEPRECATED(msg)
+#else
+#define KS_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#endif
+
+/* ks_user_site's id when main names the site by its declared name */
+#define KS_BY_NAME (-1)
+
+/* Empties d for the body's declaration (KS_DECLARE's <op>_decl(): its op name, tensors and
+ * sites); `work_items` is the count your loop covers (index < work_items). KS_OK, or
+ * KS_EINVAL (error set; every later call on d refuses too) for a declaration with no
+ * entries, too many, a name repeated, empty or longer than 31 characters. Tensors and
+ * sites then take the numbers the declaration gives them, whatever the order main
+ * registers them in, and ks_user_launch_sim / ks_user_write_launch refuse to run until
+ * every declared one is registered. */
+int ks_user_trace_declare(ks_user_trace *d, const ks_user_decl *decl, int64_t work_items);
+/* Deprecated (KernelScope 0.2's way, to be removed in a later minor version): empties d
+ * and names it without a declaration; tensors are then numbered in the order they are
+ * added and sites must be added in the order 0, 1, ..., which nothing holds to the body's
+ * numbers. Use KS_DECLARE and ks_user_trace_declare. */
+KS_DEPRECATED("declare the tensors and sites once: KS_DECLARE (ks_decl.h) and ks_user_trace_declare")
 void ks_user_trace_init(ks_user_trace *d, const char *op, int64_t work_items);
 /* Adds a tensor (C order, host memory, `data` read when the trace is written) and returns
  * its number for the probes' `tensor` argument, or -1 (error set) when d is full, a name
- * repeats or the shape is invalid. output: 1 when the kernel writes it (`check` compares
- * every recorded write with the stored value). */
+ * repeats or the shape is invalid. With a declaration the number is the one it gives
+ * `name`, and a name it lacks is an error naming both lists. output: 1 when the kernel
+ * writes it (`check` compares every recorded write with the stored value). */
 int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape, void *data,
                    int output);
-/* Declares site `id` (the number the body's probes pass; ids 0..KS_MAX_SITES-1, declared in
- * order): its kind (KS_EV_WORK, KS_EV_READ, KS_EV_SAMPLE, KS_EV_WRITE, KS_EV_REGION), the
+/* Declares site `id` (the number the body's probes pass): with a declaration, `id` is its
+ * enum (name NULL: the declared name) or KS_BY_NAME with its declared name, in any order,
+ * and an id and name that disagree with the declaration are an error naming both (main's
+ * "upsample.write" against the body's UP_SITE_SAMPLE = 1 "upsample.sample"); without one
+ * (deprecated), ids 0..KS_MAX_SITES-1 in order. Its kind (KS_EV_WORK, KS_EV_READ, KS_EV_SAMPLE, KS_EV_WRITE, KS_EV_REGION), the
  * tensor it touches (-1 for work sites) and, for writes, how many times a complete launch
  * writes each element (0: not checked). Returns the site, to add fields to, or NULL (error
  * set). */
@@ -110,13 +148,7 @@ int ks_user_write_launch(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, co
  * removed in a later minor version): ks_user_run_sim(d, body, args, threads, blocks, path)
  * is ks_user_launch_sim(d, body, args, ks_dims(blocks, 1, 1), ks_dims(threads, 1, 1),
  * path), and ks_user_write(d, threads, blocks, ...) is ks_user_write_launch(d,
- * ks_dims(blocks, 1, 1), ks_dims(threads, 1, 1), ...). A compiler that knows the attribute
- * warns where they are called; define KS_NO_DEPRECATED before the include to silence it. */
-#if defined(KS_NO_DEPRECATED) || !(defined(__GNUC__) || defined(__clang__))
-#define KS_DEPRECATED(msg)
-#else
-#define KS_DEPRECATED(msg) __attribute__((deprecated(msg)))
-#endif
+ * ks_dims(blocks, 1, 1), ks_dims(threads, 1, 1), ...). */
 KS_DEPRECATED("use ks_user_launch_sim (any launch shape)")
 int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, int threads, int64_t blocks,
                     const char *path);

@@ -7,7 +7,9 @@
  *   the simulator      ks_sim_launch_dims, ks_sim_launch              kernels/core/ks_sim.h
  *   GPU memory, sinks  ks_cuda_malloc, ks_cuda_sink_create, ...       kernels/core/ks_cuda_api.h
  *   errors             ks_error_message                               kernels/core/ks_error.h
- *   your trace         ks_user_trace, ks_user_launch_sim, ks_dims,    trace/ks_user.h
+ *   one declaration    KS_DECLARE: the body's tensors and sites       kernels/core/ks_decl.h
+ *   your trace         ks_user_trace_declare, ks_user_launch_sim,     trace/ks_user.h
+ *                      ks_dims, ks_user_tensor, ks_user_site,
  *                      ks_user_write_launch (any launch shape)
  *   reading traces     ks_trace_open, ks_trace_close                  trace/kst.h
  * In a .cu file also <kscope/kernels/core/ks_cuda.h>: KS_CUDA_WRAPPERS and

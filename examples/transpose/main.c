@@ -17,17 +17,17 @@ enum { P = 3, N = 6 };
 static int describe(ks_user_trace *d, int bug, float *input, float *output)
 {
     const int64_t shape[3] = {P, N, N};
-    ks_user_trace_init(d, "transpose", (int64_t)P * N * N);
+    if (ks_user_trace_declare(d, transpose_decl(), (int64_t)P * N * N)) return 1; /* the body's declaration */
     d->params = bug ? "{\"n\": 6, \"bug\": true}" : "{\"n\": 6, \"bug\": false}";
-    if (ks_user_tensor(d, "input", KS_F32, 3, shape, input, 0) != TR_T_INPUT ||
-        ks_user_tensor(d, "output", KS_F32, 3, shape, output, 1) != TR_T_OUTPUT)
+    if (ks_user_tensor(d, "input", KS_F32, 3, shape, input, 0) < 0 ||
+        ks_user_tensor(d, "output", KS_F32, 3, shape, output, 1) < 0)
         return 1;
-    ks_site *w = ks_user_site(d, TR_SITE_WORK, "transpose.work", KS_EV_WORK, -1, 0);
+    ks_site *w = ks_user_site(d, TR_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
     if (!w || ks_user_field_digit(w, "p", N * N, 0) || ks_user_field_digit(w, "y", N, N) ||
         ks_user_field_digit(w, "x", 1, N))
         return 1;
-    if (!ks_user_site(d, TR_SITE_READ, "transpose.read", KS_EV_READ, TR_T_INPUT, 0) ||
-        !ks_user_site(d, TR_SITE_WRITE, "transpose.write", KS_EV_WRITE, TR_T_OUTPUT, 1)) /* each element once */
+    if (!ks_user_site(d, KS_BY_NAME, "transpose.read", KS_EV_READ, TR_T_INPUT, 0) || /* by name works too */
+        !ks_user_site(d, TR_SITE_WRITE, NULL, KS_EV_WRITE, TR_T_OUTPUT, 1))          /* each element once */
         return 1;
     return 0;
 }

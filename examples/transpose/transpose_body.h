@@ -18,8 +18,12 @@ typedef struct transpose_args {
     float *output;
 } transpose_args;
 
-enum { TR_SITE_WORK, TR_SITE_READ, TR_SITE_WRITE };
-enum { TR_T_INPUT, TR_T_OUTPUT };
+/* the tensors and sites the probes name, declared once (ks_decl.h): TR_T_INPUT, ... for
+ * the body, transpose_decl() for main.c */
+#define TR_TENSORS(X) X(TR_T_INPUT, "input") X(TR_T_OUTPUT, "output")
+#define TR_SITES(X) \
+    X(TR_SITE_WORK, "transpose.work") X(TR_SITE_READ, "transpose.read") X(TR_SITE_WRITE, "transpose.write")
+KS_DECLARE(transpose, TR_TENSORS, TR_SITES)
 #endif
 
 #ifdef KS_VARIANT

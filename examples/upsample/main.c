@@ -18,14 +18,16 @@ static int describe(ks_user_trace *d, const upsample_args *a, float *input, floa
 {
     char e[96], params[128];
     const int64_t in_shape[3] = {P, H, W}, out_shape[3] = {P, OH, OW};
-    ks_user_trace_init(d, "upsample", (int64_t)P * OH * OW);
+    if (ks_user_trace_declare(d, upsample_decl(), (int64_t)P * OH * OW)) return 1; /* the body's declaration */
     snprintf(params, sizeof params, "{\"align_corners\": %s, \"bug\": %s}", a->align_corners ? "true" : "false",
              a->bug ? "true" : "false");
     d->params = strdup(params);
-    if (ks_user_tensor(d, "input", KS_F32, 3, in_shape, input, 0) != UP_T_INPUT ||
-        ks_user_tensor(d, "output", KS_F32, 3, out_shape, output, 1) != UP_T_OUTPUT)
+    /* tensors by name (numbered as the body declares them), then sites by enum (NULL: the
+     * declared name) */
+    if (ks_user_tensor(d, "input", KS_F32, 3, in_shape, input, 0) < 0 ||
+        ks_user_tensor(d, "output", KS_F32, 3, out_shape, output, 1) < 0)
         return 1;
-    ks_site *w = ks_user_site(d, UP_SITE_WORK, "upsample.work", KS_EV_WORK, -1, 0);
+    ks_site *w = ks_user_site(d, UP_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
     if (!w || ks_user_field_digit(w, "p", OH * OW, 0) || ks_user_field_digit(w, "oy", OW, OH) ||
         ks_user_field_digit(w, "ox", 1, OW))
         return 1;
@@ -37,8 +39,8 @@ static int describe(ks_user_trace *d, const upsample_args *a, float *input, floa
     if (a->align_corners) snprintf(e, sizeof e, "ox * %d / %d", W - 1, OW - 1);
     else snprintf(e, sizeof e, "((2 * ox + 1) * %d - %d) / %d", W, OW, 2 * OW);
     if (ks_user_field_derived(w, "x0", e)) return 1;
-    if (!ks_user_site(d, UP_SITE_SAMPLE, "upsample.sample", KS_EV_SAMPLE, UP_T_INPUT, 0) ||
-        !ks_user_site(d, UP_SITE_WRITE, "upsample.write", KS_EV_WRITE, UP_T_OUTPUT, 1))
+    if (!ks_user_site(d, UP_SITE_SAMPLE, NULL, KS_EV_SAMPLE, UP_T_INPUT, 0) ||
+        !ks_user_site(d, UP_SITE_WRITE, NULL, KS_EV_WRITE, UP_T_OUTPUT, 1))
         return 1;
     return 0;
 }

@@ -23,9 +23,13 @@ typedef struct upsample_args {
     float *output;
 } upsample_args;
 
-/* the sites and tensors the probes name (main.c declares them in this order) */
-enum { UP_SITE_WORK, UP_SITE_SAMPLE, UP_SITE_WRITE };
-enum { UP_T_INPUT, UP_T_OUTPUT };
+/* the tensors and sites the probes name, declared once (ks_decl.h): the enums below
+ * (UP_T_INPUT = 0, ...) for the body, upsample_decl() for main.c, which registers each by
+ * its name or enum in any order; a name that disagrees does not register */
+#define UP_TENSORS(X) X(UP_T_INPUT, "input") X(UP_T_OUTPUT, "output")
+#define UP_SITES(X) \
+    X(UP_SITE_WORK, "upsample.work") X(UP_SITE_SAMPLE, "upsample.sample") X(UP_SITE_WRITE, "upsample.write")
+KS_DECLARE(upsample, UP_TENSORS, UP_SITES)
 
 /* The source row (or column) of output row o: y0 and the weight of y0 + 1. */
 KS_FN int64_t upsample_source(int64_t o, int64_t in, int64_t out, int align, int bug, float *frac)

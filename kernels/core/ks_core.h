@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "ks_event.h"
+#include "ks_decl.h" /* KS_DECLARE: a kernel's tensors and sites, declared once */
 
 #if defined(__CUDACC__)
 #define KS_HD __host__ __device__
