@@ -21,6 +21,10 @@ if command -v nm >/dev/null; then
     foreign=$(nm -D --defined-only "$tmp/ks/lib/libkscope.so" | awk '{print $3}' | { grep -v '^ks_\|^kscope_\|^KS_' || true; } | head -3)
     [ -z "$foreign" ] || fail "libkscope.so exports symbols outside the API: $foreign"
 fi
+# the library says the version its headers say (ks_version() against KS_VERSION_STRING)
+printf '#include <stdio.h>\n#include <string.h>\n#include <kscope/kscope.h>\nint main(void) { puts(ks_version()); return strcmp(ks_version(), KS_VERSION_STRING) != 0; }\n' >"$tmp/ver.c"
+cc -Wall -Wextra -Werror -I"$tmp/ks/include" -I"$tmp/ks/include/kscope" "$tmp/ver.c" -L"$tmp/ks/lib" -Wl,-rpath,"$tmp/ks/lib" -lkscope -o "$tmp/ver" &&
+    "$tmp/ver" >"$tmp/ver.txt" || fail "ks_version() is $(cat "$tmp/ver.txt" 2>/dev/null), the headers say another"
 for ex in upsample transpose; do
     b="$tmp/build-$ex"
     cmake -S "$src/examples/$ex" -B "$b" -DCMAKE_PREFIX_PATH="$tmp/ks" >"$b.log" 2>&1 || { cat "$b.log"; fail "$ex: configure failed"; }
