@@ -128,9 +128,13 @@ static void set_env(const ks_record_paths *p, const char *out, const char *statu
     setenv("CUDA_MODULE_LOADING", "EAGER", 1);
     if (p->pydir[0]) {
         const char *old = getenv("PYTHONPATH");
-        char pp[2 * PATH_MAX + 2];
-        snprintf(pp, sizeof pp, "%s%s%s", p->pydir, old && *old ? ":" : "", old && *old ? old : "");
-        setenv("PYTHONPATH", pp, 1);
+        const size_t n = strlen(p->pydir) + (old ? strlen(old) : 0) + 2;
+        char *pp = malloc(n);
+        if (pp) {
+            snprintf(pp, n, "%s%s%s", p->pydir, old && *old ? ":" : "", old && *old ? old : "");
+            setenv("PYTHONPATH", pp, 1);
+            free(pp);
+        }
     }
 }
 
@@ -180,12 +184,16 @@ static void report(const char *status_path, summary *s)
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (!strncmp(line, "start ", 6)) s->started = 1;
-        else if (!strncmp(line, "trace ", 6)) {
-            char path[1200], kernel[512] = "";
-            unsigned long long recs = 0, dropped = 0;
-            if (sscanf(line + 6, "%1199s %llu %llu %511[^\n]", path, &recs, &dropped, kernel) >= 3) {
+        else if (!strncmp(line, "trace\t", 6)) { /* trace RECORDS DROPPED PATH KERNEL, tab separated */
+            char *f[5] = {line + 6, NULL, NULL, NULL, NULL};
+            for (int k = 1; k < 5 && f[k - 1]; ++k) {
+                char *tab = strchr(f[k - 1], '\t');
+                if (tab) *tab = 0, f[k] = tab + 1;
+            }
+            if (f[3]) {
+                const unsigned long long recs = strtoull(f[0], NULL, 10), dropped = strtoull(f[1], NULL, 10);
                 s->traces++;
-                fprintf(stderr, "kscope record: %s: %llu accesses%s", path, recs, dropped ? "" : "\n");
+                fprintf(stderr, "kscope record: %s: %llu accesses%s", f[2], recs, dropped ? "" : "\n");
                 if (dropped) fprintf(stderr, ", %llu more dropped (raise --max-events or --filter)\n", dropped);
             }
         } else if (!strncmp(line, "seen ", 5)) {
@@ -281,13 +289,31 @@ int ks_cmd_record(int argc, char **argv)
         unlink(status_path);
         return ks_cli_error(CTX, "pipe: %s", strerror(errno));
     }
+    /* as system() does: the terminal's Ctrl-C and Ctrl-\ reach the program itself (its
+     * process group), so kscope ignores them while it waits; SIGTERM and SIGHUP sent to
+     * kscope are passed on. They are blocked across the fork so none is lost. */
+    struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
+    memset(&ign, 0, sizeof ign);
+    memset(&fwd, 0, sizeof fwd);
+    ign.sa_handler = SIG_IGN;
+    fwd.sa_handler = forward;
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    sigaction(SIGTERM, &fwd, &old_term);
+    sigaction(SIGHUP, &fwd, &old_hup);
     fflush(NULL);
     const pid_t pid = fork();
-    if (pid < 0) {
-        unlink(status_path);
-        return ks_cli_error(CTX, "fork: %s", strerror(errno));
-    }
     if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         close(pipefd[0]);
         set_env(&rp, outabs, status_path);
         execvp(argv[cmd], argv + cmd);
@@ -295,14 +321,19 @@ int ks_cmd_record(int argc, char **argv)
         if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(127);
         _exit(127);
     }
+    if (pid > 0) g_child = pid;
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    if (pid < 0) {
+        const int e = errno;
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        unlink(status_path);
+        if (made) rmdir(outabs);
+        return ks_cli_error(CTX, "fork: %s", strerror(e));
+    }
     close(pipefd[1]);
-    g_child = pid;
-    struct sigaction sa, old_int, old_term, old_hup;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
     int exec_errno = 0;
     ssize_t got;
     do got = read(pipefd[0], &exec_errno, sizeof exec_errno);
@@ -310,10 +341,11 @@ int ks_cmd_record(int argc, char **argv)
     close(pipefd[0]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    g_child = 0;
     sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
-    g_child = 0;
     if (got == (ssize_t)sizeof exec_errno) {
         unlink(status_path);
         if (made) rmdir(outabs);

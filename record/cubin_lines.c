@@ -171,16 +171,16 @@ static int read_unit(ks_cubin_lines *t, size_t *cap, rd *r, const uint8_t *base,
         const uint64_t di = uleb(&u);
         uleb(&u), uleb(&u);
         char path[1024];
-        if (name[0] != '/' && di >= 1 && di <= (uint64_t)ndirs) {
-            size_t a = strlen(dirs[di - 1]), b = strlen(name);
-            if (a + b + 2 > sizeof path) a = 0;
+        const size_t b = strlen(name);
+        if (name[0] != '/' && di >= 1 && di <= (uint64_t)ndirs && strlen(dirs[di - 1]) + b + 2 <= sizeof path) {
+            const size_t a = strlen(dirs[di - 1]);
             memcpy(path, dirs[di - 1], a);
             path[a] = '/';
             memcpy(path + a + 1, name, b + 1);
-        } else {
-            const size_t b = strlen(name);
-            memcpy(path, name, b < sizeof path ? b + 1 : sizeof path);
-            path[sizeof path - 1] = 0;
+        } else { /* the name alone, cut to fit */
+            const size_t k = b < sizeof path - 1 ? b : sizeof path - 1;
+            memcpy(path, name, k);
+            path[k] = 0;
         }
         const int id = add_name(&t->files, &t->nfiles, path);
         if (id < 0) return -1;

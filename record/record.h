@@ -12,8 +12,9 @@
 
 #include <stdint.h>
 
-/* rec_flags: what the access was */
-enum { KS_REC_READ = 1, KS_REC_WRITE = 2, KS_REC_ATOMIC = 4 };
+/* rec_flags: what the access was; KS_REC_HALF marks the second record of a 16-byte
+ * access (the same instruction run, not another) */
+enum { KS_REC_READ = 1, KS_REC_WRITE = 2, KS_REC_ATOMIC = 4, KS_REC_HALF = 8 };
 
 /* One access by one thread: the address, the instruction (its PC minus the function's
  * first PC), the linear block (x fastest) and the linear thread in the block, its size in

@@ -12,7 +12,7 @@
  * K-th matching launch, from 0), KS_RECORD_BLOCKS / KS_RECORD_THREADS ("A:B", linear ids),
  * KS_RECORD_MAX_EVENTS (records per launch), KS_RECORD_PATCHES (the patch fatbin; default:
  * beside this library) and KS_RECORD_STATUS, a file it appends one line per happening to
- * ("trace PATH EVENTS RECORDS DROPPED", "seen KERNEL", "error MESSAGE"), which kscope
+ * ("trace\tRECORDS\tDROPPED\tPATH\tKERNEL" with tabs, "seen KERNEL", "note ...", "error MESSAGE"), which kscope
  * record reads when the program ends.
  *
  * A program names a range of memory (a tensor) with kscope_record_name, found with
@@ -53,6 +53,7 @@ typedef struct ctx_state {
     ks_rec_state *on_d, *off_d; /* device states: recording, and recording nothing */
     ks_rec *recs_d;
     unsigned long long capacity; /* records recs_d holds */
+    int busy;                    /* a recorded launch owns on_d and recs_d until its trace is written */
 } ctx_state;
 
 /* a recorded launch between its begin and end callbacks; the grid, the block and the
@@ -62,6 +63,8 @@ typedef struct live_launch {
     int used;
     uint64_t number;
     ks_rec_state host;
+    ctx_state *ctx;
+    uint64_t fn_size;
     uint32_t grid[3], block[3];
     char kernel[512];
     char mangled[512];
@@ -85,6 +88,7 @@ static struct {
     int nseen;
     module_lines modules[MAX_MODULES];
     int nmodules;
+    int building; /* traces being built with the lock released: module lines stay */
     Sanitizer_SubscriberHandle sub;
 } g = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -232,19 +236,19 @@ static void on_module(const Sanitizer_ResourceModuleData *m)
 static int ctx_buffers(ctx_state *c, Sanitizer_StreamHandle st, int recording)
 {
     if (!c->off_d) {
-        if (sanitizerAlloc(c->ctx, (void **)&c->off_d, sizeof(ks_rec_state)) != SANITIZER_SUCCESS ||
-            sanitizerAlloc(c->ctx, (void **)&c->on_d, sizeof(ks_rec_state)) != SANITIZER_SUCCESS) {
-            c->off_d = NULL;
-            status("error cannot allocate the recorder's state on the GPU");
+        ks_rec_state *off = NULL, *on = NULL, zero;
+        memset(&zero, 0, sizeof zero);
+        int ok = sanitizerAlloc(c->ctx, (void **)&off, sizeof *off) == SANITIZER_SUCCESS;
+        ok = ok && sanitizerAlloc(c->ctx, (void **)&on, sizeof *on) == SANITIZER_SUCCESS;
+        ok = ok && sanitizerMemcpyHostToDeviceAsync(off, &zero, sizeof zero, st) == SANITIZER_SUCCESS &&
+             sanitizerStreamSynchronize(st) == SANITIZER_SUCCESS;
+        if (!ok) {
+            if (off) sanitizerFree(c->ctx, off);
+            if (on) sanitizerFree(c->ctx, on);
+            status("error cannot set up the recorder's state on the GPU");
             return -1;
         }
-        ks_rec_state off;
-        memset(&off, 0, sizeof off);
-        if (sanitizerMemcpyHostToDeviceAsync(c->off_d, &off, sizeof off, st) != SANITIZER_SUCCESS ||
-            sanitizerStreamSynchronize(st) != SANITIZER_SUCCESS) {
-            status("error cannot set the recorder's state on the GPU");
-            return -1;
-        }
+        c->off_d = off, c->on_d = on;
     }
     if (recording && !c->recs_d) {
         for (unsigned long long cap = g.max_records; cap >= 1024; cap /= 2)
@@ -260,6 +264,20 @@ static int ctx_buffers(ctx_state *c, Sanitizer_StreamHandle st, int recording)
         }
     }
     return 0;
+}
+
+/* a context going away: its device memory goes with it, and its slot is free again (a
+ * new context may get the same handle) */
+static void on_context_destroy(CUcontext ctx)
+{
+    for (int i = 0; i < MAX_CTX; ++i)
+        if (g.ctx[i].ctx == ctx) {
+            ctx_state *c = &g.ctx[i];
+            if (c->off_d) sanitizerFree(ctx, c->off_d);
+            if (c->on_d) sanitizerFree(ctx, c->on_d);
+            if (c->recs_d) sanitizerFree(ctx, c->recs_d);
+            memset(c, 0, sizeof *c);
+        }
 }
 
 static void note_seen(const char *s)
@@ -280,10 +298,18 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
     demangle(l->functionName, name, sizeof name);
     ks_rec_short_name(name, short_name, sizeof short_name);
     note_seen(short_name);
-    int rec = !g.have_regex || regexec(&g.regex, name, 0, NULL, 0) == 0;
+    /* the demangled name, or the identifier alone (a template kernel's name starts with
+     * its return type) */
+    int rec = !g.have_regex || regexec(&g.regex, name, 0, NULL, 0) == 0 ||
+              regexec(&g.regex, short_name, 0, NULL, 0) == 0;
     if (rec) {
         rec = g.launch_all || g.matched == g.launch_k;
         g.matched++;
+    }
+    if (rec && c->busy) { /* the record buffer is another launch's until its trace is out */
+        status("note launch %llu (%s) ran while another was being recorded: not recorded", (unsigned long long)number,
+               short_name);
+        rec = 0;
     }
     if (ctx_buffers(c, l->hStream, rec)) rec = 0;
     int slot = -1;
@@ -302,25 +328,31 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
     snprintf(v->kernel, sizeof v->kernel, "%s", name);
     snprintf(v->mangled, sizeof v->mangled, "%s", l->functionName ? l->functionName : "");
     v->module = l->module;
+    v->ctx = c;
     ks_rec_state *h = &v->host;
     h->recs = c->recs_d, h->capacity = c->capacity, h->on = 1;
     uint64_t pc = 0, size = 0;
     if (sanitizerGetFunctionPcAndSize(l->module, l->functionName, &pc, &size) != SANITIZER_SUCCESS) pc = 0;
     h->fn_pc = pc;
-    h->block_lo = (uint32_t)g.block_lo,
+    v->fn_size = size;
+    h->block_lo = (uint32_t)(g.block_lo > 0xffffffffull ? 0xffffffffull : g.block_lo);
     h->block_hi = (uint32_t)(g.block_hi > 0xffffffffull ? 0xffffffffull : g.block_hi);
     h->thread_lo = g.thread_lo, h->thread_hi = g.thread_hi;
     if (sanitizerMemcpyHostToDeviceAsync(c->on_d, h, sizeof *h, l->hStream) != SANITIZER_SUCCESS ||
         sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, c->on_d) != SANITIZER_SUCCESS) {
         status("error cannot set up the recording of launch %llu", (unsigned long long)number);
         v->used = 0;
+        sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, c->off_d);
+        return;
     }
+    c->busy = 1;
 }
 
 typedef struct copy_ctx {
     Sanitizer_StreamHandle stream;
     const ks_cubin_lines *lines; /* NULL: the module has no line info */
     const char *mangled;
+    uint64_t fn_size; /* an offset past the kernel's code is a called function's: no line */
 } copy_ctx;
 
 static int line_of(uint32_t pc, ks_rec_line *out, void *ctx)
@@ -328,7 +360,7 @@ static int line_of(uint32_t pc, ks_rec_line *out, void *ctx)
     const copy_ctx *cc = ctx;
     const char *file;
     int line;
-    if (!cc->lines || !ks_cubin_line_of(cc->lines, cc->mangled, pc, &file, &line)) return 0;
+    if (!cc->lines || pc >= cc->fn_size || !ks_cubin_line_of(cc->lines, cc->mangled, pc, &file, &line)) return 0;
     snprintf(out->file, sizeof out->file, "%s", file);
     out->line = line;
     return 1;
@@ -340,67 +372,85 @@ static int copy_back(void *dst, uint64_t addr, size_t bytes, void *ctx)
     return sanitizerMemcpyDeviceToHost(dst, (void *)(uintptr_t)addr, bytes, cc->stream) == SANITIZER_SUCCESS ? 0 : -1;
 }
 
+/* The end of a recorded launch: wait for it, read its records back and write its trace.
+ * Called with the lock held; the wait and the trace are made with it released, so other
+ * threads' CUDA calls go on meanwhile (the launch's record buffer stays its own: `busy`). */
 static void on_launch_end(const Sanitizer_LaunchData *l)
 {
     live_launch *v = NULL;
     for (int i = 0; i < MAX_LIVE && !v; ++i)
         if (g.live[i].used && g.live[i].handle == l->hLaunch) v = &g.live[i];
     if (!v) return;
+    live_launch me = *v;
     v->used = 0;
-    ctx_state *c = ctx_of(l->context);
-    SanitizerResult r = sanitizerStreamSynchronize(l->hStream);
-    if (r != SANITIZER_SUCCESS) {
-        status("error launch %llu did not finish: %s", (unsigned long long)v->number, san_error(r));
-        return;
-    }
-    ks_rec_state dev;
-    if (sanitizerMemcpyDeviceToHost(&dev, c->on_d, sizeof dev, l->hStream) != SANITIZER_SUCCESS) {
-        status("error cannot read the records of launch %llu", (unsigned long long)v->number);
-        return;
-    }
-    const unsigned long long n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
-    ks_rec *recs = malloc((n ? n : 1) * sizeof *recs);
-    if (!recs) {
-        status("error out of memory for %llu records", n);
-        return;
-    }
-    if (n && sanitizerMemcpyDeviceToHost(recs, c->recs_d, n * sizeof *recs, l->hStream) != SANITIZER_SUCCESS) {
-        free(recs);
-        status("error cannot read the records of launch %llu", (unsigned long long)v->number);
-        return;
-    }
-    ks_rec_launch L;
-    memset(&L, 0, sizeof L);
-    L.number = v->number;
-    snprintf(L.kernel, sizeof L.kernel, "%s", v->kernel);
-    ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
-    device_name(l->context, L.device, sizeof L.device);
-    memcpy(L.grid, v->grid, sizeof L.grid);
-    memcpy(L.block, v->block, sizeof L.block);
-    const uint64_t T = (uint64_t)L.block[0] * L.block[1] * L.block[2];
-    const uint64_t blocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
-    L.filter.block_lo = (int64_t)(g.block_lo < blocks ? g.block_lo : blocks);
-    L.filter.block_hi = (int64_t)(g.block_hi < blocks ? g.block_hi : blocks);
-    L.filter.index_lo = (int64_t)(g.thread_lo < blocks * T ? g.thread_lo : blocks * T);
-    L.filter.index_hi = (int64_t)(g.thread_hi < blocks * T ? g.thread_hi : blocks * T);
-    if (L.filter.index_lo < L.filter.block_lo * (int64_t)T) L.filter.index_lo = L.filter.block_lo * (int64_t)T;
-    if (L.filter.index_hi > L.filter.block_hi * (int64_t)T) L.filter.index_hi = L.filter.block_hi * (int64_t)T;
-    L.filter.every = 1;
-    if (g.block_lo == 0 && g.block_hi == UINT64_MAX && g.thread_lo == 0 && g.thread_hi == UINT64_MAX)
-        L.filter = ks_filter_all(); /* nothing left out: check's whole-launch rules apply */
-    L.recs = recs, L.nrecs = n;
-    L.dropped = dev.counters[1];
-    L.bufs = g.bufs, L.nbufs = g.nbufs;
-    copy_ctx cc = {l->hStream, NULL, v->mangled};
+    ctx_state *c = me.ctx;
+    /* what the build reads, copied: the buffers may change while the lock is released */
+    ks_rec_buf *bufs = malloc((size_t)(g.nbufs ? g.nbufs : 1) * sizeof *bufs);
+    const int nbufs = bufs ? g.nbufs : 0;
+    if (bufs) memcpy(bufs, g.bufs, (size_t)nbufs * sizeof *bufs);
+    copy_ctx cc = {l->hStream, NULL, me.mangled, me.fn_size};
     for (int i = 0; i < g.nmodules; ++i)
-        if (g.modules[i].module == v->module) cc.lines = &g.modules[i].lines;
-    L.copy = copy_back, L.ctx = &cc;
-    L.line_of = line_of;
-    char path[2300];
-    snprintf(path, sizeof path, "%s/%04llu-%s.kst", g.out, (unsigned long long)v->number, L.short_name);
-    if (ks_rec_write_trace(&L, path) != KS_OK) status("error %s: %s", path, ks_error_message());
-    else status("trace %s %llu %llu %s", path, n, (unsigned long long)L.dropped, L.kernel);
+        if (g.modules[i].module == me.module) cc.lines = &g.modules[i].lines;
+    const int have_filter = !(g.block_lo == 0 && g.block_hi == UINT64_MAX && g.thread_lo == 0 &&
+                              g.thread_hi == UINT64_MAX);
+    ks_rec_state dev;
+    ks_rec *recs = NULL;
+    unsigned long long n = 0;
+    char path[2400];
+    g.building++;
+    pthread_mutex_unlock(&g.mu);
+
+    SanitizerResult r = sanitizerStreamSynchronize(l->hStream);
+    int ok = r == SANITIZER_SUCCESS;
+    if (!ok) status("error launch %llu did not finish: %s", (unsigned long long)me.number, san_error(r));
+    if (ok && !(ok = sanitizerMemcpyDeviceToHost(&dev, c->on_d, sizeof dev, l->hStream) == SANITIZER_SUCCESS))
+        status("error cannot read the records of launch %llu", (unsigned long long)me.number);
+    if (ok) {
+        n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
+        if (!(ok = (recs = malloc((n ? n : 1) * sizeof *recs)) != NULL && bufs != NULL))
+            status("error out of memory for %llu records", n);
+    }
+    if (ok && n &&
+        !(ok = sanitizerMemcpyDeviceToHost(recs, c->recs_d, n * sizeof *recs, l->hStream) == SANITIZER_SUCCESS))
+        status("error cannot read the records of launch %llu", (unsigned long long)me.number);
+    if (ok) {
+        ks_rec_launch L;
+        memset(&L, 0, sizeof L);
+        L.number = me.number;
+        snprintf(L.kernel, sizeof L.kernel, "%s", me.kernel);
+        ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
+        device_name(l->context, L.device, sizeof L.device);
+        memcpy(L.grid, me.grid, sizeof L.grid);
+        memcpy(L.block, me.block, sizeof L.block);
+        const uint64_t T = (uint64_t)L.block[0] * L.block[1] * L.block[2];
+        const uint64_t blocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
+        L.filter.block_lo = (int64_t)(g.block_lo < blocks ? g.block_lo : blocks);
+        L.filter.block_hi = (int64_t)(g.block_hi < blocks ? g.block_hi : blocks);
+        L.filter.index_lo = (int64_t)(g.thread_lo < blocks * T ? g.thread_lo : blocks * T);
+        L.filter.index_hi = (int64_t)(g.thread_hi < blocks * T ? g.thread_hi : blocks * T);
+        if (L.filter.index_lo < L.filter.block_lo * (int64_t)T) L.filter.index_lo = L.filter.block_lo * (int64_t)T;
+        if (L.filter.index_hi > L.filter.block_hi * (int64_t)T) L.filter.index_hi = L.filter.block_hi * (int64_t)T;
+        L.filter.every = 1;
+        if (!have_filter) L.filter = ks_filter_all(); /* nothing left out: check's whole-launch rules apply */
+        L.recs = recs, L.nrecs = n;
+        L.dropped = dev.counters[1];
+        L.bufs = bufs, L.nbufs = nbufs;
+        L.copy = copy_back, L.ctx = &cc;
+        L.line_of = line_of;
+        /* another process of the same recording (a child, a second run) may have written
+         * this launch number: never replace its trace */
+        snprintf(path, sizeof path, "%s/%04llu-%s.kst", g.out, (unsigned long long)me.number, L.short_name);
+        if (access(path, F_OK) == 0)
+            snprintf(path, sizeof path, "%s/%04llu-%s-p%d.kst", g.out, (unsigned long long)me.number, L.short_name,
+                     (int)getpid());
+        if (ks_rec_write_trace(&L, path) != KS_OK) status("error %s: %s", path, ks_error_message());
+        else status("trace\t%llu\t%llu\t%s\t%s", n, (unsigned long long)L.dropped, path, L.kernel);
+    }
     free(recs);
+    free(bufs);
+    pthread_mutex_lock(&g.mu);
+    g.building--;
+    c->busy = 0;
 }
 
 /* A callback the recorder's own Sanitizer API calls cause (an allocation, the patch
@@ -419,9 +469,12 @@ static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
         switch (cbid) {
         case SANITIZER_CBID_RESOURCE_MODULE_LOADED: on_module(data); break;
+        case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+            on_context_destroy(((const Sanitizer_ResourceContextData *)data)->context);
+            break;
         case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
             const Sanitizer_ResourceModuleData *m = data;
-            for (int i = 0; i < g.nmodules; ++i)
+            for (int i = 0; i < g.nmodules && !g.building; ++i) /* a trace being built may read them */
                 if (g.modules[i].module == m->module) {
                     ks_cubin_lines_free(&g.modules[i].lines);
                     g.modules[i] = g.modules[--g.nmodules];
@@ -539,10 +592,11 @@ KS_API int kscope_record_name(const void *ptr, uint64_t bytes, const char *name,
         b.ndim = ndim;
         uint64_t numel = 1;
         for (int i = 0; i < ndim; ++i) {
-            if (shape[i] < 0) return -1;
-            b.shape[i] = shape[i], numel *= (uint64_t)shape[i];
+            if (shape[i] < 0 || __builtin_mul_overflow(numel, (uint64_t)shape[i], &numel)) return -1;
+            b.shape[i] = shape[i];
         }
-        if (numel * el > bytes) return -1;
+        uint64_t need;
+        if (__builtin_mul_overflow(numel, (uint64_t)el, &need) || need > bytes) return -1;
     }
     pthread_mutex_lock(&g.mu);
     drop_bufs(b.addr, 1);

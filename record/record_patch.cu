@@ -57,7 +57,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_global(void *user
         put(s, addr, off, block, thread, size, kind, load_bytes(src, size));
     } else { /* 16 bytes: two halves */
         put(s, addr, off, block, thread, 8, kind, load_bytes(src, 8));
-        put(s, addr + 8, off, block, thread, 8, kind, load_bytes(src + 8, 8));
+        put(s, addr + 8, off, block, thread, 8, kind | KS_REC_HALF, load_bytes(src + 8, 8));
     }
     return SANITIZER_PATCH_SUCCESS;
 }

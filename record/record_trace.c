@@ -11,6 +11,7 @@
  * Every thread of a block that made a recorded access gets a work event, so a thread that
  * touched nothing still shows (as on the simulator); a block with no recorded access has
  * none. */
+#define _POSIX_C_SOURCE 200809L
 #include "record_int.h"
 
 #include <ctype.h>
@@ -61,7 +62,7 @@ typedef struct tens {
 typedef struct site_key {
     int kind, tensor, line;
     uint32_t pc;
-    const char *file;
+    char file[256]; /* a copy: the line cache it came from grows */
 } site_key;
 
 typedef struct builder {
@@ -211,8 +212,9 @@ static void source_text(const char *path, int line, char *out, size_t n)
     out[0] = 0;
     FILE *f = fopen(path, "r");
     if (!f) return;
-    char buf[512];
-    for (int k = 1; fgets(buf, sizeof buf, f); ++k)
+    char *buf = NULL;
+    size_t cap = 0;
+    for (int k = 1; getline(&buf, &cap, f) >= 0; ++k) /* whole lines, however long */
         if (k == line) {
             const char *p = buf;
             while (*p == ' ' || *p == '\t') ++p;
@@ -221,6 +223,7 @@ static void source_text(const char *path, int line, char *out, size_t n)
             snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), p);
             break;
         }
+    free(buf);
     fclose(f);
 }
 
@@ -236,7 +239,8 @@ static int rank_of(builder *b, int s, uint32_t pc)
 }
 
 /* the site of an access at instruction pc of tensor t: one per source line (or offset),
- * kind and tensor; past KS_MAX_SITES a line shares the first site of its kind and tensor */
+ * kind and tensor; past KS_MAX_SITES a line shares the first site of its kind and tensor,
+ * and -1 (with the error set) when there is none */
 static int site_of(builder *b, uint32_t pc, int kind, int t)
 {
     const ks_rec_line *ln = line_for(b, pc);
@@ -248,9 +252,16 @@ static int site_of(builder *b, uint32_t pc, int kind, int t)
         if (share < 0) share = s;
         if (ln->line ? (k->line == ln->line && !strcmp(k->file, ln->file)) : (k->line == 0 && k->pc == pc)) return s;
     }
-    if (tr->nsites == KS_MAX_SITES) return share >= 0 ? share : 1;
+    if (tr->nsites == KS_MAX_SITES) {
+        if (share >= 0) return share;
+        return -ks_fail(KS_EINVAL,
+                        "the launch has more than %d distinct access sites; a trace holds %d (record "
+                        "fewer kernels or build with -lineinfo so sites are lines)",
+                        KS_MAX_SITES - 1, KS_MAX_SITES - 1);
+    }
     const int s = tr->nsites++;
-    b->keys[s] = (site_key){kind, t, ln->line, pc, ln->file};
+    b->keys[s] = (site_key){kind, t, ln->line, pc, ""};
+    snprintf(b->keys[s].file, sizeof b->keys[s].file, "%s", ln->file);
     ks_site *n = &tr->sites[s];
     memset(n, 0, sizeof *n);
     n->kind = kind, n->tensor = t, n->line = ln->line;
@@ -413,7 +424,8 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
                                       (int32_t)(t / (bx * by)),   (int32_t)(t / bx % by),   (int32_t)(t % bx)};
                 memcpy(w->u.field, v, sizeof v);
             }
-            uint32_t seq = 1;
+            uint32_t seq = 1, occ_pc[64], occ_n[64];
+            int nocc = 0;
             for (; r < j && (ord[r].key & 0xffff) == t; ++r) {
                 if (!kept) continue;
                 const ks_rec *rec = &l->recs[ord[r].slot];
@@ -427,7 +439,22 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
                 const int atomic = (rec->flags & KS_REC_ATOMIC) != 0;
                 if (kind == KS_EV_WRITE) b->t[ti].written = 1;
                 const int s = site_of(b, rec->pc, kind, ti);
-                const uint16_t tap = (uint16_t)rank_of(b, s, rec->pc);
+                if (s < 0) {
+                    rc = -s;
+                    break;
+                }
+                /* tap: 16 x the thread's earlier runs of this instruction + its rank in the
+                 * site, as cu_trace.c gives it (a 16-byte access's second half is the same run) */
+                uint32_t runs = 0;
+                int found = 0;
+                for (int q = 0; q < nocc && !found; ++q)
+                    if (occ_pc[q] == rec->pc) {
+                        found = 1;
+                        if (!(rec->flags & KS_REC_HALF)) occ_n[q]++;
+                        runs = occ_n[q] - 1;
+                    }
+                if (!found && nocc < 64) occ_pc[nocc] = rec->pc, occ_n[nocc++] = 1;
+                const uint16_t tap = (uint16_t)(runs << 4 | (uint32_t)rank_of(b, s, rec->pc));
                 const size_t el = elem_of(x);
                 const uint64_t boff = rec->addr - x->addr;
                 const int whole = rec->size >= el && rec->size % el == 0 && boff % el == 0;
@@ -532,10 +559,13 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
                                        "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"buffers\":{",
                                        kernel, (unsigned long long)l->number, l->grid[0], l->grid[1], l->grid[2],
                                        l->block[0], l->block[1], l->block[2]);
-        for (int i = 0; i < b.nt && used + 100 < sizeof tr->params; ++i)
+        for (int i = 0; i < b.nt && used + 140 < sizeof tr->params; ++i) {
+            char nm[80];
+            escape_json(nm, sizeof nm, b.t[i].buf->name);
             used += (size_t)snprintf(tr->params + used, sizeof tr->params - used, "%s\"%s\":\"0x%llx+%llu\"",
-                                     i ? "," : "", b.t[i].buf->name, (unsigned long long)b.t[i].buf->addr,
+                                     i ? "," : "", nm, (unsigned long long)b.t[i].buf->addr,
                                      (unsigned long long)b.t[i].buf->bytes);
+        }
         snprintf(tr->params + used, sizeof tr->params - used, "}}");
     }
     rc = ks_trace_write(path, tr);

@@ -5,6 +5,7 @@
  * within one), named and unnamed buffers, memory in no buffer, a 16-byte access split
  * into elements, an access narrower than its element, atomics, a block with no access,
  * the filter and the dropped count. */
+#include <elf.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -66,7 +67,7 @@ static int thread_accesses(int blk, int t, acc *a)
     for (int h = 0; h < 2; ++h) {
         uint64_t v;
         memcpy(&v, &g_w[4 * q + 2 * h], 8);
-        a[n++] = (acc){A_W + 16u * (uint64_t)q + 8u * (uint64_t)h, 0x80, 8, KS_REC_READ, v};
+        a[n++] = (acc){A_W + 16u * (uint64_t)q + 8u * (uint64_t)h, 0x80, 8, KS_REC_READ | (h ? KS_REC_HALF : 0), v};
     }
     a[n++] = (acc){A_W + 1, 0x90, 1, KS_REC_READ, ((const uint8_t *)g_w)[1]}; /* one byte of w[0] */
     a[n++] = (acc){A_CNT + 4u * (uint64_t)(c % 7), 0xc0, 4, KS_REC_WRITE | KS_REC_ATOMIC, 0};
@@ -408,6 +409,100 @@ START_TEST(a_full_disk_leaves_nothing)
 }
 END_TEST
 
+static int cycling_lines(uint32_t pc, ks_rec_line *out, void *ctx)
+{
+    (void)ctx;
+    snprintf(out->file, sizeof out->file, "/nonexistent/k.cu");
+    out->line = 10 + (int)((pc / 16) % 20);
+    return 1;
+}
+
+/* 100 instructions over 20 lines (the line cache grows past 64 while sites keep their
+ * file): 20 sites, each the line of its instructions, their ranks in tap's low bits */
+START_TEST(many_instructions_over_few_lines)
+{
+    static ks_rec recs[100];
+    ks_rec_buf buf = {0x10000, 4096, "x", 1, KS_F32, 1, {1024}};
+    for (int i = 0; i < 100; ++i)
+        recs[i] = (ks_rec){0x10000 + 4 * (uint64_t)i, (uint32_t)(16 * i), 0, 0, 4, KS_REC_READ, 0, 0};
+    ks_rec_launch L;
+    memset(&L, 0, sizeof L);
+    snprintf(L.kernel, sizeof L.kernel, "k(float*)");
+    snprintf(L.short_name, sizeof L.short_name, "k");
+    L.grid[0] = L.grid[1] = L.grid[2] = 1, L.block[0] = 32, L.block[1] = L.block[2] = 1;
+    L.filter = ks_filter_all(), L.recs = recs, L.nrecs = 100, L.bufs = &buf, L.nbufs = 1, L.line_of = cycling_lines;
+    char dir[] = "/tmp/ks_rl_XXXXXX", path[64], cmd[96];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    ck_assert_int_eq(ks_rec_write_trace(&L, path), KS_OK);
+    ks_trace tr;
+    ck_assert_int_eq(ks_trace_open(path, &tr), KS_OK);
+    ck_assert_int_eq(tr.nsites, 21);
+    for (uint64_t e = 0; e < tr.nevents; ++e) {
+        const ks_event *x = &tr.events[e];
+        if (x->kind != KS_EV_READ) continue;
+        const int i = (int)x->u.access.offset, line = 10 + i % 20;
+        char want[32];
+        snprintf(want, sizeof want, "k.cu:%d", line);
+        ck_assert_str_eq(tr.sites[x->site].name, want);
+        ck_assert_int_eq(x->tap, i / 20); /* the i/20-th instruction of its line, run once */
+    }
+    ks_trace_close(&tr);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* a line table whose file name is longer than any path: read as a cut name, nothing
+ * written past the reader's buffers (the ASan build checks) */
+START_TEST(cubin_with_a_huge_file_name)
+{
+    static uint8_t img[4096];
+    memset(img, 0, sizeof img);
+    uint8_t unit[2048];
+    size_t u = 0;
+    /* header after unit_length: version 2, header_length, min_inst 1, is_stmt 1,
+     * line_base -5, line_range 14, opcode_base 10, nine standard lengths */
+    const uint8_t rest[] = {1, 1, 0xfb, 14, 10, 0, 1, 1, 1, 1, 0, 0, 0, 1};
+    uint8_t hdr[1700];
+    size_t h = 0;
+    memcpy(hdr, rest, sizeof rest), h += sizeof rest;
+    hdr[h++] = 'd', hdr[h++] = 0, hdr[h++] = 0;             /* include dir "d" */
+    memset(hdr + h, 'a', 1500), h += 1500, hdr[h++] = 0;    /* file name */
+    hdr[h++] = 1, hdr[h++] = 0, hdr[h++] = 0, hdr[h++] = 0; /* dir 1, mtime, size; end */
+    unit[u++] = 2, unit[u++] = 0;                           /* version */
+    for (int k = 0; k < 4; ++k) unit[u++] = (uint8_t)(h >> (8 * k));
+    memcpy(unit + u, hdr, h), u += h;
+    unit[u++] = 1; /* DW_LNS_copy */
+    const char shstr[] = "\0.shstrtab\0.debug_line";
+    size_t off = 64;
+    const size_t off_str = off;
+    memcpy(img + off, shstr, sizeof shstr), off += sizeof shstr;
+    const size_t off_line = off;
+    for (int k = 0; k < 4; ++k) img[off++] = (uint8_t)(u >> (8 * k));
+    memcpy(img + off, unit, u), off += u;
+    off = (off + 7) & ~(size_t)7;
+    Elf64_Shdr sh[3];
+    memset(sh, 0, sizeof sh);
+    sh[1].sh_name = 1, sh[1].sh_type = SHT_STRTAB, sh[1].sh_offset = off_str, sh[1].sh_size = sizeof shstr;
+    sh[2].sh_name = 11, sh[2].sh_type = SHT_PROGBITS, sh[2].sh_offset = off_line, sh[2].sh_size = u + 4;
+    memcpy(img + off, sh, sizeof sh);
+    Elf64_Ehdr eh;
+    memset(&eh, 0, sizeof eh);
+    memcpy(eh.e_ident, ELFMAG, SELFMAG);
+    eh.e_ident[EI_CLASS] = ELFCLASS64, eh.e_ident[EI_DATA] = ELFDATA2LSB, eh.e_ident[EI_VERSION] = 1;
+    eh.e_type = ET_EXEC, eh.e_machine = 190, eh.e_version = 1, eh.e_shoff = off, eh.e_ehsize = 64;
+    eh.e_shentsize = sizeof(Elf64_Shdr), eh.e_shnum = 3, eh.e_shstrndx = 1;
+    memcpy(img, &eh, sizeof eh);
+    ks_cubin_lines t;
+    ck_assert_int_eq(ks_cubin_lines_read(img, off + sizeof sh, &t), 0);
+    ck_assert_int_eq(t.nfiles, 1);
+    ck_assert_uint_eq(strlen(t.files[0]), 1023);
+    ck_assert_uint_eq(t.nrows, 0); /* a sequence with no address: no function, no row */
+    ks_cubin_lines_free(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("record_trace");
@@ -415,6 +510,8 @@ int main(void)
     tcase_add_test(tc, short_names);
     tcase_add_test(tc, diff_access_sets);
     tcase_add_test(tc, a_full_disk_leaves_nothing);
+    tcase_add_test(tc, many_instructions_over_few_lines);
+    tcase_add_test(tc, cubin_with_a_huge_file_name);
     tcase_add_test(tc, records_become_the_trace_of_each_thread);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);

@@ -156,11 +156,22 @@ static void note_first(ks_diff *d, int64_t index, uint64_t at)
 /* --access-sets: within an item, events in a canonical order both traces share (the
  * trace is needed for tensor names: a static, as qsort takes no context) */
 static const ks_trace *g_set_trace;
+static int g_set_cu; /* both traces are .cu traces: sites are compared by line, not id */
+
+static int by_value(double vx, double vy)
+{
+    if (isnan(vx) || isnan(vy)) return isnan(vx) - isnan(vy); /* NaN last, all NaNs alike */
+    return (vx > vy) - (vx < vy);
+}
 
 static int by_content(const void *p, const void *q)
 {
     const ks_event *x = *(const ks_event *const *)p, *y = *(const ks_event *const *)q;
     if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    if (!g_set_cu) { /* the operators' traces compare site and tap too: order by them first */
+        if (x->site != y->site) return x->site < y->site ? -1 : 1;
+        if (x->tap != y->tap) return x->tap < y->tap ? -1 : 1;
+    }
     if (x->kind != KS_EV_READ && x->kind != KS_EV_WRITE) return memcmp(&x->u, &y->u, sizeof x->u);
     const ks_trace *t = g_set_trace;
     const char *nx = x->tensor < t->ntensors ? t->tensors[x->tensor].name : "",
@@ -170,8 +181,7 @@ static int by_content(const void *p, const void *q)
     if (x->u.access.offset != y->u.access.offset) return x->u.access.offset < y->u.access.offset ? -1 : 1;
     if ((x->flags ^ y->flags) & KS_FLAG_ATOMIC) return x->flags & KS_FLAG_ATOMIC ? 1 : -1;
     if (x->flags & KS_FLAG_ATOMIC) return 0;
-    const double vx = ks_access_value(&x->u.access, x->flags), vy = ks_access_value(&y->u.access, y->flags);
-    return (vx > vy) - (vx < vy);
+    return by_value(ks_access_value(&x->u.access, x->flags), ks_access_value(&y->u.access, y->flags));
 }
 
 static void sort_items(const ks_trace *tr, const ks_event **ev)
@@ -199,6 +209,7 @@ static int diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol
         ks_diff_free(d);
         return KS_ENOMEM;
     }
+    g_set_cu = is_cu(a) && is_cu(b);
     if (sets) sort_items(a, d->sorted[0]), sort_items(b, d->sorted[1]);
     uint64_t i = 0, j = 0;
     const uint64_t na = a->nevents, nb = b->nevents;

@@ -39,7 +39,7 @@ void ks_cu_gpu_free(void)
     if (g.dir[0]) {
         const pid_t p = fork();
         if (p == 0) {
-            execlp("rm", "rm", "-rf", g.dir, (char *)NULL);
+            execlp("rm", "rm", "-rf", "--", g.dir, (char *)NULL);
             _exit(127);
         }
         if (p > 0) waitpid(p, NULL, 0);
@@ -300,7 +300,7 @@ int ks_cu_gpu_run(ks_cu_exec *e, const ks_cu_build_opts *bo, const ks_cu_gpu_opt
         return ks_fail(KS_EIO, "%s: cannot write", src);
     }
     /* nvcc: the user's -D and -I, line info for the recorder's sites */
-    char *argv[160];
+    char *argv[16 + 2 * 64 + 2 * 64]; /* the fixed flags, and at most 64 -D and 64 -I (cmd_run_cu.c) */
     char archflag[64];
     int a = 0;
     snprintf(archflag, sizeof archflag, "-arch=%s", o->arch);
@@ -359,11 +359,12 @@ int ks_cu_gpu_run(ks_cu_exec *e, const ks_cu_build_opts *bo, const ks_cu_gpu_opt
     if (code == 2) return ks_fail(KS_EINVAL, "%s: %s", bo->file, c->error[0] ? c->error : "the GPU run failed");
     if (code == 3) snprintf(fault, nfault, "%s", c->error);
     else if (code != 0) return ks_fail(KS_EINVAL, "the GPU run exited with status %d", code);
-    /* the recorder's report: an error line is this run's error */
+    /* the recorder's report: an error line is this run's error, except the wait for a
+     * launch that faulted (the fault is the report then) */
     FILE *sf = fopen(status, "r");
     char line[1400];
     while (sf && fgets(line, sizeof line, sf))
-        if (!strncmp(line, "error ", 6)) {
+        if (!strncmp(line, "error ", 6) && !(fault[0] && strstr(line, "did not finish"))) {
             line[strcspn(line, "\n")] = 0;
             fclose(sf);
             return ks_fail(KS_EIO, "the recorder: %s", line + 6);
