@@ -97,6 +97,48 @@ START_TEST(bad_input_one_line_exit_2)
 }
 END_TEST
 
+/* kscope record's side of the status protocol, without a GPU: a stand-in library (any
+ * file: the program below never starts CUDA) and a program that writes the lines the
+ * recorder would (tab-separated trace lines, a path with spaces), then exits as told */
+static int fake_record(const char *flags, const char *lines, int code)
+{
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p fake && : > fake/libkscope_record.so && : > fake/kscope_record_patches.fatbin && "
+             "KS_RECORD_LIB=$PWD/fake/libkscope_record.so timeout 60 %s record %s -- sh -c "
+             "'printf \"%s\" >> \"$KS_RECORD_STATUS\"; exit %d' >out 2>err",
+             dir, KS_CLI, flags, lines, code);
+    const int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(record_reports_what_the_recorder_said)
+{
+    ck_assert_int_eq(fake_record("--out 'my traces'",
+                                 "start 1\\nseen k\\ntrace\\t5\\t0\\t/x/my traces/0000-k.kst\\tk(int)\\n"
+                                 "trace\\t9\\t2\\t/x/my traces/0001-k.kst\\tk(int)\\nnote launch 2 ran while\\n",
+                                 0),
+                     0);
+    char *err = slurp("err");
+    ck_assert_msg(strstr(err, "/x/my traces/0000-k.kst: 5 accesses\n") &&
+                      strstr(err, "/x/my traces/0001-k.kst: 9 accesses, 2 more dropped") &&
+                      strstr(err, "2 traces in my traces") && strstr(err, "kscope record: launch 2 ran while"),
+                  "%s", err);
+    ck_assert_int_eq(fake_record("--out rec", "start 1\\nerror the disk is full\\n", 0), 2);
+    ck_assert_msg(strstr(slurp("err"), "kscope: record: the disk is full"), "%s", slurp("err"));
+    ck_assert_int_eq(fake_record("--out rec --kernel nomatch", "start 1\\nseen alpha\\nseen beta\\n", 0), 2);
+    ck_assert_msg(strstr(slurp("err"), "no launch matched --kernel nomatch (launched: alpha, beta)"), "%s",
+                  slurp("err"));
+    struct stat st;
+    char p[128];
+    snprintf(p, sizeof p, "%s/rec", dir);
+    ck_assert_msg(stat(p, &st) != 0, "a recording with no trace left its folder");
+    ck_assert_int_eq(fake_record("--out rec", "start 1\\n", 7), 7); /* the program's status */
+    ck_assert_int_eq(fake_record("--out rec", "", 0), 2);           /* never started */
+    ck_assert_msg(strstr(slurp("err"), "the recorder never started"), "%s", slurp("err"));
+}
+END_TEST
+
 /* the Python naming module outside kscope record: it does nothing and says so */
 START_TEST(python_module_is_inert_outside_record)
 {
@@ -408,6 +450,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, bad_input_one_line_exit_2);
     tcase_add_test(tc, python_module_is_inert_outside_record);
+    tcase_add_test(tc, record_reports_what_the_recorder_said);
     suite_add_tcase(s, tc);
 #ifdef KS_RECORD_TARGET
     if (ks_cuda_device_count() >= 1) {
