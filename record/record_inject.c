@@ -273,6 +273,10 @@ static void on_context_destroy(CUcontext ctx)
     for (int i = 0; i < MAX_CTX; ++i)
         if (g.ctx[i].ctx == ctx) {
             ctx_state *c = &g.ctx[i];
+            if (c->busy) { /* a trace is being read out of it on another thread: leave it */
+                c->ctx = NULL;
+                continue;
+            }
             if (c->off_d) sanitizerFree(ctx, c->off_d);
             if (c->on_d) sanitizerFree(ctx, c->on_d);
             if (c->recs_d) sanitizerFree(ctx, c->recs_d);
