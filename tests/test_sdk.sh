@@ -12,7 +12,9 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "test_sdk: $*"; exit 1; }
 cmake --install "$build" --prefix "$tmp/ks" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "install failed"; }
 K="$tmp/ks/bin/kscope"
-for f in include/kscope/kscope.h include/kscope/trace/ks_user.h lib/libkscope.so lib/pkgconfig/kscope.pc \
+for f in include/kscope/kscope.h include/kscope/trace/ks_user.h include/kscope/ks_core.h include/kscope/ks_probe.h \
+         include/kscope/ks_user.h include/kscope/ks_decl.h include/kscope/ks_variants.h include/kscope/ks_cuda.h \
+         include/kscope/ks_trace.h include/kscope/kernels/core/ks_decl.h lib/libkscope.so lib/pkgconfig/kscope.pc \
          lib/cmake/KernelScope/KernelScopeConfig.cmake bin/kscope; do
     [ -e "$tmp/ks/$f" ] || fail "the install lacks $f"
 done
@@ -20,6 +22,12 @@ done
 if command -v nm >/dev/null; then
     foreign=$(nm -D --defined-only "$tmp/ks/lib/libkscope.so" | awk '{print $3}' | { grep -v '^ks_\|^kscope_\|^KS_' || true; } | head -3)
     [ -z "$foreign" ] || fail "libkscope.so exports symbols outside the API: $foreign"
+fi
+# the flat headers compile with only PREFIX/include on the path, in C and C++
+printf '#include <kscope/ks_core.h>\n#include <kscope/ks_decl.h>\n#include <kscope/ks_user.h>\n#include <kscope/ks_trace.h>\n#include <kscope/kscope.h>\nint main(void) { return KS_DECL_SITES != KS_MAX_SITES; }\n' >"$tmp/flat.c"
+cc -Wall -Wextra -Werror -I"$tmp/ks/include" -c "$tmp/flat.c" -o "$tmp/flat.o" || fail "the flat headers do not compile in C"
+if command -v c++ >/dev/null; then
+    c++ -Wall -Wextra -Werror -x c++ -I"$tmp/ks/include" -c "$tmp/flat.c" -o "$tmp/flat.o" || fail "the flat headers do not compile in C++"
 fi
 # the library says the version its headers say (ks_version() against KS_VERSION_STRING)
 printf '#include <stdio.h>\n#include <string.h>\n#include <kscope/kscope.h>\nint main(void) { puts(ks_version()); return strcmp(ks_version(), KS_VERSION_STRING) != 0; }\n' >"$tmp/ver.c"

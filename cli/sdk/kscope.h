@@ -15,6 +15,8 @@
  * In a .cu file also <kscope/kernels/core/ks_cuda.h>: KS_CUDA_WRAPPERS and
  * KS_THREAD_FROM_BUILTINS. A body compiled in every variant: #define KS_BODY "my_body.h",
  * then #include <kscope/kernels/core/ks_variants.h> (kscope_add_kernel in CMake does this).
+ * Flat names for the parts: <kscope/ks_core.h>, ks_decl.h, ks_probe.h, ks_variants.h,
+ * ks_user.h, ks_trace.h, ks_cuda.h, ks_version.h (cli/sdk/flat/: forwarders).
  * docs/your-own-kernel.md is the guide. */
 #ifndef KSCOPE_H
 #define KSCOPE_H

@@ -4,7 +4,7 @@
 #include <kscope/kscope.h>
 
 #define KS_BODY "transpose_body.h" /* found through -I. */
-#include <kscope/kernels/core/ks_variants.h>
+#include <kscope/ks_variants.h>
 
 void transpose_sim_plain(ks_thread *t, const void *a);
 void transpose_sim_traced(ks_thread *t, const void *a);

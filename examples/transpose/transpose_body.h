@@ -9,7 +9,7 @@
  * writes strided by N. */
 #ifndef TRANSPOSE_DECL
 #define TRANSPOSE_DECL
-#include <kscope/kernels/core/ks_core.h>
+#include <kscope/ks_core.h>
 
 typedef struct transpose_args {
     int64_t planes, n;
@@ -27,7 +27,7 @@ KS_DECLARE(transpose, TR_TENSORS, TR_SITES)
 #endif
 
 #ifdef KS_VARIANT
-#include <kscope/kernels/core/ks_probe.h>
+#include <kscope/ks_probe.h>
 
 KS_FN void KS_VARIANT(transpose_body)(ks_thread *t, const transpose_args *a)
 {

@@ -13,7 +13,7 @@
 #define UPSAMPLE_DECL
 #include <math.h>
 
-#include <kscope/kernels/core/ks_core.h>
+#include <kscope/ks_core.h>
 
 typedef struct upsample_args {
     int64_t planes, h, w, oh, ow;
@@ -50,7 +50,7 @@ KS_FN int64_t upsample_source(int64_t o, int64_t in, int64_t out, int align, int
 #endif
 
 #ifdef KS_VARIANT
-#include <kscope/kernels/core/ks_probe.h>
+#include <kscope/ks_probe.h>
 
 /* one work item per output element (p, oy, ox), ox fastest */
 KS_FN void KS_VARIANT(upsample_body)(ks_thread *t, const upsample_args *a)
