@@ -108,43 +108,6 @@ typedef const char *(*alloc_fn)(void **, size_t);
 typedef const char *(*copy_fn)(void *, const void *, size_t, int);
 typedef int (*name_fn)(const void *, uint64_t, const char *, const char *, int, const int64_t *);
 
-/* a number into the parameter's own type; -1 with ctl->error when it does not fit */
-static int scalar(gpu_ctl *c, const char *name, int t, const ks_cu_number *v, uint64_t *store)
-{
-    *store = 0;
-    if (t == KS_CU_F32) {
-        const float f = (float)v->f;
-        memcpy(store, &f, 4);
-        return 0;
-    }
-    if (t == KS_CU_F64) {
-        memcpy(store, &v->f, 8);
-        return 0;
-    }
-    if (!v->isint) {
-        snprintf(c->error, sizeof c->error, "--arg %s: '%s' is an integer: give an integer (got %g)", name, name, v->f);
-        return -1;
-    }
-    static const struct {
-        int64_t lo, hi;
-        int bytes;
-    } r[] = {[KS_CU_I8] = {-128, 127, 1},
-             [KS_CU_U8] = {0, 255, 1},
-             [KS_CU_I16] = {-32768, 32767, 2},
-             [KS_CU_U16] = {0, 65535, 2},
-             [KS_CU_I32] = {INT32_MIN, INT32_MAX, 4},
-             [KS_CU_U32] = {0, UINT32_MAX, 4},
-             [KS_CU_I64] = {INT64_MIN, INT64_MAX, 8},
-             [KS_CU_U64] = {0, INT64_MAX, 8},
-             [KS_CU_BOOL] = {0, 1, 1}};
-    if (t < 1 || t > KS_CU_BOOL || !r[t].bytes || v->i < r[t].lo || v->i > r[t].hi) {
-        snprintf(c->error, sizeof c->error, "--arg %s: %lld does not fit the parameter's type", name, (long long)v->i);
-        return -1;
-    }
-    memcpy(store, &v->i, (size_t)r[t].bytes); /* little-endian: the low bytes */
-    return 0;
-}
-
 /* the child: load the launcher (CUDA starts here, with the recorder), make and name the
  * buffers, bind the parameters, launch, copy the buffers back. Exit 0, 2 (setup) or 3
  * (the GPU faulted). */
@@ -229,7 +192,8 @@ static void child(ks_cu_exec *e, const ks_cu_gpu_opts *o, const char *so, const 
                 snprintf(c->error, sizeof c->error, "parameter '%s' has a type kscope cannot give", name);
                 _exit(2);
             }
-            if (scalar(c, name, t, &e->nums[nidx], &store[p])) _exit(2);
+            const ks_cu_number *v = &e->nums[nidx];
+            if (ks_cu_scalar_bind(name, t, v->f, v->i, v->isint, &store[p], c->error, sizeof c->error)) _exit(2);
         }
     }
     if ((err = launch(args, e->grid, e->block, e->shared_bytes))) {

@@ -175,6 +175,12 @@ void ks_cu_unsupported(const char *what) __attribute__((noreturn));
 void __assert_fail(const char *expr, const char *file, unsigned int line, const char *function)
     __attribute__((noreturn));
 
+/* A scalar argument (--arg NAME=x, integer k when isint) as the parameter type t (a
+ * ks_cu_type) into *store, its low bytes; -1 with a one-line message in err when it is not
+ * an integer where one is wanted or does not fit. The simulator's child and the GPU
+ * launcher (cu_gpu.c) bind scalars with it. */
+int ks_cu_scalar_bind(const char *name, int t, double x, int64_t k, int isint, uint64_t *store, char *err, size_t n);
+
 /* The child's side: everything after the fork. Loads `so`, binds the parameters (a
  * mismatch: ctl->error, exit 2), runs the grid and _exits 0 (or 3 when a fault stopped
  * the run). `map` is the shared mapping, ctl at its start. */

@@ -467,6 +467,44 @@ static void run_block(uint32_t bx, uint32_t by, uint32_t bz)
     }
 }
 
+int ks_cu_scalar_bind(const char *name, int t, double x, int64_t k, int isint, uint64_t *store, char *err, size_t n)
+{
+    *store = 0;
+    if (t != KS_CU_F32 && t != KS_CU_F64 && !isint) {
+        snprintf(err, n, "--arg %s: '%s' is an integer: give an integer (got %g)", name, name, x);
+        return -1;
+    }
+    static const struct {
+        int64_t lo;
+        uint64_t hi;
+        int bytes;
+    } range[] = {[KS_CU_I8] = {-128, 127, 1},
+                 [KS_CU_U8] = {0, 255, 1},
+                 [KS_CU_I16] = {-32768, 32767, 2},
+                 [KS_CU_U16] = {0, 65535, 2},
+                 [KS_CU_I32] = {INT32_MIN, INT32_MAX, 4},
+                 [KS_CU_U32] = {0, UINT32_MAX, 4},
+                 [KS_CU_I64] = {INT64_MIN, INT64_MAX, 8},
+                 [KS_CU_U64] = {0, INT64_MAX, 8},
+                 [KS_CU_BOOL] = {0, 1, 1}};
+    if (t == KS_CU_F32) {
+        if (fabs(x) > 3.4028234663852886e38) {
+            snprintf(err, n, "--arg %s: %g does not fit a float", name, x);
+            return -1;
+        }
+        const float v = (float)x;
+        memcpy(store, &v, 4);
+    } else if (t == KS_CU_F64) {
+        memcpy(store, &x, 8);
+    } else if (t < 1 || t > KS_CU_BOOL || !range[t].bytes || k < range[t].lo || (k >= 0 && (uint64_t)k > range[t].hi)) {
+        snprintf(err, n, "--arg %s: %lld does not fit the parameter's type", name, (long long)k);
+        return -1;
+    } else {
+        memcpy(store, &k, (size_t)range[t].bytes); /* little-endian: the low bytes */
+    }
+    return 0;
+}
+
 static int bind_params(void **args, uint64_t *store, const uint8_t *types, int n)
 {
     ks_cu_ctl *c = ks_cu_g.ctl;
@@ -519,41 +557,9 @@ static int bind_params(void **args, uint64_t *store, const uint8_t *types, int n
             snprintf(c->error, sizeof c->error, "--arg %s: '%s' is a scalar: give a number, not a buffer", name, name);
             return -1;
         }
-        const double x = c->param_f[i];
-        const int64_t k = c->param_i[i];
-        if (t != KS_CU_F32 && t != KS_CU_F64 && !c->param_isint[i]) {
-            snprintf(c->error, sizeof c->error, "--arg %s: '%s' is an integer: give an integer (got %g)", name, name,
-                     x);
+        if (ks_cu_scalar_bind(name, t, c->param_f[i], c->param_i[i], c->param_isint[i], &store[i], c->error,
+                              sizeof c->error))
             return -1;
-        }
-        static const struct {
-            int64_t lo;
-            uint64_t hi;
-            int bytes;
-        } range[] = {[KS_CU_I8] = {-128, 127, 1},
-                     [KS_CU_U8] = {0, 255, 1},
-                     [KS_CU_I16] = {-32768, 32767, 2},
-                     [KS_CU_U16] = {0, 65535, 2},
-                     [KS_CU_I32] = {INT32_MIN, INT32_MAX, 4},
-                     [KS_CU_U32] = {0, UINT32_MAX, 4},
-                     [KS_CU_I64] = {INT64_MIN, INT64_MAX, 8},
-                     [KS_CU_U64] = {0, INT64_MAX, 8},
-                     [KS_CU_BOOL] = {0, 1, 1}};
-        if (t == KS_CU_F32) {
-            if (fabs(x) > 3.4028234663852886e38) {
-                snprintf(c->error, sizeof c->error, "--arg %s: %g does not fit a float", name, x);
-                return -1;
-            }
-            const float v = (float)x;
-            memcpy(&store[i], &v, 4);
-        } else if (t == KS_CU_F64) {
-            memcpy(&store[i], &x, 8);
-        } else if (k < range[t].lo || (k >= 0 && (uint64_t)k > range[t].hi)) {
-            snprintf(c->error, sizeof c->error, "--arg %s: %lld does not fit the parameter's type", name, (long long)k);
-            return -1;
-        } else {
-            memcpy(&store[i], &k, (size_t)range[t].bytes); /* little-endian: the low bytes */
-        }
     }
     return 0;
 }
