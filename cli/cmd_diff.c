@@ -9,6 +9,7 @@
 #include "../kernels/core/ks_error.h"
 #include "../trace/diff.h"
 #include "../trace/npy.h"
+#include "../trace/reads.h"
 #include "../trace/step.h"
 #include "cli.h"
 
@@ -18,6 +19,7 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: kscope diff A.kst B.kst [--tol T] [--max N] [--summary] [--access-sets]\n"
+                 "       kscope diff A.kst B.kst --reads-by OUTPUT|item [--reads-of T,T...] [--max N]\n"
                  "       kscope diff A.kst [B.kst] --against NAME=REF.npy [--against ...] [--tol T]\n\n"
                  "Compares two traces of the same work (the same sites and tensor shapes: the same\n"
                  "operator on the same sizes, in another launch, on another device, or a variant of\n"
@@ -30,6 +32,13 @@ static void usage(FILE *out)
                  "  --access-sets    compare each work item's reads and writes as a multiset (element, count,\n"
                  "                   value), not in order: two compilers order independent loads apart\n"
                  "                   (kscope run FILE.cu --device cuda against the simulator)\n"
+                 "  --reads-by OUT   traces of different kinds (a recorded upstream kernel against an\n"
+                 "                   operator of ours): for each element of tensor OUT, the elements\n"
+                 "                   read to compute it (a work item's reads since its previous write\n"
+                 "                   of OUT), with their counts; a sample counts as the corners it\n"
+                 "                   reads. 'item' keys the reads by work item index instead. Values\n"
+                 "                   are not compared. Tensors match by name and shape\n"
+                 "  --reads-of T,..  only these tensors' reads (default: every tensor both name)\n"
                  "  --against N=F    the trace's stored tensor N (A's) against F (same shape; float32,\n"
                  "                   int32 or int64): the first element off by more than --tol, and\n"
                  "                   the work items that wrote it\n\n"
@@ -158,10 +167,52 @@ static int against(const ks_trace *tr, const char *spec, double tol)
     return KS_EXIT_VIOLATIONS;
 }
 
+/* --reads-by: 0 every key's reads equal, 1 some differ, 2 bad input */
+static int reads_diff(const ks_trace *a, const ks_trace *b, const char *const files[2], const char *by,
+                      const char *of_spec, int64_t max_keys)
+{
+    char buf[KS_MAX_TENSORS * KS_NAME_LEN], *save = NULL;
+    const char *of[KS_MAX_TENSORS];
+    int nof = 0;
+    if (of_spec) {
+        if (strlen(of_spec) >= sizeof buf) return ks_cli_error("diff", "--reads-of: too long");
+        strcpy(buf, of_spec);
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (nof == KS_MAX_TENSORS) return ks_cli_error("diff", "--reads-of: at most %d tensors", KS_MAX_TENSORS);
+            of[nof++] = tok;
+        }
+        if (!nof) return ks_cli_error("diff", "--reads-of takes tensor names, comma separated");
+    }
+    ks_reads r;
+    if (ks_reads_compare(&r, a, b, strcmp(by, "item") ? by : NULL, of, nof))
+        return ks_cli_error("diff", "%s", ks_error_message());
+    printf("reads of");
+    for (int k = 0; k < r.ntensors; ++k) printf("%s %s", k ? "," : "", r.names[k]);
+    printf(" by %s%s: %llu of %llu differ", r.by[0] >= 0 ? "element of " : "", r.by[0] >= 0 ? by : "work item",
+           (unsigned long long)r.differing, (unsigned long long)(r.compared + r.only[0] + r.only[1]));
+    if (r.only[0] || r.only[1])
+        printf(" (%llu with reads in %s only, %llu in %s only)", (unsigned long long)r.only[0], files[0],
+               (unsigned long long)r.only[1], files[1]);
+    printf("\n  %s: %llu reads; %s: %llu reads\n", files[0], (unsigned long long)r.n[0], files[1],
+           (unsigned long long)r.n[1]);
+    for (int s = 0; s < 2; ++s)
+        if (r.unattributed[s])
+            printf("  %s: %llu reads after a work item's last write of %s, not counted\n", files[s],
+                   (unsigned long long)r.unattributed[s], by);
+    for (int k = 0; k < r.nfirst && k < max_keys; ++k)
+        ks_reads_print_key(stdout, &r, a, b, files[0], files[1], r.first[k], 6);
+    if (r.differing > (uint64_t)max_keys && max_keys > 0)
+        printf("\n... %llu more (--max N lists more)\n", (unsigned long long)(r.differing - (uint64_t)max_keys));
+    const int rc = r.differing ? KS_EXIT_VIOLATIONS : KS_EXIT_OK;
+    ks_reads_free(&r);
+    return rc;
+}
+
 int ks_cmd_diff(int argc, char **argv)
 {
     static ks_trace a, b;
     const char *files[2] = {NULL, NULL}, *against_spec[MAX_AGAINST];
+    const char *reads_by = NULL, *reads_of = NULL;
     int nfiles = 0, nagainst = 0, summary = 0, sets = 0;
     double tol = 1e-5;
     int64_t max_items = 3;
@@ -175,6 +226,12 @@ int ks_cmd_diff(int argc, char **argv)
             summary = 1;
         } else if (!strcmp(argv[i], "--access-sets")) {
             sets = 1;
+        } else if ((m = ks_flag(argc, argv, &i, "reads-by", &v))) {
+            if (m < 0 || !*v) return ks_cli_error("diff", "--reads-by takes a tensor name or 'item'");
+            reads_by = v;
+        } else if ((m = ks_flag(argc, argv, &i, "reads-of", &v))) {
+            if (m < 0 || !*v) return ks_cli_error("diff", "--reads-of takes tensor names, comma separated");
+            reads_of = v;
         } else if ((m = ks_flag(argc, argv, &i, "tol", &v))) {
             char *end;
             if (m < 0 || !(tol = strtod(v, &end), *end == '\0' && end != v && tol >= 0 && isfinite(tol)))
@@ -196,7 +253,21 @@ int ks_cmd_diff(int argc, char **argv)
     }
     if (nfiles == 0 || (nfiles == 1 && !nagainst))
         return ks_cli_error("diff", "needs two traces, or a trace and --against (kscope diff --help)");
+    if (reads_of && !reads_by) return ks_cli_error("diff", "--reads-of goes with --reads-by");
+    if (reads_by && (nfiles != 2 || nagainst || sets))
+        return ks_cli_error("diff", "--reads-by compares two traces, without --against or --access-sets");
     if (ks_trace_open(files[0], &a)) return ks_cli_error("diff", "%s", ks_error_message());
+    if (reads_by) {
+        int rc;
+        if (ks_trace_open(files[1], &b)) {
+            rc = ks_cli_error("diff", "%s", ks_error_message());
+        } else {
+            rc = reads_diff(&a, &b, files, reads_by, reads_of, max_items);
+            ks_trace_close(&b);
+        }
+        ks_trace_close(&a);
+        return rc;
+    }
     int rc = KS_EXIT_OK;
     for (int k = 0; k < nagainst && rc != KS_EXIT_ERROR; ++k) {
         const int r = against(&a, against_spec[k], tol);
