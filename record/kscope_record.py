@@ -62,7 +62,36 @@ def unname(ptr):
         lib.kscope_record_unname(ctypes.c_void_p(int(ptr)))
 
 
+class Next:
+    """The memory PyTorch's caching allocator hands the next tensor of this shape and dtype
+    on this device: an output a library allocates inside the call (torchvision's roi_align)
+    can then be named before it exists. A probe tensor is allocated and freed at once; the
+    allocator gives its block to the next request of that size. After the call, check
+    placed(y): if another allocation took the block first, the name covered other memory
+    and the trace must not be trusted (raise or retry).
+
+        out = kscope_record.Next((K, C, 7, 7))
+        with kscope_record.names(input=x, rois=r, output=out):
+            y = torchvision.ops.roi_align(x, r, (7, 7), 1.0, 2, True)
+        assert out.placed(y)
+    """
+
+    def __init__(self, shape, dtype=None, device="cuda"):
+        import torch  # only when used: the module itself needs no torch
+
+        probe = torch.empty(tuple(shape), dtype=dtype or torch.float32, device=device)
+        self.ptr, self.nbytes = probe.data_ptr(), probe.numel() * probe.element_size()
+        self.dtype, self.shape = str(probe.dtype), tuple(probe.shape)
+        del probe
+
+    def placed(self, t):
+        """True when tensor t lies where this placeholder was named."""
+        return t.data_ptr() == self.ptr and t.numel() * t.element_size() == self.nbytes
+
+
 def _describe(t):
+    if isinstance(t, Next):
+        return t.ptr, t.nbytes, t.dtype, t.shape
     if isinstance(t, tuple):
         ptr, nbytes = t[0], t[1]
         return ptr, nbytes, (t[2] if len(t) > 2 else "float32"), (t[3] if len(t) > 3 else ())

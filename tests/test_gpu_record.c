@@ -441,6 +441,24 @@ START_TEST(run_cu_on_the_gpu_equals_the_simulator)
     }
 }
 END_TEST
+
+/* issue 36 item 4: torchvision's roi_align (4 modes), deform_conv2d's im2col, ATen's
+ * im2col / col2im and max_pool2d recorded on the GPU read, for every output element (deform:
+ * every work item), exactly the input elements our operators' traces read
+ * (tests/record/upstream_reads.py; skipped when python3 has no torch/torchvision) */
+START_TEST(upstream_kernels_read_what_ours_read)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cd %s && timeout -k 5 500 python3 %s/tests/record/upstream_reads.py %s up >out 2>err",
+             dir, KS_SOURCE_DIR, KS_CLI);
+    const int st = system(cmd), rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc == 77) {
+        printf("SKIP: upstream kernels against ours: %s", slurp("out"));
+        return;
+    }
+    ck_assert_msg(rc == 0, "upstream_reads.py: exit %d: %.2000s %.600s", rc, slurp("out"), slurp("err"));
+}
+END_TEST
 #endif
 
 int main(void)
@@ -461,6 +479,7 @@ int main(void)
         tcase_add_test(g, record_chooses_kernel_launch_and_threads);
         tcase_add_test(g, record_failures_pass_through_and_explain);
         tcase_add_test(g, run_cu_on_the_gpu_equals_the_simulator);
+        tcase_add_test(g, upstream_kernels_read_what_ours_read);
         suite_add_tcase(s, g);
     } else printf("SKIP: the recorder's GPU tests not run: no CUDA device here\n");
 #else
