@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-KERNELS = "roi_align_forward|im2col_kernel|col2im_kernel|max_pool_forward_nchw|deformable_im2col"
+KERNELS = "roi_align_forward|im2col_kernel|col2im|max_pool_forward_nchw|deformable_im2col"
 H, W = 11, 13
 
 
@@ -48,7 +48,7 @@ def cases():
                 ("unfold",)))
     ho, wo = (H + 2 - 2 - 1) // 2 + 1, (W - 2 - 1) // 1 + 1
     cols = rng.uniform(-1, 1, (1, 3 * 3 * 2, ho * wo)).astype(np.float32)
-    out.append(("fold_col2im", "col2im_kernel", ["col2im", "--output-size", "%d,%d" % (H, W)] + geo,
+    out.append(("fold_col2im", "col2im", ["col2im", "--output-size", "%d,%d" % (H, W)] + geo,
                 ["--reads-by", "output"], {"columns": cols}, ("fold",)))
     out.append(("max_pool2d", "max_pool_forward_nchw",
                 ["maxpool2d", "--kernel-size", "3,3", "--stride", "2,2", "--padding", "1,1", "--ceil-mode"],
