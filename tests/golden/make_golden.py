@@ -8,8 +8,8 @@ just that). Run where torch exists (the GPU machine); commits small .npy files:
     python3 tests/golden/make_golden.py tests/golden --only roi_align   # one operator's data
     python3 tests/golden/make_golden.py --check    # GOLDEN against kernels/ops.def; no torch
 
-Every operator of kernels/ops.def is in GOLDEN: the function that makes its data, or why
-it has none here. Each run checks that first and stops on an operator GOLDEN lacks or one
+Every operator of kernels/ops.def is one entry of GOLDEN: the function that makes its data
+with its seed, or why it has none here. Each run checks that first and stops on an operator GOLDEN lacks or one
 ops.def lacks (ctest's test_ops_lists runs --check).
 
 For geometry k: g<k>_input.npy (N, C, H, W) -> g<k>_unfold.npy (N, C*kh*kw, L), and
@@ -179,27 +179,35 @@ def make_unfold(out, gen):
     print(f"wrote {len(listing)} geometries to {out}")
 
 
-# The generators in the order they run, each with its generator's seed.
-MAKERS = ((make_unfold, 1234), (make_deform, 4321), (make_roi, 5678), (make_maxpool, 2468))
-
-# Every operator of kernels/ops.def: the generator of its golden data (in MAKERS), or a
-# string saying why this file makes none. A new operator stops every run until it is here.
+# Every operator of kernels/ops.def, one entry each: (the generator of its golden data,
+# its torch.Generator seed), or a string saying why this file makes none. Golden data for
+# a new operator is its entry here (and the generator it names); an operator missing here
+# stops every run. Generators run once each, in this table's order.
 GOLDEN = {
-    "im2col": make_unfold,  # F.unfold
-    "col2im": make_unfold,  # F.fold (one generator makes both: the same geometries)
+    "im2col": (make_unfold, 1234),  # F.unfold
+    "col2im": (make_unfold, 1234),  # F.fold (one generator makes both: the same geometries)
     "conv2d": "im2col + a teaching GEMM: its im2col is im2col's golden data; test_conv2d checks the "
               "output against the direct convolution in double",
     "deform_im2col": "the sampling step of deform_conv alone (the same body): deform_conv's golden data "
                      "covers it",
-    "deform_conv": make_deform,  # torchvision deform_conv2d
-    "roi_align": make_roi,  # torchvision roi_align
+    "deform_conv": (make_deform, 4321),  # torchvision deform_conv2d
+    "roi_align": (make_roi, 5678),  # torchvision roi_align
     "patchify": "DPVO's patchify has no packaged peer (bench/bench_torch.py writes one with torch "
                 "gathers); test_patchify checks it against the double reference",
-    "maxpool2d": make_maxpool,  # F.max_pool2d(return_indices=True)
+    "maxpool2d": (make_maxpool, 2468),  # F.max_pool2d(return_indices=True)
     "gemm_tiled": "a teaching GEMM with no peer semantics to match: test_gemm_tiled checks it against "
                   "its double reference",
     "sparse_conv": "tests/golden/make_sparse_golden.py (dense torch convolution, spconv's semantics)",
 }
+
+
+def makers():
+    """The generators of GOLDEN with their seeds, each once, in the table's order."""
+    out = []
+    for entry in GOLDEN.values():
+        if not isinstance(entry, str) and entry not in out:
+            out.append(entry)
+    return out
 
 
 def ops_def():
@@ -218,8 +226,14 @@ def check_golden():
     faults = [f"make_golden: no golden data for {op} (kernels/ops.def): add a generator to GOLDEN, "
               "or list it there with the reason it has none" for op in ops if op not in GOLDEN]
     faults += [f"make_golden: GOLDEN names {op}, which kernels/ops.def lacks" for op in GOLDEN if op not in ops]
-    faults += [f"make_golden: GOLDEN's generator for {op} is not in MAKERS" for op, g in GOLDEN.items()
-               if callable(g) and g not in dict(MAKERS)]
+    faults += [f"make_golden: GOLDEN's entry for {op} is neither a reason nor (generator, seed)"
+               for op, g in GOLDEN.items()
+               if not isinstance(g, str) and not (isinstance(g, tuple) and len(g) == 2 and callable(g[0])
+                                                  and isinstance(g[1], int))]
+    seeds = {}
+    for op, g in GOLDEN.items():
+        if isinstance(g, tuple) and seeds.setdefault(g[0], g[1]) != g[1]:
+            faults.append(f"make_golden: {op} gives {g[0].__name__} another seed ({g[1]}, not {seeds[g[0]]})")
     if faults:
         sys.exit("\n".join(faults))
     return ops
@@ -227,9 +241,9 @@ def check_golden():
 
 def main(out, only=None):
     """Every generator's data, or with `only` (an operator) just its generator's."""
-    want = GOLDEN[only] if only is not None else None
+    want = GOLDEN[only][0] if only is not None else None
     os.makedirs(out, exist_ok=True)
-    for make, seed in MAKERS:
+    for make, seed in makers():
         if want is None or make is want:
             make(out, torch.Generator().manual_seed(seed))
 
@@ -239,13 +253,13 @@ if __name__ == "__main__":
     argv = sys.argv[1:]
     ops = check_golden()
     if "--check" in argv:
-        made = sorted({g.__name__ for g in GOLDEN.values() if callable(g)})
+        made = [g.__name__ for g, _ in makers()]
         print(f"make_golden: {len(ops)} operators of kernels/ops.def, {len(made)} generators ({', '.join(made)})")
         sys.exit(0)
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
     if only is not None and only not in GOLDEN:
         sys.exit(f"make_golden: --only {only}: not an operator of kernels/ops.def ({', '.join(ops)})")
-    if only is not None and not callable(GOLDEN[only]):
+    if only is not None and isinstance(GOLDEN[only], str):
         sys.exit(f"make_golden: no golden data for {only} here: {GOLDEN[only]}")
     if PEERS_MISSING is not None:
         raise PEERS_MISSING
