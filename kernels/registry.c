@@ -42,6 +42,28 @@ int ks_op_tensor(const ks_op *op, const char *name)
     return -1;
 }
 
+int ks_site_field(const ks_site *s, const char *name)
+{
+    for (int f = 0; f < s->nfields && f < KS_WORK_FIELDS; ++f)
+        if (!strcmp(s->fields[f].name, name)) return f;
+    return -1;
+}
+
+int ks_op_alias(const ks_op *op, const char *name, size_t len, char *key, size_t n, int *at)
+{
+    for (const char *a = op ? op->aliases : NULL; a && *a;) {
+        const size_t m = strcspn(a, " "), eq = strcspn(a, "=");
+        if (eq < m && eq == len && !strncmp(a, name, len)) {
+            const size_t kl = strcspn(a + eq + 1, " [");
+            snprintf(key, n, "%.*s", (int)kl, a + eq + 1);
+            *at = a[eq + 1 + kl] == '[' ? atoi(a + eq + 2 + kl) : -1;
+            return 1;
+        }
+        a += m + (a[m] == ' ');
+    }
+    return 0;
+}
+
 int ks_param_choice(const ks_param_spec *s, const char *word)
 {
     const char *c = s->choices;

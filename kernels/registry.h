@@ -71,6 +71,31 @@ enum ks_pattern { KS_PAT_ARANGE = 0, KS_PAT_ONES = 1, KS_PAT_RANDOM = 2 };
 
 typedef struct ks_op ks_op;
 
+/* What a descriptor's `explain` hook works with (trace/step_work.c fills it): the work
+ * event's site and recorded fields, readers of the trace, and `give`, which adds a line.
+ * The trace's tensors and parameters come through these callbacks, so an operator needs
+ * nothing of the trace library. */
+typedef struct ks_explain ks_explain;
+struct ks_explain {
+    const ks_site *site;
+    const int32_t *field; /* the work event's fields, site->nfields of them */
+    /* a number among the trace's parameters (a switch: 0 or 1), or with at >= 0 item at of
+     * an array one: 1 when found */
+    int (*param)(const ks_explain *x, const char *name, int at, double *v);
+    /* element i (row-major) of the stored float32 tensor `tensor`: 1 when it is there */
+    int (*f32)(const ks_explain *x, const char *tensor, int64_t i, float *v);
+    /* the stored tensor's shape (KS_MAX_DIMS room): its ndim, or -1 */
+    int (*shape)(const ks_explain *x, const char *tensor, int64_t *shape);
+    /* a line `name = expr = work = v`, printed before field `before`; later lines' formulas
+     * show v for `name` */
+    void (*give)(ks_explain *x, const char *before, const char *name, const char *expr, const char *work, double v);
+    /* `text` for `name` in later lines' formulas, without a line of its own (keys[r]) */
+    void (*show)(ks_explain *x, const char *name, const char *text);
+    /* v as step prints a real number (the shortest text that reads back the same float) */
+    void (*real)(char *buf, size_t n, double v);
+    void *state; /* step_work.c's own */
+};
+
 /* One run: filled by the caller (parameters, given inputs, device, launch, sink),
  * completed by ks_run_execute (shapes, outputs, built-in inputs, schema, launch facts).
  * Large: keep it off the stack. */
@@ -159,7 +184,22 @@ struct ks_op {
     /* Names a work formula may use besides its site's fields, min/max/floor/ceil/int and
      * the op's tensors as t[i, j]: values `step` explains (space-separated; NULL: none). */
     const char *symbols;
+    /* Short names formulas use for parameters, space-separated NAME=key or NAME=key[i] (an
+     * item of an array parameter): "PH=output_size[0]". step and check resolve them in the
+     * trace's params (ks_op_alias). NULL: none. */
+    const char *aliases;
+    /* Optional: the lines `kscope step` prints before a work item's fields besides them,
+     * worked out from the trace's tensors and parameters (RoIAlign's scaled box and bin
+     * size, patchify's point, sparse_conv's key): see ks_explain. Called for every work
+     * event of the op's traces; it checks that the site is one it explains. */
+    void (*explain)(ks_explain *x);
 };
+
+/* The field of site s named `name`, or -1 (for explain hooks). */
+int ks_site_field(const ks_site *s, const char *name);
+/* The alias `name` (len characters) of op's `aliases`: its parameter key into key (n
+ * bytes) and its item into *at (-1: the parameter itself). 1 when op has it. */
+int ks_op_alias(const ks_op *op, const char *name, size_t len, char *key, size_t n, int *at);
 
 /* The checks of a descriptor the registry makes before its first run, and test_ops for
  * every operator: every parameter and tensor row present (no gap in a designated table),

@@ -262,7 +262,8 @@ START_TEST(formulas_name_parameters)
     memset(&e, 0, sizeof e);
     e.kind = KS_EV_WORK, e.index = 40, e.u.field[0] = 3, e.u.field[1] = 5;
     ks_formula_params p;
-    ks_formula_params_from("{\"OH\": 7, \"H\": 99, \"scale\": 0.5, \"mask\": true, \"output_size\": [2, 3]}", &p);
+    ks_formula_params_from("{\"OH\": 7, \"H\": 99, \"scale\": 0.5, \"mask\": true, \"output_size\": [2, 3]}",
+                           "PH=output_size[0] PW=output_size[1]", &p);
     int64_t v;
     ck_assert_int_eq(ks_formula_eval_with("oy * OH + index % 7 + mask + PH * PW", &s, &e, &p, &v), KS_OK);
     ck_assert_int_eq(v, 3 * 7 + 40 % 7 + 1 + 6);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../kernels/registry.h"
 #include "check_shared.h"
 #include "formula.h"
 
@@ -471,7 +472,8 @@ int ks_trace_check(const ks_trace *tr, ks_check_report *rep)
     uint32_t *writes[KS_MAX_TENSORS] = {0};
     uint32_t *atomics[KS_MAX_TENSORS] = {0};
     ks_formula_params params; /* about 2 KB */
-    ks_formula_params_from(tr->params, &params);
+    const ks_op *op = ks_op_find(tr->op);
+    ks_formula_params_from(tr->params, op ? op->aliases : NULL, &params);
     mapping mp;
     char bad_map[128], bad_shape[128];
     read_mapping(tr, &mp, bad_map, bad_shape, sizeof bad_map);

@@ -272,7 +272,7 @@ int ks_formula_params_add(ks_formula_params *p, const char *name, float v)
     return 0;
 }
 
-void ks_formula_params_from(const char *params_json, ks_formula_params *p)
+void ks_formula_params_from(const char *params_json, const char *aliases, ks_formula_params *p)
 {
     p->n = 0;
     cJSON *root = cJSON_Parse(params_json ? params_json : "{}");
@@ -281,12 +281,20 @@ void ks_formula_params_from(const char *params_json, ks_formula_params *p)
         {
             if (v->string) add_param(p, v->string, v);
         }
-    const cJSON *os = cJSON_GetObjectItemCaseSensitive(root, "output_size");
-    if (cJSON_IsArray(os) && cJSON_GetArraySize(os) == 2) {
-        add_param(p, "PH", cJSON_GetArrayItem(os, 0));
-        add_param(p, "PW", cJSON_GetArrayItem(os, 1));
+    /* the operator's short names: NAME=key or NAME=key[i], space-separated */
+    for (const char *a = aliases; a && *a;) {
+        const size_t m = strcspn(a, " "), eq = strcspn(a, "=");
+        if (eq < m && eq < KS_NAME_LEN) {
+            char name[KS_NAME_LEN], key[KS_NAME_LEN];
+            const size_t kl = strcspn(a + eq + 1, " [");
+            snprintf(name, sizeof name, "%.*s", (int)eq, a);
+            snprintf(key, sizeof key, "%.*s", (int)(kl < KS_NAME_LEN ? kl : KS_NAME_LEN - 1), a + eq + 1);
+            const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, key);
+            if (a[eq + 1 + kl] == '[') k = cJSON_IsArray(k) ? cJSON_GetArrayItem(k, atoi(a + eq + 2 + kl)) : NULL;
+            if (k) add_param(p, name, k);
+        }
+        a += m + (a[m] == ' ');
     }
-    add_param(p, "R", cJSON_GetObjectItemCaseSensitive(root, "radius"));
     cJSON_Delete(root);
 }
 

@@ -21,8 +21,9 @@ int ks_formula_eval(const char *expr, const ks_site *site, const ks_event *work,
 
 /* A trace's parameters, for formulas that name them (`H`, `OH`, `spatial_scale`): every
  * top-level number or switch of the params JSON by its name (an integral one is an
- * integer, any other a float), and the short names step shows (PH, PW: output_size; R:
- * radius); step adds the values it works out from the tensors (a RoI's roi_h) as floats. */
+ * integer, any other a float), and the operator's short names for them (its descriptor's
+ * aliases, "PH=output_size[0] PW=output_size[1]"); step adds the values it works out from
+ * the tensors (a RoI's roi_h) as floats. */
 #define KS_FORMULA_PARAMS 48
 typedef struct ks_formula_params {
     int n;
@@ -32,7 +33,7 @@ typedef struct ks_formula_params {
     unsigned char is_float[KS_FORMULA_PARAMS];
 } ks_formula_params;
 
-void ks_formula_params_from(const char *params_json, ks_formula_params *p);
+void ks_formula_params_from(const char *params_json, const char *aliases, ks_formula_params *p);
 /* One more float name (step's worked-out values); -1 when the table is full. */
 int ks_formula_params_add(ks_formula_params *p, const char *name, float v);
 

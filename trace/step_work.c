@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../kernels/registry.h"
 #include "formula.h"
 #include "step.h"
 
@@ -25,22 +26,10 @@ typedef struct names {
     char val[MAX_VARS][40];
 } names;
 
-int ks_trace_param_number(const ks_trace *tr, const char *name, size_t len, double *v)
+/* A number of the params JSON: key, or item `at` of the array key (at >= 0). */
+static int param_at(const char *json, const char *key, int at, double *v)
 {
-    static const struct {
-        const char *alias, *key;
-        int at;
-    } short_names[] = {{"PH", "output_size", 0}, {"PW", "output_size", 1}, {"R", "radius", -1}};
-    char key[64];
-    int at = -1;
-    if (len == 0 || len >= sizeof key) return 0;
-    snprintf(key, sizeof key, "%.*s", (int)len, name);
-    for (size_t i = 0; i < sizeof short_names / sizeof short_names[0]; ++i)
-        if (!strcmp(key, short_names[i].alias)) {
-            snprintf(key, sizeof key, "%s", short_names[i].key);
-            at = short_names[i].at;
-        }
-    cJSON *root = cJSON_Parse(tr->params);
+    cJSON *root = cJSON_Parse(json);
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, key);
     if (at >= 0) p = cJSON_IsArray(p) ? cJSON_GetArrayItem(p, at) : NULL;
     int found = 1;
@@ -49,6 +38,16 @@ int ks_trace_param_number(const ks_trace *tr, const char *name, size_t len, doub
     else found = 0;
     cJSON_Delete(root);
     return found;
+}
+
+int ks_trace_param_number(const ks_trace *tr, const char *name, size_t len, double *v)
+{
+    char key[64];
+    int at = -1;
+    if (len == 0 || len >= sizeof key) return 0;
+    if (!ks_op_alias(ks_op_find(tr->op), name, len, key, sizeof key, &at)) /* PH: output_size[0] */
+        snprintf(key, sizeof key, "%.*s", (int)len, name);
+    return param_at(tr->params, key, at, v);
 }
 
 /* The printed value of `name` (len characters), or 0 when it names nothing known. */
@@ -162,13 +161,6 @@ typedef struct givens {
     float exact[KS_WORK_LINES]; /* each line's value, for the formulas that name it */
 } givens;
 
-static int field_of(const ks_site *s, const char *name)
-{
-    for (int f = 0; f < s->nfields && f < KS_WORK_FIELDS; ++f)
-        if (!strcmp(s->fields[f].name, name)) return f;
-    return -1;
-}
-
 static void add_given(givens *g, names *x, const char *before, const char *name, const char *expr, const char *work,
                       double v)
 {
@@ -188,9 +180,24 @@ static void add_given(givens *g, names *x, const char *before, const char *name,
     }
 }
 
-/* A stored f32 tensor's element (row-major over its shape), or 0 when it is not there. */
-static int f32_at(const ks_trace *tr, const char *tensor, int64_t i, float *v)
+/* ---- the descriptor's explain hook (registry.h): its readers of the trace ---- */
+
+typedef struct explain_state {
+    const ks_trace *tr;
+    names *x;
+    givens *g;
+} explain_state;
+
+static int explain_param(const ks_explain *ex, const char *name, int at, double *v)
 {
+    const explain_state *s = ex->state;
+    if (at < 0) return ks_trace_param_number(s->tr, name, strlen(name), v);
+    return param_at(s->tr->params, name, at, v);
+}
+
+static int explain_f32(const ks_explain *ex, const char *tensor, int64_t i, float *v)
+{
+    const ks_trace *tr = ((const explain_state *)ex->state)->tr;
     const int t = ks_trace_tensor(tr, tensor);
     if (t < 0 || tr->tensors[t].dtype != KS_F32 || !tr->tensors[t].data || i < 0 ||
         i >= ks_tensor_numel(&tr->tensors[t]))
@@ -199,124 +206,47 @@ static int f32_at(const ks_trace *tr, const char *tensor, int64_t i, float *v)
     return 1;
 }
 
-/* RoIAlign: the box scaled and shifted, its height and width, the bin size (the kernel's
- * float arithmetic, fmaf included, so the printed values are the ones it used). */
-static void roi_givens(const ks_trace *tr, const ks_event *e, names *x, givens *g)
+static int explain_shape(const ks_explain *ex, const char *tensor, int64_t *shape)
 {
-    const int fn = field_of(x->site, "n"), fgh = field_of(x->site, "grid_h"), fgw = field_of(x->site, "grid_w");
-    double scale, aligned, P[2];
-    float roi[5];
-    if (fn < 0 || fgh < 0 || fgw < 0 || !ks_trace_param_number(tr, "spatial_scale", 13, &scale) ||
-        !ks_trace_param_number(tr, "aligned", 7, &aligned) || !ks_trace_param_number(tr, "PH", 2, &P[0]) ||
-        !ks_trace_param_number(tr, "PW", 2, &P[1]))
-        return;
-    if (!(P[0] >= 1 && P[0] <= 65535 && P[1] >= 1 && P[1] <= 65535)) return; /* a damaged trace's */
-    for (int k = 0; k < 5; ++k)
-        if (!f32_at(tr, "rois", (int64_t)e->u.field[fn] * 5 + k, &roi[k])) return;
-    const float off = aligned ? 0.5f : 0.0f, s = (float)scale;
-    const char *axis[2][4] = {{"y1", "y2", "roi_h", "bin_h"}, {"x1", "x2", "roi_w", "bin_w"}};
-    char expr[KS_EXPR_LEN], work[192], a[40], b[40], c[40];
-    for (int d = 0; d < 2; ++d) {
-        const char *before = d ? "grid_w" : "grid_h", *const *nm = axis[d];
-        float lo_hi[2];
-        for (int k = 0; k < 2; ++k) {
-            const int col = 2 - d + 2 * k; /* (b, x1, y1, x2, y2) */
-            lo_hi[k] = fmaf(roi[col], s, -off);
-            ks_format_real(a, sizeof a, roi[col]);
-            ks_format_real(b, sizeof b, s);
-            snprintf(expr, sizeof expr, "rois[n, %d] * spatial_scale%s", col, aligned ? " - 0.5" : "");
-            snprintf(work, sizeof work, "%s * %s%s", a, b, aligned ? " - 0.5" : "");
-            add_given(g, x, before, nm[k], expr, work, lo_hi[k]);
-        }
-        float size = lo_hi[1] - lo_hi[0];
-        ks_format_real(a, sizeof a, lo_hi[1]);
-        ks_format_real(b, sizeof b, lo_hi[0]);
-        if (aligned) {
-            snprintf(expr, sizeof expr, "%s - %s", nm[1], nm[0]);
-            snprintf(work, sizeof work, "%s - %s", a, b);
-        } else { /* legacy: a malformed RoI is forced to 1x1 */
-            snprintf(expr, sizeof expr, "max(%s - %s, 1)", nm[1], nm[0]);
-            snprintf(work, sizeof work, "max(%s - %s, 1)", a, b);
-            size = fmaxf(size, 1.0f);
-        }
-        add_given(g, x, before, nm[2], expr, work, size);
-        ks_format_real(c, sizeof c, size);
-        snprintf(expr, sizeof expr, "%s / %s", nm[2], d ? "PW" : "PH");
-        snprintf(work, sizeof work, "%s / %lld", c, (long long)P[d]);
-        add_given(g, x, before, nm[3], expr, work, size / (float)P[d]);
-    }
+    const ks_trace *tr = ((const explain_state *)ex->state)->tr;
+    const int t = ks_trace_tensor(tr, tensor);
+    if (t < 0) return -1;
+    for (int d = 0; d < tr->tensors[t].ndim && d < KS_MAX_DIMS; ++d) shape[d] = tr->tensors[t].shape[d];
+    return tr->tensors[t].ndim;
 }
 
-/* patchify: the point's (x, y) from coords[b, m] (x first, as DPVO stores it). */
-static void patch_givens(const ks_trace *tr, const ks_event *e, names *x, givens *g)
+static void explain_give(ks_explain *ex, const char *before, const char *name, const char *expr, const char *work,
+                         double v)
 {
-    const int fb = field_of(x->site, "b"), fm = field_of(x->site, "m");
-    const int t = ks_trace_tensor(tr, "coords");
-    if (fb < 0 || fm < 0 || t < 0 || field_of(x->site, "i") < 0 || tr->tensors[t].ndim != 3) return;
-    const int64_t B = tr->tensors[t].shape[0], M = tr->tensors[t].shape[1], b = e->u.field[fb], m = e->u.field[fm];
-    if (b < 0 || b >= B || m < 0 || m >= M) return; /* a damaged trace's fields */
-    const int64_t at = (b * M + m) * 2;
-    char expr[KS_EXPR_LEN], work[192];
-    float v;
-    for (int k = 1; k >= 0; --k) { /* y (before i), then x (before j) */
-        if (!f32_at(tr, "coords", at + k, &v)) return;
-        snprintf(expr, sizeof expr, "coords[b, m, %d]", k);
-        snprintf(work, sizeof work, "coords[%lld, %lld, %d]", (long long)b, (long long)m, k);
-        add_given(g, x, k ? "i" : "j", k ? "y" : "x", expr, work, v);
-    }
+    const explain_state *s = ex->state;
+    add_given(s->g, s->x, before, name, expr, work, v);
 }
 
-/* sparse_conv's insert: the site's key, which the later fields decode (regular,
- * transposed: keys[r], the r-th sorted output key) or the hash uses (submanifold: made
- * from the input site). key = ((b*S0 + d0)*S1 + d1)[*S2 + d2]. */
-static void key_givens(const ks_trace *tr, const ks_event *e, names *x, givens *g)
+static void explain_show(ks_explain *ex, const char *name, const char *text)
 {
-    const int fh = field_of(x->site, "home");
-    if (fh < 1) return;
-    uint64_t key = 0; /* unsigned: a damaged trace's fields wrap instead of overflowing */
-    char expr[KS_EXPR_LEN] = "", work[192] = "";
-    const int subm = strstr(x->site->fields[1].expr, "indices") != NULL;
-    cJSON *root = subm ? cJSON_Parse(tr->params) : NULL;
-    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(root, "spatial_shape");
-    for (int f = 1; f < fh; ++f) {
-        long long below = 1, v = e->u.field[f];
-        if (subm) { /* the product of the axes after this one */
-            for (int a = f; a < fh - 1; ++a) {
-                const cJSON *s = cJSON_GetArrayItem(shape, a - 1);
-                const int ok = cJSON_IsNumber(s) && s->valuedouble >= 1 && s->valuedouble <= 65536;
-                below = ok && below <= INT32_MAX ? below * (long long)s->valuedouble : 0;
-            }
-        } else {
-            const char *slash = strchr(x->site->fields[f].expr, '/');
-            below = slash ? strtoll(slash + 1, NULL, 10) : 0;
-        }
-        if (below <= 0 || below > INT32_MAX) break;
-        key += (uint64_t)v * (uint64_t)below;
-        size_t ue = strlen(expr), uw = strlen(work);
-        if (below > 1) {
-            snprintf(expr + ue, sizeof expr - ue, "%s%s * %lld", f > 1 ? " + " : "", x->site->fields[f].name, below);
-            snprintf(work + uw, sizeof work - uw, "%s%lld * %lld", f > 1 ? " + " : "", v, below);
-        } else {
-            snprintf(expr + ue, sizeof expr - ue, "%s%s", f > 1 ? " + " : "", x->site->fields[f].name);
-            snprintf(work + uw, sizeof work - uw, "%s%lld", f > 1 ? " + " : "", v);
-        }
-    }
-    cJSON_Delete(root);
-    if (subm) add_given(g, x, "home", "key", expr, work, (double)(int64_t)key);
-    else /* the r-th sorted output key: the value the fields below decode */
-        add_given(g, x, x->site->fields[1].name, "key", "keys[r]", "", (double)(int64_t)key);
-    if (!subm && x->nvars < MAX_VARS) { /* the fields decode keys[r]: show its value there */
-        snprintf(x->var[x->nvars], sizeof x->var[0], "keys[r]");
-        snprintf(x->val[x->nvars++], sizeof x->val[0], "%lld", (long long)(int64_t)key);
-    }
+    names *x = ((const explain_state *)ex->state)->x;
+    if (x->nvars >= MAX_VARS) return;
+    snprintf(x->var[x->nvars], sizeof x->var[0], "%s", name);
+    snprintf(x->val[x->nvars++], sizeof x->val[0], "%s", text);
 }
 
+/* the givens of the trace's operator, from its descriptor's explain hook (none for a trace
+ * of no operator in the table) */
 static void find_givens(const ks_trace *tr, const ks_event *e, names *x, givens *g)
 {
-    const char *site = x->site->name;
-    if (!strncmp(site, "roi_align", 9)) roi_givens(tr, e, x, g);
-    else if (!strncmp(site, "patchify", 8)) patch_givens(tr, e, x, g);
-    else if (!strcmp(site, "sparse_conv.insert")) key_givens(tr, e, x, g);
+    const ks_op *op = ks_op_find(tr->op);
+    if (!op || !op->explain) return;
+    explain_state st = {.tr = tr, .x = x, .g = g};
+    ks_explain ex = {.site = x->site,
+                     .field = e->u.field,
+                     .param = explain_param,
+                     .f32 = explain_f32,
+                     .shape = explain_shape,
+                     .give = explain_give,
+                     .show = explain_show,
+                     .real = ks_format_real,
+                     .state = &st};
+    op->explain(&ex);
 }
 
 /* Is the recorded field what its line says? A digit is recomputed from the index, an
@@ -357,7 +287,8 @@ int ks_step_work_lines(const ks_trace *tr, const ks_event *e, ks_work_line *out,
     find_givens(tr, e, &x, &g);
     int n = 0;
     ks_formula_params params;
-    ks_formula_params_from(tr->params, &params);
+    const ks_op *op = ks_op_find(tr->op);
+    ks_formula_params_from(tr->params, op ? op->aliases : NULL, &params);
     for (int k = 0; k < g.n; ++k) /* the values worked out from the tensors, exactly as floats */
         ks_formula_params_add(&params, g.line[k].name, g.exact[k]);
     for (int f = 0; f < x.site->nfields && f < KS_WORK_FIELDS; ++f) {

@@ -1,9 +1,11 @@
 /* step_work.h - a work item's decomposition as lines a student can check by hand: each
  * derived field with its formula, the formula with every input's value, and the result.
  * Inputs that are not fields of the work event come from the trace too: parameters
- * (PH, R, sampling_ratio ...) from its JSON, and "given" lines worked out before the
- * field that needs them (a RoI's box and bin size from the stored rois, a patch centre
- * from coords, a sparse site's key). */
+ * (sampling_ratio, and the short names the operator's descriptor gives: PH, R) from its
+ * JSON, and "given" lines worked out before the field that needs them, which the
+ * operator's descriptor gives through its explain hook (registry.h: a RoI's box and bin
+ * size from the stored rois, a patch centre from coords, a sparse site's key). This file
+ * knows no operator. */
 #ifndef KS_STEP_WORK_H
 #define KS_STEP_WORK_H
 
@@ -29,7 +31,8 @@ typedef struct ks_work_line {
 int ks_step_work_lines(const ks_trace *tr, const ks_event *e, ks_work_line *out, int max);
 
 /* A number among the trace's parameters: a top-level JSON number or switch by name, or
- * a formula's short name for one (PH, PW: output_size; R: radius). 1 when found. */
+ * a short name the trace's operator gives one (its descriptor's aliases: PH for
+ * output_size[0]). 1 when found. */
 int ks_trace_param_number(const ks_trace *tr, const char *name, size_t len, double *v);
 
 #endif

@@ -248,10 +248,32 @@ static int run(ks_exec *x, const ks_run *r, void *const *d)
     return rc;
 }
 
+/* kscope step's lines before i and j: the point's y and x from coords[b, m] (x first, as
+ * DPVO stores it) */
+static void explain(ks_explain *x)
+{
+    const int fb = ks_site_field(x->site, "b"), fm = ks_site_field(x->site, "m");
+    int64_t shape[KS_MAX_DIMS];
+    if (fb < 0 || fm < 0 || ks_site_field(x->site, "i") < 0 || x->shape(x, "coords", shape) != 3) return;
+    const int64_t B = shape[0], M = shape[1], b = x->field[fb], m = x->field[fm];
+    if (b < 0 || b >= B || m < 0 || m >= M) return; /* a damaged trace's fields */
+    const int64_t at = (b * M + m) * 2;
+    char expr[KS_EXPR_LEN], work[192];
+    float v;
+    for (int k = 1; k >= 0; --k) { /* y (before i), then x (before j) */
+        if (!x->f32(x, "coords", at + k, &v)) return;
+        snprintf(expr, sizeof expr, "coords[b, m, %d]", k);
+        snprintf(work, sizeof work, "coords[%lld, %lld, %d]", (long long)b, (long long)m, k);
+        x->give(x, k ? "i" : "j", k ? "y" : "x", expr, work, v);
+    }
+}
+
 const ks_op ks_op_patchify = {
     .name = "patchify",
     .summary = "DPVO patchify: raw (2R+2)^2 patches, their bilinear (2R+1)^2 output; --backward",
-    .symbols = "x y R", /* names step_work.c explains */
+    .symbols = "x y R", /* names explain gives, and the radius */
+    .aliases = "R=radius",
+    .explain = explain,
     KS_OP_ROWS(params, tensors),
     KS_OP_KERNELS(kernels),
     .prepare = prepare,

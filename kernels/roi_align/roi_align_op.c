@@ -1,6 +1,7 @@
 /* roi_align_op.c - the descriptor of roi_align: forward (avg, or max with argmax) or,
  * with --backward, the backward kernel after it; RoIs from .npy or random boxes. */
 #include <math.h>
+#include <stdio.h>
 
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
@@ -147,10 +148,61 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     return rc;
 }
 
+/* kscope step's lines before grid_h and grid_w: the RoI's box scaled and shifted, its
+ * height and width and the bin size, with the kernel's float arithmetic (fmaf included),
+ * so the printed values are the ones it used */
+static void explain(ks_explain *x)
+{
+    const int fn = ks_site_field(x->site, "n");
+    double scale, aligned, P[2];
+    float roi[5];
+    if (fn < 0 || ks_site_field(x->site, "grid_h") < 0 || ks_site_field(x->site, "grid_w") < 0 ||
+        !x->param(x, "spatial_scale", -1, &scale) || !x->param(x, "aligned", -1, &aligned) ||
+        !x->param(x, "PH", -1, &P[0]) || !x->param(x, "PW", -1, &P[1]))
+        return;
+    if (!(P[0] >= 1 && P[0] <= 65535 && P[1] >= 1 && P[1] <= 65535)) return; /* a damaged trace's */
+    for (int k = 0; k < 5; ++k)
+        if (!x->f32(x, "rois", (int64_t)x->field[fn] * 5 + k, &roi[k])) return;
+    const float off = aligned ? 0.5f : 0.0f, s = (float)scale;
+    const char *axis[2][4] = {{"y1", "y2", "roi_h", "bin_h"}, {"x1", "x2", "roi_w", "bin_w"}};
+    char expr[KS_EXPR_LEN], work[192], a[40], b[40], c[40];
+    for (int d = 0; d < 2; ++d) {
+        const char *before = d ? "grid_w" : "grid_h", *const *nm = axis[d];
+        float lo_hi[2];
+        for (int k = 0; k < 2; ++k) {
+            const int col = 2 - d + 2 * k; /* (b, x1, y1, x2, y2) */
+            lo_hi[k] = fmaf(roi[col], s, -off);
+            x->real(a, sizeof a, roi[col]);
+            x->real(b, sizeof b, s);
+            snprintf(expr, sizeof expr, "rois[n, %d] * spatial_scale%s", col, aligned ? " - 0.5" : "");
+            snprintf(work, sizeof work, "%s * %s%s", a, b, aligned ? " - 0.5" : "");
+            x->give(x, before, nm[k], expr, work, lo_hi[k]);
+        }
+        float size = lo_hi[1] - lo_hi[0];
+        x->real(a, sizeof a, lo_hi[1]);
+        x->real(b, sizeof b, lo_hi[0]);
+        if (aligned) {
+            snprintf(expr, sizeof expr, "%s - %s", nm[1], nm[0]);
+            snprintf(work, sizeof work, "%s - %s", a, b);
+        } else { /* legacy: a malformed RoI is forced to 1x1 */
+            snprintf(expr, sizeof expr, "max(%s - %s, 1)", nm[1], nm[0]);
+            snprintf(work, sizeof work, "max(%s - %s, 1)", a, b);
+            size = fmaxf(size, 1.0f);
+        }
+        x->give(x, before, nm[2], expr, work, size);
+        x->real(c, sizeof c, size);
+        snprintf(expr, sizeof expr, "%s / %s", nm[2], d ? "PW" : "PH");
+        snprintf(work, sizeof work, "%s / %lld", c, (long long)P[d]);
+        x->give(x, before, nm[3], expr, work, size / (float)P[d]);
+    }
+}
+
 const ks_op ks_op_roi_align = {
     .name = "roi_align",
     .summary = "RoIAlign (mmcv avg/max, torchvision): bins of bilinear samples; --backward",
-    .symbols = "sampling_ratio roi_h roi_w PH PW", /* names step_work.c explains */
+    .symbols = "sampling_ratio roi_h roi_w PH PW", /* names explain gives */
+    .aliases = "PH=output_size[0] PW=output_size[1]",
+    .explain = explain,
     KS_OP_ROWS(params, tensors),
     .kernels = ks_roi_rows, /* run by its own launch: channels-last and plane forwards come first */
     .nkernels = KS_ROI_NROWS,

@@ -582,11 +582,57 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
 
 const ks_sparse_geom *ks_sparse_geom_of(const ks_run *r) { return &KS_RUN_CTX(r, const sp_ctx)->g; }
 
+/* kscope step's line for the insert kernel: the site's key, which the later fields decode
+ * (regular, transposed: keys[r], the r-th sorted output key) or the hash uses (submanifold:
+ * made from the input site). key = ((b*S0 + d0)*S1 + d1)[*S2 + d2]. */
+static void explain(ks_explain *x)
+{
+    const ks_site *s = x->site;
+    const int fh = ks_site_field(s, "home");
+    if (strcmp(s->name, "sparse_conv.insert") || fh < 1) return;
+    uint64_t key = 0; /* unsigned: a damaged trace's fields wrap instead of overflowing */
+    char expr[KS_EXPR_LEN] = "", work[192] = "";
+    const int subm = strstr(s->fields[1].expr, "indices") != NULL;
+    for (int f = 1; f < fh; ++f) {
+        long long below = 1, v = x->field[f];
+        if (subm) { /* the product of the axes after this one */
+            for (int a = f; a < fh - 1; ++a) {
+                double d;
+                const int ok = x->param(x, "spatial_shape", a - 1, &d) && d >= 1 && d <= 65536;
+                below = ok && below <= INT32_MAX ? below * (long long)d : 0;
+            }
+        } else {
+            const char *slash = strchr(s->fields[f].expr, '/');
+            below = slash ? strtoll(slash + 1, NULL, 10) : 0;
+        }
+        if (below <= 0 || below > INT32_MAX) break;
+        key += (uint64_t)v * (uint64_t)below;
+        size_t ue = strlen(expr), uw = strlen(work);
+        if (below > 1) {
+            snprintf(expr + ue, sizeof expr - ue, "%s%s * %lld", f > 1 ? " + " : "", s->fields[f].name, below);
+            snprintf(work + uw, sizeof work - uw, "%s%lld * %lld", f > 1 ? " + " : "", v, below);
+        } else {
+            snprintf(expr + ue, sizeof expr - ue, "%s%s", f > 1 ? " + " : "", s->fields[f].name);
+            snprintf(work + uw, sizeof work - uw, "%s%lld", f > 1 ? " + " : "", v);
+        }
+    }
+    if (subm) {
+        x->give(x, "home", "key", expr, work, (double)(int64_t)key);
+        return;
+    }
+    /* the r-th sorted output key: the value the fields below decode, shown there too */
+    char text[40];
+    x->give(x, s->fields[1].name, "key", "keys[r]", "", (double)(int64_t)key);
+    snprintf(text, sizeof text, "%lld", (long long)(int64_t)key);
+    x->show(x, "keys[r]", text);
+}
+
 const ks_op ks_op_sparse_conv = {
     .name = "sparse_conv",
     .summary =
         "sparse convolution (spconv): rulebook, gather-GEMM-scatter; --subm, --transposed, --inverse, --backward",
-    .symbols = "key keys rulebook", /* names step_work.c explains */
+    .symbols = "key keys rulebook", /* names explain gives */
+    .explain = explain,
     KS_OP_ROWS(params, tensors),
     .kernels = ks_sparse_rows,
     .nkernels = KS_SPK_COUNT,
