@@ -24,7 +24,7 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: kscope record [--kernel REGEX] [--launch K|all] [--out DIR] [--filter block=A:B,thread=A:B]\n"
-                 "                     [--max-events N] -- COMMAND [ARGS...]\n\n"
+                 "                     [--max-events N] [--shared-accesses] -- COMMAND [ARGS...]\n\n"
                  "Runs COMMAND (a CUDA program, or python script.py with PyTorch) unmodified, with KernelScope's\n"
                  "recorder injected through NVIDIA's Compute Sanitizer API, and writes DIR/NNNN-KERNEL.kst for\n"
                  "every launch it records: every global load, store and atomic of every thread, with its value,\n"
@@ -37,7 +37,10 @@ static void usage(FILE *out)
                  "  --filter F       record only blocks A..B-1 (block=A:B) and/or global threads A..B-1\n"
                  "                   (thread=A:B), linear ids (x fastest)\n"
                  "  --max-events N   records a launch keeps on the GPU (default 8388608, 32 bytes each);\n"
-                 "                   more are dropped and counted in the trace (a launch cannot be rerun)\n\n"
+                 "                   more are dropped and counted in the trace (a launch cannot be rerun)\n"
+                 "  --shared-accesses  also every shared-memory load, store and atomic (tensor 'shared': the\n"
+                 "                   block's shared window in 4-byte words) and every __syncthreads(), so\n"
+                 "                   kscope check finds shared-memory races on the GPU's own run\n\n"
                  "Python programs name tensors for the trace with the kscope_record module (on PYTHONPATH\n"
                  "under kscope record):  with kscope_record.names(input=x, output=y): ...\n"
                  "Exit: the program's own status when it fails; 2 when kscope cannot record (no command, program\n"
@@ -115,6 +118,8 @@ static void set_env(const ks_record_paths *p, const char *out, const char *statu
     setenv("KS_RECORD_PATCHES", p->patches, 1);
     setenv("KS_RECORD_LIB", p->lib, 1); /* for kscope_record.py */
     setenv("KS_RECORD_LAUNCH", p->launch[0] ? p->launch : "all", 1);
+    if (p->shared) setenv("KS_RECORD_SHARED", "1", 1);
+    else unsetenv("KS_RECORD_SHARED");
     const struct {
         const char *name, *value;
     } opt[] = {{"KS_RECORD_KERNEL", p->kernel},
@@ -211,7 +216,7 @@ static void report(const char *status_path, summary *s)
 int ks_cmd_record(int argc, char **argv)
 {
     const char *kernel = NULL, *launch = "all", *out = "kscope-record", *filter = NULL, *max_events = NULL;
-    int i = 1, cmd = -1;
+    int i = 1, cmd = -1, shared = 0;
     for (; i < argc; ++i) {
         const char *a = argv[i], *v = NULL;
         int m;
@@ -222,6 +227,10 @@ int ks_cmd_record(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return KS_EXIT_OK;
+        }
+        if (!strcmp(a, "--shared-accesses")) {
+            shared = 1;
+            continue;
         }
         if ((m = ks_flag(argc, argv, &i, "kernel", &v)) || (m = ks_flag(argc, argv, &i, "launch", &v)) ||
             (m = ks_flag(argc, argv, &i, "out", &v)) || (m = ks_flag(argc, argv, &i, "filter", &v)) ||
@@ -273,6 +282,7 @@ int ks_cmd_record(int argc, char **argv)
     snprintf(rp.blocks, sizeof rp.blocks, "%s", blocks);
     snprintf(rp.threads, sizeof rp.threads, "%s", threads);
     snprintf(rp.max_events, sizeof rp.max_events, "%s", max_events ? max_events : "");
+    rp.shared = shared;
     if (ks_out_dir_check(out)) return ks_cli_error(CTX, "%s", ks_error_message());
     const int made = mkdir(out, 0777) == 0;
     if (!made && errno != EEXIST) return ks_cli_error(CTX, "%s: cannot create directory: %s", out, strerror(errno));

@@ -13,8 +13,13 @@
 #include <stdint.h>
 
 /* rec_flags: what the access was; KS_REC_HALF marks the second record of a 16-byte
- * access (the same instruction run, not another) */
-enum { KS_REC_READ = 1, KS_REC_WRITE = 2, KS_REC_ATOMIC = 4, KS_REC_HALF = 8 };
+ * access (the same instruction run, not another). With --shared-accesses: KS_REC_SHARED
+ * an access of the block's shared memory (addr = KS_REC_SHARED_BASE + its offset in the
+ * block's shared window), KS_REC_BARRIER a thread arriving at a block barrier
+ * (__syncthreads; addr = the barrier's index, size 0). */
+enum { KS_REC_READ = 1, KS_REC_WRITE = 2, KS_REC_ATOMIC = 4, KS_REC_HALF = 8, KS_REC_SHARED = 16, KS_REC_BARRIER = 32 };
+/* where shared offsets are put among the addresses: above any global address */
+#define KS_REC_SHARED_BASE 0xff00000000000000ull
 
 /* One access by one thread: the address, the instruction (its PC minus the function's
  * first PC), the linear block (x fastest) and the linear thread in the block, its size in

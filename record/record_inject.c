@@ -10,7 +10,8 @@
  * Its settings come from the environment kscope record sets: KS_RECORD_OUT (folder),
  * KS_RECORD_KERNEL (extended regex on the demangled name), KS_RECORD_LAUNCH ("all" or the
  * K-th matching launch, from 0), KS_RECORD_BLOCKS / KS_RECORD_THREADS ("A:B", linear ids),
- * KS_RECORD_MAX_EVENTS (records per launch), KS_RECORD_PATCHES (the patch fatbin; default:
+ * KS_RECORD_MAX_EVENTS (records per launch), KS_RECORD_SHARED ("1": shared accesses and
+ * barriers too), KS_RECORD_PATCHES (the patch fatbin; default:
  * beside this library) and KS_RECORD_STATUS, a file it appends one line per happening to
  * ("trace\tRECORDS\tDROPPED\tPATH\tKERNEL" with tabs, "seen KERNEL", "note ...", "error MESSAGE"), which kscope
  * record reads when the program ends.
@@ -76,6 +77,7 @@ static struct {
     int ready;
     char out[2048], status[2048], patches[2048];
     int have_regex, launch_all;
+    int shared; /* KS_RECORD_SHARED=1: shared accesses and barriers patched too */
     regex_t regex;
     unsigned long long launch_k, max_records;
     uint64_t block_lo, block_hi, thread_lo, thread_hi;
@@ -228,6 +230,10 @@ static void on_module(const Sanitizer_ResourceModuleData *m)
     }
     if ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module, "ks_rec_global")) !=
             SANITIZER_SUCCESS ||
+        (g.shared && ((r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, m->module,
+                                                      "ks_rec_shared")) != SANITIZER_SUCCESS ||
+                      (r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BARRIER, m->module, "ks_rec_barrier")) !=
+                          SANITIZER_SUCCESS)) ||
         (r = sanitizerPatchModule(m->module)) != SANITIZER_SUCCESS)
         status("error cannot patch a module: %s", san_error(r));
 }
@@ -545,6 +551,7 @@ KS_API int InitializeInjection(void)
         if (regcomp(&g.regex, s, REG_EXTENDED | REG_NOSUB)) status("error bad --kernel regex: %s", s);
         else g.have_regex = 1;
     }
+    g.shared = (s = getenv("KS_RECORD_SHARED")) && !strcmp(s, "1");
     s = getenv("KS_RECORD_LAUNCH");
     g.launch_all = !s || !*s || !strcmp(s, "all");
     if (!g.launch_all) g.launch_k = strtoull(s, NULL, 10);

@@ -1,6 +1,8 @@
 /* record_patch.cu - the device side of `kscope record`: the Compute Sanitizer API calls
- * ks_rec_global before every global load, store and atomic of a patched kernel (compiled
- * with nvcc --fatbin --compile-as-tools-patch; loaded by record_inject.c). Each call
+ * ks_rec_global before every global load, store and atomic of a patched kernel, and with
+ * --shared-accesses ks_rec_shared before every shared one and ks_rec_barrier at every
+ * block barrier (compiled with nvcc --fatbin --compile-as-tools-patch; loaded by
+ * record_inject.c). Each call
  * that passes the launch's filter claims a slot and writes one 32-byte ks_rec (two for a
  * 16-byte access) with two 16-byte stores. */
 #include <sanitizer_patching.h>
@@ -34,30 +36,69 @@ static __device__ __forceinline__ void put(ks_rec_state *s, uint64_t addr, uint3
     dst[1] = make_uint4(thread | size << 16 | flags << 24, 0u, (uint32_t)value, (uint32_t)(value >> 32));
 }
 
-extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_global(void *userdata, uint64_t pc, void *ptr,
-                                                                      uint32_t size, uint32_t flags, const void *data)
+/* 1 when the calling thread passes the launch's filter: *block and *thread its linear ids */
+static __device__ __forceinline__ int kept(const ks_rec_state *s, uint32_t *block, uint32_t *thread)
 {
-    ks_rec_state *s = (ks_rec_state *)userdata;
-    if (!s || !s->on) return SANITIZER_PATCH_SUCCESS;
-    const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-    if (block < s->block_lo || block >= s->block_hi) return SANITIZER_PATCH_SUCCESS;
-    const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const uint64_t global = (uint64_t)block * (blockDim.x * blockDim.y * blockDim.z) + thread;
-    if (global < s->thread_lo || global >= s->thread_hi) return SANITIZER_PATCH_SUCCESS;
-    if (flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH) return SANITIZER_PATCH_SUCCESS;
+    if (!s || !s->on) return 0;
+    *block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    if (*block < s->block_lo || *block >= s->block_hi) return 0;
+    *thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const uint64_t global = (uint64_t)*block * (blockDim.x * blockDim.y * blockDim.z) + *thread;
+    return global >= s->thread_lo && global < s->thread_hi;
+}
+
+/* global (shared 0) or shared memory: the access as one record, or two for 16 bytes */
+static __device__ __forceinline__ void access(ks_rec_state *s, uint64_t pc, void *ptr, uint32_t size, uint32_t flags,
+                                              const void *data, uint32_t block, uint32_t thread, int shared)
+{
     const int write = (flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE) != 0;
     const int read = (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ) != 0;
     /* an atomic reads and writes (or only writes, ATOMIC_WRITE_ONLY) and gives no data */
     const int atomic = (read && write) || (flags & KS_SAN_ATOMIC_WRITE_ONLY) || (write && !data);
-    const uint32_t kind = atomic ? (KS_REC_WRITE | KS_REC_ATOMIC) : write ? KS_REC_WRITE : KS_REC_READ;
+    const uint32_t kind = (atomic  ? (KS_REC_WRITE | KS_REC_ATOMIC)
+                           : write ? KS_REC_WRITE
+                                   : KS_REC_READ) |
+                          (shared ? KS_REC_SHARED : 0);
     const uint32_t off = (uint32_t)(pc - s->fn_pc);
-    const uint8_t *src = (const uint8_t *)(write && !atomic ? data : ptr);
-    const uint64_t addr = (uint64_t)ptr;
+    /* a shared access's ptr is its offset in the block's shared window: the address space
+     * converts it for the load, and the record sets it above every global address */
+    const void *mem = shared ? __cvta_shared_to_generic((size_t)ptr) : ptr;
+    const uint8_t *src = (const uint8_t *)(write && !atomic ? data : mem);
+    const uint64_t addr = shared ? KS_REC_SHARED_BASE + (uint64_t)ptr : (uint64_t)ptr;
     if (size <= 8) {
         put(s, addr, off, block, thread, size, kind, load_bytes(src, size));
     } else { /* 16 bytes: two halves */
         put(s, addr, off, block, thread, 8, kind, load_bytes(src, 8));
         put(s, addr + 8, off, block, thread, 8, kind | KS_REC_HALF, load_bytes(src + 8, 8));
     }
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_global(void *userdata, uint64_t pc, void *ptr,
+                                                                      uint32_t size, uint32_t flags, const void *data)
+{
+    ks_rec_state *s = (ks_rec_state *)userdata;
+    uint32_t block, thread;
+    if (kept(s, &block, &thread) && !(flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH))
+        access(s, pc, ptr, size, flags, data, block, thread, 0);
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+/* --shared-accesses: every shared load, store and atomic, and every block barrier */
+extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_shared(void *userdata, uint64_t pc, void *ptr,
+                                                                      uint32_t size, uint32_t flags, const void *data)
+{
+    ks_rec_state *s = (ks_rec_state *)userdata;
+    uint32_t block, thread;
+    if (kept(s, &block, &thread)) access(s, pc, ptr, size, flags, data, block, thread, 1);
+    return SANITIZER_PATCH_SUCCESS;
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_barrier(void *userdata, uint64_t pc, uint32_t bar,
+                                                                       uint32_t thread_count, uint32_t flags)
+{
+    (void)thread_count, (void)flags;
+    ks_rec_state *s = (ks_rec_state *)userdata;
+    uint32_t block, thread;
+    if (kept(s, &block, &thread)) put(s, bar, (uint32_t)(pc - s->fn_pc), block, thread, 0, KS_REC_BARRIER, 0);
     return SANITIZER_PATCH_SUCCESS;
 }

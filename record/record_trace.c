@@ -71,6 +71,7 @@ typedef struct builder {
     int nnamed, nallocs;
     ks_rec_buf *unknown; /* ranges of memory in no buffer, sorted */
     int nunknown;
+    ks_rec_buf shared; /* --shared-accesses: the block's shared window, as 4-byte words */
     tens t[KS_MAX_TENSORS];
     int nt;
     const ks_rec_buf *tensor_buf[KS_MAX_TENSORS];
@@ -118,6 +119,28 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* --shared-accesses: one tensor "shared" over the block's shared window, in 4-byte words,
+ * as far as the recorded accesses reach (the launch's shared size is not known here); a
+ * named range, so find_buf finds it first. The trace keeps no contents: shared memory
+ * lives per block. */
+static void add_shared(builder *b)
+{
+    const ks_rec_launch *l = b->l;
+    uint64_t end = 0;
+    for (uint64_t i = 0; i < l->nrecs; ++i)
+        if ((l->recs[i].flags & KS_REC_SHARED) && l->recs[i].addr >= KS_REC_SHARED_BASE) {
+            const uint64_t e = l->recs[i].addr - KS_REC_SHARED_BASE + l->recs[i].size;
+            if (e > end) end = e;
+        }
+    if (!end) return;
+    ks_rec_buf *x = &b->shared;
+    memset(x, 0, sizeof *x);
+    x->addr = KS_REC_SHARED_BASE, x->bytes = (end + 3) & ~(uint64_t)3, x->named = 1;
+    snprintf(x->name, sizeof x->name, "shared");
+    x->dtype = KS_F32, x->ndim = 1, x->shape[0] = (int64_t)(x->bytes / 4);
+    b->named[b->nnamed++] = x;
+}
+
 /* memory in no buffer (a __device__ variable, memory allocated before the recorder saw
  * it): ranges of touched addresses less than 64 KiB apart, 4-byte aligned, "globalN" */
 static int find_unknown(builder *b)
@@ -126,6 +149,7 @@ static int find_unknown(builder *b)
     uint64_t *a = NULL;
     size_t n = 0, cap = 0;
     for (uint64_t i = 0; i < l->nrecs; ++i) {
+        if (l->recs[i].flags & KS_REC_BARRIER) continue; /* no memory */
         if (b->nnamed + b->nallocs && find_buf(b, l->recs[i].addr)) continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 256;
@@ -396,7 +420,8 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
     uint64_t cap = 0, nblocks = 0;
     for (uint64_t i = 0; i < l->nrecs; ++i) {
         if (i == 0 || (ord[i].key >> 16) != (ord[i - 1].key >> 16)) ++nblocks;
-        const ks_rec_buf *x = find_buf(b, l->recs[ord[i].slot].addr);
+        const ks_rec_buf *x = l->recs[ord[i].slot].flags & KS_REC_BARRIER ? NULL
+                                                                          : find_buf(b, l->recs[ord[i].slot].addr);
         const size_t el = x ? elem_of(x) : 1;
         cap += l->recs[ord[i].slot].size / el + 1;
     }
@@ -424,11 +449,25 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
                                       (int32_t)(t / (bx * by)),   (int32_t)(t / bx % by),   (int32_t)(t % bx)};
                 memcpy(w->u.field, v, sizeof v);
             }
-            uint32_t seq = 1, occ_pc[64], occ_n[64];
-            int nocc = 0;
+            uint32_t seq = 1, occ_pc[64], occ_n[64], phase = 0;
+            int nocc = 0, bar_line = 0;
             for (; r < j && (ord[r].key & 0xffff) == t; ++r) {
                 if (!kept) continue;
                 const ks_rec *rec = &l->recs[ord[r].slot];
+                if (rec->flags & KS_REC_BARRIER) { /* __syncthreads(): it ends this thread's phase */
+                    const int s = site_of(b, rec->pc, KS_EV_BARRIER, -1);
+                    if (s < 0) {
+                        rc = -s;
+                        break;
+                    }
+                    ks_event *e = &ev[n++];
+                    e->kind = KS_EV_BARRIER, e->site = (uint16_t)s, e->tensor = 255, e->block = blk, e->thread = t;
+                    e->index = index, e->seq = seq++;
+                    e->u.barrier.line = line_for(b, rec->pc)->line;
+                    e->u.barrier.phase = phase++;
+                    bar_line = e->u.barrier.line;
+                    continue;
+                }
                 const ks_rec_buf *x = find_buf(b, rec->addr);
                 const int ti = tensor_of(b, x);
                 if (ti < 0) {
@@ -463,6 +502,10 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
                 for (uint32_t k = 0; k < parts; ++k) {
                     ks_event *e = &ev[n++];
                     e->kind = (uint8_t)kind, e->flags = atomic ? KS_FLAG_ATOMIC : 0, e->site = (uint16_t)s;
+                    if (x == &b->shared) { /* its barrier phase, as the simulator's .cu traces */
+                        e->flags |= KS_FLAG_SHARED;
+                        e->u.access.reserved[0] = (int32_t)phase, e->u.access.reserved[1] = bar_line;
+                    }
                     e->tensor = (uint8_t)ti, e->block = blk, e->thread = t, e->index = index, e->seq = seq++;
                     e->tap = tap;
                     place(e, x, (int64_t)(boff / el) + k);
@@ -504,6 +547,7 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
         else b.allocs[b.nallocs++] = &l->bufs[i];
     }
     qsort(b.allocs, (size_t)b.nallocs, sizeof *b.allocs, cmp_buf_addr);
+    add_shared(&b);
     if ((rc = find_unknown(&b))) goto out;
 
     ks_site *w = &tr->sites[0];
@@ -545,7 +589,7 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
         }
         /* the contents after the launch (a range past what was allocated stays 0) */
         const size_t have = bytes < x->bytes ? bytes : (size_t)x->bytes;
-        if (have && l->copy && l->copy(data[i], x->addr, have, l->ctx) != 0)
+        if (have && x != &b.shared && l->copy && l->copy(data[i], x->addr, have, l->ctx) != 0)
             memset(data[i], 0, have); /* unreadable (freed, or not device memory): zeros */
         t->data = data[i];
         tr->roles[i] = b.t[i].written ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;

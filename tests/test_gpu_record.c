@@ -442,6 +442,54 @@ START_TEST(run_cu_on_the_gpu_equals_the_simulator)
 }
 END_TEST
 
+/* --shared-accesses on a real kernel (tests/record/shared_target.cu): with its barrier,
+ * every thread's shared store (phase 0), the barrier and its shared load (phase 1) are
+ * recorded at the source lines, and check passes; without it, check names the race */
+START_TEST(record_shared_accesses_and_find_a_race)
+{
+    char args[600];
+    snprintf(args, sizeof args, "record --shared-accesses --kernel reverse_block --out rec -- %s", KS_SHARED_TARGET);
+    int rc = kscope(args);
+    ck_assert_msg(rc == 0, "exit %d: %.600s", rc, slurp("err"));
+    ck_assert_msg(strstr(slurp("out"), "shared_target: done"), "%s", slurp("out"));
+    ks_trace tr;
+    open_trace("rec/0000-reverse_block.kst", &tr);
+    const int sh = ks_trace_tensor(&tr, "shared");
+    ck_assert_msg(sh >= 0, "no shared tensor");
+    ck_assert_int_eq(tr.tensors[sh].shape[0], 128);
+    uint64_t bars = 0, stores = 0, loads = 0;
+    for (uint64_t i = 0; i < tr.nevents; ++i) {
+        const ks_event *e = &tr.events[i];
+        const int t = (int)e->thread;
+        if (e->kind == KS_EV_BARRIER) {
+            ck_assert_uint_eq(e->u.barrier.phase, 0);
+            ck_assert_int_eq(tr.sites[e->site].line, 14);
+            bars++;
+        } else if (e->kind != KS_EV_WORK && e->tensor == sh) {
+            ck_assert(e->flags & KS_FLAG_SHARED);
+            const int store = e->kind == KS_EV_WRITE;
+            ck_assert_int_eq(e->u.access.offset, store ? t : 127 - t);
+            ck_assert_int_eq(e->u.access.reserved[0], !store); /* the phase */
+            ck_assert_int_eq(tr.sites[e->site].line, store ? 13 : 15);
+            stores += store, loads += !store;
+        }
+    }
+    ck_assert_uint_eq(bars, 384);
+    ck_assert_uint_eq(stores, 384);
+    ck_assert_uint_eq(loads, 300); /* the threads with i < n */
+    ks_trace_close(&tr);
+    ck_assert_int_eq(kscope("check rec/0000-reverse_block.kst"), 0);
+    ck_assert_int_eq(kscope("check rec/0001-reverse_block.kst"), 1);
+    ck_assert_msg(strstr(slurp("out"), "shared-memory race"), "%s", slurp("out"));
+    /* without the flag nothing of shared memory is recorded */
+    snprintf(args, sizeof args, "record --kernel reverse_block --out plain -- %s", KS_SHARED_TARGET);
+    ck_assert_int_eq(kscope(args), 0);
+    open_trace("plain/0000-reverse_block.kst", &tr);
+    ck_assert_int_lt(ks_trace_tensor(&tr, "shared"), 0);
+    ks_trace_close(&tr);
+}
+END_TEST
+
 /* issue 36 item 4: torchvision's roi_align (4 modes), deform_conv2d's im2col, ATen's
  * im2col / col2im and max_pool2d recorded on the GPU read, for every output element (deform:
  * every work item), exactly the input elements our operators' traces read
@@ -479,6 +527,7 @@ int main(void)
         tcase_add_test(g, record_chooses_kernel_launch_and_threads);
         tcase_add_test(g, record_failures_pass_through_and_explain);
         tcase_add_test(g, run_cu_on_the_gpu_equals_the_simulator);
+        tcase_add_test(g, record_shared_accesses_and_find_a_race);
         tcase_add_test(g, upstream_kernels_read_what_ours_read);
         suite_add_tcase(s, g);
     } else printf("SKIP: the recorder's GPU tests not run: no CUDA device here\n");

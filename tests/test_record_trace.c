@@ -503,6 +503,105 @@ START_TEST(cubin_with_a_huge_file_name)
 }
 END_TEST
 
+/* --shared-accesses: a 1-D block of 12 threads of a tiled shift: each thread stores
+ * in[t] into shared word t, arrives at __syncthreads, then reads word (t + 1) % 12 (its
+ * neighbour's) and writes out[t]. As
+ * recorded (slots interleaved across threads), the trace has barrier events with phases,
+ * shared events with KS_FLAG_SHARED and their phase, and kscope check passes; the same
+ * kernel with the barrier missing is a shared-memory race that check names. */
+#define SB 12
+static ks_rec rec_of(uint64_t addr, uint32_t pc, int t, uint8_t size, uint8_t flags, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    return (ks_rec){addr, pc, 0, (uint16_t)t, size, flags, 0, size ? bits : 0};
+}
+
+static ks_rec *shared_records(uint64_t *n, int with_barrier)
+{
+    ks_rec *r = calloc(SB * 6, sizeof *r);
+    uint64_t k = 0, s = 99;
+    int next[SB] = {0};
+    const int per = with_barrier ? 5 : 4;
+    for (int left = SB * per; left;) {
+        const int t = (int)tu_int(&s, 0, SB - 1);
+        if (next[t] == per) continue;
+        int step = next[t]++;
+        if (!with_barrier && step >= 2) ++step; /* no barrier record */
+        const float in = g_in[t], got = g_in[(t + 1) % SB];
+        const uint64_t sh = KS_REC_SHARED_BASE;
+        switch (step) {
+        case 0: r[k++] = rec_of(A_IN + 4u * (uint64_t)t, 0x10, t, 4, KS_REC_READ, in); break;
+        case 1: r[k++] = rec_of(sh + 4u * (uint64_t)t, 0x20, t, 4, KS_REC_WRITE | KS_REC_SHARED, in); break;
+        case 2: r[k++] = rec_of(0, 0x30, t, 0, KS_REC_BARRIER, 0.0f); break;
+        case 3:
+            r[k++] = rec_of(sh + 4u * (uint64_t)((t + 1) % SB), 0x40, t, 4, KS_REC_READ | KS_REC_SHARED, got);
+            break;
+        default: r[k++] = rec_of(A_GLOBAL + 4u * (uint64_t)t, 0x50, t, 4, KS_REC_WRITE, got);
+        }
+        --left;
+    }
+    *n = k;
+    return r;
+}
+
+static void write_shared_trace(const char *path, int with_barrier)
+{
+    uint64_t n;
+    ks_rec *recs = shared_records(&n, with_barrier);
+    ks_rec_launch L;
+    memset(&L, 0, sizeof L);
+    snprintf(L.kernel, sizeof L.kernel, "void shift(float const*, float*)");
+    ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
+    L.grid[0] = L.grid[1] = L.grid[2] = 1, L.block[0] = SB, L.block[1] = L.block[2] = 1;
+    L.filter = ks_filter_all();
+    L.recs = recs, L.nrecs = n, L.bufs = bufs, L.nbufs = 1, L.copy = copy_fn;
+    ck_assert_msg(ks_rec_write_trace(&L, path) == KS_OK, "%s", ks_error_message());
+    free(recs);
+}
+
+START_TEST(shared_accesses_and_barriers)
+{
+    setup_bufs();
+    char p1[64], p2[64], args[200];
+    snprintf(p1, sizeof p1, "/tmp/ks_rec_shared_%d.kst", (int)getpid());
+    snprintf(p2, sizeof p2, "/tmp/ks_rec_racy_%d.kst", (int)getpid());
+    write_shared_trace(p1, 1);
+    write_shared_trace(p2, 0);
+    ks_trace tr;
+    ck_assert_msg(ks_trace_open(p1, &tr) == KS_OK, "%s", ks_error_message());
+    const int sh = ks_trace_tensor(&tr, "shared");
+    ck_assert_int_ge(sh, 0);
+    ck_assert_int_eq(tr.tensors[sh].shape[0], SB); /* words 0..SB-1 touched */
+    int bars = 0, shared = 0;
+    for (uint64_t i = 0; i < tr.nevents; ++i) {
+        const ks_event *e = &tr.events[i];
+        if (e->kind == KS_EV_BARRIER) {
+            ck_assert_uint_eq(e->u.barrier.phase, 0);
+            ++bars;
+        } else if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && e->tensor == sh) {
+            ck_assert(e->flags & KS_FLAG_SHARED);
+            /* the store before the barrier is phase 0, the read after it phase 1 */
+            ck_assert_int_eq(e->u.access.reserved[0], e->kind == KS_EV_READ);
+            ck_assert_int_eq(e->u.access.offset, e->kind == KS_EV_WRITE ? e->thread : (e->thread + 1) % SB);
+            ++shared;
+        } else {
+            ck_assert(!(e->flags & KS_FLAG_SHARED));
+        }
+    }
+    ck_assert_int_eq(bars, SB);
+    ck_assert_int_eq(shared, 2 * SB);
+    ks_trace_close(&tr);
+    snprintf(args, sizeof args, "check %s", p1);
+    ck_assert_int_eq(kscope_rc(args), 0);
+    snprintf(args, sizeof args, "%s check %s 2>&1 | grep -q 'shared-memory race'", KS_CLI, p2);
+    ck_assert_int_eq(system(args), 0);
+    snprintf(args, sizeof args, "check %s", p2);
+    ck_assert_int_eq(kscope_rc(args), 1);
+    unlink(p1), unlink(p2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("record_trace");
@@ -513,6 +612,7 @@ int main(void)
     tcase_add_test(tc, many_instructions_over_few_lines);
     tcase_add_test(tc, cubin_with_a_huge_file_name);
     tcase_add_test(tc, records_become_the_trace_of_each_thread);
+    tcase_add_test(tc, shared_accesses_and_barriers);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);
 #endif
