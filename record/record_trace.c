@@ -119,23 +119,27 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* --shared-accesses: one tensor "shared" over the block's shared window, in 4-byte words,
- * as far as the recorded accesses reach (the launch's shared size is not known here); a
+/* --shared-accesses: one tensor "shared" over the part of the block's shared window the
+ * recorded accesses touch, in 4-byte words (the window starts with memory the system
+ * reserves, 1 KiB on sm_90, and the launch's shared size is not known here): element 0 is
+ * the lowest word touched, its byte offset in the window is the params' shared_base. A
  * named range, so find_buf finds it first. The trace keeps no contents: shared memory
  * lives per block. */
 static void add_shared(builder *b)
 {
     const ks_rec_launch *l = b->l;
-    uint64_t end = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
     for (uint64_t i = 0; i < l->nrecs; ++i)
         if ((l->recs[i].flags & KS_REC_SHARED) && l->recs[i].addr >= KS_REC_SHARED_BASE) {
-            const uint64_t e = l->recs[i].addr - KS_REC_SHARED_BASE + l->recs[i].size;
-            if (e > end) end = e;
+            const uint64_t a = l->recs[i].addr - KS_REC_SHARED_BASE, e = a + l->recs[i].size;
+            if (a < lo) lo = a;
+            if (e > hi) hi = e;
         }
-    if (!end) return;
+    if (!hi) return;
+    lo &= ~(uint64_t)3;
     ks_rec_buf *x = &b->shared;
     memset(x, 0, sizeof *x);
-    x->addr = KS_REC_SHARED_BASE, x->bytes = (end + 3) & ~(uint64_t)3, x->named = 1;
+    x->addr = KS_REC_SHARED_BASE + lo, x->bytes = ((hi + 3) & ~(uint64_t)3) - lo, x->named = 1;
     snprintf(x->name, sizeof x->name, "shared");
     x->dtype = KS_F32, x->ndim = 1, x->shape[0] = (int64_t)(x->bytes / 4);
     b->named[b->nnamed++] = x;
@@ -606,8 +610,10 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
         for (int i = 0; i < b.nt && used + 140 < sizeof tr->params; ++i) {
             char nm[80];
             escape_json(nm, sizeof nm, b.t[i].buf->name);
-            used += (size_t)snprintf(tr->params + used, sizeof tr->params - used, "%s\"%s\":\"0x%llx+%llu\"",
-                                     i ? "," : "", nm, (unsigned long long)b.t[i].buf->addr,
+            const int shared = b.t[i].buf == &b.shared; /* its address: the offset in the window */
+            used += (size_t)snprintf(tr->params + used, sizeof tr->params - used, "%s\"%s\":\"%s0x%llx+%llu\"",
+                                     i ? "," : "", nm, shared ? "shared:" : "",
+                                     (unsigned long long)(b.t[i].buf->addr - (shared ? KS_REC_SHARED_BASE : 0)),
                                      (unsigned long long)b.t[i].buf->bytes);
         }
         snprintf(tr->params + used, sizeof tr->params - used, "}}");

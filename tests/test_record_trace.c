@@ -529,7 +529,7 @@ static ks_rec *shared_records(uint64_t *n, int with_barrier)
         int step = next[t]++;
         if (!with_barrier && step >= 2) ++step; /* no barrier record */
         const float in = g_in[t], got = g_in[(t + 1) % SB];
-        const uint64_t sh = KS_REC_SHARED_BASE;
+        const uint64_t sh = KS_REC_SHARED_BASE + 1024; /* past the 1 KiB sm_90 reserves */
         switch (step) {
         case 0: r[k++] = rec_of(A_IN + 4u * (uint64_t)t, 0x10, t, 4, KS_REC_READ, in); break;
         case 1: r[k++] = rec_of(sh + 4u * (uint64_t)t, 0x20, t, 4, KS_REC_WRITE | KS_REC_SHARED, in); break;
@@ -573,6 +573,7 @@ START_TEST(shared_accesses_and_barriers)
     const int sh = ks_trace_tensor(&tr, "shared");
     ck_assert_int_ge(sh, 0);
     ck_assert_int_eq(tr.tensors[sh].shape[0], SB); /* words 0..SB-1 touched */
+    ck_assert_msg(strstr(tr.params, "\"shared\":\"shared:0x400+48\""), "%s", tr.params);
     int bars = 0, shared = 0;
     for (uint64_t i = 0; i < tr.nevents; ++i) {
         const ks_event *e = &tr.events[i];
