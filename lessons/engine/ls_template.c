@@ -12,6 +12,7 @@
 #include "../../trace/check.h"
 #include "../../trace/diff.h"
 #include "../../trace/memory.h"
+#include "../../trace/reads.h"
 #include "../../trace/step.h"
 #include "ls_lesson.h"
 
@@ -229,22 +230,54 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
     return 0;
 }
 
+/* "I.J..." (all of ts's coordinates) -> the element's C-order offset; -1 when it is not
+ * an element of ts */
+static int64_t element_offset(const ks_tensor *ts, const char *p)
+{
+    int64_t off = 0;
+    for (int d = 0; d < ts->ndim; ++d) {
+        char *end;
+        const long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || v >= ts->shape[d] || (d + 1 < ts->ndim ? *end != '.' : *end != 0)) return -1;
+        off = off * ts->shape[d] + v;
+        p = end + 1;
+    }
+    return ts->ndim ? off : -1;
+}
+
 /* item.reads, item.writes, ...; item.reads.TENSOR: only the events on that tensor */
 static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, const char *rest, out_buf *o, char *err,
                      size_t en)
 {
     const vw_item *it = &S->idx.items[c->item];
-    char attr[32];
+    char attr[32], tname[KS_NAME_LEN];
     const char *dot = strchr(rest, '.');
     snprintf(attr, sizeof attr, "%.*s", dot ? (int)(dot - rest) : (int)strlen(rest), rest);
     int tensor = -1;
-    if (dot && (tensor = ks_trace_tensor(&S->tr, dot + 1)) < 0)
-        return fail(err, en, name, "the trace has no tensor '%s'", dot + 1);
+    int64_t elem = -1; /* item.reads.TENSOR.at.I.J...: only the events on that element */
+    if (dot) {
+        const char *at = strstr(dot + 1, ".at.");
+        snprintf(tname, sizeof tname, "%.*s", at ? (int)(at - dot - 1) : (int)strlen(dot + 1), dot + 1);
+        if ((tensor = ks_trace_tensor(&S->tr, tname)) < 0)
+            return fail(err, en, name, "the trace has no tensor '%s'", tname);
+        if (at) {
+            char buf[96];
+            const ks_tensor *ts = &S->tr.tensors[tensor];
+            if (strcmp(attr, "reads") && strcmp(attr, "writes"))
+                return fail(err, en, name, "item.%s.%s.at counts reads or writes of one element", attr, tname);
+            if ((elem = element_offset(ts, at + 4)) < 0)
+                return fail(err, en, name, "%s%s has no element %s (at.I.J... with all %d coordinates)", tname,
+                            ks_shape_str(ts->ndim, ts->shape, buf, sizeof buf), at + 4, ts->ndim);
+        }
+    }
     int counts[6] = {0};
     uint32_t all = 0;
     for (uint32_t k = 0; k < it->count; ++k) {
         const ks_event *ev = &S->tr.events[S->idx.by_item[it->first + k]];
         if (tensor >= 0 && (ev->kind == KS_EV_WORK || ev->tensor != tensor)) continue;
+        if (elem >= 0 && ((ev->kind != KS_EV_READ && ev->kind != KS_EV_WRITE) || ev->u.access.offset != elem ||
+                          (ev->flags & KS_FLAG_PADDING)))
+            continue;
         all++;
         if ((int)ev->kind < 6) counts[ev->kind]++;
     }
@@ -253,7 +286,9 @@ static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, con
     else if (!strcmp(attr, "samples")) put(o, "%d", counts[KS_EV_SAMPLE]);
     else if (!strcmp(attr, "writes")) put(o, "%d", counts[KS_EV_WRITE]);
     else
-        return fail(err, en, name, "item has events, reads, samples, writes, each optionally .TENSOR (not '%s')", attr);
+        return fail(err, en, name,
+                    "item has events, reads, samples, writes, each optionally .TENSOR or .TENSOR.at.I.J... (not '%s')",
+                    attr);
     return 0;
 }
 
@@ -323,18 +358,11 @@ static int tensor_attr(const ls_session *S, const char *name, const char *rest, 
     else if (!strncmp(attr, "dim", 3) && attr[3] >= '0' && attr[3] <= '9' && !attr[4] && attr[3] - '0' < ts->ndim)
         put(o, "%lld", (long long)ts->shape[attr[3] - '0']);
     else if (!strncmp(attr, "at.", 3)) { /* at.I.J...: the element's value, all coordinates given */
-        const char *p = attr + 3;
-        int64_t off = 0;
-        for (int d = 0; d < ts->ndim; ++d) {
-            char *end;
-            const long long v = strtoll(p, &end, 10);
-            if (end == p || v < 0 || v >= ts->shape[d] || (d + 1 < ts->ndim ? *end != '.' : *end != 0))
-                return fail(err, en, name, "%s%s has no element %s (at.I.J... with all %d coordinates)", tname,
-                            ks_shape_str(ts->ndim, ts->shape, buf, sizeof buf), attr + 3, ts->ndim);
-            off = off * ts->shape[d] + v;
-            p = end + 1;
-        }
         if (ts->ndim == 0 || !ts->data) return fail(err, en, name, "%s has no elements", tname);
+        const int64_t off = element_offset(ts, attr + 3);
+        if (off < 0)
+            return fail(err, en, name, "%s%s has no element %s (at.I.J... with all %d coordinates)", tname,
+                        ks_shape_str(ts->ndim, ts->shape, buf, sizeof buf), attr + 3, ts->ndim);
         put_num(o, ls_tensor_value(ts, off));
     } else
         return fail(err, en, name, "a tensor has shape, size, bytes, dim0..dim%d, at.I.J... (not '%s')", ts->ndim - 1,
@@ -401,6 +429,38 @@ static int diff_attr(const ls_session *S, const char *name, const char *rest, ou
     else if (!strcmp(attr, "first")) put(o, "%lld", (long long)d.first[0]);
     else put(o, "%llu", (unsigned long long)d.first_event[0]);
     ks_diff_free(&d);
+    return 0;
+}
+
+/* reads.RUN.OUT.OF.A: the step's run against run RUN as `kscope diff RUN-TRACE STEP-TRACE
+ * --reads-by OUT --reads-of OF` compares them (trace/reads.h: for each element of OUT, the
+ * elements of OF read to compute it, with their counts; traces of different kinds, a
+ * recorded upstream kernel against our operator): count (elements of OUT whose reads
+ * differ), keys (elements of OUT with reads in either), reads (the step's run's reads
+ * counted), run_reads (run RUN's) */
+static int reads_attr(const ls_session *S, const char *name, const char *rest, out_buf *o, char *err, size_t en)
+{
+    char part[3][KS_NAME_LEN];
+    const char *p = rest;
+    for (int k = 0; k < 3; ++k) {
+        const char *dot = strchr(p, '.');
+        if (!dot || dot == p || dot - p >= KS_NAME_LEN)
+            return fail(err, en, name, "write reads.RUN.OUT.OF.A (count, keys, reads, run_reads)");
+        snprintf(part[k], sizeof part[k], "%.*s", (int)(dot - p), p);
+        p = dot + 1;
+    }
+    const ls_session *R = find_run_session(S, part[0]);
+    if (!R) return fail(err, en, name, "the lesson has no run '%s' ('lesson' is its own run)", part[0]);
+    if (strcmp(p, "count") && strcmp(p, "keys") && strcmp(p, "reads") && strcmp(p, "run_reads"))
+        return fail(err, en, name, "reads.%s.%s.%s has count, keys, reads, run_reads (not '%s')", part[0], part[1],
+                    part[2], p);
+    const char *of[1] = {part[2]};
+    ks_reads r;
+    if (ks_reads_compare(&r, &R->tr, &S->tr, part[1], of, 1)) return fail(err, en, name, "%s", ks_error_message());
+    if (!strcmp(p, "count")) put(o, "%llu", (unsigned long long)r.differing);
+    else if (!strcmp(p, "keys")) put(o, "%llu", (unsigned long long)(r.compared + r.only[0] + r.only[1]));
+    else put(o, "%llu", (unsigned long long)r.n[strcmp(p, "reads") ? 0 : 1]);
+    ks_reads_free(&r);
     return 0;
 }
 
@@ -591,7 +651,7 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
             return fail(err, en, name,
                         "unknown name (index, thread, block, tid, iter, tap, work.F, read.A, "
                         "write.A, sample.A, item.A, thread.A, element.A, param.P, launch.A, tensor.T.A, ratio.A.B, "
-                        "run.NAME.X, diff.RUN.A, check.A, memory.SITE.A, request.A)");
+                        "run.NAME.X, diff.RUN.A, reads.RUN.OUT.OF.A, check.A, memory.SITE.A, request.A)");
         return 0;
     }
     if (!strcmp(head, "work")) return work_field(S, c->item, name, rest, o, err, en);
@@ -604,6 +664,7 @@ static int lookup(const ls_session *S, const ls_ctx *c, const char *name, out_bu
     if (!strcmp(head, "param")) return param_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "tensor")) return tensor_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "diff")) return diff_attr(S, name, rest, o, err, en);
+    if (!strcmp(head, "reads")) return reads_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "check")) return check_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "memory")) return memory_attr(S, name, rest, o, err, en);
     if (!strcmp(head, "request")) return request_attr(S, c, name, rest, o, err, en);
