@@ -15,6 +15,7 @@
 #include "../trace/diff.h"
 #include "../trace/image.h"
 #include "../trace/memory.h"
+#include "../trace/npy.h"
 #include "../viewer/vw_state.h"
 #include "crafted_trace.h"
 #include "test_util.h"
@@ -148,6 +149,7 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
     ck_assert_ptr_nonnull(strstr(out_text("out"), "08-sparse-conv.json (18 steps"));
     ck_assert_ptr_nonnull(strstr(out_text("out"), "09-bug-hunt.json (11 steps"));
     ck_assert_ptr_nonnull(strstr(out_text("out"), "13-unmodified-kernel.json (11 steps"));
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "14-roi-align-torchvision.json (8 steps"));
     ck_assert_int_eq(lesson("--check 08"), 0);
     ck_assert_int_eq(lesson("--check 09"), 0);
     ck_assert_int_eq(lesson("--list"), 0);
@@ -157,9 +159,9 @@ START_TEST(the_cli_checks_and_plays_every_lesson)
     ck_assert_ptr_nonnull(strstr(list, "04-conv-gemm"));
     ck_assert_ptr_nonnull(strstr(list, "08-sparse-conv"));
     ck_assert_ptr_nonnull(strstr(list, "09-bug-hunt"));
-    static const char *const names[] = {"01",          "im2col",   "03-col2im",        "conv-gemm",
-                                        "sparse-conv", "bug-hunt", "unmodified-kernel"};
-    for (int i = 0; i < 7; ++i) {
+    static const char *const names[] = {"01",          "im2col",   "03-col2im",         "conv-gemm",
+                                        "sparse-conv", "bug-hunt", "unmodified-kernel", "roi-align-torchvision"};
+    for (int i = 0; i < 8; ++i) {
         char args[64];
         snprintf(args, sizeof args, "%s --auto", names[i]);
         ck_assert_msg(lesson(args) == 0, "lesson %s: %s", names[i], out_text("err"));
@@ -1352,6 +1354,239 @@ START_TEST(lesson_13_traces_equal_fresh_ones)
 }
 END_TEST
 
+/* Lesson 14's inputs, written here: input (1, 2, 8, 8) with element i = i; two RoIs
+ * (batch, x1, y1, x2, y2), the second past the bottom-right corner; a 2 x 2 output,
+ * sampling ratio 2, aligned (lessons/data/make_14.py) */
+enum { L14_C = 2, L14_H = 8, L14_W = 8, L14_K = 2, L14_P = 2, L14_SR = 2, L14_ITEMS = L14_K * L14_C * L14_P * L14_P };
+static const float l14_rois[L14_K][5] = {{0, 1.25f, 0.75f, 5.25f, 4.25f}, {0, 4.5f, 5.0f, 8.75f, 9.0f}};
+
+/* torchvision's roi_align_forward_kernel_impl for output element `index`, from the published
+ * index math (operator-semantics.md 4.1), written here on its own: the input offsets its
+ * thread loads (four corners a sample, in the order v1..v4, a clamped corner twice; none for a
+ * sample outside [-1, H] x [-1, W]) and the value it stores. Returns the number of loads. */
+static int l14_torchvision(int index, int64_t loads[64], float *value)
+{
+    const int pw = index % L14_P, ph = index / L14_P % L14_P, c = index / L14_P / L14_P % L14_C,
+              n = index / L14_P / L14_P / L14_C;
+    const float *roi = l14_rois[n];
+    const int b = (int)roi[0];
+    const float x1 = roi[1] - 0.5f, y1 = roi[2] - 0.5f, x2 = roi[3] - 0.5f, y2 = roi[4] - 0.5f;
+    const float bin_h = (y2 - y1) / L14_P, bin_w = (x2 - x1) / L14_P;
+    const int64_t plane = ((int64_t)b * L14_C + c) * L14_H * L14_W;
+    int nl = 0;
+    double sum = 0;
+    for (int iy = 0; iy < L14_SR; ++iy)
+        for (int ix = 0; ix < L14_SR; ++ix) {
+            float y = y1 + ph * bin_h + (iy + .5f) * bin_h / L14_SR, x = x1 + pw * bin_w + (ix + .5f) * bin_w / L14_SR;
+            if (y < -1.0f || y > L14_H || x < -1.0f || x > L14_W) continue;
+            y = y <= 0 ? 0 : y;
+            x = x <= 0 ? 0 : x;
+            int yl = (int)y, xl = (int)x, yh, xh;
+            if (yl >= L14_H - 1) yh = yl = L14_H - 1, y = (float)yl;
+            else yh = yl + 1;
+            if (xl >= L14_W - 1) xh = xl = L14_W - 1, x = (float)xl;
+            else xh = xl + 1;
+            const float ly = y - yl, lx = x - xl, hy = 1 - ly, hx = 1 - lx;
+            const int64_t at[4] = {yl * L14_W + xl, yl * L14_W + xh, yh * L14_W + xl, yh * L14_W + xh};
+            const float w[4] = {hy * hx, hy * lx, ly * hx, ly * lx};
+            for (int k = 0; k < 4; ++k) {
+                loads[nl++] = plane + at[k];
+                sum += w[k] * (double)(plane + at[k]); /* element i is i */
+            }
+        }
+    *value = (float)(sum / (L14_SR * L14_SR));
+    return nl;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Lesson 14's words against its committed traces (lessons/data, made by make_14.sh on an
+ * H200): torchvision's recorded kernel loads, for every output element, the RoI's five floats
+ * and exactly the corners (with their counts) that the published index math computed here
+ * gives, and stores the average; threads past the 16 elements touch nothing; kscope diff
+ * --reads-by output finds our operator's trace equal; the new templates count one element's
+ * loads and the reads-by comparison (a tensor our operator never reads differs everywhere);
+ * the narration says what the traces show. */
+START_TEST(lesson_14_says_what_its_traces_show)
+{
+    static ls_lesson L;
+    static ls_session S;
+    open_lesson("14", &L, &S);
+    ck_assert_ptr_null(L.op);
+    ck_assert_int_eq(L.nruns, 2);
+    ck_assert_str_eq(L.runs[1].name, "ours");
+    const ls_session *tv = &S, *ours = ls_run_session(&S, 1);
+    ck_assert(tv->recorded && ours->recorded);
+    ck_assert_str_eq(tv->tr.variant, "cuda-c");
+    ck_assert_int_eq(tv->tr.threads, 512);
+    ck_assert_int_eq(tv->tr.blocks, 1);
+    ck_assert_uint_eq(tv->tr.dropped, 0);
+    /* the recorded tensors are the inputs written above */
+    const ks_tensor *in = run_tensor(tv, "input"), *ro = run_tensor(tv, "rois");
+    ck_assert(in->ndim == 4 && in->shape[1] == L14_C && in->shape[2] == L14_H && in->shape[3] == L14_W);
+    for (int i = 0; i < L14_C * L14_H * L14_W; ++i) ck_assert_float_eq(((const float *)in->data)[i], (float)i);
+    for (int i = 0; i < L14_K * 5; ++i) ck_assert_float_eq(((const float *)ro->data)[i], l14_rois[i / 5][i % 5]);
+    /* every thread: its RoI's five floats, its corners with their counts, one store */
+    const ks_event *ev[64];
+    int doubled = 0;
+    for (int t = 0; t < L14_ITEMS; ++t) {
+        int64_t want[64], got[64];
+        float value;
+        const int nw = l14_torchvision(t, want, &value);
+        ck_assert_int_eq(nw, 16); /* no sample of these RoIs lies beyond one pixel */
+        /* samples whose clamp makes them load a corner twice: RoI 1's, at the border */
+        int clamped = 0;
+        for (int k = 0; k < nw; k += 4) clamped += want[k] == want[k + 1] || want[k] == want[k + 2];
+        ck_assert_int_eq(clamped, t == 13 || t == 9 ? 2 : t == 14 || t == 10 ? 4 : t == 15 || t == 11 ? 4 : 0);
+        doubled += clamped;
+        ck_assert_int_eq(item_events(tv, t, KS_EV_READ, "rois", ev, 64), 5);
+        int64_t fields = 0;
+        for (int k = 0; k < 5; ++k) fields |= (int64_t)1 << (ev[k]->u.access.offset - t / 8 * 5);
+        ck_assert_int_eq(fields, 31); /* rois[n, 0..4], each once */
+        ck_assert_int_eq(item_events(tv, t, KS_EV_READ, "input", ev, 64), nw);
+        for (int k = 0; k < nw; ++k) got[k] = ev[k]->u.access.offset;
+        qsort(want, nw, sizeof *want, cmp_i64);
+        qsort(got, nw, sizeof *got, cmp_i64);
+        for (int k = 0; k < nw; ++k)
+            ck_assert_msg(got[k] == want[k], "thread %d: load %d is input offset %lld, the index math says %lld", t, k,
+                          (long long)got[k], (long long)want[k]);
+        ck_assert_int_eq(item_events(tv, t, KS_EV_WRITE, "output", ev, 64), 1);
+        ck_assert_int_eq(ev[0]->u.access.offset, t);
+        ck_assert_float_eq_tol(ev[0]->u.access.value, value, 1e-4f * fabsf(value));
+    }
+    ck_assert_int_eq(doubled, 20);
+    for (int t = L14_ITEMS; t < 512; ++t) {
+        ck_assert_int_eq(item_events(tv, t, KS_EV_READ, NULL, ev, 64), 0);
+        ck_assert_int_eq(item_events(tv, t, KS_EV_WRITE, NULL, ev, 64), 0);
+    }
+    /* the counts the narration quotes, against the index math: thread 5's middle corner, thread
+     * 13's doubled one, thread 15's clamped corner (asked), and the readers of input[0, 1, 7, 7] */
+    static const struct {
+        int thread, y, x;
+    } quoted[] = {{5, 1, 4}, {13, 6, 7}, {13, 5, 7}, {15, 7, 7}, {15, 7, 6}, {0, 7, 7}};
+    int readers_77 = 0;
+    for (size_t q = 0; q < sizeof quoted / sizeof *quoted; ++q) {
+        int64_t want[64];
+        float value;
+        const int nw = l14_torchvision(quoted[q].thread, want, &value);
+        int count = 0;
+        for (int k = 0; k < nw; ++k) count += want[k] == (1 * L14_H + quoted[q].y) * L14_W + quoted[q].x;
+        char tmpl[96], expect[16];
+        snprintf(tmpl, sizeof tmpl, "{item.reads.input.at.0.1.%d.%d}", quoted[q].y, quoted[q].x);
+        snprintf(expect, sizeof expect, "%d", count);
+        ck_assert_str_eq(render_at(tv, quoted[q].thread, tmpl), expect);
+    }
+    for (int t = 0; t < L14_ITEMS; ++t) {
+        int64_t want[64];
+        float value;
+        const int nw = l14_torchvision(t, want, &value);
+        for (int k = 0; k < nw; ++k) readers_77 += want[k] == (1 * L14_H + 7) * L14_W + 7;
+    }
+    ck_assert_int_eq(readers_77, 15);
+    ck_assert_str_eq(render_at(tv, 15,
+                               "{item.reads.input.at.0.1.7.7} {item.reads.rois.at.1.2} "
+                               "{item.writes.output.at.1.1.1.1} {item.writes.output.at.0.0.0.0}"),
+                     "12 1 1 0");
+    ck_assert_str_eq(render_at(tv, 15, "{item.reads.input.at.0.1.8.0}"),
+                     "problem: {item.reads.input.at.0.1.8.0}: input(1, 2, 8, 8) has no element 0.1.8.0 (at.I.J... "
+                     "with all 4 coordinates)");
+    ck_assert_ptr_nonnull(strstr(render_at(ours, 15, "{item.samples.input.at.0.1.7.7}"), "counts reads or writes"));
+    /* the reads-by comparison: input equal, rois (which our operator never loads) differing
+     * for every element; our trace against itself */
+    ck_assert_str_eq(render_at(tv, 15,
+                               "{reads.ours.output.input.count} of {reads.ours.output.input.keys}, "
+                               "{reads.ours.output.input.reads} {reads.ours.output.input.run_reads}"),
+                     "0 of 16, 256 256");
+    ck_assert_str_eq(render_at(tv, 15, "{reads.ours.output.rois.count} {reads.ours.output.rois.reads}"), "16 80");
+    ck_assert_str_eq(render_at(ours, 3, "{reads.lesson.output.input.count} {reads.ours.output.input.reads}"), "0 256");
+    ck_assert_ptr_nonnull(strstr(render_at(tv, 15, "{reads.nope.output.input.count}"), "has no run 'nope'"));
+    ck_assert_ptr_nonnull(strstr(render_at(tv, 15, "{reads.ours.output.input.first}"), "has count, keys"));
+    /* our operator's trace: four samples a work item, the clamped one at x = 7 */
+    ck_assert_int_eq(item_events(ours, 13, KS_EV_SAMPLE, "input", ev, 64), 4);
+    ck_assert_float_eq(ev[1]->u.sample.x, 7.0f);
+    ck_assert_str_eq(render_at(ours, 15, "{item.samples}"), "4");
+    ls_session_close(&S);
+    ls_free(&L);
+
+    /* the CLI's comparison of the two committed traces */
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "%s diff %s/lessons/data/14-roi-align-torchvision.kst %s/lessons/data/14-roi-align-ours.kst --reads-by "
+             "output --reads-of input >%s/diff.txt 2>&1",
+             KS_CLI, KS_SOURCE_DIR, KS_SOURCE_DIR, dir);
+    ck_assert_msg(sh(cmd) == 0, "%s", out_text("diff.txt"));
+    ck_assert_ptr_nonnull(strstr(out_text("diff.txt"), "reads of input by element of output: 0 of 16 differ"));
+
+    /* the words */
+    ck_assert_int_eq(lesson("--check 14"), 0);
+    ck_assert_ptr_nonnull(strstr(out_text("out"), "14-roi-align-torchvision.json (8 steps"));
+    ck_assert_int_eq(lesson("14 --auto"), 0);
+    char *text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "a site is an offset in the kernel's machine code: roi_align_forward_ke+0x680"));
+    ck_assert_ptr_nonnull(strstr(text, "Thread 5 is bin (0, 1) of channel 1 of RoI 0, and stores output[0, 1, 0, 1]"));
+    ck_assert_ptr_nonnull(strstr(text, "loads y1 first, rois[0, 2] = 0.75, and the batch index last"));
+    ck_assert_ptr_nonnull(strstr(text, "16 loads, of 9 elements"));
+    ck_assert_ptr_nonnull(strstr(text, "input[0, 1, 1, 4], loaded 4 times"));
+    ck_assert_ptr_nonnull(strstr(text, "In all it loads input[0, 1, 6, 7] 6 times of its 16"));
+    ck_assert_ptr_nonnull(strstr(text, "[run 'ours': the recorded trace data/14-roi-align-ours.kst]"));
+    ck_assert_ptr_nonnull(strstr(text, "has x clamped to 7, weights 1, 0, 0, 0"));
+    ck_assert_ptr_nonnull(strstr(text, "0 of 16 differ, over 256 loads"));
+    ck_assert_ptr_nonnull(strstr(text, "is loaded 15 times, by threads 13, 15"));
+    ck_assert_ptr_nonnull(strstr(text, "7 of 7 questions right at the first try"));
+    free(text);
+    /* the explanations: shown after a wrong answer */
+    snprintf(cmd, sizeof cmd, "cd %s && yes 99 | KSCOPE_LESSONS=%s/lessons %s lesson 14 >out 2>err", dir, KS_SOURCE_DIR,
+             KS_CLI);
+    ck_assert_int_eq(sh(cmd), 0);
+    text = one_line(out_text("out"));
+    ck_assert_ptr_nonnull(strstr(text, "((1 * 2 + 0) * 2 + 1) * 2 + 0 = 10"));
+    ck_assert_ptr_nonnull(strstr(text, "every thread loads y1 first: rois[1, 2] = 5"));
+    ck_assert_ptr_nonnull(strstr(text, "the top-left corner is input[0, 1, 3, 1]"));
+    ck_assert_ptr_nonnull(strstr(text, "2 + 2 + 4 + 4 = 12"));
+    ck_assert_ptr_nonnull(strstr(text, "element 64 + 7 * 8 + 7 = 127"));
+    ck_assert_ptr_nonnull(strstr(text, "0 of 7 questions right at the first try"));
+    free(text);
+}
+END_TEST
+
+/* Our operator's trace of lesson 14's inputs, made afresh (as make_14.sh does, from .npy
+ * files written here), equals the committed lessons/data/14-roi-align-ours.kst event by
+ * event, and reads what torchvision's recorded kernel reads */
+START_TEST(lesson_14_our_trace_equals_a_fresh_one)
+{
+    float x[L14_C * L14_H * L14_W], r[L14_K * 5];
+    for (int i = 0; i < L14_C * L14_H * L14_W; ++i) x[i] = (float)i;
+    memcpy(r, l14_rois, sizeof r);
+    ks_tensor t = {.dtype = KS_F32, .ndim = 4, .shape = {1, L14_C, L14_H, L14_W}, .data = x};
+    char path[256];
+    snprintf(path, sizeof path, "%s/input.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+    t = (ks_tensor){.dtype = KS_F32, .ndim = 2, .shape = {L14_K, 5}, .data = r};
+    snprintf(path, sizeof path, "%s/rois.npy", dir);
+    ck_assert_int_eq(ks_npy_write(path, &t), KS_OK);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s run roi_align --in input=input.npy --in rois=rois.npy --output-size 2,2 --sampling-ratio 2 "
+             "--aligned --trace fresh.kst --quiet >run.txt 2>&1",
+             dir, KS_CLI);
+    ck_assert_msg(sh(cmd) == 0, "%s", out_text("run.txt"));
+    snprintf(cmd, sizeof cmd, "cd %s && %s diff %s/lessons/data/14-roi-align-ours.kst fresh.kst >diff.txt 2>&1", dir,
+             KS_CLI, KS_SOURCE_DIR);
+    ck_assert_msg(sh(cmd) == 0, "lessons/data/14-roi-align-ours.kst differs from a fresh one (make_14.sh): %s",
+                  out_text("diff.txt"));
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s diff %s/lessons/data/14-roi-align-torchvision.kst fresh.kst --reads-by output --reads-of "
+             "input >diff.txt 2>&1",
+             dir, KS_CLI, KS_SOURCE_DIR);
+    ck_assert_msg(sh(cmd) == 0, "%s", out_text("diff.txt"));
+    ck_assert_ptr_nonnull(strstr(out_text("diff.txt"), "0 of 16 differ"));
+}
+END_TEST
+
 /* read.writer on a hand-made trace: an element two work items write has no single writer,
  * one nothing writes has none; a site that is not a source location has no line; an access
  * outside every tensor of the trace has no element, site or writer to name */
@@ -2212,6 +2447,8 @@ int main(void)
     tcase_add_test(tc, lesson_09_says_what_its_traces_show);
     tcase_add_test(tc, lesson_13_says_what_its_traces_show);
     tcase_add_test(tc, lesson_13_traces_equal_fresh_ones);
+    tcase_add_test(tc, lesson_14_says_what_its_traces_show);
+    tcase_add_test(tc, lesson_14_our_trace_equals_a_fresh_one);
     tcase_add_test(tc, writer_and_source_line_templates_say_when_there_is_none);
     tcase_add_test(tc, memory_templates_count_sectors_from_the_trace);
     tcase_add_test(tc, lesson_10_says_what_its_traces_show);
