@@ -67,10 +67,16 @@ typedef struct live_launch {
     ctx_state *ctx;
     uint64_t fn_size;
     uint32_t grid[3], block[3];
+    int64_t dyn_shared; /* the launch's dynamic shared bytes, -1 unknown */
     char kernel[512];
     char mangled[512];
     CUmodule module;
 } live_launch;
+
+/* The dynamic shared memory a launch asks for is not in the Sanitizer API's launch data:
+ * the runtime or driver call that launches it gives it, on the same thread, just before
+ * the launch callback (-1: no launch call seen; note_launch_call sets it). */
+static __thread int64_t t_dyn_shared = -1;
 
 static struct {
     pthread_mutex_t mu;
@@ -334,6 +340,8 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
     memset(v, 0, sizeof *v);
     v->used = 1, v->handle = l->hLaunch, v->number = number;
     v->grid[0] = l->gridDim_x, v->grid[1] = l->gridDim_y, v->grid[2] = l->gridDim_z;
+    v->dyn_shared = t_dyn_shared; /* what this thread's launch call asked for */
+    t_dyn_shared = -1;
     v->block[0] = l->blockDim_x, v->block[1] = l->blockDim_y, v->block[2] = l->blockDim_z;
     snprintf(v->kernel, sizeof v->kernel, "%s", name);
     snprintf(v->mangled, sizeof v->mangled, "%s", l->functionName ? l->functionName : "");
@@ -431,6 +439,7 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
         device_name(l->context, L.device, sizeof L.device);
         memcpy(L.grid, me.grid, sizeof L.grid);
+        L.dyn_shared = me.dyn_shared;
         memcpy(L.block, me.block, sizeof L.block);
         const uint64_t T = (uint64_t)L.block[0] * L.block[1] * L.block[2];
         const uint64_t blocks = (uint64_t)L.grid[0] * L.grid[1] * L.grid[2];
@@ -469,10 +478,72 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
  * twice. */
 static __thread int t_inside;
 
+/* The leading fields of the launch calls' parameter blocks the API callbacks pass (the
+ * toolkit's generated_cuda_*_meta.h spell them; those headers follow the toolkit's exact
+ * version, these prefixes do not change): the runtime's cudaLaunchKernel (dim3 is three
+ * unsigned ints), cudaLaunchKernelExC's config (cudaLaunchConfig_t), the driver's
+ * cuLaunchKernel and cuLaunchCooperativeKernel. cuLaunchKernelEx's config is cuda.h's. */
+typedef struct {
+    const void *func;
+    unsigned grid[3], block[3];
+    void **args;
+    size_t shared_mem;
+} rt_launch_params;
+typedef struct {
+    unsigned grid[3], block[3];
+    size_t dynamic_smem_bytes;
+} rt_launch_config;
+typedef struct {
+    CUfunction f;
+    unsigned grid[3], block[3];
+    unsigned shared_mem_bytes;
+} drv_launch_params;
+
+static void note_launch_call(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *data)
+{
+    const Sanitizer_CallbackData *d = data;
+    if (d->callbackSite != SANITIZER_API_ENTER || !d->functionParams) return;
+    const void *p = d->functionParams;
+    if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
+        switch (cbid) {
+        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel:
+        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz:
+            t_dyn_shared = (int64_t)((const rt_launch_params *)p)->shared_mem;
+            break;
+        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC:
+        case SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz: {
+            const rt_launch_config *c = *(const rt_launch_config *const *)p; /* its first field */
+            if (c) t_dyn_shared = (int64_t)c->dynamic_smem_bytes;
+            break;
+        }
+        default: break;
+        }
+    } else {
+        switch (cbid) {
+        case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+        case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
+        case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+            t_dyn_shared = ((const drv_launch_params *)p)->shared_mem_bytes;
+            break;
+        case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+        case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+            const CUlaunchConfig *c = *(const CUlaunchConfig *const *)p; /* its first field */
+            if (c) t_dyn_shared = c->sharedMemBytes;
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
 static void SANITIZERAPI on_callback(void *user, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
                                      const void *data)
 {
     (void)user;
+    if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+        note_launch_call(domain, cbid, data); /* no lock: every API call comes here */
+        return;
+    }
     if (t_inside) return;
     t_inside = 1;
     pthread_mutex_lock(&g.mu);
@@ -564,7 +635,9 @@ KS_API int InitializeInjection(void)
     SanitizerResult r;
     if ((r = sanitizerSubscribe(&g.sub, on_callback, NULL)) != SANITIZER_SUCCESS ||
         (r = sanitizerEnableDomain(1, g.sub, SANITIZER_CB_DOMAIN_RESOURCE)) != SANITIZER_SUCCESS ||
-        (r = sanitizerEnableDomain(1, g.sub, SANITIZER_CB_DOMAIN_LAUNCH)) != SANITIZER_SUCCESS) {
+        (r = sanitizerEnableDomain(1, g.sub, SANITIZER_CB_DOMAIN_LAUNCH)) != SANITIZER_SUCCESS ||
+        (r = sanitizerEnableDomain(1, g.sub, SANITIZER_CB_DOMAIN_RUNTIME_API)) != SANITIZER_SUCCESS ||
+        (r = sanitizerEnableDomain(1, g.sub, SANITIZER_CB_DOMAIN_DRIVER_API)) != SANITIZER_SUCCESS) {
         status("error the Compute Sanitizer API is not available: %s", san_error(r));
         pthread_mutex_unlock(&g.mu);
         return 0;

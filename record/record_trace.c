@@ -604,9 +604,13 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
         escape_json(kernel, sizeof kernel, l->kernel);
         size_t used = (size_t)snprintf(tr->params, sizeof tr->params,
                                        "{\"frontend\":\"record\",\"kernel\":\"%s\",\"launch\":%llu,"
-                                       "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"buffers\":{",
+                                       "\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],",
                                        kernel, (unsigned long long)l->number, l->grid[0], l->grid[1], l->grid[2],
                                        l->block[0], l->block[1], l->block[2]);
+        if (l->dyn_shared >= 0) /* known when the launch call was seen */
+            used += (size_t)snprintf(tr->params + used, sizeof tr->params - used, "\"dynamic_shared\":%lld,",
+                                     (long long)l->dyn_shared);
+        used += (size_t)snprintf(tr->params + used, sizeof tr->params - used, "\"buffers\":{");
         for (int i = 0; i < b.nt && used + 140 < sizeof tr->params; ++i) {
             char nm[80];
             escape_json(nm, sizeof nm, b.t[i].buf->name);

@@ -457,6 +457,7 @@ START_TEST(record_shared_accesses_and_find_a_race)
     const int sh = ks_trace_tensor(&tr, "shared");
     ck_assert_msg(sh >= 0, "no shared tensor");
     ck_assert_int_eq(tr.tensors[sh].shape[0], 128);
+    ck_assert_msg(strstr(tr.params, "\"dynamic_shared\":256,"), "%s", tr.params);
     uint64_t bars = 0, stores = 0, loads = 0;
     for (uint64_t i = 0; i < tr.nevents; ++i) {
         const ks_event *e = &tr.events[i];
@@ -477,6 +478,9 @@ START_TEST(record_shared_accesses_and_find_a_race)
     ck_assert_uint_eq(bars, 384);
     ck_assert_uint_eq(stores, 384);
     ck_assert_uint_eq(loads, 300); /* the threads with i < n */
+    ks_trace_close(&tr);
+    open_trace("rec/0001-reverse_block.kst", &tr);
+    ck_assert_msg(strstr(tr.params, "\"dynamic_shared\":0,"), "%s", tr.params);
     ks_trace_close(&tr);
     ck_assert_int_eq(kscope("check rec/0000-reverse_block.kst"), 0);
     ck_assert_int_eq(kscope("check rec/0001-reverse_block.kst"), 1);

@@ -2,7 +2,8 @@
 // reverse_block reverses each block's slice of x through a __shared__ tile. It runs twice:
 // with its __syncthreads() (correct: every thread reads a slot another thread wrote before
 // the barrier) and without it (a shared-memory race: the read may come before the write).
-// 3 blocks of 128 threads over n = 300 elements; prints "shared_target: done".
+// 3 blocks of 128 threads over n = 300 elements (the first launch also asks for 256 bytes of
+// dynamic shared memory it does not use, for the trace's params); prints "shared_target: done".
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -32,7 +33,7 @@ int main(void)
         check(cudaMemcpy(x, h, sizeof h, cudaMemcpyHostToDevice), "cudaMemcpy"))
         return 1;
     for (int sync = 1; sync >= 0; --sync) {
-        reverse_block<<<3, 128>>>(x, y, n, sync);
+        reverse_block<<<3, 128, sync ? 256 : 0>>>(x, y, n, sync); // dynamic shared: in the params
         if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "reverse_block")) return 1;
     }
     cudaFree(x);
