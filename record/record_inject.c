@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sanitizer.h>
@@ -73,6 +74,13 @@ typedef struct live_launch {
     CUmodule module;
 } live_launch;
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
 /* The dynamic shared memory a launch asks for is not in the Sanitizer API's launch data:
  * the runtime or driver call that launches it gives it, on the same thread, just before
  * the launch callback (-1: no launch call seen; note_launch_call sets it). */
@@ -84,6 +92,7 @@ static struct {
     char out[2048], status[2048], patches[2048];
     int have_regex, launch_all;
     int shared; /* KS_RECORD_SHARED=1: shared accesses and barriers patched too */
+    int times;  /* KS_RECORD_TIMES=1: a note of each recorded launch's times */
     regex_t regex;
     unsigned long long launch_k, max_records;
     uint64_t block_lo, block_hi, thread_lo, thread_hi;
@@ -418,7 +427,9 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     g.building++;
     pthread_mutex_unlock(&g.mu);
 
+    const double t0 = now_ms();
     SanitizerResult r = sanitizerStreamSynchronize(l->hStream);
+    const double t1 = now_ms();
     int ok = r == SANITIZER_SUCCESS;
     if (!ok) status("error launch %llu did not finish: %s", (unsigned long long)me.number, san_error(r));
     if (ok && !(ok = sanitizerMemcpyDeviceToHost(&dev, c->on_d, sizeof dev, l->hStream) == SANITIZER_SUCCESS))
@@ -462,8 +473,12 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         if (access(path, F_OK) == 0)
             snprintf(path, sizeof path, "%s/%04llu-%s-p%d.kst", g.out, (unsigned long long)me.number, L.short_name,
                      (int)getpid());
+        const double t2 = now_ms();
         if (ks_rec_write_trace(&L, path) != KS_OK) status("error %s: %s", path, ks_error_message());
         else status("trace\t%llu\t%llu\t%s\t%s", n, (unsigned long long)L.dropped, path, L.kernel);
+        if (g.times) /* KS_RECORD_TIMES=1: where a recorded launch's time goes */
+            status("note launch %llu: kernel %.1f ms, records back %.1f ms, trace built and written %.1f ms",
+                   (unsigned long long)me.number, t1 - t0, t2 - t1, now_ms() - t2);
     }
     free(recs);
     free(bufs);
@@ -623,6 +638,7 @@ KS_API int InitializeInjection(void)
         else g.have_regex = 1;
     }
     g.shared = (s = getenv("KS_RECORD_SHARED")) && !strcmp(s, "1");
+    g.times = (s = getenv("KS_RECORD_TIMES")) && !strcmp(s, "1");
     s = getenv("KS_RECORD_LAUNCH");
     g.launch_all = !s || !*s || !strcmp(s, "all");
     if (!g.launch_all) g.launch_k = strtoull(s, NULL, 10);
