@@ -464,14 +464,14 @@ START_TEST(record_shared_accesses_and_find_a_race)
         const int t = (int)e->thread;
         if (e->kind == KS_EV_BARRIER) {
             ck_assert_uint_eq(e->u.barrier.phase, 0);
-            ck_assert_int_eq(tr.sites[e->site].line, 14);
+            ck_assert_int_eq(tr.sites[e->site].line, 15);
             bars++;
         } else if (e->kind != KS_EV_WORK && e->tensor == sh) {
             ck_assert(e->flags & KS_FLAG_SHARED);
             const int store = e->kind == KS_EV_WRITE;
             ck_assert_int_eq(e->u.access.offset, store ? t : 127 - t);
             ck_assert_int_eq(e->u.access.reserved[0], !store); /* the phase */
-            ck_assert_int_eq(tr.sites[e->site].line, store ? 13 : 15);
+            ck_assert_int_eq(tr.sites[e->site].line, store ? 14 : 16);
             stores += store, loads += !store;
         }
     }
