@@ -57,13 +57,16 @@ static void print_op(FILE *out, const ks_op *op)
         fprintf(out, "  %-17s %-7s %s\n", op->tensors[i].name, op->tensors[i].output ? "output" : "input",
                 op->tensors[i].shape);
     if (op->nkernels) { /* each row's reference launch; --threads / --block-cap set all of them */
-        fprintf(out, "\nkernels (--trace-kernel NAME; --threads and --block-cap apply to each):\n");
+        fprintf(out, "\nkernels (--trace-kernel NAME; --threads and --block-cap apply to each not fixed):\n");
         for (int k = 0; k < op->nkernels; ++k) {
             const ks_kernel *row = &op->kernels[k];
             char launch[64], cap[32] = "no cap";
             if (row->block_cap > 0) snprintf(cap, sizeof cap, "<= %lld blocks", (long long)row->block_cap);
             if (row->block_of) snprintf(launch, sizeof launch, "a tile per block, %s", cap);
-            else snprintf(launch, sizeof launch, "%d threads, %s", row->threads, cap);
+            else if (row->fixed) snprintf(launch, sizeof launch, "fixed: %d threads, %s", row->threads, cap);
+            else
+                snprintf(launch, sizeof launch, "%d threads%s, %s", row->threads, row->threads_of ? " or more" : "",
+                         cap);
             fprintf(out, "  %-17s %-28s %s", row->name, launch, row->help ? row->help : "");
             if (row->plain_only) fprintf(out, " (not traced: %s traces the same)", row->twin);
             else if (row->no_trace) fprintf(out, " (plain only: not traced)");

@@ -316,7 +316,7 @@ int ks_run_trace_row(ks_run *r, int def) { return r->traced_row = r->trace_kerne
 ks_exec ks_exec_for(const ks_run *r, ks_sink *sink)
 {
     ks_exec x = ks_exec_make(r->op->kernels, r->op->nkernels, r->device, &r->launch);
-    x.sink = sink, x.trace = r->traced_row;
+    x.sink = sink, x.trace = r->traced_row, x.twins = r->twins;
     for (int i = 0; i < r->op->ntensors; ++i)
         if (!r->absent[i]) ks_exec_size(&x, ks_tensor_numel(&r->tensor[i]));
     return x;

@@ -119,6 +119,7 @@ typedef struct ks_run {
      * the row that does, which prepare sets with ks_run_trace_row (and builds its sites). */
     int trace_kernel;
     int traced_row;
+    int twins;                      /* plain_only rows yield to their twins (ks_exec.twins: the twin tests) */
     unsigned long long trace_limit; /* most events kept (0: KS_TRACE_LIMIT_DEFAULT) */
     int schedule;                   /* traced: also record the schedule (each block's SM and clocks) */
     /* set by prepare */
@@ -141,6 +142,7 @@ typedef struct ks_run {
     int threads;
     int64_t blocks, block_cap;
     int reruns;             /* GPU: reruns that sized the trace buffer */
+    uint64_t rows_ran;      /* bit k: kernel row k launched (an operator with .run) */
     int64_t *schedule_data; /* with schedule: (blocks, 4) int64 block, SM, start, end (owned) */
     int64_t schedule_blocks;
     char device_name[128];

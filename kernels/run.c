@@ -141,11 +141,12 @@ static int zero_outputs(const ks_run *r, void *const *dev)
 
 /* The operator's kernels once, on ptr (host or device copies): by its launch, or by its
  * kernel rows' sequence, which must have run the traced row when there is a sink. */
-static int op_launch(const ks_run *r, void *const *ptr, ks_sink *sink)
+static int op_launch(ks_run *r, void *const *ptr, ks_sink *sink)
 {
     if (!r->op->run) return r->op->launch(r, ptr, sink);
     ks_exec x = ks_exec_for(r, sink);
     int rc = r->op->run(&x, r, ptr);
+    r->rows_ran = x.ran;
     if (!rc && sink && !x.traced_ran)
         rc = ks_fail(KS_EINVAL, "--trace-kernel %s does not run in this mode (kscope list %s)",
                      r->op->kernels[r->traced_row].name, r->op->name);
@@ -232,6 +233,7 @@ int ks_run_execute(ks_run *r)
     r->default_block_cap = op->default_block_cap;
     r->nfacts = 0;
     r->reruns = 0;
+    r->rows_ran = 0;
     for (int i = 0; i < op->ntensors; ++i) {
         const ks_tensor *t = &r->tensor[i];
         const ks_tensor_spec *s = &op->tensors[i];

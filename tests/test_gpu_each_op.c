@@ -15,6 +15,7 @@
 #include "../kernels/core/ks_error.h"
 #include "../kernels/registry.h"
 #include "test_util.h"
+#include "twins.h"
 
 static int by_item(const void *a, const void *b)
 {
@@ -251,6 +252,11 @@ START_TEST(trace_limit_keeps_the_limit_and_counts_the_rest)
 }
 END_TEST
 
+/* the one-body rule on the GPU: every plain_only row (the CUDA kernels that run by default
+ * without a traced variant) against its twin, from the rows alone (twins.h) */
+START_TEST(every_plain_only_kernel_equals_its_twin_on_gpu) { twins_check(ks_op_at(_i), KS_DEV_CUDA); }
+END_TEST
+
 int main(void)
 {
     if (ks_cuda_device_count() < 1) {
@@ -261,6 +267,7 @@ int main(void)
     TCase *tc = tcase_create("ops");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_operator_traces_the_same_on_gpu_and_simulator, 0, ks_op_count());
+    tcase_add_loop_test(tc, every_plain_only_kernel_equals_its_twin_on_gpu, 0, ks_op_count());
     tcase_add_test(tc, sparse_conv_is_the_same_on_gpu_in_every_mode);
     tcase_add_test(tc, col2im_scatter_is_the_same_on_gpu);
     tcase_add_test(tc, gemm_tiled_is_bitwise_the_same_on_gpu);

@@ -14,6 +14,7 @@
 #include "../trace/check.h"
 #include "../trace/run_trace.h"
 #include "test_util.h"
+#include "twins.h"
 
 /* cuBLAS is loaded at the first GEMM, not linked (issue 37): without a GPU the call gets
  * as far as creating its handle, so the library and all seven functions were found; a
@@ -213,6 +214,11 @@ START_TEST(broken_sites_are_refused_naming_the_site_and_field)
 }
 END_TEST
 
+/* the one-body rule on the simulator: each plain_only row with a simulator entry point
+ * against its twin (twins.h) */
+START_TEST(every_plain_only_kernel_equals_its_twin_on_the_simulator) { twins_check(ks_op_at(_i), KS_DEV_SIM); }
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ops");
@@ -222,6 +228,7 @@ int main(void)
     tcase_add_test(tc, cublas_loads_when_a_gemm_first_needs_it);
     tcase_add_test(tc, parameter_and_tensor_rows_are_well_formed);
     tcase_add_loop_test(tc, every_operator_runs_traced_and_passes_check, 0, ks_op_count());
+    tcase_add_loop_test(tc, every_plain_only_kernel_equals_its_twin_on_the_simulator, 0, ks_op_count());
     tcase_add_test(tc, bad_parameter_text_is_one_clear_error);
     tcase_add_test(tc, broken_descriptors_are_refused_naming_the_row);
     tcase_add_test(tc, broken_sites_are_refused_naming_the_site_and_field);

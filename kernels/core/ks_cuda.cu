@@ -5,6 +5,7 @@
 
 #include <cublas_v2.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,90 @@ extern "C" int ks_cuda_device_name(char *buf, size_t n)
     if (rc) return rc;
     snprintf(buf, n, "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
     return KS_OK;
+}
+
+extern "C" int ks_cuda_shared_optin_bytes(int64_t *bytes)
+{
+    int dev = 0, optin = 0;
+    int rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    if (!rc)
+        rc = ks_cuda_ok(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+                        "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+    *bytes = optin;
+    return rc;
+}
+
+/* the scratch of ks_cuda_scratch_get, per device */
+#define KS_SCRATCH_DEVICES 64
+static struct {
+    void *p;
+    size_t bytes;
+    cudaEvent_t done;
+} scratch[KS_SCRATCH_DEVICES];
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void scratch_free_all(void)
+{
+    int cur = 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) return;
+    for (int d = 0; d < KS_SCRATCH_DEVICES; ++d) {
+        if (!scratch[d].p) continue;
+        if (cudaSetDevice(d) == cudaSuccess) {
+            cudaFree(scratch[d].p);
+            cudaEventDestroy(scratch[d].done);
+        }
+        scratch[d].p = NULL, scratch[d].done = NULL, scratch[d].bytes = 0;
+    }
+    cudaSetDevice(cur);
+}
+
+extern "C" int ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *token)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    int dev = -1;
+    *p = NULL, *token = -1;
+    /* not while a CUDA graph is captured: no cudaMalloc there, and the event is outside it */
+    cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    int rc = ks_cuda_ok(cudaStreamIsCapturing(s, &cap), "cudaStreamIsCapturing");
+    if (rc || cap != cudaStreamCaptureStatusNone) return rc;
+    rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    if (rc || dev < 0 || dev >= KS_SCRATCH_DEVICES) return rc;
+    pthread_mutex_lock(&scratch_lock);
+    auto &c = scratch[dev];
+    if (c.p && c.bytes < bytes) { /* grow: cudaFree waits for the device, so for its last use too */
+        rc = ks_cuda_ok(cudaFree(c.p), "cudaFree");
+        c.p = NULL, c.bytes = 0;
+    }
+    if (!rc && !c.p) {
+        static int hooked;
+        const cudaError_t e = cudaMalloc(&c.p, bytes);
+        if (e == cudaErrorMemoryAllocation) { /* no room: not an error, the caller does without */
+            (void)cudaGetLastError();
+            c.p = NULL;
+            pthread_mutex_unlock(&scratch_lock);
+            return KS_OK;
+        }
+        rc = ks_cuda_ok(e, "cudaMalloc");
+        if (!rc) c.bytes = bytes;
+        if (!rc && !c.done)
+            rc = ks_cuda_ok(cudaEventCreateWithFlags(&c.done, cudaEventDisableTiming), "cudaEventCreate");
+        if (!rc && !hooked) hooked = !atexit(scratch_free_all);
+    }
+    if (!rc) rc = ks_cuda_ok(cudaStreamWaitEvent(s, c.done, 0), "cudaStreamWaitEvent");
+    if (rc) {
+        pthread_mutex_unlock(&scratch_lock);
+        return rc;
+    }
+    *p = c.p, *token = dev;
+    return KS_OK;
+}
+
+extern "C" int ks_cuda_scratch_done(int token, void *stream)
+{
+    if (token < 0 || token >= KS_SCRATCH_DEVICES) return ks_fail(KS_EINVAL, "no scratch %d is held", token);
+    const int rc = ks_cuda_ok(cudaEventRecord(scratch[token].done, (cudaStream_t)stream), "cudaEventRecord");
+    pthread_mutex_unlock(&scratch_lock);
+    return rc;
 }
 
 extern "C" int ks_cuda_malloc(void **p, size_t bytes)

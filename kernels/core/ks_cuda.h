@@ -142,6 +142,14 @@ static inline int ks_cuda_check_launch(const char *kernel) { return ks_cuda_ok(c
         if (sink.schedule) ks_schedule_block(&sink, start);              \
     }
 
+/* Dynamic shared memory past the 48 KiB every kernel gets: kernel k opts in to g->shared
+ * bytes (up to the device's opt-in limit) before its launch. */
+static inline int ks_cuda_shared_optin(const void *k, const ks_grid *g)
+{
+    if (g->shared <= 48 * 1024) return KS_OK;
+    return ks_cuda_ok(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shared), g->name);
+}
+
 /* The launch of every kernel row (ks_kernel.h, KS_KERNEL in ks_variants.h): the variant
  * the registry chose (traced when there is a sink, 32-bit when g->narrow), then the check. */
 template <typename A>
@@ -152,9 +160,13 @@ static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink
     cudaStream_t s = (cudaStream_t)g->stream;
     if (sink) {
         void (*k)(A, ks_sink) = g->narrow && traced32 ? traced32 : traced;
+        int rc = ks_cuda_shared_optin((const void *)k, g);
+        if (rc) return rc;
         k<<<grid, block, g->shared, s>>>(a, *sink);
     } else {
         void (*k)(A) = g->narrow ? plain32 : plain;
+        int rc = ks_cuda_shared_optin((const void *)k, g);
+        if (rc) return rc;
         k<<<grid, block, g->shared, s>>>(a);
     }
     return ks_cuda_check_launch(g->name);

@@ -10,6 +10,22 @@ int ks_cuda_device_name(char *buf, size_t n)
     (void)buf, (void)n;
     return NO_CUDA;
 }
+int ks_cuda_shared_optin_bytes(int64_t *bytes)
+{
+    *bytes = 0;
+    return NO_CUDA;
+}
+int ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *token)
+{
+    (void)bytes, (void)stream;
+    *p = 0, *token = -1;
+    return NO_CUDA;
+}
+int ks_cuda_scratch_done(int token, void *stream)
+{
+    (void)token, (void)stream;
+    return NO_CUDA;
+}
 int ks_cuda_malloc(void **p, size_t bytes)
 {
     *p = 0;

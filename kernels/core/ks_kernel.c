@@ -49,10 +49,11 @@ int ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work)
     if (k < 0 || k >= x->nkernels) return ks_fail(KS_EINVAL, "no kernel row %d (of %d)", k, x->nkernels);
     const ks_kernel *row = &x->kernels[k];
     const int traced = x->sink && k == x->trace;
-    int ref_threads = row->block_of ? row->block_of(args) : row->threads;
+    int ref_threads = row->block_of ? row->block_of(args) : row->threads_of ? row->threads_of(args) : row->threads;
     int threads;
     int64_t blocks;
-    int rc = ks_launch_resolve(&x->launch, ref_threads, row->block_cap, work, &threads, &blocks);
+    const ks_launch none = {0};
+    int rc = ks_launch_resolve(row->fixed ? &none : &x->launch, ref_threads, row->block_cap, work, &threads, &blocks);
     if (rc) return rc;
     if (row->block_of && threads != ref_threads)
         return ks_fail(KS_EINVAL, "%s: a block is one tile of %d threads, not %d", row->name, ref_threads, threads);
@@ -60,6 +61,7 @@ int ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work)
     x->shared = 0;
     x->launches++;
     x->traced_ran += traced;
+    if (k < 64) x->ran |= (uint64_t)1 << k;
     if (blocks == 0) return KS_OK; /* no items: nothing to launch (CUDA refuses a 0-block grid) */
     if (x->device == KS_DEV_CUDA) {
         if (!row->cuda) return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
@@ -68,6 +70,16 @@ int ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work)
         return row->cuda(args, &g, traced ? x->sink : NULL);
     }
     return sim_run(x, row, blocks, threads, args, traced ? x->sink : NULL);
+}
+
+int ks_exec_may(const ks_exec *x, int k)
+{
+    if (k < 0 || k >= x->nkernels) return 0;
+    const ks_kernel *row = &x->kernels[k];
+    if (!row->plain_only) return 1;
+    if (x->twins || !(x->device == KS_DEV_CUDA ? row->cuda != NULL : row->sim_plain != NULL)) return 0;
+    return !(x->sink && x->trace >= 0 && x->trace < x->nkernels && row->twin &&
+             !strcmp(x->kernels[x->trace].name, row->twin));
 }
 
 int ks_kernel_find(const ks_kernel *kernels, int n, const char *word)
@@ -102,9 +114,13 @@ int ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n)
                 return ks_fail(KS_EINVAL, "%s: plain_only kernel %s has a traced entry point", owner, r->name);
         } else if (!r->sim_plain || !r->sim_traced) {
             return ks_fail(KS_EINVAL, "%s: kernel %s lacks its simulator entry points", owner, r->name);
-        } else if (r->twin) {
-            return ks_fail(KS_EINVAL, "%s: kernel %s has a twin but is not plain_only", owner, r->name);
+        } else if (r->twin || r->runs_with) {
+            return ks_fail(KS_EINVAL, "%s: kernel %s has a %s but is not plain_only", owner, r->name,
+                           r->twin ? "twin" : "runs_with");
         }
+        if (r->block_of && (r->threads_of || r->fixed))
+            return ks_fail(KS_EINVAL, "%s: kernel %s: block_of fixes the block; threads_of or fixed besides", owner,
+                           r->name);
     }
     return KS_OK;
 }

@@ -60,11 +60,20 @@ typedef struct ks_kernel {
     int64_t block_cap;      /* and the most blocks (-1: none) */
     /* the block size its args fix (a tile), or NULL; a launch of another size is refused */
     int (*block_of)(const void *args);
+    /* the reference threads as its args make them (a larger shared tile, larger blocks), or
+     * NULL for .threads; unlike block_of, --threads still sets another */
+    int (*threads_of)(const void *args);
+    int fixed;        /* a helper step: always its reference launch, whatever --threads and --blocks say */
     int coop;         /* barriers or shared memory: simulated with fibers */
     int no_trace;     /* no trace schema: always plain (--trace-kernel refuses it) */
     int plain_only;   /* never traced (no traced variant; sim_plain may be NULL:
                                        CUDA only): `twin` computes the same */
     const char *twin; /* plain_only: the row whose traced body stands for it */
+    /* plain_only: the settings under which it runs ("forward=cl channels=4": --name value
+     * pairs), which the twin tests (test_ops on the simulator, test_gpu_each_op on CUDA)
+     * run plain twice, as it is and with every plain_only row yielding to its twin
+     * (ks_exec.twins), and compare; NULL: the operator's defaults */
+    const char *runs_with;
     const char *help; /* one line for `kscope list OP` */
 } ks_kernel;
 
@@ -103,9 +112,11 @@ typedef struct ks_exec {
     void *stream;
     size_t shared; /* dynamic shared bytes of the next launch (reset after it) */
     int quiet;     /* coop rows: count shared-memory problems, print nothing */
+    int twins;     /* plain_only rows yield to their twins (ks_exec_may): the twin tests */
     /* filled by ks_exec_kernel */
     int traced_ran; /* launches of the traced row */
     int launches;
+    uint64_t ran;          /* bit k: row k launched (rows past 63 not noted) */
     uint64_t sim_problems; /* coop rows on the simulator: races and the like found */
 } ks_exec;
 
@@ -120,6 +131,12 @@ void ks_exec_size(ks_exec *x, int64_t count);
  * k is x->trace and there is a sink, on x->device. work 0 launches nothing. KS_OK, or an
  * error with ks_error_message() set (bad launch, no CUDA in this build, a launch error). */
 int ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work);
+
+/* 1 when row k may run in x: every row but a plain_only one whose twin must run instead:
+ * its twin records (x->trace with a sink), x->twins asks for twins, or the row has no
+ * entry point for x->device. An operator's sequence asks before a plain_only row and
+ * otherwise runs the twin's way. */
+int ks_exec_may(const ks_exec *x, int k);
 
 /* The row named `word`, or -1. */
 int ks_kernel_find(const ks_kernel *kernels, int n, const char *word);

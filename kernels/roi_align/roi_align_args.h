@@ -33,6 +33,10 @@ typedef struct ks_roi_align_args {
 KS_FN int64_t ks_roi_cl_lanes(int64_t threads) { return threads < 32 ? threads : 32; }
 #define KS_ROI_CL_THREADS 256
 #define KS_ROI_CL_MAX_THREADS 256 /* CUDA: larger blocks run the slot kernel (registers) */
+/* CUDA: its tile and profiles within the 48 KiB a block gets without opting in */
+#ifndef KS_ROI_CL_TILE_BYTES
+#define KS_ROI_CL_TILE_BYTES 49152
+#endif
 
 /* The channels-last forward's shared memory also holds an item's PH + PW merged-bin
  * profiles, KS_ROI_CL_PROF words each (roi_align_cl_body.h), at most KS_ROI_CL_PROF_MAX
@@ -111,15 +115,27 @@ KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* RoIAlign's kernel rows (roi_align_kernels.c): the slot forward, the backward, and the
- * merged forward of adaptive avg grids, plain_only with the forward as its twin. */
-enum { KS_ROI_K_FWD, KS_ROI_K_BWD, KS_ROI_K_FWDM, KS_ROI_NROWS };
+/* RoIAlign's kernel rows (roi_align_kernels.c): the slot forward and the backward (traced),
+ * and the plain avg forward's faster bodies, plain_only with the forward as their twin:
+ * the merged forward of adaptive grids, the channels-last one's steps (the RoIs in image
+ * order, the transpose, the forward for 4, 2 or 1 channels a thread) and the plane one. */
+enum {
+    KS_ROI_K_FWD,
+    KS_ROI_K_BWD,
+    KS_ROI_K_FWDM,
+    KS_ROI_K_CL_ORDER,
+    KS_ROI_K_CL_T,
+    KS_ROI_K_CL4,
+    KS_ROI_K_CL2,
+    KS_ROI_K_CL1,
+    KS_ROI_K_PLANE,
+    KS_ROI_NROWS
+};
 extern const ks_kernel ks_roi_rows[KS_ROI_NROWS];
-/* The CUDA launches of the channels-last forward (roi_align_cl_cuda.cu) and the plane
- * forward (roi_align_cuda.cu) of args (avg, no sink; `small`: 32-bit indices): *launched = 0
- * when they do not apply (the slot kernel runs instead). stream: a cudaStream_t or NULL. */
-int ks_roi_cl_launch(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream, int *launched);
-int ks_roi_plane_launch_cuda(const ks_roi_align_args *args, const ks_launch *l, int small, void *stream, int *launched);
+/* RoIAlign's sequence on x (rows ks_roi_rows, the sink and traced row set; a->forward picks
+ * the plain avg forward's body): the forward, or the backward, on arguments
+ * ks_roi_align_args_make validated (nothing checked again; zero RoIs launch nothing). */
+int ks_roi_align_exec(ks_exec *x, const ks_roi_align_args *a, int backward);
 /* Counted per channels-last launch, as the plane forward's (tests check the path ran). */
 void ks_roi_align_cl_launched(void);
 long long ks_roi_align_cl_launches(void);
@@ -136,12 +152,6 @@ int ks_roi_cl_plan(ks_roi_align_args *a, const ks_launch *l, int64_t tile_bytes,
                    int64_t *blocks, size_t *shared);
 /* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
 int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
-/* The forward (backward 0) or backward kernel on arguments ks_roi_align_args_make
- * validated: nothing checked again (zero RoIs launch nothing). Host pointers and sink on
- * the simulator; device pointers, a device sink and a cudaStream_t (or NULL) on CUDA. */
-int ks_roi_align_launch_sim(const ks_roi_align_args *a, int backward, const ks_launch *l, ks_sink *sink);
-int ks_roi_align_launch_cuda(const ks_roi_align_args *a, int backward, const ks_launch *l, const ks_sink *dev_sink,
-                             void *stream);
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,15 @@
 
 #ifndef KS_ROI_CL_DECL
 #define KS_ROI_CL_DECL
+/* blocks of at most KS_ROI_CL_MAX_THREADS (the launcher runs the slot kernel for larger
+ * ones), so that the registers are not capped at 64: KS_ROI_CL_MINB blocks an SM, at most
+ * 85 registers (-DKS_ROI_CL_MINB=N to compare) */
+#ifndef KS_ROI_CL_MINB
+#define KS_ROI_CL_MINB 3
+#endif
+#define KS_ROI_CL_BOUNDS __launch_bounds__(KS_ROI_CL_MAX_THREADS, KS_ROI_CL_MINB)
+/* the RoIs-in-image-order kernel: images it sorts at most (more: the RoIs' own order) */
+#define KS_ROI_CL_ORDER_MAXN 1024
 /* V contiguous floats at p (channels of one pixel); float2 / float4 loads on the GPU (the
  * launcher picks V so that p is aligned: C % V == 0, a 16-byte aligned copy). */
 KS_FN void ks_roi_cl_load(const float *p, const int V, float *v)
@@ -134,6 +143,35 @@ KS_FN void KS_VARIANT(ks_roi_align_cl_t_body)(ks_thread *t, const ks_roi_align_a
             if (p0 + x < HW && c0 + y < C) dst[x * C + y] = ks_shared_load(t, tile, y * (TP + 1) + x);
         }
         ks_syncthreads(t);
+    }
+}
+
+/* The RoIs in image order (rois[k * 5] as ks_roi_box_of reads it; one out of range counts
+ * as image 0) into a->cl_order, for the forward's work items, so that the blocks running at
+ * one time read one image's pixels: one block of 1024 threads, N <= KS_ROI_CL_ORDER_MAXN
+ * counters in shared memory, an atomic slot each (the order within an image does not
+ * change the outputs). */
+KS_FN void KS_VARIANT(ks_roi_align_cl_order_body)(ks_thread *t, const ks_roi_align_args *a)
+{
+    KS_SHARED(int32_t, start, KS_ROI_CL_ORDER_MAXN);
+    const int N = (int)a->batch, K = (int)a->num_rois, tid = (int)t->thread_idx.x, nt = (int)t->block_dim.x;
+    int32_t *order = (int32_t *)a->cl_order; /* the launcher's scratch: written here, read by the forward */
+    for (int i = tid; i < N; i += nt) ks_shared_store_i32(t, start, i, 0);
+    ks_syncthreads(t);
+    for (int k = tid; k < K; k += nt) {
+        const float b = a->rois[(KS_IDX)k * 5];
+        ks_shared_atomic_add_i32(t, start, b > -1.0f && b < (float)N ? (int)b : 0, 1);
+    }
+    ks_syncthreads(t);
+    if (tid == 0)
+        for (int i = 0, sum = 0; i < N; ++i) {
+            const int c = ks_shared_load_i32(t, start, i);
+            ks_shared_store_i32(t, start, i, sum), sum += c;
+        }
+    ks_syncthreads(t);
+    for (int k = tid; k < K; k += nt) {
+        const float b = a->rois[(KS_IDX)k * 5];
+        order[ks_shared_atomic_add_i32(t, start, b > -1.0f && b < (float)N ? (int)b : 0, 1)] = k;
     }
 }
 
@@ -346,3 +384,11 @@ KS_FN void KS_VARIANT(ks_roi_align_cl1_body)(ks_thread *t, const ks_roi_align_ar
 {
     KS_VARIANT(ks_roi_cl_run)(t, a, 1);
 }
+
+/* The kernel lines: plain only (each a row of roi_align_kernels.c whose twin is the slot
+ * forward), in their launch order */
+KS_KERNEL_PLAIN(ks_roi_align_cl_order, ks_roi_align_args, __launch_bounds__(1024))
+KS_KERNEL_PLAIN(ks_roi_align_cl_t, ks_roi_align_args, __launch_bounds__(1024))
+KS_KERNEL_PLAIN(ks_roi_align_cl4, ks_roi_align_args, KS_ROI_CL_BOUNDS)
+KS_KERNEL_PLAIN(ks_roi_align_cl2, ks_roi_align_args, KS_ROI_CL_BOUNDS)
+KS_KERNEL_PLAIN(ks_roi_align_cl1, ks_roi_align_args, KS_ROI_CL_BOUNDS)

@@ -131,20 +131,15 @@ static int fill(ks_run *r, int t)
     return KS_OK;
 }
 
-/* the forward, then (--backward) the backward; the row r->traced_row records */
-static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+/* the forward, then (--backward) the backward (ks_roi_align_exec); the row r->traced_row records */
+static int run(ks_exec *x, const ks_run *r, void *const *d)
 {
     ks_roi_align_args a = KS_RUN_CTX(r, const roi_state)->a;
-    const int backward = (int)r->value[P_BACKWARD][0];
     a.input = d[KS_ROI_T_INPUT], a.rois = d[KS_ROI_T_ROIS], a.output = d[KS_ROI_T_OUTPUT];
     a.argmax_y = d[KS_ROI_T_ARGMAX_Y], a.argmax_x = d[KS_ROI_T_ARGMAX_X];
     a.grad_output = d[KS_ROI_T_GRAD_OUTPUT], a.grad_input = d[KS_ROI_T_GRAD_INPUT];
-    int rc = KS_OK;
-    for (int k = 0; k <= backward && !rc; ++k) {
-        ks_sink *s = (k ? KS_ROI_K_BWD : KS_ROI_K_FWD) == r->traced_row ? sink : NULL;
-        rc = r->device == KS_DEV_CUDA ? ks_roi_align_launch_cuda(&a, k, &r->launch, s, NULL)
-                                      : ks_roi_align_launch_sim(&a, k, &r->launch, s);
-    }
+    int rc = ks_roi_align_exec(x, &a, 0);
+    if (!rc && r->value[P_BACKWARD][0]) rc = ks_roi_align_exec(x, &a, 1);
     return rc;
 }
 
@@ -204,9 +199,9 @@ const ks_op ks_op_roi_align = {
     .aliases = "PH=output_size[0] PW=output_size[1]",
     .explain = explain,
     KS_OP_ROWS(params, tensors),
-    .kernels = ks_roi_rows, /* run by its own launch: channels-last and plane forwards come first */
+    .kernels = ks_roi_rows,
     .nkernels = KS_ROI_NROWS,
     .prepare = prepare,
     .fill = fill,
-    .launch = launch,
+    .run = run,
 };

@@ -156,3 +156,6 @@ KS_FN void KS_VARIANT(ks_roi_align_plane_body)(ks_thread *t, const ks_roi_align_
         ks_syncthreads(t);
     }
 }
+
+/* plain only: a row of roi_align_kernels.c whose twin is the slot forward */
+KS_KERNEL_PLAIN(ks_roi_align_plane, ks_roi_align_args, __launch_bounds__(1024))
