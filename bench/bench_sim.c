@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "../kernels/im2col/im2col_body.h"
-#include "../kernels/roi_align/roi_align.h"
+#include "../kernels/roi_align/roi_align_body.h"
 
 static double now(void)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "../kernels/deform_conv/deform_conv.h"
-#include "../kernels/roi_align/roi_align.h"
+#include "../kernels/roi_align/roi_align_body.h"
 #include "../trace/npy.h"
 #include "../kernels/core/ks_gemm.h"
 #include "golden_util.h"

@@ -6,7 +6,7 @@
 
 #include "../kernels/core/ks_cuda_api.h"
 #include "../kernels/registry.h"
-#include "../kernels/roi_align/roi_align_args.h"
+#include "../kernels/roi_align/roi_align_body.h"
 #include "test_util.h"
 
 static int cmp_event(const void *a, const void *b)

@@ -5,8 +5,7 @@
  * bitwise, the backward's atomic adds up to their order). */
 #include <float.h>
 
-#include "../kernels/roi_align/roi_align.h"
-#include "../kernels/roi_align/roi_align_args.h"
+#include "../kernels/roi_align/roi_align_body.h"
 #include "test_util.h"
 
 typedef struct rcase {

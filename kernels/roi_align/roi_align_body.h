@@ -1,5 +1,23 @@
-/* roi_align_body.h - RoIAlign forward and backward, written once (see im2col_body.h for
- * how the plain and traced variants are made).
+/* roi_align_body.h - RoIAlign (mmcv roi_align with avg and max pooling, torchvision roi_align),
+ * forward and backward.
+ *
+ *   input  [N, C, H, W]
+ *   rois   [K, 5]: (batch index, x1, y1, x2, y2) in input coordinates / spatial_scale
+ *   output [K, C, PH, PW];  max mode also argmax_y, argmax_x [K, C, PH, PW]: the continuous
+ *          (y, x) of the winning sample (-1 when the bin has none)
+ *
+ * Bin (ph, pw) of RoI k averages (or maxes) a grid_h x grid_w grid of bilinear samples
+ * at y = y1 + ph*bin_h + (iy + 0.5)*bin_h/grid_h (x likewise), with the RoIAlign sampler:
+ * 0 outside the closed box [-1, H] x [-1, W]; inside, coordinates below 0 clamp to 0 and
+ * the corners clamp to the last row/column (replicate within one pixel, zero beyond;
+ * unlike deformable convolution's zero blend). aligned shifts the scaled box by -0.5 and
+ * does not force it to at least 1x1; sampling_ratio <= 0 takes ceil(roi size / bins) per
+ * RoI. Out-of-range samples count in the average.
+ *
+ * The slot forward and the backward, written once (see im2col_body.h for how the plain and
+ * traced variants are made): the declarations both builds share come first, then (per
+ * variant, see ks_variants.h) the bodies and their kernel lines. roi_align_cl_body.h and
+ * roi_align_plane_body.h take the declarations alone (KS_ROI_DECL_ONLY).
  *
  * A work slot is one bin (ph, pw) of one RoI k for a chunk of channels c0 .. c0+CC-1:
  * the bin's sampling geometry (box, sample points, corners, weights) does not depend on
@@ -11,13 +29,287 @@
  * DRAM once per RoI). CC is KS_ROI_CHUNK in the plain kernels and 1 in the traced ones,
  * where a slot is one output element as in mmcv, so a trace shows one output's work:
  * each output element (k, c, ph, pw) is a work item numbered as the output. */
+#ifndef KS_ROI_ALIGN_DECL
+#define KS_ROI_ALIGN_DECL
+
+#include <stdint.h>
+
+#include "../core/ks_event.h"
+#include "../core/ks_launch.h"
+#include "../core/ks_schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ks_roi_pool { KS_ROI_AVG = 0, KS_ROI_MAX = 1 } ks_roi_pool;
+
+typedef struct ks_roi_align_params {
+    int64_t batch, channels, height, width; /* input [N, C, H, W] */
+    int64_t num_rois;                       /* K (0: nothing runs, outputs are empty) */
+    int64_t pooled_h, pooled_w;             /* PH, PW */
+    float spatial_scale;
+    int64_t sampling_ratio; /* samples per bin and axis; <= 0: adaptive per RoI */
+    int aligned;
+    int pool_mode; /* ks_roi_pool (max: mmcv only) */
+    int forward;   /* ks_roi_forward: the plain avg forward's body (0: the device's default) */
+} ks_roi_align_params;
+
+/* The body of the plain forward (--forward; the traced forward is always the slot body):
+ *   AUTO     the device's default: CUDA the channels-last body (cl) for avg pooling where it
+ *            applies, else as SLOT; the simulator as SLOT
+ *   SLOT     the slot body (roi_align_body.h), an adaptive avg grid's bins merged pixel by
+ *            pixel (ks_roi_fwd_merged)
+ *   SAMPLES  the slot body summing sample by sample (no merging: the traced body's sums)
+ *   PLANE    a block per input plane through shared memory (roi_align_plane_body.h; kept to
+ *            compare, slower on the H100); sample by sample
+ *   CL       the channels-last body (roi_align_cl_body.h) on fixed grids too, and on the
+ *            simulator (cooperative fibers)
+ * A body that does not apply (max pooling, a block too large, a tile that does not fit)
+ * falls back to SLOT; the launch counters say which ran. */
+enum ks_roi_forward { KS_ROI_FWD_DEFAULT, KS_ROI_FWD_SLOT, KS_ROI_FWD_SAMPLES, KS_ROI_FWD_PLANE, KS_ROI_FWD_CL };
+
+/* A grid larger than this per axis (an adaptive grid of a huge, Inf or NaN RoI) is
+ * treated as malformed: the bin has no samples. */
+#define KS_ROI_MAX_GRID 65536
+
+/* channels per work slot of the plain kernels (roi_align_body.h): they share the bin's
+ * sampling geometry, and their loads are in flight together (a build may set another,
+ * -DKS_ROI_CHUNK=N, to compare) */
+#ifndef KS_ROI_CHUNK
+#define KS_ROI_CHUNK 4
+#endif
+
+#define KS_ROI_THREADS 512
+
+/* the plane forward (roi_align_plane_body.h): blocks of 1024 threads when its tile is
+ * larger than 56 KiB, of 512 otherwise (64 registers a thread: one block of 1024 or two
+ * of 512 an SM) */
+#define KS_ROI_PLANE_THREADS_BIG 1024
+#define KS_ROI_PLANE_THREADS 512
+#define KS_ROI_BLOCK_CAP 4096
+
+/* sites: both kernels have the first five (the RoI as the kernel uses it, with its bins,
+ * and, when aligned, the box before the half-pixel shift as a guide); max mode's forward
+ * adds the argmax writes and the argmax point */
+enum {
+    KS_ROI_SITE_WORK,
+    KS_ROI_SITE_SAMPLE,
+    KS_ROI_SITE_WRITE,
+    KS_ROI_SITE_BOX,
+    KS_ROI_SITE_BOX_GUIDE,
+    KS_ROI_SITE_WRITE_ARGMAX_Y,
+    KS_ROI_SITE_WRITE_ARGMAX_X,
+    KS_ROI_SITE_ARGMAX,
+    KS_ROI_NSITES
+};
+/* tensor ids in traces: the roi_align op's order */
+enum {
+    KS_ROI_T_INPUT,
+    KS_ROI_T_ROIS,
+    KS_ROI_T_OUTPUT,
+    KS_ROI_T_ARGMAX_Y,
+    KS_ROI_T_ARGMAX_X,
+    KS_ROI_T_GRAD_OUTPUT,
+    KS_ROI_T_GRAD_INPUT
+};
+
+/* Validates p (sizes, pooled size >= 1, finite positive scale, pool mode) -> KS_EINVAL. */
+int ks_roi_align_check(const ks_roi_align_params *p);
+/* Host check of the RoIs (host pointer, K x 5): every batch index finite and in [0, N)
+ * after truncation, as the kernels use it. KS_EINVAL naming the first bad RoI. */
+int ks_roi_align_check_rois(const ks_roi_align_params *p, const float *rois);
+
+/* Forward: output (and argmax_y/x in max mode). Backward: grad_input += from grad_output
+ * [K, C, PH, PW] (contiguous); max mode reads argmax_y/x. grad_input must be zeroed by
+ * the caller. Host pointers (sim) or device pointers (cuda). sink/dev_sink NULL: plain. */
+int ks_roi_align_forward_sim(const ks_roi_align_params *p, const float *input, const float *rois, float *output,
+                             float *argmax_y, float *argmax_x, const ks_launch *l, ks_sink *sink);
+int ks_roi_align_backward_sim(const ks_roi_align_params *p, const float *grad_output, const float *rois,
+                              const float *argmax_y, const float *argmax_x, float *grad_input, const ks_launch *l,
+                              ks_sink *sink);
+int ks_roi_align_forward_cuda(const ks_roi_align_params *p, const float *input, const float *rois, float *output,
+                              float *argmax_y, float *argmax_x, const ks_launch *l, const ks_sink *dev_sink,
+                              void *stream);
+int ks_roi_align_backward_cuda(const ks_roi_align_params *p, const float *grad_output, const float *rois,
+                               const float *argmax_y, const float *argmax_x, float *grad_input, const ks_launch *l,
+                               const ks_sink *dev_sink, void *stream);
+
+/* Independent reference in double from the definition: output, and grad_input of
+ * sum(output * grad_output) (max mode: through the reference's own argmax). */
+void ks_roi_align_ref_forward(const ks_roi_align_params *p, const float *input, const float *rois, double *output);
+void ks_roi_align_ref_backward(const ks_roi_align_params *p, const float *input, const float *rois,
+                               const float *grad_output, double *grad_input);
+
+/* The trace schema of the forward (backward 0) or backward (1) kernel; p must have passed
+ * ks_roi_align_check (it is not checked again). */
+int ks_roi_align_sites(const ks_roi_align_params *p, int backward, ks_site *sites);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- the kernel arguments, shared by the bodies and the host side ---- */
+#include "../core/ks_kernel.h"
+#include "../core/ks_core.h"
+
+typedef struct ks_roi_align_args {
+    int64_t batch, channels, height, width, num_rois, pooled_h, pooled_w, sampling_ratio;
+    float spatial_scale;
+    int aligned, pool_mode;
+    const float *input;         /* forward: [N, C, H, W] */
+    const float *rois;          /* [K, 5] */
+    float *output;              /* forward: [K, C, PH, PW] */
+    float *argmax_y, *argmax_x; /* forward (max): written; backward (max): read */
+    const float *grad_output;   /* backward: [K, C, PH, PW] */
+    float *grad_input;          /* backward: [N, C, H, W], accumulated */
+    int64_t tile_rows;          /* the plane forward: input rows its shared tile holds */
+    int merge;                  /* avg forward, adaptive grid: sum merged bins pixel by pixel
+                                   (ks_roi_align_args_make; roi_align_body.h) */
+    int forward;                /* ks_roi_forward: the plain forward's body (the params') */
+    float *input_cl;            /* the channels-last forward: scratch [N, H, W, C] */
+    int cl_vec;                 /* ... its channels a thread (ks_roi_cl_vec) */
+    int64_t cl_chunk;           /* ... its bins a work item (ks_roi_cl_chunk) */
+    const int32_t *cl_order;    /* ... and its RoIs in image order (NULL: 0 .. K-1) */
+} ks_roi_align_args;
+
+/* The channels-last forward (roi_align_cl_body.h): lanes of a block (32, fewer in a block
+ * of fewer threads) take a group of G = lanes * V channels; its shared tile holds that
+ * group's outputs of a chunk of the PH * PW bins. */
+KS_FN int64_t ks_roi_cl_lanes(int64_t threads) { return threads < 32 ? threads : 32; }
+#define KS_ROI_CL_THREADS 256
+#define KS_ROI_CL_MAX_THREADS 256 /* CUDA: larger blocks run the slot kernel (registers) */
+/* CUDA: its tile and profiles within the 48 KiB a block gets without opting in */
+#ifndef KS_ROI_CL_TILE_BYTES
+#define KS_ROI_CL_TILE_BYTES 49152
+#endif
+
+/* The channels-last forward's shared memory also holds an item's PH + PW merged-bin
+ * profiles, KS_ROI_CL_PROF words each (roi_align_cl_body.h), at most KS_ROI_CL_PROF_MAX
+ * bytes of them: more bins than that run the slot kernel. */
+#define KS_ROI_CL_PROF 12 /* KS_ROI_SPAN weights, lo, n, hit, zero */
+#define KS_ROI_CL_PROF_MAX 16384
+KS_FN int64_t ks_roi_cl_prof_bytes(int64_t PH, int64_t PW) { return (PH + PW) * KS_ROI_CL_PROF * 4; }
+
+/* The channels-last forward's V: the most of 4, 2, 1 channels a thread that divides C (so
+ * a thread's channels are aligned, and all exist or none). */
+KS_FN int ks_roi_cl_vec(int64_t C) { return C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1; }
+
+/* ... and its bins a work item: all PH * PW when the tile of G of them fits `bytes`, else
+ * the fewest equal chunks that fit (G * 4 <= 512 bytes a bin: at least 96 bins in 48 KiB). */
+KS_FN int64_t ks_roi_cl_chunk(int64_t bins, int64_t G, int64_t bytes)
+{
+    const int64_t most = bytes / (G * 4), n = (bins + most - 1) / most;
+    return (bins + n - 1) / n;
+}
+
+/* The channels-last forward's block work items: K * ceil(C / G) * ceil(bins / chunk),
+ * numbered (k * groups + group) * chunks + chunk (group first measured the same). */
+KS_FN int64_t ks_roi_align_cl_items(const ks_roi_align_args *a, int64_t threads)
+{
+    const int64_t G = ks_roi_cl_lanes(threads) * a->cl_vec, bins = a->pooled_h * a->pooled_w;
+    return a->num_rois * ((a->channels + G - 1) / G) * ((bins + a->cl_chunk - 1) / a->cl_chunk);
+}
+
+/* The transpose's block work items: tiles of 32 channels x KS_ROI_CL_TP pixels. */
+#define KS_ROI_CL_TP 128
+#define KS_ROI_CL_T_BLOCKS 16384 /* its grid's cap (blocks loop past it) */
+KS_FN int64_t ks_roi_align_cl_t_items(const ks_roi_align_args *a)
+{
+    return a->batch * ((a->channels + 31) / 32) * ((a->height * a->width + KS_ROI_CL_TP - 1) / KS_ROI_CL_TP);
+}
+
+/* The kernels' work slots (roi_align_body.h): one per bin and chunk of cc channels,
+ * K * ceil(C / cc) * PH * PW; cc is KS_ROI_CHUNK for the plain kernels, 1 for the traced. */
+KS_FN int64_t ks_roi_align_slots(const ks_roi_align_args *a, int64_t cc)
+{
+    return a->num_rois * ((a->channels + cc - 1) / cc) * a->pooled_h * a->pooled_w;
+}
+
+/* The bands of a plane of H rows when the tile holds cap rows (cap >= KS_ROI_PLANE_MIN_ROWS):
+ * one band of H rows when it fits, else bands of *S rows with *M rows of margin each side
+ * (S + 2M = cap). */
+#define KS_ROI_PLANE_MIN_ROWS 8
+KS_FN void ks_roi_plane_bands(int64_t H, int64_t cap, int64_t *S, int64_t *M, int64_t *nb)
+{
+    if (cap >= H) {
+        *S = H, *M = 0, *nb = 1;
+        return;
+    }
+    *M = cap / 4 < 8 ? cap / 4 : 8;
+    *S = cap - 2 * *M;
+    *nb = (H + *S - 1) / *S;
+}
+
+/* The rows of each input plane a plane-forward tile of `bytes` holds (at most H, the whole
+ * plane); 0 when a row is too wide for KS_ROI_PLANE_MIN_ROWS of them (the slot kernel runs). */
+KS_FN int64_t ks_roi_plane_tile_rows(int64_t bytes, int64_t W, int64_t H)
+{
+    const int64_t rows = bytes / 4 / W;
+    return rows < KS_ROI_PLANE_MIN_ROWS ? 0 : (rows < H ? rows : H);
+}
+
+/* The plane forward's work (roi_align_plane_body.h): a block per input plane and band,
+ * N * C * bands blocks; a->tile_rows set. */
+KS_FN int64_t ks_roi_align_plane_blocks(const ks_roi_align_args *a)
+{
+    int64_t S, M, nb;
+    ks_roi_plane_bands(a->height, a->tile_rows, &S, &M, &nb);
+    return a->batch * a->channels * nb;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* RoIAlign's kernel rows (roi_align_op.c): the slot forward and the backward (traced),
+ * and the plain avg forward's faster bodies, plain_only with the forward as their twin:
+ * the merged forward of adaptive grids, the channels-last one's steps (the RoIs in image
+ * order, the transpose, the forward for 4, 2 or 1 channels a thread) and the plane one. */
+enum {
+    KS_ROI_K_FWD,
+    KS_ROI_K_BWD,
+    KS_ROI_K_FWDM,
+    KS_ROI_K_CL_ORDER,
+    KS_ROI_K_CL_T,
+    KS_ROI_K_CL4,
+    KS_ROI_K_CL2,
+    KS_ROI_K_CL1,
+    KS_ROI_K_PLANE,
+    KS_ROI_NROWS
+};
+extern const ks_kernel ks_roi_rows[KS_ROI_NROWS];
+/* RoIAlign's sequence on x (rows ks_roi_rows, the sink and traced row set; a->forward picks
+ * the plain avg forward's body): the forward, or the backward, on arguments
+ * ks_roi_align_args_make validated (nothing checked again; zero RoIs launch nothing). */
+int ks_roi_align_exec(ks_exec *x, const ks_roi_align_args *a, int backward);
+/* Counted per channels-last launch, as the plane forward's (tests check the path ran). */
+void ks_roi_align_cl_launched(void);
+long long ks_roi_align_cl_launches(void);
+/* The launchers call this for each plane-forward launch; the count is what tests check,
+ * since the plane kernel's outputs equal the slot kernel's (a silent fallback would pass). */
+void ks_roi_align_plane_launched(void);
+long long ks_roi_align_plane_launches(void);
+/* The channels-last forward's launch for `tile_bytes` of shared memory and blocks of at
+ * most max_threads: sets a->cl_vec and a->cl_chunk, *threads, *blocks (0: the forward does
+ * not apply, the slot kernel runs: no RoIs, a larger block, profiles past
+ * KS_ROI_CL_PROF_MAX) and *shared (the bytes of the block's tile and profiles). Both
+ * launchers call it, so the simulator and CUDA cut the same work items. */
+int ks_roi_cl_plan(ks_roi_align_args *a, const ks_launch *l, int64_t tile_bytes, int max_threads, int *threads,
+                   int64_t *blocks, size_t *shared);
+/* Validates p (ks_roi_align_check) and fills the arguments but the pointers. */
+int ks_roi_align_args_make(const ks_roi_align_params *p, ks_roi_align_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#include "roi_align_sample.h"
+#endif /* KS_ROI_ALIGN_DECL */
+
+#if defined(KS_VARIANT) && !defined(KS_ROI_DECL_ONLY)
 #ifndef KS_IDX
 #error "define KS_IDX (int32_t or int64_t) before including roi_align_body.h"
 #endif
-#include "../core/ks_probe.h"
 #include "../core/ks_walk.h"
-#include "roi_align_args.h"
-#include "roi_align_sample.h"
 
 #ifndef KS_ROI_CC /* channels per slot in the variant being compiled (KS_TRACED is set per variant) */
 #define KS_ROI_CC (KS_TRACED ? 1 : KS_ROI_CHUNK)
@@ -464,3 +756,4 @@ KS_FN void KS_VARIANT(ks_roi_align_bwd_body)(ks_thread *t, const ks_roi_align_ar
     KS_VARIANT(ks_roi_align_slots_run)(t, a, 1, 0);
 }
 KS_KERNEL_T32(ks_roi_align_bwd, ks_roi_align_args, __maxnreg__(KS_ROI_BWD_MAXNREG), __launch_bounds__(1024))
+#endif

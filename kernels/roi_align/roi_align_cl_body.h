@@ -37,8 +37,9 @@
 #include <string.h>
 
 #include "../core/ks_shared.h"
-#include "roi_align_args.h"
-#include "roi_align_sample.h"
+#define KS_ROI_DECL_ONLY /* the declarations of roi_align_body.h, not its bodies */
+#include "roi_align_body.h"
+#undef KS_ROI_DECL_ONLY
 
 #ifndef KS_ROI_CL_DECL
 #define KS_ROI_CL_DECL
@@ -111,7 +112,7 @@ __device__ static inline int ks_roi_profile_warp(unsigned mask, int me, float st
 #endif
 
 /* The transpose: input [N, C, H, W] -> cl [N, H * W, C]. A block work item is a tile of
- * 32 channels x KS_ROI_CL_TP (roi_align_args.h) pixels of one image (numbered (n * ctiles + ct) * ptiles +
+ * 32 channels x KS_ROI_CL_TP (roi_align_body.h) pixels of one image (numbered (n * ctiles + ct) * ptiles +
  * pt): the block reads it along the pixels (a warp 32 of one channel row) into shared
  * memory, 16 loads a thread in flight, and after a barrier writes it along the channels
  * (a warp the 32 channels of one pixel); a second barrier before the next tile. */
@@ -385,7 +386,7 @@ KS_FN void KS_VARIANT(ks_roi_align_cl1_body)(ks_thread *t, const ks_roi_align_ar
     KS_VARIANT(ks_roi_cl_run)(t, a, 1);
 }
 
-/* The kernel lines: plain only (each a row of roi_align_kernels.c whose twin is the slot
+/* The kernel lines: plain only (each a row of roi_align_op.c whose twin is the slot
  * forward), in their launch order */
 KS_KERNEL_PLAIN(ks_roi_align_cl_order, ks_roi_align_args, __launch_bounds__(1024))
 KS_KERNEL_PLAIN(ks_roi_align_cl_t, ks_roi_align_args, __launch_bounds__(1024))

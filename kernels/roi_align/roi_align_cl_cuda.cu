@@ -1,5 +1,5 @@
 /* roi_align_cl_cuda.cu - the channels-last RoIAlign forward on the GPU: roi_align_cl_body.h
- * in its variants and its KS_KERNEL lines as kernels (rows of roi_align_kernels.c, which
+ * in its variants and its KS_KERNEL lines as kernels (rows of roi_align_op.c, which
  * launches them; the scratch is ks_cuda_scratch_get's). */
 #include "../core/ks_cuda.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../core/ks_error.h"
-#include "roi_align_args.h"
+#include "roi_align_body.h"
 
 int ks_roi_align_check(const ks_roi_align_params *p)
 {

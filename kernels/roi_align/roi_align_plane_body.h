@@ -29,8 +29,9 @@
 #error "define KS_IDX (int32_t or int64_t) before including roi_align_plane_body.h"
 #endif
 #include "../core/ks_shared.h"
-#include "roi_align_args.h"
-#include "roi_align_sample.h"
+#define KS_ROI_DECL_ONLY /* the declarations of roi_align_body.h, not its bodies */
+#include "roi_align_body.h"
+#undef KS_ROI_DECL_ONLY
 
 #ifndef KS_ROI_PLANE_DECL
 #define KS_ROI_PLANE_DECL
@@ -157,5 +158,5 @@ KS_FN void KS_VARIANT(ks_roi_align_plane_body)(ks_thread *t, const ks_roi_align_
     }
 }
 
-/* plain only: a row of roi_align_kernels.c whose twin is the slot forward */
+/* plain only: a row of roi_align_op.c whose twin is the slot forward */
 KS_KERNEL_PLAIN(ks_roi_align_plane, ks_roi_align_args, __launch_bounds__(1024))

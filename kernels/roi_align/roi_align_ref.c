@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "roi_align.h"
+#include "roi_align_body.h"
 
 typedef struct ref_bin {
     double y1, x1, bh, bw;

@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "../core/ks_probe.h"
-#include "roi_align.h"
+/* (included by roi_align_body.h's declarations, after them) */
 
 typedef struct ks_roi_sample {
     int64_t y0, x0, y1, x1; /* corner rows and columns (-1: out of range) */
