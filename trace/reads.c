@@ -54,7 +54,7 @@ static int collect(ks_reads *r, int s, const ks_trace *tr)
     const ks_event **ev = malloc((size_t)(tr->nevents ? tr->nevents : 1) * sizeof *ev);
     if (!ev) return ks_fail(KS_ENOMEM, "out of memory sorting the events of %s", tr->path);
     for (uint64_t i = 0; i < tr->nevents; ++i) ev[i] = &tr->events[i];
-    qsort(ev, (size_t)tr->nevents, sizeof *ev, by_index_seq);
+    if (tr->nevents) qsort(ev, (size_t)tr->nevents, sizeof *ev, by_index_seq);
     reads_buf out = {0}, pending = {0}; /* pending: an item's reads not yet written (key unused) */
     int rc = KS_OK;
     for (uint64_t i = 0; i < tr->nevents && rc == KS_OK; ++i) {
@@ -85,7 +85,7 @@ static int collect(ks_reads *r, int s, const ks_trace *tr)
         free(out.v);
         return rc;
     }
-    qsort(out.v, (size_t)out.n, sizeof *out.v, by_key);
+    if (out.n) qsort(out.v, (size_t)out.n, sizeof *out.v, by_key); /* out.v is NULL when none */
     r->list[s] = out.v, r->n[s] = out.n;
     return KS_OK;
 }
