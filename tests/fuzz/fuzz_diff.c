@@ -3,12 +3,15 @@
  * header CRC fixed up (fz_kst_file). Both go through the library (compatible, run, find
  * every first differing item and compare its events) and the command itself (the
  * summary and the side-by-side listing, and --against with A's first tensor saved as
- * .npy from B when B opens). Properties: a trace compared with itself never differs. */
+ * .npy from B when B opens), and --reads-by (by each tensor of A's first four and by item,
+ * the first differing keys printed). Properties: a trace compared with itself never
+ * differs, by item or by reads. */
 #include "../../cli/cli.h"
 #include "../../kernels/core/ks_error.h"
 #include "../../trace/crc32.h"
 #include "../../trace/diff.h"
 #include "../../trace/npy.h"
+#include "../../trace/reads.h"
 #include "fz_util.h"
 
 #define FZ_KST_MAX (16u << 10) /* each trace: the readers are linear in the events */
@@ -26,6 +29,19 @@ static void library(const ks_trace *a, const ks_trace *b)
     ks_diff_free(&d);
 }
 
+static void reads(const ks_trace *a, const ks_trace *b)
+{
+    for (int k = -1; k < a->ntensors && k < 4; ++k) {
+        ks_reads r;
+        if (ks_reads_compare(&r, a, b, k < 0 ? NULL : a->tensors[k].name, NULL, 0) != KS_OK) continue;
+        if (a == b && r.differing) abort(); /* a trace against itself */
+        FILE *null = fopen("/dev/null", "w");
+        for (int f = 0; f < r.nfirst && f < 3 && null; ++f) ks_reads_print_key(null, &r, a, b, "a", "b", r.first[f], 6);
+        if (null) fclose(null);
+        ks_reads_free(&r);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static ks_trace a, b;
@@ -36,8 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (n > FZ_KST_MAX || size - n > FZ_KST_MAX) return 0;
     const char *pa = fz_kst_file("a.kst", data, n), *pb = fz_kst_file("b.kst", data + n, size - n);
     const int oa = ks_trace_open(pa, &a) == KS_OK, ob = ks_trace_open(pb, &b) == KS_OK;
-    if (oa) library(&a, &a);
-    if (oa && ob) library(&a, &b);
+    if (oa) library(&a, &a), reads(&a, &a);
+    if (oa && ob) library(&a, &b), reads(&a, &b);
     char ref[400] = "";
     if (oa && ob && a.ntensors > 0) { /* A's first tensor against B's tensor of that name */
         const int t = ks_trace_tensor(&b, a.tensors[0].name);
