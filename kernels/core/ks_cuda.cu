@@ -142,6 +142,17 @@ extern "C" int ks_cuda_memset(void *dst, int byte, size_t bytes)
     return ks_cuda_ok(cudaMemset(dst, byte, bytes), "cudaMemset");
 }
 
+extern "C" int ks_cuda_memset_async(void *dst, int byte, size_t bytes, void *stream)
+{
+    return ks_cuda_ok(cudaMemsetAsync(dst, byte, bytes, (cudaStream_t)stream), "cudaMemsetAsync");
+}
+
+extern "C" int ks_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream)
+{
+    return ks_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream),
+                      "cudaMemcpyAsync");
+}
+
 extern "C" int ks_cuda_sync(void) { return ks_cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
 extern "C" int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)

@@ -25,6 +25,10 @@ void ks_cuda_free(void *p);
 int ks_cuda_upload(void *dst_dev, const void *src_host, size_t bytes);
 int ks_cuda_download(void *dst_host, const void *src_dev, size_t bytes);
 int ks_cuda_memset(void *dst_dev, int byte, size_t bytes);
+/* On `stream` (a cudaStream_t; NULL: the default stream), ordered with its kernels: set
+ * device bytes, or copy device to device. */
+int ks_cuda_memset_async(void *dst_dev, int byte, size_t bytes, void *stream);
+int ks_cuda_copy_async(void *dst_dev, const void *src_dev, size_t bytes, void *stream);
 int ks_cuda_sync(void);
 /* Row-major C[M, N] = beta C + op(A) op(B) on device pointers (ks_gemm.h's conventions) with
  * cuBLAS in plain fp32 (no TF32), on `stream` (a cudaStream_t; NULL: the default stream).

@@ -48,6 +48,16 @@ int ks_cuda_memset(void *d, int v, size_t b)
     (void)d, (void)v, (void)b;
     return NO_CUDA;
 }
+int ks_cuda_memset_async(void *d, int v, size_t b, void *s)
+{
+    (void)d, (void)v, (void)b, (void)s;
+    return NO_CUDA;
+}
+int ks_cuda_copy_async(void *d, const void *src, size_t b, void *s)
+{
+    (void)d, (void)src, (void)b, (void)s;
+    return NO_CUDA;
+}
 int ks_cuda_sync(void) { return NO_CUDA; }
 int ks_cuda_sink_create(ks_sink *o, unsigned long long c, ks_filter f)
 {

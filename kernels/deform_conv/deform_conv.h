@@ -199,9 +199,12 @@ int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g);
 long long ks_deform_fused_launches(void);
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step);
-/* The kernel rows (deform_kernels.c), indexed by ks_deform_kernel; the operators list
- * the first three (im2col, col2im, coord: the ones their traces record). */
-extern const ks_kernel ks_deform_rows[KS_DEFORM_GRAD_GATHER + 1];
+/* The kernel rows (deform_kernels.c), indexed by ks_deform_kernel, then the layer's fused
+ * TF32 forward (plain_only, CUDA only; its twin im2col: deform_fused.cu); the operators
+ * list the first three (im2col, col2im, coord: the ones their traces record). */
+#define KS_DEFORM_ROW_FUSED (KS_DEFORM_GRAD_GATHER + 1)
+#define KS_DEFORM_NROWS (KS_DEFORM_ROW_FUSED + 1)
+extern const ks_kernel ks_deform_rows[KS_DEFORM_NROWS];
 /* ks_deform_kernel_sim/_cuda on a geometry ks_deform_geometry validated (g) and a chunk of 1..g->im2col_step
  * images: nothing checked again (the layer and the operator call these). */
 int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
@@ -233,8 +236,8 @@ int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t
                            ks_deform_kernel traced, ks_sink *sink);
 
 /* The layer on the GPU: device pointers, `workspace` device memory of
- * ks_deform_workspace_floats() floats; GEMM with cuBLAS (fp32, no TF32). `dev_sink`
- * records the kernel `traced` of the first chunk. */
+ * ks_deform_workspace_floats() floats; GEMM with cuBLAS (p->math: fp32 or TF32). `dev_sink`
+ * records the kernel `traced` of the first chunk. In a build without nvcc: KS_ECUDA. */
 int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                            const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream);
 int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,

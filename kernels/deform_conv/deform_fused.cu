@@ -29,8 +29,11 @@
  *      (16-byte pieces, swizzled: fused_swizzle) are channels 16h + t + {0, 4, 8, 12} of
  *      column 8j + g: b0, b1 of slice 2h, then 2h+1.
  *
- * CUDA only (mma.sync): the simulator and the traced chunks run im2col + GEMM, which this
- * equals up to the TF32 GEMM's order of sums (docs/deform-conv.md gives the tolerance).
+ * CUDA only (mma.sync, cp.async, a 3-D grid of template tile shapes): a plain_only kernel
+ * row whose twin is im2col (KS_DEFORM_ROW_FUSED, deform_kernels.c; launched through
+ * ks_exec_kernel, its entry point sizing its own grid). The simulator and the traced
+ * chunks run im2col + GEMM, which this equals up to the TF32 GEMM's order of sums
+ * (docs/deform-conv.md gives the tolerance; test_gpu_deform compares the two).
  */
 #include <stdint.h>
 
@@ -269,11 +272,20 @@ static int fused_shape(int64_t Og)
     return choice > 1 ? choice : Og > 128 ? 44 : 24;
 }
 
-extern "C" int ks_deform_fused_cuda(void *stream, const ks_deform_params *p, const ks_deform_geom *g,
-                                    const ks_deform_chunk *c, const float *weight, float *weight_t, int prepare,
-                                    const float *bias, float *out)
+/* The row's entry point (KS_DEFORM_ROW_FUSED, deform_kernels.c): the weight's preparation
+ * where asked, then the tile shape's kernel on its own 3-D grid, on g->stream; never traced
+ * (its twin, im2col, records the sampling). */
+extern "C" int ks_deform_fused_cuda_row(const void *args, const ks_grid *grid, const ks_sink *sink)
 {
-    cudaStream_t s = (cudaStream_t)stream;
+    const ks_deform_fused_args *fa = (const ks_deform_fused_args *)args;
+    const ks_deform_params *p = fa->p;
+    const ks_deform_geom *g = fa->g;
+    const ks_deform_chunk *c = fa->c;
+    const float *weight = fa->weight, *bias = fa->bias;
+    float *weight_t = fa->weight_t, *out = fa->out;
+    const int prepare = fa->prepare;
+    if (sink) return ks_fail(KS_EINVAL, "deform: the fused TF32 forward is never traced (its twin im2col is)");
+    cudaStream_t s = (cudaStream_t)grid->stream;
     const int64_t kk = p->kernel_h * p->kernel_w, Cg = p->channels / p->groups, Og = p->out_channels / p->groups;
     const int shape = fused_shape(Og), BM = shape == 24 ? 128 : 256;
     if (prepare) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "../core/ks_error.h"
+#include "deform_layer.h"
 
 #define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"
@@ -15,7 +16,7 @@
     KS_KERNEL_ROW(fn, word, .threads = (threads_), .block_cap = KS_DEFORM_BLOCK_CAP, .help = what, __VA_ARGS__)
 #define T KS_DEFORM_THREADS
 /* indexed by ks_deform_kernel (the operators list the first three: the ones they trace) */
-const ks_kernel ks_deform_rows[KS_DEFORM_GRAD_GATHER + 1] = {
+const ks_kernel ks_deform_rows[KS_DEFORM_NROWS] = {
     [KS_DEFORM_IM2COL] = ROW(ks_deform_im2col, "im2col", T,
                              "one (c, h_col, w_col) per item: its taps' bilinear samples"),
     [KS_DEFORM_COL2IM] = ROW(ks_deform_col2im, "col2im", T, "one columns entry per item: its 4 corners, atomically"),
@@ -28,10 +29,21 @@ const ks_kernel ks_deform_rows[KS_DEFORM_GRAD_GATHER + 1] = {
                                 .coop = 1),
     [KS_DEFORM_GRAD_GATHER] = ROW(ks_deform_grad_gather, "grad_gather", T,
                                   "grad_tap with per-pixel sums in shared memory", .coop = 1),
+    /* the layer's TF32 forward of a chunk in one kernel (deform_fused.cu): CUDA only, opt-in
+     * (KS_DEFORM_FUSED); its entry point sizes its own 3-D grid, so its launch is fixed */
+    [KS_DEFORM_ROW_FUSED] = {.name = "fused_tf32",
+                             .body = "ks_deform_fused_k",
+                             .cuda = KS_KERNEL_CUDA_FN(ks_deform_fused_cuda_row),
+                             .threads = 256,
+                             .block_cap = 1,
+                             .fixed = 1,
+                             .plain_only = 1,
+                             .twin = "im2col",
+                             .help = "im2col + the GEMM + bias of a chunk in one kernel (TF32 mma.sync)"},
 };
 #undef T
-_Static_assert(sizeof ks_deform_rows / sizeof ks_deform_rows[0] == KS_DEFORM_GRAD_GATHER + 1,
-               "a row per ks_deform_kernel");
+_Static_assert(sizeof ks_deform_rows / sizeof ks_deform_rows[0] == KS_DEFORM_NROWS,
+               "a row per ks_deform_kernel, then the fused forward");
 
 static int launch(int device, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                   const ks_deform_chunk *c, const ks_launch *l, ks_sink *sink, void *stream)

@@ -15,14 +15,16 @@
  *   "im2col again" is not a pass of its own (the references run one).
  * im2col writes every entry, so the columns are not zero-filled first (mmcv does). The
  * kernels are the tap kernels (deform_tap_body.h, the same values) unless a chunk's
- * launch records, which runs the teaching kernel. A backend with `fused` (CUDA, TF32)
- * runs a chunk's forward as one kernel where ks_deform_fused_fits. Also the CPU backend
- * (simulator kernels, C GEMM). */
+ * launch records, which runs the teaching kernel. On the simulator the GEMMs are C
+ * (ks_gemm.h), on CUDA cuBLAS (ks_cuda_api.h), where a TF32 forward may run a chunk as one
+ * fused kernel (its row, KS_DEFORM_ROW_FUSED, where ks_deform_fused_fits). One flow for
+ * both devices: each step below picks its device's call. */
 #include "deform_layer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/ks_cuda_api.h"
 #include "../core/ks_error.h"
 #include "../core/ks_gemm.h"
 
@@ -46,14 +48,75 @@ static const ks_kernel bias_rows[] = {
                                  .no_trace = 1, .help = "grad_bias[o] += a row's sum, a block per row"),
 };
 
-/* kernel k of bias_rows on the backend's device (the fixed launch: no user --threads) */
-static int bias_kernel(const ks_deform_backend *b, int k, const ks_deform_bias_args *a)
+/* Where the layer runs: the device, the launch its kernels take, the sink of the kernel
+ * that records (the first chunk's `traced`) and the CUDA stream. */
+typedef struct layer {
+    int device;
+    const ks_launch *launch;
+    ks_sink *sink;
+    void *stream;
+} layer;
+
+/* kernel k of bias_rows on the layer's device (the fixed launch: no user --threads) */
+static int bias_kernel(const layer *L, int k, const ks_deform_bias_args *a)
 {
     const int64_t n = a->S * a->O * a->P;
-    ks_exec x = ks_exec_make(bias_rows, (int)(sizeof bias_rows / sizeof bias_rows[0]), b->device, NULL);
-    x.stream = b->stream, x.quiet = 0;
+    ks_exec x = ks_exec_make(bias_rows, (int)(sizeof bias_rows / sizeof bias_rows[0]), L->device, NULL);
+    x.stream = L->stream, x.quiet = 0;
     ks_exec_size(&x, n);
     return ks_exec_kernel(&x, k, a, k == K_ROW_SUMS ? a->O * KS_DEFORM_ROW_SUMS_THREADS : n);
+}
+
+/* The backward's tap pass on CUDA: grad_gather where its lists fit, else grad_tile where its
+ * window fits, else grad_tap; KSCOPE_DEFORM_BWD=gather|tile|tap picks one for measuring (a
+ * choice that does not fit falls back as above). The simulator runs grad_tap. */
+static ks_deform_kernel backward_kernel(const ks_deform_params *p, const ks_deform_geom *g)
+{
+    const char *e = getenv("KSCOPE_DEFORM_BWD");
+    const int want = !e ? 0 : !strcmp(e, "tile") ? 1 : !strcmp(e, "tap") ? 2 : 0;
+    if (want == 0 && ks_deform_gather_fits(p, g)) return KS_DEFORM_GRAD_GATHER;
+    if (want <= 1 && ks_deform_tile_fits(p, g)) return KS_DEFORM_GRAD_TILE;
+    return KS_DEFORM_GRAD_TAP;
+}
+
+/* kernel k on a chunk of the validated geometry g (nothing checked again); `record`: the
+ * traced variant into the layer's sink */
+static int run_kernel(const layer *L, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                      const ks_deform_chunk *c, int record)
+{
+    ks_sink *sink = record ? L->sink : NULL;
+    if (L->device == KS_DEV_SIM) return ks_deform_launch_sim(p, g, k, c, L->launch, sink);
+    /* the backward's adds gather in shared memory first where the window fits */
+    if (k == KS_DEFORM_GRAD_TAP && !record) k = backward_kernel(p, g);
+    return ks_deform_launch_cuda(p, g, k, c, L->launch, sink, L->stream);
+}
+
+/* `batch` row-major GEMMs C_s[M,N] = beta*C_s + op(A_s) op(B_s) (as ks_sgemm), X_s = X + s*sx;
+ * math KS_MATH_FP32 or KS_MATH_TF32 */
+static int gemm(const layer *L, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+                int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C, int64_t ldc, int64_t sc,
+                int64_t batch)
+{
+    if (L->device == KS_DEV_CUDA)
+        return ks_cuda_sgemm_batched(L->stream, math, ta, tb, M, N, K, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
+    int rc = KS_OK;
+    for (int64_t s = 0; s < batch && !rc; ++s)
+        rc = ks_sgemm_math(math, ta, tb, M, N, K, A + s * sa, lda, B + s * sb, ldb, beta, C + s * sc, ldc);
+    return rc;
+}
+
+static int zero(const layer *L, float *p, int64_t n)
+{
+    if (L->device == KS_DEV_CUDA) return ks_cuda_memset_async(p, 0, (size_t)n * sizeof(float), L->stream);
+    memset(p, 0, (size_t)n * sizeof(float));
+    return KS_OK;
+}
+
+static int copy(const layer *L, float *dst, const float *src, int64_t n)
+{
+    if (L->device == KS_DEV_CUDA) return ks_cuda_copy_async(dst, src, (size_t)n * sizeof(float), L->stream);
+    memcpy(dst, src, (size_t)n * sizeof(float));
+    return KS_OK;
 }
 
 typedef struct chunk_view {
@@ -102,14 +165,14 @@ static int check_tensors(const ks_deform_params *p, const ks_deform_tensors *t, 
 
 /* The kernel of a chunk: the teaching kernel when this launch records (its trace is the
  * one the lessons explain), else the fast tap kernel, which computes the same values. */
-static int run_im2col(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_geom *g,
-                      const ks_deform_chunk *c, int record)
+static int run_im2col(const layer *L, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
+                      int record)
 {
-    return b->kernel(b->ctx, p, g, record ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c, record);
+    return run_kernel(L, p, g, record ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c, record);
 }
 
-int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_tensors *t,
-                            float *workspace, ks_deform_kernel traced)
+static int layer_forward(const layer *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                         ks_deform_kernel traced)
 {
     chunk_view v;
     ks_deform_geom g;
@@ -118,8 +181,11 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
     if (rc || p->batch == 0) return rc;
     float *columns = workspace;
     const int64_t n_cols = v.im2col_step * v.P;
-    /* the fused kernel keeps the reordered weight where the columns would go */
-    const int fused = b->fused && ks_deform_fused_fits(p, &g);
+    /* the fused kernel (CUDA, TF32, opted in: its row) keeps the reordered weight where the
+     * columns would go */
+    ks_exec fx = ks_exec_make(ks_deform_rows, KS_DEFORM_NROWS, L->device, NULL);
+    fx.stream = L->stream;
+    const int fused = ks_exec_may(&fx, KS_DEFORM_ROW_FUSED) && ks_deform_fused_fits(p, &g);
     int weight_ready = 0;
     for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
@@ -127,26 +193,34 @@ int ks_deform_layer_forward(const ks_deform_backend *b, const ks_deform_params *
         float *out = t->output + n0 * v.out_img;
         const int record = n0 == 0 && traced == KS_DEFORM_IM2COL, keep = n0 == 0 && t->columns0;
         if (fused && !record && !keep) {
-            rc = b->fused(b->ctx, p, &g, &c, t->weight, columns, !weight_ready, p->use_bias ? t->bias : NULL, out);
+            const ks_deform_fused_args fa = {.p = p,
+                                             .g = &g,
+                                             .c = &c,
+                                             .weight = t->weight,
+                                             .bias = p->use_bias ? t->bias : NULL,
+                                             .weight_t = columns,
+                                             .out = out,
+                                             .prepare = !weight_ready};
+            rc = ks_exec_kernel(&fx, KS_DEFORM_ROW_FUSED, &fa, 1);
             weight_ready = 1;
             continue;
         }
         weight_ready = 0;
-        rc = run_im2col(b, p, &g, &c, record);
-        if (!rc && keep) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
+        rc = run_im2col(L, p, &g, &c, record);
+        if (!rc && keep) rc = copy(L, t->columns0, columns, g.col_numel);
         /* output[n, group gr's channels] = weight_gr x the image's columns of group gr,
          * straight into the output's layout: one GEMM per image, batched */
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, p->math, 0, 0, v.Og, v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
-                         columns + gr * v.Kg * n_cols, n_cols, v.P, 0.0f, out + gr * v.Og * v.P, v.P, v.out_img,
-                         v.im2col_step);
+            rc = gemm(L, p->math, 0, 0, v.Og, v.P, v.Kg, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
+                      columns + gr * v.Kg * n_cols, n_cols, v.P, 0.0f, out + gr * v.Og * v.P, v.P, v.out_img,
+                      v.im2col_step);
         if (!rc && p->use_bias) {
             const ks_deform_bias_args ba = {.out = out,
                                             .bias = t->bias,
                                             .O = p->out_channels,
                                             .S = v.im2col_step,
                                             .P = v.P};
-            rc = bias_kernel(b, K_ADD_BIAS, &ba);
+            rc = bias_kernel(L, K_ADD_BIAS, &ba);
         }
     }
     return rc;
@@ -160,19 +234,19 @@ static int separate_im2col(void)
     return e && !strcmp(e, "im2col");
 }
 
-int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params *p, const ks_deform_tensors *t,
-                             float *workspace, ks_deform_kernel traced)
+static int layer_backward(const layer *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                          ks_deform_kernel traced)
 {
     chunk_view v;
     ks_deform_geom g;
     int rc = view(p, &v, &g);
     if (!rc) rc = check_tensors(p, t, 1);
     if (rc) return rc;
-    rc = b->zero(b->ctx, t->grad_input, g.input_numel);
-    if (!rc) rc = b->zero(b->ctx, t->grad_weight, g.weight_numel);
-    if (!rc && p->use_bias) rc = b->zero(b->ctx, t->grad_bias, p->out_channels);
-    if (!rc) rc = b->zero(b->ctx, t->grad_offset, g.offset_numel);
-    if (!rc && p->use_mask) rc = b->zero(b->ctx, t->grad_mask, g.mask_numel);
+    rc = zero(L, t->grad_input, g.input_numel);
+    if (!rc) rc = zero(L, t->grad_weight, g.weight_numel);
+    if (!rc && p->use_bias) rc = zero(L, t->grad_bias, p->out_channels);
+    if (!rc) rc = zero(L, t->grad_offset, g.offset_numel);
+    if (!rc && p->use_mask) rc = zero(L, t->grad_mask, g.mask_numel);
     if (rc || p->batch == 0) return rc;
     float *columns = workspace, *buf = workspace + g.col_numel;
     const int64_t n_cols = v.im2col_step * v.P;
@@ -190,83 +264,44 @@ int ks_deform_layer_backward(const ks_deform_backend *b, const ks_deform_params 
                                         .O = p->out_channels,
                                         .S = v.im2col_step,
                                         .P = v.P};
-        rc = bias_kernel(b, K_GATHER_GRAD, &ba);
+        rc = bias_kernel(L, K_GATHER_GRAD, &ba);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, p->math, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
-                         buf + gr * v.Og * n_cols, n_cols, 0, 0.0f, columns + gr * v.Kg * n_cols, n_cols, 0, 1);
-        if (!rc && first && t->columns0) rc = b->copy(b->ctx, t->columns0, columns, g.col_numel);
+            rc = gemm(L, p->math, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
+                      buf + gr * v.Og * n_cols, n_cols, 0, 0.0f, columns + gr * v.Kg * n_cols, n_cols, 0, 1);
+        if (!rc && first && t->columns0) rc = copy(L, t->columns0, columns, g.col_numel);
         /* the column gradient -> grad_offset, grad_mask, grad_input: the teaching kernels
          * when one of them records, else both in one tap pass */
         int have_columns = 0;
         if (first && (traced == KS_DEFORM_COORD || traced == KS_DEFORM_COL2IM)) {
-            if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COORD, &c, traced == KS_DEFORM_COORD);
-            if (!rc) rc = b->kernel(b->ctx, p, &g, KS_DEFORM_COL2IM, &c, traced == KS_DEFORM_COL2IM);
+            if (!rc) rc = run_kernel(L, p, &g, KS_DEFORM_COORD, &c, traced == KS_DEFORM_COORD);
+            if (!rc) rc = run_kernel(L, p, &g, KS_DEFORM_COL2IM, &c, traced == KS_DEFORM_COL2IM);
         } else if (!rc) {
             /* the tap pass also writes the columns again, in place, unless this chunk's
              * im2col records (or KSCOPE_DEFORM_BWD_COLUMNS=im2col asks for the pass) */
             c.write_columns = !(first && traced == KS_DEFORM_IM2COL) && !separate_im2col();
-            rc = b->kernel(b->ctx, p, &g, KS_DEFORM_GRAD_TAP, &c, 0);
+            rc = run_kernel(L, p, &g, KS_DEFORM_GRAD_TAP, &c, 0);
             have_columns = c.write_columns;
         }
-        if (!rc && !have_columns) rc = run_im2col(b, p, &g, &c, first && traced == KS_DEFORM_IM2COL);
+        if (!rc && !have_columns) rc = run_im2col(L, p, &g, &c, first && traced == KS_DEFORM_IM2COL);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
-            rc = b->gemm(b->ctx, p->math, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols, 0,
-                         columns + gr * v.Kg * n_cols, n_cols, 0, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg, 0, 1);
-        if (!rc && p->use_bias) rc = bias_kernel(b, K_ROW_SUMS, &ba);
+            rc = gemm(L, p->math, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols, 0,
+                      columns + gr * v.Kg * n_cols, n_cols, 0, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg, 0, 1);
+        if (!rc && p->use_bias) rc = bias_kernel(L, K_ROW_SUMS, &ba);
     }
     return rc;
 }
 
-/* --- the CPU backend --- */
-
-typedef struct sim_ctx {
-    const ks_launch *launch;
-    ks_sink *sink;
-} sim_ctx;
-
-static int sim_kernel(void *ctx, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                      const ks_deform_chunk *c, int record)
-{
-    const sim_ctx *s = ctx;
-    return ks_deform_launch_sim(p, g, k, c, s->launch, record ? s->sink : NULL);
-}
-
-static int sim_gemm(void *ctx, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                    int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C, int64_t ldc, int64_t sc,
-                    int64_t batch)
-{
-    (void)ctx;
-    int rc = KS_OK;
-    for (int64_t s = 0; s < batch && !rc; ++s)
-        rc = ks_sgemm_math(math, ta, tb, M, N, K, A + s * sa, lda, B + s * sb, ldb, beta, C + s * sc, ldc);
-    return rc;
-}
-
-static int sim_zero(void *ctx, float *p, int64_t n)
-{
-    (void)ctx;
-    memset(p, 0, (size_t)n * sizeof(float));
-    return KS_OK;
-}
-
-static int sim_copy(void *ctx, float *dst, const float *src, int64_t n)
-{
-    (void)ctx;
-    memcpy(dst, src, (size_t)n * sizeof(float));
-    return KS_OK;
-}
+/* --- the entry points --- */
 
 static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
-    sim_ctx s = {.launch = launch, .sink = sink};
-    const ks_deform_backend b =
-        {.ctx = &s, .kernel = sim_kernel, .gemm = sim_gemm, .device = KS_DEV_SIM, .zero = sim_zero, .copy = sim_copy};
+    const layer L = {.device = KS_DEV_SIM, .launch = launch, .sink = sink};
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;
     float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!ws) return ks_fail(KS_ENOMEM, "no memory for a %lld-float workspace", (long long)n);
-    int rc = backward ? ks_deform_layer_backward(&b, p, t, ws, traced) : ks_deform_layer_forward(&b, p, t, ws, traced);
+    int rc = backward ? layer_backward(&L, p, t, ws, traced) : layer_forward(&L, p, t, ws, traced);
     free(ws);
     return rc;
 }
@@ -281,4 +316,18 @@ int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t
                            ks_deform_kernel traced, ks_sink *sink)
 {
     return sim_run(p, t, launch, traced, sink, 1);
+}
+
+int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                           const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream)
+{
+    const layer L = {.device = KS_DEV_CUDA, .launch = launch, .sink = (ks_sink *)dev_sink, .stream = stream};
+    return layer_forward(&L, p, t, workspace, traced);
+}
+
+int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+                            const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream)
+{
+    const layer L = {.device = KS_DEV_CUDA, .launch = launch, .sink = (ks_sink *)dev_sink, .stream = stream};
+    return layer_backward(&L, p, t, workspace, traced);
 }
