@@ -12,6 +12,7 @@
 #include "cli.h"
 #ifdef KS_HAVE_VIEWER
 #include "../viewer/vw_app.h"
+#include "../viewer/vw_audit.h"
 #endif
 
 static const char *usage = "usage: kscope lesson NAME|FILE [--auto]\n"
@@ -41,7 +42,11 @@ static const char *usage = "usage: kscope lesson NAME|FILE [--auto]\n"
                            "  --keys SCRIPT   keys for the viewer, as in kscope view (PageDown,PageDown,A,S,Q)\n"
                            "  --list          the lessons with their level and title\n"
                            "  --check         check lessons against their traces (every lesson when none is\n"
-                           "                  named): focus, templates, stated answers. Exit 1 on a problem.\n"
+                           "                  named): focus, templates, stated answers, and the slides drawn\n"
+                           "                  at 1920x1080, 1280x960 and 1024x768 (pictures at least 55% of\n"
+                           "                  the height, narration whole and at most 5 lines at 1024x768,\n"
+                           "                  values printed where they fit, the fields the narration names\n"
+                           "                  shown, no label on the step's cells). Exit 1 on a problem.\n"
                            "The lesson folder is $KSCOPE_LESSONS, else the one this build was configured with.\n";
 
 /* Loads, runs and checks one lesson. 0 when it is good; problems go to rep. */
@@ -98,6 +103,46 @@ static int cmd_list(void)
     return KS_EXIT_OK;
 }
 
+#ifdef KS_HAVE_VIEWER
+/* The slides as a projector shows them (issue 38): every slide and answer drawn at the
+ * three sizes, the rules read off what the drawing recorded (vw_audit_rules). */
+typedef struct audit_ctx {
+    ls_report *rep;
+    const vw_slide *slides;
+    int step;
+} audit_ctx;
+
+static void audit_problem(void *ctx, const char *msg)
+{
+    audit_ctx *a = ctx;
+    ls_problem(a->rep, a->step + 1, "slides: %s", msg);
+}
+
+static void audit_slide(void *ctx, int k, int reveal, const vw_record *rec, const vw_state *s)
+{
+    audit_ctx *a = ctx;
+    (void)s;
+    a->step = k;
+    vw_audit_rules(&a->slides[k], reveal, rec, audit_problem, a);
+}
+
+static int check_slides(const ls_session *S, ls_report *rep)
+{
+    vw_slide *slides = NULL;
+    const int n = ls_slides_make(S, &slides), before = rep->count;
+    if (n < 0) {
+        ls_problem(rep, 0, "slides: out of memory");
+        return -1;
+    }
+    audit_ctx a = {.rep = rep, .slides = slides, .step = 0};
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        if (vw_audit_slides(slides, n, &S->tr, &S->idx, vw_audit_size[z][0], vw_audit_size[z][1], 0, audit_slide, &a))
+            ls_problem(rep, 0, "slides: %s", ks_error_message());
+    ls_slides_free(slides, n);
+    return rep->count > before ? -1 : 0;
+}
+#endif
+
 static int cmd_check(int argc, char **argv, int first)
 {
     static char paths[128][4096];
@@ -113,6 +158,14 @@ static int cmd_check(int argc, char **argv, int first)
             bad++;
             continue;
         }
+#ifdef KS_HAVE_VIEWER
+        if (check_slides(&S, &rep)) {
+            bad++;
+            ls_session_close(&S);
+            ls_free(&L);
+            continue;
+        }
+#endif
         printf("ok: %s (%d steps, %d questions, %llu events)\n", paths[i], L.nsteps, count_questions(&L),
                (unsigned long long)S.tr.nevents);
         ls_session_close(&S);

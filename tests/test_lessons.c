@@ -641,9 +641,12 @@ START_TEST(a_lesson_with_runs_reads_each_step_from_its_run)
     ck_assert_int_eq(sl[1].run, 1);
     ck_assert_ptr_eq(sl[4].trace, &ls_step_session(&S, 4)->tr);
     ck_assert_uint_lt(sl[1].event, ls_run_session(&S, 1)->tr.nevents);
-    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'strided': the lesson's parameters with --stride 2,1]\n"));
+    /* the run's line heads the slide's band, above its narration */
+    ck_assert_ptr_nonnull(sl[1].pre);
+    ck_assert_ptr_nonnull(strstr(sl[1].pre, "[run 'strided': the lesson's parameters with --stride 2,1]"));
     ck_assert_ptr_nonnull(strstr(sl[1].text, "B stride 2x1 items 3"));
     ck_assert_ptr_null(strstr(sl[2].text, "[run"));
+    ck_assert_ptr_null(sl[2].pre);
     ls_slides_free(sl, 5);
     ls_session_close(&S);
     ls_free(&L);
@@ -975,7 +978,8 @@ START_TEST(a_run_can_be_a_recorded_trace)
     ck_assert(ls_run_session(&S, 1)->recorded && !S.recorded);
     vw_slide *sl;
     ck_assert_int_eq(ls_slides_make(&S, &sl), 2);
-    ck_assert_ptr_nonnull(strstr(sl[1].text, "[run 'rec': the recorded trace rec.kst]\n"));
+    ck_assert_ptr_nonnull(sl[1].pre);
+    ck_assert_ptr_nonnull(strstr(sl[1].pre, "[run 'rec': the recorded trace rec.kst]"));
     ck_assert_ptr_eq(sl[1].trace, &ls_run_session(&S, 1)->tr);
     ls_slides_free(sl, 2);
     ls_session_close(&S);
@@ -2240,7 +2244,8 @@ START_TEST(lesson01_slides_show_the_thread_table)
     for (int k = 0; k < n; ++k) {
         int shows = 0;
         for (int i = 0; i < L.steps[k].nshow; ++i) shows |= !strcmp(L.steps[k].show[i], "threads");
-        ck_assert_int_eq(shows, strstr(sl[k].text, "thread (block, tid)") != NULL);
+        /* the table goes under the narration, apart from it (it is no narration line) */
+        ck_assert_int_eq(shows, sl[k].table && strstr(sl[k].table, "thread (block, tid)") != NULL);
         /* the table lists every thread's indices: a question about a thread's work would
          * be answered by it (issue 38 D7), so a question's step does not show it */
         ck_assert_msg(!shows || L.steps[k].q.kind == LS_Q_NONE, "step %d shows the table above its question", k + 1);
@@ -2252,16 +2257,17 @@ START_TEST(lesson01_slides_show_the_thread_table)
                                 (long long)(g % 4));
             for (int64_t i = g; i < items; i += grid)
                 used += snprintf(want + used, sizeof want - (size_t)used, " %lld", (long long)i);
-            const char *at = strstr(sl[k].text, want);
-            ck_assert_msg(at, "step %d: no '%s' in\n%s", k + 1, want, sl[k].text);
+            const char *at = strstr(sl[k].table, want);
+            ck_assert_msg(at, "step %d: no '%s' in\n%s", k + 1, want, sl[k].table);
             /* the focused thread (the step's focus) carries the '>' */
             const int64_t focus = L.steps[k].focus.kind == LS_FOCUS_THREAD ? L.steps[k].focus.thread : 0;
             ck_assert_int_eq(at[-2] == '>', g == focus);
         }
     }
     ck_assert_int_ge(tables, 3); /* the launch, the grid-stride loop, the waves */
-    ck_assert_ptr_nonnull(strstr(sl[7].text, "ks_walk.h"));
-    ck_assert_ptr_null(strstr(sl[7].text, "every time round the loop)"));
+    /* (in the step's notes: the terminal player's, after the slide's text) */
+    ck_assert_ptr_nonnull(strstr(L.steps[7].text, "ks_walk.h"));
+    ck_assert_ptr_null(strstr(L.steps[7].text, "every time round the loop)"));
     ck_assert_ptr_nonnull(
         strstr(slurp(KS_SOURCE_DIR "/kernels/im2col/im2col_body.h"), "KS_VARIANT(ks_walk_step)(&at)"));
     ls_slides_free(sl, n);

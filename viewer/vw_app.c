@@ -148,9 +148,12 @@ int vw_save_png(SDL_Surface *surf, const char *path) { return save_png(surf, pat
 /* The text size for a w x h frame: --text-size, else derived from the size. */
 static int text_px(const vw_options *o, int w, int h) { return o->text_size > 0 ? o->text_size : vw_text_px(w, h); }
 
-static void relayout(vw_layout *L, const vw_state *s, const vw_font *f, int w, int h)
+/* The frame's layout: the viewer's, or the shown slide's (each slide is laid out for its
+ * own text: vw_layout_for_state), with the value font's metrics the drawing uses. */
+static void relayout(vw_layout *L, const vw_state *s, const vw_draw *d, int w, int h)
 {
-    vw_layout_for_state(L, s, f->advance, f->line, w, h);
+    vw_layout_for_state(L, s, d->font.advance, d->font.line, w, h);
+    vw_draw_value_metrics(d, L);
 }
 
 /* The options that set up the state: order, mode, unit, go-to. */
@@ -229,8 +232,7 @@ static int sink_close(frame_sink *k, int rc)
 }
 
 /* One frame per slide, and one more with the answer shown for a slide with a question. */
-static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_layout *L, SDL_Renderer *r,
-                        SDL_Surface *surf)
+static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, vw_layout *L, SDL_Renderer *r, SDL_Surface *surf)
 {
     frame_sink k;
     int rc = sink_open(&k, o, surf), n = 0;
@@ -239,7 +241,8 @@ static int story_frames(const vw_options *o, vw_state *s, vw_draw *d, const vw_l
             char name[64];
             if (reveal && !o->slides[i].question) break;
             vw_story_show(s, i);
-            s->reveal = reveal;
+            vw_story_reveal(s, reveal);
+            relayout(L, s, d, surf->w, surf->h);
             vw_draw_frame(d, s, L, 1000);
             SDL_RenderPresent(r);
             snprintf(name, sizeof name, "step-%02d%s.png", i + 1, reveal ? "-answer" : "");
@@ -303,7 +306,7 @@ static int run_headless(const vw_options *o, const ks_trace *tr, const vw_action
         goto out_renderer;
     }
     if ((rc = configure(&s, o))) goto out_draw;
-    relayout(&L, &s, &d.font, o->width, o->height);
+    relayout(&L, &s, &d, o->width, o->height);
     for (size_t i = 0; i < nscript; ++i) vw_apply(&s, &L, &script[i]);
     if (o->png) {
         vw_draw_frame(&d, &s, &L, 1000);
@@ -409,7 +412,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     vw_state s;
     vw_draw d;
     vw_layout L;
-    int rc = KS_OK, dragging = 0, was_prompt = 0;
+    int rc = KS_OK, dragging = 0, was_prompt = 0, shown_slide = -1, shown_reveal = -1;
     size_t next_step = 0;
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return ks_fail(KS_EIO, "no display (%s); render to a file with --headless --png OUT.png", SDL_GetError());
@@ -438,7 +441,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
     vw_state_init(&s, tr, NULL);
     static vw_live live;
     if (!vw_live_init(&live, tr)) live.dir = o->shot_dir, s.live = &live;
-    relayout(&L, &s, &d.font, w, h);
+    relayout(&L, &s, &d, w, h);
     int configured = 0;
     Uint64 last = SDL_GetPerformanceCounter();
     while (!s.quit) {
@@ -448,7 +451,7 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
             if (ev.type == SDL_WINDOWEVENT && ev.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
                 SDL_GetRendererOutputSize(r, &w, &h);
                 if (text_px(o, w, h) != px && !vw_draw_set_text(&d, text_px(o, w, h))) px = text_px(o, w, h);
-                relayout(&L, &s, &d.font, w, h);
+                relayout(&L, &s, &d, w, h);
             }
             translate(&ev, &s, &L, &dragging);
         }
@@ -465,9 +468,13 @@ static int run_window(const vw_options *o, const ks_trace *tr, const vw_action *
                 rc = KS_EINVAL;
                 break;
             }
-            relayout(&L, &s, &d.font, w, h); /* the title and slides are known now */
+            relayout(&L, &s, &d, w, h); /* the title and slides are known now */
         }
         if (configured && next_step < nscript) vw_apply(&s, &L, &script[next_step++]);
+        if (s.nslides && (s.slide != shown_slide || s.reveal != shown_reveal)) { /* a slide's own layout */
+            shown_slide = s.slide, shown_reveal = s.reveal;
+            relayout(&L, &s, &d, w, h);
+        }
         if (s.prompt != was_prompt) {
             if (s.prompt) SDL_StartTextInput();
             else SDL_StopTextInput();

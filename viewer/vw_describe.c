@@ -69,6 +69,13 @@ static int narrated(const vw_state *s, const char *name)
     const size_t n = strlen(name);
     for (const char *p = strstr(f, name); p; p = strstr(p + 1, name))
         if (p > f && p[-1] == ' ' && p[n] == ' ') return 1;
+    /* threadIdx.x when the narration names threadIdx ({work.threadIdx}: all three) */
+    const char *dot = strchr(name, '.');
+    if (dot && dot > name) {
+        char whole[64];
+        snprintf(whole, sizeof whole, " %.*s ", (int)(dot - name), name);
+        return strstr(f, whole) != NULL;
+    }
     return 0;
 }
 
@@ -78,6 +85,27 @@ static int narrated(const vw_state *s, const char *name)
  * names come first, then the worked-out fields (a RoI's box, a patch's row i = floor(y)
  * + ii - R), then the index's digits, which the header's index already gives; the lines
  * keep their order. */
+/* A slide's short panel writes a CUDA index's three digits as one line, "threadIdx =
+ * (x,y,z) = (4,0,0)", when their six lines do not fit (set around describe_focus). */
+static int triples;
+
+/* Whether lines[k] is digit d ("x", "y", "z") of a triple P.x, P.y, P.z all among the
+ * lines as digits; *base: the index of P.x. */
+static int triple_of(const ks_work_line *lines, int n, int k, int *first)
+{
+    const char *dot = strrchr(lines[k].name, '.');
+    if (!dot || dot == lines[k].name || strlen(dot) != 2 || !strchr("xyz", dot[1])) return 0;
+    const int plen = (int)(dot - lines[k].name);
+    int found = 0;
+    for (int j = 0; j < n; ++j)
+        if (!strncmp(lines[j].name, lines[k].name, (size_t)plen + 1) && strlen(lines[j].name) == (size_t)plen + 2 &&
+            strchr("xyz", lines[j].name[plen + 1]) && is_digit_line(&lines[j]) && !lines[j].wrong) {
+            if (lines[j].name[plen + 1] == 'x') *first = j;
+            found++;
+        }
+    return found == 3;
+}
+
 static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room, int digits)
 {
     const ks_trace *tr = s->tr;
@@ -105,16 +133,46 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
     for (int k = 0; k < n; ++k) keep[k] = 0, ndigits += is_digit_line(&lines[k]) && !lines[k].wrong;
     /* outside a slide every digit stays: when their lines do not all fit, one line holds
      * them all ("index digits: p=0, oy=4, ox=1"), so its room is kept first */
-    const int compact = digits && !s->nslides && ndigits > 0 && budget > 0 && budget < n;
+    const int compact = digits > 0 && !s->nslides && ndigits > 0 && budget > 0 && budget < n;
     budget -= compact;
     for (int rank = 0; rank < 3; ++rank)
         for (int k = 0; k < n && budget > 0; ++k) {
             const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) && !lines[k].wrong ? 2 : 1;
-            if (r == rank && !keep[k] && (r < 2 || digits)) keep[k] = 1, budget--;
+            if (r == rank && !keep[k] && (r == 0 || (r == 1 && digits >= 0) || (r == 2 && digits > 0))) {
+                int first = -1;
+                if (triples && triple_of(lines, n, k, &first)) { /* one line for the three */
+                    const size_t plen = (size_t)(strrchr(lines[k].name, '.') - lines[k].name) + 1;
+                    for (int j = 0; j < n; ++j)
+                        if (!strncmp(lines[j].name, lines[k].name, plen) && strlen(lines[j].name) == plen + 1)
+                            keep[j] = 1;
+                } else keep[k] = 1;
+                budget--;
+            }
+        }
+    if (triples) /* a triple kept whole: its three lines are one */
+        for (int k = 0; k < n; ++k) {
+            int first = -1;
+            if (!triple_of(lines, n, k, &first)) continue;
+            const int plen = (int)(strrchr(lines[k].name, '.') - lines[k].name);
+            if (k != first) {
+                keep[first] |= keep[k];
+                keep[k] = 0;
+            }
+            (void)plen;
         }
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
         if (!keep[k]) continue;
+        int first = -1;
+        if (triples && triple_of(lines, n, k, &first)) { /* "threadIdx = (x,y,z) = (4,0,0)" */
+            const int plen = (int)(strrchr(l->name, '.') - l->name);
+            const char *v[3] = {"?", "?", "?"};
+            for (int j = 0; j < n; ++j)
+                if (!strncmp(lines[j].name, l->name, (size_t)plen + 1) && strlen(lines[j].name) == (size_t)plen + 2)
+                    v[lines[j].name[plen + 1] - 'x'] = lines[j].value;
+            add(L, VW_STYLE_TEXT, "  %-*.*s = (x,y,z) = (%s,%s,%s)", width, plen, l->name, v[0], v[1], v[2]);
+            continue;
+        }
         /* step's mark when the recorded value does not hold (the panel leaves out step's
          * "not recomputed" remark: no room) */
         add(L, VW_STYLE_TEXT, "  %-*s = %s%s%s = %s%s%s%s", width, l->name, l->expr, l->worked[0] ? " = " : "",
@@ -153,7 +211,8 @@ void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it
 }
 
 /* vw_describe_focus; *window: where the window of the item's events starts (L->n when
- * there is none); whole 0: without the sites line and the digits no narration names */
+ * there is none); whole 0: without the sites line and the digits no narration names;
+ * -1: only the fields the narration names */
 static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *window, int whole)
 {
     const ks_trace *tr = s->tr;
@@ -191,7 +250,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     uint32_t k = 0;
     while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
     vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
-    if (whole && line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
+    if (whole > 0 && !s->nslides && line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
     add(L, VW_STYLE_HEAD, "event %u of %u of this work item:", k + 1, item->count);
     /* a window of the item's events around the focused one */
     *window = L->n;
@@ -225,6 +284,8 @@ static void wrap_line(vw_lines *out, int style, const char *text, int cols)
             take = (size_t)avail;
             size_t at = take;
             while (at > 0 && strncmp(p + at, " = ", 3)) at--;
+            /* not right after the name: "index" alone on a line says nothing */
+            if (first && eq && p + at <= eq) at = 0;
             if (at == 0)
                 for (at = take; at > 0 && p[at] != ' ';) at--;
             if (at > 0) take = at;
@@ -235,28 +296,60 @@ static void wrap_line(vw_lines *out, int style, const char *text, int cols)
     }
 }
 
+/* Whether a field the shown slide's narration names has no line among out's. */
+static int narrated_missing(const vw_state *s, const vw_lines *out)
+{
+    for (const char *name = s->slides[s->slide].fields; *name;) {
+        while (*name == ' ') name++;
+        const size_t n = strcspn(name, " ");
+        if (!n) break;
+        int there = 0;
+        for (int i = 0; i < out->n && !there; ++i) {
+            const char *t = out->text[i];
+            while (*t == ' ') t++;
+            there = !strncmp(t, name, n) && (t[n] == ' ' || t[n] == '.');
+        }
+        if (!there) return 1;
+        name += n;
+    }
+    return 0;
+}
+
 void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int max_lines)
 {
     static vw_lines raw;
     if (cols < 16) cols = 16;
     if (cols > VW_LINE_LEN - 1) cols = VW_LINE_LEN - 1;
     if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
-    /* fewer lines until they fit wrapped: the fields give way as in a short panel */
-    for (int rows = max_lines; rows >= 1; --rows) {
-        int window;
-        describe_focus(s, &raw, rows, &window, 1);
-        out->n = 0;
-        for (int i = 0; i < raw.n; ++i) wrap_line(out, raw.style[i], raw.text[i], cols);
-        if (out->n <= max_lines) return;
+    /* fewer lines until they fit wrapped: the fields give way as in a short panel; on a
+     * slide where that loses a field the narration names, a CUDA index's digits take one
+     * line per triple and it goes again */
+    for (int pass = 0; pass < (s->nslides ? 2 : 1); ++pass) {
+        triples = pass;
+        for (int rows = max_lines; rows >= 1; --rows) {
+            int window;
+            describe_focus(s, &raw, rows, &window, 1);
+            out->n = 0;
+            for (int i = 0; i < raw.n; ++i) wrap_line(out, raw.style[i], raw.text[i], cols);
+            if (out->n > max_lines) continue;
+            if (!pass && s->nslides && narrated_missing(s, out)) break;
+            triples = 0;
+            return;
+        }
     }
+    triples = 0;
     out->n = max_lines > 0 ? max_lines : 0;
 }
 
-int vw_describe_focus_needed(const vw_state *s, int cols)
+int vw_describe_focus_needed(const vw_state *s, int cols) { return vw_describe_focus_lines(s, cols, 0); }
+
+int vw_describe_focus_lines(const vw_state *s, int cols, int least)
 {
     static vw_lines raw, out;
     int window;
-    describe_focus(s, &raw, VW_MAX_LINES, &window, 0);
+    triples = least && s->nslides;
+    describe_focus(s, &raw, VW_MAX_LINES, &window, least ? -1 : 0);
+    triples = 0;
     out.n = 0;
     for (int i = 0; i < raw.n; ++i)
         if (i < window || raw.style[i] == VW_STYLE_FOCUS)
@@ -287,46 +380,125 @@ void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols
     }
 }
 
+/* Appends src's lines to out (at most max_lines in all). */
+static void append_lines(vw_lines *out, const vw_lines *src, int max_lines)
+{
+    for (int i = 0; i < src->n && out->n < max_lines && out->n < VW_MAX_LINES; ++i) {
+        out->style[out->n] = src->style[i];
+        memcpy(out->text[out->n++], src->text[i], sizeof src->text[i]);
+    }
+}
+
+/* A slide's table: its lines with their two columns (tab-separated) side by side when
+ * the widest fits in cols, else every line's first column, then every second one. */
+static void table_lines(vw_lines *out, const char *table, int cols)
+{
+    int widest = 0;
+    for (const char *p = table; *p;) {
+        const size_t len = strcspn(p, "\n");
+        if ((int)len + 3 > widest) widest = (int)len + 3; /* the tab as four spaces */
+        p += len + (p[len] == '\n');
+    }
+    for (int pass = 0; pass < (widest <= cols ? 1 : 2); ++pass)
+        for (const char *p = table; *p;) {
+            const size_t len = strcspn(p, "\n");
+            const char *tab = memchr(p, '\t', len);
+            char line[VW_LINE_LEN];
+            if (widest <= cols)
+                snprintf(line, sizeof line, "%.*s%s%.*s", tab ? (int)(tab - p) : (int)len, p, tab ? "    " : "",
+                         tab ? (int)(p + len - tab - 1) : 0, tab ? tab + 1 : "");
+            else if (!pass) snprintf(line, sizeof line, "%.*s", tab ? (int)(tab - p) : (int)len, p);
+            else
+                snprintf(line, sizeof line, "%s%.*s", tab ? "  " : "", tab ? (int)(p + len - tab - 1) : 0,
+                         tab ? tab + 1 : "");
+            p += len + (p[len] == '\n');
+            /* the heading (no tab) once; a blank second column not at all */
+            if (pass && (!tab || !tab[1] || tab[1] == '\n')) continue;
+            vw_wrap(out, VW_MAX_LINES, VW_STYLE_TEXT, line, cols);
+        }
+}
+
+/* A slide's band in parts: the title; the body (the run line, the narration, the table);
+ * the tail (the question with its choices, and with reveal the answer). */
+static void story_parts(const vw_slide *sl, int reveal, int cols, vw_lines *title, vw_lines *body, vw_lines *tail)
+{
+    title->n = body->n = tail->n = 0;
+    vw_wrap(title, VW_MAX_LINES, VW_STYLE_HEAD, sl->title ? sl->title : "", cols);
+    if (sl->pre) vw_wrap(body, VW_MAX_LINES, VW_STYLE_DIM, sl->pre, cols);
+    vw_wrap(body, VW_MAX_LINES, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
+    if (sl->table) table_lines(body, sl->table, cols);
+    if (sl->question) vw_wrap(tail, VW_MAX_LINES, VW_STYLE_FOCUS, sl->question, cols);
+    if (sl->question && reveal && sl->answer) vw_wrap(tail, VW_MAX_LINES, VW_STYLE_HEAD, sl->answer, cols);
+}
+
+int vw_story_narration_lines(const vw_slide *sl, int cols)
+{
+    static vw_lines body;
+    body.n = 0;
+    vw_wrap(&body, VW_MAX_LINES, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
+    return body.n;
+}
+
+int vw_story_band_needed(const vw_slide *sl, int cols)
+{
+    static vw_lines title, body, tail;
+    story_parts(sl, 0, cols, &title, &body, &tail);
+    int need = title.n + body.n + tail.n;
+    if (sl->question && sl->answer) { /* the answer slide: the body gives way to the answer */
+        story_parts(sl, 1, cols, &title, &body, &tail);
+        const int answer = title.n + tail.n + (body.n > 0);
+        if (answer > need) need = answer;
+    }
+    return need;
+}
+
 void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines)
 {
     out->n = 0;
     if (!s->nslides) return;
     const vw_slide *sl = &s->slides[s->slide];
     if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
-    const int room = max_lines - 1; /* the last line: the keys */
-    /* The title, the question, its choices and the answer always show; when the band is
-     * too short for all of it, the narration gives way, visibly (the terminal player and
-     * the lesson file have it whole) */
-    static vw_lines body, tail;
-    body.n = tail.n = 0;
-    vw_wrap(&body, VW_MAX_LINES, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
-    if (sl->question) vw_wrap(&tail, VW_MAX_LINES, VW_STYLE_FOCUS, sl->question, cols);
-    if (sl->question && s->reveal && sl->answer) {
-        const int asked = tail.n;
-        vw_wrap(&tail, VW_MAX_LINES, VW_STYLE_HEAD, sl->answer, cols);
-        if (tail.n + 2 > room) { /* no room for both: the answer, the question was the slide before */
+    /* The title, the question, its choices and the answer always show. When the band is
+     * too short for all of it the body gives way, visibly: on an answer slide to the
+     * answer (the slide before showed it), else with a mark (the terminal player and the
+     * lesson file have it whole). A slide's band is as tall as the slide needs (issue 38
+     * D1), so this is for windows smaller than the slides were made for. */
+    static vw_lines title, body, tail;
+    const int reveal = sl->question && s->reveal && sl->answer;
+    story_parts(sl, s->reveal, cols, &title, &body, &tail);
+    if (reveal && title.n + body.n + tail.n > max_lines) {
+        body.n = 0;
+        add(&body, VW_STYLE_DIM, "%s", "(the step's text: the slide before)");
+        int asked = 0; /* the question's lines: they lead the tail */
+        while (asked < tail.n && tail.style[asked] == VW_STYLE_FOCUS) asked++;
+        if (title.n + body.n + tail.n > max_lines && asked > 0) { /* the question was the slide before too */
             memmove(&tail.text[1], &tail.text[asked], (size_t)(tail.n - asked) * sizeof tail.text[0]);
             memmove(&tail.style[1], &tail.style[asked], (size_t)(tail.n - asked) * sizeof tail.style[0]);
             tail.n = tail.n - asked + 1;
             tail.style[0] = VW_STYLE_DIM;
             snprintf(tail.text[0], sizeof tail.text[0], "%s", "(the question: the slide before)");
+            body.n = 0;
         }
     }
-    vw_wrap(out, room, VW_STYLE_HEAD, sl->title ? sl->title : "", cols);
-    int keep = body.n; /* narration lines that fit beside the tail (and the mark, when cut) */
-    if (out->n + body.n + tail.n > room) keep = room - out->n - tail.n - 1;
-    for (int i = 0; i < keep && i < body.n && out->n < room; ++i) {
+    append_lines(out, &title, max_lines);
+    int keep = body.n; /* body lines that fit beside the tail (and the mark, when cut) */
+    if (out->n + body.n + tail.n > max_lines) keep = max_lines - out->n - tail.n - 1;
+    for (int i = 0; i < keep && i < body.n && out->n < max_lines; ++i) {
         out->style[out->n] = body.style[i];
         memcpy(out->text[out->n++], body.text[i], sizeof body.text[i]);
     }
-    if (keep < body.n && out->n < room) add(out, VW_STYLE_DIM, "%s", "... (the rest: kscope lesson in a terminal)");
-    for (int i = 0; i < tail.n && out->n < room; ++i) {
-        out->style[out->n] = tail.style[i];
-        memcpy(out->text[out->n++], tail.text[i], sizeof tail.text[i]);
-    }
-    if (out->n < max_lines)
-        add(out, VW_STYLE_DIM, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1, s->nslides,
-            sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
+    if (keep < body.n && out->n < max_lines)
+        add(out, VW_STYLE_DIM, "%s", "... (the rest: kscope lesson in a terminal)");
+    append_lines(out, &tail, max_lines);
+}
+
+void vw_describe_story_keys(const vw_state *s, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (!s->nslides) return;
+    const vw_slide *sl = &s->slides[s->slide];
+    snprintf(buf, n, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1, s->nslides,
+             sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
 }
 
 void vw_describe_title(const vw_state *s, char *buf, size_t n)
@@ -346,6 +518,9 @@ int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out)
     char buf[1024];
     vw_describe_title(s, buf, sizeof buf);
     out->n = 0;
+    /* a slide's title bar is one line where it can be: the lesson's title without the
+     * trace's launch when both do not fit (the grid panel and status line give it) */
+    if (s->nslides && s->title && (int)strlen(buf) > cols) snprintf(buf, sizeof buf, "%s", s->title);
     vw_wrap(out, VW_MAX_LINES, VW_STYLE_TEXT, buf, cols);
     if (!out->n) add(out, VW_STYLE_TEXT, "%s", "");
     return out->n;
@@ -353,17 +528,10 @@ int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out)
 
 int vw_story_lines_needed(const vw_slide *slides, int n, int cols)
 {
-    static vw_state tmp;
-    static vw_lines lines;
     int most = 0;
-    memset(&tmp, 0, sizeof tmp);
-    tmp.slides = slides;
-    tmp.nslides = n;
-    tmp.reveal = 1;
     for (int k = 0; k < n; ++k) {
-        tmp.slide = k;
-        vw_describe_story(&tmp, cols, &lines, VW_MAX_LINES);
-        if (lines.n > most) most = lines.n;
+        const int need = vw_story_band_needed(&slides[k], cols);
+        if (need > most) most = need;
     }
     return most;
 }
@@ -438,6 +606,11 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
     if (s->unit == VW_UNIT_FIELD && w) snprintf(unit, sizeof unit, "field %s", w->fields[0].name);
     else snprintf(unit, sizeof unit, "%s", vw_unit_name(s->unit));
     const vw_mode m0 = vw_panel_mode(s, 0), m1 = vw_panel_mode(s, 1);
+    if (s->nslides) { /* a slide's keys lead the line (the band holds only the slide) */
+        char keys[160];
+        vw_describe_story_keys(s, keys, sizeof keys);
+        PUT("%s  |  ", keys);
+    }
     PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s%s%s",
         (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len,
         vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), unit, s->playing ? "playing" : "paused", s->speed,
@@ -533,4 +706,16 @@ int vw_value_text(char *buf, size_t n, double v)
     }
     snprintf(buf, n, "%.4g", v);
     return 0;
+}
+
+/* A cell's number: exact values in full (34.46875 beside 26.375), a rounded one marked
+ * "~" (issue 38 D9); `narrow`: an exact value longer than its rounded form is rounded and
+ * marked too, for cells too small for the full text */
+void vw_cell_text(char *buf, size_t n, double v, int narrow)
+{
+    char t[40], r[40];
+    int exact = vw_value_text(t, sizeof t, v);
+    snprintf(r, sizeof r, "%.4g", v);
+    if (narrow && exact && strlen(t) > strlen(r) + 1) exact = 0, snprintf(t, sizeof t, "%s", r);
+    snprintf(buf, n, "%s%s", exact ? "" : "~", t);
 }

@@ -30,6 +30,9 @@ void vw_describe_focus(const vw_state *s, vw_lines *out, int max_lines);
  * event header and the focused event. */
 void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int max_lines);
 int vw_describe_focus_needed(const vw_state *s, int cols);
+/* The same (least 0), or the fewest lines that keep every field the narration names with
+ * the header, the index line, the event header and the focused event (least 1). */
+int vw_describe_focus_lines(const vw_state *s, int cols, int least);
 /* How many events of each site the work item has, in site order, the work event left out
  * and the operator's prefix dropped: "3 read_site, 1 input_site, 2 hash_probe, ..." (a
  * sparse rulebook lookup's hash probes at a glance). "" for an item out of range. */
@@ -46,13 +49,19 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
  * value under the pointer and the last message. */
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n);
 /* The slide being shown, wrapped at `cols` characters into at most max_lines lines:
- * its title, narration, question and (once revealed) answer, then the keys. */
+ * its title, run line, narration, table, question and (once revealed) answer. The keys
+ * ("slide 3 of 12   PageDown next ...") lead the status line (vw_describe_story_keys). */
 void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines);
+void vw_describe_story_keys(const vw_state *s, char *buf, size_t n);
+/* The lines slide sl's band needs at cols columns: the question slide's (title, body,
+ * question) or the answer slide's (title, question, answer and a line saying the text
+ * was the slide before), whichever is more; and its narration's lines alone. */
+int vw_story_band_needed(const vw_slide *sl, int cols);
+int vw_story_narration_lines(const vw_slide *sl, int cols);
 /* The title line (vw_describe_title) wrapped at cols characters into out; returns the
  * number of lines (at least 1). */
 int vw_describe_title_lines(const vw_state *s, int cols, vw_lines *out);
-/* The most lines any of the n slides takes at cols characters with its answer shown
- * (title, narration, question, answer and the keys line), so one band fits them all. */
+/* The most lines any of the n slides' bands needs at cols characters (vw_story_band_needed). */
 int vw_story_lines_needed(const vw_slide *slides, int n, int cols);
 /* A value as slides and lessons print it: in full when it is exact there, a whole number
  * (20), a binary fraction whose decimal expansion is short (34.46875, 0.03125: at most 9
@@ -61,6 +70,10 @@ int vw_story_lines_needed(const vw_slide *slides, int n, int cols);
  * 0.73645231), which the caller marks as rounded ("about", "~"). Returns 1 when the text
  * is exact, 0 when it is rounded. */
 int vw_value_text(char *buf, size_t n, double v);
+/* A heatmap cell's number: exact values in full (34.46875 beside 26.375), a rounded one
+ * marked "~" (issue 38 D9); `narrow`: an exact value longer than its rounded form is
+ * rounded and marked too, for cells too small for the full text. */
+void vw_cell_text(char *buf, size_t n, double v, int narrow);
 /* Text wrapped at cols characters (at spaces; '\n' breaks), each line added with `style`. */
 void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols);
 

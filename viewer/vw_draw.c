@@ -4,26 +4,64 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vw_colormap.h"
 #include "vw_describe.h"
 #include "vw_draw_int.h"
 #include "vw_draw_live.h"
 
+/* The value fonts' sizes for text of px: 4/5 and 3/5 of it, at least 8 px. */
+static int small_px(int px, int k) { return (px * (k ? 3 : 4) + 2) / 5 > 8 ? (px * (k ? 3 : 4) + 2) / 5 : 8; }
+
 int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size)
 {
     memset(d, 0, sizeof *d);
     d->r = r;
-    return vw_font_open(&d->font, r, text_size) ? -1 : 0;
+    if (vw_font_open(&d->font, r, text_size)) return -1;
+    d->text_px = text_size;
+    for (int k = 0; k < VW_VALUE_FONTS - 1; ++k) {
+        d->small_px[k] = small_px(text_size, k);
+        if (vw_font_open(&d->small[k], r, d->small_px[k])) return -1;
+    }
+    return 0;
 }
 
 int vw_draw_set_text(vw_draw *d, int text_size)
 {
-    vw_font f;
+    vw_font f, sm[VW_VALUE_FONTS - 1];
     if (vw_font_open(&f, d->r, text_size)) return -1;
+    for (int k = 0; k < VW_VALUE_FONTS - 1; ++k)
+        if (vw_font_open(&sm[k], d->r, small_px(text_size, k))) {
+            while (k-- > 0) vw_font_close(&sm[k]);
+            vw_font_close(&f);
+            return -1;
+        }
     vw_font_close(&d->font);
     d->font = f;
+    d->text_px = text_size;
+    for (int k = 0; k < VW_VALUE_FONTS - 1; ++k) {
+        vw_font_close(&d->small[k]);
+        d->small[k] = sm[k];
+        d->small_px[k] = small_px(text_size, k);
+    }
     return 0;
+}
+
+const vw_font *vw_value_font(const vw_draw *d, int k)
+{
+    return k <= 0 ? &d->font : &d->small[k < VW_VALUE_FONTS - 1 ? k - 1 : VW_VALUE_FONTS - 2];
+}
+
+int vw_value_font_px(const vw_draw *d, int k)
+{
+    return k <= 0 ? d->text_px : d->small_px[k < VW_VALUE_FONTS - 1 ? k - 1 : VW_VALUE_FONTS - 2];
+}
+
+void vw_draw_value_metrics(const vw_draw *d, vw_layout *L)
+{
+    const vw_font *f = vw_value_font(d, VW_VALUE_FONTS - 1);
+    L->vadv = f->advance, L->vline = f->line;
 }
 
 void vw_draw_free(vw_draw *d)
@@ -35,6 +73,7 @@ void vw_draw_free(vw_draw *d)
     free(d->grid.last);
     free(d->grid.pixels);
     vw_font_close(&d->font);
+    for (int k = 0; k < VW_VALUE_FONTS - 1; ++k) vw_font_close(&d->small[k]);
     memset(d, 0, sizeof *d);
 }
 
@@ -49,8 +88,24 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     int rows = (a.h - 4) / d->font.line;
     /* long lines wrap: no number is cut at the panel's edge */
     vw_describe_focus_wrapped(s, (a.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), &lines, rows);
-    for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) /* whole lines only */
+    vw_record *rec = &d->rec;
+    for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) { /* whole lines only */
         vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8, lines.text[i]);
+        rec->decomp_lines++;
+        rec->decomp_focus |= lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
+        /* a field's line: "  name = ..." (a continuation is indented under its value) */
+        const char *t = lines.text[i], *p = t + 2;
+        size_t len = 0;
+        while (p[len] == '_' || (p[len] >= 'a' && p[len] <= 'z') || (p[len] >= 'A' && p[len] <= 'Z') ||
+               (len && ((p[len] >= '0' && p[len] <= '9') || p[len] == '.')))
+            len++;
+        const char *q = p + len;
+        while (*q == ' ') q++;
+        if (lines.style[i] == VW_STYLE_TEXT && !strncmp(t, "  ", 2) && p[0] != ' ' && len && *q == '=') {
+            const size_t used = strlen(rec->fields);
+            snprintf(rec->fields + used, sizeof rec->fields - used, "%s%.*s ", used ? "" : " ", (int)len, p);
+        }
+    }
     if (s->shared) vw_draw_shared(d, s, shared); /* after the text, which may run long */
 }
 
@@ -62,10 +117,14 @@ static void draw_story(vw_draw *d, const vw_state *s, const vw_layout *L)
     if (!s->nslides || a.h <= 0) return;
     vw_fill(d->r, a, 0x1C2230);
     vw_outline(d->r, a, VW_COL_HEAD, 1, 0);
-    int rows = (a.h - 8) / d->font.line, cols = (a.w - 16) / (d->font.advance > 0 ? d->font.advance : 8);
+    int rows = vw_band_rows(a, d->font.line), cols = vw_band_cols(a, d->font.advance);
     vw_describe_story(s, cols, &lines, rows);
-    for (int i = 0; i < lines.n; ++i)
+    d->rec.band_rows = rows;
+    d->rec.band_lines = lines.n;
+    for (int i = 0; i < lines.n; ++i) {
         vw_text(&d->font, d->r, a.x + 8, a.y + 4 + i * d->font.line, colors[lines.style[i]], a.w - 16, lines.text[i]);
+        d->rec.band_cut |= !strncmp(lines.text[i], "... (the rest:", 14);
+    }
 }
 
 static void draw_timeline(vw_draw *d, const vw_state *s, const vw_layout *L)
@@ -110,6 +169,12 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
 {
     char buf[512];
     vw_draw_live_sync(d, s);
+    vw_record *rec = &d->rec;
+    memset(rec, 0, sizeof *rec);
+    rec->w = L->w, rec->h = L->h, rec->line = d->font.line, rec->advance = d->font.advance, rec->text_px = d->text_px;
+    rec->arrangement = L->arrangement;
+    rec->title = L->title, rec->story = L->story, rec->decomp = L->decomp, rec->grid = L->grid;
+    rec->status = L->status;
     vw_color(d->r, VW_COL_BG);
     SDL_RenderClear(d->r);
     static vw_lines title;
@@ -122,9 +187,12 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
         vw_draw_heatmap(d, s, L, p);
         vw_draw_overlays(d, s, L, p);
     }
-    draw_decomp(d, s, L);
-    if (s->gantt && s->sched.ok) vw_draw_gantt(d, s, L);
-    else vw_draw_grid(d, s, L);
+    if (L->decomp.h > 0) draw_decomp(d, s, L);
+    /* a slide's grid panel shows when it has room for its lines and a row of cells */
+    if (L->grid.h >= 4 * L->line + 12 || (!L->arrangement && L->grid.h > 0)) {
+        if (s->gantt && s->sched.ok) vw_draw_gantt(d, s, L);
+        else vw_draw_grid(d, s, L);
+    }
     draw_story(d, s, L);
     draw_timeline(d, s, L);
     vw_fill(d->r, L->status, 0x2A2A40);

@@ -8,6 +8,7 @@
 #include <SDL.h>
 
 #include "vw_font.h"
+#include "vw_record.h"
 #include "vw_state.h"
 #include "vw_warp.h"
 
@@ -43,9 +44,15 @@ typedef struct vw_grid_cache {
     SDL_Texture *tex;
 } vw_grid_cache;
 
+#define VW_VALUE_FONTS 3 /* the sizes cell values and labels print at: 1, 4/5, 3/5 of the text */
+
 typedef struct vw_draw {
     SDL_Renderer *r;
     vw_font font;
+    int text_px;                       /* the font's size */
+    vw_font small[VW_VALUE_FONTS - 1]; /* 4/5 and 3/5 of it (18 px beside 30 at 1920x1080) */
+    int small_px[VW_VALUE_FONTS - 1];
+    vw_record rec; /* what the last frame drew where (vw_record.h) */
     vw_heat_cache heat[2];
     vw_grid_cache grid;
     vw_warp warp; /* the warp strip's request, rebuilt when the focused event changes */
@@ -62,6 +69,12 @@ int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size);
 /* Reopens the font at another size (the window was resized); 0, or -1 keeping the old. */
 int vw_draw_set_text(vw_draw *d, int text_size);
 void vw_draw_free(vw_draw *d);
+/* Value font k (0: the text's own, then smaller) and its size in pixels per em. */
+const vw_font *vw_value_font(const vw_draw *d, int k);
+int vw_value_font_px(const vw_draw *d, int k);
+/* The layout metrics of the smallest value font: what L->vadv and L->vline must hold for
+ * the slides' zoom to agree with the drawing. */
+void vw_draw_value_metrics(const vw_draw *d, vw_layout *L);
 /* permille: progress of the index build (1000: done). */
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille);
 

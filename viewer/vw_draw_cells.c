@@ -30,79 +30,93 @@ void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y
     *x1 = b < 0 ? 0 : b > (double)m->cols ? m->cols : (int64_t)b;
 }
 
-/* A cell's number: exact values in full (34.46875 beside 26.375), a rounded one marked
- * "~" (issue 38 D9); `narrow`: an exact value longer than its rounded form is rounded and
- * marked too, for cells too small for the full text */
-static void cell_text(char *buf, size_t n, double v, int narrow)
-{
-    char t[40], r[40];
-    int exact = vw_value_text(t, sizeof t, v);
-    snprintf(r, sizeof r, "%.4g", v);
-    if (narrow && exact && strlen(t) > strlen(r) + 1) exact = 0, snprintf(t, sizeof t, "%s", r);
-    snprintf(buf, n, "%s%s", exact ? "" : "~", t);
-}
-
-void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
-                         const vw_heat_cache *c)
+int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
+                        const vw_heat_cache *c)
 {
     const int t = s->panel[panel].tensor;
-    if (t < 0 || m->cell < d->font.line + 2 || d->font.advance <= 0) return;
+    if (t < 0 || d->font.advance <= 0) return -1;
     const ks_tensor *T = &s->tr->tensors[t];
     const vw_plane_dims pd = vw_plane_dims_of(T);
     const int64_t plane = s->panel[panel].plane;
-    if (plane < 0 || plane >= pd.planes || pd.h != m->rows || pd.w != m->cols) return;
+    if (plane < 0 || plane >= pd.planes || pd.h != m->rows || pd.w != m->cols) return -1;
     const int64_t base = plane * pd.h * pd.w;
     const vw_mode mode = (vw_mode)c->mode;
     int64_t y0, y1, x0, x1;
     vw_visible_cells(m, area, &y0, &y1, &x0, &x1);
-    if ((y1 - y0) * (x1 - x0) > 20000) return;
+    if ((y1 - y0) * (x1 - x0) > 20000) return -1;
     char buf[48];
-    /* one rule for the plane: numbers everywhere or nowhere, so none is missing */
-    size_t longest = 0;
-    int narrow = 0;
-    for (; narrow < 2; ++narrow) { /* the full values, else the rounded ones */
-        longest = 0;
+    /* one rule for the plane: numbers everywhere or nowhere, so none is missing; at the
+     * biggest of the value fonts (the text's, 4/5 and 3/5 of it: 18 px at 1920x1080)
+     * where every visible number fits, full (exact) first, else rounded and marked */
+    size_t longest[2] = {0, 0};
+    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
+    for (int narrow = 0; narrow < 2; ++narrow)
         for (int64_t y = y0; y < y1; ++y)
             for (int64_t x = x0; x < x1; ++x) {
-                cell_text(buf, sizeof buf, vw_heat_value(s, t, base + y * pd.w + x, mode), narrow);
-                if (strlen(buf) > longest) longest = strlen(buf);
+                const int64_t off = base + y * pd.w + x;
+                const double v = vw_heat_value(s, t, off, mode);
+                /* the cells left blank: empty, no request, NaN (poison: its colour says it) */
+                if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
+                vw_cell_text(buf, sizeof buf, v, narrow);
+                if (strlen(buf) > longest[narrow]) longest[narrow] = strlen(buf);
             }
-        if ((double)longest * d->font.advance <= m->cell - 4) break;
-    }
-    if (narrow == 2) return;
-    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
+    int k = -1, narrow = 0;
+    const int fonts = s->nslides ? VW_VALUE_FONTS : 1; /* the viewer's own: its text's size */
+    for (int f = 0; f < fonts && k < 0; ++f)
+        for (int nw = 0; nw < 2 && k < 0; ++nw) {
+            const vw_font *font = vw_value_font(d, f);
+            if (m->cell >= font->line + 2 && (double)longest[nw] * font->advance <= m->cell - 4) k = f, narrow = nw;
+        }
+    if (k < 0) return -1;
+    const vw_font *font = vw_value_font(d, k);
     for (int64_t y = y0; y < y1; ++y)
         for (int64_t x = x0; x < x1; ++x) {
             const int64_t off = base + y * pd.w + x;
             const double v = vw_heat_value(s, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
-            cell_text(buf, sizeof buf, v, narrow);
+            vw_cell_text(buf, sizeof buf, v, narrow);
             const uint32_t bg = vw_heat_colour(c, v);
             const vw_rect r = vw_heatmap_cell(m, y, x);
-            const int w = (int)strlen(buf) * d->font.advance;
-            vw_text(&d->font, d->r, r.x + (r.w - w) / 2, r.y + (r.h - d->font.line) / 2, ink_on(bg), 0, buf);
+            const int w = (int)strlen(buf) * font->advance;
+            vw_text(font, d->r, r.x + (r.w - w) / 2, r.y + (r.h - font->line) / 2, ink_on(bg), 0, buf);
         }
+    return k;
+}
+
+int vw_answer_cell_rect(const vw_state *s, const vw_heatmap *m, int panel, vw_rect *out)
+{
+    if (!s->nslides || !s->reveal) return 0;
+    const vw_slide *sl = &s->slides[s->slide];
+    if (!sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return 0;
+    const ks_event *e = vw_event(s->tr, sl->answer_event);
+    int64_t y, x, plane;
+    if (e->kind == KS_EV_SAMPLE) {
+        if (!(fabsf(e->u.sample.y) < 1e6f) || !(fabsf(e->u.sample.x) < 1e6f)) return 0;
+        plane = e->u.sample.plane, y = (int64_t)floorf(e->u.sample.y + 0.5f), x = (int64_t)floorf(e->u.sample.x + 0.5f);
+        if (sl->answer_corner >= 1 && sl->answer_corner <= 4) { /* a question about one corner: that cell */
+            int64_t ys[2], xs[2];
+            const int c = sl->answer_corner - 1;
+            vw_sample_corners(e, ys, xs);
+            y = ys[c >> 1], x = xs[c & 1];
+        }
+    } else if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
+        plane = e->u.access.plane, y = e->u.access.y, x = e->u.access.x;
+    } else {
+        return 0;
+    }
+    if (e->tensor != s->panel[panel].tensor || plane != s->panel[panel].plane) return 0;
+    vw_rect r = vw_heatmap_cell(m, y, x);
+    if (r.w < 9) r.x -= (9 - r.w) / 2, r.w = 9;
+    if (r.h < 9) r.y -= (9 - r.h) / 2, r.h = 9;
+    *out = r;
+    return 1;
 }
 
 void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel)
 {
-    if (!s->nslides || !s->reveal) return;
-    const vw_slide *sl = &s->slides[s->slide];
-    if (!sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return;
-    const ks_event *e = vw_event(s->tr, sl->answer_event);
-    int64_t y, x, plane;
-    if (e->kind == KS_EV_SAMPLE) {
-        if (!(fabsf(e->u.sample.y) < 1e6f) || !(fabsf(e->u.sample.x) < 1e6f)) return;
-        plane = e->u.sample.plane, y = (int64_t)floorf(e->u.sample.y + 0.5f), x = (int64_t)floorf(e->u.sample.x + 0.5f);
-    } else if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
-        plane = e->u.access.plane, y = e->u.access.y, x = e->u.access.x;
-    } else {
-        return;
-    }
-    if (e->tensor != s->panel[panel].tensor || plane != s->panel[panel].plane) return;
-    vw_rect r = vw_heatmap_cell(m, y, x);
-    if (r.w < 9) r.x -= (9 - r.w) / 2, r.w = 9;
-    if (r.h < 9) r.y -= (9 - r.h) / 2, r.h = 9;
+    vw_rect r;
+    if (!vw_answer_cell_rect(s, m, panel, &r)) return;
+    d->rec.answer_cell = 1;
     /* 4 px of lime from 4 to 7 px outside the cell, clear of the lookup's pink (2 to 3 px)
      * and the item's outlines (inside the cell); a dark edge so it shows on pale cells */
     vw_outline(d->r, r, 0x000000, 1, 8);
@@ -112,20 +126,27 @@ void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
 int vw_sample_weight_labels(const ks_event *e, const vw_heatmap *m, int advance, int line, vw_rect bounds,
                             vw_weight_label out[4])
 {
+    return vw_sample_weight_labels_avoid(e, m, advance, line, bounds, NULL, 0, out);
+}
+
+int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int advance, int line, vw_rect bounds,
+                                  const vw_rect *keep_off, int nkeep, vw_weight_label out[4])
+{
     int64_t ys[2], xs[2];
     vw_sample_corners(e, ys, xs);
     int n = 0;
     vw_label pl[4];
-    vw_rect avoid[5];
-    int px, py;
+    static vw_rect avoid[5 + VW_REC_FOCUS + 1];
+    int px, py, navoid = 0;
     vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
-    avoid[0] = (vw_rect){.x = px - 6, .y = py - 6, .w = 13, .h = 13};
+    avoid[navoid++] = (vw_rect){.x = px - 6, .y = py - 6, .w = 13, .h = 13};
     for (int c = 0; c < 4; ++c) {
         if (ys[c >> 1] == INT32_MIN || xs[c & 1] == INT32_MIN) continue;
         int g = 0;
         while (g < n && !(out[g].y == ys[c >> 1] && out[g].x == xs[c & 1])) ++g;
         char w[24];
-        ks_format_real(w, sizeof w, e->u.sample.w[c]);
+        /* a weight as the cells print values: exact in full, a rounded one marked (D9) */
+        vw_cell_text(w, sizeof w, e->u.sample.w[c], 0);
         if (g == n) { /* a corner cell of its own */
             out[n].y = ys[c >> 1], out[n].x = xs[c & 1];
             out[n].corners = 0;
@@ -145,32 +166,85 @@ int vw_sample_weight_labels(const ks_event *e, const vw_heatmap *m, int advance,
         }
         int cx, cy;
         vw_heatmap_point(m, (double)out[g].y, (double)out[g].x, &cx, &cy);
-        avoid[1 + g] = (vw_rect){.x = cx - 4, .y = cy - 4, .w = 9, .h = 9};
-        pl[g] = (vw_label){.ax = cx, .ay = cy, .w = (int)strlen(out[g].text) * advance + 4, .h = line};
+        avoid[navoid++] = (vw_rect){.x = cx - 4, .y = cy - 4, .w = 9, .h = 9};
+        /* 3 px of room on every side: two labels never touch */
+        pl[g] = (vw_label){.ax = cx, .ay = cy, .w = (int)strlen(out[g].text) * advance + 10, .h = line + 6};
     }
-    const int stuck = vw_place_labels(pl, n, bounds, avoid, 1 + n, 5);
+    for (int i = 0; i < nkeep && navoid < (int)(sizeof avoid / sizeof avoid[0]); ++i) avoid[navoid++] = keep_off[i];
+    const int stuck = vw_place_labels(pl, n, bounds, avoid, navoid, 5);
     for (int g = 0; g < n; ++g) out[g].label = pl[g];
     return stuck ? -n : n;
 }
 
-void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds)
+/* The value font (vw_value_font) labels on cells `cell` pixels wide print in: the biggest
+ * whose line is at most half the cell, else the smallest (issue 38 D3: labels scale
+ * with the cells). */
+int vw_label_font(const vw_draw *d, double cell)
+{
+    for (int k = 0; k < VW_VALUE_FONTS; ++k)
+        if (vw_value_font(d, k)->line <= cell * 0.5) return k;
+    return VW_VALUE_FONTS - 1;
+}
+
+/* Where labels on panel p may not go: the cells the step names, and when the plane's
+ * values print and there is room beside it, the plane itself (the numbers the text is
+ * about stay readable). */
+static int keep_off_cells(const vw_draw *d, int panel, vw_rect bounds, int label_w, vw_rect *out, int max)
+{
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    int n = 0;
+    for (int i = 0; i < rp->nfocus && n < max; ++i) out[n++] = rp->focus[i];
+    const vw_rect e = rp->extent;
+    const int left = e.x - bounds.x, right = bounds.x + bounds.w - (e.x + e.w);
+    const int above = e.y - bounds.y, below = bounds.y + bounds.h - (e.y + e.h);
+    if (rp->values && n < max &&
+        (left >= label_w + 8 || right >= label_w + 8 || above >= 2 * d->font.line || below >= 2 * d->font.line))
+        out[n++] = e;
+    return n;
+}
+
+void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel)
 {
     vw_weight_label wl[4];
-    int n = vw_sample_weight_labels(e, m, d->font.advance, d->font.line, bounds, wl);
+    const int k = vw_label_font(d, m->cell);
+    const vw_font *font = vw_value_font(d, k);
+    static vw_rect keep[VW_REC_FOCUS + 1];
+    int nkeep = keep_off_cells(d, panel, bounds, 8 * font->advance, keep, VW_REC_FOCUS + 1);
+    int n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
+    if (n < 0 && nkeep > d->rec.panel[panel].nfocus) /* no room off the plane: off the step's cells */
+        n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep - 1, wl);
     if (n < 0) n = -n;
     for (int g = 0; g < n; ++g) {
         const uint32_t col = wl[g].corners > 1 ? VW_COL_CLAMP : wl[g].valid ? VW_COL_VALID : VW_COL_INVALID;
         const vw_label *l = &wl[g].label;
-        if (wl[g].corners > 1) { /* the clamped corner: a second, orange square around it */
-            vw_rect sq = {.x = l->ax - 6, .y = l->ay - 6, .w = 13, .h = 13};
+        int hw, hh, sx = l->ax, sy = l->ay;
+        vw_corner_box(d, m, panel, &hw, &hh);
+        if (wl[g].corners > 1) { /* the clamped corner: a second, orange box around it */
+            vw_rect sq = {.x = l->ax - hw - 3, .y = l->ay - hh - 3, .w = 2 * hw + 7, .h = 2 * hh + 7};
             vw_outline(d->r, sq, VW_COL_CLAMP, 2, 0);
         }
-        if (l->leader) {
-            const int tx = l->box.x + l->box.w / 2, ty = l->box.y + l->box.h / 2;
+        if (l->leader) { /* from the corner's box to the label's nearest edge */
+            const int tx = l->ax < l->box.x ? l->box.x : l->ax >= l->box.x + l->box.w ? l->box.x + l->box.w - 1 : l->ax;
+            const int ty = l->ay < l->box.y ? l->box.y : l->ay >= l->box.y + l->box.h ? l->box.y + l->box.h - 1 : l->ay;
+            vw_box_edge(l->ax, l->ay, hw + 3, hh + 3, tx, ty, &sx, &sy);
             vw_color(d->r, col);
-            SDL_RenderDrawLine(d->r, l->ax, l->ay, tx, ty);
+            SDL_RenderDrawLine(d->r, sx, sy, tx, ty);
+            SDL_RenderDrawLine(d->r, sx + 1, sy, tx + 1, ty);
         }
-        vw_fill(d->r, l->box, 0x000000);
-        vw_text(&d->font, d->r, l->box.x + 2, l->box.y, col, 0, wl[g].text);
+        const vw_rect inner = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
+        vw_fill(d->r, inner, 0x000000);
+        vw_text(font, d->r, inner.x + 2, inner.y, col, 0, wl[g].text);
+        vw_record *rec = &d->rec;
+        if (rec->nlabels < VW_REC_LABELS) {
+            vw_rec_label *r = &rec->labels[rec->nlabels++];
+            *r = (vw_rec_label){.panel = panel,
+                                .kind = wl[g].corners > 1 ? VW_LABEL_CLAMP : VW_LABEL_WEIGHT,
+                                .box = l->box,
+                                .ax = l->ax,
+                                .ay = l->ay,
+                                .leader = l->leader,
+                                .px = vw_value_font_px(d, k)};
+            snprintf(r->text, sizeof r->text, "%s", wl[g].text);
+        }
     }
 }

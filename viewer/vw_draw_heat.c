@@ -14,30 +14,6 @@
 #include "vw_draw_int.h"
 #include "vw_plane.h"
 
-double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode)
-{
-    const vw_aggregate *a = s->idx ? &s->idx->agg[t] : NULL;
-    switch (mode) {
-    case VW_MODE_READS: return a->reads[off];
-    case VW_MODE_WEIGHTS: return a->weights[off];
-    case VW_MODE_WRITES: return a->writes[off];
-    case VW_MODE_VISITS: return a->visits[off];
-    case VW_MODE_SECTORS: return vw_sectors_at(s->idx, t, off);
-    default: return vw_tensor_value(&s->tr->tensors[t], off);
-    }
-}
-
-/* The panel's mode as drawn: aggregate modes need the index and a tensor small enough
- * to have aggregates. */
-static vw_mode effective_mode(const vw_state *s, int panel)
-{
-    const int t = s->panel[panel].tensor;
-    const vw_mode m = vw_panel_mode(s, panel);
-    if (m == VW_MODE_SECTORS) return s->idx && s->idx->agg[t].sector_n ? m : VW_MODE_VALUES;
-    if (m != VW_MODE_VALUES && s->idx && s->idx->agg[t].reads) return m;
-    return VW_MODE_VALUES;
-}
-
 /* A picture: an input of shape (N, 1 or 3, H, W), at least 16 x 16, every value in
  * [0, 1] (what --image and --in of a PNG/PGM/PPM give): 1 (grey) or 3 (RGB), else 0. */
 static int picture_channels(const vw_state *s, int t)
@@ -145,7 +121,7 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     int t = s->panel[panel].tensor;
     vw_plane_dims pd = vw_plane_dims_of(&s->tr->tensors[t]);
     int64_t plane = s->panel[panel].plane;
-    vw_mode mode = effective_mode(s, panel);
+    vw_mode mode = vw_effective_mode(s, panel);
     if (plane < 0 || plane >= pd.planes) plane = 0, pd.h = pd.w = 0; /* never read outside the tensor */
     const int pic = mode == VW_MODE_VALUES ? picture_channels(s, t) : 0;
     const int64_t base = plane * pd.h * pd.w, ny = c->wy1 - c->wy0, nx = c->wx1 - c->wx0;
@@ -242,16 +218,37 @@ static void draw_margin(SDL_Renderer *r, const vw_heatmap *m, vw_rect area)
 static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c)
 {
     vw_rect lg = panel ? L->output_legend : L->input_legend;
-    int bar_w = lg.w < 512 ? lg.w : 512;
-    for (int i = 0; i < bar_w; ++i) {
-        vw_rect px = {.x = lg.x + i, .y = lg.y, .w = 1, .h = 10};
-        const double f = (double)i / (bar_w > 1 ? bar_w - 1 : 1);
-        vw_fill(d->r, px, c->picture ? vw_heat_colour(c, f) : vw_colormap(c->ramp0 + (1 - c->ramp0) * f));
-    }
+    int bar_w = lg.w < 512 ? lg.w : 512, bar_x = lg.x, bar_y = lg.y, bar_h = 10;
     char lo[48], hi[48], mid[64], t[40];
     /* the ends of the range as the cells print them: exact, or marked rounded (issue 38 D9) */
     snprintf(lo, sizeof lo, "%s%s", vw_value_text(t, sizeof t, c->picture ? 0 : c->lo) ? "" : "~", t);
     snprintf(hi, sizeof hi, "%s%s", vw_value_text(t, sizeof t, c->picture ? 1 : c->hi) ? "" : "~", t);
+    if (L->arrangement) { /* a slide's legend is one line: lo [bar] hi  mode */
+        const int adv = d->font.advance, lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
+        const char *name = vw_mode_name((vw_mode)c->mode);
+        const int nw = ((int)strlen(name) + 2) * adv;
+        bar_x = lg.x + lw + adv;
+        bar_w = lg.w - lw - hw - nw - 2 * adv;
+        if (bar_w > 400) bar_w = 400;
+        bar_h = d->font.line / 2;
+        bar_y = lg.y + (d->font.line - bar_h) / 2;
+        vw_text(&d->font, d->r, lg.x, lg.y, VW_COL_TEXT, 0, lo);
+        if (bar_w > 8)
+            for (int i = 0; i < bar_w; ++i) {
+                vw_rect px = {.x = bar_x + i, .y = bar_y, .w = 1, .h = bar_h};
+                const double f = (double)i / (bar_w > 1 ? bar_w - 1 : 1);
+                vw_fill(d->r, px, c->picture ? vw_heat_colour(c, f) : vw_colormap(c->ramp0 + (1 - c->ramp0) * f));
+            }
+        const int hx = bar_x + (bar_w > 8 ? bar_w : 0) + adv;
+        vw_text(&d->font, d->r, hx, lg.y, VW_COL_TEXT, 0, hi);
+        vw_text(&d->font, d->r, hx + hw + 2 * adv, lg.y, VW_COL_DIM, lg.x + lg.w - (hx + hw + 2 * adv), name);
+        return;
+    }
+    for (int i = 0; i < bar_w; ++i) {
+        vw_rect px = {.x = bar_x + i, .y = bar_y, .w = 1, .h = bar_h};
+        const double f = (double)i / (bar_w > 1 ? bar_w - 1 : 1);
+        vw_fill(d->r, px, c->picture ? vw_heat_colour(c, f) : vw_colormap(c->ramp0 + (1 - c->ramp0) * f));
+    }
     snprintf(mid, sizeof mid, "%s", vw_mode_name((vw_mode)c->mode));
     const vw_mode want = vw_panel_mode(s, panel);
     if (want != c->mode)
@@ -273,6 +270,11 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     vw_heat_cache *c = &d->heat[panel];
     int t = s->panel[panel].tensor;
     char head[VW_LINE_LEN];
+    vw_rec_panel *rp = &d->rec.panel[panel];
+    rp->tensor = t;
+    rp->plane = s->panel[panel].plane;
+    rp->rect = area;
+    rp->map = vw_panel_map_area(L, panel);
     vw_fill(d->r, area, VW_COL_PANEL);
     if (t < 0) {
         vw_describe_panel_fit(s, panel, 0, 0, (area.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), head,
@@ -284,6 +286,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         /* the slide's question is about these values: nothing of them until the answer
          * (not the range in the header or legend either) */
         const ks_tensor *T = &s->tr->tensors[t];
+        rp->hidden = 1;
         snprintf(head, sizeof head, "%s: hidden until the answer", T->name);
         vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
         const char *q = "?";
@@ -296,7 +299,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     int64_t wy0, wy1, wx0, wx1;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
     if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane || c->indexed != (s->idx != NULL) ||
-        (c->mode != effective_mode(s, panel)) || memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 ||
+        (c->mode != vw_effective_mode(s, panel)) || memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 ||
         c->wy1 != wy1 || c->wx0 != wx0 || c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture) {
         if (c->tex) SDL_DestroyTexture(c->tex);
         c->tex = NULL;
@@ -321,7 +324,26 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
     if (c->tex && wy1 > wy0 && wx1 > wx0) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
-    vw_draw_cell_values(d, s, &m, map, panel, c);
+    const int k = vw_draw_cell_values(d, s, &m, map, panel, c);
+    /* the record: the plane's extent in view, its cells, their values and the step's cells */
+    {
+        vw_rect ext = {.x = dst.x, .y = dst.y, .w = dst.w, .h = dst.h};
+        const int x1 = ext.x + ext.w < map.x + map.w ? ext.x + ext.w : map.x + map.w;
+        const int y1 = ext.y + ext.h < map.y + map.h ? ext.y + ext.h : map.y + map.h;
+        ext.x = ext.x > map.x ? ext.x : map.x, ext.y = ext.y > map.y ? ext.y : map.y;
+        ext.w = x1 - ext.x, ext.h = y1 - ext.y;
+        rp->extent = ext;
+        rp->cell = m.cell;
+        rp->values = k >= 0;
+        rp->value_px = k >= 0 ? vw_value_font_px(d, k) : 0;
+        rp->value_font = k;
+        vw_values_need(s, L, panel, &rp->need_cell, &rp->focus_cell);
+        rp->zoomed = vw_panel_zoomed(s, L, panel);
+        rp->nfocus = vw_focus_cells(s, panel, &m, rp->focus, VW_REC_FOCUS);
+        vw_rect ans; /* the answer's outline too, once it shows */
+        if (rp->nfocus < VW_REC_FOCUS && vw_answer_cell_rect(s, &m, panel, &ans))
+            rp->focus[rp->nfocus++] = (vw_rect){.x = ans.x - 8, .y = ans.y - 8, .w = ans.w + 16, .h = ans.h + 16};
+    }
     SDL_RenderSetClipRect(d->r, NULL);
     vw_draw_bars(d, s, L, panel, c, &m);
     draw_legend(d, s, L, panel, c);
@@ -354,8 +376,29 @@ static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], 
     vw_draw_arrow(d->r, ax, ay, px, py, col);
 }
 
+void vw_corner_box(const vw_draw *d, const vw_heatmap *m, int panel, int *hw, int *hh)
+{
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    *hw = *hh = 3;
+    if (!rp->values || rp->value_font < 0) return;
+    const vw_font *f = vw_value_font(d, rp->value_font);
+    const int w = f->advance * 5 + 8, h = f->line + 6, most = (int)m->cell - 6;
+    *hw = (w < most ? w : most) / 2, *hh = (h < most ? h : most) / 2;
+    if (*hw < 3) *hw = 3;
+    if (*hh < 3) *hh = 3;
+}
+
+int vw_box_edge(int cx, int cy, int hw, int hh, int px, int py, int *ex, int *ey)
+{
+    const double dx = px - cx, dy = py - cy;
+    if (fabs(dx) <= hw && fabs(dy) <= hh) return 0; /* the point is inside the box */
+    const double t = fmin(dx ? hw / fabs(dx) : INFINITY, dy ? hh / fabs(dy) : INFINITY);
+    *ex = cx + (int)lround(dx * t), *ey = cy + (int)lround(dy * t);
+    return 1;
+}
+
 static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int focused, const float *anchor,
-                        vw_rect bounds)
+                        vw_rect bounds, int panel)
 {
     int64_t ys[2], xs[2];
     int px, py;
@@ -371,14 +414,17 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int 
         int valid = (e->flags & (KS_FLAG_C00 << c)) != 0;
         if (ys[c >> 1] == INT32_MIN || xs[c & 1] == INT32_MIN) continue;
         vw_heatmap_point(m, (double)ys[c >> 1], (double)xs[c & 1], &cx, &cy);
-        if (focused) {
+        if (focused) { /* the corner's box: around its cell's number where the cells print them */
+            int hw, hh, ex, ey;
+            vw_corner_box(d, m, panel, &hw, &hh);
             vw_color(d->r, valid ? VW_COL_VALID : VW_COL_INVALID);
-            SDL_RenderDrawLine(d->r, px, py, cx, cy);
-            vw_rect corner = {.x = cx - 3, .y = cy - 3, .w = 7, .h = 7};
+            if (vw_box_edge(cx, cy, hw, hh, px, py, &ex, &ey)) SDL_RenderDrawLine(d->r, px, py, ex, ey);
+            vw_rect corner = {.x = cx - hw, .y = cy - hh, .w = 2 * hw + 1, .h = 2 * hh + 1};
             vw_outline(d->r, corner, valid ? VW_COL_VALID : VW_COL_INVALID, 2, 0);
         }
     }
-    if (focused && m->cell >= d->font.line) vw_draw_sample_weights(d, m, e, bounds);
+    if (focused && m->cell >= vw_value_font(d, VW_VALUE_FONTS - 1)->line)
+        vw_draw_sample_weights(d, m, e, bounds, panel);
     vw_rect dot = {.x = px - 2, .y = py - 2, .w = 5, .h = 5};
     vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
     if (focused) {
@@ -394,12 +440,12 @@ static int on_panel(const vw_state *s, int panel, const ks_event *e)
 }
 
 static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int focused, const vw_state *s,
-                       uint32_t item, vw_rect bounds)
+                       uint32_t item, vw_rect bounds, int panel)
 {
     if (e->kind == KS_EV_SAMPLE) {
         float a[2];
         const int anchored = vw_sample_anchor(s->tr, s->idx, item, e, &a[0], &a[1]);
-        draw_sample(d, m, e, focused, anchored ? a : NULL, bounds);
+        draw_sample(d, m, e, focused, anchored ? a : NULL, bounds, panel);
         return;
     }
     const ks_ev_access *a = &e->u.access;
@@ -483,18 +529,20 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
                        e->kind != KS_EV_WORK && e->kind != KS_EV_REGION;
             if (pair && !partner) partner = e;
-            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it, clip);
+            else if (e != f && on_panel(s, panel, e)) draw_event(d, &m, e, 0, s, it, clip, panel);
         }
     }
-    vw_draw_answer_cell(d, s, &m, panel); /* under the focused event and its weight labels */
-    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it, clip);
-    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it, clip);
+    if (partner && on_panel(s, panel, partner)) draw_event(d, &m, partner, 1, s, it, clip, panel);
+    if (f && on_panel(s, panel, f)) draw_event(d, &m, f, 1, s, it, clip, panel);
     else if (f && f->kind == KS_EV_WORK && it != VW_NONE) {
         /* the work item as a whole is in focus: a lone sample (patchify's output, one
          * RoIAlign sample) shows its corners and weights as if focused */
         const ks_event *one = lone_sample(s, it);
-        if (one && on_panel(s, panel, one)) draw_event(d, &m, one, 1, s, it, clip);
+        if (one && on_panel(s, panel, one)) draw_event(d, &m, one, 1, s, it, clip, panel);
     }
+    /* the answer's outline over the focused event's lines and leaders: it stays whole
+     * (labels keep off it: the record lists it among the step's cells) */
+    vw_draw_answer_cell(d, s, &m, panel);
     const vw_lookup *lk = &s->look;
     if (lk->tensor == s->panel[panel].tensor && lk->plane == s->panel[panel].plane)
         vw_outline(d->r, visible(vw_heatmap_cell(&m, lk->y, lk->x)), VW_COL_LOOKUP, 2, 3);

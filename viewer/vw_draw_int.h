@@ -58,9 +58,6 @@ vw_rect vw_shared_area(vw_rect *decomp, int line);
 void vw_draw_shared(vw_draw *d, const vw_state *s, vw_rect area);
 /* The schedule chart in the grid panel's place (vw_draw_gantt.c). */
 void vw_draw_gantt(vw_draw *d, const vw_state *s, const vw_layout *L);
-/* The number a heatmap shows for element off of tensor t in mode `mode` (the value, or an
- * aggregate: the mode must have its aggregates). */
-double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode);
 /* Bars over a one-row plane's cells (vw_draw_bars.c); c: the panel's texture cache. */
 void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c,
                   const vw_heatmap *m);
@@ -74,10 +71,13 @@ void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y
 /* The colour a heatmap built into cache c gives value v: the ramp, or grey (a picture). */
 uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
 /* Each cell's number in its cell, when every visible cell of the plane can hold its
- * number (vw_draw_cells.c); area: the panel's map area. */
-void vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
-                         const vw_heat_cache *c);
-/* The cell the shown slide's question asks about, outlined in VW_COL_ANSWER once revealed. */
+ * number (vw_draw_cells.c); area: the panel's map area. Returns the value font used
+ * (vw_value_font), or -1 when the numbers do not fit. */
+int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
+                        const vw_heat_cache *c);
+/* The cell the shown slide's question asks about, outlined in VW_COL_ANSWER once revealed,
+ * and its rectangle (before the outline) on panel p: 0 when none is there. */
+int vw_answer_cell_rect(const vw_state *s, const vw_heatmap *m, int panel, vw_rect *out);
 void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel);
 /* The focused sample's corner weights, one label per corner cell (clamped corners share
  * one: "0.25+0.25 clamped"), placed by vw_place_labels inside bounds. */
@@ -91,6 +91,19 @@ typedef struct vw_weight_label {
 /* Returns the number of labels, negated when some found no free spot. */
 int vw_sample_weight_labels(const ks_event *e, const vw_heatmap *m, int advance, int line, vw_rect bounds,
                             vw_weight_label out[4]);
-void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds);
+/* The same, keeping the labels off keep_off[0..nkeep) too (the cells the step names). */
+int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int advance, int line, vw_rect bounds,
+                                  const vw_rect *keep_off, int nkeep, vw_weight_label out[4]);
+/* Draws them on panel `panel` in the value font vw_label_font picks for the cells, off
+ * the cells the step names (the frame's record, vw_record.h), with leader lines; records
+ * each label. */
+void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel);
+int vw_label_font(const vw_draw *d, double cell);
+/* A sample corner's marker on panel p: a box of half sizes (*hw, *hh) around the corner's
+ * cell centre, big enough to frame the cell's number where the cells print theirs (so a
+ * marker never covers a value), else 3 (a 7 px square). And where the line from (px, py)
+ * to the box's centre (cx, cy) meets its edge: 0 when the point lies inside. */
+void vw_corner_box(const vw_draw *d, const vw_heatmap *m, int panel, int *hw, int *hh);
+int vw_box_edge(int cx, int cy, int hw, int hh, int px, int py, int *ex, int *ey);
 
 #endif

@@ -62,6 +62,8 @@ void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_li
     L->h = h;
     L->line = line;
     L->title_lines = title_lines;
+    L->arrangement = VW_ARR_VIEWER;
+    L->vadv = L->vline = 0;
     int bar = line + 6;
     L->title = rect(0, 0, w, title_lines * line + 6);
     L->status = rect(0, h - bar, w, bar);
@@ -101,6 +103,121 @@ void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_li
     int dw = vw_layout_decomp_width(w, story_lines > 0);
     L->decomp = rect(PAD, ty, dw, bottom - ty);
     L->grid = rect(2 * PAD + dw, ty, w - 3 * PAD - dw, bottom - ty);
+}
+
+/* --- slides (issue 38 D1): pictures first, each part as tall as this slide's text --- */
+
+int vw_band_cols(vw_rect band, int advance) { return (band.w - 16) / (advance > 0 ? advance : 8); }
+
+int vw_band_rows(vw_rect band, int line) { return (band.h - 8) / (line > 0 ? line : 16); }
+
+static int clamp_column(int w, int column_w)
+{
+    if (column_w < w / 5) column_w = w / 5;
+    if (column_w > w * 3 / 5) column_w = w * 3 / 5;
+    return column_w;
+}
+
+void vw_slide_widths(int w, const vw_slide_geom *g, int *band_w, int *decomp_w)
+{
+    if (w < VW_MIN_W) w = VW_MIN_W;
+    const int cw = clamp_column(w, g->column_w);
+    switch (g->arrangement) {
+    case VW_ARR_SIDE:
+        *band_w = w - 3 * PAD - cw;
+        *decomp_w = cw;
+        break;
+    case VW_ARR_RIGHT: *band_w = *decomp_w = cw; break;
+    case VW_ARR_COLUMN:
+        *band_w = cw;
+        *decomp_w = g->grid_lines > 0 ? (w - 4 * PAD - cw) * 2 / 3 : w - 3 * PAD - cw;
+        break;
+    default:
+        *band_w = w - 2 * PAD;
+        *decomp_w = g->grid_lines > 0 ? vw_layout_decomp_width(w, 1) : w - 2 * PAD;
+        break;
+    }
+}
+
+void vw_value_metrics(vw_layout *L, int advance, int line)
+{
+    if (L->vadv <= 0) L->vadv = (advance * 3 + 2) / 5 > 0 ? (advance * 3 + 2) / 5 : 1;
+    if (L->vline <= 0) L->vline = (line * 3 + 2) / 5 > 0 ? (line * 3 + 2) / 5 : 1;
+}
+
+/* A slide's heatmap panel: the map on top, a legend of one line (the colour bar between
+ * its two ends) below. */
+static void slide_heat_panel(vw_rect r, int line, vw_rect *map, vw_rect *legend)
+{
+    int lh = line + 2;
+    *map = rect(r.x, r.y, r.w, r.h - lh - 2);
+    *legend = rect(r.x, r.y + r.h - lh, r.w, lh);
+}
+
+void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *g)
+{
+    if (w < VW_MIN_W) w = VW_MIN_W;
+    if (h < VW_MIN_H) h = VW_MIN_H;
+    int tl = g->title_lines < 1 ? 1 : g->title_lines > 3 ? 3 : g->title_lines;
+    const int cw = clamp_column(w, g->column_w);
+    L->w = w;
+    L->h = h;
+    L->line = line;
+    L->title_lines = tl;
+    L->arrangement = g->arrangement >= VW_ARR_STACKED && g->arrangement <= VW_ARR_COLUMN ? g->arrangement
+                                                                                         : VW_ARR_STACKED;
+    L->vadv = L->vline = 0;
+    const int bar = line + 6;
+    L->title = rect(0, 0, w, tl * line + 6);
+    L->status = rect(0, h - bar, w, bar);
+    /* a slide's timeline is a thin bar: the slides step through the trace, not along it */
+    L->timeline = rect(PAD, L->status.y - 12, w - 2 * PAD, 8);
+    const int top = L->title.h + PAD, bottom = L->timeline.y - 6;
+    const int band_h = (g->band_lines > 0 ? g->band_lines : 1) * line + 8;
+    const int decomp_h = g->decomp_lines > 0 ? g->decomp_lines * line + 6 : 0;
+    const int grid_h = g->grid_lines > 0 ? g->grid_lines * line + 12 : 0;
+    vw_rect maps;
+    if (L->arrangement == VW_ARR_RIGHT) {
+        const int mw = w - 3 * PAD - cw, cx = w - PAD - cw;
+        maps = rect(PAD, top, mw, bottom - top);
+        L->story = rect(cx, top, cw, band_h);
+        int y = top + band_h + PAD;
+        L->decomp = rect(cx, y, cw, decomp_h);
+        y += decomp_h + PAD;
+        /* the grid below when it fits; else the decomposition takes what is left */
+        if (grid_h > 0 && bottom - y >= grid_h) L->grid = rect(cx, y, cw, bottom - y);
+        else {
+            L->grid = rect(cx, bottom, cw, 0);
+            L->decomp.h = bottom - L->decomp.y;
+        }
+    } else if (L->arrangement == VW_ARR_COLUMN) {
+        const int lw = w - 3 * PAD - cw, cx = w - PAD - cw;
+        L->story = rect(cx, top, cw, bottom - top);
+        const int row_h = decomp_h > grid_h ? decomp_h : grid_h, y = bottom - row_h;
+        const int dw = grid_h ? (lw - PAD) * 2 / 3 : lw;
+        L->decomp = rect(PAD, y, dw, row_h);
+        L->grid = grid_h ? rect(2 * PAD + dw, y, lw - PAD - dw, row_h) : rect(PAD + dw, y, 0, 0);
+        maps = rect(PAD, top, lw, (row_h ? y - PAD : bottom) - top);
+    } else if (L->arrangement == VW_ARR_SIDE) {
+        const int col_h = decomp_h + (grid_h ? PAD + grid_h : 0), row_h = band_h > col_h ? band_h : col_h;
+        const int y = bottom - row_h, cx = w - PAD - cw;
+        L->story = rect(PAD, y, w - 3 * PAD - cw, row_h);
+        L->decomp = rect(cx, y, cw, grid_h ? row_h - grid_h - PAD : row_h);
+        L->grid = grid_h ? rect(cx, y + row_h - grid_h, cw, grid_h) : rect(cx, bottom, cw, 0);
+        maps = rect(PAD, top, w - 2 * PAD, y - PAD - top);
+    } else {
+        L->story = rect(PAD, bottom - band_h, w - 2 * PAD, band_h);
+        const int row_h = decomp_h > grid_h ? decomp_h : grid_h, y = L->story.y - PAD - row_h;
+        const int dw = grid_h ? vw_layout_decomp_width(w, 1) : w - 2 * PAD;
+        L->decomp = rect(PAD, y, dw, row_h);
+        L->grid = grid_h ? rect(2 * PAD + dw, y, w - 3 * PAD - dw, row_h) : rect(PAD + dw, y, 0, 0);
+        maps = rect(PAD, top, w - 2 * PAD, (row_h ? y : L->story.y) - PAD - top);
+    }
+    if (maps.h < 2 * line + 8) maps.h = 2 * line + 8; /* never negative: a header and a row */
+    const int half = (maps.w - PAD) / 2;
+    slide_heat_panel(rect(maps.x, maps.y, half, maps.h), line, &L->input, &L->input_legend);
+    slide_heat_panel(rect(maps.x + half + PAD, maps.y, maps.w - half - PAD, maps.h), line, &L->output,
+                     &L->output_legend);
 }
 
 vw_rect vw_strip_area(vw_rect *decomp, int line)

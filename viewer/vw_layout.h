@@ -23,7 +23,47 @@ typedef struct vw_layout {
     vw_rect title, input, input_legend, output, output_legend, decomp, grid, timeline, status;
     vw_rect story;   /* a lesson's narration band above the timeline (0 high without one) */
     int title_lines; /* the title bar's text lines: a title too long for one line wraps */
+    /* a slide's arrangement (vw_layout_slide; 0: the viewer's own layout) */
+    int arrangement;
+    /* the text size of the numbers printed in heatmap cells at their smallest: its glyph
+     * advance and line (0: three fifths of the text's, vw_value_metrics) */
+    int vadv, vline;
 } vw_layout;
+
+/* How a slide (a lesson step) places its parts, pictures first (issue 38 D1):
+ *   STACKED  the two heatmaps across the width, under them the decomposition and the
+ *            grid side by side, then the narration band across the width;
+ *   SIDE     the heatmaps across the width, under them the band (left) beside a column
+ *            (right) of the decomposition over the grid;
+ *   RIGHT    the heatmaps on the left over the whole height, a column on the right of
+ *            the band over the decomposition over the grid (wide frames);
+ *   COLUMN   the heatmaps on the left over the decomposition and the grid side by side,
+ *            the band in a column on the right over the whole height (wide frames, long
+ *            text beside a long decomposition).
+ * Each part is as tall as this slide's own text needs; the heatmaps take the rest. */
+enum { VW_ARR_VIEWER = 0, VW_ARR_STACKED = 1, VW_ARR_SIDE = 2, VW_ARR_RIGHT = 3, VW_ARR_COLUMN = 4 };
+typedef struct vw_slide_geom {
+    int arrangement;  /* VW_ARR_STACKED, _SIDE, _RIGHT or _COLUMN */
+    int title_lines;  /* the title bar's lines (1..3) */
+    int band_lines;   /* the narration band's text lines */
+    int decomp_lines; /* the decomposition panel's text lines */
+    int column_w;     /* SIDE, RIGHT, COLUMN: the text column's width in pixels */
+    int grid_lines;   /* the grid panel's height in lines (0: none where it would not fit) */
+} vw_slide_geom;
+/* The band's, decomposition's and column's widths (pixels) an arrangement gives in a w
+ * wide frame (column_w: SIDE and RIGHT's column), before any height is known. */
+void vw_slide_widths(int w, const vw_slide_geom *g, int *band_w, int *decomp_w);
+/* The layout of a slide w x h with text lines `line` high. */
+void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *g);
+/* The share of a slide's height (percent) its heatmap panels (header and map) take at
+ * least: the pictures come first (issue 38 D1). */
+#define VW_SLIDE_PICTURE 55
+/* The metrics of the smallest text printed in heatmap cells: three fifths of the text's
+ * (18 px beside 30 px at 1920x1080), unless L already has them (the drawing's own font). */
+void vw_value_metrics(vw_layout *L, int advance, int line);
+/* The inside of the narration band: its text columns and rows for a glyph advance. */
+int vw_band_cols(vw_rect band, int advance);
+int vw_band_rows(vw_rect band, int line);
 
 #define VW_MIN_W 640
 #define VW_MIN_H 480

@@ -14,7 +14,11 @@
 
 typedef struct vw_slide {
     char *title;     /* "Step 3 of 12: the kernel window" */
+    char *pre;       /* NULL, or a line above the narration ("[run 'strided': ...]") */
     char *text;      /* narration; '\n' starts a new line, the viewer wraps the rest */
+    char *table;     /* NULL, or a table under the narration (the threads' indices): lines, a
+                      * tab between a line's two columns (side by side where they fit, else
+                      * the second column's entries after the first's) */
     char *question;  /* NULL, or the question and its choices */
     char *answer;    /* shown once revealed */
     uint32_t event;  /* the event to focus (VW_NONE: keep) */
@@ -33,11 +37,19 @@ typedef struct vw_slide {
      * once the answer is revealed; has_answer_cell 0: none */
     int has_answer_cell;
     uint32_t answer_event;
+    /* a sample's corner the question asks about (its weight: {sample.w0}), 1 + corner
+     * (top-left, top-right, bottom-left, bottom-right); 0: the cell nearest the sample */
+    int answer_corner;
     /* tensors whose values would give the question's answer away (lesson 04's output
      * beside a question about one of its cells): until the answer is revealed a panel
      * showing one of them is covered, header, values, legend and marks (vw_story_hides) */
     int hide[2];
     int nhide;
+    /* the step is about the launch (its threads, blocks): the grid panel keeps its room */
+    int grid;
+    /* the order the slide plays the trace in (vw_order + 1; 0: keep): the grid-stride
+     * loop's waves show in iteration-major order */
+    int order;
     /* the trace the slide shows and its index (both borrowed; they outlive the viewer):
      * NULL shows the trace the viewer opened. event, look_tensor, panel and answer_event
      * are ids into this trace. run: the lesson's run (0: its own), for the tests. */

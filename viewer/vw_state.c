@@ -383,7 +383,7 @@ void vw_apply(vw_state *s, const vw_layout *L, const vw_action *a)
     case VW_ACT_SLIDE:
         if (s->nslides) vw_story_show(s, s->slide + (a->a > 0 ? 1 : -1));
         break;
-    case VW_ACT_REVEAL: s->reveal = !s->reveal; break;
+    case VW_ACT_REVEAL: vw_story_reveal(s, !s->reveal); break;
     case VW_ACT_BARS: s->bars = !s->bars; break;
     case VW_ACT_STRIP: s->strip = !s->strip; break;
     case VW_ACT_GANTT: toggle_gantt(s); break;

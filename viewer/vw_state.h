@@ -152,6 +152,9 @@ void vw_focus_event(vw_state *s, uint32_t ev);
  * lookup, panels and mode (vw_story.c). Needs the index. */
 void vw_story_set(vw_state *s, const vw_slide *slides, int n);
 void vw_story_show(vw_state *s, int k);
+/* Shows (reveal 1) or hides the slide's answer: shown, the cell it asks about comes into
+ * view (its plane on the panel of its tensor, or its tensor on the right panel). */
+void vw_story_reveal(vw_state *s, int reveal);
 /* Whether panel p is covered on the slide shown: its tensor is one the slide hides
  * until the answer is revealed (vw_slide.hide). */
 int vw_story_hides(const vw_state *s, int p);
@@ -179,11 +182,30 @@ int vw_key_action(const char *key, int shift, vw_action *a);
 /* The schedule chart's plot in layout L (inside the grid panel). */
 vw_rect vw_gantt_area(const vw_layout *L);
 
+/* The number a heatmap shows for element off of tensor t in mode `mode` (the value, or an
+ * aggregate: the mode must have its aggregates), and the mode panel p is drawn in: its
+ * own, where the index has that aggregate for its tensor, else values. */
+double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode);
+vw_mode vw_effective_mode(const vw_state *s, int panel);
+/* What the cells of a panel need to print their values (issue 38 D1), in layout L: the
+ * cell size in pixels the widest value of the plane needs at the smallest value text
+ * (L->vadv x L->vline), 0 when the plane has nothing to print or is too big to scan; and
+ * the biggest cell that still shows all of the cells the step is about with one cell
+ * around them (0: no such cells on this panel). */
+void vw_values_need(const vw_state *s, const vw_layout *L, int panel, double *need, double *focus_cell);
 /* The heatmap mapping of a panel (0 input, 1 output) in layout L: the whole plane, the
  * user's zoom and pan, or with small cells the focused item's accesses (vw_view.c). */
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel);
 /* Where a panel's plane goes: the panel less its header line. */
 vw_rect vw_panel_map_area(const vw_layout *L, int panel);
+/* The screen rectangles (in map m) of the cells the focused step names on panel p: its
+ * work item's reads and writes, its samples' corners, its regions (a RoI, a patch), the
+ * looked-up element. Labels keep off them (issue 38 D3). Returns how many (<= max). */
+int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *out, int max);
+/* On a slide, a panel whose whole plane has cells too small for their values zooms to
+ * the cells the step is about when that makes the values fit (vw_panel_map): whether it
+ * does in layout L. */
+int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel);
 /* The bounding box, in cells, of the focused item's reads, writes, samples (their
  * corners) and regions on the panel's tensor and plane; 0 when it has none there. */
 int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1);

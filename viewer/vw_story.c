@@ -1,9 +1,11 @@
 /* vw_story.c - showing a slide: the viewer state a lesson step asks for. */
+#include <math.h>
 #include <string.h>
 
 #include "vw_describe.h"
 #include "vw_live.h"
 #include "vw_phase.h"
+#include "vw_plane.h"
 #include "vw_state.h"
 
 void vw_story_set(vw_state *s, const vw_slide *slides, int n)
@@ -57,6 +59,10 @@ void vw_story_show(vw_state *s, int k)
     s->playing = 0;
     if (!s->live || s->live->at < 0)
         show_trace(s, sl->trace ? sl->trace : s->story_tr, sl->trace ? sl->index : s->story_idx);
+    /* a slide's decomposition panel is the step's work item: the shared-tile strip (U)
+     * would take its room, and a heatmap panel shows the shared tensor where a step is
+     * about it */
+    s->shared = 0;
     /* panels first: with explicit panels the focus must not move them */
     if (sl->panel[0] >= 0 || sl->panel[1] >= 0) s->follow = 0;
     for (int p = 0; p < 2; ++p)
@@ -71,6 +77,7 @@ void vw_story_show(vw_state *s, int k)
     }
     for (int p = 0; p < 2; ++p)
         if (sl->panel_mode[p] > 0 && sl->panel_mode[p] <= VW_NMODES) s->panel[p].mode = sl->panel_mode[p] - 1;
+    if (sl->order > 0 && sl->order <= VW_NORDERS) s->order = (vw_order)(sl->order - 1);
     vw_focus_event(s, sl->event);
     /* show the planes the focused event touches on the chosen panels: the focused event's
      * own plane where it lies on the panel's tensor (lesson 04's channel-1 tap shows
@@ -101,6 +108,27 @@ void vw_story_show(vw_state *s, int k)
     vw_state_clamp(s);
 }
 
+void vw_story_reveal(vw_state *s, int reveal)
+{
+    s->reveal = reveal;
+    if (!s->nslides || !reveal) return;
+    const vw_slide *sl = &s->slides[s->slide];
+    if (!sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return;
+    const ks_event *e = vw_event(s->tr, sl->answer_event);
+    if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE && e->kind != KS_EV_SAMPLE) return;
+    const int64_t plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
+    /* the answer's plane on the panel of its tensor; on the right panel when neither
+     * shows it (issue 38 D12: an answer on a plane the slide does not show had no outline) */
+    int p = s->panel[0].tensor == (int)e->tensor ? 0 : s->panel[1].tensor == (int)e->tensor ? 1 : -1;
+    if (p < 0 && e->tensor < s->tr->ntensors) {
+        p = 1;
+        s->panel[p].tensor = (int)e->tensor;
+        s->follow = 0;
+    }
+    if (p >= 0) s->panel[p].plane = plane;
+    vw_state_clamp(s);
+}
+
 int vw_story_hides(const vw_state *s, int p)
 {
     if (!s->nslides || s->reveal || p < 0 || p > 1 || s->panel[p].tensor < 0) return 0;
@@ -110,39 +138,99 @@ int vw_story_hides(const vw_state *s, int p)
     return 0;
 }
 
-/* The decomposition lines the slides need whole at `cols` columns (their most): each
- * slide's focus in its trace, as vw_story_show will show it, plus its lookup's line. */
-static int decomp_lines_needed(const vw_state *s, int cols)
+/* How big a slide's pictures come out in layout L: the smaller of the two panels' cells
+ * with each plane fitted whole (1 when no panel shows a tensor). */
+static double picture_cells(const vw_state *s, const vw_layout *L)
 {
-    static vw_state tmp;
-    int most = 0;
-    for (int k = 0; k < s->nslides; ++k) {
-        const vw_slide *sl = &s->slides[k];
-        memset(&tmp, 0, sizeof tmp);
-        tmp.tr = sl->trace ? sl->trace : s->story_tr;
-        tmp.idx = sl->trace ? sl->index : s->story_idx;
-        if (!tmp.tr || !tmp.idx || sl->event == VW_NONE || sl->event >= tmp.tr->nevents) continue;
-        tmp.order = VW_ORDER_RECORDED;
-        tmp.pos = vw_order_pos(tmp.idx, VW_ORDER_RECORDED, sl->event);
-        tmp.look.tensor = -1;
-        tmp.slides = s->slides, tmp.nslides = s->nslides, tmp.slide = k;
-        const int n = vw_describe_focus_needed(&tmp, cols) + (sl->look_tensor >= 0);
-        if (n > most) most = n;
+    double least = INFINITY;
+    for (int p = 0; p < 2; ++p) {
+        const int t = s->panel[p].tensor;
+        if (t < 0) continue;
+        vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
+        const int margin = s->idx && d.h * d.w <= 4096 ? s->idx->margin[t] : 0;
+        const vw_heatmap m = vw_heatmap_fit(vw_panel_map_area(L, p), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, margin);
+        if (m.cell < least) least = m.cell;
     }
-    return most;
+    return isfinite(least) ? least : 1;
+}
+
+/* Whether a slide layout holds what it was made for: the band's and the decomposition's
+ * lines, the heatmaps at least VW_SLIDE_PICTURE of the height. */
+static int slide_fits(const vw_layout *L, const vw_slide_geom *g)
+{
+    if (vw_band_rows(L->story, L->line) < g->band_lines) return 0;
+    if ((L->decomp.h - 2) / L->line < g->decomp_lines) return 0;
+    if (L->story.y + L->story.h > L->timeline.y || L->decomp.y + L->decomp.h > L->timeline.y) return 0;
+    return L->input.h * 100 >= VW_SLIDE_PICTURE * L->h;
+}
+
+/* A slide's layout (issue 38 D1: pictures first): of the arrangements STACKED, SIDE and
+ * RIGHT with the decomposition whole or at its least (the fields the narration names),
+ * the one that holds this slide's text and gives the biggest pictures; the band as tall
+ * as this slide (its question and its answer) needs. When none holds it, STACKED with
+ * the heatmaps at VW_SLIDE_PICTURE of the height and the band giving way. */
+static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int w, int h, int title)
+{
+    const vw_slide *sl = &s->slides[s->slide];
+    static const struct {
+        int arr, column; /* the column's width in percent of the frame's */
+        double pref;
+    } forms[] = {{VW_ARR_STACKED, 0, 1.0},  {VW_ARR_SIDE, 38, 0.985},   {VW_ARR_SIDE, 45, 0.98},
+                 {VW_ARR_RIGHT, 36, 0.97},  {VW_ARR_RIGHT, 42, 0.965},  {VW_ARR_RIGHT, 50, 0.96},
+                 {VW_ARR_COLUMN, 36, 0.96}, {VW_ARR_COLUMN, 42, 0.955}, {VW_ARR_COLUMN, 50, 0.95}};
+    const int grid = sl->grid ? 4 : 0;
+    double best = -1;
+    int least_short = 1 << 30; /* band lines a layout leaves out: none where one holds it all */
+    vw_slide_geom pick = {.arrangement = VW_ARR_STACKED,
+                          .title_lines = title,
+                          .band_lines = 1,
+                          .decomp_lines = 0,
+                          .column_w = 0,
+                          .grid_lines = grid};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; ++f)
+        for (int least = 0; least < 2; ++least) {
+            vw_slide_geom g = {.arrangement = forms[f].arr,
+                               .title_lines = title,
+                               .column_w = w * forms[f].column / 100,
+                               .grid_lines = grid};
+            int band_w, decomp_w;
+            vw_slide_widths(w, &g, &band_w, &decomp_w);
+            const int need = vw_story_band_needed(sl, (band_w - 16) / adv);
+            g.decomp_lines = vw_describe_focus_lines(s, (decomp_w - 8) / adv, least);
+            /* where it does not hold it all, the narration gives way, a line at a time */
+            for (g.band_lines = need; g.band_lines >= 1 && need - g.band_lines <= least_short; g.band_lines--) {
+                vw_layout_slide(L, w, h, line, &g);
+                if (!slide_fits(L, &g)) continue;
+                const int shortfall = need - g.band_lines;
+                const double score = picture_cells(s, L) * forms[f].pref * (least ? 0.97 : 1.0);
+                if (shortfall < least_short || (shortfall == least_short && score > best))
+                    least_short = shortfall, best = score, pick = g;
+                break;
+            }
+        }
+    if (best < 0) { /* nothing holds even the least: STACKED, the pictures keep their share */
+        int band_w, decomp_w;
+        pick.arrangement = VW_ARR_STACKED;
+        vw_slide_widths(w, &pick, &band_w, &decomp_w);
+        pick.decomp_lines = vw_describe_focus_lines(s, (decomp_w - 8) / adv, 1);
+        for (pick.band_lines = vw_story_band_needed(sl, (band_w - 16) / adv); pick.band_lines > 1; pick.band_lines--) {
+            vw_layout_slide(L, w, h, line, &pick);
+            if (L->input.h * 100 >= VW_SLIDE_PICTURE * L->h) break;
+        }
+    }
+    vw_layout_slide(L, w, h, line, &pick);
 }
 
 void vw_layout_for_state(vw_layout *L, const vw_state *s, int advance, int line, int w, int h)
 {
     static vw_lines lines;
     const int adv = advance > 0 ? advance : 8, ww = w < VW_MIN_W ? VW_MIN_W : w;
-    /* the columns vw_draw_frame and draw_story wrap at: the bars' and band's insides */
+    /* the columns vw_draw_frame wraps the title at: the bar's inside */
     const int title = vw_describe_title_lines(s, (ww - 12) / adv, &lines);
-    int story = 0, decomp = 0;
     if (s->nslides) {
-        story = vw_story_lines_needed(s->slides, s->nslides, (ww - 32) / adv);
-        if (story < 4) story = 4;
-        decomp = decomp_lines_needed(s, (vw_layout_decomp_width(ww, 1) - 8) / adv);
+        slide_layout(L, s, adv, line, w, h, title);
+        vw_value_metrics(L, adv, line);
+        return;
     }
-    vw_layout_compute_slides(L, w, h, line, story, title, decomp);
+    vw_layout_compute_slides(L, w, h, line, 0, title, 0);
 }

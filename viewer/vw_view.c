@@ -4,8 +4,11 @@
  * a very wide plane and a window of its columns (the columns matrix of a 640x480 image),
  * or where the user zoomed and panned (Z / X, the wheel, Shift+arrows, a right drag). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "vw_boxes.h"
+#include "vw_describe.h"
 #include "vw_plane.h"
 #include "vw_state.h"
 
@@ -14,6 +17,30 @@
 #define MIN_SHORT 16 /* a very wide plane shows at least this many columns (a tall one rows) */
 #define ZOOM_STEP 1.25
 #define ZOOM_MAX 4096.0
+
+double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode)
+{
+    const vw_aggregate *a = s->idx ? &s->idx->agg[t] : NULL;
+    switch (mode) {
+    case VW_MODE_READS: return a->reads[off];
+    case VW_MODE_WEIGHTS: return a->weights[off];
+    case VW_MODE_WRITES: return a->writes[off];
+    case VW_MODE_VISITS: return a->visits[off];
+    case VW_MODE_SECTORS: return vw_sectors_at(s->idx, t, off);
+    default: return vw_tensor_value(&s->tr->tensors[t], off);
+    }
+}
+
+/* The panel's mode as drawn: aggregate modes need the index and a tensor small enough
+ * to have aggregates. */
+vw_mode vw_effective_mode(const vw_state *s, int panel)
+{
+    const int t = s->panel[panel].tensor;
+    const vw_mode m = vw_panel_mode(s, panel);
+    if (m == VW_MODE_SECTORS) return s->idx && s->idx->agg[t].sector_n ? m : VW_MODE_VALUES;
+    if (m != VW_MODE_VALUES && s->idx && s->idx->agg[t].reads) return m;
+    return VW_MODE_VALUES;
+}
 
 vw_rect vw_panel_map_area(const vw_layout *L, int panel)
 {
@@ -76,6 +103,147 @@ int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *
     return 1;
 }
 
+/* The widest text of the values cells [y0, y1) x [x0, x1) of panel p's plane print, in
+ * their narrow form (vw_cell_text), skipping the cells the drawing leaves blank. */
+static int widest_value(const vw_state *s, int panel, int64_t y0, int64_t y1, int64_t x0, int64_t x1)
+{
+    const int t = s->panel[panel].tensor;
+    const ks_tensor *T = &s->tr->tensors[t];
+    const vw_plane_dims pd = vw_plane_dims_of(T);
+    const int64_t plane = s->panel[panel].plane, base = plane * pd.h * pd.w;
+    const vw_mode mode = vw_effective_mode(s, panel);
+    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
+    if (plane < 0 || plane >= pd.planes) return 0;
+    y0 = y0 < 0 ? 0 : y0, x0 = x0 < 0 ? 0 : x0, y1 = y1 > pd.h ? pd.h : y1, x1 = x1 > pd.w ? pd.w : x1;
+    /* one plane scanned once per (tensor, plane, mode, window): slides redraw it often */
+    static struct {
+        const void *data, *idx;
+        int64_t plane, y0, y1, x0, x1;
+        int mode, widest;
+    } memo[4];
+    static int next;
+    for (int i = 0; i < 4; ++i)
+        if (memo[i].data == T->data && memo[i].idx == (const void *)s->idx && memo[i].plane == plane &&
+            memo[i].mode == (int)mode && memo[i].y0 == y0 && memo[i].y1 == y1 && memo[i].x0 == x0 && memo[i].x1 == x1)
+            return memo[i].widest;
+    int widest = 0;
+    char buf[48];
+    for (int64_t y = y0; y < y1; ++y)
+        for (int64_t x = x0; x < x1; ++x) {
+            const int64_t off = base + y * pd.w + x;
+            const double v = vw_heat_value(s, t, off, mode);
+            if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
+            vw_cell_text(buf, sizeof buf, v, 1);
+            if ((int)strlen(buf) > widest) widest = (int)strlen(buf);
+        }
+    memo[next].data = T->data, memo[next].idx = s->idx, memo[next].plane = plane, memo[next].mode = (int)mode;
+    memo[next].y0 = y0, memo[next].y1 = y1, memo[next].x0 = x0, memo[next].x1 = x1, memo[next].widest = widest;
+    next = (next + 1) % 4;
+    return widest;
+}
+
+#define VALUES_SCAN (1 << 16) /* a plane of more cells is scanned around the focus only */
+
+void vw_values_need(const vw_state *s, const vw_layout *L, int panel, double *need, double *focus_cell)
+{
+    *need = *focus_cell = 0;
+    const int t = s->panel[panel].tensor;
+    if (t < 0) return;
+    const vw_rect area = vw_panel_map_area(L, panel);
+    const vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
+    double y0, x0, y1, x1;
+    const int focus = s->idx && vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1);
+    if (focus) { /* the step's cells and one around them, whole cells */
+        const double wh = floor(y1) - floor(y0) + 3, ww = floor(x1) - floor(x0) + 3;
+        *focus_cell = fmin(area.h / wh, area.w / ww);
+    }
+    int widest;
+    if (d.h * d.w <= VALUES_SCAN) widest = widest_value(s, panel, 0, d.h, 0, d.w);
+    else if (focus)
+        widest = widest_value(s, panel, (int64_t)floor(y0) - 16, (int64_t)floor(y1) + 17, (int64_t)floor(x0) - 16,
+                              (int64_t)floor(x1) + 17);
+    else return;
+    if (widest <= 0) return;
+    const int vadv = L->vadv > 0 ? L->vadv : 1, vline = L->vline > 0 ? L->vline : L->line;
+    *need = fmax(widest * vadv + 4, vline + 2);
+}
+
+/* A slide's zoom for its values: when the whole plane's cells (base) are too small for
+ * the values and the step's cells fit at a size that holds them, that size (up to half
+ * again the need, so the cells around stay in view), centred on the step's cells. */
+static int slide_values_zoom(const vw_state *s, const vw_layout *L, int panel, double base, double *cell)
+{
+    if (!s->nslides || !s->autozoom || s->panel[panel].zoom > 0) return 0;
+    double need, fc;
+    vw_values_need(s, L, panel, &need, &fc);
+    if (need <= 0 || base >= need || fc < need) return 0;
+    *cell = fmax(base, fmin(fc, need * 1.5));
+    return 1;
+}
+
+/* r grown to at least `least` pixels a side, around its middle. */
+static vw_rect at_least(vw_rect r, int least)
+{
+    if (r.w < least) r.x -= (least - r.w) / 2, r.w = least;
+    if (r.h < least) r.y -= (least - r.h) / 2, r.h = least;
+    return r;
+}
+
+static int add_rect(vw_rect *out, int n, int max, vw_rect r)
+{
+    for (int i = 0; i < n; ++i) /* a cell named twice (two taps on one pixel) once */
+        if (out[i].x == r.x && out[i].y == r.y && out[i].w == r.w && out[i].h == r.h) return n;
+    if (n < max) out[n++] = r;
+    return n;
+}
+
+int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *out, int max)
+{
+    const int t = s->panel[panel].tensor;
+    const int64_t plane = s->panel[panel].plane;
+    const uint32_t it = vw_state_item(s);
+    int n = 0;
+    if (t < 0) return 0;
+    if (it != VW_NONE) {
+        const vw_item *item = &s->idx->items[it];
+        for (uint32_t k = 0; k < item->count; ++k) {
+            const ks_event *e = vw_event(s->tr, s->idx->by_item[item->first + k]);
+            if (e->tensor != t) continue;
+            if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && e->u.access.plane == plane) {
+                const ks_ev_access *a = &e->u.access;
+                if (a->y < -m->margin || a->y >= m->rows + m->margin || a->x < -m->margin ||
+                    a->x >= m->cols + m->margin)
+                    continue;
+                n = add_rect(out, n, max, at_least(vw_heatmap_cell(m, a->y, a->x), 7));
+            } else if (e->kind == KS_EV_SAMPLE && e->u.sample.plane == plane) {
+                int64_t ys[2], xs[2];
+                vw_sample_corners(e, ys, xs);
+                for (int c = 0; c < 4; ++c)
+                    if (ys[c >> 1] != INT32_MIN && xs[c & 1] != INT32_MIN && llabs(ys[c >> 1]) < (1 << 24) &&
+                        llabs(xs[c & 1]) < (1 << 24))
+                        n = add_rect(out, n, max, at_least(vw_heatmap_cell(m, ys[c >> 1], xs[c & 1]), 7));
+            }
+        }
+        static vw_box b[256];
+        const int nb = vw_item_boxes(s->tr, s->idx, it, b, 256);
+        for (int k = 0; k < nb; ++k) {
+            if (b[k].tensor != t || b[k].plane != plane || b[k].dim || !(fabs(b[k].y0) <= 1e6) ||
+                !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) || !(fabs(b[k].x1) <= 1e6))
+                continue;
+            /* the whole cells the region touches (a RoI from row 3.0 to 5.5: rows 3 to 5) */
+            const double ya = fmin(b[k].y0, b[k].y1), yb = fmax(b[k].y0, b[k].y1);
+            const double xa = fmin(b[k].x0, b[k].x1), xb = fmax(b[k].x0, b[k].x1);
+            const vw_rect c0 = vw_heatmap_cell(m, (int64_t)ceil(ya - 0.5), (int64_t)ceil(xa - 0.5));
+            const vw_rect c1 = vw_heatmap_cell(m, (int64_t)floor(yb + 0.5 - 1e-9), (int64_t)floor(xb + 0.5 - 1e-9));
+            const vw_rect r = {.x = c0.x, .y = c0.y, .w = c1.x + c1.w - c0.x, .h = c1.y + c1.h - c0.y};
+            if (r.w > 0 && r.h > 0) n = add_rect(out, n, max, at_least(r, 9));
+        }
+    }
+    if (s->look.tensor == t && s->look.plane == plane)
+        n = add_rect(out, n, max, at_least(vw_heatmap_cell(m, s->look.y, s->look.x), 7));
+    return n;
+}
+
 /* The centre coordinate of one axis: the plane's middle when the window holds it all,
  * else c kept so the window stays on the plane and its margin. */
 static double clamp_centre(double c, double cells_visible, int64_t n, int margin)
@@ -103,6 +271,8 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     if (p->zoom > 0) { /* where the user put it */
         cell = base * p->zoom;
         cy = p->cy, cx = p->cx;
+    } else if (focus && slide_values_zoom(s, L, panel, base, &cell)) { /* a slide's values */
+        cy = (floor(y0) + floor(y1)) / 2, cx = (floor(x0) + floor(x1)) / 2;
     } else if (focus && s->autozoom && base < AUTO_CELL) { /* the focused accesses, with room */
         const double wh = fmax(y1 - y0 + 5, MIN_WINDOW), ww = fmax(x1 - x0 + 5, MIN_WINDOW);
         cell = fmax(base, fmin(area.h / wh, area.w / ww));
@@ -118,6 +288,18 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     m.ox = floor(area.x + area.w / 2.0 - (cx + 0.5) * cell);
     m.oy = floor(area.y + area.h / 2.0 - (cy + 0.5) * cell);
     return m;
+}
+
+int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel)
+{
+    const int t = s->panel[panel].tensor;
+    double y0, x0, y1, x1, cell;
+    if (t < 0 || !s->idx || !vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1)) return 0;
+    vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
+    const int margin = d.h * d.w <= 4096 ? s->idx->margin[t] : 0;
+    int whole;
+    const double base = base_cell(vw_panel_map_area(L, panel), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, margin, &whole);
+    return slide_values_zoom(s, L, panel, base, &cell);
 }
 
 /* Makes panel p's view the user's: its current cell size and centre, from here on moved

@@ -77,7 +77,8 @@ typedef struct ls_question {
 
 typedef struct ls_step {
     const char *title;
-    const char *text; /* narration, a template */
+    const char *text;       /* narration, a template: the slide's text and its notes ("notes") */
+    const char *slide_text; /* the slide's part ("text"): at most 5 lines at 1024x768 */
     ls_focus focus;
     const char *show[LS_MAX_SHOW]; /* text player: tensor names, "decomposition", "events", "launch", "threads" */
     int nshow;
@@ -85,6 +86,7 @@ typedef struct ls_step {
     const char *mode;          /* viewer: values | reads | weights | writes | visits | sectors (NULL: keep) */
     const char *panel_mode[2]; /* viewer: "mode": [left, right], one per panel (NULL: none) */
     int run;                   /* which of the lesson's runs the step looks at (0: its own) */
+    int order;                 /* viewer: the replay order, vw_order + 1 ("order": "iter"); 0: keep */
     ls_question q;
 } ls_step;
 

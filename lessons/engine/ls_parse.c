@@ -221,14 +221,36 @@ static int find_run(const ls_lesson *L, const char *name);
 
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title", "text", "focus", "show", "panels", "mode", "question", "run", NULL};
+    static const char *const keys[] = {"title", "text",     "notes", "focus", "show", "panels",
+                                       "mode",  "question", "run",   "order", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
     }
     known_keys(rep, k, "step", o, keys);
     s->title = get_string(rep, k, o, "title", 1);
-    s->text = get_string(rep, k, o, "text", 1);
+    s->text = s->slide_text = get_string(rep, k, o, "text", 1);
+    /* "notes": more narration for the terminal player (a slide shows "text" alone, at
+     * most five lines at 1024x768: issue 38 D1); players and checks read both as one */
+    const char *notes = get_string(rep, k, o, "notes", 0);
+    if (notes && s->text) {
+        const size_t n = strlen(s->text) + strlen(notes) + 2;
+        char *both = malloc(n);
+        if (both) {
+            snprintf(both, n, "%s %s", s->text, notes);
+            /* owned by the document: freed with it */
+            cJSON *item = cJSON_CreateString(both);
+            if (item) cJSON_AddItemToObject((cJSON *)o, "notes + text", item), s->text = item->valuestring;
+            free(both);
+        }
+    }
+    const char *order = get_string(rep, k, o, "order", 0);
+    if (order) {
+        static const char *const orders[] = {"recorded", "thread", "iter"};
+        for (int i = 0; i < 3; ++i)
+            if (!strcmp(order, orders[i])) s->order = i + 1;
+        if (!s->order) ls_problem(rep, k, "order must be recorded, thread or iter (got '%s')", order);
+    }
     const cJSON *v;
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "focus"))) parse_focus(rep, k, v, &s->focus, "focus");
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "show"))) {

@@ -30,6 +30,7 @@ int ls_mode_number(const char *name)
 static void append_threads(const ls_session *S, const ls_ctx *c, char *text, size_t n)
 {
     const int64_t nthreads = S->tr.blocks * S->tr.threads;
+    text[0] = 0;
     if (nthreads > 16 || c->item >= S->idx.nitems) return;
     const vw_item *f = &S->idx.items[c->item];
     const int64_t focus = vw_gthread(&S->tr, f->block, f->thread), rows = (nthreads + 1) / 2;
@@ -42,9 +43,11 @@ static void append_threads(const ls_session *S, const ls_ctx *c, char *text, siz
         if (g < rows && (int)strlen(entry[g]) > width) width = (int)strlen(entry[g]);
     }
     size_t used = strlen(text);
-    used += (size_t)snprintf(text + used, used < n ? n - used : 0, "\n\n%s", LS_THREADS_HEAD);
+    used += (size_t)snprintf(text + used, used < n ? n - used : 0, "%s", LS_THREADS_HEAD);
+    /* two columns, a tab between them: the viewer sets them side by side where they fit,
+     * else one under the other (vw_slide.table) */
     for (int64_t r = 0; r < rows && used < n; ++r)
-        used += (size_t)snprintf(text + used, n - used, "\n  %-*s    %s", width, entry[r],
+        used += (size_t)snprintf(text + used, n - used, "\n  %-*s\t%s", width, entry[r],
                                  r + rows < nthreads ? entry[r + rows] : "");
 }
 
@@ -56,6 +59,39 @@ static void narrated_fields(const char *t, char *fields, size_t n)
         if (!end || end - name > 40) continue;
         const size_t used = strlen(fields);
         snprintf(fields + used, n - used, "%s%.*s ", used ? "" : " ", (int)(end - name), name);
+    }
+}
+
+/* The work fields a rendered narration names in words ("w_col", "h_im"): each field of
+ * the item's work site that stands in the text as a word of its own, added to fields
+ * unless there already. One-letter names count only written as "k = " or "(k, i)". */
+static void named_fields(const ls_session *S, const ls_ctx *c, const char *text, char *fields, size_t n)
+{
+    if (!text || c->item >= S->idx.nitems) return;
+    const ks_event *w = vw_event(&S->tr, S->idx.by_item[S->idx.items[c->item].first]);
+    if (w->kind != KS_EV_WORK || w->site >= S->tr.nsites) return;
+    const ks_site *site = &S->tr.sites[w->site];
+    for (int f = 0; f < site->nfields; ++f) {
+        const char *name = site->fields[f].name;
+        const size_t len = strlen(name);
+        char key[80];
+        snprintf(key, sizeof key, " %s ", name);
+        if (!len || strstr(fields, key)) continue;
+        for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+            const char before = p > text ? p[-1] : ' ', after = p[len];
+            const int word = !(before == '_' || before == '.' || (before >= 'a' && before <= 'z') ||
+                               (before >= 'A' && before <= 'Z') || (before >= '0' && before <= '9')) &&
+                             !(after == '_' || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
+                               (after >= '0' && after <= '9') || after == '(' || after == '[');
+            if (!word) continue;
+            /* a one-letter name is a field only where the text treats it as one */
+            if (len == 1 && !(after == ' ' && p[1] && p[2] == '=') && !(after == ',' && before == '(') &&
+                !(after == ')' && before == ' ' && p > text + 1 && p[-2] == ','))
+                continue;
+            const size_t used = strlen(fields);
+            snprintf(fields + used, n - used, "%s%s ", used ? "" : " ", name);
+            break;
+        }
     }
 }
 
@@ -85,15 +121,21 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         ls_render(S, &c, st->title, buf, sizeof buf, err, sizeof err);
         snprintf(text, sizeof text, "Step %d of %d: %.3000s", k + 1, L->nsteps, buf);
         v->title = dup_text(text);
-        ls_render(S, &c, st->text, buf, sizeof buf, err, sizeof err);
+        ls_render(S, &c, st->slide_text, buf, sizeof buf, err, sizeof err);
+        v->text = dup_text(buf);
         if (st->run) {
-            /* a step about another run shows that run's trace; the first line says which */
+            /* a step about another run shows that run's trace; a line above says which */
             char what[600];
             ls_run_describe(L, st->run, what, sizeof what);
-            snprintf(text, sizeof text, "[run '%s': %s]\n%.3000s", L->runs[st->run].name, what, buf);
-        } else snprintf(text, sizeof text, "%s", buf);
-        if (shows(st, "threads")) append_threads(S, &c, text, sizeof text);
-        v->text = dup_text(text);
+            snprintf(text, sizeof text, "[run '%s': %s]", L->runs[st->run].name, what);
+            v->pre = dup_text(text);
+        }
+        if (shows(st, "threads")) {
+            append_threads(S, &c, text, sizeof text);
+            if (text[0]) v->table = dup_text(text);
+        }
+        v->grid = shows(st, "launch") || shows(st, "threads");
+        v->order = st->order;
         v->trace = &S->tr;
         v->index = &S->idx;
         v->run = st->run;
@@ -105,7 +147,8 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->mode = ls_mode_number(st->mode);
         for (int p = 0; p < 2; ++p) v->panel_mode[p] = ls_mode_number(st->panel_mode[p]) + 1; /* 0: none */
         narrated_fields(st->title, v->fields, sizeof v->fields);
-        narrated_fields(st->text, v->fields, sizeof v->fields);
+        narrated_fields(st->slide_text, v->fields, sizeof v->fields);
+        named_fields(S, &c, v->text, v->fields, sizeof v->fields);
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
@@ -142,6 +185,9 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 const uint32_t w = kind ? ls_item_event(S, qc.item, kind, qc.tap, -1) : VW_NONE;
                 const uint32_t any = kind && w == VW_NONE ? ls_item_event(S, qc.item, kind, -1, -1) : w;
                 if (any != VW_NONE) ev = any;
+                /* a corner's weight ({sample.w2}): the outline goes on that corner's cell */
+                const char *wc = strstr(q->check, "{sample.w");
+                if (wc && wc[9] >= '0' && wc[9] <= '3' && wc[10] == '}') v->answer_corner = 1 + (wc[9] - '0');
             }
             if (q->kind == LS_Q_CELL && q->tensor[0])
                 ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
@@ -163,6 +209,8 @@ void ls_slides_free(vw_slide *sl, int n)
     for (int k = 0; sl && k < n; ++k) {
         free(sl[k].title);
         free(sl[k].text);
+        free(sl[k].pre);
+        free(sl[k].table);
         free(sl[k].question);
         free(sl[k].answer);
     }

@@ -1,0 +1,151 @@
+/* vw_audit.c - slides drawn headless and checked from what the drawing records (see
+ * vw_audit.h). */
+#include "vw_audit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../kernels/core/ks_error.h"
+#include "vw_describe.h"
+#include "vw_draw.h"
+
+const int vw_audit_size[VW_AUDIT_SIZES][2] = {{1920, 1080}, {1280, 960}, {1024, 768}};
+
+int vw_audit_slides(const vw_slide *slides, int n, const ks_trace *tr, const vw_index *idx, int w, int h, int text_px,
+                    vw_audit_fn fn, void *ctx)
+{
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+    static vw_draw d;
+    static vw_state s;
+    vw_layout L;
+    int rc = 0;
+    if (!r) {
+        SDL_FreeSurface(surf);
+        return -ks_fail(KS_ENOMEM, "cannot create a %dx%d frame: %s", w, h, SDL_GetError());
+    }
+    if (vw_draw_init(&d, r, text_px > 0 ? text_px : vw_text_px(w, h))) {
+        rc = -1;
+        goto out;
+    }
+    vw_state_init(&s, tr, idx);
+    vw_set_order(&s, "thread"); /* as kscope lesson --view and --frames play them */
+    vw_story_set(&s, slides, n);
+    for (int k = 0; k < n; ++k)
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            if (reveal && !slides[k].question) break;
+            vw_story_show(&s, k);
+            vw_story_reveal(&s, reveal);
+            vw_layout_for_state(&L, &s, d.font.advance, d.font.line, w, h);
+            vw_draw_value_metrics(&d, &L);
+            vw_draw_frame(&d, &s, &L, 1000);
+            fn(ctx, k, reveal, &d.rec, &s);
+        }
+    vw_state_free(&s);
+    vw_draw_free(&d);
+out:
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    return rc;
+}
+
+int vw_audit_narration_lines(const vw_slide *sl, int w, int h)
+{
+    /* the band across the frame: the width less the frame's margins (vw_layout_slide) */
+    const int px = vw_text_px(w, h);
+    vw_font f;
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+    int adv = px * 3 / 5, lines = -1;
+    if (r && !vw_font_open(&f, r, px)) {
+        adv = f.advance;
+        vw_font_close(&f);
+    }
+    const vw_rect band = {.x = 8, .y = 0, .w = w - 16, .h = 100};
+    lines = vw_story_narration_lines(sl, vw_band_cols(band, adv));
+    if (r) SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    return lines;
+}
+
+static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (fn) fn(ctx, msg);
+    return 1;
+}
+
+int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    int bad = 0;
+    const char *which = reveal ? "its answer slide" : "the slide";
+    /* pictures first */
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &rec->panel[p];
+        if (rp->tensor < 0) continue;
+        if (rp->rect.h * 100 < VW_SLIDE_PICTURE * rec->h)
+            bad += say(fn, ctx,
+                       "%s at %dx%d: the %s heatmap takes %d%% of the height (the pictures take %d%% at least)", which,
+                       rec->w, rec->h, p ? "right" : "left", rp->rect.h * 100 / rec->h, VW_SLIDE_PICTURE);
+        /* values: printed where they fit, else zoomed to the step's cells where that makes them fit */
+        if (!rp->hidden && !rp->values && rp->need_cell > 0 &&
+            (rp->cell >= rp->need_cell || (rp->focus_cell >= rp->need_cell && !rp->zoomed)))
+            bad += say(fn, ctx,
+                       "%s at %dx%d: the %s panel's cells (%.0f px) print no values though they need %.0f px%s", which,
+                       rec->w, rec->h, p ? "right" : "left", rp->cell, rp->need_cell,
+                       rp->cell >= rp->need_cell ? "" : " and the step's cells could zoom to that");
+    }
+    /* the band: the text whole (an answer slide may leave the step's text to the slide before) */
+    if (rec->band_cut)
+        bad += say(fn, ctx,
+                   "%s at %dx%d: the narration does not fit its band (%d rows): shorten it or move some to "
+                   "\"notes\" (the terminal player's)",
+                   which, rec->w, rec->h, rec->band_rows);
+    if (!reveal && rec->w == 1024 && rec->h == 768) {
+        const int lines = vw_audit_narration_lines(sl, rec->w, rec->h);
+        if (lines > VW_NARRATION_LINES)
+            bad += say(fn, ctx,
+                       "the narration takes %d lines at 1024x768 (at most %d): shorten it or move some to "
+                       "\"notes\" (the terminal player's)",
+                       lines, VW_NARRATION_LINES);
+    }
+    /* the decomposition keeps every field the narration names, and the focused event */
+    char fields[sizeof sl->fields], *save = NULL;
+    snprintf(fields, sizeof fields, "%s", sl->fields);
+    for (char *name = strtok_r(fields, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+        char key[80], part[80];
+        snprintf(key, sizeof key, " %s ", name);
+        snprintf(part, sizeof part, " %s.", name); /* {work.threadIdx}: its lines threadIdx.x ... */
+        char whole[80] = "";                       /* threadIdx.x: the line threadIdx = (x,y,z) */
+        const char *dot = strchr(name, '.');
+        if (dot) snprintf(whole, sizeof whole, " %.*s ", (int)(dot - name), name);
+        if (!strstr(rec->fields, key) && !strstr(rec->fields, part) && !(whole[0] && strstr(rec->fields, whole)))
+            bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out %s, which the narration names", which,
+                       rec->w, rec->h, name);
+    }
+    if (rec->decomp.h > 0 && !rec->decomp_focus)
+        bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out the focused event", which, rec->w, rec->h);
+    /* an answer slide outlines the cell its question asks about */
+    if (reveal && sl->has_answer_cell && !rec->answer_cell)
+        bad += say(fn, ctx, "its answer slide at %dx%d: the cell the question asks about is not outlined", rec->w,
+                   rec->h);
+    /* labels keep off the cells the step names */
+    for (int i = 0; i < rec->nlabels; ++i) {
+        const vw_rec_label *l = &rec->labels[i];
+        const vw_rec_panel *rp = &rec->panel[l->panel];
+        for (int j = 0; j < rp->nfocus; ++j)
+            if (vw_rect_overlap(l->box, rp->focus[j])) {
+                bad += say(fn, ctx, "%s at %dx%d: the label '%s' covers a cell the step names", which, rec->w, rec->h,
+                           l->text);
+                break;
+            }
+    }
+    return bad;
+}

@@ -1,0 +1,45 @@
+/* vw_audit.h - slides checked as they are drawn (issue 38): every slide of a lesson, and
+ * its answer, rendered headless at a size in the order PageDown shows them, with the
+ * frame's record (vw_record.h) handed to a callback; and the rules a slide a projector
+ * can show keeps, read off that record. `kscope lesson --check` runs them at 1920x1080,
+ * 1280x960 and 1024x768; test_view_slides asserts them on its own. */
+#ifndef VW_AUDIT_H
+#define VW_AUDIT_H
+
+#include "vw_record.h"
+#include "vw_slide.h"
+#include "vw_state.h"
+
+/* The sizes slides are checked at. */
+#define VW_AUDIT_SIZES 3
+extern const int vw_audit_size[VW_AUDIT_SIZES][2];
+/* Narration on a slide: at most this many lines at 1024x768 (the band across the frame). */
+#define VW_NARRATION_LINES 5
+
+typedef void (*vw_audit_fn)(void *ctx, int slide, int reveal, const vw_record *rec, const vw_state *s);
+
+/* Draws slides[0..n) (each with its answer after it when it asks a question) in a w x h
+ * frame, text of text_px (0: the default for the size), on trace tr / index idx as a
+ * lesson's --frames does, calling fn after each. Returns 0, or -1 with ks_error_message(). */
+int vw_audit_slides(const vw_slide *slides, int n, const ks_trace *tr, const vw_index *idx, int w, int h, int text_px,
+                    vw_audit_fn fn, void *ctx);
+
+/* The narration's lines on a slide wrapped across a w wide frame at the default text
+ * size (what VW_NARRATION_LINES counts at 1024x768). */
+int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
+
+/* The rules (issue 38 D1, D3, D4) slide `sl` drawn into `rec` breaks, each as one
+ * sentence through fn (msg); returns how many:
+ *   pictures: the heatmap panels take at least VW_SLIDE_PICTURE % of the height;
+ *   text: the band shows the slide's text whole (an answer slide may leave the step's
+ *         text to the slide before), narration at most VW_NARRATION_LINES at 1024x768;
+ *   values: a panel prints its cells' values when they fit at the smallest value text,
+ *           or zooms to the step's cells where that makes them fit;
+ *   fields: the decomposition shows every field the narration names and the focused
+ *           event;
+ *   labels: no label covers a cell the step names;
+ *   answer: an answer slide outlines the cell its question asks about. */
+typedef void (*vw_rule_fn)(void *ctx, const char *msg);
+int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);
+
+#endif
