@@ -22,7 +22,11 @@ int vw_draw_init(vw_draw *d, SDL_Renderer *r, int text_size)
     d->text_px = text_size;
     for (int k = 0; k < VW_VALUE_FONTS - 1; ++k) {
         d->small_px[k] = small_px(text_size, k);
-        if (vw_font_open(&d->small[k], r, d->small_px[k])) return -1;
+        if (vw_font_open(&d->small[k], r, d->small_px[k])) {
+            while (k-- > 0) vw_font_close(&d->small[k]);
+            vw_font_close(&d->font);
+            return -1;
+        }
     }
     return 0;
 }
