@@ -4,7 +4,7 @@
 #ifndef KS_DEFORM_FIXTURE_H
 #define KS_DEFORM_FIXTURE_H
 
-#include "../kernels/deform_conv/deform_conv.h"
+#include "../kernels/deform_conv/deform_body.h"
 #include "test_util.h"
 
 typedef struct df_case {

@@ -7,7 +7,7 @@
 #include <cJSON.h>
 #include <stdio.h>
 
-#include "../kernels/deform_conv/deform_conv.h"
+#include "../kernels/deform_conv/deform_body.h"
 #include "../trace/npy.h"
 #include "test_util.h"
 

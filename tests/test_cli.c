@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../trace/npy.h"
-#include "../kernels/deform_conv/deform_conv.h"
+#include "../kernels/deform_conv/deform_body.h"
 #include "test_util.h"
 #include "ks_version.h"
 

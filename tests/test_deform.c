@@ -3,7 +3,7 @@
  * offset-channel probe, the zero blend at borders, the mmcv/torchvision differences,
  * chunking, and the traced variant against the plain one. */
 #include "../kernels/core/ks_gemm.h"
-#include "../kernels/deform_conv/deform_args.h"
+#include "../kernels/deform_conv/deform_body.h"
 #include "deform_fixture.h"
 
 START_TEST(layer_matches_reference_on_random_geometries)

@@ -4,7 +4,7 @@
 #include <cJSON.h>
 #include <stdio.h>
 
-#include "../kernels/deform_conv/deform_conv.h"
+#include "../kernels/deform_conv/deform_body.h"
 #include "../kernels/roi_align/roi_align_body.h"
 #include "../trace/npy.h"
 #include "../kernels/core/ks_gemm.h"

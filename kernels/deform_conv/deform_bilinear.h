@@ -15,7 +15,7 @@
 #include <math.h>
 
 #include "../core/ks_core.h"
-#include "deform_conv.h"
+/* (included by deform_body.h's declarations, after them) */
 
 typedef struct ks_bilinear {
     int64_t y0, x0; /* top-left corner (floor); 0 when the sample is out of range */

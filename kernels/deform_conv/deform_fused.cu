@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "../core/ks_cuda.h"
-#include "deform_layer.h"
+#include "deform_body.h"
 
 #define KS_BODY "../deform_conv/deform_tap_body.h"
 #define KS_BODY_NO_KERNELS /* its helpers only: deform_cuda.cu defines the kernels */

@@ -30,15 +30,15 @@
 #endif
 #include "../core/ks_probe.h"
 #include "../core/ks_shared.h"
-#include "deform_args.h"
-#include "deform_bilinear.h"
+#define KS_DEFORM_DECL_ONLY /* deform_body.h's declarations, not its bodies (#undef at the end) */
+#include "deform_body.h"
 /* uses ks_deform_tap_read, ks_deform_corners_of, ks_deform_corner_values and
  * ks_deform_im2col_entry of deform_tap_body.h (which includes this file at its end) */
 
 KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_args *a)
 {
     const ks_deform_gather gs = ks_deform_gather_of(a);
-    KS_SHARED_DYN(float, sm, gs.floats); /* the layout of ks_deform_gather (deform_args.h) */
+    KS_SHARED_DYN(float, sm, gs.floats); /* the layout of ks_deform_gather (deform_body.h) */
     int32_t *const smi = (int32_t *)sm;  /* its int slots: start, part, le */
     const KS_IDX C = (KS_IDX)a->channels, H = (KS_IDX)a->height, W = (KS_IDX)a->width;
     const KS_IDX Ho = (KS_IDX)a->height_col, Wo = (KS_IDX)a->width_col;
@@ -185,3 +185,4 @@ KS_FN void KS_VARIANT(ks_deform_grad_gather_body)(ks_thread *t, const ks_deform_
 #endif
 KS_KERNEL_ATTR(ks_deform_grad_gather, ks_deform_args, __maxnreg__(KS_DEFORM_GATHER_REGS),
                __maxnreg__(KS_DEFORM_GATHER_REGS))
+#undef KS_DEFORM_DECL_ONLY

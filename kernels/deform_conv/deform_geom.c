@@ -6,8 +6,7 @@
 
 #include "../core/ks_error.h"
 #include "../core/ks_gemm.h"
-#include "deform_args.h"
-#include "deform_layer.h"
+#include "deform_body.h"
 
 /* a*b*c*d, or -1 past `limit` (operands >= 0) */
 static int64_t mul(int64_t a, int64_t b, int64_t c, int64_t d, int64_t limit)

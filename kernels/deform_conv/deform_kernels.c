@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "../core/ks_error.h"
-#include "deform_layer.h"
+#include "deform_body.h"
 
 #define KS_BODY "../deform_conv/deform_body.h" /* relative to ks_variants.h */
 #include "../core/ks_variants.h"

@@ -19,7 +19,7 @@
  * (ks_gemm.h), on CUDA cuBLAS (ks_cuda_api.h), where a TF32 forward may run a chunk as one
  * fused kernel (its row, KS_DEFORM_ROW_FUSED, where ks_deform_fused_fits). One flow for
  * both devices: each step below picks its device's call. */
-#include "deform_layer.h"
+#include "deform_body.h"
 
 #include <stdlib.h>
 #include <string.h>

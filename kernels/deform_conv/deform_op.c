@@ -6,7 +6,7 @@
 #include "../core/ks_error.h"
 #include "../core/ks_gemm.h"
 #include "../core/ks_params.h"
-#include "deform_conv.h"
+#include "deform_body.h"
 
 /* The two ops share the first P_SHARED rows. */
 enum {

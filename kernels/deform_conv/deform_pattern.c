@@ -3,7 +3,7 @@
 
 #include "../core/ks_error.h"
 #include "../registry.h"
-#include "deform_conv.h"
+#include "deform_body.h"
 
 int ks_deform_offset_fill(const ks_deform_params *p, int pattern, const double amount[2], uint64_t seed, float *offset)
 {

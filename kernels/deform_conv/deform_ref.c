@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "deform_conv.h"
+#include "deform_body.h"
 
 typedef struct ref_geo {
     int64_t N, C, H, W, O, kh, kw, Ho, Wo, Cg, Og, G, cpg;

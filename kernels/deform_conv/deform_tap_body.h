@@ -12,8 +12,8 @@
 #error "define KS_IDX (int32_t or int64_t) before including deform_tap_body.h"
 #endif
 #include "../core/ks_probe.h"
-#include "deform_args.h"
-#include "deform_bilinear.h"
+#define KS_DEFORM_DECL_ONLY /* deform_body.h's declarations, not its bodies (#undef at the end) */
+#include "deform_body.h"
 
 /* The sample of tap `tap` at output (h_col, w_col) of image b, offset group g: reads the
  * offset (and mask) once. */
@@ -262,3 +262,4 @@ KS_FN KS_VARIANT(ks_deform_tile_item)
 
 #include "deform_tile_body.h"   /* the same work with a shared window: grad_tile */
 #include "deform_gather_body.h" /* and with per-pixel sums: grad_gather */
+#undef KS_DEFORM_DECL_ONLY

@@ -16,8 +16,8 @@
 #endif
 #include "../core/ks_probe.h"
 #include "../core/ks_shared.h"
-#include "deform_args.h"
-#include "deform_bilinear.h"
+#define KS_DEFORM_DECL_ONLY /* deform_body.h's declarations, not its bodies (#undef at the end) */
+#include "deform_body.h"
 /* uses ks_deform_tap and ks_deform_tap_read of deform_tap_body.h (which includes this
  * file at its end, in the same variant) */
 
@@ -121,3 +121,4 @@ KS_FN void KS_VARIANT(ks_deform_grad_tile_body)(ks_thread *t, const ks_deform_ar
 }
 /* at most 64 registers: two 512-thread blocks (or three of a 3x3 kernel's 288) per SM */
 KS_KERNEL_ATTR(ks_deform_grad_tile, ks_deform_args, __launch_bounds__(512, 2), __launch_bounds__(512, 2))
+#undef KS_DEFORM_DECL_ONLY
