@@ -209,7 +209,7 @@ int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g);
 long long ks_deform_fused_launches(void);
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step);
-/* The kernel rows (deform_kernels.c), indexed by ks_deform_kernel, then the layer's fused
+/* The kernel rows (deform_op.c), indexed by ks_deform_kernel, then the layer's fused
  * TF32 forward (plain_only, CUDA only; its twin im2col: deform_fused.cu); the operators
  * list the first three (im2col, col2im, coord: the ones their traces record). */
 #define KS_DEFORM_ROW_FUSED (KS_DEFORM_GRAD_GATHER + 1)

@@ -10,7 +10,7 @@
 
 
 /* -> each body's KS_KERNEL line as kernels and ks_deform_X_cuda_row, their one launch (the
- *    rows of deform_kernels.c, which ks_deform_kernel_cuda and the layer run) */
+ *    rows of deform_op.c, which ks_deform_kernel_cuda and the layer run) */
 
 /* the bias add, gradient gather and row sums (deform_bias_body.h): their KS_KERNEL lines
  * as kernels, launched through the rows of deform_layer.c */

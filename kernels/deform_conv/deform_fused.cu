@@ -30,7 +30,7 @@
  *      column 8j + g: b0, b1 of slice 2h, then 2h+1.
  *
  * CUDA only (mma.sync, cp.async, a 3-D grid of template tile shapes): a plain_only kernel
- * row whose twin is im2col (KS_DEFORM_ROW_FUSED, deform_kernels.c; launched through
+ * row whose twin is im2col (KS_DEFORM_ROW_FUSED, deform_op.c; launched through
  * ks_exec_kernel, its entry point sizing its own grid). The simulator and the traced
  * chunks run im2col + GEMM, which this equals up to the TF32 GEMM's order of sums
  * (docs/deform-conv.md gives the tolerance; test_gpu_deform compares the two).
@@ -272,7 +272,7 @@ static int fused_shape(int64_t Og)
     return choice > 1 ? choice : Og > 128 ? 44 : 24;
 }
 
-/* The row's entry point (KS_DEFORM_ROW_FUSED, deform_kernels.c): the weight's preparation
+/* The row's entry point (KS_DEFORM_ROW_FUSED, deform_op.c): the weight's preparation
  * where asked, then the tile shape's kernel on its own 3-D grid, on g->stream; never traced
  * (its twin, im2col, records the sampling). */
 extern "C" int ks_deform_fused_cuda_row(const void *args, const ks_grid *grid, const ks_sink *sink)
