@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """sparse_conv on the GPU (the C API of kernels/sparse_conv/sparse_conv_body.h, through
-libkscope.so with ctypes) against spconv 2.x, in one process on the same tensors:
+libkscope_ops.so with ctypes) against spconv 2.x, in one process on the same tensors:
 
-    python3 bench/bench_spconv.py build-gpu/libkscope.so
+    python3 bench/bench_spconv.py build-gpu/libkscope_ops.so
 
 A SECOND-like scene: spatial shape 41 x 1600 x 1408 (D, H, W), batch 2, 120k unique
 active voxels (a ground of LiDAR-like rings and the vertical faces of box-like objects;
@@ -96,17 +96,17 @@ def site_keys(idx):
 def load(lib_path):
     lib = ctypes.CDLL(lib_path)
     lib.ks_error_message.restype = ctypes.c_char_p
-    lib.ks_sparse_geom_size.restype = ctypes.c_size_t
-    lib.ks_sparse_geom_init.argtypes = [vp, ctypes.c_int, ctypes.c_int, i64] + [ctypes.POINTER(i64)] * 6 + [
+    lib.ks_ops_sparse_geom_size.restype = ctypes.c_size_t
+    lib.ks_ops_sparse_geom_init.argtypes = [vp, ctypes.c_int, ctypes.c_int, i64] + [ctypes.POINTER(i64)] * 6 + [
         i64, i64, i64, ctypes.c_int]
-    lib.ks_sparse_cuda_plan.argtypes = [vp, vp, ctypes.POINTER(vp)]
-    for f in ("ks_sparse_plan_sites", "ks_sparse_plan_pairs"):
+    lib.ks_ops_sparse_cuda_plan.argtypes = [vp, vp, ctypes.POINTER(vp)]
+    for f in ("ks_ops_sparse_plan_sites", "ks_ops_sparse_plan_pairs"):
         getattr(lib, f).argtypes, getattr(lib, f).restype = [vp], i64
-    lib.ks_sparse_plan_out_indices.argtypes, lib.ks_sparse_plan_out_indices.restype = [vp], vp
-    lib.ks_sparse_cuda_forward.argtypes = [vp] * 5
-    lib.ks_sparse_cuda_backward.argtypes = [vp] * 5
-    lib.ks_sparse_cuda_profile.argtypes = [vp] * 5 + [ctypes.POINTER(ctypes.c_float)]
-    lib.ks_sparse_cuda_plan_free.argtypes, lib.ks_sparse_cuda_plan_free.restype = [vp], None
+    lib.ks_ops_sparse_plan_out_indices.argtypes, lib.ks_ops_sparse_plan_out_indices.restype = [vp], vp
+    lib.ks_ops_sparse_cuda_forward.argtypes = [vp] * 5
+    lib.ks_ops_sparse_cuda_backward.argtypes = [vp] * 5
+    lib.ks_ops_sparse_cuda_profile.argtypes = [vp] * 5 + [ctypes.POINTER(ctypes.c_float)]
+    lib.ks_ops_sparse_cuda_plan_free.argtypes, lib.ks_ops_sparse_cuda_plan_free.restype = [vp], None
     lib.ks_cuda_download.argtypes = [vp, vp, ctypes.c_size_t]
     return lib
 
@@ -150,29 +150,29 @@ def main(lib_path):
         dev = torch.device("cuda")
         feats = torch.rand((n, cin), device=dev, generator=torch.Generator(device=dev).manual_seed(cin)) * 2 - 1
         w = (torch.rand((3, 3, 3, cin, cout), device=dev) * 2 - 1) / (27 * cin) ** 0.5
-        geom = ctypes.create_string_buffer(lib.ks_sparse_geom_size())
-        check(lib, lib.ks_sparse_geom_init(geom, 3, mode, BATCH, I64x3(*SHAPE), I64x3(3, 3, 3), I64x3(st, st, st),
+        geom = ctypes.create_string_buffer(lib.ks_ops_sparse_geom_size())
+        check(lib, lib.ks_ops_sparse_geom_init(geom, 3, mode, BATCH, I64x3(*SHAPE), I64x3(3, 3, 3), I64x3(st, st, st),
                                            I64x3(pad, pad, pad), I64x3(1, 1, 1), I64x3(0, 0, 0), n, cin, cout, 0))
 
         def plan():
             p = vp()
-            check(lib, lib.ks_sparse_cuda_plan(geom, idx.data_ptr(), ctypes.byref(p)))
+            check(lib, lib.ks_ops_sparse_cuda_plan(geom, idx.data_ptr(), ctypes.byref(p)))
             return p
         pl = plan()
-        m, pairs = lib.ks_sparse_plan_sites(pl), lib.ks_sparse_plan_pairs(pl)
+        m, pairs = lib.ks_ops_sparse_plan_sites(pl), lib.ks_ops_sparse_plan_pairs(pl)
         out = torch.empty((m, cout), device=dev)
         gout = torch.rand((m, cout), device=dev) * 0.4 - 0.2
         gf, gw = torch.empty_like(feats), torch.empty_like(w)
-        fwd = lambda p: check(lib, lib.ks_sparse_cuda_forward(p, feats.data_ptr(), w.data_ptr(), None, out.data_ptr()))  # noqa: E731
-        bwd = lambda p: check(lib, lib.ks_sparse_cuda_backward(p, gout.data_ptr(), gf.data_ptr(), gw.data_ptr(), None))  # noqa: E731
+        fwd = lambda p: check(lib, lib.ks_ops_sparse_cuda_forward(p, feats.data_ptr(), w.data_ptr(), None, out.data_ptr()))  # noqa: E731
+        bwd = lambda p: check(lib, lib.ks_ops_sparse_cuda_backward(p, gout.data_ptr(), gf.data_ptr(), gw.data_ptr(), None))  # noqa: E731
         fwd(pl)
         torch.cuda.synchronize()
         ours_idx = np.empty((m, 4), dtype=np.int32)
-        check(lib, lib.ks_cuda_download(ours_idx.ctypes.data, lib.ks_sparse_plan_out_indices(pl), ours_idx.nbytes))
+        check(lib, lib.ks_cuda_download(ours_idx.ctypes.data, lib.ks_ops_sparse_plan_out_indices(pl), ours_idx.nbytes))
         ours_idx = torch.from_numpy(ours_idx).cuda()
         print(f"{name}: {n} -> {m} sites, {pairs} pairs ({pairs / n:.1f} per input site)")
 
-        free = lambda p: (lambda: lib.ks_sparse_cuda_plan_free(p))  # noqa: E731
+        free = lambda p: (lambda: lib.ks_ops_sparse_cuda_plan_free(p))  # noqa: E731
         t_rb = median_ms(lambda: free(plan()))
         t_conv = median_ms(lambda: fwd(pl))
 
@@ -189,12 +189,12 @@ def main(lib_path):
         t_fwd, t_both = median_ms(ours_fwd), median_ms(ours_both, 10)
         ms, prof = (ctypes.c_float * 3)(), []
         for _ in range(11):
-            check(lib, lib.ks_sparse_cuda_profile(pl, feats.data_ptr(), w.data_ptr(), None, out.data_ptr(), ms))
+            check(lib, lib.ks_ops_sparse_cuda_profile(pl, feats.data_ptr(), w.data_ptr(), None, out.data_ptr(), ms))
             prof.append(list(ms))
         gather, gemm, reduce = np.median(np.array(prof), axis=0)
         print(f"  ours: rulebook {t_rb:.3f} ms, conv {t_conv:.3f} ms (gather {gather:.3f}, GEMMs {gemm:.3f}, "
               f"reduce {reduce:.3f}), fwd {t_fwd:.3f} ms, fwd+bwd {t_both:.3f} ms")
-        lib.ks_sparse_cuda_plan_free(pl)
+        lib.ks_ops_sparse_cuda_plan_free(pl)
         s_rb = s_fwd = s_both = None
         if spc:
             cls = spc.SubMConv3d if mode == 1 else spc.SparseConv3d
@@ -249,4 +249,4 @@ def main(lib_path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "build-gpu/libkscope.so")
+    main(sys.argv[1] if len(sys.argv) > 1 else "build-gpu/libkscope_ops.so")

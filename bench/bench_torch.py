@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""im2col/col2im and deformable convolution (plain CUDA, through libkscope.so with
+"""im2col/col2im and deformable convolution (plain CUDA, through libkscope_ops.so with
 ctypes) against the peer implementations, torch F.unfold / F.fold and torchvision
 deform_conv2d, in one process on the same tensors.
 
-    python3 bench/bench_torch.py build-gpu/libkscope.so [SECTION...]
+    python3 bench/bench_torch.py build-gpu/libkscope_ops.so [SECTION...]
     python3 bench/bench_torch.py --check     # SECTIONS against kernels/ops.def; no torch
 
 SECTION (default all): im2col, deform, roi, maxpool, patchify.
 Checks the results first (unfold bitwise, fold to 1e-5), then times each op: median of
 50 runs with CUDA events after warm-up. Prints a table; ratio = torch time / ours.
 Every operator of kernels/ops.def is in a section or in NO_PEER with the reason; each run
-checks that first (ctest's test_ops_lists runs --check)."""
+checks that first (ctest's test_ops_lists runs --check).
+libkscope_ops.so (cli/ops/kscope_ops.c, built beside libkscope.so) exports each operator
+entry point used here as ks_ops_<name>; libkscope.so exports the SDK's API only."""
 import ctypes
 import os
 import re
@@ -123,7 +125,7 @@ def main(lib_path, sections):
 
 
 def bench_im2col(lib):
-    for name in ("ks_im2col_cuda", "ks_col2im_cuda"):
+    for name in ("ks_ops_im2col_cuda", "ks_ops_col2im_cuda"):
         getattr(lib, name).argtypes = [ctypes.POINTER(Params), ctypes.c_void_p, ctypes.c_void_p,
                                        ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -145,8 +147,8 @@ def bench_im2col(lib):
                       None, stream):
                     raise RuntimeError(lib.ks_error_message().decode())
             return call
-        ours_unfold = ours(lib.ks_im2col_cuda, x, cols)
-        ours_fold = ours(lib.ks_col2im_cuda, ref, img)
+        ours_unfold = ours(lib.ks_ops_im2col_cuda, x, cols)
+        ours_fold = ours(lib.ks_ops_col2im_cuda, ref, img)
         ours_unfold()
         torch.cuda.synchronize()
         assert torch.equal(cols, ref), "im2col differs from F.unfold"
@@ -181,14 +183,14 @@ def bench_deform(lib):
     the two main shapes, --math tf32 (ours; torchvision with TF32 allowed beside it), and
     each kernel of ours alone. KS_DEFORM_SWEEP=1 adds the 36-shape sweep;
     KS_DEFORM_SHAPES="N:C:H,..." runs only those shapes (C in and out, H = W), each in full."""
-    for name in ("ks_deform_forward_cuda", "ks_deform_backward_cuda"):
+    for name in ("ks_ops_deform_forward_cuda", "ks_ops_deform_backward_cuda"):
         getattr(lib, name).argtypes = [ctypes.POINTER(DeformParams), ctypes.POINTER(DeformTensors),
                                        ctypes.c_void_p, ctypes.POINTER(Launch), ctypes.c_int,
                                        ctypes.c_void_p, ctypes.c_void_p]
-    lib.ks_deform_kernel_cuda.argtypes = [ctypes.POINTER(DeformParams), ctypes.c_int, ctypes.POINTER(DeformChunk),
+    lib.ks_ops_deform_kernel_cuda.argtypes = [ctypes.POINTER(DeformParams), ctypes.c_int, ctypes.POINTER(DeformChunk),
                                           ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
-    lib.ks_deform_workspace_floats.argtypes = [ctypes.POINTER(DeformParams)]
-    lib.ks_deform_workspace_floats.restype = ctypes.c_int64
+    lib.ks_ops_deform_workspace_floats.argtypes = [ctypes.POINTER(DeformParams)]
+    lib.ks_ops_deform_workspace_floats.restype = ctypes.c_int64
     print(f"\n{'deform_conv2d (mask, bias)':<34} {'pass':<7} {'tv ms':>9} {'kscope ms':>10} {'tv/kscope':>13}")
     shapes = DEFORM_SHAPES + (DEFORM_SWEEP if os.environ.get("KS_DEFORM_SWEEP") else [])
     main = len(DEFORM_SHAPES)
@@ -216,7 +218,7 @@ def deform_case(lib, shape, main):
     p = DeformParams(n, c, h, w, o, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 1, 1, 0)
     out = torch.empty((n, o, h, w), device=dev)
     grads = [torch.empty_like(t) for t in (x, off, mask, wt, bias)]
-    ws = torch.empty(lib.ks_deform_workspace_floats(ctypes.byref(p)), device=dev)
+    ws = torch.empty(lib.ks_ops_deform_workspace_floats(ctypes.byref(p)), device=dev)
     t = DeformTensors(x.data_ptr(), off.data_ptr(), mask.data_ptr(), wt.data_ptr(), bias.data_ptr(),
                       out.data_ptr(), gout.data_ptr(), grads[0].data_ptr(), grads[1].data_ptr(),
                       grads[2].data_ptr(), grads[3].data_ptr(), grads[4].data_ptr(), None)
@@ -228,11 +230,11 @@ def deform_case(lib, shape, main):
             raise RuntimeError(lib.ks_error_message().decode())
 
     def ours_fwd():
-        call(lib.ks_deform_forward_cuda)
+        call(lib.ks_ops_deform_forward_cuda)
 
     def ours_both():
-        call(lib.ks_deform_forward_cuda)
-        call(lib.ks_deform_backward_cuda)
+        call(lib.ks_ops_deform_forward_cuda)
+        call(lib.ks_ops_deform_backward_cuda)
 
     leaves = [v.clone().requires_grad_(True) for v in (x, off, mask, wt, bias)]
 
@@ -273,7 +275,7 @@ def deform_case(lib, shape, main):
             print(f"{label:<34} {tag:<7} {t_tv:9.3f} {t_v:10.3f} {t_tv / t_v:12.2f}x")
         # --math tf32: ours against fp32 torchvision's output; torchvision with TF32 beside it
         p.math = 1
-        call(lib.ks_deform_forward_cuda)
+        call(lib.ks_ops_deform_forward_cuda)
         torch.cuda.synchronize()
         err = (out - ref).abs().max().item() / ref.abs().max().item()
         t_ours = median_ms(ours_fwd, 20)
@@ -287,7 +289,7 @@ def deform_case(lib, shape, main):
         for v in ("24", "42", "422", "44"):
             os.environ["KS_DEFORM_FUSED"] = v
             try:
-                call(lib.ks_deform_forward_cuda)
+                call(lib.ks_ops_deform_forward_cuda)
                 torch.cuda.synchronize()
                 err = (out - ref).abs().max().item() / ref.abs().max().item()
                 t_v = median_ms(ours_fwd, 20)
@@ -325,7 +327,7 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
                (4, "grad_tap", {}, 0)] + tile + gather
     for k, name, envs, wc in kernels:
         def run(k=k):
-            if lib.ks_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
+            if lib.ks_ops_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
         os.environ.update({v: str(x) for v, x in envs.items()})  # read at each launch
         ch.write_columns = wc
@@ -359,9 +361,9 @@ def bench_roi_align(lib):
     """forward, and forward + backward, against torchvision roi_align (avg, aligned, spatial
     scale 0.25): 2x256x200x272 with 1000 RoIs at sampling ratio 2, 7x7 and 14x14, and
     8x256x100x136 with 4000 RoIs, 7x7, adaptive sampling (ratio 0); ratio = torchvision / ours"""
-    lib.ks_roi_align_forward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
+    lib.ks_ops_roi_align_forward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
         ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
-    lib.ks_roi_align_backward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
+    lib.ks_ops_roi_align_backward_cuda.argtypes = [ctypes.POINTER(RoiParams)] + [ctypes.c_void_p] * 5 + [
         ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(11)
@@ -384,14 +386,14 @@ def bench_roi_align(lib):
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
 
         def ours_fwd():
-            if lib.ks_roi_align_forward_cuda(ctypes.byref(p), x.data_ptr(), rois.data_ptr(), out.data_ptr(), None,
+            if lib.ks_ops_roi_align_forward_cuda(ctypes.byref(p), x.data_ptr(), rois.data_ptr(), out.data_ptr(), None,
                                              None, ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
 
         def ours_both():
             ours_fwd()
             gin.zero_()
-            if lib.ks_roi_align_backward_cuda(ctypes.byref(p), g.data_ptr(), rois.data_ptr(), None, None,
+            if lib.ks_ops_roi_align_backward_cuda(ctypes.byref(p), g.data_ptr(), rois.data_ptr(), None, None,
                                               gin.data_ptr(), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
 
@@ -467,7 +469,7 @@ def torch_patchify(x, coords, r):
 def bench_patchify(lib):
     """the forward (patches, then their bilinear blend) against the torch gather peer above;
     ratio = peer / ours"""
-    lib.ks_patchify_kernel_cuda.argtypes = [ctypes.POINTER(PatchParams), ctypes.c_int, ctypes.POINTER(PatchTensors),
+    lib.ks_ops_patchify_kernel_cuda.argtypes = [ctypes.POINTER(PatchParams), ctypes.c_int, ctypes.POINTER(PatchTensors),
                                             ctypes.POINTER(Launch), ctypes.c_void_p, ctypes.c_void_p]
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(17)
@@ -486,7 +488,7 @@ def bench_patchify(lib):
 
         def ours():
             for kernel in (0, 1):  # KS_PATCH_PATCHES, KS_PATCH_BILINEAR
-                if lib.ks_patchify_kernel_cuda(ctypes.byref(p), kernel, ctypes.byref(t), ctypes.byref(launch), None,
+                if lib.ks_ops_patchify_kernel_cuda(ctypes.byref(p), kernel, ctypes.byref(t), ctypes.byref(launch), None,
                                                stream):
                     raise RuntimeError(lib.ks_error_message().decode())
 
@@ -512,7 +514,7 @@ class MaxpoolArgs(ctypes.Structure):  # ks_maxpool2d_args
 def bench_maxpool(lib):
     """forward (output and indices) and backward against torch F.max_pool2d(return_indices=True)
     and aten max_pool2d_with_indices_backward; ratio = torch / ours"""
-    lib.ks_maxpool2d_cuda.argtypes = [ctypes.POINTER(MaxpoolArgs), ctypes.c_int, ctypes.POINTER(Launch), ctypes.c_void_p]
+    lib.ks_ops_maxpool2d_cuda.argtypes = [ctypes.POINTER(MaxpoolArgs), ctypes.c_int, ctypes.POINTER(Launch), ctypes.c_void_p]
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(13)
     print(f"\n{'maxpool2d':<34} {'pass':<7} {'torch ms':>9} {'kscope ms':>10} {'torch/kscope':>13}")
@@ -528,7 +530,7 @@ def bench_maxpool(lib):
         launch = Launch(0, 0)
 
         def ours(backward):
-            if lib.ks_maxpool2d_cuda(ctypes.byref(a), backward, ctypes.byref(launch), None):
+            if lib.ks_ops_maxpool2d_cuda(ctypes.byref(a), backward, ctypes.byref(launch), None):
                 raise RuntimeError(lib.ks_error_message().decode())
 
         def ours_bwd():
@@ -566,4 +568,4 @@ if __name__ == "__main__":
         sys.exit(f"bench_torch: unknown section {unknown[0]!r} (one of {', '.join(SECTIONS)})")
     if PEERS_MISSING is not None:
         raise PEERS_MISSING
-    main(sys.argv[1] if len(sys.argv) > 1 else "build-gpu/libkscope.so", wanted)
+    main(sys.argv[1] if len(sys.argv) > 1 else "build-gpu/libkscope_ops.so", wanted)

@@ -26,7 +26,7 @@ tail -12 "$OUT/ctest.log"
 ./build-gpu/tests/test_gpu_each_op 2>&1 | tee "$OUT/gpu_each_op.txt"
 ./build-gpu/tests/test_gpu_props 2>&1 | tee "$OUT/gpu_props.txt"
 ./build-gpu/bench/bench_gpu 2>&1 | tee "$OUT/bench_gpu.log"
-python3 bench/bench_torch.py build-gpu/libkscope.so 2>&1 | tee "$OUT/bench_torch.log"
+python3 bench/bench_torch.py build-gpu/libkscope_ops.so 2>&1 | tee "$OUT/bench_torch.log"
 # compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over every operator, plain
 # and traced, forward and backward, and the trace-overflow path: OUT/sanitize.md is the
 # table for bench/RESULTS.md (docs/reliability.md)

@@ -30,7 +30,7 @@ log=$OUT/run.log
 benches() {
     local words=${KS_BENCH_TORCH:-gpu $2} torch=() w
     for w in $words; do [ "$w" = gpu ] && "./$1/bench/bench_gpu" 2>&1 | tee -a "$log"; [ "$w" != gpu ] && torch+=("$w"); done
-    [ ${#torch[@]} -gt 0 ] && python3 bench/bench_torch.py "$1/libkscope.so" "${torch[@]}" 2>&1 | tee -a "$log"
+    [ ${#torch[@]} -gt 0 ] && python3 bench/bench_torch.py "$1/libkscope_ops.so" "${torch[@]}" 2>&1 | tee -a "$log"
     return 0
 }
 for step in $STEPS; do
@@ -53,10 +53,10 @@ for step in $STEPS; do
             skip=0; [[ $spec == *#* ]] && skip=${spec#*#}
             envs=()
             case $k in
-            *deform*|*gemm*) cmd=(python3 bench/bench_torch.py build-gpu/libkscope.so deform)
+            *deform*|*gemm*) cmd=(python3 bench/bench_torch.py build-gpu/libkscope_ops.so deform)
                 envs=(KS_DEFORM_SHAPES=${which:-8:256:64}) ;;
             *im2col*|*col2im*) cmd=(./build-gpu/bench/bench_gpu); [ -n "$which" ] && envs=(KS_BENCH_GPU_SHAPE=$which) ;;
-            *) cmd=(python3 bench/bench_torch.py build-gpu/libkscope.so roi); envs=(KS_ROI_SHAPES=${which:-0,1,2}) ;;
+            *) cmd=(python3 bench/bench_torch.py build-gpu/libkscope_ops.so roi); envs=(KS_ROI_SHAPES=${which:-0,1,2}) ;;
             esac
             echo "==== ncu $spec" >>"$OUT/ncu.txt"
             env "${envs[@]}" $NCU --set full -k "regex:$k" --launch-skip "$skip" -c 1 "${cmd[@]}" >/tmp/ncu.txt 2>&1

@@ -160,7 +160,7 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
     ks_sink dsink;
     if (!r->sink) {
         int rc = op_launch(r, dev, NULL);
-        return rc ? rc : ks_cuda_sync();
+        return rc ? rc : (int)ks_cuda_sync();
     }
     const unsigned long long limit = r->sink->limit;
     unsigned long long cap = limit < KS_GPU_TRACE_START ? limit : KS_GPU_TRACE_START;

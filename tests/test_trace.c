@@ -630,25 +630,162 @@ START_TEST(npy_round_trip_all_dtypes)
 }
 END_TEST
 
-/* An SDK trace's op name longer than a trace holds is refused by the next call, naming the
- * limit; one that fits is kept whole (it was cut silently before). */
+/* An SDK trace's op name longer than a trace holds is refused when the descriptor is made,
+ * naming the limit (no handle: every later call refuses); one that fits is kept whole (it
+ * was cut silently before), as the trace read back through the public handle shows. */
 START_TEST(user_trace_refuses_an_op_name_too_long)
 {
-    static ks_user_trace d;
     char name[KS_NAME_LEN + 8];
     memset(name, 'k', sizeof name - 1), name[sizeof name - 1] = 0;
-    const int64_t shape[1] = {4};
-    float x[4] = {1, 2, 3, 4};
-    ks_user_trace_init(&d, name, 4);
-    ck_assert_int_eq(ks_user_tensor(&d, "x", KS_F32, 1, shape, x, 0), -1);
+    const ks_user_decl decl = {name, 1, 1, {"x"}, {"T_X"}, {"work"}, {"S_WORK"}};
+    ks_user_trace *d = NULL;
+    ck_assert_int_eq(ks_user_trace_create(&d, &decl, 4), KS_EINVAL);
+    ck_assert_ptr_null(d);
     ck_assert_ptr_nonnull(strstr(ks_error_message(), "longer than 31 characters"));
-    ck_assert_ptr_null(ks_user_site(&d, 0, "work", KS_EV_WORK, -1, 0));
-    ck_assert_int_eq(ks_user_write(&d, 32, 1, NULL, "sim", "never.kst"), KS_EINVAL);
+    ck_assert_int_eq(ks_user_write(d, 32, 1, NULL, "sim", "never.kst"), KS_EINVAL);
     ck_assert_int_ne(access("never.kst", F_OK), 0);
     name[KS_NAME_LEN - 1] = 0; /* 31 characters: fits */
-    ks_user_trace_init(&d, name, 4);
-    ck_assert_int_eq(ks_user_tensor(&d, "x", KS_F32, 1, shape, x, 0), 0);
-    ck_assert_str_eq(d.op, name);
+    ck_assert_int_eq(ks_user_trace_create(&d, &decl, 4), KS_OK);
+    const int64_t shape[1] = {4};
+    float x[4] = {1, 2, 3, 4};
+    ck_assert_int_eq(ks_user_add_tensor(d, "x", KS_F32, 1, shape, x, 0), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(d, 0, NULL, KS_EV_WORK, -1, 0));
+    ks_sink *sink = ks_host_sink_create(0, ks_user_trace_filter(d));
+    char path[] = "/tmp/ks_long_XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(ks_user_write_launch(d, ks_dims(1, 1, 1), ks_dims(32, 1, 1), sink, "sim", path), KS_OK);
+    ks_trace *tr = NULL;
+    ck_assert_int_eq(ks_trace_load(path, &tr), KS_OK);
+    ck_assert_str_eq(ks_trace_op(tr), name);
+    ks_trace_destroy(tr);
+    ks_host_sink_free(sink);
+    ks_user_trace_destroy(d);
+    unlink(path);
+}
+END_TEST
+
+/* a 2-D body for the public trace handle: out[y][x] = in[y][x] + 1 */
+typedef struct pub_args {
+    int64_t X, Y;
+    const float *in;
+    float *out;
+} pub_args;
+
+static void pub_traced(ks_thread *t, const void *p)
+{
+    const pub_args *a = p;
+    const int64_t x = (int64_t)t->block_idx.x * t->block_dim.x + t->thread_idx.x;
+    const int64_t y = (int64_t)t->block_idx.y * t->block_dim.y + t->thread_idx.y;
+    if (x >= a->X || y >= a->Y) return;
+    const int64_t i = y * a->X + x;
+    ks_probe_work(t, 0, i, 0, y, x, 0, 0, 0, 0, 0, 0);
+    ks_probe_read(t, 1, 0, 0, i, 0, y, x, a->in[i]);
+    a->out[i] = a->in[i] + 1;
+    ks_probe_write(t, 2, 1, 0, i, 0, y, x, a->out[i], 0);
+}
+
+#define PUB_TENSORS(X) X(PUB_T_IN, "in") X(PUB_T_OUT, "out")
+#define PUB_SITES(X) X(PUB_SITE_WORK, "pub.work") X(PUB_SITE_READ, "pub.read") X(PUB_SITE_WRITE, "pub.write")
+KS_DECLARE(pub, PUB_TENSORS, PUB_SITES)
+
+/* The SDK's trace handle (ks_trace.h) reads what the file holds: the launch (a 2-D one's
+ * grid and block), sites, tensors and roles, the events (whole, or lazily by range), each
+ * against the internal reader and the values the program wrote; a file that is not there
+ * or not a trace gives its error and no handle. */
+START_TEST(public_trace_handle_reads_what_the_file_holds)
+{
+    enum { X = 11, Y = 5 };
+    uint64_t seed = 3707;
+    float *in = tu_random(&seed, X * Y), out[X * Y];
+    pub_args a = {X, Y, in, out};
+    ks_user_trace *d = NULL;
+    ck_assert_int_eq(ks_user_trace_create(&d, pub_decl(), X * Y), KS_OK);
+    ck_assert_int_eq(ks_user_trace_set_params(d, "{\"work_shape\": [5, 11], \"note\": \"pub\"}"), KS_OK);
+    const int64_t shape[2] = {Y, X};
+    ck_assert_int_eq(ks_user_add_tensor(d, "out", KS_F32, 2, shape, out, 1), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "in", KS_F32, 2, shape, in, 0), KS_OK);
+    ks_site *w = ks_user_site(d, PUB_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
+    ck_assert_int_eq(ks_user_field_digit(w, "y", X, Y), KS_OK);
+    ck_assert_int_eq(ks_user_field_digit(w, "x", 1, X), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(d, PUB_SITE_READ, NULL, KS_EV_READ, PUB_T_IN, 0));
+    ck_assert_ptr_nonnull(ks_user_site(d, PUB_SITE_WRITE, NULL, KS_EV_WRITE, PUB_T_OUT, 1));
+    char path[] = "/tmp/ks_pub_XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_msg(ks_user_launch_sim(d, pub_traced, &a, ks_dims(3, 2, 1), ks_dims(4, 3, 1), path) == KS_OK, "%s",
+                  ks_error_message());
+    ks_user_trace_destroy(d);
+    ks_trace *tr = NULL;
+    ck_assert_msg(ks_trace_load(path, &tr) == KS_OK, "%s", ks_error_message());
+    ck_assert_int_eq(ks_trace_verify(tr), KS_OK);
+    ck_assert_str_eq(ks_trace_op(tr), "pub");
+    ck_assert_str_eq(ks_trace_device(tr), "sim");
+    ck_assert_str_eq(ks_trace_variant(tr), "traced");
+    ck_assert_ptr_nonnull(strstr(ks_trace_params(tr), "\"note\":\"pub\""));
+    ck_assert_int_eq(ks_trace_work_items(tr), X * Y);
+    ks_dim3 g, b;
+    ks_trace_launch(tr, &g, &b);
+    ck_assert(g.x == 3 && g.y == 2 && g.z == 1 && b.x == 4 && b.y == 3 && b.z == 1);
+    ck_assert_int_eq(ks_trace_site_count(tr), 3);
+    ck_assert_str_eq(ks_trace_site(tr, PUB_SITE_READ)->name, "pub.read");
+    ck_assert_int_eq(ks_trace_site(tr, PUB_SITE_WORK)->nfields, 2);
+    ck_assert_ptr_null(ks_trace_site(tr, 3));
+    ck_assert_ptr_null(ks_trace_site(tr, -1));
+    ck_assert_int_eq(ks_trace_tensor_count(tr), 2);
+    ck_assert_str_eq(ks_trace_tensor_at(tr, PUB_T_OUT)->name, "out");
+    ck_assert_int_eq(ks_trace_tensor_role(tr, PUB_T_OUT), KS_ROLE_OUTPUT);
+    ck_assert_int_eq(ks_trace_tensor_role(tr, PUB_T_IN), KS_ROLE_INPUT);
+    ck_assert_int_eq(ks_trace_tensor_role(tr, 2), -1);
+    ck_assert_ptr_null(ks_trace_tensor_at(tr, 2));
+    ck_assert_int_eq(ks_trace_tensor(tr, "in"), PUB_T_IN);
+    const float *stored = ks_trace_tensor_at(tr, PUB_T_OUT)->data;
+    for (int i = 0; i < X * Y; ++i) ck_assert_float_eq(stored[i], in[i] + 1.0f);
+    /* 3 events an item; each fits, each work event's fields are its (y, x) */
+    ck_assert_uint_eq(ks_trace_event_count(tr), 3 * X * Y);
+    ck_assert_uint_eq(ks_trace_file_event_count(tr), 3 * X * Y);
+    ck_assert_uint_eq(ks_trace_dropped(tr), 0);
+    ck_assert_int_eq(ks_trace_filter(tr).every, 1);
+    const ks_event *ev = ks_trace_events(tr);
+    for (uint64_t k = 0; k < ks_trace_event_count(tr); ++k) {
+        ck_assert(ks_event_fits(tr, &ev[k]));
+        if (ev[k].kind == KS_EV_WORK)
+            ck_assert(ev[k].u.field[0] == ev[k].index / X && ev[k].u.field[1] == ev[k].index % X);
+    }
+    ck_assert_str_eq(ks_event_kind_name(ev[0].kind), ks_event_kind_name(KS_EV_WORK));
+    /* the same through the internal reader */
+    static ks_trace in_tr;
+    ck_assert_int_eq(ks_trace_open(path, &in_tr), KS_OK);
+    ck_assert_uint_eq(in_tr.nevents, ks_trace_event_count(tr));
+    ck_assert_int_eq(memcmp(in_tr.events, ev, in_tr.nevents * sizeof *ev), 0);
+    ks_trace_close(&in_tr);
+    ks_trace_destroy(tr);
+    /* lazily: nothing until a range is asked for; then the items of that range */
+    ck_assert_int_eq(ks_trace_load_lazy(path, &tr), KS_OK);
+    ck_assert_uint_eq(ks_trace_event_count(tr), 0);
+    ck_assert_int_ge((long long)ks_trace_chunks(tr), 1);
+    ck_assert_int_eq(ks_trace_load_range(tr, 7, 7), KS_OK);
+    uint64_t sevens = 0;
+    for (uint64_t k = 0; k < ks_trace_event_count(tr); ++k) sevens += ks_trace_events(tr)[k].index == 7;
+    ck_assert_uint_eq(sevens, 3);
+    ks_trace_destroy(tr);
+    /* no file, not a trace: the error, no handle */
+    tr = (ks_trace *)path;
+    unlink(path);
+    ck_assert_int_eq(ks_trace_load(path, &tr), KS_EIO);
+    ck_assert_ptr_null(tr);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("not a trace at all, but long enough to hold a preamble", f);
+    fclose(f);
+    ck_assert_int_eq(ks_trace_load(path, &tr), KS_EFORMAT);
+    ck_assert_ptr_null(tr);
+    ck_assert_int_eq(ks_trace_load(path, NULL), KS_EINVAL);
+    ks_trace_destroy(NULL);
+    unlink(path);
+    free(in);
 }
 END_TEST
 
@@ -664,6 +801,7 @@ int main(void)
     tcase_add_test(tc, step_marks_what_does_not_hold);
     tcase_add_test(tc, formulas_name_parameters);
     tcase_add_test(tc, user_trace_refuses_an_op_name_too_long);
+    tcase_add_test(tc, public_trace_handle_reads_what_the_file_holds);
     tcase_add_test(tc, filter_keeps_exactly_the_selected_work_items);
     tcase_add_test(tc, full_buffer_counts_dropped_events_without_overflow);
     tcase_add_test(tc, probes_write_the_documented_bytes);

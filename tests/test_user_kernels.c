@@ -81,15 +81,6 @@ static int only_rules(const ks_check_report *rep, const char *const *needles)
     return 1;
 }
 
-/* the deprecated undeclared descriptor (KernelScope 0.2): still works, numbered by call order */
-static void old_init(ks_user_trace *d, const char *op, int64_t work_items)
-{
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    ks_user_trace_init(d, op, work_items);
-#pragma GCC diagnostic pop
-}
-
 static void dump(const ks_check_report *rep)
 {
     for (uint64_t i = 0; i < rep->violations && i < 6; ++i) fprintf(stderr, "  %s\n", rep->first[i]);
@@ -121,19 +112,29 @@ static void scale_traced(ks_thread *t, const void *p)
     KS_PROBE(ks_probe_write(t, 2, 1, 0, i, z, y, x, 2 * v, 0));
 }
 
-static void scale_describe(ks_user_trace *d, const scale_args *a, const char *params)
+/* scale's tensors and sites declared once (ks_decl.h); scale_traced's numbers are these */
+#define SC_TENSORS(X) X(SC_T_IN, "in") X(SC_T_OUT, "out")
+#define SC_SITES(X) X(SC_SITE_WORK, "scale.work") X(SC_SITE_READ, "scale.read") X(SC_SITE_WRITE, "scale.write")
+KS_DECLARE(scale, SC_TENSORS, SC_SITES)
+_Static_assert(SC_T_IN == 0 && SC_T_OUT == 1 && SC_SITE_WORK == 0 && SC_SITE_WRITE == 2, "scale_traced's numbers");
+
+/* a descriptor for scale (the caller destroys it), everything registered in the body's
+ * order, sites by enum and name */
+static ks_user_trace *scale_describe(const scale_args *a, const char *params)
 {
     const int64_t shape[3] = {a->Z, a->Y, a->X};
-    old_init(d, "scale", a->X * a->Y * a->Z);
-    d->params = params;
-    ck_assert_int_eq(ks_user_tensor(d, "in", KS_F32, 3, shape, (void *)a->in, 0), 0);
-    ck_assert_int_eq(ks_user_tensor(d, "out", KS_F32, 3, shape, a->out, 1), 1);
-    ks_site *w = ks_user_site(d, 0, "scale.work", KS_EV_WORK, -1, 0);
+    ks_user_trace *d = NULL;
+    ck_assert_int_eq(ks_user_trace_create(&d, scale_decl(), a->X * a->Y * a->Z), KS_OK);
+    ck_assert_int_eq(ks_user_trace_set_params(d, params), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "in", KS_F32, 3, shape, (void *)a->in, 0), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "out", KS_F32, 3, shape, a->out, 1), KS_OK);
+    ks_site *w = ks_user_site(d, SC_SITE_WORK, "scale.work", KS_EV_WORK, -1, 0);
     ck_assert_int_eq(ks_user_field_digit(w, "z", a->X * a->Y, 0), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "y", a->X, a->Y), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "x", 1, a->X), KS_OK);
-    ck_assert_ptr_nonnull(ks_user_site(d, 1, "scale.read", KS_EV_READ, 0, 0));
-    ck_assert_ptr_nonnull(ks_user_site(d, 2, "scale.write", KS_EV_WRITE, 1, 1));
+    ck_assert_ptr_nonnull(ks_user_site(d, SC_SITE_READ, "scale.read", KS_EV_READ, SC_T_IN, 0));
+    ck_assert_ptr_nonnull(ks_user_site(d, SC_SITE_WRITE, "scale.write", KS_EV_WRITE, SC_T_OUT, 1));
+    return d;
 }
 
 /* 1-D, 2-D and 3-D launches (odd extents, ragged last blocks): zero violations; every
@@ -158,12 +159,12 @@ START_TEST(launches_of_any_shape_pass_check)
         const int64_t n = a.X * a.Y * a.Z;
         float *in = tu_random(&seed, n), *out = calloc((size_t)n, sizeof *out);
         a.in = in, a.out = out;
-        static ks_user_trace d;
-        scale_describe(&d, &a, cases[c].params);
+        ks_user_trace *d = scale_describe(&a, cases[c].params);
         const char *path = tmp_path("scale.kst");
         const ks_dim3 g = ks_dims(cases[c].g[0], cases[c].g[1], cases[c].g[2]);
         const ks_dim3 b = ks_dims(cases[c].b[0], cases[c].b[1], cases[c].b[2]);
-        ck_assert_msg(ks_user_launch_sim(&d, scale_traced, &a, g, b, path) == KS_OK, "%s", ks_error_message());
+        ck_assert_msg(ks_user_launch_sim(d, scale_traced, &a, g, b, path) == KS_OK, "%s", ks_error_message());
+        ks_user_trace_destroy(d);
         for (int64_t i = 0; i < n; ++i) ck_assert_float_eq(out[i], (float)(2.0 * (double)in[i]));
         static ks_trace tr;
         const ks_check_report *rep = check_file(path, &tr);
@@ -202,10 +203,9 @@ START_TEST(check_catches_a_2d_mapping_slip)
     const int64_t n = a.X * a.Y;
     float *in = tu_random(&seed, n), *out = calloc((size_t)n, sizeof *out);
     a.in = in, a.out = out;
-    static ks_user_trace d;
-    scale_describe(&d, &a, "{\"work_shape\": [7, 13]}");
+    ks_user_trace *d = scale_describe(&a, "{\"work_shape\": [7, 13]}");
     const char *path = tmp_path("slip.kst");
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), path), KS_OK);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), path), KS_OK);
     static ks_trace tr;
     const ks_check_report *rep = check_file(path, &tr);
     static const char *const kinds[] = {"grid-stride loop over the work shape", "never recorded", "written 0 times",
@@ -216,33 +216,59 @@ START_TEST(check_catches_a_2d_mapping_slip)
     ks_trace_close(&tr);
     /* the same good launch with a work_shape of the wrong size */
     a.bug = 0;
-    scale_describe(&d, &a, "{\"work_shape\": [7, 12]}");
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), path), KS_OK);
+    ks_user_trace_destroy(d);
+    d = scale_describe(&a, "{\"work_shape\": [7, 12]}");
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), path), KS_OK);
     rep = check_file(path, &tr);
     ck_assert_msg(rep->violations >= 1 && strstr(rep->first[0], "the params' work_shape is not"), "%s",
                   rep->first[0]); /* first; then the launch's extent (16 x 9) is not the work's */
     ks_trace_close(&tr);
+    ks_user_trace_destroy(d);
     unlink(path);
     free(in), free(out);
 }
 END_TEST
 
-/* The deprecated 1-D names still work: the same bytes as the new call's 1-D launch;
- * bad launch shapes are refused with a message, nothing written. */
+/* The deprecated names still work (0.4): ks_user_tensor gives the declaration's numbers
+ * (-1 on error), and the 1-D ks_user_run_sim / ks_user_write write the same bytes as the
+ * new calls' 1-D launch; bad launch shapes are refused with a message, nothing written. */
 START_TEST(old_names_still_launch_and_bad_shapes_are_refused)
 {
     uint64_t seed = 3703;
     scale_args a = {37, 1, 1, 0, NULL, NULL};
     float *in = tu_random(&seed, 37), *out = calloc(37, sizeof *out);
     a.in = in, a.out = out;
-    static ks_user_trace d;
-    scale_describe(&d, &a, NULL);
-    const char *p_old = tmp_path("old.kst"), *p_new = tmp_path("new.kst");
+    ks_user_trace *d = scale_describe(&a, NULL);
+    const char *p_old = tmp_path("old.kst"), *p_new = tmp_path("new.kst"), *p_write = tmp_path("write.kst");
+    ks_user_trace *o = NULL; /* the same descriptor through the deprecated ks_user_tensor */
+    const int64_t shape[3] = {1, 1, 37};
+    ck_assert_int_eq(ks_user_trace_create(&o, scale_decl(), 37), KS_OK);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    ck_assert_int_eq(ks_user_run_sim(&d, scale_traced, &a, 16, 0, p_old), KS_OK);
+    ck_assert_int_eq(ks_user_tensor(o, "out", KS_F32, 3, shape, a.out, 1), SC_T_OUT);
+    ck_assert_int_eq(ks_user_tensor(o, "in", KS_F32, 3, shape, (void *)a.in, 0), SC_T_IN);
+    ck_assert_int_eq(ks_user_tensor(o, "in", KS_F32, 3, shape, (void *)a.in, 0), -1);
+    ck_assert_ptr_nonnull(strstr(ks_error_message(), "tensor in registered twice"));
+    ks_site *w = ks_user_site(o, SC_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
+    ck_assert_int_eq(ks_user_field_digit(w, "z", 37, 0), KS_OK);
+    ck_assert_int_eq(ks_user_field_digit(w, "y", 37, 1), KS_OK);
+    ck_assert_int_eq(ks_user_field_digit(w, "x", 1, 37), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(o, SC_SITE_READ, NULL, KS_EV_READ, SC_T_IN, 0));
+    ck_assert_ptr_nonnull(ks_user_site(o, SC_SITE_WRITE, NULL, KS_EV_WRITE, SC_T_OUT, 1));
+    ck_assert_int_eq(ks_user_run_sim(o, scale_traced, &a, 16, 0, p_old), KS_OK);
+    ks_sink *sink = ks_host_sink_create(0, ks_user_trace_filter(o));
+    ck_assert_ptr_nonnull(sink);
+    ks_sim_launch(3, 16, scale_traced, &a, sink);
+    ck_assert_int_eq(ks_user_write(o, 16, 3, sink, "sim", p_write), KS_OK);
+    ck_assert_int_eq(ks_user_write(o, 0, 3, sink, "sim", tmp_path("never.kst")), KS_EINVAL);
 #pragma GCC diagnostic pop
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 0, 0), ks_dims(16, 0, 0), p_new), KS_OK);
+    ks_host_sink_free(sink);
+    ks_user_trace_destroy(o);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(0, 0, 0), ks_dims(16, 0, 0), p_new), KS_OK);
+    size_t nw = 0;
+    unsigned char *wb = read_all(p_write, &nw);
+    ck_assert(nw > 0);
+    free(wb);
     size_t nx = 0, ny = 0;
     unsigned char *x = read_all(p_old, &nx), *y = read_all(p_new, &ny);
     ck_assert(nx > 0 && nx == ny && !memcmp(x, y, nx)); /* the same bytes */
@@ -253,28 +279,28 @@ START_TEST(old_names_still_launch_and_bad_shapes_are_refused)
     ck_assert_int_eq(t1.blocks, 3);
     ck_assert_uint_eq(t1.nevents, t2.nevents);
     ck_assert_int_eq(memcmp(t1.events, t2.events, t1.nevents * sizeof(ks_event)), 0);
+    ks_trace_close(&t1);
+    /* ks_user_write: the simulator's events through a host sink, the same events again */
+    ck_assert_int_eq(ks_trace_open(p_write, &t1), KS_OK);
+    ck_assert_uint_eq(t1.nevents, t2.nevents);
+    ck_assert_int_eq(memcmp(t1.events, t2.events, t1.nevents * sizeof(ks_event)), 0);
     ks_trace_close(&t1), ks_trace_close(&t2);
     const char *bad = tmp_path("bad.kst");
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(1, 1, 1), ks_dims(32, 32, 2), bad), KS_EINVAL);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(1, 1, 1), ks_dims(32, 32, 2), bad), KS_EINVAL);
     ck_assert_ptr_nonnull(strstr(ks_error_message(), "at most 1024"));
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 2, 1), ks_dims(8, 2, 1), bad), KS_EINVAL);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(0, 2, 1), ks_dims(8, 2, 1), bad), KS_EINVAL);
     ck_assert_ptr_nonnull(strstr(ks_error_message(), "needs its grid"));
     ck_assert_int_ne(access(bad, F_OK), 0);
-    unlink(p_old), unlink(p_new);
+    ks_user_trace_destroy(d);
+    unlink(p_old), unlink(p_new), unlink(p_write);
     free(in), free(out);
 }
 END_TEST
 
 /* ---- one declaration ------------------------------------------------------------------ */
 
-/* scale's tensors and sites declared once (ks_decl.h); scale_traced's numbers are these */
-#define SC_TENSORS(X) X(SC_T_IN, "in") X(SC_T_OUT, "out")
-#define SC_SITES(X) X(SC_SITE_WORK, "scale.work") X(SC_SITE_READ, "scale.read") X(SC_SITE_WRITE, "scale.write")
-KS_DECLARE(scale, SC_TENSORS, SC_SITES)
-_Static_assert(SC_T_IN == 0 && SC_T_OUT == 1 && SC_SITE_WORK == 0 && SC_SITE_WRITE == 2, "scale_traced's numbers");
-
 /* Tensors and sites declared once and registered by name in any order: the same trace,
- * byte for byte, as the old descriptor registered in the body's order; check passes. */
+ * byte for byte, as a descriptor registered in the body's order; check passes. */
 START_TEST(a_declaration_registers_by_name_in_any_order)
 {
     uint64_t seed = 3704;
@@ -282,30 +308,33 @@ START_TEST(a_declaration_registers_by_name_in_any_order)
     const int64_t n = a.X * a.Y;
     float *in = tu_random(&seed, n), *out = calloc((size_t)n, sizeof *out);
     a.in = in, a.out = out;
-    static ks_user_trace d;
+    ks_user_trace *d = NULL;
     /* a site needs its tensor registered first */
-    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), n), KS_OK);
-    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, "scale.write", KS_EV_WRITE, SC_T_OUT, 1));
+    ck_assert_int_eq(ks_user_trace_create(&d, scale_decl(), n), KS_OK);
+    ck_assert_ptr_null(ks_user_site(d, KS_BY_NAME, "scale.write", KS_EV_WRITE, SC_T_OUT, 1));
     ck_assert_ptr_nonnull(strstr(ks_error_message(), "not registered yet"));
+    ks_user_trace_destroy(d);
     const char *params = "{\"work_shape\": [7, 13]}";
-    const char *p_new = tmp_path("declared.kst"), *p_old = tmp_path("undeclared.kst");
-    scale_describe(&d, &a, params);
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), p_old), KS_OK);
+    const char *p_new = tmp_path("declared.kst"), *p_old = tmp_path("in-order.kst");
+    d = scale_describe(&a, params);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), p_old), KS_OK);
+    ks_user_trace_destroy(d);
     memset(out, 0, (size_t)n * sizeof *out);
-    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), n), KS_OK);
-    d.params = params;
+    ck_assert_int_eq(ks_user_trace_create(&d, scale_decl(), n), KS_OK);
+    ck_assert_int_eq(ks_user_trace_set_params(d, params), KS_OK);
     const int64_t shape[3] = {a.Z, a.Y, a.X};
-    ck_assert_int_eq(ks_user_tensor(&d, "out", KS_F32, 3, shape, a.out, 1), SC_T_OUT);
-    ck_assert_ptr_nonnull(ks_user_site(&d, KS_BY_NAME, "scale.write", KS_EV_WRITE, SC_T_OUT, 1));
-    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, (void *)a.in, 0), SC_T_IN);
-    ck_assert_ptr_nonnull(ks_user_site(&d, SC_SITE_READ, NULL, KS_EV_READ, SC_T_IN, 0));
-    ks_site *w = ks_user_site(&d, SC_SITE_WORK, "scale.work", KS_EV_WORK, -1, 0);
+    ck_assert_int_eq(ks_user_add_tensor(d, "out", KS_F32, 3, shape, a.out, 1), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(d, KS_BY_NAME, "scale.write", KS_EV_WRITE, SC_T_OUT, 1));
+    ck_assert_int_eq(ks_user_add_tensor(d, "in", KS_F32, 3, shape, (void *)a.in, 0), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(d, SC_SITE_READ, NULL, KS_EV_READ, SC_T_IN, 0));
+    ks_site *w = ks_user_site(d, SC_SITE_WORK, "scale.work", KS_EV_WORK, -1, 0);
     ck_assert_ptr_nonnull(w);
     ck_assert_int_eq(ks_user_field_digit(w, "z", a.X * a.Y, 0), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "y", a.X, a.Y), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "x", 1, a.X), KS_OK);
-    ck_assert_msg(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), p_new) == KS_OK, "%s",
+    ck_assert_msg(ks_user_launch_sim(d, scale_traced, &a, ks_dims(4, 3, 1), ks_dims(4, 3, 1), p_new) == KS_OK, "%s",
                   ks_error_message());
+    ks_user_trace_destroy(d);
     for (int64_t i = 0; i < n; ++i) ck_assert_float_eq(out[i], (float)(2.0 * (double)in[i]));
     size_t nx = 0, ny = 0;
     unsigned char *x = read_all(p_old, &nx), *y = read_all(p_new, &ny);
@@ -332,76 +361,107 @@ static void error_names(const char *const *needles)
 
 /* A registration that disagrees with the declaration is an error naming both sides; a
  * declared tensor or site never registered stops the launch, naming it; a bad
- * declaration is refused and so is every later call. */
+ * declaration is refused (no handle) and every call on no handle refuses. */
 START_TEST(declaration_mismatches_name_both_sides)
 {
     scale_args a = {5, 1, 1, 0, NULL, NULL};
     float in[5] = {1, 2, 3, 4, 5}, out[5] = {0};
     a.in = in, a.out = out;
     const int64_t shape[3] = {1, 1, 5};
-    static ks_user_trace d;
+    ks_user_trace *d = NULL;
     const char *path = tmp_path("mismatch.kst");
-    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), 5), KS_OK);
+    ck_assert_int_eq(ks_user_trace_create(&d, scale_decl(), 5), KS_OK);
     /* a tensor name the body does not declare */
-    ck_assert_int_eq(ks_user_tensor(&d, "inp", KS_F32, 3, shape, in, 0), -1);
+    ck_assert_int_eq(ks_user_add_tensor(d, "inp", KS_F32, 3, shape, in, 0), KS_EINVAL);
     error_names((const char *const[]){"main registers tensor inp", "in (SC_T_IN)", "out (SC_T_OUT)", NULL});
-    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, in, 0), SC_T_IN);
-    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, in, 0), -1);
+    ck_assert_int_eq(ks_user_add_tensor(d, "in", KS_F32, 3, shape, in, 0), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "in", KS_F32, 3, shape, in, 0), KS_EINVAL);
     error_names((const char *const[]){"tensor in registered twice", NULL});
-    ck_assert_int_eq(ks_user_tensor(&d, "out", KS_F32, 3, shape, out, 1), SC_T_OUT);
+    ck_assert_int_eq(ks_user_add_tensor(d, "out", KS_F32, 3, shape, out, 1), KS_OK);
     /* an enum and a name that disagree: main's name, the body's enum, name and number */
-    ck_assert_ptr_null(ks_user_site(&d, SC_SITE_READ, "scale.write", KS_EV_READ, SC_T_IN, 0));
+    ck_assert_ptr_null(ks_user_site(d, SC_SITE_READ, "scale.write", KS_EV_READ, SC_T_IN, 0));
     error_names((const char *const[]){"main registers site 1 as scale.write", "SC_SITE_READ = 1 as scale.read",
                                       "scale.write as SC_SITE_WRITE = 2", NULL});
-    ck_assert_ptr_null(ks_user_site(&d, SC_SITE_READ, "scale.reed", KS_EV_READ, SC_T_IN, 0));
+    ck_assert_ptr_null(ks_user_site(d, SC_SITE_READ, "scale.reed", KS_EV_READ, SC_T_IN, 0));
     error_names((const char *const[]){"scale.reed", "SC_SITE_READ = 1 as scale.read", NULL});
-    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, "scale.red", KS_EV_READ, SC_T_IN, 0));
+    ck_assert_ptr_null(ks_user_site(d, KS_BY_NAME, "scale.red", KS_EV_READ, SC_T_IN, 0));
     error_names((const char *const[]){"main registers site scale.red", "scale.read (SC_SITE_READ)", NULL});
-    ck_assert_ptr_null(ks_user_site(&d, 3, NULL, KS_EV_READ, SC_T_IN, 0));
+    ck_assert_ptr_null(ks_user_site(d, 3, NULL, KS_EV_READ, SC_T_IN, 0));
     error_names((const char *const[]){"site 3", "0..2", NULL});
-    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, NULL, KS_EV_READ, SC_T_IN, 0));
-    ks_site *w = ks_user_site(&d, SC_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
+    ck_assert_ptr_null(ks_user_site(d, KS_BY_NAME, NULL, KS_EV_READ, SC_T_IN, 0));
+    ks_site *w = ks_user_site(d, SC_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
     ck_assert_ptr_nonnull(w);
     ck_assert_str_eq(w->name, "scale.work");
     ck_assert_int_eq(ks_user_field_digit(w, "x", 1, 0), KS_OK);
-    ck_assert_ptr_null(ks_user_site(&d, KS_BY_NAME, "scale.work", KS_EV_WORK, -1, 0));
+    ck_assert_ptr_null(ks_user_site(d, KS_BY_NAME, "scale.work", KS_EV_WORK, -1, 0));
     error_names((const char *const[]){"site scale.work registered twice", NULL});
-    ck_assert_ptr_nonnull(ks_user_site(&d, SC_SITE_WRITE, NULL, KS_EV_WRITE, SC_T_OUT, 1));
+    ck_assert_ptr_nonnull(ks_user_site(d, SC_SITE_WRITE, NULL, KS_EV_WRITE, SC_T_OUT, 1));
     /* scale.read declared, never registered: no launch, no trace */
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
     error_names((const char *const[]){"the body declares site scale.read (SC_SITE_READ = 1)", "never registers", NULL});
     ck_assert_int_ne(access(path, F_OK), 0);
-    ks_sink *sink = ks_host_sink_create(0, d.filter);
+    ks_sink *sink = ks_host_sink_create(0, ks_user_trace_filter(d));
     ck_assert_ptr_nonnull(sink);
-    ck_assert_int_eq(ks_user_write_launch(&d, ks_dims(1, 1, 1), ks_dims(8, 1, 1), sink, "sim", path), KS_EINVAL);
+    ck_assert_int_eq(ks_user_write_launch(d, ks_dims(1, 1, 1), ks_dims(8, 1, 1), sink, "sim", path), KS_EINVAL);
     error_names((const char *const[]){"scale.read (SC_SITE_READ = 1)", NULL});
     ck_assert_int_ne(access(path, F_OK), 0);
     /* once registered, it runs */
-    ck_assert_ptr_nonnull(ks_user_site(&d, KS_BY_NAME, "scale.read", KS_EV_READ, SC_T_IN, 0));
-    ck_assert_msg(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path) == KS_OK, "%s",
+    ck_assert_ptr_nonnull(ks_user_site(d, KS_BY_NAME, "scale.read", KS_EV_READ, SC_T_IN, 0));
+    ck_assert_msg(ks_user_launch_sim(d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path) == KS_OK, "%s",
                   ks_error_message());
     unlink(path);
     /* a declared tensor never registered */
-    ck_assert_int_eq(ks_user_trace_declare(&d, scale_decl(), 5), KS_OK);
-    ck_assert_int_eq(ks_user_tensor(&d, "in", KS_F32, 3, shape, in, 0), SC_T_IN);
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
+    ks_user_trace_destroy(d);
+    ck_assert_int_eq(ks_user_trace_create(&d, scale_decl(), 5), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "in", KS_F32, 3, shape, in, 0), KS_OK);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
     error_names((const char *const[]){"the body declares tensor out (SC_T_OUT = 1)", NULL});
-    /* declarations refused: a name twice, none, a long op name; every later call refuses */
+    ks_user_trace_destroy(d);
+    /* declarations refused: a name twice, none, a long op name: no handle, and every call
+     * on no handle refuses, naming the call */
     static const ks_user_decl twice = {"twice", 2, 1, {"a", "a"}, {"T_A", "T_B"}, {"twice.work"}, {"W"}};
-    ck_assert_int_eq(ks_user_trace_declare(&d, &twice, 5), KS_EINVAL);
+    d = (ks_user_trace *)sink; /* not NULL: the failure must set it */
+    ck_assert_int_eq(ks_user_trace_create(&d, &twice, 5), KS_EINVAL);
+    ck_assert_ptr_null(d);
     error_names((const char *const[]){"names tensor a twice", NULL});
-    ck_assert_int_eq(ks_user_tensor(&d, "a", KS_F32, 3, shape, in, 0), -1);
-    error_names((const char *const[]){"declaration was refused", NULL});
-    ck_assert_ptr_null(ks_user_site(&d, 0, NULL, KS_EV_WORK, -1, 0));
-    ck_assert_int_eq(ks_user_launch_sim(&d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
+    ck_assert_int_eq(ks_user_add_tensor(d, "a", KS_F32, 3, shape, in, 0), KS_EINVAL);
+    error_names((const char *const[]){"ks_user_add_tensor: no trace descriptor", NULL});
+    ck_assert_ptr_null(ks_user_site(d, 0, NULL, KS_EV_WORK, -1, 0));
+    ck_assert_int_eq(ks_user_trace_set_params(d, "{}"), KS_EINVAL);
+    ck_assert_int_eq(ks_user_launch_sim(d, scale_traced, &a, ks_dims(0, 1, 1), ks_dims(8, 1, 1), path), KS_EINVAL);
+    error_names((const char *const[]){"ks_user_launch_sim: no trace descriptor", NULL});
+    ck_assert_int_eq(ks_user_write_launch(d, ks_dims(1, 1, 1), ks_dims(8, 1, 1), sink, "sim", path), KS_EINVAL);
+    ks_user_trace_destroy(d); /* NULL: nothing */
     static const ks_user_decl no_sites = {"empty", 1, 0, {"a"}, {"T_A"}, {NULL}, {NULL}};
-    ck_assert_int_eq(ks_user_trace_declare(&d, &no_sites, 5), KS_EINVAL);
+    ck_assert_int_eq(ks_user_trace_create(&d, &no_sites, 5), KS_EINVAL);
     error_names((const char *const[]){"0 sites", NULL});
     static const ks_user_decl long_op = {"an_operator_name_of_thirty_two_c", 1, 1, {"a"}, {"T_A"}, {"w"}, {"W"}};
-    ck_assert_int_eq(ks_user_trace_declare(&d, &long_op, 5), KS_EINVAL);
-    error_names((const char *const[]){"longer than 31", NULL});
-    ck_assert_int_eq(ks_user_trace_declare(&d, NULL, 5), KS_EINVAL);
+    ck_assert_int_eq(ks_user_trace_create(&d, &long_op, 5), KS_EINVAL);
+    error_names((const char *const[]){"an_operator_name_of_thirty_two_...", "longer than 31", NULL});
+    ck_assert_int_eq(ks_user_trace_create(&d, NULL, 5), KS_EINVAL);
+    ck_assert_int_eq(ks_user_trace_create(NULL, scale_decl(), 5), KS_EINVAL);
     ck_assert_int_ne(access(path, F_OK), 0);
+    /* params: a JSON object of at most 1023 bytes, copied; NULL clears them */
+    ck_assert_int_eq(ks_user_trace_create(&d, scale_decl(), 5), KS_OK);
+    ck_assert_int_eq(ks_user_trace_set_params(d, "[1, 2]"), KS_EINVAL);
+    error_names((const char *const[]){"scale: the params are not a JSON object", NULL});
+    ck_assert_int_eq(ks_user_trace_set_params(d, "{\"a\": "), KS_EINVAL);
+    char big[1100];
+    memset(big, ' ', sizeof big);
+    big[0] = '{', big[sizeof big - 2] = '}', big[sizeof big - 1] = 0;
+    ck_assert_int_eq(ks_user_trace_set_params(d, big), KS_EINVAL);
+    error_names((const char *const[]){"pass 1023 bytes", NULL});
+    ck_assert_int_eq(ks_user_trace_set_params(d, NULL), KS_OK);
+    /* a filter: kept and handed back; a reversed range refused */
+    ks_filter f = ks_filter_all();
+    f.index_lo = 2, f.every = 2;
+    ck_assert_int_eq(ks_user_trace_set_filter(d, f), KS_OK);
+    ck_assert_int_eq(ks_user_trace_filter(d).index_lo, 2);
+    ck_assert_int_eq(ks_user_trace_filter(d).every, 2);
+    f.index_hi = 1;
+    ck_assert_int_eq(ks_user_trace_set_filter(d, f), KS_EINVAL);
+    ck_assert_int_eq(ks_user_trace_filter(d).index_hi, ks_filter_all().index_hi);
+    ks_user_trace_destroy(d);
     ks_host_sink_free(sink);
 }
 END_TEST
@@ -489,27 +549,29 @@ static const ks_check_report *resize_run(int bug, float *in, float *out, float *
 {
     resize_args a = {bug, in, out, hist};
     const int64_t in_shape[3] = {RS_P, RS_H, RS_W}, out_shape[3] = {RS_P, RS_OH, RS_OW}, hist_shape[1] = {RS_NB};
-    static ks_user_trace d;
-    ck_assert_int_eq(ks_user_trace_declare(&d, resize_hist_decl(), RS_P * RS_OH * RS_OW), KS_OK);
-    d.params =
-        "{\"H\": 13, \"W\": 31, \"OH\": 17, \"OW\": 23, \"mapping\": \"per-thread:4\", \"work_shape\": [34, 23]}";
+    ks_user_trace *d = NULL;
+    ck_assert_int_eq(ks_user_trace_create(&d, resize_hist_decl(), RS_P * RS_OH * RS_OW), KS_OK);
+    ck_assert_int_eq(ks_user_trace_set_params(d, "{\"H\": 13, \"W\": 31, \"OH\": 17, \"OW\": 23, \"mapping\": "
+                                                 "\"per-thread:4\", \"work_shape\": [34, 23]}"),
+                     KS_OK);
     /* registered by name in another order than declared: the declaration's numbers hold */
-    ck_assert_int_eq(ks_user_tensor(&d, "hist", KS_F32, 1, hist_shape, hist, 1), RS_T_HIST);
-    ck_assert_int_eq(ks_user_tensor(&d, "input", KS_F32, 3, in_shape, in, 0), RS_T_INPUT);
-    ck_assert_int_eq(ks_user_tensor(&d, "output", KS_F32, 3, out_shape, out, 1), RS_T_OUTPUT);
-    ck_assert_ptr_nonnull(ks_user_site(&d, KS_BY_NAME, "resize.count", KS_EV_WRITE, RS_T_HIST, 0));
-    ks_site *w = ks_user_site(&d, RS_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
+    ck_assert_int_eq(ks_user_add_tensor(d, "hist", KS_F32, 1, hist_shape, hist, 1), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "input", KS_F32, 3, in_shape, in, 0), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "output", KS_F32, 3, out_shape, out, 1), KS_OK);
+    ck_assert_ptr_nonnull(ks_user_site(d, KS_BY_NAME, "resize.count", KS_EV_WRITE, RS_T_HIST, 0));
+    ks_site *w = ks_user_site(d, RS_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
     ck_assert_int_eq(ks_user_field_digit(w, "p", RS_OH * RS_OW, 0), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "oy", RS_OW, RS_OH), KS_OK);
     ck_assert_int_eq(ks_user_field_digit(w, "ox", 1, RS_OW), KS_OK);
     ck_assert_int_eq(ks_user_field_derived(w, "y0", "(int)fmaxf((oy + 0.5f) * H / OH - 0.5f, 0.0f)"), KS_OK);
     ck_assert_int_eq(ks_user_field_derived(w, "x0", "(int)fmaxf((ox + 0.5f) * W / OW - 0.5f, 0.0f)"), KS_OK);
-    ck_assert_ptr_nonnull(ks_user_site(&d, RS_SITE_WRITE, "resize.write", KS_EV_WRITE, RS_T_OUTPUT, 1));
-    ck_assert_ptr_nonnull(ks_user_site(&d, RS_SITE_SAMPLE, NULL, KS_EV_SAMPLE, RS_T_INPUT, 0));
+    ck_assert_ptr_nonnull(ks_user_site(d, RS_SITE_WRITE, "resize.write", KS_EV_WRITE, RS_T_OUTPUT, 1));
+    ck_assert_ptr_nonnull(ks_user_site(d, RS_SITE_SAMPLE, NULL, KS_EV_SAMPLE, RS_T_INPUT, 0));
     /* 2-D: x threads cover ceil(23 / 4) = 6 column groups (8, two idle), y the 34 rows (35) */
     const char *path = tmp_path("resize.kst");
-    ck_assert_msg(ks_user_launch_sim(&d, resize_traced, &a, ks_dims(2, 7, 1), ks_dims(4, 5, 1), path) == KS_OK, "%s",
+    ck_assert_msg(ks_user_launch_sim(d, resize_traced, &a, ks_dims(2, 7, 1), ks_dims(4, 5, 1), path) == KS_OK, "%s",
                   ks_error_message());
+    ks_user_trace_destroy(d);
     static ks_trace tr;
     const ks_check_report *rep = check_file(path, &tr);
     ks_trace_close(&tr);
@@ -605,17 +667,25 @@ static void spill_traced(ks_thread *t, const void *p)
     a->a[off] = -1.0f;
 }
 
-static void spill_describe(ks_user_trace *d, spill_args *a, float *b, int64_t nb)
+/* spill_traced's numbers, declared once */
+#define SP_TENSORS(X) X(SP_T_IN, "in") X(SP_T_A, "a") X(SP_T_B, "b")
+#define SP_SITES(X) X(SP_SITE_WORK, "spill.work") X(SP_SITE_READ, "spill.read") X(SP_SITE_WRITE, "spill.write")
+KS_DECLARE(spill, SP_TENSORS, SP_SITES)
+
+/* a descriptor for spill (the caller destroys it) */
+static ks_user_trace *spill_describe(spill_args *a, float *b, int64_t nb)
 {
     const int64_t shape[1] = {a->n}, bshape[1] = {nb};
-    old_init(d, "spill", a->n);
-    ck_assert_int_eq(ks_user_tensor(d, "in", KS_F32, 1, shape, (void *)a->in, 0), 0);
-    ck_assert_int_eq(ks_user_tensor(d, "a", KS_F32, 1, shape, a->a, 1), 1);
-    ck_assert_int_eq(ks_user_tensor(d, "b", KS_F32, 1, bshape, b, 1), 2);
-    ks_site *w = ks_user_site(d, 0, "spill.work", KS_EV_WORK, -1, 0);
+    ks_user_trace *d = NULL;
+    ck_assert_int_eq(ks_user_trace_create(&d, spill_decl(), a->n), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "in", KS_F32, 1, shape, (void *)a->in, 0), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "a", KS_F32, 1, shape, a->a, 1), KS_OK);
+    ck_assert_int_eq(ks_user_add_tensor(d, "b", KS_F32, 1, bshape, b, 1), KS_OK);
+    ks_site *w = ks_user_site(d, SP_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
     ck_assert_int_eq(ks_user_field_digit(w, "i", 1, 0), KS_OK);
-    ck_assert_ptr_nonnull(ks_user_site(d, 1, "spill.read", KS_EV_READ, 0, 0));
-    ck_assert_ptr_nonnull(ks_user_site(d, 2, "spill.write", KS_EV_WRITE, 1, 0));
+    ck_assert_ptr_nonnull(ks_user_site(d, SP_SITE_READ, NULL, KS_EV_READ, SP_T_IN, 0));
+    ck_assert_ptr_nonnull(ks_user_site(d, SP_SITE_WRITE, NULL, KS_EV_WRITE, SP_T_A, 0));
+    return d;
 }
 
 /* runs fn with stderr in a file; returns what it printed (static) */
@@ -664,9 +734,8 @@ START_TEST(accesses_outside_are_reported_and_not_made)
     for (int i = 0; i < N; ++i) in[i] = (float)(3 * i + 1), av[i] = 0.0f;
     for (int i = 0; i < NB; ++i) b[i] = (float)(100 + i);
     spill_args a = {N, 0, in, av};
-    static ks_user_trace d;
-    spill_describe(&d, &a, b, NB);
-    spill_run r = {&d, &a, tmp_path("spill.kst")};
+    ks_user_trace *d = spill_describe(&a, b, NB);
+    spill_run r = {d, &a, tmp_path("spill.kst")};
     int rc = -1;
     const char *err = stderr_of(spill_launch, &r, &rc);
     ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
@@ -677,6 +746,7 @@ START_TEST(accesses_outside_are_reported_and_not_made)
     ck_assert_msg(strstr(err, "spill: 10 accesses outside their tensor, not made on the host; the first: thread "
                               "(1,0,0) of block (0,0,0) at site spill.read reads in[20], outside its 19 elements"),
                   "%s", err);
+    ks_user_trace_destroy(d);
     static ks_trace tr;
     const ks_check_report *rep = check_file(r.path, &tr);
     ck_assert_msg(rep->violations == 10 && count_violations(rep, "offset 20 outside in (19 elements)") == 1 &&
@@ -700,12 +770,12 @@ START_TEST(a_wild_store_stops_the_simulation_not_the_program)
     for (int i = 0; i < N; ++i) av[i] = 7.0f;
     for (int i = 0; i < NB; ++i) b[i] = 9.0f;
     spill_args a = {N, (int64_t)1 << 40, in, av};
-    static ks_user_trace d;
-    spill_describe(&d, &a, b, NB);
-    spill_run r = {&d, &a, tmp_path("wild.kst")};
+    ks_user_trace *d = spill_describe(&a, b, NB);
+    spill_run r = {d, &a, tmp_path("wild.kst")};
     int rc = 0;
     (void)stderr_of(spill_launch, &r, &rc);
     ck_assert_int_eq(rc, KS_EINVAL);
+    ks_user_trace_destroy(d);
     /* signal 11; under AddressSanitizer the sanitizer stops it first (an exit status) */
     const char *m = ks_error_message();
     ck_assert_msg(strstr(m, "spill: the simulated body stopped (") &&

@@ -15,19 +15,26 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../kernels/core/ks_launch.h"
+#include "kst.h"
 
-static void init(ks_user_trace *d, const char *op, int64_t work_items)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->op, sizeof d->op, "%s", op ? op : "kernel");
-    d->op_too_long = op && strlen(op) >= KS_NAME_LEN; /* refused, not cut silently: see name_ok */
-    d->work_items = work_items;
-    d->filter = ks_filter_all();
-}
-
-void ks_user_trace_init(ks_user_trace *d, const char *op, int64_t work_items) { init(d, op, work_items); }
+/* The descriptor (opaque in ks_user.h). */
+struct ks_user_trace {
+    char op[KS_NAME_LEN];
+    char *params;       /* a JSON object (owned), or NULL: "{}" */
+    int64_t work_items; /* index 0 .. work_items - 1 */
+    int nsites;         /* = the declaration's; a registered one has a name */
+    ks_site sites[KS_MAX_SITES];
+    int ntensors;                      /* = the declaration's; a registered one has a name */
+    ks_tensor tensors[KS_MAX_TENSORS]; /* data: the caller's (host memory) */
+    int roles[KS_MAX_TENSORS];         /* KS_ROLE_INPUT or KS_ROLE_OUTPUT */
+    ks_filter filter;                  /* which work items to record (default: all) */
+    const ks_user_decl *decl;          /* the body's declaration */
+};
 
 _Static_assert(KS_DECL_TENSORS == KS_MAX_TENSORS && KS_DECL_SITES == KS_MAX_SITES, "ks_decl.h's limits");
+
+/* The bytes a params text may take: the trace's field (kst.h) less its NUL. */
+#define PARAMS_MAX 1023
 
 /* The number of `name` among the n names of a declaration, or -1. */
 static int decl_find(const char *const *names, int n, const char *name)
@@ -55,7 +62,7 @@ static const char *decl_list(const char *const *names, const char *const *ids, i
 }
 
 /* One list of a declaration: 1..max names of 1..KS_NAME_LEN-1 characters, none twice. */
-static int decl_list_ok(const char *op, const char *what, const char *const *names, int count, int max)
+static ks_status decl_list_ok(const char *op, const char *what, const char *const *names, int count, int max)
 {
     if (count < 1 || count > max)
         return ks_fail(KS_EINVAL, "%s: the declaration has %d %ss (1..%d)", op, count, what, max);
@@ -69,47 +76,85 @@ static int decl_list_ok(const char *op, const char *what, const char *const *nam
     return KS_OK;
 }
 
-int ks_user_trace_declare(ks_user_trace *d, const ks_user_decl *decl, int64_t work_items)
+ks_status ks_user_trace_create(ks_user_trace **out, const ks_user_decl *decl, int64_t work_items)
 {
-    init(d, decl ? decl->op : NULL, work_items);
-    int rc = decl ? KS_OK : ks_fail(KS_EINVAL, "ks_user_trace_declare: no declaration (KS_DECLARE's <op>_decl())");
-    if (!rc && (!decl->op || !*decl->op))
-        rc = ks_fail(KS_EINVAL, "ks_user_trace_declare: the declaration has no op name");
-    if (!rc && d->op_too_long)
-        rc = ks_fail(KS_EINVAL, "the op name '%s...' is longer than %d characters (a trace keeps %d)", d->op,
-                     KS_NAME_LEN - 1, KS_NAME_LEN - 1);
-    if (!rc) rc = decl_list_ok(d->op, "tensor", decl->tensors, decl->ntensors, KS_MAX_TENSORS);
-    if (!rc) rc = decl_list_ok(d->op, "site", decl->sites, decl->nsites, KS_MAX_SITES);
-    if (rc) {
-        d->refused = 1; /* every later call refuses too */
-        return rc;
-    }
+    if (!out) return ks_fail(KS_EINVAL, "ks_user_trace_create: no place for the handle");
+    *out = NULL;
+    if (!decl) return ks_fail(KS_EINVAL, "ks_user_trace_create: no declaration (KS_DECLARE's <op>_decl())");
+    if (!decl->op || !*decl->op) return ks_fail(KS_EINVAL, "ks_user_trace_create: the declaration has no op name");
+    if (strlen(decl->op) >= KS_NAME_LEN) /* refused, never cut */
+        return ks_fail(KS_EINVAL, "the op name '%.*s...' is longer than %d characters (a trace keeps %d)",
+                       KS_NAME_LEN - 1, decl->op, KS_NAME_LEN - 1, KS_NAME_LEN - 1);
+    ks_status rc = decl_list_ok(decl->op, "tensor", decl->tensors, decl->ntensors, KS_MAX_TENSORS);
+    if (!rc) rc = decl_list_ok(decl->op, "site", decl->sites, decl->nsites, KS_MAX_SITES);
+    if (rc) return rc;
+    ks_user_trace *d = calloc(1, sizeof *d);
+    if (!d) return ks_fail(KS_ENOMEM, "%s: out of memory for the trace descriptor", decl->op);
+    snprintf(d->op, sizeof d->op, "%s", decl->op);
+    d->work_items = work_items;
+    d->filter = ks_filter_all();
     d->decl = decl;
-    d->ntensors = decl->ntensors; /* registered: those with a name (ks_user_tensor) */
+    d->ntensors = decl->ntensors; /* registered: those with a name (ks_user_add_tensor) */
     d->nsites = decl->nsites;
+    *out = d;
     return KS_OK;
 }
 
-/* KS_OK, or the error of an op name longer than a trace holds (ks_user_trace_init cannot
- * return one: the next call does) or of a refused declaration */
-static int name_ok(const ks_user_trace *d)
+void ks_user_trace_destroy(ks_user_trace *d)
 {
-    if (d->refused) return ks_fail(KS_EINVAL, "%s: its declaration was refused (ks_user_trace_declare)", d->op);
-    if (!d->op_too_long) return KS_OK;
-    return ks_fail(KS_EINVAL, "the op name '%s...' is longer than %d characters (a trace keeps %d)", d->op,
-                   KS_NAME_LEN - 1, KS_NAME_LEN - 1);
+    if (!d) return;
+    free(d->params);
+    free(d);
 }
 
-/* With a declaration: every tensor and site it declares is registered (KS_OK), else the
- * error names the first missing one on both sides. */
-static int decl_complete(const ks_user_trace *d)
+/* KS_OK, or the error of a call on no descriptor */
+static ks_status handle_ok(const ks_user_trace *d, const char *call)
+{
+    return d ? KS_OK
+             : ks_fail(KS_EINVAL, "%s: no trace descriptor (NULL: ks_user_trace_create failed or was not called)",
+                       call);
+}
+
+ks_status ks_user_trace_set_params(ks_user_trace *d, const char *json)
+{
+    ks_status rc = handle_ok(d, "ks_user_trace_set_params");
+    if (rc) return rc;
+    char *copy = NULL;
+    if (json) {
+        cJSON *p = cJSON_Parse(json);
+        const int object = cJSON_IsObject(p);
+        cJSON_Delete(p);
+        if (!object) return ks_fail(KS_EINVAL, "%s: the params are not a JSON object: %.60s", d->op, json);
+        if (strlen(json) > PARAMS_MAX)
+            return ks_fail(KS_EINVAL, "%s: the params pass %d bytes (%zu)", d->op, PARAMS_MAX, strlen(json));
+        if (!(copy = strdup(json))) return ks_fail(KS_ENOMEM, "%s: out of memory for the params", d->op);
+    }
+    free(d->params);
+    d->params = copy;
+    return KS_OK;
+}
+
+ks_status ks_user_trace_set_filter(ks_user_trace *d, ks_filter filter)
+{
+    ks_status rc = handle_ok(d, "ks_user_trace_set_filter");
+    if (rc) return rc;
+    if (filter.every < 1 || filter.index_lo > filter.index_hi || filter.block_lo > filter.block_hi)
+        return ks_fail(KS_EINVAL, "%s: a filter needs every >= 1, index_lo <= index_hi, block_lo <= block_hi", d->op);
+    d->filter = filter;
+    return KS_OK;
+}
+
+ks_filter ks_user_trace_filter(const ks_user_trace *d) { return d ? d->filter : ks_filter_all(); }
+
+/* Every tensor and site the declaration declares is registered (KS_OK), else the error
+ * names the first missing one on both sides. */
+static ks_status decl_complete(const ks_user_trace *d)
 {
     const ks_user_decl *decl = d->decl;
-    if (!decl) return KS_OK;
     for (int t = 0; t < decl->ntensors; ++t)
         if (!d->tensors[t].name[0])
             return ks_fail(KS_EINVAL,
-                           "%s: the body declares tensor %s (%s = %d) but main never registers it (ks_user_tensor)",
+                           "%s: the body declares tensor %s (%s = %d) but main never registers it (ks_user_add_tensor)",
                            d->op, decl->tensors[t], decl->tensor_ids[t] ? decl->tensor_ids[t] : "?", t);
     for (int i = 0; i < decl->nsites; ++i)
         if (!d->sites[i].name[0])
@@ -119,30 +164,22 @@ static int decl_complete(const ks_user_trace *d)
     return KS_OK;
 }
 
-int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape, void *data,
-                   int output)
+/* ks_user_add_tensor's work: the tensor's number, or -1 with the error set */
+static int add_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape, void *data,
+                      int output)
 {
     char list[160];
-    if (name_ok(d)) return -1;
+    if (handle_ok(d, "ks_user_add_tensor")) return -1;
     const ks_user_decl *decl = d->decl;
-    if (!decl && d->ntensors == KS_MAX_TENSORS)
-        return ks_fail(KS_EINVAL, "%s: more than %d tensors", d->op, KS_MAX_TENSORS), -1;
     if (!name || !*name || strlen(name) >= KS_NAME_LEN)
         return ks_fail(KS_EINVAL, "%s: a tensor needs a name of 1..%d characters", d->op, KS_NAME_LEN - 1), -1;
-    int t = d->ntensors;
-    if (decl) { /* its number is the body's */
-        if ((t = decl_find(decl->tensors, decl->ntensors, name)) < 0)
-            return ks_fail(KS_EINVAL,
-                           "%s: main registers tensor %s, which the body's declaration lacks (it declares %s)", d->op,
-                           name, decl_list(decl->tensors, decl->tensor_ids, decl->ntensors, list, sizeof list)),
-                   -1;
-        if (d->tensors[t].name[0]) return ks_fail(KS_EINVAL, "%s: tensor %s registered twice", d->op, name), -1;
-    } else {
-        for (int u = 0; u < d->ntensors; ++u)
-            if (!strcmp(d->tensors[u].name, name))
-                return ks_fail(KS_EINVAL, "%s: tensor %s declared twice", d->op, name), -1;
-    }
-    if (ndim < 1 || ndim > KS_MAX_DIMS || (dtype != KS_F32 && dtype != KS_I32 && dtype != KS_I64) ||
+    const int t = decl_find(decl->tensors, decl->ntensors, name); /* its number is the body's */
+    if (t < 0)
+        return ks_fail(KS_EINVAL, "%s: main registers tensor %s, which the body's declaration lacks (it declares %s)",
+                       d->op, name, decl_list(decl->tensors, decl->tensor_ids, decl->ntensors, list, sizeof list)),
+               -1;
+    if (d->tensors[t].name[0]) return ks_fail(KS_EINVAL, "%s: tensor %s registered twice", d->op, name), -1;
+    if (ndim < 1 || ndim > KS_MAX_DIMS || !shape || (dtype != KS_F32 && dtype != KS_I32 && dtype != KS_I64) ||
         ks_shape_numel(ndim, shape, dtype) < 0)
         return ks_fail(KS_EINVAL, "%s: tensor %s has an invalid dtype or shape", d->op, name), -1;
     if (!data && ks_shape_numel(ndim, shape, dtype) > 0)
@@ -153,12 +190,17 @@ int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim,
     x->dtype = dtype, x->ndim = ndim, x->data = data;
     memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
     d->roles[t] = output ? KS_ROLE_OUTPUT : KS_ROLE_INPUT;
-    if (!decl) d->ntensors++;
     return t;
 }
 
-/* With a declaration: the site's number (id, or by name when id < 0), its name the
- * body's; -1 with the error naming both sides */
+ks_status ks_user_add_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape,
+                             void *data, int output)
+{
+    return add_tensor(d, name, dtype, ndim, shape, data, output) < 0 ? KS_EINVAL : KS_OK;
+}
+
+/* The site's number (id, or by name when id < 0), its name the body's; -1 with the error
+ * naming both sides */
 static int decl_site(const ks_user_trace *d, int id, const char **name)
 {
     const ks_user_decl *decl = d->decl;
@@ -193,26 +235,19 @@ static int decl_site(const ks_user_trace *d, int id, const char **name)
 
 ks_site *ks_user_site(ks_user_trace *d, int id, const char *name, int kind, int tensor, int writes)
 {
-    if (name_ok(d)) return NULL;
-    if (d->decl) {
-        if ((id = decl_site(d, id, &name)) < 0) return NULL;
-    } else if (id != d->nsites || id >= KS_MAX_SITES) {
-        return ks_fail(KS_EINVAL, "%s: declare sites in order 0, 1, ... (at most %d); got %d after %d", d->op,
-                       KS_MAX_SITES, id, d->nsites),
-               NULL;
-    }
+    if (handle_ok(d, "ks_user_site") || (id = decl_site(d, id, &name)) < 0) return NULL;
     if (kind < KS_EV_WORK || kind >= KS_EV_KINDS)
         return ks_fail(KS_EINVAL, "%s: site %s has an unknown kind", d->op, name), NULL;
     if (kind == KS_EV_WORK ? tensor != -1 : (tensor < 0 || tensor >= d->ntensors || !d->tensors[tensor].name[0]))
         return ks_fail(KS_EINVAL, "%s: site %s: %s", d->op, name,
                        kind == KS_EV_WORK ? "a work site touches no tensor (-1)"
-                       : d->decl && tensor >= 0 && tensor < d->ntensors
+                       : tensor >= 0 && tensor < d->ntensors
                            ? "its tensor is not registered yet (register tensors first)"
                            : "its tensor is not declared"),
                NULL;
     if (!name || !*name || strlen(name) >= KS_NAME_LEN)
         return ks_fail(KS_EINVAL, "%s: a site needs a name of 1..%d characters", d->op, KS_NAME_LEN - 1), NULL;
-    ks_site *s = d->decl ? &d->sites[id] : &d->sites[d->nsites++];
+    ks_site *s = &d->sites[id];
     memset(s, 0, sizeof *s);
     if (kind == KS_EV_WORK) {
         snprintf(s->name, sizeof s->name, "%s", name);
@@ -224,7 +259,7 @@ ks_site *ks_user_site(ks_user_trace *d, int id, const char *name, int kind, int 
     return s;
 }
 
-int ks_user_field_digit(ks_site *s, const char *name, int64_t stride, int64_t extent)
+ks_status ks_user_field_digit(ks_site *s, const char *name, int64_t stride, int64_t extent)
 {
     if (!s || s->kind != KS_EV_WORK || s->nfields == 8 || stride < 1 || extent < 0)
         return ks_fail(KS_EINVAL, "field %s: a work site has at most 8 fields, stride >= 1, extent >= 0", name);
@@ -232,7 +267,7 @@ int ks_user_field_digit(ks_site *s, const char *name, int64_t stride, int64_t ex
     return KS_OK;
 }
 
-int ks_user_field_derived(ks_site *s, const char *name, const char *expr)
+ks_status ks_user_field_derived(ks_site *s, const char *name, const char *expr)
 {
     if (!s || s->kind != KS_EV_WORK || s->nfields == 8)
         return ks_fail(KS_EINVAL, "field %s: a work site has at most 8 fields", name);
@@ -291,11 +326,11 @@ static int params_with_dims(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block,
                 : ks_fail(KS_EINVAL, "%s: the params with the launch's grid and block pass %zu bytes", d->op, n - 1);
 }
 
-int ks_user_write_launch(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, const ks_sink *sink, const char *device,
-                         const char *path)
+ks_status ks_user_write_launch(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, const ks_sink *sink,
+                               const char *device, const char *path)
 {
     static ks_trace tr; /* large: not on the stack */
-    if (name_ok(d) || decl_complete(d)) return KS_EINVAL;
+    if (handle_ok(d, "ks_user_write_launch") || decl_complete(d)) return KS_EINVAL;
     if (d->nsites < 1 || d->sites[0].kind != KS_EV_WORK)
         return ks_fail(KS_EINVAL, "%s: site 0 must be the work site (ks_user_site(d, 0, ..., KS_EV_WORK, -1, 0))",
                        d->op);
@@ -485,10 +520,10 @@ static int run_isolated(const ks_user_trace *d, ks_dim3 grid, ks_dim3 block, ks_
     return rc;
 }
 
-int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *args, ks_dim3 grid, ks_dim3 block,
-                       const char *path)
+ks_status ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *args, ks_dim3 grid, ks_dim3 block,
+                             const char *path)
 {
-    if (name_ok(d) || decl_complete(d)) return KS_EINVAL;
+    if (handle_ok(d, "ks_user_launch_sim") || decl_complete(d)) return KS_EINVAL;
     if (d->work_items < 0) return ks_fail(KS_EINVAL, "%s: work items must be >= 0", d->op);
     block = dims_or_one(block);
     if (!grid.x && grid.y <= 1 && grid.z <= 1 && !multi_dim(grid, block)) { /* enough blocks */
@@ -507,22 +542,29 @@ int ks_user_launch_sim(const ks_user_trace *d, ks_sim_body body, const void *arg
     return run_isolated(d, grid, block, body, args, path);
 }
 
-/* the deprecated 1-D names (ks_user.h) */
-int ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_sink *sink, const char *device,
-                  const char *path)
+/* the deprecated names (ks_user.h), kept for 0.4 */
+int ks_user_tensor(ks_user_trace *d, const char *name, ks_dtype dtype, int ndim, const int64_t *shape, void *data,
+                   int output)
 {
+    return add_tensor(d, name, dtype, ndim, shape, data, output);
+}
+
+ks_status ks_user_write(const ks_user_trace *d, int threads, int64_t blocks, const ks_sink *sink, const char *device,
+                        const char *path)
+{
+    ks_status rc = handle_ok(d, "ks_user_write");
+    if (rc) return rc;
     if (threads < 1 || threads > 1024 || blocks < 1 || blocks > UINT32_MAX)
-        return name_ok(d) ? KS_EINVAL
-                          : ks_fail(KS_EINVAL, "%s: %lld blocks of %d threads is no launch", d->op, (long long)blocks,
-                                    threads);
+        return ks_fail(KS_EINVAL, "%s: %lld blocks of %d threads is no launch", d->op, (long long)blocks, threads);
     return ks_user_write_launch(d, ks_dims((uint32_t)blocks, 1, 1), ks_dims((uint32_t)threads, 1, 1), sink, device,
                                 path);
 }
 
-int ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, int threads, int64_t blocks,
-                    const char *path)
+ks_status ks_user_run_sim(const ks_user_trace *d, ks_sim_body body, const void *args, int threads, int64_t blocks,
+                          const char *path)
 {
-    if (name_ok(d)) return KS_EINVAL;
+    ks_status rc = handle_ok(d, "ks_user_run_sim");
+    if (rc) return rc;
     if (threads < 1 || threads > 1024)
         return ks_fail(KS_EINVAL, "%s: threads must be in 1..1024 (got %d)", d->op, threads);
     if (d->work_items < 0 || blocks < 0) return ks_fail(KS_EINVAL, "%s: work items and blocks must be >= 0", d->op);

@@ -1,5 +1,7 @@
-/* kst.h - the KernelScope trace file (.kst): one launch's parameters, launch
- * configuration, site schema, tensors and events. Byte layout: docs/trace-format.md.
+/* kst.h - the KernelScope trace file (.kst), inside KernelScope (not installed: the SDK's
+ * reading API is ks_trace.h, whose opaque ks_trace this header defines). One launch's
+ * parameters, launch configuration, site schema, tensors and events. Byte layout:
+ * docs/trace-format.md.
  *
  * Writing: fill a ks_trace (pointers to your tensors and events) and call
  * ks_trace_write; the file appears whole or not at all (temporary file + rename).
@@ -15,6 +17,7 @@
 
 #include "../kernels/core/ks_event.h"
 #include "../kernels/core/ks_schema.h"
+#include "ks_trace.h" /* the public half: ks_trace (opaque there), KS_MAX_TENSORS, roles */
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,9 +27,6 @@ extern "C" {
 #define KS_KST_VERSION 2 /* what ks_trace_write writes unless told 1; both are read */
 #define KS_KST_PREAMBLE 24
 #define KS_KST_ALIGN 64
-#define KS_MAX_TENSORS 24
-
-enum ks_tensor_role { KS_ROLE_INPUT = 0, KS_ROLE_OUTPUT = 1 };
 
 typedef struct ks_section {
     uint64_t offset; /* from the start of the data area */
@@ -34,7 +34,7 @@ typedef struct ks_section {
     uint32_t crc32;
 } ks_section;
 
-typedef struct ks_trace {
+struct ks_trace {
     char op[KS_NAME_LEN];
     char variant[16];  /* "traced" */
     char device[128];  /* "sim" or the GPU's name */
@@ -63,40 +63,24 @@ typedef struct ks_trace {
     uint64_t chunk_events;
     ks_event *decoded;
     uint64_t file_events; /* the file's count (nevents counts those loaded) */
-} ks_trace;
+};
 
 int ks_trace_write(const char *path, const ks_trace *tr);
 /* The same into an output the caller opened (trace/ks_file.h: ks_out_open) and finishes,
  * commits or aborts: a trace staged with other files that appear together or not at all. */
 struct ks_out_file;
 int ks_trace_put(struct ks_out_file *o, const ks_trace *tr);
-/* Opens and validates the structure of a trace. On error nothing stays mapped. */
+/* Opens and validates the structure of a trace into tr (the caller's). On error nothing
+ * stays mapped. ks_trace_load (ks_trace.h) is this on a handle. */
 int ks_trace_open(const char *path, ks_trace *tr);
 /* The header and (version 2) the chunk index only: tr->events is NULL and tr->nevents 0
- * until ks_trace_load_range decodes what a reader needs, so a look at one work item of a
- * huge trace reads only its chunks. A version 1 file opens as ks_trace_open does. */
+ * until ks_trace_load_range decodes what a reader needs (ks_trace.h). A version 1 file
+ * opens as ks_trace_open does. */
 int ks_trace_open_lazy(const char *path, ks_trace *tr);
-/* Decodes the chunks whose work indices meet [lo, hi] (INT64_MIN, INT64_MAX: all), in file
- * order, into tr->events / tr->nevents (replacing what was loaded). A version 1 file keeps
- * all its events. */
-int ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi);
-/* Chunk by chunk, for a reader that looks at every event once (info's counts): the number
- * of chunks (a version 1 file: 1, all its events), and chunks first .. first + count - 1
- * decoded into tr->events / tr->nevents. */
-uint64_t ks_trace_chunks(const ks_trace *tr);
-int ks_trace_load_chunks(ks_trace *tr, uint64_t first, uint64_t count);
-/* Checks the header's and every section's CRC-32. */
-int ks_trace_verify(const ks_trace *tr);
 void ks_trace_close(ks_trace *tr);
-
-/* 1 when an event's site, kind and tensor agree with the header (what every printer and
- * index needs before it looks an id up: a crafted file may hold any numbers), else 0. */
-int ks_event_fits(const ks_trace *tr, const ks_event *e);
-
-/* Index of the tensor called name, or -1. */
-int ks_trace_tensor(const ks_trace *tr, const char *name);
-const char *ks_event_kind_name(int kind); /* "work", "read", ... or "?" */
-int ks_event_kind_parse(const char *s);   /* 0 when unknown */
+/* ks_trace.h also declares, on the same struct: ks_trace_verify, ks_trace_load_range,
+ * ks_trace_chunks, ks_trace_load_chunks, ks_event_fits, ks_trace_tensor,
+ * ks_event_kind_name, ks_event_kind_parse. */
 
 #ifdef __cplusplus
 }

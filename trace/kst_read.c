@@ -412,7 +412,7 @@ static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi, uint64_t k0, uint
     return KS_OK;
 }
 
-int ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi)
+ks_status ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi)
 {
     if (tr->version == 1) return KS_OK; /* mapped whole: every event is there */
     return decode_chunks(tr, lo, hi, 0, UINT64_MAX);
@@ -420,7 +420,7 @@ int ks_trace_load_range(ks_trace *tr, int64_t lo, int64_t hi)
 
 uint64_t ks_trace_chunks(const ks_trace *tr) { return tr->version == 1 ? 1 : tr->index_sec.length / KS_KST2_ENTRY; }
 
-int ks_trace_load_chunks(ks_trace *tr, uint64_t first, uint64_t count)
+ks_status ks_trace_load_chunks(ks_trace *tr, uint64_t first, uint64_t count)
 {
     if (tr->version == 1) return KS_OK;
     return decode_chunks(tr, INT64_MIN, INT64_MAX, first, count > UINT64_MAX - first ? UINT64_MAX : first + count);
@@ -570,7 +570,7 @@ int ks_trace_open(const char *path, ks_trace *tr) { return open_trace(path, tr, 
 
 int ks_trace_open_lazy(const char *path, ks_trace *tr) { return open_trace(path, tr, 1); }
 
-int ks_trace_verify(const ks_trace *tr)
+ks_status ks_trace_verify(const ks_trace *tr)
 {
     for (int i = 0; i < tr->ntensors; ++i) {
         const ks_section *s = &tr->tensor_sec[i];

@@ -6,12 +6,13 @@
  *   sites and tensors  ks_site, ks_field, ks_tensor, ks_dtype         kernels/core/ks_schema.h
  *   the simulator      ks_sim_launch_dims, ks_sim_launch              kernels/core/ks_sim.h
  *   GPU memory, sinks  ks_cuda_malloc, ks_cuda_sink_create, ...       kernels/core/ks_cuda_api.h
- *   errors             ks_error_message                               kernels/core/ks_error.h
+ *   errors             ks_status, ks_error_message, ks_status_string  kernels/core/ks_error.h
  *   one declaration    KS_DECLARE: the body's tensors and sites       kernels/core/ks_decl.h
- *   your trace         ks_user_trace_declare, ks_user_launch_sim,     trace/ks_user.h
- *                      ks_dims, ks_user_tensor, ks_user_site,
- *                      ks_user_write_launch (any launch shape)
- *   reading traces     ks_trace_open, ks_trace_close                  trace/kst.h
+ *   your trace         ks_user_trace_create/_destroy (a handle),      trace/ks_user.h
+ *                      ks_user_add_tensor, ks_user_site, ks_dims,
+ *                      ks_user_launch_sim, ks_user_write_launch
+ *   reading traces     ks_trace_load/_destroy (a handle), accessors   trace/ks_trace.h
+ *   the API's marks    KS_API (exported), KS_DEPRECATED               kernels/core/ks_api.h
  * In a .cu file also <kscope/kernels/core/ks_cuda.h>: KS_CUDA_WRAPPERS and
  * KS_THREAD_FROM_BUILTINS. A body compiled in every variant: #define KS_BODY "my_body.h",
  * then #include <kscope/kernels/core/ks_variants.h> (kscope_add_kernel in CMake does this).
@@ -22,6 +23,7 @@
 #define KSCOPE_H
 
 #include "ks_version.h" /* KS_VERSION_MAJOR, _MINOR, _PATCH, KS_VERSION_STRING */
+#include "kernels/core/ks_api.h"
 #include "kernels/core/ks_core.h"
 #include "kernels/core/ks_cuda_api.h"
 #include "kernels/core/ks_error.h"
@@ -30,6 +32,6 @@
 #include "kernels/core/ks_schema.h"
 #include "kernels/core/ks_sim.h"
 #include "trace/ks_user.h"
-#include "trace/kst.h"
+#include "trace/ks_trace.h"
 
 #endif

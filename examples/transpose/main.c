@@ -14,41 +14,43 @@
 
 enum { P = 3, N = 6 };
 
-static int describe(ks_user_trace *d, int bug, float *input, float *output)
+/* The trace's descriptor (a handle the caller destroys), or NULL with the message set. */
+static ks_user_trace *describe(int bug, float *input, float *output)
 {
     const int64_t shape[3] = {P, N, N};
-    if (ks_user_trace_declare(d, transpose_decl(), (int64_t)P * N * N)) return 1; /* the body's declaration */
-    d->params = bug ? "{\"n\": 6, \"bug\": true}" : "{\"n\": 6, \"bug\": false}";
-    if (ks_user_tensor(d, "input", KS_F32, 3, shape, input, 0) < 0 ||
-        ks_user_tensor(d, "output", KS_F32, 3, shape, output, 1) < 0)
-        return 1;
-    ks_site *w = ks_user_site(d, TR_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
-    if (!w || ks_user_field_digit(w, "p", N * N, 0) || ks_user_field_digit(w, "y", N, N) ||
-        ks_user_field_digit(w, "x", 1, N))
-        return 1;
-    if (!ks_user_site(d, KS_BY_NAME, "transpose.read", KS_EV_READ, TR_T_INPUT, 0) || /* by name works too */
-        !ks_user_site(d, TR_SITE_WRITE, NULL, KS_EV_WRITE, TR_T_OUTPUT, 1))          /* each element once */
-        return 1;
-    return 0;
+    ks_user_trace *d = NULL;
+    if (ks_user_trace_create(&d, transpose_decl(), (int64_t)P * N * N)) return NULL; /* the body's declaration */
+    ks_site *w = NULL;
+    if (ks_user_trace_set_params(d, bug ? "{\"n\": 6, \"bug\": true}" : "{\"n\": 6, \"bug\": false}") ||
+        ks_user_add_tensor(d, "input", KS_F32, 3, shape, input, 0) ||
+        ks_user_add_tensor(d, "output", KS_F32, 3, shape, output, 1) ||
+        !(w = ks_user_site(d, TR_SITE_WORK, NULL, KS_EV_WORK, -1, 0)) || ks_user_field_digit(w, "p", N * N, 0) ||
+        ks_user_field_digit(w, "y", N, N) || ks_user_field_digit(w, "x", 1, N) ||
+        !ks_user_site(d, KS_BY_NAME, "transpose.read", KS_EV_READ, TR_T_INPUT, 0) || /* by name works too */
+        !ks_user_site(d, TR_SITE_WRITE, NULL, KS_EV_WRITE, TR_T_OUTPUT, 1)) {        /* each element once */
+        ks_user_trace_destroy(d);
+        return NULL;
+    }
+    return d;
 }
 
 #ifdef WITH_CUDA
-static int run_cuda(const ks_user_trace *d, transpose_args *a, float *output, const char *path)
+static ks_status run_cuda(const ks_user_trace *d, transpose_args *a, float *output, const char *path)
 {
     transpose_args g = *a;
     ks_sink dev;
     char name[128];
     const size_t bytes = (size_t)P * N * N * 4;
     const unsigned blocks = (P * N * N + 63) / 64;
-    int rc = ks_cuda_device_name(name, sizeof name);
+    ks_status rc = ks_cuda_device_name(name, sizeof name);
     if (!rc) rc = ks_cuda_malloc((void **)&g.input, bytes);
     if (!rc) rc = ks_cuda_malloc((void **)&g.output, bytes);
     if (!rc) rc = ks_cuda_upload((void *)g.input, a->input, bytes);
-    if (!rc) rc = ks_cuda_sink_create(&dev, 1 << 16, d->filter);
+    if (!rc) rc = ks_cuda_sink_create(&dev, 1 << 16, ks_user_trace_filter(d));
     if (!rc) rc = transpose_cuda(&g, blocks, 64, &dev);
     if (!rc) rc = ks_cuda_sync();
     if (!rc) rc = ks_cuda_download(output, g.output, bytes);
-    ks_sink *host = rc ? NULL : ks_host_sink_create(0, d->filter);
+    ks_sink *host = rc ? NULL : ks_host_sink_create(0, ks_user_trace_filter(d));
     if (!rc && !host) rc = KS_ENOMEM;
     if (!rc) rc = ks_cuda_sink_download(&dev, host);
     if (!rc) rc = ks_user_write_launch(d, ks_dims(blocks, 1, 1), ks_dims(64, 1, 1), host, name, path);
@@ -76,25 +78,27 @@ int main(int argc, char **argv)
     static float input[P * N * N], output[P * N * N];
     for (int i = 0; i < P * N * N; ++i) input[i] = (float)i;
     a.input = input, a.output = output;
-    static ks_user_trace d;
-    if (describe(&d, a.bug, input, output)) {
+    ks_user_trace *d = describe(a.bug, input, output); /* a handle: destroyed below */
+    if (!d) {
         fprintf(stderr, "transpose: %s\n", ks_error_message());
         return 2;
     }
-    int rc;
+    ks_status rc;
     if (!strcmp(device, "cuda")) {
 #ifdef WITH_CUDA
-        rc = run_cuda(&d, &a, output, path);
+        rc = run_cuda(d, &a, output, path);
 #else
         fprintf(stderr, "transpose: built without CUDA (configure with -DKS_EXAMPLE_CUDA=ON)\n");
+        ks_user_trace_destroy(d);
         return 2;
 #endif
     } else {
-        rc = ks_user_launch_sim(&d, transpose_sim_traced, &a, ks_dims(0, 1, 1), ks_dims(64, 1, 1),
+        rc = ks_user_launch_sim(d, transpose_sim_traced, &a, ks_dims(0, 1, 1), ks_dims(64, 1, 1),
                                 path); /* grid 0: enough */
     }
+    ks_user_trace_destroy(d);
     if (rc) {
-        fprintf(stderr, "transpose: %s\n", ks_error_message());
+        fprintf(stderr, "transpose: %s (%s)\n", ks_error_message(), ks_status_string(rc));
         return 2;
     }
     printf("transpose: %s (%s%s)\n", path, device, a.bug ? ", with the planted bug" : "");

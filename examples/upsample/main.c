@@ -13,52 +13,55 @@
 enum { P = 2, H = 5, W = 7, OH = 10, OW = 14 };
 
 /* The trace's descriptor: what each site and field is, the formulas `check` holds the
- * recorded fields to (the correct kernel's), the tensors. */
-static int describe(ks_user_trace *d, const upsample_args *a, float *input, float *output)
+ * recorded fields to (the correct kernel's), the tensors. NULL on error (message set). */
+static ks_user_trace *describe(const upsample_args *a, float *input, float *output)
 {
     char e[96], params[128];
     const int64_t in_shape[3] = {P, H, W}, out_shape[3] = {P, OH, OW};
-    if (ks_user_trace_declare(d, upsample_decl(), (int64_t)P * OH * OW)) return 1; /* the body's declaration */
+    ks_user_trace *d = NULL;
+    if (ks_user_trace_create(&d, upsample_decl(), (int64_t)P * OH * OW)) return NULL; /* the body's declaration */
     snprintf(params, sizeof params, "{\"align_corners\": %s, \"bug\": %s}", a->align_corners ? "true" : "false",
              a->bug ? "true" : "false");
-    d->params = strdup(params);
-    /* tensors by name (numbered as the body declares them), then sites by enum (NULL: the
-     * declared name) */
-    if (ks_user_tensor(d, "input", KS_F32, 3, in_shape, input, 0) < 0 ||
-        ks_user_tensor(d, "output", KS_F32, 3, out_shape, output, 1) < 0)
-        return 1;
+    /* params (copied), tensors by name (numbered as the body declares them), then sites by
+     * enum (NULL: the declared name) */
+    if (ks_user_trace_set_params(d, params) || ks_user_add_tensor(d, "input", KS_F32, 3, in_shape, input, 0) ||
+        ks_user_add_tensor(d, "output", KS_F32, 3, out_shape, output, 1))
+        goto fail;
     ks_site *w = ks_user_site(d, UP_SITE_WORK, NULL, KS_EV_WORK, -1, 0);
     if (!w || ks_user_field_digit(w, "p", OH * OW, 0) || ks_user_field_digit(w, "oy", OW, OH) ||
         ks_user_field_digit(w, "ox", 1, OW))
-        return 1;
+        goto fail;
     if (a->align_corners) /* y0 = floor(oy * (H - 1) / (OH - 1)) */
         snprintf(e, sizeof e, "oy * %d / %d", H - 1, OH - 1);
     else /* y0 = floor(max((oy + 0.5) * H / OH - 0.5, 0)): the numerator below is >= -OH */
         snprintf(e, sizeof e, "((2 * oy + 1) * %d - %d) / %d", H, OH, 2 * OH);
-    if (ks_user_field_derived(w, "y0", e)) return 1;
+    if (ks_user_field_derived(w, "y0", e)) goto fail;
     if (a->align_corners) snprintf(e, sizeof e, "ox * %d / %d", W - 1, OW - 1);
     else snprintf(e, sizeof e, "((2 * ox + 1) * %d - %d) / %d", W, OW, 2 * OW);
-    if (ks_user_field_derived(w, "x0", e)) return 1;
+    if (ks_user_field_derived(w, "x0", e)) goto fail;
     if (!ks_user_site(d, UP_SITE_SAMPLE, NULL, KS_EV_SAMPLE, UP_T_INPUT, 0) ||
         !ks_user_site(d, UP_SITE_WRITE, NULL, KS_EV_WRITE, UP_T_OUTPUT, 1))
-        return 1;
-    return 0;
+        goto fail;
+    return d;
+fail:
+    ks_user_trace_destroy(d);
+    return NULL;
 }
 
 #ifdef WITH_CUDA
 /* The same body on the GPU: device copies, a device sink, the traced kernel, then
  * everything back to the host and into the trace. */
-static int run_cuda(const ks_user_trace *d, upsample_args *a, float *output, const char *path)
+static ks_status run_cuda(const ks_user_trace *d, upsample_args *a, float *output, const char *path)
 {
     upsample_args g = *a;
     ks_sink dev;
     char name[128];
     const size_t in_bytes = (size_t)P * H * W * 4, out_bytes = (size_t)P * OH * OW * 4;
-    int rc = ks_cuda_device_name(name, sizeof name);
+    ks_status rc = ks_cuda_device_name(name, sizeof name);
     if (!rc) rc = ks_cuda_malloc((void **)&g.input, in_bytes);
     if (!rc) rc = ks_cuda_malloc((void **)&g.output, out_bytes);
     if (!rc) rc = ks_cuda_upload((void *)g.input, a->input, in_bytes);
-    if (!rc) rc = ks_cuda_sink_create(&dev, 1 << 16, d->filter);
+    if (!rc) rc = ks_cuda_sink_create(&dev, 1 << 16, ks_user_trace_filter(d));
     /* first plain, through the 32-bit variant (every size here is far below 2^30), then
      * traced: the two outputs must be the same bits */
     float *plain = malloc(out_bytes);
@@ -74,7 +77,7 @@ static int run_cuda(const ks_user_trace *d, upsample_args *a, float *output, con
         rc = KS_ECHECK;
     }
     free(plain);
-    ks_sink *host = rc ? NULL : ks_host_sink_create(0, d->filter);
+    ks_sink *host = rc ? NULL : ks_host_sink_create(0, ks_user_trace_filter(d));
     if (!rc && !host) rc = KS_ENOMEM;
     if (!rc) rc = ks_cuda_sink_download(&dev, host);
     if (!rc)
@@ -108,25 +111,27 @@ int main(int argc, char **argv)
     static float input[P * H * W], output[P * OH * OW];
     for (int i = 0; i < P * H * W; ++i) input[i] = (float)(i % 13) / 4.0f;
     a.input = input, a.output = output;
-    static ks_user_trace d;
-    if (describe(&d, &a, input, output)) {
+    ks_user_trace *d = describe(&a, input, output); /* a handle: destroyed below */
+    if (!d) {
         fprintf(stderr, "upsample: %s\n", ks_error_message());
         return 2;
     }
-    int rc;
+    ks_status rc;
     if (!strcmp(device, "cuda")) {
 #ifdef WITH_CUDA
-        rc = run_cuda(&d, &a, output, path);
+        rc = run_cuda(d, &a, output, path);
 #else
         fprintf(stderr, "upsample: built without CUDA (configure with -DKS_EXAMPLE_CUDA=ON)\n");
+        ks_user_trace_destroy(d);
         return 2;
 #endif
     } else {
-        rc = ks_user_launch_sim(&d, upsample_sim_traced, &a, ks_dims(0, 1, 1), ks_dims(128, 1, 1),
+        rc = ks_user_launch_sim(d, upsample_sim_traced, &a, ks_dims(0, 1, 1), ks_dims(128, 1, 1),
                                 path); /* grid 0: enough */
     }
+    ks_user_trace_destroy(d);
     if (rc) {
-        fprintf(stderr, "upsample: %s\n", ks_error_message());
+        fprintf(stderr, "upsample: %s (%s)\n", ks_error_message(), ks_status_string(rc));
         return 2;
     }
     printf("upsample: %s (%s, %s%s)\n", path, device, a.align_corners ? "align_corners" : "half-pixel centres",

@@ -135,7 +135,8 @@ static int run(ks_exec *x, const ks_run *r, void *const *ptr)
     gemm.weight = ptr[KS_CONV_T_WEIGHT], gemm.columns = ptr[KS_CONV_T_COLUMNS], gemm.output = ptr[KS_CONV_T_OUTPUT];
     int rc = ks_exec_kernel(x, K_IM2COL, &im, im.batch * im.channels * im.height_col * im.width_col);
     return rc ? rc
-              : ks_exec_kernel(x, K_GEMM, &gemm, gemm.batch * gemm.out_channels * gemm.height_col * gemm.width_col);
+              : (int)ks_exec_kernel(x, K_GEMM, &gemm,
+                                    gemm.batch * gemm.out_channels * gemm.height_col * gemm.width_col);
 }
 
 const ks_op ks_op_conv2d = {

@@ -21,21 +21,21 @@ extern "C" int ks_cuda_device_count(void)
     return n;
 }
 
-extern "C" int ks_cuda_device_name(char *buf, size_t n)
+extern "C" ks_status ks_cuda_device_name(char *buf, size_t n)
 {
     int dev = 0;
     cudaDeviceProp prop;
-    int rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    ks_status rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
     if (!rc) rc = ks_cuda_ok(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
     if (rc) return rc;
     snprintf(buf, n, "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
     return KS_OK;
 }
 
-extern "C" int ks_cuda_shared_optin_bytes(int64_t *bytes)
+extern "C" ks_status ks_cuda_shared_optin_bytes(int64_t *bytes)
 {
     int dev = 0, optin = 0;
-    int rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    ks_status rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
     if (!rc)
         rc = ks_cuda_ok(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
                         "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
@@ -67,14 +67,14 @@ static void scratch_free_all(void)
     cudaSetDevice(cur);
 }
 
-extern "C" int ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *token)
+extern "C" ks_status ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *token)
 {
     cudaStream_t s = (cudaStream_t)stream;
     int dev = -1;
     *p = NULL, *token = -1;
     /* not while a CUDA graph is captured: no cudaMalloc there, and the event is outside it */
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-    int rc = ks_cuda_ok(cudaStreamIsCapturing(s, &cap), "cudaStreamIsCapturing");
+    ks_status rc = ks_cuda_ok(cudaStreamIsCapturing(s, &cap), "cudaStreamIsCapturing");
     if (rc || cap != cudaStreamCaptureStatusNone) return rc;
     rc = ks_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
     if (rc || dev < 0 || dev >= KS_SCRATCH_DEVICES) return rc;
@@ -108,15 +108,15 @@ extern "C" int ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *to
     return KS_OK;
 }
 
-extern "C" int ks_cuda_scratch_done(int token, void *stream)
+extern "C" ks_status ks_cuda_scratch_done(int token, void *stream)
 {
     if (token < 0 || token >= KS_SCRATCH_DEVICES) return ks_fail(KS_EINVAL, "no scratch %d is held", token);
-    const int rc = ks_cuda_ok(cudaEventRecord(scratch[token].done, (cudaStream_t)stream), "cudaEventRecord");
+    const ks_status rc = ks_cuda_ok(cudaEventRecord(scratch[token].done, (cudaStream_t)stream), "cudaEventRecord");
     pthread_mutex_unlock(&scratch_lock);
     return rc;
 }
 
-extern "C" int ks_cuda_malloc(void **p, size_t bytes)
+extern "C" ks_status ks_cuda_malloc(void **p, size_t bytes)
 {
     *p = NULL;
     return ks_cuda_ok(cudaMalloc(p, bytes ? bytes : 1), "cudaMalloc");
@@ -127,38 +127,38 @@ extern "C" void ks_cuda_free(void *p)
     if (p) cudaFree(p);
 }
 
-extern "C" int ks_cuda_upload(void *dst, const void *src, size_t bytes)
+extern "C" ks_status ks_cuda_upload(void *dst, const void *src, size_t bytes)
 {
     return ks_cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
 }
 
-extern "C" int ks_cuda_download(void *dst, const void *src, size_t bytes)
+extern "C" ks_status ks_cuda_download(void *dst, const void *src, size_t bytes)
 {
     return ks_cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
 }
 
-extern "C" int ks_cuda_memset(void *dst, int byte, size_t bytes)
+extern "C" ks_status ks_cuda_memset(void *dst, int byte, size_t bytes)
 {
     return ks_cuda_ok(cudaMemset(dst, byte, bytes), "cudaMemset");
 }
 
-extern "C" int ks_cuda_memset_async(void *dst, int byte, size_t bytes, void *stream)
+extern "C" ks_status ks_cuda_memset_async(void *dst, int byte, size_t bytes, void *stream)
 {
     return ks_cuda_ok(cudaMemsetAsync(dst, byte, bytes, (cudaStream_t)stream), "cudaMemsetAsync");
 }
 
-extern "C" int ks_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream)
+extern "C" ks_status ks_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream)
 {
     return ks_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream),
                       "cudaMemcpyAsync");
 }
 
-extern "C" int ks_cuda_sync(void) { return ks_cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+extern "C" ks_status ks_cuda_sync(void) { return ks_cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
-extern "C" int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)
+extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)
 {
     memset(out, 0, sizeof *out);
-    int rc = ks_cuda_malloc((void **)&out->events, capacity * sizeof(ks_event));
+    ks_status rc = ks_cuda_malloc((void **)&out->events, capacity * sizeof(ks_event));
     if (!rc) rc = ks_cuda_malloc((void **)&out->counters, 2 * sizeof(unsigned long long));
     if (!rc) rc = ks_cuda_memset(out->counters, 0, 2 * sizeof(unsigned long long));
     if (rc) {
@@ -172,20 +172,20 @@ extern "C" int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks
 }
 
 /* queued on the default stream, before the next traced launch, without waiting for it */
-extern "C" int ks_cuda_sink_reset(ks_sink *dev)
+extern "C" ks_status ks_cuda_sink_reset(ks_sink *dev)
 {
     return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, 2 * sizeof(unsigned long long), 0), "cudaMemsetAsync");
 }
 
-extern "C" int ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed)
+extern "C" ks_status ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed)
 {
     return ks_cuda_download(claimed, dev->counters, sizeof *claimed);
 }
 
-extern "C" int ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
+extern "C" ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
 {
     unsigned long long c[2];
-    int rc = ks_cuda_download(c, dev->counters, sizeof c);
+    ks_status rc = ks_cuda_download(c, dev->counters, sizeof c);
     if (rc) return rc;
     unsigned long long n = c[0] < dev->capacity ? c[0] : dev->capacity;
     while (host->capacity - host->counters[0] < n) {
@@ -229,7 +229,7 @@ static size_t group_cap = 0;
 #define KS_BLAS_PTR(f) static decltype(&f) p_##f = NULL;
 KS_BLAS_FNS(KS_BLAS_PTR)
 
-static int blas_load(void)
+static ks_status blas_load(void)
 {
     static int loaded = 0;
     static char why[160];
@@ -264,9 +264,9 @@ static void blas_release(void)
     blas = NULL, group_ptrs = NULL, group_cap = 0;
 }
 
-static int blas_ready(void *stream, int math)
+static ks_status blas_ready(void *stream, int math)
 {
-    int rc = blas_load();
+    ks_status rc = blas_load();
     if (rc) return rc;
     if (!blas) {
         cublasStatus_t st = p_cublasCreate(&blas);
@@ -283,14 +283,14 @@ static int blas_ready(void *stream, int math)
     return KS_OK;
 }
 
-extern "C" int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t *M, const int64_t *N,
-                                    const int64_t *K, const float *const *A, int64_t lda, const float *const *B,
-                                    int64_t ldb, float *const *C, int64_t ldc)
+extern "C" ks_status ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t *M, const int64_t *N,
+                                          const int64_t *K, const float *const *A, int64_t lda, const float *const *B,
+                                          int64_t ldb, float *const *C, int64_t ldc)
 {
     if (groups <= 0) return KS_OK;
     if (lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
         return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
-    int rc = blas_ready(stream, KS_MATH_FP32);
+    ks_status rc = blas_ready(stream, KS_MATH_FP32);
     if (rc) return rc;
     /* host arrays per group (column-major: C^T = op(B)^T op(A)^T), device pointer arrays */
     const size_t g = (size_t)groups;
@@ -332,13 +332,13 @@ extern "C" int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, co
     return rc;
 }
 
-extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                             const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+extern "C" ks_status ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                                   int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     const float one = 1.0f;
     if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
         return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
-    int rc = blas_ready(stream, KS_MATH_FP32);
+    ks_status rc = blas_ready(stream, KS_MATH_FP32);
     if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
     cublasStatus_t st = p_cublasSgemm(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N,
@@ -347,9 +347,9 @@ extern "C" int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N,
     return KS_OK;
 }
 
-extern "C" int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int64_t M, int64_t N, int64_t K,
-                                     const float *A, int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb,
-                                     float beta, float *C, int64_t ldc, int64_t sc, int64_t batch)
+extern "C" ks_status ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                                           const float *A, int64_t lda, int64_t sa, const float *B, int64_t ldb,
+                                           int64_t sb, float beta, float *C, int64_t ldc, int64_t sc, int64_t batch)
 {
     const float one = 1.0f;
     if (math != KS_MATH_FP32 && math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "unknown GEMM math %d", math);
@@ -357,7 +357,7 @@ extern "C" int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int
         batch > INT32_MAX)
         return ks_fail(KS_EINVAL, "a GEMM dimension passes 2^31");
     if (batch < 1) return KS_OK;
-    int rc = blas_ready(stream, math);
+    ks_status rc = blas_ready(stream, math);
     if (rc) return rc;
     /* row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T */
     cublasStatus_t st = p_cublasSgemmStridedBatched(blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,

@@ -102,7 +102,7 @@ __device__ static inline void ks_schedule_block(const ks_sink *sink, unsigned lo
 #define KS_CUDA_WRAPPERS(name, args_t) KS_CUDA_WRAPPERS_ATTR(name, args_t, )
 
 /* Checks a CUDA call; on failure records "what: cuda error text" and returns KS_ECUDA. */
-static inline int ks_cuda_ok(cudaError_t e, const char *what)
+static inline ks_status ks_cuda_ok(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return KS_OK;
     return ks_fail(KS_ECUDA, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
@@ -110,7 +110,7 @@ static inline int ks_cuda_ok(cudaError_t e, const char *what)
 
 /* After a <<<>>> launch: a bad configuration is reported here; errors raised while the
  * kernel runs surface at the next synchronizing call, which the caller checks. */
-static inline int ks_cuda_check_launch(const char *kernel) { return ks_cuda_ok(cudaGetLastError(), kernel); }
+static inline ks_status ks_cuda_check_launch(const char *kernel) { return ks_cuda_ok(cudaGetLastError(), kernel); }
 
 
 /* The wrappers of one variant of a body: a plain kernel (args by value), and a traced one

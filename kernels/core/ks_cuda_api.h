@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ks_api.h"
+#include "ks_error.h"
 #include "ks_event.h"
 
 #ifdef __cplusplus
@@ -15,38 +17,38 @@ extern "C" {
 #endif
 
 /* Number of usable CUDA devices; 0 when there is no GPU, no driver or no CUDA build. */
-int ks_cuda_device_count(void);
-int ks_cuda_device_name(char *buf, size_t n);
+KS_API int ks_cuda_device_count(void);
+KS_API ks_status ks_cuda_device_name(char *buf, size_t n);
 /* The most dynamic shared memory a block of the current device may opt in to, in bytes. */
-int ks_cuda_shared_optin_bytes(int64_t *bytes);
+KS_API ks_status ks_cuda_shared_optin_bytes(int64_t *bytes);
 
-int ks_cuda_malloc(void **p, size_t bytes);
-void ks_cuda_free(void *p);
-int ks_cuda_upload(void *dst_dev, const void *src_host, size_t bytes);
-int ks_cuda_download(void *dst_host, const void *src_dev, size_t bytes);
-int ks_cuda_memset(void *dst_dev, int byte, size_t bytes);
+KS_API ks_status ks_cuda_malloc(void **p, size_t bytes);
+KS_API void ks_cuda_free(void *p);
+KS_API ks_status ks_cuda_upload(void *dst_dev, const void *src_host, size_t bytes);
+KS_API ks_status ks_cuda_download(void *dst_host, const void *src_dev, size_t bytes);
+KS_API ks_status ks_cuda_memset(void *dst_dev, int byte, size_t bytes);
 /* On `stream` (a cudaStream_t; NULL: the default stream), ordered with its kernels: set
  * device bytes, or copy device to device. */
-int ks_cuda_memset_async(void *dst_dev, int byte, size_t bytes, void *stream);
-int ks_cuda_copy_async(void *dst_dev, const void *src_dev, size_t bytes, void *stream);
-int ks_cuda_sync(void);
+KS_API ks_status ks_cuda_memset_async(void *dst_dev, int byte, size_t bytes, void *stream);
+KS_API ks_status ks_cuda_copy_async(void *dst_dev, const void *src_dev, size_t bytes, void *stream);
+KS_API ks_status ks_cuda_sync(void);
 /* Row-major C[M, N] = beta C + op(A) op(B) on device pointers (ks_gemm.h's conventions) with
  * cuBLAS in plain fp32 (no TF32), on `stream` (a cudaStream_t; NULL: the default stream).
  * One cuBLAS handle serves the process; it is created on first use, freed at exit. */
-int ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+KS_API ks_status ks_cuda_sgemm(void *stream, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 /* As ks_cuda_sgemm, `batch` times (cublasSgemmStridedBatched): GEMM s reads A + s*sa and
  * B + s*sb and writes C + s*sc. math: KS_MATH_FP32, or KS_MATH_TF32 (ks_gemm.h): cuBLAS
  * may round the inputs to TF32 and multiply on the tensor cores. */
-int ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                          int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C,
-                          int64_t ldc, int64_t sc, int64_t batch);
+KS_API ks_status ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                                       const float *A, int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb,
+                                       float beta, float *C, int64_t ldc, int64_t sc, int64_t batch);
 /* `groups` GEMMs of that kind in one cuBLAS call (cublasSgemmGroupedBatched), beta 0:
  * C[g] (M[g], N[g]) = op(A[g]) op(B[g]); the pointer arrays are host arrays of device
  * pointers (copied to the device here), every M, N, K >= 1. */
-int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t *M, const int64_t *N, const int64_t *K,
-                         const float *const *A, int64_t lda, const float *const *B, int64_t ldb, float *const *C,
-                         int64_t ldc);
+KS_API ks_status ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t *M, const int64_t *N,
+                                      const int64_t *K, const float *const *A, int64_t lda, const float *const *B,
+                                      int64_t ldb, float *const *C, int64_t ldc);
 
 /* A scratch of the current device that a sequence of launches on `stream` uses (RoIAlign's
  * channels-last copy): one buffer per device, grown as needed and freed at exit (cudaMalloc
@@ -56,20 +58,20 @@ int ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t
  * the buffer at once. *p stays NULL, with KS_OK and nothing held, when the device has no
  * room, the stream is being captured into a graph, or the device is past the 64th: the
  * caller does without (another kernel). *token: for ks_cuda_scratch_done. */
-int ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *token);
-int ks_cuda_scratch_done(int token, void *stream);
+KS_API ks_status ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *token);
+KS_API ks_status ks_cuda_scratch_done(int token, void *stream);
 
 /* A device sink of `capacity` events: `out` receives device pointers (pass it to the
  * *_cuda launchers). Free with ks_cuda_sink_free. */
-int ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter);
+KS_API ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter);
 /* Empties it (cursor and dropped back to 0). */
-int ks_cuda_sink_reset(ks_sink *dev);
+KS_API ks_status ks_cuda_sink_reset(ks_sink *dev);
 /* The events the launches claimed so far (stored + overflowed): the capacity a rerun
  * needs to keep them all. */
-int ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed);
+KS_API ks_status ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed);
 /* Copies the recorded events and the dropped count into a host sink (appending). */
-int ks_cuda_sink_download(const ks_sink *dev, ks_sink *host);
-void ks_cuda_sink_free(ks_sink *dev);
+KS_API ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host);
+KS_API void ks_cuda_sink_free(ks_sink *dev);
 
 #ifdef __cplusplus
 }

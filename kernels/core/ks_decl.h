@@ -12,7 +12,7 @@
  *
  * gives the enums the probes use (UP_T_INPUT = 0, ..., UP_SITE_WRITE = 2) and
  * `const ks_user_decl *upsample_decl(void)`, the same lists by name, which main passes to
- * ks_user_trace_declare (ks_user.h). Main then registers each tensor and site by its
+ * ks_user_trace_create (ks_user.h). Main then registers each tensor and site by its
  * name (or its enum), in any order; a name the body does not declare, an enum registered
  * under another name, or a declared tensor or site main never registers is an error that
  * names both sides. A site the body uses but does not declare does not compile. */

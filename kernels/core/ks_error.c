@@ -5,7 +5,7 @@
 
 static _Thread_local char g_message[512];
 
-int ks_fail(int code, const char *fmt, ...)
+ks_status ks_fail(ks_status code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -14,7 +14,7 @@ int ks_fail(int code, const char *fmt, ...)
     return code;
 }
 
-int ks_fail_at(const char *path, long long offset, const char *fmt, ...)
+ks_status ks_fail_at(const char *path, long long offset, const char *fmt, ...)
 {
     va_list ap;
     int n = snprintf(g_message, sizeof g_message, "%s: offset %lld: ", path, offset);
@@ -28,3 +28,18 @@ int ks_fail_at(const char *path, long long offset, const char *fmt, ...)
 const char *ks_error_message(void) { return g_message[0] ? g_message : "no error"; }
 
 void ks_error_clear(void) { g_message[0] = '\0'; }
+
+const char *ks_status_string(ks_status status)
+{
+    switch (status) {
+    case KS_OK: return "ok";
+    case KS_EINVAL: return "invalid argument";
+    case KS_ENOMEM: return "out of memory";
+    case KS_EIO: return "input/output error";
+    case KS_EFORMAT: return "malformed file";
+    case KS_ECUDA: return "CUDA error or no CUDA";
+    case KS_ECHECK: return "check found violations";
+    case KS_ENOENT: return "no such name";
+    }
+    return "unknown status";
+}

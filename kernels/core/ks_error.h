@@ -1,7 +1,11 @@
 /* ks_error.h - library error codes and the message of the last failure (per thread).
- * Library functions return a ks_status (or NULL) and leave one line in ks_error_message(). */
+ * Library functions that can fail return a ks_status (KS_OK, 0, on success; those that
+ * hand back an object return NULL instead) and leave one line in ks_error_message();
+ * ks_status_string names a code. */
 #ifndef KS_ERROR_H
 #define KS_ERROR_H
+
+#include "ks_api.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,11 +29,14 @@ typedef enum ks_status {
 #endif
 
 /* Records a one-line message and returns `code`, so `return ks_fail(KS_EINVAL, ...)`. */
-int ks_fail(int code, const char *fmt, ...) KS_PRINTF(2, 3);
+KS_API ks_status ks_fail(ks_status code, const char *fmt, ...) KS_PRINTF(2, 3);
 /* A malformed file: records "path: offset N: problem" and returns KS_EFORMAT. */
-int ks_fail_at(const char *path, long long offset, const char *fmt, ...) KS_PRINTF(3, 4);
-const char *ks_error_message(void);
-void ks_error_clear(void);
+KS_API ks_status ks_fail_at(const char *path, long long offset, const char *fmt, ...) KS_PRINTF(3, 4);
+/* The last failure's message on this thread ("no error" when none). */
+KS_API const char *ks_error_message(void);
+KS_API void ks_error_clear(void);
+/* What a code means, for any value: "ok", "invalid argument", ..., "unknown status". */
+KS_API const char *ks_status_string(ks_status status);
 
 #ifdef __cplusplus
 }

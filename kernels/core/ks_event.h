@@ -11,6 +11,9 @@
 
 #include <stdint.h>
 
+#include "ks_api.h"
+#include "ks_error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -166,18 +169,19 @@ typedef struct ks_sink {
 } ks_sink;
 
 /* The filter that keeps everything. */
-ks_filter ks_filter_all(void);
+KS_API ks_filter ks_filter_all(void);
 
 /* Simulator sink: room for `limit` events (0: 1<<26), then it counts drops. The room is
  * address space reserved at once (no copy as it fills; huge pages where the kernel gives
  * them), or where the system refuses that, an array that starts small and grows. Returns
  * NULL with ks_error_message() set on allocation failure. */
-ks_sink *ks_host_sink_create(unsigned long long limit, ks_filter filter);
-void ks_host_sink_free(ks_sink *s);
-unsigned long long ks_sink_count(const ks_sink *s);   /* events stored */
-unsigned long long ks_sink_dropped(const ks_sink *s); /* events lost to the capacity */
-/* Used by the probes when the simulator's array is full; returns 0 if it grew. */
-int ks_host_sink_grow(ks_sink *s);
+KS_API ks_sink *ks_host_sink_create(unsigned long long limit, ks_filter filter);
+KS_API void ks_host_sink_free(ks_sink *s);
+KS_API unsigned long long ks_sink_count(const ks_sink *s);   /* events stored */
+KS_API unsigned long long ks_sink_dropped(const ks_sink *s); /* events lost to the capacity */
+/* Used by the probes when the simulator's array is full: KS_OK if it grew, KS_ENOMEM
+ * when it is at its limit or memory ran out (no message: the probes count the drops). */
+KS_API ks_status ks_host_sink_grow(ks_sink *s);
 
 #ifdef __cplusplus
 }

@@ -74,7 +74,7 @@ int ks_sgemm_math(int math, int ta, int tb, int64_t M, int64_t N, int64_t K, con
     const int64_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
     float *a = rounded(A, ar, ac, lda), *b = rounded(B, br, bc, ldb);
     int rc = a && b ? ks_sgemm(ta, tb, M, N, K, a, ac, b, bc, beta, C, ldc)
-                    : ks_fail(KS_ENOMEM, "no memory for a TF32 GEMM's operands");
+                    : (int)ks_fail(KS_ENOMEM, "no memory for a TF32 GEMM's operands");
     free(a), free(b);
     return rc;
 }

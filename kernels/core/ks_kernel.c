@@ -44,7 +44,7 @@ static int sim_run(ks_exec *x, const ks_kernel *row, int64_t blocks, int threads
     return rc;
 }
 
-int ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work)
+ks_status ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work)
 {
     if (k < 0 || k >= x->nkernels) return ks_fail(KS_EINVAL, "no kernel row %d (of %d)", k, x->nkernels);
     const ks_kernel *row = &x->kernels[k];
@@ -89,7 +89,7 @@ int ks_kernel_find(const ks_kernel *kernels, int n, const char *word)
     return -1;
 }
 
-int ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n)
+ks_status ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n)
 {
     for (int i = 0; i < n; ++i) {
         const ks_kernel *r = &kernels[i];

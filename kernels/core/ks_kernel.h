@@ -26,7 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ks_api.h"
 #include "ks_core.h"
+#include "ks_error.h"
 #include "ks_launch.h"
 
 #ifdef __cplusplus
@@ -124,26 +126,26 @@ typedef struct ks_exec {
 #define KS_NARROW_LIMIT ((int64_t)1 << 30)
 
 /* A sequence on `kernels` (n rows) with nothing traced, on the simulator, narrow. */
-ks_exec ks_exec_make(const ks_kernel *kernels, int n, int device, const ks_launch *launch);
+KS_API ks_exec ks_exec_make(const ks_kernel *kernels, int n, int device, const ks_launch *launch);
 /* Notes an element count the kernels index: one of 2^30 or more rules out 32 bits. */
-void ks_exec_size(ks_exec *x, int64_t count);
+KS_API void ks_exec_size(ks_exec *x, int64_t count);
 /* Runs row k over `work` items: sized from x->launch and the row's reference, traced when
  * k is x->trace and there is a sink, on x->device. work 0 launches nothing. KS_OK, or an
  * error with ks_error_message() set (bad launch, no CUDA in this build, a launch error). */
-int ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work);
+KS_API ks_status ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work);
 
 /* 1 when row k may run in x: every row but a plain_only one whose twin must run instead:
  * its twin records (x->trace with a sink), x->twins asks for twins, or the row has no
  * entry point for x->device. An operator's sequence asks before a plain_only row and
  * otherwise runs the twin's way. */
-int ks_exec_may(const ks_exec *x, int k);
+KS_API int ks_exec_may(const ks_exec *x, int k);
 
 /* The row named `word`, or -1. */
-int ks_kernel_find(const ks_kernel *kernels, int n, const char *word);
+KS_API int ks_kernel_find(const ks_kernel *kernels, int n, const char *word);
 /* Checks a table's rows: names unique and set, every runnable row has its entry points,
  * plain_only rows name an existing twin that the simulator runs, reference launches legal.
  * KS_OK, or KS_EINVAL with one line naming `owner` and the row. */
-int ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n);
+KS_API ks_status ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 
+#include "ks_api.h"
+#include "ks_error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,8 +25,8 @@ typedef struct ks_launch {
 /* Resolves defaults and returns the number of blocks for `work` items (>= 1 when
  * work >= 1, 0 when work == 0). Fails (KS_EINVAL) on threads outside 1..1024 or a cap
  * of 0 after defaults. `*threads_out` receives the threads per block. */
-int ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap, int64_t work, int *threads_out,
-                      int64_t *blocks_out);
+KS_API ks_status ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap, int64_t work,
+                                   int *threads_out, int64_t *blocks_out);
 
 #ifdef __cplusplus
 }

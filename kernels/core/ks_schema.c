@@ -64,7 +64,7 @@ int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d)
 
 int64_t ks_tensor_numel(const ks_tensor *t) { return ks_shape_numel(t->ndim, t->shape, t->dtype); }
 
-int ks_tensor_alloc(ks_tensor *t)
+ks_status ks_tensor_alloc(ks_tensor *t)
 {
     int64_t n = ks_tensor_numel(t);
     if (n < 0) return ks_fail(KS_EINVAL, "tensor %s: size overflows", t->name);
@@ -81,7 +81,7 @@ void ks_tensor_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, in
     for (int i = 0; i < ndim && i < 4; ++i) t->shape[i] = s[i];
 }
 
-int ks_check_sizes(const ks_size_check *c, size_t n)
+ks_status ks_check_sizes(const ks_size_check *c, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
         if (c[i].v < c[i].lo)

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ks_api.h"
+#include "ks_error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,20 +45,20 @@ typedef struct ks_tensor {
     void *data;
 } ks_tensor;
 
-size_t ks_dtype_size(ks_dtype d);
-const char *ks_dtype_name(ks_dtype d);      /* "f32", "i32", "i64" */
-const char *ks_dtype_long_name(ks_dtype d); /* "float32 (<f4)", ... as .npy files say it */
-const char *ks_dtype_descr(ks_dtype d);     /* the .npy descr: "<f4", "|u1", ... */
+KS_API size_t ks_dtype_size(ks_dtype d);
+KS_API const char *ks_dtype_name(ks_dtype d);      /* "f32", "i32", "i64" */
+KS_API const char *ks_dtype_long_name(ks_dtype d); /* "float32 (<f4)", ... as .npy files say it */
+KS_API const char *ks_dtype_descr(ks_dtype d);     /* the .npy descr: "<f4", "|u1", ... */
 /* The dtype called `name` ("f32", ...), or -1. */
-int ks_dtype_parse(const char *name);
+KS_API int ks_dtype_parse(const char *name);
 /* Element i of a tensor's data as a double, whatever its dtype. */
-double ks_tensor_value(const ks_tensor *t, int64_t i);
+KS_API double ks_tensor_value(const ks_tensor *t, int64_t i);
 /* Elements of `shape`, or -1 if the product (times the element size) overflows or a
  * dimension is negative. */
-int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d);
-int64_t ks_tensor_numel(const ks_tensor *t);
+KS_API int64_t ks_shape_numel(int ndim, const int64_t *shape, ks_dtype d);
+KS_API int64_t ks_tensor_numel(const ks_tensor *t);
 /* Sets t to float32 with the first `ndim` (<= 4) of the sizes a, b, c, d; no data. */
-void ks_tensor_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d);
+KS_API void ks_tensor_shape(ks_tensor *t, int ndim, int64_t a, int64_t b, int64_t c, int64_t d);
 /* A size to validate: lo <= v <= INT32_MAX (coordinates fit the trace's 32-bit fields). */
 typedef struct ks_size_check {
     const char *name;
@@ -63,7 +66,7 @@ typedef struct ks_size_check {
 } ks_size_check;
 /* KS_OK, or KS_EINVAL with "NAME must be >= LO (got V)" (or "<= 2147483647") for the
  * first size out of range. */
-int ks_check_sizes(const ks_size_check *c, size_t n);
+KS_API ks_status ks_check_sizes(const ks_size_check *c, size_t n);
 /* The rows of a sliding window's sizes for a struct with the fields kernel_h, kernel_w,
  * pad_h, pad_w, stride_h, stride_w (and, for KS_WINDOW_SIZE_CHECKS, dilation_h and
  * dilation_w): one table, every windowed operator; a window without dilation (average
@@ -94,10 +97,10 @@ static inline int64_t ks_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t
 }
 
 /* Allocates zeroed data for t (name/dtype/ndim/shape already set). */
-int ks_tensor_alloc(ks_tensor *t);
-void ks_tensor_free(ks_tensor *t);
+KS_API ks_status ks_tensor_alloc(ks_tensor *t);
+KS_API void ks_tensor_free(ks_tensor *t);
 /* "(1, 2, 5, 5)" into buf. */
-const char *ks_shape_str(int ndim, const int64_t *shape, char *buf, size_t n);
+KS_API const char *ks_shape_str(int ndim, const int64_t *shape, char *buf, size_t n);
 
 /* One field of a work event's decomposition. A digit field is
  * field = (index / stride) % extent + bias (extent 0 on the slowest digit: no modulo);
@@ -129,9 +132,9 @@ typedef struct ks_site {
  * modulo), with its expression written out. A derived field: shown by `expr` only. An
  * access site (read, write or sample) of `tensor`, each element written `writes` times
  * in a full launch (0: not checked). */
-void ks_field_digit(ks_field *f, const char *name, int64_t stride, int64_t extent, int64_t bias);
-void ks_field_derived(ks_field *f, const char *name, const char *expr);
-void ks_site_access(ks_site *s, const char *name, int kind, int tensor, int writes);
+KS_API void ks_field_digit(ks_field *f, const char *name, int64_t stride, int64_t extent, int64_t bias);
+KS_API void ks_field_derived(ks_field *f, const char *name, const char *expr);
+KS_API void ks_site_access(ks_site *s, const char *name, int kind, int tensor, int writes);
 
 #ifdef __cplusplus
 }

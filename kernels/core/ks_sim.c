@@ -121,8 +121,8 @@ void ks_sim_launch_dims(ks_dim3 grid, ks_dim3 block, ks_sim_body body, const voi
     ks_sim_ticker_end(&tick, blocks);
 }
 
-int ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap, int64_t work, int *threads_out,
-                      int64_t *blocks_out)
+ks_status ks_launch_resolve(const ks_launch *l, int default_threads, int64_t default_cap, int64_t work,
+                            int *threads_out, int64_t *blocks_out)
 {
     int threads = l && l->threads ? l->threads : default_threads;
     int64_t cap = l && l->block_cap ? l->block_cap : default_cap;
@@ -180,19 +180,19 @@ fail:
     return NULL;
 }
 
-int ks_host_sink_grow(ks_sink *s)
+ks_status ks_host_sink_grow(ks_sink *s)
 {
-    if (s->capacity >= s->limit) return -1;
+    if (s->capacity >= s->limit) return KS_ENOMEM;
     unsigned long long cap = s->capacity ? s->capacity * 2 : 4096;
     if (cap > s->limit) cap = s->limit;
     ks_event *ev = realloc(s->events, cap * sizeof *ev);
     if (!ev) {
         s->limit = s->capacity; /* out of memory: stop growing, count drops */
-        return -1;
+        return KS_ENOMEM;
     }
     s->events = ev;
     s->capacity = cap;
-    return 0;
+    return KS_OK;
 }
 
 void ks_host_sink_free(ks_sink *s)

@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
+#include "ks_api.h"
 #include "ks_core.h"
+#include "ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,19 +19,19 @@ extern "C" {
 typedef void (*ks_sim_body)(ks_thread *t, const void *args);
 
 /* Runs `body` over a 1-D grid of `blocks` x `threads`. `sink` may be NULL (plain). */
-void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink);
+KS_API void ks_sim_launch(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink);
 
 /* Runs `body` over a grid of `grid` blocks of `block` threads, 1-D, 2-D or 3-D as CUDA's
  * <<<grid, block>>> (a 0 component counts as 1): blocks in their linear order (x fastest),
  * and in each block its threads likewise; the events name a block and a thread by their
  * linear numbers (ks_block_linear, ks_thread_linear). ks_sim_launch(b, t, ...) is
  * ks_sim_launch_dims({b, 1, 1}, {t, 1, 1}, ...). */
-void ks_sim_launch_dims(ks_dim3 grid, ks_dim3 block, ks_sim_body body, const void *args, ks_sink *sink);
+KS_API void ks_sim_launch_dims(ks_dim3 grid, ks_dim3 block, ks_sim_body body, const void *args, ks_sink *sink);
 
 /* The two launches' common steps: a thread of a blocks x threads grid (no block or thread
  * index yet, phase 0), and block b's line of the sink's schedule (a virtual clock). */
-void ks_sim_thread_init(ks_thread *t, int64_t blocks, int threads, ks_sink *sink);
-void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads);
+KS_API void ks_sim_thread_init(ks_thread *t, int64_t blocks, int threads, ks_sink *sink);
+KS_API void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads);
 
 /* Progress of long launches (kscope run shows it): after a block, once `every_ms` passed
  * since the launch began or since the last call, fn(ctx, launch, done, total) with the
@@ -38,7 +40,7 @@ void ks_sim_schedule_block(ks_sink *sink, int64_t b, int threads);
  * before. fn NULL (the default): none. One setting for the process (the simulator runs
  * on one thread); a launch reads it when it starts. */
 typedef void (*ks_sim_progress_fn)(void *ctx, int launch, int64_t done, int64_t total);
-void ks_sim_set_progress(ks_sim_progress_fn fn, void *ctx, int64_t every_ms);
+KS_API void ks_sim_set_progress(ks_sim_progress_fn fn, void *ctx, int64_t every_ms);
 /* ... the launches' side: start, after each block, end */
 typedef struct ks_sim_ticker {
     ks_sim_progress_fn fn;
@@ -46,9 +48,9 @@ typedef struct ks_sim_ticker {
     int64_t every_ms, next_ms;
     int called, launch;
 } ks_sim_ticker;
-void ks_sim_ticker_start(ks_sim_ticker *k);
-void ks_sim_ticker_block(ks_sim_ticker *k, int64_t done, int64_t total);
-void ks_sim_ticker_end(ks_sim_ticker *k, int64_t total);
+KS_API void ks_sim_ticker_start(ks_sim_ticker *k);
+KS_API void ks_sim_ticker_block(ks_sim_ticker *k, int64_t done, int64_t total);
+KS_API void ks_sim_ticker_end(ks_sim_ticker *k, int64_t total);
 
 /* What the cooperative launch found, counted as `kscope check` counts them in the trace
  * (ks_hazard.h): shared-memory races (slots two threads of a block touch in one barrier
@@ -65,25 +67,25 @@ typedef struct ks_sim_report {
 /* Runs `body` over `blocks` x `threads` with the threads of a block as fibers (stacks
  * allocated once per launch, reused by every block). `rep` may be NULL. KS_OK, or
  * KS_ENOMEM / KS_EINVAL with ks_error_message() set. */
-int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink,
-                       ks_sim_report *rep);
+KS_API ks_status ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink,
+                                    ks_sim_report *rep);
 /* One line per kind of problem of `rep` on stderr ("kscope: warning: <what>: ..."); returns
  * the number of problems. */
-uint64_t ks_sim_report_warn(const ks_sim_report *rep, const char *what);
+KS_API uint64_t ks_sim_report_warn(const ks_sim_report *rep, const char *what);
 /* While on (this thread), ks_sim_report_warn prints nothing and only counts: a caller that
  * reports the problems its own way (a lesson's checks). Returns the previous setting. */
-int ks_sim_quiet_warnings(int on);
+KS_API int ks_sim_quiet_warnings(int on);
 
 /* Used by ks_shared.h from inside a cooperative launch (outside one they stop the program
  * with a message): the block's array `name` of `bytes`; a barrier; an access of element i
  * of array `arr` (1: inside it, made; 0: outside, reported, not made). */
-void *ks_sim_shared_alloc(size_t bytes, const char *name);
-void ks_sim_barrier(ks_thread *t, int line);
-int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int write);
+KS_API void *ks_sim_shared_alloc(size_t bytes, const char *name);
+KS_API void ks_sim_barrier(ks_thread *t, int line);
+KS_API int ks_sim_shared_access(const ks_thread *t, const void *arr, int64_t i, int write);
 /* An atomic add's slot: 1 when i is inside the array (else noted, as an access outside);
  * fed to the race check as an atomic (ks_hazard_atomic: a race only with another
  * thread's plain access in the same phase). */
-int ks_sim_shared_atomic(const ks_thread *t, const void *arr, int64_t i);
+KS_API int ks_sim_shared_atomic(const ks_thread *t, const void *arr, int64_t i);
 
 #ifdef __cplusplus
 }

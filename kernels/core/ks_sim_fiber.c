@@ -376,8 +376,8 @@ static void run_block(coop *c, const ks_thread *base, uint32_t b)
     }
 }
 
-int ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink,
-                       ks_sim_report *rep)
+ks_status ks_sim_launch_coop(int64_t blocks, int threads, ks_sim_body body, const void *args, ks_sink *sink,
+                             ks_sim_report *rep)
 {
     if (threads < 1 || threads > 1024)
         return ks_fail(KS_EINVAL, "threads per block must be in 1..1024 (got %d)", threads);

@@ -1,4 +1,4 @@
-/* <kscope/ks_trace.h> - reading traces (ks_trace_open, ks_trace_close): a flat name for
- * <kscope/trace/kst.h>, installed beside <kscope/kscope.h> (the nested name keeps
- * working). No guard of its own: it forwards. */
-#include "trace/kst.h"
+/* <kscope/ks_trace.h> - reading traces (ks_trace_load, ks_trace_destroy and the accessors):
+ * a flat name for <kscope/trace/ks_trace.h>, installed beside <kscope/kscope.h> (the nested
+ * name keeps working). No guard of its own: it forwards. */
+#include "trace/ks_trace.h"
