@@ -42,8 +42,12 @@ class DeformParams(ctypes.Structure):  # ks_deform_params
     _fields_ = [(n, ctypes.c_int64) for n in (
         "batch", "channels", "height", "width", "out_channels", "kernel_h", "kernel_w", "pad_h",
         "pad_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "groups", "offset_groups",
-        "im2col_step")] + [("use_mask", ctypes.c_int), ("use_bias", ctypes.c_int),
-                           ("semantics", ctypes.c_int), ("math", ctypes.c_int)]
+        "im2col_step")] + [(n, ctypes.c_int) for n in (
+        "use_mask", "use_bias", "semantics", "math",
+        # the kernel choices (0: the defaults; kscope run deform_conv's --fused, --grad-kernel,
+        # --grad-columns, --grad-tile, --gather-tile)
+        "fused", "grad_kernel", "grad_columns", "tile_positions", "tile_windows", "gather_positions",
+        "gather_channels")]
 
 
 class DeformTensors(ctypes.Structure):  # ks_deform_tensors: 13 pointers
@@ -264,14 +268,13 @@ def deform_case(lib, shape, main):
     if main:
         # the backward with a separate im2col pass for the columns (as the references), and
         # with grad_tile or grad_tap in place of grad_gather
-        for envs, tag in (({"KSCOPE_DEFORM_BWD_COLUMNS": "im2col"}, "fb/im2c"), ({"KSCOPE_DEFORM_BWD": "tile"}, "fb/tile"),
-                          ({"KSCOPE_DEFORM_BWD": "tap"}, "fb/tap")):
-            os.environ.update(envs)
+        for field, value, tag in (("grad_columns", 1, "fb/im2c"), ("grad_kernel", 1, "fb/tile"),
+                                  ("grad_kernel", 2, "fb/tap")):
+            setattr(p, field, value)
             try:
                 t_v = median_ms(ours_both, reps[1])
             finally:
-                for k in envs:
-                    del os.environ[k]
+                setattr(p, field, 0)
             print(f"{label:<34} {tag:<7} {t_tv:9.3f} {t_v:10.3f} {t_tv / t_v:12.2f}x")
         # --math tf32: ours against fp32 torchvision's output; torchvision with TF32 beside it
         p.math = 1
@@ -284,18 +287,18 @@ def deform_case(lib, shape, main):
         torch.backends.cuda.matmul.allow_tf32 = False
         print(f"{label:<34} {'tf32':<7} {t_tv:9.3f} {t_ours:10.3f} {t_tv / t_ours:12.2f}x"
               f"   (max error {err:.1e} of the largest output)")
-        # the TF32 forward's fused kernel (opt-in: KS_DEFORM_FUSED) in its tile shapes
+        # the TF32 forward's fused kernel (opt-in: params.fused) in its tile shapes
         # (M x N warps; 422: 42 at two blocks an SM); the row above is im2col + cuBLAS
-        for v in ("24", "42", "422", "44"):
-            os.environ["KS_DEFORM_FUSED"] = v
+        for v in (24, 42, 422, 44):
+            p.fused = v
             try:
                 call(lib.ks_ops_deform_forward_cuda)
                 torch.cuda.synchronize()
                 err = (out - ref).abs().max().item() / ref.abs().max().item()
                 t_v = median_ms(ours_fwd, 20)
             finally:
-                del os.environ["KS_DEFORM_FUSED"]
-            print(f"{label:<34} {'fused' + v:<7} {'':9} {t_v:10.3f} {t_tv / t_v:12.2f}x   (max error {err:.1e})")
+                p.fused = 0
+            print(f"{label:<34} {'fused' + str(v):<7} {'':9} {t_v:10.3f} {t_tv / t_v:12.2f}x   (max error {err:.1e})")
         t_ours = median_ms(ours_both, 10)
         print(f"{label:<34} {'tf32 fb':<7} {'':9} {t_ours:10.3f}")
         p.math = 0
@@ -317,26 +320,25 @@ def deform_kernels(lib, p, x, off, mask, ws, launch, stream, label):
     parts = []
     # grad_tile: positions per tile, windows per phase; grad_gather: positions per tile,
     # channels per block; +cols: the columns written over the gradient (write_columns)
-    tile = [(5, f"grad_tile{t}w{w}{'+cols' if wc else ''}",
-             {"KSCOPE_DEFORM_TILE": t, "KSCOPE_DEFORM_WINDOWS": w}, wc)
+    tile = [(5, f"grad_tile{t}w{w}{'+cols' if wc else ''}", {"tile_positions": t, "tile_windows": w}, wc)
             for t, w, wc in ((16, 4, 0), (16, 4, 1), (32, 4, 0))]
-    gather = [(6, f"grad_gather{t}c{c}{'+cols' if wc else ''}",
-               {"KSCOPE_DEFORM_GATHER_TILE": t, "KSCOPE_DEFORM_GATHER_CHANNELS": c}, wc)
+    gather = [(6, f"grad_gather{t}c{c}{'+cols' if wc else ''}", {"gather_positions": t, "gather_channels": c}, wc)
               for t, c, wc in ((32, 32, 0), (32, 32, 1), (16, 32, 0), (32, 16, 0), (64, 16, 0), (8, 32, 0))]
     kernels = [(0, "im2col", {}, 0), (3, "im2col_tap", {}, 0), (1, "col2im", {}, 0), (2, "coord", {}, 0),
                (4, "grad_tap", {}, 0)] + tile + gather
-    for k, name, envs, wc in kernels:
+    for k, name, fields, wc in kernels:
         def run(k=k):
             if lib.ks_ops_deform_kernel_cuda(ctypes.byref(p), k, ctypes.byref(ch), ctypes.byref(launch), None, stream):
                 raise RuntimeError(lib.ks_error_message().decode())
-        os.environ.update({v: str(x) for v, x in envs.items()})  # read at each launch
+        for f, v in fields.items():  # the tile choices: params fields (0: the default)
+            setattr(p, f, v)
         ch.write_columns = wc
         try:
             parts.append(f"{name} {median_ms(run, 10):.3f}")
         finally:
             ch.write_columns = 0
-            for v in envs:
-                os.environ.pop(v, None)
+            for f in fields:
+                setattr(p, f, 0)
     parts.append(f"copy {median_ms(lambda: gcols.copy_(cols), 10):.3f}")
     # the forward's GEMM alone, as torch runs it: one GEMM over the chunk, and one per image
     wt = torch.rand((p.out_channels, rows), device=x.device)

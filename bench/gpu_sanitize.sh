@@ -102,12 +102,12 @@ for tool in "${tools[@]}"; do
     for c in "${cases[@]}"; do
         name=${c%%|*}
         read -r -a args <<<"${c#*|}"
-        # the fused TF32 forward is opt-in (KS_DEFORM_FUSED): on for its cases only
-        if [[ $name == *fused* ]]; then export KS_DEFORM_FUSED=1; else unset KS_DEFORM_FUSED; fi
+        # the fused TF32 forward is opt-in (--fused): on for its cases only
+        [[ $name == *fused* ]] && args+=(--fused on)
         # the channels-last RoIAlign forward (the default on adaptive grids): on fixed ones too
         [[ $name == *-cl* ]] && args+=(--forward cl)
         # the backward's tap pass is grad_gather; grad_tile for its cases
-        if [[ $name == *-tile* ]]; then export KSCOPE_DEFORM_BWD=tile; else unset KSCOPE_DEFORM_BWD; fi
+        [[ $name == deform_conv-tile* ]] && args+=(--grad-kernel tile)
         sanitize "$tool" "$name" plain "$K" run "${args[@]}" --device cuda --quiet
         rm -f "$work/t.kst"
         sanitize "$tool" "$name" traced "$K" run "${args[@]}" --device cuda --quiet --trace "$work/t.kst"

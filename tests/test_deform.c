@@ -479,8 +479,7 @@ END_TEST
 START_TEST(tap_kernels_equal_the_teaching_kernels)
 {
     uint64_t s = 0x7A9;
-    static const char *const tiles[] = {"32", "4", "1", "64", "8", "2"};
-    static const char *const gather_channels[] = {"32", "5", "1"};
+    static const int tiles[] = {32, 4, 1, 64, 8, 2}, gather_channels[] = {32, 5, 1};
     enum { NV = 7 }; /* 0 teaching; 1, 2 grad_tap; 3, 4 grad_tile; 5, 6 grad_gather (plain, traced) */
     for (int k = 0; k < 12; ++k) {
         ks_deform_params p = df_geometry(&s);
@@ -493,10 +492,9 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
         }
         df_case c;
         df_init(&c, &p, 900 + (uint64_t)k, k % 4 == 1 ? 9.0f : 2.5f);
-        setenv("KSCOPE_DEFORM_TILE", tiles[k % 6], 1);
-        setenv("KSCOPE_DEFORM_WINDOWS", k % 3 ? "3" : "1", 1);
-        setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(k + 3) % 6], 1);
-        setenv("KSCOPE_DEFORM_GATHER_CHANNELS", gather_channels[k % 3], 1);
+        c.p.tile_positions = tiles[k % 6], c.p.tile_windows = k % 3 ? 3 : 1;
+        c.p.gather_positions = tiles[(k + 3) % 6], c.p.gather_channels = gather_channels[k % 3];
+        ck_assert_int_eq(ks_deform_geometry(&c.p, &c.g), KS_OK);
         if (k % 3 == 2)
             for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         const int64_t nc = c.g.col_numel;
@@ -545,10 +543,6 @@ START_TEST(tap_kernels_equal_the_teaching_kernels)
             }
             ks_host_sink_free(sk);
         }
-        unsetenv("KSCOPE_DEFORM_TILE");
-        unsetenv("KSCOPE_DEFORM_WINDOWS");
-        unsetenv("KSCOPE_DEFORM_GATHER_TILE");
-        unsetenv("KSCOPE_DEFORM_GATHER_CHANNELS");
         for (int v = 1; v < NV; ++v) {
             ck_assert_msg(!memcmp(out[0][0], out[v][0], (size_t)nc * 4), "case %d: im2col_tap differs", k);
             ck_assert_msg(!memcmp(out[0][2], out[v][2], (size_t)c.g.offset_numel * 4), "case %d: grad_offset differs",
@@ -728,11 +722,8 @@ START_TEST(fused_forward_runs_only_where_it_applies)
                           .math = KS_MATH_TF32};
     ks_deform_geom g;
     ck_assert_int_eq(ks_deform_geometry(&p, &g), KS_OK);
-    unsetenv("KS_DEFORM_FUSED");
     ck_assert_int_eq(ks_deform_fused_fits(&p, &g), 0); /* not opted in */
-    setenv("KS_DEFORM_FUSED", "0", 1);
-    ck_assert_int_eq(ks_deform_fused_fits(&p, &g), 0);
-    setenv("KS_DEFORM_FUSED", "1", 1);
+    p.fused = 1;
     ck_assert_int_eq(ks_deform_fused_fits(&p, &g), 1);
     ks_deform_params q = p;
     q.math = KS_MATH_FP32;
@@ -746,15 +737,22 @@ START_TEST(fused_forward_runs_only_where_it_applies)
     q = p, q.channels = 96, q.offset_groups = 3, q.height = q.width = 16;
     ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK);
     ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 1);
-    setenv("KS_DEFORM_FUSED", "yes", 1); /* only 1 or a tile shape opts in */
-    ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);
-    setenv("KS_DEFORM_FUSED", "422", 1);
+    q.fused = 7; /* only 1 or a tile shape opts in; anything else is refused */
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_EINVAL);
+    ck_assert(strstr(ks_error_message(), "fused must be"));
+    q.fused = 422;
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK);
     ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 1);
-    setenv("KS_DEFORM_FUSED", "44", 1);
-    q = p, q.height = q.width = 2, q.batch = 1, q.pad_h = q.pad_w = 0, q.kernel_h = q.kernel_w = 1;
+    q = p, q.fused = 44, q.height = q.width = 2, q.batch = 1, q.pad_h = q.pad_w = 0, q.kernel_h = q.kernel_w = 1;
     ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_OK); /* 4 columns: no room for 256 weight rows */
     ck_assert_int_eq(ks_deform_fused_fits(&q, &g), 0);
-    unsetenv("KS_DEFORM_FUSED");
+    /* the tile choices' ranges */
+    q = p, q.tile_positions = 48; /* not a power of 2 */
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_EINVAL);
+    q = p, q.gather_channels = 33;
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_EINVAL);
+    q = p, q.grad_kernel = 3;
+    ck_assert_int_eq(ks_deform_geometry(&q, &g), KS_EINVAL);
 }
 END_TEST
 

@@ -139,16 +139,15 @@ START_TEST(deform_kernels_cuda_equal_simulator)
             q.height = 14 + t, q.width = 27 - t;
             if (ks_deform_geometry(&q, &g) == KS_OK) p = q;
         }
+        static const int tiles[] = {32, 4, 64, 1, 8, 16};
+        p.tile_positions = tiles[t % 6]; /* grad_tile's positions per tile */
+        p.gather_positions = tiles[(t + 1) % 6], p.gather_channels = t % 3 ? 32 : 7; /* grad_gather's */
         df_case c;
         df_init(&c, &p, 900 + (uint64_t)t, t % 4 == 1 ? 9.0f : 2.5f);
         if (t % 4 == 3) /* whole-number offsets: samples on the kinks and on -1 */
             for (int64_t i = 0; i < c.g.offset_numel; ++i) c.offset[i] = roundf(c.offset[i]);
         float *cols_in = tu_random(&s, c.g.col_numel);
         ks_launch l = t % 2 ? tu_launch(64, 2) : tu_launch(0, 0);
-        static const char *const tiles[] = {"32", "4", "64", "1", "8", "16"};
-        setenv("KSCOPE_DEFORM_TILE", tiles[t % 6], 1);              /* grad_tile's positions per tile */
-        setenv("KSCOPE_DEFORM_GATHER_TILE", tiles[(t + 1) % 6], 1); /* grad_gather's */
-        setenv("KSCOPE_DEFORM_GATHER_CHANNELS", t % 3 ? "32" : "7", 1);
         for (int k = 0; k <= KS_DEFORM_GRAD_GATHER; ++k) {
             const int atomics = k == KS_DEFORM_COL2IM || k >= KS_DEFORM_GRAD_TAP;
             ks_sink *ss = ks_host_sink_create(0, ks_filter_all()), *gs = ks_host_sink_create(0, ks_filter_all());
@@ -200,9 +199,6 @@ START_TEST(deform_kernels_cuda_equal_simulator)
         }
         for (int q = 0; q < 4; ++q) free(want[q]);
         free(cols_in);
-        unsetenv("KSCOPE_DEFORM_TILE");
-        unsetenv("KSCOPE_DEFORM_GATHER_TILE");
-        unsetenv("KSCOPE_DEFORM_GATHER_CHANNELS");
         df_free(&c);
     }
 }
@@ -265,9 +261,9 @@ END_TEST
  * blocks an SM, 256 x 128), groups of several row tiles,
  * outputs and columns that do not fill a tile, conv groups, offset groups, mask, bias,
  * stride, dilation, a 3x2 kernel, and chunks after one that ran im2col + GEMM (columns0
- * kept: the weight is prepared again). KS_DEFORM_FUSED opts in (1: the default shape);
- * the launch count shows the fused kernel ran; KS_DEFORM_FUSED=0 runs im2col + cuBLAS
- * TF32 instead, also within 2e-3. */
+ * kept: the weight is prepared again). params.fused opts in (1: the default shape); the
+ * launch count shows the fused kernel ran; fused 0 runs im2col + cuBLAS TF32 instead, also
+ * within 2e-3. */
 START_TEST(deform_fused_tf32_forward_matches_reference)
 {
     const ks_deform_params base = {.kernel_h = 3,
@@ -299,11 +295,11 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
     ps[4] = base;
     ps[4].batch = 2, ps[4].channels = 64, ps[4].height = 15, ps[4].width = 13, ps[4].out_channels = 600;
     ps[4].groups = 2, ps[4].offset_groups = 2, ps[4].use_mask = 1, ps[4].use_bias = 1;
-    static const char *const shapes[] = {"1", "1", "1", "42", "422", "44", "24", "44", "0"};
+    static const int shapes[] = {1, 1, 1, 42, 422, 44, 24, 44, 0};
     static const int which[] = {0, 1, 2, 3, 3, 3, 4, 4, 0};
     for (int t = 0; t < 9; ++t) {
-        const ks_deform_params p = ps[which[t]];
-        setenv("KS_DEFORM_FUSED", shapes[t], 1);
+        ks_deform_params p = ps[which[t]];
+        p.fused = shapes[t];
         df_case c;
         df_init(&c, &p, 910 + (uint64_t)t, 2.5f);
         ks_deform_tensors h = df_tensors(&c), d = up_forward(&c);
@@ -322,9 +318,8 @@ START_TEST(deform_fused_tf32_forward_matches_reference)
         c.output = down(d.output, c.g.output_numel);
         ks_deform_ref_forward(&p, &h, c.r_out);
         char ctx[64];
-        snprintf(ctx, sizeof ctx, "fused tf32 case %d (KS_DEFORM_FUSED=%s): output", t, shapes[t]);
+        snprintf(ctx, sizeof ctx, "fused tf32 case %d (fused %d): output", t, shapes[t]);
         df_scaled(c.output, c.r_out, c.g.output_numel, 2e-3, ctx);
-        unsetenv("KS_DEFORM_FUSED");
         void *rest[] = {(void *)d.input, (void *)d.offset, (void *)d.mask, (void *)d.weight, (void *)d.bias, ws, cols0};
         for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) ks_cuda_free(rest[i]);
         df_free(&c);

@@ -62,6 +62,17 @@ typedef struct ks_deform_params {
     int math;      /* the GEMMs: KS_MATH_FP32 (0, default) or KS_MATH_TF32 (1, ks_gemm.h):
                               inputs rounded to TF32 (cuBLAS on the tensor cores; the
                               simulator emulates the rounding), sums in fp32 */
+    /* kernel choices, for measuring (kscope run deform_conv's flags; 0 everywhere: the
+     * defaults); ks_deform_geometry refuses values outside their ranges */
+    int fused;                             /* the TF32 forward's fused kernel (CUDA): 0 off (slower than im2col +
+                         cuBLAS so far), 1 on (its tile shape by the group's outputs), or
+                         the shape 24, 42, 422 (42 at two blocks an SM) or 44 */
+    int grad_kernel;                       /* the backward's gradient kernel on CUDA: 0 auto (grad_gather where it
+                         fits, else grad_tile, else grad_tap), 1 grad_tile, 2 grad_tap */
+    int grad_columns;                      /* 0: the gradient kernel writes the columns; 1: a separate im2col pass
+                         (as mmcv and torchvision) */
+    int tile_positions, tile_windows;      /* grad_tile: 0, or a power of 2 in 1..1024; 0 or 1..16 */
+    int gather_positions, gather_channels; /* grad_gather: 0, or a power of 2 in 1..1024; 0 or 1..32 */
 } ks_deform_params;
 
 typedef struct ks_deform_geom {
@@ -132,7 +143,7 @@ typedef enum ks_deform_kernel {
 #define KS_DEFORM_DEFAULT_THREADS(k) \
     ((k) == KS_DEFORM_IM2COL_TAP || (k) == KS_DEFORM_GRAD_TAP ? KS_DEFORM_TAP_THREADS : KS_DEFORM_THREADS)
 /* grad_tile: output positions per tile (the block has kh*kw threads per position; fewer
- * positions when that passes 512; KSCOPE_DEFORM_TILE=N sets it), the pixels a tile's
+ * positions when that passes 512; --grad-tile N sets it), the pixels a tile's
  * shared window reaches past the taps' grid (offsets up to this stay in shared memory),
  * and the window's largest size in floats (larger: grad_tap runs instead) */
 #define KS_DEFORM_TILE_POSITIONS 16
@@ -140,8 +151,8 @@ typedef enum ks_deform_kernel {
 #define KS_DEFORM_TILE_CAP 4096
 /* grad_tile: channels per barrier phase (one window each, as many as fit) */
 #define KS_DEFORM_TILE_WINDOWS 4
-/* grad_gather: output positions per tile (KSCOPE_DEFORM_GATHER_TILE=N), channels per block
- * (KSCOPE_DEFORM_GATHER_CHANNELS=N, 1..32; fewer where the shared memory runs out), and
+/* grad_gather: output positions per tile (--gather-tile N), channels per block
+ * (--gather-channels N, 1..32; fewer where the shared memory runs out), and
  * its shared memory in 4-byte slots: the simulator's 48 KiB arena */
 #define KS_DEFORM_GATHER_POSITIONS 32
 #define KS_DEFORM_GATHER_CHANNELS 32
@@ -198,8 +209,7 @@ int ks_deform_tile_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when grad_gather can run this geometry (one channel's lists fit its shared memory) */
 int ks_deform_gather_fits(const ks_deform_params *p, const ks_deform_geom *g);
 /* 1 when the CUDA layer's forward runs a chunk as one fused TF32 kernel (deform_fused.cu):
- * opted in with the environment's KS_DEFORM_FUSED (1, or a tile shape: 24, 42, 422, 44;
- * unset or 0: off, as on the H100 it is still slower than im2col + cuBLAS, bench/RESULTS.md),
+ * opted in with p->fused (--fused: 1, or a tile shape: 24, 42, 422, 44; 0: off, as on the H100 it is still slower than im2col + cuBLAS, bench/RESULTS.md),
  * p->math is TF32, every block of 32 channels lies in one conv group and one offset group
  * (C/groups and C/offset_groups multiples of 32), every tensor has fewer than 2^30
  * entries and the prepared weight (each group's rows rounded up to 256) fits in the
@@ -414,9 +424,8 @@ typedef struct ks_deform_fused_args {
 } ks_deform_fused_args;
 int ks_deform_fused_cuda_row(const void *args, const ks_grid *g, const ks_sink *dev_sink);
 void ks_deform_fused_launched(void);
-/* KS_DEFORM_FUSED: 0 off (unset or anything else), 1 on, or the tile shape asked for (24,
- * 42, 422, 44) */
-int ks_deform_fused_choice(void);
+/* p->fused: 0 off, 1 on, or the tile shape asked for (24, 42, 422, 44) */
+int ks_deform_fused_choice(const ks_deform_params *p);
 
 #ifdef __cplusplus
 }

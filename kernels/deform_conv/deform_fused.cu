@@ -263,12 +263,12 @@ static int fused_launch(const fused_args *f, int64_t n_cols, int groups, cudaStr
     return ks_cuda_check_launch("deformable_fused_tf32");
 }
 
-/* The tile shape, as MN (M, N warps): KS_DEFORM_FUSED=24, 42 or 44 picks one (422: 42 at
- * two blocks an SM, 128 registers); otherwise (KS_DEFORM_FUSED=1) 44 (256 x 128) when a
- * group has more than 128 outputs, else 24 (128 x 128). */
-static int fused_shape(int64_t Og)
+/* The tile shape, as MN (M, N warps): p->fused 24, 42 or 44 picks one (422: 42 at two
+ * blocks an SM, 128 registers); otherwise (1) 44 (256 x 128) when a group has more than
+ * 128 outputs, else 24 (128 x 128). */
+static int fused_shape(const ks_deform_params *p, int64_t Og)
 {
-    const int choice = ks_deform_fused_choice();
+    const int choice = ks_deform_fused_choice(p);
     return choice > 1 ? choice : Og > 128 ? 44 : 24;
 }
 
@@ -287,7 +287,7 @@ extern "C" int ks_deform_fused_cuda_row(const void *args, const ks_grid *grid, c
     if (sink) return ks_fail(KS_EINVAL, "deform: the fused TF32 forward is never traced (its twin im2col is)");
     cudaStream_t s = (cudaStream_t)grid->stream;
     const int64_t kk = p->kernel_h * p->kernel_w, Cg = p->channels / p->groups, Og = p->out_channels / p->groups;
-    const int shape = fused_shape(Og), BM = shape == 24 ? 128 : 256;
+    const int shape = fused_shape(p, Og), BM = shape == 24 ? 128 : 256;
     if (prepare) {
         /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room for 256) */
         const int n = (int)(p->groups * ((Og + BM - 1) / BM) * BM * kk * Cg), blocks = (n + 255) / 256;

@@ -63,6 +63,22 @@ int ks_deform_geometry(const ks_deform_params *p, ks_deform_geom *g)
     if (p->semantics != KS_DEFORM_MMCV && p->semantics != KS_DEFORM_TORCHVISION)
         return ks_fail(KS_EINVAL, "semantics must be mmcv or torchvision");
     if (p->math != KS_MATH_FP32 && p->math != KS_MATH_TF32) return ks_fail(KS_EINVAL, "math must be fp32 or tf32");
+    if (p->fused != 0 && p->fused != 1 && p->fused != 24 && p->fused != 42 && p->fused != 422 && p->fused != 44)
+        return ks_fail(KS_EINVAL, "fused must be 0 (off), 1 (on) or a tile shape 24, 42, 422, 44 (got %d)", p->fused);
+    if (p->grad_kernel < 0 || p->grad_kernel > 2 || p->grad_columns < 0 || p->grad_columns > 1)
+        return ks_fail(KS_EINVAL, "grad_kernel must be 0..2 and grad_columns 0..1 (got %d, %d)", p->grad_kernel,
+                       p->grad_columns);
+    const struct {
+        int v, max, pow2;
+        const char *name;
+    } tile[4] = {{p->tile_positions, 1024, 1, "tile_positions"},
+                 {p->tile_windows, 16, 0, "tile_windows"},
+                 {p->gather_positions, 1024, 1, "gather_positions"},
+                 {p->gather_channels, 32, 0, "gather_channels"}};
+    for (int i = 0; i < 4; ++i)
+        if (tile[i].v < 0 || tile[i].v > tile[i].max || (tile[i].pow2 && (tile[i].v & (tile[i].v - 1))))
+            return ks_fail(KS_EINVAL, "%s must be 0 (the default) or %s 1..%d (got %d)", tile[i].name,
+                           tile[i].pow2 ? "a power of 2 in" : "in", tile[i].max, tile[i].v);
     if (p->channels % p->groups || p->out_channels % p->groups)
         return ks_fail(KS_EINVAL, "groups %lld must divide channels %lld and out_channels %lld", (long long)p->groups,
                        (long long)p->channels, (long long)p->out_channels);
@@ -144,15 +160,8 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
     return KS_OK;
 }
 
-/* grad_tile's positions per tile and windows per phase: KSCOPE_DEFORM_TILE (a power of 2,
- * 1..1024) and KSCOPE_DEFORM_WINDOWS (1..16), for measuring other choices; else
- * KS_DEFORM_TILE_POSITIONS and KS_DEFORM_TILE_WINDOWS */
-static int64_t env_choice(const char *name, long max, int pow2, int64_t def)
-{
-    const char *e = getenv(name);
-    const long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= 1 && v <= max && (!pow2 || (v & (v - 1)) == 0) ? v : def;
-}
+/* a tile choice of the params (ks_deform_geometry checked it), or its default when 0 */
+static int64_t choice_or(int v, int64_t def) { return v > 0 ? v : def; }
 
 void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
                          ks_deform_args *a)
@@ -183,11 +192,11 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->grad_input = c->grad_input;
     a->grad_offset = c->grad_offset;
     a->grad_mask = c->grad_mask;
-    a->tile_positions = env_choice("KSCOPE_DEFORM_TILE", 1024, 1, KS_DEFORM_TILE_POSITIONS);
-    a->tile_windows = env_choice("KSCOPE_DEFORM_WINDOWS", 16, 0, KS_DEFORM_TILE_WINDOWS);
+    a->tile_positions = choice_or(p->tile_positions, KS_DEFORM_TILE_POSITIONS);
+    a->tile_windows = choice_or(p->tile_windows, KS_DEFORM_TILE_WINDOWS);
     a->write_columns = c->write_columns;
-    a->gather_positions = env_choice("KSCOPE_DEFORM_GATHER_TILE", 1024, 1, KS_DEFORM_GATHER_POSITIONS);
-    a->gather_channels = env_choice("KSCOPE_DEFORM_GATHER_CHANNELS", 32, 0, KS_DEFORM_GATHER_CHANNELS);
+    a->gather_positions = choice_or(p->gather_positions, KS_DEFORM_GATHER_POSITIONS);
+    a->gather_channels = choice_or(p->gather_channels, KS_DEFORM_GATHER_CHANNELS);
 }
 
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
@@ -293,19 +302,12 @@ int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, 
     return KS_OK;
 }
 
-int ks_deform_fused_choice(void)
-{
-    static const char *const choices[] = {"1", "24", "42", "422", "44"};
-    const char *e = getenv("KS_DEFORM_FUSED");
-    for (size_t i = 0; e && i < sizeof choices / sizeof choices[0]; ++i)
-        if (!strcmp(e, choices[i])) return atoi(e);
-    return 0;
-}
+int ks_deform_fused_choice(const ks_deform_params *p) { return p->fused; }
 
 int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g)
 {
     const int64_t lim = (int64_t)1 << 30, Cg = p->channels / p->groups, cpg = p->channels / p->offset_groups;
-    if (!ks_deform_fused_choice()) return 0; /* opt-in: slower than im2col + cuBLAS so far */
+    if (!ks_deform_fused_choice(p)) return 0; /* opt-in: slower than im2col + cuBLAS so far */
     /* the prepared weight: every group's rows rounded up to the tallest tile, 256 */
     const int64_t Og = p->out_channels / p->groups, wf = p->groups * ((Og + 255) / 256 * 256) * (g->rows / p->groups);
     return p->math == KS_MATH_TF32 && Cg % 32 == 0 && cpg % 32 == 0 && g->input_numel < lim && g->offset_numel < lim &&

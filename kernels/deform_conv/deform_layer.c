@@ -68,12 +68,11 @@ static int bias_kernel(const layer *L, int k, const ks_deform_bias_args *a)
 }
 
 /* The backward's tap pass on CUDA: grad_gather where its lists fit, else grad_tile where its
- * window fits, else grad_tap; KSCOPE_DEFORM_BWD=gather|tile|tap picks one for measuring (a
- * choice that does not fit falls back as above). The simulator runs grad_tap. */
+ * window fits, else grad_tap; p->grad_kernel (--grad-kernel tile|tap) picks one for
+ * measuring (a choice that does not fit falls back as above). The simulator runs grad_tap. */
 static ks_deform_kernel backward_kernel(const ks_deform_params *p, const ks_deform_geom *g)
 {
-    const char *e = getenv("KSCOPE_DEFORM_BWD");
-    const int want = !e ? 0 : !strcmp(e, "tile") ? 1 : !strcmp(e, "tap") ? 2 : 0;
+    const int want = p->grad_kernel; /* 0 auto, 1 tile, 2 tap */
     if (want == 0 && ks_deform_gather_fits(p, g)) return KS_DEFORM_GRAD_GATHER;
     if (want <= 1 && ks_deform_tile_fits(p, g)) return KS_DEFORM_GRAD_TILE;
     return KS_DEFORM_GRAD_TAP;
@@ -226,13 +225,9 @@ static int layer_forward(const layer *L, const ks_deform_params *p, const ks_def
     return rc;
 }
 
-/* KSCOPE_DEFORM_BWD_COLUMNS=im2col: the backward recomputes the columns with a separate
- * im2col pass, as mmcv and torchvision do (for measuring) */
-static int separate_im2col(void)
-{
-    const char *e = getenv("KSCOPE_DEFORM_BWD_COLUMNS");
-    return e && !strcmp(e, "im2col");
-}
+/* p->grad_columns (--grad-columns im2col): the backward recomputes the columns with a
+ * separate im2col pass, as mmcv and torchvision do (for measuring) */
+static int separate_im2col(const ks_deform_params *p) { return p->grad_columns == 1; }
 
 static int layer_backward(const layer *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                           ks_deform_kernel traced)
@@ -277,8 +272,8 @@ static int layer_backward(const layer *L, const ks_deform_params *p, const ks_de
             if (!rc) rc = run_kernel(L, p, &g, KS_DEFORM_COL2IM, &c, traced == KS_DEFORM_COL2IM);
         } else if (!rc) {
             /* the tap pass also writes the columns again, in place, unless this chunk's
-             * im2col records (or KSCOPE_DEFORM_BWD_COLUMNS=im2col asks for the pass) */
-            c.write_columns = !(first && traced == KS_DEFORM_IM2COL) && !separate_im2col();
+             * im2col records (or --grad-columns im2col asks for the pass) */
+            c.write_columns = !(first && traced == KS_DEFORM_IM2COL) && !separate_im2col(p);
             rc = run_kernel(L, p, &g, KS_DEFORM_GRAD_TAP, &c, 0);
             have_columns = c.write_columns;
         }

@@ -36,7 +36,7 @@ const ks_kernel ks_deform_rows[KS_DEFORM_NROWS] = {
     [KS_DEFORM_GRAD_GATHER] = ROW(ks_deform_grad_gather, "grad_gather", T,
                                   "grad_tap with per-pixel sums in shared memory", .coop = 1),
     /* the layer's TF32 forward of a chunk in one kernel (deform_fused.cu): CUDA only, opt-in
-     * (KS_DEFORM_FUSED); its entry point sizes its own 3-D grid, so its launch is fixed */
+     * (--fused); its entry point sizes its own 3-D grid, so its launch is fixed */
     [KS_DEFORM_ROW_FUSED] = {.name = "fused_tf32",
                              .body = "ks_deform_fused_k",
                              .cuda = KS_KERNEL_CUDA_FN(ks_deform_fused_cuda_row),
@@ -137,6 +137,11 @@ enum {
     P_BACKWARD,
     P_SEMANTICS,
     P_MATH,
+    P_FUSED, /* the kernel choices, for measuring (ks_deform_params' last fields) */
+    P_GRAD_KERNEL,
+    P_GRAD_COLUMNS,
+    P_GRAD_TILE,
+    P_GATHER_TILE,
     P_COUNT
 };
 
@@ -180,6 +185,27 @@ static const ks_param_spec conv_params[P_COUNT] = {
                 .kind = KS_PARAM_CHOICE,
                 .choices = "fp32|tf32",
                 .help = "the GEMMs: fp32, or tf32 inputs (tensor cores; the simulator emulates the rounding)"},
+    [P_FUSED] = {.name = "fused",
+                 .kind = KS_PARAM_CHOICE,
+                 .choices = "off|on|24|42|422|44",
+                 .help = "--math tf32 on CUDA: the fused forward (its tile shape by size, or this one); its "
+                         "twin im2col runs elsewhere"},
+    [P_GRAD_KERNEL] = {.name = "grad-kernel",
+                       .kind = KS_PARAM_CHOICE,
+                       .choices = "auto|tile|tap",
+                       .help = "--backward on CUDA: auto (gather, else tile, else tap), or tile or tap at most"},
+    [P_GRAD_COLUMNS] = {.name = "grad-columns",
+                        .kind = KS_PARAM_CHOICE,
+                        .choices = "fused|im2col",
+                        .help = "--backward: the gradient kernel writes the columns, or a separate im2col pass"},
+    [P_GRAD_TILE] = {.name = "grad-tile",
+                     .axes = 2,
+                     .min = 0,
+                     .help = "grad_tile's positions (a power of 2 to 1024), channels a phase (to 16); 0: default"},
+    [P_GATHER_TILE] = {.name = "gather-tile",
+                       .axes = 2,
+                       .min = 0,
+                       .help = "grad_gather's positions (a power of 2 to 1024), channels a block (to 32); 0: default"},
 };
 static const ks_param_spec im2col_params[P_SHARED] = {SHARED_ROWS};
 
@@ -267,6 +293,18 @@ static int read_params(ks_run *r, deform_state *s)
     p->im2col_step = r->value[P_IM2COL_STEP][0];
     p->use_bias = r->value[P_BIAS][0] || t[KS_DEFORM_T_BIAS].data;
     p->math = r->value[P_MATH][0] ? KS_MATH_TF32 : KS_MATH_FP32;
+    static const int fused[] = {0, 1, 24, 42, 422, 44}; /* --fused's words, in order */
+    p->fused = fused[r->value[P_FUSED][0]];
+    p->grad_kernel = (int)r->value[P_GRAD_KERNEL][0], p->grad_columns = (int)r->value[P_GRAD_COLUMNS][0];
+    const int64_t *gt = r->value[P_GRAD_TILE], *ga = r->value[P_GATHER_TILE];
+    if (gt[0] > 1024 || (gt[0] & (gt[0] - 1)) || gt[1] > 16)
+        return ks_fail(KS_EINVAL, "--grad-tile P,W: P 0 or a power of 2 to 1024, W 0..16 (got %lld,%lld)",
+                       (long long)gt[0], (long long)gt[1]);
+    if (ga[0] > 1024 || (ga[0] & (ga[0] - 1)) || ga[1] > 32)
+        return ks_fail(KS_EINVAL, "--gather-tile P,C: P 0 or a power of 2 to 1024, C 0..32 (got %lld,%lld)",
+                       (long long)ga[0], (long long)ga[1]);
+    p->tile_positions = (int)r->value[P_GRAD_TILE][0], p->tile_windows = (int)r->value[P_GRAD_TILE][1];
+    p->gather_positions = (int)r->value[P_GATHER_TILE][0], p->gather_channels = (int)r->value[P_GATHER_TILE][1];
     const int64_t sem = r->value[P_SEMANTICS][0];
     p->semantics = sem == 1      ? KS_DEFORM_MMCV
                    : sem == 2    ? KS_DEFORM_TORCHVISION
