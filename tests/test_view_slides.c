@@ -287,6 +287,18 @@ static const char *field_line(const vw_lines *lines, const char *name)
     return NULL;
 }
 
+/* The lines without the rounded values' marks ("~0.8105" reads as 0.8105 here: the
+ * checks below allow for the rounding) */
+static void untilde(vw_lines *lines)
+{
+    for (int i = 0; i < lines->n; ++i) {
+        char *w = lines->text[i];
+        for (const char *r = lines->text[i]; *r; ++r)
+            if (*r != '~') *w++ = *r;
+        *w = 0;
+    }
+}
+
 /* Opens DIR/NAME.kst, written by `kscope run OP ARGS --trace`, focused on work item `index`,
  * and its decomposition panel's lines. */
 static void open_run(const char *op, const char *args, int64_t index, vw_state *st, vw_lines *lines)
@@ -301,6 +313,7 @@ static void open_run(const char *op, const char *args, int64_t index, vw_state *
     snprintf(go, sizeof go, "index=%lld", (long long)index);
     ck_assert_int_eq(vw_goto(st, go), KS_OK);
     vw_describe_focus(st, lines, VW_MAX_LINES);
+    untilde(lines);
 }
 
 static double tensor_at(const char *name, int64_t i)

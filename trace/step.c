@@ -49,12 +49,40 @@ int ks_real_digits(double v)
 
 void ks_format_real(char *buf, size_t n, double v)
 {
+    if (!isfinite(v)) { /* nan, inf: what it is */
+        snprintf(buf, n, "%g", v);
+        return;
+    }
     if (v == floor(v) && fabs(v) < 1e15) { /* 20, not 2e+01 */
         snprintf(buf, n, "%lld", (long long)v);
         return;
     }
     const int p = ks_real_digits(v);
-    snprintf(buf, n, "%.*g", p <= KS_EXACT_DIGITS ? p : 4, v);
+    if (p <= KS_EXACT_DIGITS) { /* 0.1, 10.125: the float's own shortest name */
+        snprintf(buf, n, "%.*g", p, v);
+        return;
+    }
+    /* a binary fraction's decimals end: in full up to 9 significant digits (34.46875, not
+     * 34.47 beside an exact 26.375: issue 38 D9) */
+    for (int k = 1; k <= 40; ++k) {
+        const double s = ldexp(v, k);
+        if (s != floor(s)) continue;
+        if (fabs(s) >= 9007199254740992.0) break;
+        char full[96];
+        snprintf(full, sizeof full, "%.*f", k, v);
+        int sig = 0, lead = 1;
+        for (const char *c = full; *c; ++c) {
+            if (*c < '0' || *c > '9') continue;
+            if (*c != '0') lead = 0;
+            sig += !lead;
+        }
+        if (sig <= 9) {
+            snprintf(buf, n, "%s", full);
+            return;
+        }
+        break;
+    }
+    snprintf(buf, n, "~%.4g", v); /* rounded, and says so */
 }
 
 int ks_trace_dims(const ks_trace *tr, uint32_t grid[3], uint32_t block[3])

@@ -33,7 +33,8 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
 
 /* Values print in the shortest text that reads back as the same float when that has at
  * most KS_EXACT_DIGITS significant digits (10.125, 6.375, 0.1: such values are exact for
- * a student), else to 4 significant digits (0.7365 for 0.73645231). */
+ * a student), a binary fraction in full up to 9 significant digits (34.46875), else to 4
+ * significant digits marked as rounded: "~0.7365" for 0.73645231 (issue 38 D9). */
 #define KS_EXACT_DIGITS 6
 int ks_real_digits(double v); /* significant digits of that shortest text, 1..9 */
 void ks_format_real(char *buf, size_t n, double v);
