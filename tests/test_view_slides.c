@@ -838,6 +838,30 @@ START_TEST(the_rules_report_what_breaks_them)
 }
 END_TEST
 
+/* issue 38 D8: a lesson shows the warp strip on a slide ("strip": true): lesson 10's
+ * padding step has it; its first request question hides it ("hide": "strip": its
+ * addresses answer the question) until the answer shows; a slide without it has none */
+START_TEST(a_step_puts_the_warp_strip_on_its_slide)
+{
+    open_lesson("10");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1280, 960, 3); /* step 4: padding lanes */
+    ck_assert_int_eq(st.strip, 1);
+    vw_story_show(&st, 1); /* step 2: which addresses? */
+    ck_assert_int_eq(st.strip, 0);
+    vw_story_reveal(&st, 1);
+    ck_assert_int_eq(st.strip, 1);
+    vw_story_reveal(&st, 0);
+    ck_assert_int_eq(st.strip, 0);
+    vw_story_show(&st, 0); /* step 1: warps, no strip */
+    ck_assert_int_eq(st.strip, 0);
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -854,6 +878,7 @@ int main(void)
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);
     tcase_add_test(tc, the_rules_report_what_breaks_them);
+    tcase_add_test(tc, a_step_puts_the_warp_strip_on_its_slide);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

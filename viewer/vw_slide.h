@@ -50,6 +50,9 @@ typedef struct vw_slide {
     /* the order the slide plays the trace in (vw_order + 1; 0: keep): the grid-stride
      * loop's waves show in iteration-major order */
     int order;
+    /* the warp strip (W) of the focused event's request: 1 on the slide, 2 once the answer
+     * shows (its sectors and addresses would answer the question) */
+    int strip;
     /* the trace the slide shows and its index (both borrowed; they outlive the viewer):
      * NULL shows the trace the viewer opened. event, look_tensor, panel and answer_event
      * are ids into this trace. run: the lesson's run (0: its own), for the tests. */

@@ -63,6 +63,7 @@ void vw_story_show(vw_state *s, int k)
      * would take its room, and a heatmap panel shows the shared tensor where a step is
      * about it */
     s->shared = 0;
+    s->strip = sl->strip == 1; /* a slide shows the warp strip where the step asks */
     /* panels first: with explicit panels the focus must not move them */
     if (sl->panel[0] >= 0 || sl->panel[1] >= 0) s->follow = 0;
     for (int p = 0; p < 2; ++p)
@@ -111,8 +112,10 @@ void vw_story_show(vw_state *s, int k)
 void vw_story_reveal(vw_state *s, int reveal)
 {
     s->reveal = reveal;
-    if (!s->nslides || !reveal) return;
+    if (!s->nslides) return;
     const vw_slide *sl = &s->slides[s->slide];
+    if (sl->strip) s->strip = sl->strip == 1 || reveal;
+    if (!reveal) return;
     if (!sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return;
     const ks_event *e = vw_event(s->tr, sl->answer_event);
     if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE && e->kind != KS_EV_SAMPLE) return;
@@ -179,6 +182,8 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                  {VW_ARR_RIGHT, 36, 0.97},  {VW_ARR_RIGHT, 42, 0.965},  {VW_ARR_RIGHT, 50, 0.96},
                  {VW_ARR_COLUMN, 36, 0.96}, {VW_ARR_COLUMN, 42, 0.955}, {VW_ARR_COLUMN, 50, 0.95}};
     const int grid = sl->grid ? 4 : 0;
+    /* the warp strip's room under the decomposition (vw_strip_area), in lines */
+    const int strip = s->strip ? (2 * line + 64 + 4 + line - 1) / line : 0;
     double best = -1;
     int least_short = 1 << 30; /* band lines a layout leaves out: none where one holds it all */
     vw_slide_geom pick = {.arrangement = VW_ARR_STACKED,
@@ -196,7 +201,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
             int band_w, decomp_w;
             vw_slide_widths(w, &g, &band_w, &decomp_w);
             const int need = vw_story_band_needed(sl, (band_w - 16) / adv);
-            g.decomp_lines = vw_describe_focus_lines(s, (decomp_w - 8) / adv, least);
+            g.decomp_lines = vw_describe_focus_lines(s, (decomp_w - 8) / adv, least) + strip;
             /* where it does not hold it all, the narration gives way, a line at a time */
             for (g.band_lines = need; g.band_lines >= 1 && need - g.band_lines <= least_short; g.band_lines--) {
                 vw_layout_slide(L, w, h, line, &g);
@@ -212,7 +217,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
         int band_w, decomp_w;
         pick.arrangement = VW_ARR_STACKED;
         vw_slide_widths(w, &pick, &band_w, &decomp_w);
-        pick.decomp_lines = vw_describe_focus_lines(s, (decomp_w - 8) / adv, 1);
+        pick.decomp_lines = vw_describe_focus_lines(s, (decomp_w - 8) / adv, 1) + strip;
         for (pick.band_lines = vw_story_band_needed(sl, (band_w - 16) / adv); pick.band_lines > 1; pick.band_lines--) {
             vw_layout_slide(L, w, h, line, &pick);
             if (L->input.h * 100 >= VW_SLIDE_PICTURE * L->h) break;

@@ -70,7 +70,8 @@ typedef struct ls_question {
     const char *hint;    /* after a first wrong answer (a template; NULL: the explanation with
                           * every value that gives the answer away masked); never the answer */
     /* tensors whose panels the question slide covers until the answer shows: they would
-     * draw the answer (lesson 04's output beside a question about one of its cells) */
+     * draw the answer (lesson 04's output beside a question about one of its cells); or
+     * "strip": the warp strip, whose sectors and addresses answer a request question */
     const char *hide[2];
     int nhide;
 } ls_question;
@@ -87,6 +88,7 @@ typedef struct ls_step {
     const char *panel_mode[2]; /* viewer: "mode": [left, right], one per panel (NULL: none) */
     int run;                   /* which of the lesson's runs the step looks at (0: its own) */
     int order;                 /* viewer: the replay order, vw_order + 1 ("order": "iter"); 0: keep */
+    int strip;                 /* viewer: the warp strip of the focused request on the slide */
     ls_question q;
 } ls_step;
 

@@ -221,8 +221,8 @@ static int find_run(const ls_lesson *L, const char *name);
 
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title", "text",     "notes", "focus", "show", "panels",
-                                       "mode",  "question", "run",   "order", NULL};
+    static const char *const keys[] = {"title", "text",     "notes", "focus", "show",  "panels",
+                                       "mode",  "question", "run",   "order", "strip", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -244,6 +244,9 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             free(both);
         }
     }
+    const cJSON *strip = cJSON_GetObjectItemCaseSensitive(o, "strip");
+    if (strip && !cJSON_IsBool(strip)) ls_problem(rep, k, "strip must be true or false");
+    s->strip = cJSON_IsTrue(strip);
     const char *order = get_string(rep, k, o, "order", 0);
     if (order) {
         static const char *const orders[] = {"recorded", "thread", "iter"};

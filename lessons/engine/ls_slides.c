@@ -136,6 +136,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         }
         v->grid = shows(st, "launch") || shows(st, "threads");
         v->order = st->order;
+        v->strip = st->strip;
         v->trace = &S->tr;
         v->index = &S->idx;
         v->run = st->run;
@@ -162,7 +163,8 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 snprintf(text + used, sizeof text - used, q->ncell == 3 ? "  (plane, y, x)" : "  (y, x)");
             v->question = dup_text(text);
             for (int i = 0; i < q->nhide; ++i)
-                if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
+                if (!strcmp(q->hide[i], "strip")) v->strip = 2; /* the strip shows with the answer */
+                else if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
             ls_answer_text(S, &qc, k, ans, sizeof ans);
             ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);
             if (q->kind == LS_Q_CHOICE) {
