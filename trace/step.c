@@ -153,12 +153,28 @@ static const char *real(char *buf, double v)
     return buf;
 }
 
+/* col2im's gather counts its reads 0, 1, 2 in its loop over the windows; the kernel tap a
+ * read belongs to is its row of columns (N, C*kh*kw, Ho*Wo) modulo kh*kw (issue 38 D12:
+ * lesson 03's "tap 0/1/2" were kernel taps 7, 4 and 1). -1 for any other event. */
+static int64_t col2im_kernel_tap(const ks_trace *tr, const ks_event *e)
+{
+    if (strcmp(tr->op, "col2im") || e->kind != KS_EV_READ || e->tensor >= tr->ntensors) return -1;
+    const ks_tensor *c = &tr->tensors[e->tensor];
+    const int out = ks_trace_tensor(tr, "output");
+    if (strcmp(c->name, "columns") || c->ndim != 3 || out < 0 || tr->tensors[out].ndim != 4) return -1;
+    const int64_t kk = tr->tensors[out].shape[1] > 0 ? c->shape[1] / tr->tensors[out].shape[1] : 0;
+    if (kk <= 0 || (e->flags & KS_FLAG_PADDING) || e->u.access.y < 0) return -1;
+    return e->u.access.y % kk;
+}
+
 /* "tap 3", or "shared" for a shared-memory access (its tap is always 0: the phase and the
  * slot say where it belongs) */
 static const char *tap_label(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
     if (tr->sites[e->site].line > 0) snprintf(buf, n, "%s", e->flags & KS_FLAG_SHARED ? "shared" : "global");
     else if (e->flags & KS_FLAG_SHARED) snprintf(buf, n, "shared");
+    else if (col2im_kernel_tap(tr, e) >= 0) /* its loop's count, and the kernel's tap it reads */
+        snprintf(buf, n, "tap %u (kernel tap %lld)", e->tap, (long long)col2im_kernel_tap(tr, e));
     else snprintf(buf, n, "tap %u", e->tap);
     return buf;
 }
@@ -179,7 +195,7 @@ static void access_element(const ks_trace *tr, const ks_event *e, char *where, s
 
 void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
-    char where[160], r[6][24];
+    char where[160], r[6][64];
     if (!ks_event_fits(tr, e)) {
         snprintf(buf, n, "(an event of kind %u at site %u, tensor %u: not in the header's %d sites and %d tensors)",
                  e->kind, e->site, e->tensor, tr->nsites, tr->ntensors);
@@ -297,7 +313,7 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
         if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
             fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
         else {
-            char tap[24];
+            char tap[64];
             const int64_t numel = e->tensor < tr->ntensors ? ks_tensor_numel(&tr->tensors[e->tensor]) : 0;
             /* a .cu thread's access outside its buffer was not made (the thread stopped);
              * a probed body's was (check reports both) */
