@@ -1,6 +1,7 @@
 /* ks_cuda.cu - device query, memory and trace sinks behind ks_cuda_api.h. */
 #include "ks_cuda.h"
 #include "ks_cuda_api.h"
+#include "ks_cuda_int.h"
 #include "ks_gemm.h"
 
 #include <cublas_v2.h>

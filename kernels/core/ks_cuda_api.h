@@ -19,18 +19,12 @@ extern "C" {
 /* Number of usable CUDA devices; 0 when there is no GPU, no driver or no CUDA build. */
 KS_API int ks_cuda_device_count(void);
 KS_API ks_status ks_cuda_device_name(char *buf, size_t n);
-/* The most dynamic shared memory a block of the current device may opt in to, in bytes. */
-KS_API ks_status ks_cuda_shared_optin_bytes(int64_t *bytes);
 
 KS_API ks_status ks_cuda_malloc(void **p, size_t bytes);
 KS_API void ks_cuda_free(void *p);
 KS_API ks_status ks_cuda_upload(void *dst_dev, const void *src_host, size_t bytes);
 KS_API ks_status ks_cuda_download(void *dst_host, const void *src_dev, size_t bytes);
 KS_API ks_status ks_cuda_memset(void *dst_dev, int byte, size_t bytes);
-/* On `stream` (a cudaStream_t; NULL: the default stream), ordered with its kernels: set
- * device bytes, or copy device to device. */
-KS_API ks_status ks_cuda_memset_async(void *dst_dev, int byte, size_t bytes, void *stream);
-KS_API ks_status ks_cuda_copy_async(void *dst_dev, const void *src_dev, size_t bytes, void *stream);
 KS_API ks_status ks_cuda_sync(void);
 /* Row-major C[M, N] = beta C + op(A) op(B) on device pointers (ks_gemm.h's conventions) with
  * cuBLAS in plain fp32 (no TF32), on `stream` (a cudaStream_t; NULL: the default stream).
@@ -49,17 +43,6 @@ KS_API ks_status ks_cuda_sgemm_batched(void *stream, int math, int ta, int tb, i
 KS_API ks_status ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, const int64_t *M, const int64_t *N,
                                       const int64_t *K, const float *const *A, int64_t lda, const float *const *B,
                                       int64_t ldb, float *const *C, int64_t ldc);
-
-/* A scratch of the current device that a sequence of launches on `stream` uses (RoIAlign's
- * channels-last copy): one buffer per device, grown as needed and freed at exit (cudaMalloc
- * and cudaFree cost tens of microseconds, and cudaFree waits for the device). *p is set and
- * a lock held from here until ks_cuda_scratch_done, which records an event after the
- * launches; the next use's stream waits for it, so host threads and streams never share
- * the buffer at once. *p stays NULL, with KS_OK and nothing held, when the device has no
- * room, the stream is being captured into a graph, or the device is past the 64th: the
- * caller does without (another kernel). *token: for ks_cuda_scratch_done. */
-KS_API ks_status ks_cuda_scratch_get(size_t bytes, void *stream, void **p, int *token);
-KS_API ks_status ks_cuda_scratch_done(int token, void *stream);
 
 /* A device sink of `capacity` events: `out` receives device pointers (pass it to the
  * *_cuda launchers). Free with ks_cuda_sink_free. */

@@ -1,5 +1,6 @@
 /* ks_cuda_nocuda.c - ks_cuda_api.h for a build without nvcc: no devices, clear errors. */
 #include "ks_cuda_api.h"
+#include "ks_cuda_int.h"
 #include "ks_error.h"
 
 #define NO_CUDA ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)")

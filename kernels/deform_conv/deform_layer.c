@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../core/ks_cuda_api.h"
+#include "../core/ks_cuda_int.h"
 #include "../core/ks_error.h"
 #include "../core/ks_gemm.h"
 

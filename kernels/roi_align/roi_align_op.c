@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "../core/ks_cuda_api.h"
+#include "../core/ks_cuda_int.h"
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
 #include "../core/ks_sim.h"
