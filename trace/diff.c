@@ -128,7 +128,7 @@ int ks_diff_same_event(const ks_event *x, const ks_event *y, double tol)
     }
 }
 
-static int sort_events(const ks_trace *tr, const ks_event ***out)
+int ks_events_by_item(const ks_trace *tr, const ks_event ***out)
 {
     *out = malloc((size_t)(tr->nevents ? tr->nevents : 1) * sizeof **out);
     if (!*out) return ks_fail(KS_ENOMEM, "out of memory sorting the events of %s", tr->path);
@@ -205,7 +205,7 @@ static int diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol
 {
     memset(d, 0, sizeof *d);
     d->a = a, d->b = b;
-    if (sort_events(a, &d->sorted[0]) || sort_events(b, &d->sorted[1])) {
+    if (ks_events_by_item(a, &d->sorted[0]) || ks_events_by_item(b, &d->sorted[1])) {
         ks_diff_free(d);
         return KS_ENOMEM;
     }

@@ -56,6 +56,9 @@ int ks_diff_run(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol);
  * compilers may order a thread's independent loads differently (nvcc against the
  * simulator's clang); the set is what the index math decides. */
 int ks_diff_run_sets(ks_diff *d, const ks_trace *a, const ks_trace *b, double tol);
+/* Pointers to every event of tr in (work item index, seq) order, into *out (caller frees);
+ * KS_OK or KS_ENOMEM. */
+int ks_events_by_item(const ks_trace *tr, const ks_event ***out);
 /* The events of work item `index` in trace side (0: a, 1: b). */
 ks_diff_item ks_diff_find(const ks_diff *d, int side, int64_t index);
 /* 1 when two events match under the rules above. */

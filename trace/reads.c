@@ -5,14 +5,8 @@
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
+#include "diff.h"
 #include "memory.h"
-
-static int by_index_seq(const void *p, const void *q)
-{
-    const ks_event *x = *(const ks_event *const *)p, *y = *(const ks_event *const *)q;
-    if (x->index != y->index) return x->index < y->index ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
 
 static int by_key(const void *p, const void *q)
 {
@@ -51,10 +45,8 @@ static int compared(const ks_reads *r, int s, int tensor)
 /* Side s's reads, keyed, into r->list[s] (sorted). */
 static int collect(ks_reads *r, int s, const ks_trace *tr)
 {
-    const ks_event **ev = malloc((size_t)(tr->nevents ? tr->nevents : 1) * sizeof *ev);
-    if (!ev) return ks_fail(KS_ENOMEM, "out of memory sorting the events of %s", tr->path);
-    for (uint64_t i = 0; i < tr->nevents; ++i) ev[i] = &tr->events[i];
-    if (tr->nevents) qsort(ev, (size_t)tr->nevents, sizeof *ev, by_index_seq);
+    const ks_event **ev;
+    if (ks_events_by_item(tr, &ev)) return KS_ENOMEM;
     reads_buf out = {0}, pending = {0}; /* pending: an item's reads not yet written (key unused) */
     int rc = KS_OK;
     for (uint64_t i = 0; i < tr->nevents && rc == KS_OK; ++i) {
