@@ -8,6 +8,7 @@
  *   memory: the peak resident size of the case (each case runs in a child process), file
  *           pages the viewer touched included, against the file's size.
  * usage: bench_view [DIR] [--events-1g] [--events-100m] [--full-open] [--keep]
+ *        bench_view --trace FILE   (one trace as it is, e.g. one kept with --keep)
  *   (default DIR /tmp; the traces are deleted after unless --keep). --events-100m adds im2col C = 1285
  *   (100 M events), written slice by slice as a format-2 file (never all events in memory);
  *   --full-open opens with ks_trace_open (every event decoded) as the viewer did before
@@ -368,8 +369,25 @@ static int bench_one(const char *path, int frames_too)
     return 0;
 }
 
-/* Writes the trace of C channels, then measures it in a child process (its peak resident
- * size is the case's alone); the trace is deleted after. */
+/* Measures the trace at path in a child process (its peak resident size is the case's
+ * alone). */
+static int bench_file(const char *path, int frames_too)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) _exit(bench_one(path, frames_too));
+    int status = 1;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) status = 1;
+    struct stat st;
+    const double mb = stat(path, &st) ? 0 : (double)st.st_size / 1e6;
+    printf("  peak resident       %8.0f MB   file %.0f MB   (file + %.0f MB)\n", ru.ru_maxrss / 1e3, mb,
+           ru.ru_maxrss / 1e3 - mb);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* Writes the trace of C channels, then measures it; the trace is deleted after. */
 static int bench_case(const char *dir, int64_t channels, int sliced_write, int frames_too)
 {
     char path[512];
@@ -383,18 +401,9 @@ static int bench_case(const char *dir, int64_t channels, int sliced_write, int f
     printf("C = %lld: written in %.1f s (%s)\n", (long long)channels, now() - t0,
            sliced_write ? "slice by slice" : "ks_trace_write");
     fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) _exit(bench_one(path, frames_too));
-    int status = 1;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) status = 1;
-    struct stat st;
-    const double mb = stat(path, &st) ? 0 : (double)st.st_size / 1e6;
-    printf("  peak resident       %8.0f MB   file %.0f MB   (file + %.0f MB)\n", ru.ru_maxrss / 1e3, mb,
-           ru.ru_maxrss / 1e3 - mb);
+    int rc = bench_file(path, frames_too);
     if (!keep) remove(path);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -408,6 +417,8 @@ int main(int argc, char **argv)
         keep |= !strcmp(argv[i], "--keep");
     }
     printf("bench_view: headless 1280x800, software renderer%s\n", full_open ? ", full open (before issue 35)" : "");
+    for (int i = 1; i + 1 < argc; ++i)
+        if (!strcmp(argv[i], "--trace")) return bench_file(argv[i + 1], 1);
     if (bench_case(dir, 128, 0, 1)) return 1;          /* 128 * 4096 * 19 = 9.96 M events */
     if (big && bench_case(dir, 216, 0, 0)) return 1;   /* 16.8 M events */
     if (huge && bench_case(dir, 1285, 1, 1)) return 1; /* 1285 * 4096 * 19 = 100.0 M events */

@@ -741,7 +741,7 @@ static int item_events(const ls_session *R, int64_t index, int kind, const char 
     const int t = name ? ks_trace_tensor(&R->tr, name) : -1;
     int n = 0;
     for (uint32_t k = 0; k < R->idx.items[it].count && n < max; ++k) {
-        const ks_event *e = &R->tr.events[R->idx.by_item[R->idx.items[it].first + k]];
+        const ks_event *e = &R->tr.events[vw_item_ev(&R->idx, &R->idx.items[it], k)];
         if ((int)e->kind == kind && (t < 0 || (int)e->tensor == t)) out[n++] = e;
     }
     return n;
@@ -2202,7 +2202,7 @@ START_TEST(question_slides_do_not_draw_their_answer)
                 const ks_event *e = &st.tr->events[a];
                 if (e->kind == KS_EV_SAMPLE) { /* the sampled value is drawn where the item writes it */
                     const double v = e->u.sample.value;
-                    a = ls_item_event(ls_step_session(&S, k), st.idx->item_of[a], KS_EV_WRITE, e->tap, -1);
+                    a = ls_item_event(ls_step_session(&S, k), vw_item_of(st.idx, a), KS_EV_WRITE, e->tap, -1);
                     if (a == VW_NONE || VAL(&st.tr->events[a]) != v) continue; /* RoIAlign writes the mean */
                 }
                 if (a == VW_NONE || st.tr->events[a].kind != KS_EV_WRITE) continue;

@@ -68,7 +68,7 @@ START_TEST(every_event_lands_in_its_work_item_in_seq_order)
         const vw_item *item = &fx.idx.items[it];
         total += item->count;
         for (uint32_t k = 0; k < item->count; ++k) {
-            const ks_event *e = &fx.tr.events[fx.idx.by_item[item->first + k]];
+            const ks_event *e = &fx.tr.events[vw_item_ev(&fx.idx, item, k)];
             ck_assert_int_eq(e->index, item->index);
             ck_assert_uint_eq(e->thread, item->thread);
             ck_assert_uint_eq(e->iter, item->iter);
@@ -127,9 +127,9 @@ END_TEST
 static int64_t unit_of(const ks_event *e, vw_unit u)
 {
     int64_t g = (int64_t)e->block * fx.tr.threads + e->thread;
-    const vw_item *it = &fx.idx.items[fx.idx.item_of[e - fx.tr.events]];
+    const vw_item *it = &fx.idx.items[vw_item_of(&fx.idx, e - fx.tr.events)];
     switch (u) {
-    case VW_UNIT_FIELD: return fx.tr.events[fx.idx.by_item[it->first]].u.field[0];
+    case VW_UNIT_FIELD: return fx.tr.events[vw_item_ev(&fx.idx, it, 0)].u.field[0];
     case VW_UNIT_ITEM: return e->index;
     case VW_UNIT_THREAD: return g;
     case VW_UNIT_WARP: return (int64_t)e->block * 1000000 + e->thread / 32;
@@ -345,10 +345,10 @@ START_TEST(deformable_samples_anchor_on_the_regular_kernel_grid)
     const int64_t Wo = 6 - 2 - 1 + 1; /* (W + 0 - (2*(2-1)+1)) / 1 + 1 = 4 */
     int samples = 0;
     for (uint32_t it = 0; it < idx.nitems; ++it) {
-        const ks_event *w = &tr.events[idx.by_item[idx.items[it].first]];
+        const ks_event *w = &tr.events[vw_item_ev(&idx, &idx.items[it], 0)];
         const int64_t h_col = w->u.field[2], w_col = w->u.field[3];
         for (uint32_t k = 1; k < idx.items[it].count; ++k) {
-            const ks_event *e = &tr.events[idx.by_item[idx.items[it].first + k]];
+            const ks_event *e = &tr.events[vw_item_ev(&idx, &idx.items[it], k)];
             float ay, ax;
             if (e->kind != KS_EV_SAMPLE) {
                 ck_assert_int_eq(vw_sample_anchor(&tr, &idx, it, e, &ay, &ax), 0);
@@ -392,7 +392,7 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
     vw_box b[4];
     traced_run(&r, &tr, &idx, "roi_align", "output-size", 3, "input-size", 11);
     for (uint32_t it = 0; it < idx.nitems; ++it) {
-        const ks_event *w = &tr.events[idx.by_item[idx.items[it].first]];
+        const ks_event *w = &tr.events[vw_item_ev(&idx, &idx.items[it], 0)];
         const float *roi = (const float *)r.tensor[1].data + w->u.field[0] * 5;
         ck_assert_int_eq(vw_item_boxes(&tr, &idx, it, b, 4), 2); /* aligned: the box and the unshifted one */
         ck_assert_double_eq_tol(b[0].x0, roi[1] - 0.5, 1e-6);
@@ -417,7 +417,7 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
         ks_trace_from_run(op, &r, &tr);
         ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
         for (uint32_t it = 0; it < idx.nitems; ++it) {
-            const int64_t i = tr.events[idx.by_item[idx.items[it].first]].index;
+            const int64_t i = tr.events[vw_item_ev(&idx, &idx.items[it], 0)].index;
             const float ay = ((const float *)r.tensor[3].data)[i], ax = ((const float *)r.tensor[4].data)[i];
             const int n = vw_item_boxes(&tr, &idx, it, b, 4);
             ck_assert_int_eq(n, ay == -1.0f ? 2 : 3);
@@ -432,7 +432,7 @@ START_TEST(roi_and_patch_boxes_follow_the_tensors)
     }
     traced_run(&r, &tr, &idx, "patchify", "radius", 2, "num-points", 3);
     for (uint32_t it = 0; it < idx.nitems; ++it) {
-        const ks_event *w = &tr.events[idx.by_item[idx.items[it].first]];
+        const ks_event *w = &tr.events[vw_item_ev(&idx, &idx.items[it], 0)];
         const float *xy = (const float *)r.tensor[1].data + w->u.field[1] * 2;
         ck_assert_int_eq(vw_item_boxes(&tr, &idx, it, b, 4), 1);
         ck_assert_double_eq_tol(b[0].y0, floor(xy[1]) - 2 - 0.5, 1e-9);
@@ -575,13 +575,12 @@ static void same_index(const vw_index *a, const vw_index *b, uint64_t n)
         ck_assert(x->index == y->index && x->block == y->block && x->thread == y->thread && x->iter == y->iter);
         ck_assert(x->first == y->first && x->count == y->count);
     }
-    ck_assert_mem_eq(a->item_of, b->item_of, n * sizeof *a->item_of);
-    ck_assert_mem_eq(a->by_item, b->by_item,
-                     (a->nitems ? a->items[a->nitems - 1].first + a->items[a->nitems - 1].count : 0) *
-                         sizeof *a->by_item);
+    ck_assert(!a->ev_perm == !b->ev_perm && !a->by_start == !b->by_start);
+    for (uint64_t e = 0; e < n; ++e) ck_assert_uint_eq(vw_item_of(a, (uint32_t)e), vw_item_of(b, (uint32_t)e));
     for (int o = 1; o < VW_NORDERS; ++o) {
-        ck_assert_mem_eq(a->orders[o].ord, b->orders[o].ord, a->nitems * sizeof(uint32_t));
-        ck_assert_mem_eq(a->orders[o].cum, b->orders[o].cum, (a->nitems + 1) * sizeof(uint64_t));
+        ck_assert_uint_eq(vw_order_len(a, o), vw_order_len(b, o));
+        for (uint64_t p = 0; p < vw_order_len(a, o); ++p)
+            ck_assert_uint_eq(vw_order_event(a, o, p), vw_order_event(b, o, p));
     }
     for (int t = 0; t < a->tr->ntensors; ++t) {
         const vw_aggregate *x = &a->agg[t], *y = &b->agg[t];

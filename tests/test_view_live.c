@@ -156,7 +156,7 @@ static void focused(int64_t *index, uint32_t *k)
     ck_assert_uint_ne(it, VW_NONE);
     const vw_item *item = &F.s.idx->items[it];
     *index = item->index;
-    for (*k = 0; *k < item->count && F.s.idx->by_item[item->first + *k] != ev; ++*k) {}
+    for (*k = 0; *k < item->count && vw_item_ev(F.s.idx, item, *k) != ev; ++*k) {}
 }
 
 START_TEST(focus_stays_on_the_same_work_index_else_the_nearest)

@@ -44,7 +44,7 @@ static int tensor_named(const char *name)
     return -1;
 }
 
-static const ks_event *item_event(uint32_t it, uint32_t k) { return &tr.events[idx.by_item[idx.items[it].first + k]]; }
+static const ks_event *item_event(uint32_t it, uint32_t k) { return &tr.events[vw_item_ev(&idx, &idx.items[it], k)]; }
 
 /* The first region point of item `it` on tensor t (NULL: none). */
 static const ks_event *point_on(uint32_t it, int t)
@@ -74,7 +74,7 @@ START_TEST(panels_follow_the_site_maps_an_item_has_points_on)
     ck_assert_int_eq(s.panel[0].tensor, in);
     uint32_t probe = VW_NONE;
     for (uint32_t it = 0; it < idx.nitems; ++it) {
-        vw_focus_event(&s, idx.by_item[idx.items[it].first]); /* the work event */
+        vw_focus_event(&s, vw_item_ev(&idx, &idx.items[it], 0)); /* the work event */
         ck_assert_int_eq(s.panel[0].tensor, in);
         ck_assert_int_eq(s.panel[0].plane, point_on(it, in)->u.region.plane);
         /* the output side: the candidate site when it is in bounds, else the first write */
@@ -84,7 +84,7 @@ START_TEST(panels_follow_the_site_maps_an_item_has_points_on)
         ck_assert_int_eq(s.panel[1].tensor, point_on(it, out) ? out : written);
         for (uint32_t k = 0; k < idx.items[it].count && probe == VW_NONE && point_on(it, out); ++k)
             if (item_event(it, k)->kind == KS_EV_READ && item_event(it, k)->tensor == keys)
-                probe = idx.by_item[idx.items[it].first + k];
+                probe = vw_item_ev(&idx, &idx.items[it], k);
     }
     /* a focused event keeps its side: a hash probe shows the table, the output site stays */
     ck_assert_uint_ne(probe, VW_NONE);
@@ -107,7 +107,7 @@ START_TEST(three_d_reduce_shows_the_output_sites_slice_on_both_sides)
     const int in = tensor_named("in_sites"), out = tensor_named("out_sites");
     int same = 0;
     for (uint32_t it = 0; it < idx.nitems; ++it) {
-        vw_focus_event(&s, idx.by_item[idx.items[it].first]);
+        vw_focus_event(&s, vw_item_ev(&idx, &idx.items[it], 0));
         const int32_t plane = point_on(it, out)->u.region.plane;
         int on_slice = 0;
         for (uint32_t k = 0; k < idx.items[it].count; ++k)
@@ -122,7 +122,7 @@ START_TEST(three_d_reduce_shows_the_output_sites_slice_on_both_sides)
         for (uint32_t k = 0; k < idx.items[it].count; ++k) {
             const ks_event *e = item_event(it, k);
             if (e->kind != KS_EV_REGION || e->tensor != in) continue;
-            vw_focus_event(&s, idx.by_item[idx.items[it].first + k]);
+            vw_focus_event(&s, vw_item_ev(&idx, &idx.items[it], k));
             ck_assert_int_eq(s.panel[0].tensor, in);
             ck_assert_int_eq(s.panel[0].plane, e->u.region.plane);
             ck_assert_int_eq(s.panel[1].plane, plane);
@@ -153,7 +153,7 @@ START_TEST(regions_on_tensors_an_item_reads_leave_following_as_it_was)
             if (e->kind == KS_EV_SAMPLE && sampled < 0) sampled = e->tensor;
             if (e->kind == KS_EV_WRITE && written < 0) written = e->tensor;
         }
-        vw_focus_event(&s, idx.by_item[idx.items[it].first]);
+        vw_focus_event(&s, vw_item_ev(&idx, &idx.items[it], 0));
         if (sampled >= 0) ck_assert_int_eq(s.panel[0].tensor, sampled);
         ck_assert_int_eq(s.panel[1].tensor, written);
     }
@@ -462,7 +462,7 @@ START_TEST(the_item_counts_its_events_per_site)
         ck_assert_ptr_nonnull(strstr(line, "1 input_site"));
         ck_assert_ptr_null(strstr(line, "sparse_conv.")); /* the operator's prefix dropped */
         ck_assert_ptr_null(strstr(line, "rulebook"));     /* the work event left out */
-        vw_focus_event(&s, idx.by_item[idx.items[it].first]);
+        vw_focus_event(&s, vw_item_ev(&idx, &idx.items[it], 0));
         vw_describe_focus(&s, &L, 40);
         int found = 0;
         for (int i = 0; i < L.n; ++i) found |= strstr(L.text[i], line) != NULL;
@@ -498,8 +498,8 @@ START_TEST(orders_fall_back_to_the_full_sort_when_iterations_run_against_the_ind
     for (uint32_t r = 0; r < 6; ++r) {
         ck_assert_uint_eq(ix.orders[VW_ORDER_THREAD].ord[r], by_thread[r]);
         ck_assert_uint_eq(ix.orders[VW_ORDER_ITER].ord[r], by_iter[r]);
-        ck_assert_uint_eq(ix.orders[VW_ORDER_THREAD].rank[by_thread[r]], r);
-        ck_assert_uint_eq(ix.orders[VW_ORDER_ITER].rank[by_iter[r]], r);
+        ck_assert_uint_eq(vw_order_rank(&ix, VW_ORDER_THREAD, by_thread[r]), r);
+        ck_assert_uint_eq(vw_order_rank(&ix, VW_ORDER_ITER, by_iter[r]), r);
         ck_assert_uint_eq(vw_order_event(&ix, VW_ORDER_THREAD, r), by_thread[r]); /* one event an item */
         ck_assert_uint_eq(ix.orders[VW_ORDER_ITER].cum[r + 1], r + 1);
     }

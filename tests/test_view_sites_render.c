@@ -140,7 +140,7 @@ START_TEST(points_are_labelled_rings_with_an_arrow_from_input_to_output_site)
     int n, kin, kout;
     sparse_open(subm);
     const uint32_t it = pair_item(b, &n, &kin, &kout);
-    vw_focus_event(&s, idx.by_item[idx.items[it].first]);
+    vw_focus_event(&s, vw_item_ev(&idx, &idx.items[it], 0));
     draw();
     ck_assert_int_eq(s.panel[0].tensor, b[kin].tensor);
     ck_assert_int_eq(s.panel[1].tensor, b[kout].tensor);

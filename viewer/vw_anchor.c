@@ -9,7 +9,7 @@ int vw_sample_anchor(const ks_trace *tr, const vw_index *idx, uint32_t item, con
     if (s->kind != KS_EV_SAMPLE || item >= idx->nitems) return 0;
     const vw_item *it = &idx->items[item];
     for (uint32_t k = 0; k < it->count && found < 2; ++k) {
-        const ks_event *e = vw_event(tr, idx->by_item[it->first + k]);
+        const ks_event *e = vw_event(tr, vw_item_ev(idx, it, k));
         if (e->kind != KS_EV_READ || e->tap != s->tap || e->tensor >= tr->ntensors) continue;
         if (strcmp(tr->tensors[e->tensor].name, "offset")) continue;
         d[found++] = (float)ks_access_value(&e->u.access, e->flags);

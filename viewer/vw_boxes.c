@@ -8,7 +8,7 @@ int vw_item_boxes(const ks_trace *tr, const vw_index *idx, uint32_t item, vw_box
     const vw_item *it = &idx->items[item];
     int n = 0;
     for (uint32_t k = 0; k < it->count && n < max; ++k) {
-        const uint32_t id = idx->by_item[it->first + k];
+        const uint32_t id = vw_item_ev(idx, it, k);
         const ks_event *e = vw_event(tr, id);
         if (e->kind != KS_EV_REGION || e->tensor >= tr->ntensors || e->site >= tr->nsites) continue;
         const ks_ev_region *g = &e->u.region;

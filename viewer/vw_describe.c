@@ -198,7 +198,7 @@ void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it
     if (it >= idx->nitems) return;
     const vw_item *item = &idx->items[it];
     for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *e = vw_event(tr, idx->by_item[item->first + k]);
+        const ks_event *e = vw_event(tr, vw_item_ev(idx, item, k));
         if (e->kind != KS_EV_WORK && e->site < tr->nsites && e->site < KS_MAX_SITES) count[e->site]++;
     }
     for (int i = 0; i < tr->nsites && i < KS_MAX_SITES && used < n; ++i) {
@@ -240,7 +240,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
         return;
     }
     const vw_item *item = &s->idx->items[it];
-    const ks_event *w = vw_event(tr, s->idx->by_item[item->first]);
+    const ks_event *w = vw_event(tr, vw_item_ev(s->idx, item, 0));
     const int before = L->n;
     const int fields = max_lines - 4 - before; /* less the header, index, event header and focus */
     describe_work(s, w, L, fields > 0 ? fields : 0, whole);
@@ -248,7 +248,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
      * focused event: describe_work left out fields to fit, digits first */
     if (L->n > max_lines - 2) L->n = max_lines - 2 > before + 1 ? max_lines - 2 : before + 1;
     uint32_t k = 0;
-    while (k < item->count && s->idx->by_item[item->first + k] != ev) ++k;
+    while (k < item->count && vw_item_ev(s->idx, item, k) != ev) ++k;
     vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
     if (whole > 0 && !s->nslides && line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
     add(L, VW_STYLE_HEAD, "event %u of %u of this work item:", k + 1, item->count);
@@ -259,7 +259,7 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     uint32_t lo = k > (uint32_t)room / 2 ? k - (uint32_t)room / 2 : 0;
     if (lo + (uint32_t)room > item->count) lo = item->count > (uint32_t)room ? item->count - (uint32_t)room : 0;
     for (uint32_t j = lo; j < item->count && L->n < max_lines; ++j) {
-        vw_describe_event(tr, vw_event(tr, s->idx->by_item[item->first + j]), line, sizeof line);
+        vw_describe_event(tr, vw_event(tr, vw_item_ev(s->idx, item, j)), line, sizeof line);
         add(L, j == k ? VW_STYLE_FOCUS : VW_STYLE_TEXT, "%s %s", j == k ? ">" : " ", line);
     }
 }

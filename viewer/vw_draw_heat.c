@@ -500,7 +500,7 @@ static const ks_event *lone_sample(const vw_state *s, uint32_t it)
     const vw_item *item = &s->idx->items[it];
     const ks_event *one = NULL;
     for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *e = vw_event(s->tr, s->idx->by_item[item->first + k]);
+        const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
         if (e->kind != KS_EV_SAMPLE) continue;
         if (one) return NULL;
         one = e;
@@ -525,7 +525,7 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
-            const ks_event *e = vw_event(tr, s->idx->by_item[item->first + k]);
+            const ks_event *e = vw_event(tr, vw_item_ev(s->idx, item, k));
             int pair = f && f->kind != KS_EV_WORK && e != f && e->tap == f->tap && e->kind != f->kind &&
                        e->kind != KS_EV_WORK && e->kind != KS_EV_REGION;
             if (pair && !partner) partner = e;

@@ -28,7 +28,7 @@ static int region_only(const vw_state *s, uint32_t it, const ks_event *focus, co
     uint8_t touched[KS_MAX_TENSORS] = {0}; /* bit 0: region, bit 1: read or write */
     const ks_event *first[KS_MAX_TENSORS] = {0};
     for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *f = vw_event(tr, s->idx->by_item[item->first + k]);
+        const ks_event *f = vw_event(tr, vw_item_ev(s->idx, item, k));
         if (f->tensor >= tr->ntensors || f->tensor >= KS_MAX_TENSORS) continue;
         if (f->kind == KS_EV_REGION) {
             touched[f->tensor] |= 1;
@@ -73,14 +73,14 @@ void vw_follow_focus(vw_state *s)
          * the focused region is on the input side: it stays in view */
         for (uint32_t k = 0; nreg == 2 && cand[0] == reg[0] && cand[1] == reg[1] && reg[0] != e && k < item->count;
              ++k) {
-            const ks_event *f = vw_event(tr, s->idx->by_item[item->first + k]);
+            const ks_event *f = vw_event(tr, vw_item_ev(s->idx, item, k));
             if (f->kind == KS_EV_REGION && f->tensor == reg[0]->tensor && f->u.region.plane == reg[1]->u.region.plane) {
                 cand[0] = f;
                 break;
             }
         }
         for (uint32_t k = 0; k < item->count && !(cand[0] && cand[1]); ++k) {
-            const ks_event *f = vw_event(tr, s->idx->by_item[item->first + k]);
+            const ks_event *f = vw_event(tr, vw_item_ev(s->idx, item, k));
             if (valid_tensor(tr, f) && !cand[f->kind == KS_EV_WRITE]) cand[f->kind == KS_EV_WRITE] = f;
         }
     }

@@ -103,19 +103,19 @@ static int read_frames(const ks_trace *tr, const vw_index *idx, const vw_gallery
     const int64_t H = win->shape[win->ndim - 2], W = win->shape[win->ndim - 1];
     for (uint32_t it = 0; it < idx->nitems; ++it) {
         const vw_item *item = &idx->items[it];
-        const ks_event *w = vw_event(tr, idx->by_item[item->first]);
+        const ks_event *w = vw_event(tr, vw_item_ev(idx, item, 0));
         if (w->kind != KS_EV_WORK) continue;
         /* im2col: (n, c_im, h_col, w_col); col2im scatter: (n, c_col, h_col, w_col, h, w) */
         const int hc = w->u.field[2], wc = w->u.field[3];
         if (hc < 0 || hc >= o || wc < 0 || wc >= o) return free(f), ks_fail(KS_EINVAL, "gallery: a window outside");
         gframe *g = &f[hc * o + wc];
-        if (g->focus == VW_NONE) g->focus = idx->by_item[item->first];
+        if (g->focus == VW_NONE) g->focus = vw_item_ev(idx, item, 0);
         g->qy = hc, g->qx = wc, g->col = hc * o + wc;
         if (a->transposed)
             add_cell(g, w->u.field[4], w->u.field[5],
                      !(w->u.field[4] >= 0 && w->u.field[4] < H && w->u.field[5] >= 0 && w->u.field[5] < W));
         for (uint32_t k = 1; k < item->count && !a->transposed; ++k) {
-            const ks_event *e = vw_event(tr, idx->by_item[item->first + k]);
+            const ks_event *e = vw_event(tr, vw_item_ev(idx, item, k));
             if (e->kind == KS_EV_READ && e->tensor == t_win)
                 add_cell(g, e->u.access.y, e->u.access.x, (e->flags & KS_FLAG_PADDING) != 0);
             if (e->kind == KS_EV_WRITE && e->tensor == t_cols) g->col = e->u.access.x;

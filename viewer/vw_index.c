@@ -1,6 +1,6 @@
-/* vw_index.c - work items, replay orders and aggregates of a trace (see vw_index.h).
- * Event contents are not trusted: a site, tensor or coordinate out of range is skipped,
- * never used as an index. */
+/* vw_index.c - reading a trace's events for the viewer, and its work items (see
+ * vw_index.h); the aggregates are in vw_index_agg.c, the orders in vw_index_order.c.
+ * Event contents are not trusted: a key no item has makes an orphan, never an index. */
 #include "vw_index.h"
 
 #include <math.h>
@@ -9,8 +9,7 @@
 
 #include "../kernels/core/ks_error.h"
 #include "../trace/kst_codec.h"
-#include "../trace/memory.h"
-#include "vw_plane.h"
+#include "vw_index_int.h"
 
 int vw_trace_lazy(const ks_trace *tr) { return !tr->events && tr->version == 2 && tr->nevents && tr->map; }
 
@@ -141,77 +140,21 @@ uint32_t vw_index_find(const vw_index *idx, int64_t index)
     return lo < idx->nitems && idx->items[lo].index == index ? lo : VW_NONE;
 }
 
-/* Sort keys for the item orders: (a, b, c) ascending, ties by item id. */
-typedef struct order_key {
-    int64_t a, b, c;
-    uint32_t id;
-} order_key;
-
-static int by_order_key(const void *pa, const void *pb)
+uint32_t vw_item_of(const vw_index *idx, uint32_t ev)
 {
-    const order_key *x = pa, *y = pb;
-    if (x->a != y->a) return x->a < y->a ? -1 : 1;
-    if (x->b != y->b) return x->b < y->b ? -1 : 1;
-    if (x->c != y->c) return x->c < y->c ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-/* keys[i] (id i) stably by their first key into ord, when its range is at most n values
- * (count: room for n + 1, used as scratch). Returns 0 when the range is wider. */
-static int counting_sort(const order_key *keys, uint32_t n, uint32_t *ord, uint32_t *count)
-{
-    if (!n) return 0;
-    int64_t lo = keys[0].a, hi = keys[0].a;
-    for (uint32_t i = 1; i < n; ++i) lo = keys[i].a < lo ? keys[i].a : lo, hi = keys[i].a > hi ? keys[i].a : hi;
-    if ((uint64_t)(hi - lo) >= n) return 0;
-    const uint32_t m = (uint32_t)(hi - lo) + 1;
-    memset(count, 0, (size_t)m * sizeof *count);
-    for (uint32_t i = 0; i < n; ++i) count[keys[i].a - lo]++;
-    for (uint32_t v = 0, at = 0; v < m; ++v) {
-        const uint32_t c = count[v];
-        count[v] = at, at += c;
+    if (!idx->items || ev >= idx->tr->nevents) return VW_NONE;
+    if (idx->ev_item) return idx->ev_item[ev];
+    /* run-length: the last item (in file order) starting at or before ev, if ev is in it */
+    const uint32_t *by = idx->by_start;
+    uint32_t lo = 0, hi = idx->nitems;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (idx->items[by ? by[mid] : mid].first <= ev) lo = mid + 1;
+        else hi = mid;
     }
-    for (uint32_t i = 0; i < n; ++i) ord[count[keys[i].a - lo]++] = i;
-    return 1;
-}
-
-static int build_order(vw_index *idx, vw_order which, order_key *keys)
-{
-    vw_item_order *o = &idx->orders[which];
-    uint32_t n = idx->nitems;
-    o->ord = malloc((n ? n : 1) * sizeof *o->ord);
-    o->rank = malloc((n ? n : 1) * sizeof *o->rank);
-    o->cum = malloc(((size_t)n + 1) * sizeof *o->cum);
-    if (!o->ord || !o->rank || !o->cum) return ks_fail(KS_ENOMEM, "out of memory for the replay orders");
-    for (uint32_t i = 0; i < n; ++i) {
-        const vw_item *it = &idx->items[i];
-        int64_t g = vw_gthread(idx->tr, it->block, it->thread);
-        keys[i].a = which == VW_ORDER_THREAD ? g : it->iter;
-        keys[i].b = which == VW_ORDER_THREAD ? it->iter : g;
-        keys[i].c = it->index;
-        keys[i].id = i;
-    }
-    /* items come sorted by index: the iteration-major keys of a grid-stride loop are in
-     * order already, and the thread-major ones are once stably sorted by thread (a counting
-     * sort into ord). Either is checked against the full key, else the keys are sorted. */
-    int done = 1;
-    for (uint32_t i = 1; i < n && done; ++i) done = by_order_key(&keys[i - 1], &keys[i]) < 0;
-    if (done) {
-        for (uint32_t i = 0; i < n; ++i) o->ord[i] = i;
-    } else if (counting_sort(keys, n, o->ord, o->rank)) {
-        done = 1;
-        for (uint32_t r = 1; r < n && done; ++r) done = by_order_key(&keys[o->ord[r - 1]], &keys[o->ord[r]]) < 0;
-    }
-    if (!done) {
-        qsort(keys, n, sizeof *keys, by_order_key);
-        for (uint32_t r = 0; r < n; ++r) o->ord[r] = keys[r].id;
-    }
-    o->cum[0] = 0;
-    for (uint32_t r = 0; r < n; ++r) {
-        o->rank[o->ord[r]] = r;
-        o->cum[r + 1] = o->cum[r] + idx->items[o->ord[r]].count;
-    }
-    return KS_OK;
+    if (!lo) return VW_NONE;
+    const uint32_t it = by ? by[lo - 1] : lo - 1;
+    return ev - idx->items[it].first < idx->items[it].count ? it : VW_NONE;
 }
 
 static void progress_set(vw_progress *p, int permille)
@@ -221,385 +164,199 @@ static void progress_set(vw_progress *p, int permille)
 
 static int cancelled(const vw_progress *p) { return p && p->cancel; }
 
-/* Element offset of (plane, y, x) in t, or -1 when outside it. */
-static int64_t element(const ks_tensor *t, int64_t plane, int64_t y, int64_t x)
+/* Events k * csize .. of a trace read csize at a time: a pointer into tr->events, or
+ * chunk k decoded into buf (csize is then the file's chunk size). NULL when it does not
+ * decode (ks_error_message() says where). */
+static const ks_event *events_at(const ks_trace *tr, uint64_t k, uint64_t csize, ks_event *buf, size_t *m)
 {
-    vw_plane_dims d = vw_plane_dims_of(t);
-    if (plane < 0 || plane >= d.planes || y < 0 || y >= d.h || x < 0 || x >= d.w) return -1;
-    return (plane * d.h + y) * d.w + x;
+    const uint64_t first = k * csize;
+    if (vw_trace_lazy(tr)) return decode_chunk(tr, k, buf, m) ? NULL : buf;
+    *m = (size_t)(tr->nevents - first < csize ? tr->nevents - first : csize);
+    return tr->events + first;
 }
 
-static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
-{
-    vw_aggregate *a = &idx->agg[t];
-    *out = a->reads ? a : NULL; /* allocated already: the usual case, per event */
-    if (a->reads) return KS_OK;
-    int64_t n = ks_tensor_numel(&idx->tr->tensors[t]);
-    if (n <= 0 || n > VW_AGG_MAX_ELEMENTS) return KS_OK;
-    if (!a->reads) {
-        a->reads = calloc((size_t)n, sizeof *a->reads);
-        a->weights = calloc((size_t)n, sizeof *a->weights);
-        a->writes = calloc((size_t)n, sizeof *a->writes);
-        a->visits = calloc((size_t)n, sizeof *a->visits);
-        if (!a->reads || !a->weights || !a->writes || !a->visits)
-            return ks_fail(KS_ENOMEM, "out of memory for the aggregates of %s", idx->tr->tensors[t].name);
-    }
-    *out = a;
-    return KS_OK;
-}
-
-/* Padding reads and sample corners may fall outside a plane: remember how far (up to 4
- * cells) so the heatmap leaves room to show them. */
-static void note_margin(vw_index *idx, int tensor, int64_t y, int64_t x)
-{
-    vw_plane_dims d = vw_plane_dims_of(&idx->tr->tensors[tensor]);
-    int64_t out = 0;
-    if (y < 0) out = -y;
-    if (y >= d.h && y - d.h + 1 > out) out = y - d.h + 1;
-    if (x < 0 && -x > out) out = -x;
-    if (x >= d.w && x - d.w + 1 > out) out = x - d.w + 1;
-    if (out > 4) out = 4;
-    if (out > idx->margin[tensor]) idx->margin[tensor] = (int)out;
-}
-
-/* A region point (rows = cols = 0) visits the cell it lies in; boxes visit nothing. */
-static int visit(vw_index *idx, const ks_event *e)
-{
-    const ks_ev_region *g = &e->u.region;
-    vw_aggregate *a;
-    if (g->rows || g->cols) return KS_OK;
-    if (e->tap) idx->point_taps = 1;
-    int rc = agg_tensor(idx, e->tensor, &a);
-    if (rc || !a || !(fabsf(g->y0) < 1e9f) || !(fabsf(g->x0) < 1e9f)) return rc; /* NaN fails < */
-    int64_t off = element(&idx->tr->tensors[e->tensor], g->plane, (int64_t)floorf(g->y0 + 0.5f),
-                          (int64_t)floorf(g->x0 + 0.5f));
-    if (off >= 0 && ++a->visits[off] > a->max_visits) a->max_visits = a->visits[off];
-    return KS_OK;
-}
-
-static int aggregate(vw_index *idx, const ks_event *e)
-{
-    const ks_trace *tr = idx->tr;
-    vw_aggregate *a;
-    if (e->kind == KS_EV_WORK || e->tensor >= tr->ntensors) return KS_OK;
-    if (e->kind == KS_EV_REGION) return visit(idx, e);
-    const ks_tensor *t = &tr->tensors[e->tensor];
-    int rc = agg_tensor(idx, e->tensor, &a);
-    if (rc) return rc;
-    if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING)) {
-        note_margin(idx, e->tensor, e->u.access.y, e->u.access.x);
-        return KS_OK;
-    }
-    /* a read or write outside its tensor, or a sample on a plane it does not have: never
-     * used as an index, counted for the status line */
-    const vw_plane_dims pd = vw_plane_dims_of(t);
-    if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) &&
-        element(t, e->u.access.plane, e->u.access.y, e->u.access.x) < 0)
-        idx->outside++;
-    if (e->kind == KS_EV_SAMPLE && (e->u.sample.plane < 0 || e->u.sample.plane >= pd.planes)) idx->outside++;
-    if (!a) return KS_OK;
-    if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
-        int64_t off = element(t, e->u.access.plane, e->u.access.y, e->u.access.x);
-        if (off < 0) return KS_OK;
-        if (e->kind == KS_EV_WRITE) {
-            if (++a->writes[off] > a->max_writes) a->max_writes = a->writes[off];
-        } else {
-            if (++a->reads[off] > a->max_reads) a->max_reads = a->reads[off];
-            a->weights[off] += 1.0f;
-            if (a->weights[off] > a->max_weight) a->max_weight = a->weights[off];
-        }
-    } else if (e->kind == KS_EV_SAMPLE) {
-        int64_t ys[2], xs[2];
-        vw_sample_corners(e, ys, xs);
-        for (int c = 0; c < 4; ++c) {
-            if (ys[c >> 1] != INT32_MIN && xs[c & 1] != INT32_MIN) note_margin(idx, e->tensor, ys[c >> 1], xs[c & 1]);
-            if (!(e->flags & (KS_FLAG_C00 << c))) continue;
-            int64_t off = element(t, e->u.sample.plane, ys[c >> 1], xs[c & 1]);
-            float w = e->u.sample.w[c];
-            if (off < 0 || !isfinite(w)) continue;
-            if (++a->reads[off] > a->max_reads) a->max_reads = a->reads[off];
-            a->weights[off] += w;
-            if (a->weights[off] > a->max_weight) a->max_weight = a->weights[off];
-        }
-    }
-    return KS_OK;
-}
-
-double vw_sectors_at(const vw_index *idx, int t, int64_t off)
-{
-    if (t < 0 || t >= KS_MAX_TENSORS || !idx->agg[t].sector_n || off < 0 ||
-        off >= ks_tensor_numel(&idx->tr->tensors[t]) || !idx->agg[t].sector_n[off])
-        return -1;
-    return idx->agg[t].sector_sum[off] / idx->agg[t].sector_n[off];
-}
-
-/* One request: its sectors go to every element it touched, once per element. */
-typedef struct sectors_ctx {
-    vw_index *idx;
-    const ks_trace *tr; /* idx->tr, or a copy of it with every event decoded */
-} sectors_ctx;
-
-static int add_sectors(void *ctx, int site, const ks_mem_request *r, const ks_mem_access *acc, uint32_t n)
-{
-    vw_index *idx = ((sectors_ctx *)ctx)->idx;
-    const ks_trace *tr = ((sectors_ctx *)ctx)->tr;
-    (void)site;
-    for (uint32_t i = 0; i < n; ++i) {
-        const ks_event *e = &tr->events[acc[i].event];
-        vw_aggregate *a = &idx->agg[e->tensor];
-        if (!a->sector_n || acc[i].offset >= ks_tensor_numel(&idx->tr->tensors[e->tensor])) continue;
-        if (i && acc[i - 1].offset == acc[i].offset && tr->events[acc[i - 1].event].tensor == e->tensor)
-            continue; /* sorted by byte: the same element again (a broadcast) */
-        a->sector_sum[acc[i].offset] += (float)r->sectors;
-        a->sector_n[acc[i].offset]++;
-    }
-    return 0;
-}
-
-/* The sectors-per-request aggregate of every tensor that has aggregates; a failure (out
- * of memory, a trace too big) leaves it out and the index stands. A lazily opened trace
- * (at most VW_SECTORS_MAX_EVENTS events) is decoded whole for it, then let go. */
-static void build_sectors(vw_index *idx)
-{
-    const ks_trace *tr = idx->tr;
-    if (tr->nevents > VW_SECTORS_MAX_EVENTS) return;
-    sectors_ctx ctx = {idx, tr};
-    ks_trace *full = NULL;
-    if (vw_trace_lazy(tr)) {
-        full = malloc(sizeof *full);
-        if (!full) return;
-        *full = *tr;
-        full->decoded = NULL;
-        if (ks_trace_load_chunks(full, 0, UINT64_MAX)) {
-            free(full->decoded);
-            free(full);
-            return;
-        }
-        ctx.tr = full;
-    }
-    int any = 0;
-    for (int t = 0; t < tr->ntensors && t < KS_MAX_TENSORS; ++t) {
-        vw_aggregate *a = &idx->agg[t];
-        if (!a->reads) continue;
-        const int64_t n = ks_tensor_numel(&tr->tensors[t]);
-        a->sector_sum = calloc((size_t)n, sizeof *a->sector_sum);
-        a->sector_n = calloc((size_t)n, sizeof *a->sector_n);
-        if (!a->sector_sum || !a->sector_n) goto drop;
-        any = 1;
-    }
-    if (any && ks_memory_each_request(ctx.tr, add_sectors, &ctx) == KS_OK) goto done;
-drop:
-    for (int t = 0; t < KS_MAX_TENSORS; ++t) {
-        free(idx->agg[t].sector_sum);
-        free(idx->agg[t].sector_n);
-        idx->agg[t].sector_sum = NULL;
-        idx->agg[t].sector_n = NULL;
-    }
-done:
-    if (full) free(full->decoded);
-    free(full);
-}
-
-/* What follows item_of: each item's run of events in by_item (file order = seq order per
- * thread), the item orders and the sectors aggregate. Progress from 600 to 800. */
-static int index_tail(vw_index *idx, vw_progress *progress)
-{
-    const uint64_t n = idx->tr->nevents;
-    uint32_t *count = calloc((size_t)idx->nitems + 1, sizeof *count);
-    order_key *keys = malloc((idx->nitems ? idx->nitems : 1) * sizeof *keys);
-    if (!count || !keys) {
-        free(count), free(keys);
-        return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-    }
-    idx->orphans = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        if (idx->item_of[i] == VW_NONE) idx->orphans++;
-        else count[idx->item_of[i]]++;
-    }
-    uint64_t at = 0;
-    for (uint32_t it = 0; it < idx->nitems; ++it) {
-        idx->items[it].first = (uint32_t)at;
-        at += count[it];
-        count[it] = idx->items[it].first;
-    }
-    for (uint64_t i = 0; i < n; ++i)
-        if (idx->item_of[i] != VW_NONE) idx->by_item[count[idx->item_of[i]]++] = (uint32_t)i;
-    for (uint32_t it = 0; it < idx->nitems; ++it) idx->items[it].count = count[it] - idx->items[it].first;
-    progress_set(progress, 700);
-    int rc = build_order(idx, VW_ORDER_THREAD, keys);
-    if (!rc) rc = build_order(idx, VW_ORDER_ITER, keys);
-    free(keys), free(count);
-    progress_set(progress, 800);
-    return rc;
-}
-
-/* A trace in memory (or mapped): items from its work events, sorted; every event to its
- * item; the tail; the aggregates over the events. */
-static int build_loaded(vw_index *idx, vw_progress *progress)
-{
-    const ks_trace *tr = idx->tr;
-    const uint64_t n = tr->nevents;
-    const ks_event *ev = tr->events;
-    /* pass 1: one item per work event */
-    uint64_t nwork = 0;
-    for (uint64_t i = 0; i < n; ++i) nwork += ev[i].kind == KS_EV_WORK;
-    idx->items = malloc((nwork ? nwork : 1) * sizeof *idx->items);
-    idx->item_of = malloc((n ? n : 1) * sizeof *idx->item_of);
-    idx->by_item = malloc((n ? n : 1) * sizeof *idx->by_item);
-    if (!idx->items || !idx->item_of || !idx->by_item)
-        return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-    for (uint64_t i = 0; i < n; ++i) {
-        if (ev[i].kind != KS_EV_WORK) continue;
-        vw_item *it = &idx->items[idx->nitems++];
-        it->index = ev[i].index;
-        it->block = ev[i].block;
-        it->thread = ev[i].thread;
-        it->iter = ev[i].iter;
-        it->first = it->count = 0;
-    }
-    progress_set(progress, 100);
-    qsort(idx->items, idx->nitems, sizeof *idx->items, by_key);
-    progress_set(progress, 200);
-    /* pass 2: each event to its item; consecutive events usually share one */
-    uint32_t last = VW_NONE;
-    for (uint64_t i = 0; i < n; ++i) {
-        const ks_event *e = &ev[i];
-        uint32_t it = last != VW_NONE && !item_cmp(&idx->items[last], e->index, e->block, e->thread, e->iter)
-                          ? last
-                          : find_item(idx, e);
-        idx->item_of[i] = it;
-        if (it != VW_NONE) last = it;
-        if ((i & 0xFFFFF) == 0) {
-            progress_set(progress, 200 + (int)(400 * i / n));
-            if (cancelled(progress)) return ks_fail(KS_EINVAL, "indexing cancelled");
-        }
-    }
-    int rc = index_tail(idx, progress);
-    for (uint64_t i = 0; i < n && !rc; ++i) {
-        rc = aggregate(idx, &ev[i]);
-        if ((i & 0xFFFFF) == 0) {
-            progress_set(progress, 800 + (int)(199 * i / n));
-            if (cancelled(progress)) return ks_fail(KS_EINVAL, "indexing cancelled");
-        }
-    }
-    return rc;
-}
-
-/* By the item key, then by when the work event came (kept in `first` while sorting). */
-static int by_key_then_order(const void *pa, const void *pb)
+/* By the item key, then by when the work event came (its event id in `first`). */
+static int by_key_then_first(const void *pa, const void *pb)
 {
     const vw_item *a = pa, *b = pb;
     int c = item_cmp(a, b->index, b->block, b->thread, b->iter);
     return c ? c : (a->first > b->first) - (a->first < b->first);
 }
 
-/* An event whose item was not the one just before it: resolved once all items are known. */
+/* An event that is not the next of the item just appended: resolved once all items are
+ * known (an orphan, or an item whose events do not sit together). */
 typedef struct pending {
-    uint32_t id, block, thread, iter;
     int64_t index;
+    uint32_t block, thread, iter;
 } pending;
 
-/* A lazily opened trace, in one pass over its chunks (each decoded once, never all at
- * once): items are appended as their work events come (a format-2 file stores events by
- * item, so an item's events follow its work event), every other event goes to the item
- * just before it when it has its key, else waits in a list; the aggregates are summed on
- * the way. Then the items are sorted (stably: equal keys go to the first, as find_item
- * gives), item_of renumbered and the waiting events looked up. Same index as build_loaded. */
-static int build_lazy(vw_index *idx, vw_progress *progress)
+/* The pass over the events (each chunk decoded once, never all at once), in file order.
+ * Items are appended as their work events come with first = the work event's id; an event
+ * with the key of the item just appended, right after its events, extends that item's
+ * run; any other event waits in a list (its key only). *split is set when an event of the
+ * item just appended comes after another event. The aggregates are summed on the way.
+ * Progress 0 .. 800. */
+static int scan(vw_index *idx, ks_event *buf, uint64_t csize, pending **pend, uint64_t *npend, int *split,
+                vw_progress *progress)
 {
     const ks_trace *tr = idx->tr;
-    const uint64_t n = tr->nevents, nchunks = (n + tr->chunk_events - 1) / tr->chunk_events;
-    uint64_t cap = tr->work_items > 0 && (uint64_t)tr->work_items < n ? (uint64_t)tr->work_items : 1024;
-    uint64_t npend = 0, pcap = 0;
-    pending *pend = NULL;
-    uint32_t *renum = NULL;
-    ks_event *buf = malloc(tr->chunk_events * sizeof *buf);
+    const uint64_t n = tr->nevents, nchunks = (n + csize - 1) / csize;
+    uint64_t cap = tr->work_items > 0 && (uint64_t)tr->work_items < n ? (uint64_t)tr->work_items : 1024, pcap = 0;
     idx->items = malloc(cap * sizeof *idx->items);
-    idx->item_of = malloc(n * sizeof *idx->item_of);
-    idx->by_item = malloc(n * sizeof *idx->by_item);
-    int rc = KS_OK;
-    if (!buf || !idx->items || !idx->item_of || !idx->by_item) {
-        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-        goto out;
-    }
-    uint32_t last = VW_NONE;
-    for (uint64_t k = 0; k < nchunks && !rc; ++k) {
+    if (!idx->items) return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+    vw_item *last = NULL;
+    for (uint64_t k = 0; k < nchunks; ++k) {
         size_t m;
-        if (decode_chunk(tr, k, buf, &m)) {
-            rc = KS_EFORMAT;
-            goto out;
-        }
+        const ks_event *ev = events_at(tr, k, csize, buf, &m);
+        if (!ev) return KS_EFORMAT;
         for (size_t j = 0; j < m; ++j) {
-            const ks_event *e = &buf[j];
-            const uint64_t id = k * tr->chunk_events + j;
+            const ks_event *e = &ev[j];
+            const uint32_t id = (uint32_t)(k * csize + j);
             if (e->kind == KS_EV_WORK) {
                 if (idx->nitems == cap) {
                     vw_item *g = realloc(idx->items, 2 * cap * sizeof *g);
-                    if (!g) {
-                        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-                        goto out;
-                    }
+                    if (!g) return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
                     idx->items = g, cap *= 2;
                 }
-                vw_item *it = &idx->items[idx->nitems];
-                *it = (vw_item){e->index, e->block, e->thread, e->iter, idx->nitems, 0};
-                last = idx->nitems++;
-                idx->item_of[id] = last;
-            } else if (last != VW_NONE && !item_cmp(&idx->items[last], e->index, e->block, e->thread, e->iter)) {
-                idx->item_of[id] = last;
+                last = &idx->items[idx->nitems++];
+                *last = (vw_item){e->index, e->block, e->thread, e->iter, id, 1};
+            } else if (last && !item_cmp(last, e->index, e->block, e->thread, e->iter)) {
+                if (last->first + last->count == id) last->count++;
+                else *split = 1; /* an orphan came between: the permuted index will place it */
             } else {
-                if (npend == pcap) {
+                if (*npend == pcap) {
                     pcap = pcap ? 2 * pcap : 1024;
-                    pending *g = realloc(pend, pcap * sizeof *g);
-                    if (!g) {
-                        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-                        goto out;
-                    }
-                    pend = g;
+                    pending *g = realloc(*pend, pcap * sizeof *g);
+                    if (!g) return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+                    *pend = g;
                 }
-                pend[npend++] = (pending){(uint32_t)id, e->block, e->thread, e->iter, e->index};
-                idx->item_of[id] = VW_NONE;
+                (*pend)[(*npend)++] = (pending){e->index, e->block, e->thread, e->iter};
             }
-            if ((rc = aggregate(idx, e))) goto out;
+            int rc = vw_agg_event(idx, e);
+            if (rc) return rc;
         }
         if ((k & 63) == 0) {
-            progress_set(progress, (int)(500 * k / nchunks));
-            if (cancelled(progress)) {
-                rc = ks_fail(KS_EINVAL, "indexing cancelled");
-                goto out;
-            }
+            progress_set(progress, (int)(800 * k / nchunks));
+            if (cancelled(progress)) return ks_fail(KS_EINVAL, "indexing cancelled");
         }
     }
-    progress_set(progress, 500);
-    /* sort the items, their append number in `first`; renum: append number -> sorted id,
-     * equal keys to the first of them */
-    int sorted = 1;
-    for (uint32_t i = 1; i < idx->nitems && sorted; ++i)
-        sorted = by_key_then_order(&idx->items[i - 1], &idx->items[i]) < 0;
-    if (!sorted) qsort(idx->items, idx->nitems, sizeof *idx->items, by_key_then_order);
-    renum = malloc(((size_t)idx->nitems + 1) * sizeof *renum);
-    if (!renum) {
-        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
-        goto out;
+    return KS_OK;
+}
+
+/* The permuted index (see vw_index.h), over items sorted by key: a second pass gives each
+ * event its item (the first of equal keys, as find_item does), then ev_perm groups the
+ * event ids by item, in file order within one; items[].first/count index ev_perm. */
+static int build_permuted(vw_index *idx, ks_event *buf, uint64_t csize)
+{
+    const ks_trace *tr = idx->tr;
+    const uint64_t n = tr->nevents, nchunks = (n + csize - 1) / csize;
+    uint32_t *count = calloc((size_t)idx->nitems + 1, sizeof *count);
+    idx->ev_item = malloc((n ? n : 1) * sizeof *idx->ev_item);
+    idx->ev_perm = malloc((n ? n : 1) * sizeof *idx->ev_perm);
+    if (!count || !idx->ev_item || !idx->ev_perm) {
+        free(count);
+        return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
     }
-    for (uint32_t i = 0, canon = 0; i < idx->nitems; ++i) {
-        const vw_item *it = &idx->items[i];
-        if (!i || by_key(&idx->items[i - 1], it)) canon = i;
-        renum[it->first] = canon;
+    uint32_t last = VW_NONE;
+    idx->orphans = 0;
+    for (uint64_t k = 0; k < nchunks; ++k) {
+        size_t m;
+        const ks_event *ev = events_at(tr, k, csize, buf, &m);
+        if (!ev) {
+            free(count);
+            return KS_EFORMAT;
+        }
+        for (size_t j = 0; j < m; ++j) {
+            const ks_event *e = &ev[j];
+            const uint32_t it = last != VW_NONE && !item_cmp(&idx->items[last], e->index, e->block, e->thread, e->iter)
+                                    ? last
+                                    : find_item(idx, e);
+            idx->ev_item[k * csize + j] = it;
+            if (it != VW_NONE) last = it, count[it]++;
+            else idx->orphans++;
+        }
+    }
+    uint32_t at = 0;
+    for (uint32_t it = 0; it < idx->nitems; ++it) {
+        idx->items[it].first = at;
+        at += count[it];
+        count[it] = idx->items[it].first;
     }
     for (uint64_t i = 0; i < n; ++i)
-        if (idx->item_of[i] != VW_NONE) idx->item_of[i] = renum[idx->item_of[i]];
-    for (uint64_t p = 0; p < npend; ++p) {
+        if (idx->ev_item[i] != VW_NONE) idx->ev_perm[count[idx->ev_item[i]]++] = (uint32_t)i;
+    for (uint32_t it = 0; it < idx->nitems; ++it) idx->items[it].count = count[it] - idx->items[it].first;
+    free(count);
+    return KS_OK;
+}
+
+typedef struct start_of {
+    uint32_t first, id;
+} start_of;
+
+static int by_first(const void *pa, const void *pb)
+{
+    const start_of *a = pa, *b = pb;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The run-length index's by_start, when the items' key order is not their file order. */
+static int build_by_start(vw_index *idx)
+{
+    uint32_t i = 1;
+    while (i < idx->nitems && idx->items[i - 1].first < idx->items[i].first) ++i;
+    if (i >= idx->nitems) return KS_OK;
+    start_of *s = malloc((size_t)idx->nitems * sizeof *s);
+    idx->by_start = malloc((size_t)idx->nitems * sizeof *idx->by_start);
+    if (!s || !idx->by_start) {
+        free(s);
+        return ks_fail(KS_ENOMEM, "out of memory for the items' starts");
+    }
+    for (i = 0; i < idx->nitems; ++i) s[i] = (start_of){idx->items[i].first, i};
+    qsort(s, idx->nitems, sizeof *s, by_first);
+    for (i = 0; i < idx->nitems; ++i) idx->by_start[i] = s[i].id;
+    free(s);
+    return KS_OK;
+}
+
+/* The pass, then the items sorted (stably: equal keys keep their file order), then the
+ * run-length index when every item's events sit together and no key repeats, else the
+ * permuted one (a second pass). */
+static int build(vw_index *idx, vw_progress *progress)
+{
+    const ks_trace *tr = idx->tr;
+    const uint64_t csize = vw_trace_lazy(tr) ? tr->chunk_events : 4096;
+    ks_event *buf = vw_trace_lazy(tr) ? malloc(csize * sizeof *buf) : NULL;
+    pending *pend = NULL;
+    uint64_t npend = 0;
+    int split = 0;
+    int rc = vw_trace_lazy(tr) && !buf ? ks_fail(KS_ENOMEM, "out of memory indexing") : KS_OK;
+    if (!rc) rc = scan(idx, buf, csize, &pend, &npend, &split, progress);
+    if (rc) goto out;
+    int sorted = 1;
+    for (uint32_t i = 1; i < idx->nitems && sorted; ++i)
+        sorted = by_key_then_first(&idx->items[i - 1], &idx->items[i]) < 0;
+    if (!sorted) qsort(idx->items, idx->nitems, sizeof *idx->items, by_key_then_first);
+    for (uint32_t i = 1; i < idx->nitems && !split; ++i) split = !by_key(&idx->items[i - 1], &idx->items[i]);
+    for (uint64_t p = 0; p < npend && !split; ++p) {
         const ks_event e = {.index = pend[p].index,
                             .block = pend[p].block,
                             .thread = pend[p].thread,
                             .iter = pend[p].iter};
-        idx->item_of[pend[p].id] = find_item(idx, &e);
+        split = find_item(idx, &e) != VW_NONE; /* an event of an item, away from its run */
     }
-    progress_set(progress, 600);
-    rc = index_tail(idx, progress);
+    free(pend), pend = NULL;
+    progress_set(progress, 850);
+    if (split) {
+        rc = build_permuted(idx, buf, csize);
+    } else {
+        idx->orphans = npend;
+        rc = build_by_start(idx);
+    }
+    free(buf), buf = NULL;
+    if (!rc) rc = vw_orders_build(idx);
+    progress_set(progress, 900);
 out:
-    free(buf), free(pend), free(renum);
+    free(buf), free(pend);
     return rc;
 }
 
@@ -610,12 +367,12 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
     if (tr->nevents >= VW_NONE)
         return ks_fail(KS_EINVAL, "%llu events; the viewer handles at most %u (record fewer with --filter)",
                        (unsigned long long)tr->nevents, VW_NONE - 1);
-    int rc = vw_trace_lazy(tr) ? build_lazy(idx, progress) : build_loaded(idx, progress);
+    int rc = build(idx, progress);
     if (rc) {
         vw_index_free(idx);
         return rc;
     }
-    build_sectors(idx);
+    vw_agg_sectors(idx);
     progress_set(progress, 1000);
     return KS_OK;
 }
@@ -623,21 +380,14 @@ int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress)
 void vw_index_free(vw_index *idx)
 {
     free(idx->items);
-    free(idx->by_item);
-    free(idx->item_of);
+    free(idx->by_start);
+    free(idx->ev_perm);
+    free(idx->ev_item);
     for (int o = 0; o < VW_NORDERS; ++o) {
         free(idx->orders[o].ord);
-        free(idx->orders[o].rank);
         free(idx->orders[o].cum);
     }
-    for (int t = 0; t < KS_MAX_TENSORS; ++t) {
-        free(idx->agg[t].reads);
-        free(idx->agg[t].weights);
-        free(idx->agg[t].writes);
-        free(idx->agg[t].visits);
-        free(idx->agg[t].sector_sum);
-        free(idx->agg[t].sector_n);
-    }
+    vw_agg_free(idx);
     const ks_trace *tr = idx->tr;
     memset(idx, 0, sizeof *idx);
     idx->tr = tr;

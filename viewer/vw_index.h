@@ -1,13 +1,24 @@
 /* vw_index.h - what the viewer derives from a trace's events, built once per trace
  * (in a background thread for big traces, so the first frame never waits for it):
- *   - work items: one per work event, sorted by (index, block, thread, iter), each with the
- *     contiguous run of its events in `by_item` (in seq order);
+ *   - work items: one per work event, sorted by (index, block, thread, iter), each with
+ *     its events (in seq order), read with vw_item_ev; an event's item with vw_item_of;
  *   - the three replay orders (recorded, thread-major, iteration-major);
  *   - aggregates per tensor element: reads (read events + valid sample corners), weight
  *     sums (1 per read, the corner weight per sample), writes (stores + atomic adds),
  *     visits (region points: ks_probe_point, e.g. the sites a sparse rulebook pairs).
  * Pure C, no SDL: the tests drive it directly. Event ids are uint32: traces with more
  * than 2^32 - 1 events are refused with a clear error.
+ *
+ * How an item holds its events, two shapes:
+ *   - run-length (a trace whose every item's events sit together in file order: format-2
+ *     files, stored by item, and the simulator's sinks, which run a thread's item whole):
+ *     item i's events are the event ids items[i].first .. first + count - 1, and an
+ *     event's item is a binary search over the items' first events. Nothing per event;
+ *     4 bytes an item more (by_start) when the items' key order is not their file order.
+ *   - permuted (the events of items interleave or an item repeats: a version 1 GPU trace,
+ *     a kernel that visits an index twice): ev_perm lists the event ids grouped by item
+ *     (items[i].first indexes it) and ev_item gives each event's item: 8 bytes an event.
+ * Read both through vw_item_ev / vw_item_of, never the arrays.
  */
 #ifndef VW_INDEX_H
 #define VW_INDEX_H
@@ -28,15 +39,20 @@ typedef enum vw_order {
 typedef struct vw_item {
     int64_t index;
     uint32_t block, thread, iter;
-    uint32_t first; /* into by_item */
+    uint32_t first; /* its first event (run-length) or its place in ev_perm (permuted) */
     uint32_t count; /* events of the item, the work event first */
 } vw_item;
 
 /* One order over work items (thread/iteration-major): rank r shows item ord[r], whose
- * events sit at positions cum[r] .. cum[r+1]-1. The recorded order needs no arrays. */
+ * events sit at positions cum[r] .. cum[r+1]-1. The recorded order needs no arrays, nor
+ * does an order that is the items' own (ord NULL) and, when those cover every event in
+ * file order, no cum either (by_event: a position is an event id). An item's rank is a
+ * binary search over ord (it is sorted by the order's key), so no inverse is kept. */
 typedef struct vw_item_order {
-    uint32_t *ord, *rank; /* rank[item] inverts ord */
-    uint64_t *cum;        /* nitems + 1 entries */
+    int built;     /* 0: no index (yet): the order reads as the recorded one */
+    int by_event;  /* positions are event ids: the recorded order, cut into items */
+    uint32_t *ord; /* rank -> item; NULL: rank r is item r */
+    uint32_t *cum; /* nitems + 1 entries (NULL when by_event) */
 } vw_item_order;
 
 typedef struct vw_aggregate {
@@ -57,8 +73,9 @@ typedef struct vw_index {
     const ks_trace *tr;
     uint32_t nitems;
     vw_item *items;
-    uint32_t *by_item;                /* event ids grouped by item */
-    uint32_t *item_of;                /* per event: its item, VW_NONE for an event without a work event */
+    uint32_t *by_start;               /* run-length: item ids by first event; NULL when that is item order */
+    uint32_t *ev_perm;                /* permuted: event ids grouped by item (NULL when run-length) */
+    uint32_t *ev_item;                /* permuted: per event, its item or VW_NONE (NULL when run-length) */
     uint64_t orphans;                 /* events whose work item is not in the trace */
     uint64_t outside;                 /* reads/writes outside their tensor, samples on a plane it lacks */
     vw_item_order orders[VW_NORDERS]; /* [VW_ORDER_RECORDED] unused */
@@ -105,6 +122,19 @@ double vw_sectors_at(const vw_index *idx, int t, int64_t off);
  * Returns KS_OK, or an error with ks_error_message() set and idx left empty. */
 int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress);
 void vw_index_free(vw_index *idx);
+
+/* The item of event ev, VW_NONE for an event without a work item (an orphan), an id out of
+ * range or an index not built. */
+uint32_t vw_item_of(const vw_index *idx, uint32_t ev);
+
+/* Event k (< it->count) of item it (an element of idx->items), the work event first. */
+static inline uint32_t vw_item_ev(const vw_index *idx, const vw_item *it, uint32_t k)
+{
+    return idx->ev_perm ? idx->ev_perm[it->first + k] : it->first + k;
+}
+
+/* The rank of item `item` in order o (o must be built; the recorded order: VW_NONE). */
+uint32_t vw_order_rank(const vw_index *idx, vw_order o, uint32_t item);
 
 /* The item whose index is `index` (the first of several, if a kernel repeated it), or
  * VW_NONE. */

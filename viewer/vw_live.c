@@ -179,7 +179,7 @@ static focus focus_of(const vw_state *s)
     const vw_item *item = &s->idx->items[it];
     f.has = 1;
     f.index = item->index;
-    while (f.k < item->count && s->idx->by_item[item->first + f.k] != ev) f.k++;
+    while (f.k < item->count && vw_item_ev(s->idx, item, f.k) != ev) f.k++;
     return f;
 }
 
@@ -216,7 +216,7 @@ static void refocus(vw_state *s, focus f, char *said, size_t n)
     }
     const vw_item *item = &s->idx->items[it];
     const uint32_t k = item->count ? (f.k < item->count ? f.k : item->count - 1) : 0;
-    if (item->count) vw_focus_event(s, s->idx->by_item[item->first + k]);
+    if (item->count) vw_focus_event(s, vw_item_ev(s->idx, item, k));
     if (item->index != f.index)
         snprintf(said, n, "; work item %lld is gone, at %lld", (long long)f.index, (long long)item->index);
 }

@@ -33,23 +33,38 @@ static int64_t field_key(const vw_index *idx, const ks_event *e, uint32_t ev)
         if (w->fields[0].extent > 0) v %= w->fields[0].extent;
         return v + w->fields[0].bias;
     }
-    uint32_t it = idx->item_of ? idx->item_of[ev] : VW_NONE;
+    uint32_t it = vw_item_of(idx, ev);
     if (w && it != VW_NONE && idx->items[it].count) {
-        const ks_event *first = vw_event(idx->tr, idx->by_item[idx->items[it].first]);
+        const ks_event *first = vw_event(idx->tr, vw_item_ev(idx, &idx->items[it], 0));
         if (first->kind == KS_EV_WORK) return first->u.field[0];
     }
     return -1 - e->index; /* no field to read: each work index is its own run */
 }
 
+/* Whether order o reads as the recorded one (no index yet, or the recorded order). */
+static int recorded(const vw_index *idx, vw_order o)
+{
+    return o == VW_ORDER_RECORDED || o >= VW_NORDERS || !idx->orders[o].built;
+}
+
+/* The position of rank r's first event in order o (r = nitems: the order's length). */
+static uint64_t cum_at(const vw_index *idx, const vw_item_order *io, uint32_t r)
+{
+    if (!io->by_event) return io->cum[r];
+    return r < idx->nitems ? idx->items[r].first : idx->tr->nevents;
+}
+
 uint64_t vw_order_len(const vw_index *idx, vw_order o)
 {
-    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) return idx->tr->nevents;
-    return idx->orders[o].cum[idx->nitems];
+    if (recorded(idx, o)) return idx->tr->nevents;
+    return cum_at(idx, &idx->orders[o], idx->nitems);
 }
 
 /* Rank r with cum[r] <= pos < cum[r+1] (items with no events never hold a position). */
-static uint32_t rank_at(const vw_item_order *io, uint32_t n, uint64_t pos)
+static uint32_t rank_at(const vw_index *idx, const vw_item_order *io, uint64_t pos)
 {
+    const uint32_t n = idx->nitems;
+    if (io->by_event) return pos < idx->tr->nevents ? vw_item_of(idx, (uint32_t)pos) : n - 1;
     uint32_t lo = 0, hi = n;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -62,33 +77,35 @@ static uint32_t rank_at(const vw_item_order *io, uint32_t n, uint64_t pos)
 
 uint32_t vw_order_event(const vw_index *idx, vw_order o, uint64_t pos)
 {
-    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) return (uint32_t)pos;
+    if (recorded(idx, o) || idx->orders[o].by_event) return (uint32_t)pos;
     const vw_item_order *io = &idx->orders[o];
-    uint32_t r = rank_at(io, idx->nitems, pos);
-    const vw_item *it = &idx->items[io->ord[r]];
-    return idx->by_item[it->first + (pos - io->cum[r])];
+    uint32_t r = rank_at(idx, io, pos);
+    const vw_item *it = &idx->items[io->ord ? io->ord[r] : r];
+    return vw_item_ev(idx, it, (uint32_t)(pos - io->cum[r]));
 }
 
 uint64_t vw_order_pos(const vw_index *idx, vw_order o, uint32_t ev)
 {
-    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) return ev;
-    uint32_t it = ev < idx->tr->nevents ? idx->item_of[ev] : VW_NONE;
+    if (recorded(idx, o) || idx->orders[o].by_event) return ev;
+    uint32_t it = vw_item_of(idx, ev);
     if (it == VW_NONE) return 0;
     const vw_item *item = &idx->items[it];
     uint32_t k = 0;
-    while (k < item->count && idx->by_item[item->first + k] != ev) ++k;
-    return idx->orders[o].cum[idx->orders[o].rank[it]] + k;
+    if (!idx->ev_perm) k = ev - item->first;
+    else
+        while (k < item->count && vw_item_ev(idx, item, k) != ev) ++k;
+    return idx->orders[o].cum[vw_order_rank(idx, o, it)] + k;
 }
 
 void vw_item_span(const vw_index *idx, vw_order o, uint32_t item, uint64_t *first, uint64_t *last)
 {
     const vw_item *it = &idx->items[item];
-    if (o == VW_ORDER_RECORDED || !idx->orders[o].cum) {
-        *first = it->count ? idx->by_item[it->first] : 0;
-        *last = it->count ? idx->by_item[it->first + it->count - 1] : 0;
+    if (recorded(idx, o)) {
+        *first = it->count ? vw_item_ev(idx, it, 0) : 0;
+        *last = it->count ? vw_item_ev(idx, it, it->count - 1) : 0;
         return;
     }
-    uint64_t c = idx->orders[o].cum[idx->orders[o].rank[item]];
+    uint64_t c = cum_at(idx, &idx->orders[o], vw_order_rank(idx, o, item));
     *first = c;
     *last = c + (it->count ? it->count - 1 : 0);
 }
@@ -100,9 +117,11 @@ static int64_t unit_key(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u
     uint32_t ev = vw_order_event(idx, o, pos);
     const ks_event *e = vw_event(tr, ev);
     switch (u) {
-    case VW_UNIT_ITEM:
-        if (idx->item_of && idx->item_of[ev] != VW_NONE) return idx->item_of[ev];
+    case VW_UNIT_ITEM: {
+        const uint32_t it = vw_item_of(idx, ev);
+        if (it != VW_NONE) return it;
         return -1 - (int64_t)e->index; /* no index yet: the work index stands in */
+    }
     case VW_UNIT_THREAD: return vw_gthread(tr, e->block, e->thread);
     case VW_UNIT_WARP: return (int64_t)e->block * ((tr->threads + 31) / 32) + e->thread / 32;
     case VW_UNIT_BLOCK: return e->block;
@@ -118,19 +137,19 @@ uint64_t vw_step(const vw_index *idx, vw_order o, uint64_t pos, vw_unit u, int d
     if (pos >= n) pos = n - 1;
     int64_t k = unit_key(idx, o, pos, u);
     /* item orders keep a unit's events together inside one item: hop item by item */
-    int hop = o != VW_ORDER_RECORDED && idx->orders[o].cum && u != VW_UNIT_EVENT;
-    const vw_item_order *io = &idx->orders[o];
+    int hop = !recorded(idx, o) && u != VW_UNIT_EVENT;
+    const vw_item_order *io = &idx->orders[o < VW_NORDERS ? o : 0];
     if (dir > 0) {
         uint64_t p = pos;
         for (;;) {
-            p = hop ? io->cum[rank_at(io, idx->nitems, p) + 1] : p + 1;
+            p = hop ? cum_at(idx, io, rank_at(idx, io, p) + 1) : p + 1;
             if (p >= n) return pos;
             if (unit_key(idx, o, p, u) != k) return p;
         }
     }
     /* back to the start of this unit's run, then to the start of the previous run */
-    uint64_t p = hop ? io->cum[rank_at(io, idx->nitems, pos)] : pos;
-#define BEFORE(q) (hop ? io->cum[rank_at(io, idx->nitems, (q)-1)] : (q)-1)
+    uint64_t p = hop ? cum_at(idx, io, rank_at(idx, io, pos)) : pos;
+#define BEFORE(q) (hop ? cum_at(idx, io, rank_at(idx, io, (q)-1)) : (q)-1)
     while (p > 0 && unit_key(idx, o, BEFORE(p), u) == k) p = BEFORE(p);
     if (p == 0) return 0;
     uint64_t q = BEFORE(p);

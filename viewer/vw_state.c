@@ -91,7 +91,7 @@ uint32_t vw_state_item(const vw_state *s)
 {
     uint32_t ev = vw_state_event(s);
     if (ev == VW_NONE || !s->idx) return VW_NONE;
-    return s->idx->item_of[ev];
+    return vw_item_of(s->idx, ev);
 }
 
 void vw_state_clamp(vw_state *s)
@@ -190,7 +190,7 @@ static void show_hit(vw_state *s)
     uint32_t ev = s->look.hits[s->look.at].event;
     vw_index tmp;
     const vw_index *idx = nav_index(s, &tmp);
-    if (s->idx && s->idx->item_of[ev] == VW_NONE && effective_order(s) != VW_ORDER_RECORDED)
+    if (s->idx && vw_item_of(s->idx, ev) == VW_NONE && effective_order(s) != VW_ORDER_RECORDED)
         s->order = VW_ORDER_RECORDED; /* an orphan event exists only in the recorded order */
     seek(s, vw_order_pos(idx, effective_order(s), ev));
 }

@@ -88,7 +88,7 @@ void vw_story_show(vw_state *s, int k)
         const vw_item *item = &s->idx->items[it];
         for (int p = 0; p < 2; ++p)
             for (uint32_t j = 0; j <= item->count; ++j) {
-                const uint32_t id = j ? s->idx->by_item[item->first + j - 1] : ev;
+                const uint32_t id = j ? vw_item_ev(s->idx, item, j - 1) : ev;
                 if (id == VW_NONE) continue;
                 const ks_event *e = vw_event(s->tr, id);
                 if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE || e->kind == KS_EV_SAMPLE) &&

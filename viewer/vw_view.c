@@ -80,7 +80,7 @@ int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *
     const vw_item *item = &s->idx->items[it];
     double a = INFINITY, b = INFINITY, c = -INFINITY, d = -INFINITY;
     for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *e = vw_event(s->tr, s->idx->by_item[item->first + k]);
+        const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
         double ey0, ex0, ey1, ex1;
         if (e->tensor != t) continue;
         if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
@@ -207,7 +207,7 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
-            const ks_event *e = vw_event(s->tr, s->idx->by_item[item->first + k]);
+            const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
             if (e->tensor != t) continue;
             if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && e->u.access.plane == plane) {
                 const ks_ev_access *a = &e->u.access;

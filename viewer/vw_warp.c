@@ -54,7 +54,7 @@ uint32_t vw_warp_event(const vw_state *s, int *own)
     if (it == VW_NONE) return VW_NONE;
     const vw_item *item = &s->idx->items[it];
     for (uint32_t k = 0; k < item->count; ++k) {
-        const uint32_t e = s->idx->by_item[item->first + k];
+        const uint32_t e = vw_item_ev(s->idx, item, k);
         if (touches_memory(s->tr, vw_event(s->tr, e))) return e;
     }
     return VW_NONE;

@@ -273,7 +273,7 @@ uint32_t ls_item_event(const ls_session *S, uint32_t item, int kind, int64_t tap
 {
     const vw_item *it = &S->idx.items[item];
     for (uint32_t k = 0; k < it->count; ++k) {
-        uint32_t e = S->idx.by_item[it->first + k];
+        uint32_t e = vw_item_ev(&S->idx, it, k);
         const ks_event *ev = &S->tr.events[e];
         if (ev->kind == kind && (tap < 0 || ev->tap == tap) && (tensor < 0 || ev->tensor == tensor)) return e;
     }
@@ -321,7 +321,7 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
         if (ctx->item == VW_NONE) {
             ctx->item = 0;
             ctx->tap = -1;
-            ctx->event = idx->by_item[idx->items[0].first];
+            ctx->event = vw_item_ev(idx, &idx->items[0], 0);
         }
         if (!f->tap_given) return 0; /* the previous step's focus, tap and all */
     } else {
@@ -370,7 +370,7 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
             ctx->elem_writes = writes;
             ctx->hits = malloc(lk.n * sizeof *ctx->hits);
             for (uint64_t i = 0; ctx->hits && i < lk.n; ++i) ctx->hits[ctx->nhits++] = lk.hits[i].event;
-            ctx->item = idx->item_of[lk.hits[0].event];
+            ctx->item = vw_item_of(idx, lk.hits[0].event);
             vw_lookup_free(&lk);
             if (ctx->item == VW_NONE) {
                 snprintf(err, n, "focus: the event at that element has no work item in the trace");
@@ -379,7 +379,7 @@ int ls_focus_resolve(const ls_session *S, const ls_focus *f, ls_ctx *ctx, char *
         }
     }
     ctx->tap = -1;
-    ctx->event = idx->by_item[idx->items[ctx->item].first]; /* the work event */
+    ctx->event = vw_item_ev(idx, &idx->items[ctx->item], 0); /* the work event */
     if (f->tap_given) {
         int64_t tap = ls_tap_number(S, f, err, n);
         if (tap < 0) return -1;

@@ -68,7 +68,7 @@ static void narrated_fields(const char *t, char *fields, size_t n)
 static void named_fields(const ls_session *S, const ls_ctx *c, const char *text, char *fields, size_t n)
 {
     if (!text || c->item >= S->idx.nitems) return;
-    const ks_event *w = vw_event(&S->tr, S->idx.by_item[S->idx.items[c->item].first]);
+    const ks_event *w = vw_event(&S->tr, vw_item_ev(&S->idx, &S->idx.items[c->item], 0));
     if (w->kind != KS_EV_WORK || w->site >= S->tr.nsites) return;
     const ks_site *site = &S->tr.sites[w->site];
     for (int f = 0; f < site->nfields; ++f) {

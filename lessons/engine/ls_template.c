@@ -65,7 +65,7 @@ static int fail(char *err, size_t n, const char *name, const char *fmt, ...)
 /* The value of work field f of item `item`'s work event; -1 when it has none. */
 static int field_of(const ls_session *S, uint32_t item, const char *f, int32_t *v)
 {
-    const ks_event *w = &S->tr.events[S->idx.by_item[S->idx.items[item].first]];
+    const ks_event *w = &S->tr.events[vw_item_ev(&S->idx, &S->idx.items[item], 0)];
     const ks_site *site = &S->tr.sites[w->site];
     for (int i = 0; i < site->nfields; ++i)
         if (!strcmp(site->fields[i].name, f)) {
@@ -96,7 +96,7 @@ static int work_field(const ls_session *S, uint32_t item, const char *name, cons
         put(o, "(%d,%d,%d)", xyz[0], xyz[1], xyz[2]);
         return 0;
     }
-    const ks_event *w = &S->tr.events[S->idx.by_item[S->idx.items[item].first]];
+    const ks_event *w = &S->tr.events[vw_item_ev(&S->idx, &S->idx.items[item], 0)];
     const ks_site *site = &S->tr.sites[w->site];
     char list[200] = "";
     for (int i = 0; i < site->nfields; ++i)
@@ -114,7 +114,7 @@ static uint32_t item_access(const ls_session *S, const ls_ctx *c, int kind, int 
         const vw_item *it = &S->idx.items[c->item];
         uint32_t found = VW_NONE, count = 0;
         for (uint32_t k = 0; k < it->count; ++k) {
-            uint32_t id = S->idx.by_item[it->first + k];
+            uint32_t id = vw_item_ev(&S->idx, it, k);
             const ks_event *x = &S->tr.events[id];
             if (x->kind == kind && (tensor < 0 || x->tensor == tensor)) found = id, count++;
         }
@@ -135,7 +135,7 @@ static int writer_attr(const ls_session *S, uint32_t e, const char *name, const 
     uint32_t item = VW_NONE, other = VW_NONE;
     for (uint64_t i = 0; i < S->tr.nevents && other == VW_NONE; ++i) {
         const ks_event *w = &S->tr.events[i];
-        const uint32_t it = S->idx.item_of[i];
+        const uint32_t it = vw_item_of(&S->idx, i);
         if (w->kind != KS_EV_WRITE || it == VW_NONE || w->tensor != a->tensor ||
             w->u.access.offset != a->u.access.offset || ((w->flags & KS_FLAG_SHARED) != 0) != shared ||
             (shared && w->block != a->block))
@@ -273,7 +273,7 @@ static int item_attr(const ls_session *S, const ls_ctx *c, const char *name, con
     int counts[6] = {0};
     uint32_t all = 0;
     for (uint32_t k = 0; k < it->count; ++k) {
-        const ks_event *ev = &S->tr.events[S->idx.by_item[it->first + k]];
+        const ks_event *ev = &S->tr.events[vw_item_ev(&S->idx, it, k)];
         if (tensor >= 0 && (ev->kind == KS_EV_WORK || ev->tensor != tensor)) continue;
         if (elem >= 0 && ((ev->kind != KS_EV_READ && ev->kind != KS_EV_WRITE) || ev->u.access.offset != elem ||
                           (ev->flags & KS_FLAG_PADDING)))
@@ -387,7 +387,7 @@ static int element_attr(const ls_session *S, const ls_ctx *c, const char *name, 
         uint32_t *items = malloc((c->nhits ? c->nhits : 1) * sizeof *items), n = 0;
         if (!items) return fail(err, en, name, "out of memory");
         for (uint32_t i = 0; i < c->nhits; ++i) {
-            uint32_t it = S->idx.item_of[c->hits[i]];
+            uint32_t it = vw_item_of(&S->idx, c->hits[i]);
             if (it != VW_NONE && (n == 0 || items[n - 1] != it)) items[n++] = it;
         }
         put_indices(o, S, items, n);

@@ -68,7 +68,7 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
     /* the plane of the event or tap in focus, when it touches t: a channel-1 tap draws
      * channel 1's plane, not the first plane the item read */
     for (uint32_t k = 0; k < it->count && !have_plane; ++k) {
-        uint32_t e = S->idx.by_item[it->first + k];
+        uint32_t e = vw_item_ev(&S->idx, it, k);
         const ks_event *ev = &S->tr.events[e];
         const int focused = e == c->event || (c->tap >= 0 && ev->tap == c->tap);
         if (!focused || ev->tensor != t) continue;
@@ -76,7 +76,7 @@ static int collect_marks(const ls_session *S, const ls_ctx *c, int t, int64_t *p
         else if (ev->kind == KS_EV_READ || ev->kind == KS_EV_WRITE) *plane = ev->u.access.plane, have_plane = 1;
     }
     for (uint32_t k = 0; k < it->count && n < max; ++k) {
-        uint32_t e = S->idx.by_item[it->first + k];
+        uint32_t e = vw_item_ev(&S->idx, it, k);
         const ks_event *ev = &S->tr.events[e];
         if (ev->kind == KS_EV_SAMPLE && ev->tensor == t) {
             /* a bilinear sample: its corners inside the tensor */
@@ -246,13 +246,13 @@ static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
     const vw_item *it = &S->idx.items[c->item];
     uint32_t focus = 0;
     for (uint32_t k = 0; k < it->count; ++k)
-        if (S->idx.by_item[it->first + k] == c->event) focus = k;
+        if (vw_item_ev(&S->idx, it, k) == c->event) focus = k;
     uint32_t lo = focus > 8 ? focus - 8 : 0, hi = lo + 18 < it->count ? lo + 18 : it->count;
     fprintf(out, "\n  events of work item %lld%s:\n", (long long)it->index,
             lo || hi < it->count ? " (around the focus)" : "");
     for (uint32_t k = lo; k < hi; ++k) {
         char line[VW_LINE_LEN];
-        uint32_t e = S->idx.by_item[it->first + k];
+        uint32_t e = vw_item_ev(&S->idx, it, k);
         const ks_event *ev = &S->tr.events[e];
         ks_step_describe_event(&S->tr, ev, line, sizeof line);
         /* a .cu kernel's event: its source line, as kscope step gives it (a barrier says it) */
@@ -272,7 +272,7 @@ static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step 
         int t = ks_trace_tensor(&S->tr, w);
         if (t >= 0) draw_tensor(out, S, c, t);
         else if (!strcmp(w, "decomposition"))
-            ks_step_print_work(out, &S->tr, &S->tr.events[S->idx.by_item[S->idx.items[c->item].first]]);
+            ks_step_print_work(out, &S->tr, &S->tr.events[vw_item_ev(&S->idx, &S->idx.items[c->item], 0)]);
         else if (!strcmp(w, "events")) show_events(out, S, c);
         else if (!strcmp(w, "threads")) show_threads(out, S, c);
         else if (!strcmp(w, "launch")) {
