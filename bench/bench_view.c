@@ -8,7 +8,8 @@
  *   memory: the peak resident size of the case (each case runs in a child process), file
  *           pages the viewer touched included, against the file's size.
  * usage: bench_view [DIR] [--events-1g] [--events-100m] [--full-open] [--keep]
- *        bench_view --trace FILE   (one trace as it is, e.g. one kept with --keep)
+ *        bench_view --trace FILE [--index-only]   (one trace as it is, e.g. one kept with
+ *        --keep; --index-only: open and index it, no frames)
  *   (default DIR /tmp; the traces are deleted after unless --keep). --events-100m adds im2col C = 1285
  *   (100 M events), written slice by slice as a format-2 file (never all events in memory);
  *   --full-open opens with ks_trace_open (every event decoded) as the viewer did before
@@ -37,6 +38,14 @@
 
 static int full_open; /* --full-open: the viewer's open before issue 35 */
 static int keep;      /* --keep: leave the traces in DIR */
+
+/* CPU seconds this process has used, all its threads. */
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 static double now(void)
 {
@@ -261,6 +270,25 @@ static double read_all(const char *path)
     return now() - t0;
 }
 
+/* This process's resident memory now: the anonymous part (the heap: index, caches) and the
+ * file pages mapped in (the trace), in MB, from /proc/self/status; "" where not Linux. */
+static const char *resident(void)
+{
+    static char out[96];
+    char line[128];
+    double anon = -1, file = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    out[0] = 0;
+    if (!f) return out;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "RssAnon:", 8)) anon = atof(line + 8) / 1e3;
+        if (!strncmp(line, "RssFile:", 8)) file = atof(line + 8) / 1e3;
+    }
+    fclose(f);
+    if (anon >= 0 && file >= 0) snprintf(out, sizeof out, "   resident: heap %.0f MB, file pages %.0f MB", anon, file);
+    return out;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -335,16 +363,18 @@ static int bench_one(const char *path, int frames_too)
     SDL_RenderPresent(r);
     double t_open = now() - t0;
     printf("trace %lld events, %.0f MB\n", (long long)tr.nevents, (double)tr.map_size / 1e6);
-    printf("  open + first frame  %8.1f ms   read the file once %8.1f ms   ratio %.4f\n", t_open * 1e3, t_read * 1e3,
-           t_open / t_read);
+    printf("  open + first frame  %8.1f ms   read the file once %8.1f ms   ratio %.4f%s\n", t_open * 1e3, t_read * 1e3,
+           t_open / t_read, resident());
     fflush(stdout);
     t0 = now();
+    const double c0 = cpu_now();
     if (vw_index_build(&idx, &tr, NULL)) {
         fprintf(stderr, "bench_view: %s\n", ks_error_message());
         return 1;
     }
-    double t_index = now() - t0;
-    printf("  index build         %8.1f ms   (in the background; the window stays live)\n", t_index * 1e3);
+    double t_index = now() - t0, c_index = cpu_now() - c0;
+    printf("  index build         %8.1f ms   (in the background; the window stays live; %.0f ms of CPU)%s\n",
+           t_index * 1e3, c_index * 1e3, resident());
     if (frames_too) {
         vw_state_set_index(&s, &idx);
         vw_set_order(&s, "recorded");
@@ -358,6 +388,7 @@ static int bench_one(const char *path, int frames_too)
             printf("  %-27s mean %6.2f ms  p99 %6.2f ms  = %5.0f fps  (%.2f of the 16.7 ms budget)\n", names[how],
                    f.mean * 1e3, f.p99 * 1e3, 1.0 / f.mean, f.p99 / (1.0 / 60));
         }
+        printf("  after the frames   %s\n", resident());
     }
     fflush(stdout);
     vw_index_free(&idx);
@@ -418,7 +449,11 @@ int main(int argc, char **argv)
     }
     printf("bench_view: headless 1280x800, software renderer%s\n", full_open ? ", full open (before issue 35)" : "");
     for (int i = 1; i + 1 < argc; ++i)
-        if (!strcmp(argv[i], "--trace")) return bench_file(argv[i + 1], 1);
+        if (!strcmp(argv[i], "--trace")) {
+            int frames_too = 1;
+            for (int j = 1; j < argc; ++j) frames_too &= !!strcmp(argv[j], "--index-only");
+            return bench_file(argv[i + 1], frames_too);
+        }
     if (bench_case(dir, 128, 0, 1)) return 1;          /* 128 * 4096 * 19 = 9.96 M events */
     if (big && bench_case(dir, 216, 0, 0)) return 1;   /* 16.8 M events */
     if (huge && bench_case(dir, 1285, 1, 1)) return 1; /* 1285 * 4096 * 19 = 100.0 M events */

@@ -233,6 +233,72 @@ START_TEST(a_trace_without_work_events_has_no_items_and_every_event_is_an_orphan
 }
 END_TEST
 
+/* The aggregates' counts widen from 1 to 2 to 4 bytes an element as counts pass 255 and
+ * 65535, and the weights (the read counts until the first sample) then sum the corner
+ * weights: against counts and float sums kept per element by the test, event by event. */
+START_TEST(aggregate_counts_widen_past_255_and_65535_and_weights_start_from_the_reads)
+{
+    enum { P = 3, H = 5, W = 7, N = P * H * W, NEV = 90001 };
+    static ks_event ev[NEV];
+    static ks_trace tr;
+    static vw_index idx;
+    static uint32_t reads[N], writes[N];
+    static float weights[N];
+    uint64_t s = 0xA66E0035ULL;
+    memset(&tr, 0, sizeof tr);
+    memset(reads, 0, sizeof reads), memset(writes, 0, sizeof writes), memset(weights, 0, sizeof weights);
+    tr.threads = THREADS, tr.blocks = BLOCKS, tr.block_cap = -1, tr.nsites = 1, tr.ntensors = 1;
+    tr.sites[0].kind = KS_EV_WORK, tr.sites[0].tensor = -1;
+    tr.tensors[0].dtype = KS_F32, tr.tensors[0].ndim = 3;
+    tr.tensors[0].shape[0] = P, tr.tensors[0].shape[1] = H, tr.tensors[0].shape[2] = W;
+    for (int i = 0; i < NEV; ++i) {
+        ev[i] = make(KS_EV_READ, (key){0, 0, 0, 0});
+        ev[i].tensor = 0;
+        /* element 0 gets most reads (past 65535), element 1 some (past 255), the rest few */
+        const int64_t r = tu_int(&s, 0, 99);
+        const int64_t off = r < 96 ? 0 : r < 98 ? 1 : tu_int(&s, 2, N - 1);
+        const int kind = i > NEV / 2 && tu_int(&s, 0, 9) == 0 ? KS_EV_SAMPLE
+                         : tu_int(&s, 0, 9) == 0              ? KS_EV_WRITE
+                                                              : KS_EV_READ;
+        ev[i].kind = (uint8_t)kind;
+        if (kind == KS_EV_SAMPLE) { /* corner (0, 0) of a sample at (y + 0.25, x + 0.5) only */
+            const int64_t at = tu_int(&s, 0, N - 1);
+            ev[i].u.sample.plane = (int32_t)(at / (H * W));
+            ev[i].u.sample.y = (float)(at / W % H) + 0.25f, ev[i].u.sample.x = (float)(at % W) + 0.5f;
+            ev[i].u.sample.w[0] = 0.375f;
+            ev[i].flags = KS_FLAG_C00;
+            reads[at]++, weights[at] += 0.375f;
+            continue;
+        }
+        ev[i].u.access.plane = (int32_t)(off / (H * W)), ev[i].u.access.y = (int32_t)(off / W % H);
+        ev[i].u.access.x = (int32_t)(off % W);
+        if (kind == KS_EV_WRITE) writes[off]++;
+        else reads[off]++, weights[off] += 1.0f;
+    }
+    ck_assert_uint_gt(reads[0], 65535);
+    ck_assert_uint_gt(reads[1], 255);
+    tr.events = ev, tr.nevents = NEV;
+    ck_assert_int_eq(vw_index_build(&idx, &tr, NULL), KS_OK);
+    const vw_aggregate *a = &idx.agg[0];
+    ck_assert(a->on);
+    ck_assert_int_eq(a->reads.width, 4);
+    ck_assert_ptr_nonnull(a->weights);
+    uint32_t max_reads = 0, max_writes = 0;
+    for (int i = 0; i < N; ++i) {
+        ck_assert_uint_eq(vw_count_at(&a->reads, i), reads[i]);
+        ck_assert_uint_eq(vw_count_at(&a->writes, i), writes[i]);
+        ck_assert_float_eq(vw_agg_weight(a, i), weights[i]);
+        ck_assert_uint_eq(vw_count_at(&a->visits, i), 0);
+        max_reads = reads[i] > max_reads ? reads[i] : max_reads;
+        max_writes = writes[i] > max_writes ? writes[i] : max_writes;
+    }
+    ck_assert_uint_eq(a->max_reads, max_reads);
+    ck_assert_uint_eq(a->max_writes, max_writes);
+    ck_assert_int_eq(a->writes.width, max_writes > 65535 ? 4 : max_writes > 255 ? 2 : 1);
+    vw_index_free(&idx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_index");
@@ -240,6 +306,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, the_index_answers_as_the_brute_force_reference_in_every_shape);
     tcase_add_test(tc, a_trace_without_work_events_has_no_items_and_every_event_is_an_orphan);
+    tcase_add_test(tc, aggregate_counts_widen_past_255_and_65535_and_weights_start_from_the_reads);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

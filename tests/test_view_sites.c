@@ -206,10 +206,10 @@ START_TEST(visits_count_the_points_on_each_cell_pairs_per_output_site)
     for (int64_t p = 0; p < rb->shape[0]; ++p) pairs_at[pairs[p * 3 + 2]]++;
     int active = 0;
     for (int64_t c = 0; c < d.h * d.w; ++c) {
-        ck_assert_uint_eq(idx.agg[in].visits[c], want_in[c]);
-        ck_assert_uint_eq(idx.agg[out].visits[c], want_out[c]);
+        ck_assert_uint_eq(vw_count_at(&idx.agg[in].visits, c), want_in[c]);
+        ck_assert_uint_eq(vw_count_at(&idx.agg[out].visits, c), want_out[c]);
         if (omap[c] >= 0) {
-            ck_assert_uint_eq(idx.agg[out].visits[c], pairs_at[omap[c]]);
+            ck_assert_uint_eq(vw_count_at(&idx.agg[out].visits, c), pairs_at[omap[c]]);
             active++;
         }
     }
@@ -242,8 +242,8 @@ START_TEST(visits_round_points_to_cells_and_skip_boxes_and_bad_points)
     }
     ck_assert_int_eq(vw_index_build(&ix, &st.tr, NULL), KS_OK);
     uint32_t total = 0;
-    for (int c = 0; c < 24; ++c) total += ix.agg[0].visits[c];
-    ck_assert_uint_eq(ix.agg[0].visits[1 * 6 + 3], 2);
+    for (int c = 0; c < 24; ++c) total += vw_count_at(&ix.agg[0].visits, c);
+    ck_assert_uint_eq(vw_count_at(&ix.agg[0].visits, 1 * 6 + 3), 2);
     ck_assert_uint_eq(total, 2);
     ck_assert_int_eq(ix.point_taps, 0);
     vw_index_free(&ix);

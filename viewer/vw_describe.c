@@ -628,12 +628,12 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
         int64_t off = (s->panel[s->hover_panel].plane * d.h + s->hover_y) * d.w + s->hover_x;
         ks_format_element(tr, t, s->panel[s->hover_panel].plane, s->hover_y, s->hover_x, where, sizeof where);
         PUT("  |  %s = %.6g%s", where, vw_tensor_value(T, off), vw_cell_empty(T, off) ? " (empty)" : "");
-        if (s->idx && s->idx->agg[t].reads)
-            PUT(" (reads %u, weight %.4g, writes %u, visits %u", s->idx->agg[t].reads[off], s->idx->agg[t].weights[off],
-                s->idx->agg[t].writes[off], s->idx->agg[t].visits[off]);
-        if (s->idx && s->idx->agg[t].reads && vw_sectors_at(s->idx, t, off) >= 0)
-            PUT(", sectors/request %.3g", vw_sectors_at(s->idx, t, off));
-        if (s->idx && s->idx->agg[t].reads) PUT(")");
+        const vw_aggregate *a = s->idx && s->idx->agg[t].on ? &s->idx->agg[t] : NULL;
+        if (a)
+            PUT(" (reads %u, weight %.4g, writes %u, visits %u", vw_count_at(&a->reads, off), vw_agg_weight(a, off),
+                vw_count_at(&a->writes, off), vw_count_at(&a->visits, off));
+        if (a && vw_sectors_at(s->idx, t, off) >= 0) PUT(", sectors/request %.3g", vw_sectors_at(s->idx, t, off));
+        if (a) PUT(")");
     }
     if (s->message[0]) PUT("  |  %s", s->message);
 #undef PUT

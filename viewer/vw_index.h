@@ -55,11 +55,30 @@ typedef struct vw_item_order {
     uint32_t *cum; /* nitems + 1 entries (NULL when by_event) */
 } vw_item_order;
 
+/* A count per element, as narrow as its largest count: 1 byte an element, widened to 2
+ * and then 4 (one copy each) by the first count that does not fit. Most elements of the
+ * big tensors are counted a few times (an im2col's columns are written once each), so a
+ * 47 M-element tensor's counts take 47 MB, not 190. Read with vw_count_at. */
+typedef struct vw_counts {
+    void *v;   /* NULL: never counted (all zero) */
+    int width; /* bytes an element: 1, 2 or 4 */
+} vw_counts;
+
+static inline uint32_t vw_count_at(const vw_counts *c, int64_t off)
+{
+    if (!c->v) return 0;
+    if (c->width == 1) return ((const uint8_t *)c->v)[off];
+    if (c->width == 2) return ((const uint16_t *)c->v)[off];
+    return ((const uint32_t *)c->v)[off];
+}
+
 typedef struct vw_aggregate {
-    uint32_t *reads; /* per element of the tensor, NULL when not touched or too big */
-    float *weights;
-    uint32_t *writes;
-    uint32_t *visits; /* region points on the element (rounded to the nearest cell) */
+    int on;    /* the tensor has aggregates (touched by an event, at most VW_AGG_MAX_ELEMENTS) */
+    int64_t n; /* its elements */
+    /* per element of the tensor, allocated by the first event that counts there */
+    vw_counts reads, writes;
+    vw_counts visits; /* region points on the element (rounded to the nearest cell) */
+    float *weights;   /* NULL while every read weighed 1 (no sample yet): the weight is reads */
     /* sectors per request: the sum of the sectors of the warp requests (trace/memory.h)
      * that touched the element, and how many did (one per request, however many of its
      * lanes hit the element); NULL when the trace is too big (VW_SECTORS_MAX_EVENTS) */
@@ -68,6 +87,12 @@ typedef struct vw_aggregate {
     uint32_t max_reads, max_writes, max_visits;
     float max_weight;
 } vw_aggregate;
+
+/* The weight sum of element off (the read count while no sample has weighed in). */
+static inline float vw_agg_weight(const vw_aggregate *a, int64_t off)
+{
+    return a->weights ? a->weights[off] : (float)vw_count_at(&a->reads, off);
+}
 
 typedef struct vw_index {
     const ks_trace *tr;

@@ -22,19 +22,62 @@ static int64_t element(const ks_tensor *t, int64_t plane, int64_t y, int64_t x)
 static int agg_tensor(vw_index *idx, int t, vw_aggregate **out)
 {
     vw_aggregate *a = &idx->agg[t];
-    *out = a->reads ? a : NULL; /* allocated already: the usual case, per event */
-    if (a->reads) return KS_OK;
+    *out = a->on ? a : NULL; /* on already: the usual case, per event */
+    if (a->on) return KS_OK;
     int64_t n = ks_tensor_numel(&idx->tr->tensors[t]);
     if (n <= 0 || n > VW_AGG_MAX_ELEMENTS) return KS_OK;
-    if (!a->reads) {
-        a->reads = calloc((size_t)n, sizeof *a->reads);
-        a->weights = calloc((size_t)n, sizeof *a->weights);
-        a->writes = calloc((size_t)n, sizeof *a->writes);
-        a->visits = calloc((size_t)n, sizeof *a->visits);
-        if (!a->reads || !a->weights || !a->writes || !a->visits)
-            return ks_fail(KS_ENOMEM, "out of memory for the aggregates of %s", idx->tr->tensors[t].name);
-    }
+    a->on = 1, a->n = n;
     *out = a;
+    return KS_OK;
+}
+
+/* c's elements twice as wide, the counts copied. Returns 0, or -1 out of memory. */
+static int widen(vw_counts *c, int64_t n)
+{
+    void *w = malloc((size_t)n * (size_t)c->width * 2);
+    if (!w) return -1;
+    if (c->width == 1)
+        for (int64_t i = 0; i < n; ++i) ((uint16_t *)w)[i] = ((const uint8_t *)c->v)[i];
+    else
+        for (int64_t i = 0; i < n; ++i) ((uint32_t *)w)[i] = ((const uint16_t *)c->v)[i];
+    free(c->v);
+    c->v = w, c->width *= 2;
+    return 0;
+}
+
+/* One more at element off of a's counts c (allocated or widened as it needs); the new
+ * count (saturating at 2^32 - 1), or 0 out of memory (ks_error_message() set). */
+static uint32_t count_add(const vw_aggregate *a, vw_counts *c, int64_t off)
+{
+    if (!c->v) {
+        c->v = calloc((size_t)a->n, 1);
+        c->width = 1;
+        if (!c->v) goto oom;
+    }
+    for (;;) {
+        if (c->width == 1) {
+            uint8_t *v = c->v;
+            if (v[off] < UINT8_MAX) return ++v[off];
+        } else if (c->width == 2) {
+            uint16_t *v = c->v;
+            if (v[off] < UINT16_MAX) return ++v[off];
+        } else {
+            uint32_t *v = c->v;
+            return v[off] < UINT32_MAX ? ++v[off] : v[off];
+        }
+        if (widen(c, a->n)) goto oom;
+    }
+oom:
+    ks_fail(KS_ENOMEM, "out of memory for the aggregates (%lld elements)", (long long)a->n);
+    return 0;
+}
+
+/* The first weight other than 1: the weights so far are the read counts. */
+static int start_weights(vw_aggregate *a)
+{
+    a->weights = malloc((size_t)a->n * sizeof *a->weights);
+    if (!a->weights) return ks_fail(KS_ENOMEM, "out of memory for the aggregates (%lld elements)", (long long)a->n);
+    for (int64_t i = 0; i < a->n; ++i) a->weights[i] = (float)vw_count_at(&a->reads, i);
     return KS_OK;
 }
 
@@ -63,7 +106,10 @@ static int visit(vw_index *idx, const ks_event *e)
     if (rc || !a || !(fabsf(g->y0) < 1e9f) || !(fabsf(g->x0) < 1e9f)) return rc; /* NaN fails < */
     int64_t off = element(&idx->tr->tensors[e->tensor], g->plane, (int64_t)floorf(g->y0 + 0.5f),
                           (int64_t)floorf(g->x0 + 0.5f));
-    if (off >= 0 && ++a->visits[off] > a->max_visits) a->max_visits = a->visits[off];
+    if (off < 0) return KS_OK;
+    const uint32_t v = count_add(a, &a->visits, off);
+    if (!v) return KS_ENOMEM;
+    if (v > a->max_visits) a->max_visits = v;
     return KS_OK;
 }
 
@@ -83,34 +129,45 @@ int vw_agg_event(vw_index *idx, const ks_event *e)
     /* a read or write outside its tensor, or a sample on a plane it does not have: never
      * used as an index, counted for the status line */
     const vw_plane_dims pd = vw_plane_dims_of(t);
-    if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) &&
-        element(t, e->u.access.plane, e->u.access.y, e->u.access.x) < 0)
-        idx->outside++;
-    if (e->kind == KS_EV_SAMPLE && (e->u.sample.plane < 0 || e->u.sample.plane >= pd.planes)) idx->outside++;
-    if (!a) return KS_OK;
     if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
-        int64_t off = element(t, e->u.access.plane, e->u.access.y, e->u.access.x);
-        if (off < 0) return KS_OK;
+        const ks_ev_access *x = &e->u.access;
+        if (x->plane < 0 || x->plane >= pd.planes || x->y < 0 || x->y >= pd.h || x->x < 0 || x->x >= pd.w) {
+            idx->outside++;
+            return KS_OK;
+        }
+        if (!a) return KS_OK;
+        const int64_t off = ((int64_t)x->plane * pd.h + x->y) * pd.w + x->x;
+        vw_counts *c = e->kind == KS_EV_WRITE ? &a->writes : &a->reads;
+        uint32_t v;
+        if (c->width == 1 && ((uint8_t *)c->v)[off] < UINT8_MAX) /* the usual case: a byte's count */
+            v = ++((uint8_t *)c->v)[off];
+        else if (!(v = count_add(a, c, off))) return KS_ENOMEM;
         if (e->kind == KS_EV_WRITE) {
-            if (++a->writes[off] > a->max_writes) a->max_writes = a->writes[off];
+            if (v > a->max_writes) a->max_writes = v;
         } else {
-            if (++a->reads[off] > a->max_reads) a->max_reads = a->reads[off];
-            a->weights[off] += 1.0f;
-            if (a->weights[off] > a->max_weight) a->max_weight = a->weights[off];
+            if (v > a->max_reads) a->max_reads = v;
+            if (a->weights) a->weights[off] += 1.0f;
+            const float w = a->weights ? a->weights[off] : (float)v;
+            if (w > a->max_weight) a->max_weight = w;
         }
-    } else if (e->kind == KS_EV_SAMPLE) {
-        int64_t ys[2], xs[2];
-        vw_sample_corners(e, ys, xs);
-        for (int c = 0; c < 4; ++c) {
-            if (ys[c >> 1] != INT32_MIN && xs[c & 1] != INT32_MIN) note_margin(idx, e->tensor, ys[c >> 1], xs[c & 1]);
-            if (!(e->flags & (KS_FLAG_C00 << c))) continue;
-            int64_t off = element(t, e->u.sample.plane, ys[c >> 1], xs[c & 1]);
-            float w = e->u.sample.w[c];
-            if (off < 0 || !isfinite(w)) continue;
-            if (++a->reads[off] > a->max_reads) a->max_reads = a->reads[off];
-            a->weights[off] += w;
-            if (a->weights[off] > a->max_weight) a->max_weight = a->weights[off];
-        }
+        return KS_OK;
+    }
+    if (e->kind == KS_EV_SAMPLE && (e->u.sample.plane < 0 || e->u.sample.plane >= pd.planes)) idx->outside++;
+    if (!a || e->kind != KS_EV_SAMPLE) return KS_OK;
+    int64_t ys[2], xs[2];
+    vw_sample_corners(e, ys, xs);
+    for (int c = 0; c < 4; ++c) {
+        if (ys[c >> 1] != INT32_MIN && xs[c & 1] != INT32_MIN) note_margin(idx, e->tensor, ys[c >> 1], xs[c & 1]);
+        if (!(e->flags & (KS_FLAG_C00 << c))) continue;
+        int64_t off = element(t, e->u.sample.plane, ys[c >> 1], xs[c & 1]);
+        float w = e->u.sample.w[c];
+        if (off < 0 || !isfinite(w)) continue;
+        if (!a->weights && (rc = start_weights(a))) return rc;
+        const uint32_t v = count_add(a, &a->reads, off);
+        if (!v) return KS_ENOMEM;
+        if (v > a->max_reads) a->max_reads = v;
+        a->weights[off] += w;
+        if (a->weights[off] > a->max_weight) a->max_weight = a->weights[off];
     }
     return KS_OK;
 }
@@ -170,7 +227,7 @@ void vw_agg_sectors(vw_index *idx)
     int any = 0;
     for (int t = 0; t < tr->ntensors && t < KS_MAX_TENSORS; ++t) {
         vw_aggregate *a = &idx->agg[t];
-        if (!a->reads) continue;
+        if (!a->on) continue;
         const int64_t n = ks_tensor_numel(&tr->tensors[t]);
         a->sector_sum = calloc((size_t)n, sizeof *a->sector_sum);
         a->sector_n = calloc((size_t)n, sizeof *a->sector_n);
@@ -193,10 +250,10 @@ done:
 void vw_agg_free(vw_index *idx)
 {
     for (int t = 0; t < KS_MAX_TENSORS; ++t) {
-        free(idx->agg[t].reads);
+        free(idx->agg[t].reads.v);
         free(idx->agg[t].weights);
-        free(idx->agg[t].writes);
-        free(idx->agg[t].visits);
+        free(idx->agg[t].writes.v);
+        free(idx->agg[t].visits.v);
         free(idx->agg[t].sector_sum);
         free(idx->agg[t].sector_n);
     }

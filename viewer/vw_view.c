@@ -22,10 +22,10 @@ double vw_heat_value(const vw_state *s, int t, int64_t off, vw_mode mode)
 {
     const vw_aggregate *a = s->idx ? &s->idx->agg[t] : NULL;
     switch (mode) {
-    case VW_MODE_READS: return a->reads[off];
-    case VW_MODE_WEIGHTS: return a->weights[off];
-    case VW_MODE_WRITES: return a->writes[off];
-    case VW_MODE_VISITS: return a->visits[off];
+    case VW_MODE_READS: return vw_count_at(&a->reads, off);
+    case VW_MODE_WEIGHTS: return vw_agg_weight(a, off);
+    case VW_MODE_WRITES: return vw_count_at(&a->writes, off);
+    case VW_MODE_VISITS: return vw_count_at(&a->visits, off);
     case VW_MODE_SECTORS: return vw_sectors_at(s->idx, t, off);
     default: return vw_tensor_value(&s->tr->tensors[t], off);
     }
@@ -38,7 +38,7 @@ vw_mode vw_effective_mode(const vw_state *s, int panel)
     const int t = s->panel[panel].tensor;
     const vw_mode m = vw_panel_mode(s, panel);
     if (m == VW_MODE_SECTORS) return s->idx && s->idx->agg[t].sector_n ? m : VW_MODE_VALUES;
-    if (m != VW_MODE_VALUES && s->idx && s->idx->agg[t].reads) return m;
+    if (m != VW_MODE_VALUES && s->idx && s->idx->agg[t].on) return m;
     return VW_MODE_VALUES;
 }
 
