@@ -62,7 +62,8 @@ static void print_op(FILE *out, const ks_op *op)
             const ks_kernel *row = &op->kernels[k];
             char launch[64], cap[32] = "no cap";
             if (row->block_cap > 0) snprintf(cap, sizeof cap, "<= %lld blocks", (long long)row->block_cap);
-            if (row->block_of) snprintf(launch, sizeof launch, "a tile per block, %s", cap);
+            if (row->tile_of) snprintf(launch, sizeof launch, "a 3-D grid of tiles");
+            else if (row->block_of) snprintf(launch, sizeof launch, "a tile per block, %s", cap);
             else if (row->fixed) snprintf(launch, sizeof launch, "fixed: %d threads, %s", row->threads, cap);
             else
                 snprintf(launch, sizeof launch, "%d threads%s, %s", row->threads, row->threads_of ? " or more" : "",

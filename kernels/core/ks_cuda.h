@@ -151,12 +151,15 @@ static inline int ks_cuda_shared_optin(const void *k, const ks_grid *g)
 }
 
 /* The launch of every kernel row (ks_kernel.h, KS_KERNEL in ks_variants.h): the variant
- * the registry chose (traced when there is a sink, 32-bit when g->narrow), then the check. */
+ * the registry chose (traced when there is a sink, 32-bit when g->narrow) on the grid it
+ * sized (x, and a tiled row's y and z), then the check. */
 template <typename A>
 static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink *sink, void (*plain32)(A),
                                      void (*plain)(A), void (*traced)(A, ks_sink), void (*traced32)(A, ks_sink))
 {
-    const dim3 grid((unsigned)g->blocks), block((unsigned)g->threads);
+    const dim3 grid((unsigned)g->blocks, g->blocks_y > 1 ? (unsigned)g->blocks_y : 1u,
+                    g->blocks_z > 1 ? (unsigned)g->blocks_z : 1u),
+        block((unsigned)g->threads);
     cudaStream_t s = (cudaStream_t)g->stream;
     if (sink) {
         void (*k)(A, ks_sink) = g->narrow && traced32 ? traced32 : traced;

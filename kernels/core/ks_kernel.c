@@ -44,32 +44,69 @@ static int sim_run(ks_exec *x, const ks_kernel *row, int64_t blocks, int threads
     return rc;
 }
 
+/* A tiled row's grid: its tile (tile_of) over the work's three axes. */
+static int tiled(const ks_kernel *row, const void *args, int64_t work, int64_t wy, int64_t wz, int *threads,
+                 int64_t blocks[3], size_t *shared)
+{
+    ks_tile t = {0};
+    row->tile_of(args, &t);
+    if (t.threads < 1 || t.threads > 1024 || t.x < 1 || t.y < 1)
+        return ks_fail(KS_EINVAL, "%s: a tile of %d threads over %lld x %lld items", row->name, t.threads,
+                       (long long)t.x, (long long)t.y);
+    if (work < 0 || wy < 0 || wz < 0)
+        return ks_fail(KS_EINVAL, "%s: work %lld x %lld x %lld", row->name, (long long)work, (long long)wy,
+                       (long long)wz);
+    blocks[0] = (work + t.x - 1) / t.x, blocks[1] = (wy + t.y - 1) / t.y, blocks[2] = wz;
+    if (blocks[0] > INT32_MAX || blocks[1] > 65535 || blocks[2] > 65535)
+        return ks_fail(KS_EINVAL, "%s: a grid of %lld x %lld x %lld blocks (CUDA: at most 2^31-1 x 65535 x 65535)",
+                       row->name, (long long)blocks[0], (long long)blocks[1], (long long)blocks[2]);
+    *threads = t.threads, *shared = t.shared;
+    return KS_OK;
+}
+
 ks_status ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work)
 {
     if (k < 0 || k >= x->nkernels) return ks_fail(KS_EINVAL, "no kernel row %d (of %d)", k, x->nkernels);
     const ks_kernel *row = &x->kernels[k];
     const int traced = x->sink && k == x->trace;
-    int ref_threads = row->block_of ? row->block_of(args) : row->threads_of ? row->threads_of(args) : row->threads;
-    int threads;
-    int64_t blocks;
-    const ks_launch none = {0};
-    int rc = ks_launch_resolve(row->fixed ? &none : &x->launch, ref_threads, row->block_cap, work, &threads, &blocks);
-    if (rc) return rc;
-    if (row->block_of && threads != ref_threads)
-        return ks_fail(KS_EINVAL, "%s: a block is one tile of %d threads, not %d", row->name, ref_threads, threads);
-    const size_t shared = x->shared;
-    x->shared = 0;
+    const int64_t wy = x->work_y ? x->work_y : 1, wz = x->work_z ? x->work_z : 1;
+    size_t shared = x->shared;
+    x->shared = 0, x->work_y = x->work_z = 0;
+    int threads, rc;
+    int64_t blocks[3] = {0, 1, 1};
+    if (row->tile_of) {
+        if ((rc = tiled(row, args, work, wy, wz, &threads, blocks, &shared))) return rc;
+    } else {
+        if (wy != 1 || wz != 1)
+            return ks_fail(KS_EINVAL, "%s: work along three axes, but the row is not tiled", row->name);
+        int ref = row->block_of ? row->block_of(args) : row->threads_of ? row->threads_of(args) : row->threads;
+        const ks_launch none = {0};
+        rc = ks_launch_resolve(row->fixed ? &none : &x->launch, ref, row->block_cap, work, &threads, &blocks[0]);
+        if (rc) return rc;
+        if (row->block_of && threads != ref)
+            return ks_fail(KS_EINVAL, "%s: a block is one tile of %d threads, not %d", row->name, ref, threads);
+    }
     x->launches++;
     x->traced_ran += traced;
     if (k < 64) x->ran |= (uint64_t)1 << k;
-    if (blocks == 0) return KS_OK; /* no items: nothing to launch (CUDA refuses a 0-block grid) */
+    if (blocks[0] * blocks[1] * blocks[2] == 0)
+        return KS_OK; /* no items: nothing to launch (CUDA refuses a 0-block grid) */
     if (x->device == KS_DEV_CUDA) {
         if (!row->cuda) return ks_fail(KS_ECUDA, "this build has no CUDA (rebuild with nvcc on PATH)");
-        ks_grid g = {.blocks = blocks, .threads = threads, .shared = shared, .stream = x->stream, .name = row->name};
-        g.narrow = x->narrow && work < KS_NARROW_LIMIT && blocks * threads < KS_NARROW_LIMIT;
+        ks_grid g = {.blocks = blocks[0],
+                     .blocks_y = blocks[1],
+                     .blocks_z = blocks[2],
+                     .threads = threads,
+                     .shared = shared,
+                     .stream = x->stream,
+                     .name = row->name};
+        g.narrow = x->narrow && work < KS_NARROW_LIMIT && blocks[0] * threads < KS_NARROW_LIMIT;
         return row->cuda(args, &g, traced ? x->sink : NULL);
     }
-    return sim_run(x, row, blocks, threads, args, traced ? x->sink : NULL);
+    if (blocks[1] * blocks[2] != 1)
+        return ks_fail(KS_EINVAL, "%s: the simulator launches 1-D grids (%lld x %lld x %lld blocks)", row->name,
+                       (long long)blocks[0], (long long)blocks[1], (long long)blocks[2]);
+    return sim_run(x, row, blocks[0], threads, args, traced ? x->sink : NULL);
 }
 
 int ks_exec_may(const ks_exec *x, int k)
@@ -99,7 +136,7 @@ ks_status ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int 
             return ks_fail(KS_EINVAL, "%s: kernel %s appears twice", owner, r->name);
         if (strspn(r->name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(r->name))
             return ks_fail(KS_EINVAL, "%s: kernel name '%s' is not lower-case letters, digits and '_'", owner, r->name);
-        if (!r->block_of && (r->threads < 1 || r->threads > 1024))
+        if (!r->block_of && !r->tile_of && (r->threads < 1 || r->threads > 1024))
             return ks_fail(KS_EINVAL, "%s: kernel %s: reference threads %d outside 1..1024", owner, r->name,
                            r->threads);
         if (r->block_cap == 0 || r->block_cap < -1)
@@ -121,6 +158,12 @@ ks_status ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int 
         if (r->block_of && (r->threads_of || r->fixed))
             return ks_fail(KS_EINVAL, "%s: kernel %s: block_of fixes the block; threads_of or fixed besides", owner,
                            r->name);
+        if (r->tile_of && (r->block_of || r->threads_of || r->fixed))
+            return ks_fail(KS_EINVAL, "%s: kernel %s: tile_of sizes its grid; block_of, threads_of or fixed besides",
+                           owner, r->name);
+        if (r->tolerance < 0 || r->tolerance >= 1 || (r->tolerance > 0 && !r->plain_only))
+            return ks_fail(KS_EINVAL, "%s: kernel %s: a tolerance (%g) is a plain_only row's, in [0, 1)", owner,
+                           r->name, r->tolerance);
     }
     return KS_OK;
 }

@@ -40,13 +40,24 @@ enum ks_device { KS_DEV_SIM = 0, KS_DEV_CUDA = 1 };
 /* One CUDA launch as the registry sized it. narrow: every index the kernel forms fits 32
  * bits (its 32-bit variants may run). */
 typedef struct ks_grid {
-    int64_t blocks;
+    int64_t blocks;             /* along x */
+    int64_t blocks_y, blocks_z; /* a tiled row's other two axes (tile_of); 1 (or 0) for every other row */
     int threads;
     size_t shared; /* dynamic shared memory, bytes */
     void *stream;  /* cudaStream_t; NULL: the default stream */
     int narrow;
     const char *name; /* for the launch check's message */
 } ks_grid;
+
+/* A tiled row's block, as its tile_of gives it from the args: `threads` threads and `shared`
+ * bytes of dynamic shared memory cover x items of the work's first axis and y of its
+ * second. The registry launches ceil(work / x) x ceil(work_y / y) x work_z blocks
+ * (ks_exec.work_y, work_z): a 3-D grid the kernel indexes with blockIdx.x, y and z. */
+typedef struct ks_tile {
+    int threads;
+    int64_t x, y;
+    size_t shared;
+} ks_tile;
 
 typedef void (*ks_kernel_sim_fn)(ks_thread *t, const void *args);
 /* name_cuda: launches the plain (dev_sink NULL) or traced variant. KS_OK or KS_ECUDA. */
@@ -65,6 +76,9 @@ typedef struct ks_kernel {
     /* the reference threads as its args make them (a larger shared tile, larger blocks), or
      * NULL for .threads; unlike block_of, --threads still sets another */
     int (*threads_of)(const void *args);
+    /* a tiled row (a 2-D or 3-D grid of tiles; --threads and --blocks do not apply): its
+     * block and tile from the args, or NULL. threads, block_of, threads_of, fixed unused */
+    void (*tile_of)(const void *args, ks_tile *t);
     int fixed;        /* a helper step: always its reference launch, whatever --threads and --blocks say */
     int coop;         /* barriers or shared memory: simulated with fibers */
     int no_trace;     /* no trace schema: always plain (--trace-kernel refuses it) */
@@ -76,6 +90,10 @@ typedef struct ks_kernel {
      * run plain twice, as it is and with every plain_only row yielding to its twin
      * (ks_exec.twins), and compare; NULL: the operator's defaults */
     const char *runs_with;
+    /* plain_only: how far its float outputs may lie from the twin's, as a fraction of each
+     * output tensor's largest |value| (a body whose sums round differently: TF32); 0: 1e-5
+     * of each value (the same products summed in another order) */
+    double tolerance;
     const char *help; /* one line for `kscope list OP` */
 } ks_kernel;
 
@@ -113,8 +131,11 @@ typedef struct ks_exec {
     int narrow;       /* every tensor the kernels index has < 2^30 elements */
     void *stream;
     size_t shared; /* dynamic shared bytes of the next launch (reset after it) */
-    int quiet;     /* coop rows: count shared-memory problems, print nothing */
-    int twins;     /* plain_only rows yield to their twins (ks_exec_may): the twin tests */
+    /* a tiled row's work along its second and third axes in the next launch (reset after
+     * it; 0: 1); the first is ks_exec_kernel's `work` */
+    int64_t work_y, work_z;
+    int quiet; /* coop rows: count shared-memory problems, print nothing */
+    int twins; /* plain_only rows yield to their twins (ks_exec_may): the twin tests */
     /* filled by ks_exec_kernel */
     int traced_ran; /* launches of the traced row */
     int launches;
@@ -129,8 +150,9 @@ typedef struct ks_exec {
 KS_API ks_exec ks_exec_make(const ks_kernel *kernels, int n, int device, const ks_launch *launch);
 /* Notes an element count the kernels index: one of 2^30 or more rules out 32 bits. */
 KS_API void ks_exec_size(ks_exec *x, int64_t count);
-/* Runs row k over `work` items: sized from x->launch and the row's reference, traced when
- * k is x->trace and there is a sink, on x->device. work 0 launches nothing. KS_OK, or an
+/* Runs row k over `work` items: sized from x->launch and the row's reference (a tiled row:
+ * from its tile and the work's three axes), traced when k is x->trace and there is a
+ * sink, on x->device. work 0 launches nothing. KS_OK, or an
  * error with ks_error_message() set (bad launch, no CUDA in this build, a launch error). */
 KS_API ks_status ks_exec_kernel(ks_exec *x, int k, const void *args, int64_t work);
 

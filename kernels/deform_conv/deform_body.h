@@ -219,18 +219,29 @@ int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g);
 long long ks_deform_fused_launches(void);
 /* Work items of kernel k for a chunk of `im2col_step` images (g from ks_deform_geometry). */
 int64_t ks_deform_work(const ks_deform_geom *g, const ks_deform_params *p, ks_deform_kernel k, int64_t im2col_step);
-/* The kernel rows (deform_op.c), indexed by ks_deform_kernel, then the layer's fused
- * TF32 forward (plain_only, CUDA only; its twin im2col: deform_fused.cu); the operators
- * list the first three (im2col, col2im, coord: the ones their traces record). */
-#define KS_DEFORM_ROW_FUSED (KS_DEFORM_GRAD_GATHER + 1)
-#define KS_DEFORM_NROWS (KS_DEFORM_ROW_FUSED + 1)
+/* The kernel rows (deform_op.c), one table: indexed by ks_deform_kernel (the seven above),
+ * then the layer's other kernels: the fused TF32 forward's weight preparation and the
+ * forward itself (plain_only, CUDA only, its twin im2col: deform_fused.cu), and the small
+ * kernels around the GEMMs (deform_bias_body.h). deform_conv lists them all (kscope list);
+ * --trace-kernel takes im2col, col2im and coord, the rows with a trace schema (the others
+ * are no_trace or plain_only). deform_im2col lists im2col alone. */
+enum {
+    KS_DEFORM_ROW_FUSED_WEIGHT = KS_DEFORM_GRAD_GATHER + 1,
+    KS_DEFORM_ROW_FUSED,
+    KS_DEFORM_ROW_ADD_BIAS,
+    KS_DEFORM_ROW_GATHER_GRAD,
+    KS_DEFORM_ROW_ROW_SUMS,
+    KS_DEFORM_NROWS
+};
 extern const ks_kernel ks_deform_rows[KS_DEFORM_NROWS];
-/* ks_deform_kernel_sim/_cuda on a geometry ks_deform_geometry validated (g) and a chunk of 1..g->im2col_step
- * images: nothing checked again (the layer and the operator call these). */
-int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                         const ks_deform_chunk *c, const ks_launch *launch, ks_sink *sink);
-int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                          const ks_deform_chunk *c, const ks_launch *launch, const ks_sink *dev_sink, void *stream);
+/* Kernel k (one of the seven) on chunk c of the validated geometry g (nothing checked
+ * again) through the sequence x, whose table is ks_deform_rows (or its first rows): the
+ * launch sized by the registry (grad_tile and grad_gather by their tiles), 32-bit where
+ * input, offset and columns fit; it records into x->sink when `record` (the layer's
+ * first chunk of the traced kernel). The layer, the operators and ks_deform_kernel_sim /
+ * _cuda run every deformable kernel through this. */
+int ks_deform_exec(ks_exec *x, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                   const ks_deform_chunk *c, int record);
 
 /* The tensors of the layer. Forward reads input, offset, mask, weight, bias and writes
  * output. Backward reads those and grad_output and writes every grad_* (grad_mask only
@@ -262,6 +273,14 @@ int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t
                            const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream);
 int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                             const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream);
+
+/* The layer as a sequence of kernel rows: forward, or with `backward` the backward, through
+ * x (ks_deform_rows on x->device; its launch, sink and stream), which records kernel
+ * `traced` of the first chunk into x->sink. workspace: ks_deform_workspace_floats() floats
+ * (device memory on CUDA). The four entry points above make x; the operator's run gets it
+ * from the registry. */
+int ks_deform_layer(ks_exec *x, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace, int backward,
+                    ks_deform_kernel traced);
 
 /* Independent reference in double, from the definition (direct loops, no columns, no
  * chunks): forward, and every gradient of sum(output * grad_output). The coordinate
@@ -408,20 +427,27 @@ int ks_deform_args_make(const ks_deform_params *p, const ks_deform_chunk *c, ks_
 extern "C" {
 #endif
 
-/* The fused TF32 forward's row (KS_DEFORM_ROW_FUSED): a chunk's whole forward in one
- * kernel, output and bias included, where ks_deform_fused_fits. weight_t: scratch for the
- * prepared weight, filled from weight when `prepare`: groups x (Og rounded up to its
- * tile's rows, at most 256) x Kg floats, the room that ks_deform_fused_fits checks (the
- * workspace). Its entry point (deform_fused.cu) sizes its own 3-D grid and tiles: the
- * registry's launch is one block of the row's reference. */
+/* The fused TF32 forward's rows: a chunk's whole forward in one kernel, output and bias
+ * included, where ks_deform_fused_fits (deform_fused.cu). Its arguments, by value: the
+ * chunk's sampling, the prepared weight wf, bias (NULL: none), the chunk's output
+ * [im2col_step][O][P]; O outputs, Og and Cg a conv group's outputs and channels. */
 typedef struct ks_deform_fused_args {
-    const ks_deform_params *p;
-    const ks_deform_geom *g;
-    const ks_deform_chunk *c;
-    const float *weight, *bias; /* bias NULL: none */
-    float *weight_t, *out;
-    int prepare;
+    ks_deform_args a;
+    const float *wf;
+    const float *bias;
+    float *out;
+    int O, Og, Cg;
 } ks_deform_fused_args;
+/* The row's arguments (KS_DEFORM_ROW_FUSED): the kernel's, and its tile shape as M x N warps
+ * (ks_deform_fused_shape), which picks the template kernel and, through the row's
+ * tile_of (ks_deform_fused_tile), the block: 32*M*N threads over a 64*M x 32*N tile of
+ * (outputs, columns). Its work: the chunk's columns x Og x groups. */
+typedef struct ks_deform_fused_row {
+    ks_deform_fused_args k;
+    int shape; /* 24, 42, 422 (42 at two blocks an SM) or 44 */
+} ks_deform_fused_row;
+int ks_deform_fused_shape(const ks_deform_params *p);
+void ks_deform_fused_tile(const void *args, ks_tile *t);
 int ks_deform_fused_cuda_row(const void *args, const ks_grid *g, const ks_sink *dev_sink);
 void ks_deform_fused_launched(void);
 /* p->fused: 0 off, 1 on, or the tile shape asked for (24, 42, 422, 44) */

@@ -10,8 +10,9 @@
  *
  * A block computes a BM x BN tile of (o, n) over K = kk*Cg in steps of one tap and 32
  * channels, taps outer. Each step's weight slice [BM x 32] is one contiguous block of
- * the prepared weight (ks_deform_fused_weight_k: rounded to TF32 once per call and laid
- * out in mma.sync's fragment order, rows past the group zero), copied with cp.async; its
+ * the prepared weight (the fused_weight row, deform_weight_body.h: rounded to TF32 once
+ * per call and laid out in mma.sync's fragment order, rows past the group zero), copied
+ * with cp.async; its
  * samples [32 x BN] are written to shared memory in fragment order too, so a warp reads a
  * fragment with one 16-byte load. A thread samples channels t, t+4, .., t+28 of one
  * column (two in the 128 x 128 tile; a warp: 32 neighbouring columns, one channel:
@@ -30,10 +31,12 @@
  *      column 8j + g: b0, b1 of slice 2h, then 2h+1.
  *
  * CUDA only (mma.sync, cp.async, a 3-D grid of template tile shapes): a plain_only kernel
- * row whose twin is im2col (KS_DEFORM_ROW_FUSED, deform_op.c; launched through
- * ks_exec_kernel, its entry point sizing its own grid). The simulator and the traced
- * chunks run im2col + GEMM, which this equals up to the TF32 GEMM's order of sums
- * (docs/deform-conv.md gives the tolerance; test_gpu_deform compares the two).
+ * row whose twin is im2col (KS_DEFORM_ROW_FUSED, deform_op.c). The registry sizes its
+ * grid from the row's tile (ks_deform_fused_tile: BN columns x BM outputs a block, a
+ * group per blockIdx.z) and launches it with ks_cuda_launch_row, like every row. The
+ * simulator and the traced chunks run im2col + GEMM, which this equals up to the TF32
+ * GEMM's rounding and order of sums (the row's tolerance, deform_op.c; test_gpu_each_op
+ * compares the two from the rows, test_gpu_deform each with the double reference).
  */
 #include <stdint.h>
 
@@ -63,24 +66,6 @@ __device__ __forceinline__ void fused_mma(float d[4], const uint32_t a[4], const
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/* The prepared weight of one forward: for conv group gr, tile of rows mb (BM rows), step s
- * (tap s / (Cg/32), channels 32*(s % (Cg/32)) ..), the tile's [BM x 32] slice in fragment
- * order, at ((gr*MB + mb)*steps + s)*BM*32; i indexes it (fewer than 2^30 floats). */
-__global__ void ks_deform_fused_weight_k(const float *w, float *wf, int n, int BM, int Og, int Cg, int kk)
-{
-    const int steps = kk * (Cg / FUSED_BK), MB = (Og + BM - 1) / BM;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const int e = i & 3, l = (i >> 2) & 31, k8 = (i >> 7) & 3;
-        int rest = i >> 9;
-        const int tile = rest % (BM / 16);
-        rest /= BM / 16;
-        const int s = rest % steps, mb = (rest / steps) % MB, gr = rest / steps / MB;
-        const int row = mb * BM + tile * 16 + (l >> 2) + (e & 1) * 8;
-        const int tap = s / (Cg / FUSED_BK), c = (s % (Cg / FUSED_BK)) * FUSED_BK + k8 * 8 + (l & 3) + (e >> 1) * 4;
-        wf[i] = row < Og ? __uint_as_float(fused_tf32(w[((gr * Og + row) * Cg + c) * kk + tap])) : 0.0f;
-    }
-}
-
 /* Where piece c (16 bytes) of a sample stage lies: c ^ ((c >> 3) & 3). A warp's writes
  * (32 columns, one channel residue t: pieces 4*(column%8) + t of four tiles) then cover
  * all eight 16-byte bank groups in each quarter warp, and a warp's reads (32 pieces in a
@@ -88,13 +73,9 @@ __global__ void ks_deform_fused_weight_k(const float *w, float *wf, int n, int B
  * it the writes conflicted 16-way, Nsight Compute). */
 __device__ __forceinline__ int fused_swizzle(int c) { return c ^ ((c >> 3) & 3); }
 
-typedef struct fused_args {
-    ks_deform_args a;  /* the chunk's sampling: input, offset, mask, sizes */
-    const float *wf;   /* the prepared weight (ks_deform_fused_weight_k) */
-    const float *bias; /* [O] or NULL */
-    float *out;        /* the chunk's output [im2col_step][O][P] */
-    int O, Og, Cg;
-} fused_args;
+/* the kernel's arguments (deform_body.h): the chunk's sampling, the prepared weight (the
+ * fused_weight row, deform_weight_body.h), bias or NULL, the chunk's output [im2col_step][O][P] */
+typedef ks_deform_fused_args fused_args;
 
 /* where a column samples during one tap: corner k at at0 + (k>>1)*W + (k&1) of each plane */
 typedef struct fused_point {
@@ -249,63 +230,31 @@ __global__ void __launch_bounds__(32 * MW * NW, MINB) ks_deform_fused_k(const fu
             }
 }
 
-template <int MW, int NW, int MINB>
-static int fused_launch(const fused_args *f, int64_t n_cols, int groups, cudaStream_t s)
+/* The registry's launch of tile shape MW x NW (ks_cuda_launch_row, the template of every
+ * row) on the grid it sized from the row's tile (ks_deform_fused_tile): columns / BN x
+ * Og / BM x groups blocks of 32*MW*NW threads, 2 stages of (BM + BN) x 32 floats of
+ * dynamic shared memory (the launch opts in past 48 KiB). */
+template <int MW, int NW, int MINB> static int fused_launch(const fused_args &f, const ks_grid *g)
 {
-    constexpr int BM = 64 * MW, BN = 32 * NW;
-    const size_t bytes = 2 * (size_t)(BM + BN) * FUSED_BK * sizeof(float);
-    int rc = ks_cuda_ok(
-        cudaFuncSetAttribute(ks_deform_fused_k<MW, NW, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes),
-        "cudaFuncSetAttribute(deform fused)");
-    if (rc) return rc;
-    const dim3 grid((unsigned)((n_cols + BN - 1) / BN), (unsigned)((f->Og + BM - 1) / BM), (unsigned)groups);
-    ks_deform_fused_k<MW, NW, MINB><<<grid, 32 * MW * NW, bytes, s>>>(*f);
-    return ks_cuda_check_launch("deformable_fused_tf32");
+    if (g->threads != 32 * MW * NW)
+        return ks_fail(KS_EINVAL, "deform fused_tf32: a %d-thread block for a %d-thread tile", g->threads,
+                       32 * MW * NW);
+    return ks_cuda_launch_row<fused_args>(f, g, NULL, ks_deform_fused_k<MW, NW, MINB>, ks_deform_fused_k<MW, NW, MINB>,
+                                          NULL, NULL);
 }
 
-/* The tile shape, as MN (M, N warps): p->fused 24, 42 or 44 picks one (422: 42 at two
- * blocks an SM, 128 registers); otherwise (1) 44 (256 x 128) when a group has more than
- * 128 outputs, else 24 (128 x 128). */
-static int fused_shape(const ks_deform_params *p, int64_t Og)
-{
-    const int choice = ks_deform_fused_choice(p);
-    return choice > 1 ? choice : Og > 128 ? 44 : 24;
-}
-
-/* The row's entry point (KS_DEFORM_ROW_FUSED, deform_op.c): the weight's preparation
- * where asked, then the tile shape's kernel on its own 3-D grid, on g->stream; never traced
- * (its twin, im2col, records the sampling). */
+/* The row's entry point (KS_DEFORM_ROW_FUSED, deform_op.c): the tile shape's kernel on the
+ * grid the registry sized; never traced (its twin, im2col, records the sampling). The
+ * weight was prepared by the row before it (KS_DEFORM_ROW_FUSED_WEIGHT). */
 extern "C" int ks_deform_fused_cuda_row(const void *args, const ks_grid *grid, const ks_sink *sink)
 {
-    const ks_deform_fused_args *fa = (const ks_deform_fused_args *)args;
-    const ks_deform_params *p = fa->p;
-    const ks_deform_geom *g = fa->g;
-    const ks_deform_chunk *c = fa->c;
-    const float *weight = fa->weight, *bias = fa->bias;
-    float *weight_t = fa->weight_t, *out = fa->out;
-    const int prepare = fa->prepare;
+    const ks_deform_fused_row *r = (const ks_deform_fused_row *)args;
     if (sink) return ks_fail(KS_EINVAL, "deform: the fused TF32 forward is never traced (its twin im2col is)");
-    cudaStream_t s = (cudaStream_t)grid->stream;
-    const int64_t kk = p->kernel_h * p->kernel_w, Cg = p->channels / p->groups, Og = p->out_channels / p->groups;
-    const int shape = fused_shape(p, Og), BM = shape == 24 ? 128 : 256;
-    if (prepare) {
-        /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room for 256) */
-        const int n = (int)(p->groups * ((Og + BM - 1) / BM) * BM * kk * Cg), blocks = (n + 255) / 256;
-        ks_deform_fused_weight_k<<<(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(weight, weight_t, n, BM, (int)Og,
-                                                                                 (int)Cg, (int)kk);
-        int rc = ks_cuda_check_launch("deformable_fused_tf32 weight");
-        if (rc) return rc;
-    }
-    fused_args f;
-    ks_deform_args_fill(p, g, c, &f.a);
-    f.wf = weight_t, f.bias = bias, f.out = out;
-    f.O = (int)p->out_channels, f.Og = (int)Og, f.Cg = (int)Cg;
-    const int64_t n_cols = c->im2col_step * g->height_out * g->width_out;
     ks_deform_fused_launched();
-    switch (shape) {
-    case 42: return fused_launch<4, 2, 1>(&f, n_cols, (int)p->groups, s);
-    case 422: return fused_launch<4, 2, 2>(&f, n_cols, (int)p->groups, s);
-    case 44: return fused_launch<4, 4, 1>(&f, n_cols, (int)p->groups, s);
-    default: return fused_launch<2, 4, 1>(&f, n_cols, (int)p->groups, s);
+    switch (r->shape) {
+    case 42: return fused_launch<4, 2, 1>(r->k, grid);
+    case 422: return fused_launch<4, 2, 2>(r->k, grid);
+    case 44: return fused_launch<4, 4, 1>(r->k, grid);
+    default: return fused_launch<2, 4, 1>(r->k, grid);
     }
 }

@@ -304,6 +304,25 @@ int ks_deform_gather_launch(const ks_deform_params *p, const ks_deform_geom *g, 
 
 int ks_deform_fused_choice(const ks_deform_params *p) { return p->fused; }
 
+/* The tile shape, as MN (M, N warps): p->fused 24, 42 or 44 picks one (422: 42 at two
+ * blocks an SM, 128 registers); otherwise (1) 44 (256 x 128) when a group has more than
+ * 128 outputs, else 24 (128 x 128). */
+int ks_deform_fused_shape(const ks_deform_params *p)
+{
+    const int choice = ks_deform_fused_choice(p);
+    return choice > 1 ? choice : p->out_channels / p->groups > 128 ? 44 : 24;
+}
+
+/* The fused row's tile_of: shape MN is M x N warps, 32*M*N threads over 64*M outputs (y)
+ * x 32*N columns (x), two stages of (64*M + 32*N) x 32 floats of shared memory. */
+void ks_deform_fused_tile(const void *args, ks_tile *t)
+{
+    const int shape = ((const ks_deform_fused_row *)args)->shape;
+    const int M = shape == 24 ? 2 : 4, N = shape == 44 || shape == 24 ? 4 : 2;
+    t->threads = 32 * M * N, t->y = 64 * M, t->x = 32 * N;
+    t->shared = 2 * (size_t)(t->x + t->y) * 32 * sizeof(float);
+}
+
 int ks_deform_fused_fits(const ks_deform_params *p, const ks_deform_geom *g)
 {
     const int64_t lim = (int64_t)1 << 30, Cg = p->channels / p->groups, cpg = p->channels / p->offset_groups;

@@ -18,7 +18,9 @@
  * launch records, which runs the teaching kernel. On the simulator the GEMMs are C
  * (ks_gemm.h), on CUDA cuBLAS (ks_cuda_api.h), where a TF32 forward may run a chunk as one
  * fused kernel (its row, KS_DEFORM_ROW_FUSED, where ks_deform_fused_fits). One flow for
- * both devices: each step below picks its device's call. */
+ * both devices: every kernel is a row of ks_deform_rows run through one sequence (ks_exec:
+ * the registry's for the operator, an entry point's own for the SDK), and each step
+ * between picks its device's call. */
 #include "deform_body.h"
 
 #include <stdlib.h>
@@ -28,44 +30,21 @@
 #include "../core/ks_cuda_int.h"
 #include "../core/ks_error.h"
 #include "../core/ks_gemm.h"
+#include "deform_bias_body.h"   /* the arguments of the kernels around the GEMMs */
+#include "deform_weight_body.h" /* and of the fused forward's weight preparation */
 
-#define KS_BODY "../deform_conv/deform_bias_body.h" /* relative to ks_variants.h */
-#include "../core/ks_variants.h"
-
-/* The small kernels around the GEMMs (deform_bias_body.h): rows without a trace schema,
- * at a fixed launch (256 threads; a block per row for the sums). */
-enum { K_ADD_BIAS, K_GATHER_GRAD, K_ROW_SUMS };
-static int row_sums_block(const void *args)
-{
-    (void)args;
-    return KS_DEFORM_ROW_SUMS_THREADS;
-}
-static const ks_kernel bias_rows[] = {
-    [K_ADD_BIAS] = KS_KERNEL_ROW(ks_deform_add_bias, "add_bias", .threads = 256, .block_cap = 65535, .no_trace = 1,
-                                 .help = "out += bias[o], one item per element"),
-    [K_GATHER_GRAD] = KS_KERNEL_ROW(ks_deform_gather_grad, "gather_grad", .threads = 256, .block_cap = 65535,
-                                    .no_trace = 1, .help = "grad_output [S, O, P] into [O, S, P]"),
-    [K_ROW_SUMS] = KS_KERNEL_ROW(ks_deform_row_sums, "row_sums", .block_of = row_sums_block, .block_cap = -1, .coop = 1,
-                                 .no_trace = 1, .help = "grad_bias[o] += a row's sum, a block per row"),
-};
-
-/* Where the layer runs: the device, the launch its kernels take, the sink of the kernel
- * that records (the first chunk's `traced`) and the CUDA stream. */
-typedef struct layer {
-    int device;
-    const ks_launch *launch;
-    ks_sink *sink;
-    void *stream;
-} layer;
-
-/* kernel k of bias_rows on the layer's device (the fixed launch: no user --threads) */
-static int bias_kernel(const layer *L, int k, const ks_deform_bias_args *a)
+/* kernel row k around the GEMMs (deform_bias_body.h: add_bias, gather_grad, row_sums) on x's
+ * device, at its own launch (no user --threads or --blocks), 32-bit where its S*O*P fit */
+static int bias_kernel(ks_exec *x, int k, const ks_deform_bias_args *a)
 {
     const int64_t n = a->S * a->O * a->P;
-    ks_exec x = ks_exec_make(bias_rows, (int)(sizeof bias_rows / sizeof bias_rows[0]), L->device, NULL);
-    x.stream = L->stream, x.quiet = 0;
-    ks_exec_size(&x, n);
-    return ks_exec_kernel(&x, k, a, k == K_ROW_SUMS ? a->O * KS_DEFORM_ROW_SUMS_THREADS : n);
+    const ks_launch launch = x->launch;
+    const int narrow = x->narrow;
+    x->launch = (ks_launch){0}, x->narrow = 1;
+    ks_exec_size(x, n);
+    const int rc = ks_exec_kernel(x, k, a, k == KS_DEFORM_ROW_ROW_SUMS ? a->O * KS_DEFORM_ROW_SUMS_THREADS : n);
+    x->launch = launch, x->narrow = narrow;
+    return rc;
 }
 
 /* The backward's tap pass on CUDA: grad_gather where its lists fit, else grad_tile where its
@@ -80,22 +59,20 @@ static ks_deform_kernel backward_kernel(const ks_deform_params *p, const ks_defo
 }
 
 /* kernel k on a chunk of the validated geometry g (nothing checked again); `record`: the
- * traced variant into the layer's sink */
-static int run_kernel(const layer *L, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+ * traced variant into x's sink */
+static int run_kernel(ks_exec *x, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
                       const ks_deform_chunk *c, int record)
 {
-    ks_sink *sink = record ? L->sink : NULL;
-    if (L->device == KS_DEV_SIM) return ks_deform_launch_sim(p, g, k, c, L->launch, sink);
-    /* the backward's adds gather in shared memory first where the window fits */
-    if (k == KS_DEFORM_GRAD_TAP && !record) k = backward_kernel(p, g);
-    return ks_deform_launch_cuda(p, g, k, c, L->launch, sink, L->stream);
+    /* on CUDA the backward's adds gather in shared memory first where the window fits */
+    if (x->device == KS_DEV_CUDA && k == KS_DEFORM_GRAD_TAP && !record) k = backward_kernel(p, g);
+    return ks_deform_exec(x, p, g, k, c, record);
 }
 
 /* `batch` row-major GEMMs C_s[M,N] = beta*C_s + op(A_s) op(B_s) (as ks_sgemm), X_s = X + s*sx;
  * math KS_MATH_FP32 or KS_MATH_TF32 */
-static int gemm(const layer *L, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-                int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C, int64_t ldc, int64_t sc,
-                int64_t batch)
+static int gemm(const ks_exec *L, int math, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                int64_t lda, int64_t sa, const float *B, int64_t ldb, int64_t sb, float beta, float *C, int64_t ldc,
+                int64_t sc, int64_t batch)
 {
     if (L->device == KS_DEV_CUDA)
         return ks_cuda_sgemm_batched(L->stream, math, ta, tb, M, N, K, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
@@ -105,14 +82,14 @@ static int gemm(const layer *L, int math, int ta, int tb, int64_t M, int64_t N, 
     return rc;
 }
 
-static int zero(const layer *L, float *p, int64_t n)
+static int zero(const ks_exec *L, float *p, int64_t n)
 {
     if (L->device == KS_DEV_CUDA) return ks_cuda_memset_async(p, 0, (size_t)n * sizeof(float), L->stream);
     memset(p, 0, (size_t)n * sizeof(float));
     return KS_OK;
 }
 
-static int copy(const layer *L, float *dst, const float *src, int64_t n)
+static int copy(const ks_exec *L, float *dst, const float *src, int64_t n)
 {
     if (L->device == KS_DEV_CUDA) return ks_cuda_copy_async(dst, src, (size_t)n * sizeof(float), L->stream);
     memcpy(dst, src, (size_t)n * sizeof(float));
@@ -165,13 +142,13 @@ static int check_tensors(const ks_deform_params *p, const ks_deform_tensors *t, 
 
 /* The kernel of a chunk: the teaching kernel when this launch records (its trace is the
  * one the lessons explain), else the fast tap kernel, which computes the same values. */
-static int run_im2col(const layer *L, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
+static int run_im2col(ks_exec *L, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
                       int record)
 {
     return run_kernel(L, p, g, record ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c, record);
 }
 
-static int layer_forward(const layer *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+static int layer_forward(ks_exec *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                          ks_deform_kernel traced)
 {
     chunk_view v;
@@ -181,28 +158,35 @@ static int layer_forward(const layer *L, const ks_deform_params *p, const ks_def
     if (rc || p->batch == 0) return rc;
     float *columns = workspace;
     const int64_t n_cols = v.im2col_step * v.P;
-    /* the fused kernel (CUDA, TF32, opted in: its row) keeps the reordered weight where the
-     * columns would go */
-    ks_exec fx = ks_exec_make(ks_deform_rows, KS_DEFORM_NROWS, L->device, NULL);
-    fx.stream = L->stream;
-    const int fused = ks_exec_may(&fx, KS_DEFORM_ROW_FUSED) && ks_deform_fused_fits(p, &g);
+    /* the fused kernel (CUDA, TF32, opted in: its row, unless its twin im2col records or
+     * the twins are asked for) keeps the prepared weight where the columns would go */
+    const int fused = ks_exec_may(L, KS_DEFORM_ROW_FUSED) && ks_deform_fused_fits(p, &g);
     int weight_ready = 0;
+    ks_deform_fused_row fr = {.shape = fused ? ks_deform_fused_shape(p) : 0};
+    const int BM = fr.shape == 24 ? 128 : 256; /* the tile's rows */
     for (int64_t n0 = 0; n0 < p->batch && !rc; n0 += v.im2col_step) {
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
         float *out = t->output + n0 * v.out_img;
         const int record = n0 == 0 && traced == KS_DEFORM_IM2COL, keep = n0 == 0 && t->columns0;
         if (fused && !record && !keep) {
-            const ks_deform_fused_args fa = {.p = p,
-                                             .g = &g,
-                                             .c = &c,
-                                             .weight = t->weight,
-                                             .bias = p->use_bias ? t->bias : NULL,
-                                             .weight_t = columns,
-                                             .out = out,
-                                             .prepare = !weight_ready};
-            rc = ks_exec_kernel(&fx, KS_DEFORM_ROW_FUSED, &fa, 1);
-            weight_ready = 1;
+            if (!weight_ready) { /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room) */
+                const ks_deform_fused_weight_args wa = {.w = t->weight,
+                                                        .wf = columns,
+                                                        .n = (int)(p->groups * ((v.Og + BM - 1) / BM) * BM * v.Kg),
+                                                        .BM = BM,
+                                                        .Og = (int)v.Og,
+                                                        .Cg = (int)(p->channels / p->groups),
+                                                        .kk = (int)(p->kernel_h * p->kernel_w)};
+                rc = ks_exec_kernel(L, KS_DEFORM_ROW_FUSED_WEIGHT, &wa, wa.n);
+                weight_ready = 1;
+            }
+            ks_deform_args_fill(p, &g, &c, &fr.k.a);
+            fr.k.wf = columns, fr.k.bias = p->use_bias ? t->bias : NULL, fr.k.out = out;
+            fr.k.O = (int)p->out_channels, fr.k.Og = (int)v.Og, fr.k.Cg = (int)(p->channels / p->groups);
+            /* a tile of BN columns x BM outputs a block, a conv group per blockIdx.z */
+            L->work_y = v.Og, L->work_z = p->groups;
+            if (!rc) rc = ks_exec_kernel(L, KS_DEFORM_ROW_FUSED, &fr, n_cols);
             continue;
         }
         weight_ready = 0;
@@ -220,7 +204,7 @@ static int layer_forward(const layer *L, const ks_deform_params *p, const ks_def
                                             .O = p->out_channels,
                                             .S = v.im2col_step,
                                             .P = v.P};
-            rc = bias_kernel(L, K_ADD_BIAS, &ba);
+            rc = bias_kernel(L, KS_DEFORM_ROW_ADD_BIAS, &ba);
         }
     }
     return rc;
@@ -230,7 +214,7 @@ static int layer_forward(const layer *L, const ks_deform_params *p, const ks_def
  * separate im2col pass, as mmcv and torchvision do (for measuring) */
 static int separate_im2col(const ks_deform_params *p) { return p->grad_columns == 1; }
 
-static int layer_backward(const layer *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
+static int layer_backward(ks_exec *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                           ks_deform_kernel traced)
 {
     chunk_view v;
@@ -260,7 +244,7 @@ static int layer_backward(const layer *L, const ks_deform_params *p, const ks_de
                                         .O = p->out_channels,
                                         .S = v.im2col_step,
                                         .P = v.P};
-        rc = bias_kernel(L, K_GATHER_GRAD, &ba);
+        rc = bias_kernel(L, KS_DEFORM_ROW_GATHER_GRAD, &ba);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = gemm(L, p->math, 1, 0, v.Kg, n_cols, v.Og, t->weight + gr * v.Og * v.Kg, v.Kg, 0,
                       buf + gr * v.Og * n_cols, n_cols, 0, 0.0f, columns + gr * v.Kg * n_cols, n_cols, 0, 1);
@@ -282,22 +266,36 @@ static int layer_backward(const layer *L, const ks_deform_params *p, const ks_de
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = gemm(L, p->math, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols, 0,
                       columns + gr * v.Kg * n_cols, n_cols, 0, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg, 0, 1);
-        if (!rc && p->use_bias) rc = bias_kernel(L, K_ROW_SUMS, &ba);
+        if (!rc && p->use_bias) rc = bias_kernel(L, KS_DEFORM_ROW_ROW_SUMS, &ba);
     }
     return rc;
 }
 
 /* --- the entry points --- */
 
+int ks_deform_layer(ks_exec *x, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace, int backward,
+                    ks_deform_kernel traced)
+{
+    return backward ? layer_backward(x, p, t, workspace, traced) : layer_forward(x, p, t, workspace, traced);
+}
+
+/* the SDK's: a sequence of ks_deform_rows on one device, kernel `traced` recording */
+static ks_exec sdk_exec(int device, const ks_launch *launch, ks_deform_kernel traced, ks_sink *sink, void *stream)
+{
+    ks_exec x = ks_exec_make(ks_deform_rows, KS_DEFORM_NROWS, device, launch);
+    x.sink = sink, x.trace = traced, x.stream = stream;
+    return x;
+}
+
 static int sim_run(const ks_deform_params *p, const ks_deform_tensors *t, const ks_launch *launch,
                    ks_deform_kernel traced, ks_sink *sink, int backward)
 {
-    const layer L = {.device = KS_DEV_SIM, .launch = launch, .sink = sink};
+    ks_exec x = sdk_exec(KS_DEV_SIM, launch, traced, sink, NULL);
     const int64_t n = ks_deform_workspace_floats(p);
     if (n < 0) return KS_EINVAL;
     float *ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!ws) return ks_fail(KS_ENOMEM, "no memory for a %lld-float workspace", (long long)n);
-    int rc = backward ? layer_backward(&L, p, t, ws, traced) : layer_forward(&L, p, t, ws, traced);
+    int rc = ks_deform_layer(&x, p, t, ws, backward, traced);
     free(ws);
     return rc;
 }
@@ -317,13 +315,13 @@ int ks_deform_backward_sim(const ks_deform_params *p, const ks_deform_tensors *t
 int ks_deform_forward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                            const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream)
 {
-    const layer L = {.device = KS_DEV_CUDA, .launch = launch, .sink = (ks_sink *)dev_sink, .stream = stream};
-    return layer_forward(&L, p, t, workspace, traced);
+    ks_exec x = sdk_exec(KS_DEV_CUDA, launch, traced, (ks_sink *)dev_sink, stream);
+    return ks_deform_layer(&x, p, t, workspace, 0, traced);
 }
 
 int ks_deform_backward_cuda(const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                             const ks_launch *launch, ks_deform_kernel traced, const ks_sink *dev_sink, void *stream)
 {
-    const layer L = {.device = KS_DEV_CUDA, .launch = launch, .sink = (ks_sink *)dev_sink, .stream = stream};
-    return layer_backward(&L, p, t, workspace, traced);
+    ks_exec x = sdk_exec(KS_DEV_CUDA, launch, traced, (ks_sink *)dev_sink, stream);
+    return ks_deform_layer(&x, p, t, workspace, 1, traced);
 }

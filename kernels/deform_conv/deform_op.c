@@ -1,10 +1,14 @@
 /* deform_op.c - the descriptors of deform_conv (the layer: forward, --backward) and
  * deform_im2col (the sampling step alone); offsets from .npy or a generated pattern. Before
- * them the deformable kernels' rows (each body's KS_KERNEL line, and the fused forward's)
- * and the one launcher every path runs them through, on the simulator or the GPU: the
- * registry sizes the launch (grad_tile and grad_gather size their own tiles), picks 32-bit
- * indices when every tensor and index fits, plain or traced, and checks the launch. */
+ * them the deformable kernels' rows, one table: each body's KS_KERNEL line (the three
+ * teaching kernels, the tap kernels, the fused forward's weight preparation, the small
+ * kernels around the GEMMs) and the fused TF32 forward's plain_only row, and the one way
+ * every path runs the seven deformable kernels (ks_deform_exec) on the sequence the
+ * registry or an SDK entry point made: the registry sizes the launch (grad_tile and
+ * grad_gather size their own tiles), picks 32-bit indices when every tensor and index
+ * fits, plain or traced, and checks the launch. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/ks_cuda_api.h"
@@ -17,63 +21,104 @@
 #include "../core/ks_variants.h"
 #define KS_BODY "../deform_conv/deform_tap_body.h"
 #include "../core/ks_variants.h"
+#define KS_BODY "../deform_conv/deform_weight_body.h"
+#include "../core/ks_variants.h"
+#define KS_BODY "../deform_conv/deform_bias_body.h"
+#include "../core/ks_variants.h"
+
+static int row_sums_block(const void *args)
+{
+    (void)args;
+    return KS_DEFORM_ROW_SUMS_THREADS;
+}
 
 #define ROW(fn, word, threads_, what, ...) \
     KS_KERNEL_ROW(fn, word, .threads = (threads_), .block_cap = KS_DEFORM_BLOCK_CAP, .help = what, __VA_ARGS__)
 #define T KS_DEFORM_THREADS
-/* indexed by ks_deform_kernel (the operators list the first three: the ones they trace) */
+#define HELPER(fn, word, what, ...) KS_KERNEL_ROW(fn, word, .no_trace = 1, .help = what, __VA_ARGS__)
+/* The fused forward against its twin (the twin tests): TF32 keeps 10 of fp32's 23 mantissa
+ * bits, so each operand lies within 2^-11 of itself rounded and the two paths' roundings
+ * (cvt.rna here, cuBLAS's own) within 2^-10 of each other: each of an output's K = Cg*kh*kw
+ * products differs by up to 2^-9 of itself. Those errors are independent, so their sum
+ * grows as sqrt(K) * 2^-9 * rms|w*s|, as the output itself does (sqrt(K) * rms|w*s| for
+ * random data, its largest about 3.5x that): the ratio is about 2^-9 / 3.5 = 5.6e-4 per
+ * standard deviation whatever K is, and 2e-3 of the largest output allows 3.6 of them
+ * (runs_with: K = 32 * 9 = 288; docs/deform-conv.md's TF32 tolerance, the same 2e-3). */
+#define KS_DEFORM_FUSED_TOLERANCE 2e-3
+/* indexed by ks_deform_kernel, then the KS_DEFORM_ROW_* rows (deform_body.h) */
 const ks_kernel ks_deform_rows[KS_DEFORM_NROWS] = {
     [KS_DEFORM_IM2COL] = ROW(ks_deform_im2col, "im2col", T,
                              "one (c, h_col, w_col) per item: its taps' bilinear samples"),
     [KS_DEFORM_COL2IM] = ROW(ks_deform_col2im, "col2im", T, "one columns entry per item: its 4 corners, atomically"),
     [KS_DEFORM_COORD] = ROW(ks_deform_coord, "coord", T, "one offset (and mask) gradient per item"),
+    /* the layer's fast kernels: the same values as the three above, no trace schema */
     [KS_DEFORM_IM2COL_TAP] = ROW(ks_deform_im2col_tap, "im2col_tap", KS_DEFORM_TAP_THREADS,
-                                 "one tap per item, channels looped"),
+                                 "the layer's im2col: one tap per item, channels looped", .no_trace = 1),
     [KS_DEFORM_GRAD_TAP] = ROW(ks_deform_grad_tap, "grad_tap", KS_DEFORM_TAP_THREADS,
-                               "one tap per item: col2im and coord in one pass"),
-    [KS_DEFORM_GRAD_TILE] = ROW(ks_deform_grad_tile, "grad_tile", T, "grad_tap with a shared window per tile",
-                                .coop = 1),
+                               "--backward: one tap per item, col2im and coord in one pass", .no_trace = 1),
+    [KS_DEFORM_GRAD_TILE] = ROW(ks_deform_grad_tile, "grad_tile", T,
+                                "--backward on CUDA: grad_tap with a shared window per tile", .coop = 1, .no_trace = 1),
     [KS_DEFORM_GRAD_GATHER] = ROW(ks_deform_grad_gather, "grad_gather", T,
-                                  "grad_tap with per-pixel sums in shared memory", .coop = 1),
+                                  "--backward on CUDA: grad_tap with per-pixel sums in shared memory", .coop = 1,
+                                  .no_trace = 1),
     /* the layer's TF32 forward of a chunk in one kernel (deform_fused.cu): CUDA only, opt-in
-     * (--fused); its entry point sizes its own 3-D grid, so its launch is fixed */
+     * (--fused); its weight prepared first. The registry sizes its 3-D grid from its tile */
+    [KS_DEFORM_ROW_FUSED_WEIGHT] = HELPER(ks_deform_fused_weight, "fused_weight",
+                                          "--fused: the weight in TF32, in mma.sync's fragment order", .threads = 256,
+                                          .block_cap = 4096, .fixed = 1),
     [KS_DEFORM_ROW_FUSED] = {.name = "fused_tf32",
                              .body = "ks_deform_fused_k",
                              .cuda = KS_KERNEL_CUDA_FN(ks_deform_fused_cuda_row),
-                             .threads = 256,
-                             .block_cap = 1,
-                             .fixed = 1,
+                             .tile_of = ks_deform_fused_tile,
+                             .block_cap = -1,
                              .plain_only = 1,
                              .twin = "im2col",
+                             .runs_with = "math=tf32 fused=on batch=3 im2col-step=1 channels=32 out-channels=37 "
+                                          "input-size=15,17 mask=on bias=on",
+                             .tolerance = KS_DEFORM_FUSED_TOLERANCE,
                              .help = "im2col + the GEMM + bias of a chunk in one kernel (TF32 mma.sync)"},
+    /* around the GEMMs (deform_bias_body.h), each at its own launch whatever --threads says */
+    [KS_DEFORM_ROW_ADD_BIAS] = HELPER(ks_deform_add_bias, "add_bias", "--bias: out += bias[o], one item per element",
+                                      .threads = 256, .block_cap = 65535, .fixed = 1),
+    [KS_DEFORM_ROW_GATHER_GRAD] = HELPER(ks_deform_gather_grad, "gather_grad",
+                                         "--backward: grad_output [S, O, P] into [O, S, P]", .threads = 256,
+                                         .block_cap = 65535, .fixed = 1),
+    [KS_DEFORM_ROW_ROW_SUMS] = HELPER(ks_deform_row_sums, "row_sums",
+                                      "--backward --bias: grad_bias[o] += a row's sum, a block per row",
+                                      .block_of = row_sums_block, .block_cap = -1, .coop = 1),
 };
 #undef T
-_Static_assert(sizeof ks_deform_rows / sizeof ks_deform_rows[0] == KS_DEFORM_NROWS,
-               "a row per ks_deform_kernel, then the fused forward");
+#undef HELPER
+_Static_assert(sizeof ks_deform_rows / sizeof ks_deform_rows[0] == KS_DEFORM_NROWS, "a row per KS_DEFORM_ row");
 
-static int run_row(int device, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                   const ks_deform_chunk *c, const ks_launch *l, ks_sink *sink, void *stream)
+int ks_deform_exec(ks_exec *x, const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
+                   const ks_deform_chunk *c, int record)
 {
     ks_deform_args a;
     ks_deform_args_fill(p, g, c, &a);
-    ks_exec x = ks_exec_make(ks_deform_rows, (int)(sizeof ks_deform_rows / sizeof ks_deform_rows[0]), device, l);
-    x.sink = sink, x.trace = k, x.stream = stream;
-    ks_exec_size(&x, g->input_numel), ks_exec_size(&x, g->offset_numel), ks_exec_size(&x, g->col_numel);
+    /* this launch's own: the row that records, the 32-bit choice from the tensors it
+     * indexes, a tile's launch; the sequence's settings come back after it */
+    const int trace = x->trace, narrow = x->narrow;
+    const ks_launch launch = x->launch;
+    const uint64_t problems = x->sim_problems;
+    x->trace = record ? (int)k : -1, x->narrow = 1;
+    ks_exec_size(x, g->input_numel), ks_exec_size(x, g->offset_numel), ks_exec_size(x, g->col_numel);
     int64_t work = ks_deform_work(g, p, k, c->im2col_step);
+    int rc = KS_OK, none = 0;
     if (k == KS_DEFORM_GRAD_TILE || k == KS_DEFORM_GRAD_GATHER) { /* their tiles fix the block and the grid */
-        int threads;
-        int64_t blocks;
+        int threads = 0;
+        int64_t blocks = 0;
         size_t shared = 0;
-        int rc = k == KS_DEFORM_GRAD_TILE ? ks_deform_tile_launch(p, g, &a, l, &threads, &blocks)
-                                          : ks_deform_gather_launch(p, g, &a, l, &threads, &blocks, &shared);
-        if (rc || blocks == 0) return rc;
-        x.launch.threads = threads, x.launch.block_cap = blocks, x.shared = shared;
-        work = blocks * threads;
+        rc = k == KS_DEFORM_GRAD_TILE ? ks_deform_tile_launch(p, g, &a, &launch, &threads, &blocks)
+                                      : ks_deform_gather_launch(p, g, &a, &launch, &threads, &blocks, &shared);
+        x->launch.threads = threads, x->launch.block_cap = blocks, x->shared = shared;
+        work = blocks * threads, none = blocks == 0;
     }
-    const int rc = ks_exec_kernel(&x, k, &a, work);
+    if (!rc && !none) rc = ks_exec_kernel(x, k, &a, work);
+    x->trace = trace, x->narrow = narrow, x->launch = launch, x->shared = 0;
     /* a race, an unmet barrier or an access outside the window is a bug of the kernel: its
      * values alone would not show it (the fibers run one at a time) */
-    if (!rc && x.sim_problems)
+    if (!rc && x->sim_problems != problems)
         return ks_fail(KS_EINVAL, "deform %s: the simulator found shared-memory problems (above)",
                        ks_deform_rows[k].name);
     return rc;
@@ -89,7 +134,10 @@ static int checked(int device, const ks_deform_params *p, ks_deform_kernel k, co
     if (c->write_columns && sink)
         return ks_fail(KS_EINVAL, "write_columns is for untraced launches (its stores are not recorded)");
     int rc = ks_deform_args_make(p, c, &a, &g);
-    return rc ? rc : run_row(device, p, &g, k, c, l, sink, stream);
+    if (rc) return rc;
+    ks_exec x = ks_exec_make(ks_deform_rows, KS_DEFORM_NROWS, device, l);
+    x.sink = sink, x.stream = stream;
+    return ks_deform_exec(&x, p, &g, k, c, 1);
 }
 
 int ks_deform_kernel_sim(const ks_deform_params *p, ks_deform_kernel k, const ks_deform_chunk *c,
@@ -102,18 +150,6 @@ int ks_deform_kernel_cuda(const ks_deform_params *p, ks_deform_kernel k, const k
                           const ks_launch *launch_, const ks_sink *dev_sink, void *stream)
 {
     return checked(KS_DEV_CUDA, p, k, c, launch_, (ks_sink *)dev_sink, stream);
-}
-
-int ks_deform_launch_sim(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                         const ks_deform_chunk *c, const ks_launch *l, ks_sink *sink)
-{
-    return run_row(KS_DEV_SIM, p, g, k, c, l, sink, NULL);
-}
-
-int ks_deform_launch_cuda(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k,
-                          const ks_deform_chunk *c, const ks_launch *l, const ks_sink *dev_sink, void *stream)
-{
-    return run_row(KS_DEV_CUDA, p, g, k, c, l, (ks_sink *)dev_sink, stream);
 }
 
 /* The two ops share the first P_SHARED rows. */
@@ -396,7 +432,10 @@ static int fill(ks_run *r, int t)
     return rc;
 }
 
-static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+/* the layer (deform_im2col: its one kernel) on the registry's sequence x: the row
+ * r->traced_row records, in the first chunk; with --backward the backward does (the
+ * forward before it records nothing) */
+static int run(ks_exec *x, const ks_run *r, void *const *d)
 {
     const deform_state *s = KS_RUN_CTX(r, const deform_state);
     const int cuda = r->device == KS_DEV_CUDA;
@@ -406,8 +445,7 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
                                     .offset = d[KS_DEFORM_T_OFFSET],
                                     .mask = d[KS_DEFORM_T_MASK],
                                     .columns = d[KS_DEFORM_T_COLUMNS]};
-        return cuda ? ks_deform_launch_cuda(&s->p, &s->g, KS_DEFORM_IM2COL, &ch, &r->launch, sink, NULL)
-                    : ks_deform_launch_sim(&s->p, &s->g, KS_DEFORM_IM2COL, &ch, &r->launch, sink);
+        return ks_deform_exec(x, &s->p, &s->g, KS_DEFORM_IM2COL, &ch, 1);
     }
     ks_deform_tensors t = {
         .input = d[KS_DEFORM_T_INPUT],
@@ -427,15 +465,16 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
     const ks_deform_kernel fwd_traced = s->backward ? KS_DEFORM_NONE : s->traced;
     ks_deform_tensors b = t; /* the backward keeps the column gradient unless im2col is traced */
     b.columns0 = s->traced == KS_DEFORM_IM2COL ? NULL : t.columns0;
-    if (!cuda) {
-        int rc = ks_deform_forward_sim(&s->p, &t, &r->launch, fwd_traced, sink);
-        return rc || !s->backward ? rc : ks_deform_backward_sim(&s->p, &b, &r->launch, s->traced, sink);
-    }
+    const int64_t n = ks_deform_workspace_floats(&s->p);
     float *ws = NULL;
-    int rc = ks_cuda_malloc((void **)&ws, (size_t)ks_deform_workspace_floats(&s->p) * sizeof(float));
-    if (!rc) rc = ks_deform_forward_cuda(&s->p, &t, ws, &r->launch, fwd_traced, sink, NULL);
-    if (!rc && s->backward) rc = ks_deform_backward_cuda(&s->p, &b, ws, &r->launch, s->traced, sink, NULL);
-    ks_cuda_free(ws);
+    int rc = KS_OK;
+    if (cuda) rc = ks_cuda_malloc((void **)&ws, (size_t)n * sizeof(float));
+    else if (!(ws = malloc((size_t)(n > 0 ? n : 1) * sizeof(float))))
+        rc = ks_fail(KS_ENOMEM, "no memory for a %lld-float workspace", (long long)n);
+    if (!rc) rc = ks_deform_layer(x, &s->p, &t, ws, 0, fwd_traced);
+    if (!rc && s->backward) rc = ks_deform_layer(x, &s->p, &b, ws, 1, s->traced);
+    if (cuda) ks_cuda_free(ws);
+    else free(ws);
     return rc;
 }
 
@@ -443,11 +482,11 @@ const ks_op ks_op_deform_conv = {
     .name = "deform_conv",
     .summary = "deformable convolution v1/v2 (mmcv, torchvision): forward, --backward",
     KS_OP_ROWS(conv_params, conv_tensors),
-    .kernels = ks_deform_rows, /* im2col, col2im, coord: the ones a trace records */
-    .nkernels = KS_DEFORM_COORD + 1,
+    .kernels = ks_deform_rows, /* all of them; a trace records im2col, col2im or coord */
+    .nkernels = KS_DEFORM_NROWS,
     .prepare = prepare_conv,
     .fill = fill,
-    .launch = launch,
+    .run = run,
 };
 
 const ks_op ks_op_deform_im2col = {
@@ -458,5 +497,5 @@ const ks_op ks_op_deform_im2col = {
     .nkernels = KS_DEFORM_IM2COL + 1,
     .prepare = prepare_im2col,
     .fill = fill,
-    .launch = launch,
+    .run = run,
 };
