@@ -155,12 +155,10 @@ enum {
 enum { KS_SP_S_CLAIM = KS_SP_S_PAIR, KS_SP_S_WRITE_INDEX = KS_SP_S_COUNT };
 enum { KS_SP_S_READ = 1, KS_SP_S_WRITE = 2, KS_SP_S_FROM = 3, KS_SP_S_TO = 4 };
 
-/* Runs kernel `k` over `work` items on the simulator (host pointers) or the GPU (device
- * pointers) through its kernel row (ks_sparse_rows, sparse_conv_plan.c); sink NULL runs
- * the plain variant. */
-int ks_sparse_kernel_sim(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink);
+/* The kernel rows (sparse_conv_plan.c), indexed by ks_sparse_kernel. The plan runs them
+ * in order through one sequence (ks_exec, ks_kernel.h): the registry's for the operator,
+ * the C API's own (ks_sparse_cuda_plan) for the benchmarks. */
 extern const ks_kernel ks_sparse_rows[KS_SPK_COUNT];
-int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, const ks_sink *dev_sink);
 
 /* The tensors of one run (device pointers on the GPU; NULL where the run has none). */
 typedef struct ks_sparse_buffers {
@@ -171,7 +169,8 @@ typedef struct ks_sparse_buffers {
     int64_t *hash_keys;
 } ks_sparse_buffers;
 
-/* A device's own steps, under the kernels (ctx is the backend's state):
+/* A device's own steps between the kernels (ctx is the backend's state; the kernels run as
+ * rows through the plan's sequence):
  * sort_unique: keys[0..n) (each -1 or below `bound`) sorted ascending, -1s and repeats
  * dropped, *kept left;
  * scan: pos[i] = the sum of flags[j] for j < i (an exclusive scan of 0/1 flags); gemm: C = op(A) op(B) (ks_gemm.h
@@ -182,7 +181,6 @@ typedef struct ks_sparse_backend {
     int (*fill)(void *ctx, void *p, int byte, size_t bytes);
     int (*copy)(void *ctx, void *dst, const void *src, size_t bytes);
     int (*to_host)(void *ctx, void *dst, const void *src, size_t bytes);
-    int (*kernel)(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink);
     int (*sort_unique)(void *ctx, int64_t *keys, int64_t n, int64_t bound, int64_t *kept);
     int (*scan)(void *ctx, const int32_t *flags, int32_t *pos, int64_t n);
     int (*gemm)(void *ctx, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B,
@@ -211,6 +209,10 @@ int ks_sparse_hash_bits(int64_t rows, int64_t slots, int *bits);
 typedef struct ks_sparse_plan {
     const ks_sparse_backend *be;
     void *ctx;
+    /* the sequence the kernels run through (ks_sparse_rows on the plan's device, its launch;
+     * its sink records in row x->trace: the rulebook's insert or rulebook, the forward's
+     * gather or reduce) */
+    ks_exec *x;
     ks_sparse_geom g;         /* n_out and pairs as found */
     ks_sparse_buffers t;      /* out_indices, rulebook, pair_count, ... (device) */
     void *out_pair, *in_pair; /* (K, m), (K, n): the pair of (offset, row) or -1 */
@@ -219,13 +221,14 @@ typedef struct ks_sparse_plan {
     int nowned;
 } ks_sparse_plan;
 /* Builds the rulebook (g->n_out, g->pairs: -1 to find them, else what the kernels must
- * find); `trace` (ks_sparse_kernel) names the kernel the sink records. Release the plan
- * even on error. */
-int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g,
-                         const ks_sparse_buffers *t, int trace, ks_sink *sink);
+ * find), running its kernels through x (the row x->trace records into x->sink). Release
+ * the plan even on error. */
+int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *ctx, ks_exec *x,
+                         const ks_sparse_geom *g, const ks_sparse_buffers *t);
 /* out_features from t->features, weight, bias (gathered/products: given or the plan's). */
-int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t, int trace, ks_sink *sink);
-/* grad_features, grad_weight, grad_bias (with a bias) from t->grad_out, after a forward. */
+int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t);
+/* grad_features, grad_weight, grad_bias (with a bias) from t->grad_out, after a forward;
+ * its launches record nothing (a trace holds the forward's gather or reduce). */
 int ks_sparse_plan_backward(ks_sparse_plan *pl, const ks_sparse_buffers *t);
 void ks_sparse_plan_release(ks_sparse_plan *pl);
 /* The plan's sizes and output sites (device memory on the GPU). */
@@ -254,15 +257,15 @@ extern const ks_sparse_backend ks_sparse_sim_backend;
 struct ks_run;
 const ks_sparse_geom *ks_sparse_geom_of(const struct ks_run *r);
 
-/* The whole operator on one device (sparse_conv_plan.c): rulebook (unless inverse), site
- * maps, gather, per-offset GEMMs, reduce; with `backward` the gradients of
- * sum(out_features * grad_out). The kernel `trace` (ks_sparse_kernel) gets the sink.
- * Checks the counts the kernels find against g (n_out, pairs). KS_OK or an error. */
-int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g, const ks_sparse_buffers *t,
-                  int backward, int trace, ks_sink *sink);
+/* The whole operator on x's device (sparse_conv_plan.c; be: that device's steps):
+ * rulebook (unless inverse), site maps, gather, per-offset GEMMs, reduce; with `backward`
+ * the gradients of sum(out_features * grad_out). Its kernels run through x: the registry's
+ * sequence, whose row x->trace records into x->sink. Checks the counts the kernels find
+ * against g (n_out, pairs). KS_OK or an error. */
+int ks_sparse_run(const ks_sparse_backend *be, void *ctx, ks_exec *x, const ks_sparse_geom *g,
+                  const ks_sparse_buffers *t, int backward);
 /* The same on the GPU with device buffers (sparse_conv_cuda.cu). */
-int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace, const ks_launch *l,
-                       ks_sink *dev_sink);
+int ks_sparse_run_cuda(ks_exec *x, const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward);
 /* The first row whose key repeats an earlier row's, -1 if none, -2 out of memory. */
 int64_t ks_sparse_first_duplicate(const int64_t *keys, int64_t n);
 

@@ -10,12 +10,11 @@
 #include "../core/ks_variants.h"
 
 /* -> each KS_KERNEL line of the body as kernels and ks_sparse_X_cuda_row, their one launch
- * (the rows of sparse_conv_plan.c, which ks_sparse_kernel_cuda runs) */
+ * (the rows of sparse_conv_plan.c, which the plan runs through its sequence) */
 
 /* ---- the device's steps ---------------------------------------------------------- */
 
 typedef struct cu_ctx {
-    const ks_launch *launch;
     cudaEvent_t marks[4]; /* a profiled forward's marks, else NULL */
 } cu_ctx;
 
@@ -84,10 +83,6 @@ static int cu_to_host(void *, void *dst, const void *src, size_t bytes)
 {
     return bytes ? ks_cuda_ok(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy") : KS_OK;
 }
-static int cu_kernel(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink)
-{
-    return ks_sparse_kernel_cuda(k, a, work, ((cu_ctx *)ctx)->launch, sink);
-}
 
 /* Sorted as unsigned on the bits below `bound` only, the -1s (no output site: all bits
  * set) go last; unique then drops repeats, and a last -1 is not counted. */
@@ -153,24 +148,23 @@ static void cu_mark(void *ctx, int at)
 }
 
 static const ks_sparse_backend cuda_backend = {
-    cu_alloc,       cu_release, cu_fill, cu_copy,        cu_to_host, cu_kernel,
-    cu_sort_unique, cu_scan,    cu_gemm, cu_gemm_groups, cu_mark,
+    cu_alloc, cu_release, cu_fill, cu_copy, cu_to_host, cu_sort_unique, cu_scan, cu_gemm, cu_gemm_groups, cu_mark,
 };
 
-extern "C" int ks_sparse_run_cuda(const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward, int trace,
-                                  const ks_launch *l, ks_sink *dev_sink)
+extern "C" int ks_sparse_run_cuda(ks_exec *x, const ks_sparse_geom *g, const ks_sparse_buffers *t, int backward)
 {
-    cu_ctx x = {l, {NULL, NULL, NULL, NULL}};
-    return ks_sparse_run(&cuda_backend, &x, g, t, backward, trace, dev_sink);
+    cu_ctx c = {{NULL, NULL, NULL, NULL}};
+    return ks_sparse_run(&cuda_backend, &c, x, g, t, backward);
 }
 
 /* ---- the C API (benchmarks, ctypes) ----------------------------------------------- */
 
-/* a plan and the backend state it points to, in one allocation */
+/* a plan, the backend state and the sequence (the rows at their reference launches,
+ * nothing traced) it points to, in one allocation */
 typedef struct cu_plan {
     ks_sparse_plan pl; /* first: a ks_sparse_plan * is a cu_plan * */
-    cu_ctx x;
-    ks_launch launch;
+    cu_ctx c;
+    ks_exec x;
 } cu_plan;
 
 extern "C" int ks_sparse_cuda_plan(const ks_sparse_geom *g, const int32_t *indices, ks_sparse_plan **out)
@@ -178,11 +172,11 @@ extern "C" int ks_sparse_cuda_plan(const ks_sparse_geom *g, const int32_t *indic
     cu_plan *p = (cu_plan *)calloc(1, sizeof *p);
     *out = NULL;
     if (!p) return ks_fail(KS_ENOMEM, "sparse_conv: out of memory");
-    p->x.launch = &p->launch;
+    p->x = ks_exec_make(ks_sparse_rows, KS_SPK_COUNT, KS_DEV_CUDA, NULL);
     ks_sparse_buffers t;
     memset(&t, 0, sizeof t);
     t.indices = indices;
-    int rc = ks_sparse_plan_build(&p->pl, &cuda_backend, &p->x, g, &t, -1, NULL);
+    int rc = ks_sparse_plan_build(&p->pl, &cuda_backend, &p->c, &p->x, g, &t);
     if (rc) {
         ks_sparse_plan_release(&p->pl);
         free(p);
@@ -198,7 +192,7 @@ extern "C" int ks_sparse_cuda_forward(ks_sparse_plan *pl, const float *features,
     ks_sparse_buffers t;
     memset(&t, 0, sizeof t);
     t.features = features, t.weight = weight, t.bias = bias, t.out_features = out;
-    return ks_sparse_plan_forward(pl, &t, -1, NULL);
+    return ks_sparse_plan_forward(pl, &t);
 }
 
 extern "C" int ks_sparse_cuda_backward(ks_sparse_plan *pl, const float *grad_out, float *grad_features,
@@ -213,7 +207,7 @@ extern "C" int ks_sparse_cuda_backward(ks_sparse_plan *pl, const float *grad_out
 extern "C" int ks_sparse_cuda_profile(ks_sparse_plan *pl, const float *features, const float *weight, const float *bias,
                                       float *out, float *ms)
 {
-    cu_ctx *x = &((cu_plan *)pl)->x;
+    cu_ctx *x = &((cu_plan *)pl)->c;
     int rc = KS_OK;
     for (int i = 0; i < 4 && !rc; ++i) rc = ks_cuda_ok(cudaEventCreate(&x->marks[i]), "cudaEventCreate");
     if (!rc) rc = ks_sparse_cuda_forward(pl, features, weight, bias, out);

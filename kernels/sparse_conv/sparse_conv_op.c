@@ -1,8 +1,9 @@
 /* sparse_conv_op.c - the descriptor of sparse_conv (spconv's SparseConv / SubMConv /
  * SparseConvTranspose / SparseInverseConv, 2-D and 3-D): parameter and tensor rows, the
- * geometry and inputs validated once, the built-in scene, the trace schema, and the one
- * launch that runs the kernels of sparse_conv_body.h in order on either device (the
- * device's own steps - sort, scan, GEMM - come through a small table of functions). */
+ * geometry and inputs validated once, the built-in scene, the trace schema, and the run:
+ * the kernel rows of sparse_conv_body.h in order on the registry's sequence, on either
+ * device (the device's own steps - sort, scan, GEMM - come through a small table of
+ * functions). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,9 +548,11 @@ static int prepare(ks_run *r)
     return KS_OK;
 }
 
-/* ---- the launch ------------------------------------------------------------------- */
+/* ---- the run ---------------------------------------------------------------------- */
 
-static int launch(const ks_run *r, void *const *d, ks_sink *sink)
+/* the whole operator on the registry's sequence x: its rows in order, the row
+ * r->traced_row recording (sp_ctx.trace, the same) */
+static int run(ks_exec *seq, const ks_run *r, void *const *d)
 {
     const sp_ctx *x = KS_RUN_CTX(r, const sp_ctx);
     ks_sparse_buffers t = {
@@ -575,9 +578,9 @@ static int launch(const ks_run *r, void *const *d, ks_sink *sink)
         .grad_bias = d[KS_SP_T_GRAD_BIAS],
     };
 #ifdef KS_HAVE_CUDA
-    if (r->device == KS_DEV_CUDA) return ks_sparse_run_cuda(&x->g, &t, x->backward, x->trace, &r->launch, sink);
+    if (r->device == KS_DEV_CUDA) return ks_sparse_run_cuda(seq, &x->g, &t, x->backward);
 #endif
-    return ks_sparse_run(&ks_sparse_sim_backend, (void *)&r->launch, &x->g, &t, x->backward, x->trace, sink);
+    return ks_sparse_run(&ks_sparse_sim_backend, NULL, seq, &x->g, &t, x->backward);
 }
 
 const ks_sparse_geom *ks_sparse_geom_of(const ks_run *r) { return &KS_RUN_CTX(r, const sp_ctx)->g; }
@@ -637,5 +640,5 @@ const ks_op ks_op_sparse_conv = {
     .kernels = ks_sparse_rows,
     .nkernels = KS_SPK_COUNT,
     .prepare = prepare,
-    .launch = launch,
+    .run = run,
 };

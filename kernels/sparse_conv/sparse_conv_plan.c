@@ -5,8 +5,11 @@
  *             rulebook compacted in (offset, in_row) order, pair positions per side
  *   forward   gather, one GEMM per offset, the ordered reduce (+ bias)
  *   backward  grad_bias, grad_weight[k] = gathered_k^T G_k, grad_features by the reduce
- * The device's own steps (sort, scan, GEMM, memory) come through ks_sparse_backend: the
- * simulator's are here, the GPU's in sparse_conv_cuda.cu. */
+ * The kernels are rows (ks_sparse_rows, below) run in order through one sequence (ks_exec:
+ * the registry's, or the C API's own), which sizes, picks 32-bit, traces the one row asked
+ * and checks each launch on either device. The device's own steps between them (sort,
+ * scan, GEMM, memory) come through ks_sparse_backend: the simulator's are here, the GPU's
+ * in sparse_conv_cuda.cu. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,14 +129,25 @@ static ks_sparse_args base_args(const ks_sparse_plan *pl)
     return a;
 }
 
-#define SINK(k) (trace == (k) ? sink : NULL)
+/* Kernel row k over `work` items through the plan's sequence, every size its body indexes
+ * counted first for the 32-bit choice (the output sites and pairs as found so far); the
+ * row x->trace records into x->sink. */
+static int kernel(const ks_sparse_plan *pl, int k, const ks_sparse_args *a, int64_t work)
+{
+    const ks_sparse_geom *g = &a->g;
+    const int64_t C = g->c_in > g->c_out ? g->c_in : g->c_out, D1 = g->ndim + 1;
+    const int64_t sizes[] = {g->n_in * g->kvol, g->n_out * g->kvol, g->pairs * C, g->pairs * 3,
+                             g->n_in * D1,      g->n_out * D1,      g->n_in * C,  g->n_out * C};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) ks_exec_size(pl->x, sizes[i]);
+    return ks_exec_kernel(pl->x, k, a, work);
+}
 
 /* The rulebook side of g over t->indices (inverse: t->rulebook and t->inverse_indices). */
-int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g,
-                         const ks_sparse_buffers *t, int trace, ks_sink *sink)
+int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *ctx, ks_exec *x,
+                         const ks_sparse_geom *g, const ks_sparse_buffers *t)
 {
     memset(pl, 0, sizeof *pl);
-    pl->be = be, pl->ctx = ctx, pl->g = *g, pl->t = *t;
+    pl->be = be, pl->ctx = ctx, pl->x = x, pl->g = *g, pl->t = *t;
     ks_sparse_geom *G = &pl->g;
     ks_sparse_buffers *B = &pl->t;
     const int64_t n = G->n_in, K = G->kvol, cols = G->ndim + 1;
@@ -149,7 +163,7 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
         if (G->mode != KS_SP_SUBM) { /* the output sites: every candidate key, sorted, unique */
             STEP(be->alloc(ctx, &cand, (size_t)(K * n) * 8));
             a.cand = cand;
-            STEP(be->kernel(ctx, KS_SPK_CANDIDATES, &a, K * n, NULL));
+            STEP(kernel(pl, KS_SPK_CANDIDATES, &a, K * n));
             int64_t bound = G->batch; /* keys are below B * (cells of the output space) */
             for (int a = 0; a < G->ndim; ++a) bound *= G->out_shape[a];
             STEP(be->sort_unique(ctx, cand, K * n, bound, &m));
@@ -168,12 +182,12 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
         STEP(be->fill(ctx, B->hash_rows, 0xff, T * 4));
         a = base_args(pl), a.cand = cand;
         a.hash_keys = B->hash_keys, a.hash_rows = B->hash_rows, a.keys = cand, a.rows = m;
-        STEP(be->kernel(ctx, KS_SPK_INSERT, &a, m, SINK(KS_SPK_INSERT)));
-        STEP(be->kernel(ctx, KS_SPK_HASH_ROWS, &a, m, NULL));
+        STEP(kernel(pl, KS_SPK_INSERT, &a, m));
+        STEP(kernel(pl, KS_SPK_HASH_ROWS, &a, m));
         if (G->mode == KS_SP_SUBM) STEP(be->copy(ctx, B->out_indices, B->indices, (size_t)(n * cols) * 4));
         STEP(be->alloc(ctx, &flags, (size_t)(K * n) * 4));
         a.pair_table = B->pair_table, a.pair_count = B->pair_count, a.pair_flag = flags;
-        STEP(be->kernel(ctx, KS_SPK_RULEBOOK, &a, K * n, SINK(KS_SPK_RULEBOOK)));
+        STEP(kernel(pl, KS_SPK_RULEBOOK, &a, K * n));
         STEP(be->to_host(ctx, pl->count, B->pair_count, (size_t)K * 4));
         int64_t P = 0;
         for (int64_t k = 0; !rc && k < K; ++k) P += pl->count[k];
@@ -185,7 +199,7 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
         STEP(be->alloc(ctx, &pos, (size_t)(K * n) * 4));
         STEP(be->scan(ctx, flags, pos, K * n));
         a.pair_pos = pos, a.rulebook = B->rulebook, a.g = *G;
-        STEP(be->kernel(ctx, KS_SPK_COMPACT, &a, K * n, NULL));
+        STEP(kernel(pl, KS_SPK_COMPACT, &a, K * n));
     } else {
         STEP(need(pl, &B->out_indices, (size_t)(G->n_out * cols) * 4));
         STEP(be->copy(ctx, B->out_indices, B->inverse_indices, (size_t)(G->n_out * cols) * 4));
@@ -199,20 +213,20 @@ int ks_sparse_plan_build(ks_sparse_plan *pl, const ks_sparse_backend *be, void *
     a = base_args(pl);
     a.pairs_ro = B->rulebook, a.out_pair = pl->out_pair, a.in_pair = pl->in_pair;
     a.pair_count = B->pair_count, a.count_pairs = inv;
-    STEP(be->kernel(ctx, KS_SPK_INDEX_PAIRS, &a, P, NULL));
+    STEP(kernel(pl, KS_SPK_INDEX_PAIRS, &a, P));
     if (inv) STEP(be->to_host(ctx, pl->count, B->pair_count, (size_t)K * 4));
     /* the site maps the viewer draws */
     if (B->in_sites) {
         STEP(be->fill(ctx, B->in_sites, 0xff, cells(G, G->in_shape) * 4));
         a.site_rows = B->indices, a.grid = B->in_sites, a.rows = n;
         memcpy(a.grid_shape, G->in_shape, sizeof a.grid_shape);
-        STEP(be->kernel(ctx, KS_SPK_SITES, &a, n, NULL));
+        STEP(kernel(pl, KS_SPK_SITES, &a, n));
     }
     if (B->out_sites) {
         STEP(be->fill(ctx, B->out_sites, 0xff, cells(G, G->out_shape) * 4));
         a.site_rows = B->out_indices, a.grid = B->out_sites, a.rows = m;
         memcpy(a.grid_shape, G->out_shape, sizeof a.grid_shape);
-        STEP(be->kernel(ctx, KS_SPK_SITES, &a, m, NULL));
+        STEP(kernel(pl, KS_SPK_SITES, &a, m));
     }
     if (cand) be->release(ctx, cand);
     if (pos) be->release(ctx, pos);
@@ -271,7 +285,7 @@ static int offset_gemms(const ks_sparse_plan *pl, int kind, const float *X, cons
 }
 
 /* out = bias + sum over offsets of gathered_k @ weight[k], row by row in offset order. */
-int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t, int trace, ks_sink *sink)
+int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t)
 {
     const ks_sparse_backend *be = pl->be;
     void *ctx = pl->ctx;
@@ -287,13 +301,13 @@ int ks_sparse_plan_forward(ks_sparse_plan *pl, const ks_sparse_buffers *t, int t
     a.pairs_ro = pl->t.rulebook;
     a.src = t->features, a.dst = pl->t.gathered, a.channels = Ci, a.rows = P;
     if (be->mark) be->mark(ctx, 0);
-    STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Ci, SINK(KS_SPK_GATHER)));
+    STEP(kernel(pl, KS_SPK_GATHER, &a, P * Ci));
     if (be->mark) be->mark(ctx, 1);
     STEP(offset_gemms(pl, 0, pl->t.gathered, NULL, pl->t.products));
     a.prod = pl->t.products, a.table = pl->out_pair, a.bias = G->use_bias ? t->bias : NULL, a.out = t->out_features;
     a.rows = G->n_out, a.channels = Co;
     if (be->mark) be->mark(ctx, 2);
-    STEP(be->kernel(ctx, KS_SPK_REDUCE, &a, G->n_out * Co, SINK(KS_SPK_REDUCE)));
+    STEP(kernel(pl, KS_SPK_REDUCE, &a, G->n_out * Co));
     if (be->mark) be->mark(ctx, 3);
     return rc;
 }
@@ -310,25 +324,27 @@ int ks_sparse_plan_backward(ks_sparse_plan *pl, const ks_sparse_buffers *t)
     void *gbuf = NULL, *bbuf = NULL;
     int rc = KS_OK;
     ks_sparse_args a = base_args(pl);
+    const int trace = pl->x->trace; /* none of these launches records: a trace holds the forward's */
+    pl->x->trace = -1;
     if (G->use_bias) {
         a.src = t->grad_out, a.dst = t->grad_bias, a.rows = G->n_out, a.channels = Co;
-        STEP(be->kernel(ctx, KS_SPK_COLSUM, &a, Co, NULL));
+        STEP(kernel(pl, KS_SPK_COLSUM, &a, Co));
     }
     STEP(be->alloc(ctx, &gbuf, (size_t)(P * Co) * 4));
     STEP(be->alloc(ctx, &bbuf, (size_t)(P * Ci) * 4));
     STEP(be->fill(ctx, t->grad_weight, 0, (size_t)(K * Ci * Co) * 4));
     a.pairs_ro = pl->t.rulebook;
     a.src = t->grad_out, a.dst = gbuf, a.channels = Co, a.rows = P, a.col = G->mode == KS_SP_INVERSE ? 1 : 2;
-    STEP(be->kernel(ctx, KS_SPK_GATHER, &a, P * Co, NULL));
+    STEP(kernel(pl, KS_SPK_GATHER, &a, P * Co));
     STEP(offset_gemms(pl, 1, pl->t.gathered, gbuf, t->grad_weight));
     STEP(offset_gemms(pl, 2, NULL, gbuf, bbuf));
     a.prod = bbuf, a.table = pl->in_pair, a.bias = NULL, a.out = t->grad_features, a.rows = G->n_in, a.channels = Ci;
-    STEP(be->kernel(ctx, KS_SPK_REDUCE, &a, G->n_in * Ci, NULL));
+    STEP(kernel(pl, KS_SPK_REDUCE, &a, G->n_in * Ci));
     if (gbuf) be->release(ctx, gbuf);
     if (bbuf) be->release(ctx, bbuf);
+    pl->x->trace = trace;
     return rc;
 }
-#undef SINK
 
 void ks_sparse_plan_release(ks_sparse_plan *pl)
 {
@@ -345,12 +361,12 @@ int64_t ks_sparse_plan_pairs(const ks_sparse_plan *pl) { return pl->g.pairs; }
 const int32_t *ks_sparse_plan_out_indices(const ks_sparse_plan *pl) { return pl->t.out_indices; }
 size_t ks_sparse_geom_size(void) { return sizeof(ks_sparse_geom); }
 
-int ks_sparse_run(const ks_sparse_backend *be, void *ctx, const ks_sparse_geom *g, const ks_sparse_buffers *t,
-                  int backward, int trace, ks_sink *sink)
+int ks_sparse_run(const ks_sparse_backend *be, void *ctx, ks_exec *x, const ks_sparse_geom *g,
+                  const ks_sparse_buffers *t, int backward)
 {
     ks_sparse_plan pl;
-    int rc = ks_sparse_plan_build(&pl, be, ctx, g, t, trace, sink);
-    STEP(ks_sparse_plan_forward(&pl, t, trace, sink));
+    int rc = ks_sparse_plan_build(&pl, be, ctx, x, g, t);
+    STEP(ks_sparse_plan_forward(&pl, t));
     if (backward) STEP(ks_sparse_plan_backward(&pl, t));
     ks_sparse_plan_release(&pl);
     return rc;
@@ -380,30 +396,6 @@ const ks_kernel ks_sparse_rows[KS_SPK_COUNT] = {
     [KS_SPK_COLSUM] = ROW(ks_sparse_colsum, "colsum", "grad_bias: one channel's column sum", .no_trace = 1),
 };
 
-/* kernel k on x's device: every index a body forms counted for the 32-bit choice */
-static int sparse_exec(int device, int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink)
-{
-    if (k < 0 || k >= KS_SPK_COUNT) return ks_fail(KS_EINVAL, "unknown sparse_conv kernel %d", k);
-    const ks_sparse_geom *g = &a->g;
-    const int64_t C = g->c_in > g->c_out ? g->c_in : g->c_out, D1 = g->ndim + 1;
-    const int64_t sizes[] = {g->n_in * g->kvol, g->n_out * g->kvol, g->pairs * C, g->pairs * 3,
-                             g->n_in * D1,      g->n_out * D1,      g->n_in * C,  g->n_out * C};
-    ks_exec x = ks_exec_make(ks_sparse_rows, KS_SPK_COUNT, device, l);
-    x.sink = sink, x.trace = k;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) ks_exec_size(&x, sizes[i]);
-    return ks_exec_kernel(&x, k, a, work);
-}
-
-int ks_sparse_kernel_sim(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, ks_sink *sink)
-{
-    return sparse_exec(KS_DEV_SIM, k, a, work, l, sink);
-}
-
-int ks_sparse_kernel_cuda(int k, const ks_sparse_args *a, int64_t work, const ks_launch *l, const ks_sink *dev_sink)
-{
-    return sparse_exec(KS_DEV_CUDA, k, a, work, l, (ks_sink *)dev_sink);
-}
-
 static int sim_alloc(void *ctx, void **p, size_t bytes)
 {
     (void)ctx;
@@ -426,10 +418,6 @@ static int sim_copy(void *ctx, void *dst, const void *src, size_t bytes)
     (void)ctx;
     memcpy(dst, src, bytes);
     return KS_OK;
-}
-static int sim_kernel(void *ctx, int k, const ks_sparse_args *a, int64_t work, ks_sink *sink)
-{
-    return ks_sparse_kernel_sim(k, a, work, (const ks_launch *)ctx, sink);
 }
 static int cmp_i64(const void *a, const void *b)
 {
@@ -479,7 +467,6 @@ const ks_sparse_backend ks_sparse_sim_backend = {
     .fill = sim_fill,
     .copy = sim_copy,
     .to_host = sim_copy,
-    .kernel = sim_kernel,
     .sort_unique = sim_sort_unique,
     .scan = sim_scan,
     .gemm = sim_gemm,
