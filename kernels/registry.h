@@ -170,16 +170,16 @@ struct ks_op {
     /* Optional: fills built-in input `t` (shape set, data allocated) when a plain pattern
      * is not right for it (RoIs, offsets). NULL or KS_ENOENT: the run's pattern. */
     int (*fill)(ks_run *r, int t);
-    /* Runs the kernels: ptr[i] is tensor i (host memory on the simulator, device memory
-     * on CUDA; NULL when absent), sink a host or device sink (NULL: plain variant).
-     * r->device says which. Outputs arrive zeroed. */
+    /* The older form, which no operator of the table uses (test_ops refuses it there):
+     * runs the kernels by hand, ptr[i] tensor i (host memory on the simulator, device
+     * memory on CUDA; NULL when absent), sink a host or device sink (NULL: plain).
+     * Outputs arrive zeroed. */
     int (*launch)(const ks_run *r, void *const *ptr, ks_sink *sink);
-    /* Its kernels (ks_kernel.h), one row each, and in place of launch the sequence that
-     * runs them: ks_exec_kernel(x, K_ROW, &args, work) on x = ks_exec_for(r, sink), which
-     * the registry made and checks afterwards (the traced row ran). --trace-kernel takes
-     * the rows' names. NULL for an operator that still launches by hand. An operator whose
-     * own pipeline runs its rows (sparse_conv) gives kernels and launch: launch records
-     * into sink only in row r->traced_row. */
+    /* Its kernels (ks_kernel.h), one row each, and the sequence that runs them:
+     * ks_exec_kernel(x, K_ROW, &args, work) on x = ks_exec_for(r, sink), which the
+     * registry made and checks afterwards (the traced row ran). --trace-kernel takes the
+     * rows' names. A longer pipeline (deform_conv's layer, sparse_conv's plan) runs its
+     * rows through x too, with its own steps between them. */
     const ks_kernel *kernels;
     int nkernels;
     int (*run)(ks_exec *x, const ks_run *r, void *const *ptr);

@@ -37,6 +37,9 @@ START_TEST(table_has_unique_operators)
         ck_assert_ptr_eq(ks_op_find(op->name), op);
         ck_assert_msg(ks_op_check(op) == KS_OK, "%s", ks_error_message());
         ck_assert_msg(op->summary && *op->summary, "%s has no summary", op->name);
+        ck_assert_msg(op->run && op->kernels && !op->launch,
+                      "%s launches by hand (.launch): give its kernel rows and .run (docs/adding-an-operator.md)",
+                      op->name);
         if (!op->kernels) /* a kernel row table carries its own launches (ks_op_check) */
             ck_assert_msg(op->default_threads >= 1 && op->default_threads <= 1024, "%s: threads", op->name);
     }
