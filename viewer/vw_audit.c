@@ -2,6 +2,7 @@
  * vw_audit.h). */
 #include "vw_audit.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "../kernels/core/ks_error.h"
 #include "vw_describe.h"
 #include "vw_draw.h"
+#include "vw_labels.h"
 
 const int vw_audit_size[VW_AUDIT_SIZES][2] = {{1920, 1080}, {1280, 960}, {1024, 768}};
 
@@ -82,6 +84,71 @@ static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...)
     return 1;
 }
 
+/* The cell the question asks about, when its answer event is an access or a sample (the
+ * sample's nearest cell): 1 with its tensor, plane and (y, x). */
+static int asked_cell(const vw_slide *sl, int *t, int64_t *plane, int64_t *y, int64_t *x)
+{
+    if (!sl->has_answer_cell || !sl->trace || sl->answer_event >= sl->trace->nevents) return 0;
+    const ks_event *e = vw_event(sl->trace, sl->answer_event);
+    *t = e->tensor;
+    if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) {
+        *plane = e->u.access.plane, *y = e->u.access.y, *x = e->u.access.x;
+        return 1;
+    }
+    if (e->kind == KS_EV_SAMPLE && fabsf(e->u.sample.y) < 1e6f && fabsf(e->u.sample.x) < 1e6f) {
+        *plane = e->u.sample.plane;
+        *y = (int64_t)floorf(e->u.sample.y + 0.5f), *x = (int64_t)floorf(e->u.sample.x + 0.5f);
+        return 1;
+    }
+    return 0;
+}
+
+#define LEAK_NAMED 4 /* a step naming at most this many cells on a panel: each stands out */
+
+static int answer_in_cells(const vw_slide *sl, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    char full[48], narrow[48];
+    vw_cell_text(full, sizeof full, sl->answer_value, 0);
+    vw_cell_text(narrow, sizeof narrow, sl->answer_value, 1);
+    const int whole = sl->answer_value == floor(sl->answer_value);
+    int t = -1, bad = 0;
+    int64_t plane = 0, ay = 0, ax = 0;
+    const int asked = asked_cell(sl, &t, &plane, &ay, &ax);
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &rec->panel[p];
+        if (rp->tensor < 0 || rp->hidden) continue;
+        for (int i = 0; i < rp->nvalues; ++i) {
+            const char *v = rp->value[i].text;
+            if (strcmp(v, full) && strcmp(v, narrow)) continue;
+            const int64_t y = rp->value[i].y, x = rp->value[i].x;
+            const int here = asked && rp->tensor == t && rp->plane == plane && y == ay && x == ax;
+            /* the cell as drawn, less a pixel a side (a neighbour's outline touches it) */
+            const vw_rect c = {.x = (int)lround(rp->ox + (double)x * rp->cell) + 1,
+                               .y = (int)lround(rp->oy + (double)y * rp->cell) + 1,
+                               .w = (int)rp->cell - 2 > 1 ? (int)rp->cell - 2 : 1,
+                               .h = (int)rp->cell - 2 > 1 ? (int)rp->cell - 2 : 1};
+            /* a named cell among a few: a highlighted number reads as the answer (among
+             * a whole column of them, a whole number that equals it is chance) */
+            int named = 0;
+            for (int j = 0; j < rp->nfocus && rp->nfocus <= LEAK_NAMED && !named; ++j) {
+                const vw_rect f = rp->focus[j]; /* a cell, or the answer's outline (8 px out): not a region */
+                named = f.w <= rp->cell + 18 && f.h <= rp->cell + 18 && vw_rect_overlap(c, f);
+            }
+            if (here || named || !whole) {
+                bad += say(fn, ctx,
+                           "the question slide at %dx%d prints its answer %s in the %s panel's cell (%lld, %lld)%s: "
+                           "hide that panel until the answer (\"hide\") or show another",
+                           rec->w, rec->h, full, p ? "right" : "left", (long long)y, (long long)x,
+                           here    ? ", the cell it asks about"
+                           : named ? ", a cell the step names"
+                                   : "");
+                break;
+            }
+        }
+    }
+    return bad;
+}
+
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx)
 {
     int bad = 0;
@@ -119,7 +186,8 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
     /* the decomposition keeps every field the narration names, and the focused event */
     char fields[sizeof sl->fields], *save = NULL;
     snprintf(fields, sizeof fields, "%s", sl->fields);
-    for (char *name = strtok_r(fields, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+    for (char *name = rec->decomp_hidden ? NULL : strtok_r(fields, " ", &save); name;
+         name = strtok_r(NULL, " ", &save)) {
         char key[80], part[80];
         snprintf(key, sizeof key, " %s ", name);
         snprintf(part, sizeof part, " %s.", name); /* {work.threadIdx}: its lines threadIdx.x ... */
@@ -130,12 +198,35 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out %s, which the narration names", which,
                        rec->w, rec->h, name);
     }
-    if (rec->decomp.h > 0 && !rec->decomp_focus)
+    if (rec->decomp.h > 0 && !rec->decomp_focus && !rec->decomp_hidden)
         bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out the focused event", which, rec->w, rec->h);
     /* an answer slide outlines the cell its question asks about */
     if (reveal && sl->has_answer_cell && !rec->answer_cell)
         bad += say(fn, ctx, "its answer slide at %dx%d: the cell the question asks about is not outlined", rec->w,
                    rec->h);
+    /* a question slide's cells do not print its answer: in the asked cell, in one of the
+     * few cells the step names, and a number that is not a whole one anywhere (a whole
+     * one elsewhere is the kind of value an arange input prints in every lesson) */
+    if (!reveal && sl->has_answer_value) bad += answer_in_cells(sl, rec, fn, ctx);
+    /* labels keep off the cells the step names, and so do their leader lines */
+    for (int i = 0; i < rec->nlabels; ++i) {
+        const vw_rec_label *l = &rec->labels[i];
+        const vw_rec_panel *rp = &rec->panel[l->panel];
+        for (int j = 0; l->leader && j < rp->nfocus; ++j) {
+            const vw_rect f = rp->focus[j];
+            int holds = l->ax >= f.x && l->ax < f.x + f.w && l->ay >= f.y && l->ay < f.y + f.h;
+            for (int k = 0; k < l->npass && !holds; ++k) /* its sample's other corners */
+                holds = vw_rect_overlap(l->pass[k], (vw_rect){.x = f.x + f.w / 2, .y = f.y + f.h / 2, .w = 1, .h = 1});
+            int crosses = 0;
+            for (int k = 0; k + 1 < l->npts && !holds && !crosses; ++k)
+                crosses = vw_segment_crosses(l->pts[k][0], l->pts[k][1], l->pts[k + 1][0], l->pts[k + 1][1], f);
+            if (crosses) {
+                bad += say(fn, ctx, "%s at %dx%d: the leader line of label '%s' crosses a cell the step names", which,
+                           rec->w, rec->h, l->text);
+                break;
+            }
+        }
+    }
     /* labels keep off the cells the step names */
     for (int i = 0; i < rec->nlabels; ++i) {
         const vw_rec_label *l = &rec->labels[i];

@@ -37,7 +37,11 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *           or zooms to the step's cells where that makes them fit;
  *   fields: the decomposition shows every field the narration names and the focused
  *           event;
- *   labels: no label covers a cell the step names;
+ *   labels: no label covers a cell the step names, no leader line crosses one (but the
+ *           cell it starts from);
+ *   leak: a number question's slide prints its answer in no cell it asks about or the
+ *         step names (at most 4 on the panel: each stands out), and a number that is
+ *         not a whole one in no cell at all;
  *   answer: an answer slide outlines the cell its question asks about. */
 typedef void (*vw_rule_fn)(void *ctx, const char *msg);
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);

@@ -76,6 +76,7 @@ void vw_draw_free(vw_draw *d)
     free(d->grid.first);
     free(d->grid.last);
     free(d->grid.pixels);
+    free(d->tile.v);
     vw_font_close(&d->font);
     for (int k = 0; k < VW_VALUE_FONTS - 1; ++k) vw_font_close(&d->small[k]);
     memset(d, 0, sizeof *d);
@@ -89,6 +90,12 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     if (s->strip) vw_draw_warp(d, s, vw_strip_area(&a, L->line));
     const vw_rect shared = s->shared ? vw_shared_area(&a, L->line) : a;
     vw_fill(d->r, a, VW_COL_PANEL);
+    if (s->nslides && !s->reveal && s->slides[s->slide].hide_decomp) { /* its fields would answer the question */
+        d->rec.decomp_hidden = 1;
+        vw_text(&d->font, d->r, a.x + 4, a.y + 2, VW_COL_TEXT, a.w - 8, "the work item's fields:");
+        vw_text(&d->font, d->r, a.x + 4, a.y + 2 + d->font.line, VW_COL_TEXT, a.w - 8, "hidden until the answer");
+        return;
+    }
     int rows = (a.h - 4) / d->font.line;
     /* long lines wrap: no number is cut at the panel's edge */
     vw_describe_focus_wrapped(s, (a.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), &lines, rows);
@@ -190,6 +197,7 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     for (int p = 0; p < 2; ++p) {
         vw_draw_heatmap(d, s, L, p);
         vw_draw_overlays(d, s, L, p);
+        vw_draw_figures(d, s, L, p);
     }
     if (L->decomp.h > 0) draw_decomp(d, s, L);
     /* a slide's grid panel shows when it has room for its lines and a row of cells */

@@ -33,7 +33,20 @@ typedef struct vw_heat_cache {
     vw_mode range_mode;
     int64_t range_plane, range_empty;
     double range_lo, range_hi;
+    int64_t tile_key; /* the shared tile's block and phase it shows (-1: not the tile) */
 } vw_heat_cache;
+
+/* The trace's shared tensor as one block leaves a barrier phase (issue 38 D8): the value
+ * each element last got written in the block at a phase <= `phase`, NaN where nothing
+ * wrote it yet (the simulator's poison). A heatmap of the shared tensor shows these at
+ * the focused event's block and phase instead of the tensor's stored zeros. */
+typedef struct vw_tile_values {
+    const ks_trace *tr;
+    int tensor; /* -1: none */
+    uint32_t block;
+    int64_t phase, n;
+    float *v;
+} vw_tile_values;
 
 typedef struct vw_grid_cache {
     vw_order order;
@@ -55,6 +68,7 @@ typedef struct vw_draw {
     vw_record rec; /* what the last frame drew where (vw_record.h) */
     vw_heat_cache heat[2];
     vw_grid_cache grid;
+    vw_tile_values tile;
     vw_warp warp; /* the warp strip's request, rebuilt when the focused event changes */
     int warp_built;
     unsigned live_gen;        /* the live re-run the caches were built for (vw_draw_live.c) */

@@ -30,8 +30,14 @@ void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y
     *x1 = b < 0 ? 0 : b > (double)m->cols ? m->cols : (int64_t)b;
 }
 
+/* A cell's value: the shared tile's at the focused phase where tile is given. */
+static double cell_value(const vw_state *s, const float *tile, int t, int64_t off, vw_mode mode)
+{
+    return tile && mode == VW_MODE_VALUES ? tile[off] : vw_heat_value(s, t, off, mode);
+}
+
 int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
-                        const vw_heat_cache *c)
+                        const vw_heat_cache *c, const float *tile)
 {
     const int t = s->panel[panel].tensor;
     if (t < 0 || d->font.advance <= 0) return -1;
@@ -49,12 +55,12 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
      * biggest of the value fonts (the text's, 4/5 and 3/5 of it: 18 px at 1920x1080)
      * where every visible number fits, full (exact) first, else rounded and marked */
     size_t longest[2] = {0, 0};
-    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
+    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32 && !tile;
     for (int narrow = 0; narrow < 2; ++narrow)
         for (int64_t y = y0; y < y1; ++y)
             for (int64_t x = x0; x < x1; ++x) {
                 const int64_t off = base + y * pd.w + x;
-                const double v = vw_heat_value(s, t, off, mode);
+                const double v = cell_value(s, tile, t, off, mode);
                 /* the cells left blank: empty, no request, NaN (poison: its colour says it) */
                 if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
                 vw_cell_text(buf, sizeof buf, v, narrow);
@@ -69,12 +75,19 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
         }
     if (k < 0) return -1;
     const vw_font *font = vw_value_font(d, k);
+    vw_rec_panel *rp = &d->rec.panel[panel];
     for (int64_t y = y0; y < y1; ++y)
         for (int64_t x = x0; x < x1; ++x) {
             const int64_t off = base + y * pd.w + x;
-            const double v = vw_heat_value(s, t, off, mode);
+            const double v = cell_value(s, tile, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
             vw_cell_text(buf, sizeof buf, v, narrow);
+            if (rp->nvalues < VW_REC_VALUES) { /* the record: what each cell prints */
+                rp->value[rp->nvalues].y = (int32_t)y, rp->value[rp->nvalues].x = (int32_t)x;
+                snprintf(rp->value[rp->nvalues++].text, sizeof rp->value[0].text, "%s", buf);
+            } else {
+                rp->values_cut = 1;
+            }
             const uint32_t bg = vw_heat_colour(c, v);
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * font->advance;
@@ -170,6 +183,12 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
         /* 3 px of room on every side: two labels never touch */
         pl[g] = (vw_label){.ax = cx, .ay = cy, .w = (int)strlen(out[g].text) * advance + 10, .h = line + 6};
     }
+    /* a leader may cross the sample's ring and its other corners' cells */
+    for (int g = 0; g < n; ++g) {
+        pl[g].pass[pl[g].npass++] = avoid[0];
+        for (int o = 0; o < n && pl[g].npass < 4; ++o)
+            if (o != g) pl[g].pass[pl[g].npass++] = vw_heatmap_cell(m, out[o].y, out[o].x);
+    }
     for (int i = 0; i < nkeep && navoid < (int)(sizeof avoid / sizeof avoid[0]); ++i) avoid[navoid++] = keep_off[i];
     const int stuck = vw_place_labels(pl, n, bounds, avoid, navoid, 5);
     for (int g = 0; g < n; ++g) out[g].label = pl[g];
@@ -223,13 +242,14 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
             vw_rect sq = {.x = l->ax - hw - 3, .y = l->ay - hh - 3, .w = 2 * hw + 7, .h = 2 * hh + 7};
             vw_outline(d->r, sq, VW_COL_CLAMP, 2, 0);
         }
-        if (l->leader) { /* from the corner's box to the label's nearest edge */
-            const int tx = l->ax < l->box.x ? l->box.x : l->ax >= l->box.x + l->box.w ? l->box.x + l->box.w - 1 : l->ax;
-            const int ty = l->ay < l->box.y ? l->box.y : l->ay >= l->box.y + l->box.h ? l->box.y + l->box.h - 1 : l->ay;
-            vw_box_edge(l->ax, l->ay, hw + 3, hh + 3, tx, ty, &sx, &sy);
-            vw_color(d->r, col);
-            SDL_RenderDrawLine(d->r, sx, sy, tx, ty);
-            SDL_RenderDrawLine(d->r, sx + 1, sy, tx + 1, ty);
+        int pts[VW_LEADER_PTS][2], npts = 0;
+        if (l->leader) { /* from the corner's box to the label, around the step's cells */
+            const vw_rec_panel *rp = &d->rec.panel[panel];
+            npts = vw_route_leader(l, rp->focus, rp->nfocus, m->ox, m->oy, m->cell, pts);
+            if (!npts) npts = 2;
+            vw_box_edge(l->ax, l->ay, hw + 3, hh + 3, pts[1][0], pts[1][1], &sx, &sy);
+            pts[0][0] = sx, pts[0][1] = sy;
+            vw_leader(d->r, pts, npts, col);
         }
         const vw_rect inner = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
         vw_fill(d->r, inner, 0x000000);
@@ -243,7 +263,11 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
                                 .ax = l->ax,
                                 .ay = l->ay,
                                 .leader = l->leader,
+                                .npts = npts,
+                                .npass = l->npass,
                                 .px = vw_value_font_px(d, k)};
+            memcpy(r->pass, l->pass, sizeof r->pass);
+            memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);
             snprintf(r->text, sizeof r->text, "%s", wl[g].text);
         }
     }

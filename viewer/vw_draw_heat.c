@@ -31,16 +31,17 @@ static int picture_channels(const vw_state *s, int t)
 
 /* The mean of the non-empty cells of [y0, y1) x [x0, x1) of the plane at base (*used: how
  * many), counting empty cells into *empty. */
-static double block_mean(const vw_state *s, int t, vw_mode mode, int64_t base, int64_t w, int64_t y0, int64_t y1,
-                         int64_t x0, int64_t x1, int64_t *used, int64_t *empty)
+static double block_mean(const vw_state *s, const float *tile, int t, vw_mode mode, int64_t base, int64_t w, int64_t y0,
+                         int64_t y1, int64_t x0, int64_t x1, int64_t *used, int64_t *empty)
 {
     const ks_tensor *T = &s->tr->tensors[t];
-    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32;
+    const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32 && !tile;
     double sum = 0;
     *used = 0;
-    if (mode == VW_MODE_VALUES && T->dtype == KS_F32 && T->data) { /* the usual case, read directly: the
-        whole-plane overview of a 47 M-cell plane is the first frame's main cost */
-        const float *f = T->data;
+    if (mode == VW_MODE_VALUES && ((T->dtype == KS_F32 && T->data) || tile)) { /* the usual case, read directly:
+        the whole-plane overview of a 47 M-cell plane is the first frame's main cost (the shared tile: its
+        values at the focused phase) */
+        const float *f = tile ? tile : T->data;
         for (int64_t y = y0; y < y1; ++y)
             for (int64_t x = x0; x < x1; ++x) sum += f[base + y * w + x];
         *used = y1 > y0 && x1 > x0 ? (y1 - y0) * (x1 - x0) : 0;
@@ -89,6 +90,7 @@ typedef struct texel_rows {
     int t;
     vw_mode mode;
     int64_t base, w, ny, nx;
+    const float *tile;
     int tw, th, whole, ty0, ty1;
     double *acc;
     uint8_t *none;
@@ -104,7 +106,7 @@ static void *texel_span(void *arg)
         int64_t y0 = r->c->wy0 + ty * r->ny / r->th, y1 = r->c->wy0 + (ty + 1) * r->ny / r->th;
         for (int tx = 0; tx < r->tw; ++tx) {
             int64_t x0 = r->c->wx0 + tx * r->nx / r->tw, x1 = r->c->wx0 + (tx + 1) * r->nx / r->tw;
-            const double v = block_mean(r->s, r->t, r->mode, r->base, r->w, y0, y1, x0, x1, &used,
+            const double v = block_mean(r->s, r->tile, r->t, r->mode, r->base, r->w, y0, y1, x0, x1, &used,
                                         r->whole ? &r->empty : &ignored);
             r->acc[(size_t)ty * r->tw + tx] = v;
             r->none[(size_t)ty * r->tw + tx] = !used;
@@ -116,7 +118,8 @@ static void *texel_span(void *arg)
     return NULL;
 }
 
-static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c, const vw_heatmap *m)
+static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c, const vw_heatmap *m,
+                          const float *tile)
 {
     int t = s->panel[panel].tensor;
     vw_plane_dims pd = vw_plane_dims_of(&s->tr->tensors[t]);
@@ -137,8 +140,9 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     if (!acc || !px || !none) goto out;
     /* the texels' block means, the lower half of the rows on a second thread when the
      * plane is big (each texel as one thread would compute it: the same pixels) */
-    texel_rows half[2] = {{s, c, t, mode, base, pd.w, ny, nx, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0},
-                          {s, c, t, mode, base, pd.w, ny, nx, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0}};
+    texel_rows half[2] = {
+        {s, c, t, mode, base, pd.w, ny, nx, tile, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0},
+        {s, c, t, mode, base, pd.w, ny, nx, tile, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0}};
     pthread_t helper;
     const int two = ny * nx >= (d->split_cells > 0 ? d->split_cells : TEXEL_THREAD_CELLS) && th > 1;
     if (two) half[0].ty1 = half[1].ty0 = th / 2;
@@ -160,7 +164,7 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     const int64_t cells = pd.h * pd.w, stride = cells > RANGE_CELLS ? (cells + RANGE_CELLS - 1) / RANGE_CELLS : 1;
     for (int64_t i = 0; !whole && !same_range && i < cells; i += stride) {
         const int64_t y = i / pd.w, x = i % pd.w, was = empty;
-        const double v = block_mean(s, t, mode, base, pd.w, y, y + 1, x, x + 1, &used, &empty);
+        const double v = block_mean(s, tile, t, mode, base, pd.w, y, y + 1, x, x + 1, &used, &empty);
         empty += (empty - was) * (stride - 1);
         if (used && isfinite(v) && v < lo) lo = v;
         if (used && isfinite(v) && v > hi) hi = v;
@@ -185,8 +189,8 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
                 int64_t x0 = c->wx0 + tx * nx / tw, x1 = c->wx0 + (tx + 1) * nx / tw;
                 col = 0;
                 for (int k = 0; k < 3; ++k)
-                    col = col << 8 | (vw_heat_colour(c, block_mean(s, t, mode, first + k * chan, pd.w, y0, y1, x0, x1,
-                                                                   &used, &ignored)) &
+                    col = col << 8 | (vw_heat_colour(c, block_mean(s, tile, t, mode, first + k * chan, pd.w, y0, y1, x0,
+                                                                   x1, &used, &ignored)) &
                                       255);
             }
             px[i] = 0xFF000000u | col;
@@ -296,11 +300,14 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     }
     vw_heatmap m = vw_panel_map(s, L, panel);
     const vw_rect map = vw_panel_map_area(L, panel);
-    int64_t wy0, wy1, wx0, wx1;
+    int64_t wy0, wy1, wx0, wx1, tile_key;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
+    const float *tile = vw_effective_mode(s, panel) == VW_MODE_VALUES ? vw_tile_for(d, s, t, &tile_key) : NULL;
+    if (!tile) tile_key = -1;
     if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane || c->indexed != (s->idx != NULL) ||
         (c->mode != vw_effective_mode(s, panel)) || memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 ||
-        c->wy1 != wy1 || c->wx0 != wx0 || c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture) {
+        c->wy1 != wy1 || c->wx0 != wx0 || c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture ||
+        c->tile_key != tile_key) {
         if (c->tex) SDL_DestroyTexture(c->tex);
         c->tex = NULL;
         c->tensor = t;
@@ -308,11 +315,17 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         c->indexed = s->idx != NULL;
         c->area = area;
         c->wy0 = wy0, c->wy1 = wy1, c->wx0 = wx0, c->wx1 = wx1, c->cell = m.cell, c->pictures = s->picture;
-        build_texture(d, s, panel, c, &m);
+        if (c->tile_key != tile_key) c->range_ok = 0; /* another phase: another range */
+        c->tile_key = tile_key;
+        build_texture(d, s, panel, c, &m, tile);
     }
-    vw_describe_panel_fit(s, panel, c->lo, c->hi, (area.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), head,
-                          sizeof head);
-    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
+    char when[48] = ""; /* the shared tile: which block and phase its values are */
+    if (tile) snprintf(when, sizeof when, "block %u, phase %lld: ", d->tile.block, (long long)d->tile.phase);
+    const int adv = d->font.advance > 0 ? d->font.advance : 8, room = (area.w - 8) / adv - (int)strlen(when);
+    vw_describe_panel_fit(s, panel, c->lo, c->hi, room > 8 ? room : 8, head, sizeof head);
+    char both[VW_LINE_LEN + 48];
+    snprintf(both, sizeof both, "%s%s", when, head);
+    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, both);
     const SDL_Rect clip = vw_sdl(map); /* a zoomed plane reaches past its panel */
     SDL_RenderSetClipRect(d->r, &clip);
     draw_margin(d->r, &m, map);
@@ -324,7 +337,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
     if (c->tex && wy1 > wy0 && wx1 > wx0) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
-    const int k = vw_draw_cell_values(d, s, &m, map, panel, c);
+    const int k = vw_draw_cell_values(d, s, &m, map, panel, c, tile);
     /* the record: the plane's extent in view, its cells, their values and the step's cells */
     {
         vw_rect ext = {.x = dst.x, .y = dst.y, .w = dst.w, .h = dst.h};
@@ -334,6 +347,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         ext.w = x1 - ext.x, ext.h = y1 - ext.y;
         rp->extent = ext;
         rp->cell = m.cell;
+        rp->ox = m.ox, rp->oy = m.oy;
         rp->values = k >= 0;
         rp->value_px = k >= 0 ? vw_value_font_px(d, k) : 0;
         rp->value_font = k;

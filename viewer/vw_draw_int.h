@@ -3,6 +3,7 @@
 #define VW_DRAW_INT_H
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "vw_boxes.h"
 #include "vw_colormap.h"
@@ -49,18 +50,35 @@ static inline double vw_heat_t(vw_mode mode, double v, double lo, double hi)
 
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
+/* The ideas the shown slide asks to draw on panel `panel` (vw_slide.figure; vw_draw_ideas.c). */
+void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
 void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L);
 /* The warp strip of the focused event's request in area (vw_draw_warp.c). */
 void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area);
 /* The shared-tile panel (vw_draw_shared.c): its band, taken from the bottom of the
  * decomposition panel *decomp, and the panel drawn there. */
 vw_rect vw_shared_area(vw_rect *decomp, int line);
+/* The values of tensor t when it is the trace's shared tensor: the focused event's block
+ * as its barrier phase leaves it (vw_tile_values, cached in d), with *key its block and
+ * phase; NULL (*key -1) for any other tensor or without a phase. */
+const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key);
 void vw_draw_shared(vw_draw *d, const vw_state *s, vw_rect area);
 /* The schedule chart in the grid panel's place (vw_draw_gantt.c). */
 void vw_draw_gantt(vw_draw *d, const vw_state *s, const vw_layout *L);
 /* Bars over a one-row plane's cells (vw_draw_bars.c); c: the panel's texture cache. */
 void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c,
                   const vw_heatmap *m);
+/* A label's leader, 2 pixels wide, through p[0..n) (vw_route_leader's points). */
+static inline void vw_leader(SDL_Renderer *r, const int (*p)[2], int n, uint32_t col)
+{
+    vw_color(r, col);
+    for (int i = 0; i + 1 < n; ++i) {
+        const int vertical = abs(p[i + 1][0] - p[i][0]) < abs(p[i + 1][1] - p[i][1]);
+        SDL_RenderDrawLine(r, p[i][0], p[i][1], p[i + 1][0], p[i + 1][1]);
+        SDL_RenderDrawLine(r, p[i][0] + vertical, p[i][1] + !vertical, p[i + 1][0] + vertical, p[i + 1][1] + !vertical);
+    }
+}
+
 /* A line from (x0, y0) to (x1, y1) with an arrowhead at (x1, y1). */
 void vw_draw_arrow(SDL_Renderer *r, int x0, int y0, int x1, int y1, uint32_t col);
 /* The region points among b[0..n) on the panel's tensor and plane (vw_draw_points.c). */
@@ -74,7 +92,7 @@ uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
  * number (vw_draw_cells.c); area: the panel's map area. Returns the value font used
  * (vw_value_font), or -1 when the numbers do not fit. */
 int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_rect area, int panel,
-                        const vw_heat_cache *c);
+                        const vw_heat_cache *c, const float *tile);
 /* The cell the shown slide's question asks about, outlined in VW_COL_ANSWER once revealed,
  * and its rectangle (before the outline) on panel p: 0 when none is there. */
 int vw_answer_cell_rect(const vw_state *s, const vw_heatmap *m, int panel, vw_rect *out);

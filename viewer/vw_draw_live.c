@@ -25,6 +25,7 @@ void vw_draw_live_sync(vw_draw *d, const vw_state *s)
     free(d->grid.first); /* the grid's spans are positions in the old trace */
     d->grid.first = NULL;
     d->warp_built = 0;
+    d->tile.tensor = -1; /* the shared tile's values are the old trace's */
 }
 
 /* A lesson's narration band while a re-run shows: the slides are about the opened trace. */

@@ -3,7 +3,10 @@
  * side by side) at the focused event's barrier phase. A cell's colour is the phase that
  * last wrote it (one hue per phase, bright when it is this phase, dim when earlier; dark:
  * never written, the simulator's poison); cells this phase reads carry a white dot, the
- * focused access a cyan outline. P / Shift+P step the focus to the next / previous phase. */
+ * focused access a cyan outline. P / Shift+P step the focus to the next / previous phase.
+ * A heatmap panel of the shared tensor shows its values at that block and phase
+ * (vw_tile_for). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,6 +16,42 @@
 static const uint32_t hue[8] = {0x4C78C8, 0xE0A030, 0x50B060, 0xC85050, 0x9068C0, 0x40B0B0, 0xC070A0, 0xA0A040};
 
 static uint32_t dim(uint32_t c) { return ((c >> 1) & 0x7F7F7F) - ((c >> 3) & 0x1F1F1F); }
+
+const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key)
+{
+    const ks_trace *tr = s->tr;
+    const uint32_t ev = vw_state_event(s);
+    vw_tile_values *tv = &d->tile;
+    *key = -1;
+    if (t < 0 || ev == VW_NONE || t != vw_shared_tensor(tr)) return NULL;
+    const int64_t phase = vw_event_phase(tr, ev), n = ks_tensor_numel(&tr->tensors[t]);
+    const uint32_t block = vw_event(tr, ev)->block;
+    if (phase < 0 || n <= 0) return NULL;
+    *key = (int64_t)block << 32 | (phase & 0xffffffff);
+    if (tv->v && tv->tr == tr && tv->tensor == t && tv->block == block && tv->phase == phase && tv->n == n)
+        return tv->v;
+    float *v = realloc(tv->v, (size_t)n * sizeof *v);
+    int32_t *when = malloc((size_t)n * sizeof *when);
+    if (!v || !when) {
+        free(when);
+        tv->v = v, tv->tensor = -1;
+        return NULL;
+    }
+    /* the writes of the block up to the phase, recorded order within a phase: the last
+     * of the latest phase wins, as the phase's barrier leaves it */
+    for (int64_t k = 0; k < n; ++k) v[k] = NAN, when[k] = -1;
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        const ks_event *e = vw_event(tr, i);
+        if (e->kind != KS_EV_WRITE || !(e->flags & KS_FLAG_SHARED) || e->block != block || e->tensor != t) continue;
+        const int64_t off = e->u.access.offset, p = e->u.access.reserved[0];
+        if (off < 0 || off >= n || p > phase || p < when[off]) continue;
+        when[off] = (int32_t)p;
+        v[off] = (float)ks_access_value(&e->u.access, e->flags);
+    }
+    free(when);
+    *tv = (vw_tile_values){.tr = tr, .tensor = t, .block = block, .phase = phase, .n = n, .v = v};
+    return v;
+}
 
 vw_rect vw_shared_area(vw_rect *decomp, int line)
 {

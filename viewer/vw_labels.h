@@ -11,13 +11,35 @@ typedef struct vw_label {
     int w, h;    /* the label's size in pixels */
     vw_rect box; /* where it went (set by vw_place_labels) */
     int leader;  /* 1: placed away from its anchor, draw a line from the anchor to it */
+    /* cells its leader may cross (a sample's other corners: a weight label of a sample
+     * at the image's corner has no way out but across them) */
+    int npass;
+    vw_rect pass[4];
 } vw_label;
+
+/* Whether the segment from (x0, y0) to (x1, y1) passes through r (inside its 2-pixel rim). */
+int vw_segment_crosses(int x0, int y0, int x1, int y1, vw_rect r);
+/* Where a's leader line meets its box: the box's point nearest the anchor. */
+void vw_label_leader_end(const vw_label *a, int *x, int *y);
+
+/* A leader from a's anchor to its box that crosses none of avoid[0..na) but those the
+ * anchor lies in or a->pass names: straight where that is clear (2 points), else along
+ * the grid lines of cells `cell` pixels wide starting at (ox, oy), which cross no cell:
+ * to a corner of the anchor's cell, along a row line and a column line to the grid point
+ * nearest the box, then to the box (VW_LEADER_PTS points). Writes the points to pts and
+ * returns their count; 0 when no such path exists (pts: the straight one). */
+#define VW_LEADER_PTS 5
+int vw_route_leader(const vw_label *a, const vw_rect *avoid, int na, double ox, double oy, double cell,
+                    int pts[VW_LEADER_PTS][2]);
 
 /* Places l[0..n) in order, each on the first free spot: first the four spots touching
  * its anchor (right-below, right-above, left-below, left-above, `gap` pixels off), then
  * the free spot of a grid over `bounds` nearest the anchor (with a leader line). A spot is
  * free when it lies inside bounds and overlaps no earlier label and none of
- * avoid[0..navoid) (the markers). Returns how many labels found no free spot (they sit
+ * avoid[0..navoid) (the markers), and a leader to it crosses none of avoid but those
+ * holding the anchor or lying in the label's pass cells (issue 38 D3: a leader never
+ * runs over a cell the step names); where no spot has such a leader, the nearest free
+ * spot whatever its leader crosses. Returns how many labels found no free spot (they sit
  * on their first spot, overlapping): 0 when every label has room. */
 int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, int navoid, int gap);
 

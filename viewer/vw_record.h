@@ -1,7 +1,8 @@
 /* vw_record.h - what the drawing of one frame put where (issue 38): the panels' places,
  * each heatmap's cells and whether they print their values (and at what text size), the
  * cells the focused step names on each panel, every label and its leader line, the
- * narration band's lines and the decomposition's fields. vw_draw_frame fills it as it
+ * narration band's lines and the decomposition's fields, the values the cells print, and
+ * the marks of the figures a step asks for (col2im's candidate windows, ...). vw_draw_frame fills it as it
  * draws (vw_draw.rec); `kscope lesson --check` and the tests read it back instead of
  * guessing from pixels. */
 #ifndef VW_RECORD_H
@@ -11,20 +12,26 @@
 
 #include "vw_layout.h"
 
-#define VW_REC_FOCUS 96   /* focus cells kept per panel */
-#define VW_REC_LABELS 48  /* labels kept per frame */
-#define VW_REC_FIELDS 200 /* the decomposition's field names, " a b c " */
+#define VW_REC_FOCUS 96    /* focus cells kept per panel */
+#define VW_REC_LABELS 48   /* labels kept per frame */
+#define VW_REC_FIELDS 200  /* the decomposition's field names, " a b c " */
+#define VW_REC_VALUES 2048 /* printed cell values kept per panel */
+#define VW_REC_MARKS 16    /* figure marks kept per frame */
 
 /* Kinds of label (what it names). */
 enum { VW_LABEL_WEIGHT = 1, VW_LABEL_CLAMP = 2, VW_LABEL_TAP = 3, VW_LABEL_NOTE = 4 };
 
 typedef struct vw_rec_label {
-    int panel;   /* 0, 1 */
-    int kind;    /* VW_LABEL_* */
-    vw_rect box; /* where its text sits */
-    int ax, ay;  /* the point it names */
-    int leader;  /* drawn away from the point with a leader line */
-    int px;      /* its text size (pixels per em) */
+    int panel;     /* 0, 1 */
+    int kind;      /* VW_LABEL_* */
+    vw_rect box;   /* where its text sits */
+    int ax, ay;    /* the point it names */
+    int leader;    /* drawn away from the point with a leader line */
+    int npts;      /* the leader as drawn (leader: 1), a straight line or routed */
+    int pts[5][2]; /* along the grid lines (vw_route_leader) */
+    int npass;     /* cells the leader may cross (its sample's other corners) */
+    vw_rect pass[4];
+    int px; /* its text size (pixels per em) */
     char text[40];
 } vw_rec_label;
 
@@ -36,6 +43,7 @@ typedef struct vw_rec_panel {
     vw_rect map;    /* the map area */
     vw_rect extent; /* the plane's cells as drawn, clipped to the map */
     double cell;    /* pixels per cell */
+    double ox, oy;  /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
     int values;     /* the cells print their values */
     int value_px;   /* at this text size (pixels per em; 0: none printed) */
     int value_font; /* the drawing's value font (vw_value_font), -1: none */
@@ -46,7 +54,30 @@ typedef struct vw_rec_panel {
     int zoomed;
     int nfocus; /* cells the step names on this panel (its item's accesses, regions, corners) */
     vw_rect focus[VW_REC_FOCUS];
+    /* the values the cells print (nvalues of them; more were printed when values_cut):
+     * each cell and its text as drawn, so a question's answer among them shows */
+    int nvalues, values_cut;
+    struct {
+        int32_t y, x;
+        char text[14];
+    } value[VW_REC_VALUES];
 } vw_rec_panel;
+
+/* Kinds of figure mark (vw_draw_ideas.c: the ideas a step asks to draw, "draw"). */
+enum {
+    VW_MARK_WINDOW = 1,  /* col2im: a candidate window along one axis; which: h_col or w_col */
+    VW_MARK_CLAMP = 2,   /* RoIAlign: a sample before (y0, x0) and after (y1, x1) its clamp */
+    VW_MARK_DROPPED = 3, /* im2col: the window the floor drops, rows y0..y1, columns x0..x1 */
+    VW_MARK_TILE = 4     /* the shared tile's values at block `which`, phase `pass` */
+};
+
+typedef struct vw_rec_mark {
+    int panel, kind;
+    int axis;              /* WINDOW: 0 rows (h_col), 1 columns (w_col) */
+    int pass;              /* WINDOW: a tap lands on the pixel (the divisibility test passes) */
+    int64_t which;         /* WINDOW: the candidate h_col / w_col; TILE: the block */
+    double y0, x0, y1, x1; /* in the plane's cells (see the kinds) */
+} vw_rec_mark;
 
 typedef struct vw_record {
     int w, h, line, advance, text_px;
@@ -57,11 +88,13 @@ typedef struct vw_record {
     int band_rows, band_lines, band_cut;
     /* the decomposition: the lines drawn, the fields among them (" a b c "), whether the
      * focused event's line is there */
-    int decomp_lines, decomp_focus;
+    int decomp_lines, decomp_focus, decomp_hidden;
     char fields[VW_REC_FIELDS];
     int answer_cell; /* the asked cell's outline is drawn (an answer slide) */
     int nlabels;
     vw_rec_label labels[VW_REC_LABELS];
+    int nmarks;
+    vw_rec_mark marks[VW_REC_MARKS];
 } vw_record;
 
 #endif

@@ -12,6 +12,12 @@
 
 #include "vw_index.h"
 
+/* Figures a slide draws from its trace (a lesson step's "draw"): col2im's candidate
+ * windows along the rows or the columns of the focused pixel and which pass the
+ * divisibility test; a RoIAlign sample before and after its border clamp; the window
+ * past the last one that fits, which the output size's floor drops. */
+enum { VW_FIGURE_WINDOWS_H = 1, VW_FIGURE_WINDOWS_W = 2, VW_FIGURE_CLAMP = 4, VW_FIGURE_DROPPED = 8 };
+
 typedef struct vw_slide {
     char *title;     /* "Step 3 of 12: the kernel window" */
     char *pre;       /* NULL, or a line above the narration ("[run 'strided': ...]") */
@@ -45,6 +51,8 @@ typedef struct vw_slide {
      * showing one of them is covered, header, values, legend and marks (vw_story_hides) */
     int hide[2];
     int nhide;
+    /* the decomposition panel is covered until the answer: its fields give it away */
+    int hide_decomp;
     /* the step is about the launch (its threads, blocks): the grid panel keeps its room */
     int grid;
     /* the order the slide plays the trace in (vw_order + 1; 0: keep): the grid-stride
@@ -53,6 +61,12 @@ typedef struct vw_slide {
     /* the warp strip (W) of the focused event's request: 1 on the slide, 2 once the answer
      * shows (its sectors and addresses would answer the question) */
     int strip;
+    /* the ideas the step draws over its panels (VW_FIGURE_* bits, vw_draw_ideas.c) */
+    int figure;
+    /* a number question's answer (has_answer_value): a question slide whose cells print
+     * it gives it away (kscope lesson --check) */
+    int has_answer_value;
+    double answer_value;
     /* the trace the slide shows and its index (both borrowed; they outlive the viewer):
      * NULL shows the trace the viewer opened. event, look_tensor, panel and answer_event
      * are ids into this trace. run: the lesson's run (0: its own), for the tests. */

@@ -229,7 +229,8 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
     for (int i = 0; i < st->q.nhide; ++i)
         if (!strcmp(st->q.hide[i], "strip") && !st->strip) {
             ls_problem(rep, k + 1, "question: hide: \"strip\" on a step without \"strip\": true");
-        } else if (strcmp(st->q.hide[i], "strip") && ks_trace_tensor(&S->tr, st->q.hide[i]) < 0) {
+        } else if (strcmp(st->q.hide[i], "strip") && strcmp(st->q.hide[i], "decomposition") &&
+                   ks_trace_tensor(&S->tr, st->q.hide[i]) < 0) {
             ls_problem(rep, k + 1, "question: hide: the trace has no tensor '%s'", st->q.hide[i]);
             bad++;
         }

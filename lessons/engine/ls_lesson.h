@@ -71,7 +71,9 @@ typedef struct ls_question {
                           * every value that gives the answer away masked); never the answer */
     /* tensors whose panels the question slide covers until the answer shows: they would
      * draw the answer (lesson 04's output beside a question about one of its cells); or
-     * "strip": the warp strip, whose sectors and addresses answer a request question */
+     * "strip": the warp strip, whose sectors and addresses answer a request question;
+     * "decomposition": the work item's fields (lesson 12's n = index / 16, 16 = Ho x Wo,
+     * beside a question asking Ho) */
     const char *hide[2];
     int nhide;
 } ls_question;
@@ -89,6 +91,7 @@ typedef struct ls_step {
     int run;                   /* which of the lesson's runs the step looks at (0: its own) */
     int order;                 /* viewer: the replay order, vw_order + 1 ("order": "iter"); 0: keep */
     int strip;                 /* viewer: the warp strip of the focused request on the slide */
+    int figure;                /* viewer: "draw", the ideas drawn from the trace (VW_FIGURE_* bits) */
     ls_question q;
 } ls_step;
 

@@ -221,8 +221,8 @@ static int find_run(const ls_lesson *L, const char *name);
 
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title", "text",     "notes", "focus", "show",  "panels",
-                                       "mode",  "question", "run",   "order", "strip", NULL};
+    static const char *const keys[] = {"title",    "text", "notes", "focus", "show", "panels", "mode",
+                                       "question", "run",  "order", "strip", "draw", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -247,6 +247,19 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
     const cJSON *strip = cJSON_GetObjectItemCaseSensitive(o, "strip");
     if (strip && !cJSON_IsBool(strip)) ls_problem(rep, k, "strip must be true or false");
     s->strip = cJSON_IsTrue(strip);
+    /* "draw": the ideas the slide draws from the trace (vw_slide.h's VW_FIGURE_*) */
+    const cJSON *draw = cJSON_GetObjectItemCaseSensitive(o, "draw");
+    if (draw && !cJSON_IsArray(draw)) ls_problem(rep, k, "draw must be a list of figure names");
+    for (const cJSON *f = draw && cJSON_IsArray(draw) ? draw->child : NULL; f; f = f->next) {
+        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped"};
+        int bit = 0;
+        for (int i = 0; i < 4; ++i)
+            if (cJSON_IsString(f) && !strcmp(f->valuestring, figures[i])) bit = 1 << i;
+        if (!bit)
+            ls_problem(rep, k, "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped)",
+                       cJSON_IsString(f) ? f->valuestring : "(not a string)");
+        s->figure |= bit;
+    }
     const char *order = get_string(rep, k, o, "order", 0);
     if (order) {
         static const char *const orders[] = {"recorded", "thread", "iter"};

@@ -137,6 +137,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->grid = shows(st, "launch") || shows(st, "threads");
         v->order = st->order;
         v->strip = st->strip;
+        v->figure = st->figure;
         v->trace = &S->tr;
         v->index = &S->idx;
         v->run = st->run;
@@ -164,6 +165,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             v->question = dup_text(text);
             for (int i = 0; i < q->nhide; ++i)
                 if (!strcmp(q->hide[i], "strip")) v->strip = 2; /* the strip shows with the answer */
+                else if (!strcmp(q->hide[i], "decomposition")) v->hide_decomp = 1;
                 else if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
             ls_answer_text(S, &qc, k, ans, sizeof ans);
             ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);
@@ -191,6 +193,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 const char *wc = strstr(q->check, "{sample.w");
                 if (wc && wc[9] >= '0' && wc[9] <= '3' && wc[10] == '}') v->answer_corner = 1 + (wc[9] - '0');
             }
+            if (q->kind == LS_Q_NUMBER) v->has_answer_value = 1, v->answer_value = q->number;
             if (q->kind == LS_Q_CELL && q->tensor[0])
                 ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
             if ((q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE && ev < S->tr.nevents &&
