@@ -9,6 +9,7 @@
 #include "../lessons/engine/ls_slides.h"
 #include "../viewer/vw_audit.h"
 #include "../viewer/vw_describe.h"
+#include "../viewer/vw_labels.h"
 #include "view_fixture.h"
 
 static char dir[64];
@@ -673,7 +674,7 @@ END_TEST
 typedef struct audit_run {
     const char *lesson;
     int size;
-    int slides, labels, leaders, values, zoomed;
+    int slides, labels, leaders, values, zoomed, routed, marks;
     double least[VW_AUDIT_SIZES];
 } audit_run;
 
@@ -719,9 +720,12 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
         const int lines = vw_audit_narration_lines(sl, 1024, 768);
         ck_assert_msg(lines <= 5, "lesson %s slide %d: %d narration lines at 1024x768", a->lesson, k + 1, lines);
     }
-    ck_assert_msg(rec->decomp_focus, "lesson %s slide %d at %dx%d: no focused event in the decomposition", a->lesson,
-                  k + 1, rec->w, rec->h);
-    for (const char *f = sl->fields; *f;) {
+    /* (a question may cover the decomposition until its answer: lesson 12's n = index / 16) */
+    ck_assert_msg(rec->decomp_focus || rec->decomp_hidden,
+                  "lesson %s slide %d at %dx%d: no focused event in the decomposition", a->lesson, k + 1, rec->w,
+                  rec->h);
+    ck_assert(!rec->decomp_hidden || (sl->hide_decomp && !reveal));
+    for (const char *f = rec->decomp_hidden ? "" : sl->fields; *f;) {
         while (*f == ' ') f++;
         const size_t n = strcspn(f, " ");
         if (!n) break;
@@ -738,11 +742,25 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
             ck_assert_msg(!vw_rect_overlap(l->box, rec->panel[l->panel].focus[j]),
                           "lesson %s slide %d at %dx%d: label '%s' covers a cell the step names", a->lesson, k + 1,
                           rec->w, rec->h, l->text);
+        /* its leader runs over no named cell but the one it starts from (and its sample's
+         * other corners): issue 38 D3 */
+        for (int j = 0; l->leader && j < rec->panel[l->panel].nfocus; ++j) {
+            const vw_rect c = rec->panel[l->panel].focus[j];
+            int own = l->ax >= c.x && l->ax < c.x + c.w && l->ay >= c.y && l->ay < c.y + c.h;
+            for (int q = 0; q < l->npass; ++q)
+                own |= vw_rect_overlap(l->pass[q], (vw_rect){.x = c.x + c.w / 2, .y = c.y + c.h / 2, .w = 1, .h = 1});
+            for (int q = 0; q + 1 < l->npts && !own; ++q)
+                ck_assert_msg(!vw_segment_crosses(l->pts[q][0], l->pts[q][1], l->pts[q + 1][0], l->pts[q + 1][1], c),
+                              "lesson %s slide %d at %dx%d: the leader of label '%s' crosses a named cell", a->lesson,
+                              k + 1, rec->w, rec->h, l->text);
+        }
+        a->routed += l->npts > 2;
         /* inside its panel's map, its text as big as the cells' values allow */
         const vw_rect m = rec->panel[l->panel].map;
         ck_assert(l->box.x >= m.x && l->box.y >= m.y && l->box.x + l->box.w <= m.x + m.w &&
                   l->box.y + l->box.h <= m.y + m.h);
     }
+    a->marks += rec->nmarks;
     if (reveal && sl->has_answer_cell)
         ck_assert_msg(rec->answer_cell, "lesson %s slide %d at %dx%d: the asked cell has no outline", a->lesson, k + 1,
                       rec->w, rec->h);
@@ -770,11 +788,15 @@ START_TEST(every_slide_keeps_the_projector_rules_at_three_sizes)
         close_lesson();
     }
     printf("slides: %d frames; least picture share %.0f%% at 1920x1080, %.0f%% at 1280x960, %.0f%% at 1024x768; "
-           "%d labels (%d with leaders), %d panels printing values, %d zoomed for them\n",
-           a.slides, a.least[0] * 100, a.least[1] * 100, a.least[2] * 100, a.labels, a.leaders, a.values, a.zoomed);
+           "%d labels (%d with leaders, %d routed along grid lines), %d panels printing values, %d zoomed for them, "
+           "%d figure marks\n",
+           a.slides, a.least[0] * 100, a.least[1] * 100, a.least[2] * 100, a.labels, a.leaders, a.routed, a.values,
+           a.zoomed, a.marks);
     ck_assert_int_gt(a.labels, 10); /* lessons 05, 06, 07 label their samples' corners */
     ck_assert_int_gt(a.leaders, 0); /* some away from their corners */
     ck_assert_int_gt(a.zoomed, 0);  /* lesson 13's 27 x 21 planes zoom for their values */
+    ck_assert_int_gt(a.routed, 0);  /* lesson 06's corners: leaders along the grid lines */
+    ck_assert_int_gt(a.marks, 0);   /* lessons 03, 06 and 12 draw their ideas */
 }
 END_TEST
 

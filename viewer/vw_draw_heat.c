@@ -229,7 +229,9 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     snprintf(hi, sizeof hi, "%s%s", vw_value_text(t, sizeof t, c->picture ? 1 : c->hi) ? "" : "~", t);
     if (L->arrangement) { /* a slide's legend is one line: lo [bar] hi  mode */
         const int adv = d->font.advance, lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
-        const char *name = vw_mode_name((vw_mode)c->mode);
+        char phase[48]; /* the shared tile: the values as the focused block's phase leaves them */
+        snprintf(phase, sizeof phase, "values after phase %lld", (long long)d->tile.phase);
+        const char *name = c->tile_key >= 0 ? phase : vw_mode_name((vw_mode)c->mode);
         const int nw = ((int)strlen(name) + 2) * adv;
         bar_x = lg.x + lw + adv;
         bar_w = lg.w - lw - hw - nw - 2 * adv;
@@ -319,13 +321,9 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         c->tile_key = tile_key;
         build_texture(d, s, panel, c, &m, tile);
     }
-    char when[48] = ""; /* the shared tile: which block and phase its values are */
-    if (tile) snprintf(when, sizeof when, "block %u, phase %lld: ", d->tile.block, (long long)d->tile.phase);
-    const int adv = d->font.advance > 0 ? d->font.advance : 8, room = (area.w - 8) / adv - (int)strlen(when);
-    vw_describe_panel_fit(s, panel, c->lo, c->hi, room > 8 ? room : 8, head, sizeof head);
-    char both[VW_LINE_LEN + 48];
-    snprintf(both, sizeof both, "%s%s", when, head);
-    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, both);
+    vw_describe_panel_fit(s, panel, c->lo, c->hi, (area.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), head,
+                          sizeof head);
+    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     const SDL_Rect clip = vw_sdl(map); /* a zoomed plane reaches past its panel */
     SDL_RenderSetClipRect(d->r, &clip);
     draw_margin(d->r, &m, map);

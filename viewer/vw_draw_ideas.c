@@ -4,8 +4,8 @@
  *   windows-h / windows-w  col2im: every candidate window along the rows (columns) of
  *                          the focused output pixel, as a comb of its taps across the
  *                          pixel's column (row), green where a tap lands on the pixel
- *                          (the divisibility test h_k % dilation == 0 passes: the item
- *                          reads that window's entry), red where the window only spans it;
+ *                          (the kernel's divisibility test h_k % dilation == 0 passes on
+ *                          the item's padded h_im), red where the window only spans it;
  *   clamp                  RoIAlign: the focused sample where the bin's grid puts it and
  *                          an arrow to where the border clamp moves it;
  *   dropped                im2col: the window after the last one that fits, dashed, its
@@ -198,8 +198,7 @@ static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
         !get_geom(s->tr, &g) || !field(s->tr, w, names[a][0], &im) || !field(s->tr, w, names[a][1], &lo) ||
         !field(s->tr, w, names[a][2], &hi) || hi - lo < 1 || hi - lo > 8)
         return;
-    /* col2im's output_size is the columns' (Ho, Wo): a read at column h_col*Wo + w_col */
-    const int64_t Wo = g.out[1], py = out->u.access.y, px = out->u.access.x, count = hi - lo;
+    const int64_t py = out->u.access.y, px = out->u.access.x, count = hi - lo;
     const vw_rect pix = vw_heatmap_cell(m, py, px);
     const vw_font *f = vw_value_font(d, vw_label_font(d, m->cell));
     const int half = m->cell >= 40 ? 4 : 2;
@@ -207,11 +206,10 @@ static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
     int nl = 0;
     notes ns = {0};
     for (int64_t c = lo; c < hi; ++c) {
-        int pass = 0;
-        for (int i = 0; i < n; ++i) /* a read of this window's entry: the test passed */
-            if (ev[i]->kind == KS_EV_READ && ev[i]->u.access.x >= 0 &&
-                (a ? ev[i]->u.access.x % Wo : ev[i]->u.access.x / Wo) == c)
-                pass = 1;
+        /* the kernel's test on this axis, on the padded coordinate: the tap offset divides
+         * by the dilation (the item reads the window's entry when both axes pass) */
+        const int64_t off = im - c * g.stride[a];
+        const int pass = off % g.dil[a] == 0;
         const int64_t first = c * g.stride[a] - g.pad[a], last = first + (g.k[a] - 1) * g.dil[a];
         const uint32_t col = pass ? VW_COL_VALID : VW_COL_INVALID;
         /* lane k of count across the pixel's cell: a row of the window's taps, the first
@@ -252,8 +250,6 @@ static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
             vw_heatmap_point(m, (double)py, (double)px, &cx, &cy);
             cross(d->r, a ? cx : x0, a ? y0 : cy, half + 3, col);
         }
-        /* the test as the kernel does it, on the padded coordinate */
-        const int64_t off = im - c * g.stride[a];
         char text[128];
         if (pass)
             snprintf(text, sizeof text, "%s_col %lld: %s_k %lld, %%%lld = 0: tap %lld", names[a][3], (long long)c,
@@ -339,7 +335,7 @@ static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
 
 /* im2col: the window after the last that fits along rows (the focused item's h_col is
  * the last, Ho - 1) and along columns (w_col = Wo - 1), at the item's place on the other
- * axis: dashed, its taps dots, those past the padded image crossed out. */
+ * axis: dashed, its taps on padding dots, those past the padded image crossed out. */
 static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
 {
     static const ks_event *ev[MAX_EVENTS];
@@ -375,14 +371,19 @@ static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
                 const int64_t ty = first[0] + i * g.dil[0], tx = first[1] + j * g.dil[1];
                 int px, py;
                 vw_heatmap_point(m, (double)ty, (double)tx, &px, &py);
-                /* past the padded image (rows -pad .. H - 1 + pad): no window can read it */
-                if (ty > g.in[0] - 1 + g.pad[0] || tx > g.in[1] - 1 + g.pad[1])
-                    cross(d->r, px, py, half + 3, VW_COL_INVALID);
-                else dot(d->r, px, py, half, VW_COL_INVALID);
+                /* past the padded image (rows -pad .. H - 1 + pad): no window can read it; a
+                 * cross past the panel's edge is drawn at the edge, where it shows */
+                if (ty > g.in[0] - 1 + g.pad[0] || tx > g.in[1] - 1 + g.pad[1]) {
+                    const int ex = bounds.x + bounds.w - half - 5, ey = bounds.y + bounds.h - half - 5;
+                    cross(d->r, px < ex ? px : ex, py < ey ? py : ey, half + 3, VW_COL_INVALID);
+                } else if (ty >= g.in[0] || tx >= g.in[1] || ty < 0 || tx < 0) { /* padding: a dot */
+                    dot(d->r, px, py, half, VW_COL_INVALID);
+                }
             }
         char text[128];
-        snprintf(text, sizeof text, "%s %lld: %s %lld..%lld, past %lld", a ? "w_col" : "h_col", (long long)g.out[a],
-                 a ? "columns" : "rows", (long long)first[a], (long long)last[a], (long long)(g.in[a] - 1 + g.pad[a]));
+        snprintf(text, sizeof text, "%s %lld: %s %lld..%lld, padding ends at %lld", a ? "w_col" : "h_col",
+                 (long long)g.out[a], a ? "columns" : "rows", (long long)first[a], (long long)last[a],
+                 (long long)(g.in[a] - 1 + g.pad[a]));
         /* anchored on the far edge, where the window leaves the padded image */
         note(&ns, vw_value_font(d, k), a ? box.x + box.w - 2 : box.x + box.w / 2,
              a ? box.y + box.h / 2 : box.y + box.h - 2, VW_COL_INVALID, text);

@@ -1,0 +1,404 @@
+/* The ideas a lesson step draws (issue 38 D8, "draw"), its labels' leaders (D3) and the
+ * answer a question slide's cells may print (the leak rule), read back from what the
+ * renderer records (vw_record.h) and compared with references worked out here from the
+ * operators' definitions: col2im's candidate windows and the divisibility test, the
+ * window past im2col's last, RoIAlign's sample before its clamp, the shared tile as a
+ * barrier phase leaves it. Lessons with random geometry (fixed seeds, odd sizes) are
+ * written to a scratch folder and played in process, as kscope lesson --frames does. */
+#include <cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lessons/engine/ls_lesson.h"
+#include "../lessons/engine/ls_slides.h"
+#include "../viewer/vw_audit.h"
+#include "../viewer/vw_describe.h"
+#include "../viewer/vw_labels.h"
+#include "view_fixture.h"
+
+static char dir[64];
+static ls_lesson les;
+static ls_session ses;
+static vw_slide *slides;
+static int nslides;
+
+static void open_path(const char *path)
+{
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&les, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&ses, &les, &rep), 0);
+    nslides = ls_slides_make(&ses, &slides);
+    ck_assert_int_eq(nslides, les.nsteps);
+}
+
+static void open_lesson(const char *name)
+{
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find(name, path, sizeof path), 0);
+    open_path(path);
+}
+
+static void close_lesson(void)
+{
+    ls_slides_free(slides, nslides);
+    ls_session_close(&ses);
+    ls_free(&les);
+}
+
+/* Slides 0 .. k shown in order (panels and modes carry over), slide k drawn at w x h. */
+static void show(vf_frame *f, vw_state *st, int w, int h, int k, int reveal)
+{
+    vf_open_text(f, w, h, vw_text_px(w, h));
+    vw_state_init(st, &ses.tr, &ses.idx);
+    ck_assert_int_eq(vw_set_order(st, "thread"), KS_OK);
+    vw_story_set(st, slides, nslides);
+    for (int j = 0; j <= k; ++j) vw_story_show(st, j);
+    vw_story_reveal(st, reveal);
+    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
+    vw_draw_value_metrics(&f->d, &f->L);
+    vf_draw(f, st);
+}
+
+static void hide_frame(vf_frame *f, vw_state *st)
+{
+    vw_state_free(st);
+    vf_close(f);
+}
+
+/* A one-step lesson of operator op with params (a JSON object's body) whose step focuses
+ * work item `index`, shows panels p0 and p1 and draws `draw`, written to the scratch
+ * folder and opened. */
+static void open_written(const char *op, const char *params, int64_t index, const char *p0, const char *p1,
+                         const char *draw)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/l.json", dir);
+    FILE *o = fopen(path, "w");
+    ck_assert_ptr_nonnull(o);
+    fprintf(o,
+            "{\"title\": \"figures\", \"level\": \"beginner\", \"operator\": \"%s\", \"params\": {%s},\n"
+            " \"pattern\": \"arange\", \"steps\": [{\"title\": \"t\", \"focus\": {\"index\": %lld},\n"
+            " \"panels\": [\"%s\", \"%s\"], \"draw\": [%s], \"text\": \"A figure.\"}]}\n",
+            op, params, (long long)index, p0, p1, draw);
+    fclose(o);
+    open_path(path);
+}
+
+static int64_t param(const char *key, int i)
+{
+    cJSON *j = cJSON_Parse(ses.tr.params);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, key);
+    ck_assert_msg(p != NULL, "no parameter %s", key);
+    const int64_t v = (int64_t)(cJSON_IsArray(p) ? cJSON_GetArrayItem(p, i)->valuedouble : p->valuedouble);
+    cJSON_Delete(j);
+    return v;
+}
+
+static int pick(unsigned *seed, int lo, int hi) { return lo + (int)(rand_r(seed) % (unsigned)(hi - lo + 1)); }
+
+/* col2im (issue 38 D8, lesson 03 steps 5-6): for a pixel, every window whose span holds it
+ * along an axis is a candidate, and it passes when one of its taps lands on the pixel:
+ * the marks are exactly those windows, the passing ones green. Reference: every window
+ * of the output grid and every tap, walked. */
+START_TEST(col2im_marks_the_candidate_windows_and_which_pass)
+{
+    unsigned seed = 38;
+    vf_tmpdir(dir, sizeof dir, "ks_figures");
+    for (int round = 0; round < 6; ++round) {
+        const int H = pick(&seed, 3, 7) | 1, W = pick(&seed, 4, 9) | 1, k = pick(&seed, 2, 3);
+        const int pad = pick(&seed, 0, 2), stride = pick(&seed, 1, 2), dil = pick(&seed, 1, 3);
+        if (H + 2 * pad < dil * (k - 1) + 1 || W + 2 * pad < dil * (k - 1) + 1) continue;
+        char params[300];
+        snprintf(params, sizeof params,
+                 "\"batch\": 1, \"channels\": 1, \"output-size\": [%d, %d], \"kernel-size\": [%d, %d], "
+                 "\"padding\": [%d, %d], \"stride\": [%d, %d], \"dilation\": [%d, %d]",
+                 H, W, k, k, pad, pad, stride, stride, dil, dil);
+        const int64_t index = pick(&seed, 0, H * W - 1);
+        open_written("col2im", params, index, "columns", "output", "\"windows-h\", \"windows-w\"");
+        const int64_t Ho = param("output_size", 0), Wo = param("output_size", 1);
+        const int64_t py = index / W, px = index % W, at[2] = {py, px}, n_out[2] = {Ho, Wo};
+        vf_frame f;
+        vw_state st;
+        show(&f, &st, 1280, 960, 0, 0);
+        const vw_record *rec = &f.d.rec;
+        int64_t passes[2] = {0, 0}, reads = 0;
+        for (int a = 0; a < 2; ++a) {
+            int want = 0, got = 0;
+            for (int64_t c = 0; c < n_out[a]; ++c) {
+                const int64_t first = c * stride - pad, last = first + (int64_t)(k - 1) * dil;
+                if (at[a] < first || at[a] > last) continue; /* its span misses the pixel */
+                int pass = 0;
+                for (int t = 0; t < k; ++t) pass |= first + (int64_t)t * dil == at[a];
+                want++;
+                passes[a] += pass;
+                int found = 0;
+                for (int m = 0; m < rec->nmarks; ++m) {
+                    const vw_rec_mark *mk = &rec->marks[m];
+                    if (mk->kind != VW_MARK_WINDOW || mk->axis != a || mk->which != c) continue;
+                    found = 1;
+                    ck_assert_int_eq(mk->pass, pass);
+                    ck_assert_int_eq((int64_t)(a ? mk->x0 : mk->y0), first);
+                    ck_assert_int_eq((int64_t)(a ? mk->x1 : mk->y1), last);
+                }
+                ck_assert_msg(found, "round %d: no mark for window %lld along axis %d", round, (long long)c, a);
+            }
+            for (int m = 0; m < rec->nmarks; ++m)
+                got += rec->marks[m].kind == VW_MARK_WINDOW && rec->marks[m].axis == a;
+            if (want <= 8) ck_assert_int_eq(got, want);
+        }
+        /* the kernel gathers one entry per pair of passing windows: the trace agrees */
+        for (uint64_t i = 0; i < ses.tr.nevents; ++i)
+            reads += vw_event(&ses.tr, i)->index == index && vw_event(&ses.tr, i)->kind == KS_EV_READ;
+        ck_assert_int_eq(reads, passes[0] * passes[1]);
+        hide_frame(&f, &st);
+        close_lesson();
+    }
+    vf_rmdir(dir);
+}
+END_TEST
+
+/* im2col (lesson 12 step 5): for the last work item the window one past the last along
+ * each axis is marked, starting at Ho*s - p; reference: windows counted one by one while
+ * the last tap stays within the padded image. */
+START_TEST(the_window_the_floor_drops_is_one_past_the_last)
+{
+    unsigned seed = 1205;
+    vf_tmpdir(dir, sizeof dir, "ks_figures");
+    for (int round = 0; round < 6; ++round) {
+        const int H = pick(&seed, 5, 11) | 1, k = pick(&seed, 2, 4), pad = pick(&seed, 0, 2);
+        const int s = pick(&seed, 1, 3), d = pick(&seed, 1, 2);
+        if (H + 2 * pad < d * (k - 1) + 1) continue;
+        int64_t Ho = 0;
+        while (Ho * s - pad + (int64_t)(k - 1) * d <= H - 1 + pad) Ho++;
+        char params[300];
+        snprintf(params, sizeof params,
+                 "\"channels\": 1, \"input-size\": [%d, %d], \"kernel-size\": [%d, %d], \"padding\": %d, "
+                 "\"stride\": %d, \"dilation\": %d",
+                 H, H + 2, k, k, pad, s, d);
+        int64_t Wo = 0;
+        while (Wo * s - pad + (int64_t)(k - 1) * d <= H + 2 - 1 + pad) Wo++;
+        open_written("im2col", params, Ho * Wo - 1, "input", "columns", "\"dropped\"");
+        vf_frame f;
+        vw_state st;
+        show(&f, &st, 1280, 960, 0, 0);
+        const vw_record *rec = &f.d.rec;
+        int seen = 0;
+        for (int m = 0; m < rec->nmarks; ++m) {
+            const vw_rec_mark *mk = &rec->marks[m];
+            if (mk->kind != VW_MARK_DROPPED) continue;
+            seen |= 1 << mk->axis;
+            const int64_t o = mk->axis ? Wo : Ho;
+            ck_assert_int_eq(mk->which, o);
+            ck_assert_int_eq((int64_t)(mk->axis ? mk->x0 : mk->y0), o * s - pad);
+            ck_assert_int_eq((int64_t)(mk->axis ? mk->x1 : mk->y1), o * s - pad + (int64_t)(k - 1) * d);
+            /* it would need a row (column) past the padded image: that is why it is dropped */
+            ck_assert_int_gt((int64_t)(mk->axis ? mk->x1 : mk->y1), (mk->axis ? H + 2 : H) - 1 + pad);
+        }
+        ck_assert_int_eq(seen, 3);
+        hide_frame(&f, &st);
+        close_lesson();
+    }
+    vf_rmdir(dir);
+}
+END_TEST
+
+/* RoIAlign (lesson 06 step 7): the clamp mark puts the sample where the bin's grid has it,
+ * y = roi_y0*scale - 0.5 + (ph + (iy + 0.5)/grid) * bin_h, from the lesson's rois, and
+ * where the clamp moves it, the last row */
+START_TEST(roi_align_marks_the_sample_before_its_clamp)
+{
+    open_lesson("06");
+    int k = -1;
+    for (int i = 0; i < nslides; ++i)
+        if (slides[i].figure & VW_FIGURE_CLAMP) k = i;
+    ck_assert_int_ge(k, 0);
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1280, 960, k, 0);
+    const vw_record *rec = &f.d.rec;
+    const vw_rec_mark *mk = NULL;
+    for (int m = 0; m < rec->nmarks; ++m)
+        if (rec->marks[m].kind == VW_MARK_CLAMP) mk = &rec->marks[m];
+    ck_assert_ptr_nonnull(mk);
+    /* the step's item and tap, the RoI's box from the rois input (n, x1, y1, x2, y2) */
+    const ks_event *e = vw_event(&ses.tr, vw_state_event(&st));
+    const int t = ks_trace_tensor(&ses.tr, "rois");
+    const float *rois = ses.tr.tensors[t].data;
+    const int64_t PH = param("output_size", 0), PW = param("output_size", 1), g = param("sampling_ratio", 0);
+    const int64_t H = param("input_size", 0), C = param("channels", 0);
+    const int64_t n = e->index / (C * PH * PW), ph = e->index / PW % PH, pw = e->index % PW;
+    const double y0 = rois[n * 5 + 2] - 0.5, y1 = rois[n * 5 + 4] - 0.5, x0 = rois[n * 5 + 1] - 0.5,
+                 x1 = rois[n * 5 + 3] - 0.5;
+    const double bh = (y1 - y0) / (double)PH, bw = (x1 - x0) / (double)PW;
+    const double y = y0 + ph * bh + (e->tap / g + 0.5) * bh / (double)g;
+    const double x = x0 + pw * bw + (e->tap % g + 0.5) * bw / (double)g;
+    ck_assert_double_eq_tol(mk->y0, y, 1e-4);
+    ck_assert_double_eq_tol(mk->x0, x, 1e-4);
+    ck_assert_double_eq_tol(mk->y1, (double)(H - 1), 1e-6); /* clamped onto the last row */
+    ck_assert(mk->y0 > H - 1 && mk->y0 < H);
+    /* its label says both */
+    char want[64], a[24];
+    vw_cell_text(a, sizeof a, y, 0);
+    snprintf(want, sizeof want, "y %s -> %lld", a, (long long)(H - 1));
+    int said = 0;
+    for (int i = 0; i < rec->nlabels; ++i) said |= strstr(rec->labels[i].text, want) != NULL;
+    ck_assert_msg(said, "no label '%s'", want);
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
+/* lesson 11 (issue 38 D8): the heatmap of the shared tensor prints the tile as the focused
+ * block's barrier phase leaves it, not the tensor's stored zeros: after phase 0 of block
+ * 0, a_tile[ty][tx] = a[ty][tx] and b_tile[ty][tx] = b[ty][tx] (the first tiles) */
+START_TEST(the_shared_panel_shows_the_tile_after_its_phase)
+{
+    open_lesson("11");
+    const int sh = ks_trace_tensor(&ses.tr, "shared"), ta = ks_trace_tensor(&ses.tr, "a");
+    ck_assert_int_ge(sh, 0);
+    int k = -1;
+    for (int i = 0; i < nslides && k < 0; ++i)
+        if ((slides[i].panel[0] == sh || slides[i].panel[1] == sh) && slides[i].run == 0) k = i;
+    if (k < 0) k = 3; /* step 4 keeps step 1's panels: a and shared */
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1920, 1080, k, 0);
+    const vw_record *rec = &f.d.rec;
+    const vw_rec_panel *rp = rec->panel[0].tensor == sh ? &rec->panel[0] : &rec->panel[1];
+    ck_assert_int_eq(rp->tensor, sh);
+    ck_assert_int_eq(rp->plane, 0);
+    ck_assert_int_gt(rp->nvalues, 200);
+    const ks_tensor *A = &ses.tr.tensors[ta];
+    const int64_t K = A->shape[A->ndim - 1];
+    int nonzero = 0;
+    for (int i = 0; i < rp->nvalues; ++i) {
+        const int64_t y = rp->value[i].y, x = rp->value[i].x;
+        char want[48];
+        vw_cell_text(want, sizeof want, x < K ? ((const float *)A->data)[y * K + x] : 0.0, 0);
+        ck_assert_msg(!strcmp(rp->value[i].text, want), "a_tile (%lld, %lld) prints %s, a has %s", (long long)y,
+                      (long long)x, rp->value[i].text, want);
+        nonzero += strcmp(want, "0") != 0;
+    }
+    ck_assert_int_gt(nonzero, 100);
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
+/* The leak rule: lesson 06 step 6 asks bin (0, 1)'s output, 9.75; with its "hide" taken
+ * away the question slide prints it in the asked cell and the rule says so. The leader
+ * rule: a label whose leader runs over a named cell (but its own) is reported. */
+static int said_leak, said_leader;
+
+static void note_rule(void *ctx, const char *msg)
+{
+    (void)ctx;
+    said_leak += strstr(msg, "prints its answer 9.75") != NULL;
+    said_leader += strstr(msg, "leader line of label 'planted'") != NULL;
+}
+
+START_TEST(the_rules_catch_a_printed_answer_and_a_crossing_leader)
+{
+    open_lesson("06");
+    int k = -1;
+    for (int i = 0; i < nslides; ++i)
+        if (slides[i].has_answer_value && slides[i].answer_value == 9.75) k = i;
+    ck_assert_int_ge(k, 0);
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1280, 960, k, 0);
+    said_leak = 0;
+    ck_assert_int_eq(vw_audit_rules(&slides[k], 0, &f.d.rec, note_rule, NULL), 0); /* hidden: fine */
+    hide_frame(&f, &st);
+    slides[k].nhide = 0;
+    show(&f, &st, 1280, 960, k, 0);
+    ck_assert_int_gt(vw_audit_rules(&slides[k], 0, &f.d.rec, note_rule, NULL), 0);
+    ck_assert_int_eq(said_leak, 1);
+    /* a planted label: from a cell of its own across the other named cell */
+    static vw_record rec;
+    rec = f.d.rec;
+    rec.nlabels = 1;
+    rec.panel[0].nfocus = 2;
+    rec.panel[0].focus[0] = (vw_rect){.x = 100, .y = 100, .w = 40, .h = 40};
+    rec.panel[0].focus[1] = (vw_rect){.x = 140, .y = 100, .w = 40, .h = 40};
+    rec.labels[0] = (vw_rec_label){.panel = 0,
+                                   .box = {.x = 300, .y = 300, .w = 50, .h = 20},
+                                   .ax = 120,
+                                   .ay = 120,
+                                   .leader = 1,
+                                   .npts = 2,
+                                   .pts = {{120, 120}, {300, 120}}};
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "planted");
+    said_leader = 0;
+    vw_audit_rules(&slides[k], 0, &rec, note_rule, NULL);
+    ck_assert_int_eq(said_leader, 1);
+    rec.labels[0].pts[1][1] = 99; /* along the named cells' top edge: crosses neither */
+    rec.labels[0].pts[0][1] = 99;
+    said_leader = 0;
+    vw_audit_rules(&slides[k], 0, &rec, note_rule, NULL);
+    ck_assert_int_eq(said_leader, 0);
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
+/* vw_route_leader: on random grids of named cells, a leader from one named cell to a
+ * label outside them never runs through another named cell's inside: each pixel of the
+ * path (walked here one pixel at a time) lies 2 px or more inside none of them. */
+static int inside(vw_rect r, int x, int y)
+{
+    return x >= r.x + 3 && x < r.x + r.w - 3 && y >= r.y + 3 && y < r.y + r.h - 3;
+}
+
+START_TEST(routed_leaders_go_around_named_cells)
+{
+    unsigned seed = 7;
+    const int cell = 40, ox = 13, oy = 17;
+    int routed = 0;
+    for (int round = 0; round < 200; ++round) {
+        vw_rect avoid[30];
+        int na = 0, used[8][8] = {{0}};
+        for (int i = 0; i < 12; ++i) {
+            const int r = pick(&seed, 1, 5), c = pick(&seed, 1, 5);
+            if (used[r][c]) continue;
+            used[r][c] = 1;
+            avoid[na++] = (vw_rect){.x = ox + c * cell, .y = oy + r * cell, .w = cell, .h = cell};
+        }
+        vw_label l = {.ax = avoid[0].x + cell / 2, .ay = avoid[0].y + cell / 2, .w = 50, .h = 18, .leader = 1};
+        l.box = (vw_rect){.x = ox + pick(&seed, 0, 7) * cell, .y = oy + 7 * cell + 5, .w = 50, .h = 18};
+        int p[VW_LEADER_PTS][2];
+        const int n = vw_route_leader(&l, avoid, na, ox, oy, cell, p);
+        if (!n) continue;
+        routed += n == VW_LEADER_PTS;
+        ck_assert(p[0][0] == l.ax && p[0][1] == l.ay);
+        for (int s = 0; s + 1 < n; ++s) {
+            const int steps = abs(p[s + 1][0] - p[s][0]) + abs(p[s + 1][1] - p[s][1]) + 1;
+            for (int i = 0; i <= steps; ++i) {
+                const int x = p[s][0] + (p[s + 1][0] - p[s][0]) * i / steps,
+                          y = p[s][1] + (p[s + 1][1] - p[s][1]) * i / steps;
+                for (int j = 1; j < na; ++j) /* avoid[0] holds the anchor */
+                    ck_assert_msg(!inside(avoid[j], x, y), "round %d: the leader runs through a named cell at (%d, %d)",
+                                  round, x, y);
+            }
+        }
+    }
+    ck_assert_int_gt(routed, 20); /* most need the grid lines */
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("lessons_figures");
+    TCase *tc = tcase_create("lessons_figures");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, col2im_marks_the_candidate_windows_and_which_pass);
+    tcase_add_test(tc, the_window_the_floor_drops_is_one_past_the_last);
+    tcase_add_test(tc, roi_align_marks_the_sample_before_its_clamp);
+    tcase_add_test(tc, the_shared_panel_shows_the_tile_after_its_phase);
+    tcase_add_test(tc, the_rules_catch_a_printed_answer_and_a_crossing_leader);
+    tcase_add_test(tc, routed_leaders_go_around_named_cells);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}
