@@ -149,7 +149,7 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
     vw_sample_corners(e, ys, xs);
     int n = 0;
     vw_label pl[4];
-    static vw_rect avoid[5 + VW_REC_FOCUS + 1];
+    static vw_rect avoid[5 + VW_REC_FOCUS + VW_REC_VALUES + 1];
     int px, py, navoid = 0;
     vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
     avoid[navoid++] = (vw_rect){.x = px - 6, .y = py - 6, .w = 13, .h = 13};
@@ -222,16 +222,36 @@ static int keep_off_cells(const vw_draw *d, int panel, vw_rect bounds, int label
     return n;
 }
 
+int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max)
+{
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    if (!rp->values || rp->value_font < 0) return 0;
+    const vw_font *f = vw_value_font(d, rp->value_font);
+    int n = 0;
+    for (int i = 0; i < rp->nvalues && n < max; ++i) {
+        const int w = (int)strlen(rp->value[i].text) * f->advance + 4;
+        const int cx = (int)lround(rp->ox + (rp->value[i].x + 0.5) * rp->cell);
+        const int cy = (int)lround(rp->oy + (rp->value[i].y + 0.5) * rp->cell);
+        out[n++] = (vw_rect){.x = cx - w / 2, .y = cy - f->line / 2 - 1, .w = w, .h = f->line + 2};
+    }
+    return n;
+}
+
 void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel)
 {
     vw_weight_label wl[4];
     const int k = vw_label_font(d, m->cell);
     const vw_font *font = vw_value_font(d, k);
-    static vw_rect keep[VW_REC_FOCUS + 1];
+    static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES + 1];
+    const int nfocus = d->rec.panel[panel].nfocus;
     int nkeep = keep_off_cells(d, panel, bounds, 8 * font->advance, keep, VW_REC_FOCUS + 1);
     int n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
-    if (n < 0 && nkeep > d->rec.panel[panel].nfocus) /* no room off the plane: off the step's cells */
-        n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep - 1, wl);
+    if (n < 0) { /* no room off the plane: off the step's cells and the numbers the cells print */
+        nkeep = nfocus + vw_value_boxes(d, panel, keep + nfocus, VW_REC_VALUES);
+        n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
+    }
+    if (n < 0) /* else off the step's cells */
+        n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nfocus, wl);
     if (n < 0) n = -n;
     for (int g = 0; g < n; ++g) {
         const uint32_t col = wl[g].corners > 1 ? VW_COL_CLAMP : wl[g].valid ? VW_COL_VALID : VW_COL_INVALID;

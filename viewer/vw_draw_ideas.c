@@ -117,14 +117,20 @@ static void note(notes *ns, const vw_font *f, int ax, int ay, uint32_t col, cons
 static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect bounds, const vw_rect *marks, int nmarks,
                         notes *ns, int k)
 {
-    static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + 32];
+    static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + 32 + VW_REC_VALUES];
     const vw_rec_panel *rp = &d->rec.panel[panel];
     const vw_font *f = vw_value_font(d, k);
     int na = 0;
     for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
     for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box; /* the weights' labels */
-    for (int i = 0; i < nmarks && na < (int)(sizeof avoid / sizeof avoid[0]); ++i) avoid[na++] = marks[i];
-    vw_place_labels(ns->l, ns->n, bounds, avoid, na, 5);
+    for (int i = 0; i < nmarks && i < 32; ++i) avoid[na++] = marks[i];
+    /* off the numbers the cells print where there is room, else over them */
+    vw_label was[MAX_NOTES];
+    memcpy(was, ns->l, sizeof was);
+    if (vw_place_labels(ns->l, ns->n, bounds, avoid, na + vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES), 5)) {
+        memcpy(ns->l, was, sizeof was);
+        vw_place_labels(ns->l, ns->n, bounds, avoid, na, 5);
+    }
     for (int i = 0; i < ns->n; ++i) {
         const vw_label *l = &ns->l[i];
         int pts[VW_LEADER_PTS][2], npts = 0;

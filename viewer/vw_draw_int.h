@@ -117,6 +117,9 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
  * each label. */
 void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel);
 int vw_label_font(const vw_draw *d, double cell);
+/* The boxes of the numbers panel `panel`'s cells print (from the frame's record), at most
+ * max: where a label goes only when there is no other room. */
+int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max);
 /* A sample corner's marker on panel p: a box of half sizes (*hw, *hh) around the corner's
  * cell centre, big enough to frame the cell's number where the cells print theirs (so a
  * marker never covers a value), else 3 (a 7 px square). And where the line from (px, py)
