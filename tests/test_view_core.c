@@ -638,6 +638,15 @@ START_TEST(lazy_open_reads_and_indexes_as_the_whole_decode)
     ck_assert_int_eq(vw_index_build(&li, &lazy, &pr), KS_OK);
     ck_assert_int_eq(pr.permille, 1000);
     same_index(&li, &fi, full.nevents);
+    /* built with chunks decoded on 1 and 3 threads (3: and the aggregates on their own) */
+    for (int dec = 1; dec <= 3; dec += 2) {
+        static vw_index ti;
+        vw_index_set_decoders(dec);
+        ck_assert_int_eq(vw_index_build(&ti, &lazy, NULL), KS_OK);
+        vw_index_set_decoders(-1);
+        same_index(&ti, &fi, full.nevents);
+        vw_index_free(&ti);
+    }
     /* the same walk through both: stepping by each unit in each order */
     static vw_state a, b;
     vw_state_init(&a, &full, &fi);
@@ -660,7 +669,30 @@ START_TEST(lazy_open_reads_and_indexes_as_the_whole_decode)
     vw_index_free(&fi);
     vw_index_free(&li);
     ks_trace_close(&full);
-    vw_trace_close(&lazy);
+    if (_i == 0) { /* a chunk's last bytes damaged: the build fails saying where, threads or not */
+        const uint64_t at = lazy.data_start + lazy.event_sec.offset + lazy.event_sec.length - 100;
+        vw_trace_close(&lazy);
+        FILE *f = fopen(path, "r+b");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(fseek(f, (long)at, SEEK_SET), 0);
+        for (int k = 0; k < 100; ++k) fputc(0xFF, f); /* no record kind is 0xFF */
+        fclose(f);
+        char first[512] = "";
+        for (int dec = 0; dec <= 3; dec += 3) {
+            static vw_index bad;
+            ck_assert_int_eq(vw_trace_open(path, &lazy), KS_OK);
+            vw_index_set_decoders(dec);
+            ck_assert_int_ne(vw_index_build(&bad, &lazy, NULL), KS_OK);
+            vw_index_set_decoders(-1);
+            ck_assert_ptr_null(bad.items);
+            if (!dec) snprintf(first, sizeof first, "%s", ks_error_message());
+            else ck_assert_str_eq(ks_error_message(), first);
+            ck_assert_ptr_nonnull(strstr(first, "chunk"));
+            vw_trace_close(&lazy);
+        }
+    } else {
+        vw_trace_close(&lazy);
+    }
     remove(path);
 }
 END_TEST

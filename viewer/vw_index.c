@@ -1,11 +1,14 @@
 /* vw_index.c - reading a trace's events for the viewer, and its work items (see
  * vw_index.h); the aggregates are in vw_index_agg.c, the orders in vw_index_order.c.
  * Event contents are not trusted: a key no item has makes an orphan, never an index. */
+#define _DEFAULT_SOURCE /* madvise */
 #include "vw_index.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
 #include "../trace/kst_codec.h"
@@ -20,9 +23,7 @@ int vw_trace_open(const char *path, ks_trace *tr)
     return rc;
 }
 
-/* Chunk k of a lazily opened trace into out (room for tr->chunk_events); its event count
- * in *n. Returns 0, or -1 with ks_error_message() saying where it failed. */
-static int decode_chunk(const ks_trace *tr, uint64_t k, ks_event *out, size_t *n)
+int vw_decode_chunk(const ks_trace *tr, uint64_t k, ks_event *out, size_t *n)
 {
     const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
     const uint64_t first = k * tr->chunk_events;
@@ -72,7 +73,7 @@ const ks_event *vw_event(const ks_trace *tr, uint64_t id)
     size_t n;
     old->tr = tr, old->map = tr->map, old->k = k, old->used = ++cache_clock;
     if (!old->ev) return &bad;
-    if (decode_chunk(tr, k, old->ev, &n)) memset(old->ev, 0, tr->chunk_events * sizeof *old->ev);
+    if (vw_decode_chunk(tr, k, old->ev, &n)) memset(old->ev, 0, tr->chunk_events * sizeof *old->ev);
     return &old->ev[at];
 }
 
@@ -170,9 +171,30 @@ static int cancelled(const vw_progress *p) { return p && p->cancel; }
 static const ks_event *events_at(const ks_trace *tr, uint64_t k, uint64_t csize, ks_event *buf, size_t *m)
 {
     const uint64_t first = k * csize;
-    if (vw_trace_lazy(tr)) return decode_chunk(tr, k, buf, m) ? NULL : buf;
+    if (vw_trace_lazy(tr)) return vw_decode_chunk(tr, k, buf, m) ? NULL : buf;
     *m = (size_t)(tr->nevents - first < csize ? tr->nevents - first : csize);
     return tr->events + first;
+}
+
+/* Gives back the mapped file pages of the events before chunk k of a lazily opened trace
+ * (the pass has read them; *done: where the pages given back so far end). The page cache
+ * keeps them, so a frame that needs one maps it again at the cost of a minor fault; the
+ * viewer's resident size then holds the file's pages only where it looks, not the
+ * whole events section once indexed. */
+static void release_before(const ks_trace *tr, uint64_t k, uint64_t nchunks, uint64_t *done)
+{
+    const unsigned char *base = tr->map;
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t end = tr->data_start + tr->event_sec.offset + tr->event_sec.length;
+    if (k < nchunks) {
+        ks_kst2_entry e;
+        ks_kst2_entry_get(base + tr->data_start + tr->index_sec.offset + k * KS_KST2_ENTRY, &e);
+        end = tr->data_start + tr->event_sec.offset + e.offset;
+    }
+    end &= ~(page - 1);
+    if (end <= *done || end > tr->map_size) return;
+    madvise((void *)(base + *done), end - *done, MADV_DONTNEED); /* a hint: a failure changes nothing */
+    *done = end;
 }
 
 /* By the item key, then by when the work event came (its event id in `first`). */
@@ -205,17 +227,27 @@ static int scan(vw_index *idx, ks_event *buf, uint64_t csize, pending **pend, ui
     idx->items = malloc(cap * sizeof *idx->items);
     if (!idx->items) return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
     vw_item *last = NULL;
-    for (uint64_t k = 0; k < nchunks; ++k) {
+    vw_decoder *dec = vw_decoder_start(tr, nchunks, idx); /* NULL: decode here */
+    const int agg_here = !vw_decoder_aggregates(dec);
+    int rc = KS_OK;
+    uint64_t released = (tr->data_start + tr->event_sec.offset) & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
+    for (uint64_t k = 0; k < nchunks && !rc; ++k) {
         size_t m;
-        const ks_event *ev = events_at(tr, k, csize, buf, &m);
-        if (!ev) return KS_EFORMAT;
-        for (size_t j = 0; j < m; ++j) {
+        const ks_event *ev = dec ? vw_decoder_next(dec, k, &m) : events_at(tr, k, csize, buf, &m);
+        if (!ev) {
+            rc = KS_EFORMAT;
+            break;
+        }
+        for (size_t j = 0; j < m && !rc; ++j) {
             const ks_event *e = &ev[j];
             const uint32_t id = (uint32_t)(k * csize + j);
             if (e->kind == KS_EV_WORK) {
                 if (idx->nitems == cap) {
                     vw_item *g = realloc(idx->items, 2 * cap * sizeof *g);
-                    if (!g) return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+                    if (!g) {
+                        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+                        break;
+                    }
                     idx->items = g, cap *= 2;
                 }
                 last = &idx->items[idx->nitems++];
@@ -227,20 +259,27 @@ static int scan(vw_index *idx, ks_event *buf, uint64_t csize, pending **pend, ui
                 if (*npend == pcap) {
                     pcap = pcap ? 2 * pcap : 1024;
                     pending *g = realloc(*pend, pcap * sizeof *g);
-                    if (!g) return ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+                    if (!g) {
+                        rc = ks_fail(KS_ENOMEM, "out of memory indexing %llu events", (unsigned long long)n);
+                        break;
+                    }
                     *pend = g;
                 }
                 (*pend)[(*npend)++] = (pending){e->index, e->block, e->thread, e->iter};
             }
-            int rc = vw_agg_event(idx, e);
-            if (rc) return rc;
+            if (agg_here) rc = vw_agg_event(idx, e);
         }
+        if (dec) vw_decoder_done(dec, k);
+        if ((k & 63) == 63 && vw_trace_lazy(tr)) release_before(tr, k + 1, nchunks, &released);
         if ((k & 63) == 0) {
             progress_set(progress, (int)(800 * k / nchunks));
-            if (cancelled(progress)) return ks_fail(KS_EINVAL, "indexing cancelled");
+            if (!rc && cancelled(progress)) rc = ks_fail(KS_EINVAL, "indexing cancelled");
         }
     }
-    return KS_OK;
+    const int agg_rc = vw_decoder_stop(dec, !rc);
+    if (!rc) rc = agg_rc;
+    if (!rc && vw_trace_lazy(tr)) release_before(tr, nchunks, nchunks, &released);
+    return rc;
 }
 
 /* The permuted index (see vw_index.h), over items sorted by key: a second pass gives each

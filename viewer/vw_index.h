@@ -147,6 +147,12 @@ double vw_sectors_at(const vw_index *idx, int t, int64_t off);
  * Returns KS_OK, or an error with ks_error_message() set and idx left empty. */
 int vw_index_build(vw_index *idx, const ks_trace *tr, vw_progress *progress);
 void vw_index_free(vw_index *idx);
+/* Threads that decode a format-2 trace's chunks for the build, beside it: -1 (the
+ * default) from the cores online (1 or 2 cores: none; 3: one and an aggregator thread
+ * that sums the aggregates; more: cores - 2, at most 7, and the aggregator; none for a
+ * trace under 16 chunks), 0 none (the build decodes itself), 1 one, n >= 2: n and the
+ * aggregator. The index is the same either way. */
+void vw_index_set_decoders(int n);
 
 /* The item of event ev, VW_NONE for an event without a work item (an orphan), an id out of
  * range or an index not built. */
