@@ -228,7 +228,7 @@ int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
  * it predicts when it is about another work item than the step's,
  * or another tap of it that the step neither draws nor lists, and is not printed. A
  * lesson of LS_FULL_LESSON steps or more needs LS_MIN_PREDICTIONS predicting questions
- * and at most half its answers printed: ls_check_question_mix reports what falls short
+ * and at most a third of its answers printed (issue 38): ls_check_question_mix reports what falls short
  * (printed and predicts: per step, 0 or 1). */
 #define LS_FULL_LESSON 6
 #define LS_MIN_PREDICTIONS 2

@@ -168,9 +168,9 @@ void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *pr
                    "with the answer not printed above the prompt; a lesson needs at least %d (a question's own "
                    "index, thread or tap)",
                    npred, npred == 1 ? "" : "s", npred == 1 ? "s" : "", LS_MIN_PREDICTIONS);
-    if (2 * np > nq)
+    if (3 * np > nq)
         ls_problem(rep, 0,
-                   "%d of %d questions have their answer printed above the prompt (steps %s): at most half "
-                   "may",
+                   "%d of %d questions have their answer printed above the prompt (steps %s): at most a "
+                   "third may",
                    np, nq, steps);
 }
