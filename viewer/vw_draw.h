@@ -39,7 +39,8 @@ typedef struct vw_heat_cache {
 /* The trace's shared tensor as one block leaves a barrier phase (issue 38 D8): the value
  * each element last got written in the block at a phase <= `phase`, NaN where nothing
  * wrote it yet (the simulator's poison). A heatmap of the shared tensor shows these at
- * the focused event's block and phase instead of the tensor's stored zeros. */
+ * the focused event's block and phase instead of the tensor's stored zeros (a trace of
+ * up to 16 M events, read whole: the values come from a scan of its events). */
 typedef struct vw_tile_values {
     const ks_trace *tr;
     int tensor; /* -1: none */

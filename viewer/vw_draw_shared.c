@@ -17,13 +17,18 @@ static const uint32_t hue[8] = {0x4C78C8, 0xE0A030, 0x50B060, 0xC85050, 0x9068C0
 
 static uint32_t dim(uint32_t c) { return ((c >> 1) & 0x7F7F7F) - ((c >> 3) & 0x1F1F1F); }
 
+#define TILE_SCAN_EVENTS (1u << 24) /* 16 M events: about 50 ms a scan */
+
 const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key)
 {
     const ks_trace *tr = s->tr;
     const uint32_t ev = vw_state_event(s);
     vw_tile_values *tv = &d->tile;
     *key = -1;
-    if (t < 0 || ev == VW_NONE || t != vw_shared_tensor(tr)) return NULL;
+    /* a scan of every event per block and phase: not over a trace read chunk by chunk or
+     * one too big to scan while the focus moves (those show the stored values) */
+    if (t < 0 || ev == VW_NONE || vw_trace_lazy(tr) || tr->nevents > TILE_SCAN_EVENTS || t != vw_shared_tensor(tr))
+        return NULL;
     const int64_t phase = vw_event_phase(tr, ev), n = ks_tensor_numel(&tr->tensors[t]);
     const uint32_t block = vw_event(tr, ev)->block;
     if (phase < 0 || n <= 0) return NULL;
