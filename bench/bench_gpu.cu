@@ -105,7 +105,20 @@ static void bench_size(const ks_im2col_params *p, int traced_full)
         printf("%-8s %-26s %10.3f %10s %11.2fx plain\n", name, "traced, filter records none", tn, "", tn / t);
         if (traced_full) {
             float ta = time_ms(op, p, img, cols, NULL, 0, &s_all);
-            printf("%-8s %-26s %10.3f %10s %11.2fx plain\n", name, "traced, every event", ta, "", ta / t);
+            /* the last launch's record buffer: nothing may be dropped, and the bytes it took
+             * (ks_pages.h: pages of compact records) per event */
+            unsigned long long c[2];
+            KS(ks_cuda_download(c, s_all.counters, sizeof c));
+            /* im2col: a work event, a read and a write per tap for every column entry */
+            const double events = (double)g.im2col_work * (1 + 2 * (double)(p->kernel_h * p->kernel_w));
+            if (c[1]) {
+                fprintf(stderr, "bench_gpu: %s every event: %llu records dropped\n", name, c[1]);
+                exit(2);
+            }
+            printf("%-8s %-26s %10.3f %10s %11.2fx plain  (%.1f MB of records", name, "traced, every event", ta, "",
+                   ta / t, c[0] * 4 / 1e6);
+            if (op == 1) printf(", %.1f bytes an event", c[0] * 4.0 / events);
+            printf(")\n");
         }
     }
     ks_cuda_sink_free(&s_none);

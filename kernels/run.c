@@ -182,9 +182,12 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
         rc = op_launch(r, dev, &dsink);
         if (!rc) rc = ks_cuda_sync();
         if (!rc) rc = ks_cuda_sink_claimed(&dsink, &claimed);
-        if (!rc && claimed > cap && cap < limit) { /* too small: size it and run again */
+        /* too small: size it and run again. Slots are 64 bytes and a compact record
+         * (ks_pages.h) at most 21 of its pages' words, so 2 * limit slots hold the limit. */
+        const unsigned long long most = limit < (1ull << 57) ? 2 * limit : limit;
+        if (!rc && claimed > cap && cap < most) {
             ks_cuda_sink_free(&dsink);
-            cap = claimed < limit ? claimed : limit;
+            cap = claimed < most ? claimed : most;
             r->reruns++;
             if ((rc = zero_outputs(r, dev))) return rc;
             continue;

@@ -3,6 +3,7 @@
 #include "ks_cuda_api.h"
 #include "ks_cuda_int.h"
 #include "ks_gemm.h"
+#include "ks_pages.h"
 
 #include <cublas_v2.h>
 #include <dlfcn.h>
@@ -159,6 +160,7 @@ extern "C" ks_status ks_cuda_sync(void) { return ks_cuda_ok(cudaDeviceSynchroniz
 extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)
 {
     memset(out, 0, sizeof *out);
+    if (capacity > (1ull << 58)) return ks_fail(KS_EINVAL, "trace: a GPU buffer of %llu events is too large", capacity);
     ks_status rc = ks_cuda_malloc((void **)&out->events, capacity * sizeof(ks_event));
     if (!rc) rc = ks_cuda_malloc((void **)&out->counters, 2 * sizeof(unsigned long long));
     if (!rc) rc = ks_cuda_memset(out->counters, 0, 2 * sizeof(unsigned long long));
@@ -178,26 +180,38 @@ extern "C" ks_status ks_cuda_sink_reset(ks_sink *dev)
     return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, 2 * sizeof(unsigned long long), 0), "cudaMemsetAsync");
 }
 
+/* The event slots a buffer needs to hold every page the launch claimed (ks_pages.h:
+ * counters[0] counts the words asked for, stored or not). */
 extern "C" ks_status ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed)
 {
-    return ks_cuda_download(claimed, dev->counters, sizeof *claimed);
+    unsigned long long words = 0;
+    ks_status rc = ks_cuda_download(&words, dev->counters, sizeof words);
+    if (!rc) *claimed = (words + KS_PAGE_SLOT_WORDS - 1) / KS_PAGE_SLOT_WORDS;
+    return rc;
 }
 
+/* The stored pages back into events (ks_pages_decode), at most dev->capacity of them as
+ * before records were compact: a record that found no page and an event past that count
+ * are both counted as dropped. */
 extern "C" ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
 {
     unsigned long long c[2];
     ks_status rc = ks_cuda_download(c, dev->counters, sizeof c);
     if (rc) return rc;
-    unsigned long long n = c[0] < dev->capacity ? c[0] : dev->capacity;
-    while (host->capacity - host->counters[0] < n) {
-        if (ks_host_sink_grow(host) != 0)
-            return ks_fail(KS_ENOMEM, "trace: %llu GPU events do not fit the host sink", n);
+    const unsigned long long room = dev->capacity * KS_PAGE_SLOT_WORDS;
+    unsigned long long words = c[0] < room ? c[0] : room;
+    words -= words % KS_PAGE_WORDS; /* a page that did not fit whole was not stored */
+    uint32_t *buf = NULL;
+    if (words) {
+        buf = (uint32_t *)malloc(words * sizeof(uint32_t));
+        if (!buf) rc = ks_fail(KS_ENOMEM, "trace: no host memory for %llu GPU record pages", words / KS_PAGE_WORDS);
+        if (!rc) rc = ks_cuda_download(buf, dev->events, words * sizeof(uint32_t));
     }
-    rc = ks_cuda_download(host->events + host->counters[0], dev->events, n * sizeof(ks_event));
-    if (rc) return rc;
-    host->counters[0] += n;
-    host->counters[1] += c[1];
-    return KS_OK;
+    unsigned long long trimmed = 0;
+    if (!rc) rc = ks_pages_decode(buf, words, host, host->counters[0] + dev->capacity, &trimmed);
+    free(buf);
+    if (!rc) host->counters[1] += c[1] + trimmed;
+    return rc;
 }
 
 extern "C" void ks_cuda_sink_free(ks_sink *dev)

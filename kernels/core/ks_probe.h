@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ks_core.h"
+#include "ks_pages.h"
 
 #define KS_PROBE_IF(cond, ...) \
     do {                       \
@@ -84,35 +85,22 @@ KS_FN_INLINE uint32_t ks_event_word1(int tensor, int tap)
 }
 
 /* Record one event of the item ks_probe_start kept: the header from t (seq advances)
- * and the union's eight words p0..p7. On the GPU the event is put together in registers
- * and written as four 16-byte stores: built as a ks_event field by field and copied, its
- * byte and half-word fields went through local memory (Nsight Compute: 0.8 M local
- * requests in one traced im2col launch, bench/RESULTS.md). Each event claims its slot with
- * one atomicAdd on the cursor; the lanes of a warp claiming together (one atomicAdd a warp,
- * `__ballot_sync` ranks) measured no faster and took registers that then spilled. An event
- * that finds no room is counted (counters[1]). Slots are claimed in no fixed order: traces
- * compare as sorted records (docs/trace-format.md). */
-KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t p0,
-                                uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4, uint32_t p5, uint32_t p6,
-                                uint32_t p7)
+ * and the union's eight words p0..p7, of which the first n can be nonzero (a constant at
+ * each probe). On the GPU the event becomes a compact record in the thread's page
+ * (ks_pages.h: one atomicAdd a page, not an event; 32 bytes for a read or write instead
+ * of 64); the host turns the pages back into these events. The simulator writes the
+ * 64-byte event itself. */
+KS_FN_INLINE void ks_probe_emit_n(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t n,
+                                  uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4, uint32_t p5,
+                                  uint32_t p6, uint32_t p7)
 {
     const uint32_t seq = t->seq++;
-    ks_sink *s = t->sink;
 #if defined(__CUDA_ARCH__)
-    const uint64_t index = (uint64_t)t->work;
-    const unsigned long long slot = atomicAdd(&s->counters[0], 1ull);
-    if (slot >= s->capacity) {
-        atomicAdd(&s->counters[1], 1ull);
-        return;
-    }
-    uint4 *dst = (uint4 *)(s->events + slot);
-    dst[0] = make_uint4(ks_event_word0(kind, flags, site), ks_event_word1(tensor, tap), ks_block_linear(t),
-                        ks_thread_linear(t));
-    dst[1] = make_uint4(t->iter, seq, (uint32_t)index, (uint32_t)(index >> 32));
-    dst[2] = make_uint4(p0, p1, p2, p3);
-    dst[3] = make_uint4(p4, p5, p6, p7);
+    ks_page_record(t, kind, flags, site, tensor, tap, seq, n, p0, p1, p2, p3, p4, p5, p6, p7);
 #else
+    (void)n;
     /* the simulator: host memory that grows; the same record written through its fields */
+    ks_sink *s = t->sink;
     if (s->counters[0] >= s->capacity && ks_host_sink_grow(s) != 0) {
         s->counters[1]++;
         return;
@@ -132,6 +120,14 @@ KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int
     const uint32_t p[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
     for (int k = 0; k < 8; ++k) e->u.field[k] = (int32_t)p[k];
 #endif
+}
+
+/* The same with all eight words (ks_shared.h's accesses carry their phase and line). */
+KS_FN_INLINE void ks_probe_emit(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t p0,
+                                uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4, uint32_t p5, uint32_t p6,
+                                uint32_t p7)
+{
+    ks_probe_emit_n(t, kind, flags, site, tensor, tap, 8, p0, p1, p2, p3, p4, p5, p6, p7);
 }
 
 /* Start a work item: decides (by the sink's filter) whether this item is recorded and
@@ -169,8 +165,9 @@ KS_FN void ks_probe_access(ks_thread *t, int kind, int site, int tensor, int tap
                            int64_t y, int64_t x, float value, int flags)
 {
     if (!t->keep) return;
-    ks_probe_emit(t, kind, flags, site, tensor, tap, (uint32_t)(uint64_t)offset, (uint32_t)((uint64_t)offset >> 32),
-                  (uint32_t)plane, (uint32_t)y, (uint32_t)x, ks_f32_bits(value), 0, 0);
+    ks_probe_emit_n(t, kind, flags, site, tensor, tap, 6, (uint32_t)(uint64_t)offset,
+                    (uint32_t)((uint64_t)offset >> 32), (uint32_t)plane, (uint32_t)y, (uint32_t)x, ks_f32_bits(value),
+                    0, 0);
 }
 
 KS_FN void ks_probe_read(ks_thread *t, int site, int tensor, int tap, int64_t offset, int64_t plane, int64_t y,
@@ -192,9 +189,9 @@ KS_FN void ks_probe_access_int(ks_thread *t, int kind, int site, int tensor, int
 {
     if (!t->keep) return;
     const int fits = value >= INT32_MIN && value <= INT32_MAX;
-    ks_probe_emit(t, kind, flags | (fits ? KS_FLAG_INT : 0), site, tensor, tap, (uint32_t)(uint64_t)offset,
-                  (uint32_t)((uint64_t)offset >> 32), (uint32_t)plane, (uint32_t)y, (uint32_t)x,
-                  fits ? (uint32_t)value : ks_f32_bits((float)value), 0, 0);
+    ks_probe_emit_n(t, kind, flags | (fits ? KS_FLAG_INT : 0), site, tensor, tap, 6, (uint32_t)(uint64_t)offset,
+                    (uint32_t)((uint64_t)offset >> 32), (uint32_t)plane, (uint32_t)y, (uint32_t)x,
+                    fits ? (uint32_t)value : ks_f32_bits((float)value), 0, 0);
 }
 
 KS_FN void ks_probe_read_int(ks_thread *t, int site, int tensor, int tap, int64_t offset, int64_t plane, int64_t y,
@@ -225,9 +222,9 @@ KS_FN void ks_probe_box(ks_thread *t, int site, int tensor, int64_t plane, float
                         int rows, int cols, int guide)
 {
     if (!t->keep) return;
-    ks_probe_emit(t, KS_EV_REGION, guide ? KS_FLAG_GUIDE : 0, site, tensor, 0, (uint32_t)plane, ks_f32_bits(y0),
-                  ks_f32_bits(x0), ks_f32_bits(y1), ks_f32_bits(x1),
-                  (uint32_t)(rows & 0xffff) | (uint32_t)(cols & 0xffff) << 16, 0, 0);
+    ks_probe_emit_n(t, KS_EV_REGION, guide ? KS_FLAG_GUIDE : 0, site, tensor, 0, 6, (uint32_t)plane, ks_f32_bits(y0),
+                    ks_f32_bits(x0), ks_f32_bits(y1), ks_f32_bits(x1),
+                    (uint32_t)(rows & 0xffff) | (uint32_t)(cols & 0xffff) << 16, 0, 0);
 }
 
 /* A point (y, x) of plane `plane` (a region of 0 x 0 bins): a sparse site; `tap` labels
@@ -236,7 +233,7 @@ KS_FN void ks_probe_point(ks_thread *t, int site, int tensor, int tap, int64_t p
 {
     if (!t->keep) return;
     const uint32_t fy = ks_f32_bits((float)y), fx = ks_f32_bits((float)x);
-    ks_probe_emit(t, KS_EV_REGION, 0, site, tensor, tap, (uint32_t)plane, fy, fx, fy, fx, 0, 0, 0);
+    ks_probe_emit_n(t, KS_EV_REGION, 0, site, tensor, tap, 6, (uint32_t)plane, fy, fx, fy, fx, 0, 0, 0);
 }
 
 #endif /* KS_PROBE_H */

@@ -143,8 +143,8 @@ KS_FN int32_t ks_shared_atomic_add_i32(ks_thread *t, int32_t *p, int64_t i, int3
 KS_FN void ks_probe_barrier(ks_thread *t, int line)
 {
     if (!t->keep) return;
-    ks_probe_emit(t, KS_EV_BARRIER, 0, t->shared_site + 2, t->shared_tensor, 0, (uint32_t)line, t->phase, 0, 0, 0, 0, 0,
-                  0);
+    ks_probe_emit_n(t, KS_EV_BARRIER, 0, t->shared_site + 2, t->shared_tensor, 0, 2, (uint32_t)line, t->phase, 0, 0, 0,
+                    0, 0, 0);
 }
 
 /* __syncthreads(): the line names the barrier in reports and in the trace. */

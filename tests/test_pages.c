@@ -1,0 +1,250 @@
+/* test_pages.c - the GPU's compact record pages (ks_pages.h) on the CPU: the page writer
+ * the probes use on the device, driven here by interleaved simulated threads, and the
+ * host decoder that turns pages back into events. The reference is the list of events
+ * the threads meant, built field by field beside the writer; the decoded events must
+ * equal it exactly, in any interleaving, with drops counted when the buffer is short. */
+#include "test_util.h"
+
+#include "../kernels/core/ks_pages.h"
+#include "../kernels/core/ks_probe.h"
+
+enum { THREADS = 37 };
+
+typedef struct sim_thread {
+    ks_thread t;
+    int items_left;
+    int events_left; /* of the current item; -1: the next event starts an item */
+    int64_t next_index;
+} sim_thread;
+
+typedef struct expected {
+    ks_event *ev;
+    size_t n, cap;
+} expected;
+
+static void expect(expected *x, const ks_event *e)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 1024;
+        x->ev = realloc(x->ev, x->cap * sizeof *x->ev);
+        ck_assert_ptr_nonnull(x->ev);
+    }
+    x->ev[x->n++] = *e;
+}
+
+static uint32_t rnd32(uint64_t *s) { return (uint32_t)tu_next(s); }
+
+/* One event of thread st: a work record when an item starts, else a random kind with the
+ * payload words its probe fills (the others 0), written by ks_page_record and expected. */
+static void step(sim_thread *st, uint64_t *s, expected *x)
+{
+    ks_thread *t = &st->t;
+    ks_event e;
+    memset(&e, 0, sizeof e);
+    uint32_t p[8] = {0};
+    uint32_t n;
+    if (st->events_left < 0) {
+        t->work = st->next_index;
+        t->iter = (uint32_t)tu_int(s, 0, 70000); /* past a byte and a short */
+        t->seq = 0;
+        st->next_index += tu_int(s, 1, 1ll << 40);
+        st->events_left = (int)tu_int(s, 0, 300); /* seq past 255 */
+        e.kind = KS_EV_WORK;
+        e.tensor = KS_NO_TENSOR;
+        n = 8;
+        const int nonzero = (int)tu_int(s, 0, 8);
+        for (int k = 0; k < nonzero; ++k) p[k] = rnd32(s);
+    } else {
+        static const uint8_t kinds[] = {KS_EV_READ, KS_EV_WRITE, KS_EV_SAMPLE, KS_EV_REGION, KS_EV_BARRIER};
+        e.kind = kinds[tu_int(s, 0, 4)];
+        e.tensor = (uint8_t)tu_int(s, 0, 255);
+        e.tap = (uint16_t)tu_int(s, 0, 65535);
+        e.flags = (uint8_t)tu_int(s, 0, 255);
+        n = e.kind == KS_EV_SAMPLE ? 8 : e.kind == KS_EV_BARRIER ? 2 : 6;
+        if ((e.kind == KS_EV_READ || e.kind == KS_EV_WRITE) && tu_int(s, 0, 3) == 0) n = 8; /* shared */
+        for (uint32_t k = 0; k < n; ++k) p[k] = rnd32(s);
+        --st->events_left;
+    }
+    e.site = (uint16_t)tu_int(s, 0, 65535);
+    e.block = ks_block_linear(t);
+    e.thread = ks_thread_linear(t);
+    e.iter = t->iter;
+    e.index = t->work;
+    e.seq = t->seq;
+    memcpy(e.u.field, p, sizeof p);
+    expect(x, &e);
+    if (st->events_left == 0) {
+        st->events_left = -1;
+        --st->items_left;
+    }
+    const uint32_t seq = t->seq++;
+    ks_page_record(t, e.kind, e.flags, e.site, e.tensor, e.tap, seq, n, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+}
+
+static int by_thread_seq(const void *pa, const void *pb)
+{
+    const ks_event *a = pa, *b = pb;
+    if (a->block != b->block) return a->block < b->block ? -1 : 1;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    if (a->index != b->index) return a->index < b->index ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Runs THREADS simulated threads of a 2-D grid, interleaved at random, into a buffer of
+ * `slots` 64-byte slots; returns the words claimed. */
+static unsigned long long write_pages(uint64_t seed, unsigned long long slots, uint32_t **buf, expected *x,
+                                      unsigned long long *dropped)
+{
+    uint64_t s = seed;
+    *buf = calloc(slots * KS_PAGE_SLOT_WORDS + 1, sizeof(uint32_t));
+    ck_assert_ptr_nonnull(*buf);
+    unsigned long long counters[2] = {0, 0};
+    ks_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.events = (ks_event *)*buf;
+    sink.counters = counters;
+    sink.capacity = slots;
+    sim_thread th[THREADS];
+    memset(th, 0, sizeof th);
+    for (int i = 0; i < THREADS; ++i) {
+        ks_thread *t = &th[i].t;
+        /* a 2-D grid of 5 x 3 blocks of 4 x 2 threads: thread i is block i / 8, thread i % 8 */
+        t->grid_dim = (ks_dim3){5, 3, 1};
+        t->block_dim = (ks_dim3){4, 2, 1};
+        t->block_idx = (ks_dim3){(uint32_t)(i / 8 % 5), (uint32_t)(i / 8 / 5), 0};
+        t->thread_idx = (ks_dim3){(uint32_t)(i % 8 % 4), (uint32_t)(i % 8 / 4), 0};
+        t->sink = &sink;
+        th[i].items_left = (int)tu_int(&s, 0, 6);
+        th[i].events_left = -1;
+        th[i].next_index = i;
+    }
+    for (;;) {
+        int live = 0;
+        for (int i = 0; i < THREADS; ++i) live += th[i].items_left > 0;
+        if (!live) break;
+        int k = (int)tu_int(&s, 0, live - 1), i = 0;
+        for (;; ++i)
+            if (th[i].items_left > 0 && k-- == 0) break;
+        const int burst = (int)tu_int(&s, 1, 9);
+        for (int b = 0; b < burst && th[i].items_left > 0; ++b) step(&th[i], &s, x);
+    }
+    *dropped = counters[1];
+    return counters[0];
+}
+
+static ks_sink *decode(const uint32_t *buf, unsigned long long words, unsigned long long slots, unsigned long long keep,
+                       unsigned long long *trimmed, ks_status *rc)
+{
+    ks_sink *host = ks_host_sink_create(0, ks_filter_all());
+    ck_assert_ptr_nonnull(host);
+    unsigned long long room = slots * KS_PAGE_SLOT_WORDS, n = words < room ? words : room;
+    n -= n % KS_PAGE_WORDS;
+    *trimmed = 0;
+    *rc = ks_pages_decode(buf, n, host, keep, trimmed);
+    return host;
+}
+
+START_TEST(pages_give_back_every_event)
+{
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        expected x = {0};
+        uint32_t *buf;
+        unsigned long long dropped, trimmed;
+        const unsigned long long slots = 1 << 16;
+        const unsigned long long words = write_pages(seed, slots, &buf, &x, &dropped);
+        ck_assert_uint_eq(dropped, 0);
+        ck_assert_uint_eq(words % KS_PAGE_WORDS, 0);
+        ck_assert_uint_gt(x.n, 200);
+        ks_status rc;
+        ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
+        ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
+        ck_assert_uint_eq(trimmed, 0);
+        ck_assert_uint_eq(ks_sink_count(host), x.n);
+        qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
+        qsort(host->events, x.n, sizeof *x.ev, by_thread_seq);
+        for (size_t i = 0; i < x.n; ++i)
+            ck_assert_msg(!memcmp(&x.ev[i], &host->events[i], sizeof(ks_event)),
+                          "seed %llu: event %zu (block %u thread %u seq %u kind %d) differs", (unsigned long long)seed,
+                          i, x.ev[i].block, x.ev[i].thread, x.ev[i].seq, x.ev[i].kind);
+        /* pages take fewer bytes than the events (bench/RESULTS.md measures by how much) */
+        ck_assert_uint_lt(words * sizeof(uint32_t), x.n * sizeof(ks_event));
+        ks_host_sink_free(host);
+        free(buf), free(x.ev);
+    }
+}
+END_TEST
+
+/* A short buffer keeps whole pages; the records that found none are counted, and the
+ * words claimed are what a large enough buffer took (kernels/run.c sizes its rerun so). */
+START_TEST(short_buffer_counts_drops_and_the_words_needed)
+{
+    expected big = {0}, x = {0};
+    uint32_t *bbuf, *buf;
+    unsigned long long bdropped, dropped, trimmed;
+    const unsigned long long need = write_pages(11, 1 << 16, &bbuf, &big, &bdropped);
+    const unsigned long long slots = 37; /* 592 words: 9 whole pages and a part */
+    const unsigned long long words = write_pages(11, slots, &buf, &x, &dropped);
+    ck_assert_uint_eq(words, need);
+    ck_assert_uint_gt(dropped, 0);
+    ks_status rc;
+    ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_OK);
+    ck_assert_uint_eq(ks_sink_count(host) + dropped + trimmed, x.n);
+    ck_assert_uint_gt(ks_sink_count(host), 9); /* 9 pages stored */
+    /* every kept event is one the threads meant */
+    qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
+    for (unsigned long long i = 0; i < ks_sink_count(host); ++i)
+        ck_assert_ptr_nonnull(bsearch(&host->events[i], x.ev, x.n, sizeof *x.ev, by_thread_seq));
+    ks_host_sink_free(host);
+    /* keep: at most that many stored, the rest counted */
+    host = decode(bbuf, need, 1 << 16, 101, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_OK);
+    ck_assert_uint_eq(ks_sink_count(host), 101);
+    ck_assert_uint_eq(trimmed, big.n - 101);
+    ks_host_sink_free(host);
+    free(buf), free(bbuf), free(x.ev), free(big.ev);
+}
+END_TEST
+
+START_TEST(damaged_pages_are_refused_by_number)
+{
+    expected x = {0};
+    uint32_t *buf;
+    unsigned long long dropped, trimmed;
+    const unsigned long long words = write_pages(5, 1 << 16, &buf, &x, &dropped);
+    ck_assert_uint_gt(words / KS_PAGE_WORDS, 4);
+    ks_status rc;
+    buf[3 * KS_PAGE_WORDS + 2] ^= 1; /* page 3's magic */
+    ks_sink *host = decode(buf, words, 1 << 16, ~0ull, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_EFORMAT);
+    ck_assert_msg(strstr(ks_error_message(), "page 3 ") != NULL, "%s", ks_error_message());
+    ks_host_sink_free(host);
+    buf[3 * KS_PAGE_WORDS + 2] ^= 1;
+    buf[2 * KS_PAGE_WORDS + KS_PAGE_HEAD + 1] ^= 0x100; /* the first record's seq byte */
+    host = decode(buf, words, 1 << 16, ~0ull, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_EFORMAT);
+    ck_assert_msg(strstr(ks_error_message(), "out of order") != NULL, "%s", ks_error_message());
+    ks_host_sink_free(host);
+    buf[2 * KS_PAGE_WORDS + KS_PAGE_HEAD + 1] ^= 0x100;
+    buf[KS_PAGE_WORDS + KS_PAGE_HEAD] = (buf[KS_PAGE_WORDS + KS_PAGE_HEAD] & ~0xfu) | 0xc; /* kind 12 */
+    host = decode(buf, words, 1 << 16, ~0ull, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_EFORMAT);
+    ks_host_sink_free(host);
+    free(buf), free(x.ev);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("pages");
+    TCase *tc = tcase_create("pages");
+    tcase_add_test(tc, pages_give_back_every_event);
+    tcase_add_test(tc, short_buffer_counts_drops_and_the_words_needed);
+    tcase_add_test(tc, damaged_pages_are_refused_by_number);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
