@@ -104,6 +104,12 @@ static void bench_size(const ks_im2col_params *p, int traced_full)
         float tn = time_ms(op, p, img, cols, NULL, 0, &s_none);
         printf("%-8s %-26s %10.3f %10s %11.2fx plain\n", name, "traced, filter records none", tn, "", tn / t);
         if (traced_full) {
+            /* the dims `kscope run --device cuda` gives the sink (kernels/run.c): tensor 0
+             * is the source, 1 the result; image planes H x W, columns C*kh*kw x Ho*Wo */
+            const int32_t ih = (int32_t)p->height, iw = (int32_t)p->width;
+            const int32_t cr = (int32_t)(p->channels * p->kernel_h * p->kernel_w), cc = (int32_t)g.columns_numel / cr;
+            s_all.dim_rows[op == 1 ? 0 : 1] = ih, s_all.dim_cols[op == 1 ? 0 : 1] = iw;
+            s_all.dim_rows[op == 1 ? 1 : 0] = cr, s_all.dim_cols[op == 1 ? 1 : 0] = cc / (int32_t)p->batch;
             float ta = time_ms(op, p, img, cols, NULL, 0, &s_all);
             /* the last launch's record buffer: nothing may be dropped, and the bytes it took
              * (ks_pages.h: pages of compact records) per event */

@@ -153,6 +153,20 @@ static int op_launch(ks_run *r, void *const *ptr, ks_sink *sink)
     return rc;
 }
 
+/* The planes' rows x cols of the run's tensors, so that the GPU need not store the
+ * (plane, y, x) of a read or write that follows from its offset (ks_pages.h). */
+static void sink_dims(const ks_run *r, ks_sink *s)
+{
+    for (int i = 0; i < r->op->ntensors && i < KS_SINK_DIMS; ++i) {
+        const ks_tensor *t = &r->tensor[i];
+        if (r->absent[i] || t->ndim < 1 || t->shape[t->ndim - 1] > INT32_MAX) continue;
+        const int64_t rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+        if (rows > INT32_MAX) continue;
+        s->dim_rows[i] = (int32_t)rows;
+        s->dim_cols[i] = (int32_t)t->shape[t->ndim - 1];
+    }
+}
+
 /* One traced or plain launch on the device copies; a traced one whose buffer overflowed
  * is rerun once with a buffer of exactly the events it claimed (capped by the limit). */
 static int launch_on_gpu(ks_run *r, void *const *dev)
@@ -179,14 +193,17 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
             return rc;
         }
         dsink.schedule = sched, dsink.schedule_blocks = r->schedule_blocks;
+        sink_dims(r, &dsink);
         rc = op_launch(r, dev, &dsink);
         if (!rc) rc = ks_cuda_sync();
         if (!rc) rc = ks_cuda_sink_claimed(&dsink, &claimed);
-        /* too small: size it and run again. Slots are 64 bytes and a compact record
-         * (ks_pages.h) at most 21 of its pages' words, so 2 * limit slots hold the limit. */
+        /* too small: size it (with room for a warp that claims apart from its lanes the
+         * second time) and run again. A slot is 64 bytes, at least a record, so 2 * limit
+         * slots hold the limit's events with their columns' headers and ends. */
         const unsigned long long most = limit < (1ull << 57) ? 2 * limit : limit;
         if (!rc && claimed > cap && cap < most) {
             ks_cuda_sink_free(&dsink);
+            claimed += claimed / 8;
             cap = claimed < most ? claimed : most;
             r->reruns++;
             if ((rc = zero_outputs(r, dev))) return rc;

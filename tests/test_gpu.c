@@ -225,7 +225,10 @@ START_TEST(device_sink_overflow_counts_drops)
     ks_sink *sink = ks_host_sink_create(0, ks_filter_all());
     float *out = run_cuda(0, &p, src, g.image_numel, g.columns_numel, tu_launch(0, 0), sink, 5000);
     const uint64_t total = (uint64_t)g.im2col_work * 19;
-    ck_assert_uint_eq(ks_sink_count(sink), 5000);
+    /* 5000 slots of 64 bytes keep at least 5000 events (compact records, ks_pages.h), not
+     * all of them; what did not fit is counted */
+    ck_assert_uint_ge(ks_sink_count(sink), 5000);
+    ck_assert_uint_gt(ks_sink_dropped(sink), 0);
     ck_assert_uint_eq(ks_sink_count(sink) + ks_sink_dropped(sink), total);
     ks_host_sink_free(sink);
     free(src), free(out);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 extern "C" int ks_cuda_device_count(void)
 {
@@ -157,6 +159,15 @@ extern "C" ks_status ks_cuda_copy_async(void *dst, const void *src, size_t bytes
 
 extern "C" ks_status ks_cuda_sync(void) { return ks_cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
+/* A launch's page tag (ks_pages.h): different for every launch of the process, and
+ * unlikely to be another process's that left pages in the same memory. */
+static uint32_t ks_next_epoch(void)
+{
+    static uint32_t next = 0;
+    if (!next) next = (uint32_t)time(NULL) * 2654435761u ^ (uint32_t)getpid() << 16;
+    return __atomic_add_fetch(&next, 1u, __ATOMIC_RELAXED);
+}
+
 extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)
 {
     memset(out, 0, sizeof *out);
@@ -171,12 +182,15 @@ extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capaci
     out->capacity = capacity;
     out->limit = capacity;
     out->filter = filter;
+    out->epoch = ks_next_epoch();
     return KS_OK;
 }
 
-/* queued on the default stream, before the next traced launch, without waiting for it */
+/* queued on the default stream, before the next traced launch, without waiting for it;
+ * the next launch's pages carry a new epoch, so the last launch's are not read as its */
 extern "C" ks_status ks_cuda_sink_reset(ks_sink *dev)
 {
+    dev->epoch = ks_next_epoch();
     return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, 2 * sizeof(unsigned long long), 0), "cudaMemsetAsync");
 }
 
@@ -190,9 +204,8 @@ extern "C" ks_status ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long
     return rc;
 }
 
-/* The stored pages back into events (ks_pages_decode), at most dev->capacity of them as
- * before records were compact: a record that found no page and an event past that count
- * are both counted as dropped. */
+/* The stored pages back into events (ks_pages_decode): a record that found no page and
+ * an event past the host sink's limit are both counted as dropped. */
 extern "C" ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
 {
     unsigned long long c[2];
@@ -208,7 +221,7 @@ extern "C" ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
         if (!rc) rc = ks_cuda_download(buf, dev->events, words * sizeof(uint32_t));
     }
     unsigned long long trimmed = 0;
-    if (!rc) rc = ks_pages_decode(buf, words, host, host->counters[0] + dev->capacity, &trimmed);
+    if (!rc) rc = ks_pages_decode(buf, words, dev, host, &trimmed);
     free(buf);
     if (!rc) host->counters[1] += c[1] + trimmed;
     return rc;

@@ -44,13 +44,15 @@ KS_API ks_status ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, 
                                       const int64_t *K, const float *const *A, int64_t lda, const float *const *B,
                                       int64_t ldb, float *const *C, int64_t ldc);
 
-/* A device sink of `capacity` events: `out` receives device pointers (pass it to the
- * *_cuda launchers). Free with ks_cuda_sink_free. */
+/* A device sink of `capacity` 64-byte event slots: `out` receives device pointers (pass
+ * it to the *_cuda launchers). The GPU writes compact records into it (ks_pages.h), so it
+ * holds at least `capacity` events, about 3x that for reads and writes whose positions
+ * follow from the dims set in out->dim_rows / dim_cols. Free with ks_cuda_sink_free. */
 KS_API ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter);
 /* Empties it (cursor and dropped back to 0). */
 KS_API ks_status ks_cuda_sink_reset(ks_sink *dev);
-/* The events the launches claimed so far (stored + overflowed): the capacity a rerun
- * needs to keep them all. */
+/* The slots the launches asked for so far (stored or not): the capacity a rerun needs
+ * to keep every event. */
 KS_API ks_status ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long *claimed);
 /* Copies the recorded events and the dropped count into a host sink (appending). */
 KS_API ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host);

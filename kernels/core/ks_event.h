@@ -148,6 +148,8 @@ typedef struct ks_filter {
     int64_t every;
 } ks_filter;
 
+#define KS_SINK_DIMS 16
+
 /* Where events go. On the GPU `events` and `counters` are device memory and `capacity`
  * is fixed: slots are claimed with an atomic cursor and an overflow is only counted.
  * In the simulator they are host memory and the array grows up to `capacity`.
@@ -166,6 +168,12 @@ typedef struct ks_sink {
     /* simulator: bytes of address space reserved for `events` up front (0: malloc'd, grown
      * by copying); pages are only touched as events arrive */
     unsigned long long reserved_bytes;
+    /* GPU (ks_pages.h): a number that differs from every earlier launch's into this
+     * memory (ks_cuda_sink_create and _reset set it), and the planes' rows x cols of the
+     * first KS_SINK_DIMS tensors (0: not given), from which a read's or write's (plane,
+     * y, x) need not be stored. */
+    uint32_t epoch;
+    int32_t dim_rows[KS_SINK_DIMS], dim_cols[KS_SINK_DIMS];
 } ks_sink;
 
 /* The filter that keeps everything. */

@@ -1,9 +1,9 @@
 /* ks_pages.c - the GPU's record pages (ks_pages.h) back into 64-byte events.
  *
- * Pages are walked in buffer order. A thread's pages lie in the order it wrote them, so
- * a thread's state (its last work record's iter and index, the next seq) carries from
- * one of its pages to the next; threads are found by (block, thread) in a hash table
- * looked up once a page, not once a record.
+ * Pages are walked in buffer order, a page's columns by lane. A thread's columns lie in
+ * the order it wrote them, so a thread's state (its last work record's iter and index,
+ * the next seq) carries from one of its columns to the next; threads are found by
+ * (block, thread) in a hash table looked up once a column, not once a record.
  */
 #include "ks_pages.h"
 
@@ -23,8 +23,7 @@ typedef struct state_table {
 } state_table;
 
 /* The state of thread `key`, made as ks_thread_from_builtins starts it (index 0, iter 0,
- * seq 0) when first seen. The table holds at least one slot more than there are pages,
- * so it never fills. */
+ * seq 0) when first seen. */
 static thread_state *state_of(state_table *tb, uint64_t key)
 {
     size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & tb->mask;
@@ -33,80 +32,87 @@ static thread_state *state_of(state_table *tb, uint64_t key)
     return &tb->slot[h];
 }
 
-/* Appends e to the host sink unless `keep` events are there or the sink is at its limit. */
-static int store(ks_sink *host, unsigned long long keep, const ks_event *e)
+/* Appends e to the host sink unless it is at its limit. */
+static int store(ks_sink *host, const ks_event *e)
 {
-    if (host->counters[0] >= keep) return 0;
     if (host->counters[0] >= host->capacity && ks_host_sink_grow(host) != KS_OK) return 0;
     host->events[host->counters[0]++] = *e;
     return 1;
 }
 
-static ks_status damaged(unsigned long long page, const char *why)
+static ks_status damaged(unsigned long long page, uint32_t lane, const char *why)
 {
-    return ks_fail(KS_EFORMAT, "GPU trace: page %llu of the record buffer is damaged: %s", page, why);
+    return ks_fail(KS_EFORMAT, "GPU trace: page %llu lane %u of the record buffer is damaged: %s", page, lane, why);
 }
 
-ks_status ks_pages_decode(const uint32_t *w, unsigned long long nwords, ks_sink *host, unsigned long long keep,
+/* One used column (c: its word 0; word k at c[32 * k]) into events. */
+static ks_status column(const uint32_t *c, unsigned long long pg, uint32_t lane, const ks_sink *dev, state_table *tb,
+                        ks_sink *host, unsigned long long *trimmed)
+{
+    const uint32_t block = c[0], thread = c[32];
+    thread_state *st = state_of(tb, ((uint64_t)block << 32 | thread) + 1);
+    for (uint32_t k = KS_COL_HEAD; k < KS_COL_WORDS && c[32 * k] != 0;) {
+        const uint32_t w0 = c[32 * k], w1 = c[32 * (k + 1)];
+        const int kind = (int)(w0 & 0xf);
+        const uint32_t n = w0 >> 4 & 0xf;
+        const uint32_t words = ks_page_record_words(kind, n);
+        const int derived = (w1 & KS_W1_DERIVED) != 0;
+        if (kind < 1 || kind >= KS_EV_KINDS || n > KS_WORK_FIELDS || (derived && n != 3))
+            return damaged(pg, lane, "a record of an unknown kind or length");
+        if (k + words > KS_COL_WORDS) return damaged(pg, lane, "a record runs past its column");
+        ks_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = (uint8_t)kind;
+        e.flags = (uint8_t)(w0 >> 8);
+        e.site = (uint16_t)(w0 >> 16);
+        e.tensor = (uint8_t)w1;
+        e.tap = (uint16_t)(w1 >> 16);
+        e.block = block;
+        e.thread = thread;
+        uint32_t at = k + 2;
+        if (kind == KS_EV_WORK) {
+            st->iter = c[32 * at];
+            st->index = (int64_t)((uint64_t)c[32 * (at + 1)] | (uint64_t)c[32 * (at + 2)] << 32);
+            st->seq = 0;
+            at += 3;
+        }
+        if ((st->seq & 0x7f) != (w1 >> 8 & 0x7f)) return damaged(pg, lane, "a thread's records out of order");
+        e.iter = st->iter;
+        e.index = st->index;
+        e.seq = st->seq++;
+        for (uint32_t i = 0; i < n; ++i) e.u.field[i] = (int32_t)c[32 * (at + i)];
+        if (derived) { /* offset and value stored; (plane, y, x) from the dims */
+            const int64_t off = e.u.access.offset, rows = dev->dim_rows[e.tensor], cols = dev->dim_cols[e.tensor];
+            if (e.tensor >= KS_SINK_DIMS || rows <= 0 || cols <= 0 || off < 0)
+                return damaged(pg, lane, "a derived access without its tensor's dims");
+            e.u.field[5] = e.u.field[2]; /* the value's bits, stored in word 2 */
+            e.u.access.plane = (int32_t)(off / cols / rows);
+            e.u.access.y = (int32_t)(off / cols % rows);
+            e.u.access.x = (int32_t)(off % cols);
+        }
+        if (!store(host, &e)) ++*trimmed;
+        k += words;
+    }
+    return KS_OK;
+}
+
+ks_status ks_pages_decode(const uint32_t *w, unsigned long long nwords, const ks_sink *dev, ks_sink *host,
                           unsigned long long *trimmed)
 {
     const unsigned long long npages = nwords / KS_PAGE_WORDS;
     state_table tb = {NULL, 0};
-    size_t slots = 16;
-    while (slots <= npages) slots *= 2;
+    size_t slots = 64;
+    while (slots <= 32 * npages) slots *= 2; /* more slots than columns: never full */
     tb.slot = (thread_state *)calloc(slots, sizeof *tb.slot);
     if (!tb.slot) return ks_fail(KS_ENOMEM, "GPU trace: no memory to decode %llu record pages", npages);
     tb.mask = slots - 1;
     ks_status rc = KS_OK;
-    for (unsigned long long pg = 0; pg < npages && !rc; ++pg) {
-        const uint32_t *p = w + pg * KS_PAGE_WORDS;
-        if (p[2] != KS_PAGE_MAGIC || p[3] != 0) {
-            rc = damaged(pg, "no page header");
-            break;
+    for (unsigned long long pg = 0; pg < npages && !rc; ++pg)
+        for (uint32_t lane = 0; lane < 32 && !rc; ++lane) {
+            const uint32_t *c = w + pg * KS_PAGE_WORDS + lane;
+            if (c[64] == KS_PAGE_MAGIC && c[96] == ks_page_tag(dev->epoch, pg, lane))
+                rc = column(c, pg, lane, dev, &tb, host, trimmed);
         }
-        const uint32_t block = p[0], thread = p[1];
-        thread_state *st = state_of(&tb, ((uint64_t)block << 32 | thread) + 1);
-        for (uint32_t q = KS_PAGE_HEAD; q < KS_PAGE_WORDS && p[q] != 0;) {
-            const uint32_t w0 = p[q], w1 = p[q + 1];
-            const int kind = (int)(w0 & 0xf);
-            const uint32_t n = w0 >> 4 & 0xf;
-            const uint32_t words = ks_page_record_words(kind, n);
-            if (kind < 1 || kind >= KS_EV_KINDS || n > KS_WORK_FIELDS) {
-                rc = damaged(pg, "a record of an unknown kind or length");
-                break;
-            }
-            if (q + words > KS_PAGE_WORDS) {
-                rc = damaged(pg, "a record runs past the page");
-                break;
-            }
-            ks_event e;
-            memset(&e, 0, sizeof e);
-            e.kind = (uint8_t)kind;
-            e.flags = (uint8_t)(w0 >> 8);
-            e.site = (uint16_t)(w0 >> 16);
-            e.tensor = (uint8_t)w1;
-            e.tap = (uint16_t)(w1 >> 16);
-            e.block = block;
-            e.thread = thread;
-            const uint32_t *pay = p + q + 2;
-            if (kind == KS_EV_WORK) {
-                st->iter = p[q + 2];
-                st->index = (int64_t)((uint64_t)p[q + 3] | (uint64_t)p[q + 4] << 32);
-                st->seq = 0;
-                pay = p + q + 5;
-            }
-            if ((st->seq & 0xff) != (w1 >> 8 & 0xff)) {
-                rc = damaged(pg, "a thread's records out of order");
-                break;
-            }
-            e.iter = st->iter;
-            e.index = st->index;
-            e.seq = st->seq++;
-            memcpy(e.u.field, pay, n * sizeof(uint32_t));
-            if (!store(host, keep, &e)) ++*trimmed;
-            q += words;
-        }
-    }
     free(tb.slot);
     return rc;
 }

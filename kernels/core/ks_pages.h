@@ -1,30 +1,34 @@
-/* ks_pages.h - how the GPU records events: compact records in per-thread pages.
+/* ks_pages.h - how the GPU records events: compact records in a warp's page, one
+ * column per lane.
  *
- * A 64-byte event per probe, each claimed with its own atomicAdd, made every-event
- * tracing 40x the plain kernel on the H200: the threads waited on the atomic's round trip
- * before every store (Nsight Compute: 84 % of stalls on the L1TEX scoreboard) and wrote
- * 64 bytes where 32 carry the event. So on the GPU a thread claims a page of
- * KS_PAGE_WORDS 32-bit words at a time and writes its events into it in program order,
- * as compact records; the host (ks_pages_decode) turns the pages back into the same
- * 64-byte events (ks_event.h) the simulator writes. docs/trace-format.md gives the bytes.
+ * A 64-byte event per probe, each claimed with its own atomicAdd on one counter, made
+ * every-event tracing 42x the plain im2col on the H200: 3.8 M same-address atomics (one
+ * a warp and event) and 244 MB of events. A page per thread cut the atomics but made the
+ * stores scattered (81x). So the lanes of a warp that need room claim one page together
+ * (one atomicAdd), each lane writes its records in program order down its own column, and
+ * a column's words are interleaved with its neighbours' (word k of lane L at k * 32 + L):
+ * lanes storing the same record word together write 128 contiguous bytes. The host
+ * (ks_pages_decode) turns the columns back into the 64-byte events (ks_event.h) the
+ * simulator writes; docs/trace-format.md gives the words.
  *
- * A page: 4 header words (block, thread, KS_PAGE_MAGIC, 0), then records, each a multiple
- * of 4 words (16-byte stores), then a 0 word where the records end (unless the page is
- * full). A record:
+ * A column: 4 header words (block, thread, KS_PAGE_MAGIC, the sink's epoch ^ (page * 32
+ * + lane)), then records, then a 0 word where they end (unless the column is full). A
+ * column whose header does not match was not used (its lane did not need room then). A
+ * record:
  *   w0  kind (bits 0-3) | payload words n (4-7) | flags (8-15) | site (16-31)
- *   w1  tensor (0-7) | seq & 0xff (8-15) | tap (16-31)
+ *   w1  tensor (0-7) | seq & 0x7f (8-14) | derived (15) | tap (16-31)
  *   a work record: w2 iter, w3-w4 the index (low, high)
- *   then the n payload words (ks_event's union words 0..n-1; the rest are 0), zero-padded
- *   to the 4-word boundary.
+ *   then the n payload words (ks_event's union words 0..n-1; the rest are 0). A read or
+ *   write whose (plane, y, x) follow from its offset and the sink's dims for its tensor
+ *   is `derived`: its payload is the offset (2 words) and the value only.
  * What a record leaves out comes back from the thread's order: its block and thread from
- * the page, its iter and index from the thread's last work record, its seq by counting
- * from that record (the low byte stored checks it).
+ * the column, its iter and index from the thread's last work record, its seq by counting
+ * from there (the low bits stored check it).
  *
- * A thread's pages are claimed with atomicAdd on counters[0], in words, so the pages of
- * one thread lie in the order it wrote them. A claim past the buffer gives a page that
- * is not stored: its records are counted as dropped (counters[1]), and counters[0] keeps
- * counting the words the launch asked for, which is exactly what a buffer large enough
- * for it needs (kernels/run.c sizes its second launch from it).
+ * Pages are claimed with atomicAdd on counters[0], in words, so a thread's columns lie in
+ * the order it wrote them. A claim past the buffer gives columns that are not stored:
+ * their records are counted as dropped (counters[1]), and counters[0] keeps counting the
+ * words the launch asked for (kernels/run.c sizes its second launch from it).
  */
 #ifndef KS_PAGES_H
 #define KS_PAGES_H
@@ -34,97 +38,123 @@
 
 #include "ks_core.h"
 
-#define KS_PAGE_WORDS 64u         /* 256 bytes: an im2col item (19 events) takes 3 */
-#define KS_PAGE_HEAD 4u           /* block, thread, magic, 0 */
-#define KS_PAGE_MAGIC 0x5047534bu /* "KSGP" */
-#define KS_PAGE_SLOT_WORDS 16u    /* the device buffer is sized in 64-byte event slots */
+#define KS_COL_WORDS 64u                   /* a lane's column: 256 bytes */
+#define KS_PAGE_WORDS (32u * KS_COL_WORDS) /* a warp's page: 8 KB */
+#define KS_COL_HEAD 4u                     /* block, thread, magic, tag */
+#define KS_PAGE_MAGIC 0x5047534bu          /* "KSGP" */
+#define KS_PAGE_SLOT_WORDS 16u             /* buffers are sized in 64-byte slots */
+#define KS_W1_DERIVED 0x8000u
 
-/* The words of a record with n payload words: 2 (+3 for a work record) + n, rounded up
- * to a multiple of 4. */
-KS_FN_INLINE uint32_t ks_page_record_words(int kind, uint32_t n)
+/* The words of a record with n payload words. */
+KS_FN_INLINE uint32_t ks_page_record_words(int kind, uint32_t n) { return 2u + (kind == KS_EV_WORK ? 3u : 0u) + n; }
+
+/* The header's last word: which launch, page and lane wrote the column. */
+KS_FN_INLINE uint32_t ks_page_tag(uint32_t epoch, unsigned long long page, uint32_t lane)
 {
-    return (2u + (kind == KS_EV_WORK ? 3u : 0u) + n + 3u) & ~3u;
+    return epoch ^ (uint32_t)(page * 32u + lane) ^ 0x9e3779b9u;
 }
 
-#if defined(__CUDA_ARCH__)
-#define KS_PAGE_CLAIM(counter, n) atomicAdd((counter), (unsigned long long)(n))
-#define KS_PAGE_COUNT_DROP(counter) atomicAdd((counter), 1ull)
-#else
-/* the host's stand-in (tests/test_pages.c writes pages on the CPU): one writer at a time */
-#define KS_PAGE_CLAIM(counter, n) ((*(counter) += (n)) - (n))
-#define KS_PAGE_COUNT_DROP(counter) (++*(counter))
-#endif
-
-/* Four words to p, 16-byte aligned: one vector store on the GPU. */
-KS_FN_INLINE void ks_page_put4(uint32_t *p, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+/* (plane, y, x) of an in-bounds offset of a tensor of planes of rows x cols. */
+KS_FN_INLINE int ks_page_derivable(const ks_sink *s, int tensor, int64_t offset, int32_t plane, int32_t y, int32_t x)
 {
-#if defined(__CUDA_ARCH__)
-    *(uint4 *)p = make_uint4(a, b, c, d);
-#else
-    const uint32_t w[4] = {a, b, c, d};
-    memcpy(p, w, sizeof w);
-#endif
+    if (tensor < 0 || tensor >= KS_SINK_DIMS || offset < 0) return 0;
+    const int64_t rows = s->dim_rows[tensor], cols = s->dim_cols[tensor];
+    return rows > 0 && cols > 0 && plane >= 0 && y >= 0 && y < rows && x >= 0 && x < cols &&
+           ((int64_t)plane * rows + y) * cols + x == offset;
 }
 
-/* Opens the thread's next page (after the current one is full): claims KS_PAGE_WORDS
- * words and writes the header, or, past the buffer, leaves page_at NULL (records dropped
- * until the next page). Either way the page has room for KS_PAGE_WORDS - KS_PAGE_HEAD. */
-KS_FN void ks_page_open(ks_thread *t, uint32_t block, uint32_t thread)
+/* The lane's next column: in the page at word `page_at` of the buffer, or none when the
+ * page lies past the buffer (records dropped until the next). */
+KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t lane)
 {
     ks_sink *s = t->sink;
-    const unsigned long long at = KS_PAGE_CLAIM(&s->counters[0], KS_PAGE_WORDS);
-    t->page_room = KS_PAGE_WORDS - KS_PAGE_HEAD;
-    if (at + KS_PAGE_WORDS > s->capacity * KS_PAGE_SLOT_WORDS) {
+    t->page_room = KS_COL_WORDS - KS_COL_HEAD;
+    if (page_word + KS_PAGE_WORDS > s->capacity * KS_PAGE_SLOT_WORDS) {
         t->page_at = 0;
         return;
     }
-    uint32_t *page = (uint32_t *)s->events + at;
-    ks_page_put4(page, block, thread, KS_PAGE_MAGIC, 0);
-    t->page_at = page + KS_PAGE_HEAD;
+    uint32_t *col = (uint32_t *)s->events + page_word + lane;
+    col[0] = ks_block_linear(t);
+    col[32] = ks_thread_linear(t);
+    col[64] = KS_PAGE_MAGIC;
+    col[96] = ks_page_tag(s->epoch, page_word / KS_PAGE_WORDS, lane);
+    t->page_at = col + 32 * KS_COL_HEAD;
 }
 
-/* One record of the current item: the header words, and payload words p0..p(n-1)
- * (n <= 8; a constant at every probe, so the stores below are resolved at compile time). */
+/* Room for `words` more words in this lane's column: the lanes of the warp short of room
+ * claim one page together; on the host (tests/test_pages.c) a thread claims alone. */
+KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
+{
+    const uint32_t lane = ks_thread_linear(t) & 31u;
+#if defined(__CUDA_ARCH__)
+    const unsigned active = __activemask();
+    const unsigned needy = __ballot_sync(active, t->page_room < words);
+    if (!needy) return;
+    const int leader = __ffs(needy) - 1;
+    unsigned long long page = 0;
+    if ((int)lane == leader) page = atomicAdd(&t->sink->counters[0], (unsigned long long)KS_PAGE_WORDS);
+    page = __shfl_sync(active, page, leader);
+    if (needy >> lane & 1u) ks_page_column(t, page, lane);
+#else
+    if (t->page_room >= words) return;
+    const unsigned long long page = t->sink->counters[0];
+    t->sink->counters[0] += KS_PAGE_WORDS;
+    ks_page_column(t, page, lane);
+#endif
+}
+
+/* One record of the current item: its header words and payload words p0..p(n-1) (n <= 8,
+ * a constant at each probe, so the stores resolve at compile time). */
 KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t seq,
                                  uint32_t n, uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4,
                                  uint32_t p5, uint32_t p6, uint32_t p7)
 {
+    uint32_t derived = 0;
+    if ((kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 &&
+        ks_page_derivable(t->sink, tensor, (int64_t)((uint64_t)p0 | (uint64_t)p1 << 32), (int32_t)p2, (int32_t)p3,
+                          (int32_t)p4)) {
+        derived = KS_W1_DERIVED;
+        n = 3;
+        p2 = p5;
+    }
     const uint32_t words = ks_page_record_words(kind, n);
-    if (t->page_room < words) ks_page_open(t, ks_block_linear(t), ks_thread_linear(t));
+    ks_page_room(t, words);
     uint32_t *p = t->page_at;
     t->page_room -= words;
     if (!p) {
-        KS_PAGE_COUNT_DROP(&t->sink->counters[1]);
+#if defined(__CUDA_ARCH__)
+        atomicAdd(&t->sink->counters[1], 1ull);
+#else
+        ++t->sink->counters[1];
+#endif
         return;
     }
-    t->page_at = p + words;
-    const uint32_t w0 = (uint32_t)(kind & 0xf) | n << 4 | (uint32_t)(flags & 0xff) << 8 |
-                        (uint32_t)(site & 0xffff) << 16;
-    const uint32_t w1 = (uint32_t)(tensor & 0xff) | (seq & 0xff) << 8 | (uint32_t)(tap & 0xffff) << 16;
-    /* the payload words past n are 0 (the probes pass 0 there), so they pad the record */
+    t->page_at = p + 32 * words;
+    p[0] = (uint32_t)(kind & 0xf) | n << 4 | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
+    p[32] = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
+    p += 64;
     if (kind == KS_EV_WORK) {
         const uint64_t index = (uint64_t)t->work;
-        ks_page_put4(p, w0, w1, t->iter, (uint32_t)index);
-        ks_page_put4(p + 4, (uint32_t)(index >> 32), p0, p1, p2);
-        ks_page_put4(p + 8, p3, p4, p5, p6);
-        ks_page_put4(p + 12, p7, 0, 0, 0);
-    } else {
-        ks_page_put4(p, w0, w1, p0, p1);
-        if (words > 4) ks_page_put4(p + 4, p2, p3, p4, p5);
-        if (words > 8) ks_page_put4(p + 8, p6, p7, 0, 0);
+        p[0] = t->iter;
+        p[32] = (uint32_t)index;
+        p[64] = (uint32_t)(index >> 32);
+        p += 96;
     }
-    if (t->page_room) p[words] = 0; /* where the records end, until the next one */
+    const uint32_t w[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
+    for (uint32_t k = 0; k < 8; ++k)
+        if (k < n) p[32 * k] = w[k];
+    if (t->page_room) p[32 * n] = 0; /* where the records end, until the next one */
 }
 
 /* The host side (ks_pages.c, inside libkscope; not exported): the first `nwords` words of
- * a downloaded page buffer back into events appended to `host`, in page order. At most
- * `keep` events are stored (and no more than the host sink holds); the rest are added
- * to *trimmed. Returns KS_EFORMAT, with the page named, on a damaged page (a bad magic, a
- * record past its page, a kind or length out of range, a seq out of order). */
+ * a downloaded page buffer, written under `dev` (its epoch and dims), back into events
+ * appended to `host`, in page order. Events past the host sink's limit are added to
+ * *trimmed. Returns KS_EFORMAT, with the page named, on a damaged column (a record past
+ * its column, a kind or length out of range, a seq out of order). */
 #ifdef __cplusplus
 extern "C" {
 #endif
-ks_status ks_pages_decode(const uint32_t *words, unsigned long long nwords, ks_sink *host, unsigned long long keep,
+ks_status ks_pages_decode(const uint32_t *words, unsigned long long nwords, const ks_sink *dev, ks_sink *host,
                           unsigned long long *trimmed);
 #ifdef __cplusplus
 }
