@@ -104,6 +104,24 @@ static int by_thread_seq(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* As the lanes of a warp short of room do on the GPU: 2-6 threads take a column each of
+ * one new page (their current columns end where their records do). */
+static void group_claim(sim_thread *th, uint64_t *s)
+{
+    int pick[6], k = (int)tu_int(s, 2, 6), got = 0;
+    for (int tries = 0; tries < 40 && got < k; ++tries) {
+        const int i = (int)tu_int(s, 0, THREADS - 1);
+        int seen = th[i].items_left <= 0;
+        for (int j = 0; j < got; ++j) seen |= pick[j] == i;
+        if (!seen) pick[got++] = i;
+    }
+    if (got < 2) return;
+    ks_sink *sink = th[pick[0]].t.sink;
+    const unsigned long long page = sink->counters[0];
+    sink->counters[0] += (unsigned long long)got * KS_COL_WORDS;
+    for (int j = 0; j < got; ++j) ks_page_column(&th[pick[j]].t, page, (uint32_t)got, (uint32_t)j);
+}
+
 /* Runs THREADS simulated threads of a 2-D grid, interleaved at random, into a buffer of
  * `slots` 64-byte slots; returns the words claimed. */
 static unsigned long long write_pages(uint64_t seed, unsigned long long slots, uint32_t **buf, expected *x,
@@ -141,6 +159,7 @@ static unsigned long long write_pages(uint64_t seed, unsigned long long slots, u
         int k = (int)tu_int(&s, 0, live - 1), i = 0;
         for (;; ++i)
             if (th[i].items_left > 0 && k-- == 0) break;
+        if (tu_int(&s, 0, 3) == 0) group_claim(th, &s);
         const int burst = (int)tu_int(&s, 1, 9);
         for (int b = 0; b < burst && th[i].items_left > 0; ++b) step(&th[i], &s, x);
     }
@@ -153,10 +172,9 @@ static ks_sink *decode(const uint32_t *buf, unsigned long long words, unsigned l
 {
     ks_sink *host = ks_host_sink_create(keep == ~0ull ? 0 : keep, ks_filter_all());
     ck_assert_ptr_nonnull(host);
-    unsigned long long room = slots * KS_PAGE_SLOT_WORDS, n = words < room ? words : room;
-    n -= n % KS_PAGE_WORDS;
+    g_sink.capacity = slots;
     *trimmed = 0;
-    *rc = ks_pages_decode(buf, n, &g_sink, host, trimmed);
+    *rc = ks_pages_decode(buf, words, &g_sink, host, trimmed);
     return host;
 }
 
@@ -169,7 +187,7 @@ START_TEST(pages_give_back_every_event)
         const unsigned long long slots = 1 << 19;
         const unsigned long long words = write_pages(seed, slots, &buf, &x, &dropped);
         ck_assert_uint_eq(dropped, 0);
-        ck_assert_uint_eq(words % KS_PAGE_WORDS, 0);
+        ck_assert_uint_eq(words % KS_COL_WORDS, 0);
         ck_assert_uint_gt(x.n, 200);
         ks_status rc;
         ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
@@ -196,7 +214,7 @@ START_TEST(short_buffer_counts_drops_and_the_words_needed)
     uint32_t *bbuf, *buf;
     unsigned long long bdropped, dropped, trimmed;
     const unsigned long long need = write_pages(11, 1 << 19, &bbuf, &big, &bdropped);
-    const unsigned long long slots = 9 * KS_PAGE_WORDS / KS_PAGE_SLOT_WORDS + 37; /* 9 whole pages and a part */
+    const unsigned long long slots = 40 * KS_COL_WORDS / KS_PAGE_SLOT_WORDS + 3; /* 40 columns and a part */
     const unsigned long long words = write_pages(11, slots, &buf, &x, &dropped);
     ck_assert_uint_eq(words, need);
     ck_assert_uint_gt(dropped, 0);
@@ -204,7 +222,7 @@ START_TEST(short_buffer_counts_drops_and_the_words_needed)
     ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
     ck_assert_int_eq(rc, KS_OK);
     ck_assert_uint_eq(ks_sink_count(host) + dropped + trimmed, x.n);
-    ck_assert_uint_gt(ks_sink_count(host), 9); /* 9 pages stored */
+    ck_assert_uint_gt(ks_sink_count(host), 40); /* 40 columns stored */
     /* every kept event is one the threads meant */
     qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
     for (unsigned long long i = 0; i < ks_sink_count(host); ++i)
@@ -220,15 +238,12 @@ START_TEST(short_buffer_counts_drops_and_the_words_needed)
 }
 END_TEST
 
-/* word k of the first used column of page pg */
-static uint32_t *first_column_word(uint32_t *buf, unsigned pg, unsigned k)
+/* word k of the first column of the pg-th page (a page's first word: its columns) */
+static uint32_t *first_column_word(uint32_t *buf, unsigned pg, unsigned k, unsigned long long *pos)
 {
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-        uint32_t *c = buf + pg * KS_PAGE_WORDS + lane;
-        if (c[64] == KS_PAGE_MAGIC && c[96] == ks_page_tag(g_sink.epoch, pg, lane)) return c + 32 * k;
-    }
-    ck_abort_msg("page %u has no column", pg);
-    return NULL;
+    *pos = 0;
+    for (unsigned i = 0; i < pg; ++i) *pos += (buf[*pos] & 0xffff) * KS_COL_WORDS;
+    return buf + *pos + k * (buf[*pos] & 0xffff);
 }
 
 START_TEST(damaged_columns_are_refused_by_number)
@@ -237,22 +252,26 @@ START_TEST(damaged_columns_are_refused_by_number)
     uint32_t *buf;
     unsigned long long dropped, trimmed;
     const unsigned long long slots = 1 << 19, words = write_pages(5, slots, &buf, &x, &dropped);
-    ck_assert_uint_gt(words / KS_PAGE_WORDS, 4);
+    ck_assert_uint_gt(words / KS_COL_WORDS, 40);
     ks_status rc;
-    uint32_t *w1 = first_column_word(buf, 2, KS_COL_HEAD + 1);
+    unsigned long long pos;
+    uint32_t *w1 = first_column_word(buf, 2, KS_COL_HEAD + 1, &pos);
     *w1 ^= 0x100; /* the first record's seq bits */
     ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
     ck_assert_int_eq(rc, KS_EFORMAT);
-    ck_assert_msg(strstr(ks_error_message(), "page 2 lane") && strstr(ks_error_message(), "out of order"), "%s",
+    char at[64];
+    snprintf(at, sizeof at, "page at word %llu (column 0)", pos);
+    ck_assert_msg(strstr(ks_error_message(), at) && strstr(ks_error_message(), "out of order"), "%s",
                   ks_error_message());
     ks_host_sink_free(host);
     *w1 ^= 0x100;
-    uint32_t *w0 = first_column_word(buf, 3, KS_COL_HEAD);
+    uint32_t *w0 = first_column_word(buf, 3, KS_COL_HEAD, &pos);
     const uint32_t keep0 = *w0;
     *w0 = (*w0 & ~0xfu) | 0xc; /* kind 12 */
     host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
     ck_assert_int_eq(rc, KS_EFORMAT);
-    ck_assert_msg(strstr(ks_error_message(), "page 3 lane"), "%s", ks_error_message());
+    snprintf(at, sizeof at, "page at word %llu (column 0)", pos);
+    ck_assert_msg(strstr(ks_error_message(), at), "%s", ks_error_message());
     ks_host_sink_free(host);
     *w0 = keep0;
     host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
@@ -260,11 +279,20 @@ START_TEST(damaged_columns_are_refused_by_number)
     const unsigned long long all = ks_sink_count(host);
     ck_assert_uint_eq(all, x.n);
     ks_host_sink_free(host);
-    g_sink.epoch += 1; /* as if the buffer were read for the next launch: none of it is */
+    /* read as the next launch's (another epoch): no page is its, which is refused */
+    g_sink.epoch += 1;
     host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
-    ck_assert_int_eq(rc, KS_OK);
-    ck_assert_uint_eq(ks_sink_count(host), 0);
+    ck_assert_int_eq(rc, KS_EFORMAT);
+    ck_assert_msg(strstr(ks_error_message(), "no page header"), "%s", ks_error_message());
     ks_host_sink_free(host);
+    g_sink.epoch -= 1;
+    /* a page header broken: refused, not skipped */
+    uint32_t *tag = first_column_word(buf, 4, 3, &pos);
+    *tag ^= 1;
+    host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_EFORMAT);
+    ks_host_sink_free(host);
+    *tag ^= 1;
     free(buf), free(x.ev);
 }
 END_TEST

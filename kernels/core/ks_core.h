@@ -59,9 +59,10 @@ typedef struct ks_thread {
     uint32_t shared_rows, shared_cols;
     const void *shared_arr[KS_SHARED_ARRAYS];
     /* GPU recording (ks_pages.h): where this thread's next record goes in its page (NULL:
-     * no page yet, or one past the buffer) and the words left there. Unused on the host. */
+     * no page yet, or one past the buffer), the words left there, and the page's columns
+     * (its words are interleaved: word k of a column at k * page_stride). Unused on the host. */
     uint32_t *page_at;
-    uint32_t page_room;
+    uint32_t page_room, page_stride;
 } ks_thread;
 
 /* A thread's block and its place in the block as single numbers, as CUDA numbers them (x

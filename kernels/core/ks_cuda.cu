@@ -211,17 +211,15 @@ extern "C" ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
     unsigned long long c[2];
     ks_status rc = ks_cuda_download(c, dev->counters, sizeof c);
     if (rc) return rc;
-    const unsigned long long room = dev->capacity * KS_PAGE_SLOT_WORDS;
-    unsigned long long words = c[0] < room ? c[0] : room;
-    words -= words % KS_PAGE_WORDS; /* a page that did not fit whole was not stored */
+    const unsigned long long room = dev->capacity * KS_PAGE_SLOT_WORDS, words = c[0] < room ? c[0] : room;
     uint32_t *buf = NULL;
     if (words) {
         buf = (uint32_t *)malloc(words * sizeof(uint32_t));
-        if (!buf) rc = ks_fail(KS_ENOMEM, "trace: no host memory for %llu GPU record pages", words / KS_PAGE_WORDS);
+        if (!buf) rc = ks_fail(KS_ENOMEM, "trace: no host memory for %llu words of GPU records", words);
         if (!rc) rc = ks_cuda_download(buf, dev->events, words * sizeof(uint32_t));
     }
     unsigned long long trimmed = 0;
-    if (!rc) rc = ks_pages_decode(buf, words, dev, host, &trimmed);
+    if (!rc) rc = ks_pages_decode(buf, c[0], dev, host, &trimmed);
     free(buf);
     if (!rc) host->counters[1] += c[1] + trimmed;
     return rc;

@@ -39,6 +39,7 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->shared_rows = t->shared_cols = 0;
     t->page_at = 0;
     t->page_room = 0;
+    t->page_stride = 1;
 }
 
 /* The GPU's nanosecond clock (comparable across SMs) and the SM this thread runs on. */

@@ -40,24 +40,24 @@ static int store(ks_sink *host, const ks_event *e)
     return 1;
 }
 
-static ks_status damaged(unsigned long long page, uint32_t lane, const char *why)
+static ks_status damaged(unsigned long long page, uint32_t column, const char *why)
 {
-    return ks_fail(KS_EFORMAT, "GPU trace: page %llu lane %u of the record buffer is damaged: %s", page, lane, why);
+    return ks_fail(KS_EFORMAT, "GPU trace: the record page at word %llu (column %u) is damaged: %s", page, column, why);
 }
 
-/* One used column (c: its word 0; word k at c[32 * k]) into events. */
-static ks_status column(const uint32_t *c, unsigned long long pg, uint32_t lane, const ks_sink *dev, state_table *tb,
-                        ks_sink *host, unsigned long long *trimmed)
+/* One column (c: its word 0; word k at c[n * k]) into events. */
+static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, uint32_t lane, const ks_sink *dev,
+                        state_table *tb, ks_sink *host, unsigned long long *trimmed)
 {
-    const uint32_t block = c[0], thread = c[32];
+    const uint32_t block = c[n], thread = c[2 * n];
     thread_state *st = state_of(tb, ((uint64_t)block << 32 | thread) + 1);
-    for (uint32_t k = KS_COL_HEAD; k < KS_COL_WORDS && c[32 * k] != 0;) {
-        const uint32_t w0 = c[32 * k], w1 = c[32 * (k + 1)];
+    for (uint32_t k = KS_COL_HEAD; k < KS_COL_WORDS && c[n * k] != 0;) {
+        const uint32_t w0 = c[n * k], w1 = c[n * (k + 1)];
         const int kind = (int)(w0 & 0xf);
-        const uint32_t n = w0 >> 4 & 0xf;
-        const uint32_t words = ks_page_record_words(kind, n);
+        const uint32_t m = w0 >> 4 & 0xf;
+        const uint32_t words = ks_page_record_words(kind, m);
         const int derived = (w1 & KS_W1_DERIVED) != 0;
-        if (kind < 1 || kind >= KS_EV_KINDS || n > KS_WORK_FIELDS || (derived && n != 3))
+        if (kind < 1 || kind >= KS_EV_KINDS || m > KS_WORK_FIELDS || (derived && m != 3))
             return damaged(pg, lane, "a record of an unknown kind or length");
         if (k + words > KS_COL_WORDS) return damaged(pg, lane, "a record runs past its column");
         ks_event e;
@@ -71,8 +71,8 @@ static ks_status column(const uint32_t *c, unsigned long long pg, uint32_t lane,
         e.thread = thread;
         uint32_t at = k + 2;
         if (kind == KS_EV_WORK) {
-            st->iter = c[32 * at];
-            st->index = (int64_t)((uint64_t)c[32 * (at + 1)] | (uint64_t)c[32 * (at + 2)] << 32);
+            st->iter = c[n * at];
+            st->index = (int64_t)((uint64_t)c[n * (at + 1)] | (uint64_t)c[n * (at + 2)] << 32);
             st->seq = 0;
             at += 3;
         }
@@ -80,7 +80,7 @@ static ks_status column(const uint32_t *c, unsigned long long pg, uint32_t lane,
         e.iter = st->iter;
         e.index = st->index;
         e.seq = st->seq++;
-        for (uint32_t i = 0; i < n; ++i) e.u.field[i] = (int32_t)c[32 * (at + i)];
+        for (uint32_t i = 0; i < m; ++i) e.u.field[i] = (int32_t)c[n * (at + i)];
         if (derived) { /* offset and value stored; (plane, y, x) from the dims */
             const int64_t off = e.u.access.offset, rows = dev->dim_rows[e.tensor], cols = dev->dim_cols[e.tensor];
             if (e.tensor >= KS_SINK_DIMS || rows <= 0 || cols <= 0 || off < 0)
@@ -96,23 +96,41 @@ static ks_status column(const uint32_t *c, unsigned long long pg, uint32_t lane,
     return KS_OK;
 }
 
-ks_status ks_pages_decode(const uint32_t *w, unsigned long long nwords, const ks_sink *dev, ks_sink *host,
+/* The page at word `pos` holds its n columns' headers intact. */
+static int page_ok(const uint32_t *w, unsigned long long pos, unsigned long long stored, uint32_t epoch, uint32_t *n)
+{
+    *n = w[pos] & 0xffff;
+    if (w[pos] >> 16 != KS_PAGE_MAGIC || *n < 1 || *n > 32 || pos + (unsigned long long)*n * KS_COL_WORDS > stored)
+        return 0;
+    for (uint32_t c = 0; c < *n; ++c)
+        if (w[pos + c] != w[pos] || w[pos + 3 * *n + c] != ks_page_tag(epoch, pos, c)) return 0;
+    return 1;
+}
+
+ks_status ks_pages_decode(const uint32_t *w, unsigned long long claimed, const ks_sink *dev, ks_sink *host,
                           unsigned long long *trimmed)
 {
-    const unsigned long long npages = nwords / KS_PAGE_WORDS;
+    const unsigned long long cap = dev->capacity * KS_PAGE_SLOT_WORDS, stored = claimed < cap ? claimed : cap;
     state_table tb = {NULL, 0};
     size_t slots = 64;
-    while (slots <= 32 * npages) slots *= 2; /* more slots than columns: never full */
+    while (slots <= stored / KS_COL_WORDS) slots *= 2; /* more slots than columns: never full */
     tb.slot = (thread_state *)calloc(slots, sizeof *tb.slot);
-    if (!tb.slot) return ks_fail(KS_ENOMEM, "GPU trace: no memory to decode %llu record pages", npages);
+    if (!tb.slot) return ks_fail(KS_ENOMEM, "GPU trace: no memory to decode %llu words of records", stored);
     tb.mask = slots - 1;
     ks_status rc = KS_OK;
-    for (unsigned long long pg = 0; pg < npages && !rc; ++pg)
-        for (uint32_t lane = 0; lane < 32 && !rc; ++lane) {
-            const uint32_t *c = w + pg * KS_PAGE_WORDS + lane;
-            if (c[64] == KS_PAGE_MAGIC && c[96] == ks_page_tag(dev->epoch, pg, lane))
-                rc = column(c, pg, lane, dev, &tb, host, trimmed);
+    unsigned long long pos = 0;
+    while (!rc && pos + KS_COL_WORDS <= stored) {
+        uint32_t n;
+        if (!page_ok(w, pos, stored, dev->epoch, &n)) {
+            /* only the page claimed across the buffer's end was not stored */
+            if (claimed > cap && cap - pos < KS_PAGE_MAX_WORDS) break;
+            rc = damaged(pos, 0, "no page header where a page was stored");
+            break;
         }
+        for (uint32_t c = 0; c < n && !rc; ++c) rc = column(w + pos + c, n, pos, c, dev, &tb, host, trimmed);
+        pos += (unsigned long long)n * KS_COL_WORDS;
+    }
+    if (!rc && pos < stored && claimed <= cap) rc = damaged(pos, 0, "the pages end before the claimed words");
     free(tb.slot);
     return rc;
 }

@@ -1,34 +1,34 @@
-/* ks_pages.h - how the GPU records events: compact records in a warp's page, one
- * column per lane.
+/* ks_pages.h - how the GPU records events: compact records, a column per thread in
+ * pages the lanes of a warp claim together.
  *
  * A 64-byte event per probe, each claimed with its own atomicAdd on one counter, made
  * every-event tracing 42x the plain im2col on the H200: 3.8 M same-address atomics (one
  * a warp and event) and 244 MB of events. A page per thread cut the atomics but made the
- * stores scattered (81x). So the lanes of a warp that need room claim one page together
- * (one atomicAdd), each lane writes its records in program order down its own column, and
- * a column's words are interleaved with its neighbours' (word k of lane L at k * 32 + L):
- * lanes storing the same record word together write 128 contiguous bytes. The host
+ * stores scattered (81x). So the lanes of a warp that are short of room claim one page
+ * together (one atomicAdd), a column each; each writes its records in program order down
+ * its column, and the page's columns are interleaved (word k of column c at k * columns +
+ * c): lanes storing the same record word together write contiguous bytes. The host
  * (ks_pages_decode) turns the columns back into the 64-byte events (ks_event.h) the
  * simulator writes; docs/trace-format.md gives the words.
  *
- * A column: 4 header words (block, thread, KS_PAGE_MAGIC, the sink's epoch ^ (page * 32
- * + lane)), then records, then a 0 word where they end (unless the column is full). A
- * column whose header does not match was not used (its lane did not need room then). A
- * record:
- *   w0  kind (bits 0-3) | payload words n (4-7) | flags (8-15) | site (16-31)
+ * A page of n columns is n * KS_COL_WORDS words. A column: 4 header words (KS_PAGE_MAGIC
+ * << 16 | n, block, thread, ks_page_tag), then records, then a 0 word where they end
+ * (unless the column is full). A record:
+ *   w0  kind (bits 0-3) | payload words m (4-7) | flags (8-15) | site (16-31)
  *   w1  tensor (0-7) | seq & 0x7f (8-14) | derived (15) | tap (16-31)
  *   a work record: w2 iter, w3-w4 the index (low, high)
- *   then the n payload words (ks_event's union words 0..n-1; the rest are 0). A read or
+ *   then the m payload words (ks_event's union words 0..m-1; the rest are 0). A read or
  *   write whose (plane, y, x) follow from its offset and the sink's dims for its tensor
  *   is `derived`: its payload is the offset (2 words) and the value only.
  * What a record leaves out comes back from the thread's order: its block and thread from
  * the column, its iter and index from the thread's last work record, its seq by counting
  * from there (the low bits stored check it).
  *
- * Pages are claimed with atomicAdd on counters[0], in words, so a thread's columns lie in
- * the order it wrote them. A claim past the buffer gives columns that are not stored:
- * their records are counted as dropped (counters[1]), and counters[0] keeps counting the
- * words the launch asked for (kernels/run.c sizes its second launch from it).
+ * Pages are claimed with atomicAdd on counters[0], in words, back to back from word 0, so
+ * the buffer reads as a walk of pages and a thread's columns lie in the order it wrote
+ * them. A page that does not fit the buffer is not stored: its records are counted as
+ * dropped (counters[1]), and counters[0] keeps counting the words the launch asked for
+ * (kernels/run.c sizes its second launch from it).
  */
 #ifndef KS_PAGES_H
 #define KS_PAGES_H
@@ -38,20 +38,20 @@
 
 #include "ks_core.h"
 
-#define KS_COL_WORDS 64u                   /* a lane's column: 256 bytes */
-#define KS_PAGE_WORDS (32u * KS_COL_WORDS) /* a warp's page: 8 KB */
-#define KS_COL_HEAD 4u                     /* block, thread, magic, tag */
-#define KS_PAGE_MAGIC 0x5047534bu          /* "KSGP" */
-#define KS_PAGE_SLOT_WORDS 16u             /* buffers are sized in 64-byte slots */
+#define KS_COL_WORDS 64u      /* a lane's column: 256 bytes */
+#define KS_COL_HEAD 4u        /* magic | columns, block, thread, tag */
+#define KS_PAGE_MAGIC 0x4b53u /* "KS" */
+#define KS_PAGE_MAX_WORDS (32u * KS_COL_WORDS)
+#define KS_PAGE_SLOT_WORDS 16u /* buffers are sized in 64-byte slots */
 #define KS_W1_DERIVED 0x8000u
 
 /* The words of a record with n payload words. */
 KS_FN_INLINE uint32_t ks_page_record_words(int kind, uint32_t n) { return 2u + (kind == KS_EV_WORK ? 3u : 0u) + n; }
 
-/* The header's last word: which launch, page and lane wrote the column. */
-KS_FN_INLINE uint32_t ks_page_tag(uint32_t epoch, unsigned long long page, uint32_t lane)
+/* A column's last header word: which launch, page and column wrote it. */
+KS_FN_INLINE uint32_t ks_page_tag(uint32_t epoch, unsigned long long page_word, uint32_t column)
 {
-    return epoch ^ (uint32_t)(page * 32u + lane) ^ 0x9e3779b9u;
+    return epoch ^ (uint32_t)page_word ^ (uint32_t)(page_word >> 32) ^ (column + 1u) * 0x9e3779b9u;
 }
 
 /* (plane, y, x) of an in-bounds offset of a tensor of planes of rows x cols. */
@@ -63,43 +63,47 @@ KS_FN_INLINE int ks_page_derivable(const ks_sink *s, int tensor, int64_t offset,
            ((int64_t)plane * rows + y) * cols + x == offset;
 }
 
-/* The lane's next column: in the page at word `page_at` of the buffer, or none when the
- * page lies past the buffer (records dropped until the next). */
-KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t lane)
+/* Column `column` of the `columns` of the page at word `page_word` of the buffer becomes
+ * this thread's, or none when the page does not fit the buffer (records dropped until
+ * the next). */
+KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t columns, uint32_t column)
 {
     ks_sink *s = t->sink;
     t->page_room = KS_COL_WORDS - KS_COL_HEAD;
-    if (page_word + KS_PAGE_WORDS > s->capacity * KS_PAGE_SLOT_WORDS) {
+    t->page_stride = columns;
+    if (page_word + (unsigned long long)columns * KS_COL_WORDS > s->capacity * KS_PAGE_SLOT_WORDS) {
         t->page_at = 0;
         return;
     }
-    uint32_t *col = (uint32_t *)s->events + page_word + lane;
-    col[0] = ks_block_linear(t);
-    col[32] = ks_thread_linear(t);
-    col[64] = KS_PAGE_MAGIC;
-    col[96] = ks_page_tag(s->epoch, page_word / KS_PAGE_WORDS, lane);
-    t->page_at = col + 32 * KS_COL_HEAD;
+    uint32_t *col = (uint32_t *)s->events + page_word + column;
+    col[0] = KS_PAGE_MAGIC << 16 | columns;
+    col[columns] = ks_block_linear(t);
+    col[2 * columns] = ks_thread_linear(t);
+    col[3 * columns] = ks_page_tag(s->epoch, page_word, column);
+    t->page_at = col + KS_COL_HEAD * columns;
 }
 
-/* Room for `words` more words in this lane's column: the lanes of the warp short of room
- * claim one page together; on the host (tests/test_pages.c) a thread claims alone. */
+/* Room for `words` more words in this thread's column: the lanes of the warp short of
+ * room claim one page together, a column each (one atomicAdd); on the host a thread
+ * claims alone. */
 KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 {
-    const uint32_t lane = ks_thread_linear(t) & 31u;
 #if defined(__CUDA_ARCH__)
+    const uint32_t lane = ks_thread_linear(t) & 31u;
     const unsigned active = __activemask();
     const unsigned needy = __ballot_sync(active, t->page_room < words);
     if (!needy) return;
+    const uint32_t columns = (uint32_t)__popc(needy);
     const int leader = __ffs(needy) - 1;
     unsigned long long page = 0;
-    if ((int)lane == leader) page = atomicAdd(&t->sink->counters[0], (unsigned long long)KS_PAGE_WORDS);
+    if ((int)lane == leader) page = atomicAdd(&t->sink->counters[0], (unsigned long long)columns * KS_COL_WORDS);
     page = __shfl_sync(active, page, leader);
-    if (needy >> lane & 1u) ks_page_column(t, page, lane);
+    if (needy >> lane & 1u) ks_page_column(t, page, columns, (uint32_t)__popc(needy & ((1u << lane) - 1u)));
 #else
     if (t->page_room >= words) return;
     const unsigned long long page = t->sink->counters[0];
-    t->sink->counters[0] += KS_PAGE_WORDS;
-    ks_page_column(t, page, lane);
+    t->sink->counters[0] += KS_COL_WORDS;
+    ks_page_column(t, page, 1, 0);
 #endif
 }
 
@@ -129,32 +133,35 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
 #endif
         return;
     }
-    t->page_at = p + 32 * words;
+    const uint32_t n32 = t->page_stride;
+    t->page_at = p + n32 * words;
     p[0] = (uint32_t)(kind & 0xf) | n << 4 | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
-    p[32] = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
-    p += 64;
+    p[n32] = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
+    p += 2 * n32;
     if (kind == KS_EV_WORK) {
         const uint64_t index = (uint64_t)t->work;
         p[0] = t->iter;
-        p[32] = (uint32_t)index;
-        p[64] = (uint32_t)(index >> 32);
-        p += 96;
+        p[n32] = (uint32_t)index;
+        p[2 * n32] = (uint32_t)(index >> 32);
+        p += 3 * n32;
     }
     const uint32_t w[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
     for (uint32_t k = 0; k < 8; ++k)
-        if (k < n) p[32 * k] = w[k];
-    if (t->page_room) p[32 * n] = 0; /* where the records end, until the next one */
+        if (k < n) p[n32 * k] = w[k];
+    if (t->page_room) p[n32 * n] = 0; /* where the records end, until the next one */
 }
 
-/* The host side (ks_pages.c, inside libkscope; not exported): the first `nwords` words of
- * a downloaded page buffer, written under `dev` (its epoch and dims), back into events
- * appended to `host`, in page order. Events past the host sink's limit are added to
- * *trimmed. Returns KS_EFORMAT, with the page named, on a damaged column (a record past
- * its column, a kind or length out of range, a seq out of order). */
+/* The host side (ks_pages.c, inside libkscope; not exported): the pages of a downloaded
+ * buffer, into which launches under `dev` (its capacity, epoch and dims) claimed
+ * `claimed` words (counters[0]; `words` holds the stored part, the first min(claimed,
+ * capacity * 16)), back into events appended to `host`, in page order. Events past the
+ * host sink's limit are added to *trimmed. Returns KS_EFORMAT, with the page named, on a
+ * damaged page (a bad header where a page was stored, a record past its column, a kind or
+ * length out of range, a seq out of order). */
 #ifdef __cplusplus
 extern "C" {
 #endif
-ks_status ks_pages_decode(const uint32_t *words, unsigned long long nwords, const ks_sink *dev, ks_sink *host,
+ks_status ks_pages_decode(const uint32_t *words, unsigned long long claimed, const ks_sink *dev, ks_sink *host,
                           unsigned long long *trimmed);
 #ifdef __cplusplus
 }
