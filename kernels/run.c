@@ -9,6 +9,7 @@
 #include "core/ks_cuda_api.h"
 #include "core/ks_error.h"
 #include "registry.h"
+#include "core/ks_pages.h"
 
 /* The GPU trace buffer starts at this many events and, on overflow, is reallocated to
  * exactly what the launch claimed (up to the host sink's limit) and the launch rerun. */
@@ -200,7 +201,8 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
         /* too small: size it (with room for a warp that claims apart from its lanes the
          * second time) and run again. A slot is 64 bytes, at least a record, so 2 * limit
          * slots hold the limit's events with their columns' headers and ends. */
-        const unsigned long long most = limit < (1ull << 57) ? 2 * limit : limit;
+        unsigned long long most = limit < (1ull << 57) ? 2 * limit : limit;
+        if (most > KS_PAGE_MAX_SLOTS) most = KS_PAGE_MAX_SLOTS; /* the rest is counted as dropped */
         if (!rc && claimed > cap && cap < most) {
             ks_cuda_sink_free(&dsink);
             claimed += claimed / 8;

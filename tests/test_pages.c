@@ -71,7 +71,7 @@ static void step(sim_thread *st, uint64_t *s, expected *x)
         if (n == 6 && tu_int(s, 0, 1)) { /* in bounds of a tensor with dims: derivable */
             e.tensor = (uint8_t)tu_int(s, 0, 3);
             const int32_t rows = dim_rows[e.tensor], cols = dim_cols[e.tensor];
-            const int64_t plane = tu_int(s, 0, 1 << 20), y = tu_int(s, 0, rows - 1), x = tu_int(s, 0, cols - 1);
+            const int64_t plane = tu_int(s, 0, 1 << 30), y = tu_int(s, 0, rows - 1), x = tu_int(s, 0, cols - 1);
             const int64_t off = (plane * rows + y) * cols + x;
             p[0] = (uint32_t)off, p[1] = (uint32_t)(off >> 32), p[2] = (uint32_t)plane, p[3] = (uint32_t)y;
             p[4] = (uint32_t)x;

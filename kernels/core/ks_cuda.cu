@@ -171,7 +171,9 @@ static uint32_t ks_next_epoch(void)
 extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)
 {
     memset(out, 0, sizeof *out);
-    if (capacity > (1ull << 58)) return ks_fail(KS_EINVAL, "trace: a GPU buffer of %llu events is too large", capacity);
+    if (capacity > KS_PAGE_MAX_SLOTS)
+        return ks_fail(KS_EINVAL, "trace: a GPU record buffer of %llu slots is too large (at most %llu, 16 GB)",
+                       capacity, KS_PAGE_MAX_SLOTS);
     ks_status rc = ks_cuda_malloc((void **)&out->events, capacity * sizeof(ks_event));
     if (!rc) rc = ks_cuda_malloc((void **)&out->counters, 2 * sizeof(unsigned long long));
     if (!rc) rc = ks_cuda_memset(out->counters, 0, 2 * sizeof(unsigned long long));

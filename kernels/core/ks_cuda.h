@@ -37,9 +37,8 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->shared_tensor = 255;
     t->nshared = 0;
     t->shared_rows = t->shared_cols = 0;
-    t->page_at = 0;
-    t->page_room = 0;
-    t->page_stride = 1;
+    t->page_word = 0xffffffffu;
+    t->page_room = 1u << 16;
 }
 
 /* The GPU's nanosecond clock (comparable across SMs) and the SM this thread runs on. */

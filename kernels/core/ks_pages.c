@@ -57,7 +57,7 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
         const uint32_t m = w0 >> 4 & 0xf;
         const uint32_t words = ks_page_record_words(kind, m);
         const int derived = (w1 & KS_W1_DERIVED) != 0;
-        if (kind < 1 || kind >= KS_EV_KINDS || m > KS_WORK_FIELDS || (derived && m != 3))
+        if (kind < 1 || kind >= KS_EV_KINDS || m > KS_WORK_FIELDS || (derived && m != 2 && m != 3))
             return damaged(pg, lane, "a record of an unknown kind or length");
         if (k + words > KS_COL_WORDS) return damaged(pg, lane, "a record runs past its column");
         ks_event e;
@@ -82,10 +82,13 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
         e.seq = st->seq++;
         for (uint32_t i = 0; i < m; ++i) e.u.field[i] = (int32_t)c[n * (at + i)];
         if (derived) { /* offset and value stored; (plane, y, x) from the dims */
-            const int64_t off = e.u.access.offset, rows = dev->dim_rows[e.tensor], cols = dev->dim_cols[e.tensor];
-            if (e.tensor >= KS_SINK_DIMS || rows <= 0 || cols <= 0 || off < 0)
+            if (e.tensor >= KS_SINK_DIMS || dev->dim_rows[e.tensor] <= 0 || dev->dim_cols[e.tensor] <= 0)
                 return damaged(pg, lane, "a derived access without its tensor's dims");
-            e.u.field[5] = e.u.field[2]; /* the value's bits, stored in word 2 */
+            const int64_t rows = dev->dim_rows[e.tensor], cols = dev->dim_cols[e.tensor];
+            const int64_t off = m == 2 ? (int64_t)(uint32_t)e.u.field[0] : e.u.access.offset;
+            if (off < 0) return damaged(pg, lane, "a derived access at a negative offset");
+            e.u.field[5] = e.u.field[m - 1]; /* the value's bits, stored after the offset */
+            if (m == 2) e.u.field[1] = 0;
             e.u.access.plane = (int32_t)(off / cols / rows);
             e.u.access.y = (int32_t)(off / cols % rows);
             e.u.access.x = (int32_t)(off % cols);

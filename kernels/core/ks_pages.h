@@ -19,7 +19,8 @@
  *   a work record: w2 iter, w3-w4 the index (low, high)
  *   then the m payload words (ks_event's union words 0..m-1; the rest are 0). A read or
  *   write whose (plane, y, x) follow from its offset and the sink's dims for its tensor
- *   is `derived`: its payload is the offset (2 words) and the value only.
+ *   is `derived`: its payload is the offset and the value only (m = 2: the offset's low
+ *   word, it is below 2^32; m = 3: both words).
  * What a record leaves out comes back from the thread's order: its block and thread from
  * the column, its iter and index from the thread's last work record, its seq by counting
  * from there (the low bits stored check it).
@@ -44,6 +45,9 @@
 #define KS_PAGE_MAX_WORDS (32u * KS_COL_WORDS)
 #define KS_PAGE_SLOT_WORDS 16u /* buffers are sized in 64-byte slots */
 #define KS_W1_DERIVED 0x8000u
+#define KS_PAGE_NONE 0xffffffffu /* page_word of a thread without a stored column */
+/* a buffer's words are numbered in 32 bits: at most 2^32 - 1 of them (16 GB) */
+#define KS_PAGE_MAX_SLOTS ((1ull << 32) / KS_PAGE_SLOT_WORDS - KS_PAGE_MAX_WORDS)
 
 /* The words of a record with n payload words. */
 KS_FN_INLINE uint32_t ks_page_record_words(int kind, uint32_t n) { return 2u + (kind == KS_EV_WORK ? 3u : 0u) + n; }
@@ -69,10 +73,9 @@ KS_FN_INLINE int ks_page_derivable(const ks_sink *s, int tensor, int64_t offset,
 KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t columns, uint32_t column)
 {
     ks_sink *s = t->sink;
-    t->page_room = KS_COL_WORDS - KS_COL_HEAD;
-    t->page_stride = columns;
+    t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
     if (page_word + (unsigned long long)columns * KS_COL_WORDS > s->capacity * KS_PAGE_SLOT_WORDS) {
-        t->page_at = 0;
+        t->page_word = KS_PAGE_NONE;
         return;
     }
     uint32_t *col = (uint32_t *)s->events + page_word + column;
@@ -80,7 +83,7 @@ KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uin
     col[columns] = ks_block_linear(t);
     col[2 * columns] = ks_thread_linear(t);
     col[3 * columns] = ks_page_tag(s->epoch, page_word, column);
-    t->page_at = col + KS_COL_HEAD * columns;
+    t->page_word = (uint32_t)page_word + column + KS_COL_HEAD * columns;
 }
 
 /* Room for `words` more words in this thread's column: the lanes of the warp short of
@@ -91,7 +94,7 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 #if defined(__CUDA_ARCH__)
     const uint32_t lane = ks_thread_linear(t) & 31u;
     const unsigned active = __activemask();
-    const unsigned needy = __ballot_sync(active, t->page_room < words);
+    const unsigned needy = __ballot_sync(active, (t->page_room & 0xffffu) < words);
     if (!needy) return;
     const uint32_t columns = (uint32_t)__popc(needy);
     const int leader = __ffs(needy) - 1;
@@ -100,7 +103,7 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
     page = __shfl_sync(active, page, leader);
     if (needy >> lane & 1u) ks_page_column(t, page, columns, (uint32_t)__popc(needy & ((1u << lane) - 1u)));
 #else
-    if (t->page_room >= words) return;
+    if ((t->page_room & 0xffffu) >= words) return;
     const unsigned long long page = t->sink->counters[0];
     t->sink->counters[0] += KS_COL_WORDS;
     ks_page_column(t, page, 1, 0);
@@ -118,14 +121,18 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
         ks_page_derivable(t->sink, tensor, (int64_t)((uint64_t)p0 | (uint64_t)p1 << 32), (int32_t)p2, (int32_t)p3,
                           (int32_t)p4)) {
         derived = KS_W1_DERIVED;
-        n = 3;
-        p2 = p5;
+        if (p1 == 0) { /* an offset below 2^32: one word */
+            n = 2;
+            p1 = p5;
+        } else {
+            n = 3;
+            p2 = p5;
+        }
     }
     const uint32_t words = ks_page_record_words(kind, n);
     ks_page_room(t, words);
-    uint32_t *p = t->page_at;
     t->page_room -= words;
-    if (!p) {
+    if (t->page_word == KS_PAGE_NONE) {
 #if defined(__CUDA_ARCH__)
         atomicAdd(&t->sink->counters[1], 1ull);
 #else
@@ -133,8 +140,9 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
 #endif
         return;
     }
-    const uint32_t n32 = t->page_stride;
-    t->page_at = p + n32 * words;
+    const uint32_t n32 = t->page_room >> 16;
+    uint32_t *p = (uint32_t *)t->sink->events + t->page_word;
+    t->page_word += n32 * words;
     p[0] = (uint32_t)(kind & 0xf) | n << 4 | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
     p[n32] = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
     p += 2 * n32;
@@ -148,7 +156,7 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
     const uint32_t w[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
     for (uint32_t k = 0; k < 8; ++k)
         if (k < n) p[n32 * k] = w[k];
-    if (t->page_room) p[n32 * n] = 0; /* where the records end, until the next one */
+    if (t->page_room & 0xffffu) p[n32 * n] = 0; /* where the records end, until the next one */
 }
 
 /* The host side (ks_pages.c, inside libkscope; not exported): the pages of a downloaded
