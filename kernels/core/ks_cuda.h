@@ -165,6 +165,12 @@ static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink
     cudaStream_t s = (cudaStream_t)g->stream;
     if (sink) {
         void (*k)(A, ks_sink) = g->narrow && traced32 ? traced32 : traced;
+        /* a 32-bit traced kernel given more registers than a block of this size has
+         * (im2col's: ks_pages.h) leaves it to the 64-bit one, which launches any block */
+        struct cudaFuncAttributes fa;
+        if (k == traced32 && traced && cudaFuncGetAttributes(&fa, (const void *)k) == cudaSuccess &&
+            fa.maxThreadsPerBlock < g->threads)
+            k = traced;
         int rc = ks_cuda_shared_optin((const void *)k, g);
         if (rc) return rc;
         k<<<grid, block, g->shared, s>>>(a, *sink);

@@ -20,7 +20,10 @@
  *   KS_KERNEL_FAST(fn, args_t, PA, TA)       also a 32-bit traced kernel, and traced blocks
  *                                            the filter drops run the plain body (needs
  *                                            KS_BODY_TRACED32; plain and traced must walk
- *                                            the same items)
+ *                                            the same items). TA is the 32-bit traced
+ *                                            kernel's; the 64-bit one launches any block
+ *                                            (__launch_bounds__(1024)) and runs the blocks
+ *                                            the 32-bit one cannot (ks_cuda_launch_row)
  *   KS_KERNEL_T32(fn, args_t, PA, TA)        the 32-bit traced kernel without the skip
  *   KS_KERNEL_PLAIN(fn, args_t, PA)          no traced variant: a plain_only row's body
  *                                            (KS_KERNEL_PLAIN_ROW, ks_kernel.h) */
@@ -94,7 +97,7 @@
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)                                                                       \
     KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                                \
     KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                                  \
-    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                                      \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, __launch_bounds__(1024), 1)                                 \
     KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                                  \
     extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                              \
     {                                                                                                            \

@@ -135,16 +135,19 @@ int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
 #endif
 
 /* register caps of the CUDA kernels: plain at most 40 (3 blocks of 512 threads per SM:
- * the gathers need warps in flight; -DKS_IM2COL_MAXNREG=N to compare), traced at most 64
- * (-DKS_IM2COL_TRACED_MAXNREG=N), so any block size launches (40 measured the same). A
- * traced block whose filter drops all its items runs the plain body (KS_KERNEL_FAST):
- * with a filter that records nothing the traced kernel cost 1.10-1.30x plain before,
- * 1.02-1.13x after. */
+ * the gathers need warps in flight; -DKS_IM2COL_MAXNREG=N to compare); the 32-bit traced
+ * kernel at most 96 (-DKS_IM2COL_TRACED_MAXNREG=N): writing every event (ks_pages.h), at
+ * 64 it spilled (Nsight Compute: 0.8 M local requests in one im2col launch) and took
+ * 12.8x the plain kernel, at 80 8.8-9.5x, at 96 8.5-8.9x (bench/RESULTS.md). Blocks of
+ * more threads than 96 registers allow (640) run the 64-bit traced kernel, which launches
+ * any block (ks_cuda_launch_row). A traced block whose filter drops all its items runs
+ * the plain body (KS_KERNEL_FAST): with a filter that records nothing the traced kernel
+ * cost 1.10-1.30x plain before, 1.02-1.13x after. */
 #ifndef KS_IM2COL_MAXNREG
 #define KS_IM2COL_MAXNREG 40
 #endif
 #ifndef KS_IM2COL_TRACED_MAXNREG
-#define KS_IM2COL_TRACED_MAXNREG 64
+#define KS_IM2COL_TRACED_MAXNREG 96
 #endif
 #endif /* KS_IM2COL_DECL */
 
