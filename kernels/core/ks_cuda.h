@@ -129,8 +129,10 @@ static inline ks_status ks_cuda_check_launch(const char *kernel) { return ks_cud
         ks_thread_from_builtins(&t, NULL);        \
         name##_body_##v(&t, &a);                  \
     }
-#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA, skip)             \
-    __global__ void TA name##_k_##v(args_t a, ks_sink sink)              \
+#define KS_CUDA_TRACED_KERNEL(name, v, pv, args_t, TA, skip) KS_CUDA_TRACED_KERNEL_AS(name, v, v, pv, args_t, TA, skip)
+/* the same, the kernel named name_k_kv (a second build of body variant v) */
+#define KS_CUDA_TRACED_KERNEL_AS(name, kv, v, pv, args_t, TA, skip)      \
+    __global__ void TA name##_k_##kv(args_t a, ks_sink sink)             \
     {                                                                    \
         ks_thread t;                                                     \
         const unsigned long long start = ks_globaltimer();               \
@@ -155,9 +157,22 @@ static inline int ks_cuda_shared_optin(const void *k, const ks_grid *g)
 /* The launch of every kernel row (ks_kernel.h, KS_KERNEL in ks_variants.h): the variant
  * the registry chose (traced when there is a sink, 32-bit when g->narrow) on the grid it
  * sized (x, and a tiled row's y and z), then the check. */
+/* A filter that keeps every item of every block. */
+static inline int ks_filter_keeps_all(const ks_filter *f)
+{
+    return f->every <= 1 && f->index_lo <= 0 && f->index_hi == INT64_MAX && f->block_lo <= 0 &&
+           f->block_hi == INT64_MAX;
+}
+
+/* traced32all (KS_KERNEL_FAST_ALL), when given, is the 32-bit traced kernel with more
+ * registers: it runs a launch whose filter keeps every item and whose blocks it can hold.
+ * Writing every event (ks_pages.h), im2col's traced kernel spilled at 64 registers; at 96
+ * a block whose items the filter drops runs the plain body at lower occupancy, so a
+ * filter that keeps little stays with the 64-register kernel (bench/RESULTS.md). */
 template <typename A>
 static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink *sink, void (*plain32)(A),
-                                     void (*plain)(A), void (*traced)(A, ks_sink), void (*traced32)(A, ks_sink))
+                                     void (*plain)(A), void (*traced)(A, ks_sink), void (*traced32)(A, ks_sink),
+                                     void (*traced32all)(A, ks_sink) = NULL)
 {
     const dim3 grid((unsigned)g->blocks, g->blocks_y > 1 ? (unsigned)g->blocks_y : 1u,
                     g->blocks_z > 1 ? (unsigned)g->blocks_z : 1u),
@@ -165,12 +180,10 @@ static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink
     cudaStream_t s = (cudaStream_t)g->stream;
     if (sink) {
         void (*k)(A, ks_sink) = g->narrow && traced32 ? traced32 : traced;
-        /* a 32-bit traced kernel given more registers than a block of this size has
-         * (im2col's: ks_pages.h) leaves it to the 64-bit one, which launches any block */
         struct cudaFuncAttributes fa;
-        if (k == traced32 && traced && cudaFuncGetAttributes(&fa, (const void *)k) == cudaSuccess &&
-            fa.maxThreadsPerBlock < g->threads)
-            k = traced;
+        if (k == traced32 && traced32all && ks_filter_keeps_all(&sink->filter) &&
+            cudaFuncGetAttributes(&fa, (const void *)traced32all) == cudaSuccess && fa.maxThreadsPerBlock >= g->threads)
+            k = traced32all;
         int rc = ks_cuda_shared_optin((const void *)k, g);
         if (rc) return rc;
         k<<<grid, block, g->shared, s>>>(a, *sink);

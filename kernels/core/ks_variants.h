@@ -20,10 +20,10 @@
  *   KS_KERNEL_FAST(fn, args_t, PA, TA)       also a 32-bit traced kernel, and traced blocks
  *                                            the filter drops run the plain body (needs
  *                                            KS_BODY_TRACED32; plain and traced must walk
- *                                            the same items). TA is the 32-bit traced
- *                                            kernel's; the 64-bit one launches any block
- *                                            (__launch_bounds__(1024)) and runs the blocks
- *                                            the 32-bit one cannot (ks_cuda_launch_row)
+ *                                            the same items)
+ *   KS_KERNEL_FAST_ALL(fn, args_t, PA, TA, TA_ALL)  also a 32-bit traced kernel with
+ *                                            TA_ALL (more registers) for launches whose
+ *                                            filter keeps every item (ks_cuda_launch_row)
  *   KS_KERNEL_T32(fn, args_t, PA, TA)        the 32-bit traced kernel without the skip
  *   KS_KERNEL_PLAIN(fn, args_t, PA)          no traced variant: a plain_only row's body
  *                                            (KS_KERNEL_PLAIN_ROW, ks_kernel.h) */
@@ -40,11 +40,13 @@
 #undef KS_KERNEL
 #undef KS_KERNEL_ATTR
 #undef KS_KERNEL_FAST
+#undef KS_KERNEL_FAST_ALL
 #undef KS_KERNEL_T32
 #undef KS_KERNEL_PLAIN
 #define KS_KERNEL(fn, args_t)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)
+#define KS_KERNEL_FAST_ALL(fn, args_t, PA, TA, TA_ALL)
 #define KS_KERNEL_T32(fn, args_t, PA, TA)
 #define KS_KERNEL_PLAIN(fn, args_t, PA)
 
@@ -77,11 +79,13 @@
 #undef KS_KERNEL
 #undef KS_KERNEL_ATTR
 #undef KS_KERNEL_FAST
+#undef KS_KERNEL_FAST_ALL
 #undef KS_KERNEL_T32
 #undef KS_KERNEL_PLAIN
 #if defined(KS_BODY_NO_KERNELS)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)
+#define KS_KERNEL_FAST_ALL(fn, args_t, PA, TA, TA_ALL)
 #define KS_KERNEL_T32(fn, args_t, PA, TA)
 #define KS_KERNEL_PLAIN(fn, args_t, PA)
 #elif defined(__CUDACC__)
@@ -97,12 +101,23 @@
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)                                                                       \
     KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                                \
     KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                                  \
-    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, __launch_bounds__(1024), 1)                                 \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                                      \
     KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                                  \
     extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                              \
     {                                                                                                            \
         return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, fn##_k_traced, \
                                           fn##_k_traced32);                                                      \
+    }
+#define KS_KERNEL_FAST_ALL(fn, args_t, PA, TA, TA_ALL)                                                           \
+    KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                                \
+    KS_CUDA_PLAIN_KERNEL(fn, plain, args_t, PA)                                                                  \
+    KS_CUDA_TRACED_KERNEL(fn, traced, plain, args_t, TA, 1)                                                      \
+    KS_CUDA_TRACED_KERNEL(fn, traced32, plain32, args_t, TA, 1)                                                  \
+    KS_CUDA_TRACED_KERNEL_AS(fn, traced32all, traced32, plain32, args_t, TA_ALL, 1)                              \
+    extern "C" int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s)                              \
+    {                                                                                                            \
+        return ks_cuda_launch_row<args_t>(*(const args_t *)a, g, s, fn##_k_plain32, fn##_k_plain, fn##_k_traced, \
+                                          fn##_k_traced32, fn##_k_traced32all);                                  \
     }
 #define KS_KERNEL_T32(fn, args_t, PA, TA)                                                                        \
     KS_CUDA_PLAIN_KERNEL(fn, plain32, args_t, PA)                                                                \
@@ -133,6 +148,7 @@
     }                                                                                \
     int fn##_cuda_row(const void *a, const ks_grid *g, const ks_sink *s);
 #define KS_KERNEL_FAST(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
+#define KS_KERNEL_FAST_ALL(fn, args_t, PA, TA, TA_ALL) KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_T32(fn, args_t, PA, TA) KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_PLAIN(fn, args_t, PA)                                             \
     __attribute__((unused)) static void fn##_sim_plain(ks_thread *t, const void *a) \
@@ -158,10 +174,12 @@
 #undef KS_KERNEL
 #undef KS_KERNEL_ATTR
 #undef KS_KERNEL_FAST
+#undef KS_KERNEL_FAST_ALL
 #undef KS_KERNEL_T32
 #undef KS_KERNEL_PLAIN
 #define KS_KERNEL(fn, args_t)
 #define KS_KERNEL_ATTR(fn, args_t, PA, TA)
 #define KS_KERNEL_FAST(fn, args_t, PA, TA)
+#define KS_KERNEL_FAST_ALL(fn, args_t, PA, TA, TA_ALL)
 #define KS_KERNEL_T32(fn, args_t, PA, TA)
 #define KS_KERNEL_PLAIN(fn, args_t, PA)

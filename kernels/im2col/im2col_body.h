@@ -135,19 +135,23 @@ int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
 #endif
 
 /* register caps of the CUDA kernels: plain at most 40 (3 blocks of 512 threads per SM:
- * the gathers need warps in flight; -DKS_IM2COL_MAXNREG=N to compare); the 32-bit traced
- * kernel at most 96 (-DKS_IM2COL_TRACED_MAXNREG=N): writing every event (ks_pages.h), at
- * 64 it spilled (Nsight Compute: 0.8 M local requests in one im2col launch) and took
- * 12.8x the plain kernel, at 80 8.8-9.5x, at 96 8.5-8.9x (bench/RESULTS.md). Blocks of
- * more threads than 96 registers allow (640) run the 64-bit traced kernel, which launches
- * any block (ks_cuda_launch_row). A traced block whose filter drops all its items runs
- * the plain body (KS_KERNEL_FAST): with a filter that records nothing the traced kernel
- * cost 1.10-1.30x plain before, 1.02-1.13x after. */
+ * the gathers need warps in flight; -DKS_IM2COL_MAXNREG=N to compare), traced at most 64
+ * (-DKS_IM2COL_TRACED_MAXNREG=N), so any block size launches (40 measured the same). A
+ * traced block whose filter drops all its items runs the plain body (KS_KERNEL_FAST):
+ * with a filter that records nothing the traced kernel cost 1.10-1.30x plain before,
+ * 1.02-1.13x after. A launch whose filter keeps every item runs a third build of the
+ * traced body at 96 registers (KS_KERNEL_FAST_ALL, -DKS_IM2COL_TRACED_ALL_MAXNREG=N):
+ * writing every event (ks_pages.h) spilled at 64 (Nsight Compute: 0.8 M local requests
+ * in one im2col launch, 12.8x plain), at 80 took 8.8-9.5x plain, at 96 8.5-8.9x; blocks
+ * over 640 threads, which it cannot hold, keep the 64-register kernel. */
 #ifndef KS_IM2COL_MAXNREG
 #define KS_IM2COL_MAXNREG 40
 #endif
 #ifndef KS_IM2COL_TRACED_MAXNREG
-#define KS_IM2COL_TRACED_MAXNREG 96
+#define KS_IM2COL_TRACED_MAXNREG 64
+#endif
+#ifndef KS_IM2COL_TRACED_ALL_MAXNREG
+#define KS_IM2COL_TRACED_ALL_MAXNREG 96
 #endif
 #endif /* KS_IM2COL_DECL */
 
@@ -239,7 +243,8 @@ KS_FN void KS_VARIANT(ks_im2col_body)(ks_thread *t, const ks_im2col_args *a)
         KS_VARIANT(ks_im2col_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w, 1);
 }
-KS_KERNEL_FAST(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
+KS_KERNEL_FAST_ALL(ks_im2col, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG),
+                   __maxnreg__(KS_IM2COL_TRACED_ALL_MAXNREG))
 
 /* One col2im item (n, c_im, h, w): the sum of every column entry that im2col copied from
  * this element. Tap (i, j) came from it at window position h_col = (h + ph - i*dh) / sh
@@ -327,7 +332,8 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
         KS_VARIANT(ks_col2im_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);
 }
-KS_KERNEL_FAST(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
+KS_KERNEL_FAST_ALL(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG),
+                   __maxnreg__(KS_IM2COL_TRACED_ALL_MAXNREG))
 
 /* col2im in the scatter form (--algorithm scatter): one work item per columns element
  * (n, c_col, h_col, w_col), w_col fastest, c_col = (c_im*kh + i)*kw + j. It adds its value
