@@ -5,7 +5,7 @@
  * equal it exactly, in any interleaving, with drops counted when the buffer is short. */
 #include "test_util.h"
 
-#include "../kernels/core/ks_pages.h"
+#include "../kernels/core/ks_pages_int.h"
 #include "../kernels/core/ks_probe.h"
 
 enum { THREADS = 37 };

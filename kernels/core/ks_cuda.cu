@@ -3,7 +3,7 @@
 #include "ks_cuda_api.h"
 #include "ks_cuda_int.h"
 #include "ks_gemm.h"
-#include "ks_pages.h"
+#include "ks_pages_int.h"
 
 #include <cublas_v2.h>
 #include <dlfcn.h>

@@ -5,7 +5,7 @@
  * the next seq) carries from one of its columns to the next; threads are found by
  * (block, thread) in a hash table looked up once a column, not once a record.
  */
-#include "ks_pages.h"
+#include "ks_pages_int.h"
 
 #include <stdlib.h>
 

@@ -159,20 +159,4 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
     if (t->page_room & 0xffffu) p[n32 * n] = 0; /* where the records end, until the next one */
 }
 
-/* The host side (ks_pages.c, inside libkscope; not exported): the pages of a downloaded
- * buffer, into which launches under `dev` (its capacity, epoch and dims) claimed
- * `claimed` words (counters[0]; `words` holds the stored part, the first min(claimed,
- * capacity * 16)), back into events appended to `host`, in page order. Events past the
- * host sink's limit are added to *trimmed. Returns KS_EFORMAT, with the page named, on a
- * damaged page (a bad header where a page was stored, a record past its column, a kind or
- * length out of range, a seq out of order). */
-#ifdef __cplusplus
-extern "C" {
-#endif
-ks_status ks_pages_decode(const uint32_t *words, unsigned long long claimed, const ks_sink *dev, ks_sink *host,
-                          unsigned long long *trimmed);
-#ifdef __cplusplus
-}
-#endif
-
 #endif /* KS_PAGES_H */

@@ -343,6 +343,21 @@ static void pass_barrier(coop *c, uint32_t block)
     c->phase++;
 }
 
+/* Thread th's fiber, ready to start at fiber_entry on its own stack. getcontext only
+ * fills the context here (makecontext redirects it), but GCC cannot know that it never
+ * returns twice: outside the block loop, no loop variable is live across it. */
+static void make_fiber(coop *c, int th)
+{
+    fiber *f = &c->f[th];
+    f->state = RUNNABLE;
+    f->line = 0;
+    if (getcontext(&f->ctx) != 0) fatal("getcontext failed");
+    f->ctx.uc_stack.ss_sp = stack_of(c, th);
+    f->ctx.uc_stack.ss_size = c->stacks.stack;
+    f->ctx.uc_link = NULL;
+    makecontext(&f->ctx, fiber_entry, 0);
+}
+
 static void run_block(coop *c, const ks_thread *base, uint32_t b)
 {
     memset(c->arena, 0xff, c->used);
@@ -354,14 +369,7 @@ static void run_block(coop *c, const ks_thread *base, uint32_t b)
         c->t[th] = *base;
         c->t[th].block_idx.x = b;
         c->t[th].thread_idx.x = (uint32_t)th;
-        fiber *f = &c->f[th];
-        f->state = RUNNABLE;
-        f->line = 0;
-        if (getcontext(&f->ctx) != 0) fatal("getcontext failed");
-        f->ctx.uc_stack.ss_sp = stack_of(c, th);
-        f->ctx.uc_stack.ss_size = c->stacks.stack;
-        f->ctx.uc_link = NULL;
-        makecontext(&f->ctx, fiber_entry, 0);
+        make_fiber(c, th);
     }
     for (;;) {
         int waiting = 0;
