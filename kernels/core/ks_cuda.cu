@@ -163,9 +163,9 @@ extern "C" ks_status ks_cuda_sync(void) { return ks_cuda_ok(cudaDeviceSynchroniz
  * unlikely to be another process's that left pages in the same memory. */
 static uint32_t ks_next_epoch(void)
 {
-    static uint32_t next = 0;
-    if (!next) next = (uint32_t)time(NULL) * 2654435761u ^ (uint32_t)getpid() << 16;
-    return __atomic_add_fetch(&next, 1u, __ATOMIC_RELAXED);
+    static const uint32_t seed = (uint32_t)time(NULL) * 2654435761u ^ (uint32_t)getpid() << 16; /* once, C++11 */
+    static uint32_t count = 0;
+    return seed + __atomic_add_fetch(&count, 1u, __ATOMIC_RELAXED);
 }
 
 extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter)

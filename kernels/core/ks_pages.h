@@ -111,7 +111,8 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 }
 
 /* One record of the current item: its header words and payload words p0..p(n-1) (n <= 8,
- * a constant at each probe, so the stores resolve at compile time). */
+ * a constant at each probe, 2 or 3 for a derived read or write; the stores past n are
+ * predicated off). */
 KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t seq,
                                  uint32_t n, uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4,
                                  uint32_t p5, uint32_t p6, uint32_t p7)
