@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include "../lessons/engine/ls_lesson.h"
+#include "../kernels/registry.h"
 #include "../lessons/engine/ls_slides.h"
 #include "../trace/check.h"
 #include "../trace/diff.h"
 #include "../trace/image.h"
 #include "../trace/memory.h"
 #include "../trace/npy.h"
+#include "../trace/step.h"
 #include "../viewer/vw_state.h"
 #include "crafted_trace.h"
 #include "test_util.h"
@@ -81,6 +83,20 @@ static char *one_line(const char *text)
     return s;
 }
 
+/* The longest line of text (in characters), and which line it is. */
+static size_t longest_line(const char *text, int *at)
+{
+    size_t most = 0;
+    int line = 1;
+    *at = 0;
+    for (const char *c = text; *c; ++line) {
+        const size_t len = strcspn(c, "\n");
+        if (len > most) most = len, *at = line;
+        c += len + (c[len] == '\n');
+    }
+    return most;
+}
+
 static void setup(void)
 {
     snprintf(dir, sizeof dir, "/tmp/ks_lessons_XXXXXX");
@@ -132,9 +148,90 @@ START_TEST(every_lesson_checks_and_plays_to_the_end)
         ck_assert_msg(strstr(buf, want) != NULL, "%s did not reach its last step", paths[i]);
         ck_assert_ptr_nonnull(strstr(buf, "End of lesson"));
         ck_assert_ptr_null(strstr(buf, "Not quite")); /* --auto answers what the trace says */
+        int at; /* a terminal's width (issue 38 D12): the step-through's notes wrap */
+        const size_t most = longest_line(buf, &at);
+        ck_assert_msg(most <= KS_STEP_COLUMNS, "%s: line %d of the terminal player is %zu characters", paths[i], at,
+                      most);
         free(buf);
         ls_session_close(&S);
         ls_free(&L);
+    }
+}
+END_TEST
+
+/* kscope step on every operator's default trace, threads drawn with a fixed seed: no
+ * line is wider than a terminal's KS_STEP_COLUMNS (issue 38 D12: RoIAlign's and the
+ * rulebook's "(recorded: ...)" notes ran to 107, samples' weights to 130). */
+START_TEST(step_lines_fit_a_terminal_for_every_operator)
+{
+    uint64_t seed = 38012;
+    ck_assert_int_ge(ks_op_count(), 10);
+    for (int i = 0; i < ks_op_count(); ++i) {
+        const char *name = ks_op_at(i)->name;
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "cd %s && %s run %s --trace %s.kst >/dev/null 2>err", dir, KS_CLI, name, name);
+        ck_assert_msg(sh(cmd) == 0, "kscope run %s: %s", name, out_text("err"));
+        for (int k = 0; k < 3; ++k) {
+            const int thread = k == 0 ? 0 : (int)tu_int(&seed, 1, 63);
+            snprintf(cmd, sizeof cmd, "cd %s && %s step %s.kst --thread %d >out 2>err", dir, KS_CLI, name, thread);
+            if (sh(cmd) != 0) continue; /* a thread with no work item: said on stderr */
+            int at;
+            const char *text = out_text("out");
+            const size_t most = longest_line(text, &at);
+            ck_assert_msg(most <= KS_STEP_COLUMNS, "kscope step %s --thread %d: line %d is %zu characters", name,
+                          thread, at, most);
+            if (k == 0)
+                ck_assert_msg(strstr(text, "work item"), "kscope step %s --thread 0 printed no work item", name);
+        }
+    }
+}
+END_TEST
+
+/* ks_step_put_line on random lines of words and runs of spaces: every piece fits, the
+ * continuations are indented, and the words come back in order (compared word by word
+ * with the line split independently). */
+START_TEST(step_line_wrapping_keeps_every_word)
+{
+    uint64_t seed = 3817;
+    for (int trial = 0; trial < 300; ++trial) {
+        char line[700] = "  ", *o = line + 2;
+        const int words = (int)tu_int(&seed, 1, 41);
+        for (int w = 0; w < words; ++w) {
+            const int len = (int)tu_int(&seed, 1, trial % 7 == 0 ? 130 : 13);
+            for (int c = 0; c < len && o < line + 600; ++c) *o++ = (char)('a' + tu_int(&seed, 0, 25));
+            if (w == 2 && trial % 3 == 0 && o < line + 610) *o++ = ' ', *o++ = '=', *o++ = ' ';
+            for (int sp = (int)tu_int(&seed, 1, 3); sp > 0 && o < line + 690; --sp) *o++ = ' ';
+        }
+        while (o > line && o[-1] == ' ') --o;
+        *o = 0;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ks_step_put_line(f, line);
+        fclose(f);
+        int at;
+        ck_assert_msg(longest_line(buf, &at) <= KS_STEP_COLUMNS, "trial %d: line %d too long", trial, at);
+        ck_assert(len > 0 && buf[len - 1] == '\n');
+        /* the words of input and output, compared one by one */
+        char *a = strdup(line), *b = strdup(buf), *sa = NULL, *sb = NULL;
+        const char *wa = strtok_r(a, " ", &sa), *wb = strtok_r(b, " \n", &sb);
+        int n = 0;
+        while (wa && wb) { /* a word longer than a line is cut: its pieces join */
+            const size_t la = strlen(wa), lb = strlen(wb);
+            ck_assert_msg(lb <= la && !strncmp(wa, wb, lb), "trial %d: word %d '%s' came out as '%s'", trial, n, wa,
+                          wb);
+            if (lb < la) {
+                wa += lb;
+            } else {
+                wa = strtok_r(NULL, " ", &sa);
+                ++n;
+            }
+            wb = strtok_r(NULL, " \n", &sb);
+        }
+        ck_assert_msg(!wa && !wb, "trial %d: the words differ in number", trial);
+        for (const char *c = strchr(buf, '\n'); c && c[1]; c = strchr(c + 1, '\n'))
+            ck_assert_msg(c[1] == ' ', "trial %d: a continuation line is not indented", trial);
+        free(a), free(b), free(buf);
     }
 }
 END_TEST
@@ -2439,6 +2536,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, every_lesson_checks_and_plays_to_the_end);
     tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
+    tcase_add_test(tc, step_lines_fit_a_terminal_for_every_operator);
+    tcase_add_test(tc, step_line_wrapping_keeps_every_word);
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
     tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
     tcase_add_test(tc, check_fails_a_question_whose_answer_stands_above_it);

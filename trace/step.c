@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,56 @@ void ks_format_element(const ks_trace *tr, int tensor, int64_t plane, int64_t y,
         if (t->ndim >= 2) snprintf(buf + used, n - used, "%lld, %lld]", (long long)y, (long long)x);
         else snprintf(buf + used, n - used, "%lld]", (long long)x);
     }
+}
+
+/* A step line as the terminal shows it: at most KS_STEP_COLUMNS characters, the rest
+ * on continuation lines under the line's value (after its first " = ", or four in). A
+ * line breaks before its last run of spaces that fits (the fields' separators:
+ * "   (note)", "  weights"), else at its last space that fits, else where it must. */
+void ks_step_put_line(FILE *out, const char *line)
+{
+    const char *eq = strstr(line, " = ");
+    const size_t lead = strspn(line, " ");
+    const size_t cont = eq && (size_t)(eq - line) + 3 < 40 ? (size_t)(eq - line) + 3 : lead + 4;
+    int first = 1;
+    for (;;) {
+        const size_t room = first ? KS_STEP_COLUMNS : KS_STEP_COLUMNS - cont, len = strlen(line);
+        if (len <= room) break;
+        const size_t from = strspn(line, " ") + 8; /* a piece is more than its indent */
+        size_t cut = 0;
+        for (size_t i = room; i > from && !cut; --i)
+            if (line[i] == ' ' && line[i - 1] == ' ') {
+                cut = i - 1;
+                while (cut > from && line[cut - 1] == ' ') --cut; /* the start of the run */
+            }
+        for (size_t i = room; i > from && !cut; --i)
+            if (line[i] == ' ') cut = i;
+        if (!cut) cut = room;
+        fprintf(out, "%*s%.*s\n", first ? 0 : (int)cont, "", (int)cut, line);
+        line += cut;
+        line += strspn(line, " ");
+        first = 0;
+    }
+    fprintf(out, "%*s%s\n", first ? 0 : (int)cont, "", line);
+}
+
+/* A line put together piece by piece, then written by ks_step_put_line. */
+typedef struct step_text {
+    char s[1024];
+    size_t n;
+} step_text;
+
+static void add(step_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(step_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (t->n < sizeof t->s) {
+        const int k = vsnprintf(t->s + t->n, sizeof t->s - t->n, fmt, ap);
+        t->n = k < 0 ? t->n : t->n + (size_t)k < sizeof t->s ? t->n + (size_t)k : sizeof t->s - 1;
+    }
+    va_end(ap);
 }
 
 static int by_index_seq(const void *a, const void *b)
@@ -120,7 +171,8 @@ void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
     if (!ks_event_fits(tr, e) || e->kind != KS_EV_WORK) {
         char line[240];
         ks_step_describe_event(tr, e, line, sizeof line);
-        fprintf(out, "\n%s\n", line);
+        fputc('\n', out);
+        ks_step_put_line(out, line);
         return;
     }
     ks_work_line lines[KS_WORK_LINES];
@@ -131,18 +183,23 @@ void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e)
         if (len > width) width = len;
     }
     char who[96];
+    step_text t = {.n = 0};
     ks_step_thread_name(tr, e->block, e->thread, who, sizeof who);
     if (!strcmp(tr->variant, "cuda-c"))
-        fprintf(out, "\n%s: global thread %lld (= block %u * %d + thread %u)\n", who, (long long)e->index, e->block,
-                tr->threads, e->thread);
+        add(&t, "%s: global thread %lld (= block %u * %d + thread %u)", who, (long long)e->index, e->block, tr->threads,
+            e->thread);
     else
-        fprintf(out, "\nwork item index %lld  (block %u, thread %u, iteration %u: %u * %d + %u + %u * %lld)\n",
-                (long long)e->index, e->block, e->thread, e->iter, e->block, tr->threads, e->thread, e->iter,
-                (long long)tr->blocks * tr->threads);
+        add(&t, "work item index %lld  (block %u, thread %u, iteration %u: %u * %d + %u + %u * %lld)",
+            (long long)e->index, e->block, e->thread, e->iter, e->block, tr->threads, e->thread, e->iter,
+            (long long)tr->blocks * tr->threads);
+    fputc('\n', out);
+    ks_step_put_line(out, t.s);
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
-        fprintf(out, "  %-*s = %s%s%s = %s%s%s%s\n", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked,
-                l->value, l->note[0] ? "   (" : "", l->note, l->note[0] ? ")" : "");
+        t.n = 0;
+        add(&t, "  %-*s = %s%s%s = %s%s%s%s", width, l->name, l->expr, l->worked[0] ? " = " : "", l->worked, l->value,
+            l->note[0] ? "   (" : "", l->note, l->note[0] ? ")" : "");
+        ks_step_put_line(out, t.s);
     }
 }
 
@@ -277,21 +334,23 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
 }
 
 /* a sample: its bilinear weights and which corners lie inside the tensor, beside the line */
-static void print_sample_detail(FILE *out, const ks_event *e)
+static void print_sample_detail(step_text *out, const ks_event *e)
 {
     const ks_ev_sample *m = &e->u.sample;
     char r[4][24];
-    fprintf(out, "  weights %s %s %s %s  corners valid %c%c%c%c", real(r[0], m->w[0]), real(r[1], m->w[1]),
-            real(r[2], m->w[2]), real(r[3], m->w[3]), e->flags & KS_FLAG_C00 ? 'y' : 'n',
-            e->flags & KS_FLAG_C01 ? 'y' : 'n', e->flags & KS_FLAG_C10 ? 'y' : 'n', e->flags & KS_FLAG_C11 ? 'y' : 'n');
+    add(out, "  weights %s %s %s %s  corners valid %c%c%c%c", real(r[0], m->w[0]), real(r[1], m->w[1]),
+        real(r[2], m->w[2]), real(r[3], m->w[3]), e->flags & KS_FLAG_C00 ? 'y' : 'n',
+        e->flags & KS_FLAG_C01 ? 'y' : 'n', e->flags & KS_FLAG_C10 ? 'y' : 'n', e->flags & KS_FLAG_C11 ? 'y' : 'n');
 }
 
 void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
 {
     char line[320];
+    step_text lt = {.n = 0};
     if (!ks_event_fits(tr, e)) {
         ks_step_describe_event(tr, e, line, sizeof line);
-        fprintf(out, "  %s\n", line);
+        add(&lt, "  %s", line);
+        ks_step_put_line(out, lt.s);
         return;
     }
     if (e->kind == KS_EV_WORK) {
@@ -301,9 +360,9 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
     const ks_site *site = &tr->sites[e->site];
     if (e->kind == KS_EV_BARRIER || e->kind == KS_EV_WARP || e->kind == KS_EV_FAULT) {
         ks_step_describe_event(tr, e, line, sizeof line);
-        fprintf(out, "  %s", line);
-        if (site->line > 0) fprintf(out, "   %s  %s", site->name, site->code);
-        fputc('\n', out);
+        add(&lt, "  %s", line);
+        if (site->line > 0) add(&lt, "   %s  %s", site->name, site->code);
+        ks_step_put_line(out, lt.s);
         return;
     }
     if (e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) { /* in columns: a table of accesses */
@@ -311,25 +370,25 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
         char where[160], v[24];
         access_element(tr, e, where, sizeof where);
         if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
-            fprintf(out, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)\n", e->tap, where);
+            add(&lt, "  tap %-3u read  %-28s = 0 (padding: outside the tensor)", e->tap, where);
         else {
             char tap[64];
             const int64_t numel = e->tensor < tr->ntensors ? ks_tensor_numel(&tr->tensors[e->tensor]) : 0;
             /* a .cu thread's access outside its buffer was not made (the thread stopped);
              * a probed body's was (check reports both) */
             const int beyond = a->offset < 0 || a->offset >= numel, outside = site->line > 0 && beyond;
-            fprintf(out, "  %-7s %s %-28s = %-12s (offset %lld", tap_label(tr, e, tap, sizeof tap),
-                    e->kind == KS_EV_READ         ? "read "
-                    : (e->flags & KS_FLAG_ATOMIC) ? "atomic"
-                                                  : "write",
-                    where, outside ? "-" : real(v, ks_access_value(a, e->flags)), (long long)a->offset);
-            if (e->flags & KS_FLAG_SHARED) fprintf(out, ", phase %d", a->reserved[0]);
+            add(&lt, "  %-7s %s %-28s = %-12s (offset %lld", tap_label(tr, e, tap, sizeof tap),
+                e->kind == KS_EV_READ         ? "read "
+                : (e->flags & KS_FLAG_ATOMIC) ? "atomic"
+                                              : "write",
+                where, outside ? "-" : real(v, ks_access_value(a, e->flags)), (long long)a->offset);
+            if (e->flags & KS_FLAG_SHARED) add(&lt, ", phase %d", a->reserved[0]);
             if (outside)
-                fprintf(out, ", OUTSIDE %s: not made",
-                        e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer");
+                add(&lt, ", OUTSIDE %s: not made",
+                    e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer");
             else if (beyond && !(e->flags & KS_FLAG_SHARED))
-                fprintf(out, ", OUTSIDE %s (%lld elements)",
-                        e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer", (long long)numel);
+                add(&lt, ", OUTSIDE %s (%lld elements)",
+                    e->tensor < tr->ntensors ? tr->tensors[e->tensor].name : "every buffer", (long long)numel);
             else if (!beyond) { /* the coordinates shown must be the offset's (check's rule) */
                 const ks_tensor *t = &tr->tensors[e->tensor];
                 const int64_t X = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1,
@@ -339,18 +398,18 @@ void ks_step_print_event(FILE *out, const ks_trace *tr, const ks_event *e)
                     __builtin_mul_overflow((int64_t)a->plane, Y, &at) ||
                     __builtin_add_overflow(at, (int64_t)a->y, &at) || __builtin_mul_overflow(at, X, &at) ||
                     __builtin_add_overflow(at, (int64_t)a->x, &at) || at != a->offset)
-                    fputs(", BUT its (plane, y, x) is not this offset", out);
+                    add(&lt, ", BUT its (plane, y, x) is not this offset");
             }
-            fputs(")", out);
-            if (site->line > 0) fprintf(out, "   %s  %s", site->name, site->code);
-            fputc('\n', out);
+            add(&lt, ")");
+            if (site->line > 0) add(&lt, "   %s  %s", site->name, site->code);
         }
+        ks_step_put_line(out, lt.s);
         return;
     }
     ks_step_describe_event(tr, e, line, sizeof line);
-    fprintf(out, "  %s", line);
-    if (e->kind == KS_EV_SAMPLE) print_sample_detail(out, e);
-    fputc('\n', out);
+    add(&lt, "  %s", line);
+    if (e->kind == KS_EV_SAMPLE) print_sample_detail(&lt, e);
+    ks_step_put_line(out, lt.s);
 }
 
 int64_t ks_step_print(FILE *out, const ks_trace *tr, int64_t thread, int64_t index)

@@ -19,6 +19,12 @@ int ks_trace_dims(const ks_trace *tr, uint32_t grid[3], uint32_t block[3]);
 /* "thread (3,0,0) of block (1,0,0)" (.cu traces) or "block 1, thread 3". */
 void ks_step_thread_name(const ks_trace *tr, uint32_t block, uint32_t thread, char *buf, size_t n);
 
+/* Terminal lines (kscope step, the lesson player) are at most this many characters
+ * (issue 38 D12); ks_step_put_line writes one line wrapped to it, continuation lines
+ * indented under the line's value. */
+#define KS_STEP_COLUMNS 100
+void ks_step_put_line(FILE *out, const char *line);
+
 /* One work event: its index, thread and iteration, then every field with its division
  * and modulo written out and evaluated. */
 void ks_step_print_work(FILE *out, const ks_trace *tr, const ks_event *e);
