@@ -17,6 +17,23 @@
 #include "../trace/run_trace.h"
 #include "cli.h"
 
+/* A traced row's trace schema at the operator's defaults, a site a line: its kind, name,
+ * and the work fields or the tensor it touches. */
+static void print_sites(FILE *out, const ks_op *op, int k)
+{
+    static ks_site sites[KS_MAX_SITES];
+    const int n = ks_op_row_sites(op, k, sites);
+    if (n < 0) fprintf(out, "      (no sites at the defaults: %s)\n", ks_error_message());
+    for (int i = 0; i < n; ++i) {
+        const ks_site *s = &sites[i];
+        fprintf(out, "      %-7s %s:", ks_event_kind_name(s->kind), s->name);
+        if (s->kind == KS_EV_WORK)
+            for (int f = 0; f < s->nfields; ++f) fprintf(out, " %s", s->fields[f].name);
+        else if (s->tensor >= 0 && s->tensor < op->ntensors) fprintf(out, " %s", op->tensors[s->tensor].name);
+        fputc('\n', out);
+    }
+}
+
 static void print_op(FILE *out, const ks_op *op)
 {
     fprintf(out, "%s: %s\n\nparameters (default):\n", op->name, op->summary);
@@ -57,7 +74,8 @@ static void print_op(FILE *out, const ks_op *op)
         fprintf(out, "  %-17s %-7s %s\n", op->tensors[i].name, op->tensors[i].output ? "output" : "input",
                 op->tensors[i].shape);
     if (op->nkernels) { /* each row's reference launch; --threads / --block-cap set all of them */
-        fprintf(out, "\nkernels (--trace-kernel NAME; --threads and --block-cap apply to each not fixed):\n");
+        fprintf(out, "\nkernels (--trace-kernel NAME; --threads and --block-cap apply to each not fixed), under each\n"
+                     "traced one its trace sites at the defaults (work: its fields; others: their tensor):\n");
         for (int k = 0; k < op->nkernels; ++k) {
             const ks_kernel *row = &op->kernels[k];
             char launch[64], cap[32] = "no cap";
@@ -72,6 +90,7 @@ static void print_op(FILE *out, const ks_op *op)
             if (row->plain_only) fprintf(out, " (not traced: %s traces the same)", row->twin);
             else if (row->no_trace) fprintf(out, " (plain only: not traced)");
             fputc('\n', out);
+            if (row->sites) print_sites(out, op, k);
         }
         return;
     }

@@ -327,9 +327,9 @@ static int is_ident_start(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' &&
 static int is_ident(int c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 /* field i of site s: a name; a digit's stride; a derived formula's names and numbers */
-static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
+static int field_check(const ks_op *o, const ks_site *s, const ks_field *f)
 {
-    const char *op = r->op->name;
+    const char *op = o->name;
     if (!is_ident_start((unsigned char)f->name[0]))
         return ks_fail(KS_EINVAL, "%s: site %s: field '%s' is not a name", op, s->name, f->name);
     for (const char *c = f->name; *c; ++c)
@@ -354,9 +354,9 @@ static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
              * load: step describes it, check cannot evaluate it) */
             int known = (n == 3 && (!strncmp(b, "min", 3) || !strncmp(b, "max", 3) || !strncmp(b, "int", 3))) ||
                         (n == 5 && !strncmp(b, "floor", 5)) || (n == 4 && !strncmp(b, "ceil", 4));
-            for (int t = 0; t < r->op->ntensors && !known && *c == '['; ++t)
-                known = strlen(r->op->tensors[t].name) == n && !strncmp(r->op->tensors[t].name, b, n);
-            for (const char *y = r->op->symbols; y && *y && !known;) { /* the descriptor's own names */
+            for (int t = 0; t < o->ntensors && !known && *c == '['; ++t)
+                known = strlen(o->tensors[t].name) == n && !strncmp(o->tensors[t].name, b, n);
+            for (const char *y = o->symbols; y && *y && !known;) { /* the descriptor's own names */
                 const size_t m = strcspn(y, " ");
                 known = m == n && !strncmp(y, b, n);
                 y += m + (y[m] == ' ');
@@ -383,24 +383,57 @@ static int field_check(const ks_run *r, const ks_site *s, const ks_field *f)
     return KS_OK;
 }
 
-int ks_run_sites_check(const ks_run *r)
+int ks_op_sites_check(const ks_op *o, const ks_site *sites, int n)
 {
-    const char *op = r->op->name;
-    if (r->nsites < 1 || r->nsites > KS_MAX_SITES) return ks_fail(KS_EINVAL, "%s: %d sites", op, r->nsites);
-    for (int i = 0; i < r->nsites; ++i) {
-        const ks_site *s = &r->sites[i];
+    const char *op = o->name;
+    if (n < 1 || n > KS_MAX_SITES) return ks_fail(KS_EINVAL, "%s: %d sites", op, n);
+    for (int i = 0; i < n; ++i) {
+        const ks_site *s = &sites[i];
         if (!s->name[0])
-            return ks_fail(KS_EINVAL, "%s: site %d is not filled (sites are the first r->nsites ids)", op, i);
+            return ks_fail(KS_EINVAL, "%s: site %d is not filled (sites are the first ids, as many as .sites returns)",
+                           op, i);
         if (s->kind < 1 || s->kind >= KS_EV_KINDS)
             return ks_fail(KS_EINVAL, "%s: site %s: kind %d", op, s->name, s->kind);
-        if (s->kind == KS_EV_WORK ? s->tensor != -1 : (s->tensor < -1 || s->tensor >= r->op->ntensors))
+        if (s->kind == KS_EV_WORK ? s->tensor != -1 : (s->tensor < -1 || s->tensor >= o->ntensors))
             return ks_fail(KS_EINVAL, "%s: site %s: tensor %d", op, s->name, s->tensor);
         if (s->nfields < 0 || s->nfields > (int)KS_COUNT(s->fields))
             return ks_fail(KS_EINVAL, "%s: site %s: %d fields", op, s->name, s->nfields);
         for (int k = 0; k < s->nfields; ++k) {
-            int rc = field_check(r, s, &s->fields[k]);
+            int rc = field_check(o, s, &s->fields[k]);
             if (rc) return rc;
         }
     }
     return KS_OK;
+}
+
+/* row k's schema on the state prepare left; 0 for a row never traced */
+static int row_sites(const ks_op *op, int k, const void *state, ks_site *out)
+{
+    memset(out, 0, sizeof(ks_site) * KS_MAX_SITES);
+    return op->kernels[k].sites ? op->kernels[k].sites(state, out) : 0;
+}
+
+int ks_run_sites_check(ks_run *r)
+{
+    const ks_op *op = r->op;
+    if (op->kernels) { /* the traced row's schema (run.c refuses a row that is not traceable) */
+        const int k = r->traced_row;
+        if (k < 0 || k >= op->nkernels || !op->kernels[k].sites)
+            return ks_fail(KS_EINVAL, "%s: prepare chose no kernel row to trace", op->name);
+        r->nsites = row_sites(op, k, r->ctx.bytes, r->sites);
+    }
+    return ks_op_sites_check(op, r->sites, r->nsites);
+}
+
+int ks_op_row_sites(const ks_op *op, int k, ks_site *out)
+{
+    if (k < 0 || k >= op->nkernels) return ks_fail(KS_EINVAL, "%s has no kernel row %d", op->name, k), -1;
+    if (!op->kernels[k].sites) return 0;
+    ks_run *r = malloc(sizeof *r);
+    if (!r) return ks_fail(KS_ENOMEM, "no memory for a run"), -1;
+    ks_run_init(r, op);
+    int n = op->prepare(r) ? -1 : row_sites(op, k, r->ctx.bytes, out);
+    ks_run_free(r);
+    free(r);
+    return n;
 }

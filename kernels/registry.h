@@ -116,7 +116,8 @@ typedef struct ks_run {
     ks_launch launch;
     ks_sink *sink; /* host sink; NULL runs the plain variant */
     /* The kernel row asked to record (--trace-kernel WORD; -1: "auto", the default), and
-     * the row that does, which prepare sets with ks_run_trace_row (and builds its sites). */
+     * the row that does, which prepare sets with ks_run_trace_row (the registry then builds
+     * the trace header's sites from that row's .sites). */
     int trace_kernel;
     int traced_row;
     int twins;                      /* plain_only rows yield to their twins (ks_exec.twins: the twin tests) */
@@ -126,7 +127,7 @@ typedef struct ks_run {
     int64_t work_items;        /* of the kernel the trace records */
     int default_threads;       /* that kernel's reference launch (from the op unless */
     int64_t default_block_cap; /* prepare says otherwise) */
-    int nsites;
+    int nsites;                /* set by ks_run_sites_check: the traced row's trace schema */
     ks_site sites[KS_MAX_SITES];
     int nfacts; /* values for the params JSON beyond the rows (or replacing a row's) */
     char fact_key[KS_RUN_FACTS][KS_NAME_LEN];
@@ -164,7 +165,8 @@ struct ks_op {
     int64_t default_block_cap; /* (0: no cap) */
     /* Reads r->value and the given inputs (ks_run_take), validates the geometry (the only
      * place it is validated), and sets: the shape of every tensor (ks_run_absent for those
-     * this mode does not use), r->work_items, r->sites, any facts, its state in r->ctx.
+     * this mode does not use), r->work_items, the traced row (ks_run_trace_row), any facts,
+     * its state in r->ctx (which the kernel rows' .sites read: prepare builds no sites).
      * KS_OK, or an error with ks_error_message() set. */
     int (*prepare)(ks_run *r);
     /* Optional: fills built-in input `t` (shape set, data allocated) when a plain pattern
@@ -214,13 +216,20 @@ int ks_run_trace_row(ks_run *r, int def);
 /* The sequence of an operator's launch: its kernel rows on r's device and launch, the row
  * r->trace_kernel recording into `sink`, the 32-bit choice from every tensor's size. */
 ks_exec ks_exec_for(const ks_run *r, ks_sink *sink);
-/* The checks of the sites prepare set (run by ks_run_execute): each of the first
- * r->nsites filled (a name, a known kind, its tensor a row of the op or -1 for work),
- * field names identifiers, digit fields with a stride >= 1, and formulas that name only
- * the site's fields, functions, tensors and the op's symbols, with integer literals, not
- * cut short. KS_OK, or
- * KS_EINVAL with one line naming the operator, the site and the field. */
-int ks_run_sites_check(const ks_run *r);
+/* The trace header's sites (run by ks_run_execute after prepare): an operator with kernel
+ * rows gets them from its traced row's .sites on its state (r->ctx), then they are checked
+ * (ks_op_sites_check). KS_OK, or KS_EINVAL with one line. */
+int ks_run_sites_check(ks_run *r);
+/* The checks of n sites of op: each filled (a name, a known kind, its tensor a row of the
+ * op or -1 for work), field names identifiers, digit fields with a stride >= 1, and
+ * formulas that name only the site's fields, functions, tensors and the op's symbols, with
+ * integer literals, not cut short. KS_OK, or KS_EINVAL with one line naming the operator,
+ * the site and the field. */
+int ks_op_sites_check(const ks_op *op, const ks_site *sites, int n);
+/* Kernel row k's trace schema at the operator's defaults (what `kscope list OP` prints):
+ * prepare on the defaults, then the row's .sites into out (KS_MAX_SITES room). The number
+ * of sites, 0 for a row never traced, or -1 with ks_error_message() set. */
+int ks_op_row_sites(const ks_op *op, int k, ks_site *out);
 
 const ks_op *ks_op_find(const char *name);
 int ks_op_count(void);

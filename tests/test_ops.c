@@ -164,7 +164,8 @@ START_TEST(broken_descriptors_are_refused_naming_the_row)
     memset(&params[1], 0, sizeof params[1]);
     check_broken(&op, "parameter row 1 is missing");
     params[1] = real->params[1];
-    /* kernel rows: a name twice, a bad name, a bad launch, a plain_only row with no twin */
+    /* kernel rows: a name twice, a bad name, a bad launch, a plain_only row with no twin or
+     * with a trace schema, a traced row without one */
     kernels[1].name = kernels[0].name;
     check_broken(&op, "appears twice");
     kernels[1].name = "Bad Name";
@@ -176,6 +177,14 @@ START_TEST(broken_descriptors_are_refused_naming_the_row)
     kernels[1].plain_only = 1, kernels[1].sim_plain = kernels[1].sim_traced = NULL;
     check_broken(&op, "needs a twin row");
     kernels[1].twin = kernels[0].name;
+    check_broken(&op, "a trace schema (.sites) on a row never traced");
+    kernels[1].sites = NULL;
+    ck_assert_int_eq(ks_op_check(&op), KS_OK);
+    /* a row a trace may record without its schema */
+    kernels[1] = real->kernels[1];
+    kernels[1].sites = NULL;
+    check_broken(&op, "no trace schema (.sites)");
+    kernels[1].no_trace = 1;
     ck_assert_int_eq(ks_op_check(&op), KS_OK);
     memset(&kernels[0], 0, sizeof kernels[0]);
     check_broken(&op, "kernel row 0 is missing");
@@ -202,16 +211,16 @@ START_TEST(broken_sites_are_refused_naming_the_site_and_field)
                                 {"1 ; 2", "has ';'"}};
         for (int b = 0; b < 3; ++b) {
             ks_field_derived(f, "extra", bad[b][0]);
-            ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);
+            ck_assert_int_eq(ks_op_sites_check(r.op, r.sites, r.nsites), KS_EINVAL);
             ck_assert_msg(strstr(ks_error_message(), bad[b][1]) && strstr(ks_error_message(), w->name), "%s: %s",
                           r.op->name, ks_error_message());
         }
         memset(f->expr, '1', KS_EXPR_LEN - 1), f->expr[KS_EXPR_LEN - 1] = 0; /* as a cut snprintf leaves it */
-        ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);
+        ck_assert_int_eq(ks_op_sites_check(r.op, r.sites, r.nsites), KS_EINVAL);
         ck_assert_ptr_nonnull(strstr(ks_error_message(), "cut short"));
         w->nfields--;
         memset(&r.sites[r.nsites++], 0, sizeof r.sites[0]); /* an id past the filled prefix */
-        ck_assert_int_eq(ks_run_sites_check(&r), KS_EINVAL);
+        ck_assert_int_eq(ks_op_sites_check(r.op, r.sites, r.nsites), KS_EINVAL);
         ck_assert_ptr_nonnull(strstr(ks_error_message(), "is not filled"));
     }
 }

@@ -10,11 +10,21 @@
 #include "../core/ks_variants.h"
 
 enum { K_IM2COL, K_GEMM }; /* kernel rows */
+
+/* What prepare leaves for launch: both kernels' arguments. */
+typedef struct conv2d_state {
+    ks_im2col_args im; /* first, as im2col's own state: its sites read input and columns, tensors 0 and 1 */
+    ks_conv_gemm_args gemm;
+} conv2d_state;
+static int im2col_sites(const void *s, ks_site *out) { return ks_im2col_sites(&((const conv2d_state *)s)->im, out); }
+static int gemm_sites(const void *s, ks_site *out) { return ks_conv_gemm_sites(&((const conv2d_state *)s)->gemm, out); }
+
 static const ks_kernel kernels[] = {
-    [K_IM2COL] = KS_KERNEL_ROW(ks_im2col, "im2col", .threads = KS_IM2COL_THREADS, .block_cap = KS_IM2COL_BLOCK_CAP,
+    [K_IM2COL] = KS_KERNEL_ROW(ks_im2col, "im2col", .sites = im2col_sites, .threads = KS_IM2COL_THREADS,
+                               .block_cap = KS_IM2COL_BLOCK_CAP,
                                .help = "the im2col kernel: input into the columns matrix"),
     [K_GEMM] = KS_KERNEL_ROW(
-        ks_conv_gemm, "gemm", .threads = KS_CONV_GEMM_THREADS, .block_cap = KS_CONV_GEMM_BLOCK_CAP,
+        ks_conv_gemm, "gemm", .sites = gemm_sites, .threads = KS_CONV_GEMM_THREADS, .block_cap = KS_CONV_GEMM_BLOCK_CAP,
         .help = "one output element (n, o, h_out, w_out) per item: a row of weight times a column"),
 };
 
@@ -71,12 +81,6 @@ static const ks_tensor_spec tensors[] = {
     [KS_CONV_T_OUTPUT] = {.name = "output", .output = 1, .shape = "(N, O, Ho, Wo)"},
 };
 
-/* What prepare leaves for launch: both kernels' arguments. */
-typedef struct conv2d_state {
-    ks_im2col_args im;
-    ks_conv_gemm_args gemm;
-} conv2d_state;
-
 static int prepare(ks_run *r)
 {
     static const ks_dim_bind w_dims[] = {{.dim = 0, .param = P_OUT, .axis = 0},
@@ -113,13 +117,7 @@ static int prepare(ks_run *r)
     ks_run_shape4(r, KS_CONV_T_COLUMNS, 3, p->im.batch, g.im.rows, Ho * Wo, 0);
     ks_run_shape4(r, KS_CONV_T_OUTPUT, 4, p->im.batch, p->out_channels, Ho, Wo);
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)Ho, (long long)Wo);
-    if (ks_run_trace_row(r, K_GEMM) == K_IM2COL) { /* its own sites: input and columns are tensors 0 and 1 */
-        r->work_items = g.im.im2col_work;
-        r->nsites = ks_im2col_sites(&s->im, r->sites);
-    } else {
-        r->work_items = g.output_numel;
-        r->nsites = ks_conv_gemm_sites(&s->gemm, r->sites);
-    }
+    r->work_items = ks_run_trace_row(r, K_GEMM) == K_IM2COL ? g.im.im2col_work : g.output_numel;
     return KS_OK;
 }
 

@@ -155,6 +155,10 @@ ks_status ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int 
             return ks_fail(KS_EINVAL, "%s: kernel %s has a %s but is not plain_only", owner, r->name,
                            r->twin ? "twin" : "runs_with");
         }
+        if (!r->sites != (r->plain_only || r->no_trace))
+            return ks_fail(KS_EINVAL, "%s: kernel %s: %s", owner, r->name,
+                           r->sites ? "a trace schema (.sites) on a row never traced"
+                                    : "no trace schema (.sites): give one, or mark it no_trace");
         if (r->block_of && (r->threads_of || r->fixed))
             return ks_fail(KS_EINVAL, "%s: kernel %s: block_of fixes the block; threads_of or fixed besides", owner,
                            r->name);

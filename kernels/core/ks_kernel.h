@@ -11,12 +11,13 @@
  * ks_cuda_launch_row (ks_cuda.h). An operator then lists its kernels as rows,
  *
  *   static const ks_kernel kernels[] = {
- *       [K_FWD] = KS_KERNEL_ROW(ks_maxpool2d_fwd, "maxpool2d_forward", .threads = 256, .block_cap = -1),
+ *       [K_FWD] = KS_KERNEL_ROW(ks_maxpool2d_fwd, "forward", .sites = fwd_sites, .threads = 256, .block_cap = -1),
  *       ...
  *   };
  *
- * and its launch gives only the sequence: ks_exec_kernel(x, K_FWD, &args, work). The
- * registry owns the rest: launch sizing, the 32-bit choice, plain or traced (only the row
+ * and its launch gives only the sequence: ks_exec_kernel(x, K_FWD, &args, work). A row a
+ * trace may record names its trace schema (.sites: the work fields, then its accesses),
+ * built from the operator's state after prepare. The registry owns the rest: launch sizing, the 32-bit choice, plain or traced (only the row
  * --trace-kernel names records), simulator or CUDA, the launch check, and the record of
  * which kernels ran. A fast body the simulator does not run is a `plain_only` row naming
  * its `twin`, the traced body that computes the same outputs (tests compare the two). */
@@ -30,6 +31,7 @@
 #include "ks_core.h"
 #include "ks_error.h"
 #include "ks_launch.h"
+#include "ks_schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,6 +81,12 @@ typedef struct ks_kernel {
     /* a tiled row (a 2-D or 3-D grid of tiles; --threads and --blocks do not apply): its
      * block and tile from the args, or NULL. threads, block_of, threads_of, fixed unused */
     void (*tile_of)(const void *args, ks_tile *t);
+    /* its trace schema: fills `out` (KS_MAX_SITES room; zeroed) from its operator's state,
+     * what prepare left in ks_run.ctx, and returns the number of sites (the first is its
+     * work site, with the work fields). The registry builds the traced row's trace header
+     * from it, and `kscope list OP` prints it. Set on every row a trace may record; NULL on
+     * no_trace and plain_only rows. */
+    int (*sites)(const void *state, ks_site *out);
     int fixed;        /* a helper step: always its reference launch, whatever --threads and --blocks say */
     int coop;         /* barriers or shared memory: simulated with fibers */
     int no_trace;     /* no trace schema: always plain (--trace-kernel refuses it) */
@@ -165,7 +173,8 @@ KS_API int ks_exec_may(const ks_exec *x, int k);
 /* The row named `word`, or -1. */
 KS_API int ks_kernel_find(const ks_kernel *kernels, int n, const char *word);
 /* Checks a table's rows: names unique and set, every runnable row has its entry points,
- * plain_only rows name an existing twin that the simulator runs, reference launches legal.
+ * plain_only rows name an existing twin that the simulator runs, reference launches legal,
+ * a trace schema (.sites) on exactly the rows a trace may record.
  * KS_OK, or KS_EINVAL with one line naming `owner` and the row. */
 KS_API ks_status ks_kernel_rows_check(const char *owner, const ks_kernel *kernels, int n);
 

@@ -26,6 +26,25 @@
 #define KS_BODY "../deform_conv/deform_bias_body.h"
 #include "../core/ks_variants.h"
 
+/* What prepare leaves for launch (and the rows' .sites read). */
+typedef struct deform_state {
+    ks_deform_params p;
+    int conv, backward;
+    ks_deform_kernel traced;
+    ks_deform_geom g; /* validated once, in prepare */
+} deform_state;
+
+/* the traced rows' schemas: the first chunk's launch (g.im2col_step images) */
+#define SITES(k)                                                      \
+    static int sites_##k(const void *state, ks_site *s)               \
+    {                                                                 \
+        const deform_state *d = state;                                \
+        return ks_deform_sites(&d->p, &d->g, k, d->g.im2col_step, s); \
+    }
+SITES(KS_DEFORM_IM2COL)
+SITES(KS_DEFORM_COL2IM)
+SITES(KS_DEFORM_COORD)
+
 static int row_sums_block(const void *args)
 {
     (void)args;
@@ -34,6 +53,7 @@ static int row_sums_block(const void *args)
 
 #define ROW(fn, word, threads_, what, ...) \
     KS_KERNEL_ROW(fn, word, .threads = (threads_), .block_cap = KS_DEFORM_BLOCK_CAP, .help = what, __VA_ARGS__)
+#define TRACED(k, fn, word, threads_, what, ...) [k] = ROW(fn, word, threads_, what, .sites = sites_##k, __VA_ARGS__)
 #define T KS_DEFORM_THREADS
 #define HELPER(fn, word, what, ...) KS_KERNEL_ROW(fn, word, .no_trace = 1, .help = what, __VA_ARGS__)
 /* The fused forward against its twin (the twin tests): TF32 keeps 10 of fp32's 23 mantissa
@@ -47,10 +67,10 @@ static int row_sums_block(const void *args)
 #define KS_DEFORM_FUSED_TOLERANCE 2e-3
 /* indexed by ks_deform_kernel, then the KS_DEFORM_ROW_* rows (deform_body.h) */
 const ks_kernel ks_deform_rows[KS_DEFORM_NROWS] = {
-    [KS_DEFORM_IM2COL] = ROW(ks_deform_im2col, "im2col", T,
-                             "one (c, h_col, w_col) per item: its taps' bilinear samples"),
-    [KS_DEFORM_COL2IM] = ROW(ks_deform_col2im, "col2im", T, "one columns entry per item: its 4 corners, atomically"),
-    [KS_DEFORM_COORD] = ROW(ks_deform_coord, "coord", T, "one offset (and mask) gradient per item"),
+    TRACED(KS_DEFORM_IM2COL, ks_deform_im2col, "im2col", T,
+           "one (c, h_col, w_col) per item: its taps' bilinear samples"),
+    TRACED(KS_DEFORM_COL2IM, ks_deform_col2im, "col2im", T, "one columns entry per item: its 4 corners, atomically"),
+    TRACED(KS_DEFORM_COORD, ks_deform_coord, "coord", T, "one offset (and mask) gradient per item"),
     /* the layer's fast kernels: the same values as the three above, no trace schema */
     [KS_DEFORM_IM2COL_TAP] = ROW(ks_deform_im2col_tap, "im2col_tap", KS_DEFORM_TAP_THREADS,
                                  "the layer's im2col: one tap per item, channels looped", .no_trace = 1),
@@ -273,14 +293,6 @@ static const ks_tensor_spec im2col_tensors[] = {
     [KS_DEFORM_T_COLUMNS] = {.name = "columns", .output = 1, .shape = "(C*kh*kw, N*Ho*Wo): column (n*Ho + ho)*Wo + wo"},
 };
 
-/* What prepare leaves for launch. */
-typedef struct deform_state {
-    ks_deform_params p;
-    int conv, backward;
-    ks_deform_kernel traced;
-    ks_deform_geom g; /* validated once, in prepare */
-} deform_state;
-
 /* Parameters from flags, then the sizes the given tensors imply. */
 static int read_params(ks_run *r, deform_state *s)
 {
@@ -405,7 +417,6 @@ static int prepare_op(ks_run *r, int conv)
         ks_run_fact(r, "semantics", "\"%s\"", p->semantics == KS_DEFORM_MMCV ? "mmcv" : "torchvision");
     }
     r->work_items = ks_deform_work(&g, p, s->traced, g.im2col_step);
-    r->nsites = ks_deform_sites(p, gp, s->traced, g.im2col_step, r->sites);
     return KS_OK;
 }
 

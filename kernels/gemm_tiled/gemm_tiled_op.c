@@ -83,10 +83,12 @@ static int sizes(ks_run *r, ks_gemm_tiled_args *a)
     return KS_OK;
 }
 
-/* The schema: the work site names the tile and the thread's place in it; row and col are
- * derived (checked by `check`); then a's and b's reads, the shared traffic, c's write. */
-static void sites(const ks_gemm_tiled_args *a, ks_site *s)
+/* The schema (the row's .sites, on prepare's args): the work site names the tile and the
+ * thread's place in it; row and col are derived (checked by `check`); then a's and b's
+ * reads, the shared traffic, c's write. */
+static int sites(const void *args, ks_site *s)
 {
+    const ks_gemm_tiled_args *a = args;
     const int64_t T = a->tile, tiles_n = (a->n + T - 1) / T;
     ks_site *w = &s[KS_GT_SITE_WORK];
     char e[KS_EXPR_LEN];
@@ -110,6 +112,7 @@ static void sites(const ks_gemm_tiled_args *a, ks_site *s)
     ks_site_access(&s[KS_GT_SITE_BARRIER], "gemm_tiled.barrier", KS_EV_BARRIER, KS_GT_T_SHARED, 0);
     ks_site_access(&s[KS_GT_SITE_WRITE_C], "gemm_tiled.write_c", KS_EV_WRITE, KS_GT_T_C,
                    a->plant == KS_GT_PLANT_DIVERGENT ? 0 : 1);
+    return KS_GT_NSITES;
 }
 
 static int prepare(ks_run *r)
@@ -129,8 +132,6 @@ static int prepare(ks_run *r)
     r->default_threads = (int)(T * T);
     r->work_items = ks_gemm_tiled_work(a);
     ks_run_trace_row(r, K_TILED);
-    r->nsites = KS_GT_NSITES;
-    sites(a, r->sites);
     return KS_OK;
 }
 
@@ -153,7 +154,8 @@ static int tile_threads(const void *a)
 }
 
 static const ks_kernel kernels[] = {
-    [K_TILED] = KS_KERNEL_ROW(ks_gemm_tiled, "tiled", .block_of = tile_threads, .block_cap = KS_GT_BLOCK_CAP, .coop = 1,
+    [K_TILED] = KS_KERNEL_ROW(ks_gemm_tiled, "tiled", .sites = sites, .block_of = tile_threads,
+                              .block_cap = KS_GT_BLOCK_CAP, .coop = 1,
                               .help = "one C element per thread, a T x T tile per block, two barriers per step"),
 };
 

@@ -1,6 +1,8 @@
 /* im2col_op.c - the descriptors of im2col and col2im (Caffe semantics), their kernel rows
  * and the SDK's entry points (ks_im2col_sim, ks_im2col_cuda, ...: every launch goes
  * through the rows). The geometry and sites are im2col_geom.c; the bodies im2col_body.h. */
+#include <stddef.h>
+
 #include "../core/ks_error.h"
 #include "../core/ks_params.h"
 
@@ -10,12 +12,17 @@
 /* The three kernels, indexed as ks_im2col_launch_*'s `col2im` (0, 1, KS_COL2IM_SCATTER):
  * im2col's table is the first row, col2im's the other two. Caffe's launch is 512 threads;
  * at most 2048 blocks (KS_IM2COL_BLOCK_CAP says why). */
-#define ROW(fn, word, what) \
-    KS_KERNEL_ROW(fn, word, .threads = KS_IM2COL_THREADS, .block_cap = KS_IM2COL_BLOCK_CAP, .help = what)
+/* Their trace schemas (im2col_geom.c) read the args that begin the op's state (im2col_state). */
+static int im2col_sites(const void *a, ks_site *s) { return ks_im2col_sites(a, s); }
+static int gather_sites(const void *a, ks_site *s) { return ks_col2im_sites(a, s); }
+static int scatter_sites(const void *a, ks_site *s) { return ks_col2im_scatter_sites(a, s); }
+#define ROW(fn, word, sites_, what)                                                                          \
+    KS_KERNEL_ROW(fn, word, .sites = sites_, .threads = KS_IM2COL_THREADS, .block_cap = KS_IM2COL_BLOCK_CAP, \
+                  .help = what)
 static const ks_kernel rows[3] = {
-    ROW(ks_im2col, "im2col", "one item per (n, c, h_col, w_col): its kh*kw taps into the columns"),
-    ROW(ks_col2im, "col2im", "gather: one item per image element sums the column entries of its windows"),
-    ROW(ks_col2im_scatter, "col2im_scatter", "scatter: one item per column entry, atomically added"),
+    ROW(ks_im2col, "im2col", im2col_sites, "one item per (n, c, h_col, w_col): its kh*kw taps into the columns"),
+    ROW(ks_col2im, "col2im", gather_sites, "gather: one item per image element sums the column entries of its windows"),
+    ROW(ks_col2im_scatter, "col2im_scatter", scatter_sites, "scatter: one item per column entry, atomically added"),
 };
 _Static_assert(KS_COL2IM_SCATTER == 2, "the rows are indexed by col2im");
 
@@ -133,9 +140,10 @@ static const ks_tensor_spec col2im_tensors[] = {
 
 /* What prepare leaves for launch: the kernel arguments, validated once. */
 typedef struct im2col_state {
-    ks_im2col_args a;
+    ks_im2col_args a; /* first: the rows' .sites read it */
     int col2im;
 } im2col_state;
+_Static_assert(offsetof(im2col_state, a) == 0, "the state begins with the args");
 
 /* The geometry from the parameters (given tensors have set theirs), validated here only. */
 static int geometry(ks_run *r, int col2im, ks_im2col_geom *g)
@@ -171,7 +179,6 @@ static int im2col_prepare(ks_run *r)
     ks_run_shape4(r, KS_IM2COL_T_INPUT, 4, a->batch, a->channels, a->height, a->width);
     ks_run_shape4(r, KS_IM2COL_T_COLUMNS, 3, a->batch, g.rows, g.height_col * g.width_col, 0);
     r->work_items = g.im2col_work;
-    r->nsites = ks_im2col_sites(a, r->sites);
     ks_run_trace_row(r, 0);
     return KS_OK;
 }
@@ -199,7 +206,6 @@ static int col2im_prepare(ks_run *r)
     const int scatter = KS_RUN_CTX(r, im2col_state)->col2im == KS_COL2IM_SCATTER;
     ks_run_trace_row(r, scatter);
     r->work_items = scatter ? a->batch * g.rows * g.height_col * g.width_col : g.image_numel;
-    r->nsites = scatter ? ks_col2im_scatter_sites(a, r->sites) : ks_col2im_sites(a, r->sites);
     return KS_OK;
 }
 

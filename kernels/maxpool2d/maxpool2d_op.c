@@ -93,8 +93,8 @@ static int geometry(ks_run *r, ks_maxpool2d_args *a)
     return KS_OK;
 }
 
-/* The schema: one work site whose fields are the decomposition and the window start,
- * then the kernel's accesses. */
+/* The schema (the kernel rows' .sites, on prepare's args): one work site whose fields are
+ * the decomposition and the window start, then the kernel's accesses. */
 static int sites(const ks_maxpool2d_args *a, int backward, ks_site *s)
 {
     char e[KS_EXPR_LEN];
@@ -126,6 +126,8 @@ static int sites(const ks_maxpool2d_args *a, int backward, ks_site *s)
     }
     return KS_MP_SITE_INDEX + 1;
 }
+static int fwd_sites(const void *a, ks_site *s) { return sites(a, 0, s); }
+static int bwd_sites(const void *a, ks_site *s) { return sites(a, 1, s); }
 
 static int prepare(ks_run *r)
 {
@@ -146,18 +148,17 @@ static int prepare(ks_run *r)
     }
     ks_run_fact(r, "output_size", "[%lld, %lld]", (long long)a->out_h, (long long)a->out_w);
     /* the trace records the forward, or with --backward the backward (--trace-kernel forward: the forward) */
-    const int traced_bwd = ks_run_trace_row(r, backward ? K_BWD : K_FWD) == K_BWD;
+    ks_run_trace_row(r, backward ? K_BWD : K_FWD);
     r->work_items = N * C * a->out_h * a->out_w;
-    r->nsites = sites(a, traced_bwd, r->sites);
     return KS_OK;
 }
 
 /* the kernel rows: the forward and the backward, torch's launch (256 threads, no cap) */
 static const ks_kernel kernels[] = {
-    [K_FWD] = KS_KERNEL_ROW(ks_maxpool2d_fwd, "forward", .threads = KS_MAXPOOL_THREADS,
+    [K_FWD] = KS_KERNEL_ROW(ks_maxpool2d_fwd, "forward", .sites = fwd_sites, .threads = KS_MAXPOOL_THREADS,
                             .block_cap = KS_MAXPOOL_BLOCK_CAP,
                             .help = "one output element per item: its window's maximum and index"),
-    [K_BWD] = KS_KERNEL_ROW(ks_maxpool2d_bwd, "backward", .threads = KS_MAXPOOL_THREADS,
+    [K_BWD] = KS_KERNEL_ROW(ks_maxpool2d_bwd, "backward", .sites = bwd_sites, .threads = KS_MAXPOOL_THREADS,
                             .block_cap = KS_MAXPOOL_BLOCK_CAP,
                             .help = "--backward: one output element per item adds its grad at its index"),
 };

@@ -13,9 +13,17 @@
 
 enum { P_RADIUS, P_BACKWARD, P_BATCH, P_CHANNELS, P_HW, P_POINTS, P_COUNT };
 
-/* the rows, indexed by ks_patchify_kernel; DPVO's launch: 256 threads, no block cap */
-#define ROW(fn, k, word, what) \
-    [k] = KS_KERNEL_ROW(fn, word, .threads = KS_PATCH_THREADS, .block_cap = KS_PATCH_BLOCK_CAP, .help = what)
+/* the rows, indexed by ks_patchify_kernel; DPVO's launch: 256 threads, no block cap. Each
+ * row's trace schema is ks_patchify_sites on prepare's params (the state). */
+#define SITES(k) \
+    static int sites_##k(const void *p, ks_site *s) { return ks_patchify_sites(p, k, s); }
+SITES(KS_PATCH_PATCHES)
+SITES(KS_PATCH_BILINEAR)
+SITES(KS_PATCH_BILINEAR_BWD)
+SITES(KS_PATCH_PATCHES_BWD)
+#define ROW(fn, k, word, what)                                                                                      \
+    [k] = KS_KERNEL_ROW(fn, word, .sites = sites_##k, .threads = KS_PATCH_THREADS, .block_cap = KS_PATCH_BLOCK_CAP, \
+                        .help = what)
 static const ks_kernel kernels[] = {
     ROW(ks_patch_fwd, KS_PATCH_PATCHES, "patches", "one raw entry (b, m, jj, ii) per item, its C channels copied"),
     ROW(ks_patch_bilinear, KS_PATCH_BILINEAR, "bilinear", "one output element per item: 4 raw entries weighted"),
@@ -207,10 +215,8 @@ static int prepare(ks_run *r)
         ks_run_absent(r, KS_PATCH_T_GRAD_INPUT);
     }
     /* the raw patches, or with --backward their backward (scatter into grad_input) */
-    const ks_patchify_kernel k = (ks_patchify_kernel)ks_run_trace_row(r, r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD
-                                                                                                 : KS_PATCH_PATCHES);
+    const int k = ks_run_trace_row(r, r->value[P_BACKWARD][0] ? KS_PATCH_PATCHES_BWD : KS_PATCH_PATCHES);
     r->work_items = ks_patchify_work(p, k);
-    r->nsites = ks_patchify_sites(p, k, r->sites);
     return KS_OK;
 }
 

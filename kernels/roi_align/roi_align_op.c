@@ -8,6 +8,7 @@
  * --forward plane asks the plane forward, else the merged forward of adaptive grids. A
  * body that does not apply falls back to the slot forward. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +44,16 @@ static int plane_threads(const void *args)
     return a->tile_rows * a->width * 4 > 56 * 1024 ? KS_ROI_PLANE_THREADS_BIG : KS_ROI_PLANE_THREADS;
 }
 
+/* the traced rows' schemas: ks_roi_align_sites on the params that begin the op's state (roi_state) */
+static int fwd_sites(const void *p, ks_site *s) { return ks_roi_align_sites(p, 0, s); }
+static int bwd_sites(const void *p, ks_site *s) { return ks_roi_align_sites(p, 1, s); }
+
 #define FAST(fn, word, ...) KS_KERNEL_PLAIN_ROW(fn, word, "forward", .coop = 1, __VA_ARGS__)
 const ks_kernel ks_roi_rows[KS_ROI_NROWS] = {
-    [KS_ROI_K_FWD] = KS_KERNEL_ROW(ks_roi_align_fwd, "forward", .threads = KS_ROI_THREADS,
+    [KS_ROI_K_FWD] = KS_KERNEL_ROW(ks_roi_align_fwd, "forward", .sites = fwd_sites, .threads = KS_ROI_THREADS,
                                    .block_cap = KS_ROI_BLOCK_CAP,
                                    .help = "one bin (k, c, ph, pw) per item: its samples' bilinear values pooled"),
-    [KS_ROI_K_BWD] = KS_KERNEL_ROW(ks_roi_align_bwd, "backward", .threads = KS_ROI_THREADS,
+    [KS_ROI_K_BWD] = KS_KERNEL_ROW(ks_roi_align_bwd, "backward", .sites = bwd_sites, .threads = KS_ROI_THREADS,
                                    .block_cap = KS_ROI_BLOCK_CAP,
                                    .help = "--backward: one bin per item adds its grad into the sample corners"),
     [KS_ROI_K_FWDM] = KS_KERNEL_PLAIN_ROW(
@@ -277,9 +282,10 @@ static const ks_tensor_spec tensors[] = {
 
 /* What prepare leaves for fill and launch: the parameters and the kernel arguments. */
 typedef struct roi_state {
-    ks_roi_align_params p;
+    ks_roi_align_params p; /* first: the rows' .sites read it */
     ks_roi_align_args a;
 } roi_state;
+_Static_assert(offsetof(roi_state, p) == 0, "the state begins with the params");
 
 static int prepare(ks_run *r)
 {
@@ -334,7 +340,6 @@ static int prepare(ks_run *r)
     const int traced_bwd = ks_run_trace_row(r, backward ? KS_ROI_K_BWD : KS_ROI_K_FWD) == KS_ROI_K_BWD;
     if (traced_bwd && !backward) return ks_fail(KS_EINVAL, "--trace-kernel backward runs with --backward: add it");
     r->work_items = K * C * p->pooled_h * p->pooled_w;
-    r->nsites = ks_roi_align_sites(p, traced_bwd, r->sites);
     return KS_OK;
 }
 

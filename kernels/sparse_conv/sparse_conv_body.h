@@ -159,6 +159,10 @@ enum { KS_SP_S_READ = 1, KS_SP_S_WRITE = 2, KS_SP_S_FROM = 3, KS_SP_S_TO = 4 };
  * in order through one sequence (ks_exec, ks_kernel.h): the registry's for the operator,
  * the C API's own (ks_sparse_cuda_plan) for the benchmarks. */
 extern const ks_kernel ks_sparse_rows[KS_SPK_COUNT];
+/* The trace schema of row k (insert, rulebook, gather or reduce) for geometry g
+ * (sparse_conv_op.c): the number of sites. The rows' .sites call it on the operator's
+ * state, which begins with its geometry. */
+int ks_sparse_sites(const ks_sparse_geom *g, int k, ks_site *sites);
 
 /* The tensors of one run (device pointers on the GPU; NULL where the run has none). */
 typedef struct ks_sparse_buffers {

@@ -4,6 +4,7 @@
  * the kernel rows of sparse_conv_body.h in order on the registry's sequence, on either
  * device (the device's own steps - sort, scan, GEMM - come through a small table of
  * functions). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,10 +117,11 @@ static const ks_tensor_spec tensors[KS_SP_NTENSORS] = {
 #define SITE_MAP_CELLS (1 << 22)
 
 typedef struct sp_ctx {
-    ks_sparse_geom g;
-    int trace; /* which kernel the sink goes to (ks_sparse_kernel) */
+    ks_sparse_geom g; /* first: the kernel rows' .sites read it (ks_sparse_sites) */
+    int trace;        /* which kernel the sink goes to (ks_sparse_kernel) */
     int backward;
 } sp_ctx;
+_Static_assert(offsetof(sp_ctx, g) == 0, "the state begins with the geometry");
 
 /* ---- geometry -------------------------------------------------------------------- */
 
@@ -285,8 +287,8 @@ static void field(ks_field *f, const char *name, const char *fmt, long long a, l
     ks_field_derived(f, name, e);
 }
 
-/* The schema of the traced kernel. */
-static int sites(const ks_sparse_geom *g, int trace, ks_site *s)
+/* The schema of kernel row `trace`. */
+int ks_sparse_sites(const ks_sparse_geom *g, int trace, ks_site *s)
 {
     static const char *axis[3] = {"z", "y", "x"};
     const int D = g->ndim, first = 3 - D;
@@ -544,7 +546,6 @@ static int prepare(ks_run *r)
                     : x->trace == KS_SPK_INSERT ? (g->mode == KS_SP_SUBM ? n : m)
                     : x->trace == KS_SPK_GATHER ? P * g->c_in
                                                 : m * g->c_out;
-    r->nsites = sites(g, x->trace, r->sites);
     return KS_OK;
 }
 

@@ -378,20 +378,31 @@ int ks_sparse_run(const ks_sparse_backend *be, void *ctx, ks_exec *x, const ks_s
 #include "../core/ks_variants.h"
 
 /* The kernel rows, indexed by ks_sparse_kernel. spconv's index kernels: 256 threads, no
- * block cap. Four have a trace schema (sparse_conv_op.c); the others run plain only. */
+ * block cap. Four have a trace schema (ks_sparse_sites, sparse_conv_op.c); the others run
+ * plain only. */
+#define SITES(k) \
+    static int sites_##k(const void *state, ks_site *s) { return ks_sparse_sites(state, k, s); }
+SITES(KS_SPK_INSERT)
+SITES(KS_SPK_RULEBOOK)
+SITES(KS_SPK_GATHER)
+SITES(KS_SPK_REDUCE)
 #define ROW(fn, word, what, ...) \
     KS_KERNEL_ROW(fn, word, .threads = KS_SPARSE_THREADS, .block_cap = KS_SPARSE_BLOCK_CAP, .help = what, __VA_ARGS__)
 const ks_kernel ks_sparse_rows[KS_SPK_COUNT] = {
     [KS_SPK_CANDIDATES] = ROW(ks_sparse_candidates, "candidates", "(k, i): the output site input i reaches",
                               .no_trace = 1),
-    [KS_SPK_INSERT] = ROW(ks_sparse_insert, "insert", "one site per item into the hash table (ordered probing)"),
+    [KS_SPK_INSERT] = ROW(ks_sparse_insert, "insert", "one site per item into the hash table (ordered probing)",
+                          .sites = sites_KS_SPK_INSERT),
     [KS_SPK_HASH_ROWS] = ROW(ks_sparse_hash_rows, "hash_rows", "each stored key's row", .no_trace = 1),
-    [KS_SPK_RULEBOOK] = ROW(ks_sparse_rulebook, "rulebook", "(k, i): hash lookup, a pair when found"),
+    [KS_SPK_RULEBOOK] = ROW(ks_sparse_rulebook, "rulebook", "(k, i): hash lookup, a pair when found",
+                            .sites = sites_KS_SPK_RULEBOOK),
     [KS_SPK_COMPACT] = ROW(ks_sparse_compact, "compact", "the scan's pairs into rows sorted by (k, in_row)",
                            .no_trace = 1),
     [KS_SPK_INDEX_PAIRS] = ROW(ks_sparse_index_pairs, "index_pairs", "the pair table of each offset", .no_trace = 1),
-    [KS_SPK_GATHER] = ROW(ks_sparse_gather, "gather", "one (pair, channel) per item: input rows gathered"),
-    [KS_SPK_REDUCE] = ROW(ks_sparse_reduce, "reduce", "one (output row, channel) per item: products summed in order"),
+    [KS_SPK_GATHER] = ROW(ks_sparse_gather, "gather", "one (pair, channel) per item: input rows gathered",
+                          .sites = sites_KS_SPK_GATHER),
+    [KS_SPK_REDUCE] = ROW(ks_sparse_reduce, "reduce", "one (output row, channel) per item: products summed in order",
+                          .sites = sites_KS_SPK_REDUCE),
     [KS_SPK_SITES] = ROW(ks_sparse_sites, "sites", "the dense site maps", .no_trace = 1),
     [KS_SPK_COLSUM] = ROW(ks_sparse_colsum, "colsum", "grad_bias: one channel's column sum", .no_trace = 1),
 };
