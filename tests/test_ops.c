@@ -1,7 +1,8 @@
 /* test_ops.c - every operator in the table, without naming any: its rows are well formed,
  * it runs with its defaults (and --backward where it has one), traced, on the simulator,
  * on the reference launch and on a tiny grid where threads loop; `check` finds nothing
- * wrong with the trace; the params JSON parses and has every parameter. A new operator is
+ * wrong with the trace; the params JSON parses and has every parameter; every kernel row
+ * a trace may record is traced by name, checked, and equals the plain run. A new operator is
  * covered by adding its line to kernels/ops.def. */
 #include <cJSON.h>
 #include <check.h>
@@ -116,6 +117,97 @@ START_TEST(every_operator_runs_traced_and_passes_check)
     for (int backward = 0; backward <= has_backward; ++backward) {
         run_and_check(op, backward, 0);
         run_and_check(op, backward, tu_op_threads(op, 32)); /* 2 blocks of 32: threads loop */
+    }
+}
+END_TEST
+
+/* Every kernel row a trace may record, named by --trace-kernel (with --backward where it
+ * runs only there), at the defaults with odd sizes where the op takes them: the trace
+ * passes check, its header's sites are the row's (.sites on prepare's state, what `kscope
+ * list` prints), it names the row, and its outputs equal the plain run's bitwise. A row
+ * no trace records has no sites. */
+static int set_if(ks_run *r, const char *name, const char *text)
+{
+    return ks_op_param(r->op, name) >= 0 ? ks_run_set(r, name, text) : KS_OK;
+}
+
+/* the mode a row runs in: --backward, and a CHOICE row set to a word (col2im's
+ * --algorithm scatter for its scatter kernel) */
+typedef struct row_mode {
+    int backward;
+    const char *choice;
+    char word[32];
+} row_mode;
+
+static int traced_row_run(ks_run *r, const ks_op *op, const char *kernel, const row_mode *m, int with_sink)
+{
+    ks_run_init(r, op);
+    r->pattern = KS_PAT_RANDOM, r->seed = 23;
+    ck_assert_int_eq(ks_run_set(r, "trace-kernel", kernel), KS_OK);
+    ck_assert_int_eq(set_if(r, "backward", m->backward ? "on" : "off"), KS_OK);
+    if (m->choice) ck_assert_int_eq(ks_run_set(r, m->choice, m->word), KS_OK);
+    ck_assert_int_eq(set_if(r, "batch", "3"), KS_OK);
+    ck_assert_int_eq(set_if(r, "channels", "3"), KS_OK);
+    if (with_sink) ck_assert_ptr_nonnull(r->sink = ks_host_sink_create(0, ks_filter_all()));
+    return ks_run_execute(r);
+}
+
+START_TEST(every_traceable_row_traces_and_matches_the_plain_run)
+{
+    static ks_run t, p;
+    static ks_trace tr;
+    static ks_site want[KS_MAX_SITES];
+    const ks_op *op = ks_op_at(_i);
+    const int has_backward = ks_op_param(op, "backward") >= 0;
+    for (int k = 0; k < op->nkernels; ++k) {
+        const ks_kernel *row = &op->kernels[k];
+        const int n = ks_op_row_sites(op, k, want);
+        ck_assert_msg(row->sites ? n > 0 && want[0].kind == KS_EV_WORK : n == 0, "%s %s: %d sites at the defaults",
+                      op->name, row->name, n);
+        if (!row->sites) continue;
+        /* the defaults, else --backward, else each word of each CHOICE row, with or without it */
+        row_mode m = {0};
+        int rc = traced_row_run(&t, op, row->name, &m, 1);
+        for (int q = -1; q < op->nparams && rc == KS_EINVAL; ++q) {
+            const ks_param_spec *c = q >= 0 ? &op->params[q] : NULL;
+            if (c && c->kind != KS_PARAM_CHOICE) continue;
+            m.choice = c ? c->name : NULL;
+            for (const char *w = c ? c->choices : ""; rc == KS_EINVAL && w;) {
+                const size_t len = strcspn(w, "|");
+                snprintf(m.word, sizeof m.word, "%.*s", (int)len, w);
+                for (m.backward = 0; m.backward <= has_backward && rc == KS_EINVAL; ++m.backward) {
+                    ks_host_sink_free(t.sink), ks_run_free(&t);
+                    rc = traced_row_run(&t, op, row->name, &m, 1);
+                }
+                m.backward -= rc == KS_OK;
+                w = w[len] ? w + len + 1 : NULL;
+            }
+        }
+        const int backward = m.backward;
+        ck_assert_msg(rc == KS_OK, "%s --trace-kernel %s: %s", op->name, row->name, ks_error_message());
+        ck_assert_int_eq(t.traced_row, k);
+        char named[96];
+        snprintf(named, sizeof named, "\"kernel\": \"%s\"", row->name);
+        ck_assert_msg(strstr(t.params_json, named), "%s: the trace does not name %s: %s", op->name, row->name,
+                      t.params_json);
+        ck_assert_int_gt(t.nsites, 0);
+        ck_assert_str_eq(t.sites[0].name, row->sites(t.ctx.bytes, want) > 0 ? want[0].name : "?");
+        ks_check_report rep;
+        ks_trace_from_run(op, &t, &tr);
+        ck_assert_int_eq(ks_trace_check(&tr, &rep), KS_OK);
+        ck_assert_msg(rep.violations == 0 && rep.complete, "%s --trace-kernel %s%s: %llu violations, first: %s",
+                      op->name, row->name, backward ? " --backward" : "", (unsigned long long)rep.violations,
+                      rep.first[0]);
+        ck_assert_msg(ks_sink_count(t.sink) > (unsigned long long)t.work_items, "%s %s: too few events", op->name,
+                      row->name);
+        ck_assert_int_eq(traced_row_run(&p, op, row->name, &m, 0), KS_OK);
+        for (int i = 0; i < op->ntensors; ++i) {
+            if (!op->tensors[i].output || t.absent[i]) continue;
+            const int64_t bytes = ks_tensor_numel(&t.tensor[i]) * (int64_t)ks_dtype_size(t.tensor[i].dtype);
+            ck_assert_msg(!memcmp(t.tensor[i].data, p.tensor[i].data, (size_t)bytes),
+                          "%s --trace-kernel %s: %s differs from the plain run", op->name, row->name, t.tensor[i].name);
+        }
+        ks_host_sink_free(t.sink), ks_run_free(&t), ks_run_free(&p);
     }
 }
 END_TEST
@@ -241,6 +333,7 @@ int main(void)
     tcase_add_test(tc, parameter_and_tensor_rows_are_well_formed);
     tcase_add_loop_test(tc, every_operator_runs_traced_and_passes_check, 0, ks_op_count());
     tcase_add_loop_test(tc, every_plain_only_kernel_equals_its_twin_on_the_simulator, 0, ks_op_count());
+    tcase_add_loop_test(tc, every_traceable_row_traces_and_matches_the_plain_run, 0, ks_op_count());
     tcase_add_test(tc, bad_parameter_text_is_one_clear_error);
     tcase_add_test(tc, broken_descriptors_are_refused_naming_the_row);
     tcase_add_test(tc, broken_sites_are_refused_naming_the_site_and_field);

@@ -99,10 +99,13 @@ enum {
     KS_DEFORM_SITE_WRITE, /* im2col has these five */
     KS_DEFORM_SITE_READ_COL,
     KS_DEFORM_SITE_WRITE_MASK,
-    KS_DEFORM_NSITES,
-    /* grad_tile's shared window: read, write, barrier (three sites past the schema's;
-          the operator never traces grad_tile) */
-    KS_DEFORM_SITE_TILE = KS_DEFORM_NSITES
+    KS_DEFORM_NSITES, /* col2im and coord have these seven */
+    /* the tap backward kernels' grad_offset writes (their KS_DEFORM_SITE_WRITE adds to
+     * grad_input): grad_tap has these eight */
+    KS_DEFORM_SITE_WRITE_OFFSET = KS_DEFORM_NSITES,
+    /* grad_tile's shared window: read, write, barrier (three sites past the schemas; the
+       operator never traces grad_tile or grad_gather) */
+    KS_DEFORM_SITE_TILE
 };
 /* The kernels touch the first seven; the layer (deform_conv) adds the rest. */
 enum {
@@ -292,8 +295,9 @@ typedef struct ks_deform_ref_grads {
 } ks_deform_ref_grads;
 void ks_deform_ref_backward(const ks_deform_params *p, const ks_deform_tensors *t, const ks_deform_ref_grads *g);
 
-/* The trace schema of kernel k for a chunk of `im2col_step` images: returns the number of
- * sites (5 for im2col, whose tensors are the first four; KS_DEFORM_NSITES otherwise). */
+/* The trace schema of kernel k (im2col, col2im, coord, im2col_tap or grad_tap) for a chunk
+ * of `im2col_step` images: returns the number of sites (5 for im2col and im2col_tap, whose
+ * tensors are the first four; KS_DEFORM_NSITES for col2im and coord; one more for grad_tap). */
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
                     ks_site *sites);
 

@@ -199,9 +199,61 @@ void ks_deform_args_fill(const ks_deform_params *p, const ks_deform_geom *g, con
     a->gather_channels = choice_or(p->gather_channels, KS_DEFORM_GATHER_CHANNELS);
 }
 
+/* The tap kernels' schemas (deform_tap_body.h): an item per tap and output position, for
+ * im2col_tap also per block of KS_DEFORM_TAP_CHANNELS channels of an offset group. */
+static int tap_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t step, ks_site *s)
+{
+    const long long Ho = g->height_out, Wo = g->width_out, P = Ho * Wo, kk = p->kernel_h * p->kernel_w;
+    const long long G = p->offset_groups, cpg = p->channels / G, B = KS_DEFORM_TAP_CHANNELS;
+    const long long nblk = (cpg + B - 1) / B; /* channel blocks per group */
+    char e[KS_EXPR_LEN];
+    ks_site *w = &s[KS_DEFORM_SITE_WORK];
+    memset(w, 0, sizeof *w);
+    w->kind = KS_EV_WORK;
+    w->tensor = -1;
+    ks_site_access(&s[KS_DEFORM_SITE_READ_OFFSET], "deform.read_offset", KS_EV_READ, KS_DEFORM_T_OFFSET, 0);
+    ks_site_access(&s[KS_DEFORM_SITE_READ_MASK], "deform.read_mask", KS_EV_READ, KS_DEFORM_T_MASK, 0);
+    ks_site_access(&s[KS_DEFORM_SITE_SAMPLE], "deform.sample", KS_EV_SAMPLE, KS_DEFORM_T_INPUT, 0);
+    if (k == KS_DEFORM_IM2COL_TAP) { /* index = (((blk * kk + tap) * step + b) * Ho + h_col) * Wo + w_col */
+        snprintf(w->name, sizeof w->name, "deform_im2col_tap.work");
+        w->nfields = 8;
+        ks_field_digit(&w->fields[0], "blk", kk * step * P, 0, 0);
+        ks_field_digit(&w->fields[1], "tap", step * P, kk, 0);
+        ks_field_digit(&w->fields[2], "b", P, step, 0);
+        ks_field_digit(&w->fields[3], "h_col", Wo, Ho, 0);
+        ks_field_digit(&w->fields[4], "w_col", 1, Wo, 0);
+        snprintf(e, sizeof e, "blk / %lld", nblk);
+        ks_field_derived(&w->fields[5], "g", e);
+        snprintf(e, sizeof e, "g * %lld + (blk - g * %lld) * %lld", cpg, nblk, B);
+        ks_field_derived(&w->fields[6], "c0", e); /* its first channel */
+        snprintf(e, sizeof e, "min(c0 + %lld, (g + 1) * %lld) - c0", B, cpg);
+        ks_field_derived(&w->fields[7], "nchan", e); /* and how many (a group's last block may be short) */
+        ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_im2col_tap.write_columns", KS_EV_WRITE, KS_DEFORM_T_COLUMNS,
+                       1);
+        return KS_DEFORM_SITE_WRITE + 1;
+    }
+    /* grad_tap: index = (((b * G + g) * kk + tap) * Ho + h_col) * Wo + w_col */
+    snprintf(w->name, sizeof w->name, "deform_grad_tap.work");
+    w->nfields = 5;
+    ks_field_digit(&w->fields[0], "b", G * kk * P, 0, 0);
+    ks_field_digit(&w->fields[1], "g", kk * P, G, 0);
+    ks_field_digit(&w->fields[2], "tap", P, kk, 0);
+    ks_field_digit(&w->fields[3], "h_col", Wo, Ho, 0);
+    ks_field_digit(&w->fields[4], "w_col", 1, Wo, 0);
+    const int whole = step == g->im2col_step && p->batch == step; /* the trace holds every gradient */
+    ks_site_access(&s[KS_DEFORM_SITE_WRITE], "deform_grad_tap.add_grad_input", KS_EV_WRITE, KS_DEFORM_T_GRAD_INPUT, 0);
+    ks_site_access(&s[KS_DEFORM_SITE_READ_COL], "deform.read_columns", KS_EV_READ, KS_DEFORM_T_COLUMNS, 0);
+    ks_site_access(&s[KS_DEFORM_SITE_WRITE_MASK], "deform_grad_tap.write_grad_mask", KS_EV_WRITE, KS_DEFORM_T_GRAD_MASK,
+                   p->use_mask && whole ? 1 : 0);
+    ks_site_access(&s[KS_DEFORM_SITE_WRITE_OFFSET], "deform_grad_tap.write_grad_offset", KS_EV_WRITE,
+                   KS_DEFORM_T_GRAD_OFFSET, whole ? 1 : 0);
+    return KS_DEFORM_SITE_WRITE_OFFSET + 1;
+}
+
 int ks_deform_sites(const ks_deform_params *p, const ks_deform_geom *g, ks_deform_kernel k, int64_t im2col_step,
                     ks_site *s)
 {
+    if (k == KS_DEFORM_IM2COL_TAP || k == KS_DEFORM_GRAD_TAP) return tap_sites(p, g, k, im2col_step, s);
     const int64_t Ho = g->height_out, Wo = g->width_out, P = Ho * Wo;
     const int64_t kh = p->kernel_h, kw = p->kernel_w, kk = kh * kw, G = p->offset_groups;
     char expr[KS_EXPR_LEN];

@@ -140,13 +140,19 @@ static int check_tensors(const ks_deform_params *p, const ks_deform_tensors *t, 
     return KS_OK;
 }
 
-/* The kernel of a chunk: the teaching kernel when this launch records (its trace is the
- * one the lessons explain), else the fast tap kernel, which computes the same values. */
+/* The im2col kernel of a chunk: the fast tap kernel, or the teaching kernel when it records
+ * (its trace is the one the lessons explain; the two compute the same values). `traced`:
+ * the kernel this chunk records (KS_DEFORM_IM2COL, KS_DEFORM_IM2COL_TAP), or any other. */
 static int run_im2col(ks_exec *L, const ks_deform_params *p, const ks_deform_geom *g, const ks_deform_chunk *c,
-                      int record)
+                      ks_deform_kernel traced)
 {
-    return run_kernel(L, p, g, record ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c, record);
+    const int teaching = traced == KS_DEFORM_IM2COL;
+    return run_kernel(L, p, g, teaching ? KS_DEFORM_IM2COL : KS_DEFORM_IM2COL_TAP, c,
+                      teaching || traced == KS_DEFORM_IM2COL_TAP);
 }
+
+/* an im2col kernel records (the teaching one or the tap one) */
+static int im2col_traced(ks_deform_kernel k) { return k == KS_DEFORM_IM2COL || k == KS_DEFORM_IM2COL_TAP; }
 
 static int layer_forward(ks_exec *L, const ks_deform_params *p, const ks_deform_tensors *t, float *workspace,
                          ks_deform_kernel traced)
@@ -168,7 +174,7 @@ static int layer_forward(ks_exec *L, const ks_deform_params *p, const ks_deform_
         ks_deform_chunk c = chunk_at(p, t, &v, n0);
         c.columns = columns;
         float *out = t->output + n0 * v.out_img;
-        const int record = n0 == 0 && traced == KS_DEFORM_IM2COL, keep = n0 == 0 && t->columns0;
+        const int record = n0 == 0 && im2col_traced(traced), keep = n0 == 0 && t->columns0;
         if (fused && !record && !keep) {
             if (!weight_ready) { /* every group's rows rounded up to BM (ks_deform_fused_fits checked the room) */
                 const ks_deform_fused_weight_args wa = {.w = t->weight,
@@ -190,7 +196,7 @@ static int layer_forward(ks_exec *L, const ks_deform_params *p, const ks_deform_
             continue;
         }
         weight_ready = 0;
-        rc = run_im2col(L, p, &g, &c, record);
+        rc = run_im2col(L, p, &g, &c, record ? traced : KS_DEFORM_NONE);
         if (!rc && keep) rc = copy(L, t->columns0, columns, g.col_numel);
         /* output[n, group gr's channels] = weight_gr x the image's columns of group gr,
          * straight into the output's layout: one GEMM per image, batched */
@@ -257,12 +263,14 @@ static int layer_backward(ks_exec *L, const ks_deform_params *p, const ks_deform
             if (!rc) rc = run_kernel(L, p, &g, KS_DEFORM_COL2IM, &c, traced == KS_DEFORM_COL2IM);
         } else if (!rc) {
             /* the tap pass also writes the columns again, in place, unless this chunk's
-             * im2col records (or --grad-columns im2col asks for the pass) */
-            c.write_columns = !(first && traced == KS_DEFORM_IM2COL) && !separate_im2col(p);
-            rc = run_kernel(L, p, &g, KS_DEFORM_GRAD_TAP, &c, 0);
+             * im2col records, or the tap pass does (those stores are not recorded), or
+             * --grad-columns im2col asks for the pass */
+            const int record = first && traced == KS_DEFORM_GRAD_TAP;
+            c.write_columns = !(first && im2col_traced(traced)) && !record && !separate_im2col(p);
+            rc = run_kernel(L, p, &g, KS_DEFORM_GRAD_TAP, &c, record);
             have_columns = c.write_columns;
         }
-        if (!rc && !have_columns) rc = run_im2col(L, p, &g, &c, first && traced == KS_DEFORM_IM2COL);
+        if (!rc && !have_columns) rc = run_im2col(L, p, &g, &c, first ? traced : KS_DEFORM_NONE);
         for (int64_t gr = 0; gr < p->groups && !rc; ++gr)
             rc = gemm(L, p->math, 0, 1, v.Og, v.Kg, n_cols, buf + gr * v.Og * n_cols, n_cols, 0,
                       columns + gr * v.Kg * n_cols, n_cols, 0, 1.0f, t->grad_weight + gr * v.Og * v.Kg, v.Kg, 0, 1);

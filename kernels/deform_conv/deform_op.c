@@ -44,6 +44,8 @@ typedef struct deform_state {
 SITES(KS_DEFORM_IM2COL)
 SITES(KS_DEFORM_COL2IM)
 SITES(KS_DEFORM_COORD)
+SITES(KS_DEFORM_IM2COL_TAP)
+SITES(KS_DEFORM_GRAD_TAP)
 
 static int row_sums_block(const void *args)
 {
@@ -71,11 +73,13 @@ const ks_kernel ks_deform_rows[KS_DEFORM_NROWS] = {
            "one (c, h_col, w_col) per item: its taps' bilinear samples"),
     TRACED(KS_DEFORM_COL2IM, ks_deform_col2im, "col2im", T, "one columns entry per item: its 4 corners, atomically"),
     TRACED(KS_DEFORM_COORD, ks_deform_coord, "coord", T, "one offset (and mask) gradient per item"),
-    /* the layer's fast kernels: the same values as the three above, no trace schema */
-    [KS_DEFORM_IM2COL_TAP] = ROW(ks_deform_im2col_tap, "im2col_tap", KS_DEFORM_TAP_THREADS,
-                                 "the layer's im2col: one tap per item, channels looped", .no_trace = 1),
-    [KS_DEFORM_GRAD_TAP] = ROW(ks_deform_grad_tap, "grad_tap", KS_DEFORM_TAP_THREADS,
-                               "--backward: one tap per item, col2im and coord in one pass", .no_trace = 1),
+    /* the layer's fast kernels: the same values as the three above. im2col_tap and grad_tap
+     * are what runs unless a teaching kernel records, and are traced like them; grad_tile
+     * and grad_gather, CUDA's choices for grad_tap's pass, are not (docs/deform-conv.md) */
+    TRACED(KS_DEFORM_IM2COL_TAP, ks_deform_im2col_tap, "im2col_tap", KS_DEFORM_TAP_THREADS,
+           "the layer's im2col: one tap per item, channels looped"),
+    TRACED(KS_DEFORM_GRAD_TAP, ks_deform_grad_tap, "grad_tap", KS_DEFORM_TAP_THREADS,
+           "--backward: one tap per item, col2im and coord in one pass"),
     [KS_DEFORM_GRAD_TILE] = ROW(ks_deform_grad_tile, "grad_tile", T,
                                 "--backward on CUDA: grad_tap with a shared window per tile", .coop = 1, .no_trace = 1),
     [KS_DEFORM_GRAD_GATHER] = ROW(ks_deform_grad_gather, "grad_gather", T,
@@ -359,11 +363,12 @@ static int read_params(ks_run *r, deform_state *s)
                    : p->use_mask ? KS_DEFORM_TORCHVISION
                                  : KS_DEFORM_MMCV;
     s->backward = (int)r->value[P_BACKWARD][0];
-    /* the row --trace-kernel names (its rows: im2col, col2im, coord), by default im2col, or
-     * col2im with --backward; the layer records its first chunk's launch of it */
+    /* the row --trace-kernel names (its rows: im2col, col2im, coord, im2col_tap, grad_tap),
+     * by default im2col, or col2im with --backward; the layer records its first chunk's
+     * launch of it */
     s->traced = (ks_deform_kernel)ks_run_trace_row(r, s->backward ? KS_DEFORM_COL2IM : KS_DEFORM_IM2COL);
-    if (!s->backward && s->traced != KS_DEFORM_IM2COL)
-        return ks_fail(KS_EINVAL, "--trace-kernel col2im and coord run in the backward pass: add --backward");
+    if (!s->backward && s->traced != KS_DEFORM_IM2COL && s->traced != KS_DEFORM_IM2COL_TAP)
+        return ks_fail(KS_EINVAL, "--trace-kernel col2im, coord and grad_tap run in the backward pass: add --backward");
     return KS_OK;
 }
 
@@ -474,8 +479,8 @@ static int run(ks_exec *x, const ks_run *r, void *const *d)
         .columns0 = d[KS_DEFORM_T_COLUMNS],
     };
     const ks_deform_kernel fwd_traced = s->backward ? KS_DEFORM_NONE : s->traced;
-    ks_deform_tensors b = t; /* the backward keeps the column gradient unless im2col is traced */
-    b.columns0 = s->traced == KS_DEFORM_IM2COL ? NULL : t.columns0;
+    ks_deform_tensors b = t; /* the backward keeps the column gradient unless an im2col is traced */
+    b.columns0 = s->traced == KS_DEFORM_IM2COL || s->traced == KS_DEFORM_IM2COL_TAP ? NULL : t.columns0;
     const int64_t n = ks_deform_workspace_floats(&s->p);
     float *ws = NULL;
     int rc = KS_OK;

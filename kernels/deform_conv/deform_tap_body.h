@@ -107,10 +107,10 @@ KS_FN void KS_VARIANT(ks_deform_tap_write)(ks_thread *t, const ks_deform_args *a
     const KS_IDX P = (KS_IDX)a->height_col * (KS_IDX)a->width_col;
     a->grad_offset[s->oy] = gy;
     a->grad_offset[s->ox] = gx;
-    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s->oy, s->oy / P, h_col, w_col,
-                            gy, 0));
-    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s->ox, s->ox / P, h_col, w_col,
-                            gx, 0));
+    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_OFFSET, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s->oy, s->oy / P, h_col,
+                            w_col, gy, 0));
+    KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_OFFSET, KS_DEFORM_T_GRAD_OFFSET, (int)tap, s->ox, s->ox / P, h_col,
+                            w_col, gx, 0));
     if (a->use_mask) {
         a->grad_mask[s->mi] = gm;
         KS_PROBE(ks_probe_write(t, KS_DEFORM_SITE_WRITE_MASK, KS_DEFORM_T_GRAD_MASK, (int)tap, s->mi, s->mi / P, h_col,
@@ -138,7 +138,8 @@ KS_FN void KS_VARIANT(ks_deform_im2col_tap_body)(ks_thread *t, const ks_deform_a
         const KS_IDX tap = (index / col_stride) % kk, blk = index / col_stride / kk;
         const KS_IDX g = blk / nblk, c0 = g * cpg + (blk - g * nblk) * KS_DEFORM_TAP_CHANNELS;
         const KS_IDX c1 = c0 + KS_DEFORM_TAP_CHANNELS < (g + 1) * cpg ? c0 + KS_DEFORM_TAP_CHANNELS : (g + 1) * cpg;
-        KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, c0, b, h_col, w_col, g, tap, c1 - c0, 0));
+        /* the item's place (blk, tap, b, h_col, w_col: the index's digits), its group and channels */
+        KS_PROBE(ks_probe_work(t, KS_DEFORM_SITE_WORK, index, iter, blk, tap, b, h_col, w_col, g, c0, c1 - c0));
         const KS_VARIANT(ks_deform_tap) s = KS_VARIANT(ks_deform_tap_read)(t, a, b, g, tap, h_col, w_col);
         ks_bilinear pl;
         ks_deform_place(H, W, s.y, s.x, &pl);
