@@ -195,6 +195,17 @@ START_TEST(the_window_the_floor_drops_is_one_past_the_last)
             ck_assert_int_eq((int64_t)(mk->axis ? mk->x1 : mk->y1), o * s - pad + (int64_t)(k - 1) * d);
             /* it would need a row (column) past the padded image: that is why it is dropped */
             ck_assert_int_gt((int64_t)(mk->axis ? mk->x1 : mk->y1), (mk->axis ? H + 2 : H) - 1 + pad);
+            /* and every tap of it lies in view, in a cell of its own: the plane's margin
+             * makes room for it (D8: lesson 12's row 9 was squeezed against the edge) */
+            const vw_rec_panel *rp = &rec->panel[mk->panel];
+            const double far[2] = {mk->y1 + 1, mk->x1 + 1};
+            ck_assert(!rp->zoomed);
+            ck_assert_msg(rp->ox + mk->x0 * rp->cell >= rp->map.x - 0.5 &&
+                              rp->oy + mk->y0 * rp->cell >= rp->map.y - 0.5 &&
+                              rp->ox + far[1] * rp->cell <= rp->map.x + rp->map.w + 0.5 &&
+                              rp->oy + far[0] * rp->cell <= rp->map.y + rp->map.h + 0.5,
+                          "round %d: the dropped window (%.0f..%.0f, %.0f..%.0f) is not all in view", round, mk->y0,
+                          mk->y1, mk->x0, mk->x1);
         }
         ck_assert_int_eq(seen, 3);
         hide_frame(&f, &st);

@@ -10,6 +10,7 @@
 #include "../viewer/vw_audit.h"
 #include "../viewer/vw_describe.h"
 #include "../viewer/vw_labels.h"
+#include "../viewer/vw_plane.h"
 #include "view_fixture.h"
 
 static char dir[64];
@@ -688,12 +689,78 @@ static int has_field(const char *fields, const char *name)
     return strstr(fields, key) || strstr(fields, part) || (whole[0] && strstr(fields, whole));
 }
 
+/* Issue 38 D1, D8: on a slide, what the step names and the figures it draws lie in view,
+ * each mark in a cell of its own (lesson 12's dropped window two rows past the image),
+ * and a plane whose step draws nothing outside it fills its panel (lesson 05's 5x5
+ * input: no ring of empty margin cells). A view zoomed for its values is left out. */
+static int inside_by(vw_rect r, vw_rect in, int slack)
+{
+    return r.x >= in.x - slack && r.y >= in.y - slack && r.x + r.w <= in.x + in.w + slack &&
+           r.y + r.h <= in.y + in.h + slack;
+}
+
+static void in_view(const audit_run *a, int k, int reveal, const vw_record *rec, const vw_state *s)
+{
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &rec->panel[p];
+        if (rp->tensor < 0 || rp->hidden || rp->zoomed || rp->cell < 4) continue;
+        const vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[rp->tensor]);
+        const vw_rect plane = {.x = (int)lround(rp->ox),
+                               .y = (int)lround(rp->oy),
+                               .w = (int)lround(rp->cell * (double)d.w),
+                               .h = (int)lround(rp->cell * (double)d.h)};
+        int outside = 0;
+        for (int i = 0; i < rec->nmarks; ++i) {
+            const vw_rec_mark *mk = &rec->marks[i];
+            if (mk->panel != p || mk->kind == VW_MARK_TILE) continue;
+            for (int c = 0; c < 2; ++c) { /* its two ends, in the cells that hold them */
+                const double y = floor((c ? mk->y1 : mk->y0) + 0.5), x = floor((c ? mk->x1 : mk->x0) + 0.5);
+                const vw_rect cell = {.x = (int)lround(rp->ox + x * rp->cell),
+                                      .y = (int)lround(rp->oy + y * rp->cell),
+                                      .w = (int)rp->cell,
+                                      .h = (int)rp->cell};
+                ck_assert_msg(inside_by(cell, rp->map, 1),
+                              "lesson %s slide %d%s at %dx%d: figure mark %d's cell (%.0f, %.0f) is out of view",
+                              a->lesson, k + 1, reveal ? " (answer)" : "", rec->w, rec->h, mk->kind, y, x);
+                outside |= !inside_by(cell, plane, 1);
+            }
+        }
+        const uint32_t fe = vw_state_event(s); /* the focused item's regions (a RoI, its unshifted guide) */
+        for (uint64_t i = 0; fe != VW_NONE && i < s->tr->nevents; ++i) {
+            const ks_event *e = vw_event(s->tr, i), *f = vw_event(s->tr, fe);
+            if (e->kind != KS_EV_REGION || e->index != f->index || e->tensor != rp->tensor ||
+                e->u.region.plane != rp->plane)
+                continue;
+            const ks_ev_region *r = &e->u.region; /* cell y spans y - 0.5 .. y + 0.5 */
+            outside |= fmin(r->y0, r->y1) < -0.5 || fmin(r->x0, r->x1) < -0.5 || fmax(r->y0, r->y1) > d.h - 0.5 ||
+                       fmax(r->x0, r->x1) > d.w - 0.5;
+        }
+        const int whole = inside_by(plane, rp->map, 1); /* not a window of a wide plane */
+        for (int i = 0; i < rp->nfocus; ++i) {
+            ck_assert_msg(
+                !whole || inside_by(rp->focus[i], rp->map, 1),
+                "lesson %s slide %d%s at %dx%d: a cell the step names (%d %d %dx%d) is out of view (panel %d, map %d %d %dx%d)",
+                a->lesson, k + 1, reveal ? " (answer)" : "", rec->w, rec->h, rp->focus[i].x, rp->focus[i].y,
+                rp->focus[i].w, rp->focus[i].h, p, rp->map.x, rp->map.y, rp->map.w, rp->map.h);
+            outside |= !inside_by(rp->focus[i], plane, 9); /* the answer's outline reaches 8 px out */
+        }
+        /* nothing outside: the plane's cells as big as the map (less 8 px a side) allows */
+        const double fit = floor(fmin((rp->map.w - 16) / (double)d.w, (rp->map.h - 16) / (double)d.h));
+        if (!outside && d.h * d.w <= 4096 && rp->map.w > 64 && rp->map.h > 64)
+            ck_assert_msg(rp->cell >= fit,
+                          "lesson %s slide %d%s at %dx%d: panel %d's cells are %.0f px, not %.0f, though the step "
+                          "draws nothing outside the plane (%dx%d px in a %dx%d map)",
+                          a->lesson, k + 1, reveal ? " (answer)" : "", rec->w, rec->h, p, rp->cell, fit, rp->extent.w,
+                          rp->extent.h, rp->map.w, rp->map.h);
+    }
+}
+
 static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const vw_state *s)
 {
     audit_run *a = ctx;
     const vw_slide *sl = &slides[k];
-    (void)s;
     a->slides++;
+    in_view(a, k, reveal, rec, s);
     for (int p = 0; p < 2; ++p) {
         const vw_rec_panel *rp = &rec->panel[p];
         ck_assert_msg(rp->tensor >= 0, "lesson %s slide %d: panel %d shows no tensor", a->lesson, k + 1, p);

@@ -13,7 +13,6 @@
  *                          output size drops.
  * Each figure's labels go where labels go (vw_labels: off the step's cells, leaders that
  * cross none) and every mark is recorded (vw_record.h) for --check and the tests. */
-#include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,74 +21,9 @@
 #include "vw_describe.h"
 #include "vw_draw_int.h"
 #include "vw_labels.h"
+#include "vw_view.h"
 
-#define MAX_EVENTS 256 /* events of the focused item looked at */
-#define MAX_NOTES 8    /* labels a figure places */
-
-/* The focused work item's events (same index, block, thread and iteration as the
- * focused event), in recorded order: a scan, done only on a slide that draws a figure. */
-static int item_events(const vw_state *s, const ks_event **out, int max)
-{
-    const uint32_t ev = vw_state_event(s);
-    if (ev == VW_NONE || ev >= s->tr->nevents) return 0;
-    const ks_event *f = vw_event(s->tr, ev);
-    int n = 0;
-    for (uint64_t i = 0; i < s->tr->nevents && n < max; ++i) {
-        const ks_event *e = vw_event(s->tr, i);
-        if (e->index == f->index && e->block == f->block && e->thread == f->thread && e->iter == f->iter) out[n++] = e;
-    }
-    return n;
-}
-
-static const ks_event *first_of(const ks_event *const *e, int n, int kind)
-{
-    for (int i = 0; i < n; ++i)
-        if (e[i]->kind == kind) return e[i];
-    return NULL;
-}
-
-/* Work field `name` of work event w. */
-static int field(const ks_trace *tr, const ks_event *w, const char *name, int64_t *v)
-{
-    if (!w || w->site >= tr->nsites) return 0;
-    const ks_site *site = &tr->sites[w->site];
-    for (int f = 0; f < site->nfields && f < KS_WORK_FIELDS; ++f)
-        if (!strcmp(site->fields[f].name, name)) {
-            *v = w->u.field[f];
-            return 1;
-        }
-    return 0;
-}
-
-/* Parameter `key` of the trace as (rows, columns): a pair, or one number for both. */
-static int param_pair(const ks_trace *tr, const char *key, int64_t v[2])
-{
-    cJSON *j = cJSON_Parse(tr->params);
-    const cJSON *p = j ? cJSON_GetObjectItemCaseSensitive(j, key) : NULL;
-    int ok = 0;
-    if (cJSON_IsNumber(p)) {
-        v[0] = v[1] = (int64_t)p->valuedouble, ok = 1;
-    } else if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(p, 0)) &&
-               cJSON_IsNumber(cJSON_GetArrayItem(p, 1))) {
-        v[0] = (int64_t)cJSON_GetArrayItem(p, 0)->valuedouble, v[1] = (int64_t)cJSON_GetArrayItem(p, 1)->valuedouble;
-        ok = 1;
-    }
-    cJSON_Delete(j);
-    return ok;
-}
-
-/* The convolution's geometry from the trace's parameters. */
-typedef struct geom {
-    int64_t k[2], pad[2], stride[2], dil[2], out[2], in[2];
-} geom;
-
-static int get_geom(const ks_trace *tr, geom *g)
-{
-    return param_pair(tr, "kernel_size", g->k) && param_pair(tr, "padding", g->pad) &&
-           param_pair(tr, "stride", g->stride) && param_pair(tr, "dilation", g->dil) &&
-           param_pair(tr, "output_size", g->out) && param_pair(tr, "input_size", g->in) && g->stride[0] > 0 &&
-           g->stride[1] > 0 && g->dil[0] > 0 && g->dil[1] > 0 && g->out[0] > 0 && g->out[1] > 0;
-}
+#define MAX_NOTES 8 /* labels a figure places */
 
 static void mark(vw_draw *d, vw_rec_mark m)
 {
@@ -189,22 +123,15 @@ static void dashed(SDL_Renderer *r, int x0, int y0, int x1, int y1, int dash, ui
     }
 }
 
-/* col2im's candidate windows along axis a (0: h_col, rows; 1: w_col, columns) for the
- * focused pixel, on the panel showing the pixel's output plane. */
+/* col2im's candidate windows along axis a for the focused pixel, on the panel showing
+ * the pixel's output plane. */
 static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, int a, vw_rect bounds)
 {
-    static const ks_event *ev[MAX_EVENTS];
-    const int n = item_events(s, ev, MAX_EVENTS);
-    const ks_event *w = first_of(ev, n, KS_EV_WORK), *out = first_of(ev, n, KS_EV_WRITE);
-    geom g;
-    int64_t im, lo, hi;
-    static const char *const names[2][4] = {{"h_im", "h_col_start", "h_col_end", "h"},
-                                            {"w_im", "w_col_start", "w_col_end", "w"}};
-    if (!w || !out || out->tensor != s->panel[panel].tensor || out->u.access.plane != s->panel[panel].plane ||
-        !get_geom(s->tr, &g) || !field(s->tr, w, names[a][0], &im) || !field(s->tr, w, names[a][1], &lo) ||
-        !field(s->tr, w, names[a][2], &hi) || hi - lo < 1 || hi - lo > 8)
-        return;
-    const int64_t py = out->u.access.y, px = out->u.access.x, count = hi - lo;
+    static const char *const axis_name[2] = {"h", "w"};
+    vw_fig_windows wn;
+    if (!vw_fig_windows_find(s, panel, a, &wn)) return;
+    const vw_fig_geom g = wn.g;
+    const int64_t im = wn.im, lo = wn.lo, hi = wn.hi, py = wn.py, px = wn.px, count = hi - lo;
     const vw_rect pix = vw_heatmap_cell(m, py, px);
     const vw_font *f = vw_value_font(d, vw_label_font(d, m->cell));
     const int half = m->cell >= 40 ? 4 : 2;
@@ -216,7 +143,8 @@ static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
          * by the dilation (the item reads the window's entry when both axes pass) */
         const int64_t off = im - c * g.stride[a];
         const int pass = off % g.dil[a] == 0;
-        const int64_t first = c * g.stride[a] - g.pad[a], last = first + (g.k[a] - 1) * g.dil[a];
+        int64_t first, last;
+        vw_fig_window_taps(&g, a, c, &first, &last);
         const uint32_t col = pass ? VW_COL_VALID : VW_COL_INVALID;
         /* lane k of count across the pixel's cell: a row of the window's taps, the first
          * half of the lanes above the cell's number, the rest below it */
@@ -258,11 +186,11 @@ static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
         }
         char text[128];
         if (pass)
-            snprintf(text, sizeof text, "%s_col %lld: %s_k %lld, %%%lld = 0: tap %lld", names[a][3], (long long)c,
-                     names[a][3], (long long)off, (long long)g.dil[a], (long long)(off / g.dil[a]));
+            snprintf(text, sizeof text, "%s_col %lld: %s_k %lld, %%%lld = 0: tap %lld", axis_name[a], (long long)c,
+                     axis_name[a], (long long)off, (long long)g.dil[a], (long long)(off / g.dil[a]));
         else
-            snprintf(text, sizeof text, "%s_col %lld: %s_k %lld, %%%lld = %lld", names[a][3], (long long)c, names[a][3],
-                     (long long)off, (long long)g.dil[a], (long long)(off % g.dil[a]));
+            snprintf(text, sizeof text, "%s_col %lld: %s_k %lld, %%%lld = %lld", axis_name[a], (long long)c,
+                     axis_name[a], (long long)off, (long long)g.dil[a], (long long)(off % g.dil[a]));
         note(&ns, f, x0, y0, col, text);
         lanes[nl++] = (vw_rect){.x = (x0 < x1 ? x0 : x1) - half - 3,
                                 .y = (y0 < y1 ? y0 : y1) - half - 3,
@@ -286,29 +214,10 @@ static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
  * likewise), the RoI's box (y0..y1, x0..x1, rows x cols bins) its region event. */
 static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
 {
-    static const ks_event *ev[MAX_EVENTS];
-    const uint32_t fe = vw_state_event(s);
-    const ks_event *f = fe == VW_NONE ? NULL : vw_event(s->tr, fe);
-    if (!f || f->kind != KS_EV_SAMPLE || !(f->flags & (KS_FLAG_CLAMP_Y | KS_FLAG_CLAMP_X)) ||
-        f->tensor != s->panel[panel].tensor || f->u.sample.plane != s->panel[panel].plane)
-        return;
-    const int n = item_events(s, ev, MAX_EVENTS);
-    const ks_event *w = first_of(ev, n, KS_EV_WORK), *box = NULL;
-    for (int i = 0; i < n && !box; ++i)
-        if (ev[i]->kind == KS_EV_REGION && !(ev[i]->flags & KS_FLAG_GUIDE) && ev[i]->u.region.rows > 0) box = ev[i];
-    int64_t ph, pw, gh, gw;
-    if (!box || !field(s->tr, w, "ph", &ph) || !field(s->tr, w, "pw", &pw) || !field(s->tr, w, "grid_h", &gh) ||
-        !field(s->tr, w, "grid_w", &gw) || gh < 1 || gw < 1)
-        return;
-    const ks_ev_region *r = &box->u.region;
-    const double bin_h = (r->y1 - r->y0) / r->rows, bin_w = (r->x1 - r->x0) / r->cols;
-    const int64_t iy = f->tap / gw, ix = f->tap % gw;
-    const double y = r->y0 + ph * bin_h + (iy + 0.5) * bin_h / (double)gh;
-    const double x = r->x0 + pw * bin_w + (ix + 0.5) * bin_w / (double)gw;
+    double y, x;
+    const ks_event *f = vw_fig_clamped_sample(s, panel, &y, &x);
+    if (!f) return;
     const double cy = f->u.sample.y, cx = f->u.sample.x;
-    /* the clamp only ever moves a sample back onto the last row (column) */
-    if ((f->flags & KS_FLAG_CLAMP_Y) ? !(y >= cy) : fabs(y - cy) > 1e-4) return;
-    if ((f->flags & KS_FLAG_CLAMP_X) ? !(x >= cx) : fabs(x - cx) > 1e-4) return;
     int rx, ry, qx, qy;
     vw_heatmap_point(m, y, x, &rx, &ry);
     vw_heatmap_point(m, cy, cx, &qx, &qy);
@@ -344,26 +253,17 @@ static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
  * axis: dashed, its taps on padding dots, those past the padded image crossed out. */
 static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
 {
-    static const ks_event *ev[MAX_EVENTS];
-    const int n = item_events(s, ev, MAX_EVENTS);
-    const ks_event *w = first_of(ev, n, KS_EV_WORK), *rd = first_of(ev, n, KS_EV_READ);
-    geom g;
-    int64_t o[2];
-    if (!w || !rd || rd->tensor != s->panel[panel].tensor || rd->u.access.plane != s->panel[panel].plane ||
-        !get_geom(s->tr, &g) || !field(s->tr, w, "h_col", &o[0]) || !field(s->tr, w, "w_col", &o[1]))
-        return;
+    vw_fig_dropped dr;
+    if (!vw_fig_dropped_find(s, panel, &dr)) return;
+    const vw_fig_geom g = dr.g;
     const int k = vw_label_font(d, m->cell);
     const int half = m->cell >= 40 ? 4 : 2;
     notes ns = {0};
     vw_rect boxes[2];
     int nb = 0;
-    for (int a = 0; a < 2; ++a) {
-        if (o[a] != g.out[a] - 1) continue; /* the item's window is not the last along a */
-        int64_t first[2], last[2];
-        for (int b = 0; b < 2; ++b) {
-            const int64_t at = b == a ? g.out[a] : o[b]; /* the dropped window: one past the last */
-            first[b] = at * g.stride[b] - g.pad[b], last[b] = first[b] + (g.k[b] - 1) * g.dil[b];
-        }
+    for (int wi = 0; wi < dr.n; ++wi) {
+        const int a = dr.axis[wi];
+        const int64_t *first = dr.first[wi], *last = dr.last[wi];
         const vw_rect c0 = vw_heatmap_cell(m, first[0], first[1]), c1 = vw_heatmap_cell(m, last[0], last[1]);
         const vw_rect box = {.x = c0.x + 2, .y = c0.y + 2, .w = c1.x + c1.w - c0.x - 4, .h = c1.y + c1.h - c0.y - 4};
         const int dash = m->cell >= 40 ? 8 : 4;

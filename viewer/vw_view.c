@@ -3,6 +3,7 @@
  * item's accesses (auto-zoom: the deformable samples over a 128x96 picture), all rows of
  * a very wide plane and a window of its columns (the columns matrix of a 640x480 image),
  * or where the user zoomed and panned (Z / X, the wheel, Shift+arrows, a right drag). */
+#include <cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "vw_describe.h"
 #include "vw_plane.h"
 #include "vw_state.h"
+#include "vw_view.h"
 
 #define AUTO_CELL 7  /* whole-plane cells smaller than this (pixels) zoom to the focus */
 #define MIN_WINDOW 8 /* an auto-zoomed window is at least this many cells a side */
@@ -230,10 +232,11 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
             if (b[k].tensor != t || b[k].plane != plane || b[k].dim || !(fabs(b[k].y0) <= 1e6) ||
                 !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) || !(fabs(b[k].x1) <= 1e6))
                 continue;
-            /* the whole cells the region touches (a RoI from row 3.0 to 5.5: rows 3 to 5) */
+            /* the whole cells the region touches (a RoI from row 3.0 to 5.5: rows 3 to 5; a
+             * patch from -0.5 to 3.5, the edges of rows 0 and 3: rows 0 to 3) */
             const double ya = fmin(b[k].y0, b[k].y1), yb = fmax(b[k].y0, b[k].y1);
             const double xa = fmin(b[k].x0, b[k].x1), xb = fmax(b[k].x0, b[k].x1);
-            const vw_rect c0 = vw_heatmap_cell(m, (int64_t)ceil(ya - 0.5), (int64_t)ceil(xa - 0.5));
+            const vw_rect c0 = vw_heatmap_cell(m, (int64_t)ceil(ya - 0.5 + 1e-9), (int64_t)ceil(xa - 0.5 + 1e-9));
             const vw_rect c1 = vw_heatmap_cell(m, (int64_t)floor(yb + 0.5 - 1e-9), (int64_t)floor(xb + 0.5 - 1e-9));
             const vw_rect r = {.x = c0.x, .y = c0.y, .w = c1.x + c1.w - c0.x, .h = c1.y + c1.h - c0.y};
             if (r.w > 0 && r.h > 0) n = add_rect(out, n, max, at_least(r, 9));
@@ -253,16 +256,248 @@ static double clamp_centre(double c, double cells_visible, int64_t n, int margin
     return c < lo ? lo : c > hi ? hi : c;
 }
 
+/* --- the figures a slide draws ("draw", vw_draw_ideas.c): where they lie, from the
+ * focused item's fields and events and the operator's parameters --- */
+
+#define MAX_EVENTS 256 /* events of the focused item looked at */
+
+/* The focused work item's events (same index, block, thread and iteration as the
+ * focused event), in recorded order: a scan, done only on a slide that draws a figure. */
+static int item_events(const vw_state *s, const ks_event **out, int max)
+{
+    const uint32_t ev = vw_state_event(s);
+    if (ev == VW_NONE || ev >= s->tr->nevents) return 0;
+    const ks_event *f = vw_event(s->tr, ev);
+    int n = 0;
+    for (uint64_t i = 0; i < s->tr->nevents && n < max; ++i) {
+        const ks_event *e = vw_event(s->tr, i);
+        if (e->index == f->index && e->block == f->block && e->thread == f->thread && e->iter == f->iter) out[n++] = e;
+    }
+    return n;
+}
+
+static const ks_event *first_of(const ks_event *const *e, int n, int kind)
+{
+    for (int i = 0; i < n; ++i)
+        if (e[i]->kind == kind) return e[i];
+    return NULL;
+}
+
+/* Work field `name` of work event w. */
+static int field(const ks_trace *tr, const ks_event *w, const char *name, int64_t *v)
+{
+    if (!w || w->site >= tr->nsites) return 0;
+    const ks_site *site = &tr->sites[w->site];
+    for (int f = 0; f < site->nfields && f < KS_WORK_FIELDS; ++f)
+        if (!strcmp(site->fields[f].name, name)) {
+            *v = w->u.field[f];
+            return 1;
+        }
+    return 0;
+}
+
+/* Parameter `key` of the trace as (rows, columns): a pair, or one number for both. */
+static int param_pair(const ks_trace *tr, const char *key, int64_t v[2])
+{
+    cJSON *j = cJSON_Parse(tr->params);
+    const cJSON *p = j ? cJSON_GetObjectItemCaseSensitive(j, key) : NULL;
+    int ok = 0;
+    if (cJSON_IsNumber(p)) {
+        v[0] = v[1] = (int64_t)p->valuedouble, ok = 1;
+    } else if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(p, 0)) &&
+               cJSON_IsNumber(cJSON_GetArrayItem(p, 1))) {
+        v[0] = (int64_t)cJSON_GetArrayItem(p, 0)->valuedouble, v[1] = (int64_t)cJSON_GetArrayItem(p, 1)->valuedouble;
+        ok = 1;
+    }
+    cJSON_Delete(j);
+    return ok;
+}
+
+static int get_geom(const ks_trace *tr, vw_fig_geom *g)
+{
+    return param_pair(tr, "kernel_size", g->k) && param_pair(tr, "padding", g->pad) &&
+           param_pair(tr, "stride", g->stride) && param_pair(tr, "dilation", g->dil) &&
+           param_pair(tr, "output_size", g->out) && param_pair(tr, "input_size", g->in) && g->stride[0] > 0 &&
+           g->stride[1] > 0 && g->dil[0] > 0 && g->dil[1] > 0 && g->out[0] > 0 && g->out[1] > 0;
+}
+
+static const char *const fig_names[2][4] = {{"h_im", "h_col_start", "h_col_end", "h"},
+                                            {"w_im", "w_col_start", "w_col_end", "w"}};
+
+int vw_fig_windows_find(const vw_state *s, int panel, int a, vw_fig_windows *wn)
+{
+    static const ks_event *ev[MAX_EVENTS];
+    const int n = item_events(s, ev, MAX_EVENTS);
+    const ks_event *w = first_of(ev, n, KS_EV_WORK), *out = first_of(ev, n, KS_EV_WRITE);
+    if (!w || !out || out->tensor != s->panel[panel].tensor || out->u.access.plane != s->panel[panel].plane ||
+        !get_geom(s->tr, &wn->g) || !field(s->tr, w, fig_names[a][0], &wn->im) ||
+        !field(s->tr, w, fig_names[a][1], &wn->lo) || !field(s->tr, w, fig_names[a][2], &wn->hi) ||
+        wn->hi - wn->lo < 1 || wn->hi - wn->lo > 8)
+        return 0;
+    wn->py = out->u.access.y, wn->px = out->u.access.x;
+    return 1;
+}
+
+void vw_fig_window_taps(const vw_fig_geom *g, int a, int64_t c, int64_t *first, int64_t *last)
+{
+    *first = c * g->stride[a] - g->pad[a], *last = *first + (g->k[a] - 1) * g->dil[a];
+}
+
+const ks_event *vw_fig_clamped_sample(const vw_state *s, int panel, double *y, double *x)
+{
+    static const ks_event *ev[MAX_EVENTS];
+    const uint32_t fe = vw_state_event(s);
+    const ks_event *f = fe == VW_NONE ? NULL : vw_event(s->tr, fe);
+    if (!f || f->kind != KS_EV_SAMPLE || !(f->flags & (KS_FLAG_CLAMP_Y | KS_FLAG_CLAMP_X)) ||
+        f->tensor != s->panel[panel].tensor || f->u.sample.plane != s->panel[panel].plane)
+        return NULL;
+    const int n = item_events(s, ev, MAX_EVENTS);
+    const ks_event *w = first_of(ev, n, KS_EV_WORK), *box = NULL;
+    for (int i = 0; i < n && !box; ++i)
+        if (ev[i]->kind == KS_EV_REGION && !(ev[i]->flags & KS_FLAG_GUIDE) && ev[i]->u.region.rows > 0) box = ev[i];
+    int64_t ph, pw, gh, gw;
+    if (!box || !field(s->tr, w, "ph", &ph) || !field(s->tr, w, "pw", &pw) || !field(s->tr, w, "grid_h", &gh) ||
+        !field(s->tr, w, "grid_w", &gw) || gh < 1 || gw < 1)
+        return NULL;
+    const ks_ev_region *r = &box->u.region;
+    const double bin_h = (r->y1 - r->y0) / r->rows, bin_w = (r->x1 - r->x0) / r->cols;
+    const int64_t iy = f->tap / gw, ix = f->tap % gw;
+    *y = r->y0 + ph * bin_h + (iy + 0.5) * bin_h / (double)gh;
+    *x = r->x0 + pw * bin_w + (ix + 0.5) * bin_w / (double)gw;
+    const double cy = f->u.sample.y, cx = f->u.sample.x;
+    /* the clamp only ever moves a sample back onto the last row (column) */
+    if ((f->flags & KS_FLAG_CLAMP_Y) ? !(*y >= cy) : fabs(*y - cy) > 1e-4) return NULL;
+    if ((f->flags & KS_FLAG_CLAMP_X) ? !(*x >= cx) : fabs(*x - cx) > 1e-4) return NULL;
+    return f;
+}
+
+int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr)
+{
+    static const ks_event *ev[MAX_EVENTS];
+    const int n = item_events(s, ev, MAX_EVENTS);
+    const ks_event *w = first_of(ev, n, KS_EV_WORK), *rd = first_of(ev, n, KS_EV_READ);
+    int64_t o[2];
+    dr->n = 0;
+    if (!w || !rd || rd->tensor != s->panel[panel].tensor || rd->u.access.plane != s->panel[panel].plane ||
+        !get_geom(s->tr, &dr->g) || !field(s->tr, w, "h_col", &o[0]) || !field(s->tr, w, "w_col", &o[1]))
+        return 0;
+    const vw_fig_geom *g = &dr->g;
+    for (int a = 0; a < 2; ++a) {
+        if (o[a] != g->out[a] - 1) continue; /* the item's window is not the last along a */
+        for (int b = 0; b < 2; ++b) {
+            const int64_t at = b == a ? g->out[a] : o[b]; /* the dropped window: one past the last */
+            dr->first[dr->n][b] = at * g->stride[b] - g->pad[b];
+            dr->last[dr->n][b] = dr->first[dr->n][b] + (g->k[b] - 1) * g->dil[b];
+        }
+        dr->axis[dr->n++] = a;
+    }
+    return dr->n;
+}
+
+int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1)
+{
+    if (!s->nslides || s->panel[panel].tensor < 0) return 0;
+    const int fig = s->slides[s->slide].figure;
+    double a = INFINITY, b = INFINITY, c = -INFINITY, e = -INFINITY;
+#define KEEP(y, x) (a = fmin(a, (y)), b = fmin(b, (x)), c = fmax(c, (y)), e = fmax(e, (x)))
+    for (int ax = 0; ax < 2; ++ax) {
+        vw_fig_windows wn;
+        if (!(fig & (ax ? VW_FIGURE_WINDOWS_W : VW_FIGURE_WINDOWS_H)) || !vw_fig_windows_find(s, panel, ax, &wn))
+            continue;
+        KEEP((double)wn.py, (double)wn.px);
+        for (int64_t w = wn.lo; w < wn.hi; ++w) { /* the comb's ends, across the pixel */
+            int64_t first, last;
+            vw_fig_window_taps(&wn.g, ax, w, &first, &last);
+            KEEP(ax ? (double)wn.py : (double)first, ax ? (double)first : (double)wn.px);
+            KEEP(ax ? (double)wn.py : (double)last, ax ? (double)last : (double)wn.px);
+        }
+    }
+    double y, x;
+    const ks_event *f = fig & VW_FIGURE_CLAMP ? vw_fig_clamped_sample(s, panel, &y, &x) : NULL;
+    if (f) KEEP(y, x), KEEP((double)f->u.sample.y, (double)f->u.sample.x);
+    vw_fig_dropped dr;
+    if (fig & VW_FIGURE_DROPPED)
+        for (int i = 0; i < vw_fig_dropped_find(s, panel, &dr); ++i)
+            KEEP((double)dr.first[i][0], (double)dr.first[i][1]), KEEP((double)dr.last[i][0], (double)dr.last[i][1]);
+#undef KEEP
+    if (!(a <= c)) return 0;
+    *y0 = a, *x0 = b, *y1 = c, *x1 = e;
+    return 1;
+}
+
+
+/* Cells past the plane's rows x cols a box [y0, y1] x [x0, x1] reaches (cell y spans
+ * y - 0.5 .. y + 0.5: a cell index or a point in the bilinear convention). */
+static int past_plane(double y0, double x0, double y1, double x1, int64_t rows, int64_t cols)
+{
+    const double far = fmax(fmax(-y0 - 0.5, -x0 - 0.5), fmax(y1 + 0.5 - (double)rows, x1 + 0.5 - (double)cols));
+    return !(far > 0) ? 0 : far >= VW_MARGIN_MAX ? VW_MARGIN_MAX : (int)ceil(far);
+}
+
+/* The cell a slide's question asks about when it lies on panel p's plane (a sample's:
+ * its corners), answer shown or not: the question and its answer keep one view. */
+static int asked_box(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1)
+{
+    const vw_slide *sl = &s->slides[s->slide];
+    if (!sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return 0;
+    const ks_event *e = vw_event(s->tr, sl->answer_event);
+    if (e->tensor != s->panel[panel].tensor) return 0;
+    if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && e->u.access.plane == s->panel[panel].plane) {
+        *y0 = *y1 = (double)e->u.access.y, *x0 = *x1 = (double)e->u.access.x;
+        return 1;
+    }
+    if (e->kind == KS_EV_SAMPLE && e->u.sample.plane == s->panel[panel].plane && fabsf(e->u.sample.y) < 1e6f &&
+        fabsf(e->u.sample.x) < 1e6f) {
+        *y0 = floor(e->u.sample.y), *x0 = floor(e->u.sample.x), *y1 = *y0 + 1, *x1 = *x0 + 1;
+        return 1;
+    }
+    return 0;
+}
+
+int vw_panel_margin(const vw_state *s, int panel)
+{
+    const int t = s->panel[panel].tensor;
+    if (t < 0 || !s->idx) return 0;
+    vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
+    if (d.h < 1) d.h = 1;
+    if (d.w < 1) d.w = 1;
+    if (d.h * d.w > 4096) return 0;
+    if (!s->nslides) return s->idx->margin[t]; /* the viewer: every padding read's ring */
+    /* a slide: what its step draws outside the plane */
+    double y0, x0, y1, x1;
+    int need = 0, m;
+    if (vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1) && (m = past_plane(y0, x0, y1, x1, d.h, d.w)) > need) need = m;
+    if (vw_figure_extent(s, panel, &y0, &x0, &y1, &x1) && (m = past_plane(y0, x0, y1, x1, d.h, d.w)) > need) need = m;
+    if (asked_box(s, panel, &y0, &x0, &y1, &x1) && (m = past_plane(y0, x0, y1, x1, d.h, d.w)) > need) need = m;
+    if (s->look.tensor == t && s->look.plane == s->panel[panel].plane &&
+        (m = past_plane((double)s->look.y, (double)s->look.x, (double)s->look.y, (double)s->look.x, d.h, d.w)) > need)
+        need = m;
+    return need;
+}
+
+/* Where a panel's plane is fitted: its map area, on a slide less SLIDE_INSET pixels a
+ * side, so that the answer's outline (7 px outside its cell) shows whole around a cell
+ * at the edge of a plane that fills its panel. */
+#define SLIDE_INSET 8
+
+static vw_rect fit_area(const vw_state *s, const vw_layout *L, int panel)
+{
+    vw_rect a = vw_panel_map_area(L, panel);
+    if (s->nslides && a.w > 8 * SLIDE_INSET && a.h > 8 * SLIDE_INSET)
+        a.x += SLIDE_INSET, a.y += SLIDE_INSET, a.w -= 2 * SLIDE_INSET, a.h -= 2 * SLIDE_INSET;
+    return a;
+}
+
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
 {
-    const vw_rect area = vw_panel_map_area(L, panel);
+    const vw_rect area = fit_area(s, L, panel);
     const int t = s->panel[panel].tensor;
     if (t < 0) return vw_heatmap_fit(area, 1, 1, 0);
     vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
     if (d.h < 1) d.h = 1;
     if (d.w < 1) d.w = 1;
-    /* room for padding reads outside small planes */
-    const int margin = s->idx && d.h * d.w <= 4096 ? s->idx->margin[t] : 0;
+    /* room for what is drawn outside small planes (vw_view.h) */
+    const int margin = vw_panel_margin(s, panel);
     int whole;
     const double base = base_cell(area, d.h, d.w, margin, &whole);
     const vw_panel *p = &s->panel[panel];
@@ -296,9 +531,9 @@ int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel)
     double y0, x0, y1, x1, cell;
     if (t < 0 || !s->idx || !vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1)) return 0;
     vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
-    const int margin = d.h * d.w <= 4096 ? s->idx->margin[t] : 0;
+    const int margin = vw_panel_margin(s, panel);
     int whole;
-    const double base = base_cell(vw_panel_map_area(L, panel), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, margin, &whole);
+    const double base = base_cell(fit_area(s, L, panel), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, margin, &whole);
     return slide_values_zoom(s, L, panel, base, &cell);
 }
 
@@ -306,7 +541,7 @@ int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel)
  * only by zoom and pan. */
 static void take_view(vw_state *s, const vw_layout *L, int panel, vw_heatmap *m, double *base)
 {
-    const vw_rect area = vw_panel_map_area(L, panel);
+    const vw_rect area = fit_area(s, L, panel);
     vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[s->panel[panel].tensor]);
     int whole;
     *m = vw_panel_map(s, L, panel);

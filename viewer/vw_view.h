@@ -1,0 +1,58 @@
+/* vw_view.h - how much room a heatmap keeps around its plane (issue 38 D1, D8). The
+ * viewer keeps the ring the trace's padding reads reach (the index's margin: the view
+ * does not jump while the user steps); a slide keeps only what its step draws outside
+ * the plane: the focused item's reads, samples' corners and regions there, the cell its
+ * question asks about, the looked-up element and the extent of the figures it asks for
+ * (lesson 12's dropped window two rows past the image). A 5x5 plane whose step draws
+ * nothing outside fills its panel. */
+#ifndef VW_VIEW_H
+#define VW_VIEW_H
+
+#include "vw_state.h"
+
+/* The most cells a slide's margin grows to (a figure far off the plane is clipped). */
+#define VW_MARGIN_MAX 6
+
+/* The margin, in cells on every side, panel p's plane is fitted with (vw_panel_map);
+ * 0 for a plane of more than 4096 cells. */
+int vw_panel_margin(const vw_state *s, int panel);
+
+/* The cells a slide's figures ("draw", vw_draw_ideas.c) mark on panel p, as a box in the
+ * plane's cell coordinates (a cell at y spans y - 0.5 .. y + 0.5; the box may reach past
+ * the plane): 1 and the box, or 0 when the slide draws none there. */
+int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1);
+
+/* The geometry of the figures a slide draws (vw_draw_ideas.c), read off the focused
+ * item's fields and events and the operator's parameters (never the lesson text). */
+/* A convolution's geometry from the trace's parameters, (rows, columns) each. */
+typedef struct vw_fig_geom {
+    int64_t k[2], pad[2], stride[2], dil[2], out[2], in[2];
+} vw_fig_geom;
+
+/* col2im's candidate windows along axis a (0: h_col, rows; 1: w_col, columns) of the
+ * focused item: its pixel (py, px) on panel p's plane, its padded coordinate im on the
+ * axis, the windows lo .. hi - 1 (at most 8) and the geometry. */
+typedef struct vw_fig_windows {
+    vw_fig_geom g;
+    int64_t im, lo, hi, py, px;
+} vw_fig_windows;
+int vw_fig_windows_find(const vw_state *s, int panel, int a, vw_fig_windows *wn); /* 1, or 0: none there */
+/* Candidate window c's first and last tap along axis a. */
+void vw_fig_window_taps(const vw_fig_geom *g, int a, int64_t c, int64_t *first, int64_t *last);
+
+/* RoIAlign: the focused sample of panel p's plane where its bin's grid puts it (*y, *x)
+ * before the border clamp moved it to its own coordinates; NULL when it is no clamped
+ * sample (or the item's RoI and grid fields are missing). */
+const ks_event *vw_fig_clamped_sample(const vw_state *s, int panel, double *y, double *x);
+
+/* im2col: the windows the floor drops past the focused item's on panel p's plane: along
+ * each axis where the item's window is the last (axis[i]), the dropped window's first
+ * and last taps, row [i][0] and column [i][1]. */
+typedef struct vw_fig_dropped {
+    vw_fig_geom g;
+    int n, axis[2];
+    int64_t first[2][2], last[2][2];
+} vw_fig_dropped;
+int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr); /* n, 0..2 */
+
+#endif
