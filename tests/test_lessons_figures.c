@@ -300,14 +300,17 @@ END_TEST
 
 /* The leak rule: lesson 06 step 6 asks bin (0, 1)'s output, 9.75; with its "hide" taken
  * away the question slide prints it in the asked cell and the rule says so. The leader
- * rule: a label whose leader runs over a named cell (but its own) is reported. */
-static int said_leak, said_leader;
+ * rule: a label whose leader runs over a named cell (but its own) is reported. The
+ * number rule (issue 38 D3): a label over any number a cell prints is reported, one
+ * beside it is not. */
+static int said_leak, said_leader, said_number;
 
 static void note_rule(void *ctx, const char *msg)
 {
     (void)ctx;
     said_leak += strstr(msg, "prints its answer 9.75") != NULL;
     said_leader += strstr(msg, "leader line of label 'planted'") != NULL;
+    said_number += strstr(msg, "label 'planted' covers the number") != NULL;
 }
 
 START_TEST(the_rules_catch_a_printed_answer_and_a_crossing_leader)
@@ -350,6 +353,36 @@ START_TEST(the_rules_catch_a_printed_answer_and_a_crossing_leader)
     said_leader = 0;
     vw_audit_rules(&slides[k], 0, &rec, note_rule, NULL);
     ck_assert_int_eq(said_leader, 0);
+    /* planted labels over numbers the input prints, drawn at random (fixed seed): its
+     * black box overlapping a number's text by a pixel or more is reported, one a pixel
+     * clear of every number is not (checked here against the text boxes, walked) */
+    const vw_rec_panel *in = &f.d.rec.panel[0];
+    ck_assert_int_gt(in->nvalues, 20);
+    rec.panel[0].nfocus = 0;
+    rec.labels[0].leader = 0;
+    unsigned seed = 3803;
+    int over = 0, clear = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        const vw_rect t = in->value[pick(&seed, 0, in->nvalues - 1)].box;
+        const int w = pick(&seed, 20, 90), h = pick(&seed, 12, 31);
+        /* the label's black box (its box less a 3 px rim) at a random spot around the text */
+        const vw_rect ink = {.x = t.x - w + pick(&seed, -6, t.w + w + 6),
+                             .y = t.y - h + pick(&seed, -6, t.h + h + 6),
+                             .w = w,
+                             .h = h};
+        rec.labels[0].box = (vw_rect){.x = ink.x - 3, .y = ink.y - 3, .w = w + 6, .h = h + 6};
+        int hits = 0;
+        for (int j = 0; j < in->nvalues; ++j) {
+            const vw_rect b = in->value[j].box;
+            hits += ink.x < b.x + b.w && b.x < ink.x + ink.w && ink.y < b.y + b.h && b.y < ink.y + ink.h;
+        }
+        said_number = 0;
+        vw_audit_rules(&slides[k], 0, &rec, note_rule, NULL);
+        ck_assert_msg(said_number == (hits > 0), "trial %d: %d numbers under the label, reported %d", trial, hits,
+                      said_number);
+        over += hits > 0, clear += hits == 0;
+    }
+    ck_assert(over > 5 && clear > 5);
     hide_frame(&f, &st);
     close_lesson();
 }

@@ -675,7 +675,7 @@ END_TEST
 typedef struct audit_run {
     const char *lesson;
     int size;
-    int slides, labels, leaders, values, zoomed, routed, marks;
+    int slides, labels, leaders, values, zoomed, routed, marks, beside;
     double least[VW_AUDIT_SIZES];
 } audit_run;
 
@@ -805,6 +805,21 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
     for (int i = 0; i < rec->nlabels; ++i) {
         const vw_rec_label *l = &rec->labels[i];
         a->labels++, a->leaders += l->leader;
+        /* over no number any cell prints (issue 38 D3): its black box, the box less 3 px */
+        const vw_rec_panel *lp = &rec->panel[l->panel];
+        const vw_rect ink = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
+        for (int j = 0; j < lp->nvalues; ++j)
+            ck_assert_msg(lp->hidden || !vw_rect_overlap(ink, lp->value[j].box),
+                          "lesson %s slide %d at %dx%d: label '%s' covers the number %s", a->lesson, k + 1, rec->w,
+                          rec->h, l->text, lp->value[j].text);
+        /* beside its point: within a cell of it (a label off in a row elsewhere is not) */
+        const int dx = l->ax < l->box.x              ? l->box.x - l->ax
+                       : l->ax > l->box.x + l->box.w ? l->ax - l->box.x - l->box.w
+                                                     : 0;
+        const int dy = l->ay < l->box.y              ? l->box.y - l->ay
+                       : l->ay > l->box.y + l->box.h ? l->ay - l->box.y - l->box.h
+                                                     : 0;
+        a->beside += dx <= 1.5 * lp->cell && dy <= 1.5 * lp->cell;
         for (int j = 0; j < rec->panel[l->panel].nfocus; ++j)
             ck_assert_msg(!vw_rect_overlap(l->box, rec->panel[l->panel].focus[j]),
                           "lesson %s slide %d at %dx%d: label '%s' covers a cell the step names", a->lesson, k + 1,
@@ -855,15 +870,16 @@ START_TEST(every_slide_keeps_the_projector_rules_at_three_sizes)
         close_lesson();
     }
     printf("slides: %d frames; least picture share %.0f%% at 1920x1080, %.0f%% at 1280x960, %.0f%% at 1024x768; "
-           "%d labels (%d with leaders, %d routed along grid lines), %d panels printing values, %d zoomed for them, "
-           "%d figure marks\n",
-           a.slides, a.least[0] * 100, a.least[1] * 100, a.least[2] * 100, a.labels, a.leaders, a.routed, a.values,
-           a.zoomed, a.marks);
-    ck_assert_int_gt(a.labels, 10); /* lessons 05, 06, 07 label their samples' corners */
-    ck_assert_int_gt(a.leaders, 0); /* some away from their corners */
-    ck_assert_int_gt(a.zoomed, 0);  /* lesson 13's 27 x 21 planes zoom for their values */
-    ck_assert_int_gt(a.routed, 0);  /* lesson 06's corners: leaders along the grid lines */
-    ck_assert_int_gt(a.marks, 0);   /* lessons 03, 06 and 12 draw their ideas */
+           "%d labels (%d with leaders, %d routed along grid lines, %d within a cell and a half of their point), %d "
+           "panels printing values, %d zoomed for them, %d figure marks\n",
+           a.slides, a.least[0] * 100, a.least[1] * 100, a.least[2] * 100, a.labels, a.leaders, a.routed, a.beside,
+           a.values, a.zoomed, a.marks);
+    ck_assert_int_gt(a.labels, 10);           /* lessons 05, 06, 07 label their samples' corners */
+    ck_assert_int_gt(a.leaders, 0);           /* some away from their corners */
+    ck_assert_int_gt(a.zoomed, 0);            /* lesson 13's 27 x 21 planes zoom for their values */
+    ck_assert_int_gt(a.routed, 0);            /* lesson 06's corners: leaders along the grid lines */
+    ck_assert_int_gt(a.beside * 2, a.labels); /* most beside their corner (D3), not in a row off the plane */
+    ck_assert_int_gt(a.marks, 0);             /* lessons 03, 06 and 12 draw their ideas */
 }
 END_TEST
 

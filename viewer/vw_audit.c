@@ -227,6 +227,20 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             }
         }
     }
+    /* labels keep off every number the cells print (issue 38 D3: 06 step 3's 0.09375 over
+     * 19): the label's black box (its 3 px rim is clear) against each text as drawn */
+    for (int i = 0; i < rec->nlabels; ++i) {
+        const vw_rec_label *l = &rec->labels[i];
+        const vw_rec_panel *rp = &rec->panel[l->panel];
+        const vw_rect ink = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
+        for (int j = 0; j < rp->nvalues && !rp->hidden; ++j)
+            if (vw_rect_overlap(ink, rp->value[j].box)) {
+                bad += say(fn, ctx, "%s at %dx%d: the label '%s' covers the number %s of the %s panel's cell (%d, %d)",
+                           which, rec->w, rec->h, l->text, rp->value[j].text, l->panel ? "right" : "left",
+                           rp->value[j].y, rp->value[j].x);
+                break;
+            }
+    }
     /* labels keep off the cells the step names */
     for (int i = 0; i < rec->nlabels; ++i) {
         const vw_rec_label *l = &rec->labels[i];

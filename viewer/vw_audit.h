@@ -37,8 +37,8 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *           or zooms to the step's cells where that makes them fit;
  *   fields: the decomposition shows every field the narration names and the focused
  *           event;
- *   labels: no label covers a cell the step names, no leader line crosses one (but the
- *           cell it starts from);
+ *   labels: no label covers a cell the step names or any number the cells print, no
+ *           leader line crosses a named cell (but the cell it starts from);
  *   leak: a number question's slide prints its answer in no cell it asks about or the
  *         step names (at most 4 on the panel: each stands out), and a number that is
  *         not a whole one in no cell at all;

@@ -82,16 +82,18 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
             const double v = cell_value(s, tile, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
             vw_cell_text(buf, sizeof buf, v, narrow);
-            if (rp->nvalues < VW_REC_VALUES) { /* the record: what each cell prints */
+            const uint32_t bg = vw_heat_colour(c, v);
+            const vw_rect r = vw_heatmap_cell(m, y, x);
+            const int w = (int)strlen(buf) * font->advance;
+            const vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - font->line) / 2, .w = w, .h = font->line};
+            vw_text(font, d->r, at.x, at.y, ink_on(bg), 0, buf);
+            if (rp->nvalues < VW_REC_VALUES) { /* the record: what each cell prints, and where */
                 rp->value[rp->nvalues].y = (int32_t)y, rp->value[rp->nvalues].x = (int32_t)x;
+                rp->value[rp->nvalues].box = at;
                 snprintf(rp->value[rp->nvalues++].text, sizeof rp->value[0].text, "%s", buf);
             } else {
                 rp->values_cut = 1;
             }
-            const uint32_t bg = vw_heat_colour(c, v);
-            const vw_rect r = vw_heatmap_cell(m, y, x);
-            const int w = (int)strlen(buf) * font->advance;
-            vw_text(font, d->r, r.x + (r.w - w) / 2, r.y + (r.h - font->line) / 2, ink_on(bg), 0, buf);
         }
     return k;
 }
@@ -180,8 +182,18 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
         int cx, cy;
         vw_heatmap_point(m, (double)out[g].y, (double)out[g].x, &cx, &cy);
         avoid[navoid++] = (vw_rect){.x = cx - 4, .y = cy - 4, .w = 9, .h = 9};
-        /* 3 px of room on every side: two labels never touch */
-        pl[g] = (vw_label){.ax = cx, .ay = cy, .w = (int)strlen(out[g].text) * advance + 10, .h = line + 6};
+        /* 3 px of room on every side: two labels never touch; beside its corner's cell,
+         * on the side away from the sample (the top-left corner's up and left) */
+        pl[g] = (vw_label){.ax = cx,
+                           .ay = cy,
+                           .w = (int)strlen(out[g].text) * advance + 10,
+                           .h = line + 6,
+                           .cell = vw_heatmap_cell(m, out[g].y, out[g].x),
+                           .dx = (cx > px) - (cx < px),
+                           .dy = (cy > py) - (cy < py),
+                           .gx = m->ox,
+                           .gy = m->oy,
+                           .gcell = m->cell};
     }
     /* a leader may cross the sample's ring and its other corners' cells */
     for (int g = 0; g < n; ++g) {
@@ -196,43 +208,23 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
 }
 
 /* The value font (vw_value_font) labels on cells `cell` pixels wide print in: the biggest
- * whose line is at most half the cell, else the smallest (issue 38 D3: labels scale
- * with the cells). */
+ * whose line is at most 3/10 of the cell, else the smallest (issue 38 D3: labels scale
+ * with the cells, and one fits beside a cell's number, in the cell next to its corner). */
 int vw_label_font(const vw_draw *d, double cell)
 {
     for (int k = 0; k < VW_VALUE_FONTS; ++k)
-        if (vw_value_font(d, k)->line <= cell * 0.5) return k;
+        if (vw_value_font(d, k)->line <= cell * 0.3) return k;
     return VW_VALUE_FONTS - 1;
-}
-
-/* Where labels on panel p may not go: the cells the step names, and when the plane's
- * values print and there is room beside it, the plane itself (the numbers the text is
- * about stay readable). */
-static int keep_off_cells(const vw_draw *d, int panel, vw_rect bounds, int label_w, vw_rect *out, int max)
-{
-    const vw_rec_panel *rp = &d->rec.panel[panel];
-    int n = 0;
-    for (int i = 0; i < rp->nfocus && n < max; ++i) out[n++] = rp->focus[i];
-    const vw_rect e = rp->extent;
-    const int left = e.x - bounds.x, right = bounds.x + bounds.w - (e.x + e.w);
-    const int above = e.y - bounds.y, below = bounds.y + bounds.h - (e.y + e.h);
-    if (rp->values && n < max &&
-        (left >= label_w + 8 || right >= label_w + 8 || above >= 2 * d->font.line || below >= 2 * d->font.line))
-        out[n++] = e;
-    return n;
 }
 
 int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max)
 {
     const vw_rec_panel *rp = &d->rec.panel[panel];
     if (!rp->values || rp->value_font < 0) return 0;
-    const vw_font *f = vw_value_font(d, rp->value_font);
     int n = 0;
-    for (int i = 0; i < rp->nvalues && n < max; ++i) {
-        const int w = (int)strlen(rp->value[i].text) * f->advance + 4;
-        const int cx = (int)lround(rp->ox + (rp->value[i].x + 0.5) * rp->cell);
-        const int cy = (int)lround(rp->oy + (rp->value[i].y + 0.5) * rp->cell);
-        out[n++] = (vw_rect){.x = cx - w / 2, .y = cy - f->line / 2 - 1, .w = w, .h = f->line + 2};
+    for (int i = 0; i < rp->nvalues && n < max; ++i) { /* each number as drawn, 2 px around */
+        const vw_rect b = rp->value[i].box;
+        out[n++] = (vw_rect){.x = b.x - 2, .y = b.y - 2, .w = b.w + 4, .h = b.h + 4};
     }
     return n;
 }
@@ -242,15 +234,15 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
     vw_weight_label wl[4];
     const int k = vw_label_font(d, m->cell);
     const vw_font *font = vw_value_font(d, k);
-    static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES + 1];
-    const int nfocus = d->rec.panel[panel].nfocus;
-    int nkeep = keep_off_cells(d, panel, bounds, 8 * font->advance, keep, VW_REC_FOCUS + 1);
+    static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES];
+    /* off the step's cells and the numbers the cells print (issue 38 D3), beside their
+     * corners where there is room: a short leader wins over a row off the plane */
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    const int nfocus = rp->nfocus < VW_REC_FOCUS ? rp->nfocus : VW_REC_FOCUS;
+    memcpy(keep, rp->focus, (size_t)nfocus * sizeof keep[0]);
+    const int nkeep = nfocus + vw_value_boxes(d, panel, keep + nfocus, VW_REC_VALUES);
     int n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
-    if (n < 0) { /* no room off the plane: off the step's cells and the numbers the cells print */
-        nkeep = nfocus + vw_value_boxes(d, panel, keep + nfocus, VW_REC_VALUES);
-        n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
-    }
-    if (n < 0) /* else off the step's cells */
+    if (n < 0) /* no such room: off the step's cells (the audit reports the numbers covered) */
         n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nfocus, wl);
     if (n < 0) n = -n;
     for (int g = 0; g < n; ++g) {

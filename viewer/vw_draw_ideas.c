@@ -58,6 +58,8 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
     for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
     for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box; /* the weights' labels */
     for (int i = 0; i < nmarks && i < 32; ++i) avoid[na++] = marks[i];
+    for (int i = 0; i < ns->n; ++i) /* leaders may run along the cells' grid lines */
+        ns->l[i].gx = grid->ox, ns->l[i].gy = grid->oy, ns->l[i].gcell = grid->cell;
     /* off the numbers the cells print where there is room, else over them */
     vw_label was[MAX_NOTES];
     memcpy(was, ns->l, sizeof was);

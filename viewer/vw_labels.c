@@ -2,6 +2,7 @@
 #include "vw_labels.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -129,33 +130,113 @@ static long long dist2(vw_rect r, int x, int y)
     return dx * dx + dy * dy;
 }
 
+/* The spots around cell c, gap pixels off, for a w x h label: its preferred side
+ * (dx, dy) first, then the sides nearest it; along a side centred on the cell, then
+ * flush with either end. Returns how many (<= 24). */
+static int around_cell(const vw_label *a, int gap, vw_rect out[24])
+{
+    const vw_rect c = a->cell;
+    int n = 0;
+    for (int want = 2; want >= -2; --want) /* dot product of the spot's side with the preferred */
+        for (int sy = -1; sy <= 1; ++sy)
+            for (int sx = -1; sx <= 1; ++sx) {
+                if ((!sx && !sy) || sx * a->dx + sy * a->dy != want) continue;
+                const int xs[3] = {c.x + (c.w - a->w) / 2, c.x, c.x + c.w - a->w};
+                const int ys[3] = {c.y + (c.h - a->h) / 2, c.y, c.y + c.h - a->h};
+                for (int k = 0; k < (sx && sy ? 1 : 3) && n < 24; ++k)
+                    out[n++] = (vw_rect){.x = sx < 0   ? c.x - gap - a->w
+                                              : sx > 0 ? c.x + c.w + gap
+                                                       : xs[k],
+                                         .y = sy < 0   ? c.y - gap - a->h
+                                              : sy > 0 ? c.y + c.h + gap
+                                                       : ys[k],
+                                         .w = a->w,
+                                         .h = a->h};
+            }
+    return n;
+}
+
+/* Squared distance between two rectangles (0 when they touch or overlap). */
+static long long rect_dist2(vw_rect a, vw_rect b)
+{
+    const long long dx = a.x + a.w < b.x ? b.x - (a.x + a.w) : b.x + b.w < a.x ? a.x - (b.x + b.w) : 0;
+    const long long dy = a.y + a.h < b.y ? b.y - (a.y + a.h) : b.y + b.h < a.y ? a.y - (b.y + b.h) : 0;
+    return dx * dx + dy * dy;
+}
+
+#define MAX_SPOTS 16384 /* free spots a label's search keeps */
+#define MAX_ROUTED 400  /* of them, the nearest tried for a leader along the grid lines */
+
+typedef struct spot {
+    long long d;
+    vw_rect r;
+} spot;
+
+static int by_distance(const void *a, const void *b)
+{
+    const spot *x = a, *y = b;
+    if (x->d != y->d) return x->d < y->d ? -1 : 1;
+    return x->r.y != y->r.y ? (x->r.y > y->r.y) - (x->r.y < y->r.y) : (x->r.x > y->r.x) - (x->r.x < y->r.x);
+}
+
 int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, int navoid, int gap)
 {
     int stuck = 0;
     for (int k = 0; k < n; ++k) {
         vw_label *a = &l[k];
-        const vw_rect near[4] = {{.x = a->ax + gap, .y = a->ay + gap, .w = a->w, .h = a->h},
-                                 {.x = a->ax + gap, .y = a->ay - gap - a->h, .w = a->w, .h = a->h},
-                                 {.x = a->ax - gap - a->w, .y = a->ay + gap, .w = a->w, .h = a->h},
-                                 {.x = a->ax - gap - a->w, .y = a->ay - gap - a->h, .w = a->w, .h = a->h}};
+        vw_rect near[24] = {{.x = a->ax + gap, .y = a->ay + gap, .w = a->w, .h = a->h},
+                            {.x = a->ax + gap, .y = a->ay - gap - a->h, .w = a->w, .h = a->h},
+                            {.x = a->ax - gap - a->w, .y = a->ay + gap, .w = a->w, .h = a->h},
+                            {.x = a->ax - gap - a->w, .y = a->ay - gap - a->h, .w = a->w, .h = a->h}};
+        const int nn = a->cell.w > 0 ? around_cell(a, 1, near) : 4;
         a->leader = 0;
         a->box = near[0];
         int found = 0;
-        for (int i = 0; i < 4 && !found; ++i)
-            if (is_free(near[i], bounds, l, k, avoid, navoid)) a->box = near[i], found = 1;
-        if (found) continue;
-        /* a grid of spots over the bounds, half a label apart: the free one nearest the anchor */
-        const int sx = a->w / 2 > 0 ? a->w / 2 : 1, sy = a->h / 2 > 0 ? a->h / 2 : 1;
+        for (int i = 0; i < nn && !found; ++i) {
+            /* beside a cell its clear 3 px rim may touch what it keeps off (the number of the
+             * cell it sits in); its text may not */
+            const vw_rect ink =
+                a->cell.w > 0
+                    ? (vw_rect){.x = near[i].x + 2, .y = near[i].y + 2, .w = near[i].w - 4, .h = near[i].h - 4}
+                    : near[i];
+            if (inside(near[i], bounds) && is_free(ink, bounds, l, k, avoid, navoid) &&
+                (a->cell.w <= 0 || leader_clear(a, near[i], avoid, navoid)))
+                a->box = near[i], found = 1;
+        }
+        if (found) {
+            a->leader = a->cell.w > 0; /* beside its cell: a short line from the anchor's marker */
+            continue;
+        }
+        /* a grid of spots over the bounds, a quarter label apart: the free one nearest the
+         * anchor's cell (its point) that a straight leader reaches; else the nearest a
+         * leader along the grid lines reaches; else the nearest */
+        const vw_rect from = a->cell.w > 0 ? a->cell : (vw_rect){.x = a->ax, .y = a->ay, .w = 1, .h = 1};
+        const int sx = a->w / 4 > 0 ? a->w / 4 : 1, sy = a->h / 2 > 0 ? a->h / 2 : 1;
+        static spot free_spots[MAX_SPOTS];
+        int nfree = 0;
         long long best = LLONG_MAX;
-        for (int any = 0; any < 2 && best == LLONG_MAX; ++any) /* a clear leader first */
-            for (int y = bounds.y; y + a->h <= bounds.y + bounds.h; y += sy)
-                for (int x = bounds.x; x + a->w <= bounds.x + bounds.w; x += sx) {
-                    const vw_rect r = {.x = x, .y = y, .w = a->w, .h = a->h};
-                    const long long d = dist2(r, a->ax, a->ay);
-                    if (d < best && is_free(r, bounds, l, k, avoid, navoid) &&
-                        (any || leader_clear(a, r, avoid, navoid)))
-                        best = d, a->box = r;
+        for (int y = bounds.y; y + a->h <= bounds.y + bounds.h; y += sy)
+            for (int x = bounds.x; x + a->w <= bounds.x + bounds.w; x += sx) {
+                const vw_rect r = {.x = x, .y = y, .w = a->w, .h = a->h};
+                const long long d = rect_dist2(r, from) + dist2(r, a->ax, a->ay) / 16;
+                if (!is_free(r, bounds, l, k, avoid, navoid)) continue;
+                if (nfree < MAX_SPOTS) free_spots[nfree++] = (spot){.d = d, .r = r};
+                if (d < best && leader_clear(a, r, avoid, navoid)) best = d, a->box = r;
+            }
+        if (best == LLONG_MAX && nfree) {
+            qsort(free_spots, (size_t)nfree, sizeof free_spots[0], by_distance);
+            a->box = free_spots[0].r;
+            for (int i = 0; i < nfree && i < MAX_ROUTED && a->gcell > 0; ++i) {
+                vw_label at = *a;
+                int pts[VW_LEADER_PTS][2];
+                at.box = free_spots[i].r;
+                if (vw_route_leader(&at, avoid, navoid, a->gx, a->gy, a->gcell, pts)) {
+                    a->box = at.box;
+                    break;
                 }
+            }
+            best = free_spots[0].d;
+        }
         if (best == LLONG_MAX) stuck++;
         else a->leader = 1;
     }

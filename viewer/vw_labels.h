@@ -15,6 +15,14 @@ typedef struct vw_label {
      * at the image's corner has no way out but across them) */
     int npass;
     vw_rect pass[4];
+    /* the cell the anchor names (w 0: just the point) and the side of it the label would
+     * rather take (dx, dy in -1, 0, 1: a sample's top-left corner, up and left, away from
+     * the sample): a label goes next to its cell before anywhere farther */
+    vw_rect cell;
+    int dx, dy;
+    /* the grid its leader may run along (vw_route_leader: cells gcell pixels wide from
+     * (gx, gy)); gcell 0: straight leaders only */
+    double gx, gy, gcell;
 } vw_label;
 
 /* Whether the segment from (x0, y0) to (x1, y1) passes through r (inside its 2-pixel rim). */
@@ -33,8 +41,12 @@ int vw_route_leader(const vw_label *a, const vw_rect *avoid, int na, double ox, 
                     int pts[VW_LEADER_PTS][2]);
 
 /* Places l[0..n) in order, each on the first free spot: first the four spots touching
- * its anchor (right-below, right-above, left-below, left-above, `gap` pixels off), then
- * the free spot of a grid over `bounds` nearest the anchor (with a leader line). A spot is
+ * its anchor (right-below, right-above, left-below, left-above, `gap` pixels off), or
+ * with a cell the spots around that cell `gap` pixels off it, its preferred side first
+ * (with a short leader line); then the free spot of a grid over `bounds` nearest the
+ * anchor's cell (with a leader line), a quarter of a label apart, so a near spot wins
+ * over one lined up with the others (issue 38 D3): one a straight leader reaches, else
+ * one a leader along the grid lines reaches (gcell), else the nearest. A spot is
  * free when it lies inside bounds and overlaps no earlier label and none of
  * avoid[0..navoid) (the markers), and a leader to it crosses none of avoid but those
  * holding the anchor or lying in the label's pass cells (issue 38 D3: a leader never

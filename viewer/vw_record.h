@@ -55,11 +55,13 @@ typedef struct vw_rec_panel {
     int nfocus; /* cells the step names on this panel (its item's accesses, regions, corners) */
     vw_rect focus[VW_REC_FOCUS];
     /* the values the cells print (nvalues of them; more were printed when values_cut):
-     * each cell and its text as drawn, so a question's answer among them shows */
+     * each cell, its text and where the text went, so a question's answer among them
+     * shows and no label covers one (issue 38 D3) */
     int nvalues, values_cut;
     struct {
         int32_t y, x;
         char text[14];
+        vw_rect box; /* the text's advance x line, as drawn */
     } value[VW_REC_VALUES];
 } vw_rec_panel;
 

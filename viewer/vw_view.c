@@ -232,11 +232,13 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
             if (b[k].tensor != t || b[k].plane != plane || b[k].dim || !(fabs(b[k].y0) <= 1e6) ||
                 !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) || !(fabs(b[k].x1) <= 1e6))
                 continue;
-            /* the whole cells the region touches (a RoI from row 3.0 to 5.5: rows 3 to 5; a
-             * patch from -0.5 to 3.5, the edges of rows 0 and 3: rows 0 to 3) */
+            /* the whole cells the region covers part of, cell y spanning y - 0.5 .. y + 0.5
+             * (a RoI from row 3.0 to 5.5: rows 3 to 5; a patch from -0.5 to 3.5, the
+             * edges of rows 0 and 3: rows 0 to 3; a RoI from 0.5: from row 1, not row 0
+             * whose edge it shares) */
             const double ya = fmin(b[k].y0, b[k].y1), yb = fmax(b[k].y0, b[k].y1);
             const double xa = fmin(b[k].x0, b[k].x1), xb = fmax(b[k].x0, b[k].x1);
-            const vw_rect c0 = vw_heatmap_cell(m, (int64_t)ceil(ya - 0.5 + 1e-9), (int64_t)ceil(xa - 0.5 + 1e-9));
+            const vw_rect c0 = vw_heatmap_cell(m, (int64_t)floor(ya + 0.5), (int64_t)floor(xa + 0.5));
             const vw_rect c1 = vw_heatmap_cell(m, (int64_t)floor(yb + 0.5 - 1e-9), (int64_t)floor(xb + 0.5 - 1e-9));
             const vw_rect r = {.x = c0.x, .y = c0.y, .w = c1.x + c1.w - c0.x, .h = c1.y + c1.h - c0.y};
             if (r.w > 0 && r.h > 0) n = add_rect(out, n, max, at_least(r, 9));
