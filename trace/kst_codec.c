@@ -156,13 +156,20 @@ static uint64_t get_var(cursor *k)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-        if (k->p >= k->end) return (uint64_t)bad(k, "a number runs past the end of the chunk"), 0;
+        if (k->p >= k->end) {
+            bad(k, "a number runs past the end of the chunk");
+            return 0;
+        }
         const unsigned b = *k->p++;
-        if (shift == 63 && b > 1) return (uint64_t)bad(k, "a number is longer than 64 bits"), 0;
+        if (shift == 63 && b > 1) {
+            bad(k, "a number is longer than 64 bits");
+            return 0;
+        }
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) return v;
     }
-    return (uint64_t)bad(k, "a number is longer than 64 bits"), 0;
+    bad(k, "a number is longer than 64 bits");
+    return 0;
 }
 
 /* a varint that must fit [lo, hi] after un-zigzagging (signed) or as it is */
