@@ -2180,7 +2180,8 @@ START_TEST(lesson_10_says_what_its_traces_show)
     ls_ctx_init(&c);
     ck_assert_int_eq(ls_focus_resolve(sc, &L.steps[14].focus, &c, err, sizeof err), 0);
     ck_assert_int_eq(ls_render(sc, &c, L.steps[14].text, text, sizeof text, err, sizeof err), 0);
-    ck_assert_msg(strstr(text, "makes 4 sectors per request, efficiency 100% (the gather: ~5.94 and ~64%)"), "%s", text);
+    ck_assert_msg(strstr(text, "makes 4 sectors per request, efficiency 100% (the gather: ~5.94 and ~64%)"), "%s",
+                  text);
     ck_assert_msg(strstr(text, "with kind atomic: 8464 atomic adds"), "%s", text);
     ck_assert_int_eq(ls_render(sc, &c, L.steps[15].text, text, sizeof text, err, sizeof err), 0);
     ck_assert_msg(strstr(text, "1152 sectors for all 9216 entries of columns (those of padding windows too), against "
