@@ -266,21 +266,7 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
         const vw_rect inner = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
         vw_fill(d->r, inner, 0x000000);
         vw_text(font, d->r, inner.x + 2, inner.y, col, 0, wl[g].text);
-        vw_record *rec = &d->rec;
-        if (rec->nlabels < VW_REC_LABELS) {
-            vw_rec_label *r = &rec->labels[rec->nlabels++];
-            *r = (vw_rec_label){.panel = panel,
-                                .kind = wl[g].corners > 1 ? VW_LABEL_CLAMP : VW_LABEL_WEIGHT,
-                                .box = l->box,
-                                .ax = l->ax,
-                                .ay = l->ay,
-                                .leader = l->leader,
-                                .npts = npts,
-                                .npass = l->npass,
-                                .px = vw_value_font_px(d, k)};
-            memcpy(r->pass, l->pass, sizeof r->pass);
-            memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);
-            snprintf(r->text, sizeof r->text, "%s", wl[g].text);
-        }
+        vw_rec_add_label(&d->rec, panel, wl[g].corners > 1 ? VW_LABEL_CLAMP : VW_LABEL_WEIGHT, l, pts, npts,
+                         vw_value_font_px(d, k), wl[g].text);
     }
 }

@@ -78,21 +78,7 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
         const vw_rect inner = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
         vw_fill(d->r, inner, 0x000000);
         vw_text(f, d->r, inner.x + 2, inner.y, ns->col[i], 0, ns->text[i]);
-        if (d->rec.nlabels < VW_REC_LABELS) {
-            vw_rec_label *r = &d->rec.labels[d->rec.nlabels++];
-            *r = (vw_rec_label){.panel = panel,
-                                .kind = VW_LABEL_NOTE,
-                                .box = l->box,
-                                .ax = l->ax,
-                                .ay = l->ay,
-                                .leader = l->leader,
-                                .npts = npts,
-                                .npass = l->npass,
-                                .px = vw_value_font_px(d, k)};
-            memcpy(r->pass, l->pass, sizeof r->pass);
-            memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);
-            snprintf(r->text, sizeof r->text, "%s", ns->text[i]);
-        }
+        vw_rec_add_label(&d->rec, panel, VW_LABEL_NOTE, l, pts, npts, vw_value_font_px(d, k), ns->text[i]);
     }
 }
 

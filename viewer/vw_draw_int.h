@@ -3,7 +3,9 @@
 #define VW_DRAW_INT_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vw_boxes.h"
 #include "vw_colormap.h"
@@ -37,6 +39,28 @@ static inline void vw_outline(SDL_Renderer *r, vw_rect a, uint32_t c, int t, int
         SDL_Rect s = {.x = a.x - g, .y = a.y - g, .w = a.w + 2 * g, .h = a.h + 2 * g};
         if (s.w > 0 && s.h > 0) SDL_RenderDrawRect(r, &s);
     }
+}
+
+/* A placed label (box, point, leader as drawn with its npts points, the cells it may
+ * cross) into the frame's record, for --check (vw_audit) and the tests; a full record
+ * keeps what it has. */
+static inline void vw_rec_add_label(vw_record *rec, int panel, int kind, const vw_label *l, const int (*pts)[2],
+                                    int npts, int px, const char *text)
+{
+    if (rec->nlabels >= VW_REC_LABELS) return;
+    vw_rec_label *r = &rec->labels[rec->nlabels++];
+    *r = (vw_rec_label){.panel = panel,
+                        .kind = kind,
+                        .box = l->box,
+                        .ax = l->ax,
+                        .ay = l->ay,
+                        .leader = l->leader,
+                        .npts = npts,
+                        .npass = l->npass,
+                        .px = px};
+    memcpy(r->pass, l->pass, sizeof r->pass);
+    memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);
+    snprintf(r->text, sizeof r->text, "%s", text);
 }
 
 /* Where value v of a heatmap in `mode` sits on the colour ramp: sectors per request on a
