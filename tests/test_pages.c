@@ -52,19 +52,22 @@ static void step(sim_thread *st, uint64_t *s, expected *x)
         t->work = st->next_index;
         t->iter = (uint32_t)tu_int(s, 0, 70000); /* past a byte and a short */
         t->seq = 0;
-        st->next_index += tu_int(s, 1, 1ll << 40);
+        /* mostly below 2^32 (a short work record), now and then past it (a long one) */
+        st->next_index += tu_int(s, 0, 9) == 0 ? tu_int(s, 1, 1ll << 33) : tu_int(s, 1, 5000);
         st->events_left = (int)tu_int(s, 0, 300); /* seq past 255 */
         e.kind = KS_EV_WORK;
         e.tensor = KS_NO_TENSOR;
         n = 8;
         const int nonzero = (int)tu_int(s, 0, 8);
-        for (int k = 0; k < nonzero; ++k) p[k] = rnd32(s);
+        for (int k = 0; k < nonzero; ++k) p[k] = tu_int(s, 0, 4) ? rnd32(s) : 0; /* zeros inside too */
+        if (tu_int(s, 0, 15) == 0) e.flags = (uint8_t)tu_int(s, 1, 255);         /* flags: the long form */
     } else {
         static const uint8_t kinds[] = {KS_EV_READ, KS_EV_WRITE, KS_EV_SAMPLE, KS_EV_REGION, KS_EV_BARRIER};
         e.kind = kinds[tu_int(s, 0, 4)];
         e.tensor = (uint8_t)tu_int(s, 0, 255);
-        e.tap = (uint16_t)tu_int(s, 0, 65535);
-        e.flags = (uint8_t)tu_int(s, 0, 255);
+        /* half the time small enough for a short access (ks_pages.h: KS_SHORT_*) */
+        e.tap = (uint16_t)tu_int(s, 0, tu_int(s, 0, 1) ? 1023 : 65535);
+        e.flags = (uint8_t)tu_int(s, 0, tu_int(s, 0, 1) ? 15 : 255);
         n = e.kind == KS_EV_SAMPLE ? 8 : e.kind == KS_EV_BARRIER ? 2 : 6;
         if ((e.kind == KS_EV_READ || e.kind == KS_EV_WRITE) && tu_int(s, 0, 3) == 0) n = 8; /* shared */
         for (uint32_t k = 0; k < n; ++k) p[k] = rnd32(s);
@@ -79,7 +82,7 @@ static void step(sim_thread *st, uint64_t *s, expected *x)
         }
         --st->events_left;
     }
-    e.site = (uint16_t)tu_int(s, 0, 65535);
+    e.site = (uint16_t)tu_int(s, 0, tu_int(s, 0, 1) ? 63 : 65535);
     e.block = ks_block_linear(t);
     e.thread = ks_thread_linear(t);
     e.iter = t->iter;
@@ -255,7 +258,12 @@ START_TEST(damaged_columns_are_refused_by_number)
     ck_assert_uint_gt(words / KS_COL_WORDS, 40);
     ks_status rc;
     unsigned long long pos;
-    uint32_t *w1 = first_column_word(buf, 2, KS_COL_HEAD + 1, &pos);
+    /* the first page whose first record is long (the short forms have no seq bits) */
+    unsigned pg = 2;
+    for (uint32_t h = *first_column_word(buf, pg, KS_COL_HEAD, &pos); (h >> 4 & 0xf) == KS_W0_SHORT;
+         h = *first_column_word(buf, ++pg, KS_COL_HEAD, &pos))
+        ck_assert_uint_lt(pg, 30);
+    uint32_t *w1 = first_column_word(buf, pg, KS_COL_HEAD + 1, &pos);
     *w1 ^= 0x100; /* the first record's seq bits */
     ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
     ck_assert_int_eq(rc, KS_EFORMAT);
@@ -297,6 +305,56 @@ START_TEST(damaged_columns_are_refused_by_number)
 }
 END_TEST
 
+/* The words docs/trace-format.md gives for one column (a thread claiming alone, so a
+ * column of one: word k at k): a short work record, a short read, a long derived write
+ * (its site past KS_SHORT_SITES), the end word. Written out by hand from the doc. */
+START_TEST(documented_words_of_the_three_forms)
+{
+    uint32_t buf[2 * KS_COL_WORDS] = {0};
+    unsigned long long counters[2] = {0, 0};
+    memset(&g_sink, 0, sizeof g_sink);
+    g_sink.events = (ks_event *)buf;
+    g_sink.counters = counters;
+    g_sink.capacity = sizeof buf / 4 / KS_PAGE_SLOT_WORDS;
+    g_sink.dim_rows[1] = 1, g_sink.dim_cols[1] = 9; /* tensor 1: planes of 1 x 9 */
+    ks_thread t;
+    memset(&t, 0, sizeof t);
+    t.grid_dim = t.block_dim = (ks_dim3){1, 1, 1};
+    t.sink = &g_sink;
+    t.page_word = KS_PAGE_NONE;
+    t.work = 7, t.iter = 2;
+    const uint32_t v = 0x3fc00000; /* 1.5f */
+    /* work: site 3, fields 3, 0, 5 (the zeros after them are not stored) */
+    ks_page_record(&t, KS_EV_WORK, 0, 3, KS_NO_TENSOR, 0, 0, 8, 3, 0, 5, 0, 0, 0, 0, 0);
+    /* read: site 5, tensor 1, tap 9, offset 13 = (plane 1, y 0, x 4) */
+    ks_page_record(&t, KS_EV_READ, 0, 5, 1, 9, 1, 6, 13, 0, 1, 0, 4, v, 0, 0);
+    /* atomic write at site 70: long, derived, seq 2 */
+    ks_page_record(&t, KS_EV_WRITE, KS_FLAG_ATOMIC, 70, 1, 9, 2, 6, 13, 0, 1, 0, 4, v, 0, 0);
+    const uint32_t want[] = {0x000303f1, 2,          7,  3, 0, 5, 0x024450f2, 13, v, /* work, read */
+                             0x00460224, 0x00098201, 13, v, 0};                      /* write, end */
+    ck_assert_uint_eq(buf[0], KS_PAGE_MAGIC << 16 | 1);
+    for (unsigned k = 0; k < sizeof want / sizeof *want; ++k)
+        ck_assert_msg(buf[KS_COL_HEAD + k] == want[k], "word %u: %08x, documented %08x", KS_COL_HEAD + k,
+                      buf[KS_COL_HEAD + k], want[k]);
+    unsigned long long trimmed;
+    ks_status rc;
+    ks_sink *host = decode(buf, counters[0], g_sink.capacity, ~0ull, &trimmed, &rc);
+    ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
+    ck_assert_uint_eq(ks_sink_count(host), 3);
+    const ks_event *e = host->events;
+    ck_assert(e[0].kind == KS_EV_WORK && e[0].site == 3 && e[0].index == 7 && e[0].iter == 2 && e[0].tensor == 255);
+    ck_assert(e[0].u.field[0] == 3 && e[0].u.field[1] == 0 && e[0].u.field[2] == 5 && e[0].u.field[7] == 0);
+    for (int i = 1; i < 3; ++i) {
+        ck_assert(e[i].tensor == 1 && e[i].tap == 9 && e[i].seq == (uint32_t)i && e[i].index == 7);
+        ck_assert(e[i].u.access.offset == 13 && e[i].u.access.plane == 1 && e[i].u.access.y == 0);
+        ck_assert(e[i].u.access.x == 4 && e[i].u.field[5] == (int32_t)v);
+    }
+    ck_assert(e[1].kind == KS_EV_READ && e[1].site == 5 && e[1].flags == 0);
+    ck_assert(e[2].kind == KS_EV_WRITE && e[2].site == 70 && e[2].flags == KS_FLAG_ATOMIC);
+    ks_host_sink_free(host);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("pages");
@@ -304,6 +362,7 @@ int main(void)
     tcase_add_test(tc, pages_give_back_every_event);
     tcase_add_test(tc, short_buffer_counts_drops_and_the_words_needed);
     tcase_add_test(tc, damaged_columns_are_refused_by_number);
+    tcase_add_test(tc, documented_words_of_the_three_forms);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

@@ -52,31 +52,48 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
     const uint32_t block = c[n], thread = c[2 * n];
     thread_state *st = state_of(tb, ((uint64_t)block << 32 | thread) + 1);
     for (uint32_t k = KS_COL_HEAD; k < KS_COL_WORDS && c[n * k] != 0;) {
-        const uint32_t w0 = c[n * k], w1 = c[n * (k + 1)];
+        const uint32_t w0 = c[n * k];
         const int kind = (int)(w0 & 0xf);
-        const uint32_t m = w0 >> 4 & 0xf;
-        const uint32_t words = ks_page_record_words(kind, m);
+        const int is_short = (w0 >> 4 & 0xf) == KS_W0_SHORT;
+        const int short_access = is_short && (kind == KS_EV_READ || kind == KS_EV_WRITE);
+        const int short_work = is_short && kind == KS_EV_WORK;
+        if (is_short && !short_access && !short_work)
+            return damaged(pg, lane, "a short record that is not a read, a write or a work record");
+        /* payload words: a short access has the offset and the value, a short work record
+         * says how many fields in bits 8-11 */
+        const uint32_t m = short_access ? 2u : short_work ? w0 >> 8 & 0xf : w0 >> 4 & 0xf;
+        const uint32_t head = short_access ? 1u : short_work ? 3u : 2u;
+        const uint32_t words = short_access || short_work ? head + m : ks_page_record_words(kind, m);
+        if (k + words > KS_COL_WORDS) return damaged(pg, lane, "a record runs past its column");
+        /* a short record has no word 1: its tensor, tap and the derived bit are implied */
+        const uint32_t w1 = short_access ? (w0 >> 18 & 0xf) | KS_W1_DERIVED | (w0 >> 22) << 16
+                            : short_work ? (uint32_t)KS_PAGE_NO_TENSOR
+                                         : c[n * (k + 1)];
         const int derived = (w1 & KS_W1_DERIVED) != 0;
         if (kind < 1 || kind >= KS_EV_KINDS || m > KS_WORK_FIELDS || (derived && m != 2 && m != 3))
             return damaged(pg, lane, "a record of an unknown kind or length");
-        if (k + words > KS_COL_WORDS) return damaged(pg, lane, "a record runs past its column");
         ks_event e;
         memset(&e, 0, sizeof e);
         e.kind = (uint8_t)kind;
-        e.flags = (uint8_t)(w0 >> 8);
-        e.site = (uint16_t)(w0 >> 16);
+        e.flags = (uint8_t)(short_access ? w0 >> 8 & 0xf : short_work ? 0 : w0 >> 8);
+        e.site = (uint16_t)(short_access ? w0 >> 12 & 0x3f : w0 >> 16);
         e.tensor = (uint8_t)w1;
         e.tap = (uint16_t)(w1 >> 16);
         e.block = block;
         e.thread = thread;
-        uint32_t at = k + 2;
-        if (kind == KS_EV_WORK) {
+        uint32_t at = k + head;
+        if (short_work) {
+            st->iter = c[n * (k + 1)];
+            st->index = (int64_t)c[n * (k + 2)];
+            st->seq = 0;
+        } else if (kind == KS_EV_WORK) {
             st->iter = c[n * at];
             st->index = (int64_t)((uint64_t)c[n * (at + 1)] | (uint64_t)c[n * (at + 2)] << 32);
             st->seq = 0;
             at += 3;
         }
-        if ((st->seq & 0x7f) != (w1 >> 8 & 0x7f)) return damaged(pg, lane, "a thread's records out of order");
+        if (head == 2 && (st->seq & 0x7f) != (w1 >> 8 & 0x7f))
+            return damaged(pg, lane, "a thread's records out of order");
         e.iter = st->iter;
         e.index = st->index;
         e.seq = st->seq++;

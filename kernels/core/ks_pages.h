@@ -45,6 +45,12 @@
 #define KS_PAGE_MAX_WORDS (32u * KS_COL_WORDS)
 #define KS_PAGE_SLOT_WORDS 16u /* buffers are sized in 64-byte slots */
 #define KS_W1_DERIVED 0x8000u
+#define KS_W0_SHORT 15u          /* w0's payload-length nibble of a short record */
+#define KS_SHORT_FLAGS 16u       /* what fits a short access: flags, */
+#define KS_SHORT_SITES 64u       /* site, */
+#define KS_SHORT_TENSORS 16u     /* tensor */
+#define KS_SHORT_TAPS 1024u      /* and tap */
+#define KS_PAGE_NO_TENSOR 255    /* a work record's tensor (KS_NO_TENSOR of ks_probe.h) */
 #define KS_PAGE_NONE 0xffffffffu /* page_word of a thread without a stored column */
 /* a buffer's words are numbered in 32 bits: at most 2^32 - 1 of them (16 GB) */
 #define KS_PAGE_MAX_SLOTS ((1ull << 32) / KS_PAGE_SLOT_WORDS - KS_PAGE_MAX_WORDS)
@@ -110,14 +116,29 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 #endif
 }
 
+/* The number of payload words up to the last nonzero one (a work record's fields). */
+KS_FN_INLINE uint32_t ks_page_used_words(uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4, uint32_t p5,
+                                         uint32_t p6, uint32_t p7)
+{
+    return p7 ? 8u : p6 ? 7u : p5 ? 6u : p4 ? 5u : p3 ? 4u : p2 ? 3u : p1 ? 2u : p0 ? 1u : 0u;
+}
+
 /* One record of the current item: its header words and payload words p0..p(n-1) (n <= 8,
- * a constant at each probe, 2 or 3 for a derived read or write; the stores past n are
- * predicated off). */
+ * a constant at each probe; the stores past n are predicated off). Three forms:
+ *   long      w0 w1 [work: iter, index low, index high] payload
+ *   short access (a derived read or write below 2^32 whose flags, site, tensor and tap
+ *             fit KS_SHORT_*): w0 = kind | 15 << 4 | flags << 8 | site << 12 | tensor << 18
+ *             | tap << 22, then the offset and the value: 3 words instead of 4
+ *   short work (an index below 2^32; no flags, tensor or tap): w0 = kind | 15 << 4 | m << 8
+ *             | site << 16, then iter, the index, and the m fields up to the last nonzero
+ *             one: 3 + m words instead of 13
+ * The short forms carry no seq check bits. */
 KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t seq,
                                  uint32_t n, uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4,
                                  uint32_t p5, uint32_t p6, uint32_t p7)
 {
-    uint32_t derived = 0;
+    uint32_t derived = 0, h0, h1 = 0, h2 = 0, head;
+    const uint64_t index = (uint64_t)t->work;
     if ((kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 &&
         ks_page_derivable(t->sink, tensor, (int64_t)((uint64_t)p0 | (uint64_t)p1 << 32), (int32_t)p2, (int32_t)p3,
                           (int32_t)p4)) {
@@ -130,7 +151,24 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
             p2 = p5;
         }
     }
-    const uint32_t words = ks_page_record_words(kind, n);
+    if (derived && n == 2 && (uint32_t)flags < KS_SHORT_FLAGS && (uint32_t)site < KS_SHORT_SITES &&
+        (uint32_t)tensor < KS_SHORT_TENSORS && (uint32_t)tap < KS_SHORT_TAPS) {
+        head = 1;
+        h0 = (uint32_t)kind | KS_W0_SHORT << 4 | (uint32_t)flags << 8 | (uint32_t)site << 12 | (uint32_t)tensor << 18 |
+             (uint32_t)tap << 22;
+    } else if (kind == KS_EV_WORK && flags == 0 && tensor == KS_PAGE_NO_TENSOR && tap == 0 && index >> 32 == 0) {
+        n = ks_page_used_words(p0, p1, p2, p3, p4, p5, p6, p7);
+        head = 3;
+        h0 = (uint32_t)kind | KS_W0_SHORT << 4 | n << 8 | (uint32_t)(site & 0xffff) << 16;
+        h1 = t->iter;
+        h2 = (uint32_t)index;
+    } else {
+        head = 2;
+        h0 = (uint32_t)(kind & 0xf) | n << 4 | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
+        h1 = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
+    }
+    const int long_work = kind == KS_EV_WORK && head == 2;
+    const uint32_t words = head + n + (long_work ? 3u : 0u);
     ks_page_room(t, words);
     t->page_room -= words;
     if (t->page_word == KS_PAGE_NONE) {
@@ -144,11 +182,11 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
     const uint32_t n32 = t->page_room >> 16;
     uint32_t *p = (uint32_t *)t->sink->events + t->page_word;
     t->page_word += n32 * words;
-    p[0] = (uint32_t)(kind & 0xf) | n << 4 | (uint32_t)(flags & 0xff) << 8 | (uint32_t)(site & 0xffff) << 16;
-    p[n32] = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
-    p += 2 * n32;
-    if (kind == KS_EV_WORK) {
-        const uint64_t index = (uint64_t)t->work;
+    p[0] = h0;
+    if (head > 1) p[n32] = h1;
+    if (head > 2) p[2 * n32] = h2;
+    p += head * n32;
+    if (long_work) {
         p[0] = t->iter;
         p[n32] = (uint32_t)index;
         p[2 * n32] = (uint32_t)(index >> 32);

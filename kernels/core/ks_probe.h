@@ -26,7 +26,7 @@
  * traced kernel instantiates the item twice, e.g. im2col_body.h). */
 #define KS_ITEM_PROBE(...) KS_PROBE_IF(probing, __VA_ARGS__)
 
-#define KS_NO_TENSOR 255
+#define KS_NO_TENSOR KS_PAGE_NO_TENSOR /* 255: the tensor of an event that has none */
 
 KS_FN int ks_filter_pass(const ks_filter *f, int64_t index, int64_t block)
 {
