@@ -2392,8 +2392,8 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"04", 4, VW_MODE_VALUES, "weight", "columns"},
                 {"04", 8, VW_MODE_READS, "weight", "columns"},
                 {"05", 3, VW_MODE_VALUES, "offset", "input"},
-                {"05", 5, VW_MODE_READS, "input", "columns"},
-                {"05", 6, VW_MODE_WEIGHTS, "input", "columns"},
+                {"05", 5, VW_MODE_VALUES, "input", "columns"}, /* the corners' values, summed in step 7 */
+                {"05", 6, VW_MODE_VALUES, "input", "columns"},
                 {"07", 1, VW_MODE_VALUES, "input", "output"},
                 {"07", 4, VW_MODE_READS, "patches", "output"},
                 {"07", 6, VW_MODE_WEIGHTS, "patches", "output"},

@@ -469,11 +469,11 @@ static int distinct_colours(SDL_Surface *s, vw_rect r)
     return n;
 }
 
-/* a step's mode per panel: lesson 05's corner and weight slides show the input's reads
- * and weights beside the columns' values (in one mode for both, nothing reads the columns:
- * a blank panel), focused on the sample the narration is about (its corners and weights
- * drawn, at 1280x960), not on the tap's offset read; lesson 12's im2col slides show the input's reads
- * beside the columns' values. M goes back to one mode for both panels. */
+/* a step's mode per panel: lesson 12's im2col slides show the input's reads beside the
+ * columns' values (in one mode for both, nothing reads the columns: a blank panel); lesson
+ * 05's corner and weight slides show both panels' values (the corners' values are what the
+ * narration adds up), focused on the sample the narration is about (its corners drawn, at
+ * 1280x960), not on the tap's offset read. M goes back to one mode for both panels. */
 START_TEST(a_step_sets_each_panels_mode)
 {
     static const struct {
@@ -482,9 +482,9 @@ START_TEST(a_step_sets_each_panels_mode)
         vw_mode left;
         int sample; /* the focus is a sample */
     } want[] = {
-        {"05", 5, VW_MODE_READS, 1}, {"05", 6, VW_MODE_WEIGHTS, 1}, {"12", 1, VW_MODE_READS, 0},
-        {"12", 3, VW_MODE_READS, 0}, {"12", 4, VW_MODE_READS, 0},   {"12", 5, VW_MODE_READS, 0},
-        {"12", 6, VW_MODE_READS, 0}, {"12", 7, VW_MODE_READS, 0},
+        {"05", 5, VW_MODE_VALUES, 1}, {"05", 6, VW_MODE_VALUES, 1}, {"12", 1, VW_MODE_READS, 0},
+        {"12", 3, VW_MODE_READS, 0},  {"12", 4, VW_MODE_READS, 0},  {"12", 5, VW_MODE_READS, 0},
+        {"12", 6, VW_MODE_READS, 0},  {"12", 7, VW_MODE_READS, 0},
     };
     const char *open = "";
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
@@ -967,6 +967,39 @@ START_TEST(a_step_puts_the_warp_strip_on_its_slide)
 }
 END_TEST
 
+static int weight_labels(const vw_record *rec)
+{
+    int n = 0;
+    for (int i = 0; i < rec->nlabels; ++i) n += rec->labels[i].kind == VW_LABEL_WEIGHT;
+    return n;
+}
+
+/* issue 38 D2: no slide draws a weight before the question that asks it. Lesson 05's
+ * steps 4 and 5 ("weights": false) outline the focused sample's corners without their
+ * weights; step 6 asks the top-left weight ("hide": "weights") and labels the four only
+ * on its answer slide; step 7, after it, labels them again. */
+START_TEST(weights_stay_off_until_their_question_is_answered)
+{
+    open_lesson("05");
+    static const struct {
+        int step, reveal, labels;
+    } want[] = {{4, 0, 0}, {5, 0, 0}, {6, 0, 0}, {6, 1, 4}, {7, 0, 4}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, 1280, 960, want[i].step - 1);
+        vw_story_reveal(&st, want[i].reveal);
+        vf_draw(&f, &st);
+        ck_assert_int_eq(st.tr->events[vw_state_event(&st)].kind, KS_EV_SAMPLE);
+        ck_assert_msg(weight_labels(&f.d.rec) == want[i].labels, "lesson 05 step %d%s: %d weight labels, want %d",
+                      want[i].step, want[i].reveal ? " (answer)" : "", weight_labels(&f.d.rec), want[i].labels);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -984,6 +1017,7 @@ int main(void)
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);
     tcase_add_test(tc, the_rules_report_what_breaks_them);
     tcase_add_test(tc, a_step_puts_the_warp_strip_on_its_slide);
+    tcase_add_test(tc, weights_stay_off_until_their_question_is_answered);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -410,7 +410,7 @@ int vw_box_edge(int cx, int cy, int hw, int hh, int px, int py, int *ex, int *ey
 }
 
 static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int focused, const float *anchor,
-                        vw_rect bounds, int panel)
+                        vw_rect bounds, int panel, int weights)
 {
     int64_t ys[2], xs[2];
     int px, py;
@@ -435,7 +435,7 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int 
             vw_outline(d->r, corner, valid ? VW_COL_VALID : VW_COL_INVALID, 2, 0);
         }
     }
-    if (focused && m->cell >= vw_value_font(d, VW_VALUE_FONTS - 1)->line)
+    if (focused && weights && m->cell >= vw_value_font(d, VW_VALUE_FONTS - 1)->line)
         vw_draw_sample_weights(d, m, e, bounds, panel);
     vw_rect dot = {.x = px - 2, .y = py - 2, .w = 5, .h = 5};
     vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
@@ -457,7 +457,11 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
     if (e->kind == KS_EV_SAMPLE) {
         float a[2];
         const int anchored = vw_sample_anchor(s->tr, s->idx, item, e, &a[0], &a[1]);
-        draw_sample(d, m, e, focused, anchored ? a : NULL, bounds, panel);
+        /* a slide before a weight question, or the question's own before its answer,
+         * keeps the corner weights off (vw_slide.hide_weights) */
+        const int hidden = s->nslides ? s->slides[s->slide].hide_weights : 0;
+        draw_sample(d, m, e, focused, anchored ? a : NULL, bounds, panel,
+                    !(hidden == 1 || (hidden == 2 && !s->reveal)));
         return;
     }
     const ks_ev_access *a = &e->u.access;

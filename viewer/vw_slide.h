@@ -63,6 +63,10 @@ typedef struct vw_slide {
     int strip;
     /* the ideas the step draws over its panels (VW_FIGURE_* bits, vw_draw_ideas.c) */
     int figure;
+    /* a focused sample's corner weight labels: 0 drawn, 1 not on this slide (a step before
+     * the question that asks a weight: "weights": false), 2 not until the answer shows
+     * (the question's "hide": "weights") */
+    int hide_weights;
     /* a number question's answer (has_answer_value): a question slide whose cells print
      * it gives it away (kscope lesson --check) */
     int has_answer_value;

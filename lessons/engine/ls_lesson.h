@@ -72,6 +72,7 @@ typedef struct ls_question {
     /* tensors whose panels the question slide covers until the answer shows: they would
      * draw the answer (lesson 04's output beside a question about one of its cells); or
      * "strip": the warp strip, whose sectors and addresses answer a request question;
+     * "weights": a focused sample's corner weight labels (they print a weight question's answer);
      * "decomposition": the work item's fields (lesson 12's n = index / 16, 16 = Ho x Wo,
      * beside a question asking Ho) */
     const char *hide[2];
@@ -92,6 +93,7 @@ typedef struct ls_step {
     int order;                 /* viewer: the replay order, vw_order + 1 ("order": "iter"); 0: keep */
     int strip;                 /* viewer: the warp strip of the focused request on the slide */
     int figure;                /* viewer: "draw", the ideas drawn from the trace (VW_FIGURE_* bits) */
+    int no_weights;            /* viewer: "weights": false, no corner weight labels (a later step asks one) */
     ls_question q;
 } ls_step;
 

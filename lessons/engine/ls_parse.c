@@ -221,8 +221,8 @@ static int find_run(const ls_lesson *L, const char *name);
 
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title",    "text", "notes", "focus", "show", "panels", "mode",
-                                       "question", "run",  "order", "strip", "draw", NULL};
+    static const char *const keys[] = {"title",    "text", "notes", "focus", "show", "panels",  "mode",
+                                       "question", "run",  "order", "strip", "draw", "weights", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -247,6 +247,10 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
     const cJSON *strip = cJSON_GetObjectItemCaseSensitive(o, "strip");
     if (strip && !cJSON_IsBool(strip)) ls_problem(rep, k, "strip must be true or false");
     s->strip = cJSON_IsTrue(strip);
+    /* "weights": false keeps a sample's corner weights off the slide: a later step asks one */
+    const cJSON *weights = cJSON_GetObjectItemCaseSensitive(o, "weights");
+    if (weights && !cJSON_IsBool(weights)) ls_problem(rep, k, "weights must be true or false");
+    s->no_weights = cJSON_IsFalse(weights);
     /* "draw": the ideas the slide draws from the trace (vw_slide.h's VW_FIGURE_*) */
     const cJSON *draw = cJSON_GetObjectItemCaseSensitive(o, "draw");
     if (draw && !cJSON_IsArray(draw)) ls_problem(rep, k, "draw must be a list of figure names");

@@ -138,6 +138,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->order = st->order;
         v->strip = st->strip;
         v->figure = st->figure;
+        v->hide_weights = st->no_weights;
         v->trace = &S->tr;
         v->index = &S->idx;
         v->run = st->run;
@@ -166,6 +167,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             for (int i = 0; i < q->nhide; ++i)
                 if (!strcmp(q->hide[i], "strip")) v->strip = 2; /* the strip shows with the answer */
                 else if (!strcmp(q->hide[i], "decomposition")) v->hide_decomp = 1;
+                else if (!strcmp(q->hide[i], "weights")) v->hide_weights = v->hide_weights ? v->hide_weights : 2;
                 else if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
             ls_answer_text(S, &qc, k, ans, sizeof ans);
             ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);
