@@ -73,24 +73,58 @@ KS_FN_INLINE int ks_page_derivable(const ks_sink *s, int tensor, int64_t offset,
            ((int64_t)plane * rows + y) * cols + x == offset;
 }
 
-/* Column `column` of the `columns` of the page at word `page_word` of the buffer becomes
- * this thread's, or none when the page does not fit the buffer (records dropped until
- * the next). */
-KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t columns, uint32_t column)
+/* The header of column `column` of the `columns` of the page at word `page_word`, for
+ * thread (block, thread); returns the thread's next word in it, or KS_PAGE_NONE when the
+ * page does not fit the buffer (records dropped until the next). */
+KS_FN_INLINE uint32_t ks_page_column_at(ks_sink *s, unsigned long long page_word, uint32_t columns, uint32_t column,
+                                        uint32_t block, uint32_t thread)
 {
-    ks_sink *s = t->sink;
-    t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
-    if (page_word + (unsigned long long)columns * KS_COL_WORDS > s->capacity * KS_PAGE_SLOT_WORDS) {
-        t->page_word = KS_PAGE_NONE;
-        return;
-    }
+    if (page_word + (unsigned long long)columns * KS_COL_WORDS > s->capacity * KS_PAGE_SLOT_WORDS) return KS_PAGE_NONE;
     uint32_t *col = (uint32_t *)s->events + page_word + column;
     col[0] = KS_PAGE_MAGIC << 16 | columns;
-    col[columns] = ks_block_linear(t);
-    col[2 * columns] = ks_thread_linear(t);
+    col[columns] = block;
+    col[2 * columns] = thread;
     col[3 * columns] = ks_page_tag(s->epoch, page_word, column);
-    t->page_word = (uint32_t)page_word + column + KS_COL_HEAD * columns;
+    return (uint32_t)page_word + column + KS_COL_HEAD * columns;
 }
+
+/* Column `column` of the `columns` of the page at word `page_word` becomes this thread's. */
+KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t columns, uint32_t column)
+{
+    t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
+    t->page_word = ks_page_column_at(t->sink, page_word, columns, column, ks_block_linear(t), ks_thread_linear(t));
+}
+
+#if defined(__CUDA_ARCH__)
+/* KS_PAGE_CLAIM_NOINLINE 1: the claim below is one function, not a copy at every probe
+ * (a 3x3 im2col item has 19); it takes and returns values, so the caller's ks_thread
+ * stays in registers. */
+#ifndef KS_PAGE_CLAIM_NOINLINE
+#define KS_PAGE_CLAIM_NOINLINE 0
+#endif
+#if KS_PAGE_CLAIM_NOINLINE
+#define KS_PAGE_CLAIM_FN __device__ static __noinline__
+#else
+#define KS_PAGE_CLAIM_FN __device__ static __forceinline__
+#endif
+/* The lanes in `needy` (a ballot of `active`) claim one page, a column each (one
+ * atomicAdd by the first); returns this lane's next word (KS_PAGE_NONE: none) and, above
+ * bit 32, its room. Lanes not in `needy` get their own word and room back. */
+KS_PAGE_CLAIM_FN unsigned long long ks_page_claim(ks_sink *s, unsigned needy, unsigned active, uint32_t lane,
+                                                  uint32_t block, uint32_t thread, uint32_t word, uint32_t room)
+{
+    const uint32_t columns = (uint32_t)__popc(needy);
+    const int leader = __ffs(needy) - 1;
+    unsigned long long page = 0;
+    if ((int)lane == leader) page = atomicAdd(&s->counters[0], (unsigned long long)columns * KS_COL_WORDS);
+    page = __shfl_sync(active, page, leader);
+    if (needy >> lane & 1u) {
+        word = ks_page_column_at(s, page, columns, (uint32_t)__popc(needy & ((1u << lane) - 1u)), block, thread);
+        room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
+    }
+    return (unsigned long long)room << 32 | word;
+}
+#endif
 
 /* Room for `words` more words in this thread's column: the lanes of the warp short of
  * room claim one page together, a column each (one atomicAdd); on the host a thread
@@ -102,12 +136,10 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
     const unsigned active = __activemask();
     const unsigned needy = __ballot_sync(active, (t->page_room & 0xffffu) < words);
     if (!needy) return;
-    const uint32_t columns = (uint32_t)__popc(needy);
-    const int leader = __ffs(needy) - 1;
-    unsigned long long page = 0;
-    if ((int)lane == leader) page = atomicAdd(&t->sink->counters[0], (unsigned long long)columns * KS_COL_WORDS);
-    page = __shfl_sync(active, page, leader);
-    if (needy >> lane & 1u) ks_page_column(t, page, columns, (uint32_t)__popc(needy & ((1u << lane) - 1u)));
+    const unsigned long long got = ks_page_claim(t->sink, needy, active, lane, ks_block_linear(t), ks_thread_linear(t),
+                                                 t->page_word, t->page_room);
+    t->page_word = (uint32_t)got;
+    t->page_room = (uint32_t)(got >> 32);
 #else
     if ((t->page_room & 0xffffu) >= words) return;
     const unsigned long long page = t->sink->counters[0];
