@@ -526,8 +526,8 @@ END_TEST
 
 /* Lesson 12's runs against the output-size formulas computed here: forward Ho = floor((H +
  * 2p - d(k - 1) - 1)/s) + 1 from each im2col run's parameters (the trace's launch and
- * columns), transposed (H - 1)s - 2p + d(k - 1) + 1 + output_padding from each sparse_conv
- * run's (its out_sites), and the sentences that quote them. */
+ * columns), transposed (H - 1)s - 2p + d(k - 1) + 1 + output_padding from each col2im
+ * scatter run's (its image against its grid of windows), and the sentences that quote them. */
 static const char *render_at(const ls_session *R, int64_t index, const char *tmpl);
 
 START_TEST(lesson_12_sizes_follow_the_formulas)
@@ -549,16 +549,21 @@ START_TEST(lesson_12_sizes_follow_the_formulas)
             ck_assert_int_eq(tr->work_items, Ho * Ho);
             ck_assert_int_eq(tr->tensors[ks_trace_tensor(tr, "columns")].shape[2], Ho * Ho);
             forward++;
-        } else {
-            ck_assert_str_eq(tr->op, "sparse_conv");
-            const int64_t H = AXIS("spatial_shape", 0), k = AXIS("kernel_size", 0), pad = AXIS("padding", 0);
-            const int64_t st = AXIS("stride", 0), d = AXIS("dilation", 0), op = AXIS("output_padding", 0);
-            const int64_t Ho = (H - 1) * st - 2 * pad + d * (k - 1) + 1 + op;
-            const ks_tensor *o = &tr->tensors[ks_trace_tensor(tr, "out_sites")];
-            ck_assert_int_eq(o->shape[1], Ho);
+        } else { /* col2im --algorithm scatter: the transposed convolution of a grid of windows */
+            ck_assert_str_eq(tr->op, "col2im");
+            const int64_t Ho = AXIS("input_size", 0), k = AXIS("kernel_size", 0), pad = AXIS("padding", 0);
+            const int64_t st = AXIS("stride", 0), d = AXIS("dilation", 0);
+            const int64_t H = (Ho + 2 * pad - d * (k - 1) - 1) / st + 1; /* the windows along an axis */
+            ck_assert_int_eq(tr->tensors[ks_trace_tensor(tr, "columns")].shape[1], k * k);
+            ck_assert_int_eq(tr->tensors[ks_trace_tensor(tr, "columns")].shape[2], H * H);
+            ck_assert_int_eq(tr->work_items, k * k * H * H); /* one per (tap, window) entry */
+            const ks_tensor *o = &tr->tensors[ks_trace_tensor(tr, "output")];
             ck_assert_int_eq(o->shape[2], Ho);
-            /* run forward, both sizes come back to the transposed input's */
-            ck_assert_int_eq((Ho + 2 * pad - d * (k - 1) - 1) / st + 1, H);
+            ck_assert_int_eq(o->shape[3], Ho);
+            /* the transposed size with output_padding 0 (the 7-wide run) or 1 (the 8-wide) */
+            const int64_t op = Ho - ((H - 1) * st - 2 * pad + d * (k - 1) + 1);
+            ck_assert_int_eq(op, transposed);
+            ck_assert_int_eq(H, 4);
             transposed++;
         }
 #undef AXIS
@@ -566,11 +571,12 @@ START_TEST(lesson_12_sizes_follow_the_formulas)
     }
     ck_assert_int_eq(forward, 6);
     ck_assert_int_eq(transposed, 2);
-    /* step 10's work item 67 reaches column 7: no output pixel in the 7-wide run, row 22 of
-     * the output in the 8-wide one (output_padding 1) */
-    ck_assert_str_eq(render_at(ls_run_session(&S, 6), 67, "({work.oy}, {work.ox}) {write.value}"), "(3, 7) -1");
-    ck_assert_str_eq(render_at(ls_run_session(&S, 7), 67, "({work.oy}, {work.ox}) {write.at} = {write.value}"),
-                     "(3, 7) pair_table[8, 3] = 22");
+    /* step 10's work item 143, entry 143 = tap 8 of window 15 = (3, 3) (index = tap * 16 +
+     * window), reaches (3*2 - 1 + 2, 3*2 - 1 + 2) = (7, 7): past the 7-wide run's output, where
+     * it writes nothing, inside the 8-wide one, where it adds columns[0, 8, 15] = 144 (arange) */
+    ck_assert_str_eq(render_at(ls_run_session(&S, 6), 143, "({work.h}, {work.w}) {item.writes}"), "(7, 7) 0");
+    ck_assert_str_eq(render_at(ls_run_session(&S, 7), 143, "({work.h}, {work.w}) {write.at} = {write.value}"),
+                     "(7, 7) output[0, 0, 7, 7] = 144");
     ls_session_close(&S);
     ls_free(&L);
     ck_assert_int_eq(lesson("12 --auto"), 0);
@@ -578,7 +584,7 @@ START_TEST(lesson_12_sizes_follow_the_formulas)
     ck_assert_ptr_nonnull(strstr(text, "floor((8 + 0 - 2 - 1) / 1) + 1 = 6"));
     ck_assert_ptr_nonnull(strstr(text, "floor((8 + 2 - 2 - 1) / 1) + 1 = 8"));
     ck_assert_ptr_nonnull(strstr(text, "(4 - 1)*2 - 2 + 2 + 1 = 7"));
-    ck_assert_ptr_nonnull(strstr(text, "where it found no output pixel, but inside this one, where it finds one"));
+    ck_assert_ptr_nonnull(strstr(text, "reaches (7, 7): outside the previous run's output, inside this one"));
     ck_assert_ptr_nonnull(strstr(text, "12 of 12 questions right at the first try"));
     free(text);
 }

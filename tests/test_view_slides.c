@@ -1000,6 +1000,48 @@ START_TEST(weights_stay_off_until_their_question_is_answered)
 }
 END_TEST
 
+/* Lesson 12 step 5 draws the window the floor drops: the padding ring (p = 1, rows -1
+ * and 8) in a colour of its own, apart from the rows past it (-2, 9) that no window can
+ * read; a slide without that figure (step 3, the same padding) keeps the grey ring. */
+static int padding_tint(uint32_t c) { return c == 0x2E3C5C || c == 0x364668; }
+static int margin_grey(uint32_t c) { return c == 0x2C2C34 || c == 0x34343E; }
+
+START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
+{
+    open_lesson("12");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 4); /* step 5: the floor drops a half window */
+    ck_assert_int_ne(st.slides[st.slide].figure & VW_FIGURE_DROPPED, 0);
+    const vw_heatmap m = vw_panel_map(&st, &f.L, 0);
+    ck_assert_int_ge(m.margin, 2);
+    const int64_t ys[] = {-1, 8, 3, 3}, xs[] = {4, 5, 8, -1}; /* padding: top, bottom, right, left */
+    for (int i = 0; i < 4; ++i) {
+        const vw_rect c = vw_heatmap_cell(&m, ys[i], xs[i]);
+        const uint32_t px = vf_pixel(f.surf, c.x + 2, c.y + 2);
+        ck_assert_msg(padding_tint(px), "padding cell (%lld, %lld): %06x", (long long)ys[i], (long long)xs[i], px);
+    }
+    const int64_t py[] = {-2, 9}, pxs[] = {6, 6}; /* past the padded image */
+    for (int i = 0; i < 2; ++i) {
+        const vw_rect c = vw_heatmap_cell(&m, py[i], pxs[i]);
+        const uint32_t px = vf_pixel(f.surf, c.x + 2, c.y + 2);
+        ck_assert_msg(margin_grey(px), "cell (%lld, %lld) past the padding: %06x", (long long)py[i], (long long)pxs[i],
+                      px);
+    }
+    vw_state_free(&st);
+    vf_close(&f);
+    step_to_slide(&f, &st, 1920, 1080, 2); /* step 3: padding, no figure */
+    ck_assert_int_eq(st.slides[st.slide].figure, 0);
+    const vw_heatmap m3 = vw_panel_map(&st, &f.L, 0);
+    ck_assert_int_ge(m3.margin, 1);
+    const vw_rect c = vw_heatmap_cell(&m3, -1, 4);
+    ck_assert(margin_grey(vf_pixel(f.surf, c.x + 2, c.y + 2)));
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -1018,6 +1060,7 @@ int main(void)
     tcase_add_test(tc, the_rules_report_what_breaks_them);
     tcase_add_test(tc, a_step_puts_the_warp_strip_on_its_slide);
     tcase_add_test(tc, weights_stay_off_until_their_question_is_answered);
+    tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

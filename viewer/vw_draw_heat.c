@@ -13,6 +13,7 @@
 #include "vw_describe.h"
 #include "vw_draw_int.h"
 #include "vw_plane.h"
+#include "vw_view.h"
 
 /* A picture: an input of shape (N, 1 or 3, H, W), at least 16 x 16, every value in
  * [0, 1] (what --image and --in of a PNG/PGM/PPM give): 1 (grey) or 3 (RGB), else 0. */
@@ -208,14 +209,23 @@ out:
 }
 
 /* Margin cells (outside the plane, where padding reads land) as a dim checkerboard. */
-static void draw_margin(SDL_Renderer *r, const vw_heatmap *m, vw_rect area)
+/* The ring of cells outside the plane, a grey checker. On a slide that draws the dropped
+ * window (lesson 12) the padding, which windows read as zeros, is blue-grey, apart from
+ * the rows and columns past it, which no window can read (issue 38 D8). */
+static void draw_margin(SDL_Renderer *r, const vw_state *s, int panel, const vw_heatmap *m, vw_rect area)
 {
     if (!m->margin || m->cell < 4) return;
+    vw_fig_dropped dr;
+    const int padded = s->nslides && (s->slides[s->slide].figure & VW_FIGURE_DROPPED) &&
+                       vw_fig_dropped_find(s, panel, &dr) && dr.g.in[0] == m->rows && dr.g.in[1] == m->cols;
     for (int64_t y = -m->margin; y < m->rows + m->margin; ++y)
         for (int64_t x = -m->margin; x < m->cols + m->margin; ++x) {
             if (!vw_rect_overlap(vw_heatmap_cell(m, y, x), area)) continue;
             if (y >= 0 && y < m->rows && x >= 0 && x < m->cols) continue;
-            vw_fill(r, vw_heatmap_cell(m, y, x), ((y + x) & 1) ? 0x2C2C34 : 0x34343E);
+            const int pad = padded && y >= -dr.g.pad[0] && y < m->rows + dr.g.pad[0] && x >= -dr.g.pad[1] &&
+                            x < m->cols + dr.g.pad[1];
+            const uint32_t c = pad ? (((y + x) & 1) ? 0x2E3C5C : 0x364668) : (((y + x) & 1) ? 0x2C2C34 : 0x34343E);
+            vw_fill(r, vw_heatmap_cell(m, y, x), c);
         }
 }
 
@@ -326,7 +336,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     const SDL_Rect clip = vw_sdl(map); /* a zoomed plane reaches past its panel */
     SDL_RenderSetClipRect(d->r, &clip);
-    draw_margin(d->r, &m, map);
+    draw_margin(d->r, s, panel, &m, map);
     int x0 = (int)floor(m.ox + m.cell * (double)wx0), y0 = (int)floor(m.oy + m.cell * (double)wy0);
     SDL_Rect dst = {.x = x0,
                     .y = y0,
