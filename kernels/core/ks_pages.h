@@ -224,9 +224,16 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
         p[2 * n32] = (uint32_t)(index >> 32);
         p += 3 * n32;
     }
-    const uint32_t w[8] = {p0, p1, p2, p3, p4, p5, p6, p7};
-    for (uint32_t k = 0; k < 8; ++k)
-        if (k < n) p[n32 * k] = w[k];
+    /* one predicated store a word, spelled out: a loop over an array of the words was
+     * left rolled at some of the 19 probes of an im2col item, the array in local memory */
+    if (n > 0) p[0] = p0;
+    if (n > 1) p[n32] = p1;
+    if (n > 2) p[2 * n32] = p2;
+    if (n > 3) p[3 * n32] = p3;
+    if (n > 4) p[4 * n32] = p4;
+    if (n > 5) p[5 * n32] = p5;
+    if (n > 6) p[6 * n32] = p6;
+    if (n > 7) p[7 * n32] = p7;
     if (t->page_room & 0xffffu) p[n32 * n] = 0; /* where the records end, until the next one */
 }
 
