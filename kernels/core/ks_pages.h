@@ -96,22 +96,14 @@ KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uin
 }
 
 #if defined(__CUDA_ARCH__)
-/* KS_PAGE_CLAIM_NOINLINE 1: the claim below is one function, not a copy at every probe
- * (a 3x3 im2col item has 19); it takes and returns values, so the caller's ks_thread
- * stays in registers. */
-#ifndef KS_PAGE_CLAIM_NOINLINE
-#define KS_PAGE_CLAIM_NOINLINE 0
-#endif
-#if KS_PAGE_CLAIM_NOINLINE
-#define KS_PAGE_CLAIM_FN __device__ static __noinline__
-#else
-#define KS_PAGE_CLAIM_FN __device__ static __forceinline__
-#endif
 /* The lanes in `needy` (a ballot of `active`) claim one page, a column each (one
  * atomicAdd by the first); returns this lane's next word (KS_PAGE_NONE: none) and, above
- * bit 32, its room. Lanes not in `needy` get their own word and room back. */
-KS_PAGE_CLAIM_FN unsigned long long ks_page_claim(ks_sink *s, unsigned needy, unsigned active, uint32_t lane,
-                                                  uint32_t block, uint32_t thread, uint32_t word, uint32_t room)
+ * bit 32, its room. Lanes not in `needy` get their own word and room back. (Out of line,
+ * one copy instead of one a probe, it made the traced im2col 1.1x slower and "filter
+ * records nothing" 1.9x the plain kernel, from the call's saved registers: H200, 2026-11-29.) */
+__device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, unsigned needy, unsigned active,
+                                                                   uint32_t lane, uint32_t block, uint32_t thread,
+                                                                   uint32_t word, uint32_t room)
 {
     const uint32_t columns = (uint32_t)__popc(needy);
     const int leader = __ffs(needy) - 1;
