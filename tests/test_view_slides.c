@@ -646,6 +646,9 @@ START_TEST(slide_decomposition_lines_fit_their_panel)
                     ck_assert_ptr_nonnull(field_line(&lines, "i"));
                     ck_assert_ptr_nonnull(field_line(&lines, "j"));
                 }
+                if (l == 0 && k == 3) /* issue 38 D4: "y = y1 + ph*bh ...": the RoI's worked-out y1 */
+                    ck_assert_msg(field_line(&lines, "y1") && strstr(slides[k].fields, " y1 "),
+                                  "lesson 06 slide 4 at %dx%d: no line for y1", w, h);
                 if (l == 0 && k == 4) {
                     int whole = 0;
                     for (int i = 0; i < lines.n; ++i) /* on the focused line, or wrapped under it */

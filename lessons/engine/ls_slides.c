@@ -6,6 +6,8 @@
 
 #include "ls_slides.h"
 
+#include "../../trace/step_work.h"
+
 static char *dup_text(const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -70,13 +72,20 @@ static void named_fields(const ls_session *S, const ls_ctx *c, const char *text,
     if (!text || c->item >= S->idx.nitems) return;
     const ks_event *w = vw_event(&S->tr, vw_item_ev(&S->idx, &S->idx.items[c->item], 0));
     if (w->kind != KS_EV_WORK || w->site >= S->tr.nsites) return;
+    /* the panel's lines: the site's fields and the values worked out before them (a RoI's
+     * y1 and bin_h, issue 38 D4), as vw_describe draws them; a worked-out value of one
+     * letter (patchify's y and x) is too common a word in a text to count as named */
     const ks_site *site = &S->tr.sites[w->site];
-    for (int f = 0; f < site->nfields; ++f) {
-        const char *name = site->fields[f].name;
+    static ks_work_line lines[KS_WORK_LINES];
+    const int nlines = ks_step_work_lines(&S->tr, w, lines, KS_WORK_LINES);
+    for (int f = 0; f < nlines; ++f) {
+        const char *name = lines[f].name;
         const size_t len = strlen(name);
+        int own = 0;
+        for (int g = 0; g < site->nfields; ++g) own |= !strcmp(site->fields[g].name, name);
         char key[80];
         snprintf(key, sizeof key, " %s ", name);
-        if (!len || strstr(fields, key)) continue;
+        if (!len || (len == 1 && !own) || strstr(fields, key)) continue;
         for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
             const char before = p > text ? p[-1] : ' ', after = p[len];
             const int word = !(before == '_' || before == '.' || (before >= 'a' && before <= 'z') ||
