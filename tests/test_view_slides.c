@@ -1045,6 +1045,37 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
 }
 END_TEST
 
+/* Lesson 14 step 6: our RoIAlign's sample clamped to x = 7 sits at the centre of
+ * input[0, 1, 5, 7], whose number, 111 (element i is i: 64 + 5 * 8 + 7), prints there.
+ * The sample's marker frames the number instead of covering it (issue 38 D3): no focus
+ * cyan inside the number, some in a ring round it. */
+START_TEST(a_clamped_sample_frames_its_cells_number)
+{
+    open_lesson("14");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 5);
+    const vw_rec_panel *rp = &f.d.rec.panel[0];
+    int found = 0;
+    for (int i = 0; i < rp->nvalues; ++i) {
+        if (rp->value[i].y != 5 || rp->value[i].x != 7) continue;
+        found = 1;
+        ck_assert_str_eq(rp->value[i].text, "111");
+        const vw_rect b = rp->value[i].box;
+        for (int y = b.y; y < b.y + b.h; ++y)
+            for (int x = b.x; x < b.x + b.w; ++x) ck_assert_uint_ne(vf_pixel(f.surf, x, y), VW_COL_FOCUS);
+        int ring = 0;
+        for (int y = b.y - 24; y < b.y + b.h + 24; ++y)
+            for (int x = b.x - 24; x < b.x + b.w + 24; ++x) ring += vf_pixel(f.surf, x, y) == VW_COL_FOCUS;
+        ck_assert_int_gt(ring, 40);
+    }
+    ck_assert(found);
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -1064,6 +1095,7 @@ int main(void)
     tcase_add_test(tc, a_step_puts_the_warp_strip_on_its_slide);
     tcase_add_test(tc, weights_stay_off_until_their_question_is_answered);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
+    tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

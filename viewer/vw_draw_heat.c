@@ -447,6 +447,21 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int 
     }
     if (focused && weights && m->cell >= vw_value_font(d, VW_VALUE_FONTS - 1)->line)
         vw_draw_sample_weights(d, m, e, bounds, panel);
+    /* a sample on a printed number (clamped to its cell's centre: RoIAlign at the border)
+     * gets a frame round the number, outside its corner's box, not a dot over it (issue
+     * 38 D3: a marker never hides a cell the step names) */
+    static vw_rect nums[VW_REC_VALUES];
+    const int nn = vw_value_boxes(d, panel, nums, VW_REC_VALUES);
+    for (int i = 0; i < nn; ++i) {
+        const vw_rect *v = &nums[i];
+        if (px < v->x || px >= v->x + v->w || py < v->y || py >= v->y + v->h) continue;
+        int hw, hh;
+        vw_corner_box(d, m, panel, &hw, &hh);
+        const int cx = v->x + v->w / 2, cy = v->y + v->h / 2;
+        const vw_rect frame = {.x = cx - hw - 4, .y = cy - hh - 4, .w = 2 * hw + 9, .h = 2 * hh + 9};
+        vw_outline(d->r, frame, focused ? VW_COL_FOCUS : VW_COL_ITEM, 2, 0);
+        return;
+    }
     vw_rect dot = {.x = px - 2, .y = py - 2, .w = 5, .h = 5};
     vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
     if (focused) {
