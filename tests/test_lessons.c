@@ -1656,7 +1656,12 @@ START_TEST(lesson_14_says_what_its_traces_show)
     ck_assert_ptr_nonnull(strstr(text, "every thread loads y1 first: rois[1, 2] = 5"));
     ck_assert_ptr_nonnull(strstr(text, "the top-left corner is input[0, 1, 3, 1]"));
     ck_assert_ptr_nonnull(strstr(text, "2 + 2 + 4 + 4 = 12"));
-    ck_assert_ptr_nonnull(strstr(text, "element 64 + 7 * 8 + 7 = 127"));
+    /* step 6: work item 15's tap 2 at (8, 6.65625): y clamps to row 7 of plane 1 (element i
+     * is i), x blends columns 6 and 7 */
+    char blend[96];
+    const double lx = 6.65625 - 6;
+    snprintf(blend, sizeof blend, "0.65625 * 127 = %.5f", (1 - lx) * (64 + 7 * 8 + 6) + lx * (64 + 7 * 8 + 7));
+    ck_assert_ptr_nonnull(strstr(text, blend));
     ck_assert_ptr_nonnull(strstr(text, "0 of 7 questions right at the first try"));
     free(text);
 }
