@@ -96,24 +96,22 @@ KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uin
 }
 
 #if defined(__CUDA_ARCH__)
-/* The lanes in `needy` (a ballot of `active`) claim one page, a column each (one
- * atomicAdd by the first); returns this lane's next word (KS_PAGE_NONE: none) and, above
- * bit 32, its room. Lanes not in `needy` get their own word and room back. (Out of line,
- * one copy instead of one a probe, it made the traced im2col 1.1x slower and "filter
- * records nothing" 1.9x the plain kernel, from the call's saved registers: H200, 2026-11-29.) */
-__device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, unsigned needy, unsigned active,
-                                                                   uint32_t lane, uint32_t block, uint32_t thread,
-                                                                   uint32_t word, uint32_t room)
+/* The lanes in `needy` (this one among them, converged) claim one page, a column each
+ * (one atomicAdd by the first); returns this lane's next word (KS_PAGE_NONE: none) and,
+ * above bit 32, its room. Inlined: out of line (one copy, not one a probe) it made
+ * every-event im2col 1.1x slower and "filter records nothing" 1.9x the plain kernel, from
+ * the registers the call saves (H200, 2026-11-29). */
+__device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, unsigned needy, uint32_t lane,
+                                                                   uint32_t block, uint32_t thread)
 {
     const uint32_t columns = (uint32_t)__popc(needy);
     const int leader = __ffs(needy) - 1;
     unsigned long long page = 0;
     if ((int)lane == leader) page = atomicAdd(&s->counters[0], (unsigned long long)columns * KS_COL_WORDS);
-    page = __shfl_sync(active, page, leader);
-    if (needy >> lane & 1u) {
-        word = ks_page_column_at(s, page, columns, (uint32_t)__popc(needy & ((1u << lane) - 1u)), block, thread);
-        room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
-    }
+    page = __shfl_sync(needy, page, leader);
+    const uint32_t word = ks_page_column_at(s, page, columns, (uint32_t)__popc(needy & ((1u << lane) - 1u)), block,
+                                            thread);
+    const uint32_t room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
     return (unsigned long long)room << 32 | word;
 }
 #endif
@@ -124,12 +122,12 @@ __device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, u
 KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 {
 #if defined(__CUDA_ARCH__)
+    /* only the lanes short of room take part: the ones that reach this branch together
+     * (__activemask inside it) claim one page; the rest pay a compare, not a ballot */
+    if ((t->page_room & 0xffffu) >= words) return;
     const uint32_t lane = ks_thread_linear(t) & 31u;
-    const unsigned active = __activemask();
-    const unsigned needy = __ballot_sync(active, (t->page_room & 0xffffu) < words);
-    if (!needy) return;
-    const unsigned long long got = ks_page_claim(t->sink, needy, active, lane, ks_block_linear(t), ks_thread_linear(t),
-                                                 t->page_word, t->page_room);
+    const unsigned needy = __activemask();
+    const unsigned long long got = ks_page_claim(t->sink, needy, lane, ks_block_linear(t), ks_thread_linear(t));
     t->page_word = (uint32_t)got;
     t->page_room = (uint32_t)(got >> 32);
 #else
