@@ -507,7 +507,7 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
 
 /* the item's region events (a RoI and its bins, a patch, points): outlines in continuous
  * coordinates on the panel showing their tensor and plane; points in vw_draw_points */
-static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it)
+static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it, vw_rect bounds)
 {
     static vw_box b[1024]; /* a reduce item's sites: one per contributing offset */
     const int n = vw_item_boxes(s->tr, s->idx, it, b, 1024);
@@ -532,7 +532,7 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
             SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
         }
     }
-    vw_draw_points(d, m, s, panel, b, n);
+    vw_draw_points(d, m, s, panel, b, n, bounds);
 }
 
 /* The item's one sample event, or NULL when it has none or several. */
@@ -562,7 +562,7 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
      * entry it is copied to), in cyan; the rest of the work item in white */
     const ks_event *f = ev != VW_NONE ? vw_event(tr, ev) : NULL;
     const ks_event *partner = NULL;
-    if (it != VW_NONE) draw_boxes(d, &m, s, panel, it);
+    if (it != VW_NONE) draw_boxes(d, &m, s, panel, it, clip);
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {

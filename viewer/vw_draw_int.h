@@ -105,8 +105,10 @@ static inline void vw_leader(SDL_Renderer *r, const int (*p)[2], int n, uint32_t
 
 /* A line from (x0, y0) to (x1, y1) with an arrowhead at (x1, y1). */
 void vw_draw_arrow(SDL_Renderer *r, int x0, int y0, int x1, int y1, uint32_t col);
-/* The region points among b[0..n) on the panel's tensor and plane (vw_draw_points.c). */
-void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n);
+/* The region points among b[0..n) on the panel's tensor and plane (vw_draw_points.c), their
+ * tap labels inside bounds (the panel's map area). */
+void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n,
+                    vw_rect bounds);
 
 /* The cells of m's plane that lie (partly) inside area: [*y0, *y1) x [*x0, *x1). */
 void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1);

@@ -11,6 +11,7 @@
 
 #include "vw_colormap.h"
 #include "vw_draw_int.h"
+#include "vw_labels.h"
 
 void vw_draw_arrow(SDL_Renderer *r, int x0, int y0, int x1, int y1, uint32_t col)
 {
@@ -43,10 +44,73 @@ static int on_plane(const vw_box *b, const vw_state *s, int panel)
            fabs(b->y0) <= 1e6 && fabs(b->x0) <= 1e6;
 }
 
-void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n)
+/* The taps of the points on panel `panel`: each beside its point's cell, off the cells
+ * the step names, off every number the cells print and off the other labels, with a
+ * leader from the ring's upper-left edge (issue 38 D3: lesson 08's offset label covered
+ * the site it names); recorded as VW_LABEL_TAP. */
+static void draw_taps(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n, int rad,
+                      vw_rect bounds)
+{
+    enum { MAX_TAPS = 16 };
+    vw_label l[MAX_TAPS];
+    int tap[MAX_TAPS];
+    uint32_t col[MAX_TAPS];
+    int nl = 0;
+    const uint32_t focus = vw_state_event(s);
+    const int k = vw_label_font(d, m->cell);
+    const vw_font *f = vw_value_font(d, k);
+    for (int i = 0; i < n && nl < MAX_TAPS; ++i) {
+        if (!on_plane(&b[i], s, panel)) continue;
+        int px, py;
+        vw_heatmap_point(m, b[i].y0, b[i].x0, &px, &py);
+        char t[12];
+        snprintf(t, sizeof t, "%d", b[i].tap);
+        tap[nl] = b[i].tap;
+        const int edge = (int)lround(rad * 0.7071);
+        l[nl] = (vw_label){.ax = px - edge,
+                           .ay = py - edge,
+                           .w = (int)strlen(t) * f->advance + 8,
+                           .h = f->line + 4,
+                           .cell = vw_heatmap_cell(m, (int64_t)floor(b[i].y0 + 0.5), (int64_t)floor(b[i].x0 + 0.5)),
+                           .dx = -1,
+                           .dy = -1,
+                           .gx = m->ox,
+                           .gy = m->oy,
+                           .gcell = m->cell};
+        col[nl++] = b[i].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
+    }
+    if (!nl) return;
+    static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + VW_REC_VALUES];
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    int na = 0;
+    for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
+    for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box;
+    na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
+    vw_place_labels(l, nl, bounds, avoid, na, 3);
+    for (int i = 0; i < nl; ++i) {
+        int pts[VW_LEADER_PTS][2], npts = 0;
+        if (l[i].leader) {
+            npts = vw_route_leader(&l[i], rp->focus, rp->nfocus, m->ox, m->oy, m->cell, pts);
+            vw_leader(d->r, pts, npts ? npts : 2, col[i]);
+            if (!npts) npts = 2;
+        }
+        const vw_rect bg = {.x = l[i].box.x + 2, .y = l[i].box.y + 2, .w = l[i].box.w - 4, .h = l[i].box.h - 4};
+        vw_fill(d->r, bg, 0x000000);
+        char t[12];
+        snprintf(t, sizeof t, "%d", tap[i]);
+        vw_text(f, d->r, bg.x + 2, bg.y, col[i], 0, t);
+        vw_rec_add_label(&d->rec, panel, VW_LABEL_TAP, &l[i], pts, npts, vw_value_font_px(d, k), t);
+    }
+}
+
+void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n,
+                    vw_rect bounds)
 {
     const uint32_t focus = vw_state_event(s);
-    const int rad = m->cell >= 160 ? 48 : m->cell >= 16 ? (int)(m->cell * 0.3) : 5;
+    /* a ring round the cell's number where the cells print theirs (it frames the site's
+     * number, never covers it), else a ring of 0.3 cell */
+    const int framed = d->rec.panel[panel].values && m->cell >= 16;
+    const int rad = framed ? (int)(m->cell * 0.47) : m->cell >= 160 ? 48 : m->cell >= 16 ? (int)(m->cell * 0.3) : 5;
     /* arrows first, so the rings and labels sit on top of them */
     for (int k = 0; k < n && panel == 0; ++k) {
         double ty, tx;
@@ -57,12 +121,19 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
         vw_heatmap_point(m, b[k].y0, b[k].x0, &px, &py);
         vw_heatmap_point(m, ty, tx, &qx, &qy);
         const uint32_t col = b[k].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
-        vw_rect where = {.x = qx - 4, .y = qy - 4, .w = 9, .h = 9};
-        vw_outline(d->r, where, VW_COL_HEAD, 1, 0);
-        /* from the ring's edge, so the arrow does not hide the point */
+        /* where it lands: a small box, or over a printed number a thin ring round it that
+         * the arrow stops at */
         const double len = hypot(qx - px, qy - py);
-        if (len <= rad + 6) continue;
+        if (framed) {
+            ring(d->r, qx, qy, rad, 1, VW_COL_HEAD);
+        } else {
+            vw_rect where = {.x = qx - 4, .y = qy - 4, .w = 9, .h = 9};
+            vw_outline(d->r, where, VW_COL_HEAD, 1, 0);
+        }
+        /* from the ring's edge, so the arrow does not hide the point */
+        if (len <= (framed ? 2 * rad : rad) + 6) continue;
         const int sx = px + (int)lround((qx - px) * rad / len), sy = py + (int)lround((qy - py) * rad / len);
+        if (framed) qx -= (int)lround((qx - px) * rad / len), qy -= (int)lround((qy - py) * rad / len);
         /* two pixels wide: a second line beside the first, across its main direction */
         const int ox = abs(qy - py) > abs(qx - px), oy = !ox;
         vw_color(d->r, col);
@@ -76,18 +147,10 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
         const uint32_t col = b[k].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
         ring(d->r, px, py, rad + 1, 4, 0x000000); /* a dark edge: the ring shows on pale cells too */
         ring(d->r, px, py, rad, 2, col);
-        vw_rect dot = {.x = px - 1, .y = py - 1, .w = 3, .h = 3};
-        vw_fill(d->r, dot, col);
-        if (s->idx && s->idx->point_taps && m->cell >= d->font.line + 4) {
-            char tap[12];
-            snprintf(tap, sizeof tap, "%d", b[k].tap);
-            const vw_rect cell = vw_heatmap_cell(m, (int64_t)floor(b[k].y0 + 0.5), (int64_t)floor(b[k].x0 + 0.5));
-            vw_rect bg = {.x = cell.x + 1,
-                          .y = cell.y + 1,
-                          .w = (int)strlen(tap) * d->font.advance + 3,
-                          .h = d->font.line};
-            vw_fill(d->r, bg, 0x000000);
-            vw_text(&d->font, d->r, bg.x + 2, bg.y, col, 0, tap);
+        if (!framed) { /* the point itself, where no number marks the cell's centre */
+            vw_rect dot = {.x = px - 1, .y = py - 1, .w = 3, .h = 3};
+            vw_fill(d->r, dot, col);
         }
     }
+    if (s->idx && s->idx->point_taps && m->cell >= d->font.line + 4) draw_taps(d, m, s, panel, b, n, rad, bounds);
 }
