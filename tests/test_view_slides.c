@@ -1076,6 +1076,39 @@ START_TEST(a_clamped_sample_frames_its_cells_number)
 }
 END_TEST
 
+/* issue 38 D3, D8: lesson 06 step 7's clamped sample sits on pixel (5, 5)'s centre; its
+ * ring goes around the cell's number (36), not over it, and the clamp label names both
+ * coordinates the clamp moves (the bin's grid puts the sample at (5.1875, 5.1875)). */
+START_TEST(a_clamped_sample_keeps_its_cells_number_in_view)
+{
+    open_lesson("06");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 6);
+    const vw_rec_panel *rp = &f.d.rec.panel[0];
+    ck_assert_int_eq(rp->values, 1);
+    int found = 0;
+    for (int i = 0; i < rp->nvalues; ++i) {
+        if (rp->value[i].y != 5 || rp->value[i].x != 5) continue;
+        found = 1;
+        ck_assert_str_eq(rp->value[i].text, "36");
+        const vw_rect b = rp->value[i].box;
+        int cyan = 0;
+        for (int y = b.y; y < b.y + b.h; ++y)
+            for (int x = b.x; x < b.x + b.w; ++x) cyan += vf_pixel(f.surf, x, y) == VW_COL_FOCUS;
+        ck_assert_msg(cyan == 0, "%d focus-coloured pixels over the number 36", cyan);
+    }
+    ck_assert(found);
+    int clamp = 0;
+    for (int i = 0; i < f.d.rec.nlabels; ++i)
+        clamp += strstr(f.d.rec.labels[i].text, "(5.1875, 5.1875) -> (5, 5)") != NULL;
+    ck_assert_int_eq(clamp, 1);
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -1094,6 +1127,7 @@ int main(void)
     tcase_add_test(tc, the_rules_report_what_breaks_them);
     tcase_add_test(tc, a_step_puts_the_warp_strip_on_its_slide);
     tcase_add_test(tc, weights_stay_off_until_their_question_is_answered);
+    tcase_add_test(tc, a_clamped_sample_keeps_its_cells_number_in_view);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     suite_add_tcase(s, tc);

@@ -195,12 +195,9 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
                            .gy = m->oy,
                            .gcell = m->cell};
     }
-    /* a leader may cross the sample's ring and its other corners' cells */
-    for (int g = 0; g < n; ++g) {
-        pl[g].pass[pl[g].npass++] = avoid[0];
-        for (int o = 0; o < n && pl[g].npass < 4; ++o)
-            if (o != g) pl[g].pass[pl[g].npass++] = vw_heatmap_cell(m, out[o].y, out[o].x);
-    }
+    /* a leader may cross the sample's ring, not its other corners' cells (issue 38 D3:
+     * a line across a corner reads as that corner's) */
+    for (int g = 0; g < n; ++g) pl[g].pass[pl[g].npass++] = avoid[0];
     for (int i = 0; i < nkeep && navoid < (int)(sizeof avoid / sizeof avoid[0]); ++i) avoid[navoid++] = keep_off[i];
     const int stuck = vw_place_labels(pl, n, bounds, avoid, navoid, 5);
     for (int g = 0; g < n; ++g) out[g].label = pl[g];

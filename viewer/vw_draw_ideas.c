@@ -218,11 +218,15 @@ static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
         vw_draw_arrow(d->r, rx, ry, qx, qy, VW_COL_CLAMP);
         vw_draw_arrow(d->r, rx + 1, ry, qx + 1, qy, VW_COL_CLAMP);
     }
-    char a[24], b[24], text[128];
-    const int along_y = (f->flags & KS_FLAG_CLAMP_Y) != 0;
+    char a[24], b[24], a2[24], b2[24], text[128];
+    const int along_y = (f->flags & KS_FLAG_CLAMP_Y) != 0, along_x = (f->flags & KS_FLAG_CLAMP_X) != 0;
     vw_cell_text(a, sizeof a, along_y ? y : x, 0);
     vw_cell_text(b, sizeof b, along_y ? cy : cx, 0);
-    snprintf(text, sizeof text, "%s %s -> %s: clamped", along_y ? "y" : "x", a, b);
+    if (along_y && along_x) { /* a corner: both move (lesson 06's (5.1875, 5.1875) -> (5, 5)) */
+        vw_cell_text(a2, sizeof a2, x, 0);
+        vw_cell_text(b2, sizeof b2, cx, 0);
+        snprintf(text, sizeof text, "(%s, %s) -> (%s, %s): clamped", a, a2, b, b2);
+    } else snprintf(text, sizeof text, "%s %s -> %s: clamped", along_y ? "y" : "x", a, b);
     const int k = vw_label_font(d, m->cell);
     notes ns = {0};
     note(&ns, vw_value_font(d, k), rx, ry, VW_COL_CLAMP, text);
