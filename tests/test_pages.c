@@ -131,8 +131,10 @@ static unsigned long long write_pages(uint64_t seed, unsigned long long slots, u
                                       unsigned long long *dropped)
 {
     uint64_t s = seed;
-    *buf = calloc(slots * KS_PAGE_SLOT_WORDS + 1, sizeof(uint32_t));
+    /* not zeros: a column whose end word was never written must not read as ended */
+    *buf = malloc((slots * KS_PAGE_SLOT_WORDS + 1) * sizeof(uint32_t));
     ck_assert_ptr_nonnull(*buf);
+    memset(*buf, 0xa5, (slots * KS_PAGE_SLOT_WORDS + 1) * sizeof(uint32_t));
     unsigned long long counters[2] = {0, 0};
     ks_sink *sink = &g_sink;
     memset(sink, 0, sizeof *sink);
@@ -154,6 +156,8 @@ static unsigned long long write_pages(uint64_t seed, unsigned long long slots, u
         th[i].items_left = (int)tu_int(&s, 0, 4);
         th[i].events_left = -1;
         th[i].next_index = i;
+        /* odd threads end their columns lazily, as KernelScope's own traced kernels do */
+        if (i % 2) t->page_room = KS_PAGE_LAZY_END;
     }
     for (;;) {
         int live = 0;
@@ -166,6 +170,7 @@ static unsigned long long write_pages(uint64_t seed, unsigned long long slots, u
         const int burst = (int)tu_int(&s, 1, 9);
         for (int b = 0; b < burst && th[i].items_left > 0; ++b) step(&th[i], &s, x);
     }
+    for (int i = 0; i < THREADS; ++i) ks_page_close(&th[i].t); /* each thread done */
     *dropped = counters[1];
     return counters[0];
 }

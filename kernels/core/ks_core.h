@@ -27,6 +27,14 @@
 #else
 #define KS_FN_INLINE static inline __attribute__((always_inline))
 #endif
+/* Unroll the loop that follows fully under nvcc (its bounds must be constants): a loop
+ * over a small array left rolled puts the array in local memory (im2col_body.h's taps,
+ * whose rolling nvcc decides by the size of the probes inside) */
+#if defined(__CUDACC__)
+#define KS_UNROLL _Pragma("unroll")
+#else
+#define KS_UNROLL
+#endif
 
 typedef struct ks_dim3 {
     uint32_t x, y, z;

@@ -10,6 +10,7 @@
 
 #include "ks_core.h"
 #include "ks_kernel.h"
+#include "ks_pages.h"
 #include "ks_error.h"
 
 __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sink)
@@ -141,7 +142,9 @@ static inline ks_status ks_cuda_check_launch(const char *kernel) { return ks_cud
             name##_body_##pv(&t, &a);                                    \
         } else {                                                         \
             ks_thread_from_builtins(&t, &sink);                          \
+            t.page_room |= KS_PAGE_LAZY_END;                             \
             name##_body_##v(&t, &a);                                     \
+            ks_page_close(&t);                                           \
         }                                                                \
         if (sink.schedule) ks_schedule_block(&sink, start);              \
     }

@@ -52,6 +52,11 @@
 #define KS_SHORT_TAPS 1024u      /* and tap */
 #define KS_PAGE_NO_TENSOR 255    /* a work record's tensor (KS_NO_TENSOR of ks_probe.h) */
 #define KS_PAGE_NONE 0xffffffffu /* page_word of a thread without a stored column */
+/* page_room: the words left in the column (bits 0-15), the page's columns (16-23), and
+ * KS_PAGE_LAZY_END: the thread ends its column when it leaves it (a new column, or
+ * ks_page_close when the thread is done: KernelScope's own traced kernels), not after
+ * every record (a probe in any other kernel, which has no such end) */
+#define KS_PAGE_LAZY_END 0x80000000u
 /* a buffer's words are numbered in 32 bits: at most 2^32 - 1 of them (16 GB) */
 #define KS_PAGE_MAX_SLOTS ((1ull << 32) / KS_PAGE_SLOT_WORDS - KS_PAGE_MAX_WORDS)
 
@@ -85,13 +90,22 @@ KS_FN_INLINE uint32_t ks_page_column_at(ks_sink *s, unsigned long long page_word
     col[columns] = block;
     col[2 * columns] = thread;
     col[3 * columns] = ks_page_tag(s->epoch, page_word, column);
+    col[KS_COL_HEAD * columns] = 0; /* no records yet: a column left empty reads as ended */
     return (uint32_t)page_word + column + KS_COL_HEAD * columns;
+}
+
+/* The 0 word after a lazily ended column's last record, when the column has room left. */
+KS_FN_INLINE void ks_page_close(ks_thread *t)
+{
+    if ((t->page_room & KS_PAGE_LAZY_END) && (t->page_room & 0xffffu) && t->page_word != KS_PAGE_NONE)
+        ((uint32_t *)t->sink->events)[t->page_word] = 0;
 }
 
 /* Column `column` of the `columns` of the page at word `page_word` becomes this thread's. */
 KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t columns, uint32_t column)
 {
-    t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
+    ks_page_close(t);
+    t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16 | (t->page_room & KS_PAGE_LAZY_END);
     t->page_word = ks_page_column_at(t->sink, page_word, columns, column, ks_block_linear(t), ks_thread_linear(t));
 }
 
@@ -128,8 +142,9 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
     const uint32_t lane = ks_thread_linear(t) & 31u;
     const unsigned needy = __activemask();
     const unsigned long long got = ks_page_claim(t->sink, needy, lane, ks_block_linear(t), ks_thread_linear(t));
+    ks_page_close(t);
     t->page_word = (uint32_t)got;
-    t->page_room = (uint32_t)(got >> 32);
+    t->page_room = (uint32_t)(got >> 32) | (t->page_room & KS_PAGE_LAZY_END);
 #else
     if ((t->page_room & 0xffffu) >= words) return;
     const unsigned long long page = t->sink->counters[0];
@@ -201,7 +216,7 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
 #endif
         return;
     }
-    const uint32_t n32 = t->page_room >> 16;
+    const uint32_t n32 = t->page_room >> 16 & 0xffu;
     uint32_t *p = (uint32_t *)t->sink->events + t->page_word;
     t->page_word += n32 * words;
     p[0] = h0;
@@ -224,7 +239,8 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
     if (n > 5) p[5 * n32] = p5;
     if (n > 6) p[6 * n32] = p6;
     if (n > 7) p[7 * n32] = p7;
-    if (t->page_room & 0xffffu) p[n32 * n] = 0; /* where the records end, until the next one */
+    /* where the records end, until the next one (a lazily ended column: when it is left) */
+    if (!(t->page_room & KS_PAGE_LAZY_END) && (t->page_room & 0xffffu)) p[n32 * n] = 0;
 }
 
 #endif /* KS_PAGES_H */

@@ -143,7 +143,9 @@ int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
  * traced body at 96 registers (KS_KERNEL_FAST_ALL, -DKS_IM2COL_TRACED_ALL_MAXNREG=N):
  * writing every event (ks_pages.h) spilled at 64 (Nsight Compute: 0.8 M local requests
  * in one im2col launch, 12.8x plain), at 80 took 8.8-9.5x plain, at 96 8.5-8.9x; blocks
- * over 640 threads, which it cannot hold, keep the 64-register kernel. */
+ * over 640 threads, which it cannot hold, keep the 64-register kernel. With short records
+ * (2026-11-29) im2col at 64 took 15.8x against 11.4x at 96 on N8 C64 128x128; col2im went
+ * the other way (below). */
 #ifndef KS_IM2COL_MAXNREG
 #define KS_IM2COL_MAXNREG 40
 #endif
@@ -184,18 +186,22 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
     for (KS_IDX i0 = 0; i0 < kh; i0 += block_rows) {
         for (KS_IDX j0 = 0; j0 < kw; j0 += 3) {
             float v[3][3];
+            KS_UNROLL
             for (int r = 0; r < 3; ++r) {
                 /* positions of taps past the window are not formed (a huge dilation would
                  * overflow the 32-bit variant's index) */
                 const int tap_row = r < block_rows && i0 + r < kh;
                 const KS_IDX h = tap_row ? h_off + (i0 + r) * dh : -1;
                 const int row_in = tap_row && h >= 0 && h < H;
+                KS_UNROLL
                 for (int u = 0; u < 3; ++u) {
                     const KS_IDX w = j0 + u < kw ? w_off + (j0 + u) * dw : -1;
                     v[r][u] = row_in && w >= 0 && w < W ? im[h * W + w] : 0.0f;
                 }
             }
-            for (int r = 0; r < 3; ++r)
+            KS_UNROLL
+            for (int r = 0; r < 3; ++r) {
+                KS_UNROLL
                 for (int u = 0; u < 3; ++u) {
                     if (r >= block_rows || i0 + r >= kh || j0 + u >= kw) continue;
                     const KS_IDX tap = (i0 + r) * kw + j0 + u;
@@ -210,6 +216,7 @@ KS_FN void KS_VARIANT(ks_im2col_item)(ks_thread *t, const ks_im2col_args *a, con
                                        h_col * Wo + w_col, v[r][u], 0);
                     });
                 }
+            }
         }
     }
 }
@@ -332,8 +339,9 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
         KS_VARIANT(ks_col2im_items)(t, a, (KS_IDX)a->kernel_h, (KS_IDX)a->kernel_w, (KS_IDX)a->stride_h,
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);
 }
-KS_KERNEL_FAST_ALL(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG),
-                   __maxnreg__(KS_IM2COL_TRACED_ALL_MAXNREG))
+/* col2im records every event faster at 64 registers than at 96 (short records, H200: 6.25x
+ * against 7.2x plain on N8 C64 128x128), so it has no third, 96-register build */
+KS_KERNEL_FAST(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
 
 /* col2im in the scatter form (--algorithm scatter): one work item per columns element
  * (n, c_col, h_col, w_col), w_col fastest, c_col = (c_im*kh + i)*kw + j. It adds its value
