@@ -249,10 +249,15 @@ START_TEST(roi_align_marks_the_sample_before_its_clamp)
     ck_assert_double_eq_tol(mk->x0, x, 1e-4);
     ck_assert_double_eq_tol(mk->y1, (double)(H - 1), 1e-6); /* clamped onto the last row */
     ck_assert(mk->y0 > H - 1 && mk->y0 < H);
-    /* its label says both */
-    char want[64], a[24];
+    /* its label says both; the bin (1, 1) sample is past the last column too (the RoI
+     * is square), so the label names both coordinates */
+    const int64_t W = param("input_size", 1);
+    ck_assert_double_eq_tol(mk->x1, (double)(W - 1), 1e-6);
+    ck_assert(mk->x0 > W - 1 && mk->x0 < W);
+    char want[128], a[24], b[24];
     vw_cell_text(a, sizeof a, y, 0);
-    snprintf(want, sizeof want, "y %s -> %lld", a, (long long)(H - 1));
+    vw_cell_text(b, sizeof b, x, 0);
+    snprintf(want, sizeof want, "(%s, %s) -> (%lld, %lld)", a, b, (long long)(H - 1), (long long)(W - 1));
     int said = 0;
     for (int i = 0; i < rec->nlabels; ++i) said |= strstr(rec->labels[i].text, want) != NULL;
     ck_assert_msg(said, "no label '%s'", want);

@@ -1109,6 +1109,37 @@ START_TEST(a_clamped_sample_keeps_its_cells_number_in_view)
 }
 END_TEST
 
+/* issue 38 D8: lesson 04 step 6's box sum at output (0, 0) "hangs over the padding":
+ * conv2d reads the columns, so the slide draws the item's 3x3 window on the input
+ * ("draw": ["window"]): rows and columns -1..1 with padding 1, of which 9 - 2*2 = 5 taps
+ * lie on the padding ring, which the plane's margin shows. */
+START_TEST(the_window_figure_shows_a_window_over_the_padding)
+{
+    open_lesson("04");
+    static const int sizes[2][2] = {{1920, 1080}, {1024, 768}};
+    for (int z = 0; z < 2; ++z) {
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, sizes[z][0], sizes[z][1], 5);
+        ck_assert_int_eq(st.panel[0].tensor, ks_trace_tensor(st.tr, "input"));
+        int found = 0;
+        for (int i = 0; i < f.d.rec.nmarks; ++i) {
+            const vw_rec_mark *mk = &f.d.rec.marks[i];
+            if (mk->kind != VW_MARK_KWINDOW) continue;
+            found++;
+            ck_assert_int_eq(mk->panel, 0);
+            ck_assert(mk->y0 == -1 && mk->x0 == -1 && mk->y1 == 1 && mk->x1 == 1);
+            ck_assert_int_eq(mk->pass, 5);
+        }
+        ck_assert_int_eq(found, 1);
+        ck_assert_int_ge(vw_panel_map(&st, &f.L, 0).margin, 1); /* the padding ring in view */
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -1128,6 +1159,7 @@ int main(void)
     tcase_add_test(tc, a_step_puts_the_warp_strip_on_its_slide);
     tcase_add_test(tc, weights_stay_off_until_their_question_is_answered);
     tcase_add_test(tc, a_clamped_sample_keeps_its_cells_number_in_view);
+    tcase_add_test(tc, the_window_figure_shows_a_window_over_the_padding);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     suite_add_tcase(s, tc);

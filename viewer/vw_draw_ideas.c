@@ -10,7 +10,10 @@
  *                          an arrow to where the border clamp moves it;
  *   dropped                im2col: the window after the last one that fits, dashed, its
  *                          taps past the padded image crossed out: what the floor of the
- *                          output size drops.
+ *                          output size drops;
+ *   window                 the focused item's kernel window over the input, outlined,
+ *                          its taps on the padding dotted (conv2d reads the columns, not
+ *                          the input: this is where they came from).
  * Each figure's labels go where labels go (vw_labels: off the step's cells, leaders that
  * cross none) and every mark is recorded (vw_record.h) for --check and the tests. */
 #include <math.h>
@@ -297,6 +300,40 @@ static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
     place_notes(d, m, panel, bounds, boxes, nb, &ns, k);
 }
 
+static void draw_window(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    vw_fig_geom g;
+    int64_t first[2], last[2];
+    if (!vw_fig_window_find(s, panel, &g, first, last)) return;
+    const vw_rect c0 = vw_heatmap_cell(m, first[0], first[1]), c1 = vw_heatmap_cell(m, last[0], last[1]);
+    const vw_rect box = {.x = c0.x + 2, .y = c0.y + 2, .w = c1.x + c1.w - c0.x - 4, .h = c1.y + c1.h - c0.y - 4};
+    vw_outline(d->r, box, VW_COL_FOCUS, 3, 0);
+    const int half = m->cell >= 40 ? 4 : 2;
+    int pads = 0;
+    for (int64_t i = 0; i < g.k[0]; ++i)
+        for (int64_t j = 0; j < g.k[1]; ++j) {
+            const int64_t ty = first[0] + i * g.dil[0], tx = first[1] + j * g.dil[1];
+            if (ty >= 0 && tx >= 0 && ty < g.in[0] && tx < g.in[1]) continue;
+            int px, py; /* a tap on the padding: a dot in its cell */
+            vw_heatmap_point(m, (double)ty, (double)tx, &px, &py);
+            dot(d->r, px, py, half, VW_COL_FOCUS);
+            pads++;
+        }
+    char text[128];
+    snprintf(text, sizeof text, "%d taps on padding", pads);
+    const int k = vw_label_font(d, m->cell);
+    notes ns = {0};
+    note(&ns, vw_value_font(d, k), box.x + box.w / 2, box.y + box.h - 2, VW_COL_FOCUS, text);
+    place_notes(d, m, panel, bounds, &box, 1, &ns, k);
+    mark(d, (vw_rec_mark){.panel = panel,
+                          .kind = VW_MARK_KWINDOW,
+                          .pass = pads,
+                          .y0 = (double)first[0],
+                          .x0 = (double)first[1],
+                          .y1 = (double)last[0],
+                          .x1 = (double)last[1]});
+}
+
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel)) return;
@@ -310,5 +347,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_WINDOWS_W) draw_windows(d, s, &m, panel, 1, clip);
     if (fig & VW_FIGURE_CLAMP) draw_clamp(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_DROPPED) draw_dropped(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_WINDOW) draw_window(d, s, &m, panel, clip);
     SDL_RenderSetClipRect(d->r, NULL);
 }

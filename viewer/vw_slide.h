@@ -15,8 +15,16 @@
 /* Figures a slide draws from its trace (a lesson step's "draw"): col2im's candidate
  * windows along the rows or the columns of the focused pixel and which pass the
  * divisibility test; a RoIAlign sample before and after its border clamp; the window
- * past the last one that fits, which the output size's floor drops. */
-enum { VW_FIGURE_WINDOWS_H = 1, VW_FIGURE_WINDOWS_W = 2, VW_FIGURE_CLAMP = 4, VW_FIGURE_DROPPED = 8 };
+ * past the last one that fits, which the output size's floor drops; the focused item's
+ * own kernel window over the input, padding taps included (conv2d reads the columns, so
+ * its input panel shows no reads of the window). */
+enum {
+    VW_FIGURE_WINDOWS_H = 1,
+    VW_FIGURE_WINDOWS_W = 2,
+    VW_FIGURE_CLAMP = 4,
+    VW_FIGURE_DROPPED = 8,
+    VW_FIGURE_WINDOW = 16
+};
 
 typedef struct vw_slide {
     char *title;     /* "Step 3 of 12: the kernel window" */

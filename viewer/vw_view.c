@@ -396,6 +396,21 @@ int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr)
     return dr->n;
 }
 
+int vw_fig_window_find(const vw_state *s, int panel, vw_fig_geom *g, int64_t first[2], int64_t last[2])
+{
+    static const ks_event *ev[MAX_EVENTS];
+    const int n = item_events(s, ev, MAX_EVENTS);
+    const ks_event *w = first_of(ev, n, KS_EV_WORK);
+    const int t = s->panel[panel].tensor;
+    int64_t o[2];
+    if (!w || t < 0 || t >= s->tr->ntensors || strcmp(s->tr->tensors[t].name, "input") || !get_geom(s->tr, g)) return 0;
+    if (!(field(s->tr, w, "h_out", &o[0]) && field(s->tr, w, "w_out", &o[1])) &&
+        !(field(s->tr, w, "h_col", &o[0]) && field(s->tr, w, "w_col", &o[1])))
+        return 0;
+    for (int a = 0; a < 2; ++a) vw_fig_window_taps(g, a, o[a], &first[a], &last[a]);
+    return 1;
+}
+
 int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1)
 {
     if (!s->nslides || s->panel[panel].tensor < 0) return 0;
@@ -417,6 +432,10 @@ int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, doubl
     double y, x;
     const ks_event *f = fig & VW_FIGURE_CLAMP ? vw_fig_clamped_sample(s, panel, &y, &x) : NULL;
     if (f) KEEP(y, x), KEEP((double)f->u.sample.y, (double)f->u.sample.x);
+    vw_fig_geom g;
+    int64_t first[2], last[2];
+    if ((fig & VW_FIGURE_WINDOW) && vw_fig_window_find(s, panel, &g, first, last))
+        KEEP((double)first[0], (double)first[1]), KEEP((double)last[0], (double)last[1]);
     vw_fig_dropped dr;
     if (fig & VW_FIGURE_DROPPED)
         for (int i = 0; i < vw_fig_dropped_find(s, panel, &dr); ++i)

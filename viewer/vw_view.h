@@ -55,4 +55,10 @@ typedef struct vw_fig_dropped {
 } vw_fig_dropped;
 int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr); /* n, 0..2 */
 
+/* The focused item's kernel window on panel p, when it shows the plane of the tensor
+ * named "input" the item's output channel reads (conv2d's filter o on a one-channel
+ * filter is not known: the panel's plane is taken as shown): its first and last taps,
+ * from the item's output position (h_out, w_out or h_col, w_col) and the geometry. */
+int vw_fig_window_find(const vw_state *s, int panel, vw_fig_geom *g, int64_t first[2], int64_t last[2]);
+
 #endif
