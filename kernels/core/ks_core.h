@@ -30,7 +30,7 @@
 /* Unroll the loop that follows fully under nvcc (its bounds must be constants): a loop
  * over a small array left rolled puts the array in local memory (im2col_body.h's taps,
  * whose rolling nvcc decides by the size of the probes inside) */
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__) /* the device pass: the host compiler does not know the pragma */
 #define KS_UNROLL _Pragma("unroll")
 #else
 #define KS_UNROLL
