@@ -1140,6 +1140,32 @@ START_TEST(the_window_figure_shows_a_window_over_the_padding)
 }
 END_TEST
 
+/* Lesson 08 step 14: the hash table (32 slots, one row) is zoomed to the slots the insert
+ * touches, so its row reaches past its panel; its bars stay in their panel. Above the
+ * ring of sites on the left panel the frame is the panel's background (issue 38: a bar
+ * stood over the sites). */
+START_TEST(a_zoomed_row_keeps_its_bars_in_its_panel)
+{
+    open_lesson("08");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 13);
+    ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(st.tr, "hash_keys"));
+    const vw_rect map = vw_panel_map_area(&f.L, 0);
+    const vw_heatmap m = vw_panel_map(&st, &f.L, 0);
+    const uint32_t bg = vf_pixel(f.surf, map.x + 1, map.y + 1);
+    const int top = (int)floor(m.oy - m.margin * m.cell) - 2;
+    ck_assert_int_gt(top - map.y, 40);
+    for (int y = map.y; y < top; ++y)
+        for (int x = map.x; x < map.x + map.w; ++x)
+            ck_assert_msg(vf_pixel(f.surf, x, y) == bg, "(%d, %d): %06x over the sites' panel", x, y,
+                          vf_pixel(f.surf, x, y));
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -1162,6 +1188,7 @@ int main(void)
     tcase_add_test(tc, the_window_figure_shows_a_window_over_the_padding);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
+    tcase_add_test(tc, a_zoomed_row_keeps_its_bars_in_its_panel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -24,6 +24,10 @@ void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, 
     if (room.h < 16) return;
     const double base = c->lo < 0 ? c->lo : 0, span = c->hi - base;
     const int64_t row = s->panel[panel].plane * pd.w;
+    /* a zoomed row reaches past its panel: its bars stay inside it (lesson 08 step 14's
+     * hash table stood over the other panel's sites) */
+    const SDL_Rect clip = vw_sdl(panel ? L->output : L->input);
+    SDL_RenderSetClipRect(d->r, &clip);
     for (int64_t x = 0; x < pd.w; ++x) {
         if (c->mode == VW_MODE_VALUES && T->dtype != KS_F32 && vw_cell_empty(T, row + x)) continue;
         const double v = vw_heat_value(s, t, row + x, c->mode);
@@ -44,4 +48,5 @@ void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, 
     /* the axis: the bars' zero */
     vw_rect axis = {.x = (int)floor(m->ox), .y = bottom, .w = (int)ceil(m->cell * (double)pd.w), .h = 1};
     vw_fill(d->r, axis, VW_COL_DIM);
+    SDL_RenderSetClipRect(d->r, NULL);
 }
