@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/core/ks_error.h"
@@ -149,6 +150,137 @@ static int answer_in_cells(const vw_slide *sl, const vw_record *rec, vw_rule_fn 
     return bad;
 }
 
+/* Cell values and labels at a size a room reads (issue 38 D1: 18 px at 1080p, so 13 px
+ * at 768 rows: the frame projected as tall; 1024x768's 3/5 text was 10 px). */
+static int legible(const char *which, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    int bad = 0;
+    const int least = vw_legible_px(rec->h);
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &rec->panel[p];
+        if (rp->tensor >= 0 && !rp->hidden && rp->values && rp->value_px < least)
+            bad += say(fn, ctx, "%s at %dx%d: the %s panel prints its values at %d px (at least %d: 18 px at 1080p)",
+                       which, rec->w, rec->h, p ? "right" : "left", rp->value_px, least);
+    }
+    for (int i = 0; i < rec->nlabels; ++i)
+        if (rec->labels[i].px < least) {
+            bad += say(fn, ctx, "%s at %dx%d: the label '%s' is %d px (at least %d: 18 px at 1080p)", which, rec->w,
+                       rec->h, rec->labels[i].text, rec->labels[i].px, least);
+            break;
+        }
+    return bad;
+}
+
+/* Whether the answer of slide sl stands in text as drawn: its text as a token (a
+ * choice's words without case, or its number: "zero" as 0). */
+static int holds_answer(const vw_slide *sl, const char *text)
+{
+    return vw_text_has_token(text, sl->asked, sl->asked_words) ||
+           (sl->asked_digit[0] && vw_text_has_token(text, sl->asked_digit, 0));
+}
+
+/* Whether value (the text after a line's " = ") starts with the whole-number answer of
+ * sl, its digits or a choice's number word as digits ("zero": 0). */
+static int focused_value(const vw_slide *sl, const char *value)
+{
+    const char *want = sl->asked_digit[0] ? sl->asked_digit : sl->asked;
+    const size_t n = strlen(want);
+    return !strncmp(value, want, n) && (value[n] == 0 || value[n] == ' ' || value[n] == ',');
+}
+
+/* Whether an answer found in a drawing is chance rather than a give-away: a whole number
+ * (an arange input, an index, a count print small whole numbers everywhere) outside the
+ * places that name what is asked. Fractions, cells "y, x" and words are no chance. */
+static int whole_number(const vw_slide *sl)
+{
+    char *end;
+    const double v = strtod(sl->asked, &end);
+    if (sl->asked_words) return sl->asked_digit[0] != 0; /* "zero": a 0 by chance, as any */
+    return end != sl->asked && !*end && v == floor(v);
+}
+
+int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx)
+{
+    int bad = 0;
+    if (!sl->asked[0]) return 0;
+    const int chance = whole_number(sl);
+    /* labels name what the step is about: a weight, a clamp (a tap's number or a weight
+     * of 0 or 1 is a whole number by chance) */
+    for (int i = 0; i < rec->nlabels && !chance; ++i)
+        if (holds_answer(sl, rec->labels[i].text)) {
+            bad += say(fn, ctx, "the %s at %dx%d draws its answer %s as the label '%s' on the %s panel", where, rec->w,
+                       rec->h, sl->asked, rec->labels[i].text, rec->labels[i].panel ? "right" : "left");
+            break;
+        }
+    /* the decomposition and events panel: the focused item's lines; a whole number only
+     * as the value of the focused event ('>' ... " = 0"), the one the step is about
+     * (lesson 02 step 5's padding read "= 0" beside "what does im2col write there?") */
+    for (int i = 0; i < rec->decomp_lines && i < VW_REC_LINES && !rec->decomp_hidden; ++i) {
+        const char *t = rec->decomp_text[i], *eq = t[0] == '>' ? strstr(t, " = ") : NULL;
+        while (eq && strstr(eq + 1, " = ")) eq = strstr(eq + 1, " = ");
+        if (chance ? eq && focused_value(sl, eq + 3) : holds_answer(sl, t)) {
+            bad += say(fn, ctx, "the %s at %dx%d prints its answer %s in the decomposition and events panel: \"%s\"",
+                       where, rec->w, rec->h, sl->asked, t);
+            break;
+        }
+    }
+    /* the band above the question: title, run line, narration, table (a prompt of its
+     * own is the lesson check's; a choice's own line holds its words) */
+    for (int i = 0; i < rec->band_lines && i < VW_REC_LINES && !chance; ++i) {
+        if (!strncmp(rec->band_text[i], "Question:", 9)) break;
+        if (holds_answer(sl, rec->band_text[i])) {
+            bad += say(fn, ctx, "the %s at %dx%d prints its answer %s above the question: \"%s\"", where, rec->w,
+                       rec->h, sl->asked, rec->band_text[i]);
+            break;
+        }
+    }
+    /* the cells: a fraction anywhere (the cell rule of answer_in_cells covers the asked
+     * and named ones); only on a slide before the question (the question's own slide
+     * has answer_in_cells) */
+    for (int p = 0; p < 2 && strcmp(where, "question slide") && !chance; ++p) {
+        const vw_rec_panel *rp = &rec->panel[p];
+        if (rp->tensor < 0 || rp->hidden) continue;
+        for (int i = 0; i < rp->nvalues; ++i)
+            if (holds_answer(sl, rp->value[i].text)) {
+                bad += say(fn, ctx, "the %s at %dx%d prints its answer %s in the %s panel's cell (%d, %d)", where,
+                           rec->w, rec->h, sl->asked, p ? "right" : "left", rp->value[i].y, rp->value[i].x);
+                break;
+            }
+    }
+    return bad;
+}
+
+static int answer_in_text(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx)
+{
+    return vw_audit_answer_in_text(sl, rec, where, fn, ctx);
+}
+
+/* Markers (a sample's dot and ring, the regular position's square, a site's ring) keep
+ * off the numbers the cells print (issue 38 D3: 06 step 7's and 14 step 6's dots hid
+ * the focused cells' numbers): a number inside a ring's clear middle shows, and so does
+ * one the drawing put back on top (on_top). */
+static int markers_over_numbers(const char *which, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    int bad = 0;
+    for (int i = 0; i < rec->ndots; ++i) {
+        const vw_rec_dot *m = &rec->dots[i];
+        const vw_rec_panel *rp = &rec->panel[m->panel];
+        if (rp->hidden) continue;
+        for (int j = 0; j < rp->nvalues; ++j) {
+            if (rp->value[j].on_top) continue; /* drawn again over the marker */
+            const vw_rect v = rp->value[j].box, c = m->clear;
+            const int inside = c.w > 0 && v.x >= c.x && v.y >= c.y && v.x + v.w <= c.x + c.w && v.y + v.h <= c.y + c.h;
+            if (vw_rect_overlap(m->box, v) && !inside) {
+                bad += say(fn, ctx, "%s at %dx%d: a marker covers the number %s of the %s panel's cell (%d, %d)", which,
+                           rec->w, rec->h, rp->value[j].text, m->panel ? "right" : "left", rp->value[j].y,
+                           rp->value[j].x);
+                return bad;
+            }
+        }
+    }
+    return bad;
+}
+
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx)
 {
     int bad = 0;
@@ -183,6 +315,9 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                        "\"notes\" (the terminal player's)",
                        lines, VW_NARRATION_LINES);
     }
+    bad += legible(which, rec, fn, ctx);
+    if (!reveal && sl->asked[0]) bad += answer_in_text(sl, rec, "question slide", fn, ctx);
+    bad += markers_over_numbers(which, rec, fn, ctx);
     /* the decomposition keeps every field the narration names, and the focused event */
     char fields[sizeof sl->fields], *save = NULL;
     snprintf(fields, sizeof fields, "%s", sl->fields);

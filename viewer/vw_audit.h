@@ -32,18 +32,33 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  * sentence through fn (msg); returns how many:
  *   pictures: the heatmap panels take at least VW_SLIDE_PICTURE % of the height;
  *   text: the band shows the slide's text whole (an answer slide may leave the step's
- *         text to the slide before), narration at most VW_NARRATION_LINES at 1024x768;
+ *         text to the slide before), narration at most VW_NARRATION_LINES at 1024x768
+ *         (the band across the frame);
  *   values: a panel prints its cells' values when they fit at the smallest value text,
  *           or zooms to the step's cells where that makes them fit;
  *   fields: the decomposition shows every field the narration names and the focused
  *           event;
- *   labels: no label covers a cell the step names or any number the cells print, no
- *           leader line crosses a named cell (but the cell it starts from);
+ *   labels: no label (a weight, a clamp, a site's tap) covers a cell the step names or
+ *           any number the cells print, no leader line crosses a named cell (but the
+ *           cell it starts from and its sample's other corners);
  *   leak: a number question's slide prints its answer in no cell it asks about or the
  *         step names (at most 4 on the panel: each stands out), and a number that is
  *         not a whole one in no cell at all;
- *   answer: an answer slide outlines the cell its question asks about. */
+ *   answer: an answer slide outlines the cell its question asks about;
+ *   legible: cell values and labels at vw_legible_px(h) at least;
+ *   given away: vw_audit_answer_in_text on the question slide;
+ *   markers: no sample dot, ring or square over a number a cell prints. */
 typedef void (*vw_rule_fn)(void *ctx, const char *msg);
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);
+
+/* Whether the drawing in rec gives the answer of slide sl's question away (sl->asked),
+ * `where` naming the frame in the message ("question slide", "slide before its
+ * question"): as a label's text; a fraction, cell or choice's words in the
+ * decomposition and events panel or in the band above the question; on a slide before
+ * the question also in any cell (on the question's own slide vw_audit_rules judges the
+ * cells). A whole number (a choice's "zero" too) counts only as the value the focused
+ * event's line prints ("> tap 0 read ... = 0"): elsewhere it stands by chance (a tap, a
+ * block, an index). One sentence per place through fn; returns how many. */
+int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx);
 
 #endif

@@ -1,6 +1,7 @@
 /* vw_describe.c - the viewer's text (see vw_describe.h). */
 #include "vw_describe.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -718,4 +719,26 @@ void vw_cell_text(char *buf, size_t n, double v, int narrow)
     snprintf(r, sizeof r, "%.4g", v);
     if (narrow && exact && strlen(t) > strlen(r) + 1) exact = 0, snprintf(t, sizeof t, "%s", r);
     snprintf(buf, n, "%s%s", exact ? "" : "~", t);
+}
+
+/* a character that continues a number or word: the match is part of something longer
+ * ("18", "0.75", "8x8": none of them prints the answer 8) */
+static int token_joins(char c) { return isalnum((unsigned char)c) || c == '.' || c == '_'; }
+
+/* `needle` in `text` as a whole token (case-insensitive for words) */
+int vw_text_has_token(const char *text, const char *needle, int word)
+{
+    const size_t n = strlen(needle);
+    if (!n) return 0;
+    for (const char *p = text; *p; ++p) {
+        size_t same = 0;
+        while (same < n && (word ? tolower((unsigned char)p[same]) == tolower((unsigned char)needle[same])
+                                 : p[same] == needle[same]))
+            same++;
+        if (same < n) continue;
+        const int before = p > text && (token_joins(p[-1]) || (!word && p[-1] == '-'));
+        const int after = token_joins(p[n]) && !(p[n] == '.' && !isdigit((unsigned char)p[n + 1]));
+        if (!before && !after) return 1;
+    }
+    return 0;
 }

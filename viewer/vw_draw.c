@@ -62,9 +62,17 @@ int vw_value_font_px(const vw_draw *d, int k)
     return k <= 0 ? d->text_px : d->small_px[k < VW_VALUE_FONTS - 1 ? k - 1 : VW_VALUE_FONTS - 2];
 }
 
+int vw_value_fonts(const vw_draw *d, int h)
+{
+    int n = 1;
+    while (n < VW_VALUE_FONTS && vw_value_font_px(d, n) >= vw_legible_px(h)) n++;
+    return n;
+}
+
 void vw_draw_value_metrics(const vw_draw *d, vw_layout *L)
 {
-    const vw_font *f = vw_value_font(d, VW_VALUE_FONTS - 1);
+    /* the smallest a slide prints at: what a cell must hold, or the slide zooms */
+    const vw_font *f = vw_value_font(d, vw_value_fonts(d, L->h) - 1);
     L->vadv = f->advance, L->vline = f->line;
 }
 
@@ -102,6 +110,8 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     vw_record *rec = &d->rec;
     for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) { /* whole lines only */
         vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8, lines.text[i]);
+        if (rec->decomp_lines < VW_REC_LINES)
+            snprintf(rec->decomp_text[rec->decomp_lines], sizeof rec->decomp_text[0], "%s", lines.text[i]);
         rec->decomp_lines++;
         rec->decomp_focus |= lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
         /* a field's line: "  name = ..." (a continuation is indented under its value) */
@@ -132,9 +142,13 @@ static void draw_story(vw_draw *d, const vw_state *s, const vw_layout *L)
     vw_describe_story(s, cols, &lines, rows);
     d->rec.band_rows = rows;
     d->rec.band_lines = lines.n;
+    /* the narration as this band wraps it (a column beside the pictures wraps it longer
+     * than a band across the frame): what a projector shows, what --check counts */
+    d->rec.band_body = vw_story_narration_lines(&s->slides[s->slide], cols);
     for (int i = 0; i < lines.n; ++i) {
         vw_text(&d->font, d->r, a.x + 8, a.y + 4 + i * d->font.line, colors[lines.style[i]], a.w - 16, lines.text[i]);
         d->rec.band_cut |= !strncmp(lines.text[i], "... (the rest:", 14);
+        if (i < VW_REC_LINES) snprintf(d->rec.band_text[i], sizeof d->rec.band_text[0], "%s", lines.text[i]);
     }
 }
 
@@ -176,6 +190,33 @@ static void draw_help(vw_draw *d, const vw_layout *L)
         vw_text(&d->font, d->r, box.x + 12, box.y + 12 + i * d->font.line, i ? VW_COL_TEXT : VW_COL_HEAD, 0, h[i]);
 }
 
+/* The panel the focused event is on (its tensor and plane), else the one showing its
+ * tensor; -1 when neither does (a work event, a step about the launch). */
+static int focus_panel(const vw_state *s)
+{
+    uint32_t ev = vw_state_event(s);
+    if (ev == VW_NONE || ev >= s->tr->nevents) return -1;
+    const ks_event *e = vw_event(s->tr, ev);
+    const uint32_t it = vw_state_item(s);
+    if (e->kind == KS_EV_WORK && it != VW_NONE) { /* the item whole: its lone sample, as drawn */
+        const vw_item *item = &s->idx->items[it];
+        for (uint32_t k = 0, n = 0; k < item->count; ++k) {
+            const ks_event *x = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+            if (x->kind == KS_EV_SAMPLE && n++ == 0) e = x;
+            else if (x->kind == KS_EV_SAMPLE) return -1;
+        }
+    }
+    if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE && e->kind != KS_EV_SAMPLE) return -1;
+    const int64_t plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
+    int any = -1;
+    for (int p = 0; p < 2; ++p)
+        if (s->panel[p].tensor == (int)e->tensor) {
+            if (s->panel[p].plane == plane) return p;
+            if (any < 0) any = p;
+        }
+    return any;
+}
+
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille)
 {
     char buf[512];
@@ -186,6 +227,7 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     rec->arrangement = L->arrangement;
     rec->title = L->title, rec->story = L->story, rec->decomp = L->decomp, rec->grid = L->grid;
     rec->status = L->status;
+    rec->focus_panel = focus_panel(s);
     vw_color(d->r, VW_COL_BG);
     SDL_RenderClear(d->r);
     static vw_lines title;

@@ -87,8 +87,11 @@ void vw_draw_free(vw_draw *d);
 /* Value font k (0: the text's own, then smaller) and its size in pixels per em. */
 const vw_font *vw_value_font(const vw_draw *d, int k);
 int vw_value_font_px(const vw_draw *d, int k);
-/* The layout metrics of the smallest value font: what L->vadv and L->vline must hold for
- * the slides' zoom to agree with the drawing. */
+/* How many value fonts (0 .. n-1) a slide in a frame h pixels tall prints at: those of
+ * at least vw_legible_px(h), and the text's own always. */
+int vw_value_fonts(const vw_draw *d, int h);
+/* The layout metrics of the smallest value font a slide of L's height prints at: what
+ * L->vadv and L->vline must hold for the slides' zoom to agree with the drawing. */
 void vw_draw_value_metrics(const vw_draw *d, vw_layout *L);
 /* permille: progress of the index build (1000: done). */
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille);

@@ -67,7 +67,8 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
                 if (strlen(buf) > longest[narrow]) longest[narrow] = strlen(buf);
             }
     int k = -1, narrow = 0;
-    const int fonts = s->nslides ? VW_VALUE_FONTS : 1; /* the viewer's own: its text's size */
+    /* a slide's: those a room reads (issue 38 D1); the viewer's own: its text's size */
+    const int fonts = s->nslides ? vw_value_fonts(d, d->rec.h) : 1;
     for (int f = 0; f < fonts && k < 0; ++f)
         for (int nw = 0; nw < 2 && k < 0; ++nw) {
             const vw_font *font = vw_value_font(d, f);
@@ -209,9 +210,10 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
  * with the cells, and one fits beside a cell's number, in the cell next to its corner). */
 int vw_label_font(const vw_draw *d, double cell)
 {
-    for (int k = 0; k < VW_VALUE_FONTS; ++k)
+    const int fonts = vw_value_fonts(d, d->rec.h); /* none smaller than a room reads */
+    for (int k = 0; k < fonts; ++k)
         if (vw_value_font(d, k)->line <= cell * 0.3) return k;
-    return VW_VALUE_FONTS - 1;
+    return fonts - 1;
 }
 
 int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max)
@@ -265,5 +267,26 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
         vw_text(font, d->r, inner.x + 2, inner.y, col, 0, wl[g].text);
         vw_rec_add_label(&d->rec, panel, wl[g].corners > 1 ? VW_LABEL_CLAMP : VW_LABEL_WEIGHT, l, pts, npts,
                          vw_value_font_px(d, k), wl[g].text);
+    }
+}
+
+void vw_values_over_markers(vw_draw *d, int panel)
+{
+    vw_rec_panel *rp = &d->rec.panel[panel];
+    if (!rp->values || rp->value_font < 0 || rp->hidden) return;
+    const vw_font *font = vw_value_font(d, rp->value_font);
+    for (int j = 0; j < rp->nvalues; ++j) {
+        const vw_rect v = rp->value[j].box;
+        int under = 0;
+        for (int i = 0; i < d->rec.ndots && !under; ++i) {
+            const vw_rec_dot *m = &d->rec.dots[i];
+            const vw_rect c = m->clear;
+            const int inside = c.w > 0 && v.x >= c.x && v.y >= c.y && v.x + v.w <= c.x + c.w && v.y + v.h <= c.y + c.h;
+            under = m->panel == panel && vw_rect_overlap(m->box, v) && !inside;
+        }
+        if (!under) continue;
+        vw_fill(d->r, (vw_rect){.x = v.x - 1, .y = v.y, .w = v.w + 2, .h = v.h}, 0x000000);
+        vw_text(font, d->r, v.x, v.y, VW_COL_TEXT, 0, rp->value[j].text);
+        rp->value[j].on_top = 1;
     }
 }

@@ -387,7 +387,7 @@ static vw_rect visible(vw_rect r)
 
 /* The regular kernel-grid position (a hollow square) and an arrow from it to the sample:
  * the deformable-convolution picture. */
-static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], int px, int py, int focused)
+static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], int px, int py, int focused, int panel)
 {
     int ax, ay;
     if (!isfinite(anchor[0]) || !isfinite(anchor[1]) || fabsf(anchor[0]) > 1e6f || fabsf(anchor[1]) > 1e6f) return;
@@ -396,6 +396,7 @@ static void draw_anchor(vw_draw *d, const vw_heatmap *m, const float anchor[2], 
     vw_rect box = {.x = ax - 3, .y = ay - 3, .w = 7, .h = 7};
     vw_outline(d->r, box, col, 1, 0);
     vw_draw_arrow(d->r, ax, ay, px, py, col);
+    vw_rec_add_dot(&d->rec, panel, box, (vw_rect){.x = box.x + 1, .y = box.y + 1, .w = 5, .h = 5}, focused);
 }
 
 void vw_corner_box(const vw_draw *d, const vw_heatmap *m, int panel, int *hw, int *hh)
@@ -430,7 +431,7 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int 
         return;
     vw_sample_corners(e, ys, xs);
     vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
-    if (anchor) draw_anchor(d, m, anchor, px, py, focused);
+    if (anchor) draw_anchor(d, m, anchor, px, py, focused, panel);
     for (int c = 0; c < 4; ++c) {
         int cx, cy;
         int valid = (e->flags & (KS_FLAG_C00 << c)) != 0;
@@ -464,9 +465,11 @@ static void draw_sample(vw_draw *d, const vw_heatmap *m, const ks_event *e, int 
     }
     vw_rect dot = {.x = px - 2, .y = py - 2, .w = 5, .h = 5};
     vw_fill(d->r, dot, focused ? VW_COL_FOCUS : VW_COL_ITEM);
+    vw_rec_add_dot(&d->rec, panel, dot, (vw_rect){0}, focused);
     if (focused) {
         vw_rect ring = {.x = px - 6, .y = py - 6, .w = 13, .h = 13};
         vw_outline(d->r, ring, VW_COL_FOCUS, 2, 0);
+        vw_rec_add_dot(&d->rec, panel, ring, (vw_rect){.x = px - 4, .y = py - 4, .w = 9, .h = 9}, 1);
     }
 }
 
@@ -581,6 +584,7 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
         const ks_event *one = lone_sample(s, it);
         if (one && on_panel(s, panel, one)) draw_event(d, &m, one, 1, s, it, clip, panel);
     }
+    vw_values_over_markers(d, panel);
     /* the answer's outline over the focused event's lines and leaders: it stays whole
      * (labels keep off it: the record lists it among the step's cells) */
     vw_draw_answer_cell(d, s, &m, panel);

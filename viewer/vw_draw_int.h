@@ -59,8 +59,15 @@ static inline void vw_rec_add_label(vw_record *rec, int panel, int kind, const v
                         .npass = l->npass,
                         .px = px};
     memcpy(r->pass, l->pass, sizeof r->pass);
-    memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);
-    snprintf(r->text, sizeof r->text, "%s", text);
+    if (npts > 0) memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);
+    snprintf(r->text, sizeof r->text, "%.39s", text); /* the record keeps 39 characters */
+}
+
+/* A marker drawn over the cells (extent box, clear inside `clear`) into the record. */
+static inline void vw_rec_add_dot(vw_record *rec, int panel, vw_rect box, vw_rect clear, int focused)
+{
+    if (rec->ndots < VW_REC_DOTS)
+        rec->dots[rec->ndots++] = (vw_rec_dot){.panel = panel, .box = box, .clear = clear, .focused = focused};
 }
 
 /* Where value v of a heatmap in `mode` sits on the colour ramp: sectors per request on a
@@ -146,6 +153,10 @@ int vw_label_font(const vw_draw *d, double cell);
 /* The boxes of the numbers panel `panel`'s cells print (from the frame's record), at most
  * max: where a label goes only when there is no other room. */
 int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max);
+/* The numbers of panel `panel` that a marker of the record (a sample's dot or ring, a
+ * point's ring) reached, drawn again on top of it on a dark box: a cell the step names
+ * keeps its number (issue 38 D3); the record marks them on_top. */
+void vw_values_over_markers(vw_draw *d, int panel);
 /* A sample corner's marker on panel p: a box of half sizes (*hw, *hh) around the corner's
  * cell centre, big enough to frame the cell's number where the cells print theirs (so a
  * marker never covers a value), else 3 (a 7 px square). And where the line from (px, py)

@@ -147,9 +147,14 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
         const uint32_t col = b[k].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
         ring(d->r, px, py, rad + 1, 4, 0x000000); /* a dark edge: the ring shows on pale cells too */
         ring(d->r, px, py, rad, 2, col);
+        /* the record: the ring and its clear middle (the square its inner edge holds) */
+        const int in = (int)floor((rad - 3) / 1.4142), out = rad + 1;
+        vw_rec_add_dot(&d->rec, panel, (vw_rect){.x = px - out, .y = py - out, .w = 2 * out + 1, .h = 2 * out + 1},
+                       (vw_rect){.x = px - in, .y = py - in, .w = 2 * in + 1, .h = 2 * in + 1}, b[k].event == focus);
         if (!framed) { /* the point itself, where no number marks the cell's centre */
             vw_rect dot = {.x = px - 1, .y = py - 1, .w = 3, .h = 3};
             vw_fill(d->r, dot, col);
+            vw_rec_add_dot(&d->rec, panel, dot, (vw_rect){0}, b[k].event == focus);
         }
     }
     if (s->idx && s->idx->point_taps && m->cell >= d->font.line + 4) draw_taps(d, m, s, panel, b, n, rad, bounds);

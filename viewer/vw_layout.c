@@ -28,6 +28,8 @@ static void heat_panel(vw_rect r, int line, vw_rect *map, vw_rect *legend)
 
 void vw_layout_compute(vw_layout *L, int w, int h, int line) { vw_layout_compute_story(L, w, h, line, 0); }
 
+int vw_legible_px(int h) { return (VW_LEGIBLE_PX * h + 1079) / 1080; }
+
 int vw_text_px(int w, int h)
 {
     const double k = fmin((double)w / 1920.0, (double)h / 1080.0);

@@ -87,6 +87,11 @@ int vw_layout_decomp_width(int w, int story);
 #define VW_TEXT_MIN 12
 #define VW_TEXT_MAX 96
 int vw_text_px(int w, int h);
+/* The least text a slide's cell value or label prints at in a frame h pixels tall:
+ * VW_LEGIBLE_PX at 1080 rows and in proportion (13 px at 768: the frame projected as
+ * tall), issue 38 D1's "18 px at 1080p"; smaller, a slide zooms instead. */
+#define VW_LEGIBLE_PX 18
+int vw_legible_px(int h);
 int vw_rect_contains(vw_rect r, int x, int y);
 int vw_rect_overlap(vw_rect a, vw_rect b);
 

@@ -17,6 +17,9 @@
 #define VW_REC_FIELDS 200  /* the decomposition's field names, " a b c " */
 #define VW_REC_VALUES 2048 /* printed cell values kept per panel */
 #define VW_REC_MARKS 16    /* figure marks kept per frame */
+#define VW_REC_LINES 48    /* text lines kept per panel (the band, the decomposition) */
+#define VW_REC_LINE 200    /* characters kept per line */
+#define VW_REC_DOTS 32     /* point markers kept per frame */
 
 /* Kinds of label (what it names). */
 enum { VW_LABEL_WEIGHT = 1, VW_LABEL_CLAMP = 2, VW_LABEL_TAP = 3, VW_LABEL_NOTE = 4 };
@@ -62,6 +65,7 @@ typedef struct vw_rec_panel {
         int32_t y, x;
         char text[14];
         vw_rect box; /* the text's advance x line, as drawn */
+        int on_top;  /* drawn again over the markers that reached it (vw_values_over_markers) */
     } value[VW_REC_VALUES];
 } vw_rec_panel;
 
@@ -82,17 +86,35 @@ typedef struct vw_rec_mark {
     double y0, x0, y1, x1; /* in the plane's cells (see the kinds) */
 } vw_rec_mark;
 
+/* A marker drawn over the cells (issue 38 D3: a sample's dot and ring, the regular
+ * position's square, a point's ring): what a number under it loses. */
+typedef struct vw_rec_dot {
+    int panel;
+    vw_rect box;   /* its extent */
+    vw_rect clear; /* a ring's or square's clear inside (w 0: filled): a number there shows */
+    int focused;   /* the focused event's */
+} vw_rec_dot;
+
 typedef struct vw_record {
     int w, h, line, advance, text_px;
     int arrangement; /* vw_layout's */
     vw_rect title, story, decomp, grid, status;
     vw_rec_panel panel[2];
-    /* the narration band: its rows, the lines drawn, and whether the body gave way */
-    int band_rows, band_lines, band_cut;
+    /* the narration band: its rows, the lines drawn, and whether the body gave way;
+     * band_body: the body's lines as drawn at the band's width (the run line, the
+     * narration, the table: what VW_NARRATION_LINES counts), band_text the lines drawn */
+    int band_rows, band_lines, band_cut, band_body;
+    char band_text[VW_REC_LINES][VW_REC_LINE];
     /* the decomposition: the lines drawn, the fields among them (" a b c "), whether the
      * focused event's line is there */
     int decomp_lines, decomp_focus, decomp_hidden;
     char fields[VW_REC_FIELDS];
+    char decomp_text[VW_REC_LINES][VW_REC_LINE]; /* its lines as drawn (decomp_lines of them) */
+    /* the panel the step is about: the one showing the focused event's tensor and plane
+     * (-1: neither) */
+    int focus_panel;
+    int ndots;
+    vw_rec_dot dots[VW_REC_DOTS];
     int answer_cell; /* the asked cell's outline is drawn (an answer slide) */
     int nlabels;
     vw_rec_label labels[VW_REC_LABELS];

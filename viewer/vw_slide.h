@@ -79,6 +79,13 @@ typedef struct vw_slide {
      * it gives it away (kscope lesson --check) */
     int has_answer_value;
     double answer_value;
+    /* the question's answer as text, for the drawing's record to be searched (issue 38
+     * D2): a number as printed ("0.375"), a cell as "y, x", a choice's words ("zero");
+     * asked_words: 1 for a choice's words (matched without case); asked_digit: a
+     * choice's number word as a number ("zero" -> "0": the events panel prints 0) */
+    char asked[96];
+    int asked_words;
+    char asked_digit[8];
     /* the trace the slide shows and its index (both borrowed; they outlive the viewer):
      * NULL shows the trace the viewer opened. event, look_tensor, panel and answer_event
      * are ids into this trace. run: the lesson's run (0: its own), for the tests. */

@@ -10,6 +10,7 @@
 
 #include "vw_boxes.h"
 #include "vw_describe.h"
+#include "vw_phase.h"
 #include "vw_plane.h"
 #include "vw_state.h"
 #include "vw_view.h"
@@ -136,6 +137,15 @@ static int widest_value(const vw_state *s, int panel, int64_t y0, int64_t y1, in
             const double v = vw_heat_value(s, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
             vw_cell_text(buf, sizeof buf, v, 1);
+            if ((int)strlen(buf) > widest) widest = (int)strlen(buf);
+        }
+    /* a shared tensor's cells print the tile its block's writes leave (vw_tile_for), not
+     * the stored zeros: the widest value any write to it stores (lesson 11's -2) */
+    if (mode == VW_MODE_VALUES && t == vw_shared_tensor(s->tr) && !vw_trace_lazy(s->tr) && s->tr->nevents <= (1u << 24))
+        for (uint64_t i = 0; i < s->tr->nevents; ++i) {
+            const ks_event *e = vw_event(s->tr, i);
+            if (e->kind != KS_EV_WRITE || e->tensor != (uint32_t)t || !isfinite(e->u.access.value)) continue;
+            vw_cell_text(buf, sizeof buf, e->u.access.value, 1);
             if ((int)strlen(buf) > widest) widest = (int)strlen(buf);
         }
     memo[next].data = T->data, memo[next].idx = s->idx, memo[next].plane = plane, memo[next].mode = (int)mode;

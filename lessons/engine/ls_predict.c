@@ -8,25 +8,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../viewer/vw_describe.h"
 #include "ls_lesson.h"
 
-/* a character that continues a number or word: the match is part of something longer
- * ("18", "0.75", "8x8": none of them prints the answer 8) */
-static int joins(char c) { return isalnum((unsigned char)c) || c == '.' || c == '_'; }
-
-/* `needle` in `text` as a whole token (case-insensitive for words) */
-static int has_token(const char *text, const char *needle, int word)
-{
-    const size_t n = strlen(needle);
-    if (!n) return 0;
-    for (const char *p = text; *p; ++p) {
-        if (word ? strncasecmp(p, needle, n) : strncmp(p, needle, n)) continue;
-        const int before = p > text && (joins(p[-1]) || (!word && p[-1] == '-'));
-        const int after = joins(p[n]) && !(p[n] == '.' && !isdigit((unsigned char)p[n + 1]));
-        if (!before && !after) return 1;
-    }
-    return 0;
-}
+/* `needle` in `text` as a whole token (vw_text_has_token: "18", "0.75" and "8x8" do not
+ * print the answer 8) */
+static int has_token(const char *text, const char *needle, int word) { return vw_text_has_token(text, needle, word); }
 
 /* The values the templates of `tmpl` render to at focus c, joined by " ; " (literal
  * words and numbers the author wrote are left out: "tap (1, 1)" does not print an

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ls_slides.h"
 
@@ -104,6 +105,17 @@ static void named_fields(const ls_session *S, const ls_ctx *c, const char *text,
     }
 }
 
+/* A choice that is a number in words ("zero", "Four"): the number, as a drawing prints
+ * it ("0"); else "". */
+static void number_word(const char *choice, char *out, size_t n)
+{
+    static const char *const words[] = {"zero", "one",   "two",   "three", "four", "five",
+                                        "six",  "seven", "eight", "nine",  "ten"};
+    out[0] = 0;
+    for (int i = 0; i < (int)(sizeof words / sizeof words[0]); ++i)
+        if (!strcasecmp(choice, words[i])) snprintf(out, n, "%d", i);
+}
+
 static int shows(const ls_step *st, const char *what)
 {
     for (int i = 0; i < st->nshow; ++i)
@@ -184,7 +196,13 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 char chosen[512];
                 ls_render(S, &qc, q->choices[q->answer], chosen, sizeof chosen, err, sizeof err);
                 snprintf(text, sizeof text, "Answer: %s) %.300s. %.3000s", ans, chosen, buf);
-            } else snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
+                snprintf(v->asked, sizeof v->asked, "%.95s", chosen);
+                v->asked_words = 1;
+                number_word(chosen, v->asked_digit, sizeof v->asked_digit);
+            } else {
+                snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
+                snprintf(v->asked, sizeof v->asked, "%s", ls_skip_about(ans));
+            }
             v->answer = dup_text(text);
             /* the cell asked about: a cell question's access on its tensor (or at its
              * tap), the element a focus names (its writer or first reader), else the

@@ -1,0 +1,200 @@
+/* The slide rules of kscope lesson --check (vw_audit_rules, vw_audit_answer_in_text)
+ * on frames' records built by hand: each rule fails a constructed bad slide and passes
+ * the same slide made good (issue 38: the defects a teacher's re-trial found that the
+ * check had passed). The expectations are written out here (13 px at 768 rows, the
+ * messages' words), not taken from the code under test. */
+#include <string.h>
+
+#include "../viewer/vw_audit.h"
+#include "../viewer/vw_describe.h"
+#include "test_util.h"
+
+static int said;
+static char last[600];
+
+static void note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    said++;
+    if (getenv("KS_AUDIT_SAY")) fprintf(stderr, "%s\n", msg);
+    snprintf(last, sizeof last, "%s", msg);
+}
+
+static vw_record rec;
+static vw_slide sl;
+
+/* A w x h frame with two heatmaps of 20 px cells from (100, 100) and (600, 100), each
+ * 60 % of the height, nothing on them: a slide that keeps every rule. */
+static void frame(int w, int h)
+{
+    memset(&rec, 0, sizeof rec);
+    memset(&sl, 0, sizeof sl);
+    rec.w = w, rec.h = h, rec.text_px = 30 * w / 1920;
+    rec.focus_panel = -1;
+    for (int p = 0; p < 2; ++p) {
+        vw_rec_panel *rp = &rec.panel[p];
+        rp->tensor = p;
+        rp->rect = (vw_rect){.x = 100 + 500 * p, .y = 60, .w = 400, .h = h * 60 / 100};
+        rp->map = rp->rect;
+        rp->cell = 20;
+        rp->ox = rp->rect.x, rp->oy = rp->rect.y;
+    }
+}
+
+static int rules(int reveal)
+{
+    said = 0, last[0] = 0;
+    return vw_audit_rules(&sl, reveal, &rec, note, NULL);
+}
+
+/* cell (y, x) of panel p prints text, as the drawing records it (centred, 12 x 14 px) */
+static void value(int p, int y, int x, const char *text)
+{
+    vw_rec_panel *rp = &rec.panel[p];
+    rp->values = 1, rp->value_px = 18; /* legible at every size */
+    rp->value[rp->nvalues].y = y, rp->value[rp->nvalues].x = x;
+    snprintf(rp->value[rp->nvalues].text, sizeof rp->value[0].text, "%s", text);
+    rp->value[rp->nvalues++].box =
+        (vw_rect){.x = (int)rp->ox + 20 * x + 4, .y = (int)rp->oy + 20 * y + 3, .w = 12, .h = 14};
+}
+
+START_TEST(a_good_slide_keeps_every_rule)
+{
+    frame(1024, 768);
+    ck_assert_int_eq(rules(0), 0);
+    ck_assert_int_eq(rules(1), 0);
+}
+END_TEST
+
+/* D1: 02 step 2's and 11 step 6's cells printed 10 px values at 1024x768; at least 18 px
+ * at 1080 rows, 16 at 960, 13 at 768 */
+START_TEST(values_and_labels_below_a_legible_size_fail)
+{
+    static const int sizes[3][3] = {{1920, 1080, 18}, {1280, 960, 16}, {1024, 768, 13}};
+    for (int z = 0; z < 3; ++z) {
+        frame(sizes[z][0], sizes[z][1]);
+        value(1, 0, 0, "7");
+        rec.panel[1].value_px = sizes[z][2] - 1;
+        ck_assert_int_eq(rules(0), 1);
+        ck_assert_ptr_nonnull(strstr(last, "prints its values at"));
+        rec.panel[1].value_px = sizes[z][2];
+        ck_assert_int_eq(rules(0), 0);
+        rec.nlabels = 1;
+        rec.labels[0] =
+            (vw_rec_label){.panel = 0, .box = {.x = 300, .y = 300, .w = 40, .h = 20}, .px = sizes[z][2] - 1};
+        snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "0.25");
+        ck_assert_int_eq(rules(0), 1);
+        rec.labels[0].px = sizes[z][2];
+        ck_assert_int_eq(rules(0), 0);
+    }
+}
+END_TEST
+
+/* D2: 05 step 10 and 07 steps 4-5 drew the asked weight as a label */
+START_TEST(an_answer_drawn_as_a_label_fails)
+{
+    frame(1920, 1080);
+    snprintf(sl.asked, sizeof sl.asked, "0.375");
+    rec.nlabels = 1;
+    rec.labels[0] = (vw_rec_label){.panel = 0, .box = {.x = 300, .y = 300, .w = 60, .h = 24}, .px = 18};
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "0.375");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "as the label '0.375'"));
+    ck_assert_int_eq(rules(1), 0); /* the answer slide may */
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "0.625");
+    ck_assert_int_eq(rules(0), 0);
+    /* a whole-number answer: a tap's label 4 is chance */
+    snprintf(sl.asked, sizeof sl.asked, "4");
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "4");
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* D2: 02 step 5 printed the padding read's 0 in the events panel beside "what does
+ * im2col write for a tap outside the image?" (a choice, "zero") */
+START_TEST(an_answer_in_the_events_panel_fails)
+{
+    frame(1920, 1080);
+    snprintf(sl.asked, sizeof sl.asked, "zero");
+    sl.asked_words = 1;
+    snprintf(sl.asked_digit, sizeof sl.asked_digit, "0");
+    rec.decomp_lines = 3;
+    snprintf(rec.decomp_text[0], sizeof rec.decomp_text[0], "work item 0: block 0, thread 0");
+    snprintf(rec.decomp_text[1], sizeof rec.decomp_text[1], "  tap 4 read  input[0, 0, 0, 0] = 1");
+    snprintf(rec.decomp_text[2], sizeof rec.decomp_text[2], "> tap 0 read  input[0, 0, -1, -1] = 0");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "decomposition and events panel"));
+    /* the 0s of block 0 and of another event's value are chance */
+    snprintf(rec.decomp_text[2], sizeof rec.decomp_text[2], "> tap 4 read  input[0, 0, 0, 0] = 1");
+    snprintf(rec.decomp_text[1], sizeof rec.decomp_text[1], "  tap 0 read  input[0, 0, -1, -1] = 0");
+    ck_assert_int_eq(rules(0), 0);
+    /* a fraction anywhere in the panel */
+    memset(&sl, 0, sizeof sl);
+    snprintf(sl.asked, sizeof sl.asked, "9.75");
+    snprintf(rec.decomp_text[1], sizeof rec.decomp_text[1], "  tap 2 sample input at (y 1.5, x 2) = 9.75");
+    ck_assert_int_eq(rules(0), 1);
+    rec.decomp_hidden = 1; /* covered until the answer */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* D7: literal text above the prompt (a run line, a table) holds the answer */
+START_TEST(an_answer_in_the_band_above_the_question_fails)
+{
+    frame(1920, 1080);
+    snprintf(sl.asked, sizeof sl.asked, "3, 2");
+    rec.band_lines = 3;
+    snprintf(rec.band_text[0], sizeof rec.band_text[0], "Step 2 of 9: a tap");
+    snprintf(rec.band_text[1], sizeof rec.band_text[1], "  thread 6 reads (3, 2) first");
+    snprintf(rec.band_text[2], sizeof rec.band_text[2], "Question: which cell does it read?");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "above the question"));
+    snprintf(rec.band_text[1], sizeof rec.band_text[1], "  thread 6 reads (3, 1) first");
+    ck_assert_int_eq(rules(0), 0);
+    /* a choice's own line holds its words: not above the question */
+    memset(&sl, 0, sizeof sl);
+    snprintf(sl.asked, sizeof sl.asked, "the grid-stride loop");
+    sl.asked_words = 1;
+    snprintf(rec.band_text[2], sizeof rec.band_text[2], "Question: what is missing?");
+    snprintf(rec.band_text[1], sizeof rec.band_text[1], "Step 8 of 9: why the block cap");
+    rec.band_lines = 4;
+    snprintf(rec.band_text[3], sizeof rec.band_text[3], "  2) the grid-stride loop");
+    ck_assert_int_eq(rules(0), 0);
+    snprintf(rec.band_text[1], sizeof rec.band_text[1], "The Grid-Stride Loop fixes it.");
+    ck_assert_int_eq(rules(0), 1);
+}
+END_TEST
+
+/* D3: 06 step 7's and 14 step 6's sample dots sat on the focused cells' numbers */
+START_TEST(a_marker_over_a_printed_number_fails)
+{
+    frame(1920, 1080);
+    value(0, 1, 1, "36");
+    rec.panel[0].nfocus = 1;
+    rec.panel[0].focus[0] = (vw_rect){.x = 120, .y = 80, .w = 20, .h = 20};
+    rec.ndots = 1;
+    rec.dots[0] = (vw_rec_dot){.panel = 0, .box = {.x = 128, .y = 88, .w = 5, .h = 5}};
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "a marker covers the number 36"));
+    rec.dots[0].box.x = 150; /* in the next cell, clear of the number */
+    ck_assert_int_eq(rules(0), 0);
+    /* a ring round the number, its middle clear */
+    rec.dots[0].box = (vw_rect){.x = 120, .y = 80, .w = 21, .h = 21};
+    rec.dots[0].clear = (vw_rect){.x = 122, .y = 82, .w = 17, .h = 17};
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("view_audit");
+    TCase *tc = tcase_create("view_audit");
+    tcase_add_test(tc, a_good_slide_keeps_every_rule);
+    tcase_add_test(tc, values_and_labels_below_a_legible_size_fail);
+    tcase_add_test(tc, an_answer_drawn_as_a_label_fails);
+    tcase_add_test(tc, an_answer_in_the_events_panel_fails);
+    tcase_add_test(tc, an_answer_in_the_band_above_the_question_fails);
+    tcase_add_test(tc, a_marker_over_a_printed_number_fails);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s, CK_FORK);
+}
