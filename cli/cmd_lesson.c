@@ -109,7 +109,7 @@ static int cmd_list(void)
 typedef struct audit_ctx {
     ls_report *rep;
     const vw_slide *slides;
-    int step;
+    int n, step;
 } audit_ctx;
 
 static void audit_problem(void *ctx, const char *msg)
@@ -124,6 +124,13 @@ static void audit_slide(void *ctx, int k, int reveal, const vw_record *rec, cons
     (void)s;
     a->step = k;
     vw_audit_rules(&a->slides[k], reveal, rec, audit_problem, a);
+    /* the slide before a question (and its answer) draws nothing that answers it: a
+     * student pages back (issue 38 D2: 07 steps 4-5 drew the weight step 6 asks) */
+    const vw_slide *next = k + 1 < a->n ? &a->slides[k + 1] : NULL;
+    if (next && next->question && next->run == a->slides[k].run) {
+        a->step = k + 1;
+        vw_audit_answer_in_text(next, rec, "slide before its question", audit_problem, a);
+    }
 }
 
 static int check_slides(const ls_session *S, ls_report *rep)
@@ -134,7 +141,7 @@ static int check_slides(const ls_session *S, ls_report *rep)
         ls_problem(rep, 0, "slides: out of memory");
         return -1;
     }
-    audit_ctx a = {.rep = rep, .slides = slides, .step = 0};
+    audit_ctx a = {.rep = rep, .slides = slides, .n = n, .step = 0};
     for (int z = 0; z < VW_AUDIT_SIZES; ++z)
         if (vw_audit_slides(slides, n, &S->tr, &S->idx, vw_audit_size[z][0], vw_audit_size[z][1], 0, audit_slide, &a))
             ls_problem(rep, 0, "slides: %s", ks_error_message());

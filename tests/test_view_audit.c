@@ -185,6 +185,24 @@ START_TEST(a_marker_over_a_printed_number_fails)
 }
 END_TEST
 
+/* D2: the slide before a question (07 step 5 before step 6) draws its answer: in any
+ * cell there too, not only the ones the step names */
+START_TEST(the_slide_before_a_question_drawing_its_answer_fails)
+{
+    frame(1920, 1080);
+    snprintf(sl.asked, sizeof sl.asked, "0.375");
+    value(0, 2, 3, "0.375");
+    said = 0;
+    ck_assert_int_eq(vw_audit_answer_in_text(&sl, &rec, "slide before its question", note, NULL), 1);
+    ck_assert_ptr_nonnull(strstr(last, "cell (2, 3)"));
+    rec.panel[0].hidden = 1;
+    ck_assert_int_eq(vw_audit_answer_in_text(&sl, &rec, "slide before its question", note, NULL), 0);
+    rec.panel[0].hidden = 0;
+    snprintf(rec.panel[0].value[0].text, sizeof rec.panel[0].value[0].text, "0.625");
+    ck_assert_int_eq(vw_audit_answer_in_text(&sl, &rec, "slide before its question", note, NULL), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -195,6 +213,7 @@ int main(void)
     tcase_add_test(tc, an_answer_in_the_events_panel_fails);
     tcase_add_test(tc, an_answer_in_the_band_above_the_question_fails);
     tcase_add_test(tc, a_marker_over_a_printed_number_fails);
+    tcase_add_test(tc, the_slide_before_a_question_drawing_its_answer_fails);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

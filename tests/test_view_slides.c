@@ -851,6 +851,11 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
                       rec->w, rec->h);
     /* and the shared rules (kscope lesson --check's) find nothing either */
     ck_assert_int_eq(vw_audit_rules(sl, reveal, rec, NULL, NULL), 0);
+    /* nor does the slide before a question (and its answer) draw what answers it */
+    if (k + 1 < nslides && slides[k + 1].question && slides[k + 1].run == sl->run)
+        ck_assert_msg(vw_audit_answer_in_text(&slides[k + 1], rec, "slide before its question", NULL, NULL) == 0,
+                      "lesson %s slide %d%s at %dx%d draws the answer of the question after it", a->lesson, k + 1,
+                      reveal ? " (answer)" : "", rec->w, rec->h);
 }
 
 START_TEST(every_slide_keeps_the_projector_rules_at_three_sizes)
