@@ -1173,6 +1173,38 @@ START_TEST(a_zoomed_row_keeps_its_bars_in_its_panel)
 }
 END_TEST
 
+/* issue 38 D8: lesson 01 step 6 draws the grid-stride loop's waves on the input
+ * ("draw": ["waves"]): the 1x1 copy's item i reads element i in iteration i / grid (grid
+ * = blocks x threads = 8), so wave w runs from element 8w to min(8w + 7, n - 1), here
+ * rows of 5: (0, 0)..(1, 2), (1, 3)..(3, 0), (3, 1)..(3, 4). */
+START_TEST(the_waves_figure_marks_each_iterations_cells)
+{
+    open_lesson("01");
+    static const int sizes[2][2] = {{1920, 1080}, {1024, 768}};
+    const int64_t grid = (int64_t)ses.tr.blocks * ses.tr.threads, n = ses.tr.work_items, W = 5;
+    ck_assert_int_eq((int)grid, 8);
+    for (int z = 0; z < 2; ++z) {
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, sizes[z][0], sizes[z][1], 5);
+        int waves = 0;
+        for (int i = 0; i < f.d.rec.nmarks; ++i) {
+            const vw_rec_mark *mk = &f.d.rec.marks[i];
+            if (mk->kind != VW_MARK_WAVE) continue;
+            const int64_t first = mk->which * grid, last = first + grid - 1 < n - 1 ? first + grid - 1 : n - 1;
+            ck_assert_int_eq(mk->panel, 0);
+            ck_assert(mk->y0 == (double)(first / W) && mk->x0 == (double)(first % W));
+            ck_assert(mk->y1 == (double)(last / W) && mk->x1 == (double)(last % W));
+            waves++;
+        }
+        ck_assert_int_eq(waves, (int)((n + grid - 1) / grid));
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -1193,6 +1225,7 @@ int main(void)
     tcase_add_test(tc, weights_stay_off_until_their_question_is_answered);
     tcase_add_test(tc, a_clamped_sample_keeps_its_cells_number_in_view);
     tcase_add_test(tc, the_window_figure_shows_a_window_over_the_padding);
+    tcase_add_test(tc, the_waves_figure_marks_each_iterations_cells);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_zoomed_row_keeps_its_bars_in_its_panel);

@@ -13,7 +13,9 @@
  *                          output size drops;
  *   window                 the focused item's kernel window over the input, outlined,
  *                          its taps on the padding dotted (conv2d reads the columns, not
- *                          the input: this is where they came from).
+ *                          the input: this is where they came from);
+ *   waves                  the grid-stride loop: each iteration of the whole grid (a wave)
+ *                          outlines the cells its threads touched, wave 0, 1, ... in turn.
  * Each figure's labels go where labels go (vw_labels: off the step's cells, leaders that
  * cross none) and every mark is recorded (vw_record.h) for --check and the tests. */
 #include <math.h>
@@ -334,6 +336,70 @@ static void draw_window(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
                           .x1 = (double)last[1]});
 }
 
+/* The waves of a grid-stride loop on panel p's plane: each cell gets the iteration of the
+ * first access to it (every thread's iteration k is wave k), and each wave's cells are
+ * outlined together, inset from the cells' edges so the focus outline stays clear. */
+#define WAVE_CELLS 4096
+static void draw_waves(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    static const uint32_t col[3] = {VW_COL_VALID, VW_COL_CLAMP, VW_COL_LOOKUP};
+    static int wave[WAVE_CELLS];
+    const int t = s->panel[panel].tensor;
+    const int64_t plane = s->panel[panel].plane, R = m->rows, C = m->cols;
+    if (R < 2 || C < 1 || R * C > WAVE_CELLS) return; /* a bar chart, or too big to outline */
+    for (int64_t i = 0; i < R * C; ++i) wave[i] = -1;
+    int top = -1;
+    for (uint64_t i = 0; i < s->tr->nevents; ++i) {
+        const ks_event *e = vw_event(s->tr, i);
+        if ((e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) || e->tensor != t || e->u.access.plane != plane ||
+            e->u.access.y < 0 || e->u.access.y >= R || e->u.access.x < 0 || e->u.access.x >= C || e->iter > 64)
+            continue;
+        int *w = &wave[e->u.access.y * C + e->u.access.x];
+        if (*w < 0 || (int)e->iter < *w) *w = (int)e->iter;
+        if (*w > top) top = *w;
+    }
+    if (top < 1) return; /* one wave: nothing to tell apart */
+    const int in = m->cell >= 40 ? 7 : 3;
+    notes ns = {0};
+    for (int w = 0; w <= top && w < MAX_NOTES; ++w) {
+        int64_t first = -1, last = -1;
+        vw_color(d->r, col[w % 3]);
+        for (int64_t y = 0; y < R; ++y)
+            for (int64_t x = 0; x < C; ++x) {
+                if (wave[y * C + x] != w) continue;
+                if (first < 0) first = y * C + x;
+                last = y * C + x;
+                const vw_rect c = vw_heatmap_cell(m, y, x);
+                const int x0 = c.x + in, y0 = c.y + in, x1 = c.x + c.w - 1 - in, y1 = c.y + c.h - 1 - in;
+                /* an edge where the wave ends: inset, two pixels wide; inside the wave the
+                 * outline runs on to the cell's edge so a wave's cells read as one shape */
+                const int up = y > 0 && wave[(y - 1) * C + x] == w, down = y + 1 < R && wave[(y + 1) * C + x] == w;
+                const int left = x > 0 && wave[y * C + x - 1] == w, right = x + 1 < C && wave[y * C + x + 1] == w;
+                const int xa = left ? c.x : x0, xb = right ? c.x + c.w - 1 : x1;
+                const int ya = up ? c.y : y0, yb = down ? c.y + c.h - 1 : y1;
+                for (int k = 0; k < 2; ++k) {
+                    if (!up) SDL_RenderDrawLine(d->r, xa, y0 + k, xb, y0 + k);
+                    if (!down) SDL_RenderDrawLine(d->r, xa, y1 - k, xb, y1 - k);
+                    if (!left) SDL_RenderDrawLine(d->r, x0 + k, ya, x0 + k, yb);
+                    if (!right) SDL_RenderDrawLine(d->r, x1 - k, ya, x1 - k, yb);
+                }
+            }
+        if (first < 0) continue;
+        const vw_rect c = vw_heatmap_cell(m, first / C, first % C);
+        char text[32];
+        snprintf(text, sizeof text, "wave %d", w);
+        note(&ns, vw_value_font(d, vw_label_font(d, m->cell)), c.x + in, c.y + in, col[w % 3], text);
+        mark(d, (vw_rec_mark){.panel = panel,
+                              .kind = VW_MARK_WAVE,
+                              .which = w,
+                              .y0 = (double)(first / C),
+                              .x0 = (double)(first % C),
+                              .y1 = (double)(last / C),
+                              .x1 = (double)(last % C)});
+    }
+    place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
+}
+
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel)) return;
@@ -348,5 +414,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_CLAMP) draw_clamp(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_DROPPED) draw_dropped(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_WINDOW) draw_window(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_WAVES) draw_waves(d, s, &m, panel, clip);
     SDL_RenderSetClipRect(d->r, NULL);
 }

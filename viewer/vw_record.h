@@ -75,7 +75,8 @@ enum {
     VW_MARK_CLAMP = 2,   /* RoIAlign: a sample before (y0, x0) and after (y1, x1) its clamp */
     VW_MARK_DROPPED = 3, /* im2col: the window the floor drops, rows y0..y1, columns x0..x1 */
     VW_MARK_TILE = 4,    /* the shared tile's values at block `which`, phase `pass` */
-    VW_MARK_KWINDOW = 5  /* the focused item's kernel window, taps y0..y1, x0..x1; pass: its padding taps */
+    VW_MARK_KWINDOW = 5, /* the focused item's kernel window, taps y0..y1, x0..x1; pass: its padding taps */
+    VW_MARK_WAVE = 6     /* grid-stride iteration `which`: its first cell (y0, x0) and last (y1, x1) */
 };
 
 typedef struct vw_rec_mark {

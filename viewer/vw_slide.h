@@ -17,13 +17,15 @@
  * divisibility test; a RoIAlign sample before and after its border clamp; the window
  * past the last one that fits, which the output size's floor drops; the focused item's
  * own kernel window over the input, padding taps included (conv2d reads the columns, so
- * its input panel shows no reads of the window). */
+ * its input panel shows no reads of the window); the grid-stride loop's waves, the cells
+ * each iteration of the whole grid touches. */
 enum {
     VW_FIGURE_WINDOWS_H = 1,
     VW_FIGURE_WINDOWS_W = 2,
     VW_FIGURE_CLAMP = 4,
     VW_FIGURE_DROPPED = 8,
-    VW_FIGURE_WINDOW = 16
+    VW_FIGURE_WINDOW = 16,
+    VW_FIGURE_WAVES = 32
 };
 
 typedef struct vw_slide {
