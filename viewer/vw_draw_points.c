@@ -1,7 +1,8 @@
 /* vw_draw_points.c - the focused work item's region points (ks_probe_point: sparse
- * convolution's input and output sites, RoIAlign's argmax) and arrows: a ring at each point,
- * its tap when the trace's points carry taps and the cells are big enough to hold the
- * number, and on the input panel an arrow from each point to the position of the item's
+ * convolution's input and output sites, RoIAlign's argmax) and arrows: a ring at each point
+ * (a frame on its cell's edge where the cells print numbers), its tap beside the cell when
+ * the trace's points carry taps and the cells are big enough to hold the number, and on
+ * the input panel an arrow from each point to the position of the item's
  * point on the output panel's tensor when both tensors have planes of one size
  * (vw_point_target: a submanifold pair, input site -> output site). */
 #include <math.h>
@@ -107,8 +108,9 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
                     vw_rect bounds)
 {
     const uint32_t focus = vw_state_event(s);
-    /* a ring round the cell's number where the cells print theirs (it frames the site's
-     * number, never covers it), else a ring of 0.3 cell */
+    /* where the cells print their numbers a point frames its cell, on the cell's edge, so
+     * it never covers the site's number (issue 38 D3; a ring crossed the digits of small
+     * cells); else a ring of 0.3 cell */
     const int framed = d->rec.panel[panel].values && m->cell >= 16;
     const int rad = framed ? (int)(m->cell * 0.47) : m->cell >= 160 ? 48 : m->cell >= 16 ? (int)(m->cell * 0.3) : 5;
     /* arrows first, so the rings and labels sit on top of them */
@@ -125,7 +127,8 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
          * the arrow stops at */
         const double len = hypot(qx - px, qy - py);
         if (framed) {
-            ring(d->r, qx, qy, rad, 1, VW_COL_HEAD);
+            vw_outline(d->r, vw_heatmap_cell(m, (int64_t)floor(ty + 0.5), (int64_t)floor(tx + 0.5)), VW_COL_HEAD, 1,
+                       -1);
         } else {
             vw_rect where = {.x = qx - 4, .y = qy - 4, .w = 9, .h = 9};
             vw_outline(d->r, where, VW_COL_HEAD, 1, 0);
@@ -145,17 +148,24 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
         int px, py;
         vw_heatmap_point(m, b[k].y0, b[k].x0, &px, &py);
         const uint32_t col = b[k].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
+        if (framed) { /* inside the cell's edge, a dark line within it for pale cells */
+            const vw_rect cell = vw_heatmap_cell(m, (int64_t)floor(b[k].y0 + 0.5), (int64_t)floor(b[k].x0 + 0.5));
+            vw_outline(d->r, cell, 0x000000, 1, -3);
+            vw_outline(d->r, cell, col, 2, -1);
+            vw_rec_add_dot(&d->rec, panel, cell,
+                           (vw_rect){.x = cell.x + 4, .y = cell.y + 4, .w = cell.w - 8, .h = cell.h - 8},
+                           b[k].event == focus);
+            continue;
+        }
         ring(d->r, px, py, rad + 1, 4, 0x000000); /* a dark edge: the ring shows on pale cells too */
         ring(d->r, px, py, rad, 2, col);
         /* the record: the ring and its clear middle (the square its inner edge holds) */
         const int in = (int)floor((rad - 3) / 1.4142), out = rad + 1;
         vw_rec_add_dot(&d->rec, panel, (vw_rect){.x = px - out, .y = py - out, .w = 2 * out + 1, .h = 2 * out + 1},
                        (vw_rect){.x = px - in, .y = py - in, .w = 2 * in + 1, .h = 2 * in + 1}, b[k].event == focus);
-        if (!framed) { /* the point itself, where no number marks the cell's centre */
-            vw_rect dot = {.x = px - 1, .y = py - 1, .w = 3, .h = 3};
-            vw_fill(d->r, dot, col);
-            vw_rec_add_dot(&d->rec, panel, dot, (vw_rect){0}, b[k].event == focus);
-        }
+        vw_rect dot = {.x = px - 1, .y = py - 1, .w = 3, .h = 3}; /* the point itself */
+        vw_fill(d->r, dot, col);
+        vw_rec_add_dot(&d->rec, panel, dot, (vw_rect){0}, b[k].event == focus);
     }
     if (s->idx && s->idx->point_taps && m->cell >= d->font.line + 4) draw_taps(d, m, s, panel, b, n, rad, bounds);
 }
