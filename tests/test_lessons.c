@@ -2391,6 +2391,34 @@ END_TEST
  * on the read-count heatmap it describes, lesson 04 puts the weights on a slide, lesson 07's
  * "Why D = 2R + 2" (step 4) colours the raw patch by reads, in which the corners of the 4x4 patch
  * count 1, its edges 2 and its inner 2x2 4, and its steps no longer all show one picture. */
+/* Issue 38 D4: a field the narration names by its name, one the decomposition works out
+ * beside the site's fields too (RoIAlign's y1 and bin_h, lines of kscope step's), stays
+ * in the slide's decomposition: lesson 06 step 4 named y1 and the panel at 1024x768 left
+ * it out, since only the site's own fields counted. */
+START_TEST(slides_keep_every_decomposition_name_the_narration_names)
+{
+    write_file("box.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"roi_align\",\n"
+                           " \"steps\": [{\"title\": \"the box\", \"focus\": {\"index\": 0}, \"show\": "
+                           "[\"decomposition\"],\n \"text\": \"The box starts at y1 and a bin is bin_h tall (bh is "
+                           "no name of it); ph = {work.ph}.\"}]}\n");
+    char path[300];
+    snprintf(path, sizeof path, "%s/box.json", dir);
+    static ls_lesson L;
+    static ls_session S;
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    vw_slide *sl;
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
+    ck_assert_msg(strstr(sl[0].fields, " ph ") && strstr(sl[0].fields, " y1 ") && strstr(sl[0].fields, " bin_h ") &&
+                      !strstr(sl[0].fields, " bh ") && !strstr(sl[0].fields, " x1 "),
+                  "fields '%s'", sl[0].fields);
+    ls_slides_free(sl, 1);
+    ls_session_close(&S);
+    ls_free(&L);
+}
+END_TEST
+
 START_TEST(slides_show_the_mode_and_tensors_the_text_names)
 {
     static const struct {
@@ -2573,6 +2601,7 @@ int main(void)
     tcase_add_test(tc, lesson_10_says_what_its_traces_show);
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, slides_show_the_mode_and_tensors_the_text_names);
+    tcase_add_test(tc, slides_keep_every_decomposition_name_the_narration_names);
     tcase_add_test(tc, lesson01_slides_show_the_thread_table);
     tcase_add_test(tc, question_slides_do_not_draw_their_answer);
     tcase_add_test(tc, pictures_load_as_feature_maps);
