@@ -2298,6 +2298,16 @@ START_TEST(question_slides_do_not_draw_their_answer)
         for (int k = 0; k < n; ++k) {
             if (!sl[k].question) continue;
             vw_story_show(&st, k);
+            /* a slide that shows no panel of the tensor draws none of it (04 step 7 now
+             * shows channel 1 of the input beside the weights: the output only with the
+             * answer) */
+            for (size_t f = 0; f < sizeof found / sizeof found[0]; ++f) {
+                int shown = 0;
+                for (int p = 0; p < 2; ++p)
+                    shown |= st.panel[p].tensor >= 0 &&
+                             !strcmp(st.tr->tensors[st.panel[p].tensor].name, found[f].tensor);
+                if (!strcmp(ids[i], found[f].lesson) && k + 1 == found[f].step && !shown) covered[f]++;
+            }
             for (int p = 0; p < 2; ++p) {
                 const int t = st.panel[p].tensor;
                 for (size_t f = 0; f < sizeof found / sizeof found[0]; ++f)

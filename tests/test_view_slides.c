@@ -1143,6 +1143,26 @@ START_TEST(the_window_figure_shows_a_window_over_the_padding)
         vw_state_free(&st);
         vf_close(&f);
     }
+    /* step 7 (filter 1 reads channel 1 only): "planes": [-1, 1] shows channel 1 of the
+     * input, which no conv2d event reads, under output (1, 1)'s window, rows and columns
+     * 0..2, none on the padding; the answer brings the asked output cell into view */
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 6);
+    ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(st.tr, "input"));
+    ck_assert_int_eq((int)st.panel[1].plane, 1);
+    int found = 0;
+    for (int i = 0; i < f.d.rec.nmarks; ++i) {
+        const vw_rec_mark *mk = &f.d.rec.marks[i];
+        if (mk->kind != VW_MARK_KWINDOW) continue;
+        found++;
+        ck_assert(mk->panel == 1 && mk->y0 == 0 && mk->x0 == 0 && mk->y1 == 2 && mk->x1 == 2 && mk->pass == 0);
+    }
+    ck_assert_int_eq(found, 1);
+    vw_story_reveal(&st, 1);
+    ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(st.tr, "output"));
+    vw_state_free(&st);
+    vf_close(&f);
     close_lesson();
 }
 END_TEST

@@ -325,7 +325,7 @@ static void draw_window(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
     snprintf(text, sizeof text, "%d taps on padding", pads);
     const int k = vw_label_font(d, m->cell);
     notes ns = {0};
-    note(&ns, vw_value_font(d, k), box.x + box.w / 2, box.y + box.h - 2, VW_COL_FOCUS, text);
+    if (pads) note(&ns, vw_value_font(d, k), box.x + box.w / 2, box.y + box.h - 2, VW_COL_FOCUS, text);
     place_notes(d, m, panel, bounds, &box, 1, &ns, k);
     mark(d, (vw_rec_mark){.panel = panel,
                           .kind = VW_MARK_KWINDOW,

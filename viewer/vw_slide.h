@@ -42,7 +42,10 @@ typedef struct vw_slide {
     int64_t look_plane, look_y, look_x;
     int look_writes;
     int panel[2]; /* tensors of the two heatmaps (-1: keep) */
-    int mode;     /* vw_mode, or -1: keep; a mode here applies to both panels */
+    /* a panel's plane, plane + 1 (0: the one the focus touches): a tensor the item does not
+     * access (lesson 04's input beside conv2d's Sobel weights, channel 1) */
+    int panel_plane[2];
+    int mode; /* vw_mode, or -1: keep; a mode here applies to both panels */
     /* a panel's own mode, vw_mode + 1 (0: none, so a zeroed slide has none): a slide
      * about a sample shows the input's reads beside the columns' values */
     int panel_mode[2];

@@ -98,6 +98,8 @@ void vw_story_show(vw_state *s, int k)
                 }
             }
     }
+    for (int p = 0; p < 2; ++p) /* a plane the step names (one the item does not access) */
+        if (sl->panel_plane[p] > 0) s->panel[p].plane = sl->panel_plane[p] - 1;
     if (sl->look_tensor >= 0) {
         vw_lookup_run(&s->look, s->tr, sl->look_tensor, sl->look_plane, sl->look_y, sl->look_x, sl->look_writes);
         for (int p = 0; p < 2; ++p)

@@ -225,6 +225,14 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
         if (st->panels[p] && ks_trace_tensor(&S->tr, st->panels[p]) < 0) {
             ls_problem(rep, k + 1, "panels: the trace has no tensor '%s'", st->panels[p]);
             bad++;
+        } else if (st->planes[p] > 0) { /* a plane of the panel's tensor: all but its last two axes */
+            const int t = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
+            int64_t planes = 1;
+            for (int a = 0; t >= 0 && a + 2 < S->tr.tensors[t].ndim; ++a) planes *= S->tr.tensors[t].shape[a];
+            if (t < 0 || st->planes[p] > planes) {
+                ls_problem(rep, k + 1, "planes: panel %d has no plane %d", p, st->planes[p] - 1);
+                bad++;
+            }
         }
     for (int i = 0; i < st->q.nhide; ++i)
         if (!strcmp(st->q.hide[i], "strip") && !st->strip) {

@@ -221,8 +221,8 @@ static int find_run(const ls_lesson *L, const char *name);
 
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title",    "text", "notes", "focus", "show", "panels",  "mode",
-                                       "question", "run",  "order", "strip", "draw", "weights", NULL};
+    static const char *const keys[] = {"title", "text",  "notes", "focus", "show",    "panels", "mode", "question",
+                                       "run",   "order", "strip", "draw",  "weights", "planes", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -286,6 +286,14 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             !cJSON_IsString(v->child->next))
             ls_problem(rep, k, "panels must be two tensor names [left, right]");
         else s->panels[0] = v->child->valuestring, s->panels[1] = v->child->next->valuestring;
+    }
+    /* "planes": [0, 1]: the plane each panel shows, -1 for the one the focus touches */
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "planes"))) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsNumber(v->child) ||
+            !cJSON_IsNumber(v->child->next) || v->child->valuedouble < -1 || v->child->next->valuedouble < -1 ||
+            v->child->valuedouble > 1e6 || v->child->next->valuedouble > 1e6)
+            ls_problem(rep, k, "planes must be two plane numbers [left, right] (-1: the focus's)");
+        else s->planes[0] = v->child->valueint + 1, s->planes[1] = v->child->next->valueint + 1;
     }
     /* "mode": "reads" for both panels, or ["reads", "values"], one per panel */
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(o, "mode");

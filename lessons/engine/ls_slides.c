@@ -168,6 +168,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->look_plane = c.elem_plane, v->look_y = c.elem_y, v->look_x = c.elem_x;
         v->look_writes = c.elem_writes;
         for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
+        for (int p = 0; p < 2; ++p) v->panel_plane[p] = st->planes[p];
         v->mode = ls_mode_number(st->mode);
         for (int p = 0; p < 2; ++p) v->panel_mode[p] = ls_mode_number(st->panel_mode[p]) + 1; /* 0: none */
         narrated_fields(st->title, v->fields, sizeof v->fields);
