@@ -84,8 +84,12 @@ static void named_fields(const ls_session *S, const ls_ctx *c, const char *text,
         const size_t len = strlen(name);
         int own = 0;
         for (int g = 0; g < site->nfields; ++g) own |= !strcmp(site->fields[g].name, name);
+        /* " name ": built by hand (snprintf with %s drew a truncation warning from GCC 13) */
         char key[80];
-        snprintf(key, sizeof key, " %s ", name);
+        if (len + 3 > sizeof key) continue;
+        key[0] = ' ';
+        memcpy(key + 1, name, len);
+        key[len + 1] = ' ', key[len + 2] = 0;
         if (!len || (len == 1 && !own) || strstr(fields, key)) continue;
         for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
             const char before = p > text ? p[-1] : ' ', after = p[len];
