@@ -2451,8 +2451,11 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"04", 4, VW_MODE_VALUES, "weight", "columns"},
                 {"04", 8, VW_MODE_READS, "weight", "columns"},
                 {"05", 3, VW_MODE_VALUES, "offset", "input"},
-                {"05", 5, VW_MODE_VALUES, "input", "columns"}, /* the corners' values, summed in step 7 */
-                {"05", 6, VW_MODE_VALUES, "input", "columns"},
+                /* the corners' values, summed in step 7, beside the offsets (dy = lh = 0.5) */
+                {"05", 5, VW_MODE_VALUES, "input", "offset"},
+                {"05", 6, VW_MODE_VALUES, "input", "offset"},
+                {"05", 7, VW_MODE_VALUES, "input", "columns"},
+                {"05", 11, VW_MODE_VALUES, "mask", "input"}, /* the two factors the question multiplies */
                 {"07", 1, VW_MODE_VALUES, "input", "output"},
                 {"07", 4, VW_MODE_READS, "patches", "output"},
                 {"07", 6, VW_MODE_WEIGHTS, "patches", "output"},
