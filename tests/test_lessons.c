@@ -397,6 +397,44 @@ static void six_steps(const char *name, const char *const questions[6])
     write_file(name, text);
 }
 
+/* Issue 38 D7: the terminal prints a step's "show" (drawings, events) between its
+ * narration and its question, so those lines are above the prompt too: a lesson whose
+ * step 6 shows work item `item`'s events and asks which cell item 7 reads at tap (1, 1),
+ * (2, 2) (im2col, 4x5, stride (2, 1): item 7 is h_col 1, w_col 2). */
+static void events_above(const char *name, int item)
+{
+    static const char pred[] = "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": "
+                               "\"{work.w_col}\", \"explain\": \"e\"}";
+    char text[8192];
+    size_t u = (size_t)snprintf(text, sizeof text,
+                                "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+                                " \"params\": {\"channels\": 1, \"input-size\": [4, 5], \"stride\": [2, 1]},\n"
+                                " \"steps\": [\n");
+    for (int k = 0; k < 5; ++k)
+        u += (size_t)snprintf(
+            text + u, sizeof text - u,
+            "  {\"title\": \"s\", \"focus\": {\"index\": %d}, \"text\": \"w_col {work.w_col}\"%s%s},\n", k,
+            k == 1 ? ", \"question\": " : "", k == 1 ? pred : "");
+    snprintf(text + u, sizeof text - u,
+             "  {\"title\": \"s\", \"focus\": {\"index\": %d, \"tap\": [0, 0]}, \"show\": [\"events\"], \"text\": "
+             "\"the events\", \"question\": {\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": "
+             "\"Which cell?\", \"answer\": [2, 2], \"explain\": \"e\"}}\n ]}\n",
+             item);
+    write_file(name, text);
+}
+
+START_TEST(check_fails_an_answer_in_the_terminals_drawings_above_the_question)
+{
+    events_above("listed.json", 7); /* item 7's own events list "read input[0, 0, 2, 2]" */
+    ck_assert_int_eq(lesson("--check listed.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "listed.json: step 6: what the terminal shows above the question holds the "
+                                          "answer (2, 2)"),
+                  "%s", out_text("out"));
+    events_above("other.json", 0); /* item 0 reads rows -1..1: (2, 2) is nowhere above */
+    ck_assert_msg(lesson("--check other.json") == 0, "%s", out_text("out"));
+}
+END_TEST
+
 /* --check holds a full lesson (6 steps or more) to two prediction questions (another work
  * item or tap, the answer not in the narration) and at most a third of the answers
  * printed in the narration's templates (issue 38 D7); a number the author wrote ("tap (1, 1)") prints nothing. */
@@ -2604,6 +2642,7 @@ int main(void)
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
     tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
     tcase_add_test(tc, check_fails_a_question_whose_answer_stands_above_it);
+    tcase_add_test(tc, check_fails_an_answer_in_the_terminals_drawings_above_the_question);
     tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
     tcase_add_test(tc, templates_match_the_im2col_geometry);

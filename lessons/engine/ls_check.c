@@ -277,6 +277,13 @@ int ls_check(const ls_session *S0, ls_report *rep)
                            "working it out (reword it, or ask about another work item, tap or run)",
                            shown, st->q.kind == LS_Q_CHOICE ? "choice " : "", ans,
                            st->q.kind == LS_Q_CHOICE ? ", its words" : "");
+            char line[LS_TEXT_MAX];
+            if (!shown && S0->L->nsteps >= LS_FULL_LESSON && ls_answer_in_show(S, c, &qc, k, line, sizeof line) &&
+                !ls_answer_text(S, &qc, k, ans, sizeof ans))
+                ls_problem(rep, k + 1,
+                           "what the terminal shows above the question holds the answer (%s): \"%.120s\" (show "
+                           "less, or ask about another work item, tap or run)",
+                           ans, line);
             printed[k] = ls_answer_printed(S, c, &qc, k);
             predicts[k] = ls_question_predicts(S, st, c, &qc, printed[k]);
         }

@@ -246,6 +246,14 @@ int ls_text_gives_answer(const ls_session *S, const ls_ctx *qc, int k, const cha
  * qc: the question's), NULL when none does. A full lesson (LS_FULL_LESSON steps) with
  * one fails --check: a student copies it instead of working it out. */
 const char *ls_answer_shown(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k);
+/* Whether what the terminal player shows of step k between its narration and its
+ * question (the step's "show": drawings, events, decomposition, threads; c: the step's
+ * focus, qc: the question's) holds the answer: a fraction or a choice's words anywhere,
+ * a cell as an element's last coordinates ("x[0, y, x]"), a whole number only as the
+ * cell in focus ("<6>") or the focused
+ * event's value ("> tap 0 read ... = 6"), elsewhere it is a coordinate or an index by
+ * chance. The line that holds it goes to line (n bytes); 1 when one does. */
+int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k, char *line, size_t n);
 /* The hint a student gets after a first wrong answer: the question's "hint", else its
  * explanation with each template value that gives the answer away shown as "?". Returns
  * 0, or -1 with err when a template does not render. */
@@ -275,6 +283,9 @@ int ls_mode_number(const char *name);
  * 12, then the count), " none" for a thread without work. */
 #define LS_THREADS_HEAD "thread (block, tid): the work indices it handles, iteration 0, 1, ..."
 void ls_thread_entry(const ls_session *S, int64_t g, char *buf, size_t n);
+/* What the terminal player prints for step st's "show" at focus c (its drawings, events,
+ * decomposition, threads, launch), to out. */
+void ls_show_step(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step *st);
 
 /* Text player. auto_answer: answer every question correctly and never wait. Otherwise
  * answers are read from `in`: a first wrong one gets a hint (ls_hint_text) and a second

@@ -4,7 +4,9 @@
  * full lesson to (see ls_lesson.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -87,6 +89,50 @@ const char *ls_answer_shown(const ls_session *S, const ls_ctx *c, const ls_ctx *
     if (!ls_render(S, c, st->text, text, sizeof text, err, sizeof err) && ls_text_gives_answer(S, qc, k, text))
         return "narration";
     return NULL;
+}
+
+int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k, char *line, size_t n)
+{
+    const ls_step *st = &S->L->steps[k];
+    const ls_question *q = &st->q;
+    char ans[256], err[400];
+    int word = q->kind == LS_Q_CHOICE;
+    if (word ? ls_render(S, qc, q->choices[q->answer], ans, sizeof ans, err, sizeof err)
+             : ls_answer_text(S, qc, k, ans, sizeof ans))
+        return 0;
+    char *end;
+    const double v = strtod(ans, &end);
+    const int whole = !word && end != ans && !*end && v == floor(v);
+    char *dump = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&dump, &len);
+    if (!mem) return 0;
+    ls_show_step(mem, S, c, st);
+    fclose(mem);
+    int found = 0;
+    char focus[300];
+    snprintf(focus, sizeof focus, "<%s>", ans);
+    for (const char *p = dump; p && *p && !found; p += strcspn(p, "\n"), p += *p == '\n') {
+        snprintf(line, n, "%.*s", (int)strcspn(p, "\n"), p);
+        if (q->kind == LS_Q_CELL) { /* an element's last coordinates: "x[0, 2, 1]", not a shape's */
+            char tail[300], head[300];
+            snprintf(tail, sizeof tail, ", %s]", ans);
+            snprintf(head, sizeof head, "[%s]", ans);
+            found = strstr(line, tail) || strstr(line, head);
+            continue;
+        }
+        if (!whole) {
+            found = has_token(line, ans, word);
+            continue;
+        }
+        /* the cell in focus, or the focused event's value: "  > tap 0 read  x[0, 1] = 6" */
+        const char *eq = !strncmp(line, "  > ", 4) ? strstr(line, " = ") : NULL;
+        while (eq && strstr(eq + 1, " = ")) eq = strstr(eq + 1, " = ");
+        found = strstr(line, focus) ||
+                (eq && !strncmp(eq + 3, ans, strlen(ans)) && (eq[3 + strlen(ans)] == 0 || eq[3 + strlen(ans)] == ' '));
+    }
+    free(dump);
+    return found;
 }
 
 int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, char *out, size_t n, char *err, size_t errn)

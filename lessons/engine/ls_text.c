@@ -286,6 +286,8 @@ static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step 
     }
 }
 
+void ls_show_step(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step *st) { show(out, S, c, st); }
+
 /* Reads one line; NULL at the end of input. */
 static char *read_line(FILE *in, char *buf, size_t n)
 {
