@@ -203,6 +203,37 @@ START_TEST(the_slide_before_a_question_drawing_its_answer_fails)
 }
 END_TEST
 
+/* D1: 01 step 8's narration ran 14 lines in the column beside the pictures at 1024x768,
+ * 5 across the frame; the rule counted the latter. It counts the lines as drawn. */
+START_TEST(narration_over_five_lines_as_the_band_wraps_it_fails)
+{
+    frame(1024, 768);
+    rec.band_body = 6;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the narration takes 6 lines at 1024x768"));
+    rec.band_body = 5;
+    ck_assert_int_eq(rules(0), 0);
+    frame(1920, 1080); /* the rule is the 1024x768 frame's */
+    rec.band_body = 6;
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* a slide's narration as the band wraps it: its run line counts with the text, the
+ * threads table (data, not sentences) does not */
+START_TEST(narration_lines_count_the_run_line_not_the_table)
+{
+    vw_slide s = {0};
+    s.text = "one two three";
+    ck_assert_int_eq(vw_story_narration_lines(&s, 40), 1);
+    s.pre = "[run 'b': another run]";
+    s.table = "head\n  0: 0\t  2: 2\n  1: 1\t  3: 3";
+    ck_assert_int_eq(vw_story_narration_lines(&s, 40), 2);
+    /* at 8 columns: "[run", "'b':", "another", "run"; "one two", "three" */
+    ck_assert_int_eq(vw_story_narration_lines(&s, 8), 4 + 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -214,6 +245,8 @@ int main(void)
     tcase_add_test(tc, an_answer_in_the_band_above_the_question_fails);
     tcase_add_test(tc, a_marker_over_a_printed_number_fails);
     tcase_add_test(tc, the_slide_before_a_question_drawing_its_answer_fails);
+    tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
+    tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

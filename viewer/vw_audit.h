@@ -13,8 +13,6 @@
 /* The sizes slides are checked at. */
 #define VW_AUDIT_SIZES 3
 extern const int vw_audit_size[VW_AUDIT_SIZES][2];
-/* Narration on a slide: at most this many lines at 1024x768 (the band across the frame). */
-#define VW_NARRATION_LINES 5
 
 typedef void (*vw_audit_fn)(void *ctx, int slide, int reveal, const vw_record *rec, const vw_state *s);
 
@@ -25,15 +23,15 @@ int vw_audit_slides(const vw_slide *slides, int n, const ks_trace *tr, const vw_
                     vw_audit_fn fn, void *ctx);
 
 /* The narration's lines on a slide wrapped across a w wide frame at the default text
- * size (what VW_NARRATION_LINES counts at 1024x768). */
+ * size (the least the band can wrap it to; --check counts them as drawn). */
 int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
 
 /* The rules (issue 38 D1, D3, D4) slide `sl` drawn into `rec` breaks, each as one
  * sentence through fn (msg); returns how many:
  *   pictures: the heatmap panels take at least VW_SLIDE_PICTURE % of the height;
  *   text: the band shows the slide's text whole (an answer slide may leave the step's
- *         text to the slide before), narration at most VW_NARRATION_LINES at 1024x768
- *         (the band across the frame);
+ *         text to the slide before), narration (run line and text) at most
+ *         VW_NARRATION_LINES at 1024x768 as the band wraps it;
  *   values: a panel prints its cells' values when they fit at the smallest value text,
  *           or zooms to the step's cells where that makes them fit;
  *   fields: the decomposition shows every field the narration names and the focused

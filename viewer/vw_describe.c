@@ -434,8 +434,11 @@ static void story_parts(const vw_slide *sl, int reveal, int cols, vw_lines *titl
 
 int vw_story_narration_lines(const vw_slide *sl, int cols)
 {
+    /* the run line reads as narration too; the threads table (lesson 01) is a drawing
+     * of data, its lines no sentences */
     static vw_lines body;
     body.n = 0;
+    if (sl->pre) vw_wrap(&body, VW_MAX_LINES, VW_STYLE_DIM, sl->pre, cols);
     vw_wrap(&body, VW_MAX_LINES, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
     return body.n;
 }

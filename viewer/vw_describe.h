@@ -55,7 +55,8 @@ void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines
 void vw_describe_story_keys(const vw_state *s, char *buf, size_t n);
 /* The lines slide sl's band needs at cols columns: the question slide's (title, body,
  * question) or the answer slide's (title, question, answer and a line saying the text
- * was the slide before), whichever is more; and its narration's lines alone. */
+ * was the slide before), whichever is more; and its narration's lines alone (the run
+ * line and the text, not the threads table). */
 int vw_story_band_needed(const vw_slide *sl, int cols);
 int vw_story_narration_lines(const vw_slide *sl, int cols);
 /* The title line (vw_describe_title) wrapped at cols characters into out; returns the

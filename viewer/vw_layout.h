@@ -58,6 +58,9 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
 /* The share of a slide's height (percent) its heatmap panels (header and map) take at
  * least: the pictures come first (issue 38 D1). */
 #define VW_SLIDE_PICTURE 55
+/* Narration on a slide: at most this many lines as its band wraps it (issue 38 D1, at
+ * 1024x768; a slide's layout keeps to it where a layout that holds the band can). */
+#define VW_NARRATION_LINES 5
 /* The metrics of the smallest text printed in heatmap cells: three fifths of the text's
  * (18 px beside 30 px at 1920x1080), unless L already has them (the drawing's own font). */
 void vw_value_metrics(vw_layout *L, int advance, int line);

@@ -102,8 +102,8 @@ typedef struct vw_record {
     vw_rect title, story, decomp, grid, status;
     vw_rec_panel panel[2];
     /* the narration band: its rows, the lines drawn, and whether the body gave way;
-     * band_body: the body's lines as drawn at the band's width (the run line, the
-     * narration, the table: what VW_NARRATION_LINES counts), band_text the lines drawn */
+     * band_body: the narration's lines as drawn at the band's width (the run line and
+     * the text: what VW_NARRATION_LINES counts), band_text the lines drawn */
     int band_rows, band_lines, band_cut, band_body;
     char band_text[VW_REC_LINES][VW_REC_LINE];
     /* the decomposition: the lines drawn, the fields among them (" a b c "), whether the

@@ -188,6 +188,11 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
     const int strip = s->strip ? (2 * line + 64 + 4 + line - 1) / line : 0;
     double best = -1;
     int least_short = 1 << 30; /* band lines a layout leaves out: none where one holds it all */
+    /* narration past VW_NARRATION_LINES as the band wraps it: a column beside the pictures
+     * wraps it longer than a band across the frame, and a slide reads in 5 lines (issue
+     * 38 D1); of the layouts that hold the band, the one that keeps nearest to them wins
+     * over bigger pictures */
+    int least_over = 1 << 30;
     vw_slide_geom pick = {.arrangement = VW_ARR_STACKED,
                           .title_lines = title,
                           .band_lines = 1,
@@ -203,6 +208,9 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
             int band_w, decomp_w;
             vw_slide_widths(w, &g, &band_w, &decomp_w);
             const int need = vw_story_band_needed(sl, (band_w - 16) / adv);
+            const int body = vw_story_narration_lines(sl, (band_w - 16) / adv);
+            const int over = body > VW_NARRATION_LINES ? body - VW_NARRATION_LINES : 0;
+
             g.decomp_lines = vw_describe_focus_lines(s, (decomp_w - 8) / adv, least) + strip;
             /* where it does not hold it all, the narration gives way, a line at a time */
             for (g.band_lines = need; g.band_lines >= 1 && need - g.band_lines <= least_short; g.band_lines--) {
@@ -210,8 +218,9 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                 if (!slide_fits(L, &g)) continue;
                 const int shortfall = need - g.band_lines;
                 const double score = picture_cells(s, L) * forms[f].pref * (least ? 0.97 : 1.0);
-                if (shortfall < least_short || (shortfall == least_short && score > best))
-                    least_short = shortfall, best = score, pick = g;
+                if (shortfall < least_short || (shortfall == least_short && over < least_over) ||
+                    (shortfall == least_short && over == least_over && score > best))
+                    least_over = over, least_short = shortfall, best = score, pick = g;
                 break;
             }
         }
