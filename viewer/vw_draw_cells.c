@@ -169,16 +169,20 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
             out[n].valid = (e->flags & (KS_FLAG_C00 << c)) != 0;
             snprintf(out[n].text, sizeof out[n].text, "%s", w);
             n++;
-        } else { /* clamped: two or four corners on one cell, their weights on one label */
-            size_t used = strlen(out[g].text);
-            snprintf(out[g].text + used, sizeof out[g].text - used, "+%s", w);
         }
         out[g].corners++;
     }
     for (int g = 0; g < n; ++g) {
-        if (out[g].corners > 1) {
-            size_t used = strlen(out[g].text);
-            snprintf(out[g].text + used, sizeof out[g].text - used, " clamped");
+        if (out[g].corners > 1) { /* clamped: two or four corners on one cell */
+            /* their weights add on it; said in words a student reads (issue 38 D12: "1+0+0+0
+             * clamped" was cryptic): "1: 4 corners clamped to row 5, col 5" */
+            double sum = 0;
+            for (int c = 0; c < 4; ++c)
+                if (ys[c >> 1] == out[g].y && xs[c & 1] == out[g].x) sum += e->u.sample.w[c];
+            char w[24];
+            vw_cell_text(w, sizeof w, sum, 0);
+            snprintf(out[g].text, sizeof out[g].text, "%s: %d corners clamped to row %lld, col %lld", w, out[g].corners,
+                     (long long)out[g].y, (long long)out[g].x);
         }
         int cx, cy;
         vw_heatmap_point(m, (double)out[g].y, (double)out[g].x, &cx, &cy);
