@@ -1121,6 +1121,41 @@ START_TEST(a_clamped_sample_keeps_its_cells_number_in_view)
 }
 END_TEST
 
+/* issue 38 D3: lesson 03 step 5's window labels sit beside the plane; a leader from a
+ * comb's tap to its label ran straight down a column across the 300 under it. A figure's
+ * leader routes along the grid lines round the numbers the cells print (but its own cell's). */
+START_TEST(a_figures_leader_keeps_off_the_printed_numbers)
+{
+    open_lesson("03");
+    static const int size[2][2] = {{1920, 1080}, {1280, 960}};
+    for (int z = 0; z < 2; ++z) {
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, size[z][0], size[z][1], 4);
+        int leaders = 0;
+        for (int i = 0; i < f.d.rec.nlabels; ++i) {
+            const vw_rec_label *l = &f.d.rec.labels[i];
+            if (l->kind != VW_LABEL_NOTE || !l->leader) continue;
+            leaders++;
+            const vw_rec_panel *rp = &f.d.rec.panel[l->panel];
+            for (int v = 0; v < rp->nvalues; ++v) {
+                const vw_rect b = rp->value[v].box;
+                if (l->ax >= b.x - 2 && l->ax < b.x + b.w + 2 && l->ay >= b.y - 2 && l->ay < b.y + b.h + 2) continue;
+                for (int j = 0; j + 1 < l->npts; ++j)
+                    ck_assert_msg(
+                        !vw_segment_crosses(l->pts[j][0], l->pts[j][1], l->pts[j + 1][0], l->pts[j + 1][1], b),
+                        "%dx%d: the leader of '%s' crosses the number %s", size[z][0], size[z][1], l->text,
+                        rp->value[v].text);
+            }
+        }
+        ck_assert_int_ge(leaders, 1);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D8: lesson 04 step 6's box sum at output (0, 0) "hangs over the padding":
  * conv2d reads the columns, so the slide draws the item's 3x3 window on the input
  * ("draw": ["window"]): rows and columns -1..1 with padding 1, of which 9 - 2*2 = 5 taps
@@ -1253,6 +1288,7 @@ int main(void)
     tcase_add_test(tc, the_waves_figure_marks_each_iterations_cells);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
+    tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
     tcase_add_test(tc, a_zoomed_row_keeps_its_bars_in_its_panel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

@@ -75,8 +75,14 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
     for (int i = 0; i < ns->n; ++i) {
         const vw_label *l = &ns->l[i];
         int pts[VW_LEADER_PTS][2], npts = 0;
-        if (l->leader) { /* around the step's cells */
-            npts = vw_route_leader(l, rp->focus, rp->nfocus, grid->ox, grid->oy, grid->cell, pts);
+        if (l->leader) { /* around the step's cells, and the numbers where a route misses them
+                          * (issue 38 D3: 03 s5's leader ran across the 300 below its comb) */
+            static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES];
+            int nk = 0;
+            for (int j = 0; j < rp->nfocus; ++j) keep[nk++] = rp->focus[j];
+            nk += vw_value_boxes(d, panel, keep + nk, VW_REC_VALUES);
+            npts = vw_route_leader(l, keep, nk, grid->ox, grid->oy, grid->cell, pts);
+            if (!npts) npts = vw_route_leader(l, rp->focus, rp->nfocus, grid->ox, grid->oy, grid->cell, pts);
             vw_leader(d->r, pts, npts ? npts : 2, ns->col[i]);
             if (!npts) npts = 2;
         }
