@@ -1156,6 +1156,36 @@ START_TEST(a_figures_leader_keeps_off_the_printed_numbers)
 }
 END_TEST
 
+/* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
+ * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
+ * breaks where a printed number stands: no pixel of a number's box in the outlines'
+ * colours, and the outlines still drawn */
+START_TEST(region_outlines_break_at_the_printed_numbers)
+{
+    open_lesson("06");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 3);
+    const vw_rec_panel *rp = &f.d.rec.panel[0];
+    ck_assert_int_eq(rp->values, 1);
+    int outline = 0;
+    const vw_rect ex = rp->extent;
+    for (int y = ex.y; y < ex.y + ex.h; ++y)
+        for (int x = ex.x; x < ex.x + ex.w; ++x) outline += vf_pixel(f.surf, x, y) == VW_COL_HEAD;
+    ck_assert_int_gt(outline, 100);
+    for (int i = 0; i < rp->nvalues; ++i) {
+        const vw_rect b = rp->value[i].box;
+        int on = 0;
+        for (int y = b.y; y < b.y + b.h; ++y)
+            for (int x = b.x; x < b.x + b.w; ++x) on += vf_pixel(f.surf, x, y) == VW_COL_HEAD;
+        ck_assert_msg(on == 0, "%d outline pixels over the number %s", on, rp->value[i].text);
+    }
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D8: lesson 04 step 6's box sum at output (0, 0) "hangs over the padding":
  * conv2d reads the columns, so the slide draws the item's 3x3 window on the input
  * ("draw": ["window"]): rows and columns -1..1 with padding 1, of which 9 - 2*2 = 5 taps
@@ -1289,6 +1319,7 @@ int main(void)
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
+    tcase_add_test(tc, region_outlines_break_at_the_printed_numbers);
     tcase_add_test(tc, a_zoomed_row_keeps_its_bars_in_its_panel);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

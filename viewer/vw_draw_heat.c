@@ -508,6 +508,41 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
                 VW_COL_PADDING, 0, "0");
 }
 
+/* A region's edge, horizontal or vertical, from (xa, ya) to (xb, yb), broken where it
+ * would cross a number the panel's cells print (issue 38 D3: RoIAlign's bin lines run
+ * through cell centres, across 8-11, 14, 20-23 in lesson 06): the numbers stay legible,
+ * the edge shows on either side of them. */
+static void gapped_line(vw_draw *d, int panel, int xa, int ya, int xb, int yb)
+{
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    const int horiz = ya == yb;
+    if ((!horiz && xa != xb) || !rp->values || rp->hidden) {
+        SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
+        return;
+    }
+    int lo = horiz ? (xa < xb ? xa : xb) : (ya < yb ? ya : yb);
+    const int hi = horiz ? (xa < xb ? xb : xa) : (ya < yb ? yb : ya), at = horiz ? ya : xa;
+    while (lo <= hi) { /* from lo: up to the nearest number across the line, then past it */
+        int stop = hi + 1, skip = lo;
+        for (int j = 0; j < rp->nvalues; ++j) {
+            const vw_rect v = rp->value[j].box;
+            const int a0 = horiz ? v.y - 1 : v.x - 1, a1 = horiz ? v.y + v.h : v.x + v.w;         /* across */
+            const int s0 = horiz ? v.x - 2 : v.y - 2, s1 = horiz ? v.x + v.w + 1 : v.y + v.h + 1; /* along */
+            if (at < a0 || at > a1 || s1 < lo || s0 > hi) continue;
+            if (s0 <= lo) { /* lo is on this number: past it */
+                if (s1 + 1 > skip) skip = s1 + 1;
+            } else if (s0 < stop) stop = s0;
+        }
+        if (skip > lo) {
+            lo = skip;
+            continue;
+        }
+        if (horiz) SDL_RenderDrawLine(d->r, lo, at, stop - 1, at);
+        else SDL_RenderDrawLine(d->r, at, lo, at, stop - 1);
+        lo = stop;
+    }
+}
+
 /* the item's region events (a RoI and its bins, a patch, points): outlines in continuous
  * coordinates on the panel showing their tensor and plane; points in vw_draw_points */
 static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it, vw_rect bounds)
@@ -525,14 +560,14 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
             const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / (b[k].rows ? b[k].rows : 1);
             vw_heatmap_point(m, y, b[k].x0, &xa, &ya);
             vw_heatmap_point(m, y, b[k].x1, &xb, &yb);
-            SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
+            gapped_line(d, panel, xa, ya, xb, yb);
         }
         for (int j = 0; j <= b[k].cols; ++j) {
             int xa, ya, xb, yb;
             const double x = b[k].x0 + (b[k].x1 - b[k].x0) * j / (b[k].cols ? b[k].cols : 1);
             vw_heatmap_point(m, b[k].y0, x, &xa, &ya);
             vw_heatmap_point(m, b[k].y1, x, &xb, &yb);
-            SDL_RenderDrawLine(d->r, xa, ya, xb, yb);
+            gapped_line(d, panel, xa, ya, xb, yb);
         }
     }
     vw_draw_points(d, m, s, panel, b, n, bounds);
