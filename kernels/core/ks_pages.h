@@ -135,10 +135,10 @@ __device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, u
  * claims alone. */
 KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 {
-#if defined(__CUDA_ARCH__)
-    /* only the lanes short of room take part: the ones that reach this branch together
-     * (__activemask inside it) claim one page; the rest pay a compare, not a ballot */
     if ((t->page_room & 0xffffu) >= words) return;
+#if defined(__CUDA_ARCH__)
+    /* only the lanes short of room take part: the ones that reach this point together
+     * (__activemask here) claim one page; the rest paid a compare, not a ballot */
     const uint32_t lane = ks_thread_linear(t) & 31u;
     const unsigned needy = __activemask();
     const unsigned long long got = ks_page_claim(t->sink, needy, lane, ks_block_linear(t), ks_thread_linear(t));
@@ -146,7 +146,6 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
     t->page_word = (uint32_t)got;
     t->page_room = (uint32_t)(got >> 32) | (t->page_room & KS_PAGE_LAZY_END);
 #else
-    if ((t->page_room & 0xffffu) >= words) return;
     const unsigned long long page = t->sink->counters[0];
     t->sink->counters[0] += KS_COL_WORDS;
     ks_page_column(t, page, 1, 0);
