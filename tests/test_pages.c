@@ -108,7 +108,8 @@ static int by_thread_seq(const void *pa, const void *pb)
 }
 
 /* As the lanes of a warp short of room do on the GPU: 2-6 threads take a column each of
- * one new page (their current columns end where their records do). */
+ * one new page (their current columns end where their records do): a page of their
+ * number of columns, or of 32 with gaps no thread took. */
 static void group_claim(sim_thread *th, uint64_t *s)
 {
     int pick[6], k = (int)tu_int(s, 2, 6), got = 0;
@@ -121,8 +122,19 @@ static void group_claim(sim_thread *th, uint64_t *s)
     if (got < 2) return;
     ks_sink *sink = th[pick[0]].t.sink;
     const unsigned long long page = sink->counters[0];
-    sink->counters[0] += (unsigned long long)got * KS_COL_WORDS;
-    for (int j = 0; j < got; ++j) ks_page_column(&th[pick[j]].t, page, (uint32_t)got, (uint32_t)j);
+    if (tu_int(s, 0, 1)) { /* a page of as many columns as threads */
+        sink->counters[0] += (unsigned long long)got * KS_COL_WORDS;
+        for (int j = 0; j < got; ++j) ks_page_column(&th[pick[j]].t, page, (uint32_t)got, (uint32_t)j);
+        return;
+    }
+    /* as the GPU does: a page of 32 columns, column 0 and a few others taken in order, the
+     * rest left without a header (the buffer holds 0xa5 bytes there) */
+    sink->counters[0] += KS_PAGE_MAX_WORDS;
+    uint32_t col = 0;
+    for (int j = 0; j < got; ++j) {
+        ks_page_column(&th[pick[j]].t, page, 32, col);
+        col += (uint32_t)tu_int(s, 1, 5);
+    }
 }
 
 /* Runs THREADS simulated threads of a 2-D grid, interleaved at random, into a buffer of

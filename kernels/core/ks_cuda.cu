@@ -175,8 +175,10 @@ extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capaci
         return ks_fail(KS_EINVAL, "trace: a GPU record buffer of %llu slots is too large (at most %llu, 16 GB)",
                        capacity, KS_PAGE_MAX_SLOTS);
     ks_status rc = ks_cuda_malloc((void **)&out->events, capacity * sizeof(ks_event));
-    if (!rc) rc = ks_cuda_malloc((void **)&out->counters, 2 * sizeof(unsigned long long));
-    if (!rc) rc = ks_cuda_memset(out->counters, 0, 2 * sizeof(unsigned long long));
+    /* the cursor, the drops, then the warps' current pages (ks_pages.h, ks_page_claim) */
+    const size_t ctl = (2 + KS_PAGE_WARP_SLOTS) * sizeof(unsigned long long);
+    if (!rc) rc = ks_cuda_malloc((void **)&out->counters, ctl);
+    if (!rc) rc = ks_cuda_memset(out->counters, 0, ctl);
     if (rc) {
         ks_cuda_sink_free(out);
         return rc;
@@ -193,7 +195,8 @@ extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capaci
 extern "C" ks_status ks_cuda_sink_reset(ks_sink *dev)
 {
     dev->epoch = ks_next_epoch();
-    return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, 2 * sizeof(unsigned long long), 0), "cudaMemsetAsync");
+    return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, (2 + KS_PAGE_WARP_SLOTS) * sizeof(unsigned long long), 0),
+                      "cudaMemsetAsync");
 }
 
 /* The event slots a buffer needs to hold every page the launch claimed (ks_pages.h:

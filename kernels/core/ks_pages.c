@@ -116,15 +116,20 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
     return KS_OK;
 }
 
-/* The page at word `pos` holds its n columns' headers intact. */
+/* Column c of the n-column page at word `pos` has its header: a lane took it. */
+static int column_ok(const uint32_t *w, unsigned long long pos, uint32_t n, uint32_t c, uint32_t epoch)
+{
+    return w[pos + c] == w[pos] && w[pos + 3 * n + c] == ks_page_tag(epoch, pos, c);
+}
+
+/* The page at word `pos` starts with an intact header: column 0 (the lane that claimed
+ * a page takes its column 0; of its other columns, those no lane took have none). */
 static int page_ok(const uint32_t *w, unsigned long long pos, unsigned long long stored, uint32_t epoch, uint32_t *n)
 {
     *n = w[pos] & 0xffff;
     if (w[pos] >> 16 != KS_PAGE_MAGIC || *n < 1 || *n > 32 || pos + (unsigned long long)*n * KS_COL_WORDS > stored)
         return 0;
-    for (uint32_t c = 0; c < *n; ++c)
-        if (w[pos + c] != w[pos] || w[pos + 3 * *n + c] != ks_page_tag(epoch, pos, c)) return 0;
-    return 1;
+    return column_ok(w, pos, *n, 0, epoch);
 }
 
 ks_status ks_pages_decode(const uint32_t *w, unsigned long long claimed, const ks_sink *dev, ks_sink *host,
@@ -147,7 +152,8 @@ ks_status ks_pages_decode(const uint32_t *w, unsigned long long claimed, const k
             rc = damaged(pos, 0, "no page header where a page was stored");
             break;
         }
-        for (uint32_t c = 0; c < n && !rc; ++c) rc = column(w + pos + c, n, pos, c, dev, &tb, host, trimmed);
+        for (uint32_t c = 0; c < n && !rc; ++c)
+            if (column_ok(w, pos, n, c, dev->epoch)) rc = column(w + pos + c, n, pos, c, dev, &tb, host, trimmed);
         pos += (unsigned long long)n * KS_COL_WORDS;
     }
     if (!rc && pos < stored && claimed <= cap) rc = damaged(pos, 0, "the pages end before the claimed words");

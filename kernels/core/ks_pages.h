@@ -4,11 +4,12 @@
  * A 64-byte event per probe, each claimed with its own atomicAdd on one counter, made
  * every-event tracing 42x the plain im2col on the H200: 3.8 M same-address atomics (one
  * a warp and event) and 244 MB of events. A page per thread cut the atomics but made the
- * stores scattered (81x). So the lanes of a warp that are short of room claim one page
- * together (one atomicAdd), a column each; each writes its records in program order down
- * its column, and the page's columns are interleaved (word k of column c at k * columns +
- * c): lanes storing the same record word together write contiguous bytes. The host
- * (ks_pages_decode) turns the columns back into the 64-byte events (ks_event.h) the
+ * stores scattered (81x). So the lanes of a warp share pages of 32 columns, a column each
+ * as they run short of room (ks_page_claim: one atomicAdd a page on the buffer's cursor);
+ * each writes its records in program order down its column, and the page's columns are
+ * interleaved (word k of column c at k * columns + c): lanes storing the same record word
+ * together write contiguous bytes; a column no lane took has no header (the host skips
+ * it). The host (ks_pages_decode) turns the columns back into the 64-byte events (ks_event.h) the
  * simulator writes; docs/trace-format.md gives the words.
  *
  * A page of n columns is n * KS_COL_WORDS words. A column: 4 header words (KS_PAGE_MAGIC
@@ -27,7 +28,7 @@
  *
  * Pages are claimed with atomicAdd on counters[0], in words, back to back from word 0, so
  * the buffer reads as a walk of pages and a thread's columns lie in the order it wrote
- * them. A page that does not fit the buffer is not stored: its records are counted as
+ * them (a later column is in a later page, or later in the same page). A page that does not fit the buffer is not stored: its records are counted as
  * dropped (counters[1]), and counters[0] keeps counting the words the launch asked for
  * (kernels/run.c sizes its second launch from it).
  */
@@ -43,7 +44,8 @@
 #define KS_COL_HEAD 4u        /* magic | columns, block, thread, tag */
 #define KS_PAGE_MAGIC 0x4b53u /* "KS" */
 #define KS_PAGE_MAX_WORDS (32u * KS_COL_WORDS)
-#define KS_PAGE_SLOT_WORDS 16u /* buffers are sized in 64-byte slots */
+#define KS_PAGE_WARP_SLOTS 8192u /* counters[2..]: the warps' current pages (ks_page_claim) */
+#define KS_PAGE_SLOT_WORDS 16u   /* buffers are sized in 64-byte slots */
 #define KS_W1_DERIVED 0x8000u
 #define KS_W0_SHORT 15u          /* w0's payload-length nibble of a short record */
 #define KS_SHORT_FLAGS 16u       /* what fits a short access: flags, */
@@ -110,38 +112,57 @@ KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uin
 }
 
 #if defined(__CUDA_ARCH__)
-/* The lanes in `needy` (this one among them, converged) claim one page, a column each
- * (one atomicAdd by the first); returns this lane's next word (KS_PAGE_NONE: none) and,
- * above bit 32, its room. Inlined: out of line (one copy, not one a probe) it made
- * every-event im2col 1.1x slower and "filter records nothing" 1.9x the plain kernel, from
- * the registers the call saves (H200, 2026-11-29). */
-__device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, unsigned needy, uint32_t lane,
-                                                                   uint32_t block, uint32_t thread)
+/* This lane's next column on the GPU: column c of its warp's current page, a page of 32
+ * columns that the lanes of one warp fill in the order they ask. The warp's slot
+ * (counters[2 + key % KS_PAGE_WARP_SLOTS]) holds the page's number + 1 (high word; 0:
+ * none yet) and the columns handed out (low word). A lane adds 1 to the slot: a count
+ * below 32 is its column; the lane that draws 32 (or the first, on an empty slot) claims
+ * the next page (atomicAdd on counters[0]) and takes its column 0; a lane that draws
+ * more waits until the page changes and asks again. Returns the next word (KS_PAGE_NONE:
+ * none) and, above bit 32, the room.
+ *
+ * No lane depends on which lanes came with it: an earlier claim in which the active
+ * lanes (__activemask) elected a leader and shared the page by __shfl_sync hung the H200
+ * (test_gpu_deform, deform grad_gather traced): a lane that came late to a record before
+ * a barrier waited in the shuffle for lanes already at the barrier. Waiting here is on a
+ * lane that drew 32, which only has an atomicAdd and an exchange to do (independent
+ * thread scheduling lets it run). Two warps that share a slot share its pages: each
+ * thread's columns still come in the order it asked for them. */
+__device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, uint32_t key, uint32_t block,
+                                                                   uint32_t thread)
 {
-    const uint32_t columns = (uint32_t)__popc(needy);
-    const int leader = __ffs(needy) - 1;
-    unsigned long long page = 0;
-    if ((int)lane == leader) page = atomicAdd(&s->counters[0], (unsigned long long)columns * KS_COL_WORDS);
-    page = __shfl_sync(needy, page, leader);
-    const uint32_t word = ks_page_column_at(s, page, columns, (uint32_t)__popc(needy & ((1u << lane) - 1u)), block,
-                                            thread);
-    const uint32_t room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16;
-    return (unsigned long long)room << 32 | word;
+    unsigned long long *slot = s->counters + 2 + (key & (KS_PAGE_WARP_SLOTS - 1u));
+    for (;;) {
+        const unsigned long long old = atomicAdd(slot, 1ull);
+        const uint32_t drawn = (uint32_t)old, id = (uint32_t)(old >> 32);
+        unsigned long long page;
+        uint32_t column = 0;
+        if (id != 0 && drawn < 32) {
+            page = (unsigned long long)(id - 1u) * KS_PAGE_MAX_WORDS;
+            column = drawn;
+        } else if (drawn == 32 || (id == 0 && drawn == 0)) {
+            page = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS);
+            atomicExch(slot, (page / KS_PAGE_MAX_WORDS + 1u) << 32 | 1u);
+        } else {
+            while ((uint32_t)(*(volatile unsigned long long *)slot >> 32) == id) __nanosleep(32);
+            continue;
+        }
+        const uint32_t word = ks_page_column_at(s, page, 32u, column, block, thread);
+        const uint32_t room = (KS_COL_WORDS - KS_COL_HEAD) | 32u << 16;
+        return (unsigned long long)room << 32 | word;
+    }
 }
 #endif
 
-/* Room for `words` more words in this thread's column: the lanes of the warp short of
- * room claim one page together, a column each (one atomicAdd); on the host a thread
- * claims alone. */
+/* Room for `words` more words in this thread's column: on the GPU the next column of its
+ * warp's page (ks_page_claim); on the host a thread claims a page of one column. */
 KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 {
     if ((t->page_room & 0xffffu) >= words) return;
 #if defined(__CUDA_ARCH__)
-    /* only the lanes short of room take part: the ones that reach this point together
-     * (__activemask here) claim one page; the rest paid a compare, not a ballot */
-    const uint32_t lane = ks_thread_linear(t) & 31u;
-    const unsigned needy = __activemask();
-    const unsigned long long got = ks_page_claim(t->sink, needy, lane, ks_block_linear(t), ks_thread_linear(t));
+    const uint32_t thread = ks_thread_linear(t), block = ks_block_linear(t);
+    const uint32_t warps = (t->block_dim.x * t->block_dim.y * t->block_dim.z + 31u) / 32u;
+    const unsigned long long got = ks_page_claim(t->sink, block * warps + thread / 32u, block, thread);
     ks_page_close(t);
     t->page_word = (uint32_t)got;
     t->page_room = (uint32_t)(got >> 32) | (t->page_room & KS_PAGE_LAZY_END);
