@@ -179,6 +179,10 @@ static unsigned long long write_pages(uint64_t seed, unsigned long long slots, u
         for (;; ++i)
             if (th[i].items_left > 0 && k-- == 0) break;
         if (tu_int(&s, 0, 3) == 0) group_claim(th, &s);
+        if (tu_int(&s, 0, 15) == 0) { /* a page claimed ahead that no lane reaches: column 0's header only */
+            ks_page_column_at(sink, sink->counters[0], 32, 0, 0xffffffffu, 0xffffffffu);
+            sink->counters[0] += KS_PAGE_MAX_WORDS;
+        }
         const int burst = (int)tu_int(&s, 1, 9);
         for (int b = 0; b < burst && th[i].items_left > 0; ++b) step(&th[i], &s, x);
     }
@@ -275,9 +279,10 @@ START_TEST(damaged_columns_are_refused_by_number)
     ck_assert_uint_gt(words / KS_COL_WORDS, 40);
     ks_status rc;
     unsigned long long pos;
-    /* the first page whose first record is long (the short forms have no seq bits) */
+    /* the first page whose first record is long (the short forms have no seq bits; a page
+     * claimed ahead has none) */
     unsigned pg = 2;
-    for (uint32_t h = *first_column_word(buf, pg, KS_COL_HEAD, &pos); (h >> 4 & 0xf) == KS_W0_SHORT;
+    for (uint32_t h = *first_column_word(buf, pg, KS_COL_HEAD, &pos); h == 0 || (h >> 4 & 0xf) == KS_W0_SHORT;
          h = *first_column_word(buf, ++pg, KS_COL_HEAD, &pos))
         ck_assert_uint_lt(pg, 30);
     uint32_t *w1 = first_column_word(buf, pg, KS_COL_HEAD + 1, &pos);

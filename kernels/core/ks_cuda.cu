@@ -176,7 +176,7 @@ extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capaci
                        capacity, KS_PAGE_MAX_SLOTS);
     ks_status rc = ks_cuda_malloc((void **)&out->events, capacity * sizeof(ks_event));
     /* the cursor, the drops, then the warps' current pages (ks_pages.h, ks_page_claim) */
-    const size_t ctl = (2 + KS_PAGE_WARP_SLOTS) * sizeof(unsigned long long);
+    const size_t ctl = KS_PAGE_CONTROL_WORDS * sizeof(unsigned long long);
     if (!rc) rc = ks_cuda_malloc((void **)&out->counters, ctl);
     if (!rc) rc = ks_cuda_memset(out->counters, 0, ctl);
     if (rc) {
@@ -195,7 +195,7 @@ extern "C" ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capaci
 extern "C" ks_status ks_cuda_sink_reset(ks_sink *dev)
 {
     dev->epoch = ks_next_epoch();
-    return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, (2 + KS_PAGE_WARP_SLOTS) * sizeof(unsigned long long), 0),
+    return ks_cuda_ok(cudaMemsetAsync(dev->counters, 0, KS_PAGE_CONTROL_WORDS * sizeof(unsigned long long), 0),
                       "cudaMemsetAsync");
 }
 

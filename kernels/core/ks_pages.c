@@ -49,6 +49,7 @@ static ks_status damaged(unsigned long long page, uint32_t column, const char *w
 static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, uint32_t lane, const ks_sink *dev,
                         state_table *tb, ks_sink *host, unsigned long long *trimmed)
 {
+    if (c[n * KS_COL_HEAD] == 0) return KS_OK; /* no records: a page claimed ahead that no lane reached */
     const uint32_t block = c[n], thread = c[2 * n];
     thread_state *st = state_of(tb, ((uint64_t)block << 32 | thread) + 1);
     for (uint32_t k = KS_COL_HEAD; k < KS_COL_WORDS && c[n * k] != 0;) {

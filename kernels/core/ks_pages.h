@@ -44,8 +44,11 @@
 #define KS_COL_HEAD 4u        /* magic | columns, block, thread, tag */
 #define KS_PAGE_MAGIC 0x4b53u /* "KS" */
 #define KS_PAGE_MAX_WORDS (32u * KS_COL_WORDS)
-#define KS_PAGE_WARP_SLOTS 8192u /* counters[2..]: the warps' current pages (ks_page_claim) */
-#define KS_PAGE_SLOT_WORDS 16u   /* buffers are sized in 64-byte slots */
+/* counters[2..]: the warps' slots, each a column count and four page words (ks_page_claim) */
+#define KS_PAGE_WARP_SLOTS 2048u
+#define KS_PAGE_WARP_WORDS 5u
+#define KS_PAGE_CONTROL_WORDS (2u + KS_PAGE_WARP_SLOTS * KS_PAGE_WARP_WORDS)
+#define KS_PAGE_SLOT_WORDS 16u /* buffers are sized in 64-byte slots */
 #define KS_W1_DERIVED 0x8000u
 #define KS_W0_SHORT 15u          /* w0's payload-length nibble of a short record */
 #define KS_SHORT_FLAGS 16u       /* what fits a short access: flags, */
@@ -112,45 +115,54 @@ KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uin
 }
 
 #if defined(__CUDA_ARCH__)
-/* This lane's next column on the GPU: column c of its warp's current page, a page of 32
- * columns that the lanes of one warp fill in the order they ask. The warp's slot
- * (counters[2 + key % KS_PAGE_WARP_SLOTS]) holds the page's number + 1 (high word; 0:
- * none yet) and the columns handed out (low word). A lane adds 1 to the slot: a count
- * below 32 is its column; the lane that draws 32 (or the first, on an empty slot) claims
- * the next page (atomicAdd on counters[0]) and takes its column 0; a lane that draws
- * more waits until the page changes and asks again. Returns the next word (KS_PAGE_NONE:
- * none) and, above bit 32, the room.
+/* This lane's next column on the GPU. A warp's lanes draw columns from a slot of the
+ * sink's control words (counters + 2 + KS_PAGE_WARP_WORDS * (key % KS_PAGE_WARP_SLOTS)):
+ * word 0 counts the columns drawn; draw d is column d % 32 of the slot's page q = d / 32.
+ * Words 1-4 hold the pages of groups q = 0..3 mod 4 as q << 32 | page number + 1. The
+ * lane that draws a group's column 0 claims the next group's page (atomicAdd on
+ * counters[0]; draw 0 claims pages 0 and 1), so a lane usually finds its page already
+ * named: one atomicAdd a column, the four page words read while it is in flight. A lane
+ * whose page is not named yet waits for the lane that names it, which has drawn before it
+ * and only has an atomicAdd and an exchange left to do (independent thread scheduling
+ * runs it). A page word overwritten before it was read (four groups later) leaves the lane
+ * without a column: its records are counted as dropped. Returns the next word
+ * (KS_PAGE_NONE: none) and, above bit 32, the room.
  *
- * No lane depends on which lanes came with it: an earlier claim in which the active
- * lanes (__activemask) elected a leader and shared the page by __shfl_sync hung the H200
- * (test_gpu_deform, deform grad_gather traced): a lane that came late to a record before
- * a barrier waited in the shuffle for lanes already at the barrier. Waiting here is on a
- * lane that drew 32, which only has an atomicAdd and an exchange to do (independent
- * thread scheduling lets it run). Two warps that share a slot share its pages: each
- * thread's columns still come in the order it asked for them. */
+ * No lane depends on which lanes came with it: a claim in which the active lanes
+ * (__activemask) elected a leader and shared one page by __shfl_sync hung the H200
+ * (test_gpu_deform, deform grad_gather traced: a lane that came late to the record before
+ * a barrier waited in the shuffle for lanes already at the barrier). Warps that share a
+ * slot share its pages; each thread's columns still come in the order it drew them. */
 __device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, uint32_t key, uint32_t block,
                                                                    uint32_t thread)
 {
-    unsigned long long *slot = s->counters + 2 + (key & (KS_PAGE_WARP_SLOTS - 1u));
-    for (;;) {
-        const unsigned long long old = atomicAdd(slot, 1ull);
-        const uint32_t drawn = (uint32_t)old, id = (uint32_t)(old >> 32);
-        unsigned long long page;
-        uint32_t column = 0;
-        if (id != 0 && drawn < 32) {
-            page = (unsigned long long)(id - 1u) * KS_PAGE_MAX_WORDS;
-            column = drawn;
-        } else if (drawn == 32 || (id == 0 && drawn == 0)) {
-            page = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS);
-            atomicExch(slot, (page / KS_PAGE_MAX_WORDS + 1u) << 32 | 1u);
-        } else {
-            while ((uint32_t)(*(volatile unsigned long long *)slot >> 32) == id) __nanosleep(32);
-            continue;
-        }
-        const uint32_t word = ks_page_column_at(s, page, 32u, column, block, thread);
-        const uint32_t room = (KS_COL_WORDS - KS_COL_HEAD) | 32u << 16;
-        return (unsigned long long)room << 32 | word;
+    unsigned long long *slot = s->counters + 2 + KS_PAGE_WARP_WORDS * (key & (KS_PAGE_WARP_SLOTS - 1u));
+    volatile unsigned long long *named = slot + 1;
+    const unsigned long long n0 = named[0], n1 = named[1], n2 = named[2], n3 = named[3];
+    const unsigned long long d = atomicAdd(slot, 1ull);
+    const uint32_t q = (uint32_t)(d / 32u), column = (uint32_t)(d % 32u);
+    if (column == 0) {
+        const unsigned long long pages = q == 0 ? 2u : 1u;
+        const unsigned long long first = atomicAdd(&s->counters[0], pages * KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
+        if (q == 0) atomicExch(slot + 1, first + 1u);
+        /* the next group's page gets its column 0 header now (no thread yet, no records):
+         * a page that no lane reaches still reads as a page; the lane that draws column 0
+         * writes it again, after the fence and the exchange that name the page */
+        ks_page_column_at(s, (first + pages - 1u) * KS_PAGE_MAX_WORDS, 32u, 0u, 0xffffffffu, 0xffffffffu);
+        __threadfence();
+        atomicExch(slot + 1 + ((q + 1u) & 3u), (unsigned long long)(q + 1u) << 32 | (first + pages));
     }
+    unsigned long long e = q & 2u ? (q & 1u ? n3 : n2) : (q & 1u ? n1 : n0);
+    while ((uint32_t)(e >> 32) != q || (uint32_t)e == 0u) {
+        if ((uint32_t)(e >> 32) > q)
+            return (unsigned long long)((KS_COL_WORDS - KS_COL_HEAD) | 32u << 16) << 32 |
+                   KS_PAGE_NONE; /* named again: this page is gone */
+        __nanosleep(32);
+        e = named[q & 3u];
+    }
+    const unsigned long long page = ((e & 0xffffffffull) - 1u) * KS_PAGE_MAX_WORDS;
+    const uint32_t word = ks_page_column_at(s, page, 32u, column, block, thread);
+    return (unsigned long long)((KS_COL_WORDS - KS_COL_HEAD) | 32u << 16) << 32 | word;
 }
 #endif
 
