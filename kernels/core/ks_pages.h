@@ -143,31 +143,40 @@ __device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, u
 {
     unsigned long long *slot = s->counters + 2 + KS_PAGE_WARP_WORDS * (key & (KS_PAGE_WARP_SLOTS - 1u));
     volatile unsigned long long *named = slot + 1;
+    const unsigned long long room = (unsigned long long)((KS_COL_WORDS - KS_COL_HEAD) | 32u << 16) << 32;
     const unsigned long long n0 = named[0], n1 = named[1], n2 = named[2], n3 = named[3];
     const unsigned long long d = atomicAdd(slot, 1ull);
     const uint32_t q = (uint32_t)(d / 32u), column = (uint32_t)(d % 32u);
+    unsigned long long e = q & 2u ? (q & 1u ? n3 : n2) : (q & 1u ? n1 : n0), next = 0;
+    int gone = 0;
+    if (d == 0) { /* the slot's first draw: the pages of groups 0 and 1 */
+        const unsigned long long first = atomicAdd(&s->counters[0], 2ull * KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
+        e = first + 1u; /* group 0: its page number + 1 */
+        next = first + 1u;
+        atomicExch(slot + 1, e);
+    } else {
+        while ((uint32_t)(e >> 32) != q || (uint32_t)e == 0u) {
+            if ((uint32_t)(e >> 32) > q) { /* named again: this page is gone */
+                gone = 1;
+                break;
+            }
+            __nanosleep(32);
+            e = named[q & 3u];
+        }
+        /* the next group's page is claimed after this group's is named, so a slot's pages
+         * lie in the order of their groups (a thread's columns in the order it drew them) */
+        if (column == 0) next = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
+    }
     if (column == 0) {
-        const unsigned long long pages = q == 0 ? 2u : 1u;
-        const unsigned long long first = atomicAdd(&s->counters[0], pages * KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
-        if (q == 0) atomicExch(slot + 1, first + 1u);
         /* the next group's page gets its column 0 header now (no thread yet, no records):
          * a page that no lane reaches still reads as a page; the lane that draws column 0
          * writes it again, after the fence and the exchange that name the page */
-        ks_page_column_at(s, (first + pages - 1u) * KS_PAGE_MAX_WORDS, 32u, 0u, 0xffffffffu, 0xffffffffu);
+        ks_page_column_at(s, next * KS_PAGE_MAX_WORDS, 32u, 0u, 0xffffffffu, 0xffffffffu);
         __threadfence();
-        atomicExch(slot + 1 + ((q + 1u) & 3u), (unsigned long long)(q + 1u) << 32 | (first + pages));
+        atomicExch(slot + 1 + ((q + 1u) & 3u), (unsigned long long)(q + 1u) << 32 | (next + 1u));
     }
-    unsigned long long e = q & 2u ? (q & 1u ? n3 : n2) : (q & 1u ? n1 : n0);
-    while ((uint32_t)(e >> 32) != q || (uint32_t)e == 0u) {
-        if ((uint32_t)(e >> 32) > q)
-            return (unsigned long long)((KS_COL_WORDS - KS_COL_HEAD) | 32u << 16) << 32 |
-                   KS_PAGE_NONE; /* named again: this page is gone */
-        __nanosleep(32);
-        e = named[q & 3u];
-    }
-    const unsigned long long page = ((e & 0xffffffffull) - 1u) * KS_PAGE_MAX_WORDS;
-    const uint32_t word = ks_page_column_at(s, page, 32u, column, block, thread);
-    return (unsigned long long)((KS_COL_WORDS - KS_COL_HEAD) | 32u << 16) << 32 | word;
+    if (gone) return room | KS_PAGE_NONE;
+    return room | ks_page_column_at(s, ((e & 0xffffffffull) - 1u) * KS_PAGE_MAX_WORDS, 32u, column, block, thread);
 }
 #endif
 
@@ -201,6 +210,13 @@ __device__ static __forceinline__ unsigned long long ks_page_claim_own(ks_sink *
     unsigned long long e;
     const unsigned long long room = (unsigned long long)((KS_COL_WORDS - KS_COL_HEAD) | 32u << 16) << 32;
     if (column == 0) {
+        /* claimed after the last group's page is named: a warp's pages lie in the order of
+         * its groups, so a thread's columns lie in the order it drew them (the host reads
+         * them so); the name it waits for is not overwritten before this one is written */
+        if (q > 0)
+            for (volatile unsigned long long *last = &ks_page_named[w][(q - 1u) & 1u];
+                 (uint32_t)(*last >> 32) != q - 1u || (uint32_t)*last == 0u;)
+                __nanosleep(20);
         e = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS + 1u;
         *named = (unsigned long long)q << 32 | e;
     } else {
