@@ -97,9 +97,7 @@ __device__ static inline void ks_schedule_block(const ks_sink *sink, unsigned lo
     __global__ void attr name##_k_traced(args_t a, ks_sink sink) \
     {                                                            \
         ks_thread t;                                             \
-        ks_page_own_start();                                     \
         ks_thread_from_builtins(&t, &sink);                      \
-        t.page_room |= KS_PAGE_OWN;                              \
         const unsigned long long start = ks_globaltimer();       \
         name##_body_traced(&t, &a);                              \
         if (sink.schedule) ks_schedule_block(&sink, start);      \
@@ -143,9 +141,8 @@ static inline ks_status ks_cuda_check_launch(const char *kernel) { return ks_cud
             ks_thread_from_builtins(&t, NULL);                           \
             name##_body_##pv(&t, &a);                                    \
         } else {                                                         \
-            ks_page_own_start();                                         \
             ks_thread_from_builtins(&t, &sink);                          \
-            t.page_room |= KS_PAGE_LAZY_END | KS_PAGE_OWN;               \
+            t.page_room |= KS_PAGE_LAZY_END;                             \
             name##_body_##v(&t, &a);                                     \
             ks_page_close(&t);                                           \
         }                                                                \

@@ -62,11 +62,6 @@
  * ks_page_close when the thread is done: KernelScope's own traced kernels), not after
  * every record (a probe in any other kernel, which has no such end) */
 #define KS_PAGE_LAZY_END 0x80000000u
-/* KS_PAGE_OWN: the thread's kernel keeps its warps' draws in shared memory (KernelScope's
- * own traced kernels start them: ks_page_own_start); a probe in any other kernel draws
- * from the sink's slots in global memory */
-#define KS_PAGE_OWN 0x40000000u
-#define KS_PAGE_KEEP (KS_PAGE_LAZY_END | KS_PAGE_OWN)
 /* a buffer's words are numbered in 32 bits: at most 2^32 - 1 of them (16 GB) */
 #define KS_PAGE_MAX_SLOTS ((1ull << 32) / KS_PAGE_SLOT_WORDS - KS_PAGE_MAX_WORDS)
 
@@ -115,7 +110,7 @@ KS_FN_INLINE void ks_page_close(ks_thread *t)
 KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t columns, uint32_t column)
 {
     ks_page_close(t);
-    t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16 | (t->page_room & KS_PAGE_KEEP);
+    t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16 | (t->page_room & KS_PAGE_LAZY_END);
     t->page_word = ks_page_column_at(t->sink, page_word, columns, column, ks_block_linear(t), ks_thread_linear(t));
 }
 
@@ -125,11 +120,11 @@ KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uin
  * word 0 counts the columns drawn; draw d is column d % 32 of the slot's page q = d / 32.
  * Words 1-4 hold the pages of groups q = 0..3 mod 4 as q << 32 | page number + 1. The
  * lane that draws a group's column 0 claims the next group's page (atomicAdd on
- * counters[0]; draw 0 claims pages 0 and 1), so a lane usually finds its page already
- * named: one atomicAdd a column, the four page words read while it is in flight. A lane
- * whose page is not named yet waits for the lane that names it, which has drawn before it
- * and only has an atomicAdd and an exchange left to do (independent thread scheduling
- * runs it). A page word overwritten before it was read (four groups later) leaves the lane
+ * counters[0]; draw 0 claims pages 0 and 1) once its own group's is named, so a slot's
+ * pages lie in the order of their groups and a lane usually finds its page named: one
+ * atomicAdd a column, the four page words read while it is in flight. A lane whose page
+ * is not named yet waits for the lane that names it, which has drawn before it (so the
+ * waits end at draw 0; independent thread scheduling runs the lane waited for). A page word overwritten before it was read (four groups later) leaves the lane
  * without a column: its records are counted as dropped. Returns the next word
  * (KS_PAGE_NONE: none) and, above bit 32, the room.
  *
@@ -180,55 +175,6 @@ __device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, u
 }
 #endif
 
-#if defined(__CUDACC__)
-/* The draws of a block's warps in KernelScope's own traced kernels: per warp, the columns
- * drawn and the pages of the last two groups of 32 (q << 32 | page number + 1, by q % 2).
- * A lane adds 1 to its warp's count in shared memory (no trip to L2: the slots in global
- * memory cost a same-address atomic per lane, im2col every event 18x the plain kernel);
- * draw d is column d % 32 of group q = d / 32; the lane that draws column 0 claims the
- * group's page (one atomicAdd on counters[0]) and names it, and the others wait for that
- * lane, which drew before them. A name overwritten before it was read (two groups later)
- * leaves the lane without a column: its records are counted as dropped. */
-static __shared__ unsigned ks_page_draws[32];
-static __shared__ unsigned long long ks_page_named[32][2];
-
-/* At the start of a traced kernel, before any thread records: every warp's count at 0. */
-__device__ static inline void ks_page_own_start(void)
-{
-    const unsigned t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-    if (t % 32u == 0) {
-        ks_page_draws[t / 32u] = 0;
-        ks_page_named[t / 32u][0] = ks_page_named[t / 32u][1] = 0;
-    }
-    __syncthreads();
-}
-
-__device__ static __forceinline__ unsigned long long ks_page_claim_own(ks_sink *s, uint32_t block, uint32_t thread)
-{
-    const uint32_t w = thread / 32u, d = atomicAdd(&ks_page_draws[w], 1u), q = d / 32u, column = d % 32u;
-    volatile unsigned long long *named = &ks_page_named[w][q & 1u];
-    unsigned long long e;
-    const unsigned long long room = (unsigned long long)((KS_COL_WORDS - KS_COL_HEAD) | 32u << 16) << 32;
-    if (column == 0) {
-        /* claimed after the last group's page is named: a warp's pages lie in the order of
-         * its groups, so a thread's columns lie in the order it drew them (the host reads
-         * them so); the name it waits for is not overwritten before this one is written */
-        if (q > 0)
-            for (volatile unsigned long long *last = &ks_page_named[w][(q - 1u) & 1u];
-                 (uint32_t)(*last >> 32) != q - 1u || (uint32_t)*last == 0u;)
-                __nanosleep(20);
-        e = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS + 1u;
-        *named = (unsigned long long)q << 32 | e;
-    } else {
-        while ((uint32_t)((e = *named) >> 32) != q || (uint32_t)e == 0u) {
-            if ((uint32_t)(e >> 32) > q) return room | KS_PAGE_NONE; /* named again: this page is gone */
-            __nanosleep(20);
-        }
-    }
-    return room | ks_page_column_at(s, ((e & 0xffffffffull) - 1u) * KS_PAGE_MAX_WORDS, 32u, column, block, thread);
-}
-#endif
-
 /* Room for `words` more words in this thread's column: on the GPU the next column of its
  * warp's page (ks_page_claim); on the host a thread claims a page of one column. */
 KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
@@ -237,12 +183,10 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 #if defined(__CUDA_ARCH__)
     const uint32_t thread = ks_thread_linear(t), block = ks_block_linear(t);
     const uint32_t warps = (t->block_dim.x * t->block_dim.y * t->block_dim.z + 31u) / 32u;
-    const unsigned long long got = t->page_room & KS_PAGE_OWN
-                                       ? ks_page_claim_own(t->sink, block, thread)
-                                       : ks_page_claim(t->sink, block * warps + thread / 32u, block, thread);
+    const unsigned long long got = ks_page_claim(t->sink, block * warps + thread / 32u, block, thread);
     ks_page_close(t);
     t->page_word = (uint32_t)got;
-    t->page_room = (uint32_t)(got >> 32) | (t->page_room & KS_PAGE_KEEP);
+    t->page_room = (uint32_t)(got >> 32) | (t->page_room & KS_PAGE_LAZY_END);
 #else
     const unsigned long long page = t->sink->counters[0];
     t->sink->counters[0] += KS_COL_WORDS;
