@@ -203,6 +203,20 @@ START_TEST(the_slide_before_a_question_drawing_its_answer_fails)
 }
 END_TEST
 
+/* D8: 05 step 6 covered the input its weights are drawn on until the answer */
+START_TEST(a_question_slide_hiding_the_steps_own_panel_fails)
+{
+    frame(1280, 960);
+    rec.focus_panel = 0;
+    rec.panel[0].hidden = 1;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "hides the left panel"));
+    ck_assert_int_eq(rules(1), 0);                    /* the answer shows it */
+    rec.panel[0].hidden = 0, rec.panel[1].hidden = 1; /* the other panel: a picture of the answer */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D1: 01 step 8's narration ran 14 lines in the column beside the pictures at 1024x768,
  * 5 across the frame; the rule counted the latter. It counts the lines as drawn. */
 START_TEST(narration_over_five_lines_as_the_band_wraps_it_fails)
@@ -245,6 +259,7 @@ int main(void)
     tcase_add_test(tc, an_answer_in_the_band_above_the_question_fails);
     tcase_add_test(tc, a_marker_over_a_printed_number_fails);
     tcase_add_test(tc, the_slide_before_a_question_drawing_its_answer_fails);
+    tcase_add_test(tc, a_question_slide_hiding_the_steps_own_panel_fails);
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
     tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);
     suite_add_tcase(s, tc);

@@ -315,6 +315,14 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                    "\"notes\" (the terminal player's)",
                    rec->band_body, VW_NARRATION_LINES);
     bad += legible(which, rec, fn, ctx);
+    /* the panel the step is about stays in view on its question slide (issue 38 D8: 05
+     * step 6 covered the input its weights are drawn on, 10 step 3 the input whose
+     * sectors it is about) */
+    if (!reveal && rec->focus_panel >= 0 && rec->panel[rec->focus_panel].hidden)
+        bad += say(fn, ctx,
+                   "the question slide at %dx%d hides the %s panel, the one the step is about (its focused "
+                   "event's): ask about what the picture does not show instead of covering it",
+                   rec->w, rec->h, rec->focus_panel ? "right" : "left");
     if (!reveal && sl->asked[0]) bad += answer_in_text(sl, rec, "question slide", fn, ctx);
     bad += markers_over_numbers(which, rec, fn, ctx);
     /* the decomposition keeps every field the narration names, and the focused event */

@@ -44,6 +44,7 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *         not a whole one in no cell at all;
  *   answer: an answer slide outlines the cell its question asks about;
  *   legible: cell values and labels at vw_legible_px(h) at least;
+ *   hidden: a question slide does not cover the panel of the step's focused event;
  *   given away: vw_audit_answer_in_text on the question slide;
  *   markers: no sample dot, ring or square over a number a cell prints. */
 typedef void (*vw_rule_fn)(void *ctx, const char *msg);
