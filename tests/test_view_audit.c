@@ -217,6 +217,31 @@ START_TEST(a_question_slide_hiding_the_steps_own_panel_fails)
 }
 END_TEST
 
+/* D3: 06 steps 4-5's leaders ran across the sample's other corners, which the rule let
+ * pass; a leader may cross only the cell it starts from */
+START_TEST(a_leader_across_another_named_corner_fails)
+{
+    frame(1920, 1080);
+    vw_rec_panel *rp = &rec.panel[0];
+    rp->nfocus = 2;
+    rp->focus[0] = (vw_rect){.x = 100, .y = 100, .w = 20, .h = 20}; /* its corner */
+    rp->focus[1] = (vw_rect){.x = 120, .y = 100, .w = 20, .h = 20}; /* the sample's other corner */
+    rec.nlabels = 1;
+    vw_rec_label *l = &rec.labels[0];
+    *l = (vw_rec_label){.panel = 0, .ax = 110, .ay = 110, .leader = 1, .npts = 2, .px = 18};
+    l->box = (vw_rect){.x = 200, .y = 104, .w = 50, .h = 12};
+    l->pts[0][0] = 110, l->pts[0][1] = 110, l->pts[1][0] = 200, l->pts[1][1] = 110;
+    l->npass = 1, l->pass[0] = rp->focus[1];
+    snprintf(l->text, sizeof l->text, "0.375");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "crosses a cell the step names"));
+    l->pts[1][1] = 140, l->box.y = 134; /* down and away, under the row */
+    l->pts[0][1] = 119;
+    l->pts[1][0] = 110;
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D1: 01 step 8's narration ran 14 lines in the column beside the pictures at 1024x768,
  * 5 across the frame; the rule counted the latter. It counts the lines as drawn. */
 START_TEST(narration_over_five_lines_as_the_band_wraps_it_fails)
@@ -260,6 +285,7 @@ int main(void)
     tcase_add_test(tc, a_marker_over_a_printed_number_fails);
     tcase_add_test(tc, the_slide_before_a_question_drawing_its_answer_fails);
     tcase_add_test(tc, a_question_slide_hiding_the_steps_own_panel_fails);
+    tcase_add_test(tc, a_leader_across_another_named_corner_fails);
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
     tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);
     suite_add_tcase(s, tc);

@@ -356,9 +356,9 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
         const vw_rec_panel *rp = &rec->panel[l->panel];
         for (int j = 0; l->leader && j < rp->nfocus; ++j) {
             const vw_rect f = rp->focus[j];
-            int holds = l->ax >= f.x && l->ax < f.x + f.w && l->ay >= f.y && l->ay < f.y + f.h;
-            for (int k = 0; k < l->npass && !holds; ++k) /* its sample's other corners */
-                holds = vw_rect_overlap(l->pass[k], (vw_rect){.x = f.x + f.w / 2, .y = f.y + f.h / 2, .w = 1, .h = 1});
+            /* only the cell it starts from: a leader across its sample's other corners hides
+             * them as much as any (issue 38 D3: 06 steps 4-5, 05 steps 4-9) */
+            const int holds = l->ax >= f.x && l->ax < f.x + f.w && l->ay >= f.y && l->ay < f.y + f.h;
             int crosses = 0;
             for (int k = 0; k + 1 < l->npts && !holds && !crosses; ++k)
                 crosses = vw_segment_crosses(l->pts[k][0], l->pts[k][1], l->pts[k + 1][0], l->pts[k + 1][1], f);

@@ -37,8 +37,8 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *   fields: the decomposition shows every field the narration names and the focused
  *           event;
  *   labels: no label (a weight, a clamp, a site's tap) covers a cell the step names or
- *           any number the cells print, no leader line crosses a named cell (but the
- *           cell it starts from and its sample's other corners);
+ *           any number the cells print, no leader line crosses a named cell but the
+ *           cell it starts from (its sample's other corners included);
  *   leak: a number question's slide prints its answer in no cell it asks about or the
  *         step names (at most 4 on the panel: each stands out), and a number that is
  *         not a whole one in no cell at all;
