@@ -234,6 +234,25 @@ START_TEST(labels_fan_out_and_report_when_there_is_no_room)
 }
 END_TEST
 
+/* issue 38 D3 (lesson 14 step 6): a sample clamped onto a cell's centre has its ring, a
+ * pass for its labels' leaders, on that cell; the cell is still not one to cross. A
+ * leader from the corner below may not run up across it; a mark within the ring may. */
+START_TEST(a_pass_ring_on_a_named_cell_lets_no_leader_across_the_cell)
+{
+    const vw_rect cell = {.x = 100, .y = 100, .w = 40, .h = 40};              /* the other corner */
+    vw_label a = {.ax = 120, .ay = 160, .w = 60, .h = 14};                    /* from the cell below */
+    a.box = (vw_rect){.x = 90, .y = 40, .w = 60, .h = 14};                    /* straight up, across it */
+    a.npass = 1, a.pass[0] = (vw_rect){.x = 114, .y = 114, .w = 13, .h = 13}; /* the ring */
+    int pts[VW_LEADER_PTS][2];
+    const int n = vw_route_leader(&a, &cell, 1, 100, 100, 40, pts); /* cells of 40 px from (100, 100) */
+    ck_assert_int_eq(n, VW_LEADER_PTS);                             /* along the grid lines */
+    for (int k = 0; k + 1 < n; ++k)
+        ck_assert(!vw_segment_crosses(pts[k][0], pts[k][1], pts[k + 1][0], pts[k + 1][1], cell));
+    const vw_rect mark = {.x = 116, .y = 116, .w = 9, .h = 9};             /* a corner's marker in the ring */
+    ck_assert_int_eq(vw_route_leader(&a, &mark, 1, 100, 100, 40, pts), 2); /* straight */
+}
+END_TEST
+
 /* patchify's output item has one sample: with the work item in focus (no tap named) its
  * corners and weights are drawn as if the sample were focused; with two samples not */
 START_TEST(a_lone_sample_shows_its_corners_when_its_item_is_focused)
@@ -281,6 +300,7 @@ int main(void)
     TCase *tc = tcase_create("view_cells");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, cells_print_their_values_exactly);
+    tcase_add_test(tc, a_pass_ring_on_a_named_cell_lets_no_leader_across_the_cell);
     tcase_add_test(tc, an_all_zero_plane_is_drawn_in_the_zero_colour);
     tcase_add_test(tc, the_answer_cell_is_highlighted_once_revealed);
     tcase_add_test(tc, weight_labels_never_overlap);

@@ -55,6 +55,18 @@ void vw_label_leader_end(const vw_label *a, int *x, int *y)
 
 static int contains(vw_rect r, int x, int y) { return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h; }
 
+/* Whether a's leader may cross r: the rectangle holds the anchor (its own cell, the
+ * region it lies in) or lies within one of a's pass rectangles. Within, not centred in:
+ * a named cell whose centre a clamped sample's ring sits on is no part of the ring (issue
+ * 38 D3: lesson 14 step 6's leader ran from one clamped corner across the other). */
+static int may_cross(const vw_label *a, vw_rect r)
+{
+    if (contains(r, a->ax, a->ay)) return 1;
+    for (int k = 0; k < a->npass; ++k)
+        if (inside(r, a->pass[k])) return 1;
+    return 0;
+}
+
 /* A leader from a's anchor to spot r crosses none of avoid[0..na) but the ones holding
  * the anchor (its own cell, the region it lies in). */
 static int leader_clear(const vw_label *a, vw_rect r, const vw_rect *avoid, int na)
@@ -63,12 +75,8 @@ static int leader_clear(const vw_label *a, vw_rect r, const vw_rect *avoid, int 
     int x, y;
     at.box = r;
     vw_label_leader_end(&at, &x, &y);
-    for (int i = 0; i < na; ++i) {
-        const int cx = avoid[i].x + avoid[i].w / 2, cy = avoid[i].y + avoid[i].h / 2;
-        int own = contains(avoid[i], a->ax, a->ay);
-        for (int k = 0; k < a->npass && !own; ++k) own = contains(a->pass[k], cx, cy);
-        if (!own && vw_segment_crosses(a->ax, a->ay, x, y, avoid[i])) return 0;
-    }
+    for (int i = 0; i < na; ++i)
+        if (!may_cross(a, avoid[i]) && vw_segment_crosses(a->ax, a->ay, x, y, avoid[i])) return 0;
     return 1;
 }
 
@@ -77,9 +85,7 @@ static int leader_clear(const vw_label *a, vw_rect r, const vw_rect *avoid, int 
 static int path_clear(const vw_label *a, const int (*p)[2], int n, const vw_rect *avoid, int na)
 {
     for (int i = 0; i < na; ++i) {
-        const int cx = avoid[i].x + avoid[i].w / 2, cy = avoid[i].y + avoid[i].h / 2;
-        int own = contains(avoid[i], a->ax, a->ay);
-        for (int k = 0; k < a->npass && !own; ++k) own = contains(a->pass[k], cx, cy);
+        const int own = may_cross(a, avoid[i]);
         for (int j = 0; j + 1 < n && !own; ++j)
             if (vw_segment_crosses(p[j][0], p[j][1], p[j + 1][0], p[j + 1][1], avoid[i])) return 0;
     }
