@@ -2501,7 +2501,11 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"08", 7, VW_MODE_VISITS, "in_sites", "out_sites"},
                 {"08", 10, VW_MODE_VALUES, NULL, NULL},
                 {"08", 18, VW_MODE_VISITS, "in_sites", "out_sites"},
-                {"10", 3, VW_MODE_SECTORS, "input", "columns"},
+                /* 10 s3 asks a request's sectors, which the sectors mode prints: its
+                 * question slide shows the input's values, its answer the sectors; step 4
+                 * keeps the step's mode (issue 38 D8: the panels were hidden) */
+                {"10", 3, VW_MODE_VALUES, "input", "columns"},
+                {"10", 4, VW_MODE_SECTORS, "input", "columns"},
                 {"10", 7, VW_MODE_SECTORS, "input", "columns"},
                 {"10", 13, VW_MODE_SECTORS, "input", "patches"}};
     /* every viewer mode has its lesson name, and no other name is one */
@@ -2525,6 +2529,11 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
         ck_assert_ptr_eq(st.tr, shown);
         for (int p = 0; p < 2 && want[i].panel0; ++p) /* NULL: the panels follow the focus */
             ck_assert_int_eq(st.panel[p].tensor, ks_trace_tensor(shown, p ? want[i].panel1 : want[i].panel0));
+        if (!strcmp(want[i].lesson, "10") && want[i].step == 3) { /* the answer shows the sectors */
+            vw_story_reveal(&st, 1);
+            ck_assert_int_eq(vw_panel_mode(&st, 0), VW_MODE_SECTORS);
+            ck_assert_int_eq(vw_panel_mode(&st, 1), VW_MODE_SECTORS);
+        }
         if (!strcmp(want[i].lesson, "04") && want[i].step == 8) {
             /* the reuse the step describes: each weight read once per output position (4x4),
              * each columns entry once per filter (2) */

@@ -968,8 +968,13 @@ START_TEST(a_step_puts_the_warp_strip_on_its_slide)
     ck_assert_int_eq(st.strip, 1);
     vw_story_show(&st, 5); /* step 6: its sectors would answer the question: off until the answer */
     ck_assert_int_eq(st.strip, 0);
+    vw_layout asked, answered; /* its room is kept: the answer slide does not jump */
+    vw_layout_for_state(&asked, &st, f.d.font.advance, f.d.font.line, 1280, 960);
     vw_story_reveal(&st, 1);
     ck_assert_int_eq(st.strip, 1);
+    vw_layout_for_state(&answered, &st, f.d.font.advance, f.d.font.line, 1280, 960);
+    ck_assert_mem_eq(&asked.input, &answered.input, sizeof asked.input);
+    ck_assert_mem_eq(&asked.story, &answered.story, sizeof asked.story);
     vw_story_reveal(&st, 0);
     ck_assert_int_eq(st.strip, 0);
     vw_story_show(&st, 0); /* step 1: warps, no strip */

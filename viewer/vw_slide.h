@@ -66,6 +66,10 @@ typedef struct vw_slide {
     int nhide;
     /* the decomposition panel is covered until the answer: its fields give it away */
     int hide_decomp;
+    /* the panels print values until the answer, then the slide's mode (a question's
+     * "hide": "mode"): lesson 10 step 3 asks a request's sectors, which the sectors mode
+     * prints in its cells, and a question slide may not cover the panel it asks about */
+    int hide_mode;
     /* the step is about the launch (its threads, blocks): the grid panel keeps its room */
     int grid;
     /* the order the slide plays the trace in (vw_order + 1; 0: keep): the grid-stride

@@ -16,6 +16,7 @@ const char *vw_mode_name(vw_mode m) { return m >= 0 && m < VW_NMODES ? mode_name
 
 vw_mode vw_panel_mode(const vw_state *s, int p)
 {
+    if (s->nslides && !s->reveal && s->slides[s->slide].hide_mode) return VW_MODE_VALUES; /* the mode answers */
     const int m = p == 0 || p == 1 ? s->panel[p].mode : -1;
     return m >= 0 && m < VW_NMODES ? (vw_mode)m : s->mode;
 }

@@ -172,7 +172,8 @@ int vw_goto(vw_state *s, const char *spec);
 int vw_set_order(vw_state *s, const char *name); /* "recorded", "thread", "iter" */
 int vw_set_mode(vw_state *s, const char *name);  /* "values", "reads", "weights", "writes", "visits", "sectors" */
 const char *vw_mode_name(vw_mode m);
-/* The mode panel p (0, 1) shows: its own (a slide's per-panel mode), else the state's. */
+/* The mode panel p (0, 1) shows: its own (a slide's per-panel mode), else the state's;
+ * values on a question slide whose question hides the mode until its answer. */
 vw_mode vw_panel_mode(const vw_state *s, int p);
 
 /* The key names a --keys script and the window share (SDL's key names: "Right", "Space",
