@@ -1240,15 +1240,18 @@ START_TEST(the_window_figure_shows_a_window_over_the_padding)
 }
 END_TEST
 
-/* Lesson 08 step 14: the hash table (32 slots, one row) is zoomed to the slots the insert
- * touches, so its row reaches past its panel; its bars stay in their panel. Above the
- * ring of sites on the left panel the frame is the panel's background (issue 38: a bar
- * stood over the sites). */
+/* Lesson 08 step 14 as a heatmap: the hash table (32 slots, one row) is zoomed to the
+ * slots the insert touches, so its row reaches past its panel; its bars stay in their
+ * panel. Above the ring of sites on the left panel the frame is the panel's background
+ * (issue 38: a bar stood over the sites). The step draws the table as a table now (its
+ * "tables"); without it the panel is the bars this test is about. */
 START_TEST(a_zoomed_row_keeps_its_bars_in_its_panel)
 {
     open_lesson("08");
     vf_frame f;
     vw_state st;
+    ck_assert_int_eq(slides[13].ntables, 1);
+    slides[13].ntables = 0;
     step_to_slide(&f, &st, 1920, 1080, 13);
     ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(st.tr, "hash_keys"));
     const vw_rect map = vw_panel_map_area(&f.L, 0);
@@ -1262,6 +1265,58 @@ START_TEST(a_zoomed_row_keeps_its_bars_in_its_panel)
                           vf_pixel(f.surf, x, y));
     vw_state_free(&st);
     vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
+/* issue 38 D8: lesson 08 draws its rulebook, products and hash table as tables. Step 14's
+ * hash table (insert of row 10, key 62: slots 10 to 13) prints each slot's key and row
+ * from the trace, the slots in the tensor's own coordinates (plane 0, row 0, x = slot),
+ * the item's cells outlined and in view; step 12's products, beside the rulebook's
+ * columns, print row 48's product 81 and out_row 0 once the answer shows, at 18 px or
+ * more at 1080p and 13 px at 768 rows. */
+static const char *table_value(const vw_rec_panel *rp, int beside, int y, int x)
+{
+    for (int i = 0; i < rp->nvalues; ++i)
+        if (rp->value[i].beside == beside && rp->value[i].y == y && rp->value[i].x == x) return rp->value[i].text;
+    return NULL;
+}
+
+START_TEST(lesson_08_draws_its_tables)
+{
+    open_lesson("08");
+    static const int sizes[2][2] = {{1920, 1080}, {1024, 768}};
+    for (int z = 0; z < 2; ++z) {
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, sizes[z][0], sizes[z][1], 13);
+        const vw_rec_panel *rp = &f.d.rec.panel[1];
+        ck_assert_int_eq(rp->tensor, ks_trace_tensor(st.tr, "hash_keys"));
+        ck_assert(rp->table && rp->values && !rp->hidden);
+        ck_assert_int_ge(rp->value_px, vw_legible_px(sizes[z][1]));
+        const ks_tensor *keys = &st.tr->tensors[rp->tensor];
+        for (int slot = 10; slot <= 13; ++slot) {
+            char want[32];
+            snprintf(want, sizeof want, "%lld", (long long)ks_tensor_value(keys, slot));
+            const char *got = table_value(rp, 0, 0, slot);
+            ck_assert_msg(got && !strcmp(got, want), "slot %d prints %s, not %s", slot, got ? got : "nothing", want);
+        }
+        ck_assert_int_ge(rp->nfocus, 4); /* the insert's slots 10 to 13 */
+        for (int i = 0; i < rp->nfocus; ++i) ck_assert(inside_by(rp->focus[i], rp->map, 1));
+        vw_state_free(&st);
+        vf_close(&f);
+        step_to_slide(&f, &st, sizes[z][0], sizes[z][1], 11);
+        vw_story_reveal(&st, 1);
+        relayout(&f, &st, sizes[z][0], sizes[z][1]);
+        vf_draw(&f, &st);
+        const vw_rec_panel *pp = &f.d.rec.panel[0];
+        ck_assert_int_eq(pp->tensor, ks_trace_tensor(st.tr, "products"));
+        ck_assert(pp->table && f.d.rec.answer_cell);
+        ck_assert_str_eq(table_value(pp, 0, 48, 0), "81");
+        ck_assert_str_eq(table_value(pp, 1, 48, 2), "0"); /* beside: rulebook[48, 2], the output row */
+        vw_state_free(&st);
+        vf_close(&f);
+    }
     close_lesson();
 }
 END_TEST
@@ -1324,6 +1379,7 @@ int main(void)
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
     tcase_add_test(tc, region_outlines_break_at_the_printed_numbers);
     tcase_add_test(tc, a_zoomed_row_keeps_its_bars_in_its_panel);
+    tcase_add_test(tc, lesson_08_draws_its_tables);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

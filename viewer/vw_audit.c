@@ -122,18 +122,20 @@ static int answer_in_cells(const vw_slide *sl, const vw_record *rec, vw_rule_fn 
             const char *v = rp->value[i].text;
             if (strcmp(v, full) && strcmp(v, narrow)) continue;
             const int64_t y = rp->value[i].y, x = rp->value[i].x;
-            const int here = asked && rp->tensor == t && rp->plane == plane && y == ay && x == ax;
+            const int here = asked && rp->tensor == t && rp->plane == plane && y == ay && x == ax &&
+                             !rp->value[i].beside;
             /* the cell as drawn, less a pixel a side (a neighbour's outline touches it) */
-            const vw_rect c = {.x = (int)lround(rp->ox + (double)x * rp->cell) + 1,
-                               .y = (int)lround(rp->oy + (double)y * rp->cell) + 1,
-                               .w = (int)rp->cell - 2 > 1 ? (int)rp->cell - 2 : 1,
-                               .h = (int)rp->cell - 2 > 1 ? (int)rp->cell - 2 : 1};
+            vw_rect c = {.x = (int)lround(rp->ox + (double)x * rp->cell) + 1,
+                         .y = (int)lround(rp->oy + (double)y * rp->cell) + 1,
+                         .w = (int)rp->cell - 2 > 1 ? (int)rp->cell - 2 : 1,
+                         .h = (int)rp->cell - 2 > 1 ? (int)rp->cell - 2 : 1};
+            if (rp->table) c = rp->value[i].box; /* a table's cell: where its value stands */
             /* a named cell among a few: a highlighted number reads as the answer (among
              * a whole column of them, a whole number that equals it is chance) */
             int named = 0;
             for (int j = 0; j < rp->nfocus && rp->nfocus <= LEAK_NAMED && !named; ++j) {
                 const vw_rect f = rp->focus[j]; /* a cell, or the answer's outline (8 px out): not a region */
-                named = f.w <= rp->cell + 18 && f.h <= rp->cell + 18 && vw_rect_overlap(c, f);
+                named = (rp->table || (f.w <= rp->cell + 18 && f.h <= rp->cell + 18)) && vw_rect_overlap(c, f);
             }
             if (here || named || !whole) {
                 bad += say(fn, ctx,

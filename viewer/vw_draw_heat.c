@@ -304,10 +304,20 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         const ks_tensor *T = &s->tr->tensors[t];
         rp->hidden = 1;
         snprintf(head, sizeof head, "%s: hidden until the answer", T->name);
+        /* a narrow panel takes it on two lines, not cut (issue 38 D12: "hidden until the a") */
+        const int two = (int)strlen(head) * d->font.advance > area.w - 8;
+        if (two) snprintf(head, sizeof head, "%s: hidden", T->name);
         vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
+        if (two)
+            vw_text(&d->font, d->r, area.x + 4, area.y + 2 + d->font.line, VW_COL_TEXT, area.w - 8, "until the answer");
         const char *q = "?";
         vw_text(&d->font, d->r, area.x + area.w / 2 - d->font.advance / 2, area.y + area.h / 2 - d->font.line / 2,
                 VW_COL_DIM, 0, q);
+        return;
+    }
+    const vw_table *tb = vw_panel_table(s, panel);
+    if (tb) { /* a narrow index tensor the step reads row by row */
+        vw_draw_table(d, s, L, panel, tb);
         return;
     }
     vw_heatmap m = vw_panel_map(s, L, panel);
@@ -589,7 +599,8 @@ static const ks_event *lone_sample(const vw_state *s, uint32_t it)
 
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
-    if (s->panel[panel].tensor < 0 || vw_story_hides(s, panel)) return;
+    /* a table draws its own marks (vw_draw_table.c) */
+    if (s->panel[panel].tensor < 0 || vw_story_hides(s, panel) || vw_panel_table(s, panel)) return;
     vw_heatmap m = vw_panel_map(s, L, panel);
     vw_rect clip = vw_panel_map_area(L, panel); /* below the header: a zoomed plane reaches past it */
     SDL_Rect sc = vw_sdl(clip);

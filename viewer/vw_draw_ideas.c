@@ -408,7 +408,7 @@ static void draw_waves(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
 
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
-    if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel)) return;
+    if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel) || vw_panel_table(s, panel)) return;
     const int fig = s->slides[s->slide].figure;
     if (!fig) return;
     const vw_heatmap m = vw_panel_map(s, L, panel);

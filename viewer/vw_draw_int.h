@@ -99,6 +99,9 @@ void vw_draw_gantt(vw_draw *d, const vw_state *s, const vw_layout *L);
 /* Bars over a one-row plane's cells (vw_draw_bars.c); c: the panel's texture cache. */
 void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c,
                   const vw_heatmap *m);
+/* Panel p as the table tb: its header, a window of rows with their indices and every
+ * value, the item's cells outlined, the answer's once revealed; all into the record. */
+void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_table *tb);
 /* A label's leader, 2 pixels wide, through p[0..n) (vw_route_leader's points). */
 static inline void vw_leader(SDL_Renderer *r, const int (*p)[2], int n, uint32_t col)
 {

@@ -41,7 +41,10 @@ typedef struct vw_rec_label {
 typedef struct vw_rec_panel {
     int tensor; /* -1: none */
     int64_t plane;
-    int hidden;     /* covered until the answer */
+    int hidden; /* covered until the answer */
+    /* drawn as a table (vw_table): its cells are rows of text, not squares at (ox, oy)
+     * with side cell; a value's box is where it stands */
+    int table;
     vw_rect rect;   /* header and map */
     vw_rect map;    /* the map area */
     vw_rect extent; /* the plane's cells as drawn, clipped to the map */
@@ -66,6 +69,7 @@ typedef struct vw_rec_panel {
         char text[14];
         vw_rect box; /* the text's advance x line, as drawn */
         int on_top;  /* drawn again over the markers that reached it (vw_values_over_markers) */
+        int beside;  /* a table's value of its beside tensor (vw_table), at that tensor's (y, x) */
     } value[VW_REC_VALUES];
 } vw_rec_panel;
 

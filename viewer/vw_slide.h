@@ -28,6 +28,26 @@ enum {
     VW_FIGURE_WAVES = 32
 };
 
+/* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):
+ * a narrow index tensor (sparse convolution's rulebook, products, hash table) read row by
+ * row, each row with its index, each column with its name, every value printed at a
+ * legible size; beside it the columns of a second tensor of as many rows (hash_rows
+ * beside hash_keys: slot, key, row). A one-row plane is read as a column (a hash table's
+ * slots down the page), and transpose does the same to a K x n table (pair_table's sites
+ * down the page, one column per offset). The rows shown are a window around the focused
+ * item's cells on the table, else around rows [row0, row1]. marks 0: the item's cells
+ * are not outlined (a question asks how many it reads). */
+#define VW_TABLE_COLS 12
+typedef struct vw_table {
+    int tensor, beside; /* tensor ids in the slide's trace; beside -1: none */
+    int transpose;
+    int marks;
+    int64_t row0, row1;          /* rows kept in view when the item names none (row1 < row0: none) */
+    char index[16];              /* the rows' heading ("p", "slot") */
+    char col[VW_TABLE_COLS][16]; /* the columns' headings, the tensor's then beside's */
+    int ncols;
+} vw_table;
+
 typedef struct vw_slide {
     char *title;     /* "Step 3 of 12: the kernel window" */
     char *pre;       /* NULL, or a line above the narration ("[run 'strided': ...]") */
@@ -101,6 +121,9 @@ typedef struct vw_slide {
     const ks_trace *trace;
     const vw_index *index;
     int run;
+    /* panels drawn as tables (vw_table), by the tensor they show */
+    vw_table tables[2];
+    int ntables;
 } vw_slide;
 
 #endif

@@ -158,6 +158,19 @@ void vw_story_reveal(vw_state *s, int reveal);
 /* Whether panel p is covered on the slide shown: its tensor is one the slide hides
  * until the answer is revealed (vw_slide.hide). */
 int vw_story_hides(const vw_state *s, int p);
+/* The table panel p of the shown slide is drawn as (its step's "tables"), or NULL: a
+ * heatmap (vw_draw_table.c). */
+const vw_table *vw_panel_table(const vw_state *s, int panel);
+/* A table's size (vw_table on plane `plane` of the slide's trace): rows, its tensor's
+ * columns and beside's, the widest value or heading and the index column in characters;
+ * 0 when the tensor has no values. vw_table_width: its width in pixels at a font of
+ * advance adv (vw_draw_table.c draws it so). */
+typedef struct vw_table_dims {
+    int64_t rows, cols, beside_cols;
+    int cell_chars, index_chars;
+} vw_table_dims;
+int vw_table_size(const ks_trace *tr, const vw_table *tb, int64_t plane, vw_table_dims *z);
+int vw_table_width(const vw_table_dims *z, int adv);
 /* The layout of a w x h frame for text of `advance` x `line` pixels: the title bar as many
  * lines as the title wraps to, the story band as many as the longest slide needs (one
  * height for every slide, so stepping through them moves nothing). */

@@ -1,5 +1,6 @@
 /* vw_story.c - showing a slide: the viewer state a lesson step asks for. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "vw_describe.h"
@@ -143,14 +144,78 @@ int vw_story_hides(const vw_state *s, int p)
     return 0;
 }
 
+const vw_table *vw_panel_table(const vw_state *s, int panel)
+{
+    if (!s->nslides || panel < 0 || panel > 1 || s->panel[panel].tensor < 0) return NULL;
+    const vw_slide *sl = &s->slides[s->slide];
+    for (int i = 0; i < sl->ntables && i < 2; ++i)
+        if (sl->tables[i].tensor == s->panel[panel].tensor) return &sl->tables[i];
+    return NULL;
+}
+
+/* Rows and columns of tensor t's plane as a table reads it (a one-row plane, or a
+ * transposed one, as a column); 0 when it has no values. */
+static int table_dims(const ks_trace *tr, int t, int transpose, int64_t *rows, int64_t *cols)
+{
+    if (t < 0 || t >= tr->ntensors || !tr->tensors[t].data) return 0;
+    const vw_plane_dims d = vw_plane_dims_of(&tr->tensors[t]);
+    if (d.planes < 1) return 0;
+    const int tr_ = transpose || d.h == 1;
+    *rows = tr_ ? d.w : d.h, *cols = tr_ ? d.h : d.w;
+    return 1;
+}
+
+int vw_table_size(const ks_trace *tr, const vw_table *tb, int64_t plane, vw_table_dims *z)
+{
+    int64_t rows, cols, brows = 0, bcols = 0;
+    if (!table_dims(tr, tb->tensor, tb->transpose, &rows, &cols)) return 0;
+    const int beside = table_dims(tr, tb->beside, 0, &brows, &bcols) && brows == rows;
+    const vw_plane_dims d = vw_plane_dims_of(&tr->tensors[tb->tensor]);
+    if (plane < 0 || plane >= d.planes) plane = 0;
+    char buf[48];
+    size_t most = 2;
+    for (int q = 0; q < 1 + beside; ++q) { /* every value of the plane: the widths stay as rows scroll */
+        const ks_tensor *T = &tr->tensors[q ? tb->beside : tb->tensor];
+        const int64_t base = q ? 0 : plane * d.h * d.w, n = rows * (q ? bcols : cols);
+        for (int64_t i = 0; i < n; ++i) {
+            vw_cell_text(buf, sizeof buf, ks_tensor_value(T, base + i), 0);
+            most = strlen(buf) > most ? strlen(buf) : most;
+        }
+    }
+    for (int c = 0; c < tb->ncols; ++c) most = strlen(tb->col[c]) > most ? strlen(tb->col[c]) : most;
+    snprintf(buf, sizeof buf, "%lld", (long long)(rows - 1));
+    z->rows = rows, z->cols = cols, z->beside_cols = beside ? bcols : 0;
+    z->cell_chars = (int)most;
+    z->index_chars = (int)(strlen(tb->index) > strlen(buf) ? strlen(tb->index) : strlen(buf));
+    return 1;
+}
+
+int vw_table_width(const vw_table_dims *z, int adv)
+{
+    /* the index column and the cells, half a character of room each, a character's gap
+     * before beside's columns */
+    return z->index_chars * adv + (adv + 1) / 2 +
+           (int)(z->cols + z->beside_cols) * (z->cell_chars * adv + (adv + 1) / 2) + (z->beside_cols ? adv : 0);
+}
+
 /* How big a slide's pictures come out in layout L: the smaller of the two panels' cells
- * with each plane fitted whole (1 when no panel shows a tensor). */
-static double picture_cells(const vw_state *s, const vw_layout *L)
+ * with each plane fitted whole (1 when no panel shows a tensor). A table (vw_table) does
+ * not limit it where its columns fit the panel's width at the smallest value text (about
+ * 3/5 of the text's advance adv), and rules the layout out (half a pixel) where they do not:
+ * 1024x768's three columns cut pair_table's last ones. */
+static double picture_cells(const vw_state *s, const vw_layout *L, int adv)
 {
     double least = INFINITY;
     for (int p = 0; p < 2; ++p) {
         const int t = s->panel[p].tensor;
         if (t < 0) continue;
+        const vw_table *tb = vw_panel_table(s, p);
+        vw_table_dims z;
+        if (tb && vw_table_size(s->tr, tb, s->panel[p].plane, &z)) {
+            /* the smallest value font's advance, rounded up and a pixel more: fonts round */
+            if (vw_panel_map_area(L, p).w - 8 < vw_table_width(&z, (adv * 3 + 4) / 5 + 1)) least = fmin(least, 0.5);
+            continue;
+        }
         vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
         const int margin = s->idx && d.h * d.w <= 4096 ? s->idx->margin[t] : 0;
         const vw_heatmap m = vw_heatmap_fit(vw_panel_map_area(L, p), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, margin);
@@ -218,7 +283,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                 vw_layout_slide(L, w, h, line, &g);
                 if (!slide_fits(L, &g)) continue;
                 const int shortfall = need - g.band_lines;
-                const double score = picture_cells(s, L) * forms[f].pref * (least ? 0.97 : 1.0);
+                const double score = picture_cells(s, L, adv) * forms[f].pref * (least ? 0.97 : 1.0);
                 if (shortfall < least_short || (shortfall == least_short && over < least_over) ||
                     (shortfall == least_short && over == least_over && score > best))
                     least_over = over, least_short = shortfall, best = score, pick = g;

@@ -205,6 +205,34 @@ static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_repor
 }
 
 /* Step k's show and panels name real tensors (or show keywords); problems to rep. */
+
+/* A step's tables: tensors of its run, and beside one of as many rows as the table
+ * (a one-row plane, or a transposed one, read as a column) */
+static int table_rows(const ks_trace *tr, int t, int transpose)
+{
+    const ks_tensor *T = &tr->tensors[t];
+    const int64_t w = T->ndim ? T->shape[T->ndim - 1] : 1, h = T->ndim > 1 ? T->shape[T->ndim - 2] : 1;
+    return (int)(transpose || h == 1 ? w : h);
+}
+
+static int check_tables(const ls_session *S, const ls_step *st, int k, ls_report *rep)
+{
+    int bad = 0;
+    for (int i = 0; i < st->ntables; ++i) {
+        const ls_table *tb = &st->tables[i];
+        const int t = tb->tensor ? ks_trace_tensor(&S->tr, tb->tensor) : -1;
+        const int b = tb->beside ? ks_trace_tensor(&S->tr, tb->beside) : -1;
+        if (t < 0 || (tb->beside && b < 0)) {
+            ls_problem(rep, k + 1, "tables: the trace has no tensor '%s'", t < 0 ? tb->tensor : tb->beside);
+            bad++;
+        } else if (b >= 0 && table_rows(&S->tr, b, 0) != table_rows(&S->tr, t, tb->transpose)) {
+            ls_problem(rep, k + 1, "tables: '%s' has not as many rows as '%s'", tb->beside, tb->tensor);
+            bad++;
+        }
+    }
+    return bad;
+}
+
 static int step_names_ok(const ls_session *S, int k, ls_report *rep)
 {
     const ls_step *st = &S->L->steps[k];
@@ -234,6 +262,7 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
                 bad++;
             }
         }
+    bad += check_tables(S, st, k, rep);
     for (int i = 0; i < st->q.nhide; ++i)
         if (!strcmp(st->q.hide[i], "strip") && !st->strip) {
             ls_problem(rep, k + 1, "question: hide: \"strip\" on a step without \"strip\": true");

@@ -79,6 +79,17 @@ typedef struct ls_question {
     int nhide;
 } ls_question;
 
+/* viewer: a panel drawn as a table ("tables": [{"tensor": "rulebook", "index": "p",
+ * "columns": ["k", "in_row", "out_row"]}]; vw_slide.h's vw_table) */
+#define LS_TABLE_COLS 12
+typedef struct ls_table {
+    const char *tensor, *beside, *index;
+    const char *cols[LS_TABLE_COLS];
+    int ncols;
+    int transpose, marks;
+    int64_t row0, row1; /* "rows": [a, b] kept in view; row1 < row0: none */
+} ls_table;
+
 typedef struct ls_step {
     const char *title;
     const char *text;       /* narration, a template: the slide's text and its notes ("notes") */
@@ -95,6 +106,8 @@ typedef struct ls_step {
     int strip;                 /* viewer: the warp strip of the focused request on the slide */
     int figure;                /* viewer: "draw", the ideas drawn from the trace (VW_FIGURE_* bits) */
     int no_weights;            /* viewer: "weights": false, no corner weight labels (a later step asks one) */
+    ls_table tables[2];        /* viewer: "tables", panels drawn as tables */
+    int ntables;
     ls_question q;
 } ls_step;
 

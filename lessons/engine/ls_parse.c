@@ -219,10 +219,59 @@ static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question
 
 static int find_run(const ls_lesson *L, const char *name);
 
+/* "tables": at most two panels drawn as tables, each {"tensor": T, "index": the rows'
+ * heading, "columns": [headings], "beside": a tensor of as many rows, "transpose": true,
+ * "marks": false, "rows": [a, b]}; names are checked against the run with the others */
+static void parse_table(ls_report *rep, int k, const cJSON *t, ls_table *tb)
+{
+    static const char *const keys[] = {"tensor", "index", "columns", "beside", "transpose", "marks", "rows", NULL};
+    if (!cJSON_IsObject(t)) {
+        ls_problem(rep, k, "tables: each entry must be an object with a tensor");
+        return;
+    }
+    known_keys(rep, k, "table", t, keys);
+    tb->tensor = get_string(rep, k, t, "tensor", 1);
+    tb->index = get_string(rep, k, t, "index", 0);
+    tb->beside = get_string(rep, k, t, "beside", 0);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "transpose");
+    if (v && !cJSON_IsBool(v)) ls_problem(rep, k, "tables: transpose must be true or false");
+    tb->transpose = cJSON_IsTrue(v);
+    v = cJSON_GetObjectItemCaseSensitive(t, "marks");
+    if (v && !cJSON_IsBool(v)) ls_problem(rep, k, "tables: marks must be true or false");
+    tb->marks = !cJSON_IsFalse(v);
+    tb->row0 = 0, tb->row1 = -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(t, "rows"))) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsNumber(v->child) ||
+            !cJSON_IsNumber(v->child->next) || v->child->valuedouble < 0 ||
+            v->child->next->valuedouble < v->child->valuedouble || v->child->next->valuedouble > 1e9)
+            ls_problem(rep, k, "tables: rows must be [first, last], 0 <= first <= last");
+        else tb->row0 = (int64_t)v->child->valuedouble, tb->row1 = (int64_t)v->child->next->valuedouble;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(t, "columns"))) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > LS_TABLE_COLS)
+            ls_problem(rep, k, "tables: columns must be a list of at most %d headings", LS_TABLE_COLS);
+        else
+            for (const cJSON *c = v->child; c; c = c->next)
+                if (cJSON_IsString(c) && strlen(c->valuestring) < 16) tb->cols[tb->ncols++] = c->valuestring;
+                else ls_problem(rep, k, "tables: a column heading must be a string of at most 15 characters");
+    }
+    if (tb->index && strlen(tb->index) >= 16) ls_problem(rep, k, "tables: index must be at most 15 characters");
+}
+
+static void parse_tables(ls_report *rep, int k, const cJSON *v, ls_step *s)
+{
+    if (!v) return;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > 2) {
+        ls_problem(rep, k, "tables must be a list of at most two tables");
+        return;
+    }
+    for (const cJSON *t = v->child; t; t = t->next) parse_table(rep, k, t, &s->tables[s->ntables++]);
+}
+
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title", "text",  "notes", "focus", "show",    "panels", "mode", "question",
-                                       "run",   "order", "strip", "draw",  "weights", "planes", NULL};
+    static const char *const keys[] = {"title", "text",  "notes", "focus", "show",    "panels", "mode",   "question",
+                                       "run",   "order", "strip", "draw",  "weights", "planes", "tables", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -264,6 +313,7 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
                        cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }
+    parse_tables(rep, k, cJSON_GetObjectItemCaseSensitive(o, "tables"), s);
     const char *order = get_string(rep, k, o, "order", 0);
     if (order) {
         static const char *const orders[] = {"recorded", "thread", "iter"};

@@ -127,6 +127,26 @@ static int shows(const ls_step *st, const char *what)
     return 0;
 }
 
+/* The step's tables (vw_table) with their tensors resolved in the step's run. */
+static void slide_tables(const ls_session *S, const ls_step *st, vw_slide *v)
+{
+    for (int i = 0; i < st->ntables && i < 2; ++i) {
+        const ls_table *tb = &st->tables[i];
+        vw_table *t = &v->tables[v->ntables];
+        memset(t, 0, sizeof *t);
+        t->tensor = ks_trace_tensor(&S->tr, tb->tensor);
+        t->beside = tb->beside ? ks_trace_tensor(&S->tr, tb->beside) : -1;
+        if (t->tensor < 0) continue;
+        t->transpose = tb->transpose, t->marks = tb->marks;
+        t->row0 = tb->row0, t->row1 = tb->row1;
+        snprintf(t->index, sizeof t->index, "%s", tb->index ? tb->index : "row");
+        for (int c = 0; c < tb->ncols && c < VW_TABLE_COLS; ++c)
+            snprintf(t->col[c], sizeof t->col[c], "%s", tb->cols[c]);
+        t->ncols = tb->ncols < VW_TABLE_COLS ? tb->ncols : VW_TABLE_COLS;
+        v->ntables++;
+    }
+}
+
 int ls_slides_make(const ls_session *S0, vw_slide **out)
 {
     const ls_lesson *L = S0->L;
@@ -173,6 +193,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->look_writes = c.elem_writes;
         for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
         for (int p = 0; p < 2; ++p) v->panel_plane[p] = st->planes[p];
+        slide_tables(S, st, v);
         v->mode = ls_mode_number(st->mode);
         for (int p = 0; p < 2; ++p) v->panel_mode[p] = ls_mode_number(st->panel_mode[p]) + 1; /* 0: none */
         narrated_fields(st->title, v->fields, sizeof v->fields);
@@ -187,8 +208,11 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 ls_render(S, &qc, q->choices[i], buf, sizeof buf, err, sizeof err);
                 used += (size_t)snprintf(text + used, sizeof text - used, "\n  %d) %.300s", i + 1, buf);
             }
-            if (q->kind == LS_Q_CELL && used < sizeof text)
-                snprintf(text + used, sizeof text - used, q->ncell == 3 ? "  (plane, y, x)" : "  (y, x)");
+            /* the answer's form, unless the prompt gives it (issue 38 D12: "Answer (row,
+             * channel).  (y, x)" read as two forms) */
+            const char *form = q->ncell == 3 ? "(plane, y, x)" : "(y, x)";
+            if (q->kind == LS_Q_CELL && used < sizeof text && !strstr(buf, form))
+                snprintf(text + used, sizeof text - used, "  %s", form);
             v->question = dup_text(text);
             for (int i = 0; i < q->nhide; ++i)
                 if (!strcmp(q->hide[i], "strip")) v->strip = 2; /* the strip shows with the answer */
