@@ -72,14 +72,14 @@ static uint32_t ink_on(uint32_t bg)
 
 /* The rows [*r0, *r0 + n) shown: around the item's cells on the table when they fit,
  * else around the focused one; the step's rows where the item names none (or marks are
- * off: a window centred on the item's reads would point at them); the asked cell's row
- * too, so a question and its answer keep one view. */
+ * off until the answer: a window centred on the item's reads would point at them); the
+ * asked cell's row too, where marks show. */
 static void window_rows(const vw_state *s, const vw_table *tb, const part *pt, int np, int64_t rows, int64_t n,
                         int64_t *r0)
 {
     int64_t a = INT64_MAX, b = -1, focus = -1, r, c;
     const uint32_t it = vw_state_item(s), fe = vw_state_event(s);
-    if (it != VW_NONE && tb->marks) {
+    if (it != VW_NONE && (tb->marks || s->reveal)) {
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
             const uint32_t id = vw_item_ev(s->idx, item, k);
@@ -93,7 +93,7 @@ static void window_rows(const vw_state *s, const vw_table *tb, const part *pt, i
     }
     if (b < 0 && tb->row1 >= tb->row0) a = tb->row0, b = tb->row1;
     const vw_slide *sl = &s->slides[s->slide];
-    if (sl->has_answer_cell && sl->answer_event < s->tr->nevents)
+    if ((tb->marks || s->reveal) && sl->has_answer_cell && sl->answer_event < s->tr->nevents)
         for (int q = 0; q < np; ++q)
             if (row_of(&pt[q], vw_event(s->tr, sl->answer_event), 0, &r, &c)) a = r < a ? r : a, b = r > b ? r : b;
     int64_t mid = b < 0 ? 0 : (a + b) / 2;
@@ -117,7 +117,7 @@ static void draw_marks(vw_draw *d, const vw_state *s, const vw_table *tb, const 
 {
     int64_t r, c;
     const uint32_t it = vw_state_item(s), fe = vw_state_event(s);
-    for (int pass = 0; pass < 2 && it != VW_NONE && tb->marks; ++pass) { /* the focused one last, on top */
+    for (int pass = 0; pass < 2 && it != VW_NONE && (tb->marks || s->reveal); ++pass) { /* focused last, on top */
         const vw_item *item = &s->idx->items[it];
         for (uint32_t k = 0; k < item->count; ++k) {
             const uint32_t id = vw_item_ev(s->idx, item, k);

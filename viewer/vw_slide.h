@@ -36,7 +36,8 @@ enum {
  * slots down the page), and transpose does the same to a K x n table (pair_table's sites
  * down the page, one column per offset). The rows shown are a window around the focused
  * item's cells on the table, else around rows [row0, row1]. marks 0: the item's cells
- * are not outlined (a question asks how many it reads). */
+ * are neither outlined nor looked for until the answer shows (a question asks how many
+ * it reads). */
 #define VW_TABLE_COLS 12
 typedef struct vw_table {
     int tensor, beside; /* tensor ids in the slide's trace; beside -1: none */
