@@ -342,6 +342,14 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
         {.step2 =
              "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"hide\": \"colums\", \"explain\": \"e\"}}",
          .want = "step 2: question: hide: the trace has no tensor 'colums'"},
+        /* a table (issue 38 D8): its tensors in the trace, the one beside of as many rows */
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"tables\": [{\"tensor\": \"colums\"}]}",
+         .want = "step 2: tables: the trace has no tensor 'colums'"},
+        {.step2 =
+             "{\"title\": \"two\", \"text\": \"x\", \"tables\": [{\"tensor\": \"columns\", \"beside\": \"input\"}]}",
+         .want = "step 2: tables: 'input' has not as many rows as 'columns'"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"tables\": [{\"tensor\": \"columns\", \"rows\": [3, 1]}]}",
+         .want = "step 2: tables: rows must be [first, last], 0 <= first <= last"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         small_lesson("bad.json", cases[i].step2);
