@@ -165,6 +165,8 @@ static int table_dims(const ks_trace *tr, int t, int transpose, int64_t *rows, i
     return 1;
 }
 
+#define TABLE_SCAN (1 << 16) /* values a table's widths are taken from */
+
 int vw_table_size(const ks_trace *tr, const vw_table *tb, int64_t plane, vw_table_dims *z)
 {
     int64_t rows, cols, brows = 0, bcols = 0;
@@ -174,9 +176,12 @@ int vw_table_size(const ks_trace *tr, const vw_table *tb, int64_t plane, vw_tabl
     if (plane < 0 || plane >= d.planes) plane = 0;
     char buf[48];
     size_t most = 2;
-    for (int q = 0; q < 1 + beside; ++q) { /* every value of the plane: the widths stay as rows scroll */
+    /* every value of the plane, so the widths stay as the rows scroll; a table is for a
+     * narrow tensor a step reads row by row: past TABLE_SCAN values, the first ones */
+    for (int q = 0; q < 1 + beside; ++q) {
         const ks_tensor *T = &tr->tensors[q ? tb->beside : tb->tensor];
-        const int64_t base = q ? 0 : plane * d.h * d.w, n = rows * (q ? bcols : cols);
+        const int64_t base = q ? 0 : plane * d.h * d.w, all = rows * (q ? bcols : cols);
+        const int64_t n = all < TABLE_SCAN ? all : TABLE_SCAN;
         for (int64_t i = 0; i < n; ++i) {
             vw_cell_text(buf, sizeof buf, ks_tensor_value(T, base + i), 0);
             most = strlen(buf) > most ? strlen(buf) : most;
