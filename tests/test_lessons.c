@@ -2504,7 +2504,9 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"05", 11, VW_MODE_VALUES, "mask", "input"}, /* the two factors the question multiplies */
                 {"07", 1, VW_MODE_VALUES, "input", "output"},
                 {"07", 4, VW_MODE_READS, "patches", "output"},
-                {"07", 6, VW_MODE_WEIGHTS, "patches", "output"},
+                /* one sample's weights labelled beside the values they blend, not the
+                 * weights summed over the point's outputs (issue 38 D6) */
+                {"07", 6, VW_MODE_VALUES, "patches", "output"},
                 /* sparse pairs per site, sectors per request, as lessons 08 and 10 say */
                 {"08", 7, VW_MODE_VISITS, "in_sites", "out_sites"},
                 {"08", 10, VW_MODE_VALUES, NULL, NULL},
@@ -2586,12 +2588,13 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
     ck_assert_int_eq(ls_load(&L, path, &rep), 0);
     char seen[8][96];
     int distinct = 0;
-    const char *p0 = "", *p1 = "", *mode = "values";
+    const char *p0 = "", *p1 = "", *m0 = "values", *m1 = "values";
     for (int k = 0; k < 8; ++k) {
         const ls_step *stp = &L.steps[k];
         if (stp->panels[0]) p0 = stp->panels[0], p1 = stp->panels[1];
-        if (stp->mode) mode = stp->mode;
-        snprintf(seen[k], sizeof seen[k], "%s %s %s", p0, p1, mode);
+        if (stp->mode) m0 = m1 = stp->mode;
+        if (stp->panel_mode[0]) m0 = stp->panel_mode[0], m1 = stp->panel_mode[1]; /* "mode": [left, right] */
+        snprintf(seen[k], sizeof seen[k], "%s %s %s %s", p0, p1, m0, m1);
         int is_new = 1;
         for (int j = 0; j < k; ++j) is_new &= strcmp(seen[j], seen[k]) != 0;
         distinct += is_new;

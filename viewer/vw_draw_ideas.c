@@ -268,12 +268,22 @@ static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
         const int a = dr.axis[wi];
         const int64_t *first = dr.first[wi], *last = dr.last[wi];
         const vw_rect c0 = vw_heatmap_cell(m, first[0], first[1]), c1 = vw_heatmap_cell(m, last[0], last[1]);
-        const vw_rect box = {.x = c0.x + 2, .y = c0.y + 2, .w = c1.x + c1.w - c0.x - 4, .h = c1.y + c1.h - c0.y - 4};
+        /* outside the window's cells, 4 px thick: inside them its first row's edge lay
+         * under the last window's outlines (issue 38 D6: 12 step 5 read as rows 8-9 under
+         * a label saying rows 7..9) */
+        const int out = m->cell >= 20 ? 5 : 2;
+        const vw_rect box = {.x = c0.x - out,
+                             .y = c0.y - out,
+                             .w = c1.x + c1.w - c0.x + 2 * out,
+                             .h = c1.y + c1.h - c0.y + 2 * out};
         const int dash = m->cell >= 40 ? 8 : 4;
-        dashed(d->r, box.x, box.y, box.x + box.w, box.y, dash, VW_COL_INVALID);
-        dashed(d->r, box.x, box.y + box.h, box.x + box.w, box.y + box.h, dash, VW_COL_INVALID);
-        dashed(d->r, box.x, box.y, box.x, box.y + box.h, dash, VW_COL_INVALID);
-        dashed(d->r, box.x + box.w, box.y, box.x + box.w, box.y + box.h, dash, VW_COL_INVALID);
+        for (int in = 0; in <= (m->cell >= 20 ? 2 : 0); in += 2) {
+            const vw_rect b = {.x = box.x + in, .y = box.y + in, .w = box.w - 2 * in, .h = box.h - 2 * in};
+            dashed(d->r, b.x, b.y, b.x + b.w, b.y, dash, VW_COL_INVALID);
+            dashed(d->r, b.x, b.y + b.h, b.x + b.w, b.y + b.h, dash, VW_COL_INVALID);
+            dashed(d->r, b.x, b.y, b.x, b.y + b.h, dash, VW_COL_INVALID);
+            dashed(d->r, b.x + b.w, b.y, b.x + b.w, b.y + b.h, dash, VW_COL_INVALID);
+        }
         boxes[nb++] = box;
         for (int64_t i = 0; i < g.k[0]; ++i)
             for (int64_t j = 0; j < g.k[1]; ++j) {
