@@ -15,7 +15,10 @@
  *                          its taps on the padding dotted (conv2d reads the columns, not
  *                          the input: this is where they came from);
  *   waves                  the grid-stride loop: each iteration of the whole grid (a wave)
- *                          outlines the cells its threads touched, wave 0, 1, ... in turn.
+ *                          outlines the cells its threads touched, wave 0, 1, ... in turn;
+ *   warp                   the focused request: each lane's cell outlined, in its
+ *                          sector's colour where the warp strip shows (else one colour:
+ *                          a question that hides the strip asks for its sectors).
  * Each figure's labels go where labels go (vw_labels: off the step's cells, leaders that
  * cross none) and every mark is recorded (vw_record.h) for --check and the tests. */
 #include <math.h>
@@ -27,6 +30,7 @@
 #include "vw_draw_int.h"
 #include "vw_labels.h"
 #include "vw_view.h"
+#include "vw_warp.h"
 
 #define MAX_NOTES 8 /* labels a figure places */
 
@@ -416,6 +420,29 @@ static void draw_waves(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
     place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
 }
 
+static void draw_warp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel)
+{
+    static int64_t yx[VW_WARP_MAX][2];
+    static int lane[VW_WARP_MAX], sector[VW_WARP_MAX];
+    const int n = vw_fig_warp_cells(s, panel, yx, lane, sector, VW_WARP_MAX);
+    const int in = m->cell >= 24 ? 3 : 1, thick = m->cell >= 24 ? 3 : 2;
+    for (int k = 0; k < n; ++k) {
+        if (yx[k][0] < -m->margin || yx[k][0] >= m->rows + m->margin || yx[k][1] < -m->margin ||
+            yx[k][1] >= m->cols + m->margin)
+            continue;
+        const vw_rect c = vw_heatmap_cell(m, yx[k][0], yx[k][1]);
+        const vw_rect box = {.x = c.x + in, .y = c.y + in, .w = c.w - 2 * in, .h = c.h - 2 * in};
+        vw_outline(d->r, box, s->strip ? vw_warp_color((uint32_t)sector[k]) : VW_COL_CLAMP, thick, 0);
+        mark(d, (vw_rec_mark){.panel = panel,
+                              .kind = VW_MARK_WARP,
+                              .which = lane[k],
+                              .y0 = (double)yx[k][0],
+                              .x0 = (double)yx[k][1],
+                              .y1 = (double)yx[k][0],
+                              .x1 = (double)yx[k][1]});
+    }
+}
+
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel) || vw_panel_table(s, panel)) return;
@@ -431,5 +458,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_DROPPED) draw_dropped(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_WINDOW) draw_window(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_WAVES) draw_waves(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_WARP) draw_warp(d, s, &m, panel);
     SDL_RenderSetClipRect(d->r, NULL);
 }

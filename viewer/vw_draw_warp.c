@@ -22,12 +22,21 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
     char text[256];
     vw_fill(d->r, area, VW_COL_PANEL);
     vw_outline(d->r, area, VW_COL_DIM, 1, 0);
-    vw_warp_text(s->tr, w, text, sizeof text);
-    if (w->ok && !own) { /* a work event or padding read focused: the item's first access */
-        const size_t len = strlen(text);
-        snprintf(text + len, sizeof text - len, "  [the item's first access]");
+    /* two lines: which request (warp, block, tap, then the site: cut short in a narrow
+     * column, the tap stays), then its counts; one line cut the counts off (issue 38 D1) */
+    char counts[128] = "";
+    if (w->ok) {
+        char corner[24] = "";
+        if (w->sample) snprintf(corner, sizeof corner, ", corner %d", w->corner);
+        snprintf(text, sizeof text, "warp %u of block %u, tap %u%s, site %s", w->req.warp, w->req.block,
+                 (unsigned)w->req.tap, corner, s->tr->sites[w->site].name);
+        snprintf(counts, sizeof counts, "%u lanes, %u sectors (ideal %u)%s", w->req.lanes, w->req.sectors, w->req.ideal,
+                 own ? "" : "  [the item's first access]");
+    } else {
+        vw_warp_text(s->tr, w, text, sizeof text);
     }
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, w->ok ? VW_COL_HEAD : VW_COL_DIM, area.w - 8, text);
+    if (counts[0]) vw_text(&d->font, d->r, area.x + 4, area.y + 2 + d->font.line, VW_COL_HEAD, area.w - 8, counts);
     vw_rect lanes, axis;
     vw_strip_parts(area, d->font.line, &lanes, &axis);
     if (lanes.w < 64 || axis.y < lanes.y + lanes.h + 4) return;
@@ -44,11 +53,15 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
         }
         vw_fill(d->r, (vw_rect){.x = x0, .y = axis.y - 3, .w = 1, .h = axis.h + 6}, VW_COL_TEXT);
         vw_fill(d->r, (vw_rect){.x = x1, .y = axis.y - 3, .w = 1, .h = axis.h + 6}, VW_COL_TEXT);
-        char addr[32];
-        snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)(w->line[k] * 128));
-        const int tw = (int)strlen(addr) * d->font.advance;
-        if (tw + 4 < x1 - x0 || w->nlines == 1)
-            vw_text(&d->font, d->r, x0 + 2, axis.y + axis.h + 2, VW_COL_DIM, 0, addr);
+        /* each sector's first byte where its label fits in the sector, else the line's */
+        for (int q = 0; q < 4; ++q) {
+            char addr[32];
+            snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)(w->line[k] * 128 + 32 * (uint64_t)q));
+            const int xs = axis.x + (int)vw_warp_axis(w, w->line[k] * 128 + 32 * (uint64_t)q, axis.w);
+            const int tw = (int)strlen(addr) * d->font.advance;
+            if (q ? tw + 6 < (x1 - x0) / 4 : tw + 4 < x1 - x0 || w->nlines == 1)
+                vw_text(&d->font, d->r, xs + 2, axis.y + axis.h + 2, VW_COL_DIM, 0, addr);
+        }
     }
     /* the accesses: a box on the axis, a link up to the lane, the lane filled */
     const uint32_t lane_of_ev = vw_event(s->tr, ev)->thread % 32;

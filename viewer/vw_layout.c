@@ -222,9 +222,18 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
                      &L->output_legend);
 }
 
+int vw_strip_height(int line)
+{
+    /* two text lines, lanes 3/5 of a line tall (12 px at least), 16 px of links, the
+     * 12 px axis, its address line (issue 38 D1: 10 step 2's strip was 35 px of lanes
+     * under a title cut short) */
+    const int lanes = line * 3 / 5 > 12 ? line * 3 / 5 : 12;
+    return 2 * line + 6 + lanes + 16 + 12 + line + 6;
+}
+
 vw_rect vw_strip_area(vw_rect *decomp, int line)
 {
-    int h = 2 * line + 64;
+    int h = vw_strip_height(line);
     if (h > decomp->h * 2 / 3) h = decomp->h * 2 / 3;
     vw_rect strip = rect(decomp->x, decomp->y + decomp->h - h, decomp->w, h);
     decomp->h -= h + 4;

@@ -123,8 +123,10 @@ int vw_heatmap_hit(const vw_heatmap *m, int px, int py, int64_t *y, int64_t *x);
 vw_rect vw_bars_area(vw_rect area, const vw_heatmap *m, int line);
 
 /* The warp strip (W): a band across the bottom of the decomposition panel *decomp, which
- * keeps the rest (at least a third of it). The band holds a text line, a row of 32 lane
- * boxes, their links down to a byte-address axis and a line of address labels. */
+ * keeps the rest (at least a third of it). The band holds two text lines (the request,
+ * then its counts), a row of 32 lane boxes, their links down to a byte-address axis and
+ * a line of address labels: vw_strip_height(line) pixels where there is room. */
+int vw_strip_height(int line);
 vw_rect vw_strip_area(vw_rect *decomp, int line);
 
 /* The block x thread grid: rows of blocks, columns of threads, each screen cell standing

@@ -16,7 +16,7 @@
 #define VW_REC_LABELS 48   /* labels kept per frame */
 #define VW_REC_FIELDS 200  /* the decomposition's field names, " a b c " */
 #define VW_REC_VALUES 2048 /* printed cell values kept per panel */
-#define VW_REC_MARKS 16    /* figure marks kept per frame */
+#define VW_REC_MARKS 64    /* figure marks kept per frame (a warp: 32 lanes) */
 #define VW_REC_LINES 48    /* text lines kept per panel (the band, the decomposition) */
 #define VW_REC_LINE 200    /* characters kept per line */
 #define VW_REC_DOTS 32     /* point markers kept per frame */
@@ -80,7 +80,8 @@ enum {
     VW_MARK_DROPPED = 3, /* im2col: the window the floor drops, rows y0..y1, columns x0..x1 */
     VW_MARK_TILE = 4,    /* the shared tile's values at block `which`, phase `pass` */
     VW_MARK_KWINDOW = 5, /* the focused item's kernel window, taps y0..y1, x0..x1; pass: its padding taps */
-    VW_MARK_WAVE = 6     /* grid-stride iteration `which`: its first cell (y0, x0) and last (y1, x1) */
+    VW_MARK_WAVE = 6,    /* grid-stride iteration `which`: its first cell (y0, x0) and last (y1, x1) */
+    VW_MARK_WARP = 7     /* a lane's access of the focused request: cell (y0, x0); which: the lane */
 };
 
 typedef struct vw_rec_mark {

@@ -18,14 +18,16 @@
  * past the last one that fits, which the output size's floor drops; the focused item's
  * own kernel window over the input, padding taps included (conv2d reads the columns, so
  * its input panel shows no reads of the window); the grid-stride loop's waves, the cells
- * each iteration of the whole grid touches. */
+ * each iteration of the whole grid touches; the focused request's cells, every lane's
+ * access of one warp at one tap (lesson 10: the strip's 32 reads on the input). */
 enum {
     VW_FIGURE_WINDOWS_H = 1,
     VW_FIGURE_WINDOWS_W = 2,
     VW_FIGURE_CLAMP = 4,
     VW_FIGURE_DROPPED = 8,
     VW_FIGURE_WINDOW = 16,
-    VW_FIGURE_WAVES = 32
+    VW_FIGURE_WAVES = 32,
+    VW_FIGURE_WARP = 64
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):

@@ -256,7 +256,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
     const int grid = sl->grid ? 4 : 0;
     /* the warp strip's room under the decomposition (vw_strip_area), in lines; kept on a
      * question slide that hides it, so its answer slide has the same layout (nothing jumps) */
-    const int strip = s->strip || sl->strip ? (2 * line + 64 + 4 + line - 1) / line : 0;
+    const int strip = s->strip || sl->strip ? (vw_strip_height(line) + 4 + line - 1) / line : 0;
     double best = -1;
     int least_short = 1 << 30; /* band lines a layout leaves out: none where one holds it all */
     /* narration past VW_NARRATION_LINES as the band wraps it: a column beside the pictures

@@ -14,6 +14,7 @@
 #include "vw_plane.h"
 #include "vw_state.h"
 #include "vw_view.h"
+#include "vw_warp.h"
 
 #define AUTO_CELL 7  /* whole-plane cells smaller than this (pixels) zoom to the focus */
 #define MIN_WINDOW 8 /* an auto-zoomed window is at least this many cells a side */
@@ -75,6 +76,43 @@ static double base_cell(vw_rect a, int64_t rows, int64_t cols, int margin, int *
     return fit;
 }
 
+/* The request of the event the strip shows, built once per (trace, event): a slide asks
+ * for it at every layout it tries. NULL without one. */
+static const vw_warp *focused_request(const vw_state *s)
+{
+    static vw_warp w;
+    static const ks_trace *tr;
+    static const void *events;
+    static uint32_t at = VW_NONE;
+    static int ok;
+    int own;
+    const uint32_t ev = vw_warp_event(s, &own);
+    if (ev == VW_NONE) return NULL;
+    if (tr != s->tr || events != (const void *)s->tr->events || at != ev) {
+        tr = s->tr, events = s->tr->events, at = ev;
+        ok = !vw_warp_build(s->tr, ev, &w) && w.ok;
+    }
+    return ok ? &w : NULL;
+}
+
+int vw_fig_warp_cells(const vw_state *s, int panel, int64_t (*yx)[2], int *lane, int *sector, int max)
+{
+    if (!s->nslides || !(s->slides[s->slide].figure & VW_FIGURE_WARP) || s->panel[panel].tensor < 0) return 0;
+    const vw_warp *w = focused_request(s);
+    int n = 0;
+    for (int k = 0; w && k < w->nacc && n < max; ++k) {
+        const ks_event *e = vw_event(s->tr, (uint32_t)w->acc[k].event);
+        if ((e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) || (int)e->tensor != s->panel[panel].tensor ||
+            e->u.access.plane != s->panel[panel].plane)
+            continue;
+        yx[n][0] = e->u.access.y, yx[n][1] = e->u.access.x;
+        if (lane) lane[n] = (int)w->acc[k].lane;
+        if (sector) sector[n] = (int)w->sector[k];
+        n++;
+    }
+    return n;
+}
+
 int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1)
 {
     const uint32_t it = vw_state_item(s);
@@ -101,6 +139,13 @@ int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *
         if (!(fabs(ey0) < 1e7 && fabs(ex0) < 1e7 && fabs(ey1) < 1e7 && fabs(ex1) < 1e7)) continue;
         a = fmin(a, ey0), b = fmin(b, ex0), c = fmax(c, ey1), d = fmax(d, ex1);
     }
+    /* a slide that draws the warp is about all its lanes' cells, not one item's window
+     * (issue 38 D8: lesson 10's input was cut at column 8 of the warp's 16) */
+    static int64_t yx[VW_WARP_MAX][2];
+    const int nw = vw_fig_warp_cells(s, panel, yx, NULL, NULL, VW_WARP_MAX);
+    for (int k = 0; k < nw; ++k)
+        a = fmin(a, (double)yx[k][0]), b = fmin(b, (double)yx[k][1]), c = fmax(c, (double)yx[k][0]),
+        d = fmax(d, (double)yx[k][1]);
     if (!(a <= c)) return 0;
     *y0 = a, *x0 = b, *y1 = c, *x1 = d;
     return 1;

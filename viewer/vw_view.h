@@ -61,4 +61,9 @@ int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr); /* n,
  * from the item's output position (h_out, w_out or h_col, w_col) and the geometry. */
 int vw_fig_window_find(const vw_state *s, int panel, vw_fig_geom *g, int64_t first[2], int64_t last[2]);
 
+/* The focused request's accesses on panel p's plane (a slide that draws "warp"): each
+ * lane's cell in (y, x)[k] and lane[k], its sector's rank in sector[k]; how many (at most
+ * max), 0 without the figure or such accesses. */
+int vw_fig_warp_cells(const vw_state *s, int panel, int64_t (*yx)[2], int *lane, int *sector, int max);
+
 #endif

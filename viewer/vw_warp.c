@@ -146,7 +146,10 @@ uint32_t vw_warp_color(uint32_t k)
 
 void vw_strip_parts(vw_rect area, int line, vw_rect *lanes, vw_rect *axis)
 {
-    *lanes = (vw_rect){.x = area.x + 8, .y = area.y + line + 6, .w = area.w - 16, .h = 12};
+    *lanes = (vw_rect){.x = area.x + 8,
+                       .y = area.y + 2 * line + 6,
+                       .w = area.w - 16,
+                       .h = line * 3 / 5 > 12 ? line * 3 / 5 : 12};
     *axis = (vw_rect){.x = area.x + 8, .y = area.y + area.h - line - 16, .w = area.w - 16, .h = 12};
 }
 
