@@ -215,6 +215,45 @@ START_TEST(the_window_the_floor_drops_is_one_past_the_last)
 }
 END_TEST
 
+/* The warp (issue 38 D8, lesson 10 steps 2 and 6): every lane of warp 0's request at tap
+ * (1, 1) marked on the input, lane k at work item k's read, and all in view (the slide
+ * showed item 0's window and cut the warp's rows at column 8). Reference: im2col's item k
+ * is (h_col, w_col) = (k / Wo, k % Wo), and tap (1, 1) with padding 1 reads (h_col * s,
+ * w_col * s). */
+START_TEST(the_warp_figure_marks_every_lane_of_the_request)
+{
+    open_lesson("10");
+    static const struct {
+        int step, stride, wo;
+    } want[] = {{2, 1, 16}, {6, 2, 8}};
+    for (int i = 0; i < 2; ++i)
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            vf_frame f;
+            vw_state st;
+            show(&f, &st, 1280, 960, want[i].step - 1, reveal);
+            const vw_record *rec = &f.d.rec;
+            int lanes = 0;
+            for (int m = 0; m < rec->nmarks; ++m) {
+                const vw_rec_mark *mk = &rec->marks[m];
+                if (mk->kind != VW_MARK_WARP) continue;
+                const int64_t k = mk->which, s = want[i].stride;
+                ck_assert_int_eq((int64_t)mk->y0, k / want[i].wo * s);
+                ck_assert_int_eq((int64_t)mk->x0, k % want[i].wo * s);
+                const vw_rec_panel *rp = &rec->panel[mk->panel];
+                ck_assert_msg(rp->ox + mk->x0 * rp->cell >= rp->map.x - 0.5 &&
+                                  rp->ox + (mk->x0 + 1) * rp->cell <= rp->map.x + rp->map.w + 0.5 &&
+                                  rp->oy + mk->y0 * rp->cell >= rp->map.y - 0.5 &&
+                                  rp->oy + (mk->y0 + 1) * rp->cell <= rp->map.y + rp->map.h + 0.5,
+                              "step %d: lane %lld's cell is out of view", want[i].step, (long long)k);
+                lanes |= 1 << k;
+            }
+            ck_assert_msg((unsigned)lanes == 0xFFFFFFFFu, "step %d: lanes marked %08x", want[i].step, (unsigned)lanes);
+            hide_frame(&f, &st);
+        }
+    close_lesson();
+}
+END_TEST
+
 /* RoIAlign (lesson 06 step 7): the clamp mark puts the sample where the bin's grid has it,
  * y = roi_y0*scale - 0.5 + (ph + (iy + 0.5)/grid) * bin_h, from the lesson's rois, and
  * where the clamp moves it, the last row */
@@ -444,6 +483,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, col2im_marks_the_candidate_windows_and_which_pass);
     tcase_add_test(tc, the_window_the_floor_drops_is_one_past_the_last);
+    tcase_add_test(tc, the_warp_figure_marks_every_lane_of_the_request);
     tcase_add_test(tc, roi_align_marks_the_sample_before_its_clamp);
     tcase_add_test(tc, the_shared_panel_shows_the_tile_after_its_phase);
     tcase_add_test(tc, the_rules_catch_a_printed_answer_and_a_crossing_leader);
