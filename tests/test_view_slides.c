@@ -1273,8 +1273,8 @@ END_TEST
  * hash table (insert of row 10, key 62: slots 10 to 13) prints each slot's key and row
  * from the trace, the slots in the tensor's own coordinates (plane 0, row 0, x = slot),
  * the item's cells outlined and in view; step 12's products, beside the rulebook's
- * columns, print row 48's product 81 and out_row 0 once the answer shows, at 18 px or
- * more at 1080p and 13 px at 768 rows. */
+ * columns, print row 48's product 81 and out_row 0 once the answer shows, and the other
+ * two products output row 0 sums, at 18 px or more at 1080p and 13 px at 768 rows. */
 static const char *table_value(const vw_rec_panel *rp, int beside, int y, int x)
 {
     for (int i = 0; i < rp->nvalues; ++i)
@@ -1314,6 +1314,17 @@ START_TEST(lesson_08_draws_its_tables)
         ck_assert(pp->table && f.d.rec.answer_cell);
         ck_assert_str_eq(table_value(pp, 0, 48, 0), "81");
         ck_assert_str_eq(table_value(pp, 1, 48, 2), "0"); /* beside: rulebook[48, 2], the output row */
+        /* its three products (rows 24, 48, 56: 33 rows apart) each in view, outlined, with
+         * out_row 0 beside: runs of rows with gaps where one window would not hold them */
+        const float *prod = st.tr->tensors[pp->tensor].data;
+        for (int i = 0; i < 3; ++i) {
+            const int p = (int[]){24, 48, 56}[i];
+            char want[32];
+            snprintf(want, sizeof want, "%g", prod[p]);
+            ck_assert_str_eq(table_value(pp, 0, p, 0), want);
+            ck_assert_str_eq(table_value(pp, 1, p, 2), "0");
+        }
+        ck_assert_int_ge(pp->nfocus, 4); /* the three reads and the answer's outline */
         vw_state_free(&st);
         vf_close(&f);
     }

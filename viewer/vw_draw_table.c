@@ -70,37 +70,91 @@ static uint32_t ink_on(uint32_t bg)
     return lum > 128 ? 0x101010 : 0xF4F4F4;
 }
 
-/* The rows [*r0, *r0 + n) shown: around the item's cells on the table when they fit,
- * else around the focused one; the step's rows where the item names none (or marks are
- * off until the answer: a window centred on the item's reads would point at them); the
- * asked cell's row too, where marks show. */
-static void window_rows(const vw_state *s, const vw_table *tb, const part *pt, int np, int64_t rows, int64_t n,
-                        int64_t *r0)
+/* The rows a table shows, top to bottom; -1 for a gap between two runs of them. */
+#define TABLE_SHOWN 256
+typedef struct shown_rows {
+    int64_t row[TABLE_SHOWN];
+    int n;
+} shown_rows;
+
+static void run_of_rows(shown_rows *out, int64_t start, int64_t n, int64_t rows)
 {
-    int64_t a = INT64_MAX, b = -1, focus = -1, r, c;
+    if (start > rows - n) start = rows - n;
+    if (start < 0) start = 0;
+    out->n = 0;
+    for (int64_t r = start; r < start + n && r < rows && out->n < TABLE_SHOWN; ++r) out->row[out->n++] = r;
+}
+
+/* The marked rows m[0..nm) (sorted) each with ctx rows around, runs that meet merged,
+ * a gap row between runs: into out when that takes at most n rows. */
+static int runs_around(const int64_t *m, int nm, int64_t ctx, int64_t rows, int64_t n, shown_rows *out)
+{
+    out->n = 0;
+    int64_t last = -2; /* the last row taken */
+    for (int i = 0; i < nm; ++i) {
+        const int64_t lo = m[i] - ctx < 0 ? 0 : m[i] - ctx, hi = m[i] + ctx >= rows ? rows - 1 : m[i] + ctx;
+        if (lo > last + 1 && last >= 0) { /* a gap; one left-out row is shown instead */
+            if (out->n >= n || out->n >= TABLE_SHOWN) return 0;
+            out->row[out->n++] = lo == last + 2 ? last + 1 : -1;
+        }
+        for (int64_t r = lo > last + 1 ? lo : last + 1; r <= hi; ++r) {
+            if (out->n >= n || out->n >= TABLE_SHOWN) return 0;
+            out->row[out->n++] = r;
+        }
+        last = hi > last ? hi : last;
+    }
+    return 1;
+}
+
+/* The rows shown, at most n: the item's cells on the table and the asked cell's row
+ * (where marks show) with as many rows around them as fit: one run when they lie close,
+ * else a run around each, gaps between (lesson 08 s12's products 24, 48 and 56 at
+ * 1024x768); the focused one's run when even that does not fit. The step's rows where
+ * the item names none, or marks are off until the answer (a window centred on the
+ * item's reads would point at them). */
+static void pick_rows(const vw_state *s, const vw_table *tb, const part *pt, int np, int64_t rows, int64_t n,
+                      shown_rows *out)
+{
+    int64_t m[64], r, c, focus = -1;
+    int nm = 0;
+    const int marks = tb->marks || s->reveal;
     const uint32_t it = vw_state_item(s), fe = vw_state_event(s);
-    if (it != VW_NONE && (tb->marks || s->reveal)) {
-        const vw_item *item = &s->idx->items[it];
-        for (uint32_t k = 0; k < item->count; ++k) {
-            const uint32_t id = vw_item_ev(s->idx, item, k);
-            const ks_event *e = vw_event(s->tr, id);
-            for (int q = 0; q < np; ++q)
-                if (row_of(&pt[q], e, 0, &r, &c)) {
-                    a = r < a ? r : a, b = r > b ? r : b;
-                    if (id == fe) focus = r;
-                }
+    const vw_slide *sl = &s->slides[s->slide];
+    for (uint32_t k = 0; marks && it != VW_NONE && k <= s->idx->items[it].count; ++k) {
+        const int answer = k == s->idx->items[it].count; /* the asked cell last */
+        const uint32_t id = answer ? (sl->has_answer_cell ? sl->answer_event : VW_NONE)
+                                   : vw_item_ev(s->idx, &s->idx->items[it], k);
+        if (id == VW_NONE || id >= s->tr->nevents) continue;
+        for (int q = 0; q < np; ++q) {
+            if (!row_of(&pt[q], vw_event(s->tr, id), 0, &r, &c)) continue;
+            if (id == fe) focus = r;
+            int at = 0;
+            while (at < nm && m[at] < r) at++;
+            if ((at < nm && m[at] == r) || nm == 64) continue;
+            memmove(m + at + 1, m + at, (size_t)(nm - at) * sizeof m[0]);
+            m[at] = r, nm++;
         }
     }
-    if (b < 0 && tb->row1 >= tb->row0) a = tb->row0, b = tb->row1;
-    const vw_slide *sl = &s->slides[s->slide];
-    if ((tb->marks || s->reveal) && sl->has_answer_cell && sl->answer_event < s->tr->nevents)
-        for (int q = 0; q < np; ++q)
-            if (row_of(&pt[q], vw_event(s->tr, sl->answer_event), 0, &r, &c)) a = r < a ? r : a, b = r > b ? r : b;
-    int64_t mid = b < 0 ? 0 : (a + b) / 2;
-    if (b >= 0 && b - a + 1 > n) mid = focus >= 0 ? focus : a + n / 2;
-    int64_t start = b < 0 ? 0 : mid - (n - 1) / 2;
-    if (start > rows - n) start = rows - n;
-    *r0 = start < 0 ? 0 : start;
+    if (!nm) { /* the step's rows, else the top */
+        const int64_t a = tb->row1 >= tb->row0 ? tb->row0 : 0, b = tb->row1 >= tb->row0 ? tb->row1 : 0;
+        run_of_rows(out, b - a + 1 > n ? a : (a + b) / 2 - (n - 1) / 2, n, rows);
+        return;
+    }
+    if (m[nm - 1] - m[0] + 1 <= n) {
+        run_of_rows(out, (m[0] + m[nm - 1]) / 2 - (n - 1) / 2, n, rows);
+        return;
+    }
+    for (int64_t ctx = n; ctx >= 0; --ctx)
+        if (runs_around(m, nm, ctx, rows, n, out)) return;
+    run_of_rows(out, (focus >= 0 ? focus : m[0]) - (n - 1) / 2, n, rows);
+}
+
+/* Where row r stands among the shown rows, or -1. */
+static int shown_at(const shown_rows *sh, int64_t r)
+{
+    for (int i = 0; i < sh->n; ++i)
+        if (sh->row[i] == r) return i;
+    return -1;
 }
 
 static void heading(const part *pt, int q, int64_t c, const vw_table *tb, char *buf, size_t n)
@@ -112,10 +166,11 @@ static void heading(const part *pt, int q, int64_t c, const vw_table *tb, char *
 
 /* Outlines the item's cells on the table (the focused one cyan), the asked cell in lime
  * once its answer shows; each into the record as a cell the step names. */
-static void draw_marks(vw_draw *d, const vw_state *s, const vw_table *tb, const part *pt, int np, int64_t r0,
-                       int64_t nrows, const int *colx, int cw, int top, int rh, vw_rec_panel *rp)
+static void draw_marks(vw_draw *d, const vw_state *s, const vw_table *tb, const part *pt, int np, const shown_rows *sh,
+                       const int *colx, int cw, int top, int rh, vw_rec_panel *rp)
 {
     int64_t r, c;
+    int at;
     const uint32_t it = vw_state_item(s), fe = vw_state_event(s);
     for (int pass = 0; pass < 2 && it != VW_NONE && (tb->marks || s->reveal); ++pass) { /* focused last, on top */
         const vw_item *item = &s->idx->items[it];
@@ -123,8 +178,8 @@ static void draw_marks(vw_draw *d, const vw_state *s, const vw_table *tb, const 
             const uint32_t id = vw_item_ev(s->idx, item, k);
             if ((id == fe) != pass) continue;
             for (int q = 0; q < np; ++q) {
-                if (!row_of(&pt[q], vw_event(s->tr, id), 0, &r, &c) || r < r0 || r >= r0 + nrows) continue;
-                const vw_rect cell = {.x = colx[q] + (int)c * cw, .y = top + (int)(r - r0) * rh, .w = cw, .h = rh};
+                if (!row_of(&pt[q], vw_event(s->tr, id), 0, &r, &c) || (at = shown_at(sh, r)) < 0) continue;
+                const vw_rect cell = {.x = colx[q] + (int)c * cw, .y = top + at * rh, .w = cw, .h = rh};
                 vw_outline(d->r, cell, pass ? VW_COL_FOCUS : VW_COL_ITEM, pass ? 3 : 2, pass ? 1 : 0);
                 if (rp->nfocus < VW_REC_FOCUS) rp->focus[rp->nfocus++] = cell;
             }
@@ -133,8 +188,8 @@ static void draw_marks(vw_draw *d, const vw_state *s, const vw_table *tb, const 
     const vw_slide *sl = &s->slides[s->slide];
     if (!s->reveal || !sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return;
     for (int q = 0; q < np; ++q) {
-        if (!row_of(&pt[q], vw_event(s->tr, sl->answer_event), 0, &r, &c) || r < r0 || r >= r0 + nrows) continue;
-        const vw_rect cell = {.x = colx[q] + (int)c * cw, .y = top + (int)(r - r0) * rh, .w = cw, .h = rh};
+        if (!row_of(&pt[q], vw_event(s->tr, sl->answer_event), 0, &r, &c) || (at = shown_at(sh, r)) < 0) continue;
+        const vw_rect cell = {.x = colx[q] + (int)c * cw, .y = top + at * rh, .w = cw, .h = rh};
         d->rec.answer_cell = 1;
         vw_outline(d->r, cell, 0x000000, 1, 8);
         vw_outline(d->r, cell, VW_COL_ANSWER, 4, 7);
@@ -201,8 +256,9 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
     int64_t nrows = (map.h - 8) / rh - 1;
     if (nrows > rows) nrows = rows;
     if (nrows < 1) nrows = 1;
-    int64_t r0;
-    window_rows(s, tb, pt, np, rows, nrows, &r0);
+    if (nrows > TABLE_SHOWN) nrows = TABLE_SHOWN;
+    static shown_rows sh;
+    pick_rows(s, tb, pt, np, rows, nrows, &sh);
     const int total = vw_table_width(&z, font->advance);
     const int x0 = map.x + (map.w - total) / 2, head = map.y + 4, top = head + rh;
     const int colx[2] = {x0 + iw, x0 + iw + (int)pt[0].cols * cw + font->advance};
@@ -220,8 +276,13 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
             const int w = (int)strlen(buf) * font->advance;
             vw_text(font, d->r, colx[q] + (int)c * cw + (cw - w) / 2, head + 4, VW_COL_HEAD, 0, buf);
         }
-    for (int64_t r = r0; r < r0 + nrows; ++r) {
-        const int y = top + (int)(r - r0) * rh;
+    for (int i = 0; i < sh.n; ++i) {
+        const int64_t r = sh.row[i];
+        const int y = top + i * rh;
+        if (r < 0) { /* rows left out between two runs */
+            vw_text(font, d->r, x0 + iw - half - 3 * font->advance, y + 4, VW_COL_DIM, 0, "...");
+            continue;
+        }
         snprintf(ib, sizeof ib, "%lld", (long long)r);
         vw_text(font, d->r, x0 + iw - half - (int)strlen(ib) * font->advance, y + 4, VW_COL_DIM, 0, ib);
         for (int q = 0; q < np; ++q)
@@ -231,17 +292,27 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
     }
     /* the record: a window of rows, every value printed (vw_rec_panel.table) */
     rp->table = 1;
-    rp->extent = (vw_rect){.x = x0, .y = head, .w = total, .h = (int)(nrows + 1) * rh};
+    rp->extent = (vw_rect){.x = x0, .y = head, .w = total, .h = (sh.n + 1) * rh};
     rp->cell = rh;
-    rp->ox = colx[0], rp->oy = top - (double)r0 * rh;
+    rp->ox = colx[0], rp->oy = top; /* the first row shown: a table's cells are its value boxes */
     rp->values = 1;
     rp->value_px = vw_value_font_px(d, k);
     rp->value_font = k;
-    rp->zoomed = nrows < rows;
-    draw_marks(d, s, tb, pt, np, r0, nrows, colx, cw, top, rh, rp);
+    rp->zoomed = sh.n < rows;
+    draw_marks(d, s, tb, pt, np, &sh, colx, cw, top, rh, rp);
     SDL_RenderSetClipRect(d->r, NULL);
     /* the legend's line: what the window is */
     const vw_rect lg = panel ? L->output_legend : L->input_legend;
-    snprintf(buf, sizeof buf, "rows %lld-%lld of %lld", (long long)r0, (long long)(r0 + nrows - 1), (long long)rows);
-    vw_text(&d->font, d->r, lg.x, lg.y, VW_COL_DIM, lg.w, buf);
+    size_t used = (size_t)snprintf(buf, sizeof buf, "rows ");
+    for (int i = 0; i < sh.n && used < sizeof buf; ++i) { /* each run as first-last */
+        if (sh.row[i] < 0 || (i && sh.row[i - 1] >= 0)) continue;
+        int j = i;
+        while (j + 1 < sh.n && sh.row[j + 1] >= 0) j++;
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%lld-%lld", i ? ", " : "", (long long)sh.row[i],
+                                 (long long)sh.row[j]);
+    }
+    if (used < sizeof buf) snprintf(buf + used, sizeof buf - used, " of %lld", (long long)rows);
+    /* in the values' font where the text's would run into the next panel's legend */
+    const vw_font *lf = (int)strlen(buf) * d->font.advance < lg.w - d->font.advance ? &d->font : font;
+    vw_text(lf, d->r, lg.x, lg.y, VW_COL_DIM, lg.w, buf);
 }
