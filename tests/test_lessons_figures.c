@@ -254,6 +254,38 @@ START_TEST(the_warp_figure_marks_every_lane_of_the_request)
 }
 END_TEST
 
+/* A block is one tile of c (issue 38 D8, lesson 11 step 1): the block's writes outlined
+ * on c, the focused item's block 0, whose tile is rows 0..15 and columns 0..15 of the 19 x
+ * 17 c (tile = 16), in view whole */
+START_TEST(the_block_figure_outlines_the_blocks_tile_of_c)
+{
+    open_lesson("11");
+    const int sizes[][2] = {{1920, 1080}, {1024, 768}};
+    for (int i = 0; i < 2; ++i) {
+        vf_frame f;
+        vw_state st;
+        show(&f, &st, sizes[i][0], sizes[i][1], 0, 0);
+        const vw_record *rec = &f.d.rec;
+        int seen = 0;
+        for (int m = 0; m < rec->nmarks; ++m) {
+            const vw_rec_mark *mk = &rec->marks[m];
+            if (mk->kind != VW_MARK_BLOCK) continue;
+            seen++;
+            ck_assert_int_eq(mk->which, 0);
+            ck_assert(mk->y0 == 0 && mk->x0 == 0 && mk->y1 == 15 && mk->x1 == 15);
+            const vw_rec_panel *rp = &rec->panel[mk->panel];
+            ck_assert_int_eq(rp->tensor, ks_trace_tensor(&ses.tr, "c"));
+            ck_assert(rp->ox >= rp->map.x - 0.5 && rp->oy >= rp->map.y - 0.5 &&
+                      rp->ox + 16 * rp->cell <= rp->map.x + rp->map.w + 0.5 &&
+                      rp->oy + 16 * rp->cell <= rp->map.y + rp->map.h + 0.5);
+        }
+        ck_assert_int_eq(seen, 1);
+        hide_frame(&f, &st);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* RoIAlign (lesson 06 step 7): the clamp mark puts the sample where the bin's grid has it,
  * y = roi_y0*scale - 0.5 + (ph + (iy + 0.5)/grid) * bin_h, from the lesson's rois, and
  * where the clamp moves it, the last row */
@@ -484,6 +516,7 @@ int main(void)
     tcase_add_test(tc, col2im_marks_the_candidate_windows_and_which_pass);
     tcase_add_test(tc, the_window_the_floor_drops_is_one_past_the_last);
     tcase_add_test(tc, the_warp_figure_marks_every_lane_of_the_request);
+    tcase_add_test(tc, the_block_figure_outlines_the_blocks_tile_of_c);
     tcase_add_test(tc, roi_align_marks_the_sample_before_its_clamp);
     tcase_add_test(tc, the_shared_panel_shows_the_tile_after_its_phase);
     tcase_add_test(tc, the_rules_catch_a_printed_answer_and_a_crossing_leader);

@@ -16,6 +16,8 @@
  *                          the input: this is where they came from);
  *   waves                  the grid-stride loop: each iteration of the whole grid (a wave)
  *                          outlines the cells its threads touched, wave 0, 1, ... in turn;
+ *   block                  the cells the focused item's block writes, one outlined shape:
+ *                          a tiled kernel's block is a tile of its output;
  *   warp                   the focused request: each lane's cell outlined, in its
  *                          sector's colour where the warp strip shows (else one colour:
  *                          a question that hides the strip asks for its sectors).
@@ -360,6 +362,36 @@ static void draw_window(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
  * first access to it (every thread's iteration k is wave k), and each wave's cells are
  * outlined together, inset from the cells' edges so the focus outline stays clear. */
 #define WAVE_CELLS 4096
+/* The cells of an R x C plane whose mask is `w`, outlined in col as one shape: an edge
+ * where the region ends, inset `in` pixels, two pixels wide; inside it the outline runs
+ * on to the cell's edge so its cells read as one. The region's first and last cells in
+ * row-major order go to *first and *last (-1: none). */
+static void outline_region(vw_draw *d, const vw_heatmap *m, const int *mask, int w, int in, uint32_t col,
+                           int64_t *first, int64_t *last)
+{
+    const int64_t R = m->rows, C = m->cols;
+    *first = *last = -1;
+    vw_color(d->r, col);
+    for (int64_t y = 0; y < R; ++y)
+        for (int64_t x = 0; x < C; ++x) {
+            if (mask[y * C + x] != w) continue;
+            if (*first < 0) *first = y * C + x;
+            *last = y * C + x;
+            const vw_rect c = vw_heatmap_cell(m, y, x);
+            const int x0 = c.x + in, y0 = c.y + in, x1 = c.x + c.w - 1 - in, y1 = c.y + c.h - 1 - in;
+            const int up = y > 0 && mask[(y - 1) * C + x] == w, down = y + 1 < R && mask[(y + 1) * C + x] == w;
+            const int left = x > 0 && mask[y * C + x - 1] == w, right = x + 1 < C && mask[y * C + x + 1] == w;
+            const int xa = left ? c.x : x0, xb = right ? c.x + c.w - 1 : x1;
+            const int ya = up ? c.y : y0, yb = down ? c.y + c.h - 1 : y1;
+            for (int k = 0; k < 2; ++k) {
+                if (!up) SDL_RenderDrawLine(d->r, xa, y0 + k, xb, y0 + k);
+                if (!down) SDL_RenderDrawLine(d->r, xa, y1 - k, xb, y1 - k);
+                if (!left) SDL_RenderDrawLine(d->r, x0 + k, ya, x0 + k, yb);
+                if (!right) SDL_RenderDrawLine(d->r, x1 - k, ya, x1 - k, yb);
+            }
+        }
+}
+
 static void draw_waves(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
 {
     static const uint32_t col[3] = {VW_COL_VALID, VW_COL_CLAMP, VW_COL_LOOKUP};
@@ -383,27 +415,7 @@ static void draw_waves(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
     notes ns = {0};
     for (int w = 0; w <= top && w < MAX_NOTES; ++w) {
         int64_t first = -1, last = -1;
-        vw_color(d->r, col[w % 3]);
-        for (int64_t y = 0; y < R; ++y)
-            for (int64_t x = 0; x < C; ++x) {
-                if (wave[y * C + x] != w) continue;
-                if (first < 0) first = y * C + x;
-                last = y * C + x;
-                const vw_rect c = vw_heatmap_cell(m, y, x);
-                const int x0 = c.x + in, y0 = c.y + in, x1 = c.x + c.w - 1 - in, y1 = c.y + c.h - 1 - in;
-                /* an edge where the wave ends: inset, two pixels wide; inside the wave the
-                 * outline runs on to the cell's edge so a wave's cells read as one shape */
-                const int up = y > 0 && wave[(y - 1) * C + x] == w, down = y + 1 < R && wave[(y + 1) * C + x] == w;
-                const int left = x > 0 && wave[y * C + x - 1] == w, right = x + 1 < C && wave[y * C + x + 1] == w;
-                const int xa = left ? c.x : x0, xb = right ? c.x + c.w - 1 : x1;
-                const int ya = up ? c.y : y0, yb = down ? c.y + c.h - 1 : y1;
-                for (int k = 0; k < 2; ++k) {
-                    if (!up) SDL_RenderDrawLine(d->r, xa, y0 + k, xb, y0 + k);
-                    if (!down) SDL_RenderDrawLine(d->r, xa, y1 - k, xb, y1 - k);
-                    if (!left) SDL_RenderDrawLine(d->r, x0 + k, ya, x0 + k, yb);
-                    if (!right) SDL_RenderDrawLine(d->r, x1 - k, ya, x1 - k, yb);
-                }
-            }
+        outline_region(d, m, wave, w, in, col[w % 3], &first, &last);
         if (first < 0) continue;
         const vw_rect c = vw_heatmap_cell(m, first / C, first % C);
         char text[32];
@@ -417,6 +429,43 @@ static void draw_waves(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
                               .y1 = (double)(last / C),
                               .x1 = (double)(last % C)});
     }
+    place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
+}
+
+/* The cells the focused item's block writes on the panel's plane, outlined as one shape
+ * and labelled: a block of a tiled kernel is one tile of its output (lesson 11 step 1). */
+static void draw_block(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    static int mask[WAVE_CELLS];
+    const uint32_t fe = vw_state_event(s);
+    const int t = s->panel[panel].tensor;
+    const int64_t plane = s->panel[panel].plane, R = m->rows, C = m->cols;
+    if (fe == VW_NONE || R < 2 || C < 1 || R * C > WAVE_CELLS) return;
+    const uint32_t block = vw_event(s->tr, fe)->block;
+    for (int64_t i = 0; i < R * C; ++i) mask[i] = 0;
+    for (uint64_t i = 0; i < s->tr->nevents; ++i) {
+        const ks_event *e = vw_event(s->tr, i);
+        if (e->kind != KS_EV_WRITE || e->block != block || e->tensor != (uint32_t)t || e->u.access.plane != plane ||
+            e->u.access.y < 0 || e->u.access.y >= R || e->u.access.x < 0 || e->u.access.x >= C)
+            continue;
+        mask[e->u.access.y * C + e->u.access.x] = 1;
+    }
+    int64_t first, last;
+    const int in = m->cell >= 40 ? 5 : 2;
+    outline_region(d, m, mask, 1, in, VW_COL_VALID, &first, &last); /* green: off the palette's oranges */
+    if (first < 0) return;
+    notes ns = {0};
+    char text[48];
+    snprintf(text, sizeof text, "block %u", block);
+    const vw_rect c = vw_heatmap_cell(m, first / C, first % C);
+    note(&ns, vw_value_font(d, vw_label_font(d, m->cell)), c.x + in, c.y + in, VW_COL_VALID, text);
+    mark(d, (vw_rec_mark){.panel = panel,
+                          .kind = VW_MARK_BLOCK,
+                          .which = block,
+                          .y0 = (double)(first / C),
+                          .x0 = (double)(first % C),
+                          .y1 = (double)(last / C),
+                          .x1 = (double)(last % C)});
     place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
 }
 
@@ -459,5 +508,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_WINDOW) draw_window(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_WAVES) draw_waves(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_WARP) draw_warp(d, s, &m, panel);
+    if (fig & VW_FIGURE_BLOCK) draw_block(d, s, &m, panel, clip);
     SDL_RenderSetClipRect(d->r, NULL);
 }

@@ -19,7 +19,8 @@
  * own kernel window over the input, padding taps included (conv2d reads the columns, so
  * its input panel shows no reads of the window); the grid-stride loop's waves, the cells
  * each iteration of the whole grid touches; the focused request's cells, every lane's
- * access of one warp at one tap (lesson 10: the strip's 32 reads on the input). */
+ * access of one warp at one tap (lesson 10: the strip's 32 reads on the input); the
+ * cells the focused item's block writes (lesson 11: a block is one tile of c). */
 enum {
     VW_FIGURE_WINDOWS_H = 1,
     VW_FIGURE_WINDOWS_W = 2,
@@ -27,7 +28,8 @@ enum {
     VW_FIGURE_DROPPED = 8,
     VW_FIGURE_WINDOW = 16,
     VW_FIGURE_WAVES = 32,
-    VW_FIGURE_WARP = 64
+    VW_FIGURE_WARP = 64,
+    VW_FIGURE_BLOCK = 128
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):

@@ -113,6 +113,34 @@ int vw_fig_warp_cells(const vw_state *s, int panel, int64_t (*yx)[2], int *lane,
     return n;
 }
 
+/* The box of the cells the focused item's block writes on panel p's plane (a slide that
+ * draws "block"), scanned once per (trace, event, tensor, plane). 0: none. */
+static int block_box(const vw_state *s, int panel, int64_t box[4])
+{
+    static const void *events;
+    static uint32_t at = VW_NONE;
+    static int tensor = -1, ok;
+    static int64_t plane = -1, b[4];
+    const uint32_t fe = vw_state_event(s);
+    const int t = s->panel[panel].tensor;
+    if (!s->nslides || !(s->slides[s->slide].figure & VW_FIGURE_BLOCK) || fe == VW_NONE || t < 0) return 0;
+    if (events != (const void *)s->tr->events || at != fe || tensor != t || plane != s->panel[panel].plane) {
+        events = s->tr->events, at = fe, tensor = t, plane = s->panel[panel].plane, ok = 0;
+        const uint32_t block = vw_event(s->tr, fe)->block;
+        for (uint64_t i = 0; i < s->tr->nevents; ++i) {
+            const ks_event *e = vw_event(s->tr, i);
+            if (e->kind != KS_EV_WRITE || e->block != block || e->tensor != (uint32_t)t || e->u.access.plane != plane)
+                continue;
+            const int64_t y = e->u.access.y, x = e->u.access.x;
+            if (!ok) b[0] = b[2] = y, b[1] = b[3] = x, ok = 1;
+            b[0] = y < b[0] ? y : b[0], b[1] = x < b[1] ? x : b[1], b[2] = y > b[2] ? y : b[2],
+            b[3] = x > b[3] ? x : b[3];
+        }
+    }
+    if (ok) memcpy(box, b, sizeof b);
+    return ok;
+}
+
 int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1)
 {
     const uint32_t it = vw_state_item(s);
@@ -146,6 +174,9 @@ int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *
     for (int k = 0; k < nw; ++k)
         a = fmin(a, (double)yx[k][0]), b = fmin(b, (double)yx[k][1]), c = fmax(c, (double)yx[k][0]),
         d = fmax(d, (double)yx[k][1]);
+    int64_t bb[4]; /* and one that draws the block, about its whole tile */
+    if (block_box(s, panel, bb))
+        a = fmin(a, (double)bb[0]), b = fmin(b, (double)bb[1]), c = fmax(c, (double)bb[2]), d = fmax(d, (double)bb[3]);
     if (!(a <= c)) return 0;
     *y0 = a, *x0 = b, *y1 = c, *x1 = d;
     return 1;

@@ -304,12 +304,14 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
     const cJSON *draw = cJSON_GetObjectItemCaseSensitive(o, "draw");
     if (draw && !cJSON_IsArray(draw)) ls_problem(rep, k, "draw must be a list of figure names");
     for (const cJSON *f = draw && cJSON_IsArray(draw) ? draw->child : NULL; f; f = f->next) {
-        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped", "window", "waves", "warp"};
+        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped",
+                                              "window",    "waves",     "warp",  "block"};
         int bit = 0;
-        for (int i = 0; i < 7; ++i)
+        for (int i = 0; i < 8; ++i)
             if (cJSON_IsString(f) && !strcmp(f->valuestring, figures[i])) bit = 1 << i;
         if (!bit)
-            ls_problem(rep, k, "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp)",
+            ls_problem(rep, k,
+                       "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block)",
                        cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }
