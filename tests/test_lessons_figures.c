@@ -286,6 +286,43 @@ START_TEST(the_block_figure_outlines_the_blocks_tile_of_c)
 }
 END_TEST
 
+static int legend_has(const vf_frame *f, vw_rect lg, uint32_t col)
+{
+    for (int y = lg.y; y < lg.y + lg.h; ++y)
+        for (int x = lg.x; x < lg.x + lg.w; ++x)
+            if (vf_pixel(f->surf, x, y) == col) return 1;
+    return 0;
+}
+
+/* Issue 38 D12 (lesson 13 step 2): the output's NaN cells are magenta, and the legend
+ * says so; a panel without NaN has no such key. The zoomed output's edge cuts cells:
+ * every number printed lies whole inside its panel's map. */
+START_TEST(nan_has_a_legend_and_no_number_is_cut_at_an_edge)
+{
+    open_lesson("13");
+    const int sizes[][2] = {{1920, 1080}, {1024, 768}};
+    for (int i = 0; i < 2; ++i) {
+        vf_frame f;
+        vw_state st;
+        show(&f, &st, sizes[i][0], sizes[i][1], 1, 0);
+        ck_assert(legend_has(&f, f.L.output_legend, VW_COL_NAN)); /* out: the poison of unwritten slots */
+        ck_assert(!legend_has(&f, f.L.input_legend, VW_COL_NAN)); /* in: none */
+        for (int p = 0; p < 2; ++p) {
+            const vw_rec_panel *rp = &f.d.rec.panel[p];
+            for (int k = 0; k < rp->nvalues; ++k) {
+                const vw_rect b = rp->value[k].box;
+                ck_assert_msg(b.x >= rp->map.x && b.y >= rp->map.y && b.x + b.w <= rp->map.x + rp->map.w &&
+                                  b.y + b.h <= rp->map.y + rp->map.h,
+                              "%dx%d: panel %d prints '%s' across its edge", sizes[i][0], sizes[i][1], p,
+                              rp->value[k].text);
+            }
+        }
+        hide_frame(&f, &st);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* RoIAlign (lesson 06 step 7): the clamp mark puts the sample where the bin's grid has it,
  * y = roi_y0*scale - 0.5 + (ph + (iy + 0.5)/grid) * bin_h, from the lesson's rois, and
  * where the clamp moves it, the last row */
@@ -517,6 +554,7 @@ int main(void)
     tcase_add_test(tc, the_window_the_floor_drops_is_one_past_the_last);
     tcase_add_test(tc, the_warp_figure_marks_every_lane_of_the_request);
     tcase_add_test(tc, the_block_figure_outlines_the_blocks_tile_of_c);
+    tcase_add_test(tc, nan_has_a_legend_and_no_number_is_cut_at_an_edge);
     tcase_add_test(tc, roi_align_marks_the_sample_before_its_clamp);
     tcase_add_test(tc, the_shared_panel_shows_the_tile_after_its_phase);
     tcase_add_test(tc, the_rules_catch_a_printed_answer_and_a_crossing_leader);

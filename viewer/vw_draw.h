@@ -21,6 +21,7 @@ typedef struct vw_heat_cache {
     double ramp0;  /* where on the ramp lo sits: 0, or 0.25 with empty cells so the lowest
                        value stays apart from the background */
     int64_t empty; /* empty cells of the plane (negative integers, vw_cell_empty) */
+    int64_t nan;   /* texels in view drawn in VW_COL_NAN: the legend names the colour */
     vw_rect area;
     int64_t wy0, wy1, wx0, wx1; /* the cells in view: the texture covers these */
     double cell;

@@ -87,6 +87,10 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * font->advance;
             const vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - font->line) / 2, .w = w, .h = font->line};
+            /* a cell the panel's edge cuts keeps its colour, not the half of a number
+             * (issue 38 D12: digits clipped at the edges of zoomed panels) */
+            if (at.x < area.x || at.y < area.y || at.x + at.w > area.x + area.w || at.y + at.h > area.y + area.h)
+                continue;
             vw_text(font, d->r, at.x, at.y, ink_on(bg), 0, buf);
             if (rp->nvalues < VW_REC_VALUES) { /* the record: what each cell prints, and where */
                 rp->value[rp->nvalues].y = (int32_t)y, rp->value[rp->nvalues].x = (int32_t)x;

@@ -181,9 +181,11 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     c->ramp0 = empty ? 0.25 : 0;
     c->lo = lo, c->hi = hi, c->mode = mode, c->picture = pic;
     const int64_t chan = pic == 3 ? pd.h * pd.w : 0, first = pic == 3 ? plane / 3 * 3 * pd.h * pd.w : base;
+    c->nan = 0;
     for (int ty = 0; ty < th; ++ty)
         for (int tx = 0; tx < tw; ++tx) {
             const size_t i = (size_t)ty * tw + tx;
+            c->nan += !none[i] && !pic && isnan(acc[i]);
             uint32_t col = none[i] ? VW_COL_PANEL : vw_heat_colour(c, acc[i]);
             if (pic == 3 && !none[i]) { /* the image's R, G and B planes, block means each */
                 int64_t y0 = c->wy0 + ty * ny / th, y1 = c->wy0 + (ty + 1) * ny / th;
@@ -242,7 +244,10 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         char phase[48]; /* the shared tile: the values as the focused block's phase leaves them */
         snprintf(phase, sizeof phase, "values after phase %lld", (long long)d->tile.phase);
         const char *name = c->tile_key >= 0 ? phase : vw_mode_name((vw_mode)c->mode);
-        const int nw = ((int)strlen(name) + 2) * adv;
+        /* NaN cells (the simulator's poison for a slot never written) are magenta, off
+         * the ramp: a swatch and the word say so (issue 38 D12: 11 s7, 13 s2-s8) */
+        const int nanw = c->nan ? 6 * adv : 0;
+        const int nw = ((int)strlen(name) + 2) * adv + nanw;
         bar_x = lg.x + lw + adv;
         bar_w = lg.w - lw - hw - nw - 2 * adv;
         if (bar_w > 400) bar_w = 400;
@@ -257,7 +262,13 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
             }
         const int hx = bar_x + (bar_w > 8 ? bar_w : 0) + adv;
         vw_text(&d->font, d->r, hx, lg.y, VW_COL_TEXT, 0, hi);
-        vw_text(&d->font, d->r, hx + hw + 2 * adv, lg.y, VW_COL_DIM, lg.x + lg.w - (hx + hw + 2 * adv), name);
+        int nx = hx + hw + 2 * adv;
+        if (c->nan) {
+            vw_fill(d->r, (vw_rect){.x = nx, .y = bar_y, .w = adv, .h = bar_h}, VW_COL_NAN);
+            vw_text(&d->font, d->r, nx + adv + adv / 2, lg.y, VW_COL_TEXT, 0, "NaN");
+            nx += nanw;
+        }
+        vw_text(&d->font, d->r, nx, lg.y, VW_COL_DIM, lg.x + lg.w - nx, name);
         return;
     }
     for (int i = 0; i < bar_w; ++i) {
