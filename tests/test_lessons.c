@@ -326,6 +326,8 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
          .want = "step 2: mode must be values, reads, weights, writes, visits or sectors (got 'colours')"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"mode\": [\"reads\"]}",
          .want = "step 2: mode must be a mode name or two, [left, right]"},
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"draw\": [\"samples:ours\"]}",
+         .want = "step 2: draw: 'samples:ours': the lesson has no run 'ours'"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"event\": \"sample\"}}",
          .want = "step 2: focus: event goes with a tap"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": 0, \"event\": \"sample\"}}",

@@ -323,6 +323,38 @@ START_TEST(nan_has_a_legend_and_no_number_is_cut_at_an_edge)
 }
 END_TEST
 
+/* torchvision's trace has loads, not sample points (issue 38 D8, lesson 14 step 4): the
+ * slide draws our operator's samples of the same work item, thread 5, bin (0, 1) of
+ * channel 1, RoI 0. Reference: torchvision's aligned roi_align on the recorded rois:
+ * y = y1 - 0.5 + ph * bin_h + (iy + 0.5) * bin_h / 2, x likewise, a 2 x 2 grid. */
+START_TEST(a_recorded_bins_samples_come_from_our_run)
+{
+    open_lesson("14");
+    const ks_tensor *R = &ses.tr.tensors[ks_trace_tensor(&ses.tr, "rois")];
+    const double x1 = ks_tensor_value(R, 1) - 0.5, y1 = ks_tensor_value(R, 2) - 0.5;
+    const double bin_w = (ks_tensor_value(R, 3) - 0.5 - x1) / 2, bin_h = (ks_tensor_value(R, 4) - 0.5 - y1) / 2;
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1920, 1080, 3, 0);
+    int seen = 0;
+    for (int m = 0; m < f.d.rec.nmarks; ++m) {
+        const vw_rec_mark *mk = &f.d.rec.marks[m];
+        if (mk->kind != VW_MARK_SAMPLE) continue;
+        int hit = 0;
+        for (int iy = 0; iy < 2; ++iy)
+            for (int ix = 0; ix < 2; ++ix) {
+                const double y = y1 + 0 * bin_h + (iy + 0.5) * bin_h / 2, x = x1 + 1 * bin_w + (ix + 0.5) * bin_w / 2;
+                if (fabs(mk->y0 - y) < 1e-5 && fabs(mk->x0 - x) < 1e-5) hit |= 1 << (iy * 2 + ix);
+            }
+        ck_assert_msg(hit, "a sample at (%g, %g) is not one of the bin's", mk->y0, mk->x0);
+        seen |= hit;
+    }
+    ck_assert_int_eq(seen, 15); /* all four */
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
 /* RoIAlign (lesson 06 step 7): the clamp mark puts the sample where the bin's grid has it,
  * y = roi_y0*scale - 0.5 + (ph + (iy + 0.5)/grid) * bin_h, from the lesson's rois, and
  * where the clamp moves it, the last row */
@@ -555,6 +587,7 @@ int main(void)
     tcase_add_test(tc, the_warp_figure_marks_every_lane_of_the_request);
     tcase_add_test(tc, the_block_figure_outlines_the_blocks_tile_of_c);
     tcase_add_test(tc, nan_has_a_legend_and_no_number_is_cut_at_an_edge);
+    tcase_add_test(tc, a_recorded_bins_samples_come_from_our_run);
     tcase_add_test(tc, roi_align_marks_the_sample_before_its_clamp);
     tcase_add_test(tc, the_shared_panel_shows_the_tile_after_its_phase);
     tcase_add_test(tc, the_rules_catch_a_printed_answer_and_a_crossing_leader);

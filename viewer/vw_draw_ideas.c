@@ -18,6 +18,8 @@
  *                          outlines the cells its threads touched, wave 0, 1, ... in turn;
  *   block                  the cells the focused item's block writes, one outlined shape:
  *                          a tiled kernel's block is a tile of its output;
+ *   samples:RUN            another run's samples of the focused work item, a dot each
+ *                          (a recorded kernel's trace has loads, not sample points);
  *   warp                   the focused request: each lane's cell outlined, in its
  *                          sector's colour where the warp strip shows (else one colour:
  *                          a question that hides the strip asks for its sectors).
@@ -469,6 +471,55 @@ static void draw_block(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
     place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
 }
 
+/* Another run's samples of the focused work item (same index) on the panel's tensor (by
+ * name) and plane: a green dot each, recorded as a marker and a mark; a number a dot
+ * lands on is drawn again on top (lesson 14: torchvision's trace has the loads, ours the
+ * points they serve). */
+static void draw_guide_samples(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel)
+{
+    const ks_trace *g = s->slides[s->slide].guide;
+    const uint32_t it = vw_state_item(s);
+    const int t = s->panel[panel].tensor;
+    if (!g || it == VW_NONE || t < 0) return;
+    const int gt = ks_trace_tensor(g, s->tr->tensors[t].name);
+    const int64_t index = s->idx->items[it].index, plane = s->panel[panel].plane;
+    const int half = m->cell >= 40 ? 5 : 3;
+    static vw_rect nums[VW_REC_VALUES];
+    const int nn = vw_value_boxes(d, panel, nums, VW_REC_VALUES);
+    for (uint64_t i = 0; gt >= 0 && i < g->nevents; ++i) {
+        const ks_event *e = vw_event(g, i);
+        if (e->kind != KS_EV_SAMPLE || (int64_t)e->index != index || e->tensor != (uint32_t)gt ||
+            e->u.sample.plane != plane || !(fabsf(e->u.sample.y) < 1e6f) || !(fabsf(e->u.sample.x) < 1e6f))
+            continue;
+        int px, py;
+        vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
+        /* a sample on a printed number (clamped onto a cell's centre) frames the number: a
+         * dot there would go under it again (the numbers come back on top) */
+        int on_number = 0;
+        for (int v = 0; v < nn && !on_number; ++v)
+            if (px >= nums[v].x && px < nums[v].x + nums[v].w && py >= nums[v].y && py < nums[v].y + nums[v].h) {
+                vw_outline(d->r,
+                           (vw_rect){.x = nums[v].x - 3, .y = nums[v].y - 3, .w = nums[v].w + 6, .h = nums[v].h + 6},
+                           VW_COL_VALID, 2, 0);
+                on_number = 1;
+            }
+        if (!on_number) {
+            const vw_rect dotr = {.x = px - half, .y = py - half, .w = 2 * half + 1, .h = 2 * half + 1};
+            vw_fill(d->r, (vw_rect){.x = dotr.x - 1, .y = dotr.y - 1, .w = dotr.w + 2, .h = dotr.h + 2}, 0x000000);
+            vw_fill(d->r, dotr, VW_COL_VALID);
+            vw_rec_add_dot(&d->rec, panel, dotr, (vw_rect){0}, 0);
+        }
+        mark(d, (vw_rec_mark){.panel = panel,
+                              .kind = VW_MARK_SAMPLE,
+                              .which = e->tap,
+                              .y0 = e->u.sample.y,
+                              .x0 = e->u.sample.x,
+                              .y1 = e->u.sample.y,
+                              .x1 = e->u.sample.x});
+    }
+    vw_values_over_markers(d, panel); /* the numbers the dots reach, back on top */
+}
+
 static void draw_warp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel)
 {
     static int64_t yx[VW_WARP_MAX][2];
@@ -509,5 +560,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_WAVES) draw_waves(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_WARP) draw_warp(d, s, &m, panel);
     if (fig & VW_FIGURE_BLOCK) draw_block(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_SAMPLES) draw_guide_samples(d, s, &m, panel);
     SDL_RenderSetClipRect(d->r, NULL);
 }

@@ -82,7 +82,8 @@ enum {
     VW_MARK_KWINDOW = 5, /* the focused item's kernel window, taps y0..y1, x0..x1; pass: its padding taps */
     VW_MARK_WAVE = 6,    /* grid-stride iteration `which`: its first cell (y0, x0) and last (y1, x1) */
     VW_MARK_WARP = 7,    /* a lane's access of the focused request: cell (y0, x0); which: the lane */
-    VW_MARK_BLOCK = 8    /* block `which`'s writes: its first cell (y0, x0) and last (y1, x1) */
+    VW_MARK_BLOCK = 8,   /* block `which`'s writes: its first cell (y0, x0) and last (y1, x1) */
+    VW_MARK_SAMPLE = 9   /* another run's sample of the item: point (y0, x0); which: its tap */
 };
 
 typedef struct vw_rec_mark {

@@ -20,7 +20,9 @@
  * its input panel shows no reads of the window); the grid-stride loop's waves, the cells
  * each iteration of the whole grid touches; the focused request's cells, every lane's
  * access of one warp at one tap (lesson 10: the strip's 32 reads on the input); the
- * cells the focused item's block writes (lesson 11: a block is one tile of c). */
+ * cells the focused item's block writes (lesson 11: a block is one tile of c); the
+ * sample points of the same work item in another run of the same work (guide: lesson
+ * 14's torchvision trace records loads, our operator's samples). */
 enum {
     VW_FIGURE_WINDOWS_H = 1,
     VW_FIGURE_WINDOWS_W = 2,
@@ -29,7 +31,8 @@ enum {
     VW_FIGURE_WINDOW = 16,
     VW_FIGURE_WAVES = 32,
     VW_FIGURE_WARP = 64,
-    VW_FIGURE_BLOCK = 128
+    VW_FIGURE_BLOCK = 128,
+    VW_FIGURE_SAMPLES = 256
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):
@@ -105,6 +108,7 @@ typedef struct vw_slide {
     int strip;
     /* the ideas the step draws over its panels (VW_FIGURE_* bits, vw_draw_ideas.c) */
     int figure;
+    const ks_trace *guide; /* VW_FIGURE_SAMPLES: the run whose samples are drawn (borrowed) */
     /* a focused sample's corner weight labels: 0 drawn, 1 not on this slide (a step before
      * the question that asks a weight: "weights": false), 2 not until the answer shows
      * (the question's "hide": "weights") */

@@ -105,8 +105,9 @@ typedef struct ls_step {
     int order;                 /* viewer: the replay order, vw_order + 1 ("order": "iter"); 0: keep */
     int strip;                 /* viewer: the warp strip of the focused request on the slide */
     int figure;                /* viewer: "draw", the ideas drawn from the trace (VW_FIGURE_* bits) */
-    int no_weights;            /* viewer: "weights": false, no corner weight labels (a later step asks one) */
-    ls_table tables[2];        /* viewer: "tables", panels drawn as tables */
+    int guide_run;  /* "draw": ["samples:RUN"]: 1 + the run whose samples of the same work item are drawn (0: none) */
+    int no_weights; /* viewer: "weights": false, no corner weight labels (a later step asks one) */
+    ls_table tables[2]; /* viewer: "tables", panels drawn as tables */
     int ntables;
     ls_question q;
 } ls_step;

@@ -309,10 +309,18 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
         int bit = 0;
         for (int i = 0; i < 8; ++i)
             if (cJSON_IsString(f) && !strcmp(f->valuestring, figures[i])) bit = 1 << i;
+        /* "samples:RUN": a recorded kernel's loads have no sample points; another run of
+         * the same work (our operator's) has them (lesson 14 steps 4-5) */
+        if (cJSON_IsString(f) && !strncmp(f->valuestring, "samples:", 8)) {
+            const int r = find_run(L, f->valuestring + 8);
+            if (r < 0) ls_problem(rep, k, "draw: '%s': the lesson has no run '%s'", f->valuestring, f->valuestring + 8);
+            else bit = 1 << 8, s->guide_run = r + 1; /* VW_FIGURE_SAMPLES */
+        }
         if (!bit)
-            ls_problem(rep, k,
-                       "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block)",
-                       cJSON_IsString(f) ? f->valuestring : "(not a string)");
+            ls_problem(
+                rep, k,
+                "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block, samples:RUN)",
+                cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }
     parse_tables(rep, k, cJSON_GetObjectItemCaseSensitive(o, "tables"), s);

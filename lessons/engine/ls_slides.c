@@ -183,6 +183,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->order = st->order;
         v->strip = st->strip;
         v->figure = st->figure;
+        if (st->guide_run > 0) v->guide = &ls_run_session(S0, st->guide_run - 1)->tr;
         v->hide_weights = st->no_weights;
         v->trace = &S->tr;
         v->index = &S->idx;
