@@ -355,6 +355,41 @@ START_TEST(a_recorded_bins_samples_come_from_our_run)
 }
 END_TEST
 
+/* Lesson 11 without barrier 2 (issue 38 D8, step 9): the race drawn on the shared tile,
+ * a slot item 21 stores in phase 1 that another thread of its block reads later in the
+ * same phase. Reference: the run's events scanned here, store before read. */
+START_TEST(the_race_figure_marks_a_store_read_after_it)
+{
+    open_lesson("11");
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1920, 1080, 8, 0);
+    const ks_trace *tr = st.tr;
+    int seen = 0;
+    for (int m = 0; m < f.d.rec.nmarks; ++m) {
+        const vw_rec_mark *mk = &f.d.rec.marks[m];
+        if (mk->kind != VW_MARK_RACE) continue;
+        seen++;
+        ck_assert_int_eq(mk->pass, 21); /* the focused item's thread stores */
+        ck_assert_int_ne(mk->which, mk->pass);
+        int64_t store = -1, read = -1;
+        for (uint64_t i = 0; i < tr->nevents; ++i) {
+            const ks_event *e = &tr->events[i];
+            if (!(e->flags & KS_FLAG_SHARED) || e->block != 0 || e->u.access.plane != 0 ||
+                e->u.access.y != (int64_t)mk->y0 || e->u.access.x != (int64_t)mk->x0 || e->u.access.reserved[0] != 1)
+                continue;
+            if (e->kind == KS_EV_WRITE && e->thread == 21 && store < 0) store = (int64_t)i;
+            if (e->kind == KS_EV_READ && e->thread == (uint32_t)mk->which && store >= 0 && read < 0) read = (int64_t)i;
+        }
+        ck_assert_int_ge(store, 0);
+        ck_assert_int_gt(read, store); /* the read came after the overwrite */
+    }
+    ck_assert_int_eq(seen, 1);
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
 /* RoIAlign (lesson 06 step 7): the clamp mark puts the sample where the bin's grid has it,
  * y = roi_y0*scale - 0.5 + (ph + (iy + 0.5)/grid) * bin_h, from the lesson's rois, and
  * where the clamp moves it, the last row */
@@ -588,6 +623,7 @@ int main(void)
     tcase_add_test(tc, the_block_figure_outlines_the_blocks_tile_of_c);
     tcase_add_test(tc, nan_has_a_legend_and_no_number_is_cut_at_an_edge);
     tcase_add_test(tc, a_recorded_bins_samples_come_from_our_run);
+    tcase_add_test(tc, the_race_figure_marks_a_store_read_after_it);
     tcase_add_test(tc, roi_align_marks_the_sample_before_its_clamp);
     tcase_add_test(tc, the_shared_panel_shows_the_tile_after_its_phase);
     tcase_add_test(tc, the_rules_catch_a_printed_answer_and_a_crossing_leader);

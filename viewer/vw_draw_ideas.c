@@ -18,6 +18,9 @@
  *                          outlines the cells its threads touched, wave 0, 1, ... in turn;
  *   block                  the cells the focused item's block writes, one outlined shape:
  *                          a tiled kernel's block is a tile of its output;
+ *   race                   the focused item's first shared store another thread of its
+ *                          block reads after it in the same phase: the slot in red,
+ *                          "1st: thread 21 writes -1 over 2", "2nd: thread 22 reads -1";
  *   samples:RUN            another run's samples of the focused work item, a dot each
  *                          (a recorded kernel's trace has loads, not sample points);
  *   warp                   the focused request: each lane's cell outlined, in its
@@ -33,6 +36,7 @@
 #include "vw_describe.h"
 #include "vw_draw_int.h"
 #include "vw_labels.h"
+#include "vw_phase.h"
 #include "vw_view.h"
 #include "vw_warp.h"
 
@@ -99,6 +103,21 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
         vw_text(f, d->r, inner.x + 2, inner.y, ns->col[i], 0, ns->text[i]);
         vw_rec_add_label(&d->rec, panel, VW_LABEL_NOTE, l, pts, npts, vw_value_font_px(d, k), ns->text[i]);
     }
+}
+
+/* Whether ns's labels find room off the step's cells, the marks and every printed number
+ * (place_notes puts them over the numbers where they do not). */
+static int notes_fit(vw_draw *d, int panel, vw_rect bounds, const vw_rect *marks, int nmarks, const notes *ns)
+{
+    static vw_rect avoid[VW_REC_FOCUS + 32 + VW_REC_VALUES];
+    static vw_label l[MAX_NOTES];
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    int na = 0;
+    for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
+    for (int i = 0; i < nmarks && i < 32; ++i) avoid[na++] = marks[i];
+    na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
+    memcpy(l, ns->l, sizeof l);
+    return vw_place_labels(l, ns->n, bounds, avoid, na, 5) == 0;
 }
 
 static void dot(SDL_Renderer *r, int x, int y, int half, uint32_t col)
@@ -520,6 +539,72 @@ static void draw_guide_samples(vw_draw *d, const vw_state *s, const vw_heatmap *
     vw_values_over_markers(d, panel); /* the numbers the dots reach, back on top */
 }
 
+/* A shared access of block b in phase p to slot (plane, y, x) of tensor t. */
+static int shared_at(const ks_event *e, int kind, uint32_t t, uint32_t b, int32_t p, const ks_ev_access *at)
+{
+    return e->kind == kind && (e->flags & KS_FLAG_SHARED) && e->tensor == t && e->block == b &&
+           e->u.access.reserved[0] == p && e->u.access.plane == at->plane && e->u.access.y == at->y &&
+           e->u.access.x == at->x;
+}
+
+/* The race (lesson 11 without barrier 2): the first of the focused item's shared stores
+ * that another thread of its block reads afterwards in the same phase, in the trace's
+ * order (the order the simulator ran them). The slot is outlined in red, with the store
+ * (its value over the one the slot held) and the later read named: which came first,
+ * which the panel's tile, the values a phase leaves, cannot show (issue 38 D8). */
+static void draw_race(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    const uint32_t it = vw_state_item(s);
+    const int t = s->panel[panel].tensor;
+    if (it == VW_NONE || t < 0 || t != vw_shared_tensor(s->tr)) return;
+    const vw_item *item = &s->idx->items[it];
+    for (uint32_t k = 0; k < item->count; ++k) {
+        const uint32_t wi = vw_item_ev(s->idx, item, k);
+        const ks_event *w = vw_event(s->tr, wi);
+        if (w->kind != KS_EV_WRITE || !(w->flags & KS_FLAG_SHARED) || w->tensor != (uint32_t)t ||
+            w->u.access.plane != s->panel[panel].plane)
+            continue;
+        const int32_t phase = w->u.access.reserved[0];
+        const ks_event *later = NULL, *before = NULL;
+        for (uint64_t i = wi + 1; i < s->tr->nevents && !later; ++i) {
+            const ks_event *e = vw_event(s->tr, i);
+            if (e->thread != w->thread && shared_at(e, KS_EV_READ, w->tensor, w->block, phase, &w->u.access)) later = e;
+        }
+        if (!later) continue;
+        for (uint64_t i = 0; i < wi; ++i) { /* the value it overwrites: the slot's last store before */
+            const ks_event *e = vw_event(s->tr, i);
+            if (e->kind == KS_EV_WRITE && (e->flags & KS_FLAG_SHARED) && e->tensor == w->tensor &&
+                e->block == w->block && e->u.access.plane == w->u.access.plane && e->u.access.y == w->u.access.y &&
+                e->u.access.x == w->u.access.x)
+                before = e;
+        }
+        const vw_rect c = vw_heatmap_cell(m, w->u.access.y, w->u.access.x);
+        vw_outline(d->r, (vw_rect){.x = c.x - 3, .y = c.y - 3, .w = c.w + 6, .h = c.h + 6}, VW_COL_INVALID, 3, 0);
+        char v[24], old[24], first[96], second[96];
+        vw_cell_text(v, sizeof v, w->u.access.value, 0);
+        vw_cell_text(old, sizeof old, before ? before->u.access.value : NAN, 0);
+        if (before) snprintf(first, sizeof first, "1st: thread %u writes %s over %s", w->thread, v, old);
+        else snprintf(first, sizeof first, "1st: thread %u writes %s", w->thread, v);
+        snprintf(second, sizeof second, "2nd: thread %u reads %s (phase %d)", later->thread, v, phase);
+        notes ns = {0};
+        const vw_font *f = vw_value_font(d, vw_label_font(d, m->cell));
+        note(&ns, f, c.x + c.w / 2, c.y, VW_COL_INVALID, first);
+        note(&ns, f, c.x + c.w / 2, c.y + c.h, VW_COL_INVALID, second);
+        mark(d, (vw_rec_mark){.panel = panel,
+                              .kind = VW_MARK_RACE,
+                              .which = later->thread,
+                              .pass = (int)w->thread,
+                              .y0 = (double)w->u.access.y,
+                              .x0 = (double)w->u.access.x,
+                              .y1 = (double)w->u.access.y,
+                              .x1 = (double)w->u.access.x});
+        /* named where there is room off the tile's numbers; else the narration names them */
+        if (notes_fit(d, panel, bounds, &c, 1, &ns))
+            place_notes(d, m, panel, bounds, &c, 1, &ns, vw_label_font(d, m->cell));
+        return;
+    }
+}
+
 static void draw_warp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel)
 {
     static int64_t yx[VW_WARP_MAX][2];
@@ -561,5 +646,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_WARP) draw_warp(d, s, &m, panel);
     if (fig & VW_FIGURE_BLOCK) draw_block(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_SAMPLES) draw_guide_samples(d, s, &m, panel);
+    if (fig & VW_FIGURE_RACE) draw_race(d, s, &m, panel, clip);
     SDL_RenderSetClipRect(d->r, NULL);
 }

@@ -83,7 +83,8 @@ enum {
     VW_MARK_WAVE = 6,    /* grid-stride iteration `which`: its first cell (y0, x0) and last (y1, x1) */
     VW_MARK_WARP = 7,    /* a lane's access of the focused request: cell (y0, x0); which: the lane */
     VW_MARK_BLOCK = 8,   /* block `which`'s writes: its first cell (y0, x0) and last (y1, x1) */
-    VW_MARK_SAMPLE = 9   /* another run's sample of the item: point (y0, x0); which: its tap */
+    VW_MARK_SAMPLE = 9,  /* another run's sample of the item: point (y0, x0); which: its tap */
+    VW_MARK_RACE = 10    /* shared slot (y0, x0): thread `pass` stores, then thread `which` reads */
 };
 
 typedef struct vw_rec_mark {

@@ -22,7 +22,8 @@
  * access of one warp at one tap (lesson 10: the strip's 32 reads on the input); the
  * cells the focused item's block writes (lesson 11: a block is one tile of c); the
  * sample points of the same work item in another run of the same work (guide: lesson
- * 14's torchvision trace records loads, our operator's samples). */
+ * 14's torchvision trace records loads, our operator's samples); a shared slot one thread
+ * stores before another reads it in the same phase (lesson 11's race). */
 enum {
     VW_FIGURE_WINDOWS_H = 1,
     VW_FIGURE_WINDOWS_W = 2,
@@ -32,7 +33,8 @@ enum {
     VW_FIGURE_WAVES = 32,
     VW_FIGURE_WARP = 64,
     VW_FIGURE_BLOCK = 128,
-    VW_FIGURE_SAMPLES = 256
+    VW_FIGURE_SAMPLES = 256,
+    VW_FIGURE_RACE = 512
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):
