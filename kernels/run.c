@@ -198,10 +198,12 @@ static int launch_on_gpu(ks_run *r, void *const *dev)
         rc = op_launch(r, dev, &dsink);
         if (!rc) rc = ks_cuda_sync();
         if (!rc) rc = ks_cuda_sink_claimed(&dsink, &claimed);
-        /* too small: size it (with room for a warp that claims apart from its lanes the
-         * second time) and run again. A slot is 64 bytes, at least a record, so 2 * limit
-         * slots hold the limit's events with their columns' headers and ends. */
-        unsigned long long most = limit < (1ull << 57) ? 2 * limit : limit;
+        /* too small: size it (an eighth more, for lanes that draw their columns in another
+         * order the second time) and run again. A slot is 64 bytes, at least a record, so
+         * 2 * limit slots hold the limit's events with their columns' headers and ends, past
+         * the two pages each warp slot in use claims at once (ks_page_claim). */
+        const unsigned long long pages = 2ull * KS_PAGE_MAX_WORDS / KS_PAGE_SLOT_WORDS * KS_PAGE_WARP_SLOTS;
+        unsigned long long most = limit < (1ull << 57) ? 2 * limit + pages : limit;
         if (most > KS_PAGE_MAX_SLOTS) most = KS_PAGE_MAX_SLOTS; /* the rest is counted as dropped */
         if (!rc && claimed > cap && cap < most) {
             ks_cuda_sink_free(&dsink);

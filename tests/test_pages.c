@@ -15,12 +15,19 @@ typedef struct sim_thread {
     int items_left;
     int events_left; /* of the current item; -1: the next event starts an item */
     int64_t next_index;
+    int lost; /* a record of it was dropped: the host drops the rest of its item */
 } sim_thread;
 
 typedef struct expected {
     ks_event *ev;
     size_t n, cap;
+    unsigned long long host_drops; /* records stored after a lost column, before a work record */
+    unsigned long long total;      /* every record the threads wrote */
 } expected;
+
+/* One step in g_gaps (0: never) loses a thread's column, as a lane whose page word was
+ * overwritten before it read it does on the GPU (ks_page_claim) */
+static int g_gaps;
 
 static void expect(expected *x, const ks_event *e)
 {
@@ -89,13 +96,20 @@ static void step(sim_thread *st, uint64_t *s, expected *x)
     e.index = t->work;
     e.seq = t->seq;
     memcpy(e.u.field, p, sizeof p);
-    expect(x, &e);
     if (st->events_left == 0) {
         st->events_left = -1;
         --st->items_left;
     }
     const uint32_t seq = t->seq++;
+    const unsigned long long dropped = t->sink->counters[1];
+    ++x->total;
     ks_page_record(t, e.kind, e.flags, e.site, e.tensor, e.tap, seq, n, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+    if (t->sink->counters[1] != dropped) st->lost = 1; /* no column: dropped here, counted */
+    else if (st->lost && e.kind != KS_EV_WORK) ++x->host_drops;
+    else {
+        st->lost = 0;
+        expect(x, &e);
+    }
 }
 
 static int by_thread_seq(const void *pa, const void *pb)
@@ -179,8 +193,14 @@ static unsigned long long write_pages(uint64_t seed, unsigned long long slots, u
         for (;; ++i)
             if (th[i].items_left > 0 && k-- == 0) break;
         if (tu_int(&s, 0, 3) == 0) group_claim(th, &s);
+        if (g_gaps && tu_int(&s, 0, g_gaps - 1) == 0 && th[i].t.page_word != KS_PAGE_NONE) {
+            /* as a claim that found no column leaves it: no column, a column's room */
+            ks_page_close(&th[i].t);
+            th[i].t.page_word = KS_PAGE_NONE;
+            th[i].t.page_room = (th[i].t.page_room & ~0xffffu) | (KS_COL_WORDS - KS_COL_HEAD) | KS_PAGE_GAP;
+        }
         if (tu_int(&s, 0, 15) == 0) { /* a page claimed ahead that no lane reaches: column 0's header only */
-            ks_page_column_at(sink, sink->counters[0], 32, 0, 0xffffffffu, 0xffffffffu);
+            ks_page_column_at(sink, sink->counters[0], 32, 0, 0xffffffffu, 0x7fffffffu);
             sink->counters[0] += KS_PAGE_MAX_WORDS;
         }
         const int burst = (int)tu_int(&s, 1, 9);
@@ -245,7 +265,8 @@ START_TEST(short_buffer_counts_drops_and_the_words_needed)
     ks_status rc;
     ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
     ck_assert_int_eq(rc, KS_OK);
-    ck_assert_uint_eq(ks_sink_count(host) + dropped + trimmed, x.n);
+    ck_assert_uint_eq(ks_sink_count(host) + dropped + trimmed, x.total);
+    ck_assert_uint_eq(ks_sink_count(host) + trimmed, x.n + x.host_drops);
     ck_assert_uint_gt(ks_sink_count(host), 40); /* 40 columns stored */
     /* every kept event is one the threads meant */
     qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
@@ -327,6 +348,38 @@ START_TEST(damaged_columns_are_refused_by_number)
 }
 END_TEST
 
+/* A thread that lost a column (its page word overwritten before it read it, on the GPU):
+ * the records it wrote with no column are counted as dropped on the device, its next
+ * column says so, and the host drops that column's records up to the thread's next work
+ * record (their item is not known) and counts them; every other event comes back. */
+START_TEST(a_lost_column_drops_records_up_to_the_next_work_record)
+{
+    g_gaps = 25;
+    for (uint64_t seed = 11; seed <= 13; ++seed) {
+        expected x = {0};
+        uint32_t *buf;
+        unsigned long long dropped, trimmed;
+        const unsigned long long slots = 1 << 19;
+        const unsigned long long words = write_pages(seed, slots, &buf, &x, &dropped);
+        ck_assert_uint_gt(dropped, 0);
+        ck_assert_uint_gt(x.host_drops, 0);
+        ks_status rc;
+        ks_sink *host = decode(buf, words, slots, ~0ull, &trimmed, &rc);
+        ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
+        ck_assert_uint_eq(trimmed, x.host_drops);
+        ck_assert_uint_eq(ks_sink_count(host), x.n);
+        qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
+        qsort(host->events, x.n, sizeof *x.ev, by_thread_seq);
+        for (size_t i = 0; i < x.n; ++i)
+            ck_assert_msg(!memcmp(&x.ev[i], &host->events[i], sizeof(ks_event)), "seed %llu: event %zu differs",
+                          (unsigned long long)seed, i);
+        ks_host_sink_free(host);
+        free(buf), free(x.ev);
+    }
+    g_gaps = 0;
+}
+END_TEST
+
 /* The words docs/trace-format.md gives for one column (a thread claiming alone, so a
  * column of one: word k at k): a short work record, a short read, a long derived write
  * (its site past KS_SHORT_SITES), the end word. Written out by hand from the doc. */
@@ -382,6 +435,7 @@ int main(void)
     Suite *su = suite_create("pages");
     TCase *tc = tcase_create("pages");
     tcase_add_test(tc, pages_give_back_every_event);
+    tcase_add_test(tc, a_lost_column_drops_records_up_to_the_next_work_record);
     tcase_add_test(tc, short_buffer_counts_drops_and_the_words_needed);
     tcase_add_test(tc, damaged_columns_are_refused_by_number);
     tcase_add_test(tc, documented_words_of_the_three_forms);

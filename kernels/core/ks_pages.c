@@ -15,6 +15,7 @@ typedef struct thread_state {
     uint64_t key; /* block << 32 | thread, + 1 (0: an empty slot) */
     int64_t index;
     uint32_t iter, seq;
+    int lost; /* records were dropped: the item is not known until the next work record */
 } thread_state;
 
 typedef struct state_table {
@@ -49,9 +50,10 @@ static ks_status damaged(unsigned long long page, uint32_t column, const char *w
 static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, uint32_t lane, const ks_sink *dev,
                         state_table *tb, ks_sink *host, unsigned long long *trimmed)
 {
-    if (c[n * KS_COL_HEAD] == 0) return KS_OK; /* no records: a page claimed ahead that no lane reached */
-    const uint32_t block = c[n], thread = c[2 * n];
+    const uint32_t block = c[n], thread = c[2 * n] & ~KS_PAGE_THREAD_GAP, gap = c[2 * n] & KS_PAGE_THREAD_GAP;
+    if (c[n * KS_COL_HEAD] == 0 && !gap) return KS_OK; /* no records: a page claimed ahead that no lane reached */
     thread_state *st = state_of(tb, ((uint64_t)block << 32 | thread) + 1);
+    if (gap) st->lost = 1; /* records before this column were dropped */
     for (uint32_t k = KS_COL_HEAD; k < KS_COL_WORDS && c[n * k] != 0;) {
         const uint32_t w0 = c[n * k];
         const int kind = (int)(w0 & 0xf);
@@ -73,6 +75,12 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
         const int derived = (w1 & KS_W1_DERIVED) != 0;
         if (kind < 1 || kind >= KS_EV_KINDS || m > KS_WORK_FIELDS || (derived && m != 2 && m != 3))
             return damaged(pg, lane, "a record of an unknown kind or length");
+        if (st->lost && kind != KS_EV_WORK) { /* of an item whose work record was dropped */
+            ++*trimmed;
+            k += words;
+            continue;
+        }
+        st->lost = 0;
         ks_event e;
         memset(&e, 0, sizeof e);
         e.kind = (uint8_t)kind;

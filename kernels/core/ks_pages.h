@@ -5,7 +5,8 @@
  * every-event tracing 42x the plain im2col on the H200: 3.8 M same-address atomics (one
  * a warp and event) and 244 MB of events. A page per thread cut the atomics but made the
  * stores scattered (81x). So the lanes of a warp share pages of 32 columns, a column each
- * as they run short of room (ks_page_claim: one atomicAdd a page on the buffer's cursor);
+ * as they run short of room (ks_page_claim: one atomicAdd a column on the warp's slot, one
+ * a page on the buffer's cursor);
  * each writes its records in program order down its column, and the page's columns are
  * interleaved (word k of column c at k * columns + c): lanes storing the same record word
  * together write contiguous bytes; a column no lane took has no header (the host skips
@@ -62,6 +63,10 @@
  * ks_page_close when the thread is done: KernelScope's own traced kernels), not after
  * every record (a probe in any other kernel, which has no such end) */
 #define KS_PAGE_LAZY_END 0x80000000u
+/* KS_PAGE_GAP: the thread's last claim found no column, so records were dropped; its next
+ * column's thread word carries KS_PAGE_THREAD_GAP */
+#define KS_PAGE_GAP 0x40000000u
+#define KS_PAGE_THREAD_GAP 0x80000000u
 /* a buffer's words are numbered in 32 bits: at most 2^32 - 1 of them (16 GB) */
 #define KS_PAGE_MAX_SLOTS ((1ull << 32) / KS_PAGE_SLOT_WORDS - KS_PAGE_MAX_WORDS)
 
@@ -110,8 +115,11 @@ KS_FN_INLINE void ks_page_close(ks_thread *t)
 KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uint32_t columns, uint32_t column)
 {
     ks_page_close(t);
+    const uint32_t gap = t->page_room & KS_PAGE_GAP ? KS_PAGE_THREAD_GAP : 0u;
     t->page_room = (KS_COL_WORDS - KS_COL_HEAD) | columns << 16 | (t->page_room & KS_PAGE_LAZY_END);
-    t->page_word = ks_page_column_at(t->sink, page_word, columns, column, ks_block_linear(t), ks_thread_linear(t));
+    t->page_word = ks_page_column_at(t->sink, page_word, columns, column, ks_block_linear(t),
+                                     ks_thread_linear(t) | gap);
+    if (t->page_word == KS_PAGE_NONE) t->page_room |= KS_PAGE_GAP;
 }
 
 #if defined(__CUDA_ARCH__)
@@ -124,9 +132,12 @@ KS_FN_INLINE void ks_page_column(ks_thread *t, unsigned long long page_word, uin
  * pages lie in the order of their groups and a lane usually finds its page named: one
  * atomicAdd a column, the four page words read while it is in flight. A lane whose page
  * is not named yet waits for the lane that names it, which has drawn before it (so the
- * waits end at draw 0; independent thread scheduling runs the lane waited for). A page word overwritten before it was read (four groups later) leaves the lane
- * without a column: its records are counted as dropped. Returns the next word
- * (KS_PAGE_NONE: none) and, above bit 32, the room.
+ * waits end at draw 0; independent thread scheduling runs the lane waited for). A page
+ * word overwritten before it was read (four groups later: the lane's warp ran on to a
+ * barrier while it slept) leaves the lane without a column: its records are counted as
+ * dropped, and its next column is marked so that the host drops what follows up to its
+ * next work record. Returns the next word (KS_PAGE_NONE: none) and, above bit 32, the
+ * room.
  *
  * No lane depends on which lanes came with it: a claim in which the active lanes
  * (__activemask) elected a leader and shared one page by __shfl_sync hung the H200
@@ -159,14 +170,18 @@ __device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, u
             e = named[q & 3u];
         }
         /* the next group's page is claimed after this group's is named, so a slot's pages
-         * lie in the order of their groups (a thread's columns in the order it drew them) */
-        if (column == 0) next = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
+         * lie in the order of their groups (a thread's columns in the order it drew them);
+         * the fence orders this lane's header after the placeholder its namer wrote */
+        if (column == 0) {
+            __threadfence();
+            next = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
+        }
     }
     if (column == 0) {
         /* the next group's page gets its column 0 header now (no thread yet, no records):
          * a page that no lane reaches still reads as a page; the lane that draws column 0
          * writes it again, after the fence and the exchange that name the page */
-        ks_page_column_at(s, next * KS_PAGE_MAX_WORDS, 32u, 0u, 0xffffffffu, 0xffffffffu);
+        ks_page_column_at(s, next * KS_PAGE_MAX_WORDS, 32u, 0u, 0xffffffffu, 0x7fffffffu);
         __threadfence();
         atomicExch(slot + 1 + ((q + 1u) & 3u), (unsigned long long)(q + 1u) << 32 | (next + 1u));
     }
@@ -183,10 +198,14 @@ KS_FN_INLINE void ks_page_room(ks_thread *t, uint32_t words)
 #if defined(__CUDA_ARCH__)
     const uint32_t thread = ks_thread_linear(t), block = ks_block_linear(t);
     const uint32_t warps = (t->block_dim.x * t->block_dim.y * t->block_dim.z + 31u) / 32u;
-    const unsigned long long got = ks_page_claim(t->sink, block * warps + thread / 32u, block, thread);
+    /* a column after records that found none says so in its thread word (the host drops
+     * the thread's records up to its next work record: their item is not known) */
+    const uint32_t gap = t->page_room & KS_PAGE_GAP ? KS_PAGE_THREAD_GAP : 0u;
+    const unsigned long long got = ks_page_claim(t->sink, block * warps + thread / 32u, block, thread | gap);
     ks_page_close(t);
     t->page_word = (uint32_t)got;
-    t->page_room = (uint32_t)(got >> 32) | (t->page_room & KS_PAGE_LAZY_END);
+    t->page_room = (uint32_t)(got >> 32) | (t->page_room & KS_PAGE_LAZY_END) |
+                   ((uint32_t)got == KS_PAGE_NONE ? KS_PAGE_GAP : 0u);
 #else
     const unsigned long long page = t->sink->counters[0];
     t->sink->counters[0] += KS_COL_WORDS;
