@@ -56,8 +56,7 @@ static void show(vf_frame *f, vw_state *st, int w, int h, int k, int reveal)
     vw_story_set(st, slides, nslides);
     for (int j = 0; j <= k; ++j) vw_story_show(st, j);
     vw_story_reveal(st, reveal);
-    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
-    vw_draw_value_metrics(&f->d, &f->L);
+    vw_draw_layout(&f->d, &f->L, st, w, h);
     vf_draw(f, st);
 }
 

@@ -42,11 +42,7 @@ static int first_line_ink(SDL_Surface *s, int top, int bottom, int x0)
 
 /* The layout of the slide st shows, as kscope lesson --frames lays it out (each slide
  * for its own text, with the value font's metrics). */
-static void relayout(vf_frame *f, vw_state *st, int w, int h)
-{
-    vw_layout_for_state(&f->L, st, f->d.font.advance, f->d.font.line, w, h);
-    vw_draw_value_metrics(&f->d, &f->L);
-}
+static void relayout(vf_frame *f, vw_state *st, int w, int h) { vw_draw_layout(&f->d, &f->L, st, w, h); }
 
 /* A lesson's slides in process (what kscope lesson --frames renders, without PNGs). */
 static ls_lesson les;
@@ -1159,6 +1155,45 @@ START_TEST(a_figures_leader_keeps_off_the_printed_numbers)
 }
 END_TEST
 
+/* issue 38 D1, measured on the picture: lesson 10 step 6's 16 x 16 input drew about 300
+ * px tall at 1920x1080 in a three-column slide whose panel took 60 % of the height; the
+ * rule reads the grid as drawn (with its padding ring) against 55 % of the height less
+ * the panel's header and legend lines, and the slide's layout meets it. A record whose
+ * grid is drawn at half that height breaks the rule, the panel's share unchanged. */
+static int grid_notes;
+static void count_grid_notes(void *ctx, const char *msg)
+{
+    (void)ctx;
+    grid_notes += strstr(msg, "panel's grid (the step's)") != NULL;
+}
+
+START_TEST(the_picture_rule_measures_the_grid_not_its_panel)
+{
+    open_lesson("10");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 5);
+    static vw_record rec;
+    rec = f.d.rec;
+    const vw_rec_panel *rp = &rec.panel[0];
+    ck_assert_int_eq(rec.focus_panel, 0);
+    const int drawn = vw_audit_grid_drawn(rp), need = vw_audit_grid_need(rp, 1920, 1080, rec.line);
+    ck_assert_msg(drawn >= need, "the input's grid is %d px, at least %d wanted", drawn, need);
+    ck_assert_int_ge(need, 1080 * 55 / 100 - 2 * (rec.line + 4) - 2 - 17); /* a 16 x 16 plane: the share */
+    ck_assert_int_ge(drawn * 100, 45 * 1080);
+    grid_notes = 0;
+    vw_audit_rules(&slides[5], 0, &rec, count_grid_notes, NULL);
+    ck_assert_int_eq(grid_notes, 0);
+    rec.panel[0].cell /= 2, rec.panel[0].extent.h /= 2; /* the same panel, its grid half as tall */
+    ck_assert_int_lt(vw_audit_grid_drawn(&rec.panel[0]), need);
+    vw_audit_rules(&slides[5], 0, &rec, count_grid_notes, NULL);
+    ck_assert_int_eq(grid_notes, 1);
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
  * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
  * breaks where a printed number stands: no pixel of a number's box in the outlines'
@@ -1370,6 +1405,7 @@ int main(void)
     TCase *tc = tcase_create("view_slides");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, slide_text_height_follows_the_frame);
+    tcase_add_test(tc, the_picture_rule_measures_the_grid_not_its_panel);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);

@@ -150,11 +150,7 @@ static int text_px(const vw_options *o, int w, int h) { return o->text_size > 0 
 
 /* The frame's layout: the viewer's, or the shown slide's (each slide is laid out for its
  * own text: vw_layout_for_state), with the value font's metrics the drawing uses. */
-static void relayout(vw_layout *L, const vw_state *s, const vw_draw *d, int w, int h)
-{
-    vw_layout_for_state(L, s, d->font.advance, d->font.line, w, h);
-    vw_draw_value_metrics(d, L);
-}
+static void relayout(vw_layout *L, const vw_state *s, const vw_draw *d, int w, int h) { vw_draw_layout(d, L, s, w, h); }
 
 /* The options that set up the state: order, mode, unit, go-to. */
 static int configure(vw_state *s, const vw_options *o)

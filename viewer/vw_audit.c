@@ -40,8 +40,7 @@ int vw_audit_slides(const vw_slide *slides, int n, const ks_trace *tr, const vw_
             if (reveal && !slides[k].question) break;
             vw_story_show(&s, k);
             vw_story_reveal(&s, reveal);
-            vw_layout_for_state(&L, &s, d.font.advance, d.font.line, w, h);
-            vw_draw_value_metrics(&d, &L);
+            vw_draw_layout(&d, &L, &s, w, h);
             vw_draw_frame(&d, &s, &L, 1000);
             fn(ctx, k, reveal, &d.rec, &s);
         }
@@ -70,6 +69,22 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h)
     if (r) SDL_DestroyRenderer(r);
     SDL_FreeSurface(surf);
     return lines;
+}
+
+int vw_audit_grid_drawn(const vw_rec_panel *rp)
+{
+    if (rp->table || rp->margin <= 0) return rp->extent.h;
+    /* the margin's rows above and below (the padding ring), as far as the map shows them */
+    const double top = fmax(rp->map.y, rp->oy - rp->margin * rp->cell);
+    const double bottom = fmin(rp->map.y + rp->map.h, rp->oy + (double)(rp->rows + rp->margin) * rp->cell);
+    const int h = (int)floor(bottom - top);
+    return h > rp->extent.h ? h : rp->extent.h;
+}
+
+int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line)
+{
+    if (rp->tensor < 0) return 0;
+    return vw_grid_need(rp->rows, rp->cols, rp->margin, rp->table ? rp->cell : 0, w, h, line);
 }
 
 static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -283,6 +298,21 @@ static int markers_over_numbers(const char *which, const vw_record *rec, vw_rule
     return bad;
 }
 
+/* Whether panel p's grid is one the pictures' rule holds to: the panel the step is about
+ * (its focused event's); where the step is about neither (a work item, the launch), the
+ * taller of the two as their needs go (one picture at the share; the other beside it). */
+static int grid_counts(const vw_record *rec, int p)
+{
+    if (rec->focus_panel >= 0) return p == rec->focus_panel;
+    const vw_rec_panel *a = &rec->panel[p], *b = &rec->panel[!p];
+    if (b->tensor < 0 || b->hidden) return 1;
+    const int na = vw_audit_grid_need(a, rec->w, rec->h, rec->line),
+              nb = vw_audit_grid_need(b, rec->w, rec->h, rec->line);
+    const double ra = na > 0 ? (double)vw_audit_grid_drawn(a) / na : 1,
+                 rb = nb > 0 ? (double)vw_audit_grid_drawn(b) / nb : 1;
+    return ra > rb || (ra == rb && p == 0);
+}
+
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx)
 {
     int bad = 0;
@@ -295,6 +325,18 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             bad += say(fn, ctx,
                        "%s at %dx%d: the %s heatmap takes %d%% of the height (the pictures take %d%% at least)", which,
                        rec->w, rec->h, p ? "right" : "left", rp->rect.h * 100 / rec->h, VW_SLIDE_PICTURE);
+        /* the picture itself, not its panel (issue 38 D1: three-column slides drew a 16 x 16
+         * input 300 px tall in a panel of 60 %): the grid as drawn takes VW_SLIDE_PICTURE of
+         * the height, or as much as its shape allows in half the frame's width (a 9 x 16
+         * plane cannot be square); a table as much as its rows at its text take */
+        const int need = vw_audit_grid_need(rp, rec->w, rec->h, rec->line), drawn = vw_audit_grid_drawn(rp);
+        if (!rp->hidden && drawn < need && grid_counts(rec, p))
+            bad += say(fn, ctx,
+                       "%s at %dx%d: the %s panel's %s%s is %d px tall, %d%% of the height (at least %d px: %d%% of "
+                       "the height or what its shape allows)",
+                       which, rec->w, rec->h, p ? "right" : "left", rp->table ? "table" : "grid",
+                       p == rec->focus_panel ? " (the step's)" : " (the taller)", drawn, drawn * 100 / rec->h, need,
+                       VW_SLIDE_PICTURE);
         /* values: printed where they fit, else zoomed to the step's cells where that makes them fit */
         if (!rp->hidden && !rp->values && rp->need_cell > 0 &&
             (rp->cell >= rp->need_cell || (rp->focus_cell >= rp->need_cell && !rp->zoomed)))

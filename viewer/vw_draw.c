@@ -76,6 +76,15 @@ void vw_draw_value_metrics(const vw_draw *d, vw_layout *L)
     L->vadv = f->advance, L->vline = f->line;
 }
 
+void vw_draw_layout(const vw_draw *d, vw_layout *L, const vw_state *s, int w, int h)
+{
+    vw_layout v = {.h = h < VW_MIN_H ? VW_MIN_H : h};
+    vw_draw_value_metrics(d, &v);
+    L->want_vadv = v.vadv, L->want_vline = v.vline, L->want_h = v.h;
+    vw_layout_for_state(L, s, d->font.advance, d->font.line, w, h);
+    vw_draw_value_metrics(d, L);
+}
+
 void vw_draw_free(vw_draw *d)
 {
     for (int p = 0; p < 2; ++p)
@@ -190,32 +199,6 @@ static void draw_help(vw_draw *d, const vw_layout *L)
         vw_text(&d->font, d->r, box.x + 12, box.y + 12 + i * d->font.line, i ? VW_COL_TEXT : VW_COL_HEAD, 0, h[i]);
 }
 
-/* The panel the focused event is on (its tensor and plane), else the one showing its
- * tensor; -1 when neither does (a work event, a step about the launch). */
-static int focus_panel(const vw_state *s)
-{
-    uint32_t ev = vw_state_event(s);
-    if (ev == VW_NONE || ev >= s->tr->nevents) return -1;
-    const ks_event *e = vw_event(s->tr, ev);
-    const uint32_t it = vw_state_item(s);
-    if (e->kind == KS_EV_WORK && it != VW_NONE) { /* the item whole: its lone sample, as drawn */
-        const vw_item *item = &s->idx->items[it];
-        for (uint32_t k = 0, n = 0; k < item->count; ++k) {
-            const ks_event *x = vw_event(s->tr, vw_item_ev(s->idx, item, k));
-            if (x->kind == KS_EV_SAMPLE && n++ == 0) e = x;
-            else if (x->kind == KS_EV_SAMPLE) return -1;
-        }
-    }
-    if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE && e->kind != KS_EV_SAMPLE) return -1;
-    const int64_t plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
-    int any = -1;
-    for (int p = 0; p < 2; ++p)
-        if (s->panel[p].tensor == (int)e->tensor) {
-            if (s->panel[p].plane == plane) return p;
-            if (any < 0) any = p;
-        }
-    return any;
-}
 
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille)
 {
@@ -227,7 +210,7 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     rec->arrangement = L->arrangement;
     rec->title = L->title, rec->story = L->story, rec->decomp = L->decomp, rec->grid = L->grid;
     rec->status = L->status;
-    rec->focus_panel = focus_panel(s);
+    rec->focus_panel = vw_focus_panel(s);
     vw_color(d->r, VW_COL_BG);
     SDL_RenderClear(d->r);
     static vw_lines title;

@@ -94,6 +94,9 @@ int vw_value_fonts(const vw_draw *d, int h);
 /* The layout metrics of the smallest value font a slide of L's height prints at: what
  * L->vadv and L->vline must hold for the slides' zoom to agree with the drawing. */
 void vw_draw_value_metrics(const vw_draw *d, vw_layout *L);
+/* The frame's layout for state s (vw_layout_for_state) with the value font's metrics
+ * this drawing uses, known to the slide's layout as it sizes the pictures. */
+void vw_draw_layout(const vw_draw *d, vw_layout *L, const vw_state *s, int w, int h);
 /* permille: progress of the index build (1000: done). */
 void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permille);
 

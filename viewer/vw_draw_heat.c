@@ -375,6 +375,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         ext.x = ext.x > map.x ? ext.x : map.x, ext.y = ext.y > map.y ? ext.y : map.y;
         ext.w = x1 - ext.x, ext.h = y1 - ext.y;
         rp->extent = ext;
+        rp->rows = m.rows, rp->cols = m.cols, rp->margin = m.margin;
         rp->cell = m.cell;
         rp->ox = m.ox, rp->oy = m.oy;
         rp->values = k >= 0;

@@ -216,10 +216,35 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
         maps = rect(PAD, top, w - 2 * PAD, (row_h ? y : L->story.y) - PAD - top);
     }
     if (maps.h < 2 * line + 8) maps.h = 2 * line + 8; /* never negative: a header and a row */
-    const int half = (maps.w - PAD) / 2;
+    /* the two pictures side by side, split where the slide says (a wide input beside tall
+     * columns: issue 38 D1), each at least a fifth */
+    int split = g->split > 0 ? g->split : 500;
+    split = split < 200 ? 200 : split > 800 ? 800 : split;
+    const int half = (int)((int64_t)(maps.w - PAD) * split / 1000);
     slide_heat_panel(rect(maps.x, maps.y, half, maps.h), line, &L->input, &L->input_legend);
     slide_heat_panel(rect(maps.x + half + PAD, maps.y, maps.w - half - PAD, maps.h), line, &L->output,
                      &L->output_legend);
+}
+
+int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, int h, int line)
+{
+    /* the panel's share less its header and legend lines (vw_panel_map_area,
+     * slide_heat_panel): the grid fills the map of a panel at the share */
+    const int share = (VW_SLIDE_PICTURE * h + 99) / 100 - (line + 4) - (line + 4) - 2;
+    if (rows < 1 || cols < 1) return 0;
+    if (row_h > 0) { /* a table: its rows at the text it prints, header included */
+        const double all = (double)rows * row_h;
+        return all < share ? (int)all : share;
+    }
+    /* half the frame less the pads and the map's 8 px a side: the widest a panel of two is */
+    const double half = (w - 3 * PAD) / 2.0 - 16;
+    double cell = half / (double)(cols + 2 * margin);
+    if (cell >= 2) cell = floor(cell);
+    const double tall = cell * (double)(rows + 2 * margin);
+    if (tall < share) return (int)floor(tall) - 2;
+    /* the share in whole-pixel cells (vw_heatmap_fit floors a cell of 2 px or more) */
+    const int64_t n = rows + 2 * margin, whole = share / n;
+    return whole >= 2 ? (int)(whole * n) : share;
 }
 
 int vw_strip_height(int line)

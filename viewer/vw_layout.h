@@ -28,6 +28,9 @@ typedef struct vw_layout {
     /* the text size of the numbers printed in heatmap cells at their smallest: its glyph
      * advance and line (0: three fifths of the text's, vw_value_metrics) */
     int vadv, vline;
+    /* the same as the drawing will set them, for a slide's layout to size its pictures by
+     * (vw_draw_layout sets them before laying out; 0: estimated from the text's) */
+    int want_vadv, want_vline, want_h;
 } vw_layout;
 
 /* How a slide (a lesson step) places its parts, pictures first (issue 38 D1):
@@ -49,6 +52,7 @@ typedef struct vw_slide_geom {
     int decomp_lines; /* the decomposition panel's text lines */
     int column_w;     /* SIDE, RIGHT, COLUMN: the text column's width in pixels */
     int grid_lines;   /* the grid panel's height in lines (0: none where it would not fit) */
+    int split;        /* the input panel's share of the pictures' width, per mille (0: half) */
 } vw_slide_geom;
 /* The band's, decomposition's and column's widths (pixels) an arrangement gives in a w
  * wide frame (column_w: SIDE and RIGHT's column), before any height is known. */
@@ -127,6 +131,14 @@ vw_rect vw_bars_area(vw_rect area, const vw_heatmap *m, int line);
  * then its counts), a row of 32 lane boxes, their links down to a byte-address axis and
  * a line of address labels: vw_strip_height(line) pixels where there is room. */
 int vw_strip_height(int line);
+
+/* The least height in pixels a slide's grid of rows x cols cells (margin cells round it)
+ * is drawn at in a w x h frame (issue 38 D1, measured on the picture, not its panel):
+ * VW_SLIDE_PICTURE % of h, or as tall as the plane's shape allows in a panel half the
+ * frame wide (square cells; the margin's cells, the padding drawn round the plane,
+ * count), or, for a table (row_h > 0: rows text rows of row_h px,
+ * header included), all its rows. */
+int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, int h, int line);
 vw_rect vw_strip_area(vw_rect *decomp, int line);
 
 /* The block x thread grid: rows of blocks, columns of threads, each screen cell standing

@@ -48,6 +48,10 @@ typedef struct vw_rec_panel {
     vw_rect rect;   /* header and map */
     vw_rect map;    /* the map area */
     vw_rect extent; /* the plane's cells as drawn, clipped to the map */
+    /* the plane as fitted (heatmaps): its rows and columns and the margin of cells round
+     * it, so a check can tell a grid its shape keeps short from one the layout shrank */
+    int64_t rows, cols;
+    int margin;
     double cell;    /* pixels per cell */
     double ox, oy;  /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
     int values;     /* the cells print their values */

@@ -220,6 +220,10 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
  * the cells the step is about when that makes the values fit (vw_panel_map): whether it
  * does in layout L. */
 int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel);
+/* The panel the focused event is on (its tensor and plane), else the one showing its
+ * tensor; -1 when neither does (a work event, a step about the launch): the picture the
+ * step is about (vw_draw.c). */
+int vw_focus_panel(const vw_state *s);
 /* The bounding box, in cells, of the focused item's reads, writes, samples (their
  * corners) and regions on the panel's tensor and plane; 0 when it has none there. */
 int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1);

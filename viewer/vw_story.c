@@ -229,6 +229,68 @@ static double picture_cells(const vw_state *s, const vw_layout *L, int adv)
     return isfinite(least) ? least : 1;
 }
 
+/* How near a slide layout comes to the pictures' share measured on the grids as drawn
+ * (issue 38 D1: a three-column slide gave a 16 x 16 input 300 px of a 1080 px frame):
+ * each panel's grid height over vw_grid_need, at most 1, in share[p] (1 where no
+ * tensor). A table counts its panel's share (its rows are what they are). */
+static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, double share[2])
+{
+    /* the value text the drawing zooms for (vw_draw_value_metrics): the smallest of the
+     * text, 4/5 and 3/5 of it that is legible, its advance and line scaled from the text's */
+    vw_layout M = *L0;
+    const vw_layout *L = &M;
+    const int px = vw_text_px(L0->w, L0->h), legible = vw_legible_px(L0->h);
+    int vpx = px;
+    for (int k = 4; k >= 3; --k) {
+        const int q = (px * k + 2) / 5 > 8 ? (px * k + 2) / 5 : 8;
+        if (q >= legible) vpx = q;
+    }
+    M.vadv = (adv * vpx + px / 2) / px, M.vline = (L0->line * vpx + px / 2) / px;
+    if (L0->want_vadv > 0 && L0->want_h == L0->h) M.vadv = L0->want_vadv, M.vline = L0->want_vline;
+    for (int p = 0; p < 2; ++p) {
+        const int t = s->panel[p].tensor;
+        share[p] = 1;
+        if (t < 0) continue;
+        const vw_rect area = vw_panel_map_area(L, p);
+        if (vw_panel_table(s, p)) {
+            const vw_rect r = p ? L->output : L->input;
+            share[p] = fmin(1, (double)r.h * 100 / (VW_SLIDE_PICTURE * L->h));
+            continue;
+        }
+        /* the plane as drawn (a zoom, a window of a wide plane), as the audit measures it */
+        const vw_heatmap m = vw_panel_map(s, L, p);
+        const double top = fmax(area.y, m.oy - m.margin * m.cell);
+        const double bottom = fmin(area.y + area.h, m.oy + (double)(m.rows + m.margin) * m.cell);
+        const int need = vw_grid_need(m.rows, m.cols, m.margin, 0, L->w, L->h, L->line);
+        if (need > 0) share[p] = fmin(1, fmax(0, bottom - top) / need);
+    }
+}
+
+/* Whether each panel's header, at its shortest (vw_describe_panel_fit), fits its width. */
+static int headers_fit(const vw_state *s, const vw_layout *L, int adv)
+{
+    for (int p = 0; p < 2; ++p) {
+        const vw_rect pa = p ? L->output : L->input;
+        char head[256];
+        if (s->panel[p].tensor < 0) continue;
+        vw_describe_panel_fit(s, p, 0, 1, 1, head, sizeof head);
+        if ((int)strlen(head) * adv > pa.w - 8) return 0;
+    }
+    return 1;
+}
+
+/* A layout's pictures as one number, bigger better: first the grid of the panel the step
+ * is about (vw_focus_panel; the taller of the two where it is about neither), to 1 %;
+ * then the other's; then the smaller cells (picture_cells). */
+static double picture_rank(const vw_state *s, const vw_layout *L, int adv)
+{
+    double sh[2];
+    picture_shares(s, L, adv, sh);
+    const int fp = vw_focus_panel(s);
+    const double main = fp >= 0 ? sh[fp] : fmax(sh[0], sh[1]), other = fp >= 0 ? sh[!fp] : fmin(sh[0], sh[1]);
+    return floor(main * 100) * 1e7 + floor(other * 100) * 1e4 + fmin(picture_cells(s, L, adv), 9999);
+}
+
 /* Whether a slide layout holds what it was made for: the band's and the decomposition's
  * lines, the heatmaps at least VW_SLIDE_PICTURE of the height. */
 static int slide_fits(const vw_layout *L, const vw_slide_geom *g)
@@ -250,9 +312,11 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
     static const struct {
         int arr, column; /* the column's width in percent of the frame's */
         double pref;
-    } forms[] = {{VW_ARR_STACKED, 0, 1.0},  {VW_ARR_SIDE, 38, 0.985},   {VW_ARR_SIDE, 45, 0.98},
-                 {VW_ARR_RIGHT, 36, 0.97},  {VW_ARR_RIGHT, 42, 0.965},  {VW_ARR_RIGHT, 50, 0.96},
-                 {VW_ARR_COLUMN, 36, 0.96}, {VW_ARR_COLUMN, 42, 0.955}, {VW_ARR_COLUMN, 50, 0.95}};
+    } forms[] = {{VW_ARR_STACKED, 0, 1.0},   {VW_ARR_SIDE, 38, 0.985},   {VW_ARR_SIDE, 45, 0.98},
+                 {VW_ARR_RIGHT, 30, 0.975},  {VW_ARR_RIGHT, 33, 0.972},  {VW_ARR_RIGHT, 36, 0.97},
+                 {VW_ARR_RIGHT, 42, 0.965},  {VW_ARR_RIGHT, 46, 0.962},  {VW_ARR_RIGHT, 50, 0.96},
+                 {VW_ARR_COLUMN, 30, 0.962}, {VW_ARR_COLUMN, 33, 0.961}, {VW_ARR_COLUMN, 36, 0.96},
+                 {VW_ARR_COLUMN, 42, 0.955}, {VW_ARR_COLUMN, 50, 0.95}};
     const int grid = sl->grid ? 4 : 0;
     /* the warp strip's room under the decomposition (vw_strip_area), in lines; kept on a
      * question slide that hides it, so its answer slide has the same layout (nothing jumps) */
@@ -264,6 +328,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
      * 38 D1); of the layouts that hold the band, the one that keeps nearest to them wins
      * over bigger pictures */
     int least_over = 1 << 30;
+    double best_share = -1; /* then the grids' share of the height (picture_rank's first two) */
     vw_slide_geom pick = {.arrangement = VW_ARR_STACKED,
                           .title_lines = title,
                           .band_lines = 1,
@@ -279,6 +344,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
             int band_w, decomp_w;
             vw_slide_widths(w, &g, &band_w, &decomp_w);
             const int need = vw_story_band_needed(sl, (band_w - 16) / adv);
+            static const int splits[] = {500, 460, 540, 420, 580, 380, 620, 340, 660, 300, 700, 260, 740, 200, 800};
             const int body = vw_story_narration_lines(sl, (band_w - 16) / adv);
             const int over = body > VW_NARRATION_LINES ? body - VW_NARRATION_LINES : 0;
 
@@ -287,11 +353,25 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
             for (g.band_lines = need; g.band_lines >= 1 && need - g.band_lines <= least_short; g.band_lines--) {
                 vw_layout_slide(L, w, h, line, &g);
                 if (!slide_fits(L, &g)) continue;
+                /* the split between the pictures that gives the grids the most height */
+                double top = -1;
+                int at = 500;
+                for (size_t q = 0; q < sizeof splits / sizeof splits[0]; ++q) {
+                    g.split = splits[q];
+                    vw_layout_slide(L, w, h, line, &g);
+                    if (q > 0 && !headers_fit(s, L, adv)) continue; /* a narrow panel cuts its header */
+                    const double v = picture_rank(s, L, adv);
+                    if (v > top + 1e-9) top = v, at = splits[q];
+                }
+                g.split = at;
+                vw_layout_slide(L, w, h, line, &g);
                 const int shortfall = need - g.band_lines;
                 const double score = picture_cells(s, L, adv) * forms[f].pref * (least ? 0.97 : 1.0);
+                const double share = floor(picture_rank(s, L, adv) / 1e4);
                 if (shortfall < least_short || (shortfall == least_short && over < least_over) ||
-                    (shortfall == least_short && over == least_over && score > best))
-                    least_over = over, least_short = shortfall, best = score, pick = g;
+                    (shortfall == least_short && over == least_over && share > best_share) ||
+                    (shortfall == least_short && over == least_over && share == best_share && score > best))
+                    least_over = over, least_short = shortfall, best = score, best_share = share, pick = g;
                 break;
             }
         }

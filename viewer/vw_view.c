@@ -703,3 +703,29 @@ void vw_view_reset(vw_state *s)
     for (int p = 0; p < 2; ++p) s->panel[p].zoom = 0;
     s->autozoom = 1;
 }
+
+/* vw_state.h */
+int vw_focus_panel(const vw_state *s)
+{
+    uint32_t ev = vw_state_event(s);
+    if (ev == VW_NONE || ev >= s->tr->nevents) return -1;
+    const ks_event *e = vw_event(s->tr, ev);
+    const uint32_t it = vw_state_item(s);
+    if (e->kind == KS_EV_WORK && it != VW_NONE) { /* the item whole: its lone sample, as drawn */
+        const vw_item *item = &s->idx->items[it];
+        for (uint32_t k = 0, n = 0; k < item->count; ++k) {
+            const ks_event *x = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+            if (x->kind == KS_EV_SAMPLE && n++ == 0) e = x;
+            else if (x->kind == KS_EV_SAMPLE) return -1;
+        }
+    }
+    if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE && e->kind != KS_EV_SAMPLE) return -1;
+    const int64_t plane = e->kind == KS_EV_SAMPLE ? e->u.sample.plane : e->u.access.plane;
+    int any = -1;
+    for (int p = 0; p < 2; ++p)
+        if (s->panel[p].tensor == (int)e->tensor) {
+            if (s->panel[p].plane == plane) return p;
+            if (any < 0) any = p;
+        }
+    return any;
+}
