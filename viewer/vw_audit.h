@@ -29,7 +29,8 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
 /* The rules (issue 38 D1, D3, D4) slide `sl` drawn into `rec` breaks, each as one
  * sentence through fn (msg); returns how many:
  *   pictures: the heatmap panels take at least VW_SLIDE_PICTURE % of the height, and
- *             so does each grid as drawn (vw_audit_grid_need);
+ *             the grid as drawn of the panel the step is about (the taller where it is
+ *             about neither) fills a panel at that share (vw_audit_grid_need);
  *   text: the band shows the slide's text whole (an answer slide may leave the step's
  *         text to the slide before), narration (run line and text) at most
  *         VW_NARRATION_LINES at 1024x768 as the band wraps it;
@@ -49,7 +50,7 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *   given away: vw_audit_answer_in_text on the question slide;
  *   markers: no sample dot, ring or square over a number a cell prints. */
 /* The least height in pixels panel rp's grid as drawn (its extent) must take in a w x h
- * frame: VW_SLIDE_PICTURE % of h, or what the plane's shape allows in a panel half the
+ * frame: VW_SLIDE_PICTURE % of h less the panel's two text lines, or what the plane's shape allows in a panel half the
  * frame wide (a wide plane's square cells), or a table's header and rows at its text. */
 int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line);
 /* The height in pixels panel rp's grid is drawn at: its cells in view and the margin's

@@ -133,8 +133,9 @@ vw_rect vw_bars_area(vw_rect area, const vw_heatmap *m, int line);
 int vw_strip_height(int line);
 
 /* The least height in pixels a slide's grid of rows x cols cells (margin cells round it)
- * is drawn at in a w x h frame (issue 38 D1, measured on the picture, not its panel):
- * VW_SLIDE_PICTURE % of h, or as tall as the plane's shape allows in a panel half the
+ * is drawn at in a w x h frame with text lines `line` high (issue 38 D1, measured on
+ * the picture, not its panel): VW_SLIDE_PICTURE % of h less the panel's header and
+ * legend lines (the grid fills the map of a panel at the share), or as tall as the plane's shape allows in a panel half the
  * frame wide (square cells; the margin's cells, the padding drawn round the plane,
  * count), or, for a table (row_h > 0: rows text rows of row_h px,
  * header included), all its rows. */
