@@ -50,8 +50,9 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *   given away: vw_audit_answer_in_text on the question slide;
  *   markers: no sample dot, ring or square over a number a cell prints. */
 /* The least height in pixels panel rp's grid as drawn (its extent) must take in a w x h
- * frame: VW_SLIDE_PICTURE % of h less the panel's two text lines, or what the plane's shape allows in a panel half the
- * frame wide (a wide plane's square cells), or a table's header and rows at its text. */
+ * frame: VW_SLIDE_PICTURE % of h less the panel's two text lines, or what the plane's
+ * shape allows in a panel half the frame wide (a wide plane's square cells), or a
+ * table's header and rows at its text. */
 int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line);
 /* The height in pixels panel rp's grid is drawn at: its cells in view and the margin's
  * (the padding ring round a plane), a table's header and rows. */
