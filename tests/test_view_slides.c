@@ -1194,6 +1194,31 @@ START_TEST(the_picture_rule_measures_the_grid_not_its_panel)
 }
 END_TEST
 
+/* issue 38: lesson 12 step 8's columns (1 .. 144, 16 to a row) printed their three-digit
+ * numbers at the full text size with 6 px between them at 1920x1080: each number keeps
+ * half a character of its cell free (vw_value_gap), so neighbours stand apart. */
+START_TEST(three_digit_values_keep_apart)
+{
+    open_lesson("12");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 7);
+    const vw_rec_panel *rp = &f.d.rec.panel[0];
+    ck_assert_int_eq(rp->values, 1);
+    int wide = 0;
+    for (int i = 0; i < rp->nvalues; ++i) {
+        const int len = (int)strlen(rp->value[i].text), adv = rp->value[i].box.w / len;
+        wide += len == 3;
+        ck_assert_msg(rp->cell - rp->value[i].box.w >= vw_value_gap(adv), "%s: %d px in a %.0f px cell",
+                      rp->value[i].text, rp->value[i].box.w, rp->cell);
+    }
+    ck_assert_int_ge(wide, 40); /* 100 .. 144 */
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
  * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
  * breaks where a printed number stands: no pixel of a number's box in the outlines'
@@ -1406,6 +1431,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, slide_text_height_follows_the_frame);
     tcase_add_test(tc, the_picture_rule_measures_the_grid_not_its_panel);
+    tcase_add_test(tc, three_digit_values_keep_apart);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);

@@ -72,7 +72,9 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
     for (int f = 0; f < fonts && k < 0; ++f)
         for (int nw = 0; nw < 2 && k < 0; ++nw) {
             const vw_font *font = vw_value_font(d, f);
-            if (m->cell >= font->line + 2 && (double)longest[nw] * font->advance <= m->cell - 4) k = f, narrow = nw;
+            if (m->cell >= font->line + 2 &&
+                (double)longest[nw] * font->advance <= m->cell - vw_value_gap(font->advance))
+                k = f, narrow = nw;
         }
     if (k < 0) return -1;
     const vw_font *font = vw_value_font(d, k);

@@ -132,6 +132,11 @@ vw_rect vw_bars_area(vw_rect area, const vw_heatmap *m, int line);
  * a line of address labels: vw_strip_height(line) pixels where there is room. */
 int vw_strip_height(int line);
 
+/* The room a cell keeps beside its number, both sides together, at a value text of
+ * advance adv: half a character (issue 38: 12 s8's three-digit numbers nearly touched at
+ * 1920x1080 with 4 px), 4 px at least. */
+static inline int vw_value_gap(int adv) { return adv / 2 > 4 ? adv / 2 : 4; }
+
 /* The least height in pixels a slide's grid of rows x cols cells (margin cells round it)
  * is drawn at in a w x h frame with text lines `line` high (issue 38 D1, measured on
  * the picture, not its panel): VW_SLIDE_PICTURE % of h less the panel's header and

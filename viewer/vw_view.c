@@ -253,7 +253,7 @@ void vw_values_need(const vw_state *s, const vw_layout *L, int panel, double *ne
     else return;
     if (widest <= 0) return;
     const int vadv = L->vadv > 0 ? L->vadv : 1, vline = L->vline > 0 ? L->vline : L->line;
-    *need = fmax(widest * vadv + 4, vline + 2);
+    *need = fmax(widest * vadv + vw_value_gap(vadv), vline + 2);
 }
 
 /* A slide's zoom for its values: when the whole plane's cells (base) are too small for
