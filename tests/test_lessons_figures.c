@@ -285,6 +285,47 @@ START_TEST(the_block_figure_outlines_the_blocks_tile_of_c)
 }
 END_TEST
 
+/* The transposed convolution's input drawn (issue 38, lesson 12 steps 8-10 drew only its
+ * columns): col2im's scatter over a 4 x 4 grid of windows, k = 3, s = 2, p = 1: input
+ * pixel (i, j), column i*4 + j of the columns matrix, sits where its centre tap (1, 1)
+ * lands, output (i*s - p + 1, j*s - p + 1) = (2i, 2j), all 16 inside the 7 x 7 and the
+ * 8 x 8 output; the focused work item's pixel, (h_col, w_col) = (index / 4 % 4, index %
+ * 4), is the one marked as focused. */
+START_TEST(the_transposed_input_sits_at_its_centre_taps)
+{
+    open_lesson("12");
+    const int steps[2] = {8, 10};
+    for (int z = 0; z < 2; ++z) {
+        vf_frame f;
+        vw_state st;
+        const int k = steps[z] - 1;
+        show(&f, &st, 1920, 1080, k, 0);
+        const vw_record *rec = &f.d.rec;
+        const uint32_t it = vw_state_item(&st);
+        ck_assert(it != VW_NONE);
+        const int64_t index = (int64_t)st.idx->items[it].index, pixel = (index / 4 % 4) * 4 + index % 4;
+        int seen = 0, focused = 0;
+        for (int m = 0; m < rec->nmarks; ++m) {
+            const vw_rec_mark *mk = &rec->marks[m];
+            if (mk->kind != VW_MARK_INPUT) continue;
+            seen++;
+            const int64_t i = mk->which / 4, j = mk->which % 4;
+            ck_assert_msg(mk->y0 == (double)(i * 2 - 1 + 1) && mk->x0 == (double)(j * 2 - 1 + 1),
+                          "step %d: pixel %lld at (%.0f, %.0f)", steps[z], (long long)mk->which, mk->y0, mk->x0);
+            ck_assert_int_eq(rec->panel[mk->panel].tensor, ks_trace_tensor(slides[k].trace, "output"));
+            if (mk->pass) {
+                focused++;
+                ck_assert_int_eq(mk->which, pixel);
+            }
+        }
+        ck_assert_int_eq(seen, 16);
+        ck_assert_int_eq(focused, 1);
+        hide_frame(&f, &st);
+    }
+    close_lesson();
+}
+END_TEST
+
 static int legend_has(const vf_frame *f, vw_rect lg, uint32_t col)
 {
     for (int y = lg.y; y < lg.y + lg.h; ++y)
@@ -620,6 +661,7 @@ int main(void)
     tcase_add_test(tc, the_window_the_floor_drops_is_one_past_the_last);
     tcase_add_test(tc, the_warp_figure_marks_every_lane_of_the_request);
     tcase_add_test(tc, the_block_figure_outlines_the_blocks_tile_of_c);
+    tcase_add_test(tc, the_transposed_input_sits_at_its_centre_taps);
     tcase_add_test(tc, nan_has_a_legend_and_no_number_is_cut_at_an_edge);
     tcase_add_test(tc, a_recorded_bins_samples_come_from_our_run);
     tcase_add_test(tc, the_race_figure_marks_a_store_read_after_it);

@@ -53,6 +53,7 @@ static inline double vw_colormap_t(double v, double lo, double hi)
 #define VW_COL_IDLE 0x1C1C22
 #define VW_COL_CURRENT 0x00FFFF
 #define VW_COL_ANSWER 0x9CFF2E /* the cell a question asks about, once answered: lime */
+#define VW_COL_INPUT 0x5AA0FF  /* a transposed convolution's input pixel (lesson 12): blue */
 #define VW_COL_CLAMP 0xFF9C1A  /* a sample corner clamped onto the last row/column: orange */
 
 #endif

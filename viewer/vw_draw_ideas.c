@@ -23,6 +23,8 @@
  *                          "1st: thread 21 writes -1 over 2", "2nd: thread 22 reads -1";
  *   samples:RUN            another run's samples of the focused work item, a dot each
  *                          (a recorded kernel's trace has loads, not sample points);
+ *   input                  a transposed convolution's input (col2im's scatter): each
+ *                          pixel framed in blue on the output cell its centre tap reaches;
  *   warp                   the focused request: each lane's cell outlined, in its
  *                          sector's colour where the warp strip shows (else one colour:
  *                          a question that hides the strip asks for its sectors).
@@ -37,6 +39,7 @@
 #include "vw_draw_int.h"
 #include "vw_labels.h"
 #include "vw_phase.h"
+#include "vw_plane.h"
 #include "vw_view.h"
 #include "vw_warp.h"
 
@@ -628,6 +631,74 @@ static void draw_warp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int pa
     }
 }
 
+/* A transposed convolution's input (col2im's scatter: each column of the columns matrix
+ * is one input pixel, its rows the kernel's taps): each pixel drawn as a blue frame on the
+ * output cell its centre tap reaches, the focused item's pixel in cyan, so the 4 x 4 input
+ * shows spread over the output at the stride, as conv_arithmetic draws it (issue 38: lesson
+ * 12 steps 8-10 drew only the columns). Worked out from the trace: the work items that
+ * read the middle row of the columns (the centre tap) and the cell each writes. */
+static void draw_input(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    const int t = s->panel[panel].tensor;
+    const int64_t plane = s->panel[panel].plane;
+    const uint32_t fit = vw_state_item(s);
+    int64_t focus_x = -1;
+    int ncol = 0;
+    struct {
+        int64_t x, y, j;
+    } at[64];
+    for (uint32_t i = 0; i < s->idx->nitems; ++i) {
+        const vw_item *item = &s->idx->items[i];
+        const ks_event *rd = NULL, *wr = NULL;
+        for (uint32_t k = 0; k < item->count; ++k) {
+            const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+            if (e->kind == KS_EV_READ && e->tensor != (uint32_t)t && !rd) rd = e;
+            if (e->kind == KS_EV_WRITE && e->tensor == (uint32_t)t && e->u.access.plane == plane) wr = e;
+        }
+        if (!rd) continue;
+        const vw_plane_dims cd = vw_plane_dims_of(&s->tr->tensors[rd->tensor]);
+        if (i == fit) focus_x = rd->u.access.x;
+        if (!wr || rd->u.access.y != (cd.h - 1) / 2 || wr->u.access.y < 0 || wr->u.access.y >= m->rows ||
+            wr->u.access.x < 0 || wr->u.access.x >= m->cols || ncol >= 64)
+            continue;
+        at[ncol].y = wr->u.access.y, at[ncol].x = wr->u.access.x, at[ncol].j = rd->u.access.x, ncol++;
+    }
+    if (!ncol) return;
+    const int in = m->cell >= 40 ? 4 : 2, thick = m->cell >= 40 ? 3 : 2;
+    notes ns = {0};
+    for (int i = 0; i < ncol; ++i) {
+        const vw_rect c = vw_heatmap_cell(m, at[i].y, at[i].x);
+        const int focused = at[i].j == focus_x;
+        const vw_rect box = {.x = c.x + in, .y = c.y + in, .w = c.w - 2 * in, .h = c.h - 2 * in};
+        vw_outline(d->r, box, focused ? VW_COL_FOCUS : VW_COL_INPUT, thick, 0);
+        vw_rec_add_dot(
+            &d->rec, panel, box,
+            (vw_rect){.x = box.x + thick, .y = box.y + thick, .w = box.w - 2 * thick, .h = box.h - 2 * thick}, focused);
+        mark(d, (vw_rec_mark){.panel = panel,
+                              .kind = VW_MARK_INPUT,
+                              .which = at[i].j,
+                              .pass = focused,
+                              .y0 = (double)at[i].y,
+                              .x0 = (double)at[i].x,
+                              .y1 = (double)at[i].y,
+                              .x1 = (double)at[i].x});
+    }
+    /* one label, at the first pixel: what the frames are */
+    int rows = 0, cols = 0; /* the input's shape: the distinct rows and columns it lands on */
+    for (int i = 0; i < ncol; ++i) {
+        int ry = 1, rx = 1;
+        for (int j = 0; j < i; ++j) ry &= at[j].y != at[i].y, rx &= at[j].x != at[i].x;
+        rows += ry, cols += rx;
+    }
+    char text[48];
+    if (rows * cols == ncol) snprintf(text, sizeof text, "input: %d x %d pixels", rows, cols);
+    else snprintf(text, sizeof text, "input: %d pixels", ncol);
+    const vw_rect c0 = vw_heatmap_cell(m, at[0].y, at[0].x);
+    note(&ns, vw_value_font(d, vw_label_font(d, m->cell)), c0.x + in, c0.y + in, VW_COL_INPUT, text);
+    place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
+    vw_values_over_markers(d, panel);
+}
+
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel) || vw_panel_table(s, panel)) return;
@@ -647,5 +718,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_BLOCK) draw_block(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_SAMPLES) draw_guide_samples(d, s, &m, panel);
     if (fig & VW_FIGURE_RACE) draw_race(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_INPUT) draw_input(d, s, &m, panel, clip);
     SDL_RenderSetClipRect(d->r, NULL);
 }

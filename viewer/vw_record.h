@@ -88,7 +88,9 @@ enum {
     VW_MARK_WARP = 7,    /* a lane's access of the focused request: cell (y0, x0); which: the lane */
     VW_MARK_BLOCK = 8,   /* block `which`'s writes: its first cell (y0, x0) and last (y1, x1) */
     VW_MARK_SAMPLE = 9,  /* another run's sample of the item: point (y0, x0); which: its tap */
-    VW_MARK_RACE = 10    /* shared slot (y0, x0): thread `pass` stores, then thread `which` reads */
+    VW_MARK_RACE = 10,   /* shared slot (y0, x0): thread `pass` stores, then thread `which` reads */
+    VW_MARK_INPUT = 11   /* a transposed convolution's input pixel `which` (a column of columns) at
+                          * output cell (y0, x0), where its centre tap lands; pass: the focused one */
 };
 
 typedef struct vw_rec_mark {

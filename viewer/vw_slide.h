@@ -34,7 +34,8 @@ enum {
     VW_FIGURE_WARP = 64,
     VW_FIGURE_BLOCK = 128,
     VW_FIGURE_SAMPLES = 256,
-    VW_FIGURE_RACE = 512
+    VW_FIGURE_RACE = 512,
+    VW_FIGURE_INPUT = 1024
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):

@@ -304,10 +304,10 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
     const cJSON *draw = cJSON_GetObjectItemCaseSensitive(o, "draw");
     if (draw && !cJSON_IsArray(draw)) ls_problem(rep, k, "draw must be a list of figure names");
     for (const cJSON *f = draw && cJSON_IsArray(draw) ? draw->child : NULL; f; f = f->next) {
-        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped", "window",
-                                              "waves",     "warp",      "block", "",        "race"};
+        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped", "window", "waves",
+                                              "warp",      "block",     "",      "race",    "input"};
         int bit = 0;
-        for (int i = 0; i < 10; ++i) /* 8: samples:RUN, below */
+        for (int i = 0; i < 11; ++i) /* 8: samples:RUN, below */
             if (figures[i][0] && cJSON_IsString(f) && !strcmp(f->valuestring, figures[i])) bit = 1 << i;
         /* "samples:RUN": a recorded kernel's loads have no sample points; another run of
          * the same work (our operator's) has them (lesson 14 steps 4-5) */
@@ -319,7 +319,8 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
         if (!bit)
             ls_problem(
                 rep, k,
-                "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block, race, samples:RUN)",
+                "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block, race, input, "
+                "samples:RUN)",
                 cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }
