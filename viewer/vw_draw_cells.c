@@ -145,6 +145,15 @@ void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
     vw_outline(d->r, r, VW_COL_ANSWER, 4, 7);
 }
 
+/* How far a placed label's box lies from the point it names (0 beside it). */
+static int leader_px(const vw_label *l)
+{
+    if (!l->leader) return 0;
+    int x, y;
+    vw_label_leader_end(l, &x, &y);
+    return (int)lround(hypot(x - l->ax, y - l->ay));
+}
+
 int vw_sample_weight_labels(const ks_event *e, const vw_heatmap *m, int advance, int line, vw_rect bounds,
                             vw_weight_label out[4])
 {
@@ -210,7 +219,30 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
      * a line across a corner reads as that corner's) */
     for (int g = 0; g < n; ++g) pl[g].pass[pl[g].npass++] = avoid[0];
     for (int i = 0; i < nkeep && navoid < (int)(sizeof avoid / sizeof avoid[0]); ++i) avoid[navoid++] = keep_off[i];
-    const int stuck = vw_place_labels(pl, n, bounds, avoid, navoid, 5);
+    vw_label first[4];
+    memcpy(first, pl, sizeof first);
+    int stuck = vw_place_labels(pl, n, bounds, avoid, navoid, 5);
+    /* a clamped corner's label that found room only far off (issue 38: 14 s6's two went to
+     * the plane's top and bottom with leaders across it): without "to row r, col c" (its
+     * leader names the cell) where that puts the clamped labels nearer their cells */
+    int far = 0;
+    for (int g = 0; g < n; ++g) far += out[g].corners > 1 && leader_px(&pl[g]) > 2 * m->cell;
+    if (far && !stuck) {
+        vw_label near[4];
+        memcpy(near, first, sizeof near);
+        for (int g = 0; g < n; ++g)
+            if (out[g].corners > 1) near[g].w = (int)(strstr(out[g].text, " to row") - out[g].text) * advance + 10;
+        int was = 0, now = 0;
+        if (!vw_place_labels(near, n, bounds, avoid, navoid, 5)) {
+            for (int g = 0; g < n; ++g)
+                if (out[g].corners > 1) was += leader_px(&pl[g]), now += leader_px(&near[g]);
+            if (now + m->cell < was) {
+                memcpy(pl, near, sizeof near);
+                for (int g = 0; g < n; ++g)
+                    if (out[g].corners > 1) *strstr(out[g].text, " to row") = 0;
+            }
+        }
+    }
     for (int g = 0; g < n; ++g) out[g].label = pl[g];
     return stuck ? -n : n;
 }
