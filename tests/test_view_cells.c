@@ -2,8 +2,10 @@
  * exact shortest form (10.125, not 10.12), an all-zero plane in the colormap's zero
  * colour, the cell a question asks about outlined once the answer shows, and a sample's
  * corner-weight labels that never overlap (clamped corners share one label). */
+#include <math.h>
 #include <string.h>
 
+#include "../viewer/vw_describe.h"
 #include "../viewer/vw_draw_int.h"
 #include "view_fixture.h"
 
@@ -294,12 +296,31 @@ START_TEST(a_slide_shows_the_plane_of_its_focused_event)
 }
 END_TEST
 
+/* NaN is named "NaN" whatever its sign bit: printf's "-nan" on a slide read as a value
+ * (issue 38 D12: 11 s7, 13 s6, 13 s8) */
+START_TEST(nan_is_printed_as_nan)
+{
+    char b[64];
+    const double neg_nan = -(double)NAN;
+    ck_assert(isnan(neg_nan) && signbit(neg_nan));
+    vw_value_text(b, sizeof b, neg_nan);
+    ck_assert_str_eq(b, "NaN");
+    vw_value_text(b, sizeof b, (double)NAN);
+    ck_assert_str_eq(b, "NaN");
+    vw_cell_text(b, sizeof b, neg_nan, 1);
+    ck_assert_str_eq(b, "NaN");
+    vw_value_text(b, sizeof b, -(double)INFINITY);
+    ck_assert_str_eq(b, "-inf");
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("view_cells");
     TCase *tc = tcase_create("view_cells");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, cells_print_their_values_exactly);
+    tcase_add_test(tc, nan_is_printed_as_nan);
     tcase_add_test(tc, a_pass_ring_on_a_named_cell_lets_no_leader_across_the_cell);
     tcase_add_test(tc, an_all_zero_plane_is_drawn_in_the_zero_colour);
     tcase_add_test(tc, the_answer_cell_is_highlighted_once_revealed);

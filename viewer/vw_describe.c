@@ -631,7 +631,9 @@ void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
         vw_plane_dims d = vw_plane_dims_of(T);
         int64_t off = (s->panel[s->hover_panel].plane * d.h + s->hover_y) * d.w + s->hover_x;
         ks_format_element(tr, t, s->panel[s->hover_panel].plane, s->hover_y, s->hover_x, where, sizeof where);
-        PUT("  |  %s = %.6g%s", where, vw_tensor_value(T, off), vw_cell_empty(T, off) ? " (empty)" : "");
+        const double hv = vw_tensor_value(T, off);
+        if (isnan(hv)) PUT("  |  %s = NaN%s", where, vw_cell_empty(T, off) ? " (empty)" : "");
+        else PUT("  |  %s = %.6g%s", where, hv, vw_cell_empty(T, off) ? " (empty)" : "");
         const vw_aggregate *a = s->idx && s->idx->agg[t].on ? &s->idx->agg[t] : NULL;
         if (a)
             PUT(" (reads %u, weight %.4g, writes %u, visits %u", vw_count_at(&a->reads, off), vw_agg_weight(a, off),
@@ -676,8 +678,12 @@ const char *const *vw_help_lines(void)
 
 int vw_value_text(char *buf, size_t n, double v)
 {
-    if (!isfinite(v)) { /* nan, -nan, inf: what it is */
-        snprintf(buf, n, "%g", v);
+    if (isnan(v)) { /* "NaN" whatever its sign bit (printf says "-nan"; issue 38 D12) */
+        snprintf(buf, n, "NaN");
+        return 1;
+    }
+    if (isinf(v)) {
+        snprintf(buf, n, "%s", v < 0 ? "-inf" : "inf");
         return 1;
     }
     if (v == floor(v) && fabs(v) < 1e15) { /* 20, not 2e+01 */
