@@ -960,8 +960,8 @@ START_TEST(a_step_puts_the_warp_strip_on_its_slide)
     vw_state st;
     step_to_slide(&f, &st, 1280, 960, 3); /* step 4: padding lanes */
     ck_assert_int_eq(st.strip, 1);
-    vw_story_show(&st, 1); /* step 2: warp 0's strip, a question about warp 1 */
-    ck_assert_int_eq(st.strip, 1);
+    vw_story_show(&st, 1); /* step 2: warp 0's lanes, no strip: its sectors answer step 3 */
+    ck_assert_int_eq(st.strip, 0);
     vw_story_show(&st, 5); /* step 6: its sectors would answer the question: off until the answer */
     ck_assert_int_eq(st.strip, 0);
     vw_layout asked, answered; /* its room is kept: the answer slide does not jump */
