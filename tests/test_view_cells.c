@@ -314,6 +314,23 @@ START_TEST(nan_is_printed_as_nan)
 }
 END_TEST
 
+/* a random float whose shortest name has 6 digits (05 s11's mask, 0.527412) is rounded
+ * and marked like its neighbours, not shown as exact; short names and binary fractions
+ * stay in full (issue 38 D9) */
+START_TEST(a_long_shortest_name_is_marked_rounded)
+{
+    char b[64];
+    vw_cell_text(b, sizeof b, (double)0.527412f, 0);
+    ck_assert_str_eq(b, "~0.5274");
+    vw_cell_text(b, sizeof b, (double)0.1f, 0);
+    ck_assert_str_eq(b, "0.1");
+    vw_cell_text(b, sizeof b, 34.46875, 0);
+    ck_assert_str_eq(b, "34.46875");
+    vw_cell_text(b, sizeof b, (double)0.7365423f, 0);
+    ck_assert_str_eq(b, "~0.7365");
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("view_cells");
@@ -321,6 +338,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, cells_print_their_values_exactly);
     tcase_add_test(tc, nan_is_printed_as_nan);
+    tcase_add_test(tc, a_long_shortest_name_is_marked_rounded);
     tcase_add_test(tc, a_pass_ring_on_a_named_cell_lets_no_leader_across_the_cell);
     tcase_add_test(tc, an_all_zero_plane_is_drawn_in_the_zero_colour);
     tcase_add_test(tc, the_answer_cell_is_highlighted_once_revealed);

@@ -676,8 +676,11 @@ const char *const *vw_help_lines(void)
     return lines;
 }
 
-int vw_value_text(char *buf, size_t n, double v)
+/* vw_value_text; *named: the text is the float's shortest name (0.1), exact only as that
+ * float's name, not as a decimal */
+static int value_text(char *buf, size_t n, double v, int *named)
 {
+    *named = 0;
     if (isnan(v)) { /* "NaN" whatever its sign bit (printf says "-nan"; issue 38 D12) */
         snprintf(buf, n, "NaN");
         return 1;
@@ -712,10 +715,17 @@ int vw_value_text(char *buf, size_t n, double v)
     const int p = ks_real_digits(v);
     if (p <= KS_EXACT_DIGITS) { /* 0.1: the float's own shortest name */
         snprintf(buf, n, "%.*g", p, v);
+        *named = p;
         return 1;
     }
     snprintf(buf, n, "%.4g", v);
     return 0;
+}
+
+int vw_value_text(char *buf, size_t n, double v)
+{
+    int named;
+    return value_text(buf, n, v, &named);
 }
 
 /* A cell's number: exact values in full (34.46875 beside 26.375), a rounded one marked
@@ -723,9 +733,14 @@ int vw_value_text(char *buf, size_t n, double v)
  * marked too, for cells too small for the full text */
 void vw_cell_text(char *buf, size_t n, double v, int narrow)
 {
-    char t[40], r[40];
-    int exact = vw_value_text(t, sizeof t, v);
+    char t[112], r[40];
+    int named;
+    int exact = value_text(t, sizeof t, v, &named);
     snprintf(r, sizeof r, "%.4g", v);
+    /* a shortest name longer than the 4-digit rounding (0.527412, a random float that
+     * happens to have one) is no exact value beside its "~" neighbours (issue 38 D9, 05
+     * s11's mask): rounded and marked like them; 0.1 or 0.25 stay as they are */
+    if (exact && named > 4) exact = 0, snprintf(t, sizeof t, "%s", r);
     if (narrow && exact && strlen(t) > strlen(r) + 1) exact = 0, snprintf(t, sizeof t, "%s", r);
     snprintf(buf, n, "%s%s", exact ? "" : "~", t);
 }
