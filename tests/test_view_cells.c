@@ -331,6 +331,24 @@ START_TEST(a_long_shortest_name_is_marked_rounded)
 }
 END_TEST
 
+/* a slide legend's name is whole or absent: "values after phase" lost its number (11 s4,
+ * s6) and "values" read "val" (14 s5) where the room ran out (issue 38 D12) */
+START_TEST(a_legend_name_is_never_cut)
+{
+    int w;
+    const int adv = 10;
+    ck_assert_str_eq(vw_legend_name("values after phase 1", "phase 1", 400, adv, &w), "values after phase 1");
+    ck_assert_int_eq(w, 220);
+    ck_assert_str_eq(vw_legend_name("values after phase 1", "phase 1", 190, adv, &w), "phase 1");
+    ck_assert_int_eq(w, 90);
+    ck_assert_str_eq(vw_legend_name("values after phase 1", "phase 1", 60, adv, &w), "");
+    ck_assert_int_eq(w, 0);
+    ck_assert_str_eq(vw_legend_name("values", NULL, 80, adv, &w), "values");
+    ck_assert_str_eq(vw_legend_name("values", NULL, 50, adv, &w), "");
+    ck_assert_int_eq(w, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("view_cells");
@@ -338,6 +356,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, cells_print_their_values_exactly);
     tcase_add_test(tc, nan_is_printed_as_nan);
+    tcase_add_test(tc, a_legend_name_is_never_cut);
     tcase_add_test(tc, a_long_shortest_name_is_marked_rounded);
     tcase_add_test(tc, a_pass_ring_on_a_named_cell_lets_no_leader_across_the_cell);
     tcase_add_test(tc, an_all_zero_plane_is_drawn_in_the_zero_colour);

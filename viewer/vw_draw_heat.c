@@ -231,6 +231,19 @@ static void draw_margin(SDL_Renderer *r, const vw_state *s, int panel, const vw_
         }
 }
 
+const char *vw_legend_name(const char *name, const char *brief, int room, int adv, int *width)
+{
+    const int full = ((int)strlen(name) + 2) * adv, shortw = brief ? ((int)strlen(brief) + 2) * adv : 0;
+    *width = full;
+    if (room - full >= 4 * adv) return name; /* the whole name and a bar of 4 characters */
+    if (brief && room - shortw >= 4 * adv) return *width = shortw, brief;
+    if (room >= full + 9) return name; /* a short bar still */
+    if (room >= full) return name;     /* no bar: the name whole */
+    if (brief && room >= shortw) return *width = shortw, brief;
+    *width = 0;
+    return ""; /* no room for it whole: none of it */
+}
+
 static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c)
 {
     vw_rect lg = panel ? L->output_legend : L->input_legend;
@@ -247,7 +260,14 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         /* NaN cells (the simulator's poison for a slot never written) are magenta, off
          * the ramp: a swatch and the word say so (issue 38 D12: 11 s7, 13 s2-s8) */
         const int nanw = c->nan ? 6 * adv : 0;
-        const int nw = ((int)strlen(name) + 2) * adv + nanw;
+        /* the name whole or not at all ("values after phase" lost its number, "values"
+         * read "val": issue 38 D12): a short bar, then "phase 1", then no bar, then no name */
+        const int room = lg.w - lw - hw - nanw - 2 * adv; /* for the bar and the name */
+        char shortname[48];
+        snprintf(shortname, sizeof shortname, "phase %lld", (long long)d->tile.phase);
+        int nw;
+        name = vw_legend_name(name, c->tile_key >= 0 ? shortname : NULL, room, adv, &nw);
+        nw += nanw;
         bar_x = lg.x + lw + adv;
         bar_w = lg.w - lw - hw - nw - 2 * adv;
         if (bar_w > 400) bar_w = 400;

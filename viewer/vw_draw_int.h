@@ -80,6 +80,10 @@ static inline double vw_heat_t(vw_mode mode, double v, double lo, double hi)
 }
 
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
+/* A slide legend's name after its bar: `name` whole where it fits with a bar of 4
+ * characters, else `brief` (NULL: none) with one, else the one that fits without the
+ * bar, else "" (never a name cut short: "val"); *width: its pixels with its gap. */
+const char *vw_legend_name(const char *name, const char *brief, int room, int adv, int *width);
 void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
 /* The ideas the shown slide asks to draw on panel `panel` (vw_slide.figure; vw_draw_ideas.c). */
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel);
