@@ -231,7 +231,7 @@ START_TEST(the_warp_figure_marks_every_lane_of_the_request)
             vw_state st;
             show(&f, &st, 1280, 960, want[i].step - 1, reveal);
             const vw_record *rec = &f.d.rec;
-            int lanes = 0;
+            uint32_t lanes = 0;
             for (int m = 0; m < rec->nmarks; ++m) {
                 const vw_rec_mark *mk = &rec->marks[m];
                 if (mk->kind != VW_MARK_WARP) continue;
@@ -244,9 +244,9 @@ START_TEST(the_warp_figure_marks_every_lane_of_the_request)
                                   rp->oy + mk->y0 * rp->cell >= rp->map.y - 0.5 &&
                                   rp->oy + (mk->y0 + 1) * rp->cell <= rp->map.y + rp->map.h + 0.5,
                               "step %d: lane %lld's cell is out of view", want[i].step, (long long)k);
-                lanes |= 1 << k;
+                lanes |= 1u << k;
             }
-            ck_assert_msg((unsigned)lanes == 0xFFFFFFFFu, "step %d: lanes marked %08x", want[i].step, (unsigned)lanes);
+            ck_assert_msg(lanes == 0xFFFFFFFFu, "step %d: lanes marked %08x", want[i].step, (unsigned)lanes);
             hide_frame(&f, &st);
         }
     close_lesson();
