@@ -6,12 +6,12 @@
  * a warp and event) and 244 MB of events. A page per thread cut the atomics but made the
  * stores scattered (81x). So the lanes of a warp share pages of 32 columns, a column each
  * as they run short of room (ks_page_claim: one atomicAdd a column on the warp's slot, one
- * a page on the buffer's cursor);
- * each writes its records in program order down its column, and the page's columns are
- * interleaved (word k of column c at k * columns + c): lanes storing the same record word
- * together write contiguous bytes; a column no lane took has no header (the host skips
- * it). The host (ks_pages_decode) turns the columns back into the 64-byte events (ks_event.h) the
- * simulator writes; docs/trace-format.md gives the words.
+ * a page on the buffer's cursor); each writes its records in program order down its
+ * column, and the page's columns are interleaved (word k of column c at k * columns + c):
+ * lanes storing the same record word together write contiguous bytes; a column no lane
+ * took has no header (the host skips it). The host (ks_pages_decode) turns the columns
+ * back into the 64-byte events (ks_event.h) the simulator writes; docs/trace-format.md
+ * gives the words.
  *
  * A page of n columns is n * KS_COL_WORDS words. A column: 4 header words (KS_PAGE_MAGIC
  * << 16 | n, block, thread, ks_page_tag), then records, then a 0 word where they end
@@ -29,9 +29,10 @@
  *
  * Pages are claimed with atomicAdd on counters[0], in words, back to back from word 0, so
  * the buffer reads as a walk of pages and a thread's columns lie in the order it wrote
- * them (a later column is in a later page, or later in the same page). A page that does not fit the buffer is not stored: its records are counted as
- * dropped (counters[1]), and counters[0] keeps counting the words the launch asked for
- * (kernels/run.c sizes its second launch from it).
+ * them (a later column is in a later page, or later in the same page). A page that does
+ * not fit the buffer is not stored: its records are counted as dropped (counters[1]), and
+ * counters[0] keeps counting the words the launch asked for (kernels/run.c sizes its
+ * second launch from it).
  */
 #ifndef KS_PAGES_H
 #define KS_PAGES_H
