@@ -222,6 +222,18 @@ static ks_sink *decode(const uint32_t *buf, unsigned long long words, unsigned l
     return host;
 }
 
+/* The decoded events are the expected ones (x.n of them), in (block, thread, index, seq) order. */
+static void expect_same_events(expected *x, ks_sink *host, uint64_t seed)
+{
+    ck_assert_uint_eq(ks_sink_count(host), x->n);
+    qsort(x->ev, x->n, sizeof *x->ev, by_thread_seq);
+    qsort(host->events, x->n, sizeof *x->ev, by_thread_seq);
+    for (size_t i = 0; i < x->n; ++i)
+        ck_assert_msg(!memcmp(&x->ev[i], &host->events[i], sizeof(ks_event)),
+                      "seed %llu: event %zu (block %u thread %u seq %u kind %d) differs", (unsigned long long)seed, i,
+                      x->ev[i].block, x->ev[i].thread, x->ev[i].seq, x->ev[i].kind);
+}
+
 START_TEST(pages_give_back_every_event)
 {
     for (uint64_t seed = 1; seed <= 6; ++seed) {
@@ -238,12 +250,7 @@ START_TEST(pages_give_back_every_event)
         ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
         ck_assert_uint_eq(trimmed, 0);
         ck_assert_uint_eq(ks_sink_count(host), x.n);
-        qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
-        qsort(host->events, x.n, sizeof *x.ev, by_thread_seq);
-        for (size_t i = 0; i < x.n; ++i)
-            ck_assert_msg(!memcmp(&x.ev[i], &host->events[i], sizeof(ks_event)),
-                          "seed %llu: event %zu (block %u thread %u seq %u kind %d) differs", (unsigned long long)seed,
-                          i, x.ev[i].block, x.ev[i].thread, x.ev[i].seq, x.ev[i].kind);
+        expect_same_events(&x, host, seed);
         ks_host_sink_free(host);
         free(buf), free(x.ev);
     }
@@ -368,11 +375,7 @@ START_TEST(a_lost_column_drops_records_up_to_the_next_work_record)
         ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
         ck_assert_uint_eq(trimmed, x.host_drops);
         ck_assert_uint_eq(ks_sink_count(host), x.n);
-        qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
-        qsort(host->events, x.n, sizeof *x.ev, by_thread_seq);
-        for (size_t i = 0; i < x.n; ++i)
-            ck_assert_msg(!memcmp(&x.ev[i], &host->events[i], sizeof(ks_event)), "seed %llu: event %zu differs",
-                          (unsigned long long)seed, i);
+        expect_same_events(&x, host, seed);
         ks_host_sink_free(host);
         free(buf), free(x.ev);
     }
