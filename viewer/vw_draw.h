@@ -47,6 +47,8 @@ typedef struct vw_tile_values {
     int tensor; /* -1: none */
     uint32_t block;
     int64_t phase, n;
+    int64_t cut;   /* VW_FIGURE_AS_READ: the event the tile is taken before (-1: the phase's end) */
+    uint32_t item; /* and the work item whose read that is */
     float *v;
 } vw_tile_values;
 

@@ -255,7 +255,10 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     if (L->arrangement) { /* a slide's legend is one line: lo [bar] hi  mode */
         const int adv = d->font.advance, lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
         char phase[48]; /* the shared tile: the values as the focused block's phase leaves them */
-        snprintf(phase, sizeof phase, "values after phase %lld", (long long)d->tile.phase);
+        if (d->tile.cut >= 0) /* "as-read": the tile as the focused item's first read finds it */
+            snprintf(phase, sizeof phase, "values item %u reads", d->tile.item);
+        else
+            snprintf(phase, sizeof phase, "values after phase %lld", (long long)d->tile.phase);
         const char *name = c->tile_key >= 0 ? phase : vw_mode_name((vw_mode)c->mode);
         /* NaN cells (the simulator's poison for a slot never written) are magenta, off
          * the ramp: a swatch and the word say so (issue 38 D12: 11 s7, 13 s2-s8) */
@@ -264,7 +267,8 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
          * read "val": issue 38 D12): a short bar, then "phase 1", then no bar, then no name */
         const int room = lg.w - lw - hw - nanw - 2 * adv; /* for the bar and the name */
         char shortname[48];
-        snprintf(shortname, sizeof shortname, "phase %lld", (long long)d->tile.phase);
+        if (d->tile.cut >= 0) snprintf(shortname, sizeof shortname, "as read");
+        else snprintf(shortname, sizeof shortname, "phase %lld", (long long)d->tile.phase);
         int nw;
         name = vw_legend_name(name, c->tile_key >= 0 ? shortname : NULL, room, adv, &nw);
         nw += nanw;

@@ -32,8 +32,25 @@ const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key)
     const int64_t phase = vw_event_phase(tr, ev), n = ks_tensor_numel(&tr->tensors[t]);
     const uint32_t block = vw_event(tr, ev)->block;
     if (phase < 0 || n <= 0) return NULL;
-    *key = (int64_t)block << 32 | (phase & 0xffffffff);
-    if (tv->v && tv->tr == tr && tv->tensor == t && tv->block == block && tv->phase == phase && tv->n == n)
+    /* a slide that draws the tile as the focused item reads it ("as-read"): the stores
+     * recorded before the item's first shared read of its phase (the simulator records a
+     * block's fibers in the order they ran), NaN where none came yet (issue 38 D8: lesson
+     * 11 without barrier 1, where the phase's end shows every slot stored) */
+    int64_t cut = -1;
+    if (s->nslides && (s->slides[s->slide].figure & VW_FIGURE_AS_READ)) {
+        const ks_event *f = vw_event(tr, ev);
+        for (uint64_t i = 0; i < tr->nevents && cut < 0; ++i) {
+            const ks_event *e = vw_event(tr, i);
+            if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_SHARED) && e->tensor == (uint32_t)t &&
+                e->index == f->index && e->block == f->block && e->thread == f->thread && e->iter == f->iter &&
+                e->u.access.reserved[0] == phase)
+                cut = (int64_t)i;
+        }
+    }
+    *key = ((int64_t)block << 32 | (phase & 0xffffffff)) ^ (cut >= 0 ? (cut + 1) << 20 : 0);
+    if (*key < 0) *key = -*key - 2;
+    if (tv->v && tv->tr == tr && tv->tensor == t && tv->block == block && tv->phase == phase && tv->n == n &&
+        tv->cut == cut)
         return tv->v;
     float *v = realloc(tv->v, (size_t)n * sizeof *v);
     int32_t *when = malloc((size_t)n * sizeof *when);
@@ -47,6 +64,7 @@ const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key)
     for (int64_t k = 0; k < n; ++k) v[k] = NAN, when[k] = -1;
     for (uint64_t i = 0; i < tr->nevents; ++i) {
         const ks_event *e = vw_event(tr, i);
+        if (cut >= 0 && i >= (uint64_t)cut) break;
         if (e->kind != KS_EV_WRITE || !(e->flags & KS_FLAG_SHARED) || e->block != block || e->tensor != t) continue;
         const int64_t off = e->u.access.offset, p = e->u.access.reserved[0];
         if (off < 0 || off >= n || p > phase || p < when[off]) continue;
@@ -54,7 +72,14 @@ const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key)
         v[off] = (float)ks_access_value(&e->u.access, e->flags);
     }
     free(when);
-    *tv = (vw_tile_values){.tr = tr, .tensor = t, .block = block, .phase = phase, .n = n, .v = v};
+    *tv = (vw_tile_values){.tr = tr,
+                           .tensor = t,
+                           .block = block,
+                           .phase = phase,
+                           .n = n,
+                           .cut = cut,
+                           .item = cut >= 0 ? vw_event(tr, (uint64_t)cut)->index : 0,
+                           .v = v};
     return v;
 }
 

@@ -23,7 +23,11 @@
  * cells the focused item's block writes (lesson 11: a block is one tile of c); the
  * sample points of the same work item in another run of the same work (guide: lesson
  * 14's torchvision trace records loads, our operator's samples); a shared slot one thread
- * stores before another reads it in the same phase (lesson 11's race). */
+ * stores before another reads it in the same phase (lesson 11's race); the shared tile as
+ * the focused item reads it, the stores recorded before its first read of the phase and
+ * poison (NaN) where none came yet (lesson 11 without barrier 1); the 32-byte sectors of
+ * a panel's memory, a divider where one begins (lesson 10 step 3); the extent of the same
+ * tensor in another run (guide: lesson 12's 7 x 7 output over the 8 x 8 one). */
 enum {
     VW_FIGURE_WINDOWS_H = 1,
     VW_FIGURE_WINDOWS_W = 2,
@@ -35,7 +39,10 @@ enum {
     VW_FIGURE_BLOCK = 128,
     VW_FIGURE_SAMPLES = 256,
     VW_FIGURE_RACE = 512,
-    VW_FIGURE_INPUT = 1024
+    VW_FIGURE_INPUT = 1024,
+    VW_FIGURE_AS_READ = 2048,
+    VW_FIGURE_SECTORS = 4096,
+    VW_FIGURE_EXTENT = 8192
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):

@@ -304,10 +304,11 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
     const cJSON *draw = cJSON_GetObjectItemCaseSensitive(o, "draw");
     if (draw && !cJSON_IsArray(draw)) ls_problem(rep, k, "draw must be a list of figure names");
     for (const cJSON *f = draw && cJSON_IsArray(draw) ? draw->child : NULL; f; f = f->next) {
-        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped", "window", "waves",
-                                              "warp",      "block",     "",      "race",    "input"};
+        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped", "window",
+                                              "waves",     "warp",      "block", "",        "race",
+                                              "input",     "as-read",   "sectors"};
         int bit = 0;
-        for (int i = 0; i < 11; ++i) /* 8: samples:RUN, below */
+        for (int i = 0; i < 13; ++i) /* 8: samples:RUN, below */
             if (figures[i][0] && cJSON_IsString(f) && !strcmp(f->valuestring, figures[i])) bit = 1 << i;
         /* "samples:RUN": a recorded kernel's loads have no sample points; another run of
          * the same work (our operator's) has them (lesson 14 steps 4-5) */
@@ -316,11 +317,17 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             if (r < 0) ls_problem(rep, k, "draw: '%s': the lesson has no run '%s'", f->valuestring, f->valuestring + 8);
             else bit = 1 << 8, s->guide_run = r + 1; /* VW_FIGURE_SAMPLES */
         }
+        /* "extent:RUN": the same tensor's extent in run RUN, outlined (lesson 12 step 11) */
+        if (cJSON_IsString(f) && !strncmp(f->valuestring, "extent:", 7)) {
+            const int r = find_run(L, f->valuestring + 7);
+            if (r < 0) ls_problem(rep, k, "draw: '%s': the lesson has no run '%s'", f->valuestring, f->valuestring + 7);
+            else bit = 1 << 13, s->guide_run = r + 1; /* VW_FIGURE_EXTENT */
+        }
         if (!bit)
             ls_problem(
                 rep, k,
                 "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block, race, input, "
-                "samples:RUN)",
+                "as-read, sectors, samples:RUN, extent:RUN)",
                 cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }
