@@ -273,6 +273,19 @@ START_TEST(narration_lines_count_the_run_line_not_the_table)
 }
 END_TEST
 
+/* issue 38: the status line was cut on every slide at the three sizes */
+START_TEST(a_cut_status_line_fails)
+{
+    frame(1024, 768);
+    rec.status_cut = 1;
+    snprintf(rec.status_text, sizeof rec.status_text, "slide 3 of 12   PageDown next   PageUp back");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the status line is cut"));
+    rec.status_cut = 0;
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -288,6 +301,7 @@ int main(void)
     tcase_add_test(tc, a_leader_across_another_named_corner_fails);
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
     tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);
+    tcase_add_test(tc, a_cut_status_line_fails);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

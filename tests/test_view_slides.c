@@ -1460,6 +1460,42 @@ START_TEST(the_waves_figure_marks_each_iterations_cells)
 }
 END_TEST
 
+/* issue 38: the status line was cut on every slide; a slide's line fits its bar at the
+ * three sizes, its slide number and keys first (shortened where the full ones do not
+ * fit: "slide 5/12  PgDn next ..."), the live viewer's parts only where there is room */
+static int status_checked, status_short;
+
+static void status_one(void *ctx, int k, int reveal, const vw_record *rec, const vw_state *s)
+{
+    (void)ctx;
+    char want[32], whole[1024];
+    ck_assert_msg((int)strlen(rec->status_text) * rec->advance <= rec->status.w - 12,
+                  "slide %d at %dx%d: status '%s' (%d px) in a %d px bar", k + 1, rec->w, rec->h, rec->status_text,
+                  (int)strlen(rec->status_text) * rec->advance, rec->status.w);
+    ck_assert(!rec->status_cut);
+    snprintf(want, sizeof want, "slide %d", k + 1);
+    ck_assert_msg(!strncmp(rec->status_text, want, strlen(want)), "status '%s'", rec->status_text);
+    if (s->slides[k].question) /* the answer's key */
+        ck_assert_ptr_nonnull(strstr(rec->status_text, reveal ? "A hide" : "A "));
+    vw_describe_status(s, 1000, whole, sizeof whole); /* the whole line is longer than the bar */
+    status_short += strlen(whole) > strlen(rec->status_text);
+    status_checked++;
+}
+
+START_TEST(the_status_line_fits_each_slide)
+{
+    open_lesson("02");
+    status_checked = status_short = 0;
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        ck_assert_int_eq(vw_audit_slides(slides, nslides, &ses.tr, &ses.idx, vw_audit_size[z][0], vw_audit_size[z][1],
+                                         0, status_one, NULL),
+                         0);
+    ck_assert_int_gt(status_checked, 3 * nslides - 1);
+    ck_assert_int_eq(status_short, status_checked); /* every one shortened: the whole line is cut */
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_slides");
@@ -1490,6 +1526,7 @@ int main(void)
     tcase_add_test(tc, region_outlines_break_at_the_printed_numbers);
     tcase_add_test(tc, a_zoomed_row_keeps_its_bars_in_its_panel);
     tcase_add_test(tc, lesson_08_draws_its_tables);
+    tcase_add_test(tc, the_status_line_fits_each_slide);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

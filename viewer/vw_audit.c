@@ -358,6 +358,9 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                    "the narration takes %d lines at 1024x768 (at most %d): shorten it or move some to "
                    "\"notes\" (the terminal player's)",
                    rec->band_body, VW_NARRATION_LINES);
+    /* the status line whole (issue 38: cut on every slide at the three sizes) */
+    if (rec->status_cut)
+        bad += say(fn, ctx, "%s at %dx%d: the status line is cut: '%s'", which, rec->w, rec->h, rec->status_text);
     bad += legible(which, rec, fn, ctx);
     /* the panel the step is about stays in view on its question slide (issue 38 D8: 05
      * step 6 covered the input its weights are drawn on, 10 step 3 the input whose

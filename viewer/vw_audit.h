@@ -48,7 +48,8 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *   legible: cell values and labels at vw_legible_px(h) at least;
  *   hidden: a question slide does not cover the panel of the step's focused event;
  *   given away: vw_audit_answer_in_text on the question slide;
- *   markers: no sample dot, ring or square over a number a cell prints. */
+ *   markers: no sample dot, ring or square over a number a cell prints;
+ *   status: the status line fits its bar. */
 /* The least height in pixels panel rp's grid as drawn (its extent) must take in a w x h
  * frame: VW_SLIDE_PICTURE % of h less the panel's two text lines, or what the plane's
  * shape allows in a panel half the frame wide (a wide plane's square cells), or a

@@ -496,13 +496,19 @@ void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines
     append_lines(out, &tail, max_lines);
 }
 
-void vw_describe_story_keys(const vw_state *s, char *buf, size_t n)
+void vw_describe_story_keys(const vw_state *s, char *buf, size_t n) { vw_describe_story_keys_fit(s, 0, buf, n); }
+
+void vw_describe_story_keys_fit(const vw_state *s, int shorter, char *buf, size_t n)
 {
     buf[0] = 0;
     if (!s->nslides) return;
     const vw_slide *sl = &s->slides[s->slide];
-    snprintf(buf, n, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1, s->nslides,
-             sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
+    if (shorter)
+        snprintf(buf, n, "slide %d/%d  PgDn next  PgUp back%s  H keys", s->slide + 1, s->nslides,
+                 sl->question ? (s->reveal ? "  A hide answer" : "  A answer") : "");
+    else
+        snprintf(buf, n, "slide %d of %d   PageDown next   PageUp back%s   H keys", s->slide + 1, s->nslides,
+                 sl->question ? (s->reveal ? "   A hide the answer" : "   A show the answer") : "");
 }
 
 void vw_describe_title(const vw_state *s, char *buf, size_t n)
@@ -592,57 +598,117 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
     snprintf(buf, n, "%s", where);
 }
 
-void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
+/* The status line's parts, in the order they print, each with its rank (0 first): what
+ * a slide's line keeps when not all of it fits. */
+enum { ST_PARTS = 10 };
+typedef struct st_part {
+    char text[300];
+    int rank;
+} st_part;
+
+static int status_parts(const vw_state *s, int permille, int slide, st_part *part)
 {
     const ks_trace *tr = s->tr;
-    uint64_t len = vw_state_len(s);
-    size_t used = 0;
-#define PUT(...)                                                                   \
-    do {                                                                           \
-        if (used < n) used += (size_t)snprintf(buf + used, n - used, __VA_ARGS__); \
-    } while (0)
-    if (s->prompt) {
-        PUT("go to (index=N, thread=T, event=P; Enter, Esc): %s_", s->prompt_text);
-        return;
-    }
+    const uint64_t len = vw_state_len(s);
+    int np = 0;
+#define PART(r, ...) (snprintf(part[np].text, sizeof part[np].text, __VA_ARGS__), part[np++].rank = (r))
     const ks_site *w = vw_work_site(tr);
     char unit[64];
     if (s->unit == VW_UNIT_FIELD && w) snprintf(unit, sizeof unit, "field %s", w->fields[0].name);
     else snprintf(unit, sizeof unit, "%s", vw_unit_name(s->unit));
     const vw_mode m0 = vw_panel_mode(s, 0), m1 = vw_panel_mode(s, 1);
-    if (s->nslides) { /* a slide's keys lead the line (the band holds only the slide) */
-        char keys[160];
-        vw_describe_story_keys(s, keys, sizeof keys);
-        PUT("%s  |  ", keys);
-    }
-    PUT("event %llu of %llu  |  %s order  |  step: %s  |  %s %.4g/s  |  %s%s%s",
-        (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len,
-        vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED), unit, s->playing ? "playing" : "paused", s->speed,
-        vw_mode_name(m0), m0 != m1 ? " / " : "", m0 != m1 ? vw_mode_name(m1) : "");
-    if (permille < 1000) PUT("  |  indexing %d%%", permille / 10);
-    if (tr->dropped) PUT("  |  %llu events DROPPED", (unsigned long long)tr->dropped);
-    if (s->idx && s->idx->orphans) PUT("  |  %llu without work item", (unsigned long long)s->idx->orphans);
+    /* a slide's line: its keys, its warnings and messages, the place in the trace; the
+     * playback and the modes (the panels' legends name them) only where there is room */
+    PART(slide ? 5 : 0, "event %llu of %llu", (unsigned long long)(len ? s->pos + 1 : 0), (unsigned long long)len);
+    PART(slide ? 6 : 0, "%s order", vw_order_name(s->idx ? s->order : VW_ORDER_RECORDED));
+    PART(slide ? 7 : 0, "step: %s", unit);
+    PART(slide ? 8 : 0, "%s %.4g/s", s->playing ? "playing" : "paused", s->speed);
+    PART(slide ? 9 : 0, "%s%s%s", vw_mode_name(m0), m0 != m1 ? " / " : "", m0 != m1 ? vw_mode_name(m1) : "");
+    char alert[256] = "";
+    size_t used = 0;
+#define PUT(...)                                                                                    \
+    do {                                                                                            \
+        if (used < sizeof alert) used += (size_t)snprintf(alert + used, sizeof alert - used, __VA_ARGS__); \
+    } while (0)
+    if (permille < 1000) PUT("%sindexing %d%%", used ? "  |  " : "", permille / 10);
+    if (tr->dropped) PUT("%s%llu events DROPPED", used ? "  |  " : "", (unsigned long long)tr->dropped);
+    if (s->idx && s->idx->orphans)
+        PUT("%s%llu without work item", used ? "  |  " : "", (unsigned long long)s->idx->orphans);
     if (s->idx && s->idx->outside)
-        PUT("  |  %llu outside their tensor (kscope check)", (unsigned long long)s->idx->outside);
+        PUT("%s%llu outside their tensor (kscope check)", used ? "  |  " : "", (unsigned long long)s->idx->outside);
+#undef PUT
+    if (alert[0]) PART(1, "%s", alert);
     if (s->hover && s->panel[s->hover_panel].tensor >= 0) { /* vw_state_clamp keeps it in the plane */
         int t = s->panel[s->hover_panel].tensor;
-        char where[128];
+        char where[128], more[128] = "";
         const ks_tensor *T = &tr->tensors[t];
         vw_plane_dims d = vw_plane_dims_of(T);
         int64_t off = (s->panel[s->hover_panel].plane * d.h + s->hover_y) * d.w + s->hover_x;
         ks_format_element(tr, t, s->panel[s->hover_panel].plane, s->hover_y, s->hover_x, where, sizeof where);
         const double hv = vw_tensor_value(T, off);
-        if (isnan(hv)) PUT("  |  %s = NaN%s", where, vw_cell_empty(T, off) ? " (empty)" : "");
-        else PUT("  |  %s = %.6g%s", where, hv, vw_cell_empty(T, off) ? " (empty)" : "");
         const vw_aggregate *a = s->idx && s->idx->agg[t].on ? &s->idx->agg[t] : NULL;
-        if (a)
-            PUT(" (reads %u, weight %.4g, writes %u, visits %u", vw_count_at(&a->reads, off), vw_agg_weight(a, off),
-                vw_count_at(&a->writes, off), vw_count_at(&a->visits, off));
-        if (a && vw_sectors_at(s->idx, t, off) >= 0) PUT(", sectors/request %.3g", vw_sectors_at(s->idx, t, off));
-        if (a) PUT(")");
+        if (a) {
+            int k = snprintf(more, sizeof more, " (reads %u, weight %.4g, writes %u, visits %u",
+                             vw_count_at(&a->reads, off), vw_agg_weight(a, off), vw_count_at(&a->writes, off),
+                             vw_count_at(&a->visits, off));
+            if (vw_sectors_at(s->idx, t, off) >= 0 && k > 0 && (size_t)k < sizeof more)
+                k += snprintf(more + k, sizeof more - (size_t)k, ", sectors/request %.3g", vw_sectors_at(s->idx, t, off));
+            if (k > 0 && (size_t)k < sizeof more) snprintf(more + k, sizeof more - (size_t)k, ")");
+        }
+        const char *empty = vw_cell_empty(T, off) ? " (empty)" : "";
+        if (isnan(hv)) PART(3, "%s = NaN%s%s", where, empty, more);
+        else PART(3, "%s = %.6g%s%s", where, hv, empty, more);
     }
-    if (s->message[0]) PUT("  |  %s", s->message);
-#undef PUT
+    if (s->message[0]) PART(2, "%s", s->message);
+#undef PART
+    return np;
+}
+
+/* lead, then the parts in `with` (a bit per part), in their order */
+static size_t status_join(char *buf, size_t n, const char *lead, const st_part *part, int np, unsigned with)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    if (lead[0]) used += (size_t)snprintf(buf, n, "%s", lead);
+    for (int i = 0; i < np; ++i)
+        if ((with & (1u << i)) && used < n)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? "  |  " : "", part[i].text);
+    return used;
+}
+
+void vw_describe_status_fit(const vw_state *s, int permille, int cols, char *buf, size_t n)
+{
+    if (!n) return;
+    if (s->prompt) {
+        snprintf(buf, n, "go to (index=N, thread=T, event=P; Enter, Esc): %s_", s->prompt_text);
+        return;
+    }
+    st_part part[ST_PARTS];
+    const int slide = s->nslides > 0;
+    const int np = status_parts(s, permille, slide, part);
+    char keys[160] = "";
+    if (!slide || cols <= 0) { /* the live viewer's whole line (its panel cuts it) */
+        if (slide) vw_describe_story_keys(s, keys, sizeof keys);
+        status_join(buf, n, keys, part, np, (1u << np) - 1);
+        return;
+    }
+    /* a slide's line fits the frame (issue 38: it was cut on every slide): the keys in
+     * full where they fit, else shortened; after them, by rank, each part that still fits */
+    vw_describe_story_keys_fit(s, 0, keys, sizeof keys);
+    if ((int)strlen(keys) > cols) vw_describe_story_keys_fit(s, 1, keys, sizeof keys);
+    unsigned with = 0;
+    for (int r = 0; r < 16; ++r)
+        for (int i = 0; i < np; ++i) {
+            if (part[i].rank != r) continue;
+            char trial[1024];
+            if ((int)status_join(trial, sizeof trial, keys, part, np, with | (1u << i)) <= cols) with |= 1u << i;
+        }
+    status_join(buf, n, keys, part, np, with);
+}
+
+void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n)
+{
+    vw_describe_status_fit(s, permille, 0, buf, n);
 }
 
 const char *const *vw_help_lines(void)

@@ -48,11 +48,18 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
 /* Position, order, unit, playback, mode, index progress (permille < 1000: building),
  * value under the pointer and the last message. */
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n);
+/* The same in at most `cols` characters on a slide (cols <= 0, or the live viewer: the
+ * whole line): the slide's keys (shortened where they do not fit), then warnings, the
+ * message, the value under the pointer, the event's place, the order, the unit, the
+ * playback and the modes, each where it still fits. */
+void vw_describe_status_fit(const vw_state *s, int permille, int cols, char *buf, size_t n);
 /* The slide being shown, wrapped at `cols` characters into at most max_lines lines:
  * its title, run line, narration, table, question and (once revealed) answer. The keys
  * ("slide 3 of 12   PageDown next ...") lead the status line (vw_describe_story_keys). */
 void vw_describe_story(const vw_state *s, int cols, vw_lines *out, int max_lines);
 void vw_describe_story_keys(const vw_state *s, char *buf, size_t n);
+/* The keys, shorter (`shorter`: "slide 3/12  PgDn next  PgUp back  A answer  H keys"). */
+void vw_describe_story_keys_fit(const vw_state *s, int shorter, char *buf, size_t n);
 /* The lines slide sl's band needs at cols columns: the question slide's (title, body,
  * question) or the answer slide's (title, question, answer and a line saying the text
  * was the slide before), whichever is more; and its narration's lines alone (the run

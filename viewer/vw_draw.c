@@ -233,7 +233,11 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     draw_story(d, s, L);
     draw_timeline(d, s, L);
     vw_fill(d->r, L->status, 0x2A2A40);
-    vw_describe_status(s, permille, buf, sizeof buf);
+    /* a slide's line fits its bar; the live viewer's keeps every part (the bar cuts it) */
+    const int adv = d->font.advance > 0 ? d->font.advance : 8;
+    vw_describe_status_fit(s, permille, s->nslides ? (L->status.w - 12) / adv : 0, buf, sizeof buf);
+    snprintf(rec->status_text, sizeof rec->status_text, "%.*s", (int)sizeof rec->status_text - 1, buf);
+    rec->status_cut = (int)strlen(buf) * adv > L->status.w - 12;
     vw_text(&d->font, d->r, L->status.x + 6, L->status.y + 3, s->prompt ? VW_COL_HEAD : VW_COL_TEXT, L->status.w - 12,
             buf);
     const vw_rect bar = vw_progress_bar(L->status, permille); /* the index build, while it runs */

@@ -131,6 +131,9 @@ typedef struct vw_record {
     int ndots;
     vw_rec_dot dots[VW_REC_DOTS];
     int answer_cell; /* the asked cell's outline is drawn (an answer slide) */
+    /* the status line as drawn, and whether its bar cut it */
+    char status_text[VW_REC_LINE];
+    int status_cut;
     int nlabels;
     vw_rec_label labels[VW_REC_LABELS];
     int nmarks;
