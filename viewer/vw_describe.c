@@ -698,10 +698,11 @@ void vw_describe_status_fit(const vw_state *s, int permille, int cols, char *buf
     if ((int)strlen(keys) > cols) vw_describe_story_keys_fit(s, 1, keys, sizeof keys);
     unsigned with = 0;
     for (int r = 0; r < 16; ++r)
-        for (int i = 0; i < np; ++i) {
+        for (int i = 0; i < np && r < 16; ++i) {
             if (part[i].rank != r) continue;
             char trial[1024];
             if ((int)status_join(trial, sizeof trial, keys, part, np, with | (1u << i)) <= cols) with |= 1u << i;
+            else if (r >= 5) r = 16; /* the place, order, ...: a part left out leaves out those after it */
         }
     status_join(buf, n, keys, part, np, with);
 }
