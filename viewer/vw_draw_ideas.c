@@ -27,7 +27,11 @@
  *                          pixel framed in blue on the output cell its centre tap reaches;
  *   warp                   the focused request: each lane's cell outlined, in its
  *                          sector's colour where the warp strip shows (else one colour:
- *                          a question that hides the strip asks for its sectors).
+ *                          a question that hides the strip asks for its sectors);
+ *   sectors                the 32-byte sectors of the focused access's tensor: a bar
+ *                          where each begins (every 8 floats), the cells between are one;
+ *   extent:RUN             the same tensor's extent in run RUN, outlined and labelled
+ *                          (lesson 12: a 7 x 7 output over the 8 x 8 one).
  * Each figure's labels go where labels go (vw_labels: off the step's cells, leaders that
  * cross none) and every mark is recorded (vw_record.h) for --check and the tests. */
 #include <math.h>
@@ -699,6 +703,87 @@ static void draw_input(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
     vw_values_over_markers(d, panel);
 }
 
+/* The 32-byte sectors of the panel's tensor, as kscope memory counts them (offset x
+ * element size from an aligned base): a bar on the left edge of each cell a sector begins
+ * at, and the plane's right edge, so each row reads as its runs of 8 floats (lesson 10
+ * step 3: the picture shows what a sector is, the question counts the next warp's). */
+static void draw_sectors(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    const uint32_t fe = vw_state_event(s); /* on the tensor the focused access is to */
+    if (fe == VW_NONE || vw_event(s->tr, fe)->tensor != (uint32_t)s->panel[panel].tensor) return;
+    const ks_tensor *T = &s->tr->tensors[s->panel[panel].tensor];
+    const int64_t esize = (int64_t)ks_dtype_size(T->dtype), per = esize > 0 ? 32 / esize : 0;
+    const int64_t base = s->panel[panel].plane * m->rows * m->cols;
+    if (m->cell < 6 || per < 2) return;
+    int64_t y0, y1, x0, x1;
+    vw_visible_cells(m, bounds, &y0, &y1, &x0, &x1);
+    const int thick = m->cell >= 40 ? 5 : m->cell >= 20 ? 4 : 3;
+    int64_t first = -1;
+    for (int64_t y = y0; y < y1; ++y)
+        for (int64_t x = x0; x <= x1 && x <= m->cols; ++x) {
+            const int64_t off = base + y * m->cols + x;
+            if (x < m->cols && off % per) continue;
+            if (x == m->cols && x != x1) continue;
+            const vw_rect c = vw_heatmap_cell(m, y, x < m->cols ? x : x - 1);
+            const int bx = x < m->cols ? c.x : c.x + c.w;
+            vw_fill(d->r, (vw_rect){.x = bx - thick / 2, .y = c.y - 1, .w = thick, .h = c.h + 2}, VW_COL_TEXT);
+            if (x < m->cols) {
+                const int64_t last = (off / per + 1) * per - 1 - base;
+                if (first < 0 && x > 0) first = y * m->cols + x;
+                mark(d, (vw_rec_mark){.panel = panel,
+                                      .kind = VW_MARK_SECTOR,
+                                      .which = off / per,
+                                      .y0 = (double)y,
+                                      .x0 = (double)x,
+                                      .y1 = (double)(last / m->cols),
+                                      .x1 = (double)(last % m->cols)});
+            }
+        }
+    if (first < 0) return;
+    notes ns = {0};
+    char text[48];
+    snprintf(text, sizeof text, "| sector: %lld %s, 32 bytes", (long long)per, T->dtype == KS_F32 ? "floats" : "words");
+    const vw_rect c = vw_heatmap_cell(m, first / m->cols, first % m->cols);
+    note(&ns, vw_value_font(d, vw_label_font(d, m->cell)), c.x, c.y, VW_COL_TEXT, text);
+    /* off the warp's lanes where the slide outlines them too */
+    static int64_t yx[VW_WARP_MAX][2];
+    const int nw = vw_fig_warp_cells(s, panel, yx, NULL, NULL, VW_WARP_MAX);
+    vw_rect lanes = {0};
+    for (int k = 0; k < nw; ++k) {
+        const vw_rect r = vw_heatmap_cell(m, yx[k][0], yx[k][1]);
+        if (!k) lanes = r;
+        const int x1 = lanes.x + lanes.w > r.x + r.w ? lanes.x + lanes.w : r.x + r.w;
+        const int y1 = lanes.y + lanes.h > r.y + r.h ? lanes.y + lanes.h : r.y + r.h;
+        lanes.x = lanes.x < r.x ? lanes.x : r.x, lanes.y = lanes.y < r.y ? lanes.y : r.y;
+        lanes.w = x1 - lanes.x, lanes.h = y1 - lanes.y;
+    }
+    if (notes_fit(d, panel, bounds, &lanes, nw > 0, &ns))
+        place_notes(d, m, panel, bounds, &lanes, nw > 0, &ns, vw_label_font(d, m->cell));
+}
+
+/* The same tensor's extent in another run (the slide's guide), outlined from cell (0, 0):
+ * lesson 12 step 11's 7 x 7 output inside the 8 x 8 one, both from one 4 x 4 input. */
+static void draw_extent(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    const ks_trace *g = s->slides[s->slide].guide;
+    const int t = s->panel[panel].tensor;
+    if (!g) return;
+    const int gt = ks_trace_tensor(g, s->tr->tensors[t].name);
+    if (gt < 0) return;
+    const vw_plane_dims gd = vw_plane_dims_of(&g->tensors[gt]);
+    if (gd.h <= 0 || gd.w <= 0) return;
+    const vw_rect a = vw_heatmap_cell(m, 0, 0), b = vw_heatmap_cell(m, gd.h - 1, gd.w - 1);
+    const int thick = m->cell >= 40 ? 5 : 3;
+    const vw_rect box = {.x = a.x - thick / 2, .y = a.y - thick / 2, .w = b.x + b.w - a.x + thick, .h = b.y + b.h - a.y + thick};
+    vw_outline(d->r, box, VW_COL_HEAD, thick, 0);
+    mark(d, (vw_rec_mark){.panel = panel, .kind = VW_MARK_EXTENT, .y0 = 0, .x0 = 0, .y1 = (double)(gd.h - 1), .x1 = (double)(gd.w - 1)});
+    notes ns = {0};
+    char text[64];
+    snprintf(text, sizeof text, "%lld x %lld %s", (long long)gd.h, (long long)gd.w, s->tr->tensors[t].name);
+    note(&ns, vw_value_font(d, vw_label_font(d, m->cell)), b.x + b.w, b.y + b.h, VW_COL_HEAD, text);
+    place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
+}
+
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel) || vw_panel_table(s, panel)) return;
@@ -719,5 +804,7 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_SAMPLES) draw_guide_samples(d, s, &m, panel);
     if (fig & VW_FIGURE_RACE) draw_race(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_INPUT) draw_input(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_SECTORS) draw_sectors(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_EXTENT) draw_extent(d, s, &m, panel, clip);
     SDL_RenderSetClipRect(d->r, NULL);
 }

@@ -89,8 +89,10 @@ enum {
     VW_MARK_BLOCK = 8,   /* block `which`'s writes: its first cell (y0, x0) and last (y1, x1) */
     VW_MARK_SAMPLE = 9,  /* another run's sample of the item: point (y0, x0); which: its tap */
     VW_MARK_RACE = 10,   /* shared slot (y0, x0): thread `pass` stores, then thread `which` reads */
-    VW_MARK_INPUT = 11   /* a transposed convolution's input pixel `which` (a column of columns) at
+    VW_MARK_INPUT = 11,  /* a transposed convolution's input pixel `which` (a column of columns) at
                           * output cell (y0, x0), where its centre tap lands; pass: the focused one */
+    VW_MARK_SECTOR = 12, /* a 32-byte sector's first cell (y0, x0) and last (y1, x1); which: its number */
+    VW_MARK_EXTENT = 13  /* another run's extent of the tensor: cells (0, 0) .. (y1, x1) */
 };
 
 typedef struct vw_rec_mark {
