@@ -213,9 +213,16 @@ extern "C" ks_status ks_cuda_sink_claimed(const ks_sink *dev, unsigned long long
  * an event past the host sink's limit are both counted as dropped. */
 extern "C" ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
 {
-    unsigned long long c[2];
-    ks_status rc = ks_cuda_download(c, dev->counters, sizeof c);
-    if (rc) return rc;
+    /* counters[0..1] and the warp slots, whose last pages no lane reached (ks_pages.h) */
+    unsigned long long *c = (unsigned long long *)malloc(KS_PAGE_CONTROL_WORDS * sizeof *c);
+    unsigned long long *ahead = (unsigned long long *)malloc(KS_PAGE_WARP_SLOTS * sizeof *ahead);
+    ks_status rc = c && ahead ? ks_cuda_download(c, dev->counters, KS_PAGE_CONTROL_WORDS * sizeof *c)
+                              : ks_fail(KS_ENOMEM, "trace: no host memory for the GPU record pages' control words");
+    if (rc) {
+        free(c), free(ahead);
+        return rc;
+    }
+    const size_t nahead = ks_pages_unreached(c + 2, ahead);
     const unsigned long long room = dev->capacity * KS_PAGE_SLOT_WORDS, words = c[0] < room ? c[0] : room;
     uint32_t *buf = NULL;
     if (words) {
@@ -224,9 +231,10 @@ extern "C" ks_status ks_cuda_sink_download(const ks_sink *dev, ks_sink *host)
         if (!rc) rc = ks_cuda_download(buf, dev->events, words * sizeof(uint32_t));
     }
     unsigned long long trimmed = 0;
-    if (!rc) rc = ks_pages_decode(buf, c[0], dev, host, &trimmed);
+    if (!rc) rc = ks_pages_decode(buf, c[0], dev, ahead, nahead, host, &trimmed);
     free(buf);
     if (!rc) host->counters[1] += c[1] + trimmed;
+    free(c), free(ahead);
     return rc;
 }
 

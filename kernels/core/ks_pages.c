@@ -141,7 +141,29 @@ static int page_ok(const uint32_t *w, unsigned long long pos, unsigned long long
     return column_ok(w, pos, *n, 0, epoch);
 }
 
-ks_status ks_pages_decode(const uint32_t *w, unsigned long long claimed, const ks_sink *dev, ks_sink *host,
+static int cmp_u64(const void *a, const void *b)
+{
+    const unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+size_t ks_pages_unreached(const unsigned long long *slots, unsigned long long *out)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < KS_PAGE_WARP_SLOTS; ++i) {
+        const unsigned long long *slot = slots + (size_t)i * KS_PAGE_WARP_WORDS, drawn = slot[0];
+        if (!drawn) continue;
+        /* the last group drawn, q, claimed group q + 1's page (word 1 + (q + 1) % 4) */
+        const unsigned long long ahead = (drawn - 1) / 32 + 1, e = slot[1 + ahead % 4];
+        if ((uint32_t)(e >> 32) != (uint32_t)ahead || (uint32_t)e == 0) continue; /* not named: none */
+        out[n++] = ((e & 0xffffffffull) - 1) * KS_PAGE_MAX_WORDS;
+    }
+    qsort(out, n, sizeof *out, cmp_u64);
+    return n;
+}
+
+ks_status ks_pages_decode(const uint32_t *w, unsigned long long claimed, const ks_sink *dev,
+                          const unsigned long long *unreached, size_t nunreached, ks_sink *host,
                           unsigned long long *trimmed)
 {
     const unsigned long long cap = dev->capacity * KS_PAGE_SLOT_WORDS, stored = claimed < cap ? claimed : cap;
@@ -155,6 +177,11 @@ ks_status ks_pages_decode(const uint32_t *w, unsigned long long claimed, const k
     unsigned long long pos = 0;
     while (!rc && pos + KS_COL_WORDS <= stored) {
         uint32_t n;
+        while (nunreached && *unreached < pos) ++unreached, --nunreached;
+        if (nunreached && *unreached == pos) { /* claimed ahead, reached by no lane: no header */
+            pos += KS_PAGE_MAX_WORDS;
+            continue;
+        }
         if (!page_ok(w, pos, stored, dev->epoch, &n)) {
             /* only the page claimed across the buffer's end was not stored */
             if (claimed > cap && cap - pos < KS_PAGE_MAX_WORDS) break;
