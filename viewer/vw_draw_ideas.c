@@ -771,7 +771,7 @@ static void draw_extent(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
     const int gt = ks_trace_tensor(g, s->tr->tensors[t].name);
     if (gt < 0) return;
     const vw_plane_dims gd = vw_plane_dims_of(&g->tensors[gt]);
-    if (gd.h <= 0 || gd.w <= 0) return;
+    if (gd.h <= 0 || gd.w <= 0 || (gd.h == m->rows && gd.w == m->cols)) return; /* the same size: nothing to show */
     const vw_rect a = vw_heatmap_cell(m, 0, 0), b = vw_heatmap_cell(m, gd.h - 1, gd.w - 1);
     const int thick = m->cell >= 40 ? 5 : 3;
     const vw_rect box = {.x = a.x - thick / 2, .y = a.y - thick / 2, .w = b.x + b.w - a.x + thick, .h = b.y + b.h - a.y + thick};
