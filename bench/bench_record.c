@@ -1,10 +1,12 @@
 /* bench_record: the recorder's host side (record/record_trace.c) on records shaped like a
  * recorded torchvision roi_align forward (the launch bench/RESULTS.md timed on the GPU at
  * 8.24 M accesses): 1-D blocks of 512 threads, each thread reading its RoI (5 floats)
- * then 4 samples x 4 corners of a named input and writing one output, slots interleaved
- * across the threads of a block as the GPU's atomic cursor hands them out. No GPU: the
- * records are made here.
- *   bench_record [MILLIONS_OF_ACCESSES]   (default 8.24)
+ * then 4 samples x 4 corners of a named input and writing one output, slots handed out as
+ * the GPU's atomic cursor does: RESIDENT blocks run at once (a wave), and each step of each
+ * warp of them takes 32 slots, the blocks' warps in a shuffled order, so a thread's records
+ * lie far apart. No GPU: the records are made here.
+ *   bench_record [MILLIONS_OF_ACCESSES [RESIDENT]]   (defaults 8.24, and 264: an H200's
+ *   132 SMs with two 512-thread blocks each; 1 lays each block's records out alone)
  * Prints the time to turn the records into a written trace, and accesses per second. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -39,6 +41,25 @@ static int copy_zero(void *dst, uint64_t addr, size_t bytes, void *ctx)
     return 0;
 }
 
+static const uint64_t in = 0x7f0000000000ull, rois = 0x7f1000000000ull, out = 0x7f2000000000ull;
+
+/* Record k: step `step` of thread t of block b (T threads a block): 5 reads of its RoI, 16
+ * of the input at random, 1 write of the output. */
+static void emit(ks_rec *recs, uint64_t *k, uint64_t *seed, uint32_t b, uint32_t t, int step, int T)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t g = (uint64_t)b * (uint64_t)T + t;
+    ks_rec *r = &recs[(*k)++];
+    memset(r, 0, sizeof *r);
+    r->block = b, r->thread = (uint16_t)t, r->size = 4;
+    if (step < 5) r->addr = rois + 20 * (g % 128) + 4u * (uint32_t)step, r->pc = 0x680 + 16u * (uint32_t)step;
+    else if (step < 21)
+        r->addr = in + 4 * ((*seed >> 20) % (IN_BYTES / 4)), r->pc = 0x1300 + 16u * (uint32_t)(step % 4);
+    else r->addr = out + 4 * g, r->pc = 0x2200;
+    r->flags = step < 21 ? KS_REC_READ : KS_REC_WRITE;
+    r->value = *seed >> 32;
+}
+
 int main(int argc, char **argv)
 {
     const double millions = argc > 1 ? atof(argv[1]) : 8.24;
@@ -47,26 +68,27 @@ int main(int argc, char **argv)
     const uint32_t blocks = (uint32_t)((threads + T - 1) / T);
     ks_rec *recs = malloc(n * sizeof *recs);
     if (!recs) return 1;
-    const uint64_t in = 0x7f0000000000ull, rois = 0x7f1000000000ull, out = 0x7f2000000000ull;
+    const uint32_t resident = argc > 2 && atoi(argv[2]) > 0 ? (uint32_t)atoi(argv[2]) : 264;
+    uint32_t *warp = malloc((size_t)resident * (T / 32) * sizeof *warp);
+    if (!warp) return 1;
     uint64_t k = 0, seed = 1;
-    for (uint32_t b = 0; b < blocks; ++b) {
-        const uint32_t nt = (uint32_t)(threads - (uint64_t)b * T < (uint64_t)T ? threads - (uint64_t)b * T : T);
-        for (int step = 0; step < per_thread; ++step) /* a warp's lanes, step by step */
-            for (uint32_t t = 0; t < nt; ++t) {
-                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-                const uint64_t g = (uint64_t)b * T + t;
-                ks_rec *r = &recs[k++];
-                memset(r, 0, sizeof *r);
-                r->block = b, r->thread = (uint16_t)t, r->size = 4;
-                if (step < 5)
-                    r->addr = rois + 20 * (g % 128) + 4u * (uint32_t)step, r->pc = 0x680 + 16u * (uint32_t)step;
-                else if (step < 21)
-                    r->addr = in + 4 * ((seed >> 20) % (IN_BYTES / 4)), r->pc = 0x1300 + 16u * (uint32_t)(step % 4);
-                else r->addr = out + 4 * g, r->pc = 0x2200;
-                r->flags = step < 21 ? KS_REC_READ : KS_REC_WRITE;
-                r->value = seed >> 32;
+    for (uint32_t b0 = 0; b0 < blocks; b0 += resident) {
+        const uint32_t nb = blocks - b0 < resident ? blocks - b0 : resident, nw = nb * (T / 32);
+        for (uint32_t w = 0; w < nw; ++w) warp[w] = w;
+        for (uint32_t w = nw; w > 1; --w) { /* the wave's warps in a shuffled order */
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const uint32_t o = (uint32_t)((seed >> 33) % w), x = warp[w - 1];
+            warp[w - 1] = warp[o], warp[o] = x;
+        }
+        for (int step = 0; step < per_thread; ++step) /* each warp's lanes, step by step */
+            for (uint32_t wi = 0; wi < nw; ++wi) {
+                const uint32_t b = b0 + warp[wi] / (T / 32), t = warp[wi] % (T / 32) * 32;
+                for (uint32_t lane = 0; lane < 32 && (uint64_t)b * T + t + lane < threads; ++lane)
+                    emit(recs, &k, &seed, b, t + lane, step, T);
             }
     }
+    free(warp);
+    if (k != n) return 1;
     ks_rec_buf bufs[3];
     memset(bufs, 0, sizeof bufs);
     bufs[0] = (ks_rec_buf){in, IN_BYTES, "input", 1, KS_F32, 4, {2, 64, 56, 56}};

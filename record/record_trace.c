@@ -369,10 +369,12 @@ static int cmp_order(const void *a, const void *b)
     return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
-/* The records in (block, thread) order, each thread's in slot order, by a counting sort
- * over the global thread ids the records span (a stable sort in two passes); -1 when those
- * ids are too many to count (then qsort does it). */
-static int sort_by_thread(const ks_rec_launch *l, order *ord)
+/* The records in (block, thread) order, each thread's in slot order, copied into `out`:
+ * a counting sort over the global thread ids the records span, scattering whole records
+ * (one sequential read of the GPU's order, whose threads' records lie far apart, and every
+ * later pass sequential: reading the records through an index instead cost a cache miss a
+ * record, twice); -1 when those ids are too many to count (then qsort does it). */
+static int sort_by_thread(const ks_rec_launch *l, ks_rec *out)
 {
     const uint64_t T = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -390,9 +392,21 @@ static int sort_by_thread(const ks_rec_launch *l, order *ord)
     for (uint64_t k = 0; k < span; ++k) start[k + 1] += start[k];
     for (uint64_t i = 0; i < l->nrecs; ++i) {
         const ks_rec *r = &l->recs[i];
-        ord[start[(uint64_t)r->block * T + r->thread - lo]++] = (order){(uint64_t)r->block << 16 | r->thread, i};
+        out[start[(uint64_t)r->block * T + r->thread - lo]++] = *r;
     }
     free(start);
+    return 0;
+}
+
+/* The same by qsort, stable by slot: for records whose thread ids span too far to count. */
+static int sort_by_thread_qsort(const ks_rec_launch *l, ks_rec *out)
+{
+    order *ord = malloc((l->nrecs ? l->nrecs : 1) * sizeof *ord);
+    if (!ord) return -1;
+    for (uint64_t i = 0; i < l->nrecs; ++i) ord[i] = (order){(uint64_t)l->recs[i].block << 16 | l->recs[i].thread, i};
+    qsort(ord, l->nrecs, sizeof *ord, cmp_order);
+    for (uint64_t i = 0; i < l->nrecs; ++i) out[i] = l->recs[ord[i].slot];
+    free(ord);
     return 0;
 }
 
@@ -412,36 +426,33 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
 {
     const ks_rec_launch *l = b->l;
     const uint32_t T = l->block[0] * l->block[1] * l->block[2];
-    order *ord = malloc((l->nrecs ? l->nrecs : 1) * sizeof *ord);
-    if (!ord) return ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
-    if (sort_by_thread(l, ord)) {
-        for (uint64_t i = 0; i < l->nrecs; ++i)
-            ord[i] = (order){(uint64_t)l->recs[i].block << 16 | l->recs[i].thread, i};
-        qsort(ord, l->nrecs, sizeof *ord, cmp_order);
+    ks_rec *sorted = malloc((l->nrecs ? l->nrecs : 1) * sizeof *sorted);
+    if (!sorted || (sort_by_thread(l, sorted) && sort_by_thread_qsort(l, sorted))) {
+        free(sorted);
+        return ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
     }
 
     /* events: the elements the records cover, plus work events */
     uint64_t cap = 0, nblocks = 0;
     for (uint64_t i = 0; i < l->nrecs; ++i) {
-        if (i == 0 || (ord[i].key >> 16) != (ord[i - 1].key >> 16)) ++nblocks;
-        const ks_rec_buf *x = l->recs[ord[i].slot].flags & KS_REC_BARRIER ? NULL
-                                                                          : find_buf(b, l->recs[ord[i].slot].addr);
+        if (i == 0 || sorted[i].block != sorted[i - 1].block) ++nblocks;
+        const ks_rec_buf *x = sorted[i].flags & KS_REC_BARRIER ? NULL : find_buf(b, sorted[i].addr);
         const size_t el = x ? elem_of(x) : 1;
-        cap += l->recs[ord[i].slot].size / el + 1;
+        cap += sorted[i].size / el + 1;
     }
     cap += nblocks * T;
     ks_event *ev = calloc(cap ? cap : 1, sizeof *ev);
     if (!ev) {
-        free(ord);
+        free(sorted);
         return ks_fail(KS_ENOMEM, "out of memory (%llu events)", (unsigned long long)cap);
     }
     uint64_t n = 0;
     const uint32_t bx = l->block[0], by = l->block[1], gx = l->grid[0], gy = l->grid[1];
     int rc = KS_OK;
     for (uint64_t i = 0; i < l->nrecs && rc == KS_OK;) {
-        const uint32_t blk = (uint32_t)(ord[i].key >> 16);
+        const uint32_t blk = sorted[i].block;
         uint64_t j = i;
-        while (j < l->nrecs && (uint32_t)(ord[j].key >> 16) == blk) ++j;
+        while (j < l->nrecs && sorted[j].block == blk) ++j;
         uint64_t r = i;
         for (uint32_t t = 0; t < T && rc == KS_OK; ++t) {
             const int64_t index = (int64_t)blk * T + t;
@@ -455,9 +466,9 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
             }
             uint32_t seq = 1, occ_pc[64], occ_n[64], phase = 0;
             int nocc = 0, bar_line = 0;
-            for (; r < j && (ord[r].key & 0xffff) == t; ++r) {
+            for (; r < j && sorted[r].thread == t; ++r) {
                 if (!kept) continue;
-                const ks_rec *rec = &l->recs[ord[r].slot];
+                const ks_rec *rec = &sorted[r];
                 if (rec->flags & KS_REC_BARRIER) { /* __syncthreads(): it ends this thread's phase */
                     const int s = site_of(b, rec->pc, KS_EV_BARRIER, -1);
                     if (s < 0) {
@@ -519,7 +530,7 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
         }
         i = j;
     }
-    free(ord);
+    free(sorted);
     if (rc) {
         free(ev);
         return rc;
