@@ -1344,10 +1344,27 @@ START_TEST(lesson_13_says_what_its_traces_show)
     static ls_session S;
     open_lesson("13", &L, &S);
     ck_assert_ptr_null(L.op);
-    ck_assert_int_eq(L.nruns, 2);
+    ck_assert_int_eq(L.nruns, 3);
     ck_assert_str_eq(L.runs[1].name, "fix");
-    const ls_session *race = &S, *good = ls_run_session(&S, 1);
-    ck_assert(race->recorded && good->recorded);
+    ck_assert_str_eq(L.runs[2].name, "tile");
+    const ls_session *race = &S, *good = ls_run_session(&S, 1), *tile = ls_run_session(&S, 2);
+    ck_assert(race->recorded && good->recorded && tile->recorded);
+    /* step 4: run 'tile' is the same trace, its 256 words seen as 16 x 16 ("shape"): each
+     * access at (offset / 16, offset % 16); the lesson's own run keeps the words */
+    const ks_tensor *words = run_tensor(race, "tile"), *tt = run_tensor(tile, "tile");
+    ck_assert(words->ndim == 1 && words->shape[0] == 256);
+    ck_assert(tt->ndim == 2 && tt->shape[0] == 16 && tt->shape[1] == 16);
+    ck_assert_uint_eq(tile->tr.nevents, race->tr.nevents);
+    for (uint64_t i = 0; i < tile->tr.nevents; ++i) {
+        const ks_event *a = &race->tr.events[i], *b2 = &tile->tr.events[i];
+        if ((a->kind != KS_EV_READ && a->kind != KS_EV_WRITE) || a->tensor != (uint32_t)ks_trace_tensor(&race->tr, "tile"))
+            continue;
+        ck_assert(a->u.access.y == 0 && a->u.access.x == a->u.access.offset);
+        ck_assert(b2->u.access.offset == a->u.access.offset && b2->u.access.y == a->u.access.offset / 16 &&
+                  b2->u.access.x == a->u.access.offset % 16);
+    }
+    ck_assert_str_eq(render_at(tile, 19, "{write.tile.offset} {write.tile.y} {write.tile.x}"), "19 1 3");
+    ck_assert_str_eq(render_at(tile, 165, "{read.tile.offset}"), "82");
     ck_assert_str_eq(race->tr.variant, "cuda-c");
     ck_assert_int_eq(race->tr.threads, 64);
     ck_assert_int_eq(race->tr.blocks, 4);

@@ -134,6 +134,11 @@ typedef struct ls_run_spec {
     int trace_kernel; /* --trace-kernel: a kernel row, -1 auto (ks_run.trace_kernel) */
     double fvalue[KS_MAX_PARAMS][2];
     int set[KS_MAX_PARAMS];
+    /* a recorded run's "shape": {"tile": [16, 16]}: a 1-D tensor seen as rows x columns (its
+     * accesses at (offset / columns, offset % columns)): a .cu __shared__ float tile[16][16]
+     * is recorded as 256 words, lesson 13 step 4 draws it as the 16 x 16 tile */
+    const char *reshape; /* the tensor's name; NULL: none */
+    int64_t reshape_dims[2];
 } ls_run_spec;
 
 typedef struct ls_lesson {

@@ -434,7 +434,7 @@ static void parse_params(ls_report *rep, ls_lesson *L, ls_run_spec *spec, const 
  * launch, not its inputs), or recorded traces */
 static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params, const cJSON *o)
 {
-    static const char *const keys[] = {"operator", "params", "trace", NULL};
+    static const char *const keys[] = {"operator", "params", "trace", "shape", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, 0, "runs must be an object: run name -> {\"params\": {...}} or {\"trace\": \"file.kst\"}");
         return;
@@ -460,10 +460,26 @@ static void parse_runs(ls_report *rep, ls_lesson *L, const cJSON *lesson_params,
         if (cJSON_GetObjectItemCaseSensitive(c, "trace")) {
             spec->trace = get_string(rep, 0, c, "trace", 1);
             if (params) ls_problem(rep, 0, "%s: params or trace, not both (a recorded trace has its own)", what);
+            /* "shape": {"tile": [16, 16]}: a 1-D tensor of the trace seen as rows x columns */
+            const cJSON *shape = cJSON_GetObjectItemCaseSensitive(c, "shape");
+            if (shape) {
+                const cJSON *d = cJSON_IsObject(shape) && shape->child && !shape->child->next ? shape->child : NULL;
+                if (!d || !cJSON_IsArray(d) || cJSON_GetArraySize(d) != 2 ||
+                    !cJSON_IsNumber(cJSON_GetArrayItem(d, 0)) || !cJSON_IsNumber(cJSON_GetArrayItem(d, 1)) ||
+                    cJSON_GetArrayItem(d, 0)->valuedouble < 1 || cJSON_GetArrayItem(d, 1)->valuedouble < 1) {
+                    ls_problem(rep, 0, "%s: shape must be {\"TENSOR\": [rows, columns]} (one tensor)", what);
+                } else {
+                    spec->reshape = d->string;
+                    spec->reshape_dims[0] = (int64_t)cJSON_GetArrayItem(d, 0)->valuedouble;
+                    spec->reshape_dims[1] = (int64_t)cJSON_GetArrayItem(d, 1)->valuedouble;
+                }
+            }
             if (cJSON_GetObjectItemCaseSensitive(c, "operator"))
                 ls_problem(rep, 0, "%s: operator or trace, not both", what);
             continue;
         }
+        if (cJSON_GetObjectItemCaseSensitive(c, "shape"))
+            ls_problem(rep, 0, "%s: shape applies to a recorded trace's run only", what);
         const char *op = get_string(rep, 0, c, "operator", 0);
         if (op && !(spec->op = ks_op_find(op))) {
             ls_problem(rep, 0, "%s: unknown operator '%s' (kscope list)", what, op);

@@ -101,6 +101,38 @@ static int too_big(const ks_run *r, ls_report *rep)
     return big;
 }
 
+/* A recorded run's "shape": its 1-D tensor spec->reshape seen as rows x columns, each
+ * access to it at (offset / columns, offset % columns) of plane 0; the events copied out
+ * of the file's mapping first (a version 1 file maps its records read-only). */
+static int reshape(ls_session *S, const ls_run_spec *spec, const char *run, ls_report *rep)
+{
+    ks_trace *tr = &S->tr;
+    const int t = ks_trace_tensor(tr, spec->reshape);
+    const int64_t R = spec->reshape_dims[0], C = spec->reshape_dims[1];
+    if (t < 0 || tr->tensors[t].ndim != 1 || tr->tensors[t].shape[0] != R * C) {
+        ls_problem(rep, 0, "%strace %s: shape: '%s' is not a 1-D tensor of %lld elements", run, spec->trace,
+                   spec->reshape, (long long)(R * C));
+        return -1;
+    }
+    if (!tr->decoded) {
+        ks_event *copy = malloc(tr->nevents ? tr->nevents * sizeof *copy : 1);
+        if (!copy) {
+            ls_problem(rep, 0, "%strace %s: out of memory", run, spec->trace);
+            return -1;
+        }
+        memcpy(copy, tr->events, tr->nevents * sizeof *copy);
+        tr->decoded = copy, tr->events = copy;
+    }
+    for (uint64_t i = 0; i < tr->nevents; ++i) {
+        ks_event *e = &tr->decoded[i];
+        if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && e->tensor == (uint32_t)t)
+            e->u.access.plane = 0, e->u.access.y = (int32_t)(e->u.access.offset / C),
+            e->u.access.x = (int32_t)(e->u.access.offset % C);
+    }
+    tr->tensors[t].ndim = 2, tr->tensors[t].shape[0] = R, tr->tensors[t].shape[1] = C;
+    return 0;
+}
+
 /* A recorded run: the trace file opened, its structure and checksums verified, and small
  * enough for a lesson. Problems: one line, "[run NAME: ]trace FILE: why". */
 static int open_recorded(ls_session *S, const ls_lesson *L, const ls_run_spec *spec, const char *run, ls_report *rep)
@@ -125,6 +157,7 @@ static int open_recorded(ls_session *S, const ls_lesson *L, const ls_run_spec *s
                    spec->trace, (unsigned long long)S->tr.nevents, LS_MAX_EVENTS);
         return -1;
     }
+    if (spec->reshape && reshape(S, spec, run, rep)) return -1;
     if (vw_index_build(&S->idx, &S->tr, NULL)) {
         ls_problem(rep, 0, "%strace %s: %s", run, spec->trace, ks_error_message());
         return -1;
