@@ -518,6 +518,88 @@ START_TEST(the_shared_panel_shows_the_tile_after_its_phase)
 }
 END_TEST
 
+/* Lesson 11 without barrier 1 (issue 38 D8, step 7, "as-read"): a_tile and b_tile as item
+ * 21's first product finds them. Threads run as fibers in order, so threads 0..21 have
+ * stored: row 0 whole and row 1's tx 0..5 print (a[ty, tx] and b[ty, tx] at k0 = 0), every
+ * other slot is NaN and prints nothing. */
+START_TEST(the_tile_as_an_item_reads_it)
+{
+    open_lesson("11");
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1920, 1080, 6, 0);
+    const vw_record *rec = &f.d.rec;
+    const char *names[2] = {"a", "b"};
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &rec->panel[p];
+        ck_assert_int_eq(rp->tensor, ks_trace_tensor(st.tr, "shared"));
+        ck_assert_int_eq(rp->plane, p);
+        ck_assert_int_eq(rp->nvalues, 22);
+        const ks_tensor *T = &st.tr->tensors[ks_trace_tensor(st.tr, names[p])];
+        const int64_t W = T->shape[T->ndim - 1];
+        for (int i = 0; i < rp->nvalues; ++i) {
+            const int64_t y = rp->value[i].y, x = rp->value[i].x;
+            ck_assert_msg(y == 0 || (y == 1 && x <= 5), "plane %d: (%lld, %lld) prints", p, (long long)y, (long long)x);
+            char want[48];
+            vw_cell_text(want, sizeof want, ((const float *)T->data)[y * W + x], 0);
+            ck_assert_str_eq(rp->value[i].text, want);
+        }
+    }
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
+/* Lesson 10 step 3 ("sectors"): a bar where each 32-byte sector of the input begins, on
+ * the input only (the focused read's tensor): rows of 16 floats, so columns 0 and 8. */
+START_TEST(the_sectors_figure_marks_every_8_floats)
+{
+    open_lesson("10");
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1920, 1080, 2, 0);
+    const int in = ks_trace_tensor(st.tr, "input");
+    int seen = 0;
+    for (int m = 0; m < f.d.rec.nmarks; ++m) {
+        const vw_rec_mark *mk = &f.d.rec.marks[m];
+        if (mk->kind != VW_MARK_SECTOR) continue;
+        seen++;
+        ck_assert_int_eq(f.d.rec.panel[mk->panel].tensor, in);
+        ck_assert(mk->x0 == 0 || mk->x0 == 8);
+        ck_assert(mk->y1 == mk->y0 && mk->x1 == mk->x0 + 7);
+        ck_assert_int_eq(mk->which, ((int64_t)mk->y0 * 16 + (int64_t)mk->x0) / 8);
+    }
+    ck_assert_int_ge(seen, 4); /* warp 0's rows 0 and 1 at least */
+    ck_assert_int_eq(seen % 2, 0);
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
+/* Lesson 12 step 11 ("extent:transposed"): run transposed's 7 x 7 output outlined on the
+ * 8 x 8 one, and not on the columns, of one size in both runs. */
+START_TEST(the_extent_figure_outlines_the_other_runs_size)
+{
+    open_lesson("12");
+    vf_frame f;
+    vw_state st;
+    show(&f, &st, 1920, 1080, 10, 0);
+    int seen = 0;
+    for (int m = 0; m < f.d.rec.nmarks; ++m) {
+        const vw_rec_mark *mk = &f.d.rec.marks[m];
+        if (mk->kind != VW_MARK_EXTENT) continue;
+        seen++;
+        ck_assert_int_eq(f.d.rec.panel[mk->panel].tensor, ks_trace_tensor(st.tr, "output"));
+        ck_assert(mk->y0 == 0 && mk->x0 == 0 && mk->y1 == 6 && mk->x1 == 6);
+    }
+    ck_assert_int_eq(seen, 1);
+    const ks_tensor *o = &st.tr->tensors[ks_trace_tensor(st.tr, "output")];
+    ck_assert(o->shape[2] == 8 && o->shape[3] == 8);
+    hide_frame(&f, &st);
+    close_lesson();
+}
+END_TEST
+
 /* The leak rule: lesson 06 step 6 asks bin (0, 1)'s output, 9.75; with its "hide" taken
  * away the question slide prints it in the asked cell and the rule says so. The leader
  * rule: a label whose leader runs over a named cell (but its own) is reported. The
@@ -669,6 +751,9 @@ int main(void)
     tcase_add_test(tc, the_shared_panel_shows_the_tile_after_its_phase);
     tcase_add_test(tc, the_rules_catch_a_printed_answer_and_a_crossing_leader);
     tcase_add_test(tc, routed_leaders_go_around_named_cells);
+    tcase_add_test(tc, the_tile_as_an_item_reads_it);
+    tcase_add_test(tc, the_sectors_figure_marks_every_8_floats);
+    tcase_add_test(tc, the_extent_figure_outlines_the_other_runs_size);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

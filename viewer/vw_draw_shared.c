@@ -47,8 +47,8 @@ const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key)
                 cut = (int64_t)i;
         }
     }
-    *key = ((int64_t)block << 32 | (phase & 0xffffffff)) ^ (cut >= 0 ? (cut + 1) << 20 : 0);
-    if (*key < 0) *key = -*key - 2;
+    /* as read, the event alone names the tile (its block, its phase): a key of its own */
+    *key = cut >= 0 ? (int64_t)1 << 62 | cut : (int64_t)block << 32 | (phase & 0xffffffff);
     if (tv->v && tv->tr == tr && tv->tensor == t && tv->block == block && tv->phase == phase && tv->n == n &&
         tv->cut == cut)
         return tv->v;
