@@ -105,6 +105,8 @@ int main(int argc, char **argv)
     L.line_of = no_line;
     char path[64];
     snprintf(path, sizeof path, "/tmp/bench_record_%d.kst", (int)getpid());
+    const char *threads_env = getenv("KS_RECORD_BUILD_THREADS"); /* the build's threads (0: all CPUs) */
+    if (threads_env) ks_rec_build_threads = atoi(threads_env);
     const double t0 = now_s();
     const int rc = ks_rec_write_trace(&L, path);
     const double dt = now_s() - t0;

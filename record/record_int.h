@@ -49,8 +49,11 @@ typedef struct ks_rec_launch {
     void *ctx;
 } ks_rec_launch;
 
-/* Writes the trace of one launch to `path` (whole or not at all). */
+/* Writes the trace of one launch to `path` (whole or not at all). Its events are made on
+ * ks_rec_build_threads threads, at most 16 (0, the default: the machine's CPUs, or one
+ * for a launch of fewer than 65536 records); the trace is the same for any number. */
 int ks_rec_write_trace(const ks_rec_launch *l, const char *path);
+extern int ks_rec_build_threads;
 
 /* "roi_align_forward_kernel" from "void at::native::(anonymous namespace)::roi_align_
  * forward_kernel<float>(int, float const*, ...)", at most n - 1 characters of

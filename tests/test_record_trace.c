@@ -4,7 +4,7 @@
  * and that kscope check passes. Covers: slots in any order across threads (program order
  * within one), named and unnamed buffers, memory in no buffer, a 16-byte access split
  * into elements, an access narrower than its element, atomics, a block with no access,
- * the filter and the dropped count. */
+ * the filter and the dropped count, with the events made on one thread or several. */
 #include <elf.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -191,8 +191,10 @@ START_TEST(short_names)
 }
 END_TEST
 
+/* run 0 makes the events on one thread, run 1 on 4 (blocks split unevenly among them) */
 START_TEST(records_become_the_trace_of_each_thread)
 {
+    ks_rec_build_threads = _i ? 4 : 1;
     setup_bufs();
     uint64_t n;
     ks_rec *recs = make_records(&n, 0, GX * GY);
@@ -612,7 +614,7 @@ int main(void)
     tcase_add_test(tc, a_full_disk_leaves_nothing);
     tcase_add_test(tc, many_instructions_over_few_lines);
     tcase_add_test(tc, cubin_with_a_huge_file_name);
-    tcase_add_test(tc, records_become_the_trace_of_each_thread);
+    tcase_add_loop_test(tc, records_become_the_trace_of_each_thread, 0, 2);
     tcase_add_test(tc, shared_accesses_and_barriers);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);
