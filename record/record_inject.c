@@ -492,8 +492,10 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         if (ks_rec_write_trace(&L, path) != KS_OK) status("error %s: %s", path, ks_error_message());
         else status("trace\t%llu\t%llu\t%s\t%s", n, (unsigned long long)L.dropped, path, L.kernel);
         if (g.times) /* KS_RECORD_TIMES=1: where a recorded launch's time goes */
-            status("note launch %llu: kernel %.1f ms, records back %.1f ms, trace built and written %.1f ms",
-                   (unsigned long long)me.number, t1 - t0, t2 - t1, now_ms() - t2);
+            status("note launch %llu: kernel %.1f ms, records back %.1f ms, trace built and written %.1f ms "
+                   "(sort %.1f, sites %.1f, events %.1f, write %.1f)",
+                   (unsigned long long)me.number, t1 - t0, t2 - t1, now_ms() - t2, ks_rec_build_ms[0],
+                   ks_rec_build_ms[1], ks_rec_build_ms[2], ks_rec_build_ms[3]);
     }
     if (!pinned) free(recs);
     free(bufs);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
@@ -622,6 +623,14 @@ static void *fill(void *arg)
 }
 
 int ks_rec_build_threads; /* 0: as many as the machine has, up to 16 */
+double ks_rec_build_ms[4];
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
 
 static int build(builder *b, ks_event **out_events, uint64_t *out_n)
 {
@@ -632,12 +641,15 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
     block_span *spans = malloc(nr * sizeof *spans);
     ks_event *ev = NULL;
     int rc = KS_OK;
+    const double t0 = now_ms();
     if (!sorted || !meta || !spans || (sort_by_thread(l, sorted) && sort_by_thread_qsort(l, sorted))) {
         rc = ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
         goto out;
     }
     uint64_t n = 0;
+    const double t1 = now_ms();
     const int64_t nspans = resolve(b, sorted, meta, spans, &n);
+    const double t2 = now_ms();
     if (nspans < 0) {
         rc = (int)-nspans;
         goto out;
@@ -668,6 +680,7 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
         if (started[t]) pthread_join(th[t], NULL);
         else fill(&jobs[t]); /* a thread that did not start: its share here */
     }
+    ks_rec_build_ms[0] = t1 - t0, ks_rec_build_ms[1] = t2 - t1, ks_rec_build_ms[2] = now_ms() - t2;
     *out_events = ev;
     *out_n = n;
     ev = NULL;
@@ -770,7 +783,9 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
         }
         snprintf(tr->params + used, sizeof tr->params - used, "}}");
     }
+    const double tw = now_ms();
     rc = ks_trace_write(path, tr);
+    ks_rec_build_ms[3] = now_ms() - tw;
 out:
     for (int i = 0; i < KS_MAX_TENSORS; ++i) free(data[i]);
     free(ev);
