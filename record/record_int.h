@@ -56,7 +56,7 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path);
 extern int ks_rec_build_threads;
 /* the last ks_rec_write_trace's milliseconds: sorting the records by thread, resolving
  * sites and tensors, making the events, writing the file (KS_RECORD_TIMES=1 notes them) */
-extern double ks_rec_build_ms[4];
+extern _Thread_local double ks_rec_build_ms[4];
 
 /* "roi_align_forward_kernel" from "void at::native::(anonymous namespace)::roi_align_
  * forward_kernel<float>(int, float const*, ...)", at most n - 1 characters of

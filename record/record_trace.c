@@ -623,7 +623,7 @@ static void *fill(void *arg)
 }
 
 int ks_rec_build_threads; /* 0: as many as the machine has, up to 16 */
-double ks_rec_build_ms[4];
+_Thread_local double ks_rec_build_ms[4]; /* per thread: launches may end on several */
 
 static double now_ms(void)
 {
