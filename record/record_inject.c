@@ -183,7 +183,7 @@ static ctx_state *ctx_of(CUcontext c)
     for (int i = 0; i < MAX_CTX; ++i)
         if (g.ctx[i].ctx == c) return &g.ctx[i];
     for (int i = 0; i < MAX_CTX; ++i)
-        if (!g.ctx[i].ctx) {
+        if (!g.ctx[i].ctx && !g.ctx[i].busy) { /* a busy slot's context ended: its build owns it */
             memset(&g.ctx[i], 0, sizeof g.ctx[i]);
             g.ctx[i].ctx = c;
             return &g.ctx[i];
@@ -443,10 +443,10 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     if (ok) {
         n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
         if (n > c->host_capacity) { /* grown in steps of 1M records (32 MB) */
-            if (c->recs_h) sanitizerFreeHost(c->ctx, c->recs_h);
+            if (c->recs_h) sanitizerFreeHost(l->context, c->recs_h);
             c->recs_h = NULL, c->host_capacity = 0;
             const unsigned long long want = (n + (1ull << 20) - 1) & ~((1ull << 20) - 1);
-            if (sanitizerAllocHost(c->ctx, (void **)&c->recs_h, want * sizeof *recs) == SANITIZER_SUCCESS)
+            if (sanitizerAllocHost(l->context, (void **)&c->recs_h, want * sizeof *recs) == SANITIZER_SUCCESS)
                 c->host_capacity = want;
             else c->recs_h = NULL;
         }
@@ -457,6 +457,20 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     if (ok && n &&
         !(ok = sanitizerMemcpyDeviceToHost(recs, c->recs_d, n * sizeof *recs, l->hStream) == SANITIZER_SUCCESS))
         status("error cannot read the records of launch %llu", (unsigned long long)me.number);
+    /* pinned memory ends with its context: sorted out of it with the lock held, so a
+     * context destroyed meanwhile (its callback takes the lock) waits for the copy */
+    ks_rec *sorted = NULL;
+    if (ok && pinned) {
+        sorted = malloc(n * sizeof *sorted);
+        pthread_mutex_lock(&g.mu);
+        if (!(ok = c->ctx == l->context)) status("error launch %llu's context ended before its records were read",
+                                                 (unsigned long long)me.number);
+        else if (!(ok = sorted && ks_rec_sort(recs, n, me.block, sorted) == 0))
+            status("error out of memory for %llu records", n);
+        pthread_mutex_unlock(&g.mu);
+        recs = sorted;
+        pinned = 0;
+    }
     if (ok) {
         ks_rec_launch L;
         memset(&L, 0, sizeof L);
@@ -477,7 +491,7 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         if (L.filter.index_hi > L.filter.block_hi * (int64_t)T) L.filter.index_hi = L.filter.block_hi * (int64_t)T;
         L.filter.every = 1;
         if (!have_filter) L.filter = ks_filter_all(); /* nothing left out: check's whole-launch rules apply */
-        L.recs = recs, L.nrecs = n;
+        L.recs = recs, L.nrecs = n, L.sorted = sorted != NULL;
         L.dropped = dev.counters[1];
         L.bufs = bufs, L.nbufs = nbufs;
         L.copy = copy_back, L.ctx = &cc;
@@ -502,6 +516,7 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     pthread_mutex_lock(&g.mu);
     g.building--;
     c->busy = 0;
+    if (!c->ctx) memset(c, 0, sizeof *c); /* its context ended meanwhile, and its memory with it */
 }
 
 /* A callback the recorder's own Sanitizer API calls cause (an allocation, the patch

@@ -39,7 +39,8 @@ typedef struct ks_rec_launch {
     int64_t dyn_shared;      /* dynamic shared memory bytes, -1 unknown */
     uint64_t fn_size;        /* bytes of the kernel's code */
     ks_filter filter;        /* threads and blocks recorded (index = global linear thread) */
-    const ks_rec *recs;      /* in slot order */
+    const ks_rec *recs;      /* in slot order, or sorted by ks_rec_sort (then `sorted` is 1) */
+    int sorted;
     uint64_t nrecs, dropped; /* dropped: records that found no room */
     const ks_rec_buf *bufs;  /* named ranges first: they win over the allocation they lie in */
     int nbufs;
@@ -54,6 +55,9 @@ typedef struct ks_rec_launch {
  * for a launch of fewer than 65536 records); the trace is the same for any number. */
 int ks_rec_write_trace(const ks_rec_launch *l, const char *path);
 extern int ks_rec_build_threads;
+/* The n records in (block, thread) order, each thread's in slot order, into `out`, for a
+ * launch of blocks of block[0] x block[1] x block[2] threads; -1: no memory. */
+int ks_rec_sort(const ks_rec *recs, uint64_t n, const uint32_t block[3], ks_rec *out);
 /* the last ks_rec_write_trace's milliseconds: sorting the records by thread, resolving
  * sites and tensors, making the events, writing the file (KS_RECORD_TIMES=1 notes them) */
 extern _Thread_local double ks_rec_build_ms[4];

@@ -377,40 +377,42 @@ static int cmp_order(const void *a, const void *b)
  * (one sequential read of the GPU's order, whose threads' records lie far apart, and every
  * later pass sequential: reading the records through an index instead cost a cache miss a
  * record, twice); -1 when those ids are too many to count (then qsort does it). */
-static int sort_by_thread(const ks_rec_launch *l, ks_rec *out)
+static int sort_by_thread(const ks_rec *recs, uint64_t n, uint64_t T, ks_rec *out)
 {
-    const uint64_t T = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint64_t i = 0; i < l->nrecs; ++i) {
-        const uint64_t g = (uint64_t)l->recs[i].block * T + l->recs[i].thread;
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t g = (uint64_t)recs[i].block * T + recs[i].thread;
         if (g < lo) lo = g;
         if (g > hi) hi = g;
     }
-    if (!l->nrecs) return 0;
+    if (!n) return 0;
     const uint64_t span = hi - lo + 1;
-    if (span > 4 * l->nrecs + 1024 || span > (1ull << 28)) return -1;
+    if (span > 4 * n + 1024 || span > (1ull << 28)) return -1;
     uint64_t *start = calloc(span + 1, sizeof *start);
     if (!start) return -1;
-    for (uint64_t i = 0; i < l->nrecs; ++i) start[(uint64_t)l->recs[i].block * T + l->recs[i].thread - lo + 1]++;
+    for (uint64_t i = 0; i < n; ++i) start[(uint64_t)recs[i].block * T + recs[i].thread - lo + 1]++;
     for (uint64_t k = 0; k < span; ++k) start[k + 1] += start[k];
-    for (uint64_t i = 0; i < l->nrecs; ++i) {
-        const ks_rec *r = &l->recs[i];
-        out[start[(uint64_t)r->block * T + r->thread - lo]++] = *r;
-    }
+    for (uint64_t i = 0; i < n; ++i) out[start[(uint64_t)recs[i].block * T + recs[i].thread - lo]++] = recs[i];
     free(start);
     return 0;
 }
 
 /* The same by qsort, stable by slot: for records whose thread ids span too far to count. */
-static int sort_by_thread_qsort(const ks_rec_launch *l, ks_rec *out)
+static int sort_by_thread_qsort(const ks_rec *recs, uint64_t n, ks_rec *out)
 {
-    order *ord = malloc((l->nrecs ? l->nrecs : 1) * sizeof *ord);
+    order *ord = malloc((n ? n : 1) * sizeof *ord);
     if (!ord) return -1;
-    for (uint64_t i = 0; i < l->nrecs; ++i) ord[i] = (order){(uint64_t)l->recs[i].block << 16 | l->recs[i].thread, i};
-    qsort(ord, l->nrecs, sizeof *ord, cmp_order);
-    for (uint64_t i = 0; i < l->nrecs; ++i) out[i] = l->recs[ord[i].slot];
+    for (uint64_t i = 0; i < n; ++i) ord[i] = (order){(uint64_t)recs[i].block << 16 | recs[i].thread, i};
+    qsort(ord, n, sizeof *ord, cmp_order);
+    for (uint64_t i = 0; i < n; ++i) out[i] = recs[ord[i].slot];
     free(ord);
     return 0;
+}
+
+int ks_rec_sort(const ks_rec *recs, uint64_t n, const uint32_t block[3], ks_rec *out)
+{
+    const uint64_t T = (uint64_t)block[0] * block[1] * block[2];
+    return sort_by_thread(recs, n, T, out) && sort_by_thread_qsort(recs, n, out) ? -1 : 0;
 }
 
 static int escape_json(char *out, size_t n, const char *s)
@@ -472,7 +474,8 @@ static int site_rank(builder *b, memo_slot *memo, uint32_t pc, int kind, int ti,
 
 /* Pass 1, alone and in order: every kept record's site and tensor, and each block's span
  * of records and events. Returns the number of blocks, or -status. */
-static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_span *spans, uint64_t *nev)
+static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_span *spans, uint64_t nb,
+                       uint64_t *nev)
 {
     const ks_rec_launch *l = b->l;
     const uint32_t T = l->block[0] * l->block[1] * l->block[2];
@@ -483,6 +486,10 @@ static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_s
     int rc = KS_OK;
     for (uint64_t i = 0; i < l->nrecs && rc == KS_OK;) {
         const uint32_t blk = sorted[i].block;
+        if ((uint64_t)nspans == nb) { /* more blocks than the grid has: not this launch's records */
+            rc = ks_fail(KS_EINVAL, "a record names block %u of a grid of %llu blocks", blk, (unsigned long long)nb);
+            break;
+        }
         block_span *sp = &spans[nspans++];
         sp->block = blk, sp->rec = i, sp->ev = n;
         uint64_t r = i;
@@ -636,19 +643,22 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
 {
     const ks_rec_launch *l = b->l;
     const uint64_t nr = l->nrecs ? l->nrecs : 1;
-    ks_rec *sorted = malloc(nr * sizeof *sorted);
+    /* a span a block with records: no more than the records, nor than the grid's blocks */
+    const uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2], nb = blocks && blocks < nr ? blocks : nr;
+    ks_rec *own = l->sorted ? NULL : malloc(nr * sizeof *own);
+    const ks_rec *sorted = l->sorted ? l->recs : own;
     rec_meta *meta = malloc(nr * sizeof *meta);
-    block_span *spans = malloc(nr * sizeof *spans);
+    block_span *spans = malloc(nb * sizeof *spans);
     ks_event *ev = NULL;
     int rc = KS_OK;
     const double t0 = now_ms();
-    if (!sorted || !meta || !spans || (sort_by_thread(l, sorted) && sort_by_thread_qsort(l, sorted))) {
+    if (!sorted || !meta || !spans || (own && ks_rec_sort(l->recs, l->nrecs, l->block, own))) {
         rc = ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
         goto out;
     }
     uint64_t n = 0;
     const double t1 = now_ms();
-    const int64_t nspans = resolve(b, sorted, meta, spans, &n);
+    const int64_t nspans = resolve(b, sorted, meta, spans, nb, &n);
     const double t2 = now_ms();
     if (nspans < 0) {
         rc = (int)-nspans;
@@ -686,12 +696,13 @@ static int build(builder *b, ks_event **out_events, uint64_t *out_n)
     ev = NULL;
 out:
     free(ev);
-    free(sorted), free(meta), free(spans);
+    free(own), free(meta), free(spans);
     return rc;
 }
 
 int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
 {
+    memset(ks_rec_build_ms, 0, sizeof ks_rec_build_ms);
     builder b;
     memset(&b, 0, sizeof b);
     b.l = l;

@@ -436,6 +436,21 @@ START_TEST(pages_no_lane_reached_are_named_by_the_slots)
     ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
     expect_same_events(&x, host, 21);
     ks_host_sink_free(host);
+    /* a page a thread wrote, named as one no lane reached: refused, not skipped */
+    unsigned long long first;
+    first_column_word(buf, 0, 0, &first);
+    const size_t keep_n = g_nahead;
+    unsigned long long keep[AHEAD_MAX];
+    memcpy(keep, g_ahead, keep_n * sizeof *keep);
+    size_t at = 0;
+    while (at < g_nahead && g_ahead[at] < first) ++at;
+    memmove(g_ahead + at + 1, g_ahead + at, (g_nahead - at) * sizeof *g_ahead);
+    g_ahead[at] = first, g_nahead++;
+    host = decode(buf, words, 1 << 19, ~0ull, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_EFORMAT);
+    ck_assert_msg(strstr(ks_error_message(), "has a header"), "%s", ks_error_message());
+    ks_host_sink_free(host);
+    memcpy(g_ahead, keep, keep_n * sizeof *keep), g_nahead = keep_n;
     g_ahead[1] = g_ahead[2]; /* the second no longer named */
     host = decode(buf, words, 1 << 19, ~0ull, &trimmed, &rc);
     ck_assert_int_eq(rc, KS_EFORMAT);

@@ -179,6 +179,10 @@ ks_status ks_pages_decode(const uint32_t *w, unsigned long long claimed, const k
         uint32_t n;
         while (nunreached && *unreached < pos) ++unreached, --nunreached;
         if (nunreached && *unreached == pos) { /* claimed ahead, reached by no lane: no header */
+            if (page_ok(w, pos, stored, dev->epoch, &n)) {
+                rc = damaged(pos, 0, "a page the slots say no lane reached has a header");
+                break;
+            }
             pos += KS_PAGE_MAX_WORDS;
             continue;
         }
