@@ -143,7 +143,8 @@ static int check_slides(const ls_session *S, ls_report *rep)
     }
     audit_ctx a = {.rep = rep, .slides = slides, .n = n, .step = 0};
     for (int z = 0; z < VW_AUDIT_SIZES; ++z)
-        if (vw_audit_slides(slides, n, &S->tr, &S->idx, vw_audit_size[z][0], vw_audit_size[z][1], 0, audit_slide, &a))
+        if (vw_audit_slides(slides, n, S->L->title, &S->tr, &S->idx, vw_audit_size[z][0], vw_audit_size[z][1], 0,
+                            audit_slide, &a))
             ls_problem(rep, 0, "slides: %s", ks_error_message());
     ls_slides_free(slides, n);
     return rep->count > before ? -1 : 0;

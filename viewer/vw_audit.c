@@ -15,8 +15,8 @@
 
 const int vw_audit_size[VW_AUDIT_SIZES][2] = {{1920, 1080}, {1280, 960}, {1024, 768}};
 
-int vw_audit_slides(const vw_slide *slides, int n, const ks_trace *tr, const vw_index *idx, int w, int h, int text_px,
-                    vw_audit_fn fn, void *ctx)
+int vw_audit_slides(const vw_slide *slides, int n, const char *title, const ks_trace *tr, const vw_index *idx, int w,
+                    int h, int text_px, vw_audit_fn fn, void *ctx)
 {
     SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
@@ -33,6 +33,7 @@ int vw_audit_slides(const vw_slide *slides, int n, const ks_trace *tr, const vw_
         goto out;
     }
     vw_state_init(&s, tr, idx);
+    s.title = title; /* the lesson's title bar, not the trace's path (its lines move the layout) */
     vw_set_order(&s, "thread"); /* as kscope lesson --view and --frames play them */
     vw_story_set(&s, slides, n);
     for (int k = 0; k < n; ++k)
@@ -330,13 +331,14 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
          * the height, or as much as its shape allows in half the frame's width (a 9 x 16
          * plane cannot be square); a table as much as its rows at its text take */
         const int need = vw_audit_grid_need(rp, rec->w, rec->h, rec->line), drawn = vw_audit_grid_drawn(rp);
+        const int head = vw_panel_header_h(rec->line);
         if (!rp->hidden && drawn < need && grid_counts(rec, p))
             bad += say(fn, ctx,
-                       "%s at %dx%d: the %s panel's %s%s is %d px tall, %d%% of the height (at least %d px: %d%% of "
-                       "the height or what its shape allows)",
+                       "%s at %dx%d: the %s panel's header and %s%s take %d px, %d%% of the height (at least %d px: "
+                       "%d%% of the height or what its shape allows)",
                        which, rec->w, rec->h, p ? "right" : "left", rp->table ? "table" : "grid",
-                       p == rec->focus_panel ? " (the step's)" : " (the taller)", drawn, drawn * 100 / rec->h, need,
-                       VW_SLIDE_PICTURE);
+                       p == rec->focus_panel ? " (the step's)" : " (the taller)", head + drawn,
+                       (head + drawn) * 100 / rec->h, head + need, VW_SLIDE_PICTURE);
         /* values: printed where they fit, else zoomed to the step's cells where that makes them fit */
         if (!rp->hidden && !rp->values && rp->need_cell > 0 &&
             (rp->cell >= rp->need_cell || (rp->focus_cell >= rp->need_cell && !rp->zoomed)))
@@ -353,7 +355,7 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                    which, rec->w, rec->h, rec->band_rows);
     /* as the band wraps it: a column beside the pictures holds fewer words a line than
      * the frame (issue 38 D1: lesson 01 step 8 took 14 lines there, 5 across the frame) */
-    if (!reveal && rec->w == 1024 && rec->h == 768 && rec->band_body > VW_NARRATION_LINES)
+    if (!reveal && rec->w == VW_NARRATION_W && rec->h == VW_NARRATION_H && rec->band_body > VW_NARRATION_LINES)
         bad += say(fn, ctx,
                    "the narration takes %d lines at 1024x768 (at most %d): shorten it or move some to "
                    "\"notes\" (the terminal player's)",

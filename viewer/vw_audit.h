@@ -17,10 +17,11 @@ extern const int vw_audit_size[VW_AUDIT_SIZES][2];
 typedef void (*vw_audit_fn)(void *ctx, int slide, int reveal, const vw_record *rec, const vw_state *s);
 
 /* Draws slides[0..n) (each with its answer after it when it asks a question) in a w x h
- * frame, text of text_px (0: the default for the size), on trace tr / index idx as a
- * lesson's --frames does, calling fn after each. Returns 0, or -1 with ks_error_message(). */
-int vw_audit_slides(const vw_slide *slides, int n, const ks_trace *tr, const vw_index *idx, int w, int h, int text_px,
-                    vw_audit_fn fn, void *ctx);
+ * frame, text of text_px (0: the default for the size), on trace tr / index idx under
+ * the title bar `title` (the lesson's; NULL: the trace's) as a lesson's --frames does,
+ * calling fn after each. Returns 0, or -1 with ks_error_message(). */
+int vw_audit_slides(const vw_slide *slides, int n, const char *title, const ks_trace *tr, const vw_index *idx, int w,
+                    int h, int text_px, vw_audit_fn fn, void *ctx);
 
 /* The narration's lines on a slide wrapped across a w wide frame at the default text
  * size (the least the band can wrap it to; --check counts them as drawn). */
@@ -29,8 +30,8 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
 /* The rules (issue 38 D1, D3, D4) slide `sl` drawn into `rec` breaks, each as one
  * sentence through fn (msg); returns how many:
  *   pictures: the heatmap panels take at least VW_SLIDE_PICTURE % of the height, and
- *             the grid as drawn of the panel the step is about (the taller where it is
- *             about neither) fills a panel at that share (vw_audit_grid_need);
+ *             the panel the step is about (the taller where it is about neither) takes
+ *             it literally: its header line and its grid as drawn (vw_audit_grid_need);
  *   text: the band shows the slide's text whole (an answer slide may leave the step's
  *         text to the slide before), narration (run line and text) at most
  *         VW_NARRATION_LINES at 1024x768 as the band wraps it;
@@ -51,7 +52,7 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *   markers: no sample dot, ring or square over a number a cell prints;
  *   status: the status line fits its bar. */
 /* The least height in pixels panel rp's grid as drawn (its extent) must take in a w x h
- * frame: VW_SLIDE_PICTURE % of h less the panel's two text lines, or what the plane's
+ * frame: VW_SLIDE_PICTURE % of h less the panel's header line, or what the plane's
  * shape allows in a panel half the frame wide (a wide plane's square cells), or a
  * table's header and rows at its text. */
 int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line);

@@ -547,7 +547,7 @@ int vw_story_lines_needed(const vw_slide *slides, int n, int cols)
 }
 
 /* "input[0, 1, :, :]": the tensor's name and the plane's leading coordinates */
-static void panel_where(const vw_state *s, int panel, char *where, size_t n)
+void vw_describe_panel_where(const vw_state *s, int panel, char *where, size_t n)
 {
     const int t = s->panel[panel].tensor;
     const ks_tensor *T = &s->tr->tensors[t];
@@ -581,7 +581,7 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
     const vw_plane_dims d = vw_plane_dims_of(T);
     const long long p = (long long)s->panel[panel].plane, np = (long long)d.planes;
     const char *follow = s->follow ? "(follows)" : "(fixed)";
-    panel_where(s, panel, where, sizeof where);
+    vw_describe_panel_where(s, panel, where, sizeof where);
     ks_shape_str(T->ndim, T->shape, shape, sizeof shape);
     snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %.4g .. %.4g", where, shape, p, np, follow,
              vw_mode_name(vw_panel_mode(s, panel)), lo, hi);
@@ -596,6 +596,8 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
     if ((int)strlen(buf) <= cols) return;
     /* the plane's coordinates in `where` say which it is ("0/2" said too little: issue 38 D12) */
     snprintf(buf, n, "%s", where);
+    /* a tensor of one plane: its name says it (a narrow panel beside a wide picture) */
+    if ((int)strlen(buf) > cols && np == 1) snprintf(buf, n, "%s", T->name);
 }
 
 /* The status line's parts, in the order they print, each with its rank (0 first): what

@@ -45,6 +45,9 @@ void vw_describe_panel(const vw_state *s, int panel, double lo, double hi, char 
 /* The same, shortened to `cols` characters where it can be: without the mode and range
  * (the legend says them), then the follow state, then the shape. */
 void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, int cols, char *buf, size_t n);
+/* The plane a panel shows, "columns[0, :, :]" (vw_describe_panel_fit's shortest but for a
+ * tensor of one plane, whose name alone says it). */
+void vw_describe_panel_where(const vw_state *s, int panel, char *where, size_t n);
 /* Position, order, unit, playback, mode, index progress (permille < 1000: building),
  * value under the pointer and the last message. */
 void vw_describe_status(const vw_state *s, int permille, char *buf, size_t n);

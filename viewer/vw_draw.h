@@ -80,6 +80,9 @@ typedef struct vw_draw {
     /* a heatmap texture over at least this many cells is built on two threads (0: the
      * default, 4 M cells; the tests set 1 to compare both ways on small planes) */
     int64_t split_cells;
+    /* where a slide's legend on the header line starts (vw_layout.legend_top): after the
+     * header as drawn */
+    int legend_x[2];
 } vw_draw;
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */

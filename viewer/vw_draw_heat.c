@@ -244,14 +244,33 @@ const char *vw_legend_name(const char *name, const char *brief, int room, int ad
     return ""; /* no room for it whole: none of it */
 }
 
+/* The ends of the legend's range as the cells print them: exact, or marked rounded
+ * (issue 38 D9). */
+static void legend_ends(const vw_heat_cache *c, char lo[48], char hi[48])
+{
+    char t[40];
+    snprintf(lo, 48, "%s%s", vw_value_text(t, sizeof t, c->picture ? 0 : c->lo) ? "" : "~", t);
+    snprintf(hi, 48, "%s%s", vw_value_text(t, sizeof t, c->picture ? 1 : c->hi) ? "" : "~", t);
+}
+
+int vw_legend_least_chars(const vw_heat_cache *c)
+{
+    char lo[48], hi[48];
+    legend_ends(c, lo, hi);
+    /* lo, a bar of 4, hi, and the NaN key (vw_legend_name: the name may go) */
+    return (int)(strlen(lo) + strlen(hi)) + 2 + 4 + (c->nan ? 6 : 0);
+}
+
 static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, const vw_heat_cache *c)
 {
     vw_rect lg = panel ? L->output_legend : L->input_legend;
+    if (L->legend_top & (1 << panel)) { /* on the header line, after the header */
+        lg.w = lg.x + lg.w - 4 - d->legend_x[panel];
+        lg.x = d->legend_x[panel];
+    }
     int bar_w = lg.w < 512 ? lg.w : 512, bar_x = lg.x, bar_y = lg.y, bar_h = 10;
-    char lo[48], hi[48], mid[64], t[40];
-    /* the ends of the range as the cells print them: exact, or marked rounded (issue 38 D9) */
-    snprintf(lo, sizeof lo, "%s%s", vw_value_text(t, sizeof t, c->picture ? 0 : c->lo) ? "" : "~", t);
-    snprintf(hi, sizeof hi, "%s%s", vw_value_text(t, sizeof t, c->picture ? 1 : c->hi) ? "" : "~", t);
+    char lo[48], hi[48], mid[64];
+    legend_ends(c, lo, hi);
     if (L->arrangement) { /* a slide's legend is one line: lo [bar] hi  mode */
         const int adv = d->font.advance, lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
         char phase[48]; /* the shared tile: the values as the focused block's phase leaves them */
@@ -376,9 +395,17 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         c->tile_key = tile_key;
         build_texture(d, s, panel, c, &m, tile);
     }
-    vw_describe_panel_fit(s, panel, c->lo, c->hi, (area.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), head,
-                          sizeof head);
-    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
+    /* the header, and a legend on its line (a slide's layout for a taller picture) after it */
+    const int adv = d->font.advance > 0 ? d->font.advance : 8, top = (L->legend_top >> panel) & 1;
+    int cols = (area.w - 8) / adv;
+    if (top) { /* the legend's name whole where the header's shortest form leaves room, else a bar of 4 */
+        const int least = vw_legend_least_chars(c) + 2, named = least + (int)strlen(vw_mode_name((vw_mode)c->mode)) + 2;
+        vw_describe_panel_fit(s, panel, c->lo, c->hi, cols - named > 1 ? cols - named : 1, head, sizeof head);
+        cols -= (int)strlen(head) <= cols - named ? named : least;
+    }
+    vw_describe_panel_fit(s, panel, c->lo, c->hi, cols > 1 ? cols : 1, head, sizeof head);
+    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, top ? cols * adv : area.w - 8, head);
+    d->legend_x[panel] = area.x + 4 + ((int)strlen(head) + 2) * adv;
     const SDL_Rect clip = vw_sdl(map); /* a zoomed plane reaches past its panel */
     SDL_RenderSetClipRect(d->r, &clip);
     draw_margin(d->r, s, panel, &m, map);

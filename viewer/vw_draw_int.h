@@ -128,6 +128,9 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
 void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1);
 /* The colour a heatmap built into cache c gives value v: the ramp, or grey (a picture). */
 uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
+/* The fewest characters a slide's one-line legend of c takes: its two ends, a bar of 4
+ * and the NaN key (its name may go). */
+int vw_legend_least_chars(const vw_heat_cache *c);
 /* Each cell's number in its cell, when every visible cell of the plane can hold its
  * number (vw_draw_cells.c); area: the panel's map area. Returns the value font used
  * (vw_value_font), or -1 when the numbers do not fit. */

@@ -85,16 +85,16 @@ static void run_of_rows(shown_rows *out, int64_t start, int64_t n, int64_t rows)
     for (int64_t r = start; r < start + n && r < rows && out->n < TABLE_SHOWN; ++r) out->row[out->n++] = r;
 }
 
-/* The marked rows m[0..nm) (sorted) each with ctx rows around (ctx + below after it),
- * runs that meet merged,
- * a gap row between runs: into out when that takes at most n rows. */
-static int runs_around(const int64_t *m, int nm, int64_t ctx, int64_t below, int64_t rows, int64_t n, shown_rows *out)
+/* The marked rows m[0..nm) (sorted) each with `above` rows before it and `below` after,
+ * runs that meet merged, a gap row between runs: into out when that takes at most n rows. */
+static int runs_each(const int64_t *m, int nm, const int64_t *above, const int64_t *below, int64_t rows, int64_t n,
+                     shown_rows *out)
 {
     out->n = 0;
     int64_t last = -2; /* the last row taken */
     for (int i = 0; i < nm; ++i) {
-        const int64_t lo = m[i] - ctx < 0 ? 0 : m[i] - ctx,
-                      hi = m[i] + ctx + below >= rows ? rows - 1 : m[i] + ctx + below;
+        const int64_t lo = m[i] - above[i] < 0 ? 0 : m[i] - above[i],
+                      hi = m[i] + below[i] >= rows ? rows - 1 : m[i] + below[i];
         if (lo > last + 1 && last >= 0) { /* a gap; one left-out row is shown instead */
             if (out->n >= n || out->n >= TABLE_SHOWN) return 0;
             out->row[out->n++] = lo == last + 2 ? last + 1 : -1;
@@ -106,6 +106,15 @@ static int runs_around(const int64_t *m, int nm, int64_t ctx, int64_t below, int
         last = hi > last ? hi : last;
     }
     return 1;
+}
+
+/* The same with as many rows round each: above before it, below after. */
+static int runs_around(const int64_t *m, int nm, int64_t above, int64_t below, int64_t rows, int64_t n,
+                       shown_rows *out)
+{
+    int64_t a[64], b[64];
+    for (int i = 0; i < nm && i < 64; ++i) a[i] = above, b[i] = below;
+    return runs_each(m, nm, a, b, rows, n, out);
 }
 
 /* The rows shown, at most n: the item's cells on the table and the asked cell's row
@@ -146,12 +155,26 @@ static void pick_rows(const vw_state *s, const vw_table *tb, const part *pt, int
         run_of_rows(out, (m[0] + m[nm - 1]) / 2 - (n - 1) / 2, n, rows);
         return;
     }
-    /* as many rows round each as fit, then one more below each where that still fits: the
-     * table fills its panel (issue 38 D1: 08 s12's answer left 3 of 14 rows empty) */
+    /* as many rows round each as fit, then a row more below each, then above, while that
+     * still fits: the table fills its panel (issue 38 D1: 08 s12's answer left 3 of 14
+     * rows empty, and at 1280x960 2 of 16) */
     for (int64_t ctx = n; ctx >= 0; --ctx)
-        if (runs_around(m, nm, ctx, 0, rows, n, out)) {
+        if (runs_around(m, nm, ctx, ctx, rows, n, out)) {
             static shown_rows more;
-            if (runs_around(m, nm, ctx, 1, rows, n, &more)) *out = more;
+            int64_t above[64], below[64];
+            for (int i = 0; i < nm; ++i) above[i] = below[i] = ctx;
+            /* then run by run, a row below, then above, while one still fits */
+            for (int grew = 1; grew;) {
+                grew = 0;
+                for (int i = 0; i < nm; ++i)
+                    for (int side = 0; side < 2; ++side) {
+                        int64_t *e = side ? &above[i] : &below[i];
+                        if (*e >= rows) continue;
+                        ++*e;
+                        if (runs_each(m, nm, above, below, rows, n, &more) && more.n > out->n) *out = more, grew = 1;
+                        else --*e;
+                    }
+            }
             return;
         }
     run_of_rows(out, (focus >= 0 ? focus : m[0]) - (n - 1) / 2, n, rows);
@@ -244,19 +267,22 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
     const int64_t rows = pt[0].rows;
     const int chars = z.cell_chars, ichars = z.index_chars;
     char ib[24];
-    /* the biggest legible value font whose table fits the panel's width and shows
-     * TABLE_LEAST_ROWS rows (all of them where there are fewer) */
+    /* the biggest legible value font whose table fits the panel's width and shows every
+     * row (issue 38 D1: 08 s6's pair_table showed rows 0-22 of 24 at the bigger one), else
+     * TABLE_LEAST_ROWS rows */
     const int fonts = vw_value_fonts(d, d->rec.h);
-    int k = fonts - 1;
-    for (int f = 0; f < fonts; ++f) {
-        const vw_font *font = vw_value_font(d, f);
-        const int width = vw_table_width(&z, font->advance);
-        const int64_t fit = (map.h - 8) / (font->line + 8) - 1;
-        if (width <= map.w - 8 && fit >= (rows < TABLE_LEAST_ROWS ? rows : TABLE_LEAST_ROWS)) {
-            k = f;
-            break;
+    int k = -1;
+    for (int want = 0; want < 2 && k < 0; ++want)
+        for (int f = 0; f < fonts; ++f) {
+            const vw_font *font = vw_value_font(d, f);
+            const int width = vw_table_width(&z, font->advance);
+            const int64_t fit = (map.h - 8) / (font->line + 8) - 1;
+            if (width <= map.w - 8 && fit >= (want == 0 || rows < TABLE_LEAST_ROWS ? rows : TABLE_LEAST_ROWS)) {
+                k = f;
+                break;
+            }
         }
-    }
+    if (k < 0) k = fonts - 1;
     const vw_font *font = vw_value_font(d, k);
     /* a column is its widest text and half a character of room (vw_table_width) */
     const int half = (font->advance + 1) / 2, rh = font->line + 8;
@@ -310,8 +336,13 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
     rp->zoomed = sh.n < rows;
     draw_marks(d, s, tb, pt, np, &sh, colx, cw, top, rh, rp);
     SDL_RenderSetClipRect(d->r, NULL);
-    /* the legend's line: what the window is */
-    const vw_rect lg = panel ? L->output_legend : L->input_legend;
+    /* the legend's line: what the window is; on the header line after the header where
+     * the layout puts it there */
+    vw_rect lg = panel ? L->output_legend : L->input_legend;
+    if ((L->legend_top >> panel) & 1) {
+        const int x = area.x + 4 + ((int)strlen(s->tr->tensors[tb->tensor].name) + (np > 1 ? 3 + (int)strlen(s->tr->tensors[tb->beside].name) : 0) + 2) * d->font.advance;
+        lg.w = area.x + area.w - 4 - x, lg.x = x;
+    }
     size_t used = (size_t)snprintf(buf, sizeof buf, "rows ");
     for (int i = 0; i < sh.n && used < sizeof buf; ++i) { /* each run as first-last */
         if (sh.row[i] < 0 || (i && sh.row[i - 1] >= 0)) continue;

@@ -65,6 +65,7 @@ void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_li
     L->line = line;
     L->title_lines = title_lines;
     L->arrangement = VW_ARR_VIEWER;
+    L->legend_top = 0;
     L->vadv = L->vline = 0;
     int bar = line + 6;
     L->title = rect(0, 0, w, title_lines * line + 6);
@@ -148,12 +149,12 @@ void vw_value_metrics(vw_layout *L, int advance, int line)
 }
 
 /* A slide's heatmap panel: the map on top, a legend of one line (the colour bar between
- * its two ends) below. */
-static void slide_heat_panel(vw_rect r, int line, vw_rect *map, vw_rect *legend)
+ * its two ends) below; or (top) the legend on the header line and the map to the bottom. */
+static void slide_heat_panel(vw_rect r, int line, int top, vw_rect *map, vw_rect *legend)
 {
     int lh = line + 2;
-    *map = rect(r.x, r.y, r.w, r.h - lh - 2);
-    *legend = rect(r.x, r.y + r.h - lh, r.w, lh);
+    *map = top ? r : rect(r.x, r.y, r.w, r.h - lh - 2);
+    *legend = top ? rect(r.x, r.y + 2, r.w, line) : rect(r.x, r.y + r.h - lh, r.w, lh);
 }
 
 void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *g)
@@ -172,9 +173,10 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
     const int bar = line + 6;
     L->title = rect(0, 0, w, tl * line + 6);
     L->status = rect(0, h - bar, w, bar);
-    /* a slide's timeline is a thin bar: the slides step through the trace, not along it */
-    L->timeline = rect(PAD, L->status.y - 12, w - 2 * PAD, 8);
-    const int top = L->title.h + PAD, bottom = L->timeline.y - 6;
+    /* a slide's timeline is a thin bar: the slides step through the trace, not along it
+     * (the pictures take the room: issue 38 D1) */
+    L->timeline = rect(PAD, L->status.y - 7, w - 2 * PAD, 4);
+    const int top = L->title.h + PAD, bottom = L->timeline.y - 3;
     const int band_h = (g->band_lines > 0 ? g->band_lines : 1) * line + 8;
     const int decomp_h = g->decomp_lines > 0 ? g->decomp_lines * line + 6 : 0;
     const int grid_h = g->grid_lines > 0 ? g->grid_lines * line + 12 : 0;
@@ -221,16 +223,17 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
     int split = g->split > 0 ? g->split : 500;
     split = split < 200 ? 200 : split > 800 ? 800 : split;
     const int half = (int)((int64_t)(maps.w - PAD) * split / 1000);
-    slide_heat_panel(rect(maps.x, maps.y, half, maps.h), line, &L->input, &L->input_legend);
-    slide_heat_panel(rect(maps.x + half + PAD, maps.y, maps.w - half - PAD, maps.h), line, &L->output,
-                     &L->output_legend);
+    L->legend_top = g->legend_top & 3;
+    slide_heat_panel(rect(maps.x, maps.y, half, maps.h), line, L->legend_top & 1, &L->input, &L->input_legend);
+    slide_heat_panel(rect(maps.x + half + PAD, maps.y, maps.w - half - PAD, maps.h), line, L->legend_top & 2,
+                     &L->output, &L->output_legend);
 }
 
 int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, int h, int line)
 {
-    /* the panel's share less its header and legend lines (vw_panel_map_area,
-     * slide_heat_panel): the grid fills the map of a panel at the share */
-    const int share = (VW_SLIDE_PICTURE * h + 99) / 100 - (line + 4) - (line + 4) - 2;
+    /* the share less the panel's header line (vw_panel_map_area): the picture, header and
+     * grid, takes VW_SLIDE_PICTURE % of the frame's height, measured literally (issue 38 D1) */
+    const int share = (VW_SLIDE_PICTURE * h + 99) / 100 - vw_panel_header_h(line);
     if (rows < 1 || cols < 1) return 0;
     if (row_h > 0) { /* a table: its rows at the text it prints, header included */
         const double all = (double)rows * row_h;
@@ -241,10 +244,8 @@ int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, in
     double cell = half / (double)(cols + 2 * margin);
     if (cell >= 2) cell = floor(cell);
     const double tall = cell * (double)(rows + 2 * margin);
-    if (tall < share) return (int)floor(tall) - 2;
-    /* the share in whole-pixel cells (vw_heatmap_fit floors a cell of 2 px or more) */
-    const int64_t n = rows + 2 * margin, whole = share / n;
-    return whole >= 2 ? (int)(whole * n) : share;
+    /* the share itself, not a whole number of cells a pixel or more short of it */
+    return tall < share ? (int)floor(tall) - 2 : share;
 }
 
 int vw_strip_height(int line)

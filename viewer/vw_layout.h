@@ -25,6 +25,7 @@ typedef struct vw_layout {
     int title_lines; /* the title bar's text lines: a title too long for one line wraps */
     /* a slide's arrangement (vw_layout_slide; 0: the viewer's own layout) */
     int arrangement;
+    int legend_top; /* a slide's panels whose legend sits on the header line (vw_slide_geom) */
     /* the text size of the numbers printed in heatmap cells at their smallest: its glyph
      * advance and line (0: three fifths of the text's, vw_value_metrics) */
     int vadv, vline;
@@ -53,6 +54,9 @@ typedef struct vw_slide_geom {
     int column_w;     /* SIDE, RIGHT, COLUMN: the text column's width in pixels */
     int grid_lines;   /* the grid panel's height in lines (0: none where it would not fit) */
     int split;        /* the input panel's share of the pictures' width, per mille (0: half) */
+    /* a panel's legend on its header line, right of the header (bit 0 the input's, bit 1
+     * the output's), its map down to the panel's bottom: a line more for the picture */
+    int legend_top;
 } vw_slide_geom;
 /* The band's, decomposition's and column's widths (pixels) an arrangement gives in a w
  * wide frame (column_w: SIDE and RIGHT's column), before any height is known. */
@@ -65,6 +69,8 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
 /* Narration on a slide: at most this many lines as its band wraps it (issue 38 D1, at
  * 1024x768; a slide's layout keeps to it where a layout that holds the band can). */
 #define VW_NARRATION_LINES 5
+#define VW_NARRATION_W 1024
+#define VW_NARRATION_H 768
 /* The metrics of the smallest text printed in heatmap cells: three fifths of the text's
  * (18 px beside 30 px at 1920x1080), unless L already has them (the drawing's own font). */
 void vw_value_metrics(vw_layout *L, int advance, int line);
@@ -137,12 +143,15 @@ int vw_strip_height(int line);
  * 1920x1080 with 4 px), 4 px at least. */
 static inline int vw_value_gap(int adv) { return adv / 2 > 4 ? adv / 2 : 4; }
 
+/* The height of a heatmap panel's header line, above its map. */
+static inline int vw_panel_header_h(int line) { return line + 4; }
+
 /* The least height in pixels a slide's grid of rows x cols cells (margin cells round it)
- * is drawn at in a w x h frame with text lines `line` high (issue 38 D1, measured on
- * the picture, not its panel): VW_SLIDE_PICTURE % of h less the panel's header and
- * legend lines (the grid fills the map of a panel at the share), or as tall as the plane's shape allows in a panel half the
- * frame wide (square cells; the margin's cells, the padding drawn round the plane,
- * count), or, for a table (row_h > 0: rows text rows of row_h px,
+ * is drawn at in a w x h frame with text lines `line` high (issue 38 D1, measured
+ * literally: the panel's header and its grid as drawn take VW_SLIDE_PICTURE % of h):
+ * VW_SLIDE_PICTURE % of h less the header line, or as tall as the plane's shape allows
+ * in a panel half the frame wide (square cells; the margin's cells, the padding drawn
+ * round the plane, count), or, for a table (row_h > 0: rows text rows of row_h px,
  * header included), all its rows. */
 int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, int h, int line);
 vw_rect vw_strip_area(vw_rect *decomp, int line);

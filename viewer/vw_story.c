@@ -218,7 +218,19 @@ static double picture_cells(const vw_state *s, const vw_layout *L, int adv)
         vw_table_dims z;
         if (tb && vw_table_size(s->tr, tb, s->panel[p].plane, &z)) {
             /* the smallest value font's advance, rounded up and a pixel more: fonts round */
-            if (vw_panel_map_area(L, p).w - 8 < vw_table_width(&z, (adv * 3 + 4) / 5 + 1)) least = fmin(least, 0.5);
+            const vw_rect a = vw_panel_map_area(L, p);
+            if (a.w - 8 < vw_table_width(&z, (adv * 3 + 4) / 5 + 1)) {
+                least = fmin(least, 0.5);
+                continue;
+            }
+            /* as big as the biggest of the value fonts (the text's, 4/5 and 3/5 of it) that
+             * shows every row, header and all (vw_draw_table): its line */
+            double big = 1;
+            for (int k = 5; k >= 3 && big <= 1; --k) {
+                const int fl = (L->line * k + 2) / 5, fa = (adv * k + 4) / 5 + 1;
+                if ((int64_t)(a.h - 8) / (fl + 8) >= z.rows + 1 && vw_table_width(&z, fa) <= a.w - 8) big = fl;
+            }
+            least = fmin(least, big);
             continue;
         }
         vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
@@ -250,11 +262,18 @@ static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, doub
     for (int p = 0; p < 2; ++p) {
         const int t = s->panel[p].tensor;
         share[p] = 1;
-        if (t < 0) continue;
+        if (t < 0 || vw_story_hides(s, p)) continue; /* covered: no picture to size */
         const vw_rect area = vw_panel_map_area(L, p);
         if (vw_panel_table(s, p)) {
-            const vw_rect r = p ? L->output : L->input;
-            share[p] = fmin(1, (double)r.h * 100 / (VW_SLIDE_PICTURE * L->h));
+            /* its rows as they fit the map (a row of the text's line and 8 px at the most,
+             * the map's 8 px of room), header and all, against their need */
+            vw_table_dims z;
+            const vw_table *tb = vw_panel_table(s, p);
+            const int rh = L->line + 8;
+            if (!vw_table_size(s->tr, tb, s->panel[p].plane, &z)) continue;
+            const int64_t fit = (area.h - 8) / rh, all = z.rows + 1;
+            const int need = vw_grid_need(all, 1, 0, rh, L->w, L->h, L->line);
+            if (need > 0) share[p] = fmin(1, (double)((fit < all ? fit : all) * rh) / need);
             continue;
         }
         /* the plane as drawn (a zoom, a window of a wide plane), as the audit measures it */
@@ -266,15 +285,25 @@ static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, doub
     }
 }
 
-/* Whether each panel's header, at its shortest (vw_describe_panel_fit), fits its width. */
+/* The characters a legend on the header line is given room for (two ends of up to 9
+ * characters, a bar; a table's "rows 40-47, 48-55 of 96"): vw_legend_least_chars's at most. */
+#define LEGEND_TOP_CHARS 24
+
+/* Whether each panel's header, at its shortest (vw_describe_panel_fit), fits its width,
+ * with the legend beside it where the layout puts it there. */
 static int headers_fit(const vw_state *s, const vw_layout *L, int adv)
 {
+    const int fp = vw_focus_panel(s);
     for (int p = 0; p < 2; ++p) {
         const vw_rect pa = p ? L->output : L->input;
         char head[256];
         if (s->panel[p].tensor < 0) continue;
-        vw_describe_panel_fit(s, p, 0, 1, 1, head, sizeof head);
-        if ((int)strlen(head) * adv > pa.w - 8) return 0;
+        /* the panel beside the step's may give way to its name alone (a tensor of one
+         * plane); a panel the step may be about keeps its plane's place */
+        if (fp >= 0 && p != fp) vw_describe_panel_fit(s, p, 0, 1, 1, head, sizeof head);
+        else vw_describe_panel_where(s, p, head, sizeof head);
+        const int legend = (L->legend_top >> p) & 1 ? LEGEND_TOP_CHARS + 2 : 0;
+        if (((int)strlen(head) + legend) * adv > pa.w - 8) return 0;
     }
     return 1;
 }
@@ -286,7 +315,10 @@ static double picture_rank(const vw_state *s, const vw_layout *L, int adv)
 {
     double sh[2];
     picture_shares(s, L, adv, sh);
-    const int fp = vw_focus_panel(s);
+    int fp = vw_focus_panel(s);
+    /* about neither: the taller, but a panel covered until the answer is no picture */
+    for (int p = 0; p < 2 && fp < 0; ++p)
+        if (vw_story_hides(s, p) && s->panel[!p].tensor >= 0) fp = !p;
     const double main = fp >= 0 ? sh[fp] : fmax(sh[0], sh[1]), other = fp >= 0 ? sh[!fp] : fmin(sh[0], sh[1]);
     return floor(main * 100) * 1e7 + floor(other * 100) * 1e4 + fmin(picture_cells(s, L, adv), 9999);
 }
@@ -353,24 +385,38 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
             for (g.band_lines = need; g.band_lines >= 1 && need - g.band_lines <= least_short; g.band_lines--) {
                 vw_layout_slide(L, w, h, line, &g);
                 if (!slide_fits(L, &g)) continue;
-                /* the split between the pictures that gives the grids the most height */
+                /* the split between the pictures that gives the grids the most height; where
+                 * none gives the step's grid its share, the legends on the header lines too */
                 double top = -1;
-                int at = 500;
-                for (size_t q = 0; q < sizeof splits / sizeof splits[0]; ++q) {
-                    g.split = splits[q];
-                    vw_layout_slide(L, w, h, line, &g);
-                    if (q > 0 && !headers_fit(s, L, adv)) continue; /* a narrow panel cuts its header */
-                    const double v = picture_rank(s, L, adv);
-                    if (v > top + 1e-9) top = v, at = splits[q];
-                }
+                int at = 500, at_legend = 0;
+                /* a table's legend ("rows 0-23 of 24") on its header line: a row more */
+                const int tables = (vw_panel_table(s, 0) ? 1 : 0) | (vw_panel_table(s, 1) ? 2 : 0);
+                for (int lt = 0; lt < 2 && (lt == 0 || top < 100e7); ++lt)
+                    for (size_t q = 0; q < sizeof splits / sizeof splits[0]; ++q) {
+                        g.split = splits[q];
+                        g.legend_top = lt ? 3 : tables;
+                        vw_layout_slide(L, w, h, line, &g);
+                        if ((q > 0 || lt) && !headers_fit(s, L, adv)) continue; /* a narrow panel cuts its header */
+                        const double v = picture_rank(s, L, adv);
+                        if (v > top + 1e-9) top = v, at = splits[q], at_legend = g.legend_top;
+                    }
                 g.split = at;
+                g.legend_top = at_legend;
                 vw_layout_slide(L, w, h, line, &g);
                 const int shortfall = need - g.band_lines;
                 const double score = picture_cells(s, L, adv) * forms[f].pref * (least ? 0.97 : 1.0);
                 const double share = floor(picture_rank(s, L, adv) / 1e4);
-                if (shortfall < least_short || (shortfall == least_short && over < least_over) ||
-                    (shortfall == least_short && over == least_over && share > best_share) ||
-                    (shortfall == least_short && over == least_over && share == best_share && score > best))
+                /* the narration's lines are a rule at VW_NARRATION_W x _H, the pictures' share
+                 * at every size: where both cannot hold, the rule of the size wins */
+                const int met = share >= 100e3, best_met = best_share >= 100e3;
+                const int hard = w == VW_NARRATION_W && h == VW_NARRATION_H;
+                const int lines_first = hard && (over > 0) != (least_over > 0);
+                if (shortfall < least_short || (shortfall == least_short && lines_first && over < least_over) ||
+                    (shortfall == least_short && !lines_first && met > best_met) ||
+                    (shortfall == least_short && met == best_met && over < least_over) ||
+                    (shortfall == least_short && met == best_met && over == least_over && share > best_share) ||
+                    (shortfall == least_short && met == best_met && over == least_over && share == best_share &&
+                     score > best))
                     least_over = over, least_short = shortfall, best = score, best_share = share, pick = g;
                 break;
             }

@@ -49,8 +49,8 @@ vw_mode vw_effective_mode(const vw_state *s, int panel)
 vw_rect vw_panel_map_area(const vw_layout *L, int panel)
 {
     vw_rect area = panel ? L->output : L->input;
-    area.y += L->line + 4; /* the panel's header line */
-    area.h -= L->line + 4;
+    area.y += vw_panel_header_h(L->line); /* the panel's header line */
+    area.h -= vw_panel_header_h(L->line);
     if (area.h < 1) area.h = 1;
     if (area.w < 1) area.w = 1;
     return area;
