@@ -245,12 +245,11 @@ static double picture_cells(const vw_state *s, const vw_layout *L, int adv)
  * (issue 38 D1: a three-column slide gave a 16 x 16 input 300 px of a 1080 px frame):
  * each panel's grid height over vw_grid_need, at most 1, in share[p] (1 where no
  * tensor). A table counts its panel's share (its rows are what they are). */
-static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, double share[2])
+/* L0 with the value text the drawing zooms for (vw_draw_value_metrics): the smallest of
+ * the text, 4/5 and 3/5 of it that is legible, its advance and line scaled from the text's */
+static vw_layout with_values(const vw_layout *L0, int adv)
 {
-    /* the value text the drawing zooms for (vw_draw_value_metrics): the smallest of the
-     * text, 4/5 and 3/5 of it that is legible, its advance and line scaled from the text's */
     vw_layout M = *L0;
-    const vw_layout *L = &M;
     const int px = vw_text_px(L0->w, L0->h), legible = vw_legible_px(L0->h);
     int vpx = px;
     for (int k = 4; k >= 3; --k) {
@@ -259,6 +258,22 @@ static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, doub
     }
     M.vadv = (adv * vpx + px / 2) / px, M.vline = (L0->line * vpx + px / 2) / px;
     if (L0->want_vadv > 0 && L0->want_h == L0->h) M.vadv = L0->want_vadv, M.vline = L0->want_vline;
+    return M;
+}
+
+/* How many of the panels a layout zooms to a window of their plane for their values. */
+static int zoomed_panels(const vw_state *s, const vw_layout *L0, int adv)
+{
+    const vw_layout M = with_values(L0, adv);
+    int n = 0;
+    for (int p = 0; p < 2; ++p) n += !vw_panel_table(s, p) && !vw_story_hides(s, p) && vw_panel_zoomed(s, &M, p);
+    return n;
+}
+
+static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, double share[2])
+{
+    const vw_layout M = with_values(L0, adv);
+    const vw_layout *L = &M;
     for (int p = 0; p < 2; ++p) {
         const int t = s->panel[p].tensor;
         share[p] = 1;
@@ -359,8 +374,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
      * wraps it longer than a band across the frame, and a slide reads in 5 lines (issue
      * 38 D1); of the layouts that hold the band, the one that keeps nearest to them wins
      * over bigger pictures */
-    int least_over = 1 << 30;
-    double best_share = -1; /* then the grids' share of the height (picture_rank's first two) */
+    double best_key[7] = {0};
     vw_slide_geom pick = {.arrangement = VW_ARR_STACKED,
                           .title_lines = title,
                           .band_lines = 1,
@@ -391,13 +405,16 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                 int at = 500, at_legend = 0;
                 /* a table's legend ("rows 0-23 of 24") on its header line: a row more */
                 const int tables = (vw_panel_table(s, 0) ? 1 : 0) | (vw_panel_table(s, 1) ? 2 : 0);
-                for (int lt = 0; lt < 2 && (lt == 0 || top < 100e7); ++lt)
+                for (int lt = 0; lt < 2 && (lt == 0 || top < 1e12); ++lt)
                     for (size_t q = 0; q < sizeof splits / sizeof splits[0]; ++q) {
                         g.split = splits[q];
                         g.legend_top = lt ? 3 : tables;
                         vw_layout_slide(L, w, h, line, &g);
                         if ((q > 0 || lt) && !headers_fit(s, L, adv)) continue; /* a narrow panel cuts its header */
-                        const double v = picture_rank(s, L, adv);
+                        /* the step's grid at its share, then no panel zoomed to a window of its
+                         * plane, then the rank */
+                        const double r = picture_rank(s, L, adv);
+                        const double v = (r >= 100e7 ? 1e12 : 0) - zoomed_panels(s, L, adv) * 1e11 + r;
                         if (v > top + 1e-9) top = v, at = splits[q], at_legend = g.legend_top;
                     }
                 g.split = at;
@@ -406,18 +423,24 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                 const int shortfall = need - g.band_lines;
                 const double score = picture_cells(s, L, adv) * forms[f].pref * (least ? 0.97 : 1.0);
                 const double share = floor(picture_rank(s, L, adv) / 1e4);
-                /* the narration's lines are a rule at VW_NARRATION_W x _H, the pictures' share
-                 * at every size: where both cannot hold, the rule of the size wins */
-                const int met = share >= 100e3, best_met = best_share >= 100e3;
+                /* first the band whole; the narration's lines where they are a rule (at
+                 * VW_NARRATION_W x _H), the pictures' share everywhere; then panels whole,
+                 * not zoomed to a window of their plane (11 s7's second tile lost 5 of its
+                 * 16 columns); the narration's lines; the shares; the cells */
                 const int hard = w == VW_NARRATION_W && h == VW_NARRATION_H;
-                const int lines_first = hard && (over > 0) != (least_over > 0);
-                if (shortfall < least_short || (shortfall == least_short && lines_first && over < least_over) ||
-                    (shortfall == least_short && !lines_first && met > best_met) ||
-                    (shortfall == least_short && met == best_met && over < least_over) ||
-                    (shortfall == least_short && met == best_met && over == least_over && share > best_share) ||
-                    (shortfall == least_short && met == best_met && over == least_over && share == best_share &&
-                     score > best))
-                    least_over = over, least_short = shortfall, best = score, best_share = share, pick = g;
+                const double key[7] = {shortfall, hard && over > 0,  share < 100e3, zoomed_panels(s, L, adv),
+                                       over,      -share,            -score};
+                int better = best < 0;
+                for (int i = 0; i < 7 && !better; ++i) {
+                    if (key[i] != best_key[i]) {
+                        better = key[i] < best_key[i];
+                        break;
+                    }
+                }
+                if (better) {
+                    memcpy(best_key, key, sizeof key);
+                    least_short = shortfall, best = score, pick = g;
+                }
                 break;
             }
         }
