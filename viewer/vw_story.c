@@ -261,12 +261,19 @@ static vw_layout with_values(const vw_layout *L0, int adv)
     return M;
 }
 
-/* How many of the panels a layout zooms to a window of their plane for their values. */
+/* How a layout's panels show their cells, smaller better: 3 for each that prints no
+ * values though it needs them, 1 for each zoomed to a window of its plane for them. */
 static int zoomed_panels(const vw_state *s, const vw_layout *L0, int adv)
 {
     const vw_layout M = with_values(L0, adv);
     int n = 0;
-    for (int p = 0; p < 2; ++p) n += !vw_panel_table(s, p) && !vw_story_hides(s, p) && vw_panel_zoomed(s, &M, p);
+    for (int p = 0; p < 2; ++p) {
+        if (s->panel[p].tensor < 0 || vw_panel_table(s, p) || vw_story_hides(s, p)) continue;
+        double need = 0, focus = 0;
+        vw_values_need(s, &M, p, &need, &focus);
+        const vw_heatmap m = vw_panel_map(s, &M, p);
+        n += need > 0 && m.cell < need ? 3 : vw_panel_zoomed(s, &M, p);
+    }
     return n;
 }
 
