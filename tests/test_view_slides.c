@@ -812,6 +812,15 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
             ck_assert_msg(rp->values || (rp->cell < rp->need_cell && (rp->focus_cell < rp->need_cell || rp->zoomed)),
                           "lesson %s slide %d at %dx%d: panel %d's values fit (%.0f / %.0f px) but are not printed",
                           a->lesson, k + 1, rec->w, rec->h, p, rp->cell, rp->need_cell);
+        /* a window of a plane in whole columns: no column cut at the map's edge keeps its
+         * colour without its number (issue 38: 08 s5's last column) */
+        if (rp->values && !rp->table && rp->cell >= 8 && !rp->hidden)
+            for (int e = 0; e < 2; ++e) {
+                const double at = ((e ? rp->extent.x + rp->extent.w : rp->extent.x) - rp->ox) / rp->cell;
+                ck_assert_msg(fabs(at - floor(at + 0.5)) * rp->cell <= 1.5,
+                              "lesson %s slide %d%s at %dx%d: panel %d's %s edge cuts a column (%.2f cells)", a->lesson,
+                              k + 1, reveal ? " (answer)" : "", rec->w, rec->h, p, e ? "right" : "left", at);
+            }
         if (rp->values) {
             a->values++;
             /* at least 18 px at 1920x1080, in proportion below (3/5 of the text) */

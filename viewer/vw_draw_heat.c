@@ -334,6 +334,25 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     vw_text(&d->font, d->r, lg.x + bar_w / 2 - (int)strlen(mid) * d->font.advance / 2, ty, VW_COL_DIM, 0, mid);
 }
 
+/* map narrowed, on the left and right where the plane (its margin included) reaches past
+ * it, to the edge of the last column whole within it; cells under 8 px stay as they are.
+ * (Rows stay: the picture's height is what the 55 % rule measures.) */
+static vw_rect whole_cells(const vw_heatmap *m, vw_rect map)
+{
+    if (m->cell < 8) return map;
+    const double lo[2] = {m->ox - m->margin * m->cell, m->oy - m->margin * m->cell};
+    const double hi[2] = {m->ox + (double)(m->cols + m->margin) * m->cell,
+                          m->oy + (double)(m->rows + m->margin) * m->cell};
+    const double o[2] = {m->ox, m->oy};
+    int a[2] = {map.x, map.y}, b[2] = {map.x + map.w, map.y + map.h};
+    for (int k = 0; k < 1; ++k) {
+        if (lo[k] < a[k] - 0.5) a[k] = (int)floor(o[k] + ceil((a[k] - o[k]) / m->cell - 1e-9) * m->cell + 1e-9);
+        if (hi[k] > b[k] + 0.5) b[k] = (int)floor(o[k] + floor((b[k] - o[k]) / m->cell + 1e-9) * m->cell + 1e-9);
+    }
+    if (b[0] <= a[0] || b[1] <= a[1]) return map;
+    return (vw_rect){.x = a[0], .y = a[1], .w = b[0] - a[0], .h = b[1] - a[1]};
+}
+
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     vw_rect area = panel ? L->output : L->input;
@@ -375,7 +394,9 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         return;
     }
     vw_heatmap m = vw_panel_map(s, L, panel);
-    const vw_rect map = vw_panel_map_area(L, panel);
+    /* a slide shows a window of a plane in whole cells: a column the map's edge cut kept
+     * its colour without its number (issue 38: 08 s5's last column) */
+    const vw_rect map = s->nslides ? whole_cells(&m, vw_panel_map_area(L, panel)) : vw_panel_map_area(L, panel);
     int64_t wy0, wy1, wx0, wx1, tile_key;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
     const float *tile = vw_effective_mode(s, panel) == VW_MODE_VALUES ? vw_tile_for(d, s, t, &tile_key) : NULL;
