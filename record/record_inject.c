@@ -463,8 +463,8 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     if (ok && pinned) {
         sorted = malloc(n * sizeof *sorted);
         pthread_mutex_lock(&g.mu);
-        if (!(ok = c->ctx == l->context)) status("error launch %llu's context ended before its records were read",
-                                                 (unsigned long long)me.number);
+        if (!(ok = c->ctx == l->context))
+            status("error launch %llu's context ended before its records were read", (unsigned long long)me.number);
         else if (!(ok = sorted && ks_rec_sort(recs, n, me.block, sorted) == 0))
             status("error out of memory for %llu records", n);
         pthread_mutex_unlock(&g.mu);

@@ -415,11 +415,11 @@ START_TEST(pages_no_lane_reached_are_named_by_the_slots)
     static unsigned long long slots[KS_PAGE_WARP_SLOTS * KS_PAGE_WARP_WORDS], out[KS_PAGE_WARP_SLOTS];
     unsigned long long *s5 = slots + 5 * KS_PAGE_WARP_WORDS, *s9 = slots + 9 * KS_PAGE_WARP_WORDS;
     unsigned long long *s11 = slots + 11 * KS_PAGE_WARP_WORDS, *s2047 = slots + 2047 * KS_PAGE_WARP_WORDS;
-    s5[0] = 32, s5[1] = 0ull << 32 | 12, s5[2] = 1ull << 32 | 8;    /* group 0 drawn: page 7 ahead */
-    s9[0] = 100, s9[4] = 3ull << 32 | 2, s9[1] = 4ull << 32 | 4;    /* groups 0-3: group 4's page 3 */
-    s11[0] = 64, s11[3] = 6ull << 32 | 5;                           /* group 2's word from elsewhere */
-    s2047[0] = 33, s2047[3] = 2ull << 32 | 1;                        /* groups 0-1: page 0 ahead */
-    slots[12 * KS_PAGE_WARP_WORDS + 2] = 1ull << 32 | 9;             /* nothing drawn: none */
+    s5[0] = 32, s5[1] = 0ull << 32 | 12, s5[2] = 1ull << 32 | 8; /* group 0 drawn: page 7 ahead */
+    s9[0] = 100, s9[4] = 3ull << 32 | 2, s9[1] = 4ull << 32 | 4; /* groups 0-3: group 4's page 3 */
+    s11[0] = 64, s11[3] = 6ull << 32 | 5;                        /* group 2's word from elsewhere */
+    s2047[0] = 33, s2047[3] = 2ull << 32 | 1;                    /* groups 0-1: page 0 ahead */
+    slots[12 * KS_PAGE_WARP_WORDS + 2] = 1ull << 32 | 9;         /* nothing drawn: none */
     const size_t n = ks_pages_unreached(slots, out);
     ck_assert_uint_eq(n, 3);
     ck_assert_uint_eq(out[0], 0);

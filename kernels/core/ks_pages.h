@@ -179,8 +179,7 @@ __device__ static __forceinline__ unsigned long long ks_page_claim(ks_sink *s, u
         }
         /* the next group's page is claimed after this group's is named, so a slot's pages
          * lie in the order of their groups (a thread's columns in the order it drew them) */
-        if (column == 0)
-            next = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
+        if (column == 0) next = atomicAdd(&s->counters[0], (unsigned long long)KS_PAGE_MAX_WORDS) / KS_PAGE_MAX_WORDS;
     }
     if (column == 0) atomicExch(slot + 1 + ((q + 1u) & 3u), (unsigned long long)(q + 1u) << 32 | (next + 1u));
     if (gone) return room | KS_PAGE_NONE;
