@@ -225,23 +225,30 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
     /* a clamped corner's label that found room only far off (issue 38: 14 s6's two went to
      * the plane's top and bottom with leaders across it): without "to row r, col c" (its
      * leader names the cell) where that puts the clamped labels nearer their cells */
-    int far = 0;
-    for (int g = 0; g < n; ++g) far += out[g].corners > 1 && leader_px(&pl[g]) > 2 * m->cell;
-    if (far && !stuck) {
+    /* and where that is still far (14 s6 at 1024x768: a margin of two cells beside them),
+     * "1: clamped" (the narration says how many corners) */
+    for (int form = 1; form <= 2 && !stuck; ++form) {
+        int far = 0;
+        for (int g = 0; g < n; ++g) far += out[g].corners > 1 && leader_px(&pl[g]) > 2 * m->cell;
+        if (!far) break;
+        char text[4][sizeof out[0].text];
         vw_label near[4];
         memcpy(near, first, sizeof near);
-        for (int g = 0; g < n; ++g)
-            if (out[g].corners > 1) near[g].w = (int)(strstr(out[g].text, " to row") - out[g].text) * advance + 10;
-        int was = 0, now = 0;
-        if (!vw_place_labels(near, n, bounds, avoid, navoid, 5)) {
-            for (int g = 0; g < n; ++g)
-                if (out[g].corners > 1) was += leader_px(&pl[g]), now += leader_px(&near[g]);
-            if (now + m->cell < was) {
-                memcpy(pl, near, sizeof near);
-                for (int g = 0; g < n; ++g)
-                    if (out[g].corners > 1) *strstr(out[g].text, " to row") = 0;
-            }
+        for (int g = 0; g < n; ++g) {
+            snprintf(text[g], sizeof text[g], "%s", out[g].text);
+            if (out[g].corners < 2) continue;
+            char *cut = strstr(text[g], form == 1 ? " to row" : ": ");
+            if (cut && form == 1) *cut = 0;
+            if (cut && form == 2) snprintf(cut, sizeof text[g] - (size_t)(cut - text[g]), ": clamped");
+            near[g].w = (int)strlen(text[g]) * advance + 10;
         }
+        int was = 0, now = 0;
+        if (vw_place_labels(near, n, bounds, avoid, navoid, 5)) continue;
+        for (int g = 0; g < n; ++g)
+            if (out[g].corners > 1) was += leader_px(&pl[g]), now += leader_px(&near[g]);
+        if (now + m->cell >= was) continue;
+        memcpy(pl, near, sizeof near);
+        for (int g = 0; g < n; ++g) memcpy(out[g].text, text[g], sizeof out[g].text);
     }
     for (int g = 0; g < n; ++g) out[g].label = pl[g];
     return stuck ? -n : n;
