@@ -828,6 +828,15 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
         }
         a->zoomed += rp->zoomed;
     }
+    /* the two legends on one line keep a character apart (14 s6 at 1024x768 read
+     * "values113.0625"), each within its panel */
+    const vw_rect l0 = rec->panel[0].legend, l1 = rec->panel[1].legend;
+    if (l0.w > 0 && l1.w > 0 && l0.y == l1.y)
+        ck_assert_msg(l0.x + l0.w + rec->advance <= l1.x, "lesson %s slide %d at %dx%d: the legends touch (%d, %d)",
+                      a->lesson, k + 1, rec->w, rec->h, l0.x + l0.w, l1.x);
+    for (int p = 0; p < 2; ++p)
+        if (rec->panel[p].legend.w > 0)
+            ck_assert(rec->panel[p].legend.x + rec->panel[p].legend.w <= rec->panel[p].rect.x + rec->panel[p].rect.w);
     ck_assert_msg(!rec->band_cut, "lesson %s slide %d%s at %dx%d: the narration is cut", a->lesson, k + 1,
                   reveal ? " (answer)" : "", rec->w, rec->h);
     ck_assert_int_le(rec->band_lines, rec->band_rows);

@@ -284,7 +284,8 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         const int nanw = c->nan ? 6 * adv : 0;
         /* the name whole or not at all ("values after phase" lost its number, "values"
          * read "val": issue 38 D12): a short bar, then "phase 1", then no bar, then no name */
-        const int room = lg.w - lw - hw - nanw - 2 * adv; /* for the bar and the name */
+        /* the bar and the name, a character clear of the next panel's legend */
+        const int room = lg.w - lw - hw - nanw - 3 * adv;
         char shortname[48];
         if (d->tile.cut >= 0) snprintf(shortname, sizeof shortname, "as read");
         else snprintf(shortname, sizeof shortname, "phase %lld", (long long)d->tile.phase);
@@ -292,7 +293,7 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         name = vw_legend_name(name, c->tile_key >= 0 ? shortname : NULL, room, adv, &nw);
         nw += nanw;
         bar_x = lg.x + lw + adv;
-        bar_w = lg.w - lw - hw - nw - 2 * adv;
+        bar_w = lg.w - lw - hw - nw - 3 * adv;
         if (bar_w > 400) bar_w = 400;
         bar_h = d->font.line / 2;
         bar_y = lg.y + (d->font.line - bar_h) / 2;
@@ -312,6 +313,8 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
             nx += nanw;
         }
         vw_text(&d->font, d->r, nx, lg.y, VW_COL_DIM, lg.x + lg.w - nx, name);
+        const int end = name[0] ? nx + (int)strlen(name) * adv : nx - 2 * adv;
+        d->rec.panel[panel].legend = (vw_rect){.x = lg.x, .y = lg.y, .w = end - lg.x, .h = d->font.line};
         return;
     }
     for (int i = 0; i < bar_w; ++i) {

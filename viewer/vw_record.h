@@ -48,6 +48,7 @@ typedef struct vw_rec_panel {
     vw_rect rect;   /* header and map */
     vw_rect map;    /* the map area */
     vw_rect extent; /* the plane's cells as drawn, clipped to the map */
+    vw_rect legend; /* a slide's one-line legend as drawn, its first character to its last */
     /* the plane as fitted (heatmaps): its rows and columns and the margin of cells round
      * it, so a check can tell a grid its shape keeps short from one the layout shrank */
     int64_t rows, cols;
