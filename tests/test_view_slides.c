@@ -683,8 +683,8 @@ typedef struct audit_run {
     double least[VW_AUDIT_SIZES];
     /* the picture measured literally: the step's panel's header and grid as drawn, per
      * frame whose plane's shape lets it reach the share (issue 38 D1) */
-    int npic[VW_AUDIT_SIZES];
-    double pic[VW_AUDIT_SIZES][400];
+    int npic[VW_AUDIT_SIZES], nshape[VW_AUDIT_SIZES];
+    double pic[VW_AUDIT_SIZES][400], raw[VW_AUDIT_SIZES][400]; /* raw: header and grid over the height */
 } audit_run;
 
 /* Issue 38 D1, literally: the panel the step is about (the taller one where it is about
@@ -694,8 +694,8 @@ typedef struct audit_run {
  * (vw_audit_grid_need) is held to that instead. */
 static void literal_picture(audit_run *a, int k, int reveal, const vw_record *rec)
 {
-    int best = -1;
-    double share = -1;
+    int best = -1, limited = 0;
+    double share = -1, raw = 0;
     for (int p = 0; p < 2; ++p) {
         const vw_rec_panel *rp = &rec->panel[p];
         if (rp->tensor < 0 || rp->hidden || (rec->focus_panel >= 0 && p != rec->focus_panel)) continue;
@@ -703,12 +703,16 @@ static void literal_picture(audit_run *a, int k, int reveal, const vw_record *re
         const int need = vw_audit_grid_need(rp, rec->w, rec->h, rec->line);
         const int shape = need + head < (55 * rec->h + 99) / 100; /* its shape keeps it shorter */
         const double v = shape ? fmin(1, (double)drawn / need) * 0.55 : (double)(head + drawn) / rec->h;
-        if (v > share) share = v, best = p;
+        if (v > share) share = v, best = p, limited = shape, raw = (double)(head + drawn) / rec->h;
     }
     if (best < 0) return;
     ck_assert_msg(share * 100 >= 55 - 1e-9, "lesson %s slide %d%s at %dx%d: the %s picture, header and grid, is %.1f%%",
                   a->lesson, k + 1, reveal ? " (answer)" : "", rec->w, rec->h, best ? "right" : "left", share * 100);
-    if (a->npic[a->size] < 400) a->pic[a->size][a->npic[a->size]++] = share;
+    if (a->npic[a->size] < 400) {
+        a->raw[a->size][a->npic[a->size]] = raw;
+        a->pic[a->size][a->npic[a->size]++] = share;
+        a->nshape[a->size] += limited;
+    }
 }
 
 static int by_value(const void *x, const void *y)
@@ -935,9 +939,12 @@ START_TEST(every_slide_keeps_the_projector_rules_at_three_sizes)
            a.values, a.zoomed, a.marks);
     for (int z = 0; z < VW_AUDIT_SIZES; ++z) { /* the literal picture share: least and median */
         qsort(a.pic[z], (size_t)a.npic[z], sizeof a.pic[z][0], by_value);
+        qsort(a.raw[z], (size_t)a.npic[z], sizeof a.raw[z][0], by_value);
         ck_assert_int_gt(a.npic[z], 200);
-        printf("pictures (header and grid) at %dx%d: least %.1f%%, median %.1f%% of %d frames\n", vw_audit_size[z][0],
-               vw_audit_size[z][1], a.pic[z][0] * 100, a.pic[z][a.npic[z] / 2] * 100, a.npic[z]);
+        printf("pictures (header and grid) at %dx%d: least %.1f%%, median %.1f%% of %d frames (%d held to their "
+               "plane's shape instead; as drawn over the height: least %.1f%%, median %.1f%%)\n",
+               vw_audit_size[z][0], vw_audit_size[z][1], a.pic[z][0] * 100, a.pic[z][a.npic[z] / 2] * 100, a.npic[z],
+               a.nshape[z], a.raw[z][0] * 100, a.raw[z][a.npic[z] / 2] * 100);
     }
     ck_assert_int_gt(a.labels, 10);           /* lessons 05, 06, 07 label their samples' corners */
     ck_assert_int_gt(a.leaders, 0);           /* some away from their corners */
