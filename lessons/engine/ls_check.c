@@ -112,6 +112,61 @@ static int within_rounding(const char *typed, const char *printed)
     return fabs(strtod(typed, NULL) - strtod(printed, NULL)) <= 0.5 * unit * (1 + 1e-9);
 }
 
+/* Which way a coordinate is off: `more` when the answer's is higher, else `less`. */
+static const char *way(int64_t got, int64_t want, const char *more, const char *less)
+{
+    return got < want ? more : less;
+}
+
+int ls_wrong_hint(const ls_session *S, const ls_ctx *c, int k, const char *typed, char *out, size_t n)
+{
+    const ls_question *q = &S->L->steps[k].q;
+    char buf[256], err[300];
+    snprintf(buf, sizeof buf, "%s", typed ? typed : "");
+    const char *a = trim(buf);
+    if (q->kind == LS_Q_CHOICE) {
+        char *end;
+        const long v = strtol(a, &end, 10);
+        if (*a && !*end && v >= 1 && v <= q->nchoices) snprintf(out, n, "Not choice %ld. Read the slide again.", v);
+        else snprintf(out, n, "Answer with a choice's number, 1 to %d.", q->nchoices);
+        return 0;
+    }
+    if (q->kind == LS_Q_NUMBER) {
+        char want[128], *end;
+        a = ls_skip_about(a);
+        const double got = strtod(a, &end);
+        if (!*a || *end) snprintf(out, n, "Answer with a number.");
+        else if (checked(S, c, q, want, sizeof want, err, sizeof err)) snprintf(out, n, "Work it out once more.");
+        else snprintf(out, n, "%s is too %s. Work it out once more.", a, got > strtod(want, NULL) ? "high" : "low");
+        return 0;
+    }
+    if (q->kind == LS_Q_CELL) {
+        int64_t v[3], cell[3];
+        const int m = parse_cell(a, v);
+        if (m != 2 && m != 3) {
+            snprintf(out, n, "Answer with the cell as %s.", q->ncell == 3 ? "plane, y, x" : "y, x");
+            return 0;
+        }
+        if (cell_truth(S, c, q, cell, err, sizeof err)) {
+            snprintf(out, n, "Work it out once more.");
+            return 0;
+        }
+        const int64_t gy = m == 2 ? v[0] : v[1], gx = m == 2 ? v[1] : v[2];
+        if (m == 3 && v[0] != cell[0])
+            snprintf(out, n, "Another plane: look at a %s one.", way(v[0], cell[0], "higher", "lower"));
+        else if (gy == cell[1] && gx != cell[2])
+            snprintf(out, n, "The right row; look further %s.", way(gx, cell[2], "right", "left"));
+        else if (gx == cell[2] && gy != cell[1])
+            snprintf(out, n, "The right column; look further %s.", way(gy, cell[1], "down", "up"));
+        else
+            snprintf(out, n, "Another row and column: look further %s and %s.", way(gy, cell[1], "down", "up"),
+                     way(gx, cell[2], "right", "left"));
+        return 0;
+    }
+    snprintf(out, n, "Read the slide again.");
+    return 0;
+}
+
 int ls_answer_ok(const ls_session *S, const ls_ctx *c, int k, const char *typed)
 {
     const ls_question *q = &S->L->steps[k].q;
@@ -148,10 +203,10 @@ static void check_question(const ls_session *S, const ls_ctx *c, int k, ls_repor
     const int step = k + 1;
     if (ls_render(S, c, q->prompt, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "question: %s", err);
     if (ls_render(S, c, q->explain, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "explain: %s", err);
-    else if (ls_hint_text(S, c, k, buf, sizeof buf, err, sizeof err)) ls_problem(rep, step, "hint: %s", err);
-    else if (ls_text_gives_answer(S, c, k, buf))
-        ls_problem(rep, step,
-                   "the hint after a first wrong answer gives the answer away: \"%.200s\" (write a \"hint\")", buf);
+    else if (q->hint && ls_render(S, c, q->hint, buf, sizeof buf, err, sizeof err))
+        ls_problem(rep, step, "hint: %s", err);
+    else if (q->hint && ls_text_gives_answer(S, c, k, buf))
+        ls_problem(rep, step, "the hint after a first wrong answer gives the answer away: \"%.200s\"", buf);
     for (int i = 0; i < q->nchoices; ++i)
         if (ls_render(S, c, q->choices[i], buf, sizeof buf, err, sizeof err))
             ls_problem(rep, step, "choice %d: %s", i + 1, err);

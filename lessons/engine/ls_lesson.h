@@ -273,10 +273,15 @@ const char *ls_answer_shown(const ls_session *S, const ls_ctx *c, const ls_ctx *
  * event's value ("> tap 0 read ... = 6"), elsewhere it is a coordinate or an index by
  * chance. The line that holds it goes to line (n bytes); 1 when one does. */
 int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k, char *line, size_t n);
-/* The hint a student gets after a first wrong answer: the question's "hint", else its
- * explanation with each template value that gives the answer away shown as "?". Returns
- * 0, or -1 with err when a template does not render. */
-int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, char *out, size_t n, char *err, size_t errn);
+/* The hint a student gets after a first wrong answer `typed`: the question's "hint", else
+ * ls_wrong_hint. Returns 0, or -1 with err when the hint's template does not render. */
+int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, const char *typed, char *out, size_t n, char *err,
+                 size_t errn);
+/* Which way a wrong answer `typed` is off, never the answer: a number too high or too
+ * low; a cell's right row or column, and where the rest lies; a choice, that it is not
+ * that one (issue 38 D7: an explanation with its answer masked still gave it away, as
+ * "1104 / 1104: ?%"). */
+int ls_wrong_hint(const ls_session *S, const ls_ctx *qc, int k, const char *typed, char *out, size_t n);
 void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep);
 
 /* A value as the players print it (vw_value_text, viewer/vw_describe.h): whole numbers

@@ -135,39 +135,12 @@ int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, in
     return found;
 }
 
-int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, char *out, size_t n, char *err, size_t errn)
+int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, const char *typed, char *out, size_t n, char *err,
+                 size_t errn)
 {
     const ls_question *q = &S->L->steps[k].q;
     if (q->hint) return ls_render(S, qc, q->hint, out, n, err, errn);
-    /* the explanation template by template: a value that holds the answer becomes "?" */
-    char ans[256] = "";
-    if (q->kind == LS_Q_CELL && ls_answer_text(S, qc, k, ans, sizeof ans)) ans[0] = '\0';
-    size_t used = 0;
-    out[0] = '\0';
-    for (const char *p = q->explain; *p && used + 1 < n; ++p) {
-        const char *close = p[0] == '{' && p[1] != '{' ? strchr(p, '}') : NULL;
-        if (!close) {
-            if (p[0] == '{' || p[0] == '}') p += p[1] == p[0]; /* "{{" and "}}" are one brace */
-            out[used++] = *p;
-            out[used] = '\0';
-            continue;
-        }
-        char name[128], val[LS_TEXT_MAX];
-        snprintf(name, sizeof name, "%.*s", (int)(close + 1 - p), p);
-        if (ls_render(S, qc, name, val, sizeof val, err, errn)) return -1;
-        /* a cell's coordinates one by one too: "({read.y}, {read.x})" */
-        int masked = ls_text_gives_answer(S, qc, k, val);
-        for (const char *a = ans; q->kind == LS_Q_CELL && !masked && *a;
-             a += strcspn(a, ",") + (a[strcspn(a, ",")] != 0)) {
-            char part[64];
-            snprintf(part, sizeof part, "%.*s", (int)strcspn(a, ","), a + strspn(a, " "));
-            masked = !strcmp(val, part);
-        }
-        used += (size_t)snprintf(out + used, n - used, "%s", masked ? "?" : val);
-        if (used >= n) used = n - 1;
-        p = close;
-    }
-    return 0;
+    return ls_wrong_hint(S, qc, k, typed, out, n);
 }
 
 int ls_question_predicts(const ls_session *S, const ls_step *st, const ls_ctx *c, const ls_ctx *qc, int printed)

@@ -351,7 +351,7 @@ static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *o
             return 0;
         }
         /* the first wrong answer: a hint that does not give the answer away */
-        ls_hint_text(S, c, k, buf, sizeof buf, err, sizeof err);
+        ls_hint_text(S, c, k, line, buf, sizeof buf, err, sizeof err);
         fprintf(out, "  Not quite. A hint:\n");
         wrap(out, buf, "  ");
         fprintf(out, "  Try once more.\n");
