@@ -168,7 +168,7 @@ START_TEST(sample_points_and_their_corners_are_drawn_at_their_coordinates)
     vw_draw_frame(&f.d, &s, &f.L, 1000);
     static vw_lines lines;
     vw_describe_focus(&s, &lines, 20);
-    ck_assert_ptr_nonnull(strstr(lines.text[lines.n - 1], "nan"));
+    ck_assert_ptr_nonnull(strstr(lines.text[lines.n - 1], "NaN"));
     vf_close(&f);
     vw_state_free(&s);
     vw_index_free(&idx);

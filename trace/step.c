@@ -100,7 +100,11 @@ int ks_real_digits(double v)
 
 void ks_format_real(char *buf, size_t n, double v)
 {
-    if (!isfinite(v)) { /* nan, inf: what it is */
+    if (isnan(v)) { /* "NaN" whatever its sign bit (printf says "-nan"; issue 38 D12) */
+        snprintf(buf, n, "NaN");
+        return;
+    }
+    if (!isfinite(v)) { /* inf, -inf */
         snprintf(buf, n, "%g", v);
         return;
     }
