@@ -36,10 +36,10 @@ typedef struct ks_rec_launch {
     char short_name[64]; /* the identifier: no return type, scope, template or arguments */
     char device[128];    /* the GPU's name */
     uint32_t grid[3], block[3];
-    int64_t dyn_shared;      /* dynamic shared memory bytes, -1 unknown */
-    uint64_t fn_size;        /* bytes of the kernel's code */
-    ks_filter filter;        /* threads and blocks recorded (index = global linear thread) */
-    const ks_rec *recs;      /* in slot order, or sorted by ks_rec_sort (then `sorted` is 1) */
+    int64_t dyn_shared; /* dynamic shared memory bytes, -1 unknown */
+    uint64_t fn_size;   /* bytes of the kernel's code */
+    ks_filter filter;   /* threads and blocks recorded (index = global linear thread) */
+    const ks_rec *recs; /* in slot order, or sorted by ks_rec_sort (then `sorted` is 1) */
     int sorted;
     uint64_t nrecs, dropped; /* dropped: records that found no room */
     const ks_rec_buf *bufs;  /* named ranges first: they win over the allocation they lie in */

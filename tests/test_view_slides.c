@@ -745,7 +745,8 @@ static void in_view(const audit_run *a, int k, int reveal, const vw_record *rec,
 {
     for (int p = 0; p < 2; ++p) {
         const vw_rec_panel *rp = &rec->panel[p];
-        if (rp->tensor < 0 || rp->hidden || rp->zoomed || rp->table || rp->cell < 4) continue; /* a table: rows of text */
+        if (rp->tensor < 0 || rp->hidden || rp->zoomed || rp->table || rp->cell < 4)
+            continue; /* a table: rows of text */
         const vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[rp->tensor]);
         const vw_rect plane = {.x = (int)lround(rp->ox),
                                .y = (int)lround(rp->oy),
@@ -984,7 +985,8 @@ START_TEST(the_rules_report_what_breaks_them)
     slides[2].text = longer;
     snprintf(slides[3].fields, sizeof slides[3].fields, " %s ", "no_such_field");
     said_lines = said_field = 0;
-    ck_assert_int_eq(vw_audit_slides(slides, nslides, les.title, &ses.tr, &ses.idx, 1024, 768, 0, audit_planted, NULL), 0);
+    ck_assert_int_eq(vw_audit_slides(slides, nslides, les.title, &ses.tr, &ses.idx, 1024, 768, 0, audit_planted, NULL),
+                     0);
     ck_assert_int_eq(said_lines, 1);
     ck_assert_int_eq(said_field, 1);
     slides[2].text = was;
@@ -1307,8 +1309,9 @@ static void clamp_near(void *ctx, int k, int reveal, const vw_record *rec, const
         const double cell = rec->panel[l->panel].cell;
         const int nx = l->ax < l->box.x ? l->box.x : l->ax > l->box.x + l->box.w ? l->box.x + l->box.w : l->ax;
         const int ny = l->ay < l->box.y ? l->box.y : l->ay > l->box.y + l->box.h ? l->box.y + l->box.h : l->ay;
-        ck_assert_msg(hypot(nx - l->ax, ny - l->ay) <= 2.5 * cell, "at %dx%d '%s' is %.0f px from its corner (cells %.0f)",
-                      rec->w, rec->h, l->text, hypot(nx - l->ax, ny - l->ay), cell);
+        ck_assert_msg(hypot(nx - l->ax, ny - l->ay) <= 2.5 * cell,
+                      "at %dx%d '%s' is %.0f px from its corner (cells %.0f)", rec->w, rec->h, l->text,
+                      hypot(nx - l->ax, ny - l->ay), cell);
     }
 }
 
@@ -1538,7 +1541,10 @@ END_TEST
  * its bottom, a line taller than with the legend below; the legend's line is the header's */
 START_TEST(a_legend_on_the_header_line_gives_the_map_its_line)
 {
-    vw_slide_geom g = {.arrangement = VW_ARR_RIGHT, .title_lines = 1, .band_lines = 6, .decomp_lines = 4,
+    vw_slide_geom g = {.arrangement = VW_ARR_RIGHT,
+                       .title_lines = 1,
+                       .band_lines = 6,
+                       .decomp_lines = 4,
                        .column_w = 700};
     vw_layout below, top;
     vw_layout_slide(&below, 1920, 1080, 35, &g);
@@ -1548,7 +1554,7 @@ START_TEST(a_legend_on_the_header_line_gives_the_map_its_line)
     ck_assert_int_eq(top.input.y + top.input.h, below.input_legend.y + below.input_legend.h);
     ck_assert_int_ge(top.input.h, below.input.h + 35);
     ck_assert_int_eq(top.input_legend.y, top.input.y + 2); /* on the header line */
-    ck_assert_int_eq(top.output.h, below.output.h);      /* the other panel's legend stays below */
+    ck_assert_int_eq(top.output.h, below.output.h);        /* the other panel's legend stays below */
 }
 END_TEST
 

@@ -33,7 +33,7 @@ int vw_audit_slides(const vw_slide *slides, int n, const char *title, const ks_t
         goto out;
     }
     vw_state_init(&s, tr, idx);
-    s.title = title; /* the lesson's title bar, not the trace's path (its lines move the layout) */
+    s.title = title;            /* the lesson's title bar, not the trace's path (its lines move the layout) */
     vw_set_order(&s, "thread"); /* as kscope lesson --view and --frames play them */
     vw_story_set(&s, slides, n);
     for (int k = 0; k < n; ++k)

@@ -628,8 +628,8 @@ static int status_parts(const vw_state *s, int permille, int slide, st_part *par
     PART(slide ? 9 : 0, "%s%s%s", vw_mode_name(m0), m0 != m1 ? " / " : "", m0 != m1 ? vw_mode_name(m1) : "");
     char alert[256] = "";
     size_t used = 0;
-#define PUT(...)                                                                                    \
-    do {                                                                                            \
+#define PUT(...)                                                                                           \
+    do {                                                                                                   \
         if (used < sizeof alert) used += (size_t)snprintf(alert + used, sizeof alert - used, __VA_ARGS__); \
     } while (0)
     if (permille < 1000) PUT("%sindexing %d%%", used ? "  |  " : "", permille / 10);
@@ -654,7 +654,8 @@ static int status_parts(const vw_state *s, int permille, int slide, st_part *par
                              vw_count_at(&a->reads, off), vw_agg_weight(a, off), vw_count_at(&a->writes, off),
                              vw_count_at(&a->visits, off));
             if (vw_sectors_at(s->idx, t, off) >= 0 && k > 0 && (size_t)k < sizeof more)
-                k += snprintf(more + k, sizeof more - (size_t)k, ", sectors/request %.3g", vw_sectors_at(s->idx, t, off));
+                k += snprintf(more + k, sizeof more - (size_t)k, ", sectors/request %.3g",
+                              vw_sectors_at(s->idx, t, off));
             if (k > 0 && (size_t)k < sizeof more) snprintf(more + k, sizeof more - (size_t)k, ")");
         }
         const char *empty = vw_cell_empty(T, off) ? " (empty)" : "";

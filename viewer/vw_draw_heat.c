@@ -273,11 +273,10 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     legend_ends(c, lo, hi);
     if (L->arrangement) { /* a slide's legend is one line: lo [bar] hi  mode */
         const int adv = d->font.advance, lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
-        char phase[48]; /* the shared tile: the values as the focused block's phase leaves them */
+        char phase[48];       /* the shared tile: the values as the focused block's phase leaves them */
         if (d->tile.cut >= 0) /* "as-read": the tile as the focused item's first read finds it */
             snprintf(phase, sizeof phase, "values item %u reads", d->tile.item);
-        else
-            snprintf(phase, sizeof phase, "values after phase %lld", (long long)d->tile.phase);
+        else snprintf(phase, sizeof phase, "values after phase %lld", (long long)d->tile.phase);
         const char *name = c->tile_key >= 0 ? phase : vw_mode_name((vw_mode)c->mode);
         /* NaN cells (the simulator's poison for a slot never written) are magenta, off
          * the ramp: a swatch and the word say so (issue 38 D12: 11 s7, 13 s2-s8) */

@@ -774,9 +774,17 @@ static void draw_extent(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
     if (gd.h <= 0 || gd.w <= 0 || (gd.h == m->rows && gd.w == m->cols)) return; /* the same size: nothing to show */
     const vw_rect a = vw_heatmap_cell(m, 0, 0), b = vw_heatmap_cell(m, gd.h - 1, gd.w - 1);
     const int thick = m->cell >= 40 ? 5 : 3;
-    const vw_rect box = {.x = a.x - thick / 2, .y = a.y - thick / 2, .w = b.x + b.w - a.x + thick, .h = b.y + b.h - a.y + thick};
+    const vw_rect box = {.x = a.x - thick / 2,
+                         .y = a.y - thick / 2,
+                         .w = b.x + b.w - a.x + thick,
+                         .h = b.y + b.h - a.y + thick};
     vw_outline(d->r, box, VW_COL_HEAD, thick, 0);
-    mark(d, (vw_rec_mark){.panel = panel, .kind = VW_MARK_EXTENT, .y0 = 0, .x0 = 0, .y1 = (double)(gd.h - 1), .x1 = (double)(gd.w - 1)});
+    mark(d, (vw_rec_mark){.panel = panel,
+                          .kind = VW_MARK_EXTENT,
+                          .y0 = 0,
+                          .x0 = 0,
+                          .y1 = (double)(gd.h - 1),
+                          .x1 = (double)(gd.w - 1)});
     notes ns = {0};
     char text[64];
     snprintf(text, sizeof text, "%lld x %lld %s", (long long)gd.h, (long long)gd.w, s->tr->tensors[t].name);

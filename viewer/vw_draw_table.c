@@ -109,8 +109,7 @@ static int runs_each(const int64_t *m, int nm, const int64_t *above, const int64
 }
 
 /* The same with as many rows round each: above before it, below after. */
-static int runs_around(const int64_t *m, int nm, int64_t above, int64_t below, int64_t rows, int64_t n,
-                       shown_rows *out)
+static int runs_around(const int64_t *m, int nm, int64_t above, int64_t below, int64_t rows, int64_t n, shown_rows *out)
 {
     int64_t a[64], b[64];
     for (int i = 0; i < nm && i < 64; ++i) a[i] = above, b[i] = below;
@@ -340,7 +339,10 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
      * the layout puts it there */
     vw_rect lg = panel ? L->output_legend : L->input_legend;
     if ((L->legend_top >> panel) & 1) {
-        const int x = area.x + 4 + ((int)strlen(s->tr->tensors[tb->tensor].name) + (np > 1 ? 3 + (int)strlen(s->tr->tensors[tb->beside].name) : 0) + 2) * d->font.advance;
+        const int x = area.x + 4 +
+                      ((int)strlen(s->tr->tensors[tb->tensor].name) +
+                       (np > 1 ? 3 + (int)strlen(s->tr->tensors[tb->beside].name) : 0) + 2) *
+                          d->font.advance;
         lg.w = area.x + area.w - 4 - x, lg.x = x;
     }
     size_t used = (size_t)snprintf(buf, sizeof buf, "rows ");

@@ -435,8 +435,8 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                  * not zoomed to a window of their plane (11 s7's second tile lost 5 of its
                  * 16 columns); the narration's lines; the shares; the cells */
                 const int hard = w == VW_NARRATION_W && h == VW_NARRATION_H;
-                const double key[7] = {shortfall, hard && over > 0,  share < 100e3, zoomed_panels(s, L, adv),
-                                       over,      -share,            -score};
+                const double key[7] = {shortfall, hard && over > 0, share < 100e3, zoomed_panels(s, L, adv),
+                                       over,      -share,           -score};
                 int better = best < 0;
                 for (int i = 0; i < 7 && !better; ++i) {
                     if (key[i] != best_key[i]) {

@@ -304,9 +304,8 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
     const cJSON *draw = cJSON_GetObjectItemCaseSensitive(o, "draw");
     if (draw && !cJSON_IsArray(draw)) ls_problem(rep, k, "draw must be a list of figure names");
     for (const cJSON *f = draw && cJSON_IsArray(draw) ? draw->child : NULL; f; f = f->next) {
-        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped", "window",
-                                              "waves",     "warp",      "block", "",        "race",
-                                              "input",     "as-read",   "sectors"};
+        static const char *const figures[] = {"windows-h", "windows-w", "clamp", "dropped", "window",  "waves",  "warp",
+                                              "block",     "",          "race",  "input",   "as-read", "sectors"};
         int bit = 0;
         for (int i = 0; i < 13; ++i) /* 8: samples:RUN, below */
             if (figures[i][0] && cJSON_IsString(f) && !strcmp(f->valuestring, figures[i])) bit = 1 << i;
