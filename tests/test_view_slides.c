@@ -603,6 +603,35 @@ START_TEST(the_band_keeps_every_question_choice_and_answer)
 }
 END_TEST
 
+/* Issue 38 D4: a narration that names a thread by {work.threadIdx} keeps its three
+ * fields (or the triple's one line) in a short panel: the fourth re-trial saw lesson 13
+ * steps 7-9 keep threadIdx.z alone, which counted as "threadIdx" named. */
+START_TEST(a_narrated_triple_keeps_all_three_fields)
+{
+    static vw_lines lines;
+    open_lesson("13");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 0);
+    for (int k = 6; k < 9 && k < nslides; ++k) {
+        vw_story_show(&st, k);
+        relayout(&f, &st, 1920, 1080);
+        vf_draw(&f, &st);
+        const vw_rect a = f.L.decomp;
+        /* a panel of 8 lines, as c36f8cc's layout gave it: the fields must give way */
+        vw_describe_focus_wrapped(&st, (a.w - 8) / f.d.font.advance, &lines, 8);
+        ck_assert_msg(strstr(slides[k].fields, " threadIdx "), "lesson 13 slide %d names threadIdx", k + 1);
+        const int triple = field_line(&lines, "threadIdx") != NULL;
+        const int three = field_line(&lines, "threadIdx.x") && field_line(&lines, "threadIdx.y") &&
+                          field_line(&lines, "threadIdx.z");
+        ck_assert_msg(triple || three, "lesson 13 slide %d at 1920x1080: threadIdx not whole", k + 1);
+    }
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 START_TEST(slide_decomposition_lines_fit_their_panel)
 {
     static const int sizes[2][2] = {{1280, 960}, {1024, 768}};
@@ -1642,6 +1671,7 @@ int main(void)
     tcase_add_test(tc, decomposition_panel_works_fields_out_with_values);
     tcase_add_test(tc, a_step_sets_each_panels_mode);
     tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
+    tcase_add_test(tc, a_narrated_triple_keeps_all_three_fields);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);
     tcase_add_test(tc, the_rules_report_what_breaks_them);

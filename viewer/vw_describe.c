@@ -304,12 +304,18 @@ static int narrated_missing(const vw_state *s, const vw_lines *out)
         while (*name == ' ') name++;
         const size_t n = strcspn(name, " ");
         if (!n) break;
-        int there = 0;
+        /* a field whole, or a triple ({work.threadIdx}) as its one line or all three of its
+         * own (threadIdx.z alone kept 13 s7's index and z, not the thread's x: issue 38 D4) */
+        int there = 0, parts = 0;
         for (int i = 0; i < out->n && !there; ++i) {
             const char *t = out->text[i];
             while (*t == ' ') t++;
-            there = !strncmp(t, name, n) && (t[n] == ' ' || t[n] == '.');
+            if (strncmp(t, name, n)) continue;
+            if (t[n] == ' ') there = 1;
+            else if (t[n] == '.' && t[n + 1] >= 'x' && t[n + 1] <= 'z' && t[n + 2] == ' ')
+                parts |= 1 << (t[n + 1] - 'x');
         }
+        there |= parts == 7;
         if (!there) return 1;
         name += n;
     }
