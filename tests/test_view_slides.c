@@ -632,6 +632,19 @@ START_TEST(a_narrated_triple_keeps_all_three_fields)
 }
 END_TEST
 
+/* Issue 38 D2: lesson 02 step 5 asks what im2col writes for a tap outside the image; its
+ * question hides the padding reads' printed 0 until the answer ("hide": "padding"), and
+ * only that slide does */
+START_TEST(a_question_can_hide_the_padding_zeros)
+{
+    open_lesson("02");
+    for (int k = 0; k < nslides; ++k)
+        ck_assert_msg(slides[k].hide_padding == (k == 4), "lesson 02 slide %d: hide_padding %d", k + 1,
+                      slides[k].hide_padding);
+    close_lesson();
+}
+END_TEST
+
 START_TEST(slide_decomposition_lines_fit_their_panel)
 {
     static const int sizes[2][2] = {{1280, 960}, {1024, 768}};
@@ -1672,6 +1685,7 @@ int main(void)
     tcase_add_test(tc, a_step_sets_each_panels_mode);
     tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
     tcase_add_test(tc, a_narrated_triple_keeps_all_three_fields);
+    tcase_add_test(tc, a_question_can_hide_the_padding_zeros);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);
     tcase_add_test(tc, the_rules_report_what_breaks_them);

@@ -599,7 +599,9 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
         vw_outline(d->r, m->cell >= 7 ? cell : visible(cell), pad ? VW_COL_PADDING : VW_COL_ITEM, m->cell >= 12 ? 2 : 1,
                    0);
     }
-    if (pad && m->cell >= 14)
+    /* a padding read's 0, unless the question asks what padding holds (lesson 02 step 5) */
+    const int pad_hidden = s->nslides && !s->reveal && s->slides[s->slide].hide_padding;
+    if (pad && m->cell >= 14 && !pad_hidden)
         vw_text(&d->font, d->r, cell.x + cell.w / 2 - d->font.advance / 2, cell.y + cell.h / 2 - d->font.line / 2,
                 VW_COL_PADDING, 0, "0");
 }

@@ -100,7 +100,7 @@ typedef struct vw_slide {
     /* tensors whose values would give the question's answer away (lesson 04's output
      * beside a question about one of its cells): until the answer is revealed a panel
      * showing one of them is covered, header, values, legend and marks (vw_story_hides) */
-    int hide[2];
+    int hide[3];
     int nhide;
     /* the decomposition panel is covered until the answer: its fields give it away */
     int hide_decomp;
@@ -108,6 +108,7 @@ typedef struct vw_slide {
      * "hide": "mode"): lesson 10 step 3 asks a request's sectors, which the sectors mode
      * prints in its cells, and a question slide may not cover the panel it asks about */
     int hide_mode;
+    int hide_padding; /* a question's "hide": "padding": padding reads print no 0 until the answer */
     /* the step is about the launch (its threads, blocks): the grid panel keeps its room */
     int grid;
     /* the order the slide plays the trace in (vw_order + 1; 0: keep): the grid-stride

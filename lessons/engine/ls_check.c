@@ -323,7 +323,7 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
             ls_problem(rep, k + 1, "question: hide: \"strip\" on a step without \"strip\": true");
         } else if (strcmp(st->q.hide[i], "strip") && strcmp(st->q.hide[i], "decomposition") &&
                    strcmp(st->q.hide[i], "weights") && strcmp(st->q.hide[i], "mode") &&
-                   ks_trace_tensor(&S->tr, st->q.hide[i]) < 0) {
+                   strcmp(st->q.hide[i], "padding") && ks_trace_tensor(&S->tr, st->q.hide[i]) < 0) {
             ls_problem(rep, k + 1, "question: hide: the trace has no tensor '%s'", st->q.hide[i]);
             bad++;
         }

@@ -75,7 +75,7 @@ typedef struct ls_question {
      * "weights": a focused sample's corner weight labels (they print a weight question's answer);
      * "decomposition": the work item's fields (lesson 12's n = index / 16, 16 = Ho x Wo,
      * beside a question asking Ho) */
-    const char *hide[2];
+    const char *hide[3];
     int nhide;
 } ls_question;
 

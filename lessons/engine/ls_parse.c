@@ -157,14 +157,14 @@ static void parse_question(ls_report *rep, int step, const cJSON *o, ls_question
     q->explain = get_string(rep, step, o, "explain", 1);
     q->check = get_string(rep, step, o, "check", 0);
     q->hint = get_string(rep, step, o, "hint", 0);
-    /* "hide": "output" or ["output", "columns"]: tensors the question slide must not draw */
+    /* "hide": "output" or ["output", "columns", "padding"]: what the question slide must not draw */
     const cJSON *hide = cJSON_GetObjectItemCaseSensitive(o, "hide");
     if (cJSON_IsString(hide)) q->hide[q->nhide++] = hide->valuestring;
-    else if (cJSON_IsArray(hide) && cJSON_GetArraySize(hide) >= 1 && cJSON_GetArraySize(hide) <= 2) {
+    else if (cJSON_IsArray(hide) && cJSON_GetArraySize(hide) >= 1 && cJSON_GetArraySize(hide) <= 3) {
         for (const cJSON *c = hide->child; c; c = c->next)
             if (cJSON_IsString(c)) q->hide[q->nhide++] = c->valuestring;
-            else ls_problem(rep, step, "question: hide must be a tensor name or two");
-    } else if (hide) ls_problem(rep, step, "question: hide must be a tensor name or two");
+            else ls_problem(rep, step, "question: hide must be a name or up to three");
+    } else if (hide) ls_problem(rep, step, "question: hide must be a name or up to three");
     const cJSON *answer = cJSON_GetObjectItemCaseSensitive(o, "answer");
     /* the question may look at another work item or tap than its step */
     cJSON *f = cJSON_CreateObject();

@@ -219,6 +219,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 if (!strcmp(q->hide[i], "strip")) v->strip = 2; /* the strip shows with the answer */
                 else if (!strcmp(q->hide[i], "decomposition")) v->hide_decomp = 1;
                 else if (!strcmp(q->hide[i], "mode")) v->hide_mode = 1; /* values until the answer */
+                else if (!strcmp(q->hide[i], "padding")) v->hide_padding = 1;
                 else if (!strcmp(q->hide[i], "weights")) v->hide_weights = v->hide_weights ? v->hide_weights : 2;
                 else if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
             ls_answer_text(S, &qc, k, ans, sizeof ans);
