@@ -6,13 +6,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "record_build.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
+#include "../trace/parallel.h"
 
 typedef struct order {
     uint64_t key; /* block << 16 | thread */
@@ -26,28 +26,123 @@ static int cmp_order(const void *a, const void *b)
     return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+/* How many threads the build uses for n records (ks_rec_build_threads, or the CPUs for a
+ * launch of 65536 records or more). */
+static int build_threads(uint64_t n)
+{
+    if (ks_rec_build_threads > 0) return ks_rec_build_threads < KS_MAX_THREADS ? ks_rec_build_threads : KS_MAX_THREADS;
+    return n < 65536 ? 1 : ks_threads_for(n, 1u << 16);
+}
+
+/* One thread's share of the counting sort: records [from, to), and (pass 2) the thread
+ * ids [key_from, key_to) whose places it works out. */
+typedef struct sort_job {
+    const ks_rec *recs;
+    ks_rec *out;
+    uint64_t from, to, T, lo, hi;
+    uint64_t *count; /* span entries: its records of each thread id, then their first place */
+    uint64_t key_from, key_to, sum, span;
+    struct sort_job *all;
+    int n, pass;
+} sort_job;
+
+static void *sort_pass(void *arg)
+{
+    sort_job *j = arg;
+    const ks_rec *r = j->recs;
+    switch (j->pass) {
+    case 0: /* the thread ids the slice spans */
+        j->lo = UINT64_MAX, j->hi = 0;
+        for (uint64_t i = j->from; i < j->to; ++i) {
+            const uint64_t g = (uint64_t)r[i].block * j->T + r[i].thread;
+            if (g < j->lo) j->lo = g;
+            if (g > j->hi) j->hi = g;
+        }
+        break;
+    case 1: /* count the slice's records of each id */
+        memset(j->count, 0, j->span * sizeof *j->count);
+        for (uint64_t i = j->from; i < j->to; ++i) j->count[(uint64_t)r[i].block * j->T + r[i].thread - j->lo]++;
+        break;
+    case 2: /* the records of ids [key_from, key_to), over all slices */
+        j->sum = 0;
+        for (uint64_t k = j->key_from; k < j->key_to; ++k)
+            for (int u = 0; u < j->n; ++u) j->sum += j->all[u].count[k];
+        break;
+    case 3: /* each slice's first place for each id: slices in order, so slot order holds */
+        for (uint64_t k = j->key_from, pos = j->sum; k < j->key_to; ++k)
+            for (int u = 0; u < j->n; ++u) {
+                const uint64_t c = j->all[u].count[k];
+                j->all[u].count[k] = pos;
+                pos += c;
+            }
+        break;
+    default: /* scatter the slice's records to their places */
+        for (uint64_t i = j->from; i < j->to; ++i)
+            j->out[j->count[(uint64_t)r[i].block * j->T + r[i].thread - j->lo]++] = r[i];
+    }
+    return NULL;
+}
+
 /* The records in (block, thread) order, each thread's in slot order, copied into `out`:
  * a counting sort over the global thread ids the records span, scattering whole records
  * (one sequential read of the GPU's order, whose threads' records lie far apart, and every
  * later pass sequential: reading the records through an index instead cost a cache miss a
- * record, twice); -1 when those ids are too many to count (then qsort does it). */
+ * record, twice). Each of up to 16 threads counts and scatters a slice of the records,
+ * with a count per id of its own (as many threads as keep those counts within the
+ * records' size); -1 when the ids are too many to count (then qsort does it). */
 static int sort_by_thread(const ks_rec *recs, uint64_t n, uint64_t T, ks_rec *out)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        const uint64_t g = (uint64_t)recs[i].block * T + recs[i].thread;
-        if (g < lo) lo = g;
-        if (g > hi) hi = g;
-    }
     if (!n) return 0;
+    sort_job jobs[KS_MAX_THREADS];
+    int nt = build_threads(n);
+    for (int t = 0; t < nt; ++t)
+        jobs[t] = (sort_job){.recs = recs,
+                             .out = out,
+                             .from = n * (uint64_t)t / (uint64_t)nt,
+                             .to = n * (uint64_t)(t + 1) / (uint64_t)nt,
+                             .T = T};
+    ks_run_parallel(sort_pass, jobs, sizeof *jobs, nt);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int t = 0; t < nt; ++t) {
+        if (jobs[t].from == jobs[t].to) continue;
+        if (jobs[t].lo < lo) lo = jobs[t].lo;
+        if (jobs[t].hi > hi) hi = jobs[t].hi;
+    }
     const uint64_t span = hi - lo + 1;
     if (span > 4 * n + 1024 || span > (1ull << 28)) return -1;
-    uint64_t *start = calloc(span + 1, sizeof *start);
-    if (!start) return -1;
-    for (uint64_t i = 0; i < n; ++i) start[(uint64_t)recs[i].block * T + recs[i].thread - lo + 1]++;
-    for (uint64_t k = 0; k < span; ++k) start[k + 1] += start[k];
-    for (uint64_t i = 0; i < n; ++i) out[start[(uint64_t)recs[i].block * T + recs[i].thread - lo]++] = recs[i];
-    free(start);
+    /* the counts take nt x span words: no more threads than keep that near the records */
+    const uint64_t most = (n * sizeof *recs + (64u << 20)) / (span * sizeof(uint64_t));
+    if ((uint64_t)nt > most) nt = most ? (int)most : 1;
+    uint64_t *counts = malloc((uint64_t)nt * span * sizeof *counts);
+    if (!counts) return -1;
+    for (int t = 0; t < nt; ++t) {
+        sort_job *j = &jobs[t];
+        *j = (sort_job){.recs = recs,
+                        .out = out,
+                        .from = n * (uint64_t)t / (uint64_t)nt,
+                        .to = n * (uint64_t)(t + 1) / (uint64_t)nt,
+                        .T = T,
+                        .lo = lo,
+                        .hi = hi,
+                        .count = counts + (uint64_t)t * span,
+                        .key_from = span * (uint64_t)t / (uint64_t)nt,
+                        .key_to = span * (uint64_t)(t + 1) / (uint64_t)nt,
+                        .span = span,
+                        .all = jobs,
+                        .n = nt};
+    }
+    for (int pass = 1; pass <= 4; ++pass) {
+        for (int t = 0; t < nt; ++t) jobs[t].pass = pass;
+        ks_run_parallel(sort_pass, jobs, sizeof *jobs, nt);
+        if (pass == 2) { /* each job's ids start after the records of the ids before them */
+            uint64_t base = 0;
+            for (int t = 0; t < nt; ++t) {
+                const uint64_t s = jobs[t].sum;
+                jobs[t].sum = base, base += s;
+            }
+        }
+    }
+    free(counts);
     return 0;
 }
 
@@ -114,71 +209,217 @@ static int site_rank(builder *b, memo_slot *memo, uint32_t pc, int kind, int ti,
     return s;
 }
 
-/* Pass 1, alone and in order: every kept record's site and tensor, and each block's span
- * of records and events. Returns the number of blocks, or -status. */
-static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_span *spans, uint64_t nb, uint64_t *nev)
+/* Pass 1 in three steps, so that most of it runs on several threads and the numbers
+ * still come out in first-met order:
+ *   a. each thread, over a run of whole blocks, finds every kept record's buffer, counts
+ *      the events, and numbers the distinct (instruction, kind, buffer) keys it meets in
+ *      the order it first meets them;
+ *   b. alone, the threads' keys in thread order then first-met order: that is the order
+ *      in which a single pass over all the records would first meet them, so tensors and
+ *      sites get the same numbers (each key's tensor, site and rank);
+ *   c. each thread copies its keys' results to its records. */
+typedef struct rkey {
+    uint32_t pc;
+    int kind;            /* KS_EV_READ, KS_EV_WRITE or KS_EV_BARRIER */
+    const ks_rec_buf *x; /* NULL: a barrier */
+} rkey;
+
+#define NO_KEY UINT32_MAX /* a record left out by the filter (or of a thread past the block) */
+
+typedef struct resolve_job {
+    const builder *b;
+    const ks_rec *sorted;
+    uint64_t from, to; /* records: whole blocks */
+    uint32_t *kid;     /* each record's key number in this job (all records' array) */
+    rec_meta *meta;
+    block_span *spans; /* this job's blocks (grown) */
+    uint64_t nspans, spans_cap, nev;
+    rkey *keys;    /* in first-met order */
+    rec_meta *res; /* each key's site, tensor and rank (step b) */
+    uint32_t nkeys, keys_cap;
+    uint32_t *hash; /* key number + 1, open addressing */
+    uint32_t hash_cap;
+    int failed, step;
+} resolve_job;
+
+static uint32_t key_hash(uint32_t pc, int kind, const ks_rec_buf *x)
 {
-    const ks_rec_launch *l = b->l;
-    const uint32_t T = l->block[0] * l->block[1] * l->block[2];
-    memo_slot *memo = calloc(MEMO_SLOTS, sizeof *memo);
-    if (!memo) return -ks_fail(KS_ENOMEM, "out of memory");
-    int64_t nspans = 0;
-    uint64_t n = 0;
-    int rc = KS_OK;
-    for (uint64_t i = 0; i < l->nrecs && rc == KS_OK;) {
-        const uint32_t blk = sorted[i].block;
-        if ((uint64_t)nspans == nb) { /* more blocks than the grid has: not this launch's records */
-            rc = ks_fail(KS_EINVAL, "a record names block %u of a grid of %llu blocks", blk, (unsigned long long)nb);
-            break;
+    const uint64_t h = ((uint64_t)pc << 8 | (uint64_t)kind) ^ (uint64_t)(uintptr_t)x * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)((h * 0xff51afd7ed558ccdull) >> 32);
+}
+
+/* The job's number of key (pc, kind, x), added when first met; NO_KEY when out of memory. */
+static uint32_t key_of(resolve_job *j, uint32_t pc, int kind, const ks_rec_buf *x)
+{
+    if (2 * (j->nkeys + 1) > j->hash_cap) { /* grow the table to keep it half empty */
+        const uint32_t cap = j->hash_cap ? 2 * j->hash_cap : 1024;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h) return NO_KEY;
+        for (uint32_t k = 0; k < j->nkeys; ++k) {
+            uint32_t at = key_hash(j->keys[k].pc, j->keys[k].kind, j->keys[k].x) & (cap - 1);
+            while (h[at]) at = (at + 1) & (cap - 1);
+            h[at] = k + 1;
         }
-        block_span *sp = &spans[nspans++];
+        free(j->hash);
+        j->hash = h, j->hash_cap = cap;
+    }
+    uint32_t at = key_hash(pc, kind, x) & (j->hash_cap - 1);
+    for (; j->hash[at]; at = (at + 1) & (j->hash_cap - 1)) {
+        const rkey *k = &j->keys[j->hash[at] - 1];
+        if (k->pc == pc && k->kind == kind && k->x == x) return j->hash[at] - 1;
+    }
+    if (j->nkeys == j->keys_cap) {
+        const uint32_t cap = j->keys_cap ? 2 * j->keys_cap : 256;
+        rkey *k = realloc(j->keys, cap * sizeof *k);
+        if (!k) return NO_KEY;
+        j->keys = k, j->keys_cap = cap;
+    }
+    j->keys[j->nkeys] = (rkey){pc, kind, x};
+    j->hash[at] = ++j->nkeys;
+    return j->nkeys - 1;
+}
+
+/* Step a: the job's blocks, events and keys. */
+static void resolve_keys(resolve_job *j)
+{
+    const builder *b = j->b;
+    const ks_rec_launch *l = b->l;
+    const ks_rec *sorted = j->sorted;
+    const uint32_t T = l->block[0] * l->block[1] * l->block[2];
+    uint64_t n = 0;
+    for (uint64_t i = j->from; i < j->to && !j->failed;) {
+        const uint32_t blk = sorted[i].block;
+        if (j->nspans == j->spans_cap) {
+            const uint64_t cap = j->spans_cap ? 2 * j->spans_cap : 64;
+            block_span *sp = realloc(j->spans, cap * sizeof *sp);
+            if (!sp) {
+                j->failed = 1;
+                break;
+            }
+            j->spans = sp, j->spans_cap = cap;
+        }
+        block_span *sp = &j->spans[j->nspans++];
         sp->block = blk, sp->rec = i, sp->ev = n;
         uint64_t r = i;
-        for (uint32_t t = 0; t < T && rc == KS_OK; ++t) {
+        for (uint32_t t = 0; t < T; ++t) {
             const int64_t index = (int64_t)blk * T + t;
             const int kept = index >= l->filter.index_lo && index < l->filter.index_hi;
             n += kept; /* its work event */
-            for (; r < l->nrecs && sorted[r].block == blk && sorted[r].thread == t; ++r) {
+            for (; r < j->to && sorted[r].block == blk && sorted[r].thread == t; ++r) {
+                j->kid[r] = NO_KEY;
                 if (!kept) continue;
                 const ks_rec *rec = &sorted[r];
-                rec_meta *m = &meta[r];
                 if (rec->flags & KS_REC_BARRIER) {
-                    const int s = ks_rb_site_of(b, rec->pc, KS_EV_BARRIER, -1);
-                    if (s < 0) {
-                        rc = -s;
-                        break;
-                    }
-                    *m = (rec_meta){ks_rb_line_for(b, rec->pc)->line, (uint16_t)s, 255, 0};
+                    j->kid[r] = key_of(j, rec->pc, KS_EV_BARRIER, NULL);
                     n += 1;
-                    continue;
+                } else {
+                    const ks_rec_buf *x = ks_rb_find_buf(b, rec->addr);
+                    j->kid[r] = key_of(j, rec->pc, rec->flags & KS_REC_WRITE ? KS_EV_WRITE : KS_EV_READ, x);
+                    const size_t el = ks_rb_elem_of(x);
+                    const uint64_t boff = rec->addr - x->addr;
+                    const int whole = rec->size >= el && rec->size % el == 0 && boff % el == 0;
+                    n += whole ? rec->size / el : 1;
                 }
-                const ks_rec_buf *x = ks_rb_find_buf(b, rec->addr);
-                const int ti = ks_rb_tensor_of(b, x);
-                if (ti < 0) {
-                    rc = -ti;
-                    break;
-                }
-                const int kind = rec->flags & KS_REC_WRITE ? KS_EV_WRITE : KS_EV_READ;
-                if (kind == KS_EV_WRITE) b->t[ti].written = 1;
-                uint8_t rank = 0;
-                const int s = site_rank(b, memo, rec->pc, kind, ti, &rank);
-                if (s < 0) {
-                    rc = -s;
-                    break;
-                }
-                *m = (rec_meta){0, (uint16_t)s, (uint8_t)ti, rank};
-                const size_t el = ks_rb_elem_of(x);
-                const uint64_t boff = rec->addr - x->addr;
-                const int whole = rec->size >= el && rec->size % el == 0 && boff % el == 0;
-                n += whole ? rec->size / el : 1;
+                if (j->kid[r] == NO_KEY) j->failed = 1;
             }
         }
         /* records of threads past the block's size cannot be: the GPU numbers them so */
-        while (r < l->nrecs && sorted[r].block == blk) ++r;
+        for (; r < j->to && sorted[r].block == blk; ++r) j->kid[r] = NO_KEY;
         sp->rec_end = r;
         i = r;
     }
+    j->nev = n;
+}
+
+static void *resolve_step(void *arg)
+{
+    resolve_job *j = arg;
+    if (j->step == 0) resolve_keys(j);
+    else /* step c */
+        for (uint64_t r = j->from; r < j->to; ++r)
+            if (j->kid[r] != NO_KEY) j->meta[r] = j->res[j->kid[r]];
+    return NULL;
+}
+
+/* Step b, alone: each key's tensor, site and rank, numbered as first met. 0 or -status. */
+static int resolve_merge(builder *b, resolve_job *jobs, int nt)
+{
+    memo_slot *memo = calloc(MEMO_SLOTS, sizeof *memo);
+    if (!memo) return -ks_fail(KS_ENOMEM, "out of memory");
+    int rc = KS_OK;
+    for (int t = 0; t < nt && rc == KS_OK; ++t) {
+        resolve_job *j = &jobs[t];
+        if (!(j->res = malloc((j->nkeys ? j->nkeys : 1) * sizeof *j->res))) rc = ks_fail(KS_ENOMEM, "out of memory");
+        for (uint32_t k = 0; k < j->nkeys && rc == KS_OK; ++k) {
+            const rkey *key = &j->keys[k];
+            if (key->kind == KS_EV_BARRIER) {
+                const int s = ks_rb_site_of(b, key->pc, KS_EV_BARRIER, -1);
+                if (s < 0) rc = -s;
+                else j->res[k] = (rec_meta){ks_rb_line_for(b, key->pc)->line, (uint16_t)s, 255, 0};
+                continue;
+            }
+            const int ti = ks_rb_tensor_of(b, key->x);
+            if (ti < 0) {
+                rc = -ti;
+                break;
+            }
+            if (key->kind == KS_EV_WRITE) b->t[ti].written = 1;
+            uint8_t rank = 0;
+            const int s = site_rank(b, memo, key->pc, key->kind, ti, &rank);
+            if (s < 0) rc = -s;
+            else j->res[k] = (rec_meta){0, (uint16_t)s, (uint8_t)ti, rank};
+        }
+    }
     free(memo);
+    return rc ? -rc : 0;
+}
+
+/* Pass 1: every kept record's site and tensor (meta), and each block's span of records
+ * and events (at most nb of them). Returns the number of blocks, or -status. */
+static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_span *spans, uint64_t nb, uint64_t *nev)
+{
+    const ks_rec_launch *l = b->l;
+    const uint64_t nr = l->nrecs;
+    resolve_job jobs[KS_MAX_THREADS];
+    memset(jobs, 0, sizeof jobs);
+    const int nt = build_threads(nr);
+    uint32_t *kid = malloc((nr ? nr : 1) * sizeof *kid);
+    int64_t rc = kid ? KS_OK : ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)nr);
+    uint64_t at = 0;
+    for (int t = 0; t < nt; ++t) { /* runs of whole blocks, about as many records each */
+        uint64_t to = t == nt - 1 ? nr : nr * (uint64_t)(t + 1) / (uint64_t)nt;
+        if (to < at) to = at;
+        while (to > at && to < nr && sorted[to].block == sorted[to - 1].block) ++to;
+        jobs[t] = (resolve_job){.b = b, .sorted = sorted, .from = at, .to = to, .kid = kid, .meta = meta};
+        at = to;
+    }
+    if (rc == KS_OK) {
+        ks_run_parallel(resolve_step, jobs, sizeof *jobs, nt);
+        uint64_t blocks = 0;
+        for (int t = 0; t < nt; ++t) {
+            if (jobs[t].failed) rc = ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)nr);
+            blocks += jobs[t].nspans;
+        }
+        if (rc == KS_OK && blocks > nb) /* more blocks than the grid has: not this launch's records */
+            rc = ks_fail(KS_EINVAL, "records name %llu blocks of a grid of %llu blocks", (unsigned long long)blocks,
+                         (unsigned long long)nb);
+    }
+    if (rc == KS_OK) rc = -resolve_merge(b, jobs, nt);
+    int64_t nspans = 0;
+    uint64_t n = 0;
+    if (rc == KS_OK) {
+        for (int t = 0; t < nt; ++t) {
+            jobs[t].step = 1;
+            for (uint64_t k = 0; k < jobs[t].nspans; ++k, ++nspans) {
+                spans[nspans] = jobs[t].spans[k];
+                spans[nspans].ev += n;
+            }
+            n += jobs[t].nev;
+        }
+        ks_run_parallel(resolve_step, jobs, sizeof *jobs, nt);
+    }
+    for (int t = 0; t < nt; ++t) free(jobs[t].spans), free(jobs[t].keys), free(jobs[t].res), free(jobs[t].hash);
+    free(kid);
     *nev = n;
     return rc ? -rc : nspans;
 }
@@ -311,26 +552,16 @@ int ks_rec_build_events(builder *b, ks_event **out_events, uint64_t *out_n)
         rc = ks_fail(KS_ENOMEM, "out of memory (%llu events)", (unsigned long long)n);
         goto out;
     }
-    long cpus = ks_rec_build_threads;
-    if (cpus <= 0) cpus = l->nrecs < 65536 ? 1 : sysconf(_SC_NPROCESSORS_ONLN); /* small: not worth threads */
-    if (cpus > 16) cpus = 16;
-    if (cpus < 1) cpus = 1;
-    fill_job jobs[16];
-    pthread_t th[16];
-    int started[16] = {0};
+    const int cpus = build_threads(l->nrecs);
+    fill_job jobs[KS_MAX_THREADS];
     int64_t k = 0;
-    for (long t = 0; t < cpus; ++t) {
+    for (int t = 0; t < cpus; ++t) {
         const uint64_t upto = l->nrecs / (uint64_t)cpus * (uint64_t)(t + 1);
         jobs[t] = (fill_job){b, sorted, meta, spans, k, k, ev};
         while (jobs[t].to < nspans && (t == cpus - 1 || spans[jobs[t].to].rec < upto)) jobs[t].to++;
         k = jobs[t].to;
-        if (t > 0) started[t] = pthread_create(&th[t], NULL, fill, &jobs[t]) == 0;
     }
-    fill(&jobs[0]);
-    for (long t = 1; t < cpus; ++t) {
-        if (started[t]) pthread_join(th[t], NULL);
-        else fill(&jobs[t]); /* a thread that did not start: its share here */
-    }
+    ks_run_parallel(fill, jobs, sizeof *jobs, cpus);
     ks_rec_build_ms[0] = t1 - t0, ks_rec_build_ms[1] = t2 - t1, ks_rec_build_ms[2] = ks_rb_now_ms() - t2;
     *out_events = ev;
     *out_n = n;

@@ -19,6 +19,10 @@
  * A program names a range of memory (a tensor) with kscope_record_name, found with
  * dlsym: the Python module kscope_record does that through ctypes.
  */
+/* 0: records come back into pageable memory (to measure what pinned memory saves) */
+#ifndef KS_RECORD_PINNED
+#define KS_RECORD_PINNED 1
+#endif
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -440,9 +444,10 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     if (ok && !(ok = sanitizerMemcpyDeviceToHost(&dev, c->on_d, sizeof dev, l->hStream) == SANITIZER_SUCCESS))
         status("error cannot read the records of launch %llu", (unsigned long long)me.number);
     int pinned = 0;
+    double back_ms[3] = {0, 0, 0}, tb = now_ms(); /* room for the records, their copy, their sort */
     if (ok) {
         n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
-        if (n > c->host_capacity) { /* grown in steps of 1M records (32 MB) */
+        if (KS_RECORD_PINNED && n > c->host_capacity) { /* grown in steps of 1M records (32 MB) */
             if (c->recs_h) sanitizerFreeHost(l->context, c->recs_h);
             c->recs_h = NULL, c->host_capacity = 0;
             const unsigned long long want = (n + (1ull << 20) - 1) & ~((1ull << 20) - 1);
@@ -454,9 +459,11 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         else recs = malloc((n ? n : 1) * sizeof *recs); /* no pinned memory: pageable */
         if (!(ok = recs != NULL && bufs != NULL)) status("error out of memory for %llu records", n);
     }
+    back_ms[0] = now_ms() - tb, tb = now_ms();
     if (ok && n &&
         !(ok = sanitizerMemcpyDeviceToHost(recs, c->recs_d, n * sizeof *recs, l->hStream) == SANITIZER_SUCCESS))
         status("error cannot read the records of launch %llu", (unsigned long long)me.number);
+    back_ms[1] = now_ms() - tb, tb = now_ms();
     /* pinned memory ends with its context: sorted out of it with the lock held, so a
      * context destroyed meanwhile (its callback takes the lock) waits for the copy */
     ks_rec *sorted = NULL;
@@ -471,6 +478,7 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         recs = sorted;
         pinned = 0;
     }
+    back_ms[2] = now_ms() - tb;
     if (ok) {
         ks_rec_launch L;
         memset(&L, 0, sizeof L);
@@ -506,10 +514,12 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         if (ks_rec_write_trace(&L, path) != KS_OK) status("error %s: %s", path, ks_error_message());
         else status("trace\t%llu\t%llu\t%s\t%s", n, (unsigned long long)L.dropped, path, L.kernel);
         if (g.times) /* KS_RECORD_TIMES=1: where a recorded launch's time goes */
-            status("note launch %llu: kernel %.1f ms, records back %.1f ms, trace built and written %.1f ms "
-                   "(sort %.1f, sites %.1f, events %.1f, write %.1f)",
-                   (unsigned long long)me.number, t1 - t0, t2 - t1, now_ms() - t2, ks_rec_build_ms[0],
-                   ks_rec_build_ms[1], ks_rec_build_ms[2], ks_rec_build_ms[3]);
+            status("note launch %llu: kernel %.1f ms, records back %.1f ms (room %.1f, copy %.1f, sort %.1f), "
+                   "trace built and written %.1f ms (sites %.1f, events %.1f, write %.1f: order %.1f, encode %.1f, "
+                   "file %.1f, commit %.1f)",
+                   (unsigned long long)me.number, t1 - t0, t2 - t1, back_ms[0], back_ms[1], back_ms[2], now_ms() - t2,
+                   ks_rec_build_ms[1], ks_rec_build_ms[2], ks_rec_build_ms[3], ks_kst_write_ms[0], ks_kst_write_ms[1],
+                   ks_kst_write_ms[2], ks_kst_write_ms[3]);
     }
     if (!pinned) free(recs);
     free(bufs);

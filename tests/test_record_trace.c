@@ -314,6 +314,107 @@ START_TEST(records_become_the_trace_of_each_thread)
 }
 END_TEST
 
+/* A big launch (47 blocks of 45 threads, 1-D) whose blocks meet their instructions and
+ * buffers in different orders (block b starts at instruction b % 7, and some threads
+ * stop at a barrier), slots scrambled: ks_rec_sort on 1, 3 and 7 threads gives each
+ * thread's records in slot order (checked against a sort by (thread, slot) done here),
+ * and the trace made on 1, 3, 7 and 16 threads is the same file, its tensors and sites
+ * numbered in the order a reading of the sorted records first meets them. */
+#define BIG_B 47
+#define BIG_T 45
+START_TEST(any_thread_count_gives_the_same_trace)
+{
+    setup_bufs();
+    const uint64_t addr[3] = {A_IN, A_W, A_CNT}, bytes[3] = {sizeof g_in, sizeof g_w, sizeof g_cnt};
+    const uint64_t cap = (uint64_t)BIG_B * BIG_T * 9;
+    ks_rec *recs = calloc(cap, sizeof *recs), *want = calloc(cap, sizeof *want), *got = calloc(cap, sizeof *got);
+    uint64_t n = 0, s = 99;
+    for (int b = 0; b < BIG_B; ++b)
+        for (int t = 0; t < BIG_T; ++t) {
+            const int m = (int)tu_int(&s, 0, 8);
+            for (int k = 0; k < m; ++k) {
+                const int ins = (b % 7 + k) % 7, buf = ins % 3; /* instruction ins reads or writes buffer buf */
+                ks_rec *r = &recs[n++];
+                memset(r, 0, sizeof *r);
+                r->block = (uint32_t)b, r->thread = (uint16_t)t, r->pc = 0x100u + 0x10u * (uint32_t)ins, r->size = 4;
+                r->flags = ins == 6 ? KS_REC_BARRIER : ins == 5 ? KS_REC_WRITE : KS_REC_READ;
+                r->addr = addr[buf] + 4 * (uint64_t)tu_int(&s, 0, (int64_t)bytes[buf] / 4 - 1);
+                r->value = tu_next(&s) >> 40;
+            }
+        }
+    for (uint64_t i = n; i > 1; --i) { /* slots in a scrambled order, each thread's kept in order */
+        const uint64_t j = (uint64_t)tu_int(&s, 0, (int64_t)i - 1);
+        const ks_rec x = recs[i - 1];
+        recs[i - 1] = recs[j], recs[j] = x;
+    }
+    for (int b = 0; b < BIG_B; ++b) /* renumber each thread's records' values in slot order */
+        for (int t = 0; t < BIG_T; ++t) {
+            uint64_t k = 0;
+            for (uint64_t i = 0; i < n; ++i)
+                if (recs[i].block == (uint32_t)b && recs[i].thread == t) recs[i].reserved = (uint32_t)k++;
+        }
+    /* the expected order: by thread, then slot (selection by key, independent of ks_rec_sort) */
+    uint64_t w = 0;
+    for (int b = 0; b < BIG_B; ++b)
+        for (int t = 0; t < BIG_T; ++t)
+            for (uint64_t i = 0; i < n; ++i)
+                if (recs[i].block == (uint32_t)b && recs[i].thread == t) want[w++] = recs[i];
+    ck_assert_uint_eq(w, n);
+    const uint32_t block[3] = {BIG_T, 1, 1};
+    const int counts[3] = {1, 3, 7};
+    for (int c = 0; c < 3; ++c) {
+        ks_rec_build_threads = counts[c];
+        memset(got, 0, cap * sizeof *got);
+        ck_assert_int_eq(ks_rec_sort(recs, n, block, got), 0);
+        ck_assert_msg(!memcmp(got, want, n * sizeof *got), "sort on %d threads", counts[c]);
+    }
+    /* the first-met order of tensors and of (instruction, kind, tensor) sites */
+    int tensor_of_buf[3] = {-1, -1, -1}, ntensors = 0, nsites = 0;
+    uint32_t site_pc[16];
+    for (uint64_t i = 0; i < n; ++i) {
+        const int ins = (int)(want[i].pc - 0x100u) / 0x10, buf = ins % 3;
+        if (ins != 6 && tensor_of_buf[buf] < 0) tensor_of_buf[buf] = ntensors++;
+        int seen = 0;
+        for (int k = 0; k < nsites; ++k) seen |= site_pc[k] == want[i].pc;
+        if (!seen) site_pc[nsites++] = want[i].pc;
+    }
+    char dir[] = "/tmp/ks_rn_XXXXXX", p[4][64], cmd[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const int threads[4] = {1, 3, 7, 16};
+    for (int c = 0; c < 4; ++c) {
+        ks_rec_build_threads = threads[c];
+        snprintf(p[c], sizeof p[c], "%s/t%d.kst", dir, threads[c]);
+        ks_rec_launch L;
+        memset(&L, 0, sizeof L);
+        snprintf(L.kernel, sizeof L.kernel, "void big(float*)");
+        ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
+        L.grid[0] = BIG_B, L.grid[1] = L.grid[2] = 1, L.block[0] = BIG_T, L.block[1] = L.block[2] = 1;
+        L.filter = ks_filter_all();
+        L.recs = recs, L.nrecs = n, L.bufs = bufs, L.nbufs = 3, L.copy = copy_fn;
+        ck_assert_msg(ks_rec_write_trace(&L, p[c]) == KS_OK, "%s", ks_error_message());
+        if (c) {
+            snprintf(cmd, sizeof cmd, "cmp -s %s %s", p[0], p[c]);
+            ck_assert_msg(system(cmd) == 0, "the trace made on %d threads differs from one thread's", threads[c]);
+        }
+    }
+    ks_trace tr;
+    ck_assert_msg(ks_trace_open(p[0], &tr) == KS_OK, "%s", ks_error_message());
+    const char *names[3] = {"in", "alloc3", "cnt"};
+    for (int buf = 0; buf < 3; ++buf) ck_assert_str_eq(tr.tensors[tensor_of_buf[buf]].name, names[buf]);
+    ck_assert_int_eq(tr.nsites, 1 + nsites);
+    for (int k = 0; k < nsites; ++k) {
+        char name[32];
+        snprintf(name, sizeof name, "big+0x%x", site_pc[k]);
+        ck_assert_str_eq(tr.sites[1 + k].name, name);
+    }
+    ks_trace_close(&tr);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ks_rec_build_threads = 0;
+    free(recs), free(want), free(got);
+}
+END_TEST
+
 #ifdef KS_RECORD_CUBIN
 /* the line of the first source line holding `text` in the kernel source */
 static int source_line_of(const char *text)
@@ -631,6 +732,7 @@ int main(void)
     tcase_add_test(tc, many_instructions_over_few_lines);
     tcase_add_test(tc, cubin_with_a_huge_file_name);
     tcase_add_loop_test(tc, records_become_the_trace_of_each_thread, 0, 2);
+    tcase_add_test(tc, any_thread_count_gives_the_same_trace);
     tcase_add_test(tc, shared_accesses_and_barriers);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);

@@ -66,6 +66,11 @@ struct ks_trace {
 };
 
 int ks_trace_write(const char *path, const ks_trace *tr);
+/* The last ks_trace_write's milliseconds on this thread: ordering the events, encoding
+ * them, writing the file, and committing it (flush, fsync, rename). */
+#ifndef __cplusplus
+extern _Thread_local double ks_kst_write_ms[4];
+#endif
 /* The same into an output the caller opened (trace/ks_file.h: ks_out_open) and finishes,
  * commits or aborts: a trace staged with other files that appear together or not at all. */
 struct ks_out_file;

@@ -1,19 +1,23 @@
 /* kst_write.c - writes a .kst: preamble, JSON header, 64-byte aligned sections. */
+#define _POSIX_C_SOURCE 200809L
 #include <cJSON.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../kernels/core/ks_error.h"
 #include "crc32.h"
 #include "ks_file.h"
 #include "kst.h"
 #include "kst_codec.h"
+#include "parallel.h"
 
-/* Version 2's encoded events: the chunks back to back, and their index. */
+/* Version 2's encoded events: each chunk's bytes (written back to back), and the index. */
 typedef struct encoded {
-    unsigned char *data, *index;
+    unsigned char **chunk, *index;
+    size_t *len;
+    ks_kst2_entry *ent;
     uint64_t length, nchunks;
 } encoded;
 
@@ -170,115 +174,169 @@ static item_run *item_order(const ks_trace *tr, uint64_t *nruns)
     return r;
 }
 
-/* Chunks are encoded in batches, each batch's chunks on up to KS_ENCODE_THREADS threads
- * (the encoder reads the context and its chunk only), then appended in order. */
-#define KS_ENCODE_THREADS 8
-#define KS_ENCODE_BATCH 64 /* chunks a batch: 64 x 4096 events, 19 MB of scratch */
+/* Up to KS_MAX_THREADS threads check the order and encode the chunks; each takes the
+ * next chunk from a shared counter and encodes it into its own buffer, cut to its length
+ * (no output grown by doubling and copied: the chunks are written one after another). */
+_Thread_local double ks_kst_write_ms[4];
 
-typedef struct enc_job {
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
+/* Whether events [from, to) (and the one before `from`) are in (index, seq) order. */
+typedef struct order_job {
+    const ks_event *ev;
+    uint64_t from, to;
+    int ok;
+} order_job;
+
+static void *check_order(void *arg)
+{
+    order_job *j = arg;
+    j->ok = 1;
+    for (uint64_t i = j->from ? j->from : 1; i < j->to; ++i) {
+        const ks_event *a = &j->ev[i - 1], *b = &j->ev[i];
+        if (a->index > b->index || (a->index == b->index && a->seq > b->seq)) {
+            j->ok = 0;
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* The events already in (index, seq) order, as the recorder and the simulator's
+ * per-thread traces make them: then a chunk is simply the next 4096 events. */
+static int in_item_order(const ks_trace *tr)
+{
+    order_job jobs[KS_MAX_THREADS];
+    const int nt = ks_threads_for(tr->nevents, 1u << 20);
+    for (int t = 0; t < nt; ++t)
+        jobs[t] = (order_job){tr->events, tr->nevents * (uint64_t)t / (uint64_t)nt,
+                              tr->nevents * (uint64_t)(t + 1) / (uint64_t)nt, 0};
+    ks_run_parallel(check_order, jobs, sizeof *jobs, nt);
+    for (int t = 0; t < nt; ++t)
+        if (!jobs[t].ok) return 0;
+    return 1;
+}
+
+typedef struct enc_shared {
     const ks_trace *tr;
     const ks_kst2_ctx *ctx;
-    const item_run *runs;
+    const item_run *runs;                 /* NULL: the events are in item order */
     const uint64_t *start_run, *start_in; /* where each chunk's events begin in runs */
-    uint64_t first, count;                /* the batch: chunks first .. first + count - 1 */
-    int stride, offset;                   /* this job's chunks: offset, offset + stride, ... */
-    unsigned char *scratch;               /* KS_ENCODE_BATCH slots of a chunk's room */
-    size_t len[KS_ENCODE_BATCH];
-    ks_kst2_entry ent[KS_ENCODE_BATCH];
-    ks_event *chunk;
+    encoded *out;
+    uint64_t next; /* the next chunk to take (atomic) */
+    int failed;
+} enc_shared;
+
+typedef struct enc_job {
+    enc_shared *sh;
+    ks_event *chunk; /* a chunk's events gathered in item order (runs only) */
 } enc_job;
 
 static void *encode_some(void *arg)
 {
     enc_job *j = arg;
+    enc_shared *sh = j->sh;
+    const ks_trace *tr = sh->tr;
     const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
-    for (uint64_t c = (uint64_t)j->offset; c < j->count; c += (uint64_t)j->stride) {
-        const uint64_t k = j->first + c, first = k * KS_KST2_CHUNK;
-        const size_t n = (size_t)(j->tr->nevents - first < KS_KST2_CHUNK ? j->tr->nevents - first : KS_KST2_CHUNK);
-        uint64_t run = j->start_run[k], in_run = j->start_in[k];
-        for (size_t e = 0; e < n; ++e) { /* the chunk's events in item order */
-            j->chunk[e] = j->tr->events[j->runs[run].start + in_run];
-            if (++in_run == j->runs[run].len) run++, in_run = 0;
+    for (;;) {
+        const uint64_t k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
+        if (k >= sh->out->nchunks) break;
+        const uint64_t first = k * KS_KST2_CHUNK;
+        const size_t n = (size_t)(tr->nevents - first < KS_KST2_CHUNK ? tr->nevents - first : KS_KST2_CHUNK);
+        const ks_event *ev = tr->events + first;
+        if (sh->runs) { /* the chunk's events gathered in item order */
+            uint64_t run = sh->start_run[k], in_run = sh->start_in[k];
+            for (size_t e = 0; e < n; ++e) {
+                j->chunk[e] = tr->events[sh->runs[run].start + in_run];
+                if (++in_run == sh->runs[run].len) run++, in_run = 0;
+            }
+            ev = j->chunk;
         }
-        unsigned char *out = j->scratch + c * room;
-        j->len[c] = ks_kst2_encode(j->ctx, j->chunk, n, out, &j->ent[c]);
-        j->ent[c].crc32 = ks_crc32(0, out, j->len[c]);
+        unsigned char *buf = malloc(room);
+        if (!buf) {
+            __atomic_store_n(&sh->failed, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        ks_kst2_entry ent;
+        const size_t len = ks_kst2_encode(sh->ctx, ev, n, buf, &ent);
+        ent.crc32 = ks_crc32(0, buf, len);
+        unsigned char *cut = realloc(buf, len ? len : 1); /* cut to its length */
+        sh->out->chunk[k] = cut ? cut : buf;
+        sh->out->len[k] = len;
+        sh->out->ent[k] = ent;
     }
     return NULL;
 }
 
-/* Encodes the events chunk by chunk, in (index, seq) order; the output grows as it fills
- * (about 10 bytes an event), so memory stays near the file's size whatever the count. */
+static void encoded_free(encoded *e)
+{
+    for (uint64_t k = 0; e->chunk && k < e->nchunks; ++k) free(e->chunk[k]);
+    free(e->chunk), free(e->len), free(e->ent), free(e->index);
+    memset(e, 0, sizeof *e);
+}
+
+/* Encodes the events chunk by chunk, in (index, seq) order (about 10 bytes an event), on
+ * up to 16 threads, and makes the index. */
 static int encode(const ks_trace *tr, encoded *out, const char *path)
 {
+    const double t0 = now_ms();
     ks_kst2_ctx ctx;
     ks_kst2_ctx_make(tr, &ctx);
     memset(out, 0, sizeof *out);
-    out->nchunks = (tr->nevents + KS_KST2_CHUNK - 1) / KS_KST2_CHUNK;
-    out->index = calloc(out->nchunks ? out->nchunks : 1, KS_KST2_ENTRY);
-    const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
-    const uint64_t batch = out->nchunks < KS_ENCODE_BATCH ? (out->nchunks ? out->nchunks : 1) : KS_ENCODE_BATCH;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = cpus > 1 ? (int)cpus : 1;
-    if (nt > KS_ENCODE_THREADS) nt = KS_ENCODE_THREADS;
-    if ((uint64_t)nt > batch) nt = (int)batch;
-    unsigned char *scratch = malloc(batch * room);
-    uint64_t *start_run = malloc((out->nchunks + 1) * sizeof *start_run),
-             *start_in = malloc((out->nchunks + 1) * sizeof *start_in);
-    enc_job *jobs = calloc((size_t)nt, sizeof *jobs);
-    uint64_t nruns = 0;
-    item_run *runs = item_order(tr, &nruns);
-    int failed = !out->index || !scratch || !start_run || !start_in || !jobs || !runs;
-    for (int t = 0; t < nt && !failed; ++t)
-        failed = !(jobs[t].chunk = malloc((size_t)KS_KST2_CHUNK * sizeof(ks_event)));
-    /* where each chunk starts: one pass over the runs */
-    for (uint64_t k = 0, run = 0, in_run = 0, pos = 0; !failed && k < out->nchunks; ++k) {
-        const uint64_t want = k * KS_KST2_CHUNK;
-        while (pos < want) {
-            const uint64_t step = runs[run].len - in_run < want - pos ? runs[run].len - in_run : want - pos;
-            pos += step, in_run += step;
-            if (in_run == runs[run].len) run++, in_run = 0;
-        }
-        start_run[k] = run, start_in[k] = in_run;
-    }
-    uint64_t cap = 0;
-    for (uint64_t first = 0; first < out->nchunks && !failed; first += batch) {
-        const uint64_t count = out->nchunks - first < batch ? out->nchunks - first : batch;
-        pthread_t th[KS_ENCODE_THREADS];
-        int started[KS_ENCODE_THREADS] = {0};
-        for (int t = 0; t < nt; ++t) {
-            enc_job *j = &jobs[t];
-            j->tr = tr, j->ctx = &ctx, j->runs = runs, j->start_run = start_run, j->start_in = start_in;
-            j->first = first, j->count = count, j->stride = nt, j->offset = t, j->scratch = scratch;
-            started[t] = t > 0 && pthread_create(&th[t], NULL, encode_some, j) == 0;
-        }
-        for (int t = 0; t < nt; ++t)
-            if (t == 0 || !started[t]) encode_some(&jobs[t]); /* this thread's share, and any not started */
-        for (int t = 1; t < nt; ++t)
-            if (started[t]) pthread_join(th[t], NULL);
-        for (uint64_t c = 0; c < count && !failed; ++c) {
-            const enc_job *j = &jobs[c % (uint64_t)nt];
-            const size_t len = j->len[c];
-            if (out->length + len > cap) {
-                uint64_t ncap = cap ? cap * 2 : (uint64_t)KS_KST2_CHUNK * 16;
-                while (ncap < out->length + len) ncap *= 2;
-                unsigned char *grown = realloc(out->data, ncap);
-                failed = !grown;
-                if (failed) break;
-                out->data = grown, cap = ncap;
+    const uint64_t nchunks = (tr->nevents + KS_KST2_CHUNK - 1) / KS_KST2_CHUNK, nc = nchunks ? nchunks : 1;
+    out->nchunks = nchunks;
+    out->chunk = calloc(nc, sizeof *out->chunk);
+    out->len = calloc(nc, sizeof *out->len);
+    out->ent = calloc(nc, sizeof *out->ent);
+    out->index = calloc(nc, KS_KST2_ENTRY);
+    const int nt = ks_threads_for(nchunks, 4);
+    enc_job jobs[KS_MAX_THREADS];
+    memset(jobs, 0, sizeof jobs);
+    enc_shared sh = {tr, &ctx, NULL, NULL, NULL, out, 0, 0};
+    uint64_t *start_run = NULL, *start_in = NULL;
+    item_run *runs = NULL;
+    int failed = !out->chunk || !out->len || !out->ent || !out->index;
+    if (!failed && !in_item_order(tr)) {
+        uint64_t nruns = 0;
+        runs = item_order(tr, &nruns);
+        start_run = malloc(nc * sizeof *start_run), start_in = malloc(nc * sizeof *start_in);
+        failed = !runs || !start_run || !start_in;
+        for (int t = 0; t < nt && !failed; ++t)
+            failed = !(jobs[t].chunk = malloc((size_t)KS_KST2_CHUNK * sizeof(ks_event)));
+        /* where each chunk starts: one pass over the runs */
+        for (uint64_t k = 0, run = 0, in_run = 0, pos = 0; !failed && k < nchunks; ++k) {
+            const uint64_t want = k * KS_KST2_CHUNK;
+            while (pos < want) {
+                const uint64_t step = runs[run].len - in_run < want - pos ? runs[run].len - in_run : want - pos;
+                pos += step, in_run += step;
+                if (in_run == runs[run].len) run++, in_run = 0;
             }
-            memcpy(out->data + out->length, scratch + c * room, len);
-            ks_kst2_entry ent = j->ent[c];
-            ent.offset = out->length;
-            ks_kst2_entry_put(out->index + (first + c) * KS_KST2_ENTRY, &ent);
-            out->length += len;
+            start_run[k] = run, start_in[k] = in_run;
         }
+        sh.runs = runs, sh.start_run = start_run, sh.start_in = start_in;
     }
-    for (int t = 0; jobs && t < nt; ++t) free(jobs[t].chunk);
-    free(jobs), free(scratch), free(start_run), free(start_in), free(runs);
+    ks_kst_write_ms[0] = now_ms() - t0;
+    const double t1 = now_ms();
+    if (!failed) {
+        for (int t = 0; t < nt; ++t) jobs[t].sh = &sh;
+        ks_run_parallel(encode_some, jobs, sizeof *jobs, nt);
+        failed = sh.failed;
+    }
+    for (uint64_t k = 0; !failed && k < nchunks; ++k) { /* the index: each chunk's place */
+        out->ent[k].offset = out->length;
+        ks_kst2_entry_put(out->index + k * KS_KST2_ENTRY, &out->ent[k]);
+        out->length += out->len[k];
+    }
+    ks_kst_write_ms[1] = now_ms() - t1;
+    for (int t = 0; t < nt; ++t) free(jobs[t].chunk);
+    free(start_run), free(start_in), free(runs);
     if (!failed) return KS_OK;
-    free(out->data), free(out->index);
-    memset(out, 0, sizeof *out);
+    encoded_free(out);
     return ks_fail(KS_ENOMEM, "%s: out of memory encoding %llu events", path, (unsigned long long)tr->nevents);
 }
 
@@ -302,7 +360,8 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
         tsec[i].crc32 = ks_crc32(0, t->data, tsec[i].length);
         at = align_up(at + tsec[i].length);
     }
-    encoded enc = {NULL, NULL, 0, 0};
+    encoded enc;
+    memset(&enc, 0, sizeof enc);
     esec.offset = at;
     if (version == 1) {
         esec.length = tr->nevents * sizeof(ks_event);
@@ -319,7 +378,7 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
 
     char *json = header_json(tr, version, tsec, &esec, &isec);
     if (!json) {
-        free(enc.data), free(enc.index);
+        encoded_free(&enc);
         return ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
     }
     const size_t hlen = strlen(json);
@@ -330,6 +389,7 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
     put_u32(pre + 16, ks_crc32(0, json, hlen));
     put_u32(pre + 20, 0);
 
+    const double tw = now_ms();
     uint64_t pos = KS_KST_PREAMBLE + hlen;
     int rc = ks_out_write(o, pre, sizeof pre);
     if (!rc) rc = ks_out_write(o, json, hlen);
@@ -345,11 +405,12 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
         if (!rc) rc = ks_out_write(o, tr->events, esec.length);
     } else {
         const uint64_t end = pos + esec.length;
-        if (!rc) rc = ks_out_write(o, enc.data, esec.length);
+        for (uint64_t k = 0; k < enc.nchunks && !rc; ++k) rc = ks_out_write(o, enc.chunk[k], enc.len[k]);
         if (!rc) rc = ks_out_write(o, zeros, align_up(end) - end);
         if (!rc) rc = ks_out_write(o, enc.index, isec.length);
     }
-    free(enc.data), free(enc.index);
+    ks_kst_write_ms[2] = now_ms() - tw;
+    encoded_free(&enc);
     free(json);
     return rc;
 }
@@ -359,11 +420,15 @@ int ks_trace_write(const char *path, const ks_trace *tr)
     ks_out_file o;
     int rc = ks_out_open(&o, path);
     if (rc) return rc;
+    memset(ks_kst_write_ms, 0, sizeof ks_kst_write_ms);
     if ((rc = ks_trace_put(&o, tr))) {
         ks_out_abort(&o);
         return rc;
     }
-    return ks_out_commit(&o);
+    const double tc = now_ms();
+    rc = ks_out_commit(&o);
+    ks_kst_write_ms[3] = now_ms() - tc;
+    return rc;
 }
 
 /* the format fixes a record at 64 bytes (docs/trace-format.md) */
