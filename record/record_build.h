@@ -55,9 +55,40 @@ void ks_rb_set_value(ks_event *e, ks_dtype d, const uint8_t *p, size_t n);
 /* The element size of a buffer as the trace describes it. */
 static inline size_t ks_rb_elem_of(const ks_rec_buf *x) { return ks_dtype_size(x->dtype); }
 
-/* Every event of the launch, in (block, thread) order: a work event for each kept thread
- * of a block with records, then its accesses and barriers (record_events.c). */
-int ks_rec_build_events(builder *b, ks_event **out_events, uint64_t *out_n);
+/* A block's records [rec, rec_end) in the sorted records, and its first event's number. */
+typedef struct block_span {
+    uint32_t block;
+    uint64_t rec, rec_end, ev;
+} block_span;
+/* What the build resolved of one record (its site, tensor and the low bits of its tap:
+ * the site's rank of its instruction; or a barrier's line). */
+typedef struct rec_meta {
+    int32_t line; /* a barrier's source line */
+    uint16_t site;
+    uint8_t tensor; /* 255: a barrier */
+    uint8_t rank;
+} rec_meta;
+/* The launch's events, ready to be made on demand in (block, thread) order: a work event
+ * for each kept thread of a block with records, then its accesses and barriers
+ * (record_events.c). */
+typedef struct rec_events {
+    const builder *b;
+    const ks_rec *sorted;
+    ks_rec *own; /* the sorted records, when the launch's were not */
+    rec_meta *meta;
+    block_span *spans;
+    int64_t nspans;
+    uint64_t n; /* events */
+} rec_events;
+/* Sorts the records (unless sorted) and resolves every kept record's site and tensor,
+ * numbering both in first-met order; the tensors' `written` flags are set. */
+int ks_rec_events_prepare(builder *b, rec_events *E);
+/* The source the writer takes the events from (E stays alive while it writes). */
+void ks_rec_events_source(const rec_events *E, ks_event_source *src);
+void ks_rec_events_free(rec_events *E);
+/* The threads the build uses for n records: ks_rec_build_threads, or the CPUs (at most
+ * 16) for a launch of 65536 records or more, else one. */
+int ks_rb_threads(uint64_t n);
 /* Milliseconds now (CLOCK_MONOTONIC). */
 double ks_rb_now_ms(void);
 

@@ -14,172 +14,11 @@
 #include "../kernels/core/ks_error.h"
 #include "../trace/parallel.h"
 
-typedef struct order {
-    uint64_t key; /* block << 16 | thread */
-    uint64_t slot;
-} order;
-
-static int cmp_order(const void *a, const void *b)
-{
-    const order *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->slot < y->slot ? -1 : x->slot > y->slot;
-}
-
-/* How many threads the build uses for n records (ks_rec_build_threads, or the CPUs for a
- * launch of 65536 records or more). */
-static int build_threads(uint64_t n)
+int ks_rb_threads(uint64_t n)
 {
     if (ks_rec_build_threads > 0) return ks_rec_build_threads < KS_MAX_THREADS ? ks_rec_build_threads : KS_MAX_THREADS;
     return n < 65536 ? 1 : ks_threads_for(n, 1u << 16);
 }
-
-/* One thread's share of the counting sort: records [from, to), and (pass 2) the thread
- * ids [key_from, key_to) whose places it works out. */
-typedef struct sort_job {
-    const ks_rec *recs;
-    ks_rec *out;
-    uint64_t from, to, T, lo, hi;
-    uint64_t *count; /* span entries: its records of each thread id, then their first place */
-    uint64_t key_from, key_to, sum, span;
-    struct sort_job *all;
-    int n, pass;
-} sort_job;
-
-static void *sort_pass(void *arg)
-{
-    sort_job *j = arg;
-    const ks_rec *r = j->recs;
-    switch (j->pass) {
-    case 0: /* the thread ids the slice spans */
-        j->lo = UINT64_MAX, j->hi = 0;
-        for (uint64_t i = j->from; i < j->to; ++i) {
-            const uint64_t g = (uint64_t)r[i].block * j->T + r[i].thread;
-            if (g < j->lo) j->lo = g;
-            if (g > j->hi) j->hi = g;
-        }
-        break;
-    case 1: /* count the slice's records of each id */
-        memset(j->count, 0, j->span * sizeof *j->count);
-        for (uint64_t i = j->from; i < j->to; ++i) j->count[(uint64_t)r[i].block * j->T + r[i].thread - j->lo]++;
-        break;
-    case 2: /* the records of ids [key_from, key_to), over all slices */
-        j->sum = 0;
-        for (uint64_t k = j->key_from; k < j->key_to; ++k)
-            for (int u = 0; u < j->n; ++u) j->sum += j->all[u].count[k];
-        break;
-    case 3: /* each slice's first place for each id: slices in order, so slot order holds */
-        for (uint64_t k = j->key_from, pos = j->sum; k < j->key_to; ++k)
-            for (int u = 0; u < j->n; ++u) {
-                const uint64_t c = j->all[u].count[k];
-                j->all[u].count[k] = pos;
-                pos += c;
-            }
-        break;
-    default: /* scatter the slice's records to their places */
-        for (uint64_t i = j->from; i < j->to; ++i)
-            j->out[j->count[(uint64_t)r[i].block * j->T + r[i].thread - j->lo]++] = r[i];
-    }
-    return NULL;
-}
-
-/* The records in (block, thread) order, each thread's in slot order, copied into `out`:
- * a counting sort over the global thread ids the records span, scattering whole records
- * (one sequential read of the GPU's order, whose threads' records lie far apart, and every
- * later pass sequential: reading the records through an index instead cost a cache miss a
- * record, twice). Each of up to 16 threads counts and scatters a slice of the records,
- * with a count per id of its own (as many threads as keep those counts within the
- * records' size); -1 when the ids are too many to count (then qsort does it). */
-static int sort_by_thread(const ks_rec *recs, uint64_t n, uint64_t T, ks_rec *out)
-{
-    if (!n) return 0;
-    sort_job jobs[KS_MAX_THREADS];
-    int nt = build_threads(n);
-    for (int t = 0; t < nt; ++t)
-        jobs[t] = (sort_job){.recs = recs,
-                             .out = out,
-                             .from = n * (uint64_t)t / (uint64_t)nt,
-                             .to = n * (uint64_t)(t + 1) / (uint64_t)nt,
-                             .T = T};
-    ks_run_parallel(sort_pass, jobs, sizeof *jobs, nt);
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int t = 0; t < nt; ++t) {
-        if (jobs[t].from == jobs[t].to) continue;
-        if (jobs[t].lo < lo) lo = jobs[t].lo;
-        if (jobs[t].hi > hi) hi = jobs[t].hi;
-    }
-    const uint64_t span = hi - lo + 1;
-    if (span > 4 * n + 1024 || span > (1ull << 28)) return -1;
-    /* the counts take nt x span words: no more threads than keep that near the records */
-    const uint64_t most = (n * sizeof *recs + (64u << 20)) / (span * sizeof(uint64_t));
-    if ((uint64_t)nt > most) nt = most ? (int)most : 1;
-    uint64_t *counts = malloc((uint64_t)nt * span * sizeof *counts);
-    if (!counts) return -1;
-    for (int t = 0; t < nt; ++t) {
-        sort_job *j = &jobs[t];
-        *j = (sort_job){.recs = recs,
-                        .out = out,
-                        .from = n * (uint64_t)t / (uint64_t)nt,
-                        .to = n * (uint64_t)(t + 1) / (uint64_t)nt,
-                        .T = T,
-                        .lo = lo,
-                        .hi = hi,
-                        .count = counts + (uint64_t)t * span,
-                        .key_from = span * (uint64_t)t / (uint64_t)nt,
-                        .key_to = span * (uint64_t)(t + 1) / (uint64_t)nt,
-                        .span = span,
-                        .all = jobs,
-                        .n = nt};
-    }
-    for (int pass = 1; pass <= 4; ++pass) {
-        for (int t = 0; t < nt; ++t) jobs[t].pass = pass;
-        ks_run_parallel(sort_pass, jobs, sizeof *jobs, nt);
-        if (pass == 2) { /* each job's ids start after the records of the ids before them */
-            uint64_t base = 0;
-            for (int t = 0; t < nt; ++t) {
-                const uint64_t s = jobs[t].sum;
-                jobs[t].sum = base, base += s;
-            }
-        }
-    }
-    free(counts);
-    return 0;
-}
-
-/* The same by qsort, stable by slot: for records whose thread ids span too far to count. */
-static int sort_by_thread_qsort(const ks_rec *recs, uint64_t n, ks_rec *out)
-{
-    order *ord = malloc((n ? n : 1) * sizeof *ord);
-    if (!ord) return -1;
-    for (uint64_t i = 0; i < n; ++i) ord[i] = (order){(uint64_t)recs[i].block << 16 | recs[i].thread, i};
-    qsort(ord, n, sizeof *ord, cmp_order);
-    for (uint64_t i = 0; i < n; ++i) out[i] = recs[ord[i].slot];
-    free(ord);
-    return 0;
-}
-
-int ks_rec_sort(const ks_rec *recs, uint64_t n, const uint32_t block[3], ks_rec *out)
-{
-    const uint64_t T = (uint64_t)block[0] * block[1] * block[2];
-    return sort_by_thread(recs, n, T, out) && sort_by_thread_qsort(recs, n, out) ? -1 : 0;
-}
-
-/* What the build resolved of one record, in the records' thread order, before the events
- * are made (on several threads): its site, tensor and the low bits of its tap (the
- * site's rank of its instruction), or a barrier's line. Sites and tensors are numbered in
- * the order they are first met, so this pass runs alone, in order. */
-typedef struct rec_meta {
-    int32_t line; /* a barrier's source line */
-    uint16_t site;
-    uint8_t tensor; /* 255: a barrier */
-    uint8_t rank;
-} rec_meta;
-
-/* A block's records [rec, rec_end) in the sorted records and its events from `ev`. */
-typedef struct block_span {
-    uint32_t block;
-    uint64_t rec, rec_end, ev;
-} block_span;
 
 /* A small memo of (instruction, kind, tensor) -> site and rank: site_of and rank_of scan
  * every site, and the same few instructions come back millions of times. */
@@ -382,7 +221,7 @@ static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_s
     const uint64_t nr = l->nrecs;
     resolve_job jobs[KS_MAX_THREADS];
     memset(jobs, 0, sizeof jobs);
-    const int nt = build_threads(nr);
+    const int nt = ks_rb_threads(nr);
     uint32_t *kid = malloc((nr ? nr : 1) * sizeof *kid);
     int64_t rc = kid ? KS_OK : ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)nr);
     uint64_t at = 0;
@@ -424,92 +263,142 @@ static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_s
     return rc ? -rc : nspans;
 }
 
-/* Pass 2, on several threads: the events of blocks [from, to) of the spans. */
-typedef struct fill_job {
-    const builder *b;
-    const ks_rec *sorted;
-    const rec_meta *meta;
-    const block_span *spans;
-    int64_t from, to;
-    ks_event *ev;
-} fill_job;
+/* Pass 2, as the writer encodes each run of chunks (on several threads): the events
+ * from a cursor over the sorted records, one at a time. A cursor holds what a thread's
+ * events carry from one record to the next (seq, barrier phase, the taps' run counts). */
+typedef struct ev_cursor {
+    const rec_events *e;
+    int64_t span; /* the block */
+    uint32_t t;   /* its thread */
+    uint64_t r;   /* the next record */
+    int started, kept;
+    int64_t index;
+    uint32_t seq, phase, part, parts, occ_pc[64], occ_n[64];
+    int nocc, bar_line;
+    uint16_t tap;
+} ev_cursor;
 
-static void *fill(void *arg)
+/* The cursor's next event into *ev (NULL: only stepped over); -1 past the last. */
+static int cursor_step(ev_cursor *c, ks_event *ev)
 {
-    const fill_job *j = arg;
-    const builder *b = j->b;
+    const rec_events *E = c->e;
+    const builder *b = E->b;
     const ks_rec_launch *l = b->l;
     const uint32_t T = l->block[0] * l->block[1] * l->block[2];
-    const uint32_t bx = l->block[0], by = l->block[1], gx = l->grid[0], gy = l->grid[1];
-    for (int64_t k = j->from; k < j->to; ++k) {
-        const block_span *sp = &j->spans[k];
-        const uint32_t blk = sp->block;
-        ks_event *e = j->ev + sp->ev;
-        uint64_t r = sp->rec;
-        for (uint32_t t = 0; t < T; ++t) {
-            const int64_t index = (int64_t)blk * T + t;
-            const int kept = index >= l->filter.index_lo && index < l->filter.index_hi;
-            if (kept) {
-                memset(e, 0, sizeof *e);
-                e->kind = KS_EV_WORK, e->tensor = 255, e->block = blk, e->thread = t, e->index = index;
+    for (;;) {
+        if (c->span >= E->nspans) return -1;
+        const block_span *sp = &E->spans[c->span];
+        if (c->t == T) { /* the block's records of threads past its size cannot be: skipped */
+            if (++c->span < E->nspans) c->r = E->spans[c->span].rec;
+            c->t = 0, c->started = 0;
+            continue;
+        }
+        const uint32_t blk = sp->block, t = c->t;
+        if (!c->started) { /* a thread's work event, if kept */
+            c->started = 1, c->index = (int64_t)blk * T + t;
+            c->kept = c->index >= l->filter.index_lo && c->index < l->filter.index_hi;
+            c->seq = 1, c->phase = 0, c->nocc = 0, c->bar_line = 0, c->part = 0;
+            if (!c->kept) continue;
+            if (ev) {
+                const uint32_t bx = l->block[0], by = l->block[1], gx = l->grid[0], gy = l->grid[1];
+                memset(ev, 0, sizeof *ev);
+                ev->kind = KS_EV_WORK, ev->tensor = 255, ev->block = blk, ev->thread = t, ev->index = c->index;
                 const int32_t v[6] = {(int32_t)(blk / (gx * gy)), (int32_t)(blk / gx % gy), (int32_t)(blk % gx),
                                       (int32_t)(t / (bx * by)),   (int32_t)(t / bx % by),   (int32_t)(t % bx)};
-                memcpy(e->u.field, v, sizeof v);
-                ++e;
+                memcpy(ev->u.field, v, sizeof v);
             }
-            uint32_t seq = 1, occ_pc[64], occ_n[64], phase = 0;
-            int nocc = 0, bar_line = 0;
-            for (; r < sp->rec_end && j->sorted[r].thread == t; ++r) {
-                if (!kept) continue;
-                const ks_rec *rec = &j->sorted[r];
-                const rec_meta *m = &j->meta[r];
-                if (rec->flags & KS_REC_BARRIER) { /* __syncthreads(): it ends this thread's phase */
-                    memset(e, 0, sizeof *e);
-                    e->kind = KS_EV_BARRIER, e->site = m->site, e->tensor = 255, e->block = blk, e->thread = t;
-                    e->index = index, e->seq = seq++;
-                    e->u.barrier.line = m->line;
-                    e->u.barrier.phase = phase++;
-                    bar_line = m->line;
-                    ++e;
-                    continue;
-                }
-                const ks_rec_buf *x = b->t[m->tensor].buf;
-                const int kind = rec->flags & KS_REC_WRITE ? KS_EV_WRITE : KS_EV_READ;
-                const int atomic = (rec->flags & KS_REC_ATOMIC) != 0;
-                /* tap: 16 x the thread's earlier runs of this instruction + its rank in the
-                 * site, as cu_trace.c gives it (a 16-byte access's second half is the same run) */
-                uint32_t runs = 0;
-                int found = 0;
-                for (int q = 0; q < nocc && !found; ++q)
-                    if (occ_pc[q] == rec->pc) {
-                        found = 1;
-                        if (!(rec->flags & KS_REC_HALF)) occ_n[q]++;
-                        runs = occ_n[q] - 1;
-                    }
-                if (!found && nocc < 64) occ_pc[nocc] = rec->pc, occ_n[nocc++] = 1;
-                const uint16_t tap = (uint16_t)(runs << 4 | m->rank);
-                const size_t el = ks_rb_elem_of(x);
-                const uint64_t boff = rec->addr - x->addr;
-                const int whole = rec->size >= el && rec->size % el == 0 && boff % el == 0;
-                const uint32_t parts = whole ? (uint32_t)(rec->size / el) : 1;
-                const uint8_t *bytes = (const uint8_t *)&rec->value;
-                for (uint32_t p = 0; p < parts; ++p, ++e) {
-                    memset(e, 0, sizeof *e);
-                    e->kind = (uint8_t)kind, e->flags = atomic ? KS_FLAG_ATOMIC : 0, e->site = m->site;
-                    if (x == &b->shared) { /* its barrier phase, as the simulator's .cu traces */
-                        e->flags |= KS_FLAG_SHARED;
-                        e->u.access.reserved[0] = (int32_t)phase, e->u.access.reserved[1] = bar_line;
-                    }
-                    e->tensor = m->tensor, e->block = blk, e->thread = t, e->index = index, e->seq = seq++;
-                    e->tap = tap;
-                    ks_rb_place(e, x, (int64_t)(boff / el) + p);
-                    ks_rb_set_value(e, x->dtype, bytes + p * (whole ? el : 0), whole ? el : rec->size);
-                }
-            }
+            return 0;
         }
+        if (c->r >= sp->rec_end || E->sorted[c->r].thread != t) { /* the thread's records are done */
+            c->t++, c->started = 0;
+            continue;
+        }
+        const ks_rec *rec = &E->sorted[c->r];
+        if (!c->kept) {
+            c->r++;
+            continue;
+        }
+        const rec_meta *m = &E->meta[c->r];
+        if (rec->flags & KS_REC_BARRIER) { /* __syncthreads(): it ends this thread's phase */
+            if (ev) {
+                memset(ev, 0, sizeof *ev);
+                ev->kind = KS_EV_BARRIER, ev->site = m->site, ev->tensor = 255, ev->block = blk, ev->thread = t;
+                ev->index = c->index, ev->seq = c->seq;
+                ev->u.barrier.line = m->line;
+                ev->u.barrier.phase = c->phase;
+            }
+            c->seq++, c->phase++, c->bar_line = m->line, c->r++;
+            return 0;
+        }
+        const ks_rec_buf *x = b->t[m->tensor].buf;
+        const size_t el = ks_rb_elem_of(x);
+        const uint64_t boff = rec->addr - x->addr;
+        const int whole = rec->size >= el && rec->size % el == 0 && boff % el == 0;
+        if (c->part == 0) {
+            /* tap: 16 x the thread's earlier runs of this instruction + its rank in the
+             * site, as cu_trace.c gives it (a 16-byte access's second half is the same run) */
+            uint32_t runs = 0;
+            int found = 0;
+            for (int q = 0; q < c->nocc && !found; ++q)
+                if (c->occ_pc[q] == rec->pc) {
+                    found = 1;
+                    if (!(rec->flags & KS_REC_HALF)) c->occ_n[q]++;
+                    runs = c->occ_n[q] - 1;
+                }
+            if (!found && c->nocc < 64) c->occ_pc[c->nocc] = rec->pc, c->occ_n[c->nocc++] = 1;
+            c->tap = (uint16_t)(runs << 4 | m->rank);
+            c->parts = whole ? (uint32_t)(rec->size / el) : 1;
+        }
+        if (ev) {
+            const uint32_t p = c->part;
+            memset(ev, 0, sizeof *ev);
+            ev->kind = (uint8_t)(rec->flags & KS_REC_WRITE ? KS_EV_WRITE : KS_EV_READ);
+            ev->flags = rec->flags & KS_REC_ATOMIC ? KS_FLAG_ATOMIC : 0, ev->site = m->site;
+            if (x == &b->shared) { /* its barrier phase, as the simulator's .cu traces */
+                ev->flags |= KS_FLAG_SHARED;
+                ev->u.access.reserved[0] = (int32_t)c->phase, ev->u.access.reserved[1] = c->bar_line;
+            }
+            ev->tensor = m->tensor, ev->block = blk, ev->thread = t, ev->index = c->index, ev->seq = c->seq;
+            ev->tap = c->tap;
+            ks_rb_place(ev, x, (int64_t)(boff / el) + p);
+            ks_rb_set_value(ev, x->dtype, (const uint8_t *)&rec->value + p * (whole ? el : 0), whole ? el : rec->size);
+        }
+        c->seq++;
+        if (++c->part == c->parts) c->part = 0, c->r++;
+        return 0;
     }
-    return NULL;
 }
+
+/* A cursor at event `first`: its block found by the blocks' first events, then stepped
+ * over the block's events before it (a block's at most, once a run of chunks). */
+static void *cursor_open(void *ctx, uint64_t first)
+{
+    const rec_events *E = ctx;
+    ev_cursor *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    int64_t lo = 0, hi = E->nspans - 1;
+    while (lo < hi) { /* the last block whose first event is at or before `first` */
+        const int64_t mid = (lo + hi + 1) / 2;
+        if (E->spans[mid].ev <= first) lo = mid;
+        else hi = mid - 1;
+    }
+    c->e = E, c->span = lo, c->r = E->nspans ? E->spans[lo].rec : 0;
+    for (uint64_t k = E->nspans ? E->spans[lo].ev : 0; k < first; ++k)
+        if (cursor_step(c, NULL) < 0) {
+            free(c);
+            return NULL;
+        }
+    return c;
+}
+
+static const ks_event *cursor_next(void *cursor, ks_event *buf, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (cursor_step(cursor, &buf[i]) < 0) return NULL;
+    return buf;
+}
+
+static void cursor_close(void *cursor) { free(cursor); }
 
 int ks_rec_build_threads;                /* 0: as many as the machine has, up to 16 */
 _Thread_local double ks_rec_build_ms[4]; /* per thread: launches may end on several */
@@ -521,53 +410,41 @@ double ks_rb_now_ms(void)
     return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
-int ks_rec_build_events(builder *b, ks_event **out_events, uint64_t *out_n)
+int ks_rec_events_prepare(builder *b, rec_events *E)
 {
     const ks_rec_launch *l = b->l;
     const uint64_t nr = l->nrecs ? l->nrecs : 1;
     /* a span a block with records: no more than the records, nor than the grid's blocks */
     const uint64_t blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2], nb = blocks && blocks < nr ? blocks : nr;
-    ks_rec *own = l->sorted ? NULL : malloc(nr * sizeof *own);
-    const ks_rec *sorted = l->sorted ? l->recs : own;
-    rec_meta *meta = malloc(nr * sizeof *meta);
-    block_span *spans = malloc(nb * sizeof *spans);
-    ks_event *ev = NULL;
-    int rc = KS_OK;
+    memset(E, 0, sizeof *E);
+    E->b = b;
+    E->own = l->sorted ? NULL : malloc(nr * sizeof *E->own);
+    E->sorted = l->sorted ? l->recs : E->own;
+    E->meta = malloc(nr * sizeof *E->meta);
+    E->spans = malloc(nb * sizeof *E->spans);
     const double t0 = ks_rb_now_ms();
-    if (!sorted || !meta || !spans || (own && ks_rec_sort(l->recs, l->nrecs, l->block, own))) {
-        rc = ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
-        goto out;
+    if (!E->sorted || !E->meta || !E->spans || (E->own && ks_rec_sort(l->recs, l->nrecs, l->block, E->own))) {
+        ks_rec_events_free(E);
+        return ks_fail(KS_ENOMEM, "out of memory (%llu records)", (unsigned long long)l->nrecs);
     }
-    uint64_t n = 0;
     const double t1 = ks_rb_now_ms();
-    const int64_t nspans = resolve(b, sorted, meta, spans, nb, &n);
-    const double t2 = ks_rb_now_ms();
-    if (nspans < 0) {
-        rc = (int)-nspans;
-        goto out;
+    E->nspans = resolve(b, E->sorted, E->meta, E->spans, nb, &E->n);
+    ks_rec_build_ms[0] = t1 - t0, ks_rec_build_ms[1] = ks_rb_now_ms() - t1;
+    if (E->nspans < 0) {
+        const int rc = (int)-E->nspans;
+        ks_rec_events_free(E);
+        return rc;
     }
-    /* the events, made on up to 16 threads, each a run of blocks with about as many records */
-    ev = malloc((n ? n : 1) * sizeof *ev);
-    if (!ev) {
-        rc = ks_fail(KS_ENOMEM, "out of memory (%llu events)", (unsigned long long)n);
-        goto out;
-    }
-    const int cpus = build_threads(l->nrecs);
-    fill_job jobs[KS_MAX_THREADS];
-    int64_t k = 0;
-    for (int t = 0; t < cpus; ++t) {
-        const uint64_t upto = l->nrecs / (uint64_t)cpus * (uint64_t)(t + 1);
-        jobs[t] = (fill_job){b, sorted, meta, spans, k, k, ev};
-        while (jobs[t].to < nspans && (t == cpus - 1 || spans[jobs[t].to].rec < upto)) jobs[t].to++;
-        k = jobs[t].to;
-    }
-    ks_run_parallel(fill, jobs, sizeof *jobs, cpus);
-    ks_rec_build_ms[0] = t1 - t0, ks_rec_build_ms[1] = t2 - t1, ks_rec_build_ms[2] = ks_rb_now_ms() - t2;
-    *out_events = ev;
-    *out_n = n;
-    ev = NULL;
-out:
-    free(ev);
-    free(own), free(meta), free(spans);
-    return rc;
+    return KS_OK;
+}
+
+void ks_rec_events_source(const rec_events *E, ks_event_source *src)
+{
+    *src = (ks_event_source){(void *)E, cursor_open, cursor_next, cursor_close};
+}
+
+void ks_rec_events_free(rec_events *E)
+{
+    free(E->own), free(E->meta), free(E->spans);
+    memset(E, 0, sizeof *E);
 }

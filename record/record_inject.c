@@ -19,10 +19,6 @@
  * A program names a range of memory (a tensor) with kscope_record_name, found with
  * dlsym: the Python module kscope_record does that through ctypes.
  */
-/* 0: records come back into pageable memory (to measure what pinned memory saves) */
-#ifndef KS_RECORD_PINNED
-#define KS_RECORD_PINNED 1
-#endif
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -40,6 +36,7 @@
 #include "../kernels/core/ks_error.h"
 #include "cubin_lines.h"
 #include "record_int.h"
+#include "../trace/parallel.h"
 
 #define KS_API __attribute__((visibility("default")))
 
@@ -60,11 +57,12 @@ typedef struct ctx_state {
     ks_rec *recs_d;
     unsigned long long capacity; /* records recs_d holds */
     int busy;                    /* a recorded launch owns on_d and recs_d until its trace is written */
-    /* pinned host memory the records come back into (grown to a launch's records; owned
-     * with recs_d): from pageable memory the copy ran at about 0.7 GB/s */
-    ks_rec *recs_h;
-    unsigned long long host_capacity;
+    /* a pinned window the records come back through, KS_STAGE_RECORDS at a time (owned
+     * with recs_d): into pageable memory the copy ran at 0.7-1.5 GB/s, and pinning memory
+     * for all of a launch's records cost 0.5 ms a MB (H200) */
+    ks_rec *stage_h;
 } ctx_state;
+#define KS_STAGE_RECORDS (1u << 19) /* 16 MB */
 
 /* a recorded launch between its begin and end callbacks; the grid, the block and the
  * name are valid only at the begin */
@@ -309,7 +307,7 @@ static void on_context_destroy(CUcontext ctx)
             if (c->off_d) sanitizerFree(ctx, c->off_d);
             if (c->on_d) sanitizerFree(ctx, c->on_d);
             if (c->recs_d) sanitizerFree(ctx, c->recs_d);
-            if (c->recs_h) sanitizerFreeHost(ctx, c->recs_h);
+            if (c->stage_h) sanitizerFreeHost(ctx, c->stage_h);
             memset(c, 0, sizeof *c);
         }
 }
@@ -408,6 +406,84 @@ static int copy_back(void *dst, uint64_t addr, size_t bytes, void *ctx)
     return sanitizerMemcpyDeviceToHost(dst, (void *)(uintptr_t)addr, bytes, cc->stream) == SANITIZER_SUCCESS ? 0 : -1;
 }
 
+/* Pageable memory's pages made before a copy into it, on up to 16 threads: a copy into
+ * fresh memory takes a page fault a page on the copying thread. */
+typedef struct touch_job {
+    unsigned char *p;
+    size_t n;
+} touch_job;
+
+static void *touch(void *arg)
+{
+    const touch_job *j = arg;
+    memset(j->p, 0, j->n);
+    return NULL;
+}
+
+static void prefault(void *p, size_t bytes)
+{
+    touch_job jobs[KS_MAX_THREADS];
+    const int nt = ks_threads_for(bytes, 8u << 20);
+    for (int t = 0; t < nt; ++t) {
+        const size_t from = bytes * (size_t)t / (size_t)nt, to = bytes * (size_t)(t + 1) / (size_t)nt;
+        jobs[t] = (touch_job){(unsigned char *)p + from, to - from};
+    }
+    ks_run_parallel(touch, jobs, sizeof *jobs, nt);
+}
+
+/* A launch's n records read back through the context's pinned window, twice (counted,
+ * then placed: ks_rec_sorter), into *out in (block, thread) order. The window is used
+ * with the lock held, checking the context is still there (a context ending frees its
+ * pinned memory; its callback takes the lock); the copies are made without it. Returns
+ * 1, 0 when there is no window (read the records another way), -1 on an error (said). */
+static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const live_launch *me, uint64_t n, uint64_t lo,
+                            uint64_t hi, ks_rec **out, double ms[3])
+{
+    double t = now_ms();
+    if (!c->stage_h &&
+        sanitizerAllocHost(l->context, (void **)&c->stage_h, KS_STAGE_RECORDS * sizeof(ks_rec)) != SANITIZER_SUCCESS)
+        c->stage_h = NULL;
+    ks_rec *sorted = c->stage_h ? malloc(n * sizeof *sorted) : NULL;
+    ks_rec_sorter *so = sorted ? ks_rec_sorter_new(me->block, lo, hi, n, sorted) : NULL;
+    ms[0] += now_ms() - t;
+    if (!so) {
+        free(sorted);
+        return 0;
+    }
+    int rc = 1;
+    for (int pass = 0; pass < 2 && rc == 1; ++pass)
+        for (uint64_t at = 0; at < n && rc == 1; at += KS_STAGE_RECORDS) {
+            const uint64_t len = n - at < KS_STAGE_RECORDS ? n - at : KS_STAGE_RECORDS;
+            t = now_ms();
+            if (sanitizerMemcpyDeviceToHost(c->stage_h, c->recs_d + at, len * sizeof(ks_rec), l->hStream) !=
+                SANITIZER_SUCCESS) {
+                status("error cannot read the records of launch %llu", (unsigned long long)me->number);
+                rc = -1;
+            }
+            ms[1] += now_ms() - t, t = now_ms();
+            pthread_mutex_lock(&g.mu);
+            if (rc == 1 && c->ctx != l->context) {
+                status("error launch %llu's context ended before its records were read",
+                       (unsigned long long)me->number);
+                rc = -1;
+            }
+            if (rc == 1 &&
+                (pass ? ks_rec_sorter_place(so, c->stage_h, len) : ks_rec_sorter_count(so, c->stage_h, len))) {
+                status("error launch %llu's records name threads outside its grid", (unsigned long long)me->number);
+                rc = -1;
+            }
+            pthread_mutex_unlock(&g.mu);
+            ms[2] += now_ms() - t;
+        }
+    t = now_ms();
+    if (rc == 1 && ks_rec_sorter_finish(so)) rc = -1;
+    ms[2] += now_ms() - t;
+    ks_rec_sorter_free(so);
+    if (rc == 1) *out = sorted;
+    else free(sorted);
+    return rc;
+}
+
 /* The end of a recorded launch: wait for it, read its records back and write its trace.
  * Called with the lock held; the wait and the trace are made with it released, so other
  * threads' CUDA calls go on meanwhile (the launch's record buffer stays its own: `busy`). */
@@ -443,42 +519,33 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     if (!ok) status("error launch %llu did not finish: %s", (unsigned long long)me.number, san_error(r));
     if (ok && !(ok = sanitizerMemcpyDeviceToHost(&dev, c->on_d, sizeof dev, l->hStream) == SANITIZER_SUCCESS))
         status("error cannot read the records of launch %llu", (unsigned long long)me.number);
-    int pinned = 0;
-    double back_ms[3] = {0, 0, 0}, tb = now_ms(); /* room for the records, their copy, their sort */
-    if (ok) {
-        n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
-        if (KS_RECORD_PINNED && n > c->host_capacity) { /* grown in steps of 1M records (32 MB) */
-            if (c->recs_h) sanitizerFreeHost(l->context, c->recs_h);
-            c->recs_h = NULL, c->host_capacity = 0;
-            const unsigned long long want = (n + (1ull << 20) - 1) & ~((1ull << 20) - 1);
-            if (sanitizerAllocHost(l->context, (void **)&c->recs_h, want * sizeof *recs) == SANITIZER_SUCCESS)
-                c->host_capacity = want;
-            else c->recs_h = NULL;
-        }
-        if (n && n <= c->host_capacity) recs = c->recs_h, pinned = 1;
-        else recs = malloc((n ? n : 1) * sizeof *recs); /* no pinned memory: pageable */
-        if (!(ok = recs != NULL && bufs != NULL)) status("error out of memory for %llu records", n);
-    }
-    back_ms[0] = now_ms() - tb, tb = now_ms();
-    if (ok && n &&
-        !(ok = sanitizerMemcpyDeviceToHost(recs, c->recs_d, n * sizeof *recs, l->hStream) == SANITIZER_SUCCESS))
-        status("error cannot read the records of launch %llu", (unsigned long long)me.number);
-    back_ms[1] = now_ms() - tb, tb = now_ms();
-    /* pinned memory ends with its context: sorted out of it with the lock held, so a
-     * context destroyed meanwhile (its callback takes the lock) waits for the copy */
+    double back_ms[3] = {0, 0, 0}; /* room for the records, their copies, their sort */
     ks_rec *sorted = NULL;
-    if (ok && pinned) {
-        sorted = malloc(n * sizeof *sorted);
-        pthread_mutex_lock(&g.mu);
-        if (!(ok = c->ctx == l->context))
-            status("error launch %llu's context ended before its records were read", (unsigned long long)me.number);
-        else if (!(ok = sorted && ks_rec_sort(recs, n, me.block, sorted) == 0))
-            status("error out of memory for %llu records", n);
-        pthread_mutex_unlock(&g.mu);
-        recs = sorted;
-        pinned = 0;
+    if (ok) n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
+    if (ok && n && !(ok = bufs != NULL)) status("error out of memory for %llu records", n);
+    if (ok && n) {
+        /* the global thread ids the records can have: the grid's, within the filter */
+        const uint64_t T = (uint64_t)me.block[0] * me.block[1] * me.block[2],
+                       blocks = (uint64_t)me.grid[0] * me.grid[1] * me.grid[2];
+        uint64_t lo = (g.block_lo < blocks ? g.block_lo : blocks) * T, hi = blocks * T;
+        if (g.block_hi < blocks) hi = g.block_hi * T;
+        if (g.thread_lo > lo) lo = g.thread_lo < hi ? g.thread_lo : hi;
+        if (g.thread_hi < hi) hi = g.thread_hi > lo ? g.thread_hi : lo;
+        int staged = 0;
+        if (hi - lo <= 4 * n + 1024) staged = read_back_sorted(c, l, &me, n, lo, hi, &sorted, back_ms);
+        if (staged < 0) ok = 0;
+        else if (staged) recs = sorted;
+        else { /* ids too far apart to count, or no pinned window: all at once, sorted in the build */
+            double tb = now_ms();
+            if ((recs = malloc(n * sizeof *recs))) prefault(recs, n * sizeof *recs); /* its pages on all CPUs */
+            else ok = 0, status("error out of memory for %llu records", n);
+            back_ms[0] += now_ms() - tb, tb = now_ms();
+            if (ok &&
+                !(ok = sanitizerMemcpyDeviceToHost(recs, c->recs_d, n * sizeof *recs, l->hStream) == SANITIZER_SUCCESS))
+                status("error cannot read the records of launch %llu", (unsigned long long)me.number);
+            back_ms[1] += now_ms() - tb;
+        }
     }
-    back_ms[2] = now_ms() - tb;
     if (ok) {
         ks_rec_launch L;
         memset(&L, 0, sizeof L);
@@ -499,7 +566,7 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         if (L.filter.index_hi > L.filter.block_hi * (int64_t)T) L.filter.index_hi = L.filter.block_hi * (int64_t)T;
         L.filter.every = 1;
         if (!have_filter) L.filter = ks_filter_all(); /* nothing left out: check's whole-launch rules apply */
-        L.recs = recs, L.nrecs = n, L.sorted = sorted != NULL;
+        L.recs = recs, L.nrecs = n, L.sorted = sorted != NULL && recs == sorted;
         L.dropped = dev.counters[1];
         L.bufs = bufs, L.nbufs = nbufs;
         L.copy = copy_back, L.ctx = &cc;
@@ -515,13 +582,13 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         else status("trace\t%llu\t%llu\t%s\t%s", n, (unsigned long long)L.dropped, path, L.kernel);
         if (g.times) /* KS_RECORD_TIMES=1: where a recorded launch's time goes */
             status("note launch %llu: kernel %.1f ms, records back %.1f ms (room %.1f, copy %.1f, sort %.1f), "
-                   "trace built and written %.1f ms (sites %.1f, events %.1f, write %.1f: order %.1f, encode %.1f, "
-                   "file %.1f, commit %.1f)",
+                   "trace built and written %.1f ms (scans %.1f, sites %.1f, write %.1f: events made and encoded "
+                   "%.1f, file %.1f, commit %.1f)",
                    (unsigned long long)me.number, t1 - t0, t2 - t1, back_ms[0], back_ms[1], back_ms[2], now_ms() - t2,
-                   ks_rec_build_ms[1], ks_rec_build_ms[2], ks_rec_build_ms[3], ks_kst_write_ms[0], ks_kst_write_ms[1],
-                   ks_kst_write_ms[2], ks_kst_write_ms[3]);
+                   ks_rec_build_ms[2], ks_rec_build_ms[1], ks_rec_build_ms[3], ks_kst_write_ms[1], ks_kst_write_ms[2],
+                   ks_kst_write_ms[3]);
     }
-    if (!pinned) free(recs);
+    free(recs);
     free(bufs);
     pthread_mutex_lock(&g.mu);
     g.building--;

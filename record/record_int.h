@@ -58,8 +58,20 @@ extern int ks_rec_build_threads;
 /* The n records in (block, thread) order, each thread's in slot order, into `out`, for a
  * launch of blocks of block[0] x block[1] x block[2] threads; -1: no memory. */
 int ks_rec_sort(const ks_rec *recs, uint64_t n, const uint32_t block[3], ks_rec *out);
-/* the last ks_rec_write_trace's milliseconds: sorting the records by thread, resolving
- * sites and tensors, making the events, writing the file (KS_RECORD_TIMES=1 notes them) */
+/* The same for n records (at most 2^32) that come back in pieces (record_sort.c): count
+ * every piece in turn, then place every piece again in the same order, then finish;
+ * `out` then holds ks_rec_sort's result. The records' global thread ids (block x threads
+ * + thread) must lie in [lo, hi), at most 2^28 apart. NULL: out of memory or too far
+ * apart; -1: a record out of [lo, hi), or pieces that are not the n counted. */
+typedef struct ks_rec_sorter ks_rec_sorter;
+ks_rec_sorter *ks_rec_sorter_new(const uint32_t block[3], uint64_t lo, uint64_t hi, uint64_t n, ks_rec *out);
+int ks_rec_sorter_count(ks_rec_sorter *s, const ks_rec *piece, uint64_t len);
+int ks_rec_sorter_place(ks_rec_sorter *s, const ks_rec *piece, uint64_t len);
+int ks_rec_sorter_finish(ks_rec_sorter *s);
+void ks_rec_sorter_free(ks_rec_sorter *s);
+/* the last ks_rec_write_trace's milliseconds on this thread: sorting the records by
+ * thread, resolving sites and tensors, the scans for shared and unknown memory, and
+ * writing the file, the events made as it encodes (KS_RECORD_TIMES=1 notes them) */
 extern _Thread_local double ks_rec_build_ms[4];
 
 /* "roi_align_forward_kernel" from "void at::native::(anonymous namespace)::roi_align_

@@ -14,6 +14,7 @@
  * and writes the trace; record_events.c makes the events. */
 #define _POSIX_C_SOURCE 200809L
 #include "record_build.h"
+#include "../trace/parallel.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -95,16 +96,77 @@ static int cmp_u64(const void *a, const void *b)
  * the lowest word touched, its byte offset in the window is the params' shared_base. A
  * named range, so find_buf finds it first. The trace keeps no contents: shared memory
  * lives per block. */
-static void add_shared(builder *b)
+/* One thread's slice of the records for the scans before the build: the shared window's
+ * touched bytes [lo, hi), and the addresses in no buffer (step 2, after the window). */
+typedef struct scan_job {
+    const builder *b;
+    uint64_t from, to, lo, hi;
+    uint64_t *a; /* addresses in no buffer */
+    size_t n, cap;
+    int step, failed;
+} scan_job;
+
+static void *scan(void *arg)
 {
-    const ks_rec_launch *l = b->l;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint64_t i = 0; i < l->nrecs; ++i)
-        if ((l->recs[i].flags & KS_REC_SHARED) && l->recs[i].addr >= KS_REC_SHARED_BASE) {
-            const uint64_t a = l->recs[i].addr - KS_REC_SHARED_BASE, e = a + l->recs[i].size;
-            if (a < lo) lo = a;
-            if (e > hi) hi = e;
+    scan_job *j = arg;
+    const ks_rec *r = j->b->l->recs;
+    if (j->step == 0) {
+        j->lo = UINT64_MAX, j->hi = 0;
+        for (uint64_t i = j->from; i < j->to; ++i)
+            if ((r[i].flags & KS_REC_SHARED) && r[i].addr >= KS_REC_SHARED_BASE) {
+                const uint64_t a = r[i].addr - KS_REC_SHARED_BASE, e = a + r[i].size;
+                if (a < j->lo) j->lo = a;
+                if (e > j->hi) j->hi = e;
+            }
+        return NULL;
+    }
+    const builder *b = j->b;
+    for (uint64_t i = j->from; i < j->to && !j->failed; ++i) {
+        if (r[i].flags & KS_REC_BARRIER) continue; /* no memory */
+        if (b->nnamed + b->nallocs && ks_rb_find_buf(b, r[i].addr)) continue;
+        if (j->n && j->a[j->n - 1] == r[i].addr) continue; /* the same again: once is enough */
+        if (j->n == j->cap) {
+            const size_t cap = j->cap ? j->cap * 2 : 256;
+            uint64_t *g = realloc(j->a, cap * sizeof *g);
+            if (!g) {
+                j->failed = 1;
+                break;
+            }
+            j->a = g, j->cap = cap;
         }
+        j->a[j->n++] = r[i].addr;
+    }
+    return NULL;
+}
+
+/* Runs scan step `step` over the records on up to 16 threads (one for a small launch). */
+static int scan_records(builder *b, scan_job *jobs, int step)
+{
+    const uint64_t n = b->l->nrecs;
+    const int nt = ks_rb_threads(n);
+    for (int t = 0; t < nt; ++t) {
+        if (step == 0)
+            jobs[t] =
+                (scan_job){.b = b, .from = n * (uint64_t)t / (uint64_t)nt, .to = n * (uint64_t)(t + 1) / (uint64_t)nt};
+        jobs[t].step = step;
+    }
+    ks_run_parallel(scan, jobs, sizeof *jobs, nt);
+    return nt;
+}
+
+/* --shared-accesses: one tensor "shared" over the part of the block's shared window the
+ * recorded accesses touch, in 4-byte words (the window starts with memory the system
+ * reserves, 1 KiB on sm_90, and the launch's shared size is not known here): element 0 is
+ * the lowest word touched, its byte offset in the window is the params' shared_base. A
+ * named range, so find_buf finds it first. The trace keeps no contents: shared memory
+ * lives per block. */
+static void add_shared(builder *b, const scan_job *jobs, int nt)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int t = 0; t < nt; ++t) {
+        if (jobs[t].lo < lo) lo = jobs[t].lo;
+        if (jobs[t].hi > hi) hi = jobs[t].hi;
+    }
     if (!hi) return;
     lo &= ~(uint64_t)3;
     ks_rec_buf *x = &b->shared;
@@ -117,26 +179,19 @@ static void add_shared(builder *b)
 
 /* memory in no buffer (a __device__ variable, memory allocated before the recorder saw
  * it): ranges of touched addresses less than 64 KiB apart, 4-byte aligned, "globalN" */
-static int find_unknown(builder *b)
+static int find_unknown(builder *b, const scan_job *jobs, int nt)
 {
-    const ks_rec_launch *l = b->l;
-    uint64_t *a = NULL;
-    size_t n = 0, cap = 0;
-    for (uint64_t i = 0; i < l->nrecs; ++i) {
-        if (l->recs[i].flags & KS_REC_BARRIER) continue; /* no memory */
-        if (b->nnamed + b->nallocs && ks_rb_find_buf(b, l->recs[i].addr)) continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 256;
-            uint64_t *g = realloc(a, cap * sizeof *a);
-            if (!g) {
-                free(a);
-                return ks_fail(KS_ENOMEM, "out of memory");
-            }
-            a = g;
-        }
-        a[n++] = l->recs[i].addr;
+    size_t n = 0;
+    int failed = 0;
+    for (int t = 0; t < nt; ++t) n += jobs[t].n, failed |= jobs[t].failed;
+    uint64_t *a = failed ? NULL : malloc((n ? n : 1) * sizeof *a);
+    if (!a) return ks_fail(KS_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (int t = 0; t < nt; ++t) memcpy(a + k, jobs[t].a, jobs[t].n * sizeof *a), k += jobs[t].n;
+    if (!n) {
+        free(a);
+        return KS_OK;
     }
-    if (!n) return KS_OK;
     qsort(a, n, sizeof *a, cmp_u64);
     int count = 0;
     for (size_t i = 0; i < n; ++i)
@@ -346,8 +401,8 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
     b.named = calloc((size_t)l->nbufs + 1, sizeof *b.named);
     b.allocs = calloc((size_t)l->nbufs + 1, sizeof *b.allocs);
     int rc = KS_OK;
-    ks_event *ev = NULL;
-    uint64_t nev = 0;
+    rec_events E;
+    memset(&E, 0, sizeof E);
     void *data[KS_MAX_TENSORS] = {0};
     if (!tr || !b.named || !b.allocs) {
         rc = ks_fail(KS_ENOMEM, "out of memory");
@@ -359,8 +414,18 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
         else b.allocs[b.nallocs++] = &l->bufs[i];
     }
     qsort(b.allocs, (size_t)b.nallocs, sizeof *b.allocs, cmp_buf_addr);
-    add_shared(&b);
-    if ((rc = find_unknown(&b))) goto out;
+    { /* two scans of the records: the shared window, then memory in no buffer */
+        const double t0 = ks_rb_now_ms();
+        scan_job jobs[KS_MAX_THREADS];
+        memset(jobs, 0, sizeof jobs);
+        const int nt = scan_records(&b, jobs, 0);
+        add_shared(&b, jobs, nt);
+        scan_records(&b, jobs, 1);
+        rc = find_unknown(&b, jobs, nt);
+        for (int t = 0; t < nt; ++t) free(jobs[t].a);
+        ks_rec_build_ms[2] = ks_rb_now_ms() - t0;
+        if (rc) goto out;
+    }
 
     ks_site *w = &tr->sites[0];
     snprintf(w->name, sizeof w->name, "thread");
@@ -374,7 +439,7 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
     ks_field_digit(&w->fields[4], "threadIdx.y", bx, by, 0);
     ks_field_digit(&w->fields[5], "threadIdx.x", 1, bx, 0);
     tr->nsites = 1;
-    if ((rc = ks_rec_build_events(&b, &ev, &nev))) goto out;
+    if ((rc = ks_rec_events_prepare(&b, &E))) goto out;
 
     snprintf(tr->op, sizeof tr->op, "%.31s", l->short_name);
     snprintf(tr->variant, sizeof tr->variant, "cuda-c");
@@ -384,8 +449,8 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
     tr->block_cap = -1;
     tr->work_items = tr->blocks * T;
     tr->filter = l->filter;
-    tr->events = ev;
-    tr->nevents = nev;
+    tr->events = NULL; /* made as they are written */
+    tr->nevents = E.n;
     tr->dropped = l->dropped;
     for (int i = 0; i < b.nt; ++i) {
         const ks_rec_buf *x = b.t[i].buf;
@@ -431,11 +496,13 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
         snprintf(tr->params + used, sizeof tr->params - used, "}}");
     }
     const double tw = ks_rb_now_ms();
-    rc = ks_trace_write(path, tr);
+    ks_event_source src;
+    ks_rec_events_source(&E, &src);
+    rc = ks_trace_write_source(path, tr, &src);
     ks_rec_build_ms[3] = ks_rb_now_ms() - tw;
 out:
     for (int i = 0; i < KS_MAX_TENSORS; ++i) free(data[i]);
-    free(ev);
+    ks_rec_events_free(&E);
     free(b.named);
     free(b.allocs);
     free(b.unknown);

@@ -314,14 +314,23 @@ START_TEST(records_become_the_trace_of_each_thread)
 }
 END_TEST
 
-/* A big launch (47 blocks of 45 threads, 1-D) whose blocks meet their instructions and
+/* A big launch (211 blocks of 97 threads, 1-D) whose blocks meet their instructions and
  * buffers in different orders (block b starts at instruction b % 7, and some threads
- * stop at a barrier), slots scrambled: ks_rec_sort on 1, 3 and 7 threads gives each
- * thread's records in slot order (checked against a sort by (thread, slot) done here),
- * and the trace made on 1, 3, 7 and 16 threads is the same file, its tensors and sites
+ * stop at a barrier), slots scrambled: ks_rec_sort on 1, 3 and 7 threads, and the
+ * sorter fed pieces, give each thread's records in slot order (checked against a sort by (thread, slot) done here),
+ * and the trace made on 1, 3, 7 and 16 threads (the build's and the writer's: cursors
+ * opened inside blocks) is the same file, its tensors and sites
  * numbered in the order a reading of the sorted records first meets them. */
-#define BIG_B 47
-#define BIG_T 45
+#define BIG_B 211
+#define BIG_T 97
+static int by_thread_then_slot(const void *a, const void *b)
+{
+    const ks_rec *x = a, *y = b;
+    if (x->block != y->block) return x->block < y->block ? -1 : 1;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    return (x->reserved > y->reserved) - (x->reserved < y->reserved);
+}
+
 START_TEST(any_thread_count_gives_the_same_trace)
 {
     setup_bufs();
@@ -347,18 +356,11 @@ START_TEST(any_thread_count_gives_the_same_trace)
         const ks_rec x = recs[i - 1];
         recs[i - 1] = recs[j], recs[j] = x;
     }
-    for (int b = 0; b < BIG_B; ++b) /* renumber each thread's records' values in slot order */
-        for (int t = 0; t < BIG_T; ++t) {
-            uint64_t k = 0;
-            for (uint64_t i = 0; i < n; ++i)
-                if (recs[i].block == (uint32_t)b && recs[i].thread == t) recs[i].reserved = (uint32_t)k++;
-        }
-    /* the expected order: by thread, then slot (selection by key, independent of ks_rec_sort) */
-    uint64_t w = 0;
-    for (int b = 0; b < BIG_B; ++b)
-        for (int t = 0; t < BIG_T; ++t)
-            for (uint64_t i = 0; i < n; ++i)
-                if (recs[i].block == (uint32_t)b && recs[i].thread == t) want[w++] = recs[i];
+    for (uint64_t i = 0; i < n; ++i) recs[i].reserved = (uint32_t)i; /* every record told apart */
+    /* the expected order: by thread, then slot (qsort on (block, thread, slot) here) */
+    memcpy(want, recs, n * sizeof *want);
+    qsort(want, n, sizeof *want, by_thread_then_slot);
+    const uint64_t w = n;
     ck_assert_uint_eq(w, n);
     const uint32_t block[3] = {BIG_T, 1, 1};
     const int counts[3] = {1, 3, 7};
@@ -367,7 +369,26 @@ START_TEST(any_thread_count_gives_the_same_trace)
         memset(got, 0, cap * sizeof *got);
         ck_assert_int_eq(ks_rec_sort(recs, n, block, got), 0);
         ck_assert_msg(!memcmp(got, want, n * sizeof *got), "sort on %d threads", counts[c]);
+        /* the same read back in pieces of 4099 records (the last shorter), ids in [0, B x T) */
+        memset(got, 0, cap * sizeof *got);
+        ks_rec_sorter *so = ks_rec_sorter_new(block, 0, (uint64_t)BIG_B * BIG_T, n, got);
+        ck_assert_ptr_nonnull(so);
+        for (uint64_t at = 0; at < n; at += 4099)
+            ck_assert_int_eq(ks_rec_sorter_count(so, recs + at, n - at < 4099 ? n - at : 4099), 0);
+        for (uint64_t at = 0; at < n; at += 4099)
+            ck_assert_int_eq(ks_rec_sorter_place(so, recs + at, n - at < 4099 ? n - at : 4099), 0);
+        ck_assert_int_eq(ks_rec_sorter_finish(so), 0);
+        ks_rec_sorter_free(so);
+        ck_assert_msg(!memcmp(got, want, n * sizeof *got), "sort of pieces on %d threads", counts[c]);
     }
+    /* a record past [lo, hi), and places for fewer records than counted: refused */
+    ks_rec_sorter *so = ks_rec_sorter_new(block, BIG_T, (uint64_t)BIG_B * BIG_T, n, got);
+    ck_assert_int_eq(ks_rec_sorter_count(so, recs, n), -1); /* block 0's records lie below lo */
+    ks_rec_sorter_free(so);
+    so = ks_rec_sorter_new(block, 0, (uint64_t)BIG_B * BIG_T, n, got);
+    ck_assert_int_eq(ks_rec_sorter_count(so, recs, n - 1), 0);
+    ck_assert_int_eq(ks_rec_sorter_place(so, recs, n - 1), -1);
+    ks_rec_sorter_free(so);
     /* the first-met order of tensors and of (instruction, kind, tensor) sites */
     int tensor_of_buf[3] = {-1, -1, -1}, ntensors = 0, nsites = 0;
     uint32_t site_pc[16];
@@ -382,7 +403,7 @@ START_TEST(any_thread_count_gives_the_same_trace)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     const int threads[4] = {1, 3, 7, 16};
     for (int c = 0; c < 4; ++c) {
-        ks_rec_build_threads = threads[c];
+        ks_rec_build_threads = ks_kst_write_threads = threads[c];
         snprintf(p[c], sizeof p[c], "%s/t%d.kst", dir, threads[c]);
         ks_rec_launch L;
         memset(&L, 0, sizeof L);
@@ -410,7 +431,7 @@ START_TEST(any_thread_count_gives_the_same_trace)
     ks_trace_close(&tr);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
-    ks_rec_build_threads = 0;
+    ks_rec_build_threads = ks_kst_write_threads = 0;
     free(recs), free(want), free(got);
 }
 END_TEST

@@ -71,6 +71,21 @@ int ks_trace_write(const char *path, const ks_trace *tr);
 #ifndef __cplusplus
 extern _Thread_local double ks_kst_write_ms[4];
 #endif
+/* Events made on demand (a recorded launch's, from its records) instead of held in
+ * tr->events: open a cursor at event `first` (a multiple of the chunk size), take the
+ * next n events (made into buf, or a pointer to where they lie; NULL: failed), close.
+ * Cursors at different places run on different threads at once. */
+typedef struct ks_event_source {
+    void *ctx;
+    void *(*open)(void *ctx, uint64_t first);
+    const ks_event *(*next)(void *cursor, ks_event *buf, size_t n);
+    void (*close)(void *cursor);
+} ks_event_source;
+/* ks_trace_write of tr->nevents events, in (index, seq) order, taken from src (format 2):
+ * the events are made chunk by chunk as they are encoded, never all in memory. */
+int ks_trace_write_source(const char *path, const ks_trace *tr, const ks_event_source *src);
+/* The threads that encode (0, the default: the machine's CPUs, at most 16). */
+extern int ks_kst_write_threads;
 /* The same into an output the caller opened (trace/ks_file.h: ks_out_open) and finishes,
  * commits or aborts: a trace staged with other files that appear together or not at all. */
 struct ks_out_file;

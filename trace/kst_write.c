@@ -174,10 +174,15 @@ static item_run *item_order(const ks_trace *tr, uint64_t *nruns)
     return r;
 }
 
-/* Up to KS_MAX_THREADS threads check the order and encode the chunks; each takes the
- * next chunk from a shared counter and encodes it into its own buffer, cut to its length
- * (no output grown by doubling and copied: the chunks are written one after another). */
 _Thread_local double ks_kst_write_ms[4];
+int ks_kst_write_threads;
+
+/* The threads for `work` units of at least per_thread each (ks_kst_write_threads if set). */
+static int write_threads(uint64_t work, uint64_t per_thread)
+{
+    const int set = ks_kst_write_threads > KS_MAX_THREADS ? KS_MAX_THREADS : ks_kst_write_threads;
+    return set > 0 ? set : ks_threads_for(work, per_thread);
+}
 
 static double now_ms(void)
 {
@@ -212,7 +217,7 @@ static void *check_order(void *arg)
 static int in_item_order(const ks_trace *tr)
 {
     order_job jobs[KS_MAX_THREADS];
-    const int nt = ks_threads_for(tr->nevents, 1u << 20);
+    const int nt = write_threads(tr->nevents, 1u << 20);
     for (int t = 0; t < nt; ++t)
         jobs[t] = (order_job){tr->events, tr->nevents * (uint64_t)t / (uint64_t)nt,
                               tr->nevents * (uint64_t)(t + 1) / (uint64_t)nt, 0};
@@ -222,54 +227,84 @@ static int in_item_order(const ks_trace *tr)
     return 1;
 }
 
-typedef struct enc_shared {
+/* The two sources of a trace's own events: in item order already (a chunk is the next
+ * 4096 of them, read in place), or gathered run by run. */
+typedef struct mem_source {
+    const ks_trace *tr;
+    const item_run *runs;                 /* NULL: in item order */
+    const uint64_t *start_run, *start_in; /* where each chunk's events begin in runs */
+} mem_source;
+
+typedef struct mem_cursor {
+    const mem_source *m;
+    uint64_t pos, run, in_run;
+} mem_cursor;
+
+static void *mem_open(void *ctx, uint64_t first)
+{
+    const mem_source *m = ctx;
+    mem_cursor *c = malloc(sizeof *c);
+    if (!c) return NULL;
+    const uint64_t k = first / KS_KST2_CHUNK; /* cursors open at a chunk's start */
+    *c = (mem_cursor){m, first, m->runs ? m->start_run[k] : 0, m->runs ? m->start_in[k] : 0};
+    return c;
+}
+
+static const ks_event *mem_next(void *cursor, ks_event *buf, size_t n)
+{
+    mem_cursor *c = cursor;
+    const ks_trace *tr = c->m->tr;
+    if (!c->m->runs) {
+        c->pos += n;
+        return tr->events + c->pos - n;
+    }
+    for (size_t e = 0; e < n; ++e) {
+        const item_run *r = &c->m->runs[c->run];
+        buf[e] = tr->events[r->start + c->in_run];
+        if (++c->in_run == r->len) c->run++, c->in_run = 0;
+    }
+    return buf;
+}
+
+static void mem_close(void *cursor) { free(cursor); }
+
+/* One thread's run of chunks [first, to): each encoded into its own buffer, cut to its
+ * length (no output grown by doubling and copied: the chunks are written in order). */
+typedef struct enc_job {
     const ks_trace *tr;
     const ks_kst2_ctx *ctx;
-    const item_run *runs;                 /* NULL: the events are in item order */
-    const uint64_t *start_run, *start_in; /* where each chunk's events begin in runs */
+    const ks_event_source *src;
     encoded *out;
-    uint64_t next; /* the next chunk to take (atomic) */
+    uint64_t first, to;
     int failed;
-} enc_shared;
-
-typedef struct enc_job {
-    enc_shared *sh;
-    ks_event *chunk; /* a chunk's events gathered in item order (runs only) */
 } enc_job;
 
-static void *encode_some(void *arg)
+static void *encode_run(void *arg)
 {
     enc_job *j = arg;
-    enc_shared *sh = j->sh;
-    const ks_trace *tr = sh->tr;
     const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
-    for (;;) {
-        const uint64_t k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED);
-        if (k >= sh->out->nchunks) break;
+    ks_event *buf = malloc((size_t)KS_KST2_CHUNK * sizeof *buf);
+    void *cur = buf && j->first < j->to ? j->src->open(j->src->ctx, j->first * KS_KST2_CHUNK) : NULL;
+    j->failed = j->first < j->to && !cur;
+    for (uint64_t k = j->first; k < j->to && !j->failed; ++k) {
         const uint64_t first = k * KS_KST2_CHUNK;
-        const size_t n = (size_t)(tr->nevents - first < KS_KST2_CHUNK ? tr->nevents - first : KS_KST2_CHUNK);
-        const ks_event *ev = tr->events + first;
-        if (sh->runs) { /* the chunk's events gathered in item order */
-            uint64_t run = sh->start_run[k], in_run = sh->start_in[k];
-            for (size_t e = 0; e < n; ++e) {
-                j->chunk[e] = tr->events[sh->runs[run].start + in_run];
-                if (++in_run == sh->runs[run].len) run++, in_run = 0;
-            }
-            ev = j->chunk;
-        }
-        unsigned char *buf = malloc(room);
-        if (!buf) {
-            __atomic_store_n(&sh->failed, 1, __ATOMIC_RELAXED);
-            continue;
+        const size_t n = (size_t)(j->tr->nevents - first < KS_KST2_CHUNK ? j->tr->nevents - first : KS_KST2_CHUNK);
+        const ks_event *ev = j->src->next(cur, buf, n);
+        unsigned char *out = ev ? malloc(room) : NULL;
+        if (!out) {
+            j->failed = 1;
+            break;
         }
         ks_kst2_entry ent;
-        const size_t len = ks_kst2_encode(sh->ctx, ev, n, buf, &ent);
-        ent.crc32 = ks_crc32(0, buf, len);
-        unsigned char *cut = realloc(buf, len ? len : 1); /* cut to its length */
-        sh->out->chunk[k] = cut ? cut : buf;
-        sh->out->len[k] = len;
-        sh->out->ent[k] = ent;
+        const size_t len = ks_kst2_encode(j->ctx, ev, n, out, &ent);
+        ent.crc32 = ks_crc32(0, out, len);
+        unsigned char *cut = realloc(out, len ? len : 1);
+        j->out->chunk[k] = cut ? cut : out;
+        j->out->len[k] = len;
+        j->out->ent[k] = ent;
     }
+    if (cur) j->src->close(cur);
+    free(buf);
     return NULL;
 }
 
@@ -281,8 +316,9 @@ static void encoded_free(encoded *e)
 }
 
 /* Encodes the events chunk by chunk, in (index, seq) order (about 10 bytes an event), on
- * up to 16 threads, and makes the index. */
-static int encode(const ks_trace *tr, encoded *out, const char *path)
+ * up to 16 threads, each a run of chunks as long as the others', and makes the index.
+ * The events come from src, or (NULL) from tr->events. */
+static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, const char *path)
 {
     const double t0 = now_ms();
     ks_kst2_ctx ctx;
@@ -294,20 +330,16 @@ static int encode(const ks_trace *tr, encoded *out, const char *path)
     out->len = calloc(nc, sizeof *out->len);
     out->ent = calloc(nc, sizeof *out->ent);
     out->index = calloc(nc, KS_KST2_ENTRY);
-    const int nt = ks_threads_for(nchunks, 4);
-    enc_job jobs[KS_MAX_THREADS];
-    memset(jobs, 0, sizeof jobs);
-    enc_shared sh = {tr, &ctx, NULL, NULL, NULL, out, 0, 0};
+    mem_source mem = {tr, NULL, NULL, NULL};
+    ks_event_source own = {&mem, mem_open, mem_next, mem_close};
     uint64_t *start_run = NULL, *start_in = NULL;
     item_run *runs = NULL;
     int failed = !out->chunk || !out->len || !out->ent || !out->index;
-    if (!failed && !in_item_order(tr)) {
+    if (!failed && !src && !in_item_order(tr)) {
         uint64_t nruns = 0;
         runs = item_order(tr, &nruns);
         start_run = malloc(nc * sizeof *start_run), start_in = malloc(nc * sizeof *start_in);
         failed = !runs || !start_run || !start_in;
-        for (int t = 0; t < nt && !failed; ++t)
-            failed = !(jobs[t].chunk = malloc((size_t)KS_KST2_CHUNK * sizeof(ks_event)));
         /* where each chunk starts: one pass over the runs */
         for (uint64_t k = 0, run = 0, in_run = 0, pos = 0; !failed && k < nchunks; ++k) {
             const uint64_t want = k * KS_KST2_CHUNK;
@@ -318,14 +350,20 @@ static int encode(const ks_trace *tr, encoded *out, const char *path)
             }
             start_run[k] = run, start_in[k] = in_run;
         }
-        sh.runs = runs, sh.start_run = start_run, sh.start_in = start_in;
+        mem.runs = runs, mem.start_run = start_run, mem.start_in = start_in;
     }
+    if (!src) src = &own;
     ks_kst_write_ms[0] = now_ms() - t0;
     const double t1 = now_ms();
     if (!failed) {
-        for (int t = 0; t < nt; ++t) jobs[t].sh = &sh;
-        ks_run_parallel(encode_some, jobs, sizeof *jobs, nt);
-        failed = sh.failed;
+        enc_job jobs[KS_MAX_THREADS];
+        const int nt = write_threads(nchunks, 4);
+        for (int t = 0; t < nt; ++t)
+            jobs[t] = (enc_job){
+                tr, &ctx, src, out, nchunks * (uint64_t)t / (uint64_t)nt, nchunks * (uint64_t)(t + 1) / (uint64_t)nt,
+                0};
+        ks_run_parallel(encode_run, jobs, sizeof *jobs, nt);
+        for (int t = 0; t < nt; ++t) failed |= jobs[t].failed;
     }
     for (uint64_t k = 0; !failed && k < nchunks; ++k) { /* the index: each chunk's place */
         out->ent[k].offset = out->length;
@@ -333,14 +371,13 @@ static int encode(const ks_trace *tr, encoded *out, const char *path)
         out->length += out->len[k];
     }
     ks_kst_write_ms[1] = now_ms() - t1;
-    for (int t = 0; t < nt; ++t) free(jobs[t].chunk);
     free(start_run), free(start_in), free(runs);
     if (!failed) return KS_OK;
     encoded_free(out);
     return ks_fail(KS_ENOMEM, "%s: out of memory encoding %llu events", path, (unsigned long long)tr->nevents);
 }
 
-int ks_trace_put(ks_out_file *o, const ks_trace *tr)
+static int put(ks_out_file *o, const ks_trace *tr, const ks_event_source *src)
 {
     static const unsigned char zeros[KS_KST_ALIGN];
     const char *path = o->path;
@@ -351,6 +388,7 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
         return ks_fail(KS_EINVAL, "%s: too many tensors or sites", path);
     if (version != 1 && version != 2)
         return ks_fail(KS_EINVAL, "%s: no trace format version %d (1 or 2)", path, version);
+    if (src && version != 2) return ks_fail(KS_EINVAL, "%s: events from a source are written as version 2", path);
     for (int i = 0; i < tr->ntensors; ++i) {
         const ks_tensor *t = &tr->tensors[i];
         int64_t n = ks_tensor_numel(t);
@@ -367,7 +405,7 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
         esec.length = tr->nevents * sizeof(ks_event);
         esec.crc32 = ks_crc32(0, tr->events, esec.length);
     } else {
-        int rc = encode(tr, &enc, path);
+        int rc = encode(tr, src, &enc, path);
         if (rc) return rc;
         esec.length = enc.length;
         esec.crc32 = 0;
@@ -415,13 +453,15 @@ int ks_trace_put(ks_out_file *o, const ks_trace *tr)
     return rc;
 }
 
-int ks_trace_write(const char *path, const ks_trace *tr)
+int ks_trace_put(ks_out_file *o, const ks_trace *tr) { return put(o, tr, NULL); }
+
+static int write_file(const char *path, const ks_trace *tr, const ks_event_source *src)
 {
     ks_out_file o;
     int rc = ks_out_open(&o, path);
     if (rc) return rc;
     memset(ks_kst_write_ms, 0, sizeof ks_kst_write_ms);
-    if ((rc = ks_trace_put(&o, tr))) {
+    if ((rc = put(&o, tr, src))) {
         ks_out_abort(&o);
         return rc;
     }
@@ -429,6 +469,13 @@ int ks_trace_write(const char *path, const ks_trace *tr)
     rc = ks_out_commit(&o);
     ks_kst_write_ms[3] = now_ms() - tc;
     return rc;
+}
+
+int ks_trace_write(const char *path, const ks_trace *tr) { return write_file(path, tr, NULL); }
+
+int ks_trace_write_source(const char *path, const ks_trace *tr, const ks_event_source *src)
+{
+    return write_file(path, tr, src);
 }
 
 /* the format fixes a record at 64 bytes (docs/trace-format.md) */
