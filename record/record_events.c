@@ -278,6 +278,16 @@ typedef struct ev_cursor {
     uint16_t tap;
 } ev_cursor;
 
+/* The events a kept record makes: a barrier one, an access one per whole element. */
+static uint32_t rec_events_of(const builder *b, const ks_rec *rec, const rec_meta *m)
+{
+    if (rec->flags & KS_REC_BARRIER) return 1;
+    const ks_rec_buf *x = b->t[m->tensor].buf;
+    const size_t el = ks_rb_elem_of(x);
+    const uint64_t boff = rec->addr - x->addr;
+    return rec->size >= el && rec->size % el == 0 && boff % el == 0 ? (uint32_t)(rec->size / el) : 1;
+}
+
 /* The cursor's next event into *ev (NULL: only stepped over); -1 past the last. */
 static int cursor_step(ev_cursor *c, ks_event *ev)
 {
@@ -347,7 +357,7 @@ static int cursor_step(ev_cursor *c, ks_event *ev)
                 }
             if (!found && c->nocc < 64) c->occ_pc[c->nocc] = rec->pc, c->occ_n[c->nocc++] = 1;
             c->tap = (uint16_t)(runs << 4 | m->rank);
-            c->parts = whole ? (uint32_t)(rec->size / el) : 1;
+            c->parts = rec_events_of(b, rec, m);
         }
         if (ev) {
             const uint32_t p = c->part;
@@ -369,11 +379,14 @@ static int cursor_step(ev_cursor *c, ks_event *ev)
     }
 }
 
-/* A cursor at event `first`: its block found by the blocks' first events, then stepped
- * over the block's events before it (a block's at most, once a run of chunks). */
+/* A cursor at event `first`: its block found by the blocks' first events, whole threads
+ * before it stepped over by counting their events, then the events of its thread before
+ * it made and dropped (a thread's taps depend on its earlier records). */
 static void *cursor_open(void *ctx, uint64_t first)
 {
     const rec_events *E = ctx;
+    const ks_rec_launch *l = E->b->l;
+    const uint32_t T = l->block[0] * l->block[1] * l->block[2];
     ev_cursor *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     int64_t lo = 0, hi = E->nspans - 1;
@@ -383,7 +396,18 @@ static void *cursor_open(void *ctx, uint64_t first)
         else hi = mid - 1;
     }
     c->e = E, c->span = lo, c->r = E->nspans ? E->spans[lo].rec : 0;
-    for (uint64_t k = E->nspans ? E->spans[lo].ev : 0; k < first; ++k)
+    uint64_t k = E->nspans ? E->spans[lo].ev : 0;
+    while (c->span < E->nspans && c->t < T) { /* whole threads that end before `first` */
+        const block_span *sp = &E->spans[c->span];
+        const int64_t index = (int64_t)sp->block * T + c->t;
+        const int kept = index >= l->filter.index_lo && index < l->filter.index_hi;
+        uint64_t r = c->r, n = (uint64_t)kept;
+        for (; r < sp->rec_end && E->sorted[r].thread == c->t; ++r)
+            if (kept) n += rec_events_of(E->b, &E->sorted[r], &E->meta[r]);
+        if (k + n > first) break;
+        k += n, c->r = r, c->t++;
+    }
+    for (; k < first; ++k)
         if (cursor_step(c, NULL) < 0) {
             free(c);
             return NULL;

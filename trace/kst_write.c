@@ -1,6 +1,10 @@
 /* kst_write.c - writes a .kst: preamble, JSON header, 64-byte aligned sections. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sync_file_range */
 #include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -268,42 +272,57 @@ static const ks_event *mem_next(void *cursor, ks_event *buf, size_t n)
 
 static void mem_close(void *cursor) { free(cursor); }
 
-/* One thread's run of chunks [first, to): each encoded into its own buffer, cut to its
- * length (no output grown by doubling and copied: the chunks are written in order). */
-typedef struct enc_job {
+/* The chunks in flight: each thread takes the next chunk from a shared counter, opens the
+ * source at it, encodes it into a buffer of its own (cut to its length) and marks it done;
+ * the calling thread hands the chunks to the sink in order as soon as each and those
+ * before it are done (the file is written while the rest are encoded), and frees them. */
+typedef struct chunk_sink {
+    int (*put)(void *arg, const unsigned char *bytes, size_t len);
+    void *arg;
+} chunk_sink;
+
+typedef struct enc_stream {
     const ks_trace *tr;
     const ks_kst2_ctx *ctx;
     const ks_event_source *src;
     encoded *out;
-    uint64_t first, to;
-    int failed;
-} enc_job;
+    uint64_t next;     /* the next chunk to take (atomic) */
+    signed char *done; /* each chunk: 1 encoded, -1 failed */
+    int stop;          /* the sink failed: take no more */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} enc_stream;
 
-static void *encode_run(void *arg)
+static void *encode_chunks(void *arg)
 {
-    enc_job *j = arg;
+    enc_stream *st = arg;
     const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
     ks_event *buf = malloc((size_t)KS_KST2_CHUNK * sizeof *buf);
-    void *cur = buf && j->first < j->to ? j->src->open(j->src->ctx, j->first * KS_KST2_CHUNK) : NULL;
-    j->failed = j->first < j->to && !cur;
-    for (uint64_t k = j->first; k < j->to && !j->failed; ++k) {
+    for (;;) {
+        const uint64_t k = __atomic_fetch_add(&st->next, 1, __ATOMIC_RELAXED);
+        if (k >= st->out->nchunks || __atomic_load_n(&st->stop, __ATOMIC_RELAXED)) break;
         const uint64_t first = k * KS_KST2_CHUNK;
-        const size_t n = (size_t)(j->tr->nevents - first < KS_KST2_CHUNK ? j->tr->nevents - first : KS_KST2_CHUNK);
-        const ks_event *ev = j->src->next(cur, buf, n);
+        const size_t n = (size_t)(st->tr->nevents - first < KS_KST2_CHUNK ? st->tr->nevents - first : KS_KST2_CHUNK);
+        void *cur = buf ? st->src->open(st->src->ctx, first) : NULL;
+        const ks_event *ev = cur ? st->src->next(cur, buf, n) : NULL;
         unsigned char *out = ev ? malloc(room) : NULL;
-        if (!out) {
-            j->failed = 1;
-            break;
+        signed char state = -1;
+        if (out) {
+            ks_kst2_entry ent;
+            const size_t len = ks_kst2_encode(st->ctx, ev, n, out, &ent);
+            ent.crc32 = ks_crc32(0, out, len);
+            unsigned char *cut = realloc(out, len ? len : 1);
+            st->out->chunk[k] = cut ? cut : out;
+            st->out->len[k] = len;
+            st->out->ent[k] = ent;
+            state = 1;
         }
-        ks_kst2_entry ent;
-        const size_t len = ks_kst2_encode(j->ctx, ev, n, out, &ent);
-        ent.crc32 = ks_crc32(0, out, len);
-        unsigned char *cut = realloc(out, len ? len : 1);
-        j->out->chunk[k] = cut ? cut : out;
-        j->out->len[k] = len;
-        j->out->ent[k] = ent;
+        if (cur) st->src->close(cur);
+        pthread_mutex_lock(&st->mu);
+        st->done[k] = state;
+        pthread_cond_broadcast(&st->cv);
+        pthread_mutex_unlock(&st->mu);
     }
-    if (cur) j->src->close(cur);
     free(buf);
     return NULL;
 }
@@ -316,9 +335,10 @@ static void encoded_free(encoded *e)
 }
 
 /* Encodes the events chunk by chunk, in (index, seq) order (about 10 bytes an event), on
- * up to 16 threads, each a run of chunks as long as the others', and makes the index.
- * The events come from src, or (NULL) from tr->events. */
-static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, const char *path)
+ * up to 16 threads, handing each chunk to the sink in order, and makes the index. The
+ * events come from src, or (NULL) from tr->events. A sink's error is returned as is. */
+static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, const char *path,
+                  const chunk_sink *sink)
 {
     const double t0 = now_ms();
     ks_kst2_ctx ctx;
@@ -334,7 +354,8 @@ static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, 
     ks_event_source own = {&mem, mem_open, mem_next, mem_close};
     uint64_t *start_run = NULL, *start_in = NULL;
     item_run *runs = NULL;
-    int failed = !out->chunk || !out->len || !out->ent || !out->index;
+    enc_stream st = {.tr = tr, .ctx = &ctx, .out = out, .done = calloc(nc, 1)};
+    int failed = !out->chunk || !out->len || !out->ent || !out->index || !st.done;
     if (!failed && !src && !in_item_order(tr)) {
         uint64_t nruns = 0;
         runs = item_order(tr, &nruns);
@@ -352,29 +373,81 @@ static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, 
         }
         mem.runs = runs, mem.start_run = start_run, mem.start_in = start_in;
     }
-    if (!src) src = &own;
+    st.src = src ? src : &own;
     ks_kst_write_ms[0] = now_ms() - t0;
     const double t1 = now_ms();
-    if (!failed) {
-        enc_job jobs[KS_MAX_THREADS];
+    int rc = failed
+                 ? ks_fail(KS_ENOMEM, "%s: out of memory encoding %llu events", path, (unsigned long long)tr->nevents)
+                 : KS_OK;
+    if (rc == KS_OK) {
+        pthread_mutex_init(&st.mu, NULL);
+        pthread_cond_init(&st.cv, NULL);
+        pthread_t th[KS_MAX_THREADS];
         const int nt = write_threads(nchunks, 4);
-        for (int t = 0; t < nt; ++t)
-            jobs[t] = (enc_job){
-                tr, &ctx, src, out, nchunks * (uint64_t)t / (uint64_t)nt, nchunks * (uint64_t)(t + 1) / (uint64_t)nt,
-                0};
-        ks_run_parallel(encode_run, jobs, sizeof *jobs, nt);
-        for (int t = 0; t < nt; ++t) failed |= jobs[t].failed;
-    }
-    for (uint64_t k = 0; !failed && k < nchunks; ++k) { /* the index: each chunk's place */
-        out->ent[k].offset = out->length;
-        ks_kst2_entry_put(out->index + k * KS_KST2_ENTRY, &out->ent[k]);
-        out->length += out->len[k];
+        int started = 0;
+        for (int t = 0; t < nt; ++t) started += pthread_create(&th[started], NULL, encode_chunks, &st) == 0;
+        if (!started) encode_chunks(&st); /* no thread: all here, then written */
+        for (uint64_t k = 0; k < nchunks; ++k) {
+            pthread_mutex_lock(&st.mu);
+            while (!st.done[k]) pthread_cond_wait(&st.cv, &st.mu);
+            pthread_mutex_unlock(&st.mu);
+            if (rc == KS_OK && st.done[k] < 0)
+                rc = ks_fail(KS_ENOMEM, "%s: out of memory encoding %llu events", path,
+                             (unsigned long long)tr->nevents);
+            if (rc == KS_OK) {
+                out->ent[k].offset = out->length;
+                ks_kst2_entry_put(out->index + k * KS_KST2_ENTRY, &out->ent[k]);
+                out->length += out->len[k];
+                rc = sink->put(sink->arg, out->chunk[k], out->len[k]);
+            }
+            if (rc != KS_OK) __atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
+            free(out->chunk[k]), out->chunk[k] = NULL;
+            if (rc != KS_OK) { /* the rest: let the threads finish what they took, then free */
+                for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
+                started = 0;
+                break;
+            }
+        }
+        for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
+        pthread_mutex_destroy(&st.mu);
+        pthread_cond_destroy(&st.cv);
     }
     ks_kst_write_ms[1] = now_ms() - t1;
-    free(start_run), free(start_in), free(runs);
-    if (!failed) return KS_OK;
+    free(start_run), free(start_in), free(runs), free(st.done);
+    if (rc == KS_OK) return KS_OK;
     encoded_free(out);
-    return ks_fail(KS_ENOMEM, "%s: out of memory encoding %llu events", path, (unsigned long long)tr->nevents);
+    return rc;
+}
+
+/* The preamble of a header of hlen bytes. */
+static void make_preamble(unsigned char pre[KS_KST_PREAMBLE], int version, const char *json, size_t hlen)
+{
+    memcpy(pre, KS_KST_MAGIC, 8);
+    put_u32(pre + 8, (uint32_t)version);
+    put_u32(pre + 12, (uint32_t)hlen);
+    put_u32(pre + 16, ks_crc32(0, json, hlen));
+    put_u32(pre + 20, 0);
+}
+
+/* The sink of a version 2 file's chunks: written in order, and every 8 MB their
+ * writeback started, so that the commit's fsync finds little left to write. */
+typedef struct file_sink {
+    ks_out_file *o;
+    uint64_t written, synced;
+} file_sink;
+
+static int file_put(void *arg, const unsigned char *bytes, size_t len)
+{
+    file_sink *f = arg;
+    const int rc = ks_out_write(f->o, bytes, len);
+    f->written += len;
+#ifdef __linux__
+    if (!rc && f->written - f->synced >= (8u << 20) && fflush(f->o->f) == 0) {
+        sync_file_range(fileno(f->o->f), (off64_t)f->synced, (off64_t)(f->written - f->synced), SYNC_FILE_RANGE_WRITE);
+        f->synced = f->written;
+    }
+#endif
+    return rc;
 }
 
 static int put(ks_out_file *o, const ks_trace *tr, const ks_event_source *src)
@@ -398,38 +471,29 @@ static int put(ks_out_file *o, const ks_trace *tr, const ks_event_source *src)
         tsec[i].crc32 = ks_crc32(0, t->data, tsec[i].length);
         at = align_up(at + tsec[i].length);
     }
-    encoded enc;
-    memset(&enc, 0, sizeof enc);
     esec.offset = at;
+    /* version 2's header is written last, over room reserved for it: the numbers not yet
+     * known are reserved as 15 digits, and the header is padded with spaces (JSON allows
+     * them) to the room */
+    const uint64_t wide = 999999999999999ull;
     if (version == 1) {
         esec.length = tr->nevents * sizeof(ks_event);
         esec.crc32 = ks_crc32(0, tr->events, esec.length);
     } else {
-        int rc = encode(tr, src, &enc, path);
-        if (rc) return rc;
-        esec.length = enc.length;
-        esec.crc32 = 0;
-        isec.offset = align_up(esec.offset + esec.length);
-        isec.length = enc.nchunks * KS_KST2_ENTRY;
-        isec.crc32 = ks_crc32(0, enc.index, isec.length);
+        esec.length = wide, esec.crc32 = 0;
+        isec = (ks_section){wide, wide, UINT32_MAX};
     }
-
     char *json = header_json(tr, version, tsec, &esec, &isec);
-    if (!json) {
-        encoded_free(&enc);
-        return ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
-    }
+    if (!json) return ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
     const size_t hlen = strlen(json);
     unsigned char pre[KS_KST_PREAMBLE];
-    memcpy(pre, KS_KST_MAGIC, 8);
-    put_u32(pre + 8, (uint32_t)version);
-    put_u32(pre + 12, (uint32_t)hlen);
-    put_u32(pre + 16, ks_crc32(0, json, hlen));
-    put_u32(pre + 20, 0);
+    make_preamble(pre, version, json, hlen);
+    const long start = ftell(o->f);
 
     const double tw = now_ms();
     uint64_t pos = KS_KST_PREAMBLE + hlen;
-    int rc = ks_out_write(o, pre, sizeof pre);
+    int rc = start < 0 ? ks_fail(KS_EIO, "%s: cannot tell the position: %s", path, strerror(errno)) : KS_OK;
+    if (!rc) rc = ks_out_write(o, pre, sizeof pre);
     if (!rc) rc = ks_out_write(o, json, hlen);
     if (!rc) rc = ks_out_write(o, zeros, align_up(pos) - pos);
     pos = align_up(pos);
@@ -439,17 +503,45 @@ static int put(ks_out_file *o, const ks_trace *tr, const ks_event_source *src)
         if (!rc) rc = ks_out_write(o, zeros, align_up(end) - end);
         pos = align_up(end);
     }
+    free(json);
     if (version == 1) {
         if (!rc) rc = ks_out_write(o, tr->events, esec.length);
-    } else {
+        ks_kst_write_ms[2] = now_ms() - tw;
+        return rc;
+    }
+    encoded enc;
+    memset(&enc, 0, sizeof enc);
+    file_sink fs = {o, 0, 0};
+    const chunk_sink sink = {file_put, &fs};
+    if (!rc) rc = encode(tr, src, &enc, path, &sink);
+    const double ti = now_ms();
+    if (!rc) {
+        esec.length = enc.length;
+        isec.offset = align_up(esec.offset + esec.length);
+        isec.length = enc.nchunks * KS_KST2_ENTRY;
+        isec.crc32 = ks_crc32(0, enc.index, isec.length);
         const uint64_t end = pos + esec.length;
-        for (uint64_t k = 0; k < enc.nchunks && !rc; ++k) rc = ks_out_write(o, enc.chunk[k], enc.len[k]);
-        if (!rc) rc = ks_out_write(o, zeros, align_up(end) - end);
+        rc = ks_out_write(o, zeros, align_up(end) - end);
         if (!rc) rc = ks_out_write(o, enc.index, isec.length);
     }
-    ks_kst_write_ms[2] = now_ms() - tw;
+    if (!rc) { /* the header, now that its numbers are known, over its room */
+        json = header_json(tr, version, tsec, &esec, &isec);
+        char *room = json ? malloc(hlen) : NULL;
+        const size_t used = json ? strlen(json) : 0;
+        if (!room || used > hlen) rc = ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
+        else {
+            memcpy(room, json, used);
+            memset(room + used, ' ', hlen - used);
+            make_preamble(pre, version, room, hlen);
+            const int fd = fileno(o->f);
+            if (fflush(o->f) != 0 || pwrite(fd, pre, sizeof pre, (off_t)start) != (ssize_t)sizeof pre ||
+                pwrite(fd, room, hlen, (off_t)start + KS_KST_PREAMBLE) != (ssize_t)hlen)
+                rc = ks_fail(KS_EIO, "%s: write failed: %s", path, strerror(errno));
+        }
+        free(room), free(json);
+    }
+    ks_kst_write_ms[2] = now_ms() - ti;
     encoded_free(&enc);
-    free(json);
     return rc;
 }
 
