@@ -152,24 +152,26 @@ int ks_rec_sort(const ks_rec *recs, uint64_t n, const uint32_t block[3], ks_rec 
 }
 
 
-/* The sorter of records read back in pieces. Every piece is counted (each thread a count
- * per thread id of its own, summed: each id's first place), then every piece is read back
- * again and placed: each thread counts its slice of the piece, the ids' places are handed
- * out slice by slice (so each id's records land in slot order, the same as ks_rec_sort),
- * and each thread places its slice. Two reads of the GPU's buffer through a 16 MB window
- * cost less than pinned memory for all of it (0.5 ms a MB to pin; 2 ms to copy 114 MB). */
+/* The sorter of records read back in pieces. Every piece is counted (each thread a slice
+ * of it, with a count per thread id of its own; summed, each id's first place), then every
+ * piece is read back again and placed: each thread reads the whole piece and places the
+ * records of its own range of ids, so each id's records land in slot order (the same as
+ * ks_rec_sort) with no atomics and no counts per piece (a 16 MB piece read 16 times from
+ * the cache cost less than counting it again). Two reads of the GPU's buffer through a
+ * 16 MB window cost less than pinned memory for all of it (0.5 ms a MB to pin; 2 ms to
+ * copy 114 MB). */
 struct ks_rec_sorter {
     ks_rec *out;
     uint64_t T, lo, span, n, counted, placed;
     int nt, placing, bad;
-    uint32_t *counts; /* nt x span: a slice's records of each id, then their next place */
+    uint32_t *counts; /* nt x span: each slice's records of each id */
     uint32_t *next;   /* span: each id's next place (n <= 2^32) */
 };
 
 typedef struct piece_job {
     ks_rec_sorter *s;
     const ks_rec *piece;
-    uint64_t from, to; /* the slice */
+    uint64_t from, to; /* the slice (placing: the whole piece, [0, to)) */
     uint32_t *count;
     uint64_t key_from, key_to, sum;
     int step, bad;
@@ -182,8 +184,7 @@ static void *piece_step(void *arg)
     const ks_rec *r = j->piece;
     const uint64_t span = s->span;
     switch (j->step) {
-    case 0: /* count the slice (placing: this piece's only) */
-        if (s->placing) memset(j->count, 0, span * sizeof *j->count);
+    case 0: /* count the slice */
         for (uint64_t i = j->from; i < j->to; ++i) {
             const uint64_t k = (uint64_t)r[i].block * s->T + r[i].thread - s->lo;
             if (k >= span) j->bad = 1;
@@ -201,21 +202,11 @@ static void *piece_step(void *arg)
             for (int u = 0; u < s->nt; ++u) pos += s->counts[(uint64_t)u * span + k];
         }
         break;
-    case 3: /* the piece's places, slice by slice */
-        for (uint64_t k = j->key_from; k < j->key_to; ++k) {
-            uint32_t pos = s->next[k];
-            for (int u = 0; u < s->nt; ++u) {
-                uint32_t *c = &s->counts[(uint64_t)u * span + k];
-                const uint32_t here = *c;
-                *c = pos, pos += here;
-            }
-            s->next[k] = pos;
-        }
-        break;
-    default: /* place the slice */
-        for (uint64_t i = j->from; i < j->to; ++i) {
+    default: /* place the piece's records of ids [key_from, key_to): each id's in slot order */
+        for (uint64_t i = 0; i < j->to; ++i) {
             const uint64_t k = (uint64_t)r[i].block * s->T + r[i].thread - s->lo;
-            const uint32_t at = j->count[k]++;
+            if (k < j->key_from || k >= j->key_to) continue;
+            const uint32_t at = s->next[k]++;
             if (at >= s->n) j->bad = 1; /* not the records counted */
             else s->out[at] = r[i];
         }
@@ -231,8 +222,8 @@ static int sorter_run(ks_rec_sorter *s, int step, const ks_rec *piece, uint64_t 
     for (int t = 0; t < s->nt; ++t)
         jobs[t] = (piece_job){.s = s,
                               .piece = piece,
-                              .from = len * (uint64_t)t / (uint64_t)s->nt,
-                              .to = len * (uint64_t)(t + 1) / (uint64_t)s->nt,
+                              .from = step == 3 ? 0 : len * (uint64_t)t / (uint64_t)s->nt,
+                              .to = step == 3 ? len : len * (uint64_t)(t + 1) / (uint64_t)s->nt,
                               .count = s->counts + (uint64_t)t * s->span,
                               .key_from = s->span * (uint64_t)t / (uint64_t)s->nt,
                               .key_to = s->span * (uint64_t)(t + 1) / (uint64_t)s->nt,
@@ -286,7 +277,7 @@ int ks_rec_sorter_place(ks_rec_sorter *s, const ks_rec *piece, uint64_t len)
         sorter_run(s, 1, NULL, 0);
         s->placing = 1;
     }
-    if (sorter_run(s, 0, piece, len) || sorter_run(s, 3, NULL, 0) || sorter_run(s, 4, piece, len)) s->bad = 1;
+    if (sorter_run(s, 3, piece, len)) s->bad = 1;
     s->placed += len;
     return s->bad ? -1 : 0;
 }
