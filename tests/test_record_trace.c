@@ -335,12 +335,12 @@ START_TEST(any_thread_count_gives_the_same_trace)
 {
     setup_bufs();
     const uint64_t addr[3] = {A_IN, A_W, A_CNT}, bytes[3] = {sizeof g_in, sizeof g_w, sizeof g_cnt};
-    const uint64_t cap = (uint64_t)BIG_B * BIG_T * 9;
+    const uint64_t cap = (uint64_t)BIG_B * BIG_T * 17;
     ks_rec *recs = calloc(cap, sizeof *recs), *want = calloc(cap, sizeof *want), *got = calloc(cap, sizeof *got);
     uint64_t n = 0, s = 99;
     for (int b = 0; b < BIG_B; ++b)
         for (int t = 0; t < BIG_T; ++t) {
-            const int m = (int)tu_int(&s, 0, 8);
+            const int m = (int)tu_int(&s, 0, 16); /* 45 chunks of events: the writer takes batches of 2 on one thread */
             for (int k = 0; k < m; ++k) {
                 const int ins = (b % 7 + k) % 7, buf = ins % 3; /* instruction ins reads or writes buffer buf */
                 ks_rec *r = &recs[n++];

@@ -287,6 +287,7 @@ typedef struct enc_stream {
     const ks_event_source *src;
     encoded *out;
     uint64_t next;     /* the next chunk to take (atomic) */
+    uint64_t batch;    /* chunks taken at once */
     signed char *done; /* each chunk: 1 encoded, -1 failed */
     int stop;          /* the sink failed: take no more */
     pthread_mutex_t mu;
@@ -298,32 +299,43 @@ static void *encode_chunks(void *arg)
     enc_stream *st = arg;
     const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
     ks_event *buf = malloc((size_t)KS_KST2_CHUNK * sizeof *buf);
+    unsigned char *scratch = malloc(room); /* a chunk is encoded here, then copied out at its length */
+    const uint64_t nchunks = st->out->nchunks;
     for (;;) {
-        const uint64_t k = __atomic_fetch_add(&st->next, 1, __ATOMIC_RELAXED);
-        if (k >= st->out->nchunks || __atomic_load_n(&st->stop, __ATOMIC_RELAXED)) break;
-        const uint64_t first = k * KS_KST2_CHUNK;
-        const size_t n = (size_t)(st->tr->nevents - first < KS_KST2_CHUNK ? st->tr->nevents - first : KS_KST2_CHUNK);
-        void *cur = buf ? st->src->open(st->src->ctx, first) : NULL;
-        const ks_event *ev = cur ? st->src->next(cur, buf, n) : NULL;
-        unsigned char *out = ev ? malloc(room) : NULL;
-        signed char state = -1;
-        if (out) {
-            ks_kst2_entry ent;
-            const size_t len = ks_kst2_encode(st->ctx, ev, n, out, &ent);
-            ent.crc32 = ks_crc32(0, out, len);
-            unsigned char *cut = realloc(out, len ? len : 1);
-            st->out->chunk[k] = cut ? cut : out;
-            st->out->len[k] = len;
-            st->out->ent[k] = ent;
-            state = 1;
+        /* a batch of chunks in a row, read from one cursor (opening one steps over the
+         * events before it in its block) */
+        const uint64_t k0 = __atomic_fetch_add(&st->next, st->batch, __ATOMIC_RELAXED);
+        if (k0 >= nchunks || __atomic_load_n(&st->stop, __ATOMIC_RELAXED)) break;
+        const uint64_t k1 = nchunks - k0 < st->batch ? nchunks : k0 + st->batch;
+        void *cur = buf && scratch ? st->src->open(st->src->ctx, k0 * KS_KST2_CHUNK) : NULL;
+        for (uint64_t k = k0; k < k1; ++k) {
+            const uint64_t first = k * KS_KST2_CHUNK;
+            const size_t n = (size_t)(st->tr->nevents - first < KS_KST2_CHUNK ? st->tr->nevents - first
+                                                                              : KS_KST2_CHUNK);
+            const ks_event *ev = cur ? st->src->next(cur, buf, n) : NULL;
+            signed char state = -1;
+            if (ev) {
+                ks_kst2_entry ent;
+                const size_t len = ks_kst2_encode(st->ctx, ev, n, scratch, &ent);
+                unsigned char *out = malloc(len ? len : 1);
+                if (out) {
+                    memcpy(out, scratch, len);
+                    ent.crc32 = ks_crc32(0, out, len);
+                    st->out->chunk[k] = out;
+                    st->out->len[k] = len;
+                    st->out->ent[k] = ent;
+                    state = 1;
+                }
+            }
+            if (state < 0 && cur) st->src->close(cur), cur = NULL; /* the rest of the batch fails too */
+            pthread_mutex_lock(&st->mu);
+            st->done[k] = state;
+            pthread_cond_broadcast(&st->cv);
+            pthread_mutex_unlock(&st->mu);
         }
         if (cur) st->src->close(cur);
-        pthread_mutex_lock(&st->mu);
-        st->done[k] = state;
-        pthread_cond_broadcast(&st->cv);
-        pthread_mutex_unlock(&st->mu);
     }
-    free(buf);
+    free(buf), free(scratch);
     return NULL;
 }
 
@@ -384,6 +396,10 @@ static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, 
         pthread_cond_init(&st.cv, NULL);
         pthread_t th[KS_MAX_THREADS];
         const int nt = write_threads(nchunks, 4);
+        /* batches of up to 4 chunks, as long as each thread still gets 4 batches */
+        st.batch = nchunks / (16u * (uint64_t)nt);
+        if (st.batch < 1) st.batch = 1;
+        if (st.batch > 4) st.batch = 4;
         int started = 0;
         for (int t = 0; t < nt; ++t) started += pthread_create(&th[started], NULL, encode_chunks, &st) == 0;
         if (!started) encode_chunks(&st); /* no thread: all here, then written */
