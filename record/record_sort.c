@@ -152,30 +152,44 @@ int ks_rec_sort(const ks_rec *recs, uint64_t n, const uint32_t block[3], ks_rec 
 }
 
 
-/* The sorter of records read back in pieces. Every piece is counted (each thread a slice
- * of it, with a count per thread id of its own; summed, each id's first place), then every
- * piece is read back again and placed: each thread reads the whole piece and places the
- * records of its own range of ids, so each id's records land in slot order (the same as
- * ks_rec_sort) with no atomics and no counts per piece (a 16 MB piece read 16 times from
- * the cache cost less than counting it again). Two reads of the GPU's buffer through a
- * 16 MB window cost less than pinned memory for all of it (0.5 ms a MB to pin; 2 ms to
- * copy 114 MB). */
+/* The sorter of records read back in pieces, on a team of up to 16 threads kept for its
+ * life. Counting: each thread counts a slice of the piece, per thread id (summed over the
+ * pieces: each id's first place) and per owner (the thread that places an id's records:
+ * ids are split among the threads in ranges). Placing each piece again: each thread
+ * moves its slice's records into a scratch piece grouped by owner (slices in order), then
+ * each owner places its group's records at their ids' next places, so each id's records
+ * land in slot order (the same as ks_rec_sort), with no atomics and each record read
+ * twice. Reading the GPU's buffer twice through a 16 MB window costs less than pinned
+ * memory for all of it (0.5 ms a MB to pin; 2 ms to copy 114 MB, H200). */
 struct ks_rec_sorter {
-    ks_rec *out;
-    uint64_t T, lo, span, n, counted, placed;
+    ks_rec *out, *scratch;
+    uint64_t T, lo, span, n, counted, placed, scratch_len;
     int nt, placing, bad;
+    ks_team *team;
     uint32_t *counts; /* nt x span: each slice's records of each id */
     uint32_t *next;   /* span: each id's next place (n <= 2^32) */
+    uint32_t *owned;  /* pieces x nt x nt: slice t of piece p's records of owner o */
+    uint64_t *lens;   /* pieces: each piece's records */
+    uint64_t npieces, pieces_cap, piece;
+    uint64_t at[KS_MAX_THREADS][KS_MAX_THREADS]; /* the piece being placed: slice x owner -> scratch place */
+    uint64_t group[KS_MAX_THREADS + 1];          /* owner o's records in scratch: [group[o], group[o + 1]) */
 };
 
 typedef struct piece_job {
     ks_rec_sorter *s;
     const ks_rec *piece;
-    uint64_t from, to; /* the slice (placing: the whole piece, [0, to)) */
-    uint32_t *count;
+    uint64_t from, to; /* the slice */
+    int t, step, bad;
     uint64_t key_from, key_to, sum;
-    int step, bad;
 } piece_job;
+
+static inline uint64_t key_of_rec(const ks_rec_sorter *s, const ks_rec *r)
+{
+    return (uint64_t)r->block * s->T + r->thread - s->lo;
+}
+
+/* The thread that places id k's records. */
+static inline int owner_of(const ks_rec_sorter *s, uint64_t k) { return (int)(k * (uint64_t)s->nt / s->span); }
 
 static void *piece_step(void *arg)
 {
@@ -184,13 +198,19 @@ static void *piece_step(void *arg)
     const ks_rec *r = j->piece;
     const uint64_t span = s->span;
     switch (j->step) {
-    case 0: /* count the slice */
+    case 0: { /* count the slice, per id and per owner */
+        uint32_t *count = s->counts + (uint64_t)j->t * span, *own = s->owned + (s->npieces * s->nt + j->t) * s->nt;
         for (uint64_t i = j->from; i < j->to; ++i) {
-            const uint64_t k = (uint64_t)r[i].block * s->T + r[i].thread - s->lo;
-            if (k >= span) j->bad = 1;
-            else j->count[k]++;
+            const uint64_t k = key_of_rec(s, &r[i]);
+            if (k >= span) {
+                j->bad = 1;
+                continue;
+            }
+            count[k]++;
+            own[owner_of(s, k)]++;
         }
         break;
+    }
     case 1: /* the records of ids [key_from, key_to) */
         j->sum = 0;
         for (uint64_t k = j->key_from; k < j->key_to; ++k)
@@ -202,19 +222,30 @@ static void *piece_step(void *arg)
             for (int u = 0; u < s->nt; ++u) pos += s->counts[(uint64_t)u * span + k];
         }
         break;
-    default: /* place the piece's records of ids [key_from, key_to): each id's in slot order */
-        for (uint64_t i = 0; i < j->to; ++i) {
-            const uint64_t k = (uint64_t)r[i].block * s->T + r[i].thread - s->lo;
-            if (k < j->key_from || k >= j->key_to) continue;
-            const uint32_t at = s->next[k]++;
-            if (at >= s->n) j->bad = 1; /* not the records counted */
-            else s->out[at] = r[i];
+    case 3: { /* the slice's records into scratch, grouped by owner */
+        uint64_t *at = s->at[j->t];
+        for (uint64_t i = j->from; i < j->to; ++i) {
+            const uint64_t k = key_of_rec(s, &r[i]);
+            const int o = k < span ? owner_of(s, k) : 0;
+            if (k >= span || at[o] >= s->group[o + 1]) { /* not the records counted */
+                j->bad = 1;
+                continue;
+            }
+            s->scratch[at[o]++] = r[i];
+        }
+        break;
+    }
+    default: /* this owner's records, slices in order, at their ids' next places */
+        for (uint64_t i = s->group[j->t]; i < s->group[j->t + 1]; ++i) {
+            const uint32_t at = s->next[key_of_rec(s, &s->scratch[i])]++;
+            if (at >= s->n) j->bad = 1;
+            else s->out[at] = s->scratch[i];
         }
     }
     return NULL;
 }
 
-/* Runs `step` on the sorter's threads: over the piece's slices, or the ids' ranges. */
+/* Runs `step` on the team: each member a slice of the piece, or a range of ids. */
 static int sorter_run(ks_rec_sorter *s, int step, const ks_rec *piece, uint64_t len)
 {
     piece_job jobs[KS_MAX_THREADS];
@@ -222,13 +253,13 @@ static int sorter_run(ks_rec_sorter *s, int step, const ks_rec *piece, uint64_t 
     for (int t = 0; t < s->nt; ++t)
         jobs[t] = (piece_job){.s = s,
                               .piece = piece,
-                              .from = step == 3 ? 0 : len * (uint64_t)t / (uint64_t)s->nt,
-                              .to = step == 3 ? len : len * (uint64_t)(t + 1) / (uint64_t)s->nt,
-                              .count = s->counts + (uint64_t)t * s->span,
+                              .from = len * (uint64_t)t / (uint64_t)s->nt,
+                              .to = len * (uint64_t)(t + 1) / (uint64_t)s->nt,
+                              .t = t,
+                              .step = step,
                               .key_from = s->span * (uint64_t)t / (uint64_t)s->nt,
-                              .key_to = s->span * (uint64_t)(t + 1) / (uint64_t)s->nt,
-                              .step = step};
-    ks_run_parallel(piece_step, jobs, sizeof *jobs, s->nt);
+                              .key_to = s->span * (uint64_t)(t + 1) / (uint64_t)s->nt};
+    ks_team_run(s->team, piece_step, jobs, sizeof *jobs);
     if (step == 1) { /* each range's ids start after the records of the ranges before it */
         uint64_t base = 0;
         for (int t = 0; t < s->nt; ++t) {
@@ -236,7 +267,7 @@ static int sorter_run(ks_rec_sorter *s, int step, const ks_rec *piece, uint64_t 
             jobs[t].sum = base, base += sum;
         }
         for (int t = 0; t < s->nt; ++t) jobs[t].step = 2;
-        ks_run_parallel(piece_step, jobs, sizeof *jobs, s->nt);
+        ks_team_run(s->team, piece_step, jobs, sizeof *jobs);
     }
     for (int t = 0; t < s->nt; ++t) bad |= jobs[t].bad;
     return bad ? -1 : 0;
@@ -248,13 +279,15 @@ ks_rec_sorter *ks_rec_sorter_new(const uint32_t block[3], uint64_t lo, uint64_t 
     ks_rec_sorter *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->out = out, s->T = (uint64_t)block[0] * block[1] * block[2], s->lo = lo, s->span = hi - lo, s->n = n;
-    s->nt = ks_rb_threads(n);
+    int nt = ks_rb_threads(n);
     /* the counts take nt x span words: no more threads than keep that near the records */
     const uint64_t most = (n * sizeof(ks_rec) + (64u << 20)) / (s->span * sizeof *s->counts);
-    if ((uint64_t)s->nt > most) s->nt = most ? (int)most : 1;
+    if ((uint64_t)nt > most) nt = most ? (int)most : 1;
+    s->team = ks_team_new(nt);
+    s->nt = s->team ? ks_team_size(s->team) : 1;
     s->counts = calloc((size_t)s->nt * s->span, sizeof *s->counts);
     s->next = malloc(s->span * sizeof *s->next);
-    if (!s->counts || !s->next) {
+    if (!s->team || !s->counts || !s->next) {
         ks_rec_sorter_free(s);
         return NULL;
     }
@@ -263,8 +296,19 @@ ks_rec_sorter *ks_rec_sorter_new(const uint32_t block[3], uint64_t lo, uint64_t 
 
 int ks_rec_sorter_count(ks_rec_sorter *s, const ks_rec *piece, uint64_t len)
 {
-    if (s->placing) return -1;
+    if (s->placing || s->bad) return -1;
+    if (s->npieces == s->pieces_cap) { /* room for this piece's owner counts */
+        const uint64_t cap = s->pieces_cap ? 2 * s->pieces_cap : 16;
+        uint32_t *owned = realloc(s->owned, cap * (uint64_t)s->nt * s->nt * sizeof *owned);
+        uint64_t *lens = owned ? realloc(s->lens, cap * sizeof *lens) : NULL;
+        if (owned) s->owned = owned;
+        if (!lens) return s->bad = 1, -1;
+        s->lens = lens, s->pieces_cap = cap;
+    }
+    memset(s->owned + s->npieces * s->nt * s->nt, 0, (size_t)s->nt * s->nt * sizeof *s->owned);
     if (sorter_run(s, 0, piece, len)) s->bad = 1;
+    s->lens[s->npieces++] = len;
+    if (len > s->scratch_len) s->scratch_len = len;
     s->counted += len;
     return s->bad ? -1 : 0;
 }
@@ -273,11 +317,22 @@ int ks_rec_sorter_place(ks_rec_sorter *s, const ks_rec *piece, uint64_t len)
 {
     if (s->bad) return -1;
     if (!s->placing) { /* the first piece placed: each id's first place from the counts */
-        if (s->counted != s->n) return s->bad = 1, -1;
+        if (s->counted != s->n || !(s->scratch = malloc((s->scratch_len ? s->scratch_len : 1) * sizeof *s->scratch)))
+            return s->bad = 1, -1;
         sorter_run(s, 1, NULL, 0);
         s->placing = 1;
     }
-    if (sorter_run(s, 3, piece, len)) s->bad = 1;
+    if (s->piece >= s->npieces || s->lens[s->piece] != len) return s->bad = 1, -1; /* not the pieces counted */
+    /* where each slice's records of each owner go in scratch: owners in turn, slices in order */
+    const uint32_t *own = s->owned + s->piece * s->nt * s->nt;
+    uint64_t pos = 0;
+    for (int o = 0; o < s->nt; ++o) {
+        s->group[o] = pos;
+        for (int t = 0; t < s->nt; ++t) s->at[t][o] = pos, pos += own[t * s->nt + o];
+    }
+    s->group[s->nt] = pos;
+    if (pos != len || sorter_run(s, 3, piece, len) || sorter_run(s, 4, NULL, 0)) s->bad = 1;
+    s->piece++;
     s->placed += len;
     return s->bad ? -1 : 0;
 }
@@ -287,5 +342,6 @@ int ks_rec_sorter_finish(ks_rec_sorter *s) { return s->bad || !s->placing || s->
 void ks_rec_sorter_free(ks_rec_sorter *s)
 {
     if (!s) return;
-    free(s->counts), free(s->next), free(s);
+    ks_team_free(s->team);
+    free(s->counts), free(s->next), free(s->owned), free(s->lens), free(s->scratch), free(s);
 }
