@@ -7,6 +7,7 @@
 
 #include "../viewer/vw_audit.h"
 #include "../viewer/vw_describe.h"
+#include "../viewer/vw_font.h"
 #include "test_util.h"
 
 static int said;
@@ -286,6 +287,81 @@ START_TEST(a_cut_status_line_fails)
 }
 END_TEST
 
+/* issue 38: captions, titles and lines cut at their width or a panel's edge (08's table
+ * captions, 01's grid title at 1024x768, 09 step 8's grey line) passed every rule */
+START_TEST(a_cut_text_fails)
+{
+    frame(1024, 768);
+    rec.cuts.n = 1;
+    rec.cuts.cut[0].why = VW_CUT_WIDTH;
+    snprintf(rec.cuts.cut[0].text, sizeof rec.cuts.cut[0].text, "rows 2-21 of 32");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the text 'rows 2-21 of 32'"));
+    ck_assert_ptr_nonnull(strstr(last, "is cut at its width"));
+    rec.cuts.n = 0;
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* issue 38: 11 s9's last row (and 08 s5's last column) showed as colour without numbers
+ * where the map's edge cut them; a strip thinner than a number's line is the plane going
+ * on, not a missing number */
+START_TEST(a_cut_row_without_its_numbers_fails)
+{
+    frame(1920, 1080);
+    vw_rec_panel *rp = &rec.panel[0];
+    rp->map.h = 156; /* 7 rows of 20 px and 16 px of the 8th: a 14 px number fits there */
+    rp->extent = (vw_rect){.x = 100, .y = 60, .w = 200, .h = 156};
+    for (int x = 0; x < 10; ++x) value(0, 6, x, "5");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "shows a row its map's edge cuts without its numbers"));
+    value(0, 7, 3, "5"); /* printed in what shows of it */
+    ck_assert_int_eq(rules(0), 0);
+    rp->nvalues = 10;
+    rp->map.h = rp->extent.h = 150; /* 10 px of the 8th row: too thin for a number */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* vw_text records what it cuts: characters past its width, glyphs past the clip or the
+ * frame; a text wholly outside the clip is not drawn, so not cut */
+START_TEST(text_drawing_records_what_it_cuts)
+{
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, 400, 200, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
+    vw_font f;
+    ck_assert_msg(vw_font_open(&f, r, 20) == 0, "%s", ks_error_message());
+    vw_text_cuts cuts;
+    memset(&cuts, 0, sizeof cuts);
+    f.cuts = &cuts;
+    const int adv = f.advance;
+    vw_text(&f, r, 10, 10, 0xFFFFFF, 10 * adv, "ten chars!");  /* exactly its width */
+    vw_text(&f, r, 10, 10, 0xFFFFFF, 0, "trailing blanks   "); /* no width: whole */
+    ck_assert_int_eq(cuts.n, 0);
+    vw_text(&f, r, 10, 40, 0xFFFFFF, 9 * adv, "ten chars!");
+    ck_assert_int_eq(cuts.n, 1);
+    ck_assert_int_eq(cuts.cut[0].why, VW_CUT_WIDTH);
+    ck_assert_str_eq(cuts.cut[0].text, "ten chars!");
+    const SDL_Rect clip = {.x = 0, .y = 0, .w = 100, .h = 100};
+    SDL_RenderSetClipRect(r, &clip);
+    vw_text(&f, r, 200, 10, 0xFFFFFF, 0, "outside"); /* not drawn at all */
+    ck_assert_int_eq(cuts.n, 1);
+    vw_text(&f, r, 100 - 3 * adv, 10, 0xFFFFFF, 0, "across the edge");
+    ck_assert_int_eq(cuts.n, 2);
+    ck_assert_int_eq(cuts.cut[1].why, VW_CUT_CLIP);
+    SDL_RenderSetClipRect(r, NULL);
+    vw_text(&f, r, 400 - 2 * adv, 100, 0xFFFFFF, 0, "past the frame");
+    ck_assert_int_eq(cuts.n, 3);
+    ck_assert_int_eq(cuts.cut[2].why, VW_CUT_FRAME);
+    f.cuts = NULL; /* nowhere to record: drawn as before */
+    vw_text(&f, r, 10, 40, 0xFFFFFF, 9 * adv, "ten chars!");
+    ck_assert_int_eq(cuts.n, 3);
+    vw_font_close(&f);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -302,6 +378,9 @@ int main(void)
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
     tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);
     tcase_add_test(tc, a_cut_status_line_fails);
+    tcase_add_test(tc, a_cut_text_fails);
+    tcase_add_test(tc, a_cut_row_without_its_numbers_fails);
+    tcase_add_test(tc, text_drawing_records_what_it_cuts);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -339,6 +339,39 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                        which, rec->w, rec->h, p ? "right" : "left", rp->table ? "table" : "grid",
                        p == rec->focus_panel ? " (the step's)" : " (the taller)", head + drawn,
                        (head + drawn) * 100 / rec->h, head + need, VW_SLIDE_PICTURE);
+        /* a plane printing its values prints them in the cells its map's edge cuts too,
+         * in the part that shows (issue 38: 08 s5's last column and 11 s9's last row were
+         * strips of colour without their numbers): a cut row or column at the edge
+         * prints some number where the row or column inside it does, when what shows of
+         * it holds a number's line (a thinner strip is the plane going on: whole_cells
+         * drops it, unless the picture's share needs it) */
+        if (!rp->hidden && !rp->table && rp->values && rp->cell >= 8 && rp->nvalues > 0) {
+            const int vline = rp->value[0].box.h, vwide = rp->value[0].box.w;
+            const vw_rect e = rp->extent, mp = rp->map;
+            const double o[2] = {rp->ox, rp->oy};
+            const int lo[2] = {e.x, e.y}, hi[2] = {e.x + e.w, e.y + e.h};
+            const int mlo[2] = {mp.x, mp.y}, mhi[2] = {mp.x + mp.w, mp.y + mp.h};
+            int cut = -1;
+            for (int k = 0; k < 4 && cut < 0; ++k) {
+                const int ax = k & 1, at_lo = k < 2;
+                const double f = ((at_lo ? lo[ax] : hi[ax]) - o[ax]) / rp->cell, gap = 2 / rp->cell;
+                const double frac = f - floor(f);
+                const double shows = (at_lo ? 1 - frac : frac) * rp->cell;
+                if ((at_lo ? lo[ax] > mlo[ax] : hi[ax] < mhi[ax]) || frac <= gap || frac >= 1 - gap ||
+                    shows < (ax ? vline : vwide))
+                    continue;
+                const int edge = (int)floor(f), inner = at_lo ? edge + 1 : edge - 1;
+                int on_edge = 0, on_inner = 0;
+                for (int j = 0; j < rp->nvalues; ++j) {
+                    const int v = ax ? rp->value[j].y : rp->value[j].x;
+                    on_edge += v == edge, on_inner += v == inner;
+                }
+                if (!on_edge && on_inner) cut = ax;
+            }
+            if (cut >= 0)
+                bad += say(fn, ctx, "%s at %dx%d: the %s panel shows a %s its map's edge cuts without its numbers",
+                           which, rec->w, rec->h, p ? "right" : "left", cut ? "row" : "column");
+        }
         /* values: printed where they fit, else zoomed to the step's cells where that makes them fit */
         if (!rp->hidden && !rp->values && rp->need_cell > 0 &&
             (rp->cell >= rp->need_cell || (rp->focus_cell >= rp->need_cell && !rp->zoomed)))
@@ -364,6 +397,13 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
     if (rec->status_cut)
         bad += say(fn, ctx, "%s at %dx%d: the status line is cut: '%s'", which, rec->w, rec->h, rec->status_text);
     bad += legible(which, rec, fn, ctx);
+    /* no text cut: a caption, a title or a line that loses characters loses what it says */
+    for (int i = 0; i < rec->cuts.n && i < VW_REC_CUTS; ++i) {
+        static const char *const how[] = {"", "at its width", "at its panel's edge", "at the frame's edge"};
+        const vw_rect b = rec->cuts.cut[i].box;
+        bad += say(fn, ctx, "%s at %dx%d: the text '%s' at (%d, %d) is cut %s", which, rec->w, rec->h,
+                   rec->cuts.cut[i].text, b.x, b.y, how[rec->cuts.cut[i].why]);
+    }
     /* the panel the step is about stays in view on its question slide (issue 38 D8: 05
      * step 6 covered the input its weights are drawn on, 10 step 3 the input whose
      * sectors it is about) */

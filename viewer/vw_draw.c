@@ -206,6 +206,8 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     vw_draw_live_sync(d, s);
     vw_record *rec = &d->rec;
     memset(rec, 0, sizeof *rec);
+    d->font.cuts = &rec->cuts; /* what vw_text cuts this frame */
+    for (int k = 0; k < VW_VALUE_FONTS - 1; ++k) d->small[k].cuts = &rec->cuts;
     rec->w = L->w, rec->h = L->h, rec->line = d->font.line, rec->advance = d->font.advance, rec->text_px = d->text_px;
     rec->arrangement = L->arrangement;
     rec->title = L->title, rec->story = L->story, rec->decomp = L->decomp, rec->grid = L->grid;

@@ -41,9 +41,10 @@ void vw_draw_bars(vw_draw *d, const vw_state *s, const vw_layout *L, int panel, 
         if (h > 0) vw_fill(d->r, bar, vw_colormap(c->ramp0 + (1 - c->ramp0) * vw_heat_t(c->mode, v, c->lo, c->hi)));
         char num[24];
         snprintf(num, sizeof num, "%.4g", v);
-        const int tw = (int)strlen(num) * d->font.advance;
-        if (tw + 2 <= cell.w)
-            vw_text(&d->font, d->r, cell.x + (cell.w - tw) / 2, bottom - h - d->font.line - 1, VW_COL_TEXT, 0, num);
+        const int tw = (int)strlen(num) * d->font.advance, tx = cell.x + (cell.w - tw) / 2;
+        /* the number whole or not at all: a bar the panel's edge cuts keeps its colour */
+        if (tw + 2 <= cell.w && tx >= clip.x && tx + tw <= clip.x + clip.w)
+            vw_text(&d->font, d->r, tx, bottom - h - d->font.line - 1, VW_COL_TEXT, 0, num);
     }
     /* the axis: the bars' zero */
     vw_rect axis = {.x = (int)floor(m->ox), .y = bottom, .w = (int)ceil(m->cell * (double)pd.w), .h = 1};

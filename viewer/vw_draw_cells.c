@@ -88,11 +88,17 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
             const uint32_t bg = vw_heat_colour(c, v);
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * font->advance;
-            const vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - font->line) / 2, .w = w, .h = font->line};
-            /* a cell the panel's edge cuts keeps its colour, not the half of a number
-             * (issue 38 D12: digits clipped at the edges of zoomed panels) */
-            if (at.x < area.x || at.y < area.y || at.x + at.w > area.x + area.w || at.y + at.h > area.y + area.h)
-                continue;
+            vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - font->line) / 2, .w = w, .h = font->line};
+            /* a cell the panel's edge cuts prints its number in the part that shows where
+             * that holds it (issue 38: 10 s2's last row at 1024x768, whose cells cannot
+             * grow or shrink to whole rows), else keeps its colour, not the half of a
+             * number (issue 38 D12: digits clipped at the edges of zoomed panels) */
+            const int vy0 = r.y > area.y ? r.y : area.y, vx0 = r.x > area.x ? r.x : area.x;
+            const int vy1 = r.y + r.h < area.y + area.h ? r.y + r.h : area.y + area.h;
+            const int vx1 = r.x + r.w < area.x + area.w ? r.x + r.w : area.x + area.w;
+            if (at.y < vy0 || at.y + at.h > vy1) at.y = vy0 + (vy1 - vy0 - at.h) / 2;
+            if (at.x < vx0 || at.x + at.w > vx1) at.x = vx0 + (vx1 - vx0 - at.w) / 2;
+            if (at.x < vx0 || at.y < vy0 || at.x + at.w > vx1 || at.y + at.h > vy1) continue;
             vw_text(font, d->r, at.x, at.y, ink_on(bg), 0, buf);
             if (rp->nvalues < VW_REC_VALUES) { /* the record: what each cell prints, and where */
                 rp->value[rp->nvalues].y = (int32_t)y, rp->value[rp->nvalues].x = (int32_t)x;

@@ -49,8 +49,16 @@ void vw_draw_grid(vw_draw *d, const vw_state *s, const vw_layout *L)
     vw_rect cells = {.x = area.x + 4, .y = area.y + 2 * L->line + 6, .w = area.w - 8, .h = area.h - 3 * L->line - 12};
     vw_grid g = vw_grid_fit(cells, tr->blocks, tr->threads);
     char head[160];
-    snprintf(head, sizeof head, "grid: %lld block(s) x %d threads%s", (long long)tr->blocks, tr->threads,
-             g.bg > 1 || g.tg > 1 ? "" : "  (one cell per thread)");
+    /* the longest wording that fits (issue 38: lesson 01's narrow grid panel cut "(one
+     * cell per thread)" to "(one cel") */
+    static const char *const heads[] = {"grid: %lld block(s) x %d threads  (one cell per thread)",
+                                        "grid: %lld block(s) x %d threads  (a cell per thread)",
+                                        "grid: %lld block(s) x %d threads", "grid: %lld x %d threads",
+                                        "%lld x %d threads"};
+    for (int k = g.bg > 1 || g.tg > 1 ? 2 : 0; k < 5; ++k) {
+        snprintf(head, sizeof head, heads[k], (long long)tr->blocks, tr->threads);
+        if ((int)strlen(head) * d->font.advance <= area.w - 8) break;
+    }
     vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
     if (g.bg > 1 || g.tg > 1) {
         /* the longest wording that fits the panel (a slide's grid panel is narrow) */

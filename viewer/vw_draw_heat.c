@@ -336,10 +336,13 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     vw_text(&d->font, d->r, lg.x + bar_w / 2 - (int)strlen(mid) * d->font.advance / 2, ty, VW_COL_DIM, 0, mid);
 }
 
-/* map narrowed, on the left and right where the plane (its margin included) reaches past
- * it, to the edge of the last column whole within it; cells under 8 px stay as they are.
- * (Rows stay: the picture's height is what the 55 % rule measures.) */
-static vw_rect whole_cells(const vw_heatmap *m, vw_rect map)
+
+/* map narrowed where the plane (its margin included) reaches past it, to the edges of
+ * the last columns and rows whole within it, so no cell shows as a strip of colour too
+ * thin for its number (issue 38: 08 s5's last column, 11 s9's last row); cells under
+ * 8 px stay as they are. Rows stay where dropping the cut one would take the grid under
+ * `need` px (vw_grid_need: the height the 55 % rule measures) while it held it. */
+static vw_rect whole_cells(const vw_heatmap *m, vw_rect map, int need)
 {
     if (m->cell < 8) return map;
     const double lo[2] = {m->ox - m->margin * m->cell, m->oy - m->margin * m->cell};
@@ -347,9 +350,12 @@ static vw_rect whole_cells(const vw_heatmap *m, vw_rect map)
                           m->oy + (double)(m->rows + m->margin) * m->cell};
     const double o[2] = {m->ox, m->oy};
     int a[2] = {map.x, map.y}, b[2] = {map.x + map.w, map.y + map.h};
-    for (int k = 0; k < 1; ++k) {
+    for (int k = 0; k < 2; ++k) {
+        const int a0 = a[k], b0 = b[k];
         if (lo[k] < a[k] - 0.5) a[k] = (int)floor(o[k] + ceil((a[k] - o[k]) / m->cell - 1e-9) * m->cell + 1e-9);
         if (hi[k] > b[k] + 0.5) b[k] = (int)floor(o[k] + floor((b[k] - o[k]) / m->cell + 1e-9) * m->cell + 1e-9);
+        const double before = fmin(b0, hi[k]) - fmax(a0, lo[k]), after = fmin(b[k], hi[k]) - fmax(a[k], lo[k]);
+        if (k == 1 && after < need && before >= need) a[k] = a0, b[k] = b0;
     }
     if (b[0] <= a[0] || b[1] <= a[1]) return map;
     return (vw_rect){.x = a[0], .y = a[1], .w = b[0] - a[0], .h = b[1] - a[1]};
@@ -379,12 +385,13 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         const ks_tensor *T = &s->tr->tensors[t];
         rp->hidden = 1;
         snprintf(head, sizeof head, "%s: hidden until the answer", T->name);
-        /* a narrow panel takes it on two lines, not cut (issue 38 D12: "hidden until the a") */
-        const int two = (int)strlen(head) * d->font.advance > area.w - 8;
-        if (two) snprintf(head, sizeof head, "%s: hidden", T->name);
-        vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, area.w - 8, head);
-        if (two)
-            vw_text(&d->font, d->r, area.x + 4, area.y + 2 + d->font.line, VW_COL_TEXT, area.w - 8, "until the answer");
+        /* a narrow panel takes it on as many lines as it needs, not cut (issue 38 D12:
+         * "hidden until the a"; lesson 10 step 8's "columns: hidde" at 1280x960) */
+        static vw_lines hl;
+        hl.n = 0;
+        vw_wrap(&hl, 4, VW_STYLE_TEXT, head, (area.w - 8) / (d->font.advance > 0 ? d->font.advance : 8));
+        for (int i = 0; i < hl.n; ++i)
+            vw_text(&d->font, d->r, area.x + 4, area.y + 2 + i * d->font.line, VW_COL_TEXT, area.w - 8, hl.text[i]);
         const char *q = "?";
         vw_text(&d->font, d->r, area.x + area.w / 2 - d->font.advance / 2, area.y + area.h / 2 - d->font.line / 2,
                 VW_COL_DIM, 0, q);
@@ -396,9 +403,11 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         return;
     }
     vw_heatmap m = vw_panel_map(s, L, panel);
-    /* a slide shows a window of a plane in whole cells: a column the map's edge cut kept
-     * its colour without its number (issue 38: 08 s5's last column) */
-    const vw_rect map = s->nslides ? whole_cells(&m, vw_panel_map_area(L, panel)) : vw_panel_map_area(L, panel);
+    /* a slide shows a window of a plane in whole cells: a column or row the map's edge
+     * cut kept its colour without its number (issue 38: 08 s5, 11 s9) */
+    const vw_rect map = s->nslides ? whole_cells(&m, vw_panel_map_area(L, panel),
+                                                 vw_grid_need(m.rows, m.cols, m.margin, 0, L->w, L->h, L->line))
+                                   : vw_panel_map_area(L, panel);
     int64_t wy0, wy1, wx0, wx1, tile_key;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
     const float *tile = vw_effective_mode(s, panel) == VW_MODE_VALUES ? vw_tile_for(d, s, t, &tile_key) : NULL;
@@ -593,11 +602,19 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
     /* cells beyond the drawn margin are not drawn */
     if (a->y < -m->margin || a->y >= m->rows + m->margin || a->x < -m->margin || a->x >= m->cols + m->margin) return;
     vw_rect cell = vw_heatmap_cell(m, a->y, a->x);
-    if (focused) {
-        vw_outline(d->r, visible(cell), VW_COL_FOCUS, 3, 1);
-    } else {
-        vw_outline(d->r, m->cell >= 7 ? cell : visible(cell), pad ? VW_COL_PADDING : VW_COL_ITEM, m->cell >= 12 ? 2 : 1,
-                   0);
+    /* a cell that prints its number is framed on its edge and outside it, a pixel clear
+     * of the number (issue 38: the frames ran into 04 step 9's two-digit values); the
+     * frame goes into the record as a ring, its clear inside what a number keeps to */
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    const int framed = rp->values && !rp->hidden && m->cell >= 12;
+    const int t = focused ? 3 : m->cell >= 12 ? 2 : 1, grow = (focused ? 1 : 0) + framed;
+    const vw_rect at = focused || m->cell < 7 ? visible(cell) : cell;
+    vw_outline(d->r, at, focused ? VW_COL_FOCUS : pad ? VW_COL_PADDING : VW_COL_ITEM, t, grow);
+    if (framed) {
+        const int in = t - grow + 1; /* the first pixel inside the innermost ring, then one of air */
+        vw_rec_add_dot(&d->rec, panel,
+                       (vw_rect){.x = at.x - grow, .y = at.y - grow, .w = at.w + 2 * grow, .h = at.h + 2 * grow},
+                       (vw_rect){.x = at.x + in, .y = at.y + in, .w = at.w - 2 * in, .h = at.h - 2 * in}, focused);
     }
     /* a padding read's 0, unless the question asks what padding holds (lesson 02 step 5) */
     const int pad_hidden = s->nslides && !s->reveal && s->slides[s->slide].hide_padding;

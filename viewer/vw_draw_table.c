@@ -228,6 +228,21 @@ static void draw_marks(vw_draw *d, const vw_state *s, const vw_table *tb, const 
     }
 }
 
+/* The legend of the rows a table shows, each run first-last: "rows 2-21 of 32", or with
+ * form 1 the shorter "rows 2-21/32". */
+static void rows_text(char *buf, size_t n, const shown_rows *sh, int64_t rows, int form)
+{
+    size_t used = (size_t)snprintf(buf, n, "rows ");
+    for (int i = 0; i < sh->n && used < n; ++i) {
+        if (sh->row[i] < 0 || (i && sh->row[i - 1] >= 0)) continue;
+        int j = i;
+        while (j + 1 < sh->n && sh->row[j + 1] >= 0) j++;
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld-%lld", i ? (form ? "," : ", ") : "",
+                                 (long long)sh->row[i], (long long)sh->row[j]);
+    }
+    if (used < n) snprintf(buf + used, n - used, form ? "/%lld" : " of %lld", (long long)rows);
+}
+
 /* One value in its cell, into the record in the tensor's own coordinates. */
 static void draw_value(vw_draw *d, const vw_font *f, const part *p, int beside, int64_t r, int64_t c, vw_rect cell,
                        vw_rec_panel *rp)
@@ -345,16 +360,23 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
                           d->font.advance;
         lg.w = area.x + area.w - 4 - x, lg.x = x;
     }
-    size_t used = (size_t)snprintf(buf, sizeof buf, "rows ");
-    for (int i = 0; i < sh.n && used < sizeof buf; ++i) { /* each run as first-last */
-        if (sh.row[i] < 0 || (i && sh.row[i - 1] >= 0)) continue;
-        int j = i;
-        while (j + 1 < sh.n && sh.row[j + 1] >= 0) j++;
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%lld-%lld", i ? ", " : "", (long long)sh.row[i],
-                                 (long long)sh.row[j]);
+    /* "rows 2-21 of 32", else "rows 2-21/32", in the text's font, else in a smaller value
+     * font (at least the legible one): the first that fits whole (issue 38: lesson 08's
+     * "rows 2" on a narrow panel); on the header line where the layout puts it, and where
+     * it fits there in none, under the rows when they leave a line free. None fits: no
+     * legend, rather than a cut one. */
+    const int below = rp->extent.y + rp->extent.h + 4;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int form = 0; form < 2; ++form) {
+            rows_text(buf, sizeof buf, &sh, rows, form);
+            for (int f = 0; f < vw_value_fonts(d, L->h); ++f) {
+                const vw_font *lf = vw_value_font(d, f);
+                if ((int)strlen(buf) * lf->advance > lg.w || lg.y + lf->line > area.y + area.h) continue;
+                vw_text(lf, d->r, lg.x, lg.y, VW_COL_DIM, lg.w, buf);
+                return;
+            }
+        }
+        if (pass || !((L->legend_top >> panel) & 1)) break;
+        lg = (vw_rect){.x = map.x + 4, .y = below, .w = map.w - 8, .h = d->font.line};
     }
-    if (used < sizeof buf) snprintf(buf + used, sizeof buf - used, " of %lld", (long long)rows);
-    /* in the values' font where the text's would run into the next panel's legend */
-    const vw_font *lf = (int)strlen(buf) * d->font.advance < lg.w - d->font.advance ? &d->font : font;
-    vw_text(lf, d->r, lg.x, lg.y, VW_COL_DIM, lg.w, buf);
 }

@@ -22,21 +22,33 @@ void vw_draw_warp(vw_draw *d, const vw_state *s, vw_rect area)
     char text[256];
     vw_fill(d->r, area, VW_COL_PANEL);
     vw_outline(d->r, area, VW_COL_DIM, 1, 0);
-    /* two lines: which request (warp, block, tap, then the site: cut short in a narrow
-     * column, the tap stays), then its counts; one line cut the counts off (issue 38 D1) */
+    /* two lines: which request (warp, block, tap, the site), then its counts; each in
+     * the longest wording that fits the column (issue 38: the site's name was cut) */
+    const int room = area.w - 8, adv = d->font.advance > 0 ? d->font.advance : 8;
     char counts[128] = "";
     if (w->ok) {
         char corner[24] = "";
         if (w->sample) snprintf(corner, sizeof corner, ", corner %d", w->corner);
-        snprintf(text, sizeof text, "warp %u of block %u, tap %u%s, site %s", w->req.warp, w->req.block,
-                 (unsigned)w->req.tap, corner, s->tr->sites[w->site].name);
-        snprintf(counts, sizeof counts, "%u lanes, %u sectors (ideal %u)%s", w->req.lanes, w->req.sectors, w->req.ideal,
-                 own ? "" : "  [the item's first access]");
+        for (int k = 0; k < 3; ++k) {
+            if (k == 0)
+                snprintf(text, sizeof text, "warp %u of block %u, tap %u%s, site %s", w->req.warp, w->req.block,
+                         (unsigned)w->req.tap, corner, s->tr->sites[w->site].name);
+            else
+                snprintf(text, sizeof text, k == 1 ? "warp %u of block %u, tap %u%s" : "warp %u, block %u, tap %u%s",
+                         w->req.warp, w->req.block, (unsigned)w->req.tap, corner);
+            if ((int)strlen(text) * adv <= room) break;
+        }
+        for (int k = 0; k < 3; ++k) {
+            static const char *const first[] = {"  [the item's first access]", "  [its first access]", ""};
+            snprintf(counts, sizeof counts, "%u lanes, %u sectors (ideal %u)%s", w->req.lanes, w->req.sectors,
+                     w->req.ideal, own ? "" : first[k]);
+            if ((int)strlen(counts) * adv <= room) break;
+        }
     } else {
         vw_warp_text(s->tr, w, text, sizeof text);
     }
-    vw_text(&d->font, d->r, area.x + 4, area.y + 2, w->ok ? VW_COL_HEAD : VW_COL_DIM, area.w - 8, text);
-    if (counts[0]) vw_text(&d->font, d->r, area.x + 4, area.y + 2 + d->font.line, VW_COL_HEAD, area.w - 8, counts);
+    vw_text(&d->font, d->r, area.x + 4, area.y + 2, w->ok ? VW_COL_HEAD : VW_COL_DIM, room, text);
+    if (counts[0]) vw_text(&d->font, d->r, area.x + 4, area.y + 2 + d->font.line, VW_COL_HEAD, room, counts);
     vw_rect lanes, axis;
     vw_strip_parts(area, d->font.line, &lanes, &axis);
     if (lanes.w < 64 || axis.y < lanes.y + lanes.h + 4) return;

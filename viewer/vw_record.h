@@ -19,7 +19,7 @@
 #define VW_REC_MARKS 64    /* figure marks kept per frame (a warp: 32 lanes) */
 #define VW_REC_LINES 48    /* text lines kept per panel (the band, the decomposition) */
 #define VW_REC_LINE 200    /* characters kept per line */
-#define VW_REC_DOTS 32     /* point markers kept per frame */
+#define VW_REC_DOTS 160    /* point markers and framed cells kept per frame */
 
 /* Kinds of label (what it names). */
 enum { VW_LABEL_WEIGHT = 1, VW_LABEL_CLAMP = 2, VW_LABEL_TAP = 3, VW_LABEL_NOTE = 4 };
@@ -113,6 +113,22 @@ typedef struct vw_rec_dot {
     int focused;   /* the focused event's */
 } vw_rec_dot;
 
+#define VW_REC_CUTS 4 /* cut texts kept per frame */
+
+/* Text the drawing cut (vw_text): a caption or title that lost characters at its width,
+ * or part of its glyphs at a panel's clip or the frame's edge (issue 38: 08's table
+ * captions, 01's grid title at 1024x768). n counts them all; the first few are kept. */
+typedef struct vw_text_cuts {
+    int n;
+    struct {
+        vw_rect box; /* the whole text's extent, as it would have been drawn */
+        int why;     /* VW_CUT_* */
+        char text[64];
+    } cut[VW_REC_CUTS];
+} vw_text_cuts;
+
+enum { VW_CUT_WIDTH = 1, VW_CUT_CLIP = 2, VW_CUT_FRAME = 3 };
+
 typedef struct vw_record {
     int w, h, line, advance, text_px;
     int arrangement; /* vw_layout's */
@@ -141,6 +157,7 @@ typedef struct vw_record {
     vw_rec_label labels[VW_REC_LABELS];
     int nmarks;
     vw_rec_mark marks[VW_REC_MARKS];
+    vw_text_cuts cuts;
 } vw_record;
 
 #endif

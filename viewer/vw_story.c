@@ -192,6 +192,7 @@ int vw_table_size(const ks_trace *tr, const vw_table *tb, int64_t plane, vw_tabl
     z->rows = rows, z->cols = cols, z->beside_cols = beside ? bcols : 0;
     z->cell_chars = (int)most;
     z->index_chars = (int)(strlen(tb->index) > strlen(buf) ? strlen(tb->index) : strlen(buf));
+    if (z->index_chars < 3) z->index_chars = 3; /* the "..." between two runs of rows, whole */
     return 1;
 }
 

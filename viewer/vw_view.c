@@ -595,6 +595,33 @@ static vw_rect fit_area(const vw_state *s, const vw_layout *L, int panel)
     return a;
 }
 
+/* A slide's values zoom in whole rows (issue 38: 10 s2's and 11 s9's last row was a
+ * strip of colour too thin for its numbers, and dropping it took the picture under its
+ * 55 %): the cell grown to the map's height over the rows it holds, while it still shows
+ * all the step's cells (vw_values_need's focus cell), the window's first row on the
+ * map's top edge, as near the centre cy as the plane allows; the columns centred again
+ * at cx (a column the edge cuts goes: whole_cells in vw_draw_heat.c). */
+static void whole_rows(const vw_state *s, const vw_layout *L, int panel, vw_heatmap *m, double cx, double cy)
+{
+    const vw_rect map = vw_panel_map_area(L, panel), area = fit_area(s, L, panel);
+    const int n = (int)floor(map.h / m->cell + 1e-9);
+    double need, most;
+    vw_values_need(s, L, panel, &need, &most);
+    if (most <= 0) most = map.h; /* none of the step's cells here: any size shows them */
+    if (n < 1 || (double)(m->rows + 2 * m->margin) <= n) return; /* the plane's rows all show */
+    /* grown to n rows while the step's cells still show, else shrunk to n + 1 while the
+     * values still fit their cells */
+    double cell = (double)map.h / n;
+    int rows = n;
+    if (cell > most) cell = (double)map.h / (n + 1), rows = n + 1;
+    if (cell > most || cell < need) return;
+    const double top = fmin(fmax(floor(cy + 0.5 - rows / 2.0 + 0.5), -m->margin), (double)(m->rows + m->margin - rows));
+    m->cell = cell;
+    m->oy = map.y - top * cell;
+    cx = clamp_centre(cx, area.w / cell, m->cols, m->margin);
+    m->ox = floor(area.x + area.w / 2.0 - (cx + 0.5) * cell);
+}
+
 vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
 {
     const vw_rect area = fit_area(s, L, panel);
@@ -610,17 +637,20 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     const vw_panel *p = &s->panel[panel];
     double cell = base, cy = ((double)d.h - 1) / 2, cx = ((double)d.w - 1) / 2, y0, x0, y1, x1;
     const int focus = vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1);
+    int zoomed = 0;
     if (p->zoom > 0) { /* where the user put it */
         cell = base * p->zoom;
         cy = p->cy, cx = p->cx;
     } else if (focus && slide_values_zoom(s, L, panel, base, &cell)) { /* a slide's values */
         cy = (floor(y0) + floor(y1)) / 2, cx = (floor(x0) + floor(x1)) / 2;
+        zoomed = 1;
     } else if (focus && s->autozoom && base < AUTO_CELL) { /* the focused accesses, with room */
         const double wh = fmax(y1 - y0 + 5, MIN_WINDOW), ww = fmax(x1 - x0 + 5, MIN_WINDOW);
         cell = fmax(base, fmin(area.h / wh, area.w / ww));
         cy = (y0 + y1) / 2, cx = (x0 + x1) / 2;
     } else if (focus && !whole) { /* a window of a wide plane: where the focus is */
         cy = (y0 + y1) / 2, cx = (x0 + x1) / 2;
+        zoomed = s->nslides && p->zoom <= 0;
     }
     if (cell == base && whole) return vw_heatmap_fit(area, d.h, d.w, margin);
     if (cell >= 2) cell = floor(cell);
@@ -629,6 +659,7 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     cx = clamp_centre(cx, area.w / cell, d.w, margin);
     m.ox = floor(area.x + area.w / 2.0 - (cx + 0.5) * cell);
     m.oy = floor(area.y + area.h / 2.0 - (cy + 0.5) * cell);
+    if (zoomed) whole_rows(s, L, panel, &m, cx, cy);
     return m;
 }
 

@@ -155,6 +155,18 @@ static int writer_attr(const ls_session *S, uint32_t e, const char *name, const 
     return 0;
 }
 
+/* A site's name as narration prints it. kscope record names a site without line info
+ * (a library's kernel) "name+0xOFFSET", the kernel's name cut to 20 characters so the
+ * offset fits KS_NAME_LEN; the trace's operator is that name whole, so the narration
+ * puts it back (issue 38: lesson 14's "roi_align_forward_ke+0x680"). */
+static void put_site(out_buf *o, const ks_trace *tr, const ks_site *site)
+{
+    const char *off = strstr(site->name, "+0x");
+    if (site->line <= 0 && off && off - site->name == 20 && strlen(tr->op) > 20 && !strncmp(tr->op, site->name, 20))
+        put(o, "%s%s", tr->op, off);
+    else put(o, "%s", site->name);
+}
+
 /* read.ATTR, read.TENSOR.ATTR, write..., sample... */
 static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, int kind, const char *rest, out_buf *o,
                        char *err, size_t en)
@@ -200,7 +212,7 @@ static int access_attr(const ls_session *S, const ls_ctx *c, const char *name, i
                         "the %s of work item %lld is outside every buffer or site of the trace: it has "
                         "no %s",
                         ks_event_kind_name(kind), (long long)S->idx.items[c->item].index, placed[i]);
-    if (!strcmp(attr, "site")) put(o, "%s", site->name);
+    if (!strcmp(attr, "site")) put_site(o, &S->tr, site);
     else if (!strcmp(attr, "line") || !strcmp(attr, "col") || !strcmp(attr, "code")) {
         if (site->line <= 0)
             return fail(err, en, name,
