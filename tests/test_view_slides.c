@@ -648,6 +648,35 @@ START_TEST(a_narrated_triple_keeps_all_three_fields)
 }
 END_TEST
 
+/* Issue 38 D12: lesson 13 step 4 asks which word of tile thread (5,2,0) of block (0,1,0)
+ * reads: word 82, tile[5][2]. Its answer slide outlines that word on block (0,1,0)'s
+ * tile, not on block 0's (the slide's own item is in block 0): the word holds in[16 + 5,
+ * 2] = 21 * 21 + 2 = 443 there (in is 27 x 21, element i is i), 107 in block 0's */
+START_TEST(an_answer_in_another_blocks_tile_shows_that_tile)
+{
+    open_lesson("13");
+    const int k = 3;
+    ck_assert_ptr_nonnull(slides[k].question);
+    ck_assert_msg(slides[k].has_answer_cell, "the read of {read.tile.offset} is the asked cell");
+    for (int reveal = 0; reveal < 2; ++reveal) {
+        vf_frame f;
+        vw_state st;
+        draw_slide(&f, &st, 1024, 768, vw_text_px(1024, 768), k, reveal);
+        const vw_rec_panel *rp = &f.d.rec.panel[0];
+        ck_assert_int_eq(rp->tensor, ks_trace_tensor(&ses.tr, "tile"));
+        const char *at = NULL;
+        for (int j = 0; j < rp->nvalues; ++j)
+            if (rp->value[j].y == 5 && rp->value[j].x == 2) at = rp->value[j].text;
+        ck_assert_ptr_nonnull(at);
+        ck_assert_str_eq(at, reveal ? "443" : "107");
+        ck_assert_int_eq(f.d.rec.answer_cell, reveal);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* Issue 38 D2: lesson 02 step 5 asks what im2col writes for a tap outside the image; its
  * question hides the padding reads' printed 0 until the answer ("hide": "padding"), and
  * only that slide does */
@@ -1701,6 +1730,7 @@ int main(void)
     tcase_add_test(tc, a_step_sets_each_panels_mode);
     tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
     tcase_add_test(tc, a_narrated_triple_keeps_all_three_fields);
+    tcase_add_test(tc, an_answer_in_another_blocks_tile_shows_that_tile);
     tcase_add_test(tc, a_question_can_hide_the_padding_zeros);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);

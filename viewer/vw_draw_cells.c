@@ -149,6 +149,11 @@ void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
      * and the item's outlines (inside the cell); a dark edge so it shows on pale cells */
     vw_outline(d->r, r, 0x000000, 1, 8);
     vw_outline(d->r, r, VW_COL_ANSWER, 4, 7);
+    /* a neighbour's number it reaches comes back on top (issue 38: 13 s4's 442 lost its
+     * 2 at 1024x768): the ring is a marker of the record, the cell's own number clear */
+    vw_rec_add_dot(&d->rec, panel, (vw_rect){.x = r.x - 8, .y = r.y - 8, .w = r.w + 16, .h = r.h + 16},
+                   (vw_rect){.x = r.x - 3, .y = r.y - 3, .w = r.w + 6, .h = r.h + 6}, 0);
+    vw_values_over_markers(d, panel);
 }
 
 /* How far a placed label's box lies from the point it names (0 beside it). */

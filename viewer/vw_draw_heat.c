@@ -716,6 +716,11 @@ void vw_draw_overlays(vw_draw *d, const vw_state *s, const vw_layout *L, int pan
      * entry it is copied to), in cyan; the rest of the work item in white */
     const ks_event *f = ev != VW_NONE ? vw_event(tr, ev) : NULL;
     const ks_event *partner = NULL;
+    /* a shared panel showing another block's tile (an answer slide's, vw_tile_for) has
+     * none of the item's accesses: its block's tile is another */
+    if (f && d->rec.panel[panel].tensor == (int)d->tile.tensor && d->tile.tensor >= 0 && d->heat[panel].tile_key >= 0 &&
+        d->tile.block != f->block)
+        it = VW_NONE, f = NULL;
     if (it != VW_NONE) draw_boxes(d, &m, s, panel, it, clip);
     if (it != VW_NONE) {
         const vw_item *item = &s->idx->items[it];

@@ -22,9 +22,16 @@ static uint32_t dim(uint32_t c) { return ((c >> 1) & 0x7F7F7F) - ((c >> 3) & 0x1
 const float *vw_tile_for(vw_draw *d, const vw_state *s, int t, int64_t *key)
 {
     const ks_trace *tr = s->tr;
-    const uint32_t ev = vw_state_event(s);
+    uint32_t ev = vw_state_event(s);
     vw_tile_values *tv = &d->tile;
     *key = -1;
+    /* an answer slide whose asked cell is a word of the tile: the tile of that access's
+     * block and phase (issue 38: 13 s4 asks a word thread 165 reads in block (0,1,0)'s
+     * tile, on a slide about block 0) */
+    if (s->nslides && s->reveal && s->slides[s->slide].has_answer_cell &&
+        s->slides[s->slide].answer_event < tr->nevents && t >= 0 &&
+        vw_event(tr, s->slides[s->slide].answer_event)->tensor == (uint32_t)t)
+        ev = s->slides[s->slide].answer_event;
     /* a scan of every event per block and phase: not over a trace read chunk by chunk or
      * one too big to scan while the focus moves (those show the stored values) */
     if (t < 0 || ev == VW_NONE || vw_trace_lazy(tr) || tr->nevents > TILE_SCAN_EVENTS || t != vw_shared_tensor(tr))

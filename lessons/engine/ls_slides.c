@@ -242,13 +242,23 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             const ls_ctx *el = qc.elem_tensor >= 0 ? &qc : c.elem_tensor >= 0 && qc.item == c.item ? &c : NULL;
             uint32_t ev = el && el->nhits ? el->hits[0] : qc.event;
             if (q->kind == LS_Q_CELL) ev = qc.event;
-            /* a number the check reads off the item's write or sample: that cell */
+            /* a number the check reads off the item's write, sample or read (of a tensor it
+             * names: {read.tile.offset}, 13 s4's word of the tile): that cell */
             if (q->kind == LS_Q_NUMBER && q->check && !el) {
+                const char *rd = strstr(q->check, "{read.");
                 const int kind = strstr(q->check, "{write.")    ? KS_EV_WRITE
                                  : strstr(q->check, "{sample.") ? KS_EV_SAMPLE
+                                 : rd                           ? KS_EV_READ
                                                                 : 0;
-                const uint32_t w = kind ? ls_item_event(S, qc.item, kind, qc.tap, -1) : VW_NONE;
-                const uint32_t any = kind && w == VW_NONE ? ls_item_event(S, qc.item, kind, -1, -1) : w;
+                int rt = -1;
+                if (kind == KS_EV_READ) { /* {read.TENSOR.attr}: that tensor's read */
+                    char name[KS_NAME_LEN] = "";
+                    const size_t len = strcspn(rd + 6, ".}");
+                    if (rd[6 + len] == '.' && len < sizeof name) memcpy(name, rd + 6, len);
+                    rt = name[0] ? ks_trace_tensor(&S->tr, name) : -1;
+                }
+                const uint32_t w = kind ? ls_item_event(S, qc.item, kind, qc.tap, rt) : VW_NONE;
+                const uint32_t any = kind && w == VW_NONE ? ls_item_event(S, qc.item, kind, -1, rt) : w;
                 if (any != VW_NONE) ev = any;
                 /* a corner's weight ({sample.w2}): the outline goes on that corner's cell */
                 const char *wc = strstr(q->check, "{sample.w");
