@@ -323,6 +323,30 @@ START_TEST(a_cut_row_without_its_numbers_fails)
 }
 END_TEST
 
+/* issue 38 D4: 10 s11's panel worked "j = floor(x) + jj - R" out with no line for jj; a
+ * line the narration names stands for itself */
+START_TEST(a_field_worked_out_of_a_missing_line_fails)
+{
+    frame(1920, 1080);
+    rec.decomp.h = 200, rec.decomp_focus = 1;
+    snprintf(rec.work_fields, sizeof rec.work_fields, " b m jj ii x j ");
+    snprintf(rec.fields, sizeof rec.fields, " b m ii x j ");
+    static const char *const drawn[] = {
+        "work item 1: block 0, thread 1", "  b  = index / 64 = 0", "  x  = coords[b, m, 0] = ~10.24",
+        "  j  = floor(x) + jj - R = floor(~10.24) + 0 - 1 = 9", "  tap 0 read  input[0, 0, 11, 9] = 186"};
+    rec.decomp_lines = 5;
+    for (int i = 0; i < 5; ++i) snprintf(rec.decomp_text[i], sizeof rec.decomp_text[0], "%s", drawn[i]);
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "works \"j  = floor(x) + jj - R"));
+    ck_assert_ptr_nonnull(strstr(last, "out of jj without its line"));
+    snprintf(sl.fields, sizeof sl.fields, " j "); /* the narration names j: it stays as it is */
+    ck_assert_int_eq(rules(0), 0);
+    sl.fields[0] = 0;
+    snprintf(rec.fields, sizeof rec.fields, " b m jj ii x j "); /* jj's line drawn */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* vw_text records what it cuts: characters past its width, glyphs past the clip or the
  * frame; a text wholly outside the clip is not drawn, so not cut */
 START_TEST(text_drawing_records_what_it_cuts)
@@ -380,6 +404,7 @@ int main(void)
     tcase_add_test(tc, a_cut_status_line_fails);
     tcase_add_test(tc, a_cut_text_fails);
     tcase_add_test(tc, a_cut_row_without_its_numbers_fails);
+    tcase_add_test(tc, a_field_worked_out_of_a_missing_line_fails);
     tcase_add_test(tc, text_drawing_records_what_it_cuts);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);

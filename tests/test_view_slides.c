@@ -359,14 +359,18 @@ START_TEST(decomposition_panel_works_fields_out_with_values)
         "%s", l ? l : "no i line");
     ck_assert_msg(fabs(a - y) < 1e-3 * fabs(y) + 1e-3 && b == 3 && got == 2 && v == floor(y) + 3 - 2, "%s (y %g)", l,
                   y);
-    /* a slide's short panel (7 lines) keeps the worked-out fields (y, i, x) before the
-     * index's digits (b, m, jj, ii: the header's index gives them) */
+    /* the viewer's short panel (7 lines) keeps the worked-out fields (y, i, x) before the
+     * index's digits (b, m, jj, ii: one line of their own gives them, so y and i, worked
+     * out of them, leave none unexplained) */
     vw_describe_focus(&st, &lines, 7);
     ck_assert_int_le(lines.n, 7);
     ck_assert_ptr_nonnull(field_line(&lines, "y"));
     ck_assert_ptr_nonnull(field_line(&lines, "i"));
     ck_assert_ptr_null(field_line(&lines, "ii"));
     ck_assert_ptr_null(field_line(&lines, "b"));
+    int digits = 0;
+    for (int i = 0; i < lines.n; ++i) digits += strstr(lines.text[i], "index digits:") && strstr(lines.text[i], "ii=3");
+    ck_assert_int_eq(digits, 1);
     ck_assert_int_eq(lines.style[0], VW_STYLE_HEAD);
     vw_state_free(&st);
     vw_index_free(&idx);

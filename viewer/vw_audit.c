@@ -429,6 +429,36 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out %s, which the narration names", which,
                        rec->w, rec->h, name);
     }
+    /* and no line worked out of a field whose own line it leaves out (issue 38 D4: 10
+     * s11's "j = floor(x) + jj - R" without jj, s15's "w = w_col * 1 - 1 ..." without w_col) */
+    for (int i = 0; i < rec->decomp_lines && i < VW_REC_LINES && !rec->decomp_hidden; ++i) {
+        const char *t = rec->decomp_text[i], *eq = strstr(t, " = ");
+        char name[80];
+        /* a field's own line ("  name = ..."), not an event's or a continuation */
+        const char *own = t + strspn(t, " ");
+        const size_t len = strcspn(own, " ");
+        if (t[0] != ' ' || !eq || !len || len + 3 > sizeof name) continue;
+        snprintf(name, sizeof name, " %.*s ", (int)len, own);
+        /* a line the narration names stands for itself; one shown for the room comes
+         * with the lines it is worked out of */
+        if (!strstr(rec->fields, name) || strstr(sl->fields, name)) continue;
+        const char *missing = NULL;
+        for (const char *p = rec->work_fields; *p && !missing;) {
+            while (*p == ' ') p++;
+            const size_t n = strcspn(p, " ");
+            if (!n || n >= sizeof name) break;
+            memcpy(name, p, n), name[n] = 0;
+            char key[84];
+            snprintf(key, sizeof key, " %s ", name);
+            if (!strstr(rec->fields, key) && vw_text_has_token(eq + 3, name, 0)) missing = p;
+            p += n;
+        }
+        if (missing) {
+            bad += say(fn, ctx, "%s at %dx%d: the decomposition panel works \"%s\" out of %.*s without its line", which,
+                       rec->w, rec->h, t + strspn(t, " "), (int)strcspn(missing, " "), missing);
+            break;
+        }
+    }
     if (rec->decomp.h > 0 && !rec->decomp_focus && !rec->decomp_hidden)
         bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out the focused event", which, rec->w, rec->h);
     /* an answer slide outlines the cell its question asks about */

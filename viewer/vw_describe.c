@@ -107,6 +107,42 @@ static int triple_of(const ks_work_line *lines, int n, int k, int *first)
     return found == 3;
 }
 
+/* Whether name stands in expr as a word of its own. */
+static int uses(const char *expr, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const char *p = len ? strstr(expr, name) : NULL; p; p = strstr(p + 1, name)) {
+        const char b = p > expr ? p[-1] : ' ', a = p[len];
+        const int inb = b == '_' || b == '.' || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
+                        (b >= '0' && b <= '9');
+        const int ina = a == '_' || (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || (a >= '0' && a <= '9');
+        if (!inb && !ina) return 1;
+    }
+    return 0;
+}
+
+/* Line k with the lines it is worked out of, and theirs: marks those not kept yet 2 in
+ * keep and returns how many lines that is, k's own included (k stays as it was: the
+ * caller keeps it, and its inputs (the 2s) or none of them). digits_free: the index's
+ * digits are on a line of their own (the live viewer's compact line), never missing. */
+static int with_inputs(const ks_work_line *lines, int n, int k, int *keep, int digits_free)
+{
+    int count = 1, grew = 1;
+    keep[k] = keep[k] ? keep[k] : 3; /* k itself, in the set while it grows */
+    while (grew) {
+        grew = 0;
+        for (int j = 0; j < n; ++j) {
+            if (keep[j] < 2) continue;
+            for (int i = 0; i < n; ++i)
+                if (!keep[i] && i != j && uses(lines[j].expr, lines[i].name) &&
+                    !(digits_free && is_digit_line(&lines[i]) && !lines[i].wrong))
+                    keep[i] = 2, count++, grew = 1;
+        }
+    }
+    if (keep[k] == 3) keep[k] = 0;
+    return count;
+}
+
 static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int room, int digits)
 {
     const ks_trace *tr = s->tr;
@@ -136,10 +172,31 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
      * them all ("index digits: p=0, oy=4, ox=1"), so its room is kept first */
     const int compact = digits > 0 && !s->nslides && ndigits > 0 && budget > 0 && budget < n;
     budget -= compact;
+    /* rank 0, then the lines the narrated ones are worked out of where there is room
+     * (a narrated line stays without them: the narration names it), then ranks 1 and 2 */
     for (int rank = 0; rank < 3; ++rank)
-        for (int k = 0; k < n && budget > 0; ++k) {
-            const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) && !lines[k].wrong ? 2 : 1;
-            if (r == rank && !keep[k] && (r == 0 || (r == 1 && digits >= 0) || (r == 2 && digits > 0))) {
+        for (int pass = 0; pass < (rank ? 1 : 2); ++pass)
+            for (int k = 0; k < n && budget > 0; ++k) {
+                const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) && !lines[k].wrong ? 2 : 1;
+                if (pass && r == 0 && keep[k]) { /* a narrated line's inputs, if all fit */
+                    const int need = with_inputs(lines, n, k, keep, compact) - 1;
+                    for (int j = 0; j < n; ++j)
+                        if (keep[j] == 2) keep[j] = need <= budget;
+                    if (need <= budget) budget -= need;
+                    continue;
+                }
+                if (pass || r != rank || keep[k] || !(r == 0 || (r == 1 && digits >= 0) || (r == 2 && digits > 0)))
+                    continue;
+                /* a line shown for the room, worked out of other fields, comes with them or
+                 * not at all: "j = floor(x) + jj - R" without jj's line left jj unexplained
+                 * (issue 38 D4: 10 s11's jj, s15's w_col) */
+                if (r > 0) {
+                    const int need = with_inputs(lines, n, k, keep, compact);
+                    for (int j = 0; j < n; ++j)
+                        if (keep[j] == 2) keep[j] = need <= budget;
+                    if (need > budget) continue;
+                    budget -= need - 1;
+                }
                 int first = -1;
                 if (triples && triple_of(lines, n, k, &first)) { /* one line for the three */
                     const size_t plen = (size_t)(strrchr(lines[k].name, '.') - lines[k].name) + 1;
@@ -149,7 +206,6 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
                 } else keep[k] = 1;
                 budget--;
             }
-        }
     if (triples) /* a triple kept whole: its three lines are one */
         for (int k = 0; k < n; ++k) {
             int first = -1;
@@ -189,6 +245,20 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
             first = 0;
         }
     if (strchr(text, '=')) add(L, VW_STYLE_TEXT, "%s", text);
+}
+
+void vw_describe_work_names(const vw_state *s, char *buf, size_t n)
+{
+    static ks_work_line lines[KS_WORK_LINES];
+    buf[0] = 0;
+    const uint32_t it = vw_state_item(s);
+    if (it == VW_NONE || !s->idx) return;
+    const ks_event *w = vw_event(s->tr, vw_item_ev(s->idx, &s->idx->items[it], 0));
+    if (w->kind != KS_EV_WORK || w->site >= s->tr->nsites) return;
+    const int k = ks_step_work_lines(s->tr, w, lines, KS_WORK_LINES);
+    size_t used = 0;
+    for (int i = 0; i < k && used < n; ++i)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s ", i ? "" : " ", lines[i].name);
 }
 
 void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it, char *buf, size_t n)

@@ -36,6 +36,10 @@ int vw_describe_focus_lines(const vw_state *s, int cols, int least);
 /* How many events of each site the work item has, in site order, the work event left out
  * and the operator's prefix dropped: "3 read_site, 1 input_site, 2 hash_probe, ..." (a
  * sparse rulebook lookup's hash probes at a glance). "" for an item out of range. */
+/* The names of the focused work item's decomposition lines (its fields and the values
+ * worked out before them, as `kscope step` lists them) as " a b c " in buf; "" when the
+ * focus has no work item. */
+void vw_describe_work_names(const vw_state *s, char *buf, size_t n);
 void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it, char *buf, size_t n);
 /* One event as a line: "tap 2 read input[0, 0, 1, 3] = 7". */
 void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t n);

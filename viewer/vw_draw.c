@@ -117,6 +117,7 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     /* long lines wrap: no number is cut at the panel's edge */
     vw_describe_focus_wrapped(s, (a.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), &lines, rows);
     vw_record *rec = &d->rec;
+    vw_describe_work_names(s, rec->work_fields, sizeof rec->work_fields);
     for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) { /* whole lines only */
         vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8, lines.text[i]);
         if (rec->decomp_lines < VW_REC_LINES)

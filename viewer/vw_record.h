@@ -143,6 +143,7 @@ typedef struct vw_record {
      * focused event's line is there */
     int decomp_lines, decomp_focus, decomp_hidden;
     char fields[VW_REC_FIELDS];
+    char work_fields[VW_REC_FIELDS];             /* all the item's decomposition lines' names, drawn or not */
     char decomp_text[VW_REC_LINES][VW_REC_LINE]; /* its lines as drawn (decomp_lines of them) */
     /* the panel the step is about: the one showing the focused event's tensor and plane
      * (-1: neither) */
