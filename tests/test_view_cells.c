@@ -236,6 +236,37 @@ START_TEST(labels_fan_out_and_report_when_there_is_no_room)
 }
 END_TEST
 
+/* issue 38 D3 (06 s4 at 1024x768): a corner whose neighbours are all named (the sample's
+ * other corners) and which sits at the plane's edge has no room beside it; its label goes
+ * in a corner of its own cell, away from the sample and off the cell's number, not cells
+ * away. Where the cell cannot hold it, the far search as before. */
+START_TEST(a_label_with_no_room_beside_its_cell_takes_a_corner_of_it)
+{
+    const vw_rect cell = {.x = 100, .y = 100, .w = 70, .h = 70};
+    const vw_rect avoid[] = {
+        cell,                                   /* named: the corner itself */
+        {.x = 170, .y = 100, .w = 70, .h = 70}, /* the other corners, named */
+        {.x = 100, .y = 170, .w = 70, .h = 70},
+        {.x = 170, .y = 170, .w = 70, .h = 70},
+        {.x = 127, .y = 127, .w = 16, .h = 16}, /* its number */
+        {.x = 131, .y = 131, .w = 9, .h = 9},   /* the corner's marker */
+    };
+    const vw_rect bounds = {.x = 100, .y = 100, .w = 400, .h = 400}; /* the plane's edge: left and top */
+    vw_label l = {.ax = 135, .ay = 135, .w = 60, .h = 20, .cell = cell, .dx = -1, .dy = -1};
+    ck_assert_int_eq(vw_place_labels(&l, 1, bounds, avoid, 6, 5), 0);
+    ck_assert_int_eq(l.leader, 0);
+    ck_assert(l.box.x >= cell.x && l.box.y >= cell.y && l.box.x + l.box.w <= cell.x + cell.w &&
+              l.box.y + l.box.h <= cell.y + cell.h);
+    ck_assert(!vw_rect_overlap(l.box, avoid[4]) && !vw_rect_overlap(l.box, avoid[5]));
+    ck_assert_int_eq(l.box.y, cell.y); /* up and left, away from the sample below right */
+    ck_assert_int_eq(l.box.x, cell.x);
+    l.w = 80; /* wider than the cell: elsewhere, with a leader */
+    ck_assert_int_eq(vw_place_labels(&l, 1, bounds, avoid, 6, 5), 0);
+    ck_assert_int_eq(l.leader, 1);
+    ck_assert(!vw_rect_overlap(l.box, cell));
+}
+END_TEST
+
 /* issue 38 D3 (lesson 14 step 6): a sample clamped onto a cell's centre has its ring, a
  * pass for its labels' leaders, on that cell; the cell is still not one to cross. A
  * leader from the corner below may not run up across it; a mark within the ring may. */
@@ -363,6 +394,7 @@ int main(void)
     tcase_add_test(tc, the_answer_cell_is_highlighted_once_revealed);
     tcase_add_test(tc, weight_labels_never_overlap);
     tcase_add_test(tc, labels_fan_out_and_report_when_there_is_no_room);
+    tcase_add_test(tc, a_label_with_no_room_beside_its_cell_takes_a_corner_of_it);
     tcase_add_test(tc, a_lone_sample_shows_its_corners_when_its_item_is_focused);
     tcase_add_test(tc, a_slide_shows_the_plane_of_its_focused_event);
     suite_add_tcase(su, tc);

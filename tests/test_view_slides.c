@@ -973,7 +973,8 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
                                                      : 0;
         a->beside += dx <= 1.5 * lp->cell && dy <= 1.5 * lp->cell;
         for (int j = 0; j < rec->panel[l->panel].nfocus; ++j)
-            ck_assert_msg(!vw_rect_overlap(l->box, rec->panel[l->panel].focus[j]),
+            ck_assert_msg(!vw_rect_overlap(l->box, rec->panel[l->panel].focus[j]) ||
+                              vw_label_in_own_cell(l, rec->panel[l->panel].focus[j]),
                           "lesson %s slide %d at %dx%d: label '%s' covers a cell the step names", a->lesson, k + 1,
                           rec->w, rec->h, l->text);
         /* its leader runs over no named cell but the one it starts from, its sample's
@@ -1201,6 +1202,21 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
         ck_assert_msg(margin_grey(px), "cell (%lld, %lld) past the padding: %06x", (long long)py[i], (long long)pxs[i],
                       px);
     }
+    /* its label beside the window in more than the least legible size where the margin
+     * has room (issue 38 D1: 16-18 px in a margin with room for more), within two cells
+     * of the point it names (the window's middle: the label starts past its edge) */
+    int notes = 0;
+    for (int i = 0; i < f.d.rec.nlabels; ++i) {
+        const vw_rec_label *l = &f.d.rec.labels[i];
+        if (l->kind != VW_LABEL_NOTE || strncmp(l->text, "h_col 4", 7)) continue;
+        notes++;
+        ck_assert_int_gt(l->px, vw_legible_px(1080));
+        const int dx = l->ax < l->box.x              ? l->box.x - l->ax
+                       : l->ax > l->box.x + l->box.w ? l->ax - l->box.x - l->box.w
+                                                     : 0;
+        ck_assert_int_le(dx, 2 * m.cell);
+    }
+    ck_assert_int_eq(notes, 1);
     vw_state_free(&st);
     vf_close(&f);
     step_to_slide(&f, &st, 1920, 1080, 2); /* step 3: padding, no figure */

@@ -88,6 +88,13 @@ int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line)
     return vw_grid_need(rp->rows, rp->cols, rp->margin, rp->table ? rp->cell : 0, w, h, line);
 }
 
+int vw_label_in_own_cell(const vw_rec_label *l, vw_rect f)
+{
+    const vw_rect b = l->box;
+    return l->ax >= f.x && l->ax < f.x + f.w && l->ay >= f.y && l->ay < f.y + f.h && b.x >= f.x && b.y >= f.y &&
+           b.x + b.w <= f.x + f.w && b.y + b.h <= f.y + f.h;
+}
+
 static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...)
@@ -502,12 +509,13 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                 break;
             }
     }
-    /* labels keep off the cells the step names */
+    /* labels keep off the cells the step names, but for the one they name: a weight on
+     * its own corner's cell, off its number (the rule above), covers no other's data */
     for (int i = 0; i < rec->nlabels; ++i) {
         const vw_rec_label *l = &rec->labels[i];
         const vw_rec_panel *rp = &rec->panel[l->panel];
         for (int j = 0; j < rp->nfocus; ++j)
-            if (vw_rect_overlap(l->box, rp->focus[j])) {
+            if (vw_rect_overlap(l->box, rp->focus[j]) && !vw_label_in_own_cell(l, rp->focus[j])) {
                 bad += say(fn, ctx, "%s at %dx%d: the label '%s' covers a cell the step names", which, rec->w, rec->h,
                            l->text);
                 break;

@@ -60,6 +60,10 @@ int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line);
  * (the padding ring round a plane), a table's header and rows. */
 int vw_audit_grid_drawn(const vw_rec_panel *rp);
 
+/* Whether label l sits inside cell f, the one holding the point it names (a weight on its
+ * own corner's cell: the one named cell a label may take). */
+int vw_label_in_own_cell(const vw_rec_label *l, vw_rect f);
+
 typedef void (*vw_rule_fn)(void *ctx, const char *msg);
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);
 

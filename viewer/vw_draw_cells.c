@@ -288,10 +288,25 @@ int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max)
     return n;
 }
 
+/* How far the farthest of labels wl[0..n) lies from its corner's cell, in pixels (0: on
+ * it or beside it). */
+static int farthest(const vw_weight_label *wl, int n)
+{
+    int most = 0;
+    for (int g = 0; g < n; ++g) {
+        const vw_rect b = wl[g].label.box, c = wl[g].label.cell;
+        const int dx = b.x + b.w < c.x ? c.x - b.x - b.w : c.x + c.w < b.x ? b.x - c.x - c.w : 0;
+        const int dy = b.y + b.h < c.y ? c.y - b.y - b.h : c.y + c.h < b.y ? b.y - c.y - c.h : 0;
+        if (dx > most) most = dx;
+        if (dy > most) most = dy;
+    }
+    return most;
+}
+
 void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel)
 {
-    vw_weight_label wl[4];
-    const int k = vw_label_font(d, m->cell);
+    vw_weight_label wl[4], small[4];
+    int k = vw_label_font(d, m->cell);
     const vw_font *font = vw_value_font(d, k);
     static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES];
     /* off the step's cells and the numbers the cells print (issue 38 D3), beside their
@@ -301,6 +316,17 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
     memcpy(keep, rp->focus, (size_t)nfocus * sizeof keep[0]);
     const int nkeep = nfocus + vw_value_boxes(d, panel, keep + nfocus, VW_REC_VALUES);
     int n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
+    /* a label more than a cell and a half off its corner: in a smaller font (at least the
+     * legible one) where that puts them nearer, on their own cells if need be (issue 38
+     * D3: 06 s4 and 14 s6 at 1024x768, 05 s9 and s11, labels 2-5 cells off) */
+    for (int kk = k + 1; n > 0 && kk < vw_value_fonts(d, d->rec.h) && farthest(wl, n) > 1.5 * m->cell; ++kk) {
+        const vw_font *f = vw_value_font(d, kk);
+        const int got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, keep, nkeep, small);
+        if (got > 0 && farthest(small, got) < farthest(wl, n)) {
+            memcpy(wl, small, sizeof wl);
+            n = got, k = kk, font = f;
+        }
+    }
     if (n < 0) /* no such room: off the step's cells (the audit reports the numbers covered) */
         n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nfocus, wl);
     if (n < 0) n = -n;

@@ -72,11 +72,38 @@ static void note(notes *ns, const vw_font *f, int ax, int ay, uint32_t col, cons
     ns->col[ns->n++] = col;
 }
 
+static int notes_fit_at(vw_draw *d, int panel, vw_rect bounds, const vw_rect *marks, int nmarks, const notes *ns,
+                        int *dist);
+
+/* ns's labels resized to value font k. */
+static void notes_in_font(notes *ns, const vw_font *f)
+{
+    for (int i = 0; i < ns->n; ++i) ns->l[i].w = (int)strlen(ns->text[i]) * f->advance + 10, ns->l[i].h = f->line + 6;
+}
+
 static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect bounds, const vw_rect *marks, int nmarks,
                         notes *ns, int k)
 {
     static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + 32 + VW_REC_VALUES];
     const vw_rec_panel *rp = &d->rec.panel[panel];
+    /* in a bigger font than the cells' labels where they find room in it off the step's
+     * cells, the marks and the numbers (issue 38 D1: 12 s5's dropped-window label, at
+     * the least legible size in a margin with room for more) */
+    int near[MAX_NOTES];
+    notes_in_font(ns, vw_value_font(d, k));
+    notes_fit_at(d, panel, bounds, marks, nmarks, ns, near);
+    for (int big = 0; big < k; ++big) {
+        notes_in_font(ns, vw_value_font(d, big));
+        int at[MAX_NOTES], ok = notes_fit_at(d, panel, bounds, marks, nmarks, ns, at);
+        /* as near its point as the small font's, or within a cell and a half: a big label
+         * far off with a long leader reads worse than a small one beside its point */
+        for (int i = 0; i < ns->n && ok; ++i) ok = at[i] <= near[i] || at[i] <= 1.5 * grid->cell;
+        if (ok) {
+            k = big;
+            break;
+        }
+    }
+    notes_in_font(ns, vw_value_font(d, k));
     const vw_font *f = vw_value_font(d, k);
     int na = 0;
     for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
@@ -114,7 +141,10 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
 
 /* Whether ns's labels find room off the step's cells, the marks and every printed number
  * (place_notes puts them over the numbers where they do not). */
-static int notes_fit(vw_draw *d, int panel, vw_rect bounds, const vw_rect *marks, int nmarks, const notes *ns)
+/* notes_fit, and where each label lands: dist[i], how far its box lies from its point
+ * in pixels (0 beside it; dist may be NULL). */
+static int notes_fit_at(vw_draw *d, int panel, vw_rect bounds, const vw_rect *marks, int nmarks, const notes *ns,
+                        int *dist)
 {
     static vw_rect avoid[VW_REC_FOCUS + 32 + VW_REC_VALUES];
     static vw_label l[MAX_NOTES];
@@ -124,7 +154,19 @@ static int notes_fit(vw_draw *d, int panel, vw_rect bounds, const vw_rect *marks
     for (int i = 0; i < nmarks && i < 32; ++i) avoid[na++] = marks[i];
     na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
     memcpy(l, ns->l, sizeof l);
-    return vw_place_labels(l, ns->n, bounds, avoid, na, 5) == 0;
+    const int ok = vw_place_labels(l, ns->n, bounds, avoid, na, 5) == 0;
+    for (int i = 0; i < ns->n && dist; ++i) {
+        const vw_rect b = l[i].box;
+        const int dx = l[i].ax < b.x ? b.x - l[i].ax : l[i].ax > b.x + b.w ? l[i].ax - b.x - b.w : 0;
+        const int dy = l[i].ay < b.y ? b.y - l[i].ay : l[i].ay > b.y + b.h ? l[i].ay - b.y - b.h : 0;
+        dist[i] = dx > dy ? dx : dy;
+    }
+    return ok;
+}
+
+static int notes_fit(vw_draw *d, int panel, vw_rect bounds, const vw_rect *marks, int nmarks, const notes *ns)
+{
+    return notes_fit_at(d, panel, bounds, marks, nmarks, ns, NULL);
 }
 
 static void dot(SDL_Renderer *r, int x, int y, int half, uint32_t col)
@@ -263,6 +305,15 @@ static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
         vw_draw_arrow(d->r, rx, ry, qx, qy, VW_COL_CLAMP);
         vw_draw_arrow(d->r, rx + 1, ry, qx + 1, qy, VW_COL_CLAMP);
     }
+    /* the square and the arrow are markers of the record: the number they reach (the
+     * clamped sample's cell's, where the arrow ends) comes back on top (issue 38 D3: 06
+     * step 7's square and arrowhead sat on the 36) */
+    const int ax0 = rx < qx ? rx : qx, ay0 = ry < qy ? ry : qy;
+    vw_rec_add_dot(&d->rec, panel, before,
+                   (vw_rect){.x = before.x + 2, .y = before.y + 2, .w = before.w - 4, .h = before.h - 4}, 0);
+    vw_rec_add_dot(&d->rec, panel, (vw_rect){.x = ax0 - 4, .y = ay0 - 4, .w = abs(rx - qx) + 9, .h = abs(ry - qy) + 9},
+                   (vw_rect){0}, 0);
+    vw_values_over_markers(d, panel);
     char a[24], b[24], a2[24], b2[24], text[128];
     const int along_y = (f->flags & KS_FLAG_CLAMP_Y) != 0, along_x = (f->flags & KS_FLAG_CLAMP_X) != 0;
     vw_cell_text(a, sizeof a, along_y ? y : x, 0);

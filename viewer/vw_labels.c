@@ -185,6 +185,35 @@ static int by_distance(const void *a, const void *b)
     return x->r.y != y->r.y ? (x->r.y > y->r.y) - (x->r.y < y->r.y) : (x->r.x > y->r.x) - (x->r.x < y->r.x);
 }
 
+/* A spot for a inside its own cell (its clear rim over the cell's edge and frame),
+ * the corner away from the sample first: free of the earlier labels and of avoid but
+ * the rectangles as big as the cell that hold a's anchor (the cell, named by the step;
+ * its number and the anchor's marker stay avoided). Sets a->box. */
+static int in_own_cell(vw_label *a, vw_rect bounds, const vw_label *placed, int np, const vw_rect *avoid, int na)
+{
+    const vw_rect c = a->cell;
+    const int in = 0; /* its clear 3 px rim may lie over the cell's frame */
+    if (a->w > c.w - 2 * in || a->h > c.h - 2 * in) return 0;
+    const int x0 = c.x + in, x1 = c.x + c.w - in - a->w, y0 = c.y + in, y1 = c.y + c.h - in - a->h;
+    /* away from the sample: a corner left of it takes the cell's left side */
+    const int xs[3] = {a->dx < 0 ? x0 : x1, a->dx < 0 ? x1 : x0, c.x + (c.w - a->w) / 2};
+    const int ys[2] = {a->dy < 0 ? y0 : y1, a->dy < 0 ? y1 : y0};
+    for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 3; ++i) {
+            const vw_rect r = {.x = xs[i], .y = ys[j], .w = a->w, .h = a->h};
+            int ok = inside(r, bounds);
+            for (int p = 0; p < np && ok; ++p) ok = !vw_rect_overlap(r, placed[p].box);
+            for (int v = 0; v < na && ok; ++v) /* the cell itself (a named cell) aside, not its number */
+                ok = (contains(avoid[v], a->ax, a->ay) && avoid[v].w >= c.w - 2 && avoid[v].h >= c.h - 2) ||
+                     !vw_rect_overlap(r, avoid[v]);
+            if (ok) {
+                a->box = r;
+                return 1;
+            }
+        }
+    return 0;
+}
+
 int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, int navoid, int gap)
 {
     int stuck = 0;
@@ -211,6 +240,14 @@ int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, in
         }
         if (found) {
             a->leader = a->cell.w > 0; /* beside its cell: a short line from the anchor's marker */
+            continue;
+        }
+        /* no room beside its cell (its neighbours named, or the panel's edge): in a corner
+         * of the cell itself, off its number and marker, where the cell holds it (issue
+         * 38 D3: 06 s4's weights at 1024x768 went 2-5 cells off, their corners framed
+         * all round by the sample's other corners) */
+        if (a->cell.w > 0 && in_own_cell(a, bounds, l, k, avoid, navoid)) {
+            a->leader = 0;
             continue;
         }
         /* a grid of spots over the bounds, a quarter label apart: the free one nearest the
