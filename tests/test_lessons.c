@@ -159,6 +159,39 @@ START_TEST(every_lesson_checks_and_plays_to_the_end)
 }
 END_TEST
 
+/* issue 38 D12: lesson 10 step 2 asks which addresses warp 1 loads, whole rows of a
+ * 16-column input; the terminal's drawing showed columns -1..10 of it. A plane too wide
+ * for 80 columns is drawn in two bands of columns, every column shown. */
+START_TEST(a_wide_plane_is_drawn_whole_in_bands_of_columns)
+{
+    static ls_lesson L;
+    static ls_session S;
+    char path[4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    ck_assert_int_eq(ls_find("10", path, sizeof path), 0);
+    ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    ck_assert_int_eq(ls_play_text(&S, stdin, out, 1, 0), 0);
+    fclose(out);
+    const char *step2 = strstr(buf, "== Step 2 of"), *step3 = strstr(buf, "== Step 3 of");
+    ck_assert(step2 && step3);
+    const char *draw = strstr(step2, "input[0, 0, :, :] of input (1, 4, 16, 16)");
+    ck_assert(draw && draw < step3);
+    ck_assert_ptr_nonnull(strstr(draw, "rows -1..15, columns -1..15 shown"));
+    /* the second band's header: columns 8 to 15, and row 3's last value, in[3][15] = 64 */
+    const char *band = strstr(draw, "\n           8     9    10    11    12    13    14    15\n");
+    ck_assert(band && band < step3);
+    ck_assert_ptr_nonnull(strstr(band, "\n    3    57    58    59    60    61    62    63    64 \n"));
+    free(buf);
+    ls_session_close(&S);
+    ls_free(&L);
+}
+END_TEST
+
 /* kscope step on every operator's default trace, threads drawn with a fixed seed: no
  * line is wider than a terminal's KS_STEP_COLUMNS (issue 38 D12: RoIAlign's and the
  * rulebook's "(recorded: ...)" notes ran to 107, samples' weights to 130). */
@@ -2700,6 +2733,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, every_lesson_checks_and_plays_to_the_end);
+    tcase_add_test(tc, a_wide_plane_is_drawn_whole_in_bands_of_columns);
     tcase_add_test(tc, the_cli_checks_and_plays_every_lesson);
     tcase_add_test(tc, step_lines_fit_a_terminal_for_every_operator);
     tcase_add_test(tc, step_line_wrapping_keeps_every_word);
