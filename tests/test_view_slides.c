@@ -681,6 +681,52 @@ START_TEST(an_answer_in_another_blocks_tile_shows_that_tile)
 }
 END_TEST
 
+/* issue 38 D1: a sparse plane's filled cells fill its panel (08's ring of sites took 43 %
+ * of the height in an 11 x 13 plane whose first and last rows hold none), and where the
+ * plane then reaches past its panel each cell's colour still fills the square its number
+ * is printed in (SDL's software renderer scaled the whole texture into the clipped part
+ * of one destination: the colours ran a third of a cell off their numbers) */
+START_TEST(a_sparse_plane_fills_its_panel_with_its_sites)
+{
+    open_lesson("08");
+    vf_frame f;
+    vw_state st;
+    /* as --frames draws them: every slide and answer before it, one drawing (its caches) */
+    draw_slide(&f, &st, 1280, 960, vw_text_px(1280, 960), 0, 0);
+    for (int k = 0; k <= 4; ++k)
+        for (int reveal = 0; reveal < (k < 4 && slides[k].question ? 2 : 1); ++reveal) {
+            vw_story_show(&st, k);
+            vw_story_reveal(&st, reveal);
+            relayout(&f, &st, 1280, 960);
+            vf_draw(&f, &st);
+        }
+    /* step 5: in_sites, a ring in rows 1..9 */
+    const vw_rec_panel *rp = &f.d.rec.panel[0];
+    ck_assert_int_eq(rp->tensor, ks_trace_tensor(&ses.tr, "in_sites"));
+    ck_assert_int_gt(rp->nvalues, 20);
+    int lo = 1 << 30, hi = -1;
+    for (int j = 0; j < rp->nvalues; ++j) {
+        const int y = (int)lround(rp->oy + rp->value[j].y * rp->cell);
+        const int x = (int)lround(rp->ox + rp->value[j].x * rp->cell), c = (int)rp->cell;
+        lo = y < lo ? y : lo, hi = y + c > hi ? y + c : hi;
+        if (y < rp->map.y || y + c > rp->map.y + rp->map.h) continue; /* cut by the map's edge */
+        int labelled = 0; /* a label's box beside its cell may reach into this one; a named one is outlined */
+        const vw_rect sq = {.x = x, .y = y, .w = c, .h = c};
+        for (int i = 0; i < f.d.rec.nlabels; ++i) labelled |= vw_rect_overlap(f.d.rec.labels[i].box, sq);
+        for (int i = 0; i < rp->nfocus; ++i) labelled |= vw_rect_overlap(rp->focus[i], sq);
+        if (labelled) continue;
+        const uint32_t a = vf_pixel(f.surf, x + c / 6, y + c / 6), b = vf_pixel(f.surf, x + c - c / 6, y + c - c / 6);
+        ck_assert_msg(a == b, "cell (%d, %d) %s: %06x at its top-left, %06x at its bottom-right", rp->value[j].y,
+                      rp->value[j].x, rp->value[j].text, a, b);
+    }
+    /* the sites' rows take the share of the height the rule asks of a picture */
+    ck_assert_msg((hi - lo) * 100 >= 47 * 960, "the ring takes %d px of 960", hi - lo);
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 /* Issue 38 D2: lesson 02 step 5 asks what im2col writes for a tap outside the image; its
  * question hides the padding reads' printed 0 until the answer ("hide": "padding"), and
  * only that slide does */
@@ -1751,6 +1797,7 @@ int main(void)
     tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
     tcase_add_test(tc, a_narrated_triple_keeps_all_three_fields);
     tcase_add_test(tc, an_answer_in_another_blocks_tile_shows_that_tile);
+    tcase_add_test(tc, a_sparse_plane_fills_its_panel_with_its_sites);
     tcase_add_test(tc, a_question_can_hide_the_padding_zeros);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);

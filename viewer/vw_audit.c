@@ -351,8 +351,9 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
          * strips of colour without their numbers): a cut row or column at the edge
          * prints some number where the row or column inside it does, when what shows of
          * it holds a number's line (a thinner strip is the plane going on: whole_cells
-         * drops it, unless the picture's share needs it) */
-        if (!rp->hidden && !rp->table && rp->values && rp->cell >= 8 && rp->nvalues > 0) {
+         * drops it, unless the picture's share needs it); a sparse plane's empty cells
+         * print none anywhere */
+        if (!rp->hidden && !rp->table && rp->values && !rp->sparse && rp->cell >= 8 && rp->nvalues > 0) {
             const int vline = rp->value[0].box.h, vwide = rp->value[0].box.w;
             const vw_rect e = rp->extent, mp = rp->map;
             const double o[2] = {rp->ox, rp->oy};

@@ -448,7 +448,23 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
                     .h = (int)floor(m.oy + m.cell * (double)wy1) - y0};
     if (dst.w < 1) dst.w = 1;
     if (dst.h < 1) dst.h = 1;
-    if (c->tex && wy1 > wy0 && wx1 > wx0) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
+    int tw = 0, th = 0;
+    if (c->tex) SDL_QueryTexture(c->tex, NULL, NULL, &tw, &th);
+    const int past = dst.x < clip.x || dst.y < clip.y || dst.x + dst.w > clip.x + clip.w ||
+                     dst.y + dst.h > clip.y + clip.h;
+    if (c->tex && wy1 > wy0 && wx1 > wx0 && past && tw == wx1 - wx0 && th == wy1 - wy0 && (int64_t)tw * th <= 20000) {
+        /* a texel a cell, the plane reaching past the map: cell by cell, each where
+         * vw_heatmap_cell puts it (SDL's software renderer scaled the whole texture into
+         * the clipped part of one destination: 08 s5's ring at 1280x960 drew its colours
+         * a third of a cell off its numbers) */
+        for (int ty = 0; ty < th; ++ty)
+            for (int tx = 0; tx < tw; ++tx) {
+                const vw_rect r = vw_heatmap_cell(&m, wy0 + ty, wx0 + tx);
+                if (!vw_rect_overlap(r, map)) continue;
+                const SDL_Rect src = {.x = tx, .y = ty, .w = 1, .h = 1}, to = vw_sdl(r);
+                SDL_RenderCopy(d->r, c->tex, &src, &to);
+            }
+    } else if (c->tex && wy1 > wy0 && wx1 > wx0) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
     const int k = vw_draw_cell_values(d, s, &m, map, panel, c, tile);
     /* the record: the plane's extent in view, its cells, their values and the step's cells */
     {
@@ -462,6 +478,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         rp->cell = m.cell;
         rp->ox = m.ox, rp->oy = m.oy;
         rp->values = k >= 0;
+        rp->sparse = c->empty > 0;
         rp->value_px = k >= 0 ? vw_value_font_px(d, k) : 0;
         rp->value_font = k;
         vw_values_need(s, L, panel, &rp->need_cell, &rp->focus_cell);

@@ -56,6 +56,7 @@ typedef struct vw_rec_panel {
     double cell;    /* pixels per cell */
     double ox, oy;  /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
     int values;     /* the cells print their values */
+    int sparse;     /* the plane has empty cells (vw_cell_empty): drawn as background, no number */
     int value_px;   /* at this text size (pixels per em; 0: none printed) */
     int value_font; /* the drawing's value font (vw_value_font), -1: none */
     /* the values' need and the view: the cell size (px) the longest value needs at the

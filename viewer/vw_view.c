@@ -595,6 +595,29 @@ static vw_rect fit_area(const vw_state *s, const vw_layout *L, int panel)
     return a;
 }
 
+/* The cells of panel p's plane that a sparse tensor fills (its non-empty cells,
+ * vw_cell_empty) as rows y0..y1 and columns x0..x1: 1 when there are empty cells outside
+ * them (a ring of sites in an 11 x 13 plane), 0 for a full plane, an empty one, or one
+ * too big to scan at every layout a slide tries. */
+static int filled_box(const vw_state *s, int panel, int64_t *y0, int64_t *x0, int64_t *y1, int64_t *x1)
+{
+    const int t = s->panel[panel].tensor;
+    if (t < 0) return 0;
+    const ks_tensor *T = &s->tr->tensors[t];
+    const vw_plane_dims d = vw_plane_dims_of(T);
+    const int64_t plane = s->panel[panel].plane;
+    if (T->dtype == KS_F32 || T->dtype == KS_F64 || !T->data || plane < 0 || plane >= d.planes || d.h * d.w > (1 << 16))
+        return 0;
+    *y0 = d.h, *x0 = d.w, *y1 = -1, *x1 = -1;
+    for (int64_t y = 0; y < d.h; ++y)
+        for (int64_t x = 0; x < d.w; ++x)
+            if (!vw_cell_empty(T, (plane * d.h + y) * d.w + x)) {
+                *y0 = y < *y0 ? y : *y0, *y1 = y > *y1 ? y : *y1;
+                *x0 = x < *x0 ? x : *x0, *x1 = x > *x1 ? x : *x1;
+            }
+    return *y1 >= 0 && (*y0 > 0 || *x0 > 0 || *y1 < d.h - 1 || *x1 < d.w - 1);
+}
+
 /* A slide's values zoom in whole rows (issue 38: 10 s2's and 11 s9's last row was a
  * strip of colour too thin for its numbers, and dropping it took the picture under its
  * 55 %): the cell grown to the map's height over the rows it holds, while it still shows
@@ -651,6 +674,18 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     } else if (focus && !whole) { /* a window of a wide plane: where the focus is */
         cy = (y0 + y1) / 2, cx = (x0 + x1) / 2;
         zoomed = s->nslides && p->zoom <= 0;
+    }
+    /* a slide's sparse plane: its filled cells and the step's, not the empty rows and
+     * columns round them, fill the panel (issue 38 D1: 08's ring of sites took 43 % of
+     * the height in an 11 x 13 plane whose first and last rows hold none) */
+    int64_t by0, bx0, by1, bx1;
+    if (s->nslides && p->zoom <= 0 && cell == base && !margin && filled_box(s, panel, &by0, &bx0, &by1, &bx1)) {
+        if (focus) {
+            by0 = (int64_t)fmin((double)by0, floor(y0)), bx0 = (int64_t)fmin((double)bx0, floor(x0));
+            by1 = (int64_t)fmax((double)by1, floor(y1)), bx1 = (int64_t)fmax((double)bx1, floor(x1));
+        }
+        const double fit = fmin(area.h / (double)(by1 - by0 + 1), area.w / (double)(bx1 - bx0 + 1));
+        if (fit >= base + 1) cell = fit, cy = (by0 + by1) / 2.0, cx = (bx0 + bx1) / 2.0, whole = 0, zoomed = 0;
     }
     if (cell == base && whole) return vw_heatmap_fit(area, d.h, d.w, margin);
     if (cell >= 2) cell = floor(cell);
