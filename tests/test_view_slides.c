@@ -727,6 +727,36 @@ START_TEST(a_sparse_plane_fills_its_panel_with_its_sites)
 }
 END_TEST
 
+/* issue 38 D1: lesson 05 step 10 covers the columns until its answer; the covered panel
+ * took half the width and left the 5 x 5 image 30 % of the height (9 x 9 cells with the
+ * margin its samples need: 54 % with it). The layout sizes no picture there, and the answer slide keeps the
+ * question's layout (nothing jumps). */
+START_TEST(a_covered_panel_gives_its_width_to_the_picture)
+{
+    open_lesson("05");
+    const int k = 9;
+    ck_assert_int_ge(slides[k].nhide, 1);
+    vw_layout at[2];
+    int grid[2];
+    for (int reveal = 0; reveal < 2; ++reveal) {
+        vf_frame f;
+        vw_state st;
+        draw_slide(&f, &st, 1920, 1080, vw_text_px(1920, 1080), k, reveal);
+        at[reveal] = f.L;
+        grid[reveal] = vw_audit_grid_drawn(&f.d.rec.panel[0]); /* with the margin its samples need */
+        ck_assert_int_eq(f.d.rec.panel[0].tensor, ks_trace_tensor(&ses.tr, "input"));
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    ck_assert_msg(grid[0] * 100 >= 55 * 1080, "the input's grid is %d px of 1080", grid[0]);
+    ck_assert_int_eq(grid[0], grid[1]);
+    ck_assert(!memcmp(&at[0].input, &at[1].input, sizeof at[0].input));
+    ck_assert(!memcmp(&at[0].output, &at[1].output, sizeof at[0].output));
+    ck_assert(!memcmp(&at[0].story, &at[1].story, sizeof at[0].story));
+    close_lesson();
+}
+END_TEST
+
 /* Issue 38 D2: lesson 02 step 5 asks what im2col writes for a tap outside the image; its
  * question hides the padding reads' printed 0 until the answer ("hide": "padding"), and
  * only that slide does */
@@ -1798,6 +1828,7 @@ int main(void)
     tcase_add_test(tc, a_narrated_triple_keeps_all_three_fields);
     tcase_add_test(tc, an_answer_in_another_blocks_tile_shows_that_tile);
     tcase_add_test(tc, a_sparse_plane_fills_its_panel_with_its_sites);
+    tcase_add_test(tc, a_covered_panel_gives_its_width_to_the_picture);
     tcase_add_test(tc, a_question_can_hide_the_padding_zeros);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);

@@ -135,6 +135,18 @@ void vw_story_reveal(vw_state *s, int reveal)
     vw_state_clamp(s);
 }
 
+/* Whether the shown slide's question covers panel p (its "hide"), answered or not: the
+ * layout sizes no picture there on the question slide or on its answer, so the answer
+ * slide keeps the question's layout (nothing jumps). */
+static int covered(const vw_state *s, int p)
+{
+    if (!s->nslides || p < 0 || p > 1 || s->panel[p].tensor < 0) return 0;
+    const vw_slide *sl = &s->slides[s->slide];
+    for (int i = 0; i < sl->nhide && i < 2; ++i)
+        if (sl->hide[i] == s->panel[p].tensor) return 1;
+    return 0;
+}
+
 int vw_story_hides(const vw_state *s, int p)
 {
     if (!s->nslides || s->reveal || p < 0 || p > 1 || s->panel[p].tensor < 0) return 0;
@@ -214,7 +226,9 @@ static double picture_cells(const vw_state *s, const vw_layout *L, int adv)
     double least = INFINITY;
     for (int p = 0; p < 2; ++p) {
         const int t = s->panel[p].tensor;
-        if (t < 0) continue;
+        /* a panel covered until the answer is no picture to size (issue 38 D1: 05 s10's
+         * hidden columns took half the width from its 5 x 5 image) */
+        if (t < 0 || covered(s, p)) continue;
         const vw_table *tb = vw_panel_table(s, p);
         vw_table_dims z;
         if (tb && vw_table_size(s->tr, tb, s->panel[p].plane, &z)) {
@@ -269,7 +283,7 @@ static int zoomed_panels(const vw_state *s, const vw_layout *L0, int adv)
     const vw_layout M = with_values(L0, adv);
     int n = 0;
     for (int p = 0; p < 2; ++p) {
-        if (s->panel[p].tensor < 0 || vw_panel_table(s, p) || vw_story_hides(s, p)) continue;
+        if (s->panel[p].tensor < 0 || vw_panel_table(s, p) || covered(s, p)) continue;
         double need = 0, focus = 0;
         vw_values_need(s, &M, p, &need, &focus);
         const vw_heatmap m = vw_panel_map(s, &M, p);
@@ -285,7 +299,7 @@ static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, doub
     for (int p = 0; p < 2; ++p) {
         const int t = s->panel[p].tensor;
         share[p] = 1;
-        if (t < 0 || vw_story_hides(s, p)) continue; /* covered: no picture to size */
+        if (t < 0 || covered(s, p)) continue; /* covered: no picture to size */
         const vw_rect area = vw_panel_map_area(L, p);
         if (vw_panel_table(s, p)) {
             /* its rows as they fit the map (a row of the text's line and 8 px at the most,
@@ -341,7 +355,7 @@ static double picture_rank(const vw_state *s, const vw_layout *L, int adv)
     int fp = vw_focus_panel(s);
     /* about neither: the taller, but a panel covered until the answer is no picture */
     for (int p = 0; p < 2 && fp < 0; ++p)
-        if (vw_story_hides(s, p) && s->panel[!p].tensor >= 0) fp = !p;
+        if (covered(s, p) && s->panel[!p].tensor >= 0) fp = !p;
     const double main = fp >= 0 ? sh[fp] : fmax(sh[0], sh[1]), other = fp >= 0 ? sh[!fp] : fmin(sh[0], sh[1]);
     return floor(main * 100) * 1e7 + floor(other * 100) * 1e4 + fmin(picture_cells(s, L, adv), 9999);
 }
