@@ -187,7 +187,8 @@ static int find_unknown(builder *b, const scan_job *jobs, int nt)
     uint64_t *a = failed ? NULL : malloc((n ? n : 1) * sizeof *a);
     if (!a) return ks_fail(KS_ENOMEM, "out of memory");
     size_t k = 0;
-    for (int t = 0; t < nt; ++t) memcpy(a + k, jobs[t].a, jobs[t].n * sizeof *a), k += jobs[t].n;
+    for (int t = 0; t < nt; ++t)
+        if (jobs[t].n) memcpy(a + k, jobs[t].a, jobs[t].n * sizeof *a), k += jobs[t].n;
     if (!n) {
         free(a);
         return KS_OK;
