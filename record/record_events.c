@@ -1,7 +1,8 @@
 /* record_events.c - the events of a recorded launch, from its records (record.h): the
- * records sorted whole into (block, thread) order; then, alone and in order, every kept
- * record's site and tensor (their numbers are first-met order); then the events, made on
- * up to 16 threads, each a run of blocks. The trace is the same for any number of
+ * records sorted into (block, thread) order (record_sort.c); then every kept record's site
+ * and tensor, resolved on up to 16 threads and numbered in the order one pass would first
+ * meet them; then the events, made by cursors over the sorted records as the trace writer
+ * encodes each run of chunks (ks_event_source). The trace is the same for any number of
  * threads. */
 #define _POSIX_C_SOURCE 200809L
 #include "record_build.h"
@@ -268,6 +269,7 @@ static int64_t resolve(builder *b, const ks_rec *sorted, rec_meta *meta, block_s
  * events carry from one record to the next (seq, barrier phase, the taps' run counts). */
 typedef struct ev_cursor {
     const rec_events *e;
+    uint64_t pos; /* the number of the event it makes next */
     int64_t span; /* the block */
     uint32_t t;   /* its thread */
     uint64_t r;   /* the next record */
@@ -289,7 +291,7 @@ static uint32_t rec_events_of(const builder *b, const ks_rec *rec, const rec_met
 }
 
 /* The cursor's next event into *ev (NULL: only stepped over); -1 past the last. */
-static int cursor_step(ev_cursor *c, ks_event *ev)
+static int step_one(ev_cursor *c, ks_event *ev)
 {
     const rec_events *E = c->e;
     const builder *b = E->b;
@@ -379,16 +381,30 @@ static int cursor_step(ev_cursor *c, ks_event *ev)
     }
 }
 
+/* step_one, counting the events made. */
+static int cursor_step(ev_cursor *c, ks_event *ev)
+{
+    const int rc = step_one(c, ev);
+    c->pos += rc == 0;
+    return rc;
+}
+
 /* A cursor at event `first`: its block found by the blocks' first events, whole threads
  * before it stepped over by counting their events, then the events of its thread before
- * it made and dropped (a thread's taps depend on its earlier records). */
-static void *cursor_open(void *ctx, uint64_t first)
+ * it made and dropped (a thread's taps depend on its earlier records). The thread's cursor
+ * from its last run (`reuse`, before `first`) is moved forward instead where that is
+ * fewer events than the replay: a launch of a few long threads would otherwise replay a
+ * thread from its start for every run of chunks. */
+static void *cursor_open(void *ctx, uint64_t first, void *reuse)
 {
     const rec_events *E = ctx;
     const ks_rec_launch *l = E->b->l;
     const uint32_t T = l->block[0] * l->block[1] * l->block[2];
-    ev_cursor *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
+    ev_cursor *c = calloc(1, sizeof *c), *old = reuse;
+    if (!c) {
+        free(old);
+        return NULL;
+    }
     int64_t lo = 0, hi = E->nspans - 1;
     while (lo < hi) { /* the last block whose first event is at or before `first` */
         const int64_t mid = (lo + hi + 1) / 2;
@@ -407,7 +423,12 @@ static void *cursor_open(void *ctx, uint64_t first)
         if (k + n > first) break;
         k += n, c->r = r, c->t++;
     }
-    for (; k < first; ++k)
+    c->pos = k;
+    if (old && old->pos <= first && first - old->pos < first - k) { /* moving the old one is less */
+        free(c);
+        c = old;
+    } else free(old);
+    while (c->pos < first)
         if (cursor_step(c, NULL) < 0) {
             free(c);
             return NULL;

@@ -455,6 +455,8 @@ static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const l
         for (uint64_t at = 0; at < n && rc == 1; at += KS_STAGE_RECORDS) {
             const uint64_t len = n - at < KS_STAGE_RECORDS ? n - at : KS_STAGE_RECORDS;
             t = now_ms();
+            /* without the lock (a device call under it could wait on a thread that waits for
+             * it); a context the program destroys meanwhile fails this copy, or is seen below */
             if (sanitizerMemcpyDeviceToHost(c->stage_h, c->recs_d + at, len * sizeof(ks_rec), l->hStream) !=
                 SANITIZER_SUCCESS) {
                 status("error cannot read the records of launch %llu", (unsigned long long)me->number);
@@ -582,11 +584,11 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         else status("trace\t%llu\t%llu\t%s\t%s", n, (unsigned long long)L.dropped, path, L.kernel);
         if (g.times) /* KS_RECORD_TIMES=1: where a recorded launch's time goes */
             status("note launch %llu: kernel %.1f ms, records back %.1f ms (room %.1f, copy %.1f, sort %.1f), "
-                   "trace built and written %.1f ms (scans %.1f, sites %.1f, write %.1f: events made and encoded "
-                   "%.1f, file %.1f, commit %.1f)",
+                   "trace built and written %.1f ms (sort %.1f, scans %.1f, sites %.1f, write %.1f: events made and "
+                   "encoded %.1f, index and header %.1f, commit %.1f)",
                    (unsigned long long)me.number, t1 - t0, t2 - t1, back_ms[0], back_ms[1], back_ms[2], now_ms() - t2,
-                   ks_rec_build_ms[2], ks_rec_build_ms[1], ks_rec_build_ms[3], ks_kst_write_ms[1], ks_kst_write_ms[2],
-                   ks_kst_write_ms[3]);
+                   ks_rec_build_ms[0], ks_rec_build_ms[2], ks_rec_build_ms[1], ks_rec_build_ms[3], ks_kst_write_ms[1],
+                   ks_kst_write_ms[2], ks_kst_write_ms[3]);
     }
     free(recs);
     free(bufs);

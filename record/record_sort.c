@@ -173,6 +173,7 @@ struct ks_rec_sorter {
     uint64_t npieces, pieces_cap, piece;
     uint64_t at[KS_MAX_THREADS][KS_MAX_THREADS]; /* the piece being placed: slice x owner -> scratch place */
     uint64_t group[KS_MAX_THREADS + 1];          /* owner o's records in scratch: [group[o], group[o + 1]) */
+    uint64_t base[KS_MAX_THREADS];               /* each id range's first place */
 };
 
 typedef struct piece_job {
@@ -235,6 +236,14 @@ static void *piece_step(void *arg)
         }
         break;
     }
+    case 5: { /* each id's records all placed: its next place is where the next id's begin */
+        uint64_t pos = s->base[j->t];
+        for (uint64_t k = j->key_from; k < j->key_to; ++k) {
+            for (int u = 0; u < s->nt; ++u) pos += s->counts[(uint64_t)u * span + k];
+            if (s->next[k] != pos) j->bad = 1;
+        }
+        break;
+    }
     default: /* this owner's records, slices in order, at their ids' next places */
         for (uint64_t i = s->group[j->t]; i < s->group[j->t + 1]; ++i) {
             const uint32_t at = s->next[key_of_rec(s, &s->scratch[i])]++;
@@ -264,7 +273,7 @@ static int sorter_run(ks_rec_sorter *s, int step, const ks_rec *piece, uint64_t 
         uint64_t base = 0;
         for (int t = 0; t < s->nt; ++t) {
             const uint64_t sum = jobs[t].sum;
-            jobs[t].sum = base, base += sum;
+            jobs[t].sum = s->base[t] = base, base += sum;
         }
         for (int t = 0; t < s->nt; ++t) jobs[t].step = 2;
         ks_team_run(s->team, piece_step, jobs, sizeof *jobs);
@@ -337,7 +346,11 @@ int ks_rec_sorter_place(ks_rec_sorter *s, const ks_rec *piece, uint64_t len)
     return s->bad ? -1 : 0;
 }
 
-int ks_rec_sorter_finish(ks_rec_sorter *s) { return s->bad || !s->placing || s->placed != s->n ? -1 : 0; }
+int ks_rec_sorter_finish(ks_rec_sorter *s)
+{
+    if (s->bad || !s->placing || s->placed != s->n || sorter_run(s, 5, NULL, 0)) return s->bad = 1, -1;
+    return 0;
+}
 
 void ks_rec_sorter_free(ks_rec_sorter *s)
 {

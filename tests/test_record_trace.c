@@ -6,6 +6,8 @@
  * into elements, an access narrower than its element, atomics, a block with no access,
  * the filter and the dropped count, with the events made on one thread or several. */
 #include <elf.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -351,7 +353,7 @@ START_TEST(any_thread_count_gives_the_same_trace)
                 r->value = tu_next(&s) >> 40;
             }
         }
-    for (uint64_t i = n; i > 1; --i) { /* slots in a scrambled order, each thread's kept in order */
+    for (uint64_t i = n; i > 1; --i) { /* slots in a scrambled order (slot order is program order) */
         const uint64_t j = (uint64_t)tu_int(&s, 0, (int64_t)i - 1);
         const ks_rec x = recs[i - 1];
         recs[i - 1] = recs[j], recs[j] = x;
@@ -433,6 +435,176 @@ START_TEST(any_thread_count_gives_the_same_trace)
     ck_assert_int_eq(system(cmd), 0);
     ks_rec_build_threads = ks_kst_write_threads = 0;
     free(recs), free(want), free(got);
+}
+END_TEST
+
+/* A launch of 3 blocks of 5 threads where thread 1 of block 1 runs 60000 accesses (a long
+ * loop: a cursor opened inside it must not replay it from its start for every run of
+ * chunks), accesses of 8 bytes (two events each) and of 1 byte, barriers, and a filter
+ * that leaves out threads 10..12: the trace made on 3 and 7 threads equals the one made
+ * on one thread (one cursor walking from the first event: the reference), every access
+ * is in it, and kscope check passes. */
+static double rt_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static ks_rec *long_thread_records(uint64_t *n)
+{
+    const uint64_t cap = 60000 + 15 * 40;
+    ks_rec *recs = calloc(cap, sizeof *recs);
+    uint64_t k = 0, s = 5;
+    for (uint32_t b = 0; b < 3; ++b)
+        for (uint16_t t = 0; t < 5; ++t) {
+            const int m = b == 1 && t == 1 ? 60000 : (int)tu_int(&s, 0, 39);
+            for (int i = 0; i < m; ++i) {
+                ks_rec *r = &recs[k++];
+                memset(r, 0, sizeof *r);
+                r->block = b, r->thread = t, r->pc = 0x200u + 0x10u * (uint32_t)(i % 5);
+                const int form = i % 5; /* 4-byte read, 8-byte read (two floats), 1-byte read, atomic, barrier */
+                r->size = form == 1 ? 8 : form == 2 ? 1 : 4;
+                r->flags = form == 4 ? KS_REC_BARRIER : form == 3 ? KS_REC_WRITE | KS_REC_ATOMIC : KS_REC_READ;
+                r->addr = form == 3 ? A_CNT + 4 * (uint64_t)tu_int(&s, 0, 6)
+                                    : A_IN + 4 * (uint64_t)tu_int(&s, 0, R * C - 3) + (form == 2 ? 1 : 0);
+                r->value = tu_next(&s);
+            }
+        }
+    *n = k;
+    return recs;
+}
+
+static void write_long(const char *path, const ks_rec *recs, uint64_t n, int threads)
+{
+    ks_rec_build_threads = ks_kst_write_threads = threads;
+    ks_rec_launch L;
+    memset(&L, 0, sizeof L);
+    snprintf(L.kernel, sizeof L.kernel, "void loop(float*)");
+    ks_rec_short_name(L.kernel, L.short_name, sizeof L.short_name);
+    L.grid[0] = 3, L.grid[1] = L.grid[2] = 1, L.block[0] = 5, L.block[1] = L.block[2] = 1;
+    L.filter = (ks_filter){0, INT64_MAX, 0, INT64_MAX, 1};
+    L.filter.index_lo = 0, L.filter.index_hi = 10; /* threads 10..14 (block 2) left out */
+    L.recs = recs, L.nrecs = n, L.bufs = bufs, L.nbufs = 3, L.copy = copy_fn;
+    const double t0 = rt_now();
+    ck_assert_msg(ks_rec_write_trace(&L, path) == KS_OK, "%s", ks_error_message());
+    printf("long thread: %llu records on %d threads: %.2f s\n", (unsigned long long)n, threads, rt_now() - t0);
+    ks_rec_build_threads = ks_kst_write_threads = 0;
+}
+
+START_TEST(a_long_thread_and_a_filter_match_one_cursor)
+{
+    setup_bufs();
+    uint64_t n;
+    ks_rec *recs = long_thread_records(&n);
+    char dir[] = "/tmp/ks_rl_XXXXXX", p[3][64], cmd[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const int threads[3] = {1, 3, 7};
+    for (int c = 0; c < 3; ++c) {
+        snprintf(p[c], sizeof p[c], "%s/t%d.kst", dir, threads[c]);
+        write_long(p[c], recs, n, threads[c]);
+        if (c) {
+            snprintf(cmd, sizeof cmd, "cmp -s %s %s", p[0], p[c]);
+            ck_assert_msg(system(cmd) == 0, "the trace made on %d threads differs from one cursor's", threads[c]);
+        }
+    }
+    /* every kept record's events, in each thread's order: the long thread's in full */
+    uint64_t want = 0, want_long = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        const int64_t index = (int64_t)recs[i].block * 5 + recs[i].thread;
+        if (index >= 10) continue;
+        const uint64_t ev = recs[i].size == 8 ? 2 : 1;
+        want += ev;
+        if (index == 6) want_long += ev;
+    }
+    want += 10; /* a work event for each kept thread */
+    ks_trace tr;
+    ck_assert_msg(ks_trace_open(p[0], &tr) == KS_OK, "%s", ks_error_message());
+    ck_assert_uint_eq(tr.nevents, want);
+    uint64_t got_long = 0;
+    uint32_t seq = 0;
+    for (uint64_t i = 0; i < tr.nevents; ++i) {
+        ck_assert_msg(tr.events[i].index < 10, "a left-out thread's event");
+        if (tr.events[i].index != 6 || tr.events[i].kind == KS_EV_WORK) continue;
+        ck_assert_uint_eq(tr.events[i].seq, ++seq); /* in order, none lost or doubled */
+        got_long++;
+    }
+    ck_assert_uint_eq(got_long, want_long);
+    ks_trace_close(&tr);
+    snprintf(cmd, sizeof cmd, "%s check %s >/dev/null 2>&1", KS_CLI, p[0]);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(recs);
+}
+END_TEST
+
+/* The writer's failures: a source that cannot make chunk 3's events, and a disk that fills
+ * in the middle of the events: one line each, and no file left. */
+static const ks_trace *g_failing_tr;
+
+static void *fs_open(void *ctx, uint64_t first, void *reuse)
+{
+    uint64_t *c = reuse ? reuse : malloc(sizeof *c);
+    (void)ctx;
+    if (c) *c = first;
+    return c;
+}
+
+static const ks_event *fs_next(void *cursor, ks_event *buf, size_t n)
+{
+    uint64_t *c = cursor;
+    (void)buf;
+    if (*c >= 3 * 4096) return NULL;
+    const ks_event *at = g_failing_tr->events + *c;
+    *c += n;
+    return at;
+}
+
+static void fs_close(void *cursor) { free(cursor); }
+
+START_TEST(the_writer_fails_whole)
+{
+    setup_bufs();
+    uint64_t n;
+    ks_rec *recs = long_thread_records(&n);
+    char dir[] = "/tmp/ks_rw_XXXXXX", path[64], out[64], cmd[160];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.kst", dir);
+    snprintf(out, sizeof out, "%s/u.kst", dir);
+    write_long(path, recs, n, 3);
+    ks_trace tr;
+    ck_assert_msg(ks_trace_open(path, &tr) == KS_OK, "%s", ks_error_message());
+    ck_assert_uint_gt(tr.nevents, 6 * 4096);
+    g_failing_tr = &tr;
+    const ks_event_source src = {NULL, fs_open, fs_next, fs_close};
+    ks_kst_write_threads = 3;
+    ck_assert_int_ne(ks_trace_write_source(out, &tr, &src), KS_OK);
+    ks_kst_write_threads = 0;
+    ck_assert_ptr_null(strchr(ks_error_message(), '\n'));
+    ck_assert_msg(strstr(ks_error_message(), "could not be made") != NULL, "%s", ks_error_message());
+    ck_assert_int_ne(access(out, F_OK), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) { /* room for the header, the tensors and half the events */
+        const struct rlimit lim = {(rlim_t)st.st_size / 2, (rlim_t)st.st_size / 2};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        signal(SIGXFSZ, SIG_IGN);
+        ks_kst_write_threads = 3;
+        const int rc = ks_trace_write(out, &tr);
+        _exit(rc != KS_OK && strchr(ks_error_message(), '\n') == NULL ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the write did not fail with one line");
+    ks_trace_close(&tr);
+    unlink(path);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    ck_assert_msg(system(cmd) == 0, "something stayed in %s", dir);
+    rmdir(dir);
+    free(recs);
 }
 END_TEST
 
@@ -754,6 +926,8 @@ int main(void)
     tcase_add_test(tc, cubin_with_a_huge_file_name);
     tcase_add_loop_test(tc, records_become_the_trace_of_each_thread, 0, 2);
     tcase_add_test(tc, any_thread_count_gives_the_same_trace);
+    tcase_add_test(tc, a_long_thread_and_a_filter_match_one_cursor);
+    tcase_add_test(tc, the_writer_fails_whole);
     tcase_add_test(tc, shared_accesses_and_barriers);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);

@@ -67,22 +67,27 @@ struct ks_trace {
 
 int ks_trace_write(const char *path, const ks_trace *tr);
 /* The last ks_trace_write's milliseconds on this thread: ordering the events, encoding
- * them, writing the file, and committing it (flush, fsync, rename). */
+ * them (version 2: the file written meanwhile), writing the rest (version 2: the index and
+ * the header; version 1: the file), and committing it (flush, fsync, rename). */
 #ifndef __cplusplus
 extern _Thread_local double ks_kst_write_ms[4];
 #endif
 /* Events made on demand (a recorded launch's, from its records) instead of held in
  * tr->events: open a cursor at event `first` (a multiple of the chunk size), take the
  * next n events (made into buf, or a pointer to where they lie; NULL: failed), close.
+ * `reuse` is the calling thread's cursor from its last run of chunks (NULL the first
+ * time), which lies before `first`: the source may move it forward instead of making a
+ * new one (cheaper where a new one would replay a long thread), else it closes it.
  * Cursors at different places run on different threads at once. */
 typedef struct ks_event_source {
     void *ctx;
-    void *(*open)(void *ctx, uint64_t first);
+    void *(*open)(void *ctx, uint64_t first, void *reuse);
     const ks_event *(*next)(void *cursor, ks_event *buf, size_t n);
     void (*close)(void *cursor);
 } ks_event_source;
 /* ks_trace_write of tr->nevents events, in (index, seq) order, taken from src (format 2):
- * the events are made chunk by chunk as they are encoded, never all in memory. */
+ * the events are made chunk by chunk as they are encoded and written, never all in
+ * memory (the chunks encoded ahead of the file are bounded). */
 int ks_trace_write_source(const char *path, const ks_trace *tr, const ks_event_source *src);
 /* The threads that encode (0, the default: the machine's CPUs, at most 16). */
 extern int ks_kst_write_threads;

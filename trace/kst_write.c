@@ -244,10 +244,10 @@ typedef struct mem_cursor {
     uint64_t pos, run, in_run;
 } mem_cursor;
 
-static void *mem_open(void *ctx, uint64_t first)
+static void *mem_open(void *ctx, uint64_t first, void *reuse)
 {
     const mem_source *m = ctx;
-    mem_cursor *c = malloc(sizeof *c);
+    mem_cursor *c = reuse ? reuse : malloc(sizeof *c); /* any place opens at once: reused as it is */
     if (!c) return NULL;
     const uint64_t k = first / KS_KST2_CHUNK; /* cursors open at a chunk's start */
     *c = (mem_cursor){m, first, m->runs ? m->start_run[k] : 0, m->runs ? m->start_in[k] : 0};
@@ -288,10 +288,12 @@ typedef struct enc_stream {
     encoded *out;
     uint64_t next;     /* the next chunk to take (atomic) */
     uint64_t batch;    /* chunks taken at once */
-    signed char *done; /* each chunk: 1 encoded, -1 failed */
-    int stop;          /* the sink failed: take no more */
+    signed char *done; /* each chunk: 1 encoded, -1 no memory, -2 the source failed */
+    int stop;          /* the sink failed: take no more (under mu) */
+    uint64_t written;  /* chunks the calling thread has handed to the sink */
+    uint64_t ahead;    /* the most chunks taken past those written (memory stays bounded) */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv, room;
 } enc_stream;
 
 static void *encode_chunks(void *arg)
@@ -301,23 +303,30 @@ static void *encode_chunks(void *arg)
     ks_event *buf = malloc((size_t)KS_KST2_CHUNK * sizeof *buf);
     unsigned char *scratch = malloc(room); /* a chunk is encoded here, then copied out at its length */
     const uint64_t nchunks = st->out->nchunks;
+    void *cur = NULL; /* kept from batch to batch: the source may move it forward */
     for (;;) {
-        /* a batch of chunks in a row, read from one cursor (opening one steps over the
-         * events before it in its block) */
+        /* a batch of chunks in a row, read from one cursor, taken no further than `ahead`
+         * past the chunks written */
         const uint64_t k0 = __atomic_fetch_add(&st->next, st->batch, __ATOMIC_RELAXED);
-        if (k0 >= nchunks || __atomic_load_n(&st->stop, __ATOMIC_RELAXED)) break;
+        if (k0 >= nchunks) break;
+        pthread_mutex_lock(&st->mu);
+        while (k0 >= st->written && k0 - st->written >= st->ahead && !st->stop) pthread_cond_wait(&st->room, &st->mu);
+        const int stop = st->stop;
+        pthread_mutex_unlock(&st->mu);
+        if (stop) break;
         const uint64_t k1 = nchunks - k0 < st->batch ? nchunks : k0 + st->batch;
-        void *cur = buf && scratch ? st->src->open(st->src->ctx, k0 * KS_KST2_CHUNK) : NULL;
+        cur = buf && scratch ? st->src->open(st->src->ctx, k0 * KS_KST2_CHUNK, cur) : NULL;
         for (uint64_t k = k0; k < k1; ++k) {
             const uint64_t first = k * KS_KST2_CHUNK;
             const size_t n = (size_t)(st->tr->nevents - first < KS_KST2_CHUNK ? st->tr->nevents - first
                                                                               : KS_KST2_CHUNK);
             const ks_event *ev = cur ? st->src->next(cur, buf, n) : NULL;
-            signed char state = -1;
+            signed char state = buf && scratch ? -2 : -1;
             if (ev) {
                 ks_kst2_entry ent;
                 const size_t len = ks_kst2_encode(st->ctx, ev, n, scratch, &ent);
                 unsigned char *out = malloc(len ? len : 1);
+                state = -1;
                 if (out) {
                     memcpy(out, scratch, len);
                     ent.crc32 = ks_crc32(0, out, len);
@@ -333,8 +342,8 @@ static void *encode_chunks(void *arg)
             pthread_cond_broadcast(&st->cv);
             pthread_mutex_unlock(&st->mu);
         }
-        if (cur) st->src->close(cur);
     }
+    if (cur) st->src->close(cur);
     free(buf), free(scratch);
     return NULL;
 }
@@ -394,20 +403,27 @@ static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, 
     if (rc == KS_OK) {
         pthread_mutex_init(&st.mu, NULL);
         pthread_cond_init(&st.cv, NULL);
+        pthread_cond_init(&st.room, NULL);
         pthread_t th[KS_MAX_THREADS];
         const int nt = write_threads(nchunks, 4);
         /* batches of up to 4 chunks, as long as each thread still gets 4 batches */
         st.batch = nchunks / (16u * (uint64_t)nt);
         if (st.batch < 1) st.batch = 1;
         if (st.batch > 4) st.batch = 4;
+        st.ahead = 4 * (uint64_t)nt * st.batch;
         int started = 0;
         for (int t = 0; t < nt; ++t) started += pthread_create(&th[started], NULL, encode_chunks, &st) == 0;
-        if (!started) encode_chunks(&st); /* no thread: all here, then written */
+        if (!started) { /* no thread: all here, then written */
+            st.ahead = UINT64_MAX;
+            encode_chunks(&st);
+        }
         for (uint64_t k = 0; k < nchunks; ++k) {
             pthread_mutex_lock(&st.mu);
             while (!st.done[k]) pthread_cond_wait(&st.cv, &st.mu);
             pthread_mutex_unlock(&st.mu);
-            if (rc == KS_OK && st.done[k] < 0)
+            if (rc == KS_OK && st.done[k] == -2)
+                rc = ks_fail(KS_EINVAL, "%s: the events of chunk %llu could not be made", path, (unsigned long long)k);
+            else if (rc == KS_OK && st.done[k] < 0)
                 rc = ks_fail(KS_ENOMEM, "%s: out of memory encoding %llu events", path,
                              (unsigned long long)tr->nevents);
             if (rc == KS_OK) {
@@ -416,17 +432,18 @@ static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, 
                 out->length += out->len[k];
                 rc = sink->put(sink->arg, out->chunk[k], out->len[k]);
             }
-            if (rc != KS_OK) __atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
             free(out->chunk[k]), out->chunk[k] = NULL;
-            if (rc != KS_OK) { /* the rest: let the threads finish what they took, then free */
-                for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
-                started = 0;
-                break;
-            }
+            pthread_mutex_lock(&st.mu); /* room for one more chunk, or (failed) none */
+            st.written = k + 1;
+            if (rc != KS_OK) st.stop = 1;
+            pthread_cond_broadcast(&st.room);
+            pthread_mutex_unlock(&st.mu);
+            if (rc != KS_OK) break; /* the threads finish what they took; encoded_free frees it */
         }
         for (int t = 0; t < started; ++t) pthread_join(th[t], NULL);
         pthread_mutex_destroy(&st.mu);
         pthread_cond_destroy(&st.cv);
+        pthread_cond_destroy(&st.room);
     }
     ks_kst_write_ms[1] = now_ms() - t1;
     free(start_run), free(start_in), free(runs), free(st.done);
@@ -449,7 +466,7 @@ static void make_preamble(unsigned char pre[KS_KST_PREAMBLE], int version, const
  * writeback started, so that the commit's fsync finds little left to write. */
 typedef struct file_sink {
     ks_out_file *o;
-    uint64_t written, synced;
+    uint64_t written, synced; /* file offsets: the end of what was written, and of what was synced */
 } file_sink;
 
 static int file_put(void *arg, const unsigned char *bytes, size_t len)
@@ -527,7 +544,7 @@ static int put(ks_out_file *o, const ks_trace *tr, const ks_event_source *src)
     }
     encoded enc;
     memset(&enc, 0, sizeof enc);
-    file_sink fs = {o, 0, 0};
+    file_sink fs = {o, (uint64_t)start + pos, (uint64_t)start + pos}; /* file offsets: the events start here */
     const chunk_sink sink = {file_put, &fs};
     if (!rc) rc = encode(tr, src, &enc, path, &sink);
     const double ti = now_ms();
@@ -544,12 +561,14 @@ static int put(ks_out_file *o, const ks_trace *tr, const ks_event_source *src)
         json = header_json(tr, version, tsec, &esec, &isec);
         char *room = json ? malloc(hlen) : NULL;
         const size_t used = json ? strlen(json) : 0;
-        if (!room || used > hlen) rc = ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
+        if (!room) rc = ks_fail(KS_ENOMEM, "%s: out of memory for the header", path);
+        else if (used > hlen) rc = ks_fail(KS_EINVAL, "%s: the header outgrew the room reserved for it", path);
         else {
             memcpy(room, json, used);
             memset(room + used, ' ', hlen - used);
             make_preamble(pre, version, room, hlen);
             const int fd = fileno(o->f);
+            errno = EIO; /* a short write sets none */
             if (fflush(o->f) != 0 || pwrite(fd, pre, sizeof pre, (off_t)start) != (ssize_t)sizeof pre ||
                 pwrite(fd, room, hlen, (off_t)start + KS_KST_PREAMBLE) != (ssize_t)hlen)
                 rc = ks_fail(KS_EIO, "%s: write failed: %s", path, strerror(errno));
