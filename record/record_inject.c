@@ -471,7 +471,8 @@ static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const l
             }
             if (rc == 1 &&
                 (pass ? ks_rec_sorter_place(so, c->stage_h, len) : ks_rec_sorter_count(so, c->stage_h, len))) {
-                status("error launch %llu's records name threads outside its grid", (unsigned long long)me->number);
+                status("error launch %llu's records name threads outside its grid, or changed between two reads",
+                       (unsigned long long)me->number);
                 rc = -1;
             }
             pthread_mutex_unlock(&g.mu);
