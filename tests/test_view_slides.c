@@ -681,6 +681,69 @@ START_TEST(an_answer_in_another_blocks_tile_shows_that_tile)
 }
 END_TEST
 
+/* The text panel p of rec prints at cell (y, x), NULL where it prints none there. */
+static const char *printed_at(const vw_record *rec, int p, int y, int x)
+{
+    const vw_rec_panel *rp = &rec->panel[p];
+    for (int j = 0; j < rp->nvalues; ++j)
+        if (rp->value[j].y == y && rp->value[j].x == x) return rp->value[j].text;
+    return NULL;
+}
+
+/* issue 38 D1: a slide prints the values its narration names, at the three sizes: 13
+ * s11's out[2, 1] = 23 = in[1, 2] and out[1, 2] = 43 = in[2, 1] (it showed in beside the
+ * 256-word tile as a one-row hairline, no values), and 13 s10's answer its tile as 16 x
+ * 16 words, tile[2][1] = 43 printed and outlined (run 'fix' sees tile as rows x columns) */
+START_TEST(a_slide_prints_the_values_its_narration_names)
+{
+    open_lesson("13");
+    const int in = ks_trace_tensor(slides[10].trace, "in"), out = ks_trace_tensor(slides[10].trace, "out");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        for (int k = 9; k < 11; ++k) {
+            vf_frame f;
+            vw_state st;
+            draw_slide(&f, &st, w, h, vw_text_px(w, h), k, 0);
+            if (k == 9) { /* the answer slide: the asked read's tile */
+                vw_story_reveal(&st, 1);
+                relayout(&f, &st, w, h);
+                vf_draw(&f, &st);
+            }
+            const vw_record *rec = &f.d.rec;
+            const int pi = rec->panel[0].tensor == in ? 0 : 1, po = !pi;
+            if (k == 10) {
+                ck_assert_int_eq(rec->panel[pi].tensor, in);
+                ck_assert_int_eq(rec->panel[po].tensor, out);
+                ck_assert_msg(rec->panel[0].values && rec->panel[1].values, "13 s11 at %dx%d prints no values", w, h);
+                static const struct {
+                    int y, x;
+                    const char *v;
+                } want[] = {{2, 1, "23"}, {1, 2, "43"}}; /* out[y, x] = in[x, y] */
+                for (int i = 0; i < 2; ++i) {
+                    const int y = want[i].y, x = want[i].x;
+                    const char *o = printed_at(rec, po, y, x), *n = printed_at(rec, pi, x, y);
+                    ck_assert_msg(o && !strcmp(o, want[i].v), "13 s11 at %dx%d: out[%d, %d] prints %s", w, h, y, x,
+                                  o ? o : "nothing");
+                    ck_assert_msg(n && !strcmp(n, want[i].v), "13 s11 at %dx%d: in[%d, %d] prints %s", w, h, x, y,
+                                  n ? n : "nothing");
+                }
+            } else {
+                const int pt = rec->panel[0].tensor == ks_trace_tensor(st.tr, "tile") ? 0 : 1;
+                ck_assert_int_eq(rec->panel[pt].tensor, ks_trace_tensor(st.tr, "tile"));
+                ck_assert_int_eq(rec->panel[pt].rows, 16);
+                const char *t = printed_at(rec, pt, 2, 1);
+                ck_assert_msg(t && !strcmp(t, "43"), "13 s10's answer at %dx%d: tile[2][1] prints %s", w, h,
+                              t ? t : "nothing");
+                ck_assert(rec->answer_cell);
+            }
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1: a sparse plane's filled cells fill its panel (08's ring of sites took 43 %
  * of the height in an 11 x 13 plane whose first and last rows hold none), and where the
  * plane then reaches past its panel each cell's colour still fills the square its number
@@ -1847,6 +1910,7 @@ int main(void)
     tcase_add_test(tc, the_status_line_fits_each_slide);
     tcase_add_test(tc, lesson_08_pair_table_shows_every_site);
     tcase_add_test(tc, a_legend_on_the_header_line_gives_the_map_its_line);
+    tcase_add_test(tc, a_slide_prints_the_values_its_narration_names);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }
