@@ -381,6 +381,9 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
          .want = "step 2: tables: 'input' has not as many rows as 'columns'"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"tables\": [{\"tensor\": \"columns\", \"rows\": [3, 1]}]}",
          .want = "step 2: tables: rows must be [first, last], 0 <= first <= last"},
+        /* the panel a step is about (issue 38 D1) is one of its two panels */
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"panels\": [\"input\", \"columns\"], \"about\": \"output\"}",
+         .want = "step 2: about: 'output' is not one of the step's panels"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         small_lesson("bad.json", cases[i].step2);
@@ -1465,14 +1468,15 @@ START_TEST(lesson_13_says_what_its_traces_show)
     ck_assert_str_eq(render_at(race, 83, "{work.thread}"),
                      "problem: {work.thread}: the work event has no field 'thread' (fields: blockIdx.z, blockIdx.y, "
                      "blockIdx.x, threadIdx.z, threadIdx.y, threadIdx.x)");
-    /* steps 10 and 11: the fix has its barrier, a phase later; check passes */
+    /* steps 10 and 11: the fix has its barrier, a phase later; check passes; the run sees
+     * tile as the source's tile[16][16] (word 33 is tile[2][1]: its answer slide prints it) */
     ck_assert_int_eq(ks_trace_check(&good->tr, &cr), KS_OK);
     ck_assert_uint_eq(cr.violations, 0);
     ck_assert_uint_eq(cr.barriers, 256);
     ck_assert_str_eq(render_at(good, 18,
                                "{read.tile.at} = {read.tile.value} {read.in.line} {read.tile.line} "
                                "{check.violations} {check.first}"),
-                     "tile[33] = 43 18 24 0 none");
+                     "tile[2, 1] = 43 18 24 0 none");
     ck_assert_int_eq(item_events(good, 1, KS_EV_READ, "tile", ev, 16), 4);
     ck_assert_int_eq(ev[0]->u.access.reserved[0], 1); /* phase 1 */
     ck_assert_float_eq(ev[0]->u.access.value, x[1 * C + 0]);

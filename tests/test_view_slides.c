@@ -744,6 +744,46 @@ START_TEST(a_slide_prints_the_values_its_narration_names)
 }
 END_TEST
 
+/* issue 38 D1: a step that names the panel it is about ("about") gets that picture first:
+ * 08 s12 reads products but asks about the ring of sites beside them, and the ring's
+ * filled cells (not the empty rows round them) take 55 % of the height at the three sizes
+ * (45 % at 1920x1080 in a narrow middle column before); 11 s1's c grows past its share to
+ * print its values a size up where a beside it prints none (26 px cells at 1280x960, as
+ * a kept its share) */
+START_TEST(a_step_names_the_panel_it_is_about)
+{
+    for (int l = 0; l < 2; ++l) {
+        open_lesson(l ? "11" : "08");
+        const int k = l ? 0 : 11;
+        ck_assert_int_gt(slides[k].about, 0);
+        for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+            vf_frame f;
+            vw_state st;
+            draw_slide(&f, &st, w, h, vw_text_px(w, h), k, 0);
+            const vw_record *rec = &f.d.rec;
+            const int p = rec->focus_panel;
+            ck_assert_int_ge(p, 0);
+            const vw_rec_panel *rp = &rec->panel[p];
+            ck_assert_int_eq(rp->tensor, slides[k].about - 1);
+            const int head = rp->map.y - rp->rect.y, drawn = vw_audit_grid_drawn(rp);
+            if (!l) { /* the ring: 9 x 9 filled cells of an 11 x 13 plane */
+                ck_assert_int_eq(rp->fill_rows, 9);
+                ck_assert_int_eq(drawn, rp->fill.h);
+                ck_assert_msg((head + drawn) * 100 >= 55 * h, "08 s12 at %dx%d: the ring takes %d%% of the height", w,
+                              h, (head + drawn) * 100 / h);
+            } else if (!rec->panel[!p].values) /* c a size up where a prints nothing beside it */
+                ck_assert_msg(rp->cell >= floor(rp->need_cell * 4 / 3) - 1,
+                              "11 s1 at %dx%d: c's cells are %.0f px (its values need %.0f)", w, h, rp->cell,
+                              rp->need_cell);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+        close_lesson();
+    }
+}
+END_TEST
+
 /* issue 38 D1: a sparse plane's filled cells fill its panel (08's ring of sites took 43 %
  * of the height in an 11 x 13 plane whose first and last rows hold none), and where the
  * plane then reaches past its panel each cell's colour still fills the square its number
@@ -1911,6 +1951,7 @@ int main(void)
     tcase_add_test(tc, lesson_08_pair_table_shows_every_site);
     tcase_add_test(tc, a_legend_on_the_header_line_gives_the_map_its_line);
     tcase_add_test(tc, a_slide_prints_the_values_its_narration_names);
+    tcase_add_test(tc, a_step_names_the_panel_it_is_about);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

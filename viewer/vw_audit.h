@@ -53,11 +53,12 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *   status: the status line fits its bar. */
 /* The least height in pixels panel rp's grid as drawn (its extent) must take in a w x h
  * frame: VW_SLIDE_PICTURE % of h less the panel's header line, or what the plane's
- * shape allows in a panel half the frame wide (a wide plane's square cells), or a
- * table's header and rows at its text. */
+ * shape allows in a panel half the frame wide (a wide plane's square cells; a sparse
+ * plane's filled cells, fill_rows x fill_cols), or a table's header and rows at its text. */
 int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line);
 /* The height in pixels panel rp's grid is drawn at: its cells in view and the margin's
- * (the padding ring round a plane), a table's header and rows. */
+ * (the padding ring round a plane), a sparse plane's filled cells (08's ring of sites,
+ * not the empty rows round it), a table's header and rows. */
 int vw_audit_grid_drawn(const vw_rec_panel *rp);
 
 /* Whether label l sits inside cell f, the one holding the point it names (a weight on its

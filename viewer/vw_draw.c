@@ -213,7 +213,7 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     rec->arrangement = L->arrangement;
     rec->title = L->title, rec->story = L->story, rec->decomp = L->decomp, rec->grid = L->grid;
     rec->status = L->status;
-    rec->focus_panel = vw_focus_panel(s);
+    rec->focus_panel = vw_about_panel(s);
     vw_color(d->r, VW_COL_BG);
     SDL_RenderClear(d->r);
     static vw_lines title;

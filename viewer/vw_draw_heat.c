@@ -479,6 +479,15 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         rp->ox = m.ox, rp->oy = m.oy;
         rp->values = k >= 0;
         rp->sparse = c->empty > 0;
+        int64_t fy0, fx0, fy1, fx1;
+        if (rp->sparse && vw_filled_box(s, panel, &fy0, &fx0, &fy1, &fx1)) {
+            const vw_rect a = vw_heatmap_cell(&m, fy0, fx0), b = vw_heatmap_cell(&m, fy1, fx1);
+            const int top = a.y > map.y ? a.y : map.y, left = a.x > map.x ? a.x : map.x;
+            const int bottom = b.y + b.h < map.y + map.h ? b.y + b.h : map.y + map.h;
+            const int right = b.x + b.w < map.x + map.w ? b.x + b.w : map.x + map.w;
+            rp->fill_rows = fy1 - fy0 + 1, rp->fill_cols = fx1 - fx0 + 1;
+            rp->fill = (vw_rect){.x = left, .y = top, .w = right - left, .h = bottom - top};
+        }
         rp->value_px = k >= 0 ? vw_value_font_px(d, k) : 0;
         rp->value_font = k;
         vw_values_need(s, L, panel, &rp->need_cell, &rp->focus_cell);

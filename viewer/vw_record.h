@@ -53,10 +53,15 @@ typedef struct vw_rec_panel {
      * it, so a check can tell a grid its shape keeps short from one the layout shrank */
     int64_t rows, cols;
     int margin;
-    double cell;    /* pixels per cell */
-    double ox, oy;  /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
-    int values;     /* the cells print their values */
-    int sparse;     /* the plane has empty cells (vw_cell_empty): drawn as background, no number */
+    double cell;   /* pixels per cell */
+    double ox, oy; /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
+    int values;    /* the cells print their values */
+    int sparse;    /* the plane has empty cells (vw_cell_empty): drawn as background, no number */
+    /* a sparse plane's filled cells (vw_filled_box): fill_rows x fill_cols of them, drawn
+     * at fill (clipped to the map); the picture they make is what the 55 % rule measures
+     * (08's ring of sites, not the empty rows round it); 0 rows: not such a plane */
+    int64_t fill_rows, fill_cols;
+    vw_rect fill;
     int value_px;   /* at this text size (pixels per em; 0: none printed) */
     int value_font; /* the drawing's value font (vw_value_font), -1: none */
     /* the values' need and the view: the cell size (px) the longest value needs at the
@@ -146,8 +151,8 @@ typedef struct vw_record {
     char fields[VW_REC_FIELDS];
     char work_fields[VW_REC_FIELDS];             /* all the item's decomposition lines' names, drawn or not */
     char decomp_text[VW_REC_LINES][VW_REC_LINE]; /* its lines as drawn (decomp_lines of them) */
-    /* the panel the step is about: the one showing the focused event's tensor and plane
-     * (-1: neither) */
+    /* the panel the step is about: the one showing the tensor the step names ("about"),
+     * else the focused event's tensor and plane (-1: neither) */
     int focus_panel;
     int ndots;
     vw_rec_dot dots[VW_REC_DOTS];

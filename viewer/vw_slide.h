@@ -80,6 +80,10 @@ typedef struct vw_slide {
     int64_t look_plane, look_y, look_x;
     int look_writes;
     int panel[2]; /* tensors of the two heatmaps (-1: keep) */
+    /* 1 + the tensor the step is about ("about"; 0: its focused event's, vw_about_panel):
+     * the picture the layout sizes first and the 55 % rule measures, where the focused
+     * event lies on another panel (08 s12 reads products and asks about the ring) */
+    int about;
     /* a panel's plane, plane + 1 (0: the one the focus touches): a tensor the item does not
      * access (lesson 04's input beside conv2d's Sobel weights, channel 1) */
     int panel_plane[2];

@@ -224,6 +224,14 @@ int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel);
  * tensor; -1 when neither does (a work event, a step about the launch): the picture the
  * step is about (vw_draw.c). */
 int vw_focus_panel(const vw_state *s);
+/* The cells of panel p's plane that a sparse tensor fills (its non-empty cells,
+ * vw_cell_empty) as rows y0..y1 and columns x0..x1: 1 when there are empty cells outside
+ * them (a ring of sites in an 11 x 13 plane), 0 for a full plane, an empty one, or one
+ * too big to scan at every layout a slide tries. */
+int vw_filled_box(const vw_state *s, int panel, int64_t *y0, int64_t *x0, int64_t *y1, int64_t *x1);
+/* The panel a slide is about: the one showing the tensor its step names ("about": 08 s12
+ * reads products and asks about the ring of sites beside them), else vw_focus_panel. */
+int vw_about_panel(const vw_state *s);
 /* The bounding box, in cells, of the focused item's reads, writes, samples (their
  * corners) and regions on the panel's tensor and plane; 0 when it has none there. */
 int vw_focus_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1);

@@ -135,6 +135,14 @@ void vw_story_reveal(vw_state *s, int reveal)
     vw_state_clamp(s);
 }
 
+int vw_about_panel(const vw_state *s)
+{
+    const int about = s->nslides ? s->slides[s->slide].about - 1 : -1;
+    for (int p = 0; p < 2 && about >= 0; ++p)
+        if (s->panel[p].tensor == about) return p;
+    return vw_focus_panel(s);
+}
+
 /* Whether the shown slide's question covers panel p (its "hide"), answered or not: the
  * layout sizes no picture there on the question slide or on its answer, so the answer
  * slide keeps the question's layout (nothing jumps). */
@@ -313,11 +321,16 @@ static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, doub
             if (need > 0) share[p] = fmin(1, (double)((fit < all ? fit : all) * rh) / need);
             continue;
         }
-        /* the plane as drawn (a zoom, a window of a wide plane), as the audit measures it */
+        /* the plane as drawn (a zoom, a window of a wide plane), as the audit measures it: a
+         * sparse plane's filled cells where it prints their values (08's ring, not the empty
+         * rows round it; another mode prints the empty cells too) */
         const vw_heatmap m = vw_panel_map(s, L, p);
-        const double top = fmax(area.y, m.oy - m.margin * m.cell);
-        const double bottom = fmin(area.y + area.h, m.oy + (double)(m.rows + m.margin) * m.cell);
-        const int need = vw_grid_need(m.rows, m.cols, m.margin, 0, L->w, L->h, L->line);
+        int64_t y0 = -m.margin, x0 = 0, y1 = m.rows + m.margin - 1, x1 = m.cols - 1;
+        const int fill = vw_effective_mode(s, p) == VW_MODE_VALUES && vw_filled_box(s, p, &y0, &x0, &y1, &x1);
+        const double top = fmax(area.y, m.oy + (fill ? y0 : -m.margin) * m.cell);
+        const double bottom = fmin(area.y + area.h, m.oy + (double)(fill ? y1 + 1 : m.rows + m.margin) * m.cell);
+        const int need = fill ? vw_grid_need(y1 - y0 + 1, x1 - x0 + 1, 0, 0, L->w, L->h, L->line)
+                              : vw_grid_need(m.rows, m.cols, m.margin, 0, L->w, L->h, L->line);
         if (need > 0) share[p] = fmin(1, fmax(0, bottom - top) / need);
     }
 }
@@ -330,7 +343,7 @@ static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, doub
  * with the legend beside it where the layout puts it there. */
 static int headers_fit(const vw_state *s, const vw_layout *L, int adv)
 {
-    const int fp = vw_focus_panel(s);
+    const int fp = vw_about_panel(s);
     for (int p = 0; p < 2; ++p) {
         const vw_rect pa = p ? L->output : L->input;
         char head[256];
@@ -345,18 +358,35 @@ static int headers_fit(const vw_state *s, const vw_layout *L, int adv)
     return 1;
 }
 
+/* The cells of a slide's "about" panel p as they grow past its share (issue 38 D1: 11
+ * s1's c kept 26 px cells at 1280x960 so that a beside it kept its share), in pixels: up
+ * to the cell its values need at the next value size (4/3 the smallest's need), 0 where
+ * the step names no panel or it prints no values. */
+static double about_cells(const vw_state *s, const vw_layout *L0, int adv, int p)
+{
+    if (!s->nslides || s->slides[s->slide].about <= 0 || vw_panel_table(s, p)) return 0;
+    const vw_layout M = with_values(L0, adv);
+    double need = 0, focus = 0;
+    vw_values_need(s, &M, p, &need, &focus);
+    const vw_heatmap m = vw_panel_map(s, &M, p);
+    return floor(fmin(m.cell, need * 4 / 3));
+}
+
 /* A layout's pictures as one number, bigger better: first the grid of the panel the step
- * is about (vw_focus_panel; the taller of the two where it is about neither), to 1 %;
- * then the other's; then the smaller cells (picture_cells). */
+ * is about (vw_about_panel; the taller of the two where it is about neither), to 1 %;
+ * then the other's; then the smaller cells (picture_cells). A step that names the panel
+ * it is about ("about") grows that one's cells (about_cells) before the other's share. */
 static double picture_rank(const vw_state *s, const vw_layout *L, int adv)
 {
     double sh[2];
     picture_shares(s, L, adv, sh);
-    int fp = vw_focus_panel(s);
+    int fp = vw_about_panel(s);
     /* about neither: the taller, but a panel covered until the answer is no picture */
     for (int p = 0; p < 2 && fp < 0; ++p)
         if (covered(s, p) && s->panel[!p].tensor >= 0) fp = !p;
     const double main = fp >= 0 ? sh[fp] : fmax(sh[0], sh[1]), other = fp >= 0 ? sh[!fp] : fmin(sh[0], sh[1]);
+    const double grow = fp >= 0 ? fmin(about_cells(s, L, adv, fp), 999) : 0;
+    if (grow > 0) return floor(main * 100) * 1e7 + grow * 1e4 + floor(other * 100) * 10;
     return floor(main * 100) * 1e7 + floor(other * 100) * 1e4 + fmin(picture_cells(s, L, adv), 9999);
 }
 

@@ -595,11 +595,7 @@ static vw_rect fit_area(const vw_state *s, const vw_layout *L, int panel)
     return a;
 }
 
-/* The cells of panel p's plane that a sparse tensor fills (its non-empty cells,
- * vw_cell_empty) as rows y0..y1 and columns x0..x1: 1 when there are empty cells outside
- * them (a ring of sites in an 11 x 13 plane), 0 for a full plane, an empty one, or one
- * too big to scan at every layout a slide tries. */
-static int filled_box(const vw_state *s, int panel, int64_t *y0, int64_t *x0, int64_t *y1, int64_t *x1)
+int vw_filled_box(const vw_state *s, int panel, int64_t *y0, int64_t *x0, int64_t *y1, int64_t *x1)
 {
     const int t = s->panel[panel].tensor;
     if (t < 0) return 0;
@@ -679,7 +675,7 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
      * columns round them, fill the panel (issue 38 D1: 08's ring of sites took 43 % of
      * the height in an 11 x 13 plane whose first and last rows hold none) */
     int64_t by0, bx0, by1, bx1;
-    if (s->nslides && p->zoom <= 0 && cell == base && !margin && filled_box(s, panel, &by0, &bx0, &by1, &bx1)) {
+    if (s->nslides && p->zoom <= 0 && cell == base && !margin && vw_filled_box(s, panel, &by0, &bx0, &by1, &bx1)) {
         if (focus) {
             by0 = (int64_t)fmin((double)by0, floor(y0)), bx0 = (int64_t)fmin((double)bx0, floor(x0));
             by1 = (int64_t)fmax((double)by1, floor(y1)), bx1 = (int64_t)fmax((double)bx1, floor(x1));

@@ -317,6 +317,12 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
                 bad++;
             }
         }
+    /* "about" names one of the step's own panels: the layout sizes that picture first */
+    if (st->about &&
+        (!st->panels[0] || !st->panels[1] || (strcmp(st->about, st->panels[0]) && strcmp(st->about, st->panels[1])))) {
+        ls_problem(rep, k + 1, "about: '%s' is not one of the step's panels", st->about);
+        bad++;
+    }
     bad += check_tables(S, st, k, rep);
     for (int i = 0; i < st->q.nhide; ++i)
         if (!strcmp(st->q.hide[i], "strip") && !st->strip) {

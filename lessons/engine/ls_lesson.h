@@ -98,6 +98,7 @@ typedef struct ls_step {
     const char *show[LS_MAX_SHOW]; /* text player: tensor names, "decomposition", "events", "launch", "threads" */
     int nshow;
     const char *panels[2];     /* viewer: tensors of the two heatmaps (NULL: keep) */
+    const char *about;         /* viewer: the panel's tensor the step is about (NULL: its focus's) */
     int planes[2];             /* viewer: "planes": [a, b], each panel's plane + 1 (0: the focus's) */
     const char *mode;          /* viewer: values | reads | weights | writes | visits | sectors (NULL: keep) */
     const char *panel_mode[2]; /* viewer: "mode": [left, right], one per panel (NULL: none) */

@@ -270,8 +270,9 @@ static void parse_tables(ls_report *rep, int k, const cJSON *v, ls_step *s)
 
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title", "text",  "notes", "focus", "show",    "panels", "mode",   "question",
-                                       "run",   "order", "strip", "draw",  "weights", "planes", "tables", NULL};
+    static const char *const keys[] = {"title",   "text",     "notes",  "focus", "show",  "panels",
+                                       "mode",    "question", "run",    "order", "strip", "draw",
+                                       "weights", "planes",   "tables", "about", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -354,6 +355,8 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             ls_problem(rep, k, "panels must be two tensor names [left, right]");
         else s->panels[0] = v->child->valuestring, s->panels[1] = v->child->next->valuestring;
     }
+    /* "about": "out_sites": the panel the step is about, where its focus lies on the other */
+    s->about = get_string(rep, k, o, "about", 0);
     /* "planes": [0, 1]: the plane each panel shows, -1 for the one the focus touches */
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "planes"))) {
         if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !cJSON_IsNumber(v->child) ||

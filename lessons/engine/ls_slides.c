@@ -194,6 +194,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->look_writes = c.elem_writes;
         for (int p = 0; p < 2; ++p) v->panel[p] = st->panels[p] ? ks_trace_tensor(&S->tr, st->panels[p]) : -1;
         for (int p = 0; p < 2; ++p) v->panel_plane[p] = st->planes[p];
+        v->about = st->about ? ks_trace_tensor(&S->tr, st->about) + 1 : 0;
         slide_tables(S, st, v);
         v->mode = ls_mode_number(st->mode);
         for (int p = 0; p < 2; ++p) v->panel_mode[p] = ls_mode_number(st->panel_mode[p]) + 1; /* 0: none */
