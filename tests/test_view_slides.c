@@ -784,6 +784,47 @@ START_TEST(a_step_names_the_panel_it_is_about)
 }
 END_TEST
 
+/* A slide shows the same panels whether the question before it had its answer shown or
+ * not (kscope lesson --frames and --check show every answer; a class may not): an answer
+ * whose cell lies on neither panel takes the right one only until it hides or the next
+ * slide shows (13 s2 and s3 kept s1's answer's 256-word tile, 08 s4 and s5 s3's
+ * pair_table), in every lesson */
+START_TEST(a_shown_answer_leaves_the_next_slide_as_it_was)
+{
+    static char paths[64][4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    const int nles = ls_list(paths, 64);
+    int swapped = 0;
+    for (int l = 0; l < nles; ++l) {
+        open_lesson(paths[l]);
+        vw_state a, b;
+        vw_state_init(&a, &ses.tr, &ses.idx);
+        vw_state_init(&b, &ses.tr, &ses.idx);
+        vw_story_set(&a, slides, nslides);
+        vw_story_set(&b, slides, nslides);
+        for (int k = 0; k + 1 < nslides; ++k) {
+            vw_story_show(&a, k), vw_story_show(&b, k);
+            if (slides[k].question) {
+                const int was = b.panel[1].tensor;
+                vw_story_reveal(&b, 1);
+                swapped += b.panel[1].tensor != was;
+            }
+            vw_story_show(&a, k + 1), vw_story_show(&b, k + 1);
+            for (int p = 0; p < 2; ++p)
+                ck_assert_msg(a.panel[p].tensor == b.panel[p].tensor && a.panel[p].plane == b.panel[p].plane,
+                              "%s slide %d: panel %d shows tensor %d plane %lld after the answer, %d plane %lld "
+                              "after the question",
+                              strrchr(paths[l], '/') + 1, k + 2, p, b.panel[p].tensor, (long long)b.panel[p].plane,
+                              a.panel[p].tensor, (long long)a.panel[p].plane);
+        }
+        vw_state_free(&a);
+        vw_state_free(&b);
+        close_lesson();
+    }
+    ck_assert_int_gt(swapped, 0); /* some answers take the right panel (13 s1's tile) */
+}
+END_TEST
+
 /* issue 38 D1: a sparse plane's filled cells fill its panel (08's ring of sites took 43 %
  * of the height in an 11 x 13 plane whose first and last rows hold none), and where the
  * plane then reaches past its panel each cell's colour still fills the square its number
@@ -1952,6 +1993,7 @@ int main(void)
     tcase_add_test(tc, a_legend_on_the_header_line_gives_the_map_its_line);
     tcase_add_test(tc, a_slide_prints_the_values_its_narration_names);
     tcase_add_test(tc, a_step_names_the_panel_it_is_about);
+    tcase_add_test(tc, a_shown_answer_leaves_the_next_slide_as_it_was);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

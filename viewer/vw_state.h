@@ -111,6 +111,13 @@ typedef struct vw_state {
     /* a story (lessons): slides, the one shown, whether its answer is revealed */
     const vw_slide *slides;
     int nslides, slide, reveal;
+    /* what a shown answer put in place of the right panel's tensor (vw_story_reveal: the
+     * asked cell's tensor where neither panel showed it): 1 + that tensor, its plane and
+     * follow, put back when the answer hides or another slide shows (0: nothing), so a
+     * slide after an answer shows what it shows after its question (13 s2 kept s1's
+     * answer's 256-word tile) */
+    int answer_swap, answer_follow;
+    int64_t answer_plane;
     /* the trace and index open when the slides were attached: a slide with no trace of
      * its own shows these (vw_story_show switches s->tr and s->idx per slide) */
     const ks_trace *story_tr;

@@ -49,9 +49,20 @@ static void show_trace(vw_state *s, const ks_trace *tr, const vw_index *idx)
     vw_follow_focus(s);
 }
 
+/* Puts back the right panel a shown answer took (answer_swap). */
+static void unswap_answer(vw_state *s)
+{
+    if (!s->answer_swap) return;
+    s->panel[1].tensor = s->answer_swap - 1;
+    s->panel[1].plane = s->answer_plane;
+    s->follow = s->answer_follow;
+    s->answer_swap = 0;
+}
+
 void vw_story_show(vw_state *s, int k)
 {
     if (!s->nslides) return;
+    unswap_answer(s);
     if (k < 0) k = 0;
     if (k >= s->nslides) k = s->nslides - 1;
     const vw_slide *sl = &s->slides[k];
@@ -118,7 +129,11 @@ void vw_story_reveal(vw_state *s, int reveal)
     if (!s->nslides) return;
     const vw_slide *sl = &s->slides[s->slide];
     if (sl->strip) s->strip = sl->strip == 1 || reveal;
-    if (!reveal) return;
+    if (!reveal) {
+        unswap_answer(s);
+        vw_state_clamp(s);
+        return;
+    }
     if (!sl->has_answer_cell || sl->answer_event >= s->tr->nevents) return;
     const ks_event *e = vw_event(s->tr, sl->answer_event);
     if (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE && e->kind != KS_EV_SAMPLE) return;
@@ -128,6 +143,8 @@ void vw_story_reveal(vw_state *s, int reveal)
     int p = s->panel[0].tensor == (int)e->tensor ? 0 : s->panel[1].tensor == (int)e->tensor ? 1 : -1;
     if (p < 0 && e->tensor < s->tr->ntensors) {
         p = 1;
+        if (!s->answer_swap)
+            s->answer_swap = s->panel[p].tensor + 1, s->answer_plane = s->panel[p].plane, s->answer_follow = s->follow;
         s->panel[p].tensor = (int)e->tensor;
         s->follow = 0;
     }
