@@ -124,6 +124,32 @@ static void small_lesson(const char *name, const char *step2)
     write_file(name, text);
 }
 
+/* issue 38 D2 (fifth re-trial): a step whose question asks about its focused item (the
+ * question names no item or tap of its own) lists none of that item's events after the
+ * focused one in the terminal either (the answer reads them): the events list before
+ * its "Question" ends at its '>' line. */
+static void no_event_after_the_focus_above_a_question(const ls_lesson *L, const char *text, const char *path)
+{
+    int k = 0;
+    for (const char *step = strstr(text, "\n== Step "); step; step = strstr(step + 1, "\n== Step "), ++k) {
+        const char *next = strstr(step + 1, "\n== Step "), *q = strstr(step, "\n  Question\n");
+        const char *list = strstr(step, "\n  events of work item ");
+        ck_assert_int_lt(k, L->nsteps);
+        const ls_question *asked = &L->steps[k].q;
+        if (asked->at.kind != LS_FOCUS_KEEP || asked->at.tap_given) continue; /* an item or tap of its own */
+        if (!q || (next && q > next) || !list || list > q) continue;
+        const char *line = strchr(list + 1, '\n'), *last = NULL;
+        while (line && (!strncmp(line + 1, "  > ", 4) || !strncmp(line + 1, "    ", 4))) {
+            last = line + 1;
+            line = strchr(line + 1, '\n');
+        }
+        ck_assert_msg(last && !strncmp(last, "  > ", 4),
+                      "%s, %.40s: the events list above its question goes past "
+                      "the focused event",
+                      path, step + 1);
+    }
+}
+
 START_TEST(every_lesson_checks_and_plays_to_the_end)
 {
     static char paths[128][4096];
@@ -148,6 +174,7 @@ START_TEST(every_lesson_checks_and_plays_to_the_end)
         ck_assert_msg(strstr(buf, want) != NULL, "%s did not reach its last step", paths[i]);
         ck_assert_ptr_nonnull(strstr(buf, "End of lesson"));
         ck_assert_ptr_null(strstr(buf, "Not quite")); /* --auto answers what the trace says */
+        no_event_after_the_focus_above_a_question(&L, buf, paths[i]);
         int at; /* a terminal's width (issue 38 D12): the step-through's notes wrap */
         const size_t most = longest_line(buf, &at);
         ck_assert_msg(most <= KS_STEP_COLUMNS, "%s: line %d of the terminal player is %zu characters", paths[i], at,
@@ -441,8 +468,9 @@ static void six_steps(const char *name, const char *const questions[6])
 
 /* Issue 38 D7: the terminal prints a step's "show" (drawings, events) between its
  * narration and its question, so those lines are above the prompt too: a lesson whose
- * step 6 shows work item `item`'s events and asks which cell item 7 reads at tap (1, 1),
- * (2, 2) (im2col, 4x5, stride (2, 1): item 7 is h_col 1, w_col 2). */
+ * step 6 shows work item `item`'s events up to its tap (2, 2) (a question lists none of
+ * its own item's later ones) and asks which cell item 7 reads at tap (1, 1), (2, 2)
+ * (im2col, 4x5, stride (2, 1): item 7 is h_col 1, w_col 2). */
 static void events_above(const char *name, int item)
 {
     static const char pred[] = "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": "
@@ -458,7 +486,7 @@ static void events_above(const char *name, int item)
             "  {\"title\": \"s\", \"focus\": {\"index\": %d}, \"text\": \"w_col {work.w_col}\"%s%s},\n", k,
             k == 1 ? ", \"question\": " : "", k == 1 ? pred : "");
     snprintf(text + u, sizeof text - u,
-             "  {\"title\": \"s\", \"focus\": {\"index\": %d, \"tap\": [0, 0]}, \"show\": [\"events\"], \"text\": "
+             "  {\"title\": \"s\", \"focus\": {\"index\": %d, \"tap\": [2, 2]}, \"show\": [\"events\"], \"text\": "
              "\"the events\", \"question\": {\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": "
              "\"Which cell?\", \"answer\": [2, 2], \"explain\": \"e\"}}\n ]}\n",
              item);

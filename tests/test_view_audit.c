@@ -139,6 +139,34 @@ START_TEST(an_answer_in_the_events_panel_fails)
 }
 END_TEST
 
+/* D2 (fifth re-trial): 05 step 10's events list went on past the focused event to the
+ * asked tap's "sample ... = 0"; a question slide lists none of the item's later events,
+ * its answer slide may */
+START_TEST(a_later_event_in_a_question_slides_list_fails)
+{
+    static char asks[] = "Question: What value does tap 6 of work item 22 sample?";
+    frame(1920, 1080);
+    sl.question = asks;
+    rec.decomp_lines = 2, rec.decomp_focus = 1;
+    snprintf(rec.decomp_text[0], sizeof rec.decomp_text[0], "> tap 6 read  offset[0, 12, 4, 2] = 0.5");
+    snprintf(rec.decomp_text[1], sizeof rec.decomp_text[1], "  tap 6 sample input plane 0 at (y 5.5, x 1.25) = 0");
+    rec.decomp_later = 1;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "after the focused one"));
+    ck_assert_int_eq(rules(1), 0);                /* the answer slide */
+    sl.asked_item = 1 + 22, rec.decomp_item = 22; /* the asked item by its number */
+    ck_assert_int_eq(rules(0), 1);
+    sl.asked_item = 1 + 83; /* a question on another item (13 s3: what one thread does) */
+    ck_assert_int_eq(rules(0), 0);
+    sl.asked_item = 0;
+    sl.question = NULL; /* a slide that asks nothing */
+    ck_assert_int_eq(rules(0), 0);
+    sl.question = asks;
+    rec.decomp_later = 0, rec.decomp_lines = 1;
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D7: literal text above the prompt (a run line, a table) holds the answer */
 START_TEST(an_answer_in_the_band_above_the_question_fails)
 {
@@ -394,6 +422,7 @@ int main(void)
     tcase_add_test(tc, values_and_labels_below_a_legible_size_fail);
     tcase_add_test(tc, an_answer_drawn_as_a_label_fails);
     tcase_add_test(tc, an_answer_in_the_events_panel_fails);
+    tcase_add_test(tc, a_later_event_in_a_question_slides_list_fails);
     tcase_add_test(tc, an_answer_in_the_band_above_the_question_fails);
     tcase_add_test(tc, a_marker_over_a_printed_number_fails);
     tcase_add_test(tc, the_slide_before_a_question_drawing_its_answer_fails);

@@ -901,6 +901,40 @@ START_TEST(a_covered_panel_gives_its_width_to_the_picture)
 }
 END_TEST
 
+/* issue 38 D2 (fifth re-trial): lesson 05 step 10's events panel listed the asked tap's
+ * "sample input plane 0 at (y 5.5, x 2.25) = 0" under the question. A question slide's
+ * list ends at the focused event (the tap's first offset read); its answer slide goes on. */
+START_TEST(a_question_slide_lists_no_event_after_the_focused_one)
+{
+    open_lesson("05");
+    const int k = 9;
+    ck_assert_ptr_nonnull(slides[k].question);
+    for (int reveal = 0; reveal < 2; ++reveal) {
+        vf_frame f;
+        vw_state st;
+        draw_slide(&f, &st, 1920, 1080, vw_text_px(1920, 1080), k, reveal);
+        const vw_record *rec = &f.d.rec;
+        int focus = -1, sample = -1;
+        for (int i = 0; i < rec->decomp_lines && i < VW_REC_LINES; ++i) {
+            if (!strncmp(rec->decomp_text[i], "> tap 6 read  offset", 20)) focus = i;
+            if (strstr(rec->decomp_text[i], "tap 6 sample input plane 0 at (y 5.5")) sample = i;
+        }
+        ck_assert_msg(focus >= 0, "lesson 05 step 10%s: no focused tap 6 offset read", reveal ? " (answer)" : "");
+        if (!reveal) {
+            ck_assert_int_eq(focus, rec->decomp_lines - 1); /* the list's last line */
+            ck_assert_int_eq(rec->decomp_later, 0);
+            ck_assert_int_eq(sample, -1);
+        } else {
+            ck_assert_int_gt(sample, focus);
+            ck_assert_int_gt(rec->decomp_later, 0);
+        }
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* Issue 38 D2: lesson 02 step 5 asks what im2col writes for a tap outside the image; its
  * question hides the padding reads' printed 0 until the answer ("hide": "padding"), and
  * only that slide does */
@@ -1973,6 +2007,7 @@ int main(void)
     tcase_add_test(tc, an_answer_in_another_blocks_tile_shows_that_tile);
     tcase_add_test(tc, a_sparse_plane_fills_its_panel_with_its_sites);
     tcase_add_test(tc, a_covered_panel_gives_its_width_to_the_picture);
+    tcase_add_test(tc, a_question_slide_lists_no_event_after_the_focused_one);
     tcase_add_test(tc, a_question_can_hide_the_padding_zeros);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);

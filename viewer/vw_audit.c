@@ -423,6 +423,15 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                    "event's): ask about what the picture does not show instead of covering it",
                    rec->w, rec->h, rec->focus_panel ? "right" : "left");
     if (!reveal && sl->asked[0]) bad += answer_in_text(sl, rec, "question slide", fn, ctx);
+    /* a question slide's events list of the asked item ends at the focused event: the
+     * later ones are what the answer reads (issue 38 D2: 05 s10 listed its tap's "sample
+     * ... = 0"); another item's (13 s3: what one thread does, a question on another) may go on */
+    if (!reveal && sl->question && rec->decomp_later > 0 && !rec->decomp_hidden &&
+        (!sl->asked_item || sl->asked_item - 1 == rec->decomp_item))
+        bad += say(fn, ctx,
+                   "the question slide at %dx%d lists %d line%s of the item's events after the focused one: its "
+                   "answer may read them",
+                   rec->w, rec->h, rec->decomp_later, rec->decomp_later == 1 ? "" : "s");
     bad += markers_over_numbers(which, rec, fn, ctx);
     /* the decomposition keeps every field the narration names, and the focused event */
     char fields[sizeof sl->fields], *save = NULL;

@@ -48,7 +48,8 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *   answer: an answer slide outlines the cell its question asks about;
  *   legible: cell values and labels at vw_legible_px(h) at least;
  *   hidden: a question slide does not cover the panel of the step's focused event;
- *   given away: vw_audit_answer_in_text on the question slide;
+ *   given away: vw_audit_answer_in_text on the question slide, and no event of the
+ *               asked item after the focused one in its events list;
  *   markers: no sample dot, ring or square over a number a cell prints;
  *   status: the status line fits its bar. */
 /* The least height in pixels panel rp's grid as drawn (its extent) must take in a w x h

@@ -281,6 +281,13 @@ void vw_describe_item_sites(const ks_trace *tr, const vw_index *idx, uint32_t it
     }
 }
 
+uint32_t vw_describe_events_end(const vw_state *s, uint32_t item, uint32_t count, uint32_t focus)
+{
+    const vw_slide *sl = s->nslides && s->slide >= 0 && s->slide < s->nslides ? &s->slides[s->slide] : NULL;
+    const int asked = sl && sl->question && !s->reveal && (!sl->asked_item || sl->asked_item - 1 == (int64_t)item);
+    return asked && focus < count ? focus + 1 : count;
+}
+
 /* vw_describe_focus; *window: where the window of the item's events starts (L->n when
  * there is none); whole 0: without the sites line and the digits no narration names;
  * -1: only the fields the narration names */
@@ -323,13 +330,16 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     vw_describe_item_sites(tr, s->idx, it, line, sizeof line);
     if (whole > 0 && !s->nslides && line[0] && L->n + 2 < max_lines) add(L, VW_STYLE_DIM, "  %s", line);
     add(L, VW_STYLE_HEAD, "event %u of %u of this work item:", k + 1, item->count);
-    /* a window of the item's events around the focused one */
+    /* a window of the item's events around the focused one; a question slide's ends at
+     * it: the events after it are what the answer reads (issue 38 D2: 05 s10's "tap 7
+     * sample ... = 0" under "what value does tap (2, 1) sample?") */
     *window = L->n;
     int room = max_lines - L->n;
     if (room < 1) return;
+    const uint32_t end = vw_describe_events_end(s, it, item->count, k);
     uint32_t lo = k > (uint32_t)room / 2 ? k - (uint32_t)room / 2 : 0;
-    if (lo + (uint32_t)room > item->count) lo = item->count > (uint32_t)room ? item->count - (uint32_t)room : 0;
-    for (uint32_t j = lo; j < item->count && L->n < max_lines; ++j) {
+    if (lo + (uint32_t)room > end) lo = end > (uint32_t)room ? end - (uint32_t)room : 0;
+    for (uint32_t j = lo; j < end && L->n < max_lines; ++j) {
         vw_describe_event(tr, vw_event(tr, vw_item_ev(s->idx, item, j)), line, sizeof line);
         add(L, j == k ? VW_STYLE_FOCUS : VW_STYLE_TEXT, "%s %s", j == k ? ">" : " ", line);
     }

@@ -33,6 +33,11 @@ int vw_describe_focus_needed(const vw_state *s, int cols);
 /* The same (least 0), or the fewest lines that keep every field the narration names with
  * the header, the index line, the event header and the focused event (least 1). */
 int vw_describe_focus_lines(const vw_state *s, int cols, int least);
+/* Where the events panel's list of work item `item`'s count events, the focused one at
+ * `focus`, ends (one past the last shown): a question slide before its answer lists none
+ * of the asked item's events after the focused one (the answer reads them: issue 38
+ * D2), else all count. */
+uint32_t vw_describe_events_end(const vw_state *s, uint32_t item, uint32_t count, uint32_t focus);
 /* How many events of each site the work item has, in site order, the work event left out
  * and the operator's prefix dropped: "3 read_site, 1 input_site, 2 hash_probe, ..." (a
  * sparse rulebook lookup's hash probes at a glance). "" for an item out of range. */

@@ -118,11 +118,13 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
     vw_describe_focus_wrapped(s, (a.w - 8) / (d->font.advance > 0 ? d->font.advance : 8), &lines, rows);
     vw_record *rec = &d->rec;
     vw_describe_work_names(s, rec->work_fields, sizeof rec->work_fields);
+    rec->decomp_item = vw_state_item(s) == VW_NONE ? -1 : (int64_t)vw_state_item(s);
     for (int i = 0; i < lines.n && 2 + (i + 1) * d->font.line <= a.h; ++i) { /* whole lines only */
         vw_text(&d->font, d->r, a.x + 4, a.y + 2 + i * d->font.line, colors[lines.style[i]], a.w - 8, lines.text[i]);
         if (rec->decomp_lines < VW_REC_LINES)
             snprintf(rec->decomp_text[rec->decomp_lines], sizeof rec->decomp_text[0], "%s", lines.text[i]);
         rec->decomp_lines++;
+        rec->decomp_later += rec->decomp_focus && lines.style[i] != VW_STYLE_FOCUS;
         rec->decomp_focus |= lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
         /* a field's line: "  name = ..." (a continuation is indented under its value) */
         const char *t = lines.text[i], *p = t + 2;

@@ -148,6 +148,11 @@ typedef struct vw_record {
     /* the decomposition: the lines drawn, the fields among them (" a b c "), whether the
      * focused event's line is there */
     int decomp_lines, decomp_focus, decomp_hidden;
+    /* the work item whose events the panel lists (-1: none), and the lines drawn after
+     * the focused event's: its later events (a question slide lists none of the asked
+     * item's: its answer reads them) */
+    int64_t decomp_item;
+    int decomp_later;
     char fields[VW_REC_FIELDS];
     char work_fields[VW_REC_FIELDS];             /* all the item's decomposition lines' names, drawn or not */
     char decomp_text[VW_REC_LINES][VW_REC_LINE]; /* its lines as drawn (decomp_lines of them) */

@@ -139,6 +139,10 @@ typedef struct vw_slide {
     char asked[96];
     int asked_words;
     char asked_digit[8];
+    /* the work item the question asks about + 1 (into index's items; 0: the focused one,
+     * a question's default): on the question slide the events panel lists none of its
+     * events after the focused one, the events its answer reads (issue 38 D2) */
+    int64_t asked_item;
     /* the trace the slide shows and its index (both borrowed; they outlive the viewer):
      * NULL shows the trace the viewer opened. event, look_tensor, panel and answer_event
      * are ids into this trace. run: the lesson's run (0: its own), for the tests. */

@@ -223,6 +223,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 else if (!strcmp(q->hide[i], "padding")) v->hide_padding = 1;
                 else if (!strcmp(q->hide[i], "weights")) v->hide_weights = v->hide_weights ? v->hide_weights : 2;
                 else if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
+            v->asked_item = (int64_t)qc.item + 1;
             ls_answer_text(S, &qc, k, ans, sizeof ans);
             ls_render(S, &qc, q->explain, buf, sizeof buf, err, sizeof err);
             if (q->kind == LS_Q_CHOICE) {

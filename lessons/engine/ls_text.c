@@ -262,13 +262,17 @@ static void show_threads(FILE *out, const ls_session *S, const ls_ctx *c)
     if (nthreads > 16) fprintf(out, "    ... %lld threads in all\n", (long long)nthreads);
 }
 
-static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
+/* The focused item's events around the focused one; a step whose question asks about
+ * that item lists none after it: the answer reads them (issue 38 D2, as the slides'
+ * events panel). */
+static void show_events(FILE *out, const ls_session *S, const ls_ctx *c, int asks)
 {
     const vw_item *it = &S->idx.items[c->item];
     uint32_t focus = 0;
     for (uint32_t k = 0; k < it->count; ++k)
         if (vw_item_ev(&S->idx, it, k) == c->event) focus = k;
     uint32_t lo = focus > 8 ? focus - 8 : 0, hi = lo + 18 < it->count ? lo + 18 : it->count;
+    if (asks && focus < it->count) hi = focus + 1, lo = hi > 18 ? hi - 18 : 0;
     fprintf(out, "\n  events of work item %lld%s:\n", (long long)it->index,
             lo || hi < it->count ? " (around the focus)" : "");
     for (uint32_t k = lo; k < hi; ++k) {
@@ -286,6 +290,17 @@ static void show_events(FILE *out, const ls_session *S, const ls_ctx *c)
     }
 }
 
+/* Whether step st asks a question about its focused work item (c's). */
+static int asks_item(const ls_session *S, const ls_ctx *c, const ls_step *st)
+{
+    ls_ctx qc;
+    char err[400];
+    if (st->q.kind == LS_Q_NONE || ls_question_ctx(S, c, &st->q, &qc, err, sizeof err)) return 0;
+    const int same = qc.item == c->item;
+    ls_ctx_free(&qc);
+    return same;
+}
+
 static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step *st)
 {
     for (int i = 0; i < st->nshow; ++i) {
@@ -294,7 +309,7 @@ static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step 
         if (t >= 0) draw_tensor(out, S, c, t);
         else if (!strcmp(w, "decomposition"))
             ks_step_print_work(out, &S->tr, &S->tr.events[vw_item_ev(&S->idx, &S->idx.items[c->item], 0)]);
-        else if (!strcmp(w, "events")) show_events(out, S, c);
+        else if (!strcmp(w, "events")) show_events(out, S, c, asks_item(S, c, st));
         else if (!strcmp(w, "threads")) show_threads(out, S, c);
         else if (!strcmp(w, "launch")) {
             char cap[32];
