@@ -632,6 +632,32 @@ START_TEST(check_fails_a_question_whose_answer_stands_above_it)
 }
 END_TEST
 
+/* issue 38 D7 (fifth re-trial): 01 s2's "block 1 takes 4..7" stood above "which index
+ * does thread 3 of block 1 start with?" (7): a range's end is a number the narration
+ * prints (item 8 has w_col 3) */
+START_TEST(check_fails_an_answer_at_a_ranges_end_above_it)
+{
+    /* six_steps' step 2 asks item 8's w_col (3) with the range in its prompt */
+    const char *qs[6] = {"",
+                         "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"Item 8's w_col is one of 0..3: "
+                         "which?\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}",
+                         "",
+                         "",
+                         "",
+                         ""};
+    six_steps("range.json", qs);
+    ck_assert_int_eq(lesson("--check range.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "range.json: step 2: the prompt holds the answer (3) above the question"),
+                  "%s", out_text("out"));
+    /* a number that only starts with it, or a fraction's digits, is no range's end */
+    qs[1] = "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"Item 8's w_col is one of 0..35, past 0.3: "
+            "which?\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    six_steps("fine.json", qs);
+    lesson("--check fine.json");
+    ck_assert_msg(!strstr(out_text("out"), "holds the answer"), "%s", out_text("out"));
+}
+END_TEST
+
 /* Lesson 12's runs against the output-size formulas computed here: forward Ho = floor((H +
  * 2p - d(k - 1) - 1)/s) + 1 from each im2col run's parameters (the trace's launch and
  * columns), transposed (H - 1)s - 2p + d(k - 1) + 1 + output_padding from each col2im
@@ -2772,6 +2798,7 @@ int main(void)
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
     tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
     tcase_add_test(tc, check_fails_a_question_whose_answer_stands_above_it);
+    tcase_add_test(tc, check_fails_an_answer_at_a_ranges_end_above_it);
     tcase_add_test(tc, check_fails_an_answer_in_the_terminals_drawings_above_the_question);
     tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);

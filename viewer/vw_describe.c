@@ -934,7 +934,10 @@ int vw_text_has_token(const char *text, const char *needle, int word)
                                  : p[same] == needle[same]))
             same++;
         if (same < n) continue;
-        const int before = p > text && (token_joins(p[-1]) || (!word && p[-1] == '-'));
+        /* a range's end stands alone: "4..7" prints 7 (issue 38 D7: 01 s2's "block 1
+         * takes 4..7" above "which index does thread 3 of block 1 start with?") */
+        const int range = p - text >= 2 && p[-1] == '.' && p[-2] == '.';
+        const int before = p > text && !range && (token_joins(p[-1]) || (!word && p[-1] == '-'));
         const int after = token_joins(p[n]) && !(p[n] == '.' && !isdigit((unsigned char)p[n + 1]));
         if (!before && !after) return 1;
     }

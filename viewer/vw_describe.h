@@ -101,7 +101,8 @@ void vw_wrap(vw_lines *out, int max_lines, int style, const char *text, int cols
 const char *const *vw_help_lines(void);
 
 /* Whether needle stands in text as a whole token: not part of a longer number or word
- * ("18", "0.75" and "8x8" hold no 8; "-8" holds none either unless word); word: compared
+ * ("18", "0.75" and "8x8" hold no 8; "-8" holds none either unless word; a range's
+ * ends do: "4..7" holds 4 and 7); word: compared
  * without case (a choice's words). What a drawing or a narration gives away is searched
  * this way (lessons' --check). */
 int vw_text_has_token(const char *text, const char *needle, int word);
