@@ -658,6 +658,28 @@ START_TEST(check_fails_an_answer_at_a_ranges_end_above_it)
 }
 END_TEST
 
+/* issue 38 D12 (fifth re-trial): 14 s6's hint said "read the two cells off the input
+ * panel" where the terminal printed events only; a hint (the terminal's) names a panel
+ * only of a tensor the step draws there */
+START_TEST(check_fails_a_hint_naming_a_panel_the_terminal_does_not_draw)
+{
+    static const char step[] =
+        "{\"title\": \"two\", \"focus\": {\"index\": 8}, \"show\": [%s], \"text\": \"t\", \"question\": "
+        "{\"kind\": \"number\", \"prompt\": \"Which w_col?\", \"answer\": 3, \"check\": \"{work.w_col}\", "
+        "\"hint\": \"Count along the Input panel's columns.\", \"explain\": \"e\"}}";
+    char text[1024];
+    snprintf(text, sizeof text, step, "\"events\"");
+    small_lesson("panel.json", text);
+    ck_assert_int_eq(lesson("--check panel.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "panel.json: step 2: question: the hint names the input panel, which the "
+                                          "terminal player does not draw at this step"),
+                  "%s", out_text("out"));
+    snprintf(text, sizeof text, step, "\"events\", \"input\"");
+    small_lesson("drawn.json", text);
+    ck_assert_msg(lesson("--check drawn.json") == 0, "%s", out_text("out"));
+}
+END_TEST
+
 /* Lesson 12's runs against the output-size formulas computed here: forward Ho = floor((H +
  * 2p - d(k - 1) - 1)/s) + 1 from each im2col run's parameters (the trace's launch and
  * columns), transposed (H - 1)s - 2p + d(k - 1) + 1 + output_padding from each col2im
@@ -2799,6 +2821,7 @@ int main(void)
     tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
     tcase_add_test(tc, check_fails_a_question_whose_answer_stands_above_it);
     tcase_add_test(tc, check_fails_an_answer_at_a_ranges_end_above_it);
+    tcase_add_test(tc, check_fails_a_hint_naming_a_panel_the_terminal_does_not_draw);
     tcase_add_test(tc, check_fails_an_answer_in_the_terminals_drawings_above_the_question);
     tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);

@@ -324,6 +324,23 @@ static int step_names_ok(const ls_session *S, int k, ls_report *rep)
         bad++;
     }
     bad += check_tables(S, st, k, rep);
+    /* a hint is the terminal's (a slide reveals the worked answer): a panel it names is a
+     * tensor the terminal draws at the step (issue 38 D12: 14 s6's "read the two cells
+     * off the input panel" above events only) */
+    for (int t = 0; st->q.hint && t < S->tr.ntensors; ++t) {
+        char panel[KS_NAME_LEN + 8];
+        snprintf(panel, sizeof panel, "%s panel", S->tr.tensors[t].name);
+        if (!vw_text_has_token(st->q.hint, panel, 1)) continue;
+        int drawn = 0;
+        for (int i = 0; i < st->nshow && !drawn; ++i) drawn = !strcmp(st->show[i], S->tr.tensors[t].name);
+        if (!drawn) {
+            ls_problem(rep, k + 1,
+                       "question: the hint names the %s panel, which the terminal player does not draw at this step "
+                       "(add \"%s\" to show, or reword the hint)",
+                       S->tr.tensors[t].name, S->tr.tensors[t].name);
+            bad++;
+        }
+    }
     for (int i = 0; i < st->q.nhide; ++i)
         if (!strcmp(st->q.hide[i], "strip") && !st->strip) {
             ls_problem(rep, k + 1, "question: hide: \"strip\" on a step without \"strip\": true");
