@@ -167,6 +167,26 @@ START_TEST(a_later_event_in_a_question_slides_list_fails)
 }
 END_TEST
 
+/* D12 (fifth re-trial): 03 s2 drew col2im's output by reads, which the kernel never
+ * makes: every cell 0, a blank picture (07 s10's patches by writes too) */
+START_TEST(a_count_of_zero_everywhere_fails)
+{
+    frame(1920, 1080);
+    rec.panel[1].mode = VW_MODE_READS;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel counts reads and every cell is 0"));
+    ck_assert_int_eq(rules(1), 1); /* its answer slide too */
+    rec.panel[1].mode = VW_MODE_WRITES;
+    ck_assert_int_eq(rules(0), 1);
+    rec.panel[1].hi = 1; /* one cell counted: a picture */
+    ck_assert_int_eq(rules(0), 0);
+    rec.panel[1].hi = 0, rec.panel[1].mode = VW_MODE_VALUES; /* values that are all 0 are what they are */
+    ck_assert_int_eq(rules(0), 0);
+    rec.panel[1].mode = VW_MODE_READS, rec.panel[1].hidden = 1; /* covered until the answer */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D7: literal text above the prompt (a run line, a table) holds the answer */
 START_TEST(an_answer_in_the_band_above_the_question_fails)
 {
@@ -423,6 +443,7 @@ int main(void)
     tcase_add_test(tc, an_answer_drawn_as_a_label_fails);
     tcase_add_test(tc, an_answer_in_the_events_panel_fails);
     tcase_add_test(tc, a_later_event_in_a_question_slides_list_fails);
+    tcase_add_test(tc, a_count_of_zero_everywhere_fails);
     tcase_add_test(tc, an_answer_in_the_band_above_the_question_fails);
     tcase_add_test(tc, a_marker_over_a_printed_number_fails);
     tcase_add_test(tc, the_slide_before_a_question_drawing_its_answer_fails);

@@ -382,6 +382,14 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                 bad += say(fn, ctx, "%s at %dx%d: the %s panel shows a %s its map's edge cuts without its numbers",
                            which, rec->w, rec->h, p ? "right" : "left", cut ? "row" : "column");
         }
+        /* a count (reads, writes, weights, pairs) that is 0 in every cell draws a blank
+         * picture (issue 38 D12: 03 s2's output by reads, which col2im never reads) */
+        if (!rp->hidden && !rp->table && rp->mode != VW_MODE_VALUES && rp->mode != VW_MODE_SECTORS && rp->lo == 0 &&
+            rp->hi == 0)
+            bad += say(fn, ctx,
+                       "%s at %dx%d: the %s panel counts %s and every cell is 0, a blank picture: show its values "
+                       "or what the step counts",
+                       which, rec->w, rec->h, p ? "right" : "left", vw_mode_name((vw_mode)rp->mode));
         /* values: printed where they fit, else zoomed to the step's cells where that makes them fit */
         if (!rp->hidden && !rp->values && rp->need_cell > 0 &&
             (rp->cell >= rp->need_cell || (rp->focus_cell >= rp->need_cell && !rp->zoomed)))

@@ -37,6 +37,7 @@ int vw_audit_narration_lines(const vw_slide *sl, int w, int h);
  *         VW_NARRATION_LINES at 1024x768 as the band wraps it;
  *   values: a panel prints its cells' values when they fit at the smallest value text,
  *           or zooms to the step's cells where that makes them fit;
+ *   blank: no panel counts (reads, writes, weights, pairs) 0 in every cell;
  *   fields: the decomposition shows every field the narration names and the focused
  *           event;
  *   labels: no label (a weight, a clamp, a site's tap) covers a cell the step names or

@@ -313,7 +313,9 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         }
         vw_text(&d->font, d->r, nx, lg.y, VW_COL_DIM, lg.x + lg.w - nx, name);
         const int end = name[0] ? nx + (int)strlen(name) * adv : nx - 2 * adv;
-        d->rec.panel[panel].legend = (vw_rect){.x = lg.x, .y = lg.y, .w = end - lg.x, .h = d->font.line};
+        vw_rec_panel *rp = &d->rec.panel[panel];
+        rp->legend = (vw_rect){.x = lg.x, .y = lg.y, .w = end - lg.x, .h = d->font.line};
+        rp->mode = c->tile_key >= 0 ? VW_MODE_VALUES : (int)c->mode, rp->lo = c->lo, rp->hi = c->hi;
         return;
     }
     for (int i = 0; i < bar_w; ++i) {

@@ -49,6 +49,9 @@ typedef struct vw_rec_panel {
     vw_rect map;    /* the map area */
     vw_rect extent; /* the plane's cells as drawn, clipped to the map */
     vw_rect legend; /* a slide's one-line legend as drawn, its first character to its last */
+    /* what that legend says: the panel's mode (vw_mode) and its range (the plane's) */
+    int mode;
+    double lo, hi;
     /* the plane as fitted (heatmaps): its rows and columns and the margin of cells round
      * it, so a check can tell a grid its shape keeps short from one the layout shrank */
     int64_t rows, cols;
