@@ -5,7 +5,11 @@
  * test computes on its own from the convolution arithmetic:
  *   o = floor((i + 2p - d(k-1) - 1) / s) + 1, frame f at (f / o, f % o), its window rows
  *   from (f / o) * s - p to that + d(k-1), columns likewise (a transpose's window is the
- *   same, on the output). */
+ *   same, on the output).
+ * And the columns matrix beside them in whole columns: its cells as drawn start and end
+ * on cell edges, and no colour of a cut column shows past them (issue 38 D12: at
+ * 1920x1080 padding_strides' and dilation_transposed's last column showed at half its
+ * width). */
 #include <math.h>
 #ifdef KS_HAVE_GIF
 #include <gif_lib.h>
@@ -19,10 +23,13 @@ static const struct {
     const char *name;
     int transposed, i, k, p, s, d;
 } cases[] = {
+    {"padding_strides", 0, 5, 3, 1, 2, 1},
     {"padding_strides_odd", 0, 6, 3, 1, 2, 1},
     {"dilation", 0, 7, 3, 0, 1, 2},
+    {"same_padding_no_strides", 0, 5, 3, 1, 1, 1},
     {"no_padding_strides_transposed", 1, 5, 3, 0, 2, 1},
     {"padding_strides_transposed", 1, 5, 3, 1, 2, 1},
+    {"dilation_transposed", 1, 7, 3, 0, 1, 2},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -100,10 +107,12 @@ START_TEST(gallery_frames_and_windows_read_back)
                 head = 1;
                 continue;
             }
-            int f, qy, qx, col, y0, x0, y1, x1, bx, by, bw, bh, ax, ay, aw, ah;
-            double ox, oy, cell;
-            if (sscanf(line, "frame %d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %d %d %d %d", &f, &qy, &qx, &col,
-                       &y0, &x0, &y1, &x1, &bx, &by, &bw, &bh, &ox, &oy, &cell, &ax, &ay, &aw, &ah) != 19)
+            int f, qy, qx, col, y0, x0, y1, x1, bx, by, bw, bh, ax, ay, aw, ah, cx, cy, cw, ch;
+            double ox, oy, cell, cox, coy, ccell;
+            if (sscanf(line,
+                       "frame %d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %d %d %d %d %d %d %d %d %lf %lf %lf", &f,
+                       &qy, &qx, &col, &y0, &x0, &y1, &x1, &bx, &by, &bw, &bh, &ox, &oy, &cell, &ax, &ay, &aw, &ah, &cx,
+                       &cy, &cw, &ch, &cox, &coy, &ccell) != 26)
                 continue;
             /* the arithmetic, done here */
             ck_assert_int_eq(f, rows);
@@ -121,6 +130,18 @@ START_TEST(gallery_frames_and_windows_read_back)
             ck_assert(img->w == 1920 && img->h == 1080 && cell >= 24);
             int px0, py0, px1, py1;
             ck_assert_msg(find_box(img, ax, ay, aw, ah, &px0, &py0, &px1, &py1), "%s: no window box", path);
+            /* the columns matrix: whole cells from edge to edge, and past them along a row
+             * only the panel's fill, the frame's or the column box's outline */
+            const double c0 = (cx - cox) / ccell, c1 = (cx + cw - cox) / ccell;
+            ck_assert_msg(ccell >= 24 && cw >= 4 * ccell && fabs(c0 - round(c0)) < 0.02 && fabs(c1 - round(c1)) < 0.02,
+                          "%s: the columns drawn from %.2f to %.2f cells", path, c0, c1);
+            const int row = cy + ch / 2;
+            for (int x = 1920 * 56 / 100; x < img->w; ++x) {
+                if (x >= cx && x < cx + cw) continue;
+                const uint32_t px = vf_at(img, x, row);
+                ck_assert_msg(px == VW_COL_PANEL || px == VW_COL_BG || px == VW_GALLERY_WINDOW,
+                              "%s: #%06X at (%d, %d), past the whole columns %d..%d", path, px, x, row, cx, cx + cw);
+            }
             SDL_FreeSurface(img);
             const int B = VW_GALLERY_BOX;
             ck_assert_msg(px0 + B == bx && py0 + B == by && px1 + 1 - B == bx + bw && py1 + 1 - B == by + bh,

@@ -405,11 +405,13 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         return;
     }
     vw_heatmap m = vw_panel_map(s, L, panel);
-    /* a slide shows a window of a plane in whole cells: a column or row the map's edge
-     * cut kept its colour without its number (issue 38: 08 s5, 11 s9) */
-    const vw_rect map = s->nslides ? whole_cells(&m, vw_panel_map_area(L, panel),
-                                                 vw_grid_need(m.rows, m.cols, m.margin, 0, L->w, L->h, L->line))
-                                   : vw_panel_map_area(L, panel);
+    /* a slide (and the gallery) shows a window of a plane in whole cells: a column or row
+     * the map's edge cut kept its colour without its number (issue 38: 08 s5, 11 s9; the
+     * gallery's last column cut to half its width) */
+    const vw_rect map = s->nslides || s->whole_cells
+                            ? whole_cells(&m, vw_panel_map_area(L, panel),
+                                          vw_grid_need(m.rows, m.cols, m.margin, 0, L->w, L->h, L->line))
+                            : vw_panel_map_area(L, panel);
     int64_t wy0, wy1, wx0, wx1, tile_key;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
     const float *tile = vw_effective_mode(s, panel) == VW_MODE_VALUES ? vw_tile_for(d, s, t, &tile_key) : NULL;

@@ -196,18 +196,21 @@ static vw_rect draw_window(vw_draw *d, const vw_heatmap *m, const gframe *f)
 }
 
 /* The columns panel zoomed in (the viewer's own zoom, around column col) when the
- * viewer's view of the plane leaves its cells too small to print their values. */
-static void zoom_columns(vw_state *s, const vw_layout *L, const ks_tensor *cols, int col)
+ * viewer's view of the whole matrix leaves its cells under `need` pixels, too small to
+ * print their values: as many whole columns as fill the panel's width (the state's
+ * whole_cells leaves out one the edge still cuts: issue 38 D12, the last column at
+ * half its width in padding_strides and dilation_transposed at 1920x1080). */
+static void zoom_columns(vw_state *s, const vw_layout *L, const ks_tensor *cols, int col, double need)
 {
     const vw_rect area = vw_panel_map_area(L, 1);
     const double rows = (double)cols->shape[cols->ndim - 2];
-    const double want = fmin(area.h / rows, area.w / 6.0);
     const vw_heatmap m = vw_panel_map(s, L, 1);
-    if (m.cell > 0 && want > m.cell * 1.01) {
-        s->panel[1].zoom = want / m.cell;
-        s->panel[1].cy = (rows - 1) / 2;
-        s->panel[1].cx = col;
-    }
+    double want = fmin(area.h / rows, area.w / 6.0);
+    if (m.cell <= 0 || m.cell >= need || want <= m.cell * 1.01) return; /* the whole matrix prints its values */
+    want = area.w / ceil(area.w / want - 1e-9);                         /* whole columns across the width */
+    s->panel[1].zoom = want / m.cell;
+    s->panel[1].cy = (rows - 1) / 2;
+    s->panel[1].cx = col;
 }
 
 typedef struct gctx {
@@ -221,8 +224,10 @@ typedef struct gctx {
     char lines[3][256];
 } gctx;
 
-/* Draws frame k of n; *win_box: the window's box, *map the window panel's map. */
-static void draw_frame(gctx *c, const gframe *f, int k, int n, vw_rect *win_box, vw_heatmap *win_map, vw_rect *area)
+/* Draws frame k of n; *win_box: the window's box, *map the window panel's map; *cols the
+ * columns matrix's cells as drawn (whole ones) on *cols_map. */
+static void draw_frame(gctx *c, const gframe *f, int k, int n, vw_rect *win_box, vw_heatmap *win_map, vw_rect *area,
+                       vw_rect *cols, vw_heatmap *cols_map)
 {
     const vw_gallery_anim *a = c->a;
     vw_state *s = &c->s;
@@ -247,11 +252,13 @@ static void draw_frame(gctx *c, const gframe *f, int k, int n, vw_rect *win_box,
     show(s, L, 0, c->t_below, c->G.below, c->G.below_lg);
     /* beside: the columns, zoomed to the frame's column when its values would not fit */
     show(s, L, 1, c->t_cols, c->G.cols, c->G.cols_lg);
-    zoom_columns(s, L, &c->tr->tensors[c->t_cols], f->col);
+    zoom_columns(s, L, &c->tr->tensors[c->t_cols], f->col, 4.0 * c->d.font.advance);
+    memset(&c->d.rec, 0, sizeof c->d.rec);
     vw_draw_heatmap(&c->d, s, L, 1);
     vw_draw_overlays(&c->d, s, L, 1);
     vw_heatmap m = vw_panel_map(s, L, 1);
     vw_rect clip = vw_panel_map_area(L, 1);
+    *cols = c->d.rec.panel[1].extent, *cols_map = m; /* whole columns (whole_cells) */
     SDL_Rect sc = vw_sdl(clip);
     SDL_RenderSetClipRect(r, &sc);
     for (int t = 0; t < a->k * a->k; ++t)
@@ -322,6 +329,7 @@ int vw_gallery_render(const ks_trace *tr, const vw_gallery_anim *a, const vw_gal
     }
     vw_state_init(&c.s, tr, &idx);
     c.s.follow = 0;
+    c.s.whole_cells = 1;
     c.L.w = o->width, c.L.h = o->height, c.L.line = c.d.font.line;
     const int margin = a->p < 4 ? a->p : 4, rows_win = a->i + 2 * margin;
     c.G = a->transposed ? make_layout(o->width, o->height, c.d.font.line, rows_win, c.o)
@@ -356,23 +364,27 @@ int vw_gallery_render(const ks_trace *tr, const vw_gallery_anim *a, const vw_gal
     fprintf(tsv,
             "# %s: i k p s d transposed o frames; then a row per frame: frame qy qx column, the window's cells "
             "y0 x0 y1 x1 (from the trace), its box in pixels bx by bw bh (outlined %d px outside in #%06X), the "
-            "window panel's map ox oy cell and map area ax ay aw ah\n",
+            "window panel's map ox oy cell and map area ax ay aw ah, the columns matrix's cells as drawn (whole "
+            "ones) cx cy cw ch on its map's cox coy ccell\n",
             a->name, VW_GALLERY_BOX, VW_GALLERY_WINDOW);
     fprintf(tsv, "anim\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", a->name, a->i, a->k, a->p, a->s, a->d, a->transposed,
             c.o, nf);
     for (int k = 0; k < nf && !rc; ++k) {
-        vw_rect box = {0}, area = {0};
-        vw_heatmap m = {0};
-        draw_frame(&c, &f[k], k, nf, &box, &m, &area);
+        vw_rect box = {0}, area = {0}, cols = {0};
+        vw_heatmap m = {0}, cm = {0};
+        draw_frame(&c, &f[k], k, nf, &box, &m, &area, &cols, &cm);
         snprintf(path, sizeof path, "%s/frame-%03d.png", sub, k);
         if ((rc = vw_save_png(surf, path))) break;
 #ifdef KS_HAVE_GIF
         if (gif && (rc = vw_gif_frame(gif, surf->pixels, surf->pitch, k + 1 == nf ? 3 * o->delay_ms : o->delay_ms)))
             break;
 #endif
-        fprintf(tsv, "frame\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\n", k,
-                f[k].qy, f[k].qx, f[k].col, f[k].y0, f[k].x0, f[k].y1, f[k].x1, box.x, box.y, box.w, box.h, m.ox, m.oy,
-                m.cell, area.x, area.y, area.w, area.h);
+        fprintf(
+            tsv,
+            "frame\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%."
+            "3f\t%.3f\t%.3f\n",
+            k, f[k].qy, f[k].qx, f[k].col, f[k].y0, f[k].x0, f[k].y1, f[k].x1, box.x, box.y, box.w, box.h, m.ox, m.oy,
+            m.cell, area.x, area.y, area.w, area.h, cols.x, cols.y, cols.w, cols.h, cm.ox, cm.oy, cm.cell);
     }
     if (fclose(tsv) != 0 && !rc) rc = ks_fail(KS_EIO, "cannot write %s/frames.tsv", sub);
 out_gif:

@@ -93,12 +93,15 @@ typedef struct vw_state {
     vw_mode mode;
     vw_panel panel[2]; /* 0: input side, 1: output side */
     int follow;
-    int bars;       /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
-    int strip;      /* the warp strip under the decomposition panel (default off; W) */
-    int gantt;      /* the schedule chart replaces the grid panel (default off; C) */
-    int shared;     /* the shared-tile panel (default on in a trace with shared memory; U) */
-    int autozoom;   /* small cells zoom to the focused item's accesses (default on; V) */
-    int picture;    /* picture tensors drawn as themselves, grey or RGB (default on; I) */
+    int bars;     /* one-row planes of at most VW_BARS_MAX cells get bars (default on) */
+    int strip;    /* the warp strip under the decomposition panel (default off; W) */
+    int gantt;    /* the schedule chart replaces the grid panel (default off; C) */
+    int shared;   /* the shared-tile panel (default on in a trace with shared memory; U) */
+    int autozoom; /* small cells zoom to the focused item's accesses (default on; V) */
+    int picture;  /* picture tensors drawn as themselves, grey or RGB (default on; I) */
+    /* a plane reaching past its panel shows whole cells only, a column or row the map's
+     * edge would cut left out, as slides do (default off; the gallery sets it) */
+    int whole_cells;
     vw_gantt sched; /* the chart's rows and bars, built at the first C */
     vw_lookup look;
     int help, quit, want_shot;
