@@ -54,6 +54,15 @@ static int lesson(const char *args)
     return sh(cmd);
 }
 
+/* kscope lesson FILE in dir with the typed lines KEYS (printf's escapes), stdout to out,
+ * stderr to err; returns the exit code */
+static int answering(const char *keys, const char *file)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cd %s && printf '%s' | %s lesson %s >out 2>err", dir, keys, KS_CLI, file);
+    return sh(cmd);
+}
+
 static const char *out_text(const char *name)
 {
     char path[256];
@@ -1991,8 +2000,7 @@ START_TEST(text_player_judges_typed_answers)
         "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
         "{\"kind\": \"cell\", \"prompt\": \"which?\", \"tap\": [2, 1], \"answer\": [3, 2], \"explain\": \"EXPLAIN {read.at}\"}}");
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd %s && printf '0, 0\\n(3, 2)\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("0, 0\\n(3, 2)\\n", "q.json"), 0);
     const char *out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "Not quite."));
     /* the first wrong answer gets a hint, not the answer: which way (0, 0) is off from
@@ -2005,34 +2013,29 @@ START_TEST(text_player_judges_typed_answers)
     /* a number: too high or too low; a choice: not that one; neither names the answer */
     small_lesson("n.json", "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"number\", "
                            "\"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"E\"}}");
-    snprintf(cmd, sizeof cmd, "cd %s && printf '17\\n2\\n' | %s lesson n.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("17\\n2\\n", "n.json"), 0);
     out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "A hint:\n  17 is too high. Work it out once more.\n"));
     ck_assert_ptr_nonnull(strstr(out, "Not quite. The answer is 3.\n  E"));
-    snprintf(cmd, sizeof cmd, "cd %s && printf '1\\n3\\n' | %s lesson n.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("1\\n3\\n", "n.json"), 0);
     out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "A hint:\n  1 is too low. Work it out once more.\n"));
     ck_assert_ptr_nonnull(strstr(out, "0 of 1 questions right at the first try"));
     small_lesson("c.json", "{\"title\": \"two\", \"text\": \"x\", \"question\": {\"kind\": \"choice\", "
                            "\"prompt\": \"p\", \"choices\": [\"2\", \"3\", \"4\"], \"answer\": 2, \"check\": "
                            "\"{work.w_col}\", \"explain\": \"E\"}}");
-    snprintf(cmd, sizeof cmd, "cd %s && printf '3\\nfour\\n' | %s lesson c.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("3\\nfour\\n", "c.json"), 0);
     out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "A hint:\n  Not choice 3. Read the slide again.\n"));
     ck_assert_ptr_nonnull(strstr(out, "Not quite. The answer is 2."));
     /* ? asks for the answer worked out: the answer and the whole explanation */
-    snprintf(cmd, sizeof cmd, "cd %s && printf '?\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("?\\n", "q.json"), 0);
     out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "The answer is 3, 2.\n  EXPLAIN input[0, 0, 3, 2]"));
     ck_assert_ptr_null(strstr(out, "Not quite"));
     ck_assert_ptr_nonnull(strstr(out, "0 of 1 questions right at the first try"));
     /* q quits: no second prompt, and the question is not counted */
-    snprintf(cmd, sizeof cmd, "cd %s && printf 'q\\n3 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("q\\n3 2\\n", "q.json"), 0);
     out = out_text("out");
     ck_assert_ptr_null(strstr(out, "Not quite"));
     ck_assert_ptr_null(strstr(out, "Right."));
@@ -2042,17 +2045,14 @@ START_TEST(text_player_judges_typed_answers)
     small_lesson("h.json", "{\"title\": \"two\", \"focus\": {\"index\": 7}, \"text\": \"x\", \"question\": "
                            "{\"kind\": \"cell\", \"prompt\": \"which?\", \"tap\": [2, 1], \"answer\": [3, 2], "
                            "\"hint\": \"HINT h_col {work.h_col}\", \"explain\": \"EXPLAIN {read.at}\"}}");
-    snprintf(cmd, sizeof cmd, "cd %s && printf '0 0\\n0 0\\n' | %s lesson h.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("0 0\\n0 0\\n", "h.json"), 0);
     out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "A hint:\n  HINT h_col 1\n  Try once more."));
     ck_assert_ptr_nonnull(strstr(out, "Not quite. The answer is 3, 2.\n  EXPLAIN input[0, 0, 3, 2]"));
-    snprintf(cmd, sizeof cmd, "cd %s && printf '3 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("3 2\\n", "q.json"), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "1 of 1 questions right at the first try"));
     /* two wrong answers reveal it */
-    snprintf(cmd, sizeof cmd, "cd %s && printf '1 1\\n2 2\\n' | %s lesson q.json >out 2>err", dir, KS_CLI);
-    ck_assert_int_eq(sh(cmd), 0);
+    ck_assert_int_eq(answering("1 1\\n2 2\\n", "q.json"), 0);
     ck_assert_ptr_nonnull(strstr(out_text("out"), "The answer is 3, 2."));
     /* a value the check prints rounded (0.73645231 as 0.7365): what lies within half a unit
      * of the printed last digit is right, what lies outside is not */
