@@ -107,6 +107,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "/tmp/bench_record_%d.kst", (int)getpid());
     const char *threads_env = getenv("KS_RECORD_BUILD_THREADS"); /* the build's threads (0: all CPUs) */
     if (threads_env) ks_rec_build_threads = atoi(threads_env);
+    const char *write_env = getenv("KS_WRITE_THREADS"); /* the encoder's threads (0: all CPUs) */
+    if (write_env) ks_kst_write_threads = atoi(write_env);
     { /* the records sorted whole, and read back through a 16 MB window as the recorder does */
         ks_rec *sorted = malloc(n * sizeof *sorted), *window = malloc((1u << 19) * sizeof *window);
         const uint32_t block[3] = {(uint32_t)T, 1, 1};
@@ -147,9 +149,9 @@ int main(int argc, char **argv)
            (unsigned long long)n, (unsigned long long)threads, dt, (double)n / dt / 1e6);
     printf(
         "  ms: sort %.1f, sites %.1f, scans %.1f, write %.1f (order %.1f, events made and encoded %.1f, index and header %.1f, "
-        "commit %.1f)\n",
+        "commit %.1f; chunks handed to the file %.1f)\n",
         ks_rec_build_ms[0], ks_rec_build_ms[1], ks_rec_build_ms[2], ks_rec_build_ms[3], ks_kst_write_ms[0],
-        ks_kst_write_ms[1], ks_kst_write_ms[2], ks_kst_write_ms[3]);
+        ks_kst_write_ms[1], ks_kst_write_ms[2], ks_kst_write_ms[3], ks_kst_write_ms[4]);
     free(recs);
     return 0;
 }

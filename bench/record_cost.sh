@@ -18,6 +18,7 @@ SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/
 best() { # best wall seconds of 3 runs of "$@" (ms resolution); a failing run counts as failed
     local b= t0 t1 ms
     for _ in 1 2 3; do
+        rm -rf "$OUT/rec" # each run's traces only
         t0=$(date +%s%N)
         "$@" >"$OUT/last.log" 2>&1 || { echo fail; return; }
         t1=$(date +%s%N); ms=$(((t1 - t0) / 1000000))
@@ -35,9 +36,9 @@ for w in "im2col:im2col --batch 1 --channels 64 --input-size 56,56" \
     run=("$K" run $args --device cuda --quiet)
     p=$(best "${run[@]}")
     m=$(best "$SAN" --tool memcheck --print-limit 1 "${run[@]}")
-    rm -rf "$OUT/rec"; a=$(best "$K" record --kernel "$name" --launch all --out "$OUT/rec" -- "${run[@]}")
+    a=$(best "$K" record --kernel "$name" --launch all --out "$OUT/rec" -- "${run[@]}")
     acc=$(grep -oE "[0-9]+ accesses" "$OUT/last.log" | awk '{s += $1} END {print s + 0}')
-    rm -rf "$OUT/rec"; o=$(best "$K" record --kernel "$name" --launch all --filter block=0:1 --out "$OUT/rec" -- "${run[@]}")
+    o=$(best "$K" record --kernel "$name" --launch all --filter block=0:1 --out "$OUT/rec" -- "${run[@]}")
     echo "| $name | $p | $m | $a | $o | $(ratio "$a" "$m") | $(ratio "$o" "$p") | $acc |"
 done
 } | tee "$OUT/record_cost.md"

@@ -268,6 +268,38 @@ int ks_cubin_lines_read(const void *image, size_t size, ks_cubin_lines *out)
     return 0;
 }
 
+int ks_cubin_functions(const void *image, size_t size, char ***names, int *n)
+{
+    *names = NULL, *n = 0;
+    const uint8_t *img = image;
+    if (!img || size < sizeof(Elf64_Ehdr) || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64) return -1;
+    Elf64_Ehdr eh;
+    memcpy(&eh, img, sizeof eh);
+    sect names_sec;
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
+        (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > size - eh.e_shoff || eh.e_shstrndx >= eh.e_shnum ||
+        eh.e_shoff % 8 || section(img, size, &eh, eh.e_shstrndx, &names_sec))
+        return -1;
+    for (int i = 0; i < eh.e_shnum; ++i) { /* a function's code is the section ".text.NAME" */
+        sect s;
+        if (section(img, size, &eh, i, &s) || s.h->sh_name >= names_sec.size) continue;
+        const char *nm = (const char *)names_sec.data + s.h->sh_name;
+        if (!memchr(nm, 0, names_sec.size - s.h->sh_name) || strncmp(nm, ".text.", 6) || !nm[6]) continue;
+        if (add_name(names, n, nm + 6) < 0) {
+            ks_cubin_names_free(*names, *n);
+            *names = NULL, *n = 0;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void ks_cubin_names_free(char **names, int n)
+{
+    for (int i = 0; i < n; ++i) free(names[i]);
+    free(names);
+}
+
 /* a header of the CUDA toolkit (device_atomic_functions.hpp, ...): not the user's line */
 static int toolkit_file(const char *p)
 {

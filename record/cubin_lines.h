@@ -34,4 +34,10 @@ int ks_cubin_line_of(const ks_cubin_lines *t, const char *fn, uint32_t off, cons
 
 void ks_cubin_lines_free(ks_cubin_lines *t);
 
+/* The (mangled) names of the functions whose code an ELF cubin holds (its ".text.NAME"
+ * sections): kernels, and device functions not inlined. 0 with *names (free with
+ * ks_cubin_names_free), -1 when the image is not an ELF cubin or memory ran out. */
+int ks_cubin_functions(const void *image, size_t size, char ***names, int *n);
+void ks_cubin_names_free(char **names, int n);
+
 #endif

@@ -350,6 +350,33 @@ START_TEST(record_chooses_kernel_launch_and_threads)
 }
 END_TEST
 
+/* --kernel leaves a module holding no kernel it takes unpatched (kscope's own modules
+ * here: KS_RECORD_TIMES counts them), and what it records is what recording with every
+ * module patched gives, launch by launch */
+START_TEST(kernel_regex_leaves_other_modules_unpatched)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "record --kernel roi_align --out a -- %s run roi_align --device cuda --quiet", KS_CLI);
+    setenv("KS_RECORD_TIMES", "1", 1);
+    int rc = kscope(args);
+    unsetenv("KS_RECORD_TIMES");
+    const char *err = slurp("err"), *at = strstr(err, "recorder: ");
+    ck_assert_msg(rc == 0 && at, "exit %d: %s", rc, err);
+    int patched = -1, skipped = -1;
+    ck_assert_int_eq(sscanf(at, "recorder: %d module(s) patched, %d with no kernel", &patched, &skipped), 2);
+    ck_assert_msg(patched >= 1 && skipped >= 1, "%d patched, %d left: %s", patched, skipped, err);
+    snprintf(args, sizeof args, "record --out b -- %s run roi_align --device cuda --quiet", KS_CLI);
+    rc = kscope(args);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, slurp("err"));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && n=0 && for f in a/*.kst; do %s diff \"$f\" \"b/${f#a/}\" >>diffs || exit 1; n=$((n + 1)); done; "
+             "test $n -ge 1",
+             dir, KS_CLI);
+    ck_assert_msg(system(cmd) == 0, "the traces differ: %s", slurp("diffs"));
+}
+END_TEST
+
 START_TEST(record_failures_pass_through_and_explain)
 {
     record("--out rec", "--fail 3", 3); /* the program's status, its traces kept */
@@ -530,6 +557,7 @@ int main(void)
         tcase_add_test(g, record_every_access_of_an_unmodified_program);
         tcase_add_test(g, record_chooses_kernel_launch_and_threads);
         tcase_add_test(g, record_failures_pass_through_and_explain);
+        tcase_add_test(g, kernel_regex_leaves_other_modules_unpatched);
         tcase_add_test(g, run_cu_on_the_gpu_equals_the_simulator);
         tcase_add_test(g, record_shared_accesses_and_find_a_race);
         tcase_add_test(g, upstream_kernels_read_what_ours_read);

@@ -684,6 +684,45 @@ START_TEST(cubin_line_table)
     }
 }
 END_TEST
+
+/* the functions a cubin holds (the recorder leaves a module none of whose functions
+ * --kernel takes unpatched) against readelf's FUNC symbols of the same file */
+START_TEST(cubin_functions_are_readelfs)
+{
+    FILE *f = fopen(KS_RECORD_CUBIN, "rb");
+    ck_assert_ptr_nonnull(f);
+    static uint8_t img[1 << 20];
+    const size_t size = fread(img, 1, sizeof img, f);
+    fclose(f);
+    char **fns;
+    int n;
+    ck_assert_int_eq(ks_cubin_functions(img, size, &fns, &n), 0);
+    char cmd[600], buf[512];
+    snprintf(cmd, sizeof cmd, "readelf -sW %s 2>/dev/null", KS_RECORD_CUBIN);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    int theirs = 0;
+    while (fgets(buf, sizeof buf, p)) {
+        if (!strstr(buf, " FUNC ")) continue;
+        char *name = strrchr(buf, ' ');
+        name[strcspn(name, "\n")] = 0, ++name;
+        int found = 0;
+        for (int i = 0; i < n; ++i) found += !strcmp(fns[i], name);
+        ck_assert_msg(found == 1, "readelf's %s found %d times", name, found);
+        ++theirs;
+    }
+    pclose(p);
+    ck_assert_int_eq(theirs, 2); /* hist and gather2d */
+    ck_assert_int_eq(n, theirs);
+    ks_cubin_names_free(fns, n);
+    /* not an ELF image, or one cut short: -1 or fewer functions, never past its end */
+    ck_assert_int_eq(ks_cubin_functions(img + 1, size - 1, &fns, &n), -1);
+    for (size_t cut = 0; cut < size; cut += size / 97 + 1) {
+        if (ks_cubin_functions(img, cut, &fns, &n) == 0) ck_assert_int_le(n, 2);
+        ks_cubin_names_free(fns, n);
+    }
+}
+END_TEST
 #endif
 
 /* a full disk (a file size limit here): the write fails with a message and leaves no
@@ -931,6 +970,7 @@ int main(void)
     tcase_add_test(tc, shared_accesses_and_barriers);
 #ifdef KS_RECORD_CUBIN
     tcase_add_test(tc, cubin_line_table);
+    tcase_add_test(tc, cubin_functions_are_readelfs);
 #endif
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -68,9 +68,10 @@ struct ks_trace {
 int ks_trace_write(const char *path, const ks_trace *tr);
 /* The last ks_trace_write's milliseconds on this thread: ordering the events, encoding
  * them (version 2: the file written meanwhile), writing the rest (version 2: the index and
- * the header; version 1: the file), and committing it (flush, fsync, rename). */
+ * the header; version 1: the file), committing it (flush, fsync, rename), and of the
+ * encoding, the time spent handing the chunks to the file. */
 #ifndef __cplusplus
-extern _Thread_local double ks_kst_write_ms[4];
+extern _Thread_local double ks_kst_write_ms[5];
 #endif
 /* Events made on demand (a recorded launch's, from its records) instead of held in
  * tr->events: open a cursor at event `first` (a multiple of the chunk size), take the

@@ -178,7 +178,7 @@ static item_run *item_order(const ks_trace *tr, uint64_t *nruns)
     return r;
 }
 
-_Thread_local double ks_kst_write_ms[4];
+_Thread_local double ks_kst_write_ms[5];
 int ks_kst_write_threads;
 
 /* The threads for `work` units of at least per_thread each (ks_kst_write_threads if set). */
@@ -430,7 +430,9 @@ static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, 
                 out->ent[k].offset = out->length;
                 ks_kst2_entry_put(out->index + k * KS_KST2_ENTRY, &out->ent[k]);
                 out->length += out->len[k];
+                const double tp = now_ms();
                 rc = sink->put(sink->arg, out->chunk[k], out->len[k]);
+                ks_kst_write_ms[4] += now_ms() - tp;
             }
             free(out->chunk[k]), out->chunk[k] = NULL;
             pthread_mutex_lock(&st.mu); /* room for one more chunk, or (failed) none */
