@@ -212,6 +212,12 @@ static void random_trace(ks_trace *tr, ks_event *ev, uint64_t n, uint64_t seed)
         case KS_EV_READ:
         case KS_EV_WRITE:
             e->u.access.offset = mode == 4 ? (int64_t)tu_next(&s) : tu_int(&s, -1, 110);
+            if (mode == 4 && tu_int(&s, 0, 1)) { /* the edges of what the compact form holds */
+                static const int64_t edge[] = {((int64_t)1 << 59) - 1, (int64_t)1 << 59, ((int64_t)1 << 60) - 1,
+                                               (int64_t)1 << 60, INT64_MAX, INT64_MIN};
+                const int64_t v = edge[tu_int(&s, 0, 5)];
+                e->u.access.offset = tu_int(&s, 0, 1) || v == INT64_MIN ? v : -v;
+            }
             if (e->u.access.offset >= 0 && e->tensor < 3) {
                 const int64_t *sh = shapes[e->tensor];
                 const int64_t H = e->tensor == 1 ? 1 : sh[1], W = e->tensor == 1 ? sh[0] : sh[2];
