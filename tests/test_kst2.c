@@ -214,7 +214,7 @@ static void random_trace(ks_trace *tr, ks_event *ev, uint64_t n, uint64_t seed)
             e->u.access.offset = mode == 4 ? (int64_t)tu_next(&s) : tu_int(&s, -1, 110);
             if (mode == 4 && tu_int(&s, 0, 1)) { /* the edges of what the compact form holds */
                 static const int64_t edge[] = {((int64_t)1 << 59) - 1, (int64_t)1 << 59, ((int64_t)1 << 60) - 1,
-                                               (int64_t)1 << 60, INT64_MAX, INT64_MIN};
+                                               (int64_t)1 << 60,       INT64_MAX,        INT64_MIN};
                 const int64_t v = edge[tu_int(&s, 0, 5)];
                 e->u.access.offset = tu_int(&s, 0, 1) || v == INT64_MIN ? v : -v;
             }
