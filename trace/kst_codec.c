@@ -5,8 +5,9 @@
  *   bit 4: same item: block, thread, iter and index as the previous record, seq + 1
  *   bit 5: a flags byte follows        bit 6: a tensor byte follows (else the site's)
  *   bit 7: a tap varint follows (else 0)
- * The encoder decodes every record it writes and stores it raw when that does not give
- * the event back bit for bit (reserved bytes set, a kind 0, an offset past 2^60).
+ * The encoder stores a record raw when its compact form would not give the event back
+ * bit for bit (reserved bytes set, a kind 0, an offset past 2^59): work, read and write
+ * records by their form (exact_by_form), the other kinds by decoding what it wrote.
  */
 #include "kst_codec.h"
 
