@@ -291,6 +291,55 @@ START_TEST(a_leader_across_another_named_corner_fails)
 }
 END_TEST
 
+/* D3 (06 s5): the weight 0.65625 of corner (1, 1) sat left of corner (1, 0), whose own
+ * label sat below it: a label beside another labelled corner reads as that one's. */
+START_TEST(a_label_beside_another_corner_fails)
+{
+    frame(1920, 1080);
+    /* corners (1, 0) and (1, 1) of a sample: cells at x 100 and 120, y 120 */
+    const vw_rect c10 = {.x = 100, .y = 120, .w = 20, .h = 20}, c11 = {.x = 120, .y = 120, .w = 20, .h = 20};
+    rec.nlabels = 2;
+    rec.labels[0] = (vw_rec_label){.panel = 0, .ax = 110, .ay = 130, .cell = c10, .px = 18};
+    rec.labels[0].box = (vw_rect){.x = 90, .y = 142, .w = 40, .h = 14}; /* under (1, 0) */
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "0.09375");
+    rec.labels[1] = (vw_rec_label){.panel = 0, .ax = 130, .ay = 130, .cell = c11, .px = 18};
+    rec.labels[1].box = (vw_rect){.x = 50, .y = 123, .w = 48, .h = 14}; /* left of (1, 0): 2 px off it */
+    snprintf(rec.labels[1].text, sizeof rec.labels[1].text, "0.65625");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the label '0.65625' sits nearer the cell of '0.09375' than its own"));
+    rec.labels[1].box = (vw_rect){.x = 142, .y = 123, .w = 48, .h = 14}; /* right of (1, 1) */
+    ck_assert_int_eq(rules(0), 0);
+    /* as far from both (a label between them, above the row) reads as either: no fail */
+    rec.labels[1].box = (vw_rect){.x = 100, .y = 100, .w = 40, .h = 14};
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* D3 (11 s9): the "2nd" label's leader ran up through the "1st" label's text. */
+START_TEST(a_leader_across_another_label_fails)
+{
+    frame(1920, 1080);
+    rec.nlabels = 2;
+    rec.labels[0] = (vw_rec_label){.panel = 0, .ax = 170, .ay = 110, .px = 18, .leader = 1, .npts = 2};
+    rec.labels[0].box = (vw_rect){.x = 100, .y = 70, .w = 200, .h = 20};
+    rec.labels[0].pts[0][0] = 170, rec.labels[0].pts[0][1] = 110, rec.labels[0].pts[1][0] = 170;
+    rec.labels[0].pts[1][1] = 89;
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "1st: thread 21 writes -1 over 2");
+    rec.labels[1] = (vw_rec_label){.panel = 0, .ax = 170, .ay = 130, .px = 18, .leader = 1, .npts = 2};
+    rec.labels[1].box = (vw_rect){.x = 100, .y = 40, .w = 200, .h = 20};
+    rec.labels[1].pts[0][0] = 170, rec.labels[1].pts[0][1] = 130, rec.labels[1].pts[1][0] = 170;
+    rec.labels[1].pts[1][1] = 59; /* straight up, through the first label */
+    snprintf(rec.labels[1].text, sizeof rec.labels[1].text, "2nd: thread 22 reads -1");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the leader line of label '2nd: thread 22 reads -1' crosses the label '1st"));
+    /* round it: right along the row line, up past the first label's end, into the second */
+    const int route[4][2] = {{170, 130}, {320, 130}, {320, 50}, {299, 50}};
+    memcpy(rec.labels[1].pts, route, sizeof route);
+    rec.labels[1].npts = 4;
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D1: 01 step 8's narration ran 14 lines in the column beside the pictures at 1024x768,
  * 5 across the frame; the rule counted the latter. It counts the lines as drawn. */
 START_TEST(narration_over_five_lines_as_the_band_wraps_it_fails)
@@ -449,6 +498,8 @@ int main(void)
     tcase_add_test(tc, the_slide_before_a_question_drawing_its_answer_fails);
     tcase_add_test(tc, a_question_slide_hiding_the_steps_own_panel_fails);
     tcase_add_test(tc, a_leader_across_another_named_corner_fails);
+    tcase_add_test(tc, a_label_beside_another_corner_fails);
+    tcase_add_test(tc, a_leader_across_another_label_fails);
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
     tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);
     tcase_add_test(tc, a_cut_status_line_fails);

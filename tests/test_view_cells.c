@@ -171,6 +171,29 @@ static int overlap_any(const vw_weight_label *l, int n)
     return 0;
 }
 
+/* Whether a label of l[0..n) lies nearer (its box's pixels to the cell's, each axis's
+ * gap counted from the next pixel) another corner's cell than its own. */
+static int astray(const vw_weight_label *l, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const vw_rect b = l[i].label.box;
+        long long d[4];
+        for (int j = 0; j < n; ++j) {
+            const vw_rect c = l[j].label.cell;
+            const long long gx = b.x >= c.x + c.w   ? b.x - (c.x + c.w) + 1
+                                 : c.x >= b.x + b.w ? c.x - (b.x + b.w) + 1
+                                                    : 0;
+            const long long gy = b.y >= c.y + c.h   ? b.y - (c.y + c.h) + 1
+                                 : c.y >= b.y + b.h ? c.y - (b.y + b.h) + 1
+                                                    : 0;
+            d[j] = gx * gx + gy * gy;
+        }
+        for (int j = 0; j < n; ++j)
+            if (d[j] < d[i]) return 1;
+    }
+    return 0;
+}
+
 START_TEST(weight_labels_never_overlap)
 {
     static const float w[4] = {0.1875f, 0.5625f, 0.0625f, 0.1875f};
@@ -203,6 +226,8 @@ START_TEST(weight_labels_never_overlap)
         n = vw_sample_weight_labels(&e, &m, f.d.font.advance, f.d.font.line, bounds, l);
         ck_assert_int_eq(n, trial % 5 == 0 ? 2 : 4);
         ck_assert_msg(!overlap_any(l, n), "trial %d: labels overlap", trial);
+        /* and each nearer its own corner's cell than another's (issue 38 D3: 06 s5) */
+        ck_assert_msg(!astray(l, n), "trial %d: a label beside another corner", trial);
         for (int i = 0; i < n; ++i) {
             const vw_rect b = l[i].label.box;
             ck_assert(b.x >= bounds.x && b.y >= bounds.y && b.x + b.w <= bounds.x + bounds.w &&
@@ -233,6 +258,31 @@ START_TEST(labels_fan_out_and_report_when_there_is_no_room)
     ck_assert_int_eq(leaders, 2); /* four touch the anchor, two need a line */
     const vw_rect tiny = {.x = 0, .y = 0, .w = 70, .h = 20};
     ck_assert_int_eq(vw_place_labels(l, 3, tiny, NULL, 0, 3), 2);
+}
+END_TEST
+
+/* issue 38 D3 (06 s5): corner (1, 1)'s label found no room beside its cell and went to
+ * the nearest free spot, beside corner (1, 0), whose label it then read as. It goes to a
+ * spot nearer its own cell than any other labelled one, farther though that is. */
+START_TEST(a_label_goes_nowhere_it_would_read_as_another_corners)
+{
+    const vw_rect a = {.x = 100, .y = 100, .w = 40, .h = 40}, b = {.x = 140, .y = 100, .w = 40, .h = 40};
+    const vw_rect avoid[] = {
+        a,
+        b,                                      /* the two corners, named */
+        {.x = 180, .y = 60, .w = 100, .h = 80}, /* right of b, below both: named cells */
+        {.x = 100, .y = 140, .w = 180, .h = 40},
+        {.x = 140, .y = 60, .w = 80, .h = 40},  /* above b: a marker */
+        {.x = 150, .y = 112, .w = 20, .h = 16}, /* b's number */
+    };
+    const vw_rect bounds = {.x = 40, .y = 60, .w = 240, .h = 200};
+    vw_label l[2] = {
+        {.ax = 120, .ay = 120, .w = 50, .h = 20, .cell = a, .dx = -1, .dy = 0},
+        {.ax = 160, .ay = 120, .w = 36, .h = 20, .cell = b, .dx = 1, .dy = 0},
+    };
+    ck_assert_int_eq(vw_place_labels(l, 2, bounds, avoid, 6, 5), 0);
+    const vw_weight_label wl[2] = {{.label = l[0]}, {.label = l[1]}};
+    ck_assert_msg(!astray(wl, 2), "b's label at (%d, %d)", l[1].box.x, l[1].box.y);
 }
 END_TEST
 
@@ -395,6 +445,7 @@ int main(void)
     tcase_add_test(tc, weight_labels_never_overlap);
     tcase_add_test(tc, labels_fan_out_and_report_when_there_is_no_room);
     tcase_add_test(tc, a_label_with_no_room_beside_its_cell_takes_a_corner_of_it);
+    tcase_add_test(tc, a_label_goes_nowhere_it_would_read_as_another_corners);
     tcase_add_test(tc, a_lone_sample_shows_its_corners_when_its_item_is_focused);
     tcase_add_test(tc, a_slide_shows_the_plane_of_its_focused_event);
     suite_add_tcase(su, tc);

@@ -1227,7 +1227,7 @@ static void audit_one(void *ctx, int k, int reveal, const vw_record *rec, const 
                                                      : 0;
         a->beside += dx <= 1.5 * lp->cell && dy <= 1.5 * lp->cell;
         for (int j = 0; j < rec->panel[l->panel].nfocus; ++j)
-            ck_assert_msg(!vw_rect_overlap(l->box, rec->panel[l->panel].focus[j]) ||
+            ck_assert_msg(!vw_rect_overlap(vw_label_ink(l), rec->panel[l->panel].focus[j]) ||
                               vw_label_in_own_cell(l, rec->panel[l->panel].focus[j]),
                           "lesson %s slide %d at %dx%d: label '%s' covers a cell the step names", a->lesson, k + 1,
                           rec->w, rec->h, l->text);
@@ -1473,6 +1473,35 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
     ck_assert_int_eq(notes, 1);
     vw_state_free(&st);
     vf_close(&f);
+    /* at 1024x768 too, within two cells each way (issue 38 D3: 7 rows above its window,
+     * where the whole text found room), and no padding tap's dot on the centre of a
+     * padding cell, where the read's 0 prints (it lay over the focused cell's 0) */
+    step_to_slide(&f, &st, 1024, 768, 4);
+    const vw_heatmap m7 = vw_panel_map(&st, &f.L, 0);
+    notes = 0;
+    for (int i = 0; i < f.d.rec.nlabels; ++i) {
+        const vw_rec_label *l = &f.d.rec.labels[i];
+        if (l->kind != VW_LABEL_NOTE || strncmp(l->text, "h_col 4", 7)) continue;
+        notes++;
+        const int dx = l->ax < l->box.x              ? l->box.x - l->ax
+                       : l->ax > l->box.x + l->box.w ? l->ax - l->box.x - l->box.w
+                                                     : 0;
+        const int dy = l->ay < l->box.y              ? l->box.y - l->ay
+                       : l->ay > l->box.y + l->box.h ? l->ay - l->box.y - l->box.h
+                                                     : 0;
+        ck_assert_msg(dx <= 2 * m7.cell && dy <= 2 * m7.cell, "'%s' %d, %d px off (cells %.0f)", l->text, dx, dy,
+                      m7.cell);
+    }
+    ck_assert_int_eq(notes, 1);
+    for (int64_t y = 7; y <= 8; ++y) { /* the window's padding taps: column -1 of rows 7, 8 */
+        const vw_rect c = vw_heatmap_cell(&m7, y, -1);
+        for (int dy = -2; dy <= 2; ++dy)
+            for (int dx = -2; dx <= 2; ++dx)
+                ck_assert_msg(vf_pixel(f.surf, c.x + c.w / 2 + dx, c.y + c.h / 2 + dy) != VW_COL_INVALID,
+                              "a dot on padding cell (%lld, -1)'s centre", (long long)y);
+    }
+    vw_state_free(&st);
+    vf_close(&f);
     step_to_slide(&f, &st, 1920, 1080, 2); /* step 3: padding, no figure */
     ck_assert_int_eq(st.slides[st.slide].figure, 0);
     const vw_heatmap m3 = vw_panel_map(&st, &f.L, 0);
@@ -1655,8 +1684,9 @@ END_TEST
  * 7", "1: ... row 5, col 7") found room only at the plane's top and bottom, their leaders
  * across it, and at 1024x768 under the plane, 4-5 cells off; a clamped corner's label
  * drops "to row r, col c" (its leader names the cell), then "2 corners" (the narration
- * says it), where that brings it near: within two and a half cells of its corner at the
- * three sizes, as --frames draws them. */
+ * says it), where that brings it near: within three cells of its corner at the three
+ * sizes, as --frames draws them (2.6 at 1280x960: the nearer spots, right of the other
+ * clamped corner, read as that one's, which --check fails). */
 static int clamp_seen;
 
 static void clamp_near(void *ctx, int k, int reveal, const vw_record *rec, const vw_state *s)
@@ -1670,7 +1700,7 @@ static void clamp_near(void *ctx, int k, int reveal, const vw_record *rec, const
         const double cell = rec->panel[l->panel].cell;
         const int nx = l->ax < l->box.x ? l->box.x : l->ax > l->box.x + l->box.w ? l->box.x + l->box.w : l->ax;
         const int ny = l->ay < l->box.y ? l->box.y : l->ay > l->box.y + l->box.h ? l->box.y + l->box.h : l->ay;
-        ck_assert_msg(hypot(nx - l->ax, ny - l->ay) <= 2.5 * cell,
+        ck_assert_msg(hypot(nx - l->ax, ny - l->ay) <= 3 * cell,
                       "at %dx%d '%s' is %.0f px from its corner (cells %.0f)", rec->w, rec->h, l->text,
                       hypot(nx - l->ax, ny - l->ay), cell);
     }

@@ -90,9 +90,14 @@ int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line)
     return vw_grid_need(rp->rows, rp->cols, rp->margin, rp->table ? rp->cell : 0, w, h, line);
 }
 
+vw_rect vw_label_ink(const vw_rec_label *l)
+{
+    return (vw_rect){.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
+}
+
 int vw_label_in_own_cell(const vw_rec_label *l, vw_rect f)
 {
-    const vw_rect b = l->box;
+    const vw_rect b = vw_label_ink(l);
     return l->ax >= f.x && l->ax < f.x + f.w && l->ay >= f.y && l->ay < f.y + f.h && b.x >= f.x && b.y >= f.y &&
            b.x + b.w <= f.x + f.w && b.y + b.h <= f.y + f.h;
 }
@@ -302,6 +307,57 @@ static int markers_over_numbers(const char *which, const vw_record *rec, vw_rule
                            rec->w, rec->h, rp->value[j].text, m->panel ? "right" : "left", rp->value[j].y,
                            rp->value[j].x);
                 return bad;
+            }
+        }
+    }
+    return bad;
+}
+
+/* Squared distance between two rectangles' pixels (0 where they touch or overlap). */
+static long long gap2(vw_rect a, vw_rect b)
+{
+    const long long dx = a.x + a.w <= b.x ? b.x - (a.x + a.w) + 1 : b.x + b.w <= a.x ? a.x - (b.x + b.w) + 1 : 0;
+    const long long dy = a.y + a.h <= b.y ? b.y - (a.y + a.h) + 1 : b.y + b.h <= a.y ? a.y - (b.y + b.h) + 1 : 0;
+    return dx * dx + dy * dy;
+}
+
+static int same_rect(vw_rect a, vw_rect b) { return a.x == b.x && a.y == b.y && a.w == b.w && a.h == b.h; }
+
+/* A label reads as its nearest cell's (issue 38 D3: 06 s5's 0.65625, the weight of
+ * corner (1, 1), beside corner (1, 0); 05 s9's 0.125 beside corner (0, -1)): a label
+ * that names a cell sits nearer that cell than any other labelled one. And no leader
+ * runs across another label's text (11 s9's "2nd" leader through "1st"). */
+static int labels_beside_others(const char *which, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    int bad = 0;
+    for (int i = 0; i < rec->nlabels; ++i) {
+        const vw_rec_label *l = &rec->labels[i];
+        if (l->cell.w <= 0 || rec->panel[l->panel].hidden) continue;
+        const long long own = gap2(l->box, l->cell);
+        for (int j = 0; j < rec->nlabels; ++j) {
+            const vw_rec_label *o = &rec->labels[j];
+            if (j == i || o->panel != l->panel || o->cell.w <= 0 || same_rect(o->cell, l->cell)) continue;
+            if (gap2(l->box, o->cell) < own) {
+                bad += say(fn, ctx,
+                           "%s at %dx%d: the label '%s' sits nearer the cell of '%s' than its own: it reads as that "
+                           "one's",
+                           which, rec->w, rec->h, l->text, o->text);
+                break;
+            }
+        }
+    }
+    for (int i = 0; i < rec->nlabels; ++i) {
+        const vw_rec_label *l = &rec->labels[i];
+        if (rec->panel[l->panel].hidden) continue;
+        for (int j = 0; j < rec->nlabels; ++j) {
+            const vw_rec_label *o = &rec->labels[j];
+            int crosses = 0;
+            for (int k = 0; j != i && k + 1 < l->npts && !crosses; ++k)
+                crosses = vw_segment_crosses(l->pts[k][0], l->pts[k][1], l->pts[k + 1][0], l->pts[k + 1][1], o->box);
+            if (crosses) {
+                bad += say(fn, ctx, "%s at %dx%d: the leader line of label '%s' crosses the label '%s'", which, rec->w,
+                           rec->h, l->text, o->text);
+                break;
             }
         }
     }
@@ -529,13 +585,14 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                 break;
             }
     }
+    bad += labels_beside_others(which, rec, fn, ctx);
     /* labels keep off the cells the step names, but for the one they name: a weight on
      * its own corner's cell, off its number (the rule above), covers no other's data */
     for (int i = 0; i < rec->nlabels; ++i) {
         const vw_rec_label *l = &rec->labels[i];
         const vw_rec_panel *rp = &rec->panel[l->panel];
         for (int j = 0; j < rp->nfocus; ++j)
-            if (vw_rect_overlap(l->box, rp->focus[j]) && !vw_label_in_own_cell(l, rp->focus[j])) {
+            if (vw_rect_overlap(vw_label_ink(l), rp->focus[j]) && !vw_label_in_own_cell(l, rp->focus[j])) {
                 bad += say(fn, ctx, "%s at %dx%d: the label '%s' covers a cell the step names", which, rec->w, rec->h,
                            l->text);
                 break;

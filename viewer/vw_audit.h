@@ -63,8 +63,11 @@ int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line);
  * not the empty rows round it), a table's header and rows. */
 int vw_audit_grid_drawn(const vw_rec_panel *rp);
 
-/* Whether label l sits inside cell f, the one holding the point it names (a weight on its
- * own corner's cell: the one named cell a label may take). */
+/* Label l's black box, its text's: its box less the 3 px rim drawn clear (the rim may
+ * lie over a neighbour's edge; the text covers what the ink does). */
+vw_rect vw_label_ink(const vw_rec_label *l);
+/* Whether label l's ink sits inside cell f, the one holding the point it names (a weight
+ * on its own corner's cell: the one named cell a label may take). */
 int vw_label_in_own_cell(const vw_rec_label *l, vw_rect f);
 
 typedef void (*vw_rule_fn)(void *ctx, const char *msg);

@@ -178,7 +178,7 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
     vw_sample_corners(e, ys, xs);
     int n = 0;
     vw_label pl[4];
-    static vw_rect avoid[5 + VW_REC_FOCUS + VW_REC_VALUES + 1];
+    static vw_rect avoid[5 + VW_REC_FOCUS + VW_REC_VALUES + VW_REC_DOTS + 1];
     int px, py, navoid = 0;
     vw_heatmap_point(m, e->u.sample.y, e->u.sample.x, &px, &py);
     avoid[navoid++] = (vw_rect){.x = px - 6, .y = py - 6, .w = 13, .h = 13};
@@ -303,26 +303,41 @@ static int farthest(const vw_weight_label *wl, int n)
     return most;
 }
 
+/* How many of labels wl[0..n) sit nearer another's corner than their own. */
+static int astray(const vw_weight_label *wl, int n)
+{
+    vw_label l[4];
+    for (int g = 0; g < n && g < 4; ++g) l[g] = wl[g].label;
+    return vw_labels_astray(l, n < 4 ? n : 4);
+}
+
 void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel)
 {
     vw_weight_label wl[4], small[4];
     int k = vw_label_font(d, m->cell);
     const vw_font *font = vw_value_font(d, k);
-    static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES];
+    static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES + VW_REC_DOTS];
     /* off the step's cells and the numbers the cells print (issue 38 D3), beside their
      * corners where there is room: a short leader wins over a row off the plane */
     const vw_rec_panel *rp = &d->rec.panel[panel];
     const int nfocus = rp->nfocus < VW_REC_FOCUS ? rp->nfocus : VW_REC_FOCUS;
     memcpy(keep, rp->focus, (size_t)nfocus * sizeof keep[0]);
-    const int nkeep = nfocus + vw_value_boxes(d, panel, keep + nfocus, VW_REC_VALUES);
+    int nkeep = nfocus + vw_value_boxes(d, panel, keep + nfocus, VW_REC_VALUES);
+    /* and off the other samples' dots (05 s9: a weight in its own cell over tap 1's) */
+    for (int i = 0; i < d->rec.ndots; ++i)
+        if (d->rec.dots[i].panel == panel && !d->rec.dots[i].focused && d->rec.dots[i].clear.w <= 0)
+            keep[nkeep++] = d->rec.dots[i].box;
     int n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
     /* a label more than a cell and a half off its corner: in a smaller font (at least the
      * legible one) where that puts them nearer, on their own cells if need be (issue 38
      * D3: 06 s4 and 14 s6 at 1024x768, 05 s9 and s11, labels 2-5 cells off) */
-    for (int kk = k + 1; n > 0 && kk < vw_value_fonts(d, d->rec.h) && farthest(wl, n) > 1.5 * m->cell; ++kk) {
+    /* and one beside another corner (issue 38 D3: 06 s5's 0.65625 beside corner (1, 0)) */
+    for (int kk = k + 1;
+         n > 0 && kk < vw_value_fonts(d, d->rec.h) && (farthest(wl, n) > 1.5 * m->cell || astray(wl, n)); ++kk) {
         const vw_font *f = vw_value_font(d, kk);
         const int got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, keep, nkeep, small);
-        if (got > 0 && farthest(small, got) < farthest(wl, n)) {
+        const int was = astray(wl, n), now = got > 0 ? astray(small, got) : n + 1;
+        if (got > 0 && (now < was || (now == was && farthest(small, got) < farthest(wl, n)))) {
             memcpy(wl, small, sizeof wl);
             n = got, k = kk, font = f;
         }
@@ -342,7 +357,13 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
         int pts[VW_LEADER_PTS][2], npts = 0;
         if (l->leader) { /* from the corner's box to the label, around the step's cells */
             const vw_rec_panel *rp = &d->rec.panel[panel];
-            npts = vw_route_leader(l, rp->focus, rp->nfocus, m->ox, m->oy, m->cell, pts);
+            static vw_rect around[VW_REC_FOCUS + 4];
+            int na = 0; /* and the other corners' labels */
+            for (int j = 0; j < n; ++j)
+                if (j != g) around[na++] = wl[j].label.box;
+            for (int j = 0; j < rp->nfocus && j < VW_REC_FOCUS; ++j) around[na++] = rp->focus[j];
+            npts = vw_route_leader(l, around, na, m->ox, m->oy, m->cell, pts);
+            if (!npts) npts = vw_route_leader(l, rp->focus, rp->nfocus, m->ox, m->oy, m->cell, pts);
             if (!npts) npts = 2;
             vw_box_edge(l->ax, l->ay, hw + 3, hh + 3, pts[1][0], pts[1][1], &sx, &sy);
             pts[0][0] = sx, pts[0][1] = sy;

@@ -123,12 +123,19 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
         int pts[VW_LEADER_PTS][2], npts = 0;
         if (l->leader) { /* around the step's cells, and the numbers where a route misses them
                           * (issue 38 D3: 03 s5's leader ran across the 300 below its comb) */
-            static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES];
-            int nk = 0;
+            static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES + VW_REC_LABELS + MAX_NOTES];
+            int nk = 0, nl = 0;
+            /* and off the other labels (issue 38 D3: 11 s9's "2nd" leader through "1st") */
+            for (int j = 0; j < ns->n; ++j)
+                if (j != i) keep[nk++] = ns->l[j].box;
+            for (int j = 0; j < d->rec.nlabels; ++j) keep[nk++] = d->rec.labels[j].box;
+            nl = nk;
             for (int j = 0; j < rp->nfocus; ++j) keep[nk++] = rp->focus[j];
+            const int nf = nk;
             nk += vw_value_boxes(d, panel, keep + nk, VW_REC_VALUES);
             npts = vw_route_leader(l, keep, nk, grid->ox, grid->oy, grid->cell, pts);
-            if (!npts) npts = vw_route_leader(l, rp->focus, rp->nfocus, grid->ox, grid->oy, grid->cell, pts);
+            if (!npts) npts = vw_route_leader(l, keep, nf, grid->ox, grid->oy, grid->cell, pts);
+            if (!npts) npts = vw_route_leader(l, keep + nl, nf - nl, grid->ox, grid->oy, grid->cell, pts);
             vw_leader(d->r, pts, npts ? npts : 2, ns->col[i]);
             if (!npts) npts = 2;
         }
@@ -181,6 +188,21 @@ static void cross(SDL_Renderer *r, int x, int y, int half, uint32_t col)
         SDL_RenderDrawLine(r, x - half + t, y - half, x + half + t, y + half);
         SDL_RenderDrawLine(r, x - half + t, y + half, x + half + t, y - half);
     }
+}
+
+/* A padding tap's dot on cell point (x, y) of panel `panel`: in the cell's lower right
+ * corner where the cell is big enough to print a number (a value, or a padding read's
+ * 0: issue 38 D3, 12 s5's dot lay over the focused padding cell's 0), else on its
+ * centre; recorded as a marker for the audit. */
+static void tap_dot(vw_draw *d, const vw_heatmap *m, int panel, int x, int y, int half, uint32_t col)
+{
+    vw_rect r = {.x = x - half, .y = y - half, .w = 2 * half + 1, .h = 2 * half + 1};
+    if (m->cell >= 14) {
+        const int edge = (int)(m->cell / 2) - 4;
+        r.x = x + edge - r.w, r.y = y + edge - r.h;
+    }
+    dot(d->r, r.x + half, r.y + half, half, col);
+    vw_rec_add_dot(&d->rec, panel, r, (vw_rect){0}, 0);
 }
 
 /* A line (x0, y0)-(x1, y1) as dashes of `dash` pixels. */
@@ -346,7 +368,7 @@ static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
     const vw_fig_geom g = dr.g;
     const int k = vw_label_font(d, m->cell);
     const int half = m->cell >= 40 ? 4 : 2;
-    notes ns = {0};
+    notes ns = {0}, brief = {0};
     vw_rect boxes[2];
     int nb = 0;
     for (int wi = 0; wi < dr.n; ++wi) {
@@ -381,7 +403,7 @@ static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
                     const int ex = bounds.x + bounds.w - half - 5, ey = bounds.y + bounds.h - half - 5;
                     cross(d->r, px < ex ? px : ex, py < ey ? py : ey, half + 3, VW_COL_INVALID);
                 } else if (ty >= g.in[0] || tx >= g.in[1] || ty < 0 || tx < 0) { /* padding: a dot */
-                    dot(d->r, px, py, half, VW_COL_INVALID);
+                    tap_dot(d, m, panel, px, py, half, VW_COL_INVALID);
                 }
             }
         char text[128];
@@ -391,6 +413,9 @@ static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
         /* anchored on the far edge, where the window leaves the padded image */
         note(&ns, vw_value_font(d, k), a ? box.x + box.w - 2 : box.x + box.w / 2,
              a ? box.y + box.h / 2 : box.y + box.h - 2, VW_COL_INVALID, text);
+        snprintf(text, sizeof text, "%s %lld: %s %lld..%lld", a ? "w_col" : "h_col", (long long)g.out[a],
+                 a ? "columns" : "rows", (long long)first[a], (long long)last[a]);
+        note(&brief, vw_value_font(d, k), ns.l[ns.n - 1].ax, ns.l[ns.n - 1].ay, VW_COL_INVALID, text);
         mark(d, (vw_rec_mark){.panel = panel,
                               .kind = VW_MARK_DROPPED,
                               .axis = a,
@@ -400,7 +425,13 @@ static void draw_dropped(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
                               .y1 = (double)last[0],
                               .x1 = (double)last[1]});
     }
-    place_notes(d, m, panel, bounds, boxes, nb, &ns, k);
+    /* without "padding ends at" (the crosses show it) where the whole text finds room
+     * only far off (issue 38 D3: 12 s5 at 1024x768, 7 rows above its window) */
+    int far[MAX_NOTES], near[MAX_NOTES], worse = 0;
+    notes_fit_at(d, panel, bounds, boxes, nb, &ns, far);
+    notes_fit_at(d, panel, bounds, boxes, nb, &brief, near);
+    for (int i = 0; i < ns.n; ++i) worse += far[i] > 1.5 * m->cell && near[i] < far[i];
+    place_notes(d, m, panel, bounds, boxes, nb, worse ? &brief : &ns, k);
 }
 
 static void draw_window(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
@@ -419,7 +450,7 @@ static void draw_window(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
             if (ty >= 0 && tx >= 0 && ty < g.in[0] && tx < g.in[1]) continue;
             int px, py; /* a tap on the padding: a dot in its cell */
             vw_heatmap_point(m, (double)ty, (double)tx, &px, &py);
-            dot(d->r, px, py, half, VW_COL_FOCUS);
+            tap_dot(d, m, panel, px, py, half, VW_COL_FOCUS);
             pads++;
         }
     char text[128];

@@ -57,6 +57,7 @@ static inline void vw_rec_add_label(vw_record *rec, int panel, int kind, const v
                         .leader = l->leader,
                         .npts = npts,
                         .npass = l->npass,
+                        .cell = l->cell,
                         .px = px};
     memcpy(r->pass, l->pass, sizeof r->pass);
     if (npts > 0) memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);

@@ -14,8 +14,13 @@ static int inside(vw_rect r, vw_rect b)
 static int is_free(vw_rect r, vw_rect bounds, const vw_label *placed, int np, const vw_rect *avoid, int na)
 {
     if (!inside(r, bounds)) return 0;
-    for (int i = 0; i < np; ++i)
+    for (int i = 0; i < np; ++i) {
         if (vw_rect_overlap(r, placed[i].box)) return 0;
+        /* nor on an earlier label's leader (issue 38 D3: 11 s9's "2nd" leader ran through "1st") */
+        int x, y;
+        vw_label_leader_end(&placed[i], &x, &y);
+        if (placed[i].leader && vw_segment_crosses(placed[i].ax, placed[i].ay, x, y, r)) return 0;
+    }
     for (int i = 0; i < na; ++i)
         if (vw_rect_overlap(r, avoid[i])) return 0;
     return 1;
@@ -80,6 +85,18 @@ static int leader_clear(const vw_label *a, vw_rect r, const vw_rect *avoid, int 
     return 1;
 }
 
+/* ... and crosses none of the labels placed before it (placed[0..np)). */
+static int leader_clear_of(const vw_label *a, vw_rect r, const vw_label *placed, int np)
+{
+    vw_label at = *a;
+    int x, y;
+    at.box = r;
+    vw_label_leader_end(&at, &x, &y);
+    for (int i = 0; i < np; ++i)
+        if (vw_segment_crosses(a->ax, a->ay, x, y, placed[i].box)) return 0;
+    return 1;
+}
+
 /* Whether the polyline p[0..n) crosses none of avoid but those holding the anchor or
  * lying in a->pass. */
 static int path_clear(const vw_label *a, const int (*p)[2], int n, const vw_rect *avoid, int na)
@@ -119,6 +136,10 @@ int vw_route_leader(const vw_label *a, const vw_rect *avoid, int na, double ox, 
                                            {ex, ey},
                                            {bx, by}};
                 if (path_clear(a, (const int(*)[2])p, VW_LEADER_PTS, avoid, na)) {
+                    /* no overshoot past the box: a grid point beyond it on the line the
+                     * path came along goes (11 s9's leader ran on above its label) */
+                    for (int ax = 0; ax < 2; ++ax)
+                        if (p[2][ax] == p[3][ax] && p[3][ax] == p[4][ax]) p[3][0] = p[4][0], p[3][1] = p[4][1];
                     memcpy(pts, p, sizeof p);
                     return VW_LEADER_PTS;
                 }
@@ -126,6 +147,33 @@ int vw_route_leader(const vw_label *a, const vw_rect *avoid, int na, double ox, 
         }
     }
     return 0;
+}
+
+/* Squared gap between two rectangles' pixels (0 where they touch or overlap). */
+static long long gap2(vw_rect a, vw_rect b)
+{
+    const long long dx = a.x + a.w <= b.x ? b.x - (a.x + a.w) + 1 : b.x + b.w <= a.x ? a.x - (b.x + b.w) + 1 : 0;
+    const long long dy = a.y + a.h <= b.y ? b.y - (a.y + a.h) + 1 : b.y + b.h <= a.y ? a.y - (b.y + b.h) + 1 : 0;
+    return dx * dx + dy * dy;
+}
+
+int vw_label_reads_as_own(const vw_label *l, int n, int k, vw_rect r)
+{
+    const vw_rect c = l[k].cell;
+    if (c.w <= 0) return 1;
+    const long long own = gap2(r, c);
+    for (int j = 0; j < n; ++j) {
+        const vw_rect o = l[j].cell;
+        if (j != k && o.w > 0 && !(o.x == c.x && o.y == c.y && o.w == c.w && o.h == c.h) && gap2(r, o) < own) return 0;
+    }
+    return 1;
+}
+
+int vw_labels_astray(const vw_label *l, int n)
+{
+    int astray = 0;
+    for (int k = 0; k < n; ++k) astray += !vw_label_reads_as_own(l, n, k, l[k].box);
+    return astray;
 }
 
 /* Squared distance from point (x, y) to the nearest point of r. */
@@ -170,8 +218,10 @@ static long long rect_dist2(vw_rect a, vw_rect b)
     return dx * dx + dy * dy;
 }
 
-#define MAX_SPOTS 16384 /* free spots a label's search keeps */
-#define MAX_ROUTED 400  /* of them, the nearest tried for a leader along the grid lines */
+#define MAX_SPOTS 16384    /* free spots a label's search keeps */
+#define MAX_ROUTED 400     /* of them, the nearest tried for a leader along the grid lines */
+#define MAX_KEEP 8192      /* rectangles a routed leader keeps off */
+#define ASTRAY (1LL << 40) /* a spot nearer another label's cell: after every other */
 
 typedef struct spot {
     long long d;
@@ -185,32 +235,37 @@ static int by_distance(const void *a, const void *b)
     return x->r.y != y->r.y ? (x->r.y > y->r.y) - (x->r.y < y->r.y) : (x->r.x > y->r.x) - (x->r.x < y->r.x);
 }
 
-/* A spot for a inside its own cell (its clear rim over the cell's edge and frame),
- * the corner away from the sample first: free of the earlier labels and of avoid but
- * the rectangles as big as the cell that hold a's anchor (the cell, named by the step;
- * its number and the anchor's marker stay avoided). Sets a->box. */
+/* A spot for a inside its own cell, its ink (the box less its clear 3 px rim) within the
+ * cell and the rim over the cell's edge where need be, the corner away from the sample
+ * first: free of the earlier labels and of avoid but the rectangles as big as the cell
+ * that hold a's anchor (the cell, named by the step; its number and the anchor's marker
+ * stay avoided). Sets a->box. */
 static int in_own_cell(vw_label *a, vw_rect bounds, const vw_label *placed, int np, const vw_rect *avoid, int na)
 {
     const vw_rect c = a->cell;
-    const int in = 0; /* its clear 3 px rim may lie over the cell's frame */
-    if (a->w > c.w - 2 * in || a->h > c.h - 2 * in) return 0;
-    const int x0 = c.x + in, x1 = c.x + c.w - in - a->w, y0 = c.y + in, y1 = c.y + c.h - in - a->h;
-    /* away from the sample: a corner left of it takes the cell's left side */
-    const int xs[3] = {a->dx < 0 ? x0 : x1, a->dx < 0 ? x1 : x0, c.x + (c.w - a->w) / 2};
-    const int ys[2] = {a->dy < 0 ? y0 : y1, a->dy < 0 ? y1 : y0};
-    for (int j = 0; j < 2; ++j)
-        for (int i = 0; i < 3; ++i) {
-            const vw_rect r = {.x = xs[i], .y = ys[j], .w = a->w, .h = a->h};
-            int ok = inside(r, bounds);
-            for (int p = 0; p < np && ok; ++p) ok = !vw_rect_overlap(r, placed[p].box);
-            for (int v = 0; v < na && ok; ++v) /* the cell itself (a named cell) aside, not its number */
-                ok = (contains(avoid[v], a->ax, a->ay) && avoid[v].w >= c.w - 2 && avoid[v].h >= c.h - 2) ||
-                     !vw_rect_overlap(r, avoid[v]);
-            if (ok) {
-                a->box = r;
-                return 1;
+    const int rim = 3; /* its clear rim may lie over the cell's edge and the next cell's */
+    /* the whole box in the cell first, then its rim over the cell's edge (05 s9's 0.125) */
+    for (int out = 0; out <= rim; out += rim) {
+        if (a->w - 2 * out > c.w || a->h - 2 * out > c.h) continue;
+        const int x0 = c.x - out, x1 = c.x + c.w + out - a->w, y0 = c.y - out, y1 = c.y + c.h + out - a->h;
+        /* away from the sample: a corner left of it takes the cell's left side */
+        const int xs[3] = {a->dx < 0 ? x0 : x1, a->dx < 0 ? x1 : x0, c.x + (c.w - a->w) / 2};
+        const int ys[2] = {a->dy < 0 ? y0 : y1, a->dy < 0 ? y1 : y0};
+        for (int j = 0; j < 2; ++j)
+            for (int i = 0; i < 3; ++i) {
+                const vw_rect r = {.x = xs[i], .y = ys[j], .w = a->w, .h = a->h};
+                const vw_rect ink = {.x = r.x + rim, .y = r.y + rim, .w = r.w - 2 * rim, .h = r.h - 2 * rim};
+                int ok = inside(ink, bounds);
+                for (int p = 0; p < np && ok; ++p) ok = !vw_rect_overlap(ink, placed[p].box);
+                for (int v = 0; v < na && ok; ++v) /* the cell itself (a named cell) aside, not its number */
+                    ok = (contains(avoid[v], a->ax, a->ay) && avoid[v].w >= c.w - 2 && avoid[v].h >= c.h - 2) ||
+                         !vw_rect_overlap(ink, avoid[v]);
+                if (ok) {
+                    a->box = r;
+                    return 1;
+                }
             }
-        }
+    }
     return 0;
 }
 
@@ -235,6 +290,7 @@ int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, in
                     ? (vw_rect){.x = near[i].x + 2, .y = near[i].y + 2, .w = near[i].w - 4, .h = near[i].h - 4}
                     : near[i];
             if (inside(near[i], bounds) && is_free(ink, bounds, l, k, avoid, navoid) &&
+                vw_label_reads_as_own(l, n, k, near[i]) && leader_clear_of(a, near[i], l, k) &&
                 (a->cell.w <= 0 || leader_clear(a, near[i], avoid, navoid)))
                 a->box = near[i], found = 1;
         }
@@ -263,17 +319,26 @@ int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, in
                 const vw_rect r = {.x = x, .y = y, .w = a->w, .h = a->h};
                 const long long d = rect_dist2(r, from) + dist2(r, a->ax, a->ay) / 16;
                 if (!is_free(r, bounds, l, k, avoid, navoid)) continue;
-                if (nfree < MAX_SPOTS) free_spots[nfree++] = (spot){.d = d, .r = r};
-                if (d < best && leader_clear(a, r, avoid, navoid)) best = d, a->box = r;
+                /* beside another label's cell it reads as that one's (issue 38 D3: 06 s5's
+                 * 0.65625 beside corner (1, 0)): the last resort */
+                const int own = vw_label_reads_as_own(l, n, k, r);
+                if (nfree < MAX_SPOTS) free_spots[nfree++] = (spot){.d = d + (own ? 0 : ASTRAY), .r = r};
+                if (!own) continue;
+                if (d < best && leader_clear(a, r, avoid, navoid) && leader_clear_of(a, r, l, k)) best = d, a->box = r;
             }
         if (best == LLONG_MAX && nfree) {
             qsort(free_spots, (size_t)nfree, sizeof free_spots[0], by_distance);
             a->box = free_spots[0].r;
+            /* a routed leader keeps off the labels placed before it too */
+            static vw_rect keep[MAX_KEEP];
+            int nk = 0;
+            for (int i = 0; i < navoid && nk < MAX_KEEP; ++i) keep[nk++] = avoid[i];
+            for (int i = 0; i < k && nk < MAX_KEEP; ++i) keep[nk++] = l[i].box;
             for (int i = 0; i < nfree && i < MAX_ROUTED && a->gcell > 0; ++i) {
                 vw_label at = *a;
                 int pts[VW_LEADER_PTS][2];
                 at.box = free_spots[i].r;
-                if (vw_route_leader(&at, avoid, navoid, a->gx, a->gy, a->gcell, pts)) {
+                if (vw_route_leader(&at, keep, nk, a->gx, a->gy, a->gcell, pts)) {
                     a->box = at.box;
                     break;
                 }

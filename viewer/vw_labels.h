@@ -40,6 +40,13 @@ void vw_label_leader_end(const vw_label *a, int *x, int *y);
 int vw_route_leader(const vw_label *a, const vw_rect *avoid, int na, double ox, double oy, double cell,
                     int pts[VW_LEADER_PTS][2]);
 
+/* Whether spot r for label l[k] lies no nearer another label's cell (l[j].cell, one of
+ * l[0..n) but k's own) than k's own cell: a label beside another corner reads as that
+ * corner's (issue 38 D3). Labels without a cell: 1. */
+int vw_label_reads_as_own(const vw_label *l, int n, int k, vw_rect r);
+/* How many of the placed l[0..n) do not (vw_label_reads_as_own of their boxes). */
+int vw_labels_astray(const vw_label *l, int n);
+
 /* Places l[0..n) in order, each on the first free spot: first the four spots touching
  * its anchor (right-below, right-above, left-below, left-above, `gap` pixels off), or
  * with a cell the spots around that cell `gap` pixels off it, its preferred side first
@@ -51,8 +58,11 @@ int vw_route_leader(const vw_label *a, const vw_rect *avoid, int na, double ox, 
  * avoid[0..navoid) (the markers), and a leader to it crosses none of avoid but those
  * holding the anchor or lying in the label's pass cells (issue 38 D3: a leader never
  * runs over a cell the step names); where no spot has such a leader, the nearest free
- * spot whatever its leader crosses. Returns how many labels found no free spot (they sit
- * on their first spot, overlapping): 0 when every label has room. */
+ * spot whatever its leader crosses. A spot nearer another label's cell than its own
+ * (vw_label_reads_as_own) is taken only where no other is free, and no spot lies on an
+ * earlier label's leader or puts its own leader across an earlier label (issue 38 D3).
+ * Returns how many labels found no free spot (they sit on their first spot,
+ * overlapping): 0 when every label has room. */
 int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, int navoid, int gap);
 
 #endif

@@ -34,7 +34,8 @@ typedef struct vw_rec_label {
     int pts[5][2]; /* along the grid lines (vw_route_leader) */
     int npass;     /* cells the leader may cross (its sample's other corners) */
     vw_rect pass[4];
-    int px; /* its text size (pixels per em) */
+    vw_rect cell; /* the cell it names (a sample's corner; w 0: a point, no cell) */
+    int px;       /* its text size (pixels per em) */
     char text[40];
 } vw_rec_label;
 
