@@ -690,6 +690,64 @@ static const char *printed_at(const vw_record *rec, int p, int y, int x)
     return NULL;
 }
 
+/* The slide drawn again as kscope lesson --frames and --check draw it: under the
+ * lesson's title (the trace's path takes other lines), its answer shown where reveal. */
+static void as_played(vf_frame *f, vw_state *st, int w, int h, int reveal)
+{
+    st->title = les.title;
+    vw_story_reveal(st, reveal);
+    relayout(f, st, w, h);
+    vf_draw(f, st);
+}
+
+/* issue 38 D1 at 1024x768: lesson 10 step 6's 16 x 16 input printed no values (24 px
+ * cells, 28 needed: a column band of 15 lines beside it) and lesson 09 step 4's 6 x 6
+ * input was a 170 px stamp (28 px cells) beside a 6 x 6 output of 70 px cells (the band
+ * held a 3-line choice). At the three sizes, question and answer: 10 s6's input prints
+ * its values (plane 0 holds 1..256: (4, 5) is 70, (15, 15) 256), and 09 s4's smaller
+ * plane has at least 0.6 of the other's cells (0.4 before at 1024x768; 0.71 at 1080). */
+START_TEST(the_step_pictures_print_at_every_size)
+{
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        open_lesson("10");
+        const int input = ks_trace_tensor(slides[5].trace, "input");
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, 5); /* as --frames plays them */
+            as_played(&f, &st, w, h, reveal);
+            const vw_record *rec = &f.d.rec;
+            const int pi = rec->panel[0].tensor == input ? 0 : 1;
+            ck_assert_int_eq(rec->panel[pi].tensor, input);
+            const char *a = printed_at(rec, pi, 4, 5), *b = printed_at(rec, pi, 15, 15);
+            ck_assert_msg(a && !strcmp(a, "70") && b && !strcmp(b, "256"),
+                          "10 s6%s at %dx%d: input (4, 5) prints %s, (15, 15) %s (cells %.0f px)",
+                          reveal ? "'s answer" : "", w, h, a ? a : "nothing", b ? b : "nothing", rec->panel[pi].cell);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+        close_lesson();
+        open_lesson("09");
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, 3);
+            as_played(&f, &st, w, h, reveal);
+            const vw_rec_panel *p0 = &f.d.rec.panel[0], *p1 = &f.d.rec.panel[1];
+            ck_assert_int_ge(p0->tensor, 0);
+            ck_assert_int_ge(p1->tensor, 0);
+            ck_assert_msg(p0->rows == 6 && p1->rows == 6 && fmin(p0->cell, p1->cell) >= 0.6 * fmax(p0->cell, p1->cell),
+                          "09 s4%s at %dx%d: cells %.0f and %.0f px (arrangement %d)", reveal ? "'s answer" : "", w, h,
+                          p0->cell, p1->cell, f.d.rec.arrangement);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+        close_lesson();
+    }
+}
+END_TEST
+
 /* issue 38 D1: a slide prints the values its narration names, at the three sizes: 13
  * s11's out[2, 1] = 23 = in[1, 2] and out[1, 2] = 43 = in[2, 1] (it showed in beside the
  * 256-word tile as a one-row hairline, no values), and 13 s10's answer its tile as 16 x
@@ -2048,6 +2106,7 @@ int main(void)
     tcase_add_test(tc, the_window_figure_shows_a_window_over_the_padding);
     tcase_add_test(tc, the_waves_figure_marks_each_iterations_cells);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
+    tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
     tcase_add_test(tc, region_outlines_break_at_the_printed_numbers);

@@ -700,13 +700,24 @@ static void draw_warp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int pa
     static int lane[VW_WARP_MAX], sector[VW_WARP_MAX];
     const int n = vw_fig_warp_cells(s, panel, yx, lane, sector, VW_WARP_MAX);
     const int in = m->cell >= 24 ? 3 : 1, thick = m->cell >= 24 ? 3 : 2;
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    const int framed = rp->values && !rp->hidden && m->cell >= 12;
     for (int k = 0; k < n; ++k) {
         if (yx[k][0] < -m->margin || yx[k][0] >= m->rows + m->margin || yx[k][1] < -m->margin ||
             yx[k][1] >= m->cols + m->margin)
             continue;
         const vw_rect c = vw_heatmap_cell(m, yx[k][0], yx[k][1]);
-        const vw_rect box = {.x = c.x + in, .y = c.y + in, .w = c.w - 2 * in, .h = c.h - 2 * in};
-        vw_outline(d->r, box, s->strip ? vw_warp_color((uint32_t)sector[k]) : VW_COL_CLAMP, thick, 0);
+        const uint32_t col = s->strip ? vw_warp_color((uint32_t)sector[k]) : VW_COL_CLAMP;
+        if (framed) { /* on the cell's edge and a pixel outside it, clear of its number (issue
+                       * 38: 10 s6's inset frames cut 101's digits at 1024x768); a marker of the
+                       * record, its clear inside what a number keeps to */
+            vw_outline(d->r, c, col, 2, 1);
+            vw_rec_add_dot(&d->rec, panel, (vw_rect){.x = c.x - 1, .y = c.y - 1, .w = c.w + 2, .h = c.h + 2},
+                           (vw_rect){.x = c.x + 1, .y = c.y + 1, .w = c.w - 2, .h = c.h - 2}, 0);
+        } else {
+            const vw_rect box = {.x = c.x + in, .y = c.y + in, .w = c.w - 2 * in, .h = c.h - 2 * in};
+            vw_outline(d->r, box, col, thick, 0);
+        }
         mark(d, (vw_rec_mark){.panel = panel,
                               .kind = VW_MARK_WARP,
                               .which = lane[k],
