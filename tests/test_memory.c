@@ -178,7 +178,15 @@ static int add_request(void *ctx, int site, const ks_mem_request *r, const ks_me
     sums *u = ctx;
     u->requests[site]++, u->accesses[site] += n, u->sectors[site] += r->sectors, u->ideal[site] += r->ideal;
     ck_assert_uint_eq(r->lanes, n);
-    for (uint32_t i = 1; i < n; ++i) ck_assert_uint_le(acc[i - 1].byte, acc[i].byte);
+    for (uint32_t i = 1; i < n; ++i) /* by byte, then event: the same order whatever the sort */
+        ck_assert(acc[i - 1].byte < acc[i].byte || (acc[i - 1].byte == acc[i].byte && acc[i - 1].event < acc[i].event));
+    for (uint32_t i = 0; i < n; ++i) { /* each access's own lane, offset and byte */
+        const ks_event *e = &u->tr->events[acc[i].event];
+        ck_assert_uint_eq(acc[i].lane, e->thread % 32);
+        ck_assert_int_eq(acc[i].offset,
+                         e->kind == KS_EV_SAMPLE ? ks_memory_corner(u->tr, e, acc[i].corner) : e->u.access.offset);
+        ck_assert_uint_eq(acc[i].byte, (uint64_t)acc[i].offset * ks_dtype_size(u->tr->tensors[e->tensor].dtype));
+    }
     if (u->checked++ % 7) return 0; /* every seventh request: found again from its last access */
     static ks_mem_access got[4096];
     ks_mem_request q;
@@ -195,6 +203,17 @@ static int add_request(void *ctx, int site, const ks_mem_request *r, const ks_me
     return 0;
 }
 
+/* events by (block, warp), then by item and seq (a warp's events in the trace's order) */
+static int by_block_warp(const void *p, const void *q)
+{
+    const ks_event *a = p, *b = q;
+    if (a->block != b->block) return a->block < b->block ? -1 : 1;
+    if (a->thread / 32 != b->thread / 32) return a->thread / 32 < b->thread / 32 ? -1 : 1;
+    /* the same warp: their order in the trace (index, then seq, as the trace lists them) */
+    if (a->index != b->index) return a->index < b->index ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
 START_TEST(each_request_adds_up_to_the_report_and_is_found_from_its_events)
 {
     const ks_op *op = ks_op_at(_i);
@@ -209,15 +228,40 @@ START_TEST(each_request_adds_up_to_the_report_and_is_found_from_its_events)
     ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s: %s", op->name, ks_error_message());
     ks_trace_from_run(op, &r, &tr);
     ck_assert_int_eq(ks_memory_analyze(&tr, &rep), KS_OK);
+    /* the sort as it runs, then heapsort from the start and after one and three levels */
+    static const int depths[] = {-1, 0, 1, 3};
+    for (size_t d = 0; d < sizeof depths / sizeof depths[0]; ++d) {
+        ks_memory_sort_depth = depths[d];
+        memset(&u, 0, sizeof u);
+        u.tr = &tr;
+        ck_assert_int_eq(ks_memory_each_request(&tr, add_request, &u), KS_OK);
+        for (int i = 0; i < rep.nsites; ++i) {
+            const ks_mem_site *s = &rep.sites[i];
+            ck_assert_msg(u.requests[s->site] == s->requests && u.accesses[s->site] == s->accesses &&
+                              u.sectors[s->site] == s->sectors && u.ideal[s->site] == s->ideal,
+                          "%s %s (depth %d)", op->name, tr.sites[s->site].name, depths[d]);
+        }
+    }
+    ks_memory_sort_depth = -1;
+    /* the same events warp by warp (each warp's in their order): the sort takes each
+     * warp's accesses alone, and the requests are the same */
+    static ks_trace by_warp;
+    by_warp = tr;
+    ks_event *ev = malloc((tr.nevents ? tr.nevents : 1) * sizeof *ev);
+    ck_assert_ptr_nonnull(ev);
+    memcpy(ev, tr.events, tr.nevents * sizeof *ev);
+    qsort(ev, tr.nevents, sizeof *ev, by_block_warp);
+    by_warp.events = ev;
     memset(&u, 0, sizeof u);
-    u.tr = &tr;
-    ck_assert_int_eq(ks_memory_each_request(&tr, add_request, &u), KS_OK);
+    u.tr = &by_warp;
+    ck_assert_int_eq(ks_memory_each_request(&by_warp, add_request, &u), KS_OK);
     for (int i = 0; i < rep.nsites; ++i) {
         const ks_mem_site *s = &rep.sites[i];
         ck_assert_msg(u.requests[s->site] == s->requests && u.accesses[s->site] == s->accesses &&
                           u.sectors[s->site] == s->sectors && u.ideal[s->site] == s->ideal,
-                      "%s %s", op->name, tr.sites[s->site].name);
+                      "%s %s (warp by warp)", op->name, tr.sites[s->site].name);
     }
+    free(ev);
     /* a work event and a padding read touch no memory */
     for (uint64_t i = 0; i < tr.nevents; ++i) {
         const ks_event *e = &tr.events[i];

@@ -12,6 +12,7 @@ typedef struct access {
     uint32_t block, warp, iter;
     uint16_t tap;
     uint8_t corner;
+    uint8_t lane; /* not part of the request: the access's lane (kept where padding was) */
     uint64_t byte;
 } access;
 
@@ -204,22 +205,115 @@ int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_
     return (int64_t)n;
 }
 
-/* an access with its request key, for sorting a site's accesses */
+/* an access with its request key, for sorting a site's accesses: 32 bytes (the lane in
+ * the key's padding, the offset worked out again for each request as it is handed on),
+ * where a key and a whole ks_mem_access took 56: the sort moves the elements, and its
+ * arrays were most of the viewer's index build at 10 M events (fresh pages and memmove) */
 typedef struct keyed {
     access k;
-    ks_mem_access a;
+    uint64_t event;
 } keyed;
 
-static int by_keyed(const void *p, const void *q)
+int ks_memory_sort_depth = -1;
+
+/* a before b: the request, the byte, then the event (a total order: any correct sort
+ * gives the same array) */
+static inline int keyed_less(const keyed *a, const keyed *b)
 {
-    const keyed *a = p, *b = q;
-    return by_request_byte(&a->k, &b->k);
+    if (a->k.block != b->k.block) return a->k.block < b->k.block;
+    if (a->k.warp != b->k.warp) return a->k.warp < b->k.warp;
+    if (a->k.iter != b->k.iter) return a->k.iter < b->k.iter;
+    if (a->k.tap != b->k.tap) return a->k.tap < b->k.tap;
+    if (a->k.corner != b->k.corner) return a->k.corner < b->k.corner;
+    if (a->k.byte != b->k.byte) return a->k.byte < b->k.byte;
+    return a->event < b->event;
+}
+
+static inline void swap_keyed(keyed *a, keyed *b)
+{
+    const keyed t = *a;
+    *a = *b, *b = t;
+}
+
+static void sift_keyed(keyed *a, size_t root, size_t n)
+{
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && keyed_less(&a[c], &a[c + 1])) ++c;
+        if (!keyed_less(&a[root], &a[c])) return;
+        swap_keyed(&a[root], &a[c]);
+    }
+}
+
+/* Sorts in place, with the comparison inlined (introsort: quicksort on the median of
+ * three, heapsort past 2 log2 n levels, insertion sort for short runs). glibc's qsort
+ * merged through a copy of the array: at 10 M events its fresh pages and the calls to
+ * the comparison were a third of the viewer's index build. */
+static void sort_keyed(keyed *a, size_t n, int depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) { /* heapsort: no quadratic case */
+            for (size_t i = n / 2; i-- > 0;) sift_keyed(a, i, n);
+            for (size_t i = n - 1; i > 0; --i) swap_keyed(&a[0], &a[i]), sift_keyed(a, 0, i);
+            return;
+        }
+        keyed *m = &a[n / 2], *z = &a[n - 1];
+        if (keyed_less(m, a)) swap_keyed(m, a);
+        if (keyed_less(z, m)) {
+            swap_keyed(z, m);
+            if (keyed_less(m, a)) swap_keyed(m, a);
+        }
+        const keyed pivot = *m;
+        size_t i = 0, j = n - 1;
+        for (;;) { /* Hoare: a[0] <= pivot <= a[n - 1] stop both scans */
+            while (keyed_less(&a[i], &pivot)) ++i;
+            while (keyed_less(&pivot, &a[j])) --j;
+            if (i >= j) break;
+            swap_keyed(&a[i++], &a[j--]);
+        }
+        /* [0, j] and [j + 1, n): recurse into the smaller, loop on the larger */
+        if (j + 1 < n - j - 1) {
+            sort_keyed(a, j + 1, depth);
+            a += j + 1, n -= j + 1;
+        } else {
+            sort_keyed(a + j + 1, n - j - 1, depth);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; ++i)
+        for (size_t k = i; k > 0 && keyed_less(&a[k], &a[k - 1]); --k) swap_keyed(&a[k], &a[k - 1]);
+}
+
+static void sort_keyed_all(keyed *a, uint64_t n)
+{
+    int depth = 0;
+    for (uint64_t m = n; m > 1; m >>= 1) depth += 2;
+    sort_keyed(a, (size_t)n, ks_memory_sort_depth >= 0 ? ks_memory_sort_depth : depth);
+}
+
+/* A site's accesses into request order. A trace in item order lists them warp by warp
+ * already (its threads in order, a thread's accesses together): then only each warp's
+ * accesses need sorting, each a few hundred in cache; any other order sorts them all. */
+static void sort_requests(keyed *a, uint64_t n)
+{
+    uint64_t i = 1;
+    while (i < n &&
+           (a[i - 1].k.block < a[i].k.block || (a[i - 1].k.block == a[i].k.block && a[i - 1].k.warp <= a[i].k.warp)))
+        ++i;
+    if (i < n) {
+        sort_keyed_all(a, n);
+        return;
+    }
+    for (uint64_t from = 0, to; from < n; from = to) {
+        for (to = from + 1; to < n && a[to].k.block == a[from].k.block && a[to].k.warp == a[from].k.warp;) ++to;
+        sort_keyed_all(a + from, to - from);
+    }
 }
 
 int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx)
 {
     keyed *a = NULL;
     ks_mem_access *run = NULL;
+    uint64_t run_cap = 0;
     int rc = KS_OK, stop = 0;
     for (int s = 0; s < tr->nsites && !rc && !stop; ++s) {
         const int kind = tr->sites[s].kind;
@@ -238,10 +332,8 @@ int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx)
         }
         if (!need) continue;
         free(a);
-        free(run);
         a = malloc((size_t)need * sizeof *a);
-        run = malloc((size_t)need * sizeof *run);
-        if (!a || !run) {
+        if (!a) {
             rc = ks_fail(KS_ENOMEM, "out of memory listing the requests of %s", tr->path);
             break;
         }
@@ -252,24 +344,36 @@ int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx)
             for (int c = 0; c < (kind == KS_EV_SAMPLE ? 4 : 1); ++c) {
                 const int64_t off = access_offset(tr, e, c);
                 if (off < 0) continue;
-                keyed *k = &a[n++];
-                k->k = (access){.block = e->block,
-                                .warp = e->thread / 32,
-                                .iter = e->iter,
-                                .tap = e->tap,
-                                .corner = (uint8_t)c,
-                                .byte = (uint64_t)off * elem};
-                k->a = (ks_mem_access){.event = i,
-                                       .lane = e->thread % 32,
+                a[n++] = (keyed){.k = {.block = e->block,
+                                       .warp = e->thread / 32,
+                                       .iter = e->iter,
+                                       .tap = e->tap,
                                        .corner = (uint8_t)c,
-                                       .offset = off,
-                                       .byte = k->k.byte};
+                                       .lane = (uint8_t)(e->thread % 32),
+                                       .byte = (uint64_t)off * elem},
+                                 .event = i};
             }
         }
-        qsort(a, (size_t)n, sizeof *a, by_keyed);
+        sort_requests(a, n);
         const uint64_t elem = ks_dtype_size(tr->tensors[tr->sites[s].tensor].dtype);
         for (uint64_t i = 0, j; i < n && !stop; i = j) {
-            for (j = i; j < n && same_request(&a[i].k, &a[j].k); ++j) run[j - i] = a[j].a;
+            for (j = i; j < n && same_request(&a[i].k, &a[j].k); ++j) {}
+            if (j - i > run_cap) { /* room for the longest request so far */
+                free(run);
+                run_cap = j - i;
+                if (!(run = malloc((size_t)run_cap * sizeof *run))) {
+                    rc = ks_fail(KS_ENOMEM, "out of memory listing the requests of %s", tr->path);
+                    break;
+                }
+            }
+            for (uint64_t m = i; m < j; ++m) {
+                const ks_event *e = &tr->events[a[m].event];
+                run[m - i] = (ks_mem_access){.event = a[m].event,
+                                             .lane = a[m].k.lane,
+                                             .corner = a[m].k.corner,
+                                             .offset = access_offset(tr, e, a[m].k.corner),
+                                             .byte = a[m].k.byte};
+            }
             ks_mem_request r = {.block = a[i].k.block,
                                 .warp = a[i].k.warp,
                                 .iter = a[i].k.iter,

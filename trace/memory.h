@@ -77,6 +77,9 @@ int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_
  * ks_memory_analyze; the sum of the requests' counts equals its report. */
 typedef int (*ks_mem_request_fn)(void *ctx, int site, const ks_mem_request *req, const ks_mem_access *acc, uint32_t n);
 int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx);
+/* Tests only: the quicksort levels ks_memory_each_request's sort takes before it turns
+ * to heapsort (-1, the default: 2 log2 n). */
+extern int ks_memory_sort_depth;
 
 #ifdef __cplusplus
 }
