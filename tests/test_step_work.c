@@ -88,6 +88,35 @@ START_TEST(values_print_in_their_shortest_exact_form)
 }
 END_TEST
 
+/* the bounded digit count against the full one: random floats over many magnitudes,
+ * short decimals, integers, tiny and huge values and subnormals (fixed seed) */
+START_TEST(bounded_digits_agree_with_the_full_count)
+{
+    uint64_t seed = 20261129;
+    for (int i = 0; i < 200000; ++i) {
+        float v;
+        const int form = (int)tu_int(&seed, 0, 4);
+        if (form == 0) { /* any bits but NaN and infinity */
+            uint32_t b = (uint32_t)tu_next(&seed);
+            if ((b & 0x7f800000u) == 0x7f800000u) b &= 0xbf7fffffu;
+            memcpy(&v, &b, sizeof v);
+        } else if (form == 1) /* a short decimal: d digits over a power of ten */
+            v = (float)((double)tu_int(&seed, -999999, 999999) / pow(10.0, (double)tu_int(&seed, 0, 9)));
+        else if (form == 2) /* a binary fraction */
+            v = ldexpf((float)tu_int(&seed, -4096, 4096), -(int)tu_int(&seed, 0, 30));
+        else if (form == 3) /* a float of [0, 1) as the tests draw them */
+            v = (float)((tu_next(&seed) >> 40) * (1.0 / 16777216.0));
+        else /* an integer */ v = (float)tu_int(&seed, -100000000, 100000000);
+        static const int mosts[] = {1, KS_EXACT_DIGITS, 8};
+        for (size_t m = 0; m < sizeof mosts / sizeof mosts[0]; ++m) {
+            const int most = mosts[m], full = ks_real_digits(v), want = full <= most ? full : most + 1;
+            ck_assert_msg(ks_real_digits_upto(v, most) == want, "%.9g: %d within %d, full %d", (double)v,
+                          ks_real_digits_upto(v, most), most, full);
+        }
+    }
+}
+END_TEST
+
 /* RoIAlign, aligned and legacy, with and without a sampling ratio: the box, its size and
  * the bin size precede grid_h and grid_w, each with the values it uses, and the grid
  * comes from the printed bin size. */
@@ -294,6 +323,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, values_print_in_their_shortest_exact_form);
+    tcase_add_test(tc, bounded_digits_agree_with_the_full_count);
     tcase_add_test(tc, roi_align_lines_show_the_box_and_bin_sizes);
     tcase_add_test(tc, patchify_lines_show_the_point);
     tcase_add_test(tc, col2im_reads_name_their_kernel_tap);

@@ -98,6 +98,19 @@ int ks_real_digits(double v)
     return 9;
 }
 
+int ks_real_digits_upto(double v, int most)
+{
+    char buf[40];
+    most = most < 1 ? 1 : most > 9 ? 9 : most; /* 9 digits name any float */
+    snprintf(buf, sizeof buf, "%.*g", most, v);
+    if ((float)strtod(buf, NULL) != (float)v) return most + 1; /* nor does any shorter one */
+    for (int p = 1; p < most; ++p) {
+        snprintf(buf, sizeof buf, "%.*g", p, v);
+        if ((float)strtod(buf, NULL) == (float)v) return p;
+    }
+    return most;
+}
+
 void ks_format_real(char *buf, size_t n, double v)
 {
     if (isnan(v)) { /* "NaN" whatever its sign bit (printf says "-nan"; issue 38 D12) */
@@ -112,7 +125,7 @@ void ks_format_real(char *buf, size_t n, double v)
         snprintf(buf, n, "%lld", (long long)v);
         return;
     }
-    const int p = ks_real_digits(v);
+    const int p = ks_real_digits_upto(v, KS_EXACT_DIGITS);
     if (p <= KS_EXACT_DIGITS) { /* 0.1, 10.125: the float's own shortest name */
         snprintf(buf, n, "%.*g", p, v);
         return;

@@ -43,6 +43,10 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
  * significant digits marked as rounded: "~0.7365" for 0.73645231 (issue 38 D9). */
 #define KS_EXACT_DIGITS 6
 int ks_real_digits(double v); /* significant digits of that shortest text, 1..9 */
+/* ks_real_digits(v) when that is at most `most`, else most + 1, in one try for a value
+ * that needs more (a text of more digits reads back as the float whenever one of fewer
+ * does): the viewer formats hundreds of cells a frame, most of them random floats. */
+int ks_real_digits_upto(double v, int most);
 void ks_format_real(char *buf, size_t n, double v);
 
 /* "input[0, 1, 2, 3]": the tensor's name and the element's full coordinates, the plane

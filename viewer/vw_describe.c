@@ -872,6 +872,10 @@ static int value_text(char *buf, size_t n, double v, int *named)
         const double s = ldexp(v, k);
         if (s != floor(s)) continue;
         if (fabs(s) >= 9007199254740992.0) break; /* past 2^53: not held exactly */
+        /* its exact decimal is s x 5^k over 10^k: the digits of |s| x 5^k are its
+         * significant ones. Well past 9 of them (a random float: k near 24) it cannot
+         * pass, and printing 24 decimals to count them was most of a scrubbed frame */
+        if (log10(fabs(s)) + k * 0.69897000433601886 > 10.0) break;
         char full[96];
         snprintf(full, sizeof full, "%.*f", k, v);
         int sig = 0, lead = 1;
@@ -886,7 +890,7 @@ static int value_text(char *buf, size_t n, double v, int *named)
         }
         break;
     }
-    const int p = ks_real_digits(v);
+    const int p = ks_real_digits_upto(v, KS_EXACT_DIGITS);
     if (p <= KS_EXACT_DIGITS) { /* 0.1: the float's own shortest name */
         snprintf(buf, n, "%.*g", p, v);
         *named = p;
@@ -910,7 +914,7 @@ void vw_cell_text(char *buf, size_t n, double v, int narrow)
     char t[112], r[40];
     int named;
     int exact = value_text(t, sizeof t, v, &named);
-    snprintf(r, sizeof r, "%.4g", v);
+    if (exact) snprintf(r, sizeof r, "%.4g", v); /* else t is that already */
     /* a shortest name longer than the 4-digit rounding (0.527412, a random float that
      * happens to have one) is no exact value beside its "~" neighbours (issue 38 D9, 05
      * s11's mask): rounded and marked like them; 0.1 or 0.25 stay as they are */
