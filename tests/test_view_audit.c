@@ -291,6 +291,26 @@ START_TEST(a_leader_across_another_named_corner_fails)
 }
 END_TEST
 
+/* D1 (13 s1's answer): a 256-word tile with no shape drew as 1 x 256 cells of 4-9 px, a
+ * hairline across the panel; a one-row plane of cells a room sees passes. */
+START_TEST(a_one_row_hairline_strip_fails)
+{
+    frame(1920, 1080);
+    vw_rec_panel *rp = &rec.panel[1];
+    rp->rows = 1, rp->cols = 256, rp->cell = 4;
+    rp->extent = (vw_rect){.x = 600, .y = 300, .w = 1024, .h = 4};
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel draws a 1 x 256 strip 4 px tall, a hairline"));
+    rp->cols = 16, rp->cell = 24; /* a row of 16 words a room reads: no hairline */
+    ck_assert_int_eq(rules(0), 0);
+    rp->cell = 17; /* 17 px at 1080 rows: under the 18 px a room reads */
+    ck_assert_int_eq(rules(0), 1);
+    frame(1024, 768);
+    rec.panel[0].rows = 1, rec.panel[0].cols = 16, rec.panel[0].cell = 13; /* 13 px at 768: legible */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D3 (06 s5): the weight 0.65625 of corner (1, 1) sat left of corner (1, 0), whose own
  * label sat below it: a label beside another labelled corner reads as that one's. */
 START_TEST(a_label_beside_another_corner_fails)
@@ -499,6 +519,7 @@ int main(void)
     tcase_add_test(tc, a_question_slide_hiding_the_steps_own_panel_fails);
     tcase_add_test(tc, a_leader_across_another_named_corner_fails);
     tcase_add_test(tc, a_label_beside_another_corner_fails);
+    tcase_add_test(tc, a_one_row_hairline_strip_fails);
     tcase_add_test(tc, a_leader_across_another_label_fails);
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
     tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);

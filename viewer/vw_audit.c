@@ -438,6 +438,14 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                 bad += say(fn, ctx, "%s at %dx%d: the %s panel shows a %s its map's edge cuts without its numbers",
                            which, rec->w, rec->h, p ? "right" : "left", cut ? "row" : "column");
         }
+        /* a one-row plane of many cells drawn as a hairline (issue 38 D1: 13's 256-word
+         * tile, 1 x 256 cells of 4 px): no cell a room sees, no value it reads */
+        if (!rp->hidden && !rp->table && rp->rows == 1 && rp->cols > 1 && rp->fill_rows <= 0 &&
+            rp->cell < vw_legible_px(rec->h))
+            bad += say(fn, ctx,
+                       "%s at %dx%d: the %s panel draws a 1 x %lld strip %.0f px tall, a hairline: give the tensor "
+                       "a shape (a run's \"shape\") or show another panel",
+                       which, rec->w, rec->h, p ? "right" : "left", (long long)rp->cols, rp->cell);
         /* a count (reads, writes, weights, pairs) that is 0 in every cell draws a blank
          * picture (issue 38 D12: 03 s2's output by reads, which col2im never reads) */
         if (!rp->hidden && !rp->table && rp->mode != VW_MODE_VALUES && rp->mode != VW_MODE_SECTORS && rp->lo == 0 &&
