@@ -700,6 +700,48 @@ static void as_played(vf_frame *f, vw_state *st, int w, int h, int reveal)
     vf_draw(f, st);
 }
 
+/* issue 38 D12: lesson 10 step 15's focus ring on columns[0, 5, 20] (cells of 17-18 px)
+ * reached the line of the 4 under it, and that 4 came back on top in a black box: a
+ * second, unexplained highlighted 4. A marker in a line's leading covers no digit: at
+ * the three sizes no number of the columns panel is drawn again over a marker, and the
+ * cell under the focus prints its 4 in the cells' own colours (no black box). */
+START_TEST(a_focus_ring_brings_no_neighbour_back_on_top)
+{
+    open_lesson("10");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 14);
+        as_played(&f, &st, w, h, 0);
+        const int columns = ks_trace_tensor(st.tr, "columns");
+        const int pc = f.d.rec.panel[0].tensor == columns ? 0 : 1;
+        const vw_rec_panel *rp = &f.d.rec.panel[pc];
+        ck_assert_int_eq(rp->tensor, columns);
+        int printed = 0;
+        for (int j = 0; j < rp->nvalues; ++j) {
+            ck_assert_msg(!rp->value[j].on_top, "10 s15 at %dx%d: columns (%d, %d)'s %s drawn again on top", w, h,
+                          rp->value[j].y, rp->value[j].x, rp->value[j].text);
+            printed += rp->value[j].y == 6 && rp->value[j].x == 20;
+        }
+        if (rp->values) {
+            ck_assert_int_eq(printed, 1);
+            const vw_rect c = {.x = (int)lround(rp->ox + 20 * rp->cell),
+                               .y = (int)lround(rp->oy + 6 * rp->cell),
+                               .w = (int)rp->cell,
+                               .h = (int)rp->cell};
+            int black = 0;
+            for (int y = c.y + 3; y < c.y + c.h - 3; ++y)
+                for (int x = c.x + 3; x < c.x + c.w - 3; ++x) black += vf_pixel(f.surf, x, y) == 0x000000;
+            ck_assert_msg(black == 0, "10 s15 at %dx%d: %d black pixels in columns (6, 20)", w, h, black);
+        }
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1 at 1024x768: lesson 10 step 6's 16 x 16 input printed no values (24 px
  * cells, 28 needed: a column band of 15 lines beside it) and lesson 09 step 4's 6 x 6
  * input was a 170 px stamp (28 px cells) beside a 6 x 6 output of 70 px cells (the band
@@ -2107,6 +2149,7 @@ int main(void)
     tcase_add_test(tc, the_waves_figure_marks_each_iterations_cells);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
+    tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
     tcase_add_test(tc, region_outlines_break_at_the_printed_numbers);

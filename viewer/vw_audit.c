@@ -300,7 +300,7 @@ static int markers_over_numbers(const char *which, const vw_record *rec, vw_rule
         if (rp->hidden) continue;
         for (int j = 0; j < rp->nvalues; ++j) {
             if (rp->value[j].on_top) continue; /* drawn again over the marker */
-            const vw_rect v = rp->value[j].box, c = m->clear;
+            const vw_rect v = vw_value_ink(rp->value[j].box), c = m->clear;
             const int inside = c.w > 0 && v.x >= c.x && v.y >= c.y && v.x + v.w <= c.x + c.w && v.y + v.h <= c.y + c.h;
             if (vw_rect_overlap(m->box, v) && !inside) {
                 bad += say(fn, ctx, "%s at %dx%d: a marker covers the number %s of the %s panel's cell (%d, %d)", which,

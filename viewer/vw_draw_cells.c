@@ -383,7 +383,7 @@ void vw_values_over_markers(vw_draw *d, int panel)
     if (!rp->values || rp->value_font < 0 || rp->hidden) return;
     const vw_font *font = vw_value_font(d, rp->value_font);
     for (int j = 0; j < rp->nvalues; ++j) {
-        const vw_rect v = rp->value[j].box;
+        const vw_rect v = vw_value_ink(rp->value[j].box), box = rp->value[j].box;
         int under = 0;
         for (int i = 0; i < d->rec.ndots && !under; ++i) {
             const vw_rec_dot *m = &d->rec.dots[i];
@@ -392,8 +392,8 @@ void vw_values_over_markers(vw_draw *d, int panel)
             under = m->panel == panel && vw_rect_overlap(m->box, v) && !inside;
         }
         if (!under) continue;
-        vw_fill(d->r, (vw_rect){.x = v.x - 1, .y = v.y, .w = v.w + 2, .h = v.h}, 0x000000);
-        vw_text(font, d->r, v.x, v.y, VW_COL_TEXT, 0, rp->value[j].text);
+        vw_fill(d->r, (vw_rect){.x = box.x - 1, .y = box.y, .w = box.w + 2, .h = box.h}, 0x000000);
+        vw_text(font, d->r, box.x, box.y, VW_COL_TEXT, 0, rp->value[j].text);
         rp->value[j].on_top = 1;
     }
 }
