@@ -742,6 +742,42 @@ START_TEST(a_focus_ring_brings_no_neighbour_back_on_top)
 }
 END_TEST
 
+/* issue 38 D12: lesson 13 step 4's answer outlines tile word 82 (443) in cells its
+ * three-digit numbers fill; the ring 4-7 px outside the cell ran over 442's and 444's
+ * digits, which came back on top in black boxes. Where it would, the ring's sides stop
+ * above and below the row's digits: at the three sizes the answer is outlined (lime
+ * above and below the cell) and no number of the tile is drawn again on top. */
+START_TEST(an_answer_outline_keeps_off_its_neighbours_digits)
+{
+    open_lesson("13");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 3);
+        as_played(&f, &st, w, h, 1);
+        const int tile = ks_trace_tensor(st.tr, "tile");
+        const int pt = f.d.rec.panel[0].tensor == tile ? 0 : 1;
+        const vw_rec_panel *rp = &f.d.rec.panel[pt];
+        ck_assert_int_eq(rp->tensor, tile);
+        ck_assert(f.d.rec.answer_cell);
+        for (int j = 0; j < rp->nvalues; ++j)
+            ck_assert_msg(!rp->value[j].on_top, "13 s4's answer at %dx%d: tile (%d, %d)'s %s drawn again on top", w, h,
+                          rp->value[j].y, rp->value[j].x, rp->value[j].text);
+        /* word 82 is tile[5][2]: lime over and under it */
+        const int cx = (int)lround(rp->ox + 2.5 * rp->cell), y0 = (int)lround(rp->oy + 5 * rp->cell);
+        int lime = 0;
+        for (int y = y0 - 8; y <= y0 - 4; ++y) lime += vf_pixel(f.surf, cx, y) == VW_COL_ANSWER;
+        for (int y = y0 + (int)rp->cell + 3; y <= y0 + (int)rp->cell + 7; ++y)
+            lime += vf_pixel(f.surf, cx, y) == VW_COL_ANSWER;
+        ck_assert_msg(lime >= 6, "13 s4's answer at %dx%d: %d lime pixels over and under tile[5][2]", w, h, lime);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1 at 1024x768: lesson 10 step 6's 16 x 16 input printed no values (24 px
  * cells, 28 needed: a column band of 15 lines beside it) and lesson 09 step 4's 6 x 6
  * input was a 170 px stamp (28 px cells) beside a 6 x 6 output of 70 px cells (the band
@@ -2150,6 +2186,7 @@ int main(void)
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
+    tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
     tcase_add_test(tc, region_outlines_break_at_the_printed_numbers);

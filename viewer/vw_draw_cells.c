@@ -145,6 +145,39 @@ void vw_draw_answer_cell(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
     vw_rect r;
     if (!vw_answer_cell_rect(s, m, panel, &r)) return;
     d->rec.answer_cell = 1;
+    /* where the ring would run over the digits of the numbers beside the cell (cells whose
+     * numbers fill them: 13 s4's 442 and 444 came back on top in black boxes, issue 38
+     * D12), its sides stop above and below those digits: brackets over and under the
+     * cell's row of numbers, in the lines' leading */
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    const vw_rect ring = {.x = r.x - 8, .y = r.y - 8, .w = r.w + 16, .h = r.h + 16};
+    int top = INT32_MAX, bottom = INT32_MIN;
+    for (int j = 0; j < rp->nvalues && !rp->hidden; ++j) {
+        const vw_rect v = vw_value_ink(rp->value[j].box);
+        const int own = v.x >= r.x && v.x + v.w <= r.x + r.w && v.y >= r.y && v.y + v.h <= r.y + r.h;
+        if (own || !vw_rect_overlap(v, ring) || v.y + v.h <= r.y || v.y >= r.y + r.h) continue; /* a row's */
+        if (v.y < top) top = v.y;
+        if (v.y + v.h > bottom) bottom = v.y + v.h;
+    }
+    if (top < bottom && top - 1 > r.y - 4 && bottom + 1 < r.y + r.h + 4) {
+        const vw_rect part[2] = {{.x = ring.x, .y = ring.y, .w = ring.w, .h = top - 1 - ring.y},
+                                 {.x = ring.x, .y = bottom + 1, .w = ring.w, .h = ring.y + ring.h - bottom - 1}};
+        SDL_Rect was;
+        SDL_RenderGetClipRect(d->r, &was);
+        const int clipped = SDL_RenderIsClipEnabled(d->r);
+        for (int k = 0; k < 2; ++k) {
+            SDL_Rect c = {.x = part[k].x, .y = part[k].y, .w = part[k].w, .h = part[k].h}, both = c;
+            if (clipped && !SDL_IntersectRect(&c, &was, &both)) continue;
+            SDL_RenderSetClipRect(d->r, &both);
+            vw_outline(d->r, r, 0x000000, 1, 8);
+            vw_outline(d->r, r, VW_COL_ANSWER, 4, 7);
+            SDL_RenderSetClipRect(d->r, clipped ? &was : NULL);
+            vw_rec_add_dot(&d->rec, panel, part[k], (vw_rect){.x = r.x - 3, .y = r.y - 3, .w = r.w + 6, .h = r.h + 6},
+                           0);
+        }
+        vw_values_over_markers(d, panel);
+        return;
+    }
     /* 4 px of lime from 4 to 7 px outside the cell, clear of the lookup's pink (2 to 3 px)
      * and the item's outlines (inside the cell); a dark edge so it shows on pale cells */
     vw_outline(d->r, r, 0x000000, 1, 8);
