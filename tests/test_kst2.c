@@ -212,6 +212,8 @@ static void random_trace(ks_trace *tr, ks_event *ev, uint64_t n, uint64_t seed)
         case KS_EV_READ:
         case KS_EV_WRITE:
             e->u.access.offset = mode == 4 ? (int64_t)tu_next(&s) : tu_int(&s, -1, 110);
+            if (mode == 3 && e->tensor == 1) /* far into the 1-D tensor: planes of 105 up to 2^30 */
+                e->u.access.offset = (int64_t)(tu_next(&s) >> (64 - (int)tu_int(&s, 8, 37)));
             if (mode == 4 && tu_int(&s, 0, 1)) { /* the edges of what the compact form holds */
                 static const int64_t edge[] = {((int64_t)1 << 59) - 1, (int64_t)1 << 59, ((int64_t)1 << 60) - 1,
                                                (int64_t)1 << 60,       INT64_MAX,        INT64_MIN};
@@ -250,6 +252,66 @@ static void random_trace(ks_trace *tr, ks_event *ev, uint64_t n, uint64_t seed)
     tr->events = ev;
     tr->nevents = n;
 }
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+    for (; v >= 0x80; v >>= 7) *p++ = (unsigned char)(v | 0x80);
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+/* (plane, y, x) follow from an offset: chunks of reads written by hand as the document
+ * gives them, none with its coordinates explicit, decoded and checked against C's
+ * division: exact multiples of the row length, the largest remainders and others, for
+ * many row lengths and plane heights, offsets up to 2^55 */
+START_TEST(offsets_give_their_coordinates_exactly)
+{
+    static float data[1];
+    static ks_event back[4096];
+    static int64_t want[4096];
+    static unsigned char chunk[4096 * 16];
+    uint64_t seed = 77;
+    for (int round = 0; round < 400; ++round) {
+        const int64_t cols = round < 100 ? round + 1 : tu_int(&seed, 1, 1000000);
+        const int64_t rows = round % 3 ? tu_int(&seed, 1, 5000) : 1;
+        ks_trace tr;
+        memset(&tr, 0, sizeof tr);
+        tr.ntensors = 1, tr.nsites = 1;
+        tr.tensors[0] = (ks_tensor){.dtype = KS_F32, .ndim = 3, .shape = {1, rows, cols}, .data = data};
+        tr.sites[0].kind = KS_EV_READ, tr.sites[0].tensor = 0;
+        ks_kst2_ctx ctx;
+        ks_kst2_ctx_make(&tr, &ctx);
+        unsigned char *p = chunk;
+        for (int i = 0; i < 4096; ++i) {
+            int64_t off;
+            do {
+                const int bits = (int)tu_int(&seed, 1, 55);
+                const int64_t row = (int64_t)(tu_next(&seed) >> (64 - bits)) / cols;
+                off = row * cols + (i % 3 == 0 ? 0 : i % 3 == 1 ? cols - 1 : tu_int(&seed, 0, cols - 1));
+            } while (off / cols / rows > INT32_MAX); /* a plane past int32: never left to derive */
+            want[i] = off;
+            if (i == 0) { /* head: a read; site 0; block, thread, iter, index deltas 0; seq 0 */
+                static const unsigned char first[] = {KS_EV_READ, 0, 0, 0, 0, 0, 0};
+                memcpy(p, first, sizeof first), p += sizeof first;
+            } else *p++ = KS_EV_READ | 0x10, *p++ = 0; /* the same item, seq + 1; site 0 */
+            p = put_varint(p, (uint64_t)off * 2 << 3); /* zigzag(offset) << 3: no coordinates */
+            memset(p, 0, 4), p += 4;                   /* the value 0.0f */
+        }
+        size_t bad = 0;
+        const char *why = NULL;
+        ck_assert_msg(ks_kst2_decode(&ctx, chunk, (size_t)(p - chunk), back, 4096, &bad, &why) == 0, "%s at %zu",
+                      why ? why : "?", bad);
+        for (int i = 0; i < 4096; ++i) {
+            const ks_ev_access *a = &back[i].u.access;
+            const int64_t off = want[i];
+            ck_assert_msg(a->offset == off && a->plane == off / cols / rows && a->y == off / cols % rows &&
+                              a->x == off % cols,
+                          "cols %lld rows %lld offset %lld: (%d, %d, %d)", (long long)cols, (long long)rows,
+                          (long long)off, a->plane, a->y, a->x);
+        }
+    }
+}
+END_TEST
 
 START_TEST(random_events_come_back_bit_for_bit)
 {
@@ -412,6 +474,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_operator_reads_back_its_events);
     tcase_add_test(tc, random_events_come_back_bit_for_bit);
+    tcase_add_test(tc, offsets_give_their_coordinates_exactly);
     tcase_add_test(tc, the_encoder_writes_the_documented_bytes);
     tcase_add_test(tc, crc32_is_zlibs);
     tcase_add_test(tc, the_index_gives_each_chunk_its_range);
