@@ -778,6 +778,43 @@ START_TEST(an_answer_outline_keeps_off_its_neighbours_digits)
 }
 END_TEST
 
+/* issue 38 D8: lesson 10 step 12 asks how many sectors warp 0's read touches; its 32
+ * lanes read two 4 x 4 patches, points 0's and 1's, and the slide outlined point 0's
+ * alone (the item's region). It draws the warp ("draw": ["warp"]): at the three sizes,
+ * question and answer, 32 lane marks on the input, 32 cells in 4 rows (the two points'
+ * rows, floor(y) - 1 .. + 2, coincide) and 8 columns, two runs of 4 apart. */
+START_TEST(a_warp_over_two_patches_draws_both)
+{
+    open_lesson("10");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, 11);
+            as_played(&f, &st, w, h, reveal);
+            const int input = ks_trace_tensor(st.tr, "input");
+            const int pi = f.d.rec.panel[0].tensor == input ? 0 : 1;
+            int n = 0, rows[16] = {0}, cols[16] = {0};
+            for (int i = 0; i < f.d.rec.nmarks; ++i) {
+                const vw_rec_mark *m = &f.d.rec.marks[i];
+                if (m->kind != VW_MARK_WARP || m->panel != pi) continue;
+                n++;
+                ck_assert(m->y0 >= 0 && m->y0 < 16 && m->x0 >= 0 && m->x0 < 16);
+                rows[(int)m->y0] = 1, cols[(int)m->x0] = 1;
+            }
+            int nr = 0, nc = 0, runs = 0;
+            for (int i = 0; i < 16; ++i) nr += rows[i], nc += cols[i], runs += cols[i] && (i == 0 || !cols[i - 1]);
+            ck_assert_msg(n == 32 && nr == 4 && nc == 8 && runs == 2,
+                          "10 s12%s at %dx%d: %d lanes over %d rows, %d columns in %d runs", reveal ? "'s answer" : "",
+                          w, h, n, nr, nc, runs);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1 at 1024x768: lesson 10 step 6's 16 x 16 input printed no values (24 px
  * cells, 28 needed: a column band of 15 lines beside it) and lesson 09 step 4's 6 x 6
  * input was a 170 px stamp (28 px cells) beside a 6 x 6 output of 70 px cells (the band
@@ -2186,6 +2223,7 @@ int main(void)
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
+    tcase_add_test(tc, a_warp_over_two_patches_draws_both);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
