@@ -280,16 +280,30 @@ int ks_cubin_functions(const void *image, size_t size, char ***names, int *n)
         (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > size - eh.e_shoff || eh.e_shstrndx >= eh.e_shnum ||
         eh.e_shoff % 8 || section(img, size, &eh, eh.e_shstrndx, &names_sec))
         return -1;
-    for (int i = 0; i < eh.e_shnum; ++i) { /* a function's code is the section ".text.NAME" */
+    int cap = 0, i = 0;
+    for (; i < eh.e_shnum; ++i) { /* a function's code is the section ".text.NAME" */
         sect s;
         if (section(img, size, &eh, i, &s) || s.h->sh_name >= names_sec.size) continue;
         const char *nm = (const char *)names_sec.data + s.h->sh_name;
         if (!memchr(nm, 0, names_sec.size - s.h->sh_name) || strncmp(nm, ".text.", 6) || !nm[6]) continue;
-        if (add_name(names, n, nm + 6) < 0) {
-            ks_cubin_names_free(*names, *n);
-            *names = NULL, *n = 0;
-            return -1;
+        /* appended as they come (section names are unique in an ELF; comparing each with
+         * every earlier one took 1.5 s for 20 000 long C++ names) */
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **grown = realloc(*names, (size_t)cap * sizeof *grown);
+            if (!grown) break;
+            *names = grown;
         }
+        const size_t len = strlen(nm + 6) + 1;
+        char *copy = malloc(len);
+        if (!copy) break;
+        memcpy(copy, nm + 6, len);
+        (*names)[(*n)++] = copy;
+    }
+    if (i < eh.e_shnum) { /* out of memory */
+        ks_cubin_names_free(*names, *n);
+        *names = NULL, *n = 0;
+        return -1;
     }
     return 0;
 }

@@ -102,6 +102,8 @@ static struct {
                  * modules' patching and the buffers' setup */
     int npatched, nskipped;
     double ms_patch, ms_lines, ms_buffers;
+    CUmodule skipped[MAX_MODULES]; /* modules left unpatched (the first MAX_MODULES) */
+    pid_t pid;                     /* the process InitializeInjection ran in (not a fork's child) */
     regex_t regex;
     unsigned long long launch_k, max_records;
     uint64_t block_lo, block_hi, thread_lo, thread_hi;
@@ -249,7 +251,7 @@ static int module_wanted(const Sanitizer_ResourceModuleData *m)
     if (!g.have_regex || !m->pCubin || ks_cubin_functions(m->pCubin, m->cubinSize, &fns, &n)) return 1;
     for (int i = 0; i < n && !want; ++i) want = kernel_wanted(fns[i], name, sizeof name, short_name);
     ks_cubin_names_free(fns, n);
-    return want;
+    return want || n == 0; /* no function found: a layout not understood, patched */
 }
 
 static void on_module(const Sanitizer_ResourceModuleData *m)
@@ -262,6 +264,7 @@ static void on_module(const Sanitizer_ResourceModuleData *m)
     SanitizerResult r;
     const double t0 = now_ms();
     if (!module_wanted(m)) {
+        if (g.nskipped < MAX_MODULES) g.skipped[g.nskipped] = m->module;
         g.nskipped++, g.ms_patch += now_ms() - t0;
         return;
     }
@@ -371,6 +374,13 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
     char name[512], short_name[64];
     int rec = kernel_wanted(l->functionName, name, sizeof name, short_name);
     note_seen(short_name);
+    for (int i = 0; rec && i < g.nskipped && i < MAX_MODULES; ++i)
+        if (g.skipped[i] == l->module) { /* its cubin listed no function --kernel takes: never so */
+            status("error launch %llu (%s) is in a module the recorder left unpatched, its cubin listing no "
+                   "kernel --kernel takes; record without --kernel",
+                   (unsigned long long)number, short_name);
+            rec = 0;
+        }
     if (rec) {
         rec = g.launch_all || g.matched == g.launch_k;
         g.matched++;
@@ -623,10 +633,10 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         if (g.times) /* KS_RECORD_TIMES=1: where a recorded launch's time goes */
             status("note launch %llu: kernel %.1f ms, records back %.1f ms (room %.1f, copy %.1f, sort %.1f), "
                    "trace built and written %.1f ms (sort %.1f, scans %.1f, sites %.1f, write %.1f: events made and "
-                   "encoded %.1f, index and header %.1f, commit %.1f)",
+                   "encoded %.1f with the file written meanwhile %.1f, index and header %.1f, commit %.1f)",
                    (unsigned long long)me.number, t1 - t0, t2 - t1, back_ms[0], back_ms[1], back_ms[2], now_ms() - t2,
                    ks_rec_build_ms[0], ks_rec_build_ms[2], ks_rec_build_ms[1], ks_rec_build_ms[3], ks_kst_write_ms[1],
-                   ks_kst_write_ms[2], ks_kst_write_ms[3]);
+                   ks_kst_write_ms[4], ks_kst_write_ms[2], ks_kst_write_ms[3]);
     }
     free(recs);
     free(bufs);
@@ -762,10 +772,12 @@ static int range_env(const char *name, uint64_t *lo, uint64_t *hi)
 /* KS_RECORD_TIMES=1: at exit, what the recorder cost besides its launches */
 __attribute__((destructor)) static void times_at_exit(void)
 {
-    if (g.ready && g.times)
-        status("note recorder: %d module(s) patched, %d with no kernel --kernel takes left as they are, in %.1f ms "
-               "(line tables read %.1f ms); device buffers %.1f ms",
-               g.npatched, g.nskipped, g.ms_patch, g.ms_lines, g.ms_buffers);
+    /* never a blocking lock at exit (a thread may hold it), and not from a fork's child */
+    if (!g.ready || !g.times || g.pid != getpid() || pthread_mutex_trylock(&g.mu)) return;
+    status("note recorder: %d module(s) patched, %d with no kernel --kernel takes left as they are, in %.1f ms "
+           "(line tables read %.1f ms); device buffers %.1f ms",
+           g.npatched, g.nskipped, g.ms_patch, g.ms_lines, g.ms_buffers);
+    pthread_mutex_unlock(&g.mu);
 }
 
 KS_API int InitializeInjection(void)
@@ -816,7 +828,8 @@ KS_API int InitializeInjection(void)
         pthread_mutex_unlock(&g.mu);
         return 0;
     }
-    status("start %d", (int)getpid());
+    g.pid = getpid();
+    status("start %d", (int)g.pid);
     pthread_mutex_unlock(&g.mu);
     return 1;
 }

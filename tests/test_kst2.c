@@ -304,12 +304,58 @@ START_TEST(offsets_give_their_coordinates_exactly)
         for (int i = 0; i < 4096; ++i) {
             const ks_ev_access *a = &back[i].u.access;
             const int64_t off = want[i];
-            ck_assert_msg(a->offset == off && a->plane == off / cols / rows && a->y == off / cols % rows &&
-                              a->x == off % cols,
+            ck_assert_msg(a->offset == off && a->plane >= 0 && a->y >= 0 && a->y < rows && a->x >= 0 && a->x < cols &&
+                              ((int64_t)a->plane * rows + a->y) * cols + a->x == off,
                           "cols %lld rows %lld offset %lld: (%d, %d, %d)", (long long)cols, (long long)rows,
                           (long long)off, a->plane, a->y, a->x);
         }
     }
+}
+END_TEST
+
+/* the longest records the compact forms could make (every id a large delta, tap 65535,
+ * a work record's 8 fields INT32_MIN, an access's every field at its widest) fit the room
+ * the format promises: at most KS_KST2_MAX_RECORD bytes each, and they come back */
+START_TEST(the_longest_records_fit_their_room)
+{
+    enum { N = 4096 };
+    static ks_event ev[N], back[N];
+    static unsigned char out[N * KS_KST2_MAX_RECORD];
+    static ks_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.ntensors = 1, tr.nsites = 2;
+    static float data[1];
+    tr.tensors[0] = (ks_tensor){.dtype = KS_F32, .ndim = 1, .shape = {1}, .data = data};
+    tr.sites[0].kind = KS_EV_WORK, tr.sites[0].tensor = -1;
+    tr.sites[1].kind = KS_EV_READ, tr.sites[1].tensor = 0;
+    ks_kst2_ctx ctx;
+    ks_kst2_ctx_make(&tr, &ctx);
+    for (int i = 0; i < N; ++i) {
+        ks_event *e = &ev[i];
+        memset(e, 0, sizeof *e);
+        const int odd = i & 1; /* ids swing between the extremes: every delta is wide */
+        e->kind = i % 4 < 2 ? KS_EV_WORK : KS_EV_READ;
+        e->site = 65535, e->flags = 0xff, e->tensor = 200, e->tap = 65535;
+        e->block = odd ? UINT32_MAX : 0, e->thread = odd ? 0 : UINT32_MAX, e->iter = odd ? UINT32_MAX : 0;
+        e->index = odd ? INT64_MAX : INT64_MIN, e->seq = UINT32_MAX;
+        if (e->kind == KS_EV_WORK)
+            for (int f = 0; f < KS_WORK_FIELDS; ++f) e->u.field[f] = INT32_MIN;
+        else {
+            e->u.access.offset = odd ? ((int64_t)1 << 59) - 1 : -((int64_t)1 << 59) + 1;
+            e->u.access.plane = e->u.access.y = e->u.access.x = INT32_MIN;
+            e->u.access.ivalue = (int32_t)0x7f800001; /* a signalling NaN's bits: kept as they are */
+            e->u.access.reserved[0] = e->u.access.reserved[1] = INT32_MIN;
+        }
+    }
+    ks_kst2_entry ent;
+    const size_t len = ks_kst2_encode(&ctx, ev, N, out, &ent);
+    ck_assert_uint_le(len, sizeof out);
+    ck_assert_uint_le(len, (size_t)N * (1 + sizeof(ks_event)));
+    ck_assert_uint_gt(ent.raw, 0); /* the work records (80 bytes compact) went raw */
+    size_t bad = 0;
+    const char *why = NULL;
+    ck_assert_int_eq(ks_kst2_decode(&ctx, out, len, back, N, &bad, &why), 0);
+    ck_assert_int_eq(memcmp(ev, back, sizeof ev), 0);
 }
 END_TEST
 
@@ -474,6 +520,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_operator_reads_back_its_events);
     tcase_add_test(tc, random_events_come_back_bit_for_bit);
+    tcase_add_test(tc, the_longest_records_fit_their_room);
     tcase_add_test(tc, offsets_give_their_coordinates_exactly);
     tcase_add_test(tc, the_encoder_writes_the_documented_bytes);
     tcase_add_test(tc, crc32_is_zlibs);

@@ -6,8 +6,9 @@
  *   bit 5: a flags byte follows        bit 6: a tensor byte follows (else the site's)
  *   bit 7: a tap varint follows (else 0)
  * The encoder stores a record raw when its compact form would not give the event back
- * bit for bit (reserved bytes set, a kind 0, an offset past 2^59): work, read and write
- * records by their form (exact_by_form), the other kinds by decoding what it wrote.
+ * bit for bit (reserved bytes set, a kind 0, an offset past 2^60) or would be longer than
+ * the raw one: work, read and write records with |offset| < 2^59 are known exact by
+ * their form (exact_by_form), the rest are decoded back.
  */
 #include "kst_codec.h"
 
@@ -88,7 +89,7 @@ static unsigned char *put_payload(const ks_kst2_ctx *c, const ks_event *e, unsig
                               (a->reserved[1] ? ACC_RES1 : 0);
         p = put_var(p, zz(a->offset) << ACC_BITS | bits); /* past 2^60 it wraps: the record goes raw */
         if (exp) p = put_var(put_var(put_var(p, zz(a->plane)), zz(a->y)), zz(a->x));
-        p = put_f32(p, a->value);
+        memcpy(p, &a->ivalue, 4), p += 4; /* its bits as they are (a KS_FLAG_INT value too) */
         if (a->reserved[0]) p = put_var(p, zz(a->reserved[0]));
         if (a->reserved[1]) p = put_var(p, zz(a->reserved[1]));
         return p;
@@ -221,7 +222,8 @@ static void get_payload(const ks_kst2_ctx *c, cursor *k, ks_event *e)
         } else if (!derive(c, e->tensor, a->offset, &a->plane, &a->y, &a->x)) {
             bad(k, "an access leaves out (plane, y, x) where its offset does not give them");
         }
-        a->value = get_f32(k);
+        if (k->end - k->p < 4) bad(k, "a record runs past the end of the chunk");
+        else memcpy(&a->ivalue, k->p, 4), k->p += 4; /* bits, not a float: no NaN quieted */
         if (v & ACC_RES0) a->reserved[0] = (int32_t)get_s(k, INT32_MIN, INT32_MAX);
         if (v & ACC_RES1) a->reserved[1] = (int32_t)get_s(k, INT32_MIN, INT32_MAX);
         return;
@@ -321,10 +323,11 @@ int ks_kst2_decode(const ks_kst2_ctx *c, const unsigned char *p, size_t len, ks_
  * encoder need not decode it to know (most of a recorded launch's events; the decoding
  * was 15-25 % of encoding). A work record: every field a zigzag varint of an int32, the
  * header's deltas wrap in 64 bits. A read or write: the same header; the offset's varint
- * holds it shifted by ACC_BITS, exact for |offset| < 2^60; (plane, y, x) explicit unless
- * derive gives them back; the value 4 raw bytes; a reserved word explicit when non-zero.
- * The union has no bytes an access or a work record leaves out (32 bytes each). Other
- * kinds are decoded and compared (test_kst2 checks both ways agree). */
+ * holds it shifted by ACC_BITS, exact for |offset| < 2^60 (this takes 2^59, with room to
+ * spare; the rest are decoded back); (plane, y, x) explicit unless derive gives them
+ * back; the value's 4 bytes copied; a reserved word explicit when non-zero. The union has
+ * no bytes an access or a work record leaves out (32 bytes each). Other kinds are decoded
+ * and compared (test_kst2 checks both ways agree). */
 static int exact_by_form(const ks_event *e)
 {
     _Static_assert(sizeof(ks_ev_access) == sizeof(((ks_event *)0)->u), "an access fills the union");
@@ -335,11 +338,18 @@ static int exact_by_form(const ks_event *e)
     return off < ((int64_t)1 << 59) && off > -((int64_t)1 << 59);
 }
 
+/* The longest compact record: head 1, site 3, flags 1, tensor 1, tap 3, the five ids 30
+ * (block, thread, iter and seq 5 each, index 10), a work record's 8 fields 41: 80 bytes.
+ * One longer than a raw record (1 + 64) is stored raw, so no record takes more than
+ * KS_KST2_MAX_RECORD. */
+enum { WORST_COMPACT = 96, MOST_COMPACT = 1 + (int)sizeof(ks_event) };
+
 size_t ks_kst2_encode(const ks_kst2_ctx *c, const ks_event *ev, size_t n, unsigned char *out, ks_kst2_entry *entry)
 {
     ks_event zero, back;
     memset(&zero, 0, sizeof zero);
-    unsigned char *p = out;
+    unsigned char *p = out, tmp[WORST_COMPACT];
+    const size_t room = n * KS_KST2_MAX_RECORD; /* what out holds */
     entry->index_lo = entry->index_hi = n ? ev[0].index : 0;
     entry->raw = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -348,12 +358,18 @@ size_t ks_kst2_encode(const ks_kst2_ctx *c, const ks_event *ev, size_t n, unsign
         if (e->index > entry->index_hi) entry->index_hi = e->index;
         int fits = e->kind >= KS_EV_WORK && e->kind < KS_EV_KINDS && !e->reserved;
         if (fits) {
-            unsigned char *end = put_record(c, e, prev, p);
-            if (exact_by_form(e)) p = end;
-            else {
-                cursor k = {p, end, NULL};
+            /* written in place where out has room for the longest, else aside and copied */
+            unsigned char *at = (size_t)(p - out) + WORST_COMPACT <= room ? p : tmp;
+            unsigned char *end = put_record(c, e, prev, at);
+            const size_t len = (size_t)(end - at);
+            if (len > MOST_COMPACT) fits = 0;
+            else if (!exact_by_form(e)) {
+                cursor k = {at, end, NULL};
                 fits = !get_record(c, &k, prev, &back) && k.p == end && !memcmp(&back, e, sizeof back);
-                if (fits) p = end;
+            }
+            if (fits) {
+                if (at == tmp) memcpy(p, tmp, len);
+                p += len;
             }
         }
         if (!fits) {

@@ -362,6 +362,7 @@ static int encode(const ks_trace *tr, const ks_event_source *src, encoded *out, 
                   const chunk_sink *sink)
 {
     const double t0 = now_ms();
+    ks_kst_write_ms[4] = 0;
     ks_kst2_ctx ctx;
     ks_kst2_ctx_make(tr, &ctx);
     memset(out, 0, sizeof *out);

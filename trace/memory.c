@@ -290,9 +290,10 @@ static void sort_keyed_all(keyed *a, uint64_t n)
     sort_keyed(a, (size_t)n, ks_memory_sort_depth >= 0 ? ks_memory_sort_depth : depth);
 }
 
-/* A site's accesses into request order. A trace in item order lists them warp by warp
- * already (its threads in order, a thread's accesses together): then only each warp's
- * accesses need sorting, each a few hundred in cache; any other order sorts them all. */
+/* A site's accesses into request order. A trace in item order with one item a thread
+ * lists them warp by warp already (its threads in order, a thread's accesses together):
+ * then only each warp's accesses need sorting, each a few hundred in cache. Any other
+ * order (a grid-stride loop's items come iteration by iteration) sorts them all. */
 static void sort_requests(keyed *a, uint64_t n)
 {
     uint64_t i = 1;

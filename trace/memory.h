@@ -73,7 +73,7 @@ int64_t ks_memory_request(const ks_trace *tr, const ks_event *e, int corner, ks_
 
 /* Calls fn once per request of every memory site (sites in schema order, requests in
  * (block, warp, iter, tap, corner) order) with its site, counts and accesses sorted by
- * byte address; fn returns 0 to go on. KS_OK, KS_ENOMEM or KS_EINVAL as
+ * byte address, then by event (the same order whatever the sort); fn returns 0 to go on. KS_OK, KS_ENOMEM or KS_EINVAL as
  * ks_memory_analyze; the sum of the requests' counts equals its report. */
 typedef int (*ks_mem_request_fn)(void *ctx, int site, const ks_mem_request *req, const ks_mem_access *acc, uint32_t n);
 int ks_memory_each_request(const ks_trace *tr, ks_mem_request_fn fn, void *ctx);

@@ -44,8 +44,11 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
 #define KS_EXACT_DIGITS 6
 int ks_real_digits(double v); /* significant digits of that shortest text, 1..9 */
 /* ks_real_digits(v) when that is at most `most`, else most + 1, in one try for a value
- * that needs more (a text of more digits reads back as the float whenever one of fewer
- * does): the viewer formats hundreds of cells a frame, most of them random floats. */
+ * that needs more: for most <= 6 a text of `most` digits reads back as the float whenever
+ * one of fewer does (6 digits are spaced more than 8 float ulps apart; test_step_work
+ * checks 1, 6 and 8 on floats). For a double that is no float and most > 6 it may say
+ * most + 1 where fewer digits would do. The viewer formats hundreds of cells a frame,
+ * most of them random floats. */
 int ks_real_digits_upto(double v, int most);
 void ks_format_real(char *buf, size_t n, double v);
 
