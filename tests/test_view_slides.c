@@ -815,6 +815,42 @@ START_TEST(a_warp_over_two_patches_draws_both)
 }
 END_TEST
 
+/* issue 38 (the fifth re-trial, D2 weak): 13 s10's zoom left column 0 of in out, and
+ * nothing said so: in[2, 1] = 43 could be read as in[2, 0]. A slide's window of a plane
+ * names its rows and columns in the header ("in  rows 0..14, cols 1..10"): at the three
+ * sizes the in panel shows a window, names it, and the columns named are those whose
+ * numbers print (the record's values: the first and last column printed). */
+START_TEST(a_zoomed_panel_names_its_rows_and_columns)
+{
+    open_lesson("13");
+    int windows = 0;
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 9);
+        as_played(&f, &st, w, h, 0);
+        const int in = ks_trace_tensor(st.tr, "in");
+        const int pi = f.d.rec.panel[0].tensor == in ? 0 : 1;
+        const vw_rec_panel *rp = &f.d.rec.panel[pi];
+        ck_assert_int_eq(rp->tensor, in);
+        int lo = 1 << 30, hi = -1;
+        for (int j = 0; j < rp->nvalues; ++j) {
+            lo = rp->value[j].x < lo ? rp->value[j].x : lo;
+            hi = rp->value[j].x > hi ? rp->value[j].x : hi;
+        }
+        windows += rp->values && (lo > 0 || hi < rp->cols - 1);
+        if (rp->values && (lo > 0 || hi < rp->cols - 1))
+            ck_assert_msg(rp->window && rp->window_named, "13 s10 at %dx%d: in shows columns %d..%d of %lld unnamed", w,
+                          h, lo, hi, (long long)rp->cols);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    ck_assert_int_ge(windows, 1); /* 1920x1080: columns 1..10 of 21 */
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1 at 1024x768: lesson 10 step 6's 16 x 16 input printed no values (24 px
  * cells, 28 needed: a column band of 15 lines beside it) and lesson 09 step 4's 6 x 6
  * input was a 170 px stamp (28 px cells) beside a 6 x 6 output of 70 px cells (the band
@@ -2223,6 +2259,7 @@ int main(void)
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
+    tcase_add_test(tc, a_zoomed_panel_names_its_rows_and_columns);
     tcase_add_test(tc, a_warp_over_two_patches_draws_both);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);

@@ -363,6 +363,52 @@ static vw_rect whole_cells(const vw_heatmap *m, vw_rect map, int need)
     return (vw_rect){.x = a[0], .y = a[1], .w = b[0] - a[0], .h = b[1] - a[1]};
 }
 
+/* Whether panel p shows a window of its plane, rows wy0..wy1 - 1 and columns wx0..wx1 - 1
+ * of it, that leaves some of its cells out (of a sparse plane, some filled cell: its
+ * empty rows round its ring are no data); its rows and columns in view, of the axes cut,
+ * into buf ("rows 1..10, cols 2..11"). */
+static int window_text(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0,
+                       int64_t wx1, char *buf, size_t n)
+{
+    int64_t y0 = 0, x0 = 0, y1 = m->rows - 1, x1 = m->cols - 1;
+    if (vw_effective_mode(s, p) == VW_MODE_VALUES && !vw_filled_box(s, p, &y0, &x0, &y1, &x1))
+        y0 = 0, x0 = 0, y1 = m->rows - 1, x1 = m->cols - 1;
+    const int rows = y0 < wy0 || y1 >= wy1, cols = x0 < wx0 || x1 >= wx1;
+    if (!rows && !cols) return 0;
+    if (rows && cols)
+        snprintf(buf, n, "rows %lld..%lld, cols %lld..%lld", (long long)wy0, (long long)wy1 - 1, (long long)wx0,
+                 (long long)wx1 - 1);
+    else if (rows) snprintf(buf, n, "rows %lld..%lld", (long long)wy0, (long long)wy1 - 1);
+    else snprintf(buf, n, "cols %lld..%lld", (long long)wx0, (long long)wx1 - 1);
+    return 1;
+}
+
+/* The window as a slice of the plane in the header's notation: the panel's place with
+ * its last two axes as the rows and columns in view, a whole axis ":" ("input[0, 0, :,
+ * 0:6]"); where that is longer than cols and the tensor has one plane, its name with
+ * them ("columns[:, 0:5]", "in[:, 16:21]", as the header names such a tensor). 0 where
+ * neither fits in cols. */
+static int window_slice(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0,
+                        int64_t wx1, int cols, char *buf, size_t n)
+{
+    char where[128], ax[2][48];
+    vw_describe_panel_where(s, p, where, sizeof where);
+    const int64_t lo[2] = {wy0, wx0}, hi[2] = {wy1, wx1}, all[2] = {m->rows, m->cols};
+    for (int a = 0; a < 2; ++a) {
+        if (lo[a] <= 0 && hi[a] >= all[a]) snprintf(ax[a], sizeof ax[a], ":");
+        else snprintf(ax[a], sizeof ax[a], "%lld:%lld", (long long)lo[a], (long long)hi[a]);
+    }
+    const size_t len = strlen(where);
+    if (len > 5 && !strcmp(where + len - 5, ":, :]")) {
+        snprintf(buf, n, "%.*s%s, %s]", (int)(len - 5), where, ax[0], ax[1]);
+        if ((int)strlen(buf) <= cols) return 1;
+    }
+    const ks_tensor *T = &s->tr->tensors[s->panel[p].tensor];
+    if (vw_plane_dims_of(T).planes != 1 && strchr(where, '[')) return 0;
+    snprintf(buf, n, "%s[%s, %s]", T->name, ax[0], ax[1]);
+    return (int)strlen(buf) <= cols;
+}
+
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     vw_rect area = panel ? L->output : L->input;
@@ -431,17 +477,6 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         c->tile_key = tile_key;
         build_texture(d, s, panel, c, &m, tile);
     }
-    /* the header, and a legend on its line (a slide's layout for a taller picture) after it */
-    const int adv = d->font.advance > 0 ? d->font.advance : 8, top = (L->legend_top >> panel) & 1;
-    int cols = (area.w - 8) / adv;
-    if (top) { /* the legend's name whole where the header's shortest form leaves room, else a bar of 4 */
-        const int least = vw_legend_least_chars(c) + 2, named = least + (int)strlen(vw_mode_name((vw_mode)c->mode)) + 2;
-        vw_describe_panel_fit(s, panel, c->lo, c->hi, cols - named > 1 ? cols - named : 1, head, sizeof head);
-        cols -= (int)strlen(head) <= cols - named ? named : least;
-    }
-    vw_describe_panel_fit(s, panel, c->lo, c->hi, cols > 1 ? cols : 1, head, sizeof head);
-    vw_text(&d->font, d->r, area.x + 4, area.y + 2, VW_COL_TEXT, top ? cols * adv : area.w - 8, head);
-    d->legend_x[panel] = area.x + 4 + ((int)strlen(head) + 2) * adv;
     const SDL_Rect clip = vw_sdl(map); /* a zoomed plane reaches past its panel */
     SDL_RenderSetClipRect(d->r, &clip);
     draw_margin(d->r, s, panel, &m, map);
@@ -502,6 +537,57 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
             rp->focus[rp->nfocus++] = (vw_rect){.x = ans.x - 8, .y = ans.y - 8, .w = ans.w + 16, .h = ans.h + 16};
     }
     SDL_RenderSetClipRect(d->r, NULL);
+    /* the header, and a legend on its line (a slide's layout for a taller picture) after it */
+    const int adv = d->font.advance > 0 ? d->font.advance : 8, top = (L->legend_top >> panel) & 1;
+    int cols = (area.w - 8) / adv;
+    if (top) { /* the legend's name whole where the header's shortest form leaves room, else a bar of 4 */
+        const int least = vw_legend_least_chars(c) + 2, named = least + (int)strlen(vw_mode_name((vw_mode)c->mode)) + 2;
+        vw_describe_panel_fit(s, panel, c->lo, c->hi, cols - named > 1 ? cols - named : 1, head, sizeof head);
+        cols -= (int)strlen(head) <= cols - named ? named : least;
+    }
+    /* a slide's window of the plane says which rows and columns it shows, after the
+     * header's shortest form that leaves room for it */
+    char win[112];
+    const vw_font *font = &d->font;
+    /* the cells in view: those that print their numbers where the cells print them (a
+     * cell the map's edge cuts keeps its colour without one), else the whole ones */
+    const double cw = m.cell > 0 ? m.cell : 1;
+    int64_t vy0 = (int64_t)fmax(0, ceil((map.y - m.oy) / cw - 1e-6)),
+            vy1 = (int64_t)fmin((double)m.rows, floor((map.y + map.h - m.oy) / cw + 1e-6)),
+            vx0 = (int64_t)fmax(0, ceil((map.x - m.ox) / cw - 1e-6)),
+            vx1 = (int64_t)fmin((double)m.cols, floor((map.x + map.w - m.ox) / cw + 1e-6));
+    if (rp->values && rp->nvalues > 0 && !rp->values_cut && !rp->sparse) {
+        vy0 = vx0 = INT64_MAX, vy1 = vx1 = INT64_MIN;
+        for (int j = 0; j < rp->nvalues; ++j) {
+            const int64_t y = rp->value[j].y, x = rp->value[j].x;
+            vy0 = y < vy0 ? y : vy0, vx0 = x < vx0 ? x : vx0;
+            vy1 = y + 1 > vy1 ? y + 1 : vy1, vx1 = x + 1 > vx1 ? x + 1 : vx1;
+        }
+    }
+    const int window = s->nslides && window_text(s, panel, &m, vy0, vy1, vx0, vx1, win, sizeof win);
+    int named = 0;
+    if (window) {
+        const int room = cols - (int)strlen(win) - 2;
+        vw_describe_panel_fit(s, panel, c->lo, c->hi, room > 1 ? room : 1, head, sizeof head);
+        named = (int)(strlen(head) + strlen(win)) + 2 <= cols;
+        if (named) snprintf(head + strlen(head), sizeof head - strlen(head), "  %s", win);
+        /* else as a slice of the plane, the header's own notation: "in[:, 16:21]" */
+        char sl[224] = "";
+        if (!named && window_slice(s, panel, &m, vy0, vy1, vx0, vx1, cols, sl, sizeof sl))
+            snprintf(head, sizeof head, "%s", sl), named = 1;
+        /* else in a smaller value font a room still reads (a narrow strip: 10's columns) */
+        for (int k = 1; !named && k < vw_value_fonts(d, d->rec.h); ++k) {
+            const vw_font *f = vw_value_font(d, k);
+            const int kc = f->advance > 0 ? cols * adv / f->advance : 0;
+            if (window_slice(s, panel, &m, vy0, vy1, vx0, vx1, kc, sl, sizeof sl))
+                snprintf(head, sizeof head, "%s", sl), named = 1, font = f;
+        }
+    }
+    if (!named) vw_describe_panel_fit(s, panel, c->lo, c->hi, cols > 1 ? cols : 1, head, sizeof head);
+    vw_text(font, d->r, area.x + 4, area.y + 2 + (d->font.line - font->line) / 2, VW_COL_TEXT,
+            top ? cols * adv : area.w - 8, head);
+    d->legend_x[panel] = area.x + 4 + (int)strlen(head) * font->advance + 2 * adv;
+    rp->window = window, rp->window_named = named;
     vw_draw_bars(d, s, L, panel, c, &m);
     draw_legend(d, s, L, panel, c);
 }

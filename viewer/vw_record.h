@@ -60,7 +60,11 @@ typedef struct vw_rec_panel {
     double cell;   /* pixels per cell */
     double ox, oy; /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
     int values;    /* the cells print their values */
-    int sparse;    /* the plane has empty cells (vw_cell_empty): drawn as background, no number */
+    /* a window of the plane: some of its cells (a sparse plane's filled ones) out of view,
+     * and whether the header names the rows and columns in view ("cols 2..11"; issue 38:
+     * 13 s10's zoom dropped column 0 unsaid) */
+    int window, window_named;
+    int sparse; /* the plane has empty cells (vw_cell_empty): drawn as background, no number */
     /* a sparse plane's filled cells (vw_filled_box): fill_rows x fill_cols of them, drawn
      * at fill (clipped to the map); the picture they make is what the 55 % rule measures
      * (08's ring of sites, not the empty rows round it); 0 rows: not such a plane */
