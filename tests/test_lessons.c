@@ -2028,6 +2028,13 @@ START_TEST(text_player_judges_typed_answers)
     out = out_text("out");
     ck_assert_ptr_nonnull(strstr(out, "A hint:\n  Not choice 3. Read the slide again.\n"));
     ck_assert_ptr_nonnull(strstr(out, "Not quite. The answer is 2."));
+    /* Enter alone is no answer: asked again, nothing counted (a student pressing Enter to
+     * read on, issue 38's sixth re-trial) */
+    ck_assert_int_eq(answering("\\n  \\n3\\n", "n.json"), 0);
+    out = out_text("out");
+    ck_assert_ptr_null(strstr(out, "Not quite"));
+    ck_assert_ptr_nonnull(strstr(out, "Right."));
+    ck_assert_ptr_nonnull(strstr(out, "1 of 1 questions right at the first try"));
     /* ? asks for the answer worked out: the answer and the whole explanation */
     ck_assert_int_eq(answering("?\\n", "q.json"), 0);
     out = out_text("out");

@@ -373,6 +373,10 @@ static int ask_at(const ls_session *S, const ls_ctx *c, int k, FILE *in, FILE *o
             }
         }
         const char *t = line + strspn(line, " \t");
+        if (!*t) { /* Enter alone: no answer yet, asked again (it used to count as a wrong one) */
+            --attempt;
+            continue;
+        }
         if (!strcmp(t, "q") || !strcmp(t, "quit")) return -2; /* not an answer: nothing counts */
         const int give_up = !strcmp(t, "?");
         if (!give_up && ls_answer_ok(S, c, k, line)) {
