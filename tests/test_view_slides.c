@@ -851,6 +851,42 @@ START_TEST(a_zoomed_panel_names_its_rows_and_columns)
 }
 END_TEST
 
+/* issue 38 D1: lesson 11 step 4 drew a (19 x 23) as 7-8 px cells beside the shared tile
+ * at 1280x960 and 1024x768 (the tile takes its 55 %). The step, about the two tiles,
+ * shows them: a_tile and b_tile, both printing their values at the three sizes, question
+ * and answer; step 5, about a[0, 0], shows a again. */
+START_TEST(the_tiled_step_shows_both_tiles_legibly)
+{
+    open_lesson("11");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, 3);
+            as_played(&f, &st, w, h, reveal);
+            const int shared = ks_trace_tensor(st.tr, "shared");
+            for (int p = 0; p < 2; ++p) {
+                const vw_rec_panel *rp = &f.d.rec.panel[p];
+                ck_assert_int_eq(rp->tensor, shared);
+                ck_assert_int_eq(rp->plane, p);
+                ck_assert_msg(rp->values, "11 s4%s at %dx%d: plane %d prints no values (%.0f px cells)",
+                              reveal ? "'s answer" : "", w, h, p, rp->cell);
+            }
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1280, 960, 4);
+    as_played(&f, &st, 1280, 960, 0);
+    ck_assert_int_eq(f.d.rec.panel[0].tensor, ks_trace_tensor(st.tr, "a"));
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1 at 1024x768: lesson 10 step 6's 16 x 16 input printed no values (24 px
  * cells, 28 needed: a column band of 15 lines beside it) and lesson 09 step 4's 6 x 6
  * input was a 170 px stamp (28 px cells) beside a 6 x 6 output of 70 px cells (the band
@@ -2259,6 +2295,7 @@ int main(void)
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
+    tcase_add_test(tc, the_tiled_step_shows_both_tiles_legibly);
     tcase_add_test(tc, a_zoomed_panel_names_its_rows_and_columns);
     tcase_add_test(tc, a_warp_over_two_patches_draws_both);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
