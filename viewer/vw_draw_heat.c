@@ -384,9 +384,9 @@ static int window_text(const vw_state *s, int p, const vw_heatmap *m, int64_t wy
 }
 
 /* The window as a slice of the plane in the header's notation: the panel's place with
- * its last two axes as the rows and columns in view, a whole axis ":" ("input[0, 0, :,
- * 0:6]"); where that is longer than cols and the tensor has one plane, its name with
- * them ("columns[:, 0:5]", "in[:, 16:21]", as the header names such a tensor). 0 where
+ * its last two axes as the rows and columns in view, as Python slices them ("input[0, 0,
+ * :, :6]"); where that is longer than cols and the tensor has one plane, its name with
+ * them ("columns[:15, :2]", "in[:, 16:]", as the header names such a tensor). 0 where
  * neither fits in cols. */
 static int window_slice(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0,
                         int64_t wx1, int cols, char *buf, size_t n)
@@ -394,18 +394,30 @@ static int window_slice(const vw_state *s, int p, const vw_heatmap *m, int64_t w
     char where[128], ax[2][48];
     vw_describe_panel_where(s, p, where, sizeof where);
     const int64_t lo[2] = {wy0, wx0}, hi[2] = {wy1, wx1}, all[2] = {m->rows, m->cols};
-    for (int a = 0; a < 2; ++a) {
-        if (lo[a] <= 0 && hi[a] >= all[a]) snprintf(ax[a], sizeof ax[a], ":");
-        else snprintf(ax[a], sizeof ax[a], "%lld:%lld", (long long)lo[a], (long long)hi[a]);
+    for (int a = 0; a < 2; ++a) { /* as Python writes it: no 0 before the colon, no end after it */
+        char from[24] = "", to[24] = "";
+        if (lo[a] > 0) snprintf(from, sizeof from, "%lld", (long long)lo[a]);
+        if (hi[a] < all[a]) snprintf(to, sizeof to, "%lld", (long long)hi[a]);
+        snprintf(ax[a], sizeof ax[a], "%s:%s", from, to);
     }
     const size_t len = strlen(where);
     if (len > 5 && !strcmp(where + len - 5, ":, :]")) {
         snprintf(buf, n, "%.*s%s, %s]", (int)(len - 5), where, ax[0], ax[1]);
         if ((int)strlen(buf) <= cols) return 1;
+        /* a strip: without the spaces ("columns[0,:26,:4]") */
+        size_t k = 0;
+        for (const char *q = buf; *q && k + 1 < sizeof where; ++q)
+            if (!(*q == ' ' && q > buf && q[-1] == ',')) where[k++] = *q;
+        where[k] = 0;
+        if ((int)k <= cols) {
+            snprintf(buf, n, "%s", where);
+            return 1;
+        }
     }
     const ks_tensor *T = &s->tr->tensors[s->panel[p].tensor];
     if (vw_plane_dims_of(T).planes != 1 && strchr(where, '[')) return 0;
     snprintf(buf, n, "%s[%s, %s]", T->name, ax[0], ax[1]);
+    if ((int)strlen(buf) > cols) snprintf(buf, n, "%s[%s,%s]", T->name, ax[0], ax[1]); /* a strip: "columns[:15,:2]" */
     return (int)strlen(buf) <= cols;
 }
 
@@ -578,7 +590,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         /* else in a smaller value font a room still reads (a narrow strip: 10's columns) */
         for (int k = 1; !named && k < vw_value_fonts(d, d->rec.h); ++k) {
             const vw_font *f = vw_value_font(d, k);
-            const int kc = f->advance > 0 ? cols * adv / f->advance : 0;
+            const int kc = f->advance > 0 ? (top ? cols * adv : area.w - 8) / f->advance : 0;
             if (window_slice(s, panel, &m, vy0, vy1, vx0, vx1, kc, sl, sizeof sl))
                 snprintf(head, sizeof head, "%s", sl), named = 1, font = f;
         }
