@@ -10,7 +10,8 @@
  * usage: bench_view [DIR] [--events-1g] [--events-100m] [--full-open] [--keep]
  *        bench_view --trace FILE [--index-only]   (one trace as it is, e.g. one kept with
  *        --keep; --index-only: open and index it, no frames)
- *   --decoders N: threads that decode chunks for the index build (default: cores - 1)
+ *   --decoders N: threads that decode chunks for the index build (default: 1 on 2 or 3
+ *   cores, cores - 2 on more, at most 7; 0 decodes on the building thread)
  *   (default DIR /tmp; the traces are deleted after unless --keep). --events-100m adds im2col C = 1285
  *   (100 M events), written slice by slice as a format-2 file (never all events in memory);
  *   --full-open opens with ks_trace_open (every event decoded) as the viewer did before

@@ -7,8 +7,10 @@
  * collects the items; a slot is free once both are done with it. On one core of this
  * project's 2-core machine the pass is about 40 % decoding, 30 % aggregates and 10 %
  * items, so the threads shorten the building thread's path to about a third where the
- * cores exist. Two cores get no threads by default: on this project's shared 2-core
- * machine one decoder beside the pass measured slower (the cores were busy elsewhere). */
+ * cores exist. Two cores get one decoder (no aggregator): on this project's 2-core
+ * machine, idle, the 100 M-event index took 1.49-1.58 s with it against 2.19-2.23 s
+ * without (10 M: 1.70-1.77 against 2.37-2.60); with the other core busy the two measured
+ * about the same (bench/RESULTS.md). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,9 +122,10 @@ static void *aggregate(void *arg)
 vw_decoder *vw_decoder_start(const ks_trace *tr, uint64_t nchunks, vw_index *idx)
 {
     int n = want_decoders;
-    if (n < 0) { /* 3 cores: one decoder and the aggregator; more: cores - 2 and it */
+    if (n < 0) { /* 2 cores: one decoder; 3: one and the aggregator; more: cores - 2 and it */
         const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cores <= 2 || nchunks < 16 ? 0
+        n = cores <= 1 || nchunks < 16 ? 0
+            : cores == 2               ? 1
             : cores == 3               ? -1
                                        : (int)(cores - 2 < MAX_DECODERS ? cores - 2 : MAX_DECODERS);
     }
