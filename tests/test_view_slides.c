@@ -652,6 +652,40 @@ START_TEST(a_narrated_triple_keeps_all_three_fields)
 }
 END_TEST
 
+/* Issue 38's sixth re-trial (D4): lesson 14 step 5's panel kept blockIdx.z, .y and .x
+ * (all 0) and no threadIdx, though thread 13 is the step's subject. When a CUDA index's
+ * digit lines do not all fit, a slide writes them as triples: both indices whole. */
+START_TEST(cuda_digits_that_do_not_fit_go_as_triples)
+{
+    static vw_lines lines;
+    open_lesson("14");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 0);
+    const int k = 4;
+    ck_assert_int_lt(k, nslides);
+    vw_story_show(&st, k);
+    relayout(&f, &st, 1920, 1080);
+    vf_draw(&f, &st);
+    const vw_rect a = f.L.decomp;
+    /* the panel's own lines, as the slide gives them (15 at this size) */
+    vw_describe_focus_wrapped(&st, (a.w - 8) / f.d.font.advance, &lines, a.h / f.d.font.line);
+    for (int p = 0; p < 2; ++p) {
+        const char *base = p ? "threadIdx" : "blockIdx";
+        char x[16], y[16], z[16];
+        snprintf(x, sizeof x, "%s.x", base), snprintf(y, sizeof y, "%s.y", base), snprintf(z, sizeof z, "%s.z", base);
+        const int whole = field_line(&lines, base) ||
+                          (field_line(&lines, x) && field_line(&lines, y) && field_line(&lines, z));
+        ck_assert_msg(whole, "lesson 14 slide 5 at 1920x1080: %s not whole", base);
+    }
+    const char *t = field_line(&lines, "threadIdx");
+    ck_assert_msg(t && strstr(t, "(13,0,0)"), "thread 13's index: %s", t ? t : "(none)");
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 /* Issue 38 D12: lesson 13 step 4 asks which word of tile thread (5,2,0) of block (0,1,0)
  * reads: word 82, tile[5][2]. Its answer slide outlines that word on block (0,1,0)'s
  * tile, not on block 0's (the slide's own item is in block 0): the word holds in[16 + 5,
@@ -2279,6 +2313,7 @@ int main(void)
     tcase_add_test(tc, a_step_sets_each_panels_mode);
     tcase_add_test(tc, slide_decomposition_lines_fit_their_panel);
     tcase_add_test(tc, a_narrated_triple_keeps_all_three_fields);
+    tcase_add_test(tc, cuda_digits_that_do_not_fit_go_as_triples);
     tcase_add_test(tc, an_answer_in_another_blocks_tile_shows_that_tile);
     tcase_add_test(tc, a_sparse_plane_fills_its_panel_with_its_sites);
     tcase_add_test(tc, a_covered_panel_gives_its_width_to_the_picture);

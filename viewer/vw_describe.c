@@ -89,6 +89,10 @@ static int narrated(const vw_state *s, const char *name)
 /* A slide's short panel writes a CUDA index's three digits as one line, "threadIdx =
  * (x,y,z) = (4,0,0)", when their six lines do not fit (set around describe_focus). */
 static int triples;
+/* How many of a CUDA index's digit lines the last describe_focus left out (no triples):
+ * a slide then writes the digits as triples, which keeps them all in fewer lines (14 s5
+ * showed blockIdx.z, .y and .x, all 0, and no threadIdx: issue 38's sixth re-trial). */
+static int triple_lines_dropped;
 
 /* Whether lines[k] is digit d ("x", "y", "z") of a triple P.x, P.y, P.z all among the
  * lines as digits; *base: the index of P.x. */
@@ -217,6 +221,11 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
             }
             (void)plen;
         }
+    triple_lines_dropped = 0;
+    for (int k = 0; k < n && !triples; ++k) {
+        int first = -1;
+        triple_lines_dropped += !keep[k] && triple_of(lines, n, k, &first);
+    }
     for (int k = 0; k < n; ++k) {
         const ks_work_line *l = &lines[k];
         if (!keep[k]) continue;
@@ -409,8 +418,8 @@ void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int m
     if (cols > VW_LINE_LEN - 1) cols = VW_LINE_LEN - 1;
     if (max_lines > VW_MAX_LINES) max_lines = VW_MAX_LINES;
     /* fewer lines until they fit wrapped: the fields give way as in a short panel; on a
-     * slide where that loses a field the narration names, a CUDA index's digits take one
-     * line per triple and it goes again */
+     * slide where that loses a field the narration names, or some of a CUDA index's
+     * digits, the digits take one line per triple and it goes again */
     for (int pass = 0; pass < (s->nslides ? 2 : 1); ++pass) {
         triples = pass;
         for (int rows = max_lines; rows >= 1; --rows) {
@@ -419,7 +428,7 @@ void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int m
             out->n = 0;
             for (int i = 0; i < raw.n; ++i) wrap_line(out, raw.style[i], raw.text[i], cols);
             if (out->n > max_lines) continue;
-            if (!pass && s->nslides && narrated_missing(s, out)) break;
+            if (!pass && s->nslides && (narrated_missing(s, out) || triple_lines_dropped)) break;
             triples = 0;
             return;
         }
