@@ -214,13 +214,27 @@ static int by_block_warp(const void *p, const void *q)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+/* ks_memory_each_request over tr: its requests' sums per site are the report's */
+static void requests_add_up(const ks_trace *tr, const ks_mem_report *rep, const char *op, const char *how)
+{
+    static sums u;
+    memset(&u, 0, sizeof u);
+    u.tr = tr;
+    ck_assert_int_eq(ks_memory_each_request(tr, add_request, &u), KS_OK);
+    for (int i = 0; i < rep->nsites; ++i) {
+        const ks_mem_site *s = &rep->sites[i];
+        ck_assert_msg(u.requests[s->site] == s->requests && u.accesses[s->site] == s->accesses &&
+                          u.sectors[s->site] == s->sectors && u.ideal[s->site] == s->ideal,
+                      "%s %s (%s)", op, tr->sites[s->site].name, how);
+    }
+}
+
 START_TEST(each_request_adds_up_to_the_report_and_is_found_from_its_events)
 {
     const ks_op *op = ks_op_at(_i);
     static ks_run r;
     static ks_trace tr;
     static ks_mem_report rep;
-    static sums u;
     ks_run_init(&r, op);
     r.pattern = KS_PAT_RANDOM, r.seed = 5;
     r.launch = tu_launch(tu_op_threads(op, 64), 0);
@@ -231,16 +245,10 @@ START_TEST(each_request_adds_up_to_the_report_and_is_found_from_its_events)
     /* the sort as it runs, then heapsort from the start and after one and three levels */
     static const int depths[] = {-1, 0, 1, 3};
     for (size_t d = 0; d < sizeof depths / sizeof depths[0]; ++d) {
+        char how[32];
+        snprintf(how, sizeof how, "depth %d", depths[d]);
         ks_memory_sort_depth = depths[d];
-        memset(&u, 0, sizeof u);
-        u.tr = &tr;
-        ck_assert_int_eq(ks_memory_each_request(&tr, add_request, &u), KS_OK);
-        for (int i = 0; i < rep.nsites; ++i) {
-            const ks_mem_site *s = &rep.sites[i];
-            ck_assert_msg(u.requests[s->site] == s->requests && u.accesses[s->site] == s->accesses &&
-                              u.sectors[s->site] == s->sectors && u.ideal[s->site] == s->ideal,
-                          "%s %s (depth %d)", op->name, tr.sites[s->site].name, depths[d]);
-        }
+        requests_add_up(&tr, &rep, op->name, how);
     }
     ks_memory_sort_depth = -1;
     /* the same events warp by warp (each warp's in their order): the sort takes each
@@ -252,15 +260,7 @@ START_TEST(each_request_adds_up_to_the_report_and_is_found_from_its_events)
     memcpy(ev, tr.events, tr.nevents * sizeof *ev);
     qsort(ev, tr.nevents, sizeof *ev, by_block_warp);
     by_warp.events = ev;
-    memset(&u, 0, sizeof u);
-    u.tr = &by_warp;
-    ck_assert_int_eq(ks_memory_each_request(&by_warp, add_request, &u), KS_OK);
-    for (int i = 0; i < rep.nsites; ++i) {
-        const ks_mem_site *s = &rep.sites[i];
-        ck_assert_msg(u.requests[s->site] == s->requests && u.accesses[s->site] == s->accesses &&
-                          u.sectors[s->site] == s->sectors && u.ideal[s->site] == s->ideal,
-                      "%s %s (warp by warp)", op->name, tr.sites[s->site].name);
-    }
+    requests_add_up(&by_warp, &rep, op->name, "warp by warp");
     free(ev);
     /* a work event and a padding read touch no memory */
     for (uint64_t i = 0; i < tr.nevents; ++i) {

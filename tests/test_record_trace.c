@@ -622,15 +622,22 @@ static int source_line_of(const char *text)
     return found;
 }
 
+/* the test cubin's bytes into img (at most room), their count */
+static size_t read_cubin(uint8_t *img, size_t room)
+{
+    FILE *f = fopen(KS_RECORD_CUBIN, "rb");
+    ck_assert_ptr_nonnull(f);
+    const size_t size = fread(img, 1, room, f);
+    fclose(f);
+    return size;
+}
+
 /* the cubin's line rows against binutils' reading of the same table (readelf), and the
  * lines of two instructions against the source */
 START_TEST(cubin_line_table)
 {
-    FILE *f = fopen(KS_RECORD_CUBIN, "rb");
-    ck_assert_ptr_nonnull(f);
     static uint8_t img[1 << 20];
-    const size_t size = fread(img, 1, sizeof img, f);
-    fclose(f);
+    const size_t size = read_cubin(img, sizeof img);
     ks_cubin_lines t;
     ck_assert_int_eq(ks_cubin_lines_read(img, size, &t), 0);
     ck_assert_int_eq(t.nfns, 2);
@@ -689,11 +696,8 @@ END_TEST
  * --kernel takes unpatched) against readelf's FUNC symbols of the same file */
 START_TEST(cubin_functions_are_readelfs)
 {
-    FILE *f = fopen(KS_RECORD_CUBIN, "rb");
-    ck_assert_ptr_nonnull(f);
     static uint8_t img[1 << 20];
-    const size_t size = fread(img, 1, sizeof img, f);
-    fclose(f);
+    const size_t size = read_cubin(img, sizeof img);
     char **fns;
     int n;
     ck_assert_int_eq(ks_cubin_functions(img, size, &fns, &n), 0);

@@ -217,7 +217,8 @@ typedef struct keyed {
 int ks_memory_sort_depth = -1;
 
 /* a before b: the request, the byte, then the event (a total order: any correct sort
- * gives the same array) */
+ * gives the same array). by_request_byte's order, written out: calling it here measured
+ * 10-15 % slower on the viewer's 10 M-event index. */
 static inline int keyed_less(const keyed *a, const keyed *b)
 {
     if (a->k.block != b->k.block) return a->k.block < b->k.block;
