@@ -88,26 +88,27 @@ static int by_index_seq(const void *a, const void *b)
 }
 
 /* digits of the shortest text that reads back as the same float (1..9) */
+/* Whether v's text of p significant digits (1..9) reads back as the same float. */
+static int reads_back(double v, int p)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.*g", p < 1 ? 1 : p > 9 ? 9 : p, v);
+    return (float)strtod(buf, NULL) == (float)v;
+}
+
 int ks_real_digits(double v)
 {
-    char buf[32];
-    for (int p = 1; p < 9; ++p) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        if ((float)strtod(buf, NULL) == (float)v) return p;
-    }
+    for (int p = 1; p < 9; ++p) /* every precision in turn: test_step_work's reference */
+        if (reads_back(v, p)) return p;
     return 9;
 }
 
 int ks_real_digits_upto(double v, int most)
 {
-    char buf[40];
     most = most < 1 ? 1 : most > 9 ? 9 : most; /* 9 digits name any float */
-    snprintf(buf, sizeof buf, "%.*g", most, v);
-    if ((float)strtod(buf, NULL) != (float)v) return most + 1; /* nor does any shorter one */
-    for (int p = 1; p < most; ++p) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        if ((float)strtod(buf, NULL) == (float)v) return p;
-    }
+    if (!reads_back(v, most)) return most + 1; /* nor does any shorter one */
+    for (int p = 1; p < most; ++p)
+        if (reads_back(v, p)) return p;
     return most;
 }
 
