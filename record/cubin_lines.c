@@ -239,18 +239,26 @@ static int read_unit(ks_cubin_lines *t, size_t *cap, rd *r, const uint8_t *base,
     return 0;
 }
 
+/* An ELF64 image's header and section-name table, every offset checked against its
+ * size; -1 when it is not one (or a malformed one). */
+static int elf_open(const uint8_t *img, size_t size, Elf64_Ehdr *eh, sect *names)
+{
+    if (!img || size < sizeof(Elf64_Ehdr) || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64) return -1;
+    memcpy(eh, img, sizeof *eh);
+    if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > size ||
+        (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size - eh->e_shoff || eh->e_shstrndx >= eh->e_shnum ||
+        eh->e_shoff % 8)
+        return -1;
+    return section(img, size, eh, eh->e_shstrndx, names);
+}
+
 int ks_cubin_lines_read(const void *image, size_t size, ks_cubin_lines *out)
 {
     memset(out, 0, sizeof *out);
     const uint8_t *img = image;
-    if (!img || size < sizeof(Elf64_Ehdr) || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64) return 0;
     Elf64_Ehdr eh;
-    memcpy(&eh, img, sizeof eh);
-    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
-        (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > size - eh.e_shoff || eh.e_shstrndx >= eh.e_shnum || eh.e_shoff % 8)
-        return 0;
     sect names;
-    if (section(img, size, &eh, eh.e_shstrndx, &names)) return 0;
+    if (elf_open(img, size, &eh, &names)) return 0;
     size_t cap = 0;
     for (int i = 0; i < eh.e_shnum; ++i) {
         sect s;
@@ -272,14 +280,9 @@ int ks_cubin_functions(const void *image, size_t size, char ***names, int *n)
 {
     *names = NULL, *n = 0;
     const uint8_t *img = image;
-    if (!img || size < sizeof(Elf64_Ehdr) || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64) return -1;
     Elf64_Ehdr eh;
-    memcpy(&eh, img, sizeof eh);
     sect names_sec;
-    if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
-        (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > size - eh.e_shoff || eh.e_shstrndx >= eh.e_shnum ||
-        eh.e_shoff % 8 || section(img, size, &eh, eh.e_shstrndx, &names_sec))
-        return -1;
+    if (elf_open(img, size, &eh, &names_sec)) return -1;
     int cap = 0, i = 0;
     for (; i < eh.e_shnum; ++i) { /* a function's code is the section ".text.NAME" */
         sect s;
