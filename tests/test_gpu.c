@@ -129,10 +129,13 @@ START_TEST(cuda_traced_events_equal_simulator_events)
 END_TEST
 
 /* The 3x3 stride-1 instance traced (random geometries hardly ever draw it), recording
- * everything, blocks 1-2 only, every third item, and nothing: a traced block whose
- * filter passes none of its items runs the plain body (KS_KERNEL_FAST), and must
- * record nothing and compute the same. Only the 32-bit kernels: the 64-bit ones need
- * sizes past 2^30. */
+ * everything, blocks 1-2 only, every third item, nothing, and items 5-39: a traced block
+ * whose filter passes none of its items runs the plain body (KS_KERNEL_FAST), and must
+ * record nothing and compute the same. A filter that keeps a quarter of the launch's
+ * threads or more runs the kernel with more registers (traced32all), the others the one
+ * with the plain kernel's (ks_filter_keeps_much): on the default grid (11 or 14 blocks of
+ * 64) blocks 1-2 and items 5-39 take the second, on 2 blocks of 32 the first. Only the
+ * 32-bit kernels: the 64-bit ones need sizes past 2^30. */
 START_TEST(cuda_traced_unit3_and_filters_equal_simulator)
 {
     const ks_im2col_params p = {.batch = 2,
@@ -147,11 +150,12 @@ START_TEST(cuda_traced_unit3_and_filters_equal_simulator)
                                 .stride_w = 1,
                                 .dilation_h = 1,
                                 .dilation_w = 1};
-    ks_filter f[4] = {ks_filter_all(), ks_filter_all(), ks_filter_all(), ks_filter_all()};
+    ks_filter f[5] = {ks_filter_all(), ks_filter_all(), ks_filter_all(), ks_filter_all(), ks_filter_all()};
     f[1].block_lo = 1, f[1].block_hi = 3; /* the 2-block launch: block 1 recorded, block 0 skipped */
     f[2].every = 3;
     f[3].index_hi = 0;
-    for (int k = 0; k < 16; ++k) /* im2col and col2im; the default grid, and 2 blocks of 32 that loop */
+    f[4].index_lo = 5, f[4].index_hi = 40; /* 35 of 702 (im2col) or 858 items */
+    for (int k = 0; k < 20; ++k)           /* im2col and col2im; the default grid, and 2 blocks of 32 that loop */
         expect_same_on_gpu_filtered(k % 2, &p, k / 2 % 2 ? tu_launch(32, 2) : tu_launch(64, -1), (uint64_t)k + 70, 1,
                                     f[k / 4]);
 }

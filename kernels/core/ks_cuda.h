@@ -157,21 +157,27 @@ static inline int ks_cuda_shared_optin(const void *k, const ks_grid *g)
     return ks_cuda_ok(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shared), g->name);
 }
 
-/* The launch of every kernel row (ks_kernel.h, KS_KERNEL in ks_variants.h): the variant
- * the registry chose (traced when there is a sink, 32-bit when g->narrow) on the grid it
- * sized (x, and a tiled row's y and z), then the check. */
-/* A filter that keeps every item of every block. */
-static inline int ks_filter_keeps_all(const ks_filter *f)
+/* Whether a filter keeps a quarter or more of a launch's blocks x block_threads items,
+ * estimated from its ranges over the grid's first pass (item i on thread i; a grid-stride
+ * loop's later items are not counted). In doubles: a 3-D grid's thread count can pass 2^63. */
+static inline int ks_filter_keeps_much(const ks_filter *f, double blocks, double block_threads)
 {
-    return f->every <= 1 && f->index_lo <= 0 && f->index_hi == INT64_MAX && f->block_lo <= 0 &&
-           f->block_hi == INT64_MAX;
+    const double b_lo = f->block_lo > 0 ? (double)f->block_lo : 0,
+                 b_hi = (double)f->block_hi < blocks ? (double)f->block_hi : blocks;
+    const double lo = (double)f->index_lo > b_lo * block_threads ? (double)f->index_lo : b_lo * block_threads;
+    const double hi = (double)f->index_hi < b_hi * block_threads ? (double)f->index_hi : b_hi * block_threads;
+    return hi > lo && (hi - lo) / (double)(f->every > 1 ? f->every : 1) * 4 >= blocks * block_threads;
 }
 
 /* traced32all (KS_KERNEL_FAST_ALL), when given, is the 32-bit traced kernel with more
- * registers: it runs a launch whose filter keeps every item and whose blocks it can hold.
- * Writing every event (ks_pages.h), im2col's traced kernel spilled at 64 registers; at 96
- * a block whose items the filter drops runs the plain body at lower occupancy, so a
- * filter that keeps little stays with the 64-register kernel (bench/RESULTS.md). */
+ * registers: it runs a launch whose filter keeps much (ks_filter_keeps_much) and whose
+ * blocks it can hold. The others take traced32, whose register cap can then be the plain
+ * kernel's: a block whose items the filter drops runs the plain body, and at the plain
+ * kernel's occupancy (im2col_body.h: col2im with a filter that records nothing 1.20x
+ * plain at 64 registers, 1.00x at 40). */
+/* The launch of every kernel row (ks_kernel.h, KS_KERNEL in ks_variants.h): the variant
+ * the registry chose (traced when there is a sink, 32-bit when g->narrow) on the grid it
+ * sized (x, and a tiled row's y and z), then the check. */
 template <typename A>
 static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink *sink, void (*plain32)(A),
                                      void (*plain)(A), void (*traced)(A, ks_sink), void (*traced32)(A, ks_sink),
@@ -184,7 +190,8 @@ static inline int ks_cuda_launch_row(const A &a, const ks_grid *g, const ks_sink
     if (sink) {
         void (*k)(A, ks_sink) = g->narrow && traced32 ? traced32 : traced;
         struct cudaFuncAttributes fa;
-        if (k == traced32 && traced32all && ks_filter_keeps_all(&sink->filter) &&
+        if (k == traced32 && traced32all &&
+            ks_filter_keeps_much(&sink->filter, (double)grid.x * grid.y * grid.z, (double)g->threads) &&
             cudaFuncGetAttributes(&fa, (const void *)traced32all) == cudaSuccess && fa.maxThreadsPerBlock >= g->threads)
             k = traced32all;
         int rc = ks_cuda_shared_optin((const void *)k, g);

@@ -80,13 +80,17 @@ KS_FN_INLINE uint32_t ks_page_tag(uint32_t epoch, unsigned long long page_word, 
     return epoch ^ (uint32_t)page_word ^ (uint32_t)(page_word >> 32) ^ (column + 1u) * 0x9e3779b9u;
 }
 
-/* (plane, y, x) of an in-bounds offset of a tensor of planes of rows x cols. */
-KS_FN_INLINE int ks_page_derivable(const ks_sink *s, int tensor, int64_t offset, int32_t plane, int32_t y, int32_t x)
+/* (plane, y, x) of an in-bounds offset (off_hi << 32 | off_lo) of a tensor of planes of
+ * rows x cols. Unsigned 32-bit fields and a product taken mod 2^64: a plane, y or x below
+ * 0 reads as 2^31 or more and fails its bound, and the GPU compares with one 32 x 32 ->
+ * 64 multiply-add a step instead of sign-extended 64-bit products. */
+KS_FN_INLINE int ks_page_derivable(const ks_sink *s, int tensor, uint32_t off_lo, uint32_t off_hi, uint32_t plane,
+                                   uint32_t y, uint32_t x)
 {
-    if (tensor < 0 || tensor >= KS_SINK_DIMS || offset < 0) return 0;
-    const int64_t rows = s->dim_rows[tensor], cols = s->dim_cols[tensor];
-    return rows > 0 && cols > 0 && plane >= 0 && y >= 0 && y < rows && x >= 0 && x < cols &&
-           ((int64_t)plane * rows + y) * cols + x == offset;
+    if ((uint32_t)tensor >= KS_SINK_DIMS || (off_hi | plane) >> 31) return 0;
+    const uint32_t rows = (uint32_t)s->dim_rows[tensor], cols = (uint32_t)s->dim_cols[tensor];
+    if ((rows | cols) >> 31 || y >= rows || x >= cols) return 0; /* a dimension 0 or below: none */
+    return ((uint64_t)plane * rows + y) * cols + x == ((uint64_t)off_hi << 32 | off_lo);
 }
 
 /* The header of column `column` of the `columns` of the page at word `page_word`, for
@@ -217,6 +221,38 @@ KS_FN_INLINE uint32_t ks_page_used_words(uint32_t p0, uint32_t p1, uint32_t p2, 
     return p7 ? 8u : p6 ? 7u : p5 ? 6u : p4 ? 5u : p3 ? 4u : p2 ? 3u : p1 ? 2u : p0 ? 1u : 0u;
 }
 
+/* Claims `words` words of this thread's column for one record: where the record goes, or
+ * NULL when there is no column (the record is counted as dropped). *stride is the word
+ * distance between a record's consecutive words (the page's columns). */
+KS_FN_INLINE uint32_t *ks_page_take(ks_thread *t, uint32_t words, uint32_t *stride)
+{
+    ks_page_room(t, words);
+    t->page_room -= words;
+    if (t->page_word == KS_PAGE_NONE) {
+#if defined(__CUDA_ARCH__)
+        atomicAdd(&t->sink->counters[1], 1ull);
+#else
+        ++t->sink->counters[1];
+#endif
+        return NULL;
+    }
+#if defined(__CUDA_ARCH__)
+    *stride = 32u; /* a GPU column is always one of its page's 32 (ks_page_claim): stores at constant strides */
+#else
+    *stride = t->page_room >> 16 & 0xffu;
+#endif
+    uint32_t *p = (uint32_t *)t->sink->events + t->page_word;
+    t->page_word += *stride * words;
+    return p;
+}
+
+/* The 0 word after a record of `words` words at p, unless the column is ended lazily
+ * or full. */
+KS_FN_INLINE void ks_page_mark_end(const ks_thread *t, uint32_t *p, uint32_t stride, uint32_t words)
+{
+    if (!(t->page_room & KS_PAGE_LAZY_END) && (t->page_room & 0xffffu)) p[stride * words] = 0;
+}
+
 /* One record of the current item: its header words and payload words p0..p(n-1) (n <= 8,
  * a constant at each probe; the stores past n are predicated off). Three forms:
  *   long      w0 w1 [work: iter, index low, index high] payload
@@ -234,8 +270,7 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
     uint32_t derived = 0, h0, h1 = 0, h2 = 0, head;
     const uint64_t index = (uint64_t)t->work;
     if ((kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 &&
-        ks_page_derivable(t->sink, tensor, (int64_t)((uint64_t)p0 | (uint64_t)p1 << 32), (int32_t)p2, (int32_t)p3,
-                          (int32_t)p4)) {
+        ks_page_derivable(t->sink, tensor, p0, p1, p2, p3, p4)) {
         derived = KS_W1_DERIVED;
         if (p1 == 0) { /* an offset below 2^32: one word */
             n = 2;
@@ -245,8 +280,11 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
             p2 = p5;
         }
     }
-    if (derived && n == 2 && (uint32_t)flags < KS_SHORT_FLAGS && (uint32_t)site < KS_SHORT_SITES &&
-        (uint32_t)tensor < KS_SHORT_TENSORS && (uint32_t)tap < KS_SHORT_TAPS) {
+    /* the common record, a short access, goes straight through: one claim site a probe
+     * (ks_page_take inlines the claim) and three stores at constant strides on the GPU */
+    const int short_access = derived && n == 2 && (uint32_t)flags < KS_SHORT_FLAGS && (uint32_t)site < KS_SHORT_SITES &&
+                             (uint32_t)tensor < KS_SHORT_TENSORS && (uint32_t)tap < KS_SHORT_TAPS;
+    if (short_access) {
         head = 1;
         h0 = (uint32_t)kind | KS_W0_SHORT << 4 | (uint32_t)flags << 8 | (uint32_t)site << 12 | (uint32_t)tensor << 18 |
              (uint32_t)tap << 22;
@@ -263,19 +301,17 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
     }
     const int long_work = kind == KS_EV_WORK && head == 2;
     const uint32_t words = head + n + (long_work ? 3u : 0u);
-    ks_page_room(t, words);
-    t->page_room -= words;
-    if (t->page_word == KS_PAGE_NONE) {
-#if defined(__CUDA_ARCH__)
-        atomicAdd(&t->sink->counters[1], 1ull);
-#else
-        ++t->sink->counters[1];
-#endif
+    uint32_t n32;
+    uint32_t *p = ks_page_take(t, words, &n32);
+    if (!p) return;
+    uint32_t *const start = p;
+    if (short_access) {
+        p[0] = h0;
+        p[n32] = p0;
+        p[2 * n32] = p1;
+        ks_page_mark_end(t, start, n32, 3);
         return;
     }
-    const uint32_t n32 = t->page_room >> 16 & 0xffu;
-    uint32_t *p = (uint32_t *)t->sink->events + t->page_word;
-    t->page_word += n32 * words;
     p[0] = h0;
     if (head > 1) p[n32] = h1;
     if (head > 2) p[2 * n32] = h2;
@@ -297,7 +333,7 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
     if (n > 6) p[6 * n32] = p6;
     if (n > 7) p[7 * n32] = p7;
     /* where the records end, until the next one (a lazily ended column: when it is left) */
-    if (!(t->page_room & KS_PAGE_LAZY_END) && (t->page_room & 0xffffu)) p[n32 * n] = 0;
+    ks_page_mark_end(t, start, n32, words);
 }
 
 #endif /* KS_PAGES_H */

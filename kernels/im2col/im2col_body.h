@@ -135,22 +135,21 @@ int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
 #endif
 
 /* register caps of the CUDA kernels: plain at most 40 (3 blocks of 512 threads per SM:
- * the gathers need warps in flight; -DKS_IM2COL_MAXNREG=N to compare), traced at most 64
- * (-DKS_IM2COL_TRACED_MAXNREG=N), so any block size launches (40 measured the same). A
- * traced block whose filter drops all its items runs the plain body (KS_KERNEL_FAST):
- * with a filter that records nothing the traced kernel cost 1.10-1.30x plain before,
- * 1.02-1.13x after. A launch whose filter keeps every item runs a third build of the
- * traced body at 96 registers (KS_KERNEL_FAST_ALL, -DKS_IM2COL_TRACED_ALL_MAXNREG=N):
- * writing every event (ks_pages.h) spilled at 64 (Nsight Compute: 0.8 M local requests
- * in one im2col launch, 12.8x plain), at 80 took 8.8-9.5x plain, at 96 8.5-8.9x; blocks
- * over 640 threads, which it cannot hold, keep the 64-register kernel. With short records
- * (2026-11-29) im2col at 64 took 15.8x against 11.4x at 96 on N8 C64 128x128; col2im went
- * the other way (below). */
+ * the gathers need warps in flight; -DKS_IM2COL_MAXNREG=N to compare). A traced block whose
+ * filter drops all its items runs the plain body (KS_KERNEL_FAST), so the traced kernel
+ * for filters that keep little has the plain kernel's 40 too (-DKS_IM2COL_TRACED_MAXNREG=N):
+ * at 64 its blocks ran at 2 a SM and a filter that records nothing cost col2im 1.20x plain
+ * on N8 C64 128x128 (H200, 2026-11-29); at 40, 1.00x (the few items it records spill).
+ * Launches whose filter keeps much (ks_cuda_launch_row) run a third build with more
+ * registers (KS_KERNEL_FAST_ALL): im2col at 96 (-DKS_IM2COL_TRACED_ALL_MAXNREG=N): writing
+ * every event (ks_pages.h) spilled at 64 before short records; with them, 64 (2 blocks a
+ * SM) took 18.0x plain against 16.4x at 96 (76 used); blocks over 640 threads, which it
+ * cannot hold, take the 40-register kernel. col2im's third build has 64 (below). */
 #ifndef KS_IM2COL_MAXNREG
 #define KS_IM2COL_MAXNREG 40
 #endif
 #ifndef KS_IM2COL_TRACED_MAXNREG
-#define KS_IM2COL_TRACED_MAXNREG 64
+#define KS_IM2COL_TRACED_MAXNREG 40
 #endif
 #ifndef KS_IM2COL_TRACED_ALL_MAXNREG
 #define KS_IM2COL_TRACED_ALL_MAXNREG 96
@@ -340,8 +339,13 @@ KS_FN void KS_VARIANT(ks_col2im_body)(ks_thread *t, const ks_im2col_args *a)
                                     (KS_IDX)a->stride_w, (KS_IDX)a->dilation_h, (KS_IDX)a->dilation_w);
 }
 /* col2im records every event faster at 64 registers than at 96 (short records, H200: 6.25x
- * against 7.2x plain on N8 C64 128x128), so it has no third, 96-register build */
-KS_KERNEL_FAST(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG))
+ * against 7.2x plain on N8 C64 128x128): its third build, for launches that record every
+ * item, has 64 (KS_COL2IM_TRACED_ALL_MAXNREG) */
+#ifndef KS_COL2IM_TRACED_ALL_MAXNREG
+#define KS_COL2IM_TRACED_ALL_MAXNREG 64
+#endif
+KS_KERNEL_FAST_ALL(ks_col2im, ks_im2col_args, __maxnreg__(KS_IM2COL_MAXNREG), __maxnreg__(KS_IM2COL_TRACED_MAXNREG),
+                   __maxnreg__(KS_COL2IM_TRACED_ALL_MAXNREG))
 
 /* col2im in the scatter form (--algorithm scatter): one work item per columns element
  * (n, c_col, h_col, w_col), w_col fastest, c_col = (c_im*kh + i)*kw + j. It adds its value
