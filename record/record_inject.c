@@ -102,6 +102,7 @@ static struct {
                  * modules' patching and the buffers' setup */
     int npatched, nskipped;
     double ms_patch, ms_lines, ms_buffers;
+    double ms_last_end, ms_exit;   /* KS_RECORD_TIMES: the last recorded launch's end, exit()'s start */
     CUmodule skipped[MAX_MODULES]; /* modules left unpatched (the first MAX_MODULES) */
     pid_t pid;                     /* the process InitializeInjection ran in (not a fork's child) */
     regex_t regex;
@@ -641,6 +642,7 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
     free(recs);
     free(bufs);
     pthread_mutex_lock(&g.mu);
+    g.ms_last_end = now_ms();
     g.building--;
     c->busy = 0;
     if (!c->ctx) memset(c, 0, sizeof *c); /* its context ended meanwhile, and its memory with it */
@@ -774,10 +776,21 @@ __attribute__((destructor)) static void times_at_exit(void)
 {
     /* never a blocking lock at exit (a thread may hold it), and not from a fork's child */
     if (!g.ready || !g.times || g.pid != getpid() || pthread_mutex_trylock(&g.mu)) return;
+    const double now = now_ms();
     status("note recorder: %d module(s) patched, %d with no kernel --kernel takes left as they are, in %.1f ms "
-           "(line tables read %.1f ms); device buffers %.1f ms",
-           g.npatched, g.nskipped, g.ms_patch, g.ms_lines, g.ms_buffers);
+           "(line tables read %.1f ms); device buffers %.1f ms; the program ran on %.1f ms after the last recorded "
+           "launch, then its exit %.1f ms",
+           g.npatched, g.nskipped, g.ms_patch, g.ms_lines, g.ms_buffers,
+           g.ms_last_end > 0 && g.ms_exit > 0 ? g.ms_exit - g.ms_last_end : -1.0,
+           g.ms_exit > 0 ? now - g.ms_exit : -1.0);
     pthread_mutex_unlock(&g.mu);
+}
+
+/* KS_RECORD_TIMES=1: when exit() starts (registered after the CUDA runtime's own exit
+ * handler, so it runs before it) */
+static void note_exit_start(void)
+{
+    if (g.times && g.pid == getpid()) g.ms_exit = now_ms();
 }
 
 KS_API int InitializeInjection(void)
@@ -809,6 +822,7 @@ KS_API int InitializeInjection(void)
     }
     g.shared = (s = getenv("KS_RECORD_SHARED")) && !strcmp(s, "1");
     g.times = (s = getenv("KS_RECORD_TIMES")) && !strcmp(s, "1");
+    if (g.times) atexit(note_exit_start);
     s = getenv("KS_RECORD_LAUNCH");
     g.launch_all = !s || !*s || !strcmp(s, "all");
     if (!g.launch_all) g.launch_k = strtoull(s, NULL, 10);
