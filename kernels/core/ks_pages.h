@@ -42,7 +42,9 @@
 
 #include "ks_core.h"
 
-#define KS_COL_WORDS 64u      /* a lane's column: 256 bytes */
+#ifndef KS_COL_WORDS
+#define KS_COL_WORDS 64u /* a lane's column: 256 bytes (-DKS_COL_WORDS=N to compare, host and GPU alike) */
+#endif
 #define KS_COL_HEAD 4u        /* magic | columns, block, thread, tag */
 #define KS_PAGE_MAGIC 0x4b53u /* "KS" */
 #define KS_PAGE_MAX_WORDS (32u * KS_COL_WORDS)
