@@ -1708,8 +1708,10 @@ START_TEST(weights_stay_off_until_their_question_is_answered)
 END_TEST
 
 /* Lesson 12 step 5 draws the window the floor drops: the padding ring (p = 1, rows -1
- * and 8) in a colour of its own, apart from the rows past it (-2, 9) that no window can
- * read; a slide without that figure (step 3, the same padding) keeps the grey ring. */
+ * and 8) in a colour of its own, apart from the row past it (9, where the dropped
+ * window's last row lies) that no window can read; the margin holds the ring all round
+ * and the dropped window's rows below it, no more (issue 38 D1: a row -2 above it held
+ * nothing); a slide without that figure (step 3, the same padding) keeps the grey ring. */
 static int padding_tint(uint32_t c) { return c == 0x2E3C5C || c == 0x364668; }
 static int margin_grey(uint32_t c) { return c == 0x2C2C34 || c == 0x34343E; }
 
@@ -1721,14 +1723,17 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
     step_to_slide(&f, &st, 1920, 1080, 4); /* step 5: the floor drops a half window */
     ck_assert_int_ne(st.slides[st.slide].figure & VW_FIGURE_DROPPED, 0);
     const vw_heatmap m = vw_panel_map(&st, &f.L, 0);
-    ck_assert_int_ge(m.margin, 2);
+    ck_assert_int_eq(m.side[VW_SIDE_BOTTOM], 2);
+    ck_assert_int_eq(m.side[VW_SIDE_TOP], 1);
+    ck_assert_int_eq(m.side[VW_SIDE_LEFT], 1);
+    ck_assert_int_eq(m.side[VW_SIDE_RIGHT], 1);
     const int64_t ys[] = {-1, 8, 3, 3}, xs[] = {4, 5, 8, -1}; /* padding: top, bottom, right, left */
     for (int i = 0; i < 4; ++i) {
         const vw_rect c = vw_heatmap_cell(&m, ys[i], xs[i]);
         const uint32_t px = vf_pixel(f.surf, c.x + 2, c.y + 2);
         ck_assert_msg(padding_tint(px), "padding cell (%lld, %lld): %06x", (long long)ys[i], (long long)xs[i], px);
     }
-    const int64_t py[] = {-2, 9}, pxs[] = {6, 6}; /* past the padded image */
+    const int64_t py[] = {9, 9}, pxs[] = {0, 6}; /* past the padded image */
     for (int i = 0; i < 2; ++i) {
         const vw_rect c = vw_heatmap_cell(&m, py[i], pxs[i]);
         const uint32_t px = vf_pixel(f.surf, c.x + 2, c.y + 2);
@@ -2096,7 +2101,7 @@ START_TEST(a_zoomed_row_keeps_its_bars_in_its_panel)
     const vw_rect map = vw_panel_map_area(&f.L, 0);
     const vw_heatmap m = vw_panel_map(&st, &f.L, 0);
     const uint32_t bg = vf_pixel(f.surf, map.x + 1, map.y + 1);
-    const int top = (int)floor(m.oy - m.margin * m.cell) - 2;
+    const int top = (int)floor(m.oy - m.side[VW_SIDE_TOP] * m.cell) - 2;
     ck_assert_int_gt(top - map.y, 40);
     for (int y = map.y; y < top; ++y)
         for (int x = map.x; x < map.x + map.w; ++x)

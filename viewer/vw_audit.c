@@ -77,8 +77,9 @@ int vw_audit_grid_drawn(const vw_rec_panel *rp)
     if (rp->fill_rows > 0 && !rp->table) return rp->fill.h > 0 ? rp->fill.h : 0; /* a sparse plane's filled cells */
     if (rp->table || rp->margin <= 0) return rp->extent.h;
     /* the margin's rows above and below (the padding ring), as far as the map shows them */
-    const double top = fmax(rp->map.y, rp->oy - rp->margin * rp->cell);
-    const double bottom = fmin(rp->map.y + rp->map.h, rp->oy + (double)(rp->rows + rp->margin) * rp->cell);
+    const double top = fmax(rp->map.y, rp->oy - rp->side[VW_SIDE_TOP] * rp->cell);
+    const double bottom = fmin(rp->map.y + rp->map.h,
+                               rp->oy + (double)(rp->rows + rp->side[VW_SIDE_BOTTOM]) * rp->cell);
     const int h = (int)floor(bottom - top);
     return h > rp->extent.h ? h : rp->extent.h;
 }
@@ -86,8 +87,8 @@ int vw_audit_grid_drawn(const vw_rec_panel *rp)
 int vw_audit_grid_need(const vw_rec_panel *rp, int w, int h, int line)
 {
     if (rp->tensor < 0) return 0;
-    if (rp->fill_rows > 0 && !rp->table) return vw_grid_need(rp->fill_rows, rp->fill_cols, 0, 0, w, h, line);
-    return vw_grid_need(rp->rows, rp->cols, rp->margin, rp->table ? rp->cell : 0, w, h, line);
+    if (rp->fill_rows > 0 && !rp->table) return vw_grid_need(rp->fill_rows, rp->fill_cols, NULL, 0, w, h, line);
+    return vw_grid_need(rp->rows, rp->cols, rp->table ? NULL : rp->side, rp->table ? rp->cell : 0, w, h, line);
 }
 
 vw_rect vw_label_ink(const vw_rec_label *l)

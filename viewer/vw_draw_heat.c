@@ -220,8 +220,8 @@ static void draw_margin(SDL_Renderer *r, const vw_state *s, int panel, const vw_
     vw_fig_dropped dr;
     const int padded = s->nslides && (s->slides[s->slide].figure & VW_FIGURE_DROPPED) &&
                        vw_fig_dropped_find(s, panel, &dr) && dr.g.in[0] == m->rows && dr.g.in[1] == m->cols;
-    for (int64_t y = -m->margin; y < m->rows + m->margin; ++y)
-        for (int64_t x = -m->margin; x < m->cols + m->margin; ++x) {
+    for (int64_t y = -m->side[VW_SIDE_TOP]; y < m->rows + m->side[VW_SIDE_BOTTOM]; ++y)
+        for (int64_t x = -m->side[VW_SIDE_LEFT]; x < m->cols + m->side[VW_SIDE_RIGHT]; ++x) {
             if (!vw_rect_overlap(vw_heatmap_cell(m, y, x), area)) continue;
             if (y >= 0 && y < m->rows && x >= 0 && x < m->cols) continue;
             const int pad = padded && y >= -dr.g.pad[0] && y < m->rows + dr.g.pad[0] && x >= -dr.g.pad[1] &&
@@ -347,9 +347,9 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
 static vw_rect whole_cells(const vw_heatmap *m, vw_rect map, int need)
 {
     if (m->cell < 8) return map;
-    const double lo[2] = {m->ox - m->margin * m->cell, m->oy - m->margin * m->cell};
-    const double hi[2] = {m->ox + (double)(m->cols + m->margin) * m->cell,
-                          m->oy + (double)(m->rows + m->margin) * m->cell};
+    const double lo[2] = {m->ox - m->side[VW_SIDE_LEFT] * m->cell, m->oy - m->side[VW_SIDE_TOP] * m->cell};
+    const double hi[2] = {m->ox + (double)(m->cols + m->side[VW_SIDE_RIGHT]) * m->cell,
+                          m->oy + (double)(m->rows + m->side[VW_SIDE_BOTTOM]) * m->cell};
     const double o[2] = {m->ox, m->oy};
     int a[2] = {map.x, map.y}, b[2] = {map.x + map.w, map.y + map.h};
     for (int k = 0; k < 2; ++k) {
@@ -468,7 +468,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
      * gallery's last column cut to half its width) */
     const vw_rect map = s->nslides || s->whole_cells
                             ? whole_cells(&m, vw_panel_map_area(L, panel),
-                                          vw_grid_need(m.rows, m.cols, m.margin, 0, L->w, L->h, L->line))
+                                          vw_grid_need(m.rows, m.cols, m.side, 0, L->w, L->h, L->line))
                             : vw_panel_map_area(L, panel);
     int64_t wy0, wy1, wx0, wx1, tile_key;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
@@ -526,6 +526,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         ext.w = x1 - ext.x, ext.h = y1 - ext.y;
         rp->extent = ext;
         rp->rows = m.rows, rp->cols = m.cols, rp->margin = m.margin;
+        memcpy(rp->side, m.side, sizeof rp->side);
         rp->cell = m.cell;
         rp->ox = m.ox, rp->oy = m.oy;
         rp->values = k >= 0;
@@ -728,7 +729,7 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
     const ks_ev_access *a = &e->u.access;
     int pad = e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING);
     /* cells beyond the drawn margin are not drawn */
-    if (a->y < -m->margin || a->y >= m->rows + m->margin || a->x < -m->margin || a->x >= m->cols + m->margin) return;
+    if (!vw_heatmap_holds(m, a->y, a->x)) return;
     vw_rect cell = vw_heatmap_cell(m, a->y, a->x);
     /* a cell that prints its number is framed on its edge and outside it, a pixel clear
      * of the number (issue 38: the frames ran into 04 step 9's two-digit values); the

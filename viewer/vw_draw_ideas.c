@@ -95,9 +95,9 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
     for (int big = 0; big < k; ++big) {
         notes_in_font(ns, vw_value_font(d, big));
         int at[MAX_NOTES], ok = notes_fit_at(d, panel, bounds, marks, nmarks, ns, at);
-        /* as near its point as the small font's, or within a cell and a half: a big label
+        /* as near its point as the small font's, or within two cells: a big label
          * far off with a long leader reads worse than a small one beside its point */
-        for (int i = 0; i < ns->n && ok; ++i) ok = at[i] <= near[i] || at[i] <= 1.5 * grid->cell;
+        for (int i = 0; i < ns->n && ok; ++i) ok = at[i] <= near[i] || at[i] <= 2 * grid->cell;
         if (ok) {
             k = big;
             break;

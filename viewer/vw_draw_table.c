@@ -342,6 +342,7 @@ void vw_draw_table(vw_draw *d, const vw_state *s, const vw_layout *L, int panel,
     rp->table = 1;
     rp->extent = (vw_rect){.x = x0, .y = head, .w = total, .h = (sh.n + 1) * rh};
     rp->rows = rows + 1, rp->cols = np, rp->margin = 0; /* its header and every row */
+    memset(rp->side, 0, sizeof rp->side);
     rp->cell = rh;
     rp->ox = colx[0], rp->oy = top; /* the first row shown: a table's cells are its value boxes */
     rp->values = 1;

@@ -229,7 +229,7 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
                      &L->output, &L->output_legend);
 }
 
-int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, int h, int line)
+int vw_grid_need(int64_t rows, int64_t cols, const int side[4], double row_h, int w, int h, int line)
 {
     /* the share less the panel's header line (vw_panel_map_area): the picture, header and
      * grid, takes VW_SLIDE_PICTURE % of the frame's height, measured literally (issue 38 D1) */
@@ -241,9 +241,11 @@ int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, in
     }
     /* half the frame less the pads and the map's 8 px a side: the widest a panel of two is */
     const double half = (w - 3 * PAD) / 2.0 - 16;
-    double cell = half / (double)(cols + 2 * margin);
+    const int64_t across = cols + (side ? side[VW_SIDE_LEFT] + side[VW_SIDE_RIGHT] : 0);
+    const int64_t down = rows + (side ? side[VW_SIDE_TOP] + side[VW_SIDE_BOTTOM] : 0);
+    double cell = half / (double)across;
     if (cell >= 2) cell = floor(cell);
-    const double tall = cell * (double)(rows + 2 * margin);
+    const double tall = cell * (double)down;
     /* the share itself, not a whole number of cells a pixel or more short of it */
     return tall < share ? (int)floor(tall) - 2 : share;
 }
@@ -267,30 +269,53 @@ vw_rect vw_strip_area(vw_rect *decomp, int line)
     return strip;
 }
 
+void vw_heatmap_set_sides(vw_heatmap *m, const int side[4])
+{
+    m->margin = 0;
+    for (int k = 0; k < 4; ++k) {
+        m->side[k] = side ? side[k] : 0;
+        if (m->side[k] > m->margin) m->margin = m->side[k];
+    }
+}
+
+int vw_heatmap_holds(const vw_heatmap *m, int64_t y, int64_t x)
+{
+    return y >= -m->side[VW_SIDE_TOP] && y < m->rows + m->side[VW_SIDE_BOTTOM] && x >= -m->side[VW_SIDE_LEFT] &&
+           x < m->cols + m->side[VW_SIDE_RIGHT];
+}
+
 vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin)
+{
+    const int side[4] = {margin, margin, margin, margin};
+    return vw_heatmap_fit_sides(area, rows, cols, side);
+}
+
+vw_heatmap vw_heatmap_fit_sides(vw_rect area, int64_t rows, int64_t cols, const int side[4])
 {
     vw_heatmap m;
     if (rows < 1) rows = 1;
     if (cols < 1) cols = 1;
     m.rows = rows;
     m.cols = cols;
-    m.margin = margin;
-    double sx = (double)area.w / (double)(cols + 2 * margin);
-    double sy = (double)area.h / (double)(rows + 2 * margin);
+    vw_heatmap_set_sides(&m, side);
+    const int64_t across = cols + m.side[VW_SIDE_LEFT] + m.side[VW_SIDE_RIGHT];
+    const int64_t down = rows + m.side[VW_SIDE_TOP] + m.side[VW_SIDE_BOTTOM];
+    double sx = (double)area.w / (double)across;
+    double sy = (double)area.h / (double)down;
     m.cell = sx < sy ? sx : sy;
     /* whole pixels when cells are big, so every cell of a small plane has the same size */
     if (m.cell >= 2) m.cell = floor(m.cell);
     /* centred, with the margin inside the area: cells may be fractional, offsets whole */
-    double span_w = m.cell * (double)(cols + 2 * margin), span_h = m.cell * (double)(rows + 2 * margin);
+    double span_w = m.cell * (double)across, span_h = m.cell * (double)down;
     double slack_w = area.w - span_w, slack_h = area.h - span_h; /* >= 0 but for rounding */
-    m.ox = area.x + margin * m.cell + (slack_w > 0 ? floor(slack_w / 2) : 0);
-    m.oy = area.y + margin * m.cell + (slack_h > 0 ? floor(slack_h / 2) : 0);
+    m.ox = area.x + m.side[VW_SIDE_LEFT] * m.cell + (slack_w > 0 ? floor(slack_w / 2) : 0);
+    m.oy = area.y + m.side[VW_SIDE_TOP] * m.cell + (slack_h > 0 ? floor(slack_h / 2) : 0);
     return m;
 }
 
 vw_rect vw_bars_area(vw_rect area, const vw_heatmap *m, int line)
 {
-    const int top = area.y + 2 * line + 6, bottom = (int)floor(m->oy - m->margin * m->cell) - 3;
+    const int top = area.y + 2 * line + 6, bottom = (int)floor(m->oy - m->side[VW_SIDE_TOP] * m->cell) - 3;
     return (vw_rect){.x = area.x, .y = top, .w = area.w, .h = bottom - top};
 }
 

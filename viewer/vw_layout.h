@@ -108,17 +108,28 @@ int vw_legible_px(int h);
 int vw_rect_contains(vw_rect r, int x, int y);
 int vw_rect_overlap(vw_rect a, vw_rect b);
 
-/* A plane of rows x cols cells fitted into area with square cells and `margin` cells of
- * room on every side (to show padding reads outside the plane). Cell (y, x) covers
+/* A plane of rows x cols cells fitted into area with square cells and margin cells of
+ * room round it (to show padding reads and figures outside the plane): side[] cells
+ * above, left of, below and right of it (VW_SIDE_*; a slide keeps room only where its
+ * step draws something, issue 38 D1), margin the widest of them. Cell (y, x) covers
  * [ox + x * cell, ox + (x + 1) * cell) horizontally; a continuous coordinate (fy, fx)
  * in the bilinear convention (cell centres at integers) sits at ox + (fx + 0.5) * cell. */
+enum { VW_SIDE_TOP, VW_SIDE_LEFT, VW_SIDE_BOTTOM, VW_SIDE_RIGHT };
 typedef struct vw_heatmap {
     double ox, oy, cell;
     int64_t rows, cols;
     int margin;
+    int side[4];
 } vw_heatmap;
 
+/* The plane fitted with `margin` cells on every side (the viewer's padding ring). */
 vw_heatmap vw_heatmap_fit(vw_rect area, int64_t rows, int64_t cols, int margin);
+/* The plane fitted with side[VW_SIDE_*] cells on each side (NULL: none), centred. */
+vw_heatmap vw_heatmap_fit_sides(vw_rect area, int64_t rows, int64_t cols, const int side[4]);
+/* Sets m's margin to side[0..3] (NULL: none), and m->margin to the widest. */
+void vw_heatmap_set_sides(vw_heatmap *m, const int side[4]);
+/* Whether cell (y, x) lies on the plane or in its margin. */
+int vw_heatmap_holds(const vw_heatmap *m, int64_t y, int64_t x);
 /* Screen rectangle of cell (y, x) (y, x may lie in the margin). Adjacent cells tile. */
 vw_rect vw_heatmap_cell(const vw_heatmap *m, int64_t y, int64_t x);
 /* Screen point of a continuous coordinate. */
@@ -146,14 +157,14 @@ static inline int vw_value_gap(int adv) { return adv / 2 > 4 ? adv / 2 : 4; }
 /* The height of a heatmap panel's header line, above its map. */
 static inline int vw_panel_header_h(int line) { return line + 4; }
 
-/* The least height in pixels a slide's grid of rows x cols cells (margin cells round it)
- * is drawn at in a w x h frame with text lines `line` high (issue 38 D1, measured
- * literally: the panel's header and its grid as drawn take VW_SLIDE_PICTURE % of h):
- * VW_SLIDE_PICTURE % of h less the header line, or as tall as the plane's shape allows
- * in a panel half the frame wide (square cells; the margin's cells, the padding drawn
- * round the plane, count), or, for a table (row_h > 0: rows text rows of row_h px,
- * header included), all its rows. */
-int vw_grid_need(int64_t rows, int64_t cols, int margin, double row_h, int w, int h, int line);
+/* The least height in pixels a slide's grid of rows x cols cells (side[VW_SIDE_*]
+ * margin cells round it; NULL: none) is drawn at in a w x h frame with text lines `line`
+ * high (issue 38 D1, measured literally: the panel's header and its grid as drawn take
+ * VW_SLIDE_PICTURE % of h): VW_SLIDE_PICTURE % of h less the header line, or as tall as
+ * the plane's shape allows in a panel half the frame wide (square cells; the margin's
+ * cells, the padding drawn round the plane, count), or, for a table (row_h > 0: rows
+ * text rows of row_h px, header included), all its rows. */
+int vw_grid_need(int64_t rows, int64_t cols, const int side[4], double row_h, int w, int h, int line);
 vw_rect vw_strip_area(vw_rect *decomp, int line);
 
 /* The block x thread grid: rows of blocks, columns of threads, each screen cell standing

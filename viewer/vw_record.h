@@ -56,10 +56,10 @@ typedef struct vw_rec_panel {
     /* the plane as fitted (heatmaps): its rows and columns and the margin of cells round
      * it, so a check can tell a grid its shape keeps short from one the layout shrank */
     int64_t rows, cols;
-    int margin;
-    double cell;   /* pixels per cell */
-    double ox, oy; /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
-    int values;    /* the cells print their values */
+    int margin, side[4]; /* the widest side; each side's cells (vw_heatmap) */
+    double cell;         /* pixels per cell */
+    double ox, oy;       /* where cell (0, 0) starts: cell (y, x) at (ox + x*cell, oy + y*cell) */
+    int values;          /* the cells print their values */
     /* a window of the plane: some of its cells (a sparse plane's filled ones) out of view,
      * and whether the header names the rows and columns in view ("cols 2..11"; issue 38:
      * 13 s10's zoom dropped column 0 unsaid) */

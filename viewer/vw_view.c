@@ -59,9 +59,10 @@ vw_rect vw_panel_map_area(const vw_layout *L, int panel)
 /* The cells of the plane a whole-plane view shows: all of them, or for a plane so wide
  * (tall) that its fitted picture would leave the panel two thirds empty, all its rows
  * (columns) and a window of the rest. Sets *whole when that is the plain fit. */
-static double base_cell(vw_rect a, int64_t rows, int64_t cols, int margin, int *whole)
+static double base_cell(vw_rect a, int64_t rows, int64_t cols, const int side[4], int *whole)
 {
-    const double h = (double)(rows + 2 * margin), w = (double)(cols + 2 * margin);
+    const double h = (double)(rows + side[VW_SIDE_TOP] + side[VW_SIDE_BOTTOM]);
+    const double w = (double)(cols + side[VW_SIDE_LEFT] + side[VW_SIDE_RIGHT]);
     const double fit = fmin(a.w / w, a.h / h);
     *whole = 1;
     /* a one-row (one-column) plane keeps its strip: its bars show it whole */
@@ -299,9 +300,7 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
             if (e->tensor != t) continue;
             if ((e->kind == KS_EV_READ || e->kind == KS_EV_WRITE) && e->u.access.plane == plane) {
                 const ks_ev_access *a = &e->u.access;
-                if (a->y < -m->margin || a->y >= m->rows + m->margin || a->x < -m->margin ||
-                    a->x >= m->cols + m->margin)
-                    continue;
+                if (!vw_heatmap_holds(m, a->y, a->x)) continue;
                 n = add_rect(out, n, max, at_least(vw_heatmap_cell(m, a->y, a->x), 7));
             } else if (e->kind == KS_EV_SAMPLE && e->u.sample.plane == plane) {
                 int64_t ys[2], xs[2];
@@ -335,12 +334,13 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
     return n;
 }
 
-/* The centre coordinate of one axis: the plane's middle when the window holds it all,
- * else c kept so the window stays on the plane and its margin. */
-static double clamp_centre(double c, double cells_visible, int64_t n, int margin)
+/* The centre coordinate of one axis: the middle of the plane and its margin (before
+ * cells before it, after after it) when the window holds them all, else c kept so the
+ * window stays on the plane and its margin. */
+static double clamp_centre(double c, double cells_visible, int64_t n, int before, int after)
 {
-    if (cells_visible >= (double)(n + 2 * margin)) return ((double)n - 1) / 2;
-    const double lo = -margin + cells_visible / 2 - 0.5, hi = (double)(n + margin) - cells_visible / 2 - 0.5;
+    if (cells_visible >= (double)(n + before + after)) return ((double)(n + after - before) - 1) / 2;
+    const double lo = -before + cells_visible / 2 - 0.5, hi = (double)(n + after) - cells_visible / 2 - 0.5;
     return c < lo ? lo : c > hi ? hi : c;
 }
 
@@ -523,9 +523,14 @@ int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, doubl
     if ((fig & VW_FIGURE_WINDOW) && vw_fig_window_find(s, panel, &g, first, last))
         KEEP((double)first[0], (double)first[1]), KEEP((double)last[0], (double)last[1]);
     vw_fig_dropped dr;
-    if (fig & VW_FIGURE_DROPPED)
-        for (int i = 0; i < vw_fig_dropped_find(s, panel, &dr); ++i)
+    if (fig & VW_FIGURE_DROPPED) {
+        const int n = vw_fig_dropped_find(s, panel, &dr);
+        for (int i = 0; i < n; ++i)
             KEEP((double)dr.first[i][0], (double)dr.first[i][1]), KEEP((double)dr.last[i][0], (double)dr.last[i][1]);
+        /* and the padded image it is dropped from, whose ring the figure draws all round */
+        if (n) KEEP((double)-dr.g.pad[0], (double)-dr.g.pad[1]);
+        if (n) KEEP((double)(dr.g.in[0] + dr.g.pad[0] - 1), (double)(dr.g.in[1] + dr.g.pad[1] - 1));
+    }
 #undef KEEP
     if (!(a <= c)) return 0;
     *y0 = a, *x0 = b, *y1 = c, *x1 = e;
@@ -533,12 +538,24 @@ int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, doubl
 }
 
 
-/* Cells past the plane's rows x cols a box [y0, y1] x [x0, x1] reaches (cell y spans
- * y - 0.5 .. y + 0.5: a cell index or a point in the bilinear convention). */
-static int past_plane(double y0, double x0, double y1, double x1, int64_t rows, int64_t cols)
+/* Cells past the plane's rows x cols a box [y0, y1] x [x0, x1] reaches on each side,
+ * kept in side[VW_SIDE_*] where more than already there (cell y spans y - 0.5 .. y + 0.5:
+ * a cell index or a point in the bilinear convention). */
+static void past_plane(double y0, double x0, double y1, double x1, int64_t rows, int64_t cols, int side[4])
 {
-    const double far = fmax(fmax(-y0 - 0.5, -x0 - 0.5), fmax(y1 + 0.5 - (double)rows, x1 + 0.5 - (double)cols));
-    return !(far > 0) ? 0 : far >= VW_MARGIN_MAX ? VW_MARGIN_MAX : (int)ceil(far);
+    const double far[4] = {-y0 - 0.5, -x0 - 0.5, y1 + 0.5 - (double)rows, x1 + 0.5 - (double)cols};
+    for (int k = 0; k < 4; ++k) {
+        const int n = !(far[k] > 0) ? 0 : far[k] >= VW_MARGIN_MAX ? VW_MARGIN_MAX : (int)ceil(far[k]);
+        if (n > side[k]) side[k] = n;
+    }
+}
+
+/* The widest of side[0..3]. */
+static int past_plane_most(const int side[4])
+{
+    int most = 0;
+    for (int k = 0; k < 4; ++k) most = side[k] > most ? side[k] : most;
+    return most;
 }
 
 /* The cell a slide's question asks about when it lies on panel p's plane (a sample's:
@@ -561,25 +578,36 @@ static int asked_box(const vw_state *s, int panel, double *y0, double *x0, doubl
     return 0;
 }
 
-int vw_panel_margin(const vw_state *s, int panel)
+int vw_panel_margins(const vw_state *s, int panel, int side[4])
 {
     const int t = s->panel[panel].tensor;
+    for (int k = 0; k < 4; ++k) side[k] = 0;
     if (t < 0 || !s->idx) return 0;
     vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
     if (d.h < 1) d.h = 1;
     if (d.w < 1) d.w = 1;
     if (d.h * d.w > 4096) return 0;
-    if (!s->nslides) return s->idx->margin[t]; /* the viewer: every padding read's ring */
-    /* a slide: what its step draws outside the plane */
+    if (!s->nslides) { /* the viewer: every padding read's ring */
+        for (int k = 0; k < 4; ++k) side[k] = s->idx->margin[t];
+        return s->idx->margin[t];
+    }
+    /* a slide: what its step draws outside the plane, on the sides it draws it */
     double y0, x0, y1, x1;
-    int need = 0, m;
-    if (vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1) && (m = past_plane(y0, x0, y1, x1, d.h, d.w)) > need) need = m;
-    if (vw_figure_extent(s, panel, &y0, &x0, &y1, &x1) && (m = past_plane(y0, x0, y1, x1, d.h, d.w)) > need) need = m;
-    if (asked_box(s, panel, &y0, &x0, &y1, &x1) && (m = past_plane(y0, x0, y1, x1, d.h, d.w)) > need) need = m;
-    if (s->look.tensor == t && s->look.plane == s->panel[panel].plane &&
-        (m = past_plane((double)s->look.y, (double)s->look.x, (double)s->look.y, (double)s->look.x, d.h, d.w)) > need)
-        need = m;
-    return need;
+    if (vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1)) past_plane(y0, x0, y1, x1, d.h, d.w, side);
+    if (vw_figure_extent(s, panel, &y0, &x0, &y1, &x1)) {
+        past_plane(y0, x0, y1, x1, d.h, d.w, side);
+        /* col2im's combs keep the ring all round: a label a candidate window, as wide as
+         * several cells, finds room off the numbers only there (03 s6 at 1920x1080: the
+         * three stacked over the plane's left edge left one no leader clear of the others) */
+        if (s->slides[s->slide].figure & (VW_FIGURE_WINDOWS_H | VW_FIGURE_WINDOWS_W)) {
+            const int most = past_plane_most(side);
+            for (int k = 0; k < 4; ++k) side[k] = most;
+        }
+    }
+    if (asked_box(s, panel, &y0, &x0, &y1, &x1)) past_plane(y0, x0, y1, x1, d.h, d.w, side);
+    if (s->look.tensor == t && s->look.plane == s->panel[panel].plane)
+        past_plane((double)s->look.y, (double)s->look.x, (double)s->look.y, (double)s->look.x, d.h, d.w, side);
+    return past_plane_most(side);
 }
 
 /* Where a panel's plane is fitted: its map area, on a slide less SLIDE_INSET pixels a
@@ -627,17 +655,18 @@ static void whole_rows(const vw_state *s, const vw_layout *L, int panel, vw_heat
     double need, most;
     vw_values_need(s, L, panel, &need, &most);
     if (most <= 0) most = map.h; /* none of the step's cells here: any size shows them */
-    if (n < 1 || (double)(m->rows + 2 * m->margin) <= n) return; /* the plane's rows all show */
+    const int above = m->side[VW_SIDE_TOP], below = m->side[VW_SIDE_BOTTOM];
+    if (n < 1 || (double)(m->rows + above + below) <= n) return; /* the plane's rows all show */
     /* grown to n rows while the step's cells still show, else shrunk to n + 1 while the
      * values still fit their cells */
     double cell = (double)map.h / n;
     int rows = n;
     if (cell > most) cell = (double)map.h / (n + 1), rows = n + 1;
     if (cell > most || cell < need) return;
-    const double top = fmin(fmax(floor(cy + 0.5 - rows / 2.0 + 0.5), -m->margin), (double)(m->rows + m->margin - rows));
+    const double top = fmin(fmax(floor(cy + 0.5 - rows / 2.0 + 0.5), -above), (double)(m->rows + below - rows));
     m->cell = cell;
     m->oy = map.y - top * cell;
-    cx = clamp_centre(cx, area.w / cell, m->cols, m->margin);
+    cx = clamp_centre(cx, area.w / cell, m->cols, m->side[VW_SIDE_LEFT], m->side[VW_SIDE_RIGHT]);
     m->ox = floor(area.x + area.w / 2.0 - (cx + 0.5) * cell);
 }
 
@@ -650,9 +679,10 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     if (d.h < 1) d.h = 1;
     if (d.w < 1) d.w = 1;
     /* room for what is drawn outside small planes (vw_view.h) */
-    const int margin = vw_panel_margin(s, panel);
+    int side[4];
+    const int margin = vw_panel_margins(s, panel, side);
     int whole;
-    const double base = base_cell(area, d.h, d.w, margin, &whole);
+    const double base = base_cell(area, d.h, d.w, side, &whole);
     const vw_panel *p = &s->panel[panel];
     double cell = base, cy = ((double)d.h - 1) / 2, cx = ((double)d.w - 1) / 2, y0, x0, y1, x1;
     const int focus = vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1);
@@ -683,11 +713,12 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
         const double fit = fmin(area.h / (double)(by1 - by0 + 1), area.w / (double)(bx1 - bx0 + 1));
         if (fit >= base + 1) cell = fit, cy = (by0 + by1) / 2.0, cx = (bx0 + bx1) / 2.0, whole = 0, zoomed = 0;
     }
-    if (cell == base && whole) return vw_heatmap_fit(area, d.h, d.w, margin);
+    if (cell == base && whole) return vw_heatmap_fit_sides(area, d.h, d.w, side);
     if (cell >= 2) cell = floor(cell);
-    vw_heatmap m = {.cell = cell, .rows = d.h, .cols = d.w, .margin = margin};
-    cy = clamp_centre(cy, area.h / cell, d.h, margin);
-    cx = clamp_centre(cx, area.w / cell, d.w, margin);
+    vw_heatmap m = {.cell = cell, .rows = d.h, .cols = d.w};
+    vw_heatmap_set_sides(&m, side);
+    cy = clamp_centre(cy, area.h / cell, d.h, side[VW_SIDE_TOP], side[VW_SIDE_BOTTOM]);
+    cx = clamp_centre(cx, area.w / cell, d.w, side[VW_SIDE_LEFT], side[VW_SIDE_RIGHT]);
     m.ox = floor(area.x + area.w / 2.0 - (cx + 0.5) * cell);
     m.oy = floor(area.y + area.h / 2.0 - (cy + 0.5) * cell);
     if (zoomed) whole_rows(s, L, panel, &m, cx, cy);
@@ -700,9 +731,9 @@ int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel)
     double y0, x0, y1, x1, cell;
     if (t < 0 || !s->idx || !vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1)) return 0;
     vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
-    const int margin = vw_panel_margin(s, panel);
-    int whole;
-    const double base = base_cell(fit_area(s, L, panel), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, margin, &whole);
+    int side[4], whole;
+    vw_panel_margins(s, panel, side);
+    const double base = base_cell(fit_area(s, L, panel), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, side, &whole);
     return slide_values_zoom(s, L, panel, base, &cell);
 }
 
@@ -714,7 +745,7 @@ static void take_view(vw_state *s, const vw_layout *L, int panel, vw_heatmap *m,
     vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[s->panel[panel].tensor]);
     int whole;
     *m = vw_panel_map(s, L, panel);
-    *base = base_cell(area, d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, m->margin, &whole);
+    *base = base_cell(area, d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, m->side, &whole);
     vw_panel *p = &s->panel[panel];
     /* the zoom as set (the map's cell is whole pixels); the centre as shown (clamped) */
     if (p->zoom <= 0) p->zoom = fmax(1, m->cell / *base);

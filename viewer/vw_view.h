@@ -13,9 +13,12 @@
 /* The most cells a slide's margin grows to (a figure far off the plane is clipped). */
 #define VW_MARGIN_MAX 6
 
-/* The margin, in cells on every side, panel p's plane is fitted with (vw_panel_map);
- * 0 for a plane of more than 4096 cells. */
-int vw_panel_margin(const vw_state *s, int panel);
+/* The margin panel p's plane is fitted with (vw_panel_map), in cells on each side
+ * (side[VW_SIDE_*]): the viewer's the same on every side; a slide's only on the sides
+ * its step draws something past the plane (issue 38 D1: 05 s10's 5x5 image in a ring of
+ * two cells, only the bottom one holding the sample). Returns the widest; 0 on every
+ * side for a plane of more than 4096 cells. */
+int vw_panel_margins(const vw_state *s, int panel, int side[4]);
 
 /* The cells a slide's figures ("draw", vw_draw_ideas.c) mark on panel p, as a box in the
  * plane's cell coordinates (a cell at y spans y - 0.5 .. y + 0.5; the box may reach past
