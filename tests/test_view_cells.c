@@ -210,7 +210,7 @@ START_TEST(weight_labels_never_overlap)
     ck_assert_ptr_nonnull(strstr(l[0].text, "clamped"));
     /* in words: the corners' weights added, where the clamp put them (not "0.1875+0.0625
      * clamped") */
-    ck_assert_str_eq(l[0].text, "0.25: 2 corners clamped to row 5, col 2");
+    ck_assert_str_eq(l[0].text, "w=0.25, 2 corners clamped to row 5, col 2");
     ck_assert(!overlap_any(l, n));
     /* random samples on cells narrower than a label (labels 6+ characters): every label
      * finds a spot of its own inside the panel, away from the corner markers */

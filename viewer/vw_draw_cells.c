@@ -234,14 +234,15 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
     for (int g = 0; g < n; ++g) {
         if (out[g].corners > 1) { /* clamped: two or four corners on one cell */
             /* their weights add on it; said in words a student reads (issue 38 D12: "1+0+0+0
-             * clamped" was cryptic): "1: 4 corners clamped to row 5, col 5" */
+             * clamped" was cryptic, and "1: clamped" read as sample 1): "w=1, 4 corners
+             * clamped to row 5, col 5" */
             double sum = 0;
             for (int c = 0; c < 4; ++c)
                 if (ys[c >> 1] == out[g].y && xs[c & 1] == out[g].x) sum += e->u.sample.w[c];
             char w[24];
             vw_cell_text(w, sizeof w, sum, 0);
-            snprintf(out[g].text, sizeof out[g].text, "%s: %d corners clamped to row %lld, col %lld", w, out[g].corners,
-                     (long long)out[g].y, (long long)out[g].x);
+            snprintf(out[g].text, sizeof out[g].text, "w=%s, %d corners clamped to row %lld, col %lld", w,
+                     out[g].corners, (long long)out[g].y, (long long)out[g].x);
         }
         int cx, cy;
         vw_heatmap_point(m, (double)out[g].y, (double)out[g].x, &cx, &cy);
@@ -270,10 +271,10 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
      * the plane's top and bottom with leaders across it): without "to row r, col c" (its
      * leader names the cell) where that puts the clamped labels nearer their cells */
     /* and where that is still far (14 s6 at 1024x768: a margin of two cells beside them),
-     * "1: clamped" (the narration says how many corners) */
+     * "w=1, clamped" (the narration says how many corners) */
     for (int form = 1; form <= 2 && !stuck; ++form) {
         int far = 0;
-        for (int g = 0; g < n; ++g) far += out[g].corners > 1 && leader_px(&pl[g]) > 2 * m->cell;
+        for (int g = 0; g < n; ++g) far += out[g].corners > 1 && leader_px(&pl[g]) > m->cell;
         if (!far) break;
         char text[4][sizeof out[0].text];
         vw_label near[4];
@@ -281,9 +282,9 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
         for (int g = 0; g < n; ++g) {
             snprintf(text[g], sizeof text[g], "%s", out[g].text);
             if (out[g].corners < 2) continue;
-            char *cut = strstr(text[g], form == 1 ? " to row" : ": ");
+            char *cut = strstr(text[g], form == 1 ? " to row" : ", ");
             if (cut && form == 1) *cut = 0;
-            if (cut && form == 2) snprintf(cut, sizeof text[g] - (size_t)(cut - text[g]), ": clamped");
+            if (cut && form == 2) snprintf(cut, sizeof text[g] - (size_t)(cut - text[g]), ", clamped");
             near[g].w = (int)strlen(text[g]) * advance + 10;
         }
         int was = 0, now = 0;

@@ -61,7 +61,7 @@ static inline void vw_rec_add_label(vw_record *rec, int panel, int kind, const v
                         .px = px};
     memcpy(r->pass, l->pass, sizeof r->pass);
     if (npts > 0) memcpy(r->pts, pts, (size_t)npts * sizeof pts[0]);
-    snprintf(r->text, sizeof r->text, "%.39s", text); /* the record keeps 39 characters */
+    snprintf(r->text, sizeof r->text, "%.63s", text); /* the record keeps 63 characters */
 }
 
 /* A marker drawn over the cells (extent box, clear inside `clear`) into the record. */
@@ -147,7 +147,7 @@ typedef struct vw_weight_label {
     int64_t y, x; /* the corner cell */
     int corners;  /* how many of the 4 corners sit on it (> 1: clamped) */
     int valid;    /* inside the tensor (its weight blends a real value) */
-    char text[64];
+    char text[80];
     vw_label label; /* anchor and box on screen */
 } vw_weight_label;
 /* Returns the number of labels, negated when some found no free spot. */

@@ -11,7 +11,24 @@ static int inside(vw_rect r, vw_rect b)
     return r.x >= b.x && r.y >= b.y && r.x + r.w <= b.x + b.w && r.y + r.h <= b.y + b.h;
 }
 
-static int is_free(vw_rect r, vw_rect bounds, const vw_label *placed, int np, const vw_rect *avoid, int na)
+static int contains(vw_rect r, int x, int y);
+
+/* Whether spot r for label a, which names a cell, lies within f, a region round that cell
+ * (a RoI and bin round a sample's corner), its ink (less the clear 3 px rim) all inside:
+ * there it names its own part of the step, as the audit takes it (vw_label_in_own_cell).
+ * A figure's label (no cell) keeps off every named cell and region. */
+static int within_own(const vw_label *a, vw_rect r, vw_rect f)
+{
+    const vw_rect ink = {.x = r.x + 3, .y = r.y + 3, .w = r.w - 6, .h = r.h - 6};
+    return a && a->cell.w > 0 && (f.w > a->cell.w + 2 || f.h > a->cell.h + 2) && contains(f, a->ax, a->ay) &&
+           inside(ink, f);
+}
+
+/* Whether spot r is free for label a (NULL: any label): inside bounds, off the earlier
+ * labels and their leaders, and off avoid but the rectangles round a's anchor that hold
+ * r whole (issue 38 D3: 14 s6's "0: clamped" found room only outside its RoI, 3 rows off). */
+static int is_free(const vw_label *a, vw_rect r, vw_rect bounds, const vw_label *placed, int np, const vw_rect *avoid,
+                   int na)
 {
     if (!inside(r, bounds)) return 0;
     for (int i = 0; i < np; ++i) {
@@ -22,7 +39,7 @@ static int is_free(vw_rect r, vw_rect bounds, const vw_label *placed, int np, co
         if (placed[i].leader && vw_segment_crosses(placed[i].ax, placed[i].ay, x, y, r)) return 0;
     }
     for (int i = 0; i < na; ++i)
-        if (vw_rect_overlap(r, avoid[i])) return 0;
+        if (vw_rect_overlap(r, avoid[i]) && !within_own(a, r, avoid[i])) return 0;
     return 1;
 }
 
@@ -289,7 +306,7 @@ int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, in
                 a->cell.w > 0
                     ? (vw_rect){.x = near[i].x + 2, .y = near[i].y + 2, .w = near[i].w - 4, .h = near[i].h - 4}
                     : near[i];
-            if (inside(near[i], bounds) && is_free(ink, bounds, l, k, avoid, navoid) &&
+            if (inside(near[i], bounds) && is_free(NULL, ink, bounds, l, k, avoid, navoid) &&
                 vw_label_reads_as_own(l, n, k, near[i]) && leader_clear_of(a, near[i], l, k) &&
                 (a->cell.w <= 0 || leader_clear(a, near[i], avoid, navoid)))
                 a->box = near[i], found = 1;
@@ -318,7 +335,7 @@ int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, in
             for (int x = bounds.x; x + a->w <= bounds.x + bounds.w; x += sx) {
                 const vw_rect r = {.x = x, .y = y, .w = a->w, .h = a->h};
                 const long long d = rect_dist2(r, from) + dist2(r, a->ax, a->ay) / 16;
-                if (!is_free(r, bounds, l, k, avoid, navoid)) continue;
+                if (!is_free(a, r, bounds, l, k, avoid, navoid)) continue;
                 /* beside another label's cell it reads as that one's (issue 38 D3: 06 s5's
                  * 0.65625 beside corner (1, 0)): the last resort */
                 const int own = vw_label_reads_as_own(l, n, k, r);

@@ -36,7 +36,7 @@ typedef struct vw_rec_label {
     vw_rect pass[4];
     vw_rect cell; /* the cell it names (a sample's corner; w 0: a point, no cell) */
     int px;       /* its text size (pixels per em) */
-    char text[40];
+    char text[64];
 } vw_rec_label;
 
 typedef struct vw_rec_panel {

@@ -321,8 +321,12 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
              * (a RoI from row 3.0 to 5.5: rows 3 to 5; a patch from -0.5 to 3.5, the
              * edges of rows 0 and 3: rows 0 to 3; a RoI from 0.5: from row 1, not row 0
              * whose edge it shares) */
-            const double ya = fmin(b[k].y0, b[k].y1), yb = fmax(b[k].y0, b[k].y1);
-            const double xa = fmin(b[k].x0, b[k].x1), xb = fmax(b[k].x0, b[k].x1);
+            /* and only those of the plane: past its edge a region names no cell (issue 38
+             * D3: 14 s6's RoI reaches two columns past the image, and its clamp label
+             * found room only three rows under its corner) */
+            const double ya = fmax(fmin(b[k].y0, b[k].y1), -0.5), yb = fmin(fmax(b[k].y0, b[k].y1), m->rows - 0.5);
+            const double xa = fmax(fmin(b[k].x0, b[k].x1), -0.5), xb = fmin(fmax(b[k].x0, b[k].x1), m->cols - 0.5);
+            if (!(ya <= yb && xa <= xb)) continue;
             const vw_rect c0 = vw_heatmap_cell(m, (int64_t)floor(ya + 0.5), (int64_t)floor(xa + 0.5));
             const vw_rect c1 = vw_heatmap_cell(m, (int64_t)floor(yb + 0.5 - 1e-9), (int64_t)floor(xb + 0.5 - 1e-9));
             const vw_rect r = {.x = c0.x, .y = c0.y, .w = c1.x + c1.w - c0.x, .h = c1.y + c1.h - c0.y};
