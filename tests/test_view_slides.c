@@ -885,6 +885,52 @@ START_TEST(a_zoomed_panel_names_its_rows_and_columns)
 }
 END_TEST
 
+/* issue 38 D12: a zoomed panel names its window on every slide, and --check holds it to
+ * that. Lesson 10's columns strip (steps 2 and 4 at 1024x768, 113 px wide; step 8's
+ * answer at 1280x960) had no room for "columns[0,:23,16:19]" on its header line: the
+ * layout gives such a panel a second header line (the name over its brackets), and the
+ * record says the window is named; a record whose window goes unnamed is reported. */
+static int said_window;
+
+static void note_window(void *ctx, const char *msg)
+{
+    (void)ctx;
+    said_window += strstr(msg, "does not name the window's rows and columns") != NULL;
+}
+
+START_TEST(a_narrow_strip_names_its_window_on_a_second_line)
+{
+    open_lesson("10");
+    static const struct {
+        int w, h, step, reveal;
+    } at[] = {{1024, 768, 1, 0}, {1024, 768, 3, 0}, {1280, 960, 7, 1}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; ++i) {
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, at[i].w, at[i].h, at[i].step);
+        as_played(&f, &st, at[i].w, at[i].h, at[i].reveal);
+        const int cols = ks_trace_tensor(st.tr, "columns");
+        const int p = f.d.rec.panel[0].tensor == cols ? 0 : 1;
+        const vw_rec_panel *rp = &f.d.rec.panel[p];
+        ck_assert_int_eq(rp->tensor, cols);
+        ck_assert_msg(rp->window && rp->window_named, "10 s%d at %dx%d: columns' window unnamed", at[i].step + 1,
+                      at[i].w, at[i].h);
+        ck_assert_int_ne((f.L.header_two >> p) & 1, 0); /* on two lines: the strip is narrow */
+        /* the map starts under both lines */
+        ck_assert_int_ge(rp->map.y, rp->rect.y + vw_panel_header_h(f.L.line) + f.L.line);
+        said_window = 0;
+        vw_audit_rules(&slides[at[i].step], at[i].reveal, &f.d.rec, note_window, NULL);
+        ck_assert_int_eq(said_window, 0);
+        f.d.rec.panel[p].window_named = 0; /* as drawn before: reported */
+        vw_audit_rules(&slides[at[i].step], at[i].reveal, &f.d.rec, note_window, NULL);
+        ck_assert_int_eq(said_window, 1);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1: lesson 11 step 4 drew a (19 x 23) as 7-8 px cells beside the shared tile
  * at 1280x960 and 1024x768 (the tile takes its 55 %). The step, about the two tiles,
  * shows them: a_tile and b_tile, both printing their values at the three sizes, question
@@ -2337,6 +2383,7 @@ int main(void)
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
     tcase_add_test(tc, the_tiled_step_shows_both_tiles_legibly);
     tcase_add_test(tc, a_zoomed_panel_names_its_rows_and_columns);
+    tcase_add_test(tc, a_narrow_strip_names_its_window_on_a_second_line);
     tcase_add_test(tc, a_warp_over_two_patches_draws_both);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);

@@ -455,6 +455,14 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                        "%s at %dx%d: the %s panel counts %s and every cell is 0, a blank picture: show its values "
                        "or what the step counts",
                        which, rec->w, rec->h, p ? "right" : "left", vw_mode_name((vw_mode)rp->mode));
+        /* a window of the plane names its rows and columns in the header (issue 38 D12: 11
+         * s1's and 08 s8's zoomed panels under a header of the whole shape, 13 s10's zoom
+         * left column 0 out unsaid) */
+        if (!rp->hidden && !rp->table && rp->window && !rp->window_named)
+            bad += say(fn, ctx,
+                       "%s at %dx%d: the %s panel shows a window of its plane and its header does not name the "
+                       "window's rows and columns",
+                       which, rec->w, rec->h, p ? "right" : "left");
         /* values: printed where they fit, else zoomed to the step's cells where that makes them fit */
         if (!rp->hidden && !rp->values && rp->need_cell > 0 &&
             (rp->cell >= rp->need_cell || (rp->focus_cell >= rp->need_cell && !rp->zoomed)))

@@ -363,64 +363,6 @@ static vw_rect whole_cells(const vw_heatmap *m, vw_rect map, int need)
     return (vw_rect){.x = a[0], .y = a[1], .w = b[0] - a[0], .h = b[1] - a[1]};
 }
 
-/* Whether panel p shows a window of its plane, rows wy0..wy1 - 1 and columns wx0..wx1 - 1
- * of it, that leaves some of its cells out (of a sparse plane, some filled cell: its
- * empty rows round its ring are no data); its rows and columns in view, of the axes cut,
- * into buf ("rows 1..10, cols 2..11"). */
-static int window_text(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0,
-                       int64_t wx1, char *buf, size_t n)
-{
-    int64_t y0 = 0, x0 = 0, y1 = m->rows - 1, x1 = m->cols - 1;
-    if (vw_effective_mode(s, p) == VW_MODE_VALUES && !vw_filled_box(s, p, &y0, &x0, &y1, &x1))
-        y0 = 0, x0 = 0, y1 = m->rows - 1, x1 = m->cols - 1;
-    const int rows = y0 < wy0 || y1 >= wy1, cols = x0 < wx0 || x1 >= wx1;
-    if (!rows && !cols) return 0;
-    if (rows && cols)
-        snprintf(buf, n, "rows %lld..%lld, cols %lld..%lld", (long long)wy0, (long long)wy1 - 1, (long long)wx0,
-                 (long long)wx1 - 1);
-    else if (rows) snprintf(buf, n, "rows %lld..%lld", (long long)wy0, (long long)wy1 - 1);
-    else snprintf(buf, n, "cols %lld..%lld", (long long)wx0, (long long)wx1 - 1);
-    return 1;
-}
-
-/* The window as a slice of the plane in the header's notation: the panel's place with
- * its last two axes as the rows and columns in view, as Python slices them ("input[0, 0,
- * :, :6]"); where that is longer than cols and the tensor has one plane, its name with
- * them ("columns[:15, :2]", "in[:, 16:]", as the header names such a tensor). 0 where
- * neither fits in cols. */
-static int window_slice(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0,
-                        int64_t wx1, int cols, char *buf, size_t n)
-{
-    char where[128], ax[2][48];
-    vw_describe_panel_where(s, p, where, sizeof where);
-    const int64_t lo[2] = {wy0, wx0}, hi[2] = {wy1, wx1}, all[2] = {m->rows, m->cols};
-    for (int a = 0; a < 2; ++a) { /* as Python writes it: no 0 before the colon, no end after it */
-        char from[24] = "", to[24] = "";
-        if (lo[a] > 0) snprintf(from, sizeof from, "%lld", (long long)lo[a]);
-        if (hi[a] < all[a]) snprintf(to, sizeof to, "%lld", (long long)hi[a]);
-        snprintf(ax[a], sizeof ax[a], "%s:%s", from, to);
-    }
-    const size_t len = strlen(where);
-    if (len > 5 && !strcmp(where + len - 5, ":, :]")) {
-        snprintf(buf, n, "%.*s%s, %s]", (int)(len - 5), where, ax[0], ax[1]);
-        if ((int)strlen(buf) <= cols) return 1;
-        /* a strip: without the spaces ("columns[0,:26,:4]") */
-        size_t k = 0;
-        for (const char *q = buf; *q && k + 1 < sizeof where; ++q)
-            if (!(*q == ' ' && q > buf && q[-1] == ',')) where[k++] = *q;
-        where[k] = 0;
-        if ((int)k <= cols) {
-            snprintf(buf, n, "%s", where);
-            return 1;
-        }
-    }
-    const ks_tensor *T = &s->tr->tensors[s->panel[p].tensor];
-    if (vw_plane_dims_of(T).planes != 1 && strchr(where, '[')) return 0;
-    snprintf(buf, n, "%s[%s, %s]", T->name, ax[0], ax[1]);
-    if ((int)strlen(buf) > cols) snprintf(buf, n, "%s[%s,%s]", T->name, ax[0], ax[1]); /* a strip: "columns[:15,:2]" */
-    return (int)strlen(buf) <= cols;
-}
-
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     vw_rect area = panel ? L->output : L->input;
@@ -577,7 +519,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
             vy1 = y + 1 > vy1 ? y + 1 : vy1, vx1 = x + 1 > vx1 ? x + 1 : vx1;
         }
     }
-    const int window = s->nslides && window_text(s, panel, &m, vy0, vy1, vx0, vx1, win, sizeof win);
+    const int window = s->nslides && vw_window_text(s, panel, &m, vy0, vy1, vx0, vx1, win, sizeof win);
     int named = 0;
     if (window) {
         const int room = cols - (int)strlen(win) - 2;
@@ -586,19 +528,40 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         if (named) snprintf(head + strlen(head), sizeof head - strlen(head), "  %s", win);
         /* else as a slice of the plane, the header's own notation: "in[:, 16:21]" */
         char sl[224] = "";
-        if (!named && window_slice(s, panel, &m, vy0, vy1, vx0, vx1, cols, sl, sizeof sl))
+        if (!named && vw_window_slice(s, panel, &m, vy0, vy1, vx0, vx1, cols, sl, sizeof sl))
             snprintf(head, sizeof head, "%s", sl), named = 1;
         /* else in a smaller value font a room still reads (a narrow strip: 10's columns) */
         for (int k = 1; !named && k < vw_value_fonts(d, d->rec.h); ++k) {
             const vw_font *f = vw_value_font(d, k);
             const int kc = f->advance > 0 ? (top ? cols * adv : area.w - 8) / f->advance : 0;
-            if (window_slice(s, panel, &m, vy0, vy1, vx0, vx1, kc, sl, sizeof sl))
+            if (vw_window_slice(s, panel, &m, vy0, vy1, vx0, vx1, kc, sl, sizeof sl))
                 snprintf(head, sizeof head, "%s", sl), named = 1, font = f;
         }
+    }
+    /* else, where the layout gave the header a second line (vw_layout.header_two), the
+     * slice on two: the tensor's name over its brackets ("columns" over "[0,:24,16:19]") */
+    char second[224] = "";
+    if (window && !named && ((L->header_two >> panel) & 1)) {
+        char sl[224];
+        for (int k = 0; !named && k < vw_value_fonts(d, d->rec.h); ++k) {
+            const vw_font *f = k ? vw_value_font(d, k) : &d->font;
+            const int kc = f->advance > 0 ? (area.w - 8) / f->advance : 0;
+            char *br = vw_window_slice(s, panel, &m, vy0, vy1, vx0, vx1, 1 << 20, sl, sizeof sl) ? strchr(sl, '[') : 0;
+            if (!br) break;
+            size_t n = 0; /* without the spaces after its commas, as a strip writes it */
+            for (const char *q = br; *q && n + 1 < sizeof second; ++q)
+                if (!(*q == ' ' && q > br && q[-1] == ',')) second[n++] = *q;
+            second[n] = 0, *br = 0;
+            if ((int)strlen(sl) <= kc && (int)n <= kc) snprintf(head, sizeof head, "%.99s", sl), named = 1, font = f;
+        }
+        if (!named) second[0] = 0;
     }
     if (!named) vw_describe_panel_fit(s, panel, c->lo, c->hi, cols > 1 ? cols : 1, head, sizeof head);
     vw_text(font, d->r, area.x + 4, area.y + 2 + (d->font.line - font->line) / 2, VW_COL_TEXT,
             top ? cols * adv : area.w - 8, head);
+    if (second[0])
+        vw_text(font, d->r, area.x + 4, area.y + 2 + d->font.line + (d->font.line - font->line) / 2, VW_COL_TEXT,
+                area.w - 8, second);
     d->legend_x[panel] = area.x + 4 + (int)strlen(head) * font->advance + 2 * adv;
     rp->window = window, rp->window_named = named;
     vw_draw_bars(d, s, L, panel, c, &m);

@@ -66,6 +66,7 @@ void vw_layout_compute_slides(vw_layout *L, int w, int h, int line, int story_li
     L->title_lines = title_lines;
     L->arrangement = VW_ARR_VIEWER;
     L->legend_top = 0;
+    L->header_two = 0;
     L->vadv = L->vline = 0;
     int bar = line + 6;
     L->title = rect(0, 0, w, title_lines * line + 6);
@@ -224,6 +225,7 @@ void vw_layout_slide(vw_layout *L, int w, int h, int line, const vw_slide_geom *
     split = split < 200 ? 200 : split > 800 ? 800 : split;
     const int half = (int)((int64_t)(maps.w - PAD) * split / 1000);
     L->legend_top = g->legend_top & 3;
+    L->header_two = 0;
     slide_heat_panel(rect(maps.x, maps.y, half, maps.h), line, L->legend_top & 1, &L->input, &L->input_legend);
     slide_heat_panel(rect(maps.x + half + PAD, maps.y, maps.w - half - PAD, maps.h), line, L->legend_top & 2,
                      &L->output, &L->output_legend);

@@ -26,6 +26,9 @@ typedef struct vw_layout {
     /* a slide's arrangement (vw_layout_slide; 0: the viewer's own layout) */
     int arrangement;
     int legend_top; /* a slide's panels whose legend sits on the header line (vw_slide_geom) */
+    /* a slide's panels whose header takes a second line (bit 0 the input's, bit 1 the
+     * output's): a narrow strip's window named as "columns" over "[0,:24,16:19]" */
+    int header_two;
     /* the text size of the numbers printed in heatmap cells at their smallest: its glyph
      * advance and line (0: three fifths of the text's, vw_value_metrics) */
     int vadv, vline;

@@ -5,6 +5,7 @@
  * or where the user zoomed and panned (Z / X, the wheel, Shift+arrows, a right drag). */
 #include <cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,8 +50,10 @@ vw_mode vw_effective_mode(const vw_state *s, int panel)
 vw_rect vw_panel_map_area(const vw_layout *L, int panel)
 {
     vw_rect area = panel ? L->output : L->input;
-    area.y += vw_panel_header_h(L->line); /* the panel's header line */
-    area.h -= vw_panel_header_h(L->line);
+    /* the panel's header line, and a second one where a window's name needs it */
+    const int head = vw_panel_header_h(L->line) + ((L->header_two >> panel) & 1 ? L->line : 0);
+    area.y += head;
+    area.h -= head;
     if (area.h < 1) area.h = 1;
     if (area.w < 1) area.w = 1;
     return area;
@@ -825,4 +828,75 @@ int vw_focus_panel(const vw_state *s)
             if (any < 0) any = p;
         }
     return any;
+}
+
+/* vw_view.h */
+int vw_window_text(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0, int64_t wx1,
+                   char *buf, size_t n)
+{
+    int64_t y0 = 0, x0 = 0, y1 = m->rows - 1, x1 = m->cols - 1;
+    if (vw_effective_mode(s, p) == VW_MODE_VALUES && !vw_filled_box(s, p, &y0, &x0, &y1, &x1))
+        y0 = 0, x0 = 0, y1 = m->rows - 1, x1 = m->cols - 1;
+    const int rows = y0 < wy0 || y1 >= wy1, cols = x0 < wx0 || x1 >= wx1;
+    if (!rows && !cols) return 0;
+    if (rows && cols)
+        snprintf(buf, n, "rows %lld..%lld, cols %lld..%lld", (long long)wy0, (long long)wy1 - 1, (long long)wx0,
+                 (long long)wx1 - 1);
+    else if (rows) snprintf(buf, n, "rows %lld..%lld", (long long)wy0, (long long)wy1 - 1);
+    else snprintf(buf, n, "cols %lld..%lld", (long long)wx0, (long long)wx1 - 1);
+    return 1;
+}
+
+/* vw_view.h */
+int vw_window_slice(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0, int64_t wx1,
+                    int cols, char *buf, size_t n)
+{
+    char where[128], ax[2][48];
+    vw_describe_panel_where(s, p, where, sizeof where);
+    const int64_t lo[2] = {wy0, wx0}, hi[2] = {wy1, wx1}, all[2] = {m->rows, m->cols};
+    for (int a = 0; a < 2; ++a) { /* as Python writes it: no 0 before the colon, no end after it */
+        char from[24] = "", to[24] = "";
+        if (lo[a] > 0) snprintf(from, sizeof from, "%lld", (long long)lo[a]);
+        if (hi[a] < all[a]) snprintf(to, sizeof to, "%lld", (long long)hi[a]);
+        snprintf(ax[a], sizeof ax[a], "%s:%s", from, to);
+    }
+    const size_t len = strlen(where);
+    if (len > 5 && !strcmp(where + len - 5, ":, :]")) {
+        snprintf(buf, n, "%.*s%s, %s]", (int)(len - 5), where, ax[0], ax[1]);
+        if ((int)strlen(buf) <= cols) return 1;
+        /* a strip: without the spaces ("columns[0,:26,:4]") */
+        size_t k = 0;
+        for (const char *q = buf; *q && k + 1 < sizeof where; ++q)
+            if (!(*q == ' ' && q > buf && q[-1] == ',')) where[k++] = *q;
+        where[k] = 0;
+        if ((int)k <= cols) {
+            snprintf(buf, n, "%s", where);
+            return 1;
+        }
+    }
+    const ks_tensor *T = &s->tr->tensors[s->panel[p].tensor];
+    if (vw_plane_dims_of(T).planes != 1 && strchr(where, '[')) return 0;
+    snprintf(buf, n, "%s[%s, %s]", T->name, ax[0], ax[1]);
+    if ((int)strlen(buf) > cols) snprintf(buf, n, "%s[%s,%s]", T->name, ax[0], ax[1]); /* a strip: "columns[:15,:2]" */
+    return (int)strlen(buf) <= cols;
+}
+
+
+int vw_window_name_chars(const vw_state *s, const vw_layout *L, int panel)
+{
+    if (!s->nslides || s->panel[panel].tensor < 0) return 0;
+    const vw_heatmap m = vw_panel_map(s, L, panel);
+    const vw_rect map = vw_panel_map_area(L, panel);
+    const double cw = m.cell > 0 ? m.cell : 1;
+    /* the whole cells in view (the drawing names those that print their numbers) */
+    const int64_t vy0 = (int64_t)fmax(0, ceil((map.y - m.oy) / cw - 1e-6)),
+                  vy1 = (int64_t)fmin((double)m.rows, floor((map.y + map.h - m.oy) / cw + 1e-6)),
+                  vx0 = (int64_t)fmax(0, ceil((map.x - m.ox) / cw - 1e-6)),
+                  vx1 = (int64_t)fmin((double)m.cols, floor((map.x + map.w - m.ox) / cw + 1e-6));
+    char win[112], sl[224];
+    if (vy1 <= vy0 || vx1 <= vx0 || !vw_window_text(s, panel, &m, vy0, vy1, vx0, vx1, win, sizeof win)) return 0;
+    if (!vw_window_slice(s, panel, &m, vy0, vy1, vx0, vx1, 1 << 20, sl, sizeof sl)) return 0;
+    int n = 0; /* without the spaces after its commas, as a strip writes it */
+    for (const char *q = sl; *q; ++q) n += !(*q == ' ' && q > sl && q[-1] == ',');
+    return n;
 }

@@ -69,4 +69,22 @@ int vw_fig_window_find(const vw_state *s, int panel, vw_fig_geom *g, int64_t fir
  * max), 0 without the figure or such accesses. */
 int vw_fig_warp_cells(const vw_state *s, int panel, int64_t (*yx)[2], int *lane, int *sector, int max);
 
+/* Whether panel p shows a window of its plane, rows wy0..wy1 - 1 and columns wx0..wx1 - 1
+ * of it, that leaves some of its cells out (of a sparse plane, some filled cell: its
+ * empty rows round its ring are no data); its rows and columns in view, of the axes cut,
+ * into buf ("rows 1..10, cols 2..11"). */
+int vw_window_text(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0, int64_t wx1,
+                   char *buf, size_t n);
+/* The window as a slice of the plane in the header's notation: the panel's place with
+ * its last two axes as the rows and columns in view, as Python slices them ("input[0, 0,
+ * :, :6]"); where that is longer than cols and the tensor has one plane, its name with
+ * them ("columns[:15, :2]", "in[:, 16:]", as the header names such a tensor); a strip's
+ * without the spaces ("columns[0,:26,:4]"). 0 where none fits in cols. */
+int vw_window_slice(const vw_state *s, int p, const vw_heatmap *m, int64_t wy0, int64_t wy1, int64_t wx0, int64_t wx1,
+                    int cols, char *buf, size_t n);
+/* The characters the shortest slice naming a slide's window of panel p's plane takes in
+ * layout L (its whole cells in view); 0 where the panel shows its plane whole or no slice
+ * names it. A slide's layout gives the panel the width for it (issue 38 D12). */
+int vw_window_name_chars(const vw_state *s, const vw_layout *L, int panel);
+
 #endif
