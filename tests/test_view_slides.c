@@ -2049,6 +2049,47 @@ START_TEST(clamp_labels_sit_near_their_corners)
 }
 END_TEST
 
+/* issue 38 D8: lesson 14 step 5 narrates thread 13's sample at x 7.71875, past the last
+ * column, which torchvision loads as column 7; the slide drew our run's samples where the
+ * clamp put them only. Each clamped one is drawn from where its bin put it too: a clamp
+ * mark from (5, 7.71875) to (5, 7), in view (the plane keeps a column past its right
+ * edge for it, none on its left), at the three sizes, question and answer. */
+static int guide_clamps;
+
+static void guide_clamp_drawn(void *ctx, int k, int reveal, const vw_record *rec, const vw_state *s)
+{
+    (void)ctx, (void)reveal;
+    if (k != 4) return;
+    const vw_rec_panel *rp = &rec->panel[0];
+    ck_assert_int_eq(rp->tensor, ks_trace_tensor(s->tr, "input"));
+    ck_assert_int_ge(rp->side[VW_SIDE_RIGHT], 1);
+    ck_assert_int_eq(rp->side[VW_SIDE_LEFT], 0);
+    int found = 0;
+    for (int i = 0; i < rec->nmarks; ++i) {
+        const vw_rec_mark *mk = &rec->marks[i];
+        if (mk->kind != VW_MARK_CLAMP || mk->panel != 0 || fabs(mk->x0 - 7.71875) > 1e-6) continue;
+        ck_assert(fabs(mk->x1 - 7) < 1e-6 && fabs(mk->y0 - mk->y1) < 1e-6);
+        const double px = rp->ox + (mk->x0 + 0.5) * rp->cell; /* on screen, inside the map */
+        ck_assert(px > rp->map.x && px < rp->map.x + rp->map.w);
+        found += fabs(mk->y0 - 5) < 1e-6;
+    }
+    ck_assert_int_eq(found, 1); /* the second sample, y 5 */
+    guide_clamps++;
+}
+
+START_TEST(a_clamped_guide_sample_starts_where_its_bin_put_it)
+{
+    open_lesson("14");
+    guide_clamps = 0;
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        ck_assert_int_eq(vw_audit_slides(slides, nslides, les.title, &ses.tr, &ses.idx, vw_audit_size[z][0],
+                                         vw_audit_size[z][1], 0, guide_clamp_drawn, NULL),
+                         0);
+    ck_assert_int_eq(guide_clamps, 2 * VW_AUDIT_SIZES);
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
  * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
  * breaks where a printed number stands: no pixel of a number's box in the outlines'
@@ -2356,6 +2397,7 @@ int main(void)
     tcase_add_test(tc, the_picture_rule_measures_the_grid_not_its_panel);
     tcase_add_test(tc, three_digit_values_keep_apart);
     tcase_add_test(tc, clamp_labels_sit_near_their_corners);
+    tcase_add_test(tc, a_clamped_guide_sample_starts_where_its_bin_put_it);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);

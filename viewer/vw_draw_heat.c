@@ -272,7 +272,12 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     char lo[48], hi[48], mid[64];
     legend_ends(c, lo, hi);
     if (L->arrangement) { /* a slide's legend is one line: lo [bar] hi  mode */
-        const int adv = d->font.advance, lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
+        const int adv = d->font.advance;
+        /* the ends in their narrow form where the exact ones do not fit the panel (14 s5's
+         * output, 266 px at 1920x1080: "126.828125" ran into the band), as the cells print */
+        if (((int)strlen(lo) + (int)strlen(hi) + 3) * adv > lg.w && !c->picture)
+            vw_cell_text(lo, 48, c->lo, 1), vw_cell_text(hi, 48, c->hi, 1);
+        const int lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
         char phase[48];       /* the shared tile: the values as the focused block's phase leaves them */
         if (d->tile.cut >= 0) /* "as-read": the tile as the focused item's first read finds it */
             snprintf(phase, sizeof phase, "values item %u reads", d->tile.item);

@@ -309,16 +309,14 @@ static void draw_windows(vw_draw *d, const vw_state *s, const vw_heatmap *m, int
 /* RoIAlign: the focused sample before and after its border clamp. The grid puts sample
  * tap = iy*grid_w + ix of bin (ph, pw) at y = y0 + (ph + (iy + 0.5)/grid_h) * bin_h (x
  * likewise), the RoI's box (y0..y1, x0..x1, rows x cols bins) its region event. */
-static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+/* A clamped sample where its bin put it, (y, x): a hollow orange square, and an arrow
+ * from it to where the clamp moved it, (cy, cx); both markers of the record. Returns the
+ * square. */
+static vw_rect clamp_arrow(vw_draw *d, const vw_heatmap *m, int panel, double y, double x, double cy, double cx)
 {
-    double y, x;
-    const ks_event *f = vw_fig_clamped_sample(s, panel, &y, &x);
-    if (!f) return;
-    const double cy = f->u.sample.y, cx = f->u.sample.x;
     int rx, ry, qx, qy;
     vw_heatmap_point(m, y, x, &rx, &ry);
     vw_heatmap_point(m, cy, cx, &qx, &qy);
-    /* before: a hollow orange square; an arrow to the clamped sample (its own ring) */
     const int half = m->cell >= 40 ? 6 : 4;
     const vw_rect before = {.x = rx - half, .y = ry - half, .w = 2 * half + 1, .h = 2 * half + 1};
     vw_outline(d->r, before, 0x000000, 1, 1);
@@ -336,6 +334,19 @@ static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
     vw_rec_add_dot(&d->rec, panel, (vw_rect){.x = ax0 - 4, .y = ay0 - 4, .w = abs(rx - qx) + 9, .h = abs(ry - qy) + 9},
                    (vw_rect){0}, 0);
     vw_values_over_markers(d, panel);
+    return before;
+}
+
+static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    double y, x;
+    const ks_event *f = vw_fig_clamped_sample(s, panel, &y, &x);
+    if (!f) return;
+    const double cy = f->u.sample.y, cx = f->u.sample.x;
+    int rx, ry, qx, qy;
+    vw_heatmap_point(m, y, x, &rx, &ry);
+    vw_heatmap_point(m, cy, cx, &qx, &qy);
+    const vw_rect before = clamp_arrow(d, m, panel, y, x, cy, cx);
     char a[24], b[24], a2[24], b2[24], text[128];
     const int along_y = (f->flags & KS_FLAG_CLAMP_Y) != 0, along_x = (f->flags & KS_FLAG_CLAMP_X) != 0;
     vw_cell_text(a, sizeof a, along_y ? y : x, 0);
@@ -616,6 +627,19 @@ static void draw_guide_samples(vw_draw *d, const vw_state *s, const vw_heatmap *
             vw_fill(d->r, (vw_rect){.x = dotr.x - 1, .y = dotr.y - 1, .w = dotr.w + 2, .h = dotr.h + 2}, 0x000000);
             vw_fill(d->r, dotr, VW_COL_VALID);
             vw_rec_add_dot(&d->rec, panel, dotr, (vw_rect){0}, 0);
+        }
+        /* a clamped one from where its bin put it (issue 38 D8: 14 s5 narrates the sample
+         * at x 7.71875, past the last column, that torchvision loads as column 7) */
+        double uy, ux;
+        if (vw_guide_sample_unclamped(g, e, &uy, &ux)) {
+            clamp_arrow(d, m, panel, uy, ux, e->u.sample.y, e->u.sample.x);
+            mark(d, (vw_rec_mark){.panel = panel,
+                                  .kind = VW_MARK_CLAMP,
+                                  .which = e->tap,
+                                  .y0 = uy,
+                                  .x0 = ux,
+                                  .y1 = e->u.sample.y,
+                                  .x1 = e->u.sample.x});
         }
         mark(d, (vw_rec_mark){.panel = panel,
                               .kind = VW_MARK_SAMPLE,

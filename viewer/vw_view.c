@@ -438,6 +438,31 @@ void vw_fig_window_taps(const vw_fig_geom *g, int a, int64_t c, int64_t *first, 
     *first = c * g->stride[a] - g->pad[a], *last = *first + (g->k[a] - 1) * g->dil[a];
 }
 
+/* Where the bin's grid puts sample f of a work item whose events are ev[0..n), before
+ * the border clamp moved it to its own coordinates: 1 and (*y, *x), or 0 when f is no
+ * clamped sample or the item's RoI and grid fields are missing. */
+static int unclamped_at(const ks_trace *tr, const ks_event *const *ev, int n, const ks_event *f, double *y, double *x)
+{
+    if (!f || f->kind != KS_EV_SAMPLE || !(f->flags & (KS_FLAG_CLAMP_Y | KS_FLAG_CLAMP_X))) return 0;
+    const ks_event *w = first_of(ev, n, KS_EV_WORK), *box = NULL;
+    for (int i = 0; i < n && !box; ++i)
+        if (ev[i]->kind == KS_EV_REGION && !(ev[i]->flags & KS_FLAG_GUIDE) && ev[i]->u.region.rows > 0) box = ev[i];
+    int64_t ph, pw, gh, gw;
+    if (!box || !field(tr, w, "ph", &ph) || !field(tr, w, "pw", &pw) || !field(tr, w, "grid_h", &gh) ||
+        !field(tr, w, "grid_w", &gw) || gh < 1 || gw < 1)
+        return 0;
+    const ks_ev_region *r = &box->u.region;
+    const double bin_h = (r->y1 - r->y0) / r->rows, bin_w = (r->x1 - r->x0) / r->cols;
+    const int64_t iy = f->tap / gw, ix = f->tap % gw;
+    *y = r->y0 + ph * bin_h + (iy + 0.5) * bin_h / (double)gh;
+    *x = r->x0 + pw * bin_w + (ix + 0.5) * bin_w / (double)gw;
+    const double cy = f->u.sample.y, cx = f->u.sample.x;
+    /* the clamp only ever moves a sample back onto the last row (column) */
+    if ((f->flags & KS_FLAG_CLAMP_Y) ? !(*y >= cy) : fabs(*y - cy) > 1e-4) return 0;
+    if ((f->flags & KS_FLAG_CLAMP_X) ? !(*x >= cx) : fabs(*x - cx) > 1e-4) return 0;
+    return 1;
+}
+
 const ks_event *vw_fig_clamped_sample(const vw_state *s, int panel, double *y, double *x)
 {
     static const ks_event *ev[MAX_EVENTS];
@@ -447,23 +472,18 @@ const ks_event *vw_fig_clamped_sample(const vw_state *s, int panel, double *y, d
         f->tensor != s->panel[panel].tensor || f->u.sample.plane != s->panel[panel].plane)
         return NULL;
     const int n = item_events(s, ev, MAX_EVENTS);
-    const ks_event *w = first_of(ev, n, KS_EV_WORK), *box = NULL;
-    for (int i = 0; i < n && !box; ++i)
-        if (ev[i]->kind == KS_EV_REGION && !(ev[i]->flags & KS_FLAG_GUIDE) && ev[i]->u.region.rows > 0) box = ev[i];
-    int64_t ph, pw, gh, gw;
-    if (!box || !field(s->tr, w, "ph", &ph) || !field(s->tr, w, "pw", &pw) || !field(s->tr, w, "grid_h", &gh) ||
-        !field(s->tr, w, "grid_w", &gw) || gh < 1 || gw < 1)
-        return NULL;
-    const ks_ev_region *r = &box->u.region;
-    const double bin_h = (r->y1 - r->y0) / r->rows, bin_w = (r->x1 - r->x0) / r->cols;
-    const int64_t iy = f->tap / gw, ix = f->tap % gw;
-    *y = r->y0 + ph * bin_h + (iy + 0.5) * bin_h / (double)gh;
-    *x = r->x0 + pw * bin_w + (ix + 0.5) * bin_w / (double)gw;
-    const double cy = f->u.sample.y, cx = f->u.sample.x;
-    /* the clamp only ever moves a sample back onto the last row (column) */
-    if ((f->flags & KS_FLAG_CLAMP_Y) ? !(*y >= cy) : fabs(*y - cy) > 1e-4) return NULL;
-    if ((f->flags & KS_FLAG_CLAMP_X) ? !(*x >= cx) : fabs(*x - cx) > 1e-4) return NULL;
-    return f;
+    return unclamped_at(s->tr, ev, n, f, y, x) ? f : NULL;
+}
+
+int vw_guide_sample_unclamped(const ks_trace *g, const ks_event *f, double *y, double *x)
+{
+    static const ks_event *ev[MAX_EVENTS];
+    int n = 0;
+    for (uint64_t i = 0; i < g->nevents && n < MAX_EVENTS; ++i) {
+        const ks_event *e = vw_event(g, i);
+        if (e->index == f->index && e->block == f->block && e->thread == f->thread && e->iter == f->iter) ev[n++] = e;
+    }
+    return unclamped_at(g, ev, n, f, y, x);
 }
 
 int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr)
@@ -525,6 +545,20 @@ int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, doubl
     double y, x;
     const ks_event *f = fig & VW_FIGURE_CLAMP ? vw_fig_clamped_sample(s, panel, &y, &x) : NULL;
     if (f) KEEP(y, x), KEEP((double)f->u.sample.y, (double)f->u.sample.x);
+    /* another run's samples of the focused item, where they sit and, clamped, where their
+     * bin put them (issue 38 D8: 14 s5's sample at x 7.71875, past the last column) */
+    const ks_trace *gt = s->slides[s->slide].guide;
+    const uint32_t it = vw_state_item(s);
+    const int gtensor = gt ? ks_trace_tensor(gt, s->tr->tensors[s->panel[panel].tensor].name) : -1;
+    for (uint64_t i = 0; (fig & VW_FIGURE_SAMPLES) && gtensor >= 0 && it != VW_NONE && i < gt->nevents; ++i) {
+        const ks_event *ge = vw_event(gt, i);
+        if (ge->kind != KS_EV_SAMPLE || (int64_t)ge->index != s->idx->items[it].index ||
+            ge->tensor != (uint32_t)gtensor || ge->u.sample.plane != s->panel[panel].plane ||
+            !(fabsf(ge->u.sample.y) < 1e6f) || !(fabsf(ge->u.sample.x) < 1e6f))
+            continue;
+        KEEP((double)ge->u.sample.y, (double)ge->u.sample.x);
+        if (vw_guide_sample_unclamped(gt, ge, &y, &x)) KEEP(y, x);
+    }
     vw_fig_geom g;
     int64_t first[2], last[2];
     if ((fig & VW_FIGURE_WINDOW) && vw_fig_window_find(s, panel, &g, first, last))

@@ -47,6 +47,9 @@ void vw_fig_window_taps(const vw_fig_geom *g, int a, int64_t c, int64_t *first, 
  * before the border clamp moved it to its own coordinates; NULL when it is no clamped
  * sample (or the item's RoI and grid fields are missing). */
 const ks_event *vw_fig_clamped_sample(const vw_state *s, int panel, double *y, double *x);
+/* The same for sample f of trace g (another run's, a slide's guide): 1 and where its
+ * bin's grid put it, or 0. */
+int vw_guide_sample_unclamped(const ks_trace *g, const ks_event *f, double *y, double *x);
 
 /* im2col: the windows the floor drops past the focused item's on panel p's plane: along
  * each axis where the item's window is the last (axis[i]), the dropped window's first
