@@ -2090,6 +2090,34 @@ START_TEST(a_clamped_guide_sample_starts_where_its_bin_put_it)
 }
 END_TEST
 
+/* issue 38 D8: lesson 08 steps 2-3 outline item 30's candidate (3, 9) on out_sites, an
+ * empty cell, and the text says the grid holds -1 there: the cell prints its -1 (dim),
+ * the only empty cell that prints one, at the three sizes. */
+START_TEST(an_empty_cell_the_step_names_prints_what_it_holds)
+{
+    open_lesson("08");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        for (int k = 1; k <= 2; ++k) {
+            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, k);
+            as_played(&f, &st, w, h, 0);
+            const int out = ks_trace_tensor(st.tr, "out_sites");
+            const int p = f.d.rec.panel[0].tensor == out ? 0 : 1;
+            const vw_rec_panel *rp = &f.d.rec.panel[p];
+            ck_assert_int_eq(rp->tensor, out);
+            int minus = 0, at = 0;
+            for (int j = 0; j < rp->nvalues; ++j)
+                if (!strcmp(rp->value[j].text, "-1")) minus++, at += rp->value[j].y == 3 && rp->value[j].x == 9;
+            ck_assert_msg(minus == 1 && at == 1, "08 s%d at %dx%d: %d cells print -1", k + 1, w, h, minus);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
  * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
  * breaks where a printed number stands: no pixel of a number's box in the outlines'
@@ -2398,6 +2426,7 @@ int main(void)
     tcase_add_test(tc, three_digit_values_keep_apart);
     tcase_add_test(tc, clamp_labels_sit_near_their_corners);
     tcase_add_test(tc, a_clamped_guide_sample_starts_where_its_bin_put_it);
+    tcase_add_test(tc, an_empty_cell_the_step_names_prints_what_it_holds);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);

@@ -108,6 +108,47 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
                 rp->values_cut = 1;
             }
         }
+    /* an empty cell of a sparse plane the step names (the focused item reads or writes
+     * it, or outlines it alone) prints what it holds, dim on the background: the -1 of
+     * "no site" (issue 38 D8: 08 s3's candidate (3, 9) was an outlined blank where the
+     * text says -1) */
+    const uint32_t it = s->nslides && sparse && s->idx ? vw_state_item(s) : VW_NONE;
+    const vw_item *item = it != VW_NONE ? &s->idx->items[it] : NULL;
+    static vw_box boxes[64];
+    const int nb = item ? vw_item_boxes(s->tr, s->idx, it, boxes, 64) : 0;
+    for (uint32_t e = 0; item && e < item->count + (uint32_t)nb; ++e) {
+        int64_t y, x;
+        if (e < item->count) {
+            const ks_event *ev = vw_event(s->tr, vw_item_ev(s->idx, item, e));
+            if ((ev->kind != KS_EV_READ && ev->kind != KS_EV_WRITE) || ev->tensor != (uint32_t)t ||
+                ev->u.access.plane != plane)
+                continue;
+            y = ev->u.access.y, x = ev->u.access.x;
+        } else { /* a region round one cell (cell y spans y - 0.5 .. y + 0.5) */
+            const vw_box *b = &boxes[e - item->count];
+            const double cy = (b->y0 + b->y1) / 2, cx = (b->x0 + b->x1) / 2;
+            if (b->tensor != t || b->plane != plane || b->dim || !(fabs(b->y1 - b->y0) <= 1.01) ||
+                !(fabs(b->x1 - b->x0) <= 1.01) || !(fabs(cy) < 1e6) || !(fabs(cx) < 1e6))
+                continue;
+            y = (int64_t)floor(cy + 0.5), x = (int64_t)floor(cx + 0.5);
+        }
+        const int64_t off = base + y * pd.w + x;
+        if (y < y0 || y >= y1 || x < x0 || x >= x1 || !vw_cell_empty(T, off)) continue;
+        int seen = 0;
+        for (int j = 0; j < rp->nvalues && !seen; ++j) seen = rp->value[j].y == y && rp->value[j].x == x;
+        if (seen || rp->nvalues >= VW_REC_VALUES) continue;
+        vw_cell_text(buf, sizeof buf, vw_tensor_value(T, off), narrow);
+        const vw_rect r = vw_heatmap_cell(m, y, x);
+        const int w = (int)strlen(buf) * font->advance;
+        const vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - font->line) / 2, .w = w, .h = font->line};
+        if (w > r.w - vw_value_gap(font->advance) || at.x < area.x || at.y < area.y || at.x + at.w > area.x + area.w ||
+            at.y + at.h > area.y + area.h)
+            continue;
+        vw_text(font, d->r, at.x, at.y, VW_COL_DIM, 0, buf);
+        rp->value[rp->nvalues].y = (int32_t)y, rp->value[rp->nvalues].x = (int32_t)x;
+        rp->value[rp->nvalues].box = at;
+        snprintf(rp->value[rp->nvalues++].text, sizeof rp->value[0].text, "%s", buf);
+    }
     return k;
 }
 
