@@ -16,7 +16,7 @@
 #   make gallery     conv_arithmetic's animations (GIF + PNG frames) from real im2col/col2im
 #                    traces into $(BUILD)/gallery, or GALLERY=DIR (docs/gallery.md)
 BUILD ?= build
-PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev \
+PKGS := cmake pkg-config gcc make libcjson-dev check libsubunit-dev libzstd-dev \
         libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev fonts-dejavu-core xvfb xauth \
         libpng-dev libgif-dev clang-16 libdw-dev clang-format-14
 MAKEFLAGS += --no-print-directory

@@ -49,6 +49,7 @@ typedef struct ks_record_paths {
     char lib[4096], patches[4200], pydir[4096];
     char kernel[256], launch[32], blocks[64], threads[64], max_events[32];
     int shared; /* --shared-accesses */
+    int zstd;   /* --compress */
 } ks_record_paths;
 /* Finds the library and patches: 0, -1 no library, -2 no patches. */
 int ks_record_paths_find(ks_record_paths *p);

@@ -76,8 +76,8 @@ int ks_cmd_info(int argc, char **argv)
         printf("format:   version 1, 64 bytes an event\n");
     } else {
         const uint64_t chunks = tr.index_sec.length / 32;
-        printf("format:   version 2, %llu bytes of events in %llu chunk%s", (unsigned long long)tr.event_sec.length,
-               (unsigned long long)chunks, chunks == 1 ? "" : "s");
+        printf("format:   version 2, %llu bytes of events in %llu %schunk%s", (unsigned long long)tr.event_sec.length,
+               (unsigned long long)chunks, tr.zstd ? "zstd " : "", chunks == 1 ? "" : "s");
         if (tr.file_events) printf(", %.1f bytes an event", (double)tr.event_sec.length / (double)tr.file_events);
         printf("\n");
     }
@@ -351,25 +351,35 @@ int ks_cmd_convert(int argc, char **argv)
     static ks_trace tr;
     const char *out = NULL, *ver = NULL;
     if (wants_help(argc, argv)) {
-        printf("usage: kscope convert IN.kst OUT.kst [--version 1|2]\n\n"
+        printf("usage: kscope convert IN.kst OUT.kst [--version 1|2] [--compress | --no-compress]\n\n"
                "Rewrites a trace in another format version (default %d, the compact one; 1 is the\n"
                "64-byte record of earlier releases, which every release reads). The records are the\n"
                "same, bit for bit (version 2 keeps them in work-item order, so 2 -> 1 -> 2 gives the\n"
                "first file back byte for byte). Checksums are\n"
-               "verified first; OUT appears whole or not at all. docs/trace-format.md.\n",
+               "verified first; OUT appears whole or not at all. docs/trace-format.md.\n\n"
+               "  --compress     version 2's chunks compressed with zstd (smaller; readers\n"
+               "                 of this release and later decompress each chunk they read)\n"
+               "  --no-compress  not compressed (the default, unless IN is compressed: then kept)\n",
                KS_KST_VERSION);
         return KS_EXIT_OK;
     }
+    int compress = -1; /* -1: as IN */
     for (int i = 2; i < argc; ++i) {
         int m = ks_flag(argc, argv, &i, "version", &ver);
         if (m < 0) return ks_cli_error("convert", "--version needs 1 or 2");
         if (m > 0) continue;
+        if (!strcmp(argv[i], "--compress") || !strcmp(argv[i], "--no-compress")) {
+            compress = argv[i][2] == 'c';
+            continue;
+        }
         if (argv[i][0] == '-' || out)
             return ks_cli_error("convert", "unexpected argument '%s' (kscope convert --help)", argv[i]);
         out = argv[i];
     }
     if (ver && strcmp(ver, "1") && strcmp(ver, "2"))
         return ks_cli_error("convert", "--version is 1 or 2, not '%s'", ver);
+    if (compress == 1 && ver && !strcmp(ver, "1"))
+        return ks_cli_error("convert", "--compress is for version 2 (version 1's records are mapped as they are)");
     if (argc >= 2 && argv[1][0] != '-' && !out)
         return ks_cli_error("convert", "needs an output file: kscope convert IN.kst OUT.kst");
     if (out && ks_out_check(out)) return ks_cli_error("convert", "%s", ks_error_message());
@@ -378,11 +388,15 @@ int ks_cmd_convert(int argc, char **argv)
     int rc = open_trace("convert", argc, argv, &tr);
     if (rc) return rc;
     const int from = tr.version;
-    if (ks_trace_verify(&tr) || (tr.version = ver ? ver[0] - '0' : KS_KST_VERSION, ks_trace_write(out, &tr))) {
+    const int from_zstd = tr.zstd, bad = ks_trace_verify(&tr); /* the file as read: its version, its chunks */
+    tr.version = ver ? ver[0] - '0' : KS_KST_VERSION;
+    if (compress >= 0) tr.zstd = compress;
+    if (tr.version == 1) tr.zstd = 0;
+    if (bad || ks_trace_write(out, &tr)) {
         rc = ks_cli_error("convert", "%s", ks_error_message());
     } else {
-        printf("converted %s (version %d) to %s (version %d): %llu events\n", argv[1], from, out, tr.version,
-               (unsigned long long)tr.nevents);
+        printf("converted %s (version %d%s) to %s (version %d%s): %llu events\n", argv[1], from,
+               from_zstd ? ", zstd" : "", out, tr.version, tr.zstd ? ", zstd" : "", (unsigned long long)tr.nevents);
     }
     ks_trace_close(&tr);
     return rc;

@@ -98,6 +98,7 @@ static struct {
     char out[2048], status[2048], patches[2048];
     int have_regex, launch_all;
     int shared; /* KS_RECORD_SHARED=1: shared accesses and barriers patched too */
+    int zstd;   /* KS_RECORD_ZSTD=1: traces' chunks compressed with zstd (--compress) */
     int times;  /* KS_RECORD_TIMES=1: a note of each recorded launch's times, and at exit the
                  * modules' patching and the buffers' setup */
     int npatched, nskipped;
@@ -619,6 +620,7 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         if (!have_filter) L.filter = ks_filter_all(); /* nothing left out: check's whole-launch rules apply */
         L.recs = recs, L.nrecs = n, L.sorted = sorted != NULL && recs == sorted;
         L.dropped = dev.counters[1];
+        L.zstd = g.zstd;
         L.bufs = bufs, L.nbufs = nbufs;
         L.copy = copy_back, L.ctx = &cc;
         L.line_of = line_of;
@@ -821,6 +823,7 @@ KS_API int InitializeInjection(void)
         else g.have_regex = 1;
     }
     g.shared = (s = getenv("KS_RECORD_SHARED")) && !strcmp(s, "1");
+    g.zstd = (s = getenv("KS_RECORD_ZSTD")) && !strcmp(s, "1");
     g.times = (s = getenv("KS_RECORD_TIMES")) && !strcmp(s, "1");
     if (g.times) atexit(note_exit_start);
     s = getenv("KS_RECORD_LAUNCH");

@@ -42,6 +42,7 @@ typedef struct ks_rec_launch {
     const ks_rec *recs; /* in slot order, or sorted by ks_rec_sort (then `sorted` is 1) */
     int sorted;
     uint64_t nrecs, dropped; /* dropped: records that found no room */
+    int zstd;                /* the trace's chunks compressed with zstd (kscope record --compress) */
     const ks_rec_buf *bufs;  /* named ranges first: they win over the allocation they lie in */
     int nbufs;
     /* where an instruction's source is; NULL or returning 0: sites named by offset */

@@ -453,6 +453,7 @@ int ks_rec_write_trace(const ks_rec_launch *l, const char *path)
     tr->events = NULL; /* made as they are written */
     tr->nevents = E.n;
     tr->dropped = l->dropped;
+    tr->zstd = l->zstd;
     for (int i = 0; i < b.nt; ++i) {
         const ks_rec_buf *x = b.t[i].buf;
         ks_tensor *t = &tr->tensors[i];

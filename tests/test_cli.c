@@ -111,8 +111,9 @@ START_TEST(tour_works_on_defaults)
 }
 END_TEST
 
-/* Format 2 is what run writes; version 1 (kscope convert) reads the same everywhere:
- * step prints the same text, export the same events.npy, and 1 -> 2 is the original. */
+/* Format 2 is what run writes; version 1 and version 2 with zstd chunks (kscope convert)
+ * read the same everywhere: step prints the same text, export the same events.npy, and
+ * 1 -> 2 and zstd -> plain give the original. */
 START_TEST(convert_keeps_every_reader_the_same)
 {
     setup();
@@ -123,16 +124,24 @@ START_TEST(convert_keeps_every_reader_the_same)
     ck_assert_ptr_nonnull(strstr(slurp("out"), "(version 2) to v1.kst (version 1)"));
     ck_assert_int_eq(kscope("info v1.kst"), 0);
     ck_assert_ptr_nonnull(strstr(slurp("out"), "format:   version 1, 64 bytes an event"));
+    ck_assert_int_eq(kscope("convert t.kst z.kst --compress"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "(version 2) to z.kst (version 2, zstd)"));
+    ck_assert_int_eq(kscope("info z.kst"), 0);
+    ck_assert_ptr_nonnull(strstr(slurp("out"), "zstd chunk"));
     const char *same[][2] = {{"step t.kst --index 17", "step v1.kst --index 17"},
                              {"check t.kst", "check v1.kst"},
-                             {"memory t.kst", "memory v1.kst"}};
+                             {"memory t.kst", "memory v1.kst"},
+                             {"step t.kst --index 17", "step z.kst --index 17"},
+                             {"check t.kst", "check z.kst"}};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; ++i) {
         ck_assert_int_eq(kscope(same[i][0]), 0);
         char *a = strdup(slurp("out"));
         ck_assert_int_eq(kscope(same[i][1]), 0);
-        const char *b = slurp("out"), *na = strstr(a, "t.kst"), *nb = strstr(b, "v1.kst");
+        const char *other = strstr(same[i][1], " z.kst") ? "z.kst" : "v1.kst";
+        const char *b = slurp("out"), *na = strstr(a, "t.kst"), *nb = strstr(b, other);
         /* the file name may appear once; the rest is equal */
-        if (na && nb) ck_assert_msg(!strcmp(na + 5, nb + 6) && !strncmp(a, b, (size_t)(na - a)), "%s", same[i][0]);
+        if (na && nb)
+            ck_assert_msg(!strcmp(na + 5, nb + strlen(other)) && !strncmp(a, b, (size_t)(na - a)), "%s", same[i][1]);
         else ck_assert_msg(!strcmp(a, b), "%s differs:\n%s\n---\n%s", same[i][0], a, b);
         ck_assert_uint_gt(strlen(a), 40);
         free(a);
@@ -142,9 +151,16 @@ START_TEST(convert_keeps_every_reader_the_same)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "cd %s && cmp -s e1/events.npy e2/events.npy && cmp -s e1/input.npy e2/input.npy", dir);
     ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(kscope("export z.kst --npy ez"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && cmp -s ez/events.npy e2/events.npy", dir);
+    ck_assert_int_eq(system(cmd), 0);
     ck_assert_int_eq(kscope("convert v1.kst back.kst"), 0);
     snprintf(cmd, sizeof cmd, "cd %s && cmp -s t.kst back.kst", dir);
     ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(kscope("convert z.kst plain.kst --no-compress"), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && cmp -s t.kst plain.kst", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(kscope("convert z.kst z1.kst --version 1 --compress"), 2); /* version 1 has no chunks */
 }
 END_TEST
 

@@ -53,6 +53,7 @@ static unsigned char *round_trip(const ks_trace *tr, int version, size_t *n, uin
     ck_assert_msg(ks_trace_open(path, &back) == KS_OK, "%s", ks_error_message());
     ck_assert_msg(ks_trace_verify(&back) == KS_OK, "%s", ks_error_message());
     ck_assert_int_eq(back.version, version);
+    ck_assert_int_eq(back.zstd, version == 2 && tr->zstd); /* "kst2+zstd" read back as written */
     ck_assert_uint_eq(back.nevents, tr->nevents);
     /* version 1 keeps the order given, version 2 stores by (index, seq) */
     ks_event *want = version == 1 ? NULL : tu_item_order(tr->events, tr->nevents);
@@ -461,6 +462,104 @@ END_TEST
 /* A lazily opened trace decodes only the chunks that hold the items asked for, and those
  * hold every record of them, whatever order they were recorded in (a grid-stride loop
  * records index t, t + G, t + 2G, ... one thread after another). */
+/* Chunks compressed with zstd: every operator's default trace and random events (odd
+ * counts, every record form) read back bit for bit, as the plain file does; the
+ * operators' traces take fewer bytes; one work item loads alone (a lazy range). */
+START_TEST(zstd_chunks_come_back_bit_for_bit)
+{
+    static const uint64_t counts[] = {1, 4097, 9001};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+        static ks_trace tr;
+        ks_event *ev = calloc(counts[c], sizeof *ev);
+        random_trace(&tr, ev, counts[c], 2000 + c);
+        tr.zstd = 1;
+        uint64_t bytes;
+        size_t n;
+        free(round_trip(&tr, 2, &n, &bytes));
+        free(ev);
+    }
+    uint64_t plain_bytes = 0, zstd_bytes = 0;
+    for (int i = 0; i < ks_op_count(); ++i) {
+        const ks_op *op = ks_op_at(i);
+        static ks_run r;
+        static ks_trace tr;
+        ks_run_init(&r, op);
+        r.sink = ks_host_sink_create(0, ks_filter_all());
+        ck_assert_msg(ks_run_execute(&r) == KS_OK, "%s: %s", op->name, ks_error_message());
+        ks_trace_from_run(op, &r, &tr);
+        uint64_t pb, zb;
+        size_t n;
+        free(round_trip(&tr, 2, &n, &pb));
+        tr.zstd = 1;
+        free(round_trip(&tr, 2, &n, &zb));
+        plain_bytes += pb, zstd_bytes += zb;
+        if (!strcmp(op->name, "im2col")) { /* a lazy range of a compressed file */
+            static ks_trace lazy;
+            char *path = tmp_path();
+            ck_assert_int_eq(ks_trace_write(path, &tr), KS_OK);
+            ck_assert_int_eq(ks_trace_open_lazy(path, &lazy), KS_OK);
+            ck_assert_int_eq(lazy.zstd, 1);
+            const int64_t want = (int64_t)tr.work_items / 3;
+            ck_assert_int_eq(ks_trace_load_range(&lazy, want, want), KS_OK);
+            uint64_t seen = 0;
+            for (uint64_t e = 0; e < lazy.nevents; ++e) seen += lazy.events[e].index == want;
+            uint64_t expect = 0;
+            for (uint64_t e = 0; e < tr.nevents; ++e) expect += tr.events[e].index == want;
+            ck_assert_uint_gt(expect, 0);
+            ck_assert_uint_eq(seen, expect);
+            ks_trace_close(&lazy);
+            unlink(path);
+        }
+        ks_host_sink_free(r.sink);
+        ks_run_free(&r);
+    }
+    ck_assert_msg(zstd_bytes * 3 < plain_bytes * 2, "zstd %llu bytes against %llu", (unsigned long long)zstd_bytes,
+                  (unsigned long long)plain_bytes);
+}
+END_TEST
+
+/* What a reader refuses of a chunk that claims to be a zstd frame: bytes that are not
+ * one, a frame cut short, a frame that inflates to more than its records could take or
+ * to fewer records than the chunk holds; the good frame decodes to the events. */
+START_TEST(bad_zstd_frames_are_refused)
+{
+    static ks_trace tr;
+    const uint64_t n = 3001;
+    ks_event *ev = calloc(n, sizeof *ev), *back = calloc(n, sizeof *back);
+    random_trace(&tr, ev, n, 31);
+    ks_kst2_ctx ctx;
+    ks_kst2_ctx_make(&tr, &ctx);
+    const size_t room = n * KS_KST2_MAX_RECORD;
+    unsigned char *raw = malloc(room), *z = malloc(ks_kst2_compress_bound(room)), *junk = malloc(room);
+    ks_kst2_entry e;
+    const size_t len = ks_kst2_encode(&ctx, ev, n, raw, &e);
+    void *cctx = NULL;
+    const size_t zlen = ks_kst2_compress(&cctx, raw, len, z, ks_kst2_compress_bound(room));
+    ck_assert_uint_gt(zlen, 0);
+    size_t bad;
+    const char *why = NULL;
+    ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, z, zlen, NULL, back, n, &bad, &why), 0);
+    ck_assert_mem_eq(back, ev, n * sizeof *ev);
+    ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, raw, len, NULL, back, n, &bad, &why), -1); /* not a frame */
+    ck_assert_ptr_nonnull(why);
+    why = NULL;
+    ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, z, zlen - 3, NULL, back, n, &bad, &why), -1); /* cut short */
+    ck_assert_ptr_nonnull(why);
+    why = NULL; /* one record more than the frame holds */
+    ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, z, zlen, NULL, back, n + 1, &bad, &why), -1);
+    ck_assert_ptr_nonnull(why);
+    /* a frame of more bytes than n records can take: n * 72 + 1 zeros */
+    memset(junk, 0, room);
+    unsigned char *big = malloc(ks_kst2_compress_bound(room + 1));
+    const size_t blen = ks_kst2_compress(&cctx, junk, room, big, ks_kst2_compress_bound(room + 1));
+    why = NULL;
+    ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, big, blen, NULL, back, n - 1, &bad, &why), -1);
+    ck_assert_str_eq(why, "a zstd frame whose size does not fit its records");
+    ks_kst2_cctx_free(cctx);
+    free(raw), free(z), free(junk), free(big), free(ev), free(back);
+}
+END_TEST
+
 START_TEST(a_work_item_loads_without_the_rest)
 {
     static ks_trace tr, lazy;
@@ -526,6 +625,8 @@ int main(void)
     tcase_add_test(tc, crc32_is_zlibs);
     tcase_add_test(tc, the_index_gives_each_chunk_its_range);
     tcase_add_test(tc, a_work_item_loads_without_the_rest);
+    tcase_add_test(tc, zstd_chunks_come_back_bit_for_bit);
+    tcase_add_test(tc, bad_zstd_frames_are_refused);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

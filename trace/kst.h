@@ -51,6 +51,9 @@ struct ks_trace {
     uint64_t nevents, dropped;
     /* writing: the format version to write, 0 for KS_KST_VERSION; reading: the file's */
     int version;
+    /* version 2: chunks compressed with zstd (events encoding "kst2+zstd"): writing, asked
+     * for; reading, the file's */
+    int zstd;
     /* filled by ks_trace_open */
     char path[4096];
     void *map;

@@ -51,6 +51,22 @@ size_t ks_kst2_encode(const ks_kst2_ctx *c, const ks_event *ev, size_t n, unsign
 int ks_kst2_decode(const ks_kst2_ctx *c, const unsigned char *p, size_t len, ks_event *out, size_t n, size_t *bad,
                    const char **why);
 
+/* Chunks compressed with zstd (events encoding "kst2+zstd", kst_zstd.c): each chunk is
+ * one zstd frame of its kst2 bytes, its index entry's length and CRC those of the frame.
+ * ks_kst2_compress compresses len bytes into out (room for ks_kst2_compress_bound(len))
+ * with *cctx (a context made at the first call; free it with ks_kst2_cctx_free); returns
+ * the frame's bytes, 0 on failure. */
+#define KS_KST2_ZSTD_RATIO 4096 /* the most a reader lets a frame inflate (kst2 chunks: under 700x) */
+size_t ks_kst2_compress_bound(size_t len);
+size_t ks_kst2_compress(void **cctx, const unsigned char *in, size_t len, unsigned char *out, size_t room);
+void ks_kst2_cctx_free(void *cctx);
+
+/* Decodes one chunk as the file stores it: with zstd, the frame is first decompressed
+ * into scratch (room for n * KS_KST2_MAX_RECORD bytes; NULL: allocated here). Errors as
+ * ks_kst2_decode's; *bad_at is an offset in the decompressed bytes when zstd. */
+int ks_kst2_decode_stored(const ks_kst2_ctx *c, int zstd, const unsigned char *p, size_t len, unsigned char *scratch,
+                          ks_event *out, size_t n, size_t *bad_at, const char **why);
+
 /* Little-endian chunk index entries. */
 void ks_kst2_entry_put(unsigned char *p, const ks_kst2_entry *e);
 void ks_kst2_entry_get(const unsigned char *p, ks_kst2_entry *e);

@@ -246,7 +246,8 @@ static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
     char enc[16];
     int rc = get_str(r, ev, "encoding", enc, sizeof enc);
     if (rc) return rc;
-    if (strcmp(enc, "kst2")) return hbad(r, "events encoding", "is not kst2");
+    if (strcmp(enc, "kst2") && strcmp(enc, "kst2+zstd")) return hbad(r, "events encoding", "is not kst2 or kst2+zstd");
+    tr->zstd = !strcmp(enc, "kst2+zstd");
     if ((rc = get_int(r, ev, "count", 0, MAX_EXACT, &v))) return rc;
     tr->nevents = tr->file_events = (uint64_t)v;
     if ((rc = get_int(r, ev, "dropped", 0, MAX_EXACT, &v))) return rc;
@@ -267,8 +268,9 @@ static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
     tr->index_sec.crc32 = (uint32_t)v;
     if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
     if ((rc = check_section(r, tr->data_start, &tr->index_sec, "index"))) return rc;
-    /* every record takes at least 2 bytes: the count cannot ask for more memory than that */
-    if (tr->nevents > tr->event_sec.length / KS_KST2_MIN_RECORD)
+    /* every record takes at least 2 bytes (zstd: inflated at most KS_KST2_ZSTD_RATIO
+     * times): the count cannot ask for more memory than that */
+    if (tr->nevents / (tr->zstd ? KS_KST2_ZSTD_RATIO : 1) > tr->event_sec.length / KS_KST2_MIN_RECORD)
         return hbad(r, "events count", "is more than its section's bytes could hold");
     const uint64_t nchunks = (tr->nevents + tr->chunk_events - 1) / tr->chunk_events;
     if (tr->index_sec.length != nchunks * KS_KST2_ENTRY)
@@ -316,17 +318,19 @@ static void *decode_span(void *arg)
     decode_job *j = arg;
     const ks_trace *tr = j->tr;
     const unsigned char *base = (const unsigned char *)tr->map + tr->data_start;
+    unsigned char *scratch = tr->zstd ? malloc(tr->chunk_events * KS_KST2_MAX_RECORD) : NULL; /* a frame inflated */
     for (uint64_t k = j->k_begin; k < j->k_end; ++k) {
         ks_kst2_entry e;
         ks_kst2_entry_get(base + tr->index_sec.offset + k * KS_KST2_ENTRY, &e);
         const uint64_t first = k * tr->chunk_events;
         const uint64_t n = tr->file_events - first < tr->chunk_events ? tr->file_events - first : tr->chunk_events;
-        if (ks_kst2_decode(j->ctx, base + tr->event_sec.offset + e.offset, e.length,
-                           j->out + (first - j->k0 * tr->chunk_events), (size_t)n, &j->bad, &j->why)) {
+        if (ks_kst2_decode_stored(j->ctx, tr->zstd, base + tr->event_sec.offset + e.offset, e.length, scratch,
+                                  j->out + (first - j->k0 * tr->chunk_events), (size_t)n, &j->bad, &j->why)) {
             j->fail_k = k;
-            return NULL;
+            break;
         }
     }
+    free(scratch);
     return NULL;
 }
 
@@ -339,6 +343,9 @@ static int chunk_failed(const ks_trace *tr, uint64_t k, size_t bad, const char *
     const long long at = (long long)(tr->data_start + tr->event_sec.offset + e.offset);
     if (ks_crc32(0, base + tr->event_sec.offset + e.offset, e.length) != e.crc32) /* damage, not a writer's bug */
         return ks_fail_at(tr->path, at, "events checksum mismatch in chunk %llu", (unsigned long long)k);
+    if (tr->zstd) /* the place is one in the inflated frame */
+        return ks_fail_at(tr->path, at, "chunk %llu: %s (byte %zu of its zstd frame inflated)", (unsigned long long)k,
+                          why, bad);
     return ks_fail_at(tr->path, at + (long long)bad, "chunk %llu: %s", (unsigned long long)k, why);
 }
 
@@ -401,8 +408,8 @@ static int decode_chunks(ks_trace *tr, int64_t lo, int64_t hi, uint64_t k0, uint
             const uint64_t n = total - first < tr->chunk_events ? total - first : tr->chunk_events;
             size_t bad;
             const char *why;
-            if (ks_kst2_decode(&ctx, base + tr->event_sec.offset + e.offset, e.length, tr->decoded + got, (size_t)n,
-                               &bad, &why))
+            if (ks_kst2_decode_stored(&ctx, tr->zstd, base + tr->event_sec.offset + e.offset, e.length, NULL,
+                                      tr->decoded + got, (size_t)n, &bad, &why))
                 return chunk_failed(tr, k, bad, why);
             got += n;
         }

@@ -102,7 +102,7 @@ static char *header_json(const ks_trace *tr, int version, ks_section *tsec, ks_s
     }
     cJSON *ev = cJSON_AddObjectToObject(h, "events");
     if (version == 1) cJSON_AddNumberToObject(ev, "record_size", sizeof(ks_event));
-    else cJSON_AddStringToObject(ev, "encoding", "kst2");
+    else cJSON_AddStringToObject(ev, "encoding", tr->zstd ? "kst2+zstd" : "kst2");
     cJSON_AddNumberToObject(ev, "count", (double)tr->nevents);
     cJSON_AddNumberToObject(ev, "dropped", (double)tr->dropped);
     if (version != 1) cJSON_AddNumberToObject(ev, "chunk_events", KS_KST2_CHUNK);
@@ -302,6 +302,11 @@ static void *encode_chunks(void *arg)
     const size_t room = (size_t)KS_KST2_CHUNK * KS_KST2_MAX_RECORD;
     ks_event *buf = malloc((size_t)KS_KST2_CHUNK * sizeof *buf);
     unsigned char *scratch = malloc(room); /* a chunk is encoded here, then copied out at its length */
+    /* zstd: the chunk's frame, compressed from scratch */
+    const size_t zroom = st->tr->zstd ? ks_kst2_compress_bound(room) : 0;
+    unsigned char *zbuf = zroom ? malloc(zroom) : NULL;
+    void *cctx = NULL;
+    if (zroom && !zbuf) free(scratch), scratch = NULL; /* every chunk fails: out of memory */
     const uint64_t nchunks = st->out->nchunks;
     void *cur = NULL; /* kept from batch to batch: the source may move it forward */
     for (;;) {
@@ -324,11 +329,16 @@ static void *encode_chunks(void *arg)
             signed char state = buf && scratch ? -2 : -1;
             if (ev) {
                 ks_kst2_entry ent;
-                const size_t len = ks_kst2_encode(st->ctx, ev, n, scratch, &ent);
-                unsigned char *out = malloc(len ? len : 1);
+                const unsigned char *bytes = scratch;
+                size_t len = ks_kst2_encode(st->ctx, ev, n, scratch, &ent);
+                if (zroom) { /* the frame is what the file stores (0: the compressor failed) */
+                    len = ks_kst2_compress(&cctx, scratch, len, zbuf, zroom);
+                    ent.length = (uint32_t)len, bytes = zbuf;
+                }
+                unsigned char *out = len ? malloc(len) : NULL;
                 state = -1;
                 if (out) {
-                    memcpy(out, scratch, len);
+                    memcpy(out, bytes, len);
                     ent.crc32 = ks_crc32(0, out, len);
                     st->out->chunk[k] = out;
                     st->out->len[k] = len;
@@ -344,7 +354,8 @@ static void *encode_chunks(void *arg)
         }
     }
     if (cur) st->src->close(cur);
-    free(buf), free(scratch);
+    free(buf), free(scratch), free(zbuf);
+    ks_kst2_cctx_free(cctx);
     return NULL;
 }
 

@@ -34,9 +34,15 @@ int vw_decode_chunk(const ks_trace *tr, uint64_t k, ks_event *out, size_t *n)
     ks_kst2_entry_get(base + tr->index_sec.offset + k * KS_KST2_ENTRY, &e);
     *n = (size_t)(tr->nevents - first < tr->chunk_events ? tr->nevents - first : tr->chunk_events);
     ks_kst2_ctx_make(tr, &ctx);
-    if (!ks_kst2_decode(&ctx, base + tr->event_sec.offset + e.offset, e.length, out, *n, &bad, &why)) return 0;
-    ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + e.offset + bad), "chunk %llu: %s",
-               (unsigned long long)k, why);
+    if (!ks_kst2_decode_stored(&ctx, tr->zstd, base + tr->event_sec.offset + e.offset, e.length, NULL, out, *n, &bad,
+                               &why))
+        return 0;
+    if (tr->zstd) /* the place is one in the inflated frame */
+        ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + e.offset),
+                   "chunk %llu: %s (byte %zu of its zstd frame inflated)", (unsigned long long)k, why, bad);
+    else
+        ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + e.offset + bad), "chunk %llu: %s",
+                   (unsigned long long)k, why);
     return -1;
 }
 

@@ -98,9 +98,11 @@ if [ -x "$build/tests/fuzz/fz_crafted" ]; then
     KS_CRAFTED_SEEDS="$work/crafted" CK_VERBOSITY=silent "$build/tests/fuzz/fz_crafted" >/dev/null 2>&1 || true
     for f in "$work/crafted"/*.kst; do [ -f "$f" ] && cp "$f" "$work/small/crafted-$(basename "$f")"; done
 fi
-# version 1 copies (writers make version 2; readers take both): those that fit 16 KiB
+# version 1 copies (writers make version 2; readers take both) and copies with zstd
+# chunks ("kst2+zstd"): those that fit 16 KiB
 for f in "$work/small"/*.kst; do
     "$K" convert "$f" "${f%.kst}-v1.kst" --version 1 >/dev/null 2>&1 || true
+    "$K" convert "$f" "${f%.kst}-zstd.kst" --compress >/dev/null 2>&1 || true
 done
 for f in "$work/small"/*.kst; do
     [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 16384 ] || continue
