@@ -2118,6 +2118,52 @@ START_TEST(an_empty_cell_the_step_names_prints_what_it_holds)
 }
 END_TEST
 
+/* issue 38 D3: lesson 05 step 10's answer put the weight 0 of corner (5, 1), in the
+ * margin under the image, on image cell 21's corner, where it reads as that cell's: a
+ * weight label's ink lies on no cell that prints a number but its own corner's, at the
+ * three sizes, where such room is as near (lessons 05 and 07's samples have it). */
+START_TEST(a_weight_label_keeps_off_the_other_numbered_cells)
+{
+    static const struct {
+        const char *lesson;
+        int step, reveal;
+    } at[] = {{"05", 9, 1}, {"05", 6, 0}, {"07", 3, 0}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; ++i) {
+        open_lesson(at[i].lesson);
+        for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, at[i].step);
+            as_played(&f, &st, w, h, at[i].reveal);
+            int weights = 0;
+            for (int j = 0; j < f.d.rec.nlabels; ++j) {
+                const vw_rec_label *l = &f.d.rec.labels[j];
+                if (l->kind != VW_LABEL_WEIGHT) continue;
+                weights++;
+                const vw_rec_panel *rp = &f.d.rec.panel[l->panel];
+                const vw_rect ink = vw_label_ink(l);
+                for (int v = 0; v < rp->nvalues; ++v) {
+                    const vw_rect c = {.x = (int)lround(rp->ox + rp->value[v].x * rp->cell) + 1,
+                                       .y = (int)lround(rp->oy + rp->value[v].y * rp->cell) + 1,
+                                       .w = (int)rp->cell - 2,
+                                       .h = (int)rp->cell - 2};
+                    const int own = l->cell.w > 0 && vw_rect_overlap(c, l->cell) && l->ax >= c.x - 1 &&
+                                    l->ax <= c.x + c.w + 1 && l->ay >= c.y - 1 && l->ay <= c.y + c.h + 1;
+                    ck_assert_msg(own || !vw_rect_overlap(ink, c), "%s s%d%s at %dx%d: '%s' on cell (%d, %d)",
+                                  at[i].lesson, at[i].step + 1, at[i].reveal ? " answer" : "", w, h, l->text,
+                                  rp->value[v].y, rp->value[v].x);
+                }
+            }
+            ck_assert_int_ge(weights, 3);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+        close_lesson();
+    }
+}
+END_TEST
+
 /* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
  * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
  * breaks where a printed number stands: no pixel of a number's box in the outlines'
@@ -2427,6 +2473,7 @@ int main(void)
     tcase_add_test(tc, clamp_labels_sit_near_their_corners);
     tcase_add_test(tc, a_clamped_guide_sample_starts_where_its_bin_put_it);
     tcase_add_test(tc, an_empty_cell_the_step_names_prints_what_it_holds);
+    tcase_add_test(tc, a_weight_label_keeps_off_the_other_numbered_cells);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);

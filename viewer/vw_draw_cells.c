@@ -403,6 +403,21 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
         if (d->rec.dots[i].panel == panel && !d->rec.dots[i].focused && d->rec.dots[i].clear.w <= 0)
             keep[nkeep++] = d->rec.dots[i].box;
     int n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nkeep, wl);
+    /* off the other cells that print a number too, where that keeps them as near: a
+     * corner's weight on a neighbour's cell reads as that cell's (issue 38 D3: 05 s10's
+     * answer at 1920x1080 put the 0 of corner (5, 1), in the margin, on image cell 21) */
+    static vw_rect soft[VW_REC_FOCUS + 2 * VW_REC_VALUES + VW_REC_DOTS];
+    int nsoft = nkeep;
+    memcpy(soft, keep, (size_t)nkeep * sizeof soft[0]);
+    for (int j = 0; j < rp->nvalues && !rp->hidden && nsoft < (int)(sizeof soft / sizeof soft[0]); ++j) {
+        const vw_rect c = vw_heatmap_cell(m, rp->value[j].y, rp->value[j].x);
+        soft[nsoft++] = (vw_rect){.x = c.x + 1, .y = c.y + 1, .w = c.w - 2, .h = c.h - 2};
+    }
+    if (n > 0 && nsoft > nkeep) {
+        const int got = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, soft, nsoft, small);
+        if (got == n && astray(small, got) <= astray(wl, n) && farthest(small, got) <= farthest(wl, n))
+            memcpy(wl, small, sizeof wl);
+    }
     /* a label more than a cell and a half off its corner: in a smaller font (at least the
      * legible one) where that puts them nearer, on their own cells if need be (issue 38
      * D3: 06 s4 and 14 s6 at 1024x768, 05 s9 and s11, labels 2-5 cells off) */
