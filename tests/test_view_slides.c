@@ -2164,6 +2164,35 @@ START_TEST(a_weight_label_keeps_off_the_other_numbered_cells)
 }
 END_TEST
 
+/* issue 38 D8: lesson 08's ring had no coordinates: the step's (3, 9) could not be read
+ * off it. A slide's sparse plane fitted to its filled cells prints their row numbers in
+ * the column left of them and their column numbers in the row above them, where that
+ * keeps the filled cells at their share of the height: step 3's in_sites at 1920x1080,
+ * rows 1..9 and columns 2..10, each number centred on its row or column. */
+START_TEST(a_sparse_ring_prints_its_row_and_column_numbers)
+{
+    open_lesson("08");
+    vf_frame f;
+    vw_state st;
+    step_to_slide(&f, &st, 1920, 1080, 2);
+    as_played(&f, &st, 1920, 1080, 0);
+    const vw_rec_panel *rp = &f.d.rec.panel[0];
+    ck_assert_int_eq(rp->tensor, ks_trace_tensor(st.tr, "in_sites"));
+    ck_assert_int_eq(rp->axes, 9 + 9);
+    ck_assert_int_eq(rp->axes_row, 0); /* the row above row 1 */
+    ck_assert_int_eq(rp->axes_col, 1); /* the column left of column 2 */
+    for (int i = 0; i < rp->axes; ++i) {
+        const vw_rect b = rp->axes_box[i];
+        const double cx = (b.x + b.w / 2.0 - rp->ox) / rp->cell, cy = (b.y + b.h / 2.0 - rp->oy) / rp->cell;
+        if (i < 9) ck_assert(floor(cy) == i + 1 && floor(cx) == 1); /* rows 1..9 */
+        else ck_assert(floor(cx) == i - 9 + 2 && floor(cy) == 0);   /* columns 2..10 */
+    }
+    vw_state_free(&st);
+    vf_close(&f);
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
  * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
  * breaks where a printed number stands: no pixel of a number's box in the outlines'
@@ -2474,6 +2503,7 @@ int main(void)
     tcase_add_test(tc, a_clamped_guide_sample_starts_where_its_bin_put_it);
     tcase_add_test(tc, an_empty_cell_the_step_names_prints_what_it_holds);
     tcase_add_test(tc, a_weight_label_keeps_off_the_other_numbered_cells);
+    tcase_add_test(tc, a_sparse_ring_prints_its_row_and_column_numbers);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);

@@ -360,6 +360,10 @@ int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max)
         const vw_rect b = rp->value[i].box;
         out[n++] = (vw_rect){.x = b.x - 2, .y = b.y - 2, .w = b.w + 4, .h = b.h + 4};
     }
+    for (int i = 0; i < rp->axes && i < 64 && n < max; ++i) { /* and a sparse plane's row and column numbers */
+        const vw_rect b = rp->axes_box[i];
+        out[n++] = (vw_rect){.x = b.x - 2, .y = b.y - 2, .w = b.w + 4, .h = b.h + 4};
+    }
     return n;
 }
 

@@ -464,6 +464,31 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
             }
     } else if (c->tex && wy1 > wy0 && wx1 > wx0) SDL_RenderCopy(d->r, c->tex, NULL, &dst);
     const int k = vw_draw_cell_values(d, s, &m, map, panel, c, tile);
+    rp->axes = 0;
+    if (m.axes && k >= 0) { /* a sparse plane's row and column numbers, dim, round its filled cells */
+        const vw_font *f = vw_value_font(d, k);
+        const int64_t lr = m.fill[0] - 1, lc = m.fill[1] - 1;
+        rp->axes_row = lr, rp->axes_col = lc;
+        const ks_tensor *T = &s->tr->tensors[t];
+        const int64_t base = s->panel[panel].plane * m.rows * m.cols;
+        for (int a = 0; a < 2; ++a)
+            for (int64_t i = m.fill[a]; i <= m.fill[a + 2]; ++i) {
+                const int64_t y = a ? lr : i, x = a ? i : lc;
+                if (i < 0 || i >= (a ? m.cols : m.rows)) continue;
+                if (y >= 0 && x >= 0 && y < m.rows && x < m.cols && !vw_cell_empty(T, base + y * m.cols + x)) continue;
+                const vw_rect r = vw_heatmap_cell(&m, y, x);
+                char num[24];
+                snprintf(num, sizeof num, "%lld", (long long)i);
+                const int w = (int)strlen(num) * f->advance;
+                const vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - f->line) / 2, .w = w, .h = f->line};
+                if (w > r.w - vw_value_gap(f->advance) || at.x < map.x || at.y < map.y || at.x + at.w > map.x + map.w ||
+                    at.y + at.h > map.y + map.h)
+                    continue;
+                vw_text(f, d->r, at.x, at.y, VW_COL_DIM, 0, num);
+                if (rp->axes < 64) rp->axes_box[rp->axes] = at;
+                rp->axes++;
+            }
+    }
     /* the record: the plane's extent in view, its cells, their values and the step's cells */
     {
         vw_rect ext = {.x = dst.x, .y = dst.y, .w = dst.w, .h = dst.h};

@@ -299,6 +299,7 @@ vw_heatmap vw_heatmap_fit_sides(vw_rect area, int64_t rows, int64_t cols, const 
     if (cols < 1) cols = 1;
     m.rows = rows;
     m.cols = cols;
+    m.axes = 0;
     vw_heatmap_set_sides(&m, side);
     const int64_t across = cols + m.side[VW_SIDE_LEFT] + m.side[VW_SIDE_RIGHT];
     const int64_t down = rows + m.side[VW_SIDE_TOP] + m.side[VW_SIDE_BOTTOM];

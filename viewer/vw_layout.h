@@ -123,6 +123,11 @@ typedef struct vw_heatmap {
     int64_t rows, cols;
     int margin;
     int side[4];
+    /* a slide's sparse plane fitted to its filled cells, rows fill[0]..fill[2] and columns
+     * fill[1]..fill[3]: the row of cells above them and the column left of them hold
+     * their column and row numbers (vw_panel_map; axes 0 elsewhere) */
+    int axes;
+    int64_t fill[4];
 } vw_heatmap;
 
 /* The plane fitted with `margin` cells on every side (the viewer's padding ring). */

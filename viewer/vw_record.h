@@ -65,6 +65,11 @@ typedef struct vw_rec_panel {
      * 13 s10's zoom dropped column 0 unsaid) */
     int window, window_named;
     int sparse; /* the plane has empty cells (vw_cell_empty): drawn as background, no number */
+    /* a sparse plane's row and column numbers printed left of and above its filled cells
+     * (vw_heatmap.axes): how many, and the row and the column of cells they sit in */
+    int axes;
+    int64_t axes_row, axes_col;
+    vw_rect axes_box[64]; /* where the first 64 of them are printed */
     /* a sparse plane's filled cells (vw_filled_box): fill_rows x fill_cols of them, drawn
      * at fill (clipped to the map); the picture they make is what the 55 % rule measures
      * (08's ring of sites, not the empty rows round it); 0 rows: not such a plane */

@@ -745,19 +745,36 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     /* a slide's sparse plane: its filled cells and the step's, not the empty rows and
      * columns round them, fill the panel (issue 38 D1: 08's ring of sites took 43 % of
      * the height in an 11 x 13 plane whose first and last rows hold none) */
+    /* with a row above them and a column left of them for their numbers (issue 38 D8: 08
+     * s2-s3's ring had no coordinates to read the step's (3, 9) off) */
     int64_t by0, bx0, by1, bx1;
+    int axes = 0;
     if (s->nslides && p->zoom <= 0 && cell == base && !margin && vw_filled_box(s, panel, &by0, &bx0, &by1, &bx1)) {
         if (focus) {
             by0 = (int64_t)fmin((double)by0, floor(y0)), bx0 = (int64_t)fmin((double)bx0, floor(x0));
             by1 = (int64_t)fmax((double)by1, floor(y1)), bx1 = (int64_t)fmax((double)bx1, floor(x1));
         }
-        const double fit = fmin(area.h / (double)(by1 - by0 + 1), area.w / (double)(bx1 - bx0 + 1));
-        if (fit >= base + 1) cell = fit, cy = (by0 + by1) / 2.0, cx = (bx0 + bx1) / 2.0, whole = 0, zoomed = 0;
+        const int64_t fr = by1 - by0 + 1, fc = bx1 - bx0 + 1;
+        const double fit = fmin(area.h / (double)fr, area.w / (double)fc);
+        const double with = fmin(area.h / (double)(fr + 1), area.w / (double)(fc + 1));
+        /* the numbers but where they would take the filled cells under their share of the
+         * height (the 55 % rule) */
+        const int need = vw_grid_need(fr, fc, NULL, 0, L->w, L->h, L->line);
+        if (with >= base + 1 && !(floor(fit) * (double)fr >= need && floor(with) * (double)fr < need))
+            cell = with, whole = 0, zoomed = 0, axes = 1;
+        else if (fit >= base + 1) cell = fit, cy = (by0 + by1) / 2.0, cx = (bx0 + bx1) / 2.0, whole = 0, zoomed = 0;
     }
     if (cell == base && whole) return vw_heatmap_fit_sides(area, d.h, d.w, side);
     if (cell >= 2) cell = floor(cell);
     vw_heatmap m = {.cell = cell, .rows = d.h, .cols = d.w};
     vw_heatmap_set_sides(&m, side);
+    if (axes) { /* the filled cells and the numbers' row and column, centred */
+        m.axes = 1;
+        m.fill[0] = by0, m.fill[1] = bx0, m.fill[2] = by1, m.fill[3] = bx1;
+        m.ox = floor(area.x + (area.w - (double)(bx1 - bx0 + 2) * cell) / 2 + (double)(1 - bx0) * cell);
+        m.oy = floor(area.y + (area.h - (double)(by1 - by0 + 2) * cell) / 2 + (double)(1 - by0) * cell);
+        return m;
+    }
     cy = clamp_centre(cy, area.h / cell, d.h, side[VW_SIDE_TOP], side[VW_SIDE_BOTTOM]);
     cx = clamp_centre(cx, area.w / cell, d.w, side[VW_SIDE_LEFT], side[VW_SIDE_RIGHT]);
     m.ox = floor(area.x + area.w / 2.0 - (cx + 0.5) * cell);
