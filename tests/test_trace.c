@@ -633,6 +633,36 @@ END_TEST
 /* An SDK trace's op name longer than a trace holds is refused when the descriptor is made,
  * naming the limit (no handle: every later call refuses); one that fits is kept whole (it
  * was cut silently before), as the trace read back through the public handle shows. */
+/* ks_filter_first_pass (how a launcher picks its traced kernel, ks_cuda.h) against
+ * counting a first pass's items one by one with the probes' own ks_filter_pass, on random
+ * grids and filters: block and index ranges inside, across and outside the grid, every. */
+START_TEST(first_pass_counts_the_items_a_filter_keeps)
+{
+    uint64_t s = 4242;
+    for (int k = 0; k < 4000; ++k) {
+        const int64_t blocks = tu_int(&s, 1, 37), T = tu_int(&s, 1, 67), n = blocks * T;
+        ks_filter f = ks_filter_all();
+        if (tu_int(&s, 0, 1)) f.block_lo = tu_int(&s, -3, blocks + 2), f.block_hi = tu_int(&s, -3, blocks + 4);
+        if (tu_int(&s, 0, 1)) f.index_lo = tu_int(&s, -40, n + 9), f.index_hi = tu_int(&s, -40, n + 40);
+        if (tu_int(&s, 0, 2) == 0) f.index_hi = INT64_MAX;
+        if (tu_int(&s, 0, 1)) f.every = tu_int(&s, 0, 11);
+        int64_t kept = 0;
+        for (int64_t i = 0; i < n; ++i) kept += ks_filter_pass(&f, i, i / T);
+        ck_assert_msg(ks_filter_first_pass(&f, (double)blocks, (double)T) == (double)kept,
+                      "blocks %lld x %lld, filter blocks [%lld, %lld) index [%lld, %lld) every %lld: %g, not %lld",
+                      (long long)blocks, (long long)T, (long long)f.block_lo, (long long)f.block_hi,
+                      (long long)f.index_lo, (long long)f.index_hi, (long long)f.every,
+                      ks_filter_first_pass(&f, (double)blocks, (double)T), (long long)kept);
+    }
+    /* a 3-D grid of more than 2^63 threads, kept whole, and one block of it */
+    const double huge = 65535.0 * 65535.0 * 2147483647.0;
+    ks_filter all = ks_filter_all(), one = ks_filter_all();
+    one.block_lo = 7, one.block_hi = 8;
+    ck_assert(ks_filter_first_pass(&all, huge, 1024) > 9e18);
+    ck_assert(ks_filter_first_pass(&one, huge, 1024) == 1024);
+}
+END_TEST
+
 START_TEST(user_trace_refuses_an_op_name_too_long)
 {
     char name[KS_NAME_LEN + 8];
@@ -797,6 +827,7 @@ int main(void)
     tcase_add_test(tc, traces_of_random_geometries_pass_every_invariant);
     tcase_add_test(tc, check_catches_each_kind_of_corruption);
     tcase_add_test(tc, check_allows_minus_inf_from_an_empty_window_only);
+    tcase_add_test(tc, first_pass_counts_the_items_a_filter_keeps);
     tcase_add_test(tc, check_finds_samples_that_make_no_sense);
     tcase_add_test(tc, step_marks_what_does_not_hold);
     tcase_add_test(tc, formulas_name_parameters);

@@ -11,6 +11,7 @@
 #include "ks_core.h"
 #include "ks_kernel.h"
 #include "ks_pages.h"
+#include "ks_probe.h" /* ks_filter_first_pass */
 #include "ks_error.h"
 
 __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sink)
@@ -157,16 +158,11 @@ static inline int ks_cuda_shared_optin(const void *k, const ks_grid *g)
     return ks_cuda_ok(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->shared), g->name);
 }
 
-/* Whether a filter keeps a quarter or more of a launch's blocks x block_threads items,
- * estimated from its ranges over the grid's first pass (item i on thread i; a grid-stride
- * loop's later items are not counted). In doubles: a 3-D grid's thread count can pass 2^63. */
+/* Whether a filter keeps a quarter or more of a launch's first-pass items
+ * (ks_filter_first_pass; a grid-stride loop's later items are not counted). */
 static inline int ks_filter_keeps_much(const ks_filter *f, double blocks, double block_threads)
 {
-    const double b_lo = f->block_lo > 0 ? (double)f->block_lo : 0,
-                 b_hi = (double)f->block_hi < blocks ? (double)f->block_hi : blocks;
-    const double lo = (double)f->index_lo > b_lo * block_threads ? (double)f->index_lo : b_lo * block_threads;
-    const double hi = (double)f->index_hi < b_hi * block_threads ? (double)f->index_hi : b_hi * block_threads;
-    return hi > lo && (hi - lo) / (double)(f->every > 1 ? f->every : 1) * 4 >= blocks * block_threads;
+    return ks_filter_first_pass(f, blocks, block_threads) * 4 >= blocks * block_threads;
 }
 
 /* traced32all (KS_KERNEL_FAST_ALL), when given, is the 32-bit traced kernel with more

@@ -8,6 +8,7 @@
 #ifndef KS_PROBE_H
 #define KS_PROBE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -40,6 +41,23 @@ KS_FN int ks_filter_pass(const ks_filter *f, int64_t index, int64_t block)
 KS_FN int ks_filter_drops_block(const ks_filter *f, int64_t block)
 {
     return f->index_lo >= f->index_hi || block < f->block_lo || block >= f->block_hi;
+}
+
+/* How many items of a launch's first pass (item i on thread i of blocks x block_threads
+ * threads) f keeps: in its index range, on its blocks, and (i - index_lo) % every == 0.
+ * The launcher's choice of traced kernel (ks_cuda.h). In doubles, exact below 2^53 (a
+ * 3-D grid's thread count can pass 2^63). */
+KS_FN double ks_filter_first_pass(const ks_filter *f, double blocks, double block_threads)
+{
+    const double b_lo = f->block_lo > 0 ? (double)f->block_lo : 0,
+                 b_hi = (double)f->block_hi < blocks ? (double)f->block_hi : blocks;
+    const double lo = (double)f->index_lo > b_lo * block_threads ? (double)f->index_lo : b_lo * block_threads;
+    const double hi = (double)f->index_hi < b_hi * block_threads ? (double)f->index_hi : b_hi * block_threads;
+    if (!(hi > lo)) return 0;
+    const double every = f->every > 1 ? (double)f->every : 1;
+    /* the first index at or past lo that `every` keeps, counted from index_lo */
+    const double first = (double)f->index_lo + ceil((lo - (double)f->index_lo) / every) * every;
+    return first < hi ? floor((hi - 1 - first) / every) + 1 : 0;
 }
 
 /* The byte layout of ks_event (ks_event.h, docs/trace-format.md) that ks_probe_emit
