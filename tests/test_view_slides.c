@@ -2193,6 +2193,34 @@ START_TEST(a_sparse_ring_prints_its_row_and_column_numbers)
 }
 END_TEST
 
+/* issue 38 D9: exact binary fractions print in full. Lesson 14 step 5's output (its
+ * 2 x 2 bins, 113.0625 .. 126.828125) printed "~113.1" at 1920x1080 in the text's size
+ * where the full numbers fit a smaller legible size: a plane prints its exact values in
+ * any legible value font before it rounds them, at the three sizes. */
+START_TEST(exact_values_print_in_full_in_a_smaller_legible_font)
+{
+    open_lesson("14");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 4);
+        as_played(&f, &st, w, h, 0);
+        const int out = ks_trace_tensor(st.tr, "output");
+        const int p = f.d.rec.panel[0].tensor == out ? 0 : 1;
+        const vw_rec_panel *rp = &f.d.rec.panel[p];
+        ck_assert_int_eq(rp->tensor, out);
+        ck_assert_int_eq(rp->nvalues, 4);
+        ck_assert_int_ge(rp->value_px, vw_legible_px(h));
+        for (int j = 0; j < rp->nvalues; ++j)
+            ck_assert_msg(rp->value[j].text[0] != '~', "14 s5 at %dx%d: output prints %s", w, h, rp->value[j].text);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D3: RoIAlign's RoI and bin outlines run through cell centres (lesson 06 step 4:
  * bins 1 row by 1.5 columns from (0.5, 0.5)) and crossed 8-11, 14, 20-23; an outline
  * breaks where a printed number stands: no pixel of a number's box in the outlines'
@@ -2504,6 +2532,7 @@ int main(void)
     tcase_add_test(tc, an_empty_cell_the_step_names_prints_what_it_holds);
     tcase_add_test(tc, a_weight_label_keeps_off_the_other_numbered_cells);
     tcase_add_test(tc, a_sparse_ring_prints_its_row_and_column_numbers);
+    tcase_add_test(tc, exact_values_print_in_full_in_a_smaller_legible_font);
     tcase_add_test(tc, long_title_wraps_inside_the_window_at_1024x768);
     tcase_add_test(tc, answer_slides_outline_the_asked_cell);
     tcase_add_test(tc, a_short_decomposition_panel_keeps_the_focused_event);

@@ -53,7 +53,8 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
     char buf[48];
     /* one rule for the plane: numbers everywhere or nowhere, so none is missing; at the
      * biggest of the value fonts (the text's, 4/5 and 3/5 of it: 18 px at 1920x1080)
-     * where every visible number fits, full (exact) first, else rounded and marked */
+     * where every visible number fits, full (exact) in any of them first, else rounded
+     * and marked (issue 38 D9: 14 s5's output printed "~113.1" where 113.0625 fit 4/5) */
     size_t longest[2] = {0, 0};
     const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32 && !tile;
     for (int narrow = 0; narrow < 2; ++narrow)
@@ -69,8 +70,8 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
     int k = -1, narrow = 0;
     /* a slide's: those a room reads (issue 38 D1); the viewer's own: its text's size */
     const int fonts = s->nslides ? vw_value_fonts(d, d->rec.h) : 1;
-    for (int f = 0; f < fonts && k < 0; ++f)
-        for (int nw = 0; nw < 2 && k < 0; ++nw) {
+    for (int nw = 0; nw < 2 && k < 0; ++nw)
+        for (int f = 0; f < fonts && k < 0; ++f) {
             const vw_font *font = vw_value_font(d, f);
             if (m->cell >= font->line + 2 &&
                 (double)longest[nw] * font->advance <= m->cell - vw_value_gap(font->advance))
