@@ -779,12 +779,14 @@ __attribute__((destructor)) static void times_at_exit(void)
     /* never a blocking lock at exit (a thread may hold it), and not from a fork's child */
     if (!g.ready || !g.times || g.pid != getpid() || pthread_mutex_trylock(&g.mu)) return;
     const double now = now_ms();
+    char after[160] = "no launch recorded";
+    if (g.ms_last_end > 0 && g.ms_exit > 0)
+        snprintf(after, sizeof after,
+                 "the program ran on %.1f ms after the last recorded launch, then its exit %.1f ms",
+                 g.ms_exit - g.ms_last_end, now - g.ms_exit);
     status("note recorder: %d module(s) patched, %d with no kernel --kernel takes left as they are, in %.1f ms "
-           "(line tables read %.1f ms); device buffers %.1f ms; the program ran on %.1f ms after the last recorded "
-           "launch, then its exit %.1f ms",
-           g.npatched, g.nskipped, g.ms_patch, g.ms_lines, g.ms_buffers,
-           g.ms_last_end > 0 && g.ms_exit > 0 ? g.ms_exit - g.ms_last_end : -1.0,
-           g.ms_exit > 0 ? now - g.ms_exit : -1.0);
+           "(line tables read %.1f ms); device buffers %.1f ms; %s",
+           g.npatched, g.nskipped, g.ms_patch, g.ms_lines, g.ms_buffers, after);
     pthread_mutex_unlock(&g.mu);
 }
 

@@ -519,8 +519,9 @@ START_TEST(zstd_chunks_come_back_bit_for_bit)
 END_TEST
 
 /* What a reader refuses of a chunk that claims to be a zstd frame: bytes that are not
- * one, a frame cut short, a frame that inflates to more than its records could take or
- * to fewer records than the chunk holds; the good frame decodes to the events. */
+ * one, a frame cut short, a frame followed by another, a frame that inflates to more
+ * than its records could take or to fewer records than the chunk holds; the good frame
+ * decodes to the events. */
 START_TEST(bad_zstd_frames_are_refused)
 {
     static ks_trace tr;
@@ -542,13 +543,24 @@ START_TEST(bad_zstd_frames_are_refused)
     ck_assert_mem_eq(back, ev, n * sizeof *ev);
     ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, raw, len, NULL, back, n, &bad, &why), -1); /* not a frame */
     ck_assert_ptr_nonnull(why);
+    ck_assert_uint_eq(bad, KS_KST2_FRAME_BAD);
     why = NULL;
     ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, z, zlen - 3, NULL, back, n, &bad, &why), -1); /* cut short */
     ck_assert_ptr_nonnull(why);
     why = NULL; /* one record more than the frame holds */
     ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, z, zlen, NULL, back, n + 1, &bad, &why), -1);
     ck_assert_ptr_nonnull(why);
-    /* a frame of more bytes than n records can take: n * 72 + 1 zeros */
+    /* the frame followed by a skippable frame: a chunk is one frame */
+    unsigned char *two = malloc(zlen + 12);
+    memcpy(two, z, zlen);
+    static const unsigned char skip[12] = {0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4};
+    memcpy(two + zlen, skip, sizeof skip);
+    why = NULL;
+    ck_assert_int_eq(ks_kst2_decode_stored(&ctx, 1, two, zlen + 12, NULL, back, n, &bad, &why), -1);
+    ck_assert_uint_eq(bad, KS_KST2_FRAME_BAD);
+    ck_assert_ptr_nonnull(why);
+    free(two);
+    /* a frame of more bytes than n - 1 records can take: n * 72 zeros */
     memset(junk, 0, room);
     unsigned char *big = malloc(ks_kst2_compress_bound(room + 1));
     const size_t blen = ks_kst2_compress(&cctx, junk, room, big, ks_kst2_compress_bound(room + 1));

@@ -630,9 +630,6 @@ START_TEST(npy_round_trip_all_dtypes)
 }
 END_TEST
 
-/* An SDK trace's op name longer than a trace holds is refused when the descriptor is made,
- * naming the limit (no handle: every later call refuses); one that fits is kept whole (it
- * was cut silently before), as the trace read back through the public handle shows. */
 /* ks_filter_first_pass (how a launcher picks its traced kernel, ks_cuda.h) against
  * counting a first pass's items one by one with the probes' own ks_filter_pass, on random
  * grids and filters: block and index ranges inside, across and outside the grid, every. */
@@ -663,6 +660,9 @@ START_TEST(first_pass_counts_the_items_a_filter_keeps)
 }
 END_TEST
 
+/* An SDK trace's op name longer than a trace holds is refused when the descriptor is made,
+ * naming the limit (no handle: every later call refuses); one that fits is kept whole (it
+ * was cut silently before), as the trace read back through the public handle shows. */
 START_TEST(user_trace_refuses_an_op_name_too_long)
 {
     char name[KS_NAME_LEN + 8];

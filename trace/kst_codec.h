@@ -56,14 +56,16 @@ int ks_kst2_decode(const ks_kst2_ctx *c, const unsigned char *p, size_t len, ks_
  * ks_kst2_compress compresses len bytes into out (room for ks_kst2_compress_bound(len))
  * with *cctx (a context made at the first call; free it with ks_kst2_cctx_free); returns
  * the frame's bytes, 0 on failure. */
-#define KS_KST2_ZSTD_RATIO 4096 /* the most a reader lets a frame inflate (kst2 chunks: under 700x) */
 size_t ks_kst2_compress_bound(size_t len);
 size_t ks_kst2_compress(void **cctx, const unsigned char *in, size_t len, unsigned char *out, size_t room);
 void ks_kst2_cctx_free(void *cctx);
 
 /* Decodes one chunk as the file stores it: with zstd, the frame is first decompressed
- * into scratch (room for n * KS_KST2_MAX_RECORD bytes; NULL: allocated here). Errors as
- * ks_kst2_decode's; *bad_at is an offset in the decompressed bytes when zstd. */
+ * into scratch (room for n * KS_KST2_MAX_RECORD bytes; NULL: allocated here). The chunk
+ * must be exactly one zstd frame that gives its size, at least 2 n and at most 72 n
+ * bytes. Errors as ks_kst2_decode's; with zstd *bad_at is an offset in the inflated
+ * bytes, or KS_KST2_FRAME_BAD when the frame itself is refused. */
+#define KS_KST2_FRAME_BAD ((size_t)-1)
 int ks_kst2_decode_stored(const ks_kst2_ctx *c, int zstd, const unsigned char *p, size_t len, unsigned char *scratch,
                           ks_event *out, size_t n, size_t *bad_at, const char **why);
 

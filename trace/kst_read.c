@@ -268,10 +268,13 @@ static int parse_events_v2(const reader *r, const cJSON *ev, ks_trace *tr)
     tr->index_sec.crc32 = (uint32_t)v;
     if ((rc = check_section(r, tr->data_start, &tr->event_sec, "events"))) return rc;
     if ((rc = check_section(r, tr->data_start, &tr->index_sec, "index"))) return rc;
-    /* every record takes at least 2 bytes (zstd: inflated at most KS_KST2_ZSTD_RATIO
-     * times): the count cannot ask for more memory than that */
-    if (tr->nevents / (tr->zstd ? KS_KST2_ZSTD_RATIO : 1) > tr->event_sec.length / KS_KST2_MIN_RECORD)
+    /* every record takes at least 2 bytes: the count cannot ask for more memory than that.
+     * A zstd frame can inflate thousands of times, so a compressed file's chunks hold at
+     * most KS_KST2_CHUNK events: its count is bounded by its index (32 bytes a chunk) */
+    if (!tr->zstd && tr->nevents > tr->event_sec.length / KS_KST2_MIN_RECORD)
         return hbad(r, "events count", "is more than its section's bytes could hold");
+    if (tr->zstd && tr->chunk_events > KS_KST2_CHUNK)
+        return hbad(r, "events chunk_events", "is more than 4096 in a file of zstd chunks");
     const uint64_t nchunks = (tr->nevents + tr->chunk_events - 1) / tr->chunk_events;
     if (tr->index_sec.length != nchunks * KS_KST2_ENTRY)
         return hbad(r, "events index length", "does not match one 32-byte entry per chunk");
@@ -343,6 +346,8 @@ static int chunk_failed(const ks_trace *tr, uint64_t k, size_t bad, const char *
     const long long at = (long long)(tr->data_start + tr->event_sec.offset + e.offset);
     if (ks_crc32(0, base + tr->event_sec.offset + e.offset, e.length) != e.crc32) /* damage, not a writer's bug */
         return ks_fail_at(tr->path, at, "events checksum mismatch in chunk %llu", (unsigned long long)k);
+    if (tr->zstd && bad == KS_KST2_FRAME_BAD) /* the frame itself */
+        return ks_fail_at(tr->path, at, "chunk %llu: %s", (unsigned long long)k, why);
     if (tr->zstd) /* the place is one in the inflated frame */
         return ks_fail_at(tr->path, at, "chunk %llu: %s (byte %zu of its zstd frame inflated)", (unsigned long long)k,
                           why, bad);

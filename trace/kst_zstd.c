@@ -4,6 +4,7 @@
  * sites, kinds and small deltas. zstd at level 1 makes the recorder's traces 3-4x
  * smaller, which pays where writing the file is what a trace waits for (one thread hands
  * chunks to the page cache); reading a chunk then costs its decompression. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <zstd.h>
 
@@ -24,16 +25,21 @@ int ks_kst2_decode_stored(const ks_kst2_ctx *c, int zstd, const unsigned char *p
                           ks_event *out, size_t n, size_t *bad_at, const char **why)
 {
     if (!zstd) return ks_kst2_decode(c, p, len, out, n, bad_at, why);
-    *bad_at = 0;
-    const size_t room = n * KS_KST2_MAX_RECORD;
+    *bad_at = KS_KST2_FRAME_BAD;
+    /* one standard frame, all of the chunk (no skippable, legacy or second frame) */
+    const size_t whole = len >= 4 ? ZSTD_findFrameCompressedSize(p, len) : 0;
+    if (len < 4 || (p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24) != ZSTD_MAGICNUMBER || ZSTD_isError(whole) ||
+        whole != len) {
+        *why = len >= 4 && ZSTD_isError(whole) ? ZSTD_getErrorName(whole) : "not one zstd frame";
+        return -1;
+    }
     /* the frame must say its size, and no more than n records can take */
     const unsigned long long size = ZSTD_getFrameContentSize(p, len);
     if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
-        *why = "not a zstd frame with its size";
+        *why = "a zstd frame that does not give its size";
         return -1;
     }
-    if (size > room || size < (unsigned long long)n * KS_KST2_MIN_RECORD ||
-        size / KS_KST2_ZSTD_RATIO > (unsigned long long)len) {
+    if (size > (unsigned long long)n * KS_KST2_MAX_RECORD || size < (unsigned long long)n * KS_KST2_MIN_RECORD) {
         *why = "a zstd frame whose size does not fit its records";
         return -1;
     }
@@ -43,8 +49,9 @@ int ks_kst2_decode_stored(const ks_kst2_ctx *c, int zstd, const unsigned char *p
         return -1;
     }
     const size_t got = ZSTD_decompress(buf, (size_t)size, p, len);
-    int rc;
-    if (ZSTD_isError(got) || got != size) *why = "a zstd frame that does not decompress", rc = -1;
+    int rc = -1;
+    if (ZSTD_isError(got)) *why = ZSTD_getErrorName(got);
+    else if (got != size) *why = "a zstd frame that inflates to another size than it gives";
     else rc = ks_kst2_decode(c, buf, got, out, n, bad_at, why);
     if (!scratch) free(buf);
     return rc;

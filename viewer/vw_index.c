@@ -37,7 +37,10 @@ int vw_decode_chunk(const ks_trace *tr, uint64_t k, ks_event *out, size_t *n)
     if (!ks_kst2_decode_stored(&ctx, tr->zstd, base + tr->event_sec.offset + e.offset, e.length, NULL, out, *n, &bad,
                                &why))
         return 0;
-    if (tr->zstd) /* the place is one in the inflated frame */
+    if (tr->zstd && bad == KS_KST2_FRAME_BAD) /* the frame itself */
+        ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + e.offset), "chunk %llu: %s",
+                   (unsigned long long)k, why);
+    else if (tr->zstd) /* the place is one in the inflated frame */
         ks_fail_at(tr->path, (long long)(tr->data_start + tr->event_sec.offset + e.offset),
                    "chunk %llu: %s (byte %zu of its zstd frame inflated)", (unsigned long long)k, why, bad);
     else

@@ -45,6 +45,13 @@
 #ifndef KS_COL_WORDS
 #define KS_COL_WORDS 64u /* a lane's column: 256 bytes (-DKS_COL_WORDS=N to compare, host and GPU alike) */
 #endif
+/* a column holds its header and the longest record (a long work record: 13 words), and
+ * its room fits page_room's 16 bits */
+#ifdef __cplusplus
+static_assert(KS_COL_WORDS >= 17 && KS_COL_WORDS - 4 <= 0xffff, "KS_COL_WORDS");
+#else
+_Static_assert(KS_COL_WORDS >= 17 && KS_COL_WORDS - 4 <= 0xffff, "KS_COL_WORDS");
+#endif
 #define KS_COL_HEAD 4u        /* magic | columns, block, thread, tag */
 #define KS_PAGE_MAGIC 0x4b53u /* "KS" */
 #define KS_PAGE_MAX_WORDS (32u * KS_COL_WORDS)

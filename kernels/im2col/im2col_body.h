@@ -144,7 +144,9 @@ int ks_col2im_scatter_sites(const ks_im2col_args *a, ks_site *sites);
  * registers (KS_KERNEL_FAST_ALL): im2col at 96 (-DKS_IM2COL_TRACED_ALL_MAXNREG=N): writing
  * every event (ks_pages.h) spilled at 64 before short records; with them, 64 (2 blocks a
  * SM) took 18.0x plain against 16.4x at 96 (76 used); blocks over 640 threads, which it
- * cannot hold, take the 40-register kernel. col2im's third build has 64 (below). */
+ * cannot hold, take the 40-register kernel. col2im's third build has 64 (below). The
+ * 64-bit traced kernel (sizes past 2^30) has 40 too: it must hold 1024-thread blocks, and
+ * recording every event there spills (not measured; such launches make traces of GBs). */
 #ifndef KS_IM2COL_MAXNREG
 #define KS_IM2COL_MAXNREG 40
 #endif
