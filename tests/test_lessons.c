@@ -588,6 +588,73 @@ START_TEST(check_wants_predictions_and_few_printed_answers)
 }
 END_TEST
 
+/* Issue 38 D7 (seventh re-trial: option 1 right in 17 of 29 choice questions, the longest
+ * option in 21): --check fails a lesson when more than half of its choice questions (and
+ * at least 3) have the answer at one position, or have it as the strictly longest choice.
+ * Planted lessons break each rule; spread answers pass; so does every shipped lesson. */
+static int problem_lines(const char *text);
+
+START_TEST(check_fails_choices_a_student_can_guess)
+{
+    /* steps 1 and 2 predict (another item, another tap), so only the choices can fail */
+    static const char other[] =
+        "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", \"explain\": \"e\"}";
+    static const char cell[] =
+        "{\"kind\": \"cell\", \"index\": 7, \"tap\": [1, 1], \"prompt\": \"p\", \"answer\": [2, 2], \"explain\": \"e\"}";
+    static const char choice[] = "{\"kind\": \"choice\", \"prompt\": \"p\", \"choices\": [\"%s\", \"%s\", \"%s\"], "
+                                 "\"answer\": %d, \"explain\": \"e\"}";
+    static char q[4][256];
+    const char *qs[6] = {other, cell, q[0], q[1], q[2], q[3]};
+    /* the answer at choice 2 in 3 of 4, all choices as long: a student picks 2 */
+    const int same[4] = {2, 2, 2, 1};
+    for (int k = 0; k < 4; ++k) snprintf(q[k], sizeof q[k], choice, "red", "tan", "sky", same[k]);
+    six_steps("same.json", qs);
+    ck_assert_int_eq(lesson("--check same.json"), 1);
+    const char *out = out_text("out");
+    ck_assert_msg(strstr(out, "same.json: 3 of 4 choice questions have their answer at choice 2 (steps 3, 4, 5)"), "%s",
+                  out);
+    ck_assert_msg(problem_lines(out) == 1, "%s", out);
+    /* spread over 1, 2, 3, 1, but the longest in 3 of 4 (steps 3, 4, 5): a student picks it */
+    const int spread[4] = {1, 2, 3, 1};
+    for (int k = 0; k < 4; ++k) {
+        const char *c[3] = {"red", "tan", "sky"};
+        if (k < 3) c[spread[k] - 1] = "ochre";
+        snprintf(q[k], sizeof q[k], choice, c[0], c[1], c[2], spread[k]);
+    }
+    six_steps("long.json", qs);
+    ck_assert_int_eq(lesson("--check long.json"), 1);
+    out = out_text("out");
+    ck_assert_msg(strstr(out, "long.json: 3 of 4 choice questions have their answer as the longest choice (steps 3, "
+                              "4, 5)"),
+                  "%s", out);
+    ck_assert_msg(problem_lines(out) == 1, "%s", out);
+    /* a wrong choice as long as the right one (step 5) leaves two of four: it passes */
+    snprintf(q[2], sizeof q[2], choice, "red", "amber", "ochre", 3);
+    six_steps("fair.json", qs);
+    ck_assert_msg(lesson("--check fair.json") == 0, "%s", out_text("out"));
+    /* half at one position is not more than half: 2, 2, 3, 1 passes too */
+    snprintf(q[0], sizeof q[0], choice, "red", "tan", "sky", 2);
+    six_steps("half.json", qs);
+    ck_assert_msg(lesson("--check half.json") == 0, "%s", out_text("out"));
+    /* the shipped lessons: the rule on its own, without running them */
+    static char paths[128][4096];
+    setenv("KSCOPE_LESSONS", KS_SOURCE_DIR "/lessons", 1);
+    const int n = ls_list(paths, 128);
+    ck_assert_int_ge(n, 14);
+    int choices = 0;
+    for (int i = 0; i < n; ++i) {
+        static ls_lesson L;
+        ls_report rep = {.out = stderr, .file = paths[i], .count = 0, .first_only = 0};
+        ck_assert_int_eq(ls_load(&L, paths[i], &rep), 0);
+        ls_check_choice_balance(&L, &rep);
+        ck_assert_msg(rep.count == 0, "%s: its choice answers can be guessed", paths[i]);
+        for (int k = 0; k < L.nsteps; ++k) choices += L.steps[k].q.kind == LS_Q_CHOICE;
+        ls_free(&L);
+    }
+    ck_assert_int_ge(choices, 29);
+}
+END_TEST
+
 /* Issue 38 (D7): --check fails a full lesson whose question has its answer in plain sight
  * above it: in the prompt, the step's title or its narration, as text (a number as a
  * whole token, a cell as "y, x", a choice's words), whatever wrote it, a template or the
@@ -2826,6 +2893,7 @@ int main(void)
     tcase_add_test(tc, step_line_wrapping_keeps_every_word);
     tcase_add_test(tc, check_rejects_broken_lessons_with_file_step_and_problem);
     tcase_add_test(tc, check_wants_predictions_and_few_printed_answers);
+    tcase_add_test(tc, check_fails_choices_a_student_can_guess);
     tcase_add_test(tc, check_fails_a_question_whose_answer_stands_above_it);
     tcase_add_test(tc, check_fails_an_answer_at_a_ranges_end_above_it);
     tcase_add_test(tc, check_fails_a_hint_naming_a_panel_the_terminal_does_not_draw);

@@ -399,6 +399,7 @@ int ls_check(const ls_session *S0, ls_report *rep)
     }
     for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_free(&ctx[r]);
     ls_check_question_mix(S0->L, printed, predicts, rep);
+    ls_check_choice_balance(S0->L, rep);
     return rep->count - before;
 }
 

@@ -284,6 +284,13 @@ int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, const char *typed
  * "1104 / 1104: ?%"). */
 int ls_wrong_hint(const ls_session *S, const ls_ctx *qc, int k, const char *typed, char *out, size_t n);
 void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *predicts, ls_report *rep);
+/* Choice questions a student can guess without reading them (issue 38 D7, seventh
+ * re-trial: option 1 was right in 17 of 29, the longest option in 21): a lesson fails
+ * when more than half of its choice questions, and at least LS_GUESS_MIN, have the right
+ * choice at one position, or have it strictly longer than every other choice (its
+ * characters as written, a template's braces included). Any lesson, sketch or full. */
+#define LS_GUESS_MIN 3
+void ls_check_choice_balance(const ls_lesson *L, ls_report *rep);
 
 /* A value as the players print it (vw_value_text, viewer/vw_describe.h): whole numbers
  * whole (10, not 1e+01), exact binary fractions in full (10.125, 34.46875), a float by its

@@ -180,3 +180,49 @@ void ls_check_question_mix(const ls_lesson *L, const int *printed, const int *pr
                    "third may",
                    np, nq, steps);
 }
+
+/* The characters of a choice as the student reads its words: UTF-8 sequences, leading and
+ * trailing spaces left out. */
+static size_t choice_chars(const char *s)
+{
+    while (*s == ' ') ++s;
+    size_t n = 0, spaces = 0;
+    for (; *s; ++s) {
+        if (((unsigned char)*s & 0xC0) == 0x80) continue; /* a continuation byte */
+        if (*s == ' ') spaces++;
+        else n += spaces + 1, spaces = 0;
+    }
+    return n;
+}
+
+void ls_check_choice_balance(const ls_lesson *L, ls_report *rep)
+{
+    int nq = 0, at[LS_MAX_CHOICES] = {0}, longest = 0;
+    char where[LS_MAX_CHOICES][256] = {{0}}, lsteps[256] = "";
+    for (int k = 0; k < L->nsteps; ++k) {
+        const ls_question *q = &L->steps[k].q;
+        if (q->kind != LS_Q_CHOICE || q->answer < 0 || q->answer >= q->nchoices) continue;
+        nq++;
+        size_t u = strlen(where[q->answer]);
+        snprintf(where[q->answer] + u, sizeof where[q->answer] - u, "%s%d", at[q->answer]++ ? ", " : "", k + 1);
+        const size_t right = choice_chars(q->choices[q->answer]);
+        int strictly = 1;
+        for (int i = 0; i < q->nchoices; ++i)
+            if (i != q->answer && choice_chars(q->choices[i]) >= right) strictly = 0;
+        if (strictly) {
+            u = strlen(lsteps);
+            snprintf(lsteps + u, sizeof lsteps - u, "%s%d", longest++ ? ", " : "", k + 1);
+        }
+    }
+    for (int p = 0; p < LS_MAX_CHOICES; ++p)
+        if (at[p] >= LS_GUESS_MIN && 2 * at[p] > nq)
+            ls_problem(rep, 0,
+                       "%d of %d choice questions have their answer at choice %d (steps %s): a student guesses "
+                       "it; spread the right choices over the positions (at most half at one)",
+                       at[p], nq, p + 1, where[p]);
+    if (longest >= LS_GUESS_MIN && 2 * longest > nq)
+        ls_problem(rep, 0,
+                   "%d of %d choice questions have their answer as the longest choice (steps %s): a student "
+                   "guesses it; word a wrong choice as fully (at most half may be the longest)",
+                   longest, nq, lsteps);
+}
