@@ -139,18 +139,26 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
         for (int j = 0; j < rp->nvalues && !seen; ++j) seen = rp->value[j].y == y && rp->value[j].x == x;
         if (seen || rp->nvalues >= VW_REC_VALUES) continue;
         vw_cell_text(buf, sizeof buf, vw_tensor_value(T, off), narrow);
-        const vw_rect r = vw_heatmap_cell(m, y, x);
-        const int w = (int)strlen(buf) * font->advance;
-        const vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - font->line) / 2, .w = w, .h = font->line};
-        if (w > r.w - vw_value_gap(font->advance) || at.x < area.x || at.y < area.y || at.x + at.w > area.x + area.w ||
-            at.y + at.h > area.y + area.h)
-            continue;
-        vw_text(font, d->r, at.x, at.y, VW_COL_DIM, 0, buf);
+        vw_rect at;
+        if (!vw_dim_text_in_cell(d, font, m, y, x, area, buf, &at)) continue;
         rp->value[rp->nvalues].y = (int32_t)y, rp->value[rp->nvalues].x = (int32_t)x;
         rp->value[rp->nvalues].box = at;
         snprintf(rp->value[rp->nvalues++].text, sizeof rp->value[0].text, "%s", buf);
     }
     return k;
+}
+
+int vw_dim_text_in_cell(vw_draw *d, const vw_font *f, const vw_heatmap *m, int64_t y, int64_t x, vw_rect area,
+                        const char *text, vw_rect *at)
+{
+    const vw_rect r = vw_heatmap_cell(m, y, x);
+    const int w = (int)strlen(text) * f->advance;
+    *at = (vw_rect){.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - f->line) / 2, .w = w, .h = f->line};
+    if (w > r.w - vw_value_gap(f->advance) || at->x < area.x || at->y < area.y || at->x + at->w > area.x + area.w ||
+        at->y + at->h > area.y + area.h)
+        return 0;
+    vw_text(f, d->r, at->x, at->y, VW_COL_DIM, 0, text);
+    return 1;
 }
 
 int vw_answer_cell_rect(const vw_state *s, const vw_heatmap *m, int panel, vw_rect *out)

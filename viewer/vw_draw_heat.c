@@ -476,15 +476,10 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
                 const int64_t y = a ? lr : i, x = a ? i : lc;
                 if (i < 0 || i >= (a ? m.cols : m.rows)) continue;
                 if (y >= 0 && x >= 0 && y < m.rows && x < m.cols && !vw_cell_empty(T, base + y * m.cols + x)) continue;
-                const vw_rect r = vw_heatmap_cell(&m, y, x);
                 char num[24];
                 snprintf(num, sizeof num, "%lld", (long long)i);
-                const int w = (int)strlen(num) * f->advance;
-                const vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - f->line) / 2, .w = w, .h = f->line};
-                if (w > r.w - vw_value_gap(f->advance) || at.x < map.x || at.y < map.y || at.x + at.w > map.x + map.w ||
-                    at.y + at.h > map.y + map.h)
-                    continue;
-                vw_text(f, d->r, at.x, at.y, VW_COL_DIM, 0, num);
+                vw_rect at;
+                if (!vw_dim_text_in_cell(d, f, &m, y, x, map, num, &at)) continue;
                 if (rp->axes < 64) rp->axes_box[rp->axes] = at;
                 rp->axes++;
             }

@@ -127,6 +127,11 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
 
 /* The cells of m's plane that lie (partly) inside area: [*y0, *y1) x [*x0, *x1). */
 void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1);
+/* Text centred in cell (y, x) of m, dim, when it fits the cell with a value's gap and lies
+ * inside area (an empty cell's value, a sparse plane's row or column number): 1 and its box
+ * in *at when drawn. */
+int vw_dim_text_in_cell(vw_draw *d, const vw_font *f, const vw_heatmap *m, int64_t y, int64_t x, vw_rect area,
+                        const char *text, vw_rect *at);
 /* The colour a heatmap built into cache c gives value v: the ramp, or grey (a picture). */
 uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
 /* The fewest characters a slide's one-line legend of c takes: its two ends, a bar of 4
