@@ -18,6 +18,7 @@
 #include "../trace/memory.h"
 #include "../trace/npy.h"
 #include "../trace/step.h"
+#include "../viewer/vw_describe.h"
 #include "../viewer/vw_state.h"
 #include "crafted_trace.h"
 #include "test_util.h"
@@ -753,6 +754,111 @@ START_TEST(check_fails_a_hint_naming_a_panel_the_terminal_does_not_draw)
     snprintf(text, sizeof text, step, "\"events\", \"input\"");
     small_lesson("drawn.json", text);
     ck_assert_msg(lesson("--check drawn.json") == 0, "%s", out_text("out"));
+}
+END_TEST
+
+/* A full im2col lesson (1 channel, 4 x 5, kernel 3, padding 1, stride 1: Ho 4, Wo 5)
+ * whose steps 2 and 3 predict (other items) and whose step 6 is `step6`: a planted
+ * last step for the issue 38 rules below. */
+static void full_lesson(const char *name, const char *params, const char *step6)
+{
+    char text[8192];
+    snprintf(text, sizeof text,
+             "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+             " \"params\": {\"channels\": 1, \"input-size\": [4, 5]%s},\n \"steps\": [\n"
+             "  {\"title\": \"s\", \"focus\": {\"index\": 0}, \"text\": \"w_col {work.w_col}\"},\n"
+             "  {\"title\": \"s\", \"focus\": {\"index\": 1}, \"text\": \"w_col {work.w_col}\", \"question\": "
+             "{\"kind\": \"number\", \"index\": 8, \"prompt\": \"p\", \"answer\": 3, \"check\": \"{work.w_col}\", "
+             "\"explain\": \"e\"}},\n"
+             "  {\"title\": \"s\", \"focus\": {\"index\": 2}, \"text\": \"w_col {work.w_col}\", \"question\": "
+             "{\"kind\": \"number\", \"index\": 9, \"prompt\": \"p\", \"answer\": 4, \"check\": \"{work.w_col}\", "
+             "\"explain\": \"e\"}},\n"
+             "  {\"title\": \"s\", \"focus\": {\"index\": 3}, \"text\": \"w_col {work.w_col}\"},\n"
+             "  {\"title\": \"s\", \"focus\": {\"index\": 4}, \"text\": \"w_col {work.w_col}\"},\n"
+             "  %s\n ]}\n",
+             params, step6);
+    write_file(name, text);
+}
+
+/* The rules `kscope lesson --check` gained after the seventh re-trial (issue 38), each on
+ * a planted lesson that breaks it and the same lesson mended, then on every shipped
+ * lesson: narration over 5 lines at 1024x768 (01 s9's thread table in its band), the
+ * terminal's drawing above a prompt printing the answer (02 s5's padding taps as [0]),
+ * a title naming the right choice (09 s10), a panel the step is about counting one
+ * number in every cell (09 s7). */
+START_TEST(check_fails_what_the_seventh_retrial_found)
+{
+    /* a. 18 sentences, 810 characters: more than 5 lines even of a band across a
+     * 1024x768 frame (about 120 characters a line) */
+    full_lesson("long.json", "",
+                "{\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
+                "nine ten.\"}");
+    ck_assert_int_eq(lesson("--check long.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "long.json: step 6: slides: the narration takes"), "%s", out_text("out"));
+    full_lesson("short.json", "", "{\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"One two three.\"}");
+    ck_assert_msg(lesson("--check short.json") == 0, "%s", out_text("out"));
+    /* c. item 0's tap (0, 0) is padding: the terminal draws the input with the item's
+     * padding taps as [0] above "what does it write there?", unless the question hides them */
+    static const char zero[] =
+        "{\"title\": \"s\", \"focus\": {\"index\": 0, \"tap\": [1, 1]}, \"show\": [\"input\"], \"text\": \"The "
+        "window of item 0.\", \"question\": {\"kind\": \"choice\", \"prompt\": \"What does im2col write for tap "
+        "(0, 0)?\", \"choices\": [\"zero\", \"the nearest edge pixel\"], \"answer\": 1, %s\"explain\": \"e\"}}";
+    char step[1024];
+    snprintf(step, sizeof step, zero, "");
+    full_lesson("padded.json", ", \"padding\": [1, 1]", step);
+    ck_assert_int_eq(lesson("--check padded.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "padded.json: step 6: what the terminal shows above the question holds the "
+                                          "answer (1)"),
+                  "%s", out_text("out"));
+    snprintf(step, sizeof step, zero, "\"hide\": [\"padding\"], ");
+    full_lesson("hidden.json", ", \"padding\": [1, 1]", step);
+    ck_assert_msg(lesson("--check hidden.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("hidden.json --auto"), 0);
+    ck_assert_msg(strstr(out_text("out"), "[?]") && !strstr(out_text("out"), "[0]"), "%s", out_text("out"));
+    /* f. the title names the right choice's own word */
+    static const char titled[] =
+        "{\"title\": \"%s\", \"focus\": {\"index\": 5}, \"text\": \"t\", \"question\": {\"kind\": \"choice\", "
+        "\"prompt\": \"What does a one-plane test report?\", \"choices\": [\"nothing wrong: it passes\", \"the "
+        "diagonal wrong\"], \"answer\": 1, \"explain\": \"e\"}}";
+    snprintf(step, sizeof step, titled, "Why a one-plane test passes");
+    full_lesson("titled.json", "", step);
+    ck_assert_int_eq(lesson("--check titled.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "titled.json: step 6: the title names the right choice (1, \"passes\")"),
+                  "%s", out_text("out"));
+    snprintf(step, sizeof step, titled, "What a one-plane test sees");
+    full_lesson("retitled.json", "", step);
+    ck_assert_msg(lesson("--check retitled.json") == 0, "%s", out_text("out"));
+    /* g. a 1 x 1 kernel reads every input cell once: the input by reads is all 1s */
+    static const char counted[] = "{\"title\": \"s\", \"focus\": {\"index\": 5, \"tap\": [0, 0]}, \"mode\": \"%s\", "
+                                  "\"panels\": [\"input\", \"columns\"], \"text\": \"Item 5 reads its pixel.\"}";
+    snprintf(step, sizeof step, counted, "reads");
+    full_lesson("ones.json", ", \"kernel-size\": [1, 1], \"padding\": [0, 0]", step);
+    ck_assert_int_eq(lesson("--check ones.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "ones.json: step 6: slides: the slide at 1920x1080: the left panel counts "
+                                          "reads and every cell prints 1"),
+                  "%s", out_text("out"));
+    snprintf(step, sizeof step, counted, "values");
+    full_lesson("valued.json", ", \"kernel-size\": [1, 1], \"padding\": [0, 0]", step);
+    ck_assert_msg(lesson("--check valued.json") == 0, "%s", out_text("out"));
+    /* every shipped lesson keeps these rules (and the cell, label and range rules:
+     * test_view_audit plants those on a frame's record) */
+    ck_assert_msg(lesson("--check") == 0, "%s", out_text("out"));
+    static const char *const phrases[] = {"the narration takes",
+                                          "what the terminal shows above the question",
+                                          "the title names the right choice",
+                                          "every cell prints",
+                                          "lies inside the",
+                                          "a rounded end of its range"};
+    for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; ++i)
+        ck_assert_ptr_null(strstr(out_text("out"), phrases[i]));
 }
 END_TEST
 
@@ -2622,12 +2728,14 @@ START_TEST(question_slides_do_not_draw_their_answer)
 }
 END_TEST
 
-/* Lesson 01's slides that show "threads" carry the thread -> indices table (the viewer's
- * grid cells of a 2 x 4 launch are too thin to read on a projector): every thread's
- * indices, worked out here from the launch (g, g + grid, ... below n), the focused
- * thread marked. Its words about the loop's cost match the kernel: im2col walks the
- * digits (ks_walk_step), it does not divide per item. */
-START_TEST(lesson01_slides_show_the_thread_table)
+/* Lesson 01's steps that show "threads" print the thread -> indices table in the
+ * terminal and draw the launch's waves on their slide (issue 38 D1: the table in the
+ * slide's band took 16 lines at 1024x768; the viewer's grid cells of a 2 x 4 launch are
+ * too thin to read on a projector): every thread's indices, worked out here from the
+ * launch (g, g + grid, ... below n), the focused thread marked. Its words about the
+ * loop's cost match the kernel: im2col walks the digits (ks_walk_step), it does not
+ * divide per item. */
+START_TEST(lesson01_prints_the_thread_table_and_draws_the_waves)
 {
     static ls_lesson L;
     static ls_session S;
@@ -2637,6 +2745,8 @@ START_TEST(lesson01_slides_show_the_thread_table)
     const int64_t grid = S.tr.blocks * S.tr.threads, items = S.tr.work_items;
     ck_assert_int_eq((int)grid, 8);
     ck_assert_int_eq((int)items, 20);
+    ck_assert_int_eq(lesson("01 --auto"), 0);
+    const char *played = out_text("out");
     /* the table lists every thread's indices: it answers every question about a thread's
      * work (steps 2, 4, 5, 7 ask 7, 3, 2, 15: issue 38 D2), so it shows only after the
      * last number question, not just on steps without a question */
@@ -2646,23 +2756,28 @@ START_TEST(lesson01_slides_show_the_thread_table)
     for (int k = 0; k < n; ++k) {
         int shows = 0;
         for (int i = 0; i < L.steps[k].nshow; ++i) shows |= !strcmp(L.steps[k].show[i], "threads");
-        /* the table goes under the narration, apart from it (it is no narration line) */
-        ck_assert_int_eq(shows, sl[k].table && strstr(sl[k].table, "thread (block, tid)") != NULL);
-        /* the table lists every thread's indices: a question about a thread's work would
-         * be answered by it (issue 38 D7), so a question's step does not show it */
         ck_assert_msg(!shows || L.steps[k].q.kind == LS_Q_NONE, "step %d shows the table above its question", k + 1);
         ck_assert_msg(!shows || k > last_number_q, "step %d shows the table before step %d asks", k + 1,
                       last_number_q + 1);
         if (!shows) continue;
         tables++;
+        /* the slide: the waves on the data, and a band of at most 5 narration lines */
+        ck_assert(sl[k].figure & VW_FIGURE_WAVES);
+        ck_assert_int_le(vw_story_narration_lines(&sl[k], 60), 5);
+        char head[32];
+        snprintf(head, sizeof head, "\n== Step %d of", k + 1);
+        const char *step = strstr(played, head), *next = step ? strstr(step + 1, "\n== Step ") : NULL;
+        ck_assert_ptr_nonnull(step);
+        const char *table = strstr(step, "thread (block, tid)");
+        ck_assert_msg(table && (!next || table < next), "step %d prints no thread table", k + 1);
         for (int64_t g = 0; g < grid; ++g) {
             char want[128];
             int used = snprintf(want, sizeof want, "%3lld (%lld, %lld):", (long long)g, (long long)(g / 4),
                                 (long long)(g % 4));
             for (int64_t i = g; i < items; i += grid)
                 used += snprintf(want + used, sizeof want - (size_t)used, " %lld", (long long)i);
-            const char *at = strstr(sl[k].table, want);
-            ck_assert_msg(at, "step %d: no '%s' in\n%s", k + 1, want, sl[k].table);
+            const char *at = strstr(table, want);
+            ck_assert_msg(at && (!next || at < next), "step %d: no '%s'", k + 1, want);
             /* the focused thread (the step's focus) carries the '>' */
             const ls_focus *fo = &L.steps[k].focus; /* an index focus: its thread is index % grid */
             const int64_t focus = fo->kind == LS_FOCUS_THREAD  ? fo->thread
@@ -2708,6 +2823,20 @@ START_TEST(slides_keep_every_decomposition_name_the_narration_names)
     ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
     ck_assert_msg(strstr(sl[0].fields, " ph ") && strstr(sl[0].fields, " y1 ") && strstr(sl[0].fields, " bin_h ") &&
                       !strstr(sl[0].fields, " bh ") && !strstr(sl[0].fields, " x1 "),
+                  "fields '%s'", sl[0].fields);
+    ls_slides_free(sl, 1);
+    ls_session_close(&S);
+    ls_free(&L);
+    /* a one-letter field as a factor of a formula (issue 38 D4, seventh re-trial: 05 s12
+     * named b in "(b*Ho + h_col)*Wo + w_col" and the panel dropped it) */
+    write_file("col.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+                           " \"steps\": [{\"title\": \"the column\", \"focus\": {\"index\": 0}, \"show\": "
+                           "[\"decomposition\"],\n \"text\": \"It lands in column (n*Ho + h_col)*Wo + w_col.\"}]}\n");
+    snprintf(path, sizeof path, "%s/col.json", dir);
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
+    ck_assert_msg(strstr(sl[0].fields, " n ") && strstr(sl[0].fields, " h_col ") && strstr(sl[0].fields, " w_col "),
                   "fields '%s'", sl[0].fields);
     ls_slides_free(sl, 1);
     ls_session_close(&S);
@@ -2897,6 +3026,7 @@ int main(void)
     tcase_add_test(tc, check_fails_a_question_whose_answer_stands_above_it);
     tcase_add_test(tc, check_fails_an_answer_at_a_ranges_end_above_it);
     tcase_add_test(tc, check_fails_a_hint_naming_a_panel_the_terminal_does_not_draw);
+    tcase_add_test(tc, check_fails_what_the_seventh_retrial_found);
     tcase_add_test(tc, check_fails_an_answer_in_the_terminals_drawings_above_the_question);
     tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);
@@ -2919,7 +3049,7 @@ int main(void)
     tcase_add_test(tc, slides_focus_what_the_steps_say);
     tcase_add_test(tc, slides_show_the_mode_and_tensors_the_text_names);
     tcase_add_test(tc, slides_keep_every_decomposition_name_the_narration_names);
-    tcase_add_test(tc, lesson01_slides_show_the_thread_table);
+    tcase_add_test(tc, lesson01_prints_the_thread_table_and_draws_the_waves);
     tcase_add_test(tc, question_slides_do_not_draw_their_answer);
     tcase_add_test(tc, pictures_load_as_feature_maps);
     suite_add_tcase(s, tc);

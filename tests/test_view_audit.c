@@ -335,6 +335,104 @@ START_TEST(a_label_beside_another_corner_fails)
 }
 END_TEST
 
+/* D3 (seventh re-trial, 08 s4 and s17): a tap label "1" of site 6 sat inside site 4's
+ * cell, which prints 4: the cell read "4 1". A number label inside a printed cell not
+ * its own fails; in its own cell, beside the cells, or a figure's words (a region's
+ * name) pass. */
+START_TEST(a_number_label_inside_another_printed_cell_fails)
+{
+    frame(1920, 1080);
+    value(0, 0, 0, "4");
+    value(0, 0, 1, "6");
+    /* cell (0, 0) spans x 100..119, y 60..79; the label names cell (0, 1) at x 120 */
+    const vw_rect own = {.x = 120, .y = 60, .w = 20, .h = 20};
+    rec.nlabels = 1;
+    rec.labels[0] = (vw_rec_label){.panel = 0, .kind = VW_LABEL_TAP, .ax = 126, .ay = 66, .cell = own, .px = 18};
+    rec.labels[0].box = (vw_rect){.x = 104, .y = 64, .w = 14, .h = 14}; /* ink 107..114: in cell (0, 0) */
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "1");
+    rec.panel[0].value[0].box = (vw_rect){.x = 100, .y = 60, .w = 3, .h = 3}; /* the 4 clear of the label */
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the label '1' lies inside the left panel's cell (0, 0), which prints 4"));
+    /* in its own cell (0, 1), off its number: it names that one */
+    rec.panel[0].value[1].box = (vw_rect){.x = 120, .y = 60, .w = 3, .h = 3};
+    rec.labels[0].box = (vw_rect){.x = 124, .y = 64, .w = 14, .h = 14};
+    ck_assert_int_eq(rules(0), 0);
+    /* beside the cells, below row 0: no cell of theirs */
+    rec.labels[0].box = (vw_rect){.x = 104, .y = 84, .w = 14, .h = 14};
+    ck_assert_int_eq(rules(0), 0);
+    /* a figure's words over the cell name a region, not a value */
+    rec.labels[0].box = (vw_rect){.x = 104, .y = 64, .w = 14, .h = 14};
+    rec.labels[0].kind = VW_LABEL_NOTE, rec.labels[0].cell = (vw_rect){0};
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "wave 1");
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* D8 (seventh re-trial, 09 s7): the step's transpose drawn as input by reads and output
+ * by writes, every cell 1: two pictures with nothing to point at. The panel the step is
+ * about, or both on a step about neither, fails; a count the narration says is the point
+ * ("read 16 times") or cells that differ pass. */
+START_TEST(a_panel_of_one_count_everywhere_fails)
+{
+    frame(1920, 1080);
+    for (int p = 0; p < 2; ++p) {
+        rec.panel[p].mode = p ? VW_MODE_WRITES : VW_MODE_READS, rec.panel[p].lo = 0, rec.panel[p].hi = 1;
+        for (int x = 0; x < 3; ++x) value(p, 0, x, "1");
+    }
+    ck_assert_int_eq(rules(0), 2);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel counts writes and every cell prints 1"));
+    /* the output by values: the input alone is uniform, and the step is about neither */
+    rec.panel[1].mode = VW_MODE_VALUES;
+    ck_assert_int_eq(rules(0), 0);
+    /* the input the step is about (its focused read's panel): it fails on its own */
+    rec.focus_panel = 0;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the left panel counts reads and every cell prints 1"));
+    /* unless the narration says that count is the point */
+    rec.band_lines = 2;
+    snprintf(rec.band_text[0], sizeof rec.band_text[0], "Colours are read counts: every input");
+    snprintf(rec.band_text[1], sizeof rec.band_text[1], "pixel is read 1 times, by one thread.");
+    ck_assert_int_eq(rules(0), 0);
+    rec.band_lines = 0;
+    snprintf(rec.panel[0].value[2].text, sizeof rec.panel[0].value[2].text, "2");
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
+/* D9 (seventh re-trial, 05's columns): the header read "values 0 .. 21.67" for a range
+ * ending at 21.666..., where the legend read "~21.67". A header or legend printing an
+ * end rounded without "~" fails; exact ends, marked ones and the header's other numbers
+ * pass. */
+START_TEST(a_rounded_range_without_a_tilde_fails)
+{
+    char t[48];
+    const double hi = 65.0 / 3;
+    ck_assert(vw_text_rounds_unmarked("values 0 .. 21.67", 0, hi, t, sizeof t));
+    ck_assert_str_eq(t, "21.67");
+    ck_assert(!vw_text_rounds_unmarked("values 0 .. ~21.67", 0, hi, t, sizeof t));
+    ck_assert(!vw_text_rounds_unmarked("values 0 .. \xe2\x89\x88"
+                                       "21.67",
+                                       0, hi, t, sizeof t)); /* the UTF-8 of ≈ */
+    ck_assert(!vw_text_rounds_unmarked("values 0 .. 21.5", 0, 21.5, t, sizeof t));
+    ck_assert(vw_text_rounds_unmarked("-0.33", -1.0 / 3, 1, t, sizeof t));
+    frame(1920, 1080);
+    rec.panel[1].lo = 0, rec.panel[1].hi = hi;
+    snprintf(rec.panel[1].head, sizeof rec.panel[1].head, "columns (9, 25)  plane 0 of 1  values 0 .. 21.67");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel's header prints 21.67, a rounded end of its range, without ~"));
+    snprintf(rec.panel[1].head, sizeof rec.panel[1].head, "columns (9, 25)  plane 0 of 1  values 0 .. ~21.67");
+    ck_assert_int_eq(rules(0), 0);
+    snprintf(rec.panel[1].ends[1], sizeof rec.panel[1].ends[1], "21.667");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel's legend prints 21.667"));
+    /* the header's plane and shape are no ends: 0.4375 .. 1 over "plane 0 of 1" */
+    snprintf(rec.panel[1].ends[1], sizeof rec.panel[1].ends[1], "~21.67");
+    rec.panel[1].lo = 0.4375, rec.panel[1].hi = 1;
+    snprintf(rec.panel[1].head, sizeof rec.panel[1].head, "mask (1, 9, 5, 5)  plane 0 of 1  values 0.4375 .. 1");
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D3 (11 s9): the "2nd" label's leader ran up through the "1st" label's text. */
 START_TEST(a_leader_across_another_label_fails)
 {
@@ -376,18 +474,21 @@ START_TEST(narration_over_five_lines_as_the_band_wraps_it_fails)
 }
 END_TEST
 
-/* a slide's narration as the band wraps it: its run line counts with the text, the
- * threads table (data, not sentences) does not */
-START_TEST(narration_lines_count_the_run_line_not_the_table)
+/* a slide's narration as the band wraps it: its run line counts with the text (issue 38
+ * D1: everything in the band between the title and the question; 01 s9's thread table
+ * under the text was left out of the count and took 16 lines at 1024x768) */
+START_TEST(narration_lines_count_the_run_line_and_the_text)
 {
     vw_slide s = {0};
     s.text = "one two three";
     ck_assert_int_eq(vw_story_narration_lines(&s, 40), 1);
     s.pre = "[run 'b': another run]";
-    s.table = "head\n  0: 0\t  2: 2\n  1: 1\t  3: 3";
     ck_assert_int_eq(vw_story_narration_lines(&s, 40), 2);
     /* at 8 columns: "[run", "'b':", "another", "run"; "one two", "three" */
     ck_assert_int_eq(vw_story_narration_lines(&s, 8), 4 + 2);
+    /* lines the text breaks itself count one each */
+    s.text = "a\nb\nc";
+    ck_assert_int_eq(vw_story_narration_lines(&s, 40), 1 + 3);
 }
 END_TEST
 
@@ -521,8 +622,11 @@ int main(void)
     tcase_add_test(tc, a_label_beside_another_corner_fails);
     tcase_add_test(tc, a_one_row_hairline_strip_fails);
     tcase_add_test(tc, a_leader_across_another_label_fails);
+    tcase_add_test(tc, a_number_label_inside_another_printed_cell_fails);
+    tcase_add_test(tc, a_panel_of_one_count_everywhere_fails);
+    tcase_add_test(tc, a_rounded_range_without_a_tilde_fails);
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
-    tcase_add_test(tc, narration_lines_count_the_run_line_not_the_table);
+    tcase_add_test(tc, narration_lines_count_the_run_line_and_the_text);
     tcase_add_test(tc, a_cut_status_line_fails);
     tcase_add_test(tc, a_cut_text_fails);
     tcase_add_test(tc, a_cut_row_without_its_numbers_fails);

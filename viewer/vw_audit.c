@@ -603,6 +603,7 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             }
     }
     bad += labels_beside_others(which, rec, fn, ctx);
+    bad += vw_audit_cell_rules(sl, reveal, rec, fn, ctx);
     /* labels keep off the cells the step names, but for the one they name: a weight on
      * its own corner's cell, off its number (the rule above), covers no other's data */
     for (int i = 0; i < rec->nlabels; ++i) {

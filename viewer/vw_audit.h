@@ -73,6 +73,19 @@ int vw_label_in_own_cell(const vw_rec_label *l, vw_rect f);
 typedef void (*vw_rule_fn)(void *ctx, const char *msg);
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);
 
+/* The rules about what cells, labels and ranges say (vw_audit_cells.c; vw_audit_rules
+ * runs them too), each broken one a sentence through fn; returns how many:
+ *   label in another cell: no label's text lies inside a cell that prints a number and
+ *       is not the cell the label names (it reads as that cell's);
+ *   same count: no panel counting reads, writes, weights, visits or pairs prints one
+ *       count in every cell (a picture with nothing to point at);
+ *   rounded range: a header or legend that prints an end of its panel's range rounded
+ *       marks it "~" (or "≈"). */
+int vw_audit_cell_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);
+/* Whether text prints lo or hi rounded without a "~" or "≈" before it ("values 0 ..
+ * 21.67" for 21.666...): 1 with that number's text in token. */
+int vw_text_rounds_unmarked(const char *text, double lo, double hi, char *token, size_t n);
+
 /* Whether the drawing in rec gives the answer of slide sl's question away (sl->asked),
  * `where` naming the frame in the message ("question slide", "slide before its
  * question"): as a label's text; a fraction, cell or choice's words in the

@@ -485,36 +485,7 @@ static void append_lines(vw_lines *out, const vw_lines *src, int max_lines)
     }
 }
 
-/* A slide's table: its lines with their two columns (tab-separated) side by side when
- * the widest fits in cols, else every line's first column, then every second one. */
-static void table_lines(vw_lines *out, const char *table, int cols)
-{
-    int widest = 0;
-    for (const char *p = table; *p;) {
-        const size_t len = strcspn(p, "\n");
-        if ((int)len + 3 > widest) widest = (int)len + 3; /* the tab as four spaces */
-        p += len + (p[len] == '\n');
-    }
-    for (int pass = 0; pass < (widest <= cols ? 1 : 2); ++pass)
-        for (const char *p = table; *p;) {
-            const size_t len = strcspn(p, "\n");
-            const char *tab = memchr(p, '\t', len);
-            char line[VW_LINE_LEN];
-            if (widest <= cols)
-                snprintf(line, sizeof line, "%.*s%s%.*s", tab ? (int)(tab - p) : (int)len, p, tab ? "    " : "",
-                         tab ? (int)(p + len - tab - 1) : 0, tab ? tab + 1 : "");
-            else if (!pass) snprintf(line, sizeof line, "%.*s", tab ? (int)(tab - p) : (int)len, p);
-            else
-                snprintf(line, sizeof line, "%s%.*s", tab ? "  " : "", tab ? (int)(p + len - tab - 1) : 0,
-                         tab ? tab + 1 : "");
-            p += len + (p[len] == '\n');
-            /* the heading (no tab) once; a blank second column not at all */
-            if (pass && (!tab || !tab[1] || tab[1] == '\n')) continue;
-            vw_wrap(out, VW_MAX_LINES, VW_STYLE_TEXT, line, cols);
-        }
-}
-
-/* A slide's band in parts: the title; the body (the run line, the narration, the table);
+/* A slide's band in parts: the title; the body (the run line, the narration);
  * the tail (the question with its choices, and with reveal the answer). */
 static void story_parts(const vw_slide *sl, int reveal, int cols, vw_lines *title, vw_lines *body, vw_lines *tail)
 {
@@ -522,15 +493,15 @@ static void story_parts(const vw_slide *sl, int reveal, int cols, vw_lines *titl
     vw_wrap(title, VW_MAX_LINES, VW_STYLE_HEAD, sl->title ? sl->title : "", cols);
     if (sl->pre) vw_wrap(body, VW_MAX_LINES, VW_STYLE_DIM, sl->pre, cols);
     vw_wrap(body, VW_MAX_LINES, VW_STYLE_TEXT, sl->text ? sl->text : "", cols);
-    if (sl->table) table_lines(body, sl->table, cols);
     if (sl->question) vw_wrap(tail, VW_MAX_LINES, VW_STYLE_FOCUS, sl->question, cols);
     if (sl->question && reveal && sl->answer) vw_wrap(tail, VW_MAX_LINES, VW_STYLE_HEAD, sl->answer, cols);
 }
 
 int vw_story_narration_lines(const vw_slide *sl, int cols)
 {
-    /* the run line reads as narration too; the threads table (lesson 01) is a drawing
-     * of data, its lines no sentences */
+    /* the run line reads as narration too: the band's body, all of it (issue 38 D1: 01
+     * s9's thread table under its text took 16 lines at 1024x768 and was not counted;
+     * the table is the terminal's now, the slide draws the waves) */
     static vw_lines body;
     body.n = 0;
     if (sl->pre) vw_wrap(&body, VW_MAX_LINES, VW_STYLE_DIM, sl->pre, cols);
@@ -696,8 +667,13 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
     const char *follow = s->follow ? "(follows)" : "(fixed)";
     vw_describe_panel_where(s, panel, where, sizeof where);
     ks_shape_str(T->ndim, T->shape, shape, sizeof shape);
-    snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %.4g .. %.4g", where, shape, p, np, follow,
-             vw_mode_name(vw_panel_mode(s, panel)), lo, hi);
+    /* the range as the legend prints it: a rounded end marked (issue 38 D9: 05's columns
+     * header read "values 0 .. 21.67" beside the legend's "~21.67") */
+    char los[48], his[48];
+    vw_cell_text(los, sizeof los, lo, 1);
+    vw_cell_text(his, sizeof his, hi, 1);
+    snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %s .. %s", where, shape, p, np, follow,
+             vw_mode_name(vw_panel_mode(s, panel)), los, his);
     /* too long for the panel: the legend under the map names the mode and the range, so
      * they go first, then the follow state, then the shape; the plane's place stays */
     if ((int)strlen(buf) <= cols) return;

@@ -75,7 +75,7 @@ void vw_describe_story_keys_fit(const vw_state *s, int shorter, char *buf, size_
 /* The lines slide sl's band needs at cols columns: the question slide's (title, body,
  * question) or the answer slide's (title, question, answer and a line saying the text
  * was the slide before), whichever is more; and its narration's lines alone (the run
- * line and the text, not the threads table). */
+ * line and the text: everything between the title and the question). */
 int vw_story_band_needed(const vw_slide *sl, int cols);
 int vw_story_narration_lines(const vw_slide *sl, int cols);
 /* The title line (vw_describe_title) wrapped at cols characters into out; returns the

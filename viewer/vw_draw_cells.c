@@ -376,6 +376,35 @@ int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max)
     return n;
 }
 
+int vw_value_cells(const vw_draw *d, int panel, const vw_heatmap *m, int ax, int ay, vw_rect *out, int max)
+{
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    if (!rp->values || rp->hidden || rp->table) return 0;
+    int n = 0;
+    for (int j = 0; j < rp->nvalues && n < max; ++j) {
+        const vw_rect c = vw_heatmap_cell(m, rp->value[j].y, rp->value[j].x);
+        if (ax >= c.x && ax < c.x + c.w && ay >= c.y && ay < c.y + c.h) continue;
+        out[n++] = (vw_rect){.x = c.x + 1, .y = c.y + 1, .w = c.w - 2, .h = c.h - 2};
+    }
+    return n;
+}
+
+int vw_labels_in_other_cells(const vw_draw *d, int panel, const vw_heatmap *m, const vw_label *l, int n)
+{
+    static vw_rect cells[VW_REC_VALUES];
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+        const int cx = l[i].cell.w > 0 ? l[i].cell.x + l[i].cell.w / 2 : -1,
+                  cy = l[i].cell.w > 0 ? l[i].cell.y + l[i].cell.h / 2 : -1;
+        const int nc = vw_value_cells(d, panel, m, cx, cy, cells, VW_REC_VALUES);
+        const vw_rect ink = {.x = l[i].box.x + 3, .y = l[i].box.y + 3, .w = l[i].box.w - 6, .h = l[i].box.h - 6};
+        int in = 0;
+        for (int j = 0; j < nc && !in; ++j) in = vw_rect_overlap(ink, cells[j]);
+        bad += in;
+    }
+    return bad;
+}
+
 /* How far the farthest of labels wl[0..n) lies from its corner's cell, in pixels (0: on
  * it or beside it). */
 static int farthest(const vw_weight_label *wl, int n)
@@ -397,6 +426,14 @@ static int astray(const vw_weight_label *wl, int n)
     vw_label l[4];
     for (int g = 0; g < n && g < 4; ++g) l[g] = wl[g].label;
     return vw_labels_astray(l, n < 4 ? n : 4);
+}
+
+/* How many of labels wl[0..n) lie inside a printed cell not their own. */
+static int in_others(const vw_draw *d, int panel, const vw_heatmap *m, const vw_weight_label *wl, int n)
+{
+    vw_label l[4];
+    for (int g = 0; g < n && g < 4; ++g) l[g] = wl[g].label;
+    return vw_labels_in_other_cells(d, panel, m, l, n < 4 ? n : 4);
 }
 
 void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel)
@@ -448,6 +485,20 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
     if (n < 0) /* no such room: off the step's cells (the audit reports the numbers covered) */
         n = vw_sample_weight_labels_avoid(e, m, font->advance, font->line, bounds, keep, nfocus, wl);
     if (n < 0) n = -n;
+    /* a weight inside another cell that prints a number reads as that cell's (issue 38
+     * D3: 06 s3-s5's 0.65625 of corner (1, 1) over cell 10, inside the RoI): off those
+     * cells, in this font or a smaller legible one, where that keeps every label its own */
+    if (in_others(d, panel, m, wl, n))
+        for (int kk = k; kk < vw_value_fonts(d, d->rec.h) && nsoft > nkeep; ++kk) {
+            const vw_font *f = vw_value_font(d, kk);
+            const int got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, soft, nsoft, small);
+            if (got != n || astray(small, got) || in_others(d, panel, m, small, got) ||
+                farthest(small, got) > 3 * m->cell)
+                continue;
+            memcpy(wl, small, sizeof wl);
+            k = kk, font = f;
+            break;
+        }
     for (int g = 0; g < n; ++g) {
         const uint32_t col = wl[g].corners > 1 ? VW_COL_CLAMP : wl[g].valid ? VW_COL_VALID : VW_COL_INVALID;
         const vw_label *l = &wl[g].label;

@@ -320,6 +320,8 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         const int end = name[0] ? nx + (int)strlen(name) * adv : nx - 2 * adv;
         vw_rec_panel *rp = &d->rec.panel[panel];
         rp->legend = (vw_rect){.x = lg.x, .y = lg.y, .w = end - lg.x, .h = d->font.line};
+        snprintf(rp->ends[0], sizeof rp->ends[0], "%s", lo);
+        snprintf(rp->ends[1], sizeof rp->ends[1], "%s", hi);
         rp->mode = c->tile_key >= 0 ? VW_MODE_VALUES : (int)c->mode, rp->lo = c->lo, rp->hi = c->hi;
         return;
     }
@@ -588,6 +590,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         vw_text(font, d->r, area.x + 4, area.y + 2 + d->font.line + (d->font.line - font->line) / 2, VW_COL_TEXT,
                 area.w - 8, second);
     d->legend_x[panel] = area.x + 4 + (int)strlen(head) * font->advance + 2 * adv;
+    snprintf(rp->head, sizeof rp->head, "%s%s%s", head, second[0] ? " " : "", second);
     rp->window = window, rp->window_named = named;
     vw_draw_bars(d, s, L, panel, c, &m);
     draw_legend(d, s, L, panel, c);

@@ -169,6 +169,14 @@ int vw_label_font(const vw_draw *d, double cell);
 /* The boxes of the numbers panel `panel`'s cells print (from the frame's record), at most
  * max: where a label goes only when there is no other room. */
 int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max);
+/* The cells of heatmap m on panel `panel` that print a number, each less a pixel a side,
+ * but the one holding point (ax, ay) (a label's own cell; -1: none), into out[0..max):
+ * what a label keeps off, since inside such a cell it reads as that cell's (issue 38
+ * D3). Returns how many. */
+int vw_value_cells(const vw_draw *d, int panel, const vw_heatmap *m, int ax, int ay, vw_rect *out, int max);
+/* How many of labels l[0..n) on panel `panel` have their text (the box less its clear 3
+ * px rim) in a cell that prints a number and is not their own (their cell's). */
+int vw_labels_in_other_cells(const vw_draw *d, int panel, const vw_heatmap *m, const vw_label *l, int n);
 /* The numbers of panel `panel` that a marker of the record (a sample's dot or ring, a
  * point's ring) reached, drawn again on top of it on a dark box: a cell the step names
  * keeps its number (issue 38 D3); the record marks them on_top. */

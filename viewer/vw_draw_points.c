@@ -81,13 +81,21 @@ static void draw_taps(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pa
         col[nl++] = b[i].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
     }
     if (!nl) return;
-    static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + VW_REC_VALUES];
+    static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + 2 * VW_REC_VALUES];
     const vw_rec_panel *rp = &d->rec.panel[panel];
     int na = 0;
     for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
     for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box;
     na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
-    vw_place_labels(l, nl, bounds, avoid, na, 3);
+    /* and off the other cells that print a number, where there is room: a tap's "1" in a
+     * site's cell read as that site's "4 1" (issue 38 D3, 08 s4 and s17) */
+    vw_label was[MAX_TAPS];
+    memcpy(was, l, sizeof was);
+    const int cells = vw_value_cells(d, panel, m, -1, -1, avoid + na, VW_REC_VALUES);
+    if (vw_place_labels(l, nl, bounds, avoid, na + cells, 3) || vw_labels_in_other_cells(d, panel, m, l, nl)) {
+        memcpy(l, was, sizeof was);
+        vw_place_labels(l, nl, bounds, avoid, na, 3);
+    }
     for (int i = 0; i < nl; ++i) {
         int pts[VW_LEADER_PTS][2], npts = 0;
         if (l[i].leader) {

@@ -75,6 +75,10 @@ typedef struct vw_rec_panel {
      * (08's ring of sites, not the empty rows round it); 0 rows: not such a plane */
     int64_t fill_rows, fill_cols;
     vw_rect fill;
+    /* the header line and the legend's two ends as drawn ("columns (9, 25) ... values 0
+     * .. ~21.67", "0", "~21.67"): a rounded end says so (issue 38 D9) */
+    char head[VW_REC_LINE];
+    char ends[2][48];
     int value_px;   /* at this text size (pixels per em; 0: none printed) */
     int value_font; /* the drawing's value font (vw_value_font), -1: none */
     /* the values' need and the view: the cell size (px) the longest value needs at the

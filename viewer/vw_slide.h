@@ -70,9 +70,6 @@ typedef struct vw_slide {
     char *title;     /* "Step 3 of 12: the kernel window" */
     char *pre;       /* NULL, or a line above the narration ("[run 'strided': ...]") */
     char *text;      /* narration; '\n' starts a new line, the viewer wraps the rest */
-    char *table;     /* NULL, or a table under the narration (the threads' indices): lines, a
-                      * tab between a line's two columns (side by side where they fit, else
-                      * the second column's entries after the first's) */
     char *question;  /* NULL, or the question and its choices */
     char *answer;    /* shown once revealed */
     uint32_t event;  /* the event to focus (VW_NONE: keep) */

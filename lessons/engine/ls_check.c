@@ -378,8 +378,14 @@ int ls_check(const ls_session *S0, ls_report *rep)
         } else {
             check_question(S, &qc, k, rep);
             const char *shown = S0->L->nsteps >= LS_FULL_LESSON ? ls_answer_shown(S, c, &qc, k) : NULL;
-            char ans[256];
-            if (shown && !ls_answer_text(S, &qc, k, ans, sizeof ans))
+            char ans[256], word[64];
+            if (shown && !strcmp(shown, "title") && !ls_render(S, c, st->title, buf, sizeof buf, err, sizeof err) &&
+                ls_title_names_choice(&st->q, buf, word, sizeof word))
+                ls_problem(rep, k + 1,
+                           "the title names the right choice (%d, \"%s\") above the question: a student picks the "
+                           "choice the title names (reword the title)",
+                           st->q.answer + 1, word);
+            else if (shown && !ls_answer_text(S, &qc, k, ans, sizeof ans))
                 ls_problem(rep, k + 1,
                            "the %s holds the answer (%s%s%s) above the question: a student copies it instead of "
                            "working it out (reword it, or ask about another work item, tap or run)",

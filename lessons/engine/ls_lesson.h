@@ -266,6 +266,14 @@ int ls_text_gives_answer(const ls_session *S, const ls_ctx *qc, int k, const cha
  * qc: the question's), NULL when none does. A full lesson (LS_FULL_LESSON steps) with
  * one fails --check: a student copies it instead of working it out. */
 const char *ls_answer_shown(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k);
+/* Whether a choice question's title (rendered) names its right choice: a word of 4
+ * letters or more of the right choice that no other choice has, or its stem ("passes",
+ * "pass"), stands in the title (issue 38 D7: 09 s10's "Why a one-plane test passes"
+ * over "What does it report? 1) nothing wrong: it passes"). The word goes to word. */
+int ls_title_names_choice(const ls_question *q, const char *title, char *word, size_t n);
+/* A choice that is a number in words ("zero", "Four"): the number as a drawing prints it
+ * ("0") into out; else "". */
+void ls_number_word(const char *choice, char *out, size_t n);
 /* Whether what the terminal player shows of step k between its narration and its
  * question (the step's "show": drawings, events, decomposition, threads; c: the step's
  * focus, qc: the question's) holds the answer: a fraction or a choice's words anywhere,

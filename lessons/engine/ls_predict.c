@@ -77,18 +77,86 @@ int ls_text_gives_answer(const ls_session *S, const ls_ctx *qc, int k, const cha
     return has_token(text, ans, 0);
 }
 
+/* The length of word w (len letters) less an inflection's ending: "passes" 4, "loops"
+ * 4, "reported" 6, "patchify" 8. */
+static size_t stem_len(const char *w, size_t len)
+{
+    static const char *const ends[] = {"ing", "es", "ed", "s"};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; ++i) {
+        const size_t e = strlen(ends[i]);
+        if (len >= e + 3 && !strncasecmp(w + len - e, ends[i], e)) return len - e;
+    }
+    return len;
+}
+
+/* Whether word w (len letters) stands in text as a word of the same stem ("passes" as
+ * "pass" or "passing"; "patches" not as "Patchify"). */
+static int has_stem(const char *text, const char *w, size_t len)
+{
+    const size_t stem = stem_len(w, len);
+    for (const char *p = text; *p; ++p) {
+        if (p > text && isalpha((unsigned char)p[-1])) continue;
+        size_t n = 0;
+        while (isalpha((unsigned char)p[n])) n++;
+        if (n && stem_len(p, n) == stem && !strncasecmp(p, w, stem)) return 1;
+        p += n ? n - 1 : 0;
+    }
+    return 0;
+}
+
+/* A word of choice c (4 letters or more) that no other choice of q and not the prompt
+ * has, and title does: its first such word to word; 0 when none. */
+static int choice_word_in(const ls_question *q, int c, const char *title, char *word, size_t n)
+{
+    for (const char *p = q->choices[c]; *p;) {
+        while (*p && !isalpha((unsigned char)*p)) p++;
+        size_t len = 0;
+        while (isalpha((unsigned char)p[len])) len++;
+        const char *w = p;
+        p += len;
+        if (len < 4) continue; /* "a", "it", "the": the long words say what a choice is */
+        /* a word another choice or the prompt has says nothing of which is right */
+        int shared = has_stem(q->prompt, w, len);
+        for (int i = 0; i < q->nchoices && !shared; ++i) shared = i != c && has_stem(q->choices[i], w, len);
+        if (shared || !has_stem(title, w, len)) continue;
+        snprintf(word, n, "%.*s", (int)len, w);
+        return 1;
+    }
+    return 0;
+}
+
+int ls_title_names_choice(const ls_question *q, const char *title, char *word, size_t n)
+{
+    if (q->kind != LS_Q_CHOICE || !choice_word_in(q, q->answer, title, word, n)) return 0;
+    /* a title naming the other choices as well weighs them ("Scatter or gather") */
+    char other[64];
+    for (int i = 0; i < q->nchoices; ++i)
+        if (i != q->answer && choice_word_in(q, i, title, other, sizeof other)) return 0;
+    return 1;
+}
+
 const char *ls_answer_shown(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k)
 {
     const ls_step *st = &S->L->steps[k];
     static char text[LS_TEXT_MAX];
-    char err[400];
+    char err[400], word[64];
     if (!ls_render(S, qc, st->q.prompt, text, sizeof text, err, sizeof err) && ls_text_gives_answer(S, qc, k, text))
         return "prompt";
-    if (!ls_render(S, c, st->title, text, sizeof text, err, sizeof err) && ls_text_gives_answer(S, qc, k, text))
+    if (!ls_render(S, c, st->title, text, sizeof text, err, sizeof err) &&
+        (ls_text_gives_answer(S, qc, k, text) || ls_title_names_choice(&st->q, text, word, sizeof word)))
         return "title";
     if (!ls_render(S, c, st->text, text, sizeof text, err, sizeof err) && ls_text_gives_answer(S, qc, k, text))
         return "narration";
     return NULL;
+}
+
+void ls_number_word(const char *choice, char *out, size_t n)
+{
+    static const char *const words[] = {"zero", "one",   "two",   "three", "four", "five",
+                                        "six",  "seven", "eight", "nine",  "ten"};
+    out[0] = 0;
+    for (int i = 0; i < (int)(sizeof words / sizeof words[0]); ++i)
+        if (!strcasecmp(choice, words[i])) snprintf(out, n, "%d", i);
 }
 
 int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k, char *line, size_t n)
@@ -100,9 +168,17 @@ int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, in
     if (word ? ls_render(S, qc, q->choices[q->answer], ans, sizeof ans, err, sizeof err)
              : ls_answer_text(S, qc, k, ans, sizeof ans))
         return 0;
-    char *end;
+    char *end, digit[8] = "";
     const double v = strtod(ans, &end);
     const int whole = !word && end != ans && !*end && v == floor(v);
+    /* a whole number, or a choice that is one in words ("zero"), as a cell the asked item
+     * touches in a drawing ("[0]": 02 s5's padding taps above "what does im2col write
+     * there?", issue 38 D2) */
+    if (word) ls_number_word(ans, digit, sizeof digit);
+    else if (whole && q->check && strstr(q->check, "value}")) /* a value the item reads or writes */
+        snprintf(digit, sizeof digit, "%.7s", ans);
+    char touched[16] = "";
+    if (digit[0] && qc->item == c->item) snprintf(touched, sizeof touched, "[%s]", digit);
     char *dump = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&dump, &len);
@@ -119,6 +195,10 @@ int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, in
             snprintf(tail, sizeof tail, ", %s]", ans);
             snprintf(head, sizeof head, "[%s]", ans);
             found = strstr(line, tail) || strstr(line, head);
+            continue;
+        }
+        if (touched[0] && strstr(line, touched)) {
+            found = 1;
             continue;
         }
         if (!whole) {

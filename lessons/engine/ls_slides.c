@@ -26,34 +26,6 @@ int ls_mode_number(const char *name)
     return -1;
 }
 
-/* A step that shows "threads" gets the thread -> indices table on its slide, under the
- * narration, in two columns (the text is monospace, so they line up): a launch of at
- * most 16 threads, the only one the text player lists whole. The focused thread is
- * marked '>'. */
-static void append_threads(const ls_session *S, const ls_ctx *c, char *text, size_t n)
-{
-    const int64_t nthreads = S->tr.blocks * S->tr.threads;
-    text[0] = 0;
-    if (nthreads > 16 || c->item >= S->idx.nitems) return;
-    const vw_item *f = &S->idx.items[c->item];
-    const int64_t focus = vw_gthread(&S->tr, f->block, f->thread), rows = (nthreads + 1) / 2;
-    char entry[16][160];
-    int width = 0;
-    for (int64_t g = 0; g < nthreads; ++g) {
-        char e[140];
-        ls_thread_entry(S, g, e, sizeof e);
-        snprintf(entry[g], sizeof entry[g], "%c %s", g == focus ? '>' : ' ', e);
-        if (g < rows && (int)strlen(entry[g]) > width) width = (int)strlen(entry[g]);
-    }
-    size_t used = strlen(text);
-    used += (size_t)snprintf(text + used, used < n ? n - used : 0, "%s", LS_THREADS_HEAD);
-    /* two columns, a tab between them: the viewer sets them side by side where they fit,
-     * else one under the other (vw_slide.table) */
-    for (int64_t r = 0; r < rows && used < n; ++r)
-        used += (size_t)snprintf(text + used, n - used, "\n  %-*s\t%s", width, entry[r],
-                                 r + rows < nthreads ? entry[r + rows] : "");
-}
-
 /* The work fields template t names ({work.i}), appended to fields as " i j ". */
 static void narrated_fields(const char *t, char *fields, size_t n)
 {
@@ -98,26 +70,18 @@ static void named_fields(const ls_session *S, const ls_ctx *c, const char *text,
                              !(after == '_' || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
                                (after >= '0' && after <= '9') || after == '(' || after == '[');
             if (!word) continue;
-            /* a one-letter name is a field only where the text treats it as one */
+            /* a one-letter name is a field only where the text treats it as one: "k = ",
+             * "(k, i)", "(i, k)", or a factor of a formula, "(b*Ho + h_col)" (issue 38 D4:
+             * 05 s12 named b there and the panel dropped it) */
+            const int factor = after == '*' || after == '/' || before == '*' || before == '/';
             if (len == 1 && !(after == ' ' && p[1] && p[2] == '=') && !(after == ',' && before == '(') &&
-                !(after == ')' && before == ' ' && p > text + 1 && p[-2] == ','))
+                !(after == ')' && before == ' ' && p > text + 1 && p[-2] == ',') && !factor)
                 continue;
             const size_t used = strlen(fields);
             snprintf(fields + used, n - used, "%s%s ", used ? "" : " ", name);
             break;
         }
     }
-}
-
-/* A choice that is a number in words ("zero", "Four"): the number, as a drawing prints
- * it ("0"); else "". */
-static void number_word(const char *choice, char *out, size_t n)
-{
-    static const char *const words[] = {"zero", "one",   "two",   "three", "four", "five",
-                                        "six",  "seven", "eight", "nine",  "ten"};
-    out[0] = 0;
-    for (int i = 0; i < (int)(sizeof words / sizeof words[0]); ++i)
-        if (!strcasecmp(choice, words[i])) snprintf(out, n, "%d", i);
 }
 
 static int shows(const ls_step *st, const char *what)
@@ -175,14 +139,12 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
             snprintf(text, sizeof text, "[run '%s': %s]", L->runs[st->run].name, what);
             v->pre = dup_text(text);
         }
-        if (shows(st, "threads")) {
-            append_threads(S, &c, text, sizeof text);
-            if (text[0]) v->table = dup_text(text);
-        }
         v->grid = shows(st, "launch") || shows(st, "threads");
         v->order = st->order;
         v->strip = st->strip;
-        v->figure = st->figure;
+        /* the thread -> indices table is the terminal's (16 lines of a band at 1024x768,
+         * issue 38 D1): a slide draws the same launch as the grid's waves on the data */
+        v->figure = st->figure | (shows(st, "threads") ? VW_FIGURE_WAVES : 0);
         if (st->guide_run > 0) v->guide = &ls_run_session(S0, st->guide_run - 1)->tr;
         v->hide_weights = st->no_weights;
         v->trace = &S->tr;
@@ -232,7 +194,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 snprintf(text, sizeof text, "Answer: %s) %.300s. %.3000s", ans, chosen, buf);
                 snprintf(v->asked, sizeof v->asked, "%.95s", chosen);
                 v->asked_words = 1;
-                number_word(chosen, v->asked_digit, sizeof v->asked_digit);
+                ls_number_word(chosen, v->asked_digit, sizeof v->asked_digit);
             } else {
                 snprintf(text, sizeof text, "Answer: %s. %.3000s", ans, buf);
                 snprintf(v->asked, sizeof v->asked, "%s", ls_skip_about(ans));
@@ -288,7 +250,6 @@ void ls_slides_free(vw_slide *sl, int n)
         free(sl[k].title);
         free(sl[k].text);
         free(sl[k].pre);
-        free(sl[k].table);
         free(sl[k].question);
         free(sl[k].answer);
     }

@@ -124,13 +124,15 @@ static void fmt_value(char *buf, size_t n, double v, int integral)
 }
 
 static void draw_band(FILE *out, const ks_tensor *ts, int64_t base, int64_t H, int64_t W, int integral, const mark *m,
-                      int nm, int cw, int64_t y0, int64_t y1, int64_t x0, int64_t x1);
+                      int nm, int cw, int64_t y0, int64_t y1, int64_t x0, int64_t x1, const char *pad);
 
 /* Plane `plane` of tensor t as a grid: [v] a cell the focused item touched, <v> the
  * focused one; cells outside the tensor (padding) that were touched show as 0 in a
- * margin, untouched margin cells as '.'. A plane wider than a terminal is drawn in bands
- * of columns, one under the other; bigger planes are cropped around the marks. */
-static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
+ * margin (as ? where the step's question hides the padding: what a padding tap gives is
+ * what it asks, issue 38 D2, 02 s5), untouched margin cells as '.'. A plane wider than a
+ * terminal is drawn in bands of columns, one under the other; bigger planes are cropped
+ * around the marks. */
+static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t, int hide_padding)
 {
     const ks_tensor *ts = &S->tr.tensors[t];
     const int64_t H = ts->ndim >= 2 ? ts->shape[ts->ndim - 2] : 1, W = ts->shape[ts->ndim - 1];
@@ -200,20 +202,22 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t)
     if (y0 != 0 || x0 != 0 || y1 != H || x1 != W) /* cropped, or a margin of padding */
         fprintf(out, "; rows %lld..%lld, columns %lld..%lld shown", (long long)y0, (long long)y1 - 1, (long long)x0,
                 (long long)x1 - 1);
-    fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s%s\n", (long long)S->idx.items[c->item].index,
-            y0 < 0 || x0 < 0 || y1 > H || x1 > W ? ", outside the tensor: padding" : "",
+    const int margin = y0 < 0 || x0 < 0 || y1 > H || x1 > W;
+    fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s%s%s\n", (long long)S->idx.items[c->item].index,
+            margin ? ", outside the tensor: padding" : "", margin && hide_padding ? " ([?]: asked)" : "",
             rounded ? ", ~ rounded to 4 digits" : "");
     const int64_t per = (x1 - x0 + bands - 1) / bands; /* columns a band, the bands as even as they go */
     for (int64_t bx = x0; bx < x1; bx += per) {
         const int64_t bx1 = bx + per < x1 ? bx + per : x1;
         if (bx > x0) fputc('\n', out);
-        draw_band(out, ts, base, H, W, integral, m, nm, cw, y0, y1, bx, bx1);
+        draw_band(out, ts, base, H, W, integral, m, nm, cw, y0, y1, bx, bx1, hide_padding ? "?" : "0");
     }
 }
 
-/* Rows y0..y1 of columns x0..x1 of plane `base` of ts, marks m[0..nm), cells cw wide. */
+/* Rows y0..y1 of columns x0..x1 of plane `base` of ts, marks m[0..nm), cells cw wide, a
+ * touched padding cell as pad. */
 static void draw_band(FILE *out, const ks_tensor *ts, int64_t base, int64_t H, int64_t W, int integral, const mark *m,
-                      int nm, int cw, int64_t y0, int64_t y1, int64_t x0, int64_t x1)
+                      int nm, int cw, int64_t y0, int64_t y1, int64_t x0, int64_t x1, const char *pad)
 {
     fprintf(out, "      ");
     for (int64_t x = x0; x < x1; ++x) fprintf(out, " %*lld", cw, (long long)x);
@@ -227,7 +231,7 @@ static void draw_band(FILE *out, const ks_tensor *ts, int64_t base, int64_t H, i
                 if (m[i].y == y && m[i].x == x) kind = kind > 1 ? kind : 1 + m[i].focus;
             char v[32], cell[40];
             if (inside) fmt_value(v, sizeof v, ls_tensor_value(ts, base + y * W + x), integral);
-            else snprintf(v, sizeof v, "%s", kind ? "0" : ".");
+            else snprintf(v, sizeof v, "%s", kind ? pad : ".");
             if (kind == 2) snprintf(cell, sizeof cell, "<%s>", v);
             else if (kind == 1) snprintf(cell, sizeof cell, "[%s]", v);
             else snprintf(cell, sizeof cell, "%s ", v);
@@ -306,7 +310,9 @@ static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step 
     for (int i = 0; i < st->nshow; ++i) {
         const char *w = st->show[i];
         int t = ks_trace_tensor(&S->tr, w);
-        if (t >= 0) draw_tensor(out, S, c, t);
+        int hide_padding = 0;
+        for (int h = 0; h < st->q.nhide; ++h) hide_padding |= !strcmp(st->q.hide[h], "padding");
+        if (t >= 0) draw_tensor(out, S, c, t, hide_padding);
         else if (!strcmp(w, "decomposition"))
             ks_step_print_work(out, &S->tr, &S->tr.events[vw_item_ev(&S->idx, &S->idx.items[c->item], 0)]);
         else if (!strcmp(w, "events")) show_events(out, S, c, asks_item(S, c, st));
