@@ -1015,6 +1015,45 @@ START_TEST(the_step_pictures_print_at_every_size)
 }
 END_TEST
 
+/* issue 38 D1 (seventh re-trial): lesson 05's 9 x 25 columns printed no values on steps 2,
+ * 4, 8 and 12 at any size and did not zoom: the item's column of 9 cells was too tall
+ * for values at the legible size. Where the step's item does not fit, the panel zooms to
+ * the cells its focused tap names: at the three sizes, question and answer, the columns
+ * print legible values, and step 12 prints columns[4, 12], where its narration says tap
+ * (1, 1) of item 12 lands (~6.137, as the terminal's drawing prints it too). */
+START_TEST(a_wide_planes_values_zoom_to_the_steps_tap)
+{
+    open_lesson("05");
+    const int columns = ks_trace_tensor(slides[11].trace, "columns");
+    static const int steps[] = {2, 4, 8, 12};
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i)
+            for (int reveal = 0; reveal < 1 + (slides[steps[i] - 1].question != NULL); ++reveal) {
+                vf_frame f;
+                vw_state st;
+                step_to_slide(&f, &st, w, h, steps[i] - 1);
+                as_played(&f, &st, w, h, reveal);
+                const vw_record *rec = &f.d.rec;
+                const int pc = rec->panel[0].tensor == columns ? 0 : 1;
+                const vw_rec_panel *rp = &rec->panel[pc];
+                ck_assert_int_eq(rp->tensor, columns);
+                ck_assert_msg(rp->hidden || (rp->values && rp->value_px >= vw_legible_px(h) && rp->window_named),
+                              "05 s%d%s at %dx%d: the columns print %s values at %d px in %.0f px cells", steps[i],
+                              reveal ? "'s answer" : "", w, h, rp->values ? "their" : "no", rp->value_px, rp->cell);
+                if (steps[i] == 12) {
+                    const char *v = printed_at(rec, pc, 4, 12);
+                    ck_assert_msg(v && !strcmp(v, "~6.137"), "05 s12 at %dx%d: columns[4, 12] prints %s", w, h,
+                                  v ? v : "nothing");
+                }
+                vw_state_free(&st);
+                vf_close(&f);
+            }
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1: a slide prints the values its narration names, at the three sizes: 13
  * s11's out[2, 1] = 23 = in[1, 2] and out[1, 2] = 43 = in[2, 1] (it showed in beside the
  * 256-word tile as a one-row hairline, no values), and 13 s10's answer its tile as 16 x
@@ -2557,6 +2596,7 @@ int main(void)
     tcase_add_test(tc, the_waves_figure_marks_each_iterations_cells);
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
+    tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
     tcase_add_test(tc, the_tiled_step_shows_both_tiles_legibly);
     tcase_add_test(tc, a_zoomed_panel_names_its_rows_and_columns);

@@ -236,6 +236,47 @@ static int widest_value(const vw_state *s, int panel, int64_t y0, int64_t y1, in
 
 #define VALUES_SCAN (1 << 16) /* a plane of more cells is scanned around the focus only */
 
+/* The cells of panel p the focused event's tap names: the item's accesses of the panel's
+ * plane at that tap (05 s12's tap (1, 1) writes columns[4, 12]), their box; 0: none, or
+ * the focused event has no tap of the item's (a work event). */
+static int tap_bbox(const vw_state *s, int panel, double *y0, double *x0, double *y1, double *x1)
+{
+    const uint32_t it = vw_state_item(s), fe = vw_state_event(s);
+    const int t = s->panel[panel].tensor;
+    if (it == VW_NONE || fe == VW_NONE || t < 0) return 0;
+    const ks_event *f = vw_event(s->tr, fe);
+    if (f->kind == KS_EV_WORK) return 0;
+    const vw_item *item = &s->idx->items[it];
+    int n = 0;
+    for (uint32_t k = 0; k < item->count; ++k) {
+        const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+        if (e->tap != f->tap || e->tensor != (uint32_t)t || (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) ||
+            e->u.access.plane != s->panel[panel].plane)
+            continue;
+        const double y = (double)e->u.access.y, x = (double)e->u.access.x;
+        if (!n++) *y0 = *y1 = y, *x0 = *x1 = x;
+        *y0 = fmin(*y0, y), *x0 = fmin(*x0, x), *y1 = fmax(*y1, y), *x1 = fmax(*x1, x);
+    }
+    return n > 0;
+}
+
+/* The box a slide zooms to for panel p's values, and the cell size that shows it with a
+ * cell round it (whole cells): the step's cells (its item's), or where those do not fit
+ * at `need`, the cells its focused tap names (issue 38 D1: 05's 9 x 25 columns printed
+ * no values at any size, the item's column of 9 too tall for them). 0: no focus. */
+static int values_box(const vw_state *s, const vw_rect area, int panel, double need, double box[4], double *cell)
+{
+    double y0, x0, y1, x1;
+    if (!s->idx || !vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1)) return 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass && !(need > 0 && *cell < need && tap_bbox(s, panel, &y0, &x0, &y1, &x1))) break;
+        const double wh = floor(y1) - floor(y0) + 3, ww = floor(x1) - floor(x0) + 3;
+        *cell = fmin(area.h / wh, area.w / ww);
+        box[0] = y0, box[1] = x0, box[2] = y1, box[3] = x1;
+    }
+    return 1;
+}
+
 void vw_values_need(const vw_state *s, const vw_layout *L, int panel, double *need, double *focus_cell)
 {
     *need = *focus_cell = 0;
@@ -245,10 +286,6 @@ void vw_values_need(const vw_state *s, const vw_layout *L, int panel, double *ne
     const vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[t]);
     double y0, x0, y1, x1;
     const int focus = s->idx && vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1);
-    if (focus) { /* the step's cells and one around them, whole cells */
-        const double wh = floor(y1) - floor(y0) + 3, ww = floor(x1) - floor(x0) + 3;
-        *focus_cell = fmin(area.h / wh, area.w / ww);
-    }
     int widest;
     if (d.h * d.w <= VALUES_SCAN) widest = widest_value(s, panel, 0, d.h, 0, d.w);
     else if (focus)
@@ -258,18 +295,23 @@ void vw_values_need(const vw_state *s, const vw_layout *L, int panel, double *ne
     if (widest <= 0) return;
     const int vadv = L->vadv > 0 ? L->vadv : 1, vline = L->vline > 0 ? L->vline : L->line;
     *need = fmax(widest * vadv + vw_value_gap(vadv), vline + 2);
+    double box[4];
+    if (focus) values_box(s, area, panel, *need, box, focus_cell);
 }
 
 /* A slide's zoom for its values: when the whole plane's cells (base) are too small for
  * the values and the step's cells fit at a size that holds them, that size (up to half
  * again the need, so the cells around stay in view), centred on the step's cells. */
-static int slide_values_zoom(const vw_state *s, const vw_layout *L, int panel, double base, double *cell)
+static int slide_values_zoom(const vw_state *s, const vw_layout *L, int panel, double base, double *cell, double *cy,
+                             double *cx)
 {
     if (!s->nslides || !s->autozoom || s->panel[panel].zoom > 0) return 0;
-    double need, fc;
+    double need, fc, box[4];
     vw_values_need(s, L, panel, &need, &fc);
     if (need <= 0 || base >= need || fc < need) return 0;
+    if (!values_box(s, vw_panel_map_area(L, panel), panel, need, box, &fc)) return 0;
     *cell = fmax(base, fmin(fc, need * 1.5));
+    *cy = (floor(box[0]) + floor(box[2])) / 2, *cx = (floor(box[1]) + floor(box[3])) / 2;
     return 1;
 }
 
@@ -731,8 +773,7 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     if (p->zoom > 0) { /* where the user put it */
         cell = base * p->zoom;
         cy = p->cy, cx = p->cx;
-    } else if (focus && slide_values_zoom(s, L, panel, base, &cell)) { /* a slide's values */
-        cy = (floor(y0) + floor(y1)) / 2, cx = (floor(x0) + floor(x1)) / 2;
+    } else if (focus && slide_values_zoom(s, L, panel, base, &cell, &cy, &cx)) { /* a slide's values */
         zoomed = 1;
     } else if (focus && s->autozoom && base < AUTO_CELL) { /* the focused accesses, with room */
         const double wh = fmax(y1 - y0 + 5, MIN_WINDOW), ww = fmax(x1 - x0 + 5, MIN_WINDOW);
@@ -792,7 +833,8 @@ int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel)
     int side[4], whole;
     vw_panel_margins(s, panel, side);
     const double base = base_cell(fit_area(s, L, panel), d.h < 1 ? 1 : d.h, d.w < 1 ? 1 : d.w, side, &whole);
-    return slide_values_zoom(s, L, panel, base, &cell);
+    double cy, cx;
+    return slide_values_zoom(s, L, panel, base, &cell, &cy, &cx);
 }
 
 /* Makes panel p's view the user's: its current cell size and centre, from here on moved
