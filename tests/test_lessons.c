@@ -3,6 +3,7 @@
  * answers agree with the im2col geometry computed here; the text player judges typed
  * answers; slides focus what the steps say; pictures load as feature maps. */
 #include <cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -160,6 +161,55 @@ static void no_event_after_the_focus_above_a_question(const ls_lesson *L, const 
     }
 }
 
+/* t with each template's name left out ("{work.r}" as "{}"): long names are no prose. */
+static char *no_names(const char *t)
+{
+    char *out = strdup(t), *o = out;
+    for (const char *p = t; *p; ++p) {
+        *o++ = *p;
+        if (*p == '{' && strchr(p, '}')) *o++ = '}', p = strchr(p, '}');
+    }
+    *o = 0;
+    return out;
+}
+
+/* Words of 4 letters or more in s. */
+static int long_words(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; *p;) {
+        size_t len = 0;
+        while (isalpha((unsigned char)p[len])) len++;
+        n += len >= 4;
+        p += len ? len : 1;
+    }
+    return n;
+}
+
+/* issue 38 D12 (seventh re-trial): 07 s9 printed "Output (1, 0) samples (1.75, 0.25)" in
+ * its text and again in its notes, one after the other in the terminal. No run of 32
+ * characters from a word's start in a step's notes, with two words in it (a formula
+ * worked out again is no repetition), stands in its slide text too. */
+#define TWICE 32
+static void no_note_repeats_the_text(const ls_lesson *L, const char *path)
+{
+    for (int k = 0; k < L->nsteps; ++k) {
+        const ls_step *st = &L->steps[k];
+        const size_t n = st->slide_text ? strlen(st->slide_text) : 0;
+        if (!n || strncmp(st->text, st->slide_text, n)) continue;
+        char *text = no_names(st->slide_text), *notes = no_names(st->text + n);
+        for (const char *p = notes; strlen(p) >= TWICE; ++p) {
+            if (p > notes && p[-1] != ' ') continue;
+            char run[TWICE + 1];
+            memcpy(run, p, TWICE), run[TWICE] = 0;
+            ck_assert_msg(long_words(run) < 2 || !strstr(text, run), "%s step %d: its notes repeat its text, \"%s\"",
+                          path, k + 1, run);
+        }
+        free(text);
+        free(notes);
+    }
+}
+
 START_TEST(every_lesson_checks_and_plays_to_the_end)
 {
     static char paths[128][4096];
@@ -185,6 +235,13 @@ START_TEST(every_lesson_checks_and_plays_to_the_end)
         ck_assert_ptr_nonnull(strstr(buf, "End of lesson"));
         ck_assert_ptr_null(strstr(buf, "Not quite")); /* --auto answers what the trace says */
         no_event_after_the_focus_above_a_question(&L, buf, paths[i]);
+        no_note_repeats_the_text(&L, paths[i]);
+        /* a slide is the viewer: its text says what the slide shows, not where to find it
+         * (issue 38 D12: 03 s9's "In the viewer this step colours ... (M)") */
+        for (int k = 0; k < L.nsteps; ++k)
+            ck_assert_msg(!L.steps[k].slide_text || (!strstr(L.steps[k].slide_text, "in the viewer") &&
+                                                     !strstr(L.steps[k].slide_text, "In the viewer")),
+                          "%s step %d: its slide says \"in the viewer\"", paths[i], k + 1);
         int at; /* a terminal's width (issue 38 D12): the step-through's notes wrap */
         const size_t most = longest_line(buf, &at);
         ck_assert_msg(most <= KS_STEP_COLUMNS, "%s: line %d of the terminal player is %zu characters", paths[i], at,

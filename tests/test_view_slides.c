@@ -1015,6 +1015,31 @@ START_TEST(the_step_pictures_print_at_every_size)
 }
 END_TEST
 
+/* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
+ * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
+ * the three sizes no window is named where every cell is in view. */
+START_TEST(a_whole_plane_of_nans_names_no_window)
+{
+    open_lesson("11");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 6);
+        as_played(&f, &st, w, h, 0);
+        for (int p = 0; p < 2; ++p) {
+            const vw_rec_panel *rp = &f.d.rec.panel[p];
+            ck_assert_int_ge(rp->tensor, 0);
+            ck_assert_msg(!rp->window && !strstr(rp->head, "rows 0..1"), "11 s7 at %dx%d: panel %d is headed '%s'", w,
+                          h, p, rp->head);
+        }
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D1 (seventh re-trial): lesson 05's 9 x 25 columns printed no values on steps 2,
  * 4, 8 and 12 at any size and did not zoom: the item's column of 9 cells was too tall
  * for values at the legible size. Where the step's item does not fit, the panel zooms to
@@ -2597,6 +2622,7 @@ int main(void)
     tcase_add_test(tc, the_dropped_window_slide_tells_padding_from_past_it);
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
+    tcase_add_test(tc, a_whole_plane_of_nans_names_no_window);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
     tcase_add_test(tc, the_tiled_step_shows_both_tiles_legibly);
     tcase_add_test(tc, a_zoomed_panel_names_its_rows_and_columns);

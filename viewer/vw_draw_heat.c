@@ -538,8 +538,10 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
             vy1 = (int64_t)fmin((double)m.rows, floor((map.y + map.h - m.oy) / cw + 1e-6)),
             vx0 = (int64_t)fmax(0, ceil((map.x - m.ox) / cw - 1e-6)),
             vx1 = (int64_t)fmin((double)m.cols, floor((map.x + map.w - m.ox) / cw + 1e-6));
+    /* and those that print a number in what shows of them; a whole cell that prints none
+     * (a NaN slot of 11 s7's poisoned tile) is in view all the same (issue 38 D12: its
+     * header read "rows 0..1" over 16 rows) */
     if (rp->values && rp->nvalues > 0 && !rp->values_cut && !rp->sparse) {
-        vy0 = vx0 = INT64_MAX, vy1 = vx1 = INT64_MIN;
         for (int j = 0; j < rp->nvalues; ++j) {
             const int64_t y = rp->value[j].y, x = rp->value[j].x;
             vy0 = y < vy0 ? y : vy0, vx0 = x < vx0 ? x : vx0;
