@@ -15,7 +15,8 @@ typedef struct sim_thread {
     int items_left;
     int events_left; /* of the current item; -1: the next event starts an item */
     int64_t next_index;
-    int lost; /* a record of it was dropped: the host drops the rest of its item */
+    int lost;       /* a record of it was dropped: the host drops the rest of its item */
+    uint32_t value; /* its last access's value (a write's short repeat, ks_pages.h) */
 } sim_thread;
 
 typedef struct expected {
@@ -99,7 +100,16 @@ static void step(sim_thread *st, uint64_t *s, expected *x)
             p[0] = (uint32_t)off, p[1] = (uint32_t)(off >> 32), p[2] = (uint32_t)plane, p[3] = (uint32_t)y;
             p[4] = (uint32_t)x;
             if (tu_int(s, 0, 3) == 0) p[4] = (uint32_t)(x + cols), p[3] = (uint32_t)(y - 1); /* same offset: explicit */
+        } else if (n == 6 && tu_int(s, 0, 2) == 0) { /* padding: offset -1, mostly value 0 and y, x in 16 bits */
+            p[0] = p[1] = 0xffffffffu;
+            const int64_t lim = tu_int(s, 0, 3) ? 32768 : 40000;
+            p[3] = (uint32_t)(int32_t)tu_int(s, -lim, lim - 1), p[4] = (uint32_t)(int32_t)tu_int(s, -lim, lim - 1);
+            if (tu_int(s, 0, 3)) p[5] = 0;
         }
+        /* a write of the value read just before: mostly a short repeat (a read of the value
+         * before is not: only writes repeat) */
+        if (n == 6 && tu_int(s, 0, 2) == 0) p[5] = st->value;
+        st->value = p[5];
         --st->events_left;
     }
     e.site = (uint16_t)tu_int(s, 0, tu_int(s, 0, 1) ? 63 : 65535);
@@ -294,7 +304,7 @@ START_TEST(short_buffer_counts_drops_and_the_words_needed)
     ck_assert_int_eq(rc, KS_OK);
     ck_assert_uint_eq(ks_sink_count(host) + dropped + trimmed, x.total);
     ck_assert_uint_eq(ks_sink_count(host) + trimmed, x.n + x.host_drops);
-    ck_assert_uint_gt(ks_sink_count(host), 40); /* 40 columns stored */
+    ck_assert_uint_gt(ks_sink_count(host), 20); /* 40 columns, some in pages with gaps: records kept */
     /* every kept event is one the threads meant */
     qsort(x.ev, x.n, sizeof *x.ev, by_thread_seq);
     for (unsigned long long i = 0; i < ks_sink_count(host); ++i)
@@ -463,7 +473,7 @@ END_TEST
 /* The words docs/trace-format.md gives for one column (a thread claiming alone, so a
  * column of one: word k at k): a short work record, a short read, a long derived write
  * (its site past KS_SHORT_SITES), the end word. Written out by hand from the doc. */
-START_TEST(documented_words_of_the_three_forms)
+START_TEST(documented_words_of_the_five_forms)
 {
     uint32_t buf[2 * KS_COL_WORDS] = {0};
     unsigned long long counters[2] = {0, 0};
@@ -480,14 +490,21 @@ START_TEST(documented_words_of_the_three_forms)
     t.page_word = KS_PAGE_NONE;
     t.work = 7, t.iter = 2;
     const uint32_t v = 0x3fc00000; /* 1.5f */
-    /* work: site 3, fields 3, 0, 5 (the zeros after them are not stored) */
+    /* work: site 3, fields 3, 0, 5 (and a 0: at least 4 are stored; the zeros after them are not) */
     ks_page_record(&t, KS_EV_WORK, 0, 3, KS_NO_TENSOR, 0, 0, 8, 3, 0, 5, 0, 0, 0, 0, 0);
     /* read: site 5, tensor 1, tap 9, offset 13 = (plane 1, y 0, x 4) */
     ks_page_record(&t, KS_EV_READ, 0, 5, 1, 9, 1, 6, 13, 0, 1, 0, 4, v, 0, 0);
     /* atomic write at site 70: long, derived, seq 2 */
     ks_page_record(&t, KS_EV_WRITE, KS_FLAG_ATOMIC, 70, 1, 9, 2, 6, 13, 0, 1, 0, 4, v, 0, 0);
-    const uint32_t want[] = {0x000303f1, 2,          7,  3, 0, 5, 0x024450f2, 13, v, /* work, read */
-                             0x00460224, 0x00098201, 13, v, 0};                      /* write, end */
+    /* padding read at site 5, tensor 1, tap 2, (plane 6, y -1, x 300), value 0: outside */
+    ks_page_record(&t, KS_EV_READ, KS_FLAG_PADDING, 5, 1, 2, 3, 6, 0xffffffffu, 0xffffffffu, 6, (uint32_t)-1, 300, 0, 0,
+                   0);
+    /* write of that 0 at offset 11 = (plane 1, y 0, x 2), site 6, tap 2: a short repeat */
+    ks_page_record(&t, KS_EV_WRITE, 0, 6, 1, 2, 4, 6, 11, 0, 1, 0, 2, 0, 0, 0);
+    const uint32_t want[] = {0x000304f1, 2,          7,          3, 0, 5, 0, 0x024450f2, 13, v, /* work, read */
+                             0x00460224, 0x00098201, 13,         v,                             /* write */
+                             0x008451e2, 6,          0x012cffff,                                /* outside */
+                             0x008460d4, 11,         0};                                        /* repeat, end */
     ck_assert_uint_eq(buf[0], KS_PAGE_MAGIC << 16 | 1);
     for (unsigned k = 0; k < sizeof want / sizeof *want; ++k)
         ck_assert_msg(buf[KS_COL_HEAD + k] == want[k], "word %u: %08x, documented %08x", KS_COL_HEAD + k,
@@ -496,7 +513,7 @@ START_TEST(documented_words_of_the_three_forms)
     ks_status rc;
     ks_sink *host = decode(buf, counters[0], g_sink.capacity, ~0ull, &trimmed, &rc);
     ck_assert_msg(rc == KS_OK, "%s", ks_error_message());
-    ck_assert_uint_eq(ks_sink_count(host), 3);
+    ck_assert_uint_eq(ks_sink_count(host), 5);
     const ks_event *e = host->events;
     ck_assert(e[0].kind == KS_EV_WORK && e[0].site == 3 && e[0].index == 7 && e[0].iter == 2 && e[0].tensor == 255);
     ck_assert(e[0].u.field[0] == 3 && e[0].u.field[1] == 0 && e[0].u.field[2] == 5 && e[0].u.field[7] == 0);
@@ -507,6 +524,19 @@ START_TEST(documented_words_of_the_three_forms)
     }
     ck_assert(e[1].kind == KS_EV_READ && e[1].site == 5 && e[1].flags == 0);
     ck_assert(e[2].kind == KS_EV_WRITE && e[2].site == 70 && e[2].flags == KS_FLAG_ATOMIC);
+    ck_assert(e[3].kind == KS_EV_READ && e[3].site == 5 && e[3].flags == KS_FLAG_PADDING && e[3].seq == 3);
+    ck_assert(e[3].tensor == 1 && e[3].tap == 2 && e[3].u.access.offset == -1 && e[3].u.access.plane == 6);
+    ck_assert(e[3].u.access.y == -1 && e[3].u.access.x == 300 && e[3].u.field[5] == 0 && e[3].u.field[6] == 0);
+    ck_assert(e[4].kind == KS_EV_WRITE && e[4].site == 6 && e[4].tap == 2 && e[4].seq == 4 && e[4].flags == 0);
+    ck_assert(e[4].u.access.offset == 11 && e[4].u.access.plane == 1 && e[4].u.access.y == 0);
+    ck_assert(e[4].u.access.x == 2 && e[4].u.field[5] == 0);
+    ks_host_sink_free(host);
+    /* the record before the repeat a write, not a read: refused, not given a value */
+    uint32_t *outside_w0 = &buf[KS_COL_HEAD + 14];
+    *outside_w0 = (*outside_w0 & ~0xfu) | KS_EV_WRITE;
+    host = decode(buf, counters[0], g_sink.capacity, ~0ull, &trimmed, &rc);
+    ck_assert_int_eq(rc, KS_EFORMAT);
+    ck_assert_msg(strstr(ks_error_message(), "no read before it"), "%s", ks_error_message());
     ks_host_sink_free(host);
 }
 END_TEST
@@ -520,7 +550,7 @@ int main(void)
     tcase_add_test(tc, short_buffer_counts_drops_and_the_words_needed);
     tcase_add_test(tc, damaged_columns_are_refused_by_number);
     tcase_add_test(tc, pages_no_lane_reached_are_named_by_the_slots);
-    tcase_add_test(tc, documented_words_of_the_three_forms);
+    tcase_add_test(tc, documented_words_of_the_five_forms);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

@@ -66,12 +66,13 @@ typedef struct ks_thread {
     uint8_t nshared;
     uint32_t shared_rows, shared_cols;
     const void *shared_arr[KS_SHARED_ARRAYS];
-    /* GPU recording (ks_pages.h), two registers: the buffer word where this thread's next
+    /* GPU recording (ks_pages.h), three registers: the buffer word where this thread's next
      * record goes (KS_PAGE_NONE: no column), and the words left in its column | the
      * page's columns << 16 (a column's words are interleaved: word k at k * columns).
      * Unused on the host. */
     uint32_t page_word;
     uint32_t page_room;
+    uint32_t page_value; /* the value of its last read (KS_PAGE_VALUE_KNOWN) */
 } ks_thread;
 
 /* A thread's block and its place in the block as single numbers, as CUDA numbers them (x

@@ -41,6 +41,7 @@ __device__ static inline void ks_thread_from_builtins(ks_thread *t, ks_sink *sin
     t->shared_rows = t->shared_cols = 0;
     t->page_word = 0xffffffffu;
     t->page_room = 1u << 16;
+    t->page_value = 0;
 }
 
 /* The GPU's nanosecond clock (comparable across SMs) and the SM this thread runs on. */

@@ -15,7 +15,9 @@ typedef struct thread_state {
     uint64_t key; /* block << 32 | thread, + 1 (0: an empty slot) */
     int64_t index;
     uint32_t iter, seq;
-    int lost; /* records were dropped: the item is not known until the next work record */
+    int lost;        /* records were dropped: the item is not known until the next work record */
+    int value_known; /* the last record was a read (6 words) of this value: */
+    uint32_t value;  /* a short repeat's (ks_pages.h) */
 } thread_state;
 
 typedef struct state_table {
@@ -57,24 +59,34 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
     for (uint32_t k = KS_COL_HEAD; k < KS_COL_WORDS && c[n * k] != 0;) {
         const uint32_t w0 = c[n * k];
         const int kind = (int)(w0 & 0xf);
-        const int is_short = (w0 >> 4 & 0xf) == KS_W0_SHORT;
+        const int outside = (w0 >> 4 & 0xf) == KS_W0_OUTSIDE, repeat = (w0 >> 4 & 0xf) == KS_W0_REPEAT;
+        const int is_short = (w0 >> 4 & 0xf) == KS_W0_SHORT || outside || repeat;
         const int short_access = is_short && (kind == KS_EV_READ || kind == KS_EV_WRITE);
         const int short_work = is_short && kind == KS_EV_WORK;
         if (is_short && !short_access && !short_work)
             return damaged(pg, lane, "a short record that is not a read, a write or a work record");
+        if ((outside && !short_access) || (repeat && kind != KS_EV_WRITE))
+            return damaged(pg, lane, "an outside record that is not a read or a write, or a repeat not a write");
         /* payload words: a short access has the offset and the value, a short work record
          * says how many fields in bits 8-11 */
-        const uint32_t m = short_access ? 2u : short_work ? w0 >> 8 & 0xf : w0 >> 4 & 0xf;
+        const uint32_t m = repeat ? 1u : short_access ? 2u : short_work ? w0 >> 8 & 0xf : w0 >> 4 & 0xf;
         const uint32_t head = short_access ? 1u : short_work ? 3u : 2u;
         const uint32_t words = short_access || short_work ? head + m : ks_page_record_words(kind, m);
         if (k + words > KS_COL_WORDS) return damaged(pg, lane, "a record runs past its column");
         /* a short record has no word 1: its tensor, tap and the derived bit are implied */
-        const uint32_t w1 = short_access ? (w0 >> 18 & 0xf) | KS_W1_DERIVED | (w0 >> 22) << 16
+        const uint32_t w1 = short_access ? (w0 >> 18 & 0xf) | (outside ? 0u : KS_W1_DERIVED) | (w0 >> 22) << 16
                             : short_work ? (uint32_t)KS_PAGE_NO_TENSOR
                                          : c[n * (k + 1)];
         const int derived = (w1 & KS_W1_DERIVED) != 0;
-        if (kind < 1 || kind >= KS_EV_KINDS || m > KS_WORK_FIELDS || (derived && m != 2 && m != 3))
+        if (kind < 1 || kind >= KS_EV_KINDS || m > KS_WORK_FIELDS || (derived && !repeat && m != 2 && m != 3))
             return damaged(pg, lane, "a record of an unknown kind or length");
+        /* a read of 6 words (a short access, a derived long one, or 6 words long): a write
+         * right after it may repeat its value, the last payload word (0 outside) */
+        const int read6 = kind == KS_EV_READ && (short_access || derived || m == 6);
+        const uint32_t last_value = st->value;
+        if (repeat && !st->value_known) return damaged(pg, lane, "a repeated value with no read before it");
+        st->value_known = read6;
+        st->value = read6 && !outside ? c[n * (k + head + m - 1)] : 0;
         if (st->lost && kind != KS_EV_WORK) { /* of an item whose work record was dropped */
             ++*trimmed;
             k += words;
@@ -107,13 +119,21 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
         e.index = st->index;
         e.seq = st->seq++;
         for (uint32_t i = 0; i < m; ++i) e.u.field[i] = (int32_t)c[n * (at + i)];
-        if (derived) { /* offset and value stored; (plane, y, x) from the dims */
+        if (outside) { /* offset -1 and value 0 implied; the plane, then y and x in 16 bits each */
+            const uint32_t yx = (uint32_t)e.u.field[1];
+            e.u.access.offset = -1;
+            e.u.access.plane = (int32_t)c[n * at];
+            e.u.access.y = (int16_t)(yx & 0xffff);
+            e.u.access.x = (int16_t)(yx >> 16);
+            e.u.field[5] = 0;
+        } else if (derived) { /* offset and value stored; (plane, y, x) from the dims */
             if (e.tensor >= KS_SINK_DIMS || dev->dim_rows[e.tensor] <= 0 || dev->dim_cols[e.tensor] <= 0)
                 return damaged(pg, lane, "a derived access without its tensor's dims");
             const int64_t rows = dev->dim_rows[e.tensor], cols = dev->dim_cols[e.tensor];
-            const int64_t off = m == 2 ? (int64_t)(uint32_t)e.u.field[0] : e.u.access.offset;
+            const int64_t off = m == 3 ? e.u.access.offset : (int64_t)(uint32_t)e.u.field[0];
             if (off < 0) return damaged(pg, lane, "a derived access at a negative offset");
-            e.u.field[5] = e.u.field[m - 1]; /* the value's bits, stored after the offset */
+            /* the value's bits, stored after the offset, or the record before's (a repeat) */
+            e.u.field[5] = repeat ? (int32_t)last_value : e.u.field[m - 1];
             if (m == 2) e.u.field[1] = 0;
             e.u.access.plane = (int32_t)(off / cols / rows);
             e.u.access.y = (int32_t)(off / cols % rows);

@@ -62,6 +62,9 @@ _Static_assert(KS_COL_WORDS >= 17 && KS_COL_WORDS - 4 <= 0xffff, "KS_COL_WORDS")
 #define KS_PAGE_SLOT_WORDS 16u /* buffers are sized in 64-byte slots */
 #define KS_W1_DERIVED 0x8000u
 #define KS_W0_SHORT 15u          /* w0's payload-length nibble of a short record */
+#define KS_W0_OUTSIDE 14u        /* and of a short access outside its tensor (padding), */
+#define KS_W0_REPEAT 13u         /* of one whose value is its item's last access's */
+#define KS_WORK_MIN_FIELDS 4u    /* a short work record's fields: at least this many */
 #define KS_SHORT_FLAGS 16u       /* what fits a short access: flags, */
 #define KS_SHORT_SITES 64u       /* site, */
 #define KS_SHORT_TENSORS 16u     /* tensor */
@@ -76,6 +79,9 @@ _Static_assert(KS_COL_WORDS >= 17 && KS_COL_WORDS - 4 <= 0xffff, "KS_COL_WORDS")
 /* KS_PAGE_GAP: the thread's last claim found no column, so records were dropped; its next
  * column's thread word carries KS_PAGE_THREAD_GAP */
 #define KS_PAGE_GAP 0x40000000u
+/* KS_PAGE_VALUE_KNOWN: the thread's last record of its item was a read (6 words), whose
+ * value page_value holds (a write that repeats it leaves it out) */
+#define KS_PAGE_VALUE_KNOWN 0x20000000u
 #define KS_PAGE_THREAD_GAP 0x80000000u
 /* a buffer's words are numbered in 32 bits: at most 2^32 - 1 of them (16 GB) */
 #define KS_PAGE_MAX_SLOTS ((1ull << 32) / KS_PAGE_SLOT_WORDS - KS_PAGE_MAX_WORDS)
@@ -263,21 +269,40 @@ KS_FN_INLINE void ks_page_mark_end(const ks_thread *t, uint32_t *p, uint32_t str
 }
 
 /* One record of the current item: its header words and payload words p0..p(n-1) (n <= 8,
- * a constant at each probe; the stores past n are predicated off). Three forms:
+ * a constant at each probe; the stores past n are predicated off). Five forms:
  *   long      w0 w1 [work: iter, index low, index high] payload
  *   short access (a derived read or write below 2^32 whose flags, site, tensor and tap
  *             fit KS_SHORT_*): w0 = kind | 15 << 4 | flags << 8 | site << 12 | tensor << 18
  *             | tap << 22, then the offset and the value: 3 words instead of 4
+ *   short outside (a read or write at offset -1, value 0, y and x in 16 bits, the rest as
+ *             a short access): w0 as a short access with 14 for 15, then the plane and
+ *             (y & 0xffff) | x << 16: 3 words instead of 8
+ *   short repeat (a short write whose value is the value of the thread's record before
+ *             it, a read of the same item): w0 with 13 for 15, then the offset: 2 words (a
+ *             copy's write after its read)
  *   short work (an index below 2^32; no flags, tensor or tap): w0 = kind | 15 << 4 | m << 8
  *             | site << 16, then iter, the index, and the m fields up to the last nonzero
- *             one: 3 + m words instead of 13
- * The short forms carry no seq check bits. */
+ *             one, at least KS_WORK_MIN_FIELDS: 3 + m words instead of 13
+ * The short forms carry no seq check bits. Lanes of a warp that write as many words stay
+ * in step, so each 128-byte row of their page is written whole by one store: a padding
+ * read in the long form (8 words) or a work record one field shorter (x = 0) put the
+ * lanes at an image's left and right edge out of step, and their rows were written in
+ * pieces, which the H200's L2 reads back from DRAM before writing (N8 C64 128x128 im2col
+ * every event: 250 MB of DRAM reads for 2.7 GB written). */
 KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t seq,
                                  uint32_t n, uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4,
                                  uint32_t p5, uint32_t p6, uint32_t p7)
 {
     uint32_t derived = 0, h0, h1 = 0, h2 = 0, head;
     const uint64_t index = (uint64_t)t->work;
+    /* a read of 6 words: its value (p5) is the one a write right after it may repeat. Only
+     * a write after a read: which records repeat must not depend on the data more than
+     * that, or lanes of a warp would write different numbers of words (a copy kernel's
+     * writes all repeat; with reads repeating writes too, im2col's lanes went out of step
+     * on equal neighbouring values, 10.5x -> 12.4x plain) */
+    const int access6 = (kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6;
+    const int repeats = access6 && kind == KS_EV_WRITE && (t->page_room & KS_PAGE_VALUE_KNOWN) && t->page_value == p5;
+    t->page_value = p5;
     if ((kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 &&
         ks_page_derivable(t->sink, tensor, p0, p1, p2, p3, p4)) {
         derived = KS_W1_DERIVED;
@@ -289,16 +314,34 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
             p2 = p5;
         }
     }
+    /* an access outside its tensor (offset -1: padding) whose value is 0 and whose y and x
+     * fit 16 bits: the plane and y, x, in as many words as a short access, so that a lane
+     * reading padding stays in step with the rest of its warp (below) */
+    const int outside = (kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 && (p0 & p1) == 0xffffffffu && p5 == 0 &&
+                        (uint32_t)((int32_t)p3 + 32768) < 65536u && (uint32_t)((int32_t)p4 + 32768) < 65536u;
     /* the common record, a short access, goes straight through: one claim site a probe
      * (ks_page_take inlines the claim) and three stores at constant strides on the GPU */
-    const int short_access = derived && n == 2 && (uint32_t)flags < KS_SHORT_FLAGS && (uint32_t)site < KS_SHORT_SITES &&
-                             (uint32_t)tensor < KS_SHORT_TENSORS && (uint32_t)tap < KS_SHORT_TAPS;
+    const int short_access = ((derived && n == 2) || outside) && (uint32_t)flags < KS_SHORT_FLAGS &&
+                             (uint32_t)site < KS_SHORT_SITES && (uint32_t)tensor < KS_SHORT_TENSORS &&
+                             (uint32_t)tap < KS_SHORT_TAPS;
     if (short_access) {
         head = 1;
-        h0 = (uint32_t)kind | KS_W0_SHORT << 4 | (uint32_t)flags << 8 | (uint32_t)site << 12 | (uint32_t)tensor << 18 |
-             (uint32_t)tap << 22;
+        h0 = (uint32_t)kind |
+             (outside   ? KS_W0_OUTSIDE
+              : repeats ? KS_W0_REPEAT
+                        : KS_W0_SHORT)
+                 << 4 |
+             (uint32_t)flags << 8 | (uint32_t)site << 12 | (uint32_t)tensor << 18 | (uint32_t)tap << 22;
+        if (outside) {
+            n = 2;
+            p0 = p2;
+            p1 = (p3 & 0xffffu) | p4 << 16;
+        }
     } else if (kind == KS_EV_WORK && flags == 0 && tensor == KS_PAGE_NO_TENSOR && tap == 0 && index >> 32 == 0) {
+        /* at least KS_WORK_MIN_FIELDS: an item whose last fields are 0 (x = 0) writes as many
+         * words as its warp's others */
         n = ks_page_used_words(p0, p1, p2, p3, p4, p5, p6, p7);
+        if (n < KS_WORK_MIN_FIELDS) n = KS_WORK_MIN_FIELDS;
         head = 3;
         h0 = (uint32_t)kind | KS_W0_SHORT << 4 | n << 8 | (uint32_t)(site & 0xffff) << 16;
         h1 = t->iter;
@@ -309,16 +352,22 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
         h1 = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
     }
     const int long_work = kind == KS_EV_WORK && head == 2;
-    const uint32_t words = head + n + (long_work ? 3u : 0u);
+    const uint32_t words = short_access ? (repeats && !outside ? 2u : 3u) : head + n + (long_work ? 3u : 0u);
     uint32_t n32;
     uint32_t *p = ks_page_take(t, words, &n32);
+    /* the next record may repeat this one's value when it is a read or write (set after the
+     * take, whose new column starts a fresh room word). Dropped or not: the words a launch
+     * asks for do not depend on its buffer, and the host drops a thread's records after one
+     * that found no column up to its next work record, which clears this. */
+    t->page_room = access6 && kind == KS_EV_READ ? t->page_room | KS_PAGE_VALUE_KNOWN
+                                                 : t->page_room & ~KS_PAGE_VALUE_KNOWN;
     if (!p) return;
     uint32_t *const start = p;
     if (short_access) {
         p[0] = h0;
         p[n32] = p0;
-        p[2 * n32] = p1;
-        ks_page_mark_end(t, start, n32, 3);
+        if (words == 3) p[2 * n32] = p1;
+        ks_page_mark_end(t, start, n32, words);
         return;
     }
     p[0] = h0;
