@@ -268,6 +268,43 @@ KS_FN_INLINE void ks_page_mark_end(const ks_thread *t, uint32_t *p, uint32_t str
     if (!(t->page_room & KS_PAGE_LAZY_END) && (t->page_room & 0xffffu)) p[stride * words] = 0;
 }
 
+/* y and x of an access outside its tensor fit a short outside record: 16 signed bits each */
+KS_FN_INLINE int ks_page_fits16(uint32_t v) { return v + 32768u < 65536u; }
+
+/* The common record, a read or write (6 words) in a short form, straight through: one
+ * claim site a probe (ks_page_take inlines the claim) and two or three stores at constant
+ * strides on the GPU. Returns 0, writing nothing, when the access takes another form
+ * (ks_page_record then writes it; the same words either way). */
+KS_FN_INLINE int ks_page_short_access(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t p0,
+                                      uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4, uint32_t p5)
+{
+    if ((uint32_t)flags >= KS_SHORT_FLAGS || (uint32_t)site >= KS_SHORT_SITES || (uint32_t)tensor >= KS_SHORT_TENSORS ||
+        (uint32_t)tap >= KS_SHORT_TAPS)
+        return 0;
+    const int derived = p1 == 0 && ks_page_derivable(t->sink, tensor, p0, 0u, p2, p3, p4);
+    const int outside = !derived && (p0 & p1) == 0xffffffffu && p5 == 0 && ks_page_fits16(p3) && ks_page_fits16(p4);
+    if (!derived && !outside) return 0;
+    const int repeats = derived && kind == KS_EV_WRITE && (t->page_room & KS_PAGE_VALUE_KNOWN) && t->page_value == p5;
+    const uint32_t words = repeats ? 2u : 3u;
+    t->page_value = p5;
+    uint32_t stride;
+    uint32_t *p = ks_page_take(t, words, &stride);
+    /* a read's value is the one the next record may repeat (set after the take, whose new
+     * column starts a fresh room word; dropped or not: ks_page_record) */
+    t->page_room = kind == KS_EV_READ ? t->page_room | KS_PAGE_VALUE_KNOWN : t->page_room & ~KS_PAGE_VALUE_KNOWN;
+    if (!p) return 1;
+    p[0] = (uint32_t)kind |
+           (outside   ? KS_W0_OUTSIDE
+            : repeats ? KS_W0_REPEAT
+                      : KS_W0_SHORT)
+               << 4 |
+           (uint32_t)flags << 8 | (uint32_t)site << 12 | (uint32_t)tensor << 18 | (uint32_t)tap << 22;
+    p[stride] = outside ? p2 : p0;
+    if (!repeats) p[2 * stride] = outside ? (p3 & 0xffffu) | p4 << 16 : p5;
+    ks_page_mark_end(t, p, stride, words);
+    return 1;
+}
+
 /* One record of the current item: its header words and payload words p0..p(n-1) (n <= 8,
  * a constant at each probe; the stores past n are predicated off). Five forms:
  *   long      w0 w1 [work: iter, index low, index high] payload
@@ -293,15 +330,17 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
                                  uint32_t n, uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4,
                                  uint32_t p5, uint32_t p6, uint32_t p7)
 {
+    if ((kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 &&
+        ks_page_short_access(t, kind, flags, site, tensor, tap, p0, p1, p2, p3, p4, p5))
+        return;
     uint32_t derived = 0, h0, h1 = 0, h2 = 0, head;
-    const uint64_t index = (uint64_t)t->work;
     /* a read of 6 words: its value (p5) is the one a write right after it may repeat. Only
      * a write after a read: which records repeat must not depend on the data more than
      * that, or lanes of a warp would write different numbers of words (a copy kernel's
      * writes all repeat; with reads repeating writes too, im2col's lanes went out of step
-     * on equal neighbouring values, 10.5x -> 12.4x plain) */
-    const int access6 = (kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6;
-    const int repeats = access6 && kind == KS_EV_WRITE && (t->page_room & KS_PAGE_VALUE_KNOWN) && t->page_value == p5;
+     * on equal neighbouring values, 10.5x -> 12.4x plain). Here, past the short forms, no
+     * record repeats; a read still names its value for the write after it. */
+    const int read6 = kind == KS_EV_READ && n == 6;
     t->page_value = p5;
     if ((kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 &&
         ks_page_derivable(t->sink, tensor, p0, p1, p2, p3, p4)) {
@@ -314,30 +353,8 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
             p2 = p5;
         }
     }
-    /* an access outside its tensor (offset -1: padding) whose value is 0 and whose y and x
-     * fit 16 bits: the plane and y, x, in as many words as a short access, so that a lane
-     * reading padding stays in step with the rest of its warp (below) */
-    const int outside = (kind == KS_EV_READ || kind == KS_EV_WRITE) && n == 6 && (p0 & p1) == 0xffffffffu && p5 == 0 &&
-                        (uint32_t)((int32_t)p3 + 32768) < 65536u && (uint32_t)((int32_t)p4 + 32768) < 65536u;
-    /* the common record, a short access, goes straight through: one claim site a probe
-     * (ks_page_take inlines the claim) and three stores at constant strides on the GPU */
-    const int short_access = ((derived && n == 2) || outside) && (uint32_t)flags < KS_SHORT_FLAGS &&
-                             (uint32_t)site < KS_SHORT_SITES && (uint32_t)tensor < KS_SHORT_TENSORS &&
-                             (uint32_t)tap < KS_SHORT_TAPS;
-    if (short_access) {
-        head = 1;
-        h0 = (uint32_t)kind |
-             (outside   ? KS_W0_OUTSIDE
-              : repeats ? KS_W0_REPEAT
-                        : KS_W0_SHORT)
-                 << 4 |
-             (uint32_t)flags << 8 | (uint32_t)site << 12 | (uint32_t)tensor << 18 | (uint32_t)tap << 22;
-        if (outside) {
-            n = 2;
-            p0 = p2;
-            p1 = (p3 & 0xffffu) | p4 << 16;
-        }
-    } else if (kind == KS_EV_WORK && flags == 0 && tensor == KS_PAGE_NO_TENSOR && tap == 0 && index >> 32 == 0) {
+    const uint64_t index = (uint64_t)t->work;
+    if (kind == KS_EV_WORK && flags == 0 && tensor == KS_PAGE_NO_TENSOR && tap == 0 && index >> 32 == 0) {
         /* at least KS_WORK_MIN_FIELDS: an item whose last fields are 0 (x = 0) writes as many
          * words as its warp's others */
         n = ks_page_used_words(p0, p1, p2, p3, p4, p5, p6, p7);
@@ -352,24 +369,16 @@ KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, in
         h1 = (uint32_t)(tensor & 0xff) | (seq & 0x7f) << 8 | derived | (uint32_t)(tap & 0xffff) << 16;
     }
     const int long_work = kind == KS_EV_WORK && head == 2;
-    const uint32_t words = short_access ? (repeats && !outside ? 2u : 3u) : head + n + (long_work ? 3u : 0u);
+    const uint32_t words = head + n + (long_work ? 3u : 0u);
     uint32_t n32;
     uint32_t *p = ks_page_take(t, words, &n32);
-    /* the next record may repeat this one's value when it is a read or write (set after the
-     * take, whose new column starts a fresh room word). Dropped or not: the words a launch
-     * asks for do not depend on its buffer, and the host drops a thread's records after one
-     * that found no column up to its next work record, which clears this. */
-    t->page_room = access6 && kind == KS_EV_READ ? t->page_room | KS_PAGE_VALUE_KNOWN
-                                                 : t->page_room & ~KS_PAGE_VALUE_KNOWN;
+    /* the next record may repeat this one's value when it is a read (set after the take,
+     * whose new column starts a fresh room word). Dropped or not: the words a launch asks
+     * for do not depend on its buffer, and the host drops a thread's records after one that
+     * found no column up to its next work record, which clears this. */
+    t->page_room = read6 ? t->page_room | KS_PAGE_VALUE_KNOWN : t->page_room & ~KS_PAGE_VALUE_KNOWN;
     if (!p) return;
     uint32_t *const start = p;
-    if (short_access) {
-        p[0] = h0;
-        p[n32] = p0;
-        if (words == 3) p[2 * n32] = p1;
-        ks_page_mark_end(t, start, n32, words);
-        return;
-    }
     p[0] = h0;
     if (head > 1) p[n32] = h1;
     if (head > 2) p[2 * n32] = h2;
