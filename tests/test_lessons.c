@@ -2256,7 +2256,7 @@ START_TEST(text_player_judges_typed_answers)
                            "\"{work.w_col}\", \"explain\": \"E\"}}");
     ck_assert_int_eq(answering("3\\nfour\\n", "c.json"), 0);
     out = out_text("out");
-    ck_assert_ptr_nonnull(strstr(out, "A hint:\n  Not choice 3. Read the slide again.\n"));
+    ck_assert_ptr_nonnull(strstr(out, "A hint:\n  Not choice 3. Read the step again.\n"));
     ck_assert_ptr_nonnull(strstr(out, "Not quite. The answer is 2."));
     /* Enter alone is no answer: asked again, nothing counted (a student pressing Enter to
      * read on, issue 38's sixth re-trial) */

@@ -664,7 +664,9 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
     char shape[64], where[128];
     const vw_plane_dims d = vw_plane_dims_of(T);
     const long long p = (long long)s->panel[panel].plane, np = (long long)d.planes;
-    const char *follow = s->follow ? "(follows)" : "(fixed)";
+    /* whether the plane follows the focus is the live viewer's (F); a slide's plane is
+     * the step's, and the word read as unexplained jargon (issue 38 D12) */
+    const char *follow = s->nslides ? "" : s->follow ? "(follows)" : "(fixed)";
     vw_describe_panel_where(s, panel, where, sizeof where);
     ks_shape_str(T->ndim, T->shape, shape, sizeof shape);
     /* the range as the legend prints it: a rounded end marked (issue 38 D9: 05's columns
@@ -672,12 +674,13 @@ void vw_describe_panel_fit(const vw_state *s, int panel, double lo, double hi, i
     char los[48], his[48];
     vw_cell_text(los, sizeof los, lo, 1);
     vw_cell_text(his, sizeof his, hi, 1);
-    snprintf(buf, n, "%s %s  plane %lld of %lld  %s  %s %s .. %s", where, shape, p, np, follow,
+    const char *gap = follow[0] ? "  " : "";
+    snprintf(buf, n, "%s %s  plane %lld of %lld%s%s  %s %s .. %s", where, shape, p, np, gap, follow,
              vw_mode_name(vw_panel_mode(s, panel)), los, his);
     /* too long for the panel: the legend under the map names the mode and the range, so
      * they go first, then the follow state, then the shape; the plane's place stays */
     if ((int)strlen(buf) <= cols) return;
-    snprintf(buf, n, "%s %s  plane %lld of %lld  %s", where, shape, p, np, follow);
+    snprintf(buf, n, "%s %s  plane %lld of %lld%s%s", where, shape, p, np, gap, follow);
     if ((int)strlen(buf) <= cols) return;
     snprintf(buf, n, "%s %s  plane %lld of %lld", where, shape, p, np);
     if ((int)strlen(buf) <= cols) return;

@@ -127,7 +127,7 @@ int ls_wrong_hint(const ls_session *S, const ls_ctx *c, int k, const char *typed
     if (q->kind == LS_Q_CHOICE) {
         char *end;
         const long v = strtol(a, &end, 10);
-        if (*a && !*end && v >= 1 && v <= q->nchoices) snprintf(out, n, "Not choice %ld. Read the slide again.", v);
+        if (*a && !*end && v >= 1 && v <= q->nchoices) snprintf(out, n, "Not choice %ld. Read the step again.", v);
         else snprintf(out, n, "Answer with a choice's number, 1 to %d.", q->nchoices);
         return 0;
     }
@@ -163,7 +163,7 @@ int ls_wrong_hint(const ls_session *S, const ls_ctx *c, int k, const char *typed
                      way(gx, cell[2], "right", "left"));
         return 0;
     }
-    snprintf(out, n, "Read the slide again.");
+    snprintf(out, n, "Read the step again.");
     return 0;
 }
 
