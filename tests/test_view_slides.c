@@ -1015,6 +1015,35 @@ START_TEST(the_step_pictures_print_at_every_size)
 }
 END_TEST
 
+/* issue 38 D12 (seventh re-trial): 01 s7's and s9's white and cyan outlines on the
+ * palest cells (input 20) read as no outline. Outside the frame, a dark pixel: on 01 s7
+ * at the three sizes, above the focused item's input cell (3, 4), the frame's outermost
+ * colour has black beside it. */
+START_TEST(an_outline_on_a_pale_cell_has_a_dark_edge)
+{
+    open_lesson("01");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 6);
+        as_played(&f, &st, w, h, 0);
+        const vw_rec_panel *rp = &f.d.rec.panel[0];
+        ck_assert_int_eq(rp->rows, 4);
+        const int cx = (int)lround(rp->ox + 4.5 * rp->cell), top = (int)lround(rp->oy + 3 * rp->cell);
+        int edge = 0;
+        for (int y = top - 8; y < top + 2 && !edge; ++y) {
+            const uint32_t c = vf_pixel(f.surf, cx, y), below = vf_pixel(f.surf, cx, y + 1);
+            edge = c == 0x000000 && (below == VW_COL_ITEM || below == VW_COL_FOCUS);
+        }
+        ck_assert_msg(edge, "01 s7 at %dx%d: no dark pixel above the outline of input (3, 4)", w, h);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
  * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
  * the three sizes no window is named where every cell is in view; and a slide's header
@@ -2626,6 +2655,7 @@ int main(void)
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
     tcase_add_test(tc, a_whole_plane_of_nans_names_no_window);
+    tcase_add_test(tc, an_outline_on_a_pale_cell_has_a_dark_edge);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
     tcase_add_test(tc, the_tiled_step_shows_both_tiles_legibly);
     tcase_add_test(tc, a_zoomed_panel_names_its_rows_and_columns);

@@ -731,11 +731,15 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
     const int framed = rp->values && !rp->hidden && m->cell >= 12;
     const int t = focused ? 3 : m->cell >= 12 ? 2 : 1, grow = (focused ? 1 : 0) + framed;
     const vw_rect at = focused || m->cell < 7 ? visible(cell) : cell;
+    /* a dark pixel round it, so a white or cyan frame shows on a pale cell too (issue 38
+     * D12: 01 s7's and s9's white outline on the palest cells read as no outline) */
+    const int dark = m->cell >= 12;
+    if (dark) vw_outline(d->r, at, 0x000000, 1, grow + 1);
     vw_outline(d->r, at, focused ? VW_COL_FOCUS : pad ? VW_COL_PADDING : VW_COL_ITEM, t, grow);
     if (framed) {
-        const int in = t - grow + 1; /* the first pixel inside the innermost ring, then one of air */
+        const int in = t - grow + 1, out = grow + dark; /* the first pixel inside the innermost ring, then one of air */
         vw_rec_add_dot(&d->rec, panel,
-                       (vw_rect){.x = at.x - grow, .y = at.y - grow, .w = at.w + 2 * grow, .h = at.h + 2 * grow},
+                       (vw_rect){.x = at.x - out, .y = at.y - out, .w = at.w + 2 * out, .h = at.h + 2 * out},
                        (vw_rect){.x = at.x + in, .y = at.y + in, .w = at.w - 2 * in, .h = at.h - 2 * in}, focused);
     }
     /* a padding read's 0, unless the question asks what padding holds (lesson 02 step 5) */
