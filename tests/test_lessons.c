@@ -905,11 +905,29 @@ START_TEST(check_fails_what_the_seventh_retrial_found)
     snprintf(step, sizeof step, counted, "values");
     full_lesson("valued.json", ", \"kernel-size\": [1, 1], \"padding\": [0, 0]", step);
     ck_assert_msg(lesson("--check valued.json") == 0, "%s", out_text("out"));
+    /* eighth re-trial, D2 (06 s3-s4 listed item 0's events, s5's answer among them): what
+     * the terminal showed a step before a question holds its answer, here the words of
+     * its right choice in step 5's "tap 0 write columns[...]"; without that list it passes */
+    static const char before[] =
+        "{\"title\": \"s\", \"focus\": {\"index\": 4, \"tap\": [0, 0]}, %s\"text\": \"t\"},\n"
+        "  {\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"u\", \"question\": {\"kind\": \"choice\", "
+        "\"prompt\": \"Which tensor does im2col write?\", \"choices\": [\"input\", \"columns\"], "
+        "\"answer\": 2, \"explain\": \"e\"}}";
+    char two[2048];
+    snprintf(two, sizeof two, before, "\"show\": [\"events\"], ");
+    full_lesson("listed.json", "", two);
+    ck_assert_int_eq(lesson("--check listed.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "listed.json: step 7: what the terminal showed at step 6 holds the answer"),
+                  "%s", out_text("out"));
+    snprintf(two, sizeof two, before, "");
+    full_lesson("unlisted.json", "", two);
+    ck_assert_msg(lesson("--check unlisted.json") == 0, "%s", out_text("out"));
     /* every shipped lesson keeps these rules (and the cell, label and range rules:
      * test_view_audit plants those on a frame's record) */
     ck_assert_msg(lesson("--check") == 0, "%s", out_text("out"));
     static const char *const phrases[] = {"the narration takes",
                                           "what the terminal shows above the question",
+                                          "what the terminal showed at step",
                                           "the title names the right choice",
                                           "every cell prints",
                                           "lies inside the",

@@ -360,13 +360,29 @@ int ls_check(const ls_session *S0, ls_report *rep)
     for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_init(&ctx[r]);
     char buf[LS_TEXT_MAX], err[400];
     int printed[LS_MAX_STEPS] = {0}, predicts[LS_MAX_STEPS] = {0};
+    /* what the terminal showed on the steps before (drawings, events): EARLIER of them */
+    enum { EARLIER = 2 };
+    char *shown_before[EARLIER] = {NULL};
+    int shown_step[EARLIER] = {-1, -1};
+    char *pending = NULL; /* the step before's show, pushed into shown_before as a step starts */
+    int pending_step = -1;
     for (int k = 0; k < S0->L->nsteps; ++k) {
         const ls_step *st = &S0->L->steps[k];
         const ls_session *S = ls_step_session(S0, k);
         ls_ctx *c = &ctx[st->run];
+        free(shown_before[k % EARLIER]);
+        shown_before[k % EARLIER] = pending, shown_step[k % EARLIER] = pending_step;
+        pending = NULL, pending_step = -1;
         if (ls_focus_resolve(S, &st->focus, c, err, sizeof err)) {
             ls_problem(rep, k + 1, "%s", err);
             if (c->item == VW_NONE) continue; /* nothing to render against yet */
+        }
+        size_t len = 0; /* this step's terminal show, for the questions after it */
+        FILE *mem = st->nshow ? open_memstream(&pending, &len) : NULL;
+        if (mem) {
+            ls_show_step(mem, S, c, st);
+            fclose(mem);
+            pending_step = k;
         }
         ls_ctx qc;
         if (ls_render(S, c, st->title, buf, sizeof buf, err, sizeof err)) ls_problem(rep, k + 1, "title: %s", err);
@@ -398,11 +414,27 @@ int ls_check(const ls_session *S0, ls_report *rep)
                            "what the terminal shows above the question holds the answer (%s): \"%.120s\" (show "
                            "less, or ask about another work item, tap or run)",
                            ans, line);
+            /* nor what it showed a step or two before, in the same run: a student scrolls
+             * up (issue 38 D2: 06 s3-s4's event lists held s5's 10.125) */
+            for (int e = 0; e < EARLIER && S0->L->nsteps >= LS_FULL_LESSON; ++e) {
+                const int j = shown_step[e];
+                if (j < 0 || j >= k || j < k - EARLIER || S0->L->steps[j].run != st->run ||
+                    !ls_answer_in_earlier(S, &qc, k, shown_before[e], line, sizeof line) ||
+                    ls_answer_text(S, &qc, k, ans, sizeof ans))
+                    continue;
+                ls_problem(rep, k + 1,
+                           "what the terminal showed at step %d holds the answer (%s): \"%.120s\" (show less there, "
+                           "or ask about another work item, tap or run)",
+                           j + 1, ans, line);
+                break;
+            }
             printed[k] = ls_answer_printed(S, c, &qc, k);
             predicts[k] = ls_question_predicts(S, st, c, &qc, printed[k]);
         }
         ls_ctx_free(&qc);
     }
+    free(pending);
+    for (int e = 0; e < EARLIER; ++e) free(shown_before[e]);
     for (int r = 0; r < LS_MAX_RUNS; ++r) ls_ctx_free(&ctx[r]);
     ls_check_question_mix(S0->L, printed, predicts, rep);
     ls_check_choice_balance(S0->L, rep);

@@ -282,6 +282,12 @@ void ls_number_word(const char *choice, char *out, size_t n);
  * event's value ("> tap 0 read ... = 6"), elsewhere it is a coordinate or an index by
  * chance. The line that holds it goes to line (n bytes); 1 when one does. */
 int ls_answer_in_show(const ls_session *S, const ls_ctx *c, const ls_ctx *qc, int k, char *line, size_t n);
+/* Whether dump, what the terminal showed on an earlier step (ls_show_step's output),
+ * holds step k's answer (qc: the question's focus) where no chance puts it: a number
+ * that is not a whole one, or the right choice's words (issue 38 D2: 06 s3 and s4 listed
+ * item 0's "sample ... = 10.125", s5's answer, 25 lines above its prompt). The line
+ * that holds it goes to line; 1 when one does. */
+int ls_answer_in_earlier(const ls_session *S, const ls_ctx *qc, int k, const char *dump, char *line, size_t n);
 /* The hint a student gets after a first wrong answer `typed`: the question's "hint", else
  * ls_wrong_hint. Returns 0, or -1 with err when the hint's template does not render. */
 int ls_hint_text(const ls_session *S, const ls_ctx *qc, int k, const char *typed, char *out, size_t n, char *err,

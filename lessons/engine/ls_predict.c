@@ -306,3 +306,22 @@ void ls_check_choice_balance(const ls_lesson *L, ls_report *rep)
                    "guesses it; word a wrong choice as fully (at most half may be the longest)",
                    longest, nq, lsteps);
 }
+
+int ls_answer_in_earlier(const ls_session *S, const ls_ctx *qc, int k, const char *dump, char *line, size_t n)
+{
+    const ls_question *q = &S->L->steps[k].q;
+    char ans[256], err[400];
+    const int word = q->kind == LS_Q_CHOICE;
+    if (q->kind == LS_Q_CELL || !dump ||
+        (word ? ls_render(S, qc, q->choices[q->answer], ans, sizeof ans, err, sizeof err)
+              : ls_answer_text(S, qc, k, ans, sizeof ans)))
+        return 0;
+    char *end;
+    const double v = strtod(ans, &end);
+    if (!word && (end == ans || *end || v == floor(v))) return 0; /* a whole number: by chance */
+    for (const char *p = dump; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+        snprintf(line, n, "%.*s", (int)strcspn(p, "\n"), p);
+        if (has_token(line, ans, word)) return 1;
+    }
+    return 0;
+}

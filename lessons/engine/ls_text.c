@@ -305,6 +305,25 @@ static int asks_item(const ls_session *S, const ls_ctx *c, const ls_step *st)
     return same;
 }
 
+/* Whether a question of the next steps (two, of st's run) asks about a tap of c's work
+ * item (named by index in its step's focus, kept by the question): the events list above
+ * it stops at the focused event too, as the tap's events are what it asks (issue 38 D2:
+ * 06 s3 and s4 listed item 0's tap 3 sample, 10.125, which s5 asks). */
+static int next_asks_item(const ls_session *S, const ls_ctx *c, const ls_step *st)
+{
+    const ls_lesson *L = S->L;
+    const int k = (int)(st - L->steps);
+    const int64_t index = S->idx.items[c->item].index;
+    for (int j = k + 1; j <= k + 2 && j < L->nsteps; ++j) {
+        const ls_step *n = &L->steps[j];
+        if (n->run != st->run) break;
+        const int same = n->focus.kind == LS_FOCUS_INDEX ? n->focus.index == index : n->focus.kind == LS_FOCUS_KEEP;
+        if (!same) break; /* another item: what follows is about it */
+        if (n->q.kind != LS_Q_NONE && n->q.at.kind == LS_FOCUS_KEEP && n->q.at.tap_given) return 1;
+    }
+    return 0;
+}
+
 static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step *st)
 {
     for (int i = 0; i < st->nshow; ++i) {
@@ -315,7 +334,7 @@ static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step 
         if (t >= 0) draw_tensor(out, S, c, t, hide_padding);
         else if (!strcmp(w, "decomposition"))
             ks_step_print_work(out, &S->tr, &S->tr.events[vw_item_ev(&S->idx, &S->idx.items[c->item], 0)]);
-        else if (!strcmp(w, "events")) show_events(out, S, c, asks_item(S, c, st));
+        else if (!strcmp(w, "events")) show_events(out, S, c, asks_item(S, c, st) || next_asks_item(S, c, st));
         else if (!strcmp(w, "threads")) show_threads(out, S, c);
         else if (!strcmp(w, "launch")) {
             char cap[32];
