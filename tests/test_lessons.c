@@ -2736,13 +2736,19 @@ END_TEST
  * their answer (04 step 7, 06 step 6, 07 step 7, 08 step 8) each cover one. */
 START_TEST(question_slides_do_not_draw_their_answer)
 {
-    static const char *const ids[] = {"01", "02", "03", "04", "05", "06", "07", "08", "10", "11", "12"};
+    static const char *const ids[] = {"01", "02", "03", "04", "05", "06", "07", "08", "10", "11", "12", "13"};
+    /* and 13 step 10 (eighth re-trial): its zoomed input printed in[2, 1] = 43, the value
+     * tile[2][1] holds, beside "which value does thread (2,1,0) read from tile?" */
     static const struct {
         const char *lesson;
         int step;
         const char *tensor;
-    } found[] = {{"04", 7, "output"}, {"06", 6, "output"}, {"07", 7, "output"}, {"08", 8, "out_sites"}};
-    int covered[4] = {0};
+    } found[] = {{"04", 7, "output"},
+                 {"06", 6, "output"},
+                 {"07", 7, "output"},
+                 {"08", 8, "out_sites"},
+                 {"13", 10, "in"}};
+    int covered[5] = {0};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; ++i) {
         static ls_lesson L;
         static ls_session S;
