@@ -84,7 +84,10 @@ static ks_status column(const uint32_t *c, uint32_t n, unsigned long long pg, ui
          * right after it may repeat its value, the last payload word (0 outside) */
         const int read6 = kind == KS_EV_READ && (short_access || derived || m == 6);
         const uint32_t last_value = st->value;
-        if (repeat && !st->value_known) return damaged(pg, lane, "a repeated value with no read before it");
+        /* (after dropped records the read a repeat follows may be one the host never saw:
+         * the repeat goes with the rest of its item, below) */
+        if (repeat && !st->value_known && !st->lost)
+            return damaged(pg, lane, "a repeated value with no read before it");
         st->value_known = read6;
         st->value = read6 && !outside ? c[n * (k + head + m - 1)] : 0;
         if (st->lost && kind != KS_EV_WORK) { /* of an item whose work record was dropped */

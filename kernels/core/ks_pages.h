@@ -63,7 +63,7 @@ _Static_assert(KS_COL_WORDS >= 17 && KS_COL_WORDS - 4 <= 0xffff, "KS_COL_WORDS")
 #define KS_W1_DERIVED 0x8000u
 #define KS_W0_SHORT 15u          /* w0's payload-length nibble of a short record */
 #define KS_W0_OUTSIDE 14u        /* and of a short access outside its tensor (padding), */
-#define KS_W0_REPEAT 13u         /* of one whose value is its item's last access's */
+#define KS_W0_REPEAT 13u         /* of a write of the value the read just before it read */
 #define KS_WORK_MIN_FIELDS 4u    /* a short work record's fields: at least this many */
 #define KS_SHORT_FLAGS 16u       /* what fits a short access: flags, */
 #define KS_SHORT_SITES 64u       /* site, */
@@ -325,7 +325,7 @@ KS_FN_INLINE int ks_page_short_access(ks_thread *t, int kind, int flags, int sit
  * read in the long form (8 words) or a work record one field shorter (x = 0) put the
  * lanes at an image's left and right edge out of step, and their rows were written in
  * pieces, which the H200's L2 reads back from DRAM before writing (N8 C64 128x128 im2col
- * every event: 250 MB of DRAM reads for 2.7 GB written). */
+ * every event: 223 MB of DRAM reads for 2.7 GB written, where the kernel reads 34 MB). */
 KS_FN_INLINE void ks_page_record(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t seq,
                                  uint32_t n, uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4,
                                  uint32_t p5, uint32_t p6, uint32_t p7)

@@ -105,8 +105,8 @@ KS_FN_INLINE uint32_t ks_event_word1(int tensor, int tap)
 /* Record one event of the item ks_probe_start kept: the header from t (seq advances)
  * and the union's eight words p0..p7, of which the first n can be nonzero (a constant at
  * each probe). On the GPU the event becomes a compact record in the thread's page
- * (ks_pages.h: one atomicAdd a page, not an event; 32 bytes for a read or write instead
- * of 64); the host turns the pages back into these events. The simulator writes the
+ * (ks_pages.h: one atomicAdd a column, not an event; 8 or 12 bytes for most reads and
+ * writes instead of 64); the host turns the pages back into these events. The simulator writes the
  * 64-byte event itself. */
 KS_FN_INLINE void ks_probe_emit_n(ks_thread *t, int kind, int flags, int site, int tensor, int tap, uint32_t n,
                                   uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, uint32_t p4, uint32_t p5,
