@@ -433,6 +433,22 @@ START_TEST(a_rounded_range_without_a_tilde_fails)
 }
 END_TEST
 
+/* D3 (eighth re-trial, 08 s8-s9): in_sites by visits printed 0 in every cell, and the
+ * ring's dim row numbers were drawn over them ("0" over "2"). A row or column number
+ * over a printed number fails; one in a cell that prints none passes. */
+START_TEST(a_row_number_over_a_printed_number_fails)
+{
+    frame(1920, 1080);
+    value(0, 1, 0, "0"); /* its box: x 104..115, y 83..96 */
+    rec.panel[0].axes = 1;
+    rec.panel[0].axes_box[0] = (vw_rect){.x = 106, .y = 84, .w = 8, .h = 12};
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "a row or column number of the left panel lies over the number 0"));
+    rec.panel[0].axes_box[0] = (vw_rect){.x = 106, .y = 64, .w = 8, .h = 12}; /* row 0's cell: no number */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D3 (11 s9): the "2nd" label's leader ran up through the "1st" label's text. */
 START_TEST(a_leader_across_another_label_fails)
 {
@@ -625,6 +641,7 @@ int main(void)
     tcase_add_test(tc, a_number_label_inside_another_printed_cell_fails);
     tcase_add_test(tc, a_panel_of_one_count_everywhere_fails);
     tcase_add_test(tc, a_rounded_range_without_a_tilde_fails);
+    tcase_add_test(tc, a_row_number_over_a_printed_number_fails);
     tcase_add_test(tc, narration_over_five_lines_as_the_band_wraps_it_fails);
     tcase_add_test(tc, narration_lines_count_the_run_line_and_the_text);
     tcase_add_test(tc, a_cut_status_line_fails);

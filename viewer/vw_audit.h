@@ -80,7 +80,8 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
  *   same count: no panel counting reads, writes, weights, visits or pairs prints one
  *       count in every cell (a picture with nothing to point at);
  *   rounded range: a header or legend that prints an end of its panel's range rounded
- *       marks it "~" (or "≈"). */
+ *       marks it "~" (or "≈");
+ *   axes: a sparse plane's row and column numbers lie over no number a cell prints. */
 int vw_audit_cell_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);
 /* Whether text prints lo or hi rounded without a "~" or "≈" before it ("values 0 ..
  * 21.67" for 21.666...): 1 with that number's text in token. */

@@ -182,10 +182,33 @@ static int rounded_ranges(const char *which, const vw_record *rec, vw_rule_fn fn
     return bad;
 }
 
+/* A sparse plane's dim row and column numbers keep off the numbers the cells print
+ * (issue 38 D3, eighth re-trial: 08 s8's in_sites by visits printed 0 in every cell, and
+ * the row numbers over them read "0" over "2"). */
+static int axes_over_numbers(const char *which, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    int bad = 0;
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &rec->panel[p];
+        if (rp->hidden) continue;
+        for (int a = 0; a < rp->axes && a < 64; ++a)
+            for (int j = 0; j < rp->nvalues; ++j)
+                if (vw_rect_overlap(rp->axes_box[a], vw_value_ink(rp->value[j].box))) {
+                    bad += say(fn, ctx,
+                               "%s at %dx%d: a row or column number of the %s panel lies over the number %s of its "
+                               "cell (%d, %d)",
+                               which, rec->w, rec->h, p ? "right" : "left", rp->value[j].text, rp->value[j].y,
+                               rp->value[j].x);
+                    return bad;
+                }
+    }
+    return bad;
+}
+
 int vw_audit_cell_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx)
 {
     (void)sl;
     const char *which = reveal ? "its answer slide" : "the slide";
     return labels_in_other_cells(which, rec, fn, ctx) + same_count_everywhere(which, rec, fn, ctx) +
-           rounded_ranges(which, rec, fn, ctx);
+           rounded_ranges(which, rec, fn, ctx) + axes_over_numbers(which, rec, fn, ctx);
 }

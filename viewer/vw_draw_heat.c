@@ -478,6 +478,11 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
                 const int64_t y = a ? lr : i, x = a ? i : lc;
                 if (i < 0 || i >= (a ? m.cols : m.rows)) continue;
                 if (y >= 0 && x >= 0 && y < m.rows && x < m.cols && !vw_cell_empty(T, base + y * m.cols + x)) continue;
+                /* nor in a cell that prints a count of its own (issue 38 D3, eighth re-trial:
+                 * 08 s8's in_sites by visits printed 0 in every cell, the numbers over them) */
+                int taken = 0;
+                for (int j = 0; j < rp->nvalues && !taken; ++j) taken = rp->value[j].y == y && rp->value[j].x == x;
+                if (taken) continue;
                 char num[24];
                 snprintf(num, sizeof num, "%lld", (long long)i);
                 vw_rect at;
