@@ -852,8 +852,9 @@ END_TEST
 /* issue 38 (the fifth re-trial, D2 weak): 13 s10's zoom left column 0 of in out, and
  * nothing said so: in[2, 1] = 43 could be read as in[2, 0]. A slide's window of a plane
  * names its rows and columns in the header ("in  rows 0..14, cols 1..10"): at the three
- * sizes the in panel shows a window, names it, and the columns named are those whose
- * numbers print (the record's values: the first and last column printed). */
+ * sizes the in panel of its answer slide (the question covers in since the eighth
+ * re-trial) shows a window, names it, and the columns named are those whose numbers
+ * print (the record's values: the first and last column printed). */
 START_TEST(a_zoomed_panel_names_its_rows_and_columns)
 {
     open_lesson("13");
@@ -863,7 +864,7 @@ START_TEST(a_zoomed_panel_names_its_rows_and_columns)
         vf_frame f;
         vw_state st;
         step_to_slide(&f, &st, w, h, 9);
-        as_played(&f, &st, w, h, 0);
+        as_played(&f, &st, w, h, 1); /* the answer slide: the question covers in (eighth re-trial) */
         const int in = ks_trace_tensor(st.tr, "in");
         const int pi = f.d.rec.panel[0].tensor == in ? 0 : 1;
         const vw_rec_panel *rp = &f.d.rec.panel[pi];
