@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 # the operators, from the table (kernels/ops.def): every one gets a .kst seed below
 ops=" $(sed -n 's/^KS_OP(\(.*\))/\1/p' "$src/kernels/ops.def" | tr '\n' ' ')"
 [ "$ops" != " " ] || { echo "make_seeds: no KS_OP line in $src/kernels/ops.def" >&2; exit 1; }
-mkdir -p "$out"/{fuzz_kst,fuzz_npy,fuzz_image,fuzz_lesson,fuzz_args,fuzz_diff,fuzz_memory,fuzz_perfetto,fuzz_formula,fuzz_cuscan}
+mkdir -p "$out"/{fuzz_kst,fuzz_npy,fuzz_image,fuzz_lesson,fuzz_args,fuzz_diff,fuzz_memory,fuzz_perfetto,fuzz_formula,fuzz_cuscan,fuzz_pages}
 
 # traces: one per operator and kernel, small; outputs saved as .npy
 n=0
@@ -157,6 +157,11 @@ for f in "$src"/tests/cuda_c/*.cu "$src"/lessons/puzzles/stubs/*.cu; do
     cp "$f" "$out/fuzz_cuscan/$b.cu"
     sed 's/__global__/__attribute__((annotate("ks_global")))/g; s/__shared__/static __attribute__((section("ks_cu_shared")))/g' "$f" \
         >"$out/fuzz_cuscan/$b.pp"
+done
+
+# record pages: programs of records (fuzz_pages.c's opcodes), random bytes from fixed seeds
+for k in 1 2 3 4 5 6 7 8; do
+    LC_ALL=C awk -v k=$k 'BEGIN { srand(k); for (i = 0; i < k * 300; i++) printf "%c", int(rand() * 256) }' >"$out/fuzz_pages/p$k"
 done
 
 # lessons: every lesson of the tree and the docs' minimal one

@@ -13,7 +13,7 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_kst fuzz_lesson fuzz_npy fuzz_image fuzz_args fuzz_diff fuzz_memory
-                                     fuzz_perfetto fuzz_formula fuzz_cuscan)
+                                     fuzz_perfetto fuzz_formula fuzz_cuscan fuzz_pages)
 seeds="$build/fuzz-seeds"
 rm -rf "$seeds"
 "$here/make_seeds.sh" "$build" "$seeds" || { echo "fuzz: cannot make the seed corpora"; exit 1; }
