@@ -1045,6 +1045,31 @@ START_TEST(an_outline_on_a_pale_cell_has_a_dark_edge)
 }
 END_TEST
 
+/* issue 38 D1 (eighth re-trial): 10 s14's columns, a window of a wide plane, were
+ * centred on item 20's 9 reads (columns 3..37) and showed columns 13..27: 3 of them, not
+ * the focused read columns[0, 8, 3]. Where the item's cells do not fit the window, it
+ * holds the focused tap's: at the three sizes that cell is in view and prints. */
+START_TEST(a_window_of_a_wide_plane_holds_the_focused_event)
+{
+    open_lesson("10");
+    const int columns = ks_trace_tensor(slides[13].trace, "columns");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 13);
+        as_played(&f, &st, w, h, 0);
+        const vw_record *rec = &f.d.rec;
+        const int pc = rec->panel[0].tensor == columns ? 0 : 1;
+        ck_assert_int_eq(rec->panel[pc].tensor, columns);
+        ck_assert_msg(printed_at(rec, pc, 8, 3), "10 s14 at %dx%d: columns[0, 8, 3] is out of view", w, h);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
  * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
  * the three sizes no window is named where every cell is in view; and a slide's header
@@ -2656,6 +2681,7 @@ int main(void)
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
     tcase_add_test(tc, a_whole_plane_of_nans_names_no_window);
+    tcase_add_test(tc, a_window_of_a_wide_plane_holds_the_focused_event);
     tcase_add_test(tc, an_outline_on_a_pale_cell_has_a_dark_edge);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);
     tcase_add_test(tc, the_tiled_step_shows_both_tiles_legibly);

@@ -782,6 +782,12 @@ vw_heatmap vw_panel_map(const vw_state *s, const vw_layout *L, int panel)
     } else if (focus && !whole) { /* a window of a wide plane: where the focus is */
         cy = (y0 + y1) / 2, cx = (x0 + x1) / 2;
         zoomed = s->nslides && p->zoom <= 0;
+        /* the item's cells wider or taller than the window: the focused tap's cells, so
+         * the focused event stays in view (issue 38 D1, eighth re-trial: 10 s14's window
+         * of columns 13..27 held 3 of item 20's 9 reads, not the focused one at column 3) */
+        double ty0, tx0, ty1, tx1;
+        if ((x1 - x0 + 1 > area.w / cell || y1 - y0 + 1 > area.h / cell) && tap_bbox(s, panel, &ty0, &tx0, &ty1, &tx1))
+            cy = (ty0 + ty1) / 2, cx = (tx0 + tx1) / 2;
     }
     /* a slide's sparse plane: its filled cells and the step's, not the empty rows and
      * columns round them, fill the panel (issue 38 D1: 08's ring of sites took 43 % of
