@@ -1070,6 +1070,29 @@ START_TEST(a_window_of_a_wide_plane_holds_the_focused_event)
 }
 END_TEST
 
+/* issue 38 D4 (seventh and eighth re-trials): 14 s3 (1080) and s5 (768), about threads
+ * 12 and 13, kept blockIdx (all 0) in a short panel and dropped threadIdx. Of a CUDA
+ * index's digits a thread's come first: at the three sizes both slides show threadIdx. */
+START_TEST(a_short_panel_keeps_the_threads_digits)
+{
+    open_lesson("14");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        for (int k = 2; k <= 4; k += 2) {
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, k);
+            as_played(&f, &st, w, h, 0);
+            ck_assert_msg(strstr(f.d.rec.fields, "threadIdx"), "14 s%d at %dx%d: the panel's fields are '%s'", k + 1, w,
+                          h, f.d.rec.fields);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
  * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
  * the three sizes no window is named where every cell is in view; and a slide's header
@@ -2681,6 +2704,7 @@ int main(void)
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
     tcase_add_test(tc, a_whole_plane_of_nans_names_no_window);
+    tcase_add_test(tc, a_short_panel_keeps_the_threads_digits);
     tcase_add_test(tc, a_window_of_a_wide_plane_holds_the_focused_event);
     tcase_add_test(tc, an_outline_on_a_pale_cell_has_a_dark_edge);
     tcase_add_test(tc, a_focus_ring_brings_no_neighbour_back_on_top);

@@ -168,8 +168,10 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
     int width = 0;
     for (int k = 0; k < n; ++k)
         if ((int)strlen(lines[k].name) > width) width = (int)strlen(lines[k].name);
-    /* rank 0: narrated, 1: worked out (or a digit that does not hold), 2: digits; the room
-     * goes to the lower ranks first */
+    /* rank 0: narrated, 1: worked out (or a digit that does not hold), 2: a thread's
+     * digits (threadIdx: the thread a slide speaks of; 14 s3 and s5 kept blockIdx, all 0,
+     * and no threadIdx: issue 38 D4, eighth re-trial), 3: the other digits; the room goes
+     * to the lower ranks first */
     int budget = room >= 0 && room < n ? room : n, ndigits = 0;
     for (int k = 0; k < n; ++k) keep[k] = 0, ndigits += is_digit_line(&lines[k]) && !lines[k].wrong;
     /* outside a slide every digit stays: when their lines do not all fit, one line holds
@@ -178,10 +180,14 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
     budget -= compact;
     /* rank 0, then the lines the narrated ones are worked out of where there is room
      * (a narrated line stays without them: the narration names it), then ranks 1 and 2 */
-    for (int rank = 0; rank < 3; ++rank)
+    for (int rank = 0; rank < 4; ++rank)
         for (int pass = 0; pass < (rank ? 1 : 2); ++pass)
             for (int k = 0; k < n && budget > 0; ++k) {
-                const int r = narrated(s, lines[k].name) ? 0 : is_digit_line(&lines[k]) && !lines[k].wrong ? 2 : 1;
+                const int digit = is_digit_line(&lines[k]) && !lines[k].wrong;
+                const int r = narrated(s, lines[k].name)                  ? 0
+                              : !digit                                    ? 1
+                              : !strncmp(lines[k].name, "threadIdx.", 10) ? 2
+                                                                          : 3;
                 if (pass && r == 0 && keep[k]) { /* a narrated line's inputs, if all fit */
                     const int need = with_inputs(lines, n, k, keep, compact) - 1;
                     for (int j = 0; j < n; ++j)
@@ -189,7 +195,7 @@ static void describe_work(const vw_state *s, const ks_event *w, vw_lines *L, int
                     if (need <= budget) budget -= need;
                     continue;
                 }
-                if (pass || r != rank || keep[k] || !(r == 0 || (r == 1 && digits >= 0) || (r == 2 && digits > 0)))
+                if (pass || r != rank || keep[k] || !(r == 0 || (r == 1 && digits >= 0) || (r >= 2 && digits > 0)))
                     continue;
                 /* a line shown for the room, worked out of other fields, comes with them or
                  * not at all: "j = floor(x) + jj - R" without jj's line left jj unexplained
