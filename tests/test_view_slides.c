@@ -1093,6 +1093,36 @@ START_TEST(a_short_panel_keeps_the_threads_digits)
 }
 END_TEST
 
+/* issue 38 D1 (seventh and eighth re-trials): 08 s11 names gathered's rows 48..55 (its
+ * "tables" rows), offset 5's eight pairs; at 1920x1080 the table showed rows 42-54 round
+ * the item's row 48 and cut row 55. At the three sizes both ends print. */
+START_TEST(a_table_shows_the_rows_its_step_names)
+{
+    open_lesson("08");
+    const int gathered = ks_trace_tensor(slides[10].trace, "gathered");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 10);
+        as_played(&f, &st, w, h, 0);
+        const vw_record *rec = &f.d.rec;
+        const int pg = rec->panel[0].tensor == gathered ? 0 : 1;
+        ck_assert(rec->panel[pg].tensor == gathered && rec->panel[pg].table);
+        int ends = 0;
+        for (int j = 0; j < rec->panel[pg].nvalues; ++j)
+            ends |= (rec->panel[pg].value[j].y == 48) | (rec->panel[pg].value[j].y == 55) << 1;
+        ck_assert_msg(ends == 3, "08 s11 at %dx%d: gathered shows %s of rows 48 and 55", w, h,
+                      ends == 1   ? "48 only"
+                      : ends == 2 ? "55 only"
+                                  : "neither");
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
  * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
  * the three sizes no window is named where every cell is in view; and a slide's header
@@ -2704,6 +2734,7 @@ int main(void)
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
     tcase_add_test(tc, a_whole_plane_of_nans_names_no_window);
+    tcase_add_test(tc, a_table_shows_the_rows_its_step_names);
     tcase_add_test(tc, a_short_panel_keeps_the_threads_digits);
     tcase_add_test(tc, a_window_of_a_wide_plane_holds_the_focused_event);
     tcase_add_test(tc, an_outline_on_a_pale_cell_has_a_dark_edge);

@@ -145,6 +145,17 @@ static void pick_rows(const vw_state *s, const vw_table *tb, const part *pt, int
             m[at] = r, nm++;
         }
     }
+    /* and the step's rows, where it names them and the item's cells are drawn: both ends
+     * in view where they fit (issue 38 D1, eighth re-trial: 08 s11's gathered showed rows
+     * 42-54 round row 48 and cut offset 5's eighth pair, row 55 of the named 48..55) */
+    for (int e = 0; nm && tb->row1 >= tb->row0 && e < 2 && nm < 64; ++e) {
+        const int64_t want = e ? tb->row1 : tb->row0;
+        int at = 0;
+        while (at < nm && m[at] < want) at++;
+        if (want < 0 || want >= rows || (at < nm && m[at] == want)) continue;
+        memmove(m + at + 1, m + at, (size_t)(nm - at) * sizeof m[0]);
+        m[at] = want, nm++;
+    }
     if (!nm) { /* the step's rows, else the top */
         const int64_t a = tb->row1 >= tb->row0 ? tb->row0 : 0, b = tb->row1 >= tb->row0 ? tb->row1 : 0;
         run_of_rows(out, b - a + 1 > n ? a : (a + b) / 2 - (n - 1) / 2, n, rows);
