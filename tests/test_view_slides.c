@@ -1123,6 +1123,37 @@ START_TEST(a_table_shows_the_rows_its_step_names)
 }
 END_TEST
 
+/* issue 38 D8 (seventh and eighth re-trials): 02 s11, "Neighbouring threads write
+ * neighbouring entries", drew thread 2's column alone. It draws its warp's write at tap
+ * (0, 0): at the three sizes 30 lanes on the columns, 15 neighbouring columns in row 0
+ * (channel 0's items) and 15 in row 9 (channel 1's). */
+START_TEST(neighbouring_threads_writes_are_drawn)
+{
+    open_lesson("02");
+    const int columns = ks_trace_tensor(slides[10].trace, "columns");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 10);
+        as_played(&f, &st, w, h, 0);
+        const vw_record *rec = &f.d.rec;
+        const int pc = rec->panel[0].tensor == columns ? 0 : 1;
+        int row0 = 0, row9 = 0, other = 0;
+        for (int i = 0; i < rec->nmarks; ++i) {
+            const vw_rec_mark *m = &rec->marks[i];
+            if (m->kind != VW_MARK_WARP || m->panel != pc) continue;
+            row0 += m->y0 == 0, row9 += m->y0 == 9, other += m->y0 != 0 && m->y0 != 9;
+        }
+        ck_assert_msg(row0 == 15 && row9 == 15 && !other, "02 s11 at %dx%d: lanes in row 0 %d, row 9 %d, others %d", w,
+                      h, row0, row9, other);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
  * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
  * the three sizes no window is named where every cell is in view; and a slide's header
@@ -2734,6 +2765,7 @@ int main(void)
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
     tcase_add_test(tc, a_whole_plane_of_nans_names_no_window);
+    tcase_add_test(tc, neighbouring_threads_writes_are_drawn);
     tcase_add_test(tc, a_table_shows_the_rows_its_step_names);
     tcase_add_test(tc, a_short_panel_keeps_the_threads_digits);
     tcase_add_test(tc, a_window_of_a_wide_plane_holds_the_focused_event);
