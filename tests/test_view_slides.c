@@ -1154,6 +1154,49 @@ START_TEST(neighbouring_threads_writes_are_drawn)
 }
 END_TEST
 
+/* issue 38 D12 (seventh and eighth re-trials): 06's and 14 s6's RoI and bin lines, 1 px,
+ * were lost on orange and yellow cells. They are 2 px: on 06 s7 at the three sizes, every
+ * horizontal run of 20 or more RoI-coloured pixels on the input has the same colour in
+ * the row beside it (nine tenths of it at least). */
+START_TEST(roi_lines_are_two_pixels_wide)
+{
+    open_lesson("06");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 6);
+        as_played(&f, &st, w, h, 0);
+        const vw_rect m = f.d.rec.panel[0].map;
+        int runs = 0;
+        for (int y = m.y + 1; y < m.y + m.h - 1; ++y)
+            for (int x = m.x, run = 0; x <= m.x + m.w; ++x) {
+                const int head = x < m.x + m.w && vf_pixel(f.surf, x, y) == VW_COL_HEAD;
+                if (head) {
+                    run++;
+                    continue;
+                }
+                if (run >= 20) {
+                    int beside = 0;
+                    for (int k = x - run; k < x; ++k)
+                        beside += vf_pixel(f.surf, k, y - 1) == VW_COL_HEAD ||
+                                  vf_pixel(f.surf, k, y + 1) == VW_COL_HEAD;
+                    /* (at a corner the vertical line's 2 px end a run a pixel or two early) */
+                    ck_assert_msg(beside * 10 >= run * 9,
+                                  "06 s7 at %dx%d: a 1 px RoI line at y %d, x %d..%d (%d of %d)", w, h, y, x - run,
+                                  x - 1, beside, run);
+                    runs++;
+                }
+                run = 0;
+            }
+        ck_assert_int_ge(runs, 2);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
  * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
  * the three sizes no window is named where every cell is in view; and a slide's header
@@ -2765,6 +2808,7 @@ int main(void)
     tcase_add_test(tc, the_step_pictures_print_at_every_size);
     tcase_add_test(tc, a_wide_planes_values_zoom_to_the_steps_tap);
     tcase_add_test(tc, a_whole_plane_of_nans_names_no_window);
+    tcase_add_test(tc, roi_lines_are_two_pixels_wide);
     tcase_add_test(tc, neighbouring_threads_writes_are_drawn);
     tcase_add_test(tc, a_table_shows_the_rows_its_step_names);
     tcase_add_test(tc, a_short_panel_keeps_the_threads_digits);

@@ -789,6 +789,15 @@ static void gapped_line(vw_draw *d, int panel, int xa, int ya, int xb, int yb)
     }
 }
 
+/* gapped_line two pixels wide, the second beside the first (issue 38 D12: 1 px RoI and
+ * bin lines were lost on orange and yellow cells, lessons 06 and 14) */
+static void wide_gapped_line(vw_draw *d, int panel, int xa, int ya, int xb, int yb)
+{
+    gapped_line(d, panel, xa, ya, xb, yb);
+    if (ya == yb) gapped_line(d, panel, xa, ya + 1, xb, yb + 1);
+    else if (xa == xb) gapped_line(d, panel, xa + 1, ya, xb + 1, yb);
+}
+
 /* the item's region events (a RoI and its bins, a patch, points): outlines in continuous
  * coordinates on the panel showing their tensor and plane; points in vw_draw_points */
 static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, uint32_t it, vw_rect bounds)
@@ -806,14 +815,14 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
             const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / (b[k].rows ? b[k].rows : 1);
             vw_heatmap_point(m, y, b[k].x0, &xa, &ya);
             vw_heatmap_point(m, y, b[k].x1, &xb, &yb);
-            gapped_line(d, panel, xa, ya, xb, yb);
+            wide_gapped_line(d, panel, xa, ya, xb, yb);
         }
         for (int j = 0; j <= b[k].cols; ++j) {
             int xa, ya, xb, yb;
             const double x = b[k].x0 + (b[k].x1 - b[k].x0) * j / (b[k].cols ? b[k].cols : 1);
             vw_heatmap_point(m, b[k].y0, x, &xa, &ya);
             vw_heatmap_point(m, b[k].y1, x, &xb, &yb);
-            gapped_line(d, panel, xa, ya, xb, yb);
+            wide_gapped_line(d, panel, xa, ya, xb, yb);
         }
     }
     vw_draw_points(d, m, s, panel, b, n, bounds);
