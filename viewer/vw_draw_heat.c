@@ -556,11 +556,9 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     const int window = s->nslides && vw_window_text(s, panel, &m, vy0, vy1, vx0, vx1, win, sizeof win);
     int named = 0;
     if (window) {
-        const int room = cols - (int)strlen(win) - 2;
-        vw_describe_panel_fit(s, panel, c->lo, c->hi, room > 1 ? room : 1, head, sizeof head);
-        named = (int)(strlen(head) + strlen(win)) + 2 <= cols;
-        if (named) snprintf(head + strlen(head), sizeof head - strlen(head), "  %s", win);
-        /* else as a slice of the plane, the header's own notation: "in[:, 16:21]" */
+        /* as a slice of the plane, the header's own notation, "in[:15, 1:7]": one notation
+         * on every slide (issue 38 D12, eighth re-trial: 13 s6 headed one panel
+         * "in[:15, 1:7]", exclusive, the other "rows 0..14, cols 1..7", inclusive) */
         char sl[224] = "";
         if (!named && vw_window_slice(s, panel, &m, vy0, vy1, vx0, vx1, cols, sl, sizeof sl))
             snprintf(head, sizeof head, "%s", sl), named = 1;
