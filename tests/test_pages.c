@@ -430,6 +430,22 @@ START_TEST(a_lost_column_drops_records_up_to_the_next_work_record)
 }
 END_TEST
 
+/* g_sink over buf (bytes long), tensor 1 planes of 1 x 9, and one thread t of a 1 x 1
+ * grid writing into it, without a column yet: the tests of single records. */
+static void one_thread_sink(uint32_t *buf, size_t bytes, unsigned long long counters[2], ks_thread *t)
+{
+    g_nahead = 0;
+    memset(&g_sink, 0, sizeof g_sink);
+    g_sink.events = (ks_event *)buf;
+    g_sink.counters = counters;
+    g_sink.capacity = bytes / 4 / KS_PAGE_SLOT_WORDS;
+    g_sink.dim_rows[1] = 1, g_sink.dim_cols[1] = 9;
+    memset(t, 0, sizeof *t);
+    t->grid_dim = t->block_dim = (ks_dim3){1, 1, 1};
+    t->sink = &g_sink;
+    t->page_word = KS_PAGE_NONE;
+}
+
 /* A read dropped (its claim found no column) and the write of its value in the thread's
  * next column: the write is a short repeat of a value the host never saw, in a column
  * marked as coming after dropped records, so the host drops it with the rest of the item,
@@ -439,17 +455,8 @@ START_TEST(a_repeat_after_a_dropped_read_is_dropped_with_its_item)
     uint32_t buf[4 * KS_COL_WORDS];
     memset(buf, 0xa5, sizeof buf);
     unsigned long long counters[2] = {0, 0};
-    g_nahead = 0;
-    memset(&g_sink, 0, sizeof g_sink);
-    g_sink.events = (ks_event *)buf;
-    g_sink.counters = counters;
-    g_sink.capacity = sizeof buf / 4 / KS_PAGE_SLOT_WORDS;
-    g_sink.dim_rows[1] = 1, g_sink.dim_cols[1] = 9;
     ks_thread t;
-    memset(&t, 0, sizeof t);
-    t.grid_dim = t.block_dim = (ks_dim3){1, 1, 1};
-    t.sink = &g_sink;
-    t.page_word = KS_PAGE_NONE;
+    one_thread_sink(buf, sizeof buf, counters, &t);
     t.work = 7, t.iter = 0;
     const uint32_t v = 0x40490fdb; /* 3.14159f */
     ks_page_record(&t, KS_EV_WORK, 0, 3, KS_NO_TENSOR, 0, 0, 8, 1, 2, 3, 4, 0, 0, 0, 0);
@@ -548,17 +555,8 @@ START_TEST(documented_words_of_the_five_forms)
 {
     uint32_t buf[2 * KS_COL_WORDS] = {0};
     unsigned long long counters[2] = {0, 0};
-    g_nahead = 0;
-    memset(&g_sink, 0, sizeof g_sink);
-    g_sink.events = (ks_event *)buf;
-    g_sink.counters = counters;
-    g_sink.capacity = sizeof buf / 4 / KS_PAGE_SLOT_WORDS;
-    g_sink.dim_rows[1] = 1, g_sink.dim_cols[1] = 9; /* tensor 1: planes of 1 x 9 */
     ks_thread t;
-    memset(&t, 0, sizeof t);
-    t.grid_dim = t.block_dim = (ks_dim3){1, 1, 1};
-    t.sink = &g_sink;
-    t.page_word = KS_PAGE_NONE;
+    one_thread_sink(buf, sizeof buf, counters, &t);
     t.work = 7, t.iter = 2;
     const uint32_t v = 0x3fc00000; /* 1.5f */
     /* work: site 3, fields 3, 0, 5 (and a 0: at least 4 are stored; the zeros after them are not) */

@@ -103,9 +103,7 @@ int vw_label_in_own_cell(const vw_rec_label *l, vw_rect f)
            b.x + b.w <= f.x + f.w && b.y + b.h <= f.y + f.h;
 }
 
-static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...)
+int vw_audit_say(vw_rule_fn fn, void *ctx, const char *fmt, ...)
 {
     char msg[600];
     va_list ap;
@@ -169,13 +167,14 @@ static int answer_in_cells(const vw_slide *sl, const vw_record *rec, vw_rule_fn 
                 named = (rp->table || (f.w <= rp->cell + 18 && f.h <= rp->cell + 18)) && vw_rect_overlap(c, f);
             }
             if (here || named || !whole) {
-                bad += say(fn, ctx,
-                           "the question slide at %dx%d prints its answer %s in the %s panel's cell (%lld, %lld)%s: "
-                           "hide that panel until the answer (\"hide\") or show another",
-                           rec->w, rec->h, full, p ? "right" : "left", (long long)y, (long long)x,
-                           here    ? ", the cell it asks about"
-                           : named ? ", a cell the step names"
-                                   : "");
+                bad += vw_audit_say(
+                    fn, ctx,
+                    "the question slide at %dx%d prints its answer %s in the %s panel's cell (%lld, %lld)%s: "
+                    "hide that panel until the answer (\"hide\") or show another",
+                    rec->w, rec->h, full, p ? "right" : "left", (long long)y, (long long)x,
+                    here    ? ", the cell it asks about"
+                    : named ? ", a cell the step names"
+                            : "");
                 break;
             }
         }
@@ -192,13 +191,14 @@ static int legible(const char *which, const vw_record *rec, vw_rule_fn fn, void 
     for (int p = 0; p < 2; ++p) {
         const vw_rec_panel *rp = &rec->panel[p];
         if (rp->tensor >= 0 && !rp->hidden && rp->values && rp->value_px < least)
-            bad += say(fn, ctx, "%s at %dx%d: the %s panel prints its values at %d px (at least %d: 18 px at 1080p)",
-                       which, rec->w, rec->h, p ? "right" : "left", rp->value_px, least);
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the %s panel prints its values at %d px (at least %d: 18 px at 1080p)",
+                                which, rec->w, rec->h, p ? "right" : "left", rp->value_px, least);
     }
     for (int i = 0; i < rec->nlabels; ++i)
         if (rec->labels[i].px < least) {
-            bad += say(fn, ctx, "%s at %dx%d: the label '%s' is %d px (at least %d: 18 px at 1080p)", which, rec->w,
-                       rec->h, rec->labels[i].text, rec->labels[i].px, least);
+            bad += vw_audit_say(fn, ctx, "%s at %dx%d: the label '%s' is %d px (at least %d: 18 px at 1080p)", which,
+                                rec->w, rec->h, rec->labels[i].text, rec->labels[i].px, least);
             break;
         }
     return bad;
@@ -241,8 +241,9 @@ int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char
      * of 0 or 1 is a whole number by chance) */
     for (int i = 0; i < rec->nlabels && !chance; ++i)
         if (holds_answer(sl, rec->labels[i].text)) {
-            bad += say(fn, ctx, "the %s at %dx%d draws its answer %s as the label '%s' on the %s panel", where, rec->w,
-                       rec->h, sl->asked, rec->labels[i].text, rec->labels[i].panel ? "right" : "left");
+            bad += vw_audit_say(fn, ctx, "the %s at %dx%d draws its answer %s as the label '%s' on the %s panel", where,
+                                rec->w, rec->h, sl->asked, rec->labels[i].text,
+                                rec->labels[i].panel ? "right" : "left");
             break;
         }
     /* the decomposition and events panel: the focused item's lines; a whole number only
@@ -252,8 +253,9 @@ int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char
         const char *t = rec->decomp_text[i], *eq = t[0] == '>' ? strstr(t, " = ") : NULL;
         while (eq && strstr(eq + 1, " = ")) eq = strstr(eq + 1, " = ");
         if (chance ? eq && focused_value(sl, eq + 3) : holds_answer(sl, t)) {
-            bad += say(fn, ctx, "the %s at %dx%d prints its answer %s in the decomposition and events panel: \"%s\"",
-                       where, rec->w, rec->h, sl->asked, t);
+            bad += vw_audit_say(fn, ctx,
+                                "the %s at %dx%d prints its answer %s in the decomposition and events panel: \"%s\"",
+                                where, rec->w, rec->h, sl->asked, t);
             break;
         }
     }
@@ -262,8 +264,8 @@ int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char
     for (int i = 0; i < rec->band_lines && i < VW_REC_LINES && !chance; ++i) {
         if (!strncmp(rec->band_text[i], "Question:", 9)) break;
         if (holds_answer(sl, rec->band_text[i])) {
-            bad += say(fn, ctx, "the %s at %dx%d prints its answer %s above the question: \"%s\"", where, rec->w,
-                       rec->h, sl->asked, rec->band_text[i]);
+            bad += vw_audit_say(fn, ctx, "the %s at %dx%d prints its answer %s above the question: \"%s\"", where,
+                                rec->w, rec->h, sl->asked, rec->band_text[i]);
             break;
         }
     }
@@ -275,8 +277,9 @@ int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char
         if (rp->tensor < 0 || rp->hidden) continue;
         for (int i = 0; i < rp->nvalues; ++i)
             if (holds_answer(sl, rp->value[i].text)) {
-                bad += say(fn, ctx, "the %s at %dx%d prints its answer %s in the %s panel's cell (%d, %d)", where,
-                           rec->w, rec->h, sl->asked, p ? "right" : "left", rp->value[i].y, rp->value[i].x);
+                bad += vw_audit_say(fn, ctx, "the %s at %dx%d prints its answer %s in the %s panel's cell (%d, %d)",
+                                    where, rec->w, rec->h, sl->asked, p ? "right" : "left", rp->value[i].y,
+                                    rp->value[i].x);
                 break;
             }
     }
@@ -304,9 +307,9 @@ static int markers_over_numbers(const char *which, const vw_record *rec, vw_rule
             const vw_rect v = vw_value_ink(rp->value[j].box), c = m->clear;
             const int inside = c.w > 0 && v.x >= c.x && v.y >= c.y && v.x + v.w <= c.x + c.w && v.y + v.h <= c.y + c.h;
             if (vw_rect_overlap(m->box, v) && !inside) {
-                bad += say(fn, ctx, "%s at %dx%d: a marker covers the number %s of the %s panel's cell (%d, %d)", which,
-                           rec->w, rec->h, rp->value[j].text, m->panel ? "right" : "left", rp->value[j].y,
-                           rp->value[j].x);
+                bad += vw_audit_say(
+                    fn, ctx, "%s at %dx%d: a marker covers the number %s of the %s panel's cell (%d, %d)", which,
+                    rec->w, rec->h, rp->value[j].text, m->panel ? "right" : "left", rp->value[j].y, rp->value[j].x);
                 return bad;
             }
         }
@@ -339,10 +342,11 @@ static int labels_beside_others(const char *which, const vw_record *rec, vw_rule
             const vw_rec_label *o = &rec->labels[j];
             if (j == i || o->panel != l->panel || o->cell.w <= 0 || same_rect(o->cell, l->cell)) continue;
             if (gap2(l->box, o->cell) < own) {
-                bad += say(fn, ctx,
-                           "%s at %dx%d: the label '%s' sits nearer the cell of '%s' than its own: it reads as that "
-                           "one's",
-                           which, rec->w, rec->h, l->text, o->text);
+                bad += vw_audit_say(
+                    fn, ctx,
+                    "%s at %dx%d: the label '%s' sits nearer the cell of '%s' than its own: it reads as that "
+                    "one's",
+                    which, rec->w, rec->h, l->text, o->text);
                 break;
             }
         }
@@ -356,8 +360,8 @@ static int labels_beside_others(const char *which, const vw_record *rec, vw_rule
             for (int k = 0; j != i && k + 1 < l->npts && !crosses; ++k)
                 crosses = vw_segment_crosses(l->pts[k][0], l->pts[k][1], l->pts[k + 1][0], l->pts[k + 1][1], o->box);
             if (crosses) {
-                bad += say(fn, ctx, "%s at %dx%d: the leader line of label '%s' crosses the label '%s'", which, rec->w,
-                           rec->h, l->text, o->text);
+                bad += vw_audit_say(fn, ctx, "%s at %dx%d: the leader line of label '%s' crosses the label '%s'", which,
+                                    rec->w, rec->h, l->text, o->text);
                 break;
             }
         }
@@ -389,9 +393,9 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
         const vw_rec_panel *rp = &rec->panel[p];
         if (rp->tensor < 0) continue;
         if (rp->rect.h * 100 < VW_SLIDE_PICTURE * rec->h)
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the %s heatmap takes %d%% of the height (the pictures take %d%% at least)", which,
-                       rec->w, rec->h, p ? "right" : "left", rp->rect.h * 100 / rec->h, VW_SLIDE_PICTURE);
+            bad += vw_audit_say(
+                fn, ctx, "%s at %dx%d: the %s heatmap takes %d%% of the height (the pictures take %d%% at least)",
+                which, rec->w, rec->h, p ? "right" : "left", rp->rect.h * 100 / rec->h, VW_SLIDE_PICTURE);
         /* the picture itself, not its panel (issue 38 D1: three-column slides drew a 16 x 16
          * input 300 px tall in a panel of 60 %): the grid as drawn takes VW_SLIDE_PICTURE of
          * the height, or as much as its shape allows in half the frame's width (a 9 x 16
@@ -399,12 +403,13 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
         const int need = vw_audit_grid_need(rp, rec->w, rec->h, rec->line), drawn = vw_audit_grid_drawn(rp);
         const int head = vw_panel_header_h(rec->line);
         if (!rp->hidden && drawn < need && grid_counts(rec, p))
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the %s panel's header and %s%s take %d px, %d%% of the height (at least %d px: "
-                       "%d%% of the height or what its shape allows)",
-                       which, rec->w, rec->h, p ? "right" : "left", rp->table ? "table" : "grid",
-                       p == rec->focus_panel ? " (the step's)" : " (the taller)", head + drawn,
-                       (head + drawn) * 100 / rec->h, head + need, VW_SLIDE_PICTURE);
+            bad += vw_audit_say(
+                fn, ctx,
+                "%s at %dx%d: the %s panel's header and %s%s take %d px, %d%% of the height (at least %d px: "
+                "%d%% of the height or what its shape allows)",
+                which, rec->w, rec->h, p ? "right" : "left", rp->table ? "table" : "grid",
+                p == rec->focus_panel ? " (the step's)" : " (the taller)", head + drawn, (head + drawn) * 100 / rec->h,
+                head + need, VW_SLIDE_PICTURE);
         /* a plane printing its values prints them in the cells its map's edge cuts too,
          * in the part that shows (issue 38: 08 s5's last column and 11 s9's last row were
          * strips of colour without their numbers): a cut row or column at the edge
@@ -436,83 +441,89 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                 if (!on_edge && on_inner) cut = ax;
             }
             if (cut >= 0)
-                bad += say(fn, ctx, "%s at %dx%d: the %s panel shows a %s its map's edge cuts without its numbers",
-                           which, rec->w, rec->h, p ? "right" : "left", cut ? "row" : "column");
+                bad += vw_audit_say(fn, ctx,
+                                    "%s at %dx%d: the %s panel shows a %s its map's edge cuts without its numbers",
+                                    which, rec->w, rec->h, p ? "right" : "left", cut ? "row" : "column");
         }
         /* a one-row plane of many cells drawn as a hairline (issue 38 D1: 13's 256-word
          * tile, 1 x 256 cells of 4 px): no cell a room sees, no value it reads */
         if (!rp->hidden && !rp->table && rp->rows == 1 && rp->cols > 1 && rp->fill_rows <= 0 &&
             rp->cell < vw_legible_px(rec->h))
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the %s panel draws a 1 x %lld strip %.0f px tall, a hairline: give the tensor "
-                       "a shape (a run's \"shape\") or show another panel",
-                       which, rec->w, rec->h, p ? "right" : "left", (long long)rp->cols, rp->cell);
+            bad += vw_audit_say(
+                fn, ctx,
+                "%s at %dx%d: the %s panel draws a 1 x %lld strip %.0f px tall, a hairline: give the tensor "
+                "a shape (a run's \"shape\") or show another panel",
+                which, rec->w, rec->h, p ? "right" : "left", (long long)rp->cols, rp->cell);
         /* a count (reads, writes, weights, pairs) that is 0 in every cell draws a blank
          * picture (issue 38 D12: 03 s2's output by reads, which col2im never reads) */
         if (!rp->hidden && !rp->table && rp->mode != VW_MODE_VALUES && rp->mode != VW_MODE_SECTORS && rp->lo == 0 &&
             rp->hi == 0)
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the %s panel counts %s and every cell is 0, a blank picture: show its values "
-                       "or what the step counts",
-                       which, rec->w, rec->h, p ? "right" : "left", vw_mode_name((vw_mode)rp->mode));
+            bad += vw_audit_say(
+                fn, ctx,
+                "%s at %dx%d: the %s panel counts %s and every cell is 0, a blank picture: show its values "
+                "or what the step counts",
+                which, rec->w, rec->h, p ? "right" : "left", vw_mode_name((vw_mode)rp->mode));
         /* a window of the plane names its rows and columns in the header (issue 38 D12: 11
          * s1's and 08 s8's zoomed panels under a header of the whole shape, 13 s10's zoom
          * left column 0 out unsaid) */
         if (!rp->hidden && !rp->table && rp->window && !rp->window_named)
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the %s panel shows a window of its plane and its header does not name the "
-                       "window's rows and columns",
-                       which, rec->w, rec->h, p ? "right" : "left");
+            bad += vw_audit_say(
+                fn, ctx,
+                "%s at %dx%d: the %s panel shows a window of its plane and its header does not name the "
+                "window's rows and columns",
+                which, rec->w, rec->h, p ? "right" : "left");
         /* values: printed where they fit, else zoomed to the step's cells where that makes them fit */
         if (!rp->hidden && !rp->values && rp->need_cell > 0 &&
             (rp->cell >= rp->need_cell || (rp->focus_cell >= rp->need_cell && !rp->zoomed)))
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the %s panel's cells (%.0f px) print no values though they need %.0f px%s", which,
-                       rec->w, rec->h, p ? "right" : "left", rp->cell, rp->need_cell,
-                       rp->cell >= rp->need_cell ? "" : " and the step's cells could zoom to that");
+            bad += vw_audit_say(
+                fn, ctx, "%s at %dx%d: the %s panel's cells (%.0f px) print no values though they need %.0f px%s",
+                which, rec->w, rec->h, p ? "right" : "left", rp->cell, rp->need_cell,
+                rp->cell >= rp->need_cell ? "" : " and the step's cells could zoom to that");
     }
     /* the band: the text whole (an answer slide may leave the step's text to the slide before) */
     if (rec->band_cut)
-        bad += say(fn, ctx,
-                   "%s at %dx%d: the narration does not fit its band (%d rows): shorten it or move some to "
-                   "\"notes\" (the terminal player's)",
-                   which, rec->w, rec->h, rec->band_rows);
+        bad += vw_audit_say(fn, ctx,
+                            "%s at %dx%d: the narration does not fit its band (%d rows): shorten it or move some to "
+                            "\"notes\" (the terminal player's)",
+                            which, rec->w, rec->h, rec->band_rows);
     /* as the band wraps it: a column beside the pictures holds fewer words a line than
      * the frame (issue 38 D1: lesson 01 step 8 took 14 lines there, 5 across the frame) */
     if (!reveal && rec->w == VW_NARRATION_W && rec->h == VW_NARRATION_H && rec->band_body > VW_NARRATION_LINES)
-        bad += say(fn, ctx,
-                   "the narration takes %d lines at 1024x768 (at most %d): shorten it or move some to "
-                   "\"notes\" (the terminal player's)",
-                   rec->band_body, VW_NARRATION_LINES);
+        bad += vw_audit_say(fn, ctx,
+                            "the narration takes %d lines at 1024x768 (at most %d): shorten it or move some to "
+                            "\"notes\" (the terminal player's)",
+                            rec->band_body, VW_NARRATION_LINES);
     /* the status line whole (issue 38: cut on every slide at the three sizes) */
     if (rec->status_cut)
-        bad += say(fn, ctx, "%s at %dx%d: the status line is cut: '%s'", which, rec->w, rec->h, rec->status_text);
+        bad += vw_audit_say(fn, ctx, "%s at %dx%d: the status line is cut: '%s'", which, rec->w, rec->h,
+                            rec->status_text);
     bad += legible(which, rec, fn, ctx);
     /* no text cut: a caption, a title or a line that loses characters loses what it says */
     for (int i = 0; i < rec->cuts.n && i < VW_REC_CUTS; ++i) {
         static const char *const how[] = {"", "at its width", "at its panel's edge", "at the frame's edge"};
         const vw_rect b = rec->cuts.cut[i].box;
-        bad += say(fn, ctx, "%s at %dx%d: the text '%s' at (%d, %d) is cut %s", which, rec->w, rec->h,
-                   rec->cuts.cut[i].text, b.x, b.y, how[rec->cuts.cut[i].why]);
+        bad += vw_audit_say(fn, ctx, "%s at %dx%d: the text '%s' at (%d, %d) is cut %s", which, rec->w, rec->h,
+                            rec->cuts.cut[i].text, b.x, b.y, how[rec->cuts.cut[i].why]);
     }
     /* the panel the step is about stays in view on its question slide (issue 38 D8: 05
      * step 6 covered the input its weights are drawn on, 10 step 3 the input whose
      * sectors it is about) */
     if (!reveal && rec->focus_panel >= 0 && rec->panel[rec->focus_panel].hidden)
-        bad += say(fn, ctx,
-                   "the question slide at %dx%d hides the %s panel, the one the step is about (its focused "
-                   "event's): ask about what the picture does not show instead of covering it",
-                   rec->w, rec->h, rec->focus_panel ? "right" : "left");
+        bad += vw_audit_say(fn, ctx,
+                            "the question slide at %dx%d hides the %s panel, the one the step is about (its focused "
+                            "event's): ask about what the picture does not show instead of covering it",
+                            rec->w, rec->h, rec->focus_panel ? "right" : "left");
     if (!reveal && sl->asked[0]) bad += answer_in_text(sl, rec, "question slide", fn, ctx);
     /* a question slide's events list of the asked item ends at the focused event: the
      * later ones are what the answer reads (issue 38 D2: 05 s10 listed its tap's "sample
      * ... = 0"); another item's (13 s3: what one thread does, a question on another) may go on */
     if (!reveal && sl->question && rec->decomp_later > 0 && !rec->decomp_hidden &&
         (!sl->asked_item || sl->asked_item - 1 == rec->decomp_item))
-        bad += say(fn, ctx,
-                   "the question slide at %dx%d lists %d line%s of the item's events after the focused one: its "
-                   "answer may read them",
-                   rec->w, rec->h, rec->decomp_later, rec->decomp_later == 1 ? "" : "s");
+        bad += vw_audit_say(
+            fn, ctx,
+            "the question slide at %dx%d lists %d line%s of the item's events after the focused one: its "
+            "answer may read them",
+            rec->w, rec->h, rec->decomp_later, rec->decomp_later == 1 ? "" : "s");
     bad += markers_over_numbers(which, rec, fn, ctx);
     /* the decomposition keeps every field the narration names, and the focused event */
     char fields[sizeof sl->fields], *save = NULL;
@@ -526,8 +537,9 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
         const char *dot = strchr(name, '.');
         if (dot) snprintf(whole, sizeof whole, " %.*s ", (int)(dot - name), name);
         if (!strstr(rec->fields, key) && !strstr(rec->fields, part) && !(whole[0] && strstr(rec->fields, whole)))
-            bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out %s, which the narration names", which,
-                       rec->w, rec->h, name);
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the decomposition panel leaves out %s, which the narration names", which,
+                                rec->w, rec->h, name);
     }
     /* and no line worked out of a field whose own line it leaves out (issue 38 D4: 10
      * s11's "j = floor(x) + jj - R" without jj, s15's "w = w_col * 1 - 1 ..." without w_col) */
@@ -554,17 +566,19 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             p += n;
         }
         if (missing) {
-            bad += say(fn, ctx, "%s at %dx%d: the decomposition panel works \"%s\" out of %.*s without its line", which,
-                       rec->w, rec->h, t + strspn(t, " "), (int)strcspn(missing, " "), missing);
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the decomposition panel works \"%s\" out of %.*s without its line", which,
+                                rec->w, rec->h, t + strspn(t, " "), (int)strcspn(missing, " "), missing);
             break;
         }
     }
     if (rec->decomp.h > 0 && !rec->decomp_focus && !rec->decomp_hidden)
-        bad += say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out the focused event", which, rec->w, rec->h);
+        bad += vw_audit_say(fn, ctx, "%s at %dx%d: the decomposition panel leaves out the focused event", which, rec->w,
+                            rec->h);
     /* an answer slide outlines the cell its question asks about */
     if (reveal && sl->has_answer_cell && !rec->answer_cell)
-        bad += say(fn, ctx, "its answer slide at %dx%d: the cell the question asks about is not outlined", rec->w,
-                   rec->h);
+        bad += vw_audit_say(fn, ctx, "its answer slide at %dx%d: the cell the question asks about is not outlined",
+                            rec->w, rec->h);
     /* a question slide's cells do not print its answer: in the asked cell, in one of the
      * few cells the step names, and a number that is not a whole one anywhere (a whole
      * one elsewhere is the kind of value an arange input prints in every lesson) */
@@ -582,8 +596,8 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             for (int k = 0; k + 1 < l->npts && !holds && !crosses; ++k)
                 crosses = vw_segment_crosses(l->pts[k][0], l->pts[k][1], l->pts[k + 1][0], l->pts[k + 1][1], f);
             if (crosses) {
-                bad += say(fn, ctx, "%s at %dx%d: the leader line of label '%s' crosses a cell the step names", which,
-                           rec->w, rec->h, l->text);
+                bad += vw_audit_say(fn, ctx, "%s at %dx%d: the leader line of label '%s' crosses a cell the step names",
+                                    which, rec->w, rec->h, l->text);
                 break;
             }
         }
@@ -596,9 +610,10 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
         const vw_rect ink = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
         for (int j = 0; j < rp->nvalues && !rp->hidden; ++j)
             if (vw_rect_overlap(ink, rp->value[j].box)) {
-                bad += say(fn, ctx, "%s at %dx%d: the label '%s' covers the number %s of the %s panel's cell (%d, %d)",
-                           which, rec->w, rec->h, l->text, rp->value[j].text, l->panel ? "right" : "left",
-                           rp->value[j].y, rp->value[j].x);
+                bad += vw_audit_say(fn, ctx,
+                                    "%s at %dx%d: the label '%s' covers the number %s of the %s panel's cell (%d, %d)",
+                                    which, rec->w, rec->h, l->text, rp->value[j].text, l->panel ? "right" : "left",
+                                    rp->value[j].y, rp->value[j].x);
                 break;
             }
     }
@@ -611,8 +626,8 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
         const vw_rec_panel *rp = &rec->panel[l->panel];
         for (int j = 0; j < rp->nfocus; ++j)
             if (vw_rect_overlap(vw_label_ink(l), rp->focus[j]) && !vw_label_in_own_cell(l, rp->focus[j])) {
-                bad += say(fn, ctx, "%s at %dx%d: the label '%s' covers a cell the step names", which, rec->w, rec->h,
-                           l->text);
+                bad += vw_audit_say(fn, ctx, "%s at %dx%d: the label '%s' covers a cell the step names", which, rec->w,
+                                    rec->h, l->text);
                 break;
             }
     }

@@ -71,6 +71,9 @@ vw_rect vw_label_ink(const vw_rec_label *l);
 int vw_label_in_own_cell(const vw_rec_label *l, vw_rect f);
 
 typedef void (*vw_rule_fn)(void *ctx, const char *msg);
+/* One rule's message (printf-style) to fn, when there is one; returns 1 (a rule broken):
+ * the rules' shared way to report (vw_audit.c, vw_audit_cells.c). */
+int vw_audit_say(vw_rule_fn fn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule_fn fn, void *ctx);
 
 /* The rules about what cells, labels and ranges say (vw_audit_cells.c; vw_audit_rules

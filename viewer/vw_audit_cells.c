@@ -3,25 +3,11 @@
  * re-trial's list of what `kscope lesson --check` did not catch). */
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vw_audit.h"
-
-static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int say(vw_rule_fn fn, void *ctx, const char *fmt, ...)
-{
-    char msg[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (fn) fn(ctx, msg);
-    return 1;
-}
 
 /* Printed value j's cell on heatmap panel rp as drawn, less 2 px a side (a label's clear
  * rim or a neighbour's outline may touch a cell's edge; what reads as inside is the rest). */
@@ -59,11 +45,12 @@ static int labels_in_other_cells(const char *which, const vw_record *rec, vw_rul
             const vw_rect c = value_cell(rp, j);
             const int own = l->cell.w > 0 && ox >= c.x - 2 && ox < c.x + c.w + 2 && oy >= c.y - 2 && oy < c.y + c.h + 2;
             if (own || !vw_rect_overlap(ink, c)) continue;
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the label '%s' lies inside the %s panel's cell (%d, %d), which prints %s and is "
-                       "not the cell it names: it reads as that cell's",
-                       which, rec->w, rec->h, l->text, l->panel ? "right" : "left", rp->value[j].y, rp->value[j].x,
-                       rp->value[j].text);
+            bad += vw_audit_say(
+                fn, ctx,
+                "%s at %dx%d: the label '%s' lies inside the %s panel's cell (%d, %d), which prints %s and is "
+                "not the cell it names: it reads as that cell's",
+                which, rec->w, rec->h, l->text, l->panel ? "right" : "left", rp->value[j].y, rp->value[j].x,
+                rp->value[j].text);
             break;
         }
     }
@@ -113,10 +100,11 @@ static int same_count_everywhere(const char *which, const vw_record *rec, vw_rul
     for (int p = 0; p < 2; ++p) {
         const vw_rec_panel *rp = &rec->panel[p];
         if (one_count(rec, p) && (p == rec->focus_panel || both) && !band_says_times(rec, rp->value[0].text))
-            bad += say(fn, ctx,
-                       "%s at %dx%d: the %s panel counts %s and every cell prints %s: a picture with nothing to "
-                       "point at (show its values, or what the step counts)",
-                       which, rec->w, rec->h, p ? "right" : "left", vw_mode_name((vw_mode)rp->mode), rp->value[0].text);
+            bad += vw_audit_say(
+                fn, ctx,
+                "%s at %dx%d: the %s panel counts %s and every cell prints %s: a picture with nothing to "
+                "point at (show its values, or what the step counts)",
+                which, rec->w, rec->h, p ? "right" : "left", vw_mode_name((vw_mode)rp->mode), rp->value[0].text);
     }
     return bad;
 }
@@ -174,8 +162,9 @@ static int rounded_ranges(const char *which, const vw_record *rec, vw_rule_fn fn
         for (int k = 0; k < 3; ++k) {
             char t[48];
             if (!vw_text_rounds_unmarked(texts[k], rp->lo, rp->hi, t, sizeof t)) continue;
-            bad += say(fn, ctx, "%s at %dx%d: the %s panel's %s prints %s, a rounded end of its range, without ~",
-                       which, rec->w, rec->h, p ? "right" : "left", k ? "legend" : "header", t);
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the %s panel's %s prints %s, a rounded end of its range, without ~",
+                                which, rec->w, rec->h, p ? "right" : "left", k ? "legend" : "header", t);
             break;
         }
     }
@@ -194,11 +183,11 @@ static int axes_over_numbers(const char *which, const vw_record *rec, vw_rule_fn
         for (int a = 0; a < rp->axes && a < 64; ++a)
             for (int j = 0; j < rp->nvalues; ++j)
                 if (vw_rect_overlap(rp->axes_box[a], vw_value_ink(rp->value[j].box))) {
-                    bad += say(fn, ctx,
-                               "%s at %dx%d: a row or column number of the %s panel lies over the number %s of its "
-                               "cell (%d, %d)",
-                               which, rec->w, rec->h, p ? "right" : "left", rp->value[j].text, rp->value[j].y,
-                               rp->value[j].x);
+                    bad += vw_audit_say(
+                        fn, ctx,
+                        "%s at %dx%d: a row or column number of the %s panel lies over the number %s of its "
+                        "cell (%d, %d)",
+                        which, rec->w, rec->h, p ? "right" : "left", rp->value[j].text, rp->value[j].y, rp->value[j].x);
                     return bad;
                 }
     }
