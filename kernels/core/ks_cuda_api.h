@@ -47,7 +47,7 @@ KS_API ks_status ks_cuda_sgemm_groups(void *stream, int ta, int tb, int groups, 
 /* A device sink of `capacity` 64-byte event slots: `out` receives device pointers (pass
  * it to the *_cuda launchers). The GPU writes compact records into it (ks_pages.h), in
  * pages of 32 columns that each warp slot in use claims two at a time: past those pages
- * (up to 256 slots a warp slot, KS_PAGE_WARP_SLOTS of them) it holds at least `capacity`
+ * (up to 512 slots a warp slot, KS_PAGE_WARP_SLOTS of them) it holds at least `capacity`
  * events, about 5x that for reads and writes whose positions follow from the dims set in
  * out->dim_rows / dim_cols (12 bytes each; 8 for a write of the value just read). Free with ks_cuda_sink_free. */
 KS_API ks_status ks_cuda_sink_create(ks_sink *out, unsigned long long capacity, ks_filter filter);

@@ -43,7 +43,7 @@
 #include "ks_core.h"
 
 #ifndef KS_COL_WORDS
-#define KS_COL_WORDS 64u /* a lane's column: 256 bytes (-DKS_COL_WORDS=N to compare, host and GPU alike) */
+#define KS_COL_WORDS 128u /* a lane's column: 512 bytes (-DKS_COL_WORDS=N to compare, host and GPU alike) */
 #endif
 /* a column holds its header and the longest record (a long work record: 13 words), and
  * its room fits page_room's 16 bits */
