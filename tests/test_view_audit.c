@@ -620,6 +620,31 @@ START_TEST(text_drawing_records_what_it_cuts)
 }
 END_TEST
 
+/* D1 (ninth re-trial, 10 s14): a window of the columns that held the focused read and 3
+ * of item 20's 9 reads, under "Item 20 makes 9 reads"; D12 (its 1024x768 slide): a read
+ * out of the window outlined in the margin past the grid */
+START_TEST(a_window_leaving_out_most_of_the_items_cells_fails)
+{
+    frame(1920, 1080);
+    rec.focus_panel = 0;
+    vw_rec_panel *rp = &rec.panel[0];
+    rp->window = rp->window_named = 1;
+    rp->item_cells = 9, rp->item_shown = 3;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the left panel shows 3 of the focused item's 9 cells"));
+    rp->item_shown = 5; /* most of them in view */
+    ck_assert_int_eq(rules(0), 0);
+    rp->item_shown = 3, rec.focus_panel = 1; /* the panel beside the step's */
+    ck_assert_int_eq(rules(0), 0);
+    rec.focus_panel = 0, rp->tap_zoom = 1; /* zoomed to the tap for values the item's cells do not fit */
+    ck_assert_int_eq(rules(0), 0);
+    rp->tap_zoom = 0, rp->item_shown = 9;
+    rec.panel[1].marks_out = 1;
+    ck_assert_int_eq(rules(1), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel draws 1 outline outside the cells in view"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -649,6 +674,7 @@ int main(void)
     tcase_add_test(tc, a_cut_row_without_its_numbers_fails);
     tcase_add_test(tc, a_field_worked_out_of_a_missing_line_fails);
     tcase_add_test(tc, text_drawing_records_what_it_cuts);
+    tcase_add_test(tc, a_window_leaving_out_most_of_the_items_cells_fails);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -445,6 +445,24 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                                     "%s at %dx%d: the %s panel shows a %s its map's edge cuts without its numbers",
                                     which, rec->w, rec->h, p ? "right" : "left", cut ? "row" : "column");
         }
+        /* a window of the plane that leaves out most of the focused item's cells (issue
+         * 38 D1, ninth re-trial: 10 s14's window held the focused read, 3 of item 20's 9
+         * reads, under "Item 20 makes 9 reads"), and an outline drawn past the cells in
+         * view (its 1024x768 slide outlined a read out of the window in the margin) */
+        /* (a zoom for the values to the focused tap's cells, where the item's do not fit
+         * them at any size the panel allows, keeps to the tap: 05's 9 x 25 columns) */
+        if (p == rec->focus_panel && !rp->hidden && !rp->table && !rp->tap_zoom && rp->item_cells >= 3 &&
+            rp->item_shown * 2 < rp->item_cells)
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the %s panel shows %d of the focused item's %d cells: zoom to all of "
+                                "them, or focus on what the window holds",
+                                which, rec->w, rec->h, p ? "right" : "left", rp->item_shown, rp->item_cells);
+        if (rp->marks_out > 0)
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the %s panel draws %d outline%s outside the cells in view (a cell "
+                                "out of the window marked in the margin)",
+                                which, rec->w, rec->h, p ? "right" : "left", rp->marks_out,
+                                rp->marks_out > 1 ? "s" : "");
         /* a one-row plane of many cells drawn as a hairline (issue 38 D1: 13's 256-word
          * tile, 1 x 256 cells of 4 px): no cell a room sees, no value it reads */
         if (!rp->hidden && !rp->table && rp->rows == 1 && rp->cols > 1 && rp->fill_rows <= 0 &&

@@ -83,6 +83,9 @@ typedef struct vw_draw {
     /* where a slide's legend on the header line starts (vw_layout.legend_top): after the
      * header as drawn */
     int legend_x[2];
+    /* the cells in view of each heatmap as drawn (whole cells on a slide): the item's
+     * outlines go only on them */
+    vw_rect cells_map[2];
 } vw_draw;
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */

@@ -370,6 +370,33 @@ static vw_rect whole_cells(const vw_heatmap *m, vw_rect map, int need)
     return (vw_rect){.x = a[0], .y = a[1], .w = b[0] - a[0], .h = b[1] - a[1]};
 }
 
+static int rect_inside(vw_rect r, vw_rect in)
+{
+    return r.x >= in.x && r.y >= in.y && r.x + r.w <= in.x + in.w && r.y + r.h <= in.y + in.h;
+}
+
+/* The focused item's reads and writes on panel p's plane, as distinct cells of the plane
+ * and its margin (*n), and those map m shows whole inside `in` (*shown). */
+static void item_cells_shown(const vw_state *s, int panel, const vw_heatmap *m, vw_rect in, int *n, int *shown)
+{
+    const uint32_t it = vw_state_item(s);
+    *n = *shown = 0;
+    if (it == VW_NONE || !s->idx || s->panel[panel].tensor < 0) return;
+    const vw_item *item = &s->idx->items[it];
+    static int64_t seen[512][2];
+    for (uint32_t k = 0; k < item->count; ++k) {
+        const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+        if (e->tensor != (uint32_t)s->panel[panel].tensor || (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) ||
+            e->u.access.plane != s->panel[panel].plane || !vw_heatmap_holds(m, e->u.access.y, e->u.access.x))
+            continue;
+        int dup = 0;
+        for (int i = 0; i < *n && !dup; ++i) dup = seen[i][0] == e->u.access.y && seen[i][1] == e->u.access.x;
+        if (dup || *n >= 512) continue;
+        seen[*n][0] = e->u.access.y, seen[(*n)++][1] = e->u.access.x;
+        if (rect_inside(vw_heatmap_cell(m, e->u.access.y, e->u.access.x), in)) ++*shown;
+    }
+}
+
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     vw_rect area = panel ? L->output : L->input;
@@ -421,6 +448,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
                             : vw_panel_map_area(L, panel);
     int64_t wy0, wy1, wx0, wx1, tile_key;
     vw_visible_cells(&m, map, &wy0, &wy1, &wx0, &wx1);
+    d->cells_map[panel] = map;
     const float *tile = vw_effective_mode(s, panel) == VW_MODE_VALUES ? vw_tile_for(d, s, t, &tile_key) : NULL;
     if (!tile) tile_key = -1;
     if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane || c->indexed != (s->idx != NULL) ||
@@ -519,6 +547,8 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         vw_values_need(s, L, panel, &rp->need_cell, &rp->focus_cell);
         rp->zoomed = vw_panel_zoomed(s, L, panel);
         rp->nfocus = vw_focus_cells(s, panel, &m, rp->focus, VW_REC_FOCUS);
+        item_cells_shown(s, panel, &m, map, &rp->item_cells, &rp->item_shown);
+        rp->tap_zoom = vw_panel_tap_zoom(s, L, panel);
         vw_rect ans; /* the answer's outline too, once it shows */
         if (rp->nfocus < VW_REC_FOCUS && vw_answer_cell_rect(s, &m, panel, &ans))
             rp->focus[rp->nfocus++] = (vw_rect){.x = ans.x - 8, .y = ans.y - 8, .w = ans.w + 16, .h = ans.h + 16};
@@ -727,6 +757,12 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
     /* cells beyond the drawn margin are not drawn */
     if (!vw_heatmap_holds(m, a->y, a->x)) return;
     vw_rect cell = vw_heatmap_cell(m, a->y, a->x);
+    /* nor, on a slide, cells out of the window in view: their outline showed as a stray
+     * mark in the margin past the grid (issue 38 D12, ninth re-trial: 10 s14 at 1024x768) */
+    if (!rect_inside(cell, d->cells_map[panel])) {
+        if (s->nslides) return;
+        if (vw_rect_overlap(cell, bounds)) d->rec.panel[panel].marks_out++;
+    }
     /* a cell that prints its number is framed on its edge and outside it, a pixel clear
      * of the number (issue 38: the frames ran into 04 step 9's two-digit values); the
      * frame goes into the record as a ring, its clear inside what a number keeps to */

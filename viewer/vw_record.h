@@ -87,6 +87,15 @@ typedef struct vw_rec_panel {
     double need_cell, focus_cell;
     int zoomed;
     int nfocus; /* cells the step names on this panel (its item's accesses, regions, corners) */
+    /* the focused item's accesses on this panel's plane (distinct cells, plane and margin)
+     * and how many of them the window shows whole: a window that holds the focused tap
+     * but leaves out most of the item's cells draws another step than its narration's
+     * (issue 38 D1, ninth re-trial: 10 s14 showed 3 of item 20's 9 reads) */
+    int item_cells, item_shown;
+    int tap_zoom; /* zoomed for the values to the focused tap's cells: the item's do not fit them */
+    /* the item's outlines drawn not wholly inside the cells in view (a read out of the
+     * window outlined in the margin past the grid: 10 s14 at 1024x768) */
+    int marks_out;
     vw_rect focus[VW_REC_FOCUS];
     /* the values the cells print (nvalues of them; more were printed when values_cut):
      * each cell, its text and where the text went, so a question's answer among them

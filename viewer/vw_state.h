@@ -230,6 +230,14 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
  * the cells the step is about when that makes the values fit (vw_panel_map): whether it
  * does in layout L. */
 int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel);
+/* How many of the focused item's reads and writes on panel p's plane (distinct cells)
+ * layout L leaves out of view: a slide's layout keeps them in (issue 38 D1); 0 where the
+ * panel zooms to the focused tap for its values (vw_panel_tap_zoom). */
+int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel);
+/* Whether panel p is zoomed for its values to the focused tap's cells because the
+ * item's cells do not fit them (05's 9 x 25 columns): the one window that may leave
+ * out most of the item's cells. */
+int vw_panel_tap_zoom(const vw_state *s, const vw_layout *L, int panel);
 /* The panel the focused event is on (its tensor and plane), else the one showing its
  * tensor; -1 when neither does (a work event, a step about the launch): the picture the
  * step is about (vw_draw.c). */

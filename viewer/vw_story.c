@@ -318,6 +318,15 @@ static int zoomed_panels(const vw_state *s, const vw_layout *L0, int adv)
     return n;
 }
 
+/* The focused item's cells the panel a slide is about leaves out of view
+ * (vw_panel_items_out). */
+static int items_out(const vw_state *s, const vw_layout *L0, int adv)
+{
+    const vw_layout M = with_values(L0, adv);
+    const int p = vw_about_panel(s);
+    return p >= 0 && !covered(s, p) && !vw_panel_table(s, p) ? vw_panel_items_out(s, &M, p) : 0;
+}
+
 static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, double share[2])
 {
     const vw_layout M = with_values(L0, adv);
@@ -444,7 +453,7 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
      * wraps it longer than a band across the frame, and a slide reads in 5 lines (issue
      * 38 D1); of the layouts that hold the band, the one that keeps nearest to them wins
      * over bigger pictures */
-    double best_key[7] = {0};
+    double best_key[8] = {0};
     vw_slide_geom pick = {.arrangement = VW_ARR_STACKED,
                           .title_lines = title,
                           .band_lines = 1,
@@ -484,7 +493,8 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                         /* the step's grid at its share, then no panel zoomed to a window of its
                          * plane, then the rank */
                         const double r = picture_rank(s, L, adv);
-                        const double v = (r >= 100e7 ? 1e12 : 0) - zoomed_panels(s, L, adv) * 1e11 + r;
+                        const double v = (r >= 100e7 ? 1e12 : 0) - items_out(s, L, adv) * 5e11 -
+                                         zoomed_panels(s, L, adv) * 1e11 + r;
                         if (v > top + 1e-9) top = v, at = splits[q], at_legend = g.legend_top;
                     }
                 g.split = at;
@@ -498,10 +508,13 @@ static void slide_layout(vw_layout *L, const vw_state *s, int adv, int line, int
                  * not zoomed to a window of their plane (11 s7's second tile lost 5 of its
                  * 16 columns); the narration's lines; the shares; the cells */
                 const int hard = w == VW_NARRATION_W && h == VW_NARRATION_H;
-                const double key[7] = {shortfall, hard && over > 0, share < 100e3, zoomed_panels(s, L, adv),
-                                       over,      -share,           -score};
+                /* a window that leaves out most of the item's cells shows another step
+                 * than the narration's: before the panels' zoom (issue 38 D1: 10 s14) */
+                const double key[8] = {
+                    shortfall, hard && over > 0, share < 100e3, items_out(s, L, adv), zoomed_panels(s, L, adv),
+                    over,      -share,           -score};
                 int better = best < 0;
-                for (int i = 0; i < 7 && !better; ++i) {
+                for (int i = 0; i < 8 && !better; ++i) {
                     if (key[i] != best_key[i]) {
                         better = key[i] < best_key[i];
                         break;
