@@ -823,13 +823,29 @@ static void gapped_line(vw_draw *d, int panel, int xa, int ya, int xb, int yb)
     }
 }
 
-/* gapped_line two pixels wide, the second beside the first (issue 38 D12: 1 px RoI and
- * bin lines were lost on orange and yellow cells, lessons 06 and 14) */
-static void wide_gapped_line(vw_draw *d, int panel, int xa, int ya, int xb, int yb)
+/* gapped_line two pixels wide in colour col, the second beside the first (issue 38 D12:
+ * 1 px RoI and bin lines were lost on orange and yellow cells, lessons 06 and 14), with
+ * a dark pixel on either side (ninth re-trial: the yellow lines on the pale-yellow last
+ * row, 06 s8's 34-36 and 14 s6's 124-127, barely showed) */
+static void wide_gapped_line(vw_draw *d, int panel, int xa, int ya, int xb, int yb, uint32_t col, int edge)
 {
+    const int horiz = ya == yb, vert = xa == xb;
+    if (edge) { /* the dark edges first, all of them, then the lines over them (no notch where two cross) */
+        if (!horiz && !vert) return;
+        vw_color(d->r, 0x000000);
+        for (int o = -1; o <= 2; o += 3) {
+            const int dy = horiz ? o : 0, dx = vert && !horiz ? o : 0;
+            /* the edge runs a pixel past the line's ends, so its ends are framed too */
+            const int ex = horiz ? 1 : 0, ey = horiz ? 0 : 1;
+            gapped_line(d, panel, (xa < xb ? xa : xb) - ex + dx, (ya < yb ? ya : yb) - ey + dy,
+                        (xa < xb ? xb : xa) + ex + dx, (ya < yb ? yb : ya) + ey + dy);
+        }
+        return;
+    }
+    vw_color(d->r, col);
     gapped_line(d, panel, xa, ya, xb, yb);
-    if (ya == yb) gapped_line(d, panel, xa, ya + 1, xb, yb + 1);
-    else if (xa == xb) gapped_line(d, panel, xa + 1, ya, xb + 1, yb);
+    if (horiz) gapped_line(d, panel, xa, ya + 1, xb, yb + 1);
+    else if (vert) gapped_line(d, panel, xa + 1, ya, xb + 1, yb);
 }
 
 /* the item's region events (a RoI and its bins, a patch, points): outlines in continuous
@@ -843,20 +859,22 @@ static void draw_boxes(vw_draw *d, const vw_heatmap *m, const vw_state *s, int p
         if (vw_box_is_point(&b[k]) || b[k].tensor != s->panel[panel].tensor || b[k].plane != s->panel[panel].plane ||
             !(fabs(b[k].y0) <= 1e6) || !(fabs(b[k].x0) <= 1e6) || !(fabs(b[k].y1) <= 1e6) || !(fabs(b[k].x1) <= 1e6))
             continue;
-        vw_color(d->r, b[k].dim ? VW_COL_DIM : VW_COL_HEAD);
-        for (int i = 0; i <= b[k].rows; ++i) { /* horizontal lines: edges and bin rows */
-            int xa, ya, xb, yb;
-            const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / (b[k].rows ? b[k].rows : 1);
-            vw_heatmap_point(m, y, b[k].x0, &xa, &ya);
-            vw_heatmap_point(m, y, b[k].x1, &xb, &yb);
-            wide_gapped_line(d, panel, xa, ya, xb, yb);
-        }
-        for (int j = 0; j <= b[k].cols; ++j) {
-            int xa, ya, xb, yb;
-            const double x = b[k].x0 + (b[k].x1 - b[k].x0) * j / (b[k].cols ? b[k].cols : 1);
-            vw_heatmap_point(m, b[k].y0, x, &xa, &ya);
-            vw_heatmap_point(m, b[k].y1, x, &xb, &yb);
-            wide_gapped_line(d, panel, xa, ya, xb, yb);
+        const uint32_t col = b[k].dim ? VW_COL_DIM : VW_COL_HEAD;
+        for (int edge = 1; edge >= 0; --edge) {
+            for (int i = 0; i <= b[k].rows; ++i) { /* horizontal lines: edges and bin rows */
+                int xa, ya, xb, yb;
+                const double y = b[k].y0 + (b[k].y1 - b[k].y0) * i / (b[k].rows ? b[k].rows : 1);
+                vw_heatmap_point(m, y, b[k].x0, &xa, &ya);
+                vw_heatmap_point(m, y, b[k].x1, &xb, &yb);
+                wide_gapped_line(d, panel, xa, ya, xb, yb, col, edge);
+            }
+            for (int j = 0; j <= b[k].cols; ++j) {
+                int xa, ya, xb, yb;
+                const double x = b[k].x0 + (b[k].x1 - b[k].x0) * j / (b[k].cols ? b[k].cols : 1);
+                vw_heatmap_point(m, b[k].y0, x, &xa, &ya);
+                vw_heatmap_point(m, b[k].y1, x, &xb, &yb);
+                wide_gapped_line(d, panel, xa, ya, xb, yb, col, edge);
+            }
         }
     }
     vw_draw_points(d, m, s, panel, b, n, bounds);
