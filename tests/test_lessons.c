@@ -922,6 +922,28 @@ START_TEST(check_fails_what_the_seventh_retrial_found)
     snprintf(two, sizeof two, before, "");
     full_lesson("unlisted.json", "", two);
     ck_assert_msg(lesson("--check unlisted.json") == 0, "%s", out_text("out"));
+    /* ninth re-trial, D2 N1 (02 s4 drew item 13's padding taps as [0] and listed "= 0"
+     * above s5's "zero"): a number-word choice as its digit in a touched cell or a padding
+     * read's value on the step before; that step's "padding": false prints them as ? */
+    static const char padded_before[] =
+        "{\"title\": \"s\", \"focus\": {\"index\": 19, \"tap\": [2, 2]}, %s\"show\": [\"input\", \"events\"], "
+        "\"text\": \"t\"},\n"
+        "  {\"title\": \"s\", \"focus\": {\"index\": 0, \"tap\": [1, 1]}, \"text\": \"u\", \"question\": {\"kind\": "
+        "\"choice\", \"prompt\": \"What does im2col write for tap (0, 0)?\", \"choices\": [\"zero\", \"the nearest "
+        "edge pixel\"], \"answer\": 1, \"explain\": \"e\"}}";
+    snprintf(two, sizeof two, padded_before, "");
+    full_lesson("zero_before.json", ", \"padding\": [1, 1]", two);
+    ck_assert_int_eq(lesson("--check zero_before.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "zero_before.json: step 7: what the terminal showed at step 6 holds the "
+                                          "answer (1)"),
+                  "%s", out_text("out"));
+    snprintf(two, sizeof two, padded_before, "\"padding\": false, ");
+    full_lesson("zero_covered.json", ", \"padding\": [1, 1]", two);
+    ck_assert_msg(lesson("--check zero_covered.json") == 0, "%s", out_text("out"));
+    ck_assert_int_eq(lesson("zero_covered.json --auto"), 0);
+    ck_assert_msg(strstr(out_text("out"), "[?]") && strstr(out_text("out"), "= ? (padding") &&
+                      !strstr(out_text("out"), "[0]"),
+                  "%s", out_text("out"));
     /* every shipped lesson keeps these rules (and the cell, label and range rules:
      * test_view_audit plants those on a frame's record) */
     ck_assert_msg(lesson("--check") == 0, "%s", out_text("out"));

@@ -39,6 +39,29 @@ void vw_describe_event(const ks_trace *tr, const ks_event *e, char *buf, size_t 
     ks_step_describe_event(tr, e, buf, n);
 }
 
+/* On a slide that keeps what padding taps read and write to a later step
+ * (vw_slide.hide_padding), line's value as ? for an event at a tap of the item whose
+ * read lies in the padding (issue 38 D2 N1: "tap 6 write columns[0, 6, 13] = 0" above
+ * "what does im2col write for a tap outside the image?"). */
+static void hide_padding_value(const vw_state *s, const vw_item *item, const ks_event *e, char *line)
+{
+    if (!s->nslides || (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE)) return;
+    const int h = s->slides[s->slide].hide_padding;
+    if (!(h == 2 || (h == 1 && !s->reveal))) return;
+    int pad = 0;
+    for (uint32_t k = 0; k < item->count && !pad; ++k) {
+        const ks_event *r = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+        pad = r->kind == KS_EV_READ && (r->flags & KS_FLAG_PADDING) && r->tap == e->tap;
+    }
+    if (!pad) return;
+    char *eq = strstr(line, " = "), *pd = strstr(line, " (padding");
+    while (eq && strstr(eq + 1, " = ") && (!pd || strstr(eq + 1, " = ") < pd)) eq = strstr(eq + 1, " = ");
+    if (!eq || (pd && eq > pd)) return;
+    char *v = eq + 3, *end = v + strcspn(v, " ");
+    memmove(v + 1, end, strlen(end) + 1);
+    *v = '?';
+}
+
 static void describe_lookup(const vw_state *s, vw_lines *L)
 {
     const vw_lookup *lk = &s->look;
@@ -355,7 +378,9 @@ static void describe_focus(const vw_state *s, vw_lines *L, int max_lines, int *w
     uint32_t lo = k > (uint32_t)room / 2 ? k - (uint32_t)room / 2 : 0;
     if (lo + (uint32_t)room > end) lo = end > (uint32_t)room ? end - (uint32_t)room : 0;
     for (uint32_t j = lo; j < end && L->n < max_lines; ++j) {
-        vw_describe_event(tr, vw_event(tr, vw_item_ev(s->idx, item, j)), line, sizeof line);
+        const ks_event *ej = vw_event(tr, vw_item_ev(s->idx, item, j));
+        vw_describe_event(tr, ej, line, sizeof line);
+        hide_padding_value(s, item, ej, line);
         add(L, j == k ? VW_STYLE_FOCUS : VW_STYLE_TEXT, "%s %s", j == k ? ">" : " ", line);
     }
 }

@@ -4,6 +4,7 @@
  * weights, placed so that no two labels overlap (clamped corners share one label). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../trace/step.h"
@@ -28,6 +29,45 @@ void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y
     a = floor((area.x - m->ox) / c), b = ceil((area.x + area.w - m->ox) / c);
     *x0 = a < 0 ? 0 : a > (double)m->cols ? m->cols : (int64_t)a;
     *x1 = b < 0 ? 0 : b > (double)m->cols ? m->cols : (int64_t)b;
+}
+
+int vw_padding_hidden(const vw_state *s)
+{
+    if (!s->nslides) return 0;
+    const int h = s->slides[s->slide].hide_padding;
+    return h == 2 || (h == 1 && !s->reveal);
+}
+
+int vw_padding_written(const vw_state *s, int t, int64_t off)
+{
+    /* one bitmap per (trace, tensor): every item's writes at the taps it read padding at */
+    static const ks_trace *tr;
+    static int tensor = -1;
+    static uint8_t *bits;
+    static int64_t nbits;
+    if (!s->idx || t < 0 || vw_trace_lazy(s->tr) || s->tr->nevents > (1u << 22)) return 0;
+    if (tr != s->tr || tensor != t) {
+        free(bits);
+        nbits = ks_tensor_numel(&s->tr->tensors[t]);
+        bits = nbits > 0 ? calloc((size_t)(nbits + 7) / 8, 1) : NULL;
+        tr = s->tr, tensor = t;
+        for (uint32_t i = 0; bits && i < s->idx->nitems; ++i) {
+            const vw_item *item = &s->idx->items[i];
+            uint64_t pad[4] = {0}; /* taps 0..255 read in the padding */
+            for (uint32_t k = 0; k < item->count; ++k) {
+                const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+                if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING) && e->tap < 256)
+                    pad[e->tap >> 6] |= 1ull << (e->tap & 63);
+            }
+            for (uint32_t k = 0; k < item->count; ++k) {
+                const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+                if (e->kind == KS_EV_WRITE && e->tensor == (uint32_t)t && e->tap < 256 &&
+                    (pad[e->tap >> 6] >> (e->tap & 63) & 1) && (int64_t)e->u.access.offset < nbits)
+                    bits[e->u.access.offset >> 3] |= (uint8_t)(1u << (e->u.access.offset & 7));
+            }
+        }
+    }
+    return bits && off >= 0 && off < nbits && (bits[off >> 3] >> (off & 7) & 1);
 }
 
 /* A cell's value: the shared tile's at the focused phase where tile is given. */
@@ -80,12 +120,15 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
     if (k < 0) return -1;
     const vw_font *font = vw_value_font(d, k);
     vw_rec_panel *rp = &d->rec.panel[panel];
+    const int pad_hidden = mode == VW_MODE_VALUES && vw_padding_hidden(s);
     for (int64_t y = y0; y < y1; ++y)
         for (int64_t x = x0; x < x1; ++x) {
             const int64_t off = base + y * pd.w + x;
             const double v = cell_value(s, tile, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
             vw_cell_text(buf, sizeof buf, v, narrow);
+            /* a padding tap's entry, where a later step asks what it gets (issue 38 D2 N1) */
+            if (pad_hidden && vw_padding_written(s, t, off)) snprintf(buf, sizeof buf, "?");
             const uint32_t bg = vw_heat_colour(c, v);
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * font->advance;

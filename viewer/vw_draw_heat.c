@@ -782,10 +782,9 @@ static void draw_event(vw_draw *d, const vw_heatmap *m, const ks_event *e, int f
                        (vw_rect){.x = at.x + in, .y = at.y + in, .w = at.w - 2 * in, .h = at.h - 2 * in}, focused);
     }
     /* a padding read's 0, unless the question asks what padding holds (lesson 02 step 5) */
-    const int pad_hidden = s->nslides && !s->reveal && s->slides[s->slide].hide_padding;
-    if (pad && m->cell >= 14 && !pad_hidden)
+    if (pad && m->cell >= 14)
         vw_text(&d->font, d->r, cell.x + cell.w / 2 - d->font.advance / 2, cell.y + cell.h / 2 - d->font.line / 2,
-                VW_COL_PADDING, 0, "0");
+                VW_COL_PADDING, 0, vw_padding_hidden(s) ? "?" : "0");
 }
 
 /* A region's edge, horizontal or vertical, from (xa, ya) to (xb, yb), broken where it

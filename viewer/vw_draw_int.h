@@ -127,6 +127,12 @@ void vw_draw_points(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pane
 
 /* The cells of m's plane that lie (partly) inside area: [*y0, *y1) x [*x0, *x1). */
 void vw_visible_cells(const vw_heatmap *m, vw_rect area, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1);
+/* Whether the slide prints what padding taps read and write as ? (vw_slide.hide_padding:
+ * the whole step, or until the answer). */
+int vw_padding_hidden(const vw_state *s);
+/* Whether element off of tensor t is written at a tap whose read lies in the padding (an
+ * im2col column's 0 for a tap outside the image). */
+int vw_padding_written(const vw_state *s, int t, int64_t off);
 /* Text centred in cell (y, x) of m, dim, when it fits the cell with a value's gap and lies
  * inside area (an empty cell's value, a sparse plane's row or column number): 1 and its box
  * in *at when drawn. */

@@ -109,7 +109,10 @@ typedef struct vw_slide {
      * "hide": "mode"): lesson 10 step 3 asks a request's sectors, which the sectors mode
      * prints in its cells, and a question slide may not cover the panel it asks about */
     int hide_mode;
-    int hide_padding; /* a question's "hide": "padding": padding reads print no 0 until the answer */
+    /* what padding taps read and write prints as ?: 1 until the answer (a question's
+     * "hide": "padding"), 2 on the whole step (its "padding": false: a later step asks what
+     * a tap outside the image writes, issue 38 D2 N1: 02 s4 printed the 0s before s5) */
+    int hide_padding;
     /* the step is about the launch (its threads, blocks): the grid panel keeps its room */
     int grid;
     /* the order the slide plays the trace in (vw_order + 1; 0: keep): the grid-stride

@@ -270,9 +270,9 @@ static void parse_tables(ls_report *rep, int k, const cJSON *v, ls_step *s)
 
 static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const ls_lesson *L)
 {
-    static const char *const keys[] = {"title",   "text",     "notes",  "focus", "show",  "panels",
-                                       "mode",    "question", "run",    "order", "strip", "draw",
-                                       "weights", "planes",   "tables", "about", NULL};
+    static const char *const keys[] = {"title",   "text",     "notes",  "focus", "show",    "panels",
+                                       "mode",    "question", "run",    "order", "strip",   "draw",
+                                       "weights", "planes",   "tables", "about", "padding", NULL};
     if (!cJSON_IsObject(o)) {
         ls_problem(rep, k, "a step must be an object");
         return;
@@ -301,6 +301,10 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
     const cJSON *weights = cJSON_GetObjectItemCaseSensitive(o, "weights");
     if (weights && !cJSON_IsBool(weights)) ls_problem(rep, k, "weights must be true or false");
     s->no_weights = cJSON_IsFalse(weights);
+    /* "padding": false prints what padding taps read and write as ?: a later step asks it */
+    const cJSON *padding = cJSON_GetObjectItemCaseSensitive(o, "padding");
+    if (padding && !cJSON_IsBool(padding)) ls_problem(rep, k, "padding must be true or false");
+    s->no_padding = cJSON_IsFalse(padding);
     /* "draw": the ideas the slide draws from the trace (vw_slide.h's VW_FIGURE_*) */
     const cJSON *draw = cJSON_GetObjectItemCaseSensitive(o, "draw");
     if (draw && !cJSON_IsArray(draw)) ls_problem(rep, k, "draw must be a list of figure names");

@@ -319,9 +319,19 @@ int ls_answer_in_earlier(const ls_session *S, const ls_ctx *qc, int k, const cha
     char *end;
     const double v = strtod(ans, &end);
     if (!word && (end == ans || *end || v == floor(v))) return 0; /* a whole number: by chance */
+    /* a choice that is a number in words ("zero") as that number where the drawing marks
+     * a touched cell ("[0]") or a padding read prints it ("= 0 (padding"): issue 38 D2 N1,
+     * ninth re-trial: 02 s4 printed the padding taps' [0] and "= 0" above s5's "zero" */
+    char digit[8] = "", touched[16] = "", padded[32] = "";
+    if (word) ls_number_word(ans, digit, sizeof digit);
+    if (digit[0]) {
+        snprintf(touched, sizeof touched, "[%s]", digit);
+        snprintf(padded, sizeof padded, "= %s (padding", digit);
+    }
     for (const char *p = dump; *p; p += strcspn(p, "\n"), p += *p == '\n') {
         snprintf(line, n, "%.*s", (int)strcspn(p, "\n"), p);
         if (has_token(line, ans, word)) return 1;
+        if (digit[0] && (strstr(line, touched) || strstr(line, padded))) return 1;
     }
     return 0;
 }

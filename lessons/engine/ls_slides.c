@@ -147,6 +147,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         v->figure = st->figure | (shows(st, "threads") ? VW_FIGURE_WAVES : 0);
         if (st->guide_run > 0) v->guide = &ls_run_session(S0, st->guide_run - 1)->tr;
         v->hide_weights = st->no_weights;
+        v->hide_padding = st->no_padding ? 2 : 0;
         v->trace = &S->tr;
         v->index = &S->idx;
         v->run = st->run;
@@ -182,7 +183,7 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 if (!strcmp(q->hide[i], "strip")) v->strip = 2; /* the strip shows with the answer */
                 else if (!strcmp(q->hide[i], "decomposition")) v->hide_decomp = 1;
                 else if (!strcmp(q->hide[i], "mode")) v->hide_mode = 1; /* values until the answer */
-                else if (!strcmp(q->hide[i], "padding")) v->hide_padding = 1;
+                else if (!strcmp(q->hide[i], "padding")) v->hide_padding = v->hide_padding ? v->hide_padding : 1;
                 else if (!strcmp(q->hide[i], "weights")) v->hide_weights = v->hide_weights ? v->hide_weights : 2;
                 else if ((v->hide[v->nhide] = ks_trace_tensor(&S->tr, q->hide[i])) >= 0) v->nhide++;
             v->asked_item = (int64_t)qc.item + 1;

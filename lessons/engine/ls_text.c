@@ -204,7 +204,8 @@ static void draw_tensor(FILE *out, const ls_session *S, const ls_ctx *c, int t, 
                 (long long)x1 - 1);
     const int margin = y0 < 0 || x0 < 0 || y1 > H || x1 > W;
     fprintf(out, "\n  [v] touched by work item %lld, <v> in focus%s%s%s\n", (long long)S->idx.items[c->item].index,
-            margin ? ", outside the tensor: padding" : "", margin && hide_padding ? " ([?]: asked)" : "",
+            margin ? ", outside the tensor: padding" : "",
+            margin && hide_padding ? (hide_padding > 1 ? " ([?]: a later step asks)" : " ([?]: asked)") : "",
             rounded ? ", ~ rounded to 4 digits" : "");
     const int64_t per = (x1 - x0 + bands - 1) / bands; /* columns a band, the bands as even as they go */
     for (int64_t bx = x0; bx < x1; bx += per) {
@@ -269,9 +270,29 @@ static void show_threads(FILE *out, const ls_session *S, const ls_ctx *c)
 /* The focused item's events around the focused one; a step whose question asks about
  * that item lists none after it: the answer reads them (issue 38 D2, as the slides'
  * events panel). */
-static void show_events(FILE *out, const ls_session *S, const ls_ctx *c, int asks)
+/* An event's line with its value (" = 0", before any "(padding ...") as "?". */
+static void hide_value(char *line)
+{
+    char *eq = strstr(line, " = "), *pad = strstr(line, " (padding");
+    while (eq && strstr(eq + 1, " = ") && (!pad || strstr(eq + 1, " = ") < pad)) eq = strstr(eq + 1, " = ");
+    if (!eq || (pad && eq > pad)) return;
+    char *v = eq + 3, *end = v + strcspn(v, " ");
+    memmove(v + 1, end, strlen(end) + 1);
+    *v = '?';
+}
+
+/* hide_pad: the values of the item's padding taps (their reads and writes) print as ?,
+ * where a later step asks what such a tap writes (issue 38 D2 N1: 02 s4 listed "tap 6
+ * write columns[0, 6, 13] = 0" above s5's question) */
+static void show_events(FILE *out, const ls_session *S, const ls_ctx *c, int asks, int hide_pad)
 {
     const vw_item *it = &S->idx.items[c->item];
+    uint64_t pad[4] = {0}; /* taps 0..255 that read in the padding */
+    for (uint32_t k = 0; hide_pad && k < it->count; ++k) {
+        const ks_event *ev = &S->tr.events[vw_item_ev(&S->idx, it, k)];
+        if (ev->kind == KS_EV_READ && (ev->flags & KS_FLAG_PADDING) && ev->tap < 256)
+            pad[ev->tap >> 6] |= 1ull << (ev->tap & 63);
+    }
     uint32_t focus = 0;
     for (uint32_t k = 0; k < it->count; ++k)
         if (vw_item_ev(&S->idx, it, k) == c->event) focus = k;
@@ -284,6 +305,9 @@ static void show_events(FILE *out, const ls_session *S, const ls_ctx *c, int ask
         uint32_t e = vw_item_ev(&S->idx, it, k);
         const ks_event *ev = &S->tr.events[e];
         ks_step_describe_event(&S->tr, ev, line, sizeof line);
+        if ((ev->kind == KS_EV_READ || ev->kind == KS_EV_WRITE) && ev->tap < 256 &&
+            (pad[ev->tap >> 6] >> (ev->tap & 63) & 1))
+            hide_value(line);
         /* a .cu kernel's event: its source line, as kscope step gives it (a barrier says it) */
         const int src = ks_event_fits(&S->tr, ev) && ev->kind != KS_EV_WORK && ev->kind != KS_EV_BARRIER
                             ? S->tr.sites[ev->site].line
@@ -329,12 +353,13 @@ static void show(FILE *out, const ls_session *S, const ls_ctx *c, const ls_step 
     for (int i = 0; i < st->nshow; ++i) {
         const char *w = st->show[i];
         int t = ks_trace_tensor(&S->tr, w);
-        int hide_padding = 0;
-        for (int h = 0; h < st->q.nhide; ++h) hide_padding |= !strcmp(st->q.hide[h], "padding");
+        int hide_padding = st->no_padding ? 2 : 0;
+        for (int h = 0; h < st->q.nhide && !hide_padding; ++h) hide_padding = !strcmp(st->q.hide[h], "padding");
         if (t >= 0) draw_tensor(out, S, c, t, hide_padding);
         else if (!strcmp(w, "decomposition"))
             ks_step_print_work(out, &S->tr, &S->tr.events[vw_item_ev(&S->idx, &S->idx.items[c->item], 0)]);
-        else if (!strcmp(w, "events")) show_events(out, S, c, asks_item(S, c, st) || next_asks_item(S, c, st));
+        else if (!strcmp(w, "events"))
+            show_events(out, S, c, asks_item(S, c, st) || next_asks_item(S, c, st), hide_padding);
         else if (!strcmp(w, "threads")) show_threads(out, S, c);
         else if (!strcmp(w, "launch")) {
             char cap[32];
