@@ -645,6 +645,21 @@ START_TEST(a_window_leaving_out_most_of_the_items_cells_fails)
 }
 END_TEST
 
+/* D12 (ninth re-trial): 02 s4 asked "which input cell ... (y, x)" over an input that
+ * printed no row or column numbers to read the cell by */
+START_TEST(a_yx_question_without_row_and_column_numbers_fails)
+{
+    frame(1024, 768);
+    rec.panel[0].yx = 1;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the question asks (y, x) of the left panel, which prints no row and column"));
+    rec.panel[0].axes = 12; /* its numbers round the plane */
+    ck_assert_int_eq(rules(0), 0);
+    rec.panel[0].axes = 0, rec.panel[0].hidden = 1; /* covered until the answer */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -675,6 +690,7 @@ int main(void)
     tcase_add_test(tc, a_field_worked_out_of_a_missing_line_fails);
     tcase_add_test(tc, text_drawing_records_what_it_cuts);
     tcase_add_test(tc, a_window_leaving_out_most_of_the_items_cells_fails);
+    tcase_add_test(tc, a_yx_question_without_row_and_column_numbers_fails);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -1512,14 +1512,40 @@ START_TEST(a_question_slide_lists_no_event_after_the_focused_one)
 END_TEST
 
 /* Issue 38 D2: lesson 02 step 5 asks what im2col writes for a tap outside the image; its
- * question hides the padding reads' printed 0 until the answer ("hide": "padding"), and
- * only that slide does */
+ * question hides the padding reads' printed 0 until the answer ("hide": "padding": 1),
+ * and steps 1-4 before it print what padding taps read and write as ? on their whole
+ * step ("padding": false: 2; ninth re-trial N1, s4 printed them) */
 START_TEST(a_question_can_hide_the_padding_zeros)
 {
     open_lesson("02");
     for (int k = 0; k < nslides; ++k)
-        ck_assert_msg(slides[k].hide_padding == (k == 4), "lesson 02 slide %d: hide_padding %d", k + 1,
+        ck_assert_msg(slides[k].hide_padding == (k < 4 ? 2 : k == 4), "lesson 02 slide %d: hide_padding %d", k + 1,
                       slides[k].hide_padding);
+    close_lesson();
+    /* on step 4's answer slide too: its input's padding taps and the columns' padding
+     * entries print ?, never 0, at the three sizes */
+    open_lesson("02");
+    for (int z = 0; z < 3; ++z) {
+        const int w = z == 0 ? 1920 : z == 1 ? 1280 : 1024, h = z == 0 ? 1080 : z == 1 ? 960 : 768;
+        vf_frame f;
+        vw_state st;
+        draw_slide(&f, &st, w, h, vw_text_px(w, h), 3, 1);
+        for (int i = 0; i < f.d.rec.decomp_lines && i < VW_REC_LINES; ++i)
+            ck_assert_msg(!strstr(f.d.rec.decomp_text[i], "tap") || !strstr(f.d.rec.decomp_text[i], "= 0"),
+                          "lesson 02 step 4 at %dx%d: '%s'", w, h, f.d.rec.decomp_text[i]);
+        vw_state_free(&st);
+        vf_close(&f);
+        draw_slide(&f, &st, w, h, vw_text_px(w, h), 2, 0); /* step 3: the columns by values */
+        int asked = 0, zero = 0;
+        for (int p = 0; p < 2; ++p)
+            for (int j = 0; j < f.d.rec.panel[p].nvalues; ++j) {
+                asked += !strcmp(f.d.rec.panel[p].value[j].text, "?");
+                zero += !strcmp(f.d.rec.panel[p].value[j].text, "0");
+            }
+        ck_assert_msg(asked > 0 && zero == 0, "lesson 02 step 3 at %dx%d: %d ? and %d 0", w, h, asked, zero);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
     close_lesson();
 }
 END_TEST
@@ -1708,6 +1734,7 @@ static void in_view(const audit_run *a, int k, int reveal, const vw_record *rec,
                 rp->focus[i].w, rp->focus[i].h, p, rp->map.x, rp->map.y, rp->map.w, rp->map.h);
             outside |= !inside_by(rp->focus[i], plane, 9); /* the answer's outline reaches 8 px out */
         }
+        outside |= vw_panel_asks_yx(s, p); /* the row and column numbers of a (y, x) question */
         /* nothing outside: the plane's cells as big as the map (less 8 px a side) allows */
         const double fit = floor(fmin((rp->map.w - 16) / (double)d.w, (rp->map.h - 16) / (double)d.h));
         if (!outside && d.h * d.w <= 4096 && rp->map.w > 64 && rp->map.h > 64)
@@ -2021,8 +2048,10 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
     ck_assert_int_ne(st.slides[st.slide].figure & VW_FIGURE_DROPPED, 0);
     const vw_heatmap m = vw_panel_map(&st, &f.L, 0);
     ck_assert_int_eq(m.side[VW_SIDE_BOTTOM], 2);
-    ck_assert_int_eq(m.side[VW_SIDE_TOP], 1);
-    ck_assert_int_eq(m.side[VW_SIDE_LEFT], 1);
+    /* (and a ring above and left of it for the row and column numbers its (y, x) question reads by) */
+    ck_assert_int_eq(vw_panel_asks_yx(&st, 0), 1);
+    ck_assert_int_eq(m.side[VW_SIDE_TOP], 2);
+    ck_assert_int_eq(m.side[VW_SIDE_LEFT], 2);
     ck_assert_int_eq(m.side[VW_SIDE_RIGHT], 1);
     const int64_t ys[] = {-1, 8, 3, 3}, xs[] = {4, 5, 8, -1}; /* padding: top, bottom, right, left */
     for (int i = 0; i < 4; ++i) {
@@ -2037,15 +2066,16 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
         ck_assert_msg(margin_grey(px), "cell (%lld, %lld) past the padding: %06x", (long long)py[i], (long long)pxs[i],
                       px);
     }
-    /* its label beside the window in more than the least legible size where the margin
-     * has room (issue 38 D1: 16-18 px in a margin with room for more), within two cells
-     * of the point it names (the window's middle: the label starts past its edge) */
+    /* its label beside the window in a legible size (issue 38 D1: 16-18 px; it took more
+     * where the margin had room, until the ring of row and column numbers its (y, x)
+     * question reads by took a row and a column of the plane's height and width), within
+     * two cells of the point it names (the window's middle: the label starts past its edge) */
     int notes = 0;
     for (int i = 0; i < f.d.rec.nlabels; ++i) {
         const vw_rec_label *l = &f.d.rec.labels[i];
         if (l->kind != VW_LABEL_NOTE || strncmp(l->text, "h_col 4", 7)) continue;
         notes++;
-        ck_assert_int_gt(l->px, vw_legible_px(1080));
+        ck_assert_int_ge(l->px, vw_legible_px(1080));
         const int dx = l->ax < l->box.x              ? l->box.x - l->ax
                        : l->ax > l->box.x + l->box.w ? l->ax - l->box.x - l->box.w
                                                      : 0;
@@ -2054,8 +2084,9 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
     ck_assert_int_eq(notes, 1);
     vw_state_free(&st);
     vf_close(&f);
-    /* at 1024x768 too, within two cells each way (issue 38 D3: 7 rows above its window,
-     * where the whole text found room), and no padding tap's dot on the centre of a
+    /* at 1024x768 too, within two cells and a half each way (issue 38 D3: 7 rows above its
+     * window, where the whole text found room; the window's middle lies a cell and a half
+     * inside its edge, past which the label starts), and no padding tap's dot on the centre of a
      * padding cell, where the read's 0 prints (it lay over the focused cell's 0) */
     step_to_slide(&f, &st, 1024, 768, 4);
     const vw_heatmap m7 = vw_panel_map(&st, &f.L, 0);
@@ -2070,7 +2101,7 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
         const int dy = l->ay < l->box.y              ? l->box.y - l->ay
                        : l->ay > l->box.y + l->box.h ? l->ay - l->box.y - l->box.h
                                                      : 0;
-        ck_assert_msg(dx <= 2 * m7.cell && dy <= 2 * m7.cell, "'%s' %d, %d px off (cells %.0f)", l->text, dx, dy,
+        ck_assert_msg(dx <= 2.5 * m7.cell && dy <= 2.5 * m7.cell, "'%s' %d, %d px off (cells %.0f)", l->text, dx, dy,
                       m7.cell);
     }
     ck_assert_int_eq(notes, 1);

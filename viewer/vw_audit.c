@@ -457,6 +457,13 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                                 "%s at %dx%d: the %s panel shows %d of the focused item's %d cells: zoom to all of "
                                 "them, or focus on what the window holds",
                                 which, rec->w, rec->h, p ? "right" : "left", rp->item_shown, rp->item_cells);
+        /* a question that asks a cell as (y, x) on a panel without row and column numbers
+         * (issue 38 D12, ninth re-trial: 02 s4 and s10, 03 s7, 05 s5, 12 s5, 14 s3) */
+        if (rp->yx && !rp->hidden && !rp->table && rp->axes == 0)
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the question asks (y, x) of the %s panel, which prints no row and "
+                                "column numbers",
+                                which, rec->w, rec->h, p ? "right" : "left");
         if (rp->marks_out > 0)
             bad += vw_audit_say(fn, ctx,
                                 "%s at %dx%d: the %s panel draws %d outline%s outside the cells in view (a cell "

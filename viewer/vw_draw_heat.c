@@ -519,6 +519,27 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
                 rp->axes++;
             }
     }
+    /* a (y, x) question's panel: row numbers in the ring left of the plane (and its margin),
+     * column numbers in the ring above, dim, a size under the values' (issue 38 D12) */
+    if (vw_panel_asks_yx(s, panel) && !m.axes) {
+        const int nf = vw_value_fonts(d, d->rec.h);
+        const int64_t ar = -m.side[VW_SIDE_TOP], ac = -m.side[VW_SIDE_LEFT];
+        rp->axes_row = ar, rp->axes_col = ac;
+        for (int a = 0; a < 2; ++a)
+            for (int64_t i = a ? wx0 - m.side[VW_SIDE_LEFT] + 1 : wy0 - m.side[VW_SIDE_TOP] + 1;
+                 i < (a ? wx1 + m.side[VW_SIDE_RIGHT] : wy1 + m.side[VW_SIDE_BOTTOM]); ++i) {
+                char num[24];
+                snprintf(num, sizeof num, "%lld", (long long)i);
+                vw_rect at;
+                /* the biggest value font the number fits its cell in */
+                for (int f = k > 0 ? k : 0; f < nf; ++f)
+                    if (vw_dim_text_in_cell(d, vw_value_font(d, f), &m, a ? ar : i, a ? i : ac, map, num, &at)) {
+                        if (rp->axes < 64) rp->axes_box[rp->axes] = at;
+                        rp->axes++;
+                        break;
+                    }
+            }
+    }
     /* the record: the plane's extent in view, its cells, their values and the step's cells */
     {
         vw_rect ext = {.x = dst.x, .y = dst.y, .w = dst.w, .h = dst.h};
@@ -549,6 +570,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         rp->nfocus = vw_focus_cells(s, panel, &m, rp->focus, VW_REC_FOCUS);
         item_cells_shown(s, panel, &m, map, &rp->item_cells, &rp->item_shown);
         rp->tap_zoom = vw_panel_tap_zoom(s, L, panel);
+        rp->yx = vw_panel_asks_yx(s, panel);
         vw_rect ans; /* the answer's outline too, once it shows */
         if (rp->nfocus < VW_REC_FOCUS && vw_answer_cell_rect(s, &m, panel, &ans))
             rp->focus[rp->nfocus++] = (vw_rect){.x = ans.x - 8, .y = ans.y - 8, .w = ans.w + 16, .h = ans.h + 16};

@@ -93,6 +93,7 @@ typedef struct vw_rec_panel {
      * (issue 38 D1, ninth re-trial: 10 s14 showed 3 of item 20's 9 reads) */
     int item_cells, item_shown;
     int tap_zoom; /* zoomed for the values to the focused tap's cells: the item's do not fit them */
+    int yx;       /* the slide's question asks cells of this tensor as (y, x) (vw_panel_asks_yx) */
     /* the item's outlines drawn not wholly inside the cells in view (a read out of the
      * window outlined in the margin past the grid: 10 s14 at 1024x768) */
     int marks_out;

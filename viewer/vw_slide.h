@@ -95,6 +95,11 @@ typedef struct vw_slide {
      * once the answer is revealed; has_answer_cell 0: none */
     int has_answer_cell;
     uint32_t answer_event;
+    /* the question asks cells as (y, x) (a cell question, or choices that list "(3, 4)"):
+     * the panel of that tensor (1 + its index; 0: none) prints row and column numbers
+     * round its plane (issue 38 D12, ninth re-trial: 02 s4's "(y, x)" over an input with
+     * none, 05 s5's choices of corners) */
+    int asks_yx;
     /* a sample's corner the question asks about (its weight: {sample.w0}), 1 + corner
      * (top-left, top-right, bottom-left, bottom-right); 0: the cell nearest the sample */
     int answer_corner;

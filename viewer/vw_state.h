@@ -238,6 +238,10 @@ int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel);
  * item's cells do not fit them (05's 9 x 25 columns): the one window that may leave
  * out most of the item's cells. */
 int vw_panel_tap_zoom(const vw_state *s, const vw_layout *L, int panel);
+/* Whether a slide's question asks a cell of panel p's plane as (y, x): the panel keeps a
+ * ring of cells above and left of its plane (and its margin) for row and column numbers
+ * (vw_panel_margins, drawn by vw_draw_heatmap). */
+int vw_panel_asks_yx(const vw_state *s, int panel);
 /* The panel the focused event is on (its tensor and plane), else the one showing its
  * tensor; -1 when neither does (a work event, a step about the launch): the picture the
  * step is about (vw_draw.c). */

@@ -661,6 +661,14 @@ static int asked_box(const vw_state *s, int panel, double *y0, double *x0, doubl
     return 0;
 }
 
+int vw_panel_asks_yx(const vw_state *s, int panel)
+{
+    if (!s->nslides || s->panel[panel].tensor < 0) return 0;
+    /* on any plane of the tensor: (y, x) is the same on each (02 s4 asks item 19's, on
+     * channel 1, beside item 13's channel 0) */
+    return s->slides[s->slide].asks_yx == s->panel[panel].tensor + 1;
+}
+
 int vw_panel_margins(const vw_state *s, int panel, int side[4])
 {
     const int t = s->panel[panel].tensor;
@@ -690,6 +698,9 @@ int vw_panel_margins(const vw_state *s, int panel, int side[4])
     if (asked_box(s, panel, &y0, &x0, &y1, &x1)) past_plane(y0, x0, y1, x1, d.h, d.w, side);
     if (s->look.tensor == t && s->look.plane == s->panel[panel].plane)
         past_plane((double)s->look.y, (double)s->look.x, (double)s->look.y, (double)s->look.x, d.h, d.w, side);
+    /* a ring more above and left of it all for the row and column numbers a (y, x)
+     * question reads its cell by */
+    if (vw_panel_asks_yx(s, panel)) side[VW_SIDE_TOP]++, side[VW_SIDE_LEFT]++;
     return past_plane_most(side);
 }
 

@@ -230,12 +230,22 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
                 if (wc && wc[9] >= '0' && wc[9] <= '3' && wc[10] == '}') v->answer_corner = 1 + (wc[9] - '0');
             }
             if (q->kind == LS_Q_NUMBER) v->has_answer_value = 1, v->answer_value = q->number;
+            /* choices that name cells as (y, x), on the tensor of the step's focused event */
+            int pairs = 0;
+            for (int i = 0; q->kind == LS_Q_CHOICE && i < q->nchoices; ++i) {
+                int a, b, n = 0;
+                pairs += sscanf(q->choices[i], "%*[^(](%d, %d)%n", &a, &b, &n) == 2 && n > 0;
+                pairs += sscanf(q->choices[i], "(%d, %d)%n", &a, &b, &n) == 2 && n > 0;
+            }
+            if (pairs >= 2 && c.event != VW_NONE && c.event < S->tr.nevents && S->tr.events[c.event].kind != KS_EV_WORK)
+                v->asks_yx = 1 + (int)S->tr.events[c.event].tensor;
             if (q->kind == LS_Q_CELL && q->tensor[0])
                 ev = ls_item_event(S, qc.item, KS_EV_READ, qc.tap, ks_trace_tensor(&S->tr, q->tensor));
             if ((q->kind == LS_Q_CELL || q->kind == LS_Q_NUMBER) && ev != VW_NONE && ev < S->tr.nevents &&
                 S->tr.events[ev].kind != KS_EV_WORK) {
                 v->has_answer_cell = 1;
                 v->answer_event = ev;
+                if (q->kind == LS_Q_CELL) v->asks_yx = 1 + (int)S->tr.events[ev].tensor;
             }
             ls_ctx_free(&qc);
         }
