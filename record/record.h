@@ -23,10 +23,10 @@ enum { KS_REC_READ = 1, KS_REC_WRITE = 2, KS_REC_ATOMIC = 4, KS_REC_HALF = 8, KS
 
 /* One access by one thread: the address, the instruction (its PC minus the function's
  * first PC), the linear block (x fastest) and the linear thread in the block, its size in
- * bytes, the flags and the bytes read or written (little-endian, low `size` bytes; an
- * atomic: the memory before it). The order of one thread's records is its program order:
- * slots come from one atomicAdd on one counter, and a thread's atomics on one address are
- * ordered. */
+ * bytes, the flags, `run` (below) and the bytes read or written (little-endian, low `size`
+ * bytes; an atomic: the memory before it). The order of one thread's records is its
+ * program order: slots come from atomicAdds on one counter, and a thread's atomics on one
+ * address are ordered. */
 typedef struct ks_rec {
     uint64_t addr;
     uint32_t pc;
@@ -34,23 +34,37 @@ typedef struct ks_rec {
     uint16_t thread;
     uint8_t size;
     uint8_t flags;
-    uint32_t reserved;
+    uint32_t run; /* in runs: the run's number among its thread's runs, from 0; else 0 */
     uint64_t value;
 } ks_rec;
+
+/* Runs. With a state per recorded thread (ks_rec_state.runs, for at most
+ * KS_REC_RUNS_MAX_THREADS global thread ids from runs_lo), a thread claims KS_REC_RUN
+ * slots at a time (one atomicAdd of KS_REC_RUN), fills them in its program order and
+ * claims again when they are full; its state is runs << 32 | (its next free slot + 1).
+ * The host then places each run by its thread's state (record_runs.c) instead of sorting
+ * every record, and the GPU makes one claim where it made KS_REC_RUN. A thread's last run
+ * may be part full: up to KS_REC_RUN - 1 slots a thread go unused. Without a state (too
+ * many threads, or KS_RECORD_RUNS=0) each record claims its own slot. */
+#define KS_REC_RUN 8u
+#define KS_REC_RUNS_MAX_THREADS (1ull << 25) /* a state of 256 MB */
 
 /* The device state of a launch (userdata of every callback). counters[0] claims slots,
  * counters[1] counts records that found no room. Only blocks [block_lo, block_hi) and
  * linear global threads [thread_lo, thread_hi) are recorded; `on` 0 records nothing
- * (a launch that is not recorded runs patched code all the same). */
+ * (a launch that is not recorded runs patched code all the same). With `runs`,
+ * counters[0] claims KS_REC_RUN slots at a time. */
 typedef struct ks_rec_state {
     unsigned long long counters[2];
     ks_rec *recs;
-    unsigned long long capacity;
+    unsigned long long capacity; /* in runs: a multiple of KS_REC_RUN, below 2^32 */
     uint64_t fn_pc;
     uint32_t block_lo, block_hi;
     uint64_t thread_lo, thread_hi;
     uint32_t on;
     uint32_t pad;
+    unsigned long long *runs; /* NULL: a slot a record */
+    uint64_t runs_lo;         /* the global thread id of runs[0] */
 } ks_rec_state;
 
 #endif

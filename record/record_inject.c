@@ -61,6 +61,8 @@ typedef struct ctx_state {
      * with recs_d): into pageable memory the copy ran at 0.7-1.5 GB/s, and pinning memory
      * for all of a launch's records cost 0.5 ms a MB (H200) */
     ks_rec *stage_h;
+    unsigned long long *runs_d; /* the threads' states of a launch recorded in runs (record.h) */
+    uint64_t runs_cap;          /* states runs_d holds */
 } ctx_state;
 #define KS_STAGE_RECORDS (1u << 19) /* 16 MB */
 
@@ -75,6 +77,8 @@ typedef struct live_launch {
     uint64_t fn_size;
     uint32_t grid[3], block[3];
     int64_t dyn_shared; /* the launch's dynamic shared bytes, -1 unknown */
+    uint64_t lo, hi;    /* the global thread ids it records can have (thread_span) */
+    int runs;           /* recorded in runs: its threads' states in ctx->runs_d */
     char kernel[512];
     char mangled[512];
     CUmodule module;
@@ -99,6 +103,7 @@ static struct {
     int have_regex, launch_all;
     int shared; /* KS_RECORD_SHARED=1: shared accesses and barriers patched too */
     int zstd;   /* KS_RECORD_ZSTD=1: traces' chunks compressed with zstd (--compress) */
+    int runs;   /* records claimed in runs where the threads' states fit (KS_RECORD_RUNS=0: never) */
     int times;  /* KS_RECORD_TIMES=1: a note of each recorded launch's times, and at exit the
                  * modules' patching and the buffers' setup */
     int npatched, nskipped;
@@ -355,6 +360,7 @@ static void on_context_destroy(CUcontext ctx)
             if (c->on_d) sanitizerFree(ctx, c->on_d);
             if (c->recs_d) sanitizerFree(ctx, c->recs_d);
             if (c->stage_h) sanitizerFreeHost(ctx, c->stage_h);
+            if (c->runs_d) sanitizerFree(ctx, c->runs_d);
             memset(c, 0, sizeof *c);
         }
 }
@@ -366,6 +372,38 @@ static void note_seen(const char *s)
     if (g.nseen == 32) return;
     snprintf(g.seen[g.nseen++], sizeof g.seen[0], "%s", s);
     status("seen %s", s);
+}
+
+/* The global thread ids [lo, hi) a launch of `grid` x `block` records: the grid's, within
+ * the filter (the device callbacks' `kept`). */
+static void thread_span(const uint32_t grid[3], const uint32_t block[3], uint64_t *lo, uint64_t *hi)
+{
+    const uint64_t T = (uint64_t)block[0] * block[1] * block[2], blocks = (uint64_t)grid[0] * grid[1] * grid[2];
+    *lo = (g.block_lo < blocks ? g.block_lo : blocks) * T, *hi = blocks * T;
+    if (g.block_hi < blocks) *hi = g.block_hi * T;
+    if (g.thread_lo > *lo) *lo = g.thread_lo < *hi ? g.thread_lo : *hi;
+    if (g.thread_hi < *hi) *hi = g.thread_hi > *lo ? g.thread_hi : *lo;
+}
+
+/* Runs for a launch recording threads [v->lo, v->hi): their states zeroed on its stream,
+ * in the context's state buffer (grown as needed). 0 when the launch records a slot a
+ * record instead: runs are off, the states would not fit, or the buffer is too large. */
+static int runs_begin(ctx_state *c, live_launch *v, Sanitizer_StreamHandle st)
+{
+    const uint64_t span = v->hi - v->lo;
+    if (!g.runs || span == 0 || span > KS_REC_RUNS_MAX_THREADS || c->capacity / KS_REC_RUN * KS_REC_RUN >= UINT32_MAX ||
+        c->capacity < KS_REC_RUN)
+        return 0;
+    if (span > c->runs_cap) {
+        if (c->runs_d) sanitizerFree(c->ctx, c->runs_d);
+        c->runs_d = NULL, c->runs_cap = 0;
+        if (sanitizerAlloc(c->ctx, (void **)&c->runs_d, span * sizeof *c->runs_d) != SANITIZER_SUCCESS) {
+            c->runs_d = NULL;
+            return 0;
+        }
+        c->runs_cap = span;
+    }
+    return sanitizerMemset(c->runs_d, 0, span * sizeof *c->runs_d, st) == SANITIZER_SUCCESS;
 }
 
 static void on_launch_begin(const Sanitizer_LaunchData *l)
@@ -414,6 +452,9 @@ static void on_launch_begin(const Sanitizer_LaunchData *l)
     v->ctx = c;
     ks_rec_state *h = &v->host;
     h->recs = c->recs_d, h->capacity = c->capacity, h->on = 1;
+    thread_span(v->grid, v->block, &v->lo, &v->hi);
+    if ((v->runs = runs_begin(c, v, l->hStream)))
+        h->runs = c->runs_d, h->runs_lo = v->lo, h->capacity = c->capacity / KS_REC_RUN * KS_REC_RUN;
     uint64_t pc = 0, size = 0;
     if (sanitizerGetFunctionPcAndSize(l->module, l->functionName, &pc, &size) != SANITIZER_SUCCESS) pc = 0;
     h->fn_pc = pc;
@@ -536,6 +577,85 @@ static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const l
     return rc;
 }
 
+/* A launch recorded in runs: its threads' states, then its `slots` slots (whole runs) read
+ * back through the context's pinned window once, each run copied to its thread's place
+ * (ks_rec_runs): *out gets the records in (block, thread) order and *n their number. The
+ * window is used as in read_back_sorted. Returns 1, 0 when there is no window or no
+ * memory (a run's unused slots hold anything: there is no other way to read them), -1
+ * on an error (said). */
+static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const live_launch *me, uint64_t slots,
+                          ks_rec **out, unsigned long long *n, double ms[3])
+{
+    double t = now_ms();
+    if (!c->stage_h &&
+        sanitizerAllocHost(l->context, (void **)&c->stage_h, KS_STAGE_RECORDS * sizeof(ks_rec)) != SANITIZER_SUCCESS)
+        c->stage_h = NULL;
+    const uint64_t span = me->hi - me->lo, per = KS_STAGE_RECORDS * sizeof(ks_rec) / sizeof(uint64_t);
+    uint64_t *state = c->stage_h ? malloc(span * sizeof *state) : NULL;
+    ms[0] += now_ms() - t;
+    if (!state) return 0;
+    int rc = 1;
+    for (uint64_t at = 0; at < span && rc == 1; at += per) { /* the states, through the window */
+        const uint64_t len = span - at < per ? span - at : per;
+        t = now_ms();
+        if (sanitizerMemcpyDeviceToHost(c->stage_h, c->runs_d + at, len * sizeof *state, l->hStream) !=
+            SANITIZER_SUCCESS) {
+            status("error cannot read the records of launch %llu", (unsigned long long)me->number);
+            rc = -1;
+        }
+        ms[1] += now_ms() - t;
+        pthread_mutex_lock(&g.mu);
+        if (rc == 1 && c->ctx != l->context) {
+            status("error launch %llu's context ended before its records were read", (unsigned long long)me->number);
+            rc = -1;
+        }
+        if (rc == 1) memcpy(state + at, c->stage_h, len * sizeof *state);
+        pthread_mutex_unlock(&g.mu);
+    }
+    t = now_ms();
+    ks_rec_runs *r = rc == 1 ? ks_rec_runs_new(state, span, me->lo, me->block, slots) : NULL;
+    free(state);
+    const uint64_t total = r ? ks_rec_runs_total(r) : 0;
+    ks_rec *sorted = r && total ? malloc(total * sizeof *sorted) : NULL;
+    ms[0] += now_ms() - t;
+    if (rc == 1 && (!r || (total && !sorted))) rc = 0; /* no memory: the records another way */
+    if (rc == 1 && !total && slots) {
+        status("error launch %llu's records do not match its threads' states", (unsigned long long)me->number);
+        rc = -1;
+    }
+    for (uint64_t at = 0; at < slots && rc == 1; at += KS_STAGE_RECORDS) {
+        const uint64_t len = slots - at < KS_STAGE_RECORDS ? slots - at : KS_STAGE_RECORDS;
+        t = now_ms();
+        if (sanitizerMemcpyDeviceToHost(c->stage_h, c->recs_d + at, len * sizeof(ks_rec), l->hStream) !=
+            SANITIZER_SUCCESS) {
+            status("error cannot read the records of launch %llu", (unsigned long long)me->number);
+            rc = -1;
+        }
+        ms[1] += now_ms() - t, t = now_ms();
+        pthread_mutex_lock(&g.mu);
+        if (rc == 1 && c->ctx != l->context) {
+            status("error launch %llu's context ended before its records were read", (unsigned long long)me->number);
+            rc = -1;
+        }
+        if (rc == 1 && ks_rec_runs_place(r, c->stage_h, at, len, sorted)) {
+            status("error launch %llu's records name threads outside its grid, or runs their threads' states do "
+                   "not hold",
+                   (unsigned long long)me->number);
+            rc = -1;
+        }
+        pthread_mutex_unlock(&g.mu);
+        ms[2] += now_ms() - t;
+    }
+    if (rc == 1 && ks_rec_runs_finish(r)) {
+        status("error launch %llu's records do not match its threads' states", (unsigned long long)me->number);
+        rc = -1;
+    }
+    ks_rec_runs_free(r);
+    if (rc == 1) *out = sorted, *n = total;
+    else free(sorted);
+    return rc;
+}
+
 /* The end of a recorded launch: wait for it, read its records back and write its trace.
  * Called with the lock held; the wait and the trace are made with it released, so other
  * threads' CUDA calls go on meanwhile (the launch's record buffer stays its own: `busy`). */
@@ -573,20 +693,18 @@ static void on_launch_end(const Sanitizer_LaunchData *l)
         status("error cannot read the records of launch %llu", (unsigned long long)me.number);
     double back_ms[3] = {0, 0, 0}; /* room for the records, their copies, their sort */
     ks_rec *sorted = NULL;
-    if (ok) n = dev.counters[0] < c->capacity ? dev.counters[0] : c->capacity;
+    /* the slots claimed within the buffer (in runs: whole runs, all part full or full) */
+    if (ok) n = dev.counters[0] < me.host.capacity ? dev.counters[0] : me.host.capacity;
     if (ok && n && !(ok = bufs != NULL)) status("error out of memory for %llu records", n);
     if (ok && n) {
-        /* the global thread ids the records can have: the grid's, within the filter */
-        const uint64_t T = (uint64_t)me.block[0] * me.block[1] * me.block[2],
-                       blocks = (uint64_t)me.grid[0] * me.grid[1] * me.grid[2];
-        uint64_t lo = (g.block_lo < blocks ? g.block_lo : blocks) * T, hi = blocks * T;
-        if (g.block_hi < blocks) hi = g.block_hi * T;
-        if (g.thread_lo > lo) lo = g.thread_lo < hi ? g.thread_lo : hi;
-        if (g.thread_hi < hi) hi = g.thread_hi > lo ? g.thread_hi : lo;
+        const uint64_t lo = me.lo, hi = me.hi; /* the global thread ids the records can have */
         int staged = 0;
-        if (hi - lo <= 4 * n + 1024) staged = read_back_sorted(c, l, &me, n, lo, hi, &sorted, back_ms);
+        if (me.runs) staged = read_back_runs(c, l, &me, n, &sorted, &n, back_ms);
+        else if (hi - lo <= 4 * n + 1024) staged = read_back_sorted(c, l, &me, n, lo, hi, &sorted, back_ms);
         if (staged < 0) ok = 0;
         else if (staged) recs = sorted;
+        else if (me.runs)
+            ok = 0, status("error out of memory for the records of launch %llu", (unsigned long long)me.number);
         else { /* ids too far apart to count, or no pinned window: all at once, sorted in the build */
             double tb = now_ms();
             if ((recs = malloc(n * sizeof *recs))) prefault(recs, n * sizeof *recs); /* its pages on all CPUs */
@@ -827,6 +945,7 @@ KS_API int InitializeInjection(void)
     g.shared = (s = getenv("KS_RECORD_SHARED")) && !strcmp(s, "1");
     g.zstd = (s = getenv("KS_RECORD_ZSTD")) && !strcmp(s, "1");
     g.times = (s = getenv("KS_RECORD_TIMES")) && !strcmp(s, "1");
+    g.runs = !((s = getenv("KS_RECORD_RUNS")) && !strcmp(s, "0"));
     if (g.times) atexit(note_exit_start);
     s = getenv("KS_RECORD_LAUNCH");
     g.launch_all = !s || !*s || !strcmp(s, "all");

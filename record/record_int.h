@@ -70,6 +70,20 @@ int ks_rec_sorter_count(ks_rec_sorter *s, const ks_rec *piece, uint64_t len);
 int ks_rec_sorter_place(ks_rec_sorter *s, const ks_rec *piece, uint64_t len);
 int ks_rec_sorter_finish(ks_rec_sorter *s);
 void ks_rec_sorter_free(ks_rec_sorter *s);
+/* Records written in runs (record.h: ks_rec_state.runs): `state` the per-thread states
+ * the GPU left for the span global thread ids from `lo` (at most KS_REC_RUNS_MAX_THREADS),
+ * `slots` the slots of the runs claimed (a multiple of KS_REC_RUN, below 2^32). Then
+ * hand over the slots in order, piece by piece (each a whole number of runs): each run's
+ * records are copied to their place in `out`, which must hold ks_rec_runs_total records;
+ * then finish. `out` then holds ks_rec_sort's result. NULL: out of memory or arguments out
+ * of range; -1 (and a total of 0): states, runs or records that do not agree. */
+typedef struct ks_rec_runs ks_rec_runs;
+ks_rec_runs *ks_rec_runs_new(const uint64_t *state, uint64_t span, uint64_t lo, const uint32_t block[3],
+                             uint64_t slots);
+uint64_t ks_rec_runs_total(const ks_rec_runs *r);
+int ks_rec_runs_place(ks_rec_runs *r, const ks_rec *piece, uint64_t first_slot, uint64_t len, ks_rec *out);
+int ks_rec_runs_finish(ks_rec_runs *r);
+void ks_rec_runs_free(ks_rec_runs *r);
 /* the last ks_rec_write_trace's milliseconds on this thread: sorting the records by
  * thread, resolving sites and tensors, the scans for shared and unknown memory, and
  * writing the file, the events made as it encodes (KS_RECORD_TIMES=1 notes them) */

@@ -3,8 +3,8 @@
  * --shared-accesses ks_rec_shared before every shared one and ks_rec_barrier at every
  * block barrier (compiled with nvcc --fatbin --compile-as-tools-patch; loaded by
  * record_inject.c). Each call
- * that passes the launch's filter claims a slot and writes one 32-byte ks_rec (two for a
- * 16-byte access) with two 16-byte stores. */
+ * that passes the launch's filter claims a slot (the next of its thread's run, record.h)
+ * and writes one 32-byte ks_rec (two for a 16-byte access) with two 16-byte stores. */
 #include <sanitizer_patching.h>
 
 #include "record.h"
@@ -23,33 +23,61 @@ static __device__ __forceinline__ uint64_t load_bytes(const void *p, uint32_t si
     }
 }
 
-static __device__ __forceinline__ void put(ks_rec_state *s, uint64_t addr, uint32_t pc, uint32_t block, uint32_t thread,
-                                           uint32_t size, uint32_t flags, uint64_t value)
+/* The slot of the calling thread's next record, and its run's number (record.h, runs), or
+ * -1 when the buffer is full (the record is counted as dropped). */
+static __device__ __forceinline__ long long claim(ks_rec_state *s, uint64_t global, uint32_t *run)
 {
-    const unsigned long long slot = atomicAdd(&s->counters[0], 1ull);
-    if (slot >= s->capacity) {
-        atomicAdd(&s->counters[1], 1ull);
-        return;
+    if (!s->runs) {
+        const unsigned long long slot = atomicAdd(&s->counters[0], 1ull);
+        *run = 0;
+        if (slot < s->capacity) return (long long)slot;
+    } else {
+        /* the thread's state: runs << 32 | (its next free slot + 1); only it touches it */
+        unsigned long long *st = s->runs + (global - s->runs_lo), v = *st;
+        uint32_t next1 = (uint32_t)v;
+        if (next1 == 0 || (next1 - 1) % KS_REC_RUN == 0) { /* no run yet, or its run is full */
+            const unsigned long long base = atomicAdd(&s->counters[0], (unsigned long long)KS_REC_RUN);
+            if (base + KS_REC_RUN > s->capacity) { /* left as it was: its last run stays full */
+                atomicAdd(&s->counters[1], 1ull);
+                return -1;
+            }
+            next1 = (uint32_t)base + 1, v += 1ull << 32;
+        }
+        *st = (v & 0xffffffff00000000ull) | (next1 + 1);
+        *run = (uint32_t)(v >> 32) - 1;
+        return (long long)next1 - 1;
     }
-    uint4 *dst = (uint4 *)(s->recs + slot);
-    dst[0] = make_uint4((uint32_t)addr, (uint32_t)(addr >> 32), pc, block);
-    dst[1] = make_uint4(thread | size << 16 | flags << 24, 0u, (uint32_t)value, (uint32_t)(value >> 32));
+    atomicAdd(&s->counters[1], 1ull);
+    return -1;
 }
 
-/* 1 when the calling thread passes the launch's filter: *block and *thread its linear ids */
-static __device__ __forceinline__ int kept(const ks_rec_state *s, uint32_t *block, uint32_t *thread)
+static __device__ __forceinline__ void put(ks_rec_state *s, uint64_t global, uint64_t addr, uint32_t pc, uint32_t block,
+                                           uint32_t thread, uint32_t size, uint32_t flags, uint64_t value)
+{
+    uint32_t run;
+    const long long slot = claim(s, global, &run);
+    if (slot < 0) return;
+    uint4 *dst = (uint4 *)(s->recs + slot);
+    dst[0] = make_uint4((uint32_t)addr, (uint32_t)(addr >> 32), pc, block);
+    dst[1] = make_uint4(thread | size << 16 | flags << 24, run, (uint32_t)value, (uint32_t)(value >> 32));
+}
+
+/* 1 when the calling thread passes the launch's filter: *block and *thread its linear ids
+ * in the grid and the block, *global its linear id in the launch */
+static __device__ __forceinline__ int kept(const ks_rec_state *s, uint32_t *block, uint32_t *thread, uint64_t *global)
 {
     if (!s || !s->on) return 0;
     *block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     if (*block < s->block_lo || *block >= s->block_hi) return 0;
     *thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const uint64_t global = (uint64_t)*block * (blockDim.x * blockDim.y * blockDim.z) + *thread;
-    return global >= s->thread_lo && global < s->thread_hi;
+    *global = (uint64_t)*block * (blockDim.x * blockDim.y * blockDim.z) + *thread;
+    return *global >= s->thread_lo && *global < s->thread_hi;
 }
 
 /* global (shared 0) or shared memory: the access as one record, or two for 16 bytes */
 static __device__ __forceinline__ void access(ks_rec_state *s, uint64_t pc, void *ptr, uint32_t size, uint32_t flags,
-                                              const void *data, uint32_t block, uint32_t thread, int shared)
+                                              const void *data, uint32_t block, uint32_t thread, uint64_t global,
+                                              int shared)
 {
     const int write = (flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE) != 0;
     const int read = (flags & SANITIZER_MEMORY_DEVICE_FLAG_READ) != 0;
@@ -66,10 +94,10 @@ static __device__ __forceinline__ void access(ks_rec_state *s, uint64_t pc, void
     const uint8_t *src = (const uint8_t *)(write && !atomic ? data : mem);
     const uint64_t addr = shared ? KS_REC_SHARED_BASE + (uint64_t)ptr : (uint64_t)ptr;
     if (size <= 8) {
-        put(s, addr, off, block, thread, size, kind, load_bytes(src, size));
+        put(s, global, addr, off, block, thread, size, kind, load_bytes(src, size));
     } else { /* 16 bytes: two halves */
-        put(s, addr, off, block, thread, 8, kind, load_bytes(src, 8));
-        put(s, addr + 8, off, block, thread, 8, kind | KS_REC_HALF, load_bytes(src + 8, 8));
+        put(s, global, addr, off, block, thread, 8, kind, load_bytes(src, 8));
+        put(s, global, addr + 8, off, block, thread, 8, kind | KS_REC_HALF, load_bytes(src + 8, 8));
     }
 }
 
@@ -78,8 +106,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_global(void *user
 {
     ks_rec_state *s = (ks_rec_state *)userdata;
     uint32_t block, thread;
-    if (kept(s, &block, &thread) && !(flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH))
-        access(s, pc, ptr, size, flags, data, block, thread, 0);
+    uint64_t global;
+    if (kept(s, &block, &thread, &global) && !(flags & SANITIZER_MEMORY_DEVICE_FLAG_PREFETCH))
+        access(s, pc, ptr, size, flags, data, block, thread, global, 0);
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -89,7 +118,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_shared(void *user
 {
     ks_rec_state *s = (ks_rec_state *)userdata;
     uint32_t block, thread;
-    if (kept(s, &block, &thread)) access(s, pc, ptr, size, flags, data, block, thread, 1);
+    uint64_t global;
+    if (kept(s, &block, &thread, &global)) access(s, pc, ptr, size, flags, data, block, thread, global, 1);
     return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -99,6 +129,8 @@ extern "C" __device__ __noinline__ SanitizerPatchResult ks_rec_barrier(void *use
     (void)thread_count, (void)flags;
     ks_rec_state *s = (ks_rec_state *)userdata;
     uint32_t block, thread;
-    if (kept(s, &block, &thread)) put(s, bar, (uint32_t)(pc - s->fn_pc), block, thread, 0, KS_REC_BARRIER, 0);
+    uint64_t global;
+    if (kept(s, &block, &thread, &global))
+        put(s, global, bar, (uint32_t)(pc - s->fn_pc), block, thread, 0, KS_REC_BARRIER, 0);
     return SANITIZER_PATCH_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../kernels/core/ks_cuda_api.h"
+#include "../record/record.h"
 #include "../trace/kst.h"
 #include "../trace/npy.h"
 #include "test_util.h"
@@ -342,11 +343,26 @@ START_TEST(record_chooses_kernel_launch_and_threads)
     ck_assert_int_eq(tr.nevents, works + accesses);
     ks_trace_close(&tr);
 
-    /* a bounded buffer: what did not fit is counted, exactly */
-    record("--out rec2 --kernel hist --launch 0 --max-events 1024", "", 0);
-    open_trace("rec2/0001-hist.kst", &tr);
-    ck_assert_int_eq(tr.dropped, 2 * H * W - 1024);
-    ks_trace_close(&tr);
+    /* a bounded buffer: what did not fit is counted, exactly. Each thread claims runs of
+     * KS_REC_RUN slots, so up to KS_REC_RUN - 1 slots a thread go unused; a slot a
+     * record (KS_RECORD_RUNS=0) fills all 1024 */
+    for (int runs = 1; runs >= 0; --runs) {
+        if (!runs) setenv("KS_RECORD_RUNS", "0", 1);
+        record("--out rec2 --kernel hist --launch 0 --max-events 1024", "", 0);
+        unsetenv("KS_RECORD_RUNS");
+        open_trace("rec2/0001-hist.kst", &tr);
+        uint64_t kept = 0, threads = 0;
+        for (uint64_t i = 0; i < tr.nevents; ++i) tr.events[i].kind == KS_EV_WORK ? ++threads : ++kept;
+        ck_assert_uint_eq(kept + tr.dropped, 2 * H * W);
+        if (runs)
+            ck_assert_msg(kept <= 1024 && kept + (KS_REC_RUN - 1) * threads >= 1024, "%llu kept by %llu threads",
+                          (unsigned long long)kept, (unsigned long long)threads);
+        else ck_assert_uint_eq(kept, 1024);
+        ks_trace_close(&tr);
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "rm -rf %s/rec2", dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
 }
 END_TEST
 
@@ -374,6 +390,31 @@ START_TEST(kernel_regex_leaves_other_modules_unpatched)
              "test $n -ge 1",
              dir, KS_CLI);
     ck_assert_msg(system(cmd) == 0, "the traces differ: %s", slurp("diffs"));
+}
+END_TEST
+
+/* Runs (each thread claiming KS_REC_RUN slots at a time, placed by the threads' states)
+ * and a slot a record (sorted by thread) give the same traces of kscope's RoIAlign and
+ * im2col launches, event for event */
+START_TEST(runs_and_single_slots_record_the_same)
+{
+    char args[2048], cmd[1024];
+    const char *ops[2] = {"roi_align --num-rois 37 --sampling-ratio 0", "im2col --channels 5 --input-size 29,31"};
+    for (int o = 0; o < 2; ++o) {
+        for (int runs = 1; runs >= 0; --runs) {
+            if (!runs) setenv("KS_RECORD_RUNS", "0", 1);
+            snprintf(args, sizeof args, "record --out %s%d -- %s run %s --device cuda --quiet", runs ? "r" : "s", o,
+                     KS_CLI, ops[o]);
+            const int rc = kscope(args);
+            unsetenv("KS_RECORD_RUNS");
+            ck_assert_msg(rc == 0, "%s: exit %d: %s", args, rc, slurp("err"));
+        }
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && n=0 && for f in r%d/*.kst; do %s diff \"$f\" \"s%d/${f#r%d/}\" >>diffs || exit 1; "
+                 "n=$((n + 1)); done; test $n -ge 1",
+                 dir, o, KS_CLI, o, o);
+        ck_assert_msg(system(cmd) == 0, "%s: the traces differ: %s", ops[o], slurp("diffs"));
+    }
 }
 END_TEST
 
@@ -558,6 +599,7 @@ int main(void)
         tcase_add_test(g, record_chooses_kernel_launch_and_threads);
         tcase_add_test(g, record_failures_pass_through_and_explain);
         tcase_add_test(g, kernel_regex_leaves_other_modules_unpatched);
+        tcase_add_test(g, runs_and_single_slots_record_the_same);
         tcase_add_test(g, run_cu_on_the_gpu_equals_the_simulator);
         tcase_add_test(g, record_shared_accesses_and_find_a_race);
         tcase_add_test(g, upstream_kernels_read_what_ours_read);

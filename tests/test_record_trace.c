@@ -330,8 +330,129 @@ static int by_thread_then_slot(const void *a, const void *b)
     const ks_rec *x = a, *y = b;
     if (x->block != y->block) return x->block < y->block ? -1 : 1;
     if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-    return (x->reserved > y->reserved) - (x->reserved < y->reserved);
+    return (x->run > y->run) - (x->run < y->run);
 }
+
+/* Runs (record.h): a model of the GPU's claims. Threads of a launch of RB_B blocks of RB_T
+ * take turns at random, each writing its records (0 to 30, run boundaries included) into
+ * runs of KS_REC_RUN slots claimed from one cursor, in a buffer too small for all of them;
+ * unused slots hold garbage. ks_rec_runs, given the states and the runs in pieces, must
+ * give each recorded thread's records in program order, threads in (block, thread) order,
+ * with what did not fit left out: the expected array is built here from the program. */
+#define RB_B 53
+#define RB_T 37
+typedef struct run_model {
+    ks_rec *slots;
+    uint64_t *state, cursor, capacity, dropped;
+} run_model;
+
+static void model_put(run_model *m, uint64_t k, const ks_rec *r)
+{
+    uint64_t v = m->state[k];
+    uint32_t next1 = (uint32_t)v;
+    if (next1 == 0 || (next1 - 1) % KS_REC_RUN == 0) {
+        const uint64_t base = m->cursor;
+        m->cursor += KS_REC_RUN;
+        if (base + KS_REC_RUN > m->capacity) {
+            m->dropped++;
+            return;
+        }
+        next1 = (uint32_t)base + 1, v += 1ull << 32;
+    }
+    m->slots[next1 - 1] = *r;
+    m->slots[next1 - 1].run = (uint32_t)(v >> 32) - 1;
+    m->state[k] = (v & 0xffffffff00000000ull) | (next1 + 1);
+}
+
+START_TEST(runs_give_each_thread_in_program_order)
+{
+    const uint64_t lo = 3 * RB_T + 2, hi = 50 * RB_T + 7, span = hi - lo;
+    const uint32_t block[3] = {RB_T, 1, 1};
+    uint64_t s = 4242, need = 0, total = 0;
+    int *count = calloc(span, sizeof *count), *done = calloc(span, sizeof *done), *kept = calloc(span, sizeof *kept);
+    for (uint64_t k = 0; k < span; ++k) {
+        count[k] = (int)tu_int(&s, 0, 30);
+        need += (uint64_t)(count[k] + KS_REC_RUN - 1) / KS_REC_RUN * KS_REC_RUN;
+        total += (uint64_t)count[k];
+    }
+    run_model m = {.capacity = need * 4 / 5 / KS_REC_RUN * KS_REC_RUN};
+    m.slots = malloc(need * sizeof *m.slots), m.state = calloc(span, sizeof *m.state);
+    for (uint64_t i = 0; i < need * sizeof *m.slots / 8; ++i) ((uint64_t *)m.slots)[i] = tu_next(&s); /* garbage */
+    for (uint64_t left = total; left; --left) { /* one record of a random thread with records left */
+        uint64_t k = (uint64_t)tu_int(&s, 0, (int64_t)span - 1);
+        while (done[k] == count[k]) k = (k + 1) % span;
+        const uint64_t g = lo + k;
+        ks_rec r;
+        memset(&r, 0, sizeof r);
+        r.block = (uint32_t)(g / RB_T), r.thread = (uint16_t)(g % RB_T), r.size = 4, r.flags = KS_REC_READ;
+        r.addr = 0x1000 + 4 * (uint64_t)done[k], r.value = g << 8 | (uint64_t)done[k]; /* program order told */
+        const uint64_t dropped = m.dropped;
+        model_put(&m, k, &r);
+        if (m.dropped == dropped && kept[k] == done[k]) kept[k]++; /* a thread keeps a prefix */
+        done[k]++;
+    }
+    ck_assert_uint_gt(m.dropped, 0);
+    uint64_t nwant = 0;
+    ks_rec *want = malloc(total * sizeof *want);
+    for (uint64_t k = 0; k < span; ++k)
+        for (int j = 0; j < kept[k]; ++j) {
+            const uint64_t g = lo + k;
+            ks_rec *r = &want[nwant++];
+            memset(r, 0, sizeof *r);
+            r->block = (uint32_t)(g / RB_T), r->thread = (uint16_t)(g % RB_T), r->size = 4, r->flags = KS_REC_READ;
+            r->addr = 0x1000 + 4 * (uint64_t)j, r->value = g << 8 | (uint64_t)j;
+            r->run = (uint32_t)j / KS_REC_RUN;
+        }
+    ck_assert_uint_eq(nwant + m.dropped, total);
+    const uint64_t slots = m.cursor < m.capacity ? m.cursor : m.capacity;
+    ks_rec *got = malloc((nwant ? nwant : 1) * sizeof *got);
+    const int teams[2] = {1, 3};
+    for (int c = 0; c < 2; ++c) {
+        ks_rec_build_threads = teams[c];
+        ks_rec_runs *r = ks_rec_runs_new(m.state, span, lo, block, slots);
+        ck_assert_ptr_nonnull(r);
+        ck_assert_uint_eq(ks_rec_runs_total(r), nwant);
+        memset(got, 0, nwant * sizeof *got);
+        for (uint64_t at = 0; at < slots; at += 5 * KS_REC_RUN) /* pieces of 5 runs, the last shorter */
+            ck_assert_int_eq(ks_rec_runs_place(r, m.slots + at, at, slots - at < 40 ? slots - at : 40, got), 0);
+        ck_assert_int_eq(ks_rec_runs_finish(r), 0);
+        ks_rec_runs_free(r);
+        for (uint64_t i = 0; i < nwant; ++i)
+            ck_assert_msg(!memcmp(&got[i], &want[i], sizeof *got), "record %llu on %d threads", (unsigned long long)i,
+                          teams[c]);
+    }
+    ks_rec_build_threads = 0;
+    /* refused: a run numbered past its thread's runs, a state naming a run more than were
+     * read, pieces out of order, and a run of another thread's records */
+    ks_rec_runs *r = ks_rec_runs_new(m.state, span, lo, block, slots);
+    ks_rec keep = m.slots[KS_REC_RUN];
+    m.slots[KS_REC_RUN].run += 100;
+    ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots, got), -1);
+    m.slots[KS_REC_RUN] = keep;
+    ks_rec_runs_free(r);
+    m.state[7] += 1ull << 32;
+    r = ks_rec_runs_new(m.state, span, lo, block, slots);
+    ck_assert_uint_eq(ks_rec_runs_total(r), 0);
+    ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots, got), -1);
+    ks_rec_runs_free(r);
+    m.state[7] -= 1ull << 32;
+    r = ks_rec_runs_new(m.state, span, lo, block, slots);
+    ck_assert_int_eq(ks_rec_runs_place(r, m.slots + KS_REC_RUN, KS_REC_RUN, KS_REC_RUN, got), -1);
+    ks_rec_runs_free(r);
+    r = ks_rec_runs_new(m.state, span, lo, block, slots);
+    int bad = -1; /* a record inside a full run, moved to another thread */
+    for (uint64_t u = 0; u < slots / KS_REC_RUN && bad < 0; ++u) {
+        const ks_rec *run = m.slots + u * KS_REC_RUN;
+        const uint64_t k = (uint64_t)run->block * RB_T + run->thread - lo;
+        if (run->run + 1 < (uint32_t)(m.state[k] >> 32)) bad = (int)u;
+    }
+    ck_assert_int_ge(bad, 0);
+    m.slots[(uint64_t)bad * KS_REC_RUN + 3].thread ^= 1;
+    ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots, got), -1);
+    ks_rec_runs_free(r);
+    free(count), free(done), free(kept), free(m.slots), free(m.state), free(want), free(got);
+}
+END_TEST
 
 START_TEST(any_thread_count_gives_the_same_trace)
 {
@@ -358,7 +479,7 @@ START_TEST(any_thread_count_gives_the_same_trace)
         const ks_rec x = recs[i - 1];
         recs[i - 1] = recs[j], recs[j] = x;
     }
-    for (uint64_t i = 0; i < n; ++i) recs[i].reserved = (uint32_t)i; /* every record told apart */
+    for (uint64_t i = 0; i < n; ++i) recs[i].run = (uint32_t)i; /* every record told apart */
     /* the expected order: by thread, then slot (qsort on (block, thread, slot) here) */
     memcpy(want, recs, n * sizeof *want);
     qsort(want, n, sizeof *want, by_thread_then_slot);
@@ -969,6 +1090,7 @@ int main(void)
     tcase_add_test(tc, cubin_with_a_huge_file_name);
     tcase_add_loop_test(tc, records_become_the_trace_of_each_thread, 0, 2);
     tcase_add_test(tc, any_thread_count_gives_the_same_trace);
+    tcase_add_test(tc, runs_give_each_thread_in_program_order);
     tcase_add_test(tc, a_long_thread_and_a_filter_match_one_cursor);
     tcase_add_test(tc, the_writer_fails_whole);
     tcase_add_test(tc, shared_accesses_and_barriers);
