@@ -64,7 +64,9 @@ typedef struct ctx_state {
     unsigned long long *runs_d; /* the threads' states of a launch recorded in runs (record.h) */
     uint64_t runs_cap;          /* states runs_d holds */
 } ctx_state;
-#define KS_STAGE_RECORDS (1u << 19) /* 16 MB */
+#ifndef KS_STAGE_RECORDS
+#define KS_STAGE_RECORDS (1u << 19) /* 16 MB (-DKS_STAGE_RECORDS=N to compare) */
+#endif
 
 /* a recorded launch between its begin and end callbacks; the grid, the block and the
  * name are valid only at the begin */
