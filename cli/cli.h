@@ -50,6 +50,7 @@ typedef struct ks_record_paths {
     char kernel[256], launch[32], blocks[64], threads[64], max_events[32];
     int shared; /* --shared-accesses */
     int zstd;   /* --compress */
+    int fsync;  /* --fsync */
 } ks_record_paths;
 /* Finds the library and patches: 0, -1 no library, -2 no patches. */
 int ks_record_paths_find(ks_record_paths *p);

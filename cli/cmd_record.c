@@ -24,7 +24,8 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: kscope record [--kernel REGEX] [--launch K|all] [--out DIR] [--filter block=A:B,thread=A:B]\n"
-                 "                     [--max-events N] [--shared-accesses] [--compress] -- COMMAND [ARGS...]\n\n"
+                 "                     [--max-events N] [--shared-accesses] [--compress] [--fsync]\n"
+                 "                     -- COMMAND [ARGS...]\n\n"
                  "Runs COMMAND (a CUDA program, or python script.py with PyTorch) unmodified, with KernelScope's\n"
                  "recorder injected through NVIDIA's Compute Sanitizer API, and writes DIR/NNNN-KERNEL.kst for\n"
                  "every launch it records: every global load, store and atomic of every thread, with its value,\n"
@@ -43,7 +44,10 @@ static void usage(FILE *out)
                  "                   block's shared window in 4-byte words) and every __syncthreads(), so\n"
                  "                   kscope check finds shared-memory races on the GPU's own run\n"
                  "  --compress       the traces' chunks compressed with zstd (smaller files; each chunk\n"
-                 "                   is decompressed as it is read)\n\n"
+                 "                   is decompressed as it is read)\n"
+                 "  --fsync          sync each trace to disk before it is renamed into place (5-20 ms a\n"
+                 "                   launch); without it a trace is still whole or absent if the program\n"
+                 "                   crashes, but a power loss may cut it short\n\n"
                  "Python programs name tensors for the trace with the kscope_record module (on PYTHONPATH\n"
                  "under kscope record):  with kscope_record.names(input=x, output=y): ...\n"
                  "Exit: the program's own status when it fails; 2 when kscope cannot record (no command, program\n"
@@ -125,6 +129,8 @@ static void set_env(const ks_record_paths *p, const char *out, const char *statu
     else unsetenv("KS_RECORD_SHARED");
     if (p->zstd) setenv("KS_RECORD_ZSTD", "1", 1);
     else unsetenv("KS_RECORD_ZSTD");
+    if (p->fsync) setenv("KS_RECORD_FSYNC", "1", 1);
+    else unsetenv("KS_RECORD_FSYNC");
     const struct {
         const char *name, *value;
     } opt[] = {{"KS_RECORD_KERNEL", p->kernel},
@@ -221,7 +227,7 @@ static void report(const char *status_path, summary *s)
 int ks_cmd_record(int argc, char **argv)
 {
     const char *kernel = NULL, *launch = "all", *out = "kscope-record", *filter = NULL, *max_events = NULL;
-    int i = 1, cmd = -1, shared = 0, zstd = 0;
+    int i = 1, cmd = -1, shared = 0, zstd = 0, fsync = 0;
     for (; i < argc; ++i) {
         const char *a = argv[i], *v = NULL;
         int m;
@@ -239,6 +245,10 @@ int ks_cmd_record(int argc, char **argv)
         }
         if (!strcmp(a, "--compress")) {
             zstd = 1;
+            continue;
+        }
+        if (!strcmp(a, "--fsync")) {
+            fsync = 1;
             continue;
         }
         if ((m = ks_flag(argc, argv, &i, "kernel", &v)) || (m = ks_flag(argc, argv, &i, "launch", &v)) ||
@@ -293,6 +303,7 @@ int ks_cmd_record(int argc, char **argv)
     snprintf(rp.max_events, sizeof rp.max_events, "%s", max_events ? max_events : "");
     rp.shared = shared;
     rp.zstd = zstd;
+    rp.fsync = fsync;
     if (ks_out_dir_check(out)) return ks_cli_error(CTX, "%s", ks_error_message());
     const int made = mkdir(out, 0777) == 0;
     if (!made && errno != EEXIST) return ks_cli_error(CTX, "%s: cannot create directory: %s", out, strerror(errno));

@@ -11,7 +11,8 @@
  * KS_RECORD_KERNEL (extended regex on the demangled name), KS_RECORD_LAUNCH ("all" or the
  * K-th matching launch, from 0), KS_RECORD_BLOCKS / KS_RECORD_THREADS ("A:B", linear ids),
  * KS_RECORD_MAX_EVENTS (records per launch), KS_RECORD_SHARED ("1": shared accesses and
- * barriers too), KS_RECORD_PATCHES (the patch fatbin; default:
+ * barriers too), KS_RECORD_RUNS ("0": a slot a record, record.h), KS_RECORD_FSYNC ("1":
+ * each trace synced to disk before it is renamed into place), KS_RECORD_PATCHES (the patch fatbin; default:
  * beside this library) and KS_RECORD_STATUS, a file it appends one line per happening to
  * ("trace\tRECORDS\tDROPPED\tPATH\tKERNEL" with tabs, "seen KERNEL", "note ...", "error MESSAGE"), which kscope
  * record reads when the program ends.
@@ -36,6 +37,7 @@
 #include "../kernels/core/ks_error.h"
 #include "cubin_lines.h"
 #include "record_int.h"
+#include "../trace/ks_file.h"
 #include "../trace/parallel.h"
 
 #define KS_API __attribute__((visibility("default")))
@@ -948,6 +950,9 @@ KS_API int InitializeInjection(void)
     g.zstd = (s = getenv("KS_RECORD_ZSTD")) && !strcmp(s, "1");
     g.times = (s = getenv("KS_RECORD_TIMES")) && !strcmp(s, "1");
     g.runs = !((s = getenv("KS_RECORD_RUNS")) && !strcmp(s, "0"));
+    /* traces renamed into place whole, not synced to disk unless asked (ks_file.h): this
+     * library's own copy of the writer, not the program's */
+    ks_out_durable = (s = getenv("KS_RECORD_FSYNC")) && !strcmp(s, "1");
     if (g.times) atexit(note_exit_start);
     s = getenv("KS_RECORD_LAUNCH");
     g.launch_all = !s || !*s || !strcmp(s, "all");

@@ -15,6 +15,7 @@
 
 #include "../record/cubin_lines.h"
 #include "../record/record_int.h"
+#include "../trace/ks_file.h"
 #include "test_util.h"
 
 #define R 5
@@ -858,9 +859,11 @@ START_TEST(a_full_disk_leaves_nothing)
     char dir[] = "/tmp/ks_rf_XXXXXX", path[64], cmd[128];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t.kst", dir);
+    /* synced (the default) or not (the recorder's ks_out_durable = 0): the same */
     const pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
+        ks_out_durable = _i;
         const struct rlimit small = {8192, 8192};
         setrlimit(RLIMIT_FSIZE, &small);
         uint64_t n;
@@ -1085,7 +1088,7 @@ int main(void)
     TCase *tc = tcase_create("host");
     tcase_add_test(tc, short_names);
     tcase_add_test(tc, diff_access_sets);
-    tcase_add_test(tc, a_full_disk_leaves_nothing);
+    tcase_add_loop_test(tc, a_full_disk_leaves_nothing, 0, 2);
     tcase_add_test(tc, many_instructions_over_few_lines);
     tcase_add_test(tc, cubin_with_a_huge_file_name);
     tcase_add_loop_test(tc, records_become_the_trace_of_each_thread, 0, 2);

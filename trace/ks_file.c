@@ -235,11 +235,13 @@ int ks_out_write(ks_out_file *o, const void *data, size_t n)
     return KS_OK;
 }
 
+int ks_out_durable = 1;
+
 int ks_out_finish(ks_out_file *o)
 {
     int bad = 0, err = 0;
     if (!o->f) return KS_OK;
-    bad = fflush(o->f) != 0 || fsync(fileno(o->f)) != 0;
+    bad = fflush(o->f) != 0 || (ks_out_durable && fsync(fileno(o->f)) != 0);
     if (bad) err = errno;
     if (fclose(o->f) != 0 && !bad) bad = 1, err = errno;
     o->f = NULL;

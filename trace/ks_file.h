@@ -24,9 +24,17 @@ typedef struct ks_out_file {
 /* Checks the target, then opens DIR/.name.XXXXXX for writing. KS_EIO with the path on
  * failure (nothing is left behind). */
 int ks_out_open(ks_out_file *o, const char *path);
-/* Flushes, syncs and closes the temporary, keeping it: the first half of a commit, for
- * several files renamed together once all are written. On error removes it. */
+/* Flushes, syncs (when ks_out_durable) and closes the temporary, keeping it: the first
+ * half of a commit, for several files renamed together once all are written. On error
+ * removes it. */
 int ks_out_finish(ks_out_file *o);
+/* 1 (the default): a file is synced to disk before it is renamed onto its target, and a
+ * trace's writeback starts as it is written (kst_write.c), so a power loss leaves the old
+ * file or the whole new one. 0: not synced; a crash of the process still leaves the old
+ * file or the whole new one (the page cache keeps it), a power loss may cut the new one
+ * short (readers refuse it). The recorder sets 0: it writes inside the user's program,
+ * where an fsync a launch cost 5-20 ms (docs/record.md). */
+extern int ks_out_durable;
 /* Flushes, closes and renames onto the target; on any error removes the temporary. A
  * caller that wrote the temporary by name may fclose and clear `f` first. */
 int ks_out_commit(ks_out_file *o);

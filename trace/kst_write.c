@@ -476,8 +476,8 @@ static void make_preamble(unsigned char pre[KS_KST_PREAMBLE], int version, const
     put_u32(pre + 20, 0);
 }
 
-/* The sink of a version 2 file's chunks: written in order, and every 8 MB their
- * writeback started, so that the commit's fsync finds little left to write. */
+/* The sink of a version 2 file's chunks: written in order, and (ks_out_durable) every 8
+ * MB their writeback started, so that the commit's fsync finds little left to write. */
 typedef struct file_sink {
     ks_out_file *o;
     uint64_t written, synced; /* file offsets: the end of what was written, and of what was synced */
@@ -489,7 +489,7 @@ static int file_put(void *arg, const unsigned char *bytes, size_t len)
     const int rc = ks_out_write(f->o, bytes, len);
     f->written += len;
 #ifdef __linux__
-    if (!rc && f->written - f->synced >= (8u << 20) && fflush(f->o->f) == 0) {
+    if (!rc && ks_out_durable && f->written - f->synced >= (8u << 20) && fflush(f->o->f) == 0) {
         sync_file_range(fileno(f->o->f), (off64_t)f->synced, (off64_t)(f->written - f->synced), SYNC_FILE_RANGE_WRITE);
         f->synced = f->written;
     }
