@@ -849,6 +849,40 @@ START_TEST(a_warp_over_two_patches_draws_both)
 }
 END_TEST
 
+/* issue 38 D8 (ninth re-trial #22): 10 s11, "a warp writes two whole patches", drew
+ * point 0's patch only; it shows both patches, planes 0 and 1 of patches, one a panel,
+ * each with 16 of the warp's 32 lanes outlined, every cell of it, at the three sizes */
+START_TEST(a_warp_writing_two_patches_draws_both)
+{
+    open_lesson("10");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, w, h, 10);
+            as_played(&f, &st, w, h, reveal);
+            const int patches = ks_trace_tensor(st.tr, "patches");
+            for (int p = 0; p < 2; ++p) {
+                ck_assert_int_eq(f.d.rec.panel[p].tensor, patches);
+                ck_assert_int_eq(f.d.rec.panel[p].plane, p);
+                int n = 0, cells[4][4] = {{0}};
+                for (int i = 0; i < f.d.rec.nmarks; ++i) {
+                    const vw_rec_mark *m = &f.d.rec.marks[i];
+                    if (m->kind != VW_MARK_WARP || m->panel != p) continue;
+                    ck_assert(m->y0 >= 0 && m->y0 < 4 && m->x0 >= 0 && m->x0 < 4);
+                    n += !cells[(int)m->y0][(int)m->x0]++;
+                }
+                ck_assert_msg(n == 16, "10 s11%s at %dx%d: patch %d has %d of its 16 cells outlined",
+                              reveal ? "'s answer" : "", w, h, p, n);
+            }
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 (the fifth re-trial, D2 weak): 13 s10's zoom left column 0 of in out, and
  * nothing said so: in[2, 1] = 43 could be read as in[2, 0]. A slide's window of a plane
  * names its rows and columns in the header, as a slice ("in[:15, 1:11]"; one notation on
@@ -2852,6 +2886,7 @@ int main(void)
     tcase_add_test(tc, a_zoomed_panel_names_its_rows_and_columns);
     tcase_add_test(tc, a_narrow_strip_names_its_window_on_a_second_line);
     tcase_add_test(tc, a_warp_over_two_patches_draws_both);
+    tcase_add_test(tc, a_warp_writing_two_patches_draws_both);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);
