@@ -849,6 +849,41 @@ START_TEST(a_warp_over_two_patches_draws_both)
 }
 END_TEST
 
+/* issue 38 D8 (ninth re-trial #19): 07 s8 narrates the read of swapped coordinates,
+ * row 2.5, column 1.25 -> 17.25, beside the kernel's (1.25, 2.5) -> 11; it draws both
+ * points on the input, each labelled with the value a bilinear read there gives (worked
+ * out here: 6y + x + 1 on the arange image), at the three sizes */
+START_TEST(the_swapped_read_is_drawn)
+{
+    open_lesson("07");
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+        vf_frame f;
+        vw_state st;
+        step_to_slide(&f, &st, w, h, 7);
+        as_played(&f, &st, w, h, 0);
+        int points = 0, labels = 0;
+        for (int i = 0; i < f.d.rec.nmarks; ++i) {
+            const vw_rec_mark *m = &f.d.rec.marks[i];
+            if (m->kind != VW_MARK_POINT || m->panel != 0) continue;
+            points++;
+            const vw_rec_panel *rp = &f.d.rec.panel[0]; /* the point in view */
+            ck_assert(vw_rect_contains(rp->map, (int)(rp->ox + (m->x0 + 0.5) * rp->cell),
+                                       (int)(rp->oy + (m->y0 + 0.5) * rp->cell)));
+        }
+        char want[2][32];
+        snprintf(want[0], sizeof want[0], "(1.25, 2.5) = %g", 6 * 1.25 + 2.5 + 1);
+        snprintf(want[1], sizeof want[1], "(2.5, 1.25) = %g", 6 * 2.5 + 1.25 + 1);
+        for (int i = 0; i < f.d.rec.nlabels; ++i)
+            labels += !strcmp(f.d.rec.labels[i].text, want[0]) || !strcmp(f.d.rec.labels[i].text, want[1]);
+        ck_assert_msg(points == 2 && labels == 2, "07 s8 at %dx%d: %d points, %d labels", w, h, points, labels);
+        vw_state_free(&st);
+        vf_close(&f);
+    }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D8 (ninth re-trial #22): 10 s11, "a warp writes two whole patches", drew
  * point 0's patch only; it shows both patches, planes 0 and 1 of patches, one a panel,
  * each with 16 of the warp's 32 lanes outlined, every cell of it, at the three sizes */
@@ -2887,6 +2922,7 @@ int main(void)
     tcase_add_test(tc, a_narrow_strip_names_its_window_on_a_second_line);
     tcase_add_test(tc, a_warp_over_two_patches_draws_both);
     tcase_add_test(tc, a_warp_writing_two_patches_draws_both);
+    tcase_add_test(tc, the_swapped_read_is_drawn);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);

@@ -31,7 +31,10 @@
  *   sectors                the 32-byte sectors of the focused access's tensor: a bar
  *                          where each begins (every 8 floats), the cells between are one;
  *   extent:RUN             the same tensor's extent in run RUN, outlined and labelled
- *                          (lesson 12: a 7 x 7 output over the 8 x 8 one).
+ *                          (lesson 12: a 7 x 7 output over the 8 x 8 one);
+ *   point:Y,X              up to two points of the left panel's plane, each marked with
+ *                          the value a bilinear read there gives, a dashed line from the
+ *                          first to the second (lesson 07: the read and the swapped one).
  * Each figure's labels go where labels go (vw_labels: off the step's cells, leaders that
  * cross none) and every mark is recorded (vw_record.h) for --check and the tests. */
 #include <math.h>
@@ -367,6 +370,76 @@ static void draw_clamp(vw_draw *d, const vw_state *s, const vw_heatmap *m, int p
     const vw_rect marks[2] = {before, {.x = qx - 7, .y = qy - 7, .w = 15, .h = 15}};
     place_notes(d, m, panel, bounds, marks, 2, &ns, k);
     mark(d, (vw_rec_mark){.panel = panel, .kind = VW_MARK_CLAMP, .y0 = y, .x0 = x, .y1 = cy, .x1 = cx});
+}
+
+/* The bilinear value of plane `plane` of tensor T at (y, x), zero outside (patchify's
+ * padding, deformable sampling's): what a read there gives. */
+static double bilinear_at(const ks_tensor *T, int64_t plane, double y, double x)
+{
+    const vw_plane_dims pd = vw_plane_dims_of(T);
+    const double y0 = floor(y), x0 = floor(x), ly = y - y0, lx = x - x0;
+    double v = 0;
+    for (int c = 0; c < 4; ++c) {
+        const int64_t yy = (int64_t)y0 + (c >> 1), xx = (int64_t)x0 + (c & 1);
+        if (yy < 0 || xx < 0 || yy >= pd.h || xx >= pd.w) continue;
+        const double w = ((c >> 1) ? ly : 1 - ly) * ((c & 1) ? lx : 1 - lx);
+        v += w * ks_tensor_value(T, (plane * pd.h + yy) * pd.w + xx);
+    }
+    return v;
+}
+
+/* "point:Y,X": up to two points of the left panel's plane, each a hollow square (the
+ * first green, the second red) with the value a bilinear read there gives, "(2.5, 1.25) =
+ * 17.25", and a dashed line from the first to the second (issue 38 D8, ninth re-trial:
+ * 07 s8 narrated the read of swapped coordinates and drew nothing of it). */
+static void draw_points(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
+{
+    const vw_slide *sl = &s->slides[s->slide];
+    const int n = sl->npoints < 2 ? sl->npoints : 2;
+    if (panel != 0 || n < 1) return;
+    const ks_tensor *T = &s->tr->tensors[s->panel[panel].tensor];
+    int px[2], py[2];
+    vw_rect sq[2];
+    const int half = m->cell >= 40 ? 7 : 5;
+    for (int i = 0; i < n; ++i) {
+        vw_heatmap_point(m, sl->point[i][0], sl->point[i][1], &px[i], &py[i]);
+        sq[i] = (vw_rect){.x = px[i] - half, .y = py[i] - half, .w = 2 * half + 1, .h = 2 * half + 1};
+    }
+    const double len = n == 2 ? hypot(px[1] - px[0], py[1] - py[0]) : 0;
+    vw_color(d->r, VW_COL_INVALID);
+    for (double t = half; len > 2 * half && t < len - half; t += 8) { /* dashed: 5 on, 3 off */
+        const double t1 = fmin(t + 5, len - half);
+        const int ax = px[0] + (int)lround((px[1] - px[0]) * t / len),
+                  ay = py[0] + (int)lround((py[1] - py[0]) * t / len);
+        const int bx = px[0] + (int)lround((px[1] - px[0]) * t1 / len),
+                  by = py[0] + (int)lround((py[1] - py[0]) * t1 / len);
+        SDL_RenderDrawLine(d->r, ax, ay, bx, by);
+        SDL_RenderDrawLine(d->r, ax + 1, ay, bx + 1, by);
+    }
+    const int k = vw_label_font(d, m->cell);
+    notes ns = {0};
+    for (int i = 0; i < n; ++i) {
+        const uint32_t col = i ? VW_COL_INVALID : VW_COL_VALID;
+        vw_outline(d->r, sq[i], 0x000000, 1, 1);
+        vw_outline(d->r, sq[i], col, 2, 0);
+        vw_rec_add_dot(&d->rec, panel, sq[i],
+                       (vw_rect){.x = sq[i].x + 2, .y = sq[i].y + 2, .w = sq[i].w - 4, .h = sq[i].h - 4}, 0);
+        char a[24], b[24], v[32], text[96];
+        vw_cell_text(a, sizeof a, sl->point[i][0], 0);
+        vw_cell_text(b, sizeof b, sl->point[i][1], 0);
+        vw_cell_text(v, sizeof v, bilinear_at(T, s->panel[panel].plane, sl->point[i][0], sl->point[i][1]), 0);
+        snprintf(text, sizeof text, "(%s, %s) = %s", a, b, v);
+        note(&ns, vw_value_font(d, k), px[i], py[i], col, text);
+        mark(d, (vw_rec_mark){.panel = panel,
+                              .kind = VW_MARK_POINT,
+                              .which = i,
+                              .y0 = sl->point[i][0],
+                              .x0 = sl->point[i][1],
+                              .y1 = sl->point[i][0],
+                              .x1 = sl->point[i][1]});
+    }
+    vw_values_over_markers(d, panel);
+    place_notes(d, m, panel, bounds, sq, n, &ns, k);
 }
 
 /* im2col: the window after the last that fits along rows (the focused item's h_col is
@@ -931,5 +1004,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_INPUT) draw_input(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_SECTORS) draw_sectors(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_EXTENT) draw_extent(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_POINTS) draw_points(d, s, &m, panel, clip);
     SDL_RenderSetClipRect(d->r, NULL);
 }

@@ -126,7 +126,8 @@ enum {
     VW_MARK_INPUT = 11,  /* a transposed convolution's input pixel `which` (a column of columns) at
                           * output cell (y0, x0), where its centre tap lands; pass: the focused one */
     VW_MARK_SECTOR = 12, /* a 32-byte sector's first cell (y0, x0) and last (y1, x1); which: its number */
-    VW_MARK_EXTENT = 13  /* another run's extent of the tensor: cells (0, 0) .. (y1, x1) */
+    VW_MARK_EXTENT = 13, /* another run's extent of the tensor: cells (0, 0) .. (y1, x1) */
+    VW_MARK_POINT = 14   /* a step's point (y0, x0) ("point:Y,X"); which: its number */
 };
 
 typedef struct vw_rec_mark {

@@ -42,7 +42,8 @@ enum {
     VW_FIGURE_INPUT = 1024,
     VW_FIGURE_AS_READ = 2048,
     VW_FIGURE_SECTORS = 4096,
-    VW_FIGURE_EXTENT = 8192
+    VW_FIGURE_EXTENT = 8192,
+    VW_FIGURE_POINTS = 16384
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):
@@ -129,6 +130,11 @@ typedef struct vw_slide {
     /* the ideas the step draws over its panels (VW_FIGURE_* bits, vw_draw_ideas.c) */
     int figure;
     const ks_trace *guide; /* VW_FIGURE_SAMPLES: the run whose samples are drawn (borrowed) */
+    /* VW_FIGURE_POINTS: points (y, x) of the left panel's plane, each marked with the value
+     * a bilinear read there gives, a dashed line from the first to the second (lesson 07
+     * step 8: where the kernel reads, and where (x, y) read as (y, x) would) */
+    double point[2][2];
+    int npoints;
     /* a focused sample's corner weight labels: 0 drawn, 1 not on this slide (a step before
      * the question that asks a weight: "weights": false), 2 not until the answer shows
      * (the question's "hide": "weights") */

@@ -587,6 +587,9 @@ int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, doubl
     double y, x;
     const ks_event *f = fig & VW_FIGURE_CLAMP ? vw_fig_clamped_sample(s, panel, &y, &x) : NULL;
     if (f) KEEP(y, x), KEEP((double)f->u.sample.y, (double)f->u.sample.x);
+    const vw_slide *sl = &s->slides[s->slide];
+    for (int i = 0; (fig & VW_FIGURE_POINTS) && panel == 0 && i < sl->npoints && i < 2; ++i)
+        KEEP(sl->point[i][0], sl->point[i][1]);
     /* another run's samples of the focused item, where they sit and, clamped, where their
      * bin put them (issue 38 D8: 14 s5's sample at x 7.71875, past the last column) */
     const ks_trace *gt = s->slides[s->slide].guide;

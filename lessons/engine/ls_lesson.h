@@ -109,6 +109,8 @@ typedef struct ls_step {
     int guide_run;  /* "draw": ["samples:RUN"]: 1 + the run whose samples of the same work item are drawn (0: none) */
     int no_weights; /* viewer: "weights": false, no corner weight labels (a later step asks one) */
     int no_padding; /* "padding": false, what padding taps read and write prints as ? (a later step asks it) */
+    double point[2][2]; /* viewer: "draw": ["point:Y,X"], points of the left panel's plane (y, x) */
+    int npoints;
     ls_table tables[2]; /* viewer: "tables", panels drawn as tables */
     int ntables;
     ls_question q;

@@ -321,6 +321,16 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             if (r < 0) ls_problem(rep, k, "draw: '%s': the lesson has no run '%s'", f->valuestring, f->valuestring + 8);
             else bit = 1 << 8, s->guide_run = r + 1; /* VW_FIGURE_SAMPLES */
         }
+        /* "point:Y,X": a point of the left panel's plane, marked with the value a bilinear
+         * read there gives (lesson 07 step 8: the kernel's read and the swapped one) */
+        double py, px;
+        char tail;
+        if (cJSON_IsString(f) && !strncmp(f->valuestring, "point:", 6)) {
+            if (sscanf(f->valuestring + 6, "%lf,%lf%c", &py, &px, &tail) != 2 || !(fabs(py) < 1e6) || !(fabs(px) < 1e6))
+                ls_problem(rep, k, "draw: '%s': a point is point:Y,X", f->valuestring);
+            else if (s->npoints >= 2) ls_problem(rep, k, "draw: at most two points");
+            else s->point[s->npoints][0] = py, s->point[s->npoints++][1] = px, bit = 1 << 14; /* VW_FIGURE_POINTS */
+        }
         /* "extent:RUN": the same tensor's extent in run RUN, outlined (lesson 12 step 11) */
         if (cJSON_IsString(f) && !strncmp(f->valuestring, "extent:", 7)) {
             const int r = find_run(L, f->valuestring + 7);
@@ -331,7 +341,7 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             ls_problem(
                 rep, k,
                 "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block, race, input, "
-                "as-read, sectors, samples:RUN, extent:RUN)",
+                "as-read, sectors, samples:RUN, extent:RUN, point:Y,X)",
                 cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }

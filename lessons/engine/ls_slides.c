@@ -148,6 +148,8 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         if (st->guide_run > 0) v->guide = &ls_run_session(S0, st->guide_run - 1)->tr;
         v->hide_weights = st->no_weights;
         v->hide_padding = st->no_padding ? 2 : 0;
+        memcpy(v->point, st->point, sizeof v->point);
+        v->npoints = st->npoints;
         v->trace = &S->tr;
         v->index = &S->idx;
         v->run = st->run;
