@@ -372,7 +372,8 @@ END_TEST
 START_TEST(kernel_regex_leaves_other_modules_unpatched)
 {
     char args[2048];
-    snprintf(args, sizeof args, "record --kernel roi_align --out a -- %s run roi_align --device cuda --quiet", KS_CLI);
+    snprintf(args, sizeof args,
+             "record --kernel roi_align --out a -- %s run roi_align --forward slot --device cuda --quiet", KS_CLI);
     setenv("KS_RECORD_TIMES", "1", 1);
     int rc = kscope(args);
     unsetenv("KS_RECORD_TIMES");
@@ -381,7 +382,7 @@ START_TEST(kernel_regex_leaves_other_modules_unpatched)
     int patched = -1, skipped = -1;
     ck_assert_int_eq(sscanf(at, "recorder: %d module(s) patched, %d with no kernel", &patched, &skipped), 2);
     ck_assert_msg(patched >= 1 && skipped >= 1, "%d patched, %d left: %s", patched, skipped, err);
-    snprintf(args, sizeof args, "record --out b -- %s run roi_align --device cuda --quiet", KS_CLI);
+    snprintf(args, sizeof args, "record --out b -- %s run roi_align --forward slot --device cuda --quiet", KS_CLI);
     rc = kscope(args);
     ck_assert_msg(rc == 0, "exit %d: %s", rc, slurp("err"));
     char cmd[1024];
@@ -394,12 +395,14 @@ START_TEST(kernel_regex_leaves_other_modules_unpatched)
 END_TEST
 
 /* Runs (each thread claiming KS_REC_RUN slots at a time, placed by the threads' states)
- * and a slot a record (sorted by thread) give the same traces of kscope's RoIAlign and
- * im2col launches, event for event */
+ * and a slot a record (sorted by thread) give the same traces of kscope's RoIAlign (the
+ * slot forward) and im2col launches, event for event */
 START_TEST(runs_and_single_slots_record_the_same)
 {
     char args[2048], cmd[1024];
-    const char *ops[2] = {"roi_align --num-rois 37 --sampling-ratio 0", "im2col --channels 5 --input-size 29,31"};
+    /* deterministic launches: the channels-last forward orders its RoIs with atomics */
+    const char *ops[2] = {"roi_align --forward slot --num-rois 37 --sampling-ratio 0",
+                          "im2col --channels 5 --input-size 29,31"};
     for (int o = 0; o < 2; ++o) {
         for (int runs = 1; runs >= 0; --runs) {
             if (!runs) setenv("KS_RECORD_RUNS", "0", 1);
@@ -585,6 +588,7 @@ int main(void)
 {
     Suite *s = suite_create("record");
     TCase *tc = tcase_create("cli");
+    tcase_set_timeout(tc, 60); /* python3 starting cold on a fresh machine took seconds */
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, bad_input_one_line_exit_2);
     tcase_add_test(tc, python_module_is_inert_outside_record);
