@@ -44,10 +44,34 @@ typedef struct ks_rec {
  * claims again when they are full; its state is runs << 32 | (its next free slot + 1).
  * The host then places each run by its thread's state (record_runs.c) instead of sorting
  * every record, and the GPU makes one claim where it made KS_REC_RUN. A thread's last run
- * may be part full: up to KS_REC_RUN - 1 slots a thread go unused. Without a state (too
- * many threads, or KS_RECORD_RUNS=0) each record claims its own slot. */
+ * may be part full: up to KS_REC_RUN - 1 slots a thread go unused, so runs are used only
+ * while those come to at most a quarter of the buffer (record_inject.c, runs_begin).
+ * Without a state (more threads, or KS_RECORD_RUNS=0) each record claims its own slot. */
 #define KS_REC_RUN 8u
 #define KS_REC_RUNS_MAX_THREADS (1ull << 25) /* a state of 256 MB */
+
+/* The step of a thread's state both the GPU (record_patch.cu) and the tests' model of it
+ * take. ks_rec_run_full: the thread has no run, or its run is full (it must claim
+ * KS_REC_RUN slots from `base` before its next record). ks_rec_run_step: its state after
+ * that record, whose slot and run number it gives. */
+#ifdef __CUDACC__
+#define KS_REC_FN static __host__ __device__ __forceinline__
+#else
+#define KS_REC_FN static inline
+#endif
+KS_REC_FN int ks_rec_run_full(uint64_t v)
+{
+    const uint32_t next1 = (uint32_t)v; /* the next free slot + 1; 0: no run yet */
+    return next1 == 0 || (next1 - 1) % KS_REC_RUN == 0;
+}
+KS_REC_FN uint64_t ks_rec_run_step(uint64_t v, uint64_t base, uint64_t *slot, uint32_t *run)
+{
+    uint32_t next1 = (uint32_t)v;
+    if (ks_rec_run_full(v)) next1 = (uint32_t)base + 1, v += 1ull << 32;
+    *slot = next1 - 1;
+    *run = (uint32_t)(v >> 32) - 1;
+    return (v & 0xffffffff00000000ull) | (next1 + 1);
+}
 
 /* The device state of a launch (userdata of every callback). counters[0] claims slots,
  * counters[1] counts records that found no room. Only blocks [block_lo, block_hi) and

@@ -69,6 +69,7 @@ typedef struct ctx_state {
 #ifndef KS_STAGE_RECORDS
 #define KS_STAGE_RECORDS (1u << 19) /* 16 MB (-DKS_STAGE_RECORDS=N to compare) */
 #endif
+_Static_assert(KS_STAGE_RECORDS % KS_REC_RUN == 0, "a piece of the window holds whole runs");
 
 /* a recorded launch between its begin and end callbacks; the grid, the block and the
  * name are valid only at the begin */
@@ -391,12 +392,16 @@ static void thread_span(const uint32_t grid[3], const uint32_t block[3], uint64_
 
 /* Runs for a launch recording threads [v->lo, v->hi): their states zeroed on its stream,
  * in the context's state buffer (grown as needed). 0 when the launch records a slot a
- * record instead: runs are off, the states would not fit, or the buffer is too large. */
+ * record instead: runs are off; the threads are so many that the slots their last runs
+ * may leave unused (KS_REC_RUN - 1 each) could pass a quarter of the buffer (2 M threads
+ * of 3 accesses each would keep 3 M of 6 M accesses in runs, all of them a slot a record);
+ * the grid's blocks pass 2^32 (the callbacks' 32-bit block ids wrap: two threads would
+ * share a state); the buffer holds 2^32 records or more; or the states cannot be made. */
 static int runs_begin(ctx_state *c, live_launch *v, Sanitizer_StreamHandle st)
 {
-    const uint64_t span = v->hi - v->lo;
-    if (!g.runs || span == 0 || span > KS_REC_RUNS_MAX_THREADS || c->capacity / KS_REC_RUN * KS_REC_RUN >= UINT32_MAX ||
-        c->capacity < KS_REC_RUN)
+    const uint64_t span = v->hi - v->lo, blocks = (uint64_t)v->grid[0] * v->grid[1] * v->grid[2];
+    if (!g.runs || span == 0 || span > KS_REC_RUNS_MAX_THREADS || (KS_REC_RUN - 1) * span > c->capacity / 4 ||
+        blocks > UINT32_MAX || c->capacity / KS_REC_RUN * KS_REC_RUN >= UINT32_MAX || c->capacity < KS_REC_RUN)
         return 0;
     if (span > c->runs_cap) {
         if (c->runs_d) sanitizerFree(c->ctx, c->runs_d);
@@ -584,9 +589,9 @@ static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const l
 /* A launch recorded in runs: its threads' states, then its `slots` slots (whole runs) read
  * back through the context's pinned window once, each run copied to its thread's place
  * (ks_rec_runs): *out gets the records in (block, thread) order and *n their number. The
- * window is used as in read_back_sorted. Returns 1, 0 when there is no window or no
- * memory (a run's unused slots hold anything: there is no other way to read them), -1
- * on an error (said). */
+ * window is used as in read_back_sorted (without a pinned one, a pageable one). Returns 1,
+ * 0 when there is no memory (a run's unused slots hold anything: there is no other way
+ * to read them), -1 on an error (said). */
 static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const live_launch *me, uint64_t slots,
                           ks_rec **out, unsigned long long *n, double ms[3])
 {
@@ -594,16 +599,20 @@ static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const liv
     if (!c->stage_h &&
         sanitizerAllocHost(l->context, (void **)&c->stage_h, KS_STAGE_RECORDS * sizeof(ks_rec)) != SANITIZER_SUCCESS)
         c->stage_h = NULL;
+    /* no pinned window: a pageable one of the same size (slower copies, the same reading) */
+    ks_rec *own = c->stage_h ? NULL : malloc(KS_STAGE_RECORDS * sizeof *own), *win = c->stage_h ? c->stage_h : own;
     const uint64_t span = me->hi - me->lo, per = KS_STAGE_RECORDS * sizeof(ks_rec) / sizeof(uint64_t);
-    uint64_t *state = c->stage_h ? malloc(span * sizeof *state) : NULL;
+    uint64_t *state = win ? malloc(span * sizeof *state) : NULL;
     ms[0] += now_ms() - t;
-    if (!state) return 0;
+    if (!state) {
+        free(own);
+        return 0;
+    }
     int rc = 1;
     for (uint64_t at = 0; at < span && rc == 1; at += per) { /* the states, through the window */
         const uint64_t len = span - at < per ? span - at : per;
         t = now_ms();
-        if (sanitizerMemcpyDeviceToHost(c->stage_h, c->runs_d + at, len * sizeof *state, l->hStream) !=
-            SANITIZER_SUCCESS) {
+        if (sanitizerMemcpyDeviceToHost(win, c->runs_d + at, len * sizeof *state, l->hStream) != SANITIZER_SUCCESS) {
             status("error cannot read the records of launch %llu", (unsigned long long)me->number);
             rc = -1;
         }
@@ -613,7 +622,7 @@ static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const liv
             status("error launch %llu's context ended before its records were read", (unsigned long long)me->number);
             rc = -1;
         }
-        if (rc == 1) memcpy(state + at, c->stage_h, len * sizeof *state);
+        if (rc == 1) memcpy(state + at, win, len * sizeof *state);
         pthread_mutex_unlock(&g.mu);
     }
     t = now_ms();
@@ -630,8 +639,7 @@ static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const liv
     for (uint64_t at = 0; at < slots && rc == 1; at += KS_STAGE_RECORDS) {
         const uint64_t len = slots - at < KS_STAGE_RECORDS ? slots - at : KS_STAGE_RECORDS;
         t = now_ms();
-        if (sanitizerMemcpyDeviceToHost(c->stage_h, c->recs_d + at, len * sizeof(ks_rec), l->hStream) !=
-            SANITIZER_SUCCESS) {
+        if (sanitizerMemcpyDeviceToHost(win, c->recs_d + at, len * sizeof(ks_rec), l->hStream) != SANITIZER_SUCCESS) {
             status("error cannot read the records of launch %llu", (unsigned long long)me->number);
             rc = -1;
         }
@@ -641,9 +649,9 @@ static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const liv
             status("error launch %llu's context ended before its records were read", (unsigned long long)me->number);
             rc = -1;
         }
-        if (rc == 1 && ks_rec_runs_place(r, c->stage_h, at, len, sorted)) {
-            status("error launch %llu's records name threads outside its grid, or runs their threads' states do "
-                   "not hold",
+        if (rc == 1 && ks_rec_runs_place(r, win, at, len, sorted)) {
+            status("error launch %llu's records name threads outside its grid, or hold runs its threads' states "
+                   "do not account for",
                    (unsigned long long)me->number);
             rc = -1;
         }
@@ -655,6 +663,7 @@ static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const liv
         rc = -1;
     }
     ks_rec_runs_free(r);
+    free(own);
     if (rc == 1) *out = sorted, *n = total;
     else free(sorted);
     return rc;

@@ -33,19 +33,19 @@ static __device__ __forceinline__ long long claim(ks_rec_state *s, uint64_t glob
         if (slot < s->capacity) return (long long)slot;
     } else {
         /* the thread's state: runs << 32 | (its next free slot + 1); only it touches it */
-        unsigned long long *st = s->runs + (global - s->runs_lo), v = *st;
-        uint32_t next1 = (uint32_t)v;
-        if (next1 == 0 || (next1 - 1) % KS_REC_RUN == 0) { /* no run yet, or its run is full */
-            const unsigned long long base = atomicAdd(&s->counters[0], (unsigned long long)KS_REC_RUN);
+        unsigned long long *st = s->runs + (global - s->runs_lo);
+        const uint64_t v = *st;
+        unsigned long long base = 0;
+        if (ks_rec_run_full(v)) { /* no run yet, or its run is full */
+            base = atomicAdd(&s->counters[0], (unsigned long long)KS_REC_RUN);
             if (base + KS_REC_RUN > s->capacity) { /* left as it was: its last run stays full */
                 atomicAdd(&s->counters[1], 1ull);
                 return -1;
             }
-            next1 = (uint32_t)base + 1, v += 1ull << 32;
         }
-        *st = (v & 0xffffffff00000000ull) | (next1 + 1);
-        *run = (uint32_t)(v >> 32) - 1;
-        return (long long)next1 - 1;
+        uint64_t slot;
+        *st = ks_rec_run_step(v, base, &slot, run);
+        return (long long)slot;
     }
     atomicAdd(&s->counters[1], 1ull);
     return -1;

@@ -347,22 +347,22 @@ typedef struct run_model {
     uint64_t *state, cursor, capacity, dropped;
 } run_model;
 
+/* what record_patch.cu's claim does, with the cursor here and the state step it uses */
 static void model_put(run_model *m, uint64_t k, const ks_rec *r)
 {
-    uint64_t v = m->state[k];
-    uint32_t next1 = (uint32_t)v;
-    if (next1 == 0 || (next1 - 1) % KS_REC_RUN == 0) {
-        const uint64_t base = m->cursor;
+    uint64_t base = 0, slot;
+    uint32_t run;
+    if (ks_rec_run_full(m->state[k])) {
+        base = m->cursor;
         m->cursor += KS_REC_RUN;
         if (base + KS_REC_RUN > m->capacity) {
             m->dropped++;
             return;
         }
-        next1 = (uint32_t)base + 1, v += 1ull << 32;
     }
-    m->slots[next1 - 1] = *r;
-    m->slots[next1 - 1].run = (uint32_t)(v >> 32) - 1;
-    m->state[k] = (v & 0xffffffff00000000ull) | (next1 + 1);
+    m->state[k] = ks_rec_run_step(m->state[k], base, &slot, &run);
+    m->slots[slot] = *r;
+    m->slots[slot].run = run;
 }
 
 START_TEST(runs_give_each_thread_in_program_order)
@@ -425,12 +425,33 @@ START_TEST(runs_give_each_thread_in_program_order)
     ks_rec_build_threads = 0;
     /* refused: a run numbered past its thread's runs, a state naming a run more than were
      * read, pieces out of order, and a run of another thread's records */
-    ks_rec_runs *r = ks_rec_runs_new(m.state, span, lo, block, slots);
-    ks_rec keep = m.slots[KS_REC_RUN];
-    m.slots[KS_REC_RUN].run += 100;
-    ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots, got), -1);
-    m.slots[KS_REC_RUN] = keep;
+    ks_rec_runs *r;
+    const uint64_t k1 = (uint64_t)m.slots[KS_REC_RUN].block * RB_T + m.slots[KS_REC_RUN].thread - lo;
+    for (int past = 0; past < 2; ++past) { /* a whole run numbered its thread's runs, and 100 more */
+        r = ks_rec_runs_new(m.state, span, lo, block, slots);
+        ks_rec keep[KS_REC_RUN];
+        memcpy(keep, m.slots + KS_REC_RUN, sizeof keep);
+        for (uint32_t i = 0; i < KS_REC_RUN; ++i)
+            m.slots[KS_REC_RUN + i].run = (uint32_t)(m.state[k1] >> 32) + (past ? 100u : 0u);
+        ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots, got), -1);
+        memcpy(m.slots + KS_REC_RUN, keep, sizeof keep);
+        ks_rec_runs_free(r);
+    }
+    /* pieces that are not whole runs, and a finish before every run was placed */
+    r = ks_rec_runs_new(m.state, span, lo, block, slots);
+    ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, KS_REC_RUN + 1, got), -1);
     ks_rec_runs_free(r);
+    r = ks_rec_runs_new(m.state, span, lo, block, slots);
+    ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots - KS_REC_RUN, got), 0);
+    ck_assert_int_eq(ks_rec_runs_finish(r), -1);
+    ks_rec_runs_free(r);
+    /* a state whose last record lies past the runs read */
+    const uint64_t keep_state = m.state[k1];
+    m.state[k1] = (keep_state & 0xffffffff00000000ull) | (uint32_t)(slots + 2);
+    r = ks_rec_runs_new(m.state, span, lo, block, slots);
+    ck_assert_uint_eq(ks_rec_runs_total(r), 0);
+    ks_rec_runs_free(r);
+    m.state[k1] = keep_state;
     m.state[7] += 1ull << 32;
     r = ks_rec_runs_new(m.state, span, lo, block, slots);
     ck_assert_uint_eq(ks_rec_runs_total(r), 0);
@@ -448,9 +469,17 @@ START_TEST(runs_give_each_thread_in_program_order)
         if (run->run + 1 < (uint32_t)(m.state[k] >> 32)) bad = (int)u;
     }
     ck_assert_int_ge(bad, 0);
-    m.slots[(uint64_t)bad * KS_REC_RUN + 3].thread ^= 1;
-    ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots, got), -1);
-    ks_rec_runs_free(r);
+    ks_rec *in = &m.slots[(uint64_t)bad * KS_REC_RUN + 3];
+    for (int field = 0; field < 3; ++field) { /* its thread, block, then run number changed */
+        const ks_rec keep = *in;
+        if (field == 0) in->thread ^= 1;
+        else if (field == 1) in->block ^= 1;
+        else in->run ^= 1;
+        if (!r) r = ks_rec_runs_new(m.state, span, lo, block, slots);
+        ck_assert_int_eq(ks_rec_runs_place(r, m.slots, 0, slots, got), -1);
+        ks_rec_runs_free(r), r = NULL;
+        *in = keep;
+    }
     free(count), free(done), free(kept), free(m.slots), free(m.state), free(want), free(got);
 }
 END_TEST
