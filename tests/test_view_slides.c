@@ -849,6 +849,44 @@ START_TEST(a_warp_over_two_patches_draws_both)
 }
 END_TEST
 
+/* issue 38 D12 (ninth re-trial #26): 06 s3-s5's four weight labels found room round
+ * the sample's corners only at the least legible size (18 px at 1920x1080, a capital 12
+ * px tall); they print as a key beside the plane a size up, each corner by the number
+ * its cell prints: "8 * 0.65625" (worked out here: the sample at (0.75, 0.875) weighs
+ * corner (1, 1), which prints 8, by 0.75 * 0.875) */
+START_TEST(the_weights_print_a_size_up_as_a_key)
+{
+    open_lesson("06");
+    static const int steps[] = {2, 4};
+    for (int i = 0; i < 2; ++i)
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            vf_frame f;
+            vw_state st;
+            step_to_slide(&f, &st, 1920, 1080, steps[i]);
+            if (reveal && !st.slides[st.slide].question) {
+                vw_state_free(&st);
+                vf_close(&f);
+                continue;
+            }
+            as_played(&f, &st, 1920, 1080, reveal);
+            char want[32];
+            snprintf(want, sizeof want, "8 * %g", 0.75 * 0.875);
+            int found = 0;
+            for (int j = 0; j < f.d.rec.nlabels; ++j)
+                if (!strcmp(f.d.rec.labels[j].text, want)) {
+                    found = 1;
+                    ck_assert_int_gt(f.d.rec.labels[j].px, vw_legible_px(1080));
+                    ck_assert(!vw_rect_overlap(f.d.rec.labels[j].box, f.d.rec.panel[0].extent));
+                }
+            ck_assert_msg(found, "06 s%d%s at 1920x1080: no key line '%s'", steps[i] + 1, reveal ? "'s answer" : "",
+                          want);
+            vw_state_free(&st);
+            vf_close(&f);
+        }
+    close_lesson();
+}
+END_TEST
+
 /* issue 38 D8 (ninth re-trial #19): 07 s8 narrates the read of swapped coordinates,
  * row 2.5, column 1.25 -> 17.25, beside the kernel's (1.25, 2.5) -> 11; it draws both
  * points on the input, each labelled with the value a bilinear read there gives (worked
@@ -2923,6 +2961,7 @@ int main(void)
     tcase_add_test(tc, a_warp_over_two_patches_draws_both);
     tcase_add_test(tc, a_warp_writing_two_patches_draws_both);
     tcase_add_test(tc, the_swapped_read_is_drawn);
+    tcase_add_test(tc, the_weights_print_a_size_up_as_a_key);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);
     tcase_add_test(tc, a_figures_leader_keeps_off_the_printed_numbers);

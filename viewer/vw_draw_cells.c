@@ -479,6 +479,67 @@ static int in_others(const vw_draw *d, int panel, const vw_heatmap *m, const vw_
     return vw_labels_in_other_cells(d, panel, m, l, n < 4 ? n : 4);
 }
 
+/* The four weights of a sample as a key beside the plane, a line a corner in a font a
+ * size up from the least legible, "8 * 0.65625": each corner by the number its cell
+ * prints, times its weight (issue 38 D12, ninth re-trial: 06 s3-s5's four labels found
+ * room round the sample's corners only at the least legible size, a capital 12 px tall
+ * at 1920x1080). Only where the labels would take the least legible font, a bigger one
+ * is legible, the four corners are distinct cells of the plane that print their numbers,
+ * and the key fits the panel beside the plane clear of every mark and label. 1: drawn. */
+static int weights_key(vw_draw *d, const vw_weight_label *wl, int n, int k, vw_rect bounds, int panel)
+{
+    const int fonts = vw_value_fonts(d, d->rec.h);
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    if (n != 4 || fonts < 3 || k != fonts - 1 || !rp->values || rp->hidden) return 0;
+    char line[4][48];
+    size_t widest = 0;
+    for (int g = 0; g < 4; ++g) {
+        if (wl[g].corners != 1 || !wl[g].valid) return 0;
+        const char *num = NULL;
+        for (int j = 0; j < rp->nvalues && !num; ++j)
+            if (rp->value[j].y == wl[g].y && rp->value[j].x == wl[g].x) num = rp->value[j].text;
+        if (!num) return 0;
+        snprintf(line[g], sizeof line[g], "%s * %s", num, wl[g].text);
+        if (strlen(line[g]) > widest) widest = strlen(line[g]);
+    }
+    const vw_font *f = vw_value_font(d, fonts - 2);
+    const int w = (int)widest * f->advance + 10, lh = f->line + 2, h = 4 * lh + 8;
+    const vw_rect ext = rp->extent;
+    int ax = 0, ay = 0;
+    for (int g = 0; g < 4; ++g) ax += wl[g].label.ax / 4, ay += wl[g].label.ay / 4;
+    const int left = ext.x - 8 - w, right = ext.x + ext.w + 8;
+    const int sides[2] = {ax - ext.x < ext.x + ext.w - ax ? left : right,
+                          ax - ext.x < ext.x + ext.w - ax ? right : left};
+    for (int t = 0; t < 2; ++t) {
+        vw_rect key = {.x = sides[t], .y = ay - h / 2, .w = w, .h = h};
+        if (key.y < bounds.y) key.y = bounds.y;
+        if (key.y + key.h > bounds.y + bounds.h) key.y = bounds.y + bounds.h - key.h;
+        if (key.x < bounds.x || key.x + key.w > bounds.x + bounds.w || key.y < bounds.y) continue;
+        int clear = !vw_rect_overlap(key, ext);
+        for (int j = 0; j < d->rec.nlabels && clear; ++j)
+            clear = d->rec.labels[j].panel != panel || !vw_rect_overlap(key, d->rec.labels[j].box);
+        for (int j = 0; j < d->rec.ndots && clear; ++j)
+            clear = d->rec.dots[j].panel != panel || !vw_rect_overlap(key, d->rec.dots[j].box);
+        for (int j = 0; j < rp->nfocus && clear; ++j) clear = !vw_rect_overlap(key, rp->focus[j]);
+        for (int j = 0; j < rp->axes && j < 64 && clear; ++j) clear = !vw_rect_overlap(key, rp->axes_box[j]);
+        if (!clear) continue;
+        vw_fill(d->r, key, 0x000000);
+        for (int g = 0; g < 4; ++g) {
+            const vw_rect at = {.x = key.x + 5,
+                                .y = key.y + 4 + g * lh,
+                                .w = (int)strlen(line[g]) * f->advance,
+                                .h = lh};
+            vw_text(f, d->r, at.x, at.y + 1, VW_COL_VALID, 0, line[g]);
+            /* a note of the record: it names its corner by the number it prints, not by
+             * where it sits (no cell, no leader) */
+            const vw_label l = {.ax = at.x, .ay = at.y + lh / 2, .w = at.w, .h = at.h, .box = at};
+            vw_rec_add_label(&d->rec, panel, VW_LABEL_NOTE, &l, NULL, 0, vw_value_font_px(d, fonts - 2), line[g]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel)
 {
     vw_weight_label wl[4], small[4];
@@ -542,6 +603,7 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
             k = kk, font = f;
             break;
         }
+    if (weights_key(d, wl, n, k, bounds, panel)) return;
     for (int g = 0; g < n; ++g) {
         const uint32_t col = wl[g].corners > 1 ? VW_COL_CLAMP : wl[g].valid ? VW_COL_VALID : VW_COL_INVALID;
         const vw_label *l = &wl[g].label;
