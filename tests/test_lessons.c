@@ -837,6 +837,31 @@ static void full_lesson(const char *name, const char *params, const char *step6)
     write_file(name, text);
 }
 
+/* A planted last step for full_lesson, broken and mended: the step's text (one %s, filled
+ * with `broken` or `mended`), the lesson's extra params, the file each is written to and
+ * what --check says of the broken one. */
+typedef struct {
+    const char *step, *params;
+    const char *broken_file, *broken, *says;
+    const char *mended_file, *mended;
+} planted_step;
+
+/* `kscope lesson --check` fails the lesson with the broken step, saying r->says, and
+ * passes it mended. */
+static void check_fails_broken_passes_mended(const planted_step *r)
+{
+    char step[4096], args[256];
+    snprintf(step, sizeof step, r->step, r->broken);
+    full_lesson(r->broken_file, r->params, step);
+    snprintf(args, sizeof args, "--check %s", r->broken_file);
+    ck_assert_int_eq(lesson(args), 1);
+    ck_assert_msg(strstr(out_text("out"), r->says), "%s", out_text("out"));
+    snprintf(step, sizeof step, r->step, r->mended);
+    full_lesson(r->mended_file, r->params, step);
+    snprintf(args, sizeof args, "--check %s", r->mended_file);
+    ck_assert_msg(lesson(args) == 0, "%s", out_text("out"));
+}
+
 /* The rules `kscope lesson --check` gained after the seventh re-trial (issue 38), each on
  * a planted lesson that breaks it and the same lesson mended, then on every shipped
  * lesson: narration over 5 lines at 1024x768 (01 s9's thread table in its band), the
@@ -845,101 +870,93 @@ static void full_lesson(const char *name, const char *params, const char *step6)
  * number in every cell (09 s7). */
 START_TEST(check_fails_what_the_seventh_retrial_found)
 {
-    /* a. 18 sentences, 810 characters: more than 5 lines even of a band across a
-     * 1024x768 frame (about 120 characters a line) */
-    full_lesson("long.json", "",
-                "{\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten. One two three four five six seven eight nine ten. One two three four five six seven eight "
-                "nine ten.\"}");
-    ck_assert_int_eq(lesson("--check long.json"), 1);
-    ck_assert_msg(strstr(out_text("out"), "long.json: step 6: slides: the narration takes"), "%s", out_text("out"));
-    full_lesson("short.json", "", "{\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"One two three.\"}");
-    ck_assert_msg(lesson("--check short.json") == 0, "%s", out_text("out"));
-    /* c. item 0's tap (0, 0) is padding: the terminal draws the input with the item's
-     * padding taps as [0] above "what does it write there?", unless the question hides them */
-    static const char zero[] =
-        "{\"title\": \"s\", \"focus\": {\"index\": 0, \"tap\": [1, 1]}, \"show\": [\"input\"], \"text\": \"The "
-        "window of item 0.\", \"question\": {\"kind\": \"choice\", \"prompt\": \"What does im2col write for tap "
-        "(0, 0)?\", \"choices\": [\"zero\", \"the nearest edge pixel\"], \"answer\": 1, %s\"explain\": \"e\"}}";
-    char step[1024];
-    snprintf(step, sizeof step, zero, "");
-    full_lesson("padded.json", ", \"padding\": [1, 1]", step);
-    ck_assert_int_eq(lesson("--check padded.json"), 1);
-    ck_assert_msg(strstr(out_text("out"), "padded.json: step 6: what the terminal shows above the question holds the "
-                                          "answer (1)"),
-                  "%s", out_text("out"));
-    snprintf(step, sizeof step, zero, "\"hide\": [\"padding\"], ");
-    full_lesson("hidden.json", ", \"padding\": [1, 1]", step);
-    ck_assert_msg(lesson("--check hidden.json") == 0, "%s", out_text("out"));
+    static const planted_step planted[] = {
+        /* a. 18 sentences, 810 characters: more than 5 lines even of a band across a
+         * 1024x768 frame (about 120 characters a line) */
+        {.step = "{\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"%s\"}",
+         .params = "",
+         .broken_file = "long.json",
+         .broken =
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten. One two three four five six seven eight nine ten. "
+             "One two three four five six seven eight nine ten.",
+         .says = "long.json: step 6: slides: the narration takes",
+         .mended_file = "short.json",
+         .mended = "One two three."},
+        /* c. item 0's tap (0, 0) is padding: the terminal draws the input with the item's
+         * padding taps as [0] above "what does it write there?", unless the question hides them */
+        {.step =
+             "{\"title\": \"s\", \"focus\": {\"index\": 0, \"tap\": [1, 1]}, \"show\": [\"input\"], \"text\": \"The "
+             "window of item 0.\", \"question\": {\"kind\": \"choice\", \"prompt\": \"What does im2col write for tap "
+             "(0, 0)?\", \"choices\": [\"zero\", \"the nearest edge pixel\"], \"answer\": 1, %s\"explain\": \"e\"}}",
+         .params = ", \"padding\": [1, 1]",
+         .broken_file = "padded.json",
+         .broken = "",
+         .says = "padded.json: step 6: what the terminal shows above the question holds the answer (1)",
+         .mended_file = "hidden.json",
+         .mended = "\"hide\": [\"padding\"], "},
+        /* f. the title names the right choice's own word */
+        {.step =
+             "{\"title\": \"%s\", \"focus\": {\"index\": 5}, \"text\": \"t\", \"question\": {\"kind\": \"choice\", "
+             "\"prompt\": \"What does a one-plane test report?\", \"choices\": [\"nothing wrong: it passes\", \"the "
+             "diagonal wrong\"], \"answer\": 1, \"explain\": \"e\"}}",
+         .params = "",
+         .broken_file = "titled.json",
+         .broken = "Why a one-plane test passes",
+         .says = "titled.json: step 6: the title names the right choice (1, \"passes\")",
+         .mended_file = "retitled.json",
+         .mended = "What a one-plane test sees"},
+        /* g. a 1 x 1 kernel reads every input cell once: the input by reads is all 1s */
+        {.step = "{\"title\": \"s\", \"focus\": {\"index\": 5, \"tap\": [0, 0]}, \"mode\": \"%s\", "
+                 "\"panels\": [\"input\", \"columns\"], \"text\": \"Item 5 reads its pixel.\"}",
+         .params = ", \"kernel-size\": [1, 1], \"padding\": [0, 0]",
+         .broken_file = "ones.json",
+         .broken = "reads",
+         .says =
+             "ones.json: step 6: slides: the slide at 1920x1080: the left panel counts reads and every cell prints 1",
+         .mended_file = "valued.json",
+         .mended = "values"},
+        /* eighth re-trial, D2 (06 s3-s4 listed item 0's events, s5's answer among them): what
+         * the terminal showed a step before a question holds its answer, here the words of
+         * its right choice in step 5's "tap 0 write columns[...]"; without that list it passes */
+        {.step =
+             "{\"title\": \"s\", \"focus\": {\"index\": 4, \"tap\": [0, 0]}, %s\"text\": \"t\"},\n"
+             "  {\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"u\", \"question\": {\"kind\": \"choice\", "
+             "\"prompt\": \"Which tensor does im2col write?\", \"choices\": [\"input\", \"columns\"], "
+             "\"answer\": 2, \"explain\": \"e\"}}",
+         .params = "",
+         .broken_file = "listed.json",
+         .broken = "\"show\": [\"events\"], ",
+         .says = "listed.json: step 7: what the terminal showed at step 6 holds the answer",
+         .mended_file = "unlisted.json",
+         .mended = ""},
+        /* ninth re-trial, D2 N1 (02 s4 drew item 13's padding taps as [0] and listed "= 0"
+         * above s5's "zero"): a number-word choice as its digit in a touched cell or a padding
+         * read's value on the step before; that step's "padding": false prints them as ? */
+        {.step =
+             "{\"title\": \"s\", \"focus\": {\"index\": 19, \"tap\": [2, 2]}, %s\"show\": [\"input\", \"events\"], "
+             "\"text\": \"t\"},\n"
+             "  {\"title\": \"s\", \"focus\": {\"index\": 0, \"tap\": [1, 1]}, \"text\": \"u\", \"question\": {\"kind\": "
+             "\"choice\", \"prompt\": \"What does im2col write for tap (0, 0)?\", \"choices\": [\"zero\", \"the nearest "
+             "edge pixel\"], \"answer\": 1, \"explain\": \"e\"}}",
+         .params = ", \"padding\": [1, 1]",
+         .broken_file = "zero_before.json",
+         .broken = "",
+         .says = "zero_before.json: step 7: what the terminal showed at step 6 holds the answer (1)",
+         .mended_file = "zero_covered.json",
+         .mended = "\"padding\": false, "},
+    };
+    for (size_t i = 0; i < sizeof planted / sizeof planted[0]; ++i) check_fails_broken_passes_mended(&planted[i]);
+    /* c mended: the terminal prints the hidden padding taps as ? */
     ck_assert_int_eq(lesson("hidden.json --auto"), 0);
     ck_assert_msg(strstr(out_text("out"), "[?]") && !strstr(out_text("out"), "[0]"), "%s", out_text("out"));
-    /* f. the title names the right choice's own word */
-    static const char titled[] =
-        "{\"title\": \"%s\", \"focus\": {\"index\": 5}, \"text\": \"t\", \"question\": {\"kind\": \"choice\", "
-        "\"prompt\": \"What does a one-plane test report?\", \"choices\": [\"nothing wrong: it passes\", \"the "
-        "diagonal wrong\"], \"answer\": 1, \"explain\": \"e\"}}";
-    snprintf(step, sizeof step, titled, "Why a one-plane test passes");
-    full_lesson("titled.json", "", step);
-    ck_assert_int_eq(lesson("--check titled.json"), 1);
-    ck_assert_msg(strstr(out_text("out"), "titled.json: step 6: the title names the right choice (1, \"passes\")"),
-                  "%s", out_text("out"));
-    snprintf(step, sizeof step, titled, "What a one-plane test sees");
-    full_lesson("retitled.json", "", step);
-    ck_assert_msg(lesson("--check retitled.json") == 0, "%s", out_text("out"));
-    /* g. a 1 x 1 kernel reads every input cell once: the input by reads is all 1s */
-    static const char counted[] = "{\"title\": \"s\", \"focus\": {\"index\": 5, \"tap\": [0, 0]}, \"mode\": \"%s\", "
-                                  "\"panels\": [\"input\", \"columns\"], \"text\": \"Item 5 reads its pixel.\"}";
-    snprintf(step, sizeof step, counted, "reads");
-    full_lesson("ones.json", ", \"kernel-size\": [1, 1], \"padding\": [0, 0]", step);
-    ck_assert_int_eq(lesson("--check ones.json"), 1);
-    ck_assert_msg(strstr(out_text("out"), "ones.json: step 6: slides: the slide at 1920x1080: the left panel counts "
-                                          "reads and every cell prints 1"),
-                  "%s", out_text("out"));
-    snprintf(step, sizeof step, counted, "values");
-    full_lesson("valued.json", ", \"kernel-size\": [1, 1], \"padding\": [0, 0]", step);
-    ck_assert_msg(lesson("--check valued.json") == 0, "%s", out_text("out"));
-    /* eighth re-trial, D2 (06 s3-s4 listed item 0's events, s5's answer among them): what
-     * the terminal showed a step before a question holds its answer, here the words of
-     * its right choice in step 5's "tap 0 write columns[...]"; without that list it passes */
-    static const char before[] =
-        "{\"title\": \"s\", \"focus\": {\"index\": 4, \"tap\": [0, 0]}, %s\"text\": \"t\"},\n"
-        "  {\"title\": \"s\", \"focus\": {\"index\": 5}, \"text\": \"u\", \"question\": {\"kind\": \"choice\", "
-        "\"prompt\": \"Which tensor does im2col write?\", \"choices\": [\"input\", \"columns\"], "
-        "\"answer\": 2, \"explain\": \"e\"}}";
-    char two[2048];
-    snprintf(two, sizeof two, before, "\"show\": [\"events\"], ");
-    full_lesson("listed.json", "", two);
-    ck_assert_int_eq(lesson("--check listed.json"), 1);
-    ck_assert_msg(strstr(out_text("out"), "listed.json: step 7: what the terminal showed at step 6 holds the answer"),
-                  "%s", out_text("out"));
-    snprintf(two, sizeof two, before, "");
-    full_lesson("unlisted.json", "", two);
-    ck_assert_msg(lesson("--check unlisted.json") == 0, "%s", out_text("out"));
-    /* ninth re-trial, D2 N1 (02 s4 drew item 13's padding taps as [0] and listed "= 0"
-     * above s5's "zero"): a number-word choice as its digit in a touched cell or a padding
-     * read's value on the step before; that step's "padding": false prints them as ? */
-    static const char padded_before[] =
-        "{\"title\": \"s\", \"focus\": {\"index\": 19, \"tap\": [2, 2]}, %s\"show\": [\"input\", \"events\"], "
-        "\"text\": \"t\"},\n"
-        "  {\"title\": \"s\", \"focus\": {\"index\": 0, \"tap\": [1, 1]}, \"text\": \"u\", \"question\": {\"kind\": "
-        "\"choice\", \"prompt\": \"What does im2col write for tap (0, 0)?\", \"choices\": [\"zero\", \"the nearest "
-        "edge pixel\"], \"answer\": 1, \"explain\": \"e\"}}";
-    snprintf(two, sizeof two, padded_before, "");
-    full_lesson("zero_before.json", ", \"padding\": [1, 1]", two);
-    ck_assert_int_eq(lesson("--check zero_before.json"), 1);
-    ck_assert_msg(strstr(out_text("out"), "zero_before.json: step 7: what the terminal showed at step 6 holds the "
-                                          "answer (1)"),
-                  "%s", out_text("out"));
-    snprintf(two, sizeof two, padded_before, "\"padding\": false, ");
-    full_lesson("zero_covered.json", ", \"padding\": [1, 1]", two);
-    ck_assert_msg(lesson("--check zero_covered.json") == 0, "%s", out_text("out"));
+    /* the ninth re-trial's mended step: its padding taps and reads print ? */
     ck_assert_int_eq(lesson("zero_covered.json --auto"), 0);
     ck_assert_msg(strstr(out_text("out"), "[?]") && strstr(out_text("out"), "= ? (padding") &&
                       !strstr(out_text("out"), "[0]"),

@@ -82,6 +82,13 @@ static void draw_slide(vf_frame *f, vw_state *st, int w, int h, int px, int k, i
     vf_draw(f, st);
 }
 
+/* The state and frame a slide was drawn with, freed. */
+static void close_slide(vf_frame *f, vw_state *st)
+{
+    vw_state_free(st);
+    vf_close(f);
+}
+
 static int slide_ink(int w, int h)
 {
     vf_frame f;
@@ -92,8 +99,7 @@ static int slide_ink(int w, int h)
     const vw_rect b = f.L.story;
     ck_assert_uint_eq(vf_pixel(f.surf, b.x + b.w / 2, b.y), VW_COL_HEAD);
     const int ink = first_line_ink_in(f.surf, b.y, b.y + b.h - 1, b.x + b.w - 4, b.x + 4, b.x + b.w - 4);
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     return ink;
 }
 
@@ -142,6 +148,24 @@ static void step_to_slide(vf_frame *f, vw_state *st, int w, int h, int k)
     for (int j = 0; j <= k; ++j) vw_story_show(st, j);
     relayout(f, st, w, h);
     vf_draw(f, st);
+}
+
+/* The slide drawn again as kscope lesson --frames and --check draw it: under the
+ * lesson's title (the trace's path takes other lines), its answer shown where reveal. */
+static void as_played(vf_frame *f, vw_state *st, int w, int h, int reveal)
+{
+    st->title = les.title;
+    vw_story_reveal(st, reveal);
+    relayout(f, st, w, h);
+    vf_draw(f, st);
+}
+
+/* Slide k drawn as --frames plays it: slides 0 .. k shown in turn in a w x h window, then
+ * redrawn under the lesson's title, its answer shown where reveal. */
+static void play_slide(vf_frame *f, vw_state *st, int w, int h, int k, int reveal)
+{
+    step_to_slide(f, st, w, h, k);
+    as_played(f, st, w, h, reveal);
 }
 
 /* The small im2col trace written to the scratch folder, opened, indexed, a state on it. */
@@ -240,8 +264,7 @@ START_TEST(answer_slides_outline_the_asked_cell)
             if (!reveal) ck_assert_int_eq(lime, 0);
             else outlined += lime > 4 * 4 * 20; /* four sides, 4 px, 20+ px long */
             ck_assert(!reveal || slides[k].has_answer_cell || lime == 0);
-            vw_state_free(&st);
-            vf_close(&f);
+            close_slide(&f, &st);
         }
     }
     ck_assert_int_eq(questions, 6);
@@ -438,8 +461,7 @@ START_TEST(slides_of_another_run_show_that_run)
             step_to_slide(&g, &fresh, 1280, 960, k);
             ck_assert_msg(rows_sum(g.surf, &g.L) == sum[k], "lesson %s slide %d: drawn after slide %d it differs",
                           names[l], k + 1, k);
-            vw_state_free(&fresh);
-            vf_close(&g);
+            close_slide(&g, &fresh);
         }
         for (int k = 0; k < nslides; ++k)
             for (int j = 0; j < nslides; ++j)
@@ -447,8 +469,7 @@ START_TEST(slides_of_another_run_show_that_run)
                               "lesson %s: slide %d (run %d) shows what slide %d (the lesson's run) shows", names[l],
                               k + 1, slides[k].run, j + 1);
         ck_assert_int_ge(others, 3);
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
         close_lesson();
     }
 }
@@ -522,8 +543,7 @@ START_TEST(a_step_sets_each_panels_mode)
         vw_action m = {.kind = VW_ACT_MODE, .a = 0, .b = 0};
         vw_apply(&st, &f.L, &m);
         ck_assert_int_eq(vw_panel_mode(&st, 0), vw_panel_mode(&st, 1));
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
@@ -614,8 +634,7 @@ START_TEST(the_band_keeps_every_question_choice_and_answer)
                                       sizes[z][1], head);
                     }
                 }
-            vw_state_free(&st);
-            vf_close(&f);
+            close_slide(&f, &st);
         }
         close_lesson();
     }
@@ -646,8 +665,7 @@ START_TEST(a_narrated_triple_keeps_all_three_fields)
                           field_line(&lines, "threadIdx.z");
         ck_assert_msg(triple || three, "lesson 13 slide %d at 1920x1080: threadIdx not whole", k + 1);
     }
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -680,8 +698,7 @@ START_TEST(cuda_digits_that_do_not_fit_go_as_triples)
     }
     const char *t = field_line(&lines, "threadIdx");
     ck_assert_msg(t && strstr(t, "(13,0,0)"), "thread 13's index: %s", t ? t : "(none)");
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -708,8 +725,7 @@ START_TEST(an_answer_in_another_blocks_tile_shows_that_tile)
         ck_assert_ptr_nonnull(at);
         ck_assert_str_eq(at, reveal ? "443" : "107");
         ck_assert_int_eq(f.d.rec.answer_cell, reveal);
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
@@ -724,14 +740,69 @@ static const char *printed_at(const vw_record *rec, int p, int y, int x)
     return NULL;
 }
 
-/* The slide drawn again as kscope lesson --frames and --check draw it: under the
- * lesson's title (the trace's path takes other lines), its answer shown where reveal. */
-static void as_played(vf_frame *f, vw_state *st, int w, int h, int reveal)
+/* Which of rec's two panels shows tensor t: the first, unless the second; checked to show t. */
+static int panel_showing(const vw_record *rec, int t)
 {
-    st->title = les.title;
-    vw_story_reveal(st, reveal);
-    relayout(f, st, w, h);
-    vf_draw(f, st);
+    const int p = rec->panel[0].tensor == t ? 0 : 1;
+    ck_assert_int_eq(rec->panel[p].tensor, t);
+    return p;
+}
+
+/* Which faces of a slide a check looks at: its question, its answer, or both. */
+typedef enum { ON_QUESTION = 1, ON_ANSWER = 2, ON_BOTH = 3 } slide_faces;
+
+/* A check of one played slide: its frame and state, the window's size, whether its answer
+ * shows, and the check's own context. */
+typedef void slide_check(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx);
+
+/* check on slide k of the open lesson as played at each audit size, on the faces named
+ * (question before answer at each size). */
+static void check_at_each_size(int k, slide_faces on, slide_check *check, void *ctx)
+{
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
+        for (int reveal = 0; reveal < 2; ++reveal) {
+            if (!(on & (1 << reveal))) continue;
+            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
+            vf_frame f;
+            vw_state st;
+            play_slide(&f, &st, w, h, k, reveal);
+            check(&f, &st, w, h, reveal, ctx);
+            close_slide(&f, &st);
+        }
+}
+
+/* check_at_each_size on slide k of lesson `name`, the lesson opened and closed round it. */
+static void check_lesson_slide(const char *name, int k, slide_faces on, slide_check *check, void *ctx)
+{
+    open_lesson(name);
+    check_at_each_size(k, on, check, ctx);
+    close_lesson();
+}
+
+/* 10 s15: no number of the columns drawn again on top, the focused cell's 4 in no black box */
+static void columns_print_once_under_the_focus_ring(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)reveal, (void)ctx;
+    const int columns = ks_trace_tensor(st->tr, "columns");
+    const int pc = panel_showing(&f->d.rec, columns);
+    const vw_rec_panel *rp = &f->d.rec.panel[pc];
+    int printed = 0;
+    for (int j = 0; j < rp->nvalues; ++j) {
+        ck_assert_msg(!rp->value[j].on_top, "10 s15 at %dx%d: columns (%d, %d)'s %s drawn again on top", w, h,
+                      rp->value[j].y, rp->value[j].x, rp->value[j].text);
+        printed += rp->value[j].y == 6 && rp->value[j].x == 20;
+    }
+    if (rp->values) {
+        ck_assert_int_eq(printed, 1);
+        const vw_rect c = {.x = (int)lround(rp->ox + 20 * rp->cell),
+                           .y = (int)lround(rp->oy + 6 * rp->cell),
+                           .w = (int)rp->cell,
+                           .h = (int)rp->cell};
+        int black = 0;
+        for (int y = c.y + 3; y < c.y + c.h - 3; ++y)
+            for (int x = c.x + 3; x < c.x + c.w - 3; ++x) black += vf_pixel(f->surf, x, y) == 0x000000;
+        ck_assert_msg(black == 0, "10 s15 at %dx%d: %d black pixels in columns (6, 20)", w, h, black);
+    }
 }
 
 /* issue 38 D12: lesson 10 step 15's focus ring on columns[0, 5, 20] (cells of 17-18 px)
@@ -741,40 +812,29 @@ static void as_played(vf_frame *f, vw_state *st, int w, int h, int reveal)
  * cell under the focus prints its 4 in the cells' own colours (no black box). */
 START_TEST(a_focus_ring_brings_no_neighbour_back_on_top)
 {
-    open_lesson("10");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 14);
-        as_played(&f, &st, w, h, 0);
-        const int columns = ks_trace_tensor(st.tr, "columns");
-        const int pc = f.d.rec.panel[0].tensor == columns ? 0 : 1;
-        const vw_rec_panel *rp = &f.d.rec.panel[pc];
-        ck_assert_int_eq(rp->tensor, columns);
-        int printed = 0;
-        for (int j = 0; j < rp->nvalues; ++j) {
-            ck_assert_msg(!rp->value[j].on_top, "10 s15 at %dx%d: columns (%d, %d)'s %s drawn again on top", w, h,
-                          rp->value[j].y, rp->value[j].x, rp->value[j].text);
-            printed += rp->value[j].y == 6 && rp->value[j].x == 20;
-        }
-        if (rp->values) {
-            ck_assert_int_eq(printed, 1);
-            const vw_rect c = {.x = (int)lround(rp->ox + 20 * rp->cell),
-                               .y = (int)lround(rp->oy + 6 * rp->cell),
-                               .w = (int)rp->cell,
-                               .h = (int)rp->cell};
-            int black = 0;
-            for (int y = c.y + 3; y < c.y + c.h - 3; ++y)
-                for (int x = c.x + 3; x < c.x + c.w - 3; ++x) black += vf_pixel(f.surf, x, y) == 0x000000;
-            ck_assert_msg(black == 0, "10 s15 at %dx%d: %d black pixels in columns (6, 20)", w, h, black);
-        }
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("10", 14, ON_QUESTION, columns_print_once_under_the_focus_ring, NULL);
 }
 END_TEST
+
+/* 13 s4's answer: no number of the tile drawn again on top, lime over and under tile[5][2] */
+static void answer_outline_keeps_off_the_tiles_digits(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)reveal, (void)ctx;
+    const int tile = ks_trace_tensor(st->tr, "tile");
+    const int pt = panel_showing(&f->d.rec, tile);
+    const vw_rec_panel *rp = &f->d.rec.panel[pt];
+    ck_assert(f->d.rec.answer_cell);
+    for (int j = 0; j < rp->nvalues; ++j)
+        ck_assert_msg(!rp->value[j].on_top, "13 s4's answer at %dx%d: tile (%d, %d)'s %s drawn again on top", w, h,
+                      rp->value[j].y, rp->value[j].x, rp->value[j].text);
+    /* word 82 is tile[5][2]: lime over and under it */
+    const int cx = (int)lround(rp->ox + 2.5 * rp->cell), y0 = (int)lround(rp->oy + 5 * rp->cell);
+    int lime = 0;
+    for (int y = y0 - 8; y <= y0 - 4; ++y) lime += vf_pixel(f->surf, cx, y) == VW_COL_ANSWER;
+    for (int y = y0 + (int)rp->cell + 3; y <= y0 + (int)rp->cell + 7; ++y)
+        lime += vf_pixel(f->surf, cx, y) == VW_COL_ANSWER;
+    ck_assert_msg(lime >= 6, "13 s4's answer at %dx%d: %d lime pixels over and under tile[5][2]", w, h, lime);
+}
 
 /* issue 38 D12: lesson 13 step 4's answer outlines tile word 82 (443) in cells its
  * three-digit numbers fill; the ring 4-7 px outside the cell ran over 442's and 444's
@@ -783,34 +843,30 @@ END_TEST
  * above and below the cell) and no number of the tile is drawn again on top. */
 START_TEST(an_answer_outline_keeps_off_its_neighbours_digits)
 {
-    open_lesson("13");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 3);
-        as_played(&f, &st, w, h, 1);
-        const int tile = ks_trace_tensor(st.tr, "tile");
-        const int pt = f.d.rec.panel[0].tensor == tile ? 0 : 1;
-        const vw_rec_panel *rp = &f.d.rec.panel[pt];
-        ck_assert_int_eq(rp->tensor, tile);
-        ck_assert(f.d.rec.answer_cell);
-        for (int j = 0; j < rp->nvalues; ++j)
-            ck_assert_msg(!rp->value[j].on_top, "13 s4's answer at %dx%d: tile (%d, %d)'s %s drawn again on top", w, h,
-                          rp->value[j].y, rp->value[j].x, rp->value[j].text);
-        /* word 82 is tile[5][2]: lime over and under it */
-        const int cx = (int)lround(rp->ox + 2.5 * rp->cell), y0 = (int)lround(rp->oy + 5 * rp->cell);
-        int lime = 0;
-        for (int y = y0 - 8; y <= y0 - 4; ++y) lime += vf_pixel(f.surf, cx, y) == VW_COL_ANSWER;
-        for (int y = y0 + (int)rp->cell + 3; y <= y0 + (int)rp->cell + 7; ++y)
-            lime += vf_pixel(f.surf, cx, y) == VW_COL_ANSWER;
-        ck_assert_msg(lime >= 6, "13 s4's answer at %dx%d: %d lime pixels over and under tile[5][2]", w, h, lime);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("13", 3, ON_ANSWER, answer_outline_keeps_off_the_tiles_digits, NULL);
 }
 END_TEST
+
+/* 10 s12: 32 lane marks on the input in 4 rows and 8 columns, two runs of 4 */
+static void warp_marks_cover_both_patches(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)ctx;
+    const int input = ks_trace_tensor(st->tr, "input");
+    const int pi = f->d.rec.panel[0].tensor == input ? 0 : 1;
+    int n = 0, rows[16] = {0}, cols[16] = {0};
+    for (int i = 0; i < f->d.rec.nmarks; ++i) {
+        const vw_rec_mark *m = &f->d.rec.marks[i];
+        if (m->kind != VW_MARK_WARP || m->panel != pi) continue;
+        n++;
+        ck_assert(m->y0 >= 0 && m->y0 < 16 && m->x0 >= 0 && m->x0 < 16);
+        rows[(int)m->y0] = 1, cols[(int)m->x0] = 1;
+    }
+    int nr = 0, nc = 0, runs = 0;
+    for (int i = 0; i < 16; ++i) nr += rows[i], nc += cols[i], runs += cols[i] && (i == 0 || !cols[i - 1]);
+    ck_assert_msg(n == 32 && nr == 4 && nc == 8 && runs == 2,
+                  "10 s12%s at %dx%d: %d lanes over %d rows, %d columns in %d runs", reveal ? "'s answer" : "", w, h, n,
+                  nr, nc, runs);
+}
 
 /* issue 38 D8: lesson 10 step 12 asks how many sectors warp 0's read touches; its 32
  * lanes read two 4 x 4 patches, points 0's and 1's, and the slide outlined point 0's
@@ -819,33 +875,7 @@ END_TEST
  * rows, floor(y) - 1 .. + 2, coincide) and 8 columns, two runs of 4 apart. */
 START_TEST(a_warp_over_two_patches_draws_both)
 {
-    open_lesson("10");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
-        for (int reveal = 0; reveal < 2; ++reveal) {
-            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, 11);
-            as_played(&f, &st, w, h, reveal);
-            const int input = ks_trace_tensor(st.tr, "input");
-            const int pi = f.d.rec.panel[0].tensor == input ? 0 : 1;
-            int n = 0, rows[16] = {0}, cols[16] = {0};
-            for (int i = 0; i < f.d.rec.nmarks; ++i) {
-                const vw_rec_mark *m = &f.d.rec.marks[i];
-                if (m->kind != VW_MARK_WARP || m->panel != pi) continue;
-                n++;
-                ck_assert(m->y0 >= 0 && m->y0 < 16 && m->x0 >= 0 && m->x0 < 16);
-                rows[(int)m->y0] = 1, cols[(int)m->x0] = 1;
-            }
-            int nr = 0, nc = 0, runs = 0;
-            for (int i = 0; i < 16; ++i) nr += rows[i], nc += cols[i], runs += cols[i] && (i == 0 || !cols[i - 1]);
-            ck_assert_msg(n == 32 && nr == 4 && nc == 8 && runs == 2,
-                          "10 s12%s at %dx%d: %d lanes over %d rows, %d columns in %d runs", reveal ? "'s answer" : "",
-                          w, h, n, nr, nc, runs);
-            vw_state_free(&st);
-            vf_close(&f);
-        }
-    close_lesson();
+    check_lesson_slide("10", 11, ON_BOTH, warp_marks_cover_both_patches, NULL);
 }
 END_TEST
 
@@ -859,16 +889,10 @@ START_TEST(the_weights_print_a_size_up_as_a_key)
     open_lesson("06");
     static const int steps[] = {2, 4};
     for (int i = 0; i < 2; ++i)
-        for (int reveal = 0; reveal < 2; ++reveal) {
+        for (int reveal = 0; reveal < 1 + (slides[steps[i]].question != NULL); ++reveal) {
             vf_frame f;
             vw_state st;
-            step_to_slide(&f, &st, 1920, 1080, steps[i]);
-            if (reveal && !st.slides[st.slide].question) {
-                vw_state_free(&st);
-                vf_close(&f);
-                continue;
-            }
-            as_played(&f, &st, 1920, 1080, reveal);
+            play_slide(&f, &st, 1920, 1080, steps[i], reveal);
             char want[32];
             snprintf(want, sizeof want, "8 * %g", 0.75 * 0.875);
             int found = 0;
@@ -880,81 +904,88 @@ START_TEST(the_weights_print_a_size_up_as_a_key)
                 }
             ck_assert_msg(found, "06 s%d%s at 1920x1080: no key line '%s'", steps[i] + 1, reveal ? "'s answer" : "",
                           want);
-            vw_state_free(&st);
-            vf_close(&f);
+            close_slide(&f, &st);
         }
     close_lesson();
 }
 END_TEST
 
+/* 07 s8: two points in view on the input, labelled with their bilinear reads */
+static void both_reads_drawn_and_labelled(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal, (void)ctx;
+    int points = 0, labels = 0;
+    for (int i = 0; i < f->d.rec.nmarks; ++i) {
+        const vw_rec_mark *m = &f->d.rec.marks[i];
+        if (m->kind != VW_MARK_POINT || m->panel != 0) continue;
+        points++;
+        const vw_rec_panel *rp = &f->d.rec.panel[0]; /* the point in view */
+        ck_assert(vw_rect_contains(rp->map, (int)(rp->ox + (m->x0 + 0.5) * rp->cell),
+                                   (int)(rp->oy + (m->y0 + 0.5) * rp->cell)));
+    }
+    char want[2][32];
+    snprintf(want[0], sizeof want[0], "(1.25, 2.5) = %g", 6 * 1.25 + 2.5 + 1);
+    snprintf(want[1], sizeof want[1], "(2.5, 1.25) = %g", 6 * 2.5 + 1.25 + 1);
+    for (int i = 0; i < f->d.rec.nlabels; ++i)
+        labels += !strcmp(f->d.rec.labels[i].text, want[0]) || !strcmp(f->d.rec.labels[i].text, want[1]);
+    ck_assert_msg(points == 2 && labels == 2, "07 s8 at %dx%d: %d points, %d labels", w, h, points, labels);
+}
+
 /* issue 38 D8 (ninth re-trial #19): 07 s8 narrates the read of swapped coordinates,
  * row 2.5, column 1.25 -> 17.25, beside the kernel's (1.25, 2.5) -> 11; it draws both
  * points on the input, each labelled with the value a bilinear read there gives (worked
  * out here: 6y + x + 1 on the arange image), at the three sizes */
-START_TEST(the_swapped_read_is_drawn)
-{
-    open_lesson("07");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 7);
-        as_played(&f, &st, w, h, 0);
-        int points = 0, labels = 0;
-        for (int i = 0; i < f.d.rec.nmarks; ++i) {
-            const vw_rec_mark *m = &f.d.rec.marks[i];
-            if (m->kind != VW_MARK_POINT || m->panel != 0) continue;
-            points++;
-            const vw_rec_panel *rp = &f.d.rec.panel[0]; /* the point in view */
-            ck_assert(vw_rect_contains(rp->map, (int)(rp->ox + (m->x0 + 0.5) * rp->cell),
-                                       (int)(rp->oy + (m->y0 + 0.5) * rp->cell)));
-        }
-        char want[2][32];
-        snprintf(want[0], sizeof want[0], "(1.25, 2.5) = %g", 6 * 1.25 + 2.5 + 1);
-        snprintf(want[1], sizeof want[1], "(2.5, 1.25) = %g", 6 * 2.5 + 1.25 + 1);
-        for (int i = 0; i < f.d.rec.nlabels; ++i)
-            labels += !strcmp(f.d.rec.labels[i].text, want[0]) || !strcmp(f.d.rec.labels[i].text, want[1]);
-        ck_assert_msg(points == 2 && labels == 2, "07 s8 at %dx%d: %d points, %d labels", w, h, points, labels);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
-}
+START_TEST(the_swapped_read_is_drawn) { check_lesson_slide("07", 7, ON_QUESTION, both_reads_drawn_and_labelled, NULL); }
 END_TEST
+
+/* 10 s11: patches planes 0 and 1, one a panel, each with its 16 cells outlined */
+static void both_patches_have_their_lanes_outlined(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)ctx;
+    const int patches = ks_trace_tensor(st->tr, "patches");
+    for (int p = 0; p < 2; ++p) {
+        ck_assert_int_eq(f->d.rec.panel[p].tensor, patches);
+        ck_assert_int_eq(f->d.rec.panel[p].plane, p);
+        int n = 0, cells[4][4] = {{0}};
+        for (int i = 0; i < f->d.rec.nmarks; ++i) {
+            const vw_rec_mark *m = &f->d.rec.marks[i];
+            if (m->kind != VW_MARK_WARP || m->panel != p) continue;
+            ck_assert(m->y0 >= 0 && m->y0 < 4 && m->x0 >= 0 && m->x0 < 4);
+            n += !cells[(int)m->y0][(int)m->x0]++;
+        }
+        ck_assert_msg(n == 16, "10 s11%s at %dx%d: patch %d has %d of its 16 cells outlined", reveal ? "'s answer" : "",
+                      w, h, p, n);
+    }
+}
 
 /* issue 38 D8 (ninth re-trial #22): 10 s11, "a warp writes two whole patches", drew
  * point 0's patch only; it shows both patches, planes 0 and 1 of patches, one a panel,
  * each with 16 of the warp's 32 lanes outlined, every cell of it, at the three sizes */
 START_TEST(a_warp_writing_two_patches_draws_both)
 {
-    open_lesson("10");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
-        for (int reveal = 0; reveal < 2; ++reveal) {
-            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, 10);
-            as_played(&f, &st, w, h, reveal);
-            const int patches = ks_trace_tensor(st.tr, "patches");
-            for (int p = 0; p < 2; ++p) {
-                ck_assert_int_eq(f.d.rec.panel[p].tensor, patches);
-                ck_assert_int_eq(f.d.rec.panel[p].plane, p);
-                int n = 0, cells[4][4] = {{0}};
-                for (int i = 0; i < f.d.rec.nmarks; ++i) {
-                    const vw_rec_mark *m = &f.d.rec.marks[i];
-                    if (m->kind != VW_MARK_WARP || m->panel != p) continue;
-                    ck_assert(m->y0 >= 0 && m->y0 < 4 && m->x0 >= 0 && m->x0 < 4);
-                    n += !cells[(int)m->y0][(int)m->x0]++;
-                }
-                ck_assert_msg(n == 16, "10 s11%s at %dx%d: patch %d has %d of its 16 cells outlined",
-                              reveal ? "'s answer" : "", w, h, p, n);
-            }
-            vw_state_free(&st);
-            vf_close(&f);
-        }
-    close_lesson();
+    check_lesson_slide("10", 10, ON_BOTH, both_patches_have_their_lanes_outlined, NULL);
 }
 END_TEST
+
+/* 13 s10's answer: where in shows a window of its columns its header names it; *ctx counts such windows */
+static void in_names_its_window(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)reveal;
+    int *windows = ctx;
+    const int in = ks_trace_tensor(st->tr, "in");
+    const int pi = panel_showing(&f->d.rec, in);
+    const vw_rec_panel *rp = &f->d.rec.panel[pi];
+    int lo = 1 << 30, hi = -1;
+    for (int j = 0; j < rp->nvalues; ++j) {
+        lo = rp->value[j].x < lo ? rp->value[j].x : lo;
+        hi = rp->value[j].x > hi ? rp->value[j].x : hi;
+    }
+    *windows += rp->values && (lo > 0 || hi < rp->cols - 1);
+    if (rp->values && (lo > 0 || hi < rp->cols - 1))
+        ck_assert_msg(rp->window && rp->window_named && strchr(rp->head, '[') && !strstr(rp->head, "cols "),
+                      "13 s10 at %dx%d: in shows columns %d..%d of %lld, headed '%s'", w, h, lo, hi,
+                      (long long)rp->cols, rp->head);
+}
 
 /* issue 38 (the fifth re-trial, D2 weak): 13 s10's zoom left column 0 of in out, and
  * nothing said so: in[2, 1] = 43 could be read as in[2, 0]. A slide's window of a plane
@@ -965,33 +996,10 @@ END_TEST
  * print (the record's values: the first and last column printed). */
 START_TEST(a_zoomed_panel_names_its_rows_and_columns)
 {
-    open_lesson("13");
     int windows = 0;
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 9);
-        as_played(&f, &st, w, h, 1); /* the answer slide: the question covers in (eighth re-trial) */
-        const int in = ks_trace_tensor(st.tr, "in");
-        const int pi = f.d.rec.panel[0].tensor == in ? 0 : 1;
-        const vw_rec_panel *rp = &f.d.rec.panel[pi];
-        ck_assert_int_eq(rp->tensor, in);
-        int lo = 1 << 30, hi = -1;
-        for (int j = 0; j < rp->nvalues; ++j) {
-            lo = rp->value[j].x < lo ? rp->value[j].x : lo;
-            hi = rp->value[j].x > hi ? rp->value[j].x : hi;
-        }
-        windows += rp->values && (lo > 0 || hi < rp->cols - 1);
-        if (rp->values && (lo > 0 || hi < rp->cols - 1))
-            ck_assert_msg(rp->window && rp->window_named && strchr(rp->head, '[') && !strstr(rp->head, "cols "),
-                          "13 s10 at %dx%d: in shows columns %d..%d of %lld, headed '%s'", w, h, lo, hi,
-                          (long long)rp->cols, rp->head);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
+    /* the answer slide: the question covers in (eighth re-trial) */
+    check_lesson_slide("13", 9, ON_ANSWER, in_names_its_window, &windows);
     ck_assert_int_ge(windows, 1); /* 1920x1080: columns 1..10 of 21 */
-    close_lesson();
 }
 END_TEST
 
@@ -1017,12 +1025,10 @@ START_TEST(a_narrow_strip_names_its_window_on_a_second_line)
     for (size_t i = 0; i < sizeof at / sizeof at[0]; ++i) {
         vf_frame f;
         vw_state st;
-        step_to_slide(&f, &st, at[i].w, at[i].h, at[i].step);
-        as_played(&f, &st, at[i].w, at[i].h, at[i].reveal);
+        play_slide(&f, &st, at[i].w, at[i].h, at[i].step, at[i].reveal);
         const int cols = ks_trace_tensor(st.tr, "columns");
-        const int p = f.d.rec.panel[0].tensor == cols ? 0 : 1;
+        const int p = panel_showing(&f.d.rec, cols);
         const vw_rec_panel *rp = &f.d.rec.panel[p];
-        ck_assert_int_eq(rp->tensor, cols);
         ck_assert_msg(rp->window && rp->window_named, "10 s%d at %dx%d: columns' window unnamed", at[i].step + 1,
                       at[i].w, at[i].h);
         ck_assert_int_ne((f.L.header_two >> p) & 1, 0); /* on two lines: the strip is narrow */
@@ -1034,12 +1040,25 @@ START_TEST(a_narrow_strip_names_its_window_on_a_second_line)
         f.d.rec.panel[p].window_named = 0; /* as drawn before: reported */
         vw_audit_rules(&slides[at[i].step], at[i].reveal, &f.d.rec, note_window, NULL);
         ck_assert_int_eq(said_window, 1);
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
 END_TEST
+
+/* 11 s4: the shared tiles' planes 0 and 1, one a panel, both printing their values */
+static void both_tiles_print_their_values(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)ctx;
+    const int shared = ks_trace_tensor(st->tr, "shared");
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &f->d.rec.panel[p];
+        ck_assert_int_eq(rp->tensor, shared);
+        ck_assert_int_eq(rp->plane, p);
+        ck_assert_msg(rp->values, "11 s4%s at %dx%d: plane %d prints no values (%.0f px cells)",
+                      reveal ? "'s answer" : "", w, h, p, rp->cell);
+    }
+}
 
 /* issue 38 D1: lesson 11 step 4 drew a (19 x 23) as 7-8 px cells beside the shared tile
  * at 1280x960 and 1024x768 (the tile takes its 55 %). The step, about the two tiles,
@@ -1048,34 +1067,40 @@ END_TEST
 START_TEST(the_tiled_step_shows_both_tiles_legibly)
 {
     open_lesson("11");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
-        for (int reveal = 0; reveal < 2; ++reveal) {
-            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, 3);
-            as_played(&f, &st, w, h, reveal);
-            const int shared = ks_trace_tensor(st.tr, "shared");
-            for (int p = 0; p < 2; ++p) {
-                const vw_rec_panel *rp = &f.d.rec.panel[p];
-                ck_assert_int_eq(rp->tensor, shared);
-                ck_assert_int_eq(rp->plane, p);
-                ck_assert_msg(rp->values, "11 s4%s at %dx%d: plane %d prints no values (%.0f px cells)",
-                              reveal ? "'s answer" : "", w, h, p, rp->cell);
-            }
-            vw_state_free(&st);
-            vf_close(&f);
-        }
+    check_at_each_size(3, ON_BOTH, both_tiles_print_their_values, NULL);
     vf_frame f;
     vw_state st;
-    step_to_slide(&f, &st, 1280, 960, 4);
-    as_played(&f, &st, 1280, 960, 0);
+    play_slide(&f, &st, 1280, 960, 4, 0);
     ck_assert_int_eq(f.d.rec.panel[0].tensor, ks_trace_tensor(st.tr, "a"));
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
+
+/* 10 s6: the input prints its values, (4, 5) 70 and (15, 15) 256 */
+static void input_prints_70_and_256(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)ctx;
+    const int input = ks_trace_tensor(slides[5].trace, "input");
+    const vw_record *rec = &f->d.rec;
+    const int pi = panel_showing(rec, input);
+    const char *a = printed_at(rec, pi, 4, 5), *b = printed_at(rec, pi, 15, 15);
+    ck_assert_msg(a && !strcmp(a, "70") && b && !strcmp(b, "256"),
+                  "10 s6%s at %dx%d: input (4, 5) prints %s, (15, 15) %s (cells %.0f px)", reveal ? "'s answer" : "", w,
+                  h, a ? a : "nothing", b ? b : "nothing", rec->panel[pi].cell);
+}
+
+/* 09 s4: two 6-row planes, the smaller's cells at least 0.6 of the other's */
+static void planes_keep_comparable_cells(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)ctx;
+    const vw_rec_panel *p0 = &f->d.rec.panel[0], *p1 = &f->d.rec.panel[1];
+    ck_assert_int_ge(p0->tensor, 0);
+    ck_assert_int_ge(p1->tensor, 0);
+    ck_assert_msg(p0->rows == 6 && p1->rows == 6 && fmin(p0->cell, p1->cell) >= 0.6 * fmax(p0->cell, p1->cell),
+                  "09 s4%s at %dx%d: cells %.0f and %.0f px (arrangement %d)", reveal ? "'s answer" : "", w, h,
+                  p0->cell, p1->cell, f->d.rec.arrangement);
+}
 
 /* issue 38 D1 at 1024x768: lesson 10 step 6's 16 x 16 input printed no values (24 px
  * cells, 28 needed: a column band of 15 lines beside it) and lesson 09 step 4's 6 x 6
@@ -1085,45 +1110,25 @@ END_TEST
  * plane has at least 0.6 of the other's cells (0.4 before at 1024x768; 0.71 at 1080). */
 START_TEST(the_step_pictures_print_at_every_size)
 {
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        open_lesson("10");
-        const int input = ks_trace_tensor(slides[5].trace, "input");
-        for (int reveal = 0; reveal < 2; ++reveal) {
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, 5); /* as --frames plays them */
-            as_played(&f, &st, w, h, reveal);
-            const vw_record *rec = &f.d.rec;
-            const int pi = rec->panel[0].tensor == input ? 0 : 1;
-            ck_assert_int_eq(rec->panel[pi].tensor, input);
-            const char *a = printed_at(rec, pi, 4, 5), *b = printed_at(rec, pi, 15, 15);
-            ck_assert_msg(a && !strcmp(a, "70") && b && !strcmp(b, "256"),
-                          "10 s6%s at %dx%d: input (4, 5) prints %s, (15, 15) %s (cells %.0f px)",
-                          reveal ? "'s answer" : "", w, h, a ? a : "nothing", b ? b : "nothing", rec->panel[pi].cell);
-            vw_state_free(&st);
-            vf_close(&f);
-        }
-        close_lesson();
-        open_lesson("09");
-        for (int reveal = 0; reveal < 2; ++reveal) {
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, 3);
-            as_played(&f, &st, w, h, reveal);
-            const vw_rec_panel *p0 = &f.d.rec.panel[0], *p1 = &f.d.rec.panel[1];
-            ck_assert_int_ge(p0->tensor, 0);
-            ck_assert_int_ge(p1->tensor, 0);
-            ck_assert_msg(p0->rows == 6 && p1->rows == 6 && fmin(p0->cell, p1->cell) >= 0.6 * fmax(p0->cell, p1->cell),
-                          "09 s4%s at %dx%d: cells %.0f and %.0f px (arrangement %d)", reveal ? "'s answer" : "", w, h,
-                          p0->cell, p1->cell, f.d.rec.arrangement);
-            vw_state_free(&st);
-            vf_close(&f);
-        }
-        close_lesson();
-    }
+    check_lesson_slide("10", 5, ON_BOTH, input_prints_70_and_256, NULL); /* as --frames plays them */
+    check_lesson_slide("09", 3, ON_BOTH, planes_keep_comparable_cells, NULL);
 }
 END_TEST
+
+/* 01 s7: a dark pixel above the outline of input (3, 4) */
+static void pale_cell_outline_has_a_dark_edge(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal, (void)ctx;
+    const vw_rec_panel *rp = &f->d.rec.panel[0];
+    ck_assert_int_eq(rp->rows, 4);
+    const int cx = (int)lround(rp->ox + 4.5 * rp->cell), top = (int)lround(rp->oy + 3 * rp->cell);
+    int edge = 0;
+    for (int y = top - 8; y < top + 2 && !edge; ++y) {
+        const uint32_t c = vf_pixel(f->surf, cx, y), below = vf_pixel(f->surf, cx, y + 1);
+        edge = c == 0x000000 && (below == VW_COL_ITEM || below == VW_COL_FOCUS);
+    }
+    ck_assert_msg(edge, "01 s7 at %dx%d: no dark pixel above the outline of input (3, 4)", w, h);
+}
 
 /* issue 38 D12 (seventh re-trial): 01 s7's and s9's white and cyan outlines on the
  * palest cells (input 20) read as no outline. Outside the frame, a dark pixel: on 01 s7
@@ -1131,28 +1136,19 @@ END_TEST
  * colour has black beside it. */
 START_TEST(an_outline_on_a_pale_cell_has_a_dark_edge)
 {
-    open_lesson("01");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 6);
-        as_played(&f, &st, w, h, 0);
-        const vw_rec_panel *rp = &f.d.rec.panel[0];
-        ck_assert_int_eq(rp->rows, 4);
-        const int cx = (int)lround(rp->ox + 4.5 * rp->cell), top = (int)lround(rp->oy + 3 * rp->cell);
-        int edge = 0;
-        for (int y = top - 8; y < top + 2 && !edge; ++y) {
-            const uint32_t c = vf_pixel(f.surf, cx, y), below = vf_pixel(f.surf, cx, y + 1);
-            edge = c == 0x000000 && (below == VW_COL_ITEM || below == VW_COL_FOCUS);
-        }
-        ck_assert_msg(edge, "01 s7 at %dx%d: no dark pixel above the outline of input (3, 4)", w, h);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("01", 6, ON_QUESTION, pale_cell_outline_has_a_dark_edge, NULL);
 }
 END_TEST
+
+/* 10 s14: columns[0, 8, 3], the focused read, prints */
+static void focused_column_read_in_view(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal, (void)ctx;
+    const int columns = ks_trace_tensor(slides[13].trace, "columns");
+    const vw_record *rec = &f->d.rec;
+    const int pc = panel_showing(rec, columns);
+    ck_assert_msg(printed_at(rec, pc, 8, 3), "10 s14 at %dx%d: columns[0, 8, 3] is out of view", w, h);
+}
 
 /* issue 38 D1 (eighth re-trial): 10 s14's columns, a window of a wide plane, were
  * centred on item 20's 9 reads (columns 3..37) and showed columns 13..27: 3 of them, not
@@ -1160,24 +1156,18 @@ END_TEST
  * holds the focused tap's: at the three sizes that cell is in view and prints. */
 START_TEST(a_window_of_a_wide_plane_holds_the_focused_event)
 {
-    open_lesson("10");
-    const int columns = ks_trace_tensor(slides[13].trace, "columns");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 13);
-        as_played(&f, &st, w, h, 0);
-        const vw_record *rec = &f.d.rec;
-        const int pc = rec->panel[0].tensor == columns ? 0 : 1;
-        ck_assert_int_eq(rec->panel[pc].tensor, columns);
-        ck_assert_msg(printed_at(rec, pc, 8, 3), "10 s14 at %dx%d: columns[0, 8, 3] is out of view", w, h);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("10", 13, ON_QUESTION, focused_column_read_in_view, NULL);
 }
 END_TEST
+
+/* 14 s(k + 1), k in *ctx: the panel's fields hold threadIdx */
+static void fields_name_threadidx(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal;
+    const int k = *(const int *)ctx;
+    ck_assert_msg(strstr(f->d.rec.fields, "threadIdx"), "14 s%d at %dx%d: the panel's fields are '%s'", k + 1, w, h,
+                  f->d.rec.fields);
+}
 
 /* issue 38 D4 (seventh and eighth re-trials): 14 s3 (1080) and s5 (768), about threads
  * 12 and 13, kept blockIdx (all 0) in a short panel and dropped threadIdx. Of a CUDA
@@ -1185,52 +1175,53 @@ END_TEST
 START_TEST(a_short_panel_keeps_the_threads_digits)
 {
     open_lesson("14");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        for (int k = 2; k <= 4; k += 2) {
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, k);
-            as_played(&f, &st, w, h, 0);
-            ck_assert_msg(strstr(f.d.rec.fields, "threadIdx"), "14 s%d at %dx%d: the panel's fields are '%s'", k + 1, w,
-                          h, f.d.rec.fields);
-            vw_state_free(&st);
-            vf_close(&f);
-        }
-    }
+    for (int k = 2; k <= 4; k += 2) check_at_each_size(k, ON_QUESTION, fields_name_threadidx, &k);
     close_lesson();
 }
 END_TEST
+
+/* 08 s11: gathered's table prints both rows its step names, 48 and 55 */
+static void gathered_prints_rows_48_and_55(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal, (void)ctx;
+    const int gathered = ks_trace_tensor(slides[10].trace, "gathered");
+    const vw_record *rec = &f->d.rec;
+    const int pg = rec->panel[0].tensor == gathered ? 0 : 1;
+    ck_assert(rec->panel[pg].tensor == gathered && rec->panel[pg].table);
+    int ends = 0;
+    for (int j = 0; j < rec->panel[pg].nvalues; ++j)
+        ends |= (rec->panel[pg].value[j].y == 48) | (rec->panel[pg].value[j].y == 55) << 1;
+    ck_assert_msg(ends == 3, "08 s11 at %dx%d: gathered shows %s of rows 48 and 55", w, h,
+                  ends == 1   ? "48 only"
+                  : ends == 2 ? "55 only"
+                              : "neither");
+}
 
 /* issue 38 D1 (seventh and eighth re-trials): 08 s11 names gathered's rows 48..55 (its
  * "tables" rows), offset 5's eight pairs; at 1920x1080 the table showed rows 42-54 round
  * the item's row 48 and cut row 55. At the three sizes both ends print. */
 START_TEST(a_table_shows_the_rows_its_step_names)
 {
-    open_lesson("08");
-    const int gathered = ks_trace_tensor(slides[10].trace, "gathered");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 10);
-        as_played(&f, &st, w, h, 0);
-        const vw_record *rec = &f.d.rec;
-        const int pg = rec->panel[0].tensor == gathered ? 0 : 1;
-        ck_assert(rec->panel[pg].tensor == gathered && rec->panel[pg].table);
-        int ends = 0;
-        for (int j = 0; j < rec->panel[pg].nvalues; ++j)
-            ends |= (rec->panel[pg].value[j].y == 48) | (rec->panel[pg].value[j].y == 55) << 1;
-        ck_assert_msg(ends == 3, "08 s11 at %dx%d: gathered shows %s of rows 48 and 55", w, h,
-                      ends == 1   ? "48 only"
-                      : ends == 2 ? "55 only"
-                                  : "neither");
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("08", 10, ON_QUESTION, gathered_prints_rows_48_and_55, NULL);
 }
 END_TEST
+
+/* 02 s11: the warp's 30 lanes on the columns, 15 in row 0 and 15 in row 9 */
+static void warp_write_marks_rows_0_and_9(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal, (void)ctx;
+    const int columns = ks_trace_tensor(slides[10].trace, "columns");
+    const vw_record *rec = &f->d.rec;
+    const int pc = rec->panel[0].tensor == columns ? 0 : 1;
+    int row0 = 0, row9 = 0, other = 0;
+    for (int i = 0; i < rec->nmarks; ++i) {
+        const vw_rec_mark *m = &rec->marks[i];
+        if (m->kind != VW_MARK_WARP || m->panel != pc) continue;
+        row0 += m->y0 == 0, row9 += m->y0 == 9, other += m->y0 != 0 && m->y0 != 9;
+    }
+    ck_assert_msg(row0 == 15 && row9 == 15 && !other, "02 s11 at %dx%d: lanes in row 0 %d, row 9 %d, others %d", w, h,
+                  row0, row9, other);
+}
 
 /* issue 38 D8 (seventh and eighth re-trials): 02 s11, "Neighbouring threads write
  * neighbouring entries", drew thread 2's column alone. It draws its warp's write at tap
@@ -1238,30 +1229,36 @@ END_TEST
  * (channel 0's items) and 15 in row 9 (channel 1's). */
 START_TEST(neighbouring_threads_writes_are_drawn)
 {
-    open_lesson("02");
-    const int columns = ks_trace_tensor(slides[10].trace, "columns");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 10);
-        as_played(&f, &st, w, h, 0);
-        const vw_record *rec = &f.d.rec;
-        const int pc = rec->panel[0].tensor == columns ? 0 : 1;
-        int row0 = 0, row9 = 0, other = 0;
-        for (int i = 0; i < rec->nmarks; ++i) {
-            const vw_rec_mark *m = &rec->marks[i];
-            if (m->kind != VW_MARK_WARP || m->panel != pc) continue;
-            row0 += m->y0 == 0, row9 += m->y0 == 9, other += m->y0 != 0 && m->y0 != 9;
-        }
-        ck_assert_msg(row0 == 15 && row9 == 15 && !other, "02 s11 at %dx%d: lanes in row 0 %d, row 9 %d, others %d", w,
-                      h, row0, row9, other);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("02", 10, ON_QUESTION, warp_write_marks_rows_0_and_9, NULL);
 }
 END_TEST
+
+/* 06 s7: every long run of RoI colour on the input has the same colour beside it */
+static void roi_runs_have_a_second_row(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal, (void)ctx;
+    const vw_rect m = f->d.rec.panel[0].map;
+    int runs = 0;
+    for (int y = m.y + 1; y < m.y + m.h - 1; ++y)
+        for (int x = m.x, run = 0; x <= m.x + m.w; ++x) {
+            const int head = x < m.x + m.w && vf_pixel(f->surf, x, y) == VW_COL_HEAD;
+            if (head) {
+                run++;
+                continue;
+            }
+            if (run >= 20) {
+                int beside = 0;
+                for (int k = x - run; k < x; ++k)
+                    beside += vf_pixel(f->surf, k, y - 1) == VW_COL_HEAD || vf_pixel(f->surf, k, y + 1) == VW_COL_HEAD;
+                /* (at a corner the vertical line's 2 px end a run a pixel or two early) */
+                ck_assert_msg(beside * 10 >= run * 9, "06 s7 at %dx%d: a 1 px RoI line at y %d, x %d..%d (%d of %d)", w,
+                              h, y, x - run, x - 1, beside, run);
+                runs++;
+            }
+            run = 0;
+        }
+    ck_assert_int_ge(runs, 2);
+}
 
 /* issue 38 D12 (seventh and eighth re-trials): 06's and 14 s6's RoI and bin lines, 1 px,
  * were lost on orange and yellow cells. They are 2 px: on 06 s7 at the three sizes, every
@@ -1269,42 +1266,23 @@ END_TEST
  * the row beside it (nine tenths of it at least). */
 START_TEST(roi_lines_are_two_pixels_wide)
 {
-    open_lesson("06");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 6);
-        as_played(&f, &st, w, h, 0);
-        const vw_rect m = f.d.rec.panel[0].map;
-        int runs = 0;
-        for (int y = m.y + 1; y < m.y + m.h - 1; ++y)
-            for (int x = m.x, run = 0; x <= m.x + m.w; ++x) {
-                const int head = x < m.x + m.w && vf_pixel(f.surf, x, y) == VW_COL_HEAD;
-                if (head) {
-                    run++;
-                    continue;
-                }
-                if (run >= 20) {
-                    int beside = 0;
-                    for (int k = x - run; k < x; ++k)
-                        beside += vf_pixel(f.surf, k, y - 1) == VW_COL_HEAD ||
-                                  vf_pixel(f.surf, k, y + 1) == VW_COL_HEAD;
-                    /* (at a corner the vertical line's 2 px end a run a pixel or two early) */
-                    ck_assert_msg(beside * 10 >= run * 9,
-                                  "06 s7 at %dx%d: a 1 px RoI line at y %d, x %d..%d (%d of %d)", w, h, y, x - run,
-                                  x - 1, beside, run);
-                    runs++;
-                }
-                run = 0;
-            }
-        ck_assert_int_ge(runs, 2);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("06", 6, ON_QUESTION, roi_runs_have_a_second_row, NULL);
 }
 END_TEST
+
+/* 11 s7: neither panel names a window, "rows 0..1" or a follow state */
+static void nan_planes_name_no_window(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal, (void)ctx;
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &f->d.rec.panel[p];
+        ck_assert_int_ge(rp->tensor, 0);
+        ck_assert_msg(!rp->window && !strstr(rp->head, "rows 0..1"), "11 s7 at %dx%d: panel %d is headed '%s'", w, h, p,
+                      rp->head);
+        /* nor the live viewer's follow state, "(fixed)" (unexplained on a slide) */
+        ck_assert_msg(!strstr(rp->head, "(fixed)") && !strstr(rp->head, "(follows)"), "'%s'", rp->head);
+    }
+}
 
 /* issue 38 D12 (seventh re-trial): 11 s7's poisoned tiles, whole in their panels, were
  * headed "rows 0..1" (the rows whose slots print a number; the NaN ones print none): at
@@ -1312,27 +1290,27 @@ END_TEST
  * no longer says "(fixed)". */
 START_TEST(a_whole_plane_of_nans_names_no_window)
 {
-    open_lesson("11");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 6);
-        as_played(&f, &st, w, h, 0);
-        for (int p = 0; p < 2; ++p) {
-            const vw_rec_panel *rp = &f.d.rec.panel[p];
-            ck_assert_int_ge(rp->tensor, 0);
-            ck_assert_msg(!rp->window && !strstr(rp->head, "rows 0..1"), "11 s7 at %dx%d: panel %d is headed '%s'", w,
-                          h, p, rp->head);
-            /* nor the live viewer's follow state, "(fixed)" (unexplained on a slide) */
-            ck_assert_msg(!strstr(rp->head, "(fixed)") && !strstr(rp->head, "(follows)"), "'%s'", rp->head);
-        }
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("11", 6, ON_QUESTION, nan_planes_name_no_window, NULL);
 }
 END_TEST
+
+/* 05 s(step), step in *ctx: the columns print legible values, step 12 columns[4, 12] = ~6.137 */
+static void columns_print_legible_values(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st;
+    const int step = *(const int *)ctx;
+    const int columns = ks_trace_tensor(slides[11].trace, "columns");
+    const vw_record *rec = &f->d.rec;
+    const int pc = panel_showing(rec, columns);
+    const vw_rec_panel *rp = &rec->panel[pc];
+    ck_assert_msg(rp->hidden || (rp->values && rp->value_px >= vw_legible_px(h) && rp->window_named),
+                  "05 s%d%s at %dx%d: the columns print %s values at %d px in %.0f px cells", step,
+                  reveal ? "'s answer" : "", w, h, rp->values ? "their" : "no", rp->value_px, rp->cell);
+    if (step == 12) {
+        const char *v = printed_at(rec, pc, 4, 12);
+        ck_assert_msg(v && !strcmp(v, "~6.137"), "05 s12 at %dx%d: columns[4, 12] prints %s", w, h, v ? v : "nothing");
+    }
+}
 
 /* issue 38 D1 (seventh re-trial): lesson 05's 9 x 25 columns printed no values on steps 2,
  * 4, 8 and 12 at any size and did not zoom: the item's column of 9 cells was too tall
@@ -1343,31 +1321,11 @@ END_TEST
 START_TEST(a_wide_planes_values_zoom_to_the_steps_tap)
 {
     open_lesson("05");
-    const int columns = ks_trace_tensor(slides[11].trace, "columns");
     static const int steps[] = {2, 4, 8, 12};
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i)
-            for (int reveal = 0; reveal < 1 + (slides[steps[i] - 1].question != NULL); ++reveal) {
-                vf_frame f;
-                vw_state st;
-                step_to_slide(&f, &st, w, h, steps[i] - 1);
-                as_played(&f, &st, w, h, reveal);
-                const vw_record *rec = &f.d.rec;
-                const int pc = rec->panel[0].tensor == columns ? 0 : 1;
-                const vw_rec_panel *rp = &rec->panel[pc];
-                ck_assert_int_eq(rp->tensor, columns);
-                ck_assert_msg(rp->hidden || (rp->values && rp->value_px >= vw_legible_px(h) && rp->window_named),
-                              "05 s%d%s at %dx%d: the columns print %s values at %d px in %.0f px cells", steps[i],
-                              reveal ? "'s answer" : "", w, h, rp->values ? "their" : "no", rp->value_px, rp->cell);
-                if (steps[i] == 12) {
-                    const char *v = printed_at(rec, pc, 4, 12);
-                    ck_assert_msg(v && !strcmp(v, "~6.137"), "05 s12 at %dx%d: columns[4, 12] prints %s", w, h,
-                                  v ? v : "nothing");
-                }
-                vw_state_free(&st);
-                vf_close(&f);
-            }
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i) {
+        int step = steps[i];
+        check_at_each_size(step - 1, slides[step - 1].question ? ON_BOTH : ON_QUESTION, columns_print_legible_values,
+                           &step);
     }
     close_lesson();
 }
@@ -1411,16 +1369,14 @@ START_TEST(a_slide_prints_the_values_its_narration_names)
                                   n ? n : "nothing");
                 }
             } else {
-                const int pt = rec->panel[0].tensor == ks_trace_tensor(st.tr, "tile") ? 0 : 1;
-                ck_assert_int_eq(rec->panel[pt].tensor, ks_trace_tensor(st.tr, "tile"));
+                const int pt = panel_showing(rec, ks_trace_tensor(st.tr, "tile"));
                 ck_assert_int_eq(rec->panel[pt].rows, 16);
                 const char *t = printed_at(rec, pt, 2, 1);
                 ck_assert_msg(t && !strcmp(t, "43"), "13 s10's answer at %dx%d: tile[2][1] prints %s", w, h,
                               t ? t : "nothing");
                 ck_assert(rec->answer_cell);
             }
-            vw_state_free(&st);
-            vf_close(&f);
+            close_slide(&f, &st);
         }
     }
     close_lesson();
@@ -1459,8 +1415,7 @@ START_TEST(a_step_names_the_panel_it_is_about)
                 ck_assert_msg(rp->cell >= floor(rp->need_cell * 4 / 3) - 1,
                               "11 s1 at %dx%d: c's cells are %.0f px (its values need %.0f)", w, h, rp->cell,
                               rp->need_cell);
-            vw_state_free(&st);
-            vf_close(&f);
+            close_slide(&f, &st);
         }
         close_lesson();
     }
@@ -1548,8 +1503,7 @@ START_TEST(a_sparse_plane_fills_its_panel_with_its_sites)
     }
     /* the sites' rows take the share of the height the rule asks of a picture */
     ck_assert_msg((hi - lo) * 100 >= 47 * 960, "the ring takes %d px of 960", hi - lo);
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -1572,8 +1526,7 @@ START_TEST(a_covered_panel_gives_its_width_to_the_picture)
         at[reveal] = f.L;
         grid[reveal] = vw_audit_grid_drawn(&f.d.rec.panel[0]); /* with the margin its samples need */
         ck_assert_int_eq(f.d.rec.panel[0].tensor, ks_trace_tensor(&ses.tr, "input"));
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     ck_assert_msg(grid[0] * 100 >= 55 * 1080, "the input's grid is %d px of 1080", grid[0]);
     ck_assert_int_eq(grid[0], grid[1]);
@@ -1611,8 +1564,7 @@ START_TEST(a_question_slide_lists_no_event_after_the_focused_one)
             ck_assert_int_gt(sample, focus);
             ck_assert_int_gt(rec->decomp_later, 0);
         }
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
@@ -1632,16 +1584,15 @@ START_TEST(a_question_can_hide_the_padding_zeros)
     /* on step 4's answer slide too: its input's padding taps and the columns' padding
      * entries print ?, never 0, at the three sizes */
     open_lesson("02");
-    for (int z = 0; z < 3; ++z) {
-        const int w = z == 0 ? 1920 : z == 1 ? 1280 : 1024, h = z == 0 ? 1080 : z == 1 ? 960 : 768;
+    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
+        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
         vf_frame f;
         vw_state st;
         draw_slide(&f, &st, w, h, vw_text_px(w, h), 3, 1);
         for (int i = 0; i < f.d.rec.decomp_lines && i < VW_REC_LINES; ++i)
             ck_assert_msg(!strstr(f.d.rec.decomp_text[i], "tap") || !strstr(f.d.rec.decomp_text[i], "= 0"),
                           "lesson 02 step 4 at %dx%d: '%s'", w, h, f.d.rec.decomp_text[i]);
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
         draw_slide(&f, &st, w, h, vw_text_px(w, h), 2, 0); /* step 3: the columns by values */
         int asked = 0, zero = 0;
         for (int p = 0; p < 2; ++p)
@@ -1650,8 +1601,7 @@ START_TEST(a_question_can_hide_the_padding_zeros)
                 zero += !strcmp(f.d.rec.panel[p].value[j].text, "0");
             }
         ck_assert_msg(asked > 0 && zero == 0, "lesson 02 step 3 at %dx%d: %d ? and %d 0", w, h, asked, zero);
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
@@ -1713,8 +1663,7 @@ START_TEST(slide_decomposition_lines_fit_their_panel)
                     ck_assert_msg(whole, "lesson 06 slide 5 at %dx%d: the sample's value is cut", w, h);
                 }
             }
-            vw_state_free(&st);
-            vf_close(&f);
+            close_slide(&f, &st);
         }
         close_lesson();
     }
@@ -2099,8 +2048,7 @@ START_TEST(a_step_puts_the_warp_strip_on_its_slide)
     ck_assert_int_eq(st.strip, 0);
     vw_story_show(&st, 0); /* step 1: warps, no strip */
     ck_assert_int_eq(st.strip, 0);
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2131,8 +2079,7 @@ START_TEST(weights_stay_off_until_their_question_is_answered)
         ck_assert_int_eq(st.tr->events[vw_state_event(&st)].kind, KS_EV_SAMPLE);
         ck_assert_msg(weight_labels(&f.d.rec) == want[i].labels, "lesson 05 step %d%s: %d weight labels, want %d",
                       want[i].step, want[i].reveal ? " (answer)" : "", weight_labels(&f.d.rec), want[i].labels);
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
@@ -2189,8 +2136,7 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
         ck_assert_int_le(dx, 2 * m.cell);
     }
     ck_assert_int_eq(notes, 1);
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     /* at 1024x768 too, within two cells and a half each way (issue 38 D3: 7 rows above its
      * window, where the whole text found room; the window's middle lies a cell and a half
      * inside its edge, past which the label starts), and no padding tap's dot on the centre of a
@@ -2219,16 +2165,14 @@ START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
                 ck_assert_msg(vf_pixel(f.surf, c.x + c.w / 2 + dx, c.y + c.h / 2 + dy) != VW_COL_INVALID,
                               "a dot on padding cell (%lld, -1)'s centre", (long long)y);
     }
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     step_to_slide(&f, &st, 1920, 1080, 2); /* step 3: padding, no figure */
     ck_assert_int_eq(st.slides[st.slide].figure, 0);
     const vw_heatmap m3 = vw_panel_map(&st, &f.L, 0);
     ck_assert_int_ge(m3.margin, 1);
     const vw_rect c = vw_heatmap_cell(&m3, -1, 4);
     ck_assert(margin_grey(vf_pixel(f.surf, c.x + 2, c.y + 2)));
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2258,8 +2202,7 @@ START_TEST(a_clamped_sample_frames_its_cells_number)
         ck_assert_int_gt(ring, 40);
     }
     ck_assert(found);
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2291,8 +2234,7 @@ START_TEST(a_clamped_sample_keeps_its_cells_number_in_view)
     for (int i = 0; i < f.d.rec.nlabels; ++i)
         clamp += strstr(f.d.rec.labels[i].text, "(5.1875, 5.1875) -> (5, 5)") != NULL;
     ck_assert_int_eq(clamp, 1);
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2325,8 +2267,7 @@ START_TEST(a_figures_leader_keeps_off_the_printed_numbers)
             }
         }
         ck_assert_int_ge(leaders, 1);
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
@@ -2367,8 +2308,7 @@ START_TEST(the_picture_rule_measures_the_grid_not_its_panel)
     ck_assert_int_lt(vw_audit_grid_drawn(&rec.panel[0]), need);
     vw_audit_rules(&slides[5], 0, &rec, count_grid_notes, NULL);
     ck_assert_int_eq(grid_notes, 1);
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2393,8 +2333,7 @@ START_TEST(three_digit_values_keep_apart)
                       rp->value[i].text, rp->value[i].box.w, rp->cell);
     }
     ck_assert_int_ge(wide, 40); /* 100 .. 144 */
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2479,33 +2418,62 @@ START_TEST(a_clamped_guide_sample_starts_where_its_bin_put_it)
 }
 END_TEST
 
+/* 08 s(k + 1), k in *ctx: out_sites prints -1 in (3, 9) alone */
+static void out_sites_prints_one_minus_one(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)reveal;
+    const int k = *(const int *)ctx;
+    const int out = ks_trace_tensor(st->tr, "out_sites");
+    const int p = panel_showing(&f->d.rec, out);
+    const vw_rec_panel *rp = &f->d.rec.panel[p];
+    int minus = 0, at = 0;
+    for (int j = 0; j < rp->nvalues; ++j)
+        if (!strcmp(rp->value[j].text, "-1")) minus++, at += rp->value[j].y == 3 && rp->value[j].x == 9;
+    ck_assert_msg(minus == 1 && at == 1, "08 s%d at %dx%d: %d cells print -1", k + 1, w, h, minus);
+}
+
 /* issue 38 D8: lesson 08 steps 2-3 outline item 30's candidate (3, 9) on out_sites, an
  * empty cell, and the text says the grid holds -1 there: the cell prints its -1 (dim),
  * the only empty cell that prints one, at the three sizes. */
 START_TEST(an_empty_cell_the_step_names_prints_what_it_holds)
 {
     open_lesson("08");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z)
-        for (int k = 1; k <= 2; ++k) {
-            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, k);
-            as_played(&f, &st, w, h, 0);
-            const int out = ks_trace_tensor(st.tr, "out_sites");
-            const int p = f.d.rec.panel[0].tensor == out ? 0 : 1;
-            const vw_rec_panel *rp = &f.d.rec.panel[p];
-            ck_assert_int_eq(rp->tensor, out);
-            int minus = 0, at = 0;
-            for (int j = 0; j < rp->nvalues; ++j)
-                if (!strcmp(rp->value[j].text, "-1")) minus++, at += rp->value[j].y == 3 && rp->value[j].x == 9;
-            ck_assert_msg(minus == 1 && at == 1, "08 s%d at %dx%d: %d cells print -1", k + 1, w, h, minus);
-            vw_state_free(&st);
-            vf_close(&f);
-        }
+    for (int k = 1; k <= 2; ++k) check_at_each_size(k, ON_QUESTION, out_sites_prints_one_minus_one, &k);
     close_lesson();
 }
 END_TEST
+
+/* A slide whose weight labels are checked: its lesson, step (from 0), answer shown or not. */
+typedef struct {
+    const char *lesson;
+    int step, reveal;
+} weighted_slide;
+
+/* at least 3 weight labels on the slide *ctx names, none on a numbered cell but its own corner's */
+static void weights_keep_off_numbered_cells(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st;
+    const weighted_slide *at = ctx;
+    int weights = 0;
+    for (int j = 0; j < f->d.rec.nlabels; ++j) {
+        const vw_rec_label *l = &f->d.rec.labels[j];
+        if (l->kind != VW_LABEL_WEIGHT) continue;
+        weights++;
+        const vw_rec_panel *rp = &f->d.rec.panel[l->panel];
+        const vw_rect ink = vw_label_ink(l);
+        for (int v = 0; v < rp->nvalues; ++v) {
+            const vw_rect c = {.x = (int)lround(rp->ox + rp->value[v].x * rp->cell) + 1,
+                               .y = (int)lround(rp->oy + rp->value[v].y * rp->cell) + 1,
+                               .w = (int)rp->cell - 2,
+                               .h = (int)rp->cell - 2};
+            const int own = l->cell.w > 0 && vw_rect_overlap(c, l->cell) && l->ax >= c.x - 1 &&
+                            l->ax <= c.x + c.w + 1 && l->ay >= c.y - 1 && l->ay <= c.y + c.h + 1;
+            ck_assert_msg(own || !vw_rect_overlap(ink, c), "%s s%d%s at %dx%d: '%s' on cell (%d, %d)", at->lesson,
+                          at->step + 1, reveal ? " answer" : "", w, h, l->text, rp->value[v].y, rp->value[v].x);
+        }
+    }
+    ck_assert_int_ge(weights, 3);
+}
 
 /* issue 38 D3: lesson 05 step 10's answer put the weight 0 of corner (5, 1), in the
  * margin under the image, on image cell 21's corner, where it reads as that cell's: a
@@ -2513,43 +2481,10 @@ END_TEST
  * three sizes, where such room is as near (lessons 05 and 07's samples have it). */
 START_TEST(a_weight_label_keeps_off_the_other_numbered_cells)
 {
-    static const struct {
-        const char *lesson;
-        int step, reveal;
-    } at[] = {{"05", 9, 1}, {"05", 6, 0}, {"07", 3, 0}};
-    for (size_t i = 0; i < sizeof at / sizeof at[0]; ++i) {
-        open_lesson(at[i].lesson);
-        for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-            const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-            vf_frame f;
-            vw_state st;
-            step_to_slide(&f, &st, w, h, at[i].step);
-            as_played(&f, &st, w, h, at[i].reveal);
-            int weights = 0;
-            for (int j = 0; j < f.d.rec.nlabels; ++j) {
-                const vw_rec_label *l = &f.d.rec.labels[j];
-                if (l->kind != VW_LABEL_WEIGHT) continue;
-                weights++;
-                const vw_rec_panel *rp = &f.d.rec.panel[l->panel];
-                const vw_rect ink = vw_label_ink(l);
-                for (int v = 0; v < rp->nvalues; ++v) {
-                    const vw_rect c = {.x = (int)lround(rp->ox + rp->value[v].x * rp->cell) + 1,
-                                       .y = (int)lround(rp->oy + rp->value[v].y * rp->cell) + 1,
-                                       .w = (int)rp->cell - 2,
-                                       .h = (int)rp->cell - 2};
-                    const int own = l->cell.w > 0 && vw_rect_overlap(c, l->cell) && l->ax >= c.x - 1 &&
-                                    l->ax <= c.x + c.w + 1 && l->ay >= c.y - 1 && l->ay <= c.y + c.h + 1;
-                    ck_assert_msg(own || !vw_rect_overlap(ink, c), "%s s%d%s at %dx%d: '%s' on cell (%d, %d)",
-                                  at[i].lesson, at[i].step + 1, at[i].reveal ? " answer" : "", w, h, l->text,
-                                  rp->value[v].y, rp->value[v].x);
-                }
-            }
-            ck_assert_int_ge(weights, 3);
-            vw_state_free(&st);
-            vf_close(&f);
-        }
-        close_lesson();
-    }
+    static weighted_slide at[] = {{"05", 9, 1}, {"05", 6, 0}, {"07", 3, 0}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; ++i)
+        check_lesson_slide(at[i].lesson, at[i].step, at[i].reveal ? ON_ANSWER : ON_QUESTION,
+                           weights_keep_off_numbered_cells, &at[i]);
 }
 END_TEST
 
@@ -2563,8 +2498,7 @@ START_TEST(a_sparse_ring_prints_its_row_and_column_numbers)
     open_lesson("08");
     vf_frame f;
     vw_state st;
-    step_to_slide(&f, &st, 1920, 1080, 2);
-    as_played(&f, &st, 1920, 1080, 0);
+    play_slide(&f, &st, 1920, 1080, 2, 0);
     const vw_rec_panel *rp = &f.d.rec.panel[0];
     ck_assert_int_eq(rp->tensor, ks_trace_tensor(st.tr, "in_sites"));
     ck_assert_int_eq(rp->axes, 9 + 9);
@@ -2576,11 +2510,23 @@ START_TEST(a_sparse_ring_prints_its_row_and_column_numbers)
         if (i < 9) ck_assert(floor(cy) == i + 1 && floor(cx) == 1); /* rows 1..9 */
         else ck_assert(floor(cx) == i - 9 + 2 && floor(cy) == 0);   /* columns 2..10 */
     }
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
+
+/* 14 s5: output's 4 values in full in a legible font */
+static void output_prints_exact_values(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)reveal, (void)ctx;
+    const int out = ks_trace_tensor(st->tr, "output");
+    const int p = panel_showing(&f->d.rec, out);
+    const vw_rec_panel *rp = &f->d.rec.panel[p];
+    ck_assert_int_eq(rp->nvalues, 4);
+    ck_assert_int_ge(rp->value_px, vw_legible_px(h));
+    for (int j = 0; j < rp->nvalues; ++j)
+        ck_assert_msg(rp->value[j].text[0] != '~', "14 s5 at %dx%d: output prints %s", w, h, rp->value[j].text);
+}
 
 /* issue 38 D9: exact binary fractions print in full. Lesson 14 step 5's output (its
  * 2 x 2 bins, 113.0625 .. 126.828125) printed "~113.1" at 1920x1080 in the text's size
@@ -2588,25 +2534,7 @@ END_TEST
  * any legible value font before it rounds them, at the three sizes. */
 START_TEST(exact_values_print_in_full_in_a_smaller_legible_font)
 {
-    open_lesson("14");
-    for (int z = 0; z < VW_AUDIT_SIZES; ++z) {
-        const int w = vw_audit_size[z][0], h = vw_audit_size[z][1];
-        vf_frame f;
-        vw_state st;
-        step_to_slide(&f, &st, w, h, 4);
-        as_played(&f, &st, w, h, 0);
-        const int out = ks_trace_tensor(st.tr, "output");
-        const int p = f.d.rec.panel[0].tensor == out ? 0 : 1;
-        const vw_rec_panel *rp = &f.d.rec.panel[p];
-        ck_assert_int_eq(rp->tensor, out);
-        ck_assert_int_eq(rp->nvalues, 4);
-        ck_assert_int_ge(rp->value_px, vw_legible_px(h));
-        for (int j = 0; j < rp->nvalues; ++j)
-            ck_assert_msg(rp->value[j].text[0] != '~', "14 s5 at %dx%d: output prints %s", w, h, rp->value[j].text);
-        vw_state_free(&st);
-        vf_close(&f);
-    }
-    close_lesson();
+    check_lesson_slide("14", 4, ON_QUESTION, output_prints_exact_values, NULL);
 }
 END_TEST
 
@@ -2634,8 +2562,7 @@ START_TEST(region_outlines_break_at_the_printed_numbers)
             for (int x = b.x; x < b.x + b.w; ++x) on += vf_pixel(f.surf, x, y) == VW_COL_HEAD;
         ck_assert_msg(on == 0, "%d outline pixels over the number %s", on, rp->value[i].text);
     }
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2664,8 +2591,7 @@ START_TEST(the_window_figure_shows_a_window_over_the_padding)
         }
         ck_assert_int_eq(found, 1);
         ck_assert_int_ge(vw_panel_map(&st, &f.L, 0).margin, 1); /* the padding ring in view */
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     /* step 7 (filter 1 reads channel 1 only): "planes": [-1, 1] shows channel 1 of the
      * input, which no conv2d event reads, under output (1, 1)'s window, rows and columns
@@ -2685,8 +2611,7 @@ START_TEST(the_window_figure_shows_a_window_over_the_padding)
     ck_assert_int_eq(found, 1);
     vw_story_reveal(&st, 1);
     ck_assert_int_eq(st.panel[1].tensor, ks_trace_tensor(st.tr, "output"));
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2714,8 +2639,7 @@ START_TEST(a_zoomed_row_keeps_its_bars_in_its_panel)
         for (int x = map.x; x < map.x + map.w; ++x)
             ck_assert_msg(vf_pixel(f.surf, x, y) == bg, "(%d, %d): %06x over the sites' panel", x, y,
                           vf_pixel(f.surf, x, y));
-    vw_state_free(&st);
-    vf_close(&f);
+    close_slide(&f, &st);
     close_lesson();
 }
 END_TEST
@@ -2754,8 +2678,7 @@ START_TEST(lesson_08_draws_its_tables)
         }
         ck_assert_int_ge(rp->nfocus, 4); /* the insert's slots 10 to 13 */
         for (int i = 0; i < rp->nfocus; ++i) ck_assert(inside_by(rp->focus[i], rp->map, 1));
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
         step_to_slide(&f, &st, sizes[z][0], sizes[z][1], 11);
         vw_story_reveal(&st, 1);
         relayout(&f, &st, sizes[z][0], sizes[z][1]);
@@ -2776,8 +2699,7 @@ START_TEST(lesson_08_draws_its_tables)
             ck_assert_str_eq(table_value(pp, 1, p, 2), "0");
         }
         ck_assert_int_ge(pp->nfocus, 4); /* the three reads and the answer's outline */
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
@@ -2865,8 +2787,7 @@ START_TEST(the_waves_figure_marks_each_iterations_cells)
             waves++;
         }
         ck_assert_int_eq(waves, (int)((n + grid - 1) / grid));
-        vw_state_free(&st);
-        vf_close(&f);
+        close_slide(&f, &st);
     }
     close_lesson();
 }
