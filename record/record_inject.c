@@ -530,11 +530,35 @@ static void prefault(void *p, size_t bytes)
     ks_run_parallel(touch, jobs, sizeof *jobs, nt);
 }
 
+/* One piece of a read-back: `bytes` of device memory at `src` copied into the window
+ * `win`, without the lock (a device call under it could wait on a thread that waits for
+ * it; a context the program destroys meanwhile fails the copy, or is seen next). Then the
+ * lock is taken and the launch's context checked: a context ending frees its pinned
+ * memory, and its callback takes the lock. Returns 1 with the lock HELD, so the caller
+ * reads the window and releases it, or -1 (said) with the lock released. */
+static int window_piece(const ctx_state *c, const Sanitizer_LaunchData *l, const live_launch *me, void *win, void *src,
+                        size_t bytes, double ms[3])
+{
+    const double t = now_ms();
+    int rc = 1;
+    if (sanitizerMemcpyDeviceToHost(win, src, bytes, l->hStream) != SANITIZER_SUCCESS) {
+        status("error cannot read the records of launch %llu", (unsigned long long)me->number);
+        rc = -1;
+    }
+    ms[1] += now_ms() - t;
+    pthread_mutex_lock(&g.mu);
+    if (rc == 1 && c->ctx != l->context) {
+        status("error launch %llu's context ended before its records were read", (unsigned long long)me->number);
+        rc = -1;
+    }
+    if (rc != 1) pthread_mutex_unlock(&g.mu);
+    return rc;
+}
+
 /* A launch's n records read back through the context's pinned window, twice (counted,
- * then placed: ks_rec_sorter), into *out in (block, thread) order. The window is used
- * with the lock held, checking the context is still there (a context ending frees its
- * pinned memory; its callback takes the lock); the copies are made without it. Returns
- * 1, 0 when there is no window (read the records another way), -1 on an error (said). */
+ * then placed: ks_rec_sorter), into *out in (block, thread) order, a window_piece at a
+ * time. Returns 1, 0 when there is no window (read the records another way), -1 on an
+ * error (said). */
 static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const live_launch *me, uint64_t n, uint64_t lo,
                             uint64_t hi, ks_rec **out, double ms[3])
 {
@@ -553,23 +577,10 @@ static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const l
     for (int pass = 0; pass < 2 && rc == 1; ++pass)
         for (uint64_t at = 0; at < n && rc == 1; at += KS_STAGE_RECORDS) {
             const uint64_t len = n - at < KS_STAGE_RECORDS ? n - at : KS_STAGE_RECORDS;
+            rc = window_piece(c, l, me, c->stage_h, c->recs_d + at, len * sizeof(ks_rec), ms);
+            if (rc != 1) break;
             t = now_ms();
-            /* without the lock (a device call under it could wait on a thread that waits for
-             * it); a context the program destroys meanwhile fails this copy, or is seen below */
-            if (sanitizerMemcpyDeviceToHost(c->stage_h, c->recs_d + at, len * sizeof(ks_rec), l->hStream) !=
-                SANITIZER_SUCCESS) {
-                status("error cannot read the records of launch %llu", (unsigned long long)me->number);
-                rc = -1;
-            }
-            ms[1] += now_ms() - t, t = now_ms();
-            pthread_mutex_lock(&g.mu);
-            if (rc == 1 && c->ctx != l->context) {
-                status("error launch %llu's context ended before its records were read",
-                       (unsigned long long)me->number);
-                rc = -1;
-            }
-            if (rc == 1 &&
-                (pass ? ks_rec_sorter_place(so, c->stage_h, len) : ks_rec_sorter_count(so, c->stage_h, len))) {
+            if (pass ? ks_rec_sorter_place(so, c->stage_h, len) : ks_rec_sorter_count(so, c->stage_h, len)) {
                 status("error launch %llu's records name threads outside its grid, or changed between two reads",
                        (unsigned long long)me->number);
                 rc = -1;
@@ -589,7 +600,7 @@ static int read_back_sorted(ctx_state *c, const Sanitizer_LaunchData *l, const l
 /* A launch recorded in runs: its threads' states, then its `slots` slots (whole runs) read
  * back through the context's pinned window once, each run copied to its thread's place
  * (ks_rec_runs): *out gets the records in (block, thread) order and *n their number. The
- * window is used as in read_back_sorted (without a pinned one, a pageable one). Returns 1,
+ * window is read a window_piece at a time (without a pinned one, a pageable one). Returns 1,
  * 0 when there is no memory (a run's unused slots hold anything: there is no other way
  * to read them), -1 on an error (said). */
 static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const live_launch *me, uint64_t slots,
@@ -611,18 +622,9 @@ static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const liv
     int rc = 1;
     for (uint64_t at = 0; at < span && rc == 1; at += per) { /* the states, through the window */
         const uint64_t len = span - at < per ? span - at : per;
-        t = now_ms();
-        if (sanitizerMemcpyDeviceToHost(win, c->runs_d + at, len * sizeof *state, l->hStream) != SANITIZER_SUCCESS) {
-            status("error cannot read the records of launch %llu", (unsigned long long)me->number);
-            rc = -1;
-        }
-        ms[1] += now_ms() - t;
-        pthread_mutex_lock(&g.mu);
-        if (rc == 1 && c->ctx != l->context) {
-            status("error launch %llu's context ended before its records were read", (unsigned long long)me->number);
-            rc = -1;
-        }
-        if (rc == 1) memcpy(state + at, win, len * sizeof *state);
+        rc = window_piece(c, l, me, win, c->runs_d + at, len * sizeof *state, ms);
+        if (rc != 1) break;
+        memcpy(state + at, win, len * sizeof *state);
         pthread_mutex_unlock(&g.mu);
     }
     t = now_ms();
@@ -638,18 +640,10 @@ static int read_back_runs(ctx_state *c, const Sanitizer_LaunchData *l, const liv
     }
     for (uint64_t at = 0; at < slots && rc == 1; at += KS_STAGE_RECORDS) {
         const uint64_t len = slots - at < KS_STAGE_RECORDS ? slots - at : KS_STAGE_RECORDS;
+        rc = window_piece(c, l, me, win, c->recs_d + at, len * sizeof(ks_rec), ms);
+        if (rc != 1) break;
         t = now_ms();
-        if (sanitizerMemcpyDeviceToHost(win, c->recs_d + at, len * sizeof(ks_rec), l->hStream) != SANITIZER_SUCCESS) {
-            status("error cannot read the records of launch %llu", (unsigned long long)me->number);
-            rc = -1;
-        }
-        ms[1] += now_ms() - t, t = now_ms();
-        pthread_mutex_lock(&g.mu);
-        if (rc == 1 && c->ctx != l->context) {
-            status("error launch %llu's context ended before its records were read", (unsigned long long)me->number);
-            rc = -1;
-        }
-        if (rc == 1 && ks_rec_runs_place(r, win, at, len, sorted)) {
+        if (ks_rec_runs_place(r, win, at, len, sorted)) {
             status("error launch %llu's records name threads outside its grid, or hold runs its threads' states "
                    "do not account for",
                    (unsigned long long)me->number);
