@@ -660,6 +660,26 @@ START_TEST(a_yx_question_without_row_and_column_numbers_fails)
 }
 END_TEST
 
+/* D2 N6 (tenth re-trial): 02 s1-s3's columns printed every padding entry as ? under a
+ * colour bar "0 .. 70" whose 0 only those cells held, each ? on the 0 colour */
+START_TEST(a_colour_bar_counting_what_the_slide_hides_fails)
+{
+    frame(1920, 1080);
+    vw_rec_panel *rp = &rec.panel[1];
+    snprintf(rp->ends[0], sizeof rp->ends[0], "0"), snprintf(rp->ends[1], sizeof rp->ends[1], "70");
+    rp->hidden_cells = 120, rp->hidden_ends = 1;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel's colour bar 0 .. 70 reaches a value only its ? cells hold"));
+    rp->hidden_ends = 0, rp->hidden_painted = 120;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the right panel paints 120 of its 120 ? cells a value's colour"));
+    rp->hidden_painted = 0; /* 1 .. 70, the ?s grey */
+    ck_assert_int_eq(rules(0), 0);
+    rp->hidden_ends = 1, rp->hidden = 1; /* covered until the answer: no bar drawn */
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -691,6 +711,7 @@ int main(void)
     tcase_add_test(tc, text_drawing_records_what_it_cuts);
     tcase_add_test(tc, a_window_leaving_out_most_of_the_items_cells_fails);
     tcase_add_test(tc, a_yx_question_without_row_and_column_numbers_fails);
+    tcase_add_test(tc, a_colour_bar_counting_what_the_slide_hides_fails);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

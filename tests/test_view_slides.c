@@ -1607,6 +1607,40 @@ START_TEST(a_question_can_hide_the_padding_zeros)
 }
 END_TEST
 
+static int margin_grey(uint32_t c) { return c == 0x2C2C34 || c == 0x34343E; }
+
+/* 02 s1-s3 and s4's answer: the columns' padding entries print ?, on the margin's grey,
+ * and the colour bar runs over the values shown, 1 .. 70, not the hidden 0 */
+static void hidden_padding_is_grey_and_out_of_the_range(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)ctx;
+    const int pc = panel_showing(&f->d.rec, ks_trace_tensor(st->tr, "columns"));
+    const vw_rec_panel *rp = &f->d.rec.panel[pc];
+    ck_assert_msg(rp->lo == 1 && rp->hi == 70 && !strcmp(rp->ends[0], "1"),
+                  "lesson 02 slide %d%s at %dx%d: the columns' bar %s .. %s", st->slide + 1, reveal ? "'s answer" : "",
+                  w, h, rp->ends[0], rp->ends[1]);
+    ck_assert_int_gt(rp->hidden_cells, 0);
+    ck_assert_int_eq(rp->hidden_painted + rp->hidden_ends, 0);
+    int grey = 0, asked = 0;
+    for (int j = 0; j < rp->nvalues; ++j) { /* the pixel left of each ?, in its cell */
+        if (strcmp(rp->value[j].text, "?")) continue;
+        const vw_rect b = rp->value[j].box;
+        const int x = (int)floor(rp->ox + rp->value[j].x * rp->cell) + 3;
+        asked++, grey += margin_grey(vf_pixel(f->surf, x, b.y + b.h / 2));
+    }
+    ck_assert_msg(asked > 0 && grey == asked, "lesson 02 slide %d at %dx%d: %d of %d ? cells grey", st->slide + 1, w, h,
+                  grey, asked);
+}
+
+START_TEST(what_a_slide_hides_is_grey_and_off_the_colour_bar)
+{
+    open_lesson("02");
+    for (int k = 0; k < 3; ++k) check_at_each_size(k, ON_QUESTION, hidden_padding_is_grey_and_out_of_the_range, NULL);
+    check_at_each_size(3, ON_ANSWER, hidden_padding_is_grey_and_out_of_the_range, NULL);
+    close_lesson();
+}
+END_TEST
+
 START_TEST(slide_decomposition_lines_fit_their_panel)
 {
     static const int sizes[2][2] = {{1280, 960}, {1024, 768}};
@@ -2091,7 +2125,6 @@ END_TEST
  * and the dropped window's rows below it, no more (issue 38 D1: a row -2 above it held
  * nothing); a slide without that figure (step 3, the same padding) keeps the grey ring. */
 static int padding_tint(uint32_t c) { return c == 0x2E3C5C || c == 0x364668; }
-static int margin_grey(uint32_t c) { return c == 0x2C2C34 || c == 0x34343E; }
 
 START_TEST(the_dropped_window_slide_tells_padding_from_past_it)
 {
@@ -2857,6 +2890,7 @@ int main(void)
     tcase_add_test(tc, a_covered_panel_gives_its_width_to_the_picture);
     tcase_add_test(tc, a_question_slide_lists_no_event_after_the_focused_one);
     tcase_add_test(tc, a_question_can_hide_the_padding_zeros);
+    tcase_add_test(tc, what_a_slide_hides_is_grey_and_off_the_colour_bar);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);
     tcase_add_test(tc, the_rules_report_what_breaks_them);

@@ -464,6 +464,20 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
                                 "%s at %dx%d: the question asks (y, x) of the %s panel, which prints no row and "
                                 "column numbers",
                                 which, rec->w, rec->h, p ? "right" : "left");
+        /* what the slide prints as ? (a padding tap's entry a later step asks) is no value of
+         * its picture: not an end of the legend's range, nor painted a value's colour (issue
+         * 38 D2 N6, tenth re-trial: 02 s1-s3's columns legend "0 .. 70" where every 0
+         * printed ?, each ? on the 0 colour) */
+        if (!rp->hidden && rp->hidden_ends > 0)
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the %s panel's colour bar %s .. %s reaches a value only its ? cells "
+                                "hold: leave what the slide hides out of the range",
+                                which, rec->w, rec->h, p ? "right" : "left", rp->ends[0], rp->ends[1]);
+        if (!rp->hidden && rp->hidden_painted > 0)
+            bad += vw_audit_say(fn, ctx,
+                                "%s at %dx%d: the %s panel paints %d of its %d ? cells a value's colour (grey, as "
+                                "the margin, hides it)",
+                                which, rec->w, rec->h, p ? "right" : "left", rp->hidden_painted, rp->hidden_cells);
         if (rp->marks_out > 0)
             bad += vw_audit_say(fn, ctx,
                                 "%s at %dx%d: the %s panel draws %d outline%s outside the cells in view (a cell "

@@ -89,6 +89,7 @@ void vw_draw_free(vw_draw *d)
 {
     for (int p = 0; p < 2; ++p)
         if (d->heat[p].tex) SDL_DestroyTexture(d->heat[p].tex);
+    for (int p = 0; p < 2; ++p) free(d->heat[p].texels), d->heat[p].texels = NULL;
     if (d->grid.tex) SDL_DestroyTexture(d->grid.tex);
     free(d->grid.first);
     free(d->grid.last);

@@ -30,11 +30,16 @@ typedef struct vw_heat_cache {
     /* a window's colour range is the whole plane's: kept for (tensor, plane, mode, index)
      * so a window that follows the focus does not scan the plane every frame (dropped
      * with the textures when the trace or its live run changes) */
-    int range_ok, range_tensor, range_indexed;
+    int range_ok, range_tensor, range_indexed, range_hide;
     vw_mode range_mode;
     int64_t range_plane, range_empty;
     double range_lo, range_hi;
     int64_t tile_key; /* the shared tile's block and phase it shows (-1: not the tile) */
+    int hide;         /* built with padding taps' entries as ? (vw_padding_hidden): grey, out of the range */
+    /* the texture's texels as built (RGB), kept where there are at most 20000, so the
+     * record can say what colour a cell was painted (NULL: not kept) */
+    uint32_t *texels;
+    int ntx, nty;
 } vw_heat_cache;
 
 /* The trace's shared tensor as one block leaves a barrier phase (issue 38 D8): the value

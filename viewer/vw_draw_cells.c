@@ -70,6 +70,21 @@ int vw_padding_written(const vw_state *s, int t, int64_t off)
     return bits && off >= 0 && off < nbits && (bits[off >> 3] >> (off & 7) & 1);
 }
 
+int vw_padding_range_ends(const vw_state *s, int t, int64_t plane, double lo, double hi)
+{
+    if (t < 0 || !vw_padding_hidden(s)) return 0;
+    const ks_tensor *T = &s->tr->tensors[t];
+    const vw_plane_dims pd = vw_plane_dims_of(T);
+    if (plane < 0 || plane >= pd.planes || pd.h * pd.w > (1 << 20)) return 0;
+    int held[2][2] = {{0, 0}, {0, 0}}; /* [lo, hi] by [shown, hidden] */
+    for (int64_t i = plane * pd.h * pd.w; i < (plane + 1) * pd.h * pd.w; ++i) {
+        const double v = vw_tensor_value(T, i);
+        const int hid = vw_padding_written(s, t, i);
+        held[0][hid] |= v == lo, held[1][hid] |= v == hi;
+    }
+    return (held[0][1] && !held[0][0]) + (hi != lo && held[1][1] && !held[1][0]);
+}
+
 /* A cell's value: the shared tile's at the focused phase where tile is given. */
 static double cell_value(const vw_state *s, const float *tile, int t, int64_t off, vw_mode mode)
 {
@@ -127,9 +142,15 @@ int vw_draw_cell_values(vw_draw *d, const vw_state *s, const vw_heatmap *m, vw_r
             const double v = cell_value(s, tile, t, off, mode);
             if ((sparse && vw_cell_empty(T, off)) || (mode == VW_MODE_SECTORS && v < 0) || !isfinite(v)) continue;
             vw_cell_text(buf, sizeof buf, v, narrow);
-            /* a padding tap's entry, where a later step asks what it gets (issue 38 D2 N1) */
-            if (pad_hidden && vw_padding_written(s, t, off)) snprintf(buf, sizeof buf, "?");
-            const uint32_t bg = vw_heat_colour(c, v);
+            /* a padding tap's entry, where a later step asks what it gets (issue 38 D2 N1),
+             * on the margin's grey its texel got (N6) */
+            const int hid = pad_hidden && vw_padding_written(s, t, off);
+            if (hid) snprintf(buf, sizeof buf, "?");
+            const uint32_t bg = hid && c->hide ? vw_margin_grey(y, x) : vw_heat_colour(c, v);
+            uint32_t painted;
+            if (hid) /* the record: a ? on a value's colour says what it hides */
+                rp->hidden_cells++,
+                    rp->hidden_painted += vw_texel_colour(c, y, x, &painted) && painted != vw_margin_grey(y, x);
             const vw_rect r = vw_heatmap_cell(m, y, x);
             const int w = (int)strlen(buf) * font->advance;
             vw_rect at = {.x = r.x + (r.w - w) / 2, .y = r.y + (r.h - font->line) / 2, .w = w, .h = font->line};

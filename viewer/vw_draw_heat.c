@@ -37,9 +37,14 @@ static double block_mean(const vw_state *s, const float *tile, int t, vw_mode mo
 {
     const ks_tensor *T = &s->tr->tensors[t];
     const int sparse = mode == VW_MODE_VALUES && T->dtype != KS_F32 && !tile;
+    /* a padding tap's entry that prints ? (vw_padding_hidden) is no value of the picture:
+     * not in the mean, not in the range (issue 38 D2 N6, tenth re-trial: 02's columns
+     * legend read "0 .. 70" over ?s painted the 0 colour) */
+    const int hide = mode == VW_MODE_VALUES && vw_padding_hidden(s);
     double sum = 0;
     *used = 0;
-    if (mode == VW_MODE_VALUES && ((T->dtype == KS_F32 && T->data) || tile)) { /* the usual case, read directly:
+    if (mode == VW_MODE_VALUES && ((T->dtype == KS_F32 && T->data) || tile) &&
+        !hide) { /* the usual case, read directly:
         the whole-plane overview of a 47 M-cell plane is the first frame's main cost (the shared tile: its
         values at the focused phase) */
         const float *f = tile ? tile : T->data;
@@ -55,7 +60,8 @@ static double block_mean(const vw_state *s, const float *tile, int t, vw_mode mo
                 ++*empty;
                 continue;
             }
-            const double v = vw_heat_value(s, t, off, mode);
+            if (hide && vw_padding_written(s, t, off)) continue;
+            const double v = tile && mode == VW_MODE_VALUES ? tile[off] : vw_heat_value(s, t, off, mode);
             if (mode == VW_MODE_SECTORS && v < 0) continue; /* no request touched it */
             sum += v;
             ++*used;
@@ -93,8 +99,9 @@ typedef struct texel_rows {
     int64_t base, w, ny, nx;
     const float *tile;
     int tw, th, whole, ty0, ty1;
+    int hide; /* padding taps' entries print ? (vw_padding_hidden): a texel of only those is grey */
     double *acc;
-    uint8_t *none;
+    uint8_t *none; /* 1: no cell to show (background), 2: only cells that print ? */
     double lo, hi;
     int64_t empty;
 } texel_rows;
@@ -107,16 +114,27 @@ static void *texel_span(void *arg)
         int64_t y0 = r->c->wy0 + ty * r->ny / r->th, y1 = r->c->wy0 + (ty + 1) * r->ny / r->th;
         for (int tx = 0; tx < r->tw; ++tx) {
             int64_t x0 = r->c->wx0 + tx * r->nx / r->tw, x1 = r->c->wx0 + (tx + 1) * r->nx / r->tw;
+            const int64_t was = r->whole ? r->empty : ignored;
             const double v = block_mean(r->s, r->tile, r->t, r->mode, r->base, r->w, y0, y1, x0, x1, &used,
                                         r->whole ? &r->empty : &ignored);
+            const int64_t emptied = (r->whole ? r->empty : ignored) - was;
             r->acc[(size_t)ty * r->tw + tx] = v;
-            r->none[(size_t)ty * r->tw + tx] = !used;
+            r->none[(size_t)ty * r->tw + tx] = used ? 0 : r->hide && emptied < (y1 - y0) * (x1 - x0) ? 2 : 1;
             if (!used || !r->whole) continue;
             if (isfinite(v) && v < r->lo) r->lo = v;
             if (isfinite(v) && v > r->hi) r->hi = v;
         }
     }
     return NULL;
+}
+
+int vw_texel_colour(const vw_heat_cache *c, int64_t y, int64_t x, uint32_t *rgb)
+{
+    if (!c->tex || !c->texels || c->ntx != c->wx1 - c->wx0 || c->nty != c->wy1 - c->wy0 || y < c->wy0 || y >= c->wy1 ||
+        x < c->wx0 || x >= c->wx1)
+        return 0;
+    *rgb = c->texels[(y - c->wy0) * c->ntx + (x - c->wx0)] & 0xFFFFFFu;
+    return 1;
 }
 
 static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cache *c, const vw_heatmap *m,
@@ -128,11 +146,14 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     vw_mode mode = vw_effective_mode(s, panel);
     if (plane < 0 || plane >= pd.planes) plane = 0, pd.h = pd.w = 0; /* never read outside the tensor */
     const int pic = mode == VW_MODE_VALUES ? picture_channels(s, t) : 0;
+    const int hide = mode == VW_MODE_VALUES && !pic && vw_padding_hidden(s);
     const int64_t base = plane * pd.h * pd.w, ny = c->wy1 - c->wy0, nx = c->wx1 - c->wx0;
     const int whole = ny == pd.h && nx == pd.w;
     double vw = m->cell * (double)nx, vh = m->cell * (double)ny;
     int tw = nx < vw ? (int)nx : (int)(vw > 1 ? vw : 1);
     int th = ny < vh ? (int)ny : (int)(vh > 1 ? vh : 1);
+    free(c->texels);
+    c->texels = NULL;
     double *acc = malloc((size_t)tw * th * sizeof *acc);
     uint32_t *px = malloc((size_t)tw * th * sizeof *px);
     uint8_t *none = malloc((size_t)tw * th); /* a texel with no cell to show: background */
@@ -142,8 +163,8 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     /* the texels' block means, the lower half of the rows on a second thread when the
      * plane is big (each texel as one thread would compute it: the same pixels) */
     texel_rows half[2] = {
-        {s, c, t, mode, base, pd.w, ny, nx, tile, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0},
-        {s, c, t, mode, base, pd.w, ny, nx, tile, tw, th, whole, 0, th, acc, none, INFINITY, -INFINITY, 0}};
+        {s, c, t, mode, base, pd.w, ny, nx, tile, tw, th, whole, 0, th, hide, acc, none, INFINITY, -INFINITY, 0},
+        {s, c, t, mode, base, pd.w, ny, nx, tile, tw, th, whole, 0, th, hide, acc, none, INFINITY, -INFINITY, 0}};
     pthread_t helper;
     const int two = ny * nx >= (d->split_cells > 0 ? d->split_cells : TEXEL_THREAD_CELLS) && th > 1;
     if (two) half[0].ty1 = half[1].ty0 = th / 2;
@@ -156,7 +177,7 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
         empty += half[k].empty;
     }
     const int same_range = c->range_ok && c->range_tensor == t && c->range_plane == plane && c->range_mode == mode &&
-                           c->range_indexed == (s->idx != NULL);
+                           c->range_indexed == (s->idx != NULL) && c->range_hide == hide;
     if (!whole && same_range) /* a window of a plane scanned before */
         lo = c->range_lo, hi = c->range_hi, empty = c->range_empty;
     /* a window: the range of the plane's cells; of every stride-th cell of a plane over
@@ -172,7 +193,7 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
     }
     if (!whole && !same_range) {
         c->range_ok = 1, c->range_tensor = t, c->range_plane = plane, c->range_mode = mode;
-        c->range_indexed = s->idx != NULL;
+        c->range_indexed = s->idx != NULL, c->range_hide = hide;
         c->range_lo = lo, c->range_hi = hi, c->range_empty = empty;
     }
     if (mode != VW_MODE_VALUES && lo > 0) lo = 0; /* counts start at zero */
@@ -186,7 +207,10 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
         for (int tx = 0; tx < tw; ++tx) {
             const size_t i = (size_t)ty * tw + tx;
             c->nan += !none[i] && !pic && isnan(acc[i]);
-            uint32_t col = none[i] ? VW_COL_PANEL : vw_heat_colour(c, acc[i]);
+            /* a texel of only ?s: the grey of the input's margin, where padding lies (issue 38 N6) */
+            uint32_t col = none[i] == 2 ? vw_margin_grey(c->wy0 + ty * ny / th, c->wx0 + tx * nx / tw)
+                           : none[i]    ? VW_COL_PANEL
+                                        : vw_heat_colour(c, acc[i]);
             if (pic == 3 && !none[i]) { /* the image's R, G and B planes, block means each */
                 int64_t y0 = c->wy0 + ty * ny / th, y1 = c->wy0 + (ty + 1) * ny / th;
                 int64_t x0 = c->wx0 + tx * nx / tw, x1 = c->wx0 + (tx + 1) * nx / tw;
@@ -200,6 +224,11 @@ static void build_texture(vw_draw *d, const vw_state *s, int panel, vw_heat_cach
         }
     c->tex = SDL_CreateTexture(d->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STATIC, tw, th);
     if (c->tex) SDL_UpdateTexture(c->tex, NULL, px, tw * (int)sizeof *px);
+    if ((int64_t)tw * th <= 20000) { /* kept for the record (vw_texel_colour) */
+        free(c->texels);
+        c->texels = px, px = NULL;
+        c->ntx = tw, c->nty = th;
+    }
 out:
     free(acc);
     free(px);
@@ -226,7 +255,7 @@ static void draw_margin(SDL_Renderer *r, const vw_state *s, int panel, const vw_
             if (y >= 0 && y < m->rows && x >= 0 && x < m->cols) continue;
             const int pad = padded && y >= -dr.g.pad[0] && y < m->rows + dr.g.pad[0] && x >= -dr.g.pad[1] &&
                             x < m->cols + dr.g.pad[1];
-            const uint32_t c = pad ? (((y + x) & 1) ? 0x2E3C5C : 0x364668) : (((y + x) & 1) ? 0x2C2C34 : 0x34343E);
+            const uint32_t c = pad ? (((y + x) & 1) ? 0x2E3C5C : 0x364668) : vw_margin_grey(y, x);
             vw_fill(r, vw_heatmap_cell(m, y, x), c);
         }
 }
@@ -454,7 +483,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (!c->tex || c->tensor != t || c->plane != s->panel[panel].plane || c->indexed != (s->idx != NULL) ||
         (c->mode != vw_effective_mode(s, panel)) || memcmp(&c->area, &area, sizeof area) || c->wy0 != wy0 ||
         c->wy1 != wy1 || c->wx0 != wx0 || c->wx1 != wx1 || c->cell != m.cell || c->pictures != s->picture ||
-        c->tile_key != tile_key) {
+        c->tile_key != tile_key || c->hide != vw_padding_hidden(s)) {
         if (c->tex) SDL_DestroyTexture(c->tex);
         c->tex = NULL;
         c->tensor = t;
@@ -462,6 +491,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         c->indexed = s->idx != NULL;
         c->area = area;
         c->wy0 = wy0, c->wy1 = wy1, c->wx0 = wx0, c->wx1 = wx1, c->cell = m.cell, c->pictures = s->picture;
+        c->hide = vw_padding_hidden(s);
         if (c->tile_key != tile_key) c->range_ok = 0; /* another phase: another range */
         c->tile_key = tile_key;
         build_texture(d, s, panel, c, &m, tile);
@@ -571,6 +601,8 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         item_cells_shown(s, panel, &m, map, &rp->item_cells, &rp->item_shown);
         rp->tap_zoom = vw_panel_tap_zoom(s, L, panel);
         rp->yx = vw_panel_asks_yx(s, panel);
+        if (c->mode == VW_MODE_VALUES && c->tile_key < 0)
+            rp->hidden_ends = vw_padding_range_ends(s, t, s->panel[panel].plane, c->lo, c->hi);
         vw_rect ans; /* the answer's outline too, once it shows */
         if (rp->nfocus < VW_REC_FOCUS && vw_answer_cell_rect(s, &m, panel, &ans))
             rp->focus[rp->nfocus++] = (vw_rect){.x = ans.x - 8, .y = ans.y - 8, .w = ans.w + 16, .h = ans.h + 16};

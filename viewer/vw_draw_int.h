@@ -133,6 +133,12 @@ int vw_padding_hidden(const vw_state *s);
 /* Whether element off of tensor t is written at a tap whose read lies in the padding (an
  * im2col column's 0 for a tap outside the image). */
 int vw_padding_written(const vw_state *s, int t, int64_t off);
+/* The grey of cell (y, x) outside a plane (its margin, where padding reads land), a
+ * checker; a padding tap's entry that prints ? is painted so too (issue 38 D2 N6). */
+/* How many of the range lo .. hi's two ends of tensor t's plane only cells that print ?
+ * hold (vw_padding_written, while vw_padding_hidden): a legend that counts what it hides. */
+int vw_padding_range_ends(const vw_state *s, int t, int64_t plane, double lo, double hi);
+static inline uint32_t vw_margin_grey(int64_t y, int64_t x) { return ((y + x) & 1) ? 0x2C2C34 : 0x34343E; }
 /* Text centred in cell (y, x) of m, dim, when it fits the cell with a value's gap and lies
  * inside area (an empty cell's value, a sparse plane's row or column number): 1 and its box
  * in *at when drawn. */
@@ -140,6 +146,9 @@ int vw_dim_text_in_cell(vw_draw *d, const vw_font *f, const vw_heatmap *m, int64
                         const char *text, vw_rect *at);
 /* The colour a heatmap built into cache c gives value v: the ramp, or grey (a picture). */
 uint32_t vw_heat_colour(const vw_heat_cache *c, double v);
+/* The colour (RGB) cell (y, x) of the plane was painted in c's texture, where a texel is a
+ * cell and the texels are kept: 1 and *rgb, else 0. */
+int vw_texel_colour(const vw_heat_cache *c, int64_t y, int64_t x, uint32_t *rgb);
 /* The fewest characters a slide's one-line legend of c takes: its two ends, a bar of 4
  * and the NaN key (its name may go). */
 int vw_legend_least_chars(const vw_heat_cache *c);

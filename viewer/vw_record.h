@@ -94,6 +94,11 @@ typedef struct vw_rec_panel {
     int item_cells, item_shown;
     int tap_zoom; /* zoomed for the values to the focused tap's cells: the item's do not fit them */
     int yx;       /* the slide's question asks cells of this tensor as (y, x) (vw_panel_asks_yx) */
+    /* cells that print ? for a value a later step asks (vw_padding_hidden), those of them
+     * painted a value's colour, not the margin's grey, and the legend's ends that only such
+     * cells hold (issue 38 D2 N6, tenth re-trial: 02's columns legend "0 .. 70" where every
+     * 0 printed ?, its ?s painted the 0 colour) */
+    int hidden_cells, hidden_painted, hidden_ends;
     /* the item's outlines drawn not wholly inside the cells in view (a read out of the
      * window outlined in the margin past the grid: 10 s14 at 1024x768) */
     int marks_out;
