@@ -634,11 +634,18 @@ START_TEST(a_window_leaving_out_most_of_the_items_cells_fails)
     ck_assert_ptr_nonnull(strstr(last, "the left panel shows 3 of the focused item's 9 cells"));
     rp->item_shown = 5; /* most of them in view */
     ck_assert_int_eq(rules(0), 0);
-    rp->item_shown = 3, rec.focus_panel = 1; /* the panel beside the step's */
+    rp->item_shown = 3, rec.focus_panel = 1, rp->window = 0; /* the panel beside the step's, whole */
     ck_assert_int_eq(rules(0), 0);
-    rec.focus_panel = 0, rp->tap_zoom = 1; /* zoomed to the tap for values the item's cells do not fit */
-    ck_assert_int_eq(rules(0), 0);
-    rp->tap_zoom = 0, rp->item_shown = 9;
+    /* N10 (tenth re-trial, 05 s8): a window of the panel beside the step's, zoomed to the
+     * focused tap for its values, 3 of item 12's 9 writes under "9 column writes" */
+    rp->window = 1, rp->tap_zoom = 1;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the left panel shows 3 of the focused item's 9 cells"));
+    rec.focus_panel = 0; /* on the step's own panel too */
+    ck_assert_int_eq(rules(0), 1);
+    rec.focus_panel = 1, rp->covered = 1; /* the question covers it: its answer has the question's room */
+    ck_assert_int_eq(rules(1), 0);
+    rp->covered = rp->tap_zoom = 0, rp->item_shown = 9;
     rec.panel[1].marks_out = 1;
     ck_assert_int_eq(rules(1), 1);
     ck_assert_ptr_nonnull(strstr(last, "the right panel draws 1 outline outside the cells in view"));

@@ -449,10 +449,13 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
          * 38 D1, ninth re-trial: 10 s14's window held the focused read, 3 of item 20's 9
          * reads, under "Item 20 makes 9 reads"), and an outline drawn past the cells in
          * view (its 1024x768 slide outlined a read out of the window in the margin) */
-        /* (a zoom for the values to the focused tap's cells, where the item's do not fit
-         * them at any size the panel allows, keeps to the tap: 05's 9 x 25 columns) */
-        if (p == rec->focus_panel && !rp->hidden && !rp->table && !rp->tap_zoom && rp->item_cells >= 3 &&
-            rp->item_shown * 2 < rp->item_cells)
+        /* on the step's panel, and on a window of the other's (tenth re-trial, N10: 05 s8's
+         * columns held 3 of item 12's 9 writes, its focused event an offset read on
+         * neither panel; and a zoom to the focused tap's cells for their values was let
+         * off, where another layout holds all 9 with theirs), but for a panel the question
+         * covers, whose answer shows the asked cell in the room the question left it */
+        if ((p == rec->focus_panel || (rp->window && !rp->covered)) && !rp->hidden && !rp->table &&
+            rp->item_cells >= 3 && rp->item_shown * 2 < rp->item_cells)
             bad += vw_audit_say(fn, ctx,
                                 "%s at %dx%d: the %s panel shows %d of the focused item's %d cells: zoom to all of "
                                 "them, or focus on what the window holds",

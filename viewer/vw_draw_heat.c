@@ -599,6 +599,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         rp->zoomed = vw_panel_zoomed(s, L, panel);
         rp->nfocus = vw_focus_cells(s, panel, &m, rp->focus, VW_REC_FOCUS);
         item_cells_shown(s, panel, &m, map, &rp->item_cells, &rp->item_shown);
+        rp->covered = vw_story_covers(s, panel);
         rp->tap_zoom = vw_panel_tap_zoom(s, L, panel);
         rp->yx = vw_panel_asks_yx(s, panel);
         if (c->mode == VW_MODE_VALUES && c->tile_key < 0)

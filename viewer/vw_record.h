@@ -92,6 +92,7 @@ typedef struct vw_rec_panel {
      * but leaves out most of the item's cells draws another step than its narration's
      * (issue 38 D1, ninth re-trial: 10 s14 showed 3 of item 20's 9 reads) */
     int item_cells, item_shown;
+    int covered;  /* the question covers it (vw_story_covers): its answer slide has the question's layout */
     int tap_zoom; /* zoomed for the values to the focused tap's cells: the item's do not fit them */
     int yx;       /* the slide's question asks cells of this tensor as (y, x) (vw_panel_asks_yx) */
     /* cells that print ? for a value a later step asks (vw_padding_hidden), those of them

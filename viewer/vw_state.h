@@ -168,6 +168,8 @@ void vw_story_reveal(vw_state *s, int reveal);
 /* Whether panel p is covered on the slide shown: its tensor is one the slide hides
  * until the answer is revealed (vw_slide.hide). */
 int vw_story_hides(const vw_state *s, int p);
+/* Whether the shown slide's question covers panel p, answered or not (its "hide"). */
+int vw_story_covers(const vw_state *s, int p);
 /* The table panel p of the shown slide is drawn as (its step's "tables"), or NULL: a
  * heatmap (vw_draw_table.c). */
 const vw_table *vw_panel_table(const vw_state *s, int panel);
@@ -230,10 +232,9 @@ int vw_focus_cells(const vw_state *s, int panel, const vw_heatmap *m, vw_rect *o
  * the cells the step is about when that makes the values fit (vw_panel_map): whether it
  * does in layout L. */
 int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel);
-/* How many of the focused item's reads and writes on panel p's plane (distinct cells)
- * layout L leaves out of view: a slide's layout keeps them in (issue 38 D1); 0 where the
- * panel zooms to the focused tap for its values (vw_panel_tap_zoom). */
-int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel);
+/* How many of the focused item's reads and writes on panel p's plane (distinct cells, in
+ * *cells) layout L leaves out of view: a slide's layout keeps them in (issue 38 D1). */
+int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel, int *cells);
 /* Whether panel p is zoomed for its values to the focused tap's cells because the
  * item's cells do not fit them (05's 9 x 25 columns): the one window that may leave
  * out most of the item's cells. */

@@ -173,6 +173,8 @@ static int covered(const vw_state *s, int p)
     return 0;
 }
 
+int vw_story_covers(const vw_state *s, int p) { return covered(s, p); }
+
 int vw_story_hides(const vw_state *s, int p)
 {
     if (!s->nslides || s->reveal || p < 0 || p > 1 || s->panel[p].tensor < 0) return 0;
@@ -318,13 +320,26 @@ static int zoomed_panels(const vw_state *s, const vw_layout *L0, int adv)
     return n;
 }
 
-/* The focused item's cells the panel a slide is about leaves out of view
- * (vw_panel_items_out). */
+/* The focused item's cells the panels leave out of view (vw_panel_items_out): the one
+ * the slide is about, and the other too (issue 38 D1 N10, tenth re-trial: 05 s8's
+ * columns held 3 of item 12's 9 writes under "9 column writes", its focused event an
+ * offset read on neither panel). */
 static int items_out(const vw_state *s, const vw_layout *L0, int adv)
 {
     const vw_layout M = with_values(L0, adv);
-    const int p = vw_about_panel(s);
-    return p >= 0 && !covered(s, p) && !vw_panel_table(s, p) ? vw_panel_items_out(s, &M, p) : 0;
+    const int about = vw_about_panel(s);
+    int out = 0;
+    for (int p = 0; p < 2; ++p) {
+        if (s->panel[p].tensor < 0 || covered(s, p) || vw_panel_table(s, p)) continue;
+        int n;
+        const int o = vw_panel_items_out(s, &M, p, &n);
+        /* the other panel's cells all in view as a thumbnail whose values do not print
+         * show none of them legibly (05 s8 at 1024x768: a 9 x 25 plane of 8 px cells) */
+        double need, fc;
+        vw_values_need(s, &M, p, &need, &fc);
+        out += p != about && o == 0 && n >= 3 && need > 0 && vw_panel_map(s, &M, p).cell < need ? n : o;
+    }
+    return out;
 }
 
 static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, double share[2])

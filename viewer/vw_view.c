@@ -264,15 +264,43 @@ static int tap_bbox(const vw_state *s, int panel, double *y0, double *x0, double
  * cell round it (whole cells): the step's cells (its item's), or where those do not fit
  * at `need`, the cells its focused tap names (issue 38 D1: 05's 9 x 25 columns printed
  * no values at any size, the item's column of 9 too tall for them). 0: no focus. */
-static int values_box(const vw_state *s, const vw_rect area, int panel, double need, double box[4], double *cell)
+/* The cell size (px) the values of the plane's cells [y0, y1) x [x0, x1) need at the
+ * layout's value text (0: none there). */
+static double cells_need(const vw_state *s, const vw_layout *L, int panel, int64_t y0, int64_t y1, int64_t x0,
+                         int64_t x1)
+{
+    const int widest = widest_value(s, panel, y0, y1, x0, x1);
+    const int vadv = L->vadv > 0 ? L->vadv : 1, vline = L->vline > 0 ? L->vline : L->line;
+    return widest > 0 ? fmax(widest * vadv + vw_value_gap(vadv), vline + 2) : 0;
+}
+
+/* The step's cells on the panel (the item's, else the focused tap's where the item's do
+ * not fit `need`) as box, and the biggest cell that shows them with a cell round them
+ * where the plane (and its margin) goes on; *wneed: what the values of that window need,
+ * where the item's cells fit it though not the plane's widest value (05 s8: its 9 writes
+ * fill the columns' 9 rows, the widest values lie elsewhere: issue 38 D1 N10), else need. */
+static int values_box(const vw_state *s, const vw_layout *L, const vw_rect area, int panel, double need, double box[4],
+                      double *cell, double *wneed)
 {
     double y0, x0, y1, x1;
+    *wneed = need;
     if (!s->idx || !vw_focus_bbox(s, panel, &y0, &x0, &y1, &x1)) return 0;
+    const vw_plane_dims d = vw_plane_dims_of(&s->tr->tensors[s->panel[panel].tensor]);
+    int side[4];
+    vw_panel_margins(s, panel, side);
     for (int pass = 0; pass < 2; ++pass) {
-        if (pass && !(need > 0 && *cell < need && tap_bbox(s, panel, &y0, &x0, &y1, &x1))) break;
-        const double wh = floor(y1) - floor(y0) + 3, ww = floor(x1) - floor(x0) + 3;
+        if (pass && !(need > 0 && *cell < *wneed && tap_bbox(s, panel, &y0, &x0, &y1, &x1))) break;
+        const double wh = fmin(floor(y1) - floor(y0) + 3, (double)(d.h + side[VW_SIDE_TOP] + side[VW_SIDE_BOTTOM]));
+        const double ww = fmin(floor(x1) - floor(x0) + 3, (double)(d.w + side[VW_SIDE_LEFT] + side[VW_SIDE_RIGHT]));
         *cell = fmin(area.h / wh, area.w / ww);
         box[0] = y0, box[1] = x0, box[2] = y1, box[3] = x1;
+        if (pass || !L || need <= 0 || *cell >= need || *cell < 2) continue;
+        /* the window that cell shows round the item's cells */
+        const double rows = area.h / *cell, cols = area.w / *cell;
+        const double cy = (floor(y0) + floor(y1)) / 2, cx = (floor(x0) + floor(x1)) / 2;
+        const double wn = cells_need(s, L, panel, (int64_t)floor(cy - rows / 2), (int64_t)ceil(cy + rows / 2) + 1,
+                                     (int64_t)floor(cx - cols / 2), (int64_t)ceil(cx + cols / 2) + 1);
+        if (wn > 0 && *cell >= wn) *wneed = wn;
     }
     return 1;
 }
@@ -295,8 +323,8 @@ void vw_values_need(const vw_state *s, const vw_layout *L, int panel, double *ne
     if (widest <= 0) return;
     const int vadv = L->vadv > 0 ? L->vadv : 1, vline = L->vline > 0 ? L->vline : L->line;
     *need = fmax(widest * vadv + vw_value_gap(vadv), vline + 2);
-    double box[4];
-    if (focus) values_box(s, area, panel, *need, box, focus_cell);
+    double box[4], wneed;
+    if (focus && values_box(s, L, area, panel, *need, box, focus_cell, &wneed)) *need = wneed;
 }
 
 /* A slide's zoom for its values: when the whole plane's cells (base) are too small for
@@ -306,10 +334,10 @@ static int slide_values_zoom(const vw_state *s, const vw_layout *L, int panel, d
                              double *cx)
 {
     if (!s->nslides || !s->autozoom || s->panel[panel].zoom > 0) return 0;
-    double need, fc, box[4];
+    double need, fc, box[4], wneed;
     vw_values_need(s, L, panel, &need, &fc);
     if (need <= 0 || base >= need || fc < need) return 0;
-    if (!values_box(s, vw_panel_map_area(L, panel), panel, need, box, &fc)) return 0;
+    if (!values_box(s, L, vw_panel_map_area(L, panel), panel, need, box, &fc, &wneed)) return 0;
     *cell = fmax(base, fmin(fc, need * 1.5));
     *cy = (floor(box[0]) + floor(box[2])) / 2, *cx = (floor(box[1]) + floor(box[3])) / 2;
     return 1;
@@ -865,10 +893,11 @@ int vw_panel_tap_zoom(const vw_state *s, const vw_layout *L, int panel)
     return fmin(area.h / (floor(y1) - floor(y0) + 3), area.w / (floor(x1) - floor(x0) + 3)) < need;
 }
 
-int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel)
+int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel, int *cells)
 {
     const uint32_t it = vw_state_item(s);
     const int t = s->panel[panel].tensor;
+    *cells = 0;
     if (it == VW_NONE || !s->idx || t < 0) return 0;
     const vw_heatmap m = vw_panel_map(s, L, panel);
     const vw_rect in = vw_panel_map_area(L, panel);
@@ -887,6 +916,7 @@ int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel)
         const vw_rect r = vw_heatmap_cell(&m, e->u.access.y, e->u.access.x);
         shown += r.x >= in.x && r.y >= in.y && r.x + r.w <= in.x + in.w && r.y + r.h <= in.y + in.h;
     }
+    *cells = n;
     return n - shown;
 }
 
