@@ -1632,6 +1632,31 @@ START_TEST(a_window_holds_all_nine_column_writes)
 }
 END_TEST
 
+/* 10 s3: the input holds the warp's 32 lanes (rows 0-1, its 16 columns), the sector bars
+ * at columns 0 and 8 of row 0 and the key "| sector: 8 floats, 32 bytes" */
+static void warp_sectors_and_key_in_view(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)ctx;
+    const vw_record *rec = &f->d.rec;
+    const int pi = panel_showing(rec, ks_trace_tensor(st->tr, "input"));
+    const vw_rec_panel *rp = &rec->panel[pi];
+    ck_assert_msg(rp->item_cells >= 32 && rp->item_shown == rp->item_cells, "10 s3%s at %dx%d: %d of %d cells in view",
+                  reveal ? "'s answer" : "", w, h, rp->item_shown, rp->item_cells);
+    int bars = 0, key = 0;
+    for (int i = 0; i < rec->nmarks; ++i)
+        bars += rec->marks[i].panel == pi && rec->marks[i].kind == VW_MARK_SECTOR && rec->marks[i].y0 == 0 &&
+                (rec->marks[i].x0 == 0 || rec->marks[i].x0 == 8);
+    for (int i = 0; i < rec->nlabels; ++i) key += !strncmp(rec->labels[i].text, "| sector: 8 floats, 32 bytes", 28);
+    ck_assert_msg(bars == 2 && key == 1, "10 s3%s at %dx%d: %d of row 0's 2 sector bars, %d key",
+                  reveal ? "'s answer" : "", w, h, bars, key);
+}
+
+START_TEST(the_sectors_slide_keeps_the_warps_bars_and_key)
+{
+    check_lesson_slide("10", 2, ON_BOTH, warp_sectors_and_key_in_view, NULL);
+}
+END_TEST
+
 static int margin_grey(uint32_t c) { return c == 0x2C2C34 || c == 0x34343E; }
 
 /* 02 s1-s3 and s4's answer: the columns' padding entries print ?, on the margin's grey,
@@ -2917,6 +2942,7 @@ int main(void)
     tcase_add_test(tc, a_question_can_hide_the_padding_zeros);
     tcase_add_test(tc, what_a_slide_hides_is_grey_and_off_the_colour_bar);
     tcase_add_test(tc, a_window_holds_all_nine_column_writes);
+    tcase_add_test(tc, the_sectors_slide_keeps_the_warps_bars_and_key);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);
     tcase_add_test(tc, the_rules_report_what_breaks_them);

@@ -404,28 +404,6 @@ static int rect_inside(vw_rect r, vw_rect in)
     return r.x >= in.x && r.y >= in.y && r.x + r.w <= in.x + in.w && r.y + r.h <= in.y + in.h;
 }
 
-/* The focused item's reads and writes on panel p's plane, as distinct cells of the plane
- * and its margin (*n), and those map m shows whole inside `in` (*shown). */
-static void item_cells_shown(const vw_state *s, int panel, const vw_heatmap *m, vw_rect in, int *n, int *shown)
-{
-    const uint32_t it = vw_state_item(s);
-    *n = *shown = 0;
-    if (it == VW_NONE || !s->idx || s->panel[panel].tensor < 0) return;
-    const vw_item *item = &s->idx->items[it];
-    static int64_t seen[512][2];
-    for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
-        if (e->tensor != (uint32_t)s->panel[panel].tensor || (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) ||
-            e->u.access.plane != s->panel[panel].plane || !vw_heatmap_holds(m, e->u.access.y, e->u.access.x))
-            continue;
-        int dup = 0;
-        for (int i = 0; i < *n && !dup; ++i) dup = seen[i][0] == e->u.access.y && seen[i][1] == e->u.access.x;
-        if (dup || *n >= 512) continue;
-        seen[*n][0] = e->u.access.y, seen[(*n)++][1] = e->u.access.x;
-        if (rect_inside(vw_heatmap_cell(m, e->u.access.y, e->u.access.x), in)) ++*shown;
-    }
-}
-
 void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     vw_rect area = panel ? L->output : L->input;
@@ -598,7 +576,7 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         vw_values_need(s, L, panel, &rp->need_cell, &rp->focus_cell);
         rp->zoomed = vw_panel_zoomed(s, L, panel);
         rp->nfocus = vw_focus_cells(s, panel, &m, rp->focus, VW_REC_FOCUS);
-        item_cells_shown(s, panel, &m, map, &rp->item_cells, &rp->item_shown);
+        rp->item_cells = vw_step_cells_shown(s, panel, &m, map, &rp->item_shown);
         rp->covered = vw_story_covers(s, panel);
         rp->tap_zoom = vw_panel_tap_zoom(s, L, panel);
         rp->yx = vw_panel_asks_yx(s, panel);

@@ -235,6 +235,10 @@ int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel);
 /* How many of the focused item's reads and writes on panel p's plane (distinct cells, in
  * *cells) layout L leaves out of view: a slide's layout keeps them in (issue 38 D1). */
 int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel, int *cells);
+/* The distinct cells of panel p's plane (and margin, as m holds them) that the focused
+ * item reads and writes, and the lanes of the warp request a slide draws: how many, and
+ * in *shown those m draws whole inside `in`. */
+int vw_step_cells_shown(const vw_state *s, int panel, const vw_heatmap *m, vw_rect in, int *shown);
 /* Whether panel p is zoomed for its values to the focused tap's cells because the
  * item's cells do not fit them (05's 9 x 25 columns): the one window that may leave
  * out most of the item's cells. */

@@ -893,31 +893,48 @@ int vw_panel_tap_zoom(const vw_state *s, const vw_layout *L, int panel)
     return fmin(area.h / (floor(y1) - floor(y0) + 3), area.w / (floor(x1) - floor(x0) + 3)) < need;
 }
 
-int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel, int *cells)
+int vw_step_cells_shown(const vw_state *s, int panel, const vw_heatmap *m, vw_rect in, int *shown)
 {
     const uint32_t it = vw_state_item(s);
     const int t = s->panel[panel].tensor;
-    *cells = 0;
-    if (it == VW_NONE || !s->idx || t < 0) return 0;
-    const vw_heatmap m = vw_panel_map(s, L, panel);
-    const vw_rect in = vw_panel_map_area(L, panel);
-    const vw_item *item = &s->idx->items[it];
     static int64_t seen[512][2];
-    int n = 0, shown = 0;
-    for (uint32_t k = 0; k < item->count; ++k) {
-        const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
-        if (e->tensor != (uint32_t)t || (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) ||
-            e->u.access.plane != s->panel[panel].plane || !vw_heatmap_holds(&m, e->u.access.y, e->u.access.x))
-            continue;
+    int n = 0;
+    *shown = 0;
+    if (it == VW_NONE || !s->idx || t < 0) return 0;
+    /* the item's accesses, then the lanes of the warp request a slide draws (issue 38 D1
+     * N8, tenth re-trial: 10 s3 at 1024x768 kept item 0's window, 3 of the warp's 16
+     * columns, without the sector bars and key its text points to) */
+    static int64_t lanes[64][2];
+    const vw_item *item = &s->idx->items[it];
+    const int nl = vw_fig_warp_cells(s, panel, lanes, NULL, NULL, 64);
+    for (uint32_t k = 0; k < item->count + (uint32_t)nl; ++k) {
+        int64_t y, x;
+        if (k < item->count) {
+            const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, item, k));
+            if (e->tensor != (uint32_t)t || (e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) ||
+                e->u.access.plane != s->panel[panel].plane)
+                continue;
+            y = e->u.access.y, x = e->u.access.x;
+        } else {
+            y = lanes[k - item->count][0], x = lanes[k - item->count][1];
+        }
+        if (!vw_heatmap_holds(m, y, x)) continue;
         int dup = 0;
-        for (int i = 0; i < n && !dup; ++i) dup = seen[i][0] == e->u.access.y && seen[i][1] == e->u.access.x;
+        for (int i = 0; i < n && !dup; ++i) dup = seen[i][0] == y && seen[i][1] == x;
         if (dup || n >= 512) continue;
-        seen[n][0] = e->u.access.y, seen[n++][1] = e->u.access.x;
-        const vw_rect r = vw_heatmap_cell(&m, e->u.access.y, e->u.access.x);
-        shown += r.x >= in.x && r.y >= in.y && r.x + r.w <= in.x + in.w && r.y + r.h <= in.y + in.h;
+        seen[n][0] = y, seen[n++][1] = x;
+        const vw_rect r = vw_heatmap_cell(m, y, x);
+        *shown += r.x >= in.x && r.y >= in.y && r.x + r.w <= in.x + in.w && r.y + r.h <= in.y + in.h;
     }
-    *cells = n;
-    return n - shown;
+    return n;
+}
+
+int vw_panel_items_out(const vw_state *s, const vw_layout *L, int panel, int *cells)
+{
+    int shown;
+    const vw_heatmap m = vw_panel_map(s, L, panel);
+    *cells = vw_step_cells_shown(s, panel, &m, vw_panel_map_area(L, panel), &shown);
+    return *cells - shown;
 }
 
 int vw_panel_zoomed(const vw_state *s, const vw_layout *L, int panel)
