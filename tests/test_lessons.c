@@ -455,6 +455,9 @@ START_TEST(check_rejects_broken_lessons_with_file_step_and_problem)
          .want = "step 2: mode must be a mode name or two, [left, right]"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"draw\": [\"samples:ours\"]}",
          .want = "step 2: draw: 'samples:ours': the lesson has no run 'ours'"},
+        /* "swap" marks the second point as the first read the wrong way round: two points */
+        {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"draw\": [\"point:1,2\", \"swap\"]}",
+         .want = "step 2: draw: 'swap' needs two points (point:Y,X)"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"event\": \"sample\"}}",
          .want = "step 2: focus: event goes with a tap"},
         {.step2 = "{\"title\": \"two\", \"text\": \"x\", \"focus\": {\"index\": 1, \"tap\": 0, \"event\": \"sample\"}}",
@@ -2972,6 +2975,33 @@ START_TEST(slides_keep_every_decomposition_name_the_narration_names)
     ls_slides_free(sl, 1);
     ls_session_close(&S);
     ls_free(&L);
+    /* one-letter fields as a tensor's indices (issue 38 D4, eleventh re-trial N21: 04 s2
+     * named n in "output[n, o, h_out, w_out]" and the panel dropped it); a one-letter word
+     * of the prose ("a", "o" in a list of words) is no field */
+    write_file("gemm.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"conv2d\",\n"
+                            " \"steps\": [{\"title\": \"the element\", \"focus\": {\"index\": 5}, \"show\": "
+                            "[\"decomposition\"],\n \"text\": \"It computes output[n, o, h_out, w_out].\"}]}\n");
+    snprintf(path, sizeof path, "%s/gemm.json", dir);
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
+    ck_assert_msg(strstr(sl[0].fields, " n ") && strstr(sl[0].fields, " o ") && strstr(sl[0].fields, " h_out ") &&
+                      strstr(sl[0].fields, " w_out "),
+                  "fields '%s'", sl[0].fields);
+    ls_slides_free(sl, 1);
+    ls_session_close(&S);
+    ls_free(&L);
+    write_file("prose.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"conv2d\",\n"
+                             " \"steps\": [{\"title\": \"prose\", \"focus\": {\"index\": 5}, \"show\": "
+                             "[\"decomposition\"],\n \"text\": \"Each of n and o is a number; a row (c, o, w).\"}]}\n");
+    snprintf(path, sizeof path, "%s/prose.json", dir);
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
+    ck_assert_msg(!strstr(sl[0].fields, " n ") && !strstr(sl[0].fields, " o "), "fields '%s'", sl[0].fields);
+    ls_slides_free(sl, 1);
+    ls_session_close(&S);
+    ls_free(&L);
 }
 END_TEST
 
@@ -2995,7 +3025,8 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"05", 6, VW_MODE_VALUES, "input", "offset"},
                 {"05", 7, VW_MODE_VALUES, "input", "columns"},
                 {"05", 11, VW_MODE_VALUES, "mask", "input"}, /* the two factors the question multiplies */
-                {"07", 1, VW_MODE_VALUES, "input", "output"},
+                /* the two points named and drawn beside the coords that hold them (N18) */
+                {"07", 1, VW_MODE_VALUES, "input", "coords"},
                 {"07", 4, VW_MODE_READS, "patches", "output"},
                 /* one sample's weights labelled beside the values they blend, not the
                  * weights summed over the point's outputs (issue 38 D6) */
@@ -3004,7 +3035,9 @@ START_TEST(slides_show_the_mode_and_tensors_the_text_names)
                 {"08", 7, VW_MODE_VALUES, "in_sites", "pair_count"}, /* not out_sites' visits: s8's ring */
                 {"08", 8, VW_MODE_VISITS, "in_sites", "out_sites"},
                 {"08", 10, VW_MODE_VALUES, NULL, NULL},
-                {"08", 18, VW_MODE_VISITS, "in_sites", "out_sites"},
+                /* the active set kept: the same rows at the same cells, not the look-ups'
+                 * footprint s8 shows for the regular run (eleventh re-trial N12) */
+                {"08", 18, VW_MODE_VALUES, "in_sites", "out_sites"},
                 /* 10 s3 asks a request's sectors, which the sectors mode prints: its
                  * question slide shows the input's values, its answer the sectors; step 4
                  * keeps the step's mode (issue 38 D8: the panels were hidden) */

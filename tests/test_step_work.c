@@ -294,15 +294,22 @@ END_TEST
 
 /* issue 38 D12: col2im's gather counts its reads 0, 1, 2 over the windows; each read's
  * line also names the kernel tap it reads, its row of columns modulo kh*kw, worked out
- * here from the row each line prints (lesson 03's pixel: kernel taps 7, 4, 1) */
+ * here from the row each line prints (lesson 03's pixel: kernel taps 7, 4, 1). Its write,
+ * the sum of those taps, names no tap (eleventh re-trial N17: "tap 0 write" under "tap 0
+ * (kernel tap 7)" read as kernel tap 7's). */
 START_TEST(col2im_reads_name_their_kernel_tap)
 {
     char cmd[600], line[512];
     snprintf(cmd, sizeof cmd, "KSCOPE_LESSONS=%s/lessons %s lesson 03 --auto 2>&1", KS_SOURCE_DIR, KS_CLI);
     FILE *p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
-    int seen = 0;
+    int seen = 0, writes = 0;
     while (fgets(line, sizeof line, p)) {
+        const char *w = strstr(line, "write output[");
+        if (w) { /* "  >  write output[...]": nothing but spaces and the focus mark before it */
+            for (const char *c = line; c < w; ++c) ck_assert_msg(*c == ' ' || *c == '>', "a tap on '%s'", line);
+            writes++;
+        }
         unsigned loop;
         long long tap, plane, row, col;
         const char *at = strstr(line, "tap ");
@@ -314,6 +321,7 @@ START_TEST(col2im_reads_name_their_kernel_tap)
     }
     ck_assert_int_eq(pclose(p), 0);
     ck_assert_int_ge(seen, 3);
+    ck_assert_int_ge(writes, 1);
 }
 END_TEST
 

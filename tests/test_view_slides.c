@@ -910,10 +910,17 @@ START_TEST(the_weights_print_a_size_up_as_a_key)
 }
 END_TEST
 
-/* 07 s8: two points in view on the input, labelled with their bilinear reads */
-static void both_reads_drawn_and_labelled(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+/* 07: a step's two points (y, x) in view on the input, each labelled with the value a
+ * bilinear read there gives, worked out here: 6y + x + 1 on the arange image */
+typedef struct {
+    int step; /* 1-based, for the message */
+    double p[2][2];
+} two_points;
+
+static void points_drawn_and_labelled(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
 {
-    (void)st, (void)reveal, (void)ctx;
+    (void)st, (void)reveal;
+    const two_points *tp = ctx;
     int points = 0, labels = 0;
     for (int i = 0; i < f->d.rec.nmarks; ++i) {
         const vw_rec_mark *m = &f->d.rec.marks[i];
@@ -923,19 +930,25 @@ static void both_reads_drawn_and_labelled(vf_frame *f, vw_state *st, int w, int 
         ck_assert(vw_rect_contains(rp->map, (int)(rp->ox + (m->x0 + 0.5) * rp->cell),
                                    (int)(rp->oy + (m->y0 + 0.5) * rp->cell)));
     }
-    char want[2][32];
-    snprintf(want[0], sizeof want[0], "(1.25, 2.5) = %g", 6 * 1.25 + 2.5 + 1);
-    snprintf(want[1], sizeof want[1], "(2.5, 1.25) = %g", 6 * 2.5 + 1.25 + 1);
+    char want[2][64];
+    for (int k = 0; k < 2; ++k)
+        snprintf(want[k], sizeof want[k], "(%g, %g) = %g", tp->p[k][0], tp->p[k][1], 6 * tp->p[k][0] + tp->p[k][1] + 1);
     for (int i = 0; i < f->d.rec.nlabels; ++i)
         labels += !strcmp(f->d.rec.labels[i].text, want[0]) || !strcmp(f->d.rec.labels[i].text, want[1]);
-    ck_assert_msg(points == 2 && labels == 2, "07 s8 at %dx%d: %d points, %d labels", w, h, points, labels);
+    ck_assert_msg(points == 2 && labels == 2, "07 s%d at %dx%d: %d points, %d labels", tp->step, w, h, points, labels);
 }
 
 /* issue 38 D8 (ninth re-trial #19): 07 s8 narrates the read of swapped coordinates,
  * row 2.5, column 1.25 -> 17.25, beside the kernel's (1.25, 2.5) -> 11; it draws both
- * points on the input, each labelled with the value a bilinear read there gives (worked
- * out here: 6y + x + 1 on the arange image), at the three sizes */
-START_TEST(the_swapped_read_is_drawn) { check_lesson_slide("07", 7, ON_QUESTION, both_reads_drawn_and_labelled, NULL); }
+ * points on the input, each labelled with its read, at the three sizes. And 07 s1
+ * (eleventh re-trial N18) names the two points the patches are cut around: it draws
+ * them, point 1 at y 4.75, x 0.25 -> 29.75. */
+START_TEST(the_swapped_read_is_drawn)
+{
+    two_points s8 = {8, {{1.25, 2.5}, {2.5, 1.25}}}, s1 = {1, {{1.25, 2.5}, {4.75, 0.25}}};
+    check_lesson_slide("07", 7, ON_QUESTION, points_drawn_and_labelled, &s8);
+    check_lesson_slide("07", 0, ON_QUESTION, points_drawn_and_labelled, &s1); /* no question: the slide */
+}
 END_TEST
 
 /* 10 s11: patches planes 0 and 1, one a panel, each with its 16 cells outlined */

@@ -243,11 +243,14 @@ static int64_t col2im_kernel_tap(const ks_trace *tr, const ks_event *e)
 }
 
 /* "tap 3", or "shared" for a shared-memory access (its tap is always 0: the phase and the
- * slot say where it belongs) */
+ * slot say where it belongs), or "" for col2im's write: the sum of all its taps, no tap
+ * of its own ("tap 0 write" under "tap 0 (kernel tap 7)" read as kernel tap 7's: issue
+ * 38's eleventh re-trial, N17) */
 static const char *tap_label(const ks_trace *tr, const ks_event *e, char *buf, size_t n)
 {
     if (tr->sites[e->site].line > 0) snprintf(buf, n, "%s", e->flags & KS_FLAG_SHARED ? "shared" : "global");
     else if (e->flags & KS_FLAG_SHARED) snprintf(buf, n, "shared");
+    else if (e->kind == KS_EV_WRITE && !strcmp(tr->op, "col2im")) snprintf(buf, n, "%s", "");
     else if (col2im_kernel_tap(tr, e) >= 0) /* its loop's count, and the kernel's tap it reads */
         snprintf(buf, n, "tap %u (kernel tap %lld)", e->tap, (long long)col2im_kernel_tap(tr, e));
     else snprintf(buf, n, "tap %u", e->tap);
@@ -341,8 +344,8 @@ void ks_step_describe_event(const ks_trace *tr, const ks_event *e, char *buf, si
     access_element(tr, e, where, sizeof where);
     if (e->kind == KS_EV_READ && (e->flags & KS_FLAG_PADDING))
         snprintf(buf, n, "tap %u read  %s = 0 (padding: outside the tensor)", e->tap, where);
-    else
-        snprintf(buf, n, "%s %s %s = %s", tap_label(tr, e, r[1], sizeof r[1]),
+    else if (tap_label(tr, e, r[1], sizeof r[1]))
+        snprintf(buf, n, "%s%s%s %s = %s", r[1], r[1][0] ? " " : "",
                  e->kind == KS_EV_READ         ? "read "
                  : (e->flags & KS_FLAG_ATOMIC) ? "atomicAdd"
                                                : "write",

@@ -33,8 +33,10 @@
  *   extent:RUN             the same tensor's extent in run RUN, outlined and labelled
  *                          (lesson 12: a 7 x 7 output over the 8 x 8 one);
  *   point:Y,X              up to two points of the left panel's plane, each marked with
- *                          the value a bilinear read there gives, a dashed line from the
- *                          first to the second (lesson 07: the read and the swapped one).
+ *                          the value a bilinear read there gives (lesson 07 s1: the
+ *                          points the patches are cut around);
+ *   swap                   with two points: the second red, a dashed line from the
+ *                          first (lesson 07 s8: the read and the swapped one).
  * Each figure's labels go where labels go (vw_labels: off the step's cells, leaders that
  * cross none) and every mark is recorded (vw_record.h) for --check and the tests. */
 #include <math.h>
@@ -388,10 +390,11 @@ static double bilinear_at(const ks_tensor *T, int64_t plane, double y, double x)
     return v;
 }
 
-/* "point:Y,X": up to two points of the left panel's plane, each a hollow square (the
- * first green, the second red) with the value a bilinear read there gives, "(2.5, 1.25) =
- * 17.25", and a dashed line from the first to the second (issue 38 D8, ninth re-trial:
- * 07 s8 narrated the read of swapped coordinates and drew nothing of it). */
+/* "point:Y,X": up to two points of the left panel's plane, each a hollow green square
+ * with the value a bilinear read there gives, "(1.25, 2.5) = 11". With "swap" the second
+ * is red, "(2.5, 1.25) = 17.25", with a dashed line from the first (issue 38 D8, ninth
+ * re-trial: 07 s8 narrated the read of swapped coordinates and drew nothing of it;
+ * eleventh: 07 s1 named its two points and drew neither). */
 static void draw_points(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
 {
     const vw_slide *sl = &s->slides[s->slide];
@@ -405,7 +408,8 @@ static void draw_points(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
         vw_heatmap_point(m, sl->point[i][0], sl->point[i][1], &px[i], &py[i]);
         sq[i] = (vw_rect){.x = px[i] - half, .y = py[i] - half, .w = 2 * half + 1, .h = 2 * half + 1};
     }
-    const double len = n == 2 ? hypot(px[1] - px[0], py[1] - py[0]) : 0;
+    const int swap = (sl->figure & VW_FIGURE_SWAP) && n == 2;
+    const double len = swap ? hypot(px[1] - px[0], py[1] - py[0]) : 0;
     vw_color(d->r, VW_COL_INVALID);
     for (double t = half; len > 2 * half && t < len - half; t += 8) { /* dashed: 5 on, 3 off */
         const double t1 = fmin(t + 5, len - half);
@@ -419,7 +423,7 @@ static void draw_points(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
     const int k = vw_label_font(d, m->cell);
     notes ns = {0};
     for (int i = 0; i < n; ++i) {
-        const uint32_t col = i ? VW_COL_INVALID : VW_COL_VALID;
+        const uint32_t col = i && swap ? VW_COL_INVALID : VW_COL_VALID;
         vw_outline(d->r, sq[i], 0x000000, 1, 1);
         vw_outline(d->r, sq[i], col, 2, 0);
         vw_rec_add_dot(&d->rec, panel, sq[i],

@@ -43,7 +43,8 @@ enum {
     VW_FIGURE_AS_READ = 2048,
     VW_FIGURE_SECTORS = 4096,
     VW_FIGURE_EXTENT = 8192,
-    VW_FIGURE_POINTS = 16384
+    VW_FIGURE_POINTS = 16384,
+    VW_FIGURE_SWAP = 32768
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):
@@ -131,8 +132,9 @@ typedef struct vw_slide {
     int figure;
     const ks_trace *guide; /* VW_FIGURE_SAMPLES: the run whose samples are drawn (borrowed) */
     /* VW_FIGURE_POINTS: points (y, x) of the left panel's plane, each marked with the value
-     * a bilinear read there gives, a dashed line from the first to the second (lesson 07
-     * step 8: where the kernel reads, and where (x, y) read as (y, x) would) */
+     * a bilinear read there gives; with VW_FIGURE_SWAP the second is red, with a dashed
+     * line from the first (lesson 07 step 8: where the kernel reads, and where (x, y) read
+     * as (y, x) would) */
     double point[2][2];
     int npoints;
     /* a focused sample's corner weight labels: 0 drawn, 1 not on this slide (a step before

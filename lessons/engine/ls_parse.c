@@ -331,6 +331,10 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             else if (s->npoints >= 2) ls_problem(rep, k, "draw: at most two points");
             else s->point[s->npoints][0] = py, s->point[s->npoints++][1] = px, bit = 1 << 14; /* VW_FIGURE_POINTS */
         }
+        /* "swap": the second point is the first read the wrong way round: drawn red, with a
+         * dashed line from the first (lesson 07 step 8); without it, both are green points
+         * of equal standing (07 step 1: the two points the patches are cut around) */
+        if (cJSON_IsString(f) && !strcmp(f->valuestring, "swap")) bit = 1 << 15; /* VW_FIGURE_SWAP */
         /* "extent:RUN": the same tensor's extent in run RUN, outlined (lesson 12 step 11) */
         if (cJSON_IsString(f) && !strncmp(f->valuestring, "extent:", 7)) {
             const int r = find_run(L, f->valuestring + 7);
@@ -341,10 +345,11 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             ls_problem(
                 rep, k,
                 "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block, race, input, "
-                "as-read, sectors, samples:RUN, extent:RUN, point:Y,X)",
+                "as-read, sectors, samples:RUN, extent:RUN, point:Y,X, swap)",
                 cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }
+    if ((s->figure & (1 << 15)) && s->npoints != 2) ls_problem(rep, k, "draw: 'swap' needs two points (point:Y,X)");
     parse_tables(rep, k, cJSON_GetObjectItemCaseSensitive(o, "tables"), s);
     const char *order = get_string(rep, k, o, "order", 0);
     if (order) {

@@ -37,9 +37,22 @@ static void narrated_fields(const char *t, char *fields, size_t n)
     }
 }
 
+/* Whether p stands inside a tensor's index, "output[n, o, h_out]": the nearest bracket
+ * open before it is a '['. A list in parentheses, "rows (batch, y, x)", may be any
+ * tuple of the prose; its middle words count as no field. */
+static int in_index(const char *text, const char *p)
+{
+    for (const char *q = p; q > text; --q) {
+        if (q[-1] == '[') return 1;
+        if (q[-1] == '(' || q[-1] == ')' || q[-1] == ']') return 0;
+    }
+    return 0;
+}
+
 /* The work fields a rendered narration names in words ("w_col", "h_im"): each field of
  * the item's work site that stands in the text as a word of its own, added to fields
- * unless there already. One-letter names count only written as "k = " or "(k, i)". */
+ * unless there already. One-letter names count only written as "k = ", the first or
+ * last of a tuple, "(k, i)", any index of a tensor's, "x[n, o, h]", or a factor, "n*Ho". */
 static void named_fields(const ls_session *S, const ls_ctx *c, const char *text, char *fields, size_t n)
 {
     if (!text || c->item >= S->idx.nitems) return;
@@ -71,12 +84,15 @@ static void named_fields(const ls_session *S, const ls_ctx *c, const char *text,
                                (after >= '0' && after <= '9') || after == '(' || after == '[');
             if (!word) continue;
             /* a one-letter name is a field only where the text treats it as one: "k = ",
-             * "(k, i)", "(i, k)", or a factor of a formula, "(b*Ho + h_col)" (issue 38 D4:
-             * 05 s12 named b there and the panel dropped it) */
+             * "(k, i)", "(i, k)", an index "output[n, o, ...]" (04 s2 named n there and the
+             * panel dropped it: issue 38's eleventh re-trial, N21), or a factor of a
+             * formula, "(b*Ho + h_col)" (issue 38 D4: 05 s12 named b there and the panel
+             * dropped it) */
             const int factor = after == '*' || after == '/' || before == '*' || before == '/';
-            if (len == 1 && !(after == ' ' && p[1] && p[2] == '=') && !(after == ',' && before == '(') &&
-                !(after == ')' && before == ' ' && p > text + 1 && p[-2] == ',') && !factor)
-                continue;
+            const int listed = (after == ',' && (before == '(' || before == '[')) ||
+                               ((after == ')' || after == ']') && before == ' ' && p > text + 1 && p[-2] == ',') ||
+                               (after == ',' && before == ' ' && p > text + 1 && p[-2] == ',' && in_index(text, p));
+            if (len == 1 && !(after == ' ' && p[1] && p[2] == '=') && !listed && !factor) continue;
             const size_t used = strlen(fields);
             snprintf(fields + used, n - used, "%s%s ", used ? "" : " ", name);
             break;
