@@ -9,7 +9,8 @@
  * And the columns matrix beside them in whole columns: its cells as drawn start and end
  * on cell edges, and no colour of a cut column shows past them (issue 38 D12: at
  * 1920x1080 padding_strides' and dilation_transposed's last column showed at half its
- * width). */
+ * width). Then all 16, PNG only: every frame draws all k*k rows of the columns (issue 38
+ * N13). */
 #include <math.h>
 #ifdef KS_HAVE_GIF
 #include <gif_lib.h>
@@ -61,6 +62,20 @@ static int find_box(const SDL_Surface *img, int ax, int ay, int aw, int ah, int 
     return n > 0;
 }
 
+/* A frame's row of frames.tsv (docs/gallery.md). */
+typedef struct frow {
+    int f, qy, qx, col, y0, x0, y1, x1, bx, by, bw, bh, ax, ay, aw, ah, cx, cy, cw, ch;
+    double ox, oy, cell, cox, coy, ccell;
+} frow;
+
+static int frame_row(const char *line, frow *r)
+{
+    return sscanf(line, "frame %d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %d %d %d %d %d %d %d %d %lf %lf %lf",
+                  &r->f, &r->qy, &r->qx, &r->col, &r->y0, &r->x0, &r->y1, &r->x1, &r->bx, &r->by, &r->bw, &r->bh,
+                  &r->ox, &r->oy, &r->cell, &r->ax, &r->ay, &r->aw, &r->ah, &r->cx, &r->cy, &r->cw, &r->ch, &r->cox,
+                  &r->coy, &r->ccell) == 26;
+}
+
 START_TEST(gallery_frames_and_windows_read_back)
 {
     char cmd[1024], path[512], line[1024];
@@ -107,49 +122,47 @@ START_TEST(gallery_frames_and_windows_read_back)
                 head = 1;
                 continue;
             }
-            int f, qy, qx, col, y0, x0, y1, x1, bx, by, bw, bh, ax, ay, aw, ah, cx, cy, cw, ch;
-            double ox, oy, cell, cox, coy, ccell;
-            if (sscanf(line,
-                       "frame %d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %d %d %d %d %d %d %d %d %lf %lf %lf", &f,
-                       &qy, &qx, &col, &y0, &x0, &y1, &x1, &bx, &by, &bw, &bh, &ox, &oy, &cell, &ax, &ay, &aw, &ah, &cx,
-                       &cy, &cw, &ch, &cox, &coy, &ccell) != 26)
-                continue;
+            frow r;
+            if (!frame_row(line, &r)) continue;
             /* the arithmetic, done here */
-            ck_assert_int_eq(f, rows);
-            const int ey = (f / o) * s - p, ex = (f % o) * s - p, span = d * (k - 1);
-            ck_assert_msg(qy == f / o && qx == f % o && col == f, "%s frame %d: position (%d, %d) column %d",
-                          cases[c].name, f, qy, qx, col);
+            ck_assert_int_eq(r.f, rows);
+            const int ey = (r.f / o) * s - p, ex = (r.f % o) * s - p, span = d * (k - 1);
+            ck_assert_msg(r.qy == r.f / o && r.qx == r.f % o && r.col == r.f,
+                          "%s frame %d: position (%d, %d) column %d", cases[c].name, r.f, r.qy, r.qx, r.col);
             /* the window the trace gave */
-            ck_assert_msg(y0 == ey && x0 == ex && y1 == ey + span && x1 == ex + span,
-                          "%s frame %d: trace window %d..%d x %d..%d, expected %d..%d x %d..%d", cases[c].name, f, y0,
-                          y1, x0, x1, ey, ey + span, ex, ex + span);
+            ck_assert_msg(r.y0 == ey && r.x0 == ex && r.y1 == ey + span && r.x1 == ex + span,
+                          "%s frame %d: trace window %d..%d x %d..%d, expected %d..%d x %d..%d", cases[c].name, r.f,
+                          r.y0, r.y1, r.x0, r.x1, ey, ey + span, ex, ex + span);
             /* the window drawn: the box in the PNG's pixels, in cells of the panel's map */
-            snprintf(path, sizeof path, "%s/g/%s/frame-%03d.png", dir, cases[c].name, f);
+            snprintf(path, sizeof path, "%s/g/%s/frame-%03d.png", dir, cases[c].name, r.f);
             SDL_Surface *img = vf_load(path);
             ck_assert_msg(img != NULL, "%s", path);
-            ck_assert(img->w == 1920 && img->h == 1080 && cell >= 24);
+            ck_assert(img->w == 1920 && img->h == 1080 && r.cell >= 24);
             int px0, py0, px1, py1;
-            ck_assert_msg(find_box(img, ax, ay, aw, ah, &px0, &py0, &px1, &py1), "%s: no window box", path);
+            ck_assert_msg(find_box(img, r.ax, r.ay, r.aw, r.ah, &px0, &py0, &px1, &py1), "%s: no window box", path);
             /* the columns matrix: whole cells from edge to edge, and past them along a row
              * only the panel's fill, the frame's or the column box's outline */
-            const double c0 = (cx - cox) / ccell, c1 = (cx + cw - cox) / ccell;
-            ck_assert_msg(ccell >= 24 && cw >= 4 * ccell && fabs(c0 - round(c0)) < 0.02 && fabs(c1 - round(c1)) < 0.02,
+            const double c0 = (r.cx - r.cox) / r.ccell, c1 = (r.cx + r.cw - r.cox) / r.ccell;
+            ck_assert_msg(r.ccell >= 24 && r.cw >= 4 * r.ccell && fabs(c0 - round(c0)) < 0.02 &&
+                              fabs(c1 - round(c1)) < 0.02,
                           "%s: the columns drawn from %.2f to %.2f cells", path, c0, c1);
-            const int row = cy + ch / 2;
+            const int row = r.cy + r.ch / 2;
             for (int x = 1920 * 56 / 100; x < img->w; ++x) {
-                if (x >= cx && x < cx + cw) continue;
+                if (x >= r.cx && x < r.cx + r.cw) continue;
                 const uint32_t px = vf_at(img, x, row);
                 ck_assert_msg(px == VW_COL_PANEL || px == VW_COL_BG || px == VW_GALLERY_WINDOW,
-                              "%s: #%06X at (%d, %d), past the whole columns %d..%d", path, px, x, row, cx, cx + cw);
+                              "%s: #%06X at (%d, %d), past the whole columns %d..%d", path, px, x, row, r.cx,
+                              r.cx + r.cw);
             }
             SDL_FreeSurface(img);
             const int B = VW_GALLERY_BOX;
-            ck_assert_msg(px0 + B == bx && py0 + B == by && px1 + 1 - B == bx + bw && py1 + 1 - B == by + bh,
-                          "%s: box at %d,%d..%d,%d, frames.tsv says %d,%d %dx%d", path, px0, py0, px1, py1, bx, by, bw,
-                          bh);
-            const int cy0 = (int)lround((py0 + B - oy) / cell), cx0 = (int)lround((px0 + B - ox) / cell);
-            const int cy1 = (int)lround((py1 + 1 - B - oy) / cell) - 1,
-                      cx1 = (int)lround((px1 + 1 - B - ox) / cell) - 1;
+            ck_assert_msg(px0 + B == r.bx && py0 + B == r.by && px1 + 1 - B == r.bx + r.bw &&
+                              py1 + 1 - B == r.by + r.bh,
+                          "%s: box at %d,%d..%d,%d, frames.tsv says %d,%d %dx%d", path, px0, py0, px1, py1, r.bx, r.by,
+                          r.bw, r.bh);
+            const int cy0 = (int)lround((py0 + B - r.oy) / r.cell), cx0 = (int)lround((px0 + B - r.ox) / r.cell);
+            const int cy1 = (int)lround((py1 + 1 - B - r.oy) / r.cell) - 1,
+                      cx1 = (int)lround((px1 + 1 - B - r.ox) / r.cell) - 1;
             ck_assert_msg(cy0 == ey && cx0 == ex && cy1 == ey + span && cx1 == ex + span,
                           "%s: drawn window %d..%d x %d..%d, expected %d..%d x %d..%d", path, cy0, cy1, cx0, cx1, ey,
                           ey + span, ex, ex + span);
@@ -158,6 +171,44 @@ START_TEST(gallery_frames_and_windows_read_back)
         fclose(tsv);
         ck_assert_msg(head, "%s: no anim line", cases[c].name);
         ck_assert_msg(rows == n, "%s: %d frames in frames.tsv, expected %d", cases[c].name, rows, n);
+    }
+    vf_rmdir(dir);
+}
+END_TEST
+
+/* Every animation's columns panel at 1920x1080 draws the whole columns: rows 0..k*k-1
+ * all of them (issue 38 N13: k = 4's 16 rows drew as rows 1..14, the outlined column
+ * without its first and last cell), and the frame's column among those drawn. Read
+ * back from frames.tsv: the cells drawn (cx cy cw ch) on their map (cox coy ccell). */
+START_TEST(gallery_columns_whole_in_every_animation)
+{
+    char cmd[1024], path[512], line[1024];
+    vf_tmpdir(dir, sizeof dir, "ks_gallery_all");
+    snprintf(cmd, sizeof cmd, "%s gallery %s/g --size 1920x1080 --no-gif > %s/out.txt", KS_CLI, dir, dir);
+    ck_assert_int_eq(vf_sh(cmd), 0);
+    int n = 0;
+    const vw_gallery_anim *all = vw_gallery_list(&n);
+    ck_assert_int_eq(n, 16);
+    for (int a = 0; a < n; ++a) {
+        snprintf(path, sizeof path, "%s/g/%s/frames.tsv", dir, all[a].name);
+        FILE *tsv = fopen(path, "r");
+        ck_assert_msg(tsv != NULL, "%s", path);
+        const int K = all[a].k * all[a].k;
+        int frames = 0;
+        while (fgets(line, sizeof line, tsv)) {
+            frow r;
+            if (!frame_row(line, &r)) continue;
+            const double r0 = (r.cy - r.coy) / r.ccell, r1 = (r.cy + r.ch - r.coy) / r.ccell;
+            const double c0 = (r.cx - r.cox) / r.ccell, c1 = (r.cx + r.cw - r.cox) / r.ccell;
+            ck_assert_msg(fabs(r0) < 0.02 && fabs(r1 - K) < 0.02, "%s frame %d: rows %.2f..%.2f drawn, not 0..%d",
+                          all[a].name, r.f, r0, r1 - 1, K - 1);
+            ck_assert_msg(r.col >= lround(c0) && r.col < lround(c1),
+                          "%s frame %d: column %d outside the %.2f..%.2f drawn", all[a].name, r.f, r.col, c0, c1 - 1);
+            frames++;
+        }
+        fclose(tsv);
+        const int o = vw_gallery_out_size(&all[a]);
+        ck_assert_msg(frames == o * o, "%s: %d frames", all[a].name, frames);
     }
     vf_rmdir(dir);
 }
@@ -189,5 +240,10 @@ int main(void)
     tcase_add_test(tc, gallery_frames_and_windows_read_back);
     tcase_add_test(tc, gallery_lists_and_refuses_unknown_names);
     suite_add_tcase(s, tc);
+    /* all 16 animations, some 290 frames: half a minute alone, more beside a full ctest -j */
+    TCase *all = tcase_create("all");
+    tcase_set_timeout(all, 400);
+    tcase_add_test(all, gallery_columns_whole_in_every_animation);
+    suite_add_tcase(s, all);
     return tu_run_suite(s, CK_FORK);
 }

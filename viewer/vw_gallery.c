@@ -197,20 +197,24 @@ static vw_rect draw_window(vw_draw *d, const vw_heatmap *m, const gframe *f)
 
 /* The columns panel zoomed in (the viewer's own zoom, around column col) when the
  * viewer's view of the whole matrix leaves its cells under `need` pixels, too small to
- * print their values: as many whole columns as fill the panel's width (the state's
- * whole_cells leaves out one the edge still cuts: issue 38 D12, the last column at
- * half its width in padding_strides and dilation_transposed at 1920x1080). */
+ * print their values: all the matrix's rows (issue 38 N13: k = 4's 16 rows at 56 px
+ * drew rows 1..14, the outlined column without its first and last cell) and its column
+ * box, as many whole columns as fill the panel's width (the state's whole_cells leaves
+ * out one the edge still cuts: issue 38 D12, the last column at half its width in
+ * padding_strides and dilation_transposed at 1920x1080). */
 static void zoom_columns(vw_state *s, const vw_layout *L, const ks_tensor *cols, int col, double need)
 {
     const vw_rect area = vw_panel_map_area(L, 1);
     const double rows = (double)cols->shape[cols->ndim - 2];
     const vw_heatmap m = vw_panel_map(s, L, 1);
-    double want = fmin(area.h / rows, area.w / 6.0);
+    double want = fmin((area.h - 2.0 * VW_GALLERY_BOX - 2) / rows, area.w / 6.0);
     if (m.cell <= 0 || m.cell >= need || want <= m.cell * 1.01) return; /* the whole matrix prints its values */
-    want = area.w / ceil(area.w / want - 1e-9);                         /* whole columns across the width */
+    want = floor(area.w / ceil(area.w / want - 1e-9));                  /* whole columns across the width */
     s->panel[1].zoom = want / m.cell;
     s->panel[1].cy = (rows - 1) / 2;
     s->panel[1].cx = col;
+    /* the map zooms its own cell, not the whole pixels of m's: no bigger than asked */
+    for (int i = 0; i < 32 && vw_panel_map(s, L, 1).cell > want; ++i) s->panel[1].zoom *= 0.995;
 }
 
 typedef struct gctx {
