@@ -1670,6 +1670,41 @@ START_TEST(the_sectors_slide_keeps_the_warps_bars_and_key)
 }
 END_TEST
 
+/* 09 s7: the input, whose cell the question asks, takes its 55 % (header and grid as
+ * drawn), and the rule fails it planted at half that (its cells halved, as the output
+ * beside it, the focused item's panel, left it: 335 px at 1920x1080) */
+static int said_asked;
+
+static void note_asked(void *ctx, const char *msg)
+{
+    (void)ctx;
+    said_asked += strstr(msg, "the left panel's header and grid (the asked)") != NULL;
+}
+
+static void asked_input_takes_its_share(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)ctx;
+    static vw_record planted;
+    const vw_record *rec = &f->d.rec;
+    const int pi = panel_showing(rec, ks_trace_tensor(st->tr, "input"));
+    const vw_rec_panel *rp = &rec->panel[pi];
+    const int need = vw_audit_grid_need(rp, w, h, rec->line), drawn = vw_audit_grid_drawn(rp);
+    ck_assert_msg(pi == 0 && drawn >= need, "09 s7 at %dx%d: the input's grid %d px, %d needed", w, h, drawn, need);
+    planted = *rec;
+    planted.focus_panel = !pi; /* as before "about": the output, the focused item's first access */
+    vw_rec_panel *pp = &planted.panel[pi];
+    pp->cell /= 2, pp->extent.h /= 2, pp->oy = pp->extent.y + (rp->oy - rp->extent.y) / 2;
+    said_asked = 0;
+    vw_audit_rules(&st->slides[st->slide], reveal, &planted, note_asked, NULL);
+    ck_assert_msg(said_asked == 1, "09 s7 at %dx%d: the half-size input passed", w, h);
+}
+
+START_TEST(the_asked_panel_takes_its_share_of_the_height)
+{
+    check_lesson_slide("09", 6, ON_QUESTION, asked_input_takes_its_share, NULL);
+}
+END_TEST
+
 static int margin_grey(uint32_t c) { return c == 0x2C2C34 || c == 0x34343E; }
 
 /* 02 s1-s3 and s4's answer: the columns' padding entries print ?, on the margin's grey,
@@ -2956,6 +2991,7 @@ int main(void)
     tcase_add_test(tc, what_a_slide_hides_is_grey_and_off_the_colour_bar);
     tcase_add_test(tc, a_window_holds_all_nine_column_writes);
     tcase_add_test(tc, the_sectors_slide_keeps_the_warps_bars_and_key);
+    tcase_add_test(tc, the_asked_panel_takes_its_share_of_the_height);
     tcase_add_test(tc, the_band_keeps_every_question_choice_and_answer);
     tcase_add_test(tc, every_slide_keeps_the_projector_rules_at_three_sizes);
     tcase_add_test(tc, the_rules_report_what_breaks_them);

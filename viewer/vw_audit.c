@@ -372,8 +372,18 @@ static int labels_beside_others(const char *which, const vw_record *rec, vw_rule
 /* Whether panel p's grid is one the pictures' rule holds to: the panel the step is about
  * (its focused event's); where the step is about neither (a work item, the launch), the
  * taller of the two as their needs go (one picture at the share; the other beside it). */
-static int grid_counts(const vw_record *rec, int p)
+static int grid_counts(const vw_slide *sl, int reveal, const vw_record *rec, int p)
 {
+    /* the panel whose cell the question asks, besides the step's (issue 38 D1 N9, tenth
+     * re-trial: 09 s7 asked a cell of its input, drawn 335 px tall at 1920x1080, 31 %,
+     * while the output beside it, the focused item's panel, took the room) */
+    int t;
+    int64_t plane, y, x;
+    /* on the question slide (its answer keeps the layout, or brings the answer's tensor
+     * into view, 08 s3's pair_table) */
+    if (sl->question && !reveal && asked_cell(sl, &t, &plane, &y, &x) && rec->panel[p].tensor == t &&
+        rec->panel[p].plane == plane)
+        return 2;
     if (rec->focus_panel >= 0) return p == rec->focus_panel;
     const vw_rec_panel *a = &rec->panel[p], *b = &rec->panel[!p];
     if (b->tensor < 0 || b->hidden) return 1;
@@ -402,14 +412,17 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
          * plane cannot be square); a table as much as its rows at its text take */
         const int need = vw_audit_grid_need(rp, rec->w, rec->h, rec->line), drawn = vw_audit_grid_drawn(rp);
         const int head = vw_panel_header_h(rec->line);
-        if (!rp->hidden && drawn < need && grid_counts(rec, p))
+        const int counts = grid_counts(sl, reveal, rec, p);
+        if (!rp->hidden && drawn < need && counts)
             bad += vw_audit_say(
                 fn, ctx,
                 "%s at %dx%d: the %s panel's header and %s%s take %d px, %d%% of the height (at least %d px: "
                 "%d%% of the height or what its shape allows)",
                 which, rec->w, rec->h, p ? "right" : "left", rp->table ? "table" : "grid",
-                p == rec->focus_panel ? " (the step's)" : " (the taller)", head + drawn, (head + drawn) * 100 / rec->h,
-                head + need, VW_SLIDE_PICTURE);
+                p == rec->focus_panel ? " (the step's)"
+                : counts == 2         ? " (the asked)"
+                                      : " (the taller)",
+                head + drawn, (head + drawn) * 100 / rec->h, head + need, VW_SLIDE_PICTURE);
         /* a plane printing its values prints them in the cells its map's edge cuts too,
          * in the part that shows (issue 38: 08 s5's last column and 11 s9's last row were
          * strips of colour without their numbers): a cut row or column at the edge
