@@ -10,7 +10,7 @@
  * on cell edges, and no colour of a cut column shows past them (issue 38 D12: at
  * 1920x1080 padding_strides' and dilation_transposed's last column showed at half its
  * width). Then all 16, PNG only: every frame draws all k*k rows of the columns (issue 38
- * N13). */
+ * N13), its header naming the columns drawn and their numbers over them (N14). */
 #include <math.h>
 #ifdef KS_HAVE_GIF
 #include <gif_lib.h>
@@ -74,6 +74,73 @@ static int frame_row(const char *line, frow *r)
                   &r->f, &r->qy, &r->qx, &r->col, &r->y0, &r->x0, &r->y1, &r->x1, &r->bx, &r->by, &r->bw, &r->bh,
                   &r->ox, &r->oy, &r->cell, &r->ax, &r->ay, &r->aw, &r->ah, &r->cx, &r->cy, &r->cw, &r->ch, &r->cox,
                   &r->coy, &r->ccell) == 26;
+}
+
+/* A frame row's text fields after its 26 numbers: field 27 the columns header, 28 the
+ * column numbers (docs/gallery.md), into buf; "" when absent. */
+static void frame_field(const char *line, int field, char *buf, size_t n)
+{
+    const char *q = line;
+    for (int i = 0; i < field && q; ++i) q = strchr(q, '\t'), q = q ? q + 1 : NULL;
+    buf[0] = 0;
+    if (!q) return;
+    size_t k = strcspn(q, "\t\n");
+    if (k >= n) k = n - 1;
+    memcpy(buf, q, k), buf[k] = 0;
+}
+
+/* The column numbers a frame row says it drew ("n:x:y:w:h" each, commas between): how
+ * many, at most max, into num. */
+typedef struct cnum {
+    int n, x, y, w, h;
+} cnum;
+
+static int frame_numbers(const char *line, cnum *num, int max)
+{
+    char buf[2048];
+    frame_field(line, 28, buf, sizeof buf);
+    int k = 0;
+    for (const char *q = buf; *q && k < max;) {
+        ck_assert_msg(sscanf(q, "%d:%d:%d:%d:%d", &num[k].n, &num[k].x, &num[k].y, &num[k].w, &num[k].h) == 5,
+                      "column numbers '%s'", buf);
+        ++k;
+        q = strchr(q, ',');
+        if (!q) break;
+        ++q;
+    }
+    return k;
+}
+
+/* The columns panel of a frame row names what it draws (issue 38 N14: "columns[0, :, :]
+ * (1, 9, 49)" over columns 26..34, no column numbers): the header the window's slice,
+ * "columns[0, :, 26:35]", or the whole matrix's "columns[0, :, :]" where all show; and
+ * over each column drawn its number, centred on it, above its cells. Returns how many. */
+static int check_columns_named(const char *name, const char *line, const frow *r, int ncols, cnum *num)
+{
+    char head[256], want[96];
+    frame_field(line, 27, head, sizeof head);
+    const long c0 = lround((r->cx - r->cox) / r->ccell), c1 = lround((r->cx + r->cw - r->cox) / r->ccell);
+    if (c0 > 0 || c1 < ncols) {
+        char a[24] = "", b[24] = "";
+        if (c0 > 0) snprintf(a, sizeof a, "%ld", c0);
+        if (c1 < ncols) snprintf(b, sizeof b, "%ld", c1);
+        snprintf(want, sizeof want, "columns[0, :, %s:%s]", a, b);
+        ck_assert_msg(!strcmp(head, want), "%s frame %d: header '%s' over columns %ld..%ld of %d, not '%s'", name, r->f,
+                      head, c0, c1 - 1, ncols, want);
+    } else {
+        ck_assert_msg(!strncmp(head, "columns[0, :, :]", 16), "%s frame %d: header '%s' over the whole matrix", name,
+                      r->f, head);
+    }
+    const int k = frame_numbers(line, num, 128);
+    ck_assert_msg(k == c1 - c0, "%s frame %d: %d column numbers over %ld columns", name, r->f, k, c1 - c0);
+    for (int i = 0; i < k; ++i) {
+        const double mid = r->cox + (num[i].n + 0.5) * r->ccell;
+        ck_assert_msg(num[i].n == c0 + i && fabs(num[i].x + num[i].w / 2.0 - mid) <= 1.5 && num[i].w <= r->ccell &&
+                          num[i].y + num[i].h <= r->cy - VW_GALLERY_BOX && num[i].h > 8,
+                      "%s frame %d: number %d at %d,%d %dx%d over column %ld (centre %.1f, cells from y %d)", name,
+                      r->f, num[i].n, num[i].x, num[i].y, num[i].w, num[i].h, c0 + i, mid, r->cy);
+    }
+    return k;
 }
 
 START_TEST(gallery_frames_and_windows_read_back)
@@ -154,6 +221,19 @@ START_TEST(gallery_frames_and_windows_read_back)
                               "%s: #%06X at (%d, %d), past the whole columns %d..%d", path, px, x, row, r.cx,
                               r.cx + r.cw);
             }
+            /* the column numbers in its pixels: the frame's in the header's colour */
+            cnum num[128];
+            const int nn = check_columns_named(cases[c].name, line, &r, n, num);
+            for (int j = 0; j < nn; ++j) {
+                int ink = 0, hd = 0;
+                for (int y = num[j].y; y < num[j].y + num[j].h; ++y)
+                    for (int x = num[j].x; x < num[j].x + num[j].w; ++x) {
+                        const uint32_t px = vf_at(img, x, y);
+                        ink += px != VW_COL_PANEL, hd += px == VW_COL_HEAD;
+                    }
+                ck_assert_msg(ink > 10 && (hd > 0) == (num[j].n == r.col),
+                              "%s: column number %d: %d px of ink, %d in #%06X", path, num[j].n, ink, hd, VW_COL_HEAD);
+            }
             SDL_FreeSurface(img);
             const int B = VW_GALLERY_BOX;
             ck_assert_msg(px0 + B == r.bx && py0 + B == r.by && px1 + 1 - B == r.bx + r.bw &&
@@ -193,7 +273,7 @@ START_TEST(gallery_columns_whole_in_every_animation)
         snprintf(path, sizeof path, "%s/g/%s/frames.tsv", dir, all[a].name);
         FILE *tsv = fopen(path, "r");
         ck_assert_msg(tsv != NULL, "%s", path);
-        const int K = all[a].k * all[a].k;
+        const int K = all[a].k * all[a].k, o = vw_gallery_out_size(&all[a]);
         int frames = 0;
         while (fgets(line, sizeof line, tsv)) {
             frow r;
@@ -204,10 +284,11 @@ START_TEST(gallery_columns_whole_in_every_animation)
                           all[a].name, r.f, r0, r1 - 1, K - 1);
             ck_assert_msg(r.col >= lround(c0) && r.col < lround(c1),
                           "%s frame %d: column %d outside the %.2f..%.2f drawn", all[a].name, r.f, r.col, c0, c1 - 1);
+            cnum num[128];
+            check_columns_named(all[a].name, line, &r, o * o, num);
             frames++;
         }
         fclose(tsv);
-        const int o = vw_gallery_out_size(&all[a]);
         ck_assert_msg(frames == o * o, "%s: %d frames", all[a].name, frames);
     }
     vf_rmdir(dir);

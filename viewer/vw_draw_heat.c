@@ -616,7 +616,9 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
             vy1 = y + 1 > vy1 ? y + 1 : vy1, vx1 = x + 1 > vx1 ? x + 1 : vx1;
         }
     }
-    const int window = s->nslides && vw_window_text(s, panel, &m, vy0, vy1, vx0, vx1, win, sizeof win);
+    /* (the gallery's columns too: issue 38 N14, "columns[0, :, :] (1, 9, 49)" over 9 of them) */
+    const int window = (s->nslides || s->whole_cells) &&
+                       vw_window_text(s, panel, &m, vy0, vy1, vx0, vx1, win, sizeof win);
     int named = 0;
     if (window) {
         /* as a slice of the plane, the header's own notation, "in[:15, 1:7]": one notation

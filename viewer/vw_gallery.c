@@ -205,14 +205,23 @@ static vw_rect draw_window(vw_draw *d, const vw_heatmap *m, const gframe *f)
 static void zoom_columns(vw_state *s, const vw_layout *L, const ks_tensor *cols, int col, double need)
 {
     const vw_rect area = vw_panel_map_area(L, 1);
-    const double rows = (double)cols->shape[cols->ndim - 2];
+    const double rows = (double)cols->shape[cols->ndim - 2], ncols = (double)cols->shape[cols->ndim - 1];
     const vw_heatmap m = vw_panel_map(s, L, 1);
-    double want = fmin((area.h - 2.0 * VW_GALLERY_BOX - 2) / rows, area.w / 6.0);
-    if (m.cell <= 0 || m.cell >= need || want <= m.cell * 1.01) return; /* the whole matrix prints its values */
-    want = floor(area.w / ceil(area.w / want - 1e-9));                  /* whole columns across the width */
+    const double room = 2.0 * VW_GALLERY_BOX + 2; /* the column's box, outside its cells */
+    double want = fmin((area.h - room) / rows, area.w / 6.0);
+    if (m.cell <= 0) return;
+    if (m.cell >= need || want <= m.cell * 1.01) {
+        /* the whole matrix prints its values: at a cell that leaves room for the column's
+         * box, and the column numbers over it clear of it (issue 38 N14) */
+        want = floor(fmin((area.h - room) / rows, (area.w - room) / ncols));
+        if (want >= m.cell) return;
+        s->panel[1].cx = (ncols - 1) / 2;
+    } else {
+        want = floor(area.w / ceil(area.w / want - 1e-9)); /* whole columns across the width */
+        s->panel[1].cx = col;
+    }
     s->panel[1].zoom = want / m.cell;
     s->panel[1].cy = (rows - 1) / 2;
-    s->panel[1].cx = col;
     /* the map zooms its own cell, not the whole pixels of m's: no bigger than asked */
     for (int i = 0; i < 32 && vw_panel_map(s, L, 1).cell > want; ++i) s->panel[1].zoom *= 0.995;
 }
@@ -226,7 +235,34 @@ typedef struct gctx {
     glayout G;
     vw_draw d;
     char lines[3][256];
+    char head[256];  /* the columns panel's header as drawn */
+    char nums[2048]; /* its column numbers as drawn: "n:x:y:w:h" each, commas between */
 } gctx;
+
+/* The numbers of the columns drawn (cells, whole ones, on map m) over them, in the line
+ * the layout leaves under the panel's header, at the cells' value size; the frame's
+ * column in the header's colour (issue 38 N14: a window of 9 of 49 columns said which
+ * only in the title's "column 30"). Recorded in c->nums for frames.tsv. */
+static void column_numbers(gctx *c, const vw_heatmap *m, vw_rect cells, int col)
+{
+    const vw_rec_panel *rp = &c->d.rec.panel[1];
+    const vw_font *f = vw_value_font(&c->d, rp->value_font > 0 ? rp->value_font : 0);
+    const int line = c->d.font.line, y = vw_panel_map_area(&c->L, 1).y - line + (line - f->line) / 2;
+    const long x0 = lround((cells.x - m->ox) / m->cell), x1 = lround((cells.x + cells.w - m->ox) / m->cell);
+    size_t used = 0;
+    c->nums[0] = 0;
+    for (long x = x0; x < x1 && m->cell > 0; ++x) {
+        char num[24];
+        snprintf(num, sizeof num, "%ld", x);
+        const vw_rect cell = vw_heatmap_cell(m, 0, x);
+        const int w = (int)strlen(num) * f->advance, tx = cell.x + (cell.w - w) / 2;
+        vw_text(f, c->d.r, tx, y, x == col ? VW_COL_HEAD : VW_COL_DIM, 0, num);
+        const int k = snprintf(c->nums + used, sizeof c->nums - used, "%s%ld:%d:%d:%d:%d", used ? "," : "", x, tx, y, w,
+                               f->line);
+        if (k < 0 || (size_t)k >= sizeof c->nums - used) break;
+        used += (size_t)k;
+    }
+}
 
 /* Draws frame k of n; *win_box: the window's box, *map the window panel's map; *cols the
  * columns matrix's cells as drawn (whole ones) on *cols_map. */
@@ -256,6 +292,7 @@ static void draw_frame(gctx *c, const gframe *f, int k, int n, vw_rect *win_box,
     show(s, L, 0, c->t_below, c->G.below, c->G.below_lg);
     /* beside: the columns, zoomed to the frame's column when its values would not fit */
     show(s, L, 1, c->t_cols, c->G.cols, c->G.cols_lg);
+    L->header_two = 1 << 1; /* a line under the header for the column numbers */
     zoom_columns(s, L, &c->tr->tensors[c->t_cols], f->col, 4.0 * c->d.font.advance);
     memset(&c->d.rec, 0, sizeof c->d.rec);
     vw_draw_heatmap(&c->d, s, L, 1);
@@ -263,6 +300,8 @@ static void draw_frame(gctx *c, const gframe *f, int k, int n, vw_rect *win_box,
     vw_heatmap m = vw_panel_map(s, L, 1);
     vw_rect clip = vw_panel_map_area(L, 1);
     *cols = c->d.rec.panel[1].extent, *cols_map = m; /* whole columns (whole_cells) */
+    snprintf(c->head, sizeof c->head, "%s", c->d.rec.panel[1].head);
+    column_numbers(c, &m, *cols, f->col);
     SDL_Rect sc = vw_sdl(clip);
     SDL_RenderSetClipRect(r, &sc);
     for (int t = 0; t < a->k * a->k; ++t)
@@ -270,6 +309,7 @@ static void draw_frame(gctx *c, const gframe *f, int k, int n, vw_rect *win_box,
     draw_box(r, box_of(&m, 0, f->col, a->k * a->k - 1, f->col));
     SDL_RenderSetClipRect(r, NULL);
     const vw_rect cols_area = clip;
+    L->header_two = 0;
     /* above: the output; then below */
     show(s, L, 1, c->t_above, c->G.above, c->G.above_lg);
     for (int p = 1; p >= 0; --p) {
@@ -369,7 +409,8 @@ int vw_gallery_render(const ks_trace *tr, const vw_gallery_anim *a, const vw_gal
             "# %s: i k p s d transposed o frames; then a row per frame: frame qy qx column, the window's cells "
             "y0 x0 y1 x1 (from the trace), its box in pixels bx by bw bh (outlined %d px outside in #%06X), the "
             "window panel's map ox oy cell and map area ax ay aw ah, the columns matrix's cells as drawn (whole "
-            "ones) cx cy cw ch on its map's cox coy ccell\n",
+            "ones) cx cy cw ch on its map's cox coy ccell, its header chead and its column numbers cnums as drawn "
+            "(n:x:y:w:h, commas between)\n",
             a->name, VW_GALLERY_BOX, VW_GALLERY_WINDOW);
     fprintf(tsv, "anim\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", a->name, a->i, a->k, a->p, a->s, a->d, a->transposed,
             c.o, nf);
@@ -386,9 +427,10 @@ int vw_gallery_render(const ks_trace *tr, const vw_gallery_anim *a, const vw_gal
         fprintf(
             tsv,
             "frame\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%."
-            "3f\t%.3f\t%.3f\n",
+            "3f\t%.3f\t%.3f\t%s\t%s\n",
             k, f[k].qy, f[k].qx, f[k].col, f[k].y0, f[k].x0, f[k].y1, f[k].x1, box.x, box.y, box.w, box.h, m.ox, m.oy,
-            m.cell, area.x, area.y, area.w, area.h, cols.x, cols.y, cols.w, cols.h, cm.ox, cm.oy, cm.cell);
+            m.cell, area.x, area.y, area.w, area.h, cols.x, cols.y, cols.w, cols.h, cm.ox, cm.oy, cm.cell, c.head,
+            c.nums);
     }
     if (fclose(tsv) != 0 && !rc) rc = ks_fail(KS_EIO, "cannot write %s/frames.tsv", sub);
 out_gif:
