@@ -687,6 +687,25 @@ START_TEST(a_colour_bar_counting_what_the_slide_hides_fails)
 }
 END_TEST
 
+/* D9 (tenth re-trial, 06 s8): the narration's "samples at 7.09 and 8.03", rounded
+ * without ~, over an events panel that prints 7.09375 and 8.03125 */
+START_TEST(a_rounded_number_in_the_narration_without_a_tilde_fails)
+{
+    frame(1920, 1080);
+    rec.band_lines = 1, rec.decomp_lines = 1;
+    snprintf(rec.band_text[0], sizeof rec.band_text[0], "RoI 1's bin (1, 1) samples at 7.09 and 8.03, past H = 6.");
+    snprintf(rec.decomp_text[0], sizeof rec.decomp_text[0],
+             "  tap 0 sample input plane 0 at (y 7.09375, x 8.03125) = 0");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "the narration prints 7.09, 7.09375 rounded"));
+    snprintf(rec.band_text[0], sizeof rec.band_text[0], "RoI 1's bin (1, 1) samples at ~7.09 and ~8.03, past H = 6.");
+    ck_assert_int_eq(rules(0), 0);
+    /* in full, or a whole number beside the events' decimals ("H = 6"), is no rounding */
+    snprintf(rec.band_text[0], sizeof rec.band_text[0], "samples at 7.09375 and 8.03125, past H = 7 and W = 8.");
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("view_audit");
@@ -719,6 +738,7 @@ int main(void)
     tcase_add_test(tc, a_window_leaving_out_most_of_the_items_cells_fails);
     tcase_add_test(tc, a_yx_question_without_row_and_column_numbers_fails);
     tcase_add_test(tc, a_colour_bar_counting_what_the_slide_hides_fails);
+    tcase_add_test(tc, a_rounded_number_in_the_narration_without_a_tilde_fails);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

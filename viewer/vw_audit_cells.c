@@ -171,6 +171,50 @@ static int rounded_ranges(const char *which, const vw_record *rec, vw_rule_fn fn
     return bad;
 }
 
+/* The next number of text from *p (its value, its decimals, whether ~ or ≈ marks it
+ * rounded), *p past it: 0 at the text's end. */
+static int next_number(const char **p, const char *text, double *v, int *decimals, int *marked)
+{
+    for (const char *q = *p; *q; ++q) {
+        const int starts = (isdigit((unsigned char)*q) || (*q == '-' && isdigit((unsigned char)q[1]))) &&
+                           (q == text || !(isalnum((unsigned char)q[-1]) || q[-1] == '.' || q[-1] == '_'));
+        if (!starts) continue;
+        size_t len = strspn(q + (*q == '-'), "0123456789.") + (*q == '-');
+        while (len && q[len - 1] == '.') len--; /* a sentence's full stop */
+        char t[48];
+        snprintf(t, sizeof t, "%.*s", (int)(len < sizeof t ? len : sizeof t - 1), q);
+        const char *dot = strchr(t, '.');
+        *v = strtod(t, NULL), *decimals = dot ? (int)strlen(dot + 1) : 0;
+        *marked = q > text && (q[-1] == '~' || (unsigned char)q[-1] == 0x88);
+        *p = q + (len ? len : 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* A decimal the narration rounds where the events panel prints the value in full says so
+ * with ~ (issue 38 D9, tenth re-trial: 06 s8's "samples at 7.09 and 8.03" over events at
+ * y 7.09375 and 8.03125). */
+static int rounded_narration(const char *which, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    for (int i = 0; i < rec->band_lines && i < VW_REC_LINES; ++i) {
+        const char *p = rec->band_text[i];
+        double x, u;
+        int dx, du, marked, um;
+        while (next_number(&p, rec->band_text[i], &x, &dx, &marked)) {
+            if (marked || dx < 1) continue;
+            for (int j = 0; j < rec->decomp_lines && j < VW_REC_LINES && !rec->decomp_hidden; ++j)
+                for (const char *q = rec->decomp_text[j]; next_number(&q, rec->decomp_text[j], &u, &du, &um);)
+                    if (!um && du > dx && u != x && fabs(u - x) <= 0.5 * pow(10.0, -dx) * (1 + 1e-9))
+                        return vw_audit_say(fn, ctx,
+                                            "%s at %dx%d: the narration prints %.*f, %g rounded (the events "
+                                            "print it in full), without ~",
+                                            which, rec->w, rec->h, dx, x, u);
+        }
+    }
+    return 0;
+}
+
 /* A sparse plane's dim row and column numbers keep off the numbers the cells print
  * (issue 38 D3, eighth re-trial: 08 s8's in_sites by visits printed 0 in every cell, and
  * the row numbers over them read "0" over "2"). */
@@ -199,5 +243,6 @@ int vw_audit_cell_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw
     (void)sl;
     const char *which = reveal ? "its answer slide" : "the slide";
     return labels_in_other_cells(which, rec, fn, ctx) + same_count_everywhere(which, rec, fn, ctx) +
-           rounded_ranges(which, rec, fn, ctx) + axes_over_numbers(which, rec, fn, ctx);
+           rounded_ranges(which, rec, fn, ctx) + axes_over_numbers(which, rec, fn, ctx) +
+           rounded_narration(which, rec, fn, ctx);
 }
