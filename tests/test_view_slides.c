@@ -1690,6 +1690,13 @@ static void asked_input_takes_its_share(vf_frame *f, vw_state *st, int w, int h,
     const vw_rec_panel *rp = &rec->panel[pi];
     const int need = vw_audit_grid_need(rp, w, h, rec->line), drawn = vw_audit_grid_drawn(rp);
     ck_assert_msg(pi == 0 && drawn >= need, "09 s7 at %dx%d: the input's grid %d px, %d needed", w, h, drawn, need);
+    /* the input holds each cell's own offset (0, 1, 2, ...): the question's item, 9, is
+     * on a plane the question slide does not draw, so no cell prints its number (with
+     * item 45 on the plane shown the answer was the cell printing 45: twelfth re-trial) */
+    for (int j = 0; j < rp->nvalues; ++j)
+        ck_assert_msg(strcmp(rp->value[j].text, "9"), "09 s7 at %dx%d: the input prints 9 at (%d, %d)", w, h,
+                      rp->value[j].y, rp->value[j].x);
+    ck_assert_int_gt(rp->nvalues, 0);
     planted = *rec;
     planted.focus_panel = !pi; /* as before "about": the output, the focused item's first access */
     vw_rec_panel *pp = &planted.panel[pi];

@@ -380,9 +380,11 @@ static int grid_counts(const vw_slide *sl, int reveal, const vw_record *rec, int
     int t;
     int64_t plane, y, x;
     /* on the question slide (its answer keeps the layout, or brings the answer's tensor
-     * into view, 08 s3's pair_table) */
+     * into view, 08 s3's pair_table); the asked tensor's panel though it draws another
+     * plane than the asked cell's (09 s7 asks item 9's cell of plane 0 over plane 1: the
+     * student reads the pattern there), unless the other panel draws that plane */
     if (sl->question && !reveal && asked_cell(sl, &t, &plane, &y, &x) && rec->panel[p].tensor == t &&
-        rec->panel[p].plane == plane)
+        (rec->panel[p].plane == plane || rec->panel[!p].tensor != t || rec->panel[!p].plane != plane))
         return 2;
     if (rec->focus_panel >= 0) return p == rec->focus_panel;
     const vw_rec_panel *a = &rec->panel[p], *b = &rec->panel[!p];
