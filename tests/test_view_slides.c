@@ -1929,7 +1929,9 @@ static void in_view(const audit_run *a, int k, int reveal, const vw_record *rec,
                 rp->focus[i].w, rp->focus[i].h, p, rp->map.x, rp->map.y, rp->map.w, rp->map.h);
             outside |= !inside_by(rp->focus[i], plane, 9); /* the answer's outline reaches 8 px out */
         }
-        outside |= vw_panel_asks_yx(s, p); /* the row and column numbers of a (y, x) question */
+        outside |= vw_panel_asks_yx(s, p);     /* the row and column numbers of a (y, x) question */
+        for (int i = 0; i < rec->nlabels; ++i) /* a figure's labels in the room it keeps (11 s9's race) */
+            outside |= rec->labels[i].panel == p && !inside_by(rec->labels[i].box, plane, 1);
         /* nothing outside: the plane's cells as big as the map (less 8 px a side) allows */
         const double fit = floor(fmin((rp->map.w - 16) / (double)d.w, (rp->map.h - 16) / (double)d.h));
         if (!outside && d.h * d.w <= 4096 && rp->map.w > 64 && rp->map.h > 64)

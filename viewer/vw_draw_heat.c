@@ -246,6 +246,8 @@ out:
 static void draw_margin(SDL_Renderer *r, const vw_state *s, int panel, const vw_heatmap *m, vw_rect area)
 {
     if (!m->margin || m->cell < 4) return;
+    /* the race's room for its labels above the shared tile is no cells of it */
+    if (s->nslides && (s->slides[s->slide].figure & VW_FIGURE_RACE)) return;
     vw_fig_dropped dr;
     const int padded = s->nslides && (s->slides[s->slide].figure & VW_FIGURE_DROPPED) &&
                        vw_fig_dropped_find(s, panel, &dr) && dr.g.in[0] == m->rows && dr.g.in[1] == m->cols;

@@ -729,68 +729,49 @@ static void draw_guide_samples(vw_draw *d, const vw_state *s, const vw_heatmap *
     vw_values_over_markers(d, panel); /* the numbers the dots reach, back on top */
 }
 
-/* A shared access of block b in phase p to slot (plane, y, x) of tensor t. */
-static int shared_at(const ks_event *e, int kind, uint32_t t, uint32_t b, int32_t p, const ks_ev_access *at)
-{
-    return e->kind == kind && (e->flags & KS_FLAG_SHARED) && e->tensor == t && e->block == b &&
-           e->u.access.reserved[0] == p && e->u.access.plane == at->plane && e->u.access.y == at->y &&
-           e->u.access.x == at->x;
-}
-
 /* The race (lesson 11 without barrier 2): the first of the focused item's shared stores
  * that another thread of its block reads afterwards in the same phase, in the trace's
- * order (the order the simulator ran them). The slot is outlined in red, with the store
- * (its value over the one the slot held) and the later read named: which came first,
- * which the panel's tile, the values a phase leaves, cannot show (issue 38 D8). */
+ * order (the order the simulator ran them; vw_fig_race_find). The slot is outlined in
+ * red, with the store (its value over the one the slot held) and the later read named:
+ * which came first, which the panel's tile, the values a phase leaves, cannot show (issue
+ * 38 D8). Named at every size (issue 38 N20: at 1280x960 and 1024x768 neither label was
+ * drawn): in the room the layout keeps above the tile (vw_figure_extent), in a shorter
+ * form where the whole one finds none. */
 static void draw_race(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel, vw_rect bounds)
 {
-    const uint32_t it = vw_state_item(s);
-    const int t = s->panel[panel].tensor;
-    if (it == VW_NONE || t < 0 || t != vw_shared_tensor(s->tr)) return;
-    const vw_item *item = &s->idx->items[it];
-    for (uint32_t k = 0; k < item->count; ++k) {
-        const uint32_t wi = vw_item_ev(s->idx, item, k);
-        const ks_event *w = vw_event(s->tr, wi);
-        if (w->kind != KS_EV_WRITE || !(w->flags & KS_FLAG_SHARED) || w->tensor != (uint32_t)t ||
-            w->u.access.plane != s->panel[panel].plane)
-            continue;
-        const int32_t phase = w->u.access.reserved[0];
-        const ks_event *later = NULL, *before = NULL;
-        for (uint64_t i = wi + 1; i < s->tr->nevents && !later; ++i) {
-            const ks_event *e = vw_event(s->tr, i);
-            if (e->thread != w->thread && shared_at(e, KS_EV_READ, w->tensor, w->block, phase, &w->u.access)) later = e;
-        }
-        if (!later) continue;
-        for (uint64_t i = 0; i < wi; ++i) { /* the value it overwrites: the slot's last store before */
-            const ks_event *e = vw_event(s->tr, i);
-            if (e->kind == KS_EV_WRITE && (e->flags & KS_FLAG_SHARED) && e->tensor == w->tensor &&
-                e->block == w->block && e->u.access.plane == w->u.access.plane && e->u.access.y == w->u.access.y &&
-                e->u.access.x == w->u.access.x)
-                before = e;
-        }
-        const vw_rect c = vw_heatmap_cell(m, w->u.access.y, w->u.access.x);
-        vw_outline(d->r, (vw_rect){.x = c.x - 3, .y = c.y - 3, .w = c.w + 6, .h = c.h + 6}, VW_COL_INVALID, 3, 0);
-        char v[24], old[24], first[96], second[96];
-        vw_cell_text(v, sizeof v, w->u.access.value, 0);
-        vw_cell_text(old, sizeof old, before ? before->u.access.value : NAN, 0);
-        if (before) snprintf(first, sizeof first, "1st: thread %u writes %s over %s", w->thread, v, old);
-        else snprintf(first, sizeof first, "1st: thread %u writes %s", w->thread, v);
-        snprintf(second, sizeof second, "2nd: thread %u reads %s (phase %d)", later->thread, v, phase);
+    vw_fig_race rc;
+    if (!vw_fig_race_find(s, panel, &rc)) return;
+    const ks_event *w = rc.store, *later = rc.read;
+    const vw_rect c = vw_heatmap_cell(m, w->u.access.y, w->u.access.x);
+    vw_outline(d->r, (vw_rect){.x = c.x - 3, .y = c.y - 3, .w = c.w + 6, .h = c.h + 6}, VW_COL_INVALID, 3, 0);
+    mark(d, (vw_rec_mark){.panel = panel,
+                          .kind = VW_MARK_RACE,
+                          .which = later->thread,
+                          .pass = (int)w->thread,
+                          .y0 = (double)w->u.access.y,
+                          .x0 = (double)w->u.access.x,
+                          .y1 = (double)w->u.access.y,
+                          .x1 = (double)w->u.access.x});
+    char v[24], old[24], first[96], second[96];
+    vw_cell_text(v, sizeof v, w->u.access.value, 0);
+    vw_cell_text(old, sizeof old, rc.before ? rc.before->u.access.value : NAN, 0);
+    const vw_font *f = vw_value_font(d, vw_label_font(d, m->cell));
+    /* the whole form, then without the value overwritten and the phase, then the threads'
+     * numbers alone; named where there is room off the tile's numbers */
+    for (int form = 0; form < 3; ++form) {
+        if (form == 0 && rc.before)
+            snprintf(first, sizeof first, "1st: thread %u writes %s over %s", w->thread, v, old);
+        else if (form < 2) snprintf(first, sizeof first, "1st: thread %u writes %s", w->thread, v);
+        else snprintf(first, sizeof first, "1st: %u writes %s", w->thread, v);
+        if (form == 0)
+            snprintf(second, sizeof second, "2nd: thread %u reads %s (phase %d)", later->thread, v, rc.phase);
+        else if (form == 1) snprintf(second, sizeof second, "2nd: thread %u reads %s", later->thread, v);
+        else snprintf(second, sizeof second, "2nd: %u reads %s", later->thread, v);
         notes ns = {0};
-        const vw_font *f = vw_value_font(d, vw_label_font(d, m->cell));
         note(&ns, f, c.x + c.w / 2, c.y, VW_COL_INVALID, first);
-        note(&ns, f, c.x + c.w / 2, c.y + c.h, VW_COL_INVALID, second);
-        mark(d, (vw_rec_mark){.panel = panel,
-                              .kind = VW_MARK_RACE,
-                              .which = later->thread,
-                              .pass = (int)w->thread,
-                              .y0 = (double)w->u.access.y,
-                              .x0 = (double)w->u.access.x,
-                              .y1 = (double)w->u.access.y,
-                              .x1 = (double)w->u.access.x});
-        /* named where there is room off the tile's numbers; else the narration names them */
-        if (notes_fit(d, panel, bounds, &c, 1, &ns))
-            place_notes(d, m, panel, bounds, &c, 1, &ns, vw_label_font(d, m->cell));
+        note(&ns, f, c.x + c.w / 2, c.y, VW_COL_INVALID, second);
+        if (!notes_fit(d, panel, bounds, &c, 1, &ns)) continue;
+        place_notes(d, m, panel, bounds, &c, 1, &ns, vw_label_font(d, m->cell));
         return;
     }
 }

@@ -556,6 +556,68 @@ int vw_guide_sample_unclamped(const ks_trace *g, const ks_event *f, double *y, d
     return unclamped_at(g, ev, n, f, y, x);
 }
 
+/* A shared access of block b in phase p to slot (plane, y, x) of tensor t. */
+static int shared_at(const ks_event *e, int kind, uint32_t t, uint32_t b, int32_t p, const ks_ev_access *at)
+{
+    return e->kind == kind && (e->flags & KS_FLAG_SHARED) && e->tensor == t && e->block == b &&
+           e->u.access.reserved[0] == p && e->u.access.plane == at->plane && e->u.access.y == at->y &&
+           e->u.access.x == at->x;
+}
+
+/* vw_view.h; the search walks the trace, so the answer is kept for the next call of the
+ * same item and plane (a slide's layout asks for every arrangement it tries) */
+int vw_fig_race_find(const vw_state *s, int panel, vw_fig_race *r)
+{
+    static struct {
+        const ks_trace *tr;
+        const void *events;
+        uint64_t nevents;
+        uint32_t item;
+        int tensor;
+        int64_t plane;
+        int ok;
+        vw_fig_race r;
+    } memo;
+    const uint32_t it = vw_state_item(s);
+    const int t = s->panel[panel].tensor;
+    memset(r, 0, sizeof *r);
+    if (it == VW_NONE || t < 0 || t != vw_shared_tensor(s->tr)) return 0;
+    const int64_t plane = s->panel[panel].plane;
+    if (memo.tr == s->tr && memo.events == (const void *)s->tr->events && memo.nevents == s->tr->nevents &&
+        memo.item == it && memo.tensor == t && memo.plane == plane) {
+        *r = memo.r;
+        return memo.ok;
+    }
+    int ok = 0;
+    const vw_item *item = &s->idx->items[it];
+    for (uint32_t k = 0; k < item->count && !ok; ++k) {
+        const uint32_t wi = vw_item_ev(s->idx, item, k);
+        const ks_event *w = vw_event(s->tr, wi);
+        if (w->kind != KS_EV_WRITE || !(w->flags & KS_FLAG_SHARED) || w->tensor != (uint32_t)t ||
+            w->u.access.plane != plane)
+            continue;
+        const int32_t phase = w->u.access.reserved[0];
+        const ks_event *later = NULL, *before = NULL;
+        for (uint64_t i = wi + 1; i < s->tr->nevents && !later; ++i) {
+            const ks_event *e = vw_event(s->tr, i);
+            if (e->thread != w->thread && shared_at(e, KS_EV_READ, w->tensor, w->block, phase, &w->u.access)) later = e;
+        }
+        if (!later) continue;
+        for (uint64_t i = 0; i < wi; ++i) { /* the value it overwrites: the slot's last store before */
+            const ks_event *e = vw_event(s->tr, i);
+            if (e->kind == KS_EV_WRITE && (e->flags & KS_FLAG_SHARED) && e->tensor == w->tensor &&
+                e->block == w->block && e->u.access.plane == w->u.access.plane && e->u.access.y == w->u.access.y &&
+                e->u.access.x == w->u.access.x)
+                before = e;
+        }
+        *r = (vw_fig_race){.store = w, .read = later, .before = before, .phase = phase};
+        ok = 1;
+    }
+    memo.tr = s->tr, memo.events = s->tr->events, memo.nevents = s->tr->nevents;
+    memo.item = it, memo.tensor = t, memo.plane = plane, memo.ok = ok, memo.r = *r;
+    return ok;
+}
+
 int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr)
 {
     static const ks_event *ev[MAX_EVENTS];
@@ -632,6 +694,12 @@ int vw_figure_extent(const vw_state *s, int panel, double *y0, double *x0, doubl
         KEEP((double)ge->u.sample.y, (double)ge->u.sample.x);
         if (vw_guide_sample_unclamped(gt, ge, &y, &x)) KEEP(y, x);
     }
+    /* the race's two labels: room above the tile, off its numbers, at every size (issue
+     * 38 N20: at 1280x960 and 1024x768 the tile filled its panel and neither was drawn) */
+    vw_fig_race rc;
+    if ((fig & VW_FIGURE_RACE) && vw_fig_race_find(s, panel, &rc))
+        KEEP((double)-VW_RACE_ROOM, (double)rc.store->u.access.x),
+            KEEP((double)rc.store->u.access.y, (double)rc.store->u.access.x);
     vw_fig_geom g;
     int64_t first[2], last[2];
     if ((fig & VW_FIGURE_WINDOW) && vw_fig_window_find(s, panel, &g, first, last))

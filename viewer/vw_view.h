@@ -61,6 +61,18 @@ typedef struct vw_fig_dropped {
 } vw_fig_dropped;
 int vw_fig_dropped_find(const vw_state *s, int panel, vw_fig_dropped *dr); /* n, 0..2 */
 
+/* The race a slide that draws "race" names (lesson 11 without barrier 2): the first of
+ * the focused item's shared stores on panel p's plane that another thread of its block
+ * reads after it in the same phase (store, read, phase), and the slot's store before it
+ * (before, or NULL); 1, or 0 when there is none. */
+typedef struct vw_fig_race {
+    const ks_event *store, *read, *before;
+    int32_t phase;
+} vw_fig_race;
+int vw_fig_race_find(const vw_state *s, int panel, vw_fig_race *r);
+/* the rows a slide that draws the race keeps above the tile for its two labels */
+#define VW_RACE_ROOM 2
+
 /* The focused item's kernel window on panel p, when it shows the plane of the tensor
  * named "input" the item's output channel reads (conv2d's filter o on a one-channel
  * filter is not known: the panel's plane is taken as shown): its first and last taps,
