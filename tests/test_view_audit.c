@@ -474,6 +474,35 @@ START_TEST(a_leader_across_another_label_fails)
 }
 END_TEST
 
+/* D8 N20: 11 s9 at 1280x960 and 1024x768 drew the race's red slot without either label:
+ * a race mark names its storing and its reading thread, in any form */
+START_TEST(a_race_without_its_threads_named_fails)
+{
+    frame(1024, 768);
+    rec.nmarks = 1;
+    rec.marks[0] =
+        (vw_rec_mark){.panel = 0, .kind = VW_MARK_RACE, .which = 22, .pass = 21, .y0 = 1, .x0 = 5, .y1 = 1, .x1 = 5};
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(
+        strstr(last, "the race on the left panel's slot (1, 5) does not name the thread that stores"));
+    rec.nlabels = 1;
+    rec.labels[0] = (vw_rec_label){.panel = 0, .ax = 210, .ay = 120, .px = 18};
+    rec.labels[0].box = (vw_rect){.x = 110, .y = 62, .w = 200, .h = 20};
+    snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "1st: 21 writes -1");
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "does not name the thread that reads after it (no label '22 reads')"));
+    /* on the other panel it names nothing here */
+    rec.nlabels = 2;
+    rec.labels[1] = (vw_rec_label){.panel = 1, .ax = 710, .ay = 120, .px = 18};
+    rec.labels[1].box = (vw_rect){.x = 610, .y = 62, .w = 200, .h = 20};
+    snprintf(rec.labels[1].text, sizeof rec.labels[1].text, "2nd: 22 reads -1");
+    ck_assert_int_eq(rules(0), 1);
+    rec.labels[1].panel = 0, rec.labels[1].ax = 210;
+    rec.labels[1].box = (vw_rect){.x = 110, .y = 84, .w = 200, .h = 20};
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D1: 01 step 8's narration ran 14 lines in the column beside the pictures at 1024x768,
  * 5 across the frame; the rule counted the latter. It counts the lines as drawn. */
 START_TEST(narration_over_five_lines_as_the_band_wraps_it_fails)
@@ -724,6 +753,7 @@ int main(void)
     tcase_add_test(tc, a_label_beside_another_corner_fails);
     tcase_add_test(tc, a_one_row_hairline_strip_fails);
     tcase_add_test(tc, a_leader_across_another_label_fails);
+    tcase_add_test(tc, a_race_without_its_threads_named_fails);
     tcase_add_test(tc, a_number_label_inside_another_printed_cell_fails);
     tcase_add_test(tc, a_panel_of_one_count_everywhere_fails);
     tcase_add_test(tc, a_rounded_range_without_a_tilde_fails);

@@ -372,6 +372,34 @@ static int labels_beside_others(const char *which, const vw_record *rec, vw_rule
 /* Whether panel p's grid is one the pictures' rule holds to: the panel the step is about
  * (its focused event's); where the step is about neither (a work item, the launch), the
  * taller of the two as their needs go (one picture at the share; the other beside it). */
+/* A race the slide draws names its two threads at every size, the store and the read
+ * after it (issue 38 N20: 11 s9 at 1280x960 and 1024x768 drew the red slot without "1st:
+ * thread 21 writes -1 over 2" and "2nd: thread 22 reads -1 (phase 1)"): a label on the
+ * race's panel with "T writes" for the storing thread, one with "T reads" for the reader. */
+static int race_named(const char *which, const vw_record *rec, vw_rule_fn fn, void *ctx)
+{
+    int bad = 0;
+    for (int m = 0; m < rec->nmarks; ++m) {
+        const vw_rec_mark *mk = &rec->marks[m];
+        if (mk->kind != VW_MARK_RACE) continue;
+        char w[32], r[32];
+        snprintf(w, sizeof w, "%d writes", mk->pass);
+        snprintf(r, sizeof r, "%lld reads", (long long)mk->which);
+        int wrote = 0, read = 0;
+        for (int i = 0; i < rec->nlabels; ++i) {
+            if (rec->labels[i].panel != mk->panel) continue;
+            wrote |= strstr(rec->labels[i].text, w) != NULL;
+            read |= strstr(rec->labels[i].text, r) != NULL;
+        }
+        if (!wrote || !read)
+            bad += vw_audit_say(
+                fn, ctx, "%s at %dx%d: the race on the %s panel's slot (%g, %g) does not name %s (no label '%s')",
+                which, rec->w, rec->h, mk->panel ? "right" : "left", mk->y0, mk->x0,
+                !wrote ? "the thread that stores first" : "the thread that reads after it", !wrote ? w : r);
+    }
+    return bad;
+}
+
 static int grid_counts(const vw_slide *sl, int reveal, const vw_record *rec, int p)
 {
     /* the panel whose cell the question asks, besides the step's (issue 38 D1 N9, tenth
@@ -675,6 +703,7 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
             }
     }
     bad += labels_beside_others(which, rec, fn, ctx);
+    bad += race_named(which, rec, fn, ctx);
     bad += vw_audit_cell_rules(sl, reveal, rec, fn, ctx);
     /* labels keep off the cells the step names, but for the one they name: a weight on
      * its own corner's cell, off its number (the rule above), covers no other's data */
