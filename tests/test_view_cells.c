@@ -413,7 +413,8 @@ START_TEST(a_long_shortest_name_is_marked_rounded)
 END_TEST
 
 /* a slide legend's name is whole or absent: "values after phase" lost its number (11 s4,
- * s6) and "values" read "val" (14 s5) where the room ran out (issue 38 D12) */
+ * s6) and "values" read "val" (14 s5) where the room ran out (issue 38 D12); it goes
+ * before a colour bar of 4 characters does */
 START_TEST(a_legend_name_is_never_cut)
 {
     int w;
@@ -424,8 +425,12 @@ START_TEST(a_legend_name_is_never_cut)
     ck_assert_int_eq(w, 90);
     ck_assert_str_eq(vw_legend_name("values after phase 1", "phase 1", 60, adv, &w), "");
     ck_assert_int_eq(w, 0);
-    ck_assert_str_eq(vw_legend_name("values", NULL, 80, adv, &w), "values");
-    ck_assert_str_eq(vw_legend_name("values", NULL, 50, adv, &w), "");
+    ck_assert_str_eq(vw_legend_name("values", NULL, 120, adv, &w), "values"); /* and a bar of 4 */
+    ck_assert_int_eq(w, 80);
+    /* the bar before the name (twelfth re-trial N22: "0 ~21.67 values" with no bar) */
+    ck_assert_str_eq(vw_legend_name("values", NULL, 80, adv, &w), "");
+    ck_assert_int_eq(w, 0);
+    ck_assert_str_eq(vw_legend_name("values", NULL, 30, adv, &w), "");
     ck_assert_int_eq(w, 0);
 }
 END_TEST

@@ -910,6 +910,31 @@ START_TEST(the_weights_print_a_size_up_as_a_key)
 }
 END_TEST
 
+/* a slide's colour bars: each at least 4 characters wide */
+static void bars_of_four_characters(vf_frame *f, vw_state *st, int w, int h, int reveal, void *ctx)
+{
+    (void)st, (void)reveal;
+    const char *what = ctx;
+    int legends = 0;
+    for (int p = 0; p < 2; ++p) {
+        const vw_rec_panel *rp = &f->d.rec.panel[p];
+        if (!rp->legend_bar) continue;
+        legends++;
+        ck_assert_msg(rp->legend_bar - 1 >= 4 * rp->legend_adv,
+                      "%s at %dx%d: panel %d's bar %d px, %d characters %d px", what, w, h, p, rp->legend_bar - 1, 4,
+                      4 * rp->legend_adv);
+    }
+    ck_assert_int_eq(legends, 2);
+}
+
+/* issue 38 D12 (twelfth re-trial N22): 05 s2's columns, 3 of them wide at 1024x768, kept
+ * the legend's name and drew no colour bar ("0 ~21.67 values"); the bar goes first */
+START_TEST(a_narrow_panel_keeps_its_colour_bar)
+{
+    check_lesson_slide("05", 1, ON_BOTH, bars_of_four_characters, "05 s2");
+}
+END_TEST
+
 /* 07: a step's two points (y, x) in view on the input, each labelled with the value a
  * bilinear read there gives, worked out here: 6y + x + 1 on the arange image */
 typedef struct {
@@ -3026,6 +3051,7 @@ int main(void)
     tcase_add_test(tc, a_warp_over_two_patches_draws_both);
     tcase_add_test(tc, a_warp_writing_two_patches_draws_both);
     tcase_add_test(tc, the_swapped_read_is_drawn);
+    tcase_add_test(tc, a_narrow_panel_keeps_its_colour_bar);
     tcase_add_test(tc, the_weights_print_a_size_up_as_a_key);
     tcase_add_test(tc, an_answer_outline_keeps_off_its_neighbours_digits);
     tcase_add_test(tc, a_clamped_sample_frames_its_cells_number);

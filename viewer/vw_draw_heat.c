@@ -268,8 +268,11 @@ const char *vw_legend_name(const char *name, const char *brief, int room, int ad
     *width = full;
     if (room - full >= 4 * adv) return name; /* the whole name and a bar of 4 characters */
     if (brief && room - shortw >= 4 * adv) return *width = shortw, brief;
-    if (room >= full + 9) return name; /* a short bar still */
-    if (room >= full) return name;     /* no bar: the name whole */
+    /* a bar of 4 characters before the name: colours without their key read as nothing
+     * (issue 38 D12, twelfth re-trial N22: 05 s2 at 1024x768 drew "0 ~21.67 values", no
+     * bar; s8 and s12 a 12 px one) */
+    if (room >= 4 * adv) return *width = 0, "";
+    if (room >= full) return name; /* no bar: the name whole */
     if (brief && room >= shortw) return *width = shortw, brief;
     *width = 0;
     return ""; /* no room for it whole: none of it */
@@ -354,6 +357,7 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
         snprintf(rp->ends[0], sizeof rp->ends[0], "%s", lo);
         snprintf(rp->ends[1], sizeof rp->ends[1], "%s", hi);
         rp->mode = c->tile_key >= 0 ? VW_MODE_VALUES : (int)c->mode, rp->lo = c->lo, rp->hi = c->hi;
+        rp->legend_bar = 1 + (bar_w > 8 ? bar_w : 0), rp->legend_adv = adv;
         return;
     }
     for (int i = 0; i < bar_w; ++i) {

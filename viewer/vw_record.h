@@ -79,6 +79,9 @@ typedef struct vw_rec_panel {
      * .. ~21.67", "0", "~21.67"): a rounded end says so (issue 38 D9) */
     char head[VW_REC_LINE];
     char ends[2][48];
+    /* a slide's heat legend: 1 + its colour bar's width as drawn (1: no bar), 0: none;
+     * and a character's width there (a bar of 4 of them is the least that reads) */
+    int legend_bar, legend_adv;
     int value_px;   /* at this text size (pixels per em; 0: none printed) */
     int value_font; /* the drawing's value font (vw_value_font), -1: none */
     /* the values' need and the view: the cell size (px) the longest value needs at the
