@@ -91,6 +91,36 @@ START_TEST(values_and_labels_below_a_legible_size_fail)
 }
 END_TEST
 
+/* D12 #26 (tenth re-trial): 06 s3-s5's weights and s8's corner 0s printed at the least
+ * legible size, digits 11 px tall at 1280x960 and 9 at 1024x768, and passed; a sample's
+ * corner weight prints a size up: 22 px at 1080 rows, 20 at 960, 16 at 768 (the text's
+ * own there); a clamp's words or a note may take the least legible size */
+START_TEST(a_corner_weight_at_the_least_legible_size_fails)
+{
+    static const int sizes[3][4] = {{1920, 1080, 18, 22}, {1280, 960, 16, 20}, {1024, 768, 13, 16}};
+    for (int z = 0; z < 3; ++z) {
+        frame(sizes[z][0], sizes[z][1]);
+        rec.nlabels = 1;
+        rec.labels[0] = (vw_rec_label){.panel = 0,
+                                       .kind = VW_LABEL_WEIGHT,
+                                       .box = {.x = 300, .y = 300, .w = 90, .h = 24},
+                                       .px = sizes[z][2]};
+        snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "0.65625");
+        ck_assert_int_eq(rules(0), 1);
+        ck_assert_ptr_nonnull(strstr(last, "corner's label '0.65625'"));
+        rec.labels[0].px = sizes[z][3] - 1;
+        ck_assert_int_eq(rules(0), 1);
+        rec.labels[0].px = sizes[z][3];
+        ck_assert_int_eq(rules(0), 0);
+        rec.labels[0].px = sizes[z][2];
+        rec.labels[0].kind = VW_LABEL_CLAMP;
+        ck_assert_int_eq(rules(0), 0);
+        rec.labels[0].kind = VW_LABEL_NOTE;
+        ck_assert_int_eq(rules(0), 0);
+    }
+}
+END_TEST
+
 /* D2: 05 step 10 and 07 steps 4-5 drew the asked weight as a label */
 START_TEST(an_answer_drawn_as_a_label_fails)
 {
@@ -741,6 +771,7 @@ int main(void)
     TCase *tc = tcase_create("view_audit");
     tcase_add_test(tc, a_good_slide_keeps_every_rule);
     tcase_add_test(tc, values_and_labels_below_a_legible_size_fail);
+    tcase_add_test(tc, a_corner_weight_at_the_least_legible_size_fails);
     tcase_add_test(tc, an_answer_drawn_as_a_label_fails);
     tcase_add_test(tc, an_answer_in_the_events_panel_fails);
     tcase_add_test(tc, a_later_event_in_a_question_slides_list_fails);

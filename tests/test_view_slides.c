@@ -888,24 +888,36 @@ START_TEST(the_weights_print_a_size_up_as_a_key)
 {
     open_lesson("06");
     static const int steps[] = {2, 4};
-    for (int i = 0; i < 2; ++i)
-        for (int reveal = 0; reveal < 1 + (slides[steps[i]].question != NULL); ++reveal) {
-            vf_frame f;
-            vw_state st;
-            play_slide(&f, &st, 1920, 1080, steps[i], reveal);
-            char want[32];
-            snprintf(want, sizeof want, "8 * %g", 0.75 * 0.875);
-            int found = 0;
-            for (int j = 0; j < f.d.rec.nlabels; ++j)
-                if (!strcmp(f.d.rec.labels[j].text, want)) {
-                    found = 1;
-                    ck_assert_int_gt(f.d.rec.labels[j].px, vw_legible_px(1080));
-                    ck_assert(!vw_rect_overlap(f.d.rec.labels[j].box, f.d.rec.panel[0].extent));
+    /* and at 1280x960 and 1024x768, where the 6 x 6 plane filled its panel, beside it too:
+     * the layout leaves it room (issue 38 D12 #26, tenth re-trial: 11 and 9 px digits
+     * there); a size up from the least legible, 22 px at 1080 rows, 20 at 960, 16 at 768 */
+    static const int sizes[3][3] = {{1920, 1080, 22}, {1280, 960, 20}, {1024, 768, 16}};
+    for (int z = 0; z < 3; ++z)
+        for (int i = 0; i < 2; ++i)
+            for (int reveal = 0; reveal < 2; ++reveal) {
+                vf_frame f;
+                vw_state st;
+                step_to_slide(&f, &st, sizes[z][0], sizes[z][1], steps[i]);
+                if (reveal && !st.slides[st.slide].question) {
+                    vw_state_free(&st);
+                    vf_close(&f);
+                    continue;
                 }
-            ck_assert_msg(found, "06 s%d%s at 1920x1080: no key line '%s'", steps[i] + 1, reveal ? "'s answer" : "",
-                          want);
-            close_slide(&f, &st);
-        }
+                as_played(&f, &st, sizes[z][0], sizes[z][1], reveal);
+                char want[32];
+                snprintf(want, sizeof want, "8 * %g", 0.75 * 0.875);
+                int found = 0;
+                for (int j = 0; j < f.d.rec.nlabels; ++j)
+                    if (!strcmp(f.d.rec.labels[j].text, want)) {
+                        found = 1;
+                        ck_assert_int_ge(f.d.rec.labels[j].px, sizes[z][2]);
+                        ck_assert(!vw_rect_overlap(f.d.rec.labels[j].box, f.d.rec.panel[0].extent));
+                    }
+                ck_assert_msg(found, "06 s%d%s at %dx%d: no key line '%s'", steps[i] + 1, reveal ? "'s answer" : "",
+                              sizes[z][0], sizes[z][1], want);
+                vw_state_free(&st);
+                vf_close(&f);
+            }
     close_lesson();
 }
 END_TEST
@@ -1954,8 +1966,9 @@ static void in_view(const audit_run *a, int k, int reveal, const vw_record *rec,
                 rp->focus[i].w, rp->focus[i].h, p, rp->map.x, rp->map.y, rp->map.w, rp->map.h);
             outside |= !inside_by(rp->focus[i], plane, 9); /* the answer's outline reaches 8 px out */
         }
-        outside |= vw_panel_asks_yx(s, p);     /* the row and column numbers of a (y, x) question */
-        for (int i = 0; i < rec->nlabels; ++i) /* a figure's labels in the room it keeps (11 s9's race) */
+        outside |= vw_panel_asks_yx(s, p); /* the row and column numbers of a (y, x) question */
+        /* a figure's labels in the room it keeps (11 s9's race, 06 s3's weights key) */
+        for (int i = 0; i < rec->nlabels; ++i)
             outside |= rec->labels[i].panel == p && !inside_by(rec->labels[i].box, plane, 1);
         /* nothing outside: the plane's cells as big as the map (less 8 px a side) allows */
         const double fit = floor(fmin((rp->map.w - 16) / (double)d.w, (rp->map.h - 16) / (double)d.h));
@@ -2219,10 +2232,17 @@ START_TEST(a_step_puts_the_warp_strip_on_its_slide)
 }
 END_TEST
 
+/* a corner's weight: a label at its corner, or a line of the key beside the plane ("8 *
+ * 0.65625", where the layout left it room: issue 38 D12 #26) */
+static int is_weight(const vw_rec_label *l)
+{
+    return l->kind == VW_LABEL_WEIGHT || (l->kind == VW_LABEL_NOTE && strstr(l->text, " * "));
+}
+
 static int weight_labels(const vw_record *rec)
 {
     int n = 0;
-    for (int i = 0; i < rec->nlabels; ++i) n += rec->labels[i].kind == VW_LABEL_WEIGHT;
+    for (int i = 0; i < rec->nlabels; ++i) n += is_weight(&rec->labels[i]);
     return n;
 }
 
@@ -2622,7 +2642,7 @@ static void weights_keep_off_numbered_cells(vf_frame *f, vw_state *st, int w, in
     int weights = 0;
     for (int j = 0; j < f->d.rec.nlabels; ++j) {
         const vw_rec_label *l = &f->d.rec.labels[j];
-        if (l->kind != VW_LABEL_WEIGHT) continue;
+        if (!is_weight(l)) continue;
         weights++;
         const vw_rec_panel *rp = &f->d.rec.panel[l->panel];
         const vw_rect ink = vw_label_ink(l);

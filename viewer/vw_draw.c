@@ -76,11 +76,35 @@ void vw_draw_value_metrics(const vw_draw *d, vw_layout *L)
     L->vadv = f->advance, L->vline = f->line;
 }
 
+/* Room left of a slide's panel for its focused sample's four weights as a key
+ * (vw_draw_sample_weights), in the font a size up from the least legible, "36 * 0.65625":
+ * the layout sizes the pictures with it (issue 38 D12 #26, tenth re-trial: at 1280x960
+ * and 1024x768 06 s3-s5's 6 x 6 input filled its panel beside the 2 x 2 output and the
+ * weights printed at the least legible size). */
+static void weights_key_room(const vw_draw *d, vw_layout *L, const vw_state *s)
+{
+    L->key_w[0] = L->key_w[1] = 0;
+    /* not where the weights are hidden, on a question slide too (05 s6 asks one): the room
+     * would stand empty there */
+    if (!s->nslides || !s->idx || s->slides[s->slide].hide_weights) return;
+    const uint32_t ev = vw_state_event(s);
+    const ks_event *e = ev != VW_NONE ? vw_event(s->tr, ev) : NULL;
+    const uint32_t all = KS_FLAG_C00 | KS_FLAG_C01 | KS_FLAG_C10 | KS_FLAG_C11;
+    if (!e || e->kind != KS_EV_SAMPLE || (e->flags & all) != all || (e->flags & (KS_FLAG_CLAMP_Y | KS_FLAG_CLAMP_X)))
+        return;
+    const int fonts = vw_value_fonts(d, L->want_h); /* vw_weight_font's, at this frame's height */
+    const vw_font *f = vw_value_font(d, fonts >= 2 ? fonts - 2 : 0);
+    for (int p = 0; p < 2; ++p)
+        if (s->panel[p].tensor == (int)e->tensor && s->panel[p].plane == e->u.sample.plane)
+            L->key_w[p] = 12 * f->advance + 10 + 8;
+}
+
 void vw_draw_layout(const vw_draw *d, vw_layout *L, const vw_state *s, int w, int h)
 {
     vw_layout v = {.h = h < VW_MIN_H ? VW_MIN_H : h};
     vw_draw_value_metrics(d, &v);
     L->want_vadv = v.vadv, L->want_vline = v.vline, L->want_h = v.h;
+    weights_key_room(d, L, s);
     vw_layout_for_state(L, s, d->font.advance, d->font.line, w, h);
     vw_draw_value_metrics(d, L);
 }
@@ -213,6 +237,7 @@ void vw_draw_frame(vw_draw *d, const vw_state *s, const vw_layout *L, int permil
     d->font.cuts = &rec->cuts; /* what vw_text cuts this frame */
     for (int k = 0; k < VW_VALUE_FONTS - 1; ++k) d->small[k].cuts = &rec->cuts;
     rec->w = L->w, rec->h = L->h, rec->line = d->font.line, rec->advance = d->font.advance, rec->text_px = d->text_px;
+    d->key_w[0] = L->key_w[0], d->key_w[1] = L->key_w[1];
     rec->arrangement = L->arrangement;
     rec->title = L->title, rec->story = L->story, rec->decomp = L->decomp, rec->grid = L->grid;
     rec->status = L->status;

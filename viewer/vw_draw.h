@@ -91,6 +91,8 @@ typedef struct vw_draw {
     /* the cells in view of each heatmap as drawn (whole cells on a slide): the item's
      * outlines go only on them */
     vw_rect cells_map[2];
+    /* the room the layout left of each plane for a sample's weights key (vw_layout.key_w) */
+    int key_w[2];
 } vw_draw;
 
 /* Text size in points; returns 0 or -1 with ks_error_message() set. */

@@ -424,6 +424,12 @@ int vw_label_font(const vw_draw *d, double cell)
     return fonts - 1;
 }
 
+int vw_weight_font(const vw_draw *d)
+{
+    const int fonts = vw_value_fonts(d, d->rec.h);
+    return fonts >= 2 ? fonts - 2 : 0;
+}
+
 int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max)
 {
     const vw_rec_panel *rp = &d->rec.panel[panel];
@@ -504,14 +510,17 @@ static int in_others(const vw_draw *d, int panel, const vw_heatmap *m, const vw_
  * size up from the least legible, "8 * 0.65625": each corner by the number its cell
  * prints, times its weight (issue 38 D12, ninth re-trial: 06 s3-s5's four labels found
  * room round the sample's corners only at the least legible size, a capital 12 px tall
- * at 1920x1080). Only where the labels would take the least legible font, a bigger one
- * is legible, the four corners are distinct cells of the plane that print their numbers,
- * and the key fits the panel beside the plane clear of every mark and label. 1: drawn. */
+ * at 1920x1080). Only where the labels would take the least legible font or the layout
+ * left the key room (vw_draw_layout: at 1280x960 and 1024x768, where the plane filled
+ * its panel: issue 38 D12 #26), a bigger one is legible, the four corners are distinct
+ * cells of the plane that print their numbers, and the key fits the panel beside the
+ * plane clear of every mark and label. 1: drawn. */
 static int weights_key(vw_draw *d, const vw_weight_label *wl, int n, int k, vw_rect bounds, int panel)
 {
     const int fonts = vw_value_fonts(d, d->rec.h);
     const vw_rec_panel *rp = &d->rec.panel[panel];
-    if (n != 4 || fonts < 3 || k != fonts - 1 || !rp->values || rp->hidden) return 0;
+    /* where the layout left the key room (vw_draw_layout), whatever size the labels found */
+    if (n != 4 || fonts < 2 || (k != fonts - 1 && d->key_w[panel] <= 0) || !rp->values || rp->hidden) return 0;
     char line[4][48];
     size_t widest = 0;
     for (int g = 0; g < 4; ++g) {
@@ -625,6 +634,23 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
             break;
         }
     if (weights_key(d, wl, n, k, bounds, panel)) return;
+    /* no key: the labels at a size up from the least legible at the most, placed anew in
+     * that font (issue 38 D12 #26, tenth re-trial: at 1280x960 and 1024x768, where the key
+     * finds no room, 06 s3-s5's weights and s8's corner 0s printed at the least legible
+     * size, digits 11 and 9 px tall) */
+    const int top = vw_weight_font(d);
+    int clamped = 0; /* a clamp's words ("w=1, clamped") keep the least legible size where
+                      * a size up finds no room near (14 s6 at 1280x960) */
+    for (int g = 0; g < n; ++g) clamped += wl[g].corners > 1;
+    if (k > top && !clamped) {
+        const vw_font *f = vw_value_font(d, top);
+        int got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, soft, nsoft, small);
+        if (got < 0 || in_others(d, panel, m, small, got < 0 ? -got : got))
+            got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, keep, nkeep, small);
+        if (got < 0) got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, keep, nfocus, small);
+        memcpy(wl, small, sizeof wl);
+        n = got < 0 ? -got : got, k = top, font = f;
+    }
     for (int g = 0; g < n; ++g) {
         const uint32_t col = wl[g].corners > 1 ? VW_COL_CLAMP : wl[g].valid ? VW_COL_VALID : VW_COL_INVALID;
         const vw_label *l = &wl[g].label;

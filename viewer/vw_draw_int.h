@@ -181,6 +181,10 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
  * each label. */
 void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, vw_rect bounds, int panel);
 int vw_label_font(const vw_draw *d, double cell);
+/* The smallest value font a sample's weight label prints at beside its corner:
+ * a size up from the least legible (24 px at 1920x1080, the text's own 20 and 16 px at
+ * 1280x960 and 1024x768; issue 38 D12 #26). */
+int vw_weight_font(const vw_draw *d);
 /* The boxes of the numbers panel `panel`'s cells print (from the frame's record), at most
  * max: where a label goes only when there is no other room. */
 int vw_value_boxes(const vw_draw *d, int panel, vw_rect *out, int max);

@@ -30,6 +30,12 @@ void vw_layout_compute(vw_layout *L, int w, int h, int line) { vw_layout_compute
 
 int vw_legible_px(int h) { return (VW_LEGIBLE_PX * h + 1079) / 1080; }
 
+int vw_weight_legible_px(int h, int text_px)
+{
+    const int px = (VW_WEIGHT_LEGIBLE_PX * h + 1079) / 1080;
+    return px < text_px ? px : text_px;
+}
+
 int vw_text_px(int w, int h)
 {
     const double k = fmin((double)w / 1920.0, (double)h / 1080.0);

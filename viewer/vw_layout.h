@@ -35,6 +35,9 @@ typedef struct vw_layout {
     /* the same as the drawing will set them, for a slide's layout to size its pictures by
      * (vw_draw_layout sets them before laying out; 0: estimated from the text's) */
     int want_vadv, want_vline, want_h;
+    /* a slide's room left of panel p's plane for the focused sample's weights as a key
+     * (vw_draw_layout; issue 38 D12 #26: at 1280x960 the 6 x 6 plane filled its panel) */
+    int key_w[2];
 } vw_layout;
 
 /* How a slide (a lesson step) places its parts, pictures first (issue 38 D1):
@@ -108,6 +111,13 @@ int vw_text_px(int w, int h);
  * tall), issue 38 D1's "18 px at 1080p"; smaller, a slide zooms instead. */
 #define VW_LEGIBLE_PX 18
 int vw_legible_px(int h);
+/* The least a sample's corner weight prints at (a label, or a line of the key beside
+ * the plane), a figure a room reads across the plane (decimals such as 0.65625, corner 0s
+ * past the image): a size up, VW_WEIGHT_LEGIBLE_PX at 1080 rows and in proportion (20 px
+ * at 960, 16 at 768), but never more than text_px, the text's own size (issue 38 D12
+ * #26). A clamp's words ("w=1, clamped") may keep the least legible size. */
+#define VW_WEIGHT_LEGIBLE_PX 22
+int vw_weight_legible_px(int h, int text_px);
 int vw_rect_contains(vw_rect r, int x, int y);
 int vw_rect_overlap(vw_rect a, vw_rect b);
 

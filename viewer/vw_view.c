@@ -813,6 +813,10 @@ static vw_rect fit_area(const vw_state *s, const vw_layout *L, int panel)
     vw_rect a = vw_panel_map_area(L, panel);
     if (s->nslides && a.w > 8 * SLIDE_INSET && a.h > 8 * SLIDE_INSET)
         a.x += SLIDE_INSET, a.y += SLIDE_INSET, a.w -= 2 * SLIDE_INSET, a.h -= 2 * SLIDE_INSET;
+    /* the weights key's room left of the plane (vw_draw_layout), where the plane keeps
+     * half the panel's width */
+    const int key = s->nslides ? L->key_w[panel] : 0;
+    if (key > 0 && 2 * key <= a.w) a.x += key, a.w -= key;
     return a;
 }
 
