@@ -44,6 +44,7 @@ static vw_draw *drawer(void)
     if (!r) return NULL;
     for (int p = 0; p < 2; ++p) {
         if (d.heat[p].tex) SDL_DestroyTexture(d.heat[p].tex);
+        free(d.heat[p].texels); /* the texels kept for the record (vw_texel_colour) */
         memset(&d.heat[p], 0, sizeof d.heat[p]);
     }
     if (d.grid.tex) SDL_DestroyTexture(d.grid.tex);
