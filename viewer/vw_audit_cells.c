@@ -121,24 +121,37 @@ static int rounds(const char *t, double v)
     return fabs(x - v) <= 0.5 * pow(10.0, -decimals) * (1 + 1e-9);
 }
 
+/* The next number of text from *p: its characters in t (a sentence's full stop left
+ * out), its value, its decimals, whether ~ or ≈ marks it rounded ("~21.67", "≈21.67": its
+ * UTF-8 ends in 0x88); *p past it. 0 at the text's end. */
+static int next_number(const char **p, const char *text, char t[48], double *v, int *decimals, int *marked)
+{
+    for (const char *q = *p; *q; ++q) {
+        const int starts = (isdigit((unsigned char)*q) || (*q == '-' && isdigit((unsigned char)q[1]))) &&
+                           (q == text || !(isalnum((unsigned char)q[-1]) || q[-1] == '.' || q[-1] == '_'));
+        if (!starts) continue;
+        size_t len = strspn(q + (*q == '-'), "0123456789.") + (*q == '-');
+        while (len && q[len - 1] == '.') len--; /* a sentence's full stop */
+        snprintf(t, 48, "%.*s", (int)(len < 48 ? len : 47), q);
+        const char *dot = strchr(t, '.');
+        *v = strtod(t, NULL), *decimals = dot ? (int)strlen(dot + 1) : 0;
+        *marked = q > text && (q[-1] == '~' || (unsigned char)q[-1] == 0x88);
+        *p = q + (len ? len : 1);
+        return 1;
+    }
+    return 0;
+}
+
 int vw_text_rounds_unmarked(const char *text, double lo, double hi, char *token, size_t n)
 {
-    for (const char *p = text; *p; ++p) {
-        const int starts = (isdigit((unsigned char)*p) || (*p == '-' && isdigit((unsigned char)p[1]))) &&
-                           (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == '_'));
-        if (!starts) continue;
-        size_t len = strspn(p + (*p == '-'), "0123456789.") + (*p == '-');
-        while (len && p[len - 1] == '.') len--; /* a sentence's full stop */
-        /* marked: "~21.67", "≈21.67" (its UTF-8 ends in 0x88) */
-        const int marked = p > text && (p[-1] == '~' || (unsigned char)p[-1] == 0x88);
-        char t[48];
-        snprintf(t, sizeof t, "%.*s", (int)(len < sizeof t ? len : sizeof t - 1), p);
+    char t[48];
+    double v;
+    int decimals, marked;
+    for (const char *p = text; next_number(&p, text, t, &v, &decimals, &marked);)
         if (!marked && (rounds(t, lo) || rounds(t, hi))) {
             snprintf(token, n, "%s", t);
             return 1;
         }
-        p += len ? len - 1 : 0;
-    }
     return 0;
 }
 
@@ -171,27 +184,6 @@ static int rounded_ranges(const char *which, const vw_record *rec, vw_rule_fn fn
     return bad;
 }
 
-/* The next number of text from *p (its value, its decimals, whether ~ or ≈ marks it
- * rounded), *p past it: 0 at the text's end. */
-static int next_number(const char **p, const char *text, double *v, int *decimals, int *marked)
-{
-    for (const char *q = *p; *q; ++q) {
-        const int starts = (isdigit((unsigned char)*q) || (*q == '-' && isdigit((unsigned char)q[1]))) &&
-                           (q == text || !(isalnum((unsigned char)q[-1]) || q[-1] == '.' || q[-1] == '_'));
-        if (!starts) continue;
-        size_t len = strspn(q + (*q == '-'), "0123456789.") + (*q == '-');
-        while (len && q[len - 1] == '.') len--; /* a sentence's full stop */
-        char t[48];
-        snprintf(t, sizeof t, "%.*s", (int)(len < sizeof t ? len : sizeof t - 1), q);
-        const char *dot = strchr(t, '.');
-        *v = strtod(t, NULL), *decimals = dot ? (int)strlen(dot + 1) : 0;
-        *marked = q > text && (q[-1] == '~' || (unsigned char)q[-1] == 0x88);
-        *p = q + (len ? len : 1);
-        return 1;
-    }
-    return 0;
-}
-
 /* A decimal the narration rounds where the events panel prints the value in full says so
  * with ~ (issue 38 D9, tenth re-trial: 06 s8's "samples at 7.09 and 8.03" over events at
  * y 7.09375 and 8.03125). */
@@ -201,10 +193,11 @@ static int rounded_narration(const char *which, const vw_record *rec, vw_rule_fn
         const char *p = rec->band_text[i];
         double x, u;
         int dx, du, marked, um;
-        while (next_number(&p, rec->band_text[i], &x, &dx, &marked)) {
+        char t[48];
+        while (next_number(&p, rec->band_text[i], t, &x, &dx, &marked)) {
             if (marked || dx < 1) continue;
             for (int j = 0; j < rec->decomp_lines && j < VW_REC_LINES && !rec->decomp_hidden; ++j)
-                for (const char *q = rec->decomp_text[j]; next_number(&q, rec->decomp_text[j], &u, &du, &um);)
+                for (const char *q = rec->decomp_text[j]; next_number(&q, rec->decomp_text[j], t, &u, &du, &um);)
                     if (!um && du > dx && u != x && fabs(u - x) <= 0.5 * pow(10.0, -dx) * (1 + 1e-9))
                         return vw_audit_say(fn, ctx,
                                             "%s at %dx%d: the narration prints %.*f, %g rounded (the events "
