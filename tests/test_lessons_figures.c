@@ -446,6 +446,13 @@ START_TEST(the_race_figure_marks_a_store_read_after_it)
         }
         ck_assert_msg(wrote == 1 && read == 1, "%dx%d: %d labels name the store, %d the read", sizes[z][0], sizes[z][1],
                       wrote, read);
+        /* the tile itself, header and 16 rows, takes the pictures' share: the labels' room
+         * above it is no grid (issue 38 N19: the rule counted it, and the tile alone was
+         * 48 % of 1024x768 and 52 % of 1080 rows) */
+        const int tile = rp->extent.h + (rp->map.y - rp->rect.y);
+        ck_assert_msg(tile * 100 >= 55 * sizes[z][1], "%dx%d: the tile and its header take %d px", sizes[z][0],
+                      sizes[z][1], tile);
+        ck_assert_int_eq(vw_audit_grid_drawn(rp), rp->extent.h);
         hide_frame(&f, &st);
     }
     close_lesson();

@@ -247,7 +247,7 @@ static void draw_margin(SDL_Renderer *r, const vw_state *s, int panel, const vw_
 {
     if (!m->margin || m->cell < 4) return;
     /* the race's room for its labels above the shared tile is no cells of it */
-    if (s->nslides && (s->slides[s->slide].figure & VW_FIGURE_RACE)) return;
+    if (!vw_margin_cells(s)) return;
     vw_fig_dropped dr;
     const int padded = s->nslides && (s->slides[s->slide].figure & VW_FIGURE_DROPPED) &&
                        vw_fig_dropped_find(s, panel, &dr) && dr.g.in[0] == m->rows && dr.g.in[1] == m->cols;
@@ -563,7 +563,9 @@ void vw_draw_heatmap(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
         ext.w = x1 - ext.x, ext.h = y1 - ext.y;
         rp->extent = ext;
         rp->rows = m.rows, rp->cols = m.cols, rp->margin = m.margin;
-        memcpy(rp->side, m.side, sizeof rp->side);
+        /* the sides as cells: a figure's label room is no part of the grid the share measures */
+        if (vw_margin_cells(s)) memcpy(rp->side, m.side, sizeof rp->side);
+        else memset(rp->side, 0, sizeof rp->side);
         rp->cell = m.cell;
         rp->ox = m.ox, rp->oy = m.oy;
         rp->values = k >= 0;

@@ -367,12 +367,14 @@ static void picture_shares(const vw_state *s, const vw_layout *L0, int adv, doub
          * sparse plane's filled cells where it prints their values (08's ring, not the empty
          * rows round it; another mode prints the empty cells too) */
         const vw_heatmap m = vw_panel_map(s, L, p);
-        int64_t y0 = -m.side[VW_SIDE_TOP], x0 = 0, y1 = m.rows + m.side[VW_SIDE_BOTTOM] - 1, x1 = m.cols - 1;
+        const int cells = vw_margin_cells(s); /* the race's label rows are no grid (issue 38 N19) */
+        int64_t y0 = cells ? -m.side[VW_SIDE_TOP] : 0, x0 = 0, y1 = m.rows + (cells ? m.side[VW_SIDE_BOTTOM] : 0) - 1,
+                x1 = m.cols - 1;
         const int fill = vw_effective_mode(s, p) == VW_MODE_VALUES && vw_filled_box(s, p, &y0, &x0, &y1, &x1);
         const double top = fmax(area.y, m.oy + (double)y0 * m.cell);
         const double bottom = fmin(area.y + area.h, m.oy + (double)(y1 + 1) * m.cell);
         const int need = fill ? vw_grid_need(y1 - y0 + 1, x1 - x0 + 1, NULL, 0, L->w, L->h, L->line)
-                              : vw_grid_need(m.rows, m.cols, m.side, 0, L->w, L->h, L->line);
+                              : vw_grid_need(m.rows, m.cols, cells ? m.side : NULL, 0, L->w, L->h, L->line);
         if (need > 0) share[p] = fmin(1, fmax(0, bottom - top) / need);
     }
 }

@@ -803,6 +803,8 @@ int vw_panel_margins(const vw_state *s, int panel, int side[4])
     return past_plane_most(side);
 }
 
+int vw_margin_cells(const vw_state *s) { return !s->nslides || !(s->slides[s->slide].figure & VW_FIGURE_RACE); }
+
 /* Where a panel's plane is fitted: its map area, on a slide less SLIDE_INSET pixels a
  * side, so that the answer's outline (7 px outside its cell) shows whole around a cell
  * at the edge of a plane that fills its panel. */

@@ -19,6 +19,10 @@
  * two cells, only the bottom one holding the sample). Returns the widest; 0 on every
  * side for a plane of more than 4096 cells. */
 int vw_panel_margins(const vw_state *s, int panel, int side[4]);
+/* Whether a slide's rows and columns past the plane (vw_panel_margins) are cells, drawn
+ * as the margin's checker: not where they are only the room a figure's labels take (the
+ * race's two above the shared tile), which the pictures' share does not count. */
+int vw_margin_cells(const vw_state *s);
 
 /* The cells a slide's figures ("draw", vw_draw_ideas.c) mark on panel p, as a box in the
  * plane's cell coordinates (a cell at y spans y - 0.5 .. y + 0.5; the box may reach past
