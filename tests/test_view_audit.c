@@ -94,7 +94,8 @@ END_TEST
 /* D12 #26 (tenth re-trial): 06 s3-s5's weights and s8's corner 0s printed at the least
  * legible size, digits 11 px tall at 1280x960 and 9 at 1024x768, and passed; a sample's
  * corner weight prints a size up: 22 px at 1080 rows, 20 at 960, 16 at 768 (the text's
- * own there); a clamp's words or a note may take the least legible size */
+ * own there), a clamp's words too (14 s6's "w=1, clamped" printed at the least legible
+ * size at 1280x960 and 1024x768); a note may take the least legible size */
 START_TEST(a_corner_weight_at_the_least_legible_size_fails)
 {
     static const int sizes[3][4] = {{1920, 1080, 18, 22}, {1280, 960, 16, 20}, {1024, 768, 13, 16}};
@@ -114,7 +115,12 @@ START_TEST(a_corner_weight_at_the_least_legible_size_fails)
         ck_assert_int_eq(rules(0), 0);
         rec.labels[0].px = sizes[z][2];
         rec.labels[0].kind = VW_LABEL_CLAMP;
+        snprintf(rec.labels[0].text, sizeof rec.labels[0].text, "w=1, clamped");
+        ck_assert_int_eq(rules(0), 1);
+        ck_assert_ptr_nonnull(strstr(last, "corner's label 'w=1, clamped'"));
+        rec.labels[0].px = sizes[z][3];
         ck_assert_int_eq(rules(0), 0);
+        rec.labels[0].px = sizes[z][2];
         rec.labels[0].kind = VW_LABEL_NOTE;
         ck_assert_int_eq(rules(0), 0);
     }

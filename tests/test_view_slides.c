@@ -2546,6 +2546,11 @@ static void clamp_near(void *ctx, int k, int reveal, const vw_record *rec, const
         const int ny = l->ay < l->box.y ? l->box.y : l->ay > l->box.y + l->box.h ? l->box.y + l->box.h : l->ay;
         ck_assert_msg(hypot(nx - l->ax, ny - l->ay) <= cell, "at %dx%d '%s' is %.0f px from its corner (cells %.0f)",
                       rec->w, rec->h, l->text, hypot(nx - l->ax, ny - l->ay), cell);
+        /* a size up from the least legible, as the corner weights (at 1280x960 and 1024x768
+         * on two lines, "w=1," over "clamped", beside the margin's two columns) */
+        ck_assert_msg(l->px >= vw_weight_legible_px(rec->h, rec->text_px), "at %dx%d '%s' prints at %d px", rec->w,
+                      rec->h, l->text, l->px);
+        ck_assert_int_eq(l->kind, VW_LABEL_CLAMP);
     }
 }
 

@@ -204,11 +204,12 @@ static int legible(const char *which, const vw_record *rec, vw_rule_fn fn, void 
     /* a sample's corner weight (a 0 past the image too), a size up (issue 38 D12 #26,
      * tenth re-trial: 06 s3-s5's weights and s8's corner 0s at 16 and 13 px per em, digits
      * 11 and 9 px tall at 1280x960 and 1024x768, passed: the rule above held every label
-     * to the least legible size); a clamp's words may keep that size */
+     * to the least legible size); a clamp's words too ("w=1, clamped": 14 s6's printed at
+     * the least legible size at 1280x960 and 1024x768 until they broke onto two lines) */
     const int weight = vw_weight_legible_px(rec->h, rec->text_px);
     for (int i = 0; i < rec->nlabels; ++i) {
         const vw_rec_label *l = &rec->labels[i];
-        if (l->kind == VW_LABEL_WEIGHT && l->px >= least && l->px < weight) {
+        if ((l->kind == VW_LABEL_WEIGHT || l->kind == VW_LABEL_CLAMP) && l->px >= least && l->px < weight) {
             bad += vw_audit_say(fn, ctx,
                                 "%s at %dx%d: the corner's label '%s' is %d px (at least %d: 22 px at 1080p, a "
                                 "size up from the least legible)",

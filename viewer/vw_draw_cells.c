@@ -340,6 +340,7 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
             out[n].y = ys[c >> 1], out[n].x = xs[c & 1];
             out[n].corners = 0;
             out[n].valid = (e->flags & (KS_FLAG_C00 << c)) != 0;
+            out[n].two = 0;
             snprintf(out[n].text, sizeof out[n].text, "%s", w);
             n++;
         }
@@ -385,8 +386,9 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
      * the plane's top and bottom with leaders across it): without "to row r, col c" (its
      * leader names the cell) where that puts the clamped labels nearer their cells */
     /* and where that is still far (14 s6 at 1024x768: a margin of two cells beside them),
-     * "w=1, clamped" (the narration says how many corners) */
-    for (int form = 1; form <= 2 && !stuck; ++form) {
+     * "w=1, clamped" (the narration says how many corners); then that on two lines, as
+     * tall as a cell and half as wide (14 s6's at a size up from the least legible) */
+    for (int form = 1; form <= 3 && !stuck; ++form) {
         int far = 0;
         for (int g = 0; g < n; ++g) far += out[g].corners > 1 && leader_px(&pl[g]) > m->cell;
         if (!far) break;
@@ -398,8 +400,13 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
             if (out[g].corners < 2) continue;
             char *cut = strstr(text[g], form == 1 ? " to row" : ", ");
             if (cut && form == 1) *cut = 0;
-            if (cut && form == 2) snprintf(cut, sizeof text[g] - (size_t)(cut - text[g]), ", clamped");
+            if (cut && form >= 2) snprintf(cut, sizeof text[g] - (size_t)(cut - text[g]), ", clamped");
             near[g].w = (int)strlen(text[g]) * advance + 10;
+            if (cut && form == 3) { /* "w=1," over "clamped" */
+                const size_t head = (size_t)(cut - text[g]) + 1, tail = strlen(cut + 2);
+                near[g].w = (int)(head > tail ? head : tail) * advance + 10;
+                near[g].h = 2 * line + 6;
+            }
         }
         int was = 0, now = 0;
         if (vw_place_labels(near, n, bounds, avoid, navoid, 5)) continue;
@@ -408,6 +415,7 @@ int vw_sample_weight_labels_avoid(const ks_event *e, const vw_heatmap *m, int ad
         if (now + m->cell >= was) continue;
         memcpy(pl, near, sizeof near);
         for (int g = 0; g < n; ++g) memcpy(out[g].text, text[g], sizeof out[g].text);
+        for (int g = 0; g < n; ++g) out[g].two = form == 3 && out[g].corners > 1 && strstr(text[g], ", ") != NULL;
     }
     for (int g = 0; g < n; ++g) out[g].label = pl[g];
     return stuck ? -n : n;
@@ -639,17 +647,24 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
      * finds no room, 06 s3-s5's weights and s8's corner 0s printed at the least legible
      * size, digits 11 and 9 px tall) */
     const int top = vw_weight_font(d);
-    int clamped = 0; /* a clamp's words ("w=1, clamped") keep the least legible size where
-                      * a size up finds no room near (14 s6 at 1280x960) */
+    int clamped = 0; /* a clamp's words ("w=1, clamped") take the size up where it puts them as
+                      * near as the least legible did, and no nearer another corner or in
+                      * another cell (issue 38: 14 s6 at 1280x960 and 1024x768) */
     for (int g = 0; g < n; ++g) clamped += wl[g].corners > 1;
-    if (k > top && !clamped) {
-        const vw_font *f = vw_value_font(d, top);
+    for (int kk = top; kk < k; ++kk) {
+        const vw_font *f = vw_value_font(d, kk);
         int got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, soft, nsoft, small);
         if (got < 0 || in_others(d, panel, m, small, got < 0 ? -got : got))
             got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, keep, nkeep, small);
-        if (got < 0) got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, keep, nfocus, small);
+        if (got < 0 && !clamped)
+            got = vw_sample_weight_labels_avoid(e, m, f->advance, f->line, bounds, keep, nfocus, small);
+        if (clamped && (got != n || astray(small, got) > astray(wl, n) ||
+                        farthest(small, got) > fmax(farthest(wl, n), m->cell / 2) ||
+                        in_others(d, panel, m, small, got) > in_others(d, panel, m, wl, n)))
+            continue; /* a size smaller, between the two, may fit */
         memcpy(wl, small, sizeof wl);
-        n = got < 0 ? -got : got, k = top, font = f;
+        n = got < 0 ? -got : got, k = kk, font = f;
+        break;
     }
     for (int g = 0; g < n; ++g) {
         const uint32_t col = wl[g].corners > 1 ? VW_COL_CLAMP : wl[g].valid ? VW_COL_VALID : VW_COL_INVALID;
@@ -677,7 +692,13 @@ void vw_draw_sample_weights(vw_draw *d, const vw_heatmap *m, const ks_event *e, 
         }
         const vw_rect inner = {.x = l->box.x + 3, .y = l->box.y + 3, .w = l->box.w - 6, .h = l->box.h - 6};
         vw_fill(d->r, inner, 0x000000);
-        vw_text(font, d->r, inner.x + 2, inner.y, col, 0, wl[g].text);
+        const char *brk = wl[g].two ? strstr(wl[g].text, ", ") : NULL;
+        if (brk) { /* "w=1," over "clamped" */
+            char head[sizeof wl[g].text];
+            snprintf(head, sizeof head, "%.*s", (int)(brk - wl[g].text) + 1, wl[g].text);
+            vw_text(font, d->r, inner.x + 2, inner.y, col, 0, head);
+            vw_text(font, d->r, inner.x + 2, inner.y + font->line, col, 0, brk + 2);
+        } else vw_text(font, d->r, inner.x + 2, inner.y, col, 0, wl[g].text);
         vw_rec_add_label(&d->rec, panel, wl[g].corners > 1 ? VW_LABEL_CLAMP : VW_LABEL_WEIGHT, l, pts, npts,
                          vw_value_font_px(d, k), wl[g].text);
     }

@@ -167,6 +167,7 @@ typedef struct vw_weight_label {
     int64_t y, x; /* the corner cell */
     int corners;  /* how many of the 4 corners sit on it (> 1: clamped) */
     int valid;    /* inside the tensor (its weight blends a real value) */
+    int two;      /* a clamp's words on two lines, broken after the comma ("w=1," "clamped") */
     char text[80];
     vw_label label; /* anchor and box on screen */
 } vw_weight_label;
