@@ -127,6 +127,34 @@ START_TEST(a_corner_weight_at_the_least_legible_size_fails)
 }
 END_TEST
 
+/* D12 (twelfth re-trial N22): 05 s2 at 1024x768 drew "0 ~21.67 values", no bar, and 14
+ * s7's output at 1280x960 a 16 px one: a legend's colour bar is 4 of its characters wide
+ * at least; a panel that draws no legend, or hides its values, is not measured */
+START_TEST(a_colour_bar_under_four_characters_fails)
+{
+    frame(1280, 960);
+    rec.panel[1].legend_adv = 12;
+    rec.panel[1].legend_bar = 1 + 16;
+    ck_assert_int_eq(rules(0), 1);
+    ck_assert_ptr_nonnull(strstr(last, "right panel's colour bar is 16 px"));
+    rec.panel[1].legend_bar = 1; /* the ends alone, no bar */
+    ck_assert_int_eq(rules(0), 1);
+    rec.panel[1].legend_bar = 1 + 47;
+    ck_assert_int_eq(rules(0), 1);
+    rec.panel[1].legend_bar = 1 + 48;
+    ck_assert_int_eq(rules(0), 0);
+    rec.panel[1].legend_adv = 9; /* a smaller font's ends: 4 of its characters */
+    rec.panel[1].legend_bar = 1 + 36;
+    ck_assert_int_eq(rules(0), 0);
+    rec.panel[1].legend_bar = 1 + 35;
+    ck_assert_int_eq(rules(0), 1);
+    rec.panel[1].hidden = 1;
+    ck_assert_int_eq(rules(0), 0);
+    rec.panel[1].hidden = 0, rec.panel[1].legend_bar = 0;
+    ck_assert_int_eq(rules(0), 0);
+}
+END_TEST
+
 /* D2: 05 step 10 and 07 steps 4-5 drew the asked weight as a label */
 START_TEST(an_answer_drawn_as_a_label_fails)
 {
@@ -778,6 +806,7 @@ int main(void)
     tcase_add_test(tc, a_good_slide_keeps_every_rule);
     tcase_add_test(tc, values_and_labels_below_a_legible_size_fail);
     tcase_add_test(tc, a_corner_weight_at_the_least_legible_size_fails);
+    tcase_add_test(tc, a_colour_bar_under_four_characters_fails);
     tcase_add_test(tc, an_answer_drawn_as_a_label_fails);
     tcase_add_test(tc, an_answer_in_the_events_panel_fails);
     tcase_add_test(tc, a_later_event_in_a_question_slides_list_fails);

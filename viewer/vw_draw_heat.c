@@ -305,52 +305,65 @@ static void draw_legend(vw_draw *d, const vw_state *s, const vw_layout *L, int p
     int bar_w = lg.w < 512 ? lg.w : 512, bar_x = lg.x, bar_y = lg.y, bar_h = 10;
     char lo[48], hi[48], mid[64];
     legend_ends(c, lo, hi);
-    if (L->arrangement) { /* a slide's legend is one line: lo [bar] hi  mode */
-        const int adv = d->font.advance;
-        /* the ends in their narrow form where the exact ones do not fit the panel (14 s5's
-         * output, 266 px at 1920x1080: "126.828125" ran into the band), as the cells print */
-        if (((int)strlen(lo) + (int)strlen(hi) + 3) * adv > lg.w && !c->picture)
-            vw_cell_text(lo, 48, c->lo, 1), vw_cell_text(hi, 48, c->hi, 1);
-        const int lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
+    if (L->arrangement) {     /* a slide's legend is one line: lo [bar] hi  mode */
         char phase[48];       /* the shared tile: the values as the focused block's phase leaves them */
         if (d->tile.cut >= 0) /* "as-read": the tile as the focused item's first read finds it */
             snprintf(phase, sizeof phase, "values item %u reads", d->tile.item);
         else snprintf(phase, sizeof phase, "values after phase %lld", (long long)d->tile.phase);
-        const char *name = c->tile_key >= 0 ? phase : vw_mode_name((vw_mode)c->mode);
-        /* NaN cells (the simulator's poison for a slot never written) are magenta, off
-         * the ramp: a swatch and the word say so (issue 38 D12: 11 s7, 13 s2-s8) */
-        const int nanw = c->nan ? 6 * adv : 0;
-        /* the name whole or not at all ("values after phase" lost its number, "values"
-         * read "val": issue 38 D12): a short bar, then "phase 1", then no bar, then no name */
-        /* the bar and the name, a character clear of the next panel's legend */
-        const int room = lg.w - lw - hw - nanw - 3 * adv;
         char shortname[48];
         if (d->tile.cut >= 0) snprintf(shortname, sizeof shortname, "as read");
         else snprintf(shortname, sizeof shortname, "phase %lld", (long long)d->tile.phase);
-        int nw;
-        name = vw_legend_name(name, c->tile_key >= 0 ? shortname : NULL, room, adv, &nw);
-        nw += nanw;
+        /* the ends exact in the text's font, then in a smaller legible one, then in their
+         * narrow form (14 s5's output, 266 px at 1920x1080: "126.828125" ran into the
+         * band), as the cells print: the first that keeps a bar of 4 characters (issue 38
+         * D12: a narrow panel's "113.0625 126.828125" left a 16 px bar at 1280x960, a
+         * revealed 190 px strip none at 1920x1080) */
+        const int fonts = vw_value_fonts(d, d->rec.h);
+        const vw_font *f = &d->font;
+        const char *name = "";
+        int nw = 0, lw = 0, hw = 0, nanw = 0;
+        for (int form = 0; form < 2 * fonts; ++form) {
+            const int narrow = form >= fonts, k = form % fonts;
+            if (narrow && c->picture) break;
+            f = k ? vw_value_font(d, k) : &d->font;
+            const int adv = f->advance > 0 ? f->advance : 8;
+            legend_ends(c, lo, hi);
+            if (narrow) vw_cell_text(lo, 48, c->lo, 1), vw_cell_text(hi, 48, c->hi, 1);
+            lw = (int)strlen(lo) * adv, hw = (int)strlen(hi) * adv;
+            /* NaN cells (the simulator's poison for a slot never written) are magenta, off
+             * the ramp: a swatch and the word say so (issue 38 D12: 11 s7, 13 s2-s8) */
+            nanw = c->nan ? 6 * adv : 0;
+            /* the name whole or not at all ("values after phase" lost its number, "values"
+             * read "val": issue 38 D12): a short bar, then "phase 1", then no bar, then no
+             * name; the bar and the name a character clear of the next panel's legend */
+            const int room = lg.w - lw - hw - nanw - 3 * adv;
+            name = vw_legend_name(c->tile_key >= 0 ? phase : vw_mode_name((vw_mode)c->mode),
+                                  c->tile_key >= 0 ? shortname : NULL, room, adv, &nw);
+            nw += nanw;
+            bar_w = lg.w - lw - hw - nw - 3 * adv;
+            if (bar_w >= 4 * adv) break;
+        }
+        const int adv = f->advance > 0 ? f->advance : 8, ty = lg.y + (d->font.line - f->line) / 2;
         bar_x = lg.x + lw + adv;
-        bar_w = lg.w - lw - hw - nw - 3 * adv;
         if (bar_w > 400) bar_w = 400;
-        bar_h = d->font.line / 2;
-        bar_y = lg.y + (d->font.line - bar_h) / 2;
-        vw_text(&d->font, d->r, lg.x, lg.y, VW_COL_TEXT, 0, lo);
+        bar_h = f->line / 2;
+        bar_y = ty + (f->line - bar_h) / 2;
+        vw_text(f, d->r, lg.x, ty, VW_COL_TEXT, 0, lo);
         if (bar_w > 8)
             for (int i = 0; i < bar_w; ++i) {
                 vw_rect px = {.x = bar_x + i, .y = bar_y, .w = 1, .h = bar_h};
-                const double f = (double)i / (bar_w > 1 ? bar_w - 1 : 1);
-                vw_fill(d->r, px, c->picture ? vw_heat_colour(c, f) : vw_colormap(c->ramp0 + (1 - c->ramp0) * f));
+                const double t = (double)i / (bar_w > 1 ? bar_w - 1 : 1);
+                vw_fill(d->r, px, c->picture ? vw_heat_colour(c, t) : vw_colormap(c->ramp0 + (1 - c->ramp0) * t));
             }
         const int hx = bar_x + (bar_w > 8 ? bar_w : 0) + adv;
-        vw_text(&d->font, d->r, hx, lg.y, VW_COL_TEXT, 0, hi);
+        vw_text(f, d->r, hx, ty, VW_COL_TEXT, 0, hi);
         int nx = hx + hw + 2 * adv;
         if (c->nan) {
             vw_fill(d->r, (vw_rect){.x = nx, .y = bar_y, .w = adv, .h = bar_h}, VW_COL_NAN);
-            vw_text(&d->font, d->r, nx + adv + adv / 2, lg.y, VW_COL_TEXT, 0, "NaN");
+            vw_text(f, d->r, nx + adv + adv / 2, ty, VW_COL_TEXT, 0, "NaN");
             nx += nanw;
         }
-        vw_text(&d->font, d->r, nx, lg.y, VW_COL_DIM, lg.x + lg.w - nx, name);
+        vw_text(f, d->r, nx, ty, VW_COL_DIM, lg.x + lg.w - nx, name);
         const int end = name[0] ? nx + (int)strlen(name) * adv : nx - 2 * adv;
         vw_rec_panel *rp = &d->rec.panel[panel];
         rp->legend = (vw_rect){.x = lg.x, .y = lg.y, .w = end - lg.x, .h = d->font.line};
