@@ -131,6 +131,14 @@ static void audit_slide(void *ctx, int k, int reveal, const vw_record *rec, cons
         a->step = k + 1;
         vw_audit_answer_in_text(next, rec, "slide before its question", audit_problem, a);
     }
+    /* nor, as a label, any slide steps before it (05 s3's weight labels, s6's answer) */
+    for (int j = k + 2; j < a->n; ++j)
+        if (a->slides[j].question && a->slides[j].run == a->slides[k].run) {
+            char where[64];
+            snprintf(where, sizeof where, "slide of step %d, before its question", k + 1);
+            a->step = j;
+            vw_audit_answer_in_labels(&a->slides[j], rec, where, audit_problem, a);
+        }
 }
 
 static int check_slides(const ls_session *S, ls_report *rep)

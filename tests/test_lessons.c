@@ -979,6 +979,32 @@ START_TEST(check_fails_what_the_seventh_retrial_found)
 }
 END_TEST
 
+/* Thirteenth re-trial, D2 N27: 05 s3 ("Reading the offsets", no question) drew item 12's
+ * corner weights, 0.375 above cell 7, and s6 asks the top-left corner's weight, 0.375. A
+ * label on any slide before a question (not only the one just before) that prints its
+ * answer (not a whole number) fails; lesson 05 as shipped draws none on s3. */
+START_TEST(a_label_steps_before_its_question_fails)
+{
+    static char shipped[1 << 16]; /* slurp's buffer is the next read's too */
+    snprintf(shipped, sizeof shipped, "%s", slurp(KS_SOURCE_DIR "/lessons/05-deformable-sampling.json"));
+    ck_assert_uint_lt(strlen(shipped), sizeof shipped - 1);
+    const char *off = "\"title\": \"Reading the offsets\", \"weights\": false,";
+    const char *at = strstr(shipped, off);
+    ck_assert_ptr_nonnull(at);
+    static char leak[1 << 16];
+    const size_t head = (size_t)(at - shipped), cut = strlen(" \"weights\": false,");
+    snprintf(leak, sizeof leak, "%.*s%s", (int)(head + strlen(off) - cut), shipped, at + strlen(off));
+    ck_assert_ptr_null(strstr(leak, off));
+    write_file("leak05.json", leak);
+    ck_assert_int_eq(lesson("--check leak05.json"), 1);
+    ck_assert_msg(strstr(out_text("out"), "step 6: slides: the slide of step 3, before its question at 1920x1080 draws "
+                                          "its answer 0.375 as the label '0.375'"),
+                  "%s", out_text("out"));
+    write_file("shipped05.json", shipped);
+    ck_assert_msg(lesson("--check shipped05.json") == 0, "%s", out_text("out"));
+}
+END_TEST
+
 /* Lesson 12's runs against the output-size formulas computed here: forward Ho = floor((H +
  * 2p - d(k - 1) - 1)/s) + 1 from each im2col run's parameters (the trace's launch and
  * columns), transposed (H - 1)s - 2p + d(k - 1) + 1 + output_padding from each col2im
@@ -3002,6 +3028,21 @@ START_TEST(slides_keep_every_decomposition_name_the_narration_names)
     ls_slides_free(sl, 1);
     ls_session_close(&S);
     ls_free(&L);
+    /* the title's tuple of fields, its one-letter middle too (issue 38 D4, thirteenth
+     * re-trial N26: 05 s2's "One work item per (c_im, b, h_col, w_col)" showed w_col and g) */
+    write_file("tuple.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"deform_im2col\",\n"
+                             " \"steps\": [{\"title\": \"One work item per (c_im, b, h_col, w_col)\", \"focus\": "
+                             "{\"index\": 5}, \"text\": \"Item 5.\"}]}\n");
+    snprintf(path, sizeof path, "%s/tuple.json", dir);
+    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
+    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
+    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
+    ck_assert_msg(strstr(sl[0].fields, " c_im ") && strstr(sl[0].fields, " b ") && strstr(sl[0].fields, " h_col ") &&
+                      strstr(sl[0].fields, " w_col "),
+                  "fields '%s'", sl[0].fields);
+    ls_slides_free(sl, 1);
+    ls_session_close(&S);
+    ls_free(&L);
 }
 END_TEST
 
@@ -3198,6 +3239,7 @@ int main(void)
     tcase_add_test(tc, check_fails_an_answer_at_a_ranges_end_above_it);
     tcase_add_test(tc, check_fails_a_hint_naming_a_panel_the_terminal_does_not_draw);
     tcase_add_test(tc, check_fails_what_the_seventh_retrial_found);
+    tcase_add_test(tc, a_label_steps_before_its_question_fails);
     tcase_add_test(tc, check_fails_an_answer_in_the_terminals_drawings_above_the_question);
     tcase_add_test(tc, lesson_12_sizes_follow_the_formulas);
     tcase_add_test(tc, the_docs_minimal_lesson_checks_and_plays);

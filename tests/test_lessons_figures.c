@@ -763,6 +763,49 @@ START_TEST(routed_leaders_go_around_named_cells)
 }
 END_TEST
 
+/* issue 38 D8, thirteenth re-trial N25: 02 s7 says "row 4 holds tap (1, 1) for every
+ * output position" and outlined item 13's column. "draw": ["tap"] outlines the focused
+ * tap as every item of the channel takes it: row 4 of the columns, all 15 columns, and
+ * the 15 input cells it copies, (2 h_col, w_col + 1) for stride (2, 1), padding 1 and
+ * dilation (1, 2) (worked out here); the columns panel numbers its rows. */
+START_TEST(the_tap_figure_outlines_a_row_and_the_image_it_copies)
+{
+    open_lesson("02");
+    static const int sizes[3][2] = {{1920, 1080}, {1280, 960}, {1024, 768}};
+    for (int z = 0; z < 3; ++z) {
+        vf_frame f;
+        vw_state st;
+        show(&f, &st, sizes[z][0], sizes[z][1], 6, 0);
+        int seen = 0;
+        for (int i = 0; i < f.d.rec.nmarks; ++i) {
+            const vw_rec_mark *mk = &f.d.rec.marks[i];
+            if (mk->kind != VW_MARK_TAP) continue;
+            seen++;
+            ck_assert_int_eq(mk->pass, 4); /* tap (1, 1) of a 3 x 3 kernel */
+            ck_assert_int_eq(mk->which, 15);
+            if (mk->panel == 1) /* the columns: one row, c_im*9 + 1*3 + 1 */
+                ck_assert(mk->y0 == 4 && mk->y1 == 4 && mk->x0 == 0 && mk->x1 == 14);
+            else /* the input: rows 0, 2, 4 and columns 1..5 */
+                ck_assert(mk->y0 == 0 && mk->y1 == 4 && mk->x0 == 1 && mk->x1 == 5);
+        }
+        ck_assert_int_eq(seen, 2);
+        /* the row prints the image through the tap: arange's value at (2 h_col, w_col + 1) */
+        const vw_rec_panel *rp = &f.d.rec.panel[1];
+        ck_assert(rp->yx);
+        int printed = 0;
+        for (int j = 0; j < rp->nvalues; ++j) {
+            if (rp->value[j].y != 4) continue;
+            const int x = (int)rp->value[j].x, hy = 2 * (x / 5), wx = x % 5 + 1;
+            ck_assert_int_eq(atoi(rp->value[j].text), hy * 7 + wx + 1);
+            printed++;
+        }
+        ck_assert_int_eq(printed, 15);
+        hide_frame(&f, &st);
+    }
+    close_lesson();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lessons_figures");
@@ -783,6 +826,7 @@ int main(void)
     tcase_add_test(tc, the_tile_as_an_item_reads_it);
     tcase_add_test(tc, the_sectors_figure_marks_every_8_floats);
     tcase_add_test(tc, the_extent_figure_outlines_the_other_runs_size);
+    tcase_add_test(tc, the_tap_figure_outlines_a_row_and_the_image_it_copies);
     suite_add_tcase(s, tc);
     return tu_run_suite(s, CK_FORK);
 }

@@ -256,20 +256,24 @@ static int whole_number(const vw_slide *sl)
     return end != sl->asked && !*end && v == floor(v);
 }
 
-int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx)
+int vw_audit_answer_in_labels(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx)
 {
-    int bad = 0;
-    if (!sl->asked[0]) return 0;
-    const int chance = whole_number(sl);
+    if (!sl->asked[0] || whole_number(sl)) return 0;
     /* labels name what the step is about: a weight, a clamp (a tap's number or a weight
      * of 0 or 1 is a whole number by chance) */
-    for (int i = 0; i < rec->nlabels && !chance; ++i)
-        if (holds_answer(sl, rec->labels[i].text)) {
-            bad += vw_audit_say(fn, ctx, "the %s at %dx%d draws its answer %s as the label '%s' on the %s panel", where,
+    for (int i = 0; i < rec->nlabels; ++i)
+        if (holds_answer(sl, rec->labels[i].text))
+            return vw_audit_say(fn, ctx, "the %s at %dx%d draws its answer %s as the label '%s' on the %s panel", where,
                                 rec->w, rec->h, sl->asked, rec->labels[i].text,
                                 rec->labels[i].panel ? "right" : "left");
-            break;
-        }
+    return 0;
+}
+
+int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx)
+{
+    if (!sl->asked[0]) return 0;
+    const int chance = whole_number(sl);
+    int bad = vw_audit_answer_in_labels(sl, rec, where, fn, ctx);
     /* the decomposition and events panel: the focused item's lines; a whole number only
      * as the value of the focused event ('>' ... " = 0"), the one the step is about
      * (lesson 02 step 5's padding read "= 0" beside "what does im2col write there?") */

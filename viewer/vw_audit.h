@@ -99,5 +99,10 @@ int vw_text_rounds_unmarked(const char *text, double lo, double hi, char *token,
  * event's line prints ("> tap 0 read ... = 0"): elsewhere it stands by chance (a tap, a
  * block, an index). One sentence per place through fn; returns how many. */
 int vw_audit_answer_in_text(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx);
+/* Its labels alone (a corner's weight, a clamp's words; not a whole number, which a
+ * label may print by chance): a slide steps before a question draws nothing that
+ * answers it either (issue 38 D2, thirteenth re-trial N27: 05 s3 drew 0.375, the weight
+ * s6 asks). */
+int vw_audit_answer_in_labels(const vw_slide *sl, const vw_record *rec, const char *where, vw_rule_fn fn, void *ctx);
 
 #endif

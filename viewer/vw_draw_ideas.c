@@ -967,6 +967,76 @@ static void draw_extent(vw_draw *d, const vw_state *s, const vw_heatmap *m, int 
     place_notes(d, m, panel, bounds, NULL, 0, &ns, vw_label_font(d, m->cell));
 }
 
+/* The focused event's tap as every work item takes it (lesson 02 step 7: "row 4 holds tap
+ * (1, 1) for every output position"), the items whose tap reads the focused one's plane:
+ * each access of the panel's plane with that tap, outlined in the head colour; on a plane
+ * where they fill one row (the columns), the row as one box (the slide numbers its rows:
+ * ls_slides sets asks_yx). */
+static void draw_tap(vw_draw *d, const vw_state *s, const vw_heatmap *m, int panel)
+{
+    const uint32_t ev = vw_state_event(s), fit = vw_state_item(s);
+    const ks_event *f = ev != VW_NONE ? vw_event(s->tr, ev) : NULL;
+    const int t = s->panel[panel].tensor;
+    const int64_t plane = s->panel[panel].plane;
+    if (!f || !s->idx || fit == VW_NONE) return;
+    /* the items whose tap reads the plane the focused item's reads (im2col's channel: the
+     * second channel's items write their own rows of the columns) */
+    uint32_t src_t = UINT32_MAX;
+    int64_t src_p = -1;
+    const vw_item *fi = &s->idx->items[fit];
+    for (uint32_t k = 0; k < fi->count && src_t == UINT32_MAX; ++k) {
+        const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, fi, k));
+        if (e->kind == KS_EV_READ && e->tap == f->tap) src_t = e->tensor, src_p = e->u.access.plane;
+    }
+    int64_t y0 = INT64_MAX, y1 = INT64_MIN, x0 = INT64_MAX, x1 = INT64_MIN, n = 0;
+    const int in = m->cell >= 40 ? 3 : 1, thick = m->cell >= 40 ? 3 : 2;
+    for (int pass = 0; pass < 2; ++pass)
+        for (uint32_t i = 0; i < s->idx->nitems; ++i) {
+            const vw_item *it = &s->idx->items[i];
+            int same = src_t == UINT32_MAX;
+            for (uint32_t k = 0; k < it->count && !same; ++k) {
+                const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, it, k));
+                same = e->kind == KS_EV_READ && e->tap == f->tap && e->tensor == src_t && e->u.access.plane == src_p;
+            }
+            if (!same) continue;
+            for (uint32_t k = 0; k < it->count; ++k) {
+                const ks_event *e = vw_event(s->tr, vw_item_ev(s->idx, it, k));
+                if ((e->kind != KS_EV_READ && e->kind != KS_EV_WRITE) || e->tensor != (uint32_t)t || e->tap != f->tap ||
+                    e->u.access.plane != plane)
+                    continue;
+                const int64_t y = e->u.access.y, x = e->u.access.x;
+                if (y < -m->margin || y >= m->rows + m->margin || x < -m->margin || x >= m->cols + m->margin) continue;
+                if (pass == 0) {
+                    y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1, x0 = x < x0 ? x : x0, x1 = x > x1 ? x : x1, n++;
+                    continue;
+                }
+                if (y0 == y1 && n > 1) continue; /* one row: drawn whole below */
+                const vw_rect c = vw_heatmap_cell(m, y, x);
+                const vw_rect box = {.x = c.x + in, .y = c.y + in, .w = c.w - 2 * in, .h = c.h - 2 * in};
+                vw_outline(d->r, box, VW_COL_HEAD, thick, 0);
+                vw_rec_add_dot(
+                    &d->rec, panel, box,
+                    (vw_rect){.x = box.x + thick, .y = box.y + thick, .w = box.w - 2 * thick, .h = box.h - 2 * thick},
+                    0);
+            }
+        }
+    if (!n) return;
+    mark(d, (vw_rec_mark){.panel = panel,
+                          .kind = VW_MARK_TAP,
+                          .which = (int)n,
+                          .pass = (int)f->tap,
+                          .y0 = (double)y0,
+                          .x0 = (double)x0,
+                          .y1 = (double)y1,
+                          .x1 = (double)x1});
+    if (y0 != y1 || n < 2) return;
+    /* the row: a box round it, just outside its cells, and its number */
+    const vw_rect a = vw_heatmap_cell(m, y0, x0), b = vw_heatmap_cell(m, y1, x1);
+    const vw_rect row = {.x = a.x - thick, .y = a.y - thick, .w = b.x + b.w - a.x + 2 * thick, .h = a.h + 2 * thick};
+    vw_outline(d->r, row, VW_COL_HEAD, thick, 0);
+    vw_rec_add_dot(&d->rec, panel, row, (vw_rect){.x = a.x, .y = a.y, .w = b.x + b.w - a.x, .h = a.h}, 0);
+}
+
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
 {
     if (!s->nslides || s->panel[panel].tensor < 0 || vw_story_hides(s, panel) || vw_panel_table(s, panel)) return;
@@ -990,5 +1060,6 @@ void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int pane
     if (fig & VW_FIGURE_SECTORS) draw_sectors(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_EXTENT) draw_extent(d, s, &m, panel, clip);
     if (fig & VW_FIGURE_POINTS) draw_points(d, s, &m, panel, clip);
+    if (fig & VW_FIGURE_TAP) draw_tap(d, s, &m, panel);
     SDL_RenderSetClipRect(d->r, NULL);
 }

@@ -136,7 +136,8 @@ enum {
                           * output cell (y0, x0), where its centre tap lands; pass: the focused one */
     VW_MARK_SECTOR = 12, /* a 32-byte sector's first cell (y0, x0) and last (y1, x1); which: its number */
     VW_MARK_EXTENT = 13, /* another run's extent of the tensor: cells (0, 0) .. (y1, x1) */
-    VW_MARK_POINT = 14   /* a step's point (y0, x0) ("point:Y,X"); which: its number */
+    VW_MARK_POINT = 14,  /* a step's point (y0, x0) ("point:Y,X"); which: its number */
+    VW_MARK_TAP = 15     /* the focused tap of every item ("tap"): cells (y0, x0) .. (y1, x1); which: the cells */
 };
 
 typedef struct vw_rec_mark {

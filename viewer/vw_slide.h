@@ -44,7 +44,8 @@ enum {
     VW_FIGURE_SECTORS = 4096,
     VW_FIGURE_EXTENT = 8192,
     VW_FIGURE_POINTS = 16384,
-    VW_FIGURE_SWAP = 32768
+    VW_FIGURE_SWAP = 32768,
+    VW_FIGURE_TAP = 65536
 };
 
 /* A panel drawn as a table instead of a heatmap (a lesson step's "tables", issue 38 D8):

@@ -335,6 +335,9 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
          * dashed line from the first (lesson 07 step 8); without it, both are green points
          * of equal standing (07 step 1: the two points the patches are cut around) */
         if (cJSON_IsString(f) && !strcmp(f->valuestring, "swap")) bit = 1 << 15; /* VW_FIGURE_SWAP */
+        /* "tap": the focused tap's accesses by every work item (lesson 02 step 7: a row of
+         * the columns is the image seen through one tap) */
+        if (cJSON_IsString(f) && !strcmp(f->valuestring, "tap")) bit = 1 << 16; /* VW_FIGURE_TAP */
         /* "extent:RUN": the same tensor's extent in run RUN, outlined (lesson 12 step 11) */
         if (cJSON_IsString(f) && !strncmp(f->valuestring, "extent:", 7)) {
             const int r = find_run(L, f->valuestring + 7);
@@ -345,7 +348,7 @@ static void parse_step(ls_report *rep, int k, const cJSON *o, ls_step *s, const 
             ls_problem(
                 rep, k,
                 "draw: '%s' is not a figure (windows-h, windows-w, clamp, dropped, window, waves, warp, block, race, input, "
-                "as-read, sectors, samples:RUN, extent:RUN, point:Y,X, swap)",
+                "as-read, sectors, samples:RUN, extent:RUN, point:Y,X, swap, tap)",
                 cJSON_IsString(f) ? f->valuestring : "(not a string)");
         s->figure |= bit;
     }

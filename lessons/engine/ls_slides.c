@@ -49,6 +49,34 @@ static int in_index(const char *text, const char *p)
     return 0;
 }
 
+/* Whether p stands inside a parenthesised tuple that names a field of more than one
+ * letter of the site as a word: "(c_im, b, h_col, w_col)" lists fields, where its middle
+ * "b" is one (issue 38 D4, thirteenth re-trial N26: 05 s2's title); "(batch, y, x)" is
+ * prose. */
+static int in_field_tuple(const char *text, const char *p, const ks_site *site)
+{
+    const char *open = NULL, *close = NULL;
+    for (const char *q = p; q > text && !open; --q) {
+        if (q[-1] == ')' || q[-1] == '[' || q[-1] == ']') return 0;
+        if (q[-1] == '(') open = q;
+    }
+    for (const char *q = p; *q && !close; ++q) {
+        if (*q == '(' || *q == '[' || *q == ']') return 0;
+        if (*q == ')') close = q;
+    }
+    if (!open || !close) return 0;
+    for (int g = 0; g < site->nfields; ++g) {
+        const size_t len = strlen(site->fields[g].name);
+        if (len < 2) continue;
+        for (const char *q = open; q + len <= close; ++q) {
+            if (strncmp(q, site->fields[g].name, len)) continue;
+            const char b = q > open ? q[-1] : '(', a = q[len];
+            if ((b == '(' || b == ' ') && (a == ',' || a == ')')) return 1;
+        }
+    }
+    return 0;
+}
+
 /* The work fields a rendered narration names in words ("w_col", "h_im"): each field of
  * the item's work site that stands in the text as a word of its own, added to fields
  * unless there already. One-letter names count only written as "k = ", the first or
@@ -91,7 +119,8 @@ static void named_fields(const ls_session *S, const ls_ctx *c, const char *text,
             const int factor = after == '*' || after == '/' || before == '*' || before == '/';
             const int listed = (after == ',' && (before == '(' || before == '[')) ||
                                ((after == ')' || after == ']') && before == ' ' && p > text + 1 && p[-2] == ',') ||
-                               (after == ',' && before == ' ' && p > text + 1 && p[-2] == ',' && in_index(text, p));
+                               (after == ',' && before == ' ' && p > text + 1 && p[-2] == ',' &&
+                                (in_index(text, p) || in_field_tuple(text, p, site)));
             if (len == 1 && !(after == ' ' && p[1] && p[2] == '=') && !listed && !factor) continue;
             const size_t used = strlen(fields);
             snprintf(fields + used, n - used, "%s%s ", used ? "" : " ", name);
@@ -162,6 +191,13 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
          * issue 38 D1): a slide draws the same launch as the grid's waves on the data */
         v->figure = st->figure | (shows(st, "threads") ? VW_FIGURE_WAVES : 0);
         if (st->guide_run > 0) v->guide = &ls_run_session(S0, st->guide_run - 1)->tr;
+        /* the focused tap's row ("tap"): the tensor the item writes there takes row and
+         * column numbers, as a (y, x) question's does, so the row reads by its number
+         * (issue 38 D8, thirteenth re-trial N25: 02 s7's "row 4" had none) */
+        if ((st->figure & VW_FIGURE_TAP) && c.event != VW_NONE && c.event < S->tr.nevents) {
+            const uint32_t w = ls_item_event(S, c.item, KS_EV_WRITE, S->tr.events[c.event].tap, -1);
+            if (w != VW_NONE) v->asks_yx = 1 + (int)S->tr.events[w].tensor;
+        }
         v->hide_weights = st->no_weights;
         v->hide_padding = st->no_padding ? 2 : 0;
         memcpy(v->point, st->point, sizeof v->point);
@@ -182,6 +218,9 @@ int ls_slides_make(const ls_session *S0, vw_slide **out)
         narrated_fields(st->title, v->fields, sizeof v->fields);
         narrated_fields(st->slide_text, v->fields, sizeof v->fields);
         named_fields(S, &c, v->text, v->fields, sizeof v->fields);
+        /* and the title's ("One work item per (n, c_im, h_col, w_col)": issue 38 D4, the
+         * thirteenth re-trial's N26, 02 s2 and 05 s2 showed two of the four) */
+        named_fields(S, &c, st->title, v->fields, sizeof v->fields);
         const ls_question *q = &st->q;
         ls_ctx qc;
         if (q->kind != LS_Q_NONE && ls_question_ctx(S, &c, q, &qc, err, sizeof err) == 0) {
