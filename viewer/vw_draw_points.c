@@ -58,43 +58,52 @@ static void draw_taps(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pa
     uint32_t col[MAX_TAPS];
     int nl = 0;
     const uint32_t focus = vw_state_event(s);
-    const int k = vw_label_font(d, m->cell);
+    /* a size up from the least legible, as a corner's weight, where that finds room off
+     * the numbers (issue 38, thirteenth re-trial: 08 s2's "1", the offset k the narration
+     * points at, was 9 px of ink at 1024x768 beside 12 px cell digits); else the cells' */
+    const int least = vw_label_font(d, m->cell), up = vw_weight_font(d);
+    int k = least;
     const vw_font *f = vw_value_font(d, k);
-    for (int i = 0; i < n && nl < MAX_TAPS; ++i) {
-        if (!on_plane(&b[i], s, panel)) continue;
-        int px, py;
-        vw_heatmap_point(m, b[i].y0, b[i].x0, &px, &py);
-        char t[12];
-        snprintf(t, sizeof t, "%d", b[i].tap);
-        tap[nl] = b[i].tap;
-        const int edge = (int)lround(rad * 0.7071);
-        l[nl] = (vw_label){.ax = px - edge,
-                           .ay = py - edge,
-                           .w = (int)strlen(t) * f->advance + 8,
-                           .h = f->line + 4,
-                           .cell = vw_heatmap_cell(m, (int64_t)floor(b[i].y0 + 0.5), (int64_t)floor(b[i].x0 + 0.5)),
-                           .dx = -1,
-                           .dy = -1,
-                           .gx = m->ox,
-                           .gy = m->oy,
-                           .gcell = m->cell};
-        col[nl++] = b[i].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
-    }
-    if (!nl) return;
     static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + 2 * VW_REC_VALUES];
     const vw_rec_panel *rp = &d->rec.panel[panel];
-    int na = 0;
-    for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
-    for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box;
-    na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
-    /* and off the other cells that print a number, where there is room: a tap's "1" in a
-     * site's cell read as that site's "4 1" (issue 38 D3, 08 s4 and s17) */
-    vw_label was[MAX_TAPS];
-    memcpy(was, l, sizeof was);
-    const int cells = vw_value_cells(d, panel, m, -1, -1, avoid + na, VW_REC_VALUES);
-    if (vw_place_labels(l, nl, bounds, avoid, na + cells, 3) || vw_labels_in_other_cells(d, panel, m, l, nl)) {
+    for (int pick = up < least ? up : least; pick <= least; pick = pick < least ? least : least + 1) {
+        k = pick, f = vw_value_font(d, k), nl = 0;
+        for (int i = 0; i < n && nl < MAX_TAPS; ++i) {
+            if (!on_plane(&b[i], s, panel)) continue;
+            int px, py;
+            vw_heatmap_point(m, b[i].y0, b[i].x0, &px, &py);
+            char t[12];
+            snprintf(t, sizeof t, "%d", b[i].tap);
+            tap[nl] = b[i].tap;
+            const int edge = (int)lround(rad * 0.7071);
+            l[nl] = (vw_label){.ax = px - edge,
+                               .ay = py - edge,
+                               .w = (int)strlen(t) * f->advance + 8,
+                               .h = f->line + 4,
+                               .cell = vw_heatmap_cell(m, (int64_t)floor(b[i].y0 + 0.5), (int64_t)floor(b[i].x0 + 0.5)),
+                               .dx = -1,
+                               .dy = -1,
+                               .gx = m->ox,
+                               .gy = m->oy,
+                               .gcell = m->cell};
+            col[nl++] = b[i].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
+        }
+        if (!nl) return;
+        int na = 0;
+        for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
+        for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box;
+        na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
+        /* and off the other cells that print a number, where there is room: a tap's "1" in
+         * a site's cell read as that site's "4 1" (issue 38 D3, 08 s4 and s17) */
+        vw_label was[MAX_TAPS];
+        memcpy(was, l, sizeof was);
+        const int cells = vw_value_cells(d, panel, m, -1, -1, avoid + na, VW_REC_VALUES);
+        if (!vw_place_labels(l, nl, bounds, avoid, na + cells, 3) && !vw_labels_in_other_cells(d, panel, m, l, nl))
+            break;
         memcpy(l, was, sizeof was);
+        if (pick < least) continue; /* the size up only where it keeps off every number */
         vw_place_labels(l, nl, bounds, avoid, na, 3);
+        break;
     }
     for (int i = 0; i < nl; ++i) {
         int pts[VW_LEADER_PTS][2], npts = 0;

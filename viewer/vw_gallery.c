@@ -325,8 +325,12 @@ static void draw_frame(gctx *c, const gframe *f, int k, int n, vw_rect *win_box,
             draw_box(r, box_of(&m, f->qy, f->qx, f->qy, f->qx));
         }
     }
-    /* the window's box to its column: where the window's values go (come from) */
-    const int ax = win_box->x + win_box->w + VW_GALLERY_BOX, ay = win_box->y + win_box->h / 2;
+    /* the window's box to its column: where the window's values go (come from), along the
+     * grid line between two rows nearest its middle, clear of the numbers right of the
+     * window (issue 38, thirteenth re-trial: the arrow struck through "19 - 20") */
+    const double wc = win_map->cell > 0 ? win_map->cell : 1;
+    const int mid = win_box->y + win_box->h / 2, ax = win_box->x + win_box->w + VW_GALLERY_BOX;
+    const int ay = (int)lround(win_map->oy + floor((mid - win_map->oy) / wc + 0.5) * wc);
     if (ax < cols_area.x) vw_draw_arrow(r, ax + 4, ay, cols_area.x - 6, ay, VW_COL_DIM);
     SDL_RenderPresent(r);
 }
