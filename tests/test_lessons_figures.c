@@ -443,6 +443,13 @@ START_TEST(the_race_figure_marks_a_store_read_after_it)
             ck_assert_msg(l->box.y + l->box.h <= rp->oy + rp->cell + 1 && l->npts >= 2,
                           "%dx%d: '%s' at y %d..%d, row 1 from y %.0f", sizes[z][0], sizes[z][1], l->text, l->box.y,
                           l->box.y + l->box.h, rp->oy + rp->cell);
+            /* its leader where it shows, inside the map (issue 38, fourteenth re-trial N30:
+             * at 1280x960 and 1024x768 the "2nd" leader ran down the panel's edge, cut) */
+            for (int k = 0; k < l->npts && k < 5; ++k)
+                ck_assert_msg(l->pts[k][0] >= rp->map.x && l->pts[k][0] <= rp->map.x + rp->map.w &&
+                                  l->pts[k][1] >= rp->map.y && l->pts[k][1] <= rp->map.y + rp->map.h,
+                              "%dx%d: '%s' leader point %d at (%d, %d) outside the map", sizes[z][0], sizes[z][1],
+                              l->text, k, l->pts[k][0], l->pts[k][1]);
         }
         ck_assert_msg(wrote == 1 && read == 1, "%dx%d: %d labels name the store, %d the read", sizes[z][0], sizes[z][1],
                       wrote, read);
@@ -800,6 +807,11 @@ START_TEST(the_tap_figure_outlines_a_row_and_the_image_it_copies)
             printed++;
         }
         ck_assert_int_eq(printed, 15);
+        /* each on its own colour: the row's box lies outside its cells, no number of the
+         * row comes back on a black plate (fourteenth re-trial N29: (4, 14) at 1024x768) */
+        for (int j = 0; j < rp->nvalues; ++j)
+            ck_assert_msg(rp->value[j].y != 4 || !rp->value[j].on_top, "%dx%d: (4, %d) on a plate", sizes[z][0],
+                          sizes[z][1], (int)rp->value[j].x);
         hide_frame(&f, &st);
     }
     close_lesson();

@@ -300,10 +300,21 @@ END_TEST
 /* The decomposition panel's line for field `name` ("  grid_h = ..."), or NULL. */
 static const char *field_line(const vw_lines *lines, const char *name)
 {
-    for (int i = 0; i < lines->n; ++i) {
-        const char *t = lines->text[i];
+    /* a line's field, or the second of a slide's line that holds two (vw_field_second):
+     * that field's text alone (in one of 4 buffers: a caller holds two at a time) */
+    static char segs[4][VW_LINE_LEN];
+    static int next;
+    for (int i = 0; i < 2 * lines->n; ++i) {
+        const char *line = lines->text[i % lines->n], *second = vw_field_second(line);
+        const char *t = i < lines->n ? line : second;
+        if (!t) continue;
+        char *seg = segs[next];
+        snprintf(seg, VW_LINE_LEN, "%.*s", (int)(i < lines->n && second ? second - line : (long)strlen(t)), t);
+        t = seg;
         while (*t == ' ') t++;
-        if (!strncmp(t, name, strlen(name)) && t[strlen(name)] == ' ') return lines->text[i];
+        if (strncmp(t, name, strlen(name)) || t[strlen(name)] != ' ') continue;
+        next = (next + 1) % 4;
+        return seg;
     }
     return NULL;
 }

@@ -3,6 +3,7 @@
 #include "vw_audit.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,8 +657,15 @@ int vw_audit_rules(const vw_slide *sl, int reveal, const vw_record *rec, vw_rule
     }
     /* and no line worked out of a field whose own line it leaves out (issue 38 D4: 10
      * s11's "j = floor(x) + jj - R" without jj, s15's "w = w_col * 1 - 1 ..." without w_col) */
-    for (int i = 0; i < rec->decomp_lines && i < VW_REC_LINES && !rec->decomp_hidden; ++i) {
-        const char *t = rec->decomp_text[i], *eq = strstr(t, " = ");
+    for (int i = 0; i < 2 * rec->decomp_lines && i < 2 * VW_REC_LINES && !rec->decomp_hidden; ++i) {
+        /* each line's first field, then the second of a line that holds two (vw_field_second) */
+        const int second = i >= rec->decomp_lines;
+        const char *line = rec->decomp_text[second ? i - rec->decomp_lines : i];
+        const char *next = vw_field_second(line), *from = second ? next : line;
+        if (!from) continue;
+        char seg[VW_REC_LINE];
+        snprintf(seg, sizeof seg, "%.*s", (int)(!second && next ? next - line : (ptrdiff_t)strlen(from)), from);
+        const char *t = seg, *eq = strstr(t, " = ");
         char name[80];
         /* a field's own line ("  name = ..."), not an event's or a continuation */
         const char *own = t + strspn(t, " ");

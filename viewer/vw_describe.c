@@ -417,6 +417,57 @@ static void wrap_line(vw_lines *out, int style, const char *text, int cols)
     }
 }
 
+size_t vw_field_name_len(const char *t)
+{
+    if (strncmp(t, "  ", 2) || t[2] == ' ') return 0;
+    const char *p = t + 2;
+    size_t len = 0;
+    while (p[len] == '_' || (p[len] >= 'a' && p[len] <= 'z') || (p[len] >= 'A' && p[len] <= 'Z') ||
+           (len && ((p[len] >= '0' && p[len] <= '9') || p[len] == '.')))
+        len++;
+    const char *q = p + len;
+    while (*q == ' ') q++;
+    return len && *q == '=' ? len : 0;
+}
+
+const char *vw_field_second(const char *t)
+{
+    const char *eq = strchr(t, '='), *sep = eq ? strstr(eq, VW_FIELD_GAP) : NULL;
+    if (!sep) return NULL;
+    while (*sep == ' ') sep++; /* the first column's padding and the gap, then "  name" */
+    return *sep ? sep - 2 : NULL;
+}
+
+/* A slide's field lines two to a line where the panel is wide enough for both, the second
+ * column after VW_FIELD_GAP ("  n     = index / 30 = 0      c_im  = index / 15 % 2 = 0"):
+ * a decomposition across the frame keeps its fields in half the lines, and the pictures
+ * the room (issue 38 D1, fourteenth re-trial N28: 02 s2's n and c_im sent the text to a
+ * column at 1024x768 and left the input a 176 px stamp). A line with a continuation (a
+ * long one wrapped under its value) stays whole. */
+static void pack_fields(vw_lines *out, int cols)
+{
+    int single[VW_MAX_LINES], width = 0;
+    const int gap = (int)strlen(VW_FIELD_GAP) - 2, half = (cols - gap) / 2;
+    for (int i = 0; i < out->n; ++i) { /* short ones: two side by side within the width */
+        const int next_cont = i + 1 < out->n && !strncmp(out->text[i + 1], "   ", 3);
+        single[i] = out->style[i] == VW_STYLE_TEXT && vw_field_name_len(out->text[i]) && !next_cont &&
+                    (int)strlen(out->text[i]) <= half;
+        if (single[i] && (int)strlen(out->text[i]) > width) width = (int)strlen(out->text[i]);
+    }
+    int n = 0;
+    for (int i = 0; i < out->n; ++i) {
+        const int pair = i + 1 < out->n && single[i] && single[i + 1] &&
+                         width + gap + (int)strlen(out->text[i + 1]) <= cols;
+        char line[VW_LINE_LEN];
+        if (pair) snprintf(line, sizeof line, "%-*s%s%s", width, out->text[i], VW_FIELD_GAP, out->text[i + 1] + 2);
+        else snprintf(line, sizeof line, "%s", out->text[i]);
+        out->style[n] = out->style[i];
+        memcpy(out->text[n++], line, sizeof line);
+        i += pair;
+    }
+    out->n = n;
+}
+
 /* Whether a field the shown slide's narration names has no line among out's. */
 static int narrated_missing(const vw_state *s, const vw_lines *out)
 {
@@ -427,8 +478,9 @@ static int narrated_missing(const vw_state *s, const vw_lines *out)
         /* a field whole, or a triple ({work.threadIdx}) as its one line or all three of its
          * own (threadIdx.z alone kept 13 s7's index and z, not the thread's x: issue 38 D4) */
         int there = 0, parts = 0;
-        for (int i = 0; i < out->n && !there; ++i) {
-            const char *t = out->text[i];
+        for (int i = 0; i < 2 * out->n && !there; ++i) { /* each line's first field, then its second */
+            const char *t = i < out->n ? out->text[i] : vw_field_second(out->text[i - out->n]);
+            if (!t) continue;
             while (*t == ' ') t++;
             if (strncmp(t, name, n)) continue;
             if (t[n] == ' ') there = 1;
@@ -453,11 +505,13 @@ void vw_describe_focus_wrapped(const vw_state *s, int cols, vw_lines *out, int m
      * digits, the digits take one line per triple and it goes again */
     for (int pass = 0; pass < (s->nslides ? 2 : 1); ++pass) {
         triples = pass;
-        for (int rows = max_lines; rows >= 1; --rows) {
+        /* a slide's fields pack two to a line (pack_fields): more lines of them than rows fit */
+        for (int rows = s->nslides ? VW_MAX_LINES : max_lines; rows >= 1; --rows) {
             int window;
             describe_focus(s, &raw, rows, &window, 1);
             out->n = 0;
             for (int i = 0; i < raw.n; ++i) wrap_line(out, raw.style[i], raw.text[i], cols);
+            if (s->nslides) pack_fields(out, cols);
             if (out->n > max_lines) continue;
             if (!pass && s->nslides && (narrated_missing(s, out) || triple_lines_dropped)) break;
             triples = 0;
@@ -481,6 +535,7 @@ int vw_describe_focus_lines(const vw_state *s, int cols, int least)
     for (int i = 0; i < raw.n; ++i)
         if (i < window || raw.style[i] == VW_STYLE_FOCUS)
             wrap_line(&out, raw.style[i], raw.text[i], cols < 16 ? 16 : cols);
+    if (s->nslides) pack_fields(&out, cols < 16 ? 16 : cols);
     return out.n;
 }
 

@@ -12,6 +12,15 @@
 
 enum vw_line_style { VW_STYLE_TEXT = 0, VW_STYLE_HEAD = 1, VW_STYLE_FOCUS = 2, VW_STYLE_DIM = 3 };
 
+/* Between two fields a slide's decomposition prints on one line (vw_describe_focus_wrapped) */
+#define VW_FIELD_GAP "      "
+
+/* A decomposition line's field: the length of "  name = ..."'s name, 0 where the line is
+ * no field's own (an event, a continuation); the second field of a line that holds two,
+ * as "  name = ..." (NULL: none). */
+size_t vw_field_name_len(const char *t);
+const char *vw_field_second(const char *t);
+
 typedef struct vw_lines {
     int n;
     int style[VW_MAX_LINES];

@@ -151,17 +151,13 @@ static void draw_decomp(vw_draw *d, const vw_state *s, const vw_layout *L)
         rec->decomp_lines++;
         rec->decomp_later += rec->decomp_focus && lines.style[i] != VW_STYLE_FOCUS;
         rec->decomp_focus |= lines.style[i] == VW_STYLE_FOCUS && lines.text[i][0] == '>';
-        /* a field's line: "  name = ..." (a continuation is indented under its value) */
-        const char *t = lines.text[i], *p = t + 2;
-        size_t len = 0;
-        while (p[len] == '_' || (p[len] >= 'a' && p[len] <= 'z') || (p[len] >= 'A' && p[len] <= 'Z') ||
-               (len && ((p[len] >= '0' && p[len] <= '9') || p[len] == '.')))
-            len++;
-        const char *q = p + len;
-        while (*q == ' ') q++;
-        if (lines.style[i] == VW_STYLE_TEXT && !strncmp(t, "  ", 2) && p[0] != ' ' && len && *q == '=') {
+        /* a field's line: "  name = ..." (a continuation is indented under its value), and
+         * the second field of a line that holds two */
+        for (const char *t = lines.text[i]; t && lines.style[i] == VW_STYLE_TEXT; t = vw_field_second(t)) {
+            const size_t len = vw_field_name_len(t);
+            if (!len) break;
             const size_t used = strlen(rec->fields);
-            snprintf(rec->fields + used, sizeof rec->fields - used, "%s%.*s ", used ? "" : " ", (int)len, p);
+            snprintf(rec->fields + used, sizeof rec->fields - used, "%s%.*s ", used ? "" : " ", (int)len, t + 2);
         }
     }
     if (s->shared) vw_draw_shared(d, s, shared); /* after the text, which may run long */

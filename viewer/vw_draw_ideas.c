@@ -86,6 +86,8 @@ static void notes_in_font(notes *ns, const vw_font *f)
     for (int i = 0; i < ns->n; ++i) ns->l[i].w = (int)strlen(ns->text[i]) * f->advance + 10, ns->l[i].h = f->line + 6;
 }
 
+/* place_notes, drawing and recording them where draw is set; returns the most points a
+ * label's leader takes (2: a straight line; more: routed round what it keeps off) */
 static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect bounds, const vw_rect *marks, int nmarks,
                         notes *ns, int k)
 {
@@ -128,8 +130,16 @@ static void place_notes(vw_draw *d, const vw_heatmap *grid, int panel, vw_rect b
         int pts[VW_LEADER_PTS][2], npts = 0;
         if (l->leader) { /* around the step's cells, and the numbers where a route misses them
                           * (issue 38 D3: 03 s5's leader ran across the 300 below its comb) */
-            static vw_rect keep[VW_REC_FOCUS + VW_REC_VALUES + VW_REC_LABELS + MAX_NOTES];
+            static vw_rect keep[4 + VW_REC_FOCUS + VW_REC_VALUES + VW_REC_LABELS + MAX_NOTES];
             int nk = 0, nl = 0;
+            /* inside the bounds, where it shows: a route outside them is cut (issue 38,
+             * fourteenth re-trial N30: 11 s9's "2nd" leader ran down the panel's edge,
+             * unseen, and showed as a stray line along row 1) */
+            const int far = 1 << 14;
+            keep[nk++] = (vw_rect){.x = bounds.x - far, .y = bounds.y - far, .w = far, .h = bounds.h + 2 * far};
+            keep[nk++] = (vw_rect){.x = bounds.x + bounds.w, .y = bounds.y - far, .w = far, .h = bounds.h + 2 * far};
+            keep[nk++] = (vw_rect){.x = bounds.x - far, .y = bounds.y - far, .w = bounds.w + 2 * far, .h = far};
+            keep[nk++] = (vw_rect){.x = bounds.x - far, .y = bounds.y + bounds.h, .w = bounds.w + 2 * far, .h = far};
             /* and off the other labels (issue 38 D3: 11 s9's "2nd" leader through "1st") */
             for (int j = 0; j < ns->n; ++j)
                 if (j != i) keep[nk++] = ns->l[j].box;
@@ -1030,11 +1040,12 @@ static void draw_tap(vw_draw *d, const vw_state *s, const vw_heatmap *m, int pan
                           .y1 = (double)y1,
                           .x1 = (double)x1});
     if (y0 != y1 || n < 2) return;
-    /* the row: a box round it, just outside its cells, and its number */
+    /* the row: a box round it, just outside its cells, over no number: no marker of the
+     * record (one put 02 s7's last number of the row back on a black plate at 1024x768,
+     * the fourteenth re-trial's N29) */
     const vw_rect a = vw_heatmap_cell(m, y0, x0), b = vw_heatmap_cell(m, y1, x1);
     const vw_rect row = {.x = a.x - thick, .y = a.y - thick, .w = b.x + b.w - a.x + 2 * thick, .h = a.h + 2 * thick};
     vw_outline(d->r, row, VW_COL_HEAD, thick, 0);
-    vw_rec_add_dot(&d->rec, panel, row, (vw_rect){.x = a.x, .y = a.y, .w = b.x + b.w - a.x, .h = a.h}, 0);
 }
 
 void vw_draw_figures(vw_draw *d, const vw_state *s, const vw_layout *L, int panel)
