@@ -45,66 +45,92 @@ static int on_plane(const vw_box *b, const vw_state *s, int panel)
            fabs(b->y0) <= 1e6 && fabs(b->x0) <= 1e6;
 }
 
-/* The taps of the points on panel `panel`: each beside its point's cell, off the cells
- * the step names, off every number the cells print and off the other labels, with a
- * leader from the ring's upper-left edge (issue 38 D3: lesson 08's offset label covered
- * the site it names); recorded as VW_LABEL_TAP. */
+enum { MAX_TAPS = 16 };
+
+/* How far a placed label's box lies from its anchor, in pixels (0 beside it). */
+static int label_far(const vw_label *l)
+{
+    const vw_rect b = l->box;
+    const int dx = l->ax < b.x ? b.x - l->ax : l->ax > b.x + b.w ? l->ax - b.x - b.w : 0;
+    const int dy = l->ay < b.y ? b.y - l->ay : l->ay > b.y + b.h ? l->ay - b.y - b.h : 0;
+    return dx > dy ? dx : dy;
+}
+
+/* The points' tap labels in value font k, placed: off the step's cells, the labels and
+ * every number, and off the other cells that print one where there is room (a tap's "1"
+ * in a site's cell read as that site's "4 1": issue 38 D3, 08 s4 and s17); else over the
+ * numbers. Returns how many; *clean: placed off every number and cell; *far: the
+ * farthest a label lies from its point. */
+static int place_taps(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n, int rad,
+                      vw_rect bounds, int k, vw_label *l, int *tap, uint32_t *col, int *clean, int *far)
+{
+    static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + 2 * VW_REC_VALUES];
+    const vw_rec_panel *rp = &d->rec.panel[panel];
+    const vw_font *f = vw_value_font(d, k);
+    const uint32_t focus = vw_state_event(s);
+    int nl = 0;
+    for (int i = 0; i < n && nl < MAX_TAPS; ++i) {
+        if (!on_plane(&b[i], s, panel)) continue;
+        int px, py;
+        vw_heatmap_point(m, b[i].y0, b[i].x0, &px, &py);
+        char t[12];
+        snprintf(t, sizeof t, "%d", b[i].tap);
+        tap[nl] = b[i].tap;
+        const int edge = (int)lround(rad * 0.7071);
+        l[nl] = (vw_label){.ax = px - edge,
+                           .ay = py - edge,
+                           .w = (int)strlen(t) * f->advance + 8,
+                           .h = f->line + 4,
+                           .cell = vw_heatmap_cell(m, (int64_t)floor(b[i].y0 + 0.5), (int64_t)floor(b[i].x0 + 0.5)),
+                           .dx = -1,
+                           .dy = -1,
+                           .gx = m->ox,
+                           .gy = m->oy,
+                           .gcell = m->cell};
+        col[nl++] = b[i].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
+    }
+    *clean = 0, *far = 0;
+    if (!nl) return 0;
+    int na = 0;
+    for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
+    for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box;
+    na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
+    vw_label was[MAX_TAPS];
+    memcpy(was, l, sizeof was);
+    const int cells = vw_value_cells(d, panel, m, -1, -1, avoid + na, VW_REC_VALUES);
+    *clean = !vw_place_labels(l, nl, bounds, avoid, na + cells, 3) && !vw_labels_in_other_cells(d, panel, m, l, nl);
+    if (!*clean) {
+        memcpy(l, was, sizeof was);
+        vw_place_labels(l, nl, bounds, avoid, na, 3);
+    }
+    for (int i = 0; i < nl; ++i) *far = label_far(&l[i]) > *far ? label_far(&l[i]) : *far;
+    return nl;
+}
+
+/* The taps of the points on panel `panel`: each beside its point's cell (place_taps),
+ * with a leader from the ring's upper-left edge (issue 38 D3: lesson 08's offset label
+ * covered the site it names); recorded as VW_LABEL_TAP. A size up from the least
+ * legible, as a corner's weight, where that keeps off every number and as near its point
+ * (issue 38, thirteenth re-trial: 08 s2's "1", the offset k the narration points at, was
+ * 9 px of ink at 1024x768 beside 12 px cell digits; the fifteenth: 08 s9's went 150 px
+ * off at that size, and keeps the cells' label size there). */
 static void draw_taps(vw_draw *d, const vw_heatmap *m, const vw_state *s, int panel, const vw_box *b, int n, int rad,
                       vw_rect bounds)
 {
-    enum { MAX_TAPS = 16 };
-    vw_label l[MAX_TAPS];
-    int tap[MAX_TAPS];
-    uint32_t col[MAX_TAPS];
-    int nl = 0;
-    const uint32_t focus = vw_state_event(s);
-    /* a size up from the least legible, as a corner's weight, where that finds room off
-     * the numbers (issue 38, thirteenth re-trial: 08 s2's "1", the offset k the narration
-     * points at, was 9 px of ink at 1024x768 beside 12 px cell digits); else the cells' */
+    vw_label l[MAX_TAPS], lu[MAX_TAPS];
+    int tap[MAX_TAPS], tu[MAX_TAPS];
+    uint32_t col[MAX_TAPS], cu[MAX_TAPS];
     const int least = vw_label_font(d, m->cell), up = vw_weight_font(d);
-    int k = least;
-    const vw_font *f = vw_value_font(d, k);
-    static vw_rect avoid[VW_REC_FOCUS + VW_REC_LABELS + 2 * VW_REC_VALUES];
-    const vw_rec_panel *rp = &d->rec.panel[panel];
-    for (int pick = up < least ? up : least; pick <= least; pick = pick < least ? least : least + 1) {
-        k = pick, f = vw_value_font(d, k), nl = 0;
-        for (int i = 0; i < n && nl < MAX_TAPS; ++i) {
-            if (!on_plane(&b[i], s, panel)) continue;
-            int px, py;
-            vw_heatmap_point(m, b[i].y0, b[i].x0, &px, &py);
-            char t[12];
-            snprintf(t, sizeof t, "%d", b[i].tap);
-            tap[nl] = b[i].tap;
-            const int edge = (int)lround(rad * 0.7071);
-            l[nl] = (vw_label){.ax = px - edge,
-                               .ay = py - edge,
-                               .w = (int)strlen(t) * f->advance + 8,
-                               .h = f->line + 4,
-                               .cell = vw_heatmap_cell(m, (int64_t)floor(b[i].y0 + 0.5), (int64_t)floor(b[i].x0 + 0.5)),
-                               .dx = -1,
-                               .dy = -1,
-                               .gx = m->ox,
-                               .gy = m->oy,
-                               .gcell = m->cell};
-            col[nl++] = b[i].event == focus ? VW_COL_FOCUS : VW_COL_HEAD;
-        }
-        if (!nl) return;
-        int na = 0;
-        for (int i = 0; i < rp->nfocus; ++i) avoid[na++] = rp->focus[i];
-        for (int i = 0; i < d->rec.nlabels; ++i) avoid[na++] = d->rec.labels[i].box;
-        na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
-        /* and off the other cells that print a number, where there is room: a tap's "1" in
-         * a site's cell read as that site's "4 1" (issue 38 D3, 08 s4 and s17) */
-        vw_label was[MAX_TAPS];
-        memcpy(was, l, sizeof was);
-        const int cells = vw_value_cells(d, panel, m, -1, -1, avoid + na, VW_REC_VALUES);
-        if (!vw_place_labels(l, nl, bounds, avoid, na + cells, 3) && !vw_labels_in_other_cells(d, panel, m, l, nl))
-            break;
-        memcpy(l, was, sizeof was);
-        if (pick < least) continue; /* the size up only where it keeps off every number */
-        vw_place_labels(l, nl, bounds, avoid, na, 3);
-        break;
+    int k = least, clean, far, clean_up, far_up;
+    int nl = place_taps(d, m, s, panel, b, n, rad, bounds, least, l, tap, col, &clean, &far);
+    if (!nl) return;
+    if (up < least && place_taps(d, m, s, panel, b, n, rad, bounds, up, lu, tu, cu, &clean_up, &far_up) == nl &&
+        clean_up && far_up <= far + m->cell / 2) {
+        memcpy(l, lu, sizeof l), memcpy(tap, tu, sizeof tap), memcpy(col, cu, sizeof col);
+        k = up;
     }
+    const vw_font *f = vw_value_font(d, k);
+    const vw_rec_panel *rp = &d->rec.panel[panel];
     for (int i = 0; i < nl; ++i) {
         int pts[VW_LEADER_PTS][2], npts = 0;
         if (l[i].leader) {
