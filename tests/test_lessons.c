@@ -2966,83 +2966,65 @@ END_TEST
  * beside the site's fields too (RoIAlign's y1 and bin_h, lines of kscope step's), stays
  * in the slide's decomposition: lesson 06 step 4 named y1 and the panel at 1024x768 left
  * it out, since only the site's own fields counted. */
-START_TEST(slides_keep_every_decomposition_name_the_narration_names)
+/* The fields slide 1 of a one-step lesson (the JSON text, written to file) names. */
+static const char *first_slide_fields(const char *file, const char *json)
 {
-    write_file("box.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"roi_align\",\n"
-                           " \"steps\": [{\"title\": \"the box\", \"focus\": {\"index\": 0}, \"show\": "
-                           "[\"decomposition\"],\n \"text\": \"The box starts at y1 and a bin is bin_h tall (bh is "
-                           "no name of it); ph = {work.ph}.\"}]}\n");
-    char path[300];
-    snprintf(path, sizeof path, "%s/box.json", dir);
+    static char fields[sizeof((vw_slide *)0)->fields], path[300];
     static ls_lesson L;
     static ls_session S;
+    write_file(file, json);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     ls_report rep = {.out = stderr, .file = path, .count = 0, .first_only = 0};
     ck_assert_int_eq(ls_load(&L, path, &rep), 0);
     ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
     vw_slide *sl;
     ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
-    ck_assert_msg(strstr(sl[0].fields, " ph ") && strstr(sl[0].fields, " y1 ") && strstr(sl[0].fields, " bin_h ") &&
-                      !strstr(sl[0].fields, " bh ") && !strstr(sl[0].fields, " x1 "),
-                  "fields '%s'", sl[0].fields);
+    snprintf(fields, sizeof fields, "%s", sl[0].fields);
     ls_slides_free(sl, 1);
     ls_session_close(&S);
     ls_free(&L);
+    return fields;
+}
+
+START_TEST(slides_keep_every_decomposition_name_the_narration_names)
+{
+    const char *f = first_slide_fields(
+        "box.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"roi_align\",\n"
+                    " \"steps\": [{\"title\": \"the box\", \"focus\": {\"index\": 0}, \"show\": "
+                    "[\"decomposition\"],\n \"text\": \"The box starts at y1 and a bin is bin_h tall (bh is "
+                    "no name of it); ph = {work.ph}.\"}]}\n");
+    ck_assert_msg(strstr(f, " ph ") && strstr(f, " y1 ") && strstr(f, " bin_h ") && !strstr(f, " bh ") &&
+                      !strstr(f, " x1 "),
+                  "fields '%s'", f);
     /* a one-letter field as a factor of a formula (issue 38 D4, seventh re-trial: 05 s12
      * named b in "(b*Ho + h_col)*Wo + w_col" and the panel dropped it) */
-    write_file("col.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
+    f = first_slide_fields("col.json",
+                           "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"im2col\",\n"
                            " \"steps\": [{\"title\": \"the column\", \"focus\": {\"index\": 0}, \"show\": "
                            "[\"decomposition\"],\n \"text\": \"It lands in column (n*Ho + h_col)*Wo + w_col.\"}]}\n");
-    snprintf(path, sizeof path, "%s/col.json", dir);
-    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
-    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
-    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
-    ck_assert_msg(strstr(sl[0].fields, " n ") && strstr(sl[0].fields, " h_col ") && strstr(sl[0].fields, " w_col "),
-                  "fields '%s'", sl[0].fields);
-    ls_slides_free(sl, 1);
-    ls_session_close(&S);
-    ls_free(&L);
+    ck_assert_msg(strstr(f, " n ") && strstr(f, " h_col ") && strstr(f, " w_col "), "fields '%s'", f);
     /* one-letter fields as a tensor's indices (issue 38 D4, eleventh re-trial N21: 04 s2
      * named n in "output[n, o, h_out, w_out]" and the panel dropped it); a one-letter word
      * of the prose ("a", "o" in a list of words) is no field */
-    write_file("gemm.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"conv2d\",\n"
-                            " \"steps\": [{\"title\": \"the element\", \"focus\": {\"index\": 5}, \"show\": "
-                            "[\"decomposition\"],\n \"text\": \"It computes output[n, o, h_out, w_out].\"}]}\n");
-    snprintf(path, sizeof path, "%s/gemm.json", dir);
-    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
-    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
-    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
-    ck_assert_msg(strstr(sl[0].fields, " n ") && strstr(sl[0].fields, " o ") && strstr(sl[0].fields, " h_out ") &&
-                      strstr(sl[0].fields, " w_out "),
-                  "fields '%s'", sl[0].fields);
-    ls_slides_free(sl, 1);
-    ls_session_close(&S);
-    ls_free(&L);
-    write_file("prose.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"conv2d\",\n"
-                             " \"steps\": [{\"title\": \"prose\", \"focus\": {\"index\": 5}, \"show\": "
-                             "[\"decomposition\"],\n \"text\": \"Each of n and o is a number; a row (c, o, w).\"}]}\n");
-    snprintf(path, sizeof path, "%s/prose.json", dir);
-    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
-    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
-    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
-    ck_assert_msg(!strstr(sl[0].fields, " n ") && !strstr(sl[0].fields, " o "), "fields '%s'", sl[0].fields);
-    ls_slides_free(sl, 1);
-    ls_session_close(&S);
-    ls_free(&L);
+    f = first_slide_fields("gemm.json",
+                           "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"conv2d\",\n"
+                           " \"steps\": [{\"title\": \"the element\", \"focus\": {\"index\": 5}, \"show\": "
+                           "[\"decomposition\"],\n \"text\": \"It computes output[n, o, h_out, w_out].\"}]}\n");
+    ck_assert_msg(strstr(f, " n ") && strstr(f, " o ") && strstr(f, " h_out ") && strstr(f, " w_out "), "fields '%s'",
+                  f);
+    f = first_slide_fields("prose.json",
+                           "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"conv2d\",\n"
+                           " \"steps\": [{\"title\": \"prose\", \"focus\": {\"index\": 5}, \"show\": "
+                           "[\"decomposition\"],\n \"text\": \"Each of n and o is a number; a row (c, o, w).\"}]}\n");
+    ck_assert_msg(!strstr(f, " n ") && !strstr(f, " o "), "fields '%s'", f);
     /* the title's tuple of fields, its one-letter middle too (issue 38 D4, thirteenth
      * re-trial N26: 05 s2's "One work item per (c_im, b, h_col, w_col)" showed w_col and g) */
-    write_file("tuple.json", "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"deform_im2col\",\n"
-                             " \"steps\": [{\"title\": \"One work item per (c_im, b, h_col, w_col)\", \"focus\": "
-                             "{\"index\": 5}, \"text\": \"Item 5.\"}]}\n");
-    snprintf(path, sizeof path, "%s/tuple.json", dir);
-    ck_assert_int_eq(ls_load(&L, path, &rep), 0);
-    ck_assert_int_eq(ls_session_open(&S, &L, &rep), 0);
-    ck_assert_int_eq(ls_slides_make(&S, &sl), 1);
-    ck_assert_msg(strstr(sl[0].fields, " c_im ") && strstr(sl[0].fields, " b ") && strstr(sl[0].fields, " h_col ") &&
-                      strstr(sl[0].fields, " w_col "),
-                  "fields '%s'", sl[0].fields);
-    ls_slides_free(sl, 1);
-    ls_session_close(&S);
-    ls_free(&L);
+    f = first_slide_fields("tuple.json",
+                           "{\"title\": \"t\", \"level\": \"beginner\", \"operator\": \"deform_im2col\",\n"
+                           " \"steps\": [{\"title\": \"One work item per (c_im, b, h_col, w_col)\", \"focus\": "
+                           "{\"index\": 5}, \"text\": \"Item 5.\"}]}\n");
+    ck_assert_msg(strstr(f, " c_im ") && strstr(f, " b ") && strstr(f, " h_col ") && strstr(f, " w_col "),
+                  "fields '%s'", f);
 }
 END_TEST
 

@@ -202,11 +202,6 @@ static int legible(const char *which, const vw_record *rec, vw_rule_fn fn, void 
                                 rec->w, rec->h, rec->labels[i].text, rec->labels[i].px, least);
             break;
         }
-    /* a sample's corner weight (a 0 past the image too), a size up (issue 38 D12 #26,
-     * tenth re-trial: 06 s3-s5's weights and s8's corner 0s at 16 and 13 px per em, digits
-     * 11 and 9 px tall at 1280x960 and 1024x768, passed: the rule above held every label
-     * to the least legible size); a clamp's words too ("w=1, clamped": 14 s6's printed at
-     * the least legible size at 1280x960 and 1024x768 until they broke onto two lines) */
     /* a colour bar of 4 characters at least: colours without their key read as nothing
      * (issue 38 D12, twelfth re-trial N22: 05 s2 at 1024x768 drew "0 ~21.67 values", no bar) */
     for (int p = 0; p < 2; ++p) {
@@ -215,6 +210,11 @@ static int legible(const char *which, const vw_record *rec, vw_rule_fn fn, void 
         bad += vw_audit_say(fn, ctx, "%s at %dx%d: the %s panel's colour bar is %d px (at least 4 characters, %d px)",
                             which, rec->w, rec->h, p ? "right" : "left", rp->legend_bar - 1, 4 * rp->legend_adv);
     }
+    /* a sample's corner weight (a 0 past the image too), a size up (issue 38 D12 #26,
+     * tenth re-trial: 06 s3-s5's weights and s8's corner 0s at 16 and 13 px per em, digits
+     * 11 and 9 px tall at 1280x960 and 1024x768, passed: the rule above held every label
+     * to the least legible size); a clamp's words too ("w=1, clamped": 14 s6's printed at
+     * the least legible size at 1280x960 and 1024x768 until they broke onto two lines) */
     const int weight = vw_weight_legible_px(rec->h, rec->text_px);
     for (int i = 0; i < rec->nlabels; ++i) {
         const vw_rec_label *l = &rec->labels[i];

@@ -177,12 +177,7 @@ static int notes_fit_at(vw_draw *d, int panel, vw_rect bounds, const vw_rect *ma
     na += vw_value_boxes(d, panel, avoid + na, VW_REC_VALUES);
     memcpy(l, ns->l, sizeof l);
     const int ok = vw_place_labels(l, ns->n, bounds, avoid, na, 5) == 0;
-    for (int i = 0; i < ns->n && dist; ++i) {
-        const vw_rect b = l[i].box;
-        const int dx = l[i].ax < b.x ? b.x - l[i].ax : l[i].ax > b.x + b.w ? l[i].ax - b.x - b.w : 0;
-        const int dy = l[i].ay < b.y ? b.y - l[i].ay : l[i].ay > b.y + b.h ? l[i].ay - b.y - b.h : 0;
-        dist[i] = dx > dy ? dx : dy;
-    }
+    for (int i = 0; i < ns->n && dist; ++i) dist[i] = vw_label_far(&l[i]);
     return ok;
 }
 

@@ -47,15 +47,6 @@ static int on_plane(const vw_box *b, const vw_state *s, int panel)
 
 enum { MAX_TAPS = 16 };
 
-/* How far a placed label's box lies from its anchor, in pixels (0 beside it). */
-static int label_far(const vw_label *l)
-{
-    const vw_rect b = l->box;
-    const int dx = l->ax < b.x ? b.x - l->ax : l->ax > b.x + b.w ? l->ax - b.x - b.w : 0;
-    const int dy = l->ay < b.y ? b.y - l->ay : l->ay > b.y + b.h ? l->ay - b.y - b.h : 0;
-    return dx > dy ? dx : dy;
-}
-
 /* The points' tap labels in value font k, placed: off the step's cells, the labels and
  * every number, and off the other cells that print one where there is room (a tap's "1"
  * in a site's cell read as that site's "4 1": issue 38 D3, 08 s4 and s17); else over the
@@ -103,7 +94,7 @@ static int place_taps(vw_draw *d, const vw_heatmap *m, const vw_state *s, int pa
         memcpy(l, was, sizeof was);
         vw_place_labels(l, nl, bounds, avoid, na, 3);
     }
-    for (int i = 0; i < nl; ++i) *far = label_far(&l[i]) > *far ? label_far(&l[i]) : *far;
+    for (int i = 0; i < nl; ++i) *far = vw_label_far(&l[i]) > *far ? vw_label_far(&l[i]) : *far;
     return nl;
 }
 

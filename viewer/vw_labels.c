@@ -367,3 +367,11 @@ int vw_place_labels(vw_label *l, int n, vw_rect bounds, const vw_rect *avoid, in
     }
     return stuck;
 }
+
+int vw_label_far(const vw_label *l)
+{
+    const vw_rect b = l->box;
+    const int dx = l->ax < b.x ? b.x - l->ax : l->ax > b.x + b.w ? l->ax - b.x - b.w : 0;
+    const int dy = l->ay < b.y ? b.y - l->ay : l->ay > b.y + b.h ? l->ay - b.y - b.h : 0;
+    return dx > dy ? dx : dy;
+}

@@ -46,6 +46,9 @@ int vw_route_leader(const vw_label *a, const vw_rect *avoid, int na, double ox, 
 int vw_label_reads_as_own(const vw_label *l, int n, int k, vw_rect r);
 /* How many of the placed l[0..n) do not (vw_label_reads_as_own of their boxes). */
 int vw_labels_astray(const vw_label *l, int n);
+/* How far placed label l's box lies from its anchor (ax, ay), in pixels along the farther
+ * axis (0: the anchor lies at or within its box's edges). */
+int vw_label_far(const vw_label *l);
 
 /* Places l[0..n) in order, each on the first free spot: first the four spots touching
  * its anchor (right-below, right-above, left-below, left-above, `gap` pixels off), or
